@@ -1,0 +1,47 @@
+# Two commands a new user needs: `make reproduce` and `make test` (see README.md).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+CORES ?= all
+CI_DIR ?= $(CURDIR)/.ci-run
+SMK := snakemake --snakefile $(CURDIR)/Snakefile
+
+.PHONY: reproduce report test lint unit workflow-ci benchmark clean
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	@touch $@
+
+## reproduce: every experiment at paper fidelity, then results/report.html
+reproduce: $(VENV)/.installed
+	$(SMK) --cores $(CORES)
+	$(MAKE) report
+
+report: $(VENV)/.installed
+	$(SMK) --report results/report.html
+
+## test: lint, unit + statistical tests, a CI-profile workflow run in $(CI_DIR), output checks
+test: lint unit workflow-ci
+
+lint: $(VENV)/.installed
+	ruff check src tests workflow/scripts benchmarks
+	$(SMK) --lint --configfile $(CURDIR)/config/ci.yaml
+
+unit: $(VENV)/.installed
+	pytest -m "not workflow"
+
+workflow-ci: $(VENV)/.installed
+	rm -rf $(CI_DIR) && mkdir -p $(CI_DIR)
+	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2
+	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
+	ISDP_CI_RESULTS=$(CI_DIR) pytest -m workflow
+
+## benchmark: sampler throughput (component updates per second), single core
+benchmark: $(VENV)/.installed
+	python benchmarks/sampler_throughput.py
+
+clean:
+	rm -rf $(CI_DIR) .snakemake

@@ -1,0 +1,29 @@
+# isdp: reproduce the experiments of "Integer Subspace Differential Privacy" (AAAI-23)
+# and the papers around it. Entry point: `snakemake --cores all` (paper fidelity), or
+# `--configfile config/ci.yaml` for the small CI profile. See README.md.
+import os
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: os.path.join(workflow.basedir, "config", "config.yaml")
+
+
+validate(config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/e1.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        E1_OUTPUTS,
+        "results/tables/reproduction_summary.csv",
+    default_target: True

@@ -1,0 +1,65 @@
+"""isdp — integer subspace differential privacy.
+
+Reference implementation of the mechanisms of *Integer Subspace Differential Privacy*
+(Dharangutte, Gao, Gong, Yu; AAAI-23) and the papers around it. The public API:
+
+- lattice: :class:`IntegerLattice` (Λ(A) via Smith normal form), :func:`integer_solution`,
+  :func:`check_release`, constraint builders (:func:`sum_constraint`, :func:`table_margins`,
+  :func:`venn_constraints`)
+- targets: :func:`generalized_laplace`, :func:`generalized_gaussian`
+- samplers: :func:`sample` (compiled Gibbs-within-Metropolis), :func:`tune_proposal`
+- coupling: :func:`meeting_times`, :func:`tv_upper_bound`, :func:`convergence_iteration`
+- exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`
+- distributions: double geometric pmf/cdf/sampler and maximal coupling
+- diagnostics: R-hat/ESS via ArviZ, netCDF storage of draws
+"""
+
+from .coupling import MeetingTimes, convergence_iteration, meeting_times, tv_upper_bound
+from .diagnostics import convergence_table, load_draws, save_draws, summarize_convergence
+from .distributions import dg_cdf, dg_logpmf, dg_pmf, dg_rvs, maximal_coupling_rvs
+from .exact import enumerate_target, sample_sum_constraint_l1, sweep_transition_matrix
+from .lattice import (
+    IntegerLattice,
+    InvariantError,
+    check_release,
+    integer_solution,
+    sum_constraint,
+    table_margins,
+    venn_constraints,
+)
+from .samplers import SamplerResult, sample, tune_proposal
+from .targets import Target, generalized_gaussian, generalized_laplace
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "IntegerLattice",
+    "InvariantError",
+    "MeetingTimes",
+    "SamplerResult",
+    "Target",
+    "check_release",
+    "convergence_iteration",
+    "convergence_table",
+    "dg_cdf",
+    "dg_logpmf",
+    "dg_pmf",
+    "dg_rvs",
+    "enumerate_target",
+    "generalized_gaussian",
+    "generalized_laplace",
+    "integer_solution",
+    "load_draws",
+    "maximal_coupling_rvs",
+    "meeting_times",
+    "sample",
+    "sample_sum_constraint_l1",
+    "save_draws",
+    "sum_constraint",
+    "summarize_convergence",
+    "sweep_transition_matrix",
+    "table_margins",
+    "tune_proposal",
+    "tv_upper_bound",
+    "venn_constraints",
+]

@@ -1,0 +1,126 @@
+"""Exact laws: an exact sampler for ℓ1 with one sum constraint (SPEC §1.7), and exact
+computations on small lattices (enumeration, the sampler's transition matrix) that serve as
+ground truth for the MCMC.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit, prange
+
+from ._rng import double_geometric, seed_states, uniform_pos
+from .distributions import dg_logpmf
+from .lattice import IntegerLattice
+from .targets import Target
+
+
+@njit(parallel=True, cache=True)
+def _sum_zero_rejection(rng, a, out, tries):
+    p_zero = (1.0 - a) / (1.0 + a)
+    log_a = np.log(a)
+    n = out.shape[1]
+    for r in prange(out.shape[0]):
+        s = rng[r]
+        attempts = 0
+        while True:
+            attempts += 1
+            total = 0
+            for i in range(n - 1):
+                v = double_geometric(s, a, p_zero, log_a)
+                out[r, i] = v
+                total += v
+            if np.log(uniform_pos(s)) <= abs(total) * log_a:
+                out[r, n - 1] = -total
+                break
+        tries[r] = attempts
+
+
+def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.ndarray:
+    """Exact draws of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0} (int64, size × n).
+
+    Proof sketch. The target is π(u) ∝ Π_i a^{|u_i|} on Σu = 0, a = e^{-ε} — i.i.d. DG(a)
+    conditioned on a zero sum (SPEC §1.2). Draw u_1..u_{n-1} i.i.d. DG(a), set
+    u_n = -Σ_{i<n} u_i and accept with probability a^{|u_n|} ≤ 1. The accepted law is
+    ∝ Π_{i<n} DG(u_i) · a^{|u_n|} ∝ Π_{i≤n} DG(u_i) on Σu = 0, which is π. The acceptance
+    probability is P(S_n = 0)/P(DG = 0) ≈ (1+a)/((1-a)·sqrt(2π n Var DG)) — a few per cent
+    for a state's counties, so each draw costs tens of proposals.
+    """
+    if n < 2:
+        raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
+    out = np.empty((int(size), int(n)), dtype=np.int64)
+    tries = np.empty(int(size), dtype=np.int64)
+    _sum_zero_rejection(seed_states(seed, int(size)), float(np.exp(-eps)), out, tries)
+    return out
+
+
+def _box(k: int, radius: int) -> np.ndarray:
+    return np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)
+
+
+def enumerate_target(lattice: IntegerLattice, target: Target, radius: int):
+    """All lattice points u = B w with |w|_∞ ≤ radius and their normalised target probabilities.
+
+    The truncation is exact up to the target mass outside the box; check it is negligible
+    by comparing two radii. Returns (points (m × n), probs (m,), coords (m × k)).
+    """
+    w = _box(lattice.dim, radius)
+    u = w @ lattice.basis.T
+    logp = target.log_density(u)
+    p = np.exp(logp - logp.max())
+    return u, p / p.sum(), w
+
+
+def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_eps: float, radius: int):
+    """One-iteration transition matrix of the component-wise sampler on the box |w|_∞ ≤ radius.
+
+    Row-stochastic except for the (tiny, to be checked) mass of moves that leave the box,
+    which is dropped rather than folded back, so μ P^t loses exactly that mass. For small
+    lattices only (the state space is (2·radius+1)^k). Returns (P, coords, u).
+    """
+    k = lattice.dim
+    w = _box(k, radius)
+    width = 2 * radius + 1
+    index = lambda coords: np.ravel_multi_index(tuple((coords + radius).T), (width,) * k)  # noqa: E731
+    u = w @ lattice.basis.T
+    logp = target.log_density(u)
+    a = np.exp(-proposal_eps)
+    jumps = np.arange(-2 * radius, 2 * radius + 1)
+    log_q = dg_logpmf(jumps, a)
+    m = len(w)
+    P = sp.identity(m, format="csr")
+    for j in range(k):
+        rows, cols, vals = [], [], []
+        for z, lq in zip(jumps, log_q, strict=True):
+            if z == 0:
+                continue
+            dest = w.copy()
+            dest[:, j] += z
+            inside = np.abs(dest[:, j]) <= radius
+            src = np.flatnonzero(inside)
+            dst = index(dest[inside])
+            acc = np.exp(np.minimum(0.0, logp[dst] - logp[src]))
+            rows.append(src)
+            cols.append(dst)
+            vals.append(np.exp(lq) * acc)
+        rows = np.concatenate(rows)
+        cols = np.concatenate(cols)
+        vals = np.concatenate(vals)
+        move = sp.csr_matrix((vals, (rows, cols)), shape=(m, m))
+        # Rejections and z = 0 keep the state; moves leaving the box are dropped.
+        leave = np.zeros(m)
+        for z, lq in zip(jumps, log_q, strict=True):
+            if z == 0:
+                continue
+            dest_j = w[:, j] + z
+            outside = np.abs(dest_j) > radius
+            if outside.any():
+                # acceptance of out-of-box moves, to know how much mass to drop
+                du = (z * lattice.basis[:, j])[None, :]
+                acc = np.exp(np.minimum(0.0, target.log_density(u[outside] + du) - logp[outside]))
+                leave[outside] += np.exp(lq) * acc
+        stay = 1.0 - np.asarray(move.sum(axis=1)).ravel() - leave
+        P = P @ (move + sp.diags(stay))
+    return P.tocsr(), w, u

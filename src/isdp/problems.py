@@ -1,0 +1,97 @@
+"""A privacy problem: confidential counts x, counting invariants A, and labels.
+
+The workflow writes each experiment's problem as JSON once and every later step reads it,
+so the constraints are defined in exactly one place.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .lattice import (
+    IntegerLattice,
+    InvariantError,
+    as_integer_matrix,
+    table_margins,
+    venn_constraints,
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Confidential histogram ``x`` (n cells) with invariants ``A x`` (m counting constraints)."""
+
+    name: str
+    A: np.ndarray
+    x: np.ndarray
+    cell_labels: tuple[str, ...]
+    constraint_labels: tuple[str, ...]
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        A = as_integer_matrix(self.A)
+        x = np.asarray(self.x)
+        if x.ndim != 1 or x.shape[0] != A.shape[1]:
+            raise InvariantError(f"{self.name}: x has shape {x.shape}, A has {A.shape[1]} columns")
+        if np.any(np.rint(x) != x):
+            raise InvariantError(f"{self.name}: the confidential counts x must be integers")
+        if len(self.cell_labels) != A.shape[1] or len(self.constraint_labels) != A.shape[0]:
+            raise InvariantError(f"{self.name}: label counts do not match A's shape {A.shape}")
+        object.__setattr__(self, "A", A)
+        object.__setattr__(self, "x", x.astype(np.int64))
+
+    @property
+    def invariants(self) -> np.ndarray:
+        """The mandated statistics A x."""
+        return self.A @ self.x
+
+    def lattice(self, reduce: bool | str = "auto") -> IntegerLattice:
+        """Λ(A), the noise space that keeps the invariants."""
+        return IntegerLattice.from_constraints(self.A, reduce=reduce)
+
+    def to_json(self, path) -> None:
+        """Write the problem as JSON (atomically)."""
+        payload = {
+            "name": self.name,
+            "A": self.A.tolist(),
+            "x": self.x.tolist(),
+            "cell_labels": list(self.cell_labels),
+            "constraint_labels": list(self.constraint_labels),
+            "meta": self.meta,
+        }
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(payload, indent=1) + "\n")
+        tmp.replace(path)
+
+    @classmethod
+    def from_json(cls, path) -> Problem:
+        """Read a problem written by :meth:`to_json`."""
+        d = json.loads(Path(path).read_text())
+        return cls(d["name"], np.array(d["A"]), np.array(d["x"]), tuple(d["cell_labels"]),
+                   tuple(d["constraint_labels"]), d.get("meta", {}))
+
+
+def intersecting_constraints_problem(x, records_per_region: int = 2) -> Problem:
+    """E1: three counting constraints over 14 records with every intersection non-empty."""
+    A = venn_constraints(3, records_per_region)
+    regions = ["1", "2", "3", "12", "13", "23", "123"]
+    labels = tuple(f"r{i + 1}" for i in range(A.shape[1]))
+    region_of = [regions[i // records_per_region] for i in range(A.shape[1])]
+    return Problem("e1", A, np.asarray(x), labels, ("A1", "A2", "A3"), {"region": region_of})
+
+
+def contingency_table_problem(name: str, table, row_labels, col_labels) -> Problem:
+    """A two-way table with all row and column totals invariant (cells row-major)."""
+    table = np.asarray(table)
+    if table.ndim != 2 or table.shape != (len(row_labels), len(col_labels)):
+        raise InvariantError(f"{name}: table shape {table.shape} does not match its labels")
+    A = table_margins(*table.shape)
+    cells = tuple(f"{r}|{c}" for r in row_labels for c in col_labels)
+    constraints = tuple(f"row {r}" for r in row_labels) + tuple(f"col {c}" for c in col_labels)
+    return Problem(name, A, table.ravel(), cells, constraints,
+                   {"rows": list(row_labels), "cols": list(col_labels)})

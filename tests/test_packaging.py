@@ -1,0 +1,54 @@
+"""The repository's own contracts: dependencies in agreement, configs valid, notebooks stripped."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_environment_yml_mirrors_pyproject():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    deps = env["dependencies"]
+    assert "python=3.11" in deps and "pip" in deps
+    pip = next(d["pip"] for d in deps if isinstance(d, dict))
+    assert pip == ["-e .[dev]"], "environment.yml must install the project itself, nothing else"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"].startswith(">=3.11")
+    arviz = [d for d in project["dependencies"] if d.startswith("arviz")]
+    assert arviz and "<1" in arviz[0], "ArviZ 1.x needs Python 3.12: pin arviz<1"
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "ci.yaml"])
+def test_configs_match_schema(name):
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    jsonschema.validate(yaml.safe_load((ROOT / "config" / name).read_text()), schema)
+
+
+def test_bad_config_fails_with_a_clear_error(tmp_path):
+    cfg = yaml.safe_load((ROOT / "config" / "ci.yaml").read_text())
+    cfg["e1"]["eps"] = -1
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(cfg))
+    out = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+         "--configfile", str(bad), "-n"], capture_output=True, text=True)
+    assert out.returncode != 0
+    assert "eps" in out.stderr + out.stdout
+    assert not (tmp_path / "results").exists()
+
+
+def test_notebooks_are_stripped():
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        cells = json.loads(nb.read_text())["cells"]
+        for cell in cells:
+            if cell["cell_type"] == "code":
+                assert cell["outputs"] == [] and cell["execution_count"] is None, nb.name

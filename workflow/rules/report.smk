@@ -1,0 +1,14 @@
+# The reproduction summary across experiments (the HTML report itself is `snakemake --report`).
+
+
+rule reproduction_summary:
+    input:
+        summaries=["results/tables/summary/e1.csv"],
+    output:
+        table=report("results/tables/reproduction_summary.csv", caption="../report/summary.rst", category="Reproduction summary", labels={"table": "all claims"}),
+    log:
+        "results/logs/reproduction_summary.log",
+    conda:
+        ENV
+    script:
+        "../scripts/reproduction_summary.py"
