@@ -19,11 +19,13 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/e1.smk"
+include: "workflow/rules/e2.smk"
 include: "workflow/rules/report.smk"
 
 
 rule all:
     input:
         E1_OUTPUTS,
+        E2_OUTPUTS,
         "results/tables/reproduction_summary.csv",
     default_target: True

@@ -49,12 +49,18 @@ def plot_venn_constraints(problem, ax=None):
     return ax
 
 
-def plot_tv_bounds(curves: pd.DataFrame, ax=None, title: str = "", threshold: float = 0.01, t_max=None):
-    """TV upper bound vs iteration, one line per lag, with a ±2 SE band and the threshold line."""
+def plot_tv_bounds(curves: pd.DataFrame, ax=None, title: str = "", threshold: float = 0.01, t_max=None,
+                   converged=None):
+    """TV upper bound vs iteration, one line per lag, with a ±2 SE band and the threshold line.
+
+    ``converged`` (lag → iteration) adds "< threshold at t = …" to each lag's legend entry.
+    """
     ax = ax or plt.gca()
+    converged = converged or {}
     for i, (lag, g) in enumerate(curves.groupby("lag")):
         g = g if t_max is None else g[g["iteration"] <= t_max]
-        ax.plot(g["iteration"], g["tv_bound"], color=f"C{i}", label=f"L = {lag}")
+        label = f"L = {lag}" + (f": < {threshold:g} from t = {converged[lag]}" if lag in converged else "")
+        ax.plot(g["iteration"], g["tv_bound"], color=f"C{i}", label=label)
         ax.fill_between(g["iteration"], np.maximum(g["tv_bound"] - 2 * g["se"], 0), g["tv_bound"] + 2 * g["se"],
                         color=f"C{i}", alpha=0.2, lw=0)
     ax.axhline(threshold, color="grey", ls="--", lw=1, label=f"{threshold:g}")

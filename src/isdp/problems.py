@@ -95,3 +95,24 @@ def contingency_table_problem(name: str, table, row_labels, col_labels) -> Probl
     constraints = tuple(f"row {r}" for r in row_labels) + tuple(f"col {c}" for c in col_labels)
     return Problem(name, A, table.ravel(), cells, constraints,
                    {"rows": list(row_labels), "cols": list(col_labels)})
+
+
+def read_table_csv(path):
+    """A two-way table stored as CSV (first column = row labels, header = column labels)."""
+    import pandas as pd
+
+    df = pd.read_csv(path, index_col=0)
+    if df.empty or not all(pd.api.types.is_integer_dtype(t) for t in df.dtypes):
+        raise InvariantError(f"{path}: every cell of the table must be an integer count")
+    return df.to_numpy(dtype=np.int64), [str(r) for r in df.index], [str(c) for c in df.columns]
+
+
+def with_margins(values, row_labels, col_labels, row_name: str = "county"):
+    """A table as a DataFrame with a Total column and a Total row, all computed from the cells."""
+    import pandas as pd
+
+    values = np.asarray(values).reshape(len(row_labels), len(col_labels))
+    df = pd.DataFrame(values, index=pd.Index(row_labels, name=row_name), columns=col_labels)
+    df["Total"] = df.sum(axis=1)
+    df.loc["Total"] = df.sum(axis=0)
+    return df

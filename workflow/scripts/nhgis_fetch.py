@@ -7,7 +7,7 @@ output: csv       tidy county CSV of the vintage actually used
 params: vintage, source ("auto" | "nhgis" | "embedded"), dest_zip (download cache, deliberately
         not a rule output: it does not exist after a fallback, and a zip placed there by hand is
         used without downloading), optional timeout, retries, backoff, url, sha256
-log:    one file
+log:    one file (warnings, e.g. the fallback, also go to stderr)
 """
 
 import json
@@ -22,6 +22,9 @@ def main(smk) -> None:
         filename=smk.log[0], level=logging.INFO, force=True,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    console = logging.StreamHandler()  # the fallback warning must also reach the console
+    console.setLevel(logging.WARNING)
+    logging.getLogger().addHandler(console)
     try:
         info = fetch_or_fallback(
             str(smk.params.vintage),
