@@ -41,9 +41,11 @@ def load_draws(path, var_name: str = "noise") -> np.ndarray:
 def convergence_table(draws: np.ndarray, cell_names=None) -> pd.DataFrame:
     """Rank-normalised split R-hat, bulk and tail ESS per cell (ArviZ).
 
-    A cell whose draws are constant within every chain has no defined R-hat; ArviZ returns
-    NaN there. It is reported with ``constant = True`` (and R-hat NaN) instead of failing:
-    a constant cell is a finding (e.g. a cell pinned by the invariants), not a crash.
+    A cell whose draws are all equal (in every chain, at the same value) has no defined R-hat;
+    ArviZ returns NaN there. It is reported with ``constant = True`` (and R-hat NaN) instead of
+    failing: a constant cell is a finding (e.g. a cell pinned by the invariants), not a crash.
+    Chains stuck at *different* values are not constant: their R-hat is huge or NaN, and
+    :func:`summarize_convergence` reports them as not converged.
     """
     idata = to_inference_data(draws, cell_names)
     with warnings.catch_warnings():
@@ -51,7 +53,7 @@ def convergence_table(draws: np.ndarray, cell_names=None) -> pd.DataFrame:
         rhat = az.rhat(idata, method="rank")["noise"].values
         ess_bulk = az.ess(idata, method="bulk")["noise"].values
         ess_tail = az.ess(idata, method="tail")["noise"].values
-    constant = np.asarray(draws).std(axis=1).max(axis=0) == 0
+    constant = np.asarray(draws).reshape(-1, np.shape(draws)[-1]).std(axis=0) == 0
     names = idata.posterior["cell"].values
     return pd.DataFrame(
         {"cell": names, "r_hat": rhat, "ess_bulk": ess_bulk, "ess_tail": ess_tail, "constant": constant}
@@ -61,8 +63,10 @@ def convergence_table(draws: np.ndarray, cell_names=None) -> pd.DataFrame:
 def summarize_convergence(table: pd.DataFrame) -> dict:
     """Worst-case figures of a :func:`convergence_table`: max R-hat, min bulk/tail ESS, constants."""
     live = table[~table["constant"]]
+    # A live cell with an undefined R-hat (e.g. chains stuck at different values) is not converged.
+    r_hat = live["r_hat"].fillna(np.inf)
     return {
-        "max_r_hat": float(live["r_hat"].max()) if len(live) else float("nan"),
+        "max_r_hat": float(r_hat.max()) if len(live) else float("nan"),
         "min_ess_bulk": float(live["ess_bulk"].min()) if len(live) else float("nan"),
         "min_ess_tail": float(live["ess_tail"].min()) if len(live) else float("nan"),
         "n_constant": int(table["constant"].sum()),

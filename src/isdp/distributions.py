@@ -35,8 +35,8 @@ def dg_cdf(k, a: float) -> np.ndarray:
     """P(K <= k) for K ~ DG(a), in closed form."""
     a = _check_a(a)
     k = np.floor(np.asarray(k, dtype=float))
-    below = a ** (-k) / (1 + a)  # k < 0: sum_{j<=k} = a^{|k|} / (1 + a)
-    above = 1.0 - a ** (k + 1) / (1 + a)
+    below = a ** np.abs(k) / (1 + a)  # k < 0: sum_{j<=k} = a^{|k|} / (1 + a)
+    above = 1.0 - a ** np.abs(k + 1) / (1 + a)
     return np.where(k < 0, below, above)
 
 

@@ -13,7 +13,7 @@ from numba import njit, prange
 
 from ._rng import double_geometric, seed_states, uniform_pos
 from .distributions import dg_logpmf
-from .lattice import IntegerLattice
+from .lattice import IntegerLattice, as_integer_matrix
 from .targets import Target
 
 
@@ -85,7 +85,7 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     definition of conditioning, and independent of the lattice basis and of the MCMC — hence
     a ground truth for it. Feasible only when P(A u = 0) is not tiny: small tables, larger ε.
     """
-    A = np.ascontiguousarray(np.asarray(A, dtype=np.int64))
+    A = np.ascontiguousarray(as_integer_matrix(A))
     out = np.empty((int(size), A.shape[1]), dtype=np.int64)
     _conditioned_rejection(seed_states(seed, int(size)), float(np.exp(-eps)), A, out)
     return out
@@ -122,7 +122,9 @@ def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_ep
     u = w @ lattice.basis.T
     logp = target.log_density(u)
     a = np.exp(-proposal_eps)
-    jumps = np.arange(-2 * radius, 2 * radius + 1)
+    # Jumps far enough that the DG tail beyond them is < 1e-18: every move that leaves the box is counted.
+    reach = 2 * radius + int(np.ceil(np.log(1e-18) / np.log(a)))
+    jumps = np.arange(-reach, reach + 1)
     log_q = dg_logpmf(jumps, a)
     m = len(w)
     P = sp.identity(m, format="csr")

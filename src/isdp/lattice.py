@@ -158,6 +158,8 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
         r = r.astype(np.int64)
     A = as_integer_matrix(A)
     target = np.asarray(invariants, dtype=np.int64)
+    if target.shape != (A.shape[0],):
+        raise InvariantError(f"{what}: {target.size} invariant values for {A.shape[0]} constraints")
     rows = r.reshape(-1, r.shape[-1])
     if rows.shape[1] != A.shape[1]:
         raise InvariantError(f"{what} has {rows.shape[1]} cells, the invariants {A.shape[1]}")
