@@ -86,5 +86,6 @@ def plot_noise_boxplots(draws: dict, cell_labels, ax=None, order=None):
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xlabel("")
     ax.set_ylabel("noise")
-    ax.tick_params(axis="x", rotation=90 if len(cell_labels) > 16 else 0)
+    crowded = len(cell_labels) * max(len(str(c)) for c in cell_labels) > 80
+    ax.tick_params(axis="x", rotation=90 if crowded else 0)
     return ax
