@@ -20,6 +20,8 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/e1.smk"
 include: "workflow/rules/e2.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/e3.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -27,5 +29,6 @@ rule all:
     input:
         E1_OUTPUTS,
         E2_OUTPUTS,
+        E3_OUTPUTS,
         "results/tables/reproduction_summary.csv",
     default_target: True

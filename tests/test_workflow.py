@@ -70,3 +70,58 @@ def test_netcdf_is_arviz_readable(run_dir):
     idata = az.from_netcdf(run_dir / "results" / "e1" / "draws_l1.nc")
     assert idata.posterior["noise"].dims == ("chain", "draw", "cell")
     assert json.dumps(dict(idata.posterior.attrs), default=str)
+
+
+def test_every_e3_output_exists(run_dir):
+    for stem in ("e3_fig2_illinois", "e3_fig8_states", "e3_das_slopes"):
+        for ext in ("pdf", "png"):
+            f = run_dir / "results" / "figures" / f"{stem}.{ext}"
+            assert f.stat().st_size > 1000, f
+    assert (run_dir / "results" / "notebooks" / "e3_census_counties.ipynb").exists()
+    info = json.loads((run_dir / "results" / "data" / "source.json").read_text())
+    source = pd.read_csv(run_dir / "results" / "tables" / "e3_data_source.csv", dtype=str)
+    assert source["vintage_used"].iloc[0] == info["vintage_used"]
+    assert info["source_used"] in {"embedded", "download"}
+
+
+def test_e3_audit(run_dir):
+    reg = pd.read_csv(run_dir / "results" / "tables" / "e3_das_audit.csv")
+    assert len(reg) == 48 and (reg["n_counties"] > 5).all()
+    counts = pd.read_csv(run_dir / "results" / "tables" / "e3_audit_counts.csv")
+    assert list(counts["paper"][:3]) == [48, 37, 11]
+    assert counts["this_run"].iloc[1] == int((reg["slope"] < 0).sum())
+    assert counts["this_run"].iloc[2] == int((reg["p_value"] < 0.01).sum())
+    selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")
+    assert "IL" in set(selected["state_abbr"])
+
+
+def test_e3_draws_keep_state_totals_and_converged(run_dir):
+    from isdp.nhgis import load_counties
+
+    counties = load_counties(run_dir / "results" / "data" / "counties.csv")
+    conv = pd.read_csv(run_dir / "results" / "tables" / "e3_convergence.csv")
+    assert (conv["max_r_hat"] < 1.01).all() and (conv["n_chains"] == 4).all()
+    for state in conv["state"]:
+        d = load_draws(run_dir / "results" / "e3" / f"draws_{state}.nc")
+        n = int((counties["state_abbr"] == state).sum())
+        assert d.dtype == np.int64 and d.shape[0] == 4 and d.shape[2] == n
+        assert np.all(d.sum(axis=2) == 0) and np.abs(d).sum() > 0
+
+
+def test_e3_nonnegativity_and_exact_agreement(run_dir):
+    nn = pd.read_csv(run_dir / "results" / "tables" / "e3_nonnegativity.csv")
+    assert (nn["n_negative"] == 0).all()
+    assert (nn["share_within_30"] > 0.5).all()
+    ex = pd.read_csv(run_dir / "results" / "tables" / "e3_mcmc_vs_exact.csv")
+    assert set(ex["statistic"]) == {"largest county", "smallest county", "l1 norm"}
+    assert (ex["p_chi2"] > 0.01 / len(ex)).all(), ex
+    checks = pd.read_csv(run_dir / "results" / "tables" / "e3_review_checks.csv")
+    assert checks["passed"].all(), checks
+
+
+def test_e3_summary_rows(run_dir):
+    df = pd.read_csv(run_dir / "results" / "tables" / "summary" / "e3.csv", keep_default_na=False)
+    assert list(df.columns) == COLUMNS and set(df["status"]) <= set(STATUSES)
+    assert (df["experiment"] == "E3").all() and len(df) >= 6
+    audit = df[df["claim"].str.startswith("DAS bias audit")].iloc[0]
+    assert "v2021" in audit["reproduced_value"] or audit["status"] == "match"

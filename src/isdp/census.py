@@ -1,0 +1,232 @@
+"""E3: ℓ1 generalized Laplace noise for a state's county populations, state total invariant.
+
+ISDP §5 (Fig 2) and App. E.4 (Fig 8): per state, one sum constraint over its counties, target
+π(u) ∝ exp(−ε‖u‖₁) on {u ∈ Z^n : Σu = 0}. Convergence protocol (App. E.4, SPEC §2 E3): several
+chains from over-dispersed starts — each start is the end of an independent chain run with a
+flatter target (ε × ``factor``) — then a burn-in with the real target, then rank-normalised
+split R-hat (ArviZ) < 1.01 for every county; the retained draws are pooled over chains.
+
+Also: the non-negativity check of the noisy counts, and the agreement of the MCMC draws with
+the exact sampler :func:`isdp.exact.sample_sum_constraint_l1` (two-sample tests).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .diagnostics import convergence_table, summarize_convergence
+from .lattice import IntegerLattice, check_release, sum_constraint
+from .samplers import sample
+from .studies import derive_seed
+from .targets import generalized_laplace
+
+log = logging.getLogger("isdp.census")
+
+
+class ConvergenceError(RuntimeError):
+    """R-hat of some county is not below the threshold; the message names the state and county."""
+
+
+@dataclass
+class StateRun:
+    """Result of :func:`run_state`."""
+
+    draws: np.ndarray  # int64 (chains, retained per chain, n): the retained (thinned) draws
+    diagnostics: pd.DataFrame  # per county: R-hat, bulk/tail ESS on the diagnostic draws
+    summary: dict  # max R-hat, min ESS, acceptance, iteration counts, worst county
+    starts: np.ndarray  # int64 (chains, n): the over-dispersed initial states
+
+
+def overdispersed_starts(lattice: IntegerLattice, eps: float, *, n_chains: int, factor: float, n_iter: int,
+                         proposal_eps: float, seed: int) -> np.ndarray:
+    """Initial states from independent chains run ``n_iter`` iterations on the flatter target ε·factor.
+
+    The flatter target has ``1/factor`` times the noise scale, so the proposal scale is widened by
+    the same factor (``proposal_eps * factor``). Starting at 0, the chains spread out to a few
+    times the real target's scale: over-dispersed relative to π, as split R-hat requires.
+    """
+    if not 0 < factor <= 1:
+        raise ValueError(f"factor must be in (0, 1], got {factor}")
+    flat = generalized_laplace(eps * factor, "l1")
+    res = sample(lattice, flat, n_chains=n_chains, n_draws=0, burn_in=int(n_iter),
+                 proposal_eps=proposal_eps * factor, seed=seed, progress=False)
+    return res.final_state
+
+
+def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws_per_chain: int, thin: int,
+              burn_in: int, proposal_eps: float, overdispersion: dict, seed: int, cell_names=None,
+              label: str = "state", r_hat_max: float = 1.01) -> StateRun:
+    """Draws of ℓ1 generalized Laplace noise with one sum constraint over ``n_counties`` cells.
+
+    Every chain starts at :func:`overdispersed_starts` (``overdispersion`` = ``{"factor",
+    "n_iter"}``), runs ``burn_in`` iterations with the real target, then stores
+    ``draws_per_chain`` draws ``thin`` iterations apart. R-hat and ESS (ArviZ) are computed on
+    all stored draws (more draws give a more precise R-hat); ``n_draws`` retained draws are the
+    stored draws thinned evenly, ``n_draws / n_chains`` per chain. Raises
+    :class:`ConvergenceError` naming ``label`` and the worst county when some R-hat is not
+    below ``r_hat_max`` (or undefined).
+    """
+    if n_draws % n_chains:
+        raise ValueError(f"n_draws={n_draws} is not a multiple of n_chains={n_chains}")
+    per_chain = n_draws // n_chains
+    if draws_per_chain % per_chain:
+        raise ValueError(f"draws_per_chain={draws_per_chain} is not a multiple of n_draws/n_chains={per_chain}")
+    names = list(cell_names) if cell_names is not None else [str(i) for i in range(n_counties)]
+    A = sum_constraint(n_counties)
+    lattice = IntegerLattice.from_constraints(A)
+    target = generalized_laplace(eps, "l1")
+    starts = overdispersed_starts(lattice, eps, n_chains=n_chains, factor=float(overdispersion["factor"]),
+                                  n_iter=int(overdispersion["n_iter"]), proposal_eps=proposal_eps,
+                                  seed=derive_seed(seed, "overdispersed"))
+    res = sample(lattice, target, n_chains=n_chains, n_draws=draws_per_chain, burn_in=burn_in, thin=thin,
+                 proposal_eps=proposal_eps, seed=derive_seed(seed, "chains"), init=starts)
+    check_release(res.draws, A, np.zeros(1, dtype=np.int64), what=f"{label} noise draws")
+    table = convergence_table(res.draws, names)
+    step = draws_per_chain // per_chain
+    retained = np.ascontiguousarray(res.draws[:, step - 1 :: step])
+    retained_table = convergence_table(retained, names)
+    table["ess_bulk_retained"] = retained_table["ess_bulk"].to_numpy()
+    worst = table.loc[table["r_hat"].fillna(np.inf).idxmax()]
+    summary = {
+        "state": label,
+        "n_counties": n_counties,
+        "n_chains": n_chains,
+        **summarize_convergence(table),
+        "worst_county": str(worst["cell"]),
+        "min_ess_bulk_retained": float(table["ess_bulk_retained"].min()),
+        "start_l1_mean": float(np.abs(starts).sum(axis=1).mean()),
+        "overdispersion_factor": float(overdispersion["factor"]),
+        "overdispersion_iter": int(overdispersion["n_iter"]),
+        "burn_in": int(burn_in),
+        "thin": int(thin),
+        "diagnostic_draws_per_chain": int(draws_per_chain),
+        "retained_thin": int(thin * step),
+        "n_retained": int(retained.shape[0] * retained.shape[1]),
+        "acceptance": float(res.acceptance.mean()),
+        "proposal_eps": float(proposal_eps),
+        "seconds": float(res.seconds),
+    }
+    log.info("%s: %s", label, summary)
+    bad = table[~(table["r_hat"] < r_hat_max)]
+    if len(bad):
+        raise ConvergenceError(
+            f"{label}: split R-hat not below {r_hat_max} for {len(bad)} of {n_counties} counties; worst "
+            f"{worst['cell']} (R-hat {worst['r_hat']:.4f}); failing: {list(bad['cell'])[:10]}. "
+            "Raise burn_in or draws_per_chain."
+        )
+    return StateRun(draws=retained, diagnostics=table, summary=summary, starts=starts)
+
+
+def nonnegativity(sf1, draws, band: int = 30) -> dict:
+    """How many noisy counts ``sf1 + u`` are negative, and the share of noise entries in [−band, band]."""
+    sf1 = np.asarray(sf1, dtype=np.int64)
+    flat = np.asarray(draws, dtype=np.int64).reshape(-1, sf1.shape[0])
+    noisy = sf1[None, :] + flat
+    return {
+        "n_counties": int(sf1.shape[0]),
+        "n_draws": int(flat.shape[0]),
+        "n_noisy_counts": int(noisy.size),
+        "n_negative": int((noisy < 0).sum()),
+        "n_draws_with_negative": int((noisy < 0).any(axis=1).sum()),
+        "min_noisy_count": int(noisy.min()),
+        "min_sf1": int(sf1.min()),
+        f"share_within_{band}": float((np.abs(flat) <= band).mean()),
+        "max_abs_noise": int(np.abs(flat).max()),
+    }
+
+
+def two_sample_chi2(a, b, min_count: int = 10) -> tuple[float, int, float]:
+    """Chi-square test that two integer samples share one law: (statistic, dof, p-value).
+
+    A 2 × (values) contingency table; values whose pooled count is below ``min_count`` are
+    merged into one tail cell so the chi-square approximation holds.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    values = np.union1d(a, b)
+    table = np.array([[np.sum(a == v) for v in values], [np.sum(b == v) for v in values]])
+    keep = table.sum(axis=0) >= min_count
+    if (~keep).any():
+        table = np.column_stack([table[:, keep], table[:, ~keep].sum(axis=1)])
+    if table.shape[1] < 2:
+        return 0.0, 0, 1.0
+    res = stats.chi2_contingency(table, correction=False)
+    return float(res.statistic), int(res.dof), float(res.pvalue)
+
+
+def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
+    """Two-sample tests, MCMC vs exact draws, on three statistics of the noise vector.
+
+    Statistics: the noise of the largest and of the smallest county (by SF1) and ‖u‖₁. Per
+    statistic: means, the SE of their difference, the chi-square test (:func:`two_sample_chi2`)
+    and the two-sample Kolmogorov–Smirnov p-value (conservative for discrete data).
+    """
+    sf1 = np.asarray(sf1)
+    mcmc = np.asarray(mcmc).reshape(-1, sf1.shape[0])
+    exact = np.asarray(exact).reshape(-1, sf1.shape[0])
+    big, small = int(np.argmax(sf1)), int(np.argmin(sf1))
+    rows = []
+    for name, f in (("largest county", lambda d: d[:, big]), ("smallest county", lambda d: d[:, small]),
+                    ("l1 norm", lambda d: np.abs(d).sum(axis=1))):
+        x, y = f(mcmc).astype(float), f(exact).astype(float)
+        chi2, dof, p = two_sample_chi2(x, y)
+        rows.append({"statistic": name, "mcmc_mean": x.mean(), "exact_mean": y.mean(),
+                     "diff_se": float(np.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))),
+                     "chi2": chi2, "dof": dof, "p_chi2": p, "p_ks": float(stats.ks_2samp(x, y).pvalue),
+                     "n_mcmc": len(x), "n_exact": len(y)})
+    return pd.DataFrame(rows)
+
+
+def plot_das_slopes(reg: pd.DataFrame, alpha: float = 0.01, ax=None, title: str = ""):
+    """Per-state slope of the DAS error on log(SF1) with a (1 − alpha) CI; significant states filled red.
+
+    Returns the figure. ``reg`` is :func:`isdp.audit.das_bias_regressions` output.
+    """
+    from .plotting import plt
+
+    reg = reg.sort_values("slope").reset_index(drop=True)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(12, 4))
+    else:
+        fig = ax.figure
+    half = stats.t.ppf(1 - alpha / 2, reg["n_counties"] - 2) * reg["stderr"]
+    sig = reg["p_value"] < alpha
+    x = np.arange(len(reg))
+    ax.errorbar(x, reg["slope"], yerr=half, fmt="none", ecolor="grey", lw=1)
+    ax.scatter(x[~sig], reg.loc[~sig, "slope"], facecolors="white", edgecolors="black", zorder=3,
+               label=f"not significant (p ≥ {alpha:g})")
+    ax.scatter(x[sig], reg.loc[sig, "slope"], color="red", zorder=4, label=f"significant (p < {alpha:g})")
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xticks(x, reg["state_abbr"], rotation=90, fontsize=8)
+    ax.set_ylabel("slope of (DAS − SF1) on log(SF1)")
+    ax.set_title(title or f"{len(reg)} states, {int((reg['slope'] < 0).sum())} negative, {int(sig.sum())} significant")
+    ax.legend(frameon=False, loc="upper left")
+    return fig
+
+
+def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
+    """ISDP Fig 2 / Fig 8 panel: counties by increasing SF1 on the x-axis; box plots of the noise
+    draws; one draw as blue squares; the DAS errors (dp − sf1) as red dots."""
+    from .plotting import plt
+
+    ax = ax or plt.gca()
+    sf1 = np.asarray(sf1)
+    order = np.argsort(sf1, kind="stable")
+    flat = np.asarray(draws).reshape(-1, sf1.shape[0])[:, order]
+    pos = np.arange(1, len(order) + 1)
+    ax.boxplot(flat, positions=pos, widths=0.6, whis=1.5, showfliers=True, manage_ticks=False,
+               flierprops={"markersize": 1.5, "alpha": 0.4}, medianprops={"color": "black"},
+               boxprops={"color": "0.4"}, whiskerprops={"color": "0.4"}, capprops={"color": "0.4"})
+    ax.scatter(pos, np.asarray(one_draw)[order], marker="s", s=10, color="tab:blue", zorder=3, label="one noise draw")
+    ax.scatter(pos, np.asarray(das_error)[order], marker="o", s=10, color="red", zorder=4, label="DAS error (dp − sf1)")
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xlim(0, len(order) + 1)
+    ax.set_xlabel("counties, by increasing 2010 SF1 population")
+    ax.set_ylabel("noise")
+    ax.set_title(title)
+    ax.set_xticks([])
+    return ax

@@ -1,0 +1,27 @@
+# Input data: NHGIS Privacy-Protected 2010 Census Demonstration Data, county level (SPEC §2 E3).
+# `source: auto` tries the configured vintage and falls back, loudly, to the committed extract.
+
+DATA = config["data"]
+
+
+rule fetch:
+    input:
+        embedded=REPO / DATA["embedded"],
+    output:
+        csv="results/data/counties.csv",
+        info="results/data/source.json",
+    params:
+        vintage=DATA["vintage"],
+        source=DATA["source"],
+        # download cache, deliberately not an output: it does not exist after a fallback,
+        # and a zip placed there by hand (e.g. the paper's v20201116) is used without downloading
+        dest_zip=f"results/data/nhgis_ppdd_{DATA['vintage']}_county.zip",
+        timeout=DATA["timeout"],
+        retries=DATA["retries"],
+        backoff=DATA["backoff"],
+    log:
+        "results/logs/fetch.log",
+    conda:
+        ENV
+    script:
+        "../scripts/nhgis_fetch.py"
