@@ -1,11 +1,14 @@
-"""Convergence diagnostics (ArviZ) and ArviZ-readable storage of MCMC draws."""
+"""Convergence diagnostics (ArviZ) and ArviZ-readable storage of MCMC draws.
+
+ArviZ is imported where it is used: it takes ~3 s to import, which every workflow job that
+only samples would otherwise pay.
+"""
 
 from __future__ import annotations
 
 import warnings
 from pathlib import Path
 
-import arviz as az
 import numpy as np
 import pandas as pd
 
@@ -15,6 +18,8 @@ def to_inference_data(draws: np.ndarray, cell_names=None, attrs: dict | None = N
     draws = np.asarray(draws)
     if draws.ndim != 3:
         raise ValueError(f"draws must have shape (chains, draws, cells), got {draws.shape}")
+    import arviz as az
+
     names = list(cell_names) if cell_names is not None else [str(i) for i in range(draws.shape[2])]
     if len(names) != draws.shape[2]:
         raise ValueError(f"{len(names)} cell names for {draws.shape[2]} cells")
@@ -34,6 +39,8 @@ def save_draws(path, draws, cell_names=None, attrs: dict | None = None) -> None:
 
 def load_draws(path, var_name: str = "noise") -> np.ndarray:
     """Read draws written by :func:`save_draws` back as an int64 (chains, draws, n) array."""
+    import arviz as az
+
     idata = az.from_netcdf(str(path))
     return np.asarray(idata.posterior[var_name].values).astype(np.int64)
 
@@ -47,6 +54,8 @@ def convergence_table(draws: np.ndarray, cell_names=None) -> pd.DataFrame:
     Chains stuck at *different* values are not constant: their R-hat is huge or NaN, and
     :func:`summarize_convergence` reports them as not converged.
     """
+    import arviz as az
+
     idata = to_inference_data(draws, cell_names)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
