@@ -8,6 +8,7 @@ Reference implementation of the mechanisms of *Integer Subspace Differential Pri
   :func:`venn_constraints`)
 - targets: :func:`generalized_laplace`, :func:`generalized_gaussian`
 - samplers: :func:`sample` (compiled Gibbs-within-Metropolis), :func:`tune_proposal`
+- mis: :func:`mis_sample` (compiled Metropolized independence sampler, FODS-20 Algorithm 1)
 - coupling: :func:`meeting_times`, :func:`tv_upper_bound`, :func:`convergence_iteration`
 - exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`
 - distributions: double geometric pmf/cdf/sampler and maximal coupling
@@ -27,6 +28,7 @@ from .lattice import (
     table_margins,
     venn_constraints,
 )
+from .mis import MISResult, mis_sample
 from .samplers import SamplerResult, sample, tune_proposal
 from .targets import Target, generalized_gaussian, generalized_laplace
 
@@ -35,6 +37,7 @@ __version__ = "0.1.0"
 __all__ = [
     "IntegerLattice",
     "InvariantError",
+    "MISResult",
     "MeetingTimes",
     "SamplerResult",
     "Target",
@@ -52,6 +55,7 @@ __all__ = [
     "load_draws",
     "maximal_coupling_rvs",
     "meeting_times",
+    "mis_sample",
     "sample",
     "sample_sum_constraint_l1",
     "save_draws",

@@ -1,0 +1,192 @@
+# E5 — congenial sex×age table with the Metropolized independence sampler
+# (FODS-20 §3 Table 1, Fig 1; App. C Figs 2–3; SPEC §2 E5).
+
+E5 = config["e5"]
+E5_CAT = "E5 congenial sex×age table (MIS)"
+E5_THINS = list(E5["trace"]["thins"])
+E5_METHODS = ["raw_dg_eps1", "raw_dg_eps1_nnl2", "mis_conditional", "raw_dg_eps05"]
+E5_LABELS = {
+    "raw_dg_eps1": f"(a) raw DG, ε = {E5['simulation']['eps_raw']}",
+    "raw_dg_eps1_nnl2": "(b) (a) + NNL2 onto S*",
+    "mis_conditional": f"(c) MIS conditional, ε₀ = {E5['simulation']['eps_mis']}",
+    "raw_dg_eps05": f"(d) raw DG, ε = {E5['simulation']['eps_mis']}",
+}
+
+E5_OUTPUTS = [
+    *figure("e5_fig1_distances"),
+    *figure("e5_fig2_acceptance"),
+    *figure("e5_fig3_traces"),
+    "results/tables/e5_fig1_distances.csv",
+    "results/tables/e5_fig1_convergence.csv",
+    "results/tables/e5_fig2_acceptance.csv",
+    "results/tables/e5_trace_diagnostics.csv",
+    "results/tables/e5_table1.csv",
+    "results/tables/e5_table1.md",
+    "results/tables/summary/e5.csv",
+    "results/tables/e5_review_checks.csv",
+]
+
+
+rule e5_problem:
+    input:
+        table=REPO / E5["table"],
+    output:
+        problem="results/e5/problem.json",
+    params:
+        voting_age_from=E5["voting_age_from"],
+        index_complement=E5["index_complement"],
+    log:
+        "results/logs/e5_problem.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e5_problem.py"
+
+
+rule e5_acceptance:
+    input:
+        problem="results/e5/problem.json",
+    output:
+        table=report("results/tables/e5_fig2_acceptance.csv", caption="../report/e5_fig2.rst", category=E5_CAT, labels={"table": "Fig 2 acceptance rates"}),
+        fig_pdf="results/figures/e5_fig2_acceptance.pdf",
+        fig_png=report("results/figures/e5_fig2_acceptance.png", caption="../report/e5_fig2.rst", category=E5_CAT, labels={"figure": "Fig 2"}),
+    params:
+        eps=E5["eps"],
+        acceptance=E5["acceptance"],
+        paper=E5["paper"],
+        seed=[SEED, "e5", "acceptance"],
+    threads: 2
+    log:
+        "results/logs/e5_acceptance.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e5_acceptance.py"
+
+
+rule e5_trace:
+    input:
+        problem="results/e5/problem.json",
+    output:
+        draws=[f"results/e5/trace_thin{t}.nc" for t in E5_THINS],
+        table=report("results/tables/e5_trace_diagnostics.csv", caption="../report/e5_fig3.rst", category=E5_CAT, labels={"table": "Fig 3 trace diagnostics"}),
+        fig_pdf="results/figures/e5_fig3_traces.pdf",
+        fig_png=report("results/figures/e5_fig3_traces.png", caption="../report/e5_fig3.rst", category=E5_CAT, labels={"figure": "Fig 3"}),
+    params:
+        eps=E5["eps"],
+        proposal_eps=E5["proposal_eps"],
+        trace=E5["trace"],
+        seed=[SEED, "e5", "trace"],
+    threads: 2
+    log:
+        "results/logs/e5_trace.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e5_trace.py"
+
+
+rule e5_table1:
+    input:
+        problem="results/e5/problem.json",
+        draws=f"results/e5/trace_thin{E5_THINS[-1]}.nc",
+        paper_release=REPO / E5["paper_release"],
+    output:
+        csv=report("results/tables/e5_table1.csv", caption="../report/e5_table1.rst", category=E5_CAT, labels={"table": "Table 1"}),
+        md="results/tables/e5_table1.md",
+    params:
+        eps=E5["eps"],
+        proposal_eps=E5["proposal_eps"],
+    log:
+        "results/logs/e5_table1.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e5_table1.py"
+
+
+rule e5_simulation:
+    input:
+        problem="results/e5/problem.json",
+    output:
+        distances="results/e5/fig1_distances.csv",
+        convergence=report("results/tables/e5_fig1_convergence.csv", caption="../report/e5_convergence.rst", category=E5_CAT, labels={"table": "Fig 1 MIS convergence"}),
+        releases="results/e5/fig1_releases.npz",
+    params:
+        simulation=E5["simulation"],
+        proposal_eps=E5["proposal_eps"],
+        methods=E5_METHODS,
+        seed=[SEED, "e5", "simulation"],
+    threads: 2
+    log:
+        "results/logs/e5_simulation.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e5_simulation.py"
+
+
+rule e5_fig1:
+    input:
+        distances="results/e5/fig1_distances.csv",
+    output:
+        table=report("results/tables/e5_fig1_distances.csv", caption="../report/e5_fig1.rst", category=E5_CAT, labels={"table": "Fig 1 distances"}),
+        fig_pdf="results/figures/e5_fig1_distances.pdf",
+        fig_png=report("results/figures/e5_fig1_distances.png", caption="../report/e5_fig1.rst", category=E5_CAT, labels={"figure": "Fig 1"}),
+    params:
+        methods=E5_METHODS,
+        labels=E5_LABELS,
+    log:
+        "results/logs/e5_fig1.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e5_fig1.py"
+
+
+rule e5_summary:
+    input:
+        problem="results/e5/problem.json",
+        acceptance="results/tables/e5_fig2_acceptance.csv",
+        trace="results/tables/e5_trace_diagnostics.csv",
+        draws=f"results/e5/trace_thin{E5_THINS[-1]}.nc",
+        table1="results/tables/e5_table1.csv",
+        distances="results/tables/e5_fig1_distances.csv",
+        convergence="results/tables/e5_fig1_convergence.csv",
+        releases="results/e5/fig1_releases.npz",
+        paper_release=REPO / E5["paper_release"],
+    output:
+        summary="results/tables/summary/e5.csv",
+    params:
+        paper=E5["paper"],
+        proposal_eps=E5["proposal_eps"],
+        methods=E5_METHODS,
+    log:
+        "results/logs/e5_summary.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e5_summary.py"
+
+
+rule e5_notebook:
+    input:
+        problem="results/e5/problem.json",
+        acceptance="results/tables/e5_fig2_acceptance.csv",
+        draws=[f"results/e5/trace_thin{t}.nc" for t in E5_THINS],
+        table1="results/tables/e5_table1.csv",
+        distances="results/tables/e5_fig1_distances.csv",
+        convergence="results/tables/e5_fig1_convergence.csv",
+        releases="results/e5/fig1_releases.npz",
+        figures=[*figure("e5_fig1_distances"), *figure("e5_fig2_acceptance"), *figure("e5_fig3_traces")],
+    output:
+        checks="results/tables/e5_review_checks.csv",
+    params:
+        methods=E5_METHODS,
+        paper=E5["paper"],
+    log:
+        notebook="results/notebooks/e5_congenial_mis.ipynb",
+    conda:
+        ENV
+    notebook:
+        "../../notebooks/e5_congenial_mis.py.ipynb"
