@@ -22,6 +22,8 @@ include: "workflow/rules/e1.smk"
 include: "workflow/rules/e2.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/e3.smk"
+include: "workflow/rules/e4.smk"
+include: "workflow/rules/e5.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -30,5 +32,7 @@ rule all:
         E1_OUTPUTS,
         E2_OUTPUTS,
         E3_OUTPUTS,
+        E4_OUTPUTS,
+        E5_OUTPUTS,
         "results/tables/reproduction_summary.csv",
     default_target: True

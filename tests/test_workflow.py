@@ -125,3 +125,92 @@ def test_e3_summary_rows(run_dir):
     assert (df["experiment"] == "E3").all() and len(df) >= 6
     audit = df[df["claim"].str.startswith("DAS bias audit")].iloc[0]
     assert "v2021" in audit["reproduced_value"] or audit["status"] == "match"
+
+
+def test_every_e4_output_exists(run_dir):
+    for stem in ("e4_fig10_illinois", "e4_fig10_states", "e4_sd_ratio"):
+        for ext in ("pdf", "png"):
+            f = run_dir / "results" / "figures" / f"{stem}.{ext}"
+            assert f.stat().st_size > 1000, f
+    assert (run_dir / "results" / "notebooks" / "e4_projection_comparison.ipynb").exists()
+    checks = pd.read_csv(run_dir / "results" / "tables" / "e4_review_checks.csv")
+    assert checks["passed"].all(), checks
+
+
+def test_e4_releases_reuse_e3_and_keep_totals(run_dir):
+    from isdp.comparison import METHODS, load_releases
+
+    selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")
+    for state in selected["state_abbr"]:
+        rel = load_releases(run_dir / "results" / "e4" / f"releases_{state}.nc")
+        n = len(rel.sf1)
+        gl = load_draws(run_dir / "results" / "e3" / f"draws_{state}.nc").reshape(-1, n)
+        r = rel.releases["generalized_laplace"]
+        assert np.array_equal(r, rel.sf1 + gl[: len(r)])  # E3's draws, not resampled
+        assert set(rel.releases) == set(METHODS)
+        for m in ("generalized_laplace", "dg_l1_milp"):
+            assert np.issubdtype(rel.releases[m].dtype, np.integer)
+            assert np.all(rel.releases[m].sum(axis=1) == rel.sf1.sum())
+        assert np.allclose(rel.releases["projected_laplace"].sum(axis=1), rel.sf1.sum(), rtol=0, atol=1e-6)
+
+
+def test_e4_metrics_table(run_dir):
+    m = pd.read_csv(run_dir / "results" / "tables" / "e4_metrics.csv", keep_default_na=False, na_values=[""])
+    selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")
+    assert set(m["state"]) == set(selected["state_abbr"])
+    assert set(m["method"]) == {"generalized_laplace", "projected_laplace", "dg_l1_lp", "dg_l1_milp", "das"}
+    mech = m[m["method"] != "das"]
+    assert (mech["invariant_exact"] == "yes").all()
+    assert (m.loc[m["method"].isin(["generalized_laplace", "dg_l1_milp"]), "integer_valued"] == "yes").all()
+    assert (m.loc[m["method"] == "projected_laplace", "integer_valued"] == "no").all()
+    for col in ("mean_bias", "sd", "mean_abs_error", "slope_log_pop", "slope_p_value"):
+        assert mech[col].notna().all(), col
+    proj = m[m["method"].isin(["dg_l1_lp", "dg_l1_milp"])]
+    assert proj["single_county_share"].between(0, 1).all() and (proj["absorbing_county"] != "").all()
+    spread = pd.read_csv(run_dir / "results" / "tables" / "e4_spread.csv")
+    assert set(spread["method"]) == {"projected_laplace", "dg_l1_lp", "dg_l1_milp"}
+
+
+def test_e4_summary_rows(run_dir):
+    df = pd.read_csv(run_dir / "results" / "tables" / "summary" / "e4.csv", keep_default_na=False)
+    assert list(df.columns) == COLUMNS and set(df["status"]) <= set(STATUSES)
+    assert (df["experiment"] == "E4").all() and len(df) >= 4
+    assert (df["reproduced_value"] != "").all()
+    full = pd.read_csv(run_dir / "results" / "tables" / "reproduction_summary.csv", keep_default_na=False)
+    assert (full["experiment"] == "E4").sum() == len(df)
+
+
+def test_every_e5_output_exists(run_dir):
+    for stem in ("e5_fig1_distances", "e5_fig2_acceptance", "e5_fig3_traces"):
+        for ext in ("pdf", "png"):
+            f = run_dir / "results" / "figures" / f"{stem}.{ext}"
+            assert f.stat().st_size > 1000, f
+    assert (run_dir / "results" / "notebooks" / "e5_congenial_mis.ipynb").exists()
+    checks = pd.read_csv(run_dir / "results" / "tables" / "e5_review_checks.csv")
+    assert checks["passed"].all(), checks
+    md = (run_dir / "results" / "tables" / "e5_table1.md").read_text()
+    assert "**130**" in md and "**256**" in md and "**213**" in md
+
+
+def test_e5_mis_draws_in_feasible_set(run_dir):
+    problem = Problem.from_json(run_dir / "results" / "e5" / "problem.json")
+    assert problem.invariants.tolist() == [256, 130, 213]
+    for path in sorted((run_dir / "results" / "e5").glob("trace_thin*.nc")):
+        d = load_draws(path)
+        flat = d.reshape(-1, 46)
+        assert d.dtype == np.int64 and np.all(flat @ problem.A.T == problem.invariants) and flat.min() >= 0
+    rel = np.load(run_dir / "results" / "e5" / "fig1_releases.npz")
+    for x, r in zip(rel["x"], rel["mis_conditional"], strict=True):
+        assert np.all(r @ problem.A.T == problem.A @ x) and r.min() >= 0
+
+
+def test_e5_acceptance_and_ordering(run_dir):
+    acc = pd.read_csv(run_dir / "results" / "tables" / "e5_fig2_acceptance.csv")
+    best = acc.loc[acc["acceptance"].idxmax()]
+    assert 0.5 <= best["proposal_eps"] <= 0.8 and 0.008 < best["acceptance"] < 0.03
+    dist = pd.read_csv(run_dir / "results" / "tables" / "e5_fig1_distances.csv").set_index("method")
+    for col in ("avg_l1_median", "avg_l2_median"):
+        assert dist.loc["raw_dg_eps1", col] < dist.loc["mis_conditional", col] < dist.loc["raw_dg_eps05", col]
+    df = pd.read_csv(run_dir / "results" / "tables" / "summary" / "e5.csv", keep_default_na=False)
+    assert list(df.columns) == COLUMNS and set(df["status"]) <= set(STATUSES)
+    assert (df["experiment"] == "E5").all() and len(df) >= 8 and (df["reproduced_value"] != "").all()

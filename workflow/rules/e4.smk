@@ -1,0 +1,126 @@
+# E4 — generalized Laplace against projection-based mechanisms, county by county
+# (ISDP App. "Comparison with projected discrete Laplace", Fig 10; SPEC §1.6 and §2 E4).
+# Same states as E3 (its audit checkpoint), one job per state ({state} wildcard): the generalized
+# Laplace releases are E3's retained draws (reused, not resampled); the job draws the projected
+# Laplace releases and runs one HiGHS LP and one MILP per DG release (~4 + 7.5 ms at n = 102,
+# ~8.5 + 12 ms at n = 254: about 12 s for Illinois and 20 s for Texas at 1000 releases).
+E4 = config["e4"]
+E4_CAT = "E4 projection comparison"
+
+E4_OUTPUTS = [
+    "results/tables/e4_metrics.csv",
+    "results/tables/e4_spread.csv",
+    "results/tables/e4_runtime.csv",
+    *figure("e4_fig10_illinois"),
+    *figure("e4_fig10_states"),
+    *figure("e4_sd_ratio"),
+    "results/tables/summary/e4.csv",
+    "results/tables/e4_review_checks.csv",
+]
+
+
+rule e4_state:
+    input:
+        counties="results/data/counties.csv",
+        draws="results/e3/draws_{state}.nc",
+    output:
+        releases="results/e4/releases_{state}.nc",
+        metrics="results/e4/metrics_{state}.csv",
+        spread="results/e4/spread_{state}.csv",
+        run="results/e4/run_{state}.json",
+    params:
+        eps=E3["eps"],
+        sensitivity=E4["sensitivity"],
+        n_releases=E4["n_releases"],
+        seed=lambda wc: [SEED, "e4", "state", wc.state],
+    wildcard_constraints:
+        state="[A-Z]{2}",
+    threads: 1
+    log:
+        "results/logs/e4_state_{state}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e4_state.py"
+
+
+rule e4_tables:
+    input:
+        metrics=e3_per_state("results/e4/metrics_{state}.csv"),
+        spread=e3_per_state("results/e4/spread_{state}.csv"),
+        runs=e3_per_state("results/e4/run_{state}.json"),
+    output:
+        metrics=report("results/tables/e4_metrics.csv", caption="../report/e4_metrics.rst", category=E4_CAT, labels={"table": "metrics per state and method"}),
+        spread=report("results/tables/e4_spread.csv", caption="../report/e4_spread.rst", category=E4_CAT, labels={"table": "spread relative to generalized Laplace"}),
+        runtime=report("results/tables/e4_runtime.csv", caption="../report/e4_runtime.rst", category=E4_CAT, labels={"table": "solver cost"}),
+    log:
+        "results/logs/e4_tables.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e4_tables.py"
+
+
+rule e4_figures:
+    input:
+        releases=e3_per_state("results/e4/releases_{state}.nc"),
+        info="results/data/source.json",
+    output:
+        il_pdf="results/figures/e4_fig10_illinois.pdf",
+        il_png=report("results/figures/e4_fig10_illinois.png", caption="../report/e4_fig10.rst", category=E4_CAT, labels={"figure": "Fig 10 (Illinois)"}),
+        states_pdf="results/figures/e4_fig10_states.pdf",
+        states_png=report("results/figures/e4_fig10_states.png", caption="../report/e4_fig10_states.rst", category=E4_CAT, labels={"figure": "Fig 10 (other states)"}),
+        ratio_pdf="results/figures/e4_sd_ratio.pdf",
+        ratio_png=report("results/figures/e4_sd_ratio.png", caption="../report/e4_sd_ratio.rst", category=E4_CAT, labels={"figure": "per-county SD ratio"}),
+    params:
+        states=e3_states,
+        headline=E3["selection"]["always"][0],
+        eps=E3["eps"],
+    log:
+        "results/logs/e4_figures.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e4_figures.py"
+
+
+rule e4_summary:
+    input:
+        metrics="results/tables/e4_metrics.csv",
+        spread="results/tables/e4_spread.csv",
+        info="results/data/source.json",
+    output:
+        summary="results/tables/summary/e4.csv",
+    params:
+        headline=E3["selection"]["always"][0],
+        alpha=E3["audit"]["alpha"],
+        overlap=E4["overlap_band"],
+    log:
+        "results/logs/e4_summary.log",
+    conda:
+        ENV
+    script:
+        "../scripts/e4_summary.py"
+
+
+rule e4_notebook:
+    input:
+        counties="results/data/counties.csv",
+        releases=e3_per_state("results/e4/releases_{state}.nc"),
+        draws=e3_per_state("results/e3/draws_{state}.nc"),
+        metrics="results/tables/e4_metrics.csv",
+        spread="results/tables/e4_spread.csv",
+        summary="results/tables/summary/e4.csv",
+        figures=["results/figures/e4_fig10_illinois.png", "results/figures/e4_fig10_states.png", "results/figures/e4_sd_ratio.png"],
+    output:
+        checks="results/tables/e4_review_checks.csv",
+    params:
+        states=e3_states,
+        headline=E3["selection"]["always"][0],
+        n_releases=E4["n_releases"],
+    log:
+        notebook="results/notebooks/e4_projection_comparison.ipynb",
+    conda:
+        ENV
+    notebook:
+        "../../notebooks/e4_projection_comparison.py.ipynb"
