@@ -27,21 +27,24 @@ report: $(VENV)/.installed
 test: lint unit workflow-ci
 
 lint: $(VENV)/.installed
-	ruff check src tests workflow/scripts benchmarks
+	ruff check src tests workflow/scripts benchmarks notebooks
 	$(SMK) --lint --configfile $(CURDIR)/config/ci.yaml
+	$(SMK) --profile $(CURDIR)/profiles/slurm --directory $(CI_DIR)-slurm-dry-run -n --quiet all > /dev/null
 
 unit: $(VENV)/.installed
 	pytest -m "not workflow"
 
+# Two runs of the CI profile: the second (into $(CI_DIR)-rerun) must give identical tables.
 workflow-ci: $(VENV)/.installed
-	rm -rf $(CI_DIR) && mkdir -p $(CI_DIR)
+	rm -rf $(CI_DIR) $(CI_DIR)-rerun $(CI_DIR)-slurm-dry-run && mkdir -p $(CI_DIR) $(CI_DIR)-rerun
 	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2
 	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
-	ISDP_CI_RESULTS=$(CI_DIR) pytest -m workflow
+	$(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all
+	ISDP_CI_RESULTS=$(CI_DIR) ISDP_CI_RERUN=$(CI_DIR)-rerun pytest -m workflow
 
 ## benchmark: sampler throughput (component updates per second), single core
 benchmark: $(VENV)/.installed
 	python benchmarks/sampler_throughput.py
 
 clean:
-	rm -rf $(CI_DIR) .snakemake
+	rm -rf $(CI_DIR) $(CI_DIR)-rerun $(CI_DIR)-slurm-dry-run .snakemake
