@@ -7,13 +7,21 @@ CORES ?= all
 CI_DIR ?= $(CURDIR)/.ci-run
 SMK := snakemake --snakefile $(CURDIR)/Snakefile
 
-.PHONY: reproduce report test lint unit workflow-ci benchmark clean
+.PHONY: reproduce report test lint unit workflow-ci benchmark lock clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev]'
 	@touch $@
+
+## lock: re-resolve pyproject.toml in a scratch venv and pin every version in constraints.txt
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install --quiet -e '.[dev]'
+	{ head -n 2 constraints.txt; echo "# Made on $$(.lock-venv/bin/python -V), $$(uname -sm), $$(date -u +%F)."; \
+	  .lock-venv/bin/pip freeze --exclude-editable | grep -v '^isdp'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt && rm -rf .lock-venv
 
 ## reproduce: every experiment at paper fidelity, then results/report.html
 reproduce: $(VENV)/.installed

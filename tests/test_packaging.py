@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -25,6 +26,25 @@ def test_environment_yml_mirrors_pyproject():
     assert project["requires-python"].startswith(">=3.11")
     arviz = [d for d in project["dependencies"] if d.startswith("arviz")]
     assert arviz and "<1" in arviz[0], "ArviZ 1.x needs Python 3.12: pin arviz<1"
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_constraints_pin_every_dependency():
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"constraints.txt line is not an exact pin: {line!r}"
+            pins[_normalise(name)] = version
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = project["dependencies"] + project["optional-dependencies"]["dev"]
+    for spec in declared:
+        name = _normalise(re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0])
+        assert name in pins, f"{name} (pyproject.toml) is not pinned in constraints.txt: run `make lock`"
+    assert pins["arviz"].startswith("0."), "ArviZ 1.x needs Python 3.12"
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "ci.yaml"])
