@@ -35,4 +35,5 @@ rule all:
         E4_OUTPUTS,
         E5_OUTPUTS,
         "results/tables/reproduction_summary.csv",
+        "results/tables/software_versions.csv",
     default_target: True

@@ -207,3 +207,12 @@ def test_e5_acceptance_and_ordering(run_dir):
     df = pd.read_csv(run_dir / "results" / "tables" / "summary" / "e5.csv", keep_default_na=False)
     assert list(df.columns) == COLUMNS and set(df["status"]) <= set(STATUSES)
     assert (df["experiment"] == "E5").all() and len(df) >= 8 and (df["reproduced_value"] != "").all()
+
+
+def test_software_versions_are_recorded(run_dir):
+    table = pd.read_csv(run_dir / "results" / "tables" / "software_versions.csv")
+    versions = dict(zip(table["software"], table["version"], strict=True))
+    import numpy
+
+    assert versions["numpy"] == numpy.__version__ and versions["python"].startswith("3.11")
+    assert "not installed" not in versions.values()

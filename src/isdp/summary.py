@@ -34,3 +34,21 @@ def combine(paths, out) -> pd.DataFrame:
         raise ValueError(f"unknown status values in the summaries: {sorted(bad)}")
     write_rows(df.to_dict("records"), out)
     return df
+
+
+PACKAGES = ("isdp", "numpy", "scipy", "numba", "llvmlite", "sympy", "pandas", "arviz", "xarray", "matplotlib",
+            "seaborn", "snakemake", "qpsolvers", "clarabel")  # HiGHS ships inside SciPy
+
+
+def software_versions() -> pd.DataFrame:
+    """Python, platform and the versions of the packages the results depend on."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    rows = [("python", platform.python_version()), ("platform", f"{platform.system()} {platform.machine()}")]
+    for name in PACKAGES:
+        try:
+            rows.append((name, version(name)))
+        except PackageNotFoundError:
+            rows.append((name, "not installed"))
+    return pd.DataFrame(rows, columns=["software", "version"])

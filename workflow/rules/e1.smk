@@ -158,7 +158,7 @@ rule e1_summary:
         unbiasedness="results/tables/e1_unbiasedness.csv",
         ess=expand("results/tables/e1_ess_{norm}.csv", norm=NORMS_E1),
     output:
-        summary="results/tables/summary/e1.csv",
+        summary=report("results/tables/summary/e1.csv", caption="../report/findings.rst", category="E1 intersecting constraints", labels={"table": "paper vs this run"}),
     log:
         "results/logs/e1_summary.log",
     conda:

@@ -171,7 +171,7 @@ rule e2_summary:
         seed_l1=REPO / "data/e2/seed_table1_l1_draw.csv",
         seed_l2=REPO / "data/e2/seed_table3_l2_draw.csv",
     output:
-        summary="results/tables/summary/e2.csv",
+        summary=report("results/tables/summary/e2.csv", caption="../report/findings.rst", category=E2_CAT, labels={"table": "paper vs this run"}),
     params:
         norms=NORMS_E2,
     log:

@@ -147,7 +147,7 @@ rule e3_summary:
         exact="results/tables/e3_mcmc_vs_exact.csv",
         unbiasedness="results/tables/e3_unbiasedness.csv",
     output:
-        summary="results/tables/summary/e3.csv",
+        summary=report("results/tables/summary/e3.csv", caption="../report/findings.rst", category=E3_CAT, labels={"table": "paper vs this run"}),
     params:
         paper=E3["audit"]["paper"],
         band=E3["band"],

@@ -90,7 +90,7 @@ rule e4_summary:
         spread="results/tables/e4_spread.csv",
         info="results/data/source.json",
     output:
-        summary="results/tables/summary/e4.csv",
+        summary=report("results/tables/summary/e4.csv", caption="../report/findings.rst", category=E4_CAT, labels={"table": "paper vs this run"}),
     params:
         headline=E3["selection"]["always"][0],
         alpha=E3["audit"]["alpha"],

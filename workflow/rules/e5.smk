@@ -156,7 +156,7 @@ rule e5_summary:
         releases="results/e5/fig1_releases.npz",
         paper_release=REPO / E5["paper_release"],
     output:
-        summary="results/tables/summary/e5.csv",
+        summary=report("results/tables/summary/e5.csv", caption="../report/findings.rst", category=E5_CAT, labels={"table": "paper vs this run"}),
     params:
         paper=E5["paper"],
         proposal_eps=E5["proposal_eps"],

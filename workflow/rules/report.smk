@@ -12,3 +12,14 @@ rule reproduction_summary:
         ENV
     script:
         "../scripts/reproduction_summary.py"
+
+
+rule software_versions:
+    output:
+        table=report("results/tables/software_versions.csv", caption="../report/software.rst", category="Reproduction summary", labels={"table": "software versions"}),
+    log:
+        "results/logs/software_versions.log",
+    conda:
+        ENV
+    script:
+        "../scripts/software_versions.py"
