@@ -25,3 +25,22 @@ rule fetch:
         ENV
     script:
         "../scripts/nhgis_fetch.py"
+
+
+# Any vintage's county zip -> the tidy, validated table (the same code made data/nhgis/'s extract).
+# Place the zip at results/data/nhgis_ppdd_<V>_county.zip, then ask for results/data/counties_v<V>.csv.
+rule extract:
+    input:
+        zip="results/data/nhgis_ppdd_{vintage}_county.zip",
+    output:
+        csv="results/data/counties_v{vintage}.csv",
+    params:
+        vintage=lambda wc: wc.vintage,
+    wildcard_constraints:
+        vintage=r"\d{8}",
+    log:
+        "results/logs/extract_v{vintage}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/nhgis_extract.py"
