@@ -12,8 +12,8 @@ from isdp.census import (
     nonnegativity,
     overdispersed_starts,
     run_state,
-    two_sample_chi2,
 )
+from isdp.diagnostics import two_sample_chi2
 from isdp.exact import sample_sum_constraint_l1
 
 MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "burn_in": 2000,

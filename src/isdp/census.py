@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .diagnostics import convergence_table, summarize_convergence
+from .diagnostics import convergence_table, summarize_convergence, two_sample_chi2
 from .lattice import IntegerLattice, check_release, sum_constraint
 from .samplers import sample
 from .studies import derive_seed
@@ -140,24 +140,6 @@ def nonnegativity(sf1, draws, band: int = 30) -> dict:
     }
 
 
-def two_sample_chi2(a, b, min_count: int = 10) -> tuple[float, int, float]:
-    """Chi-square test that two integer samples share one law: (statistic, dof, p-value).
-
-    A 2 × (values) contingency table; values whose pooled count is below ``min_count`` are
-    merged into one tail cell so the chi-square approximation holds.
-    """
-    a, b = np.asarray(a), np.asarray(b)
-    values = np.union1d(a, b)
-    table = np.array([[np.sum(a == v) for v in values], [np.sum(b == v) for v in values]])
-    keep = table.sum(axis=0) >= min_count
-    if (~keep).any():
-        table = np.column_stack([table[:, keep], table[:, ~keep].sum(axis=1)])
-    if table.shape[1] < 2:
-        return 0.0, 0, 1.0
-    res = stats.chi2_contingency(table, correction=False)
-    return float(res.statistic), int(res.dof), float(res.pvalue)
-
-
 def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
     """Two-sample tests, MCMC vs exact draws, on three statistics of the noise vector.
 
@@ -179,54 +161,3 @@ def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
                      "chi2": chi2, "dof": dof, "p_chi2": p, "p_ks": float(stats.ks_2samp(x, y).pvalue),
                      "n_mcmc": len(x), "n_exact": len(y)})
     return pd.DataFrame(rows)
-
-
-def plot_das_slopes(reg: pd.DataFrame, alpha: float = 0.01, ax=None, title: str = ""):
-    """Per-state slope of the DAS error on log(SF1) with a (1 − alpha) CI; significant states filled red.
-
-    Returns the figure. ``reg`` is :func:`isdp.audit.das_bias_regressions` output.
-    """
-    from .plotting import plt
-
-    reg = reg.sort_values("slope").reset_index(drop=True)
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(12, 4))
-    else:
-        fig = ax.figure
-    half = stats.t.ppf(1 - alpha / 2, reg["n_counties"] - 2) * reg["stderr"]
-    sig = reg["p_value"] < alpha
-    x = np.arange(len(reg))
-    ax.errorbar(x, reg["slope"], yerr=half, fmt="none", ecolor="grey", lw=1)
-    ax.scatter(x[~sig], reg.loc[~sig, "slope"], facecolors="white", edgecolors="black", zorder=3,
-               label=f"not significant (p ≥ {alpha:g})")
-    ax.scatter(x[sig], reg.loc[sig, "slope"], color="red", zorder=4, label=f"significant (p < {alpha:g})")
-    ax.axhline(0, color="black", lw=0.8)
-    ax.set_xticks(x, reg["state_abbr"], rotation=90, fontsize=8)
-    ax.set_ylabel("slope of (DAS − SF1) on log(SF1)")
-    ax.set_title(title or f"{len(reg)} states, {int((reg['slope'] < 0).sum())} negative, {int(sig.sum())} significant")
-    ax.legend(frameon=False, loc="upper left")
-    return fig
-
-
-def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
-    """ISDP Fig 2 / Fig 8 panel: counties by increasing SF1 on the x-axis; box plots of the noise
-    draws; one draw as blue squares; the DAS errors (dp − sf1) as red dots."""
-    from .plotting import plt
-
-    ax = ax or plt.gca()
-    sf1 = np.asarray(sf1)
-    order = np.argsort(sf1, kind="stable")
-    flat = np.asarray(draws).reshape(-1, sf1.shape[0])[:, order]
-    pos = np.arange(1, len(order) + 1)
-    ax.boxplot(flat, positions=pos, widths=0.6, whis=1.5, showfliers=True, manage_ticks=False,
-               flierprops={"markersize": 1.5, "alpha": 0.4}, medianprops={"color": "black"},
-               boxprops={"color": "0.4"}, whiskerprops={"color": "0.4"}, capprops={"color": "0.4"})
-    ax.scatter(pos, np.asarray(one_draw)[order], marker="s", s=10, color="tab:blue", zorder=3, label="one noise draw")
-    ax.scatter(pos, np.asarray(das_error)[order], marker="o", s=10, color="red", zorder=4, label="DAS error (dp − sf1)")
-    ax.axhline(0, color="black", lw=0.6)
-    ax.set_xlim(0, len(order) + 1)
-    ax.set_xlabel("counties, by increasing 2010 SF1 population")
-    ax.set_ylabel("noise")
-    ax.set_title(title)
-    ax.set_xticks([])
-    return ax

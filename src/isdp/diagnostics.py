@@ -80,3 +80,23 @@ def summarize_convergence(table: pd.DataFrame) -> dict:
         "min_ess_tail": float(live["ess_tail"].min()) if len(live) else float("nan"),
         "n_constant": int(table["constant"].sum()),
     }
+
+
+def two_sample_chi2(a, b, min_count: int = 10) -> tuple[float, int, float]:
+    """Chi-square test that two integer samples share one law: (statistic, dof, p-value).
+
+    A 2 × (values) contingency table; values whose pooled count is below ``min_count`` are
+    merged into one tail cell so the chi-square approximation holds.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    values = np.union1d(a, b)
+    table = np.array([[np.sum(a == v) for v in values], [np.sum(b == v) for v in values]])
+    keep = table.sum(axis=0) >= min_count
+    if (~keep).any():
+        table = np.column_stack([table[:, keep], table[:, ~keep].sum(axis=1)])
+    if table.shape[1] < 2:
+        return 0.0, 0, 1.0
+    from scipy import stats
+
+    res = stats.chi2_contingency(table, correction=False)
+    return float(res.statistic), int(res.dof), float(res.pvalue)

@@ -89,3 +89,111 @@ def plot_noise_boxplots(draws: dict, cell_labels, ax=None, order=None):
     crowded = len(cell_labels) * max(len(str(c)) for c in cell_labels) > 80
     ax.tick_params(axis="x", rotation=90 if crowded else 0)
     return ax
+
+
+def plot_das_slopes(reg: pd.DataFrame, alpha: float = 0.01, ax=None, title: str = ""):
+    """Per-state slope of the DAS error on log(SF1) with a (1 − alpha) CI; significant states filled red.
+
+    Returns the figure. ``reg`` is :func:`isdp.audit.das_bias_regressions` output.
+    """
+    from scipy import stats
+
+    reg = reg.sort_values("slope").reset_index(drop=True)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(12, 4))
+    else:
+        fig = ax.figure
+    half = stats.t.ppf(1 - alpha / 2, reg["n_counties"] - 2) * reg["stderr"]
+    sig = reg["p_value"] < alpha
+    x = np.arange(len(reg))
+    ax.errorbar(x, reg["slope"], yerr=half, fmt="none", ecolor="grey", lw=1)
+    ax.scatter(x[~sig], reg.loc[~sig, "slope"], facecolors="white", edgecolors="black", zorder=3,
+               label=f"not significant (p ≥ {alpha:g})")
+    ax.scatter(x[sig], reg.loc[sig, "slope"], color="red", zorder=4, label=f"significant (p < {alpha:g})")
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xticks(x, reg["state_abbr"], rotation=90, fontsize=8)
+    ax.set_ylabel("slope of (DAS − SF1) on log(SF1)")
+    ax.set_title(title or f"{len(reg)} states, {int((reg['slope'] < 0).sum())} negative, {int(sig.sum())} significant")
+    ax.legend(frameon=False, loc="upper left")
+    return fig
+
+
+def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
+    """ISDP Fig 2 / Fig 8 panel: counties by increasing SF1 on the x-axis; box plots of the noise
+    draws; one draw as blue squares; the DAS errors (dp − sf1) as red dots."""
+    ax = ax or plt.gca()
+    sf1 = np.asarray(sf1)
+    order = np.argsort(sf1, kind="stable")
+    flat = np.asarray(draws).reshape(-1, sf1.shape[0])[:, order]
+    pos = np.arange(1, len(order) + 1)
+    ax.boxplot(flat, positions=pos, widths=0.6, whis=1.5, showfliers=True, manage_ticks=False,
+               flierprops={"markersize": 1.5, "alpha": 0.4}, medianprops={"color": "black"},
+               boxprops={"color": "0.4"}, whiskerprops={"color": "0.4"}, capprops={"color": "0.4"})
+    ax.scatter(pos, np.asarray(one_draw)[order], marker="s", s=10, color="tab:blue", zorder=3, label="one noise draw")
+    ax.scatter(pos, np.asarray(das_error)[order], marker="o", s=10, color="red", zorder=4, label="DAS error (dp − sf1)")
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xlim(0, len(order) + 1)
+    ax.set_xlabel("counties, by increasing 2010 SF1 population")
+    ax.set_ylabel("noise")
+    ax.set_title(title)
+    ax.set_xticks([])
+    return ax
+
+
+def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bool = True,
+               clip: float | None = None):
+    """ISDP Fig 10-style panel: per-county box plots of the errors of the four mechanisms side by side
+    (hue = method), counties by increasing SF1 population, DAS errors as red dots.
+
+    The county that absorbs the LP/MILP discrepancy is shaded and named (with its LP error SD).
+    ``clip`` = c limits the y-axis to ±c × the 99th percentile of the generalized Laplace |errors|
+    (so the other counties' boxes stay readable; the absorbing county's box then runs off the
+    axis). Returns the Axes.
+    """
+    from matplotlib.patches import Patch
+
+    from .comparison import COLORS, LABELS, METHODS, PROJECTIONS, concentration
+
+    ax = ax or plt.gca()
+    order = np.argsort(rel.sf1, kind="stable")
+    n = len(order)
+    methods = [m for m in METHODS if m in rel.releases]
+    width = 0.8 / len(methods)
+    pos0 = np.arange(1, n + 1)
+    for j, method in enumerate(methods):
+        e = rel.errors(method)[:, order]
+        pos = pos0 - 0.4 + width * (j + 0.5)
+        c = COLORS[method]
+        ax.boxplot(e, positions=pos, widths=width * 0.9, whis=1.5, showfliers=fliers, manage_ticks=False,
+                   patch_artist=True, boxprops={"facecolor": c, "edgecolor": c, "lw": 0.5},
+                   medianprops={"color": "black", "lw": 0.5}, whiskerprops={"color": c, "lw": 0.5},
+                   capprops={"color": c, "lw": 0.5}, flierprops={"markersize": 1, "markeredgecolor": c, "alpha": 0.3})
+    ax.scatter(pos0, (rel.dp - rel.sf1)[order], s=8, color="red", zorder=5)
+    if clip is not None and METHODS[0] in rel.releases:
+        q = clip * float(np.quantile(np.abs(rel.errors(METHODS[0])), 0.99))
+        ax.set_ylim(-q, q)
+    ax.axhline(0, color="black", lw=0.5)
+    handles = [Patch(color=COLORS[m], label=LABELS[m]) for m in methods]
+    handles.append(plt.Line2D([], [], marker="o", ls="", color="red", markersize=4, label="DAS error (dp − sf1)"))
+    if annotate and rel.noisy:
+        y = rel.releases[PROJECTIONS[0]] if PROJECTIONS[0] in rel.noisy else next(iter(rel.releases.values()))
+        m = rel.noisy.get(PROJECTIONS[0], next(iter(rel.noisy.values())))
+        c = concentration(y, m)
+        k = c["absorbing_county_index"]
+        if k >= 0:
+            xk = int(np.where(order == k)[0][0]) + 1
+            ax.axvspan(xk - 0.5, xk + 0.5, color="0.85", zorder=0)
+            sd = float(np.std(y[:, k] - rel.sf1[k], ddof=1))
+            ax.annotate(f"{rel.names[k]}: absorbs the whole LP/MILP discrepancy in "
+                        f"{c['single_county_share']:.0%} of releases\n(rank {xk} of {n} by population; "
+                        f"LP error SD {sd:.0f})",
+                        xy=(xk, ax.get_ylim()[1] * 0.9), xytext=(0.02 if xk > n / 2 else 0.55, 0.97),
+                        textcoords="axes fraction", va="top", fontsize=8,
+                        arrowprops={"arrowstyle": "->", "color": "0.3", "lw": 0.8})
+    ax.set_xlim(0.3, n + 0.7)
+    ax.set_xticks([])
+    ax.set_xlabel("counties, by increasing 2010 SF1 population")
+    ax.set_ylabel("error (release − SF1)")
+    ax.set_title(title)
+    ax.legend(handles=handles, frameon=False, loc="lower left", fontsize=7, ncol=len(handles))
+    return ax

@@ -5,9 +5,8 @@ import json
 import pandas as pd
 
 from isdp._workflow import start
-from isdp.census import plot_das_slopes
 from isdp.nhgis import PAPER_VINTAGE
-from isdp.plotting import save_figure
+from isdp.plotting import plot_das_slopes, save_figure
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -6,9 +6,8 @@ import numpy as np
 
 from isdp import load_draws
 from isdp._workflow import start
-from isdp.census import plot_state_noise
 from isdp.nhgis import load_counties
-from isdp.plotting import plt, save_figure
+from isdp.plotting import plot_state_noise, plt, save_figure
 from isdp.studies import derive_seed
 
 log = start(snakemake)  # noqa: F821

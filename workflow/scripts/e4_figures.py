@@ -5,8 +5,8 @@ import json
 import numpy as np
 
 from isdp._workflow import start
-from isdp.comparison import COLORS, LABELS, METHODS, load_releases, plot_fig10
-from isdp.plotting import plt, save_figure
+from isdp.comparison import COLORS, LABELS, METHODS, load_releases
+from isdp.plotting import plot_fig10, plt, save_figure
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
