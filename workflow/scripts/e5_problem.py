@@ -2,8 +2,7 @@
 import numpy as np
 
 from isdp._workflow import start
-from isdp.mis import sex_by_age_constraints
-from isdp.problems import Problem, read_table_csv
+from isdp.problems import Problem, read_table_csv, sex_by_age_constraints
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
