@@ -53,7 +53,7 @@ def test_e5_table_totals_as_printed():
     assert (A @ x).tolist() == [256, 130, 213]
     built, _ = sex_by_age_constraints(table.index, table.columns, "18-19")
     assert np.array_equal(built, A)  # the workflow's builder agrees with the hand-made matrix
-    seed_release = pd.read_csv(REPO / "data" / "e5" / "seed_table1_release.csv", index_col=0)
+    seed_release = pd.read_csv(REPO / "data" / "e5" / "paper_table1_release.csv", index_col=0)
     assert (A @ seed_release.to_numpy().ravel()).tolist() == [256, 130, 213]  # the paper's release keeps them
 
 

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from isdp import load_draws
+from isdp.claims import COLUMNS, STATUSES
 from isdp.problems import Problem
-from isdp.summary import COLUMNS, STATUSES
 
 pytestmark = pytest.mark.workflow
 

@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
+from scipy import stats
 
 from ._rng import double_geometric, seed_states, uniform_pos
 from .distributions import dg_logpmf
@@ -54,6 +55,29 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.nda
     tries = np.empty(int(size), dtype=np.int64)
     _sum_zero_rejection(seed_states(seed, int(size)), float(np.exp(-eps)), out, tries)
     return out
+
+
+def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
+    """Exact pmf of one cell of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, at ``k``.
+
+    The law is i.i.d. DG(a = e^{-ε}) conditioned on a zero sum, so by exchangeability
+    P(u_1 = k) = DG(k) · P(S_{n-1} = -k) / P(S_n = 0), with S_m a sum of m i.i.d. DG. The laws of
+    S_m come from the characteristic function (1-a)²/(1 - 2a cos t + a²) raised to the m-th power
+    on an FFT grid wide enough (≥ 40 standard deviations of S_n) that aliasing is below 1e-15.
+    """
+    if n < 2:
+        raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
+    if not np.isfinite(eps) or eps <= 0:
+        raise ValueError(f"eps must be a finite positive number, got {eps!r}")
+    a = float(np.exp(-eps))
+    sd_sum = np.sqrt(n * 2 * a) / (1 - a)
+    k = np.asarray(k, dtype=np.int64)
+    size = int(2 ** np.ceil(np.log2(40 * sd_sum + 4 * np.abs(k).max(initial=0) + 64)))
+    t = 2 * np.pi * np.arange(size) / size
+    phi = (1 - a) ** 2 / (1 - 2 * a * np.cos(t) + a**2)
+    law = {m: np.fft.ifft(phi**m).real for m in (n - 1, n)}  # law[m][s mod size] = P(S_m = s)
+    dg = stats.dlaplace.pmf(k, eps)
+    return dg * law[n - 1][(-k) % size] / law[n][0]
 
 
 @njit(parallel=True, cache=True)
