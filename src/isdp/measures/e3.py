@@ -103,3 +103,32 @@ def exact_p(run: Run, paper) -> Measurement:
     return Measurement(ex["p_chi2"].to_numpy(), f"{len(ex)} chi-square tests ({ex['state'].nunique()} states × "
                                                 f"{ex['statistic'].nunique()} statistics): min p "
                                                 f"{ex['p_chi2'].min():.3g}")
+
+
+def smallest_county(run: Run, paper) -> Measurement:
+    """The least populous county of the country (SF1) and its population."""
+    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    row = c.loc[c["sf1_pop"].idxmin()]
+    value = {"county": f"{row['name']}, {row['state_abbr']}", "population": int(row["sf1_pop"])}
+    return Measurement(value, f"{value['county']}: {value['population']} (of {len(c):,} counties)")
+
+
+def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
+    """Share of state-level areas (states, DC, Puerto Rico) whose least populous county has at least 1,000 people (SF1)."""
+    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    smallest = c.groupby("state_abbr")["sf1_pop"].min()
+    share = float((smallest >= 1000).mean())
+    below = ", ".join(f"{s} {v}" for s, v in smallest[smallest < 1000].sort_values().items())
+    return Measurement(share, f"{int((smallest >= 1000).sum())} of {len(smallest)} state-level areas of the county file "
+                              f"({share:.0%}); below 1,000: "
+                              f"{below}")
+
+
+def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
+    """One-sided p-value that the DAS error decreases with log county population in ``state``."""
+    reg = run.table("e3_das_audit", dtype={"state_fips": str}).set_index("state_abbr")
+    r = reg.loc[state]
+    t = r["slope"] / r["stderr"]
+    p = float(stats.t.cdf(t, df=int(r["n_counties"]) - 2))
+    return Measurement(p, f"{state}: slope {r['slope']:+.3f} ± {r['stderr']:.3f} per log-person, one-sided p = {p:.2g}",
+                       note=_vintage_note(run))
