@@ -112,7 +112,10 @@ def test_duplicate_ids_are_rejected(tmp_path, registry):
 
 
 def _paper_literals(registry):
-    """Distinctive numeric paper values: three or more significant digits (generic ones like 0.6 or 11 are not)."""
+    """Distinctive numeric paper values: floats with three or more significant digits, integers ≥ 1000.
+
+    Shorter numbers (0.6, 11, 130) also occur as unrelated test parameters, so they are not scanned.
+    """
     found = set()
 
     def walk(v):
@@ -122,9 +125,10 @@ def _paper_literals(registry):
         elif isinstance(v, list):
             for x in v:
                 walk(x)
-        elif isinstance(v, int | float) and not isinstance(v, bool):
-            if len(repr(v).lstrip("-0.").replace(".", "")) >= 3:
-                found.add(repr(v))
+        elif isinstance(v, float) and len(repr(v).lstrip("-0.").replace(".", "")) >= 3:
+            found.add(repr(v))
+        elif isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 1000:
+            found.add(repr(v))
 
     for c in registry:
         walk(c["paper_value"])
