@@ -19,7 +19,7 @@ from isdp.lattice import (
     venn_constraints,
 )
 
-# (name, A, rank(A), lattice dimension) — ranks and dimensions from the SPEC, not from the code
+# (name, A, rank(A), lattice dimension) — ranks and dimensions worked out by hand, not from the code
 MATRICES = [
     ("E1 venn(3,2)", venn_constraints(3, 2), 3, 11),
     ("E2 margins(4,4)", table_margins(4, 4), 7, 9),

@@ -1,4 +1,4 @@
-"""The Metropolized independence sampler (FODS-20 Algorithm 1; SPEC §1.5) and the E5 data."""
+"""The Metropolized independence sampler (Congenial DP Algorithm 1) and the E5 data."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def test_mis_matches_enumerated_conditional_law():
 
 @pytest.mark.slow
 def test_mis_without_inequalities_matches_gibbs_sampler():
-    """SPEC §1.2: ℓ1 generalized Laplace on Λ(A) = i.i.d. DG conditioned on A u = 0 = the MIS target."""
+    """docs/method.md §2: ℓ1 generalized Laplace on Λ(A) = i.i.d. DG conditioned on A u = 0 = the MIS target."""
     eps, n = 0.7, 3000
     mis = mis_sample(A5, A5 @ S5, S5, eps=eps, proposal_eps=eps, index_set=I5, n_chains=n, n_draws=1,
                      burn_in=400, seed=21)

@@ -1,4 +1,4 @@
-"""Exact laws: an exact sampler for ℓ1 with one sum constraint (SPEC §1.7), and exact
+"""Exact laws: an exact sampler for ℓ1 with one sum constraint (docs/method.md §7), and exact
 computations on small lattices (enumeration, the sampler's transition matrix) that serve as
 ground truth for the MCMC.
 """
@@ -43,7 +43,7 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.nda
     """Exact draws of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0} (int64, size × n).
 
     Proof sketch. The target is π(u) ∝ Π_i a^{|u_i|} on Σu = 0, a = e^{-ε} — i.i.d. DG(a)
-    conditioned on a zero sum (SPEC §1.2). Draw u_1..u_{n-1} i.i.d. DG(a), set
+    conditioned on a zero sum (docs/method.md §2). Draw u_1..u_{n-1} i.i.d. DG(a), set
     u_n = -Σ_{i<n} u_i and accept with probability a^{|u_n|} ≤ 1. The accepted law is
     ∝ Π_{i<n} DG(u_i) · a^{|u_n|} ∝ Π_{i≤n} DG(u_i) on Σu = 0, which is π. The acceptance
     probability is P(S_n = 0)/P(DG = 0) ≈ (1+a)/((1-a)·sqrt(2π n Var DG)) — a few per cent
@@ -105,7 +105,7 @@ def _conditioned_rejection(rng, a, A, out):
 def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     """Exact draws of i.i.d. DG(e^{-ε}) noise conditioned on A u = 0, by plain rejection.
 
-    By the key identity of SPEC §1.2 this is the ℓ1 generalized Laplace on Λ(A). Exact by
+    By the identity of docs/method.md §2 this is the ℓ1 generalized Laplace on Λ(A). Exact by
     definition of conditioning, and independent of the lattice basis and of the MCMC — hence
     a ground truth for it. Feasible only when P(A u = 0) is not tiny: small tables, larger ε.
     """

@@ -1,7 +1,7 @@
 """The integer kernel lattice Λ(A) = {u ∈ Z^n : A u = 0} of a set of counting invariants.
 
 A basis comes from the Smith normal form ``S = U A V`` (sympy): the columns of ``V`` past
-``rank(A)`` span Λ(A) over the integers (SPEC §1.1). Because ``V`` is unimodular this is a
+``rank(A)`` span Λ(A) over the integers (docs/method.md §1). Because ``V`` is unimodular this is a
 basis of the whole kernel lattice, not of a sublattice — unlike, say, a rational null-space
 basis scaled to integers.
 """
@@ -192,7 +192,7 @@ def venn_constraints(n_sets: int, records_per_region: int) -> np.ndarray:
 
     Regions are the non-empty subsets of the sets in order of size, then lexicographically
     ({1},{2},{3},{1,2},{1,3},{2,3},{1,2,3} for three sets), each holding
-    ``records_per_region`` consecutive records (SPEC E1).
+    ``records_per_region`` consecutive records (ISDP App. E.2).
     """
     from itertools import combinations
 

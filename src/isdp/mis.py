@@ -1,4 +1,4 @@
-"""Metropolized independence sampler (MIS) for congenial privacy (FODS-20 Algorithm 1; SPEC §1.5).
+"""Metropolized independence sampler (MIS) for congenial privacy (Congenial DP Algorithm 1; docs/method.md §6).
 
 Target: the unconstrained double-geometric (DG) mechanism centred on the confidential query
 ``s*``, ``p(s) = Π_i DG(s_i − s*_i | ε)``, restricted to the integer points of

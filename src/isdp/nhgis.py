@@ -55,7 +55,7 @@ STATE_ABBR: dict[str, str] = {
     "55": "WI", "56": "WY", "72": "PR",
 }
 
-# Facts of the 2010 SF1 county file, identical in every PPDD vintage (SPEC §2 E3).
+# Facts of the 2010 SF1 county file, identical in every PPDD vintage (docs/experiments/e3.md).
 N_COUNTIES = 3221
 N_ILLINOIS = 102
 COOK_IL = ("G1700310", 5_194_675)
@@ -267,7 +267,7 @@ def tidy_extract(raw_df: pd.DataFrame, vintage: str) -> pd.DataFrame:
 
 
 def validate(tidy_df: pd.DataFrame) -> None:
-    """Check a tidy extract against facts true in every vintage (SPEC §2 E3).
+    """Check a tidy extract against facts true in every vintage (docs/experiments/e3.md).
 
     Structural failures (columns, missing values, duplicate gisjoin) stop at once; the value
     checks are all run and every failure is listed. Raises :class:`DataValidationError`.

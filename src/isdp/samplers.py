@@ -1,4 +1,4 @@
-"""Gibbs-within-Metropolis sampler for lattice targets (ISDP Algorithm 1; SPEC §1.3).
+"""Gibbs-within-Metropolis sampler for lattice targets (ISDP Algorithm 1; docs/method.md §3).
 
 State u = B w. An iteration sweeps j = 1..k: draw z ~ DG(exp(-ε_prop)), propose u + z B[:, j],
 accept with probability min(1, π(u')/π(u)). Every proposal stays in Λ(A), so the invariants

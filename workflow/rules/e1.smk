@@ -1,4 +1,4 @@
-# E1 — intersecting counting constraints (ISDP §5, App. E.2, Figs 3–5; SPEC §2 E1).
+# E1 — intersecting counting constraints (ISDP §5, App. E.2, Figs 3–5; docs/experiments/e1.md).
 
 E1 = config["e1"]
 

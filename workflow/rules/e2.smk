@@ -1,5 +1,5 @@
 # E2 — delinquent children, 4×4 table with all margins invariant
-# (ISDP §5 Table 1, Fig 1; App. E.3 Tables 2–3, Figs 6–7; SPEC §2 E2).
+# (ISDP §5 Table 1, Fig 1; App. E.3 Tables 2–3, Figs 6–7; docs/experiments/e2.md).
 
 E2 = config["e2"]
 NORMS_E2 = list(E2["targets"])

@@ -1,5 +1,5 @@
 # E3 — 2010 Census county populations, state totals invariant
-# (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left; SPEC §2 E3).
+# (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left; docs/experiments/e3.md).
 # The states depend on the data (DAS bias audit), so the audit is a checkpoint and the
 # per-state MCMC jobs ({state} wildcard, one job each) are aggregated through it.
 E3 = config["e3"]

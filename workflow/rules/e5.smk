@@ -1,5 +1,5 @@
 # E5 — congenial sex×age table with the Metropolized independence sampler
-# (FODS-20 §3 Table 1, Fig 1; App. C Figs 2–3; SPEC §2 E5).
+# (Congenial DP §3 Table 1, Fig 1; App. C Figs 2–3; docs/experiments/e5.md).
 
 E5 = config["e5"]
 E5_CAT = "E5 congenial sex×age table (MIS)"
