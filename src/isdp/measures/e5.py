@@ -31,7 +31,7 @@ def best_proposal_steps(run: Run, paper) -> Measurement:
     grid = np.sort(acc["proposal_eps"].to_numpy())
     step = float(np.min(np.diff(grid)))
     best = acc.loc[acc["acceptance"].idxmax()]
-    steps = abs(float(best["proposal_eps"]) - float(paper)) / step
+    steps = round(abs(float(best["proposal_eps"]) - float(paper)) / step, 9)  # 0.05/0.05 is not exactly 1.0 in floats
     return Measurement(steps, f"best ε̃ = {best['proposal_eps']:g} ({100 * best['acceptance']:.2f} %) on the grid "
                               f"{grid.min():g}–{grid.max():g} (step {step:g}): {steps:.1f} steps from the paper's")
 
