@@ -185,3 +185,17 @@ def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
     with pytest.raises(ValueError, match="unknown status"):
         claims.combine([good, bad], tmp_path / "out.csv")
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_best_proposal_one_grid_step_away_is_within_one_step(tmp_path):
+    """0.65 − 0.6 on a 0.05 grid is one step (floating point must not turn it into 1.0000000000000009)."""
+    from isdp.measures.e5 import best_proposal_steps
+
+    tables = tmp_path / "results" / "tables"
+    tables.mkdir(parents=True)
+    grid = np.round(np.arange(0.3, 1.0001, 0.05), 2)
+    acc = np.where(np.isclose(grid, 0.65), 0.02, 0.01)
+    pd.DataFrame({"proposal_eps": grid, "acceptance": acc}).to_csv(tables / "e5_fig2_acceptance.csv", index=False)
+    m = best_proposal_steps(claims.Run(tmp_path), 0.6)
+    assert m.value == 1 and judge({"kind": "interval", "max": 1}, 0.6, m) == "match"
+    assert judge({"kind": "interval", "max": 1}, 0.55, best_proposal_steps(claims.Run(tmp_path), 0.55)) == "differs"
