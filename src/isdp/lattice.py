@@ -152,12 +152,17 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
     The workflow calls this on every released or noise vector before writing it.
     """
     r = np.asarray(release)
+    if r.dtype.kind not in "iuf" or r.ndim == 0:
+        raise InvariantError(f"{what} must be a numeric vector or array of vectors, got dtype {r.dtype}, shape {r.shape}")
     if not np.issubdtype(r.dtype, np.integer):
         if not np.all(np.isfinite(r)) or np.any(np.rint(r) != r):
             raise InvariantError(f"{what} is not integer-valued")
         r = r.astype(np.int64)
     A = as_integer_matrix(A)
-    target = np.asarray(invariants, dtype=np.int64)
+    raw = np.asarray(invariants)
+    if raw.dtype.kind not in "iuf" or not np.all(np.isfinite(raw)) or np.any(np.rint(raw) != raw):
+        raise InvariantError(f"{what}: the invariants must be integers (counts), got {raw.tolist()!r}")
+    target = raw.astype(np.int64)
     if target.shape != (A.shape[0],):
         raise InvariantError(f"{what}: {target.size} invariant values for {A.shape[0]} constraints")
     rows = r.reshape(-1, r.shape[-1])
