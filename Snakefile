@@ -6,6 +6,8 @@ import sys
 
 from snakemake.utils import min_version, validate
 
+from isdp._workflow import check_config_values
+
 min_version("9.0")
 
 # Notebook jobs call jupyter-nbconvert: find it beside the running interpreter, even when the
@@ -17,6 +19,7 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
 validate(config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
+check_config_values(config)
 
 
 report: "workflow/report/workflow.rst"

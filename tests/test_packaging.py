@@ -53,16 +53,22 @@ def test_configs_match_schema(name):
     jsonschema.validate(yaml.safe_load((ROOT / "config" / name).read_text()), schema)
 
 
-def test_bad_config_fails_with_a_clear_error(tmp_path):
-    cfg = yaml.safe_load((ROOT / "config" / "ci.yaml").read_text())
-    cfg["e1"]["eps"] = -1
+@pytest.mark.parametrize("override, named", [
+    ("e1:\n  eps: -1\n", "eps"),
+    ("e1:\n  eps: .nan\n", "config.e1.eps: nan is not a finite number"),
+    ("e3:\n  eps: .inf\n", "config.e3.eps: inf is not a finite number"),
+    ("e2:\n  tabel: data/other.csv\n", "'tabel' was unexpected"),
+    ("e1:\n  pilot: {grid: [0.1], n_chains: 2, n_iter: 100, acceptance_range: [0.5, 0.2]}\n",
+     "config.e1.pilot.acceptance_range: the range [0.5, 0.2] must be increasing"),
+])
+def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, override, named):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump(cfg))
+    bad.write_text(override)
     out = subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
-         "--configfile", str(bad), "-n"], capture_output=True, text=True)
+         "--configfile", str(ROOT / "config" / "ci.yaml"), str(bad), "-n"], capture_output=True, text=True)
     assert out.returncode != 0
-    assert "eps" in out.stderr + out.stdout
+    assert named in out.stderr + out.stdout
     assert not (tmp_path / "results").exists()
 
 
