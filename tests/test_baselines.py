@@ -21,10 +21,14 @@ from isdp.baselines import (
     l1_projection_lp,
     l1_projection_milp,
     nnl2_projection,
+    projected_gaussian,
     projected_laplace,
+    projection_sd,
+    row_space_basis,
 )
+from isdp.problems import group_hour_building_constraints
 
-# Delinquent children (SPEC E2), row-major.
+# Delinquent children (ISDP §5 Table 1, experiment E2), row-major.
 TABLE = np.array([15, 1, 3, 1, 20, 10, 10, 15, 3, 10, 10, 2, 12, 14, 7, 2])
 
 
@@ -96,6 +100,72 @@ def test_projected_laplace_is_unbiased_with_covariance_2b2_pi(A, eps, delta):
     assert np.max(np.abs(var - 2 * (delta / eps) ** 2 * pi_diag) / se_var) < 4
     # Control: the unprojected variance 2 (Δ/ε)² is rejected by the same check.
     assert np.max(np.abs(var - 2 * (delta / eps) ** 2) / se_var) > 4
+
+
+# --------------------------------------------------------------------------- projected Gaussian
+
+
+def null_projector(A) -> np.ndarray:
+    """Π onto null(A) from an independent SVD-based null-space basis."""
+    N = scipy.linalg.null_space(np.asarray(A, dtype=float))
+    return N @ N.T
+
+
+@pytest.mark.parametrize(
+    "A",
+    [sum_row(7), margins_4x4(), group_hour_building_constraints(3, 4, 2)[0]],
+    ids=["sum7", "margins4x4", "3x4x2"],
+)
+def test_row_space_basis_is_orthonormal_and_gives_the_null_projector(A):
+    Q = row_space_basis(A)
+    assert Q.shape == (A.shape[1], np.linalg.matrix_rank(A))  # rank-deficient margins: one column per rank
+    np.testing.assert_allclose(Q.T @ Q, np.eye(Q.shape[1]), atol=1e-12)
+    np.testing.assert_allclose(np.eye(A.shape[1]) - Q @ Q.T, null_projector(A), atol=1e-12)
+
+
+def test_row_space_basis_falls_back_to_the_svd_when_the_gram_matrix_is_too_ill_conditioned():
+    # det of the left 2 x 2 block is -1, so the rank is 2, but cond(A)² ~ 1e25 ruins A Aᵀ.
+    A = np.array([[10**6, 10**6 - 1, 0], [10**6 - 1, 10**6 - 2, 1]])
+    Q = row_space_basis(A)
+    assert Q.shape == (3, 2)
+    assert np.abs(A @ (np.eye(3) - Q @ Q.T)).max() <= 1e-12 * np.abs(A).max()
+
+
+def test_projected_gaussian_is_x_plus_projected_normal_draws_and_keeps_invariants():
+    A = margins_4x4()
+    x = TABLE
+    r = projected_gaussian(x, A, sigma=2.5, size=50, rng=np.random.default_rng(7))
+    e = np.random.default_rng(7).normal(0.0, 2.5, (50, 16))
+    np.testing.assert_allclose(r - x, e @ null_projector(A), atol=1e-12)
+    assert np.abs(r @ A.T - A @ x).max() <= 1e-12
+    # a precomputed basis gives the same releases; one with the wrong number of rows is rejected
+    again = projected_gaussian(x, A, 2.5, 50, np.random.default_rng(7), basis=row_space_basis(A))
+    np.testing.assert_array_equal(r, again)
+    with pytest.raises(ValueError, match="16 rows"):
+        projected_gaussian(x, A, 2.5, 5, np.random.default_rng(7), basis=np.eye(4))
+    with pytest.raises(ValueError, match="sigma"):
+        projected_gaussian(x, A, 0.0, 5, np.random.default_rng(7))
+
+
+def test_projected_gaussian_is_unbiased_with_covariance_sigma2_pi():
+    A, sigma, n_draws = margins_4x4(), 1.5, 20_000
+    x = np.arange(16) * 3
+    noise = projected_gaussian(x, A, sigma, n_draws, np.random.default_rng(8)) - x
+    sd = projection_sd(A, sigma)
+    np.testing.assert_allclose(sd, sigma * np.sqrt(np.diag(null_projector(A))), atol=1e-12)
+    assert np.max(np.abs(noise.mean(axis=0)) / (sd / np.sqrt(n_draws))) < 4
+    # sample variance of Gaussian noise: SE = var·√(2/(N − 1))
+    var = noise.var(axis=0, ddof=1)
+    se = sd**2 * np.sqrt(2 / (n_draws - 1))
+    assert np.max(np.abs(var - sd**2) / se) < 4
+    assert np.max(np.abs(var - sigma**2) / se) > 4  # control: the unprojected variance is rejected
+
+
+@pytest.mark.parametrize(("G", "H", "B"), [(2, 2, 1), (3, 5, 2), (14, 24, 1)])
+def test_projection_sd_of_two_margin_families_is_the_double_centring_closed_form(G, H, B):
+    A, _ = group_hour_building_constraints(G, H, B)
+    sd = projection_sd(A, sigma=2.0)
+    np.testing.assert_allclose(sd, 2.0 * np.sqrt((G - 1) * (H - 1) / (G * H)), atol=1e-12)
 
 
 # --------------------------------------------------------------------------- DG noise

