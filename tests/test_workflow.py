@@ -33,6 +33,7 @@ EXPERIMENTS = {
     "E3": (("e3_fig2_illinois", "e3_fig8_states", "e3_das_slopes"), "e3_census_counties", 6),
     "E4": (("e4_fig10_illinois", "e4_fig10_states", "e4_sd_ratio"), "e4_projection_comparison", 4),
     "E5": (("e5_fig1_distances", "e5_fig2_acceptance", "e5_fig3_traces"), "e5_congenial_mis", 4),
+    "E6": (("e6_error_sd",), "e6_spatiotemporal_gaussian", 8),
 }
 
 
@@ -234,3 +235,18 @@ def test_software_versions_are_recorded(run_dir):
 
     assert versions["numpy"] == numpy.__version__ and versions["python"].startswith("3.11")
     assert "not installed" not in versions.values()
+
+
+def test_e6_readings_and_cells(run_dir):
+    """Every reading × statistic from every study; one row per cell, each with the closed-form SD."""
+    cfg = CI_CONFIG["e6"]
+    readings = pd.read_csv(run_dir / "results" / "tables" / "e6_readings.csv")
+    assert set(readings["reading"]) == {"cell_sd", "rep_sd", "rep_var"}
+    assert len(readings) == 3 * (1 + len(cfg["quantiles"])) and (readings["n_studies"] == cfg["n_studies"]).all()
+    cells = pd.read_csv(run_dir / "results" / "e6" / "cells.csv")
+    G, H = cfg["groups"], cfg["hours"]
+    assert len(cells) == G * H * cfg["buildings"]
+    assert np.allclose(cells["exact_sd"], cfg["sigma"] * np.sqrt((G - 1) * (H - 1) / (G * H)))
+    reps = pd.read_csv(run_dir / "results" / "e6" / "repetitions.csv")
+    assert len(reps) == cfg["n_studies"] * cfg["n_reps"] and np.allclose(reps["sd"] ** 2, reps["var"])
+
