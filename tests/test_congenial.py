@@ -204,3 +204,18 @@ def test_bad_arguments_are_rejected():
         cg.exact_variance("l1", 1.0, 1.2)
     with pytest.raises(ValueError, match="positive finite"):
         cg.release("conditional", X, 0.0, 10, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("a", [0.1, 0.6, 0.95])
+def test_dg_chisquare_accepts_the_law_and_rejects_a_shift(a):
+    d = cg.dg_quantile(np.random.default_rng(8).uniform(size=100_000), a)
+    stat, dof, p = cg.dg_chisquare(d, a)
+    assert p > ALPHA and dof >= 2
+    assert cg.dg_chisquare(d + 1, a)[2] < ALPHA
+
+
+def test_closed_form_levels():
+    assert cg.closed_form_level("conditional", 0.4) == 0.4
+    assert cg.closed_form_level("l2", 0.4) == pytest.approx(0.4)
+    assert cg.closed_form_level("l1", 0.4, 0.0) == pytest.approx(0.2)
+    assert cg.closed_form_level("l1", 0.4, 0.25) == cg.closed_form_level("l1", 0.4, 0.75)

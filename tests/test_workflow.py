@@ -33,6 +33,7 @@ EXPERIMENTS = {
     "E3": (("e3_fig2_illinois", "e3_fig8_states", "e3_das_slopes"), "e3_census_counties", 6),
     "E4": (("e4_fig10_illinois", "e4_fig10_states", "e4_sd_ratio"), "e4_projection_comparison", 4),
     "E5": (("e5_fig1_distances", "e5_fig2_acceptance", "e5_fig3_traces"), "e5_congenial_mis", 4),
+    "E7": (("e7_variance", "e7_noise_laws", "e7_privacy"), "e7_congenial_histogram", 10),
 }
 
 
@@ -225,6 +226,22 @@ def test_e5_acceptance_and_ordering(run_dir):
     df = pd.read_csv(run_dir / "results" / "tables" / "summary" / "e5.csv", keep_default_na=False)
     assert list(df.columns) == COLUMNS and set(df["status"]) <= set(STATUSES)
     assert (df["experiment"] == "E5").all() and len(df) >= 8 and (df["reproduced_value"] != "").all()
+
+
+def test_e7_tables_cover_the_grid_and_keep_the_total(run_dir):
+    e7 = CI_CONFIG["e7"]
+    sim = pd.read_csv(run_dir / "results" / "tables" / "e7_simulation.csv")
+    assert sorted(sim["eps"].unique()) == sorted(e7["eps_grid"])
+    assert len(sim) == len(e7["eps_grid"]) * (2 + len(e7["betas"]))
+    assert (sim["max_total_error"] < 1e-9).all() and (sim["n_draws"] == e7["n_draws"]).all()
+    noise = np.load(run_dir / "results" / "e7" / "noise.npz")
+    assert noise["l2"].shape == (len(e7["eps_grid"]), e7["n_draws"])
+    assert noise["l1"].shape == (len(e7["betas"]), e7["n_draws"])
+    privacy = pd.read_csv(run_dir / "results" / "tables" / "e7_privacy.csv")
+    assert (privacy["level_over_eps"] <= privacy["closed_form_over_eps"] + 1e-9).all()
+    table2 = pd.read_csv(run_dir / "results" / "tables" / "e7_table2.csv")
+    assert list(table2["mechanism"]) == ["conditional", "l2", "l1"]
+    assert np.allclose(table2[["mean_m1", "mean_m2"]], e7["x"])
 
 
 def test_software_versions_are_recorded(run_dir):

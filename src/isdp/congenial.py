@@ -278,6 +278,13 @@ def l1_privacy_level(eps: float, beta: float) -> float:
     return eps / (2.0 * _weight(beta))
 
 
+def closed_form_level(mechanism: str, eps: float, beta: float | None = None) -> float:
+    """The level each release attains in closed form: ε for M* (a Laplace(1/ε) mechanism on ``s1``),
+    :func:`l1_privacy_level` for f_L1 and for f_L2 (β = 1/2)."""
+    beta = _check(mechanism, eps, beta)
+    return eps if mechanism == "conditional" else l1_privacy_level(eps, beta)
+
+
 # --------------------------------------------------------------------------- App. B, Example 5.2
 
 
@@ -301,6 +308,28 @@ def dg_inverse_check(v, a: float) -> np.ndarray:
     return (dg_cdf(q - 1, a) < v) & (v <= dg_cdf(q, a))
 
 
+def dg_chisquare(draws, a: float, min_expected: float = 5.0) -> tuple[float, int, float]:
+    """Chi-square goodness of fit of integer draws to DG(a): ``(statistic, degrees of freedom, p)``.
+
+    Cells ``k`` for ``|k| ≤ m`` and the two tails beyond, ``m`` the largest value for which the cell
+    ``k = m`` and the tail ``k > m`` each expect at least ``min_expected`` draws.
+    """
+    draws = np.asarray(draws)
+    n = draws.size
+
+    def enough(m):  # P(K = m) = (1 − a)/(1 + a) a^m, P(K > m) = a^(m+1) / (1 + a)
+        return n * min((1 - a) * a**m, a ** (m + 1)) / (1 + a) >= min_expected
+
+    m = 0
+    while enough(m + 1):
+        m += 1
+    ks = np.arange(-m, m + 1)
+    expected = n * np.diff(np.concatenate([[0.0], dg_cdf(np.concatenate([[-m - 1], ks]), a), [1.0]]))
+    observed = np.array([(draws < -m).sum(), *[(draws == k).sum() for k in ks], (draws > m).sum()])
+    res = stats.chisquare(observed, expected)
+    return float(res.statistic), len(observed) - 1, float(res.pvalue)
+
+
 def rounding_secrecy(lo: int, hi: int, group: int, eps: float) -> dict:
     """Example 5.2: ``s = ⌈Σx / group⌉`` with DG(ε) noise, invariant ``Σx ∈ [lo, hi]``.
 
@@ -318,7 +347,7 @@ def rounding_secrecy(lo: int, hi: int, group: int, eps: float) -> dict:
     return {"s_star": [int(v) for v in s_star], "level": level, "gamma": level / eps - 1.0}
 
 
-__all__ = ["MECHANISMS", "base_scale", "condition_on_zero_sum", "dg_inverse_check", "dg_quantile", "exact_mean", "exact_variance",
+__all__ = ["MECHANISMS", "base_scale", "closed_form_level", "condition_on_zero_sum", "dg_chisquare", "dg_inverse_check", "dg_quantile", "exact_mean", "exact_variance",
            "l1_privacy_level", "l1_variance_range", "laplace_sum_pdf", "laplace_variance", "mixture",
            "mixture_variance", "noise_cdf", "noise_logpdf", "noise_pdf", "privacy_grid", "privacy_level",
            "project_l1", "project_l2", "release", "rounding_secrecy", "signed_weights", "unconstrained",
