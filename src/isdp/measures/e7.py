@@ -143,7 +143,7 @@ def privacy_levels(run: Run, paper) -> Measurement:
         g = pr[pr["mechanism"] == mech]
         r = g.loc[(g["level_over_eps"] - claimed).abs().idxmax()]
         value[mech] = float(r["level_over_eps"])
-        parts.append(f"{mech} {r['level_over_eps']:.6f} ε (worst over ε; sup approached at |t| ≈ "
+        parts.append(f"{mech} {r['level_over_eps']:.6f} ε (worst over ε; largest ratio found at |t| ≈ "
                      f"{r['t_at_sup_times_eps']:.0e}/ε)")
     return Measurement(value, "; ".join(parts))
 
