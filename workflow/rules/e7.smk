@@ -23,26 +23,10 @@ E7_OUTPUTS = [
 ]
 
 
-rule e7_exact:
+rule e7_tables:
     output:
         table2=report("results/tables/e7_table2.csv", caption="../report/e7_table2.rst", category=E7_CAT, labels={"table": "Table 2 (exact)"}),
         privacy=report("results/tables/e7_privacy.csv", caption="../report/e7_privacy.rst", category=E7_CAT, labels={"table": "privacy levels"}),
-    params:
-        x=E7["x"],
-        eps_grid=E7["eps_grid"],
-        betas=E7["betas"],
-        privacy=E7["privacy"],
-        labels=E7_LABELS,
-    log:
-        "results/logs/e7_exact.log",
-    conda:
-        ENV
-    script:
-        "../scripts/e7_exact.py"
-
-
-rule e7_simulation:
-    output:
         simulation=report("results/tables/e7_simulation.csv", caption="../report/e7_simulation.rst", category=E7_CAT, labels={"table": "Table 2 (simulation)"}),
         noise="results/e7/noise.npz",
         conditioning=report("results/tables/e7_conditioning.csv", caption="../report/e7_conditioning.rst", category=E7_CAT, labels={"table": "M* law by conditioning"}),
@@ -54,14 +38,16 @@ rule e7_simulation:
         n_draws=E7["n_draws"],
         figure_eps=E7["figure_eps"],
         conditioning=E7["conditioning"],
+        privacy=E7["privacy"],
         dg_check=E7["dg_check"],
+        labels=E7_LABELS,
         seed=[SEED, "e7", "simulation"],
     log:
-        "results/logs/e7_simulation.log",
+        "results/logs/e7_tables.log",
     conda:
         ENV
     script:
-        "../scripts/e7_simulation.py"
+        "../scripts/e7_tables.py"
 
 
 rule e7_figures:
