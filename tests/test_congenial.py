@@ -219,3 +219,40 @@ def test_closed_form_levels():
     assert cg.closed_form_level("l2", 0.4) == pytest.approx(0.4)
     assert cg.closed_form_level("l1", 0.4, 0.0) == pytest.approx(0.2)
     assert cg.closed_form_level("l1", 0.4, 0.25) == cg.closed_form_level("l1", 0.4, 0.75)
+
+
+# --------------------------------------------------------------------------- E7 measures
+
+
+def _e7_run(tmp_path, x):
+    import pandas as pd
+
+    from isdp.claims import Run
+
+    tables = tmp_path / "results" / "tables"
+    tables.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"mechanism": list(cg.MECHANISMS), "mean_m1": x[0], "mean_m2": x[1]}).to_csv(
+        tables / "e7_table2.csv", index=False)
+    pd.DataFrame({"mechanism": ["l2"], "mean_m1": [x[0] + 0.01], "se_mean_m1": [0.01], "z_mean": [1.0]}).to_csv(
+        tables / "e7_simulation.csv", index=False)
+    return Run(tmp_path, config={"e7": {"x": list(x)}, "e5": {"simulation": {"nb_n": 10, "nb_p": 0.5}}})
+
+
+def test_e7_expectation_measure_names_the_symbol_the_exact_mean_equals(tmp_path):
+    from isdp.claims import judge
+    from isdp.measures import e7
+
+    run = _e7_run(tmp_path, (3, 9))
+    m = e7.expectation(run, {"m1": "sbar", "m2": "sbar"}, mechanism="l2")
+    assert m.value == {"m1": "s1", "m2": "s2"}
+    assert judge({"kind": "equal"}, {"m1": "sbar", "m2": "sbar"}, m) == "differs"
+    assert judge({"kind": "equal"}, {"m1": "s1", "m2": "s2"}, m) == "match"
+    with pytest.raises(ValueError, match="cannot be told apart"):
+        e7.expectation(_e7_run(tmp_path, (4, 4)), {"m1": "s1", "m2": "s2"}, mechanism="l2")
+
+
+def test_e7_negbin_measure_uses_the_e5_parametrisation(tmp_path):
+    from isdp.measures import e7
+
+    m = e7.negbin_moments(_e7_run(tmp_path, (3, 9)), None)
+    assert m.value == pytest.approx({"mean": 10.0, "variance": 20.0})  # r (1 − p) / p and r (1 − p) / p²

@@ -23,10 +23,6 @@ def _rows(run: Run, mechanism: str):
     return sim[sim["mechanism"] == mechanism]
 
 
-def _beta(b) -> str:
-    return "" if b != b else f"β = {b:g}"  # NaN (no β) for M* and f_L2
-
-
 def expectation(run: Run, paper, *, mechanism: str) -> Measurement:
     """Which of s1, s2, s̄ each exact E(m_i) equals, and the simulation's distance from the paper's expression."""
     sym = _symbols(run)
@@ -49,9 +45,9 @@ def variance_coefficient(run: Run, paper, *, mechanism: str) -> Measurement:
     value = lo if np.isclose(lo, hi) else [lo, hi]
     rows = _rows(run, mechanism)
     sims = []
-    for b, g in rows.groupby(rows["beta"].fillna(-1.0), sort=True):
+    for b, g in rows.groupby(rows["beta"].fillna(-1.0), sort=True):  # β is empty for M* and f_L2
         span = f"{g['var_coef'].min():.3f}–{g['var_coef'].max():.3f}"
-        sims.append(f"{_beta(b) if b >= 0 else 'all ε'}: {span}")
+        sims.append(f"{f'β = {b:g}' if b >= 0 else 'all ε'}: {span}")
     exact = f"{lo:g}" if value == lo else f"[{lo:g}, {hi:g}] (β = 1/2 and β ∈ {{0, 1}})"
     return Measurement(value, f"exact ε² Var(m1) = {exact}; simulated over ε ({rows['n_draws'].iloc[0]:,} draws "
                               f"each): " + "; ".join(sims) + f"; max |z| vs exact {rows['z_var'].abs().max():.1f}")
