@@ -32,6 +32,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/e3.smk"
 include: "workflow/rules/e4.smk"
 include: "workflow/rules/e5.smk"
+include: "workflow/rules/e8.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -42,6 +43,7 @@ rule all:
         E3_OUTPUTS,
         E4_OUTPUTS,
         E5_OUTPUTS,
+        E8_OUTPUTS,
         "results/tables/reproduction_summary.csv",
         "results/tables/software_versions.csv",
     default_target: True

@@ -33,6 +33,7 @@ EXPERIMENTS = {
     "E3": (("e3_fig2_illinois", "e3_fig8_states", "e3_das_slopes"), "e3_census_counties", 6),
     "E4": (("e4_fig10_illinois", "e4_fig10_states", "e4_sd_ratio"), "e4_projection_comparison", 4),
     "E5": (("e5_fig1_distances", "e5_fig2_acceptance", "e5_fig3_traces"), "e5_congenial_mis", 4),
+    "E8": (("e8_swap_epsilon", "e8_tda_variance"), "e8_privacy_accounting", 20),
 }
 
 
