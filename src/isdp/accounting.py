@@ -129,6 +129,8 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
     method : str
         ``standard``, ``integer-orders``, ``cks`` or ``gaussian-exact`` (module docstring).
     """
+    if method not in CONVERSIONS:
+        raise ValueError(f"unknown conversion {method!r} (one of {CONVERSIONS})")
     if rho < 0:
         raise ValueError(f"ρ must be non-negative, got {rho}")
     L = _log_inv_delta(delta)
@@ -150,13 +152,11 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
         res = optimize.minimize_scalar(eps_at, bounds=(t0 - 10, t0 + 10), method="bounded",
                                        options={"xatol": 1e-10})
         return float(min(res.fun, eps_at(t0)))
-    if method == "gaussian-exact":
-        mu = math.sqrt(2 * rho)
-        if _gaussian_delta(0.0, mu) <= delta:
-            return 0.0
-        return float(optimize.brentq(lambda e: _gaussian_delta(e, mu) - delta, 0.0,
-                                     rho + 2 * math.sqrt(rho * L), xtol=1e-13, rtol=1e-13))
-    raise ValueError(f"unknown conversion {method!r} (one of {CONVERSIONS})")
+    mu = math.sqrt(2 * rho)  # gaussian-exact: Δ/σ of the Gaussian with ρ = Δ²/(2σ²)
+    if _gaussian_delta(0.0, mu) <= delta:
+        return 0.0
+    return float(optimize.brentq(lambda e: _gaussian_delta(e, mu) - delta, 0.0, rho + 2 * math.sqrt(rho * L),
+                                 xtol=1e-13, rtol=1e-13))
 
 
 def dp_to_zcdp(eps: float, delta: float, method: str = "standard") -> float:
@@ -165,13 +165,13 @@ def dp_to_zcdp(eps: float, delta: float, method: str = "standard") -> float:
     ``standard`` has the closed form ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))²; the others are inverted by
     root finding (each conversion is continuous and increasing in ρ).
     """
+    if method not in CONVERSIONS:
+        raise ValueError(f"unknown conversion {method!r} (one of {CONVERSIONS})")
     if eps <= 0:
         raise ValueError(f"ε must be positive, got {eps}")
     L = _log_inv_delta(delta)
     if method == "standard":
         return (math.sqrt(L + eps) - math.sqrt(L)) ** 2
-    if method not in CONVERSIONS:
-        raise ValueError(f"unknown conversion {method!r} (one of {CONVERSIONS})")
     # bracket the root starting from the standard ρ (integer orders certify a larger ε, the others a smaller one)
     lo = hi = dp_to_zcdp(eps, delta)
     while zcdp_to_dp(lo, delta, method) > eps:
