@@ -142,10 +142,11 @@ def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
 
 def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bool = True,
                clip: float | None = None):
-    """ISDP Fig 10-style panel: per-county box plots of the errors of the four mechanisms side by side
+    """ISDP Fig 10-style panel: per-county box plots of the errors of the mechanisms side by side
     (hue = method), counties by increasing SF1 population, DAS errors as red dots.
 
-    The county that absorbs the LP/MILP discrepancy is shaded and named (with its LP error SD).
+    The county that absorbs the (simplex) LP/MILP discrepancy is shaded and named (with its LP
+    error SD); the interior-point LP spreads the discrepancy and has no such county.
     ``clip`` = c limits the y-axis to ±c × the 99th percentile of the generalized Laplace |errors|
     (so the other counties' boxes stay readable; the absorbing county's box then runs off the
     axis). Returns the Axes.
