@@ -7,7 +7,7 @@ CORES ?= all
 CI_DIR ?= $(CURDIR)/.ci-run
 SMK := snakemake --snakefile $(CURDIR)/Snakefile
 
-.PHONY: reproduce report test lint unit workflow-ci benchmark lock clean
+.PHONY: reproduce report test lint unit workflow-ci benchmark stability lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -35,7 +35,9 @@ report: $(VENV)/.installed
 test: lint unit workflow-ci
 
 lint: $(VENV)/.installed
-	ruff check src tests workflow/scripts benchmarks notebooks
+	ruff check src tests workflow/scripts benchmarks notebooks scripts
+	check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	zizmor --offline --quiet .github/workflows
 	$(SMK) --lint --configfile $(CURDIR)/config/ci.yaml
 	$(SMK) --profile $(CURDIR)/profiles/slurm --directory $(CI_DIR)-slurm-dry-run -n --quiet all > /dev/null
 
@@ -49,6 +51,10 @@ workflow-ci: $(VENV)/.installed
 	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
 	$(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all
 	ISDP_CI_RESULTS=$(CI_DIR) ISDP_CI_RERUN=$(CI_DIR)-rerun pytest -m workflow
+
+## stability: the workflow at paper fidelity under SEEDS (default: three other base seeds), status per claim
+stability: $(VENV)/.installed
+	python scripts/verdict_stability.py $(if $(SEEDS),--seeds $(SEEDS))
 
 ## benchmark: sampler throughput (component updates per second), single core
 benchmark: $(VENV)/.installed

@@ -2,16 +2,24 @@
 # and the papers around it. Entry point: `snakemake --cores all` (paper fidelity), or
 # `--configfile config/ci.yaml` for the small CI profile. See README.md.
 import os
+import sys
 
 from snakemake.utils import min_version, validate
 
+from isdp._workflow import check_config_values
+
 min_version("9.0")
+
+# Notebook jobs call jupyter-nbconvert: find it beside the running interpreter, even when the
+# environment is not activated (e.g. `.venv/bin/snakemake` called by its path).
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
 validate(config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
+check_config_values(config)
 
 
 report: "workflow/report/workflow.rst"

@@ -158,7 +158,7 @@ def test_real_v20210608_audit():
     assert set(nhgis.STATE_ABBR.values()) - set(reg["state_abbr"]) == {"DC", "DE", "HI", "RI"}
     counts = audit.audit_counts(reg)
     assert counts["n_regressions"] == 48
-    assert counts["n_significant_negative"] == 1  # SPEC: the rule finds 1 state in v20210608
+    assert counts["n_significant_negative"] == 1  # v20210608: the rule finds 1 state
     chosen = audit.select_states(reg)
     assert len(chosen) == 11 and chosen[0] == "IL" and len(set(chosen)) == 11
     negative = set(reg.loc[reg["slope"] < 0, "state_abbr"])

@@ -56,7 +56,7 @@ def test_run_state_checks_divisibility():
     with pytest.raises(ValueError, match="multiple"):
         run_state(5, 0.192, seed=1, **{**MCMC, "n_draws": 402})
     with pytest.raises(ValueError, match="multiple"):
-        run_state(5, 0.192, seed=1, **{**MCMC, "draws_per_chain": 130})
+        run_state(5, 0.192, seed=1, **{**MCMC, "draws_per_chain": 137})
 
 
 def test_nonnegativity_counts():

@@ -54,7 +54,7 @@ def test_enumerate_two_cells_l2_and_gaussian(sum2, eps):
 
 
 def test_enumerate_three_cells_matches_conditioned_iid_dg(sum3):
-    """Key identity (SPEC §1.2): ℓ1 on Λ = i.i.d. DG(e^{-ε}) conditioned on A u = 0."""
+    """Identity (docs/method.md §2): ℓ1 on Λ = i.i.d. DG(e^{-ε}) conditioned on A u = 0."""
     eps = 0.4
     radius = 30
     u, p, _ = enumerate_target(sum3, generalized_laplace(eps), radius)

@@ -19,7 +19,7 @@ from isdp.lattice import (
     venn_constraints,
 )
 
-# (name, A, rank(A), lattice dimension) — ranks and dimensions from the SPEC, not from the code
+# (name, A, rank(A), lattice dimension) — ranks and dimensions worked out by hand, not from the code
 MATRICES = [
     ("E1 venn(3,2)", venn_constraints(3, 2), 3, 11),
     ("E2 margins(4,4)", table_margins(4, 4), 7, 9),
@@ -282,3 +282,15 @@ def test_check_release_rejects_invariants_of_the_wrong_length():
     A = np.array([[1, 0], [0, 1]])
     with pytest.raises(InvariantError):
         check_release(np.array([5, 5]), A, [5])  # two constraints, one invariant value
+
+
+@pytest.mark.parametrize("release, invariants, message", [
+    (np.array([[1, 2, 3]]), [6.5], "must be integers"),
+    (np.array([[1, 2, 3]]), [float("nan")], "must be integers"),
+    (np.array([["1", "2", "3"]]), [6], "numeric"),
+    (np.array([[1.0, 2.5, 2.5]]), [6], "not integer-valued"),
+    (np.array(6), [6], "numeric vector"),
+])
+def test_check_release_rejects_non_integer_invariants_and_non_numeric_releases(release, invariants, message):
+    with pytest.raises(InvariantError, match=message):
+        check_release(release, sum_constraint(3), invariants)

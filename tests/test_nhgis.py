@@ -1,13 +1,14 @@
 """isdp.nhgis: extraction, validation, atomic download and the data fallback policy.
 
 Network access is only ever to a local ThreadingHTTPServer on 127.0.0.1. Tests that need the
-real NHGIS zip look for it next to the repository (``<repo>/../shared/data/nhgis/``) and skip
-when it is absent.
+real NHGIS zip read its path from the environment variable ``ISDP_NHGIS_ZIP`` (default: the
+data folder next to the repository) and skip when it is absent.
 """
 
 import hashlib
 import io
 import logging
+import os
 import re
 import socket
 import threading
@@ -23,13 +24,14 @@ from isdp import nhgis
 from isdp.nhgis import DataValidationError, DownloadError
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_ZIP = REPO.parent / "shared" / "data" / "nhgis" / "nhgis_ppdd_20210608_county.zip"
+# The one setting that locates the real v20210608 zip (not committed: see data/nhgis/PROVENANCE.md).
+SHARED_ZIP = Path(os.environ.get("ISDP_NHGIS_ZIP", REPO.parent / "shared" / "data" / "nhgis" / "nhgis_ppdd_20210608_county.zip"))
 ZIP_SHA256 = "3a85a873d66d0a5852d49739c820bd9a057c14566c0630365625ac3b440ed7df"
 EMBEDDED = REPO / "data" / "nhgis" / "county_population_v20210608.csv"
 MEMBER = "nhgis_ppdd_20210608_county.csv"
 
 requires_zip = pytest.mark.skipif(
-    not SHARED_ZIP.exists(), reason=f"real NHGIS zip not found at {SHARED_ZIP} (shared/ not cloned next to the repo)"
+    not SHARED_ZIP.exists(), reason=f"real NHGIS zip not found at {SHARED_ZIP} (set ISDP_NHGIS_ZIP)"
 )
 
 
@@ -68,6 +70,7 @@ class Server:
         self.routes: dict[str, list[tuple[int, bytes]]] = {}
         self.hits: dict[str, int] = {}
         self.delay: dict[str, float] = {}
+        self.trickle: dict[str, float] = {}  # seconds between single bytes of the body
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -85,7 +88,13 @@ class Server:
                     self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 try:
-                    self.wfile.write(body)
+                    if self.path in owner.trickle:
+                        for byte in body:  # bounded by the body's length
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(owner.trickle[self.path])
+                    else:
+                        self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
                     pass
 
@@ -420,8 +429,10 @@ def test_fetch_corrupt_zip(tmp_path, server, caplog):
     data = SHARED_ZIP.read_bytes()
     server.routes["/county.zip"] = [(200, data[: len(data) // 3])]
     paths = _paths(tmp_path)
-    with pytest.raises(DataValidationError, match="zip archive"):
+    with pytest.raises(DownloadError, match="sha256 mismatch"):  # a known vintage: its checksum is checked
         nhgis.fetch_or_fallback("20210608", "nhgis", url=server.url("/county.zip"), **paths, **FAST)
+    with pytest.raises(DataValidationError, match="zip archive"):  # an unknown one: the content checks catch it
+        nhgis.fetch_or_fallback("20990101", "nhgis", url=server.url("/county.zip"), **paths, **FAST)
     assert not paths["dest_zip"].exists() and not paths["out_csv"].exists()
     with caplog.at_level(logging.WARNING, logger="isdp.nhgis"):
         info = nhgis.fetch_or_fallback("20210608", "auto", url=server.url("/county.zip"), **paths, **FAST)
@@ -454,3 +465,47 @@ def test_extract_rule_reproduces_the_committed_extract(tmp_path):
                     "--cores", "1", "--quiet", "all"], check=True, capture_output=True)
     committed = repo / "data" / "nhgis" / "county_population_v20210608.csv"
     assert (tmp_path / target).read_bytes() == committed.read_bytes()
+
+
+def _no_partial_files(folder):
+    return not any(p.name.endswith(".part") for p in Path(folder).rglob("*"))
+
+
+def test_trickling_server_is_abandoned_at_the_deadline(tmp_path, server):
+    """One byte every 50 ms would take 20 s; the 1 s deadline bounds the whole attempt."""
+    server.routes["/trickle"] = [(200, b"x" * 400)]
+    server.trickle["/trickle"] = 0.05
+    tick = time.monotonic()
+    with pytest.raises(DownloadError, match="deadline"):
+        nhgis.download(server.url("/trickle"), tmp_path / "x.zip", timeout=1.0, retries=1)
+    assert time.monotonic() - tick < 5
+    assert _no_partial_files(tmp_path) and not (tmp_path / "x.zip").exists()
+
+
+def test_sigterm_during_download_leaves_no_partial_file(tmp_path, server):
+    import signal
+    import subprocess
+    import sys
+
+    server.routes["/trickle"] = [(200, b"x" * 400)]
+    server.trickle["/trickle"] = 0.05
+    code = (f"from isdp import nhgis; nhgis.download({server.url('/trickle')!r}, {str(tmp_path / 'x.zip')!r}, "
+            "timeout=30, retries=1)")
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 20
+    while server.hits.get("/trickle", 0) == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) != 0
+    assert _no_partial_files(tmp_path) and not (tmp_path / "x.zip").exists()
+
+
+def test_dropped_in_zip_of_a_known_vintage_must_match_its_checksum(tmp_path):
+    paths = _paths(tmp_path)
+    paths["dest_zip"].parent.mkdir(parents=True, exist_ok=True)
+    paths["dest_zip"].write_bytes(b"not the published zip")
+    with pytest.raises(DataValidationError, match="sha256"):
+        nhgis.fetch_or_fallback("20210608", "nhgis", url="http://127.0.0.1:9/unused", **paths, **FAST)
+    info = nhgis.fetch_or_fallback("20210608", "auto", url="http://127.0.0.1:9/unused", **paths, **FAST)
+    assert info["source_used"] == "embedded" and "sha256" in info["reason"]

@@ -16,33 +16,47 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_environment_yml_mirrors_pyproject():
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _declared() -> list[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    specs = project["dependencies"] + project["optional-dependencies"]["dev"]
+    return [_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in specs]
+
+
+def _pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[_normalise(name)] = version
+    return pins
+
+
+def test_environment_yml_agrees_with_pyproject_and_constraints_package_by_package():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     deps = env["dependencies"]
     assert "python=3.11" in deps and "pip" in deps
+    conda = {_normalise(n): v for n, v in (d.split("=", 1) for d in deps if isinstance(d, str) and d not in ("pip", "python=3.11"))}
+    declared, pins = _declared(), _pins()
+    assert sorted(conda) == sorted(declared), "environment.yml must list exactly pyproject.toml's packages"
+    for name in declared:
+        assert conda[name] == pins[name], f"{name}: environment.yml {conda[name]} != constraints.txt {pins[name]}"
     pip = next(d["pip"] for d in deps if isinstance(d, dict))
-    assert pip == ["-e .[dev]"], "environment.yml must install the project itself, nothing else"
+    assert pip == ["--no-deps -e ."], "pip installs only the project itself; conda provides its dependencies"
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["requires-python"].startswith(">=3.11")
     arviz = [d for d in project["dependencies"] if d.startswith("arviz")]
     assert arviz and "<1" in arviz[0], "ArviZ 1.x needs Python 3.12: pin arviz<1"
 
 
-def _normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def test_constraints_pin_every_dependency():
-    pins = {}
-    for line in (ROOT / "constraints.txt").read_text().splitlines():
-        if line and not line.startswith("#"):
-            name, _, version = line.partition("==")
-            assert version, f"constraints.txt line is not an exact pin: {line!r}"
-            pins[_normalise(name)] = version
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    declared = project["dependencies"] + project["optional-dependencies"]["dev"]
-    for spec in declared:
-        name = _normalise(re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0])
+    pins = _pins()
+    for name, version in pins.items():
+        assert version, f"constraints.txt line for {name} is not an exact pin"
+    for name in _declared():
         assert name in pins, f"{name} (pyproject.toml) is not pinned in constraints.txt: run `make lock`"
     assert pins["arviz"].startswith("0."), "ArviZ 1.x needs Python 3.12"
 
@@ -53,16 +67,22 @@ def test_configs_match_schema(name):
     jsonschema.validate(yaml.safe_load((ROOT / "config" / name).read_text()), schema)
 
 
-def test_bad_config_fails_with_a_clear_error(tmp_path):
-    cfg = yaml.safe_load((ROOT / "config" / "ci.yaml").read_text())
-    cfg["e1"]["eps"] = -1
+@pytest.mark.parametrize("override, named", [
+    ("e1:\n  eps: -1\n", "eps"),
+    ("e1:\n  eps: .nan\n", "config.e1.eps: nan is not a finite number"),
+    ("e3:\n  eps: .inf\n", "config.e3.eps: inf is not a finite number"),
+    ("e2:\n  tabel: data/other.csv\n", "'tabel' was unexpected"),
+    ("e1:\n  pilot: {grid: [0.1], n_chains: 2, n_iter: 100, acceptance_range: [0.5, 0.2]}\n",
+     "config.e1.pilot.acceptance_range: the range [0.5, 0.2] must be increasing"),
+])
+def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, override, named):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump(cfg))
+    bad.write_text(override)
     out = subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
-         "--configfile", str(bad), "-n"], capture_output=True, text=True)
+         "--configfile", str(ROOT / "config" / "ci.yaml"), str(bad), "-n"], capture_output=True, text=True)
     assert out.returncode != 0
-    assert "eps" in out.stderr + out.stdout
+    assert named in out.stderr + out.stdout
     assert not (tmp_path / "results").exists()
 
 

@@ -313,3 +313,22 @@ def test_tune_proposal():
     assert np.all(in_range["acceptance"].between(0.2, 0.5))
     assert chosen in set(in_range["proposal_eps"])
     assert in_range.loc[in_range["msjd"].idxmax(), "proposal_eps"] == chosen
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"proposal_eps": float("inf")}, "proposal_eps"),
+    ({"proposal_eps": float("nan")}, "proposal_eps"),
+    ({"proposal_eps": "0.1"}, None),  # a numeric string is accepted as the number it spells
+    ({"proposal_eps": -1.0}, "proposal_eps"),
+    ({"n_draws": 2.5}, "n_draws"),
+    ({"thin": 0}, "thin"),
+    ({"n_chains": None}, "n_chains"),
+])
+def test_sample_rejects_bad_arguments_by_name(kwargs, message):
+    lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    args = {"n_chains": 2, "n_draws": 5, "proposal_eps": 0.5, "seed": 1, **kwargs}
+    if message is None:
+        assert sample(lattice, generalized_laplace(0.5), **args).draws.shape == (2, 5, 3)
+    else:
+        with pytest.raises(ValueError, match=message):
+            sample(lattice, generalized_laplace(0.5), **args)

@@ -22,3 +22,23 @@ def start(smk) -> logging.Logger:
     except (ImportError, AttributeError, ValueError):
         pass
     return logging.getLogger(f"isdp.workflow.{smk.rule}")
+
+
+def check_config_values(config, path: str = "config") -> None:
+    """What a JSON schema cannot say: every number finite and every ``*_range`` ordered.
+
+    Raises ValueError naming the key (e.g. ``config.e1.pilot.acceptance_range``).
+    """
+    import math
+
+    if isinstance(config, dict):
+        for key, value in config.items():
+            where = f"{path}.{key}"
+            if key.endswith("_range") and isinstance(value, list) and len(value) == 2 and not value[0] < value[1]:
+                raise ValueError(f"{where}: the range {value} must be increasing")
+            check_config_values(value, where)
+    elif isinstance(config, list):
+        for i, value in enumerate(config):
+            check_config_values(value, f"{path}[{i}]")
+    elif isinstance(config, float) and not math.isfinite(config):
+        raise ValueError(f"{path}: {config} is not a finite number")

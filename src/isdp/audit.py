@@ -3,7 +3,7 @@
 The TopDown algorithm's post-processing to non-negative integers with fixed state totals moves
 population from large counties to small ones: the DAS error ``dp - sf1`` decreases with county
 size. Per state, the audit regresses the error on ``log(sf1)``; the states with a significantly
-negative slope are the ones the experiments show (SPEC §2 E3).
+negative slope are the ones the experiments show (docs/experiments/e3.md).
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def select_states(
     always: Sequence[str] = ("IL",),
     override: Sequence[str] | None = None,
 ) -> list[str]:
-    """States shown in E3/E4, by the SPEC rule, as USPS abbreviations.
+    """States shown in E3/E4, by the selection rule of docs/experiments/e3.md, as USPS abbreviations.
 
     Rule: every state with a negative slope and ``p_value < alpha`` (all of them, even if more
     than ``n_target``); if fewer than ``n_target``, fill with the negative-slope states of next

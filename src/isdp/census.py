@@ -1,7 +1,7 @@
 """E3: ℓ1 generalized Laplace noise for a state's county populations, state total invariant.
 
 ISDP §5 (Fig 2) and App. E.4 (Fig 8): per state, one sum constraint over its counties, target
-π(u) ∝ exp(−ε‖u‖₁) on {u ∈ Z^n : Σu = 0}. Convergence protocol (App. E.4, SPEC §2 E3): several
+π(u) ∝ exp(−ε‖u‖₁) on {u ∈ Z^n : Σu = 0}. Convergence protocol (ISDP App. E.4): several
 chains from over-dispersed starts — each start is the end of an independent chain run with a
 flatter target (ε × ``factor``) — then a burn-in with the real target, then rank-normalised
 split R-hat (ArviZ) < 1.01 for every county; the retained draws are pooled over chains.

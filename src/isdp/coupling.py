@@ -1,5 +1,5 @@
 """L-lag coupling of the Gibbs-within-Metropolis sampler (Biswas, Jacob & Vanetti 2019;
-ISDP Algorithms 2–3; SPEC §1.4).
+ISDP Algorithms 2–3; docs/method.md §4).
 
 Chain X runs L iterations alone; then (X_t, Y_{t-L}) move together under a coupled kernel
 whose two marginals are the single-chain kernel: for each basis column j the two pre-jumps
@@ -23,6 +23,7 @@ from numba import njit, prange
 
 from ._kernels import apply_move, basis_csr, component_sweep, log_ratio
 from ._rng import seed_states, uniform_pos
+from ._runner import check_count, check_dg_eps
 from .distributions import maximal_coupling_dg
 from .lattice import IntegerLattice
 from .samplers import _prepare_init
@@ -147,10 +148,8 @@ def meeting_times(
     reported with ``met = False``; the TV estimate is then not an upper bound, so
     callers should treat censoring as an error.
     """
-    if int(lag) != lag or lag < 1:
-        raise ValueError(f"lag must be a positive integer, got {lag}")
-    if int(n_pairs) != n_pairs or n_pairs < 1:
-        raise ValueError(f"n_pairs must be a positive integer, got {n_pairs}")
+    max_iter, proposal_eps = check_count("max_iter", max_iter, 1), check_dg_eps("proposal_eps", proposal_eps)
+    lag, n_pairs = check_count("lag", lag, 1, high=max_iter), check_count("n_pairs", n_pairs, 1)
     start = _prepare_init(lattice, init, n_pairs)
     ptr, idx, val = basis_csr(lattice.basis)
     tau = np.zeros(n_pairs, dtype=np.int64)

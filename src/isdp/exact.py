@@ -1,4 +1,4 @@
-"""Exact laws: an exact sampler for ℓ1 with one sum constraint (SPEC §1.7), and exact
+"""Exact laws: an exact sampler for ℓ1 with one sum constraint (docs/method.md §7), and exact
 computations on small lattices (enumeration, the sampler's transition matrix) that serve as
 ground truth for the MCMC.
 """
@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
+from scipy import stats
 
 from ._rng import double_geometric, seed_states, uniform_pos
 from .distributions import dg_logpmf
@@ -42,7 +43,7 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.nda
     """Exact draws of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0} (int64, size × n).
 
     Proof sketch. The target is π(u) ∝ Π_i a^{|u_i|} on Σu = 0, a = e^{-ε} — i.i.d. DG(a)
-    conditioned on a zero sum (SPEC §1.2). Draw u_1..u_{n-1} i.i.d. DG(a), set
+    conditioned on a zero sum (docs/method.md §2). Draw u_1..u_{n-1} i.i.d. DG(a), set
     u_n = -Σ_{i<n} u_i and accept with probability a^{|u_n|} ≤ 1. The accepted law is
     ∝ Π_{i<n} DG(u_i) · a^{|u_n|} ∝ Π_{i≤n} DG(u_i) on Σu = 0, which is π. The acceptance
     probability is P(S_n = 0)/P(DG = 0) ≈ (1+a)/((1-a)·sqrt(2π n Var DG)) — a few per cent
@@ -54,6 +55,29 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.nda
     tries = np.empty(int(size), dtype=np.int64)
     _sum_zero_rejection(seed_states(seed, int(size)), float(np.exp(-eps)), out, tries)
     return out
+
+
+def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
+    """Exact pmf of one cell of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, at ``k``.
+
+    The law is i.i.d. DG(a = e^{-ε}) conditioned on a zero sum, so by exchangeability
+    P(u_1 = k) = DG(k) · P(S_{n-1} = -k) / P(S_n = 0), with S_m a sum of m i.i.d. DG. The laws of
+    S_m come from the characteristic function (1-a)²/(1 - 2a cos t + a²) raised to the m-th power
+    on an FFT grid wide enough (≥ 40 standard deviations of S_n) that aliasing is below 1e-15.
+    """
+    if n < 2:
+        raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
+    if not np.isfinite(eps) or eps <= 0:
+        raise ValueError(f"eps must be a finite positive number, got {eps!r}")
+    a = float(np.exp(-eps))
+    sd_sum = np.sqrt(n * 2 * a) / (1 - a)
+    k = np.asarray(k, dtype=np.int64)
+    size = int(2 ** np.ceil(np.log2(40 * sd_sum + 4 * np.abs(k).max(initial=0) + 64)))
+    t = 2 * np.pi * np.arange(size) / size
+    phi = (1 - a) ** 2 / (1 - 2 * a * np.cos(t) + a**2)
+    law = {m: np.fft.ifft(phi**m).real for m in (n - 1, n)}  # law[m][s mod size] = P(S_m = s)
+    dg = stats.dlaplace.pmf(k, eps)
+    return dg * law[n - 1][(-k) % size] / law[n][0]
 
 
 @njit(parallel=True, cache=True)
@@ -81,7 +105,7 @@ def _conditioned_rejection(rng, a, A, out):
 def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     """Exact draws of i.i.d. DG(e^{-ε}) noise conditioned on A u = 0, by plain rejection.
 
-    By the key identity of SPEC §1.2 this is the ℓ1 generalized Laplace on Λ(A). Exact by
+    By the identity of docs/method.md §2 this is the ℓ1 generalized Laplace on Λ(A). Exact by
     definition of conditioning, and independent of the lattice basis and of the MCMC — hence
     a ground truth for it. Feasible only when P(A u = 0) is not tiny: small tables, larger ε.
     """

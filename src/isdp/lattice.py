@@ -1,7 +1,7 @@
 """The integer kernel lattice Λ(A) = {u ∈ Z^n : A u = 0} of a set of counting invariants.
 
 A basis comes from the Smith normal form ``S = U A V`` (sympy): the columns of ``V`` past
-``rank(A)`` span Λ(A) over the integers (SPEC §1.1). Because ``V`` is unimodular this is a
+``rank(A)`` span Λ(A) over the integers (docs/method.md §1). Because ``V`` is unimodular this is a
 basis of the whole kernel lattice, not of a sublattice — unlike, say, a rational null-space
 basis scaled to integers.
 """
@@ -152,12 +152,17 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
     The workflow calls this on every released or noise vector before writing it.
     """
     r = np.asarray(release)
+    if r.dtype.kind not in "iuf" or r.ndim == 0:
+        raise InvariantError(f"{what} must be a numeric vector or array of vectors, got dtype {r.dtype}, shape {r.shape}")
     if not np.issubdtype(r.dtype, np.integer):
         if not np.all(np.isfinite(r)) or np.any(np.rint(r) != r):
             raise InvariantError(f"{what} is not integer-valued")
         r = r.astype(np.int64)
     A = as_integer_matrix(A)
-    target = np.asarray(invariants, dtype=np.int64)
+    raw = np.asarray(invariants)
+    if raw.dtype.kind not in "iuf" or not np.all(np.isfinite(raw)) or np.any(np.rint(raw) != raw):
+        raise InvariantError(f"{what}: the invariants must be integers (counts), got {raw.tolist()!r}")
+    target = raw.astype(np.int64)
     if target.shape != (A.shape[0],):
         raise InvariantError(f"{what}: {target.size} invariant values for {A.shape[0]} constraints")
     rows = r.reshape(-1, r.shape[-1])
@@ -192,7 +197,7 @@ def venn_constraints(n_sets: int, records_per_region: int) -> np.ndarray:
 
     Regions are the non-empty subsets of the sets in order of size, then lexicographically
     ({1},{2},{3},{1,2},{1,3},{2,3},{1,2,3} for three sets), each holding
-    ``records_per_region`` consecutive records (SPEC E1).
+    ``records_per_region`` consecutive records (ISDP App. E.2).
     """
     from itertools import combinations
 

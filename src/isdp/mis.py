@@ -1,4 +1,4 @@
-"""Metropolized independence sampler (MIS) for congenial privacy (FODS-20 Algorithm 1; SPEC §1.5).
+"""Metropolized independence sampler (MIS) for congenial privacy (Congenial DP Algorithm 1; docs/method.md §6).
 
 Target: the unconstrained double-geometric (DG) mechanism centred on the confidential query
 ``s*``, ``p(s) = Π_i DG(s_i − s*_i | ε)``, restricted to the integer points of
@@ -30,7 +30,6 @@ One iteration = one proposal. Every retained draw is checked in NumPy against ``
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +37,7 @@ import sympy
 from numba import njit, prange
 
 from ._rng import double_geometric, seed_states, uniform_pos
+from ._runner import check_count, check_dg_eps, run_chunked
 from .lattice import InvariantError, as_integer_matrix
 
 log = logging.getLogger("isdp.mis")
@@ -286,13 +286,9 @@ def mis_sample(
         if B.ndim != 2 or B.shape[1] != d or not np.all(np.isfinite(B)):
             raise InvariantError(f"B must be a finite 2-D matrix with {d} columns, got shape {B.shape}")
         b = _vector(b, B.shape[0], "b", integer=False)
-    for name, value in (("eps", eps), ("proposal_eps", proposal_eps)):
-        if not (np.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be positive and finite, got {value}")
-    for name, value, low in (("n_chains", n_chains, 1), ("n_draws", n_draws, 0), ("thin", thin, 1),
-                             ("burn_in", burn_in, 0)):
-        if int(value) != value or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value}")
+    eps, proposal_eps = check_dg_eps("eps", eps), check_dg_eps("proposal_eps", proposal_eps)
+    n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
+    thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)
     idx_i, idx_c = _index_set(index_set, d, m)
     adj, det = _solver(A, idx_c, allow_nonunimodular)
 
@@ -323,22 +319,12 @@ def mis_sample(
     infeasible = np.zeros(n_chains, dtype=np.int64)
     nonintegral = np.zeros(n_chains, dtype=np.int64)
 
-    tic = time.perf_counter()
-    t, chunk, last_log = 0, 1000, tic
-    while t < n_iter:
-        step = min(chunk, n_iter - t)
-        t_step = time.perf_counter()
+    def step(t, n):
         _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, np.int64(det), a, b_ptr, b_idx,
-                 b_val, b_vec, center, float(eps), float(proposal_eps), t, step, int(burn_in), int(thin), out,
-                 accepted, infeasible, nonintegral)
-        t += step
-        elapsed = time.perf_counter() - t_step
-        chunk = max(1000, int(step / max(elapsed, 1e-6))) if elapsed < 0.5 else step
-        now = time.perf_counter()
-        if progress and now - last_log > 5 and t < n_iter:
-            log.info("MIS: %d/%d proposals per chain (%.0f%%), %.1f s", t, n_iter, 100 * t / n_iter, now - tic)
-            last_log = now
-    seconds = time.perf_counter() - tic
+                 b_val, b_vec, center, eps, proposal_eps, t, n, burn_in, thin, out, accepted, infeasible,
+                 nonintegral)
+
+    seconds = run_chunked(step, n_iter, log=log, label="MIS proposals per chain", progress=progress, min_chunk=1000)
 
     flat = out.reshape(-1, d)
     if n_draws and not _in_set(flat, A, a, B, b).all():  # holds by construction; check anyway

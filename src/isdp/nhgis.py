@@ -11,11 +11,14 @@ v20210608 extract (NHGIS terms allow publishing such a minimal subset), and
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import logging
 import os
 import re
+import signal
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -29,8 +32,9 @@ import pandas as pd
 
 log = logging.getLogger("isdp.nhgis")
 
-#: Vintage of the extract committed in ``data/nhgis/``.
-EMBEDDED_VINTAGE = "20210608"
+#: SHA-256 of the official county zips whose content this project has verified; a download
+#: or a dropped-in zip of these vintages must match.
+KNOWN_SHA256 = {"20210608": "3a85a873d66d0a5852d49739c820bd9a057c14566c0630365625ac3b440ed7df"}
 #: Vintage used by the paper (Dharangutte et al., AAAI-23; Gao et al., AAAI-22).
 PAPER_VINTAGE = "20201116"
 URL_TEMPLATE = "https://assets.nhgis.org/differential-privacy/v{v}/nhgis_ppdd_{v}_county.zip"
@@ -55,7 +59,7 @@ STATE_ABBR: dict[str, str] = {
     "55": "WI", "56": "WY", "72": "PR",
 }
 
-# Facts of the 2010 SF1 county file, identical in every PPDD vintage (SPEC §2 E3).
+# Facts of the 2010 SF1 county file, identical in every PPDD vintage (docs/experiments/e3.md).
 N_COUNTIES = 3221
 N_ILLINOIS = 102
 COOK_IL = ("G1700310", 5_194_675)
@@ -117,13 +121,30 @@ class _BadBody(OSError):
     """Downloaded bytes are incomplete or do not match the expected SHA-256 (retryable)."""
 
 
+class _Deadline(TimeoutError):
+    """The attempt's overall deadline passed (a slow or trickling server)."""
+
+
 def _fetch_once(url: str, tmp: Path, timeout: float, expected_sha256: str | None) -> int:
+    """One attempt, bounded by ``timeout`` seconds in total (not per socket read)."""
+    deadline = time.monotonic() + timeout
     request = urllib.request.Request(url, headers={"User-Agent": "isdp (python urllib)"})
     digest = hashlib.sha256()
     size = 0
     with urllib.request.urlopen(request, timeout=timeout) as resp, open(tmp, "wb") as out:
         expected_size = resp.headers.get("Content-Length")
-        for chunk in iter(lambda: resp.read(1 << 16), b""):
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Deadline(f"attempt exceeded its {timeout:g} s deadline after {size} bytes")
+            if resp.fp is not None and hasattr(resp.fp, "raw"):  # bound each wait by the time left
+                resp.fp.raw._sock.settimeout(left)
+            try:
+                chunk = resp.read1(1 << 16)  # whatever has arrived: a trickle cannot stall a full-size read
+            except TimeoutError:
+                raise _Deadline(f"attempt exceeded its {timeout:g} s deadline after {size} bytes") from None
+            if not chunk:
+                break
             out.write(chunk)
             digest.update(chunk)
             size += len(chunk)
@@ -132,6 +153,28 @@ def _fetch_once(url: str, tmp: Path, timeout: float, expected_sha256: str | None
     if expected_sha256 is not None and digest.hexdigest() != expected_sha256.lower():
         raise _BadBody(f"sha256 mismatch: got {digest.hexdigest()}, expected {expected_sha256}")
     return size
+
+
+@contextlib.contextmanager
+def _signals_raise():
+    """Turn SIGTERM/SIGHUP into an exception while downloading, so ``finally`` removes the partial file.
+
+    (SIGINT already raises KeyboardInterrupt.) Only the main thread can install handlers;
+    elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise SystemExit(f"download interrupted by signal {signum}")
+
+    saved = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
 
 
 def download(
@@ -145,8 +188,10 @@ def download(
 ) -> Path:
     """Download ``url`` to ``dest`` atomically, with retries.
 
-    ``retries`` is the total number of attempts; the wait before attempt k+1 is
-    ``backoff * 2**(k-1)`` seconds. HTTP 4xx answers are final (no retry). The body is
+    ``retries`` is the total number of attempts and ``timeout`` bounds each attempt as a whole
+    (connection and every read), so a server that trickles bytes is abandoned in time; the wait
+    before attempt k+1 is ``backoff * 2**(k-1)`` seconds. The partial file is removed on any
+    failure, including SIGTERM/SIGHUP/SIGINT. HTTP 4xx answers are final (no retry). The body is
     streamed into a temporary file next to ``dest`` and renamed onto ``dest`` only once it is
     complete and, if ``expected_sha256`` is given, matches it, so ``dest`` is never half-written.
     Raises :class:`DownloadError` naming the URL and the last cause.
@@ -157,10 +202,11 @@ def download(
     dest.parent.mkdir(parents=True, exist_ok=True)
     last: Exception | None = None
     for attempt in range(1, retries + 1):
-        log.info("GET %s (attempt %d/%d, timeout %g s)", url, attempt, retries, timeout)
+        log.info("GET %s (attempt %d/%d, deadline %g s)", url, attempt, retries, timeout)
         tmp = _tmp_path(dest)
         try:
-            size = _fetch_once(url, tmp, timeout, expected_sha256)
+            with _signals_raise():
+                size = _fetch_once(url, tmp, timeout, expected_sha256)
             os.replace(tmp, dest)
             log.info("downloaded %s (%d bytes) to %s", url, size, dest)
             return dest
@@ -267,7 +313,7 @@ def tidy_extract(raw_df: pd.DataFrame, vintage: str) -> pd.DataFrame:
 
 
 def validate(tidy_df: pd.DataFrame) -> None:
-    """Check a tidy extract against facts true in every vintage (SPEC §2 E3).
+    """Check a tidy extract against facts true in every vintage (docs/experiments/e3.md).
 
     Structural failures (columns, missing values, duplicate gisjoin) stop at once; the value
     checks are all run and every failure is listed. Raises :class:`DataValidationError`.
@@ -376,6 +422,7 @@ def fetch_or_fallback(
     (e.g. the paper's v20201116) can be dropped in place. A downloaded zip that fails
     validation is removed. Returns ``vintage_requested``, ``vintage_used``, ``source_used``
     (``"download"`` or ``"embedded"``), ``reason``, ``url`` and the ``sha256`` of the input used.
+    A vintage listed in :data:`KNOWN_SHA256` must match its published checksum.
     """
     if source not in _SOURCES:
         raise ValueError(f"source must be one of {_SOURCES}, got {source!r}")
@@ -390,11 +437,15 @@ def fetch_or_fallback(
         }
 
     url = url or url_for(vintage)
+    expected_sha256 = expected_sha256 or KNOWN_SHA256.get(vintage)
     dest_zip = Path(dest_zip)
     downloaded = False
     try:
         if dest_zip.exists():
             log.info("using the zip already present at %s (not downloading)", dest_zip)
+            if expected_sha256 and sha256sum(dest_zip) != expected_sha256:
+                raise DataValidationError(f"{dest_zip}: sha256 {sha256sum(dest_zip)} is not the published "
+                                          f"v{vintage} zip's {expected_sha256}")
             reason = f"zip already present at {dest_zip}"
         else:
             download(url, dest_zip, timeout=timeout, retries=retries, backoff=backoff,

@@ -97,14 +97,84 @@ def contingency_table_problem(name: str, table, row_labels, col_labels) -> Probl
                    {"rows": list(row_labels), "cols": list(col_labels)})
 
 
+MARGIN_LABELS = ("total", "totals", "sum", "all", "margin", "overall")
+
+
+def _is_margin(label) -> bool:
+    return str(label).strip().lower() in MARGIN_LABELS
+
+
 def read_table_csv(path):
-    """A two-way table stored as CSV (first column = row labels, header = column labels)."""
+    """A two-way table of counts stored as CSV (first column = row labels, header = column labels).
+
+    Returns (cells as int64, row labels, column labels). A row or column labelled as a margin
+    (``Total``, ``Sum``, …) is checked against the cells and dropped; a margin that disagrees with
+    the cells, an unlabelled row or column that equals the sum of the others, a negative,
+    missing or non-integer count, duplicate labels, an empty file or one that is not UTF-8 raise
+    :class:`InvariantError` naming the file and the offending row and column.
+    """
     import pandas as pd
 
-    df = pd.read_csv(path, index_col=0)
-    if df.empty or not all(pd.api.types.is_integer_dtype(t) for t in df.dtypes):
-        raise InvariantError(f"{path}: every cell of the table must be an integer count")
-    return df.to_numpy(dtype=np.int64), [str(r) for r in df.index], [str(c) for c in df.columns]
+    try:
+        df = pd.read_csv(path, index_col=0, encoding="utf-8", dtype=str, keep_default_na=False)
+    except UnicodeDecodeError as err:
+        raise InvariantError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as err:
+        raise InvariantError(f"{path}: not a readable CSV table ({str(err).strip()})") from None
+    if df.empty or df.shape[1] == 0:
+        raise InvariantError(f"{path}: the table has no cells")
+    for axis, labels in (("row", df.index), ("column", df.columns)):
+        dup = labels[labels.duplicated()]
+        if len(dup):
+            raise InvariantError(f"{path}: duplicate {axis} label {dup[0]!r}")
+    values = np.zeros(df.shape, dtype=np.int64)
+    for i, row in enumerate(df.index):
+        for j, col in enumerate(df.columns):
+            text = df.iat[i, j].strip()
+            try:
+                v = int(text)
+            except ValueError:
+                raise InvariantError(f"{path}: row {row!r}, column {col!r}: {text!r} is not an integer count") from None
+            if v < 0:
+                raise InvariantError(f"{path}: row {row!r}, column {col!r}: negative count {v}")
+            values[i, j] = v
+    rows = [str(r) for r in df.index]
+    cols = [str(c) for c in df.columns]
+    keep_r = [i for i, r in enumerate(rows) if not _is_margin(r)]
+    keep_c = [j for j, c in enumerate(cols) if not _is_margin(c)]
+    cells = values[np.ix_(keep_r, keep_c)]
+    for j in set(range(len(cols))) - set(keep_c):  # margin columns: row totals of the cells
+        if not np.array_equal(values[keep_r, j], cells.sum(axis=1)):
+            raise InvariantError(f"{path}: margin column {cols[j]!r} does not equal the row sums of the cells")
+    for i in set(range(len(rows))) - set(keep_r):
+        expected = values[i, keep_c]
+        if not np.array_equal(expected, cells.sum(axis=0)):
+            raise InvariantError(f"{path}: margin row {rows[i]!r} does not equal the column sums of the cells")
+    if cells.size == 0:
+        raise InvariantError(f"{path}: the table has no cells besides its margins")
+    for axis in (0, 1):  # an unlabelled margin would silently become one more category
+        n = cells.shape[1 - axis]
+        if n < 3:
+            continue
+        for k in range(n):
+            line = cells[:, k] if axis == 0 else cells[k]
+            rest = np.delete(cells, k, axis=1 - axis).sum(axis=1 - axis)
+            if line.any() and np.array_equal(line, rest):
+                what, label = ("column", cols[keep_c[k]]) if axis == 0 else ("row", rows[keep_r[k]])
+                raise InvariantError(f"{path}: {what} {label!r} equals the sum of the other {what}s: a margin? "
+                                     f"Label it 'Total' or remove it")
+    return cells, [rows[i] for i in keep_r], [cols[j] for j in keep_c]
+
+
+def index_set_from_complement(complement, n: int, key: str = "index_complement") -> tuple[list[int], list[int]]:
+    """0-based (I, Iᶜ) from the paper's 1-based Iᶜ; a ValueError names ``key`` for any bad index."""
+    bad = [i for i in complement if int(i) != i or not 1 <= i <= n]
+    if bad:
+        raise ValueError(f"{key}: {bad} outside the cells 1..{n} (1-based, as in the paper)")
+    if len(set(complement)) != len(complement):
+        raise ValueError(f"{key}: repeated index in {list(complement)}")
+    comp = [int(i) - 1 for i in complement]
+    return [i for i in range(n) if i not in comp], comp
 
 
 def with_margins(values, row_labels, col_labels, row_name: str = "county"):

@@ -1,4 +1,4 @@
-"""Gibbs-within-Metropolis sampler for lattice targets (ISDP Algorithm 1; SPEC §1.3).
+"""Gibbs-within-Metropolis sampler for lattice targets (ISDP Algorithm 1; docs/method.md §3).
 
 State u = B w. An iteration sweeps j = 1..k: draw z ~ DG(exp(-ε_prop)), propose u + z B[:, j],
 accept with probability min(1, π(u')/π(u)). Every proposal stays in Λ(A), so the invariants
@@ -9,7 +9,6 @@ stream, so a seed fixes the draws whatever the number of threads.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +16,7 @@ from numba import njit, prange
 
 from ._kernels import basis_csr, component_sweep, joint_sweep
 from ._rng import seed_states
+from ._runner import check_count, check_dg_eps, run_chunked
 from .lattice import IntegerLattice, InvariantError
 from .targets import Target
 
@@ -110,11 +110,9 @@ def sample(
     """
     if update not in UPDATES:
         raise ValueError(f"update must be one of {UPDATES}, got {update!r}")
-    for name, value, low in (("n_chains", n_chains, 1), ("n_draws", n_draws, 0), ("thin", thin, 1), ("burn_in", burn_in, 0)):
-        if int(value) != value or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value}")
-    if not proposal_eps > 0:
-        raise ValueError(f"proposal_eps must be positive, got {proposal_eps}")
+    n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
+    thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)
+    proposal_eps = check_dg_eps("proposal_eps", proposal_eps)
     u = _prepare_init(lattice, init, n_chains)
     sumsq = (u * u).sum(axis=1)
     rng = seed_states(seed, n_chains)
@@ -125,21 +123,10 @@ def sample(
     accepted = np.zeros(n_chains, dtype=np.int64)
     joint = update == "joint"
 
-    start = time.perf_counter()
-    t, chunk, last_log = 0, 1, start
-    while t < n_iter:
-        step = min(chunk, n_iter - t)
-        tick = time.perf_counter()
-        _run(u, sumsq, rng, ptr, idx, val, target.code, target.param, a, t, step, burn_in, thin, out, accepted, joint)
-        t += step
-        elapsed = time.perf_counter() - tick
-        # Grow chunks towards ~1 s of work: few Python round trips, yet regular progress lines.
-        chunk = max(1, int(step / max(elapsed, 1e-6))) if elapsed < 0.5 else step
-        now = time.perf_counter()
-        if progress and now - last_log > 5 and t < n_iter:
-            log.info("sampling %s: %d/%d iterations (%.0f%%), %.1f s", target.label, t, n_iter, 100 * t / n_iter, now - start)
-            last_log = now
-    seconds = time.perf_counter() - start
+    def step(t, n):
+        _run(u, sumsq, rng, ptr, idx, val, target.code, target.param, a, t, n, burn_in, thin, out, accepted, joint)
+
+    seconds = run_chunked(step, n_iter, log=log, label=f"sampling {target.label}", progress=progress)
 
     per_iter = 1 if joint else lattice.dim
     result = SamplerResult(

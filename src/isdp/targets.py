@@ -1,4 +1,4 @@
-"""Target laws on Λ(A) (ISDP Definitions 9 and 13; SPEC §1.2), known up to a constant.
+"""Target laws on Λ(A) (ISDP Definitions 9 and 13; docs/method.md §2), known up to a constant.
 
 - generalized Laplace, ℓ1 or ℓ2: π(u) ∝ exp(-ε ‖u‖)
 - generalized Gaussian: π(u) ∝ exp(-‖u‖₂² / (2σ²))

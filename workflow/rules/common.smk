@@ -2,9 +2,13 @@
 import json
 from pathlib import Path
 
+from isdp.claims import load_registry
+
 REPO = Path(workflow.basedir)
 ENV = "../../environment.yml"  # every rule runs in the project environment (pyproject.toml mirror)
 SEED = config["seed"]
+REGISTRY = REPO / "config" / "claims.yaml"  # the claims registry: paper values and criteria
+CLAIM_ARGS = {c["id"]: c.get("args", {}) for c in load_registry(REGISTRY)}  # validated at parse time
 NORMS_E1 = list(config["e1"]["targets"])
 
 

@@ -1,4 +1,4 @@
-# Input data: NHGIS Privacy-Protected 2010 Census Demonstration Data, county level (SPEC §2 E3).
+# Input data: NHGIS Privacy-Protected 2010 Census Demonstration Data, county level (docs/experiments/e3.md).
 # `source: auto` tries the configured vintage and falls back, loudly, to the committed extract.
 
 DATA = config["data"]

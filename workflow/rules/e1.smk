@@ -1,4 +1,4 @@
-# E1 — intersecting counting constraints (ISDP §5, App. E.2, Figs 3–5; SPEC §2 E1).
+# E1 — intersecting counting constraints (ISDP §5, App. E.2, Figs 3–5; docs/experiments/e1.md).
 
 E1 = config["e1"]
 
@@ -153,19 +153,22 @@ rule e1_boxplots:
 
 rule e1_summary:
     input:
+        registry=REGISTRY,
         convergence="results/tables/e1_convergence.csv",
-        proposals="results/tables/e1_proposals.csv",
         unbiasedness="results/tables/e1_unbiasedness.csv",
         ess=expand("results/tables/e1_ess_{norm}.csv", norm=NORMS_E1),
+        draws=expand("results/e1/draws_{norm}.nc", norm=NORMS_E1),
+        problem="results/e1/problem.json",
     output:
         summary=report("results/tables/summary/e1.csv", caption="../report/findings.rst", category="E1 intersecting constraints", labels={"table": "paper vs this run"}),
+    params:
+        experiment="E1",
     log:
         "results/logs/e1_summary.log",
     conda:
         ENV
     script:
-        "../scripts/e1_summary.py"
-
+        "../scripts/claims_summary.py"
 
 rule e1_notebook:
     input:
@@ -173,6 +176,8 @@ rule e1_notebook:
         draws=expand("results/e1/draws_{norm}.nc", norm=NORMS_E1),
         meetings=expand("results/e1/meeting_times_{norm}.csv", norm=NORMS_E1),
         convergence="results/tables/e1_convergence.csv",
+        figures=[*figure("e1_fig3_constraints"), *figure("e1_fig4_tv_bound"), *figure("e1_fig5_boxplots")],
+        summary="results/tables/summary/e1.csv",
     output:
         checks="results/tables/e1_review_checks.csv",
     params:

@@ -1,5 +1,5 @@
 # E2 — delinquent children, 4×4 table with all margins invariant
-# (ISDP §5 Table 1, Fig 1; App. E.3 Tables 2–3, Figs 6–7; SPEC §2 E2).
+# (ISDP §5 Table 1, Fig 1; App. E.3 Tables 2–3, Figs 6–7; docs/experiments/e2.md).
 
 E2 = config["e2"]
 NORMS_E2 = list(E2["targets"])
@@ -162,25 +162,25 @@ rule e2_validation:
 
 rule e2_summary:
     input:
+        registry=REGISTRY,
         problem="results/e2/problem.json",
+        margins="results/tables/e2_table2_confidential.csv",
         convergence="results/tables/e2_convergence.csv",
         unbiasedness="results/tables/e2_unbiasedness.csv",
         validation="results/tables/e2_validation.csv",
         draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
         ess=expand("results/tables/e2_ess_{norm}.csv", norm=NORMS_E2),
-        seed_l1=REPO / "data/e2/seed_table1_l1_draw.csv",
-        seed_l2=REPO / "data/e2/seed_table3_l2_draw.csv",
+        printed=[REPO / "data/e2/paper_table1_l1_draw.csv", REPO / "data/e2/paper_table3_l2_draw.csv"],
     output:
         summary=report("results/tables/summary/e2.csv", caption="../report/findings.rst", category=E2_CAT, labels={"table": "paper vs this run"}),
     params:
-        norms=NORMS_E2,
+        experiment="E2",
     log:
         "results/logs/e2_summary.log",
     conda:
         ENV
     script:
-        "../scripts/e2_summary.py"
-
+        "../scripts/claims_summary.py"
 
 rule e2_notebook:
     input:
@@ -189,6 +189,8 @@ rule e2_notebook:
         convergence="results/tables/e2_convergence.csv",
         validation="results/tables/e2_validation.csv",
         tables=[f"results/tables/{E2_DRAW_TABLES[n]}.csv" for n in NORMS_E2],
+        figures=[*figure("e2_fig1_tv_bound_l1"), *figure("e2_fig6_tv_bound_l2"), *figure("e2_fig7_boxplots")],
+        summary="results/tables/summary/e2.csv",
     output:
         checks="results/tables/e2_review_checks.csv",
     params:

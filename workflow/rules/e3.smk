@@ -1,5 +1,5 @@
 # E3 — 2010 Census county populations, state totals invariant
-# (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left; SPEC §2 E3).
+# (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left; docs/experiments/e3.md).
 # The states depend on the data (DAS bias audit), so the audit is a checkpoint and the
 # per-state MCMC jobs ({state} wildcard, one job each) are aggregated through it.
 E3 = config["e3"]
@@ -51,13 +51,12 @@ rule e3_audit_report:
     output:
         source=report("results/tables/e3_data_source.csv", caption="../report/e3_data_source.rst", category=E3_CAT, labels={"table": "data vintage"}),
         table=report("results/tables/e3_das_audit.csv", caption="../report/e3_das_audit.rst", category=E3_CAT, labels={"table": "DAS bias audit"}),
-        counts=report("results/tables/e3_audit_counts.csv", caption="../report/e3_audit_counts.rst", category=E3_CAT, labels={"table": "audit counts vs paper"}),
+        counts=report("results/tables/e3_audit_counts.csv", caption="../report/e3_audit_counts.rst", category=E3_CAT, labels={"table": "audit counts"}),
         selected=report("results/tables/e3_selected_states.csv", caption="../report/e3_selected.rst", category=E3_CAT, labels={"table": "selected states"}),
         fig_pdf="results/figures/e3_das_slopes.pdf",
         fig_png=report("results/figures/e3_das_slopes.png", caption="../report/e3_das_slopes.rst", category=E3_CAT, labels={"figure": "DAS slopes (Subspace DP Fig 1 left)"}),
     params:
         alpha=E3["audit"]["alpha"],
-        paper=E3["audit"]["paper"],
         always=E3["selection"]["always"],
     log:
         "results/logs/e3_audit_report.log",
@@ -128,7 +127,7 @@ rule e3_tables:
         unbiasedness=report("results/tables/e3_unbiasedness.csv", caption="../report/e3_unbiasedness.rst", category=E3_CAT, labels={"table": "unbiasedness"}),
     params:
         states=e3_states,
-        band=E3["band"],
+        band=CLAIM_ARGS["ISDP-E3-noise-band"]["band"],
     log:
         "results/logs/e3_tables.log",
     conda:
@@ -139,26 +138,25 @@ rule e3_tables:
 
 rule e3_summary:
     input:
+        registry=REGISTRY,
         info="results/data/source.json",
-        counts="results/tables/e3_audit_counts.csv",
-        regressions="results/e3/das_regressions.csv",
+        selection="results/e3/selection.json",
+        audit="results/tables/e3_das_audit.csv",
         convergence="results/tables/e3_convergence.csv",
         nonneg="results/tables/e3_nonnegativity.csv",
         exact="results/tables/e3_mcmc_vs_exact.csv",
-        unbiasedness="results/tables/e3_unbiasedness.csv",
+        draws=e3_per_state("results/e3/draws_{state}.nc"),
+        diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
     output:
         summary=report("results/tables/summary/e3.csv", caption="../report/findings.rst", category=E3_CAT, labels={"table": "paper vs this run"}),
     params:
-        paper=E3["audit"]["paper"],
-        band=E3["band"],
-        r_hat_max=E3["mcmc"]["r_hat_max"],
+        experiment="E3",
     log:
         "results/logs/e3_summary.log",
     conda:
         ENV
     script:
-        "../scripts/e3_summary.py"
-
+        "../scripts/claims_summary.py"
 
 rule e3_notebook:
     input:
@@ -171,6 +169,7 @@ rule e3_notebook:
         nonneg="results/tables/e3_nonnegativity.csv",
         exact="results/tables/e3_mcmc_vs_exact.csv",
         figures=["results/figures/e3_fig2_illinois.png", "results/figures/e3_fig8_states.png", "results/figures/e3_das_slopes.png"],
+        summary="results/tables/summary/e3.csv",
     output:
         checks="results/tables/e3_review_checks.csv",
     params:

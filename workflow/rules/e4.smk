@@ -91,22 +91,23 @@ rule e4_figures:
 
 rule e4_summary:
     input:
+        registry=REGISTRY,
         metrics="results/tables/e4_metrics.csv",
-        spread="results/tables/e4_spread.csv",
-        info="results/data/source.json",
+        selected="results/tables/e3_selected_states.csv",
+        selection="results/e3/selection.json",
+        releases=e3_per_state("results/e4/releases_{state}.nc"),
+        diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
+        runs=e3_per_state("results/e3/run_{state}.json"),
     output:
         summary=report("results/tables/summary/e4.csv", caption="../report/findings.rst", category=E4_CAT, labels={"table": "paper vs this run"}),
     params:
-        headline=E3["selection"]["always"][0],
-        alpha=E3["audit"]["alpha"],
-        overlap=E4["overlap_band"],
+        experiment="E4",
     log:
         "results/logs/e4_summary.log",
     conda:
         ENV
     script:
-        "../scripts/e4_summary.py"
-
+        "../scripts/claims_summary.py"
 
 rule e4_notebook:
     input:

@@ -1,5 +1,5 @@
 # E5 — congenial sex×age table with the Metropolized independence sampler
-# (FODS-20 §3 Table 1, Fig 1; App. C Figs 2–3; SPEC §2 E5).
+# (Congenial DP §3 Table 1, Fig 1; App. C Figs 2–3; docs/experiments/e5.md).
 
 E5 = config["e5"]
 E5_CAT = "E5 congenial sex×age table (MIS)"
@@ -46,6 +46,7 @@ rule e5_problem:
 rule e5_acceptance:
     input:
         problem="results/e5/problem.json",
+        registry=REGISTRY,
     output:
         table=report("results/tables/e5_fig2_acceptance.csv", caption="../report/e5_fig2.rst", category=E5_CAT, labels={"table": "Fig 2 acceptance rates"}),
         fig_pdf="results/figures/e5_fig2_acceptance.pdf",
@@ -53,7 +54,6 @@ rule e5_acceptance:
     params:
         eps=E5["eps"],
         acceptance=E5["acceptance"],
-        paper=E5["paper"],
         seed=[SEED, "e5", "acceptance"],
     threads: 2
     log:
@@ -146,28 +146,25 @@ rule e5_fig1:
 
 rule e5_summary:
     input:
+        registry=REGISTRY,
         problem="results/e5/problem.json",
         acceptance="results/tables/e5_fig2_acceptance.csv",
         trace="results/tables/e5_trace_diagnostics.csv",
-        draws=f"results/e5/trace_thin{E5_THINS[-1]}.nc",
-        table1="results/tables/e5_table1.csv",
+        draws=[f"results/e5/trace_thin{t}.nc" for t in E5_THINS],
         distances="results/tables/e5_fig1_distances.csv",
         convergence="results/tables/e5_fig1_convergence.csv",
         releases="results/e5/fig1_releases.npz",
-        paper_release=REPO / E5["paper_release"],
+        printed=REPO / E5["paper_release"],
     output:
         summary=report("results/tables/summary/e5.csv", caption="../report/findings.rst", category=E5_CAT, labels={"table": "paper vs this run"}),
     params:
-        paper=E5["paper"],
-        proposal_eps=E5["proposal_eps"],
-        methods=E5_METHODS,
+        experiment="E5",
     log:
         "results/logs/e5_summary.log",
     conda:
         ENV
     script:
-        "../scripts/e5_summary.py"
-
+        "../scripts/claims_summary.py"
 
 rule e5_notebook:
     input:
@@ -179,11 +176,11 @@ rule e5_notebook:
         convergence="results/tables/e5_fig1_convergence.csv",
         releases="results/e5/fig1_releases.npz",
         figures=[*figure("e5_fig1_distances"), *figure("e5_fig2_acceptance"), *figure("e5_fig3_traces")],
+        summary="results/tables/summary/e5.csv",
     output:
         checks="results/tables/e5_review_checks.csv",
     params:
         methods=E5_METHODS,
-        paper=E5["paper"],
     log:
         notebook="results/notebooks/e5_congenial_mis.ipynb",
     conda:

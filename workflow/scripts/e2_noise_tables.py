@@ -12,7 +12,7 @@ rows, cols = problem.meta["rows"], problem.meta["cols"]
 titles = {"l1": "Table 1 (ISDP §5): one ℓ1 generalized Laplace noise draw after convergence",
           "l2": "Table 3 (ISDP App. E.3): one ℓ2 generalized Laplace noise draw after convergence"}
 for norm, path, csv, md in zip(smk.params.norms, smk.input.draws, smk.output.csv, smk.output.md, strict=True):
-    draw = load_draws(path)[0, 0]  # the first retained draw of chain 0: after burn-in, fixed by the seed
+    draw = load_draws(path)[0, 0]  # the first retained draw of chain 0: after burn-in, fixed by the base seed
     check_release(draw, problem.A, np.zeros(problem.A.shape[0], dtype=np.int64), what=f"{norm} noise table")
     table = with_margins(draw, rows, cols)
     assert (table["Total"] == 0).all() and (table.loc["Total"] == 0).all()

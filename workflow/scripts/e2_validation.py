@@ -1,5 +1,5 @@
 """Beyond the paper: the MCMC ℓ1 sampler against exact rejection sampling of i.i.d. DG noise
-conditioned on zero margins (SPEC §1.2), on a smaller table with the same structure."""
+conditioned on zero margins (docs/method.md §2), on a smaller table with the same structure."""
 import numpy as np
 import pandas as pd
 

@@ -5,6 +5,7 @@ import pandas as pd
 
 from isdp import mis_sample
 from isdp._workflow import start
+from isdp.claims import paper_value
 from isdp.plotting import save_figure
 from isdp.problems import Problem
 from isdp.studies import derive_seed
@@ -31,12 +32,12 @@ table = pd.DataFrame(rows)
 table["best"] = table["acceptance"] == table["acceptance"].max()
 table.to_csv(smk.output.table, index=False, lineterminator="\n")
 
-paper = smk.params.paper
+paper_eps = paper_value("CDP-E5-best-proposal", str(smk.input.registry))
+paper_acc = paper_value("CDP-E5-acceptance", str(smk.input.registry))
 fig, ax = plt.subplots(figsize=(6, 4))
 ax.errorbar(table["proposal_eps"], 100 * table["acceptance"], yerr=200 * table["se"].fillna(0), marker="o",
             capsize=3, label=f"this run ({cfg['n_chains']} chains x {cfg['n_iter']:,} proposals, ±2 SE)")
-ax.plot([paper["best_proposal_eps"]], [100 * paper["acceptance"]], "r*", markersize=12,
-        label=f"paper: ε̃ = {paper['best_proposal_eps']}, {100 * paper['acceptance']:.2f} %")
+ax.plot([paper_eps], [100 * paper_acc], "r*", markersize=12, label=f"paper: ε̃ = {paper_eps}, {100 * paper_acc:.2f} %")
 ax.axvline(smk.params.eps, color="grey", linestyle=":", label=f"ε = {smk.params.eps} (target)")
 ax.set_xlabel("proposal parameter ε̃")
 ax.set_ylabel("acceptance rate (%)")

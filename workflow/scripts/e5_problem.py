@@ -2,15 +2,16 @@
 import numpy as np
 
 from isdp._workflow import start
-from isdp.problems import Problem, read_table_csv, sex_by_age_constraints
+from isdp.problems import Problem, index_set_from_complement, read_table_csv, sex_by_age_constraints
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 values, rows, cols = read_table_csv(smk.input.table)
 A, labels = sex_by_age_constraints(rows, cols, smk.params.voting_age_from)
-complement = [i - 1 for i in smk.params.index_complement]  # the paper's 1-based I^c
 n = values.size
-index_set = [i for i in range(n) if i not in complement]
+index_set, complement = index_set_from_complement(smk.params.index_complement, n, key="e5.index_complement")
+if len(complement) != A.shape[0]:
+    raise ValueError(f"e5.index_complement: {len(complement)} indices for {A.shape[0]} equality constraints")
 problem = Problem("e5", A, values.ravel(), tuple(f"{r}|{c}" for r in rows for c in cols), labels,
                   {"rows": rows, "cols": cols, "index_set": index_set, "index_complement": complement,
                    "voting_age_from": smk.params.voting_age_from})

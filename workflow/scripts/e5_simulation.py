@@ -3,7 +3,8 @@
 (a) raw DG ε = eps_raw; (b) (a) then NNL2 onto S* (1)-(4); (c) the MIS conditional mechanism
 (ε₀ = eps_mis, proposal ε̃); (d) raw DG ε = eps_mis. MIS chains start at the confidential
 table (Algorithm 1); per table, n_chains chains give R-hat/ESS (ArviZ), and the releases are
-evenly spaced among the stored states of all chains.
+evenly spaced among the stored states of all chains. The step fails when a table's chains have
+not converged (max split R-hat ≥ e5.simulation.mis.r_hat_max), so no release comes from them.
 """
 import numpy as np
 import pandas as pd
@@ -51,6 +52,10 @@ for k, x in enumerate(X):
                       "acceptance": float(res.acceptance.mean()), **conv, "seconds": res.seconds})
     log.info("table %d (total %d): MIS acceptance %.4f, %s, %.1f s", k, x.sum(), res.acceptance.mean(), conv,
              res.seconds)
+    if not conv["max_r_hat"] < mis_cfg["r_hat_max"]:
+        raise RuntimeError(f"E5 Fig 1, table {k}: MIS chains not converged (max R-hat {conv['max_r_hat']:.4f} >= "
+                           f"e5.simulation.mis.r_hat_max = {mis_cfg['r_hat_max']}); raise burn_in, draws_per_chain "
+                           "or thin")
     for name, rel in zip(methods, (raw_a, nnl2, mis, raw_d), strict=True):
         releases[name][k] = rel
         l1, l2 = release_distances(rel, x)
