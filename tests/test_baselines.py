@@ -24,7 +24,7 @@ from isdp.baselines import (
     projected_laplace,
 )
 
-# Delinquent children (SPEC E2), row-major.
+# Delinquent children (ISDP §5 Table 1, experiment E2), row-major.
 TABLE = np.array([15, 1, 3, 1, 20, 10, 10, 15, 3, 10, 10, 2, 12, 14, 7, 2])
 
 

@@ -1,4 +1,4 @@
-"""Post-processing baselines the papers compare against (SPEC §1.6, experiments E4 and E5).
+"""Post-processing baselines the papers compare against (docs/method.md §8, experiments E4 and E5).
 
 - :func:`projected_laplace` — continuous Laplace noise projected orthogonally onto null(A)
   (Subspace DP, Cor. 3.8): unbiased and invariant-respecting, but real-valued.
@@ -231,7 +231,7 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
       solution's. y is real-valued; A y = b holds to HiGHS' primal feasibility tolerance
       (1e-7, absolute on the discrepancy) plus the floating-point rounding of m + d and of
       the sum (at most 2.4e-7 there, for totals up to 6e8). About 3 ms per solve at n ≤ 50,
-      6 ms at n = 102, 8 ms at n = 254.
+      5–6 ms at n = 102, 8 ms at n = 254.
 
     With ``"vertex"`` the whole discrepancy goes on one cell — and that cell is fixed by n
     alone, not by the data. Measured with SciPy
@@ -284,7 +284,7 @@ def dg_l1_projection(
     does not depend on the others. Returns the (size, n) releases, and with
     ``return_noisy=True`` also the (size, n) noisy vectors m (e.g. for
     :func:`discrepancy_concentration`). Cost for n = 102 and one sum constraint: about 4 ms
-    per vertex LP release, 6 ms per interior-point LP release and 7.5 ms per MILP release.
+    per vertex LP release, 5–6 ms per interior-point LP release and 7.5 ms per MILP release.
     """
     x = _vector(x, "x", integer=True)
     A, _ = _constraints(A, n=x.size)

@@ -1,6 +1,6 @@
 """E4: generalized Laplace against projection-based mechanisms, county by county.
 
-ISDP appendix "Comparison with projected discrete Laplace" (Fig 10); SPEC §1.6 and §2 E4. For one
+ISDP appendix "Comparison with projected discrete Laplace" (Fig 10); docs/experiments/e4.md. For one
 state (one sum constraint over its counties, ε = 0.192, Δ = 1) five mechanisms release the county
 populations ``x`` (2010 SF1):
 

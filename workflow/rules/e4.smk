@@ -1,9 +1,9 @@
 # E4 — generalized Laplace against projection-based mechanisms, county by county
-# (ISDP App. "Comparison with projected discrete Laplace", Fig 10; SPEC §1.6 and §2 E4).
+# (ISDP App. "Comparison with projected discrete Laplace", Fig 10; docs/experiments/e4.md).
 # Same states as E3 (its audit checkpoint), one job per state ({state} wildcard): the generalized
 # Laplace releases are E3's retained draws (reused, not resampled); the job draws the projected
 # Laplace releases and runs one HiGHS simplex LP, one MILP and one interior-point LP per DG release
-# (~4 + 7.5 + 6 ms at n = 102, ~8.5 + 12 + 8 ms at n = 254: about 18 s for Illinois and 29 s for
+# (~4 + 7.5 + 5 ms at n = 102, ~8.5 + 12 + 8 ms at n = 254: about 17 s for Illinois and 29 s for
 # Texas at 1000 releases).
 E4 = config["e4"]
 E4_CAT = "E4 projection comparison"
