@@ -185,7 +185,7 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
             xk = int(np.where(order == k)[0][0]) + 1
             ax.axvspan(xk - 0.5, xk + 0.5, color="0.85", zorder=0)
             sd = float(np.std(y[:, k] - rel.sf1[k], ddof=1))
-            ax.annotate(f"{rel.names[k]}: absorbs the whole LP/MILP discrepancy in "
+            ax.annotate(f"{rel.names[k]}: absorbs the whole simplex LP/MILP discrepancy in "
                         f"{c['single_county_share']:.0%} of releases\n(rank {xk} of {n} by population; "
                         f"LP error SD {sd:.0f})",
                         xy=(xk, ax.get_ylim()[1] * 0.9), xytext=(0.02 if xk > n / 2 else 0.55, 0.97),
