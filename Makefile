@@ -36,6 +36,8 @@ test: lint unit workflow-ci
 
 lint: $(VENV)/.installed
 	ruff check src tests workflow/scripts benchmarks notebooks scripts
+	check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	zizmor --offline --quiet .github/workflows
 	$(SMK) --lint --configfile $(CURDIR)/config/ci.yaml
 	$(SMK) --profile $(CURDIR)/profiles/slurm --directory $(CI_DIR)-slurm-dry-run -n --quiet all > /dev/null
 

@@ -16,33 +16,47 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_environment_yml_mirrors_pyproject():
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _declared() -> list[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    specs = project["dependencies"] + project["optional-dependencies"]["dev"]
+    return [_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in specs]
+
+
+def _pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[_normalise(name)] = version
+    return pins
+
+
+def test_environment_yml_agrees_with_pyproject_and_constraints_package_by_package():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     deps = env["dependencies"]
     assert "python=3.11" in deps and "pip" in deps
+    conda = {_normalise(n): v for n, v in (d.split("=", 1) for d in deps if isinstance(d, str) and d not in ("pip", "python=3.11"))}
+    declared, pins = _declared(), _pins()
+    assert sorted(conda) == sorted(declared), "environment.yml must list exactly pyproject.toml's packages"
+    for name in declared:
+        assert conda[name] == pins[name], f"{name}: environment.yml {conda[name]} != constraints.txt {pins[name]}"
     pip = next(d["pip"] for d in deps if isinstance(d, dict))
-    assert pip == ["-e .[dev]"], "environment.yml must install the project itself, nothing else"
+    assert pip == ["--no-deps -e ."], "pip installs only the project itself; conda provides its dependencies"
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["requires-python"].startswith(">=3.11")
     arviz = [d for d in project["dependencies"] if d.startswith("arviz")]
     assert arviz and "<1" in arviz[0], "ArviZ 1.x needs Python 3.12: pin arviz<1"
 
 
-def _normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def test_constraints_pin_every_dependency():
-    pins = {}
-    for line in (ROOT / "constraints.txt").read_text().splitlines():
-        if line and not line.startswith("#"):
-            name, _, version = line.partition("==")
-            assert version, f"constraints.txt line is not an exact pin: {line!r}"
-            pins[_normalise(name)] = version
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    declared = project["dependencies"] + project["optional-dependencies"]["dev"]
-    for spec in declared:
-        name = _normalise(re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0])
+    pins = _pins()
+    for name, version in pins.items():
+        assert version, f"constraints.txt line for {name} is not an exact pin"
+    for name in _declared():
         assert name in pins, f"{name} (pyproject.toml) is not pinned in constraints.txt: run `make lock`"
     assert pins["arviz"].startswith("0."), "ArviZ 1.x needs Python 3.12"
 

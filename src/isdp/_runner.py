@@ -13,14 +13,14 @@ from collections.abc import Callable
 import numpy as np
 
 
-def check_count(name: str, value, low: int) -> int:
-    """``value`` as an int, or a ValueError unless it is an integer ≥ ``low``."""
+def check_count(name: str, value, low: int, high: int = 2**53) -> int:
+    """``value`` as an int, or a ValueError unless it is an integer in [``low``, ``high``]."""
     try:
-        ok = int(value) == value and value >= low
+        ok = int(value) == value and low <= value <= high
     except (TypeError, ValueError, OverflowError):
         ok = False
     if not ok:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
     return int(value)
 
 
@@ -32,6 +32,21 @@ def check_positive(name: str, value) -> float:
         raise ValueError(f"{name} must be a finite positive number, got {value!r}") from None
     if not (np.isfinite(v) and v > 0):
         raise ValueError(f"{name} must be a finite positive number, got {value!r}")
+    return v
+
+
+#: ε of a double geometric proposal must lie here: below, e^{-ε} rounds towards 1 (jumps beyond
+#: any integer range, a zero-probability centre); above, e^{-ε} underflows to 0.
+DG_EPS_RANGE = (1e-9, 700.0)
+
+
+def check_dg_eps(name: str, value) -> float:
+    """``value`` as a float, or a ValueError unless it is a usable double geometric ε."""
+    v = check_positive(name, value)
+    lo, hi = DG_EPS_RANGE
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} = {value!r} is outside [{lo:g}, {hi:g}]: the double geometric law "
+                         "e^(-ε|k|) is numerically degenerate there")
     return v
 
 

@@ -23,7 +23,7 @@ from numba import njit, prange
 
 from ._kernels import apply_move, basis_csr, component_sweep, log_ratio
 from ._rng import seed_states, uniform_pos
-from ._runner import check_count, check_positive
+from ._runner import check_count, check_dg_eps
 from .distributions import maximal_coupling_dg
 from .lattice import IntegerLattice
 from .samplers import _prepare_init
@@ -148,8 +148,8 @@ def meeting_times(
     reported with ``met = False``; the TV estimate is then not an upper bound, so
     callers should treat censoring as an error.
     """
-    lag, n_pairs = check_count("lag", lag, 1), check_count("n_pairs", n_pairs, 1)
-    max_iter, proposal_eps = check_count("max_iter", max_iter, 1), check_positive("proposal_eps", proposal_eps)
+    max_iter, proposal_eps = check_count("max_iter", max_iter, 1), check_dg_eps("proposal_eps", proposal_eps)
+    lag, n_pairs = check_count("lag", lag, 1, high=max_iter), check_count("n_pairs", n_pairs, 1)
     start = _prepare_init(lattice, init, n_pairs)
     ptr, idx, val = basis_csr(lattice.basis)
     tau = np.zeros(n_pairs, dtype=np.int64)

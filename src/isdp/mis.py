@@ -37,7 +37,7 @@ import sympy
 from numba import njit, prange
 
 from ._rng import double_geometric, seed_states, uniform_pos
-from ._runner import check_count, check_positive, run_chunked
+from ._runner import check_count, check_dg_eps, run_chunked
 from .lattice import InvariantError, as_integer_matrix
 
 log = logging.getLogger("isdp.mis")
@@ -286,7 +286,7 @@ def mis_sample(
         if B.ndim != 2 or B.shape[1] != d or not np.all(np.isfinite(B)):
             raise InvariantError(f"B must be a finite 2-D matrix with {d} columns, got shape {B.shape}")
         b = _vector(b, B.shape[0], "b", integer=False)
-    eps, proposal_eps = check_positive("eps", eps), check_positive("proposal_eps", proposal_eps)
+    eps, proposal_eps = check_dg_eps("eps", eps), check_dg_eps("proposal_eps", proposal_eps)
     n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
     thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)
     idx_i, idx_c = _index_set(index_set, d, m)

@@ -142,10 +142,11 @@ def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
 
 def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bool = True,
                clip: float | None = None):
-    """ISDP Fig 10-style panel: per-county box plots of the errors of the four mechanisms side by side
+    """ISDP Fig 10-style panel: per-county box plots of the errors of the mechanisms side by side
     (hue = method), counties by increasing SF1 population, DAS errors as red dots.
 
-    The county that absorbs the LP/MILP discrepancy is shaded and named (with its LP error SD).
+    The county that absorbs the (simplex) LP/MILP discrepancy is shaded and named (with its LP
+    error SD); the interior-point LP spreads the discrepancy and has no such county.
     ``clip`` = c limits the y-axis to ±c × the 99th percentile of the generalized Laplace |errors|
     (so the other counties' boxes stay readable; the absorbing county's box then runs off the
     axis). Returns the Axes.
@@ -184,7 +185,7 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
             xk = int(np.where(order == k)[0][0]) + 1
             ax.axvspan(xk - 0.5, xk + 0.5, color="0.85", zorder=0)
             sd = float(np.std(y[:, k] - rel.sf1[k], ddof=1))
-            ax.annotate(f"{rel.names[k]}: absorbs the whole LP/MILP discrepancy in "
+            ax.annotate(f"{rel.names[k]}: absorbs the whole simplex LP/MILP discrepancy in "
                         f"{c['single_county_share']:.0%} of releases\n(rank {xk} of {n} by population; "
                         f"LP error SD {sd:.0f})",
                         xy=(xk, ax.get_ylim()[1] * 0.9), xytext=(0.02 if xk > n / 2 else 0.55, 0.97),

@@ -16,7 +16,7 @@ from numba import njit, prange
 
 from ._kernels import basis_csr, component_sweep, joint_sweep
 from ._rng import seed_states
-from ._runner import check_count, check_positive, run_chunked
+from ._runner import check_count, check_dg_eps, run_chunked
 from .lattice import IntegerLattice, InvariantError
 from .targets import Target
 
@@ -112,7 +112,7 @@ def sample(
         raise ValueError(f"update must be one of {UPDATES}, got {update!r}")
     n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
     thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)
-    proposal_eps = check_positive("proposal_eps", proposal_eps)
+    proposal_eps = check_dg_eps("proposal_eps", proposal_eps)
     u = _prepare_init(lattice, init, n_chains)
     sumsq = (u * u).sum(axis=1)
     rng = seed_states(seed, n_chains)
