@@ -93,6 +93,7 @@ rule e4_summary:
     input:
         registry=REGISTRY,
         metrics="results/tables/e4_metrics.csv",
+        spread="results/tables/e4_county_spread.csv",
         selected="results/tables/e3_selected_states.csv",
         selection="results/e3/selection.json",
         releases=e3_per_state("results/e4/releases_{state}.nc"),
