@@ -10,9 +10,15 @@ from isdp._workflow import check_config_values
 
 min_version("9.0")
 
+
+
+envvars:
+    "PATH",
+
+
 # Notebook jobs call jupyter-nbconvert: find it beside the running interpreter, even when the
 # environment is not activated (e.g. `.venv/bin/snakemake` called by its path).
-os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
