@@ -18,7 +18,8 @@ envvars:
 
 # Notebook jobs call jupyter-nbconvert: find it beside the running interpreter, even when the
 # environment is not activated (e.g. `.venv/bin/snakemake` called by its path).
-os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+search_path = os.environ["PATH"]
+os.environ.update(PATH=os.path.dirname(sys.executable) + os.pathsep + search_path)
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
