@@ -10,9 +10,16 @@ from isdp._workflow import check_config_values
 
 min_version("9.0")
 
+
+
+envvars:
+    "PATH",
+
+
 # Notebook jobs call jupyter-nbconvert: find it beside the running interpreter, even when the
 # environment is not activated (e.g. `.venv/bin/snakemake` called by its path).
-os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+search_path = os.environ["PATH"]
+os.environ.update(PATH=os.path.dirname(sys.executable) + os.pathsep + search_path)
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
@@ -33,6 +40,8 @@ include: "workflow/rules/e3.smk"
 include: "workflow/rules/e4.smk"
 include: "workflow/rules/e5.smk"
 include: "workflow/rules/e6.smk"
+include: "workflow/rules/e7.smk"
+include: "workflow/rules/e8.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -44,6 +53,8 @@ rule all:
         E4_OUTPUTS,
         E5_OUTPUTS,
         E6_OUTPUTS,
+        E7_OUTPUTS,
+        E8_OUTPUTS,
         "results/tables/reproduction_summary.csv",
         "results/tables/software_versions.csv",
     default_target: True

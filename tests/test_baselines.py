@@ -285,6 +285,48 @@ def test_dg_l1_projection_releases(integer):
     assert np.all(share[~np.isnan(share)] == pytest.approx(1.0))
 
 
+@pytest.mark.parametrize("A", [sum_row(7), sum_row(102), margins_4x4()], ids=["sum7", "sum102", "margins4x4"])
+def test_interior_lp_is_l1_optimal_and_not_a_vertex(A):
+    rng = np.random.default_rng(23)
+    n, one_sum = A.shape[1], A.shape[0] == 1
+    x = rng.integers(0, 5_000_000, n) if one_sum else TABLE
+    b = A @ x
+    for _ in range(10):
+        m = x + double_geometric_noise(n, 0.192, 1, rng)[0]
+        y_v = l1_projection_lp(m, A, b, method="vertex")
+        y_i = l1_projection_lp(m, A, b, method="interior")
+        assert y_i.dtype == float
+        # Invariant to solver tolerance (1e-7 on the discrepancy) plus rounding of the totals.
+        assert np.max(np.abs(A @ y_i - b)) < 1e-6
+        # Both optimal: the same ℓ1 value (HiGHS' optimality tolerance is 1e-8 relative).
+        assert l1(y_i, m) == pytest.approx(l1(y_v, m), abs=1e-6)
+        if one_sum:  # the optimal face's analytic centre spreads the discrepancy evenly
+            d = y_i - m
+            assert np.max(np.abs(d - (b[0] - m.sum()) / n)) < 1e-8
+            share = discrepancy_concentration(m, y_i)
+            assert np.isnan(share) or share == pytest.approx(1 / n, abs=1e-8)
+        # Not a vertex: the discrepancy moves more cells than the vertex solution does
+        # (a vertex of the sum LP moves one, of the margins LP at most rank(A) = 7).
+        moved_v, moved_i = (np.abs(y - m) > 1e-6 for y in (y_v, y_i))
+        if moved_v.any():
+            assert moved_i.sum() > moved_v.sum()
+            assert moved_i.sum() >= min(n, 8)
+
+
+def test_interior_lp_hand_instance_and_releases():
+    # m sums to 3 over 3 cells, b = 0: the analytic centre takes 1 from every cell.
+    y = l1_projection_lp([3.0, 0, 0], sum_row(3), [0], method="interior")
+    np.testing.assert_allclose(y, [2, -1, -1], atol=1e-9)
+    x = np.random.default_rng(30).integers(0, 100_000, 20)
+    r, noisy = dg_l1_projection(x, sum_row(20), 0.192, 30, np.random.default_rng(31), integer=False,
+                                return_noisy=True, method="interior")
+    np.testing.assert_allclose(r, noisy - noisy.mean(axis=1, keepdims=True) + x.mean(), atol=1e-8)
+    # Same noise as the vertex variant from the same stream: only the projection step differs.
+    _, noisy_v = dg_l1_projection(x, sum_row(20), 0.192, 30, np.random.default_rng(31), integer=False,
+                                  return_noisy=True)
+    np.testing.assert_array_equal(noisy, noisy_v)
+
+
 def test_discrepancy_concentration():
     assert discrepancy_concentration([1.5, 0, 0], [0, 0, 0]) == 1.0
     assert discrepancy_concentration([0, 0, 0], [-0.5, -0.5, -0.5]) == pytest.approx(1 / 3)
@@ -375,6 +417,8 @@ def test_nnl2_infeasible_raises():
         lambda: projected_laplace([1, 2], [[1, 1]], 1.0, 0, np.random.default_rng()),  # size 0
         lambda: double_geometric_noise(3, 1.0, 2, np.random.default_rng(), sensitivity=-1),
         lambda: dg_l1_projection([1.5, 2], [[1, 1]], 1.0, 2, np.random.default_rng(), True),
+        lambda: dg_l1_projection([1, 2], [[1, 1]], 1.0, 2, np.random.default_rng(), True, method="interior"),
+        lambda: l1_projection_lp([1, 2], [[1, 1]], [0], method="barrier"),  # unknown method
         lambda: discrepancy_concentration([1, 2], [1, 2, 3]),
     ],
 )

@@ -79,6 +79,12 @@ def registry():
     return claims.load_registry()
 
 
+def test_registry_groups_claims_by_experiment_in_order(registry):
+    """The summary concatenates the experiments in order, so the registry must list them so too."""
+    numbers = [int(c["experiment"][1:]) for c in registry]
+    assert numbers == sorted(numbers)
+
+
 def test_registry_is_valid_with_unique_ids_and_known_measures(registry):
     assert len(registry) == len({c["id"] for c in registry})
     for c in registry:

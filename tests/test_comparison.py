@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 
 from isdp import comparison as cmp
+from isdp.baselines import dg_l1_projection
 from isdp.exact import sample_sum_constraint_l1
+from isdp.lattice import sum_constraint
 from isdp.plotting import plot_fig10
+from isdp.studies import derive_seed
 
 
 def _state(releases, noisy=None, sf1=(10, 100, 1000, 10000), dp=None):
@@ -73,8 +76,13 @@ def test_concentration_single_county_and_spread():
     c = cmp.concentration(y, m)
     assert c["n_with_discrepancy"] == 2 and c["single_county_share"] == 1.0
     assert c["absorbing_county_index"] == 2 and c["absorbing_county_share"] == 1.0
-    spread = cmp.concentration(np.array([[9, 19, 29, 39]]), np.array([[10, 20, 30, 40]]))
-    assert spread["single_county_share"] == 0.0
+    assert c["mean_max_share"] == 1.0
+    spread = cmp.concentration(np.array([[9, 19, 29, 39], [10, 20, 30, 42]]), np.array([[10, 20, 30, 40]] * 2))
+    assert spread["single_county_share"] == 0.5 and spread["absorbing_county_index"] == 3
+    assert spread["absorbing_county_share"] == 0.5 and spread["mean_max_share"] == pytest.approx((0.25 + 1) / 2)
+    even = cmp.concentration(np.array([[9, 19, 29, 39]]), np.array([[10, 20, 30, 40]]))
+    assert even["single_county_share"] == 0.0 and even["absorbing_county_index"] == -1
+    assert even["mean_max_share"] == 0.25
 
 
 def test_spread_ratios_known_answer():
@@ -94,9 +102,17 @@ def test_releases_for_state_end_to_end(tmp_path):
     dp = sf1 + np.array([4, 2, 0, -2, -4])
     gl = sample_sum_constraint_l1(5, 0.192, 60, seed=5).reshape(3, 20, 5)
     rel = cmp.releases_for_state("ZZ", sf1, dp, gl, eps=0.192, n_releases=40, seed=9)
-    assert set(rel.releases) == set(cmp.METHODS) and set(rel.noisy) == set(cmp.PROJECTIONS)
+    assert set(rel.releases) == set(cmp.METHODS) and set(rel.noisy) == set(cmp.L1_PROJECTIONS)
     np.testing.assert_array_equal(rel.releases["generalized_laplace"], sf1 + gl.reshape(-1, 5)[:40])
-    assert rel.releases["dg_l1_milp"].dtype == np.int64
+    assert rel.releases["dg_l1_milp"].dtype == np.int64 and rel.attrs["gl_draws_per_chain"] == 20
+    # each baseline's stream is keyed by its name: adding a method leaves the others unchanged
+    rng = np.random.default_rng(derive_seed(9, "dg_l1_lp"))
+    np.testing.assert_array_equal(rel.releases["dg_l1_lp"],
+                                  dg_l1_projection(sf1, sum_constraint(5), 0.192, 40, rng, integer=False))
+    # the interior-point LP spreads the discrepancy evenly (the analytic centre of the optimal face)
+    m = rel.noisy["dg_l1_lp_interior"]
+    np.testing.assert_allclose(rel.releases["dg_l1_lp_interior"], m - m.mean(axis=1, keepdims=True) + sf1.mean(),
+                               atol=1e-8)
     t = cmp.metrics_table(rel).set_index("method")
     assert (t.loc[list(cmp.METHODS), "invariant_exact"] == "yes").all()
     assert t.loc["generalized_laplace", "integer_valued"] == "yes"
@@ -105,9 +121,14 @@ def test_releases_for_state_end_to_end(tmp_path):
     # HiGHS puts the whole discrepancy on one county (isdp.baselines docstring)
     assert t.loc["dg_l1_lp", "single_county_share"] == 1.0
     assert t.loc["dg_l1_milp", "single_county_share"] == 1.0
+    assert t.loc["dg_l1_lp_interior", "single_county_share"] == 0.0
+    assert t.loc["dg_l1_lp_interior", "mean_max_share"] == pytest.approx(1 / 5)
+    assert t.loc["dg_l1_lp_interior", "absorbing_county"] == "" and t.loc["dg_l1_lp", "absorbing_county"] != ""
+    assert t.loc["dg_l1_lp_interior", "integer_valued"] == "no"
     # reproducible, and the storage round trip keeps values and dtypes
     again = cmp.releases_for_state("ZZ", sf1, dp, gl, eps=0.192, n_releases=40, seed=9)
-    np.testing.assert_array_equal(again.releases["dg_l1_lp"], rel.releases["dg_l1_lp"])
+    for m in cmp.L1_PROJECTIONS:
+        np.testing.assert_array_equal(again.releases[m], rel.releases[m])
     path = tmp_path / "r.nc"
     cmp.save_releases(path, rel)
     back = cmp.load_releases(path)
@@ -116,6 +137,61 @@ def test_releases_for_state_end_to_end(tmp_path):
         assert back.releases[m].dtype == rel.releases[m].dtype
     np.testing.assert_array_equal(back.noisy["dg_l1_lp"], rel.noisy["dg_l1_lp"])
     assert back.state == "ZZ" and back.attrs["n_releases"] == 40 and set(back.seconds) >= set(cmp.PROJECTIONS)
+
+
+def test_log_sd_se_matches_the_spread_of_log_sd_over_replications():
+    # 4000 columns of R = 200 i.i.d. draws each: the SD over columns of log(sd) is the true SE, known
+    # to ±4 · √(1/(2 · 4000)) ≈ 4.5 % (relative SE of a sample SD); 3 % more for the delta method at
+    # R = 200. The per-column SEs are compared by their root mean square (the plug-in kurtosis of
+    # Laplace draws is skewed and biased low at this R, see the docstring).
+    rng = np.random.default_rng(12)
+    for draws, kurtosis in ((rng.laplace(size=(200, 4000)), 6.0), (rng.normal(size=(200, 4000)), 3.0)):
+        true = np.log(draws.std(axis=0, ddof=1)).std(ddof=1)
+        predicted = np.sqrt(np.mean(cmp.log_sd_se(draws) ** 2))
+        assert predicted == pytest.approx(true, rel=0.075)
+        assert predicted == pytest.approx(np.sqrt((kurtosis - 1) / (4 * 200)), rel=0.075)
+    # control: the normal-theory √(1/(2(R−1))) misses the Laplace SE by far more than that
+    assert np.sqrt(1 / (2 * 199)) / np.log(rng.laplace(size=(200, 4000)).std(axis=0, ddof=1)).std() < 0.7
+
+
+def test_squared_error_ess_on_ar1_chains():
+    # Gaussian AR(1) with coefficient ρ: (x − μ)² has autocorrelation ρ^(2k), so its ESS is R (1 − ρ²)/(1 + ρ²).
+    rng = np.random.default_rng(4)
+    rho, chains, per_chain, cols = 0.6, 4, 250, 1500
+    x = np.empty((chains, per_chain, cols))
+    x[:, 0] = rng.normal(size=(chains, cols))
+    for t in range(1, per_chain):
+        x[:, t] = rho * x[:, t - 1] + np.sqrt(1 - rho**2) * rng.normal(size=(chains, cols))
+    errors = x.reshape(-1, cols)
+    R = len(errors)
+    ess = cmp.squared_error_ess(errors, per_chain)
+    assert np.median(ess) == pytest.approx(R * (1 - rho**2) / (1 + rho**2), rel=0.1)
+    true = np.log(errors.std(axis=0, ddof=1)).std(ddof=1)  # ±4·√(1/3000) ≈ 7 %
+    assert np.sqrt(np.mean(cmp.log_sd_se(errors, ess) ** 2)) == pytest.approx(true, rel=0.1)
+    assert np.median(cmp.log_sd_se(errors)) / true < 0.8  # control: i.i.d. ESS = R is too small an SE
+    # an incomplete last chain is left out and the ESS rescaled; i.i.d. columns get about R, capped at R
+    iid = rng.normal(size=(450, 300))
+    e = cmp.squared_error_ess(iid, 200)
+    assert e.max() <= 450 and np.median(e) == pytest.approx(450, rel=0.1)
+
+
+def test_county_spread_known_answer():
+    rng = np.random.default_rng(6)
+    sf1 = np.array([10, 100, 1000, 10000])
+    base = rng.laplace(size=(300, 4))
+    rel = _state({"generalized_laplace": sf1 + base, "projected_laplace": sf1 + 3 * base[::-1]})
+    rel.attrs["gl_draws_per_chain"] = 100
+    t = cmp.county_spread(rel)
+    assert len(t) == 8 and list(t["method"].unique()) == ["generalized_laplace", "projected_laplace"]
+    gl, pl = (t[t["method"] == m].reset_index(drop=True) for m in ("generalized_laplace", "projected_laplace"))
+    np.testing.assert_allclose(gl["sd"], base.std(axis=0, ddof=1))
+    np.testing.assert_allclose(gl["mean"], base.mean(axis=0))
+    assert (gl["sd_ratio"] == 1).all() and gl["se_log_sd_ratio"].isna().all()
+    np.testing.assert_allclose(pl["sd_ratio"], 3.0)
+    np.testing.assert_allclose(pl["iqr_ratio"], 3.0)  # the same draws in reverse order, scaled by 3
+    assert (pl["ess"] == 300).all() and (gl["ess"] <= 300).all()
+    np.testing.assert_allclose(pl["se_log_sd_ratio"], np.hypot(pl["se_log_sd"], gl["se_log_sd"]))
+    assert (pl["county"] == ["c0", "c1", "c2", "c3"]).all() and (pl["sf1"] == sf1).all()
 
 
 def test_releases_for_state_rejects_too_few_draws():

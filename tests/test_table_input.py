@@ -66,3 +66,14 @@ def test_a_margin_column_with_the_right_sums_is_dropped(tmp_path):
 def test_index_complement_errors_name_the_key_and_value(complement, message):
     with pytest.raises(ValueError, match="e5.index_complement: " + message):
         index_set_from_complement(complement, 46, key="e5.index_complement")
+
+
+def test_noise_tables_may_be_negative(tmp_path):
+    path = tmp_path / "noise.csv"
+    path.write_text("county,Low,High,Total\nA,-1,1,0\nB,3,-3,0\nTotal,2,-2,0\n")
+    cells, rows, cols = read_table_csv(path, counts=False)
+    assert cells.tolist() == [[-1, 1], [3, -3]] and rows == ["A", "B"] and cols == ["Low", "High"]
+    with pytest.raises(InvariantError, match="negative count"):
+        read_table_csv(path)
+    for name in ("paper_table1_l1_draw.csv", "paper_table3_l2_draw.csv"):
+        assert read_table_csv(REPO / "data" / "e2" / name, counts=False)[0].shape == (4, 4)

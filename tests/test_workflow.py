@@ -34,6 +34,8 @@ EXPERIMENTS = {
     "E4": (("e4_fig10_illinois", "e4_fig10_states", "e4_sd_ratio"), "e4_projection_comparison", 4),
     "E5": (("e5_fig1_distances", "e5_fig2_acceptance", "e5_fig3_traces"), "e5_congenial_mis", 4),
     "E6": (("e6_error_sd",), "e6_spatiotemporal_gaussian", 8),
+    "E7": (("e7_variance", "e7_noise_laws", "e7_privacy"), "e7_congenial_histogram", 10),
+    "E8": (("e8_swap_epsilon", "e8_tda_variance"), "e8_privacy_accounting", 20),
 }
 
 
@@ -187,7 +189,8 @@ def test_e4_metrics_table(run_dir):
     m = pd.read_csv(run_dir / "results" / "tables" / "e4_metrics.csv", keep_default_na=False, na_values=[""])
     selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")
     assert set(m["state"]) == set(selected["state_abbr"])
-    assert set(m["method"]) == {"generalized_laplace", "projected_laplace", "dg_l1_lp", "dg_l1_milp", "das"}
+    assert set(m["method"]) == {"generalized_laplace", "projected_laplace", "dg_l1_lp", "dg_l1_milp",
+                                "dg_l1_lp_interior", "das"}
     mech = m[m["method"] != "das"]
     assert (mech["invariant_exact"] == "yes").all()
     assert (m.loc[m["method"].isin(["generalized_laplace", "dg_l1_milp"]), "integer_valued"] == "yes").all()
@@ -195,9 +198,27 @@ def test_e4_metrics_table(run_dir):
     for col in ("mean_bias", "sd", "mean_abs_error", "slope_log_pop", "slope_p_value"):
         assert mech[col].notna().all(), col
     proj = m[m["method"].isin(["dg_l1_lp", "dg_l1_milp"])]
-    assert proj["single_county_share"].between(0, 1).all() and (proj["absorbing_county"] != "").all()
+    assert proj["single_county_share"].between(0, 1).all() and proj["absorbing_county"].notna().all()
+    interior = m[m["method"] == "dg_l1_lp_interior"]
+    assert (interior["single_county_share"] == 0).all() and interior["absorbing_county"].isna().all()
+    assert (m.loc[m["method"] == "dg_l1_lp_interior", "integer_valued"] == "no").all()
     spread = pd.read_csv(run_dir / "results" / "tables" / "e4_spread.csv")
-    assert set(spread["method"]) == {"projected_laplace", "dg_l1_lp", "dg_l1_milp"}
+    assert set(spread["method"]) == {"projected_laplace", "dg_l1_lp", "dg_l1_milp", "dg_l1_lp_interior"}
+
+
+def test_e4_county_spread_table(run_dir):
+    from isdp.comparison import METHODS
+
+    t = pd.read_csv(run_dir / "results" / "tables" / "e4_county_spread.csv", dtype={"county": str})
+    selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")
+    assert set(t["state"]) == set(selected["state_abbr"]) and set(t["method"]) == set(METHODS)
+    assert not t.duplicated(["state", "county", "method"]).any()
+    assert (t.groupby(["state", "method"]).size().unstack().nunique(axis=1) == 1).all()  # every county, every method
+    gl = t[t["method"] == "generalized_laplace"]
+    assert (gl["sd_ratio"] == 1).all() and gl["se_log_sd_ratio"].isna().all()
+    assert (gl["ess"] <= gl["n_releases"]).all() and (gl["ess"] > 0).all()
+    base = t[t["method"] != "generalized_laplace"]
+    assert (base["se_log_sd_ratio"] > 0).all() and (base["ess"] == base["n_releases"]).all()
 
 
 def test_e5_table1_shows_the_invariant_margins(run_dir):
@@ -226,6 +247,22 @@ def test_e5_acceptance_and_ordering(run_dir):
     df = pd.read_csv(run_dir / "results" / "tables" / "summary" / "e5.csv", keep_default_na=False)
     assert list(df.columns) == COLUMNS and set(df["status"]) <= set(STATUSES)
     assert (df["experiment"] == "E5").all() and len(df) >= 8 and (df["reproduced_value"] != "").all()
+
+
+def test_e7_tables_cover_the_grid_and_keep_the_total(run_dir):
+    e7 = CI_CONFIG["e7"]
+    sim = pd.read_csv(run_dir / "results" / "tables" / "e7_simulation.csv")
+    assert sorted(sim["eps"].unique()) == sorted(e7["eps_grid"])
+    assert len(sim) == len(e7["eps_grid"]) * (2 + len(e7["betas"]))
+    assert (sim["max_total_error"] < 1e-9).all() and (sim["n_draws"] == e7["n_draws"]).all()
+    noise = np.load(run_dir / "results" / "e7" / "noise.npz")
+    assert noise["l2"].shape == (len(e7["eps_grid"]), e7["n_draws"])
+    assert noise["l1"].shape == (len(e7["betas"]), e7["n_draws"])
+    privacy = pd.read_csv(run_dir / "results" / "tables" / "e7_privacy.csv")
+    assert (privacy["level_over_eps"] <= privacy["closed_form_over_eps"] + 1e-9).all()
+    table2 = pd.read_csv(run_dir / "results" / "tables" / "e7_table2.csv")
+    assert list(table2["mechanism"]) == ["conditional", "l2", "l1"]
+    assert np.allclose(table2[["mean_m1", "mean_m2"]], e7["x"])
 
 
 def test_software_versions_are_recorded(run_dir):

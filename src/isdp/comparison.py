@@ -1,7 +1,7 @@
 """E4: generalized Laplace against projection-based mechanisms, county by county.
 
-ISDP appendix "Comparison with projected discrete Laplace" (Fig 10); SPEC §1.6 and §2 E4. For one
-state (one sum constraint over its counties, ε = 0.192, Δ = 1) four mechanisms release the county
+ISDP appendix "Comparison with projected discrete Laplace" (Fig 10); docs/experiments/e4.md. For one
+state (one sum constraint over its counties, ε = 0.192, Δ = 1) five mechanisms release the county
 populations ``x`` (2010 SF1):
 
 - ``generalized_laplace`` — ℓ1 generalized Laplace noise on the integer kernel lattice (the
@@ -10,13 +10,18 @@ populations ``x`` (2010 SF1):
   real-valued, invariant up to rounding, unbiased;
 - ``dg_l1_lp`` / ``dg_l1_milp`` — ``m = x + DG(e^{−ε})^n`` then the ℓ1 projection onto
   ``{y : Σy = Σx}``, real (LP) or integer (MILP), both by HiGHS
-  (:func:`isdp.baselines.dg_l1_projection`).
+  (:func:`isdp.baselines.dg_l1_projection`);
+- ``dg_l1_lp_interior`` — the same LP solved by HiGHS' interior-point method without crossover
+  (``method="interior"``): real-valued.
 
-The ℓ1 projection has many optima; HiGHS returns a vertex that puts the whole discrepancy
-``Σx − Σm`` on one county whose index depends only on n (see :func:`isdp.baselines.l1_projection_lp`).
-That county's error is ``−Σ_{i≠k} e_i``, with SD ≈ √(n − 1) · SD(DG); every other county keeps its
-raw DG noise. :func:`metrics_table` reports, per method, the share of releases in which a single
-county absorbs the whole discrepancy and which county that is.
+The ℓ1 projection has many optima; HiGHS' simplex (and its MILP) returns a vertex that puts the
+whole discrepancy ``Σx − Σm`` on one county whose index depends only on n (see
+:func:`isdp.baselines.l1_projection_lp`). That county's error is ``−Σ_{i≠k} e_i``, with SD ≈
+√(n − 1) · SD(DG); every other county keeps its raw DG noise. The interior-point solution is the
+optimal face's analytic centre, which spreads the discrepancy evenly: county error ``e_i − mean(e)``,
+SD ≈ √(1 − 1/n) · SD(DG) everywhere. :func:`metrics_table` reports, per method, the share of
+releases in which a single county absorbs the whole discrepancy and which county that is;
+:func:`county_spread` the per-county spread with Monte Carlo standard errors.
 
 Errors are ``release − SF1``. The DAS errors (``dp − sf1`` of the NHGIS vintage) are one more
 "method" with a single release.
@@ -38,22 +43,28 @@ from .studies import derive_seed
 
 log = logging.getLogger("isdp.comparison")
 
-METHODS = ("generalized_laplace", "projected_laplace", "dg_l1_lp", "dg_l1_milp")
+METHODS = ("generalized_laplace", "projected_laplace", "dg_l1_lp", "dg_l1_milp", "dg_l1_lp_interior")
 DAS = "das"
 LABELS = {
     "generalized_laplace": "generalized Laplace (ISDP)",
     "projected_laplace": "projected Laplace (real)",
     "dg_l1_lp": "DG + ℓ1 projection, LP (real)",
     "dg_l1_milp": "DG + ℓ1 projection, MILP (integer)",
+    "dg_l1_lp_interior": "DG + ℓ1 LP (interior point, real)",
     DAS: "DAS (NHGIS)",
 }
 COLORS = {"generalized_laplace": "#1f77b4", "projected_laplace": "#2ca02c", "dg_l1_lp": "#ff7f0e",
-          "dg_l1_milp": "#9467bd", DAS: "red"}
+          "dg_l1_milp": "#9467bd", "dg_l1_lp_interior": "#17becf", DAS: "red"}
 #: integer-valued by construction (the check in :func:`metrics_table` is separate and on the data)
 INTEGER_BY_CONSTRUCTION = {"generalized_laplace": True, "projected_laplace": False, "dg_l1_lp": False,
-                           "dg_l1_milp": True, DAS: True}
-#: methods with a projection step, i.e. a noisy vector m and a discrepancy to place
+                           "dg_l1_milp": True, "dg_l1_lp_interior": False, DAS: True}
+#: the ℓ1 projections solved to a vertex (simplex LP, MILP): one county absorbs the discrepancy
 PROJECTIONS = ("dg_l1_lp", "dg_l1_milp")
+#: every method with a projection step, i.e. a noisy vector m and a discrepancy to place
+L1_PROJECTIONS = (*PROJECTIONS, "dg_l1_lp_interior")
+#: (integer, LP method) of each ℓ1 projection, for :func:`isdp.baselines.dg_l1_projection`
+_L1_SOLVES = {"dg_l1_lp": (False, "vertex"), "dg_l1_milp": (True, "vertex"),
+              "dg_l1_lp_interior": (False, "interior")}
 #: absolute tolerance on the state total for real-valued releases
 REAL_TOL = 1e-6
 #: a release "concentrates" when one county carries at least this share of Σ|y − m|
@@ -83,11 +94,14 @@ class StateReleases:
 
 def releases_for_state(state: str, sf1, dp, gl_noise, *, eps: float, n_releases: int, seed: int,
                        sensitivity: float = 1.0, counties=None, names=None) -> StateReleases:
-    """The four mechanisms' releases for one state (one sum constraint over its counties).
+    """The five mechanisms' releases for one state (one sum constraint over its counties).
 
-    ``gl_noise`` are E3's retained generalized Laplace noise vectors (any shape (..., n)); the
-    first ``n_releases`` of them (pooled over chains, chain-major) are used as they are. The
-    baselines draw with independent streams derived from ``seed`` (one per method). Raises
+    ``gl_noise`` are E3's retained generalized Laplace noise vectors ((chains, draws, n), or
+    (draws, n) for one chain); the first ``n_releases`` of them (pooled over chains,
+    chain-major) are used as they are, and the draws per chain are kept in
+    ``attrs["gl_draws_per_chain"]`` (for the effective sample sizes of :func:`county_spread`).
+    The baselines draw with independent streams derived from ``seed``, one per method and keyed
+    by its name, so adding a method leaves the others' releases unchanged. Raises
     :class:`ValueError` when fewer than ``n_releases`` E3 draws are available or shapes disagree.
     """
     sf1 = np.asarray(sf1, dtype=np.int64)
@@ -98,6 +112,7 @@ def releases_for_state(state: str, sf1, dp, gl_noise, *, eps: float, n_releases:
     gl = np.asarray(gl_noise)
     if gl.shape[-1] != n:
         raise ValueError(f"{state}: E3 draws have {gl.shape[-1]} counties, the data {n}")
+    per_chain = gl.shape[-2] if gl.ndim >= 2 else 1
     gl = gl.reshape(-1, n)
     if len(gl) < n_releases:
         raise ValueError(f"{state}: {len(gl)} E3 draws, fewer than n_releases = {n_releases}")
@@ -108,11 +123,11 @@ def releases_for_state(state: str, sf1, dp, gl_noise, *, eps: float, n_releases:
     rng = np.random.default_rng(derive_seed(seed, "projected_laplace"))
     releases["projected_laplace"] = projected_laplace(sf1, A, eps, n_releases, rng, sensitivity)
     seconds["projected_laplace"] = time.perf_counter() - t0
-    for method, integer in (("dg_l1_lp", False), ("dg_l1_milp", True)):
+    for method, (integer, lp_method) in _L1_SOLVES.items():
         t0 = time.perf_counter()
         rng = np.random.default_rng(derive_seed(seed, method))
         y, m = dg_l1_projection(sf1, A, eps, n_releases, rng, integer=integer, sensitivity=sensitivity,
-                                return_noisy=True)
+                                return_noisy=True, method=lp_method)
         releases[method], noisy[method] = y, m
         seconds[method] = time.perf_counter() - t0
         log.info("%s %s: %d releases in %.1f s", state, method, n_releases, seconds[method])
@@ -120,7 +135,7 @@ def releases_for_state(state: str, sf1, dp, gl_noise, *, eps: float, n_releases:
     names = list(names) if names is not None else counties
     return StateReleases(state, counties, names, sf1, dp, releases, noisy, seconds,
                          {"eps": float(eps), "sensitivity": float(sensitivity), "seed": int(seed),
-                          "n_releases": int(n_releases)})
+                          "n_releases": int(n_releases), "gl_draws_per_chain": int(per_chain)})
 
 
 # --------------------------------------------------------------------------- storage
@@ -191,18 +206,21 @@ def invariant_exact(release, total, integer: bool) -> bool:
 
 
 def concentration(y, m) -> dict:
-    """How the projection places the discrepancy: share of releases (with a non-zero discrepancy) in
-    which one county absorbs all of Σ|y − m|, the most frequent absorbing county (index) and its share."""
+    """How the projection places the discrepancy, over the releases with a non-zero discrepancy:
+    the share of them in which one county absorbs all of Σ|y − m|, the county that does so most
+    often (index; −1 when none ever does) with the share of releases in which it does, and the mean
+    over releases of the largest county's share of Σ|y − m| (1 for a vertex, 1/n when spread evenly)."""
     y, m = np.atleast_2d(np.asarray(y, float)), np.atleast_2d(np.asarray(m, float))
     share = discrepancy_concentration(m, y)
     nonzero = ~np.isnan(share)
     single = share[nonzero] >= 1 - CONCENTRATION_TOL
-    k = np.argmax(np.abs(y - m), axis=1)[nonzero]
+    k = np.argmax(np.abs(y - m), axis=1)[nonzero][single]
     mode = int(np.bincount(k, minlength=y.shape[1]).argmax()) if k.size else -1
     return {"n_with_discrepancy": int(nonzero.sum()),
             "single_county_share": float(single.mean()) if single.size else np.nan,
             "absorbing_county_index": mode,
-            "absorbing_county_share": float((k == mode).mean()) if k.size else np.nan}
+            "absorbing_county_share": float((k == mode).sum() / single.size) if single.size else np.nan,
+            "mean_max_share": float(share[nonzero].mean()) if single.size else np.nan}
 
 
 def slope_on_log_population(errors, sf1) -> tuple[float, float, float]:
@@ -249,7 +267,7 @@ def method_metrics(errors, sf1, *, integer_check=None, total=None, integer: bool
 
 
 def metrics_table(rel: StateReleases) -> pd.DataFrame:
-    """One row per method (the four mechanisms and the DAS) for one state.
+    """One row per method (the five mechanisms and the DAS) for one state.
 
     Columns: ``mean_bias`` (grand mean error; 0 up to rounding for any mechanism that keeps the
     state total), ``mean_abs_county_bias`` (mean over counties of |per-county mean error|),
@@ -261,7 +279,8 @@ def metrics_table(rel: StateReleases) -> pd.DataFrame:
     guaranteed), ``invariant_exact`` (Σ release == Σ SF1: exactly for integer methods, to
     :data:`REAL_TOL` for real ones) with the largest residual, and for the projections
     ``single_county_share`` (share of releases with a non-zero discrepancy in which one county
-    absorbs all of it) with the most frequent absorbing county and its share.
+    absorbs all of it) with the most frequent absorbing county and its share (empty when no county
+    ever absorbs it all) and ``mean_max_share`` (:func:`concentration`).
     """
     rows = []
     total = int(rel.sf1.sum())
@@ -317,3 +336,80 @@ def spread_ratios(rel: StateReleases, reference: str = "generalized_laplace") ->
                      "median_sd_ratio_others": float(np.median(sd[others])),
                      "max_sd_ratio_others": float(np.max(sd[others]))})
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- per-county spread
+
+
+def log_sd_se(errors, ess=None) -> np.ndarray:
+    """Delta-method Monte Carlo standard error of log(SD) for each column of ``errors`` (R, n).
+
+    The sample variance is a mean of squared centred errors, so Var(s²) ≈ (μ₄ − σ⁴)/ESS and
+    SE(log s) = SE(s²) / (2 s²) = √((κ − 1) / (4 ESS)), with κ = μ₄/σ⁴ the kurtosis, estimated
+    from the column. For normal errors (κ = 3) this is √(1/(2 ESS)), the familiar i.i.d.
+    √(1/(2(R − 1))) up to R − 1 vs R; for Laplace-like noise (κ ≈ 6) it is √(5/(4 ESS)), about 1.6
+    times wider. ``ess`` (scalar or per column) defaults to R, i.e. independent releases. The
+    plug-in kurtosis of heavy-tailed noise is biased low in small samples: for Laplace draws the
+    median SE is ~6 % below the true one at R = 200 and ~3 % at R = 1000 (root mean square ~1.5 %
+    and ~1 % below).
+    """
+    e = np.asarray(errors, float)
+    c = e - e.mean(axis=0)
+    m2 = (c**2).mean(axis=0)
+    ess = np.broadcast_to(np.asarray(len(e) if ess is None else ess, float), m2.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kurtosis = (c**4).mean(axis=0) / m2**2
+        return np.sqrt((kurtosis - 1) / (4 * ess))
+
+
+def squared_error_ess(errors, draws_per_chain: int) -> np.ndarray:
+    """Effective sample size, per column, of the squared centred errors of chain-major MCMC draws.
+
+    ``errors`` (R, n) are the first R draws pooled over chains of ``draws_per_chain`` each. ArviZ's
+    ESS for the mean (``method="mean"``) of (e − ē)² is computed on the complete chains among them
+    (the whole R as one chain if there is none) and scaled by R over the number of draws used. It is
+    capped at R: MCMC draws are not expected to beat independent ones, and an estimate above R is
+    noise that would understate the standard error.
+    """
+    import arviz as az
+
+    e = np.asarray(errors, float)
+    R, n = e.shape
+    k = R // int(draws_per_chain)
+    sq = (e - e.mean(axis=0)) ** 2
+    blocks = sq[: k * draws_per_chain].reshape(k, draws_per_chain, n) if k else sq[None]
+    used = blocks.shape[0] * blocks.shape[1]
+    ess = np.array([az.ess(blocks[:, :, j], method="mean") for j in range(n)]) * R / used
+    return np.minimum(ess, R)
+
+
+def county_spread(rel: StateReleases, reference: str = "generalized_laplace") -> pd.DataFrame:
+    """One row per county and method: the spread of the errors and its ratio to ``reference``.
+
+    Columns: ``mean``, ``sd`` (ddof 1) and ``iqr`` of the county's errors over the R releases;
+    ``ess`` (R for the independent baselines, :func:`squared_error_ess` for the reference's MCMC
+    draws, whose chain length is ``rel.attrs["gl_draws_per_chain"]``); ``se_log_sd``
+    (:func:`log_sd_se`); ``sd_ratio`` = sd / reference sd and ``iqr_ratio``; ``se_log_sd_ratio``
+    = √(se_log_sd² + reference se_log_sd²), the streams being independent (NaN on the reference's
+    own rows, whose ratio is 1 by definition).
+    """
+    ref = rel.errors(reference)
+    R = len(ref)
+    ref_ess = squared_error_ess(ref, rel.attrs.get("gl_draws_per_chain", R))
+    ref_sd, ref_iqr, ref_se = ref.std(axis=0, ddof=1), _iqr(ref), log_sd_se(ref, ref_ess)
+    frames = []
+    for method in METHODS:
+        if method not in rel.releases:
+            continue
+        e = rel.errors(method)
+        own = method == reference
+        ess = ref_ess if own else np.full(e.shape[1], float(len(e)))
+        se = ref_se if own else log_sd_se(e, ess)
+        sd, iqr = e.std(axis=0, ddof=1), _iqr(e)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frames.append(pd.DataFrame({
+                "state": rel.state, "county": rel.counties, "name": rel.names, "sf1": rel.sf1,
+                "method": method, "n_releases": len(e), "mean": e.mean(axis=0), "sd": sd, "iqr": iqr,
+                "ess": ess, "se_log_sd": se, "sd_ratio": sd / ref_sd, "iqr_ratio": iqr / ref_iqr,
+                "se_log_sd_ratio": np.full(len(sd), np.nan) if own else np.sqrt(se**2 + ref_se**2)}))
+    return pd.concat(frames, ignore_index=True)

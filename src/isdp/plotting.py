@@ -142,10 +142,11 @@ def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
 
 def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bool = True,
                clip: float | None = None):
-    """ISDP Fig 10-style panel: per-county box plots of the errors of the four mechanisms side by side
+    """ISDP Fig 10-style panel: per-county box plots of the errors of the mechanisms side by side
     (hue = method), counties by increasing SF1 population, DAS errors as red dots.
 
-    The county that absorbs the LP/MILP discrepancy is shaded and named (with its LP error SD).
+    The county that absorbs the (simplex) LP/MILP discrepancy is shaded and named (with its LP
+    error SD); the interior-point LP spreads the discrepancy and has no such county.
     ``clip`` = c limits the y-axis to ±c × the 99th percentile of the generalized Laplace |errors|
     (so the other counties' boxes stay readable; the absorbing county's box then runs off the
     axis). Returns the Axes.
@@ -184,7 +185,7 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
             xk = int(np.where(order == k)[0][0]) + 1
             ax.axvspan(xk - 0.5, xk + 0.5, color="0.85", zorder=0)
             sd = float(np.std(y[:, k] - rel.sf1[k], ddof=1))
-            ax.annotate(f"{rel.names[k]}: absorbs the whole LP/MILP discrepancy in "
+            ax.annotate(f"{rel.names[k]}: absorbs the whole simplex LP/MILP discrepancy in "
                         f"{c['single_county_share']:.0%} of releases\n(rank {xk} of {n} by population; "
                         f"LP error SD {sd:.0f})",
                         xy=(xk, ax.get_ylim()[1] * 0.9), xytext=(0.02 if xk > n / 2 else 0.55, 0.97),
@@ -197,3 +198,201 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
     ax.set_title(title)
     ax.legend(handles=handles, frameon=False, loc="lower left", fontsize=7, ncol=len(handles))
     return ax
+
+
+E7_COLORS = {"conditional": "#1b9e77", "l2": "#d95f02", "l1": "#7570b3"}
+
+
+def plot_e7_variance(sim: pd.DataFrame, table2: pd.DataFrame, labels: dict, paper_coefs: dict, axes):
+    """Congenial DP Table 2: Var(m1) against ε (left, log-log) and ε² Var(m1) (right), exact lines and
+    simulated points (±2 SE); f_L1's exact range over β shaded, the paper's printed coefficients dashed."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    t2 = table2.set_index("mechanism")
+    eps = np.sort(sim["eps"].unique())
+    fine = np.geomspace(eps.min() / 1.3, eps.max() * 1.3, 100)
+    lo, hi = t2.loc["l1", "var_coef_low"], t2.loc["l1", "var_coef_high"]
+    axes[0].fill_between(fine, lo / fine**2, hi / fine**2, color=E7_COLORS["l1"], alpha=0.12, lw=0)
+    axes[1].axhspan(lo, hi, color=E7_COLORS["l1"], alpha=0.12, lw=0, label="f_L1 exact range over β ∈ [0, 1]")
+    l1 = sim[sim["mechanism"] == "l1"]
+    betas = np.sort(l1["beta"].unique())
+    offsets = dict(zip(betas, np.linspace(-0.03, 0.03, len(betas)), strict=True))
+    groups = [(m, None, "o", sim[sim["mechanism"] == m]) for m in ("conditional", "l2")]
+    groups += [("l1", b, "sv^D<>p"[i % 7], l1[l1["beta"] == b]) for i, b in enumerate(betas)]
+    for mech, beta, marker, g in groups:
+        coef = float(g["exact_var_m1"].iloc[0] * g["eps"].iloc[0] ** 2)
+        label = labels[mech] if beta is None else f"f_L1, β = {beta:g}"
+        ls = "-" if beta is None else ":"
+        shift = 1.0 if beta is None else 10 ** offsets[beta]  # spread the β markers along the log axis
+        axes[0].plot(fine, coef / fine**2, color=E7_COLORS[mech], ls=ls, lw=1)
+        axes[0].errorbar(g["eps"] * shift, g["var_m1"], yerr=2 * g["se_var_m1"], fmt=marker, ms=4,
+                         color=E7_COLORS[mech], mfc="white" if beta is not None else None, label=label)
+        axes[1].axhline(coef, color=E7_COLORS[mech], ls=ls, lw=1)
+        axes[1].errorbar(g["eps"] * shift, g["var_coef"], yerr=2 * g["se_var_coef"], fmt=marker, ms=4,
+                         color=E7_COLORS[mech], mfc="white" if beta is not None else None)
+    printed = {}
+    for name, coef in paper_coefs.items():
+        for c in np.atleast_1d(coef):
+            printed.setdefault(float(c), []).append(name)
+    for c, names in printed.items():
+        axes[1].axhline(c, color="0.3", ls="--", lw=0.7)
+        axes[1].annotate(f"paper ({', '.join(names)}): {c:g}", (1.0, c), xycoords=("axes fraction", "data"),
+                         xytext=(-2, 2), textcoords="offset points", fontsize=7, ha="right", va="bottom", color="0.3")
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(FixedLocator(eps))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xticklabels([f"{e:g}" for e in eps])
+        ax.set_xlabel("ε")
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("Var(m1)")
+    axes[1].set_ylabel("ε² · Var(m1)")
+    axes[0].legend(frameon=False, fontsize=7)
+    axes[1].legend(frameon=False, fontsize=7, loc="center left")
+    return axes
+
+
+def plot_e7_noise_laws(noise, mixture_components, axes, x_max: float = 8.0):
+    """Left: f_L2 noise (units of 1/ε) over the exact density (A.2), the paper's mixture (4.7) and its
+    weighted parts. Right: f_L1 noise for each β over (A.1)."""
+    from . import congenial as cg
+
+    t = np.linspace(-x_max, x_max, 801)
+    bins = np.linspace(-x_max, x_max, 81)
+    ax = axes[0]
+    ax.hist(noise["l2"][list(noise["eps"]).index(noise["figure_eps"])], bins=bins, density=True,
+            color=E7_COLORS["l2"], alpha=0.35, label="f_L2 draws")
+    ax.plot(t, cg.noise_pdf(t, "l2", 1.0), color=E7_COLORS["l2"], lw=2, label="exact (A.2): Lap + Lap")
+    ax.plot(t, cg.mixture(t, mixture_components), color="k", ls="--", lw=1, label="paper's mixture (4.7)")
+    for c in mixture_components:
+        ax.plot(t, cg.mixture(t, [c]), color="0.4", ls=":", lw=1)
+    ax.plot(t, cg.noise_pdf(t, "conditional", 1.0), color=E7_COLORS["conditional"], lw=1,
+            label="M*: Lap(1/ε)")
+    ax.set_title("f_L2 noise; dotted: the weighted mixture parts", fontsize=9)
+    ax = axes[1]
+    cmap = plt.get_cmap("viridis")
+    betas = noise["betas"]
+    for i, (b, draws) in enumerate(zip(betas, noise["l1"], strict=True)):
+        color = cmap(i / max(len(betas) - 1, 1))
+        ax.hist(draws, bins=bins, density=True, histtype="step", color=color, lw=0.8)
+        ax.plot(t, cg.noise_pdf(t, "l1", 1.0, float(b)), color=color, lw=1.5, label=f"β = {b:g}")
+    ax.set_title("f_L1 noise: draws (steps) and (A.1) (lines)", fontsize=9)
+    for ax in axes:
+        ax.set_xlabel("ε · (m1 − s1)")
+        ax.set_ylabel("density")
+        ax.legend(frameon=False, fontsize=7)
+    return axes
+
+
+def plot_e7_privacy(privacy: pd.DataFrame, ax=None):
+    """Attained privacy level / ε against β: f_L1's closed form ε/(2 max(β, 1 − β)) (line), the numerical
+    worst-case log likelihood ratio at each ε (markers), f_L2 and M* at level ε."""
+    from . import congenial as cg
+
+    ax = ax or plt.gca()
+    b = np.linspace(0, 1, 401)
+    ax.plot(b, [cg.l1_privacy_level(1.0, v) for v in b], color=E7_COLORS["l1"], lw=1.5,
+            label="f_L1: ε / (2 max(β, 1 − β))")
+    l1 = privacy[privacy["mechanism"] == "l1"]
+    for i, (eps, g) in enumerate(l1.groupby("eps")):
+        ax.plot(g["beta"], g["level_over_eps"], ls="", marker="os^Dv<>"[i % 7], ms=5, mfc="none",
+                color=plt.get_cmap("tab10")(i), label=f"numerical, ε = {eps:g}")
+    for mech, beta in (("conditional", None), ("l2", 0.5)):
+        v = privacy.loc[privacy["mechanism"] == mech, "level_over_eps"]
+        if beta is None:
+            ax.axhline(v.min(), color=E7_COLORS[mech], lw=1, ls="--", label=f"M*: numerical {v.min():.4f} ε")
+        else:
+            ax.plot([beta], [v.min()], marker="*", ms=10, color=E7_COLORS[mech], ls="",
+                    label=f"f_L2: numerical {v.min():.4f} ε")
+    ax.set_xlabel("β")
+    ax.set_ylabel("attained level / ε")
+    ax.set_ylim(0.4, 1.05)
+    ax.legend(frameon=False, fontsize=7, loc="lower center")
+    return ax
+
+
+def plot_swap_epsilon(curves: pd.DataFrame, printed: pd.DataFrame, minima: pd.DataFrame, ax=None,
+                      highlight=()):
+    """Permutation swapping's ε against the log-odds ln o of the swap rate, one curve per largest stratum size b.
+
+    ``curves`` has columns ``b, logit_swap_rate, epsilon``; ``printed`` the documents' cells (``b,
+    swap_rate, epsilon_printed``, drawn as markers, each joined by a dotted line to the second swap
+    rate with the same ε); ``minima`` the smallest budget per b (``b, min_epsilon``, open circles:
+    the vertex of each V lies on ε = ln o). Curves whose b is in ``highlight`` are drawn bold. The
+    top axis labels the swap rates themselves.
+    """
+    from scipy.special import expit, logit
+
+    ax = ax or plt.gca()
+    bs = sorted(curves["b"].unique())
+    colors = sns.color_palette("viridis", len(bs))
+    for b, c in zip(bs, colors, strict=True):
+        g = curves[curves["b"] == b]
+        bold = b in highlight
+        ax.plot(g["logit_swap_rate"], g["epsilon"], color=c, lw=2.2 if bold else 1, alpha=1 if bold else 0.6,
+                label=f"b = {b:,}")
+        p = printed[printed["b"] == b]
+        t = logit(p["swap_rate"].to_numpy())
+        ax.scatter(t, p["epsilon_printed"], color=c, edgecolor="black", s=28, zorder=5)
+        if bold:  # the second swap rate of each printed budget: ε = ln o on the right branch
+            for ti, e in zip(t, p["epsilon_printed"], strict=True):
+                ax.plot([ti, e], [e, e], color=c, ls=":", lw=0.8)
+                ax.scatter([e], [e], color=c, marker="x", s=24, zorder=5)
+        m = minima[minima["b"] == b].iloc[0]
+        ax.scatter([m["min_epsilon"]], [m["min_epsilon"]], facecolor="white", edgecolor=c, s=28, zorder=5)
+    ax.axvline(0.0, color="grey", ls=":", lw=0.8)
+    ax.set_xlabel("log-odds of the swap rate, ln o = ln(p / (1 − p))")
+    ax.set_ylabel("ε (privacy-loss budget)")
+    top = ax.secondary_xaxis("top", functions=(lambda t: expit(np.asarray(t, dtype=float)),
+                                              lambda p: logit(np.clip(np.asarray(p, dtype=float), 1e-300, 1 - 1e-16))))
+    ticks = {1e-4: "1e-4", 1e-2: "0.01", 0.5: "0.5", 1 - 1e-4: "1−1e-4", 1 - 1e-8: "1−1e-8"}
+    top.set_xticks(list(ticks), labels=list(ticks.values()))
+    top.set_xlabel("swap rate p")
+    ax.scatter([], [], color="grey", edgecolor="black", s=28, label="printed in the slides")
+    ax.scatter([], [], color="grey", marker="x", s=24, label="the other swap rate with that ε")
+    ax.scatter([], [], facecolor="white", edgecolor="grey", s=28, label="smallest ε_b = ln(b + 1)/2")
+    ax.legend(fontsize=7, frameon=False, loc="upper center", ncol=2)
+    return ax
+
+
+def plot_variance_tables(table: pd.DataFrame, conversion: str, levels: int, unit: float = 0.1, axes=None):
+    """The talk's noise-variance tables: printed cells (markers) and each conversion's variances (lines)
+    per δ on the top row; on the bottom row this run's minus the printed value in units of the last
+    printed digit (``unit``) for the Laplace rows and the Gaussian rows of ``conversion`` and of
+    integer orders, with the ±0.5 rounding band. ``levels`` labels the per-level budget split."""
+    deltas = sorted(table["delta"].unique())
+    if axes is None:
+        _, axes = plt.subplots(2, len(deltas), figsize=(4.3 * len(deltas), 6.5), sharex=True,
+                               gridspec_kw={"height_ratios": [2, 1]}, squeeze=False)
+        for ax in axes[1, 1:]:
+            ax.sharey(axes[1, 0])
+    styles = {"standard": "-", "integer-orders": "--", "cks": "-.", "gaussian-exact": ":"}
+    for j, d in enumerate(deltas):
+        top, bottom = axes[0, j], axes[1, j]
+        t = table[table["delta"] == d]
+        lap = t[t["mechanism"] == "laplace"]
+        top.plot(lap["epsilon"], lap["variance"], color="C0", label=f"Laplace (ε/{levels} per level)")
+        top.scatter(lap["epsilon"], lap["printed"], color="C0", edgecolor="black", zorder=5)
+        gau = t[t["mechanism"] == "gaussian"]
+        for m, g in gau.groupby("conversion", sort=False):
+            top.plot(g["epsilon"], g["variance"], color="C3", ls=styles.get(m, "-"), lw=1.2,
+                     label=f"Gaussian, {m}")
+        printed = gau.drop_duplicates("epsilon")
+        top.scatter(printed["epsilon"], printed["printed"], color="C3", edgecolor="black", zorder=5,
+                    label="printed in the talk")
+        top.set_yscale("log")
+        top.set_title(f"δ = {d:.0e}")
+        for (mech, m), c, mk in ((("laplace", None), "C0", "o"), (("gaussian", conversion), "C3", "s"),
+                                 (("gaussian", "integer-orders"), "C1", "^")):
+            g = t[(t["mechanism"] == mech) & ((t["conversion"] == m) if m else True)]
+            bottom.plot(g["epsilon"], g["gap"] / unit, marker=mk, color=c, lw=0.8,
+                        label="Laplace" if mech == "laplace" else f"Gaussian, {m}")
+        bottom.axhspan(-0.5, 0.5, color="0.9", zorder=0)
+        bottom.axhline(0, color="black", lw=0.5)
+        bottom.set_xlabel("ε (total)")
+        if j == 0:
+            top.set_ylabel("noise variance per identity query")
+            bottom.set_ylabel(f"this run − printed\n(units of {unit:g})")
+    axes[0, 0].legend(fontsize=7, frameon=False)
+    axes[1, -1].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1))
+    return axes

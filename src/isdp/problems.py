@@ -104,14 +104,15 @@ def _is_margin(label) -> bool:
     return str(label).strip().lower() in MARGIN_LABELS
 
 
-def read_table_csv(path):
-    """A two-way table of counts stored as CSV (first column = row labels, header = column labels).
+def read_table_csv(path, counts: bool = True):
+    """A two-way integer table stored as CSV (first column = row labels, header = column labels).
 
     Returns (cells as int64, row labels, column labels). A row or column labelled as a margin
     (``Total``, ``Sum``, …) is checked against the cells and dropped; a margin that disagrees with
-    the cells, an unlabelled row or column that equals the sum of the others, a negative,
-    missing or non-integer count, duplicate labels, an empty file or one that is not UTF-8 raise
-    :class:`InvariantError` naming the file and the offending row and column.
+    the cells, a missing or non-integer entry, duplicate labels, an empty file or one that is not
+    UTF-8 raise :class:`InvariantError` naming the file and the offending row and column. With
+    ``counts`` (confidential tables) a negative entry and an unlabelled row or column that equals
+    the sum of the others are errors too; ``counts=False`` reads noise tables (any sign).
     """
     import pandas as pd
 
@@ -135,7 +136,7 @@ def read_table_csv(path):
                 v = int(text)
             except ValueError:
                 raise InvariantError(f"{path}: row {row!r}, column {col!r}: {text!r} is not an integer count") from None
-            if v < 0:
+            if counts and v < 0:
                 raise InvariantError(f"{path}: row {row!r}, column {col!r}: negative count {v}")
             values[i, j] = v
     rows = [str(r) for r in df.index]
@@ -152,7 +153,7 @@ def read_table_csv(path):
             raise InvariantError(f"{path}: margin row {rows[i]!r} does not equal the column sums of the cells")
     if cells.size == 0:
         raise InvariantError(f"{path}: the table has no cells besides its margins")
-    for axis in (0, 1):  # an unlabelled margin would silently become one more category
+    for axis in (0, 1) if counts else ():  # an unlabelled margin would silently become one more category
         n = cells.shape[1 - axis]
         if n < 3:
             continue

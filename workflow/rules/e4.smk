@@ -1,9 +1,10 @@
 # E4 — generalized Laplace against projection-based mechanisms, county by county
-# (ISDP App. "Comparison with projected discrete Laplace", Fig 10; SPEC §1.6 and §2 E4).
+# (ISDP App. "Comparison with projected discrete Laplace", Fig 10; docs/experiments/e4.md).
 # Same states as E3 (its audit checkpoint), one job per state ({state} wildcard): the generalized
 # Laplace releases are E3's retained draws (reused, not resampled); the job draws the projected
-# Laplace releases and runs one HiGHS LP and one MILP per DG release (~4 + 7.5 ms at n = 102,
-# ~8.5 + 12 ms at n = 254: about 12 s for Illinois and 20 s for Texas at 1000 releases).
+# Laplace releases and runs one HiGHS simplex LP, one MILP and one interior-point LP per DG release
+# (~4 + 7.5 + 5 ms at n = 102, ~8.5 + 12 + 8 ms at n = 254: about 17 s for Illinois and 29 s for
+# Texas at 1000 releases).
 E4 = config["e4"]
 E4_CAT = "E4 projection comparison"
 
@@ -11,6 +12,7 @@ E4_OUTPUTS = [
     "results/tables/e4_metrics.csv",
     "results/tables/e4_spread.csv",
     "results/tables/e4_runtime.csv",
+    "results/tables/e4_county_spread.csv",
     *figure("e4_fig10_illinois"),
     *figure("e4_fig10_states"),
     *figure("e4_sd_ratio"),
@@ -27,6 +29,7 @@ rule e4_state:
         releases="results/e4/releases_{state}.nc",
         metrics="results/e4/metrics_{state}.csv",
         spread="results/e4/spread_{state}.csv",
+        county_spread="results/e4/county_spread_{state}.csv",
         run="results/e4/run_{state}.json",
     params:
         eps=E3["eps"],
@@ -48,11 +51,13 @@ rule e4_tables:
     input:
         metrics=e3_per_state("results/e4/metrics_{state}.csv"),
         spread=e3_per_state("results/e4/spread_{state}.csv"),
+        county_spread=e3_per_state("results/e4/county_spread_{state}.csv"),
         runs=e3_per_state("results/e4/run_{state}.json"),
     output:
         metrics=report("results/tables/e4_metrics.csv", caption="../report/e4_metrics.rst", category=E4_CAT, labels={"table": "metrics per state and method"}),
         spread=report("results/tables/e4_spread.csv", caption="../report/e4_spread.rst", category=E4_CAT, labels={"table": "spread relative to generalized Laplace"}),
         runtime=report("results/tables/e4_runtime.csv", caption="../report/e4_runtime.rst", category=E4_CAT, labels={"table": "solver cost"}),
+        county_spread=report("results/tables/e4_county_spread.csv", caption="../report/e4_county_spread.rst", category=E4_CAT, labels={"table": "spread per county and method"}),
     log:
         "results/logs/e4_tables.log",
     conda:
@@ -88,6 +93,7 @@ rule e4_summary:
     input:
         registry=REGISTRY,
         metrics="results/tables/e4_metrics.csv",
+        spread="results/tables/e4_county_spread.csv",
         selected="results/tables/e3_selected_states.csv",
         selection="results/e3/selection.json",
         releases=e3_per_state("results/e4/releases_{state}.nc"),
@@ -111,6 +117,8 @@ rule e4_notebook:
         draws=e3_per_state("results/e3/draws_{state}.nc"),
         metrics="results/tables/e4_metrics.csv",
         spread="results/tables/e4_spread.csv",
+        county_spread="results/tables/e4_county_spread.csv",
+        runtime="results/tables/e4_runtime.csv",
         summary="results/tables/summary/e4.csv",
         figures=["results/figures/e4_fig10_illinois.png", "results/figures/e4_fig10_states.png", "results/figures/e4_sd_ratio.png"],
     output:

@@ -1,4 +1,4 @@
-"""ISDP Fig 10-style figures: per-county error box plots of the four mechanisms (Illinois, then the
+"""ISDP Fig 10-style figures: per-county error box plots of the five mechanisms (Illinois, then the
 other selected states one panel each), and the per-county SD ratio to generalized Laplace."""
 import json
 
@@ -23,7 +23,7 @@ def title(rel):
 rel = rels[head]
 fig, (ax, zoom) = plt.subplots(2, 1, figsize=(20, 10), sharex=True)
 plot_fig10(rel, ax=ax, fliers=True)
-ax.set_title(f"Illinois: errors (release − SF1) of four mechanisms, ε = {eps}, Δ = 1, state total invariant; "
+ax.set_title(f"Illinois: errors (release − SF1) of five mechanisms, ε = {eps}, Δ = 1, state total invariant; "
              f"DAS errors (red) from NHGIS v{vintage}")
 plot_fig10(rel, ax=zoom, clip=1.5)
 zoom.get_legend().remove()
@@ -39,7 +39,7 @@ for ax, state in zip(axes[:, 0], others, strict=False):
         ax.get_legend().remove()
 if not others:
     axes[0, 0].text(0.5, 0.5, "no selected state besides Illinois", ha="center", va="center")
-fig.suptitle(f"Fig 10 (other states): errors of four mechanisms per county (ε = {eps}); DAS errors from NHGIS "
+fig.suptitle(f"Fig 10 (other states): errors of five mechanisms per county (ε = {eps}); DAS errors from NHGIS "
              f"v{vintage}; whiskers 1.5 IQR, outliers not drawn; y-axis ±2.5 × the 99th percentile of the generalized Laplace "
              "|errors|, so the absorbing county's box runs off the axis", y=1.0)
 fig.tight_layout()
@@ -63,7 +63,7 @@ ax.set_yscale("log")
 ax.set_xlabel("county 2010 SF1 population")
 ax.set_ylabel("SD of errors / SD of generalized Laplace noise")
 ax.set_title(f"Per-county spread relative to generalized Laplace, {len(rels)} states; points far above 1: the county "
-             "that absorbs the LP/MILP discrepancy (state code)")
+             "that absorbs the simplex LP/MILP discrepancy (state code)")
 ax.legend(frameon=False, markerscale=3)
 save_figure(fig, smk.output.ratio_pdf, smk.output.ratio_png)
 log.info("figures: %s + %s", head, others)

@@ -25,26 +25,23 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
     """Counties whose error SD differs from generalized Laplace's by more than ``band`` beyond MC error.
 
     A county fails when |log(SD ratio)| > log(band) + z·SE, z the two-sided Bonferroni threshold at
-    family-wise ``alpha`` over every county of every state, SE² = 1/(2(R−1)) + 1/(2(R_gl−1)) for
-    the log SDs (R_gl the generalized Laplace releases' effective size).
+    family-wise ``alpha`` over every county of every state, SE the standard error of the log SD
+    ratio from ``e4_county_spread.csv`` (kurtosis-aware, with the MCMC reference's ESS; see
+    :func:`isdp.comparison.county_spread`).
     """
-    rows = []
-    for rel in _releases(run):
-        if method not in rel.releases:
-            raise ValueError(f"E4 has no method {method!r} in state {rel.state}")
-        ref, e = rel.errors("generalized_laplace"), rel.errors(method)
-        ratio = e.std(axis=0, ddof=1) / ref.std(axis=0, ddof=1)
-        se = np.sqrt(1 / (2 * (len(e) - 1)) + 1 / (2 * (_effective_size(run, rel) - 1)))
-        rows += [(rel.state, rel.names[i], ratio[i], se[i]) for i in range(len(ratio))]
-    ratio = np.array([r[2] for r in rows])
-    se = np.array([r[3] for r in rows])
-    z = z_threshold(alpha, len(rows))
+    sp = run.table("e4_county_spread", dtype={"county": str})
+    g = sp[sp["method"] == method]
+    if g.empty:
+        raise ValueError(f"E4 has no method {method!r} in e4_county_spread.csv")
+    ratio, se = g["sd_ratio"].to_numpy(), g["se_log_sd_ratio"].to_numpy()
+    z = z_threshold(alpha, len(g))
     outside = np.abs(np.log(ratio)) > np.log(band) + z * se
     worst = int(np.argmax(np.abs(np.log(ratio))))
-    named = "; ".join(f"{s} {c} ({r:.1f}×)" for (s, c, r, _), o in zip(rows, outside, strict=True) if o)
-    text = (f"{int(outside.sum())} of {len(rows)} counties outside [1/{band:g}, {band:g}] beyond MC error "
+    named = "; ".join(f"{s} {c} ({r:.1f}×)" for s, c, r in
+                      zip(g["state"][outside], g["name"][outside], ratio[outside], strict=True))
+    text = (f"{int(outside.sum())} of {len(g)} counties outside [1/{band:g}, {band:g}] beyond MC error "
             f"(z = {z:.2f}); SD ratio to generalized Laplace: median {np.median(ratio):.3f}, range "
-            f"{ratio.min():.2f}–{ratio.max():.2f}, widest {rows[worst][0]} {rows[worst][1]}"
+            f"{ratio.min():.2f}–{ratio.max():.2f}, widest {g['state'].iloc[worst]} {g['name'].iloc[worst]}"
             + (f". Outside: {named}" if named else ""))
     return Measurement(int(outside.sum()), text)
 
