@@ -92,3 +92,19 @@ def test_notebooks_are_stripped():
         for cell in cells:
             if cell["cell_type"] == "code":
                 assert cell["outputs"] == [] and cell["execution_count"] is None, nb.name
+
+
+def test_no_tracked_file_points_outside_the_project():
+    """The project stands alone: no tracked file cites the authors' private notes or a sibling folder."""
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    if not files:
+        pytest.skip("not a git checkout")
+    pattern = re.compile(r"\bSPEC\b|\.\./shared")
+    offenders = []
+    for name in files:
+        path = ROOT / name
+        if path.suffix in {".zip", ".png", ".pdf"} or not path.is_file():
+            continue
+        text = path.read_text(errors="ignore")
+        offenders += [f"{name}: {m.group(0)}" for m in pattern.finditer(text)]
+    assert not offenders, offenders[:10]
