@@ -12,13 +12,13 @@ SMK := snakemake --snakefile $(CURDIR)/Snakefile
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[workflow,dev]'
 	@touch $@
 
 ## lock: re-resolve pyproject.toml in a scratch venv and pin every version in constraints.txt
 lock:
 	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/pip install --quiet -e '.[dev]'
+	.lock-venv/bin/pip install --quiet -e '.[workflow,dev]'
 	{ head -n 2 constraints.txt; echo "# Made on $$(.lock-venv/bin/python -V), $$(uname -sm), $$(date -u +%F)."; \
 	  .lock-venv/bin/pip freeze --exclude-editable | grep -v '^isdp'; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt && rm -rf .lock-venv

@@ -6,7 +6,7 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-from isdp._workflow import check_config_values
+from isdp.experiments._workflow import check_config_values
 
 min_version("9.0")
 

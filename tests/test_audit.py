@@ -1,4 +1,4 @@
-"""isdp.audit: per-state DAS bias regressions and the E3 state-selection rule."""
+"""isdp.experiments.audit: per-state DAS bias regressions and the E3 state-selection rule."""
 
 from pathlib import Path
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from isdp import audit, nhgis
+from isdp.experiments import audit, nhgis
 
 EMBEDDED = Path(__file__).resolve().parents[1] / "data" / "nhgis" / "county_population_v20210608.csv"
 

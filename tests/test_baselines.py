@@ -26,7 +26,7 @@ from isdp.baselines import (
     projection_sd,
     row_space_basis,
 )
-from isdp.problems import group_hour_building_constraints
+from isdp.experiments.problems import group_hour_building_constraints
 
 # Delinquent children (ISDP §5 Table 1, experiment E2), row-major.
 TABLE = np.array([15, 1, 3, 1, 20, 10, 10, 15, 3, 10, 10, 2, 12, 14, 7, 2])

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 
 from isdp import IntegerLattice, sum_constraint
-from isdp.census import (
+from isdp.diagnostics import two_sample_chi2
+from isdp.exact import sample_sum_constraint_l1
+from isdp.experiments.census import (
     ConvergenceError,
     compare_with_exact,
     nonnegativity,
     overdispersed_starts,
     run_state,
 )
-from isdp.diagnostics import two_sample_chi2
-from isdp.exact import sample_sum_constraint_l1
 
 MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "burn_in": 2000,
         "proposal_eps": 0.1, "overdispersion": {"factor": 0.1, "n_iter": 500}}

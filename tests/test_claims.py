@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from isdp import claims
-from isdp.claims import Measurement, judge
+from isdp.experiments import claims
+from isdp.experiments.claims import Measurement, judge
 
 REPO = Path(__file__).resolve().parents[1]
 M = Measurement
@@ -195,7 +195,7 @@ def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
 
 def test_best_proposal_one_grid_step_away_is_within_one_step(tmp_path):
     """0.65 − 0.6 on a 0.05 grid is one step (floating point must not turn it into 1.0000000000000009)."""
-    from isdp.measures.e5 import best_proposal_steps
+    from isdp.experiments.measures.e5 import best_proposal_steps
 
     tables = tmp_path / "results" / "tables"
     tables.mkdir(parents=True)

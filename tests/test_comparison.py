@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isdp import comparison as cmp
+from isdp import derive_seed
 from isdp.baselines import dg_l1_projection
 from isdp.exact import sample_sum_constraint_l1
+from isdp.experiments import comparison as cmp
+from isdp.experiments.plotting import plot_fig10
 from isdp.lattice import sum_constraint
-from isdp.plotting import plot_fig10
-from isdp.studies import derive_seed
 
 
 def _state(releases, noisy=None, sf1=(10, 100, 1000, 10000), dp=None):
@@ -202,7 +202,7 @@ def test_releases_for_state_rejects_too_few_draws():
 
 
 def test_plot_fig10_smoke():
-    from isdp.plotting import plt
+    from isdp.experiments.plotting import plt
 
     sf1 = np.array([30, 400, 5000, 60000])
     gl = sample_sum_constraint_l1(4, 0.192, 30, seed=2)

@@ -7,8 +7,8 @@ import pytest
 from conftest import ALPHA, Z_TOL
 from scipy import integrate, stats
 
-from isdp import congenial as cg
 from isdp.distributions import dg_cdf
+from isdp.experiments import congenial as cg
 
 X = np.array([12.0, 35.0])
 N = 80_000
@@ -227,7 +227,7 @@ def test_closed_form_levels():
 def _e7_run(tmp_path, x):
     import pandas as pd
 
-    from isdp.claims import Run
+    from isdp.experiments.claims import Run
 
     tables = tmp_path / "results" / "tables"
     tables.mkdir(parents=True, exist_ok=True)
@@ -239,8 +239,8 @@ def _e7_run(tmp_path, x):
 
 
 def test_e7_expectation_measure_names_the_symbol_the_exact_mean_equals(tmp_path):
-    from isdp.claims import judge
-    from isdp.measures import e7
+    from isdp.experiments.claims import judge
+    from isdp.experiments.measures import e7
 
     run = _e7_run(tmp_path, (3, 9))
     m = e7.expectation(run, {"m1": "sbar", "m2": "sbar"}, mechanism="l2")
@@ -252,7 +252,7 @@ def test_e7_expectation_measure_names_the_symbol_the_exact_mean_equals(tmp_path)
 
 
 def test_e7_negbin_measure_uses_the_e5_parametrisation(tmp_path):
-    from isdp.measures import e7
+    from isdp.experiments.measures import e7
 
     m = e7.negbin_moments(_e7_run(tmp_path, (3, 9)), None)
     assert m.value == pytest.approx({"mean": 10.0, "variance": 20.0})  # r (1 − p) / p and r (1 − p) / p²

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from isdp import claims
 from isdp.accounting import swap_table, variance_table
-from isdp.implied import feasible_totals, implied_bounds
-from isdp.measures import e8
+from isdp.experiments import claims
+from isdp.experiments.implied import feasible_totals, implied_bounds
+from isdp.experiments.measures import e8
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from isdp.implied import feasible_totals, form_values, implied_bounds
+from isdp.experiments.implied import feasible_totals, form_values, implied_bounds
 
 TYPES = ["F", "C", "M"]
 OCCUPIED = {"R1": ["F", "C"], "R2": ["M", "C"]}

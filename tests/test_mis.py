@@ -11,8 +11,8 @@ import pytest
 from conftest import ALPHA, chisquare_gof, chisquare_two_sample, rows_to_categories
 
 from isdp import IntegerLattice, InvariantError, generalized_laplace, mis_sample, sample
-from isdp.claims import paper_value
-from isdp.problems import sex_by_age_constraints
+from isdp.experiments.claims import paper_value
+from isdp.experiments.problems import sex_by_age_constraints
 
 REPO = Path(__file__).resolve().parents[1]
 

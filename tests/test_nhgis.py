@@ -1,4 +1,4 @@
-"""isdp.nhgis: extraction, validation, atomic download and the data fallback policy.
+"""isdp.experiments.nhgis: extraction, validation, atomic download and the data fallback policy.
 
 Network access is only ever to a local ThreadingHTTPServer on 127.0.0.1. Tests that need the
 real NHGIS zip read its path from the environment variable ``ISDP_NHGIS_ZIP`` (default: the
@@ -20,8 +20,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from isdp import nhgis
-from isdp.nhgis import DataValidationError, DownloadError
+from isdp.experiments import nhgis
+from isdp.experiments.nhgis import DataValidationError, DownloadError
 
 REPO = Path(__file__).resolve().parents[1]
 # The one setting that locates the real v20210608 zip (not committed: see data/nhgis/PROVENANCE.md).
@@ -323,11 +323,11 @@ def test_download_404_is_final(tmp_path, server):
 def test_download_retries_transient_500(tmp_path, server, caplog):
     server.routes["/flaky"] = [(500, b"oops"), (200, b"payload")]
     dest = tmp_path / "flaky.bin"
-    with caplog.at_level(logging.INFO, logger="isdp.nhgis"):
+    with caplog.at_level(logging.INFO, logger="isdp.experiments.nhgis"):
         nhgis.download(server.url("/flaky"), dest, retries=3, **FAST)
     assert dest.read_bytes() == b"payload"
     assert server.hits["/flaky"] == 2
-    attempts = [r for r in caplog.records if "attempt" in r.getMessage() and r.name == "isdp.nhgis"]
+    attempts = [r for r in caplog.records if "attempt" in r.getMessage() and r.name == "isdp.experiments.nhgis"]
     assert any("HTTP 500" in r.getMessage() and r.levelno == logging.WARNING for r in attempts)
     assert any("attempt 2/3" in r.getMessage() for r in attempts)
 
@@ -373,7 +373,7 @@ def _paths(tmp_path):
 
 def test_fetch_auto_falls_back_loudly(tmp_path, server, caplog):
     paths = _paths(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="isdp.nhgis"):
+    with caplog.at_level(logging.WARNING, logger="isdp.experiments.nhgis"):
         info = nhgis.fetch_or_fallback("20201116", "auto", url=server.url("/gone.zip"), retries=2, **paths, **FAST)
     assert info["source_used"] == "embedded"
     assert info["vintage_requested"] == "20201116" and info["vintage_used"] == "20210608"
@@ -434,7 +434,7 @@ def test_fetch_corrupt_zip(tmp_path, server, caplog):
     with pytest.raises(DataValidationError, match="zip archive"):  # an unknown one: the content checks catch it
         nhgis.fetch_or_fallback("20990101", "nhgis", url=server.url("/county.zip"), **paths, **FAST)
     assert not paths["dest_zip"].exists() and not paths["out_csv"].exists()
-    with caplog.at_level(logging.WARNING, logger="isdp.nhgis"):
+    with caplog.at_level(logging.WARNING, logger="isdp.experiments.nhgis"):
         info = nhgis.fetch_or_fallback("20210608", "auto", url=server.url("/county.zip"), **paths, **FAST)
     assert info["source_used"] == "embedded"
     assert any("could not be fetched" in r.getMessage() for r in caplog.records)
@@ -489,7 +489,7 @@ def test_sigterm_during_download_leaves_no_partial_file(tmp_path, server):
 
     server.routes["/trickle"] = [(200, b"x" * 400)]
     server.trickle["/trickle"] = 0.05
-    code = (f"from isdp import nhgis; nhgis.download({server.url('/trickle')!r}, {str(tmp_path / 'x.zip')!r}, "
+    code = (f"from isdp.experiments import nhgis; nhgis.download({server.url('/trickle')!r}, {str(tmp_path / 'x.zip')!r}, "
             "timeout=30, retries=1)")
     proc = subprocess.Popen([sys.executable, "-c", code])
     deadline = time.monotonic() + 20

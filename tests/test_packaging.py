@@ -22,7 +22,8 @@ def _normalise(name: str) -> str:
 
 def _declared() -> list[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    specs = project["dependencies"] + project["optional-dependencies"]["dev"]
+    extras = project["optional-dependencies"]
+    specs = project["dependencies"] + extras["workflow"] + extras["dev"]
     return [_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in specs]
 
 
@@ -50,6 +51,30 @@ def test_environment_yml_agrees_with_pyproject_and_constraints_package_by_packag
     assert project["requires-python"].startswith(">=3.11")
     arviz = [d for d in project["dependencies"] if d.startswith("arviz")]
     assert arviz and "<1" in arviz[0], "ArviZ 1.x needs Python 3.12: pin arviz<1"
+
+
+# (PyYAML is left out: numba imports it when present, to read an optional config file.)
+WORKFLOW_ONLY = ("snakemake", "seaborn", "matplotlib", "jsonschema", "nbclient", "nbconvert", "ipykernel")
+
+
+def test_core_package_needs_only_the_numerical_stack():
+    """`pip install isdp` brings no workflow tool, and `import isdp` (the method) loads none."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = {_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in project["dependencies"]}
+    assert not core & {"snakemake", "snakemake-executor-plugin-slurm", "seaborn", "nbclient", "ipykernel"}
+    code = ("import sys, isdp, isdp.baselines, isdp.accounting, isdp.exact, isdp.mis, isdp.diagnostics; "
+            "print(sorted({m.split('.')[0] for m in sys.modules}))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert not [m for m in WORKFLOW_ONLY if f"'{m}'" in loaded], loaded
+    assert "isdp.experiments" not in subprocess.run(
+        [sys.executable, "-c", "import sys, isdp; print(list(sys.modules))"],
+        capture_output=True, text=True, check=True).stdout
+
+
+def test_core_modules_do_not_import_the_experiment_layer():
+    imports = re.compile(r"^\s*(from|import)\s+\S*experiments", re.M)
+    for module in (ROOT / "src" / "isdp").glob("*.py"):
+        assert not imports.search(module.read_text()), f"{module.name} imports the experiment layer"
 
 
 def test_constraints_pin_every_dependency():

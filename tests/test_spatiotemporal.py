@@ -1,4 +1,4 @@
-"""Tests of E6 (isdp.spatiotemporal, the §5.2 constraint builder and the E6 measures).
+"""Tests of E6 (isdp.experiments.spatiotemporal, the §5.2 constraint builder and the E6 measures).
 
 The exact laws are checked against simulation with fixed seeds: Kolmogorov–Smirnov p-values
 above 1e-3 for the right law, below 1e-6 for a wrong one (the control), and empirical CDFs
@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from isdp import spatiotemporal as st
 from isdp.baselines import projected_gaussian, projection_sd, row_space_basis
-from isdp.claims import Run
+from isdp.experiments import spatiotemporal as st
+from isdp.experiments.claims import Run
+from isdp.experiments.measures import e6 as measures
+from isdp.experiments.problems import group_hour_building_constraints
 from isdp.lattice import InvariantError
-from isdp.measures import e6 as measures
-from isdp.problems import group_hour_building_constraints
 
 G, H, B = 4, 5, 3  # small enough for many studies; one building's cells are a 4 × 5 table
 

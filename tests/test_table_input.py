@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from isdp.experiments.problems import index_set_from_complement, read_table_csv
 from isdp.lattice import InvariantError
-from isdp.problems import index_set_from_complement, read_table_csv
 
 REPO = Path(__file__).resolve().parents[1]
 GOOD = "county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n"

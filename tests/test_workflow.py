@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from isdp import load_draws
-from isdp.claims import COLUMNS, STATUSES, load_registry, paper_value
-from isdp.problems import Problem
+from isdp.experiments.claims import COLUMNS, STATUSES, load_registry, paper_value
+from isdp.experiments.problems import Problem
 
 pytestmark = pytest.mark.workflow
 CI_CONFIG = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "ci.yaml").read_text())
@@ -137,7 +137,7 @@ def test_e3_audit(run_dir):
 
 
 def test_e3_draws_keep_state_totals_and_converged(run_dir):
-    from isdp.nhgis import load_counties
+    from isdp.experiments.nhgis import load_counties
 
     counties = load_counties(run_dir / "results" / "data" / "counties.csv")
     conv = pd.read_csv(run_dir / "results" / "tables" / "e3_convergence.csv")
@@ -169,7 +169,7 @@ def test_e3_summary_rows(run_dir):
 
 
 def test_e4_releases_reuse_e3_and_keep_totals(run_dir):
-    from isdp.comparison import METHODS, load_releases
+    from isdp.experiments.comparison import METHODS, load_releases
 
     selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")
     for state in selected["state_abbr"]:
@@ -207,7 +207,7 @@ def test_e4_metrics_table(run_dir):
 
 
 def test_e4_county_spread_table(run_dir):
-    from isdp.comparison import METHODS
+    from isdp.experiments.comparison import METHODS
 
     t = pd.read_csv(run_dir / "results" / "tables" / "e4_county_spread.csv", dtype={"county": str})
     selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")

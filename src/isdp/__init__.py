@@ -13,8 +13,13 @@ Reference implementation of the mechanisms of *Integer Subspace Differential Pri
 - exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`
 - distributions: double geometric pmf/cdf/sampler and maximal coupling
 - diagnostics: R-hat/ESS via ArviZ, netCDF storage of draws
+- :func:`derive_seed`: an independent, stable seed per named step from one base seed
+
+The experiment layer (the papers' problems, data loaders, studies, figures and the claims
+registry) lives in :mod:`isdp.experiments` and needs the ``workflow`` extra.
 """
 
+from ._rng import derive_seed
 from .coupling import MeetingTimes, convergence_iteration, meeting_times, tv_upper_bound
 from .diagnostics import convergence_table, load_draws, save_draws, summarize_convergence
 from .distributions import dg_cdf, dg_logpmf, dg_pmf, dg_rvs, maximal_coupling_rvs
@@ -44,6 +49,7 @@ __all__ = [
     "check_release",
     "convergence_iteration",
     "convergence_table",
+    "derive_seed",
     "dg_cdf",
     "dg_logpmf",
     "dg_pmf",

@@ -8,6 +8,7 @@ touches cells ``idx[ptr[j]:ptr[j+1]]``. Chain state is the noise vector u (int64
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from numba import njit
 
 from ._rng import double_geometric, uniform_pos
@@ -15,20 +16,9 @@ from .targets import LAPLACE_L1, LAPLACE_L2
 
 
 def basis_csr(basis: np.ndarray):
-    """Column-wise sparse form of an integer basis (n × k)."""
-    ptr = [0]
-    idx: list[int] = []
-    val: list[int] = []
-    for j in range(basis.shape[1]):
-        nz = np.flatnonzero(basis[:, j])
-        idx.extend(nz.tolist())
-        val.extend(basis[nz, j].tolist())
-        ptr.append(len(idx))
-    return (
-        np.asarray(ptr, dtype=np.int64),
-        np.asarray(idx, dtype=np.int64),
-        np.asarray(val, dtype=np.int64),
-    )
+    """Column-wise sparse form (ptr, idx, val) of an integer basis (n × k): SciPy's CSC layout."""
+    cols = sp.csc_array(np.asarray(basis, dtype=np.int64))
+    return cols.indptr.astype(np.int64), cols.indices.astype(np.int64), cols.data.astype(np.int64)
 
 
 @njit(inline="always")

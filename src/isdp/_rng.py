@@ -8,6 +8,8 @@ number of threads.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 from numba import njit, uint64
 
@@ -69,3 +71,12 @@ def double_geometric(s, a, p_zero, log_a):
     if bits & uint64(1):
         return -magnitude
     return magnitude
+
+
+def derive_seed(base: int, *keys) -> int:
+    """A stable 63-bit seed for one (experiment, step, setting) from the config's base seed.
+
+    Distinct steps get independent streams, and adding a step never shifts the others.
+    """
+    words = [int(base)] + [zlib.crc32(str(k).encode()) for k in keys]
+    return int(np.random.SeedSequence(words).generate_state(1, np.uint64)[0] >> np.uint64(1))

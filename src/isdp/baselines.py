@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, OptimizeWarning, linprog, milp
 
 from .distributions import dg_rvs
-from .lattice import as_integer_matrix
+from .lattice import as_integer_matrix, as_vector
 
 __all__ = [
     "SolverError",
@@ -75,19 +75,6 @@ def _constraints(A, b=None, n: int | None = None) -> tuple[np.ndarray, np.ndarra
     if not np.issubdtype(b.dtype, np.number) or not np.all(np.isfinite(b)):
         raise ValueError("b must be finite and numeric")
     return A, b.astype(float)
-
-
-def _vector(v, name: str, integer: bool = False) -> np.ndarray:
-    v = np.asarray(v)
-    if v.ndim != 1 or v.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D vector, got shape {v.shape}")
-    if not (np.issubdtype(v.dtype, np.number) or v.dtype == bool) or not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} must be finite and numeric")
-    if integer:
-        if np.any(np.rint(v) != v):
-            raise ValueError(f"{name} must be integer-valued")
-        return np.rint(v).astype(np.int64)
-    return v.astype(float)
 
 
 def _positive(value: float, name: str) -> float:
@@ -165,7 +152,7 @@ def projected_laplace(
     with covariance 2 (Δ/ε)² Π, and satisfies A·release = A·x up to floating-point rounding; it
     is real-valued. Returns a float array (size, n).
     """
-    x = _vector(x, "x")
+    x = as_vector(x, "x")
     A, _ = _constraints(A, n=x.size)
     scale = _positive(sensitivity, "sensitivity") / _positive(eps, "eps")
     e = rng.laplace(0.0, scale, (_size(size), x.size))
@@ -184,7 +171,7 @@ def projected_gaussian(
     :func:`row_space_basis` of ``A`` computed once and reused across calls (it is not
     re-checked). Returns a float array (size, n).
     """
-    x = _vector(x, "x")
+    x = as_vector(x, "x")
     A, _ = _constraints(A, n=x.size)
     Q = _basis(A, basis)
     e = rng.normal(0.0, _positive(sigma, "sigma"), (_size(size), x.size))
@@ -327,7 +314,7 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
     carries the whole state discrepancy (SD ≈ √n · SD(DG)); which county depends on the
     input order and the HiGHS version. :func:`discrepancy_concentration` measures it.
     """
-    m = _vector(m, "m")
+    m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
     return _solve_lp(_l1_program(A), m, b, _lp_method(method))
 
@@ -340,7 +327,7 @@ def l1_projection_milp(m, A, b) -> np.ndarray:
     ``mip_rel_gap = 0`` asks for a proven optimum, not HiGHS' default 0.01 % gap. ``b`` must
     be integer-valued (with integer A and y nothing else is feasible).
     """
-    m = _vector(m, "m")
+    m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
     if np.any(np.rint(b) != b):
         raise ValueError("b must be integer-valued for an integer projection")
@@ -368,7 +355,7 @@ def dg_l1_projection(
     :func:`discrepancy_concentration`). Cost for n = 102 and one sum constraint: about 4 ms
     per vertex LP release, 5–6 ms per interior-point LP release and 7.5 ms per MILP release.
     """
-    x = _vector(x, "x", integer=True)
+    x = as_vector(x, "x", integer=True)
     A, _ = _constraints(A, n=x.size)
     if _lp_method(method) != "vertex" and integer:
         raise ValueError("the integer projection has no interior-point variant; use method='vertex'")
@@ -417,7 +404,7 @@ def nnl2_projection(m, A, b) -> np.ndarray:
     Raises :class:`SolverError` when the QP is infeasible or not solved to that accuracy.
     About 1 ms per solve for n ≤ 102.
     """
-    m = _vector(m, "m")
+    m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
     n = m.size
     problem = qpsolvers.Problem(

@@ -40,6 +40,22 @@ def as_integer_matrix(A, name: str = "A") -> np.ndarray:
     return rounded.astype(np.int64)
 
 
+def as_vector(v, name: str, *, length: int | None = None, integer: bool = False) -> np.ndarray:
+    """``v`` as a finite 1-D vector (int64 if ``integer``, else float); raises :class:`InvariantError`.
+
+    ``length`` fixes its size; otherwise it must be non-empty.
+    """
+    arr = np.asarray(v)
+    if arr.ndim != 1 or (arr.size == 0 if length is None else arr.size != length):
+        expected = "non-empty" if length is None else f"of length {length}"
+        raise InvariantError(f"{name} must be a 1-D vector {expected}, got shape {arr.shape}")
+    if integer:
+        return as_integer_matrix(arr[None, :], name)[0]
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) or not np.all(np.isfinite(arr)):
+        raise InvariantError(f"{name} must be finite and numeric")
+    return arr.astype(float)
+
+
 def _smith(A: np.ndarray):
     S, U, V = smith_normal_decomp(sympy.Matrix(A.tolist()))
     diag = [int(S[i, i]) for i in range(min(S.shape))]

@@ -33,12 +33,13 @@ import logging
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 import sympy
 from numba import njit, prange
 
 from ._rng import double_geometric, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps, run_chunked
-from .lattice import InvariantError, as_integer_matrix
+from .lattice import InvariantError, as_integer_matrix, as_vector
 
 log = logging.getLogger("isdp.mis")
 
@@ -66,38 +67,14 @@ class MISResult:
     determinant: int  # det A[:, I^c]
     seconds: float
 
-    @property
-    def proposals_per_second(self) -> float:
-        """Proposals per second over all chains."""
-        total = self.n_iterations * self.draws.shape[0]
-        return total / self.seconds if self.seconds > 0 else float("nan")
-
 
 # --------------------------------------------------------------------------- set-up
 
 
 def _csr(M: np.ndarray):
-    """Row-compressed (ptr, idx, val) of a dense matrix, dropping zeros."""
-    ptr = np.zeros(M.shape[0] + 1, dtype=np.int64)
-    idx, val = [], []
-    for r in range(M.shape[0]):
-        nz = np.flatnonzero(M[r])
-        idx.extend(nz.tolist())
-        val.extend(M[r, nz].tolist())
-        ptr[r + 1] = len(idx)
-    return ptr, np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=M.dtype)
-
-
-def _vector(v, length: int, name: str, integer: bool = True) -> np.ndarray:
-    arr = np.asarray(v)
-    if arr.shape != (length,):
-        raise InvariantError(f"{name} must have shape ({length},), got {arr.shape}")
-    if integer:
-        return as_integer_matrix(arr[None, :], name)[0]
-    arr = arr.astype(float)
-    if not np.all(np.isfinite(arr)):
-        raise InvariantError(f"{name} has non-finite entries")
-    return arr
+    """Row-compressed (ptr, idx, val) of a dense matrix, zeros dropped (SciPy's CSR layout)."""
+    rows = sp.csr_array(M)
+    return rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data
 
 
 def _index_set(index_set, d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -277,15 +254,15 @@ def mis_sample(
     m, d = A.shape
     if m >= d:
         raise InvariantError(f"A has {m} rows and {d} columns; the MIS needs m < d")
-    a = _vector(a, m, "a")
-    center = _vector(center, d, "center")
+    a = as_vector(a, "a", length=m, integer=True)
+    center = as_vector(center, "center", length=d, integer=True)
     if (B is None) != (b is None):
         raise InvariantError("give both B and b, or neither")
     if B is not None:
         B = np.asarray(B, dtype=float)
         if B.ndim != 2 or B.shape[1] != d or not np.all(np.isfinite(B)):
             raise InvariantError(f"B must be a finite 2-D matrix with {d} columns, got shape {B.shape}")
-        b = _vector(b, B.shape[0], "b", integer=False)
+        b = as_vector(b, "b", length=B.shape[0])
     eps, proposal_eps = check_dg_eps("eps", eps), check_dg_eps("proposal_eps", proposal_eps)
     n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
     thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)

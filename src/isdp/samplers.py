@@ -40,14 +40,6 @@ class SamplerResult:
     update: str
     seconds: float
 
-    @property
-    def updates_per_second(self) -> float:
-        """Component updates per second over all chains (the benchmark figure)."""
-        k_updates = self.n_iterations * self.draws.shape[0] * self._k
-        return k_updates / self.seconds if self.seconds > 0 else float("nan")
-
-    _k: int = 0
-
 
 @njit(parallel=True, cache=True)
 def _run(u, sumsq, rng, ptr, idx, val, code, param, a, t0, n_iter, burn_in, thin, out, accepted, joint):
@@ -140,7 +132,6 @@ def sample(
         proposal_eps=float(proposal_eps),
         update=update,
         seconds=seconds,
-        _k=lattice.dim,
     )
     if not lattice.contains(out.reshape(-1, lattice.n)):  # invariants hold by construction; check anyway
         raise InvariantError("sampler produced a draw outside Λ(A); this is a bug in isdp")

@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from isdp.claims import load_registry
+from isdp.experiments.claims import load_registry
 
 REPO = Path(workflow.basedir)
 ENV = "../../environment.yml"  # every rule runs in the project environment (pyproject.toml mirror)

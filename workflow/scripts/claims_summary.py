@@ -1,6 +1,6 @@
 """One experiment's rows of the reproduction summary, evaluated from the claims registry."""
-from isdp import claims
-from isdp._workflow import start
+from isdp.experiments import claims
+from isdp.experiments._workflow import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

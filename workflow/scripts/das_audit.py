@@ -6,9 +6,9 @@ whether they came from the rule or the config override, the vintage and the data
 import json
 from pathlib import Path
 
-from isdp._workflow import start
-from isdp.audit import audit_counts, das_bias_regressions, select_states
-from isdp.nhgis import load_counties
+from isdp.experiments._workflow import start
+from isdp.experiments.audit import audit_counts, das_bias_regressions, select_states
+from isdp.experiments.nhgis import load_counties
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

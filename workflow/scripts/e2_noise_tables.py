@@ -2,8 +2,8 @@
 import numpy as np
 
 from isdp import check_release, load_draws
-from isdp._workflow import start
-from isdp.problems import Problem, with_margins
+from isdp.experiments._workflow import start
+from isdp.experiments.problems import Problem, with_margins
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -3,11 +3,10 @@ conditioned on zero margins (docs/method.md §2), on a smaller table with the sa
 import numpy as np
 import pandas as pd
 
-from isdp import IntegerLattice, generalized_laplace, sample, table_margins
-from isdp._workflow import start
+from isdp import IntegerLattice, derive_seed, generalized_laplace, sample, table_margins
 from isdp.diagnostics import two_sample_chi2
 from isdp.exact import sample_conditioned_dg
-from isdp.studies import derive_seed
+from isdp.experiments._workflow import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

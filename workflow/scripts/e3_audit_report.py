@@ -4,9 +4,9 @@ import json
 
 import pandas as pd
 
-from isdp._workflow import start
-from isdp.nhgis import PAPER_VINTAGE
-from isdp.plotting import plot_das_slopes, save_figure
+from isdp.experiments._workflow import start
+from isdp.experiments.nhgis import PAPER_VINTAGE
+from isdp.experiments.plotting import plot_das_slopes, save_figure
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

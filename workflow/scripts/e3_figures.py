@@ -4,11 +4,10 @@ import math
 
 import numpy as np
 
-from isdp import load_draws
-from isdp._workflow import start
-from isdp.nhgis import load_counties
-from isdp.plotting import plot_state_noise, plt, save_figure
-from isdp.studies import derive_seed
+from isdp import derive_seed, load_draws
+from isdp.experiments._workflow import start
+from isdp.experiments.nhgis import load_counties
+from isdp.experiments.plotting import plot_state_noise, plt, save_figure
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

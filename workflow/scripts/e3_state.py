@@ -6,12 +6,11 @@ naming the state and county), the retained draws as netCDF, and the MCMC vs exac
 import json
 from pathlib import Path
 
-from isdp import save_draws
-from isdp._workflow import start
-from isdp.census import compare_with_exact, run_state
+from isdp import derive_seed, save_draws
 from isdp.exact import sample_sum_constraint_l1
-from isdp.nhgis import load_counties
-from isdp.studies import derive_seed
+from isdp.experiments._workflow import start
+from isdp.experiments.census import compare_with_exact, run_state
+from isdp.experiments.nhgis import load_counties
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

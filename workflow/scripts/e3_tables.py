@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 
 from isdp import load_draws
-from isdp._workflow import start
-from isdp.census import nonnegativity
-from isdp.nhgis import load_counties
-from isdp.studies import unbiasedness_table
+from isdp.experiments._workflow import start
+from isdp.experiments.census import nonnegativity
+from isdp.experiments.nhgis import load_counties
+from isdp.experiments.studies import unbiasedness_table
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -4,9 +4,9 @@ import json
 
 import numpy as np
 
-from isdp._workflow import start
-from isdp.comparison import COLORS, LABELS, METHODS, load_releases
-from isdp.plotting import plot_fig10, plt, save_figure
+from isdp.experiments._workflow import start
+from isdp.experiments.comparison import LABELS, METHODS, load_releases
+from isdp.experiments.plotting import METHOD_COLORS, plot_fig10, plt, save_figure
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -56,7 +56,7 @@ for method in METHODS[1:]:
         k = int(np.argmax(ratio))
         if ratio[k] > 3:
             ax.annotate(state, (r.sf1[k], ratio[k]), fontsize=7, xytext=(3, 3), textcoords="offset points")
-    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=6, alpha=0.6, color=COLORS[method], label=LABELS[method])
+    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=6, alpha=0.6, color=METHOD_COLORS[method], label=LABELS[method])
 ax.axhline(1, color="black", lw=0.8)
 ax.set_xscale("log")
 ax.set_yscale("log")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-from isdp import load_draws
-from isdp._workflow import start
-from isdp.comparison import (
+from isdp import derive_seed, load_draws
+from isdp.experiments._workflow import start
+from isdp.experiments.comparison import (
     INTEGER_BY_CONSTRUCTION,
     METHODS,
     county_spread,
@@ -17,9 +17,8 @@ from isdp.comparison import (
     save_releases,
     spread_ratios,
 )
+from isdp.experiments.nhgis import load_counties
 from isdp.lattice import InvariantError
-from isdp.nhgis import load_counties
-from isdp.studies import derive_seed
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

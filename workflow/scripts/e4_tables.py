@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from isdp._workflow import start
+from isdp.experiments._workflow import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -3,12 +3,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from isdp import mis_sample
-from isdp._workflow import start
-from isdp.claims import paper_value
-from isdp.plotting import save_figure
-from isdp.problems import Problem
-from isdp.studies import derive_seed
+from isdp import derive_seed, mis_sample
+from isdp.experiments._workflow import start
+from isdp.experiments.claims import paper_value
+from isdp.experiments.plotting import save_figure
+from isdp.experiments.problems import Problem
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

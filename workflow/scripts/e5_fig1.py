@@ -3,8 +3,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from isdp._workflow import start
-from isdp.plotting import save_figure
+from isdp.experiments._workflow import start
+from isdp.experiments.plotting import save_figure
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

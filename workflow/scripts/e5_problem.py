@@ -1,8 +1,13 @@
 """E5: the confidential 2x23 sex-by-age table (FODS-20 Table 1 top) and its invariants (1)-(3)."""
 import numpy as np
 
-from isdp._workflow import start
-from isdp.problems import Problem, index_set_from_complement, read_table_csv, sex_by_age_constraints
+from isdp.experiments._workflow import start
+from isdp.experiments.problems import (
+    Problem,
+    index_set_from_complement,
+    read_table_csv,
+    sex_by_age_constraints,
+)
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

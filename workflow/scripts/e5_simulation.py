@@ -9,13 +9,12 @@ not converged (max split R-hat ≥ e5.simulation.mis.r_hat_max), so no release c
 import numpy as np
 import pandas as pd
 
-from isdp import check_release, convergence_table, mis_sample, summarize_convergence
-from isdp._workflow import start
+from isdp import check_release, convergence_table, derive_seed, mis_sample, summarize_convergence
 from isdp.baselines import nnl2_projection
 from isdp.distributions import dg_rvs
+from isdp.experiments._workflow import start
+from isdp.experiments.problems import Problem
 from isdp.mis import release_distances
-from isdp.problems import Problem
-from isdp.studies import derive_seed
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 
 from isdp import check_release, load_draws
-from isdp._workflow import start
-from isdp.problems import Problem, read_table_csv
+from isdp.experiments._workflow import start
+from isdp.experiments.problems import Problem, read_table_csv
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

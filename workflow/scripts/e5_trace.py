@@ -7,11 +7,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from isdp import convergence_table, mis_sample, save_draws, summarize_convergence
-from isdp._workflow import start
-from isdp.plotting import save_figure
-from isdp.problems import Problem
-from isdp.studies import derive_seed
+from isdp import convergence_table, derive_seed, mis_sample, save_draws, summarize_convergence
+from isdp.experiments._workflow import start
+from isdp.experiments.plotting import save_figure
+from isdp.experiments.problems import Problem
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -6,13 +6,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from isdp import spatiotemporal as st
-from isdp._workflow import start
+from isdp import derive_seed
 from isdp.baselines import projection_sd, row_space_basis
-from isdp.claims import paper_value
-from isdp.plotting import save_figure
-from isdp.problems import group_hour_building_constraints
-from isdp.studies import derive_seed
+from isdp.experiments import spatiotemporal as st
+from isdp.experiments._workflow import start
+from isdp.experiments.claims import paper_value
+from isdp.experiments.plotting import save_figure
+from isdp.experiments.problems import group_hour_building_constraints
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

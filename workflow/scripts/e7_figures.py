@@ -3,9 +3,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from isdp import claims
-from isdp._workflow import start
-from isdp.plotting import plot_e7_noise_laws, plot_e7_privacy, plot_e7_variance, save_figure
+from isdp.experiments import claims
+from isdp.experiments._workflow import start
+from isdp.experiments.plotting import (
+               plot_e7_noise_laws,
+               plot_e7_privacy,
+               plot_e7_variance,
+               save_figure,
+)
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

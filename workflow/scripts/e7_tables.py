@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from isdp import congenial as cg
-from isdp._workflow import start
+from isdp import derive_seed
 from isdp.distributions import dg_variance
-from isdp.studies import derive_seed
+from isdp.experiments import congenial as cg
+from isdp.experiments._workflow import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

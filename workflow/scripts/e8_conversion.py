@@ -1,8 +1,8 @@
 """E8, Swapping slides' TopDown row: a zCDP budget ρ converted to ε at δ by every conversion."""
 import pandas as pd
 
-from isdp._workflow import start
 from isdp.accounting import zcdp_to_dp
+from isdp.experiments._workflow import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

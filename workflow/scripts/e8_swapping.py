@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from isdp._workflow import start
 from isdp.accounting import swap_min_table, swap_table, swapping_epsilon
-from isdp.plotting import plot_swap_epsilon, save_figure
+from isdp.experiments._workflow import start
+from isdp.experiments.plotting import plot_swap_epsilon, save_figure
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -1,9 +1,9 @@
 """E8, TopDown talk: the Laplace and Gaussian noise-variance tables recomputed under each zCDP conversion."""
 import pandas as pd
 
-from isdp._workflow import start
 from isdp.accounting import variance_table
-from isdp.plotting import plot_variance_tables, save_figure
+from isdp.experiments._workflow import start
+from isdp.experiments.plotting import plot_variance_tables, save_figure
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -3,10 +3,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from isdp import load_draws
-from isdp._workflow import start
-from isdp.plotting import plot_noise_boxplots, save_figure
-from isdp.problems import Problem
-from isdp.studies import unbiasedness_table
+from isdp.experiments._workflow import start
+from isdp.experiments.plotting import plot_noise_boxplots, save_figure
+from isdp.experiments.problems import Problem
+from isdp.experiments.studies import unbiasedness_table
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -1,10 +1,10 @@
 """Post-convergence draws for one target: burn-in = the slowest lag's convergence iteration."""
 import pandas as pd
 
-from isdp import generalized_laplace, save_draws
-from isdp._workflow import start
-from isdp.problems import Problem
-from isdp.studies import derive_seed, retained_draws
+from isdp import derive_seed, generalized_laplace, save_draws
+from isdp.experiments._workflow import start
+from isdp.experiments.problems import Problem
+from isdp.experiments.studies import retained_draws
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

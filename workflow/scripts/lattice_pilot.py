@@ -1,8 +1,7 @@
 """Pilot runs over a grid of proposal ε for one target: acceptance and MSJD per value."""
-from isdp import generalized_laplace, tune_proposal
-from isdp._workflow import start
-from isdp.problems import Problem
-from isdp.studies import derive_seed
+from isdp import derive_seed, generalized_laplace, tune_proposal
+from isdp.experiments._workflow import start
+from isdp.experiments.problems import Problem
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -1,6 +1,6 @@
-"""Tidy, validated county CSV from an NHGIS county zip (`isdp.nhgis.extract`); nothing is written if a check fails."""
-from isdp._workflow import start
-from isdp.nhgis import extract
+"""Tidy, validated county CSV from an NHGIS county zip (`isdp.experiments.nhgis.extract`); nothing is written if a check fails."""
+from isdp.experiments._workflow import start
+from isdp.experiments.nhgis import extract
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

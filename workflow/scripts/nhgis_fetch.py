@@ -1,4 +1,4 @@
-"""County populations for the configured NHGIS vintage under the data policy (`isdp.nhgis.fetch_or_fallback`).
+"""County populations for the configured NHGIS vintage under the data policy (`isdp.experiments.nhgis.fetch_or_fallback`).
 
 The download cache ``params.dest_zip`` is deliberately not a rule output: it does not exist after
 a fallback, and a zip placed there by hand is used without downloading. Writes the tidy CSV of
@@ -9,8 +9,8 @@ import logging
 import sys
 from pathlib import Path
 
-from isdp._workflow import start
-from isdp.nhgis import fetch_or_fallback
+from isdp.experiments._workflow import start
+from isdp.experiments.nhgis import fetch_or_fallback
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -1,6 +1,6 @@
 """The software versions behind this run's numbers, for the report."""
-from isdp._workflow import start
-from isdp.summary import software_versions
+from isdp.experiments._workflow import start
+from isdp.experiments.summary import software_versions
 
 log = start(snakemake)  # noqa: F821
 table = software_versions()

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..accounting import dp_to_zcdp, zcdp_to_dp
+from ...accounting import dp_to_zcdp, zcdp_to_dp
 from ..claims import Measurement, Run
 
 SWAP_TABLES = ("e8_swap_ma1940", "e8_swap_2020")

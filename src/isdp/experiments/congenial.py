@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from .distributions import dg_cdf
+from ..distributions import dg_cdf
 
 MECHANISMS = ("conditional", "l2", "l1")
 _NEAR_HALF = 1e-4  # |2β − 1| below this: the β = 1/2 limit (error O((2β − 1)²), no cancellation)

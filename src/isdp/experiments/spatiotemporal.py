@@ -2,7 +2,7 @@
 
 The query is a groups × hours × buildings array of person-hours; the invariants are every
 building's hourly totals over groups and its per-group totals over hours
-(:func:`isdp.problems.group_hour_building_constraints`). The error of a release,
+(:func:`isdp.experiments.problems.group_hour_building_constraints`). The error of a release,
 Π e with e ~ N(0, σ²)^n, does not depend on the confidential data, so the paper's error
 statistics can be recomputed without its (non-public) WiFi data.
 
@@ -26,8 +26,8 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy import optimize, stats
 
-from .baselines import projected_gaussian, projection_sd
-from .studies import derive_seed
+from .._rng import derive_seed
+from ..baselines import projected_gaussian, projection_sd
 
 READINGS = {
     "cell_sd": "per cell: SD over the repetitions; median and quantiles over the cells",

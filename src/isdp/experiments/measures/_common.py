@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...diagnostics import load_draws
+from ...lattice import as_integer_matrix
 from ..claims import Measurement, Run
-from ..diagnostics import load_draws
-from ..lattice import as_integer_matrix
 from ..problems import Problem
 
 
@@ -35,3 +35,9 @@ def draws_keep_invariants(run: Run, problem_rel: str, draws_rels) -> Measurement
 
 def fmt_list(values, fmt: str = "{}") -> str:
     return ", ".join(fmt.format(v) for v in values)
+
+
+def max_r_hat_of(conv, units: str) -> tuple[float, str]:
+    """Largest R-hat of a convergence table, and the start of its description (min bulk ESS included)."""
+    r = float(conv["max_r_hat"].max())
+    return r, f"max R-hat {r:.4f} over {units}; min bulk ESS {float(conv['min_ess_bulk'].min()):.0f}"

@@ -1,4 +1,4 @@
-"""The software versions behind a run (the reproduction summary itself is :mod:`isdp.claims`)."""
+"""The software versions behind a run (the reproduction summary itself is :mod:`isdp.experiments.claims`)."""
 
 from __future__ import annotations
 

@@ -15,6 +15,9 @@ from matplotlib.patches import Circle  # noqa: E402
 
 NORM_LABELS = {"l1": "ℓ1 target", "l2": "ℓ2 target"}
 PALETTE = {"l1": "#1f77b4", "l2": "#ff7f0e"}
+#: E4's mechanisms (keys of :data:`isdp.experiments.comparison.METHODS`, and the DAS)
+METHOD_COLORS = {"generalized_laplace": "#1f77b4", "projected_laplace": "#2ca02c", "dg_l1_lp": "#ff7f0e",
+                 "dg_l1_milp": "#9467bd", "dg_l1_lp_interior": "#17becf", "das": "red"}
 
 
 def save_figure(fig, *paths) -> None:
@@ -94,7 +97,7 @@ def plot_noise_boxplots(draws: dict, cell_labels, ax=None, order=None):
 def plot_das_slopes(reg: pd.DataFrame, alpha: float = 0.01, ax=None, title: str = ""):
     """Per-state slope of the DAS error on log(SF1) with a (1 − alpha) CI; significant states filled red.
 
-    Returns the figure. ``reg`` is :func:`isdp.audit.das_bias_regressions` output.
+    Returns the figure. ``reg`` is :func:`isdp.experiments.audit.das_bias_regressions` output.
     """
     from scipy import stats
 
@@ -153,7 +156,7 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
     """
     from matplotlib.patches import Patch
 
-    from .comparison import COLORS, LABELS, METHODS, PROJECTIONS, concentration
+    from .comparison import LABELS, METHODS, PROJECTIONS, concentration
 
     ax = ax or plt.gca()
     order = np.argsort(rel.sf1, kind="stable")
@@ -164,7 +167,7 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
     for j, method in enumerate(methods):
         e = rel.errors(method)[:, order]
         pos = pos0 - 0.4 + width * (j + 0.5)
-        c = COLORS[method]
+        c = METHOD_COLORS[method]
         ax.boxplot(e, positions=pos, widths=width * 0.9, whis=1.5, showfliers=fliers, manage_ticks=False,
                    patch_artist=True, boxprops={"facecolor": c, "edgecolor": c, "lw": 0.5},
                    medianprops={"color": "black", "lw": 0.5}, whiskerprops={"color": c, "lw": 0.5},
@@ -174,7 +177,7 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
         q = clip * float(np.quantile(np.abs(rel.errors(METHODS[0])), 0.99))
         ax.set_ylim(-q, q)
     ax.axhline(0, color="black", lw=0.5)
-    handles = [Patch(color=COLORS[m], label=LABELS[m]) for m in methods]
+    handles = [Patch(color=METHOD_COLORS[m], label=LABELS[m]) for m in methods]
     handles.append(plt.Line2D([], [], marker="o", ls="", color="red", markersize=4, label="DAS error (dp − sf1)"))
     if annotate and rel.noisy:
         y = rel.releases[PROJECTIONS[0]] if PROJECTIONS[0] in rel.noisy else next(iter(rel.releases.values()))

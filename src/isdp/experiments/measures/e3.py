@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ...diagnostics import load_draws
+from ...exact import sum_constraint_l1_marginal
 from ..claims import Measurement, Run
-from ..diagnostics import load_draws
-from ..exact import sum_constraint_l1_marginal
 from ..studies import unbiasedness_table
-from ._common import max_abs_z
+from ._common import max_abs_z, max_r_hat_of
 
 
 def _vintage_note(run: Run) -> str:
@@ -91,10 +91,9 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
 def max_r_hat(run: Run, paper) -> Measurement:
     """Largest rank-normalised split R-hat over the counties of every selected state."""
     conv = run.table("e3_convergence")
-    r = float(conv["max_r_hat"].max())
-    return Measurement(r, f"max R-hat {r:.4f} over {int(conv['n_counties'].sum())} counties "
-                          f"({int(conv['n_chains'].iloc[0])} over-dispersed chains per state); min bulk ESS "
-                          f"{float(conv['min_ess_bulk'].min()):.0f}")
+    r, text = max_r_hat_of(conv, f"{int(conv['n_counties'].sum())} counties "
+                                 f"({int(conv['n_chains'].iloc[0])} over-dispersed chains per state)")
+    return Measurement(r, text)
 
 
 def exact_p(run: Run, paper) -> Measurement:

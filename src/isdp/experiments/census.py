@@ -19,13 +19,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .diagnostics import convergence_table, summarize_convergence, two_sample_chi2
-from .lattice import IntegerLattice, check_release, sum_constraint
-from .samplers import sample
-from .studies import derive_seed
-from .targets import generalized_laplace
+from .._rng import derive_seed
+from ..diagnostics import convergence_table, summarize_convergence, two_sample_chi2
+from ..lattice import IntegerLattice, check_release, sum_constraint
+from ..samplers import sample
+from ..targets import generalized_laplace
 
-log = logging.getLogger("isdp.census")
+log = logging.getLogger("isdp.experiments.census")
 
 
 class ConvergenceError(RuntimeError):

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-log = logging.getLogger("isdp.nhgis")
+log = logging.getLogger("isdp.experiments.nhgis")
 
 #: SHA-256 of the official county zips whose content this project has verified; a download
 #: or a dropped-in zip of these vintages must match.

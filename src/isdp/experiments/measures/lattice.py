@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...diagnostics import load_draws
 from ..claims import Measurement, Run
-from ..diagnostics import load_draws
 from ..problems import read_table_csv
 from ._common import draws_keep_invariants, fmt_list, max_abs_z
 

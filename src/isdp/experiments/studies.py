@@ -6,25 +6,15 @@ reproducible from Python without Snakemake.
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 import pandas as pd
 
-from .coupling import convergence_iteration, meeting_times, tv_upper_bound
-from .diagnostics import convergence_table, summarize_convergence
-from .lattice import IntegerLattice, check_release
-from .samplers import sample
-from .targets import Target
-
-
-def derive_seed(base: int, *keys) -> int:
-    """A stable 63-bit seed for one (experiment, step, setting) from the config's base seed.
-
-    Distinct steps get independent streams, and adding a step never shifts the others.
-    """
-    words = [int(base)] + [zlib.crc32(str(k).encode()) for k in keys]
-    return int(np.random.SeedSequence(words).generate_state(1, np.uint64)[0] >> np.uint64(1))
+from .._rng import derive_seed
+from ..coupling import convergence_iteration, meeting_times, tv_upper_bound
+from ..diagnostics import convergence_table, summarize_convergence
+from ..lattice import IntegerLattice, check_release
+from ..samplers import sample
+from ..targets import Target
 
 
 def coupling_study(lattice: IntegerLattice, target: Target, *, lags, n_pairs: int, proposal_eps: float,

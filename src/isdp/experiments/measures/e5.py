@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...diagnostics import load_draws
+from ...lattice import check_release
 from ..claims import Measurement, Run, fmt_se
-from ..diagnostics import load_draws
-from ..lattice import check_release
 from ..problems import Problem, read_table_csv
+from ._common import max_r_hat_of
 
 
 def _problem(run: Run) -> Problem:
@@ -97,10 +98,8 @@ def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str) -> Measureme
 def fig1_max_r_hat(run: Run, paper) -> Measurement:
     """Largest split R-hat over the cells of the Fig 1 MIS chains of every table."""
     conv = run.table("e5_fig1_convergence")
-    r = float(conv["max_r_hat"].max())
-    return Measurement(r, f"{len(conv)} tables × {int(conv['n_chains'].iloc[0])} chains: max R-hat {r:.4f}, min bulk "
-                          f"ESS {conv['min_ess_bulk'].min():.0f}, acceptance {conv['acceptance'].min():.4f}–"
-                          f"{conv['acceptance'].max():.4f}")
+    r, text = max_r_hat_of(conv, f"{len(conv)} tables × {int(conv['n_chains'].iloc[0])} chains")
+    return Measurement(r, f"{text}, acceptance {conv['acceptance'].min():.4f}–{conv['acceptance'].max():.4f}")
 
 
 def trace_diagnostics(run: Run, paper) -> Measurement:

@@ -17,7 +17,7 @@ from scipy import stats
 
 from .nhgis import STATE_ABBR
 
-log = logging.getLogger("isdp.audit")
+log = logging.getLogger("isdp.experiments.audit")
 
 REGRESSION_COLUMNS = ["state_fips", "state_abbr", "n_counties", "slope", "stderr", "p_value", "intercept"]
 

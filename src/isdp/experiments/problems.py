@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .lattice import (
+from ..lattice import (
     IntegerLattice,
     InvariantError,
     as_integer_matrix,

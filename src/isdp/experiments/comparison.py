@@ -37,11 +37,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .baselines import dg_l1_projection, discrepancy_concentration, projected_laplace
-from .lattice import sum_constraint
-from .studies import derive_seed
+from .._rng import derive_seed
+from ..baselines import dg_l1_projection, discrepancy_concentration, projected_laplace
+from ..lattice import sum_constraint
 
-log = logging.getLogger("isdp.comparison")
+log = logging.getLogger("isdp.experiments.comparison")
 
 METHODS = ("generalized_laplace", "projected_laplace", "dg_l1_lp", "dg_l1_milp", "dg_l1_lp_interior")
 DAS = "das"
@@ -53,8 +53,6 @@ LABELS = {
     "dg_l1_lp_interior": "DG + ℓ1 LP (interior point, real)",
     DAS: "DAS (NHGIS)",
 }
-COLORS = {"generalized_laplace": "#1f77b4", "projected_laplace": "#2ca02c", "dg_l1_lp": "#ff7f0e",
-          "dg_l1_milp": "#9467bd", "dg_l1_lp_interior": "#17becf", DAS: "red"}
 #: integer-valued by construction (the check in :func:`metrics_table` is separate and on the data)
 INTEGER_BY_CONSTRUCTION = {"generalized_laplace": True, "projected_laplace": False, "dg_l1_lp": False,
                            "dg_l1_milp": True, "dg_l1_lp_interior": False, DAS: True}

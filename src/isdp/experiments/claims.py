@@ -42,7 +42,7 @@ STATUSES = ("match", "differs", "calibrated", "not-comparable")
 COLUMNS = ["id", "experiment", "claim", "source", "paper_value", "reproduced_value", "criterion", "status",
            "note"]
 KINDS = ("equal", "within_se", "interval", "zscores", "pvalues", "ordering", "calibrated", "not-comparable")
-_REPO = Path(__file__).resolve().parents[2]
+_REPO = Path(__file__).resolve().parents[3]  # the checkout (the experiment layer runs from it)
 DEFAULT_REGISTRY = _REPO / "config" / "claims.yaml"
 SCHEMA = _REPO / "workflow" / "schemas" / "claims.schema.yaml"
 
@@ -134,13 +134,13 @@ def paper_value(claim_id: str, registry=None):
 
 
 def resolve_measure(name: str, claim_id: str = "?"):
-    """The function ``isdp.measures.<module>.<function>`` named ``<module>.<function>``."""
+    """The function ``isdp.experiments.measures.<module>.<function>`` named ``<module>.<function>``."""
     module, _, func = name.rpartition(".")
     try:
-        return getattr(importlib.import_module(f"isdp.measures.{module}"), func)
+        return getattr(importlib.import_module(f"isdp.experiments.measures.{module}"), func)
     except (ImportError, AttributeError, ValueError):
         raise ValueError(f"claim {claim_id!r}: unknown measure {name!r} (expected <module>.<function> in "
-                         "isdp.measures)") from None
+                         "isdp.experiments.measures)") from None
 
 
 # --------------------------------------------------------------------------- criteria
