@@ -36,6 +36,7 @@ test: lint unit workflow-ci
 
 lint: $(VENV)/.installed
 	ruff check src tests workflow/scripts benchmarks notebooks scripts
+	snakefmt --check Snakefile workflow/rules
 	check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	zizmor --offline --quiet .github/workflows
 	$(SMK) --lint --configfile $(CURDIR)/config/ci.yaml

@@ -1,31 +1,39 @@
 # isdp: reproduce the experiments of "Integer Subspace Differential Privacy" (AAAI-23)
 # and the papers around it. Entry point: `snakemake --cores all` (paper fidelity), or
-# `--configfile config/ci.yaml` for the small CI profile. See README.md.
+# `--configfile config/ci.yaml` (overrides only) for the small CI profile. See README.md and
+# docs/architecture.md.
 import os
 import sys
 
 from snakemake.utils import min_version, validate
 
-from isdp.experiments._workflow import check_config_values
-
 min_version("9.0")
-
 
 
 envvars:
     "PATH",
 
 
-# Notebook jobs call jupyter-nbconvert: find it beside the running interpreter, even when the
-# environment is not activated (e.g. `.venv/bin/snakemake` called by its path).
+# Jobs import isdp from this checkout's src/ (also inside a per-rule conda environment, which
+# holds only the dependencies), and notebook jobs call jupyter-nbconvert: find it beside the
+# running interpreter, even when the environment is not activated (`.venv/bin/snakemake`).
+src = os.path.join(workflow.basedir, "src")
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
+)
 search_path = os.environ["PATH"]
 os.environ.update(PATH=os.path.dirname(sys.executable) + os.pathsep + search_path)
+sys.path.insert(0, src)
+
+from isdp.experiments._workflow import check_config_values
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
-validate(config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml"))
+validate(
+    config, os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
+)
 check_config_values(config)
 
 
@@ -33,28 +41,22 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/e1.smk"
-include: "workflow/rules/e2.smk"
 include: "workflow/rules/data.smk"
-include: "workflow/rules/e3.smk"
-include: "workflow/rules/e4.smk"
-include: "workflow/rules/e5.smk"
-include: "workflow/rules/e6.smk"
-include: "workflow/rules/e7.smk"
-include: "workflow/rules/e8.smk"
+include: "workflow/rules/lattice.smk"
+
+
+for experiment in EXPERIMENT_IDS:
+
+    include: f"workflow/rules/{experiment}.smk"
+
+
 include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
-        E1_OUTPUTS,
-        E2_OUTPUTS,
-        E3_OUTPUTS,
-        E4_OUTPUTS,
-        E5_OUTPUTS,
-        E6_OUTPUTS,
-        E7_OUTPUTS,
-        E8_OUTPUTS,
+        all_outputs(),
         "results/tables/reproduction_summary.csv",
         "results/tables/software_versions.csv",
-    default_target: True
+        "results/tables/experiments.csv",

@@ -13,6 +13,8 @@ import jsonschema
 import pytest
 import yaml
 
+from isdp.experiments._workflow import merged_config
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -20,11 +22,14 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _declared() -> list[str]:
+def _declared(extras=("workflow", "dev")) -> list[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    extras = project["optional-dependencies"]
-    specs = project["dependencies"] + extras["workflow"] + extras["dev"]
+    specs = project["dependencies"] + [s for extra in extras for s in project["optional-dependencies"][extra]]
     return [_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in specs]
+
+
+def _conda_packages(deps) -> dict[str, str]:
+    return {_normalise(n): v for n, v in (d.split("=", 1) for d in deps if isinstance(d, str) and d not in ("pip", "python=3.11"))}
 
 
 def _pins() -> dict[str, str]:
@@ -40,7 +45,7 @@ def test_environment_yml_agrees_with_pyproject_and_constraints_package_by_packag
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     deps = env["dependencies"]
     assert "python=3.11" in deps and "pip" in deps
-    conda = {_normalise(n): v for n, v in (d.split("=", 1) for d in deps if isinstance(d, str) and d not in ("pip", "python=3.11"))}
+    conda = _conda_packages(deps)
     declared, pins = _declared(), _pins()
     assert sorted(conda) == sorted(declared), "environment.yml must list exactly pyproject.toml's packages"
     for name in declared:
@@ -77,6 +82,18 @@ def test_core_modules_do_not_import_the_experiment_layer():
         assert not imports.search(module.read_text()), f"{module.name} imports the experiment layer"
 
 
+def test_rule_environment_holds_the_runtime_dependencies_at_their_pins():
+    """workflow/envs/isdp.yaml (every rule's `conda:`): core + workflow extra, pinned, no project install."""
+    deps = yaml.safe_load((ROOT / "workflow" / "envs" / "isdp.yaml").read_text())["dependencies"]
+    assert "python=3.11" in deps and not [d for d in deps if isinstance(d, dict)]
+    conda, pins = _conda_packages(deps), _pins()
+    assert sorted(conda) == sorted(_declared(extras=("workflow",)))
+    assert all(conda[name] == pins[name] for name in conda)
+    rules = "".join(f.read_text() for f in (ROOT / "workflow" / "rules").glob("*.smk"))
+    assert rules.count("conda:") == rules.count("        ENV\n") > 0, "every rule uses the one environment"
+    assert 'ENV = "../envs/isdp.yaml"' in rules
+
+
 def test_constraints_pin_every_dependency():
     pins = _pins()
     for name, version in pins.items():
@@ -86,10 +103,29 @@ def test_constraints_pin_every_dependency():
     assert pins["arviz"].startswith("0."), "ArviZ 1.x needs Python 3.12"
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "ci.yaml"])
-def test_configs_match_schema(name):
+@pytest.mark.parametrize("overrides", [None, "ci.yaml"])
+def test_configs_match_schema(overrides):
+    """config.yaml is complete; ci.yaml holds only overrides, merged over it as Snakemake does."""
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
-    jsonschema.validate(yaml.safe_load((ROOT / "config" / name).read_text()), schema)
+    jsonschema.validate(merged_config(*([ROOT / "config" / overrides] if overrides else [])), schema)
+
+
+def _leaves(tree, path=()):
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            yield from _leaves(value, (*path, key))
+    else:
+        yield path, tree
+
+
+def test_ci_config_holds_only_overrides():
+    base = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for path, value in _leaves(yaml.safe_load((ROOT / "config" / "ci.yaml").read_text())):
+        node = base
+        for key in path:
+            assert key in node, f"ci.yaml: {'.'.join(path)} is not a key of config.yaml"
+            node = node[key]
+        assert node != value, f"ci.yaml: {'.'.join(path)} repeats config.yaml's value {value!r}"
 
 
 @pytest.mark.parametrize("override, named", [
@@ -133,3 +169,33 @@ def test_no_tracked_file_points_outside_the_project():
         text = path.read_text(errors="ignore")
         offenders += [f"{name}: {m.group(0)}" for m in pattern.finditer(text)]
     assert not offenders, offenders[:10]
+
+
+def test_every_experiment_has_its_three_places():
+    """An experiment is a config block eN (with its schema), a rule file that registers it, and a
+    review notebook: what docs/architecture.md lists under "Adding an experiment"."""
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    experiments = sorted(k for k in config if re.fullmatch(r"e\d+", k))
+    assert experiments, "no experiment blocks in config.yaml"
+    rule_files = sorted(p.stem for p in (ROOT / "workflow" / "rules").glob("e*.smk"))
+    assert rule_files == experiments
+    for exp in experiments:
+        assert exp in schema["properties"], f"{exp}: no schema"
+        assert f'register(\n    "{exp}",' in (ROOT / "workflow" / "rules" / f"{exp}.smk").read_text()
+        assert len(list((ROOT / "notebooks").glob(f"{exp}_*.py.ipynb"))) == 1, exp
+
+
+def test_notebooks_declare_every_file_they_show():
+    """A file a notebook opens by path must be an input of its rule, so no parallel run reaches the
+    notebook before the file exists."""
+    for rules in (ROOT / "workflow" / "rules").glob("e*.smk"):
+        exp = rules.stem
+        text = rules.read_text()
+        inputs = text[text.index(f"rule {exp}_notebook:"):]
+        inputs = inputs[:inputs.index("    output:")]
+        notebook = next((ROOT / "notebooks").glob(f"{exp}_*.py.ipynb"))
+        source = "".join("".join(c["source"]) for c in json.loads(notebook.read_text())["cells"])
+        for path in re.findall(r"[\"'](?:results|data)/[^\"'{}]+[\"']", source):
+            stem = path.strip("\"'").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            assert stem in inputs, f"{notebook.name} shows {path}, not an input of rule {exp}_notebook"

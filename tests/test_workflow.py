@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from isdp import load_draws
+from isdp.experiments._workflow import merged_config
 from isdp.experiments.claims import COLUMNS, STATUSES, load_registry, paper_value
 from isdp.experiments.problems import Problem
 
 pytestmark = pytest.mark.workflow
-CI_CONFIG = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "ci.yaml").read_text())
+CI_CONFIG = merged_config(Path(__file__).resolve().parents[1] / "config" / "ci.yaml")
+EXPERIMENT_IDS = sorted((k for k in CI_CONFIG if re.fullmatch(r"e\d+", k)), key=lambda k: int(k[1:]))
 
 
 @pytest.fixture(scope="module")
@@ -27,35 +29,42 @@ def run_dir() -> Path:
     return Path(path)
 
 
-EXPERIMENTS = {
-    "E1": (("e1_fig3_constraints", "e1_fig4_tv_bound", "e1_fig5_boxplots"), "e1_intersecting", 4),
-    "E2": (("e2_fig1_tv_bound_l1", "e2_fig6_tv_bound_l2", "e2_fig7_boxplots"), "e2_delinquent_children", 6),
-    "E3": (("e3_fig2_illinois", "e3_fig8_states", "e3_das_slopes"), "e3_census_counties", 6),
-    "E4": (("e4_fig10_illinois", "e4_fig10_states", "e4_sd_ratio"), "e4_projection_comparison", 4),
-    "E5": (("e5_fig1_distances", "e5_fig2_acceptance", "e5_fig3_traces"), "e5_congenial_mis", 4),
-    "E6": (("e6_error_sd",), "e6_spatiotemporal_gaussian", 8),
-    "E7": (("e7_variance", "e7_noise_laws", "e7_privacy"), "e7_congenial_histogram", 10),
-    "E8": (("e8_swap_epsilon", "e8_tda_variance"), "e8_privacy_accounting", 20),
-}
+@pytest.fixture(scope="module")
+def registry(run_dir) -> pd.DataFrame:
+    """The workflow's experiment registry (common.smk), as the run wrote it."""
+    return pd.read_csv(run_dir / "results" / "tables" / "experiments.csv").set_index("experiment")
 
 
-@pytest.mark.parametrize("experiment", sorted(EXPERIMENTS))
-def test_experiment_outputs_and_summary(run_dir, experiment):
-    """Figures (PDF + PNG), executed review notebook with all checks passed, summary rows."""
-    figures, notebook, min_rows = EXPERIMENTS[experiment]
-    for stem in figures:
-        for ext in ("pdf", "png"):
-            f = run_dir / "results" / "figures" / f"{stem}.{ext}"
-            assert f.stat().st_size > 1000, f
-    assert (run_dir / "results" / "notebooks" / f"{notebook}.ipynb").exists()
-    checks = pd.read_csv(run_dir / "results" / "tables" / f"{experiment.lower()}_review_checks.csv")
+def test_registry_rule_all_summary_and_report_agree(run_dir, registry):
+    """One list drives everything: the config's experiment blocks, the registry, the outputs that
+    `rule all` asked for, the reproduction summary and the report's categories."""
+    assert list(registry.index) == EXPERIMENT_IDS
+    full = pd.read_csv(run_dir / "results" / "tables" / "reproduction_summary.csv", keep_default_na=False)
+    assert list(dict.fromkeys(full["experiment"])) == [e.upper() for e in registry.index]
+    report = (run_dir / "results" / "report.html").read_text(errors="ignore")
+    for exp, row in registry.iterrows():
+        assert row["title"].startswith(exp.upper()) and row["title"] in report, row["title"]
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENT_IDS)
+def test_experiment_outputs_and_summary(run_dir, registry, experiment):
+    """Every registered output exists (figures as real PDF + PNG), the executed review notebook
+    with all its checks passed, and the experiment's summary rows."""
+    row = registry.loc[experiment]
+    for rel in row["outputs"].split(";"):
+        f = run_dir / rel
+        assert f.stat().st_size > (1000 if "/figures/" in rel else 0), f
+    assert (run_dir / "results" / "notebooks" / f"{row['notebook']}.ipynb").exists()
+    checks = pd.read_csv(run_dir / "results" / "tables" / f"{experiment}_review_checks.csv")
     assert checks["passed"].all(), checks
-    rows = pd.read_csv(run_dir / "results" / "tables" / "summary" / f"{experiment.lower()}.csv", keep_default_na=False)
+    rows = pd.read_csv(run_dir / "results" / "tables" / "summary" / f"{experiment}.csv", keep_default_na=False)
     assert list(rows.columns) == COLUMNS and set(rows["status"]) <= set(STATUSES)
-    assert (rows["experiment"] == experiment).all() and len(rows) >= min_rows
+    assert (rows["experiment"] == experiment.upper()).all() and len(rows) >= 1
     assert (rows["reproduced_value"] != "").all()
     full = pd.read_csv(run_dir / "results" / "tables" / "reproduction_summary.csv", keep_default_na=False)
-    assert (full["experiment"] == experiment).sum() == len(rows)
+    assert (full["experiment"] == experiment.upper()).sum() == len(rows)
+    ids = [c["id"] for c in load_registry() if c["experiment"] == experiment.upper()]
+    assert list(rows["id"]) == ids
 
 
 def test_report_exists(run_dir):
@@ -92,7 +101,7 @@ def test_reproduction_summary_is_well_formed(run_dir):
     df = pd.read_csv(run_dir / "results" / "tables" / "reproduction_summary.csv", keep_default_na=False)
     assert list(df.columns) == COLUMNS
     assert set(df["status"]) <= set(STATUSES)
-    assert set(df["experiment"]) == set(EXPERIMENTS)
+    assert set(df["experiment"]) == {e.upper() for e in EXPERIMENT_IDS}
 
 
 def test_summary_has_exactly_the_registry_claims(run_dir):

@@ -1,20 +1,80 @@
-# Shared definitions. Functions and constants only; rules live in the per-experiment files.
+# Shared definitions and the experiment registry. Functions and constants only; rules live in
+# the per-experiment files.
+#
+# The experiments are the config's `eN` blocks: each has a rule file workflow/rules/eN.smk that
+# calls register() once, and a review notebook notebooks/eN_*.py.ipynb. `rule all`, the
+# reproduction summary, the report's categories, the notebook rules and the workflow tests all
+# read EXPERIMENTS (written to results/tables/experiments.csv for the tests).
 import json
+import re
 from pathlib import Path
 
 from isdp.experiments.claims import load_registry
 
 REPO = Path(workflow.basedir)
-ENV = "../../environment.yml"  # every rule runs in the project environment (pyproject.toml mirror)
+ENV = "../envs/isdp.yaml"  # every rule: the project's dependencies; isdp itself comes from src/ (Snakefile)
 SEED = config["seed"]
-REGISTRY = REPO / "config" / "claims.yaml"  # the claims registry: paper values and criteria
-CLAIM_ARGS = {c["id"]: c.get("args", {}) for c in load_registry(REGISTRY)}  # validated at parse time
-NORMS_E1 = list(config["e1"]["targets"])
+REGISTRY = (
+    REPO / "config" / "claims.yaml"
+)  # the claims registry: paper values and criteria
+CLAIM_ARGS = {
+    c["id"]: c.get("args", {}) for c in load_registry(REGISTRY)
+}  # validated at parse time
+EXPERIMENT_IDS = sorted(
+    (k for k in config if re.fullmatch(r"e\d+", k)), key=lambda k: int(k[1:])
+)
+EXPERIMENTS = {}  # id -> {"title", "notebook", "outputs"}, filled by register()
+
+
+def register(exp, title, outputs):
+    """Enter an experiment in the registry; returns its report category ("E1 <title>").
+
+    Adds the experiment's summary rows and review checks to its outputs and finds its notebook.
+    """
+    notebooks = sorted((REPO / "notebooks").glob(f"{exp}_*.py.ipynb"))
+    if len(notebooks) != 1:
+        raise ValueError(
+            f"{exp}: expected one review notebook notebooks/{exp}_*.py.ipynb, found {len(notebooks)}"
+        )
+    EXPERIMENTS[exp] = {
+        "title": f"{exp.upper()} {title}",
+        "notebook": notebooks[0].name.removesuffix(".py.ipynb"),
+        "outputs": [
+            *outputs,
+            f"results/tables/summary/{exp}.csv",
+            f"results/tables/{exp}_review_checks.csv",
+        ],
+    }
+    return EXPERIMENTS[exp]["title"]
+
+
+def notebook_source(exp):
+    """The review notebook's path as the notebook directive wants it (relative to workflow/rules/)."""
+    return f"../../notebooks/{EXPERIMENTS[exp]['notebook']}.py.ipynb"
+
+
+def executed_notebook(exp):
+    """Where the workflow keeps the executed copy (logged by the notebook job)."""
+    return f"results/notebooks/{EXPERIMENTS[exp]['notebook']}.ipynb"
 
 
 def figure(stem):
     """PDF and PNG paths of one figure."""
     return [f"results/figures/{stem}.pdf", f"results/figures/{stem}.png"]
+
+
+def all_outputs():
+    return [path for exp in EXPERIMENTS.values() for path in exp["outputs"]]
+
+
+def lattice_category(wildcards):
+    """Report category of a job of the shared E1/E2 rules (lattice.smk)."""
+    return EXPERIMENTS[wildcards.exp]["title"]
+
+
+def lattice_norms(exp):
+    """The targets (l1, l2) configured for a lattice experiment."""
+    return list(config[exp]["targets"])
 
 
 # E3: the selected states depend on the data (DAS audit checkpoint in e3.smk).

@@ -10,6 +10,10 @@ rule fetch:
     output:
         csv="results/data/counties.csv",
         info="results/data/source.json",
+    log:
+        "results/logs/fetch.log",
+    conda:
+        ENV
     params:
         vintage=DATA["vintage"],
         source=DATA["source"],
@@ -19,10 +23,6 @@ rule fetch:
         timeout=DATA["timeout"],
         retries=DATA["retries"],
         backoff=DATA["backoff"],
-    log:
-        "results/logs/fetch.log",
-    conda:
-        ENV
     script:
         "../scripts/nhgis_fetch.py"
 
@@ -34,13 +34,13 @@ rule extract:
         zip="results/data/nhgis_ppdd_{vintage}_county.zip",
     output:
         csv="results/data/counties_v{vintage}.csv",
-    params:
-        vintage=lambda wc: wc.vintage,
-    wildcard_constraints:
-        vintage=r"\d{8}",
     log:
         "results/logs/extract_v{vintage}.log",
+    wildcard_constraints:
+        vintage=r"\d{8}",
     conda:
         ENV
+    params:
+        vintage=lambda wc: wc.vintage,
     script:
         "../scripts/nhgis_extract.py"

@@ -1,24 +1,30 @@
 # E2 — delinquent children, 4×4 table with all margins invariant
 # (ISDP §5 Table 1, Fig 1; App. E.3 Tables 2–3, Figs 6–7; docs/experiments/e2.md).
+# The pilot, coupling, draws and box plots are the shared rules of lattice.smk.
 
 E2 = config["e2"]
-NORMS_E2 = list(E2["targets"])
-E2_CAT = "E2 delinquent-children table"
+NORMS_E2 = lattice_norms("e2")
 E2_TV_FIGS = {"l1": "e2_fig1_tv_bound_l1", "l2": "e2_fig6_tv_bound_l2"}
 E2_DRAW_TABLES = {"l1": "e2_table1_l1_draw", "l2": "e2_table3_l2_draw"}
 
-E2_OUTPUTS = [
-    "results/tables/e2_table2_confidential.csv",
-    *[f for n in NORMS_E2 for f in figure(E2_TV_FIGS[n])],
-    *figure("e2_fig7_boxplots"),
-    *[f"results/tables/{E2_DRAW_TABLES[n]}.{ext}" for n in NORMS_E2 for ext in ("csv", "md")],
-    "results/tables/e2_convergence.csv",
-    "results/tables/e2_proposals.csv",
-    "results/tables/e2_unbiasedness.csv",
-    "results/tables/e2_validation.csv",
-    "results/tables/summary/e2.csv",
-    "results/tables/e2_review_checks.csv",
-]
+E2_CAT = register(
+    "e2",
+    "delinquent-children table",
+    [
+        "results/tables/e2_table2_confidential.csv",
+        *[f for n in NORMS_E2 for f in figure(E2_TV_FIGS[n])],
+        *figure("e2_fig7_boxplots"),
+        *[
+            f"results/tables/{E2_DRAW_TABLES[n]}.{ext}"
+            for n in NORMS_E2
+            for ext in ("csv", "md")
+        ],
+        "results/tables/e2_convergence.csv",
+        "results/tables/e2_proposals.csv",
+        "results/tables/e2_unbiasedness.csv",
+        "results/tables/e2_validation.csv",
+    ],
+)
 
 
 rule e2_problem:
@@ -26,7 +32,12 @@ rule e2_problem:
         table=REPO / E2["table"],
     output:
         problem="results/e2/problem.json",
-        csv=report("results/tables/e2_table2_confidential.csv", caption="../report/e2_table2.rst", category=E2_CAT, labels={"table": "Table 2"}),
+        csv=report(
+            "results/tables/e2_table2_confidential.csv",
+            caption="../report/e2_table2.rst",
+            category=E2_CAT,
+            labels={"table": "Table 2"},
+        ),
         md="results/tables/e2_table2_confidential.md",
     log:
         "results/logs/e2_problem.log",
@@ -36,96 +47,37 @@ rule e2_problem:
         "../scripts/e2_problem.py"
 
 
-use rule e1_pilot as e2_pilot with:
-    input:
-        problem="results/e2/problem.json",
-    output:
-        table="results/tables/e2_pilot_{norm}.csv",
-    params:
-        eps=E2["eps"],
-        pilot=E2["pilot"],
-        seed=lambda wc: [SEED, "e2", "pilot", wc.norm],
-    log:
-        "results/logs/e2_pilot_{norm}.log",
-
-
-use rule e1_proposals as e2_proposals with:
-    input:
-        pilots=expand("results/tables/e2_pilot_{norm}.csv", norm=NORMS_E2),
-    output:
-        table=report("results/tables/e2_proposals.csv", caption="../report/proposals.rst", category=E2_CAT, labels={"table": "tuned proposals"}),
-    params:
-        norms=NORMS_E2,
-        targets=E2["targets"],
-        acceptance_range=E2["pilot"]["acceptance_range"],
-    log:
-        "results/logs/e2_proposals.log",
-
-
-use rule e1_coupling as e2_coupling with:
-    input:
-        problem="results/e2/problem.json",
-    output:
-        meetings="results/e2/meeting_times_{norm}.csv",
-    params:
-        eps=E2["eps"],
-        target=lambda wc: E2["targets"][wc.norm],
-        coupling=E2["coupling"],
-        seed=lambda wc: [SEED, "e2", "coupling", wc.norm],
-    log:
-        "results/logs/e2_coupling_{norm}.log",
-
-
 rule e2_tv:
     input:
         meetings=expand("results/e2/meeting_times_{norm}.csv", norm=NORMS_E2),
     output:
         curves="results/e2/tv_curves.csv",
-        table=report("results/tables/e2_convergence.csv", caption="../report/e2_convergence.rst", category=E2_CAT, labels={"table": "convergence iterations"}),
+        table=report(
+            "results/tables/e2_convergence.csv",
+            caption="../report/e2_convergence.rst",
+            category=E2_CAT,
+            labels={"table": "convergence iterations"},
+        ),
         fig_pdf=[f"results/figures/{E2_TV_FIGS[n]}.pdf" for n in NORMS_E2],
-        fig_png=report([f"results/figures/{E2_TV_FIGS[n]}.png" for n in NORMS_E2], caption="../report/e2_tv.rst", category=E2_CAT, labels=lambda path: {"figure": "Fig 1 (l1)" if "fig1" in path else "Fig 6 (l2)"}),
+        fig_png=report(
+            [f"results/figures/{E2_TV_FIGS[n]}.png" for n in NORMS_E2],
+            caption="../report/e2_tv.rst",
+            category=E2_CAT,
+            labels=lambda path: {
+                "figure": "Fig 1 (l1)" if "fig1" in path else "Fig 6 (l2)"
+            },
+        ),
+    log:
+        "results/logs/e2_tv.log",
+    conda:
+        ENV
     params:
         norms=NORMS_E2,
         eps=E2["eps"],
         threshold=E2["coupling"]["tv_threshold"],
         title="E2",
-    log:
-        "results/logs/e2_tv.log",
-    conda:
-        ENV
     script:
         "../scripts/lattice_tv.py"
-
-
-use rule e1_draws as e2_draws with:
-    input:
-        problem="results/e2/problem.json",
-        convergence="results/tables/e2_convergence.csv",
-    output:
-        draws="results/e2/draws_{norm}.nc",
-        ess="results/tables/e2_ess_{norm}.csv",
-    params:
-        eps=E2["eps"],
-        target=lambda wc: E2["targets"][wc.norm],
-        draws=E2["draws"],
-        seed=lambda wc: [SEED, "e2", "draws", wc.norm],
-    log:
-        "results/logs/e2_draws_{norm}.log",
-
-
-use rule e1_boxplots as e2_boxplots with:
-    input:
-        problem="results/e2/problem.json",
-        draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
-        ess=expand("results/tables/e2_ess_{norm}.csv", norm=NORMS_E2),
-    output:
-        unbiasedness=report("results/tables/e2_unbiasedness.csv", caption="../report/unbiasedness.rst", category=E2_CAT, labels={"table": "unbiasedness"}),
-        fig_pdf="results/figures/e2_fig7_boxplots.pdf",
-        fig_png=report("results/figures/e2_fig7_boxplots.png", caption="../report/e2_fig7.rst", category=E2_CAT, labels={"figure": "Fig 7"}),
-    params:
-        norms=NORMS_E2,
-    log:
-        "results/logs/e2_boxplots.log",
 
 
 rule e2_noise_tables:
@@ -133,29 +85,43 @@ rule e2_noise_tables:
         problem="results/e2/problem.json",
         draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
     output:
-        csv=report([f"results/tables/{E2_DRAW_TABLES[n]}.csv" for n in NORMS_E2], caption="../report/e2_noise_tables.rst", category=E2_CAT, labels=lambda path: {"table": "Table 1 (l1 draw)" if "table1" in path else "Table 3 (l2 draw)"}),
+        csv=report(
+            [f"results/tables/{E2_DRAW_TABLES[n]}.csv" for n in NORMS_E2],
+            caption="../report/e2_noise_tables.rst",
+            category=E2_CAT,
+            labels=lambda path: {
+                "table": (
+                    "Table 1 (l1 draw)" if "table1" in path else "Table 3 (l2 draw)"
+                )
+            },
+        ),
         md=[f"results/tables/{E2_DRAW_TABLES[n]}.md" for n in NORMS_E2],
-    params:
-        norms=NORMS_E2,
     log:
         "results/logs/e2_noise_tables.log",
     conda:
         ENV
+    params:
+        norms=NORMS_E2,
     script:
         "../scripts/e2_noise_tables.py"
 
 
 rule e2_validation:
     output:
-        table=report("results/tables/e2_validation.csv", caption="../report/e2_validation.rst", category=E2_CAT, labels={"table": "MCMC vs exact conditioning"}),
-    params:
-        validation=E2["validation"],
-        seed=[SEED, "e2", "validation"],
-    threads: 2
+        table=report(
+            "results/tables/e2_validation.csv",
+            caption="../report/e2_validation.rst",
+            category=E2_CAT,
+            labels={"table": "MCMC vs exact conditioning"},
+        ),
     log:
         "results/logs/e2_validation.log",
     conda:
         ENV
+    threads: 2
+    params:
+        validation=E2["validation"],
+        seed=[SEED, "e2", "validation"],
     script:
         "../scripts/e2_validation.py"
 
@@ -170,17 +136,26 @@ rule e2_summary:
         validation="results/tables/e2_validation.csv",
         draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
         ess=expand("results/tables/e2_ess_{norm}.csv", norm=NORMS_E2),
-        printed=[REPO / "data/e2/paper_table1_l1_draw.csv", REPO / "data/e2/paper_table3_l2_draw.csv"],
+        printed=[
+            REPO / "data/e2/paper_table1_l1_draw.csv",
+            REPO / "data/e2/paper_table3_l2_draw.csv",
+        ],
     output:
-        summary=report("results/tables/summary/e2.csv", caption="../report/findings.rst", category=E2_CAT, labels={"table": "paper vs this run"}),
-    params:
-        experiment="E2",
+        summary=report(
+            "results/tables/summary/e2.csv",
+            caption="../report/findings.rst",
+            category=E2_CAT,
+            labels={"table": "paper vs this run"},
+        ),
     log:
         "results/logs/e2_summary.log",
     conda:
         ENV
+    params:
+        experiment="E2",
     script:
         "../scripts/claims_summary.py"
+
 
 rule e2_notebook:
     input:
@@ -189,15 +164,19 @@ rule e2_notebook:
         convergence="results/tables/e2_convergence.csv",
         validation="results/tables/e2_validation.csv",
         tables=[f"results/tables/{E2_DRAW_TABLES[n]}.csv" for n in NORMS_E2],
-        figures=[*figure("e2_fig1_tv_bound_l1"), *figure("e2_fig6_tv_bound_l2"), *figure("e2_fig7_boxplots")],
+        figures=[
+            *figure("e2_fig1_tv_bound_l1"),
+            *figure("e2_fig6_tv_bound_l2"),
+            *figure("e2_fig7_boxplots"),
+        ],
         summary="results/tables/summary/e2.csv",
     output:
         checks="results/tables/e2_review_checks.csv",
-    params:
-        norms=NORMS_E2,
     log:
-        notebook="results/notebooks/e2_delinquent_children.ipynb",
+        notebook=executed_notebook("e2"),
     conda:
         ENV
+    params:
+        norms=NORMS_E2,
     notebook:
-        "../../notebooks/e2_delinquent_children.py.ipynb"
+        notebook_source("e2")

@@ -3,23 +3,24 @@
 # The states depend on the data (DAS bias audit), so the audit is a checkpoint and the
 # per-state MCMC jobs ({state} wildcard, one job each) are aggregated through it.
 E3 = config["e3"]
-E3_CAT = "E3 Census counties"
 
-E3_OUTPUTS = [
-    "results/tables/e3_data_source.csv",
-    "results/tables/e3_das_audit.csv",
-    "results/tables/e3_audit_counts.csv",
-    "results/tables/e3_selected_states.csv",
-    *figure("e3_das_slopes"),
-    *figure("e3_fig2_illinois"),
-    *figure("e3_fig8_states"),
-    "results/tables/e3_convergence.csv",
-    "results/tables/e3_nonnegativity.csv",
-    "results/tables/e3_mcmc_vs_exact.csv",
-    "results/tables/e3_unbiasedness.csv",
-    "results/tables/summary/e3.csv",
-    "results/tables/e3_review_checks.csv",
-]
+E3_CAT = register(
+    "e3",
+    "Census counties",
+    [
+        "results/tables/e3_data_source.csv",
+        "results/tables/e3_das_audit.csv",
+        "results/tables/e3_audit_counts.csv",
+        "results/tables/e3_selected_states.csv",
+        *figure("e3_das_slopes"),
+        *figure("e3_fig2_illinois"),
+        *figure("e3_fig8_states"),
+        "results/tables/e3_convergence.csv",
+        "results/tables/e3_nonnegativity.csv",
+        "results/tables/e3_mcmc_vs_exact.csv",
+        "results/tables/e3_unbiasedness.csv",
+    ],
+)
 
 
 checkpoint e3_audit:
@@ -29,16 +30,16 @@ checkpoint e3_audit:
     output:
         regressions="results/e3/das_regressions.csv",
         summary="results/e3/selection.json",
+    log:
+        "results/logs/e3_audit.log",
+    conda:
+        ENV
     params:
         alpha=E3["audit"]["alpha"],
         min_counties=E3["audit"]["min_counties"],
         n_target=E3["selection"]["n_states"],
         always=E3["selection"]["always"],
         override=E3["selection"]["override"],
-    log:
-        "results/logs/e3_audit.log",
-    conda:
-        ENV
     script:
         "../scripts/das_audit.py"
 
@@ -49,19 +50,44 @@ rule e3_audit_report:
         selection="results/e3/selection.json",
         info="results/data/source.json",
     output:
-        source=report("results/tables/e3_data_source.csv", caption="../report/e3_data_source.rst", category=E3_CAT, labels={"table": "data vintage"}),
-        table=report("results/tables/e3_das_audit.csv", caption="../report/e3_das_audit.rst", category=E3_CAT, labels={"table": "DAS bias audit"}),
-        counts=report("results/tables/e3_audit_counts.csv", caption="../report/e3_audit_counts.rst", category=E3_CAT, labels={"table": "audit counts"}),
-        selected=report("results/tables/e3_selected_states.csv", caption="../report/e3_selected.rst", category=E3_CAT, labels={"table": "selected states"}),
+        source=report(
+            "results/tables/e3_data_source.csv",
+            caption="../report/e3_data_source.rst",
+            category=E3_CAT,
+            labels={"table": "data vintage"},
+        ),
+        table=report(
+            "results/tables/e3_das_audit.csv",
+            caption="../report/e3_das_audit.rst",
+            category=E3_CAT,
+            labels={"table": "DAS bias audit"},
+        ),
+        counts=report(
+            "results/tables/e3_audit_counts.csv",
+            caption="../report/e3_audit_counts.rst",
+            category=E3_CAT,
+            labels={"table": "audit counts"},
+        ),
+        selected=report(
+            "results/tables/e3_selected_states.csv",
+            caption="../report/e3_selected.rst",
+            category=E3_CAT,
+            labels={"table": "selected states"},
+        ),
         fig_pdf="results/figures/e3_das_slopes.pdf",
-        fig_png=report("results/figures/e3_das_slopes.png", caption="../report/e3_das_slopes.rst", category=E3_CAT, labels={"figure": "DAS slopes (Subspace DP Fig 1 left)"}),
-    params:
-        alpha=E3["audit"]["alpha"],
-        always=E3["selection"]["always"],
+        fig_png=report(
+            "results/figures/e3_das_slopes.png",
+            caption="../report/e3_das_slopes.rst",
+            category=E3_CAT,
+            labels={"figure": "DAS slopes (Subspace DP Fig 1 left)"},
+        ),
     log:
         "results/logs/e3_audit_report.log",
     conda:
         ENV
+    params:
+        alpha=E3["audit"]["alpha"],
+        always=E3["selection"]["always"],
     script:
         "../scripts/e3_audit_report.py"
 
@@ -75,17 +101,17 @@ rule e3_state:
         diagnostics="results/e3/diagnostics_{state}.csv",
         run="results/e3/run_{state}.json",
         exact="results/e3/exact_{state}.csv",
+    log:
+        "results/logs/e3_state_{state}.log",
+    wildcard_constraints:
+        state="[A-Z]{2}",
+    conda:
+        ENV
+    threads: 1
     params:
         eps=E3["eps"],
         mcmc=E3["mcmc"],
         seed=lambda wc: [SEED, "e3", "state", wc.state],
-    wildcard_constraints:
-        state="[A-Z]{2}",
-    threads: 1
-    log:
-        "results/logs/e3_state_{state}.log",
-    conda:
-        ENV
     script:
         "../scripts/e3_state.py"
 
@@ -97,18 +123,28 @@ rule e3_figures:
         draws=e3_per_state("results/e3/draws_{state}.nc"),
     output:
         fig2_pdf="results/figures/e3_fig2_illinois.pdf",
-        fig2_png=report("results/figures/e3_fig2_illinois.png", caption="../report/e3_fig2.rst", category=E3_CAT, labels={"figure": "Fig 2 (Illinois)"}),
+        fig2_png=report(
+            "results/figures/e3_fig2_illinois.png",
+            caption="../report/e3_fig2.rst",
+            category=E3_CAT,
+            labels={"figure": "Fig 2 (Illinois)"},
+        ),
         fig8_pdf="results/figures/e3_fig8_states.pdf",
-        fig8_png=report("results/figures/e3_fig8_states.png", caption="../report/e3_fig8.rst", category=E3_CAT, labels={"figure": "Fig 8 (other states)"}),
+        fig8_png=report(
+            "results/figures/e3_fig8_states.png",
+            caption="../report/e3_fig8.rst",
+            category=E3_CAT,
+            labels={"figure": "Fig 8 (other states)"},
+        ),
+    log:
+        "results/logs/e3_figures.log",
+    conda:
+        ENV
     params:
         states=e3_states,
         headline=E3["selection"]["always"][0],
         eps=E3["eps"],
         seed=[SEED, "e3", "figures"],
-    log:
-        "results/logs/e3_figures.log",
-    conda:
-        ENV
     script:
         "../scripts/e3_figures.py"
 
@@ -121,17 +157,37 @@ rule e3_tables:
         runs=e3_per_state("results/e3/run_{state}.json"),
         exact=e3_per_state("results/e3/exact_{state}.csv"),
     output:
-        convergence=report("results/tables/e3_convergence.csv", caption="../report/e3_convergence.rst", category=E3_CAT, labels={"table": "R-hat and ESS per state"}),
-        nonneg=report("results/tables/e3_nonnegativity.csv", caption="../report/e3_nonnegativity.rst", category=E3_CAT, labels={"table": "non-negativity"}),
-        exact=report("results/tables/e3_mcmc_vs_exact.csv", caption="../report/e3_exact.rst", category=E3_CAT, labels={"table": "MCMC vs exact sampler"}),
-        unbiasedness=report("results/tables/e3_unbiasedness.csv", caption="../report/e3_unbiasedness.rst", category=E3_CAT, labels={"table": "unbiasedness"}),
-    params:
-        states=e3_states,
-        band=CLAIM_ARGS["ISDP-E3-noise-band"]["band"],
+        convergence=report(
+            "results/tables/e3_convergence.csv",
+            caption="../report/e3_convergence.rst",
+            category=E3_CAT,
+            labels={"table": "R-hat and ESS per state"},
+        ),
+        nonneg=report(
+            "results/tables/e3_nonnegativity.csv",
+            caption="../report/e3_nonnegativity.rst",
+            category=E3_CAT,
+            labels={"table": "non-negativity"},
+        ),
+        exact=report(
+            "results/tables/e3_mcmc_vs_exact.csv",
+            caption="../report/e3_exact.rst",
+            category=E3_CAT,
+            labels={"table": "MCMC vs exact sampler"},
+        ),
+        unbiasedness=report(
+            "results/tables/e3_unbiasedness.csv",
+            caption="../report/e3_unbiasedness.rst",
+            category=E3_CAT,
+            labels={"table": "unbiasedness"},
+        ),
     log:
         "results/logs/e3_tables.log",
     conda:
         ENV
+    params:
+        states=e3_states,
+        band=CLAIM_ARGS["ISDP-E3-noise-band"]["band"],
     script:
         "../scripts/e3_tables.py"
 
@@ -148,15 +204,21 @@ rule e3_summary:
         draws=e3_per_state("results/e3/draws_{state}.nc"),
         diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
     output:
-        summary=report("results/tables/summary/e3.csv", caption="../report/findings.rst", category=E3_CAT, labels={"table": "paper vs this run"}),
-    params:
-        experiment="E3",
+        summary=report(
+            "results/tables/summary/e3.csv",
+            caption="../report/findings.rst",
+            category=E3_CAT,
+            labels={"table": "paper vs this run"},
+        ),
     log:
         "results/logs/e3_summary.log",
     conda:
         ENV
+    params:
+        experiment="E3",
     script:
         "../scripts/claims_summary.py"
+
 
 rule e3_notebook:
     input:
@@ -168,16 +230,20 @@ rule e3_notebook:
         convergence="results/tables/e3_convergence.csv",
         nonneg="results/tables/e3_nonnegativity.csv",
         exact="results/tables/e3_mcmc_vs_exact.csv",
-        figures=["results/figures/e3_fig2_illinois.png", "results/figures/e3_fig8_states.png", "results/figures/e3_das_slopes.png"],
+        figures=[
+            "results/figures/e3_fig2_illinois.png",
+            "results/figures/e3_fig8_states.png",
+            "results/figures/e3_das_slopes.png",
+        ],
         summary="results/tables/summary/e3.csv",
     output:
         checks="results/tables/e3_review_checks.csv",
+    log:
+        notebook=executed_notebook("e3"),
+    conda:
+        ENV
     params:
         states=e3_states,
         r_hat_max=E3["mcmc"]["r_hat_max"],
-    log:
-        notebook="results/notebooks/e3_census_counties.ipynb",
-    conda:
-        ENV
     notebook:
-        "../../notebooks/e3_census_counties.py.ipynb"
+        notebook_source("e3")

@@ -6,19 +6,20 @@
 # (~4 + 7.5 + 5 ms at n = 102, ~8.5 + 12 + 8 ms at n = 254: about 17 s for Illinois and 29 s for
 # Texas at 1000 releases).
 E4 = config["e4"]
-E4_CAT = "E4 projection comparison"
 
-E4_OUTPUTS = [
-    "results/tables/e4_metrics.csv",
-    "results/tables/e4_spread.csv",
-    "results/tables/e4_runtime.csv",
-    "results/tables/e4_county_spread.csv",
-    *figure("e4_fig10_illinois"),
-    *figure("e4_fig10_states"),
-    *figure("e4_sd_ratio"),
-    "results/tables/summary/e4.csv",
-    "results/tables/e4_review_checks.csv",
-]
+E4_CAT = register(
+    "e4",
+    "projection comparison",
+    [
+        "results/tables/e4_metrics.csv",
+        "results/tables/e4_spread.csv",
+        "results/tables/e4_runtime.csv",
+        "results/tables/e4_county_spread.csv",
+        *figure("e4_fig10_illinois"),
+        *figure("e4_fig10_states"),
+        *figure("e4_sd_ratio"),
+    ],
+)
 
 
 rule e4_state:
@@ -31,18 +32,18 @@ rule e4_state:
         spread="results/e4/spread_{state}.csv",
         county_spread="results/e4/county_spread_{state}.csv",
         run="results/e4/run_{state}.json",
+    log:
+        "results/logs/e4_state_{state}.log",
+    wildcard_constraints:
+        state="[A-Z]{2}",
+    conda:
+        ENV
+    threads: 1
     params:
         eps=E3["eps"],
         sensitivity=E4["sensitivity"],
         n_releases=E4["n_releases"],
         seed=lambda wc: [SEED, "e4", "state", wc.state],
-    wildcard_constraints:
-        state="[A-Z]{2}",
-    threads: 1
-    log:
-        "results/logs/e4_state_{state}.log",
-    conda:
-        ENV
     script:
         "../scripts/e4_state.py"
 
@@ -54,10 +55,30 @@ rule e4_tables:
         county_spread=e3_per_state("results/e4/county_spread_{state}.csv"),
         runs=e3_per_state("results/e4/run_{state}.json"),
     output:
-        metrics=report("results/tables/e4_metrics.csv", caption="../report/e4_metrics.rst", category=E4_CAT, labels={"table": "metrics per state and method"}),
-        spread=report("results/tables/e4_spread.csv", caption="../report/e4_spread.rst", category=E4_CAT, labels={"table": "spread relative to generalized Laplace"}),
-        runtime=report("results/tables/e4_runtime.csv", caption="../report/e4_runtime.rst", category=E4_CAT, labels={"table": "solver cost"}),
-        county_spread=report("results/tables/e4_county_spread.csv", caption="../report/e4_county_spread.rst", category=E4_CAT, labels={"table": "spread per county and method"}),
+        metrics=report(
+            "results/tables/e4_metrics.csv",
+            caption="../report/e4_metrics.rst",
+            category=E4_CAT,
+            labels={"table": "metrics per state and method"},
+        ),
+        spread=report(
+            "results/tables/e4_spread.csv",
+            caption="../report/e4_spread.rst",
+            category=E4_CAT,
+            labels={"table": "spread relative to generalized Laplace"},
+        ),
+        runtime=report(
+            "results/tables/e4_runtime.csv",
+            caption="../report/e4_runtime.rst",
+            category=E4_CAT,
+            labels={"table": "solver cost"},
+        ),
+        county_spread=report(
+            "results/tables/e4_county_spread.csv",
+            caption="../report/e4_county_spread.rst",
+            category=E4_CAT,
+            labels={"table": "spread per county and method"},
+        ),
     log:
         "results/logs/e4_tables.log",
     conda:
@@ -72,19 +93,34 @@ rule e4_figures:
         info="results/data/source.json",
     output:
         il_pdf="results/figures/e4_fig10_illinois.pdf",
-        il_png=report("results/figures/e4_fig10_illinois.png", caption="../report/e4_fig10.rst", category=E4_CAT, labels={"figure": "Fig 10 (Illinois)"}),
+        il_png=report(
+            "results/figures/e4_fig10_illinois.png",
+            caption="../report/e4_fig10.rst",
+            category=E4_CAT,
+            labels={"figure": "Fig 10 (Illinois)"},
+        ),
         states_pdf="results/figures/e4_fig10_states.pdf",
-        states_png=report("results/figures/e4_fig10_states.png", caption="../report/e4_fig10_states.rst", category=E4_CAT, labels={"figure": "Fig 10 (other states)"}),
+        states_png=report(
+            "results/figures/e4_fig10_states.png",
+            caption="../report/e4_fig10_states.rst",
+            category=E4_CAT,
+            labels={"figure": "Fig 10 (other states)"},
+        ),
         ratio_pdf="results/figures/e4_sd_ratio.pdf",
-        ratio_png=report("results/figures/e4_sd_ratio.png", caption="../report/e4_sd_ratio.rst", category=E4_CAT, labels={"figure": "per-county SD ratio"}),
-    params:
-        states=e3_states,
-        headline=E3["selection"]["always"][0],
-        eps=E3["eps"],
+        ratio_png=report(
+            "results/figures/e4_sd_ratio.png",
+            caption="../report/e4_sd_ratio.rst",
+            category=E4_CAT,
+            labels={"figure": "per-county SD ratio"},
+        ),
     log:
         "results/logs/e4_figures.log",
     conda:
         ENV
+    params:
+        states=e3_states,
+        headline=E3["selection"]["always"][0],
+        eps=E3["eps"],
     script:
         "../scripts/e4_figures.py"
 
@@ -100,15 +136,21 @@ rule e4_summary:
         diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
         runs=e3_per_state("results/e3/run_{state}.json"),
     output:
-        summary=report("results/tables/summary/e4.csv", caption="../report/findings.rst", category=E4_CAT, labels={"table": "paper vs this run"}),
-    params:
-        experiment="E4",
+        summary=report(
+            "results/tables/summary/e4.csv",
+            caption="../report/findings.rst",
+            category=E4_CAT,
+            labels={"table": "paper vs this run"},
+        ),
     log:
         "results/logs/e4_summary.log",
     conda:
         ENV
+    params:
+        experiment="E4",
     script:
         "../scripts/claims_summary.py"
+
 
 rule e4_notebook:
     input:
@@ -120,16 +162,20 @@ rule e4_notebook:
         county_spread="results/tables/e4_county_spread.csv",
         runtime="results/tables/e4_runtime.csv",
         summary="results/tables/summary/e4.csv",
-        figures=["results/figures/e4_fig10_illinois.png", "results/figures/e4_fig10_states.png", "results/figures/e4_sd_ratio.png"],
+        figures=[
+            "results/figures/e4_fig10_illinois.png",
+            "results/figures/e4_fig10_states.png",
+            "results/figures/e4_sd_ratio.png",
+        ],
     output:
         checks="results/tables/e4_review_checks.csv",
+    log:
+        notebook=executed_notebook("e4"),
+    conda:
+        ENV
     params:
         states=e3_states,
         headline=E3["selection"]["always"][0],
         n_releases=E4["n_releases"],
-    log:
-        notebook="results/notebooks/e4_projection_comparison.ipynb",
-    conda:
-        ENV
     notebook:
-        "../../notebooks/e4_projection_comparison.py.ipynb"
+        notebook_source("e4")

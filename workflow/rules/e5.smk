@@ -2,7 +2,6 @@
 # (Congenial DP §3 Table 1, Fig 1; App. C Figs 2–3; docs/experiments/e5.md).
 
 E5 = config["e5"]
-E5_CAT = "E5 congenial sex×age table (MIS)"
 E5_THINS = list(E5["trace"]["thins"])
 E5_METHODS = ["raw_dg_eps1", "raw_dg_eps1_nnl2", "mis_conditional", "raw_dg_eps05"]
 E5_LABELS = {
@@ -12,19 +11,21 @@ E5_LABELS = {
     "raw_dg_eps05": f"(d) raw DG, ε = {E5['simulation']['eps_mis']}",
 }
 
-E5_OUTPUTS = [
-    *figure("e5_fig1_distances"),
-    *figure("e5_fig2_acceptance"),
-    *figure("e5_fig3_traces"),
-    "results/tables/e5_fig1_distances.csv",
-    "results/tables/e5_fig1_convergence.csv",
-    "results/tables/e5_fig2_acceptance.csv",
-    "results/tables/e5_trace_diagnostics.csv",
-    "results/tables/e5_table1.csv",
-    "results/tables/e5_table1.md",
-    "results/tables/summary/e5.csv",
-    "results/tables/e5_review_checks.csv",
-]
+E5_CAT = register(
+    "e5",
+    "congenial sex×age table (MIS)",
+    [
+        *figure("e5_fig1_distances"),
+        *figure("e5_fig2_acceptance"),
+        *figure("e5_fig3_traces"),
+        "results/tables/e5_fig1_distances.csv",
+        "results/tables/e5_fig1_convergence.csv",
+        "results/tables/e5_fig2_acceptance.csv",
+        "results/tables/e5_trace_diagnostics.csv",
+        "results/tables/e5_table1.csv",
+        "results/tables/e5_table1.md",
+    ],
+)
 
 
 rule e5_problem:
@@ -32,13 +33,13 @@ rule e5_problem:
         table=REPO / E5["table"],
     output:
         problem="results/e5/problem.json",
-    params:
-        voting_age_from=E5["voting_age_from"],
-        index_complement=E5["index_complement"],
     log:
         "results/logs/e5_problem.log",
     conda:
         ENV
+    params:
+        voting_age_from=E5["voting_age_from"],
+        index_complement=E5["index_complement"],
     script:
         "../scripts/e5_problem.py"
 
@@ -48,18 +49,28 @@ rule e5_acceptance:
         problem="results/e5/problem.json",
         registry=REGISTRY,
     output:
-        table=report("results/tables/e5_fig2_acceptance.csv", caption="../report/e5_fig2.rst", category=E5_CAT, labels={"table": "Fig 2 acceptance rates"}),
+        table=report(
+            "results/tables/e5_fig2_acceptance.csv",
+            caption="../report/e5_fig2.rst",
+            category=E5_CAT,
+            labels={"table": "Fig 2 acceptance rates"},
+        ),
         fig_pdf="results/figures/e5_fig2_acceptance.pdf",
-        fig_png=report("results/figures/e5_fig2_acceptance.png", caption="../report/e5_fig2.rst", category=E5_CAT, labels={"figure": "Fig 2"}),
-    params:
-        eps=E5["eps"],
-        acceptance=E5["acceptance"],
-        seed=[SEED, "e5", "acceptance"],
-    threads: 2
+        fig_png=report(
+            "results/figures/e5_fig2_acceptance.png",
+            caption="../report/e5_fig2.rst",
+            category=E5_CAT,
+            labels={"figure": "Fig 2"},
+        ),
     log:
         "results/logs/e5_acceptance.log",
     conda:
         ENV
+    threads: 2
+    params:
+        eps=E5["eps"],
+        acceptance=E5["acceptance"],
+        seed=[SEED, "e5", "acceptance"],
     script:
         "../scripts/e5_acceptance.py"
 
@@ -69,19 +80,29 @@ rule e5_trace:
         problem="results/e5/problem.json",
     output:
         draws=[f"results/e5/trace_thin{t}.nc" for t in E5_THINS],
-        table=report("results/tables/e5_trace_diagnostics.csv", caption="../report/e5_fig3.rst", category=E5_CAT, labels={"table": "Fig 3 trace diagnostics"}),
+        table=report(
+            "results/tables/e5_trace_diagnostics.csv",
+            caption="../report/e5_fig3.rst",
+            category=E5_CAT,
+            labels={"table": "Fig 3 trace diagnostics"},
+        ),
         fig_pdf="results/figures/e5_fig3_traces.pdf",
-        fig_png=report("results/figures/e5_fig3_traces.png", caption="../report/e5_fig3.rst", category=E5_CAT, labels={"figure": "Fig 3"}),
+        fig_png=report(
+            "results/figures/e5_fig3_traces.png",
+            caption="../report/e5_fig3.rst",
+            category=E5_CAT,
+            labels={"figure": "Fig 3"},
+        ),
+    log:
+        "results/logs/e5_trace.log",
+    conda:
+        ENV
+    threads: 2
     params:
         eps=E5["eps"],
         proposal_eps=E5["proposal_eps"],
         trace=E5["trace"],
         seed=[SEED, "e5", "trace"],
-    threads: 2
-    log:
-        "results/logs/e5_trace.log",
-    conda:
-        ENV
     script:
         "../scripts/e5_trace.py"
 
@@ -92,15 +113,20 @@ rule e5_table1:
         draws=f"results/e5/trace_thin{E5_THINS[-1]}.nc",
         paper_release=REPO / E5["paper_release"],
     output:
-        csv=report("results/tables/e5_table1.csv", caption="../report/e5_table1.rst", category=E5_CAT, labels={"table": "Table 1"}),
+        csv=report(
+            "results/tables/e5_table1.csv",
+            caption="../report/e5_table1.rst",
+            category=E5_CAT,
+            labels={"table": "Table 1"},
+        ),
         md="results/tables/e5_table1.md",
-    params:
-        eps=E5["eps"],
-        proposal_eps=E5["proposal_eps"],
     log:
         "results/logs/e5_table1.log",
     conda:
         ENV
+    params:
+        eps=E5["eps"],
+        proposal_eps=E5["proposal_eps"],
     script:
         "../scripts/e5_table1.py"
 
@@ -110,18 +136,23 @@ rule e5_simulation:
         problem="results/e5/problem.json",
     output:
         distances="results/e5/fig1_distances.csv",
-        convergence=report("results/tables/e5_fig1_convergence.csv", caption="../report/e5_convergence.rst", category=E5_CAT, labels={"table": "Fig 1 MIS convergence"}),
+        convergence=report(
+            "results/tables/e5_fig1_convergence.csv",
+            caption="../report/e5_convergence.rst",
+            category=E5_CAT,
+            labels={"table": "Fig 1 MIS convergence"},
+        ),
         releases="results/e5/fig1_releases.npz",
+    log:
+        "results/logs/e5_simulation.log",
+    conda:
+        ENV
+    threads: 2
     params:
         simulation=E5["simulation"],
         proposal_eps=E5["proposal_eps"],
         methods=E5_METHODS,
         seed=[SEED, "e5", "simulation"],
-    threads: 2
-    log:
-        "results/logs/e5_simulation.log",
-    conda:
-        ENV
     script:
         "../scripts/e5_simulation.py"
 
@@ -130,16 +161,26 @@ rule e5_fig1:
     input:
         distances="results/e5/fig1_distances.csv",
     output:
-        table=report("results/tables/e5_fig1_distances.csv", caption="../report/e5_fig1.rst", category=E5_CAT, labels={"table": "Fig 1 distances"}),
+        table=report(
+            "results/tables/e5_fig1_distances.csv",
+            caption="../report/e5_fig1.rst",
+            category=E5_CAT,
+            labels={"table": "Fig 1 distances"},
+        ),
         fig_pdf="results/figures/e5_fig1_distances.pdf",
-        fig_png=report("results/figures/e5_fig1_distances.png", caption="../report/e5_fig1.rst", category=E5_CAT, labels={"figure": "Fig 1"}),
-    params:
-        methods=E5_METHODS,
-        labels=E5_LABELS,
+        fig_png=report(
+            "results/figures/e5_fig1_distances.png",
+            caption="../report/e5_fig1.rst",
+            category=E5_CAT,
+            labels={"figure": "Fig 1"},
+        ),
     log:
         "results/logs/e5_fig1.log",
     conda:
         ENV
+    params:
+        methods=E5_METHODS,
+        labels=E5_LABELS,
     script:
         "../scripts/e5_fig1.py"
 
@@ -156,15 +197,21 @@ rule e5_summary:
         releases="results/e5/fig1_releases.npz",
         printed=REPO / E5["paper_release"],
     output:
-        summary=report("results/tables/summary/e5.csv", caption="../report/findings.rst", category=E5_CAT, labels={"table": "paper vs this run"}),
-    params:
-        experiment="E5",
+        summary=report(
+            "results/tables/summary/e5.csv",
+            caption="../report/findings.rst",
+            category=E5_CAT,
+            labels={"table": "paper vs this run"},
+        ),
     log:
         "results/logs/e5_summary.log",
     conda:
         ENV
+    params:
+        experiment="E5",
     script:
         "../scripts/claims_summary.py"
+
 
 rule e5_notebook:
     input:
@@ -175,15 +222,19 @@ rule e5_notebook:
         distances="results/tables/e5_fig1_distances.csv",
         convergence="results/tables/e5_fig1_convergence.csv",
         releases="results/e5/fig1_releases.npz",
-        figures=[*figure("e5_fig1_distances"), *figure("e5_fig2_acceptance"), *figure("e5_fig3_traces")],
+        figures=[
+            *figure("e5_fig1_distances"),
+            *figure("e5_fig2_acceptance"),
+            *figure("e5_fig3_traces"),
+        ],
         summary="results/tables/summary/e5.csv",
     output:
         checks="results/tables/e5_review_checks.csv",
-    params:
-        methods=E5_METHODS,
     log:
-        notebook="results/notebooks/e5_congenial_mis.ipynb",
+        notebook=executed_notebook("e5"),
     conda:
         ENV
+    params:
+        methods=E5_METHODS,
     notebook:
-        "../../notebooks/e5_congenial_mis.py.ipynb"
+        notebook_source("e5")

@@ -2,36 +2,52 @@
 # (Subspace DP §5.2, with its §3–§5.1 claims that need no data; docs/experiments/e6.md).
 
 E6 = config["e6"]
-E6_CAT = "E6 spatio-temporal projected Gaussian"
 
-E6_OUTPUTS = [
-    *figure("e6_error_sd"),
-    "results/tables/e6_readings.csv",
-    "results/tables/e6_mechanism.csv",
-    "results/tables/summary/e6.csv",
-    "results/tables/e6_review_checks.csv",
-]
+E6_CAT = register(
+    "e6",
+    "spatio-temporal projected Gaussian",
+    [
+        *figure("e6_error_sd"),
+        "results/tables/e6_readings.csv",
+        "results/tables/e6_mechanism.csv",
+    ],
+)
 
 
 rule e6_studies:
     input:
         registry=REGISTRY,
     output:
-        readings=report("results/tables/e6_readings.csv", caption="../report/e6_readings.rst", category=E6_CAT, labels={"table": "error statistics, three readings"}),
-        mechanism=report("results/tables/e6_mechanism.csv", caption="../report/e6_mechanism.rst", category=E6_CAT, labels={"table": "mechanism checks"}),
+        readings=report(
+            "results/tables/e6_readings.csv",
+            caption="../report/e6_readings.rst",
+            category=E6_CAT,
+            labels={"table": "error statistics, three readings"},
+        ),
+        mechanism=report(
+            "results/tables/e6_mechanism.csv",
+            caption="../report/e6_mechanism.rst",
+            category=E6_CAT,
+            labels={"table": "mechanism checks"},
+        ),
         studies="results/e6/studies.csv",
         repetitions="results/e6/repetitions.csv",
         cells="results/e6/cells.csv",
         info="results/e6/info.json",
         fig_pdf="results/figures/e6_error_sd.pdf",
-        fig_png=report("results/figures/e6_error_sd.png", caption="../report/e6_error_sd.rst", category=E6_CAT, labels={"figure": "error SD and variance"}),
-    params:
-        e6=E6,
-        seed=[SEED, "e6", "studies"],
+        fig_png=report(
+            "results/figures/e6_error_sd.png",
+            caption="../report/e6_error_sd.rst",
+            category=E6_CAT,
+            labels={"figure": "error SD and variance"},
+        ),
     log:
         "results/logs/e6_studies.log",
     conda:
         ENV
+    params:
+        e6=E6,
+        seed=[SEED, "e6", "studies"],
     script:
         "../scripts/e6_studies.py"
 
@@ -43,13 +59,18 @@ rule e6_summary:
         info="results/e6/info.json",
         cells="results/e6/cells.csv",
     output:
-        summary=report("results/tables/summary/e6.csv", caption="../report/findings.rst", category=E6_CAT, labels={"table": "paper vs this run"}),
-    params:
-        experiment="E6",
+        summary=report(
+            "results/tables/summary/e6.csv",
+            caption="../report/findings.rst",
+            category=E6_CAT,
+            labels={"table": "paper vs this run"},
+        ),
     log:
         "results/logs/e6_summary.log",
     conda:
         ENV
+    params:
+        experiment="E6",
     script:
         "../scripts/claims_summary.py"
 
@@ -67,11 +88,11 @@ rule e6_notebook:
         summary="results/tables/summary/e6.csv",
     output:
         checks="results/tables/e6_review_checks.csv",
-    params:
-        e6=E6,
     log:
-        notebook="results/notebooks/e6_spatiotemporal_gaussian.ipynb",
+        notebook=executed_notebook("e6"),
     conda:
         ENV
+    params:
+        e6=E6,
     notebook:
-        "../../notebooks/e6_spatiotemporal_gaussian.py.ipynb"
+        notebook_source("e6")

@@ -2,35 +2,65 @@
 # (Congenial DP §4 Example 4.1, Table 2; App. A-B; §3, §5.1; docs/experiments/e7.md).
 
 E7 = config["e7"]
-E7_CAT = "E7 congenial vs post-processed two-bin histogram"
 E7_LABELS = {
     "conditional": "M* (conditional on the total)",
     "l2": "f_L2 (L2 projection)",
     "l1": "f_L1 (β-combination, L1 projection)",
 }
 
-E7_OUTPUTS = [
-    *figure("e7_variance"),
-    *figure("e7_noise_laws"),
-    *figure("e7_privacy"),
-    "results/tables/e7_table2.csv",
-    "results/tables/e7_privacy.csv",
-    "results/tables/e7_simulation.csv",
-    "results/tables/e7_conditioning.csv",
-    "results/tables/e7_dg_quantile.csv",
-    "results/tables/summary/e7.csv",
-    "results/tables/e7_review_checks.csv",
-]
+E7_CAT = register(
+    "e7",
+    "congenial vs post-processed two-bin histogram",
+    [
+        *figure("e7_variance"),
+        *figure("e7_noise_laws"),
+        *figure("e7_privacy"),
+        "results/tables/e7_table2.csv",
+        "results/tables/e7_privacy.csv",
+        "results/tables/e7_simulation.csv",
+        "results/tables/e7_conditioning.csv",
+        "results/tables/e7_dg_quantile.csv",
+    ],
+)
 
 
 rule e7_tables:
     output:
-        table2=report("results/tables/e7_table2.csv", caption="../report/e7_table2.rst", category=E7_CAT, labels={"table": "Table 2 (exact)"}),
-        privacy=report("results/tables/e7_privacy.csv", caption="../report/e7_privacy.rst", category=E7_CAT, labels={"table": "privacy levels"}),
-        simulation=report("results/tables/e7_simulation.csv", caption="../report/e7_simulation.rst", category=E7_CAT, labels={"table": "Table 2 (simulation)"}),
+        table2=report(
+            "results/tables/e7_table2.csv",
+            caption="../report/e7_table2.rst",
+            category=E7_CAT,
+            labels={"table": "Table 2 (exact)"},
+        ),
+        privacy=report(
+            "results/tables/e7_privacy.csv",
+            caption="../report/e7_privacy.rst",
+            category=E7_CAT,
+            labels={"table": "privacy levels"},
+        ),
+        simulation=report(
+            "results/tables/e7_simulation.csv",
+            caption="../report/e7_simulation.rst",
+            category=E7_CAT,
+            labels={"table": "Table 2 (simulation)"},
+        ),
         noise="results/e7/noise.npz",
-        conditioning=report("results/tables/e7_conditioning.csv", caption="../report/e7_conditioning.rst", category=E7_CAT, labels={"table": "M* law by conditioning"}),
-        dg_quantile=report("results/tables/e7_dg_quantile.csv", caption="../report/e7_dg_quantile.rst", category=E7_CAT, labels={"table": "App. B quantile"}),
+        conditioning=report(
+            "results/tables/e7_conditioning.csv",
+            caption="../report/e7_conditioning.rst",
+            category=E7_CAT,
+            labels={"table": "M* law by conditioning"},
+        ),
+        dg_quantile=report(
+            "results/tables/e7_dg_quantile.csv",
+            caption="../report/e7_dg_quantile.rst",
+            category=E7_CAT,
+            labels={"table": "App. B quantile"},
+        ),
+    log:
+        "results/logs/e7_tables.log",
+    conda:
+        ENV
     params:
         x=E7["x"],
         eps_grid=E7["eps_grid"],
@@ -42,10 +72,6 @@ rule e7_tables:
         dg_check=E7["dg_check"],
         labels=E7_LABELS,
         seed=[SEED, "e7", "simulation"],
-    log:
-        "results/logs/e7_tables.log",
-    conda:
-        ENV
     script:
         "../scripts/e7_tables.py"
 
@@ -59,17 +85,32 @@ rule e7_figures:
         noise="results/e7/noise.npz",
     output:
         variance_pdf="results/figures/e7_variance.pdf",
-        variance_png=report("results/figures/e7_variance.png", caption="../report/e7_variance.rst", category=E7_CAT, labels={"figure": "Table 2: variance vs ε"}),
+        variance_png=report(
+            "results/figures/e7_variance.png",
+            caption="../report/e7_variance.rst",
+            category=E7_CAT,
+            labels={"figure": "Table 2: variance vs ε"},
+        ),
         laws_pdf="results/figures/e7_noise_laws.pdf",
-        laws_png=report("results/figures/e7_noise_laws.png", caption="../report/e7_noise_laws.rst", category=E7_CAT, labels={"figure": "noise laws (4.7), (A.1)"}),
+        laws_png=report(
+            "results/figures/e7_noise_laws.png",
+            caption="../report/e7_noise_laws.rst",
+            category=E7_CAT,
+            labels={"figure": "noise laws (4.7), (A.1)"},
+        ),
         privacy_pdf="results/figures/e7_privacy.pdf",
-        privacy_png=report("results/figures/e7_privacy.png", caption="../report/e7_privacy_fig.rst", category=E7_CAT, labels={"figure": "privacy level vs β"}),
-    params:
-        labels=E7_LABELS,
+        privacy_png=report(
+            "results/figures/e7_privacy.png",
+            caption="../report/e7_privacy_fig.rst",
+            category=E7_CAT,
+            labels={"figure": "privacy level vs β"},
+        ),
     log:
         "results/logs/e7_figures.log",
     conda:
         ENV
+    params:
+        labels=E7_LABELS,
     script:
         "../scripts/e7_figures.py"
 
@@ -84,13 +125,18 @@ rule e7_summary:
         conditioning="results/tables/e7_conditioning.csv",
         dg_quantile="results/tables/e7_dg_quantile.csv",
     output:
-        summary=report("results/tables/summary/e7.csv", caption="../report/findings.rst", category=E7_CAT, labels={"table": "paper vs this run"}),
-    params:
-        experiment="E7",
+        summary=report(
+            "results/tables/summary/e7.csv",
+            caption="../report/findings.rst",
+            category=E7_CAT,
+            labels={"table": "paper vs this run"},
+        ),
     log:
         "results/logs/e7_summary.log",
     conda:
         ENV
+    params:
+        experiment="E7",
     script:
         "../scripts/claims_summary.py"
 
@@ -103,15 +149,19 @@ rule e7_notebook:
         noise="results/e7/noise.npz",
         conditioning="results/tables/e7_conditioning.csv",
         dg_quantile="results/tables/e7_dg_quantile.csv",
-        figures=[*figure("e7_variance"), *figure("e7_noise_laws"), *figure("e7_privacy")],
+        figures=[
+            *figure("e7_variance"),
+            *figure("e7_noise_laws"),
+            *figure("e7_privacy"),
+        ],
         summary="results/tables/summary/e7.csv",
     output:
         checks="results/tables/e7_review_checks.csv",
-    params:
-        x=E7["x"],
     log:
-        notebook="results/notebooks/e7_congenial_histogram.ipynb",
+        notebook=executed_notebook("e7"),
     conda:
         ENV
+    params:
+        x=E7["x"],
     notebook:
-        "../../notebooks/e7_congenial_histogram.py.ipynb"
+        notebook_source("e7")

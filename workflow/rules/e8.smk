@@ -3,22 +3,25 @@
 # Deterministic: no random numbers, so no seeds.
 
 E8 = config["e8"]
-E8_CAT = "E8 privacy accounting (Swapping slides, TopDown talk)"
 E8_PRINTED = {name: REPO / path for name, path in E8["printed"].items()}
-E8_TDA_BUDGET = CLAIM_ARGS["SWAP-E8-tda-epsilon"]  # the printed ρ, δ and rounding, from the claims registry
+E8_TDA_BUDGET = CLAIM_ARGS[
+    "SWAP-E8-tda-epsilon"
+]  # the printed ρ, δ and rounding, from the claims registry
 
-E8_OUTPUTS = [
-    *figure("e8_swap_epsilon"),
-    *figure("e8_tda_variance"),
-    "results/tables/e8_swap_ma1940.csv",
-    "results/tables/e8_swap_2020.csv",
-    "results/tables/e8_swap_min.csv",
-    "results/tables/e8_tda_conversion.csv",
-    "results/tables/e8_tda_variance.csv",
-    "results/tables/e8_dorm_bounds.csv",
-    "results/tables/summary/e8.csv",
-    "results/tables/e8_review_checks.csv",
-]
+E8_CAT = register(
+    "e8",
+    "privacy accounting (Swapping slides, TopDown talk)",
+    [
+        *figure("e8_swap_epsilon"),
+        *figure("e8_tda_variance"),
+        "results/tables/e8_swap_ma1940.csv",
+        "results/tables/e8_swap_2020.csv",
+        "results/tables/e8_swap_min.csv",
+        "results/tables/e8_tda_conversion.csv",
+        "results/tables/e8_tda_variance.csv",
+        "results/tables/e8_dorm_bounds.csv",
+    ],
+)
 
 
 rule e8_swapping:
@@ -26,32 +29,60 @@ rule e8_swapping:
         ma1940=E8_PRINTED["swap_ma1940"],
         census2020=E8_PRINTED["swap_2020"],
     output:
-        ma1940=report("results/tables/e8_swap_ma1940.csv", caption="../report/e8_swap_tables.rst", category=E8_CAT, labels={"table": "swap rate → ε, 1940 Massachusetts"}),
-        census2020=report("results/tables/e8_swap_2020.csv", caption="../report/e8_swap_tables.rst", category=E8_CAT, labels={"table": "swap rate → ε, 2020 what-if"}),
-        minima=report("results/tables/e8_swap_min.csv", caption="../report/e8_swap_min.rst", category=E8_CAT, labels={"table": "smallest ε and the two swap rates"}),
+        ma1940=report(
+            "results/tables/e8_swap_ma1940.csv",
+            caption="../report/e8_swap_tables.rst",
+            category=E8_CAT,
+            labels={"table": "swap rate → ε, 1940 Massachusetts"},
+        ),
+        census2020=report(
+            "results/tables/e8_swap_2020.csv",
+            caption="../report/e8_swap_tables.rst",
+            category=E8_CAT,
+            labels={"table": "swap rate → ε, 2020 what-if"},
+        ),
+        minima=report(
+            "results/tables/e8_swap_min.csv",
+            caption="../report/e8_swap_min.rst",
+            category=E8_CAT,
+            labels={"table": "smallest ε and the two swap rates"},
+        ),
         curves="results/e8/swap_curves.csv",
         fig_pdf="results/figures/e8_swap_epsilon.pdf",
-        fig_png=report("results/figures/e8_swap_epsilon.png", caption="../report/e8_swap_epsilon.rst", category=E8_CAT, labels={"figure": "ε vs swap rate"}),
-    params:
-        swapping=E8["swapping"],
+        fig_png=report(
+            "results/figures/e8_swap_epsilon.png",
+            caption="../report/e8_swap_epsilon.rst",
+            category=E8_CAT,
+            labels={"figure": "ε vs swap rate"},
+        ),
     log:
         "results/logs/e8_swapping.log",
     conda:
         ENV
+    params:
+        swapping=E8["swapping"],
     script:
         "../scripts/e8_swapping.py"
 
 
 rule e8_conversion:
     output:
-        table=report("results/tables/e8_tda_conversion.csv", caption="../report/e8_tda_conversion.rst", category=E8_CAT, labels={"table": "TopDown ρ → ε"}),
-    params:
-        budget=E8_TDA_BUDGET,
-        methods=[E8["tda"]["conversion"], *[m for m in E8["tda"]["alternatives"] if m != E8["tda"]["conversion"]]],
+        table=report(
+            "results/tables/e8_tda_conversion.csv",
+            caption="../report/e8_tda_conversion.rst",
+            category=E8_CAT,
+            labels={"table": "TopDown ρ → ε"},
+        ),
     log:
         "results/logs/e8_conversion.log",
     conda:
         ENV
+    params:
+        budget=E8_TDA_BUDGET,
+        methods=[
+            E8["tda"]["conversion"],
+            *[m for m in E8["tda"]["alternatives"] if m != E8["tda"]["conversion"]],
+        ],
     script:
         "../scripts/e8_conversion.py"
 
@@ -60,15 +91,25 @@ rule e8_variance:
     input:
         printed=E8_PRINTED["tda_variance"],
     output:
-        table=report("results/tables/e8_tda_variance.csv", caption="../report/e8_tda_variance.rst", category=E8_CAT, labels={"table": "noise variances"}),
+        table=report(
+            "results/tables/e8_tda_variance.csv",
+            caption="../report/e8_tda_variance.rst",
+            category=E8_CAT,
+            labels={"table": "noise variances"},
+        ),
         fig_pdf="results/figures/e8_tda_variance.pdf",
-        fig_png=report("results/figures/e8_tda_variance.png", caption="../report/e8_tda_variance.rst", category=E8_CAT, labels={"figure": "noise variances"}),
-    params:
-        tda=E8["tda"],
+        fig_png=report(
+            "results/figures/e8_tda_variance.png",
+            caption="../report/e8_tda_variance.rst",
+            category=E8_CAT,
+            labels={"figure": "noise variances"},
+        ),
     log:
         "results/logs/e8_variance.log",
     conda:
         ENV
+    params:
+        tda=E8["tda"],
     script:
         "../scripts/e8_variance.py"
 
@@ -76,13 +117,18 @@ rule e8_variance:
 rule e8_dorm:
     output:
         feasible="results/e8/dorm_feasible_totals.csv",
-        bounds=report("results/tables/e8_dorm_bounds.csv", caption="../report/e8_dorm.rst", category=E8_CAT, labels={"table": "dorm example: implied bounds"}),
-    params:
-        dorm=E8["dorm"],
+        bounds=report(
+            "results/tables/e8_dorm_bounds.csv",
+            caption="../report/e8_dorm.rst",
+            category=E8_CAT,
+            labels={"table": "dorm example: implied bounds"},
+        ),
     log:
         "results/logs/e8_dorm.log",
     conda:
         ENV
+    params:
+        dorm=E8["dorm"],
     script:
         "../scripts/e8_dorm.py"
 
@@ -90,21 +136,33 @@ rule e8_dorm:
 rule e8_summary:
     input:
         registry=REGISTRY,
-        swap=["results/tables/e8_swap_ma1940.csv", "results/tables/e8_swap_2020.csv", "results/tables/e8_swap_min.csv"],
+        swap=[
+            "results/tables/e8_swap_ma1940.csv",
+            "results/tables/e8_swap_2020.csv",
+            "results/tables/e8_swap_min.csv",
+        ],
         curves="results/e8/swap_curves.csv",
         conversion="results/tables/e8_tda_conversion.csv",
         variance="results/tables/e8_tda_variance.csv",
-        dorm=["results/tables/e8_dorm_bounds.csv", "results/e8/dorm_feasible_totals.csv"],
+        dorm=[
+            "results/tables/e8_dorm_bounds.csv",
+            "results/e8/dorm_feasible_totals.csv",
+        ],
         printed=list(E8_PRINTED.values()),
         population=REPO / config["data"]["embedded"],
     output:
-        summary=report("results/tables/summary/e8.csv", caption="../report/findings.rst", category=E8_CAT, labels={"table": "paper vs this run"}),
-    params:
-        experiment="E8",
+        summary=report(
+            "results/tables/summary/e8.csv",
+            caption="../report/findings.rst",
+            category=E8_CAT,
+            labels={"table": "paper vs this run"},
+        ),
     log:
         "results/logs/e8_summary.log",
     conda:
         ENV
+    params:
+        experiment="E8",
     script:
         "../scripts/claims_summary.py"
 
@@ -124,11 +182,11 @@ rule e8_notebook:
         summary="results/tables/summary/e8.csv",
     output:
         checks="results/tables/e8_review_checks.csv",
-    params:
-        tda=E8["tda"],
     log:
-        notebook="results/notebooks/e8_privacy_accounting.ipynb",
+        notebook=executed_notebook("e8"),
     conda:
         ENV
+    params:
+        tda=E8["tda"],
     notebook:
-        "../../notebooks/e8_privacy_accounting.py.ipynb"
+        notebook_source("e8")

@@ -1,4 +1,4 @@
-"""ISDP Fig 2 (Illinois) and Fig 8 (the other selected states): noise box plots per county."""
+"""ISDP Fig 2 (the headline state, Illinois in the paper) and Fig 8 (the other selected states): noise box plots per county."""
 import json
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 
 from isdp import derive_seed, load_draws
 from isdp.experiments._workflow import start
-from isdp.experiments.nhgis import load_counties
+from isdp.experiments.nhgis import STATE_NAMES, load_counties
 from isdp.experiments.plotting import plot_state_noise, plt, save_figure
 
 log = start(snakemake)  # noqa: F821
@@ -30,7 +30,7 @@ draws = dict(zip(smk.params.states, smk.input.draws, strict=True))
 head = smk.params.headline
 fig, ax = plt.subplots(figsize=(14, 4.5))
 panel(head, draws[head], ax)
-ax.set_title(f"Illinois: ℓ1 generalized Laplace noise (ε = {eps}), state total invariant; "
+ax.set_title(f"{STATE_NAMES[head]}: ℓ1 generalized Laplace noise (ε = {eps}), state total invariant; "
              f"DAS errors from NHGIS v{vintage}")
 ax.legend(frameon=False, loc="upper left")
 save_figure(fig, smk.output.fig2_pdf, smk.output.fig2_png)
@@ -44,7 +44,7 @@ for ax, state in zip(axes.flat, others, strict=False):
 for ax in list(axes.flat)[len(others):]:
     ax.axis("off")
 if not others:
-    axes.flat[0].text(0.5, 0.5, "no selected state besides Illinois", ha="center", va="center")
+    axes.flat[0].text(0.5, 0.5, f"no selected state besides {STATE_NAMES[head]}", ha="center", va="center")
 else:
     axes.flat[0].legend(frameon=False, loc="upper left", fontsize=8)
 fig.suptitle(f"Fig 8: ℓ1 generalized Laplace noise (ε = {eps}) per county; DAS errors from NHGIS v{vintage}")

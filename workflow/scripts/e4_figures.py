@@ -1,4 +1,4 @@
-"""ISDP Fig 10-style figures: per-county error box plots of the five mechanisms (Illinois, then the
+"""ISDP Fig 10-style figures: per-county error box plots of the five mechanisms (the headline state, then the
 other selected states one panel each), and the per-county SD ratio to generalized Laplace."""
 import json
 
@@ -6,6 +6,7 @@ import numpy as np
 
 from isdp.experiments._workflow import start
 from isdp.experiments.comparison import LABELS, METHODS, load_releases
+from isdp.experiments.nhgis import STATE_NAMES
 from isdp.experiments.plotting import METHOD_COLORS, plot_fig10, plt, save_figure
 
 log = start(snakemake)  # noqa: F821
@@ -23,7 +24,7 @@ def title(rel):
 rel = rels[head]
 fig, (ax, zoom) = plt.subplots(2, 1, figsize=(20, 10), sharex=True)
 plot_fig10(rel, ax=ax, fliers=True)
-ax.set_title(f"Illinois: errors (release − SF1) of five mechanisms, ε = {eps}, Δ = 1, state total invariant; "
+ax.set_title(f"{STATE_NAMES[head]}: errors (release − SF1) of five mechanisms, ε = {eps}, Δ = 1, state total invariant; "
              f"DAS errors (red) from NHGIS v{vintage}")
 plot_fig10(rel, ax=zoom, clip=1.5)
 zoom.get_legend().remove()
@@ -38,7 +39,7 @@ for ax, state in zip(axes[:, 0], others, strict=False):
     if ax is not axes[0, 0]:
         ax.get_legend().remove()
 if not others:
-    axes[0, 0].text(0.5, 0.5, "no selected state besides Illinois", ha="center", va="center")
+    axes[0, 0].text(0.5, 0.5, f"no selected state besides {STATE_NAMES[head]}", ha="center", va="center")
 fig.suptitle(f"Fig 10 (other states): errors of five mechanisms per county (ε = {eps}); DAS errors from NHGIS "
              f"v{vintage}; whiskers 1.5 IQR, outliers not drawn; y-axis ±2.5 × the 99th percentile of the generalized Laplace "
              "|errors|, so the absorbing county's box runs off the axis", y=1.0)

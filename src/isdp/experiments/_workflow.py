@@ -42,3 +42,17 @@ def check_config_values(config, path: str = "config") -> None:
             check_config_values(value, f"{path}[{i}]")
     elif isinstance(config, float) and not math.isfinite(config):
         raise ValueError(f"{path}: {config} is not a finite number")
+
+
+def merged_config(*overrides):
+    """config/config.yaml with each override file merged over it, key by key, as Snakemake merges
+    ``--configfile`` files (nested mappings are merged; lists and scalars replaced)."""
+    from pathlib import Path
+
+    import yaml
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[3] / "config" / "config.yaml").read_text())
+    for path in overrides:
+        update_config(config, yaml.safe_load(Path(path).read_text()) or {})
+    return config
