@@ -163,3 +163,10 @@ def test_real_v20210608_audit():
     assert len(chosen) == 11 and chosen[0] == "IL" and len(set(chosen)) == 11
     negative = set(reg.loc[reg["slope"] < 0, "state_abbr"])
     assert set(chosen) - {"IL"} <= negative
+
+
+def test_override_all_selects_every_available_state_with_the_always_ones_first():
+    available = ["AL", "AK", "DC", "IL", "PR"]
+    assert audit.select_states(TABLE, override="all", available=available) == ["IL", "AL", "AK", "DC", "PR"]
+    with pytest.raises(ValueError, match="'all'"):
+        audit.select_states(TABLE, override="everything", available=available)

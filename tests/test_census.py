@@ -76,3 +76,13 @@ def test_two_sample_chi2_power_and_size():
     assert 0.02 < np.mean(np.array(same) < 0.05) < 0.1  # about the nominal size
     assert two_sample_chi2(rng.poisson(5, 500), rng.poisson(6, 500))[2] < 1e-3  # power
     assert two_sample_chi2(np.zeros(10), np.zeros(10)) == (0.0, 0, 1.0)
+
+
+def test_one_county_state_is_the_exact_point_mass():
+    """DC: the state total fixes its only county, so the noise law is the point mass at 0."""
+    run = run_state(1, 0.192, **MCMC, seed=3, label="DC")
+    assert run.draws.shape == (4, 100, 1) and run.draws.dtype == np.int64 and not run.draws.any()
+    assert run.summary["sampler"].startswith("point mass") and np.isnan(run.summary["max_r_hat"])
+    table = compare_with_exact(run.draws, run.draws, np.array([601_723]))
+    assert table.empty and "p_chi2" in table.columns
+    assert nonnegativity(np.array([601_723]), run.draws)["n_negative"] == 0

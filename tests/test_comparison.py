@@ -211,3 +211,28 @@ def test_plot_fig10_smoke():
     plot_fig10(rel, ax=ax, title="t")
     assert len(ax.patches) >= 4 * 4  # one box per county and method (+ the highlight)
     plt.close(fig)
+
+
+def test_one_county_state_every_mechanism_releases_the_count_exactly():
+    noise = np.zeros((2, 10, 1), dtype=np.int64)
+    rel = cmp.releases_for_state("DC", np.array([601_723]), np.array([601_723]), noise, eps=0.192, n_releases=20,
+                                 seed=1, sensitivity=1, counties=["G1100010"], names=["DC"])
+    metrics = cmp.metrics_table(rel).set_index("method")
+    assert (metrics.loc[list(cmp.METHODS), "invariant_exact"] == "yes").all()
+    assert metrics.loc["generalized_laplace", "sd"] == 0 and np.isnan(metrics.loc["generalized_laplace", "slope_log_pop"])
+    assert cmp.spread_ratios(rel)["median_sd_ratio"].isna().all()
+
+
+def test_state_overview_joins_size_noise_audit_and_errors():
+    import pandas as pd
+
+    counties = pd.DataFrame({"state_abbr": ["IL", "IL", "IL", "DC"], "sf1_pop": [10, 20, 30, 5]})
+    regressions = pd.DataFrame({"state_abbr": ["IL"], "slope": [-0.5], "stderr": [0.1], "p_value": [0.01]})
+    noise = pd.DataFrame({"state": ["DC", "IL"], "mean_sd": [0.0, 7.2]})
+    metrics = pd.DataFrame({"state": ["IL", "IL", "DC", "DC"], "method": ["generalized_laplace", "das"] * 2,
+                            "sd": [7.0, 3.0, 0.0, 0.0], "mean_abs_error": [5.0, 2.0, 0.0, 0.0]})
+    table = cmp.state_overview(counties, regressions, noise, metrics, ["IL", "DC"])
+    assert list(table["state"]) == ["IL", "DC"] and list(table["n_counties"]) == [3, 1]
+    assert list(table["sf1_total"]) == [60, 5] and list(table["noise_sd"]) == [7.2, 0.0]
+    assert table.loc[0, "das_slope"] == -0.5 and np.isnan(table.loc[1, "das_slope"])
+    assert list(table["sd_generalized_laplace"]) == [7.0, 0.0] and list(table["mae_das"]) == [2.0, 0.0]

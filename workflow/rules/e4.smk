@@ -18,6 +18,8 @@ E4_CAT = register(
         *figure("e4_fig10_illinois"),
         *figure("e4_fig10_states"),
         *figure("e4_sd_ratio"),
+        "results/tables/e4_state_overview.csv",
+        *figure("e4_state_overview"),
     ],
 )
 
@@ -123,6 +125,38 @@ rule e4_figures:
         eps=E3["eps"],
     script:
         "../scripts/e4_figures.py"
+
+
+rule e4_overview:
+    input:
+        counties="results/data/counties.csv",
+        selection="results/e3/selection.json",
+        regressions="results/e3/das_regressions.csv",
+        noise="results/tables/e3_unbiasedness.csv",
+        metrics="results/tables/e4_metrics.csv",
+    output:
+        table=report(
+            "results/tables/e4_state_overview.csv",
+            caption="../report/e4_state_overview.rst",
+            category=E4_CAT,
+            labels={"table": "per state: size, noise, DAS audit, mechanism errors"},
+        ),
+        fig_pdf="results/figures/e4_state_overview.pdf",
+        fig_png=report(
+            "results/figures/e4_state_overview.png",
+            caption="../report/e4_state_overview.rst",
+            category=E4_CAT,
+            labels={"figure": "across states"},
+        ),
+    log:
+        "results/logs/e4_overview.log",
+    conda:
+        ENV
+    params:
+        alpha=config["e3"]["audit"]["alpha"],
+        eps=config["e3"]["eps"],
+    script:
+        "../scripts/e4_overview.py"
 
 
 rule e4_summary:

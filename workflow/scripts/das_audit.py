@@ -17,14 +17,15 @@ override = smk.params.override or None
 counties = load_counties(smk.input.counties)
 reg = das_bias_regressions(counties, min_counties=int(smk.params.min_counties))
 reg.to_csv(smk.output.regressions, index=False, lineterminator="\n", float_format="%.10g")
+available = list(counties.drop_duplicates("state_abbr").sort_values("state_fips")["state_abbr"])
 states = select_states(reg, alpha=alpha, n_target=int(smk.params.n_target), always=tuple(smk.params.always),
-                       override=override)
+                       override=override, available=available)
 summary = {
     "vintage": counties["vintage"].iloc[0],
     "alpha": alpha,
     **audit_counts(reg, alpha=alpha),
     "selected_states": states,
-    "selection": "override" if override is not None else "rule",
+    "selection": "all states" if override == "all" else "override" if override is not None else "rule",
     "data_source": json.loads(Path(smk.input.info).read_text()),
 }
 Path(smk.output.summary).write_text(json.dumps(summary, indent=2) + "\n")

@@ -81,7 +81,8 @@ def select_states(
     alpha: float = 0.01,
     n_target: int = 11,
     always: Sequence[str] = ("IL",),
-    override: Sequence[str] | None = None,
+    override: Sequence[str] | str | None = None,
+    available: Sequence[str] = (),
 ) -> list[str]:
     """States shown in E3/E4, by the selection rule of docs/experiments/e3.md, as USPS abbreviations.
 
@@ -91,8 +92,14 @@ def select_states(
     ``n_target`` each addition drops the largest-p *filler* state (significant states are never
     dropped). Order: the ``always`` states first (as given), then the rest by increasing
     p-value (ties by FIPS). ``override`` replaces the rule and is returned as given (upper-cased)
-    after checking every entry is a known state.
+    after checking every entry is a known state; ``override="all"`` selects every state in
+    ``available`` (the data's states), the ``always`` ones first (the national run).
     """
+    if isinstance(override, str):
+        if override != "all":
+            raise ValueError(f"override: a list of states or 'all', got {override!r}")
+        always = _known(always, "always")
+        return always + [s for s in _known(available, "available") if s not in always]
     if override is not None:
         return _known(override, "override")
     always = _known(always, "always")

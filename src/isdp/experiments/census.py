@@ -69,7 +69,8 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
     all stored draws (more draws give a more precise R-hat); ``n_draws`` retained draws are the
     stored draws thinned evenly, ``n_draws / n_chains`` per chain. Raises
     :class:`ConvergenceError` naming ``label`` and the worst county when some R-hat is not
-    below ``r_hat_max`` (or undefined).
+    below ``r_hat_max`` (or undefined). A one-county state has no noise to draw: its draws are
+    the exact point mass at 0 and its R-hat is undefined (``sampler`` says so).
     """
     if n_draws % n_chains:
         raise ValueError(f"n_draws={n_draws} is not a multiple of n_chains={n_chains}")
@@ -77,6 +78,8 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
     if draws_per_chain % per_chain:
         raise ValueError(f"draws_per_chain={draws_per_chain} is not a multiple of n_draws/n_chains={per_chain}")
     names = list(cell_names) if cell_names is not None else [str(i) for i in range(n_counties)]
+    if n_counties == 1:
+        return _point_mass_run(names, n_chains=n_chains, per_chain=per_chain, label=label)
     A = sum_constraint(n_counties)
     lattice = IntegerLattice.from_constraints(A)
     target = generalized_laplace(eps, "l1")
@@ -96,6 +99,7 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
         "state": label,
         "n_counties": n_counties,
         "n_chains": n_chains,
+        "sampler": "mcmc",
         **summarize_convergence(table),
         "worst_county": str(worst["cell"]),
         "min_ess_bulk_retained": float(table["ess_bulk_retained"].min()),
@@ -122,6 +126,23 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
     return StateRun(draws=retained, diagnostics=table, summary=summary, starts=starts)
 
 
+def _point_mass_run(names, *, n_chains: int, per_chain: int, label: str) -> StateRun:
+    """A one-county state (e.g. DC): the invariant total fixes the county, so Λ = {0} and the target
+    is the point mass at u = 0. Its draws are exact zeros; R-hat and ESS are undefined (no chain)."""
+    log.info("%s: one county, fixed by the state total: the noise is exactly 0 (no chain to run)", label)
+    nan = float("nan")
+    table = pd.DataFrame({"cell": names, "r_hat": [nan], "ess_bulk": [nan], "ess_tail": [nan],
+                          "ess_bulk_retained": [nan]})
+    summary = {"state": label, "n_counties": 1, "n_chains": n_chains, "sampler": "point mass (one county)",
+               "max_r_hat": nan, "min_ess_bulk": nan, "min_ess_tail": nan, "worst_county": names[0],
+               "min_ess_bulk_retained": nan, "start_l1_mean": 0.0, "overdispersion_factor": nan,
+               "overdispersion_iter": 0, "burn_in": 0, "thin": 0, "diagnostic_draws_per_chain": 0,
+               "retained_thin": 0, "n_retained": n_chains * per_chain, "acceptance": nan, "proposal_eps": nan,
+               "seconds": 0.0}
+    draws = np.zeros((n_chains, per_chain, 1), dtype=np.int64)
+    return StateRun(draws=draws, diagnostics=table, summary=summary, starts=np.zeros((n_chains, 1), np.int64))
+
+
 def nonnegativity(sf1, draws, band: int = 30) -> dict:
     """How many noisy counts ``sf1 + u`` are negative, and the share of noise entries in [−band, band]."""
     sf1 = np.asarray(sf1, dtype=np.int64)
@@ -140,6 +161,10 @@ def nonnegativity(sf1, draws, band: int = 30) -> dict:
     }
 
 
+EXACT_COLUMNS = ["statistic", "mcmc_mean", "exact_mean", "diff_se", "chi2", "dof", "p_chi2", "p_ks", "n_mcmc",
+                 "n_exact"]
+
+
 def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
     """Two-sample tests, MCMC vs exact draws, on three statistics of the noise vector.
 
@@ -148,6 +173,8 @@ def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
     and the two-sample Kolmogorov–Smirnov p-value (conservative for discrete data).
     """
     sf1 = np.asarray(sf1)
+    if sf1.shape[0] == 1:  # one county: the noise is exactly 0 in both; nothing to test
+        return pd.DataFrame(columns=EXACT_COLUMNS)
     mcmc = np.asarray(mcmc).reshape(-1, sf1.shape[0])
     exact = np.asarray(exact).reshape(-1, sf1.shape[0])
     big, small = int(np.argmax(sf1)), int(np.argmin(sf1))

@@ -229,6 +229,8 @@ def slope_on_log_population(errors, sf1) -> tuple[float, float, float]:
     release), without treating the releases' within-county noise as independent evidence.
     """
     mean = np.asarray(errors, float).reshape(-1, len(sf1)).mean(axis=0)
+    if len(sf1) < 3:  # no residual degree of freedom
+        return float("nan"), float("nan"), float("nan")
     res = stats.linregress(np.log(np.asarray(sf1, float)), mean)
     return float(res.slope), float(res.stderr), float(res.pvalue)
 
@@ -321,18 +323,20 @@ def spread_ratios(rel: StateReleases, reference: str = "generalized_laplace") ->
         if method == reference or method not in rel.releases:
             continue
         e = rel.errors(method)
-        sd = e.std(axis=0, ddof=1) / ref_sd
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # a reference without noise (one county): undefined
+            sd = np.where(ref_sd > 0, e.std(axis=0, ddof=1) / ref_sd, np.nan)
             iqr = _iqr(e) / ref_iqr
-        k = int(np.argmax(sd))
+        k = int(np.nanargmax(sd)) if np.isfinite(sd).any() else 0
         others = np.delete(np.arange(len(sd)), k)
+        if not len(others):
+            others = np.array([k])
         rows.append({"state": rel.state, "method": method, "reference": reference, "n_counties": len(sd),
                      "median_sd_ratio": float(np.median(sd)), "median_iqr_ratio": float(np.nanmedian(iqr)),
                      "sd_ratio_q05": float(np.quantile(sd, 0.05)), "sd_ratio_q95": float(np.quantile(sd, 0.95)),
                      "max_sd_ratio": float(sd[k]), "max_iqr_ratio": float(iqr[k]), "max_ratio_county": rel.names[k],
                      "max_ratio_county_index": k,
-                     "median_sd_ratio_others": float(np.median(sd[others])),
-                     "max_sd_ratio_others": float(np.max(sd[others]))})
+                     "median_sd_ratio_others": float(np.median(sd[others])) if len(sd) > 1 else float("nan"),
+                     "max_sd_ratio_others": float(np.max(sd[others])) if len(sd) > 1 else float("nan")})
     return pd.DataFrame(rows)
 
 
@@ -411,3 +415,33 @@ def county_spread(rel: StateReleases, reference: str = "generalized_laplace") ->
                 "ess": ess, "se_log_sd": se, "sd_ratio": sd / ref_sd, "iqr_ratio": iqr / ref_iqr,
                 "se_log_sd_ratio": np.full(len(sd), np.nan) if own else np.sqrt(se**2 + ref_se**2)}))
     return pd.concat(frames, ignore_index=True)
+
+
+# --------------------------------------------------------------------------- across states
+
+
+def state_overview(counties: pd.DataFrame, regressions: pd.DataFrame, noise: pd.DataFrame,
+                   metrics: pd.DataFrame, states) -> pd.DataFrame:
+    """One row per state (in ``states`` order): its size, E3's noise, the DAS audit, E4's errors.
+
+    ``counties`` is the county table, ``regressions`` the DAS audit (slope of the DAS error on log
+    SF1; absent for states with too few counties), ``noise`` E3's unbiasedness table (``mean_sd``:
+    the mean over counties of the generalized Laplace noise SD) and ``metrics`` E4's metrics (per
+    state and method). Columns ``sd_<method>``: the SD of all county errors of that mechanism (for
+    the DAS, of its one release); ``mae_<method>``: their mean absolute value.
+    """
+    states = list(states)
+    by_state = counties.groupby("state_abbr").agg(n_counties=("sf1_pop", "size"), sf1_total=("sf1_pop", "sum"),
+                                                  min_county=("sf1_pop", "min"))
+    table = by_state.loc[states].reset_index().rename(columns={"state_abbr": "state"})
+    table["noise_sd"] = noise.set_index("state").loc[states, "mean_sd"].to_numpy()
+    audit = regressions.set_index("state_abbr").reindex(states)
+    table["das_slope"] = audit["slope"].to_numpy()
+    table["das_slope_stderr"] = audit["stderr"].to_numpy()
+    table["das_slope_p"] = audit["p_value"].to_numpy()
+    wide = metrics.pivot(index="state", columns="method", values=["sd", "mean_abs_error"]).reindex(states)
+    for method in (*METHODS, DAS):
+        if ("sd", method) in wide.columns:
+            table[f"sd_{method}"] = wide[("sd", method)].to_numpy()
+            table[f"mae_{method}"] = wide[("mean_abs_error", method)].to_numpy()
+    return table

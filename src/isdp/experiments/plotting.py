@@ -399,3 +399,31 @@ def plot_variance_tables(table: pd.DataFrame, conversion: str, levels: int, unit
     axes[0, 0].legend(fontsize=7, frameon=False)
     axes[1, -1].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1))
     return axes
+
+
+def plot_state_overview(overview: pd.DataFrame, labels: dict, alpha: float = 0.01, axes=None):
+    """Across states: each mechanism's error SD against the number of counties, and the DAS audit
+    slope per state with ±2 SE (filled where p < ``alpha``). Returns the two Axes."""
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(15, 5.5))
+    ax, audit = axes
+    for column in (c for c in overview.columns if c.startswith("sd_")):
+        method = column.removeprefix("sd_")
+        ax.scatter(overview["n_counties"], overview[column], s=14, alpha=0.8,
+                   color=METHOD_COLORS.get(method, "grey"), label=labels.get(method, method))
+    ax.set_xscale("log")
+    ax.set_yscale("symlog", linthresh=1)
+    ax.set_xlabel("counties in the state (log scale)")
+    ax.set_ylabel("SD of county errors (release − SF1)")
+    ax.legend(frameon=False, fontsize=8)
+    rows = overview.dropna(subset=["das_slope"]).sort_values("das_slope").reset_index(drop=True)
+    significant = rows["das_slope_p"] < alpha
+    audit.errorbar(rows.index, rows["das_slope"], yerr=2 * rows["das_slope_stderr"], fmt="none",
+                   ecolor="grey", lw=0.8)
+    audit.scatter(rows.index, rows["das_slope"], s=18, color=np.where(significant, "red", "white"),
+                  edgecolor="red", zorder=3, label=f"p < {alpha:g} filled")
+    audit.axhline(0, color="black", lw=0.6)
+    audit.set_xticks(rows.index, rows["state"], rotation=90, fontsize=7)
+    audit.set_ylabel("DAS error slope on log SF1 (±2 SE)")
+    audit.legend(frameon=False, fontsize=8)
+    return axes

@@ -87,5 +87,8 @@ def unbiasedness_table(draws: np.ndarray, ess_bulk, cell_labels) -> pd.DataFrame
     mean = flat.mean(axis=0)
     sd = flat.std(axis=0, ddof=1)
     se = sd / np.sqrt(np.asarray(ess_bulk, dtype=float))
+    # a cell with no noise at all (fixed by the invariants) is exactly unbiased: z = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, mean / se, np.where(mean == 0, 0.0, np.inf))
     return pd.DataFrame({"cell": list(cell_labels), "mean": mean, "sd": sd, "ess_bulk": ess_bulk,
-                         "mc_se": se, "z": mean / se})
+                         "mc_se": se, "z": z})
