@@ -29,7 +29,8 @@ EXPERIMENTS = {}  # id -> {"title", "notebook", "outputs"}, filled by register()
 def register(exp, title, outputs):
     """Enter an experiment in the registry; returns its report category ("E1 <title>").
 
-    Adds the experiment's summary rows and review checks to its outputs and finds its notebook.
+    Adds the experiment's summary rows, review checks and rendered review notebook to its outputs
+    and finds its notebook.
     """
     notebooks = sorted((REPO / "notebooks").glob(f"{exp}_*.py.ipynb"))
     if len(notebooks) != 1:
@@ -43,6 +44,7 @@ def register(exp, title, outputs):
             *outputs,
             f"results/tables/summary/{exp}.csv",
             f"results/tables/{exp}_review_checks.csv",
+            f"results/notebooks/{exp}_review.html",
         ],
     }
     return EXPERIMENTS[exp]["title"]

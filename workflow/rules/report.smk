@@ -48,3 +48,27 @@ rule experiment_registry:
         experiments=EXPERIMENTS,
     script:
         "../scripts/experiment_registry.py"
+
+
+# The review notebook of each experiment, executed by its notebook rule (whose checks table
+# marks it done), rendered to HTML for the report.
+rule notebook_html:
+    input:
+        checks="results/tables/{exp}_review_checks.csv",
+    output:
+        html=report(
+            "results/notebooks/{exp}_review.html",
+            caption="../report/notebook.rst",
+            category=lambda wildcards: EXPERIMENTS[wildcards.exp]["title"],
+            labels={"notebook": "review notebook (executed)"},
+        ),
+    log:
+        "results/logs/{exp}_notebook_html.log",
+    wildcard_constraints:
+        exp=r"e\d+",
+    conda:
+        ENV
+    params:
+        notebook=lambda wildcards: executed_notebook(wildcards.exp),
+    script:
+        "../scripts/notebook_html.py"
