@@ -60,6 +60,12 @@ def executed_notebook(exp):
     return f"results/notebooks/{EXPERIMENTS[exp]['notebook']}.ipynb"
 
 
+def notebook_context(exp):
+    """The notebook's saved context, written beside the executed copy (isdp.experiments.notebook)
+    so the notebook can be reopened standalone against this run."""
+    return f"results/notebooks/{EXPERIMENTS[exp]['notebook']}.context.json"
+
+
 def figure(stem):
     """PDF and PNG paths of one figure."""
     return [f"results/figures/{stem}.pdf", f"results/figures/{stem}.png"]

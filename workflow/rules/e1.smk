@@ -110,6 +110,7 @@ rule e1_notebook:
         checks="results/tables/e1_review_checks.csv",
     log:
         notebook=executed_notebook("e1"),
+        context=notebook_context("e1"),
     conda:
         ENV
     params:

@@ -174,6 +174,7 @@ rule e2_notebook:
         checks="results/tables/e2_review_checks.csv",
     log:
         notebook=executed_notebook("e2"),
+        context=notebook_context("e2"),
     conda:
         ENV
     params:

@@ -240,6 +240,7 @@ rule e3_notebook:
         checks="results/tables/e3_review_checks.csv",
     log:
         notebook=executed_notebook("e3"),
+        context=notebook_context("e3"),
     conda:
         ENV
     params:

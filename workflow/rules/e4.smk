@@ -205,6 +205,7 @@ rule e4_notebook:
         checks="results/tables/e4_review_checks.csv",
     log:
         notebook=executed_notebook("e4"),
+        context=notebook_context("e4"),
     conda:
         ENV
     params:

@@ -232,6 +232,7 @@ rule e5_notebook:
         checks="results/tables/e5_review_checks.csv",
     log:
         notebook=executed_notebook("e5"),
+        context=notebook_context("e5"),
     conda:
         ENV
     params:

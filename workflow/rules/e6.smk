@@ -90,6 +90,7 @@ rule e6_notebook:
         checks="results/tables/e6_review_checks.csv",
     log:
         notebook=executed_notebook("e6"),
+        context=notebook_context("e6"),
     conda:
         ENV
     params:

@@ -159,6 +159,7 @@ rule e7_notebook:
         checks="results/tables/e7_review_checks.csv",
     log:
         notebook=executed_notebook("e7"),
+        context=notebook_context("e7"),
     conda:
         ENV
     params:

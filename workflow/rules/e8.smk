@@ -184,6 +184,7 @@ rule e8_notebook:
         checks="results/tables/e8_review_checks.csv",
     log:
         notebook=executed_notebook("e8"),
+        context=notebook_context("e8"),
     conda:
         ENV
     params:
