@@ -7,7 +7,7 @@ CORES ?= all
 CI_DIR ?= $(CURDIR)/.ci-run
 SMK := snakemake --snakefile $(CURDIR)/Snakefile
 
-.PHONY: reproduce report test lint unit workflow-ci benchmark stability lock clean
+.PHONY: reproduce report test lint unit workflow-ci benchmark stability national lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ workflow-ci: $(VENV)/.installed
 	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
 	$(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all
 	ISDP_CI_RESULTS=$(CI_DIR) ISDP_CI_RERUN=$(CI_DIR)-rerun pytest -m workflow
+
+## national: E3 and E4 for every state, DC and Puerto Rico, into national/ (config/national.yaml)
+national: $(VENV)/.installed
+	$(SMK) --directory $(CURDIR)/national --configfile $(CURDIR)/config/national.yaml --cores $(CORES)
 
 ## stability: the workflow at paper fidelity under SEEDS (default: three other base seeds), status per claim
 stability: $(VENV)/.installed
