@@ -8,12 +8,14 @@ import pytest
 from conftest import ALPHA, chisquare_gof, rows_to_categories
 
 from isdp import (
+    IntegerLattice,
     enumerate_target,
     generalized_laplace,
     meeting_times,
+    sum_constraint,
     sweep_transition_matrix,
 )
-from isdp.coupling_designs import DESIGNS, Design, design_moves, iteration_draws
+from isdp.coupling_designs import DESIGNS, Design, design_moves, iteration_draws, path_lattice
 from isdp.coupling_designs import meeting_times as design_meeting_times
 from isdp.distributions import dg_logpmf
 
@@ -93,8 +95,6 @@ def test_each_margin_moves_by_the_design_kernel(sum3, target, name, start_y):
 
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_met_chains_stay_together(name):
-    from isdp import IntegerLattice, sum_constraint
-
     lattice = IntegerLattice.from_constraints(sum_constraint(6))
     x = np.array([4, -3, 0, 7, -2, -6])
     out_x, out_y = iteration_draws(lattice, generalized_laplace(0.3), DESIGNS[name], x, x,
@@ -103,13 +103,20 @@ def test_met_chains_stay_together(name):
     assert np.mean(np.any(out_x != x, axis=1)) > 0.5  # and they do move
 
 
-def test_smith_maximal_is_the_library_coupling(sum3):
-    """Same draws in the same order: identical meeting times to isdp.coupling.meeting_times."""
+@pytest.mark.parametrize("name", ["smith-maximal", "path-maximal"])
+def test_coordinate_designs_are_the_library_coupling(name):
+    """Same draws in the same order: identical meeting times to isdp.coupling.meeting_times run
+    on the design's lattice basis (so the path designs certify isdp.sample on path_lattice)."""
+    lattice = IntegerLattice.from_constraints(sum_constraint(6))
+    if name.startswith("path"):
+        lattice = path_lattice(lattice)
+        np.testing.assert_array_equal(lattice.basis, design_moves(lattice, "path")[0])
     target = generalized_laplace(0.5)
-    far = sum3.basis @ np.array([20, -20])
+    far = np.array([20, -20, 5, 0, -3, -2])
     kw = {"lag": 4, "n_pairs": 200, "proposal_eps": 0.5, "seed": 3, "init": far}
-    ours = design_meeting_times(sum3, target, DESIGNS["smith-maximal"], **kw)
-    ref = meeting_times(sum3, target, **kw)
+    ours = design_meeting_times(lattice, target, DESIGNS[name], **kw)
+    ref = meeting_times(lattice, target, **kw)
+    assert ref.met.all()
     np.testing.assert_array_equal(ours.tau, ref.tau)
 
 
@@ -131,7 +138,9 @@ def test_design_validation(sum3, table22):
     with pytest.raises(ValueError):
         Design("x", basis="other")
     with pytest.raises(ValueError):
-        Design("x", basis="pairs", scan="systematic")
+        Design("x", basis="pairs", scan="systematic", anchor="cell")
+    with pytest.raises(ValueError):
+        Design("x", basis="pairs", scan="random")  # not a basis: no coordinates to anchor on
     with pytest.raises(ValueError, match="single sum constraint"):
         design_moves(table22, "path")
     moves, anchors = design_moves(sum3, "smith")

@@ -8,6 +8,8 @@ A *design* fixes
 - the scan: systematic (every move in turn, as the sampler) or random (``lattice.dim`` moves
   per iteration, each drawn uniformly, the same move in both chains), so an iteration costs
   the same number of column updates in every design;
+- the anchor: what the coupled pre-jumps try to equalise — the move's lattice coordinate (as
+  :mod:`isdp.coupling`; needs a basis) or one cell of the move (the *anchor cell*);
 - the coupling of the two pre-jumps along the chosen move: maximal with independent residuals
   (as :mod:`isdp.coupling`), maximal with reflected residuals (z_Y = -z_X), and optionally
   common jumps z_Y = z_X while the chains are more than ``far_gap`` apart in ℓ1.
@@ -15,8 +17,7 @@ A *design* fixes
 Each pre-jump is marginally DG(a) and one common uniform decides both accept steps (the maximal
 coupling of the two accept events), so each chain, given the pair's past, moves by its own
 Metropolis kernel: the coupling may depend on both states, the move choice may not. The
-differences are tracked per cell, and a move's *anchor* is the cell whose difference the
-coupled jump tries to cancel.
+chains have met when every cell agrees.
 """
 
 from __future__ import annotations
@@ -32,12 +33,13 @@ from ._rng import double_geometric, next_u64, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps
 from .coupling import MeetingTimes
 from .distributions import maximal_coupling_dg
-from .lattice import IntegerLattice
+from .lattice import IntegerLattice, InvariantError
 from .samplers import _prepare_init
 from .targets import Target
 
 BASES = ("smith", "path", "pairs")
 SCANS = ("systematic", "random")
+ANCHORS = ("coordinate", "cell")
 PROPOSALS = ("maximal", "reflection")
 _SYSTEMATIC, _RANDOM = 0, 1
 _MAXIMAL, _REFLECTION = 0, 1
@@ -51,14 +53,16 @@ class Design:
     name: str
     basis: str = "smith"
     scan: str = "systematic"
+    anchor: str = "coordinate"
     proposal: str = "maximal"
     far_gap: int | None = None  # common jumps while ‖x - y‖₁ exceeds this; None: never
 
     def __post_init__(self):
-        if self.basis not in BASES or self.scan not in SCANS or self.proposal not in PROPOSALS:
+        if (self.basis not in BASES or self.scan not in SCANS or self.anchor not in ANCHORS
+                or self.proposal not in PROPOSALS):
             raise ValueError(f"unknown design {self}")
-        if self.basis == "pairs" and self.scan == "systematic":
-            raise ValueError("the pair move set is only used with a random scan")
+        if self.basis == "pairs" and (self.scan == "systematic" or self.anchor == "coordinate"):
+            raise ValueError("the pair move set (not a basis) needs a random scan and cell anchors")
 
 
 DESIGNS = {
@@ -67,10 +71,11 @@ DESIGNS = {
         Design("smith-maximal"),  # = isdp.coupling.meeting_times
         Design("smith-reflection", proposal="reflection"),
         Design("smith-random", scan="random"),
-        Design("path-maximal", basis="path"),
+        Design("path-maximal", basis="path"),  # = isdp.coupling on the path-basis lattice
         Design("path-reflection", basis="path", proposal="reflection"),
         Design("path-random", basis="path", scan="random"),
-        Design("pairs-random", basis="pairs", scan="random"),
+        Design("path-cell", basis="path", anchor="cell"),
+        Design("pairs-random", basis="pairs", scan="random", anchor="cell"),
         Design("path-two-phase", basis="path", proposal="reflection", far_gap=20),
     )
 }
@@ -120,8 +125,12 @@ def _pick(rng, j, n_moves, scan):
 
 
 @njit
-def _single_iteration(u, sumsq, rng, ptr, idx, val, code, param, a, p_zero, log_a, scan, n_updates):
-    """One iteration of one chain (the sampler's sweep, or ``n_updates`` random moves)."""
+def _single_iteration(u, sumsq, wdiff, rng, ptr, idx, val, code, param, a, p_zero, log_a, scan,
+                      n_updates):
+    """One iteration of one chain (the sampler's sweep, or ``n_updates`` random moves).
+
+    Accepted jumps are subtracted from ``wdiff`` (the lag phase runs chain X alone).
+    """
     n_moves = ptr.shape[0] - 1
     steps = n_moves if scan == _SYSTEMATIC else n_updates
     for r in range(steps):
@@ -133,6 +142,7 @@ def _single_iteration(u, sumsq, rng, ptr, idx, val, code, param, a, p_zero, log_
         delta, new = log_ratio(u, sumsq, np.sqrt(sumsq), idx, val, start, end, z, code, param)
         if delta >= 0.0 or np.log(uniform_pos(rng)) <= delta:
             apply_move(u, idx, val, start, end, z)
+            wdiff[j] -= z
             sumsq = new
     return sumsq
 
@@ -152,7 +162,7 @@ def _touched_gap(x, y, idx, start, end):
 
 @njit(inline="always")
 def _coupled_jumps(rng, shift, proposal, common, a, p_zero, log_a):
-    """(z_X, z_Y), both DG(a), with z_Y = z_X + shift (anchor cells land together) w.p. 1 - TV."""
+    """(z_X, z_Y), both DG(a), with z_Y = z_X + shift (the anchors land together) w.p. 1 - TV."""
     if common:
         z = double_geometric(rng, a, p_zero, log_a)
         return z, z
@@ -168,16 +178,19 @@ def _coupled_jumps(rng, shift, proposal, common, a, p_zero, log_a):
 
 
 @njit
-def _coupled_iteration(x, y, st, rng, ptr, idx, val, anchor_pos, code, param, a, p_zero, log_a,
-                       scan, n_updates, proposal, far_gap):
-    """One coupled iteration; ``st`` = [sumsq X, sumsq Y, differing cells, ‖x - y‖₁], updated."""
+def _coupled_iteration(x, y, st, wdiff, rng, ptr, idx, val, anchor_pos, code, param, a, p_zero,
+                       log_a, scan, n_updates, proposal, far_gap):
+    """One coupled iteration; ``st`` = [sumsq X, sumsq Y, differing cells, ‖x - y‖₁] and
+    ``wdiff`` = w_Y - w_X (move coordinates) are updated. ``anchor_pos[j] < 0``: coordinate anchor.
+    """
     n_moves = ptr.shape[0] - 1
     steps = n_moves if scan == _SYSTEMATIC else n_updates
     for r in range(steps):
         j = _pick(rng, r, n_moves, scan)
         start, end = ptr[j], ptr[j + 1]
         c = anchor_pos[j]
-        shift = (x[idx[c]] - y[idx[c]]) * val[c]  # val = ±1: z_Y - z_X that equalises the anchor
+        # z_Y - z_X that equalises the anchor (anchor cells have val = ±1)
+        shift = -wdiff[j] if c < 0 else (x[idx[c]] - y[idx[c]]) * val[c]
         zx, zy = _coupled_jumps(rng, shift, proposal, st[3] > far_gap, a, p_zero, log_a)
         log_u = np.log(uniform_pos(rng))  # common to both chains
         nd0, gap0 = _touched_gap(x, y, idx, start, end)
@@ -185,15 +198,29 @@ def _coupled_iteration(x, y, st, rng, ptr, idx, val, anchor_pos, code, param, a,
             delta, new = log_ratio(x, st[0], np.sqrt(st[0]), idx, val, start, end, zx, code, param)
             if log_u <= delta:
                 apply_move(x, idx, val, start, end, zx)
+                wdiff[j] -= zx
                 st[0] = new
         if zy != 0:
             delta, new = log_ratio(y, st[1], np.sqrt(st[1]), idx, val, start, end, zy, code, param)
             if log_u <= delta:
                 apply_move(y, idx, val, start, end, zy)
+                wdiff[j] += zy
                 st[1] = new
         nd1, gap1 = _touched_gap(x, y, idx, start, end)
         st[2] += nd1 - nd0
         st[3] += gap1 - gap0
+
+
+@njit(inline="always")
+def _pair_state(x, y):
+    st = np.zeros(4, dtype=np.int64)
+    st[0] = (x * x).sum()
+    st[1] = (y * y).sum()
+    for i in range(x.shape[0]):
+        if x[i] != y[i]:
+            st[2] += 1
+            st[3] += abs(x[i] - y[i])
+    return st
 
 
 @njit(parallel=True, cache=True)
@@ -204,22 +231,18 @@ def _meeting_times(init, rng, ptr, idx, val, anchor_pos, code, param, a, scan, n
     for p in prange(init.shape[0]):
         x = init[p].copy()
         y = init[p].copy()
-        st = np.zeros(4, dtype=np.int64)
-        st[0] = (x * x).sum()
+        wdiff = np.zeros(ptr.shape[0] - 1, dtype=np.int64)
+        sumsq = (x * x).sum()
         for _ in range(lag):
-            st[0] = _single_iteration(x, st[0], rng[p], ptr, idx, val, code, param, a, p_zero, log_a,
-                                      scan, n_updates)
-        st[1] = (y * y).sum()
-        for i in range(x.shape[0]):
-            if x[i] != y[i]:
-                st[2] += 1
-                st[3] += abs(x[i] - y[i])
+            sumsq = _single_iteration(x, sumsq, wdiff, rng[p], ptr, idx, val, code, param, a, p_zero,
+                                      log_a, scan, n_updates)
+        st = _pair_state(x, y)
         t = lag
         met[p] = False
         while t < max_iter:
             t += 1
-            _coupled_iteration(x, y, st, rng[p], ptr, idx, val, anchor_pos, code, param, a, p_zero,
-                               log_a, scan, n_updates, proposal, far_gap)
+            _coupled_iteration(x, y, st, wdiff, rng[p], ptr, idx, val, anchor_pos, code, param, a,
+                               p_zero, log_a, scan, n_updates, proposal, far_gap)
             if st[2] == 0:
                 met[p] = True
                 break
@@ -229,13 +252,14 @@ def _meeting_times(init, rng, ptr, idx, val, anchor_pos, code, param, a, scan, n
 def _compiled_design(lattice: IntegerLattice, design: Design):
     moves, anchors = design_moves(lattice, design.basis)
     ptr, idx, val = basis_csr(moves)
-    anchor_pos = np.empty(moves.shape[1], dtype=np.int64)
-    for j in range(moves.shape[1]):
-        cells = idx[ptr[j]:ptr[j + 1]]
-        anchor_pos[j] = ptr[j] + int(np.flatnonzero(cells == anchors[j])[0])
+    anchor_pos = np.full(moves.shape[1], -1, dtype=np.int64)
+    if design.anchor == "cell":
+        for j in range(moves.shape[1]):
+            cells = idx[ptr[j]:ptr[j + 1]]
+            anchor_pos[j] = ptr[j] + int(np.flatnonzero(cells == anchors[j])[0])
     far_gap = _NEVER if design.far_gap is None else int(design.far_gap)
-    return (ptr, idx, val, anchor_pos), (SCANS.index(design.scan), lattice.dim,
-                                         PROPOSALS.index(design.proposal), far_gap)
+    return moves, (ptr, idx, val, anchor_pos), (SCANS.index(design.scan), lattice.dim,
+                                                PROPOSALS.index(design.proposal), far_gap)
 
 
 def meeting_times(lattice: IntegerLattice, target: Target, design: Design, *, lag: int, n_pairs: int,
@@ -247,7 +271,7 @@ def meeting_times(lattice: IntegerLattice, target: Target, design: Design, *, la
     max_iter, proposal_eps = check_count("max_iter", max_iter, 1), check_dg_eps("proposal_eps", proposal_eps)
     lag, n_pairs = check_count("lag", lag, 1, high=max_iter), check_count("n_pairs", n_pairs, 1)
     start = _prepare_init(lattice, init, n_pairs)
-    csr, options = _compiled_design(lattice, design)
+    _, csr, options = _compiled_design(lattice, design)
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
@@ -257,26 +281,20 @@ def meeting_times(lattice: IntegerLattice, target: Target, design: Design, *, la
 
 
 @njit(cache=True)
-def _iteration_draws(x0, y0, rng, ptr, idx, val, anchor_pos, code, param, a, scan, n_updates,
-                     proposal, far_gap, single, out_x, out_y):
+def _iteration_draws(x0, y0, wdiff0, rng, ptr, idx, val, anchor_pos, code, param, a, scan,
+                     n_updates, proposal, far_gap, single, out_x, out_y):
     p_zero = (1.0 - a) / (1.0 + a)
     log_a = np.log(a)
     for r in range(out_x.shape[0]):
         x = x0.copy()
         y = y0.copy()
+        wdiff = wdiff0.copy()
         if single:
-            _single_iteration(x, (x * x).sum(), rng, ptr, idx, val, code, param, a, p_zero, log_a,
-                              scan, n_updates)
+            _single_iteration(x, (x * x).sum(), wdiff, rng, ptr, idx, val, code, param, a, p_zero,
+                              log_a, scan, n_updates)
         else:
-            st = np.zeros(4, dtype=np.int64)
-            st[0] = (x * x).sum()
-            st[1] = (y * y).sum()
-            for i in range(x.shape[0]):
-                if x[i] != y[i]:
-                    st[2] += 1
-                    st[3] += abs(x[i] - y[i])
-            _coupled_iteration(x, y, st, rng, ptr, idx, val, anchor_pos, code, param, a, p_zero,
-                               log_a, scan, n_updates, proposal, far_gap)
+            _coupled_iteration(x, y, _pair_state(x, y), wdiff, rng, ptr, idx, val, anchor_pos, code,
+                               param, a, p_zero, log_a, scan, n_updates, proposal, far_gap)
         out_x[r] = x
         out_y[r] = y
 
@@ -289,9 +307,27 @@ def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, 
     """
     x = np.asarray(x, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
-    csr, options = _compiled_design(lattice, design)
+    if not (lattice.contains(x) and lattice.contains(y)):
+        raise InvariantError("x and y must lie in the lattice")
+    moves, csr, options = _compiled_design(lattice, design)
+    wdiff = np.zeros(moves.shape[1], dtype=np.int64)
+    if design.anchor == "coordinate":
+        wdiff = np.rint(np.linalg.lstsq(moves.astype(float), (y - x).astype(float), rcond=None)[0])
+        wdiff = wdiff.astype(np.int64)
+        assert np.all(moves @ wdiff == y - x), "the move set is not a basis"
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
-    _iteration_draws(x, y, seed_states(seed, 1)[0], *csr, target.code, target.param,
+    _iteration_draws(x, y, wdiff, seed_states(seed, 1)[0], *csr, target.code, target.param,
                      float(np.exp(-proposal_eps)), *options, not coupled, out_x, out_y)
     return out_x, out_y
+
+
+def path_lattice(lattice: IntegerLattice) -> IntegerLattice:
+    """The same lattice Λ(A) of a single sum constraint, with the path basis e_i - e_{i+1}.
+
+    :func:`isdp.sample` and :func:`isdp.coupling.meeting_times` on it run (and certify) the
+    sampler whose kernel the ``path-*`` designs couple.
+    """
+    moves, _ = design_moves(lattice, "path")
+    return IntegerLattice(A=lattice.A, basis=moves, rank=lattice.rank,
+                          invariant_factors=lattice.invariant_factors)
