@@ -41,8 +41,8 @@ BASES = ("smith", "path", "pairs")
 SCANS = ("systematic", "random")
 ANCHORS = ("coordinate", "cell")
 PROPOSALS = ("maximal", "reflection")
-_SYSTEMATIC, _RANDOM = 0, 1
-_MAXIMAL, _REFLECTION = 0, 1
+_SYSTEMATIC = 0  # SCANS.index("systematic")
+_MAXIMAL = 0  # PROPOSALS.index("maximal")
 _NEVER = np.iinfo(np.int64).max
 
 
