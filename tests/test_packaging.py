@@ -92,15 +92,6 @@ def test_configs_match_schema(name):
     jsonschema.validate(yaml.safe_load((ROOT / "config" / name).read_text()), schema)
 
 
-@pytest.mark.parametrize("override, named", [
-    ("e1:\n  eps: -1\n", "eps"),
-    ("e1:\n  eps: .nan\n", "config.e1.eps: nan is not a finite number"),
-    ("e3:\n  eps: .inf\n", "config.e3.eps: inf is not a finite number"),
-    ("e2:\n  tabel: data/other.csv\n", "'tabel' was unexpected"),
-    ("e1:\n  pilot: {grid: [0.1], n_chains: 2, n_iter: 100, acceptance_range: [0.5, 0.2]}\n",
-     "config.e1.pilot.acceptance_range: the range [0.5, 0.2] must be increasing"),
-    ("e1:\n  draws: {n_draws: 200, n_chains: 4, thin: 1.5}\n", "1.5 is not of type 'integer'"),
-])
 def _merged(override: dict) -> dict:
     """ci.yaml with ``override`` merged in, as Snakemake merges a second --configfile."""
     def merge(base, extra):
@@ -127,6 +118,15 @@ def test_schema_errors_name_the_key_and_the_value(override, message, path):
     assert "/".join(map(str, err.value.absolute_path)) == path
 
 
+@pytest.mark.parametrize("override, named", [
+    ("e1:\n  eps: -1\n", "eps"),
+    ("e1:\n  eps: .nan\n", "config.e1.eps: nan is not a finite number"),
+    ("e3:\n  eps: .inf\n", "config.e3.eps: inf is not a finite number"),
+    ("e2:\n  tabel: data/other.csv\n", "'tabel' was unexpected"),
+    ("e1:\n  pilot: {grid: [0.1], n_chains: 2, n_iter: 100, acceptance_range: [0.5, 0.2]}\n",
+     "config.e1.pilot.acceptance_range: the range [0.5, 0.2] must be increasing"),
+    ("e1:\n  draws: {n_draws: 200, n_chains: 4, thin: 1.5}\n", "1.5 is not of type 'integer'"),
+])
 def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, override, named):
     bad = tmp_path / "bad.yaml"
     bad.write_text(override)
