@@ -23,7 +23,7 @@ from numba import njit, prange
 
 from ._kernels import apply_move, basis_csr, component_sweep, log_ratio
 from ._rng import seed_states, uniform_pos
-from ._runner import check_count, check_dg_eps
+from ._runner import check_count, check_dg_eps, check_positive
 from .distributions import maximal_coupling_dg
 from .lattice import IntegerLattice
 from .samplers import _prepare_init
@@ -130,8 +130,7 @@ def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
 def convergence_iteration(tau, lag: int, threshold: float = 0.01) -> int:
     """Smallest t with tv_upper_bound(t) < threshold (the bound is non-increasing in t)."""
     lag = check_count("lag", lag, 1)
-    if not (isinstance(threshold, int | float | np.number) and 0 < threshold <= 1):  # nan fails too
-        raise ValueError(f"threshold must be a TV distance in (0, 1], got {threshold!r}")
+    threshold = check_positive("threshold", threshold)  # the bound is never below 0: 0 or nan never converge
     tau = np.asarray(tau, dtype=np.int64)
     hi = int(max(tau.max() - lag, 0))
     ts = np.arange(0, hi + 1)
