@@ -71,6 +71,7 @@ class Server:
         self.hits: dict[str, int] = {}
         self.delay: dict[str, float] = {}
         self.trickle: dict[str, float] = {}  # seconds between single bytes of the body
+        self.header_trickle: dict[str, float] = {}  # seconds between single bytes of a header
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -78,6 +79,16 @@ class Server:
                 n = owner.hits.get(self.path, 0)
                 owner.hits[self.path] = n + 1
                 time.sleep(owner.delay.get(self.path, 0.0))
+                if self.path in owner.header_trickle:
+                    try:
+                        self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                        for _ in range(400):  # one header line, a byte at a time (bounded: 400 bytes)
+                            self.wfile.write(b"a")
+                            self.wfile.flush()
+                            time.sleep(owner.header_trickle[self.path])
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    return
                 answers = owner.routes.get(self.path, [(404, b"not found")])
                 status, body = answers[min(n, len(answers) - 1)]
                 if status == 299:  # a 200 announcing more bytes than are sent: a cut connection
@@ -351,7 +362,7 @@ def test_download_cut_connection_is_retried(tmp_path, server):
 def test_download_timeout(tmp_path, server):
     server.routes["/slow"] = [(200, b"late")]
     server.delay["/slow"] = 1.0
-    with pytest.raises(DownloadError, match="timed out"):
+    with pytest.raises(DownloadError, match="timed out|deadline"):  # the socket timeout or the deadline, whichever first
         nhgis.download(server.url("/slow"), tmp_path / "x", timeout=0.2, retries=1, backoff=0.01)
     assert list(tmp_path.iterdir()) == []
 
@@ -478,6 +489,17 @@ def test_trickling_server_is_abandoned_at_the_deadline(tmp_path, server):
     tick = time.monotonic()
     with pytest.raises(DownloadError, match="deadline"):
         nhgis.download(server.url("/trickle"), tmp_path / "x.zip", timeout=1.0, retries=1)
+    assert time.monotonic() - tick < 5
+    assert _no_partial_files(tmp_path) and not (tmp_path / "x.zip").exists()
+
+
+def test_server_trickling_its_headers_is_abandoned_at_the_deadline(tmp_path, server):
+    """The deadline covers the status line and headers too: a header byte every 50 ms used to
+    reset the per-read socket timeout for 20 s (for ever, from an endless server)."""
+    server.header_trickle["/slow-headers"] = 0.05
+    tick = time.monotonic()
+    with pytest.raises(DownloadError, match="deadline"):
+        nhgis.download(server.url("/slow-headers"), tmp_path / "x.zip", timeout=1.0, retries=1)
     assert time.monotonic() - tick < 5
     assert _no_partial_files(tmp_path) and not (tmp_path / "x.zip").exists()
 

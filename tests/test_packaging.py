@@ -128,6 +128,32 @@ def test_ci_config_holds_only_overrides():
         assert node != value, f"ci.yaml: {'.'.join(path)} repeats config.yaml's value {value!r}"
 
 
+def _merged(override: dict) -> dict:
+    """ci.yaml with ``override`` merged in, as Snakemake merges a second --configfile."""
+    def merge(base, extra):
+        for key, value in extra.items():
+            base[key] = merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+        return base
+    return merge(yaml.safe_load((ROOT / "config" / "ci.yaml").read_text()), override)
+
+
+@pytest.mark.parametrize("override, message, path", [
+    # under allOf + unevaluatedProperties these read "'coupling', 'draws', 'eps', 'pilot', 'targets' were unexpected"
+    ({"e1": {"draws": {"n_draws": 200, "n_chains": 4, "thin": 1.5}}}, "1.5 is not of type 'integer'", "e1/draws/thin"),
+    ({"e2": {"eps": "1e-3"}}, "'1e-3' is not of type 'number'", "e2/eps"),  # YAML 1.1 reads 1e-3 as a string
+    ({"e1": {"x": [3, 2]}}, "is too short", "e1/x"),
+    ({"e1": {"x": [-1, 7, 20]}}, "-1 is less than the minimum of 0", "e1/x/0"),  # a negative count was accepted
+    ({"e2": {"tabel": "data/other.csv"}}, "'tabel' was unexpected", "e2"),
+    ({"e1": {"targets": {"l3": {"proposal_eps": 0.1, "lags": [10]}}}}, "'l3' was unexpected", "e1/targets"),
+])
+def test_schema_errors_name_the_key_and_the_value(override, message, path):
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    with pytest.raises(jsonschema.ValidationError) as err:
+        jsonschema.validate(_merged(override), schema)
+    assert message in err.value.message
+    assert "/".join(map(str, err.value.absolute_path)) == path
+
+
 @pytest.mark.parametrize("override, named", [
     ("e1:\n  eps: -1\n", "eps"),
     ("e1:\n  eps: .nan\n", "config.e1.eps: nan is not a finite number"),
@@ -135,6 +161,7 @@ def test_ci_config_holds_only_overrides():
     ("e2:\n  tabel: data/other.csv\n", "'tabel' was unexpected"),
     ("e1:\n  pilot: {grid: [0.1], n_chains: 2, n_iter: 100, acceptance_range: [0.5, 0.2]}\n",
      "config.e1.pilot.acceptance_range: the range [0.5, 0.2] must be increasing"),
+    ("e1:\n  draws: {n_draws: 200, n_chains: 4, thin: 1.5}\n", "1.5 is not of type 'integer'"),
 ])
 def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, override, named):
     bad = tmp_path / "bad.yaml"

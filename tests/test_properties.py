@@ -16,11 +16,15 @@ from isdp import (
     IntegerLattice,
     InvariantError,
     check_release,
+    convergence_iteration,
     generalized_laplace,
     meeting_times,
     sample,
+    sample_sum_constraint_l1,
+    tv_upper_bound,
 )
 from isdp._runner import DG_EPS_RANGE
+from isdp.exact import sample_conditioned_dg
 from isdp.mis import mis_sample
 
 
@@ -100,3 +104,66 @@ def test_mis_keeps_equalities_and_non_negativity_or_raises(x, eps, proposal, see
     flat = res.draws.reshape(-1, 5)
     check_release(flat, A, A @ x)
     assert flat.min() >= 0
+
+
+# ---------------------------------------------------------------- degenerate parameters, named errors
+
+BAD_EPS = [math.inf, -math.inf, math.nan, 0.0, -1.0, 1e-12, 800.0, "x"]
+
+
+@pytest.mark.parametrize("eps", BAD_EPS)
+def test_exact_samplers_refuse_a_degenerate_eps(eps):
+    """Before: inf, nan and 800 looped for ever, 0 returned ±2**63, -1 returned zeros, 1e-12 ~1e11."""
+    with pytest.raises(ValueError, match="eps"):
+        sample_sum_constraint_l1(4, eps, 3, seed=1)
+    with pytest.raises(ValueError, match="eps"):
+        sample_conditioned_dg(np.ones((1, 4), dtype=np.int64), eps, 3, seed=1)
+
+
+@pytest.mark.parametrize("n, size", [(2.5, 3), (4, 2.5), (1, 3), (4, -1), (4, math.nan), (True, 3)])
+def test_exact_sampler_sizes_are_whole_numbers(n, size):
+    with pytest.raises(ValueError, match="n must|size must"):
+        sample_sum_constraint_l1(n, 1.0, size, seed=1)
+
+
+@pytest.mark.parametrize("seed", [math.nan, -1, 1.5, "seed", None])
+def test_a_bad_seed_is_named(seed):
+    lattice = IntegerLattice.from_constraints(np.ones((1, 4), dtype=np.int64))
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        sample(lattice, generalized_laplace(1.0), n_chains=1, n_draws=2, proposal_eps=0.5, seed=seed, progress=False)
+
+
+@SETTINGS
+@given(n=st.integers(2, 6), eps=any_float, seed=st.integers(0, 2**32))
+def test_exact_sum_constraint_sampler_keeps_the_sum_or_raises(n, eps, seed):
+    try:
+        u = sample_sum_constraint_l1(n, eps, 4, seed=seed)
+    except ValueError:
+        assert not _usable(eps)
+        return
+    assert u.dtype == np.int64 and u.shape == (4, n) and not u.sum(axis=1).any()
+
+
+@pytest.mark.parametrize("release, invariants", [
+    (np.array([1e19, -1e19, 0, 0]), [0]),         # float beyond int64: the cast wrapped and passed
+    (np.array([2**62, 2**62, 0, 0]), [2**63]),     # A·x overflowed int64 and matched the wrapped target
+    (np.array([2**62, 2**62, 0, 0]), [-(2**63)]),
+    (np.array([0, 0, 0, 0]), [1e19]),
+])
+def test_check_release_refuses_counts_it_cannot_check_exactly(release, invariants):
+    with pytest.raises(InvariantError, match="too large"):
+        check_release(release, np.ones((1, 4), dtype=np.int64), invariants)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tv_upper_bound([5, 6, 7], 2, [math.inf]),
+    lambda: tv_upper_bound([5, 6, 7], 2, [1.5]),
+    lambda: tv_upper_bound([5, 6, 7], 2, [-1]),
+    lambda: tv_upper_bound([5, 6, 7], 0, [1]),
+    lambda: convergence_iteration([5, 6, 7], 2, math.nan),
+    lambda: convergence_iteration([5, 6, 7], 2, 0.0),
+    lambda: convergence_iteration([5, 6, 7], 1.5, 0.01),
+])
+def test_tv_bound_arguments_are_checked(call):
+    with pytest.raises(ValueError, match="t must|lag must|threshold must"):
+        call()

@@ -21,7 +21,18 @@ GOOD = "county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n"
     ("county,Low,High,Mid\nA,1,2,4\nB,3,4.5,0\nC,5,0,2\n", "row 'B', column 'High': '4.5' is not an integer"),
     ("county,Low,High,Mid\nA,1,2,4\nB,3,,0\nC,5,0,2\n", "row 'B', column 'High': '' is not an integer"),
     ("county,Low,High,Mid\nA,1,2,x\nB,3,4,0\nC,5,0,2\n", "'x' is not an integer"),
-    ("county,Low,Low,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n", None),  # pandas renames Low.1: not a duplicate
+    ("county,Low,Low,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n", "duplicate column label 'Low'"),  # was read as 'Low.1'
+    ("county,Low,low ,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n", "duplicate column label 'low'"),
+    ("county,Low,High,Mid\nA,1,2,4\n,3,4,0\nC,5,0,2\n", "line 3: the row has no label"),
+    ("county,Low,High,Mid,\nA,1,2,4,\nB,3,4,0,\nC,5,0,2,\n", "column 5 has no label"),
+    ("county,Low,High,Mid\nA,1,2,4,9\nB,3,4,0\nC,5,0,2\n", "line 2 has 5 fields, the header 4"),  # named row 'B' before
+    ("county,Low,High,Mid\nA,1,2\nB,3,4,0\nC,5,0,2\n", "line 2 has 3 fields, the header 4"),
+    ("county;Low;High;Mid\nA;1;2;4\nB;3;4;0\n", "comma-separated"),
+    ("county,Low,High,Mid\nA,1,2,99999999999999999999\nB,3,4,0\nC,5,0,2\n", "row 'A', column 'Mid': '99999999999999999999' is too large"),
+    ("county,Low,High,Mid\nA,1,2,\u0664\nB,3,4,0\nC,5,0,2\n", "'\u0664' is not an integer"),  # int() read it as 4
+    ("county,Low,High,Mid\nA,1,2,1_0\nB,3,4,0\nC,5,0,2\n", "'1_0' is not an integer"),  # int() read it as 10
+    ("county,Low,High,Mid,Grand Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n", "margin column 'Grand Total' does not equal"),
+    ("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nAll ages,9,6,5\n", "margin row 'All ages' does not equal"),
     ("county,Low,High,Mid\nA,1,2,4\nA,3,4,0\nC,5,0,2\n", "duplicate row label 'A'"),
     ("county,Low,High,Mid,Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n", "margin column 'Total' does not equal"),
     ("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nTotal,9,6,5\n", "margin row 'Total' does not equal"),
@@ -77,3 +88,12 @@ def test_noise_tables_may_be_negative(tmp_path):
         read_table_csv(path)
     for name in ("paper_table1_l1_draw.csv", "paper_table3_l2_draw.csv"):
         assert read_table_csv(REPO / "data" / "e2" / name, counts=False)[0].shape == (4, 4)
+
+
+@pytest.mark.parametrize("raw", [("\ufeff" + GOOD).encode(), GOOD.replace("\n", "\r\n").encode(),
+                                 GOOD.replace("\nB", "\n\nB").encode(), GOOD.replace(",", " , ").encode()])
+def test_bom_crlf_blank_lines_and_padding_read_the_same_table(tmp_path, raw):
+    path = tmp_path / "t.csv"
+    path.write_bytes(raw)
+    cells, rows, cols = read_table_csv(path)
+    assert cells.tolist() == [[1, 2, 4], [3, 4, 0], [5, 0, 2]] and rows == ["A", "B", "C"] and cols == ["Low", "High", "Mid"]

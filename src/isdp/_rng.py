@@ -17,8 +17,16 @@ _TWO_POW_M53 = 1.0 / 9007199254740992.0
 
 
 def seed_states(seed: int | np.random.SeedSequence, n_streams: int) -> np.ndarray:
-    """Independent xoshiro256** states, one row (4 × uint64) per stream."""
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    """Independent xoshiro256** states, one row (4 × uint64) per stream.
+
+    ``seed`` must be a non-negative integer (or a SeedSequence): ``None`` would draw fresh OS
+    entropy and make the run irreproducible, so it is refused like nan or -1.
+    """
+    if not isinstance(seed, np.random.SeedSequence):
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        seed = np.random.SeedSequence(int(seed))
+    ss = seed
     states = np.empty((n_streams, 4), dtype=np.uint64)
     for i, child in enumerate(ss.spawn(n_streams)):
         words = child.generate_state(4, np.uint64)

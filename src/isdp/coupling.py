@@ -23,7 +23,7 @@ from numba import njit, prange
 
 from ._kernels import apply_move, basis_csr, component_sweep, log_ratio
 from ._rng import seed_states, uniform_pos
-from ._runner import check_count, check_dg_eps
+from ._runner import check_count, check_dg_eps, check_positive
 from .distributions import maximal_coupling_dg
 from .lattice import IntegerLattice
 from .samplers import _prepare_init
@@ -116,14 +116,21 @@ class MeetingTimes:
 
 def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
     """Mean over pairs of max(0, ⌈(τ - L - t)/L⌉), for each t (Biswas et al. Thm 2.5)."""
+    lag = check_count("lag", lag, 1)
     tau = np.asarray(tau, dtype=np.int64)[:, None]
-    t = np.atleast_1d(np.asarray(t, dtype=np.int64))[None, :]
+    t = np.atleast_1d(np.asarray(t))
+    # a cast would truncate 1.5 and fail on inf with a bare OverflowError
+    if t.dtype.kind not in "iuf" or not np.all(np.isfinite(t)) or np.any(np.rint(t) != t) or np.any(t < 0):
+        raise ValueError(f"t must be non-negative whole iteration numbers, got {t.tolist()!r}")
+    t = t.astype(np.int64)[None, :]
     # ceil(m / L) for integer m via -((-m) // L)
     return np.maximum(0, -((-(tau - lag - t)) // lag)).mean(axis=0)
 
 
 def convergence_iteration(tau, lag: int, threshold: float = 0.01) -> int:
     """Smallest t with tv_upper_bound(t) < threshold (the bound is non-increasing in t)."""
+    lag = check_count("lag", lag, 1)
+    threshold = check_positive("threshold", threshold)  # the bound is never below 0: 0 or nan never converge
     tau = np.asarray(tau, dtype=np.int64)
     hi = int(max(tau.max() - lag, 0))
     ts = np.arange(0, hi + 1)

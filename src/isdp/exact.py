@@ -13,6 +13,7 @@ from numba import njit, prange
 from scipy import stats
 
 from ._rng import double_geometric, seed_states, uniform_pos
+from ._runner import check_count, check_dg_eps
 from .distributions import dg_logpmf
 from .lattice import IntegerLattice, as_integer_matrix
 from .targets import Target
@@ -49,11 +50,12 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.nda
     probability is P(S_n = 0)/P(DG = 0) ≈ (1+a)/((1-a)·sqrt(2π n Var DG)) — a few per cent
     for a state's counties, so each draw costs tens of proposals.
     """
-    if n < 2:
-        raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
-    out = np.empty((int(size), int(n)), dtype=np.int64)
-    tries = np.empty(int(size), dtype=np.int64)
-    _sum_zero_rejection(seed_states(seed, int(size)), float(np.exp(-eps)), out, tries)
+    # outside DG_EPS_RANGE the rejection loop never accepts (nan, a = 0) or returns garbage (a = 1)
+    n = check_count("n", n, 2)  # a sum constraint needs 2 cells to leave room for noise
+    size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
+    out = np.empty((size, n), dtype=np.int64)
+    tries = np.empty(size, dtype=np.int64)
+    _sum_zero_rejection(seed_states(seed, size), float(np.exp(-eps)), out, tries)
     return out
 
 
@@ -110,8 +112,9 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     a ground truth for it. Feasible only when P(A u = 0) is not tiny: small tables, larger ε.
     """
     A = np.ascontiguousarray(as_integer_matrix(A))
-    out = np.empty((int(size), A.shape[1]), dtype=np.int64)
-    _conditioned_rejection(seed_states(seed, int(size)), float(np.exp(-eps)), A, out)
+    size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
+    out = np.empty((size, A.shape[1]), dtype=np.int64)
+    _conditioned_rejection(seed_states(seed, size), float(np.exp(-eps)), A, out)
     return out
 
 

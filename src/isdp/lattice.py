@@ -164,6 +164,10 @@ def integer_solution(A, b) -> np.ndarray:
     return x
 
 
+#: Largest count magnitude :func:`check_release` accepts: every integer up to it is exact in a float.
+COUNT_LIMIT = 2**53
+
+
 def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
     """Raise :class:`InvariantError` unless every row of ``release`` is integer and meets A·r = invariants.
 
@@ -175,12 +179,18 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
     if not np.issubdtype(r.dtype, np.integer):
         if not np.all(np.isfinite(r)) or np.any(np.rint(r) != r):
             raise InvariantError(f"{what} is not integer-valued")
-        r = r.astype(np.int64)
     A = as_integer_matrix(A)
     raw = np.asarray(invariants)
     if raw.dtype.kind not in "iuf" or not np.all(np.isfinite(raw)) or np.any(np.rint(raw) != raw):
         raise InvariantError(f"{what}: the invariants must be integers (counts), got {raw.tolist()!r}")
-    target = raw.astype(np.int64)
+    # beyond 2**53 a float is no longer an exact integer and int64 casts or A·x can wrap around,
+    # which once let a wrapped release "match" a wrapped target
+    for name, values in (("release", r), ("invariants", raw)):
+        if values.size and np.abs(values.astype(float)).max() > COUNT_LIMIT:
+            raise InvariantError(f"{what}: {name} too large to check exactly (beyond ±2**53)")
+    r, target = r.astype(np.int64), raw.astype(np.int64)
+    if r.size and float(np.abs(r).max()) * float(np.abs(A).sum(axis=1).max()) > 2.0**62:
+        raise InvariantError(f"{what}: release too large to check exactly (A·x would overflow int64)")
     if target.shape != (A.shape[0],):
         raise InvariantError(f"{what}: {target.size} invariant values for {A.shape[0]} constraints")
     rows = r.reshape(-1, r.shape[-1])

@@ -18,6 +18,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import threading
 import time
 import urllib.error
@@ -181,31 +182,72 @@ class _Deadline(TimeoutError):
     """The attempt's overall deadline passed (a slow or trickling server)."""
 
 
+class _Watchdog:
+    """Shuts the attempt's sockets down when its deadline passes.
+
+    Socket timeouts bound each read, not the attempt: a server sending its status line, a
+    header or the body a byte at a time resets them on every byte. Shutting the socket down
+    wakes whatever read urllib is blocked in (status line, headers, body), in any thread.
+    """
+
+    def __init__(self, timeout: float):
+        self.sockets: list[socket.socket] = []  # not the connections: they drop theirs once the headers are in
+        self.fired = False
+        self.timer = threading.Timer(timeout, self._fire)
+        self.timer.daemon = True
+
+    def _fire(self) -> None:
+        self.fired = True
+        for sock in self.sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        """An opener whose every connection (redirects included) is watched."""
+        watchdog = self
+
+        def watched(http_class):
+            class Watched(http_class):
+                def connect(self):
+                    super().connect()
+                    watchdog.sockets.append(self.sock)
+            return Watched
+
+        class HTTP(urllib.request.HTTPHandler):
+            def do_open(self, http_class, req, **kwargs):
+                return super().do_open(watched(http_class), req, **kwargs)
+
+        class HTTPS(urllib.request.HTTPSHandler):
+            def do_open(self, http_class, req, **kwargs):
+                return super().do_open(watched(http_class), req, **kwargs)
+
+        return urllib.request.build_opener(HTTP, HTTPS)
+
+
 def _fetch_once(url: str, tmp: Path, timeout: float, expected_sha256: str | None) -> int:
-    """One attempt, bounded by ``timeout`` seconds in total (not per socket read)."""
-    deadline = time.monotonic() + timeout
+    """One attempt, bounded by ``timeout`` seconds in total (connection, headers and body)."""
     request = urllib.request.Request(url, headers={"User-Agent": "isdp (python urllib)"})
     digest = hashlib.sha256()
     size = 0
-    with urllib.request.urlopen(request, timeout=timeout) as resp, open(tmp, "wb") as out:
-        expected_size = resp.headers.get("Content-Length")
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise _Deadline(f"attempt exceeded its {timeout:g} s deadline after {size} bytes")
-            if resp.fp is not None and hasattr(resp.fp, "raw"):  # bound each wait by the time left
-                resp.fp.raw._sock.settimeout(left)
-            try:
-                chunk = resp.read1(1 << 16)  # whatever has arrived: a trickle cannot stall a full-size read
-            except TimeoutError:
-                raise _Deadline(f"attempt exceeded its {timeout:g} s deadline after {size} bytes") from None
-            if not chunk:
-                break
-            out.write(chunk)
-            digest.update(chunk)
-            size += len(chunk)
-    if expected_size is not None and size != int(expected_size):
-        raise _BadBody(f"incomplete body: got {size} of {expected_size} bytes")
+    watchdog = _Watchdog(timeout)
+    watchdog.timer.start()
+    try:
+        with watchdog.opener().open(request, timeout=timeout) as resp, open(tmp, "wb") as out:
+            expected_size = resp.headers.get("Content-Length")
+            while chunk := resp.read1(1 << 16):  # whatever has arrived: a trickle cannot stall a full-size read
+                out.write(chunk)
+                digest.update(chunk)
+                size += len(chunk)
+        if watchdog.fired:  # a shut-down socket can also read as a clean end of headers or body
+            raise TimeoutError("shut down at the deadline")
+        if expected_size is not None and size != int(expected_size):
+            raise _BadBody(f"incomplete body: got {size} of {expected_size} bytes")
+    except (OSError, HTTPException) as exc:
+        if watchdog.fired:  # the shutdown surfaced as a reset, a short body or a bad status line
+            raise _Deadline(f"attempt exceeded its {timeout:g} s deadline after {size} bytes") from exc
+        raise
+    finally:
+        watchdog.timer.cancel()
     if expected_sha256 is not None and digest.hexdigest() != expected_sha256.lower():
         raise _BadBody(f"sha256 mismatch: got {digest.hexdigest()}, expected {expected_sha256}")
     return size
