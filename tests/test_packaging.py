@@ -129,12 +129,12 @@ def test_ci_config_holds_only_overrides():
 
 
 def _merged(override: dict) -> dict:
-    """ci.yaml with ``override`` merged in, as Snakemake merges a second --configfile."""
-    def merge(base, extra):
-        for key, value in extra.items():
-            base[key] = merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
-        return base
-    return merge(yaml.safe_load((ROOT / "config" / "ci.yaml").read_text()), override)
+    """config.yaml, then ci.yaml, then ``override``, merged as Snakemake merges --configfile files."""
+    from snakemake.utils import update_config
+
+    config = merged_config(ROOT / "config" / "ci.yaml")
+    update_config(config, override)
+    return config
 
 
 @pytest.mark.parametrize("override, message, path", [
