@@ -31,26 +31,53 @@ def basis_csr(basis: np.ndarray):
     )
 
 
-@njit(inline="always")
-def log_ratio(u, sumsq, norm, idx, val, start, end, z, code, param):
-    """(log π(u + z b_j) - log π(u), new squared norm) for the move z along column j.
+def exp_table(target_code: int, param: float) -> np.ndarray:
+    """exp(-ε d) for d = 0, 1, ... until it is below 2**-60, for the ℓ1 target (else empty).
 
-    ``norm`` is the cached sqrt(sumsq), so an ℓ2 proposal costs one square root, not two.
+    The ℓ1 acceptance ratio is exp(-ε d) with d the integer change of ‖u‖₁, so the test
+    reads it here instead of computing a logarithm per proposal; larger d fall back to exp.
     """
+    if target_code != LAPLACE_L1:
+        return np.empty(0)
+    return np.exp(-param * np.arange(min(int(42.0 / param) + 2, 4096)))
+
+
+@njit(inline="always")
+def norm_change(u, idx, val, start, end, z, code):
+    """The integer change of the target's norm statistic under the move u → u + z b_j.
+
+    Δ‖u‖₁ for the ℓ1 target, Δ‖u‖₂² otherwise (the chain caches ‖u‖₂², so no drift builds up).
+    """
+    d = 0
     if code == LAPLACE_L1:
-        d = 0
         for p in range(start, end):
             old = u[idx[p]]
             d += abs(old + z * val[p]) - abs(old)
-        return -param * d, sumsq
-    ds = 0
-    for p in range(start, end):
-        step = z * val[p]
-        ds += step * (2 * u[idx[p]] + step)
-    new = sumsq + ds
+    else:
+        for p in range(start, end):
+            step = z * val[p]
+            d += step * (2 * u[idx[p]] + step)
+    return d
+
+
+@njit(inline="always")
+def acceptance_ratio(change, sumsq, norm, code, param, exp_l1):
+    """min(1, π(u')/π(u)) for a move with ``norm_change`` ``change``; accept iff U <= it, U ~ U(0, 1].
+
+    ``norm`` is the cached sqrt(sumsq), so an ℓ2 proposal costs one square root, not two.
+    U <= exp(δ) is the event log U <= δ of the textbook test, up to floating-point rounding.
+    """
+    if code == LAPLACE_L1:
+        if change <= 0:
+            return 1.0
+        if change < exp_l1.shape[0]:
+            return exp_l1[change]
+        return np.exp(-param * change)
     if code == LAPLACE_L2:
-        return -param * (np.sqrt(new) - norm), new
-    return -param * ds, new
+        delta = -param * (np.sqrt(sumsq + change) - norm)
+    else:
+        delta = -param * change
+    return 1.0 if delta >= 0.0 else np.exp(delta)
 
 
 @njit(inline="always")
@@ -60,25 +87,27 @@ def apply_move(u, idx, val, start, end, z):
 
 
 @njit
-def component_sweep(u, sumsq, rng, ptr, idx, val, code, param, a, p_zero, log_a, wdiff, sign):
+def component_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, exp_l1, wdiff, sign):
     """One Gibbs-within-Metropolis iteration: a Metropolis update along every basis column.
 
+    ``dg`` is the proposal's :func:`~isdp._rng.dg_table`, ``exp_l1`` the :func:`exp_table`.
     Returns (accepted proposals, new squared norm). If ``sign`` is ±1 the accepted moves are
     also added, times ``sign``, to ``wdiff`` (the coupled sampler's coordinate difference).
     """
     accepted = 0
     norm = np.sqrt(sumsq)
     for j in range(ptr.shape[0] - 1):
-        z = double_geometric(rng, a, p_zero, log_a)
+        z = double_geometric(rng, dg)
         if z == 0:
             accepted += 1
             continue
         start, end = ptr[j], ptr[j + 1]
-        delta, new_sumsq = log_ratio(u, sumsq, norm, idx, val, start, end, z, code, param)
-        if delta >= 0.0 or np.log(uniform_pos(rng)) <= delta:
+        change = norm_change(u, idx, val, start, end, z, code)
+        ratio = acceptance_ratio(change, sumsq, norm, code, param, exp_l1)
+        if ratio >= 1.0 or uniform_pos(rng) <= ratio:
             apply_move(u, idx, val, start, end, z)
-            if new_sumsq != sumsq:
-                sumsq = new_sumsq
+            if code != LAPLACE_L1 and change != 0:
+                sumsq += change
                 norm = np.sqrt(sumsq)
             accepted += 1
             if sign != 0:
@@ -87,11 +116,11 @@ def component_sweep(u, sumsq, rng, ptr, idx, val, code, param, a, p_zero, log_a,
 
 
 @njit
-def joint_sweep(u, sumsq, rng, ptr, idx, val, code, param, a, p_zero, log_a, scratch, z):
+def joint_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, scratch, z):
     """The 'joint' variant: all k pre-jumps at once, one accept/reject. Returns (0 or 1, sumsq)."""
     scratch[:] = u
     for j in range(ptr.shape[0] - 1):
-        z[j] = double_geometric(rng, a, p_zero, log_a)
+        z[j] = double_geometric(rng, dg)
         if z[j] != 0:
             apply_move(scratch, idx, val, ptr[j], ptr[j + 1], z[j])
     if code == LAPLACE_L1:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import basis_csr, component_sweep, joint_sweep
-from ._rng import seed_states
+from ._kernels import basis_csr, component_sweep, exp_table, joint_sweep
+from ._rng import dg_table, seed_states
 from ._runner import check_count, check_dg_eps, run_chunked
 from .lattice import IntegerLattice, InvariantError
 from .targets import Target
@@ -50,9 +50,7 @@ class SamplerResult:
 
 
 @njit(parallel=True, cache=True)
-def _run(u, sumsq, rng, ptr, idx, val, code, param, a, t0, n_iter, burn_in, thin, out, accepted, joint):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
+def _run(u, sumsq, rng, ptr, idx, val, code, param, dg, exp_l1, t0, n_iter, burn_in, thin, out, accepted, joint):
     n_chains = u.shape[0]
     k = ptr.shape[0] - 1
     for c in prange(n_chains):
@@ -64,9 +62,9 @@ def _run(u, sumsq, rng, ptr, idx, val, code, param, a, t0, n_iter, burn_in, thin
         acc = 0
         for t in range(t0, t0 + n_iter):
             if joint:
-                got, s = joint_sweep(uc, s, rng[c], ptr, idx, val, code, param, a, p_zero, log_a, scratch, zbuf)
+                got, s = joint_sweep(uc, s, rng[c], ptr, idx, val, code, param, dg, scratch, zbuf)
             else:
-                got, s = component_sweep(uc, s, rng[c], ptr, idx, val, code, param, a, p_zero, log_a, wdummy, 0)
+                got, s = component_sweep(uc, s, rng[c], ptr, idx, val, code, param, dg, exp_l1, wdummy, 0)
             acc += got
             done = t + 1 - burn_in
             if done > 0 and done % thin == 0:
@@ -117,14 +115,15 @@ def sample(
     sumsq = (u * u).sum(axis=1)
     rng = seed_states(seed, n_chains)
     ptr, idx, val = basis_csr(lattice.basis)
-    a = float(np.exp(-proposal_eps))
+    dg = dg_table(float(np.exp(-proposal_eps)))
+    exp_l1 = exp_table(target.code, target.param)
     n_iter = burn_in + n_draws * thin
     out = np.zeros((n_chains, n_draws, lattice.n), dtype=np.int64)
     accepted = np.zeros(n_chains, dtype=np.int64)
     joint = update == "joint"
 
     def step(t, n):
-        _run(u, sumsq, rng, ptr, idx, val, target.code, target.param, a, t, n, burn_in, thin, out, accepted, joint)
+        _run(u, sumsq, rng, ptr, idx, val, target.code, target.param, dg, exp_l1, t, n, burn_in, thin, out, accepted, joint)
 
     seconds = run_chunked(step, n_iter, log=log, label=f"sampling {target.label}", progress=progress)
 
