@@ -350,6 +350,6 @@ def test_acceptance_ratio_is_the_target_ratio(target):
         j, z = rng.integers(basis.shape[1]), int(rng.integers(-2000, 2001))  # beyond the ℓ1 table too
         sumsq = int((u * u).sum())
         change = norm_change(u, idx, val, ptr[j], ptr[j + 1], z, target.code)
-        ratio = acceptance_ratio(change, sumsq, np.sqrt(sumsq), target.code, target.param, exp_l1)
+        ratio = acceptance_ratio(change, np.sqrt(sumsq), np.sqrt(sumsq + change), target.code, target.param, exp_l1)
         log_ratio = target.log_density(u + z * basis[:, j]) - target.log_density(u)
         assert ratio == pytest.approx(np.exp(min(0.0, log_ratio)), rel=1e-9, abs=1e-300)

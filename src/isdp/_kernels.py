@@ -39,7 +39,7 @@ def exp_table(target_code: int, param: float) -> np.ndarray:
     """
     if target_code != LAPLACE_L1:
         return np.empty(0)
-    return np.exp(-param * np.arange(min(int(42.0 / param) + 2, 4096)))
+    return np.exp(-param * np.arange(int(min(42.0 / param + 2, 4096))))  # 42/ε may overflow to inf
 
 
 @njit(inline="always")
@@ -61,22 +61,18 @@ def norm_change(u, idx, val, start, end, z, code):
 
 
 @njit(inline="always")
-def acceptance_ratio(change, sumsq, norm, code, param, exp_l1):
+def acceptance_ratio(change, norm, new_norm, code, param, exp_l1):
     """min(1, π(u')/π(u)) for a move with ``norm_change`` ``change``; accept iff U <= it, U ~ U(0, 1].
 
-    ``norm`` is the cached sqrt(sumsq), so an ℓ2 proposal costs one square root, not two.
-    U <= exp(δ) is the event log U <= δ of the textbook test, up to floating-point rounding.
+    ``norm`` and ``new_norm`` are ‖u‖₂ before and after the move (used by the ℓ2 target only),
+    so an ℓ2 proposal costs one square root. U <= exp(δ) is the event log U <= δ of the
+    textbook test, up to floating-point rounding.
     """
     if code == LAPLACE_L1:
-        if change <= 0:
-            return 1.0
         if change < exp_l1.shape[0]:
-            return exp_l1[change]
+            return exp_l1[max(change, 0)]  # exp_l1[0] = 1: a move that does not grow ‖u‖₁
         return np.exp(-param * change)
-    if code == LAPLACE_L2:
-        delta = -param * (np.sqrt(sumsq + change) - norm)
-    else:
-        delta = -param * change
+    delta = -param * (new_norm - norm) if code == LAPLACE_L2 else -param * change
     return 1.0 if delta >= 0.0 else np.exp(delta)
 
 
@@ -103,15 +99,19 @@ def component_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, exp_l1, wdiff
             continue
         start, end = ptr[j], ptr[j + 1]
         change = norm_change(u, idx, val, start, end, z, code)
-        ratio = acceptance_ratio(change, sumsq, norm, code, param, exp_l1)
-        if ratio >= 1.0 or uniform_pos(rng) <= ratio:
-            apply_move(u, idx, val, start, end, z)
-            if code != LAPLACE_L1 and change != 0:
-                sumsq += change
-                norm = np.sqrt(sumsq)
-            accepted += 1
-            if sign != 0:
-                wdiff[j] += sign * z
+        new_norm = np.sqrt(sumsq + change) if code == LAPLACE_L2 else 0.0
+        ratio = acceptance_ratio(change, norm, new_norm, code, param, exp_l1)
+        # The accept/reject coin flip defeats branch prediction: draw U even when the ratio is 1
+        # and apply the move times 0 or 1 instead of branching on the outcome.
+        take = np.int64(uniform_pos(rng) <= ratio)
+        z *= take
+        apply_move(u, idx, val, start, end, z)
+        accepted += take
+        if code != LAPLACE_L1:
+            sumsq += change * take
+            norm = new_norm if take else norm
+        if sign != 0:
+            wdiff[j] += sign * z
     return accepted, sumsq
 
 

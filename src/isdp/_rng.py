@@ -105,12 +105,10 @@ def double_geometric(s, dg):
     keep, alias, shift, log_a = dg
     bits = next_u64(s)
     i = np.int64(bits >> shift)
-    if (bits >> uint64(1)) & _KEEP_MASK >= keep[i]:
-        i = alias[i]
-    if i == 0:
-        return 0
+    # Selects and the sign flip are branch-free: these coin flips would defeat branch prediction.
+    other = alias[i]
+    i = other if (bits >> uint64(1)) & _KEEP_MASK >= keep[i] else i
     if i == keep.shape[0] - 1:
         i += np.int64(np.log(uniform_pos(s)) / log_a)
-    if bits & uint64(1):
-        return -i
-    return i
+    negative = np.int64(bits & uint64(1))
+    return (i ^ -negative) + negative

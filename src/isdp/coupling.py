@@ -34,7 +34,7 @@ from ._runner import check_count, check_dg_eps
 from .distributions import maximal_coupling_dg
 from .lattice import IntegerLattice
 from .samplers import _prepare_init
-from .targets import LAPLACE_L1, Target
+from .targets import LAPLACE_L1, LAPLACE_L2, Target
 
 log = logging.getLogger("isdp.coupling")
 
@@ -54,20 +54,22 @@ def _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng, ptr, idx, val, code, param,
         start, end = ptr[j], ptr[j + 1]
         if zx != 0:
             change = norm_change(x, idx, val, start, end, zx, code)
-            if unif <= acceptance_ratio(change, sx, nx, code, param, exp_l1):
+            new_norm = np.sqrt(sx + change) if code == LAPLACE_L2 else 0.0
+            if unif <= acceptance_ratio(change, nx, new_norm, code, param, exp_l1):
                 apply_move(x, idx, val, start, end, zx)
                 wdiff[j] -= zx
-                if code != LAPLACE_L1 and change != 0:
+                if code != LAPLACE_L1:
                     sx += change
-                    nx = np.sqrt(sx)
+                    nx = new_norm
         if zy != 0:
             change = norm_change(y, idx, val, start, end, zy, code)
-            if unif <= acceptance_ratio(change, sy, ny, code, param, exp_l1):
+            new_norm = np.sqrt(sy + change) if code == LAPLACE_L2 else 0.0
+            if unif <= acceptance_ratio(change, ny, new_norm, code, param, exp_l1):
                 apply_move(y, idx, val, start, end, zy)
                 wdiff[j] += zy
-                if code != LAPLACE_L1 and change != 0:
+                if code != LAPLACE_L1:
                     sy += change
-                    ny = np.sqrt(sy)
+                    ny = new_norm
         if d_old == 0 and wdiff[j] != 0:
             n_diff += 1
         elif d_old != 0 and wdiff[j] == 0:
