@@ -61,9 +61,10 @@ national: $(VENV)/.installed
 stability: $(VENV)/.installed
 	python scripts/verdict_stability.py $(if $(SEEDS),--seeds $(SEEDS))
 
-## benchmark: sampler throughput (component updates per second), single core
+## benchmark: sampler throughput, then cost growth with problem size (benchmarks/results/), single core
 benchmark: $(VENV)/.installed
 	python benchmarks/sampler_throughput.py
+	python benchmarks/cost_growth.py
 
 clean:
 	rm -rf $(CI_DIR) $(CI_DIR)-rerun $(CI_DIR)-slurm-dry-run .snakemake

@@ -21,26 +21,49 @@ def basis_csr(basis: np.ndarray):
     return cols.indptr.astype(np.int64), cols.indices.astype(np.int64), cols.data.astype(np.int64)
 
 
-@njit(inline="always")
-def log_ratio(u, sumsq, norm, idx, val, start, end, z, code, param):
-    """(log π(u + z b_j) - log π(u), new squared norm) for the move z along column j.
+def exp_table(target_code: int, param: float) -> np.ndarray:
+    """exp(-ε d) for d = 0, 1, ... until it is below 2**-60, for the ℓ1 target (else empty).
 
-    ``norm`` is the cached sqrt(sumsq), so an ℓ2 proposal costs one square root, not two.
+    The ℓ1 acceptance ratio is exp(-ε d) with d the integer change of ‖u‖₁, so the test
+    reads it here instead of computing a logarithm per proposal; larger d fall back to exp.
     """
+    if target_code != LAPLACE_L1:
+        return np.empty(0)
+    return np.exp(-param * np.arange(int(min(42.0 / param + 2, 4096))))  # 42/ε may overflow to inf
+
+
+@njit(inline="always")
+def norm_change(u, idx, val, start, end, z, code):
+    """The integer change of the target's norm statistic under the move u → u + z b_j.
+
+    Δ‖u‖₁ for the ℓ1 target, Δ‖u‖₂² otherwise (the chain caches ‖u‖₂², so no drift builds up).
+    """
+    d = 0
     if code == LAPLACE_L1:
-        d = 0
         for p in range(start, end):
             old = u[idx[p]]
             d += abs(old + z * val[p]) - abs(old)
-        return -param * d, sumsq
-    ds = 0
-    for p in range(start, end):
-        step = z * val[p]
-        ds += step * (2 * u[idx[p]] + step)
-    new = sumsq + ds
-    if code == LAPLACE_L2:
-        return -param * (np.sqrt(new) - norm), new
-    return -param * ds, new
+    else:
+        for p in range(start, end):
+            step = z * val[p]
+            d += step * (2 * u[idx[p]] + step)
+    return d
+
+
+@njit(inline="always")
+def acceptance_ratio(change, norm, new_norm, code, param, exp_l1):
+    """min(1, π(u')/π(u)) for a move with ``norm_change`` ``change``; accept iff U <= it, U ~ U(0, 1].
+
+    ``norm`` and ``new_norm`` are ‖u‖₂ before and after the move (used by the ℓ2 target only),
+    so an ℓ2 proposal costs one square root. U <= exp(δ) is the event log U <= δ of the
+    textbook test, up to floating-point rounding.
+    """
+    if code == LAPLACE_L1:
+        if change < exp_l1.shape[0]:
+            return exp_l1[max(change, 0)]  # exp_l1[0] = 1: a move that does not grow ‖u‖₁
+        return np.exp(-param * change)
+    delta = -param * (new_norm - norm) if code == LAPLACE_L2 else -param * change
+    return 1.0 if delta >= 0.0 else np.exp(delta)
 
 
 @njit(inline="always")
@@ -50,38 +73,44 @@ def apply_move(u, idx, val, start, end, z):
 
 
 @njit
-def component_sweep(u, sumsq, rng, ptr, idx, val, code, param, a, p_zero, log_a, wdiff, sign):
+def component_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, exp_l1, wdiff, sign):
     """One Gibbs-within-Metropolis iteration: a Metropolis update along every basis column.
 
+    ``dg`` is the proposal's :func:`~isdp._rng.dg_table`, ``exp_l1`` the :func:`exp_table`.
     Returns (accepted proposals, new squared norm). If ``sign`` is ±1 the accepted moves are
     also added, times ``sign``, to ``wdiff`` (the coupled sampler's coordinate difference).
     """
     accepted = 0
     norm = np.sqrt(sumsq)
     for j in range(ptr.shape[0] - 1):
-        z = double_geometric(rng, a, p_zero, log_a)
+        z = double_geometric(rng, dg)
         if z == 0:
             accepted += 1
             continue
         start, end = ptr[j], ptr[j + 1]
-        delta, new_sumsq = log_ratio(u, sumsq, norm, idx, val, start, end, z, code, param)
-        if delta >= 0.0 or np.log(uniform_pos(rng)) <= delta:
-            apply_move(u, idx, val, start, end, z)
-            if new_sumsq != sumsq:
-                sumsq = new_sumsq
-                norm = np.sqrt(sumsq)
-            accepted += 1
-            if sign != 0:
-                wdiff[j] += sign * z
+        change = norm_change(u, idx, val, start, end, z, code)
+        new_norm = np.sqrt(sumsq + change) if code == LAPLACE_L2 else 0.0
+        ratio = acceptance_ratio(change, norm, new_norm, code, param, exp_l1)
+        # The accept/reject coin flip defeats branch prediction: draw U even when the ratio is 1
+        # and apply the move times 0 or 1 instead of branching on the outcome.
+        take = np.int64(uniform_pos(rng) <= ratio)
+        z *= take
+        apply_move(u, idx, val, start, end, z)
+        accepted += take
+        if code != LAPLACE_L1:
+            sumsq += change * take
+            norm = new_norm if take else norm
+        if sign != 0:
+            wdiff[j] += sign * z
     return accepted, sumsq
 
 
 @njit
-def joint_sweep(u, sumsq, rng, ptr, idx, val, code, param, a, p_zero, log_a, scratch, z):
+def joint_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, scratch, z):
     """The 'joint' variant: all k pre-jumps at once, one accept/reject. Returns (0 or 1, sumsq)."""
     scratch[:] = u
     for j in range(ptr.shape[0] - 1):
-        z[j] = double_geometric(rng, a, p_zero, log_a)
+        z[j] = double_geometric(rng, dg)
         if z[j] != 0:
             apply_move(scratch, idx, val, ptr[j], ptr[j + 1], z[j])
     if code == LAPLACE_L1:

@@ -61,24 +61,67 @@ def uniform_pos(s):
     return float((next_u64(s) >> uint64(11)) + uint64(1)) * _TWO_POW_M53
 
 
-@njit(inline="always")
-def double_geometric(s, a, p_zero, log_a):
-    """One draw of DG(a), P(k) = (1-a)/(1+a) a^|k|, from a single 64-bit word.
+#: An alias table has 2**b entries, b <= 11: the top b bits of a word pick the entry, bits 1..52
+#: decide between it and its alias, bit 0 is the sign — one 64-bit word per draw.
+_MAX_TABLE_BITS = 11
+_KEEP_BITS = 52
+_KEEP_MASK = uint64((1 << _KEEP_BITS) - 1)
+#: Below this tail mass the table stops growing; past it, draws fall back to inversion.
+_TAIL_MASS = 2.0**-10
 
-    ``p_zero = (1-a)/(1+a)`` and ``log_a = log(a)`` are passed in precomputed. The top 53
-    bits give a uniform U; U <= p_zero means 0, otherwise (U - p_zero)/(1 - p_zero) is a
-    fresh uniform that sets |k| - 1 ~ Geometric(1 - a) by inversion; the lowest bit is
-    the sign (independent of the top bits).
+
+def dg_table(a: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
+    """Walker alias table of |K| for K ~ DG(a), the argument ``dg`` of :func:`double_geometric`.
+
+    Entries 0..M are the magnitudes, P(|K| = 0) = (1-a)/(1+a), P(|K| = m) = 2(1-a)a^m/(1+a);
+    the last entry M+1 stands for the whole tail |K| > M, mass 2a^{M+1}/(1+a), which the
+    draw resolves exactly by memorylessness. The table has the smallest power-of-two size
+    (at most 2**max_bits) whose tail mass is below 2**-10. The probabilities are rounded to
+    integers out of 2**52 per entry and the alias construction is done in exact integer
+    arithmetic, so the sampled law is DG(a) up to that rounding (< 2**-52 per magnitude).
+    Returns (keep thresholds uint64, aliases int64, index shift uint64, log a).
     """
+    bits = 1
+    while bits < max_bits and 2 * a ** (2**bits - 1) / (1 + a) > _TAIL_MASS:
+        bits += 1
+    size = 2**bits
+    tail = size - 1
+    m = np.arange(size, dtype=float)
+    prob = 2 * (1 - a) / (1 + a) * a**m
+    prob[0] = (1 - a) / (1 + a)
+    prob[tail] = 2 * a**tail / (1 + a)
+    capacity = 2**_KEEP_BITS
+    weight = [int(round(p * size * capacity)) for p in prob]
+    weight[int(np.argmax(prob))] += size * capacity - sum(weight)  # exact total: the table is a law
+    keep = [capacity] * size
+    alias = list(range(size))
+    small = [i for i in range(size) if weight[i] < capacity]
+    large = [i for i in range(size) if weight[i] >= capacity]
+    while small and large:
+        s, big = small.pop(), large.pop()
+        keep[s], alias[s] = weight[s], big
+        weight[big] -= capacity - weight[s]
+        (small if weight[big] < capacity else large).append(big)
+    return (np.array(keep, dtype=np.uint64), np.array(alias, dtype=np.int64), np.uint64(64 - bits), float(np.log(a)))
+
+
+@njit(inline="always")
+def double_geometric(s, dg):
+    """One draw of DG(a), P(k) = (1-a)/(1+a) a^|k|, from the alias table ``dg`` = :func:`dg_table`.
+
+    No logarithm except in the tail (probability < 2**-10), where |K| - M - 1 given |K| > M is
+    Geometric(1 - a) on {0, 1, ...} and is drawn by inversion from a fresh uniform.
+    """
+    keep, alias, shift, log_a = dg
     bits = next_u64(s)
-    u = float((bits >> uint64(11)) + uint64(1)) * _TWO_POW_M53
-    if u <= p_zero:
-        return 0
-    v = (u - p_zero) / (1.0 - p_zero)
-    magnitude = 1 + int(np.floor(np.log(v) / log_a))
-    if bits & uint64(1):
-        return -magnitude
-    return magnitude
+    i = np.int64(bits >> shift)
+    # Selects and the sign flip are branch-free: these coin flips would defeat branch prediction.
+    other = alias[i]
+    i = other if (bits >> uint64(1)) & _KEEP_MASK >= keep[i] else i
+    if i == keep.shape[0] - 1:
+        i += np.int64(np.log(uniform_pos(s)) / log_a)
+    negative = np.int64(bits & uint64(1))
+    return (i ^ -negative) + negative
 
 
 def derive_seed(base: int, *keys) -> int:

@@ -21,46 +21,55 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import apply_move, basis_csr, component_sweep, log_ratio
-from ._rng import seed_states, uniform_pos
+from ._kernels import (
+    acceptance_ratio,
+    apply_move,
+    basis_csr,
+    component_sweep,
+    exp_table,
+    norm_change,
+)
+from ._rng import dg_table, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps, check_positive
 from .distributions import maximal_coupling_dg
 from .lattice import IntegerLattice
 from .samplers import _prepare_init
-from .targets import Target
+from .targets import LAPLACE_L1, LAPLACE_L2, Target
 
 log = logging.getLogger("isdp.coupling")
 
 
 @njit
-def _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng, ptr, idx, val, code, param, a, p_zero, log_a):
+def _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng, ptr, idx, val, code, param, dg, exp_l1):
     """One coupled iteration. ``wdiff`` = w_Y - w_X (lattice coordinates); returns (sx, sy, n_diff)."""
     nx = np.sqrt(sx)
     ny = np.sqrt(sy)
     for j in range(ptr.shape[0] - 1):
         d_old = wdiff[j]
         # Proposed coordinates relative to w_X[j]: X' - w_X[j] = px, Y' - w_X[j] = py.
-        px, py = maximal_coupling_dg(rng, 0, d_old, a, p_zero, log_a)
+        px, py = maximal_coupling_dg(rng, 0, d_old, dg)
         zx = px
         zy = py - d_old
-        log_u = np.log(uniform_pos(rng))  # common to both chains
+        unif = uniform_pos(rng)  # common to both chains
         start, end = ptr[j], ptr[j + 1]
         if zx != 0:
-            delta, new = log_ratio(x, sx, nx, idx, val, start, end, zx, code, param)
-            if log_u <= delta:
+            change = norm_change(x, idx, val, start, end, zx, code)
+            new_norm = np.sqrt(sx + change) if code == LAPLACE_L2 else 0.0
+            if unif <= acceptance_ratio(change, nx, new_norm, code, param, exp_l1):
                 apply_move(x, idx, val, start, end, zx)
                 wdiff[j] -= zx
-                if new != sx:
-                    sx = new
-                    nx = np.sqrt(sx)
+                if code != LAPLACE_L1:
+                    sx += change
+                    nx = new_norm
         if zy != 0:
-            delta, new = log_ratio(y, sy, ny, idx, val, start, end, zy, code, param)
-            if log_u <= delta:
+            change = norm_change(y, idx, val, start, end, zy, code)
+            new_norm = np.sqrt(sy + change) if code == LAPLACE_L2 else 0.0
+            if unif <= acceptance_ratio(change, ny, new_norm, code, param, exp_l1):
                 apply_move(y, idx, val, start, end, zy)
                 wdiff[j] += zy
-                if new != sy:
-                    sy = new
-                    ny = np.sqrt(sy)
+                if code != LAPLACE_L1:
+                    sy += change
+                    ny = new_norm
         if d_old == 0 and wdiff[j] != 0:
             n_diff += 1
         elif d_old != 0 and wdiff[j] == 0:
@@ -69,9 +78,7 @@ def _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng, ptr, idx, val, code, param,
 
 
 @njit(parallel=True, cache=True)
-def _meeting_times(init, rng, ptr, idx, val, code, param, a, lag, max_iter, tau, met):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
+def _meeting_times(init, rng, ptr, idx, val, code, param, dg, exp_l1, lag, max_iter, tau, met):
     k = ptr.shape[0] - 1
     for p in prange(init.shape[0]):
         x = init[p].copy()
@@ -80,7 +87,7 @@ def _meeting_times(init, rng, ptr, idx, val, code, param, a, lag, max_iter, tau,
         sy = sx
         wdiff = np.zeros(k, dtype=np.int64)
         for _ in range(lag):
-            _, sx = component_sweep(x, sx, rng[p], ptr, idx, val, code, param, a, p_zero, log_a, wdiff, -1)
+            _, sx = component_sweep(x, sx, rng[p], ptr, idx, val, code, param, dg, exp_l1, wdiff, -1)
         n_diff = 0
         for j in range(k):
             if wdiff[j] != 0:
@@ -89,7 +96,7 @@ def _meeting_times(init, rng, ptr, idx, val, code, param, a, lag, max_iter, tau,
         met[p] = False
         while t < max_iter:
             t += 1
-            sx, sy, n_diff = _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng[p], ptr, idx, val, code, param, a, p_zero, log_a)
+            sx, sy, n_diff = _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng[p], ptr, idx, val, code, param, dg, exp_l1)
             if n_diff == 0:
                 met[p] = True
                 break
@@ -163,7 +170,8 @@ def meeting_times(
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
     _meeting_times(start, seed_states(seed, n_pairs), ptr, idx, val, target.code, target.param,
-                   float(np.exp(-proposal_eps)), int(lag), int(max_iter), tau, met)
+                   dg_table(float(np.exp(-proposal_eps))), exp_table(target.code, target.param), int(lag),
+                   int(max_iter), tau, met)
     seconds = time.perf_counter() - tick
     log.info("%s, lag %d: %d pairs met, median τ - L = %d, %.1f s", target.label, lag, met.sum(),
              int(np.median(tau - lag)), seconds)
@@ -171,9 +179,7 @@ def meeting_times(
 
 
 @njit(cache=True)
-def _coupled_steps(x0, y0, wdiff0, rng, ptr, idx, val, code, param, a, out_x, out_y):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
+def _coupled_steps(x0, y0, wdiff0, rng, ptr, idx, val, code, param, dg, exp_l1, out_x, out_y):
     for r in range(out_x.shape[0]):
         x = x0.copy()
         y = y0.copy()
@@ -182,7 +188,7 @@ def _coupled_steps(x0, y0, wdiff0, rng, ptr, idx, val, code, param, a, out_x, ou
         for j in range(wdiff.shape[0]):
             if wdiff[j] != 0:
                 n_diff += 1
-        _coupled_sweep(x, y, (x * x).sum(), (y * y).sum(), wdiff, n_diff, rng, ptr, idx, val, code, param, a, p_zero, log_a)
+        _coupled_sweep(x, y, (x * x).sum(), (y * y).sum(), wdiff, n_diff, rng, ptr, idx, val, code, param, dg, exp_l1)
         out_x[r] = x
         out_y[r] = y
 
@@ -201,5 +207,5 @@ def coupled_kernel_draws(
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
     _coupled_steps(x, y, wdiff, seed_states(seed, 1)[0], ptr, idx, val, target.code, target.param,
-                   float(np.exp(-proposal_eps)), out_x, out_y)
+                   dg_table(float(np.exp(-proposal_eps))), exp_table(target.code, target.param), out_x, out_y)
     return out_x, out_y

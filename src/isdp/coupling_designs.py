@@ -28,14 +28,14 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange, uint64
 
-from ._kernels import apply_move, basis_csr, log_ratio
-from ._rng import double_geometric, next_u64, seed_states, uniform_pos
+from ._kernels import acceptance_ratio, apply_move, basis_csr, exp_table, norm_change
+from ._rng import dg_table, double_geometric, next_u64, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps
 from .coupling import MeetingTimes
 from .distributions import maximal_coupling_dg
 from .lattice import IntegerLattice, InvariantError
 from .samplers import _prepare_init
-from .targets import Target
+from .targets import LAPLACE_L1, LAPLACE_L2, Target
 
 BASES = ("smith", "path", "pairs")
 SCANS = ("systematic", "random")
@@ -124,9 +124,18 @@ def _pick(rng, j, n_moves, scan):
     return np.int64(next_u64(rng) % uint64(n_moves))
 
 
+@njit(inline="always")
+def _ratio(u, sumsq, idx, val, start, end, z, code, param, exp_l1):
+    """(acceptance ratio of the move, squared norm after it), as the sampler's sweep computes them."""
+    change = norm_change(u, idx, val, start, end, z, code)
+    if code == LAPLACE_L1:
+        return acceptance_ratio(change, 0.0, 0.0, code, param, exp_l1), sumsq
+    new_norm = np.sqrt(sumsq + change) if code == LAPLACE_L2 else 0.0
+    return acceptance_ratio(change, np.sqrt(sumsq), new_norm, code, param, exp_l1), sumsq + change
+
+
 @njit
-def _single_iteration(u, sumsq, wdiff, rng, ptr, idx, val, code, param, a, p_zero, log_a, scan,
-                      n_updates):
+def _single_iteration(u, sumsq, wdiff, rng, ptr, idx, val, code, param, dg, exp_l1, scan, n_updates):
     """One iteration of one chain (the sampler's sweep, or ``n_updates`` random moves).
 
     Accepted jumps are subtracted from ``wdiff`` (the lag phase runs chain X alone).
@@ -135,12 +144,12 @@ def _single_iteration(u, sumsq, wdiff, rng, ptr, idx, val, code, param, a, p_zer
     steps = n_moves if scan == _SYSTEMATIC else n_updates
     for r in range(steps):
         j = _pick(rng, r, n_moves, scan)
-        z = double_geometric(rng, a, p_zero, log_a)
+        z = double_geometric(rng, dg)
         if z == 0:
             continue
         start, end = ptr[j], ptr[j + 1]
-        delta, new = log_ratio(u, sumsq, np.sqrt(sumsq), idx, val, start, end, z, code, param)
-        if delta >= 0.0 or np.log(uniform_pos(rng)) <= delta:
+        ratio, new = _ratio(u, sumsq, idx, val, start, end, z, code, param, exp_l1)
+        if uniform_pos(rng) <= ratio:
             apply_move(u, idx, val, start, end, z)
             wdiff[j] -= z
             sumsq = new
@@ -161,25 +170,25 @@ def _touched_gap(x, y, idx, start, end):
 
 
 @njit(inline="always")
-def _coupled_jumps(rng, shift, proposal, common, a, p_zero, log_a):
+def _coupled_jumps(rng, shift, proposal, common, dg):
     """(z_X, z_Y), both DG(a), with z_Y = z_X + shift (the anchors land together) w.p. 1 - TV."""
     if common:
-        z = double_geometric(rng, a, p_zero, log_a)
+        z = double_geometric(rng, dg)
         return z, z
     if proposal == _MAXIMAL:
-        zx, zy = maximal_coupling_dg(rng, 0, -shift, a, p_zero, log_a)
+        zx, zy = maximal_coupling_dg(rng, 0, -shift, dg)
         return zx, zy + shift
     # Reflection-maximal: keep the meeting draw, else reflect z_Y - shift about -shift/2, which
     # maps the residual of DG onto the residual of -shift + DG, so z_Y = -z_X.
-    z = double_geometric(rng, a, p_zero, log_a)
-    if np.log(uniform_pos(rng)) <= (abs(z + shift) - abs(z)) * log_a:
+    z = double_geometric(rng, dg)
+    if np.log(uniform_pos(rng)) <= (abs(z + shift) - abs(z)) * dg[3]:  # dg[3] = log a
         return z, z + shift
     return z, -z
 
 
 @njit
-def _coupled_iteration(x, y, st, wdiff, rng, ptr, idx, val, anchor_pos, code, param, a, p_zero,
-                       log_a, scan, n_updates, proposal, far_gap):
+def _coupled_iteration(x, y, st, wdiff, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1,
+                       scan, n_updates, proposal, far_gap):
     """One coupled iteration; ``st`` = [sumsq X, sumsq Y, differing cells, ‖x - y‖₁] and
     ``wdiff`` = w_Y - w_X (move coordinates) are updated. ``anchor_pos[j] < 0``: coordinate anchor.
     """
@@ -191,18 +200,18 @@ def _coupled_iteration(x, y, st, wdiff, rng, ptr, idx, val, anchor_pos, code, pa
         c = anchor_pos[j]
         # z_Y - z_X that equalises the anchor (anchor cells have val = ±1)
         shift = -wdiff[j] if c < 0 else (x[idx[c]] - y[idx[c]]) * val[c]
-        zx, zy = _coupled_jumps(rng, shift, proposal, st[3] > far_gap, a, p_zero, log_a)
-        log_u = np.log(uniform_pos(rng))  # common to both chains
+        zx, zy = _coupled_jumps(rng, shift, proposal, st[3] > far_gap, dg)
+        unif = uniform_pos(rng)  # common to both chains
         nd0, gap0 = _touched_gap(x, y, idx, start, end)
         if zx != 0:
-            delta, new = log_ratio(x, st[0], np.sqrt(st[0]), idx, val, start, end, zx, code, param)
-            if log_u <= delta:
+            ratio, new = _ratio(x, st[0], idx, val, start, end, zx, code, param, exp_l1)
+            if unif <= ratio:
                 apply_move(x, idx, val, start, end, zx)
                 wdiff[j] -= zx
                 st[0] = new
         if zy != 0:
-            delta, new = log_ratio(y, st[1], np.sqrt(st[1]), idx, val, start, end, zy, code, param)
-            if log_u <= delta:
+            ratio, new = _ratio(y, st[1], idx, val, start, end, zy, code, param, exp_l1)
+            if unif <= ratio:
                 apply_move(y, idx, val, start, end, zy)
                 wdiff[j] += zy
                 st[1] = new
@@ -224,25 +233,23 @@ def _pair_state(x, y):
 
 
 @njit(parallel=True, cache=True)
-def _meeting_times(init, rng, ptr, idx, val, anchor_pos, code, param, a, scan, n_updates, proposal,
-                   far_gap, lag, max_iter, tau, met):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
+def _meeting_times(init, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1, scan, n_updates,
+                   proposal, far_gap, lag, max_iter, tau, met):
     for p in prange(init.shape[0]):
         x = init[p].copy()
         y = init[p].copy()
         wdiff = np.zeros(ptr.shape[0] - 1, dtype=np.int64)
         sumsq = (x * x).sum()
         for _ in range(lag):
-            sumsq = _single_iteration(x, sumsq, wdiff, rng[p], ptr, idx, val, code, param, a, p_zero,
-                                      log_a, scan, n_updates)
+            sumsq = _single_iteration(x, sumsq, wdiff, rng[p], ptr, idx, val, code, param, dg, exp_l1,
+                                      scan, n_updates)
         st = _pair_state(x, y)
         t = lag
         met[p] = False
         while t < max_iter:
             t += 1
-            _coupled_iteration(x, y, st, wdiff, rng[p], ptr, idx, val, anchor_pos, code, param, a,
-                               p_zero, log_a, scan, n_updates, proposal, far_gap)
+            _coupled_iteration(x, y, st, wdiff, rng[p], ptr, idx, val, anchor_pos, code, param, dg,
+                               exp_l1, scan, n_updates, proposal, far_gap)
             if st[2] == 0:
                 met[p] = True
                 break
@@ -276,25 +283,24 @@ def meeting_times(lattice: IntegerLattice, target: Target, design: Design, *, la
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
     _meeting_times(start, seed_states(seed, n_pairs), *csr, target.code, target.param,
-                   float(np.exp(-proposal_eps)), *options, lag, max_iter, tau, met)
+                   dg_table(float(np.exp(-proposal_eps))), exp_table(target.code, target.param), *options, lag,
+                   max_iter, tau, met)
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
 
 
 @njit(cache=True)
-def _iteration_draws(x0, y0, wdiff0, rng, ptr, idx, val, anchor_pos, code, param, a, scan,
+def _iteration_draws(x0, y0, wdiff0, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1, scan,
                      n_updates, proposal, far_gap, single, out_x, out_y):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
     for r in range(out_x.shape[0]):
         x = x0.copy()
         y = y0.copy()
         wdiff = wdiff0.copy()
         if single:
-            _single_iteration(x, (x * x).sum(), wdiff, rng, ptr, idx, val, code, param, a, p_zero,
-                              log_a, scan, n_updates)
+            _single_iteration(x, (x * x).sum(), wdiff, rng, ptr, idx, val, code, param, dg, exp_l1, scan,
+                              n_updates)
         else:
             _coupled_iteration(x, y, _pair_state(x, y), wdiff, rng, ptr, idx, val, anchor_pos, code,
-                               param, a, p_zero, log_a, scan, n_updates, proposal, far_gap)
+                               param, dg, exp_l1, scan, n_updates, proposal, far_gap)
         out_x[r] = x
         out_y[r] = y
 
@@ -318,7 +324,8 @@ def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, 
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
     _iteration_draws(x, y, wdiff, seed_states(seed, 1)[0], *csr, target.code, target.param,
-                     float(np.exp(-proposal_eps)), *options, not coupled, out_x, out_y)
+                     dg_table(float(np.exp(-proposal_eps))), exp_table(target.code, target.param), *options,
+                     not coupled, out_x, out_y)
     return out_x, out_y
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 from scipy import stats
 
-from ._rng import double_geometric, seed_states, uniform_pos
+from ._rng import dg_table, double_geometric, seed_states, uniform_pos
 
 
 def _check_a(a: float) -> float:
@@ -53,53 +53,53 @@ def dg_rvs(a: float, size, rng: np.random.Generator) -> np.ndarray:
 
 
 @njit(cache=True)
-def _dg_fill(states, a, out):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
+def _dg_fill(states, dg, out):
     per_stream = out.shape[1]
     for i in range(out.shape[0]):
         for j in range(per_stream):
-            out[i, j] = double_geometric(states[i], a, p_zero, log_a)
+            out[i, j] = double_geometric(states[i], dg)
 
 
-def dg_rvs_compiled(a: float, size: int, seed: int) -> np.ndarray:
-    """DG(a) draws from the compiled sampler the MCMC kernels use (for testing it)."""
+def dg_rvs_compiled(a: float, size: int, seed: int, max_table_bits: int = 11) -> np.ndarray:
+    """DG(a) draws from the compiled sampler the MCMC kernels use (for testing it).
+
+    A small ``max_table_bits`` sends more draws through the sampler's exact tail fallback.
+    """
     a = _check_a(a)
     out = np.empty((1, int(size)), dtype=np.int64)
-    _dg_fill(seed_states(seed, 1), a, out)
+    _dg_fill(seed_states(seed, 1), dg_table(a, max_table_bits), out)
     return out[0]
 
 
 @njit(inline="always")
-def maximal_coupling_dg(s, mean_x, mean_y, a, p_zero, log_a):
+def maximal_coupling_dg(s, mean_x, mean_y, dg):
     """Draw (X, Y), X ~ mean_x + DG(a), Y ~ mean_y + DG(a), with P(X = Y) = 1 - TV.
 
     The rejection construction of Thorisson / Jacob et al.: draw X from p; keep Y = X with
     probability min(1, q(X)/p(X)); otherwise draw Y from q until it lands where q > p. For
     shifted DGs, log q(z) - log p(z) = (|z - mean_y| - |z - mean_x|) log a.
     """
-    x = mean_x + double_geometric(s, a, p_zero, log_a)
+    log_a = dg[3]
+    x = mean_x + double_geometric(s, dg)
     if np.log(uniform_pos(s)) <= (abs(x - mean_y) - abs(x - mean_x)) * log_a:
         return x, x
     while True:
-        y = mean_y + double_geometric(s, a, p_zero, log_a)
+        y = mean_y + double_geometric(s, dg)
         if np.log(uniform_pos(s)) > (abs(y - mean_x) - abs(y - mean_y)) * log_a:
             return x, y
 
 
 @njit(cache=True)
-def _coupling_fill(state, mean_x, mean_y, a, out):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
+def _coupling_fill(state, mean_x, mean_y, dg, out):
     for i in range(out.shape[0]):
-        out[i, 0], out[i, 1] = maximal_coupling_dg(state, mean_x, mean_y, a, p_zero, log_a)
+        out[i, 0], out[i, 1] = maximal_coupling_dg(state, mean_x, mean_y, dg)
 
 
 def maximal_coupling_rvs(mean_x: int, mean_y: int, a: float, size: int, seed: int) -> np.ndarray:
     """``size`` pairs from the maximal coupling of ``mean_x + DG(a)`` and ``mean_y + DG(a)``."""
     a = _check_a(a)
     out = np.empty((int(size), 2), dtype=np.int64)
-    _coupling_fill(seed_states(seed, 1)[0], int(mean_x), int(mean_y), a, out)
+    _coupling_fill(seed_states(seed, 1)[0], int(mean_x), int(mean_y), dg_table(a), out)
     return out
 
 

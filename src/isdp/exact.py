@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 from scipy import stats
 
-from ._rng import double_geometric, seed_states, uniform_pos
+from ._rng import dg_table, double_geometric, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps
 from .distributions import dg_logpmf
 from .lattice import IntegerLattice, as_integer_matrix
@@ -20,9 +20,8 @@ from .targets import Target
 
 
 @njit(parallel=True, cache=True)
-def _sum_zero_rejection(rng, a, out, tries):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
+def _sum_zero_rejection(rng, dg, out, tries):
+    log_a = dg[3]
     n = out.shape[1]
     for r in prange(out.shape[0]):
         s = rng[r]
@@ -31,7 +30,7 @@ def _sum_zero_rejection(rng, a, out, tries):
             attempts += 1
             total = 0
             for i in range(n - 1):
-                v = double_geometric(s, a, p_zero, log_a)
+                v = double_geometric(s, dg)
                 out[r, i] = v
                 total += v
             if np.log(uniform_pos(s)) <= abs(total) * log_a:
@@ -55,7 +54,7 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.nda
     size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
     out = np.empty((size, n), dtype=np.int64)
     tries = np.empty(size, dtype=np.int64)
-    _sum_zero_rejection(seed_states(seed, size), float(np.exp(-eps)), out, tries)
+    _sum_zero_rejection(seed_states(seed, size), dg_table(float(np.exp(-eps))), out, tries)
     return out
 
 
@@ -83,15 +82,13 @@ def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
 
 
 @njit(parallel=True, cache=True)
-def _conditioned_rejection(rng, a, A, out):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
+def _conditioned_rejection(rng, dg, A, out):
     m, n = A.shape
     for r in prange(out.shape[0]):
         s = rng[r]
         while True:
             for i in range(n):
-                out[r, i] = double_geometric(s, a, p_zero, log_a)
+                out[r, i] = double_geometric(s, dg)
             ok = True
             for c in range(m):
                 total = 0
@@ -114,7 +111,7 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     A = np.ascontiguousarray(as_integer_matrix(A))
     size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
     out = np.empty((size, A.shape[1]), dtype=np.int64)
-    _conditioned_rejection(seed_states(seed, size), float(np.exp(-eps)), A, out)
+    _conditioned_rejection(seed_states(seed, size), dg_table(float(np.exp(-eps))), A, out)
     return out
 
 

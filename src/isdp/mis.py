@@ -37,7 +37,7 @@ import scipy.sparse as sp
 import sympy
 from numba import njit, prange
 
-from ._rng import double_geometric, seed_states, uniform_pos
+from ._rng import dg_table, double_geometric, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps, run_chunked
 from .lattice import InvariantError, as_integer_matrix, as_vector
 
@@ -133,11 +133,8 @@ def _in_set(S: np.ndarray, A, a, B, b) -> np.ndarray:
 
 @njit(parallel=True, cache=True)
 def _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx,
-             b_val, b_vec, center, eps, eps_q, t0, n_iter, burn_in, thin, out, accepted, infeasible,
+             b_val, b_vec, center, eps, eps_q, dg_q, t0, n_iter, burn_in, thin, out, accepted, infeasible,
              nonintegral):
-    a_q = np.exp(-eps_q)
-    p_zero = (1.0 - a_q) / (1.0 + a_q)
-    log_a = np.log(a_q)
     n_chains, d = state.shape
     m = a_vec.shape[0]
     k = idx_i.shape[0]
@@ -155,7 +152,7 @@ def _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a
             dev_i = 0
             for j in range(k):
                 i = idx_i[j]
-                z = double_geometric(rng[c], a_q, p_zero, log_a)
+                z = double_geometric(rng[c], dg_q)
                 prop[i] = center[i] + z
                 dev_i += abs(z)
             # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers
@@ -296,9 +293,11 @@ def mis_sample(
     infeasible = np.zeros(n_chains, dtype=np.int64)
     nonintegral = np.zeros(n_chains, dtype=np.int64)
 
+    dg_q = dg_table(float(np.exp(-proposal_eps)))
+
     def step(t, n):
         _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, np.int64(det), a, b_ptr, b_idx,
-                 b_val, b_vec, center, eps, proposal_eps, t, n, burn_in, thin, out, accepted, infeasible,
+                 b_val, b_vec, center, eps, proposal_eps, dg_q, t, n, burn_in, thin, out, accepted, infeasible,
                  nonintegral)
 
     seconds = run_chunked(step, n_iter, log=log, label="MIS proposals per chain", progress=progress, min_chunk=1000)

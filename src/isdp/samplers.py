@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import basis_csr, component_sweep, joint_sweep
-from ._rng import seed_states
+from ._kernels import basis_csr, component_sweep, exp_table, joint_sweep
+from ._rng import dg_table, seed_states
 from ._runner import check_count, check_dg_eps, run_chunked
 from .lattice import IntegerLattice, InvariantError
-from .targets import Target
+from .targets import GAUSSIAN, LAPLACE_L1, LAPLACE_L2, Target
 
 log = logging.getLogger("isdp.samplers")
 
@@ -41,29 +41,36 @@ class SamplerResult:
     seconds: float
 
 
+@njit(cache=True)
+def _run_chain(uc, s, rng, ptr, idx, val, code, param, dg, exp_l1, t0, n_iter, burn_in, thin, out, joint):
+    """One chain's iterations t0..t0+n_iter; returns (accepted, squared norm)."""
+    scratch = np.empty_like(uc)
+    zbuf = np.empty(ptr.shape[0] - 1, dtype=np.int64)
+    wdummy = np.empty(0, dtype=np.int64)
+    acc = 0
+    for t in range(t0, t0 + n_iter):
+        if joint:
+            got, s = joint_sweep(uc, s, rng, ptr, idx, val, code, param, dg, scratch, zbuf)
+        # A constant target code lets the compiler drop the other targets' branches from the sweep
+        # (measured 20 → 36 M updates/s on the 102-cell ℓ1 case).
+        elif code == LAPLACE_L1:
+            got, s = component_sweep(uc, s, rng, ptr, idx, val, LAPLACE_L1, param, dg, exp_l1, wdummy, 0)
+        elif code == LAPLACE_L2:
+            got, s = component_sweep(uc, s, rng, ptr, idx, val, LAPLACE_L2, param, dg, exp_l1, wdummy, 0)
+        else:
+            got, s = component_sweep(uc, s, rng, ptr, idx, val, GAUSSIAN, param, dg, exp_l1, wdummy, 0)
+        acc += got
+        done = t + 1 - burn_in
+        if done > 0 and done % thin == 0:
+            out[done // thin - 1] = uc
+    return acc, s
+
+
 @njit(parallel=True, cache=True)
-def _run(u, sumsq, rng, ptr, idx, val, code, param, a, t0, n_iter, burn_in, thin, out, accepted, joint):
-    p_zero = (1.0 - a) / (1.0 + a)
-    log_a = np.log(a)
-    n_chains = u.shape[0]
-    k = ptr.shape[0] - 1
-    for c in prange(n_chains):
-        uc = u[c]
-        s = sumsq[c]
-        scratch = np.empty_like(uc)
-        zbuf = np.empty(k, dtype=np.int64)
-        wdummy = np.empty(0, dtype=np.int64)
-        acc = 0
-        for t in range(t0, t0 + n_iter):
-            if joint:
-                got, s = joint_sweep(uc, s, rng[c], ptr, idx, val, code, param, a, p_zero, log_a, scratch, zbuf)
-            else:
-                got, s = component_sweep(uc, s, rng[c], ptr, idx, val, code, param, a, p_zero, log_a, wdummy, 0)
-            acc += got
-            done = t + 1 - burn_in
-            if done > 0 and done % thin == 0:
-                out[c, done // thin - 1] = uc
-        sumsq[c] = s
+def _run(u, sumsq, rng, ptr, idx, val, code, param, dg, exp_l1, t0, n_iter, burn_in, thin, out, accepted, joint):
+    for c in prange(u.shape[0]):
+        acc, sumsq[c] = _run_chain(u[c], sumsq[c], rng[c], ptr, idx, val, code, param, dg, exp_l1, t0, n_iter,
+                                   burn_in, thin, out[c], joint)
         accepted[c] += acc
 
 
@@ -109,14 +116,15 @@ def sample(
     sumsq = (u * u).sum(axis=1)
     rng = seed_states(seed, n_chains)
     ptr, idx, val = basis_csr(lattice.basis)
-    a = float(np.exp(-proposal_eps))
+    dg = dg_table(float(np.exp(-proposal_eps)))
+    exp_l1 = exp_table(target.code, target.param)
     n_iter = burn_in + n_draws * thin
     out = np.zeros((n_chains, n_draws, lattice.n), dtype=np.int64)
     accepted = np.zeros(n_chains, dtype=np.int64)
     joint = update == "joint"
 
     def step(t, n):
-        _run(u, sumsq, rng, ptr, idx, val, target.code, target.param, a, t, n, burn_in, thin, out, accepted, joint)
+        _run(u, sumsq, rng, ptr, idx, val, target.code, target.param, dg, exp_l1, t, n, burn_in, thin, out, accepted, joint)
 
     seconds = run_chunked(step, n_iter, log=log, label=f"sampling {target.label}", progress=progress)
 
