@@ -8,8 +8,21 @@ from ..claims import Measurement, Run, z_threshold
 from ..comparison import DAS, load_releases
 
 
+def _one_county_states(run: Run) -> list[str]:
+    """States whose one county is fixed by the invariant total (DC): every mechanism releases it
+    exactly, so spread, slopes and integrality say nothing about the mechanisms there."""
+    m = run.table("e4_metrics", keep_default_na=False, na_values=[""])
+    return sorted(set(m.loc[m["n_counties"] == 1, "state"]))
+
+
+def _without_one_county(run: Run, table):
+    one = _one_county_states(run)
+    return table[~table["state"].isin(one)], (f" (left out: {', '.join(one)}, one county, no noise)" if one else "")
+
+
 def _releases(run: Run):
-    states = run.json("e3/selection.json")["selected_states"]
+    one = _one_county_states(run)
+    states = [s for s in run.json("e3/selection.json")["selected_states"] if s not in one]
     return [load_releases(run.path(f"e4/releases_{s}.nc")) for s in states]
 
 
@@ -29,7 +42,7 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
     ratio from ``e4_county_spread.csv`` (kurtosis-aware, with the MCMC reference's ESS; see
     :func:`isdp.experiments.comparison.county_spread`).
     """
-    sp = run.table("e4_county_spread", dtype={"county": str})
+    sp, left_out = _without_one_county(run, run.table("e4_county_spread", dtype={"county": str}))
     g = sp[sp["method"] == method]
     if g.empty:
         raise ValueError(f"E4 has no method {method!r} in e4_county_spread.csv")
@@ -42,13 +55,13 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
     text = (f"{int(outside.sum())} of {len(g)} counties outside [1/{band:g}, {band:g}] beyond MC error "
             f"(z = {z:.2f}); SD ratio to generalized Laplace: median {np.median(ratio):.3f}, range "
             f"{ratio.min():.2f}–{ratio.max():.2f}, widest {g['state'].iloc[worst]} {g['name'].iloc[worst]}"
-            + (f". Outside: {named}" if named else ""))
+            + (f". Outside: {named}" if named else "") + left_out)
     return Measurement(int(outside.sum()), text)
 
 
 def integer_and_invariant(run: Run, paper) -> Measurement:
     """Integer-valued and invariant-exact per method, against what each method guarantees."""
-    m = run.table("e4_metrics", keep_default_na=False, na_values=[""])
+    m, left_out = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))
     m = m[m["method"] != DAS]
     ok, parts = True, []
     for method, g in m.groupby("method", sort=False):
@@ -58,7 +71,7 @@ def integer_and_invariant(run: Run, paper) -> Measurement:
         ok &= method != "projected_laplace" or n_int == 0
         parts.append(f"{method}: integer {n_int}/{len(g)}, invariant {n_inv}/{len(g)} (max residual "
                      f"{g['invariant_max_residual'].max():.2g})")
-    return Measurement(bool(ok), "; ".join(parts))
+    return Measurement(bool(ok), "; ".join(parts) + left_out)
 
 
 def unbiased_z(run: Run, paper) -> Measurement:
@@ -76,10 +89,10 @@ def unbiased_z(run: Run, paper) -> Measurement:
 
 def mechanism_slopes(run: Run, paper) -> Measurement:
     """p-values of the OLS slope of per-county mean error on log population, every mechanism and state."""
-    m = run.table("e4_metrics", keep_default_na=False, na_values=[""])
+    m, left_out = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))
     mech = m[m["method"] != DAS]
     parts = [f"{k}: min p {g['slope_p_value'].min():.3g}" for k, g in mech.groupby("method", sort=False)]
-    return Measurement(mech["slope_p_value"].to_numpy(), f"{len(mech)} slopes; " + "; ".join(parts))
+    return Measurement(mech["slope_p_value"].to_numpy(), f"{len(mech)} slopes; " + "; ".join(parts) + left_out)
 
 
 def das_selected_significant(run: Run, paper) -> Measurement:
@@ -95,7 +108,7 @@ def das_selected_significant(run: Run, paper) -> Measurement:
 
 def lp_concentration(run: Run, paper) -> Measurement:
     """Share of releases in which one county absorbs the whole ℓ1 discrepancy, per LP/MILP variant."""
-    m = run.table("e4_metrics", keep_default_na=False, na_values=[""])
+    m, _ = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))
     pr = m[m["single_county_share"].notna() & (m["method"] != DAS)]
     parts = [f"{k}: {g['single_county_share'].min():.1%}–{g['single_county_share'].max():.1%} of releases"
              for k, g in pr.groupby("method", sort=False)]
