@@ -145,3 +145,13 @@ def test_reading_measures_use_the_spread_of_one_study_and_the_printed_rounding(t
     gap = measures.reading_gap(run, {"median": 0.5, "q05": 0.445, "q95": 0.6}, reading="rep_var", rounding=0.005)
     assert gap.value == pytest.approx(4.0)
     assert measures.reading_gap(run, {"median": 0.504}, reading="rep_var", rounding=0.005).value == 0.0
+
+
+def test_conditioning_reference_cuts_the_rounding_eigenvalues_of_a_rank_deficient_gram():
+    """At the paper's size A Aᵀ (760 rows, rank 740) has 20 eigenvalues of ~1e-14: NumPy's default
+    pinv cutoff inverted them and the 'conditional' missed the invariants by 0.2 (gap 1.4e-2)."""
+    from isdp.baselines import row_space_basis
+    from isdp.experiments.problems import group_hour_building_constraints
+
+    A, _ = group_hour_building_constraints(14, 24, 20)
+    assert st.conditioning_gap(A, 1.0, row_space_basis(A), 5, np.random.default_rng(1)) < 1e-10

@@ -183,7 +183,9 @@ def conditioning_gap(A, sigma: float, basis, n_probes: int, rng: np.random.Gener
     """
     A = np.asarray(A, dtype=float)
     z = rng.standard_normal((A.shape[1], int(n_probes)))
-    conditional = z - A.T @ (np.linalg.pinv(A @ A.T, hermitian=True) @ (A @ z))
+    # A Aᵀ of a rank-deficient integer A has eigenvalues 0 up to rounding (~1e-14) or of order 1:
+    # NumPy's default cutoff (1e-15 relative) would invert the rounding noise.
+    conditional = z - A.T @ (np.linalg.pinv(A @ A.T, rcond=1e-10, hermitian=True) @ (A @ z))
     projected = z - basis @ (basis.T @ z)
     return float(sigma**2 * np.abs(conditional - projected).max())
 
