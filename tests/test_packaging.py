@@ -187,7 +187,8 @@ def test_no_tracked_file_points_outside_the_project():
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     if not files:
         pytest.skip("not a git checkout")
-    pattern = re.compile(r"\bSPEC\b|\.\./shared")
+    # the two names, spelled so that this file does not match itself
+    pattern = re.compile(r"\b" + "SP" + r"EC\b|\.\./" + "sha" + "red")
     offenders = []
     for name in files:
         path = ROOT / name
