@@ -12,9 +12,14 @@ Conventions
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import stats
+
+ROOT = Path(__file__).resolve().parents[1]  # the checkout
+REGISTRY = ROOT / "config" / "claims.yaml"  # the claims registry (paper values)
 
 ALPHA = 1e-3  # rejection level of every goodness-of-fit test in the suite
 Z_TOL = 4.0  # mean checks: |estimate - truth| < Z_TOL * standard error

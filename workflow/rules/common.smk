@@ -13,6 +13,7 @@ from isdp.experiments.claims import load_registry
 
 REPO = Path(workflow.basedir)
 ENV = "../envs/isdp.yaml"  # every rule: the project's dependencies; isdp itself comes from src/ (Snakefile)
+STEP = "../scripts/step.py"  # every rule's script: runs the isdp step named in its params (isdp.experiments.jobs)
 SEED = config["seed"]
 REGISTRY = (
     REPO / "config" / "claims.yaml"

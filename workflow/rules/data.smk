@@ -23,8 +23,9 @@ rule fetch:
         timeout=DATA["timeout"],
         retries=DATA["retries"],
         backoff=DATA["backoff"],
+        step="isdp.experiments.nhgis.fetch_step",
     script:
-        "../scripts/nhgis_fetch.py"
+        STEP
 
 
 # Any vintage's county zip -> the tidy, validated table (the same code made data/nhgis/'s extract).
@@ -42,5 +43,6 @@ rule extract:
         ENV
     params:
         vintage=lambda wc: wc.vintage,
+        step="isdp.experiments.nhgis.extract_step",
     script:
-        "../scripts/nhgis_extract.py"
+        STEP

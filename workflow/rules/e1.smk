@@ -90,8 +90,10 @@ rule e1_summary:
         ENV
     params:
         experiment="E1",
+        repo=REPO,
+        step="isdp.experiments.reporting.claims_summary",
     script:
-        "../scripts/claims_summary.py"
+        STEP
 
 
 rule e1_notebook:

@@ -153,8 +153,10 @@ rule e2_summary:
         ENV
     params:
         experiment="E2",
+        repo=REPO,
+        step="isdp.experiments.reporting.claims_summary",
     script:
-        "../scripts/claims_summary.py"
+        STEP
 
 
 rule e2_notebook:

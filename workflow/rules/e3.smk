@@ -216,8 +216,10 @@ rule e3_summary:
         ENV
     params:
         experiment="E3",
+        repo=REPO,
+        step="isdp.experiments.reporting.claims_summary",
     script:
-        "../scripts/claims_summary.py"
+        STEP
 
 
 rule e3_notebook:

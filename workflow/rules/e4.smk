@@ -182,8 +182,10 @@ rule e4_summary:
         ENV
     params:
         experiment="E4",
+        repo=REPO,
+        step="isdp.experiments.reporting.claims_summary",
     script:
-        "../scripts/claims_summary.py"
+        STEP
 
 
 rule e4_notebook:

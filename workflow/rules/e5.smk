@@ -209,8 +209,10 @@ rule e5_summary:
         ENV
     params:
         experiment="E5",
+        repo=REPO,
+        step="isdp.experiments.reporting.claims_summary",
     script:
-        "../scripts/claims_summary.py"
+        STEP
 
 
 rule e5_notebook:

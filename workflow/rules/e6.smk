@@ -48,8 +48,9 @@ rule e6_studies:
     params:
         e6=E6,
         seed=[SEED, "e6", "studies"],
+        step="isdp.experiments.e6_spatiotemporal_gaussian.steps.studies",
     script:
-        "../scripts/e6_studies.py"
+        STEP
 
 
 rule e6_summary:
@@ -71,8 +72,10 @@ rule e6_summary:
         ENV
     params:
         experiment="E6",
+        repo=REPO,
+        step="isdp.experiments.reporting.claims_summary",
     script:
-        "../scripts/claims_summary.py"
+        STEP
 
 
 rule e6_notebook:

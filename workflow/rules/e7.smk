@@ -137,8 +137,10 @@ rule e7_summary:
         ENV
     params:
         experiment="E7",
+        repo=REPO,
+        step="isdp.experiments.reporting.claims_summary",
     script:
-        "../scripts/claims_summary.py"
+        STEP
 
 
 rule e7_notebook:

@@ -163,8 +163,10 @@ rule e8_summary:
         ENV
     params:
         experiment="E8",
+        repo=REPO,
+        step="isdp.experiments.reporting.claims_summary",
     script:
-        "../scripts/claims_summary.py"
+        STEP
 
 
 rule e8_notebook:

@@ -17,8 +17,10 @@ rule reproduction_summary:
         "results/logs/reproduction_summary.log",
     conda:
         ENV
+    params:
+        step="isdp.experiments.reporting.reproduction_summary",
     script:
-        "../scripts/reproduction_summary.py"
+        STEP
 
 
 rule software_versions:
@@ -33,8 +35,10 @@ rule software_versions:
         "results/logs/software_versions.log",
     conda:
         ENV
+    params:
+        step="isdp.experiments.reporting.software_table",
     script:
-        "../scripts/software_versions.py"
+        STEP
 
 
 rule experiment_registry:
@@ -46,8 +50,9 @@ rule experiment_registry:
         ENV
     params:
         experiments=EXPERIMENTS,
+        step="isdp.experiments.reporting.experiment_registry",
     script:
-        "../scripts/experiment_registry.py"
+        STEP
 
 
 # The review notebook of each experiment, executed by its notebook rule (whose checks table
@@ -70,5 +75,6 @@ rule notebook_html:
         ENV
     params:
         notebook=lambda wildcards: executed_notebook(wildcards.exp),
+        step="isdp.experiments.reporting.notebook_html",
     script:
-        "../scripts/notebook_html.py"
+        STEP

@@ -6,8 +6,8 @@ whether they came from the rule or the config override, the vintage and the data
 import json
 from pathlib import Path
 
-from isdp.experiments._workflow import start
-from isdp.experiments.audit import audit_counts, das_bias_regressions, select_states
+from isdp.experiments.jobs import start
+from isdp.experiments.e3_census_counties.audit import audit_counts, das_bias_regressions, select_states
 from isdp.experiments.nhgis import load_counties
 
 log = start(snakemake)  # noqa: F821

@@ -1,9 +1,9 @@
 """E1: build the intersecting-constraints problem and draw Fig 3."""
 import matplotlib.pyplot as plt
 
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.plotting import plot_venn_constraints, save_figure
-from isdp.experiments.problems import intersecting_constraints_problem
+from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

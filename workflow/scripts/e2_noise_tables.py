@@ -2,7 +2,7 @@
 import numpy as np
 
 from isdp import check_release, load_draws
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.problems import Problem, with_margins
 
 log = start(snakemake)  # noqa: F821

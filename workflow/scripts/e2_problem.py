@@ -1,5 +1,5 @@
 """E2: the confidential 4x4 table (Table 2, margins computed from the cells) and its problem."""
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.problems import contingency_table_problem, read_table_csv, with_margins
 
 log = start(snakemake)  # noqa: F821

@@ -6,7 +6,7 @@ import pandas as pd
 from isdp import IntegerLattice, derive_seed, generalized_laplace, sample, table_margins
 from isdp.diagnostics import two_sample_chi2
 from isdp.exact import sample_conditioned_dg
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.nhgis import PAPER_VINTAGE
 from isdp.experiments.plotting import plot_das_slopes, save_figure
 

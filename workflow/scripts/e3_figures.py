@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from isdp import derive_seed, load_draws
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.nhgis import STATE_NAMES, load_counties
 from isdp.experiments.plotting import plot_state_noise, plt, save_figure
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from isdp import derive_seed, save_draws
 from isdp.exact import sample_sum_constraint_l1
-from isdp.experiments._workflow import start
-from isdp.experiments.census import compare_with_exact, run_state
+from isdp.experiments.jobs import start
+from isdp.experiments.e3_census_counties.census import compare_with_exact, run_state
 from isdp.experiments.nhgis import load_counties
 
 log = start(snakemake)  # noqa: F821

@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 
 from isdp import load_draws
-from isdp.experiments._workflow import start
-from isdp.experiments.census import nonnegativity
+from isdp.experiments.jobs import start
+from isdp.experiments.e3_census_counties.census import nonnegativity
 from isdp.experiments.nhgis import load_counties
-from isdp.experiments.studies import unbiasedness_table
+from isdp.experiments.lattice_study.studies import unbiasedness_table
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

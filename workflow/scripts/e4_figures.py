@@ -4,8 +4,8 @@ import json
 
 import numpy as np
 
-from isdp.experiments._workflow import start
-from isdp.experiments.comparison import LABELS, METHODS, load_releases
+from isdp.experiments.jobs import start
+from isdp.experiments.e4_projection_comparison.comparison import LABELS, METHODS, load_releases
 from isdp.experiments.nhgis import STATE_NAMES
 from isdp.experiments.plotting import METHOD_COLORS, plot_fig10, plt, save_figure
 

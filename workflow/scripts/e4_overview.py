@@ -5,8 +5,8 @@ import json
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from isdp.experiments._workflow import start
-from isdp.experiments.comparison import LABELS, state_overview
+from isdp.experiments.jobs import start
+from isdp.experiments.e4_projection_comparison.comparison import LABELS, state_overview
 from isdp.experiments.nhgis import STATE_NAMES, load_counties
 from isdp.experiments.plotting import plot_state_overview, save_figure
 

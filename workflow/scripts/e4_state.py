@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 
 from isdp import derive_seed, load_draws
-from isdp.experiments._workflow import start
-from isdp.experiments.comparison import (
+from isdp.experiments.jobs import start
+from isdp.experiments.e4_projection_comparison.comparison import (
     INTEGER_BY_CONSTRUCTION,
     METHODS,
     county_spread,

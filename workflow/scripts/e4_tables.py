@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

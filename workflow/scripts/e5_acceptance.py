@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from isdp import derive_seed, mis_sample
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.claims import paper_value
 from isdp.experiments.plotting import save_figure
 from isdp.experiments.problems import Problem

@@ -3,7 +3,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.plotting import save_figure
 
 log = start(snakemake)  # noqa: F821

@@ -1,7 +1,7 @@
 """E5: the confidential 2x23 sex-by-age table (FODS-20 Table 1 top) and its invariants (1)-(3)."""
 import numpy as np
 
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.problems import (
     Problem,
     index_set_from_complement,

@@ -12,7 +12,7 @@ import pandas as pd
 from isdp import check_release, convergence_table, derive_seed, mis_sample, summarize_convergence
 from isdp.baselines import nnl2_projection
 from isdp.distributions import dg_rvs
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.problems import Problem
 from isdp.mis import release_distances
 

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 
 from isdp import check_release, load_draws
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.problems import Problem, read_table_csv
 
 log = start(snakemake)  # noqa: F821

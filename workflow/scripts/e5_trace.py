@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from isdp import convergence_table, derive_seed, mis_sample, save_draws, summarize_convergence
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.plotting import save_figure
 from isdp.experiments.problems import Problem
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from isdp.experiments import claims
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.plotting import (
                plot_e7_noise_laws,
                plot_e7_privacy,

@@ -7,8 +7,8 @@ from scipy import stats
 
 from isdp import derive_seed
 from isdp.distributions import dg_variance
-from isdp.experiments import congenial as cg
-from isdp.experiments._workflow import start
+from isdp.experiments.e7_congenial_histogram import congenial as cg
+from isdp.experiments.jobs import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

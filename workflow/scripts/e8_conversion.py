@@ -2,7 +2,7 @@
 import pandas as pd
 
 from isdp.accounting import zcdp_to_dp
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

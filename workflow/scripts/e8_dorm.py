@@ -1,6 +1,6 @@
 """E8, TopDown talk's college-town example: feasible town-wide totals and their implied bounds."""
-from isdp.experiments._workflow import start
-from isdp.experiments.implied import feasible_totals, implied_bounds
+from isdp.experiments.jobs import start
+from isdp.experiments.e8_privacy_accounting.implied import feasible_totals, implied_bounds
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

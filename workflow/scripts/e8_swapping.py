@@ -5,7 +5,7 @@ import pandas as pd
 from scipy import special
 
 from isdp.accounting import swap_min_table, swap_table, swapping_epsilon
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.plotting import plot_swap_epsilon, save_figure
 
 log = start(snakemake)  # noqa: F821

@@ -2,7 +2,7 @@
 import pandas as pd
 
 from isdp.accounting import variance_table
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.plotting import plot_variance_tables, save_figure
 
 log = start(snakemake)  # noqa: F821

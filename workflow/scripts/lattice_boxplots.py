@@ -2,7 +2,7 @@
 import matplotlib.pyplot as plt
 
 from isdp import load_draws
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.plotting import plot_noise_boxplots, save_figure
 from isdp.experiments.problems import Problem
 

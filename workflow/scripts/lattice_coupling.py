@@ -1,8 +1,8 @@
 """L-lag coupling meeting times for one target at each configured lag."""
 from isdp import generalized_laplace
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.problems import Problem
-from isdp.experiments.studies import coupling_study, derive_seed
+from isdp.experiments.lattice_study.studies import coupling_study, derive_seed
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

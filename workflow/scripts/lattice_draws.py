@@ -2,9 +2,9 @@
 import pandas as pd
 
 from isdp import derive_seed, generalized_laplace, save_draws
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.problems import Problem
-from isdp.experiments.studies import retained_draws
+from isdp.experiments.lattice_study.studies import retained_draws
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

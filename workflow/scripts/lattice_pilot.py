@@ -1,6 +1,6 @@
 """Pilot runs over a grid of proposal ε for one target: acceptance and MSJD per value."""
 from isdp import derive_seed, generalized_laplace, tune_proposal
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.problems import Problem
 
 log = start(snakemake)  # noqa: F821

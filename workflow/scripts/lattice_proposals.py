@@ -1,7 +1,7 @@
 """Tuned proposal parameters: the configured value per target beside the pilot's choice."""
 import pandas as pd
 
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -5,9 +5,9 @@ One output figure gets a panel per target; one figure per target otherwise (E2: 
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.plotting import NORM_LABELS, plot_tv_bounds, save_figure
-from isdp.experiments.studies import convergence_by_lag, tv_curves
+from isdp.experiments.lattice_study.studies import convergence_by_lag, tv_curves
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -2,9 +2,9 @@
 import pandas as pd
 
 from isdp import load_draws
-from isdp.experiments._workflow import start
+from isdp.experiments.jobs import start
 from isdp.experiments.problems import Problem
-from isdp.experiments.studies import unbiasedness_table
+from isdp.experiments.lattice_study.studies import unbiasedness_table
 
 log = start(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -1,6 +1,6 @@
 """The claims registry: every computable claim of the papers, judged on one run's outputs.
 
-The registry (``config/claims.yaml``, validated by ``workflow/schemas/claims.schema.yaml``) is
+The registry (``config/claims.yaml``, validated by the schema shipped beside this module) is
 data: per claim an ``id``, the paper's value, the name of the *measure* that computes this run's
 value from the results directory, and a *criterion* saying when the two agree. This module loads
 it, calls the measures and applies the criteria; ``results/tables/reproduction_summary.csv``,
@@ -42,9 +42,7 @@ STATUSES = ("match", "differs", "calibrated", "not-comparable")
 COLUMNS = ["id", "experiment", "claim", "source", "paper_value", "reproduced_value", "criterion", "status",
            "note"]
 KINDS = ("equal", "within_se", "interval", "zscores", "pvalues", "ordering", "calibrated", "not-comparable")
-_REPO = Path(__file__).resolve().parents[3]  # the checkout (the experiment layer runs from it)
-DEFAULT_REGISTRY = _REPO / "config" / "claims.yaml"
-SCHEMA = _REPO / "workflow" / "schemas" / "claims.schema.yaml"
+SCHEMA = "claims.schema.yaml"  # package data of isdp.experiments
 
 
 @dataclass(frozen=True)
@@ -65,10 +63,10 @@ class Measurement:
 class Run:
     """Read access to one workflow run's outputs (``<root>/results/...``), its config and the repository's data."""
 
-    def __init__(self, root=".", config: Mapping | None = None, repo=None):
+    def __init__(self, root=".", config: Mapping | None = None, repo="."):
         self.root = Path(root)
         self.config = dict(config or {})
-        self.repo = Path(repo or _REPO)
+        self.repo = Path(repo)
 
     def path(self, rel) -> Path:
         """``results/<rel>`` of this run."""
@@ -94,18 +92,25 @@ class Run:
 # --------------------------------------------------------------------------- registry
 
 
-def load_registry(path=None) -> list[dict]:
-    """The claims of ``path`` (default: the repository's ``config/claims.yaml``), validated.
+def schema() -> dict:
+    """The registry's JSON schema (package data, so an installed isdp needs no checkout)."""
+    from importlib.resources import files
+
+    return yaml.safe_load(files("isdp.experiments").joinpath(SCHEMA).read_text(encoding="utf-8"))
+
+
+def load_registry(path) -> list[dict]:
+    """The claims of ``path`` (the workflow's ``config/claims.yaml``), validated.
 
     Checks the schema, that ids are unique, and that every measure exists; raises ``ValueError``
     naming the offending claim otherwise.
     """
     import jsonschema
 
-    path = Path(path or DEFAULT_REGISTRY)
+    path = Path(path)
     data = yaml.safe_load(path.read_text())
     try:
-        jsonschema.validate(data, yaml.safe_load(SCHEMA.read_text()))
+        jsonschema.validate(data, schema())
     except jsonschema.ValidationError as err:
         where = "/".join(map(str, err.absolute_path))
         raise ValueError(f"{path}: invalid claims registry at {where or 'top level'}: {err.message}") from None
@@ -119,7 +124,7 @@ def load_registry(path=None) -> list[dict]:
     return claims
 
 
-def claim(claim_id: str, registry=None) -> dict:
+def claim(claim_id: str, registry) -> dict:
     """One registry entry by id (``registry``: a loaded list or a path)."""
     claims = registry if isinstance(registry, list) else load_registry(registry)
     for c in claims:
@@ -128,19 +133,35 @@ def claim(claim_id: str, registry=None) -> dict:
     raise KeyError(f"no claim with id {claim_id!r} in the registry")
 
 
-def paper_value(claim_id: str, registry=None):
+def paper_value(claim_id: str, registry):
     """The paper's value of one claim: figures and notebooks read paper values from here."""
     return claim(claim_id, registry)["paper_value"]
 
 
+def measures_module(prefix: str) -> str:
+    """The measures module of ``prefix``: ``e3`` -> ``isdp.experiments.e3_census_counties.measures``
+    (the experiment package whose name starts with ``e3_``); any other name -> the package of that
+    name (``lattice_study``, shared by E1 and E2)."""
+    import pkgutil
+
+    import isdp.experiments
+
+    packages = [m.name for m in pkgutil.iter_modules(isdp.experiments.__path__) if m.ispkg]
+    matches = [p for p in packages if p == prefix or p.startswith(f"{prefix}_")]
+    if len(matches) != 1:
+        raise ValueError(f"no single experiment package for {prefix!r} in isdp.experiments (found {matches})")
+    return f"isdp.experiments.{matches[0]}.measures"
+
+
 def resolve_measure(name: str, claim_id: str = "?"):
-    """The function ``isdp.experiments.measures.<module>.<function>`` named ``<module>.<function>``."""
-    module, _, func = name.rpartition(".")
+    """The measure named ``<experiment>.<function>`` (e.g. ``e3.band_share``): the function in that
+    experiment package's ``measures`` module (see :func:`measures_module`)."""
+    prefix, _, func = name.rpartition(".")
     try:
-        return getattr(importlib.import_module(f"isdp.experiments.measures.{module}"), func)
+        return getattr(importlib.import_module(measures_module(prefix)), func)
     except (ImportError, AttributeError, ValueError):
-        raise ValueError(f"claim {claim_id!r}: unknown measure {name!r} (expected <module>.<function> in "
-                         "isdp.experiments.measures)") from None
+        raise ValueError(f"claim {claim_id!r}: unknown measure {name!r} (expected <experiment>.<function>, "
+                         "a function of isdp.experiments.<experiment package>.measures)") from None
 
 
 # --------------------------------------------------------------------------- criteria

@@ -19,6 +19,7 @@ import os
 import re
 import signal
 import socket
+import sys
 import threading
 import time
 import urllib.error
@@ -571,3 +572,32 @@ def fetch_or_fallback(
         "vintage_requested": vintage, "vintage_used": vintage, "source_used": "download",
         "reason": reason, "url": url, "sha256": sha256sum(dest_zip),
     }
+
+
+# --------------------------------------------------------------------------- workflow steps
+
+
+def fetch_step(job) -> None:
+    """County populations of the configured vintage under the data policy (:func:`fetch_or_fallback`).
+
+    ``params.dest_zip`` (the download cache) is deliberately not a rule output: it does not exist
+    after a fallback, and a zip placed there by hand is used without downloading. Writes the tidy
+    CSV of the vintage actually used and a JSON saying which one and why (read by the report).
+    """
+    from isdp.experiments.jobs import write_json
+
+    console = logging.StreamHandler(sys.__stderr__)  # the fallback warning must also reach the console
+    console.setLevel(logging.WARNING)
+    logging.getLogger().addHandler(console)
+    p = job.params
+    info = fetch_or_fallback(str(p.vintage), p.source, dest_zip=p.dest_zip, embedded_csv=job.input.embedded,
+                             out_csv=job.output.csv, timeout=float(p.timeout), retries=int(p.retries),
+                             backoff=float(p.backoff))
+    write_json(info, job.output.info, sort_keys=True)
+    job.log.info("data source: %s", info)
+
+
+def extract_step(job) -> None:
+    """Tidy, validated county CSV from an NHGIS county zip (:func:`extract`); nothing is written if a check fails."""
+    extract(job.input.zip, job.output.csv, vintage=str(job.params.vintage))
+    job.log.info("extracted %s -> %s", job.input.zip, job.output.csv)

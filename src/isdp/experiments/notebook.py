@@ -23,31 +23,11 @@ import os
 import tempfile
 from pathlib import Path
 
+from isdp.experiments.jobs import Namedlist
+
 ENV_VAR = "ISDP_RESULTS_DIR"
 CONTEXT_DIR = Path("results") / "notebooks"
 FIELDS = ("input", "output", "params", "log", "wildcards")
-
-
-class Namedlist(list):
-    """A list whose named items (or slices) are also attributes and keys, as in Snakemake."""
-
-    def __init__(self, items=(), names=None):
-        super().__init__(items)
-        self._names = dict(names or {})
-        for name, (start, end) in self._names.items():
-            setattr(self, name, self[start] if end is None else Namedlist(self[start:end]))
-
-    def __getitem__(self, key):
-        return getattr(self, key) if isinstance(key, str) else super().__getitem__(key)
-
-    def get(self, key, default=None):
-        return getattr(self, key, default) if key in self._names else default
-
-    def keys(self):
-        return self._names.keys()
-
-    def items(self):
-        return ((name, getattr(self, name)) for name in self._names)
 
 
 class Context:

@@ -15,12 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..lattice import (
+from isdp.lattice import (
     IntegerLattice,
     InvariantError,
     as_integer_matrix,
     table_margins,
-    venn_constraints,
 )
 
 
@@ -77,15 +76,6 @@ class Problem:
         d = json.loads(Path(path).read_text())
         return cls(d["name"], np.array(d["A"]), np.array(d["x"]), tuple(d["cell_labels"]),
                    tuple(d["constraint_labels"]), d.get("meta", {}))
-
-
-def intersecting_constraints_problem(x, records_per_region: int = 2) -> Problem:
-    """E1: three counting constraints over 14 records with every intersection non-empty."""
-    A = venn_constraints(3, records_per_region)
-    regions = ["1", "2", "3", "12", "13", "23", "123"]
-    labels = tuple(f"r{i + 1}" for i in range(A.shape[1]))
-    region_of = [regions[i // records_per_region] for i in range(A.shape[1])]
-    return Problem("e1", A, np.asarray(x), labels, ("A1", "A2", "A3"), {"region": region_of})
 
 
 def contingency_table_problem(name: str, table, row_labels, col_labels) -> Problem:
@@ -220,46 +210,3 @@ def with_margins(values, row_labels, col_labels, row_name: str = "county"):
     df["Total"] = df.sum(axis=1)
     df.loc["Total"] = df.sum(axis=0)
     return df
-
-
-def sex_by_age_constraints(rows, cols, voting_age_from: str):
-    """FODS-20 §3 invariants (1)–(3) of a row-vectorised sex × age table, female row first.
-
-    (1) total population, (2) the first row's total (female), (3) the voting-age total: every
-    column from ``voting_age_from`` on, both rows. Returns (A, constraint labels).
-    """
-    rows, cols = list(rows), list(cols)
-    if len(rows) != 2:
-        raise InvariantError(f"a sex x age table has 2 rows, got {rows}")
-    if voting_age_from not in cols:
-        raise InvariantError(f"voting_age_from {voting_age_from!r} is not an age column ({cols})")
-    k = len(cols)
-    first = cols.index(voting_age_from)
-    A = np.zeros((3, 2 * k), dtype=np.int64)
-    A[0] = 1
-    A[1, :k] = 1
-    A[2, first:k] = 1
-    A[2, k + first:] = 1
-    return A, ("total population", f"{rows[0]} total", f"voting age ({voting_age_from} and older)")
-
-
-def group_hour_building_constraints(groups: int, hours: int, buildings: int):
-    """Subspace DP §5.2 invariants of a groups × hours × buildings array of counts (cells C-order).
-
-    Two families: for every (hour, building) the total over groups, then for every
-    (group, building) the total over hours — per building, the row and column margins of a
-    groups × hours table. That is B·(H + G) rows of rank B·(H + G − 1): each building's two
-    families share its grand total. Returns (A as int64, constraint labels).
-    """
-    sizes = {"groups": groups, "hours": hours, "buildings": buildings}
-    for name, k in sizes.items():
-        if isinstance(k, bool) or int(k) != k or k < 1:
-            raise InvariantError(f"{name} must be a positive integer, got {k!r}")
-    G, H, B = (int(k) for k in sizes.values())
-    eye_hb = np.eye(H * B, dtype=np.int64)
-    over_groups = np.kron(np.ones((1, G), dtype=np.int64), eye_hb)
-    over_hours = np.kron(np.eye(G, dtype=np.int64), np.kron(np.ones((1, H), dtype=np.int64),
-                                                           np.eye(B, dtype=np.int64)))
-    labels = tuple(f"hour {h}, building {b}: all groups" for h in range(H) for b in range(B))
-    labels += tuple(f"group {g}, building {b}: all hours" for g in range(G) for b in range(B))
-    return np.vstack([over_groups, over_hours]), labels

@@ -1,0 +1,88 @@
+"""E3 helpers: over-dispersed starts, the per-state run, non-negativity, MCMC vs exact tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from isdp import IntegerLattice, sum_constraint
+from isdp.diagnostics import two_sample_chi2
+from isdp.exact import sample_sum_constraint_l1
+from isdp.experiments.e3_census_counties.census import (
+    ConvergenceError,
+    compare_with_exact,
+    nonnegativity,
+    overdispersed_starts,
+    run_state,
+)
+
+MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "burn_in": 2000,
+        "proposal_eps": 0.1, "overdispersion": {"factor": 0.1, "n_iter": 500}}
+
+
+def test_overdispersed_starts_are_in_lattice_and_wide():
+    lattice = IntegerLattice.from_constraints(sum_constraint(20))
+    starts = overdispersed_starts(lattice, 0.192, n_chains=4, factor=0.1, n_iter=500, proposal_eps=0.1, seed=1)
+    assert starts.shape == (4, 20) and lattice.contains(starts)
+    # the target's mean |u_i| is about 2a/(1-a^2) ~ 5.2 at eps = 0.192; the starts are several times wider
+    assert np.abs(starts).mean() > 15
+    assert len({tuple(s) for s in starts}) == 4  # independent chains
+
+
+def test_run_state_converges_and_is_statistically_exact():
+    run = run_state(12, 0.192, seed=3, label="XX", **MCMC)
+    assert run.draws.shape == (4, 100, 12) and run.draws.dtype == np.int64
+    assert np.all(run.draws.sum(axis=2) == 0)
+    assert run.summary["max_r_hat"] < 1.01
+    assert run.summary["retained_thin"] == 10 * 5
+    assert len(run.diagnostics) == 12
+    exact = sample_sum_constraint_l1(12, 0.192, 4000, seed=4)
+    # marginal variance of one cell: MCMC (pooled retained) vs exact, within MC error
+    v_mcmc = run.draws.reshape(-1, 12).astype(float).var(axis=0).mean()
+    v_exact = exact.astype(float).var(axis=0).mean()
+    assert abs(v_mcmc - v_exact) / v_exact < 0.1
+    table = compare_with_exact(run.draws, exact[:400], np.arange(1, 13))
+    assert (table["p_chi2"] > 1e-3).all(), table
+
+
+def test_run_state_fails_loudly_naming_state_and_county():
+    bad = {**MCMC, "burn_in": 0, "thin": 1, "draws_per_chain": 100, "n_draws": 400,
+           "overdispersion": {"factor": 0.02, "n_iter": 2000}}
+    with pytest.raises(ConvergenceError, match=r"ZZ: split R-hat .* worst c\d+"):
+        run_state(30, 0.192, seed=5, label="ZZ", cell_names=[f"c{i}" for i in range(30)], **bad)
+
+
+def test_run_state_checks_divisibility():
+    with pytest.raises(ValueError, match="multiple"):
+        run_state(5, 0.192, seed=1, **{**MCMC, "n_draws": 402})
+    with pytest.raises(ValueError, match="multiple"):
+        run_state(5, 0.192, seed=1, **{**MCMC, "draws_per_chain": 137})
+
+
+def test_nonnegativity_counts():
+    sf1 = np.array([3, 100, 1000])
+    draws = np.array([[[-4, 2, 2], [1, -1, 0]], [[0, 40, -40], [-3, 3, 0]]])
+    res = nonnegativity(sf1, draws, band=30)
+    assert res["n_noisy_counts"] == 12 and res["n_draws"] == 4
+    assert res["n_negative"] == 1 and res["n_draws_with_negative"] == 1
+    assert res["min_noisy_count"] == -1 and res["min_sf1"] == 3
+    assert res["share_within_30"] == pytest.approx(10 / 12)
+    assert res["max_abs_noise"] == 40
+
+
+def test_two_sample_chi2_power_and_size():
+    rng = np.random.default_rng(0)
+    same = [two_sample_chi2(rng.poisson(5, 500), rng.poisson(5, 500))[2] for _ in range(200)]
+    assert 0.02 < np.mean(np.array(same) < 0.05) < 0.1  # about the nominal size
+    assert two_sample_chi2(rng.poisson(5, 500), rng.poisson(6, 500))[2] < 1e-3  # power
+    assert two_sample_chi2(np.zeros(10), np.zeros(10)) == (0.0, 0, 1.0)
+
+
+def test_one_county_state_is_the_exact_point_mass():
+    """DC: the state total fixes its only county, so the noise law is the point mass at 0."""
+    run = run_state(1, 0.192, **MCMC, seed=3, label="DC")
+    assert run.draws.shape == (4, 100, 1) and run.draws.dtype == np.int64 and not run.draws.any()
+    assert run.summary["sampler"].startswith("point mass") and np.isnan(run.summary["max_r_hat"])
+    table = compare_with_exact(run.draws, run.draws, np.array([601_723]))
+    assert table.empty and "p_chi2" in table.columns
+    assert nonnegativity(np.array([601_723]), run.draws)["n_negative"] == 0

@@ -1,0 +1,208 @@
+"""The claims registry and its evaluator: every criterion kind can return every status it allows."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from conftest import REGISTRY
+
+from isdp.experiments import claims
+from isdp.experiments.claims import Measurement, judge
+
+REPO = Path(__file__).resolve().parents[2]
+M = Measurement
+
+
+CASES = [
+    ({"kind": "equal"}, 11, M(11, ""), "match"),
+    ({"kind": "equal"}, 11, M(1, ""), "differs"),
+    ({"kind": "equal", "tol": 0.005}, 12.34, M(12.3449, ""), "match"),
+    ({"kind": "equal", "tol": 0.005}, 12.34, M(12.3451, ""), "differs"),
+    ({"kind": "equal"}, {"rows": [20, 55], "total": 75}, M({"rows": [20, 55], "total": 75}, ""), "match"),
+    ({"kind": "equal"}, {"rows": [20, 35], "total": 75}, M({"rows": [20, 25], "total": 75}, ""), "differs"),
+    ({"kind": "equal"}, True, M(True, ""), "match"),
+    ({"kind": "equal"}, True, M(False, ""), "differs"),
+    ({"kind": "within_se", "k": 3}, 0.021, M(0.0202, "", se=0.0003), "match"),
+    ({"kind": "within_se", "k": 3}, 0.021, M(0.0198, "", se=0.0003), "differs"),
+    ({"kind": "within_se", "k": 3, "rounding": 0.005}, 0.5, M(0.5075, "", se=0.001), "match"),
+    ({"kind": "within_se", "k": 3, "rounding": 0.005}, 0.5, M(0.5085, "", se=0.001), "differs"),
+    ({"kind": "interval", "max": 2}, "stable", M(1.5, ""), "match"),
+    ({"kind": "interval", "max": 2}, "stable", M(2.5, ""), "differs"),
+    ({"kind": "interval", "min": 0.8, "max": 1.2}, "on par", M(0.79, ""), "differs"),
+    ({"kind": "zscores", "alpha": 0.01}, "unbiased", M(np.array([0.5, -2.0, 2.5]), ""), "match"),
+    ({"kind": "zscores", "alpha": 0.01}, "unbiased", M(np.array([0.5, -4.0]), ""), "differs"),
+    ({"kind": "pvalues", "alpha": 0.01}, "", M(np.array([0.2, 0.006]), ""), "match"),
+    ({"kind": "pvalues", "alpha": 0.01}, "", M(np.array([0.2, 0.004, 0.003]), ""), "differs"),
+    ({"kind": "ordering", "order": ["a", "c", "d"]}, "", M({"a": 1, "b": 9, "c": 2, "d": 3}, ""), "match"),
+    ({"kind": "ordering", "order": ["a", "c", "d"]}, "", M({"a": 1, "c": 3, "d": 3}, ""), "differs"),
+    ({"kind": "calibrated", "min": 0.005, "max": 0.995}, "", M(0.49, ""), "calibrated"),
+    ({"kind": "calibrated", "min": 0.005, "max": 0.995}, "", M(0.999, ""), "differs"),
+    ({"kind": "not-comparable", "reason": "data not public"}, "", M(1.0, ""), "not-comparable"),
+]
+
+
+@pytest.mark.parametrize("criterion, paper, measurement, status", CASES)
+def test_each_criterion_kind_returns_each_status_it_allows(criterion, paper, measurement, status):
+    assert judge(criterion, paper, measurement) == status
+
+
+def test_every_kind_is_covered_by_the_status_table():
+    assert {c[0]["kind"] for c in CASES} == set(claims.KINDS)
+    for kind in claims.KINDS:  # both statuses of every two-way kind appear
+        assert len({c[3] for c in CASES if c[0]["kind"] == kind}) == (1 if kind == "not-comparable" else 2)
+
+
+def test_calibrated_is_never_a_match():
+    for value in np.linspace(0, 1, 11):
+        assert judge({"kind": "calibrated", "min": 0, "max": 1}, 44, M(value, "")) != "match"
+
+
+def test_within_se_needs_a_standard_error():
+    with pytest.raises(ValueError, match="standard error"):
+        judge({"kind": "within_se", "k": 3}, 1.0, M(1.0, ""))
+
+
+def test_bonferroni_threshold_grows_with_the_number_of_tests():
+    assert claims.z_threshold(0.01, 1) == pytest.approx(2.5758, abs=1e-4)
+    assert claims.z_threshold(0.01, 1000) > claims.z_threshold(0.01, 10)
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return claims.load_registry(REGISTRY)
+
+
+def test_registry_groups_claims_by_experiment_in_order(registry):
+    """The summary concatenates the experiments in order, so the registry must list them so too."""
+    numbers = [int(c["experiment"][1:]) for c in registry]
+    assert numbers == sorted(numbers)
+
+
+def test_registry_is_valid_with_unique_ids_and_known_measures(registry):
+    assert len(registry) == len({c["id"] for c in registry})
+    for c in registry:
+        assert c["id"].split("-")[1] == c["experiment"], c["id"]
+        claims.resolve_measure(c["measure"], c["id"])
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda c: c.update(criterion={"kind": "within_se"}), "k"),
+    (lambda c: c.update(criterion={"kind": "interval"}), "criterion"),
+    (lambda c: c.update(criterion={"kind": "equal", "typo": 1}), "typo"),
+    (lambda c: c.pop("why"), "why"),
+    (lambda c: c.update(document="Another paper"), "Another paper"),
+    (lambda c: c.update(measure="e3.no_such_measure"), "unknown measure"),
+    (lambda c: c.update(id="bad id"), "bad id"),
+])
+def test_bad_registry_entries_are_rejected_with_their_location(tmp_path, registry, mutate, message):
+    entry = dict(registry[0])
+    mutate(entry)
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump({"claims": [entry]}, allow_unicode=True))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        claims.load_registry(path)
+
+
+def test_duplicate_ids_are_rejected(tmp_path, registry):
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump({"claims": [registry[0], registry[0]]}, allow_unicode=True))
+    with pytest.raises(ValueError, match="duplicate claim id"):
+        claims.load_registry(path)
+
+
+def _paper_literals(registry):
+    """Distinctive numeric paper values: floats with three or more significant digits, integers ≥ 1000.
+
+    Shorter numbers (0.6, 11, 130) also occur as unrelated test parameters, so they are not scanned.
+    """
+    found = set()
+
+    def walk(v):
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, float) and len(repr(v).lstrip("-0.").replace(".", "")) >= 3:
+            found.add(repr(v))
+        elif isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 1000:
+            found.add(repr(v))
+
+    for c in registry:
+        walk(c["paper_value"])
+    return found
+
+
+def test_no_paper_value_is_typed_into_scripts_notebooks_or_tests(registry):
+    literals = _paper_literals(registry)
+    assert literals, "the registry should hold numeric paper values"
+    files = [*REPO.glob("workflow/scripts/*.py"), *REPO.glob("notebooks/*.ipynb"), *REPO.glob("workflow/rules/*.smk")]
+    files += list(REPO.glob("tests/*.py"))
+    for path in files:
+        text = path.read_text()
+        for lit in literals:
+            assert not re.search(rf"(?<![\w.]){re.escape(lit)}(?![\w])", text), f"{path.name} contains {lit}"
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def test_evaluate_builds_rows_from_a_run(tmp_path):
+    tables = tmp_path / "results" / "tables"
+    tables.mkdir(parents=True)
+    pd.DataFrame({"target": ["l1", "l1"], "lag": [10, 20], "pairs": [5, 5], "converged_at": [100, 300]}).to_csv(
+        tables / "e9_convergence.csv", index=False)
+    registry = [{"id": "ISDP-E9-lag-stability", "experiment": "E9", "document": "ISDP", "location": "Fig 4",
+                 "claim": "stable across lags", "paper_value": "stable", "measure": "lattice.lag_spread",
+                 "args": {"exp": "e9", "norm": "l1"}, "criterion": {"kind": "interval", "max": 2},
+                 "why": "test entry with a ratio of 3"}]
+    rows = claims.evaluate(registry, claims.Run(tmp_path))
+    assert list(rows.columns) == claims.COLUMNS
+    assert rows.loc[0, "status"] == "differs" and "3.00" in rows.loc[0, "reproduced_value"]
+    assert rows.loc[0, "criterion"].endswith("Why: test entry with a ratio of 3")
+    with pytest.raises(ValueError, match="no claim for experiment"):
+        claims.evaluate(registry, claims.Run(tmp_path), experiment="E8")
+
+
+def test_a_failing_measure_names_its_claim(tmp_path):
+    registry = [{"id": "ISDP-E9-x", "experiment": "E9", "document": "ISDP", "location": "Fig 4", "claim": "c",
+                 "paper_value": 1, "measure": "lattice.lag_spread", "args": {"exp": "e9", "norm": "l1"},
+                 "criterion": {"kind": "interval", "max": 2}, "why": "missing outputs"}]
+    with pytest.raises(RuntimeError, match="ISDP-E9-x"):
+        claims.evaluate(registry, claims.Run(tmp_path))
+
+
+def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
+    row = dict(zip(claims.COLUMNS, ["ISDP-E1-a", "E1", "c", "s", "p", "r", "k", "match", ""], strict=True))
+    good = tmp_path / "a.csv"
+    pd.DataFrame([row]).to_csv(good, index=False)
+    with pytest.raises(ValueError, match="duplicate"):
+        claims.combine([good, good], tmp_path / "out.csv")
+    bad = tmp_path / "b.csv"
+    pd.DataFrame([{**row, "id": "ISDP-E1-b", "status": "ok"}]).to_csv(bad, index=False)
+    with pytest.raises(ValueError, match="unknown status"):
+        claims.combine([good, bad], tmp_path / "out.csv")
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_best_proposal_one_grid_step_away_is_within_one_step(tmp_path):
+    """0.65 − 0.6 on a 0.05 grid is one step (floating point must not turn it into 1.0000000000000009)."""
+    from isdp.experiments.e5_congenial_mis.measures import best_proposal_steps
+
+    tables = tmp_path / "results" / "tables"
+    tables.mkdir(parents=True)
+    grid = np.round(np.arange(0.3, 1.0001, 0.05), 2)
+    acc = np.where(np.isclose(grid, 0.65), 0.02, 0.01)
+    pd.DataFrame({"proposal_eps": grid, "acceptance": acc}).to_csv(tables / "e5_fig2_acceptance.csv", index=False)
+    m = best_proposal_steps(claims.Run(tmp_path), 0.6)
+    assert m.value == 1 and judge({"kind": "interval", "max": 1}, 0.6, m) == "match"
+    assert judge({"kind": "interval", "max": 1}, 0.55, best_proposal_steps(claims.Run(tmp_path), 0.55)) == "differs"

@@ -1,0 +1,229 @@
+"""The repository's own contracts: dependencies in agreement, configs valid, notebooks stripped."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from isdp.experiments.jobs import load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _declared(extras=("workflow", "dev")) -> list[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    specs = project["dependencies"] + [s for extra in extras for s in project["optional-dependencies"][extra]]
+    return [_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in specs]
+
+
+def _conda_packages(deps) -> dict[str, str]:
+    return {_normalise(n): v for n, v in (d.split("=", 1) for d in deps if isinstance(d, str) and d not in ("pip", "python=3.11"))}
+
+
+def _pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[_normalise(name)] = version
+    return pins
+
+
+def test_environment_yml_agrees_with_pyproject_and_constraints_package_by_package():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    deps = env["dependencies"]
+    assert "python=3.11" in deps and "pip" in deps
+    conda = _conda_packages(deps)
+    declared, pins = _declared(), _pins()
+    assert sorted(conda) == sorted(declared), "environment.yml must list exactly pyproject.toml's packages"
+    for name in declared:
+        assert conda[name] == pins[name], f"{name}: environment.yml {conda[name]} != constraints.txt {pins[name]}"
+    pip = next(d["pip"] for d in deps if isinstance(d, dict))
+    assert pip == ["--no-deps -e ."], "pip installs only the project itself; conda provides its dependencies"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"].startswith(">=3.11")
+    arviz = [d for d in project["dependencies"] if d.startswith("arviz")]
+    assert arviz and "<1" in arviz[0], "ArviZ 1.x needs Python 3.12: pin arviz<1"
+
+
+# (PyYAML is left out: numba imports it when present, to read an optional config file.)
+WORKFLOW_ONLY = ("snakemake", "seaborn", "matplotlib", "jsonschema", "nbclient", "nbconvert", "ipykernel")
+
+
+def test_core_package_needs_only_the_numerical_stack():
+    """`pip install isdp` brings no workflow tool, and `import isdp` (the method) loads none."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = {_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in project["dependencies"]}
+    assert not core & {"snakemake", "snakemake-executor-plugin-slurm", "seaborn", "nbclient", "ipykernel"}
+    code = ("import sys, isdp, isdp.baselines, isdp.accounting, isdp.exact, isdp.mis, isdp.diagnostics; "
+            "print(sorted({m.split('.')[0] for m in sys.modules}))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert not [m for m in WORKFLOW_ONLY if f"'{m}'" in loaded], loaded
+    assert "isdp.experiments" not in subprocess.run(
+        [sys.executable, "-c", "import sys, isdp; print(list(sys.modules))"],
+        capture_output=True, text=True, check=True).stdout
+
+
+def test_core_modules_do_not_import_the_experiment_layer():
+    imports = re.compile(r"^\s*(from|import)\s+\S*experiments", re.M)
+    for module in (ROOT / "src" / "isdp").glob("*.py"):
+        assert not imports.search(module.read_text()), f"{module.name} imports the experiment layer"
+
+
+def test_rule_environment_holds_the_runtime_dependencies_at_their_pins():
+    """workflow/envs/isdp.yaml (every rule's `conda:`): core + workflow extra, pinned, no project install."""
+    deps = yaml.safe_load((ROOT / "workflow" / "envs" / "isdp.yaml").read_text())["dependencies"]
+    assert "python=3.11" in deps and not [d for d in deps if isinstance(d, dict)]
+    conda, pins = _conda_packages(deps), _pins()
+    assert sorted(conda) == sorted(_declared(extras=("workflow",)))
+    assert all(conda[name] == pins[name] for name in conda)
+    rules = "".join(f.read_text() for f in (ROOT / "workflow" / "rules").glob("*.smk"))
+    assert rules.count("conda:") == rules.count("        ENV\n") > 0, "every rule uses the one environment"
+    assert 'ENV = "../envs/isdp.yaml"' in rules
+
+
+def test_constraints_pin_every_dependency():
+    pins = _pins()
+    for name, version in pins.items():
+        assert version, f"constraints.txt line for {name} is not an exact pin"
+    for name in _declared():
+        assert name in pins, f"{name} (pyproject.toml) is not pinned in constraints.txt: run `make lock`"
+    assert pins["arviz"].startswith("0."), "ArviZ 1.x needs Python 3.12"
+
+
+@pytest.mark.parametrize("overrides", [None, "ci.yaml"])
+def test_configs_match_schema(overrides):
+    """config.yaml is complete; ci.yaml holds only overrides, merged over it as Snakemake does."""
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    jsonschema.validate(load_config(ROOT / "config" / "config.yaml", *([ROOT / "config" / overrides] if overrides else [])), schema)
+
+
+def _leaves(tree, path=()):
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            yield from _leaves(value, (*path, key))
+    else:
+        yield path, tree
+
+
+def test_ci_config_holds_only_overrides():
+    base = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for path, value in _leaves(yaml.safe_load((ROOT / "config" / "ci.yaml").read_text())):
+        node = base
+        for key in path:
+            assert key in node, f"ci.yaml: {'.'.join(path)} is not a key of config.yaml"
+            node = node[key]
+        assert node != value, f"ci.yaml: {'.'.join(path)} repeats config.yaml's value {value!r}"
+
+
+def _merged(override: dict) -> dict:
+    """config.yaml, then ci.yaml, then ``override``, merged as Snakemake merges --configfile files."""
+    from snakemake.utils import update_config
+
+    config = load_config(ROOT / "config" / "config.yaml", ROOT / "config" / "ci.yaml")
+    update_config(config, override)
+    return config
+
+
+@pytest.mark.parametrize("override, message, path", [
+    # under allOf + unevaluatedProperties these read "'coupling', 'draws', 'eps', 'pilot', 'targets' were unexpected"
+    ({"e1": {"draws": {"n_draws": 200, "n_chains": 4, "thin": 1.5}}}, "1.5 is not of type 'integer'", "e1/draws/thin"),
+    ({"e2": {"eps": "1e-3"}}, "'1e-3' is not of type 'number'", "e2/eps"),  # YAML 1.1 reads 1e-3 as a string
+    ({"e1": {"x": [3, 2]}}, "is too short", "e1/x"),
+    ({"e1": {"x": [-1, 7, 20]}}, "-1 is less than the minimum of 0", "e1/x/0"),  # a negative count was accepted
+    ({"e2": {"tabel": "data/other.csv"}}, "'tabel' was unexpected", "e2"),
+    ({"e1": {"targets": {"l3": {"proposal_eps": 0.1, "lags": [10]}}}}, "'l3' was unexpected", "e1/targets"),
+])
+def test_schema_errors_name_the_key_and_the_value(override, message, path):
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    with pytest.raises(jsonschema.ValidationError) as err:
+        jsonschema.validate(_merged(override), schema)
+    assert message in err.value.message
+    assert "/".join(map(str, err.value.absolute_path)) == path
+
+
+@pytest.mark.parametrize("override, named", [
+    ("e1:\n  eps: -1\n", "eps"),
+    ("e1:\n  eps: .nan\n", "config.e1.eps: nan is not a finite number"),
+    ("e3:\n  eps: .inf\n", "config.e3.eps: inf is not a finite number"),
+    ("e2:\n  tabel: data/other.csv\n", "'tabel' was unexpected"),
+    ("e1:\n  pilot: {grid: [0.1], n_chains: 2, n_iter: 100, acceptance_range: [0.5, 0.2]}\n",
+     "config.e1.pilot.acceptance_range: the range [0.5, 0.2] must be increasing"),
+    ("e1:\n  draws: {n_draws: 200, n_chains: 4, thin: 1.5}\n", "1.5 is not of type 'integer'"),
+])
+def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, override, named):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(override)
+    out = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+         "--configfile", str(ROOT / "config" / "ci.yaml"), str(bad), "-n"], capture_output=True, text=True)
+    assert out.returncode != 0
+    assert named in out.stderr + out.stdout
+    assert not (tmp_path / "results").exists()
+
+
+def test_notebooks_are_stripped():
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        cells = json.loads(nb.read_text())["cells"]
+        for cell in cells:
+            if cell["cell_type"] == "code":
+                assert cell["outputs"] == [] and cell["execution_count"] is None, nb.name
+
+
+def test_no_tracked_file_points_outside_the_project():
+    """The project stands alone: no tracked file cites the authors' private notes or a sibling folder."""
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    if not files:
+        pytest.skip("not a git checkout")
+    # the two names, spelled so that this file does not match itself
+    pattern = re.compile(r"\b" + "SP" + r"EC\b|\.\./" + "sha" + "red")
+    offenders = []
+    for name in files:
+        path = ROOT / name
+        if path.suffix in {".zip", ".png", ".pdf"} or not path.is_file():
+            continue
+        text = path.read_text(errors="ignore")
+        offenders += [f"{name}: {m.group(0)}" for m in pattern.finditer(text)]
+    assert not offenders, offenders[:10]
+
+
+def test_every_experiment_has_its_three_places():
+    """An experiment is a config block eN (with its schema), a rule file that registers it, and a
+    review notebook: what docs/architecture.md lists under "Adding an experiment"."""
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    experiments = sorted(k for k in config if re.fullmatch(r"e\d+", k))
+    assert experiments, "no experiment blocks in config.yaml"
+    rule_files = sorted(p.stem for p in (ROOT / "workflow" / "rules").glob("e*.smk"))
+    assert rule_files == experiments
+    for exp in experiments:
+        assert exp in schema["properties"], f"{exp}: no schema"
+        assert f'register(\n    "{exp}",' in (ROOT / "workflow" / "rules" / f"{exp}.smk").read_text()
+        assert len(list((ROOT / "notebooks").glob(f"{exp}_*.py.ipynb"))) == 1, exp
+
+
+def test_notebooks_declare_every_file_they_show():
+    """A file a notebook opens by path must be an input of its rule, so no parallel run reaches the
+    notebook before the file exists."""
+    for rules in (ROOT / "workflow" / "rules").glob("e*.smk"):
+        exp = rules.stem
+        text = rules.read_text()
+        inputs = text[text.index(f"rule {exp}_notebook:"):]
+        inputs = inputs[:inputs.index("    output:")]
+        notebook = next((ROOT / "notebooks").glob(f"{exp}_*.py.ipynb"))
+        source = "".join("".join(c["source"]) for c in json.loads(notebook.read_text())["cells"])
+        for path in re.findall(r"[\"'](?:results|data)/[^\"'{}]+[\"']", source):
+            stem = path.strip("\"'").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            assert stem in inputs, f"{notebook.name} shows {path}, not an input of rule {exp}_notebook"

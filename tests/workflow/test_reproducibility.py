@@ -1,0 +1,46 @@
+"""Same config + seed ⇒ identical tables; a rerun with nothing changed does no work.
+
+``make test`` runs the CI profile twice (into $ISDP_CI_RESULTS and $ISDP_CI_RERUN) and then
+these checks. Wall-clock columns are the only thing allowed to differ between the runs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.workflow
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMING_COLUMNS = {"seconds", "ms_per_release"}
+
+
+def _dir(var: str) -> Path:
+    path = os.environ.get(var)
+    if not path:
+        pytest.skip(f"{var} is not set: run `make test`, which runs the CI workflow twice first")
+    return Path(path)
+
+
+def test_two_runs_give_identical_tables():
+    first, second = _dir("ISDP_CI_RESULTS"), _dir("ISDP_CI_RERUN")
+    tables = sorted(p.relative_to(second) for p in (second / "results" / "tables").rglob("*.csv"))
+    assert len(tables) >= 10, "the rerun produced too few tables to compare"
+    for rel in tables:
+        a = pd.read_csv(first / rel, keep_default_na=False)
+        b = pd.read_csv(second / rel, keep_default_na=False)
+        keep = [c for c in a.columns if c not in TIMING_COLUMNS]
+        pd.testing.assert_frame_equal(a[keep], b[keep], check_exact=True, obj=str(rel))
+
+
+def test_rerun_with_nothing_changed_does_no_work():
+    run = _dir("ISDP_CI_RESULTS")
+    out = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(run),
+         "--configfile", str(ROOT / "config" / "ci.yaml"), "-n"], capture_output=True, text=True, check=True)
+    assert "Nothing to be done" in out.stdout + out.stderr, out.stdout[-2000:]

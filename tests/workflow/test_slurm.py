@@ -1,0 +1,69 @@
+"""The CI profile through a real one-node SLURM cluster gives the same tables as the local run.
+
+The test starts a cluster in its own scratch directory (``scripts/slurm-local.sh``), submits the
+whole workflow with ``--profile profiles/slurm``, compares every table with the local CI run of
+``make test`` (wall-clock columns excepted), checks that the jobs really went through SLURM
+(their SLURM job ids and logs), and stops the daemons it started whatever happens. Skipped with a
+reason where SLURM or root is missing (a laptop).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_reproducibility import TIMING_COLUMNS, _dir
+
+pytestmark = pytest.mark.workflow
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = ("slurmctld", "slurmd", "sbatch", "squeue", "munged", "mungekey")
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster(tmp_path_factory):
+    missing = [t for t in TOOLS if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"SLURM is not installed ({', '.join(missing)} missing): apt-get install slurm-wlm munge")
+    if os.geteuid() != 0:
+        pytest.skip("the test cluster's daemons need root")
+    if Path("/etc/slurm/slurm.conf").exists():
+        pytest.skip("/etc/slurm/slurm.conf exists: a real cluster is configured here; not starting a test one")
+    scratch = tmp_path_factory.mktemp("slurm") / "cluster"
+    script = ROOT / "scripts" / "slurm-local.sh"
+    try:
+        out = subprocess.run(["bash", str(script), "start", str(scratch)], capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        conf = out.stdout.strip().split("SLURM_CONF=")[-1]
+        yield conf
+    finally:
+        subprocess.run(["bash", str(script), "stop", str(scratch)], timeout=120)
+        assert not scratch.exists() and not Path("/etc/slurm/slurm.conf").is_symlink()
+
+
+def test_ci_profile_on_slurm_matches_the_local_run(slurm_cluster, tmp_path):
+    local = _dir("ISDP_CI_RESULTS")
+    run = tmp_path / "run"
+    env = {**os.environ, "SLURM_CONF": slurm_cluster}
+    out = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(run),
+         "--configfile", str(ROOT / "config" / "ci.yaml"), "--profile", str(ROOT / "profiles" / "slurm"),
+         "--slurm-status-command", "squeue", "--slurm-no-account", "--slurm-init-seconds-before-status-checks", "1",
+         "--slurm-keep-successful-logs", "--default-resources", "slurm_partition=local"],
+        capture_output=True, text=True, env=env, timeout=3000)
+    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
+    # The jobs went through SLURM: one SLURM log per job, named by its SLURM job id.
+    logs = list((run / ".snakemake" / "slurm_logs").rglob("*.log"))
+    assert len(logs) >= 20 and all(p.stem.isdigit() for p in logs), [p.name for p in logs][:5]
+    tables = sorted(p.relative_to(local) for p in (local / "results" / "tables").rglob("*.csv"))
+    assert len(tables) >= 10
+    for rel in tables:
+        a = pd.read_csv(local / rel, keep_default_na=False)
+        b = pd.read_csv(run / rel, keep_default_na=False)
+        keep = [c for c in a.columns if c not in TIMING_COLUMNS]
+        pd.testing.assert_frame_equal(a[keep], b[keep], check_exact=True, obj=str(rel))
