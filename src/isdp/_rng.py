@@ -70,10 +70,10 @@ _KEEP_MASK = uint64((1 << _KEEP_BITS) - 1)
 _TAIL_MASS = 2.0**-10
 
 
-def dg_table(a: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
-    """Walker alias table of |K| for K ~ DG(a), the argument ``dg`` of :func:`double_geometric`.
+def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
+    """Walker alias table of |K| for K ~ DG(ε), the argument ``dg`` of :func:`double_geometric`.
 
-    Entries 0..M are the magnitudes, P(|K| = 0) = (1-a)/(1+a), P(|K| = m) = 2(1-a)a^m/(1+a);
+    With ``a = exp(-ε)``: entries 0..M are the magnitudes, P(|K| = 0) = (1-a)/(1+a), P(|K| = m) = 2(1-a)a^m/(1+a);
     the last entry M+1 stands for the whole tail |K| > M, mass 2a^{M+1}/(1+a), which the
     draw resolves exactly by memorylessness. The table has the smallest power-of-two size
     (at most 2**max_bits) whose tail mass is below 2**-10. The probabilities are rounded to
@@ -81,6 +81,7 @@ def dg_table(a: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
     arithmetic, so the sampled law is DG(a) up to that rounding (< 2**-52 per magnitude).
     Returns (keep thresholds uint64, aliases int64, index shift uint64, log a).
     """
+    a = float(np.exp(-eps))
     bits = 1
     while bits < max_bits and 2 * a ** (2**bits - 1) / (1 + a) > _TAIL_MASS:
         bits += 1

@@ -201,8 +201,7 @@ def double_geometric_noise(
     """
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    a = np.exp(-_positive(eps, "eps") / _positive(sensitivity, "sensitivity"))
-    return dg_rvs(a, (_size(size), int(n)), rng)
+    return dg_rvs(_positive(eps, "eps") / _positive(sensitivity, "sensitivity"), (_size(size), int(n)), rng)
 
 
 def _l1_program(A: np.ndarray) -> tuple[np.ndarray, sp.csr_array, sp.csr_array]:

@@ -170,7 +170,7 @@ def meeting_times(
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
     _meeting_times(start, seed_states(seed, n_pairs), ptr, idx, val, target.code, target.param,
-                   dg_table(float(np.exp(-proposal_eps))), exp_table(target.code, target.param), int(lag),
+                   dg_table(proposal_eps), exp_table(target.code, target.param), int(lag),
                    int(max_iter), tau, met)
     seconds = time.perf_counter() - tick
     log.info("%s, lag %d: %d pairs met, median τ - L = %d, %.1f s", target.label, lag, met.sum(),
@@ -207,5 +207,5 @@ def coupled_kernel_draws(
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
     _coupled_steps(x, y, wdiff, seed_states(seed, 1)[0], ptr, idx, val, target.code, target.param,
-                   dg_table(float(np.exp(-proposal_eps))), exp_table(target.code, target.param), out_x, out_y)
+                   dg_table(proposal_eps), exp_table(target.code, target.param), out_x, out_y)
     return out_x, out_y

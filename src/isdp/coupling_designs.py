@@ -283,7 +283,7 @@ def meeting_times(lattice: IntegerLattice, target: Target, design: Design, *, la
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
     _meeting_times(start, seed_states(seed, n_pairs), *csr, target.code, target.param,
-                   dg_table(float(np.exp(-proposal_eps))), exp_table(target.code, target.param), *options, lag,
+                   dg_table(proposal_eps), exp_table(target.code, target.param), *options, lag,
                    max_iter, tau, met)
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
 
@@ -324,7 +324,7 @@ def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, 
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
     _iteration_draws(x, y, wdiff, seed_states(seed, 1)[0], *csr, target.code, target.param,
-                     dg_table(float(np.exp(-proposal_eps))), exp_table(target.code, target.param), *options,
+                     dg_table(proposal_eps), exp_table(target.code, target.param), *options,
                      not coupled, out_x, out_y)
     return out_x, out_y
 

@@ -54,7 +54,7 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.nda
     size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
     out = np.empty((size, n), dtype=np.int64)
     tries = np.empty(size, dtype=np.int64)
-    _sum_zero_rejection(seed_states(seed, size), dg_table(float(np.exp(-eps))), out, tries)
+    _sum_zero_rejection(seed_states(seed, size), dg_table(eps), out, tries)
     return out
 
 
@@ -111,7 +111,7 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     A = np.ascontiguousarray(as_integer_matrix(A))
     size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
     out = np.empty((size, A.shape[1]), dtype=np.int64)
-    _conditioned_rejection(seed_states(seed, size), dg_table(float(np.exp(-eps))), A, out)
+    _conditioned_rejection(seed_states(seed, size), dg_table(eps), A, out)
     return out
 
 
@@ -145,11 +145,10 @@ def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_ep
     index = lambda coords: np.ravel_multi_index(tuple((coords + radius).T), (width,) * k)  # noqa: E731
     u = w @ lattice.basis.T
     logp = target.log_density(u)
-    a = np.exp(-proposal_eps)
     # Jumps far enough that the DG tail beyond them is < 1e-18: every move that leaves the box is counted.
-    reach = 2 * radius + int(np.ceil(np.log(1e-18) / np.log(a)))
+    reach = 2 * radius + int(np.ceil(np.log(1e-18) / -proposal_eps))
     jumps = np.arange(-reach, reach + 1)
-    log_q = dg_logpmf(jumps, a)
+    log_q = dg_logpmf(jumps, proposal_eps)
     m = len(w)
     P = sp.identity(m, format="csr")
     for j in range(k):

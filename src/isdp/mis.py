@@ -293,7 +293,7 @@ def mis_sample(
     infeasible = np.zeros(n_chains, dtype=np.int64)
     nonintegral = np.zeros(n_chains, dtype=np.int64)
 
-    dg_q = dg_table(float(np.exp(-proposal_eps)))
+    dg_q = dg_table(proposal_eps)
 
     def step(t, n):
         _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, np.int64(det), a, b_ptr, b_idx,

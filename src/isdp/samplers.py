@@ -116,7 +116,7 @@ def sample(
     sumsq = (u * u).sum(axis=1)
     rng = seed_states(seed, n_chains)
     ptr, idx, val = basis_csr(lattice.basis)
-    dg = dg_table(float(np.exp(-proposal_eps)))
+    dg = dg_table(proposal_eps)
     exp_l1 = exp_table(target.code, target.param)
     n_iter = burn_in + n_draws * thin
     out = np.zeros((n_chains, n_draws, lattice.n), dtype=np.int64)

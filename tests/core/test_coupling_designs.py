@@ -31,10 +31,9 @@ def _move_kernels(lattice, target, moves, eps_prop, radius):
     u, _, _ = enumerate_target(lattice, target, radius)
     logp = target.log_density(u)
     index = {tuple(p): i for i, p in enumerate(u.tolist())}
-    a = np.exp(-eps_prop)
-    reach = 2 * radius + int(np.ceil(np.log(1e-18) / np.log(a)))
+    reach = 2 * radius + int(np.ceil(np.log(1e-18) / -eps_prop))
     jumps = np.array([z for z in range(-reach, reach + 1) if z != 0])
-    q = np.exp(dg_logpmf(jumps, a))
+    q = np.exp(dg_logpmf(jumps, eps_prop))
     kernels = []
     for col in moves.T:
         P = np.zeros((len(u), len(u)))

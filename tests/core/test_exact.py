@@ -22,9 +22,9 @@ from isdp.distributions import dg_pmf
 # --------------------------------------------------------------------------- enumeration
 
 
-def _dg_on_box(a: float, radius: int) -> np.ndarray:
+def _dg_on_box(eps: float, radius: int) -> np.ndarray:
     ks = np.arange(-radius, radius + 1)
-    p = dg_pmf(ks, a)
+    p = dg_pmf(ks, eps)
     return p / p.sum()
 
 
@@ -35,7 +35,7 @@ def test_enumerate_2x2_table_l1_is_dg_of_exp_minus_4eps(table22, eps):
     assert np.all(u @ table22.A.T == 0)
     np.testing.assert_array_equal(u, w @ table22.basis.T)
     # ‖w·(1,-1,-1,1)‖₁ = 4|w|  ⇒  w ~ DG(e^{-4ε})
-    np.testing.assert_allclose(p, _dg_on_box(np.exp(-4 * eps), radius), rtol=1e-10, atol=1e-300)
+    np.testing.assert_allclose(p, _dg_on_box(4 * eps, radius), rtol=1e-10, atol=1e-300)
 
 
 @pytest.mark.parametrize("eps", [0.2, 0.6])
@@ -44,7 +44,7 @@ def test_enumerate_two_cells_l2_and_gaussian(sum2, eps):
     # ℓ2: ‖w·(1,-1)‖₂ = √2 |w|  ⇒  w ~ DG(e^{-√2 ε})
     _, p, w = enumerate_target(sum2, generalized_laplace(eps, "l2"), radius)
     np.testing.assert_allclose(
-        p, _dg_on_box(np.exp(-np.sqrt(2) * eps), radius), rtol=1e-10, atol=1e-300
+        p, _dg_on_box(np.sqrt(2) * eps, radius), rtol=1e-10, atol=1e-300
     )
     # Gaussian σ: π(w) ∝ exp(-2w²/(2σ²))
     sigma = 1 / eps
@@ -59,7 +59,7 @@ def test_enumerate_three_cells_matches_conditioned_iid_dg(sum3):
     radius = 30
     u, p, _ = enumerate_target(sum3, generalized_laplace(eps), radius)
     assert len(np.unique(u, axis=0)) == len(u)  # distinct lattice points
-    q = np.prod(dg_pmf(u, np.exp(-eps)), axis=1)
+    q = np.prod(dg_pmf(u, eps), axis=1)
     np.testing.assert_allclose(p, q / q.sum(), rtol=1e-9, atol=1e-300)
     # radius truncation is negligible: a larger box changes nothing on the common points
     u2, p2, _ = enumerate_target(sum3, generalized_laplace(eps), radius + 10)
@@ -86,14 +86,13 @@ def test_exact_sampler_two_cells_is_dg_of_a_squared():
     draws = sample_sum_constraint_l1(2, eps, 30_000, seed=9)
     np.testing.assert_array_equal(draws[:, 0], -draws[:, 1])
     ks = np.arange(-200, 201)
-    assert chisquare_gof_integers(draws[:, 0], ks, dg_pmf(ks, np.exp(-2 * eps))) > ALPHA
+    assert chisquare_gof_integers(draws[:, 0], ks, dg_pmf(ks, 2 * eps)) > ALPHA
 
 
 def _exact_marginal(n: int, eps: float, half_width: int = 400):
     """P(u_i = k) ∝ DG(k) · DG^{*(n-1)}(-k) on Σu = 0, by direct convolution."""
-    a = np.exp(-eps)
     ks = np.arange(-half_width, half_width + 1)
-    base = dg_pmf(ks, a)
+    base = dg_pmf(ks, eps)
     conv = base.copy()
     for _ in range(n - 2):
         conv = np.convolve(conv, base)  # support grows by 2·half_width each time
@@ -125,10 +124,10 @@ def test_exact_sampler_validates_and_is_seeded():
 # --------------------------------------------------------------------------- transition matrix
 
 
-def _metropolis_1d(log_pi, w, a_prop):
+def _metropolis_1d(log_pi, w, eps_prop):
     """Hand-built one-component Metropolis kernel on the points ``w`` (a 1-D lattice box)."""
     z = w[None, :] - w[:, None]
-    q = dg_pmf(z, a_prop)
+    q = dg_pmf(z, eps_prop)
     acc = np.exp(np.minimum(0.0, log_pi[None, :] - log_pi[:, None]))
     K = q * acc
     np.fill_diagonal(K, 0.0)
@@ -143,7 +142,7 @@ def test_sweep_matrix_off_diagonal_is_the_metropolis_kernel(sum2, target):
     eps_prop, radius = 0.4, 12
     P, w, u = sweep_transition_matrix(sum2, target, eps_prop, radius)
     P = P.toarray()
-    K = _metropolis_1d(target.log_density(u), w[:, 0], np.exp(-eps_prop))
+    K = _metropolis_1d(target.log_density(u), w[:, 0], eps_prop)
     off = ~np.eye(len(w), dtype=bool)
     np.testing.assert_allclose(P[off], K[off], rtol=1e-12, atol=1e-300)
     assert np.all(P >= 0) and np.all(P.sum(axis=1) <= 1 + 1e-12)
@@ -171,7 +170,7 @@ def test_sweep_matrix_drops_exactly_the_out_of_box_mass(sum2):
     P, w, _ = sweep_transition_matrix(sum2, target, eps_prop, radius)
     lost = 1 - np.asarray(P.sum(axis=1)).ravel()
     zs = np.arange(-2000, 2001)
-    q = dg_pmf(zs, np.exp(-eps_prop))
+    q = dg_pmf(zs, eps_prop)
     expected = []
     for wi in w[:, 0]:
         dest = wi + zs
@@ -194,7 +193,7 @@ def test_conditioned_dg_sampler_against_closed_form_and_enumeration(table22, sum
     w = draws[:, 0]
     np.testing.assert_array_equal(draws, w[:, None] * np.array([1, -1, -1, 1])[None, :])
     ks = np.arange(-100, 101)
-    assert chisquare_gof_integers(w, ks, dg_pmf(ks, np.exp(-4 * eps))) > ALPHA
+    assert chisquare_gof_integers(w, ks, dg_pmf(ks, 4 * eps)) > ALPHA
     # 3-cell sum: against enumeration of the ℓ1 target
     draws = sample_conditioned_dg(sum3.A, eps, 20_000, seed=62)
     u, p, _ = enumerate_target(sum3, generalized_laplace(eps), radius=60)
