@@ -175,6 +175,7 @@ rule e8_summary:
 
 rule e8_notebook:
     input:
+        registry=REGISTRY,
         swap_ma1940="results/tables/e8_swap_ma1940.csv",
         swap_2020="results/tables/e8_swap_2020.csv",
         swap_min="results/tables/e8_swap_min.csv",
