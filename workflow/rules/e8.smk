@@ -61,8 +61,9 @@ rule e8_swapping:
         ENV
     params:
         swapping=E8["swapping"],
+        step="isdp.experiments.e8_privacy_accounting.steps.swapping",
     script:
-        "../scripts/e8_swapping.py"
+        STEP
 
 
 rule e8_conversion:
@@ -83,8 +84,9 @@ rule e8_conversion:
             E8["tda"]["conversion"],
             *[m for m in E8["tda"]["alternatives"] if m != E8["tda"]["conversion"]],
         ],
+        step="isdp.experiments.e8_privacy_accounting.steps.conversion",
     script:
-        "../scripts/e8_conversion.py"
+        STEP
 
 
 rule e8_variance:
@@ -110,8 +112,9 @@ rule e8_variance:
         ENV
     params:
         tda=E8["tda"],
+        step="isdp.experiments.e8_privacy_accounting.steps.variance",
     script:
-        "../scripts/e8_variance.py"
+        STEP
 
 
 rule e8_dorm:
@@ -129,8 +132,9 @@ rule e8_dorm:
         ENV
     params:
         dorm=E8["dorm"],
+        step="isdp.experiments.e8_privacy_accounting.steps.dorm",
     script:
-        "../scripts/e8_dorm.py"
+        STEP
 
 
 rule e8_summary:
@@ -171,6 +175,7 @@ rule e8_summary:
 
 rule e8_notebook:
     input:
+        registry=REGISTRY,
         swap_ma1940="results/tables/e8_swap_ma1940.csv",
         swap_2020="results/tables/e8_swap_2020.csv",
         swap_min="results/tables/e8_swap_min.csv",
