@@ -1,0 +1,134 @@
+"""Per-chain pseudo-random streams for the compiled kernels (xoshiro256**).
+
+Numba's built-in ``np.random`` keeps one state per thread, so draws inside a ``prange``
+would depend on how chains are scheduled on threads. Here every chain owns a 4-word state
+seeded from :class:`numpy.random.SeedSequence`, so a seed fixes the draws whatever the
+number of threads.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+from numba import njit, uint64
+
+_TWO_POW_M53 = 1.0 / 9007199254740992.0
+
+
+def seed_states(seed: int | np.random.SeedSequence, n_streams: int) -> np.ndarray:
+    """Independent xoshiro256** states, one row (4 × uint64) per stream.
+
+    ``seed`` must be a non-negative integer (or a SeedSequence): ``None`` would draw fresh OS
+    entropy and make the run irreproducible, so it is refused like nan or -1.
+    """
+    if not isinstance(seed, np.random.SeedSequence):
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        seed = np.random.SeedSequence(int(seed))
+    ss = seed
+    states = np.empty((n_streams, 4), dtype=np.uint64)
+    for i, child in enumerate(ss.spawn(n_streams)):
+        words = child.generate_state(4, np.uint64)
+        if not words.any():  # the all-zero state is a fixed point of xoshiro
+            words[0] = 1
+        states[i] = words
+    return states
+
+
+@njit(inline="always")
+def _rotl(x, k):
+    return (x << uint64(k)) | (x >> uint64(64 - k))
+
+
+@njit(inline="always")
+def next_u64(s):
+    """Advance the state ``s`` (uint64[4]) and return 64 random bits."""
+    result = _rotl(s[1] * uint64(5), 7) * uint64(9)
+    t = s[1] << uint64(17)
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], 45)
+    return result
+
+
+@njit(inline="always")
+def uniform_pos(s):
+    """Uniform on (0, 1]: never 0, so its logarithm is finite."""
+    return float((next_u64(s) >> uint64(11)) + uint64(1)) * _TWO_POW_M53
+
+
+#: An alias table has 2**b entries, b <= 11: the top b bits of a word pick the entry, bits 1..52
+#: decide between it and its alias, bit 0 is the sign — one 64-bit word per draw.
+_MAX_TABLE_BITS = 11
+_KEEP_BITS = 52
+_KEEP_MASK = uint64((1 << _KEEP_BITS) - 1)
+#: Below this tail mass the table stops growing; past it, draws fall back to inversion.
+_TAIL_MASS = 2.0**-10
+
+
+def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
+    """Walker alias table of |K| for K ~ DG(ε), the argument ``dg`` of :func:`double_geometric`.
+
+    With ``a = exp(-ε)``: entries 0..M are the magnitudes, P(|K| = 0) = (1-a)/(1+a), P(|K| = m) = 2(1-a)a^m/(1+a);
+    the last entry M+1 stands for the whole tail |K| > M, mass 2a^{M+1}/(1+a), which the
+    draw resolves exactly by memorylessness. The table has the smallest power-of-two size
+    (at most 2**max_bits) whose tail mass is below 2**-10. The probabilities are rounded to
+    integers out of 2**52 per entry and the alias construction is done in exact integer
+    arithmetic, so the sampled law is DG(a) up to that rounding (< 2**-52 per magnitude).
+    Returns (keep thresholds uint64, aliases int64, index shift uint64, log a).
+    """
+    a = float(np.exp(-eps))
+    bits = 1
+    while bits < max_bits and 2 * a ** (2**bits - 1) / (1 + a) > _TAIL_MASS:
+        bits += 1
+    size = 2**bits
+    tail = size - 1
+    m = np.arange(size, dtype=float)
+    prob = 2 * (1 - a) / (1 + a) * a**m
+    prob[0] = (1 - a) / (1 + a)
+    prob[tail] = 2 * a**tail / (1 + a)
+    capacity = 2**_KEEP_BITS
+    weight = [int(round(p * size * capacity)) for p in prob]
+    weight[int(np.argmax(prob))] += size * capacity - sum(weight)  # exact total: the table is a law
+    keep = [capacity] * size
+    alias = list(range(size))
+    small = [i for i in range(size) if weight[i] < capacity]
+    large = [i for i in range(size) if weight[i] >= capacity]
+    while small and large:
+        s, big = small.pop(), large.pop()
+        keep[s], alias[s] = weight[s], big
+        weight[big] -= capacity - weight[s]
+        (small if weight[big] < capacity else large).append(big)
+    return (np.array(keep, dtype=np.uint64), np.array(alias, dtype=np.int64), np.uint64(64 - bits), float(np.log(a)))
+
+
+@njit(inline="always")
+def double_geometric(s, dg):
+    """One draw of DG(a), P(k) = (1-a)/(1+a) a^|k|, from the alias table ``dg`` = :func:`dg_table`.
+
+    No logarithm except in the tail (probability < 2**-10), where |K| - M - 1 given |K| > M is
+    Geometric(1 - a) on {0, 1, ...} and is drawn by inversion from a fresh uniform.
+    """
+    keep, alias, shift, log_a = dg
+    bits = next_u64(s)
+    i = np.int64(bits >> shift)
+    # Selects and the sign flip are branch-free: these coin flips would defeat branch prediction.
+    other = alias[i]
+    i = other if (bits >> uint64(1)) & _KEEP_MASK >= keep[i] else i
+    if i == keep.shape[0] - 1:
+        i += np.int64(np.log(uniform_pos(s)) / log_a)
+    negative = np.int64(bits & uint64(1))
+    return (i ^ -negative) + negative
+
+
+def derive_seed(base: int, *keys) -> int:
+    """A stable 63-bit seed for one (experiment, step, setting) from the config's base seed.
+
+    Distinct steps get independent streams, and adding a step never shifts the others.
+    """
+    words = [int(base)] + [zlib.crc32(str(k).encode()) for k in keys]
+    return int(np.random.SeedSequence(words).generate_state(1, np.uint64)[0] >> np.uint64(1))

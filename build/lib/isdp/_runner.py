@@ -1,0 +1,72 @@
+"""What every sampler entry point shares: argument checks and the chunked run loop.
+
+Compiled kernels run a chunk of iterations per call; chunks grow towards about half a second of
+work so that a long run makes few Python round trips yet still logs its progress regularly.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def check_count(name: str, value, low: int, high: int = 2**53) -> int:
+    """``value`` as an int, or a ValueError unless it is an integer in [``low``, ``high``]."""
+    try:
+        ok = int(value) == value and low <= value <= high
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+    return int(value)
+
+
+def check_positive(name: str, value) -> float:
+    """``value`` as a float, or a ValueError unless it is a finite positive number."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite positive number, got {value!r}") from None
+    if not (np.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
+    return v
+
+
+#: ε of a double geometric proposal must lie here: below, e^{-ε} rounds towards 1 (jumps beyond
+#: any integer range, a zero-probability centre); above, e^{-ε} underflows to 0.
+DG_EPS_RANGE = (1e-9, 700.0)
+
+
+def check_dg_eps(name: str, value) -> float:
+    """``value`` as a float, or a ValueError unless it is a usable double geometric ε."""
+    v = check_positive(name, value)
+    lo, hi = DG_EPS_RANGE
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} = {value!r} is outside [{lo:g}, {hi:g}]: the double geometric law "
+                         "e^(-ε|k|) is numerically degenerate there")
+    return v
+
+
+def run_chunked(step: Callable[[int, int], None], n_iter: int, *, log: logging.Logger, label: str,
+                progress: bool = True, min_chunk: int = 1) -> float:
+    """Call ``step(t, n)`` for consecutive chunks covering ``n_iter`` iterations; return the seconds.
+
+    With ``progress``, a line goes to ``log`` about every 5 s.
+    """
+    start = time.perf_counter()
+    t, chunk, last_log = 0, min_chunk, start
+    while t < n_iter:
+        n = min(chunk, n_iter - t)
+        tick = time.perf_counter()
+        step(t, n)
+        t += n
+        elapsed = time.perf_counter() - tick
+        chunk = max(min_chunk, int(n / max(elapsed, 1e-6))) if elapsed < 0.5 else n
+        now = time.perf_counter()
+        if progress and now - last_log > 5 and t < n_iter:
+            log.info("%s: %d/%d iterations (%.0f%%), %.1f s", label, t, n_iter, 100 * t / n_iter, now - start)
+            last_log = now
+    return time.perf_counter() - start

@@ -1,0 +1,211 @@
+"""L-lag coupling of the Gibbs-within-Metropolis sampler (Biswas, Jacob & Vanetti 2019;
+ISDP Algorithms 2–3; docs/method.md §4).
+
+Chain X runs L iterations alone; then (X_t, Y_{t-L}) move together under a coupled kernel
+whose two marginals are the single-chain kernel: for each basis column j the two pre-jumps
+come from a maximal coupling of w_X[j] + DG and w_Y[j] + DG, and one common uniform decides
+both accept/reject steps. Once the chains meet they move identically. The meeting time
+τ = inf{t > L : X_t = Y_{t-L}} gives the total-variation bound
+
+    d_TV(π_t, π) ≤ E[max(0, ⌈(τ - L - t) / L⌉)],
+
+estimated by averaging over independent coupled pairs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from ._kernels import (
+    acceptance_ratio,
+    apply_move,
+    basis_csr,
+    component_sweep,
+    exp_table,
+    norm_change,
+)
+from ._rng import dg_table, seed_states, uniform_pos
+from ._runner import check_count, check_dg_eps, check_positive
+from .distributions import maximal_coupling_dg
+from .lattice import IntegerLattice
+from .samplers import _prepare_init
+from .targets import LAPLACE_L1, LAPLACE_L2, Target
+
+log = logging.getLogger("isdp.coupling")
+
+
+@njit
+def _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng, ptr, idx, val, code, param, dg, exp_l1):
+    """One coupled iteration. ``wdiff`` = w_Y - w_X (lattice coordinates); returns (sx, sy, n_diff)."""
+    nx = np.sqrt(sx)
+    ny = np.sqrt(sy)
+    for j in range(ptr.shape[0] - 1):
+        d_old = wdiff[j]
+        # Proposed coordinates relative to w_X[j]: X' - w_X[j] = px, Y' - w_X[j] = py.
+        px, py = maximal_coupling_dg(rng, 0, d_old, dg)
+        zx = px
+        zy = py - d_old
+        unif = uniform_pos(rng)  # common to both chains
+        start, end = ptr[j], ptr[j + 1]
+        if zx != 0:
+            change = norm_change(x, idx, val, start, end, zx, code)
+            new_norm = np.sqrt(sx + change) if code == LAPLACE_L2 else 0.0
+            if unif <= acceptance_ratio(change, nx, new_norm, code, param, exp_l1):
+                apply_move(x, idx, val, start, end, zx)
+                wdiff[j] -= zx
+                if code != LAPLACE_L1:
+                    sx += change
+                    nx = new_norm
+        if zy != 0:
+            change = norm_change(y, idx, val, start, end, zy, code)
+            new_norm = np.sqrt(sy + change) if code == LAPLACE_L2 else 0.0
+            if unif <= acceptance_ratio(change, ny, new_norm, code, param, exp_l1):
+                apply_move(y, idx, val, start, end, zy)
+                wdiff[j] += zy
+                if code != LAPLACE_L1:
+                    sy += change
+                    ny = new_norm
+        if d_old == 0 and wdiff[j] != 0:
+            n_diff += 1
+        elif d_old != 0 and wdiff[j] == 0:
+            n_diff -= 1
+    return sx, sy, n_diff
+
+
+@njit(parallel=True, cache=True)
+def _meeting_times(init, rng, ptr, idx, val, code, param, dg, exp_l1, lag, max_iter, tau, met):
+    k = ptr.shape[0] - 1
+    for p in prange(init.shape[0]):
+        x = init[p].copy()
+        y = init[p].copy()
+        sx = (x * x).sum()
+        sy = sx
+        wdiff = np.zeros(k, dtype=np.int64)
+        for _ in range(lag):
+            _, sx = component_sweep(x, sx, rng[p], ptr, idx, val, code, param, dg, exp_l1, wdiff, -1)
+        n_diff = 0
+        for j in range(k):
+            if wdiff[j] != 0:
+                n_diff += 1
+        t = lag
+        met[p] = False
+        while t < max_iter:
+            t += 1
+            sx, sy, n_diff = _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng[p], ptr, idx, val, code, param, dg, exp_l1)
+            if n_diff == 0:
+                met[p] = True
+                break
+        tau[p] = t
+
+
+@dataclass
+class MeetingTimes:
+    """Meeting times of independent L-lag coupled pairs."""
+
+    tau: np.ndarray  # int64 (pairs,)
+    met: np.ndarray  # bool (pairs,): False = censored at max_iter
+    lag: int
+    seconds: float
+
+    def tv_bound(self, t) -> np.ndarray:
+        """Estimated upper bound on d_TV(π_t, π) at iterations ``t``."""
+        return tv_upper_bound(self.tau, self.lag, t)
+
+    def convergence_iteration(self, threshold: float = 0.01) -> int:
+        """First iteration t at which the estimated bound is below ``threshold``."""
+        return convergence_iteration(self.tau, self.lag, threshold)
+
+
+def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
+    """Mean over pairs of max(0, ⌈(τ - L - t)/L⌉), for each t (Biswas et al. Thm 2.5)."""
+    lag = check_count("lag", lag, 1)
+    tau = np.asarray(tau, dtype=np.int64)[:, None]
+    t = np.atleast_1d(np.asarray(t))
+    # a cast would truncate 1.5 and fail on inf with a bare OverflowError
+    if t.dtype.kind not in "iuf" or not np.all(np.isfinite(t)) or np.any(np.rint(t) != t) or np.any(t < 0):
+        raise ValueError(f"t must be non-negative whole iteration numbers, got {t.tolist()!r}")
+    t = t.astype(np.int64)[None, :]
+    # ceil(m / L) for integer m via -((-m) // L)
+    return np.maximum(0, -((-(tau - lag - t)) // lag)).mean(axis=0)
+
+
+def convergence_iteration(tau, lag: int, threshold: float = 0.01) -> int:
+    """Smallest t with tv_upper_bound(t) < threshold (the bound is non-increasing in t)."""
+    lag = check_count("lag", lag, 1)
+    threshold = check_positive("threshold", threshold)  # the bound is never below 0: 0 or nan never converge
+    tau = np.asarray(tau, dtype=np.int64)
+    hi = int(max(tau.max() - lag, 0))
+    ts = np.arange(0, hi + 1)
+    below = np.flatnonzero(tv_upper_bound(tau, lag, ts) < threshold)
+    return int(ts[below[0]]) if below.size else hi
+
+
+def meeting_times(
+    lattice: IntegerLattice,
+    target: Target,
+    *,
+    lag: int,
+    n_pairs: int,
+    proposal_eps: float,
+    seed: int,
+    max_iter: int = 1_000_000,
+    init=None,
+) -> MeetingTimes:
+    """Sample L-lag meeting times for ``n_pairs`` independent coupled pairs (pairs run in parallel).
+
+    Both chains start at ``init`` (default u = 0). A pair that has not met by ``max_iter`` is
+    reported with ``met = False``; the TV estimate is then not an upper bound, so
+    callers should treat censoring as an error.
+    """
+    max_iter, proposal_eps = check_count("max_iter", max_iter, 1), check_dg_eps("proposal_eps", proposal_eps)
+    lag, n_pairs = check_count("lag", lag, 1, high=max_iter), check_count("n_pairs", n_pairs, 1)
+    start = _prepare_init(lattice, init, n_pairs)
+    ptr, idx, val = basis_csr(lattice.basis)
+    tau = np.zeros(n_pairs, dtype=np.int64)
+    met = np.zeros(n_pairs, dtype=np.bool_)
+    tick = time.perf_counter()
+    _meeting_times(start, seed_states(seed, n_pairs), ptr, idx, val, target.code, target.param,
+                   dg_table(proposal_eps), exp_table(target.code, target.param), int(lag),
+                   int(max_iter), tau, met)
+    seconds = time.perf_counter() - tick
+    log.info("%s, lag %d: %d pairs met, median τ - L = %d, %.1f s", target.label, lag, met.sum(),
+             int(np.median(tau - lag)), seconds)
+    return MeetingTimes(tau=tau, met=met, lag=int(lag), seconds=seconds)
+
+
+@njit(cache=True)
+def _coupled_steps(x0, y0, wdiff0, rng, ptr, idx, val, code, param, dg, exp_l1, out_x, out_y):
+    for r in range(out_x.shape[0]):
+        x = x0.copy()
+        y = y0.copy()
+        wdiff = wdiff0.copy()
+        n_diff = 0
+        for j in range(wdiff.shape[0]):
+            if wdiff[j] != 0:
+                n_diff += 1
+        _coupled_sweep(x, y, (x * x).sum(), (y * y).sum(), wdiff, n_diff, rng, ptr, idx, val, code, param, dg, exp_l1)
+        out_x[r] = x
+        out_y[r] = y
+
+
+def coupled_kernel_draws(
+    lattice: IntegerLattice, target: Target, x, y, *, proposal_eps: float, n_rep: int, seed: int
+):
+    """``n_rep`` independent applications of one coupled iteration to the fixed pair (x, y).
+
+    For validation: each returned margin must follow the single-chain one-iteration law.
+    """
+    x = np.asarray(x, dtype=np.int64)
+    y = np.asarray(y, dtype=np.int64)
+    wdiff = lattice.coordinates(y) - lattice.coordinates(x)
+    ptr, idx, val = basis_csr(lattice.basis)
+    out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
+    out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
+    _coupled_steps(x, y, wdiff, seed_states(seed, 1)[0], ptr, idx, val, target.code, target.param,
+                   dg_table(proposal_eps), exp_table(target.code, target.param), out_x, out_y)
+    return out_x, out_y

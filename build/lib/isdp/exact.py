@@ -1,0 +1,186 @@
+"""Exact laws: an exact sampler for ℓ1 with one sum constraint (docs/method.md §7), and exact
+computations on small lattices (enumeration, the sampler's transition matrix) that serve as
+ground truth for the MCMC.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit, prange
+from scipy import stats
+
+from ._rng import dg_table, double_geometric, seed_states, uniform_pos
+from ._runner import check_count, check_dg_eps
+from .distributions import dg_logpmf
+from .lattice import IntegerLattice, as_integer_matrix
+from .targets import Target
+
+
+@njit(parallel=True, cache=True)
+def _sum_zero_rejection(rng, dg, out, tries):
+    log_a = dg[3]
+    n = out.shape[1]
+    for r in prange(out.shape[0]):
+        s = rng[r]
+        attempts = 0
+        while True:
+            attempts += 1
+            total = 0
+            for i in range(n - 1):
+                v = double_geometric(s, dg)
+                out[r, i] = v
+                total += v
+            if np.log(uniform_pos(s)) <= abs(total) * log_a:
+                out[r, n - 1] = -total
+                break
+        tries[r] = attempts
+
+
+def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.ndarray:
+    """Exact draws of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0} (int64, size × n).
+
+    Proof sketch. The target is π(u) ∝ Π_i a^{|u_i|} on Σu = 0, a = e^{-ε} — i.i.d. DG(a)
+    conditioned on a zero sum (docs/method.md §2). Draw u_1..u_{n-1} i.i.d. DG(a), set
+    u_n = -Σ_{i<n} u_i and accept with probability a^{|u_n|} ≤ 1. The accepted law is
+    ∝ Π_{i<n} DG(u_i) · a^{|u_n|} ∝ Π_{i≤n} DG(u_i) on Σu = 0, which is π. The acceptance
+    probability is P(S_n = 0)/P(DG = 0) ≈ (1+a)/((1-a)·sqrt(2π n Var DG)) — a few per cent
+    for a state's counties, so each draw costs tens of proposals.
+    """
+    # outside DG_EPS_RANGE the rejection loop never accepts (nan, a = 0) or returns garbage (a = 1)
+    n = check_count("n", n, 2)  # a sum constraint needs 2 cells to leave room for noise
+    size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
+    out = np.empty((size, n), dtype=np.int64)
+    tries = np.empty(size, dtype=np.int64)
+    _sum_zero_rejection(seed_states(seed, size), dg_table(eps), out, tries)
+    return out
+
+
+def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
+    """Exact pmf of one cell of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, at ``k``.
+
+    The law is i.i.d. DG(a = e^{-ε}) conditioned on a zero sum, so by exchangeability
+    P(u_1 = k) = DG(k) · P(S_{n-1} = -k) / P(S_n = 0), with S_m a sum of m i.i.d. DG. The laws of
+    S_m come from the characteristic function (1-a)²/(1 - 2a cos t + a²) raised to the m-th power
+    on an FFT grid wide enough (≥ 40 standard deviations of S_n) that aliasing is below 1e-15.
+    """
+    if n < 2:
+        raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
+    if not np.isfinite(eps) or eps <= 0:
+        raise ValueError(f"eps must be a finite positive number, got {eps!r}")
+    a = float(np.exp(-eps))
+    sd_sum = np.sqrt(n * 2 * a) / (1 - a)
+    k = np.asarray(k, dtype=np.int64)
+    size = int(2 ** np.ceil(np.log2(40 * sd_sum + 4 * np.abs(k).max(initial=0) + 64)))
+    t = 2 * np.pi * np.arange(size) / size
+    phi = (1 - a) ** 2 / (1 - 2 * a * np.cos(t) + a**2)
+    law = {m: np.fft.ifft(phi**m).real for m in (n - 1, n)}  # law[m][s mod size] = P(S_m = s)
+    dg = stats.dlaplace.pmf(k, eps)
+    return dg * law[n - 1][(-k) % size] / law[n][0]
+
+
+@njit(parallel=True, cache=True)
+def _conditioned_rejection(rng, dg, A, out):
+    m, n = A.shape
+    for r in prange(out.shape[0]):
+        s = rng[r]
+        while True:
+            for i in range(n):
+                out[r, i] = double_geometric(s, dg)
+            ok = True
+            for c in range(m):
+                total = 0
+                for i in range(n):
+                    total += A[c, i] * out[r, i]
+                if total != 0:
+                    ok = False
+                    break
+            if ok:
+                break
+
+
+def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
+    """Exact draws of i.i.d. DG(e^{-ε}) noise conditioned on A u = 0, by plain rejection.
+
+    By the identity of docs/method.md §2 this is the ℓ1 generalized Laplace on Λ(A). Exact by
+    definition of conditioning, and independent of the lattice basis and of the MCMC — hence
+    a ground truth for it. Feasible only when P(A u = 0) is not tiny: small tables, larger ε.
+    """
+    A = np.ascontiguousarray(as_integer_matrix(A))
+    size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
+    out = np.empty((size, A.shape[1]), dtype=np.int64)
+    _conditioned_rejection(seed_states(seed, size), dg_table(eps), A, out)
+    return out
+
+
+def _box(k: int, radius: int) -> np.ndarray:
+    return np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)
+
+
+def enumerate_target(lattice: IntegerLattice, target: Target, radius: int):
+    """All lattice points u = B w with |w|_∞ ≤ radius and their normalised target probabilities.
+
+    The truncation is exact up to the target mass outside the box; check it is negligible
+    by comparing two radii. Returns (points (m × n), probs (m,), coords (m × k)).
+    """
+    w = _box(lattice.dim, radius)
+    u = w @ lattice.basis.T
+    logp = target.log_density(u)
+    p = np.exp(logp - logp.max())
+    return u, p / p.sum(), w
+
+
+def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_eps: float, radius: int):
+    """One-iteration transition matrix of the component-wise sampler on the box |w|_∞ ≤ radius.
+
+    Row-stochastic except for the (tiny, to be checked) mass of moves that leave the box,
+    which is dropped rather than folded back, so μ P^t loses exactly that mass. For small
+    lattices only (the state space is (2·radius+1)^k). Returns (P, coords, u).
+    """
+    k = lattice.dim
+    w = _box(k, radius)
+    width = 2 * radius + 1
+    index = lambda coords: np.ravel_multi_index(tuple((coords + radius).T), (width,) * k)  # noqa: E731
+    u = w @ lattice.basis.T
+    logp = target.log_density(u)
+    # Jumps far enough that the DG tail beyond them is < 1e-18: every move that leaves the box is counted.
+    reach = 2 * radius + int(np.ceil(np.log(1e-18) / -proposal_eps))
+    jumps = np.arange(-reach, reach + 1)
+    log_q = dg_logpmf(jumps, proposal_eps)
+    m = len(w)
+    P = sp.identity(m, format="csr")
+    for j in range(k):
+        rows, cols, vals = [], [], []
+        for z, lq in zip(jumps, log_q, strict=True):
+            if z == 0:
+                continue
+            dest = w.copy()
+            dest[:, j] += z
+            inside = np.abs(dest[:, j]) <= radius
+            src = np.flatnonzero(inside)
+            dst = index(dest[inside])
+            acc = np.exp(np.minimum(0.0, logp[dst] - logp[src]))
+            rows.append(src)
+            cols.append(dst)
+            vals.append(np.exp(lq) * acc)
+        rows = np.concatenate(rows)
+        cols = np.concatenate(cols)
+        vals = np.concatenate(vals)
+        move = sp.csr_matrix((vals, (rows, cols)), shape=(m, m))
+        # Rejections and z = 0 keep the state; moves leaving the box are dropped.
+        leave = np.zeros(m)
+        for z, lq in zip(jumps, log_q, strict=True):
+            if z == 0:
+                continue
+            dest_j = w[:, j] + z
+            outside = np.abs(dest_j) > radius
+            if outside.any():
+                # acceptance of out-of-box moves, to know how much mass to drop
+                du = (z * lattice.basis[:, j])[None, :]
+                acc = np.exp(np.minimum(0.0, target.log_density(u[outside] + du) - logp[outside]))
+                leave[outside] += np.exp(lq) * acc
+        stay = 1.0 - np.asarray(move.sum(axis=1)).ravel() - leave
+        P = P @ (move + sp.diags(stay))
+    return P.tocsr(), w, u

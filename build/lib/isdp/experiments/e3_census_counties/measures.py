@@ -1,0 +1,136 @@
+"""Measures of E3: 2010 Census county populations with the state total invariant."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from isdp.diagnostics import load_draws
+from isdp.exact import sum_constraint_l1_marginal
+from isdp.experiments.claims import Measurement, Run
+from isdp.experiments.lattice_study.studies import unbiasedness_table
+from isdp.experiments.measure_helpers import max_abs_z, max_r_hat_of
+
+
+def _vintage_note(run: Run) -> str:
+    info = run.json("data/source.json")
+    used, paper = info["vintage_used"], run.config["data"]["vintage"]
+    return (f"data vintage v{used}, as the paper" if used == paper else
+            f"data vintage v{used}, not the paper's v{paper} ({info['reason']}); the DAS errors differ by vintage")
+
+
+def _states(run: Run) -> list[str]:
+    return run.json("e3/selection.json")["selected_states"]
+
+
+def audit_count(run: Run, paper, *, count: str) -> Measurement:
+    """One count of the DAS-bias audit: regressions, negative slopes, or significant negative slopes."""
+    reg = run.table("e3_das_audit", dtype={"state_fips": str})
+    alpha = float(run.config["e3"]["audit"]["alpha"])
+    neg = reg["slope"] < 0
+    sig = reg["p_value"] < alpha
+    value = {"regressions": len(reg), "negative": int(neg.sum()), "significant_negative": int((neg & sig).sum()),
+             "significant_positive": int((~neg & sig).sum())}[count]
+    listed = ", ".join(reg.loc[neg & sig, "state_abbr"]) or "none"
+    text = (f"{value} (of {len(reg)} regressions: {int(neg.sum())} negative, {int((neg & sig).sum())} of them with "
+            f"p < {alpha:g} [{listed}], {int((~neg & sig).sum())} significant positive)")
+    return Measurement(value, text, note=_vintage_note(run))
+
+
+def sign_test(run: Run, paper) -> Measurement:
+    """One-sided sign-test p-value of 'more negative than positive slopes' (no trend: Bin(n, 1/2))."""
+    reg = run.table("e3_das_audit", dtype={"state_fips": str})
+    n, neg = len(reg), int((reg["slope"] < 0).sum())
+    p = float(stats.binomtest(neg, n, 0.5, alternative="greater").pvalue)
+    return Measurement(p, f"{neg} of {n} slopes negative; sign-test p = {p:.2g}", note=_vintage_note(run))
+
+
+def unbiased_z(run: Run, paper) -> Measurement:
+    """z = mean noise / MC SE per county (SE from the retained draws' bulk ESS), every selected state."""
+    z = []
+    for state in _states(run):
+        draws = load_draws(run.path(f"e3/draws_{state}.nc"))
+        diag = run.table_at(f"e3/diagnostics_{state}.csv")
+        z.append(unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(diag["gisjoin"]))["z"])
+    return max_abs_z(np.concatenate(z), f"counties of {len(z)} states")
+
+
+def negative_counts(run: Run, paper) -> Measurement:
+    """Number of negative noisy county counts over all retained releases."""
+    nn = run.table("e3_nonnegativity")
+    neg = int(nn["n_negative"].sum())
+    return Measurement(neg, f"{neg} negative of {int(nn['n_noisy_counts'].sum()):,} noisy counts (smallest "
+                            f"{int(nn['min_noisy_count'].min())})")
+
+
+def band_share(run: Run, paper, *, band: int) -> Measurement:
+    """Per state: share of noise entries in [−band, band] vs the exact law's share, as z-scores.
+
+    The exact share is P(|u_1| ≤ band) under the exact marginal
+    (:func:`isdp.exact.sum_constraint_l1_marginal`); the MCMC share's SE comes from the ESS of the
+    per-release share series, so autocorrelation between retained releases is accounted for.
+    """
+    import arviz as az
+
+    eps = float(run.config["e3"]["eps"])
+    k = np.arange(-band, band + 1)
+    z, parts = [], []
+    for state in _states(run):
+        draws = load_draws(run.path(f"e3/draws_{state}.nc"))  # (chains, draws, counties)
+        if draws.shape[-1] == 1:  # one county, fixed by the state total: no noise, nothing to compare
+            parts.append(f"{state} one county, no noise")
+            continue
+        exact = float(sum_constraint_l1_marginal(draws.shape[-1], eps, k).sum())
+        series = (np.abs(draws) <= band).mean(axis=2)
+        share = float(series.mean())
+        ess = float(az.ess(series.astype(float), method="bulk"))
+        se = float(series.std(ddof=1) / np.sqrt(ess)) if series.std() > 0 else float("nan")
+        z.append((share - exact) / se if se > 0 else 0.0)
+        parts.append(f"{state} {share:.4f} vs {exact:.4f}")
+    return Measurement(np.asarray(z), f"share in [−{band}, {band}], this run vs exact law: " + "; ".join(parts)
+                       + f" (max |z| {np.abs(z).max():.2f})")
+
+
+def max_r_hat(run: Run, paper) -> Measurement:
+    """Largest rank-normalised split R-hat over the counties of every selected state."""
+    conv = run.table("e3_convergence")
+    r, text = max_r_hat_of(conv, f"{int(conv['n_counties'].sum())} counties "
+                                 f"({int(conv['n_chains'].iloc[0])} over-dispersed chains per state)")
+    return Measurement(r, text)
+
+
+def exact_p(run: Run, paper) -> Measurement:
+    """Chi-square p-values of MCMC against the exact sampler (3 statistics per state)."""
+    ex = run.table("e3_mcmc_vs_exact")
+    return Measurement(ex["p_chi2"].to_numpy(), f"{len(ex)} chi-square tests ({ex['state'].nunique()} states × "
+                                                f"{ex['statistic'].nunique()} statistics): min p "
+                                                f"{ex['p_chi2'].min():.3g}")
+
+
+def smallest_county(run: Run, paper) -> Measurement:
+    """The least populous county of the country (SF1) and its population."""
+    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    row = c.loc[c["sf1_pop"].idxmin()]
+    value = {"county": f"{row['name']}, {row['state_abbr']}", "population": int(row["sf1_pop"])}
+    return Measurement(value, f"{value['county']}: {value['population']} (of {len(c):,} counties)")
+
+
+def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
+    """Share of state-level areas (states, DC, Puerto Rico) whose least populous county has at least 1,000 people (SF1)."""
+    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    smallest = c.groupby("state_abbr")["sf1_pop"].min()
+    share = float((smallest >= 1000).mean())
+    below = ", ".join(f"{s} {v}" for s, v in smallest[smallest < 1000].sort_values().items())
+    return Measurement(share, f"{int((smallest >= 1000).sum())} of {len(smallest)} state-level areas of the county file "
+                              f"({share:.0%}); below 1,000: "
+                              f"{below}")
+
+
+def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
+    """One-sided p-value that the DAS error decreases with log county population in ``state``."""
+    reg = run.table("e3_das_audit", dtype={"state_fips": str}).set_index("state_abbr")
+    r = reg.loc[state]
+    t = r["slope"] / r["stderr"]
+    p = float(stats.t.cdf(t, df=int(r["n_counties"]) - 2))
+    return Measurement(p, f"{state}: slope {r['slope']:+.3f} ± {r['stderr']:.3f} per log-person, one-sided p = {p:.2g}",
+                       note=_vintage_note(run))

@@ -1,0 +1,115 @@
+"""Measures of E4: generalized Laplace against the projection baselines, county by county."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from isdp.experiments.claims import Measurement, Run, z_threshold
+from isdp.experiments.e4_projection_comparison.comparison import DAS, load_releases
+
+
+def _one_county_states(run: Run) -> list[str]:
+    """States whose one county is fixed by the invariant total (DC): every mechanism releases it
+    exactly, so spread, slopes and integrality say nothing about the mechanisms there."""
+    m = run.table("e4_metrics", keep_default_na=False, na_values=[""])
+    return sorted(set(m.loc[m["n_counties"] == 1, "state"]))
+
+
+def _without_one_county(run: Run, table):
+    one = _one_county_states(run)
+    return table[~table["state"].isin(one)], (f" (left out: {', '.join(one)}, one county, no noise)" if one else "")
+
+
+def _releases(run: Run):
+    one = _one_county_states(run)
+    states = [s for s in run.json("e3/selection.json")["selected_states"] if s not in one]
+    return [load_releases(run.path(f"e4/releases_{s}.nc")) for s in states]
+
+
+def _effective_size(run: Run, rel) -> np.ndarray:
+    """Per county, the effective number of generalized Laplace releases (thinned MCMC, from E3's ESS)."""
+    diag = run.table_at(f"e3/diagnostics_{rel.state}.csv").set_index("gisjoin").loc[rel.counties]
+    n_ret = run.json(f"e3/run_{rel.state}.json")["n_retained"]
+    r = len(rel.releases["generalized_laplace"])
+    return np.minimum(r, r * diag["ess_bulk_retained"].to_numpy() / n_ret)
+
+
+def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measurement:
+    """Counties whose error SD differs from generalized Laplace's by more than ``band`` beyond MC error.
+
+    A county fails when |log(SD ratio)| > log(band) + z·SE, z the two-sided Bonferroni threshold at
+    family-wise ``alpha`` over every county of every state, SE the standard error of the log SD
+    ratio from ``e4_county_spread.csv`` (kurtosis-aware, with the MCMC reference's ESS; see
+    :func:`isdp.experiments.comparison.county_spread`).
+    """
+    sp, left_out = _without_one_county(run, run.table("e4_county_spread", dtype={"county": str}))
+    g = sp[sp["method"] == method]
+    if g.empty:
+        raise ValueError(f"E4 has no method {method!r} in e4_county_spread.csv")
+    ratio, se = g["sd_ratio"].to_numpy(), g["se_log_sd_ratio"].to_numpy()
+    z = z_threshold(alpha, len(g))
+    outside = np.abs(np.log(ratio)) > np.log(band) + z * se
+    worst = int(np.argmax(np.abs(np.log(ratio))))
+    named = "; ".join(f"{s} {c} ({r:.1f}×)" for s, c, r in
+                      zip(g["state"][outside], g["name"][outside], ratio[outside], strict=True))
+    text = (f"{int(outside.sum())} of {len(g)} counties outside [1/{band:g}, {band:g}] beyond MC error "
+            f"(z = {z:.2f}); SD ratio to generalized Laplace: median {np.median(ratio):.3f}, range "
+            f"{ratio.min():.2f}–{ratio.max():.2f}, widest {g['state'].iloc[worst]} {g['name'].iloc[worst]}"
+            + (f". Outside: {named}" if named else "") + left_out)
+    return Measurement(int(outside.sum()), text)
+
+
+def integer_and_invariant(run: Run, paper) -> Measurement:
+    """Integer-valued and invariant-exact per method, against what each method guarantees."""
+    m, left_out = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))
+    m = m[m["method"] != DAS]
+    ok, parts = True, []
+    for method, g in m.groupby("method", sort=False):
+        n_int, n_inv = int((g["integer_valued"] == "yes").sum()), int((g["invariant_exact"] == "yes").sum())
+        by_construction = (g["integer_by_construction"] == "yes").all()
+        ok &= n_inv == len(g) and (n_int == len(g) if by_construction else True)
+        ok &= method != "projected_laplace" or n_int == 0
+        parts.append(f"{method}: integer {n_int}/{len(g)}, invariant {n_inv}/{len(g)} (max residual "
+                     f"{g['invariant_max_residual'].max():.2g})")
+    return Measurement(bool(ok), "; ".join(parts) + left_out)
+
+
+def unbiased_z(run: Run, paper) -> Measurement:
+    """z = mean error / (SD/√R_eff) per county, method and state."""
+    z = []
+    for rel in _releases(run):
+        for method in rel.releases:
+            e = rel.errors(method)
+            size = _effective_size(run, rel) if method == "generalized_laplace" else len(e)
+            sd = e.std(axis=0, ddof=1)
+            z.append(np.where(sd > 0, e.mean(axis=0) / np.where(sd > 0, sd, 1) * np.sqrt(size), 0.0))
+    z = np.concatenate(z)
+    return Measurement(z, f"max |z| = {np.abs(z).max():.2f} over {z.size} county-method pairs")
+
+
+def mechanism_slopes(run: Run, paper) -> Measurement:
+    """p-values of the OLS slope of per-county mean error on log population, every mechanism and state."""
+    m, left_out = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))
+    mech = m[m["method"] != DAS]
+    parts = [f"{k}: min p {g['slope_p_value'].min():.3g}" for k, g in mech.groupby("method", sort=False)]
+    return Measurement(mech["slope_p_value"].to_numpy(), f"{len(mech)} slopes; " + "; ".join(parts) + left_out)
+
+
+def das_selected_significant(run: Run, paper) -> Measurement:
+    """Selected states whose DAS error slope on log population is negative with p < α."""
+    sel = run.table("e3_selected_states", dtype={"state_fips": str})
+    alpha = float(run.config["e3"]["audit"]["alpha"])
+    sig = (sel["slope"] < 0) & (sel["p_value"] < alpha)
+    return Measurement(int(sig.sum()), f"{int(sig.sum())} of {len(sel)} selected states ("
+                                       + ", ".join(f"{s} {b:+.3f} (p {p:.2g})" for s, b, p in
+                                                   zip(sel["state_abbr"], sel["slope"], sel["p_value"], strict=True))
+                                       + ")")
+
+
+def lp_concentration(run: Run, paper) -> Measurement:
+    """Share of releases in which one county absorbs the whole ℓ1 discrepancy, per LP/MILP variant."""
+    m, _ = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))
+    pr = m[m["single_county_share"].notna() & (m["method"] != DAS)]
+    parts = [f"{k}: {g['single_county_share'].min():.1%}–{g['single_county_share'].max():.1%} of releases"
+             for k, g in pr.groupby("method", sort=False)]
+    return Measurement(float(pr["single_county_share"].max()), "one county absorbs it all — " + "; ".join(parts))

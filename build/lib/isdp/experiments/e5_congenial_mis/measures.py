@@ -1,0 +1,110 @@
+"""Measures of E5: the congenial sex × age table and the Metropolized independence sampler."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from isdp.diagnostics import load_draws
+from isdp.experiments.claims import Measurement, Run, fmt_se
+from isdp.experiments.measure_helpers import max_r_hat_of
+from isdp.experiments.problems import Problem, read_table_csv
+from isdp.lattice import check_release
+
+
+def _problem(run: Run) -> Problem:
+    return Problem.from_json(run.path("e5/problem.json"))
+
+
+def table_totals(run: Run, paper) -> Measurement:
+    """Female, male, grand, under-18 and voting-age totals of the transcribed table."""
+    p = _problem(run)
+    k = len(p.meta["cols"])
+    first = p.meta["cols"].index(p.meta["voting_age_from"])
+    under = int(p.x[:first].sum() + p.x[k:k + first].sum())
+    v = {"female": int(p.x[:k].sum()), "male": int(p.x[k:].sum()), "total": int(p.x.sum()), "under_18": under,
+         "voting_age": int(p.x.sum()) - under}
+    return Measurement(v, ", ".join(f"{a} {b}" for a, b in v.items()))
+
+
+def best_proposal_steps(run: Run, paper) -> Measurement:
+    """Distance of this run's best ε̃ from the paper's, in grid steps."""
+    acc = run.table("e5_fig2_acceptance")
+    grid = np.sort(acc["proposal_eps"].to_numpy())
+    step = float(np.min(np.diff(grid)))
+    best = acc.loc[acc["acceptance"].idxmax()]
+    steps = round(abs(float(best["proposal_eps"]) - float(paper)) / step, 9)  # 0.05/0.05 is not exactly 1.0 in floats
+    return Measurement(steps, f"best ε̃ = {best['proposal_eps']:g} ({100 * best['acceptance']:.2f} %) on the grid "
+                              f"{grid.min():g}–{grid.max():g} (step {step:g}): {steps:.1f} steps from the paper's")
+
+
+def acceptance_at(run: Run, paper, *, proposal_eps: float) -> Measurement:
+    """Acceptance rate at ``proposal_eps`` with its SE (spread of the independent chains' rates)."""
+    acc = run.table("e5_fig2_acceptance")
+    row = acc.loc[np.isclose(acc["proposal_eps"], proposal_eps)]
+    if row.empty:
+        raise ValueError(f"ε̃ = {proposal_eps} is not on the acceptance grid {list(acc['proposal_eps'])}")
+    r = row.iloc[0]
+    gap = abs(r["acceptance"] - paper) / r["se"] if r["se"] > 0 else float("inf")
+    return Measurement(float(r["acceptance"]), f"{fmt_se(r['acceptance'], r['se'], 100)} % at ε̃ = {proposal_eps:g} "
+                       f"({int(r['n_chains'])} chains × {int(r['proposals_per_chain']):,} proposals); "
+                       f"gap to the paper {gap:.1f} SE", se=float(r["se"]),
+                       note="the paper gives no run length, so its own Monte Carlo error is unknown")
+
+
+def releases_exact(run: Run, paper) -> Measurement:
+    """Every stored MIS state (Fig 3 traces, Fig 1 releases) is a non-negative integer table with A s = A s*."""
+    p = _problem(run)
+    n = 0
+    ok = True
+    for t in run.config["e5"]["trace"]["thins"]:
+        d = load_draws(run.path(f"e5/trace_thin{t}.nc"))
+        check_release(d, p.A, p.invariants, what="E5 trace draws")
+        ok &= bool(d.min() >= 0)
+        n += d.shape[0] * d.shape[1]
+    fig1 = np.load(run.path("e5/fig1_releases.npz"))
+    for xk, rel in zip(fig1["x"], fig1["mis_conditional"], strict=True):
+        check_release(rel, p.A, p.A @ xk, what="E5 Fig 1 MIS releases")
+        ok &= bool(rel.min() >= 0)
+        n += len(rel)
+    return Measurement(ok, f"{n:,} MIS states checked: integer, A s = A s*, " + ("s ≥ 0" if ok else "NEGATIVE cells"))
+
+
+def printed_release_quantile(run: Run, paper, *, file: str) -> Measurement:
+    """Quantile of the printed release's L1 distance to the confidential table among this run's MIS states."""
+    p = _problem(run)
+    draws = load_draws(run.path(f"e5/trace_thin{run.config['e5']['trace']['thins'][-1]}.nc"))
+    l1 = np.abs(draws.reshape(-1, p.x.size) - p.x).sum(axis=1)
+    printed = int(np.abs(read_table_csv(run.data(file))[0].ravel() - p.x).sum())
+    q = float((l1 < printed).mean() + 0.5 * (l1 == printed).mean())
+    lo, hi = np.percentile(l1, [0.5, 99.5])
+    return Measurement(q, f"printed release: L1 distance {printed}, at quantile {q:.2f} of this run's "
+                          f"{l1.size} MIS states (mean {l1.mean():.1f}, 99 % range [{lo:.0f}, {hi:.0f}])")
+
+
+def fig1_medians(run: Run, paper, *, metric: str) -> Measurement:
+    """Median over tables of the per-table average distance, per method."""
+    dist = run.table("e5_fig1_distances").set_index("method")
+    med = dist[f"avg_{metric}_median"].to_dict()
+    return Measurement(med, "medians over tables: " + ", ".join(f"{k} {v:.1f}" for k, v in med.items()))
+
+
+def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str) -> Measurement:
+    """Ratio of two methods' median per-table average distances."""
+    med = run.table("e5_fig1_distances").set_index("method")[f"avg_{metric}_median"]
+    r = float(med[num] / med[den])
+    return Measurement(r, f"median {num} / median {den} = {r:.3f} ({med[num]:.1f} / {med[den]:.1f})")
+
+
+def fig1_max_r_hat(run: Run, paper) -> Measurement:
+    """Largest split R-hat over the cells of the Fig 1 MIS chains of every table."""
+    conv = run.table("e5_fig1_convergence")
+    r, text = max_r_hat_of(conv, f"{len(conv)} tables × {int(conv['n_chains'].iloc[0])} chains")
+    return Measurement(r, f"{text}, acceptance {conv['acceptance'].min():.4f}–{conv['acceptance'].max():.4f}")
+
+
+def trace_diagnostics(run: Run, paper) -> Measurement:
+    """Acceptance, R-hat and ESS of the Fig 3 trace chains."""
+    trace = run.table("e5_trace_diagnostics")
+    return Measurement(float(trace["max_r_hat"].max()), "; ".join(
+        f"thin {int(r.thin)}: acceptance {r.acceptance:.4f}, max R-hat {r.max_r_hat:.3f}, min bulk ESS "
+        f"{r.min_ess_bulk:.0f}" for r in trace.itertuples()))

@@ -1,0 +1,354 @@
+"""Congenial DP Example 4.1: a two-bin histogram whose total is kept, released three ways.
+
+The confidential histogram is ``s = (s1, s2)`` with total ``n = s1 + s2``. The base (unconstrained)
+mechanism adds i.i.d. Laplace noise of scale ``2/ε`` to each bin: with bounded neighbours one
+record moves one count between the bins (L1 sensitivity 2), so the pair spends ``ε`` in total.
+Three releases keep the total exactly:
+
+``conditional`` (M*)
+    the base law conditioned on ``u1 + u2 = 0``: ``m1 = s1 + u`` with ``u ~ Lap(1/ε)``, ``m2 = n − m1``
+    (the joint density ``exp(−ε/2 (|v| + |−v|))`` of ``(u1, u2) = (v, −v)`` is ``exp(−ε|v|)``);
+``l2`` (f_L2)
+    the orthogonal projection of the base release onto ``m1 + m2 = n``: ``m1 = s1 + (u1 − u2)/2``;
+``l1`` (f_L1 with weight β)
+    the point ``β m1 + (1 − β)(n − m2)`` of the segment of L1-nearest points: ``m1 = s1 + β u1 − (1 − β) u2``.
+
+All three are real-valued and untruncated, as in the paper, so each is unbiased for ``s``. The
+noise ``m1 − s1`` of f_L1 is a convex combination of two i.i.d. Laplace variables; its law is the
+signed two-scale Laplace "mixture" of Congenial DP App. A (A.1), and at ``β = 1/2`` (f_L2) the sum
+of two i.i.d. ``Lap(1/ε)`` (A.2). Also here: the worst-case likelihood ratio of a noise law
+(the attained privacy level), the double geometric quantile function of App. B and the
+rounding example 5.2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from scipy import stats
+
+from isdp.distributions import dg_cdf
+
+MECHANISMS = ("conditional", "l2", "l1")
+_NEAR_HALF = 1e-4  # |2β − 1| below this: the β = 1/2 limit (error O((2β − 1)²), no cancellation)
+
+
+def _check(mechanism: str, eps: float, beta: float | None = None) -> float | None:
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"unknown mechanism {mechanism!r} (one of {MECHANISMS})")
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"ε must be a positive finite number, got {eps}")
+    if mechanism == "l1":
+        if beta is None or not 0.0 <= beta <= 1.0:
+            raise ValueError(f"f_L1 needs a weight β in [0, 1], got {beta}")
+        return float(beta)
+    return 0.5 if mechanism == "l2" else None
+
+
+def base_scale(eps: float) -> float:
+    """Laplace scale of each bin of the base mechanism (sensitivity 2 split over two bins)."""
+    return 2.0 / eps
+
+
+def laplace_variance(scale: float) -> float:
+    """Variance 2 b² of Lap(b)."""
+    return 2.0 * scale**2
+
+
+# --------------------------------------------------------------------------- releases
+
+
+def unconstrained(x, eps: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` base releases ``s + (u1, u2)``, ``u_i ~ Lap(2/ε)`` i.i.d., shape (size, 2)."""
+    x = np.asarray(x, dtype=float)
+    return x + rng.laplace(0.0, base_scale(eps), size=(size, 2))
+
+
+def project_l2(m: np.ndarray, n: float) -> np.ndarray:
+    """The L2-nearest point of the line ``a1 + a2 = n`` to each row of ``m``."""
+    m = np.asarray(m, dtype=float)
+    excess = (m.sum(axis=1, keepdims=True) - n) / 2.0
+    return m - excess
+
+
+def project_l1(m: np.ndarray, n: float, beta: float) -> np.ndarray:
+    """The point ``β m1 + (1 − β)(n − m2)`` (first coordinate) of the L1-nearest segment of each row.
+
+    Every point between ``m1`` and ``n − m2`` is at L1 distance ``|m1 + m2 − n|`` from ``m``, the minimum.
+    """
+    m = np.asarray(m, dtype=float)
+    first = beta * m[:, 0] + (1.0 - beta) * (n - m[:, 1])
+    return np.column_stack([first, n - first])
+
+
+def release(mechanism: str, x, eps: float, size: int, rng: np.random.Generator,
+            beta: float | None = None) -> np.ndarray:
+    """``size`` releases (shape (size, 2), rows summing to ``n``) of one of :data:`MECHANISMS`."""
+    beta = _check(mechanism, eps, beta)
+    x = np.asarray(x, dtype=float)
+    n = float(x.sum())
+    if mechanism == "conditional":
+        u = rng.laplace(0.0, 1.0 / eps, size=size)
+        return np.column_stack([x[0] + u, x[1] - u])
+    m = unconstrained(x, eps, size, rng)
+    return project_l2(m, n) if mechanism == "l2" else project_l1(m, n, beta)
+
+
+def condition_on_zero_sum(eps: float, window: float, n_accepted: int, rng: np.random.Generator,
+                          chunk: int = 1_000_000) -> np.ndarray:
+    """``u1`` of base noise pairs kept when ``|u1 + u2| < window / ε``: M*'s noise, by brute force.
+
+    An independent check of the conditional law: rejection on a thin slab around ``u1 + u2 = 0``
+    instead of the closed form. Given ``u1 + u2 = w`` the law of ``u1`` is centred at ``w/2``; over the
+    symmetric slab these shifts cancel to first order, so the kept ``u1`` has a CDF within about
+    ``window² / 25`` of the conditional law (1e-4 at ``window = 0.05``, by numerical integration).
+    """
+    if not window > 0:
+        raise ValueError(f"window must be positive, got {window}")
+    kept, total = [], 0
+    while total < n_accepted:
+        u = rng.laplace(0.0, base_scale(eps), size=(chunk, 2))
+        u1 = u[np.abs(u.sum(axis=1)) < window / eps, 0]
+        kept.append(u1)
+        total += len(u1)
+    return np.concatenate(kept)[:n_accepted]
+
+
+# --------------------------------------------------------------------------- exact moments
+
+
+def exact_mean(mechanism: str, x, eps: float, beta: float | None = None) -> np.ndarray:
+    """E(m1, m2): the noise is symmetric and untruncated, so every release is unbiased for ``x``."""
+    _check(mechanism, eps, beta)
+    return np.asarray(x, dtype=float).copy()
+
+
+def exact_variance(mechanism: str, eps: float, beta: float | None = None) -> float:
+    """Var(m1): ``Var Lap(1/ε)`` for M*; ``(β² + (1 − β)²) Var Lap(2/ε)`` for f_L1 (f_L2: β = 1/2)."""
+    beta = _check(mechanism, eps, beta)
+    if mechanism == "conditional":
+        return laplace_variance(1.0 / eps)
+    return (beta**2 + (1.0 - beta) ** 2) * laplace_variance(base_scale(eps))
+
+
+def l1_variance_range(eps: float) -> tuple[float, float]:
+    """Smallest and largest Var(m1) of f_L1 over β ∈ [0, 1].
+
+    ``β² + (1 − β)²`` is a parabola with its minimum at β = 1/2 and its maximum at the ends.
+    """
+    return exact_variance("l1", eps, 0.5), max(exact_variance("l1", eps, 0.0), exact_variance("l1", eps, 1.0))
+
+
+# --------------------------------------------------------------------------- noise laws of m1 − s1
+
+
+def _weight(beta: float) -> float:
+    """The law of β u1 ± (1 − β) u2 is symmetric in β ↔ 1 − β: use the larger weight."""
+    return max(beta, 1.0 - beta)
+
+
+def noise_logpdf(t, mechanism: str, eps: float, beta: float | None = None) -> np.ndarray:
+    """log density of the noise ``m1 − s1``, stable far in the tails.
+
+    M*: Lap(1/ε). f_L1 (β ≠ 1/2; b = max(β, 1 − β)), App. A (A.1):
+    ``ε / (4(2b − 1)) [b exp(−ε|t| / (2b)) − (1 − b) exp(−ε|t| / (2(1 − b)))]``;
+    f_L2 = f_L1 at β = 1/2, (A.2): ``ε/4 (1 + ε|t|) exp(−ε|t|)``; β ∈ {0, 1}: Lap(2/ε).
+    """
+    beta = _check(mechanism, eps, beta)
+    t = np.abs(np.asarray(t, dtype=float))
+    if mechanism == "conditional":
+        return np.log(eps / 2.0) - eps * t
+    b = _weight(beta)
+    if b == 1.0:
+        return np.log(eps / 4.0) - eps * t / 2.0
+    if 2.0 * b - 1.0 < _NEAR_HALF:
+        return np.log(eps / 4.0) + np.log1p(eps * t) - eps * t
+    slow, fast = eps / (2.0 * b), eps / (2.0 * (1.0 - b))
+    return (np.log(eps * b / (4.0 * (2.0 * b - 1.0))) - slow * t
+            + np.log1p(-((1.0 - b) / b) * np.exp(-(fast - slow) * t)))
+
+
+def noise_pdf(t, mechanism: str, eps: float, beta: float | None = None) -> np.ndarray:
+    """Density of the noise ``m1 − s1`` (see :func:`noise_logpdf`)."""
+    return np.exp(noise_logpdf(t, mechanism, eps, beta))
+
+
+def noise_cdf(t, mechanism: str, eps: float, beta: float | None = None) -> np.ndarray:
+    """CDF of the noise ``m1 − s1``, from the two-sided tail ``P(|T| > |t|)`` of each law."""
+    beta = _check(mechanism, eps, beta)
+    t = np.asarray(t, dtype=float)
+    a = np.abs(t)
+    if mechanism == "conditional":
+        tail = np.exp(-eps * a)
+    else:
+        b = _weight(beta)
+        if b == 1.0:
+            tail = np.exp(-eps * a / 2.0)
+        elif 2.0 * b - 1.0 < _NEAR_HALF:
+            tail = (1.0 + eps * a / 2.0) * np.exp(-eps * a)
+        else:  # the two signed weights of (A.1) applied to each Laplace tail exp(−|t|/scale)
+            w_slow, w_fast = b**2 / (2.0 * b - 1.0), -((1.0 - b) ** 2) / (2.0 * b - 1.0)
+            tail = w_slow * np.exp(-eps * a / (2.0 * b)) + w_fast * np.exp(-eps * a / (2.0 * (1.0 - b)))
+    return np.where(t < 0, tail / 2.0, 1.0 - tail / 2.0)
+
+
+def signed_weights(beta: float) -> tuple[float, float]:
+    """The weights of Lap(2b/ε) and Lap(2(1 − b)/ε) in (A.1) (b = max(β, 1 − β) > 1/2): sum 1, opposite signs."""
+    b = _weight(beta)
+    if 2.0 * b - 1.0 < _NEAR_HALF:
+        raise ValueError("(A.1) is 0/0 at β = 1/2: use the limit (A.2)")
+    return b**2 / (2.0 * b - 1.0), -((1.0 - b) ** 2) / (2.0 * b - 1.0)
+
+
+# --------------------------------------------------------------------------- Laplace / signed-Gamma mixtures
+
+
+def _component(law: str, t: np.ndarray, c: Mapping, cdf: bool) -> np.ndarray:
+    scale = float(c["scale"])
+    if law == "laplace":
+        return stats.laplace.cdf(t, scale=scale) if cdf else stats.laplace.pdf(t, scale=scale)
+    if law == "signed_gamma":  # a Gamma(shape, scale) variable times an independent fair sign
+        g = stats.gamma(float(c["shape"]), scale=scale)
+        return 0.5 + 0.5 * np.sign(t) * g.cdf(np.abs(t)) if cdf else 0.5 * g.pdf(np.abs(t))
+    raise ValueError(f"unknown mixture component {law!r} (laplace or signed_gamma)")
+
+
+def mixture(t, components: Sequence[Mapping], cdf: bool = False) -> np.ndarray:
+    """Density (or CDF) of a weighted sum of Laplace and signed-Gamma laws.
+
+    ``components``: mappings with ``law`` (``laplace`` or ``signed_gamma``), ``weight``, ``scale``
+    and, for ``signed_gamma``, ``shape``.
+    """
+    t = np.asarray(t, dtype=float)
+    return sum(float(c["weight"]) * _component(c["law"], t, c, cdf) for c in components)
+
+
+def mixture_variance(components: Sequence[Mapping]) -> float:
+    """Variance of the mixture: Σ w · E X² (2 b² for Lap(b), k(k + 1) θ² for a signed Gamma(k, θ))."""
+    def second_moment(c):
+        s = float(c["scale"])
+        return laplace_variance(s) if c["law"] == "laplace" else float(c["shape"]) * (float(c["shape"]) + 1) * s**2
+    return sum(float(c["weight"]) * second_moment(c) for c in components)
+
+
+def laplace_sum_pdf(t, scale: float) -> np.ndarray:
+    """Density of the sum of two i.i.d. Lap(b): ``(1 + |t|/b) exp(−|t|/b) / (4b)`` (the convolution)."""
+    a = np.abs(np.asarray(t, dtype=float)) / scale
+    return (1.0 + a) * np.exp(-a) / (4.0 * scale)
+
+
+# --------------------------------------------------------------------------- privacy
+
+
+def privacy_grid(scale: float, t_max: float, n_grid: int) -> np.ndarray:
+    """Symmetric evaluation points: fine near 0 (±50 scales), geometric out to ±``t_max`` scales."""
+    inner = np.linspace(-50.0, 50.0, n_grid)
+    outer = np.geomspace(50.0, t_max, n_grid)
+    return scale * np.unique(np.concatenate([-outer, inner, outer]))
+
+
+def worst_log_ratio(logpdf, t: np.ndarray, shift: float = 1.0) -> tuple[float, float]:
+    """``max_t log p(t) − log p(t + shift)`` over the points ``t`` and the ``t`` attaining it.
+
+    For additive noise with density ``p`` and a query of sensitivity ``shift`` this is the attained
+    privacy level when the supremum lies inside the range of ``t`` (or is approached at its ends).
+    """
+    t = np.asarray(t, dtype=float)
+    r = logpdf(t) - logpdf(t + shift)
+    i = int(np.argmax(r))
+    return float(r[i]), float(t[i])
+
+
+def privacy_level(mechanism: str, eps: float, beta: float | None = None, *, t_max: float = 1e6,
+                  n_grid: int = 4001) -> tuple[float, float]:
+    """Numerical privacy level of one release (sensitivity 1 in ``s1``) and where it is attained.
+
+    ``t_max`` is in units of ``1/ε``; the supremum is approached as ``|t| → ∞`` for all three laws
+    (for f_L2 the shortfall is ``ε / (1 + ε t)``). Within ``|2β − 1| < 1e-4`` the β = 1/2 law is
+    used, so the level found there is off by at most that relative amount.
+    """
+    _check(mechanism, eps, beta)
+    t = privacy_grid(1.0 / eps, t_max, n_grid)
+    return worst_log_ratio(lambda v: noise_logpdf(v, mechanism, eps, beta), t, 1.0)
+
+
+def l1_privacy_level(eps: float, beta: float) -> float:
+    """The attained level of f_L1 derived in Congenial DP App. A: ``ε / (2 max(β, 1 − β))``."""
+    return eps / (2.0 * _weight(beta))
+
+
+def closed_form_level(mechanism: str, eps: float, beta: float | None = None) -> float:
+    """The level each release attains in closed form: ε for M* (a Laplace(1/ε) mechanism on ``s1``),
+    :func:`l1_privacy_level` for f_L1 and for f_L2 (β = 1/2)."""
+    beta = _check(mechanism, eps, beta)
+    return eps if mechanism == "conditional" else l1_privacy_level(eps, beta)
+
+
+# --------------------------------------------------------------------------- App. B, Example 5.2
+
+
+def dg_quantile(v, a: float) -> np.ndarray:
+    """The double geometric quantile function as printed in Congenial DP App. B.
+
+    ``⌈(−log v − log(1 + a)) / log a⌉`` for ``v ≤ 1/(1 + a)``, else ``⌊(log(1 − v) + log(1 + a)) / log a⌋``.
+    """
+    v = np.asarray(v, dtype=float)
+    la, l1a = np.log(a), np.log1p(a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        left = np.ceil((-np.log(v) - l1a) / la)
+        right = np.floor((np.log1p(-v) + l1a) / la)
+    return np.where(v <= 1.0 / (1.0 + a), left, right).astype(np.int64)
+
+
+def dg_inverse_check(v, a: float) -> np.ndarray:
+    """True where ``q = dg_quantile(v)`` is the generalized inverse: ``F(q − 1) < v ≤ F(q)``."""
+    v = np.asarray(v, dtype=float)
+    q = dg_quantile(v, a)
+    return (dg_cdf(q - 1, a) < v) & (v <= dg_cdf(q, a))
+
+
+def dg_chisquare(draws, a: float, min_expected: float = 5.0) -> tuple[float, int, float]:
+    """Chi-square goodness of fit of integer draws to DG(a): ``(statistic, degrees of freedom, p)``.
+
+    Cells ``k`` for ``|k| ≤ m`` and the two tails beyond, ``m`` the largest value for which the cell
+    ``k = m`` and the tail ``k > m`` each expect at least ``min_expected`` draws.
+    """
+    draws = np.asarray(draws)
+    n = draws.size
+
+    def enough(m):  # P(K = m) = (1 − a)/(1 + a) a^m, P(K > m) = a^(m+1) / (1 + a)
+        return n * min((1 - a) * a**m, a ** (m + 1)) / (1 + a) >= min_expected
+
+    m = 0
+    while enough(m + 1):
+        m += 1
+    ks = np.arange(-m, m + 1)
+    expected = n * np.diff(np.concatenate([[0.0], dg_cdf(np.concatenate([[-m - 1], ks]), a), [1.0]]))
+    observed = np.array([(draws < -m).sum(), *[(draws == k).sum() for k in ks], (draws > m).sum()])
+    res = stats.chisquare(observed, expected)
+    return float(res.statistic), len(observed) - 1, float(res.pvalue)
+
+
+def rounding_secrecy(lo: int, hi: int, group: int, eps: float) -> dict:
+    """Example 5.2: ``s = ⌈Σx / group⌉`` with DG(ε) noise, invariant ``Σx ∈ [lo, hi]``.
+
+    The conditional mechanism draws ``M | M ∈ S*`` with ``S* = {s(x) : Σx ∈ [lo, hi]}``; its level
+    is the largest log ratio of ``P(M* = m)`` over neighbours (``Σx`` differing by one, both in the
+    range) and ``m ∈ S*``, and ``γ = level / ε − 1`` (Theorem 2.1 with ``k = 1``).
+    Returns ``{"s_star": sorted list, "level": float, "gamma": float}``.
+    """
+    sums = np.arange(lo, hi + 1)
+    s = -(-sums // group)  # ceil for integers
+    s_star = np.unique(s)
+    logp = -eps * np.abs(s_star[None, :] - s[:, None]).astype(float)  # DG log pmf up to a constant
+    logp -= np.logaddexp.reduce(logp, axis=1, keepdims=True)  # condition on M ∈ S*
+    level = float(np.abs(np.diff(logp, axis=0)).max()) if len(sums) > 1 else 0.0
+    return {"s_star": [int(v) for v in s_star], "level": level, "gamma": level / eps - 1.0}
+
+
+__all__ = ["MECHANISMS", "base_scale", "closed_form_level", "condition_on_zero_sum", "dg_chisquare", "dg_inverse_check", "dg_quantile", "exact_mean", "exact_variance",
+           "l1_privacy_level", "l1_variance_range", "laplace_sum_pdf", "laplace_variance", "mixture",
+           "mixture_variance", "noise_cdf", "noise_logpdf", "noise_pdf", "privacy_grid", "privacy_level",
+           "project_l1", "project_l2", "release", "rounding_secrecy", "signed_weights", "unconstrained",
+           "worst_log_ratio"]

@@ -1,0 +1,204 @@
+"""The workflow's public API: what a step is given and what it may rely on.
+
+A *step* is a plain function ``step(job: Job) -> None`` in an experiment package's ``steps``
+module (e.g. :func:`isdp.experiments.e7_congenial_histogram.steps.tables`). A rule names it in
+its params, ``step="isdp.experiments.e7_congenial_histogram.steps.tables"``, and runs the one
+generic script ``workflow/scripts/step.py``, which calls :func:`run_step`. A step reads
+``job.input``, ``job.params``, ``job.wildcards`` and ``job.config``, writes ``job.output``, and
+logs with ``job.log``; it never looks for files on its own, so the same step runs from an
+installed package against any directory (build a :class:`Job` by hand, as the tests do).
+
+Also here: the seed of a step (:meth:`Job.seed`), atomic writers (:func:`write_table`,
+:func:`write_json`, :func:`write_text`), and the config helpers the Snakefile and the tests share
+(:func:`check_config_values`, :func:`load_config`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import math
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from isdp import derive_seed
+
+
+class Namedlist(list):
+    """A list whose named items (or slices) are also attributes and keys, as in Snakemake."""
+
+    def __init__(self, items=(), names=None):
+        super().__init__(items)
+        self._names = dict(names or {})
+        for name, (start, end) in self._names.items():
+            setattr(self, name, self[start] if end is None else Namedlist(self[start:end]))
+
+    @classmethod
+    def of(cls, value) -> Namedlist:
+        """A Namedlist from a mapping (named items), a sequence (unnamed) or an existing Namedlist."""
+        if value is None:
+            return cls()
+        if isinstance(value, Mapping):
+            return cls(list(value.values()), {k: (i, None) for i, k in enumerate(value)})
+        if isinstance(value, str | os.PathLike):
+            return cls([value])
+        return value if hasattr(value, "keys") else cls(list(value))
+
+    def __getitem__(self, key):
+        return getattr(self, key) if isinstance(key, str) else super().__getitem__(key)
+
+    def get(self, key, default=None):
+        return getattr(self, key, default) if key in self._names else default
+
+    def keys(self):
+        return self._names.keys()
+
+    def items(self):
+        return ((name, getattr(self, name)) for name in self._names)
+
+
+class Job:
+    """One run of a step: its files, settings and logger.
+
+    ``input``, ``output``, ``params``, ``wildcards`` behave as Snakemake's (attribute and key
+    access); ``config`` is the whole workflow config; ``log_file`` is where :func:`run_step` sends
+    logging. Outside Snakemake pass mappings: ``Job(input={"x": "a.csv"}, output={...}, ...)``.
+    """
+
+    def __init__(self, *, input=None, output=None, params=None, wildcards=None, log=None, threads: int = 1,
+                 config: Mapping | None = None, rule: str = "step"):
+        self.input = Namedlist.of(input)
+        self.output = Namedlist.of(output)
+        self.params = Namedlist.of(params)
+        self.wildcards = Namedlist.of(wildcards)
+        self.log_files = Namedlist.of(log)
+        self.threads = int(threads)
+        self.config = dict(config or {})
+        self.rule = rule
+        self.log = logging.getLogger(f"isdp.workflow.{rule}")
+
+    @classmethod
+    def from_snakemake(cls, smk) -> Job:
+        """The Job of the ``snakemake`` object Snakemake injects into a script."""
+        return cls(input=smk.input, output=smk.output, params=smk.params, wildcards=smk.wildcards, log=smk.log,
+                   threads=smk.threads, config=smk.config, rule=smk.rule)
+
+    @property
+    def log_file(self) -> str | None:
+        return str(self.log_files[0]) if len(self.log_files) else None
+
+    def seed(self, *keys) -> int:
+        """This step's seed: :func:`isdp.derive_seed` of ``params.seed`` (a list: base seed and names)
+        followed by ``keys``."""
+        return derive_seed(*self.params.seed, *keys)
+
+    def outputs(self, name: str) -> list[str]:
+        """``output.<name>`` as a list, whether the rule gave one path or several."""
+        value = self.output[name]
+        return [value] if isinstance(value, str | os.PathLike) else list(value)
+
+
+def start_logging(job: Job) -> None:
+    """Send this job's logging (isdp's included), warnings and stderr to ``job.log_file``; set numba's threads."""
+    if job.log_file is not None:
+        handler = logging.FileHandler(job.log_file, mode="w")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root = logging.getLogger()
+        root.handlers[:] = [handler]
+        root.setLevel(logging.INFO)
+        logging.captureWarnings(True)
+        sys.stderr = open(job.log_file, "a")  # noqa: SIM115 — lives as long as the job
+    try:
+        import numba
+
+        numba.set_num_threads(max(1, min(job.threads, numba.config.NUMBA_NUM_THREADS)))
+    except (ImportError, AttributeError, ValueError):
+        pass
+
+
+def resolve_step(name: str) -> Callable[[Job], Any]:
+    """The function ``package.module.function`` named by a rule's ``params.step``."""
+    module, _, func = str(name).rpartition(".")
+    try:
+        step = getattr(importlib.import_module(module), func)
+    except (ImportError, AttributeError, ValueError) as err:
+        raise ValueError(f"unknown step {name!r} (expected <module>.<function>, e.g. "
+                         f"isdp.experiments.e7_congenial_histogram.steps.tables): {err}") from None
+    if not callable(step):
+        raise ValueError(f"step {name!r} is not a function")
+    return step
+
+
+def run_step(smk) -> None:
+    """Run the step the rule's ``params.step`` names, with the job Snakemake injected."""
+    job = Job.from_snakemake(smk)
+    start_logging(job)
+    resolve_step(job.params.step)(job)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _atomic(path, write: Callable[[Path], None]) -> None:
+    """Write through a temporary file beside ``path`` and rename it: a failure leaves no half file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        write(tmp)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_table(df, path, **to_csv_kwargs) -> None:
+    """A DataFrame as CSV (no index, ``\\n`` line ends unless given), atomically."""
+    kwargs = {"index": False, "lineterminator": "\n", **to_csv_kwargs}
+    _atomic(path, lambda tmp: df.to_csv(tmp, **kwargs))
+
+
+def write_json(obj, path, **dumps_kwargs) -> None:
+    """``obj`` as JSON (indented by 2 unless given) with a final newline, atomically."""
+    kwargs = {"indent": 2, **dumps_kwargs}
+    _atomic(path, lambda tmp: tmp.write_text(json.dumps(obj, **kwargs) + "\n"))
+
+
+def write_text(text: str, path) -> None:
+    """A text file, atomically."""
+    _atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- config
+
+
+def check_config_values(config, path: str = "config") -> None:
+    """What a JSON schema cannot say: every number finite and every ``*_range`` ordered.
+
+    Raises ValueError naming the key (e.g. ``config.e1.pilot.acceptance_range``).
+    """
+    if isinstance(config, dict):
+        for key, value in config.items():
+            where = f"{path}.{key}"
+            if key.endswith("_range") and isinstance(value, list) and len(value) == 2 and not value[0] < value[1]:
+                raise ValueError(f"{where}: the range {value} must be increasing")
+            check_config_values(value, where)
+    elif isinstance(config, list):
+        for i, value in enumerate(config):
+            check_config_values(value, f"{path}[{i}]")
+    elif isinstance(config, float) and not math.isfinite(config):
+        raise ValueError(f"{path}: {config} is not a finite number")
+
+
+def load_config(path, *overrides) -> dict:
+    """The config file ``path`` with each override file merged over it, key by key, as Snakemake
+    merges ``--configfile`` files (nested mappings merged; lists and scalars replaced)."""
+    import yaml
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load(Path(path).read_text())
+    for override in overrides:
+        update_config(config, yaml.safe_load(Path(override).read_text()) or {})
+    return config

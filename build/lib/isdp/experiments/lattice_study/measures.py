@@ -1,0 +1,85 @@
+"""Measures of the two lattice experiments, E1 (intersecting constraints) and E2 (4×4 margins).
+
+Both share one set of outputs: ``results/<exp>/...`` and ``results/tables/<exp>_*.csv``; the
+``exp`` argument ("e1" or "e2") picks the experiment.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from isdp.diagnostics import load_draws
+from isdp.experiments.claims import Measurement, Run
+from isdp.experiments.measure_helpers import draws_keep_invariants, fmt_list, max_abs_z
+from isdp.experiments.problems import read_table_csv
+
+
+def convergence_iteration(run: Run, paper, *, exp: str, norm: str) -> Measurement:
+    """The iteration at which the L-lag TV bound first drops below the threshold, per lag."""
+    g = run.table(f"{exp}_convergence").query("target == @norm")
+    its = g["converged_at"].astype(int)
+    return Measurement(int(its.max()), f"{int(its.max())} (lags {fmt_list(g['lag'])}: {fmt_list(its)}; "
+                                       f"{int(g['pairs'].iloc[0])} pairs)")
+
+
+def lag_spread(run: Run, paper, *, exp: str, norm: str) -> Measurement:
+    """max/min over lags of the convergence iteration: the bound's stability across lags."""
+    g = run.table(f"{exp}_convergence").query("target == @norm")
+    its = g["converged_at"].astype(int)
+    spread = its.max() / max(its.min(), 1)
+    return Measurement(float(spread), f"max/min convergence iteration across lags {fmt_list(g['lag'])} = "
+                                      f"{spread:.2f} ({fmt_list(its)})")
+
+
+def unbiased_z(run: Run, paper, *, exp: str) -> Measurement:
+    """z = mean / MC SE (ESS-based) of every cell and target."""
+    unb = run.table(f"{exp}_unbiasedness")
+    return max_abs_z(unb["z"], "cell-target pairs (SE from the bulk ESS)")
+
+
+def invariants_exact(run: Run, paper, *, exp: str) -> Measurement:
+    """Every stored draw of every target is integer with A u = 0."""
+    norms = list(run.config[exp]["targets"])
+    return draws_keep_invariants(run, f"{exp}/problem.json", [f"{exp}/draws_{n}.nc" for n in norms])
+
+
+def min_ess(run: Run, paper, *, exp: str) -> Measurement:
+    """The smallest bulk ESS over cells and targets of the retained draws."""
+    ess = pd.concat(run.table(f"{exp}_ess_{n}") for n in run.config[exp]["targets"])
+    n = int(run.config[exp]["draws"]["n_draws"])
+    return Measurement(float(ess["ess_bulk"].min()),
+                       f"min bulk ESS {ess['ess_bulk'].min():.0f} of {n} retained draws per target")
+
+
+def table_margins(run: Run, paper, *, exp: str) -> Measurement:
+    """Row and column totals and the grand total of the confidential table, from its cells."""
+    t = run.table(f"{exp}_table2_confidential", index_col=0)
+    cells = t.drop(index="Total", columns="Total")
+    rows, cols = cells.sum(axis=1).astype(int).tolist(), cells.sum(axis=0).astype(int).tolist()
+    total = int(cells.to_numpy().sum())
+    return Measurement({"rows": rows, "cols": cols, "total": total},
+                       f"rows {'/'.join(map(str, rows))}, cols {'/'.join(map(str, cols))}, total {total}")
+
+
+def printed_draw_quantile(run: Run, paper, *, exp: str, norm: str, file: str) -> Measurement:
+    """Quantile of the paper's printed noise draw's norm in this run's law of that norm."""
+    d = load_draws(run.path(f"{exp}/draws_{norm}.nc"))
+    flat = d.reshape(-1, d.shape[-1])
+    printed = read_table_csv(run.data(file), counts=False)[0].ravel()  # a noise table: any sign
+    if norm == "l1":
+        stat, mine = np.abs(flat).sum(axis=1), float(np.abs(printed).sum())
+    else:
+        stat, mine = np.sqrt((flat.astype(float) ** 2).sum(axis=1)), float(np.sqrt((printed**2).sum()))
+    q = float((stat < mine).mean() + 0.5 * (stat == mine).mean())
+    lo, hi = np.percentile(stat, [2.5, 97.5])
+    return Measurement(q, f"printed draw ‖u‖ = {mine:.4g} at quantile {q:.2f} of this run's law "
+                          f"(mean {stat.mean():.1f}, 95 % range [{lo:.0f}, {hi:.0f}], {stat.size} draws)")
+
+
+def validation_p(run: Run, paper, *, exp: str) -> Measurement:
+    """p-values of the chi-square tests of MCMC against exact rejection sampling."""
+    val = run.table(f"{exp}_validation")
+    text = (f"{val['table'].iloc[0]} table, ε {val['eps'].iloc[0]}: p = "
+            + ", ".join(f"{s} {p:.3f}" for s, p in zip(val["statistic"], val["p_value"], strict=True)))
+    return Measurement(val["p_value"].to_numpy(), text)

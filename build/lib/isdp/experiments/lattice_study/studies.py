@@ -1,0 +1,94 @@
+"""The analyses every lattice experiment runs, as functions returning tidy tables.
+
+Workflow scripts call these; keeping them here makes each experiment's numbers
+reproducible from Python without Snakemake.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from isdp import derive_seed
+from isdp.coupling import convergence_iteration, meeting_times, tv_upper_bound
+from isdp.diagnostics import convergence_table, summarize_convergence
+from isdp.lattice import IntegerLattice, check_release
+from isdp.samplers import sample
+from isdp.targets import Target
+
+
+def coupling_study(lattice: IntegerLattice, target: Target, *, lags, n_pairs: int, proposal_eps: float,
+                   seed: int, max_iter: int) -> pd.DataFrame:
+    """Meeting times for each lag: one row per (lag, pair). Fails if any pair did not meet."""
+    frames = []
+    for lag in lags:
+        mt = meeting_times(lattice, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=proposal_eps,
+                           seed=derive_seed(seed, "lag", lag), max_iter=max_iter)
+        if not mt.met.all():
+            raise RuntimeError(
+                f"{int((~mt.met).sum())} of {n_pairs} coupled pairs at lag {lag} did not meet within "
+                f"{max_iter} iterations; the TV bound would be invalid. Raise max_iter."
+            )
+        frames.append(pd.DataFrame({"lag": int(lag), "pair": np.arange(n_pairs), "tau": mt.tau,
+                                    "seconds": mt.seconds}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def tv_curves(meetings: pd.DataFrame, t_max: int | None = None) -> pd.DataFrame:
+    """TV upper bound vs iteration per lag, with the Monte Carlo standard error of the mean."""
+    rows = []
+    for lag, g in meetings.groupby("lag"):
+        tau = g["tau"].to_numpy()
+        hi = t_max if t_max is not None else int((tau - lag).max()) + 1
+        ts = np.arange(0, hi + 1)
+        terms = np.maximum(0, -((-(tau[:, None] - lag - ts[None, :])) // lag))
+        rows.append(pd.DataFrame({"lag": lag, "iteration": ts, "tv_bound": terms.mean(axis=0),
+                                  "se": terms.std(axis=0, ddof=1) / np.sqrt(len(tau))}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def convergence_by_lag(meetings: pd.DataFrame, threshold: float = 0.01) -> pd.DataFrame:
+    """Per lag: the first iteration with bound < threshold, the bound at t = 0, meeting-time quantiles."""
+    rows = []
+    for lag, g in meetings.groupby("lag"):
+        tau = g["tau"].to_numpy()
+        rows.append({
+            "lag": int(lag),
+            "pairs": len(tau),
+            "tv_bound_t0": float(tv_upper_bound(tau, lag, 0)[0]),
+            "converged_at": convergence_iteration(tau, lag, threshold),
+            "median_tau_minus_lag": float(np.median(tau - lag)),
+            "max_tau_minus_lag": int((tau - lag).max()),
+            "seconds": float(g["seconds"].iloc[0]),
+        })
+    return pd.DataFrame(rows)
+
+
+def retained_draws(lattice: IntegerLattice, target: Target, *, n_draws: int, n_chains: int, burn_in: int,
+                   thin: int, proposal_eps: float, seed: int, invariants_A, label: str):
+    """Post-convergence draws split over chains, checked for integrality and invariants.
+
+    Returns (SamplerResult, convergence table, summary dict). ``n_draws`` must divide evenly
+    over the chains so every chain contributes the same number of draws.
+    """
+    if n_draws % n_chains:
+        raise ValueError(f"n_draws={n_draws} is not a multiple of n_chains={n_chains}")
+    res = sample(lattice, target, n_chains=n_chains, n_draws=n_draws // n_chains, burn_in=burn_in, thin=thin,
+                 proposal_eps=proposal_eps, seed=seed)
+    check_release(res.draws, invariants_A, np.zeros(np.asarray(invariants_A).shape[0], dtype=np.int64),
+                  what=f"{label} noise draws")
+    table = convergence_table(res.draws)
+    return res, table, summarize_convergence(table)
+
+
+def unbiasedness_table(draws: np.ndarray, ess_bulk, cell_labels) -> pd.DataFrame:
+    """Mean noise per cell with its Monte Carlo SE (SD / sqrt(bulk ESS)) and z = mean / SE."""
+    flat = np.asarray(draws).reshape(-1, draws.shape[-1]).astype(float)
+    mean = flat.mean(axis=0)
+    sd = flat.std(axis=0, ddof=1)
+    se = sd / np.sqrt(np.asarray(ess_bulk, dtype=float))
+    # a cell with no noise at all (fixed by the invariants) is exactly unbiased: z = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, mean / se, np.where(mean == 0, 0.0, np.inf))
+    return pd.DataFrame({"cell": list(cell_labels), "mean": mean, "sd": sd, "ess_bulk": ess_bulk,
+                         "mc_se": se, "z": z})

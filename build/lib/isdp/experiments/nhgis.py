@@ -1,0 +1,603 @@
+"""IPUMS NHGIS Privacy-Protected 2010 Census Demonstration Data, county level (experiment E3).
+
+Downloads a vintage's county zip, reduces it to a tidy table of county identifiers and the two
+total-population counts (2010 SF1, the confidential value, and the TopDown/DAS value of that
+vintage), checks it against facts that hold in every vintage, and writes a deterministic CSV.
+
+The paper used vintage v20201116, which is not reachable offline; the repository commits the
+v20210608 extract (NHGIS terms allow publishing such a minimal subset), and
+:func:`fetch_or_fallback` records which vintage was actually used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import logging
+import os
+import re
+import signal
+import socket
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+import zipfile
+from collections.abc import Callable
+from http.client import HTTPException
+from pathlib import Path
+
+import pandas as pd
+
+log = logging.getLogger("isdp.experiments.nhgis")
+
+#: SHA-256 of the official county zips whose content this project has verified; a download
+#: or a dropped-in zip of these vintages must match.
+KNOWN_SHA256 = {"20210608": "3a85a873d66d0a5852d49739c820bd9a057c14566c0630365625ac3b440ed7df"}
+#: Vintage used by the paper (Dharangutte et al., AAAI-23; Gao et al., AAAI-22).
+PAPER_VINTAGE = "20201116"
+URL_TEMPLATE = "https://assets.nhgis.org/differential-privacy/v{v}/nhgis_ppdd_{v}_county.zip"
+
+#: Columns of the tidy extract, in file order.
+COLUMNS = ["gisjoin", "state_fips", "state_abbr", "county_fips", "name", "sf1_pop", "dp_pop", "vintage"]
+_STRING_COLUMNS = ["gisjoin", "state_fips", "state_abbr", "county_fips", "name", "vintage"]
+_POP_COLUMNS = ["sf1_pop", "dp_pop"]
+
+#: Total-population table code per vintage family: P8 is ``H72`` from v20201116 on, ``H7V`` in v20200527.
+_POP_TABLES = ("H72001", "H7V001")
+
+#: State FIPS code → USPS abbreviation: the 50 states, DC and Puerto Rico (the PPDD geography).
+STATE_ABBR: dict[str, str] = {
+    "01": "AL", "02": "AK", "04": "AZ", "05": "AR", "06": "CA", "08": "CO", "09": "CT",
+    "10": "DE", "11": "DC", "12": "FL", "13": "GA", "15": "HI", "16": "ID", "17": "IL",
+    "18": "IN", "19": "IA", "20": "KS", "21": "KY", "22": "LA", "23": "ME", "24": "MD",
+    "25": "MA", "26": "MI", "27": "MN", "28": "MS", "29": "MO", "30": "MT", "31": "NE",
+    "32": "NV", "33": "NH", "34": "NJ", "35": "NM", "36": "NY", "37": "NC", "38": "ND",
+    "39": "OH", "40": "OK", "41": "OR", "42": "PA", "44": "RI", "45": "SC", "46": "SD",
+    "47": "TN", "48": "TX", "49": "UT", "50": "VT", "51": "VA", "53": "WA", "54": "WV",
+    "55": "WI", "56": "WY", "72": "PR",
+}
+
+#: USPS abbreviation → state name (figure titles, national tables).
+STATE_NAMES: dict[str, str] = {
+    "AL": "Alabama",
+    "AK": "Alaska",
+    "AZ": "Arizona",
+    "AR": "Arkansas",
+    "CA": "California",
+    "CO": "Colorado",
+    "CT": "Connecticut",
+    "DE": "Delaware",
+    "DC": "District of Columbia",
+    "FL": "Florida",
+    "GA": "Georgia",
+    "HI": "Hawaii",
+    "ID": "Idaho",
+    "IL": "Illinois",
+    "IN": "Indiana",
+    "IA": "Iowa",
+    "KS": "Kansas",
+    "KY": "Kentucky",
+    "LA": "Louisiana",
+    "ME": "Maine",
+    "MD": "Maryland",
+    "MA": "Massachusetts",
+    "MI": "Michigan",
+    "MN": "Minnesota",
+    "MS": "Mississippi",
+    "MO": "Missouri",
+    "MT": "Montana",
+    "NE": "Nebraska",
+    "NV": "Nevada",
+    "NH": "New Hampshire",
+    "NJ": "New Jersey",
+    "NM": "New Mexico",
+    "NY": "New York",
+    "NC": "North Carolina",
+    "ND": "North Dakota",
+    "OH": "Ohio",
+    "OK": "Oklahoma",
+    "OR": "Oregon",
+    "PA": "Pennsylvania",
+    "RI": "Rhode Island",
+    "SC": "South Carolina",
+    "SD": "South Dakota",
+    "TN": "Tennessee",
+    "TX": "Texas",
+    "UT": "Utah",
+    "VT": "Vermont",
+    "VA": "Virginia",
+    "WA": "Washington",
+    "WV": "West Virginia",
+    "WI": "Wisconsin",
+    "WY": "Wyoming",
+    "PR": "Puerto Rico",
+}
+
+# Facts of the 2010 SF1 county file, identical in every PPDD vintage (docs/experiments/e3.md).
+N_COUNTIES = 3221
+N_ILLINOIS = 102
+COOK_IL = ("G1700310", 5_194_675)
+LOVING_TX = ("G4803010", 82)
+NATIONAL_SF1 = 312_471_327
+
+_GISJOIN_RE = r"G\d{2}0\d{3}0"
+_VINTAGE_RE = re.compile(r"nhgis_ppdd_(\d{8})")
+_SOURCES = ("auto", "nhgis", "embedded")
+
+
+class DownloadError(RuntimeError):
+    """A download failed after all attempts; the message names the URL and the last cause."""
+
+
+class DataValidationError(ValueError):
+    """The county data failed a consistency check; the message names the check(s)."""
+
+
+def url_for(vintage: str) -> str:
+    """Official NHGIS download URL of a vintage's county zip (no account needed)."""
+    return URL_TEMPLATE.format(v=vintage)
+
+
+def infer_vintage(name: str | os.PathLike) -> str | None:
+    """The 8-digit vintage in an NHGIS file name (``nhgis_ppdd_<V>_...``), or None."""
+    match = _VINTAGE_RE.search(Path(name).name)
+    return match.group(1) if match else None
+
+
+def _tmp_path(dest: Path) -> Path:
+    """A unique sibling of ``dest``: same filesystem, so ``os.replace`` is atomic."""
+    return dest.with_name(f".{dest.name}.{uuid.uuid4().hex}.part")
+
+
+def _write_atomic(dest: str | os.PathLike, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` then rename tmp onto ``dest``; on any error remove tmp, keep dest."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _tmp_path(dest)
+    try:
+        write(tmp)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return dest
+
+
+def sha256sum(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class _BadBody(OSError):
+    """Downloaded bytes are incomplete or do not match the expected SHA-256 (retryable)."""
+
+
+class _Deadline(TimeoutError):
+    """The attempt's overall deadline passed (a slow or trickling server)."""
+
+
+class _Watchdog:
+    """Shuts the attempt's sockets down when its deadline passes.
+
+    Socket timeouts bound each read, not the attempt: a server sending its status line, a
+    header or the body a byte at a time resets them on every byte. Shutting the socket down
+    wakes whatever read urllib is blocked in (status line, headers, body), in any thread.
+    """
+
+    def __init__(self, timeout: float):
+        self.sockets: list[socket.socket] = []  # not the connections: they drop theirs once the headers are in
+        self.fired = False
+        self.timer = threading.Timer(timeout, self._fire)
+        self.timer.daemon = True
+
+    def _fire(self) -> None:
+        self.fired = True
+        for sock in self.sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        """An opener whose every connection (redirects included) is watched."""
+        watchdog = self
+
+        def watched(http_class):
+            class Watched(http_class):
+                def connect(self):
+                    super().connect()
+                    watchdog.sockets.append(self.sock)
+            return Watched
+
+        class HTTP(urllib.request.HTTPHandler):
+            def do_open(self, http_class, req, **kwargs):
+                return super().do_open(watched(http_class), req, **kwargs)
+
+        class HTTPS(urllib.request.HTTPSHandler):
+            def do_open(self, http_class, req, **kwargs):
+                return super().do_open(watched(http_class), req, **kwargs)
+
+        return urllib.request.build_opener(HTTP, HTTPS)
+
+
+def _fetch_once(url: str, tmp: Path, timeout: float, expected_sha256: str | None) -> int:
+    """One attempt, bounded by ``timeout`` seconds in total (connection, headers and body)."""
+    request = urllib.request.Request(url, headers={"User-Agent": "isdp (python urllib)"})
+    digest = hashlib.sha256()
+    size = 0
+    watchdog = _Watchdog(timeout)
+    watchdog.timer.start()
+    try:
+        with watchdog.opener().open(request, timeout=timeout) as resp, open(tmp, "wb") as out:
+            expected_size = resp.headers.get("Content-Length")
+            while chunk := resp.read1(1 << 16):  # whatever has arrived: a trickle cannot stall a full-size read
+                out.write(chunk)
+                digest.update(chunk)
+                size += len(chunk)
+        if watchdog.fired:  # a shut-down socket can also read as a clean end of headers or body
+            raise TimeoutError("shut down at the deadline")
+        if expected_size is not None and size != int(expected_size):
+            raise _BadBody(f"incomplete body: got {size} of {expected_size} bytes")
+    except (OSError, HTTPException) as exc:
+        if watchdog.fired:  # the shutdown surfaced as a reset, a short body or a bad status line
+            raise _Deadline(f"attempt exceeded its {timeout:g} s deadline after {size} bytes") from exc
+        raise
+    finally:
+        watchdog.timer.cancel()
+    if expected_sha256 is not None and digest.hexdigest() != expected_sha256.lower():
+        raise _BadBody(f"sha256 mismatch: got {digest.hexdigest()}, expected {expected_sha256}")
+    return size
+
+
+@contextlib.contextmanager
+def _signals_raise():
+    """Turn SIGTERM/SIGHUP into an exception while downloading, so ``finally`` removes the partial file.
+
+    (SIGINT already raises KeyboardInterrupt.) Only the main thread can install handlers;
+    elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise SystemExit(f"download interrupted by signal {signum}")
+
+    saved = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
+def download(
+    url: str,
+    dest: str | os.PathLike,
+    *,
+    timeout: float = 60.0,
+    retries: int = 3,
+    backoff: float = 2.0,
+    expected_sha256: str | None = None,
+) -> Path:
+    """Download ``url`` to ``dest`` atomically, with retries.
+
+    ``retries`` is the total number of attempts and ``timeout`` bounds each attempt as a whole
+    (connection and every read), so a server that trickles bytes is abandoned in time; the wait
+    before attempt k+1 is ``backoff * 2**(k-1)`` seconds. The partial file is removed on any
+    failure, including SIGTERM/SIGHUP/SIGINT. HTTP 4xx answers are final (no retry). The body is
+    streamed into a temporary file next to ``dest`` and renamed onto ``dest`` only once it is
+    complete and, if ``expected_sha256`` is given, matches it, so ``dest`` is never half-written.
+    Raises :class:`DownloadError` naming the URL and the last cause.
+    """
+    if retries < 1:
+        raise ValueError(f"retries must be >= 1, got {retries}")
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    last: Exception | None = None
+    for attempt in range(1, retries + 1):
+        log.info("GET %s (attempt %d/%d, deadline %g s)", url, attempt, retries, timeout)
+        tmp = _tmp_path(dest)
+        try:
+            with _signals_raise():
+                size = _fetch_once(url, tmp, timeout, expected_sha256)
+            os.replace(tmp, dest)
+            log.info("downloaded %s (%d bytes) to %s", url, size, dest)
+            return dest
+        except urllib.error.HTTPError as exc:
+            last = exc
+            if 400 <= exc.code < 500:
+                log.error("GET %s: HTTP %d %s (client error, not retried)", url, exc.code, exc.reason)
+                break
+            log.warning("GET %s failed on attempt %d/%d: HTTP %d %s", url, attempt, retries, exc.code, exc.reason)
+        except (OSError, HTTPException) as exc:  # URLError, timeouts, resets, bad checksum
+            last = exc
+            log.warning("GET %s failed on attempt %d/%d: %r", url, attempt, retries, exc)
+        finally:
+            tmp.unlink(missing_ok=True)
+        if attempt < retries:
+            time.sleep(backoff * 2 ** (attempt - 1))
+    raise DownloadError(f"could not download {url}: {last!r}") from last
+
+
+def read_county_csv(zip_path: str | os.PathLike, vintage: str | None = None) -> pd.DataFrame:
+    """Read the identifier and total-population columns of the ``*_county.csv`` in an NHGIS zip.
+
+    All columns are returned as strings, as in the file (Latin-1). The vintage (given, else
+    inferred from the member or zip name) is stored in ``df.attrs["vintage"]``; a given vintage
+    that contradicts the member name is an error, so a wrong download cannot pass silently.
+    """
+    zip_path = Path(zip_path)
+    try:
+        with zipfile.ZipFile(zip_path) as zf:
+            members = [m for m in zf.namelist() if m.endswith("_county.csv")]
+            if len(members) != 1:
+                raise DataValidationError(f"zip contents: expected one *_county.csv in {zip_path}, found {members}")
+            member = members[0]
+            raw = zf.read(member)  # checks the CRC
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise DataValidationError(f"zip archive: {zip_path} is not a readable zip ({exc})") from exc
+    found = infer_vintage(member) or infer_vintage(zip_path)
+    if vintage is not None and found is not None and vintage != found:
+        raise DataValidationError(f"vintage: requested v{vintage} but {zip_path} holds {member}")
+    vintage = vintage or found
+    if vintage is None:
+        raise ValueError(f"cannot infer the vintage from {zip_path} / {member}; pass vintage=")
+    wanted = {"gisjoin", "name", "state", "STATEA", "COUNTYA"}
+    wanted.update(f"{t}_{s}" for t in _POP_TABLES for s in ("sf", "dp"))
+    df = pd.read_csv(
+        io.BytesIO(raw), encoding="latin-1", dtype=str, keep_default_na=False,
+        usecols=lambda c: c in wanted,
+    )
+    df.attrs["vintage"] = vintage
+    log.info("read %d rows from %s:%s (vintage %s)", len(df), zip_path.name, member, vintage)
+    return df
+
+
+def _to_int64(values: pd.Series, column: str, gisjoin: pd.Series) -> pd.Series:
+    """Integer counts, or a 'missing values' error naming the offending counties."""
+    numeric = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
+    bad = numeric.isna() | (numeric != numeric.round())
+    if bad.any():
+        raise DataValidationError(
+            f"missing values: {int(bad.sum())} missing or non-integer {column} entries "
+            f"(e.g. {list(gisjoin[bad].head(5))})"
+        )
+    return numeric.astype("int64")
+
+
+def tidy_extract(raw_df: pd.DataFrame, vintage: str) -> pd.DataFrame:
+    """Reduce :func:`read_county_csv` output to the tidy :data:`COLUMNS`, sorted by gisjoin.
+
+    FIPS codes come from ``STATEA``/``COUNTYA`` when present, else from the gisjoin
+    (``G`` + state(2) + ``0`` + county(3) + ``0``); a ``state`` column must agree with them.
+    """
+    missing = [c for c in ("gisjoin", "name") if c not in raw_df.columns]
+    table = next((t for t in _POP_TABLES if {f"{t}_sf", f"{t}_dp"} <= set(raw_df.columns)), None)
+    if missing or table is None:
+        raise DataValidationError(
+            f"columns: need gisjoin, name and one of {[f'{t}_sf/_dp' for t in _POP_TABLES]}, "
+            f"got {list(raw_df.columns)}"
+        )
+    gisjoin = raw_df["gisjoin"].astype(str).str.strip()
+    bad = ~gisjoin.str.fullmatch(_GISJOIN_RE)
+    if bad.any():
+        raise DataValidationError(f"gisjoin format: {list(gisjoin[bad].head(5))} do not match {_GISJOIN_RE}")
+    state = raw_df["STATEA"].str.zfill(2) if "STATEA" in raw_df else gisjoin.str[1:3]
+    county = raw_df["COUNTYA"].str.zfill(3) if "COUNTYA" in raw_df else gisjoin.str[4:7]
+    if "state" in raw_df and not (raw_df["state"].str.zfill(2) == state).all():
+        raise DataValidationError("state code: the 'state' column disagrees with the gisjoin state FIPS")
+    unknown = sorted(set(state) - set(STATE_ABBR))
+    if unknown:
+        raise DataValidationError(f"state FIPS: unknown codes {unknown}")
+    tidy = pd.DataFrame(
+        {
+            "gisjoin": gisjoin,
+            "state_fips": state,
+            "state_abbr": state.map(STATE_ABBR),
+            "county_fips": county,
+            "name": raw_df["name"].astype(str).str.strip(),
+            "sf1_pop": _to_int64(raw_df[f"{table}_sf"], "sf1_pop", gisjoin),
+            "dp_pop": _to_int64(raw_df[f"{table}_dp"], "dp_pop", gisjoin),
+            "vintage": str(vintage),
+        }
+    )
+    tidy[_STRING_COLUMNS] = tidy[_STRING_COLUMNS].astype(str)
+    return tidy.sort_values("gisjoin", kind="stable").reset_index(drop=True)[COLUMNS]
+
+
+def validate(tidy_df: pd.DataFrame) -> None:
+    """Check a tidy extract against facts true in every vintage (docs/experiments/e3.md).
+
+    Structural failures (columns, missing values, duplicate gisjoin) stop at once; the value
+    checks are all run and every failure is listed. Raises :class:`DataValidationError`.
+    """
+    if list(tidy_df.columns) != COLUMNS:
+        raise DataValidationError(f"columns: expected {COLUMNS}, got {list(tidy_df.columns)}")
+    empty = tidy_df.isna() | tidy_df.astype(str).apply(lambda c: c.str.strip() == "")
+    if empty.any().any():
+        counts = empty.sum()
+        raise DataValidationError(f"missing values: {counts[counts > 0].to_dict()}")
+    dupes = tidy_df["gisjoin"][tidy_df["gisjoin"].duplicated()]
+    if len(dupes):
+        raise DataValidationError(f"unique gisjoin: duplicated {sorted(set(dupes))[:10]}")
+
+    failures = []
+    if tidy_df["vintage"].nunique() != 1:
+        failures.append(f"single vintage: found {sorted(tidy_df['vintage'].unique())}")
+    if len(tidy_df) != N_COUNTIES:
+        failures.append(f"row count: expected {N_COUNTIES:,} rows, got {len(tidy_df):,}")
+    n_il = int((tidy_df["state_fips"] == "17").sum())
+    if n_il != N_ILLINOIS:
+        failures.append(f"Illinois county count: expected {N_ILLINOIS}, got {n_il}")
+    sf1 = tidy_df.set_index("gisjoin")["sf1_pop"]
+    for label, (gj, expected) in (("Cook County IL", COOK_IL), ("Loving County TX", LOVING_TX)):
+        got = sf1.get(gj)
+        if got != expected:
+            failures.append(f"{label} ({gj}) SF1: expected {expected:,}, got {got}")
+    total = int(tidy_df["sf1_pop"].sum())
+    if total != NATIONAL_SF1:
+        failures.append(f"national SF1 sum: expected {NATIONAL_SF1:,}, got {total:,}")
+    negative = int((tidy_df[_POP_COLUMNS] < 0).to_numpy().sum())
+    if negative:
+        failures.append(f"non-negative counts: {negative} negative population values")
+    sums = tidy_df.groupby("state_abbr")[_POP_COLUMNS].sum()
+    off = sums[sums["dp_pop"] != sums["sf1_pop"]]
+    if len(off):
+        detail = ", ".join(f"{s} (dp-sf1 = {d:+d})" for s, d in (off["dp_pop"] - off["sf1_pop"]).items())
+        failures.append(f"state invariant (per-state DP sum == SF1 sum): violated in {detail}")
+    if failures:
+        raise DataValidationError(f"{len(failures)} check(s) failed: " + "; ".join(failures))
+
+
+def _write_csv(tidy_df: pd.DataFrame, out_csv: str | os.PathLike) -> Path:
+    """Deterministic bytes: fixed column order, no index, UTF-8, ``\\n`` line endings."""
+    return _write_atomic(
+        out_csv,
+        lambda tmp: tidy_df[COLUMNS].to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"),
+    )
+
+
+def extract(zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None) -> pd.DataFrame:
+    """Read, tidy and validate an NHGIS county zip, then write the tidy CSV atomically.
+
+    Nothing is written when a check fails. Returns the tidy frame.
+    """
+    raw = read_county_csv(zip_path, vintage)
+    tidy = tidy_extract(raw, raw.attrs["vintage"])
+    validate(tidy)
+    _write_csv(tidy, out_csv)
+    log.info("wrote %d counties (vintage %s) to %s", len(tidy), raw.attrs["vintage"], out_csv)
+    return tidy
+
+
+def load_counties(csv_path: str | os.PathLike) -> pd.DataFrame:
+    """Read a tidy extract written by :func:`extract` (FIPS codes as strings) and validate it."""
+    df = pd.read_csv(csv_path, dtype=str, keep_default_na=False, encoding="utf-8")
+    if list(df.columns) != COLUMNS:
+        raise DataValidationError(f"columns: expected {COLUMNS}, got {list(df.columns)}")
+    for column in _POP_COLUMNS:
+        df[column] = _to_int64(df[column], column, df["gisjoin"])
+    validate(df)
+    return df
+
+
+def _use_embedded(embedded_csv: str | os.PathLike, out_csv: str | os.PathLike) -> tuple[str, str]:
+    """Validate the committed extract and copy its bytes to ``out_csv``; return (vintage, sha256)."""
+    vintage = load_counties(embedded_csv)["vintage"].iloc[0]
+    data = Path(embedded_csv).read_bytes()
+    _write_atomic(out_csv, lambda tmp: tmp.write_bytes(data))
+    return vintage, hashlib.sha256(data).hexdigest()
+
+
+def fetch_or_fallback(
+    vintage: str,
+    source: str = "auto",
+    *,
+    dest_zip: str | os.PathLike,
+    embedded_csv: str | os.PathLike,
+    out_csv: str | os.PathLike,
+    timeout: float = 60.0,
+    retries: int = 3,
+    backoff: float = 2.0,
+    url: str | None = None,
+    expected_sha256: str | None = None,
+) -> dict:
+    """Produce the tidy county CSV for ``vintage`` at ``out_csv`` under the data policy.
+
+    - ``source="embedded"``: copy the committed extract; no network access at all.
+    - ``source="auto"``: download ``url`` (default :func:`url_for`) to ``dest_zip`` and extract
+      it; on any download or validation failure, log a loud WARNING and use the committed
+      extract instead.
+    - ``source="nhgis"``: as auto, but a failure raises (:class:`DownloadError` or
+      :class:`DataValidationError`).
+
+    An existing ``dest_zip`` is used without downloading, so a zip obtained by other means
+    (e.g. the paper's v20201116) can be dropped in place. A downloaded zip that fails
+    validation is removed. Returns ``vintage_requested``, ``vintage_used``, ``source_used``
+    (``"download"`` or ``"embedded"``), ``reason``, ``url`` and the ``sha256`` of the input used.
+    A vintage listed in :data:`KNOWN_SHA256` must match its published checksum.
+    """
+    if source not in _SOURCES:
+        raise ValueError(f"source must be one of {_SOURCES}, got {source!r}")
+    vintage = str(vintage)
+    if source == "embedded":
+        used, digest = _use_embedded(embedded_csv, out_csv)
+        log.info("source='embedded': using the committed v%s extract %s", used, embedded_csv)
+        return {
+            "vintage_requested": vintage, "vintage_used": used, "source_used": "embedded",
+            "reason": "source='embedded' configured; no download attempted",
+            "url": None, "sha256": digest,
+        }
+
+    url = url or url_for(vintage)
+    expected_sha256 = expected_sha256 or KNOWN_SHA256.get(vintage)
+    dest_zip = Path(dest_zip)
+    downloaded = False
+    try:
+        if dest_zip.exists():
+            log.info("using the zip already present at %s (not downloading)", dest_zip)
+            if expected_sha256 and sha256sum(dest_zip) != expected_sha256:
+                raise DataValidationError(f"{dest_zip}: sha256 {sha256sum(dest_zip)} is not the published "
+                                          f"v{vintage} zip's {expected_sha256}")
+            reason = f"zip already present at {dest_zip}"
+        else:
+            download(url, dest_zip, timeout=timeout, retries=retries, backoff=backoff,
+                     expected_sha256=expected_sha256)
+            downloaded = True
+            reason = f"downloaded from {url}"
+        extract(dest_zip, out_csv, vintage=vintage)
+    except (DownloadError, DataValidationError, OSError) as exc:
+        if downloaded:
+            dest_zip.unlink(missing_ok=True)
+        if source == "nhgis":
+            raise
+        used, digest = _use_embedded(embedded_csv, out_csv)
+        banner = "!" * 78
+        log.warning(
+            "\n%s\nNHGIS vintage v%s (the paper used v%s) could not be fetched or validated:\n  %s\n"
+            "USING THE COMMITTED v%s EXTRACT %s INSTEAD. Results are NOT for the requested vintage.\n%s",
+            banner, vintage, PAPER_VINTAGE, exc, used, embedded_csv, banner,
+        )
+        return {
+            "vintage_requested": vintage, "vintage_used": used, "source_used": "embedded",
+            "reason": f"fallback: v{vintage} unavailable ({exc})", "url": url, "sha256": digest,
+        }
+    return {
+        "vintage_requested": vintage, "vintage_used": vintage, "source_used": "download",
+        "reason": reason, "url": url, "sha256": sha256sum(dest_zip),
+    }
+
+
+# --------------------------------------------------------------------------- workflow steps
+
+
+def fetch_step(job) -> None:
+    """County populations of the configured vintage under the data policy (:func:`fetch_or_fallback`).
+
+    ``params.dest_zip`` (the download cache) is deliberately not a rule output: it does not exist
+    after a fallback, and a zip placed there by hand is used without downloading. Writes the tidy
+    CSV of the vintage actually used and a JSON saying which one and why (read by the report).
+    """
+    from isdp.experiments.jobs import write_json
+
+    console = logging.StreamHandler(sys.__stderr__)  # the fallback warning must also reach the console
+    console.setLevel(logging.WARNING)
+    logging.getLogger().addHandler(console)
+    p = job.params
+    info = fetch_or_fallback(str(p.vintage), p.source, dest_zip=p.dest_zip, embedded_csv=job.input.embedded,
+                             out_csv=job.output.csv, timeout=float(p.timeout), retries=int(p.retries),
+                             backoff=float(p.backoff))
+    write_json(info, job.output.info, sort_keys=True)
+    job.log.info("data source: %s", info)
+
+
+def extract_step(job) -> None:
+    """Tidy, validated county CSV from an NHGIS county zip (:func:`extract`); nothing is written if a check fails."""
+    extract(job.input.zip, job.output.csv, vintage=str(job.params.vintage))
+    job.log.info("extracted %s -> %s", job.input.zip, job.output.csv)

@@ -1,0 +1,238 @@
+"""The integer kernel lattice Λ(A) = {u ∈ Z^n : A u = 0} of a set of counting invariants.
+
+A basis comes from the Smith normal form ``S = U A V`` (sympy): the columns of ``V`` past
+``rank(A)`` span Λ(A) over the integers (docs/method.md §1). Because ``V`` is unimodular this is a
+basis of the whole kernel lattice, not of a sublattice — unlike, say, a rational null-space
+basis scaled to integers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+from sympy.matrices.normalforms import smith_normal_decomp
+from sympy.polys.matrices import DomainMatrix
+
+
+class InvariantError(ValueError):
+    """The constraints, the data or a release violate the integer-invariant set-up."""
+
+
+def as_integer_matrix(A, name: str = "A") -> np.ndarray:
+    """``A`` as a 2-D int64 array; raises :class:`InvariantError` on non-integer entries."""
+    arr = np.asarray(A)
+    if arr.ndim != 2 or arr.size == 0:
+        raise InvariantError(f"{name} must be a non-empty 2-D matrix, got shape {arr.shape}")
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise InvariantError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.integer):  # nothing to round (saves ~0.1 s per call on E6's constraint matrix)
+        return arr.astype(np.int64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise InvariantError(f"{name} has non-finite entries")
+    rounded = np.rint(arr)
+    if np.any(rounded != arr):
+        bad = np.argwhere(rounded != arr)[0]
+        raise InvariantError(
+            f"{name} must be integer-valued; entry {tuple(int(i) for i in bad)} is {arr[tuple(bad)]}"
+        )
+    return rounded.astype(np.int64)
+
+
+def as_vector(v, name: str, *, length: int | None = None, integer: bool = False) -> np.ndarray:
+    """``v`` as a finite 1-D vector (int64 if ``integer``, else float); raises :class:`InvariantError`.
+
+    ``length`` fixes its size; otherwise it must be non-empty.
+    """
+    arr = np.asarray(v)
+    if arr.ndim != 1 or (arr.size == 0 if length is None else arr.size != length):
+        expected = "non-empty" if length is None else f"of length {length}"
+        raise InvariantError(f"{name} must be a 1-D vector {expected}, got shape {arr.shape}")
+    if integer:
+        return as_integer_matrix(arr[None, :], name)[0]
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) or not np.all(np.isfinite(arr)):
+        raise InvariantError(f"{name} must be finite and numeric")
+    return arr.astype(float)
+
+
+def _smith(A: np.ndarray):
+    S, U, V = smith_normal_decomp(sympy.Matrix(A.tolist()))
+    diag = [int(S[i, i]) for i in range(min(S.shape))]
+    rank = sum(1 for d in diag if d != 0)
+    return diag, rank, np.array(U.tolist(), dtype=object), np.array(V.tolist(), dtype=object)
+
+
+def _lll(basis: np.ndarray) -> np.ndarray:
+    """LLL-reduce the columns of ``basis`` (sympy's exact integer LLL)."""
+    reduced = DomainMatrix.from_Matrix(sympy.Matrix(basis.T.tolist())).lll().to_Matrix()
+    return np.array(reduced.tolist(), dtype=np.int64).T
+
+
+@dataclass(frozen=True)
+class IntegerLattice:
+    """Λ(A) with an integer basis ``basis`` (n × k): every u ∈ Λ(A) is ``basis @ w`` for one w ∈ Z^k."""
+
+    A: np.ndarray
+    basis: np.ndarray
+    rank: int
+    invariant_factors: tuple[int, ...] = field(default=())
+
+    @property
+    def n(self) -> int:
+        """Number of cells."""
+        return self.A.shape[1]
+
+    @property
+    def dim(self) -> int:
+        """Lattice dimension k = n - rank(A)."""
+        return self.basis.shape[1]
+
+    @classmethod
+    def from_constraints(cls, A, reduce: bool | str = "auto") -> IntegerLattice:
+        """Build Λ(A) from an integer constraint matrix.
+
+        ``reduce``: LLL-reduce the Smith basis (``True``), keep it (``False``), or reduce only
+        when some basis entry exceeds 1 in absolute value (``"auto"``; LLL in pure Python costs
+        seconds at n ≈ 100 and the Smith basis of 0/1 sum constraints is already short).
+        The target law does not depend on the basis; mixing does.
+        """
+        A = as_integer_matrix(A)
+        diag, rank, _, V = _smith(A)
+        n = A.shape[1]
+        if rank == n:
+            raise InvariantError(
+                f"the invariants have full column rank {n}: the only integer noise that keeps "
+                "them is zero, so no privacy noise can be added"
+            )
+        basis = V[:, rank:].astype(np.int64)
+        if reduce is True or (reduce == "auto" and np.abs(basis).max() > 1):
+            basis = _lll(basis)
+        if np.any(A @ basis != 0):  # cheap guard on the library, not on the input
+            raise AssertionError("Smith normal form basis does not satisfy A B = 0")
+        factors = tuple(d for d in diag if d != 0)
+        return cls(A=A, basis=basis, rank=rank, invariant_factors=factors)
+
+    def contains(self, u) -> bool:
+        """Whether ``u`` (or every row of a 2-D ``u``) is an integer vector with A u = 0."""
+        u = np.asarray(u)
+        if not np.issubdtype(u.dtype, np.integer):
+            if np.any(np.rint(u) != u):
+                return False
+            u = u.astype(np.int64)
+        return bool(np.all(u @ self.A.T == 0))
+
+    def coordinates(self, u) -> np.ndarray:
+        """The integer w with ``basis @ w == u``; raises if ``u`` is not in the lattice."""
+        u = np.asarray(u, dtype=np.int64)
+        if not self.contains(u):
+            raise InvariantError("vector is not in the lattice: A u != 0 or not integer")
+        w, *_ = np.linalg.lstsq(self.basis.astype(float), u.astype(float), rcond=None)
+        w_int = np.rint(w).astype(np.int64)
+        if np.any(self.basis @ w_int != u):
+            raise AssertionError("lattice coordinates are not integral")
+        return w_int
+
+
+def integer_solution(A, b) -> np.ndarray:
+    """One integer x with A x = b, or :class:`InvariantError` if none exists.
+
+    With S = U A V, A x = b  ⇔  S y = U b with x = V y; it is solvable over Z iff each
+    (U b)_i is divisible by the i-th invariant factor and the rows past rank(A) vanish.
+    """
+    A = as_integer_matrix(A)
+    b = np.asarray(b)
+    if b.shape != (A.shape[0],):
+        raise InvariantError(f"right-hand side has shape {b.shape}, expected ({A.shape[0]},)")
+    b = as_integer_matrix(b[:, None], "b")[:, 0]
+    diag, rank, U, V = _smith(A)
+    c = U.dot(np.array([int(v) for v in b], dtype=object))
+    y = np.zeros(A.shape[1], dtype=object)
+    for i, ci in enumerate(c):
+        d = diag[i] if i < len(diag) else 0
+        if d == 0:
+            if ci != 0:
+                raise InvariantError("the constraints A x = b are inconsistent: no solution exists")
+        elif ci % d:
+            raise InvariantError(
+                f"A x = b has no integer solution (invariant factor {d} does not divide {ci})"
+            )
+        else:
+            y[i] = ci // d
+    x = V.dot(y).astype(np.int64)
+    assert np.all(A @ x == b)
+    return x
+
+
+#: Largest count magnitude :func:`check_release` accepts: every integer up to it is exact in a float.
+COUNT_LIMIT = 2**53
+
+
+def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
+    """Raise :class:`InvariantError` unless every row of ``release`` is integer and meets A·r = invariants.
+
+    The workflow calls this on every released or noise vector before writing it.
+    """
+    r = np.asarray(release)
+    if r.dtype.kind not in "iuf" or r.ndim == 0:
+        raise InvariantError(f"{what} must be a numeric vector or array of vectors, got dtype {r.dtype}, shape {r.shape}")
+    if not np.issubdtype(r.dtype, np.integer):
+        if not np.all(np.isfinite(r)) or np.any(np.rint(r) != r):
+            raise InvariantError(f"{what} is not integer-valued")
+    A = as_integer_matrix(A)
+    raw = np.asarray(invariants)
+    if raw.dtype.kind not in "iuf" or not np.all(np.isfinite(raw)) or np.any(np.rint(raw) != raw):
+        raise InvariantError(f"{what}: the invariants must be integers (counts), got {raw.tolist()!r}")
+    # beyond 2**53 a float is no longer an exact integer and int64 casts or A·x can wrap around,
+    # which once let a wrapped release "match" a wrapped target
+    for name, values in (("release", r), ("invariants", raw)):
+        if values.size and np.abs(values.astype(float)).max() > COUNT_LIMIT:
+            raise InvariantError(f"{what}: {name} too large to check exactly (beyond ±2**53)")
+    r, target = r.astype(np.int64), raw.astype(np.int64)
+    if r.size and float(np.abs(r).max()) * float(np.abs(A).sum(axis=1).max()) > 2.0**62:
+        raise InvariantError(f"{what}: release too large to check exactly (A·x would overflow int64)")
+    if target.shape != (A.shape[0],):
+        raise InvariantError(f"{what}: {target.size} invariant values for {A.shape[0]} constraints")
+    rows = r.reshape(-1, r.shape[-1])
+    if rows.shape[1] != A.shape[1]:
+        raise InvariantError(f"{what} has {rows.shape[1]} cells, the invariants {A.shape[1]}")
+    bad = np.any(rows @ A.T != target, axis=1)
+    if bad.any():
+        raise InvariantError(
+            f"{what}: {int(bad.sum())} of {len(rows)} vectors break the invariants A·x = a "
+            f"(first at index {int(np.argmax(bad))})"
+        )
+    return r
+
+
+def sum_constraint(n: int) -> np.ndarray:
+    """One counting constraint over all n cells (a state total over its counties)."""
+    return np.ones((1, int(n)), dtype=np.int64)
+
+
+def table_margins(n_rows: int, n_cols: int) -> np.ndarray:
+    """Row and column totals of an n_rows × n_cols table, cells in row-major order."""
+    A = np.zeros((n_rows + n_cols, n_rows * n_cols), dtype=np.int64)
+    for i in range(n_rows):
+        A[i, i * n_cols : (i + 1) * n_cols] = 1
+    for j in range(n_cols):
+        A[n_rows + j, j::n_cols] = 1
+    return A
+
+
+def venn_constraints(n_sets: int, records_per_region: int) -> np.ndarray:
+    """Incidence matrix of ``n_sets`` counting constraints whose every intersection is non-empty.
+
+    Regions are the non-empty subsets of the sets in order of size, then lexicographically
+    ({1},{2},{3},{1,2},{1,3},{2,3},{1,2,3} for three sets), each holding
+    ``records_per_region`` consecutive records (ISDP App. E.2).
+    """
+    from itertools import combinations
+
+    regions = [c for size in range(1, n_sets + 1) for c in combinations(range(n_sets), size)]
+    A = np.zeros((n_sets, len(regions) * records_per_region), dtype=np.int64)
+    for r, members in enumerate(regions):
+        cols = slice(r * records_per_region, (r + 1) * records_per_region)
+        for s in members:
+            A[s, cols] = 1
+    return A

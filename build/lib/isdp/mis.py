@@ -1,0 +1,332 @@
+"""Metropolized independence sampler (MIS) for congenial privacy (Congenial DP Algorithm 1; docs/method.md §6).
+
+Target: the unconstrained double-geometric (DG) mechanism centred on the confidential query
+``s*``, ``p(s) = Π_i DG(s_i − s*_i | ε)``, restricted to the integer points of
+
+    S* = { s ∈ Z^d : A s = a, B s ≥ b }.
+
+Proposal: an index set ``I`` of size ``d − m`` (``m`` = rows of ``A``, which must be linearly
+independent) with ``A[:, I^c]`` invertible; draw ``s̃_I ~ q = Π_{i∈I} DG(s̃_i − s*_i | ε̃)``
+independently of the current state, solve ``A[:, I] s̃_I + A[:, I^c] s̃_{I^c} = a`` for the rest,
+and accept with probability
+
+    min{1, p(s̃) 1(B s̃ ≥ b) q(s_I) / (p(s) q(s̃_I))}.
+
+**Integrality.** ``s̃_{I^c} = A[:, I^c]^{-1} (a − A[:, I] s̃_I)`` is computed exactly in integer
+arithmetic as ``adj(M) r / det(M)`` (``M = A[:, I^c]``, adjugate from sympy). When
+``det(M) = ±1`` (``M`` unimodular) every proposal is integral. Otherwise some proposals are not;
+by default that set-up is refused (:class:`~isdp.lattice.InvariantError`). With
+``allow_nonunimodular=True`` a non-integral proposal is *rejected*: it is a point where the
+integer target has mass 0, so rejecting it is the ordinary Metropolis–Hastings step and the
+chain still targets ``p`` on the integer points of ``S*`` (every such point is reachable: its
+``I`` coordinates are integers the proposal can draw). Those rejections are counted.
+
+The kernel is compiled with numba; chains run in parallel, each with its own xoshiro256**
+stream (:func:`isdp._rng.seed_states`), so a seed fixes the draws whatever the thread count.
+One iteration = one proposal. Every retained draw is checked in NumPy against ``A s = a`` and
+``B s ≥ b`` before it is returned.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+import sympy
+from numba import njit, prange
+
+from ._rng import dg_table, double_geometric, seed_states, uniform_pos
+from ._runner import check_count, check_dg_eps, run_chunked
+from .lattice import InvariantError, as_integer_matrix, as_vector
+
+log = logging.getLogger("isdp.mis")
+
+__all__ = ["MISResult", "mis_sample", "mis_log_weight"]
+
+_B_TOL = 1e-9  # slack on B s >= b for real-valued B (integer B: exact)
+
+
+@dataclass
+class MISResult:
+    """Draws and bookkeeping of one MIS run."""
+
+    draws: np.ndarray  # int64 (chains, n_draws, d): retained states s (not noise)
+    acceptance: np.ndarray  # per chain: accepted proposals / proposals
+    infeasible: np.ndarray  # per chain: share of proposals with B s̃ < b (rejected)
+    nonintegral: np.ndarray  # per chain: share of proposals with a non-integer solve (rejected)
+    final_state: np.ndarray  # int64 (chains, d)
+    burn_in: int
+    thin: int
+    n_iterations: int  # proposals per chain
+    seed: int
+    eps: float
+    proposal_eps: float
+    index_set: tuple[int, ...]  # 0-based I
+    determinant: int  # det A[:, I^c]
+    seconds: float
+
+
+# --------------------------------------------------------------------------- set-up
+
+
+def _csr(M: np.ndarray):
+    """Row-compressed (ptr, idx, val) of a dense matrix, zeros dropped (SciPy's CSR layout)."""
+    rows = sp.csr_array(M)
+    return rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data
+
+
+def _index_set(index_set, d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    I = np.asarray(index_set)  # noqa: E741 — the paper's name
+    if I.ndim != 1 or not np.issubdtype(I.dtype, np.integer):
+        raise InvariantError(f"index_set must be a 1-D sequence of integer indices, got {I!r}")
+    if len(np.unique(I)) != len(I) or (len(I) and (I.min() < 0 or I.max() >= d)):
+        raise InvariantError(f"index_set must hold distinct 0-based indices in [0, {d}), got {I.tolist()}")
+    if len(I) != d - m:
+        raise InvariantError(
+            f"index_set has {len(I)} indices; it needs d - m = {d} - {m} = {d - m} (A has {m} rows, "
+            "which must be linearly independent)"
+        )
+    complement = np.setdiff1d(np.arange(d), I)
+    return np.sort(I).astype(np.int64), complement.astype(np.int64)
+
+
+def _solver(A: np.ndarray, complement: np.ndarray, allow_nonunimodular: bool):
+    """Integer adjugate and determinant of M = A[:, I^c]; raises when M is singular or not unimodular."""
+    M = sympy.Matrix(A[:, complement].tolist())
+    det = int(M.det())
+    if det == 0:
+        rank = M.rank()
+        raise InvariantError(
+            f"A[:, I^c] (columns {complement.tolist()}) is singular over the rationals (rank {rank} < "
+            f"{M.shape[0]}): choose an index set I whose complement columns are independent, and drop "
+            "redundant rows of A"
+        )
+    if abs(det) != 1 and not allow_nonunimodular:
+        raise InvariantError(
+            f"A[:, I^c] has determinant {det}, not ±1: solving for s_(I^c) can give non-integers. "
+            "Choose I so that A[:, I^c] is unimodular, or pass allow_nonunimodular=True to reject "
+            "the non-integral proposals (target mass 0)"
+        )
+    adj = np.array(M.adjugate().tolist(), dtype=np.int64)
+    assert np.array_equal(A[:, complement] @ adj, det * np.eye(len(complement), dtype=np.int64))
+    return adj, det
+
+
+def mis_log_weight(s, center, index_set, eps: float, proposal_eps: float) -> np.ndarray:
+    """log p(s) − log q(s_I) up to a constant: −ε Σ_i |s_i − s*_i| + ε̃ Σ_{i∈I} |s_i − s*_i|."""
+    dev = np.abs(np.asarray(s, dtype=np.int64) - np.asarray(center, dtype=np.int64))
+    return -eps * dev.sum(axis=-1) + proposal_eps * dev[..., np.asarray(index_set)].sum(axis=-1)
+
+
+def _in_set(S: np.ndarray, A, a, B, b) -> np.ndarray:
+    """Rows of S (k × d) that meet A s = a and B s >= b."""
+    ok = np.all(S @ A.T == a, axis=1)
+    if B is not None:
+        ok &= np.all(S @ B.T >= b - _B_TOL, axis=1)
+    return ok
+
+
+# --------------------------------------------------------------------------- compiled kernel
+
+
+@njit(parallel=True, cache=True)
+def _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx,
+             b_val, b_vec, center, eps, eps_q, dg_q, t0, n_iter, burn_in, thin, out, accepted, infeasible,
+             nonintegral):
+    n_chains, d = state.shape
+    m = a_vec.shape[0]
+    k = idx_i.shape[0]
+    n_b = b_vec.shape[0]
+    for c in prange(n_chains):
+        s = state[c]
+        lw = logw[c]
+        prop = np.empty(d, dtype=np.int64)
+        r = np.empty(m, dtype=np.int64)
+        acc = 0
+        n_inf = 0
+        n_nonint = 0
+        for t in range(t0, t0 + n_iter):
+            # step 1-1: s̃_I ~ q, independent of the current state
+            dev_i = 0
+            for j in range(k):
+                i = idx_i[j]
+                z = double_geometric(rng[c], dg_q)
+                prop[i] = center[i] + z
+                dev_i += abs(z)
+            # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers
+            for row in range(m):
+                v = a_vec[row]
+                for p in range(ai_ptr[row], ai_ptr[row + 1]):
+                    v -= ai_val[p] * prop[ai_idx[p]]
+                r[row] = v
+            integral = True
+            dev_c = 0
+            for row in range(m):
+                num = 0
+                for col in range(m):
+                    num += adj[row, col] * r[col]
+                if num % det != 0:
+                    integral = False
+                    break
+                i = idx_c[row]
+                prop[i] = num // det
+                dev_c += abs(prop[i] - center[i])
+            if not integral:
+                n_nonint += 1
+            else:
+                # step 2: the indicator 1(B s̃ >= b), then the Metropolis-Hastings ratio
+                feasible = True
+                for row in range(n_b):
+                    v = 0.0
+                    for p in range(b_ptr[row], b_ptr[row + 1]):
+                        v += b_val[p] * prop[b_idx[p]]
+                    if v < b_vec[row] - 1e-9:
+                        feasible = False
+                        break
+                if not feasible:
+                    n_inf += 1
+                else:
+                    lw_new = -eps * (dev_i + dev_c) + eps_q * dev_i
+                    diff = lw_new - lw
+                    if diff >= 0.0 or uniform_pos(rng[c]) < np.exp(diff):
+                        for i in range(d):
+                            s[i] = prop[i]
+                        lw = lw_new
+                        acc += 1
+            done = t + 1 - burn_in
+            if done > 0 and done % thin == 0:
+                out[c, done // thin - 1] = s
+        logw[c] = lw
+        accepted[c] += acc
+        infeasible[c] += n_inf
+        nonintegral[c] += n_nonint
+
+
+# --------------------------------------------------------------------------- public entry point
+
+
+def mis_sample(
+    A,
+    a,
+    center,
+    *,
+    eps: float,
+    proposal_eps: float,
+    index_set,
+    n_draws: int,
+    seed: int,
+    n_chains: int = 1,
+    B=None,
+    b=None,
+    burn_in: int = 0,
+    thin: int = 1,
+    init=None,
+    allow_nonunimodular: bool = False,
+    progress: bool = True,
+) -> MISResult:
+    """Run ``n_chains`` independent MIS chains (FODS-20 Algorithm 1) and keep every ``thin``-th state.
+
+    Parameters
+    ----------
+    A, a : integer equality constraints ``A s = a`` (``m × d``, linearly independent rows).
+    center : the confidential query ``s*`` (integer, length ``d``); target and proposal are
+        DG laws centred on it.
+    eps, proposal_eps : ε of the target DG mechanism and ε̃ of the proposal.
+    index_set : the proposal index set ``I`` as **0-based** indices (the paper's are 1-based),
+        ``d − m`` of them, with ``A[:, I^c]`` invertible (determinant ±1 unless
+        ``allow_nonunimodular``).
+    B, b : optional inequalities ``B s ≥ b`` (``B`` real, e.g. the identity for non-negativity).
+    init : starting state(s), one for all chains or one per chain; default ``center`` (the paper
+        starts at ``s*``). Must lie in S*.
+    burn_in, thin, n_draws : the state after iteration ``burn_in + j·thin`` is draw ``j``
+        (``j = 1..n_draws``); one iteration is one proposal.
+
+    Returns an :class:`MISResult` with int64 states of shape ``(n_chains, n_draws, d)`` and the
+    per-chain acceptance rate over all ``burn_in + n_draws·thin`` proposals. Raises
+    :class:`~isdp.lattice.InvariantError` for an unusable index set or a start outside S*.
+    """
+    A = as_integer_matrix(A)
+    m, d = A.shape
+    if m >= d:
+        raise InvariantError(f"A has {m} rows and {d} columns; the MIS needs m < d")
+    a = as_vector(a, "a", length=m, integer=True)
+    center = as_vector(center, "center", length=d, integer=True)
+    if (B is None) != (b is None):
+        raise InvariantError("give both B and b, or neither")
+    if B is not None:
+        B = np.asarray(B, dtype=float)
+        if B.ndim != 2 or B.shape[1] != d or not np.all(np.isfinite(B)):
+            raise InvariantError(f"B must be a finite 2-D matrix with {d} columns, got shape {B.shape}")
+        b = as_vector(b, "b", length=B.shape[0])
+    eps, proposal_eps = check_dg_eps("eps", eps), check_dg_eps("proposal_eps", proposal_eps)
+    n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
+    thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)
+    idx_i, idx_c = _index_set(index_set, d, m)
+    adj, det = _solver(A, idx_c, allow_nonunimodular)
+
+    start_state = center if init is None else np.asarray(init)
+    if start_state.ndim == 1:
+        start_state = np.broadcast_to(start_state, (n_chains, d))
+    if start_state.shape != (n_chains, d):
+        raise InvariantError(f"init has shape {start_state.shape}, expected ({n_chains}, {d}) or ({d},)")
+    if np.any(np.rint(start_state) != start_state):
+        raise InvariantError("the start must be integer-valued")
+    state = np.array(np.rint(start_state), dtype=np.int64)
+    if not _in_set(state, A, a, B, b).all():
+        what = "the confidential query s* (the default start)" if init is None else "init"
+        raise InvariantError(f"{what} is outside S* = {{s : A s = a, B s >= b}}: the MIS must start inside it")
+
+    ai_ptr, ai_idx, ai_val = _csr(A[:, idx_i])
+    ai_idx = idx_i[ai_idx]  # column positions in the full vector
+    if B is None:
+        b_ptr, b_idx, b_val, b_vec = np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+    else:
+        b_ptr, b_idx, b_val = _csr(B)
+        b_vec = b
+    logw = np.asarray(mis_log_weight(state, center, idx_i, eps, proposal_eps), dtype=float).copy()
+    rng = seed_states(seed, n_chains)
+    n_iter = int(burn_in + n_draws * thin)
+    out = np.zeros((n_chains, int(n_draws), d), dtype=np.int64)
+    accepted = np.zeros(n_chains, dtype=np.int64)
+    infeasible = np.zeros(n_chains, dtype=np.int64)
+    nonintegral = np.zeros(n_chains, dtype=np.int64)
+
+    dg_q = dg_table(proposal_eps)
+
+    def step(t, n):
+        _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, np.int64(det), a, b_ptr, b_idx,
+                 b_val, b_vec, center, eps, proposal_eps, dg_q, t, n, burn_in, thin, out, accepted, infeasible,
+                 nonintegral)
+
+    seconds = run_chunked(step, n_iter, log=log, label="MIS proposals per chain", progress=progress, min_chunk=1000)
+
+    flat = out.reshape(-1, d)
+    if n_draws and not _in_set(flat, A, a, B, b).all():  # holds by construction; check anyway
+        raise InvariantError("the MIS produced a draw outside S*; this is a bug in isdp")
+    if not _in_set(state, A, a, B, b).all():
+        raise InvariantError("the MIS ended outside S*; this is a bug in isdp")
+    denom = max(n_iter, 1)
+    return MISResult(
+        draws=out,
+        acceptance=accepted / denom,
+        infeasible=infeasible / denom,
+        nonintegral=nonintegral / denom,
+        final_state=state,
+        burn_in=int(burn_in),
+        thin=int(thin),
+        n_iterations=n_iter,
+        seed=seed,
+        eps=float(eps),
+        proposal_eps=float(proposal_eps),
+        index_set=tuple(int(i) for i in idx_i),
+        determinant=det,
+        seconds=seconds,
+    )
+
+
+def release_distances(releases, x) -> tuple[np.ndarray, np.ndarray]:
+    """FODS-20 (3.1): L1 and L2 distances of each release (…, d) from the confidential ``x``."""
+    diff = np.asarray(releases, dtype=float) - np.asarray(x, dtype=float)
+    return np.abs(diff).sum(axis=-1), np.sqrt((diff**2).sum(axis=-1))

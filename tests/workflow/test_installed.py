@@ -1,0 +1,93 @@
+"""Installed use: the wheel, in a fresh venv outside the checkout, runs one experiment's steps.
+
+The wheel is built from this checkout without build isolation (no network). The fresh venv gets
+only the wheel (``--no-deps``); its dependencies come from the test's own environment through a
+``.pth`` line, which adds that site-packages as a plain path (so the editable install there is not
+activated). The steps run in a scratch directory with no checkout around them: E6's studies and
+its claims summary, with the config and the registry passed in as a user would.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+
+    import isdp
+    from isdp.experiments.jobs import Job, load_config, start_logging
+    from isdp.experiments.e6_spatiotemporal_gaussian.steps import studies
+    from isdp.experiments.reporting import claims_summary
+
+    checkout = Path(sys.argv[1])
+    assert checkout not in Path(isdp.__file__).resolve().parents, isdp.__file__
+    config = load_config(checkout / "config" / "config.yaml", checkout / "config" / "ci.yaml")
+    registry = str(checkout / "config" / "claims.yaml")
+    for folder in ("results/tables/summary", "results/e6", "results/figures", "results/logs"):
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    job = Job(input={"registry": registry},
+              output={"readings": "results/tables/e6_readings.csv", "mechanism": "results/tables/e6_mechanism.csv",
+                      "studies": "results/e6/studies.csv", "repetitions": "results/e6/repetitions.csv",
+                      "cells": "results/e6/cells.csv", "info": "results/e6/info.json",
+                      "fig_pdf": "results/figures/e6_error_sd.pdf", "fig_png": "results/figures/e6_error_sd.png"},
+              params={"e6": config["e6"], "seed": [config["seed"], "e6", "studies"]},
+              log=["results/logs/e6_studies.log"], config=config, rule="e6_studies")
+    start_logging(job)
+    studies(job)
+    summary = Job(input={"registry": registry}, output={"summary": "results/tables/summary/e6.csv"},
+                  params={"experiment": "E6", "repo": str(checkout)}, config=config, rule="e6_summary")
+    claims_summary(summary)
+    print(json.dumps({"isdp": isdp.__file__, "summary": Path("results/tables/summary/e6.csv").read_text()}))
+""")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A fresh venv holding only the wheel of this checkout; returns its python."""
+    work = tmp_path_factory.mktemp("installed")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--wheel-dir", str(work / "dist"), str(ROOT)], check=True, cwd=work)
+    wheel = next((work / "dist").glob("isdp-*.whl"))
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(work / "venv")], check=True)
+    python = work / "venv" / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                    "--no-index", str(wheel)], check=True, cwd=work)
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+def test_the_wheel_ships_the_claims_schema_and_no_checkout_paths(installed):
+    code = ("import isdp.experiments.claims as c, isdp; print(isdp.__file__); "
+            "print(sorted(c.schema()['properties']))")
+    out = subprocess.run([str(installed), "-c", code], capture_output=True, text=True, check=True,
+                         cwd=installed.parents[2], env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    isdp_file, props = out.stdout.splitlines()
+    assert str(ROOT) not in isdp_file and "claims" in props
+
+
+def test_an_experiment_runs_from_the_installed_package(installed, tmp_path):
+    import json
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([str(installed), "-c", SCRIPT, str(ROOT)], capture_output=True, text=True,
+                         cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.splitlines()[-1])
+    assert str(ROOT) not in result["isdp"]
+    rows = result["summary"].splitlines()
+    assert rows[0].startswith("id,experiment,") and len(rows) > 5
+    assert "SDP-E6-" in result["summary"]
+    for name in ("e6_readings.csv", "e6_mechanism.csv"):
+        assert (tmp_path / "results" / "tables" / name).stat().st_size > 0

@@ -1,0 +1,135 @@
+"""The shape issue #19 asked for, kept: an experiment is one package, rules only wire files to
+steps, no private imports across packages, and nothing in src/ finds files by counting parents."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "src"
+EXPERIMENTS = SRC / "isdp" / "experiments"
+MAX_SCRIPTS = 5
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package_of(path: Path) -> str:
+    """The package a module belongs to (itself for an ``__init__``)."""
+    name = _module_name(path)
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def _imported_modules(source: str, package: str) -> list[str]:
+    """Absolute names of every module (and ``from X import name``: X.name) a source imports."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            names += [base] + [f"{base}.{a.name}" for a in node.names]
+    return names
+
+
+def _private_owner(module: str) -> str | None:
+    """The package that owns ``module`` privately: ``isdp._rng`` -> ``isdp``,
+    ``isdp.samplers._prepare_init`` -> ``isdp`` (a module's private name belongs to its package);
+    None if public."""
+    parts = module.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__"):
+            owner = ".".join(parts[:i])
+            is_module = (SRC / Path(*parts[:i])).with_suffix(".py").is_file()
+            return owner.rpartition(".")[0] if is_module else owner
+    return None
+
+
+def _code_sources():
+    """(label, importing package, source) for src/, the workflow's scripts, benchmarks and notebooks."""
+    for path in sorted(SRC.rglob("*.py")):
+        yield str(path.relative_to(ROOT)), _package_of(path), path.read_text()
+    for folder in ("workflow/scripts", "benchmarks", "scripts"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            yield str(path.relative_to(ROOT)), "", path.read_text()
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        code = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!")))
+        yield str(path.relative_to(ROOT)), "", code
+
+
+def test_no_private_imports_across_packages():
+    """``_name`` modules (and ``_name`` objects) are used only inside the package that owns them."""
+    offences = []
+    for label, package, source in _code_sources():
+        for module in _imported_modules(source, package):
+            owner = _private_owner(module)
+            if owner is not None and owner != package:
+                offences.append(f"{label}: {module}")
+    assert not offences, "private imports across packages:\n" + "\n".join(offences)
+
+
+def test_the_private_import_check_can_fail():
+    assert _imported_modules("from isdp._rng import derive_seed", "isdp.experiments")[0] == "isdp._rng"
+    assert _private_owner("isdp._rng") == "isdp" != "isdp.experiments"
+    assert _imported_modules("from .._rng import x", "isdp.experiments")[0] == "isdp._rng"
+    assert _private_owner("isdp.experiments.jobs.Job") is None
+    assert _private_owner("isdp.samplers._prepare_init") == "isdp"
+    assert _private_owner("isdp.experiments.nhgis._write_atomic") == "isdp.experiments"
+
+
+def test_no_file_is_found_by_counting_parents_in_src():
+    hits = [f"{p.relative_to(ROOT)}:{i}" for p in SRC.rglob("*.py")
+            for i, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"\.parents\[\d+\]", line)]
+    assert not hits, hits
+
+
+def test_one_package_per_experiment():
+    """Every configured experiment eN has exactly one package isdp.experiments.eN_<name> with steps and a docstring."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    experiments = sorted((k for k in config if re.fullmatch(r"e\d+", k)), key=lambda k: int(k[1:]))
+    assert experiments
+    for exp in experiments:
+        packages = [p for p in EXPERIMENTS.glob(f"{exp}_*") if p.is_dir()]
+        assert len(packages) == 1, f"{exp}: expected one package isdp/experiments/{exp}_*/, found {packages}"
+        init = packages[0] / "__init__.py"
+        assert init.is_file() and ast.get_docstring(ast.parse(init.read_text())), f"{init} needs a docstring"
+
+
+@pytest.mark.parametrize("steps", sorted(EXPERIMENTS.glob("*/steps.py")), ids=lambda p: p.parent.name)
+def test_every_step_is_documented(steps):
+    tree = ast.parse(steps.read_text())
+    assert ast.get_docstring(tree), f"{steps}: module docstring"
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            assert ast.get_docstring(node), f"{steps}: step {node.name} has no docstring"
+
+
+def test_rules_only_wire_files_to_steps():
+    """At most five generic scripts; every `script:` rule names an importable step."""
+    from isdp.experiments.jobs import resolve_step
+
+    scripts = sorted(p.name for p in (ROOT / "workflow" / "scripts").iterdir() if p.is_file())
+    assert len(scripts) <= MAX_SCRIPTS, scripts
+    rules = {p.name: p.read_text() for p in (ROOT / "workflow" / "rules").glob("*.smk")}
+    for name, text in rules.items():
+        for block in re.split(r"\n(?=(?:rule|checkpoint) )", text):
+            if "\n    script:" not in block:
+                continue
+            assert re.search(r"\n    script:\n        STEP\n?", block), f"{name}: {block.splitlines()[0]} runs a script other than STEP"
+            step = re.search(r'\n        step="([\w.]+)"', block)
+            assert step, f"{name}: {block.splitlines()[0]} names no step"
+            resolve_step(step.group(1))
