@@ -40,8 +40,9 @@ checkpoint e3_audit:
         n_target=E3["selection"]["n_states"],
         always=E3["selection"]["always"],
         override=E3["selection"]["override"],
+        step="isdp.experiments.e3_census_counties.steps.audit",
     script:
-        "../scripts/das_audit.py"
+        STEP
 
 
 rule e3_audit_report:
@@ -88,8 +89,9 @@ rule e3_audit_report:
     params:
         alpha=E3["audit"]["alpha"],
         always=E3["selection"]["always"],
+        step="isdp.experiments.e3_census_counties.steps.audit_report",
     script:
-        "../scripts/e3_audit_report.py"
+        STEP
 
 
 rule e3_state:
@@ -112,8 +114,9 @@ rule e3_state:
         eps=E3["eps"],
         mcmc=E3["mcmc"],
         seed=lambda wc: [SEED, "e3", "state", wc.state],
+        step="isdp.experiments.e3_census_counties.steps.state",
     script:
-        "../scripts/e3_state.py"
+        STEP
 
 
 rule e3_figures:
@@ -145,8 +148,9 @@ rule e3_figures:
         headline=E3["selection"]["always"][0],
         eps=E3["eps"],
         seed=[SEED, "e3", "figures"],
+        step="isdp.experiments.e3_census_counties.steps.figures",
     script:
-        "../scripts/e3_figures.py"
+        STEP
 
 
 rule e3_tables:
@@ -188,8 +192,9 @@ rule e3_tables:
     params:
         states=e3_states,
         band=CLAIM_ARGS["ISDP-E3-noise-band"]["band"],
+        step="isdp.experiments.e3_census_counties.steps.tables",
     script:
-        "../scripts/e3_tables.py"
+        STEP
 
 
 rule e3_summary:

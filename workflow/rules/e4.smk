@@ -46,8 +46,9 @@ rule e4_state:
         sensitivity=E4["sensitivity"],
         n_releases=E4["n_releases"],
         seed=lambda wc: [SEED, "e4", "state", wc.state],
+        step="isdp.experiments.e4_projection_comparison.steps.state",
     script:
-        "../scripts/e4_state.py"
+        STEP
 
 
 rule e4_tables:
@@ -85,8 +86,10 @@ rule e4_tables:
         "results/logs/e4_tables.log",
     conda:
         ENV
+    params:
+        step="isdp.experiments.e4_projection_comparison.steps.tables",
     script:
-        "../scripts/e4_tables.py"
+        STEP
 
 
 rule e4_figures:
@@ -123,8 +126,9 @@ rule e4_figures:
         states=e3_states,
         headline=E3["selection"]["always"][0],
         eps=E3["eps"],
+        step="isdp.experiments.e4_projection_comparison.steps.figures",
     script:
-        "../scripts/e4_figures.py"
+        STEP
 
 
 rule e4_overview:
@@ -155,8 +159,9 @@ rule e4_overview:
     params:
         alpha=config["e3"]["audit"]["alpha"],
         eps=config["e3"]["eps"],
+        step="isdp.experiments.e4_projection_comparison.steps.overview",
     script:
-        "../scripts/e4_overview.py"
+        STEP
 
 
 rule e4_summary:
