@@ -10,7 +10,7 @@ import pandas as pd
 def plot_das_slopes(reg: pd.DataFrame, alpha: float = 0.01, ax=None, title: str = ""):
     """Per-state slope of the DAS error on log(SF1) with a (1 − alpha) CI; significant states filled red.
 
-    Returns the figure. ``reg`` is :func:`isdp.experiments.audit.das_bias_regressions` output.
+    Returns the figure. ``reg`` is :func:`isdp.experiments.e3_census_counties.audit.das_bias_regressions` output.
     """
     from scipy import stats
 
