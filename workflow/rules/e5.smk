@@ -40,8 +40,9 @@ rule e5_problem:
     params:
         voting_age_from=E5["voting_age_from"],
         index_complement=E5["index_complement"],
+        step="isdp.experiments.e5_congenial_mis.steps.problem",
     script:
-        "../scripts/e5_problem.py"
+        STEP
 
 
 rule e5_acceptance:
@@ -71,8 +72,9 @@ rule e5_acceptance:
         eps=E5["eps"],
         acceptance=E5["acceptance"],
         seed=[SEED, "e5", "acceptance"],
+        step="isdp.experiments.e5_congenial_mis.steps.acceptance",
     script:
-        "../scripts/e5_acceptance.py"
+        STEP
 
 
 rule e5_trace:
@@ -103,8 +105,9 @@ rule e5_trace:
         proposal_eps=E5["proposal_eps"],
         trace=E5["trace"],
         seed=[SEED, "e5", "trace"],
+        step="isdp.experiments.e5_congenial_mis.steps.trace",
     script:
-        "../scripts/e5_trace.py"
+        STEP
 
 
 rule e5_table1:
@@ -127,8 +130,9 @@ rule e5_table1:
     params:
         eps=E5["eps"],
         proposal_eps=E5["proposal_eps"],
+        step="isdp.experiments.e5_congenial_mis.steps.table1",
     script:
-        "../scripts/e5_table1.py"
+        STEP
 
 
 rule e5_simulation:
@@ -153,8 +157,9 @@ rule e5_simulation:
         proposal_eps=E5["proposal_eps"],
         methods=E5_METHODS,
         seed=[SEED, "e5", "simulation"],
+        step="isdp.experiments.e5_congenial_mis.steps.simulation",
     script:
-        "../scripts/e5_simulation.py"
+        STEP
 
 
 rule e5_fig1:
@@ -181,8 +186,9 @@ rule e5_fig1:
     params:
         methods=E5_METHODS,
         labels=E5_LABELS,
+        step="isdp.experiments.e5_congenial_mis.steps.fig1",
     script:
-        "../scripts/e5_fig1.py"
+        STEP
 
 
 rule e5_summary:

@@ -72,8 +72,9 @@ rule e7_tables:
         dg_check=E7["dg_check"],
         labels=E7_LABELS,
         seed=[SEED, "e7", "simulation"],
+        step="isdp.experiments.e7_congenial_histogram.steps.tables",
     script:
-        "../scripts/e7_tables.py"
+        STEP
 
 
 rule e7_figures:
@@ -111,8 +112,9 @@ rule e7_figures:
         ENV
     params:
         labels=E7_LABELS,
+        step="isdp.experiments.e7_congenial_histogram.steps.figures",
     script:
-        "../scripts/e7_figures.py"
+        STEP
 
 
 rule e7_summary:
