@@ -129,8 +129,8 @@ def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping
     stored = mis_cfg["n_chains"] * mis_cfg["draws_per_chain"]
     a = A @ x
     rng = np.random.default_rng(noise_seed)
-    raw_a = x + dg_rvs(np.exp(-cfg["eps_raw"]), (n_rel, d), rng)
-    raw_d = x + dg_rvs(np.exp(-cfg["eps_mis"]), (n_rel, d), rng)
+    raw_a = x + dg_rvs(cfg["eps_raw"], (n_rel, d), rng)
+    raw_d = x + dg_rvs(cfg["eps_mis"], (n_rel, d), rng)
     nnl2 = np.array([nnl2_projection(m, A, a) for m in raw_a])
     assert np.allclose(nnl2 @ A.T, a, atol=1e-6) and nnl2.min() >= 0
     res = run_mis(A, a, x, index_set, eps=cfg["eps_mis"], proposal_eps=proposal_eps, n_chains=mis_cfg["n_chains"],

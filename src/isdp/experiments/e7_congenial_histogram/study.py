@@ -135,9 +135,9 @@ def dg_quantile_table(eps_values: Sequence[float], n_draws: int, seed: int) -> p
     for eps in eps_values:
         a = float(np.exp(-eps))
         v = np.random.default_rng(derive_seed(seed, "dg", eps)).uniform(size=n_draws)
-        ok = cg.dg_inverse_check(v, a)
-        draws = cg.dg_quantile(v, a)
-        chi2, dof, p = cg.dg_chisquare(draws, a)
+        ok = cg.dg_inverse_check(v, eps)
+        draws = cg.dg_quantile(v, eps)
+        chi2, dof, p = cg.dg_chisquare(draws, eps)
         rows.append({"eps": eps, "a": a, "n_draws": len(v), "n_inverse_ok": int(ok.sum()), "chi2": chi2, "dof": dof,
-                     "p_value": p, "mean": draws.mean(), "var": draws.var(ddof=1), "exact_var": dg_variance(a)})
+                     "p_value": p, "mean": draws.mean(), "var": draws.var(ddof=1), "exact_var": dg_variance(eps)})
     return pd.DataFrame(rows)
