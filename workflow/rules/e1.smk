@@ -34,8 +34,9 @@ rule e1_problem:
     params:
         x=E1["x"],
         records_per_region=E1["records_per_region"],
+        step="isdp.experiments.e1_intersecting.steps.problem",
     script:
-        "../scripts/e1_problem.py"
+        STEP
 
 
 rule e1_tv:
@@ -65,8 +66,9 @@ rule e1_tv:
         eps=E1["eps"],
         threshold=E1["coupling"]["tv_threshold"],
         title="E1",
+        step="isdp.experiments.lattice_study.steps.tv_bounds",
     script:
-        "../scripts/lattice_tv.py"
+        STEP
 
 
 rule e1_summary:

@@ -43,8 +43,10 @@ rule e2_problem:
         "results/logs/e2_problem.log",
     conda:
         ENV
+    params:
+        step="isdp.experiments.e2_delinquent_children.steps.problem",
     script:
-        "../scripts/e2_problem.py"
+        STEP
 
 
 rule e2_tv:
@@ -76,8 +78,9 @@ rule e2_tv:
         eps=E2["eps"],
         threshold=E2["coupling"]["tv_threshold"],
         title="E2",
+        step="isdp.experiments.lattice_study.steps.tv_bounds",
     script:
-        "../scripts/lattice_tv.py"
+        STEP
 
 
 rule e2_noise_tables:
@@ -102,8 +105,9 @@ rule e2_noise_tables:
         ENV
     params:
         norms=NORMS_E2,
+        step="isdp.experiments.e2_delinquent_children.steps.noise_tables",
     script:
-        "../scripts/e2_noise_tables.py"
+        STEP
 
 
 rule e2_validation:
@@ -122,8 +126,9 @@ rule e2_validation:
     params:
         validation=E2["validation"],
         seed=[SEED, "e2", "validation"],
+        step="isdp.experiments.e2_delinquent_children.steps.validation",
     script:
-        "../scripts/e2_validation.py"
+        STEP
 
 
 rule e2_summary:

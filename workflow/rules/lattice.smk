@@ -22,8 +22,9 @@ rule lattice_pilot:
         eps=lambda wc: config[wc.exp]["eps"],
         pilot=lambda wc: config[wc.exp]["pilot"],
         seed=lambda wc: [SEED, wc.exp, "pilot", wc.norm],
+        step="isdp.experiments.lattice_study.steps.pilot",
     script:
-        "../scripts/lattice_pilot.py"
+        STEP
 
 
 rule lattice_proposals:
@@ -50,8 +51,9 @@ rule lattice_proposals:
         norms=lambda wc: lattice_norms(wc.exp),
         targets=lambda wc: config[wc.exp]["targets"],
         acceptance_range=lambda wc: config[wc.exp]["pilot"]["acceptance_range"],
+        step="isdp.experiments.lattice_study.steps.proposals",
     script:
-        "../scripts/lattice_proposals.py"
+        STEP
 
 
 rule lattice_coupling:
@@ -72,8 +74,9 @@ rule lattice_coupling:
         target=lambda wc: config[wc.exp]["targets"][wc.norm],
         coupling=lambda wc: config[wc.exp]["coupling"],
         seed=lambda wc: [SEED, wc.exp, "coupling", wc.norm],
+        step="isdp.experiments.lattice_study.steps.coupling",
     script:
-        "../scripts/lattice_coupling.py"
+        STEP
 
 
 rule lattice_draws:
@@ -96,8 +99,9 @@ rule lattice_draws:
         target=lambda wc: config[wc.exp]["targets"][wc.norm],
         draws=lambda wc: config[wc.exp]["draws"],
         seed=lambda wc: [SEED, wc.exp, "draws", wc.norm],
+        step="isdp.experiments.lattice_study.steps.draws",
     script:
-        "../scripts/lattice_draws.py"
+        STEP
 
 
 rule lattice_unbiasedness:
@@ -126,8 +130,9 @@ rule lattice_unbiasedness:
         ENV
     params:
         norms=lambda wc: lattice_norms(wc.exp),
+        step="isdp.experiments.lattice_study.steps.unbiasedness",
     script:
-        "../scripts/lattice_unbiasedness.py"
+        STEP
 
 
 # `{fig}` keeps the paper's figure number in the file name (e1_fig5_boxplots, e2_fig7_boxplots).
@@ -154,5 +159,6 @@ rule lattice_boxplots:
         ENV
     params:
         norms=lambda wc: lattice_norms(wc.exp),
+        step="isdp.experiments.lattice_study.steps.boxplots",
     script:
-        "../scripts/lattice_boxplots.py"
+        STEP
