@@ -20,7 +20,7 @@ lock:
 	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
 	.lock-venv/bin/pip install --quiet -e '.[workflow,dev]'
 	{ head -n 2 constraints.txt; echo "# Made on $$(.lock-venv/bin/python -V), $$(uname -sm), $$(date -u +%F)."; \
-	  .lock-venv/bin/pip freeze --exclude-editable | grep -v '^isdp'; } > constraints.txt.new
+	  .lock-venv/bin/pip freeze --all --exclude-editable | grep -v -e '^isdp' -e '^pip=='; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt && rm -rf .lock-venv
 
 ## reproduce: every experiment at paper fidelity, then results/report.html
