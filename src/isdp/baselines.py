@@ -12,8 +12,8 @@
   analytic centre (``method``, see :func:`l1_projection_lp`).
 - :func:`nnl2_projection` — the non-negative ℓ2 projection NNL2 (FODS-20), a QP.
 
-All optimisation goes through established solvers: HiGHS via SciPy for the LP and MILP, and
-Clarabel via ``qpsolvers`` for the QP. Constraint matrices must be integer-valued (counting
+All optimisation goes through established solvers: HiGHS (its own Python interface, ``highspy``)
+for the LP and MILP, and Clarabel via ``qpsolvers`` for the QP. Constraint matrices must be integer-valued (counting
 invariants); every function checks its inputs and raises :class:`ValueError` on bad ones and
 :class:`SolverError` when a solver does not certify an optimum.
 """
@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import warnings
 
+import highspy
 import numpy as np
 import qpsolvers
 import scipy.linalg
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, OptimizeWarning, linprog, milp
 
 from .distributions import dg_rvs
 from .lattice import as_integer_matrix, as_vector
@@ -41,6 +41,7 @@ __all__ = [
     "double_geometric_noise",
     "l1_projection_lp",
     "l1_projection_milp",
+    "L1Projector",
     "dg_l1_projection",
     "discrepancy_concentration",
     "nnl2_projection",
@@ -204,80 +205,107 @@ def double_geometric_noise(
     return dg_rvs(_positive(eps, "eps") / _positive(sensitivity, "sensitivity"), (_size(size), int(n)), rng)
 
 
-def _l1_program(A: np.ndarray) -> tuple[np.ndarray, sp.csr_array, sp.csr_array]:
-    """Cost, inequality and equality matrices of min Σt s.t. ±(y − m) ≤ t, A y = b.
-
-    Variables are z = (y, t). The inequalities read ``y − t ≤ m`` and ``−y − t ≤ −m``.
-    """
-    n = A.shape[1]
-    eye = sp.eye_array(n, format="csr")
-    c = np.concatenate([np.zeros(n), np.ones(n)])
-    A_ub = sp.block_array([[eye, -eye], [-eye, -eye]], format="csr")
-    A_eq = sp.hstack([sp.csr_array(A.astype(float)), sp.csr_array((A.shape[0], n))], format="csr")
-    return c, A_ub, A_eq
-
-
 def _lp_method(method: str) -> str:
     if method not in LP_METHODS:
         raise ValueError(f"method must be one of {LP_METHODS}, got {method!r}")
     return method
 
 
-def _solve_lp(program, m: np.ndarray, b: np.ndarray, method: str = "vertex") -> np.ndarray:
-    c, A_ub, A_eq = program
-    n = m.size
-    bounds = [(None, None)] * n + [(0, None)] * n
-    if method == "vertex":
-        res = linprog(c, A_ub=A_ub, b_ub=np.concatenate([m, -m]), A_eq=A_eq, b_eq=b, bounds=bounds,
-                      method="highs")
-        if res.status != 0:
-            raise SolverError(f"HiGHS LP failed (status {res.status}): {res.message}")
-        return res.x[:n]
-    # The same LP in d = y − m (so b_ub = 0, b_eq = b − A m): the IPM's absolute tolerances then
-    # act on the discrepancy (tens), not on the counts (millions), and the last iterate lies
-    # close to the central path's limit; solved in y, HiGHS stops at interior points ~1 away
-    # from it. Presolve is off because it eliminates a cell through the equality, and the IPM
-    # on the reduced LP no longer ends near the centre (it did for n ≤ 10 in ~96 % of cases).
-    # SciPy passes ``run_crossover`` (a HiGHS option it does not list) through with a warning.
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Unrecognized options", category=OptimizeWarning)
-        res = linprog(c, A_ub=A_ub, b_ub=np.zeros(2 * n), A_eq=A_eq, b_eq=b - A_eq[:, :n] @ m,
-                      bounds=bounds, method="highs-ipm",
-                      options={"run_crossover": "off", "presolve": False})
-    if res.status != 0:
-        raise SolverError(f"HiGHS interior-point LP failed (status {res.status}): {res.message}")
-    return m + res.x[:n]
+class L1Projector:
+    """argmin_y ‖y − m‖₁ subject to A y = b, for many (m, b), on one HiGHS model built once.
 
+    The LP has variables z = (y, t): minimise Σ t subject to y − t ≤ m, −y − t ≤ −m, A y = b.
+    Only the right-hand side changes between calls, so the model is built once and each call
+    changes the row bounds and solves again. Every solve starts cold (``clearSolver``): a warm
+    start from the previous basis would be faster, but it returns another vertex of the
+    (non-unique) optimal face, so the releases would depend on their order. Cold solves give
+    exactly what a fresh ``scipy.optimize.linprog``/``milp`` call gave (same vertex, same
+    interior point, same integer point; ``tests/core/test_baselines.py`` checks it), at a third to
+    a half of its cost, since SciPy rebuilds and re-validates the model on every call.
 
-def _solve_milp(program, m: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    c, A_ub, A_eq = program
-    n = m.size
-    res = milp(
-        c,
-        integrality=np.concatenate([np.ones(n), np.zeros(n)]),
-        bounds=Bounds(np.concatenate([np.full(n, -np.inf), np.zeros(n)]), np.inf),
-        constraints=[
-            LinearConstraint(A_ub, -np.inf, np.concatenate([m, -m])),
-            LinearConstraint(A_eq, b, b),
-        ],
-        options={"mip_rel_gap": 0.0},
-    )
-    if res.status != 0:
-        raise SolverError(f"HiGHS MILP failed (status {res.status}): {res.message}")
-    y = np.rint(res.x[:n])
-    if np.max(np.abs(res.x[:n] - y)) >= _INT_TOL:
-        raise SolverError(
-            f"HiGHS MILP returned a non-integer point (max rounding error "
-            f"{np.max(np.abs(res.x[:n] - y)):.3g})"
-        )
-    y = y.astype(np.int64)
-    if np.any(A @ y != b):
-        raise SolverError("the rounded HiGHS MILP solution violates A y = b")
-    return y
+    ``kind``: ``"vertex"`` (HiGHS' choice of simplex: a vertex of the optimal face),
+    ``"interior"`` (interior point, crossover and presolve off, on the LP in d = y − m: the
+    analytic centre of the face, see :func:`l1_projection_lp`), or ``"integer"`` (the MILP with
+    y integer, ``mip_rel_gap = 0``: a proven optimum, returned as int64 after a rounding check).
+    """
+
+    KINDS = ("vertex", "interior", "integer")
+
+    def __init__(self, A, kind: str = "vertex"):
+        if kind not in self.KINDS:
+            raise ValueError(f"kind must be one of {self.KINDS}, got {kind!r}")
+        self.A, _ = _constraints(A)
+        self.kind = kind
+        n, k = self.A.shape[1], self.A.shape[0]
+        eye = sp.eye_array(n, format="csc")
+        matrix = sp.vstack([sp.hstack([eye, -eye]), sp.hstack([-eye, -eye]),
+                            sp.hstack([sp.csc_array(self.A.astype(float)), sp.csc_array((k, n))])], format="csc")
+        inf = highspy.kHighsInf
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = 2 * n, 2 * n + k
+        lp.col_cost_ = np.concatenate([np.zeros(n), np.ones(n)])
+        lp.col_lower_ = np.concatenate([np.full(n, -inf), np.zeros(n)])
+        lp.col_upper_ = np.full(2 * n, inf)
+        lp.row_lower_ = np.full(2 * n + k, -inf)
+        lp.row_upper_ = np.zeros(2 * n + k)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
+        if kind == "integer":
+            lp.integrality_ = [highspy.HighsVarType.kInteger] * n + [highspy.HighsVarType.kContinuous] * n
+        self._highs = highspy.Highs()
+        options = {"output_flag": False}
+        if kind == "interior":
+            # In d = y − m the IPM's absolute tolerances act on the discrepancy (tens), not on the
+            # counts (millions), and its last iterate lies close to the central path's limit; with
+            # presolve on, HiGHS eliminates a cell through the equality and no longer ends near the
+            # centre (it did for n ≤ 10 in ~96 % of cases).
+            options.update(solver="ipm", run_crossover="off", presolve="off")
+        elif kind == "integer":
+            options.update(mip_rel_gap=0.0)
+        for key, value in options.items():
+            self._highs.setOptionValue(key, value)
+        self._highs.passModel(lp)
+        self._rows = np.arange(2 * n + k, dtype=np.int32)
+        self._n = n
+
+    def __call__(self, m, b) -> np.ndarray:
+        """The projection of ``m`` onto {y : A y = b}: float (n,), int64 for ``kind="integer"``."""
+        m = as_vector(m, "m", length=self._n)
+        _, b = _constraints(self.A, b)
+        if self.kind == "integer":
+            if np.any(np.rint(b) != b):
+                raise ValueError("b must be integer-valued for an integer projection")
+            b = np.rint(b)
+        n, inf = self._n, highspy.kHighsInf
+        if self.kind == "interior":
+            rhs, upper = b - self.A @ m, np.zeros(2 * n)
+        else:
+            rhs, upper = b, np.concatenate([m, -m])
+        h = self._highs
+        h.clearSolver()
+        h.changeRowsBounds(len(self._rows), self._rows, np.concatenate([np.full(2 * n, -inf), rhs]),
+                           np.concatenate([upper, rhs]))
+        h.run()
+        status = h.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise SolverError(f"HiGHS {self.kind} projection failed: {h.modelStatusToString(status)}")
+        y = np.asarray(h.getSolution().col_value[:n])
+        if self.kind == "interior":
+            return m + y
+        if self.kind == "vertex":
+            return y
+        rounded = np.rint(y)
+        if np.max(np.abs(y - rounded)) >= _INT_TOL:
+            raise SolverError(f"HiGHS MILP returned a non-integer point (max rounding error "
+                              f"{np.max(np.abs(y - rounded)):.3g})")
+        rounded = rounded.astype(np.int64)
+        if np.any(self.A @ rounded != b):
+            raise SolverError("the rounded HiGHS MILP solution violates A y = b")
+        return rounded
 
 
 def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
-    """argmin_y ‖y − m‖₁ s.t. A y = b (y real, unbounded), an LP solved by SciPy's HiGHS.
+    """argmin_y ‖y − m‖₁ s.t. A y = b (y real, unbounded), an LP solved by HiGHS (:class:`L1Projector`).
 
     Formulation: variables (y, t), minimise Σ t subject to t ≥ y − m, t ≥ m − y, A y = b.
 
@@ -285,11 +313,11 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
     Σd = b − Σm and all d_i of the sign of b − Σm is optimal (value |b − Σm|): the optimal face
     is a simplex. ``method`` picks which optimum is returned (float array (n,) either way):
 
-    - ``"vertex"`` (default): HiGHS' dual simplex (``linprog(method="highs")``) returns a
+    - ``"vertex"`` (default): HiGHS' simplex (what ``linprog(method="highs")`` runs) returns a
       vertex of the optimal face. Exact up to HiGHS' tolerances; the values are sums of
       entries of m and b, so integer data often give integer y (not guaranteed).
     - ``"interior"``: HiGHS' interior-point solver with crossover off and no presolve
-      (``method="highs-ipm"``, HiGHS option ``run_crossover="off"``) on the same LP written
+      (HiGHS options ``solver="ipm"``, ``run_crossover="off"``) on the same LP written
       in d = y − m. It returns the last interior-point iterate: a point in the relative
       interior of the optimal face, close to the limit of the central path, i.e. the face's
       analytic centre. For one sum constraint that centre is d_i = (b − Σm)/n in every
@@ -315,11 +343,11 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
     """
     m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
-    return _solve_lp(_l1_program(A), m, b, _lp_method(method))
+    return L1Projector(A, _lp_method(method))(m, b)
 
 
 def l1_projection_milp(m, A, b) -> np.ndarray:
-    """argmin_y ‖y − m‖₁ s.t. A y = b with y integer, a MILP solved by SciPy's HiGHS (int64).
+    """argmin_y ‖y − m‖₁ s.t. A y = b with y integer, a MILP solved by HiGHS (int64; :class:`L1Projector`).
 
     The solver's y is rounded; a rounding error ≥ 1e-6 or a violation of A y = b after
     rounding raises :class:`SolverError`, so the result is an exact integer solution.
@@ -328,9 +356,7 @@ def l1_projection_milp(m, A, b) -> np.ndarray:
     """
     m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
-    if np.any(np.rint(b) != b):
-        raise ValueError("b must be integer-valued for an integer projection")
-    return _solve_milp(_l1_program(A), m, A, np.rint(b).astype(np.int64))
+    return L1Projector(A, "integer")(m, b)
 
 
 def dg_l1_projection(
@@ -348,8 +374,8 @@ def dg_l1_projection(
 
     ``integer=False`` uses :func:`l1_projection_lp` with ``method`` ("vertex" or "interior",
     float releases), ``integer=True`` :func:`l1_projection_milp` (int64 releases; ``method``
-    must stay "vertex"). One solver call per release, each on its own problem, so a release
-    does not depend on the others. Returns the (size, n) releases, and with
+    must stay "vertex"). One HiGHS model for all releases, solved cold for each (see
+    :class:`L1Projector`), so a release does not depend on the others. Returns the (size, n) releases, and with
     ``return_noisy=True`` also the (size, n) noisy vectors m (e.g. for
     :func:`discrepancy_concentration`). Cost for n = 102 and one sum constraint: about 4 ms
     per vertex LP release, 5–6 ms per interior-point LP release and 7.5 ms per MILP release.
@@ -360,11 +386,8 @@ def dg_l1_projection(
         raise ValueError("the integer projection has no interior-point variant; use method='vertex'")
     noisy = x + double_geometric_noise(x.size, eps, size, rng, sensitivity)
     b = A @ x
-    program = _l1_program(A)
-    if integer:
-        out = np.stack([_solve_milp(program, m.astype(float), A, b) for m in noisy])
-    else:
-        out = np.stack([_solve_lp(program, m.astype(float), b.astype(float), method) for m in noisy])
+    project = L1Projector(A, "integer" if integer else method)
+    out = np.stack([project(m.astype(float), b) for m in noisy])
     return (out, noisy) if return_noisy else out
 
 

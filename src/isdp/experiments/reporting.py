@@ -9,7 +9,7 @@ from isdp.experiments import claims
 from isdp.experiments.jobs import Job, write_table, write_text
 
 PACKAGES = ("isdp", "numpy", "scipy", "numba", "llvmlite", "sympy", "pandas", "arviz", "xarray", "matplotlib",
-            "seaborn", "snakemake", "qpsolvers", "clarabel")  # HiGHS ships inside SciPy
+            "seaborn", "snakemake", "qpsolvers", "clarabel", "highspy", "papermill")
 
 
 def software_versions() -> pd.DataFrame:
