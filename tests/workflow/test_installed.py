@@ -10,6 +10,7 @@ its claims summary, with the config and the registry passed in as a user would.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -55,8 +56,14 @@ SCRIPT = textwrap.dedent("""
 def installed(tmp_path_factory):
     """A fresh venv holding only the wheel of this checkout; returns its python."""
     work = tmp_path_factory.mktemp("installed")
+    # Build from a copy of the tracked sources: setuptools writes build/ beside the sources it builds.
+    tracked = subprocess.run(["git", "ls-files", "pyproject.toml", "README.md", "src"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()
+    for rel in tracked:
+        (work / "source" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, work / "source" / rel)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--wheel-dir", str(work / "dist"), str(ROOT)], check=True, cwd=work)
+                    "--wheel-dir", str(work / "dist"), str(work / "source")], check=True, cwd=work)
     wheel = next((work / "dist").glob("isdp-*.whl"))
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(work / "venv")], check=True)
     python = work / "venv" / "bin" / "python"
