@@ -250,46 +250,52 @@ def unimodular_complement(A: np.ndarray) -> np.ndarray | None:
     return np.array(cols, dtype=np.int64) if abs(det) == 1 else None
 
 
-@dataclass
-class ExactResult:
-    """Outcome of the exact rejection sampler."""
+@dataclass(frozen=True)
+class ExactL1Sampler:
+    """Exact ℓ1 generalized Laplace noise on Λ(A) by rejection (module docstring).
 
-    noise: np.ndarray | None  # None: no acceptance within the budget
-    attempts: int
-    complement: list[int]
-
-
-def exact_l1_noise(A: np.ndarray, x: np.ndarray, eps: Fraction, rng: IntegerSource, *,
-                   nonnegative: bool, max_attempts: int, progress: bool = False) -> ExactResult | None:
-    """One exact draw of ℓ1 generalized Laplace noise on Λ(A) (module docstring), or None when
-    A has no unimodular basis of its columns. ``noise`` is None when the budget ran out.
+    ``solve`` maps the free cells' noise to the solved cells' (integer: A[:, solved] is unimodular).
     """
-    from tqdm import tqdm
 
-    A = A[independent_rows(A)]
-    comp = unimodular_complement(A)
-    if comp is None:
-        return None
-    free = np.setdiff1d(np.arange(A.shape[1]), comp)
-    M = sympy.Matrix(A[:, comp].tolist())
-    solve = -np.array((M.inv() * sympy.Matrix(A[:, free].tolist())).tolist(), dtype=np.int64)  # u_c = solve @ u_I
-    u = np.zeros(A.shape[1], dtype=np.int64)
-    with tqdm(total=max_attempts, desc="exact sampler (attempts)", unit="try", disable=None if progress else True,
-              miniters=1000, leave=False) as bar:
-        for attempt in range(1, max_attempts + 1):
-            u_free = np.array([double_geometric(eps, rng) for _ in free], dtype=np.int64)
-            u_c = solve @ u_free
-            u[free], u[comp] = u_free, u_c
-            if nonnegative and np.any(x + u < 0):
+    A: np.ndarray  # independent rows of the invariants
+    free: np.ndarray
+    solved: np.ndarray
+    solve: np.ndarray
+
+    @classmethod
+    def build(cls, A: np.ndarray) -> ExactL1Sampler | None:
+        """The sampler for Λ(A), or None when no set of cells has a unimodular A[:, cells]."""
+        A = A[independent_rows(A)]
+        solved = unimodular_complement(A)
+        if solved is None:
+            return None
+        free = np.setdiff1d(np.arange(A.shape[1]), solved)
+        inverse = sympy.Matrix(A[:, solved].tolist()).inv()
+        solve = -np.array((inverse * sympy.Matrix(A[:, free].tolist())).tolist(), dtype=np.int64)
+        return cls(A, free, solved, solve)
+
+    def draw(self, x: np.ndarray, eps: Fraction, rng: IntegerSource, *, nonnegative: bool, max_attempts: int,
+             progress: bool = False) -> tuple[np.ndarray | None, int]:
+        """(noise, attempts); noise is None when no proposal was accepted within ``max_attempts``.
+
+        With ``nonnegative``, a proposal with x + u < 0 in some cell is rejected as well.
+        """
+        from tqdm import tqdm
+
+        u = np.zeros(self.A.shape[1], dtype=np.int64)
+        with tqdm(total=max_attempts, desc="exact sampler (attempts)", unit="try", leave=False,
+                  disable=None if progress else True, miniters=1000) as bar:
+            for attempt in range(1, max_attempts + 1):
+                u[self.free] = [double_geometric(eps, rng) for _ in self.free]
+                u[self.solved] = self.solve @ u[self.free]
+                if not (nonnegative and np.any(x + u < 0)):
+                    gamma = eps * int(np.abs(u[self.solved]).sum())
+                    if bernoulli_exp(gamma.numerator, gamma.denominator, rng):
+                        if np.any(self.A @ u != 0):
+                            raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
+                        return u, attempt
                 bar.update()
-                continue
-            gamma = eps * int(np.abs(u_c).sum())
-            if bernoulli_exp(gamma.numerator, gamma.denominator, rng):
-                if np.any(A @ u != 0):
-                    raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
-                return ExactResult(u.copy(), attempt, comp.tolist())
-            bar.update()
-    return ExactResult(None, max_attempts, comp.tolist())
+        return None, max_attempts
 
 
 # --------------------------------------------------------------------------- certified chain
@@ -404,7 +410,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _statement(req: Request, route: str, eta: float | None) -> dict:
+def guarantee_statement(req: Request, route: str, eta: float | None) -> dict:
     """The guarantee: pure (route exact) or with δ from the TV bound η (docs/method.md §11)."""
     if req.norm == "gaussian":
         rho = 1.0 / (2 * req.sigma**2)
@@ -460,20 +466,20 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
     noise = None
     if req.norm == "l1":
         eps = as_fraction(req.epsilon)
-        ex = exact_l1_noise(A, x, eps, rng, nonnegative=req.nonnegative, max_attempts=req.max_attempts,
-                            progress=req.progress)
-        if ex is not None:
-            prov["exact_sampler"] = {"attempts": ex.attempts, "max_attempts": req.max_attempts,
-                                     "solved_cells": [table.cell_labels[i] for i in ex.complement]}
-        if ex is not None and ex.noise is not None:
-            noise = ex.noise
+        exact = ExactL1Sampler.build(A)
+        if exact is not None:
+            noise, attempts = exact.draw(x, eps, rng, nonnegative=req.nonnegative, max_attempts=req.max_attempts,
+                                         progress=req.progress)
+            prov["exact_sampler"] = {"attempts": attempts, "max_attempts": req.max_attempts,
+                                     "solved_cells": [table.cell_labels[i] for i in exact.solved]}
+        if noise is not None:
             prov.update(route="exact", sampler=(
                 "exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-"
                 "Steinke Alg. 2), invariants solved for the other cells, accepted with probability "
                 "exp(-eps·sum |u_solved|)" + (", negative cells rejected" if req.nonnegative else "")),
                 basis={"solved_cells": prov["exact_sampler"]["solved_cells"]})
         elif req.nonnegative:
-            what = ("no unimodular set of cells to solve the invariants for" if ex is None
+            what = ("no unimodular set of cells to solve the invariants for" if exact is None
                     else f"no draw accepted in --max-attempts {req.max_attempts}")
             raise UncertifiableError(f"cannot release with --nonnegative exactly: {what}; raise --max-attempts, "
                                      "raise --epsilon, or release without --nonnegative")
@@ -508,7 +514,7 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
         mechanism=mechanism,
         epsilon=req.epsilon if req.norm != "gaussian" else None,
         sigma=req.sigma,
-        guarantee=_statement(req, prov["route"], eta),
+        guarantee=guarantee_statement(req, prov["route"], eta),
         invariants=[{"label": lab, "value": int(v), "coefficients": row.tolist()}
                     for lab, v, row in zip(labels, invariants, A, strict=True)],
         randomness=("seeded: reproducible, not for publication" if reproducible
