@@ -410,8 +410,8 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def guarantee_statement(req: Request, route: str, eta: float | None) -> dict:
-    """The guarantee: pure (route exact) or with δ from the TV bound η (docs/method.md §11)."""
+def guarantee_statement(req: Request, eta: float | None) -> dict:
+    """The guarantee of ``req``: pure (η None, an exact draw) or with δ from the TV bound η (docs/method.md §11)."""
     if req.norm == "gaussian":
         rho = 1.0 / (2 * req.sigma**2)
         eps0 = zcdp_to_dp(rho, req.delta)
@@ -470,8 +470,10 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
         if exact is not None:
             noise, attempts = exact.draw(x, eps, rng, nonnegative=req.nonnegative, max_attempts=req.max_attempts,
                                          progress=req.progress)
-            prov["exact_sampler"] = {"attempts": attempts, "max_attempts": req.max_attempts,
+            prov["exact_sampler"] = {"max_attempts": req.max_attempts,
                                      "solved_cells": [table.cell_labels[i] for i in exact.solved]}
+            if not req.nonnegative:  # with non-negativity the count depends on x: not published
+                prov["exact_sampler"]["attempts"] = attempts
         if noise is not None:
             prov.update(route="exact", sampler=(
                 "exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-"
@@ -514,7 +516,7 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
         mechanism=mechanism,
         epsilon=req.epsilon if req.norm != "gaussian" else None,
         sigma=req.sigma,
-        guarantee=guarantee_statement(req, prov["route"], eta),
+        guarantee=guarantee_statement(req, eta),
         invariants=[{"label": lab, "value": int(v), "coefficients": row.tolist()}
                     for lab, v, row in zip(labels, invariants, A, strict=True)],
         randomness=("seeded: reproducible, not for publication" if reproducible

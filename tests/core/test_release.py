@@ -87,7 +87,7 @@ def test_certificate_meets_its_target_and_delta_follows_the_derivation():
     lattice = IntegerLattice.from_constraints(table_margins(2, 3))
     cert = certify_chain(lattice, generalized_laplace(1.0, "l2"), tv=0.05, pairs=200, max_iter=10_000, seed=3)
     assert cert.iterations >= 1 and 3 / 200 <= cert.tv_certified <= 0.05
-    st = guarantee_statement(Request(norm="l2", epsilon="1"), "certified chain", cert.tv_certified)
+    st = guarantee_statement(Request(norm="l2", epsilon="1"), cert.tv_certified)
     assert st["delta_at_distance"]["1"] == pytest.approx((1 + math.e) * cert.tv_certified)
 
 
