@@ -274,6 +274,13 @@ def test_a_failed_write_leaves_no_output(tmp_path, monkeypatch):
     _only(tmp_path, "t.csv")
 
 
+def test_the_isdp_console_script_is_declared():
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"isdp": "isdp.cli:main"}
+
+
 def test_python_m_isdp_help_explains_the_command():
     run = subprocess.run([sys.executable, "-m", "isdp", "release", "--help"], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=True)

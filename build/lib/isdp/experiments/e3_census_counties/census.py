@@ -188,3 +188,74 @@ def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
                      "chi2": chi2, "dof": dof, "p_chi2": p, "p_ks": float(stats.ks_2samp(x, y).pvalue),
                      "n_mcmc": len(x), "n_exact": len(y)})
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- per state and across states
+
+
+def state_counties(counties: pd.DataFrame, state: str, source="") -> pd.DataFrame:
+    """One state's rows of the county table, by ``gisjoin`` (the column order of E3's draws and E4's
+    releases). Raises ValueError when the state has no counties (``source`` names the file)."""
+    group = counties[counties["state_abbr"] == state].sort_values("gisjoin")
+    if group.empty:
+        raise ValueError(f"state {state}: no counties in {source}")
+    return group
+
+
+def diagnostics_table(run: StateRun, state: str, group: pd.DataFrame) -> pd.DataFrame:
+    """Per county of ``group``: the state, its ``gisjoin``, the run's convergence diagnostics, then
+    name and the SF1 and DAS populations."""
+    diag = run.diagnostics.rename(columns={"cell": "gisjoin"})
+    diag.insert(0, "state", state)
+    return diag.merge(group[["gisjoin", "name", "sf1_pop", "dp_pop"]], on="gisjoin")
+
+
+def mcmc_vs_exact(run: StateRun, group: pd.DataFrame, eps: float, seed: int, state: str) -> pd.DataFrame:
+    """:func:`compare_with_exact` of the run's retained draws against as many exact draws
+    (:func:`isdp.exact.sample_sum_constraint_l1`, seed ``derive_seed(seed, "exact")``), with the state
+    as first column. One county: the point mass at 0 is the exact law (no test rows)."""
+    from isdp.exact import sample_sum_constraint_l1
+
+    n = len(group)
+    flat = run.draws.reshape(-1, n)
+    exact = sample_sum_constraint_l1(n, eps, len(flat), derive_seed(seed, "exact")) if n > 1 else flat
+    comparison = compare_with_exact(flat, exact, group["sf1_pop"].to_numpy())
+    comparison.insert(0, "state", state)
+    return comparison
+
+
+#: the columns of a state's run record (``run_<state>.json``) in the convergence table
+CONVERGENCE_COLUMNS = ("state", "n_counties", "n_chains", "max_r_hat", "worst_county", "min_ess_bulk",
+                       "min_ess_tail", "min_ess_bulk_retained", "n_retained", "diagnostic_draws_per_chain",
+                       "burn_in", "thin", "retained_thin", "overdispersion_factor", "overdispersion_iter",
+                       "start_l1_mean", "acceptance", "proposal_eps")
+
+
+def state_tables(counties: pd.DataFrame, states, draws_paths, diagnostics_paths, run_paths,
+                 band: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """E3's tables across states, one row per state (in ``states`` order; the paths in the same order):
+    convergence (R-hat, ESS, iteration counts from each run record), non-negativity
+    (:func:`nonnegativity` with ``band``, and the vintage) and unbiasedness (z of the per-county
+    noise means, :func:`isdp.experiments.lattice_study.studies.unbiasedness_table`, with the
+    retained-draw ESS)."""
+    import json
+
+    from isdp import load_draws
+    from isdp.experiments.lattice_study.studies import unbiasedness_table
+
+    conv, nonneg, unb = [], [], []
+    for state, draws_path, diag_path, run_path in zip(states, draws_paths, diagnostics_paths, run_paths,
+                                                      strict=True):
+        group = counties[counties["state_abbr"] == state].sort_values("gisjoin")
+        with open(run_path) as fh:
+            run = json.loads(fh.read())
+        diag = pd.read_csv(diag_path)
+        conv.append({k: run[k] for k in CONVERGENCE_COLUMNS})
+        draws = load_draws(draws_path)
+        nonneg.append({"state": state, **nonnegativity(group["sf1_pop"].to_numpy(), draws, band=band),
+                       "vintage": group["vintage"].iloc[0]})
+        t = unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(group["gisjoin"]))
+        unb.append({"state": state, "n_counties": len(group), "max_abs_z": float(np.abs(t["z"]).max()),
+                    "mean_abs_z": float(np.abs(t["z"]).mean()), "max_abs_mean": float(np.abs(t["mean"]).max()),
+                    "mean_sd": float(t["sd"].mean())})
+    return pd.DataFrame(conv), pd.DataFrame(nonneg), pd.DataFrame(unb)

@@ -445,3 +445,40 @@ def state_overview(counties: pd.DataFrame, regressions: pd.DataFrame, noise: pd.
             table[f"sd_{method}"] = wide[("sd", method)].to_numpy()
             table[f"mae_{method}"] = wide[("mean_abs_error", method)].to_numpy()
     return table
+
+
+# --------------------------------------------------------------------------- per state and across states
+
+
+def check_guarantees(state: str, metrics: pd.DataFrame) -> None:
+    """Raise :class:`isdp.lattice.InvariantError` when a mechanism of ``metrics`` (a
+    :func:`metrics_table`) breaks what it guarantees by construction: the state total (exactly for
+    integer methods, to :data:`REAL_TOL` for real ones) and, for integer methods, integer values."""
+    from isdp.lattice import InvariantError
+
+    for _, row in metrics[metrics["method"].isin(METHODS)].iterrows():
+        by_construction = INTEGER_BY_CONSTRUCTION[row["method"]]
+        if row["invariant_exact"] != "yes" or (by_construction and row["integer_valued"] != "yes"):
+            raise InvariantError(f"{state} {row['method']}: integer_valued={row['integer_valued']}, invariant_exact="
+                                 f"{row['invariant_exact']} (max residual {row['invariant_max_residual']:.3g})")
+
+
+def run_record(rel: StateReleases, *, n_releases: int, seed: int, gl_noise) -> dict:
+    """A state's run record (``run_<state>.json``): size, releases, seed, seconds per method (total
+    and per release) and how many E3 draws were available."""
+    n = len(rel.sf1)
+    return {"state": rel.state, "n_counties": n, "n_releases": n_releases, "seed": seed,
+            "seconds": rel.seconds,
+            "ms_per_release": {k: 1000 * v / n_releases for k, v in rel.seconds.items()},
+            "e3_draws_available": int(np.asarray(gl_noise).reshape(-1, n).shape[0])}
+
+
+def runtime_table(runs) -> pd.DataFrame:
+    """Solver cost, one row per state (run record of :func:`run_record`, in order) and timed method."""
+    rows = []
+    for run in runs:
+        for method, sec in run["seconds"].items():
+            rows.append({"state": run["state"], "n_counties": run["n_counties"], "method": method,
+                         "n_releases": run["n_releases"], "seconds": sec,
+                         "ms_per_release": run["ms_per_release"][method]})
+    return pd.DataFrame(rows)

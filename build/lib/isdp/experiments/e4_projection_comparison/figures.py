@@ -76,6 +76,78 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
 
 
 
+def fig10_title(rel) -> str:
+    """A Fig 10 panel's title: state, counties, releases per method."""
+    return f"{rel.state}: {len(rel.sf1)} counties, {rel.attrs['n_releases']} releases per method"
+
+
+def plot_fig10_headline(rel, *, eps: float, vintage: str):
+    """ISDP Fig 10 for the headline state: :func:`plot_fig10` with outliers, and below it the same
+    zoomed to ±1.5 × the 99th percentile of the generalized Laplace |errors|. Returns the figure."""
+    from isdp.experiments.nhgis import STATE_NAMES
+
+    fig, (ax, zoom) = plt.subplots(2, 1, figsize=(20, 10), sharex=True)
+    plot_fig10(rel, ax=ax, fliers=True)
+    ax.set_title(f"{STATE_NAMES[rel.state]}: errors (release − SF1) of five mechanisms, ε = {eps}, Δ = 1, state total "
+                 f"invariant; DAS errors (red) from NHGIS v{vintage}")
+    plot_fig10(rel, ax=zoom, clip=1.5)
+    zoom.get_legend().remove()
+    zoom.set_title("the same, y-axis zoomed to ±1.5 × the 99th percentile of the generalized Laplace |errors| "
+                   "(outliers not drawn)")
+    return fig
+
+
+def plot_fig10_states(rels: dict, states, *, eps: float, vintage: str, headline: str):
+    """Fig 10 for the other states: one :func:`plot_fig10` panel per state of ``states`` (y-axis
+    ±2.5 × the 99th percentile of the generalized Laplace |errors|), the legend on the first; a note
+    when there is none. ``rels`` maps state to its releases. Returns the figure."""
+    from isdp.experiments.nhgis import STATE_NAMES
+
+    states = list(states)
+    fig, axes = plt.subplots(max(1, len(states)), 1, figsize=(20, 3.6 * max(1, len(states))), squeeze=False)
+    for ax, state in zip(axes[:, 0], states, strict=False):
+        plot_fig10(rels[state], ax=ax, title=fig10_title(rels[state]), clip=2.5)
+        if ax is not axes[0, 0]:
+            ax.get_legend().remove()
+    if not states:
+        axes[0, 0].text(0.5, 0.5, f"no selected state besides {STATE_NAMES[headline]}", ha="center", va="center")
+    fig.suptitle(f"Fig 10 (other states): errors of five mechanisms per county (ε = {eps}); DAS errors from NHGIS "
+                 f"v{vintage}; whiskers 1.5 IQR, outliers not drawn; y-axis ±2.5 × the 99th percentile of the "
+                 "generalized Laplace |errors|, so the absorbing county's box runs off the axis", y=1.0)
+    fig.tight_layout()
+    return fig
+
+
+def plot_sd_ratio(rels: dict):
+    """Per county of every state in ``rels``: each mechanism's error SD over the generalized Laplace
+    one, against SF1 population (log-log); a state's largest ratio above 3 is labelled with its code.
+    Returns the figure."""
+    from isdp.experiments.e4_projection_comparison.comparison import LABELS, METHODS
+
+    fig, ax = plt.subplots(figsize=(11, 5))
+    for method in METHODS[1:]:
+        xs, ys = [], []
+        for state, r in rels.items():
+            ref = r.errors(METHODS[0]).std(axis=0, ddof=1)
+            ratio = r.errors(method).std(axis=0, ddof=1) / ref
+            xs.append(r.sf1)
+            ys.append(ratio)
+            k = int(np.argmax(ratio))
+            if ratio[k] > 3:
+                ax.annotate(state, (r.sf1[k], ratio[k]), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.scatter(np.concatenate(xs), np.concatenate(ys), s=6, alpha=0.6, color=METHOD_COLORS[method],
+                   label=LABELS[method])
+    ax.axhline(1, color="black", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("county 2010 SF1 population")
+    ax.set_ylabel("SD of errors / SD of generalized Laplace noise")
+    ax.set_title(f"Per-county spread relative to generalized Laplace, {len(rels)} states; points far above 1: the "
+                 "county that absorbs the simplex LP/MILP discrepancy (state code)")
+    ax.legend(frameon=False, markerscale=3)
+    return fig
+
+
 def plot_state_overview(overview: pd.DataFrame, labels: dict, alpha: float = 0.01, axes=None):
     """Across states: each mechanism's error SD against the number of counties, and the DAS audit
     slope per state with ±2 SE (filled where p < ``alpha``). Returns the two Axes."""

@@ -1,0 +1,169 @@
+"""The steps E1 and E2 share (ISDP §5, App. E.2–E.3): what the rules in ``workflow/rules/lattice.smk``
+call (``lattice_pilot`` → :func:`pilot`, ``lattice_proposals`` → :func:`proposals`, ``lattice_coupling`` →
+:func:`coupling`, ``lattice_draws`` → :func:`draws`, ``lattice_unbiasedness`` → :func:`unbiasedness`,
+``lattice_boxplots`` → :func:`boxplots`), and ``e1_tv`` / ``e2_tv`` in ``e1.smk`` / ``e2.smk`` →
+:func:`tv_bounds`. Each runs for one experiment (wildcard ``exp``) and, where it has one, one target
+(wildcard ``norm``: ``l1`` or ``l2``)."""
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from isdp import generalized_laplace, load_draws, save_draws, tune_proposal
+from isdp.experiments.jobs import Job, write_table
+from isdp.experiments.lattice_study.figures import plot_noise_boxplots, plot_tv_bounds
+from isdp.experiments.lattice_study.studies import (
+    convergence_by_lag,
+    coupling_study,
+    proposals_table,
+    retained_draws,
+    tv_curves,
+    unbiasedness_table,
+)
+from isdp.experiments.plot_style import NORM_LABELS, save_figure
+from isdp.experiments.problems import Problem
+
+
+def pilot(job: Job) -> None:
+    """Pilot runs over a grid of proposal ε for one target: acceptance and MSJD per value.
+
+    Params: ``eps``, ``pilot`` (``grid``, ``n_chains``, ``n_iter``, ``acceptance_range``), ``seed``;
+    wildcard ``norm``; input ``problem``; output ``table``.
+    """
+    cfg = job.params.pilot
+    problem = Problem.from_json(job.input.problem)
+    target = generalized_laplace(job.params.eps, job.wildcards.norm)
+    table, chosen = tune_proposal(problem.lattice(), target, cfg["grid"], n_chains=cfg["n_chains"],
+                                  n_iter=cfg["n_iter"], seed=job.seed(),
+                                  acceptance_range=tuple(cfg["acceptance_range"]))
+    table.insert(0, "target", job.wildcards.norm)
+    job.log.info("%s pilot: chosen proposal eps %g\n%s", target.label, chosen, table.to_string())
+    write_table(table, job.output.table)
+
+
+def proposals(job: Job) -> None:
+    """Tuned proposal parameters: the configured value per target beside the pilot's choice.
+
+    Params: ``norms``, ``targets`` (per norm: ``proposal_eps``, ``lags``), ``acceptance_range``;
+    input ``pilots`` (one pilot table per norm); output ``table``.
+    """
+    lo, hi = job.params.acceptance_range
+    table = proposals_table([pd.read_csv(path) for path in job.input.pilots], job.params.norms,
+                            job.params.targets, job.params.acceptance_range)
+    for row in table.itertuples():
+        if not row.in_acceptance_range:
+            job.log.warning("%s: configured proposal eps %g has pilot acceptance %s, outside [%g, %g]",
+                            row.target, row.proposal_eps, row.pilot_acceptance_at_configured, lo, hi)
+    write_table(table, job.output.table)
+
+
+def coupling(job: Job) -> None:
+    """L-lag coupling meeting times for one target at each configured lag.
+
+    Params: ``eps``, ``target`` (``lags``, ``proposal_eps``), ``coupling`` (``n_pairs``, ``max_iter``),
+    ``seed``; wildcard ``norm``; input ``problem``; output ``meetings``.
+    """
+    problem = Problem.from_json(job.input.problem)
+    target = generalized_laplace(job.params.eps, job.wildcards.norm)
+    cfg = job.params.coupling
+    meetings = coupling_study(problem.lattice(), target, lags=job.params.target["lags"], n_pairs=cfg["n_pairs"],
+                              proposal_eps=job.params.target["proposal_eps"], seed=job.seed(),
+                              max_iter=cfg["max_iter"])
+    meetings.insert(0, "target", job.wildcards.norm)
+    write_table(meetings, job.output.meetings)
+
+
+def tv_bounds(job: Job) -> None:
+    """TV upper bound curves from the meeting times, the convergence table and the TV figure(s).
+
+    One output figure gets a panel per target; one figure per target otherwise (E2: Fig 1 and Fig 6).
+    Params: ``norms``, ``eps``, ``threshold``, ``title``; input ``meetings`` (one file per norm);
+    outputs ``curves``, ``table``, ``fig_pdf`` and ``fig_png`` (one path, or one per norm).
+    """
+    threshold = job.params.threshold
+    norms = job.params.norms
+    pdfs, pngs = job.outputs("fig_pdf"), job.outputs("fig_png")
+    panels = len(pdfs) == 1
+    if panels:
+        fig, axes = plt.subplots(1, len(norms), figsize=(6 * len(norms), 4.2), squeeze=False)
+        axes = list(axes[0])
+    else:
+        figs, axes = zip(*(plt.subplots(figsize=(6.5, 4.2)) for _ in norms), strict=True)
+    curves, tables = [], []
+    for i, (ax, norm, path) in enumerate(zip(axes, norms, job.input.meetings, strict=True)):
+        meetings = pd.read_csv(path)
+        table = convergence_by_lag(meetings, threshold)
+        table.insert(0, "target", norm)
+        c = tv_curves(meetings)
+        c.insert(0, "target", norm)
+        curves.append(c)
+        tables.append(table)
+        t_max = int(table["converged_at"].max() * 1.3) + 10
+        plot_tv_bounds(c, ax, title=f"{job.params.title}: {NORM_LABELS[norm]}, ε = {job.params.eps:g}",
+                       threshold=threshold, t_max=t_max,
+                       converged=dict(zip(table["lag"], table["converged_at"], strict=True)))
+        job.log.info("%s convergence by lag:\n%s", norm, table.to_string())
+        if not panels:
+            save_figure(figs[i], pdfs[i], pngs[i])
+    if panels:
+        save_figure(fig, pdfs[0], pngs[0])
+    write_table(pd.concat(curves), job.output.curves)
+    write_table(pd.concat(tables), job.output.table)
+
+
+def draws(job: Job) -> None:
+    """Post-convergence draws for one target: burn-in = the slowest lag's convergence iteration.
+
+    Params: ``eps``, ``target`` (``proposal_eps``), ``draws`` (``n_draws``, ``n_chains``, ``thin``),
+    ``seed``; wildcard ``norm``; inputs ``problem``, ``convergence``; outputs ``draws`` (NetCDF) and
+    ``ess`` (the convergence diagnostics per cell).
+    """
+    norm = job.wildcards.norm
+    problem = Problem.from_json(job.input.problem)
+    convergence = pd.read_csv(job.input.convergence)
+    burn_in = int(convergence.loc[convergence["target"] == norm, "converged_at"].max())
+    cfg = job.params.draws
+    target = generalized_laplace(job.params.eps, norm)
+    res, table, worst = retained_draws(problem.lattice(), target, n_draws=cfg["n_draws"], n_chains=cfg["n_chains"],
+                                       burn_in=burn_in, thin=cfg["thin"],
+                                       proposal_eps=job.params.target["proposal_eps"], seed=job.seed(),
+                                       invariants_A=problem.A, label=norm)
+    job.log.info("%s: burn-in %d, thin %d, acceptance %s, %s", target.label, burn_in, cfg["thin"],
+                 res.acceptance.round(3).tolist(), worst)
+    save_draws(job.output.draws, res.draws, problem.cell_labels,
+               {"target": target.label, "burn_in": burn_in, "thin": cfg["thin"], "seed": res.seed,
+                "proposal_eps": res.proposal_eps})
+    table.insert(0, "target", norm)
+    table["burn_in"] = burn_in
+    table["thin"] = cfg["thin"]
+    table["acceptance"] = float(res.acceptance.mean())
+    write_table(table, job.output.ess)
+
+
+def unbiasedness(job: Job) -> None:
+    """Mean noise per cell and target with its Monte Carlo standard error (the unbiasedness table).
+
+    Params: ``norms``; inputs ``problem``, ``draws`` and ``ess`` (one file per norm each); output
+    ``unbiasedness``.
+    """
+    problem = Problem.from_json(job.input.problem)
+    tables = []
+    for norm, path, ess_path in zip(job.params.norms, job.input.draws, job.input.ess, strict=True):
+        ess = pd.read_csv(ess_path)["ess_bulk"].to_numpy()
+        table = unbiasedness_table(load_draws(path), ess, problem.cell_labels)
+        table.insert(0, "target", norm)
+        tables.append(table)
+    write_table(pd.concat(tables), job.output.unbiasedness)
+
+
+def boxplots(job: Job) -> None:
+    """Per-cell box plots of the retained draws for every target (ISDP Figs 5 and 7).
+
+    Params: ``norms``; inputs ``problem``, ``draws`` (one file per norm); outputs ``fig_pdf``, ``fig_png``.
+    """
+    problem = Problem.from_json(job.input.problem)
+    by_norm = {norm: load_draws(path) for norm, path in zip(job.params.norms, job.input.draws, strict=True)}
+    n = sum(d.shape[0] * d.shape[1] for d in by_norm.values()) // len(by_norm)
+    fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(problem.cell_labels)), 4.5))
+    plot_noise_boxplots(by_norm, problem.cell_labels, ax)
+    ax.set_title(f"{problem.name.upper()}: {n} noise draws per cell after convergence")
+    save_figure(fig, job.output.fig_pdf, job.output.fig_png)
