@@ -26,8 +26,8 @@ example (the congenial paper's sex x age table, its three invariants, epsilon 0.
       --epsilon 0.5 --output release.csv
 
 With --norm l1 the noise is drawn exactly (integer arithmetic, operating-system entropy) and the
-guarantee is pure epsilon-integer-subspace DP. With --norm l2 or gaussian (or when the exact
-sampler runs out of --max-attempts) a Markov chain is run for as long as a coupling certificate
+guarantee is pure epsilon-integer-subspace DP (the Gaussian too, on small tables: rho-zCDP).
+With --norm l2 (or when the exact sampler runs out of --max-attempts) a Markov chain is run for as long as a coupling certificate
 says it is within total variation --tv of the exact mechanism, and the guarantee becomes
 (epsilon, delta) with delta computed from that bound."""
 

@@ -9,8 +9,9 @@ Two routes, chosen per request:
   with probability exp(-ε Σ_{i∈Iᶜ} |u_i|) — the accepted law is ∝ exp(-ε‖u‖₁) on Λ(A), the
   sum-constraint sampler of docs/method.md §7 for any such A. With non-negativity, a draw with a
   negative cell is rejected too, which is the congenial mechanism of Congenial DP §3 exactly.
-  Guarantee: pure ε- (2ε- with non-negativity) integer subspace DP.
-- **certified chain** (ℓ2, Gaussian, or ℓ1 when the exact route is out of budget): the compiled
+  Guarantee: pure ε- (2ε- with non-negativity) integer subspace DP. The generalized Gaussian is
+  drawn exactly too, by a second rejection from the ℓ1 law with ε = 1/σ (:meth:`ExactL1Sampler.draw`).
+- **certified chain** (ℓ2, or ℓ1 and Gaussian when the exact route is out of budget): the compiled
   Gibbs-within-Metropolis sampler run for t iterations from u = 0, where t comes from L-lag
   coupled pairs started like the chain; the release is within total variation η of the exact
   mechanism, which turns ε into (ε, δ) with δ = (1 + e^ε)η.
@@ -250,6 +251,10 @@ def unimodular_complement(A: np.ndarray) -> np.ndarray | None:
     return np.array(cols, dtype=np.int64) if abs(det) == 1 else None
 
 
+def _bernoulli_exp(gamma: Fraction, rng: IntegerSource) -> bool:
+    return bernoulli_exp(gamma.numerator, gamma.denominator, rng)
+
+
 @dataclass(frozen=True)
 class ExactL1Sampler:
     """Exact ℓ1 generalized Laplace noise on Λ(A) by rejection (module docstring).
@@ -274,11 +279,15 @@ class ExactL1Sampler:
         solve = -np.array((inverse * sympy.Matrix(A[:, free].tolist())).tolist(), dtype=np.int64)
         return cls(A, free, solved, solve)
 
-    def draw(self, x: np.ndarray, eps: Fraction, rng: IntegerSource, *, nonnegative: bool, max_attempts: int,
+    def draw(self, x: np.ndarray, eps: Fraction, rng: IntegerSource, *, nonnegative: bool = False,
+             max_attempts: int, sigma: Fraction | None = None,
              progress: bool = False) -> tuple[np.ndarray | None, int]:
         """(noise, attempts); noise is None when no proposal was accepted within ``max_attempts``.
 
-        With ``nonnegative``, a proposal with x + u < 0 in some cell is rejected as well.
+        With ``nonnegative``, a proposal with x + u < 0 in some cell is rejected as well. With
+        ``sigma`` (and ``eps`` = 1/σ), an accepted ℓ1 draw is kept with probability
+        exp(-Σ_i (|u_i| - σ)² / 2σ²) = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is
+        ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the generalized Gaussian, exactly (rejection from the ℓ1 law).
         """
         from tqdm import tqdm
 
@@ -288,9 +297,8 @@ class ExactL1Sampler:
             for attempt in range(1, max_attempts + 1):
                 u[self.free] = [double_geometric(eps, rng) for _ in self.free]
                 u[self.solved] = self.solve @ u[self.free]
-                if not (nonnegative and np.any(x + u < 0)):
-                    gamma = eps * int(np.abs(u[self.solved]).sum())
-                    if bernoulli_exp(gamma.numerator, gamma.denominator, rng):
+                if not (nonnegative and np.any(x + u < 0)) and _bernoulli_exp(eps * int(np.abs(u[self.solved]).sum()), rng):
+                    if sigma is None or _bernoulli_exp(sum((abs(int(v)) - sigma) ** 2 for v in u) / (2 * sigma**2), rng):
                         if np.any(self.A @ u != 0):
                             raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
                         return u, attempt
@@ -464,22 +472,25 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
         raise InfeasibleError(f"infeasible invariants: {err}") from None
     prov: dict = {"mechanism": None, "route": None, "sampler": None, "basis": None, "certificate": None}
     noise = None
-    if req.norm == "l1":
-        eps = as_fraction(req.epsilon)
+    if req.norm in ("l1", "gaussian"):
+        sigma = as_fraction(str(req.sigma)) if req.norm == "gaussian" else None
+        eps = 1 / sigma if sigma is not None else as_fraction(req.epsilon)
         exact = ExactL1Sampler.build(A)
         if exact is not None:
             noise, attempts = exact.draw(x, eps, rng, nonnegative=req.nonnegative, max_attempts=req.max_attempts,
-                                         progress=req.progress)
+                                         sigma=sigma, progress=req.progress)
             prov["exact_sampler"] = {"max_attempts": req.max_attempts,
                                      "solved_cells": [table.cell_labels[i] for i in exact.solved]}
             if not req.nonnegative:  # with non-negativity the count depends on x: not published
                 prov["exact_sampler"]["attempts"] = attempts
         if noise is not None:
-            prov.update(route="exact", sampler=(
-                "exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-"
-                "Steinke Alg. 2), invariants solved for the other cells, accepted with probability "
-                "exp(-eps·sum |u_solved|)" + (", negative cells rejected" if req.nonnegative else "")),
-                basis={"solved_cells": prov["exact_sampler"]["solved_cells"]})
+            how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-"
+                   f"Steinke Alg. 2) with epsilon {eps}, invariants solved for the other cells, accepted with "
+                   f"probability exp(-{eps}·sum |u_solved|)")
+            if sigma is not None:
+                how += f", then kept with probability exp(-sum (|u_i| - {sigma})^2 / (2·{sigma}^2))"
+            prov.update(route="exact", sampler=how + (", negative cells rejected" if req.nonnegative else ""),
+                        basis={"solved_cells": prov["exact_sampler"]["solved_cells"]})
         elif req.nonnegative:
             what = ("no unimodular set of cells to solve the invariants for" if exact is None
                     else f"no draw accepted in --max-attempts {req.max_attempts}")

@@ -61,6 +61,16 @@ def test_exact_sampler_draws_the_l1_generalized_laplace(A, eps):
     assert chisquare_gof(rows_to_categories(draws, points), probs) > ALPHA
 
 
+def test_exact_sampler_draws_the_generalized_gaussian():
+    A, sigma = table_margins(2, 3), Fraction(3, 2)
+    lattice = IntegerLattice.from_constraints(A)
+    points, probs, _ = enumerate_target(lattice, generalized_gaussian(float(sigma)), radius=10)
+    rng, sampler = seeded_source(2), ExactL1Sampler.build(A)
+    draws = np.array([sampler.draw(np.zeros(6), 1 / sigma, rng, sigma=sigma, max_attempts=10_000)[0]
+                      for _ in range(3000)])
+    assert chisquare_gof(rows_to_categories(draws, points), probs) > ALPHA
+
+
 def test_exact_sampler_with_nonnegativity_draws_the_congenial_law():
     """x = (1, 0, 2) with its total kept: the law ∝ exp(-ε‖s - x‖₁) on the 10 tables s ≥ 0 of total 3."""
     A, x, eps = np.ones((1, 3), dtype=np.int64), np.array([1, 0, 2]), 0.5
@@ -184,11 +194,28 @@ def test_wide_margins_are_kept_and_long_tables_round_trip(tmp_path):
 def test_certified_chain_release_states_delta(tmp_path):
     table = tmp_path / "t.csv"
     table.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
-    code, out, prov = _run(tmp_path, table, "--invariant", "all-margins", "--norm", "gaussian", "--sigma", "2",
+    code, out, prov = _run(tmp_path, table, "--invariant", "all-margins", "--norm", "l2", "--epsilon", "1",
                            "--tv", "0.05")
     assert code == 0
     p = json.loads(prov.read_text())
-    assert p["route"] == "certified chain" and p["certificate"]["tv_certified"] <= 0.05
+    eta = p["certificate"]["tv_certified"]
+    assert p["route"] == "certified chain" and eta <= 0.05 and p["guarantee"]["kind"] == "approximate"
+    assert p["guarantee"]["delta_at_distance"]["2"] == pytest.approx((1 + math.exp(2)) * eta)
+
+
+def test_gaussian_release_is_exact_on_a_small_table_and_certified_on_a_large_one(tmp_path):
+    small = tmp_path / "s.csv"
+    small.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
+    code, _, prov = _run(tmp_path, small, "--invariant", "all-margins", "--norm", "gaussian", "--sigma", "1.5")
+    p = json.loads(prov.read_text())
+    assert code == 0 and p["route"] == "exact" and "delta_at_unit_distance" not in p["guarantee"]
+    assert p["guarantee"]["rho_per_unit_l2_distance"] == pytest.approx(1 / (2 * 1.5**2))
+    d = tmp_path / "budget"
+    d.mkdir()
+    code, _, prov = _run(d, small, "--invariant", "all-margins", "--norm", "gaussian", "--sigma", "1.5",
+                         "--max-attempts", "2", "--tv", "0.05")
+    p = json.loads(prov.read_text())
+    assert code == 0 and p["route"] == "certified chain"
     g = p["guarantee"]
     assert g["delta_at_unit_distance"] == pytest.approx(
         1e-6 + (1 + math.exp(g["epsilon_at_unit_distance"])) * p["certificate"]["tv_certified"])
