@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 NORM_LABELS = {"l1": "ℓ1 target", "l2": "ℓ2 target"}
 PALETTE = {"l1": "#1f77b4", "l2": "#ff7f0e"}
-#: E4's mechanisms (keys of :data:`isdp.experiments.e4_projection_comparison.comparison.METHODS`, and the DAS)
+#: E4's mechanisms (keys of :data:`isdp.experiments.comparison.METHODS`, and the DAS)
 METHOD_COLORS = {"generalized_laplace": "#1f77b4", "projected_laplace": "#2ca02c", "dg_l1_lp": "#ff7f0e",
                  "dg_l1_milp": "#9467bd", "dg_l1_lp_interior": "#17becf", "das": "red"}
 

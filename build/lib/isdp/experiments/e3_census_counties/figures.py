@@ -10,7 +10,7 @@ import pandas as pd
 def plot_das_slopes(reg: pd.DataFrame, alpha: float = 0.01, ax=None, title: str = ""):
     """Per-state slope of the DAS error on log(SF1) with a (1 − alpha) CI; significant states filled red.
 
-    Returns the figure. ``reg`` is :func:`isdp.experiments.e3_census_counties.audit.das_bias_regressions` output.
+    Returns the figure. ``reg`` is :func:`isdp.experiments.audit.das_bias_regressions` output.
     """
     from scipy import stats
 
@@ -54,54 +54,3 @@ def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
     ax.set_title(title)
     ax.set_xticks([])
     return ax
-
-
-def state_noise_panel(counties: pd.DataFrame, state: str, draws_path, rng: np.random.Generator, ax):
-    """One state's :func:`plot_state_noise` panel from its stored draws; the one draw shown is picked
-    with ``rng`` (one ``integers`` call per panel, so the panels' order fixes the draws shown)."""
-    from isdp import load_draws
-
-    group = counties[counties["state_abbr"] == state].sort_values("gisjoin")
-    flat = load_draws(draws_path).reshape(-1, len(group))
-    one = flat[rng.integers(len(flat))]
-    plot_state_noise(group["sf1_pop"], flat, group["dp_pop"] - group["sf1_pop"], one, ax=ax,
-                     title=f"{state}: {len(group)} counties, {len(flat)} draws")
-    return group
-
-
-def plot_fig2(counties: pd.DataFrame, state: str, draws_path, rng: np.random.Generator, *, eps: float,
-              vintage: str):
-    """ISDP Fig 2: the headline state's noise per county (:func:`state_noise_panel`). Returns the figure."""
-    from isdp.experiments.nhgis import STATE_NAMES
-
-    fig, ax = plt.subplots(figsize=(14, 4.5))
-    state_noise_panel(counties, state, draws_path, rng, ax)
-    ax.set_title(f"{STATE_NAMES[state]}: ℓ1 generalized Laplace noise (ε = {eps}), state total invariant; "
-                 f"DAS errors from NHGIS v{vintage}")
-    ax.legend(frameon=False, loc="upper left")
-    return fig
-
-
-def plot_fig8(counties: pd.DataFrame, states, draws_paths: dict, rng: np.random.Generator, *, eps: float,
-              vintage: str, headline: str):
-    """ISDP Fig 8: one :func:`state_noise_panel` per state of ``states`` (the selected states but the
-    headline one), two per row; a note when there is none. Returns the figure."""
-    import math
-
-    from isdp.experiments.nhgis import STATE_NAMES
-
-    states = list(states)
-    ncol = 2
-    nrow = max(1, math.ceil(len(states) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(14, 3.2 * nrow), squeeze=False)
-    for ax, state in zip(axes.flat, states, strict=False):
-        state_noise_panel(counties, state, draws_paths[state], rng, ax)
-    for ax in list(axes.flat)[len(states):]:
-        ax.axis("off")
-    if not states:
-        axes.flat[0].text(0.5, 0.5, f"no selected state besides {STATE_NAMES[headline]}", ha="center", va="center")
-    else:
-        axes.flat[0].legend(frameon=False, loc="upper left", fontsize=8)
-    fig.suptitle(f"Fig 8: ℓ1 generalized Laplace noise (ε = {eps}) per county; DAS errors from NHGIS v{vintage}")
-    fig.tight_layout()
-    return fig

@@ -40,7 +40,7 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
     A county fails when |log(SD ratio)| > log(band) + z·SE, z the two-sided Bonferroni threshold at
     family-wise ``alpha`` over every county of every state, SE the standard error of the log SD
     ratio from ``e4_county_spread.csv`` (kurtosis-aware, with the MCMC reference's ESS; see
-    :func:`isdp.experiments.e4_projection_comparison.comparison.county_spread`).
+    :func:`isdp.experiments.comparison.county_spread`).
     """
     sp, left_out = _without_one_county(run, run.table("e4_county_spread", dtype={"county": str}))
     g = sp[sp["method"] == method]

@@ -288,13 +288,12 @@ def closed_form_level(mechanism: str, eps: float, beta: float | None = None) -> 
 # --------------------------------------------------------------------------- App. B, Example 5.2
 
 
-def dg_quantile(v, eps: float) -> np.ndarray:
-    """The quantile function of DG(ε) as printed in Congenial DP App. B, with ``a = exp(−ε)``:
+def dg_quantile(v, a: float) -> np.ndarray:
+    """The double geometric quantile function as printed in Congenial DP App. B.
 
     ``⌈(−log v − log(1 + a)) / log a⌉`` for ``v ≤ 1/(1 + a)``, else ``⌊(log(1 − v) + log(1 + a)) / log a⌋``.
     """
     v = np.asarray(v, dtype=float)
-    a = float(np.exp(-eps))
     la, l1a = np.log(a), np.log1p(a)
     with np.errstate(divide="ignore", invalid="ignore"):
         left = np.ceil((-np.log(v) - l1a) / la)
@@ -302,22 +301,21 @@ def dg_quantile(v, eps: float) -> np.ndarray:
     return np.where(v <= 1.0 / (1.0 + a), left, right).astype(np.int64)
 
 
-def dg_inverse_check(v, eps: float) -> np.ndarray:
+def dg_inverse_check(v, a: float) -> np.ndarray:
     """True where ``q = dg_quantile(v)`` is the generalized inverse: ``F(q − 1) < v ≤ F(q)``."""
     v = np.asarray(v, dtype=float)
-    q = dg_quantile(v, eps)
-    return (dg_cdf(q - 1, eps) < v) & (v <= dg_cdf(q, eps))
+    q = dg_quantile(v, a)
+    return (dg_cdf(q - 1, a) < v) & (v <= dg_cdf(q, a))
 
 
-def dg_chisquare(draws, eps: float, min_expected: float = 5.0) -> tuple[float, int, float]:
-    """Chi-square goodness of fit of integer draws to DG(ε): ``(statistic, degrees of freedom, p)``.
+def dg_chisquare(draws, a: float, min_expected: float = 5.0) -> tuple[float, int, float]:
+    """Chi-square goodness of fit of integer draws to DG(a): ``(statistic, degrees of freedom, p)``.
 
     Cells ``k`` for ``|k| ≤ m`` and the two tails beyond, ``m`` the largest value for which the cell
     ``k = m`` and the tail ``k > m`` each expect at least ``min_expected`` draws.
     """
     draws = np.asarray(draws)
     n = draws.size
-    a = float(np.exp(-eps))
 
     def enough(m):  # P(K = m) = (1 − a)/(1 + a) a^m, P(K > m) = a^(m+1) / (1 + a)
         return n * min((1 - a) * a**m, a ** (m + 1)) / (1 + a) >= min_expected
@@ -326,7 +324,7 @@ def dg_chisquare(draws, eps: float, min_expected: float = 5.0) -> tuple[float, i
     while enough(m + 1):
         m += 1
     ks = np.arange(-m, m + 1)
-    expected = n * np.diff(np.concatenate([[0.0], dg_cdf(np.concatenate([[-m - 1], ks]), eps), [1.0]]))
+    expected = n * np.diff(np.concatenate([[0.0], dg_cdf(np.concatenate([[-m - 1], ks]), a), [1.0]]))
     observed = np.array([(draws < -m).sum(), *[(draws == k).sum() for k in ks], (draws > m).sum()])
     res = stats.chisquare(observed, expected)
     return float(res.statistic), len(observed) - 1, float(res.pvalue)

@@ -1,6 +1,6 @@
 """The analyses every lattice experiment runs, as functions returning tidy tables.
 
-The workflow's steps (:mod:`.steps`) call these; keeping them here makes each experiment's numbers
+Workflow scripts call these; keeping them here makes each experiment's numbers
 reproducible from Python without Snakemake.
 """
 
@@ -92,27 +92,3 @@ def unbiasedness_table(draws: np.ndarray, ess_bulk, cell_labels) -> pd.DataFrame
         z = np.where(sd > 0, mean / se, np.where(mean == 0, 0.0, np.inf))
     return pd.DataFrame({"cell": list(cell_labels), "mean": mean, "sd": sd, "ess_bulk": ess_bulk,
                          "mc_se": se, "z": z})
-
-
-def proposals_table(pilots, norms, targets, acceptance_range) -> pd.DataFrame:
-    """The configured proposal ε per target beside the pilot's choice, and the pilot's acceptance at the
-    configured value (NaN if the pilot grid does not hold it) and whether it lies in ``acceptance_range``.
-
-    ``pilots`` are the pilot tables (:func:`isdp.tune_proposal`) in the order of ``norms``; ``targets``
-    maps each norm to its config (``proposal_eps``, ``lags``).
-    """
-    lo, hi = acceptance_range
-    rows = []
-    for norm, pilot in zip(norms, pilots, strict=True):
-        configured = targets[norm]["proposal_eps"]
-        at = pilot[(pilot["proposal_eps"] - configured).abs() < 1e-12]
-        acceptance = float(at["acceptance"].iloc[0]) if len(at) else float("nan")
-        rows.append({
-            "target": norm,
-            "proposal_eps": configured,
-            "pilot_choice": float(pilot.loc[pilot["chosen"], "proposal_eps"].iloc[0]),
-            "pilot_acceptance_at_configured": acceptance,
-            "in_acceptance_range": bool(lo <= acceptance <= hi),
-            "lags": " ".join(str(v) for v in targets[norm]["lags"]),
-        })
-    return pd.DataFrame(rows)
