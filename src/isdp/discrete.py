@@ -1,0 +1,101 @@
+"""Exact discrete samplers in integer arithmetic, for releases (Canonne, Kamath & Steinke 2020, §5).
+
+The compiled double geometric of the MCMC kernels (:func:`isdp._rng.dg_table`) is a Walker alias
+table whose probabilities are rounded to multiples of 2**-52, with a floating-point logarithm in
+its tail: its law differs from DG(ε) by rounding, and which outputs are possible or how often can
+depend on the rounding — harmless for studying a sampler, not what a published release should
+rest on. Here every draw is a function of uniformly random *integers* only: ε is a fraction p/q,
+Bernoulli(exp(-γ)) for rational γ is drawn by comparisons of random integers (CKS Algorithm 1),
+and the double geometric by CKS Algorithm 2, so the sampled law is DG(ε) exactly.
+
+The random source is any object with ``randbelow(n)`` returning a uniform integer in [0, n):
+:class:`secrets.SystemRandom` (operating-system entropy, for publication) or
+:func:`seeded_source` (reproducible, not for publication).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from fractions import Fraction
+from typing import Protocol
+
+
+class IntegerSource(Protocol):
+    """Uniform random integers: ``randbelow(n)`` is uniform on {0, …, n-1}."""
+
+    def randbelow(self, n: int) -> int: ...
+
+
+class _Seeded(random.Random):
+    """Python's Mersenne Twister; ``randbelow`` draws integers by rejection from random bits (exact)."""
+
+    def randbelow(self, n: int) -> int:
+        return self._randbelow(n)
+
+
+class _System(secrets.SystemRandom):
+    """Operating-system entropy (``os.urandom``); ``randbelow`` by rejection from random bits (exact)."""
+
+    def randbelow(self, n: int) -> int:
+        return self._randbelow(n)
+
+
+def system_source() -> IntegerSource:
+    """Operating-system entropy: the default source of a release."""
+    return _System()
+
+
+def seeded_source(seed: int) -> IntegerSource:
+    """A reproducible source from ``seed``: for tests and reproductions, not for publication."""
+    return _Seeded(int(seed))
+
+
+def as_fraction(value) -> Fraction:
+    """``value`` as an exact positive fraction; strings are read exactly (``"0.1"`` is 1/10)."""
+    try:
+        f = Fraction(str(value)) if not isinstance(value, Fraction) else value
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{value!r} is not a number") from None
+    if f <= 0:
+        raise ValueError(f"{value!r} must be positive")
+    return f
+
+
+def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
+    """Bernoulli(exp(-γ)) for a rational γ = num/den ≥ 0 (CKS Algorithm 1), exactly.
+
+    For γ ≤ 1: draw Bernoulli(γ/k) for k = 1, 2, … until the first failure at K; P(K odd) = exp(-γ).
+    For γ > 1: exp(-γ) = exp(-1)^⌊γ⌋ · exp(-(γ - ⌊γ⌋)), stopping at the first failure.
+    """
+    if num < 0 or den <= 0:
+        raise ValueError(f"gamma must be a non-negative fraction, got {num}/{den}")
+    while num > den:
+        if not bernoulli_exp(1, 1, rng):
+            return False
+        num -= den
+    k = 1
+    while rng.randbelow(den * k) < num:  # Bernoulli(γ/k)
+        k += 1
+    return k % 2 == 1
+
+
+def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
+    """One draw of DG(ε), P(k) ∝ exp(-ε|k|), ε = s/t rational (CKS Algorithm 2, scale t/s = 1/ε).
+
+    X = U + tV with P(X) ∝ exp(-X/t) (U uniform on 0..t-1 kept with probability exp(-U/t), V
+    geometric), so Y = ⌊X/s⌋ has P(Y = y) ∝ exp(-ys/t); a random sign (Y = 0 counted once) makes it DG.
+    """
+    s, t = eps.numerator, eps.denominator
+    while True:
+        u = rng.randbelow(t)
+        if not bernoulli_exp(u, t, rng):
+            continue
+        v = 0
+        while bernoulli_exp(1, 1, rng):
+            v += 1
+        y = (u + t * v) // s
+        negative = rng.randbelow(2) == 1
+        if negative and y == 0:
+            continue
+        return -y if negative else y

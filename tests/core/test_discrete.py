@@ -1,0 +1,59 @@
+"""The release path's exact samplers (isdp.discrete) against their exact laws."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from conftest import ALPHA, Z_TOL, chisquare_gof_integers
+from scipy import stats
+
+from isdp.discrete import as_fraction, bernoulli_exp, double_geometric, seeded_source, system_source
+
+
+@pytest.mark.parametrize("gamma", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2)])
+def test_bernoulli_exp_has_mean_exp_minus_gamma(gamma):
+    rng = seeded_source(11)
+    n = 20_000
+    hits = sum(bernoulli_exp(gamma.numerator, gamma.denominator, rng) for _ in range(n))
+    p = math.exp(-gamma)
+    se = math.sqrt(max(p * (1 - p), 1e-12) / n)
+    assert abs(hits / n - p) <= Z_TOL * se, (gamma, hits / n, p)
+
+
+@pytest.mark.parametrize("eps", ["0.5", "3/2", "2"])
+def test_double_geometric_follows_the_dg_law(eps):
+    e = as_fraction(eps)
+    rng = seeded_source(5)
+    draws = np.array([double_geometric(e, rng) for _ in range(20_000)])
+    support = np.arange(-60, 61)
+    p = chisquare_gof_integers(draws, support, stats.dlaplace.pmf(support, float(e)))
+    assert p > ALPHA, (eps, p)
+
+
+def test_system_entropy_source_draws_the_same_law():
+    rng = system_source()
+    draws = np.array([double_geometric(Fraction(1), rng) for _ in range(5_000)])
+    support = np.arange(-40, 41)
+    assert chisquare_gof_integers(draws, support, stats.dlaplace.pmf(support, 1.0)) > ALPHA
+
+
+def test_seeded_source_is_reproducible_and_seeds_differ():
+    def run(seed):
+        rng = seeded_source(seed)
+        return [double_geometric(Fraction(1, 2), rng) for _ in range(50)]
+
+    assert run(3) == run(3)
+    assert run(3) != run(4)
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "abc", "nan"])
+def test_as_fraction_refuses_non_positive_or_non_numbers(bad):
+    with pytest.raises(ValueError):
+        as_fraction(bad)
+
+
+def test_as_fraction_reads_decimals_exactly():
+    assert as_fraction("0.1") == Fraction(1, 10)
