@@ -24,11 +24,19 @@ def dimensions(run: Run, paper) -> Measurement:
 
 
 def reading_statistic(run: Run, paper, *, reading: str, statistic: str) -> Measurement:
-    """One reading's statistic: mean over this run's studies; SE = spread of one study (the paper's) ⊕ SE of the mean."""
-    r = _readings(run).loc[(reading, statistic)]
+    """One reading's statistic: mean over this run's studies; SE = spread of one study (the paper's) ⊕ SE of the mean.
+
+    The same statistic under the other readings goes into the note, so a reading chosen because it
+    fits is always shown beside the ones it was chosen over.
+    """
+    tab = _readings(run)
+    r = tab.loc[(reading, statistic)]
+    others = "; ".join(f"{other}: {tab.loc[(other, statistic), 'mean']:.4f}" for other in READINGS
+                       if other != reading and (other, statistic) in tab.index)
     return Measurement(float(r["mean"]), f"{r['mean']:.4f} (exact law {r['exact']:.4f}; one study of "
                        f"{_info(run)['n_reps']} releases varies by ±{r['study_sd']:.4f} SD, "
-                       f"{int(r['n_studies'])} studies)", se=float(r["se"]), note=READINGS[reading])
+                       f"{int(r['n_studies'])} studies)", se=float(r["se"]),
+                       note=f"{READINGS[reading]}; the other readings give {others}")
 
 
 def reading_gap(run: Run, paper, *, reading: str, rounding: float) -> Measurement:
