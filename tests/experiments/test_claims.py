@@ -151,6 +151,11 @@ def test_every_not_comparable_row_names_its_cause(registry):
     assert all(c.get("cause") for c in registry if c["criterion"]["kind"] == "not-comparable")
 
 
+def test_the_documents_claims_are_counted_apart_from_the_projects_checks(registry):
+    kinds = [c["kind"] for c in registry]
+    assert kinds.count("claim") >= 110 and kinds.count("check") >= 1
+
+
 def test_duplicate_ids_are_rejected(tmp_path, registry):
     path = tmp_path / "claims.yaml"
     path.write_text(yaml.safe_dump({"claims": [registry[0], registry[0]]}, allow_unicode=True))

@@ -101,3 +101,26 @@ def data_independence(run: Run, paper) -> Measurement:
     gap = _info(run)["data_independence_gap"]
     return Measurement(gap, f"error(x) − error(x') with the same noise: max |gap| = {gap:.1e}, so the error "
                             "statistics above need no confidential data")
+
+
+def extended_over_projected_error(run: Run, paper) -> Measurement:
+    """Cor 3.6 against Cor 3.5 for this query (identity, one individual changes one cell by 1):
+    err_EG / err_PG = Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii, read off the exact per-cell error SD (σ = 1 units)."""
+    info = _info(run)
+    ratio = (info["exact_sd_max"] / info["sigma"]) ** 2
+    return Measurement(ratio, f"Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii = {ratio:.4f}: extended error "
+                              f"{ratio * info['null_dim']:.1f} σ² against projected {info['null_dim']} σ²")
+
+
+def example_24_ratio(run: Run, paper, *, domain, invariant, x, x_prime, value: int) -> Measurement:
+    """Subspace DP Example 2.4: P[M(x) ∈ S] / P[M(x') ∈ S] for S = {y : C y = value} under any
+    mechanism that keeps the invariant C; unbounded when C hist(x) = value ≠ C hist(x')."""
+    def c_hist(db):
+        hist = np.array([sum(1 for r in db if r == z) for z in domain])
+        return int(np.dot(invariant, hist))
+
+    cx, cxp = c_hist(x), c_hist(x_prime)
+    p, p_prime = float(cx == value), float(cxp == value)
+    unbounded = p > 0 and p_prime == 0
+    return Measurement(unbounded, f"C hist(x) = {cx}, C hist(x') = {cxp}: P[M(x) ∈ S] = {p:g}, P[M(x') ∈ S] = "
+                                  f"{p_prime:g}, ratio {'∞' if unbounded else (p / p_prime if p_prime else 'undefined')}")
