@@ -7,7 +7,7 @@ CORES ?= all
 CI_DIR ?= $(CURDIR)/.ci-run
 SMK := snakemake --snakefile $(CURDIR)/Snakefile
 
-.PHONY: reproduce report test lint unit workflow-ci benchmark stability national lock clean
+.PHONY: reproduce report readme-counts test lint unit workflow-ci benchmark stability national lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ lock:
 ## reproduce: every experiment at paper fidelity, then results/report.html
 reproduce: $(VENV)/.installed
 	$(SMK) --cores $(CORES)
-	$(MAKE) report
+	$(MAKE) report readme-counts
 
 report: $(VENV)/.installed
 	$(SMK) --report results/report.html
@@ -59,6 +59,12 @@ workflow-ci: $(VENV)/.installed
 ## national: E3 and E4 for every state, DC and Puerto Rico, into national/ (config/national.yaml)
 national: $(VENV)/.installed
 	$(SMK) --directory $(CURDIR)/national --configfile $(CURDIR)/config/national.yaml --cores $(CORES)
+
+## readme-counts: copy a run's headline counts (RUN, default the paper-fidelity run here) into README.md
+RUN ?= $(CURDIR)
+readme-counts: $(VENV)/.installed
+	$(SMK) --directory $(RUN) --cores 1 results/claim_counts.md
+	python -m isdp.experiments.reporting README.md $(RUN)/results/claim_counts.md
 
 ## stability: the workflow at paper fidelity under SEEDS (default: three other base seeds), status per claim
 stability: $(VENV)/.installed

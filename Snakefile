@@ -58,5 +58,6 @@ rule all:
     input:
         all_outputs(),
         "results/tables/reproduction_summary.csv",
+        "results/tables/claim_counts.csv",
         "results/tables/software_versions.csv",
         "results/tables/experiments.csv",

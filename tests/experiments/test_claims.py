@@ -62,6 +62,34 @@ def test_calibrated_is_never_a_match():
         assert judge({"kind": "calibrated", "min": 0, "max": 1}, 44, M(value, "")) != "match"
 
 
+A_PRIORI = {"text": "the printed number as printed", "basis": "a priori"}
+BY_FIT = {"text": "the one reading of three that fits", "basis": "chosen by fit"}
+
+
+@pytest.mark.parametrize("criterion, paper, measurement, status", CASES)
+def test_a_reading_chosen_by_fit_is_never_a_match(criterion, paper, measurement, status):
+    """Agreement under a fit-chosen reading is calibration; a difference stays a difference."""
+    under_fit = claims.fit_rule(judge(criterion, paper, measurement), BY_FIT)
+    assert under_fit != "match"
+    assert under_fit == {"match": "calibrated"}.get(status, status)
+    assert claims.fit_rule(status, A_PRIORI) == status
+
+
+def test_the_evaluator_applies_the_fit_rule(tmp_path):
+    tables = tmp_path / "results" / "tables"
+    tables.mkdir(parents=True)
+    pd.DataFrame({"target": ["l1", "l1"], "lag": [10, 20], "pairs": [5, 5], "converged_at": [100, 150]}).to_csv(
+        tables / "e9_convergence.csv", index=False)
+    entry = {"id": "ISDP-E9-lag-stability", "experiment": "E9", "kind": "claim", "document": "ISDP",
+             "location": "Fig 4", "claim": "stable across lags", "paper_value": "stable",
+             "measure": "lattice.lag_spread", "args": {"exp": "e9", "norm": "l1"},
+             "criterion": {"kind": "interval", "max": 2}, "why": "test entry with a ratio of 1.5"}
+    run = claims.Run(tmp_path)
+    assert claims.evaluate([{**entry, "reading": A_PRIORI}], run).loc[0, "status"] == "match"
+    row = claims.evaluate([{**entry, "reading": BY_FIT}], run).loc[0]
+    assert row["status"] == "calibrated" and row["reading"].endswith("(chosen by fit)") and row["kind"] == "claim"
+
+
 def test_within_se_needs_a_standard_error():
     with pytest.raises(ValueError, match="standard error"):
         judge({"kind": "within_se", "k": 3}, 1.0, M(1.0, ""))
@@ -101,6 +129,13 @@ def test_registry_is_valid_with_unique_ids_and_known_measures(registry):
     (lambda c: c.update(document="Another paper"), "Another paper"),
     (lambda c: c.update(measure="e3.no_such_measure"), "unknown measure"),
     (lambda c: c.update(id="bad id"), "bad id"),
+    (lambda c: c.pop("kind"), "kind"),
+    (lambda c: c.update(kind="finding"), "finding"),
+    (lambda c: c.update(reading={"text": "a reading of the words", "basis": "guessed"}), "guessed"),
+    (lambda c: c.pop("reading"), "reading"),
+    (lambda c: c.update(cause="bad luck"), "bad luck"),
+    (lambda c: c.update(criterion={"kind": "not-comparable", "reason": "figure only, no number"}) or c.pop("cause", 0),
+     "cause"),
 ])
 def test_bad_registry_entries_are_rejected_with_their_location(tmp_path, registry, mutate, message):
     entry = dict(registry[0])
@@ -109,6 +144,16 @@ def test_bad_registry_entries_are_rejected_with_their_location(tmp_path, registr
     path.write_text(yaml.safe_dump({"claims": [entry]}, allow_unicode=True))
     with pytest.raises(ValueError, match=re.escape(message)):
         claims.load_registry(path)
+
+
+def test_every_not_comparable_row_names_its_cause(registry):
+    """(The schema requires it; a run's differs rows are checked by the workflow tests.)"""
+    assert all(c.get("cause") for c in registry if c["criterion"]["kind"] == "not-comparable")
+
+
+def test_the_documents_claims_are_counted_apart_from_the_projects_checks(registry):
+    kinds = [c["kind"] for c in registry]
+    assert kinds.count("claim") >= 110 and kinds.count("check") >= 1
 
 
 def test_duplicate_ids_are_rejected(tmp_path, registry):
@@ -161,8 +206,9 @@ def test_evaluate_builds_rows_from_a_run(tmp_path):
     tables.mkdir(parents=True)
     pd.DataFrame({"target": ["l1", "l1"], "lag": [10, 20], "pairs": [5, 5], "converged_at": [100, 300]}).to_csv(
         tables / "e9_convergence.csv", index=False)
-    registry = [{"id": "ISDP-E9-lag-stability", "experiment": "E9", "document": "ISDP", "location": "Fig 4",
-                 "claim": "stable across lags", "paper_value": "stable", "measure": "lattice.lag_spread",
+    registry = [{"id": "ISDP-E9-lag-stability", "experiment": "E9", "kind": "claim", "document": "ISDP",
+                 "location": "Fig 4", "claim": "stable across lags", "reading": A_PRIORI, "paper_value": "stable",
+                 "measure": "lattice.lag_spread",
                  "args": {"exp": "e9", "norm": "l1"}, "criterion": {"kind": "interval", "max": 2},
                  "why": "test entry with a ratio of 3"}]
     rows = claims.evaluate(registry, claims.Run(tmp_path))
@@ -174,15 +220,16 @@ def test_evaluate_builds_rows_from_a_run(tmp_path):
 
 
 def test_a_failing_measure_names_its_claim(tmp_path):
-    registry = [{"id": "ISDP-E9-x", "experiment": "E9", "document": "ISDP", "location": "Fig 4", "claim": "c",
-                 "paper_value": 1, "measure": "lattice.lag_spread", "args": {"exp": "e9", "norm": "l1"},
+    registry = [{"id": "ISDP-E9-x", "experiment": "E9", "kind": "claim", "document": "ISDP", "location": "Fig 4",
+                 "claim": "c", "reading": A_PRIORI, "paper_value": 1, "measure": "lattice.lag_spread", "args": {"exp": "e9", "norm": "l1"},
                  "criterion": {"kind": "interval", "max": 2}, "why": "missing outputs"}]
     with pytest.raises(RuntimeError, match="ISDP-E9-x"):
         claims.evaluate(registry, claims.Run(tmp_path))
 
 
 def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
-    row = dict(zip(claims.COLUMNS, ["ISDP-E1-a", "E1", "c", "s", "p", "r", "k", "match", ""], strict=True))
+    row = dict(zip(claims.COLUMNS, ["ISDP-E1-a", "E1", "claim", "c", "s", "p", "r", "k", "read (a priori)", "match",
+                                    "", ""], strict=True))
     good = tmp_path / "a.csv"
     pd.DataFrame([row]).to_csv(good, index=False)
     with pytest.raises(ValueError, match="duplicate"):
@@ -206,3 +253,47 @@ def test_best_proposal_one_grid_step_away_is_within_one_step(tmp_path):
     m = best_proposal_steps(claims.Run(tmp_path), 0.6)
     assert m.value == 1 and judge({"kind": "interval", "max": 1}, 0.6, m) == "match"
     assert judge({"kind": "interval", "max": 1}, 0.55, best_proposal_steps(claims.Run(tmp_path), 0.55)) == "differs"
+
+
+# --------------------------------------------------------------------------- headline counts
+
+
+def _summary_rows(rows):
+    return pd.DataFrame([dict(zip(claims.COLUMNS, ["X-E1-a", "E1", kind, "c", "s", "p", "r", "k", "read (a priori)",
+                                                   status, cause, ""], strict=True)) for kind, status, cause in rows])
+
+
+def test_counts_separate_claims_from_checks_with_causes(tmp_path):
+    from isdp.experiments import reporting
+
+    summary = _summary_rows([("claim", "match", ""), ("claim", "differs", "paper error"),
+                             ("claim", "differs", "data vintage"), ("claim", "differs", "data vintage"),
+                             ("claim", "match", "reading"),  # a cause on a match row is not counted
+                             ("check", "match", ""), ("check", "not-comparable", "not public")])
+    counts = reporting.claim_counts(summary)
+    assert counts["count"].sum() == len(summary)
+    md = reporting.counts_markdown(counts, "a test")
+    assert "| the documents' claims (5) | this project's own checks (2) |" in md
+    assert "| differs | 3 (data vintage 2, paper error 1) | 0 |" in md
+    assert "| match | 2 | 1 |" in md and "| not-comparable | 0 | 1 (not public 1) |" in md
+    readme, block = tmp_path / "README.md", tmp_path / "counts.md"
+    block.write_text(md)
+    readme.write_text(f"intro\n{reporting.README_START}\nold\n{reporting.README_END}\noutro\n")
+    reporting.update_readme(readme, block)
+    assert readme.read_text() == f"intro\n{reporting.README_START}\n{md}{reporting.README_END}\noutro\n"
+    readme.write_text("no markers\n")
+    with pytest.raises(ValueError, match="claim-counts"):
+        reporting.update_readme(readme, block)
+
+
+def test_readme_counts_are_a_generated_block_that_agrees_with_the_registry(registry):
+    """README's headline counts come only from `make readme-counts`; when filled, its totals of
+    claims and checks are the registry's."""
+    from isdp.experiments import reporting
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split(reporting.README_START)[1].split(reporting.README_END)[0]
+    if block.strip():
+        kinds = [c["kind"] for c in registry]
+        assert f"claims ({kinds.count('claim')})" in block and f"checks ({kinds.count('check')})" in block
+        assert "Generated from" in block

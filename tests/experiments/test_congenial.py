@@ -256,3 +256,14 @@ def test_e7_negbin_measure_uses_the_e5_parametrisation(tmp_path):
 
     m = e7.negbin_moments(_e7_run(tmp_path, (3, 9)), None)
     assert m.value == pytest.approx({"mean": 10.0, "variance": 20.0})  # r (1 − p) / p and r (1 − p) / p²
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 3.0])
+def test_unconstrained_release_has_level_eps_and_moves_a_posterior_by_at_most_eps(eps):
+    """Example 5.1 (no restricting invariant: level ε) and Theorem 1.3 (posterior within e^±ε of
+    the prior, approached as the prior of the other value goes to 1)."""
+    from isdp.experiments.e7_congenial_histogram import congenial as cg
+
+    assert cg.unconstrained_level(eps) == pytest.approx(eps, rel=1e-9)
+    assert cg.posterior_shift(eps, [0.1, 0.5, 0.9]) < eps
+    assert cg.posterior_shift(eps, [1e-6]) == pytest.approx(eps, rel=1e-5)

@@ -43,3 +43,18 @@ def test_a_point_inside_the_single_type_bounds_can_be_infeasible():
     t = feasible_totals({"R1": 6, "R2": 5}, OCCUPIED, TYPES)
     feasible = set(map(tuple, t[TYPES].to_numpy().tolist()))
     assert (2, 2, 7) not in feasible  # M ≥ 1, F ≥ 1, C ≥ 2, sum 11, yet M ≤ 4 in region 2
+
+
+def test_network_flow_reduction_decides_feasibility_exactly():
+    """Max-flow on the reduced network (the talk's 'via Network Flows') accepts exactly the
+    enumerated feasible totals, on a small town where every split can be checked."""
+    from isdp.experiments.e8_privacy_accounting import implied
+
+    regions, occupied, types = {"R1": 7, "R2": 5}, {"R1": ["F", "C"], "R2": ["M", "C"]}, ["F", "C", "M"]
+    assert implied.flow_network(regions, occupied) == {"R1": 5, "R2": 3}
+    feasible = {tuple(r) for r in implied.feasible_totals(regions, occupied, types).itertuples(index=False)}
+    for f in range(13):
+        for c in range(13 - f):
+            point = {"F": f, "C": c, "M": 12 - f - c}
+            assert implied.flow_feasible(point, regions, occupied, types) == ((f, c, 12 - f - c) in feasible)
+    assert not implied.flow_feasible({"F": 1, "C": 2, "M": 8}, regions, occupied, types)  # wrong total

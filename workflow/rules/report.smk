@@ -23,6 +23,30 @@ rule reproduction_summary:
         STEP
 
 
+# The headline counts of README and report (claims apart from checks, each status with its causes),
+# made from the reproduction summary; `make readme-counts` copies the Markdown into README.md.
+rule claim_counts:
+    input:
+        summary="results/tables/reproduction_summary.csv",
+    output:
+        table=report(
+            "results/tables/claim_counts.csv",
+            caption="../report/counts.rst",
+            category="Reproduction summary",
+            labels={"table": "counts by kind, status and cause"},
+        ),
+        markdown="results/claim_counts.md",
+    log:
+        "results/logs/claim_counts.log",
+    conda:
+        ENV
+    params:
+        configfiles=[Path(f).name for f in workflow.configfiles],
+        step="isdp.experiments.reporting.claim_counts_table",
+    script:
+        STEP
+
+
 rule software_versions:
     output:
         table=report(

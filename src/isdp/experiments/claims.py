@@ -22,6 +22,10 @@ calibrated     calibrated, differs     the paper value chose a parameter: ``min`
                                        is consistency, never a match
 not-comparable not-comparable          ``reason`` says why; the measured value is still reported
 ============== ======================= ==========================================================
+
+Whatever the criterion, a claim whose ``reading`` of the paper's words was *chosen by fit* (picked
+among several because it agrees) is never a ``match``: agreement under it is reported as
+``calibrated`` (see :func:`fit_rule`).
 """
 
 from __future__ import annotations
@@ -39,8 +43,9 @@ import yaml
 from scipy import stats
 
 STATUSES = ("match", "differs", "calibrated", "not-comparable")
-COLUMNS = ["id", "experiment", "claim", "source", "paper_value", "reproduced_value", "criterion", "status",
-           "note"]
+COLUMNS = ["id", "experiment", "kind", "claim", "source", "paper_value", "reproduced_value", "criterion", "reading",
+           "status", "cause", "note"]
+CHOSEN_BY_FIT = "chosen by fit"
 KINDS = ("equal", "within_se", "interval", "zscores", "pvalues", "ordering", "calibrated", "not-comparable")
 SCHEMA = "claims.schema.yaml"  # package data of isdp.experiments
 
@@ -268,6 +273,12 @@ def _n_values(criterion, m: Measurement) -> int | None:
     return None
 
 
+def fit_rule(status: str, reading: Mapping) -> str:
+    """``status`` under the registry's rule for readings: a reading chosen because it fits cannot
+    confirm the paper, so its ``match`` becomes ``calibrated`` (``differs`` stays ``differs``)."""
+    return "calibrated" if status == "match" and reading["basis"] == CHOSEN_BY_FIT else status
+
+
 # --------------------------------------------------------------------------- evaluation
 
 
@@ -275,19 +286,22 @@ def evaluate_claim(c: Mapping, run: Run) -> dict:
     """One summary row for registry entry ``c`` on ``run``."""
     try:
         m = resolve_measure(c["measure"], c["id"])(run, c["paper_value"], **c.get("args", {}))
-        status = judge(c["criterion"], c["paper_value"], m)
+        status = fit_rule(judge(c["criterion"], c["paper_value"], m), c["reading"])
     except Exception as err:
         raise RuntimeError(f"claim {c['id']!r} (measure {c['measure']}): {err}") from err
     note = "; ".join(s for s in (m.note, c.get("note", "")) if s)
     return {
         "id": c["id"],
         "experiment": c["experiment"],
+        "kind": c["kind"],
         "claim": c["claim"],
         "source": f"{c['document']} {c['location']}",
         "paper_value": _format_paper(c["paper_value"]),
         "reproduced_value": m.text,
         "criterion": f"{describe(c['criterion'], _n_values(c['criterion'], m))}. Why: {c['why']}",
+        "reading": f"{c['reading']['text']} ({c['reading']['basis']})",
         "status": status,
+        "cause": c.get("cause", ""),
         "note": note,
     }
 
@@ -339,9 +353,11 @@ def claim_markdown(row: Mapping) -> str:
     badge = {"match": "✅ match", "differs": "❌ differs", "calibrated": "⚖️ calibrated",
              "not-comparable": "➖ not comparable"}[row["status"]]
     note = f"  \n*Note:* {row['note']}" if row.get("note") else ""
-    return (f"**{row['id']}** — {row['claim']} ({row['source']})  \n"
+    cause = f" (cause: {row['cause']})" if row.get("cause") and row["status"] in ("differs", "not-comparable") else ""
+    return (f"**{row['id']}** — {row['claim']} ({row['source']}; {row['kind']})  \n"
             f"*Paper:* {row['paper_value']}  \n*This run:* {row['reproduced_value']}  \n"
-            f"*Criterion:* {row['criterion']}  \n*Verdict:* **{badge}**{note}")
+            f"*Reading:* {row['reading']}  \n"
+            f"*Criterion:* {row['criterion']}  \n*Verdict:* **{badge}**{cause}{note}")
 
 
 def load_summary(path) -> pd.DataFrame:
@@ -349,6 +365,6 @@ def load_summary(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False).set_index("id", drop=False)
 
 
-__all__ = ["COLUMNS", "KINDS", "STATUSES", "Measurement", "Run", "claim", "claim_markdown", "combine", "describe",
-           "evaluate", "evaluate_claim", "fmt_se", "judge", "load_registry", "load_summary", "paper_value",
+__all__ = ["CHOSEN_BY_FIT", "COLUMNS", "KINDS", "STATUSES", "Measurement", "Run", "claim", "claim_markdown", "combine", "describe",
+           "evaluate", "evaluate_claim", "fit_rule", "fmt_se", "judge", "load_registry", "load_summary", "paper_value",
            "resolve_measure", "write_summary", "z_threshold"]

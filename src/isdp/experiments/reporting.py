@@ -42,6 +42,58 @@ def reproduction_summary(job: Job) -> None:
     job.log.info("reproduction summary: %s", df["status"].value_counts().to_dict())
 
 
+def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:
+    """Rows of the summary counted by kind (document claim or own check), status and cause."""
+    df = summary.assign(cause=summary["cause"].where(summary["status"].isin(["differs", "not-comparable"]), ""))
+    counts = df.groupby(["kind", "status", "cause"], sort=False).size().rename("count").reset_index()
+    order = {k: i for i, k in enumerate(claims.STATUSES)}
+    return counts.sort_values(["kind", "status", "cause"], key=lambda c: c.map(order) if c.name == "status" else c,
+                              kind="stable", ignore_index=True)
+
+
+def counts_markdown(counts: pd.DataFrame, source: str) -> str:
+    """The headline table of README and report: statuses by kind, each with its causes, from ``counts``."""
+    kinds = (("claim", "the documents' claims"), ("check", "this project's own checks"))
+    total = {k: int(counts.loc[counts["kind"] == k, "count"].sum()) for k, _ in kinds}
+    lines = [f"| status | {' | '.join(f'{label} ({total[k]})' for k, label in kinds)} |", "|---|---|---|"]
+    for status in claims.STATUSES:
+        cells = []
+        for k, _ in kinds:
+            g = counts[(counts["kind"] == k) & (counts["status"] == status)]
+            n = int(g["count"].sum())
+            causes = ", ".join(f"{r.cause} {r.count}" for r in g.itertuples() if r.cause)
+            cells.append(f"{n}" + (f" ({causes})" if causes else ""))
+        lines.append(f"| {status} | {' | '.join(cells)} |")
+    return "\n".join(lines) + f"\n\n<sub>Generated from {source}.</sub>\n"
+
+
+def claim_counts_table(job: Job) -> None:
+    """The reproduction summary's counts by kind, status and cause, as a table and as Markdown."""
+    summary = pd.read_csv(job.input.summary, dtype=str, keep_default_na=False)
+    counts = claim_counts(summary)
+    write_table(counts, job.output.table)
+    source = (f"`{job.input.summary}` of a run with {' + '.join(job.params.configfiles) or 'the default config'}"
+              f", base seed {job.config['seed']}")
+    write_text(counts_markdown(counts, source), job.output.markdown)
+    job.log.info("\n%s", counts.to_string(index=False))
+
+
+README_START, README_END = "<!-- claim-counts:start -->", "<!-- claim-counts:end -->"
+
+
+def update_readme(readme, counts_md) -> None:
+    """Replace the README's block between the claim-count markers with a run's ``claim_counts.md``."""
+    from pathlib import Path
+
+    readme, text = Path(readme), Path(counts_md).read_text(encoding="utf-8")
+    old = readme.read_text(encoding="utf-8")
+    if old.count(README_START) != 1 or old.count(README_END) != 1:
+        raise ValueError(f"{readme}: expected one {README_START} … {README_END} block")
+    head, rest = old.split(README_START)
+    _, tail = rest.split(README_END)
+    readme.write_text(f"{head}{README_START}\n{text}{README_END}{tail}", encoding="utf-8")
+
+
 def software_table(job: Job) -> None:
     """The software versions behind this run's numbers, for the report."""
     table = software_versions()
@@ -66,3 +118,9 @@ def notebook_html(job: Job) -> None:
     body, _ = HTMLExporter().from_notebook_node(notebook)
     write_text(body, job.output.html)
     job.log.info("%s -> %s (%d bytes)", job.params.notebook, job.output.html, len(body))
+
+
+if __name__ == "__main__":  # make readme-counts: python -m isdp.experiments.reporting README.md <run>/results/claim_counts.md
+    import sys
+
+    update_readme(*sys.argv[1:3])

@@ -113,3 +113,10 @@ def lp_concentration(run: Run, paper) -> Measurement:
     parts = [f"{k}: {g['single_county_share'].min():.1%}–{g['single_county_share'].max():.1%} of releases"
              for k, g in pr.groupby("method", sort=False)]
     return Measurement(float(pr["single_county_share"].max()), "one county absorbs it all — " + "; ".join(parts))
+
+
+def budget_product(run: Run, paper, *, factors) -> Measurement:
+    """The product of the printed budget factors, with the ε this workflow configures for E3/E4 in the note."""
+    product = float(np.prod(list(factors.values())))
+    return Measurement(product, " × ".join(f"{v:g} ({k})" for k, v in factors.items()) + f" = {product:.6g}",
+                       note=f"configured ε: E3 {run.config['e3']['eps']:g}")

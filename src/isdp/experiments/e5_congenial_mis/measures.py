@@ -108,3 +108,41 @@ def trace_diagnostics(run: Run, paper) -> Measurement:
     return Measurement(float(trace["max_r_hat"].max()), "; ".join(
         f"thin {int(r.thin)}: acceptance {r.acceptance:.4f}, max R-hat {r.max_r_hat:.3f}, min bulk ESS "
         f"{r.min_ess_bulk:.0f}" for r in trace.itertuples()))
+
+
+def printed_release_invariants(run: Run, paper, *, file: str) -> Measurement:
+    """The printed constrained release keeps invariants (1)–(4): its totals are the confidential
+    table's, and it is a non-negative integer table."""
+    p = _problem(run)
+    printed = np.asarray(read_table_csv(run.data(file))[0]).ravel()
+    k = len(p.meta["cols"])
+    first = p.meta["cols"].index(p.meta["voting_age_from"])
+    totals = {"total": int(printed.sum()), "female": int(printed[:k].sum()),
+              "voting_age": int(printed[first:k].sum() + printed[k + first:].sum())}
+    kept = bool(np.array_equal(p.A @ printed, p.A @ p.x))
+    value = {**totals, "nonnegative_integer": bool(np.all(printed >= 0) and np.all(printed == np.round(printed)))}
+    return Measurement(value, ", ".join(f"{a} {b}" for a, b in value.items())
+                       + f"; A·release = A·confidential: {kept}")
+
+
+def index_set_complement(run: Run, paper, *, index_ranges) -> Measurement:
+    """The paper's proposal index set I (1-based inclusive ranges): its complement I^c and whether
+    A[:, I^c] is unimodular, so that solving A s = a for s_(I^c) always gives integers."""
+    import sympy
+
+    p = _problem(run)
+    d = p.x.size
+    index_set = {i for lo, hi in index_ranges for i in range(lo, hi + 1)}
+    complement = [i for i in range(1, d + 1) if i not in index_set]
+    det = int(sympy.Matrix(p.A[:, [i - 1 for i in complement]].tolist()).det()) if len(complement) == p.A.shape[0] else 0
+    value = {"cells": int(d), "complement": complement, "unimodular": abs(det) == 1}
+    return Measurement(value, f"{d} cells ({len(p.meta['rows'])} × {len(p.meta['cols'])}); I has {len(index_set)} "
+                              f"indices, I^c = {complement}; det A[:, I^c] = {det}")
+
+
+def trace_cells_in_index_set(run: Run, paper, *, cells) -> Measurement:
+    """Whether each of the paper's trace cells (1-based) lies in the proposal index set I."""
+    index_set = set(_problem(run).meta["index_set"])
+    value = [int(c) - 1 in index_set for c in cells]
+    return Measurement(value, ", ".join(f"cell {c}: {'in I' if v else 'not in I'}" for c, v in zip(cells, value,
+                                                                                                  strict=True)))

@@ -273,6 +273,34 @@ def privacy_level(mechanism: str, eps: float, beta: float | None = None, *, t_ma
     return worst_log_ratio(lambda v: noise_logpdf(v, mechanism, eps, beta), t, 1.0)
 
 
+def unconstrained_level(eps: float, *, t_max: float = 1e6, n_grid: int = 4001) -> float:
+    """Numerical privacy level of the unconstrained two-bin release M (Example 4.1 without the
+    invariant): a neighbour moves one record between the bins, shifting (s1, s2) by (1, −1), and
+    the two independent Lap(2/ε) coordinates each contribute their worst log ratio."""
+    b = base_scale(eps)
+    t = privacy_grid(b, t_max, n_grid)
+    def logpdf(v):
+        return -np.abs(v) / b - np.log(2.0 * b)
+    return 2.0 * worst_log_ratio(logpdf, t, 1.0)[0]
+
+
+def posterior_shift(eps: float, priors, *, n_grid: int = 801) -> float:
+    """Theorem 1.3 on the unconstrained two-bin release: the largest |log(posterior/prior)| of one
+    record's value x_i ∈ {0, 1} over releases (m1, m2) on a grid and the given prior probabilities of 1.
+
+    Moving the record from bin 1 to bin 2 shifts (s1, s2) by (−1, +1); the likelihood ratio of a
+    release is the product of the two coordinates' Laplace ratios.
+    """
+    b = base_scale(eps)
+    t = np.linspace(-20.0 * b, 20.0 * b, n_grid)
+    one = (np.abs(t) - np.abs(t - 1.0)) / b  # log p(m1 | x_i = 1) − log p(m1 | x_i = 0), per coordinate
+    log_r = (one[:, None] + one[None, ::-1]).ravel()  # the second coordinate shifts the other way
+    pi = np.asarray(priors, dtype=float)[:, None]
+    log_post1 = log_r - np.log(pi * np.exp(log_r) + (1.0 - pi))  # posterior/prior of x_i = 1
+    log_post0 = -np.log(pi * np.exp(log_r) + (1.0 - pi))         # posterior/prior of x_i = 0
+    return float(max(np.abs(log_post1).max(), np.abs(log_post0).max()))
+
+
 def l1_privacy_level(eps: float, beta: float) -> float:
     """The attained level of f_L1 derived in Congenial DP App. A: ``ε / (2 max(β, 1 − β))``."""
     return eps / (2.0 * _weight(beta))

@@ -69,3 +69,39 @@ def implied_bounds(totals: pd.DataFrame, forms: Sequence[str]) -> pd.DataFrame:
 
 
 __all__ = ["feasible_totals", "form_values", "implied_bounds"]
+
+
+def flow_network(region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """The talk's network-flow reduction: each "≥ 1" (every dorm occupied) moved out of the flow,
+    a region's sink capacity is its population less one person per occupied dorm."""
+    return {r: int(total) - len(occupied[r]) for r, total in region_totals.items()}
+
+
+def flow_feasible(totals: Mapping[str, int], region_totals: Mapping[str, int],
+                  occupied: Mapping[str, Sequence[str]], types: Sequence[str]) -> bool:
+    """Whether town-wide ``totals`` extend to the regions, by max-flow/min-cut on the reduced network.
+
+    Source → type (capacity: the type's total less its lower bounds), type → region (unbounded where
+    the type has a dorm there), region → sink (:func:`flow_network`); feasible iff the flow fills
+    every region.
+    """
+    import numpy as np
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import maximum_flow
+
+    regions = list(region_totals)
+    caps = flow_network(region_totals, occupied)
+    lower = {t: sum(t in occupied[r] for r in regions) for t in types}
+    if any(totals[t] < lower[t] for t in types) or sum(totals.values()) != sum(region_totals.values()):
+        return False
+    n = 2 + len(types) + len(regions)  # 0 source, 1 sink, then types, then regions
+    big = sum(region_totals.values()) + 1
+    cap = np.zeros((n, n), dtype=np.int32)
+    for i, t in enumerate(types):
+        cap[0, 2 + i] = totals[t] - lower[t]
+        for j, r in enumerate(regions):
+            if t in occupied[r]:
+                cap[2 + i, 2 + len(types) + j] = big
+    for j, r in enumerate(regions):
+        cap[2 + len(types) + j, 1] = caps[r]
+    return maximum_flow(csr_array(cap), 0, 1).flow_value == sum(caps.values())

@@ -83,3 +83,32 @@ def validation_p(run: Run, paper, *, exp: str) -> Measurement:
     text = (f"{val['table'].iloc[0]} table, ε {val['eps'].iloc[0]}: p = "
             + ", ".join(f"{s} {p:.3f}" for s, p in zip(val["statistic"], val["p_value"], strict=True)))
     return Measurement(val["p_value"].to_numpy(), text)
+
+
+def constraint_structure(run: Run, paper) -> Measurement:
+    """E1's invariants as built: number of constraints and records, and whether every subset of
+    the constraints shares a record (ISDP §5: "the intersection of all subsets ... nonempty")."""
+    import itertools
+
+    from isdp.experiments.problems import Problem
+
+    A = Problem.from_json(run.path("e1/problem.json")).A.astype(bool)
+    m, n = A.shape
+    empty = [s for r in range(2, m + 1) for s in itertools.combinations(range(m), r)
+             if not np.logical_and.reduce(A[list(s)]).any()]
+    value = {"constraints": int(m), "records": int(n), "all_intersections_nonempty": not empty}
+    sizes = [int(np.logical_and.reduce(A[list(s)]).sum()) for r in range(1, m + 1)
+             for s in itertools.combinations(range(m), r)]
+    return Measurement(value, f"{m} constraints over {n} records; records in each subset's intersection "
+                              f"(singles, pairs, all): {fmt_list(sizes)}"
+                              + (f"; empty: {empty}" if empty else ""))
+
+
+def printed_draw_margins(run: Run, paper, *, file: str) -> Measurement:
+    """The paper's printed noise table: integer, with every row and column summing to zero."""
+    printed = read_table_csv(run.data(file), counts=False)[0]
+    integer = bool(np.all(np.asarray(printed) == np.round(printed)))
+    rows, cols = printed.sum(axis=1), printed.sum(axis=0)
+    value = {"integer": integer, "zero_row_totals": bool(np.all(rows == 0)), "zero_column_totals": bool(np.all(cols == 0))}
+    return Measurement(value, f"{printed.shape[0]}×{printed.shape[1]} printed cells, integer: {integer}; row totals "
+                              f"{fmt_list(rows)}; column totals {fmt_list(cols)}")
