@@ -62,9 +62,10 @@ def test_calibrated_is_never_a_match():
         assert judge({"kind": "calibrated", "min": 0, "max": 1}, 44, M(value, "")) != "match"
 
 
-def test_within_se_needs_a_standard_error():
-    with pytest.raises(ValueError, match="standard error"):
-        judge({"kind": "within_se", "k": 3}, 1.0, M(1.0, ""))
+def test_within_se_without_a_standard_error_is_an_error():
+    m = M(1.0, "")
+    assert judge({"kind": "within_se", "k": 3}, 1.0, m) == "error"
+    assert "standard error" in claims.evidence_problem({"kind": "within_se", "k": 3}, m)
 
 
 def test_bonferroni_threshold_grows_with_the_number_of_tests():
@@ -177,12 +178,16 @@ def test_a_failing_measure_names_its_claim(tmp_path):
     registry = [{"id": "ISDP-E9-x", "experiment": "E9", "document": "ISDP", "location": "Fig 4", "claim": "c",
                  "paper_value": 1, "measure": "lattice.lag_spread", "args": {"exp": "e9", "norm": "l1"},
                  "criterion": {"kind": "interval", "max": 2}, "why": "missing outputs"}]
-    with pytest.raises(RuntimeError, match="ISDP-E9-x"):
-        claims.evaluate(registry, claims.Run(tmp_path))
+    rows = claims.evaluate(registry, claims.Run(tmp_path))
+    assert rows.loc[0, "status"] == "error" and "e9_convergence.csv: missing" in rows.loc[0, "note"]
+    with pytest.raises(claims.ClaimErrors, match="ISDP-E9-x"):
+        claims.check_errors(rows)
+    claims.check_errors(rows, "report")
 
 
 def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
-    row = dict(zip(claims.COLUMNS, ["ISDP-E1-a", "E1", "c", "s", "p", "r", "k", "match", ""], strict=True))
+    row = dict(zip(claims.COLUMNS, ["ISDP-E1-a", "E1", "c", "s", "p", "r", "k", "match", "", "1 values"],
+                   strict=True))
     good = tmp_path / "a.csv"
     pd.DataFrame([row]).to_csv(good, index=False)
     with pytest.raises(ValueError, match="duplicate"):
