@@ -81,10 +81,12 @@ class Run:
         self.root = Path(root)
         self.config = dict(config or {})
         self.repo = Path(repo)
-        self.reads: dict[str, int] = {}  # rows read per file since the last reset (the claim's evidence)
+        # files a measure opened since the last reset (its evidence): rows read, None when not a table
+        self.reads: dict[str, int | None] = {}
 
     def path(self, rel) -> Path:
-        """``results/<rel>`` of this run."""
+        """``results/<rel>`` of this run (recorded as evidence of the claim being evaluated)."""
+        self.reads.setdefault(f"results/{rel}", None)
         return self.root / "results" / rel
 
     def table(self, name: str, **read_csv_kwargs) -> pd.DataFrame:
@@ -94,11 +96,12 @@ class Run:
     def table_at(self, rel: str, **read_csv_kwargs) -> pd.DataFrame:
         """``results/<rel>`` (any CSV of the run) as a DataFrame (refused when empty or header-only)."""
         df = read_results_csv(self.path(rel), **read_csv_kwargs)
-        self.reads[str(rel)] = self.reads.get(str(rel), 0) + len(df)
+        self.reads[f"results/{rel}"] = (self.reads[f"results/{rel}"] or 0) + len(df)
         return df
 
     def data(self, rel) -> Path:
         """A committed input of the repository (e.g. a paper's printed table under ``data/``)."""
+        self.reads.setdefault(str(rel), None)
         return self.repo / rel
 
     def json(self, rel):
@@ -417,10 +420,10 @@ def _n_values(criterion, m: Measurement) -> int | None:
 
 
 def _evidence_text(m: Measurement | None, reads: Mapping[str, int]) -> str:
-    files = "; ".join(f"results/{rel}: {rows} rows" for rel, rows in reads.items())
+    files = "; ".join(rel if rows is None else f"{rel}: {rows} rows" for rel, rows in reads.items())
     if m is not None and m.n is not None:
         return f"{m.n} values" + (f" ({files})" if files else "")
-    return files or "no results table read"
+    return files or "no file read (computed from the config)"
 
 
 def evaluate_claim(c: Mapping, run: Run) -> dict:
@@ -436,7 +439,7 @@ def evaluate_claim(c: Mapping, run: Run) -> dict:
         problem = evidence_problem(c["criterion"], m)
         status = "error" if problem else judge(c["criterion"], c["paper_value"], m)
     except Exception as err:  # noqa: BLE001 - any failure of a measure is this claim's error, reported
-        read = f" (it read {', '.join(f'results/{r}' for r in run.reads)})" if run.reads else ""
+        read = f" (it read {', '.join(run.reads)})" if run.reads else ""
         problem, status = f"measure {c['measure']} failed{read}: {type(err).__name__}: {err}", "error"
     note = "; ".join(s for s in (m.note if m else "", c.get("note", "")) if s)
     criterion = describe(c["criterion"], _n_values(c["criterion"], m) if m and not problem else None)
