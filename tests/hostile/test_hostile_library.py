@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from isdp import IntegerLattice, InvariantError, generalized_laplace, sample
 from isdp.coupling import coupled_kernel_draws
@@ -222,3 +223,22 @@ def test_tune_proposal_checks_its_inputs(change, message):
     kwargs = {"grid": [0.1, 0.5], "n_chains": 2, "n_iter": 50, "seed": 1, **change}
     with pytest.raises(ValueError, match=message):
         tune_proposal(SUM3, L1, **kwargs)
+
+
+edge_floats = st.one_of(st.sampled_from([0.0, -0.0, -1.0, math.nan, math.inf, -math.inf, 1e-300, 1e300]),
+                        st.floats(max_value=0.0))
+
+
+@settings(max_examples=100, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=4).filter(lambda s: s != (3,)))
+def test_a_state_of_any_other_shape_is_refused(shape):
+    with pytest.raises(InvariantError, match="shape"):
+        coupled_kernel_draws(SUM3, L1, np.zeros(shape, dtype=np.int64), -X, proposal_eps=0.5, n_rep=2, seed=1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(good=st.lists(st.floats(0.01, 5.0), max_size=3), bad=edge_floats, at=st.integers(0, 3))
+def test_a_grid_with_any_unusable_value_is_refused(good, bad, at):
+    grid = [*good[:at], bad, *good[at:]]
+    with pytest.raises(ValueError, match=r"grid\[\d+\]"):
+        tune_proposal(SUM3, L1, grid, n_chains=1, n_iter=10, seed=1)
