@@ -50,6 +50,47 @@ def check_dg_eps(name: str, value) -> float:
     return v
 
 
+def check_state(lattice, u, name: str) -> np.ndarray:
+    """``u`` as one int64 vector of ``lattice`` (n cells, integer, A u = 0, ‖u‖₂² within the exact
+    int64 range), or an InvariantError naming ``name`` and the problem."""
+    from .lattice import InvariantError
+    from .targets import squared_norm
+
+    arr = np.asarray(u)
+    if arr.shape != (lattice.n,):
+        raise InvariantError(f"{name} must be one vector of {lattice.n} cells, got shape {arr.shape}")
+    if not lattice.contains(arr):
+        raise InvariantError(f"{name} must be an integer vector in Λ(A) (A u = 0), got {arr.tolist()!r}")
+    arr = np.array(arr, dtype=np.int64)
+    try:
+        squared_norm(arr)  # the kernels keep ‖u‖₂² as an exact int64
+    except ValueError as err:
+        raise InvariantError(f"{name}: {err}") from None
+    return arr
+
+
+def check_grid(name: str, grid) -> np.ndarray:
+    """A non-empty 1-D grid of usable double geometric ε (each in DG_EPS_RANGE), or a ValueError."""
+    try:
+        arr = np.asarray(grid, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a list of numbers, got {grid!r}") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty list of numbers, got {grid!r}")
+    return np.array([check_dg_eps(f"{name}[{i}]", v) for i, v in enumerate(arr)])
+
+
+def check_range(name: str, value, low: float = 0.0, high: float = 1.0) -> tuple[float, float]:
+    """A pair (lo, hi) of finite numbers with ``low`` ≤ lo ≤ hi ≤ ``high``, or a ValueError."""
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a pair (lo, hi), got {value!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and low <= lo <= hi <= high):
+        raise ValueError(f"{name} = {value!r} must satisfy {low:g} <= lo <= hi <= {high:g}")
+    return lo, hi
+
+
 def run_chunked(step: Callable[[int, int], None], n_iter: int, *, log: logging.Logger, label: str,
                 progress: bool = True, min_chunk: int = 1) -> float:
     """Call ``step(t, n)`` for consecutive chunks covering ``n_iter`` iterations; return the seconds.

@@ -30,7 +30,7 @@ from ._kernels import (
     norm_change,
 )
 from ._rng import dg_table, seed_states, uniform_pos
-from ._runner import check_count, check_dg_eps, check_positive
+from ._runner import check_count, check_dg_eps, check_positive, check_state
 from .distributions import maximal_coupling_dg
 from .lattice import IntegerLattice
 from .samplers import _prepare_init
@@ -200,8 +200,8 @@ def coupled_kernel_draws(
 
     For validation: each returned margin must follow the single-chain one-iteration law.
     """
-    x = np.asarray(x, dtype=np.int64)
-    y = np.asarray(y, dtype=np.int64)
+    x, y = check_state(lattice, x, "x"), check_state(lattice, y, "y")
+    n_rep, proposal_eps = check_count("n_rep", n_rep, 1), check_dg_eps("proposal_eps", proposal_eps)
     wdiff = lattice.coordinates(y) - lattice.coordinates(x)
     ptr, idx, val = basis_csr(lattice.basis)
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)

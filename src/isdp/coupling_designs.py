@@ -30,10 +30,10 @@ from numba import njit, prange, uint64
 
 from ._kernels import acceptance_ratio, apply_move, basis_csr, exp_table, norm_change
 from ._rng import dg_table, double_geometric, next_u64, seed_states, uniform_pos
-from ._runner import check_count, check_dg_eps
+from ._runner import check_count, check_dg_eps, check_state
 from .coupling import MeetingTimes
 from .distributions import maximal_coupling_dg
-from .lattice import IntegerLattice, InvariantError
+from .lattice import IntegerLattice
 from .samplers import _prepare_init
 from .targets import LAPLACE_L1, LAPLACE_L2, Target
 
@@ -311,10 +311,8 @@ def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, 
 
     With ``coupled=False`` only x moves, by the design's single-chain kernel.
     """
-    x = np.asarray(x, dtype=np.int64)
-    y = np.asarray(y, dtype=np.int64)
-    if not (lattice.contains(x) and lattice.contains(y)):
-        raise InvariantError("x and y must lie in the lattice")
+    x, y = check_state(lattice, x, "x"), check_state(lattice, y, "y")
+    n_rep, proposal_eps = check_count("n_rep", n_rep, 1), check_dg_eps("proposal_eps", proposal_eps)
     moves, csr, options = _compiled_design(lattice, design)
     wdiff = np.zeros(moves.shape[1], dtype=np.int64)
     if design.anchor == "coordinate":

@@ -39,7 +39,29 @@ def _sum_zero_rejection(rng, dg, out, tries):
         tries[r] = attempts
 
 
-def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.ndarray:
+#: default budget of :func:`sample_sum_constraint_l1`: expected DG draws (about 10 s on one core)
+MAX_PROPOSALS = 10**9
+
+
+def sum_constraint_acceptance(n: int, eps: float) -> float:
+    """Acceptance probability of :func:`sample_sum_constraint_l1`'s rejection step: P(S_n = 0)/P(DG = 0),
+    S_n a sum of n i.i.d. DG(e^{-ε}). Exact (characteristic function on an FFT grid) while S_n's
+    standard deviation is below 10⁵; beyond, the local central limit theorem 1/sqrt(2π n Var DG),
+    whose relative error is O(1/(n Var DG)) < 1e-10 there."""
+    a = float(np.exp(-eps))
+    var = 2 * a / (1 - a) ** 2
+    p0 = (1 - a) / (1 + a)
+    sd_sum = float(np.sqrt(n * var))
+    if sd_sum > 1e5:
+        return 1 / (np.sqrt(2 * np.pi * n * var) * p0)
+    size = int(2 ** np.ceil(np.log2(40 * sd_sum + 64)))
+    t = 2 * np.pi * np.arange(size) / size
+    phi = (1 - a) ** 2 / (1 - 2 * a * np.cos(t) + a**2)
+    return float(np.fft.ifft(phi**n).real[0]) / p0
+
+
+def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int, *,
+                             max_proposals: int = MAX_PROPOSALS) -> np.ndarray:
     """Exact draws of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0} (int64, size × n).
 
     Proof sketch. The target is π(u) ∝ Π_i a^{|u_i|} on Σu = 0, a = e^{-ε} — i.i.d. DG(a)
@@ -48,10 +70,23 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int) -> np.nda
     ∝ Π_{i<n} DG(u_i) · a^{|u_n|} ∝ Π_{i≤n} DG(u_i) on Σu = 0, which is π. The acceptance
     probability is P(S_n = 0)/P(DG = 0) ≈ (1+a)/((1-a)·sqrt(2π n Var DG)) — a few per cent
     for a state's counties, so each draw costs tens of proposals.
+
+    The acceptance falls like (1 − a)·sqrt(1/n) as ε → 0, so the expected cost
+    size·(n − 1)/acceptance DG draws is computed first (:func:`sum_constraint_acceptance`) and a
+    run expected to need more than ``max_proposals`` is refused with a ValueError giving the
+    cost, instead of running for hours.
     """
     # outside DG_EPS_RANGE the rejection loop never accepts (nan, a = 0) or returns garbage (a = 1)
     n = check_count("n", n, 2)  # a sum constraint needs 2 cells to leave room for noise
     size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
+    max_proposals = check_count("max_proposals", max_proposals, 1, 2**62)
+    acceptance = sum_constraint_acceptance(n, eps)
+    cost = size * (n - 1) / acceptance
+    if cost > max_proposals:
+        raise ValueError(f"sample_sum_constraint_l1(n={n}, eps={eps:g}, size={size}): the rejection sampler "
+                         f"accepts {acceptance:.3g} of its proposals, so it would need about {cost:.3g} "
+                         f"double geometric draws, more than max_proposals = {max_proposals:.3g}; raise "
+                         "max_proposals, use a larger eps, or the MCMC sampler (isdp.sample)")
     out = np.empty((size, n), dtype=np.int64)
     tries = np.empty(size, dtype=np.int64)
     _sum_zero_rejection(seed_states(seed, size), dg_table(eps), out, tries)
@@ -115,6 +150,22 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     return out
 
 
+#: largest box the exact computations enumerate ((2·radius + 1)^k states)
+MAX_STATES = 10**6
+
+
+def _check_box(lattice, radius) -> int:
+    """``radius`` as a positive int whose box (2·radius + 1)^k fits :data:`MAX_STATES`, or an error."""
+    if not isinstance(lattice, IntegerLattice):
+        raise TypeError(f"lattice must be an IntegerLattice, got {type(lattice).__name__}")
+    radius = check_count("radius", radius, 1)
+    states = (2 * radius + 1) ** lattice.dim
+    if states > MAX_STATES:
+        raise ValueError(f"the box |w|_∞ <= {radius} of a {lattice.dim}-dimensional lattice has {states:.3g} "
+                         f"states, more than {MAX_STATES:.0e}: use a smaller radius or lattice")
+    return radius
+
+
 def _box(k: int, radius: int) -> np.ndarray:
     return np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)
 
@@ -125,6 +176,7 @@ def enumerate_target(lattice: IntegerLattice, target: Target, radius: int):
     The truncation is exact up to the target mass outside the box; check it is negligible
     by comparing two radii. Returns (points (m × n), probs (m,), coords (m × k)).
     """
+    radius = _check_box(lattice, radius)
     w = _box(lattice.dim, radius)
     u = w @ lattice.basis.T
     logp = target.log_density(u)
@@ -139,6 +191,10 @@ def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_ep
     which is dropped rather than folded back, so μ P^t loses exactly that mass. For small
     lattices only (the state space is (2·radius+1)^k). Returns (P, coords, u).
     """
+    radius = _check_box(lattice, radius)
+    proposal_eps = check_dg_eps("proposal_eps", proposal_eps)
+    if not isinstance(target, Target):
+        raise TypeError(f"target must be an isdp Target, got {type(target).__name__}")
     k = lattice.dim
     w = _box(k, radius)
     width = 2 * radius + 1

@@ -56,6 +56,30 @@ def as_vector(v, name: str, *, length: int | None = None, integer: bool = False)
     return arr.astype(float)
 
 
+INT64_LIMIT = 2**63  # |x| < INT64_LIMIT fits an int64
+#: largest |entry| of a constraint matrix: products of two entries stay far inside int64, and
+#: sympy's exact LLL is reliable (beyond about 2**40 it fails an internal assertion)
+CONSTRAINT_LIMIT = 2**31
+
+
+def _exact_matmul(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``X @ Y`` of integer arrays without wrap-around: int64 when a bound on every entry of the
+    product fits (the common case), else Python integers (object dtype, exact at any size)."""
+    bound = np.abs(X.astype(float)).sum(axis=-1).max(initial=0) * np.abs(Y.astype(float)).max(initial=0)
+    if bound < 2.0**62:  # float bound with a factor-2 margin for its own rounding
+        return X.astype(np.int64) @ Y.astype(np.int64)
+    return X.astype(object) @ Y.astype(object)
+
+
+def _to_int64(values, what: str) -> np.ndarray:
+    """Exact integers (Python ints from sympy) as int64, or an InvariantError naming the limit."""
+    arr = np.asarray(values, dtype=object)
+    if arr.size and max(abs(int(x)) for x in arr.ravel()) >= INT64_LIMIT:
+        raise InvariantError(f"{what} has entries beyond the int64 range (|x| < 2**63) that the samplers "
+                             "compute in; use a constraint matrix with smaller entries")
+    return arr.astype(np.int64)
+
+
 def _smith(A: np.ndarray):
     S, U, V = smith_normal_decomp(sympy.Matrix(A.tolist()))
     diag = [int(S[i, i]) for i in range(min(S.shape))]
@@ -65,8 +89,13 @@ def _smith(A: np.ndarray):
 
 def _lll(basis: np.ndarray) -> np.ndarray:
     """LLL-reduce the columns of ``basis`` (sympy's exact integer LLL)."""
-    reduced = DomainMatrix.from_Matrix(sympy.Matrix(basis.T.tolist())).lll().to_Matrix()
-    return np.array(reduced.tolist(), dtype=np.int64).T
+    try:
+        reduced = DomainMatrix.from_Matrix(sympy.Matrix(basis.T.tolist())).lll().to_Matrix()
+    except (AssertionError, OverflowError, ZeroDivisionError) as err:
+        biggest = max(abs(int(x)) for x in np.asarray(basis, dtype=object).ravel())
+        raise InvariantError(f"LLL reduction failed ({type(err).__name__}) on a basis with entries up to "
+                             f"2**{biggest.bit_length()}; pass reduce=False or smaller constraints") from None
+    return _to_int64(reduced.tolist(), "the LLL-reduced lattice basis").T
 
 
 @dataclass(frozen=True)
@@ -98,6 +127,9 @@ class IntegerLattice:
         The target law does not depend on the basis; mixing does.
         """
         A = as_integer_matrix(A)
+        if np.abs(A.astype(float)).max() > CONSTRAINT_LIMIT:  # float: abs(int64 min) wraps
+            raise InvariantError(f"A has entries up to {np.abs(A.astype(float)).max():.4g} in size, beyond the supported ±2**31 "
+                                 "(larger entries overflow the lattice basis and its exact reduction)")
         diag, rank, _, V = _smith(A)
         n = A.shape[1]
         if rank == n:
@@ -105,22 +137,34 @@ class IntegerLattice:
                 f"the invariants have full column rank {n}: the only integer noise that keeps "
                 "them is zero, so no privacy noise can be added"
             )
-        basis = V[:, rank:].astype(np.int64)
-        if reduce is True or (reduce == "auto" and np.abs(basis).max() > 1):
-            basis = _lll(basis)
-        if np.any(A @ basis != 0):  # cheap guard on the library, not on the input
+        basis = V[:, rank:]
+        if reduce is True or (reduce == "auto" and max(abs(int(x)) for x in basis.ravel()) > 1):
+            basis = _lll(basis)  # exact (sympy) on the Smith basis before any int64 cast
+        basis = _to_int64(basis, "the lattice basis")
+        if np.any(_exact_matmul(A, basis) != 0):  # cheap guard on the library, not on the input
             raise AssertionError("Smith normal form basis does not satisfy A B = 0")
         factors = tuple(d for d in diag if d != 0)
         return cls(A=A, basis=basis, rank=rank, invariant_factors=factors)
 
     def contains(self, u) -> bool:
-        """Whether ``u`` (or every row of a 2-D ``u``) is an integer vector with A u = 0."""
+        """Whether ``u`` (or every row of a 2-D ``u``) is an integer vector with A u = 0.
+
+        Exact at any size: A u is computed in int64 only when it cannot wrap around, else in
+        Python integers. NaN, infinite and non-integral entries are not in the lattice.
+        """
         u = np.asarray(u)
-        if not np.issubdtype(u.dtype, np.integer):
-            if np.any(np.rint(u) != u):
+        if u.dtype == object:
+            if not all(isinstance(x, int | np.integer) or (isinstance(x, float | np.floating) and np.isfinite(x)
+                                                           and x == int(x)) for x in u.ravel()):
                 return False
-            u = u.astype(np.int64)
-        return bool(np.all(u @ self.A.T == 0))
+            u = np.vectorize(int, otypes=[object])(u) if u.size else u
+        elif not np.issubdtype(u.dtype, np.integer):
+            if not np.issubdtype(u.dtype, np.number) and u.dtype != bool:
+                return False
+            if not np.all(np.isfinite(u)) or np.any(np.rint(u) != u):
+                return False
+            u = np.vectorize(int, otypes=[object])(u) if u.size and np.abs(u).max() >= 2**53 else u.astype(np.int64)
+        return bool(np.all(_exact_matmul(u, self.A.T) == 0))
 
     def coordinates(self, u) -> np.ndarray:
         """The integer w with ``basis @ w == u``; raises if ``u`` is not in the lattice."""

@@ -16,9 +16,9 @@ from numba import njit, prange
 
 from ._kernels import basis_csr, component_sweep, exp_table, joint_sweep
 from ._rng import dg_table, seed_states
-from ._runner import check_count, check_dg_eps, run_chunked
+from ._runner import check_count, check_dg_eps, check_grid, check_range, run_chunked
 from .lattice import IntegerLattice, InvariantError
-from .targets import GAUSSIAN, LAPLACE_L1, LAPLACE_L2, Target
+from .targets import GAUSSIAN, LAPLACE_L1, LAPLACE_L2, Target, squared_norm
 
 log = logging.getLogger("isdp.samplers")
 
@@ -84,6 +84,10 @@ def _prepare_init(lattice: IntegerLattice, init, n_chains: int) -> np.ndarray:
         raise InvariantError(f"init has shape {init.shape}, expected ({n_chains}, {lattice.n})")
     if not lattice.contains(init):
         raise InvariantError("every initial state must be an integer vector in Λ(A) (A u = 0)")
+    try:
+        squared_norm(np.asarray(init, dtype=np.int64))  # the kernels keep ‖u‖₂² as an exact int64
+    except (ValueError, OverflowError) as err:
+        raise InvariantError(f"init: {err}") from None
     return np.array(init, dtype=np.int64)
 
 
@@ -163,6 +167,11 @@ def tune_proposal(
     values whose acceptance lies in ``acceptance_range`` (all values if none does).
     """
     import pandas as pd
+
+    grid = check_grid("grid", grid)
+    n_chains = check_count("n_chains", n_chains, 1)
+    n_iter = check_count("n_iter", n_iter, 4)  # the second half must hold at least one jump
+    acceptance_range = check_range("acceptance_range", acceptance_range)
 
     rows = []
     for eps_prop in grid:

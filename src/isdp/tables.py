@@ -70,8 +70,9 @@ def read_wide_table(path, counts: bool = True) -> WideTable:
     a missing or non-integer entry (ASCII digits only), duplicate labels (ignoring case), an empty
     file or one that is not UTF-8 raise :class:`InvariantError` naming the file and the offending
     line, row or column. With ``counts`` (confidential tables) a negative entry and an unlabelled
-    row or column that equals the sum of the others are errors too; ``counts=False`` reads noise
-    tables (any sign). Returns the cells with the file's full layout (:class:`WideTable`).
+    row or column that equals the sum of the others — everywhere, or in most places (at least two,
+    more than half: a total with a typo) — are errors too; ``counts=False`` reads noise tables
+    (any sign). Returns the cells with the file's full layout (:class:`WideTable`).
     """
     header, body = _labelled_lines(path)
     rows = [fields[0] for _, fields in body]
@@ -107,10 +108,17 @@ def read_wide_table(path, counts: bool = True) -> WideTable:
         for k in range(n):
             line = cells[:, k] if axis == 0 else cells[k]
             rest = np.delete(cells, k, axis=1 - axis).sum(axis=1 - axis)
+            what, label = ("column", cols[keep_c[k]]) if axis == 0 else ("row", rows[keep_r[k]])
             if line.any() and np.array_equal(line, rest):
-                what, label = ("column", cols[keep_c[k]]) if axis == 0 else ("row", rows[keep_r[k]])
                 raise InvariantError(f"{path}: {what} {label!r} equals the sum of the other {what}s: a margin? "
                                      f"Label it 'Total' or remove it")
+            # a total with a typo: equal to the sum of the others in most places but not all
+            agree = (line == rest) & (rest != 0)
+            if agree.sum() >= 2 and 2 * agree.sum() > line.size:
+                wrong = [rows[keep_r[i]] if axis == 0 else cols[keep_c[i]] for i in np.flatnonzero(line != rest)]
+                raise InvariantError(f"{path}: {what} {label!r} equals the sum of the other {what}s except at "
+                                     f"{wrong}: an unlabelled margin with wrong values? Correct it and label it "
+                                     "'Total', or remove it")
     return WideTable(cells, rows, cols, keep_r, keep_c, header[0])
 
 

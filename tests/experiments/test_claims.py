@@ -90,9 +90,11 @@ def test_the_evaluator_applies_the_fit_rule(tmp_path):
     assert row["status"] == "calibrated" and row["reading"].endswith("(chosen by fit)") and row["kind"] == "claim"
 
 
-def test_within_se_needs_a_standard_error():
-    with pytest.raises(ValueError, match="standard error"):
-        judge({"kind": "within_se", "k": 3}, 1.0, M(1.0, ""))
+
+def test_within_se_without_a_standard_error_is_an_error():
+    m = M(1.0, "")
+    assert judge({"kind": "within_se", "k": 3}, 1.0, m) == "error"
+    assert "standard error" in claims.evidence_problem({"kind": "within_se", "k": 3}, m)
 
 
 def test_bonferroni_threshold_grows_with_the_number_of_tests():
@@ -223,13 +225,16 @@ def test_a_failing_measure_names_its_claim(tmp_path):
     registry = [{"id": "ISDP-E9-x", "experiment": "E9", "kind": "claim", "document": "ISDP", "location": "Fig 4",
                  "claim": "c", "reading": A_PRIORI, "paper_value": 1, "measure": "lattice.lag_spread", "args": {"exp": "e9", "norm": "l1"},
                  "criterion": {"kind": "interval", "max": 2}, "why": "missing outputs"}]
-    with pytest.raises(RuntimeError, match="ISDP-E9-x"):
-        claims.evaluate(registry, claims.Run(tmp_path))
+    rows = claims.evaluate(registry, claims.Run(tmp_path))
+    assert rows.loc[0, "status"] == "error" and "e9_convergence.csv: missing" in rows.loc[0, "note"]
+    with pytest.raises(claims.ClaimErrors, match="ISDP-E9-x"):
+        claims.check_errors(rows)
+    claims.check_errors(rows, "report")
 
 
 def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
     row = dict(zip(claims.COLUMNS, ["ISDP-E1-a", "E1", "claim", "c", "s", "p", "r", "k", "read (a priori)", "match",
-                                    "", ""], strict=True))
+                                    "", "", "1 values"], strict=True))
     good = tmp_path / "a.csv"
     pd.DataFrame([row]).to_csv(good, index=False)
     with pytest.raises(ValueError, match="duplicate"):
@@ -260,7 +265,7 @@ def test_best_proposal_one_grid_step_away_is_within_one_step(tmp_path):
 
 def _summary_rows(rows):
     return pd.DataFrame([dict(zip(claims.COLUMNS, ["X-E1-a", "E1", kind, "c", "s", "p", "r", "k", "read (a priori)",
-                                                   status, cause, ""], strict=True)) for kind, status, cause in rows])
+                                                   status, cause, "", "1 values"], strict=True)) for kind, status, cause in rows])
 
 
 def test_counts_separate_claims_from_checks_with_causes(tmp_path):

@@ -6,17 +6,30 @@
 # reproduction summary, the report's categories, the notebook rules and the workflow tests all
 # read EXPERIMENTS (written to results/tables/experiments.csv for the tests).
 import json
+import os
 import re
 from pathlib import Path
 
 from isdp.experiments.claims import load_registry
 
 REPO = Path(workflow.basedir)
+
+
+def repo_file(rel):
+    """A committed file of the repository, as a rule's input or param: relative to the working
+    directory when the run lies inside the repository, absolute otherwise. Snakemake records
+    input paths and params per output, so an absolute path there would replan every job of a
+    repository moved or copied together with its results (docs/reliability.md)."""
+    path = REPO / rel
+    inside = Path.cwd().resolve().is_relative_to(REPO.resolve())
+    return os.path.relpath(path) if inside else str(path)
+
+
 ENV = "../envs/isdp.yaml"  # every rule: the project's dependencies; isdp itself comes from src/ (Snakefile)
 STEP = "../scripts/step.py"  # every rule's script: runs the isdp step named in its params (isdp.experiments.jobs)
 SEED = config["seed"]
-REGISTRY = (
-    REPO / "config" / "claims.yaml"
+REGISTRY = repo_file(
+    "config/claims.yaml"
 )  # the claims registry: paper values and criteria
 CLAIM_ARGS = {
     c["id"]: c.get("args", {}) for c in load_registry(REGISTRY)

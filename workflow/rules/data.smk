@@ -6,7 +6,7 @@ DATA = config["data"]
 
 rule fetch:
     input:
-        embedded=REPO / DATA["embedded"],
+        embedded=repo_file(DATA["embedded"]),
     output:
         csv="results/data/counties.csv",
         info="results/data/source.json",

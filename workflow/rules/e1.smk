@@ -92,7 +92,7 @@ rule e1_summary:
         ENV
     params:
         experiment="E1",
-        repo=REPO,
+        repo=repo_file("."),
         step="isdp.experiments.reporting.claims_summary",
     script:
         STEP

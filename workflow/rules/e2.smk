@@ -29,7 +29,7 @@ E2_CAT = register(
 
 rule e2_problem:
     input:
-        table=REPO / E2["table"],
+        table=repo_file(E2["table"]),
     output:
         problem="results/e2/problem.json",
         csv=report(
@@ -142,8 +142,8 @@ rule e2_summary:
         draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
         ess=expand("results/tables/e2_ess_{norm}.csv", norm=NORMS_E2),
         printed=[
-            REPO / "data/e2/paper_table1_l1_draw.csv",
-            REPO / "data/e2/paper_table3_l2_draw.csv",
+            repo_file("data/e2/paper_table1_l1_draw.csv"),
+            repo_file("data/e2/paper_table3_l2_draw.csv"),
         ],
     output:
         summary=report(
@@ -158,7 +158,7 @@ rule e2_summary:
         ENV
     params:
         experiment="E2",
-        repo=REPO,
+        repo=repo_file("."),
         step="isdp.experiments.reporting.claims_summary",
     script:
         STEP

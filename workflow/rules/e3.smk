@@ -221,7 +221,7 @@ rule e3_summary:
         ENV
     params:
         experiment="E3",
-        repo=REPO,
+        repo=repo_file("."),
         step="isdp.experiments.reporting.claims_summary",
     script:
         STEP

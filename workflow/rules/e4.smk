@@ -187,7 +187,7 @@ rule e4_summary:
         ENV
     params:
         experiment="E4",
-        repo=REPO,
+        repo=repo_file("."),
         step="isdp.experiments.reporting.claims_summary",
     script:
         STEP

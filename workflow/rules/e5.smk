@@ -30,7 +30,7 @@ E5_CAT = register(
 
 rule e5_problem:
     input:
-        table=REPO / E5["table"],
+        table=repo_file(E5["table"]),
     output:
         problem="results/e5/problem.json",
     log:
@@ -114,7 +114,7 @@ rule e5_table1:
     input:
         problem="results/e5/problem.json",
         draws=f"results/e5/trace_thin{E5_THINS[-1]}.nc",
-        paper_release=REPO / E5["paper_release"],
+        paper_release=repo_file(E5["paper_release"]),
     output:
         csv=report(
             "results/tables/e5_table1.csv",
@@ -201,7 +201,7 @@ rule e5_summary:
         distances="results/tables/e5_fig1_distances.csv",
         convergence="results/tables/e5_fig1_convergence.csv",
         releases="results/e5/fig1_releases.npz",
-        printed=REPO / E5["paper_release"],
+        printed=repo_file(E5["paper_release"]),
     output:
         summary=report(
             "results/tables/summary/e5.csv",
@@ -215,7 +215,7 @@ rule e5_summary:
         ENV
     params:
         experiment="E5",
-        repo=REPO,
+        repo=repo_file("."),
         step="isdp.experiments.reporting.claims_summary",
     script:
         STEP

@@ -72,7 +72,7 @@ rule e6_summary:
         ENV
     params:
         experiment="E6",
-        repo=REPO,
+        repo=repo_file("."),
         step="isdp.experiments.reporting.claims_summary",
     script:
         STEP

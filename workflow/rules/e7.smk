@@ -139,7 +139,7 @@ rule e7_summary:
         ENV
     params:
         experiment="E7",
-        repo=REPO,
+        repo=repo_file("."),
         step="isdp.experiments.reporting.claims_summary",
     script:
         STEP

@@ -3,7 +3,7 @@
 # Deterministic: no random numbers, so no seeds.
 
 E8 = config["e8"]
-E8_PRINTED = {name: REPO / path for name, path in E8["printed"].items()}
+E8_PRINTED = {name: repo_file(path) for name, path in E8["printed"].items()}
 E8_TDA_BUDGET = CLAIM_ARGS[
     "SWAP-E8-tda-epsilon"
 ]  # the printed ρ, δ and rounding, from the claims registry
@@ -153,7 +153,7 @@ rule e8_summary:
             "results/e8/dorm_feasible_totals.csv",
         ],
         printed=list(E8_PRINTED.values()),
-        population=REPO / config["data"]["embedded"],
+        population=repo_file(config["data"]["embedded"]),
     output:
         summary=report(
             "results/tables/summary/e8.csv",
@@ -167,7 +167,7 @@ rule e8_summary:
         ENV
     params:
         experiment="E8",
-        repo=REPO,
+        repo=repo_file("."),
         step="isdp.experiments.reporting.claims_summary",
     script:
         STEP

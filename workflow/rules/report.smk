@@ -6,6 +6,7 @@
 rule reproduction_summary:
     input:
         summaries=[f"results/tables/summary/{exp}.csv" for exp in EXPERIMENTS],
+        registry=REGISTRY,
     output:
         table=report(
             "results/tables/reproduction_summary.csv",
@@ -18,6 +19,7 @@ rule reproduction_summary:
     conda:
         ENV
     params:
+        experiments=list(EXPERIMENTS),
         step="isdp.experiments.reporting.reproduction_summary",
     script:
         STEP

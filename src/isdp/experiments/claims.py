@@ -26,12 +26,20 @@ not-comparable not-comparable          ``reason`` says why; the measured value i
 Whatever the criterion, a claim whose ``reading`` of the paper's words was *chosen by fit* (picked
 among several because it agrees) is never a ``match``: agreement under it is reported as
 ``calibrated`` (see :func:`fit_rule`).
+
+Two statuses belong to no kind. ``error``: the evidence behind the value is empty, NaN, infinite,
+of the wrong shape, or the measure failed reading it (the note says which) — never ``match``; an
+experiment's summary step fails on an ``error`` unless the config's ``claims.on_error`` is
+``report``. ``not-run``: the claim's experiment is not configured in this run (added by
+:func:`combine`, so a dropped claim is never mistaken for one never written).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,9 +50,9 @@ import pandas as pd
 import yaml
 from scipy import stats
 
-STATUSES = ("match", "differs", "calibrated", "not-comparable")
+STATUSES = ("match", "differs", "calibrated", "not-comparable", "error", "not-run")
 COLUMNS = ["id", "experiment", "kind", "claim", "source", "paper_value", "reproduced_value", "criterion", "reading",
-           "status", "cause", "note"]
+           "status", "cause", "note", "evidence"]
 CHOSEN_BY_FIT = "chosen by fit"
 KINDS = ("equal", "within_se", "interval", "zscores", "pvalues", "ordering", "calibrated", "not-comparable")
 SCHEMA = "claims.schema.yaml"  # package data of isdp.experiments
@@ -56,13 +64,19 @@ class Measurement:
 
     ``value`` is a number, bool, string, sequence, or a mapping of named numbers (for ``ordering``);
     ``se`` its Monte Carlo standard error (required by ``within_se``); ``text`` the human-readable
-    reproduced value; ``note`` extra context for the summary row.
+    reproduced value; ``note`` extra context for the summary row; ``n`` how many values the
+    measure used (when None, the evaluator counts the table rows it read through :class:`Run`).
     """
 
     value: Any
     text: str
     se: float | None = None
     note: str = ""
+    n: int | None = None
+
+
+class EvidenceError(ValueError):
+    """A results file a claim (or a step) reads is missing, empty, header-only or unreadable."""
 
 
 class Run:
@@ -72,26 +86,47 @@ class Run:
         self.root = Path(root)
         self.config = dict(config or {})
         self.repo = Path(repo)
+        # files a measure opened since the last reset (its evidence): rows read, None when not a table
+        self.reads: dict[str, int | None] = {}
 
     def path(self, rel) -> Path:
-        """``results/<rel>`` of this run."""
+        """``results/<rel>`` of this run (recorded as evidence of the claim being evaluated)."""
+        self.reads.setdefault(f"results/{rel}", None)
         return self.root / "results" / rel
 
     def table(self, name: str, **read_csv_kwargs) -> pd.DataFrame:
-        """``results/tables/<name>.csv`` as a DataFrame."""
-        return pd.read_csv(self.path(f"tables/{name}.csv"), **read_csv_kwargs)
+        """``results/tables/<name>.csv`` as a DataFrame (refused when empty or header-only)."""
+        return self.table_at(f"tables/{name}.csv", **read_csv_kwargs)
 
     def table_at(self, rel: str, **read_csv_kwargs) -> pd.DataFrame:
-        """``results/<rel>`` (any CSV of the run) as a DataFrame."""
-        return pd.read_csv(self.path(rel), **read_csv_kwargs)
+        """``results/<rel>`` (any CSV of the run) as a DataFrame (refused when empty or header-only)."""
+        df = read_results_csv(self.path(rel), **read_csv_kwargs)
+        self.reads[f"results/{rel}"] = (self.reads[f"results/{rel}"] or 0) + len(df)
+        return df
 
     def data(self, rel) -> Path:
         """A committed input of the repository (e.g. a paper's printed table under ``data/``)."""
+        self.reads.setdefault(str(rel), None)
         return self.repo / rel
 
     def json(self, rel):
         """``results/<rel>`` parsed as JSON."""
         return json.loads(self.path(rel).read_text())
+
+
+def read_results_csv(path, **read_csv_kwargs) -> pd.DataFrame:
+    """A results CSV, refused with :class:`EvidenceError` naming it when missing, empty, header-only
+    or unparsable: a damaged result never reads as a table without rows."""
+    path = Path(path)
+    try:
+        df = pd.read_csv(path, **read_csv_kwargs)
+    except FileNotFoundError:
+        raise EvidenceError(f"{path}: missing (run the workflow step that writes it)") from None
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise EvidenceError(f"{path}: damaged ({err}); delete it so the workflow rebuilds it") from None
+    if df.empty:
+        raise EvidenceError(f"{path}: no data rows (header only); delete it so the workflow rebuilds it")
+    return df
 
 
 # --------------------------------------------------------------------------- registry
@@ -125,8 +160,58 @@ def load_registry(path) -> list[dict]:
         if c["id"] in seen:
             raise ValueError(f"{path}: duplicate claim id {c['id']!r}")
         seen.add(c["id"])
-        resolve_measure(c["measure"], claim_id=c["id"])
+        try:
+            check_criterion(c["criterion"])
+            _check_finite(c["paper_value"], "paper_value")
+            _check_finite(c.get("args", {}), "args")
+        except ValueError as err:
+            raise ValueError(f"{path}: claim {c['id']!r}: {err}") from None
+        _check_args(resolve_measure(c["measure"], claim_id=c["id"]), c)
     return claims
+
+
+def _check_finite(value, where: str) -> None:
+    """Every number inside ``value`` finite (YAML's .nan and .inf pass a JSON schema's ``number``)."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_finite(v, f"{where}.{k}")
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            _check_finite(v, f"{where}[{i}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where} = {value} is not a finite number")
+
+
+def check_criterion(criterion: Mapping) -> None:
+    """Refuse a criterion that could pass any value: non-finite numbers, an empty interval, α
+    outside (0, 1), a negative tolerance or a non-positive ``k`` (the schema checks the rest)."""
+    _check_finite(dict(criterion), "criterion")
+    kind = criterion.get("kind")
+    if kind not in KINDS:
+        raise ValueError(f"unknown criterion kind {kind!r} (one of {KINDS})")
+    for key in ("tol", "rounding"):
+        if key in criterion and not criterion[key] >= 0:
+            raise ValueError(f"criterion.{key} = {criterion[key]} must be >= 0")
+    if "k" in criterion and not criterion["k"] > 0:
+        raise ValueError(f"criterion.k = {criterion['k']} must be > 0")
+    if "alpha" in criterion and not 0 < criterion["alpha"] < 1:
+        raise ValueError(f"criterion.alpha = {criterion['alpha']} must lie in (0, 1)")
+    lo, hi = criterion.get("min"), criterion.get("max")
+    if kind in ("interval", "calibrated"):
+        if lo is None and hi is None:
+            raise ValueError(f"a {kind} criterion needs min or max")
+        if lo is not None and hi is not None and not lo <= hi:
+            raise ValueError(f"criterion interval [{lo}, {hi}] is empty")
+
+
+def _check_args(measure, c: Mapping) -> None:
+    """The claim's ``args`` are exactly the keyword arguments its measure takes (an unknown or a
+    missing key is refused when the registry is loaded, not when the run is summarised)."""
+    try:
+        inspect.signature(measure).bind(None, c["paper_value"], **c.get("args", {}))
+    except TypeError as err:
+        raise ValueError(f"claim {c['id']!r}: args {sorted(c.get('args', {}))} do not fit measure "
+                         f"{c['measure']}: {err}") from None
 
 
 def claim(claim_id: str, registry) -> dict:
@@ -199,15 +284,78 @@ def z_threshold(alpha: float, m: int) -> float:
     return float(stats.norm.isf(alpha / (2 * max(m, 1))))
 
 
+def _leaves(value):
+    """The scalar leaves of a measured value (mappings, sequences and arrays flattened)."""
+    if isinstance(value, Mapping):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, np.ndarray):
+        yield from value.ravel().tolist()
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+def _is_empty(value) -> bool:
+    """True when the value, or any part of it, has no elements."""
+    if isinstance(value, Mapping):
+        return not value or any(_is_empty(v) for v in value.values())
+    if isinstance(value, np.ndarray):
+        return value.size == 0
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return not value or any(_is_empty(v) for v in value)
+    return value is None
+
+
+def evidence_problem(criterion: Mapping, m: Measurement) -> str | None:
+    """Why the evidence of ``m`` cannot be judged under ``criterion`` (None when it can).
+
+    Empty values or an empty part, ``n == 0``, NaN or infinite numbers, a missing or non-finite
+    standard error (``within_se``), p-values outside [0, 1] and missing ordered keys are all
+    refused: such evidence gives ``error``, never ``match``.
+    """
+    kind = criterion["kind"]
+    if kind == "not-comparable":
+        return None
+    if m.n is not None and m.n <= 0:
+        return f"the measure used {m.n} values"
+    if _is_empty(m.value):
+        return "the measured value is empty"
+    bad = [v for v in _leaves(m.value) if isinstance(v, float | np.floating) and not math.isfinite(v)]
+    if bad:
+        return f"the measured value holds non-finite numbers ({bad[0]})"
+    if any(not isinstance(v, bool | np.bool_ | str | int | float | np.integer | np.floating) for v in _leaves(m.value)):
+        return "the measured value holds something that is neither a number, a boolean nor a string"
+    if kind == "within_se" and (m.se is None or not math.isfinite(m.se) or m.se < 0):
+        return f"a within_se criterion needs a finite, non-negative standard error (got {m.se})"
+    if kind in ("within_se", "interval", "calibrated", "zscores", "pvalues") and \
+            any(isinstance(v, bool | np.bool_ | str) for v in _leaves(m.value)):
+        return f"a {kind} criterion needs numbers, not {m.value!r}"
+    if kind in ("within_se", "interval", "calibrated") and np.ndim(m.value) != 0:
+        return f"a {kind} criterion needs one number, got shape {np.shape(m.value)}"
+    if kind == "pvalues" and not np.all((np.asarray(m.value, dtype=float) >= 0) & (np.asarray(m.value, dtype=float) <= 1)):
+        return "p-values outside [0, 1]"
+    if kind == "ordering":
+        if not isinstance(m.value, Mapping):
+            return "an ordering criterion needs a mapping of named numbers"
+        missing = [k for k in criterion["order"] if k not in m.value]
+        if missing:
+            return f"the measured value lacks {missing}"
+    return None
+
+
 def judge(criterion: Mapping, paper, m: Measurement) -> str:
-    """The status of a measurement against the paper's value under ``criterion``."""
+    """The status of a measurement against the paper's value under ``criterion``; ``error`` when
+    its evidence cannot be judged (:func:`evidence_problem`)."""
     kind = criterion["kind"]
     verdict = {True: "match", False: "differs"}
+    if evidence_problem(criterion, m) is not None:
+        return "error"
     if kind == "equal":
         return verdict[_equal(m.value, paper, float(criterion.get("tol", 0.0)))]
     if kind == "within_se":
-        if m.se is None or not np.isfinite(m.se) or m.se < 0:
-            raise ValueError("a within_se criterion needs a finite standard error from the measure")
         gap = abs(_number(m.value) - _number(paper))
         return verdict[gap <= criterion["k"] * m.se + criterion.get("rounding", 0.0)]
     if kind == "interval":
@@ -282,14 +430,30 @@ def fit_rule(status: str, reading: Mapping) -> str:
 # --------------------------------------------------------------------------- evaluation
 
 
+def _evidence_text(m: Measurement | None, reads: Mapping[str, int]) -> str:
+    files = "; ".join(rel if rows is None else f"{rel}: {rows} rows" for rel, rows in reads.items())
+    if m is not None and m.n is not None:
+        return f"{m.n} values" + (f" ({files})" if files else "")
+    return files or "no file read (computed from the config)"
+
+
 def evaluate_claim(c: Mapping, run: Run) -> dict:
-    """One summary row for registry entry ``c`` on ``run``."""
+    """One summary row for registry entry ``c`` on ``run``.
+
+    A measure that fails (a missing, empty or damaged results file, a wrong shape) or evidence
+    that cannot be judged gives status ``error`` with the reason in the note, never ``match``.
+    """
+    run.reads = {}
+    m, problem = None, None
     try:
         m = resolve_measure(c["measure"], c["id"])(run, c["paper_value"], **c.get("args", {}))
-        status = fit_rule(judge(c["criterion"], c["paper_value"], m), c["reading"])
-    except Exception as err:
-        raise RuntimeError(f"claim {c['id']!r} (measure {c['measure']}): {err}") from err
-    note = "; ".join(s for s in (m.note, c.get("note", "")) if s)
+        problem = evidence_problem(c["criterion"], m)
+        status = "error" if problem else fit_rule(judge(c["criterion"], c["paper_value"], m), c["reading"])
+    except Exception as err:  # noqa: BLE001 - any failure of a measure is this claim's error, reported
+        read = f" (it read {', '.join(run.reads)})" if run.reads else ""
+        problem, status = f"measure {c['measure']} failed{read}: {type(err).__name__}: {err}", "error"
+    note = "; ".join(s for s in (m.note if m else "", c.get("note", "")) if s)
+    criterion = describe(c["criterion"], _n_values(c["criterion"], m) if m and not problem else None)
     return {
         "id": c["id"],
         "experiment": c["experiment"],
@@ -297,12 +461,13 @@ def evaluate_claim(c: Mapping, run: Run) -> dict:
         "claim": c["claim"],
         "source": f"{c['document']} {c['location']}",
         "paper_value": _format_paper(c["paper_value"]),
-        "reproduced_value": m.text,
-        "criterion": f"{describe(c['criterion'], _n_values(c['criterion'], m))}. Why: {c['why']}",
+        "reproduced_value": m.text if m else "—",
+        "criterion": f"{criterion}. Why: {c['why']}",
         "reading": f"{c['reading']['text']} ({c['reading']['basis']})",
         "status": status,
         "cause": c.get("cause", ""),
-        "note": note,
+        "note": f"error: {problem}" + (f"; {note}" if note else "") if problem else note,
+        "evidence": _evidence_text(m, run.reads),
     }
 
 
@@ -318,6 +483,37 @@ def evaluate(registry, run: Run, experiment: str | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+class ClaimErrors(RuntimeError):
+    """Some claims could not be judged (status ``error``); the message lists them and why."""
+
+
+def check_errors(rows: pd.DataFrame, on_error: str = "fail") -> None:
+    """Raise :class:`ClaimErrors` listing the ``error`` rows unless ``on_error`` is ``report``."""
+    if on_error not in ("fail", "report"):
+        raise ValueError(f"on_error = {on_error!r} must be 'fail' or 'report'")
+    bad = rows[rows["status"] == "error"]
+    if len(bad) and on_error == "fail":
+        lines = "\n".join(f"  {r.id}: {r.note}" for r in bad.itertuples())
+        raise ClaimErrors(f"{len(bad)} claim(s) could not be judged (set claims.on_error: report in the config "
+                          f"to write them to the summary as 'error' instead):\n{lines}")
+
+
+def not_run_rows(claims: list[dict], experiments) -> pd.DataFrame:
+    """A ``not-run`` row for every claim whose experiment is not among ``experiments`` (the
+    configured ones), with the reason: a dropped claim is listed, never silently absent."""
+    configured = {e.upper() for e in experiments}
+    rows = [{"id": c["id"], "experiment": c["experiment"], "kind": c["kind"], "claim": c["claim"],
+             "source": f"{c['document']} {c['location']}", "paper_value": _format_paper(c["paper_value"]),
+             "reproduced_value": "—", "criterion": f"{describe(c['criterion'])}. Why: {c['why']}",
+             "reading": f"{c['reading']['text']} ({c['reading']['basis']})", "status": "not-run",
+             "cause": c.get("cause", ""),
+             "note": f"not run: experiment {c['experiment']} is not configured in this run (configured: "
+                     f"{', '.join(sorted(configured, key=lambda e: int(e[1:]))) or 'none'})",
+             "evidence": "none"}
+            for c in claims if c["experiment"] not in configured]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
 def write_summary(rows: pd.DataFrame, path) -> None:
     """Write summary rows as CSV atomically (a crash never leaves half a table)."""
     path = Path(path)
@@ -326,9 +522,23 @@ def write_summary(rows: pd.DataFrame, path) -> None:
     tmp.replace(path)
 
 
-def combine(paths, out) -> pd.DataFrame:
-    """Concatenate per-experiment summaries into the reproduction summary, checking statuses."""
-    df = pd.concat([pd.read_csv(p, dtype=str, keep_default_na=False) for p in paths], ignore_index=True)
+def combine(paths, out, registry=None, experiments=None) -> pd.DataFrame:
+    """Concatenate per-experiment summaries into the reproduction summary, checking statuses.
+
+    With ``registry`` and the configured ``experiments``, the claims of every other experiment are
+    added as ``not-run`` rows and the rows follow the registry's order.
+    """
+    frames = [pd.read_csv(p, dtype=str, keep_default_na=False) for p in paths]
+    for p, f in zip(paths, frames, strict=True):
+        if f.empty:
+            raise EvidenceError(f"{p}: no summary rows (damaged?); delete it so the workflow rebuilds it")
+    df = pd.concat(frames, ignore_index=True)
+    if registry is not None:
+        claims = registry if isinstance(registry, list) else load_registry(registry)
+        df = pd.concat([df, not_run_rows(claims, experiments or ())], ignore_index=True)
+        order = {c["id"]: i for i, c in enumerate(claims)}
+        df = df.iloc[sorted(range(len(df)), key=lambda i: order.get(df["id"].iloc[i], len(order)))]
+        df = df.reset_index(drop=True)
     if list(df.columns) != COLUMNS:
         raise ValueError(f"summary columns {list(df.columns)} differ from {COLUMNS}")
     bad = set(df["status"]) - set(STATUSES)
@@ -351,7 +561,8 @@ def fmt_se(x: float, se: float, scale: float = 1.0, digits: int = 2) -> str:
 def claim_markdown(row: Mapping) -> str:
     """One summary row as a short Markdown block for the review notebooks."""
     badge = {"match": "✅ match", "differs": "❌ differs", "calibrated": "⚖️ calibrated",
-             "not-comparable": "➖ not comparable"}[row["status"]]
+             "not-comparable": "➖ not comparable", "error": "⚠️ error (evidence unusable)",
+             "not-run": "⏸ not run"}[row["status"]]
     note = f"  \n*Note:* {row['note']}" if row.get("note") else ""
     cause = f" (cause: {row['cause']})" if row.get("cause") and row["status"] in ("differs", "not-comparable") else ""
     return (f"**{row['id']}** — {row['claim']} ({row['source']}; {row['kind']})  \n"
@@ -365,6 +576,7 @@ def load_summary(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False).set_index("id", drop=False)
 
 
-__all__ = ["CHOSEN_BY_FIT", "COLUMNS", "KINDS", "STATUSES", "Measurement", "Run", "claim", "claim_markdown", "combine", "describe",
-           "evaluate", "evaluate_claim", "fit_rule", "fmt_se", "judge", "load_registry", "load_summary", "paper_value",
-           "resolve_measure", "write_summary", "z_threshold"]
+__all__ = ["CHOSEN_BY_FIT", "COLUMNS", "KINDS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement", "Run",
+           "check_criterion", "check_errors", "claim", "claim_markdown", "combine", "describe", "evaluate",
+           "evaluate_claim", "evidence_problem", "fit_rule", "fmt_se", "judge", "load_registry", "load_summary",
+           "not_run_rows", "paper_value", "read_results_csv", "resolve_measure", "write_summary", "z_threshold"]

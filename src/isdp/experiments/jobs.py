@@ -15,6 +15,7 @@ Also here: the seed of a step (:meth:`Job.seed`), atomic writers (:func:`write_t
 
 from __future__ import annotations
 
+import csv
 import importlib
 import json
 import logging
@@ -133,10 +134,76 @@ def resolve_step(name: str) -> Callable[[Job], Any]:
     return step
 
 
+class DamagedInputError(RuntimeError):
+    """An input a step reads is a damaged result of an earlier step (empty, truncated, unreadable)."""
+
+
+#: results that may legitimately hold a header and no rows (a state of one county has no
+#: MCMC-vs-exact comparison)
+MAY_BE_EMPTY = ("results/e3/exact_",)
+_NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")
+
+
+def _damage(path: Path) -> str | None:
+    """Why the results file ``path`` is damaged (None when it reads back as its kind of file)."""
+    import pandas as pd
+
+    if path.stat().st_size == 0:
+        return "empty (0 bytes)"
+    if path.suffix == ".csv":
+        with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+            rows = csv.reader(fh)
+            width = len(next(rows, []))
+            for line, row in enumerate(rows, start=2):
+                if row and len(row) != width:
+                    return f"row {line} has {len(row)} fields, the header {width} (truncated or mangled)"
+        try:
+            df = pd.read_csv(path)
+        except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
+            return f"not a readable CSV ({type(err).__name__}: {err})"
+        if df.empty and not str(path).startswith(MAY_BE_EMPTY):
+            return "a header and no rows (truncated?)"
+    elif path.suffix == ".nc":
+        with open(path, "rb") as fh:
+            if not fh.read(8).startswith(_NETCDF_MAGIC):
+                return "not a netCDF file (wrong signature)"
+        import xarray as xr
+
+        try:
+            xr.open_dataset(path).close()
+        except Exception as err:  # noqa: BLE001 - any failure to open is the damage reported
+            return f"not a readable netCDF file ({type(err).__name__}: {err})"
+    elif path.suffix == ".json":
+        try:
+            json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            return f"not readable JSON ({err})"
+    return None
+
+
+def check_inputs(job: Job) -> None:
+    """Refuse a damaged result of an earlier step among ``job.input`` (files under ``results/``;
+    the repository's committed inputs have their own readers' checks), naming it.
+
+    Snakemake reruns a step only when its inputs are newer, so a result truncated or emptied after
+    it was written would otherwise be read as valid; the message says how to rebuild it.
+    """
+    paths = [Path(p) for item in job.input for p in ([item] if isinstance(item, str | os.PathLike) else item)]
+    for path in paths:
+        if not str(path).startswith("results/") or not path.is_file():
+            continue
+        problem = _damage(path)
+        if problem:
+            raise DamagedInputError(f"{path} is damaged: {problem}. Delete it and rerun snakemake, which "
+                                    f"rebuilds it (or: snakemake --forcerun {path})")
+
+
 def run_step(smk) -> None:
-    """Run the step the rule's ``params.step`` names, with the job Snakemake injected."""
+    """Run the step the rule's ``params.step`` names, with the job Snakemake injected, after
+    checking its inputs are not damaged results (:func:`check_inputs`)."""
     job = Job.from_snakemake(smk)
     start_logging(job)
+    check_inputs(job)
     resolve_step(job.params.step)(job)
 
 

@@ -13,7 +13,9 @@ from isdp.lattice import as_integer_matrix
 def max_abs_z(z, what: str) -> Measurement:
     """The z-scores themselves (the criterion sets the threshold) and their largest |z|."""
     z = np.asarray(z, dtype=float)
-    return Measurement(z, f"max |z| = {np.abs(z).max():.2f} over {z.size} {what}")
+    if z.size == 0:
+        return Measurement(z, f"no {what}", n=0)
+    return Measurement(z, f"max |z| = {np.abs(z).max():.2f} over {z.size} {what}", n=z.size)
 
 
 def draws_keep_invariants(run: Run, problem_rel: str, draws_rels) -> Measurement:
@@ -30,7 +32,7 @@ def draws_keep_invariants(run: Run, problem_rel: str, draws_rels) -> Measurement
             bad.append(rel)
     text = (f"all {n:,} stored draws int64 with A u = 0" if not bad else
             f"violations in {', '.join(bad)} ({n:,} draws checked)")
-    return Measurement(not bad, text)
+    return Measurement(not bad and n > 0, text, n=n)
 
 
 def fmt_list(values, fmt: str = "{}") -> str:

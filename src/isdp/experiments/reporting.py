@@ -31,14 +31,18 @@ def claims_summary(job: Job) -> None:
     evaluated from the registry ``input.registry``; committed inputs are read under ``params.repo``."""
     run = claims.Run(".", job.config, repo=job.params.repo)
     rows = claims.evaluate(str(job.input.registry), run, experiment=job.params.experiment)
-    claims.write_summary(rows, job.output.summary)
     job.log.info("%s: %s\n%s", job.params.experiment, rows["status"].value_counts().to_dict(),
-                 rows[["id", "status", "reproduced_value"]].to_string())
+                 rows[["id", "status", "reproduced_value", "evidence"]].to_string())
+    # an `error` fails the job before anything is written, unless the config asks to report it
+    claims.check_errors(rows, job.config.get("claims", {}).get("on_error", "fail"))
+    claims.write_summary(rows, job.output.summary)
 
 
 def reproduction_summary(job: Job) -> None:
-    """Every experiment's summary rows in one table, in registry order."""
-    df = claims.combine(job.input.summaries, job.output.table)
+    """Every experiment's summary rows in one table, in registry order; the claims of experiments
+    not configured (``params.experiments``) listed as ``not-run``."""
+    df = claims.combine(job.input.summaries, job.output.table, registry=str(job.input.registry),
+                        experiments=job.params.experiments)
     job.log.info("reproduction summary: %s", df["status"].value_counts().to_dict())
 
 

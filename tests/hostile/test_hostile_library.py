@@ -1,0 +1,244 @@
+"""Hostile values through the public library API: integer arithmetic at the edges (membership,
+norms, LLL), the exact sampler's cost, and the input checks of the exact transition matrix, the
+coupled-kernel draw helpers and the proposal tuner. Each case asserts the exact error type."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from isdp import IntegerLattice, InvariantError, generalized_laplace, sample
+from isdp.coupling import coupled_kernel_draws
+from isdp.coupling_designs import DESIGNS, iteration_draws
+from isdp.exact import (
+    enumerate_target,
+    sample_sum_constraint_l1,
+    sum_constraint_acceptance,
+    sweep_transition_matrix,
+)
+from isdp.samplers import tune_proposal
+from isdp.targets import SUMSQ_LIMIT, squared_norm
+
+SUM3 = IntegerLattice.from_constraints([[1, 1, 1]])
+L1 = generalized_laplace(1.0)
+int64s = st.integers(-(2**63), 2**63 - 1)
+
+# --------------------------------------------------------------------------- membership and norms
+
+
+def test_membership_does_not_wrap_around():
+    """The issue's example: 2·(2**63 − 1) + 2 wraps to 0 in int64; the true sum is 2**64."""
+    assert not SUM3.contains(np.array([2**63 - 1, 2**63 - 1, 2]))
+    assert SUM3.contains(np.array([2**62, -(2**62), 0]))
+
+
+@pytest.mark.parametrize("u, member", [
+    (np.array([2.0**70, -(2.0**70), 0.0]), True),          # exact integers beyond 2**53, as floats
+    (np.array([2**70, -(2**70), 0], dtype=object), True),  # Python integers beyond int64
+    (np.array([2**70, -(2**70), 1], dtype=object), False),
+    (np.array([1.0, math.nan, -1.0]), False),
+    (np.array([math.inf, -math.inf, 0.0]), False),
+    (np.array([0.5, -0.5, 0.0]), False),
+    (np.array(["1", "-1", "0"]), False),
+])
+def test_membership_is_exact_for_any_numeric_input(u, member):
+    assert SUM3.contains(u) is member
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(int64s, min_size=3, max_size=3), min_size=1, max_size=4),
+       st.lists(st.integers(-(2**31), 2**31), min_size=3, max_size=3))
+def test_membership_agrees_with_python_integers(rows, coeffs):
+    if not any(coeffs):
+        coeffs[0] = 1
+    lattice = IntegerLattice.from_constraints([coeffs], reduce=False)
+    u = np.array(rows, dtype=np.int64)
+    exact = all(sum(c * int(x) for c, x in zip(coeffs, row, strict=True)) == 0 for row in rows)
+    assert lattice.contains(u) is exact
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=6))
+def test_squared_norm_is_exact_or_refused(values):
+    u = np.array(values, dtype=np.int64)
+    exact = sum(v * v for v in values)
+    if exact < SUMSQ_LIMIT:
+        assert int(squared_norm(u)) == exact
+    else:
+        with pytest.raises(ValueError, match="2\\*\\*62"):
+            squared_norm(u)
+
+
+def test_squared_norm_refuses_where_int64_would_wrap():
+    with pytest.raises(ValueError, match="beyond the exact int64 range"):
+        squared_norm(np.array([2**62, -(2**62), 0]))
+    with pytest.raises(ValueError, match="integer"):
+        squared_norm(np.array([1.5, 2.0]))
+
+
+def test_a_sampler_start_with_a_huge_norm_is_refused():
+    with pytest.raises(InvariantError, match="init: .*2\\*\\*62"):
+        sample(SUM3, generalized_laplace(1.0, "l2"), n_chains=1, n_draws=2, proposal_eps=1.0, seed=1,
+               init=np.array([2**62, -(2**62), 0]))
+
+
+# --------------------------------------------------------------------------- lattice construction
+
+
+@pytest.mark.parametrize("A, message", [
+    ([[2**62, 2**62 - 1, 5]], "beyond the supported ±2\\*\\*31"),
+    ([[-(2**63), 1, 5]], "beyond the supported ±2\\*\\*31"),  # abs(int64 min) wraps to itself
+    ([[10**15, 10**15 + 1, 7]], "beyond the supported ±2\\*\\*31"),
+])
+def test_constraints_with_huge_entries_get_a_clear_error(A, message):
+    with pytest.raises(InvariantError, match=message):
+        IntegerLattice.from_constraints(A)
+
+
+def test_constraints_at_the_limit_give_an_exact_basis():
+    A = [[2**31 - 1, 2**31 - 3, 2**30 + 7], [5, 2**31, 1]]
+    lattice = IntegerLattice.from_constraints(A)
+    basis = [[int(v) for v in col] for col in lattice.basis.T]
+    assert all(sum(a * b for a, b in zip(row, col, strict=True)) == 0 for row in A for col in basis)
+
+
+# --------------------------------------------------------------------------- the exact sampler's cost
+
+
+def test_acceptance_has_a_closed_form_at_n_2():
+    """n = 2: accept with a^|u_1|, u_1 ~ DG(a): E a^|K| = p0 (1 + a²)/(1 − a²), p0 = (1 − a)/(1 + a)."""
+    for eps in (0.05, 0.7, 3.0):
+        a = math.exp(-eps)
+        p0 = (1 - a) / (1 + a)
+        assert sum_constraint_acceptance(2, eps) == pytest.approx(p0 * (1 + a * a) / (1 - a * a), rel=1e-9)
+
+
+def test_acceptance_tends_to_its_floor_as_eps_falls():
+    """The rejection rate does not explode as ε → 0: acceptance → 1/sqrt(π n) (docs/method.md §7)."""
+    for n in (10, 1000):
+        assert sum_constraint_acceptance(n, 1e-9) == pytest.approx(1 / math.sqrt(math.pi * n), rel=1e-6)
+        assert sum_constraint_acceptance(n, 1e-2) > sum_constraint_acceptance(n, 1e-9)
+
+
+def test_acceptance_matches_monte_carlo():
+    """acceptance = P(S_n = 0)/P(DG = 0): P(S_n = 0) estimated from 200,000 sums of n i.i.d. DG
+    (SciPy's dlaplace), within 4 binomial standard errors."""
+    from scipy import stats
+
+    n, eps, reps = 20, 0.3, 200_000
+    sums = stats.dlaplace.rvs(eps, size=(reps, n), random_state=np.random.default_rng(11)).sum(axis=1)
+    p_hat = float(np.mean(sums == 0))
+    p0 = math.tanh(eps / 2)  # (1 − a)/(1 + a)
+    se = math.sqrt(p_hat * (1 - p_hat) / reps)
+    assert abs(sum_constraint_acceptance(n, eps) * p0 - p_hat) < 4 * se
+
+
+@pytest.mark.parametrize("n, eps, size", [(10**6, 1.0, 100), (5000, 1e-9, 10**4)])
+def test_the_exact_sampler_refuses_past_its_budget_with_the_cost(n, eps, size):
+    with pytest.raises(ValueError, match="double geometric draws, more than max_proposals"):
+        sample_sum_constraint_l1(n, eps, size, 1)
+
+
+def test_the_budget_can_be_raised_or_lowered():
+    with pytest.raises(ValueError, match="max_proposals"):
+        sample_sum_constraint_l1(5, 1.0, 10, 1, max_proposals=10)
+    with pytest.raises(ValueError, match="max_proposals must be an integer"):
+        sample_sum_constraint_l1(5, 1.0, 10, 1, max_proposals=0)
+    assert sample_sum_constraint_l1(5, 1.0, 10, 1, max_proposals=10**6).shape == (10, 5)
+
+
+# --------------------------------------------------------------------------- helpers' input checks
+
+
+@pytest.mark.parametrize("radius", [0, -1, 1.5, math.nan, "2", None, 10**6])
+def test_exact_box_radius_is_checked(radius):
+    with pytest.raises(ValueError, match="radius"):
+        sweep_transition_matrix(SUM3, L1, 0.5, radius)
+    with pytest.raises(ValueError, match="radius"):
+        enumerate_target(SUM3, L1, radius)
+
+
+@pytest.mark.parametrize("eps", [0, -0.5, math.nan, math.inf, 1e-12])
+def test_transition_matrix_proposal_eps_is_checked(eps):
+    with pytest.raises(ValueError, match="proposal_eps"):
+        sweep_transition_matrix(SUM3, L1, eps, 2)
+
+
+def test_transition_matrix_checks_its_objects():
+    with pytest.raises(TypeError, match="IntegerLattice"):
+        sweep_transition_matrix(np.ones((1, 3)), L1, 0.5, 2)
+    with pytest.raises(TypeError, match="Target"):
+        sweep_transition_matrix(SUM3, "l1", 0.5, 2)
+
+
+X = np.array([1, -1, 0])
+
+
+@pytest.mark.parametrize("draw", [
+    lambda **kw: coupled_kernel_draws(SUM3, L1, **kw),
+    lambda **kw: iteration_draws(SUM3, L1, DESIGNS[next(iter(DESIGNS))], **kw),
+], ids=["coupled_kernel_draws", "iteration_draws"])
+@pytest.mark.parametrize("change, error, message", [
+    ({"x": np.array([1, -1])}, InvariantError, "shape"),
+    ({"y": np.array([[1, -1, 0]])}, InvariantError, "shape"),
+    ({"x": np.array([1, 1, 0])}, InvariantError, "Λ\\(A\\)"),
+    ({"x": np.array([0.5, -0.5, 0.0])}, InvariantError, "Λ\\(A\\)"),
+    ({"y": np.array([2**62, -(2**62), 0])}, InvariantError, "2\\*\\*62"),
+    ({"n_rep": 0}, ValueError, "n_rep"),
+    ({"n_rep": -5}, ValueError, "n_rep"),
+    ({"proposal_eps": 0.0}, ValueError, "proposal_eps"),
+    ({"proposal_eps": math.nan}, ValueError, "proposal_eps"),
+    ({"seed": -1}, ValueError, "seed"),
+])
+def test_coupled_draw_helpers_check_their_inputs(draw, change, error, message):
+    kwargs = {"x": X, "y": -X, "proposal_eps": 0.5, "n_rep": 10, "seed": 1, **change}
+    with pytest.raises(error, match=message):
+        draw(**kwargs)
+
+
+def test_coupled_draw_helpers_work_on_good_input():
+    out_x, out_y = coupled_kernel_draws(SUM3, L1, X, -X, proposal_eps=0.5, n_rep=10, seed=1)
+    assert SUM3.contains(out_x) and SUM3.contains(out_y)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"grid": []}, "non-empty"),
+    ({"grid": [0.1, -1.0]}, "grid\\[1\\]"),
+    ({"grid": [math.nan]}, "grid\\[0\\]"),
+    ({"grid": [math.inf]}, "grid\\[0\\]"),
+    ({"grid": [[0.1, 0.2]]}, "non-empty list"),
+    ({"grid": "abc"}, "grid"),
+    ({"n_iter": 1}, "n_iter"),
+    ({"n_chains": 0}, "n_chains"),
+    ({"acceptance_range": (0.5, 0.2)}, "acceptance_range"),
+    ({"acceptance_range": (0.2, math.nan)}, "acceptance_range"),
+    ({"acceptance_range": (0.2,)}, "acceptance_range"),
+])
+def test_tune_proposal_checks_its_inputs(change, message):
+    kwargs = {"grid": [0.1, 0.5], "n_chains": 2, "n_iter": 50, "seed": 1, **change}
+    with pytest.raises(ValueError, match=message):
+        tune_proposal(SUM3, L1, **kwargs)
+
+
+edge_floats = st.one_of(st.sampled_from([0.0, -0.0, -1.0, math.nan, math.inf, -math.inf, 1e-300, 1e300]),
+                        st.floats(max_value=0.0))
+
+
+@settings(max_examples=100, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=4).filter(lambda s: s != (3,)))
+def test_a_state_of_any_other_shape_is_refused(shape):
+    with pytest.raises(InvariantError, match="shape"):
+        coupled_kernel_draws(SUM3, L1, np.zeros(shape, dtype=np.int64), -X, proposal_eps=0.5, n_rep=2, seed=1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(good=st.lists(st.floats(0.01, 5.0), max_size=3), bad=edge_floats, at=st.integers(0, 3))
+def test_a_grid_with_any_unusable_value_is_refused(good, bad, at):
+    grid = [*good[:at], bad, *good[at:]]
+    with pytest.raises(ValueError, match=r"grid\[\d+\]"):
+        tune_proposal(SUM3, L1, grid, n_chains=1, n_iter=10, seed=1)
