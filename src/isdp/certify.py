@@ -104,7 +104,7 @@ def certify(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
     X₀ = Y₀ = start[p]; chain X runs ``lag`` iterations alone, then the pair moves under the coupled
     kernel until it meets or ``max_iter`` (:func:`isdp.coupling.meeting_times`). t* is the smallest t
     with the estimated bound E[max(0, ⌈(τ − L − t)/L⌉)] below ``threshold``. With n pairs the bound
-    is a multiple of 1/n, so a threshold below 1/n makes t* the largest τ − L of the sample.
+    is a multiple of 1/n, so a threshold of at most 1/n makes t* the largest τ − L of the sample.
     """
     n_pairs = check_count("n_pairs", n_pairs, 1)
     threshold = check_positive("threshold", threshold)
