@@ -19,7 +19,7 @@ from isdp.experiments.e3_census_counties.census import (
 )
 
 CERTIFICATE = {"lag": 50, "pairs": 100, "threshold": 0.01, "max_iter": 1_000_000, "burn_in_floor": 500, "margin": 0.5}
-MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "basis": "auto",
+MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "basis": "auto", "draw_basis": "smith",
         "certificate": CERTIFICATE, "proposal_eps": 0.1, "overdispersion": {"factor": 0.1, "n_iter": 500}}
 
 

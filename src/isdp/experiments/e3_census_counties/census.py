@@ -64,8 +64,8 @@ def overdispersed_starts(lattice: IntegerLattice, eps: float, *, n_chains: int, 
 
 
 def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws_per_chain: int, thin: int,
-              basis: str, certificate: dict, proposal_eps: float, overdispersion: dict, seed: int,
-              cell_names=None, label: str = "state", r_hat_max: float = 1.01) -> StateRun:
+              basis: str, draw_basis: str, certificate: dict, proposal_eps: float, overdispersion: dict,
+              seed: int, cell_names=None, label: str = "state", r_hat_max: float = 1.01) -> StateRun:
     """Draws of ℓ1 generalized Laplace noise with one sum constraint over ``n_counties`` cells.
 
     Every chain starts at :func:`overdispersed_starts` (``overdispersion`` = ``{"factor",
@@ -74,8 +74,12 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
     fresh draw of the over-dispersed law (lag ``certificate["lag"]``, at most
     ``certificate["max_iter"]`` iterations, TV threshold ``certificate["threshold"]``); the burn-in
     is max(``burn_in_floor``, t* · (1 + ``margin``)). Raises :class:`isdp.CertificationError`
-    naming ``label`` when a pair is censored. Then the chains run the burn-in and store
-    ``draws_per_chain`` draws ``thin`` iterations apart. R-hat and ESS (ArviZ) are computed on all
+    naming ``label`` when a pair is censored. Then the chains run the burn-in on ``basis`` and,
+    from there, store ``draws_per_chain`` draws ``thin`` iterations apart with the sweep on
+    ``draw_basis``: a π-invariant kernel never moves a chain's law away from π in total
+    variation, so the certificate holds for every stored draw, and the draws can come from the
+    basis with the shorter autocorrelation (the Smith star: ~0.5 bulk ESS per draw at thin 10 for
+    Illinois, against ~0.03 on the path basis). R-hat and ESS (ArviZ) are computed on all
     stored draws; ``n_draws`` retained draws are the stored draws thinned evenly, ``n_draws /
     n_chains`` per chain. Raises :class:`ConvergenceError` naming ``label`` and the worst county
     when some R-hat is not below ``r_hat_max`` (or undefined). A one-county state has no noise to
@@ -111,8 +115,13 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
                                  "raise e3.mcmc.certificate.max_iter or change the basis")
     burn_in = cert.burn_in(int(certificate["burn_in_floor"]), float(certificate["margin"]))
     starts = start_law(n_chains, "overdispersed")
-    res = sample(lattice, target, n_chains=n_chains, n_draws=draws_per_chain, burn_in=burn_in, thin=thin,
-                 proposal_eps=proposal_eps, seed=derive_seed(seed, "chains"), init=starts)
+    burnt = sample(lattice, target, n_chains=n_chains, n_draws=0, burn_in=burn_in, proposal_eps=proposal_eps,
+                   seed=derive_seed(seed, "burn-in"), init=starts, progress=False)
+    # Any π-invariant kernel K contracts TV to π (‖μK − π‖ ≤ ‖μ − π‖), so every draw after the
+    # certified burn-in is within the certified bound, whichever basis the draws are stored from.
+    draw_lattice = with_mixing_basis(smith, draw_basis)
+    res = sample(draw_lattice, target, n_chains=n_chains, n_draws=draws_per_chain,
+                 thin=thin, proposal_eps=proposal_eps, seed=derive_seed(seed, "chains"), init=burnt.final_state)
     check_release(res.draws, A, np.zeros(1, dtype=np.int64), what=f"{label} noise draws")
     table = convergence_table(res.draws, names)
     step = draws_per_chain // per_chain
@@ -132,6 +141,7 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
         "overdispersion_factor": float(overdispersion["factor"]),
         "overdispersion_iter": int(overdispersion["n_iter"]),
         "basis": cert.basis,
+        "draw_basis": draw_lattice.basis_name,
         "t_star": int(cert.t_star),
         "certify_seconds": float(cert.seconds),
         "burn_in": int(burn_in),
@@ -164,7 +174,8 @@ def _point_mass_run(names, *, n_chains: int, per_chain: int, label: str) -> Stat
     summary = {"state": label, "n_counties": 1, "n_chains": n_chains, "sampler": "point mass (one county)",
                "max_r_hat": nan, "min_ess_bulk": nan, "min_ess_tail": nan, "worst_county": names[0],
                "min_ess_bulk_retained": nan, "start_l1_mean": 0.0, "overdispersion_factor": nan,
-               "overdispersion_iter": 0, "basis": "none (one county)", "t_star": 0, "certify_seconds": 0.0,
+               "overdispersion_iter": 0, "basis": "none (one county)",
+               "draw_basis": "none (one county)", "t_star": 0, "certify_seconds": 0.0,
                "burn_in": 0, "thin": 0, "diagnostic_draws_per_chain": 0,
                "retained_thin": 0, "n_retained": n_chains * per_chain, "acceptance": nan, "proposal_eps": nan,
                "seconds": 0.0}
@@ -256,7 +267,7 @@ def mcmc_vs_exact(run: StateRun, group: pd.DataFrame, eps: float, seed: int, sta
 #: the columns of a state's run record (``run_<state>.json``) in the convergence table
 CONVERGENCE_COLUMNS = ("state", "n_counties", "n_chains", "max_r_hat", "worst_county", "min_ess_bulk",
                        "min_ess_tail", "min_ess_bulk_retained", "n_retained", "diagnostic_draws_per_chain",
-                       "basis", "t_star", "burn_in", "thin", "retained_thin", "overdispersion_factor",
+                       "basis", "t_star", "burn_in", "draw_basis", "thin", "retained_thin", "overdispersion_factor",
                        "overdispersion_iter", "start_l1_mean", "acceptance", "proposal_eps")
 
 #: the columns of ``results/tables/e3_certificates.csv``
