@@ -12,7 +12,7 @@ Reference implementation of the mechanisms of *Integer Subspace Differential Pri
 - bases: :func:`with_mixing_basis` (the same Λ(A) on a basis chosen for mixing: path, adjacent
   table moves, LLL), :func:`default_basis`, :func:`change_of_basis` (the unimodular check)
 - coupling: :func:`meeting_times`, :func:`tv_upper_bound`, :func:`convergence_iteration`;
-  :func:`certify` → :class:`Certificate` (t* from the chains' own starting law)
+  :func:`certify` → :class:`Certificate` (t* from the chains' own starting law), :func:`certify_mis`
 - exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`,
   :func:`exact_tv_curve`
 - distributions: double geometric pmf/cdf/sampler and maximal coupling
@@ -25,7 +25,7 @@ registry) lives in :mod:`isdp.experiments` and needs the ``workflow`` extra.
 
 from ._rng import derive_seed
 from .bases import MIXING_BASES, change_of_basis, default_basis, with_mixing_basis
-from .certify import Certificate, CertificationError, certify
+from .certify import Certificate, CertificationError, certify, certify_mis
 from .coupling import MeetingTimes, convergence_iteration, meeting_times, tv_upper_bound
 from .diagnostics import convergence_table, load_draws, save_draws, summarize_convergence
 from .distributions import dg_cdf, dg_logpmf, dg_pmf, dg_rvs, maximal_coupling_rvs
@@ -61,6 +61,7 @@ __all__ = [
     "SamplerResult",
     "Target",
     "certify",
+    "certify_mis",
     "change_of_basis",
     "check_release",
     "convergence_iteration",

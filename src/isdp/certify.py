@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._runner import check_count, check_positive
-from .coupling import convergence_iteration, meeting_times, tv_upper_bound
+from .coupling import MeetingTimes, convergence_iteration, meeting_times, tv_upper_bound
 from .lattice import IntegerLattice
 from .targets import Target
 
@@ -111,8 +111,25 @@ def certify(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
     starts = start(n_pairs) if callable(start) else start
     mt = meeting_times(lattice, target, lag=lag, n_pairs=n_pairs, proposal_eps=proposal_eps, seed=seed,
                        max_iter=max_iter, init=starts)
+    return certificate_from_meetings(mt, lattice.basis_name, threshold=threshold, max_iter=max_iter)
+
+
+def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, lag: int, n_pairs: int, seed: int,
+                B=None, b=None, init=None, threshold: float = 0.01, max_iter: int = 1_000_000) -> Certificate:
+    """Certify the Metropolized independence sampler (:func:`isdp.mis_sample`, same arguments) from its
+    starting law (``init``, default s*, as the chains start): pairs share every proposal and one uniform
+    and meet when both accept (:func:`isdp.mis.mis_meeting_times`)."""
+    from .mis import mis_meeting_times
+
+    threshold = check_positive("threshold", threshold)
+    mt = mis_meeting_times(A, a, center, eps=eps, proposal_eps=proposal_eps, index_set=index_set, lag=lag,
+                           n_pairs=n_pairs, seed=seed, B=B, b=b, init=init, max_iter=max_iter)
+    return certificate_from_meetings(mt, "independence proposal (MIS)", threshold=threshold, max_iter=max_iter)
+
+
+def certificate_from_meetings(mt: MeetingTimes, basis: str, *, threshold: float, max_iter: int) -> Certificate:
+    """The :class:`Certificate` of measured meeting times (no t* when a pair is censored)."""
     censored = int((~mt.met).sum())
     t_star = None if censored else convergence_iteration(mt.tau, mt.lag, threshold)
-    return Certificate(basis=lattice.basis_name, lag=mt.lag, n_pairs=n_pairs, n_censored=censored,
-                       max_iter=int(max_iter), threshold=threshold, t_star=t_star, tau=mt.tau,
-                       seconds=mt.seconds)
+    return Certificate(basis=basis, lag=mt.lag, n_pairs=len(mt.tau), n_censored=censored, max_iter=int(max_iter),
+                       threshold=float(threshold), t_star=t_star, tau=mt.tau, seconds=mt.seconds)

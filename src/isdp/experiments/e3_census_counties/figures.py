@@ -124,6 +124,7 @@ def plot_certificates(records: list[dict]):
     ax.axhline(threshold, color="black", lw=0.8, ls="--")
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=threshold)
+    ax.set_ylim(0, None)  # above 1 the bound is vacuous (TV ≤ 1) but shows how far the pairs were
     ax.set_xlabel("iteration t")
     ax.set_ylabel("estimated bound on TV(law of X_t, π)")
     title = "L-lag coupling certificates (dot: t*, cross: burn-in)"
