@@ -16,12 +16,15 @@ from isdp import (
     CertificationError,
     IntegerLattice,
     certify,
+    certify_mis,
     exact_tv_curve,
     generalized_laplace,
+    mis_sample,
     sum_constraint,
     table_margins,
     with_mixing_basis,
 )
+from isdp.mis import mis_meeting_times
 
 TARGET = generalized_laplace(1.0, "l1")
 PROPOSAL_EPS = 0.5
@@ -112,3 +115,73 @@ def test_pairs_start_from_the_given_law():
         certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=np.ones((7, 3), int), lag=1, n_pairs=7, seed=0)
     with pytest.raises(ValueError, match="threshold"):
         certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=None, lag=1, n_pairs=7, seed=0, threshold=0)
+
+
+# --------------------------------------------------------------------------- the MIS (independence sampler)
+
+MIS_X = np.array([3, 5, 2, 4, 1, 6])  # a 2 × 3 table; margins fixed, cells non-negative
+MIS_A = table_margins(2, 3)[:-1]  # the last margin is implied by the others
+MIS_ARGS = {"eps": 0.5, "proposal_eps": 0.6, "index_set": [0, 1], "B": np.eye(6), "b": np.zeros(6)}
+
+
+def _mis_exact_tv(ts):
+    """Exact TV(δ_{s*} K^t, π) of the MIS: S* is finite (non-negativity), so K is enumerated exactly."""
+    from itertools import product
+
+    from isdp.distributions import dg_pmf
+
+    a = MIS_A @ MIS_X
+    states = []
+    for s0, s1 in product(range(0, 8), range(0, 7)):
+        rest = np.linalg.solve(MIS_A[:, 2:].astype(float), a - MIS_A[:, :2] @ [s0, s1])
+        s = np.concatenate([[s0, s1], np.rint(rest)]).astype(int)
+        if np.all(MIS_A @ s == a) and np.all(s >= 0):
+            states.append(s)
+    S = np.array(states)
+    dev = np.abs(S - MIS_X)
+    log_p = -MIS_ARGS["eps"] * dev.sum(axis=1)
+    q = dg_pmf(dev[:, 0], MIS_ARGS["proposal_eps"]) * dg_pmf(dev[:, 1], MIS_ARGS["proposal_eps"])
+    log_w = log_p - np.log(q)
+    K = q[None, :] * np.minimum(1.0, np.exp(log_w[None, :] - log_w[:, None]))
+    np.fill_diagonal(K, 0.0)
+    K[np.diag_indices_from(K)] = 1.0 - K.sum(axis=1)
+    pi = np.exp(log_p - log_p.max())
+    pi /= pi.sum()
+    mu = np.all(S == MIS_X, axis=1).astype(float)
+    out = []
+    for t in range(max(ts) + 1):
+        if t in ts:
+            out.append(0.5 * np.abs(mu - pi).sum())
+        mu = mu @ K
+    return np.array(out)
+
+
+@pytest.mark.parametrize("lag", [1, 5])
+def test_mis_certified_bound_is_above_the_exact_tv(lag):
+    """As for the Gibbs sampler, from the chains' start s*; S* is finite, so no truncation."""
+    ts = [0, 1, 2, 4, 8, 16, 32]
+    tv = _mis_exact_tv(ts)
+    assert tv[0] > 0.5 and tv[-1] < 0.1
+    cert = certify_mis(MIS_A, MIS_A @ MIS_X, MIS_X, **MIS_ARGS, lag=lag, n_pairs=N_PAIRS, seed=4, max_iter=100_000)
+    assert cert.certified and cert.basis == "independence proposal (MIS)"
+    terms = np.maximum(0, -((-(cert.tau[:, None] - lag - np.array(ts)[None, :])) // lag))
+    se = np.maximum(terms.std(axis=0, ddof=1) / np.sqrt(N_PAIRS), np.sqrt(tv / N_PAIRS))
+    assert np.all(cert.tv_bound(ts) + Z_TOL * se >= tv), (cert.tv_bound(ts), tv)
+
+
+def test_mis_lag_steps_are_the_mis_kernel():
+    """X's lag steps are the MIS's own: with ``max_iter`` = lag no coupled step runs, and a pair
+    counts as met exactly when X stayed at s*, which must happen at the MIS's rate."""
+    mt = mis_meeting_times(MIS_A, MIS_A @ MIS_X, MIS_X, **MIS_ARGS, lag=1, n_pairs=20_000, seed=9, max_iter=1)
+    res = mis_sample(MIS_A, MIS_A @ MIS_X, MIS_X, **MIS_ARGS, n_draws=1, n_chains=20_000, seed=10, progress=False)
+    stayed_mis = np.all(res.draws[:, 0] == MIS_X, axis=1)
+    p1, p2 = mt.met.mean(), stayed_mis.mean()
+    se = np.sqrt(p1 * (1 - p1) / 20_000 + p2 * (1 - p2) / 20_000)
+    assert abs(p1 - p2) < Z_TOL * se
+
+
+def test_mis_censored_pairs_give_no_certificate():
+    cert = certify_mis(MIS_A, MIS_A @ MIS_X, MIS_X, **MIS_ARGS, lag=1, n_pairs=50, seed=4, max_iter=2)
+    assert not cert.certified and cert.n_censored > 0
+    with pytest.raises(CertificationError, match="did not meet within 2"):
+        cert.require()
