@@ -13,7 +13,13 @@ of this process, so other jobs on a shared machine do not inflate it:
   of that half;
 - meeting times of L-lag coupled pairs (L = 100) within max_iter (set by a time budget):
   pairs met, pairs censored, median τ - L among the pairs that met;
-- exact_draws_per_s: draws per second of the exact rejection sampler (sum constraints only).
+- exact_draws_per_s: draws per second of the exact rejection sampler (sum constraints only);
+- certificates (`--certified`, added to an existing CSV): :func:`isdp.certify` of the sampler on
+  the mixing basis (path for sums, adjacent 2×2 moves for tables), 100 pairs from u = 0, lag 50:
+  certified_t (iterations to TV bound < 0.01, or "censored k/100"), certified_t_seconds (CPU
+  seconds of one chain to run them: certified_t × dim / updates_per_s) and certify_seconds (the
+  pairs' CPU seconds). max_iter: 2,000,000 for sums (the coupling study certifies them), for
+  tables what a CERT_BUDGET_S budget allows if every pair is censored.
 
 proposal_eps is chosen per problem by `isdp.tune_proposal` over PROPOSAL_GRID. The lattice of
 an r × r table is built from its basic moves (e_ij - e_ir - e_rj + e_rr), a basis of Λ(A) for
@@ -34,6 +40,7 @@ import pandas as pd
 
 from isdp import (
     IntegerLattice,
+    certify,
     convergence_table,
     generalized_laplace,
     meeting_times,
@@ -43,6 +50,7 @@ from isdp import (
     summarize_convergence,
     table_margins,
     tune_proposal,
+    with_mixing_basis,
 )
 
 EPS = 0.192
@@ -51,6 +59,7 @@ RHAT_TARGET = 1.01
 N_CHAINS = 4
 LAG = 100
 N_PAIRS = 16
+CERT_PAIRS, CERT_LAG, CERT_BUDGET_S = 100, 50, 60.0
 MAX_KEPT = 1000  # draws kept per chain and checkpoint, for the diagnostics
 RESULTS = Path(__file__).parent / "results"
 
@@ -124,6 +133,27 @@ def coupling(lattice, target, proposal_eps, budget_s: float, rate: float, seed: 
             "coupling_seconds": seconds}
 
 
+def certified(row: dict) -> dict:
+    """The certificate columns of one problem (see the module docstring)."""
+    family, cells, dim = row["family"], int(row["cells"]), int(row["dim"])
+    r = int(round(np.sqrt(cells)))
+    base = IntegerLattice.from_constraints(sum_constraint(cells)) if family == "sum" else table_lattice(r, r)
+    lattice = with_mixing_basis(base, "path" if family == "sum" else "table")
+    target = generalized_laplace(EPS, "l1")
+    rate = float(row["updates_per_s"])
+    max_iter = 2_000_000 if family == "sum" else int(CERT_BUDGET_S * rate / (4 * dim * CERT_PAIRS))
+    tick = time.process_time()
+    cert = certify(lattice, target, proposal_eps=float(row["proposal_eps"]), start=None, lag=CERT_LAG,
+                   n_pairs=CERT_PAIRS, seed=3, max_iter=max_iter)
+    seconds = time.process_time() - tick
+    if not cert.certified:
+        return {"certified_basis": lattice.basis_name, "certified_max_iter": max_iter,
+                "certified_t": f"censored {cert.n_censored}/{CERT_PAIRS}", "certified_t_seconds": np.nan,
+                "certify_seconds": seconds}
+    return {"certified_basis": lattice.basis_name, "certified_max_iter": max_iter, "certified_t": cert.t_star,
+            "certified_t_seconds": cert.t_star * dim / rate, "certify_seconds": seconds}
+
+
 def exact_rate(n: int, budget_s: float) -> float:
     sample_sum_constraint_l1(n, EPS, 1, seed=0)  # compile
     size, seconds = 16, 0.0
@@ -172,8 +202,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small problems and budgets (about a minute)")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--certified", action="store_true", help="add the certificate columns to the existing CSV")
     args = parser.parse_args()
     numba.set_num_threads(1)
+    if args.certified:
+        path = args.out / f"cost_growth{'_quick' if args.quick else ''}.csv"
+        header = path.read_text().splitlines()[0]
+        df = pd.read_csv(path, comment="#")
+        extra = pd.DataFrame([certified(row) for row in df.to_dict("records")])
+        df = pd.concat([df.drop(columns=extra.columns, errors="ignore"), extra], axis=1)
+        print(df[["family", "cells", *extra.columns]].to_string(), flush=True)
+        with open(path, "w") as fh:
+            fh.write(f"{header}; certificate columns {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC\n")
+            df.to_csv(fh, index=False, float_format="%.6g")
+        return
     if args.quick:
         problems = [("sum", n) for n in (10, 50)] + [("table", r) for r in (4, 8)]
         budget_s, n_updates = 5.0, 1_000_000

@@ -9,8 +9,12 @@ Reference implementation of the mechanisms of *Integer Subspace Differential Pri
 - targets: :func:`generalized_laplace`, :func:`generalized_gaussian`
 - samplers: :func:`sample` (compiled Gibbs-within-Metropolis), :func:`tune_proposal`
 - mis: :func:`mis_sample` (compiled Metropolized independence sampler, FODS-20 Algorithm 1)
-- coupling: :func:`meeting_times`, :func:`tv_upper_bound`, :func:`convergence_iteration`
-- exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`
+- bases: :func:`with_mixing_basis` (the same Λ(A) on a basis chosen for mixing: path, adjacent
+  table moves, LLL), :func:`default_basis`, :func:`change_of_basis` (the unimodular check)
+- coupling: :func:`meeting_times`, :func:`tv_upper_bound`, :func:`convergence_iteration`;
+  :func:`certify` → :class:`Certificate` (t* from the chains' own starting law), :func:`certify_mis`
+- exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`,
+  :func:`exact_tv_curve`
 - distributions: double geometric pmf/cdf/sampler and maximal coupling
 - diagnostics: R-hat/ESS via ArviZ, netCDF storage of draws
 - :func:`derive_seed`: an independent, stable seed per named step from one base seed
@@ -20,10 +24,17 @@ registry) lives in :mod:`isdp.experiments` and needs the ``workflow`` extra.
 """
 
 from ._rng import derive_seed
+from .bases import MIXING_BASES, change_of_basis, default_basis, with_mixing_basis
+from .certify import Certificate, CertificationError, certify, certify_mis
 from .coupling import MeetingTimes, convergence_iteration, meeting_times, tv_upper_bound
 from .diagnostics import convergence_table, load_draws, save_draws, summarize_convergence
 from .distributions import dg_cdf, dg_logpmf, dg_pmf, dg_rvs, maximal_coupling_rvs
-from .exact import enumerate_target, sample_sum_constraint_l1, sweep_transition_matrix
+from .exact import (
+    enumerate_target,
+    exact_tv_curve,
+    sample_sum_constraint_l1,
+    sweep_transition_matrix,
+)
 from .lattice import (
     IntegerLattice,
     InvariantError,
@@ -40,21 +51,29 @@ from .targets import Target, generalized_gaussian, generalized_laplace
 __version__ = "0.1.0"
 
 __all__ = [
+    "MIXING_BASES",
+    "Certificate",
+    "CertificationError",
     "IntegerLattice",
     "InvariantError",
     "MISResult",
     "MeetingTimes",
     "SamplerResult",
     "Target",
+    "certify",
+    "certify_mis",
+    "change_of_basis",
     "check_release",
     "convergence_iteration",
     "convergence_table",
+    "default_basis",
     "derive_seed",
     "dg_cdf",
     "dg_logpmf",
     "dg_pmf",
     "dg_rvs",
     "enumerate_target",
+    "exact_tv_curve",
     "generalized_gaussian",
     "generalized_laplace",
     "integer_solution",
@@ -72,4 +91,5 @@ __all__ = [
     "tune_proposal",
     "tv_upper_bound",
     "venn_constraints",
+    "with_mixing_basis",
 ]

@@ -335,4 +335,4 @@ def path_lattice(lattice: IntegerLattice) -> IntegerLattice:
     """
     moves, _ = design_moves(lattice, "path")
     return IntegerLattice(A=lattice.A, basis=moves, rank=lattice.rank,
-                          invariant_factors=lattice.invariant_factors)
+                          invariant_factors=lattice.invariant_factors, basis_name="path")

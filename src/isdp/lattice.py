@@ -106,6 +106,7 @@ class IntegerLattice:
     basis: np.ndarray
     rank: int
     invariant_factors: tuple[int, ...] = field(default=())
+    basis_name: str = "smith"  # which basis (isdp.bases): the sampler's chain depends on it, π does not
 
     @property
     def n(self) -> int:
@@ -138,13 +139,14 @@ class IntegerLattice:
                 "them is zero, so no privacy noise can be added"
             )
         basis = V[:, rank:]
-        if reduce is True or (reduce == "auto" and max(abs(int(x)) for x in basis.ravel()) > 1):
+        reduced = reduce is True or (reduce == "auto" and max(abs(int(x)) for x in basis.ravel()) > 1)
+        if reduced:
             basis = _lll(basis)  # exact (sympy) on the Smith basis before any int64 cast
         basis = _to_int64(basis, "the lattice basis")
         if np.any(_exact_matmul(A, basis) != 0):  # cheap guard on the library, not on the input
             raise AssertionError("Smith normal form basis does not satisfy A B = 0")
         factors = tuple(d for d in diag if d != 0)
-        return cls(A=A, basis=basis, rank=rank, invariant_factors=factors)
+        return cls(A=A, basis=basis, rank=rank, invariant_factors=factors, basis_name="lll" if reduced else "smith")
 
     def contains(self, u) -> bool:
         """Whether ``u`` (or every row of a 2-D ``u``) is an integer vector with A u = 0.

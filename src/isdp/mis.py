@@ -30,6 +30,7 @@ One iteration = one proposal. Every retained draw is checked in NumPy against ``
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +44,7 @@ from .lattice import InvariantError, as_integer_matrix, as_vector
 
 log = logging.getLogger("isdp.mis")
 
-__all__ = ["MISResult", "mis_sample", "mis_log_weight"]
+__all__ = ["MISResult", "mis_meeting_times", "mis_sample", "mis_log_weight"]
 
 _B_TOL = 1e-9  # slack on B s >= b for real-valued B (integer B: exact)
 
@@ -131,70 +132,72 @@ def _in_set(S: np.ndarray, A, a, B, b) -> np.ndarray:
 # --------------------------------------------------------------------------- compiled kernel
 
 
+@njit(inline="always")
+def _propose(rng, prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx, b_val, b_vec,
+             center, eps, eps_q, dg_q):
+    """Draw one proposal into ``prop``; returns (status, its log weight): status 0 non-integral,
+    1 infeasible (B s̃ < b), 2 a point of S*."""
+    m = a_vec.shape[0]
+    # step 1-1: s̃_I ~ q, independent of the current state
+    dev_i = 0
+    for j in range(idx_i.shape[0]):
+        i = idx_i[j]
+        z = double_geometric(rng, dg_q)
+        prop[i] = center[i] + z
+        dev_i += abs(z)
+    # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers
+    for row in range(m):
+        v = a_vec[row]
+        for p in range(ai_ptr[row], ai_ptr[row + 1]):
+            v -= ai_val[p] * prop[ai_idx[p]]
+        r[row] = v
+    dev_c = 0
+    for row in range(m):
+        num = 0
+        for col in range(m):
+            num += adj[row, col] * r[col]
+        if num % det != 0:
+            return 0, 0.0
+        i = idx_c[row]
+        prop[i] = num // det
+        dev_c += abs(prop[i] - center[i])
+    # step 2: the indicator 1(B s̃ >= b)
+    for row in range(b_vec.shape[0]):
+        v = 0.0
+        for p in range(b_ptr[row], b_ptr[row + 1]):
+            v += b_val[p] * prop[b_idx[p]]
+        if v < b_vec[row] - 1e-9:
+            return 1, 0.0
+    return 2, -eps * (dev_i + dev_c) + eps_q * dev_i
+
+
 @njit(parallel=True, cache=True)
 def _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx,
              b_val, b_vec, center, eps, eps_q, dg_q, t0, n_iter, burn_in, thin, out, accepted, infeasible,
              nonintegral):
     n_chains, d = state.shape
-    m = a_vec.shape[0]
-    k = idx_i.shape[0]
-    n_b = b_vec.shape[0]
     for c in prange(n_chains):
         s = state[c]
         lw = logw[c]
         prop = np.empty(d, dtype=np.int64)
-        r = np.empty(m, dtype=np.int64)
+        r = np.empty(a_vec.shape[0], dtype=np.int64)
         acc = 0
         n_inf = 0
         n_nonint = 0
         for t in range(t0, t0 + n_iter):
-            # step 1-1: s̃_I ~ q, independent of the current state
-            dev_i = 0
-            for j in range(k):
-                i = idx_i[j]
-                z = double_geometric(rng[c], dg_q)
-                prop[i] = center[i] + z
-                dev_i += abs(z)
-            # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers
-            for row in range(m):
-                v = a_vec[row]
-                for p in range(ai_ptr[row], ai_ptr[row + 1]):
-                    v -= ai_val[p] * prop[ai_idx[p]]
-                r[row] = v
-            integral = True
-            dev_c = 0
-            for row in range(m):
-                num = 0
-                for col in range(m):
-                    num += adj[row, col] * r[col]
-                if num % det != 0:
-                    integral = False
-                    break
-                i = idx_c[row]
-                prop[i] = num // det
-                dev_c += abs(prop[i] - center[i])
-            if not integral:
+            status, lw_new = _propose(rng[c], prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec,
+                                      b_ptr, b_idx, b_val, b_vec, center, eps, eps_q, dg_q)
+            if status == 0:
                 n_nonint += 1
-            else:
-                # step 2: the indicator 1(B s̃ >= b), then the Metropolis-Hastings ratio
-                feasible = True
-                for row in range(n_b):
-                    v = 0.0
-                    for p in range(b_ptr[row], b_ptr[row + 1]):
-                        v += b_val[p] * prop[b_idx[p]]
-                    if v < b_vec[row] - 1e-9:
-                        feasible = False
-                        break
-                if not feasible:
-                    n_inf += 1
-                else:
-                    lw_new = -eps * (dev_i + dev_c) + eps_q * dev_i
-                    diff = lw_new - lw
-                    if diff >= 0.0 or uniform_pos(rng[c]) < np.exp(diff):
-                        for i in range(d):
-                            s[i] = prop[i]
-                        lw = lw_new
-                        acc += 1
+            elif status == 1:
+                n_inf += 1
+            else:  # the Metropolis-Hastings ratio
+                diff = lw_new - lw
+                if diff >= 0.0 or uniform_pos(rng[c]) < np.exp(diff):
+                    for i in range(d):
+                        s[i] = prop[i]
+                    lw = lw_new
+                    acc += 1
             done = t + 1 - burn_in
             if done > 0 and done % thin == 0:
                 out[c, done // thin - 1] = s
@@ -204,7 +207,113 @@ def _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a
         nonintegral[c] += n_nonint
 
 
+@njit(parallel=True, cache=True)
+def _mis_meeting(init, logw0, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx, b_val,
+                 b_vec, center, eps, eps_q, dg_q, lag, max_iter, tau, met):
+    """L-lag meeting times of the MIS: X runs ``lag`` proposals alone, then X and Y share every
+    proposal and one uniform; they meet when both accept the same proposal (or already agree)."""
+    n_pairs, d = init.shape
+    for p in prange(n_pairs):
+        x = init[p].copy()
+        y = init[p].copy()
+        lx = logw0[p]
+        ly = logw0[p]
+        prop = np.empty(d, dtype=np.int64)
+        r = np.empty(a_vec.shape[0], dtype=np.int64)
+        for _ in range(lag):
+            status, lw_new = _propose(rng[p], prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec,
+                                      b_ptr, b_idx, b_val, b_vec, center, eps, eps_q, dg_q)
+            if status == 2 and (lw_new >= lx or uniform_pos(rng[p]) < np.exp(lw_new - lx)):
+                x[:] = prop
+                lx = lw_new
+        t = lag
+        met[p] = False
+        same = True
+        for i in range(d):
+            if x[i] != y[i]:
+                same = False
+        while t < max_iter and not same:
+            t += 1
+            status, lw_new = _propose(rng[p], prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec,
+                                      b_ptr, b_idx, b_val, b_vec, center, eps, eps_q, dg_q)
+            if status == 2:
+                u = uniform_pos(rng[p])  # common to both chains: each accepts with its own min(1, ratio)
+                ax = lw_new >= lx or u < np.exp(lw_new - lx)
+                ay = lw_new >= ly or u < np.exp(lw_new - ly)
+                if ax:
+                    x[:] = prop
+                    lx = lw_new
+                if ay:
+                    y[:] = prop
+                    ly = lw_new
+                same = ax and ay
+        if same:
+            met[p] = True
+            if t == lag:  # X_L = Y_0: the pair is together from the first coupled step
+                t = lag + 1
+        tau[p] = t
+
+
 # --------------------------------------------------------------------------- public entry point
+
+
+@dataclass
+class _Problem:
+    """A validated MIS set-up: the start states and the compiled kernel's arguments."""
+
+    A: np.ndarray
+    a: np.ndarray
+    B: np.ndarray | None
+    b: np.ndarray | None
+    state: np.ndarray  # int64 (chains, d)
+    logw: np.ndarray  # float (chains,)
+    kernel: tuple  # (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a, b_ptr, b_idx, b_val, b_vec, center,
+    #                 eps, proposal_eps, dg table)
+    idx_i: np.ndarray
+    det: int
+
+
+def _problem(A, a, center, B, b, *, eps, proposal_eps, index_set, n_chains, init, allow_nonunimodular) -> _Problem:
+    A = as_integer_matrix(A)
+    m, d = A.shape
+    if m >= d:
+        raise InvariantError(f"A has {m} rows and {d} columns; the MIS needs m < d")
+    a = as_vector(a, "a", length=m, integer=True)
+    center = as_vector(center, "center", length=d, integer=True)
+    if (B is None) != (b is None):
+        raise InvariantError("give both B and b, or neither")
+    if B is not None:
+        B = np.asarray(B, dtype=float)
+        if B.ndim != 2 or B.shape[1] != d or not np.all(np.isfinite(B)):
+            raise InvariantError(f"B must be a finite 2-D matrix with {d} columns, got shape {B.shape}")
+        b = as_vector(b, "b", length=B.shape[0])
+    eps, proposal_eps = check_dg_eps("eps", eps), check_dg_eps("proposal_eps", proposal_eps)
+    idx_i, idx_c = _index_set(index_set, d, m)
+    adj, det = _solver(A, idx_c, allow_nonunimodular)
+
+    start_state = center if init is None else np.asarray(init)
+    if start_state.ndim == 1:
+        start_state = np.broadcast_to(start_state, (n_chains, d))
+    if start_state.shape != (n_chains, d):
+        raise InvariantError(f"init has shape {start_state.shape}, expected ({n_chains}, {d}) or ({d},)")
+    if np.any(np.rint(start_state) != start_state):
+        raise InvariantError("the start must be integer-valued")
+    state = np.array(np.rint(start_state), dtype=np.int64)
+    if not _in_set(state, A, a, B, b).all():
+        what = "the confidential query s* (the default start)" if init is None else "init"
+        raise InvariantError(f"{what} is outside S* = {{s : A s = a, B s >= b}}: the MIS must start inside it")
+
+    ai_ptr, ai_idx, ai_val = _csr(A[:, idx_i])
+    ai_idx = idx_i[ai_idx]  # column positions in the full vector
+    if B is None:
+        b_ptr, b_idx, b_val, b_vec = np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+    else:
+        b_ptr, b_idx, b_val = _csr(B)
+        b_vec = b
+    logw = np.asarray(mis_log_weight(state, center, idx_i, eps, proposal_eps), dtype=float).copy()
+    kernel = (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, np.int64(det), a, b_ptr, b_idx, b_val, b_vec, center,
+              eps, proposal_eps, dg_table(proposal_eps))
+    return _Problem(A=A, a=a, B=B, b=b, state=state, logw=logw, kernel=kernel, idx_i=idx_i, det=det)
 
 
 def mis_sample(
@@ -247,45 +356,11 @@ def mis_sample(
     per-chain acceptance rate over all ``burn_in + n_draws·thin`` proposals. Raises
     :class:`~isdp.lattice.InvariantError` for an unusable index set or a start outside S*.
     """
-    A = as_integer_matrix(A)
-    m, d = A.shape
-    if m >= d:
-        raise InvariantError(f"A has {m} rows and {d} columns; the MIS needs m < d")
-    a = as_vector(a, "a", length=m, integer=True)
-    center = as_vector(center, "center", length=d, integer=True)
-    if (B is None) != (b is None):
-        raise InvariantError("give both B and b, or neither")
-    if B is not None:
-        B = np.asarray(B, dtype=float)
-        if B.ndim != 2 or B.shape[1] != d or not np.all(np.isfinite(B)):
-            raise InvariantError(f"B must be a finite 2-D matrix with {d} columns, got shape {B.shape}")
-        b = as_vector(b, "b", length=B.shape[0])
-    eps, proposal_eps = check_dg_eps("eps", eps), check_dg_eps("proposal_eps", proposal_eps)
     n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
     thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)
-    idx_i, idx_c = _index_set(index_set, d, m)
-    adj, det = _solver(A, idx_c, allow_nonunimodular)
-
-    start_state = center if init is None else np.asarray(init)
-    if start_state.ndim == 1:
-        start_state = np.broadcast_to(start_state, (n_chains, d))
-    if start_state.shape != (n_chains, d):
-        raise InvariantError(f"init has shape {start_state.shape}, expected ({n_chains}, {d}) or ({d},)")
-    if np.any(np.rint(start_state) != start_state):
-        raise InvariantError("the start must be integer-valued")
-    state = np.array(np.rint(start_state), dtype=np.int64)
-    if not _in_set(state, A, a, B, b).all():
-        what = "the confidential query s* (the default start)" if init is None else "init"
-        raise InvariantError(f"{what} is outside S* = {{s : A s = a, B s >= b}}: the MIS must start inside it")
-
-    ai_ptr, ai_idx, ai_val = _csr(A[:, idx_i])
-    ai_idx = idx_i[ai_idx]  # column positions in the full vector
-    if B is None:
-        b_ptr, b_idx, b_val, b_vec = np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
-    else:
-        b_ptr, b_idx, b_val = _csr(B)
-        b_vec = b
-    logw = np.asarray(mis_log_weight(state, center, idx_i, eps, proposal_eps), dtype=float).copy()
+    pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps, index_set=index_set, n_chains=n_chains,
+                  init=init, allow_nonunimodular=allow_nonunimodular)
+    A, a, B, b, state, logw, d = pb.A, pb.a, pb.B, pb.b, pb.state, pb.logw, pb.A.shape[1]
     rng = seed_states(seed, n_chains)
     n_iter = int(burn_in + n_draws * thin)
     out = np.zeros((n_chains, int(n_draws), d), dtype=np.int64)
@@ -293,12 +368,8 @@ def mis_sample(
     infeasible = np.zeros(n_chains, dtype=np.int64)
     nonintegral = np.zeros(n_chains, dtype=np.int64)
 
-    dg_q = dg_table(proposal_eps)
-
     def step(t, n):
-        _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, np.int64(det), a, b_ptr, b_idx,
-                 b_val, b_vec, center, eps, proposal_eps, dg_q, t, n, burn_in, thin, out, accepted, infeasible,
-                 nonintegral)
+        _mis_run(state, logw, rng, *pb.kernel, t, n, burn_in, thin, out, accepted, infeasible, nonintegral)
 
     seconds = run_chunked(step, n_iter, log=log, label="MIS proposals per chain", progress=progress, min_chunk=1000)
 
@@ -320,10 +391,32 @@ def mis_sample(
         seed=seed,
         eps=float(eps),
         proposal_eps=float(proposal_eps),
-        index_set=tuple(int(i) for i in idx_i),
-        determinant=det,
+        index_set=tuple(int(i) for i in pb.idx_i),
+        determinant=pb.det,
         seconds=seconds,
     )
+
+
+def mis_meeting_times(A, a, center, *, eps: float, proposal_eps: float, index_set, lag: int, n_pairs: int,
+                      seed: int, B=None, b=None, init=None, max_iter: int = 1_000_000,
+                      allow_nonunimodular: bool = False):
+    """L-lag meeting times of the MIS (arguments as :func:`mis_sample`; ``init`` one start per pair
+    or one for all, default s*): both chains of a pair start at the same state, X runs ``lag``
+    proposals alone, then X and Y share every proposal and one uniform, each accepting with its
+    own min(1, ratio) — so each moves by its own kernel — and they meet when both accept the same
+    proposal. Returns :class:`isdp.coupling.MeetingTimes` (censored pairs: ``met`` False).
+    """
+    from .coupling import MeetingTimes
+
+    max_iter = check_count("max_iter", max_iter, 1)
+    lag, n_pairs = check_count("lag", lag, 1, high=max_iter), check_count("n_pairs", n_pairs, 1)
+    pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps, index_set=index_set, n_chains=n_pairs,
+                  init=init, allow_nonunimodular=allow_nonunimodular)
+    tau = np.zeros(n_pairs, dtype=np.int64)
+    met = np.zeros(n_pairs, dtype=np.bool_)
+    tick = time.perf_counter()
+    _mis_meeting(pb.state, pb.logw, seed_states(seed, n_pairs), *pb.kernel, lag, max_iter, tau, met)
+    return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
 
 
 def release_distances(releases, x) -> tuple[np.ndarray, np.ndarray]:

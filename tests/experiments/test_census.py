@@ -5,19 +5,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isdp import IntegerLattice, sum_constraint
+from isdp import CertificationError, IntegerLattice, sum_constraint
 from isdp.diagnostics import two_sample_chi2
 from isdp.exact import sample_sum_constraint_l1
 from isdp.experiments.e3_census_counties.census import (
     ConvergenceError,
+    certificate_attrs,
+    certificate_record,
     compare_with_exact,
     nonnegativity,
     overdispersed_starts,
     run_state,
 )
 
-MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "burn_in": 2000,
-        "proposal_eps": 0.1, "overdispersion": {"factor": 0.1, "n_iter": 500}}
+CERTIFICATE = {"lag": 50, "pairs": 100, "threshold": 0.01, "max_iter": 1_000_000, "burn_in_floor": 500, "margin": 0.5}
+MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "basis": "auto", "draw_basis": "smith",
+        "certificate": CERTIFICATE, "proposal_eps": 0.1, "overdispersion": {"factor": 0.1, "n_iter": 500}}
 
 
 def test_overdispersed_starts_are_in_lattice_and_wide():
@@ -35,6 +38,10 @@ def test_run_state_converges_and_is_statistically_exact():
     assert np.all(run.draws.sum(axis=2) == 0)
     assert run.summary["max_r_hat"] < 1.01
     assert run.summary["retained_thin"] == 10 * 5
+    cert = run.certificate
+    assert cert.certified and cert.basis == "path" and run.summary["basis"] == "path"
+    assert cert.n_pairs == 100 and cert.lag == 50 and cert.n_censored == 0
+    assert run.summary["burn_in"] == max(500, int(np.ceil(cert.t_star * 1.5))) >= cert.t_star
     assert len(run.diagnostics) == 12
     exact = sample_sum_constraint_l1(12, 0.192, 4000, seed=4)
     # marginal variance of one cell: MCMC (pooled retained) vs exact, within MC error
@@ -46,10 +53,36 @@ def test_run_state_converges_and_is_statistically_exact():
 
 
 def test_run_state_fails_loudly_naming_state_and_county():
-    bad = {**MCMC, "burn_in": 0, "thin": 1, "draws_per_chain": 100, "n_draws": 400,
-           "overdispersion": {"factor": 0.02, "n_iter": 2000}}
+    """The second gate: a burn-in of exactly t* and 100 stored draws one iteration apart are too few
+    for R-hat < 1.01 on 30 counties."""
+    bad = {**MCMC, "thin": 1, "draws_per_chain": 100, "n_draws": 400,
+           "certificate": {**CERTIFICATE, "burn_in_floor": 0, "margin": 0.0}}
     with pytest.raises(ConvergenceError, match=r"ZZ: split R-hat .* worst c\d+"):
         run_state(30, 0.192, seed=5, label="ZZ", cell_names=[f"c{i}" for i in range(30)], **bad)
+
+
+def test_run_state_without_a_certificate_stops_naming_the_state():
+    bad = {**MCMC, "certificate": {**CERTIFICATE, "max_iter": 60}}
+    with pytest.raises(CertificationError, match=r"YY: not certified: \d+ of 100 pairs did not meet within 60"):
+        run_state(30, 0.192, seed=5, label="YY", **bad)
+
+
+def test_one_county_has_nothing_to_certify():
+    run = run_state(1, 0.192, seed=1, label="DC", **MCMC)
+    assert run.certificate is None and np.all(run.draws == 0)
+    record = certificate_record(run, "DC")
+    assert "nothing to certify" in record["status"] and record["curve_t"] == []
+
+
+def test_certificate_record_and_attrs():
+    run = run_state(8, 0.192, seed=2, label="XX", **MCMC)
+    record = certificate_record(run, "XX")
+    assert record["t_star"] == run.certificate.t_star and record["burn_in"] == run.summary["burn_in"]
+    assert record["counties"] == 8 and record["pairs"] == 100 and record["censored"] == 0
+    assert len(record["curve_t"]) == len(record["curve_bound"]) > 1 and record["curve_bound"][-1] == 0
+    attrs = certificate_attrs(record)
+    assert attrs["certificate_t_star"] == record["t_star"] and attrs["certificate_basis"] == "path"
+    assert all(isinstance(v, (int, float, str)) for v in attrs.values())
 
 
 def test_run_state_checks_divisibility():

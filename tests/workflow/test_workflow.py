@@ -187,6 +187,32 @@ def test_e3_draws_keep_state_totals_and_converged(run_dir):
         assert (np.abs(d).sum() > 0) == (n > 1)  # real noise, except where the invariant fixes everything
 
 
+def test_e3_every_state_certified_before_sampling(run_dir):
+    """Every multi-county state has a certificate (no censored pair) and a burn-in of at least
+    max(floor, t*); one-county areas say they have nothing to certify; the draws carry it."""
+    import arviz as az
+
+    certs = pd.read_csv(run_dir / "results" / "tables" / "e3_certificates.csv")
+    conv = pd.read_csv(run_dir / "results" / "tables" / "e3_convergence.csv")
+    assert list(certs["state"]) == list(conv["state"])
+    floor = CI_CONFIG["e3"]["mcmc"]["certificate"]["burn_in_floor"]
+    one = certs["counties"] == 1
+    assert certs.loc[one, "status"].str.contains("nothing to certify").all()
+    multi = certs[~one]
+    assert (multi["censored"] == 0).all() and (multi["t_star"] > 0).all()
+    assert (multi["burn_in"] >= np.maximum(multi["t_star"], floor)).all()
+    assert (multi["basis"] == "path").all()
+    for row in multi.itertuples():
+        attrs = az.from_netcdf(run_dir / "results" / "e3" / f"draws_{row.state}.nc").posterior.attrs
+        assert attrs["certificate_t_star"] == row.t_star and attrs["burn_in"] == row.burn_in
+
+
+def test_e5_mis_chains_certified(run_dir):
+    for name in ("e5_fig1_convergence.csv", "e5_trace_diagnostics.csv"):
+        t = pd.read_csv(run_dir / "results" / "tables" / name)
+        assert (t["certificate_censored"] == 0).all() and (t["burn_in"] >= t["certificate_t_star"]).all(), name
+
+
 def test_e3_nonnegativity_and_exact_agreement(run_dir):
     nn = pd.read_csv(run_dir / "results" / "tables" / "e3_nonnegativity.csv")
     assert (nn["n_noisy_counts"] == nn["n_counties"] * nn["n_draws"]).all()

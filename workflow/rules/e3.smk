@@ -19,6 +19,8 @@ E3_CAT = register(
         "results/tables/e3_nonnegativity.csv",
         "results/tables/e3_mcmc_vs_exact.csv",
         "results/tables/e3_unbiasedness.csv",
+        "results/tables/e3_certificates.csv",
+        *figure("e3_certificates"),
     ],
 )
 
@@ -102,6 +104,7 @@ rule e3_state:
         draws="results/e3/draws_{state}.nc",
         diagnostics="results/e3/diagnostics_{state}.csv",
         run="results/e3/run_{state}.json",
+        certificate="results/e3/certificate_{state}.json",
         exact="results/e3/exact_{state}.csv",
     log:
         "results/logs/e3_state_{state}.log",
@@ -197,6 +200,34 @@ rule e3_tables:
         STEP
 
 
+rule e3_certificates:
+    input:
+        certificates=e3_per_state("results/e3/certificate_{state}.json"),
+    output:
+        table=report(
+            "results/tables/e3_certificates.csv",
+            caption="../report/e3_certificates.rst",
+            category=E3_CAT,
+            labels={"table": "coupling certificates"},
+        ),
+        fig_pdf="results/figures/e3_certificates.pdf",
+        fig_png=report(
+            "results/figures/e3_certificates.png",
+            caption="../report/e3_certificates_figure.rst",
+            category=E3_CAT,
+            labels={"figure": "coupling certificates"},
+        ),
+    log:
+        "results/logs/e3_certificates.log",
+    conda:
+        ENV
+    params:
+        states=e3_states,
+        step="isdp.experiments.e3_census_counties.steps.certificates",
+    script:
+        STEP
+
+
 rule e3_summary:
     input:
         registry=REGISTRY,
@@ -237,7 +268,9 @@ rule e3_notebook:
         convergence="results/tables/e3_convergence.csv",
         nonneg="results/tables/e3_nonnegativity.csv",
         exact="results/tables/e3_mcmc_vs_exact.csv",
+        certificates="results/tables/e3_certificates.csv",
         figures=[
+            "results/figures/e3_certificates.png",
             "results/figures/e3_fig2_illinois.png",
             "results/figures/e3_fig8_states.png",
             "results/figures/e3_das_slopes.png",

@@ -104,6 +104,7 @@ rule e5_trace:
         eps=E5["eps"],
         proposal_eps=E5["proposal_eps"],
         trace=E5["trace"],
+        certificate=E5["certificate"],
         seed=[SEED, "e5", "trace"],
         step="isdp.experiments.e5_congenial_mis.steps.trace",
     script:
@@ -154,6 +155,7 @@ rule e5_simulation:
     threads: 2
     params:
         simulation=E5["simulation"],
+        certificate=E5["certificate"],
         proposal_eps=E5["proposal_eps"],
         methods=E5_METHODS,
         seed=[SEED, "e5", "simulation"],

@@ -1,7 +1,7 @@
 """E3's steps (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left): what the rules in
 ``workflow/rules/e3.smk`` call — the checkpoint ``e3_audit`` (:func:`audit`), ``e3_audit_report``
 (:func:`audit_report`), ``e3_state`` (:func:`state`), ``e3_figures`` (:func:`figures`) and
-``e3_tables`` (:func:`tables`)."""
+``e3_tables`` (:func:`tables`) and ``e3_certificates`` (:func:`certificates`)."""
 
 import json
 from pathlib import Path
@@ -12,7 +12,12 @@ import pandas as pd
 from isdp import save_draws
 from isdp.experiments.e3_census_counties import audit as au
 from isdp.experiments.e3_census_counties import census
-from isdp.experiments.e3_census_counties.figures import plot_das_slopes, plot_fig2, plot_fig8
+from isdp.experiments.e3_census_counties.figures import (
+    plot_certificates,
+    plot_das_slopes,
+    plot_fig2,
+    plot_fig8,
+)
 from isdp.experiments.jobs import Job, write_json, write_table
 from isdp.experiments.nhgis import load_counties
 from isdp.experiments.plot_style import save_figure
@@ -64,28 +69,48 @@ def audit_report(job: Job) -> None:
 
 def state(job: Job) -> None:
     """One state: ℓ1 generalized Laplace noise on its counties with the state total invariant, from
-    over-dispersed chains; fails (naming state and county) when R-hat is not below ``r_hat_max``.
+    over-dispersed chains on the certified basis — first the coupling certificate sets the burn-in,
+    then R-hat must be below ``r_hat_max``; fails naming the state when either gate fails.
 
     Wildcard ``state``; params ``eps``, ``mcmc`` (the config block), ``seed``; inputs ``counties``,
-    ``selection``; outputs ``draws`` (netCDF of the retained draws), ``diagnostics`` (per county),
-    ``run`` (JSON summary), ``exact`` (MCMC vs the exact sampler).
+    ``selection``; outputs ``draws`` (netCDF of the retained draws, the certificate in its
+    ``certificate_*`` attributes), ``diagnostics`` (per county), ``run`` (JSON summary),
+    ``certificate`` (JSON: the certificate and its bound curve), ``exact`` (MCMC vs the exact sampler).
     """
     st = job.wildcards.state
     group = census.state_counties(load_counties(job.input.counties), st, job.input.counties)
     cfg = job.params.mcmc
     seed = job.seed()
     run = census.run_state(len(group), job.params.eps, n_chains=cfg["n_chains"], n_draws=cfg["n_draws"],
-                           draws_per_chain=cfg["draws_per_chain"], thin=cfg["thin"], burn_in=cfg["burn_in"],
-                           proposal_eps=cfg["proposal_eps"], overdispersion=cfg["overdispersion"], seed=seed,
-                           cell_names=list(group["gisjoin"]), label=st, r_hat_max=cfg["r_hat_max"])
+                           draws_per_chain=cfg["draws_per_chain"], thin=cfg["thin"], basis=cfg["basis"],
+                           draw_basis=cfg["draw_basis"],
+                           certificate=cfg["certificate"], proposal_eps=cfg["proposal_eps"],
+                           overdispersion=cfg["overdispersion"], seed=seed, cell_names=list(group["gisjoin"]),
+                           label=st, r_hat_max=cfg["r_hat_max"])
+    record = census.certificate_record(run, st)
     save_draws(job.output.draws, run.draws, list(group["gisjoin"]),
                {"state": st, "target": f"l1 generalized Laplace, eps={job.params.eps}", "seed": seed,
-                "vintage": group["vintage"].iloc[0], **{k: run.summary[k] for k in ("burn_in", "retained_thin")}})
+                "vintage": group["vintage"].iloc[0], **{k: run.summary[k] for k in ("burn_in", "retained_thin")},
+                **census.certificate_attrs(record)})
     write_table(census.diagnostics_table(run, st, group), job.output.diagnostics)
     write_json(run.summary, job.output.run)
+    write_json(record, job.output.certificate)
     comparison = census.mcmc_vs_exact(run, group, job.params.eps, seed, st)
-    job.log.info("MCMC vs exact:\n%s", comparison.to_string())
+    job.log.info("certificate: %s\nMCMC vs exact:\n%s", record["status"], comparison.to_string())
     write_table(comparison, job.output.exact)
+
+
+def certificates(job: Job) -> None:
+    """The coupling certificates of the selected states: a table and the figure of the bound curves.
+
+    Params ``states``; inputs ``certificates`` (one JSON per state); outputs ``table``, ``fig_pdf``,
+    ``fig_png``.
+    """
+    records = [json.loads(Path(p).read_text()) for p in job.input.certificates]
+    table = pd.DataFrame([{k: r[k] for k in census.CERTIFICATE_COLUMNS} for r in records])
+    write_table(table, job.output.table, float_format="%.6g")
+    save_figure(plot_certificates(records), job.output.fig_pdf, job.output.fig_png)
+    job.log.info("\n%s", table.to_string())
 
 
 def figures(job: Job) -> None:

@@ -8,7 +8,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from isdp import check_release, convergence_table, mis_sample, summarize_convergence
+from isdp import (
+    Certificate,
+    CertificationError,
+    certify_mis,
+    check_release,
+    convergence_table,
+    mis_sample,
+    summarize_convergence,
+)
 from isdp.baselines import nnl2_projection
 from isdp.distributions import dg_rvs
 from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
@@ -42,6 +50,26 @@ def run_mis(A, a, x, index_set, *, eps: float, proposal_eps: float, seed: int, *
                       B=np.eye(d), b=np.zeros(d), seed=seed)
 
 
+def certify_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, certificate: Mapping, seed: int,
+                   label: str) -> Certificate:
+    """:func:`isdp.certify_mis` of the MIS chains of :func:`run_mis` from their start, the confidential
+    ``x``; ``certificate`` is the config block (``lag``, ``pairs``, ``threshold``, ``max_iter``).
+    Raises :class:`isdp.CertificationError` naming ``label`` when a pair is censored."""
+    d = len(x)
+    cert = certify_mis(A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set,
+                       lag=int(certificate["lag"]), n_pairs=int(certificate["pairs"]),
+                       threshold=float(certificate["threshold"]), max_iter=int(certificate["max_iter"]),
+                       B=np.eye(d), b=np.zeros(d), seed=seed)
+    if not cert.certified:
+        raise CertificationError(f"{label}: {cert.status}; raise e5.certificate.max_iter")
+    return cert
+
+
+def certificate_columns(cert: Certificate) -> dict:
+    """A certificate's scalars as ``certificate_*`` columns (tables) or attributes (netCDF)."""
+    return {f"certificate_{k}": v for k, v in cert.summary().items()}
+
+
 def acceptance_row(proposal_eps: float, res) -> dict:
     """One row of the Fig 2 table: the mean acceptance rate over chains with its SE (spread of the chains)."""
     acc = res.acceptance
@@ -62,7 +90,7 @@ def trace_row(res, x: np.ndarray, cfg: Mapping, thin: int) -> tuple[dict, dict]:
     share of retained draws that changed. Returns (the row, the convergence summary)."""
     summary = summarize_convergence(convergence_table(res.draws - x))
     moves = (np.diff(res.draws, axis=1) != 0).any(axis=2).mean()
-    row = {"thin": thin, "n_chains": cfg["n_chains"], "n_draws": cfg["n_draws"], "burn_in": cfg["burn_in"],
+    row = {"thin": thin, "n_chains": cfg["n_chains"], "n_draws": cfg["n_draws"], "burn_in": res.burn_in,
            "proposals_per_chain": res.n_iterations, "acceptance": float(res.acceptance.mean()),
            "share_draws_changed": float(moves), **summary, "seconds": res.seconds}
     return row, summary
@@ -119,11 +147,14 @@ def simulated_tables(cfg: Mapping, d: int, seed: int) -> np.ndarray:
 
 
 def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping, proposal_eps: float, *,
-                   noise_seed: int, mis_seed: int) -> tuple[tuple[np.ndarray, ...], dict, dict]:
+                   certificate: Mapping, noise_seed: int, mis_seed: int,
+                   certificate_seed: int) -> tuple[tuple[np.ndarray, ...], dict, dict]:
     """Fig 1's four releases of table ``k`` (``n_releases`` each): (a) raw DG at ``eps_raw``,
     (b) (a) then NNL2 onto S*, (c) MIS at ``eps_mis`` (evenly spaced over the stored states of all
-    chains), (d) raw DG at ``eps_mis``. Returns the releases in that order, the MIS convergence
-    row of the table and its convergence summary (R-hat/ESS by ArviZ)."""
+    chains), (d) raw DG at ``eps_mis``. The MIS chains are certified first (:func:`certify_chains`);
+    their burn-in is max(``mis.burn_in``, t* · (1 + ``certificate["margin"]``)). Returns the releases
+    in that order, the MIS convergence row of the table (with the certificate) and its convergence
+    summary (R-hat/ESS by ArviZ)."""
     mis_cfg = cfg["mis"]
     n_rel, d = cfg["n_releases"], x.size
     stored = mis_cfg["n_chains"] * mis_cfg["draws_per_chain"]
@@ -133,15 +164,18 @@ def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping
     raw_d = x + dg_rvs(cfg["eps_mis"], (n_rel, d), rng)
     nnl2 = np.array([nnl2_projection(m, A, a) for m in raw_a])
     assert np.allclose(nnl2 @ A.T, a, atol=1e-6) and nnl2.min() >= 0
+    cert = certify_chains(A, a, x, index_set, eps=cfg["eps_mis"], proposal_eps=proposal_eps, certificate=certificate,
+                          seed=certificate_seed, label=f"E5 Fig 1, table {k}")
+    burn_in = cert.burn_in(mis_cfg["burn_in"], certificate["margin"])
     res = run_mis(A, a, x, index_set, eps=cfg["eps_mis"], proposal_eps=proposal_eps, n_chains=mis_cfg["n_chains"],
-                  n_draws=mis_cfg["draws_per_chain"], burn_in=mis_cfg["burn_in"], thin=mis_cfg["thin"], seed=mis_seed)
+                  n_draws=mis_cfg["draws_per_chain"], burn_in=burn_in, thin=mis_cfg["thin"], seed=mis_seed)
     check_release(res.draws, A, a, what=f"E5 Fig 1 MIS draws, table {k}")
     assert res.draws.min() >= 0
     conv = summarize_convergence(convergence_table(res.draws - x))
     mis = res.draws.reshape(-1, d)[:: stored // n_rel]  # evenly spaced over all chains
     row = {"table": k, "n_chains": mis_cfg["n_chains"], "draws_per_chain": mis_cfg["draws_per_chain"],
-           "thin": mis_cfg["thin"], "burn_in": mis_cfg["burn_in"],
-           "acceptance": float(res.acceptance.mean()), **conv, "seconds": res.seconds}
+           "thin": mis_cfg["thin"], "burn_in": burn_in,
+           "acceptance": float(res.acceptance.mean()), **conv, "seconds": res.seconds, **certificate_columns(cert)}
     return (raw_a, nnl2, mis, raw_d), row, conv
 
 

@@ -60,8 +60,10 @@ def trace(job: Job) -> None:
 
     One run per thinning: thin 1 is Algorithm 1's output at every iteration (n_draws draws =
     n_draws proposals); a larger thin keeps every thin-th state (about one accepted move per
-    retained draw). Params: ``eps``, ``proposal_eps``, ``trace`` (``thins``, ``n_chains``,
-    ``n_draws``, ``burn_in``), ``seed``; input ``problem``; outputs ``draws`` (one per thinning),
+    retained draw). The chains are certified first (:func:`.mis_study.certify_chains`, from s*),
+    and their burn-in is max(``trace.burn_in``, t* · (1 + margin)); the certificate is in the
+    table and the draws' attributes. Params: ``eps``, ``proposal_eps``, ``trace`` (``thins``,
+    ``n_chains``, ``n_draws``, ``burn_in``), ``certificate``, ``seed``; input ``problem``; outputs ``draws`` (one per thinning),
     ``table``, ``fig_pdf``, ``fig_png``.
     """
     prob = Problem.from_json(job.input.problem)
@@ -70,15 +72,21 @@ def trace(job: Job) -> None:
     assert cells[0] in prob.meta["index_set"] and cells[1] not in prob.meta["index_set"]
     rows = []
     fig, axes = plt.subplots(2, len(cfg["thins"]), figsize=(5.5 * len(cfg["thins"]), 5), squeeze=False, sharey="row")
+    cert = ms.certify_chains(prob.A, prob.invariants, prob.x, prob.meta["index_set"], eps=job.params.eps,
+                             proposal_eps=job.params.proposal_eps, certificate=job.params.certificate,
+                             seed=job.seed("certificate"), label="E5 Fig 3 chains")
+    burn_in = cert.burn_in(cfg["burn_in"], job.params.certificate["margin"])
+    job.log.info("%s (%.1f s): burn-in %d", cert.status, cert.seconds, burn_in)
     for j, (thin, out) in enumerate(zip(cfg["thins"], job.outputs("draws"), strict=True)):
         res = ms.run_mis(prob.A, prob.invariants, prob.x, prob.meta["index_set"], eps=job.params.eps,
                          proposal_eps=job.params.proposal_eps, n_chains=cfg["n_chains"], n_draws=cfg["n_draws"],
-                         burn_in=cfg["burn_in"], thin=thin, seed=job.seed(thin))
+                         burn_in=burn_in, thin=thin, seed=job.seed(thin))
         save_draws(out, res.draws, prob.cell_labels,
                    {"what": "MIS states s (releases), not noise", "eps": res.eps, "proposal_eps": res.proposal_eps,
-                    "burn_in": res.burn_in, "thin": thin, "seed": res.seed, "acceptance": float(res.acceptance.mean())})
+                    "burn_in": res.burn_in, "thin": thin, "seed": res.seed, "acceptance": float(res.acceptance.mean()),
+                    **ms.certificate_columns(cert)})
         row, summary = ms.trace_row(res, prob.x, cfg, thin)
-        rows.append(row)
+        rows.append({**row, **ms.certificate_columns(cert)})
         job.log.info("thin %d: acceptance %s, %.1f s, %s", thin, np.round(res.acceptance, 4).tolist(), res.seconds,
                      summary)
         for i, cell in enumerate(cells):
@@ -119,7 +127,8 @@ def simulation(job: Job) -> None:
     evenly spaced among the stored states of all chains. The step fails when a table's chains have
     not converged (max split R-hat ≥ e5.simulation.mis.r_hat_max), so no release comes from them.
 
-    Params: ``simulation``, ``proposal_eps``, ``methods``, ``seed``; input ``problem``; outputs
+    Each table's chains are certified first (:func:`.mis_study.simulate_table`).
+    Params: ``simulation``, ``certificate``, ``proposal_eps``, ``methods``, ``seed``; input ``problem``; outputs
     ``distances``, ``convergence``, ``releases`` (npz).
     """
     prob = Problem.from_json(job.input.problem)
@@ -136,7 +145,8 @@ def simulation(job: Job) -> None:
     releases = {m: np.zeros((cfg["n_tables"], n_rel, d)) for m in methods}
     for k, x in enumerate(X):
         rels, row, conv = ms.simulate_table(k, x, A, prob.meta["index_set"], cfg, job.params.proposal_eps,
-                                            noise_seed=job.seed("noise", k), mis_seed=job.seed("mis", k))
+                                            certificate=job.params.certificate, noise_seed=job.seed("noise", k),
+                                            mis_seed=job.seed("mis", k), certificate_seed=job.seed("certificate", k))
         conv_rows.append(row)
         job.log.info("table %d (total %d): MIS acceptance %.4f, %s, %.1f s", k, x.sum(), row["acceptance"], conv,
                      row["seconds"])

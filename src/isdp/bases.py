@@ -1,0 +1,140 @@
+"""Lattice bases chosen for mixing: the same Λ(A), another basis, another Markov chain, the same π.
+
+The sampler (ISDP Algorithm 1) moves along one basis column at a time, so the basis is a choice
+of the sampler, not of the lattice. The Smith-normal-form basis of a sum constraint is a star
+(every column e_j − e_1 touches cell 1): coupled pairs on it stop meeting beyond about 30 cells,
+so no L-lag certificate can be obtained. Local bases — every column touching a few neighbouring
+cells — let disagreement heal locally, and every pair meets (docs/coupling-study.md). The bases:
+
+- ``"path"``: e_i − e_{i+1} within each block of a sum constraint (one sum over all cells, or
+  one sum per block of cells, as a state's counties or several states side by side);
+- ``"table"``: the adjacent 2×2 moves e_(i,j) − e_(i,j+1) − e_(i+1,j) + e_(i+1,j+1) of a two-way
+  table with both margins fixed (cells in row-major order, as :func:`isdp.lattice.table_margins`);
+- ``"lll"``: the LLL reduction of the Smith basis (sympy), for any A: short vectors, the general
+  substitute for a local basis;
+- ``"smith"``: the lattice's own basis, unchanged.
+
+``"auto"`` (:func:`default_basis`) picks ``path`` for sum constraints, ``table`` for two-way
+margins and ``lll`` otherwise. Every basis is checked to span the same lattice:
+:func:`change_of_basis` returns the integer transform T (new = old · T) and its integer inverse,
+so det T = ±1 (unimodular).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .lattice import IntegerLattice, InvariantError, _lll, table_margins
+
+MIXING_BASES = ("auto", "smith", "path", "table", "lll")
+
+
+def sum_blocks(A) -> list[np.ndarray] | None:
+    """The blocks of cells of a "one sum per block" constraint matrix, or None if A is not one.
+
+    A qualifies when every row is 0/1 and no cell is in two rows (cells in no row are free).
+    """
+    A = np.asarray(A)
+    if not (np.isin(A, (0, 1)).all() and (A.sum(axis=0) <= 1).all() and (A.sum(axis=1) >= 1).all()):
+        return None
+    return [np.flatnonzero(row) for row in A]
+
+
+def table_shape(A) -> tuple[int, int] | None:
+    """(rows, columns) if A is exactly :func:`isdp.lattice.table_margins` of a two-way table, else None."""
+    A = np.asarray(A)
+    m, n = A.shape
+    for r in range(2, n // 2 + 1):
+        if n % r == 0 and n // r >= 2 and r + n // r == m and np.array_equal(A, table_margins(r, n // r)):
+            return r, n // r
+    return None
+
+
+def default_basis(A) -> str:
+    """The mixing basis for a constraint family: path (sum blocks), table (two-way margins), lll."""
+    if sum_blocks(A) is not None:
+        return "path"
+    if table_shape(A) is not None:
+        return "table"
+    return "lll"
+
+
+def path_basis(A) -> np.ndarray:
+    """e_i − e_{i+1} for consecutive cells of each sum block, and e_i for every free cell (n × k)."""
+    blocks = sum_blocks(A)
+    if blocks is None:
+        raise InvariantError("the path basis needs one 0/1 sum per block of cells (no cell in two sums)")
+    n = np.asarray(A).shape[1]
+    cols = []
+    for cells in blocks:
+        for a, b in zip(cells[:-1], cells[1:], strict=True):
+            v = np.zeros(n, dtype=np.int64)
+            v[a], v[b] = 1, -1
+            cols.append(v)
+    for i in np.flatnonzero(np.asarray(A).sum(axis=0) == 0):
+        cols.append(np.eye(n, dtype=np.int64)[i])
+    return np.array(cols, dtype=np.int64).reshape(-1, n).T
+
+
+def table_basis(A) -> np.ndarray:
+    """The adjacent 2×2 moves of a two-way table with both margins fixed (n × (r−1)(c−1))."""
+    shape = table_shape(A)
+    if shape is None:
+        raise InvariantError("the table basis needs the row and column margins of a two-way table")
+    r, c = shape
+    cols = []
+    for i in range(r - 1):
+        for j in range(c - 1):
+            v = np.zeros((r, c), dtype=np.int64)
+            v[i, j] = v[i + 1, j + 1] = 1
+            v[i, j + 1] = v[i + 1, j] = -1
+            cols.append(v.ravel())
+    return np.array(cols, dtype=np.int64).T
+
+
+def change_of_basis(old, new) -> tuple[np.ndarray, np.ndarray]:
+    """(T, T⁻¹), both integer, with new = old · T and old = new · T⁻¹; raises unless they exist.
+
+    Both exist exactly when the two bases span the same lattice; then T · T⁻¹ = I over the
+    integers, so det T · det T⁻¹ = 1 and det T = ±1 (T is unimodular).
+    """
+    old = np.asarray(old, dtype=np.int64)
+    new = np.asarray(new, dtype=np.int64)
+    if old.shape != new.shape:
+        raise InvariantError(f"bases of different shapes {old.shape} and {new.shape} cannot span one lattice")
+
+    def coords(basis, vectors, what):
+        w = np.rint(np.linalg.lstsq(basis.astype(float), vectors.astype(float), rcond=None)[0]).astype(np.int64)
+        if not np.array_equal(basis @ w, vectors):
+            raise InvariantError(f"{what} is not an integer combination of the other basis: not the same lattice")
+        return w
+
+    T = coords(old, new, "the new basis")
+    T_inv = coords(new, old, "the old basis")
+    if not np.array_equal(T @ T_inv, np.eye(T.shape[0], dtype=np.int64)):
+        raise InvariantError("the change of basis is not unimodular")
+    return T, T_inv
+
+
+def with_mixing_basis(lattice: IntegerLattice, basis: str = "auto") -> IntegerLattice:
+    """The same lattice Λ(A) with a basis chosen for mixing (see the module docstring).
+
+    The returned lattice's ``basis_name`` says which; the change of basis from ``lattice.basis``
+    is verified unimodular (:func:`change_of_basis`), so :func:`isdp.sample` on it targets the
+    same π with another chain.
+    """
+    if basis not in MIXING_BASES:
+        raise ValueError(f"basis must be one of {MIXING_BASES}, got {basis!r}")
+    name = default_basis(lattice.A) if basis == "auto" else basis
+    if name == "smith":
+        return lattice
+    if name == "path":
+        moves = path_basis(lattice.A)
+    elif name == "table":
+        moves = table_basis(lattice.A)
+    else:
+        moves = _lll(lattice.basis)
+    change_of_basis(lattice.basis, moves)
+    return dataclasses.replace(lattice, basis=moves, basis_name=name)
