@@ -37,6 +37,7 @@ import sympy
 
 from . import __version__
 from .accounting import zcdp_to_dp
+from .bases import with_mixing_basis
 from .coupling import meeting_times
 from .discrete import (
     IntegerSource,
@@ -467,7 +468,9 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
     reproducible = req.seed is not None
     rng = seeded_source(req.seed) if reproducible else system_source()
     try:
-        lattice = IntegerLattice.from_constraints(A)
+        # the chain route runs on the basis chosen for mixing (isdp.bases): the same lattice, a chain
+        # whose coupled pairs meet (path moves for sums, adjacent 2x2 moves for two-way tables)
+        lattice = with_mixing_basis(IntegerLattice.from_constraints(A))
     except InvariantError as err:
         raise InfeasibleError(f"infeasible invariants: {err}") from None
     prov: dict = {"mechanism": None, "route": None, "sampler": None, "basis": None, "certificate": None}
@@ -508,7 +511,7 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
         prov.update(route="certified chain", sampler=(
             "compiled Gibbs-within-Metropolis (ISDP Alg. 1), one chain from u = 0, run "
             f"{cert.iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"),
-            basis={"kind": "Smith normal form (LLL-reduced when needed)", "vectors": lattice.basis.T.tolist()},
+            basis={"kind": lattice.basis_name, "vectors": lattice.basis.T.tolist()},
             certificate={"method": "L-lag coupling (Biswas, Jacob & Vanetti 2019), pairs started at u = 0",
                          **cert.__dict__, "tv_target": req.tv})
     values = x + noise
