@@ -6,6 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from isdp.experiments.plot_style import box_collection
+
 
 def plot_das_slopes(reg: pd.DataFrame, alpha: float = 0.01, ax=None, title: str = ""):
     """Per-state slope of the DAS error on log(SF1) with a (1 − alpha) CI; significant states filled red.
@@ -42,9 +44,8 @@ def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
     order = np.argsort(sf1, kind="stable")
     flat = np.asarray(draws).reshape(-1, sf1.shape[0])[:, order]
     pos = np.arange(1, len(order) + 1)
-    ax.boxplot(flat, positions=pos, widths=0.6, whis=1.5, showfliers=True, manage_ticks=False,
-               flierprops={"markersize": 1.5, "alpha": 0.4}, medianprops={"color": "black"},
-               boxprops={"color": "0.4"}, whiskerprops={"color": "0.4"}, capprops={"color": "0.4"})
+    box_collection(ax, flat, pos, width=0.6, color="0.4", filled=False, lw=1.0, fliers=True, flier_size=1.5,
+                   flier_alpha=0.4)
     ax.scatter(pos, np.asarray(one_draw)[order], marker="s", s=10, color="tab:blue", zorder=3, label="one noise draw")
     ax.scatter(pos, np.asarray(das_error)[order], marker="o", s=10, color="red", zorder=4, label="DAS error (dp − sf1)")
     ax.axhline(0, color="black", lw=0.6)

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from isdp.experiments.plot_style import METHOD_COLORS
+from isdp.experiments.plot_style import METHOD_COLORS, box_collection
 
 
 def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bool = True,
@@ -39,10 +39,7 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
         e = rel.errors(method)[:, order]
         pos = pos0 - 0.4 + width * (j + 0.5)
         c = METHOD_COLORS[method]
-        ax.boxplot(e, positions=pos, widths=width * 0.9, whis=1.5, showfliers=fliers, manage_ticks=False,
-                   patch_artist=True, boxprops={"facecolor": c, "edgecolor": c, "lw": 0.5},
-                   medianprops={"color": "black", "lw": 0.5}, whiskerprops={"color": c, "lw": 0.5},
-                   capprops={"color": c, "lw": 0.5}, flierprops={"markersize": 1, "markeredgecolor": c, "alpha": 0.3})
+        box_collection(ax, e, pos, width=width * 0.9, color=METHOD_COLORS[method], fliers=fliers)
     ax.scatter(pos0, (rel.dp - rel.sf1)[order], s=8, color="red", zorder=5)
     if clip is not None and METHODS[0] in rel.releases:
         q = clip * float(np.quantile(np.abs(rel.errors(METHODS[0])), 0.99))
