@@ -261,7 +261,12 @@ class L1Projector:
             # centre (it did for n ≤ 10 in ~96 % of cases).
             options.update(solver="ipm", run_crossover="off", presolve="off")
         elif kind == "integer":
-            options.update(mip_rel_gap=0.0)
+            # The feasibility-jump heuristic costs ~10 ms per solve whatever the size (90 % of the
+            # time of a 3-county state) and never helps here: the LP relaxation is already integral
+            # (one sum per block is totally unimodular). Off, the optimum is still proven (gap 0)
+            # and the integer points came out identical (tests/core/test_baselines.py; the note in
+            # docs/experiments/e4.md gives the national comparison).
+            options.update(mip_rel_gap=0.0, mip_heuristic_run_feasibility_jump=False)
         for key, value in options.items():
             self._highs.setOptionValue(key, value)
         self._highs.passModel(lp)
