@@ -1,77 +1,85 @@
-"""Wall time per experiment from a Snakemake run log (`.snakemake/log/*.snakemake.log`).
+"""Per-rule and per-experiment times of a workflow run, from Snakemake's benchmark files.
 
-Prints, per experiment (rule-name prefix e1_, e2_, …, or the `exp` wildcard of the shared E1/E2
-rules; data rules count as E3), the number of jobs, the sum of their durations and the wall-clock
-span from the first start to the last finish. Jobs of different experiments overlap on several
-cores, so spans add up to more than the total. ``--jobs e3_state e4_state`` also lists every job
-of those rules with its wildcards and duration (the national run's per-state times).
+Every rule declares ``benchmark: results/benchmarks/<job>.tsv`` (the job's log name), so after a
+run each job has its wall time (``s``), CPU time and peak memory there. This script groups them by
+rule (a job name without its state, norm or vintage wildcard) and by experiment (the ``eN`` prefix;
+the data rules count as E3, the report rules as ``report``), and writes both tables:
+
+    python benchmarks/workflow_times.py [RUN_DIR] [--out results/tables/workflow_times.csv] [--jobs]
+
+``RUN_DIR`` defaults to the current directory. Jobs of different experiments overlap on several
+cores, so their times add up to more than the run's wall time; the total is the job time the run
+needs. ``--jobs`` also prints every job (e.g. the national run's per-state times).
 """
 
 from __future__ import annotations
 
 import argparse
 import re
-from collections import defaultdict
-from datetime import datetime
 from pathlib import Path
 
-STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]")
-START = re.compile(r"^(?:local)?(?:rule|checkpoint) (\w+):")
-JOBID = re.compile(r"^\s+jobid: (\d+)")
-WILDCARDS = re.compile(r"^\s+wildcards: (.*)")
-FINISH = re.compile(r"Finished jobid: (\d+)")
+import pandas as pd
+
+#: wildcards in benchmark names: a state code, a norm, a figure name, an NHGIS vintage
+WILDCARD = re.compile(r"_(?:[A-Z]{2}|l1|l2|v\d{8}|fig\d+)(?=_|$)")
+DATA_RULES = ("fetch", "extract")
+REPORT_RULES = ("claim_counts", "experiment_registry", "reproduction_summary", "software_versions")
 
 
-def experiment(rule: str, wildcards: str) -> str:
-    if rule in ("fetch",):
+def rule_of(job: str) -> str:
+    """The rule-level name of a job: ``e3_state_TX`` → ``e3_state``, ``e1_draws_l2`` → ``e1_draws``."""
+    return WILDCARD.sub("", job)
+
+
+def experiment_of(rule: str) -> str:
+    if rule.startswith(DATA_RULES):
         return "E3"
-    m = re.match(r"e(\d+)_", rule) or re.search(r"\bexp=e(\d+)", wildcards)
+    if rule.startswith(REPORT_RULES):
+        return "report"
+    m = re.match(r"e(\d+)_", rule)
     return f"E{m.group(1)}" if m else "other"
 
 
-def parse(log: Path):
-    """(rule, wildcards, start, finish) of every finished job."""
-    now, pending, started, jobs, last = None, None, {}, [], None
-    for line in log.read_text().splitlines():
-        if m := STAMP.match(line):
-            now = datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y")
-        elif m := START.match(line):
-            pending = (m.group(1), now)
-        elif (m := JOBID.match(line)) and pending:
-            started[m.group(1)] = [*pending, ""]
-            last, pending = m.group(1), None
-        elif (m := WILDCARDS.match(line)) and last in started:
-            started[last][2] = m.group(1)
-        elif (m := FINISH.search(line)) and m.group(1) in started:
-            rule, t0, wildcards = started.pop(m.group(1))
-            jobs.append((rule, wildcards, t0, now))
-    return jobs
+def read_jobs(run: Path) -> pd.DataFrame:
+    """One row per benchmark file of ``run``: job, rule, experiment, seconds, cpu_seconds, max_rss_mb."""
+    files = sorted((run / "results" / "benchmarks").glob("*.tsv"))
+    if not files:
+        raise SystemExit(f"no benchmark files in {run / 'results' / 'benchmarks'}: run the workflow first")
+    rows = []
+    for f in files:
+        bench = pd.read_csv(f, sep="\t")
+        rule = rule_of(f.stem)
+        rows.append({"job": f.stem, "rule": rule, "experiment": experiment_of(rule), "seconds": bench["s"].iloc[-1],
+                     "cpu_seconds": bench["cpu_time"].iloc[-1], "max_rss_mb": bench["max_rss"].iloc[-1]})
+    return pd.DataFrame(rows)
+
+
+def summarise(jobs: pd.DataFrame, key: str) -> pd.DataFrame:
+    table = (jobs.groupby(key).agg(jobs=("job", "size"), seconds=("seconds", "sum"),
+                                   cpu_seconds=("cpu_seconds", "sum"), max_rss_mb=("max_rss_mb", "max"))
+             .sort_values("seconds", ascending=False).reset_index())
+    total = pd.DataFrame([{key: "all", "jobs": len(jobs), "seconds": jobs["seconds"].sum(),
+                           "cpu_seconds": jobs["cpu_seconds"].sum(), "max_rss_mb": jobs["max_rss_mb"].max()}])
+    return pd.concat([table, total], ignore_index=True).round(1)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("log", type=Path, nargs="?",
-                        help="a Snakemake log; default: the newest one in .snakemake/log that ran jobs")
-    parser.add_argument("--jobs", nargs="*", default=[], metavar="RULE", help="list every job of these rules")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", type=Path, nargs="?", default=Path("."), help="the run's directory (default: .)")
+    parser.add_argument("--out", type=Path, help="also write the per-rule table to this CSV")
+    parser.add_argument("--jobs", action="store_true", help="print every job's time too")
     args = parser.parse_args()
-    logs = [args.log] if args.log else sorted(Path(".snakemake/log").glob("*.snakemake.log"),
-                                                 key=lambda p: p.stat().st_mtime, reverse=True)
-    jobs = next((j for j in map(parse, logs) if j), [])
-    by_exp = defaultdict(list)
-    for rule, wildcards, t0, t1 in jobs:
-        by_exp[experiment(rule, wildcards)].append((t0, t1))
-    print(f"{'experiment':10s} {'jobs':>5s} {'job time (s)':>13s} {'span (s)':>9s}")
-    for exp in sorted(by_exp):
-        spans = by_exp[exp]
-        total = sum((t1 - t0).total_seconds() for t0, t1 in spans)
-        span = (max(t1 for _, t1 in spans) - min(t0 for t0, _ in spans)).total_seconds()
-        print(f"{exp:10s} {len(spans):5d} {total:13.0f} {span:9.0f}")
-    if jobs:
-        wall = (max(t1 for *_, t1 in jobs) - min(t0 for *_, t0, _ in jobs)).total_seconds()
-        print(f"{'all':10s} {len(jobs):5d} {sum((t1 - t0).total_seconds() for *_, t0, t1 in jobs):13.0f} {wall:9.0f}")
-    for rule, wildcards, t0, t1 in jobs:
-        if rule in args.jobs:
-            print(f"{rule} {wildcards}: {(t1 - t0).total_seconds():.0f} s")
+    jobs = read_jobs(args.run)
+    by_rule, by_exp = summarise(jobs, "rule"), summarise(jobs, "experiment")
+    with pd.option_context("display.max_rows", None, "display.width", 120):
+        print(by_exp.to_string(index=False), end="\n\n")
+        print(by_rule.to_string(index=False))
+        if args.jobs:
+            print()
+            print(jobs.sort_values("seconds", ascending=False).to_string(index=False))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        by_rule.to_csv(args.out, index=False)
 
 
 if __name__ == "__main__":

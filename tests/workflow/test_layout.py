@@ -133,3 +133,16 @@ def test_rules_only_wire_files_to_steps():
             step = re.search(r'\n        step="([\w.]+)"', block)
             assert step, f"{name}: {block.splitlines()[0]} names no step"
             resolve_step(step.group(1))
+
+
+def test_every_rule_logs_and_benchmarks():
+    """Each rule has a ``log:`` and a ``benchmark:`` under results/benchmarks/ (the per-rule times
+    that benchmarks/workflow_times.py reads)."""
+    for path in (ROOT / "workflow" / "rules").glob("*.smk"):
+        for block in re.split(r"\n(?=(?:rule|checkpoint) )", path.read_text()):
+            head = block.splitlines()[0]
+            if not re.match(r"(?:rule|checkpoint) \w+:", head):
+                continue
+            assert "\n    log:\n" in block, f"{path.name}: {head} has no log:"
+            assert re.search(r'\n    benchmark:\n        "results/benchmarks/[^"]+\.tsv"', block), \
+                f"{path.name}: {head} has no benchmark: under results/benchmarks/"

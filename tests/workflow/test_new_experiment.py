@@ -62,6 +62,8 @@ rule e9_toy_step:
         ),
     log:
         "results/logs/e9_toy_step.log",
+    benchmark:
+        "results/benchmarks/e9_toy_step.tsv"
     conda:
         ENV
     params:
@@ -84,6 +86,8 @@ rule e9_summary:
         ),
     log:
         "results/logs/e9_summary.log",
+    benchmark:
+        "results/benchmarks/e9_summary.tsv"
     conda:
         ENV
     params:
@@ -103,6 +107,8 @@ rule e9_notebook:
     log:
         notebook=executed_notebook("e9"),
         context=notebook_context("e9"),
+    benchmark:
+        "results/benchmarks/e9_notebook.tsv"
     conda:
         ENV
     params:

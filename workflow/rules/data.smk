@@ -12,6 +12,8 @@ rule fetch:
         info="results/data/source.json",
     log:
         "results/logs/fetch.log",
+    benchmark:
+        "results/benchmarks/fetch.tsv"
     conda:
         ENV
     params:
@@ -37,6 +39,8 @@ rule extract:
         csv="results/data/counties_v{vintage}.csv",
     log:
         "results/logs/extract_v{vintage}.log",
+    benchmark:
+        "results/benchmarks/extract_v{vintage}.tsv"
     wildcard_constraints:
         vintage=r"\d{8}",
     conda:

@@ -29,6 +29,8 @@ rule e1_problem:
         fig_png="results/figures/e1_fig3_constraints.png",
     log:
         "results/logs/e1_problem.log",
+    benchmark:
+        "results/benchmarks/e1_problem.tsv"
     conda:
         ENV
     params:
@@ -59,6 +61,8 @@ rule e1_tv:
         ),
     log:
         "results/logs/e1_tv.log",
+    benchmark:
+        "results/benchmarks/e1_tv.tsv"
     conda:
         ENV
     params:
@@ -88,6 +92,8 @@ rule e1_summary:
         ),
     log:
         "results/logs/e1_summary.log",
+    benchmark:
+        "results/benchmarks/e1_summary.tsv"
     conda:
         ENV
     params:
@@ -115,6 +121,8 @@ rule e1_notebook:
     log:
         notebook=executed_notebook("e1"),
         context=notebook_context("e1"),
+    benchmark:
+        "results/benchmarks/e1_notebook.tsv"
     conda:
         ENV
     params:

@@ -41,6 +41,8 @@ rule e2_problem:
         md="results/tables/e2_table2_confidential.md",
     log:
         "results/logs/e2_problem.log",
+    benchmark:
+        "results/benchmarks/e2_problem.tsv"
     conda:
         ENV
     params:
@@ -71,6 +73,8 @@ rule e2_tv:
         ),
     log:
         "results/logs/e2_tv.log",
+    benchmark:
+        "results/benchmarks/e2_tv.tsv"
     conda:
         ENV
     params:
@@ -101,6 +105,8 @@ rule e2_noise_tables:
         md=[f"results/tables/{E2_DRAW_TABLES[n]}.md" for n in NORMS_E2],
     log:
         "results/logs/e2_noise_tables.log",
+    benchmark:
+        "results/benchmarks/e2_noise_tables.tsv"
     conda:
         ENV
     params:
@@ -120,6 +126,8 @@ rule e2_validation:
         ),
     log:
         "results/logs/e2_validation.log",
+    benchmark:
+        "results/benchmarks/e2_validation.tsv"
     conda:
         ENV
     threads: 2
@@ -154,6 +162,8 @@ rule e2_summary:
         ),
     log:
         "results/logs/e2_summary.log",
+    benchmark:
+        "results/benchmarks/e2_summary.tsv"
     conda:
         ENV
     params:
@@ -182,6 +192,8 @@ rule e2_notebook:
     log:
         notebook=executed_notebook("e2"),
         context=notebook_context("e2"),
+    benchmark:
+        "results/benchmarks/e2_notebook.tsv"
     conda:
         ENV
     params:

@@ -34,6 +34,8 @@ checkpoint e3_audit:
         summary="results/e3/selection.json",
     log:
         "results/logs/e3_audit.log",
+    benchmark:
+        "results/benchmarks/e3_audit.tsv"
     conda:
         ENV
     params:
@@ -86,6 +88,8 @@ rule e3_audit_report:
         ),
     log:
         "results/logs/e3_audit_report.log",
+    benchmark:
+        "results/benchmarks/e3_audit_report.tsv"
     conda:
         ENV
     params:
@@ -108,6 +112,8 @@ rule e3_state:
         exact="results/e3/exact_{state}.csv",
     log:
         "results/logs/e3_state_{state}.log",
+    benchmark:
+        "results/benchmarks/e3_state_{state}.tsv"
     wildcard_constraints:
         state="[A-Z]{2}",
     conda:
@@ -144,6 +150,8 @@ rule e3_figures:
         ),
     log:
         "results/logs/e3_figures.log",
+    benchmark:
+        "results/benchmarks/e3_figures.tsv"
     conda:
         ENV
     params:
@@ -190,6 +198,8 @@ rule e3_tables:
         ),
     log:
         "results/logs/e3_tables.log",
+    benchmark:
+        "results/benchmarks/e3_tables.tsv"
     conda:
         ENV
     params:
@@ -219,6 +229,8 @@ rule e3_certificates:
         ),
     log:
         "results/logs/e3_certificates.log",
+    benchmark:
+        "results/benchmarks/e3_certificates.tsv"
     conda:
         ENV
     params:
@@ -248,6 +260,8 @@ rule e3_summary:
         ),
     log:
         "results/logs/e3_summary.log",
+    benchmark:
+        "results/benchmarks/e3_summary.tsv"
     conda:
         ENV
     params:
@@ -281,6 +295,8 @@ rule e3_notebook:
     log:
         notebook=executed_notebook("e3"),
         context=notebook_context("e3"),
+    benchmark:
+        "results/benchmarks/e3_notebook.tsv"
     conda:
         ENV
     params:

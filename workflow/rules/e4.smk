@@ -36,6 +36,8 @@ rule e4_state:
         run="results/e4/run_{state}.json",
     log:
         "results/logs/e4_state_{state}.log",
+    benchmark:
+        "results/benchmarks/e4_state_{state}.tsv"
     wildcard_constraints:
         state="[A-Z]{2}",
     conda:
@@ -84,6 +86,8 @@ rule e4_tables:
         ),
     log:
         "results/logs/e4_tables.log",
+    benchmark:
+        "results/benchmarks/e4_tables.tsv"
     conda:
         ENV
     params:
@@ -120,6 +124,8 @@ rule e4_figures:
         ),
     log:
         "results/logs/e4_figures.log",
+    benchmark:
+        "results/benchmarks/e4_figures.tsv"
     conda:
         ENV
     params:
@@ -154,6 +160,8 @@ rule e4_overview:
         ),
     log:
         "results/logs/e4_overview.log",
+    benchmark:
+        "results/benchmarks/e4_overview.tsv"
     conda:
         ENV
     params:
@@ -183,6 +191,8 @@ rule e4_summary:
         ),
     log:
         "results/logs/e4_summary.log",
+    benchmark:
+        "results/benchmarks/e4_summary.tsv"
     conda:
         ENV
     params:
@@ -213,6 +223,8 @@ rule e4_notebook:
     log:
         notebook=executed_notebook("e4"),
         context=notebook_context("e4"),
+    benchmark:
+        "results/benchmarks/e4_notebook.tsv"
     conda:
         ENV
     params:

@@ -35,6 +35,8 @@ rule e5_problem:
         problem="results/e5/problem.json",
     log:
         "results/logs/e5_problem.log",
+    benchmark:
+        "results/benchmarks/e5_problem.tsv"
     conda:
         ENV
     params:
@@ -65,6 +67,8 @@ rule e5_acceptance:
         ),
     log:
         "results/logs/e5_acceptance.log",
+    benchmark:
+        "results/benchmarks/e5_acceptance.tsv"
     conda:
         ENV
     threads: 2
@@ -97,6 +101,8 @@ rule e5_trace:
         ),
     log:
         "results/logs/e5_trace.log",
+    benchmark:
+        "results/benchmarks/e5_trace.tsv"
     conda:
         ENV
     threads: 2
@@ -126,6 +132,8 @@ rule e5_table1:
         md="results/tables/e5_table1.md",
     log:
         "results/logs/e5_table1.log",
+    benchmark:
+        "results/benchmarks/e5_table1.tsv"
     conda:
         ENV
     params:
@@ -150,6 +158,8 @@ rule e5_simulation:
         releases="results/e5/fig1_releases.npz",
     log:
         "results/logs/e5_simulation.log",
+    benchmark:
+        "results/benchmarks/e5_simulation.tsv"
     conda:
         ENV
     threads: 2
@@ -183,6 +193,8 @@ rule e5_fig1:
         ),
     log:
         "results/logs/e5_fig1.log",
+    benchmark:
+        "results/benchmarks/e5_fig1.tsv"
     conda:
         ENV
     params:
@@ -213,6 +225,8 @@ rule e5_summary:
         ),
     log:
         "results/logs/e5_summary.log",
+    benchmark:
+        "results/benchmarks/e5_summary.tsv"
     conda:
         ENV
     params:
@@ -243,6 +257,8 @@ rule e5_notebook:
     log:
         notebook=executed_notebook("e5"),
         context=notebook_context("e5"),
+    benchmark:
+        "results/benchmarks/e5_notebook.tsv"
     conda:
         ENV
     params:

@@ -43,6 +43,8 @@ rule e6_studies:
         ),
     log:
         "results/logs/e6_studies.log",
+    benchmark:
+        "results/benchmarks/e6_studies.tsv"
     conda:
         ENV
     params:
@@ -68,6 +70,8 @@ rule e6_summary:
         ),
     log:
         "results/logs/e6_summary.log",
+    benchmark:
+        "results/benchmarks/e6_summary.tsv"
     conda:
         ENV
     params:
@@ -94,6 +98,8 @@ rule e6_notebook:
     log:
         notebook=executed_notebook("e6"),
         context=notebook_context("e6"),
+    benchmark:
+        "results/benchmarks/e6_notebook.tsv"
     conda:
         ENV
     params:

@@ -59,6 +59,8 @@ rule e7_tables:
         ),
     log:
         "results/logs/e7_tables.log",
+    benchmark:
+        "results/benchmarks/e7_tables.tsv"
     conda:
         ENV
     params:
@@ -108,6 +110,8 @@ rule e7_figures:
         ),
     log:
         "results/logs/e7_figures.log",
+    benchmark:
+        "results/benchmarks/e7_figures.tsv"
     conda:
         ENV
     params:
@@ -135,6 +139,8 @@ rule e7_summary:
         ),
     log:
         "results/logs/e7_summary.log",
+    benchmark:
+        "results/benchmarks/e7_summary.tsv"
     conda:
         ENV
     params:
@@ -164,6 +170,8 @@ rule e7_notebook:
     log:
         notebook=executed_notebook("e7"),
         context=notebook_context("e7"),
+    benchmark:
+        "results/benchmarks/e7_notebook.tsv"
     conda:
         ENV
     params:

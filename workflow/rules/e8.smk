@@ -57,6 +57,8 @@ rule e8_swapping:
         ),
     log:
         "results/logs/e8_swapping.log",
+    benchmark:
+        "results/benchmarks/e8_swapping.tsv"
     conda:
         ENV
     params:
@@ -76,6 +78,8 @@ rule e8_conversion:
         ),
     log:
         "results/logs/e8_conversion.log",
+    benchmark:
+        "results/benchmarks/e8_conversion.tsv"
     conda:
         ENV
     params:
@@ -108,6 +112,8 @@ rule e8_variance:
         ),
     log:
         "results/logs/e8_variance.log",
+    benchmark:
+        "results/benchmarks/e8_variance.tsv"
     conda:
         ENV
     params:
@@ -128,6 +134,8 @@ rule e8_dorm:
         ),
     log:
         "results/logs/e8_dorm.log",
+    benchmark:
+        "results/benchmarks/e8_dorm.tsv"
     conda:
         ENV
     params:
@@ -163,6 +171,8 @@ rule e8_summary:
         ),
     log:
         "results/logs/e8_summary.log",
+    benchmark:
+        "results/benchmarks/e8_summary.tsv"
     conda:
         ENV
     params:
@@ -192,6 +202,8 @@ rule e8_notebook:
     log:
         notebook=executed_notebook("e8"),
         context=notebook_context("e8"),
+    benchmark:
+        "results/benchmarks/e8_notebook.tsv"
     conda:
         ENV
     params:

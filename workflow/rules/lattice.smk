@@ -12,6 +12,8 @@ rule lattice_pilot:
         table="results/tables/{exp}_pilot_{norm}.csv",
     log:
         "results/logs/{exp}_pilot_{norm}.log",
+    benchmark:
+        "results/benchmarks/{exp}_pilot_{norm}.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
@@ -43,6 +45,8 @@ rule lattice_proposals:
         ),
     log:
         "results/logs/{exp}_proposals.log",
+    benchmark:
+        "results/benchmarks/{exp}_proposals.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
     conda:
@@ -63,6 +67,8 @@ rule lattice_coupling:
         meetings="results/{exp}/meeting_times_{norm}.csv",
     log:
         "results/logs/{exp}_coupling_{norm}.log",
+    benchmark:
+        "results/benchmarks/{exp}_coupling_{norm}.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
@@ -88,6 +94,8 @@ rule lattice_draws:
         ess="results/tables/{exp}_ess_{norm}.csv",
     log:
         "results/logs/{exp}_draws_{norm}.log",
+    benchmark:
+        "results/benchmarks/{exp}_draws_{norm}.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
@@ -124,6 +132,8 @@ rule lattice_unbiasedness:
         ),
     log:
         "results/logs/{exp}_unbiasedness.log",
+    benchmark:
+        "results/benchmarks/{exp}_unbiasedness.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
     conda:
@@ -152,6 +162,8 @@ rule lattice_boxplots:
         ),
     log:
         "results/logs/{exp}_{fig}_boxplots.log",
+    benchmark:
+        "results/benchmarks/{exp}_{fig}_boxplots.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         fig=r"fig\d+",

@@ -111,6 +111,8 @@ def start_logging(job: Job) -> None:
         root = logging.getLogger()
         root.handlers[:] = [handler]
         root.setLevel(logging.INFO)
+        # ArviZ 0.2x logs, at INFO on import, that its optional preview packages are absent: nothing to act on.
+        logging.getLogger("arviz.preview").setLevel(logging.WARNING)
         logging.captureWarnings(True)
         sys.stderr = open(job.log_file, "a")  # noqa: SIM115 — lives as long as the job
     try:
