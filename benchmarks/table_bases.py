@@ -11,7 +11,12 @@ run fewer pairs with a lower cap (SIZES). Quartiles of τ − L count censored p
 certified iteration (TV bound < 0.01) is given only when every pair met. Every pair's τ goes to
 table_bases_tau.csv, for the curve of the fraction of pairs met by iteration.
 
+``--disagreement``: how far censored pairs are from meeting — the number of cells on which the two
+chains differ at checkpoints up to 30,000 iterations (isdp.coupling_designs.disagreement, the same
+coupling as isdp.certify), 10 pairs per size, adjacent and Smith bases; writes table_bases_gap.{csv,png}.
+
     NUMBA_NUM_THREADS=1 python benchmarks/table_bases.py     # about 6 minutes on one core
+    NUMBA_NUM_THREADS=1 python benchmarks/table_bases.py --disagreement    # about 1 minute
 """
 
 from __future__ import annotations
@@ -23,12 +28,14 @@ import numpy as np
 import pandas as pd
 
 from isdp import IntegerLattice, certify, generalized_laplace, table_margins, with_mixing_basis
+from isdp.coupling_designs import DESIGNS, disagreement
 
 RESULTS = Path(__file__).parent / "results"
 #: table side r: (pairs, censoring cap)
 SIZES = {4: (100, 200_000), 6: (100, 200_000), 8: (20, 100_000), 10: (20, 50_000), 12: (10, 50_000),
          16: (10, 30_000)}
 EPS, PROPOSAL_EPS, LAG = 0.192, 0.1, 50
+GAP_SIZES, GAP_PAIRS, GAP_CAP = (4, 6, 8, 12, 16), 10, 30_000
 
 
 def corner_lattice(r: int) -> IntegerLattice:
@@ -77,10 +84,49 @@ def plot(taus: pd.DataFrame, path: Path):
     fig.savefig(path, dpi=120)
 
 
+def disagreement_curves(path: Path):
+    target = generalized_laplace(EPS, "l1")
+    checkpoints = np.unique(np.geomspace(1, GAP_CAP, 40).astype(np.int64))
+    rows = []
+    for name, build in (("adjacent", adjacent_lattice), ("smith", smith_lattice)):
+        for r in GAP_SIZES:
+            lattice = build(r)
+            gaps = disagreement(lattice, target, DESIGNS["smith-maximal"], lag=LAG, n_pairs=GAP_PAIRS,
+                                proposal_eps=PROPOSAL_EPS, seed=2500 + r, checkpoints=checkpoints)
+            for c, t in enumerate(checkpoints):
+                rows.append({"basis": name, "r": r, "cells": r * r, "t_minus_lag": t, "pairs": GAP_PAIRS,
+                             "mean_differing_cells": gaps[:, c].mean(), "max_differing_cells": gaps[:, c].max(),
+                             "met": int((gaps[:, c] == 0).sum())})
+            print(rows[-1], flush=True)
+    df = pd.DataFrame(rows)
+    df.to_csv(path, index=False)
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    for ax, (name, group) in zip(axes, df.groupby("basis", sort=False), strict=True):
+        for r, g in group.groupby("r"):
+            ax.plot(g["t_minus_lag"], g["mean_differing_cells"] / (r * r), label=f"{r}x{r}")
+        ax.set(xscale="log", title=f"{name} basis", xlabel="iterations after the lag, t − L")
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("share of cells on which the pair differs (mean of pairs)")
+    fig.suptitle(f"Two-way tables: disagreement of coupled pairs ({GAP_PAIRS} pairs per size, from u = 0)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path.with_suffix(".png"), dpi=120)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=RESULTS / "table_bases.csv")
+    parser.add_argument("--disagreement", action="store_true", help="only the disagreement curves")
     args = parser.parse_args()
+    if args.disagreement:
+        disagreement_curves(args.out.with_name(args.out.stem + "_gap.csv"))
+        return
     target = generalized_laplace(EPS, "l1")
     rows, taus = [], []
     for name, build in (("adjacent", adjacent_lattice), ("smith", smith_lattice), ("corner", corner_lattice)):
