@@ -9,6 +9,8 @@ Reference implementation of the mechanisms of *Integer Subspace Differential Pri
 - targets: :func:`generalized_laplace`, :func:`generalized_gaussian`
 - samplers: :func:`sample` (compiled Gibbs-within-Metropolis), :func:`tune_proposal`
 - mis: :func:`mis_sample` (compiled Metropolized independence sampler, FODS-20 Algorithm 1)
+- augmented: :func:`augmented_sample` (data-augmentation Gibbs sampler for the ℓ2 Laplace on sum
+  constraints, exact inner draws), :func:`augmented_meeting_times`, :func:`certify_augmented`
 - bases: :func:`with_mixing_basis` (the same Λ(A) on a basis chosen for mixing: path, adjacent
   table moves, LLL), :func:`default_basis`, :func:`change_of_basis` (the unimodular check)
 - coupling: :func:`meeting_times`, :func:`tv_upper_bound`, :func:`convergence_iteration`;
@@ -24,6 +26,7 @@ registry) lives in :mod:`isdp.experiments` and needs the ``workflow`` extra.
 """
 
 from ._rng import derive_seed
+from .augmented import augmented_meeting_times, augmented_sample, certify_augmented
 from .bases import MIXING_BASES, change_of_basis, default_basis, with_mixing_basis
 from .certify import Certificate, CertificationError, certify, certify_mis
 from .coupling import MeetingTimes, convergence_iteration, meeting_times, tv_upper_bound
@@ -60,7 +63,10 @@ __all__ = [
     "MeetingTimes",
     "SamplerResult",
     "Target",
+    "augmented_meeting_times",
+    "augmented_sample",
     "certify",
+    "certify_augmented",
     "certify_mis",
     "change_of_basis",
     "check_release",

@@ -336,3 +336,41 @@ def path_lattice(lattice: IntegerLattice) -> IntegerLattice:
     moves, _ = design_moves(lattice, "path")
     return IntegerLattice(A=lattice.A, basis=moves, rank=lattice.rank,
                           invariant_factors=lattice.invariant_factors, basis_name="path")
+
+
+@njit(parallel=True, cache=True)
+def _disagreement(init, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1, scan, n_updates, proposal,
+                  far_gap, lag, checkpoints, out):
+    for p in prange(init.shape[0]):
+        x = init[p].copy()
+        y = init[p].copy()
+        wdiff = np.zeros(ptr.shape[0] - 1, dtype=np.int64)
+        sumsq = (x * x).sum()
+        for _ in range(lag):
+            sumsq = _single_iteration(x, sumsq, wdiff, rng[p], ptr, idx, val, code, param, dg, exp_l1,
+                                      scan, n_updates)
+        st = _pair_state(x, y)
+        t = 0
+        for c in range(checkpoints.shape[0]):
+            while t < checkpoints[c] and st[2] > 0:
+                t += 1
+                _coupled_iteration(x, y, st, wdiff, rng[p], ptr, idx, val, anchor_pos, code, param, dg,
+                                   exp_l1, scan, n_updates, proposal, far_gap)
+            out[p, c] = st[2]
+
+
+def disagreement(lattice: IntegerLattice, target: Target, design: Design, *, lag: int, n_pairs: int,
+                 proposal_eps: float, seed: int, checkpoints, init=None) -> np.ndarray:
+    """Cells on which X_{t+L} and Y_t differ, per pair (rows) at each of the increasing ``checkpoints`` t
+    (columns): how far censored pairs are from meeting. A met pair stays at 0 (the chains stay together)."""
+    proposal_eps = check_dg_eps("proposal_eps", proposal_eps)
+    lag, n_pairs = check_count("lag", lag, 1), check_count("n_pairs", n_pairs, 1)
+    checkpoints = np.asarray(checkpoints, dtype=np.int64)
+    if checkpoints.ndim != 1 or checkpoints.size == 0 or np.any(np.diff(checkpoints) <= 0) or checkpoints[0] < 0:
+        raise ValueError(f"checkpoints must be increasing non-negative iterations, got {checkpoints.tolist()!r}")
+    start = _prepare_init(lattice, init, n_pairs)
+    _, csr, options = _compiled_design(lattice, design)
+    out = np.zeros((n_pairs, checkpoints.size), dtype=np.int64)
+    _disagreement(start, seed_states(seed, n_pairs), *csr, target.code, target.param, dg_table(proposal_eps),
+                  exp_table(target.code, target.param), *options, lag, checkpoints, out)
+    return out

@@ -15,7 +15,14 @@ from isdp import (
     sum_constraint,
     sweep_transition_matrix,
 )
-from isdp.coupling_designs import DESIGNS, Design, design_moves, iteration_draws, path_lattice
+from isdp.coupling_designs import (
+    DESIGNS,
+    Design,
+    design_moves,
+    disagreement,
+    iteration_draws,
+    path_lattice,
+)
 from isdp.coupling_designs import meeting_times as design_meeting_times
 from isdp.distributions import dg_logpmf
 
@@ -131,6 +138,22 @@ def test_meeting_times_bookkeeping(sum3, name):
     cut = design_meeting_times(sum3, target, DESIGNS[name], seed=2, max_iter=7,
                                init=sum3.basis @ np.array([30, -30]), **kw)
     assert not cut.met.all() and np.all(cut.tau[~cut.met] == 7)  # censoring is reported
+
+
+@pytest.mark.parametrize("name", ["smith-maximal", "path-reflection", "pairs-random"])
+def test_disagreement_follows_the_same_pairs_as_meeting_times(name):
+    """Same seed, same draws: a pair's disagreement is 0 at a checkpoint exactly when it has met by then."""
+    lattice = IntegerLattice.from_constraints(sum_constraint(8))
+    target = generalized_laplace(0.3, "l2")
+    kw = {"lag": 5, "n_pairs": 40, "proposal_eps": 0.3, "seed": 3}
+    checkpoints = np.array([0, 3, 10, 30, 100, 300, 1000, 3000])
+    mt = design_meeting_times(lattice, target, DESIGNS[name], max_iter=5 + 3000, **kw)
+    gaps = disagreement(lattice, target, DESIGNS[name], checkpoints=checkpoints, **kw)
+    met_by = np.where(mt.met, mt.tau - 5, np.iinfo(np.int64).max)[:, None] <= checkpoints[None, :]
+    np.testing.assert_array_equal(gaps == 0, met_by)
+    assert np.all((gaps >= 0) & (gaps <= 8)) and gaps[:, 0].max() > 0
+    with pytest.raises(ValueError, match="increasing"):
+        disagreement(lattice, target, DESIGNS[name], checkpoints=[5, 5], **kw)
 
 
 def test_design_validation(sum3, table22):
