@@ -27,17 +27,19 @@ import importlib
 import importlib.util
 
 # The public API is imported on first use (PEP 562): `import isdp` stays light, so a workflow job
-# that needs one helper does not pay for SymPy, SciPy's statistics and numba's kernels.
+# that needs one helper does not pay for SymPy, SciPy's statistics and numba's kernels. No submodule
+# shares a name with a public function (hence isdp.certification for isdp.certify): the import
+# system would bind the submodule over the function.
 _EXPORTS = {
     "derive_seed": "._rng",
     "MIXING_BASES": ".bases",
     "change_of_basis": ".bases",
     "default_basis": ".bases",
     "with_mixing_basis": ".bases",
-    "Certificate": ".certify",
-    "CertificationError": ".certify",
-    "certify": ".certify",
-    "certify_mis": ".certify",
+    "Certificate": ".certification",
+    "CertificationError": ".certification",
+    "certify": ".certification",
+    "certify_mis": ".certification",
     "MeetingTimes": ".coupling",
     "convergence_iteration": ".coupling",
     "meeting_times": ".coupling",
