@@ -45,8 +45,9 @@ lint: $(VENV)/.installed
 	$(SMK) --lint --configfile $(CURDIR)/config/ci.yaml
 	$(SMK) --profile $(CURDIR)/profiles/slurm --directory $(CI_DIR)-slurm-dry-run -n --quiet all > /dev/null
 
+# pytest-xdist: one worker per core (the tests are independent; each seeds its own streams)
 unit: $(VENV)/.installed
-	pytest -m "not workflow"
+	pytest -m "not workflow" -n auto
 
 # One run of the CI profile feeds every workflow test; a second run of a small subset of it
 # (tests/workflow/ci_subset.txt: the sampler, coupling, projection and simulation steps) into
@@ -54,7 +55,8 @@ unit: $(VENV)/.installed
 CI_SUBSET := $(shell cat $(CURDIR)/tests/workflow/ci_subset.txt)
 workflow-ci: $(VENV)/.installed
 	rm -rf $(CI_DIR) $(CI_DIR)-rerun $(CI_DIR)-slurm-dry-run && mkdir -p $(CI_DIR) $(CI_DIR)-rerun
-	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2
+	set -o pipefail; $(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 2>&1 \
+	  | tee $(CI_DIR)/snakemake.out
 	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
 	$(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all -- $(CI_SUBSET)
 	ISDP_CI_RESULTS=$(CI_DIR) ISDP_CI_RERUN=$(CI_DIR)-rerun pytest -m workflow

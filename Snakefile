@@ -21,6 +21,15 @@ src = os.path.join(workflow.basedir, "src")
 os.environ.update(
     PYTHONPATH=os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
 )
+# Review notebooks run on the kernel spec in workflow/jupyter: ipykernel's own, with the kernel's
+# log at ERROR. At WARNING the kernel prints, for every notebook, that its local channel to
+# papermill is not encrypted, and papermill has no setting for the transport or its encryption.
+jupyter = os.path.join(workflow.basedir, "workflow", "jupyter")
+os.environ.update(
+    JUPYTER_PATH=os.pathsep.join(
+        p for p in (jupyter, os.environ.get("JUPYTER_PATH")) if p
+    )
+)
 search_path = os.environ["PATH"]
 os.environ.update(PATH=os.path.dirname(sys.executable) + os.pathsep + search_path)
 sys.path.insert(0, src)

@@ -25,31 +25,60 @@ The experiment layer (the papers' problems, data loaders, studies, figures and t
 registry) lives in :mod:`isdp.experiments` and needs the ``workflow`` extra.
 """
 
-from ._rng import derive_seed
-from .augmented import augmented_meeting_times, augmented_sample, certify_augmented
-from .bases import MIXING_BASES, change_of_basis, default_basis, with_mixing_basis
-from .certify import Certificate, CertificationError, certify, certify_mis
-from .coupling import MeetingTimes, convergence_iteration, meeting_times, tv_upper_bound
-from .diagnostics import convergence_table, load_draws, save_draws, summarize_convergence
-from .distributions import dg_cdf, dg_logpmf, dg_pmf, dg_rvs, maximal_coupling_rvs
-from .exact import (
-    enumerate_target,
-    exact_tv_curve,
-    sample_sum_constraint_l1,
-    sweep_transition_matrix,
-)
-from .lattice import (
-    IntegerLattice,
-    InvariantError,
-    check_release,
-    integer_solution,
-    sum_constraint,
-    table_margins,
-    venn_constraints,
-)
-from .mis import MISResult, mis_sample
-from .samplers import SamplerResult, sample, tune_proposal
-from .targets import Target, generalized_gaussian, generalized_laplace
+import importlib
+import importlib.util
+
+# The public API is imported on first use (PEP 562): `import isdp` stays light, so a workflow job
+# that needs one helper does not pay for SymPy, SciPy's statistics and numba's kernels. No submodule
+# shares a name with a public function (hence isdp.certification for isdp.certify): the import
+# system would bind the submodule over the function.
+_EXPORTS = {
+    "derive_seed": "._rng",
+    "MIXING_BASES": ".bases",
+    "change_of_basis": ".bases",
+    "default_basis": ".bases",
+    "with_mixing_basis": ".bases",
+    "augmented_meeting_times": ".augmented",
+    "augmented_sample": ".augmented",
+    "certify_augmented": ".augmented",
+    "Certificate": ".certification",
+    "CertificationError": ".certification",
+    "certify": ".certification",
+    "certify_mis": ".certification",
+    "MeetingTimes": ".coupling",
+    "convergence_iteration": ".coupling",
+    "meeting_times": ".coupling",
+    "tv_upper_bound": ".coupling",
+    "convergence_table": ".diagnostics",
+    "load_draws": ".diagnostics",
+    "save_draws": ".diagnostics",
+    "summarize_convergence": ".diagnostics",
+    "dg_cdf": ".distributions",
+    "dg_logpmf": ".distributions",
+    "dg_pmf": ".distributions",
+    "dg_rvs": ".distributions",
+    "maximal_coupling_rvs": ".distributions",
+    "enumerate_target": ".exact",
+    "exact_tv_curve": ".exact",
+    "sample_sum_constraint_l1": ".exact",
+    "sweep_transition_matrix": ".exact",
+    "IntegerLattice": ".lattice",
+    "InvariantError": ".lattice",
+    "check_release": ".lattice",
+    "integer_solution": ".lattice",
+    "sum_constraint": ".lattice",
+    "table_margins": ".lattice",
+    "venn_constraints": ".lattice",
+    "MISResult": ".mis",
+    "mis_sample": ".mis",
+    "SamplerResult": ".samplers",
+    "sample": ".samplers",
+    "tune_proposal": ".samplers",
+    "Target": ".targets",
+    "generalized_gaussian": ".targets",
+    "generalized_laplace": ".targets",
+}
+
 
 __version__ = "0.1.0"
 
@@ -99,3 +128,18 @@ __all__ = [
     "venn_constraints",
     "with_mixing_basis",
 ]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        if importlib.util.find_spec(f"{__name__}.{name}") is None:
+            raise AttributeError(f"module 'isdp' has no attribute {name!r}")
+        return importlib.import_module(f".{name}", __name__)  # a submodule, e.g. isdp.exact
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

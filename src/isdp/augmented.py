@@ -39,7 +39,7 @@ from numba import njit, prange, uint64
 from ._rng import next_u64, seed_states, uniform_pos
 from ._runner import check_count, check_positive, check_state
 from .bases import sum_blocks
-from .certify import Certificate, certificate_from_meetings
+from .certification import Certificate, certificate_from_meetings
 from .coupling import MeetingTimes
 from .lattice import IntegerLattice, InvariantError
 from .samplers import _prepare_init

@@ -352,3 +352,21 @@ def test_e6_readings_and_cells(run_dir):
     reps = pd.read_csv(run_dir / "results" / "e6" / "repetitions.csv")
     assert len(reps) == cfg["n_studies"] * cfg["n_reps"] and np.allclose(reps["sd"] ** 2, reps["var"])
 
+
+
+#: noise that once filled the console or the job logs; none of it asks the user to do anything
+LOG_NOISE = ("command not found", "Kernel is running over TCP", "arviz_base not installed")
+
+
+def test_console_and_job_logs_are_clean(run_dir):
+    """The run's console output (``make workflow-ci`` keeps it in snakemake.out) and every job log
+    hold none of the known noise, and no job logged a traceback."""
+    console = run_dir / "snakemake.out"
+    if not console.exists():
+        pytest.skip("the console output is kept only by `make workflow-ci`")
+    texts = {console: console.read_text(errors="ignore")}
+    texts |= {p: p.read_text(errors="ignore") for p in (run_dir / "results" / "logs").glob("*.log")}
+    for path, text in texts.items():
+        for noise in LOG_NOISE:
+            assert noise not in text, f"{path.name}: {noise!r}"
+    assert "Traceback" not in texts[console]

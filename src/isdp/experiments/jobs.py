@@ -26,8 +26,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from isdp import derive_seed
-
 
 class Namedlist(list):
     """A list whose named items (or slices) are also attributes and keys, as in Snakemake."""
@@ -95,6 +93,9 @@ class Job:
     def seed(self, *keys) -> int:
         """This step's seed: :func:`isdp.derive_seed` of ``params.seed`` (a list: base seed and names)
         followed by ``keys``."""
+        # Imported here, not at the top: a step without seeds need not load numba.
+        from isdp import derive_seed
+
         return derive_seed(*self.params.seed, *keys)
 
     def outputs(self, name: str) -> list[str]:
