@@ -209,7 +209,33 @@ def test_plot_fig10_smoke():
     rel = cmp.releases_for_state("ZZ", sf1, sf1, gl, eps=0.192, n_releases=30, seed=1)
     fig, ax = plt.subplots()
     plot_fig10(rel, ax=ax, title="t")
-    assert len(ax.patches) >= 4 * 4  # one box per county and method (+ the highlight)
+    from matplotlib.collections import PolyCollection
+
+    boxes = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(boxes) == len(rel.releases)  # one collection of boxes per method …
+    assert all(len(c.get_paths()) == 4 for c in boxes)  # … with one box per county
+    plt.close(fig)
+
+
+def test_box_collection_draws_matplotlib_boxplot_statistics():
+    """The collection-based box plot uses Matplotlib's own quartiles and whisker ends."""
+    import matplotlib.pyplot as plt
+    from matplotlib import cbook
+
+    from isdp.experiments.plot_style import box_collection
+
+    data = np.random.default_rng(3).standard_t(3, size=(200, 5))
+    fig, ax = plt.subplots()
+    box_collection(ax, data, np.arange(5), width=0.5, color="C0", fliers=True)
+    boxes, whiskers, medians = ax.collections[:3]
+    stats = cbook.boxplot_stats(data, whis=1.5)
+    for k, s in enumerate(stats):
+        ys = boxes.get_paths()[k].vertices[:, 1]
+        assert ys.min() == pytest.approx(s["q1"]) and ys.max() == pytest.approx(s["q3"])
+        assert medians.get_segments()[k][0, 1] == pytest.approx(s["med"])
+        assert whiskers.get_segments()[k][1, 1] == pytest.approx(s["whislo"])
+        assert whiskers.get_segments()[5 + k][1, 1] == pytest.approx(s["whishi"])
+    assert len(ax.collections[3].get_offsets()) == sum(len(s["fliers"]) for s in stats)
     plt.close(fig)
 
 
