@@ -9,13 +9,17 @@ SMK := snakemake --snakefile $(CURDIR)/Snakefile
 
 .PHONY: reproduce report readme-counts test lint unit workflow-ci benchmark stability national lock clean
 
-# uv installs the same pinned set as pip (constraints.txt) in a quarter of the time (24 s against
-# 106 s measured on a fresh venv); it is the installer only, not a dependency of isdp.
+# uv installs the same pinned set as pip (constraints.txt) in a fraction of the time; it is the
+# installer only, not a dependency of isdp. --compile-bytecode writes the .pyc files pip would:
+# without them (and with PYTHONDONTWRITEBYTECODE set, as on the project's machines) every workflow
+# job recompiles pandas, SciPy and matplotlib from source, 2-3 s per job.
 UV_VERSION := 0.13.9
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet uv==$(UV_VERSION)
-	$(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python -c constraints.txt -e '.[workflow,dev]'
+	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(VENV)/bin/python -c constraints.txt \
+	  -e '.[workflow,dev]'
+	$(VENV)/bin/python -m compileall -q src
 	@touch $@
 
 ## lock: re-resolve pyproject.toml in a scratch venv and pin every version in constraints.txt
