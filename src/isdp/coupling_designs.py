@@ -232,18 +232,23 @@ def _pair_state(x, y):
     return st
 
 
+@njit(cache=True)
+def _lagged_pair(start, rng, ptr, idx, val, code, param, dg, exp_l1, scan, n_updates, lag):
+    """A pair started at ``start`` with X run ``lag`` iterations ahead: (x, y, wdiff, pair state)."""
+    x = start.copy()
+    y = start.copy()
+    wdiff = np.zeros(ptr.shape[0] - 1, dtype=np.int64)
+    sumsq = (x * x).sum()
+    for _ in range(lag):
+        sumsq = _single_iteration(x, sumsq, wdiff, rng, ptr, idx, val, code, param, dg, exp_l1, scan, n_updates)
+    return x, y, wdiff, _pair_state(x, y)
+
+
 @njit(parallel=True, cache=True)
 def _meeting_times(init, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1, scan, n_updates,
                    proposal, far_gap, lag, max_iter, tau, met):
     for p in prange(init.shape[0]):
-        x = init[p].copy()
-        y = init[p].copy()
-        wdiff = np.zeros(ptr.shape[0] - 1, dtype=np.int64)
-        sumsq = (x * x).sum()
-        for _ in range(lag):
-            sumsq = _single_iteration(x, sumsq, wdiff, rng[p], ptr, idx, val, code, param, dg, exp_l1,
-                                      scan, n_updates)
-        st = _pair_state(x, y)
+        x, y, wdiff, st = _lagged_pair(init[p], rng[p], ptr, idx, val, code, param, dg, exp_l1, scan, n_updates, lag)
         t = lag
         met[p] = False
         while t < max_iter:
@@ -342,14 +347,7 @@ def path_lattice(lattice: IntegerLattice) -> IntegerLattice:
 def _disagreement(init, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1, scan, n_updates, proposal,
                   far_gap, lag, checkpoints, out):
     for p in prange(init.shape[0]):
-        x = init[p].copy()
-        y = init[p].copy()
-        wdiff = np.zeros(ptr.shape[0] - 1, dtype=np.int64)
-        sumsq = (x * x).sum()
-        for _ in range(lag):
-            sumsq = _single_iteration(x, sumsq, wdiff, rng[p], ptr, idx, val, code, param, dg, exp_l1,
-                                      scan, n_updates)
-        st = _pair_state(x, y)
+        x, y, wdiff, st = _lagged_pair(init[p], rng[p], ptr, idx, val, code, param, dg, exp_l1, scan, n_updates, lag)
         t = 0
         for c in range(checkpoints.shape[0]):
             while t < checkpoints[c] and st[2] > 0:
