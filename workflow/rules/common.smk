@@ -5,6 +5,7 @@
 # calls register() once, and a review notebook notebooks/eN_*.py.ipynb. `rule all`, the
 # reproduction summary, the report's categories, the notebook rules and the workflow tests all
 # read EXPERIMENTS (written to results/tables/experiments.csv for the tests).
+import csv
 import json
 import os
 import re
@@ -109,3 +110,35 @@ def e3_states(wildcards=None):
 def e3_per_state(pattern):
     """Input function: ``pattern`` expanded over the selected states."""
     return lambda wildcards: expand(pattern, state=e3_states())
+
+
+# Scheduling (docs/performance.md): every job runs on one thread, so that on a small machine two
+# jobs share the cores instead of one job holding both through its single-threaded start-up, and
+# the long jobs carry priorities so they start first while the short ones fill the gaps.
+PRIORITY = {
+    "gate": 1000,
+    "e5_simulation": 500,
+    "e5_acceptance": 400,
+    "e6_studies": 300,
+    "e2_validation": 200,
+}
+_COUNTIES_PER_STATE = {}
+
+
+def counties_in(state):
+    """Counties of ``state`` in the county table: known once `fetch` has run, as it has whenever the
+    audit checkpoint lists states; 0 (no preference) while the table is being rebuilt.
+    """
+    if not _COUNTIES_PER_STATE:
+        if not os.path.exists("results/data/counties.csv"):
+            return 0
+        with open("results/data/counties.csv", newline="") as fh:
+            for row in csv.DictReader(fh):
+                key = row["state_abbr"]
+                _COUNTIES_PER_STATE[key] = _COUNTIES_PER_STATE.get(key, 0) + 1
+    return _COUNTIES_PER_STATE.get(state, 0)
+
+
+def state_priority(base):
+    """Priority of a per-state job: larger states (longer certification and solves) first."""
+    return lambda wildcards: base + counties_in(wildcards.state)

@@ -14,6 +14,7 @@ rule fetch:
         "results/logs/fetch.log",
     benchmark:
         "results/benchmarks/fetch.tsv"
+    priority: PRIORITY["gate"]
     conda:
         ENV
     params:

@@ -128,9 +128,9 @@ rule e2_validation:
         "results/logs/e2_validation.log",
     benchmark:
         "results/benchmarks/e2_validation.tsv"
+    priority: PRIORITY["e2_validation"]
     conda:
         ENV
-    threads: 2
     params:
         validation=E2["validation"],
         seed=[SEED, "e2", "validation"],

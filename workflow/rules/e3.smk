@@ -36,6 +36,7 @@ checkpoint e3_audit:
         "results/logs/e3_audit.log",
     benchmark:
         "results/benchmarks/e3_audit.tsv"
+    priority: PRIORITY["gate"]
     conda:
         ENV
     params:
@@ -116,9 +117,9 @@ rule e3_state:
         "results/benchmarks/e3_state_{state}.tsv"
     wildcard_constraints:
         state="[A-Z]{2}",
+    priority: state_priority(100)
     conda:
         ENV
-    threads: 1
     params:
         eps=E3["eps"],
         mcmc=E3["mcmc"],

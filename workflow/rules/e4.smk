@@ -40,9 +40,9 @@ rule e4_state:
         "results/benchmarks/e4_state_{state}.tsv"
     wildcard_constraints:
         state="[A-Z]{2}",
+    priority: state_priority(0)
     conda:
         ENV
-    threads: 1
     params:
         eps=E3["eps"],
         sensitivity=E4["sensitivity"],

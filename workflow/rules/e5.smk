@@ -69,9 +69,9 @@ rule e5_acceptance:
         "results/logs/e5_acceptance.log",
     benchmark:
         "results/benchmarks/e5_acceptance.tsv"
+    priority: PRIORITY["e5_acceptance"]
     conda:
         ENV
-    threads: 2
     params:
         eps=E5["eps"],
         acceptance=E5["acceptance"],
@@ -105,7 +105,6 @@ rule e5_trace:
         "results/benchmarks/e5_trace.tsv"
     conda:
         ENV
-    threads: 2
     params:
         eps=E5["eps"],
         proposal_eps=E5["proposal_eps"],
@@ -160,9 +159,9 @@ rule e5_simulation:
         "results/logs/e5_simulation.log",
     benchmark:
         "results/benchmarks/e5_simulation.tsv"
+    priority: PRIORITY["e5_simulation"]
     conda:
         ENV
-    threads: 2
     params:
         simulation=E5["simulation"],
         certificate=E5["certificate"],

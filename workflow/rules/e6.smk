@@ -45,6 +45,7 @@ rule e6_studies:
         "results/logs/e6_studies.log",
     benchmark:
         "results/benchmarks/e6_studies.tsv"
+    priority: PRIORITY["e6_studies"]
     conda:
         ENV
     params:

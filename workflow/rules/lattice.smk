@@ -19,7 +19,6 @@ rule lattice_pilot:
         norm=NORMS,
     conda:
         ENV
-    threads: 2
     params:
         eps=lambda wc: config[wc.exp]["eps"],
         pilot=lambda wc: config[wc.exp]["pilot"],
@@ -74,7 +73,6 @@ rule lattice_coupling:
         norm=NORMS,
     conda:
         ENV
-    threads: 2
     params:
         eps=lambda wc: config[wc.exp]["eps"],
         target=lambda wc: config[wc.exp]["targets"][wc.norm],
@@ -101,7 +99,6 @@ rule lattice_draws:
         norm=NORMS,
     conda:
         ENV
-    threads: 2
     params:
         eps=lambda wc: config[wc.exp]["eps"],
         target=lambda wc: config[wc.exp]["targets"][wc.norm],
