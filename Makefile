@@ -55,7 +55,7 @@ unit: $(VENV)/.installed
 
 # One run of the CI profile feeds every workflow test; a second run of a small subset of it
 # (tests/workflow/ci_subset.txt: the sampler, coupling, projection and simulation steps) into
-# $(CI_DIR)-rerun must give identical tables (the SLURM test submits the same subset).
+# $(CI_DIR)-rerun must give identical tables (the SLURM test submits a shallower subset, slurm_subset.txt).
 CI_SUBSET := $(shell cat $(CURDIR)/tests/workflow/ci_subset.txt)
 workflow-ci: $(VENV)/.installed
 	rm -rf $(CI_DIR) $(CI_DIR)-rerun $(CI_DIR)-slurm-dry-run && mkdir -p $(CI_DIR) $(CI_DIR)-rerun

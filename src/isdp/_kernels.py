@@ -106,9 +106,17 @@ def component_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, exp_l1, wdiff
 
 
 @njit
+def copy_into(dst, src):
+    """``dst[:] = src`` for vectors of one length, as a loop: numba's slice assignment compiles a
+    shape-mismatch error path with string formatting that costs seconds of cold compile time."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit
 def joint_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, scratch, z):
     """The 'joint' variant: all k pre-jumps at once, one accept/reject. Returns (0 or 1, sumsq)."""
-    scratch[:] = u
+    copy_into(scratch, u)
     for j in range(ptr.shape[0] - 1):
         z[j] = double_geometric(rng, dg)
         if z[j] != 0:
@@ -123,6 +131,6 @@ def joint_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, scratch, z):
         else:
             delta = -param * (new_sumsq - sumsq)
     if delta >= 0.0 or np.log(uniform_pos(rng)) <= delta:
-        u[:] = scratch
+        copy_into(u, scratch)
         return 1, new_sumsq
     return 0, sumsq

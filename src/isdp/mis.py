@@ -38,6 +38,7 @@ import scipy.sparse as sp
 import sympy
 from numba import njit, prange
 
+from ._kernels import copy_into
 from ._rng import dg_table, double_geometric, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps, run_chunked
 from .lattice import InvariantError, as_integer_matrix, as_vector
@@ -224,7 +225,7 @@ def _mis_meeting(init, logw0, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, de
             status, lw_new = _propose(rng[p], prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec,
                                       b_ptr, b_idx, b_val, b_vec, center, eps, eps_q, dg_q)
             if status == 2 and (lw_new >= lx or uniform_pos(rng[p]) < np.exp(lw_new - lx)):
-                x[:] = prop
+                copy_into(x, prop)
                 lx = lw_new
         t = lag
         met[p] = False
@@ -241,10 +242,10 @@ def _mis_meeting(init, logw0, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, de
                 ax = lw_new >= lx or u < np.exp(lw_new - lx)
                 ay = lw_new >= ly or u < np.exp(lw_new - ly)
                 if ax:
-                    x[:] = prop
+                    copy_into(x, prop)
                     lx = lw_new
                 if ay:
-                    y[:] = prop
+                    copy_into(y, prop)
                     ly = lw_new
                 same = ax and ay
         if same:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import basis_csr, component_sweep, exp_table, joint_sweep
+from ._kernels import basis_csr, component_sweep, copy_into, exp_table, joint_sweep
 from ._rng import dg_table, seed_states
 from ._runner import check_count, check_dg_eps, check_grid, check_range, run_chunked
 from .lattice import IntegerLattice, InvariantError
@@ -62,7 +62,7 @@ def _run_chain(uc, s, rng, ptr, idx, val, code, param, dg, exp_l1, t0, n_iter, b
         acc += got
         done = t + 1 - burn_in
         if done > 0 and done % thin == 0:
-            out[done // thin - 1] = uc
+            copy_into(out[done // thin - 1], uc)
     return acc, s
 
 

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import yaml
-from scipy import stats
 
 STATUSES = ("match", "differs", "calibrated", "not-comparable", "error", "not-run")
 COLUMNS = ["id", "experiment", "kind", "claim", "source", "paper_value", "reproduced_value", "criterion", "reading",
@@ -281,7 +280,9 @@ def _in_interval(value, lo, hi) -> bool:
 
 def z_threshold(alpha: float, m: int) -> float:
     """Two-sided Bonferroni threshold on |z| for ``m`` tests at family-wise level ``alpha``."""
-    return float(stats.norm.isf(alpha / (2 * max(m, 1))))
+    from scipy.stats import norm  # here, not at the top: most jobs import claims and need no SciPy
+
+    return float(norm.isf(alpha / (2 * max(m, 1))))
 
 
 def _leaves(value):
