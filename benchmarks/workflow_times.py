@@ -9,7 +9,7 @@ the data rules count as E3, the report rules as ``report``), and writes both tab
 
 ``RUN_DIR`` defaults to the current directory. Jobs of different experiments overlap on several
 cores, so their times add up to more than the run's wall time; the total is the job time the run
-needs. ``--jobs`` also prints every job (e.g. the national run's per-state times).
+needs. ``--jobs`` also prints every job (e.g. the national run's per-batch times).
 """
 
 from __future__ import annotations
@@ -20,14 +20,15 @@ from pathlib import Path
 
 import pandas as pd
 
-#: wildcards in benchmark names: a state code, a norm, a figure name, an NHGIS vintage
-WILDCARD = re.compile(r"_(?:[A-Z]{2}|l1|l2|v\d{8}|fig\d+)(?=_|$)")
+#: wildcards in benchmark names: a state code or a batch of them (``CA+AL+DC``), a norm, a figure
+#: name, an NHGIS vintage
+WILDCARD = re.compile(r"_(?:[A-Z]{2}(?:\+[A-Z]{2})*|l1|l2|v\d{8}|fig\d+)(?=_|$)")
 DATA_RULES = ("fetch", "extract")
 REPORT_RULES = ("claim_counts", "experiment_registry", "reproduction_summary", "software_versions")
 
 
 def rule_of(job: str) -> str:
-    """The rule-level name of a job: ``e3_state_TX`` → ``e3_state``, ``e1_draws_l2`` → ``e1_draws``."""
+    """The rule-level name of a job: ``e3_states_TX`` → ``e3_states``, ``e1_draws_l2`` → ``e1_draws``."""
     return WILDCARD.sub("", job)
 
 

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from isdp.experiments.claims import load_registry
+from isdp.experiments.jobs import balanced_batches
 
 REPO = Path(workflow.basedir)
 
@@ -139,6 +140,36 @@ def counties_in(state):
     return _COUNTIES_PER_STATE.get(state, 0)
 
 
-def state_priority(base):
-    """Priority of a per-state job: larger states (longer certification and solves) first."""
-    return lambda wildcards: base + counties_in(wildcards.state)
+def state_batches():
+    """The selected states split into ``e3.state_jobs`` batches (null: one job per state), each named
+    by its states joined with "+" (``TX``, ``CA+AL+DC``).
+
+    A state's cost grows faster than its county count (Texas' 254 counties take about 70 s to
+    certify, Illinois' 102 about 5 s), so the batches balance the squared county counts; a state's
+    seed does not depend on its batch.
+    """
+    states = e3_states()
+    weights = {st: counties_in(st) ** 2 for st in states}
+    return ["+".join(b) for b in balanced_batches(states, weights, E3["state_jobs"])]
+
+
+# A batch's name: its states' USPS codes joined with "+".
+BATCH = r"[A-Z]{2}(\+[A-Z]{2})*"
+# The per-state rules copy a state's files out of its batch directory (a temp() output, removed once
+# every state is copied), so every consumer keeps reading per-state files.
+COPY_FROM_BATCH = (
+    'for f in {output}; do cp "{input.batch}/$(basename "$f")" "$f"; done > {log} 2>&1'
+)
+
+
+def batch_of(state):
+    """The batch (see :func:`state_batches`) that computes ``state``."""
+    return next(b for b in state_batches() if state in b.split("+"))
+
+
+def batch_priority(base):
+    """Priority of a batch job: the batch holding the largest state (longest certification and
+    solves) first."""
+    return lambda wildcards: base + max(
+        counties_in(st) for st in wildcards.batch.split("+")
+    )

@@ -1,7 +1,8 @@
 # E3 — 2010 Census county populations, state totals invariant
 # (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left; docs/experiments/e3.md).
-# The states depend on the data (DAS bias audit), so the audit is a checkpoint and the
-# per-state MCMC jobs ({state} wildcard, one job each) are aggregated through it.
+# The states depend on the data (DAS bias audit), so the audit is a checkpoint and the per-state
+# MCMC runs are aggregated through it. They run in batches of states (e3.state_jobs jobs, {batch}
+# wildcard, common.smk), each state's files then copied out of its batch ({state} wildcard).
 E3 = config["e3"]
 
 E3_CAT = register(
@@ -101,10 +102,38 @@ rule e3_audit_report:
         STEP
 
 
-rule e3_state:
+rule e3_states:
     input:
         counties="results/data/counties.csv",
         selection="results/e3/selection.json",
+    output:
+        batch=temp(directory("results/e3/batch_{batch}")),
+    log:
+        "results/logs/e3_states_{batch}.log",
+    benchmark:
+        "results/benchmarks/e3_states_{batch}.tsv"
+    wildcard_constraints:
+        batch=BATCH,
+    priority: batch_priority(100)
+    conda:
+        ENV
+    params:
+        states=lambda wc: wc.batch.split("+"),
+        eps=E3["eps"],
+        mcmc=E3["mcmc"],
+        seed=[SEED, "e3", "state"],
+        step="isdp.experiments.e3_census_counties.steps.states",
+    script:
+        STEP
+
+
+localrules:
+    e3_state,  # a copy: never worth a cluster job
+
+
+rule e3_state:
+    input:
+        batch=lambda wc: f"results/e3/batch_{batch_of(wc.state)}",
     output:
         draws="results/e3/draws_{state}.nc",
         diagnostics="results/e3/diagnostics_{state}.csv",
@@ -117,16 +146,10 @@ rule e3_state:
         "results/benchmarks/e3_state_{state}.tsv"
     wildcard_constraints:
         state="[A-Z]{2}",
-    priority: state_priority(100)
     conda:
         ENV
-    params:
-        eps=E3["eps"],
-        mcmc=E3["mcmc"],
-        seed=lambda wc: [SEED, "e3", "state", wc.state],
-        step="isdp.experiments.e3_census_counties.steps.state",
-    script:
-        STEP
+    shell:
+        COPY_FROM_BATCH
 
 
 rule e3_figures:

@@ -1,8 +1,8 @@
 # E4 — generalized Laplace against projection-based mechanisms, county by county
 # (ISDP App. "Comparison with projected discrete Laplace", Fig 10; docs/experiments/e4.md).
-# Same states as E3 (its audit checkpoint), one job per state ({state} wildcard): the generalized
-# Laplace releases are E3's retained draws (reused, not resampled); the job draws the projected
-# Laplace releases and runs one HiGHS simplex LP, one MILP and one interior-point LP per DG release
+# Same states as E3 (its audit checkpoint), in E3's batches ({batch}, then {state} copied out): the
+# generalized Laplace releases are E3's retained draws (reused, not resampled); per state the job draws
+# the projected Laplace releases and runs one HiGHS simplex LP, one MILP and one interior-point LP per DG release
 # (~4 + 7.5 + 5 ms at n = 102, ~8.5 + 12 + 8 ms at n = 254: about 17 s for Illinois and 29 s for
 # Texas at 1000 releases).
 E4 = config["e4"]
@@ -24,10 +24,41 @@ E4_CAT = register(
 )
 
 
-rule e4_state:
+rule e4_states:
     input:
         counties="results/data/counties.csv",
-        draws="results/e3/draws_{state}.nc",
+        draws=lambda wc: expand(
+            "results/e3/draws_{state}.nc", state=wc.batch.split("+")
+        ),
+    output:
+        batch=temp(directory("results/e4/batch_{batch}")),
+    log:
+        "results/logs/e4_states_{batch}.log",
+    benchmark:
+        "results/benchmarks/e4_states_{batch}.tsv"
+    wildcard_constraints:
+        batch=BATCH,
+    priority: batch_priority(0)
+    conda:
+        ENV
+    params:
+        states=lambda wc: wc.batch.split("+"),
+        eps=E3["eps"],
+        sensitivity=E4["sensitivity"],
+        n_releases=E4["n_releases"],
+        seed=[SEED, "e4", "state"],
+        step="isdp.experiments.e4_projection_comparison.steps.states",
+    script:
+        STEP
+
+
+localrules:
+    e4_state,  # a copy: never worth a cluster job
+
+
+rule e4_state:
+    input:
+        batch=lambda wc: f"results/e4/batch_{batch_of(wc.state)}",
     output:
         releases="results/e4/releases_{state}.nc",
         metrics="results/e4/metrics_{state}.csv",
@@ -40,17 +71,10 @@ rule e4_state:
         "results/benchmarks/e4_state_{state}.tsv"
     wildcard_constraints:
         state="[A-Z]{2}",
-    priority: state_priority(0)
     conda:
         ENV
-    params:
-        eps=E3["eps"],
-        sensitivity=E4["sensitivity"],
-        n_releases=E4["n_releases"],
-        seed=lambda wc: [SEED, "e4", "state", wc.state],
-        step="isdp.experiments.e4_projection_comparison.steps.state",
-    script:
-        STEP
+    shell:
+        COPY_FROM_BATCH
 
 
 rule e4_tables:

@@ -10,7 +10,7 @@ installed package against any directory (build a :class:`Job` by hand, as the te
 
 Also here: the seed of a step (:meth:`Job.seed`), atomic writers (:func:`write_table`,
 :func:`write_json`, :func:`write_text`), and the config helpers the Snakefile and the tests share
-(:func:`check_config_values`, :func:`load_config`).
+(:func:`check_config_values`, :func:`load_config`, :func:`balanced_batches`).
 """
 
 from __future__ import annotations
@@ -251,6 +251,27 @@ def write_text(text: str, path) -> None:
 
 
 # --------------------------------------------------------------------------- config
+
+
+def balanced_batches(items, weights: Mapping[str, float], n_batches: int | None) -> list[list[str]]:
+    """``items`` split into ``n_batches`` batches of about equal total weight (all of them in their
+    own batch when None): the heaviest first, each to the batch with the smallest total so far
+    (longest-processing-time scheduling); ties keep the order of ``items``.
+
+    The workflow runs E3's and E4's states this way (``e3.state_jobs``): one job per batch.
+    """
+    items = list(items)
+    if not items:
+        raise ValueError("no items to batch")
+    n = len(items) if n_batches is None else int(n_batches)
+    if n < 1:
+        raise ValueError(f"the number of batches must be at least 1, not {n_batches}")
+    batches, loads = [[] for _ in range(min(n, len(items)))], [0.0] * min(n, len(items))
+    for item in sorted(items, key=lambda it: -weights[it]):
+        k = loads.index(min(loads))
+        batches[k].append(item)
+        loads[k] += weights[item]
+    return batches
 
 
 def check_config_values(config, path: str = "config") -> None:

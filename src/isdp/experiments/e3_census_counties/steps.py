@@ -1,6 +1,6 @@
 """E3's steps (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left): what the rules in
 ``workflow/rules/e3.smk`` call — the checkpoint ``e3_audit`` (:func:`audit`), ``e3_audit_report``
-(:func:`audit_report`), ``e3_state`` (:func:`state`), ``e3_figures`` (:func:`figures`) and
+(:func:`audit_report`), ``e3_states`` (:func:`states`), ``e3_figures`` (:func:`figures`) and
 ``e3_tables`` (:func:`tables`) and ``e3_certificates`` (:func:`certificates`)."""
 
 import json
@@ -67,20 +67,40 @@ def audit_report(job: Job) -> None:
     job.log.info("audit counts:\n%s\nselected: %s", counts.to_string(), selection["selected_states"])
 
 
-def state(job: Job) -> None:
+#: the per-state files of E3, by name and suffix (``draws_IL.nc``)
+STATE_FILES = {"draws": "nc", "diagnostics": "csv", "run": "json", "certificate": "json", "exact": "csv"}
+
+
+def states(job: Job) -> None:
+    """A batch of states, one after another in this job (see :func:`state`): their files go to the
+    directory ``output.batch`` under the names of the per-state results (``draws_IL.nc``, …), from
+    which the rule ``e3_state`` copies them. One job per batch saves each state the start-up of a job
+    (imports and numba loading, about 5 s); each state keeps its own seed, so the results do not
+    depend on the batching.
+
+    Params ``states`` (USPS codes), ``eps``, ``mcmc`` (the config block), ``seed`` (the base of every
+    state's seed: :meth:`.Job.seed` of the state's code); inputs ``counties``, ``selection``.
+    """
+    counties = load_counties(job.input.counties)
+    out = Path(job.output.batch)
+    out.mkdir(parents=True, exist_ok=True)
+    for st in job.params.states:
+        state(job, st, counties, {name: out / f"{name}_{st}.{ext}" for name, ext in STATE_FILES.items()})
+
+
+def state(job: Job, st: str, counties: pd.DataFrame, output: dict) -> None:
     """One state: ℓ1 generalized Laplace noise on its counties with the state total invariant, from
     over-dispersed chains on the certified basis — first the coupling certificate sets the burn-in,
     then R-hat must be below ``r_hat_max``; fails naming the state when either gate fails.
 
-    Wildcard ``state``; params ``eps``, ``mcmc`` (the config block), ``seed``; inputs ``counties``,
-    ``selection``; outputs ``draws`` (netCDF of the retained draws, the certificate in its
-    ``certificate_*`` attributes), ``diagnostics`` (per county), ``run`` (JSON summary),
-    ``certificate`` (JSON: the certificate and its bound curve), ``exact`` (MCMC vs the exact sampler).
+    Writes ``output`` (paths by :data:`STATE_FILES` name): ``draws`` (netCDF of the retained draws,
+    the certificate in its ``certificate_*`` attributes), ``diagnostics`` (per county), ``run`` (JSON
+    summary), ``certificate`` (JSON: the certificate and its bound curve), ``exact`` (MCMC vs the exact
+    sampler).
     """
-    st = job.wildcards.state
-    group = census.state_counties(load_counties(job.input.counties), st, job.input.counties)
+    group = census.state_counties(counties, st, job.input.counties)
     cfg = job.params.mcmc
-    seed = job.seed()
+    seed = job.seed(st)
     run = census.run_state(len(group), job.params.eps, n_chains=cfg["n_chains"], n_draws=cfg["n_draws"],
                            draws_per_chain=cfg["draws_per_chain"], thin=cfg["thin"], basis=cfg["basis"],
                            draw_basis=cfg["draw_basis"],
@@ -88,16 +108,16 @@ def state(job: Job) -> None:
                            overdispersion=cfg["overdispersion"], seed=seed, cell_names=list(group["gisjoin"]),
                            label=st, r_hat_max=cfg["r_hat_max"])
     record = census.certificate_record(run, st)
-    save_draws(job.output.draws, run.draws, list(group["gisjoin"]),
+    save_draws(output["draws"], run.draws, list(group["gisjoin"]),
                {"state": st, "target": f"l1 generalized Laplace, eps={job.params.eps}", "seed": seed,
                 "vintage": group["vintage"].iloc[0], **{k: run.summary[k] for k in ("burn_in", "retained_thin")},
                 **census.certificate_attrs(record)})
-    write_table(census.diagnostics_table(run, st, group), job.output.diagnostics)
-    write_json(run.summary, job.output.run)
-    write_json(record, job.output.certificate)
+    write_table(census.diagnostics_table(run, st, group), output["diagnostics"])
+    write_json(run.summary, output["run"])
+    write_json(record, output["certificate"])
     comparison = census.mcmc_vs_exact(run, group, job.params.eps, seed, st)
-    job.log.info("certificate: %s\nMCMC vs exact:\n%s", record["status"], comparison.to_string())
-    write_table(comparison, job.output.exact)
+    job.log.info("%s: certificate: %s\nMCMC vs exact:\n%s", st, record["status"], comparison.to_string())
+    write_table(comparison, output["exact"])
 
 
 def certificates(job: Job) -> None:

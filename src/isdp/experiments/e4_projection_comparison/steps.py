@@ -1,5 +1,5 @@
 """E4's steps (ISDP App. "Comparison with projected discrete Laplace", Fig 10): what the rules in
-``workflow/rules/e4.smk`` call — ``e4_state`` (:func:`state`), ``e4_tables`` (:func:`tables`),
+``workflow/rules/e4.smk`` call — ``e4_states`` (:func:`states`), ``e4_tables`` (:func:`tables`),
 ``e4_figures`` (:func:`figures`) and ``e4_overview`` (:func:`overview`)."""
 
 import json
@@ -21,34 +21,51 @@ from isdp.experiments.jobs import Job, write_json, write_table
 from isdp.experiments.nhgis import STATE_NAMES, load_counties
 from isdp.experiments.plot_style import save_figure
 
+#: the per-state files of E4, by name and suffix (``releases_IL.nc``)
+STATE_FILES = {"releases": "nc", "metrics": "csv", "spread": "csv", "county_spread": "csv", "run": "json"}
 
-def state(job: Job) -> None:
-    """One state: the five mechanisms' releases (generalized Laplace = E3's retained draws), their
-    metrics, spread ratios and per-county spread. Fails loudly when a method breaks what it
+
+def states(job: Job) -> None:
+    """A batch of states, one after another in this job (see :func:`state`): their files go to the
+    directory ``output.batch`` under the names of the per-state results (``releases_IL.nc``, …), from
+    which the rule ``e4_state`` copies them; each state keeps its own seed.
+
+    Params ``states`` (USPS codes), ``eps``, ``sensitivity``, ``n_releases``, ``seed`` (the base of
+    every state's seed); inputs ``counties`` and ``draws`` (E3's, one per state, in the order of
+    ``states``).
+    """
+    counties = load_counties(job.input.counties)
+    out = Path(job.output.batch)
+    out.mkdir(parents=True, exist_ok=True)
+    for st, draws in zip(job.params.states, job.input.draws, strict=True):
+        state(job, st, counties, draws, {name: out / f"{name}_{st}.{ext}" for name, ext in STATE_FILES.items()})
+
+
+def state(job: Job, st: str, counties: pd.DataFrame, draws, output: dict) -> None:
+    """One state: the five mechanisms' releases (generalized Laplace = E3's retained draws ``draws``),
+    their metrics, spread ratios and per-county spread. Fails loudly when a method breaks what it
     guarantees by construction (:func:`.comparison.check_guarantees`).
 
-    Wildcard ``state``; params ``eps``, ``sensitivity``, ``n_releases``, ``seed``; inputs ``counties``,
-    ``draws`` (E3's); outputs ``releases`` (netCDF), ``metrics``, ``spread``, ``county_spread``, ``run``
-    (JSON, with the solver times).
+    Writes ``output`` (paths by :data:`STATE_FILES` name): ``releases`` (netCDF), ``metrics``,
+    ``spread``, ``county_spread``, ``run`` (JSON, with the solver times).
     """
-    st = job.wildcards.state
-    group = state_counties(load_counties(job.input.counties), st, job.input.counties)  # E3's column order
-    gl = load_draws(job.input.draws)
+    group = state_counties(counties, st, job.input.counties)  # E3's column order
+    gl = load_draws(draws)
     n_releases = int(job.params.n_releases)
-    seed = job.seed()
+    seed = job.seed(st)
     rel = cmp.releases_for_state(st, group["sf1_pop"].to_numpy(), group["dp_pop"].to_numpy(), gl, eps=job.params.eps,
                                  n_releases=n_releases, seed=seed, sensitivity=job.params.sensitivity,
                                  counties=list(group["gisjoin"]), names=list(group["name"]))
     metrics = cmp.metrics_table(rel)
     cmp.check_guarantees(st, metrics)
-    cmp.save_releases(job.output.releases, rel)
-    write_table(metrics, job.output.metrics, float_format="%.6g")
+    cmp.save_releases(output["releases"], rel)
+    write_table(metrics, output["metrics"], float_format="%.6g")
     spread = cmp.spread_ratios(rel)
-    write_table(spread, job.output.spread, float_format="%.6g")
-    write_table(cmp.county_spread(rel), job.output.county_spread, float_format="%.6g")
+    write_table(spread, output["spread"], float_format="%.6g")
+    write_table(cmp.county_spread(rel), output["county_spread"], float_format="%.6g")
     run = cmp.run_record(rel, n_releases=n_releases, seed=seed, gl_noise=gl)
-    write_json(run, job.output.run)
-    job.log.info("%s\n%s\n%s", json.dumps(run), metrics.to_string(), spread.to_string())
+    write_json(run, output["run"])
+    job.log.info("%s: %s\n%s\n%s", st, json.dumps(run), metrics.to_string(), spread.to_string())
 
 
 def tables(job: Job) -> None:
