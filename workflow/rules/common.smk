@@ -117,7 +117,7 @@ def e3_per_state(pattern):
 # jobs share the cores instead of one job holding both through its single-threaded start-up, and
 # the long jobs carry priorities so they start first while the short ones fill the gaps.
 PRIORITY = {
-    "gate": 1000,
+    "gate": 1000,  # short jobs that long ones wait for: data, audit, E5's problem, per-state copies
     "e5_simulation": 500,
     "e5_acceptance": 400,
     "e6_studies": 300,

@@ -146,6 +146,7 @@ rule e3_state:
         "results/benchmarks/e3_state_{state}.tsv"
     wildcard_constraints:
         state="[A-Z]{2}",
+    priority: PRIORITY["gate"]
     conda:
         ENV
     shell:

@@ -71,6 +71,7 @@ rule e4_state:
         "results/benchmarks/e4_state_{state}.tsv"
     wildcard_constraints:
         state="[A-Z]{2}",
+    priority: PRIORITY["gate"]
     conda:
         ENV
     shell:

@@ -37,6 +37,7 @@ rule e5_problem:
         "results/logs/e5_problem.log",
     benchmark:
         "results/benchmarks/e5_problem.tsv"
+    priority: PRIORITY["gate"]
     conda:
         ENV
     params:
