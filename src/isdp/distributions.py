@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from scipy import stats
 
 from ._rng import dg_table, double_geometric, seed_states, uniform_pos
 
@@ -24,6 +23,8 @@ def _check_eps(eps: float) -> float:
 
 def _law(eps: float):
     """SciPy's discrete Laplace with parameter ε: the same law."""
+    from scipy import stats  # here, not at the top: SciPy's statistics cost a job 0.5 s to import
+
     return stats.dlaplace(_check_eps(eps))
 
 

@@ -11,9 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import sympy
-from sympy.matrices.normalforms import smith_normal_decomp
-from sympy.polys.matrices import DomainMatrix
 
 
 class InvariantError(ValueError):
@@ -81,6 +78,10 @@ def _to_int64(values, what: str) -> np.ndarray:
 
 
 def _smith(A: np.ndarray):
+    # sympy is imported where it is used (0.35 s): most jobs read a basis instead of computing one
+    import sympy
+    from sympy.matrices.normalforms import smith_normal_decomp
+
     S, U, V = smith_normal_decomp(sympy.Matrix(A.tolist()))
     diag = [int(S[i, i]) for i in range(min(S.shape))]
     rank = sum(1 for d in diag if d != 0)
@@ -89,6 +90,9 @@ def _smith(A: np.ndarray):
 
 def _lll(basis: np.ndarray) -> np.ndarray:
     """LLL-reduce the columns of ``basis`` (sympy's exact integer LLL)."""
+    import sympy
+    from sympy.polys.matrices import DomainMatrix
+
     try:
         reduced = DomainMatrix.from_Matrix(sympy.Matrix(basis.T.tolist())).lll().to_Matrix()
     except (AssertionError, OverflowError, ZeroDivisionError) as err:

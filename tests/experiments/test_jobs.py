@@ -71,3 +71,13 @@ def test_the_national_batches_put_texas_alone():
     batches = balanced_batches(list(counts.index), (counts**2).to_dict(), config["e3"]["state_jobs"])
     assert ["TX"] in batches
     assert len(batches) == config["e3"]["state_jobs"] < len(counts)
+
+
+def test_computing_steps_start_without_plotting_or_symbolic_libraries():
+    """A step module that only computes loads neither matplotlib, seaborn, sympy nor SciPy's
+    statistics when imported: each job would pay them at start-up (docs/performance.md)."""
+    heavy = ("matplotlib", "seaborn", "sympy", "scipy.stats")
+    loaded = _run("import sys\n"
+                  "import isdp.experiments.lattice_study.steps, isdp.experiments.e8_privacy_accounting.steps\n"
+                  f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    assert loaded == "[]"

@@ -12,15 +12,11 @@ import pandas as pd
 from isdp import save_draws
 from isdp.experiments.e3_census_counties import audit as au
 from isdp.experiments.e3_census_counties import census
-from isdp.experiments.e3_census_counties.figures import (
-    plot_certificates,
-    plot_das_slopes,
-    plot_fig2,
-    plot_fig8,
-)
 from isdp.experiments.jobs import Job, write_json, write_table
 from isdp.experiments.nhgis import load_counties
-from isdp.experiments.plot_style import save_figure
+
+# Drawing steps import matplotlib (and their figures) when they run, so that a job that only
+# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
 
 
 def audit(job: Job) -> None:
@@ -50,6 +46,9 @@ def audit_report(job: Job) -> None:
     Params: ``alpha``, ``always``; inputs ``regressions``, ``selection``, ``info``; outputs
     ``source``, ``table``, ``counts``, ``selected``, ``fig_pdf``, ``fig_png``.
     """
+    from isdp.experiments.e3_census_counties.figures import plot_das_slopes
+    from isdp.experiments.plot_style import save_figure
+
     alpha = float(job.params.alpha)
     info = json.loads(Path(job.input.info).read_text())
     selection = json.loads(Path(job.input.selection).read_text())
@@ -126,6 +125,9 @@ def certificates(job: Job) -> None:
     Params ``states``; inputs ``certificates`` (one JSON per state); outputs ``table``, ``fig_pdf``,
     ``fig_png``.
     """
+    from isdp.experiments.e3_census_counties.figures import plot_certificates
+    from isdp.experiments.plot_style import save_figure
+
     records = [json.loads(Path(p).read_text()) for p in job.input.certificates]
     table = pd.DataFrame([{k: r[k] for k in census.CERTIFICATE_COLUMNS} for r in records])
     write_table(table, job.output.table, float_format="%.6g")
@@ -140,6 +142,9 @@ def figures(job: Job) -> None:
     ``counties``, ``info``, ``draws`` (one per state); outputs ``fig2_pdf``, ``fig2_png``, ``fig8_pdf``,
     ``fig8_png``.
     """
+    from isdp.experiments.e3_census_counties.figures import plot_fig2, plot_fig8
+    from isdp.experiments.plot_style import save_figure
+
     counties = load_counties(job.input.counties)
     vintage = json.loads(Path(job.input.info).read_text())["vintage_used"]
     rng = np.random.default_rng(job.seed())

@@ -5,21 +5,16 @@
 import json
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from isdp import load_draws
 from isdp.experiments.e3_census_counties.census import state_counties
 from isdp.experiments.e4_projection_comparison import comparison as cmp
-from isdp.experiments.e4_projection_comparison.figures import (
-    plot_fig10_headline,
-    plot_fig10_states,
-    plot_sd_ratio,
-    plot_state_overview,
-)
 from isdp.experiments.jobs import Job, write_json, write_table
 from isdp.experiments.nhgis import STATE_NAMES, load_counties
-from isdp.experiments.plot_style import save_figure
+
+# Drawing steps import matplotlib (and their figures) when they run, so that a job that only
+# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
 
 #: the per-state files of E4, by name and suffix (``releases_IL.nc``)
 STATE_FILES = {"releases": "nc", "metrics": "csv", "spread": "csv", "county_spread": "csv", "run": "json"}
@@ -97,6 +92,13 @@ def figures(job: Job) -> None:
     Params ``states``, ``headline``, ``eps``; inputs ``releases`` (one per state), ``info``; outputs
     ``il_pdf``, ``il_png``, ``states_pdf``, ``states_png``, ``ratio_pdf``, ``ratio_png``.
     """
+    from isdp.experiments.e4_projection_comparison.figures import (
+        plot_fig10_headline,
+        plot_fig10_states,
+        plot_sd_ratio,
+    )
+    from isdp.experiments.plot_style import save_figure
+
     vintage = json.loads(Path(job.input.info).read_text())["vintage_used"]
     eps = job.params.eps
     rels = {s: cmp.load_releases(p) for s, p in zip(job.params.states, job.input.releases, strict=True)}
@@ -117,6 +119,11 @@ def overview(job: Job) -> None:
     Params ``alpha``, ``eps``; inputs ``counties``, ``selection``, ``regressions``, ``noise`` (E3's
     unbiasedness table), ``metrics``; outputs ``table``, ``fig_pdf``, ``fig_png``.
     """
+    import matplotlib.pyplot as plt
+
+    from isdp.experiments.e4_projection_comparison.figures import plot_state_overview
+    from isdp.experiments.plot_style import save_figure
+
     states = json.loads(Path(job.input.selection).read_text())["selected_states"]
     table = cmp.state_overview(load_counties(job.input.counties), pd.read_csv(job.input.regressions),
                                pd.read_csv(job.input.noise), pd.read_csv(job.input.metrics), states)

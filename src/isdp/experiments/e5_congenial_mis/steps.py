@@ -4,17 +4,17 @@
 :func:`simulation` (``e5_simulation``) and :func:`fig1` (``e5_fig1``). The study's logic is in
 :mod:`.mis_study`, its plots in :mod:`.figures`."""
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from isdp import check_release, load_draws, save_draws
 from isdp.experiments.claims import paper_value
 from isdp.experiments.e5_congenial_mis import mis_study as ms
-from isdp.experiments.e5_congenial_mis.figures import plot_acceptance, plot_distances, plot_trace
 from isdp.experiments.jobs import Job, write_table, write_text
-from isdp.experiments.plot_style import save_figure
 from isdp.experiments.problems import Problem, read_table_csv
+
+# Drawing steps import matplotlib (and their figures) when they run, so that a job that only
+# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
 
 
 def problem(job: Job) -> None:
@@ -35,6 +35,11 @@ def acceptance(job: Job) -> None:
     Params: ``eps``, ``acceptance`` (``grid``, ``n_chains``, ``n_iter``), ``seed``; inputs ``problem``,
     ``registry``; outputs ``table``, ``fig_pdf``, ``fig_png``.
     """
+    import matplotlib.pyplot as plt
+
+    from isdp.experiments.e5_congenial_mis.figures import plot_acceptance
+    from isdp.experiments.plot_style import save_figure
+
     prob = Problem.from_json(job.input.problem)
     cfg = job.params.acceptance
     rows = []
@@ -66,6 +71,11 @@ def trace(job: Job) -> None:
     ``n_chains``, ``n_draws``, ``burn_in``), ``certificate``, ``seed``; input ``problem``; outputs ``draws`` (one per thinning),
     ``table``, ``fig_pdf``, ``fig_png``.
     """
+    import matplotlib.pyplot as plt
+
+    from isdp.experiments.e5_congenial_mis.figures import plot_trace
+    from isdp.experiments.plot_style import save_figure
+
     prob = Problem.from_json(job.input.problem)
     cfg = job.params.trace
     cells = ms.TRACE_CELLS
@@ -165,6 +175,11 @@ def fig1(job: Job) -> None:
 
     Params: ``methods``, ``labels``; input ``distances``; outputs ``table``, ``fig_pdf``, ``fig_png``.
     """
+    import matplotlib.pyplot as plt
+
+    from isdp.experiments.e5_congenial_mis.figures import plot_distances
+    from isdp.experiments.plot_style import save_figure
+
     dist = pd.read_csv(job.input.distances)
     fig, axes = plt.subplots(2, 1, figsize=(7, 7), sharex=True)
     plot_distances(dist, job.params.methods, job.params.labels, axes)

@@ -1,19 +1,15 @@
 """E7's steps (Congenial DP §4 Table 2, App. A-B): what the rules in ``workflow/rules/e7.smk`` call —
 :func:`tables` (rule ``e7_tables``) and :func:`figures` (rule ``e7_figures``)."""
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from isdp.experiments import claims
 from isdp.experiments.e7_congenial_histogram import study
-from isdp.experiments.e7_congenial_histogram.figures import (
-    plot_e7_noise_laws,
-    plot_e7_privacy,
-    plot_e7_variance,
-)
 from isdp.experiments.jobs import Job, write_table
-from isdp.experiments.plot_style import save_figure
+
+# Drawing steps import matplotlib (and their figures) when they run, so that a job that only
+# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
 
 
 def tables(job: Job) -> None:
@@ -60,6 +56,15 @@ def figures(job: Job) -> None:
     Params: ``labels``; inputs ``registry``, ``table2``, ``privacy``, ``simulation``, ``noise``;
     outputs ``variance_pdf``/``_png``, ``laws_pdf``/``_png``, ``privacy_pdf``/``_png``.
     """
+    import matplotlib.pyplot as plt
+
+    from isdp.experiments.e7_congenial_histogram.figures import (
+        plot_e7_noise_laws,
+        plot_e7_privacy,
+        plot_e7_variance,
+    )
+    from isdp.experiments.plot_style import save_figure
+
     registry = claims.load_registry(job.input.registry)
     sim = pd.read_csv(job.input.simulation)
     paper_coefs = {name: claims.paper_value(f"CDP-E7-table2-var-{mech}", registry)

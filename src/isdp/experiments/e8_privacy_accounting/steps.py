@@ -1,11 +1,9 @@
 """E8's steps (Swapping slides, TopDown talk): what the rules e8_swapping, e8_conversion, e8_variance
 and e8_dorm in ``workflow/rules/e8.smk`` call. Deterministic: no seeds."""
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from isdp.accounting import swap_min_table, swap_table, variance_table
-from isdp.experiments.e8_privacy_accounting.figures import plot_swap_epsilon, plot_variance_tables
 from isdp.experiments.e8_privacy_accounting.implied import feasible_totals, implied_bounds
 from isdp.experiments.e8_privacy_accounting.tables import (
     conversion_order,
@@ -13,7 +11,9 @@ from isdp.experiments.e8_privacy_accounting.tables import (
     swap_curves,
 )
 from isdp.experiments.jobs import Job, write_table
-from isdp.experiments.plot_style import save_figure
+
+# Drawing steps import matplotlib (and their figures) when they run, so that a job that only
+# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
 
 
 def swapping(job: Job) -> None:
@@ -23,6 +23,11 @@ def swapping(job: Job) -> None:
     ``census2020`` (the printed tables); outputs ``ma1940``, ``census2020``, ``minima``, ``curves``,
     ``fig_pdf``, ``fig_png``.
     """
+    import matplotlib.pyplot as plt
+
+    from isdp.experiments.e8_privacy_accounting.figures import plot_swap_epsilon
+    from isdp.experiments.plot_style import save_figure
+
     cfg = job.params.swapping
     tables = {name: swap_table(pd.read_csv(path)) for name, path in
               (("ma1940", job.input.ma1940), ("census2020", job.input.census2020))}
@@ -61,6 +66,9 @@ def variance(job: Job) -> None:
     Params: ``tda`` (the config block: ``conversion``, ``alternatives``, ``levels``, ``changed_cells``);
     input ``printed``; outputs ``table``, ``fig_pdf``, ``fig_png``.
     """
+    from isdp.experiments.e8_privacy_accounting.figures import plot_variance_tables
+    from isdp.experiments.plot_style import save_figure
+
     cfg = job.params.tda
     table = variance_table(pd.read_csv(job.input.printed), cfg["levels"], cfg["changed_cells"], conversion_order(cfg))
     write_table(table, job.output.table)

@@ -5,12 +5,10 @@ call (``lattice_pilot`` → :func:`pilot`, ``lattice_proposals`` → :func:`prop
 :func:`tv_bounds`. Each runs for one experiment (wildcard ``exp``) and, where it has one, one target
 (wildcard ``norm``: ``l1`` or ``l2``)."""
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from isdp import generalized_laplace, load_draws, save_draws, tune_proposal
 from isdp.experiments.jobs import Job, write_table
-from isdp.experiments.lattice_study.figures import plot_noise_boxplots, plot_tv_bounds
 from isdp.experiments.lattice_study.studies import (
     convergence_by_lag,
     coupling_study,
@@ -19,8 +17,10 @@ from isdp.experiments.lattice_study.studies import (
     tv_curves,
     unbiasedness_table,
 )
-from isdp.experiments.plot_style import NORM_LABELS, save_figure
 from isdp.experiments.problems import Problem
+
+# Drawing steps import matplotlib (and their figures) when they run, so that a job that only
+# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
 
 
 def pilot(job: Job) -> None:
@@ -79,6 +79,11 @@ def tv_bounds(job: Job) -> None:
     Params: ``norms``, ``eps``, ``threshold``, ``title``; input ``meetings`` (one file per norm);
     outputs ``curves``, ``table``, ``fig_pdf`` and ``fig_png`` (one path, or one per norm).
     """
+    import matplotlib.pyplot as plt
+
+    from isdp.experiments.lattice_study.figures import plot_tv_bounds
+    from isdp.experiments.plot_style import NORM_LABELS, save_figure
+
     threshold = job.params.threshold
     norms = job.params.norms
     pdfs, pngs = job.outputs("fig_pdf"), job.outputs("fig_png")
@@ -160,6 +165,11 @@ def boxplots(job: Job) -> None:
 
     Params: ``norms``; inputs ``problem``, ``draws`` (one file per norm); outputs ``fig_pdf``, ``fig_png``.
     """
+    import matplotlib.pyplot as plt
+
+    from isdp.experiments.lattice_study.figures import plot_noise_boxplots
+    from isdp.experiments.plot_style import save_figure
+
     problem = Problem.from_json(job.input.problem)
     by_norm = {norm: load_draws(path) for norm, path in zip(job.params.norms, job.input.draws, strict=True)}
     n = sum(d.shape[0] * d.shape[1] for d in by_norm.values()) // len(by_norm)
