@@ -2,12 +2,12 @@
 The pilot, coupling, TV bounds, draws, unbiasedness and box plots are the shared steps of
 :mod:`isdp.experiments.lattice_study.steps`."""
 
+import matplotlib.pyplot as plt
 
+from isdp.experiments.e1_intersecting.figures import plot_venn_constraints
 from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
 from isdp.experiments.jobs import Job
-
-# Drawing steps import matplotlib (and their figures) when they run, so that a job that only
-# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
+from isdp.experiments.plot_style import save_figure
 
 
 def problem(job: Job) -> None:
@@ -16,11 +16,6 @@ def problem(job: Job) -> None:
     Params: ``x`` (the records' counts), ``records_per_region``; outputs ``problem`` (JSON),
     ``fig_pdf``, ``fig_png``.
     """
-    import matplotlib.pyplot as plt
-
-    from isdp.experiments.e1_intersecting.figures import plot_venn_constraints
-    from isdp.experiments.plot_style import save_figure
-
     prob = intersecting_constraints_problem(job.params.x, job.params.records_per_region)
     lattice = prob.lattice()
     job.log.info("E1: %d records, %d constraints, rank %d, lattice dimension %d", prob.A.shape[1],

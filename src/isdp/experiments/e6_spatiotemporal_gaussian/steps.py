@@ -3,6 +3,7 @@
 import json
 import time
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -11,9 +12,7 @@ from isdp.experiments.claims import paper_value
 from isdp.experiments.e6_spatiotemporal_gaussian import spatiotemporal as st
 from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 from isdp.experiments.jobs import Job, write_json, write_table
-
-# Drawing steps import matplotlib (and their figures) when they run, so that a job that only
-# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
+from isdp.experiments.plot_style import save_figure
 
 
 def studies(job: Job) -> None:
@@ -23,10 +22,6 @@ def studies(job: Job) -> None:
     Params: ``e6`` (the config block), ``seed``; input ``registry``; outputs ``readings``,
     ``mechanism``, ``studies``, ``repetitions``, ``cells``, ``info``, ``fig_pdf``, ``fig_png``.
     """
-    import matplotlib.pyplot as plt
-
-    from isdp.experiments.plot_style import save_figure
-
     cfg = job.params.e6
     G, H, B, sigma, probs = cfg["groups"], cfg["hours"], cfg["buildings"], cfg["sigma"], cfg["quantiles"]
     A, _ = group_hour_building_constraints(G, H, B)
