@@ -1,9 +1,12 @@
-"""Per-rule and per-experiment times of a workflow run, from Snakemake's benchmark files.
+"""Per-rule and per-experiment times of a workflow run, from its job logs and benchmark files.
 
-Every rule declares ``benchmark: results/benchmarks/<job>.tsv`` (the job's log name), so after a
-run each job has its wall time (``s``), CPU time and peak memory there. This script groups them by
-rule (a job name without its state, norm or vintage wildcard) and by experiment (the ``eN`` prefix;
-the data rules count as E3, the report rules as ``report``), and writes both tables:
+Every job that runs a step ends its log (``results/logs/<job>.log``) with the line
+``resources: wall_s=… cpu_s=… max_rss_mb=…`` (:func:`isdp.experiments.jobs.job_resources`: wall
+time since the process started, CPU time, peak memory); the notebook rules and the per-state copies
+declare Snakemake's ``benchmark: results/benchmarks/<job>.tsv`` instead. This script reads both,
+groups the jobs by rule (a job name without its state, norm or vintage wildcard) and by experiment
+(the ``eN`` prefix; the data rules count as E3, the report rules as ``report``), and writes both
+tables:
 
     python benchmarks/workflow_times.py [RUN_DIR] [--out results/tables/workflow_times.csv] [--jobs]
 
@@ -20,7 +23,9 @@ from pathlib import Path
 
 import pandas as pd
 
-#: wildcards in benchmark names: a state code or a batch of them (``CA+AL+DC``), a norm, a figure
+from isdp.experiments.jobs import RESOURCES_LINE
+
+#: wildcards in job names: a state code or a batch of them (``CA+AL+DC``), a norm, a figure
 #: name, an NHGIS vintage
 WILDCARD = re.compile(r"_(?:[A-Z]{2}(?:\+[A-Z]{2})*|l1|l2|v\d{8}|fig\d+)(?=_|$)")
 DATA_RULES = ("fetch", "extract")
@@ -42,17 +47,25 @@ def experiment_of(rule: str) -> str:
 
 
 def read_jobs(run: Path) -> pd.DataFrame:
-    """One row per benchmark file of ``run``: job, rule, experiment, seconds, cpu_seconds, max_rss_mb."""
-    files = sorted((run / "results" / "benchmarks").glob("*.tsv"))
-    if not files:
-        raise SystemExit(f"no benchmark files in {run / 'results' / 'benchmarks'}: run the workflow first")
+    """One row per timed job of ``run``: job, rule, experiment, seconds, cpu_seconds, max_rss_mb."""
     rows = []
-    for f in files:
+    for f in sorted((run / "results" / "logs").glob("*.log")):
+        found = RESOURCES_LINE.findall(f.read_text(errors="replace"))
+        if found:
+            wall, cpu, rss = map(float, found[-1])
+            rows.append(_row(f.stem, wall, cpu, rss))
+    for f in sorted((run / "results" / "benchmarks").glob("*.tsv")):
         bench = pd.read_csv(f, sep="\t")
-        rule = rule_of(f.stem)
-        rows.append({"job": f.stem, "rule": rule, "experiment": experiment_of(rule), "seconds": bench["s"].iloc[-1],
-                     "cpu_seconds": bench["cpu_time"].iloc[-1], "max_rss_mb": bench["max_rss"].iloc[-1]})
+        rows.append(_row(f.stem, bench["s"].iloc[-1], bench["cpu_time"].iloc[-1], bench["max_rss"].iloc[-1]))
+    if not rows:
+        raise SystemExit(f"no job times in {run / 'results'} (logs/, benchmarks/): run the workflow first")
     return pd.DataFrame(rows)
+
+
+def _row(job: str, seconds: float, cpu_seconds: float, max_rss_mb: float) -> dict:
+    rule = rule_of(job)
+    return {"job": job, "rule": rule, "experiment": experiment_of(rule), "seconds": seconds,
+            "cpu_seconds": cpu_seconds, "max_rss_mb": max_rss_mb}
 
 
 def summarise(jobs: pd.DataFrame, key: str) -> pd.DataFrame:

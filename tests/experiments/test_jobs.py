@@ -81,3 +81,52 @@ def test_computing_steps_start_without_plotting_or_symbolic_libraries():
                   "import isdp.experiments.lattice_study.steps, isdp.experiments.e8_privacy_accounting.steps\n"
                   f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
     assert loaded == "[]"
+
+
+def test_job_resources_measure_this_process():
+    """A process that burns 0.4 s of CPU and holds 200 MB reports at least that much CPU and
+    memory, and a wall time at least its CPU time (it runs one thread)."""
+    out = _run("import time, numpy as np\n"
+               "from isdp.experiments.jobs import job_resources\n"
+               "block = np.ones(200 * 2**20 // 8)\n"
+               "t = time.process_time()\n"
+               "while time.process_time() - t < 0.4: pass\n"
+               "r = job_resources()\n"
+               "print(r['wall_s'], r['cpu_s'], r['max_rss_mb'], block.sum() > 0)")
+    wall, cpu, rss, held = out.split()
+    assert held == "True"
+    assert float(cpu) >= 0.4 and float(wall) >= float(cpu) - 0.05
+    assert 200 <= float(rss) < 2000
+
+
+def test_resources_line_round_trips_to_workflow_times(tmp_path):
+    """The line run_step logs is what benchmarks/workflow_times.py reads, beside Snakemake's benchmark files."""
+    import logging
+
+    from isdp.experiments.jobs import RESOURCES_LINE, job_resources
+
+    sys.path.insert(0, str(SRC.parent / "benchmarks"))
+    try:
+        import workflow_times
+    finally:
+        sys.path.pop(0)
+    (tmp_path / "results" / "logs").mkdir(parents=True)
+    (tmp_path / "results" / "benchmarks").mkdir()
+    log = tmp_path / "results" / "logs" / "e3_states_TX+DC.log"
+    handler = logging.FileHandler(log)
+    logger = logging.getLogger("isdp.experiments.jobs")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        logger.info("resources: %s", " ".join(f"{k}={v:.3f}" for k, v in job_resources().items()))
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    (tmp_path / "results" / "benchmarks" / "e1_notebook.tsv").write_text(
+        "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+        "6.2\t0:00:06\t180.5\t900\t150\t160\t0\t1\t0\t5.9\n")
+    jobs = workflow_times.read_jobs(tmp_path).set_index("job")
+    assert RESOURCES_LINE.search(log.read_text())
+    assert list(jobs.index) == ["e3_states_TX+DC", "e1_notebook"]
+    assert list(jobs["rule"]) == ["e3_states", "e1_notebook"]
+    assert jobs.loc["e1_notebook", "seconds"] == 6.2 and jobs.loc["e3_states_TX+DC", "seconds"] > 0

@@ -62,8 +62,6 @@ rule e9_toy_step:
         ),
     log:
         "results/logs/e9_toy_step.log",
-    benchmark:
-        "results/benchmarks/e9_toy_step.tsv"
     conda:
         ENV
     params:
@@ -86,8 +84,6 @@ rule e9_summary:
         ),
     log:
         "results/logs/e9_summary.log",
-    benchmark:
-        "results/benchmarks/e9_summary.tsv"
     conda:
         ENV
     params:

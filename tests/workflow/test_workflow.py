@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -370,3 +371,23 @@ def test_console_and_job_logs_are_clean(run_dir):
         for noise in LOG_NOISE:
             assert noise not in text, f"{path.name}: {noise!r}"
     assert "Traceback" not in texts[console]
+
+
+def test_every_job_is_timed(run_dir):
+    """Every job of the run has its time: a step's log ends with its resources line, a notebook or
+    copy job has its benchmark file; benchmarks/workflow_times.py counts each job once."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        import workflow_times
+    finally:
+        sys.path.pop(0)
+    from isdp.experiments.jobs import RESOURCES_LINE
+
+    logs = {p.stem: p.read_text(errors="ignore") for p in (run_dir / "results" / "logs").glob("*.log")}
+    benchmarks = {p.stem for p in (run_dir / "results" / "benchmarks").glob("*.tsv")}
+    steps = {stem for stem, text in logs.items() if RESOURCES_LINE.search(text)}
+    assert steps and benchmarks and not steps & benchmarks
+    assert set(logs) <= steps | benchmarks, f"jobs timed by neither: {sorted(set(logs) - steps - benchmarks)}"
+    jobs = workflow_times.read_jobs(run_dir)
+    assert sorted(jobs["job"]) == sorted(steps | benchmarks)
+    assert (jobs["seconds"] > 0).all() and jobs.loc[jobs["job"].isin(steps), "cpu_seconds"].gt(0).all()

@@ -12,8 +12,6 @@ rule fetch:
         info="results/data/source.json",
     log:
         "results/logs/fetch.log",
-    benchmark:
-        "results/benchmarks/fetch.tsv"
     priority: PRIORITY["gate"]
     conda:
         ENV
@@ -40,8 +38,6 @@ rule extract:
         csv="results/data/counties_v{vintage}.csv",
     log:
         "results/logs/extract_v{vintage}.log",
-    benchmark:
-        "results/benchmarks/extract_v{vintage}.tsv"
     wildcard_constraints:
         vintage=r"\d{8}",
     conda:

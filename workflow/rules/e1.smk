@@ -29,8 +29,6 @@ rule e1_problem:
         fig_png="results/figures/e1_fig3_constraints.png",
     log:
         "results/logs/e1_problem.log",
-    benchmark:
-        "results/benchmarks/e1_problem.tsv"
     conda:
         ENV
     params:
@@ -61,8 +59,6 @@ rule e1_tv:
         ),
     log:
         "results/logs/e1_tv.log",
-    benchmark:
-        "results/benchmarks/e1_tv.tsv"
     conda:
         ENV
     params:
@@ -92,8 +88,6 @@ rule e1_summary:
         ),
     log:
         "results/logs/e1_summary.log",
-    benchmark:
-        "results/benchmarks/e1_summary.tsv"
     conda:
         ENV
     params:

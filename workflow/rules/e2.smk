@@ -41,8 +41,6 @@ rule e2_problem:
         md="results/tables/e2_table2_confidential.md",
     log:
         "results/logs/e2_problem.log",
-    benchmark:
-        "results/benchmarks/e2_problem.tsv"
     conda:
         ENV
     params:
@@ -73,8 +71,6 @@ rule e2_tv:
         ),
     log:
         "results/logs/e2_tv.log",
-    benchmark:
-        "results/benchmarks/e2_tv.tsv"
     conda:
         ENV
     params:
@@ -105,8 +101,6 @@ rule e2_noise_tables:
         md=[f"results/tables/{E2_DRAW_TABLES[n]}.md" for n in NORMS_E2],
     log:
         "results/logs/e2_noise_tables.log",
-    benchmark:
-        "results/benchmarks/e2_noise_tables.tsv"
     conda:
         ENV
     params:
@@ -126,8 +120,6 @@ rule e2_validation:
         ),
     log:
         "results/logs/e2_validation.log",
-    benchmark:
-        "results/benchmarks/e2_validation.tsv"
     priority: PRIORITY["e2_validation"]
     conda:
         ENV
@@ -162,8 +154,6 @@ rule e2_summary:
         ),
     log:
         "results/logs/e2_summary.log",
-    benchmark:
-        "results/benchmarks/e2_summary.tsv"
     conda:
         ENV
     params:

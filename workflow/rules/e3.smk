@@ -35,8 +35,6 @@ checkpoint e3_audit:
         summary="results/e3/selection.json",
     log:
         "results/logs/e3_audit.log",
-    benchmark:
-        "results/benchmarks/e3_audit.tsv"
     priority: PRIORITY["gate"]
     conda:
         ENV
@@ -90,8 +88,6 @@ rule e3_audit_report:
         ),
     log:
         "results/logs/e3_audit_report.log",
-    benchmark:
-        "results/benchmarks/e3_audit_report.tsv"
     conda:
         ENV
     params:
@@ -110,8 +106,6 @@ rule e3_states:
         batch=temp(directory("results/e3/batch_{batch}")),
     log:
         "results/logs/e3_states_{batch}.log",
-    benchmark:
-        "results/benchmarks/e3_states_{batch}.tsv"
     wildcard_constraints:
         batch=BATCH,
     priority: batch_priority(100)
@@ -175,8 +169,6 @@ rule e3_figures:
         ),
     log:
         "results/logs/e3_figures.log",
-    benchmark:
-        "results/benchmarks/e3_figures.tsv"
     conda:
         ENV
     params:
@@ -223,8 +215,6 @@ rule e3_tables:
         ),
     log:
         "results/logs/e3_tables.log",
-    benchmark:
-        "results/benchmarks/e3_tables.tsv"
     conda:
         ENV
     params:
@@ -254,8 +244,6 @@ rule e3_certificates:
         ),
     log:
         "results/logs/e3_certificates.log",
-    benchmark:
-        "results/benchmarks/e3_certificates.tsv"
     conda:
         ENV
     params:
@@ -285,8 +273,6 @@ rule e3_summary:
         ),
     log:
         "results/logs/e3_summary.log",
-    benchmark:
-        "results/benchmarks/e3_summary.tsv"
     conda:
         ENV
     params:

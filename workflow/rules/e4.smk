@@ -34,8 +34,6 @@ rule e4_states:
         batch=temp(directory("results/e4/batch_{batch}")),
     log:
         "results/logs/e4_states_{batch}.log",
-    benchmark:
-        "results/benchmarks/e4_states_{batch}.tsv"
     wildcard_constraints:
         batch=BATCH,
     priority: batch_priority(0)
@@ -111,8 +109,6 @@ rule e4_tables:
         ),
     log:
         "results/logs/e4_tables.log",
-    benchmark:
-        "results/benchmarks/e4_tables.tsv"
     conda:
         ENV
     params:
@@ -149,8 +145,6 @@ rule e4_figures:
         ),
     log:
         "results/logs/e4_figures.log",
-    benchmark:
-        "results/benchmarks/e4_figures.tsv"
     conda:
         ENV
     params:
@@ -185,8 +179,6 @@ rule e4_overview:
         ),
     log:
         "results/logs/e4_overview.log",
-    benchmark:
-        "results/benchmarks/e4_overview.tsv"
     conda:
         ENV
     params:
@@ -216,8 +208,6 @@ rule e4_summary:
         ),
     log:
         "results/logs/e4_summary.log",
-    benchmark:
-        "results/benchmarks/e4_summary.tsv"
     conda:
         ENV
     params:

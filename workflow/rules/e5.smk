@@ -35,8 +35,6 @@ rule e5_problem:
         problem="results/e5/problem.json",
     log:
         "results/logs/e5_problem.log",
-    benchmark:
-        "results/benchmarks/e5_problem.tsv"
     priority: PRIORITY["gate"]
     conda:
         ENV
@@ -68,8 +66,6 @@ rule e5_acceptance:
         ),
     log:
         "results/logs/e5_acceptance.log",
-    benchmark:
-        "results/benchmarks/e5_acceptance.tsv"
     priority: PRIORITY["e5_acceptance"]
     conda:
         ENV
@@ -102,8 +98,6 @@ rule e5_trace:
         ),
     log:
         "results/logs/e5_trace.log",
-    benchmark:
-        "results/benchmarks/e5_trace.tsv"
     conda:
         ENV
     params:
@@ -132,8 +126,6 @@ rule e5_table1:
         md="results/tables/e5_table1.md",
     log:
         "results/logs/e5_table1.log",
-    benchmark:
-        "results/benchmarks/e5_table1.tsv"
     conda:
         ENV
     params:
@@ -158,8 +150,6 @@ rule e5_simulation:
         releases="results/e5/fig1_releases.npz",
     log:
         "results/logs/e5_simulation.log",
-    benchmark:
-        "results/benchmarks/e5_simulation.tsv"
     priority: PRIORITY["e5_simulation"]
     conda:
         ENV
@@ -193,8 +183,6 @@ rule e5_fig1:
         ),
     log:
         "results/logs/e5_fig1.log",
-    benchmark:
-        "results/benchmarks/e5_fig1.tsv"
     conda:
         ENV
     params:
@@ -225,8 +213,6 @@ rule e5_summary:
         ),
     log:
         "results/logs/e5_summary.log",
-    benchmark:
-        "results/benchmarks/e5_summary.tsv"
     conda:
         ENV
     params:

@@ -43,8 +43,6 @@ rule e6_studies:
         ),
     log:
         "results/logs/e6_studies.log",
-    benchmark:
-        "results/benchmarks/e6_studies.tsv"
     priority: PRIORITY["e6_studies"]
     conda:
         ENV
@@ -71,8 +69,6 @@ rule e6_summary:
         ),
     log:
         "results/logs/e6_summary.log",
-    benchmark:
-        "results/benchmarks/e6_summary.tsv"
     conda:
         ENV
     params:

@@ -59,8 +59,6 @@ rule e7_tables:
         ),
     log:
         "results/logs/e7_tables.log",
-    benchmark:
-        "results/benchmarks/e7_tables.tsv"
     conda:
         ENV
     params:
@@ -110,8 +108,6 @@ rule e7_figures:
         ),
     log:
         "results/logs/e7_figures.log",
-    benchmark:
-        "results/benchmarks/e7_figures.tsv"
     conda:
         ENV
     params:
@@ -139,8 +135,6 @@ rule e7_summary:
         ),
     log:
         "results/logs/e7_summary.log",
-    benchmark:
-        "results/benchmarks/e7_summary.tsv"
     conda:
         ENV
     params:

@@ -57,8 +57,6 @@ rule e8_swapping:
         ),
     log:
         "results/logs/e8_swapping.log",
-    benchmark:
-        "results/benchmarks/e8_swapping.tsv"
     conda:
         ENV
     params:
@@ -78,8 +76,6 @@ rule e8_conversion:
         ),
     log:
         "results/logs/e8_conversion.log",
-    benchmark:
-        "results/benchmarks/e8_conversion.tsv"
     conda:
         ENV
     params:
@@ -112,8 +108,6 @@ rule e8_variance:
         ),
     log:
         "results/logs/e8_variance.log",
-    benchmark:
-        "results/benchmarks/e8_variance.tsv"
     conda:
         ENV
     params:
@@ -134,8 +128,6 @@ rule e8_dorm:
         ),
     log:
         "results/logs/e8_dorm.log",
-    benchmark:
-        "results/benchmarks/e8_dorm.tsv"
     conda:
         ENV
     params:
@@ -171,8 +163,6 @@ rule e8_summary:
         ),
     log:
         "results/logs/e8_summary.log",
-    benchmark:
-        "results/benchmarks/e8_summary.tsv"
     conda:
         ENV
     params:

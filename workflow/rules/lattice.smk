@@ -12,8 +12,6 @@ rule lattice_pilot:
         table="results/tables/{exp}_pilot_{norm}.csv",
     log:
         "results/logs/{exp}_pilot_{norm}.log",
-    benchmark:
-        "results/benchmarks/{exp}_pilot_{norm}.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
@@ -44,8 +42,6 @@ rule lattice_proposals:
         ),
     log:
         "results/logs/{exp}_proposals.log",
-    benchmark:
-        "results/benchmarks/{exp}_proposals.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
     conda:
@@ -66,8 +62,6 @@ rule lattice_coupling:
         meetings="results/{exp}/meeting_times_{norm}.csv",
     log:
         "results/logs/{exp}_coupling_{norm}.log",
-    benchmark:
-        "results/benchmarks/{exp}_coupling_{norm}.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
@@ -92,8 +86,6 @@ rule lattice_draws:
         ess="results/tables/{exp}_ess_{norm}.csv",
     log:
         "results/logs/{exp}_draws_{norm}.log",
-    benchmark:
-        "results/benchmarks/{exp}_draws_{norm}.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
@@ -129,8 +121,6 @@ rule lattice_unbiasedness:
         ),
     log:
         "results/logs/{exp}_unbiasedness.log",
-    benchmark:
-        "results/benchmarks/{exp}_unbiasedness.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
     conda:
@@ -159,8 +149,6 @@ rule lattice_boxplots:
         ),
     log:
         "results/logs/{exp}_{fig}_boxplots.log",
-    benchmark:
-        "results/benchmarks/{exp}_{fig}_boxplots.tsv"
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         fig=r"fig\d+",

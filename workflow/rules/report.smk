@@ -16,8 +16,6 @@ rule reproduction_summary:
         ),
     log:
         "results/logs/reproduction_summary.log",
-    benchmark:
-        "results/benchmarks/reproduction_summary.tsv"
     conda:
         ENV
     params:
@@ -42,8 +40,6 @@ rule claim_counts:
         markdown="results/claim_counts.md",
     log:
         "results/logs/claim_counts.log",
-    benchmark:
-        "results/benchmarks/claim_counts.tsv"
     conda:
         ENV
     params:
@@ -63,8 +59,6 @@ rule software_versions:
         ),
     log:
         "results/logs/software_versions.log",
-    benchmark:
-        "results/benchmarks/software_versions.tsv"
     conda:
         ENV
     params:
@@ -78,8 +72,6 @@ rule experiment_registry:
         table="results/tables/experiments.csv",
     log:
         "results/logs/experiment_registry.log",
-    benchmark:
-        "results/benchmarks/experiment_registry.tsv"
     conda:
         ENV
     params:
@@ -103,8 +95,6 @@ rule notebook_html:
         ),
     log:
         "results/logs/{exp}_notebook_html.log",
-    benchmark:
-        "results/benchmarks/{exp}_notebook_html.tsv"
     wildcard_constraints:
         exp=r"e\d+",
     conda:
