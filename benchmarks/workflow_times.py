@@ -26,8 +26,8 @@ import pandas as pd
 from isdp.experiments.jobs import RESOURCES_LINE
 
 #: wildcards in job names: a state code or a batch of them (``CA+AL+DC``), a norm, a figure
-#: name, an NHGIS vintage
-WILDCARD = re.compile(r"_(?:[A-Z]{2}(?:\+[A-Z]{2})*|l1|l2|v\d{8}|fig\d+)(?=_|$)")
+#: name inside a name (``e1_fig5_boxplots``; ``e5_fig1`` is a rule), an NHGIS vintage
+WILDCARD = re.compile(r"_(?:[A-Z]{2}(?:\+[A-Z]{2})*|l1|l2|v\d{8}|fig\d+(?=_))(?=_|$)")
 DATA_RULES = ("fetch", "extract")
 REPORT_RULES = ("claim_counts", "experiment_registry", "reproduction_summary", "software_versions")
 

@@ -130,3 +130,5 @@ def test_resources_line_round_trips_to_workflow_times(tmp_path):
     assert list(jobs.index) == ["e3_states_TX+DC", "e1_notebook"]
     assert list(jobs["rule"]) == ["e3_states", "e1_notebook"]
     assert jobs.loc["e1_notebook", "seconds"] == 6.2 and jobs.loc["e3_states_TX+DC", "seconds"] > 0
+    assert [workflow_times.rule_of(j) for j in ("e1_fig5_boxplots", "e5_fig1", "e1_draws_l2", "fetch_v20100101")] == \
+        ["e1_boxplots", "e5_fig1", "e1_draws", "fetch"]
