@@ -214,7 +214,8 @@ def check_inputs(job: Job) -> None:
 
 def run_step(smk) -> None:
     """Run the step the rule's ``params.step`` names, with the job Snakemake injected, after
-    checking its inputs are not damaged results (:func:`check_inputs`)."""
+    checking its inputs are not damaged results (:func:`check_inputs`); end the job's log with its
+    time, CPU and memory (:func:`job_resources`, the line :data:`RESOURCES_LINE` matches)."""
     job = Job.from_snakemake(smk)
     start_logging(job)
     check_inputs(job)
