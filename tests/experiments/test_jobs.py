@@ -103,7 +103,7 @@ def test_resources_line_round_trips_to_workflow_times(tmp_path):
     """The line run_step logs is what benchmarks/workflow_times.py reads, beside Snakemake's benchmark files."""
     import logging
 
-    from isdp.experiments.jobs import RESOURCES_LINE, job_resources
+    from isdp.experiments.jobs import RESOURCES_LINE, resources_line
 
     sys.path.insert(0, str(SRC.parent / "benchmarks"))
     try:
@@ -118,7 +118,7 @@ def test_resources_line_round_trips_to_workflow_times(tmp_path):
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     try:
-        logger.info("resources: %s", " ".join(f"{k}={v:.3f}" for k, v in job_resources().items()))
+        logger.info(resources_line())
     finally:
         logger.removeHandler(handler)
         handler.close()

@@ -220,11 +220,16 @@ def run_step(smk) -> None:
     start_logging(job)
     check_inputs(job)
     resolve_step(job.params.step)(job)
-    logging.getLogger(__name__).info("resources: %s", " ".join(f"{k}={v:.3f}" for k, v in job_resources().items()))
+    logging.getLogger(__name__).info(resources_line())
 
 
-#: the line :func:`run_step` ends a job's log with (``benchmarks/workflow_times.py`` reads it)
+#: matches the line :func:`run_step` ends a job's log with (``benchmarks/workflow_times.py`` reads it)
 RESOURCES_LINE = re.compile(r"resources: wall_s=([\d.]+) cpu_s=([\d.]+) max_rss_mb=([\d.]+)")
+
+
+def resources_line() -> str:
+    """``resources: wall_s=… cpu_s=… max_rss_mb=…`` of this process so far (:func:`job_resources`)."""
+    return "resources: " + " ".join(f"{k}={v:.3f}" for k, v in job_resources().items())
 
 
 def job_resources() -> dict[str, float]:
