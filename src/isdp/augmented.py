@@ -39,7 +39,7 @@ from numba import njit, prange, uint64
 from ._rng import next_u64, seed_states, uniform_pos
 from ._runner import check_count, check_positive, check_state
 from .bases import sum_blocks
-from .certification import Certificate, certificate_from_meetings
+from .certification import LEVEL, THRESHOLD, Certificate, draw_states, from_meetings
 from .coupling import MeetingTimes
 from .lattice import IntegerLattice, InvariantError
 from .samplers import _prepare_init
@@ -305,16 +305,13 @@ def augmented_meeting_times(lattice: IntegerLattice, target: Target, *, lag: int
 
 def certify_augmented(lattice: IntegerLattice, target: Target, *,
                       start: np.ndarray | Callable[[int], np.ndarray] | None, lag: int, n_pairs: int, seed: int,
-                      threshold: float = 0.01, max_iter: int = 100_000) -> Certificate:
+                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
     """Certify :func:`augmented_sample` from the chains' starting law ``start`` (as :func:`isdp.certify`:
-    an array of ``n_pairs`` states, a callable returning them, or None for u = 0). No t* when a pair
-    is censored."""
-    n_pairs = check_count("n_pairs", n_pairs, 1)
-    threshold = check_positive("threshold", threshold)
-    starts = start(n_pairs) if callable(start) else start
-    mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=n_pairs, seed=seed, max_iter=max_iter,
-                                 init=starts)
-    return certificate_from_meetings(mt, CHAIN_NAME, threshold=threshold, max_iter=max_iter)
+    an array of ``n_pairs`` states, a callable returning them, or None for u = 0), L-lag: the
+    ``level`` upper confidence bound of :class:`isdp.Certificate`."""
+    mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=check_count("n_pairs", n_pairs, 1), seed=seed,
+                                 max_iter=max_iter, init=draw_states(start, n_pairs, "start"))
+    return from_meetings(mt, CHAIN_NAME, exact_start=False, max_iter=max_iter, level=level, threshold=threshold)
 
 
 # ---- validation helpers (tests, benchmarks) ----------------------------------------------------

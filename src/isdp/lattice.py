@@ -173,15 +173,16 @@ class IntegerLattice:
         return bool(np.all(_exact_matmul(u, self.A.T) == 0))
 
     def coordinates(self, u) -> np.ndarray:
-        """The integer w with ``basis @ w == u``; raises if ``u`` is not in the lattice."""
+        """The integer w with ``basis @ w == u`` (for a matrix of rows u, one row w each); raises if
+        some ``u`` is not in the lattice."""
         u = np.asarray(u, dtype=np.int64)
         if not self.contains(u):
             raise InvariantError("vector is not in the lattice: A u != 0 or not integer")
-        w, *_ = np.linalg.lstsq(self.basis.astype(float), u.astype(float), rcond=None)
+        w, *_ = np.linalg.lstsq(self.basis.astype(float), u.T.astype(float), rcond=None)
         w_int = np.rint(w).astype(np.int64)
-        if np.any(self.basis @ w_int != u):
+        if np.any(self.basis @ w_int != u.T):
             raise AssertionError("lattice coordinates are not integral")
-        return w_int
+        return w_int.T
 
 
 def integer_solution(A, b) -> np.ndarray:

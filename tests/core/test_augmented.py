@@ -145,8 +145,12 @@ def test_meeting_times_and_certificate():
     censored = augmented_meeting_times(lattice, target, lag=3, n_pairs=50, seed=21, max_iter=4)
     assert not censored.met.all() and np.all(censored.tau[~censored.met] == 4)
     cert = certify_augmented(lattice, target, start=None, lag=3, n_pairs=50, seed=21, max_iter=1000)
-    assert cert.certified and cert.t_star == mt.convergence_iteration(0.01)
-    assert not certify_augmented(lattice, target, start=None, lag=3, n_pairs=50, seed=21, max_iter=4).certified
+    assert cert.t_estimate == mt.convergence_iteration(0.01) and cert.n_censored == 0
+    assert not cert.certified  # 50 pairs cannot resolve 0.01 at 95 %
+    big = certify_augmented(lattice, target, start=None, lag=200, n_pairs=400, seed=21, max_iter=400)
+    assert big.certified and big.bound(big.t_cert)[0] <= 0.01
+    censored = certify_augmented(lattice, target, start=None, lag=3, n_pairs=50, seed=21, max_iter=4)
+    assert not censored.certified and censored.t_estimate is None
 
 
 def test_same_seed_same_draws():

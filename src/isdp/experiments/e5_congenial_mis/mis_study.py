@@ -60,14 +60,14 @@ def certify_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, certi
                        lag=int(certificate["lag"]), n_pairs=int(certificate["pairs"]),
                        threshold=float(certificate["threshold"]), max_iter=int(certificate["max_iter"]),
                        B=np.eye(d), b=np.zeros(d), seed=seed)
-    if not cert.certified:
+    if cert.n_censored:
         raise CertificationError(f"{label}: {cert.status}; raise e5.certificate.max_iter")
     return cert
 
 
-def certificate_columns(cert: Certificate) -> dict:
-    """A certificate's scalars as ``certificate_*`` columns (tables) or attributes (netCDF)."""
-    return {f"certificate_{k}": v for k, v in cert.summary().items()}
+def certificate_columns(cert: Certificate, burn_in: int) -> dict:
+    """A certificate's scalars at the burn-in used as ``certificate_*`` columns (tables) or attributes (netCDF)."""
+    return {f"certificate_{k}": v for k, v in cert.summary(burn_in=burn_in).items()}
 
 
 def acceptance_row(proposal_eps: float, res) -> dict:
@@ -166,7 +166,7 @@ def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping
     assert np.allclose(nnl2 @ A.T, a, atol=1e-6) and nnl2.min() >= 0
     cert = certify_chains(A, a, x, index_set, eps=cfg["eps_mis"], proposal_eps=proposal_eps, certificate=certificate,
                           seed=certificate_seed, label=f"E5 Fig 1, table {k}")
-    burn_in = cert.burn_in(mis_cfg["burn_in"], certificate["margin"])
+    burn_in = cert.burn_in(mis_cfg["burn_in"], certificate["margin"], from_estimate=True)
     res = run_mis(A, a, x, index_set, eps=cfg["eps_mis"], proposal_eps=proposal_eps, n_chains=mis_cfg["n_chains"],
                   n_draws=mis_cfg["draws_per_chain"], burn_in=burn_in, thin=mis_cfg["thin"], seed=mis_seed)
     check_release(res.draws, A, a, what=f"E5 Fig 1 MIS draws, table {k}")
@@ -175,7 +175,7 @@ def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping
     mis = res.draws.reshape(-1, d)[:: stored // n_rel]  # evenly spaced over all chains
     row = {"table": k, "n_chains": mis_cfg["n_chains"], "draws_per_chain": mis_cfg["draws_per_chain"],
            "thin": mis_cfg["thin"], "burn_in": burn_in,
-           "acceptance": float(res.acceptance.mean()), **conv, "seconds": res.seconds, **certificate_columns(cert)}
+           "acceptance": float(res.acceptance.mean()), **conv, "seconds": res.seconds, **certificate_columns(cert, burn_in)}
     return (raw_a, nnl2, mis, raw_d), row, conv
 
 
