@@ -28,7 +28,7 @@ import json
 import math
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -38,6 +38,7 @@ import sympy
 from . import __version__
 from .accounting import zcdp_to_dp
 from .bases import with_mixing_basis
+from .certification import Certificate, certify, pairs_needed
 from .coupling import meeting_times
 from .discrete import (
     IntegerSource,
@@ -54,10 +55,6 @@ from .targets import generalized_gaussian, generalized_laplace
 
 FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
 NORMS = ("l1", "l2", "gaussian")
-#: One-sided 95 % normal quantile: the certified η is the coupling estimate plus this many SEs.
-Z95 = 1.6448536269514722
-#: With n pairs, a TV target below RULE_OF_THREE / n cannot be told from 0 (95 % "rule of three").
-RULE_OF_THREE = 3.0
 _PROPOSAL_GRID = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
 
 
@@ -310,57 +307,61 @@ class ExactL1Sampler:
 # --------------------------------------------------------------------------- certified chain
 
 
-@dataclass
-class Certificate:
-    """An L-lag coupling certificate for the chain run ``iterations`` iterations from u = 0."""
+@dataclass(frozen=True)
+class ChainCertificate:
+    """The chain route's certificate: the run length and the :class:`isdp.Certificate` behind it."""
 
-    iterations: int
-    lag: int
-    pairs: int
-    tv_estimate: float  # mean over pairs of the L-lag bound at ``iterations``
-    tv_se: float
-    tv_certified: float  # max(estimate + Z95 · SE, 3/pairs): the η the statement uses
+    iterations: int  # the chain's iterations: t_cert of the certificate (at least 1)
     proposal_eps: float
-    max_meeting: int
-    seconds: float = field(default=0.0)
+    certificate: Certificate
+
+    @property
+    def eta(self) -> float:
+        """The TV bound the statement uses: the certificate's 95 % upper confidence bound at ``iterations``."""
+        return float(self.certificate.bound(self.iterations)[0])
+
+    def record(self) -> dict:
+        return {"method": "L-lag coupling (Biswas, Jacob & Vanetti 2019), pairs started at u = 0, as the chain",
+                "iterations": self.iterations, "proposal_eps": self.proposal_eps, "tv_certified": self.eta,
+                **self.certificate.summary(burn_in=self.iterations)}
 
 
 def certify_chain(lattice: IntegerLattice, target, *, tv: float, pairs: int, max_iter: int, seed: int,
-                  progress: bool = False) -> Certificate:
-    """Smallest t whose certified TV bound max(estimate + 1.645 SE, 3/pairs) is at most ``tv``.
+                  progress: bool = False) -> ChainCertificate:
+    """The first t at which the 95 % upper confidence bound on the chain's TV bound is at most ``tv``
+    (:func:`isdp.certify`, docs/method.md §4).
 
-    Pairs start at u = 0, as the release chain does. Raises :class:`UncertifiableError` when a
-    pair has not met within ``max_iter`` iterations or ``tv`` is below 3/pairs.
+    Pairs start at u = 0, as the release chain does. Each pair may take L coupled iterations after its
+    lag L (2L in all), so the horizon is L and the bound has one term; L starts at eight times the
+    longest meeting time of a 16-pair pilot and doubles, up to ``max_iter`` / 2, while the pairs left
+    unmet within it keep the bound above ``tv``. Raises :class:`UncertifiableError` when ``pairs``
+    cannot resolve ``tv`` at all, when a pilot pair has not met within ``max_iter`` iterations, or
+    when the bound never reaches ``tv``.
     """
     from tqdm import tqdm
 
-    if tv < RULE_OF_THREE / pairs:
-        raise UncertifiableError(f"--tv {tv:g} is below what {pairs} coupled pairs can resolve "
-                                 f"({RULE_OF_THREE:g}/{pairs} = {RULE_OF_THREE / pairs:.3g}): raise --pairs")
-    with tqdm(total=3, desc="certifying the chain", disable=None if progress else True, leave=False) as bar:
+    if pairs < pairs_needed(tv):
+        raise UncertifiableError(f"--tv {tv:g} is below what {pairs} coupled pairs can resolve at 95 % "
+                                 f"({pairs_needed(tv)} are needed): raise --pairs")
+    with tqdm(desc="certifying the chain", disable=None if progress else True, leave=False) as bar:
         _, proposal_eps = tune_proposal(lattice, target, _PROPOSAL_GRID, n_chains=2, n_iter=1000, seed=seed)
-        bar.update()
         pilot = meeting_times(lattice, target, lag=1, n_pairs=16, proposal_eps=proposal_eps, seed=seed + 1,
                               max_iter=max_iter)
         bar.update()
         if not pilot.met.all():
             raise UncertifiableError(_censored(int((~pilot.met).sum()), 16, max_iter))
-        lag = max(1, int(np.quantile(pilot.tau, 0.9)))  # the bound at t = 0 is then close to 1, not vacuous
-        mt = meeting_times(lattice, target, lag=min(lag, max_iter), n_pairs=pairs, proposal_eps=proposal_eps,
-                           seed=seed + 2, max_iter=max_iter)
-        bar.update()
-    if not mt.met.all():
-        raise UncertifiableError(_censored(int((~mt.met).sum()), pairs, max_iter))
-    ts = np.arange(0, int(mt.tau.max()) + 1)
-    terms = np.maximum(0, -((-(mt.tau[:, None] - lag - ts[None, :])) // lag))
-    est = terms.mean(axis=0)
-    se = terms.std(axis=0, ddof=1) / math.sqrt(pairs)
-    # no Monte Carlo estimate from n pairs resolves a bound below 3/n (all-zero terms included)
-    upper = np.maximum(est + Z95 * se, RULE_OF_THREE / pairs)
-    t = int(ts[np.flatnonzero(upper <= tv)[0]])
-    return Certificate(iterations=max(t, 1), lag=lag, pairs=pairs, tv_estimate=float(est[t]), tv_se=float(se[t]),
-                       tv_certified=float(upper[t]), proposal_eps=float(proposal_eps),
-                       max_meeting=int(mt.tau.max()), seconds=float(pilot.seconds + mt.seconds))
+        lag = min(max(8 * int(pilot.tau.max()), 50), max_iter // 2)
+        while True:
+            cert = certify(lattice, target, proposal_eps=proposal_eps, start=None, lag=lag, n_pairs=pairs,
+                           seed=seed + 2, threshold=tv, max_iter=2 * lag)
+            bar.update()
+            if cert.certified or 2 * lag > max_iter // 2:
+                break
+            lag *= 2
+    if not cert.certified:
+        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {cert.status}; raise "
+                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells")
+    return ChainCertificate(iterations=max(cert.t_cert, 1), proposal_eps=float(proposal_eps), certificate=cert)
 
 
 def _censored(n_censored: int, pairs: int, max_iter: int) -> str:
@@ -512,8 +513,7 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
             "compiled Gibbs-within-Metropolis (ISDP Alg. 1), one chain from u = 0, run "
             f"{cert.iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"),
             basis={"kind": lattice.basis_name, "vectors": lattice.basis.T.tolist()},
-            certificate={"method": "L-lag coupling (Biswas, Jacob & Vanetti 2019), pairs started at u = 0",
-                         **cert.__dict__, "tv_target": req.tv})
+            certificate={**cert.record(), "tv_target": req.tv})
     values = x + noise
     try:
         check_release(values, A, invariants)

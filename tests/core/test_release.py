@@ -24,6 +24,7 @@ from isdp import (
     generalized_laplace,
     table_margins,
 )
+from isdp.certification import clopper_pearson_upper
 from isdp.cli import main
 from isdp.discrete import seeded_source
 from isdp.release import (
@@ -96,17 +97,21 @@ def test_unimodular_complement_on_margins_and_its_absence():
 def test_certificate_meets_its_target_and_delta_follows_the_derivation():
     lattice = IntegerLattice.from_constraints(table_margins(2, 3))
     cert = certify_chain(lattice, generalized_laplace(1.0, "l2"), tv=0.05, pairs=200, max_iter=10_000, seed=3)
-    assert cert.iterations >= 1 and 3 / 200 <= cert.tv_certified <= 0.05
-    st = guarantee_statement(Request(norm="l2", epsilon="1"), cert.tv_certified)
-    assert st["delta_at_distance"]["1"] == pytest.approx((1 + math.e) * cert.tv_certified)
+    # η is the exact 95 % bound at the run length: one term, the pairs not met by then out of 200
+    unmet = int((cert.certificate.tau - cert.certificate.lag > cert.iterations).sum())
+    assert cert.iterations >= 1 and cert.eta == pytest.approx(float(clopper_pearson_upper(unmet, 200, 0.05)))
+    assert 1 - 0.05 ** (1 / 200) <= cert.eta <= 0.05 < cert.certificate.bound(cert.iterations - 1)[0]
+    assert cert.record()["tv_certified"] == cert.eta and cert.record()["confidence_level"] == 0.95
+    st = guarantee_statement(Request(norm="l2", epsilon="1"), cert.eta)
+    assert st["delta_at_distance"]["1"] == pytest.approx((1 + math.e) * cert.eta)
 
 
 def test_certificate_refuses_a_budget_too_small_and_a_target_below_resolution():
     lattice = IntegerLattice.from_constraints(table_margins(2, 3))
     with pytest.raises(UncertifiableError, match="did not meet within"):
         certify_chain(lattice, generalized_gaussian(3.0), tv=0.1, pairs=50, max_iter=2, seed=1)
-    with pytest.raises(UncertifiableError, match="raise --pairs"):
-        certify_chain(lattice, generalized_gaussian(3.0), tv=0.01, pairs=50, max_iter=1000, seed=1)
+    with pytest.raises(UncertifiableError, match="299 are needed.*raise --pairs"):
+        certify_chain(lattice, generalized_gaussian(3.0), tv=0.01, pairs=298, max_iter=1000, seed=1)
 
 
 # --------------------------------------------------------------------------- the command
