@@ -13,8 +13,10 @@ Reference implementation of the mechanisms of *Integer Subspace Differential Pri
   constraints, exact inner draws), :func:`augmented_meeting_times`, :func:`certify_augmented`
 - bases: :func:`with_mixing_basis` (the same Λ(A) on a basis chosen for mixing: path, adjacent
   table moves, LLL), :func:`default_basis`, :func:`change_of_basis` (the unimodular check)
-- coupling: :func:`meeting_times`, :func:`tv_upper_bound`, :func:`convergence_iteration`;
-  :func:`certify` → :class:`Certificate` (t* from the chains' own starting law), :func:`certify_mis`
+- coupling: :func:`meeting_times`, :func:`tv_upper_bound` and :func:`convergence_iteration` (the
+  point estimate of the L-lag bound and its crossing)
+- certification: :func:`certify` → :class:`Certificate` (a 95 % upper confidence bound on the
+  coupling bound from pairs started like the chains, t_cert where it reaches 0.01), :func:`certify_mis`
 - exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`,
   :func:`exact_tv_curve`
 - distributions: double geometric pmf/cdf/sampler and maximal coupling

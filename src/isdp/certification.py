@@ -36,7 +36,7 @@ from functools import cached_property
 import numpy as np
 
 from ._runner import check_count
-from .coupling import MeetingTimes, meeting_times
+from .coupling import MeetingTimes, meeting_times, tv_upper_bound
 from .lattice import IntegerLattice
 from .targets import Target
 
@@ -147,10 +147,10 @@ class Certificate:
         of max(0, ⌈(τ − L − t)/L⌉), or the share of pairs not met by t with an exact start. Censored
         pairs count as met at the horizon, so it is a lower end where any pair was censored."""
         t = _check_t(t)
-        excess = np.where(self.met, self.tau - (self.lag or 0), self.horizon)[:, None]
+        excess = np.where(self.met, self.tau - (self.lag or 0), self.horizon)
         if self.lag is None:
-            return (excess > t[None, :]).mean(axis=0)
-        return np.maximum(0, -((-(excess - t[None, :])) // self.lag)).mean(axis=0)
+            return (excess[:, None] > t[None, :]).mean(axis=0)
+        return tv_upper_bound(excess + self.lag, self.lag, t)
 
     @cached_property
     def t_cert(self) -> int | None:

@@ -9,7 +9,8 @@ both accept/reject steps. Once the chains meet they move identically. The meetin
 
     d_TV(π_t, π) ≤ E[max(0, ⌈(τ - L - t) / L⌉)],
 
-estimated by averaging over independent coupled pairs.
+estimated by averaging over independent coupled pairs; :mod:`isdp.certification` turns the same
+pairs into a 95 % upper confidence bound.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ class MeetingTimes:
     seconds: float
 
     def tv_bound(self, t) -> np.ndarray:
-        """Estimated upper bound on d_TV(π_t, π) at iterations ``t``."""
+        """The point estimate of the bound on d_TV(π_t, π) at iterations ``t`` (:func:`tv_upper_bound`)."""
         return tv_upper_bound(self.tau, self.lag, t)
 
     def convergence_iteration(self, threshold: float = 0.01) -> int:
@@ -121,7 +122,8 @@ class MeetingTimes:
 
 
 def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
-    """Mean over pairs of max(0, ⌈(τ - L - t)/L⌉), for each t (Biswas et al. Thm 2.5)."""
+    """Mean over pairs of max(0, ⌈(τ - L - t)/L⌉), for each t: the point estimate of the L-lag bound
+    (Biswas et al. Thm 2.5), not a confidence bound — :func:`isdp.certify` gives that."""
     lag = check_count("lag", lag, 1)
     tau = np.asarray(tau, dtype=np.int64)[:, None]
     t = np.atleast_1d(np.asarray(t))
@@ -134,7 +136,8 @@ def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
 
 
 def convergence_iteration(tau, lag: int, threshold: float = 0.01) -> int:
-    """Smallest t with tv_upper_bound(t) < threshold (the bound is non-increasing in t)."""
+    """Smallest t with tv_upper_bound(t) < threshold (the estimate is non-increasing in t): the papers'
+    reading of their curves; a certified iteration is :attr:`isdp.Certificate.t_cert`."""
     lag = check_count("lag", lag, 1)
     threshold = check_positive("threshold", threshold)  # the bound is never below 0: 0 or nan never converge
     tau = np.asarray(tau, dtype=np.int64)

@@ -1,0 +1,75 @@
+"""What a valid 95 % certificate of E3's chains costs (docs/method.md §4, "What is certified today").
+
+One sum constraint over n counties, ℓ1 Laplace with E3's ε = 0.192 and proposal ε 0.1, the path
+basis, chain X started from E3's over-dispersed law (factor 0.1, 1,000 flat iterations). Two
+routes per size: the exact start (Y from π by isdp.exact.sample_sum_constraint_l1, lag 0, one term)
+with ``--pairs`` pairs, and E3's current lag-50 pairs (100) for comparison. Per row: the coupled
+pairs' mean and largest τ − L, t_cert (first t with the 95 % bound ≤ 0.01; −1: none), the point
+estimate's t*, the 95 % bound at 1.5 t* (E3's burn-in rule), and the seconds on one core.
+Writes benchmarks/results/certification_cost.csv.
+
+    NUMBA_NUM_THREADS=1 python benchmarks/certification_cost.py               # Illinois, ~2 min
+    NUMBA_NUM_THREADS=1 python benchmarks/certification_cost.py --sizes 254 --pairs 40   # Texas' scale
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from isdp import IntegerLattice, certify, generalized_laplace, sum_constraint, with_mixing_basis
+from isdp.certification import pairs_needed
+from isdp.exact import sample_sum_constraint_l1
+from isdp.experiments.e3_census_counties.census import overdispersed_starts
+
+RESULTS = Path(__file__).parent / "results"
+EPS, PROPOSAL_EPS, FACTOR, FLAT_ITER, LAG = 0.192, 0.1, 0.1, 1000, 50
+
+
+def run(n: int, pairs: int, seed: int) -> list[dict]:
+    smith = IntegerLattice.from_constraints(sum_constraint(n))
+    lattice, target = with_mixing_basis(smith, "auto"), generalized_laplace(EPS, "l1")
+
+    def start(k):
+        return overdispersed_starts(smith, EPS, n_chains=k, factor=FACTOR, n_iter=FLAT_ITER,
+                                    proposal_eps=PROPOSAL_EPS, seed=seed)
+
+    routes = {
+        f"exact start, {pairs} pairs": dict(exact=lambda k: sample_sum_constraint_l1(n, EPS, k, seed=seed + 1),
+                                            n_pairs=pairs),
+        f"lag {LAG}, 100 pairs (E3 today)": dict(lag=LAG, n_pairs=100),
+    }
+    rows = []
+    for route, kwargs in routes.items():
+        cert = certify(lattice, target, proposal_eps=PROPOSAL_EPS, start=start, seed=seed + 2,
+                       max_iter=5_000_000, **kwargs)
+        excess = cert.tau - (cert.lag or 0)
+        burn_in = math.ceil(1.5 * cert.t_estimate) if cert.t_estimate is not None else -1
+        rows.append({"n": n, "route": route, "pairs": cert.n_pairs, "censored": cert.n_censored,
+                     "mean_tau_minus_lag": float(excess.mean()), "max_tau_minus_lag": int(excess.max()),
+                     "t_cert": cert.t_cert if cert.certified else -1, "t_star_estimate": cert.t_estimate,
+                     "bound_at_1.5_t_star": float(cert.bound(burn_in)[0]) if burn_in >= 0 else float("nan"),
+                     "seconds": round(cert.seconds, 1)})
+        print(rows[-1], flush=True)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[102])
+    ap.add_argument("--pairs", type=int, default=pairs_needed())
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=RESULTS / "certification_cost.csv")
+    args = ap.parse_args()
+    rows = [row for n in args.sizes for row in run(n, args.pairs, args.seed)]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(args.out, index=False)
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
