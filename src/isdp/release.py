@@ -38,8 +38,7 @@ import sympy
 from . import __version__
 from .accounting import zcdp_to_dp
 from .bases import with_mixing_basis
-from .certification import Certificate, certify, pairs_needed
-from .coupling import meeting_times
+from .certification import Certificate, CertificationError, certify_searching_lag, pairs_needed
 from .discrete import (
     IntegerSource,
     as_fraction,
@@ -331,43 +330,30 @@ def certify_chain(lattice: IntegerLattice, target, *, tv: float, pairs: int, max
     """The first t at which the 95 % upper confidence bound on the chain's TV bound is at most ``tv``
     (:func:`isdp.certify`, docs/method.md §4).
 
-    Pairs start at u = 0, as the release chain does. Each pair may take L coupled iterations after its
-    lag L (2L in all), so the horizon is L and the bound has one term; L starts at eight times the
-    longest meeting time of a 16-pair pilot and doubles, up to ``max_iter`` / 2, while the pairs left
-    unmet within it keep the bound above ``tv``. Raises :class:`UncertifiableError` when ``pairs``
-    cannot resolve ``tv`` at all, when a pilot pair has not met within ``max_iter`` iterations, or
-    when the bound never reaches ``tv``.
+    Pairs start at u = 0, as the release chain does (:func:`isdp.certification.certify_searching_lag`:
+    one term, the lag doubled until the bound reaches ``tv`` within ``max_iter``). Raises
+    :class:`UncertifiableError` when ``pairs`` cannot resolve ``tv`` at all, when a pilot pair has
+    not met within ``max_iter`` iterations, or when the bound never reaches ``tv``.
     """
     from tqdm import tqdm
 
     if pairs < pairs_needed(tv):
         raise UncertifiableError(f"--tv {tv:g} is below what {pairs} coupled pairs can resolve at 95 % "
                                  f"({pairs_needed(tv)} are needed): raise --pairs")
-    with tqdm(desc="certifying the chain", disable=None if progress else True, leave=False) as bar:
+    with tqdm(total=2, desc="certifying the chain", disable=None if progress else True, leave=False) as bar:
         _, proposal_eps = tune_proposal(lattice, target, _PROPOSAL_GRID, n_chains=2, n_iter=1000, seed=seed)
-        pilot = meeting_times(lattice, target, lag=1, n_pairs=16, proposal_eps=proposal_eps, seed=seed + 1,
-                              max_iter=max_iter)
         bar.update()
-        if not pilot.met.all():
-            raise UncertifiableError(_censored(int((~pilot.met).sum()), 16, max_iter))
-        lag = min(max(8 * int(pilot.tau.max()), 50), max_iter // 2)
-        while True:
-            cert = certify(lattice, target, proposal_eps=proposal_eps, start=None, lag=lag, n_pairs=pairs,
-                           seed=seed + 2, threshold=tv, max_iter=2 * lag)
-            bar.update()
-            if cert.certified or 2 * lag > max_iter // 2:
-                break
-            lag *= 2
+        try:
+            cert = certify_searching_lag(lattice, target, proposal_eps=proposal_eps, start=None, n_pairs=pairs,
+                                         seed=seed + 1, threshold=tv, max_iter=max_iter)
+        except CertificationError as err:
+            raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {err}; raise "
+                                     "--max-iter, use the l1 norm (exact sampler) or fewer cells") from None
+        bar.update()
     if not cert.certified:
         raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {cert.status}; raise "
                                  "--max-iter, use the l1 norm (exact sampler) or fewer cells")
     return ChainCertificate(iterations=max(cert.t_cert, 1), proposal_eps=float(proposal_eps), certificate=cert)
-
-
-def _censored(n_censored: int, pairs: int, max_iter: int) -> str:
-    return (f"cannot certify the chain: {n_censored} of {pairs} coupled pairs did not meet within "
-            f"--max-iter {max_iter} iterations; raise --max-iter, use the ℓ1 norm (exact sampler) "
-            "or fewer cells")
 
 
 # --------------------------------------------------------------------------- the release

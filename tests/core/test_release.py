@@ -281,7 +281,7 @@ def test_seed_without_its_flag_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--norm", "l2", "--epsilon", "1", "--max-iter", "2"], "did not meet within --max-iter 2"),
+    (["--norm", "l2", "--epsilon", "1", "--max-iter", "2"], "of 16 pilot pairs did not meet within 2 iterations"),
     (["--nonnegative", "--epsilon", "0.01", "--max-attempts", "2"], "no draw accepted in --max-attempts 2"),
 ], ids=["chain", "non-negative exact"])
 def test_uncertifiable_requests_exit_5(tmp_path, capsys, args, message):

@@ -95,6 +95,7 @@ rule lattice_draws:
         eps=lambda wc: config[wc.exp]["eps"],
         target=lambda wc: config[wc.exp]["targets"][wc.norm],
         draws=lambda wc: config[wc.exp]["draws"],
+        coupling=lambda wc: config[wc.exp]["coupling"],
         seed=lambda wc: [SEED, wc.exp, "draws", wc.norm],
         step="isdp.experiments.lattice_study.steps.draws",
     script:

@@ -116,31 +116,48 @@ def tv_bounds(job: Job) -> None:
 
 
 def draws(job: Job) -> None:
-    """Post-convergence draws for one target: burn-in = the slowest lag's convergence iteration.
+    """Post-convergence draws for one target, from a certified burn-in.
 
-    Params: ``eps``, ``target`` (``proposal_eps``), ``draws`` (``n_draws``, ``n_chains``, ``thin``),
-    ``seed``; wildcard ``norm``; inputs ``problem``, ``convergence``; outputs ``draws`` (NetCDF) and
-    ``ess`` (the convergence diagnostics per cell).
+    The burn-in is the later of the paper's reading — the slowest lag's convergence iteration, where
+    the *estimated* TV bound drops below the threshold — and the certificate's t_cert
+    (:func:`isdp.certification.certify_searching_lag`: ``coupling.certificate_pairs`` pairs from
+    u = 0, where the chains start; docs/method.md §4), so the 95 % bound at the burn-in is at most
+    the threshold. Fails (:class:`isdp.CertificationError`) when the chain cannot be certified.
+    Params: ``eps``, ``target`` (``proposal_eps``), ``coupling`` (``certificate_pairs``,
+    ``tv_threshold``, ``max_iter``), ``draws`` (``n_draws``, ``n_chains``, ``thin``), ``seed``;
+    wildcard ``norm``; inputs ``problem``, ``convergence``; outputs ``draws`` (NetCDF) and ``ess``
+    (the convergence diagnostics per cell, with the certificate's ``certificate_*`` columns).
     """
+    from isdp.certification import certify_searching_lag
+
     norm = job.wildcards.norm
     problem = Problem.from_json(job.input.problem)
     convergence = pd.read_csv(job.input.convergence)
-    burn_in = int(convergence.loc[convergence["target"] == norm, "converged_at"].max())
-    cfg = job.params.draws
+    estimated = int(convergence.loc[convergence["target"] == norm, "converged_at"].max())
+    cfg, coupling = job.params.draws, job.params.coupling
     target = generalized_laplace(job.params.eps, norm)
-    res, table, worst = retained_draws(problem.lattice(), target, n_draws=cfg["n_draws"], n_chains=cfg["n_chains"],
-                                       burn_in=burn_in, thin=cfg["thin"],
-                                       proposal_eps=job.params.target["proposal_eps"], seed=job.seed(),
+    lattice, proposal_eps = problem.lattice(), job.params.target["proposal_eps"]
+    cert = certify_searching_lag(lattice, target, proposal_eps=proposal_eps, start=None,
+                                 n_pairs=coupling["certificate_pairs"], seed=job.seed("certificate"),
+                                 threshold=coupling["tv_threshold"], max_iter=coupling["max_iter"]).require()
+    burn_in = max(estimated, cert.burn_in())
+    columns = {f"certificate_{k}": v for k, v in cert.summary(burn_in=burn_in).items()}
+    job.log.info("%s: %s (%.1f s); the estimate's crossing %d", target.label, cert.verdict(burn_in), cert.seconds,
+                 estimated)
+    res, table, worst = retained_draws(lattice, target, n_draws=cfg["n_draws"], n_chains=cfg["n_chains"],
+                                       burn_in=burn_in, thin=cfg["thin"], proposal_eps=proposal_eps, seed=job.seed(),
                                        invariants_A=problem.A, label=norm)
     job.log.info("%s: burn-in %d, thin %d, acceptance %s, %s", target.label, burn_in, cfg["thin"],
                  res.acceptance.round(3).tolist(), worst)
     save_draws(job.output.draws, res.draws, problem.cell_labels,
                {"target": target.label, "burn_in": burn_in, "thin": cfg["thin"], "seed": res.seed,
-                "proposal_eps": res.proposal_eps})
+                "proposal_eps": res.proposal_eps, **columns})
     table.insert(0, "target", norm)
     table["burn_in"] = burn_in
     table["thin"] = cfg["thin"]
     table["acceptance"] = float(res.acceptance.mean())
+    for k, v in columns.items():
+        table[k] = v
     write_table(table, job.output.ess)
 
 
