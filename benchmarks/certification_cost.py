@@ -18,7 +18,6 @@ import argparse
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from isdp import IntegerLattice, certify, generalized_laplace, sum_constraint, with_mixing_basis
