@@ -324,23 +324,20 @@ def certify_searching_lag(lattice: IntegerLattice, target: Target, *, proposal_e
                           level: float = LEVEL, threshold: float = THRESHOLD,
                           max_iter: int = 1_000_000) -> Certificate:
     """:func:`certify` on the lag route with one term: each pair may take L coupled iterations after
-    its lag L (``max_iter`` = 2L per pair, horizon L). L starts at eight times the longest meeting
-    time of a 16-pair pilot (lag 1, from ``start``) and doubles, up to ``max_iter`` / 2, while the
-    pairs left unmet within the horizon keep the bound above ``threshold``. Returns the last
-    certificate tried (certified or not); raises :class:`CertificationError` when a pilot pair does
-    not meet within ``max_iter``."""
+    its lag L (``max_iter`` = 2L per pair, horizon L), with L = 16 × the longest meeting time of a
+    16-pair pilot (lag 1, from ``start``, its own seed), at most ``max_iter`` / 2. The lag is fixed
+    before the certifying pairs run and they run once: retrying with longer lags until one
+    certifies would spend the confidence level once per try. Returns the certificate (certified
+    or not); raises :class:`CertificationError` when a pilot pair does not meet within ``max_iter``."""
+    pilot_start = start if start is None or callable(start) else np.asarray(start)[:16]
     pilot = meeting_times(lattice, target, lag=1, n_pairs=16, proposal_eps=proposal_eps, seed=seed,
-                          max_iter=max_iter, init=draw_states(start, 16, "start"))
+                          max_iter=max_iter, init=draw_states(pilot_start, 16, "start"))
     if not pilot.met.all():
         raise CertificationError(f"{int((~pilot.met).sum())} of 16 pilot pairs did not meet within {max_iter} "
                                  "iterations")
-    lag = min(max(8 * int(pilot.tau.max()), 50), max_iter // 2)
-    while True:
-        cert = certify(lattice, target, proposal_eps=proposal_eps, start=start, lag=lag, n_pairs=n_pairs,
-                       seed=seed + 1, level=level, threshold=threshold, max_iter=2 * lag)
-        if cert.certified or 2 * lag > max_iter // 2:
-            return cert
-        lag *= 2
+    lag = max(1, min(max(16 * int(pilot.tau.max()), 50), max_iter // 2))
+    return certify(lattice, target, proposal_eps=proposal_eps, start=start, lag=lag, n_pairs=n_pairs,
+                   seed=seed + 1, level=level, threshold=threshold, max_iter=2 * lag)
 
 
 def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, lag: int, n_pairs: int, seed: int,

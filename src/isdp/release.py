@@ -331,7 +331,7 @@ def certify_chain(lattice: IntegerLattice, target, *, tv: float, pairs: int, max
     (:func:`isdp.certify`, docs/method.md §4).
 
     Pairs start at u = 0, as the release chain does (:func:`isdp.certification.certify_searching_lag`:
-    one term, the lag doubled until the bound reaches ``tv`` within ``max_iter``). Raises
+    one term, the lag fixed by a pilot before the pairs run, within ``max_iter``). Raises
     :class:`UncertifiableError` when ``pairs`` cannot resolve ``tv`` at all, when a pilot pair has
     not met within ``max_iter`` iterations, or when the bound never reaches ``tv``.
     """

@@ -294,18 +294,18 @@ def test_mis_censored_pairs_give_no_certificate():
         cert.require()
 
 
-def test_the_lag_search_certifies_with_one_term_and_doubles_the_lag():
-    """certify_searching_lag: horizon = lag (one term), the lag doubled until the bound reaches the
-    threshold; a pilot pair that cannot meet within max_iter is an error."""
+def test_the_lag_search_fixes_one_lag_from_the_pilot_and_certifies_with_one_term():
+    """certify_searching_lag: horizon = lag (one term), the lag fixed by the pilot and capped at
+    max_iter / 2; a pilot pair that cannot meet within max_iter is an error."""
     lattice = with_mixing_basis(IntegerLattice.from_constraints(sum_constraint(3)))
     points = CASES["sum3"][2]
     cert = certify_searching_lag(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=lambda n: _starts(points, n, 3),
                                  n_pairs=400, seed=7)
     assert cert.certified and cert.max_iter == 2 * cert.lag and cert.horizon == cert.lag
     assert len(cert._terms(cert.t_cert)) == 1 and cert.bound(cert.t_cert)[0] <= 0.01
-    short = certify_searching_lag(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=lambda n: _starts(points, n, 3),
-                                  n_pairs=400, seed=7, max_iter=120)
-    assert short.lag <= 60 and short.max_iter <= 120
+    capped = certify_searching_lag(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=_starts(points, 400, 3),
+                                   n_pairs=400, seed=7, max_iter=120)
+    assert capped.lag == 60 and capped.max_iter == 120
     with pytest.raises(CertificationError, match="pilot pairs did not meet within 1 iterations"):
         certify_searching_lag(IntegerLattice.from_constraints(sum_constraint(40)), TARGET, proposal_eps=PROPOSAL_EPS,
                               start=None, n_pairs=400, seed=7, max_iter=1)
