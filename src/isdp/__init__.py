@@ -11,12 +11,15 @@ Reference implementation of the mechanisms of *Integer Subspace Differential Pri
 - mis: :func:`mis_sample` (compiled Metropolized independence sampler, FODS-20 Algorithm 1)
 - augmented: :func:`augmented_sample` (data-augmentation Gibbs sampler for the ℓ2 Laplace on sum
   constraints, exact inner draws), :func:`augmented_meeting_times`, :func:`certify_augmented`
+- heat_bath: :func:`heat_bath_sweeps` (pair heat-bath kernel for ℓ1 noise on one sum constraint,
+  exact conditional draws) and :func:`heat_bath_meeting_times` (its monotone coupling)
 - bases: :func:`with_mixing_basis` (the same Λ(A) on a basis chosen for mixing: path, adjacent
   table moves, LLL), :func:`default_basis`, :func:`change_of_basis` (the unimodular check)
 - coupling: :func:`meeting_times`, :func:`tv_upper_bound` and :func:`convergence_iteration` (the
   point estimate of the L-lag bound and its crossing)
 - certification: :func:`certify` → :class:`Certificate` (a 95 % upper confidence bound on the
-  coupling bound from pairs started like the chains, t_cert where it reaches 0.01), :func:`certify_mis`
+  coupling bound from pairs started like the chains, t_cert where it reaches 0.01), :func:`certify_mis`,
+  :func:`certify_heat_bath`
 - exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`,
   :func:`exact_tv_curve`
 - distributions: double geometric pmf/cdf/sampler and maximal coupling
@@ -46,6 +49,7 @@ _EXPORTS = {
     "Certificate": ".certification",
     "CertificationError": ".certification",
     "certify": ".certification",
+    "certify_heat_bath": ".certification",
     "certify_mis": ".certification",
     "MeetingTimes": ".coupling",
     "convergence_iteration": ".coupling",
@@ -64,6 +68,8 @@ _EXPORTS = {
     "exact_tv_curve": ".exact",
     "sample_sum_constraint_l1": ".exact",
     "sweep_transition_matrix": ".exact",
+    "heat_bath_meeting_times": ".heat_bath",
+    "heat_bath_sweeps": ".heat_bath",
     "IntegerLattice": ".lattice",
     "InvariantError": ".lattice",
     "check_release": ".lattice",
@@ -98,6 +104,7 @@ __all__ = [
     "augmented_sample",
     "certify",
     "certify_augmented",
+    "certify_heat_bath",
     "certify_mis",
     "change_of_basis",
     "check_release",
@@ -113,6 +120,8 @@ __all__ = [
     "exact_tv_curve",
     "generalized_gaussian",
     "generalized_laplace",
+    "heat_bath_meeting_times",
+    "heat_bath_sweeps",
     "integer_solution",
     "load_draws",
     "maximal_coupling_rvs",

@@ -29,8 +29,9 @@ threshold (:func:`pairs_needed`: 299 for 0.01 at 95 %).
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -338,6 +339,28 @@ def certify_searching_lag(lattice: IntegerLattice, target: Target, *, proposal_e
     lag = max(1, min(max(16 * int(pilot.tau.max()), 50), max_iter // 2))
     return certify(lattice, target, proposal_eps=proposal_eps, start=start, lag=lag, n_pairs=n_pairs,
                    seed=seed + 1, level=level, threshold=threshold, max_iter=2 * lag)
+
+
+def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndarray], n_pairs: int, seed: int,
+                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
+    """Certify the pair heat-bath chain (:func:`isdp.heat_bath_sweeps`) for exp(−ε‖u‖₁) on {Σu = 0} from
+    its starting law ``start`` (``n_pairs`` states, or a callable returning them): Y starts at exact
+    draws from π (:func:`isdp.sample_sum_constraint_l1`, own seed), the pairs move under the monotone
+    coupling (:func:`isdp.heat_bath_meeting_times`), and the bound is the one term P(τ > t), t in sweeps."""
+    from ._rng import derive_seed
+    from .exact import sample_sum_constraint_l1
+    from .heat_bath import NAME, heat_bath_meeting_times
+
+    n_pairs = check_count("n_pairs", n_pairs, 1)
+    level, threshold = _check_level(level), _check_threshold(threshold)
+    tick = time.perf_counter()
+    starts = np.asarray(draw_states(start, n_pairs, "start"))
+    if starts.ndim != 2 or len(starts) != n_pairs:
+        raise ValueError(f"start must give {n_pairs} states as a (n_pairs, n) array, got shape {starts.shape}")
+    exact = sample_sum_constraint_l1(starts.shape[1], eps, n_pairs, derive_seed(seed, "exact start"))
+    mt = heat_bath_meeting_times(starts, exact, eps=eps, seed=seed, max_iter=max_iter)
+    mt = replace(mt, seconds=time.perf_counter() - tick)  # the exact draws are part of the cost
+    return from_meetings(mt, NAME, exact_start=True, max_iter=max_iter, level=level, threshold=threshold)
 
 
 def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, lag: int, n_pairs: int, seed: int,

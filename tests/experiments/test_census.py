@@ -18,8 +18,8 @@ from isdp.experiments.e3_census_counties.census import (
     run_state,
 )
 
-CERTIFICATE = {"lag": 50, "pairs": 100, "threshold": 0.01, "max_iter": 1_000_000, "burn_in_floor": 500, "margin": 0.5}
-MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "basis": "auto", "draw_basis": "smith",
+CERTIFICATE = {"pairs": 400, "threshold": 0.01, "max_iter": 100_000, "margin": 0.5}
+MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "draw_basis": "smith",
         "certificate": CERTIFICATE, "proposal_eps": 0.1, "overdispersion": {"factor": 0.1, "n_iter": 500}}
 
 
@@ -39,11 +39,10 @@ def test_run_state_converges_and_is_statistically_exact():
     assert run.summary["max_r_hat"] < 1.01
     assert run.summary["retained_thin"] == 10 * 5
     cert = run.certificate
-    assert cert.basis == "path" and run.summary["basis"] == "path"
-    assert cert.n_pairs == 100 and cert.lag == 50 and cert.n_censored == 0
-    # 100 pairs cannot certify 0.01 at 95 %: the burn-in follows the estimate, and says so
-    assert not cert.certified and "299 pairs" in cert.status
-    assert run.summary["burn_in"] == max(500, int(np.ceil(cert.t_estimate * 1.5))) >= cert.t_estimate
+    assert cert.basis == "pair heat-bath" and run.summary["burn_in_sampler"] == "pair heat-bath"
+    assert cert.n_pairs == 400 and cert.lag is None and cert.n_censored == 0 and cert.certified
+    assert run.summary["burn_in"] == int(np.ceil(cert.t_cert * 1.5)) and run.summary["t_cert"] == cert.t_cert
+    assert cert.bound(run.summary["burn_in"])[0] <= 0.01
     assert len(run.diagnostics) == 12
     exact = sample_sum_constraint_l1(12, 0.192, 4000, seed=4)
     # marginal variance of one cell: MCMC (pooled retained) vs exact, within MC error
@@ -55,17 +54,16 @@ def test_run_state_converges_and_is_statistically_exact():
 
 
 def test_run_state_fails_loudly_naming_state_and_county():
-    """The second gate: a burn-in of exactly t* and 100 stored draws one iteration apart are too few
-    for R-hat < 1.01 on 30 counties."""
-    bad = {**MCMC, "thin": 1, "draws_per_chain": 100, "n_draws": 400,
-           "certificate": {**CERTIFICATE, "burn_in_floor": 0, "margin": 0.0}}
+    """The second gate: 100 stored draws one iteration apart are too few for R-hat < 1.01 on 30
+    counties, even after a certified burn-in."""
+    bad = {**MCMC, "thin": 1, "draws_per_chain": 100, "n_draws": 400, "certificate": {**CERTIFICATE, "margin": 0.0}}
     with pytest.raises(ConvergenceError, match=r"ZZ: split R-hat .* worst c\d+"):
         run_state(30, 0.192, seed=5, label="ZZ", cell_names=[f"c{i}" for i in range(30)], **bad)
 
 
 def test_run_state_with_censored_pairs_stops_naming_the_state():
-    bad = {**MCMC, "certificate": {**CERTIFICATE, "max_iter": 60}}
-    with pytest.raises(CertificationError, match=r"YY: not certified: \d+ of 100 pairs did not meet within 10 coupled"):
+    bad = {**MCMC, "certificate": {**CERTIFICATE, "max_iter": 5}}
+    with pytest.raises(CertificationError, match=r"YY: not certified: \d+ of 400 pairs did not meet within 5 coupled"):
         run_state(30, 0.192, seed=5, label="YY", **bad)
 
 
@@ -81,13 +79,14 @@ def test_certificate_record_and_attrs():
     record = certificate_record(run, "XX")
     cert = run.certificate
     assert record["t_star"] == cert.t_estimate and record["burn_in"] == run.summary["burn_in"]
-    assert record["counties"] == 8 and record["pairs"] == 100 and record["censored"] == 0
-    assert record["confidence_level"] == 0.95 and record["t_cert"] == -1 and record["certified_at_burn_in"] == 0
-    assert record["tv_bound_at_burn_in"] == cert.bound(record["burn_in"])[0] > 0.01
-    assert "not certified at burn-in" in record["status"]
-    assert len(record["curve_t"]) == len(record["curve_estimate"]) > 1 and record["curve_estimate"][-1] == 0
+    assert record["counties"] == 8 and record["pairs"] == 400 and record["censored"] == 0 and record["lag"] == -1
+    assert record["confidence_level"] == 0.95 and record["t_cert"] == cert.t_cert and record["certified_at_burn_in"] == 1
+    assert record["tv_bound_at_burn_in"] == cert.bound(record["burn_in"])[0] <= 0.01
+    assert record["status"].startswith("certified at burn-in")
+    assert len(record["curve_t"]) == len(record["curve_estimate"]) == len(record["curve_bound"]) > 1
+    assert record["curve_estimate"][-1] == 0 and np.all(np.array(record["curve_bound"]) >= record["curve_estimate"])
     attrs = certificate_attrs(record)
-    assert attrs["certificate_t_star"] == record["t_star"] and attrs["certificate_basis"] == "path"
+    assert attrs["certificate_t_cert"] == record["t_cert"] and attrs["certificate_basis"] == "pair heat-bath"
     assert all(isinstance(v, (int, float, str)) for v in attrs.values())
 
 

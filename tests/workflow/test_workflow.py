@@ -189,23 +189,22 @@ def test_e3_draws_keep_state_totals_and_converged(run_dir):
 
 
 def test_e3_every_state_certified_before_sampling(run_dir):
-    """Every multi-county state has a certificate (no censored pair) and a burn-in of at least
-    max(floor, t*); one-county areas say they have nothing to certify; the draws carry it."""
+    """Every multi-county state is certified at its burn-in (95 % bound at most the threshold, burn-in
+    at least t_cert); one-county areas say they have nothing to certify; the draws carry it."""
     import arviz as az
 
     certs = pd.read_csv(run_dir / "results" / "tables" / "e3_certificates.csv")
     conv = pd.read_csv(run_dir / "results" / "tables" / "e3_convergence.csv")
     assert list(certs["state"]) == list(conv["state"])
-    floor = CI_CONFIG["e3"]["mcmc"]["certificate"]["burn_in_floor"]
     one = certs["counties"] == 1
     assert certs.loc[one, "status"].str.contains("nothing to certify").all()
     multi = certs[~one]
-    assert (multi["censored"] == 0).all() and (multi["t_star"] > 0).all()
-    assert (multi["burn_in"] >= np.maximum(multi["t_star"], floor)).all()
-    assert (multi["basis"] == "path").all()
+    assert (multi["censored"] == 0).all() and (multi["t_cert"] > 0).all()
+    assert (multi["burn_in"] >= multi["t_cert"]).all() and (multi["certified_at_burn_in"] == 1).all()
+    assert (multi["tv_bound_at_burn_in"] <= multi["threshold"]).all() and (multi["basis"] == "pair heat-bath").all()
     for row in multi.itertuples():
         attrs = az.from_netcdf(run_dir / "results" / "e3" / f"draws_{row.state}.nc").posterior.attrs
-        assert attrs["certificate_t_star"] == row.t_star and attrs["burn_in"] == row.burn_in
+        assert attrs["certificate_t_cert"] == row.t_cert and attrs["burn_in"] == row.burn_in
 
 
 def test_e5_mis_chains_certified(run_dir):

@@ -144,9 +144,9 @@ def state_batches():
     """The selected states split into ``e3.state_jobs`` batches (null: one job per state), each named
     by its states joined with "+" (``TX``, ``CA+AL+DC``).
 
-    A state's cost grows faster than its county count (Texas' 254 counties take about 70 s to
-    certify, Illinois' 102 about 5 s), so the batches balance the squared county counts; a state's
-    seed does not depend on its batch.
+    A state's cost grows faster than its county count (its over-dispersed starts, certificate and
+    solves), so the batches balance the squared county counts; a state's seed does not depend on
+    its batch.
     """
     states = e3_states()
     weights = {st: counties_in(st) ** 2 for st in states}

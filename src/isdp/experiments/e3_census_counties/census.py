@@ -4,11 +4,12 @@ ISDP §5 (Fig 2) and App. E.4 (Fig 8): per state, one sum constraint over its co
 π(u) ∝ exp(−ε‖u‖₁) on {u ∈ Z^n : Σu = 0}. Convergence protocol: several chains from
 over-dispersed starts (ISDP App. E.4) — each start is the end of an independent chain run with a
 flatter target (ε × ``factor``) on the Smith basis, whose star moves spread fast — then the
-chains run on a mixing basis (:func:`isdp.with_mixing_basis`, the path basis by default). Two
-gates: first a coupling certificate (:func:`isdp.certify`, pairs started from the same
-over-dispersed law) sets the burn-in to max(floor, t* · (1 + margin)); then, after sampling,
-rank-normalised split R-hat (ArviZ) < 1.01 for every county. The retained draws are pooled over
-chains.
+chains burn in on the pair heat-bath kernel (:mod:`isdp.heat_bath`) and store their draws with
+the paper's Metropolis sweep (Algorithm 1) on the Smith basis. Two gates: first a coupling
+certificate (:func:`isdp.certify_heat_bath`: pairs started from the same over-dispersed law
+against exact draws from π) sets the burn-in to ⌈t_cert · (1 + margin)⌉, where the 95 % upper
+confidence bound on the TV distance is at most 0.01; then, after sampling, rank-normalised split
+R-hat (ArviZ) < 1.01 for every county. The retained draws are pooled over chains.
 
 Also: the non-negativity check of the noisy counts, and the agreement of the MCMC draws with
 the exact sampler :func:`isdp.exact.sample_sum_constraint_l1` (two-sample tests).
@@ -23,7 +24,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from isdp import Certificate, CertificationError, certify, derive_seed, with_mixing_basis
+from isdp import (
+    Certificate,
+    CertificationError,
+    certify_heat_bath,
+    derive_seed,
+    heat_bath_sweeps,
+    with_mixing_basis,
+)
 from isdp.diagnostics import convergence_table, summarize_convergence, two_sample_chi2
 from isdp.lattice import IntegerLattice, check_release, sum_constraint
 from isdp.samplers import sample
@@ -64,27 +72,25 @@ def overdispersed_starts(lattice: IntegerLattice, eps: float, *, n_chains: int, 
 
 
 def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws_per_chain: int, thin: int,
-              basis: str, draw_basis: str, certificate: dict, proposal_eps: float, overdispersion: dict,
+              draw_basis: str, certificate: dict, proposal_eps: float, overdispersion: dict,
               seed: int, cell_names=None, label: str = "state", r_hat_max: float = 1.01) -> StateRun:
     """Draws of ℓ1 generalized Laplace noise with one sum constraint over ``n_counties`` cells.
 
     Every chain starts at :func:`overdispersed_starts` (``overdispersion`` = ``{"factor",
-    "n_iter"}``) and runs on the lattice's ``basis`` (:func:`isdp.with_mixing_basis`). First
-    :func:`isdp.certify` couples ``certificate["pairs"]`` pairs of that chain, each started at a
-    fresh draw of the over-dispersed law (lag ``certificate["lag"]``, at most
-    ``certificate["max_iter"]`` iterations, TV threshold ``certificate["threshold"]``); the burn-in
-    is max(``burn_in_floor``, t* · (1 + ``margin``)). Raises :class:`isdp.CertificationError`
-    naming ``label`` when a pair is censored. Then the chains run the burn-in on ``basis`` and,
-    from there, store ``draws_per_chain`` draws ``thin`` iterations apart with the sweep on
-    ``draw_basis``: a π-invariant kernel never moves a chain's law away from π in total
-    variation, so the certificate holds for every stored draw, and the draws can come from the
-    basis with the shorter autocorrelation (the Smith star: ~0.5 bulk ESS per draw at thin 10 for
-    Illinois, against ~0.03 on the path basis). R-hat and ESS (ArviZ) are computed on all
-    stored draws; ``n_draws`` retained draws are the stored draws thinned evenly, ``n_draws /
-    n_chains`` per chain. Raises :class:`ConvergenceError` naming ``label`` and the worst county
-    when some R-hat is not below ``r_hat_max`` (or undefined). A one-county state has no noise to
-    draw: its draws are the exact point mass at 0, it has nothing to certify and its R-hat is
-    undefined (``sampler`` says so).
+    "n_iter"}``) and burns in on the pair heat-bath kernel (:func:`isdp.heat_bath_sweeps`). First
+    :func:`isdp.certify_heat_bath` couples ``certificate["pairs"]`` pairs of that kernel, each
+    started at a fresh draw of the over-dispersed law against an exact draw from π (at most
+    ``certificate["max_iter"]`` sweeps, TV threshold ``certificate["threshold"]``); the burn-in is
+    ⌈t_cert · (1 + ``margin``)⌉ sweeps. Raises :class:`isdp.CertificationError` naming ``label``
+    when the certificate certifies nothing. Then the chains run the burn-in and, from there, store
+    ``draws_per_chain`` draws ``thin`` iterations apart with the Metropolis sweep (ISDP Algorithm 1)
+    on ``draw_basis``: a π-invariant kernel never moves a chain's law away from π in total
+    variation, so the certified bound holds for every stored draw. R-hat and ESS (ArviZ) are
+    computed on all stored draws; ``n_draws`` retained draws are the stored draws thinned evenly,
+    ``n_draws / n_chains`` per chain. Raises :class:`ConvergenceError` naming ``label`` and the
+    worst county when some R-hat is not below ``r_hat_max`` (or undefined). A one-county state has
+    no noise to draw: its draws are the exact point mass at 0, it has nothing to certify and its
+    R-hat is undefined (``sampler`` says so).
     """
     if n_draws % n_chains:
         raise ValueError(f"n_draws={n_draws} is not a multiple of n_chains={n_chains}")
@@ -96,7 +102,6 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
         return _point_mass_run(names, n_chains=n_chains, per_chain=per_chain, label=label)
     A = sum_constraint(n_counties)
     smith = IntegerLattice.from_constraints(A)
-    lattice = with_mixing_basis(smith, basis)
     target = generalized_laplace(eps, "l1")
     factor, n_over = float(overdispersion["factor"]), int(overdispersion["n_iter"])
 
@@ -104,25 +109,20 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
         return overdispersed_starts(smith, eps, n_chains=n, factor=factor, n_iter=n_over,
                                     proposal_eps=proposal_eps, seed=derive_seed(seed, name))
 
-    cert = certify(lattice, target, proposal_eps=proposal_eps, start=lambda n: start_law(n, "certificate starts"),
-                   lag=int(certificate["lag"]), n_pairs=int(certificate["pairs"]),
-                   threshold=float(certificate["threshold"]), max_iter=int(certificate["max_iter"]),
-                   seed=derive_seed(seed, "certificate"))
-    if cert.n_censored:
-        raise CertificationError(f"{label}: {cert.status} on the {cert.basis} basis (lag {cert.lag}); "
-                                 "raise e3.mcmc.certificate.max_iter or change the basis")
-    # 100 lag-50 pairs cannot resolve a 95 % bound of 0.01 (docs/method.md §4): the burn-in follows
-    # the estimated curve, and the record states the confidence bound there and that it is not certified
-    burn_in = cert.burn_in(int(certificate["burn_in_floor"]), float(certificate["margin"]), from_estimate=True)
+    cert = certify_heat_bath(eps, start=lambda n: start_law(n, "certificate starts"),
+                             n_pairs=int(certificate["pairs"]), threshold=float(certificate["threshold"]),
+                             max_iter=int(certificate["max_iter"]), seed=derive_seed(seed, "certificate"))
+    if not cert.certified:
+        raise CertificationError(f"{label}: {cert.status}; raise e3.mcmc.certificate.pairs or max_iter")
+    burn_in = cert.burn_in(0, float(certificate["margin"]))
     log.info("%s: %s (%.1f s)", label, cert.verdict(burn_in), cert.seconds)
     starts = start_law(n_chains, "overdispersed")
-    burnt = sample(lattice, target, n_chains=n_chains, n_draws=0, burn_in=burn_in, proposal_eps=proposal_eps,
-                   seed=derive_seed(seed, "burn-in"), init=starts, progress=False)
+    burnt = heat_bath_sweeps(starts, eps=eps, n_sweeps=burn_in, seed=derive_seed(seed, "burn-in"))
     # Any π-invariant kernel K contracts TV to π (‖μK − π‖ ≤ ‖μ − π‖), so every draw after the
-    # certified burn-in is within the certified bound, whichever basis the draws are stored from.
+    # certified burn-in is within the certified bound, whichever kernel stores the draws.
     draw_lattice = with_mixing_basis(smith, draw_basis)
     res = sample(draw_lattice, target, n_chains=n_chains, n_draws=draws_per_chain,
-                 thin=thin, proposal_eps=proposal_eps, seed=derive_seed(seed, "chains"), init=burnt.final_state)
+                 thin=thin, proposal_eps=proposal_eps, seed=derive_seed(seed, "chains"), init=burnt)
     check_release(res.draws, A, np.zeros(1, dtype=np.int64), what=f"{label} noise draws")
     table = convergence_table(res.draws, names)
     step = draws_per_chain // per_chain
@@ -141,9 +141,9 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
         "start_l1_mean": float(np.abs(starts).sum(axis=1).mean()),
         "overdispersion_factor": float(overdispersion["factor"]),
         "overdispersion_iter": int(overdispersion["n_iter"]),
-        "basis": cert.basis,
+        "burn_in_sampler": cert.basis,
         "draw_basis": draw_lattice.basis_name,
-        "t_star": int(cert.t_estimate),
+        "t_cert": int(cert.t_cert),
         "certify_seconds": float(cert.seconds),
         "burn_in": int(burn_in),
         "thin": int(thin),
@@ -160,7 +160,7 @@ def run_state(n_counties: int, eps: float, *, n_chains: int, n_draws: int, draws
         raise ConvergenceError(
             f"{label}: split R-hat not below {r_hat_max} for {len(bad)} of {n_counties} counties; worst "
             f"{worst['cell']} (R-hat {worst['r_hat']:.4f}); failing: {list(bad['cell'])[:10]}. "
-            "Raise draws_per_chain or the certificate's margin."
+            "Raise draws_per_chain or thin."
         )
     return StateRun(draws=retained, diagnostics=table, summary=summary, starts=starts, certificate=cert)
 
@@ -175,8 +175,8 @@ def _point_mass_run(names, *, n_chains: int, per_chain: int, label: str) -> Stat
     summary = {"state": label, "n_counties": 1, "n_chains": n_chains, "sampler": "point mass (one county)",
                "max_r_hat": nan, "min_ess_bulk": nan, "min_ess_tail": nan, "worst_county": names[0],
                "min_ess_bulk_retained": nan, "start_l1_mean": 0.0, "overdispersion_factor": nan,
-               "overdispersion_iter": 0, "basis": "none (one county)",
-               "draw_basis": "none (one county)", "t_star": 0, "certify_seconds": 0.0,
+               "overdispersion_iter": 0, "burn_in_sampler": "none (one county)",
+               "draw_basis": "none (one county)", "t_cert": 0, "certify_seconds": 0.0,
                "burn_in": 0, "thin": 0, "diagnostic_draws_per_chain": 0,
                "retained_thin": 0, "n_retained": n_chains * per_chain, "acceptance": nan, "proposal_eps": nan,
                "seconds": 0.0}
@@ -268,7 +268,7 @@ def mcmc_vs_exact(run: StateRun, group: pd.DataFrame, eps: float, seed: int, sta
 #: the columns of a state's run record (``run_<state>.json``) in the convergence table
 CONVERGENCE_COLUMNS = ("state", "n_counties", "n_chains", "max_r_hat", "worst_county", "min_ess_bulk",
                        "min_ess_tail", "min_ess_bulk_retained", "n_retained", "diagnostic_draws_per_chain",
-                       "basis", "t_star", "burn_in", "draw_basis", "thin", "retained_thin", "overdispersion_factor",
+                       "burn_in_sampler", "t_cert", "burn_in", "draw_basis", "thin", "retained_thin", "overdispersion_factor",
                        "overdispersion_iter", "start_l1_mean", "acceptance", "proposal_eps")
 
 #: the columns of ``results/tables/e3_certificates.csv``
@@ -280,9 +280,9 @@ NOTHING_TO_CERTIFY = "one county: the state total fixes it, the noise is exactly
 
 
 def certificate_record(run: StateRun, state: str) -> dict:
-    """The run's certificate as a JSON-able record: the :data:`CERTIFICATE_COLUMNS` and the bound curve
-    (``curve_t``, ``curve_estimate``: the point estimate). A one-county state's record says it has
-    nothing to certify."""
+    """The run's certificate as a JSON-able record: the :data:`CERTIFICATE_COLUMNS` and its curves at
+    the sweeps ``curve_t``: ``curve_bound`` (the 95 % upper confidence bound) and ``curve_estimate``
+    (the point estimate). A one-county state's record says it has nothing to certify."""
     if run.certificate is None:
         return {"state": state, "counties": 1, "basis": "none", "lag": 0, "pairs": 0, "censored": 0,
                 "confidence_level": float("nan"), "threshold": float("nan"), "t_star": 0, "t_cert": 0, "burn_in": 0,
@@ -290,12 +290,13 @@ def certificate_record(run: StateRun, state: str) -> dict:
                 "tau_minus_lag_q50": float("nan"),
                 "tau_minus_lag_q90": float("nan"), "tau_minus_lag_q99": float("nan"),
                 "tau_minus_lag_max": float("nan"), "certify_seconds": 0.0, "status": NOTHING_TO_CERTIFY,
-                "curve_t": [], "curve_estimate": []}
+                "curve_t": [], "curve_estimate": [], "curve_bound": []}
     summary = run.certificate.summary(burn_in=int(run.summary["burn_in"]))
     t, estimate = run.certificate.curve()
     record = {"state": state, "counties": int(run.summary["n_counties"]), "burn_in": int(run.summary["burn_in"]),
               **{k: summary[k] for k in CERTIFICATE_COLUMNS if k in summary}}
-    return {**{k: record[k] for k in CERTIFICATE_COLUMNS}, "curve_t": t.tolist(), "curve_estimate": estimate.tolist()}
+    return {**{k: record[k] for k in CERTIFICATE_COLUMNS}, "curve_t": t.tolist(), "curve_estimate": estimate.tolist(),
+            "curve_bound": run.certificate.bound(t).tolist()}
 
 
 def certificate_attrs(record: dict) -> dict:

@@ -101,7 +101,7 @@ def state(job: Job, st: str, counties: pd.DataFrame, output: dict) -> None:
     cfg = job.params.mcmc
     seed = job.seed(st)
     run = census.run_state(len(group), job.params.eps, n_chains=cfg["n_chains"], n_draws=cfg["n_draws"],
-                           draws_per_chain=cfg["draws_per_chain"], thin=cfg["thin"], basis=cfg["basis"],
+                           draws_per_chain=cfg["draws_per_chain"], thin=cfg["thin"],
                            draw_basis=cfg["draw_basis"],
                            certificate=cfg["certificate"], proposal_eps=cfg["proposal_eps"],
                            overdispersion=cfg["overdispersion"], seed=seed, cell_names=list(group["gisjoin"]),
