@@ -198,18 +198,10 @@ class Certificate:
             raise CertificationError(self.status)
         return self
 
-    def burn_in(self, floor: int = 0, margin: float = 0.0, *, from_estimate: bool = False) -> int:
-        """max(``floor``, ⌈t · (1 + ``margin``)⌉) with t = t_cert: a burn-in at or past the certified
-        iteration. ``from_estimate`` takes t = :attr:`t_estimate` instead, for chains whose pairs cannot
-        be certified at an affordable cost; such a burn-in is not certified, and :meth:`summary` at it
-        says so with the bound there."""
-        if from_estimate:
-            if self.t_estimate is None:
-                raise CertificationError(self.status)
-            t = self.t_estimate
-        else:
-            t = self.require().t_cert
-        return max(int(floor), math.ceil(t * (1 + float(margin))))
+    def burn_in(self, floor: int = 0, margin: float = 0.0) -> int:
+        """max(``floor``, ⌈t_cert · (1 + ``margin``)⌉): a burn-in at or past the certified iteration
+        (a :class:`CertificationError` when nothing is certified)."""
+        return max(int(floor), math.ceil(self.require().t_cert * (1 + float(margin))))
 
     def verdict(self, burn_in: int) -> str:
         """One line on the burn-in actually used: the bound there, and whether it is certified."""
@@ -363,17 +355,27 @@ def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndar
     return from_meetings(mt, NAME, exact_start=True, max_iter=max_iter, level=level, threshold=threshold)
 
 
-def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, lag: int, n_pairs: int, seed: int,
-                B=None, b=None, init=None, level: float = LEVEL, threshold: float = THRESHOLD,
+def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, n_pairs: int, seed: int,
+                lag: int | None = None, B=None, b=None, init=None, level: float = LEVEL, threshold: float = THRESHOLD,
                 max_iter: int = 1_000_000) -> Certificate:
     """Certify the Metropolized independence sampler (:func:`isdp.mis_sample`, same arguments) from its
-    starting law (``init``, default s*, as the chains start), L-lag: pairs share every proposal and
-    one uniform and meet when both accept (:func:`isdp.mis.mis_meeting_times`)."""
-    from .mis import mis_meeting_times
+    starting law (``init``, default s*, as the chains start). The pairs share every proposal and one
+    uniform and meet when both accept (:func:`isdp.mis.mis_meeting_times`). ``lag`` None (default):
+    Y starts at exact draws of the target (:func:`isdp.mis.mis_exact_sample`, own seed), lag 0, one
+    term P(τ > t); else the L-lag route with both chains started at ``init``."""
+    from ._rng import derive_seed
+    from .mis import mis_exact_sample, mis_meeting_times
 
     level, threshold = _check_level(level), _check_threshold(threshold)
-    mt = mis_meeting_times(A, a, center, eps=eps, proposal_eps=proposal_eps, index_set=index_set, lag=lag,
-                           n_pairs=check_count("n_pairs", n_pairs, 1), seed=seed, B=B, b=b, init=init,
-                           max_iter=max_iter)
-    return from_meetings(mt, "independence proposal (MIS)", exact_start=False, max_iter=max_iter,
+    n_pairs = check_count("n_pairs", n_pairs, 1)
+    tick = time.perf_counter()
+    exact = None if lag is not None else mis_exact_sample(A, a, center, eps=eps, index_set=index_set, size=n_pairs,
+                                                          seed=derive_seed(seed, "exact start"), B=B, b=b)
+    mt = mis_meeting_times(A, a, center, eps=eps, proposal_eps=proposal_eps, index_set=index_set,
+                           lag=0 if lag is None else lag, n_pairs=n_pairs, seed=seed, B=B, b=b, init=init,
+                           init_y=exact, max_iter=max_iter)
+    mt = replace(mt, seconds=time.perf_counter() - tick)  # the exact draws are part of the cost
+    return from_meetings(mt, "independence proposal (MIS)", exact_start=lag is None, max_iter=max_iter,
                          level=level, threshold=threshold)
+
+

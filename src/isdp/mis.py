@@ -45,7 +45,7 @@ from .lattice import InvariantError, as_integer_matrix, as_vector
 
 log = logging.getLogger("isdp.mis")
 
-__all__ = ["MISResult", "mis_meeting_times", "mis_sample", "mis_log_weight"]
+__all__ = ["MISResult", "mis_exact_sample", "mis_meeting_times", "mis_sample", "mis_log_weight"]
 
 _B_TOL = 1e-9  # slack on B s >= b for real-valued B (integer B: exact)
 
@@ -209,16 +209,16 @@ def _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a
 
 
 @njit(parallel=True, cache=True)
-def _mis_meeting(init, logw0, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx, b_val,
-                 b_vec, center, eps, eps_q, dg_q, lag, max_iter, tau, met):
-    """L-lag meeting times of the MIS: X runs ``lag`` proposals alone, then X and Y share every
-    proposal and one uniform; they meet when both accept the same proposal (or already agree)."""
-    n_pairs, d = init.shape
+def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr,
+                 b_idx, b_val, b_vec, center, eps, eps_q, dg_q, lag, max_iter, tau, met):
+    """Meeting times of the MIS: X runs ``lag`` proposals alone, then X and Y share every proposal
+    and one uniform; they meet when both accept the same proposal (or already agree: τ = 0 at lag 0)."""
+    n_pairs, d = init_x.shape
     for p in prange(n_pairs):
-        x = init[p].copy()
-        y = init[p].copy()
-        lx = logw0[p]
-        ly = logw0[p]
+        x = init_x[p].copy()
+        y = init_y[p].copy()
+        lx = logw_x[p]
+        ly = logw_y[p]
         prop = np.empty(d, dtype=np.int64)
         r = np.empty(a_vec.shape[0], dtype=np.int64)
         for _ in range(lag):
@@ -250,9 +250,29 @@ def _mis_meeting(init, logw0, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, de
                 same = ax and ay
         if same:
             met[p] = True
-            if t == lag:  # X_L = Y_0: the pair is together from the first coupled step
+            if t == lag and lag > 0:  # X_L = Y_0: the pair is together from the first coupled step (τ > L)
                 t = lag + 1
         tau[p] = t
+
+
+@njit(parallel=True, cache=True)
+def _mis_exact(out, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx, b_val, b_vec, center,
+               eps, dg, max_tries, tries):
+    """Rejection: proposals from the MIS proposal at ε̃ = ε, accepted with probability
+    exp(−ε Σ_{i∈I^c} |s̃_i − s*_i|) ≤ 1 when they lie in S* (see :func:`mis_exact_sample`)."""
+    d = out.shape[1]
+    for k in prange(out.shape[0]):
+        prop = np.empty(d, dtype=np.int64)
+        r = np.empty(a_vec.shape[0], dtype=np.int64)
+        tries[k] = 0  # 0: not accepted within max_tries
+        for n in range(1, max_tries + 1):
+            # at ε̃ = ε the returned log weight is −ε Σ_{I^c} |s̃_i − s*_i|
+            status, lw = _propose(rng[k], prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr,
+                                  b_idx, b_val, b_vec, center, eps, eps, dg)
+            if status == 2 and np.log(uniform_pos(rng[k])) <= lw:
+                copy_into(out[k], prop)
+                tries[k] = n
+                break
 
 
 # --------------------------------------------------------------------------- public entry point
@@ -399,25 +419,57 @@ def mis_sample(
 
 
 def mis_meeting_times(A, a, center, *, eps: float, proposal_eps: float, index_set, lag: int, n_pairs: int,
-                      seed: int, B=None, b=None, init=None, max_iter: int = 1_000_000,
+                      seed: int, B=None, b=None, init=None, init_y=None, max_iter: int = 1_000_000,
                       allow_nonunimodular: bool = False):
-    """L-lag meeting times of the MIS (arguments as :func:`mis_sample`; ``init`` one start per pair
-    or one for all, default s*): both chains of a pair start at the same state, X runs ``lag``
-    proposals alone, then X and Y share every proposal and one uniform, each accepting with its
-    own min(1, ratio) — so each moves by its own kernel — and they meet when both accept the same
-    proposal. Returns :class:`isdp.coupling.MeetingTimes` (censored pairs: ``met`` False).
+    """Meeting times of the MIS (arguments as :func:`mis_sample`; ``init`` one start per pair or one for
+    all, default s*): X runs ``lag`` proposals alone, then X and Y share every proposal and one
+    uniform, each accepting with its own min(1, ratio) — so each moves by its own kernel — and they
+    meet when both accept the same proposal. Y starts where X does, or at ``init_y`` (one state per
+    pair); with ``init_y`` drawn from the target (:func:`mis_exact_sample`) and ``lag`` 0, P(τ > t)
+    bounds d_TV(law of X_t, target) directly. Returns :class:`isdp.coupling.MeetingTimes` (censored
+    pairs: ``met`` False).
     """
     from .coupling import MeetingTimes
 
     max_iter = check_count("max_iter", max_iter, 1)
-    lag, n_pairs = check_count("lag", lag, 1, high=max_iter), check_count("n_pairs", n_pairs, 1)
+    lag = check_count("lag", lag, 0 if init_y is not None else 1, high=max_iter)
+    n_pairs = check_count("n_pairs", n_pairs, 1)
     pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps, index_set=index_set, n_chains=n_pairs,
                   init=init, allow_nonunimodular=allow_nonunimodular)
+    py = pb if init_y is None else _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps,
+                                            index_set=index_set, n_chains=n_pairs, init=init_y,
+                                            allow_nonunimodular=allow_nonunimodular)
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    _mis_meeting(pb.state, pb.logw, seed_states(seed, n_pairs), *pb.kernel, lag, max_iter, tau, met)
+    _mis_meeting(pb.state, py.state, pb.logw, py.logw, seed_states(seed, n_pairs), *pb.kernel, lag, max_iter, tau,
+                 met)
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
+
+
+def mis_exact_sample(A, a, center, *, eps: float, index_set, size: int, seed: int, B=None, b=None,
+                     max_tries: int = 10**8, allow_nonunimodular: bool = False) -> np.ndarray:
+    """Exact draws (int64, size × d) of the MIS target p(s) ∝ Π_i DG(s_i − s*_i | ε) on S* (arguments as
+    :func:`mis_sample`), by rejection.
+
+    Proof. Propose s̃_I ~ Π_{i∈I} DG(· − s*_i | ε) — the MIS proposal at ε̃ = ε — and solve for s̃_{I^c};
+    accept with probability 1(s̃ ∈ S*) · Π_{i∈I^c} e^{−ε|s̃_i − s*_i|} ≤ 1. The map s_I ↦ s is one-to-one,
+    so the accepted law is ∝ Π_{i∈I} DG(s_i − s*_i) Π_{i∈I^c} e^{−ε|s_i − s*_i|} 1(s ∈ S*) ∝ p(s) on S*.
+    Each draw gives up after ``max_tries`` proposals (a ValueError saying so) instead of running on.
+    """
+    size, max_tries = check_count("size", size, 1), check_count("max_tries", max_tries, 1)
+    pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=eps, index_set=index_set, n_chains=1, init=None,
+                  allow_nonunimodular=allow_nonunimodular)
+    out = np.empty((size, pb.A.shape[1]), dtype=np.int64)
+    tries = np.zeros(size, dtype=np.int64)
+    _mis_exact(out, seed_states(seed, size), *pb.kernel[:-2], pb.kernel[-1], max_tries, tries)  # no ε̃: it is ε
+    if np.any(tries == 0):
+        raise ValueError(f"mis_exact_sample: {int((tries == 0).sum())} of {size} draws were not accepted within "
+                         f"max_tries = {max_tries} proposals; raise max_tries")
+    if not _in_set(out, pb.A, pb.a, pb.B, pb.b).all():  # holds by construction; check anyway
+        raise InvariantError("mis_exact_sample produced a draw outside S*; this is a bug in isdp")
+    log.info("mis_exact_sample: %d draws, %.0f proposals per draw", size, tries.mean())
+    return out
 
 
 def release_distances(releases, x) -> tuple[np.ndarray, np.ndarray]:

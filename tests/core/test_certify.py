@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import ALPHA, Z_TOL
+from conftest import ALPHA, Z_TOL, chisquare_gof, rows_to_categories
 from scipy import stats
 
 from isdp import (
@@ -27,7 +27,7 @@ from isdp import (
     with_mixing_basis,
 )
 from isdp.certification import certify_searching_lag, clopper_pearson_upper, pairs_needed
-from isdp.mis import mis_meeting_times
+from isdp.mis import mis_exact_sample, mis_meeting_times
 
 TARGET = generalized_laplace(1.0, "l1")
 PROPOSAL_EPS = 0.5
@@ -231,8 +231,8 @@ MIS_A = table_margins(2, 3)[:-1]  # the last margin is implied by the others
 MIS_ARGS = {"eps": 0.5, "proposal_eps": 0.6, "index_set": [0, 1], "B": np.eye(6), "b": np.zeros(6)}
 
 
-def _mis_exact_tv(ts):
-    """Exact TV(δ_{s*} K^t, π) of the MIS: S* is finite (non-negativity), so K is enumerated exactly."""
+def _mis_exact_law():
+    """(S*, π on it, the MIS kernel K): S* is finite (non-negativity), so all are enumerated exactly."""
     from itertools import product
 
     from isdp.distributions import dg_pmf
@@ -253,7 +253,12 @@ def _mis_exact_tv(ts):
     np.fill_diagonal(K, 0.0)
     K[np.diag_indices_from(K)] = 1.0 - K.sum(axis=1)
     pi = np.exp(log_p - log_p.max())
-    pi /= pi.sum()
+    return S, pi / pi.sum(), K
+
+
+def _mis_exact_tv(ts):
+    """Exact TV(δ_{s*} K^t, π) of the MIS at the iterations ``ts``."""
+    S, pi, K = _mis_exact_law()
     mu = np.all(S == MIS_X, axis=1).astype(float)
     out = []
     for t in range(max(ts) + 1):
@@ -274,6 +279,36 @@ def test_mis_certified_bound_is_above_the_exact_tv(lag):
     terms = np.maximum(0, -((-(cert.tau[:, None] - lag - np.array(ts)[None, :])) // lag))
     se = np.maximum(terms.std(axis=0, ddof=1) / np.sqrt(N_PAIRS), np.sqrt(tv / N_PAIRS))
     assert np.all(cert.estimate(ts) + Z_TOL * se >= tv), (cert.estimate(ts), tv)
+
+
+def test_mis_exact_sample_has_the_enumerated_law():
+    S, pi, _ = _mis_exact_law()
+    draws = mis_exact_sample(MIS_A, MIS_A @ MIS_X, MIS_X, eps=MIS_ARGS["eps"], index_set=MIS_ARGS["index_set"],
+                             size=20_000, seed=3, B=MIS_ARGS["B"], b=MIS_ARGS["b"])
+    assert chisquare_gof(rows_to_categories(draws, S), pi) > ALPHA
+    with pytest.raises(ValueError, match="not accepted within max_tries = 1"):
+        mis_exact_sample(MIS_A, MIS_A @ MIS_X, MIS_X, eps=MIS_ARGS["eps"], index_set=MIS_ARGS["index_set"],
+                         size=200, seed=3, B=MIS_ARGS["B"], b=MIS_ARGS["b"], max_tries=1)
+
+
+def test_mis_exact_start_covers_the_exact_tv():
+    """The exact-start route (lag None): P(τ > t) from N_PAIRS pairs is at least the exact TV (within
+    Monte Carlo error), and over REPS certifications (299 pairs) the 95 % bound at t_cert falls below
+    the exact TV in at most a binomial share; the point estimate at its own crossing misses far more."""
+    ts = list(range(200))
+    tv = _mis_exact_tv(ts)
+    big = certify_mis(MIS_A, MIS_A @ MIS_X, MIS_X, **MIS_ARGS, n_pairs=N_PAIRS, seed=4)
+    assert big.lag is None and big.n_censored == 0
+    tail = big.estimate(ts)
+    assert np.all(tail + Z_TOL * np.sqrt(np.maximum(tail * (1 - tail), 1 / N_PAIRS) / N_PAIRS) >= tv)
+    certs = [certify_mis(MIS_A, MIS_A @ MIS_X, MIS_X, **MIS_ARGS, n_pairs=pairs_needed(), seed=100 + r)
+             for r in range(REPS)]
+    assert all(c.certified and c.t_cert < len(ts) for c in certs)
+    misses = sum(tv[c.t_cert] > c.bound(c.t_cert)[0] for c in certs)
+    assert misses <= _most_misses(REPS, 1 - LEVEL)
+    old = [certify_mis(MIS_A, MIS_A @ MIS_X, MIS_X, **MIS_ARGS, n_pairs=100, seed=900 + r) for r in range(REPS)]
+    old_misses = sum(tv[c.t_estimate] > c.estimate(c.t_estimate)[0] for c in old)
+    assert old_misses > _most_misses(REPS, 1 - LEVEL), old_misses
 
 
 def test_mis_lag_steps_are_the_mis_kernel():

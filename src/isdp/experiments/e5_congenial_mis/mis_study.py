@@ -53,15 +53,15 @@ def run_mis(A, a, x, index_set, *, eps: float, proposal_eps: float, seed: int, *
 def certify_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, certificate: Mapping, seed: int,
                    label: str) -> Certificate:
     """:func:`isdp.certify_mis` of the MIS chains of :func:`run_mis` from their start, the confidential
-    ``x``; ``certificate`` is the config block (``lag``, ``pairs``, ``threshold``, ``max_iter``).
-    Raises :class:`isdp.CertificationError` naming ``label`` when a pair is censored."""
+    ``x``, against exact draws of the target; ``certificate`` is the config block (``pairs``,
+    ``threshold``, ``max_iter``). Raises :class:`isdp.CertificationError` naming ``label`` when it
+    certifies nothing."""
     d = len(x)
     cert = certify_mis(A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set,
-                       lag=int(certificate["lag"]), n_pairs=int(certificate["pairs"]),
-                       threshold=float(certificate["threshold"]), max_iter=int(certificate["max_iter"]),
-                       B=np.eye(d), b=np.zeros(d), seed=seed)
-    if cert.n_censored:
-        raise CertificationError(f"{label}: {cert.status}; raise e5.certificate.max_iter")
+                       n_pairs=int(certificate["pairs"]), threshold=float(certificate["threshold"]),
+                       max_iter=int(certificate["max_iter"]), B=np.eye(d), b=np.zeros(d), seed=seed)
+    if not cert.certified:
+        raise CertificationError(f"{label}: {cert.status}; raise e5.certificate.pairs or max_iter")
     return cert
 
 
@@ -152,7 +152,7 @@ def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping
     """Fig 1's four releases of table ``k`` (``n_releases`` each): (a) raw DG at ``eps_raw``,
     (b) (a) then NNL2 onto S*, (c) MIS at ``eps_mis`` (evenly spaced over the stored states of all
     chains), (d) raw DG at ``eps_mis``. The MIS chains are certified first (:func:`certify_chains`);
-    their burn-in is max(``mis.burn_in``, t* · (1 + ``certificate["margin"]``)). Returns the releases
+    their burn-in is max(``mis.burn_in``, t_cert · (1 + ``certificate["margin"]``)). Returns the releases
     in that order, the MIS convergence row of the table (with the certificate) and its convergence
     summary (R-hat/ESS by ArviZ)."""
     mis_cfg = cfg["mis"]
@@ -166,7 +166,7 @@ def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping
     assert np.allclose(nnl2 @ A.T, a, atol=1e-6) and nnl2.min() >= 0
     cert = certify_chains(A, a, x, index_set, eps=cfg["eps_mis"], proposal_eps=proposal_eps, certificate=certificate,
                           seed=certificate_seed, label=f"E5 Fig 1, table {k}")
-    burn_in = cert.burn_in(mis_cfg["burn_in"], certificate["margin"], from_estimate=True)
+    burn_in = cert.burn_in(mis_cfg["burn_in"], certificate["margin"])
     res = run_mis(A, a, x, index_set, eps=cfg["eps_mis"], proposal_eps=proposal_eps, n_chains=mis_cfg["n_chains"],
                   n_draws=mis_cfg["draws_per_chain"], burn_in=burn_in, thin=mis_cfg["thin"], seed=mis_seed)
     check_release(res.draws, A, a, what=f"E5 Fig 1 MIS draws, table {k}")

@@ -66,7 +66,7 @@ def trace(job: Job) -> None:
     One run per thinning: thin 1 is Algorithm 1's output at every iteration (n_draws draws =
     n_draws proposals); a larger thin keeps every thin-th state (about one accepted move per
     retained draw). The chains are certified first (:func:`.mis_study.certify_chains`, from s*),
-    and their burn-in is max(``trace.burn_in``, t* · (1 + margin)); the certificate is in the
+    and their burn-in is max(``trace.burn_in``, t_cert · (1 + margin)); the certificate is in the
     table and the draws' attributes. Params: ``eps``, ``proposal_eps``, ``trace`` (``thins``,
     ``n_chains``, ``n_draws``, ``burn_in``), ``certificate``, ``seed``; input ``problem``; outputs ``draws`` (one per thinning),
     ``table``, ``fig_pdf``, ``fig_png``.
@@ -85,9 +85,7 @@ def trace(job: Job) -> None:
     cert = ms.certify_chains(prob.A, prob.invariants, prob.x, prob.meta["index_set"], eps=job.params.eps,
                              proposal_eps=job.params.proposal_eps, certificate=job.params.certificate,
                              seed=job.seed("certificate"), label="E5 Fig 3 chains")
-    # 100 pairs cannot resolve a 95 % bound of 0.01: the burn-in follows the estimated curve, and
-    # every record states the confidence bound there (docs/method.md §4)
-    burn_in = cert.burn_in(cfg["burn_in"], job.params.certificate["margin"], from_estimate=True)
+    burn_in = cert.burn_in(cfg["burn_in"], job.params.certificate["margin"])
     job.log.info("%s (%.1f s)", cert.verdict(burn_in), cert.seconds)
     for j, (thin, out) in enumerate(zip(cfg["thins"], job.outputs("draws"), strict=True)):
         res = ms.run_mis(prob.A, prob.invariants, prob.x, prob.meta["index_set"], eps=job.params.eps,
