@@ -226,6 +226,23 @@ class Certificate:
         t = np.unique(np.linspace(0, hi, n_points).astype(np.int64))
         return t, self.estimate(t)
 
+    def to_dict(self) -> dict:
+        """Everything the certificate rests on, JSON-able (:meth:`from_dict` rebuilds it exactly)."""
+        return {"basis": self.basis, "lag": self.lag, "n_pairs": self.n_pairs, "max_iter": self.max_iter,
+                "level": self.level, "threshold": self.threshold, "tau": self.tau.tolist(),
+                "met": self.met.tolist(), "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Certificate:
+        """The certificate of :meth:`to_dict`'s record."""
+        tau, met = np.asarray(d["tau"], dtype=np.int64), np.asarray(d["met"], dtype=bool)
+        if tau.shape != met.shape or len(tau) != d["n_pairs"]:
+            raise ValueError(f"a certificate record needs n_pairs = {d['n_pairs']} meeting times and flags, "
+                             f"got {tau.shape} and {met.shape}")
+        return cls(basis=str(d["basis"]), lag=None if d["lag"] is None else int(d["lag"]), n_pairs=int(d["n_pairs"]),
+                   max_iter=int(d["max_iter"]), level=_check_level(d["level"]),
+                   threshold=_check_threshold(d["threshold"]), tau=tau, met=met, seconds=float(d["seconds"]))
+
     def summary(self, burn_in: int | None = None) -> dict:
         """Flat JSON-able record (tables, netCDF attributes); ``t_star`` is :attr:`t_estimate`. With
         ``burn_in``, the bound there and the :meth:`verdict` as the status."""

@@ -170,6 +170,20 @@ def test_certificate_bookkeeping():
     assert summary["tv_bound_at_burn_in"] <= 0.01 and summary["lag"] == -1
 
 
+def test_a_certificate_record_rebuilds_it_exactly():
+    import json
+
+    from isdp import Certificate
+
+    for lag in (None, 7):
+        cert = Certificate(basis="b", lag=lag, n_pairs=4, max_iter=100, level=0.95, threshold=0.01,
+                           tau=np.array([3, 9, 100, 20]), met=np.array([True, True, False, True]), seconds=1.5)
+        back = Certificate.from_dict(json.loads(json.dumps(cert.to_dict())))
+        assert back.summary(burn_in=50) == cert.summary(burn_in=50) and np.array_equal(back.tau, cert.tau)
+    with pytest.raises(ValueError, match="n_pairs = 4"):
+        Certificate.from_dict({**cert.to_dict(), "tau": [1, 2]})
+
+
 def test_the_lag_route_sums_bonferroni_terms_up_to_the_horizon():
     """Lag L, horizon H = max_iter − L: J(t) = ⌈(H − t)/L⌉ terms, each at level α/J."""
     lattice = with_mixing_basis(IntegerLattice.from_constraints(sum_constraint(5)))

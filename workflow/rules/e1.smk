@@ -42,6 +42,7 @@ rule e1_problem:
 rule e1_tv:
     input:
         meetings=expand("results/e1/meeting_times_{norm}.csv", norm=NORMS_E1),
+        certificates=expand("results/e1/certificate_{norm}.json", norm=NORMS_E1),
     output:
         curves="results/e1/tv_curves.csv",
         table=report(
@@ -103,6 +104,7 @@ rule e1_notebook:
         problem="results/e1/problem.json",
         draws=expand("results/e1/draws_{norm}.nc", norm=NORMS_E1),
         meetings=expand("results/e1/meeting_times_{norm}.csv", norm=NORMS_E1),
+        certificates=expand("results/e1/certificate_{norm}.json", norm=NORMS_E1),
         convergence="results/tables/e1_convergence.csv",
         figures=[
             *figure("e1_fig3_constraints"),

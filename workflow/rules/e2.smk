@@ -52,6 +52,7 @@ rule e2_problem:
 rule e2_tv:
     input:
         meetings=expand("results/e2/meeting_times_{norm}.csv", norm=NORMS_E2),
+        certificates=expand("results/e2/certificate_{norm}.json", norm=NORMS_E2),
     output:
         curves="results/e2/tv_curves.csv",
         table=report(

@@ -77,10 +77,33 @@ rule lattice_coupling:
         STEP
 
 
+rule lattice_certificate:
+    input:
+        problem="results/{exp}/problem.json",
+    output:
+        certificate="results/{exp}/certificate_{norm}.json",
+    log:
+        "results/logs/{exp}_certificate_{norm}.log",
+    wildcard_constraints:
+        exp=LATTICE_EXPERIMENTS,
+        norm=NORMS,
+    conda:
+        ENV
+    params:
+        eps=lambda wc: config[wc.exp]["eps"],
+        target=lambda wc: config[wc.exp]["targets"][wc.norm],
+        coupling=lambda wc: config[wc.exp]["coupling"],
+        seed=lambda wc: [SEED, wc.exp, "draws", wc.norm],  # the draws' base: their certificate's stream
+        step="isdp.experiments.lattice_study.steps.certificate",
+    script:
+        STEP
+
+
 rule lattice_draws:
     input:
         problem="results/{exp}/problem.json",
         convergence="results/tables/{exp}_convergence.csv",
+        certificate="results/{exp}/certificate_{norm}.json",
     output:
         draws="results/{exp}/draws_{norm}.nc",
         ess="results/tables/{exp}_ess_{norm}.csv",
@@ -95,7 +118,6 @@ rule lattice_draws:
         eps=lambda wc: config[wc.exp]["eps"],
         target=lambda wc: config[wc.exp]["targets"][wc.norm],
         draws=lambda wc: config[wc.exp]["draws"],
-        coupling=lambda wc: config[wc.exp]["coupling"],
         seed=lambda wc: [SEED, wc.exp, "draws", wc.norm],
         step="isdp.experiments.lattice_study.steps.draws",
     script:

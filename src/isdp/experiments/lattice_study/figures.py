@@ -11,10 +11,12 @@ from isdp.experiments.plot_style import NORM_LABELS, PALETTE
 
 
 def plot_tv_bounds(curves: pd.DataFrame, ax=None, title: str = "", threshold: float = 0.01, t_max=None,
-                   converged=None):
+                   converged=None, certificate=None):
     """TV upper bound vs iteration, one line per lag, with a ±2 SE band and the threshold line.
 
     ``converged`` (lag → iteration) adds "< threshold at t = …" to each lag's legend entry.
+    ``certificate`` (a record of the ``lattice_certificate`` step: ``curve_t``, ``curve_bound``,
+    ``summary``) adds its 95 % upper confidence bound as a black step line and its t_cert.
     """
     ax = ax or plt.gca()
     converged = converged or {}
@@ -24,12 +26,17 @@ def plot_tv_bounds(curves: pd.DataFrame, ax=None, title: str = "", threshold: fl
         ax.plot(g["iteration"], g["tv_bound"], color=f"C{i}", label=label)
         ax.fill_between(g["iteration"], np.maximum(g["tv_bound"] - 2 * g["se"], 0), g["tv_bound"] + 2 * g["se"],
                         color=f"C{i}", alpha=0.2, lw=0)
+    if certificate is not None:
+        summary = certificate["summary"]
+        ax.step(certificate["curve_t"], np.minimum(certificate["curve_bound"], 1.0), where="post", color="black",
+                lw=1.2, label=(f"{summary['confidence_level']:.0%} confidence bound, {summary['pairs']} pairs "
+                               f"(L = {summary['lag']}): ≤ {threshold:g} from t = {summary['t_cert']}"))
     ax.axhline(threshold, color="grey", ls="--", lw=1, label=f"{threshold:g}")
     ax.set_xlabel("iteration t")
-    ax.set_ylabel("estimated upper bound on $d_{TV}(\\pi_t, \\pi)$")
+    ax.set_ylabel("upper bound on $d_{TV}(\\pi_t, \\pi)$")
     ax.set_title(title)
     ax.set_ylim(bottom=0)
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, fontsize=8, loc="upper right")
     return ax
 
 

@@ -1,14 +1,17 @@
 """The steps E1 and E2 share (ISDP §5, App. E.2–E.3): what the rules in ``workflow/rules/lattice.smk``
 call (``lattice_pilot`` → :func:`pilot`, ``lattice_proposals`` → :func:`proposals`, ``lattice_coupling`` →
 :func:`coupling`, ``lattice_draws`` → :func:`draws`, ``lattice_unbiasedness`` → :func:`unbiasedness`,
-``lattice_boxplots`` → :func:`boxplots`), and ``e1_tv`` / ``e2_tv`` in ``e1.smk`` / ``e2.smk`` →
+``lattice_boxplots`` → :func:`boxplots`, ``lattice_certificate`` → :func:`certificate`), and ``e1_tv`` / ``e2_tv`` in ``e1.smk`` / ``e2.smk`` →
 :func:`tv_bounds`. Each runs for one experiment (wildcard ``exp``) and, where it has one, one target
 (wildcard ``norm``: ``l1`` or ``l2``)."""
+
+import json
+from pathlib import Path
 
 import pandas as pd
 
 from isdp import generalized_laplace, load_draws, save_draws, tune_proposal
-from isdp.experiments.jobs import Job, write_table
+from isdp.experiments.jobs import Job, write_json, write_table
 from isdp.experiments.lattice_study.studies import (
     convergence_by_lag,
     coupling_study,
@@ -76,8 +79,11 @@ def tv_bounds(job: Job) -> None:
     """TV upper bound curves from the meeting times, the convergence table and the TV figure(s).
 
     One output figure gets a panel per target; one figure per target otherwise (E2: Fig 1 and Fig 6).
-    Params: ``norms``, ``eps``, ``threshold``, ``title``; input ``meetings`` (one file per norm);
-    outputs ``curves``, ``table``, ``fig_pdf`` and ``fig_png`` (one path, or one per norm).
+    Next to the paper's estimated curves each panel shows the 95 % upper confidence bound of that
+    target's certificate (input ``certificates``, one JSON per norm from :func:`certificate`).
+    Params: ``norms``, ``eps``, ``threshold``, ``title``; inputs ``meetings`` and ``certificates``
+    (one file per norm); outputs ``curves``, ``table``, ``fig_pdf`` and ``fig_png`` (one path, or one
+    per norm).
     """
     import matplotlib.pyplot as plt
 
@@ -94,7 +100,8 @@ def tv_bounds(job: Job) -> None:
     else:
         figs, axes = zip(*(plt.subplots(figsize=(6.5, 4.2)) for _ in norms), strict=True)
     curves, tables = [], []
-    for i, (ax, norm, path) in enumerate(zip(axes, norms, job.input.meetings, strict=True)):
+    for i, (ax, norm, path, cert_path) in enumerate(zip(axes, norms, job.input.meetings, job.input.certificates,
+                                                       strict=True)):
         meetings = pd.read_csv(path)
         table = convergence_by_lag(meetings, threshold)
         table.insert(0, "target", norm)
@@ -102,10 +109,11 @@ def tv_bounds(job: Job) -> None:
         c.insert(0, "target", norm)
         curves.append(c)
         tables.append(table)
-        t_max = int(table["converged_at"].max() * 1.3) + 10
+        cert = json.loads(Path(cert_path).read_text())
+        t_max = int(max(table["converged_at"].max(), cert["summary"]["t_cert"]) * 1.3) + 10
         plot_tv_bounds(c, ax, title=f"{job.params.title}: {NORM_LABELS[norm]}, ε = {job.params.eps:g}",
                        threshold=threshold, t_max=t_max,
-                       converged=dict(zip(table["lag"], table["converged_at"], strict=True)))
+                       converged=dict(zip(table["lag"], table["converged_at"], strict=True)), certificate=cert)
         job.log.info("%s convergence by lag:\n%s", norm, table.to_string())
         if not panels:
             save_figure(figs[i], pdfs[i], pngs[i])
@@ -115,35 +123,57 @@ def tv_bounds(job: Job) -> None:
     write_table(pd.concat(tables), job.output.table)
 
 
+def certificate(job: Job) -> None:
+    """The certificate of one target's chain (:func:`isdp.certification.certify_searching_lag`:
+    ``coupling.certificate_pairs`` pairs from u = 0, where the chains start; docs/method.md §4).
+    Fails (:class:`isdp.CertificationError`) when the chain cannot be certified.
+
+    Params: ``eps``, ``target`` (``proposal_eps``), ``coupling`` (``certificate_pairs``,
+    ``tv_threshold``, ``max_iter``), ``seed``; wildcard ``norm``; input ``problem``; output
+    ``certificate`` (JSON: :meth:`isdp.Certificate.to_dict`, its summary, and its 95 % bound and point
+    estimate on a grid of iterations for the TV figure).
+    """
+    import numpy as np
+
+    from isdp.certification import certify_searching_lag
+
+    problem = Problem.from_json(job.input.problem)
+    coupling = job.params.coupling
+    target = generalized_laplace(job.params.eps, job.wildcards.norm)
+    cert = certify_searching_lag(problem.lattice(), target, proposal_eps=job.params.target["proposal_eps"],
+                                 start=None, n_pairs=coupling["certificate_pairs"], seed=job.seed("certificate"),
+                                 threshold=coupling["tv_threshold"], max_iter=coupling["max_iter"]).require()
+    t = np.unique(np.linspace(0, 2 * cert.t_cert, 200).astype(np.int64))
+    write_json({**cert.to_dict(), "summary": cert.summary(), "curve_t": t.tolist(),
+                "curve_bound": cert.bound(t).tolist(), "curve_estimate": cert.estimate(t).tolist()},
+               job.output.certificate)
+    job.log.info("%s: %s (%.1f s)", target.label, cert.status, cert.seconds)
+
+
 def draws(job: Job) -> None:
     """Post-convergence draws for one target, from a certified burn-in.
 
     The burn-in is the later of the paper's reading — the slowest lag's convergence iteration, where
-    the *estimated* TV bound drops below the threshold — and the certificate's t_cert
-    (:func:`isdp.certification.certify_searching_lag`: ``coupling.certificate_pairs`` pairs from
-    u = 0, where the chains start; docs/method.md §4), so the 95 % bound at the burn-in is at most
-    the threshold. Fails (:class:`isdp.CertificationError`) when the chain cannot be certified.
-    Params: ``eps``, ``target`` (``proposal_eps``), ``coupling`` (``certificate_pairs``,
-    ``tv_threshold``, ``max_iter``), ``draws`` (``n_draws``, ``n_chains``, ``thin``), ``seed``;
-    wildcard ``norm``; inputs ``problem``, ``convergence``; outputs ``draws`` (NetCDF) and ``ess``
-    (the convergence diagnostics per cell, with the certificate's ``certificate_*`` columns).
+    the *estimated* TV bound drops below the threshold — and the certificate's t_cert (input
+    ``certificate``, from :func:`certificate`), so the 95 % bound at the burn-in is at most the
+    threshold. Params: ``eps``, ``target`` (``proposal_eps``), ``draws`` (``n_draws``, ``n_chains``,
+    ``thin``), ``seed``; wildcard ``norm``; inputs ``problem``, ``convergence``, ``certificate``;
+    outputs ``draws`` (NetCDF) and ``ess`` (the convergence diagnostics per cell, with the
+    certificate's ``certificate_*`` columns).
     """
-    from isdp.certification import certify_searching_lag
+    from isdp import Certificate
 
     norm = job.wildcards.norm
     problem = Problem.from_json(job.input.problem)
     convergence = pd.read_csv(job.input.convergence)
     estimated = int(convergence.loc[convergence["target"] == norm, "converged_at"].max())
-    cfg, coupling = job.params.draws, job.params.coupling
+    cfg = job.params.draws
     target = generalized_laplace(job.params.eps, norm)
     lattice, proposal_eps = problem.lattice(), job.params.target["proposal_eps"]
-    cert = certify_searching_lag(lattice, target, proposal_eps=proposal_eps, start=None,
-                                 n_pairs=coupling["certificate_pairs"], seed=job.seed("certificate"),
-                                 threshold=coupling["tv_threshold"], max_iter=coupling["max_iter"]).require()
+    cert = Certificate.from_dict(json.loads(Path(job.input.certificate).read_text()))
     burn_in = max(estimated, cert.burn_in())
     columns = {f"certificate_{k}": v for k, v in cert.summary(burn_in=burn_in).items()}
-    job.log.info("%s: %s (%.1f s); the estimate's crossing %d", target.label, cert.verdict(burn_in), cert.seconds,
-                 estimated)
+    job.log.info("%s: %s; the estimate's crossing %d", target.label, cert.verdict(burn_in), estimated)
     res, table, worst = retained_draws(lattice, target, n_draws=cfg["n_draws"], n_chains=cfg["n_chains"],
                                        burn_in=burn_in, thin=cfg["thin"], proposal_eps=proposal_eps, seed=job.seed(),
                                        invariants_A=problem.A, label=norm)
