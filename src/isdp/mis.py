@@ -29,6 +29,7 @@ One iteration = one proposal. Every retained draw is checked in NumPy against ``
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from dataclasses import dataclass
@@ -96,24 +97,32 @@ def _index_set(index_set, d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _solver(A: np.ndarray, complement: np.ndarray, allow_nonunimodular: bool):
     """Integer adjugate and determinant of M = A[:, I^c]; raises when M is singular or not unimodular."""
-    M = sympy.Matrix(A[:, complement].tolist())
-    det = int(M.det())
-    if det == 0:
-        rank = M.rank()
-        raise InvariantError(
-            f"A[:, I^c] (columns {complement.tolist()}) is singular over the rationals (rank {rank} < "
-            f"{M.shape[0]}): choose an index set I whose complement columns are independent, and drop "
-            "redundant rows of A"
-        )
+    M = np.ascontiguousarray(A[:, complement], dtype=np.int64)
+    try:  # sympy is slow; certificates and studies solve one M many times
+        adj, det = _adjugate(M.tobytes(), M.shape)
+    except InvariantError as err:
+        raise InvariantError(f"{err} (I^c = columns {complement.tolist()})") from None
     if abs(det) != 1 and not allow_nonunimodular:
         raise InvariantError(
             f"A[:, I^c] has determinant {det}, not ±1: solving for s_(I^c) can give non-integers. "
             "Choose I so that A[:, I^c] is unimodular, or pass allow_nonunimodular=True to reject "
             "the non-integral proposals (target mass 0)"
         )
-    adj = np.array(M.adjugate().tolist(), dtype=np.int64)
-    assert np.array_equal(A[:, complement] @ adj, det * np.eye(len(complement), dtype=np.int64))
-    return adj, det
+    assert np.array_equal(M @ adj, det * np.eye(len(complement), dtype=np.int64))
+    return adj.copy(), det
+
+
+@functools.lru_cache(maxsize=64)
+def _adjugate(data: bytes, shape: tuple[int, int]) -> tuple[np.ndarray, int]:
+    """(adjugate, determinant) of the integer matrix with these bytes; raises when it is singular."""
+    M = sympy.Matrix(np.frombuffer(data, dtype=np.int64).reshape(shape).tolist())
+    det = int(M.det())
+    if det == 0:
+        raise InvariantError(
+            f"A[:, I^c] is singular over the rationals (rank {M.rank()} < {M.shape[0]}): choose an index "
+            "set I whose complement columns are independent, and drop redundant rows of A"
+        )
+    return np.array(M.adjugate().tolist(), dtype=np.int64), det
 
 
 def mis_log_weight(s, center, index_set, eps: float, proposal_eps: float) -> np.ndarray:
