@@ -59,7 +59,7 @@ def test_ci_profile_on_slurm_matches_the_local_run(slurm_cluster, tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(run),
          "--configfile", str(ROOT / "config" / "ci.yaml"), "--profile", str(ROOT / "profiles" / "slurm"),
-         "--slurm-status-command", "squeue", "--slurm-no-account", "--slurm-init-seconds-before-status-checks", "1",
+         "--slurm-status-command", "squeue", "--slurm-no-account", "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "2",
          "--slurm-keep-successful-logs", "--default-resources", "slurm_partition=local", "--", *SUBSET],
         capture_output=True, text=True, env=env, timeout=3000)
     assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
