@@ -227,11 +227,12 @@ class L1Projector:
     ``"interior"`` (interior point, crossover and presolve off, on the LP in d = y − m: the
     analytic centre of the face, see :func:`l1_projection_lp`), or ``"integer"`` (the MILP with
     y integer, ``mip_rel_gap = 0``: a proven optimum, returned as int64 after a rounding check).
+    ``nonnegative`` adds y ≥ 0 (the release's non-negative post-processing, docs/release.md).
     """
 
     KINDS = ("vertex", "interior", "integer")
 
-    def __init__(self, A, kind: str = "vertex"):
+    def __init__(self, A, kind: str = "vertex", nonnegative: bool = False):
         if kind not in self.KINDS:
             raise ValueError(f"kind must be one of {self.KINDS}, got {kind!r}")
         self.A, _ = _constraints(A)
@@ -244,7 +245,7 @@ class L1Projector:
         lp = highspy.HighsLp()
         lp.num_col_, lp.num_row_ = 2 * n, 2 * n + k
         lp.col_cost_ = np.concatenate([np.zeros(n), np.ones(n)])
-        lp.col_lower_ = np.concatenate([np.full(n, -inf), np.zeros(n)])
+        lp.col_lower_ = np.concatenate([np.full(n, 0.0 if nonnegative else -inf), np.zeros(n)])
         lp.col_upper_ = np.full(2 * n, inf)
         lp.row_lower_ = np.full(2 * n + k, -inf)
         lp.row_upper_ = np.zeros(2 * n + k)
@@ -350,8 +351,9 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
     return L1Projector(A, _lp_method(method))(m, b)
 
 
-def l1_projection_milp(m, A, b) -> np.ndarray:
-    """argmin_y ‖y − m‖₁ s.t. A y = b with y integer, a MILP solved by HiGHS (int64; :class:`L1Projector`).
+def l1_projection_milp(m, A, b, nonnegative: bool = False) -> np.ndarray:
+    """argmin_y ‖y − m‖₁ s.t. A y = b (and y ≥ 0 with ``nonnegative``) with y integer, a MILP solved by
+    HiGHS (int64; :class:`L1Projector`).
 
     The solver's y is rounded; a rounding error ≥ 1e-6 or a violation of A y = b after
     rounding raises :class:`SolverError`, so the result is an exact integer solution.
@@ -360,7 +362,7 @@ def l1_projection_milp(m, A, b) -> np.ndarray:
     """
     m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
-    return L1Projector(A, "integer")(m, b)
+    return L1Projector(A, "integer", nonnegative)(m, b)
 
 
 def dg_l1_projection(

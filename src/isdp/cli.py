@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from pathlib import Path
@@ -10,26 +11,30 @@ from pathlib import Path
 from . import __version__
 
 EXIT_CODES = """exit codes:
-  0  released: the table and its provenance are written
-  2  bad options (e.g. --epsilon <= 0, a Gaussian without --sigma, --seed without its flag)
+  0  released: the table, its privacy statement and its audit record are written (or --dry-run printed)
+  2  bad options (e.g. --epsilon <= 0, a Gaussian without --delta, --seed without its flag)
   3  bad input: unreadable table, wrong shape or labels, non-integer or negative counts
   4  infeasible invariants: they leave no room for noise, or a stated value disagrees with the table
-  5  not certifiable: no sampler reaches the guarantee within the budget
+  5  refused: no route meets the requested guarantee within the budget, or the route is not for publication
 On any error nothing is written."""
 
 RELEASE_HELP = """Privatise an integer table: add integer noise that keeps the invariants exactly and
-write the released table (same layout and labels) with a JSON provenance file stating the
-privacy guarantee it meets.
+write the released table (same layout and labels), a publishable privacy statement (JSON) and a
+confidential audit record (JSON).
 
-example (the congenial paper's sex x age table, its three invariants, epsilon 0.5):
+State the guarantee you need per person: --epsilon (and --delta for the Gaussian or a chain).
+Two tables are neighbours when they have the same invariants and differ in one person's record
+(added, removed or moved between cells); the statement also covers two persons.
+
+example (the congenial paper's sex x age table, its three invariants, epsilon 1 per person):
   isdp release data/e5/sex_by_age.csv --constraints data/release/sex_by_age_invariants.csv \\
-      --epsilon 0.5 --output release.csv
+      --epsilon 1 --output release.csv
 
-With --norm l1 the noise is drawn exactly (integer arithmetic, operating-system entropy) and the
-guarantee is pure epsilon-integer-subspace DP (the Gaussian too, on small tables: rho-zCDP).
-With --norm l2 (or when the exact sampler runs out of --max-attempts) a Markov chain is run for as long as a coupling certificate
-says it is within total variation --tv of the exact mechanism, and the guarantee becomes
-(epsilon, delta) with delta computed from that bound."""
+With --norm l1 (default) the noise is drawn exactly (integer arithmetic, operating-system entropy)
+and the guarantee is pure epsilon; with --norm gaussian too (rho-zCDP, stated as (epsilon, delta)).
+--norm l2, or --allow-chain when the exact sampler cannot serve, runs a Markov chain certified by
+coupling: a statistical (epsilon, delta), refused for publication (seeded study runs only).
+--dry-run prints the statement a run would carry, from the options and the table's labels only."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,36 +45,44 @@ def _parser() -> argparse.ArgumentParser:
                        description=RELEASE_HELP, epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("table", type=Path, help="confidential table: CSV, wide (row labels, one column per "
                    "category; 'Total' rows/columns are checked and kept) or long (key columns and a count column)")
-    p.add_argument("-o", "--output", type=Path, required=True, help="released table (CSV, the input's layout)")
-    p.add_argument("--provenance", type=Path, help="provenance JSON (default: OUTPUT with .provenance.json)")
+    p.add_argument("-o", "--output", type=Path, help="released table (CSV, the input's layout); required "
+                   "unless --dry-run")
+    p.add_argument("--statement", type=Path, help="publishable privacy statement (JSON; default: OUTPUT with "
+                   ".statement.json)")
+    p.add_argument("--audit", type=Path, help="CONFIDENTIAL audit record: input path and hash, attempts, "
+                   "timings (JSON; default: OUTPUT with .audit.json)")
+    p.add_argument("--dry-run", action="store_true", help="print the privacy statement a run would carry "
+                   "(JSON), reading only the table's labels; write nothing")
     g = p.add_argument_group("invariants (at least one)")
     g.add_argument("--invariant", action="append", default=[], metavar="FAMILY",
                    help="total, row-margins, column-margins or all-margins; repeat to combine")
     g.add_argument("--constraints", type=Path, metavar="FILE",
                    help="constraint matrix CSV: header 'constraint,<cell labels>[,value]' with cell labels "
                    "row|column, one line of integer coefficients per invariant")
-    m = p.add_argument_group("mechanism")
+    m = p.add_argument_group("guarantee and mechanism")
+    m.add_argument("--epsilon", help="epsilon needed per person, > 0 (read exactly: 0.1 is 1/10)")
+    m.add_argument("--delta", type=float, help="delta needed per person, in (0, 1): the Gaussian's, and the "
+                   "certified chain's")
     m.add_argument("--norm", choices=("l1", "l2", "gaussian"), default="l1",
                    help="l1: generalized Laplace, exact sampler (default); l2: generalized Laplace in the l2 "
-                   "norm; gaussian: generalized Gaussian (needs --sigma)")
-    m.add_argument("--epsilon", help="privacy parameter per unit distance, > 0 (read exactly: 0.1 is 1/10)")
-    m.add_argument("--sigma", type=float, help="Gaussian noise scale")
-    m.add_argument("--delta", type=float, default=1e-6, help="Gaussian: delta of its zCDP to (epsilon, delta) "
-                   "conversion (default 1e-6)")
+                   "norm (certified chain); gaussian: generalized Gaussian, exact sampler")
     m.add_argument("--nonnegative", action="store_true",
-                   help="release only non-negative cells (congenial mechanism; l1 only; costs 2 epsilon)")
-    c = p.add_argument_group("certificate and budget")
-    c.add_argument("--tv", type=float, default=0.02, help="largest total variation distance from the exact "
-                   "mechanism a chain may be certified to (default 0.02)")
-    c.add_argument("--pairs", type=int, default=200, help="coupled pairs behind the certificate (default 200)")
+                   help="post-process onto non-negative tables with the same invariants (integer l1 projection; "
+                   "no privacy cost)")
+    m.add_argument("--allow-chain", action="store_true",
+                   help="l1, gaussian: run the certified chain when the exact sampler cannot serve (stated; "
+                   "study runs only)")
+    c = p.add_argument_group("budget")
+    c.add_argument("--pairs", type=int, help="coupled pairs behind a chain's certificate (default: twice the "
+                   "least that can certify the TV bound --delta needs)")
     c.add_argument("--max-iter", type=int, default=200_000, help="iterations a coupled pair may take to meet "
                    "before the request is refused (default 200000)")
     c.add_argument("--max-attempts", type=int, default=20_000, help="proposals of the exact sampler before it "
-                   "gives up (default 20000)")
+                   "gives up (default 20000; its acceptance never depends on the counts)")
     r = p.add_argument_group("randomness")
     r.add_argument("--seed", type=int, help="reproducible run; needs --reproducible-not-for-publication")
     r.add_argument("--reproducible-not-for-publication", action="store_true",
-                   help="allow --seed; the provenance records the release as not for publication")
+                   help="allow --seed; the statement records the release as not for publication")
     p.add_argument("--format", choices=("auto", "wide", "long"), default="auto",
                    help="table layout; auto: long if the header has the count column (default)")
     p.add_argument("--count-column", default="count", help="count column of a long table (default 'count')")
@@ -78,11 +91,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _print_guarantee(statement: dict) -> None:
+    g = statement["guarantee"]
+    print(f"guarantee per person: {g['per_person']['text']}")
+    print(f"two persons: {g['two_persons']['text']}")
+    print(f"neighbours: {g['neighbours']}")
+    if "tv_bound" in g:
+        print(f"the delta rests on a {g['confidence_level']:.0%} upper confidence bound on the chain's total "
+              "variation distance: a statistical statement, not a proof")
+
+
 def _release(args, parser) -> int:
     from .release import (
         Request,
         UsageError,
         constraint_matrix,
+        dry_run,
         load_table,
         make_release,
         write_release,
@@ -91,26 +115,33 @@ def _release(args, parser) -> int:
     if args.seed is not None and not args.reproducible_not_for_publication:
         parser.error("--seed makes the release reproducible, hence guessable: add "
                      "--reproducible-not-for-publication to confirm it is not for publication")
-    provenance = args.provenance or args.output.with_name(args.output.name + ".provenance.json")
-    for path in (args.output, provenance):
+    req = Request(norm=args.norm, epsilon=args.epsilon, delta=args.delta, allow_chain=args.allow_chain,
+                  nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
+                  max_attempts=args.max_attempts, seed=args.seed, progress=not args.no_progress)
+    if args.dry_run:
+        req.check()
+        table = load_table(args.table, args.format, args.count_column, counts=False)
+        A, labels = constraint_matrix(table, args.invariant, args.constraints)
+        print(json.dumps(dry_run(table, A, labels, req), indent=1))
+        return 0
+    if args.output is None:
+        raise UsageError("give -o/--output (or --dry-run)")
+    statement = args.statement or args.output.with_name(args.output.name + ".statement.json")
+    audit = args.audit or args.output.with_name(args.output.name + ".audit.json")
+    for path in (args.output, statement, audit):
         if path.exists() and not args.force:
             raise UsageError(f"{path} exists: remove it or pass --force")
         if not path.parent.is_dir():
             raise UsageError(f"{path.parent} is not a directory")
-    if args.epsilon is not None and args.norm == "gaussian":
-        raise UsageError("--epsilon is not used by the Gaussian mechanism: give --sigma (and --delta)")
-    req = Request(norm=args.norm, epsilon=args.epsilon, sigma=args.sigma, delta=args.delta,
-                  nonnegative=args.nonnegative, tv=args.tv, pairs=args.pairs, max_iter=args.max_iter,
-                  max_attempts=args.max_attempts, seed=args.seed, progress=not args.no_progress)
     req.check()  # cheap parameter errors before reading anything
     table = load_table(args.table, args.format, args.count_column)
     A, labels = constraint_matrix(table, args.invariant, args.constraints)
     release = make_release(table, A, labels, req)
-    write_release(release, args.output, provenance)
-    g = release.provenance["guarantee"]
+    write_release(release, args.output, statement, audit)
     print(f"released {args.output} ({len(release.values)} cells, {len(labels)} invariants kept exactly)")
-    print(f"provenance {provenance}")
-    print(f"guarantee: {g['text']}")
+    print(f"privacy statement (publishable): {statement}")
+    print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit}")
+    _print_guarantee(release.statement)
     if args.seed is not None:
         print("warning: seeded run — reproducible, NOT for publication", file=sys.stderr)
     return 0

@@ -1,23 +1,32 @@
-"""Release mode: privatise one confidential integer table, keep its invariants exactly, and say
-which guarantee the release meets (docs/release.md; the derivations are in docs/method.md §11).
+"""Release mode: privatise one confidential integer table, keep its invariants exactly, and state
+the guarantee the release meets per person (docs/release.md; the derivations are in
+docs/method.md §11; the neighbouring relation and the calibration in :mod:`isdp.privacy`).
 
-Two routes, chosen per request:
+The user states the guarantee needed per person (ε, and δ where the route has one); the routes:
 
-- **exact** (ℓ1): noise from the ℓ1 generalized Laplace on Λ(A) drawn exactly, in integer
-  arithmetic (:mod:`isdp.discrete`), by rejection: draw the free cells I i.i.d. DG(ε), solve the
-  invariants for the other cells Iᶜ (A[:, Iᶜ] unimodular, so the solve is integral) and accept
-  with probability exp(-ε Σ_{i∈Iᶜ} |u_i|) — the accepted law is ∝ exp(-ε‖u‖₁) on Λ(A), the
-  sum-constraint sampler of docs/method.md §7 for any such A. With non-negativity, a draw with a
-  negative cell is rejected too, which is the congenial mechanism of Congenial DP §3 exactly.
-  Guarantee: pure ε- (2ε- with non-negativity) integer subspace DP. The generalized Gaussian is
-  drawn exactly too, by a second rejection from the ℓ1 law with ε = 1/σ (:meth:`ExactL1Sampler.draw`).
-- **certified chain** (ℓ2, or ℓ1 and Gaussian when the exact route is out of budget): the compiled
-  Gibbs-within-Metropolis sampler run for t iterations from u = 0, where t comes from L-lag
-  coupled pairs started like the chain; the release is within total variation η of the exact
-  mechanism, which turns ε into (ε, δ) with δ = (1 + e^ε)η.
+- **exact** (ℓ1, and the Gaussian): noise from the ℓ1 generalized Laplace on Λ(A) drawn exactly,
+  in integer arithmetic (:mod:`isdp.discrete`), by rejection: draw the free cells I i.i.d. DG(ε),
+  solve the invariants for the other cells Iᶜ (A[:, Iᶜ] unimodular, so the solve is integral)
+  and accept with probability exp(-ε Σ_{i∈Iᶜ} |u_i|) — the accepted law is ∝ exp(-ε‖u‖₁) on
+  Λ(A). The generalized Gaussian is drawn by a second rejection from the ℓ1 law with ε = 1/σ
+  (:meth:`ExactL1Sampler.draw`). Pure ε (ρ-zCDP for the Gaussian), operating-system entropy.
+- **certified chain** (ℓ2, or ℓ1 and the Gaussian when asked with ``allow_chain``): the compiled
+  Gibbs-within-Metropolis sampler run for t iterations from u = 0, t from coupled pairs started
+  like the chain; the release is within total variation η of the exact mechanism, which turns ε
+  into (ε, δ) with δ = (1 + e^ε)η. Its random numbers are not cryptographic, so it is refused
+  for publication (study runs only, seeded).
 
-Nothing is written unless the release is integer, meets every invariant exactly and has the
-input's shape and labels; both files are written atomically, and a failure leaves neither.
+With ``nonnegative`` the release is post-processed onto the non-negative tables with the same
+invariants (the integer ℓ1 projection): no privacy cost, no refusal and no run time that depends
+on the counts. The noise never depends on the counts, so neither does any refusal, progress
+line or attempt count; the counts enter only as x + u.
+
+Three files: the released table, its **privacy statement** (publishable: nothing in it is
+derived from the counts beyond the invariants' values, which the release discloses anyway) and
+an **audit record** (confidential: the input's path and hash, attempt counts, timings). Nothing
+is written unless the release is integer, meets every invariant exactly, has the input's shape
+and labels and its guarantee is at least as strong as the one asked for; a failure leaves none
+of the three.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import json
 import math
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -36,9 +46,14 @@ import numpy as np
 import sympy
 
 from . import __version__
-from .accounting import zcdp_to_dp
 from .bases import with_mixing_basis
-from .certification import Certificate, CertificationError, certify_searching_lag, pairs_needed
+from .certification import (
+    LEVEL,
+    Certificate,
+    CertificationError,
+    certify_searching_lag,
+    pairs_needed,
+)
 from .discrete import (
     IntegerSource,
     as_fraction,
@@ -48,13 +63,23 @@ from .discrete import (
     system_source,
 )
 from .lattice import IntegerLattice, InvariantError, check_release
+from .privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon
 from .samplers import sample, tune_proposal
-from .tables import LongTable, WideTable, read_long_table, read_wide_table, write_csv_atomic
+from .tables import (
+    LongTable,
+    WideTable,
+    read_long_table,
+    read_table_keys,
+    read_wide_table,
+    write_csv_atomic,
+)
 from .targets import generalized_gaussian, generalized_laplace
 
 FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
 NORMS = ("l1", "l2", "gaussian")
 _PROPOSAL_GRID = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
+#: most coupled pairs a chain certificate may ask for (each costs a coupled run)
+MAX_PAIRS = 100_000
 
 
 class ReleaseError(Exception):
@@ -82,7 +107,7 @@ class InfeasibleError(ReleaseError):
 
 
 class UncertifiableError(ReleaseError):
-    """No sampler reaches the requested guarantee within the budget."""
+    """No route reaches the requested guarantee within the budget, or the route is refused for publication."""
 
     exit_code = 5
 
@@ -92,12 +117,15 @@ class UncertifiableError(ReleaseError):
 
 @dataclass(frozen=True)
 class Table:
-    """A confidential table as a vector of counts with one label per cell and per key."""
+    """A confidential table as a vector of counts with one label per cell and per key.
+
+    ``x`` and ``layout`` are None for a table read for a dry run (its labels only).
+    """
 
     path: Path
-    x: np.ndarray  # int64 (n,)
+    x: np.ndarray | None  # int64 (n,)
     keys: list[tuple[str, ...]]  # each cell's key (row, column) for wide tables
-    layout: WideTable | LongTable
+    layout: WideTable | LongTable | None
 
     @property
     def cell_labels(self) -> list[str]:
@@ -109,10 +137,11 @@ class Table:
         return self.layout.with_cells(cells)
 
 
-def load_table(path, fmt: str = "auto", count_column: str = "count") -> Table:
+def load_table(path, fmt: str = "auto", count_column: str = "count", counts: bool = True) -> Table:
     """Read a wide or long CSV table of non-negative integer counts (``fmt``: auto, wide or long).
 
     ``auto`` reads a table whose header has a column named ``count_column`` as long, else as wide.
+    With ``counts`` False only the labels are read (a dry run): ``x`` and ``layout`` are None.
     """
     path = Path(path)
     if not path.is_file():
@@ -122,11 +151,13 @@ def load_table(path, fmt: str = "auto", count_column: str = "count") -> Table:
             with path.open(encoding="utf-8-sig", errors="replace") as fh:
                 header = [h.strip().casefold() for h in fh.readline().split(",")]
             fmt = "long" if count_column.casefold() in header else "wide"
+        if fmt not in ("long", "wide"):
+            raise UsageError(f"unknown table format {fmt!r}: auto, wide or long")
+        if not counts:
+            return Table(path, None, read_table_keys(path, count_column if fmt == "long" else None), None)
         if fmt == "long":
             long = read_long_table(path, count_column)
             return Table(path, long.counts, long.keys, long)
-        if fmt != "wide":
-            raise UsageError(f"unknown table format {fmt!r}: auto, wide or long")
         wide = read_wide_table(path)
         keys = [(r, c) for r in wide.row_labels for c in wide.col_labels]
         return Table(path, wide.cells.ravel(), keys, wide)
@@ -156,7 +187,7 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
 
     Cell labels are ``row|column`` (wide) or the key fields joined by ``|`` (long) and must name
     the table's cells in its order. An optional ``value`` column states each invariant's value;
-    it must equal the table's (else :class:`InfeasibleError`).
+    it must equal the table's (else :class:`InfeasibleError`; not checked on a dry run's table).
     """
     path = Path(path)
     try:
@@ -186,7 +217,7 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
                 stated = int(fields[-1])
             except ValueError:
                 raise InputError(f"{path}: line {number}: value {fields[-1]!r} is not an integer") from None
-            actual = int(coef @ table.x)
+            actual = stated if table.x is None else int(coef @ table.x)
             if stated != actual:
                 raise InfeasibleError(f"{path}: constraint {fields[0]!r} states the value {stated}, "
                                       f"the table gives {actual}: the invariants do not hold on this table")
@@ -276,13 +307,11 @@ class ExactL1Sampler:
         solve = -np.array((inverse * sympy.Matrix(A[:, free].tolist())).tolist(), dtype=np.int64)
         return cls(A, free, solved, solve)
 
-    def draw(self, x: np.ndarray, eps: Fraction, rng: IntegerSource, *, nonnegative: bool = False,
-             max_attempts: int, sigma: Fraction | None = None,
+    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int, sigma: Fraction | None = None,
              progress: bool = False) -> tuple[np.ndarray | None, int]:
         """(noise, attempts); noise is None when no proposal was accepted within ``max_attempts``.
 
-        With ``nonnegative``, a proposal with x + u < 0 in some cell is rejected as well. With
-        ``sigma`` (and ``eps`` = 1/σ), an accepted ℓ1 draw is kept with probability
+        The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``eps`` = 1/σ), an accepted ℓ1 draw is kept with probability
         exp(-Σ_i (|u_i| - σ)² / 2σ²) = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is
         ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the generalized Gaussian, exactly (rejection from the ℓ1 law).
         """
@@ -294,7 +323,7 @@ class ExactL1Sampler:
             for attempt in range(1, max_attempts + 1):
                 u[self.free] = [double_geometric(eps, rng) for _ in self.free]
                 u[self.solved] = self.solve @ u[self.free]
-                if not (nonnegative and np.any(x + u < 0)) and _bernoulli_exp(eps * int(np.abs(u[self.solved]).sum()), rng):
+                if _bernoulli_exp(eps * int(np.abs(u[self.solved]).sum()), rng):
                     if sigma is None or _bernoulli_exp(sum((abs(int(v)) - sigma) ** 2 for v in u) / (2 * sigma**2), rng):
                         if np.any(self.A @ u != 0):
                             raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
@@ -338,7 +367,7 @@ def certify_chain(lattice: IntegerLattice, target, *, tv: float, pairs: int, max
     from tqdm import tqdm
 
     if pairs < pairs_needed(tv):
-        raise UncertifiableError(f"--tv {tv:g} is below what {pairs} coupled pairs can resolve at 95 % "
+        raise UncertifiableError(f"a TV bound of {tv:.3g} is below what {pairs} coupled pairs can resolve at 95 % "
                                  f"({pairs_needed(tv)} are needed): raise --pairs")
     with tqdm(total=2, desc="certifying the chain", disable=None if progress else True, leave=False) as bar:
         _, proposal_eps = tune_proposal(lattice, target, _PROPOSAL_GRID, n_chains=2, n_iter=1000, seed=seed)
@@ -356,197 +385,346 @@ def certify_chain(lattice: IntegerLattice, target, *, tv: float, pairs: int, max
     return ChainCertificate(iterations=max(cert.t_cert, 1), proposal_eps=float(proposal_eps), certificate=cert)
 
 
-# --------------------------------------------------------------------------- the release
+
+
+# --------------------------------------------------------------------------- the request and its plan
 
 
 @dataclass
 class Request:
-    """What to release and how (the command's options)."""
+    """What to release and how (the command's options).
+
+    ``epsilon`` and ``delta`` are the guarantee needed **per person** (:mod:`isdp.privacy`); the
+    mechanism's own parameters follow from them.
+    """
 
     norm: str = "l1"
-    epsilon: str | None = None  # exact decimal or fraction as typed
-    sigma: float | None = None
-    delta: float = 1e-6  # Gaussian only: the δ of its (ε, δ) conversion
+    epsilon: str | None = None  # per person; exact decimal or fraction as typed
+    delta: float | None = None  # per person: the Gaussian's and the certified chain's δ
+    allow_chain: bool = False  # l1, Gaussian: a certified chain when the exact route cannot serve
     nonnegative: bool = False
-    tv: float = 0.02
-    pairs: int = 200
+    pairs: int | None = None  # chain: coupled pairs (None: twice the least that resolves its target)
     max_iter: int = 200_000
     max_attempts: int = 20_000
     seed: int | None = None  # None: operating-system entropy
     progress: bool = False
 
+    @property
+    def chain_possible(self) -> bool:
+        """Whether this request may run the certified chain."""
+        return self.norm == "l2" or self.allow_chain
+
+    @property
+    def epsilon_person(self) -> Fraction:
+        return as_fraction(self.epsilon)
+
     def check(self) -> None:
-        """Raise :class:`UsageError` on any inconsistent parameter."""
+        """Raise :class:`UsageError` on any inconsistent parameter, and :class:`UncertifiableError`
+        for a publication run that would need the chain."""
         if self.norm not in NORMS:
             raise UsageError(f"unknown norm {self.norm!r}: choose from {', '.join(NORMS)}")
-        if self.norm == "gaussian":
-            if self.sigma is None or not (math.isfinite(self.sigma) and self.sigma > 0):
-                raise UsageError(f"the Gaussian mechanism needs --sigma > 0, got {self.sigma}")
+        if self.epsilon is None:
+            raise UsageError("give --epsilon: the guarantee needed per person")
+        try:
+            eps = as_fraction(self.epsilon)
+        except ValueError:
+            raise UsageError(f"--epsilon must be a positive number, got {self.epsilon!r}") from None
+        if not 1e-9 <= eps <= 700:
+            raise UsageError(f"--epsilon {self.epsilon} is outside [1e-9, 700]")
+        if self.norm == "gaussian" or self.chain_possible:
+            if self.delta is None:
+                raise UsageError(f"the {'Gaussian' if self.norm == 'gaussian' else 'certified chain'}'s guarantee "
+                                 "has a delta: give --delta (per person, in (0, 1))")
             if not 0 < self.delta < 1:
                 raise UsageError(f"--delta must lie in (0, 1), got {self.delta}")
-        else:
-            if self.epsilon is None:
-                raise UsageError(f"the {self.norm} mechanism needs --epsilon")
-            try:
-                eps = as_fraction(self.epsilon)
-            except ValueError:
-                raise UsageError(f"--epsilon must be a positive number, got {self.epsilon!r}") from None
-            if not 1e-9 <= eps <= 700:
-                raise UsageError(f"--epsilon {self.epsilon} is outside [1e-9, 700]")
-        if self.nonnegative and self.norm != "l1":
-            raise UsageError("--nonnegative needs --norm l1 (the congenial mechanism of Congenial DP §3)")
-        if not 0 < self.tv < 1:
-            raise UsageError(f"--tv must lie in (0, 1), got {self.tv}")
-        for name in ("pairs", "max_iter", "max_attempts"):
+        elif self.delta is not None:
+            raise UsageError("--delta is used only by --norm gaussian and the certified chain (--norm l2, "
+                             "--allow-chain): the l1 exact release is pure epsilon")
+        if self.pairs is not None and self.pairs < 2:
+            raise UsageError("--pairs must be at least 2")
+        for name in ("max_iter", "max_attempts"):
             if getattr(self, name) < 2:
                 raise UsageError(f"--{name.replace('_', '-')} must be at least 2")
+        if self.chain_possible and self.seed is None:
+            raise UncertifiableError(
+                "the certified chain is refused for publication: its random numbers come from xoshiro256** "
+                "(fast, not cryptographic) and its delta rests on a statistical certificate; "
+                + ("use --norm l1 or gaussian (exact, operating-system entropy), or " if self.norm == "l2" else
+                   "drop --allow-chain (the exact route draws from operating-system entropy), or ")
+                + "run a study with --seed N --reproducible-not-for-publication")
+
+    def delta_split(self) -> tuple[float | None, float | None]:
+        """(the Gaussian's zCDP → (ε, δ) δ, the δ left for a chain's TV bound); halves when both apply."""
+        if self.delta is None:
+            return None, None
+        if self.norm == "gaussian":
+            return (self.delta / 2, self.delta / 2) if self.allow_chain else (self.delta, None)
+        return None, self.delta
+
+
+MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
+              "gaussian": "generalized Gaussian (ISDP Eq. 8)"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a request does under invariants A, decided from A and the options alone (no count)."""
+
+    req: Request
+    A: np.ndarray
+    labels: list[str]
+    neighbours: Neighbours
+    exact: ExactL1Sampler | None
+    unit: Fraction | float  # ε per unit distance (Laplace) or σ (Gaussian)
+
+    @classmethod
+    def make(cls, A: np.ndarray, labels: list[str], req: Request) -> Plan:
+        """Check the request and choose the route; raises a :class:`ReleaseError` before any count is read."""
+        req.check()
+        if np.linalg.matrix_rank(A.astype(float)) >= A.shape[1]:
+            raise InfeasibleError("infeasible invariants: A has full column rank: they fix every cell, so no "
+                                  "noise can be added")
+        delta_conversion, _ = req.delta_split()
+        unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion) if req.norm == "gaussian"
+                else unit_epsilon(req.epsilon_person, req.norm))
+        exact = ExactL1Sampler.build(A) if req.norm != "l2" else None
+        if exact is None and not req.chain_possible:
+            raise UncertifiableError("no set of cells can be solved for the others in integers (no unimodular "
+                                     "A[:, cells]), so the exact sampler does not apply: change the invariants, or "
+                                     "run a study with --allow-chain --delta D --seed N --reproducible-not-for-publication")
+        plan = cls(req, A, labels, Neighbours.of(A), exact, unit)
+        if req.chain_possible:
+            plan.pairs()  # a chain that cannot be certified is refused before anything runs
+        return plan
+
+    @property
+    def route(self) -> str:
+        """The first route tried: ``exact`` or ``certified chain``."""
+        return "exact" if self.exact is not None else "certified chain"
+
+    def guarantee(self, eta: float | None = None, confidence: float | None = None) -> Guarantee:
+        """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it."""
+        return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence)
+
+    def eta_target(self) -> float:
+        """The TV bound a chain must certify so that δ per person stays within the request."""
+        return self.req.delta_split()[1] / (1 + math.exp(self.guarantee().at(1)["epsilon"]))
+
+    def pairs(self) -> int:
+        """Coupled pairs for the chain's certificate; :class:`UncertifiableError` if none can do."""
+        eta, req = self.eta_target(), self.req
+        needed = pairs_needed(eta)
+        if needed > MAX_PAIRS:
+            floor = (1 + math.exp(self.guarantee().at(1)["epsilon"])) * (1 - (1 - LEVEL) ** (1 / MAX_PAIRS))
+            raise UncertifiableError(f"--delta {req.delta:g} needs the chain within TV {eta:.3g} of the exact "
+                                     f"mechanism, which {needed:,} coupled pairs would be needed to certify at 95 % "
+                                     f"(at most {MAX_PAIRS:,}): a certified chain cannot state a delta below about "
+                                     f"{floor:.2g} here; raise --delta or use an exact route")
+        if req.pairs is None:
+            return min(max(200, 2 * needed), MAX_PAIRS)
+        if req.pairs < needed:
+            raise UncertifiableError(f"--pairs {req.pairs} cannot certify TV {eta:.3g} (needed for --delta "
+                                     f"{req.delta:g}) at 95 %: {needed} pairs are needed")
+        return req.pairs
+
+    def chain_target(self):
+        """The chain's target law on Λ(A)."""
+        if self.req.norm == "gaussian":
+            return generalized_gaussian(float(self.unit))
+        return generalized_laplace(float(self.unit), self.req.norm)
+
+    def mechanism(self) -> dict:
+        """The mechanism and its own parameter."""
+        out = {"name": MECHANISMS[self.req.norm]}
+        if self.req.norm == "gaussian":
+            out["sigma"] = str(self.unit)
+        else:
+            key = f"epsilon_per_unit_{self.req.norm}_distance"
+            out[key] = str(self.unit) if isinstance(self.unit, Fraction) else float(self.unit)
+        return out
+
+    def check_not_weaker(self, g: Guarantee) -> None:
+        """Refuse a guarantee weaker than the request (ε, δ per person), or a δ of 1 or more."""
+        got, req = g.at(1), self.req
+        eps_ok = got["epsilon"] <= float(req.epsilon_person) * (1 + 1e-12)
+        delta_ok = got["delta"] <= (req.delta or 0.0) and got["delta"] < 1
+        if not (eps_ok and delta_ok):
+            raise UncertifiableError(f"the release would meet ({got['epsilon']:.6g}, {got['delta']:.3g}) per person, "
+                                     f"weaker than the ({req.epsilon}, {req.delta or 0:g}) asked: nothing is released")
+
+
+# --------------------------------------------------------------------------- the statement
+
+
+def _route_record(plan: Plan, table: Table, chain: ChainCertificate | None, lattice: IntegerLattice | None) -> dict:
+    if chain is None:
+        eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
+        how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
+               f"Alg. 2) with epsilon {eps}, the invariants solved for the other cells, accepted with probability "
+               f"exp(-{eps}·sum |u_solved|)")
+        if plan.req.norm == "gaussian":
+            how += f", then kept with probability exp(-sum (|u_i| - {plan.unit})^2 / (2·{plan.unit}^2))"
+        return {"name": "exact", "sampler": how, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
+    return {"name": "certified chain",
+            "sampler": ("compiled Gibbs-within-Metropolis (ISDP Alg. 1), one chain from u = 0, run "
+                        f"{chain.iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"),
+            "basis": {"kind": lattice.basis_name, "vectors": lattice.basis.T.tolist()},
+            "certificate": {**chain.record(), "tv_target": plan.eta_target()}}
+
+
+def privacy_statement(plan: Plan, table: Table, guarantee: Guarantee, route: dict,
+                      invariant_values: np.ndarray | None) -> dict:
+    """The publishable statement: derived from A, the options, the labels and the invariants'
+    values (disclosed by the release itself), never from anything else in the table."""
+    req = plan.req
+    return {
+        "isdp_privacy_statement": 1,
+        "publishable": req.seed is None,
+        "mechanism": plan.mechanism(),
+        "route": route,
+        "requested": {"epsilon_per_person": req.epsilon, "delta_per_person": req.delta, "norm": req.norm,
+                      "allow_chain": req.allow_chain, "nonnegative": req.nonnegative},
+        "guarantee": guarantee.to_dict(plan.neighbours),
+        "post_processing": (
+            "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (HiGHS MILP), a function of the "
+            "noisy table and the invariants only, so the guarantee is unchanged" if req.nonnegative else None),
+        "invariants": [{"label": lab, "coefficients": row.tolist(),
+                        **({} if invariant_values is None else {"value": int(v)})}
+                       for lab, row, v in zip(plan.labels, plan.A,
+                                              plan.A[:, 0] if invariant_values is None else invariant_values,
+                                              strict=True)],
+        "cells": table.cell_labels,
+        "randomness": ("seeded: reproducible, NOT for publication" if req.seed is not None
+                       else "operating-system entropy (Python secrets.SystemRandom)"),
+        "seed": req.seed,
+        "package": {"name": "isdp", "version": __version__},
+        "checks": ["integer", "every invariant exact (A·release = A·x)", "input shape and labels",
+                   "guarantee at least as strong as requested", *(["non-negative"] if req.nonnegative else [])],
+    }
+
+
+def dry_run(table: Table, A: np.ndarray, labels: list[str], req: Request) -> dict:
+    """The statement a run with these options would carry, from the labels and the options only.
+
+    The route is the one that would be tried first; on the chain route the δ stated is the most a
+    run may reach (its certificate is computed at run time, from the invariants and fresh random
+    numbers only).
+    """
+    plan = Plan.make(A, labels, req)
+    if plan.exact is not None:
+        route = _route_record(plan, table, None, None)
+        g = plan.guarantee()
+    else:
+        route = {"name": "certified chain", "pairs": plan.pairs(), "tv_target": plan.eta_target(),
+                 "certificate": "computed at run time from the invariants and fresh random numbers"}
+        g = plan.guarantee(plan.eta_target(), LEVEL)
+    return {**privacy_statement(plan, table, g, route, None), "dry_run": True}
+
+
+# --------------------------------------------------------------------------- the release
+
+
+@dataclass
+class Release:
+    """A checked release, its publishable statement and its confidential audit record (not yet written)."""
+
+    table: Table
+    values: np.ndarray  # int64 (n,)
+    statement: dict
+    audit: dict
+
+
+def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -> Release:
+    """Draw and check one release of ``table`` keeping ``A x``; raises a :class:`ReleaseError`."""
+    started = time.perf_counter()
+    plan = Plan.make(A, labels, req)
+    x = table.x
+    invariants = A @ x
+    rng = seeded_source(req.seed) if req.seed is not None else system_source()
+    audit: dict = {}
+    noise, chain, lattice = None, None, None
+    if plan.exact is not None:
+        sigma = plan.unit if req.norm == "gaussian" else None
+        noise, attempts = plan.exact.draw(1 / sigma if sigma is not None else plan.unit, rng,
+                                          max_attempts=req.max_attempts, sigma=sigma, progress=req.progress)
+        audit["exact_sampler"] = {"attempts": attempts, "accepted": noise is not None}
+        if noise is None and not req.allow_chain:
+            raise UncertifiableError(f"the exact sampler accepted none of --max-attempts {req.max_attempts} proposals "
+                                     "(its acceptance depends on the invariants and epsilon, never on the counts): "
+                                     "raise --max-attempts, or raise --epsilon")
+    if noise is None:
+        try:
+            # the chain runs on the basis chosen for mixing (isdp.bases): the same lattice, a chain
+            # whose coupled pairs meet (path moves for sums, adjacent 2x2 moves for two-way tables)
+            lattice = with_mixing_basis(IntegerLattice.from_constraints(A))
+        except InvariantError as err:
+            raise InfeasibleError(f"infeasible invariants: {err}") from None
+        seed = rng.randbelow(2**62)
+        chain = certify_chain(lattice, plan.chain_target(), tv=plan.eta_target(), pairs=plan.pairs(),
+                              max_iter=req.max_iter, seed=seed, progress=req.progress)
+        res = sample(lattice, plan.chain_target(), n_chains=1, n_draws=1, burn_in=chain.iterations - 1, thin=1,
+                     proposal_eps=chain.proposal_eps, seed=seed + 3, progress=False)
+        noise = res.draws[0, -1]
+    values = x + noise
+    if req.nonnegative:
+        from .baselines import l1_projection_milp
+
+        values = l1_projection_milp(values.astype(float), A, invariants, nonnegative=True)
+        if np.any(values < 0):
+            raise AssertionError("release has a negative cell despite --nonnegative; this is a bug in isdp")
+    try:
+        check_release(values, A, invariants)
+    except InvariantError as err:
+        raise AssertionError(f"release failed its checks ({err}); this is a bug in isdp") from None
+    guarantee = plan.guarantee(chain.eta, LEVEL) if chain is not None else plan.guarantee()
+    plan.check_not_weaker(guarantee)
+    statement = privacy_statement(plan, table, guarantee, _route_record(plan, table, chain, lattice), invariants)
+    audit.update(
+        input={"path": str(table.path), "sha256": _sha256(table.path), "cells": int(len(x))},
+        seconds=round(time.perf_counter() - started, 3),
+        route=statement["route"]["name"],
+    )
+    return Release(table, values, statement, audit)
 
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def guarantee_statement(req: Request, eta: float | None) -> dict:
-    """The guarantee of ``req``: pure (η None, an exact draw) or with δ from the TV bound η (docs/method.md §11)."""
-    if req.norm == "gaussian":
-        rho = 1.0 / (2 * req.sigma**2)
-        eps0 = zcdp_to_dp(rho, req.delta)
-        out = {"kind": "zCDP", "rho_per_unit_l2_distance": rho,
-               "text": (f"rho-zCDP with rho = ||x - x'||_2^2 / (2 sigma^2) = {rho:.6g}·||x - x'||_2^2 for every pair "
-                        "of tables with the same invariants (A x = A x')"),
-               "epsilon_at_unit_distance": eps0, "delta_of_conversion": req.delta}
-        if eta is not None:
-            out["delta_at_unit_distance"] = req.delta + (1 + math.exp(eps0)) * eta
-            out["text"] += (f"; the chain is within TV {eta:.3g} of it, so at unit l2 distance "
-                            f"({eps0:.4g}, {out['delta_at_unit_distance']:.3g})-DP")
-        return out
-    eps = float(as_fraction(req.epsilon))
-    scale = 2 * eps if req.nonnegative else eps
-    norm = "||x - x'||_1" if req.norm == "l1" else "||x - x'||_2"
-    out = {"kind": "pure" if eta is None else "approximate", "epsilon_per_unit_distance": scale,
-           "distance": req.norm}
-    base = (f"for all tables x, x' with the same invariants (A x = A x') and every set S of outputs, "
-            f"P(M(x) in S) <= exp({scale:g}·{norm})·P(M(x') in S)")
-    if req.nonnegative:
-        base += " (the congenial mechanism: 2ε, Congenial DP §3)"
-    if eta is None:
-        out["text"] = f"{scale:g}-integer subspace DP: {base}"
-        return out
-    out["delta_at_distance"] = {str(d): (1 + math.exp(scale * d)) * eta for d in (1, 2)}
-    out["text"] = (f"({scale:g}, delta)-integer subspace DP with delta = (1 + exp({scale:g}·d))·{eta:.3g} at "
-                   f"distance d = {norm}: {base} + delta")
-    return out
+AUDIT_NOTE = ("CONFIDENTIAL: derived from the confidential table (its path, hash, attempt counts and timings can "
+              "reveal counts). Keep it with the table; never publish it. The publishable file is the statement.")
 
 
-@dataclass
-class Release:
-    """A checked release and its provenance (not yet written)."""
-
-    table: Table
-    values: np.ndarray  # int64 (n,)
-    provenance: dict
-
-
-def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -> Release:
-    """Draw and check one release of ``table`` keeping ``A x``; raises a :class:`ReleaseError`."""
-    req.check()
-    x = table.x
-    invariants = A @ x
-    reproducible = req.seed is not None
-    rng = seeded_source(req.seed) if reproducible else system_source()
-    try:
-        # the chain route runs on the basis chosen for mixing (isdp.bases): the same lattice, a chain
-        # whose coupled pairs meet (path moves for sums, adjacent 2x2 moves for two-way tables)
-        lattice = with_mixing_basis(IntegerLattice.from_constraints(A))
-    except InvariantError as err:
-        raise InfeasibleError(f"infeasible invariants: {err}") from None
-    prov: dict = {"mechanism": None, "route": None, "sampler": None, "basis": None, "certificate": None}
-    noise = None
-    if req.norm in ("l1", "gaussian"):
-        sigma = as_fraction(str(req.sigma)) if req.norm == "gaussian" else None
-        eps = 1 / sigma if sigma is not None else as_fraction(req.epsilon)
-        exact = ExactL1Sampler.build(A)
-        if exact is not None:
-            noise, attempts = exact.draw(x, eps, rng, nonnegative=req.nonnegative, max_attempts=req.max_attempts,
-                                         sigma=sigma, progress=req.progress)
-            prov["exact_sampler"] = {"max_attempts": req.max_attempts,
-                                     "solved_cells": [table.cell_labels[i] for i in exact.solved]}
-            if not req.nonnegative:  # with non-negativity the count depends on x: not published
-                prov["exact_sampler"]["attempts"] = attempts
-        if noise is not None:
-            how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-"
-                   f"Steinke Alg. 2) with epsilon {eps}, invariants solved for the other cells, accepted with "
-                   f"probability exp(-{eps}·sum |u_solved|)")
-            if sigma is not None:
-                how += f", then kept with probability exp(-sum (|u_i| - {sigma})^2 / (2·{sigma}^2))"
-            prov.update(route="exact", sampler=how + (", negative cells rejected" if req.nonnegative else ""),
-                        basis={"solved_cells": prov["exact_sampler"]["solved_cells"]})
-        elif req.nonnegative:
-            what = ("no unimodular set of cells to solve the invariants for" if exact is None
-                    else f"no draw accepted in --max-attempts {req.max_attempts}")
-            raise UncertifiableError(f"cannot release with --nonnegative exactly: {what}; raise --max-attempts, "
-                                     "raise --epsilon, or release without --nonnegative")
-    if noise is None:
-        target = (generalized_gaussian(req.sigma) if req.norm == "gaussian"
-                  else generalized_laplace(float(as_fraction(req.epsilon)), req.norm))
-        seed = rng.randbelow(2**62)
-        cert = certify_chain(lattice, target, tv=req.tv, pairs=req.pairs, max_iter=req.max_iter, seed=seed,
-                             progress=req.progress)
-        res = sample(lattice, target, n_chains=1, n_draws=1, burn_in=cert.iterations - 1, thin=1,
-                     proposal_eps=cert.proposal_eps, seed=seed + 3, progress=False)
-        noise = res.draws[0, -1]
-        prov.update(route="certified chain", sampler=(
-            "compiled Gibbs-within-Metropolis (ISDP Alg. 1), one chain from u = 0, run "
-            f"{cert.iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"),
-            basis={"kind": lattice.basis_name, "vectors": lattice.basis.T.tolist()},
-            certificate={**cert.record(), "tv_target": req.tv})
-    values = x + noise
-    try:
-        check_release(values, A, invariants)
-    except InvariantError as err:
-        raise AssertionError(f"release failed its checks ({err}); this is a bug in isdp") from None
-    if req.nonnegative and np.any(values < 0):
-        raise AssertionError("release has a negative cell despite --nonnegative; this is a bug in isdp")
-    eta = None if prov["route"] == "exact" else prov["certificate"]["tv_certified"]
-    mechanism = ({"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
-                  "gaussian": "generalized Gaussian (ISDP Eq. 8)"}[req.norm])
-    if req.nonnegative:
-        mechanism += ", conditioned on non-negative cells (congenial, Congenial DP §3)"
-    prov.update(
-        mechanism=mechanism,
-        epsilon=req.epsilon if req.norm != "gaussian" else None,
-        sigma=req.sigma,
-        guarantee=guarantee_statement(req, eta),
-        invariants=[{"label": lab, "value": int(v), "coefficients": row.tolist()}
-                    for lab, v, row in zip(labels, invariants, A, strict=True)],
-        randomness=("seeded: reproducible, not for publication" if reproducible
-                    else "operating-system entropy (secrets)"),
-        seed=req.seed,
-        input={"path": str(table.path), "sha256": _sha256(table.path), "cells": int(len(x))},
-        package={"name": "isdp", "version": __version__},
-        checks=["integer", "every invariant exact (A·release = A·x)", "input shape and labels",
-                *(["non-negative"] if req.nonnegative else [])],
-    )
-    return Release(table, values, prov)
+def _write_json_tmp(directory: Path, name: str, payload: dict) -> str:
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(payload, fh, indent=1)
+        fh.write("\n")
+    return tmp
 
 
-def write_release(release: Release, output, provenance) -> None:
-    """Write the table and its provenance atomically; on any failure neither file is left behind."""
-    output, provenance = Path(output), Path(provenance)
+def write_release(release: Release, output, statement, audit) -> None:
+    """Write the table, its statement and its audit record; on any failure none of them is left behind."""
+    output, statement, audit = Path(output), Path(statement), Path(audit)
     lines = release.table.lines(release.values)
     expected = release.table.lines(release.table.x)
     if len(lines) != len(expected) or any(len(a) != len(b) or a[0] != b[0] for a, b in zip(lines, expected, strict=True)):
         raise AssertionError("release layout differs from the input's; this is a bug in isdp")
-    fd, tmp = tempfile.mkstemp(dir=provenance.parent, prefix=f".{provenance.name}.", suffix=".tmp")
+    record = {"note": AUDIT_NOTE, **release.audit,
+              "files": {"release": str(output), "statement": str(statement)}}
+    temps, done = [], []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(release.provenance | {"output": {"path": str(output)}}, fh, indent=1)
-            fh.write("\n")
+        temps.append((_write_json_tmp(statement.parent, statement.name, release.statement), statement))
+        temps.append((_write_json_tmp(audit.parent, audit.name, record), audit))
         write_csv_atomic(output, lines)
-        try:
-            os.replace(tmp, provenance)
-        except BaseException:
-            output.unlink(missing_ok=True)
-            raise
+        done.append(output)
+        for tmp, final in temps:
+            os.replace(tmp, final)
+            done.append(final)
+    except BaseException:
+        for path in done:
+            path.unlink(missing_ok=True)
+        raise
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        for tmp, _ in temps:
+            Path(tmp).unlink(missing_ok=True)

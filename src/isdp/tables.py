@@ -231,6 +231,23 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
     return LongTable(header, [fields for _, fields in body], c, np.array(values, dtype=np.int64))
 
 
+def read_table_keys(path, count_column: str | None = None) -> list[tuple[str, ...]]:
+    """Each cell's key, from the labels alone: no count is parsed (a dry run's view of a table).
+
+    Wide (``count_column`` None): (row, column) for every category row and column, margins
+    skipped; long: the key fields of every line.
+    """
+    header, body = _labelled_lines(path)
+    if count_column is None:
+        rows = [fields[0] for _, fields in body if not _is_margin(fields[0])]
+        return [(r, c) for r in rows for c in header[1:] if not _is_margin(c)]
+    names = [h.casefold() for h in header]
+    if count_column.casefold() not in names:
+        raise InvariantError(f"{path}: no count column {count_column!r} in the header {header}")
+    c = names.index(count_column.casefold())
+    return [tuple(f for k, f in enumerate(fields) if k != c) for _, fields in body]
+
+
 def write_csv_atomic(path, lines: list[list[str]]) -> None:
     """Write ``lines`` as CSV to ``path`` through a temporary file in the same directory and a rename."""
     path = Path(path)

@@ -29,10 +29,8 @@ from isdp.cli import main
 from isdp.discrete import seeded_source
 from isdp.release import (
     ExactL1Sampler,
-    Request,
     UncertifiableError,
     certify_chain,
-    guarantee_statement,
     independent_rows,
     unimodular_complement,
 )
@@ -42,10 +40,9 @@ E5_INVARIANTS = ROOT / "data" / "release" / "sex_by_age_invariants.csv"
 SEEDED = ["--seed", "7", "--reproducible-not-for-publication", "--no-progress"]
 
 
-def _draws(A, x, eps, n, *, nonnegative=False, seed=1):
+def _draws(A, eps, n, *, seed=1):
     rng, sampler = seeded_source(seed), ExactL1Sampler.build(A)
-    return np.array([sampler.draw(x, Fraction(eps), rng, nonnegative=nonnegative, max_attempts=10_000)[0]
-                     for _ in range(n)])
+    return np.array([sampler.draw(Fraction(eps), rng, max_attempts=10_000)[0] for _ in range(n)])
 
 
 # --------------------------------------------------------------------------- exact laws
@@ -57,7 +54,7 @@ def test_exact_sampler_draws_the_l1_generalized_laplace(A, eps):
     """Against the enumerated target on Λ(A) (the 2×3 margins are rank-deficient: a row is dropped)."""
     lattice = IntegerLattice.from_constraints(A)
     points, probs, _ = enumerate_target(lattice, generalized_laplace(float(Fraction(eps))), radius=12)
-    draws = _draws(A, np.full(A.shape[1], 50), eps, 3000)
+    draws = _draws(A, eps, 3000)
     assert np.all(draws @ A.T == 0)
     assert chisquare_gof(rows_to_categories(draws, points), probs) > ALPHA
 
@@ -67,19 +64,25 @@ def test_exact_sampler_draws_the_generalized_gaussian():
     lattice = IntegerLattice.from_constraints(A)
     points, probs, _ = enumerate_target(lattice, generalized_gaussian(float(sigma)), radius=10)
     rng, sampler = seeded_source(2), ExactL1Sampler.build(A)
-    draws = np.array([sampler.draw(np.zeros(6), 1 / sigma, rng, sigma=sigma, max_attempts=10_000)[0]
+    draws = np.array([sampler.draw(1 / sigma, rng, sigma=sigma, max_attempts=10_000)[0]
                       for _ in range(3000)])
     assert chisquare_gof(rows_to_categories(draws, points), probs) > ALPHA
 
 
-def test_exact_sampler_with_nonnegativity_draws_the_congenial_law():
-    """x = (1, 0, 2) with its total kept: the law ∝ exp(-ε‖s - x‖₁) on the 10 tables s ≥ 0 of total 3."""
-    A, x, eps = np.ones((1, 3), dtype=np.int64), np.array([1, 0, 2]), 0.5
+def test_nonnegative_release_is_the_integer_l1_projection_of_the_noisy_table(tmp_path):
+    """Post-processing: every cell ≥ 0, the invariants kept, and no non-negative table with them closer
+    in ℓ1 to the noisy table than the release (checked by enumerating all 10 tables of total 3)."""
+    from isdp.baselines import l1_projection_milp
+
+    A, b = np.ones((1, 3), dtype=np.int64), np.array([3])
     support = np.array([s for s in itertools.product(range(4), repeat=3) if sum(s) == 3])
-    weight = np.exp(-eps * np.abs(support - x).sum(axis=1))
-    draws = _draws(A, x, "1/2", 3000, nonnegative=True) + x
-    assert np.all(draws >= 0) and np.all(draws.sum(axis=1) == 3)
-    assert chisquare_gof(rows_to_categories(draws, support), weight / weight.sum()) > ALPHA
+    for y in itertools.product(range(-4, 6), repeat=2):
+        y = np.array([*y, 3 - sum(y)])
+        z = l1_projection_milp(y.astype(float), A, b, nonnegative=True)
+        assert z.min() >= 0 and z.sum() == 3
+        assert np.abs(z - y).sum() == np.abs(support - y).sum(axis=1).min()
+        if y.min() >= 0:
+            assert np.array_equal(z, y)
 
 
 def test_unimodular_complement_on_margins_and_its_absence():
@@ -102,8 +105,6 @@ def test_certificate_meets_its_target_and_delta_follows_the_derivation():
     assert cert.iterations >= 1 and cert.eta == pytest.approx(float(clopper_pearson_upper(unmet, 200, 0.05)))
     assert 1 - 0.05 ** (1 / 200) <= cert.eta <= 0.05 < cert.certificate.bound(cert.iterations - 1)[0]
     assert cert.record()["tv_certified"] == cert.eta and cert.record()["confidence_level"] == 0.95
-    st = guarantee_statement(Request(norm="l2", epsilon="1"), cert.eta)
-    assert st["delta_at_distance"]["1"] == pytest.approx((1 + math.e) * cert.eta)
 
 
 def test_certificate_refuses_a_budget_too_small_and_a_target_below_resolution():
@@ -118,9 +119,10 @@ def test_certificate_refuses_a_budget_too_small_and_a_target_below_resolution():
 
 
 def _run(tmp_path, *args):
+    """Run ``isdp release`` seeded into tmp_path: (exit code, release, statement, audit)."""
     out = tmp_path / "out.csv"
     code = main(["release", *map(str, args), "-o", str(out), *SEEDED])
-    return code, out, Path(str(out) + ".provenance.json")
+    return code, out, Path(str(out) + ".statement.json"), Path(str(out) + ".audit.json")
 
 
 def _only(tmp_path, *names):
@@ -129,7 +131,7 @@ def _only(tmp_path, *names):
 
 
 def test_end_to_end_on_the_e5_example(tmp_path):
-    code, out, prov = _run(tmp_path, E5_TABLE, "--constraints", E5_INVARIANTS, "--epsilon", "0.5")
+    code, out, statement, audit = _run(tmp_path, E5_TABLE, "--constraints", E5_INVARIANTS, "--epsilon", "1")
     assert code == 0
     released = [line.split(",") for line in out.read_text().splitlines()]
     original = [line.split(",") for line in E5_TABLE.read_text().splitlines()]
@@ -137,16 +139,19 @@ def test_end_to_end_on_the_e5_example(tmp_path):
     cells = np.array([[int(v) for v in r[1:]] for r in released[1:]])
     x = np.array([[int(v) for v in r[1:]] for r in original[1:]])
     assert cells.shape == x.shape and not np.array_equal(cells, x)
-    p = json.loads(prov.read_text())
+    p = json.loads(statement.read_text())
     A = np.array([inv["coefficients"] for inv in p["invariants"]])
     assert np.array_equal(A @ cells.ravel(), A @ x.ravel())
     assert [inv["value"] for inv in p["invariants"]] == (A @ x.ravel()).tolist()
-    assert p["route"] == "exact" and p["guarantee"]["kind"] == "pure"
-    assert p["guarantee"]["epsilon_per_unit_distance"] == 0.5 and p["certificate"] is None
-    assert p["randomness"] == "seeded: reproducible, not for publication" and p["seed"] == 7
-    assert p["input"]["sha256"] == hashlib.sha256(E5_TABLE.read_bytes()).hexdigest()
-    assert p["package"]["version"]
-    _only(tmp_path, "out.csv", "out.csv.provenance.json")
+    assert p["route"]["name"] == "exact" and p["guarantee"]["kind"] == "pure"
+    # ε per person 1 is the paper's ε = 1/2 per unit ℓ1 distance (one person moving changes two cells)
+    assert p["mechanism"]["epsilon_per_unit_l1_distance"] == "1/2"
+    assert p["guarantee"]["per_person"]["epsilon"] == 1 and p["guarantee"]["two_persons"]["epsilon"] == 2
+    assert p["publishable"] is False and p["seed"] == 7 and p["package"]["version"]
+    record = json.loads(audit.read_text())
+    assert record["input"]["sha256"] == hashlib.sha256(E5_TABLE.read_bytes()).hexdigest()
+    assert record["note"].startswith("CONFIDENTIAL") and record["exact_sampler"]["accepted"]
+    _only(tmp_path, "out.csv", "out.csv.statement.json", "out.csv.audit.json")
 
 
 def test_the_example_invariants_are_e5s(tmp_path):
@@ -171,8 +176,8 @@ def test_same_seed_same_release_and_os_entropy_by_default(tmp_path):
     assert outs[0] == outs[1]
     out = tmp_path / "fresh.csv"
     assert main(["release", str(table), "--invariant", "total", "--epsilon", "1", "-o", str(out), "--no-progress"]) == 0
-    p = json.loads(Path(str(out) + ".provenance.json").read_text())
-    assert p["randomness"].startswith("operating-system entropy") and p["seed"] is None
+    p = json.loads(Path(str(out) + ".statement.json").read_text())
+    assert p["randomness"].startswith("operating-system entropy") and p["seed"] is None and p["publishable"]
 
 
 def test_wide_margins_are_kept_and_long_tables_round_trip(tmp_path):
@@ -196,34 +201,55 @@ def test_wide_margins_are_kept_and_long_tables_round_trip(tmp_path):
     assert counts[0] + counts[2] == 6 and counts[1] + counts[3] == 7
 
 
-def test_certified_chain_release_states_delta(tmp_path):
+def test_certified_chain_release_states_delta_per_person_within_the_request(tmp_path):
     table = tmp_path / "t.csv"
     table.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
-    code, out, prov = _run(tmp_path, table, "--invariant", "all-margins", "--norm", "l2", "--epsilon", "1",
-                           "--tv", "0.05")
+    code, _, statement, _ = _run(tmp_path, table, "--invariant", "all-margins", "--norm", "l2", "--epsilon", "1",
+                                 "--delta", "0.2")
     assert code == 0
-    p = json.loads(prov.read_text())
-    eta = p["certificate"]["tv_certified"]
-    assert p["route"] == "certified chain" and eta <= 0.05 and p["guarantee"]["kind"] == "approximate"
-    assert p["guarantee"]["delta_at_distance"]["2"] == pytest.approx((1 + math.exp(2)) * eta)
+    p = json.loads(statement.read_text())
+    cert, g = p["route"]["certificate"], p["guarantee"]
+    eta = cert["tv_certified"]
+    assert p["route"]["name"] == "certified chain" and g["kind"].startswith("approximate")
+    assert eta <= cert["tv_target"] == pytest.approx(0.2 / (1 + math.e))
+    assert g["per_person"]["delta"] == pytest.approx((1 + math.e) * eta) and g["per_person"]["delta"] <= 0.2
+    assert g["two_persons"]["delta"] == pytest.approx((1 + math.exp(2)) * eta)
+    assert g["tv_bound"] == eta and g["confidence_level"] == 0.95 and p["publishable"] is False
 
 
-def test_gaussian_release_is_exact_on_a_small_table_and_certified_on_a_large_one(tmp_path):
+def test_gaussian_release_is_exact_and_meets_epsilon_delta_per_person(tmp_path):
+    from isdp.accounting import zcdp_to_dp
+
     small = tmp_path / "s.csv"
     small.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
-    code, _, prov = _run(tmp_path, small, "--invariant", "all-margins", "--norm", "gaussian", "--sigma", "1.5")
-    p = json.loads(prov.read_text())
-    assert code == 0 and p["route"] == "exact" and "delta_at_unit_distance" not in p["guarantee"]
-    assert p["guarantee"]["rho_per_unit_l2_distance"] == pytest.approx(1 / (2 * 1.5**2))
-    d = tmp_path / "budget"
-    d.mkdir()
-    code, _, prov = _run(d, small, "--invariant", "all-margins", "--norm", "gaussian", "--sigma", "1.5",
-                         "--max-attempts", "2", "--tv", "0.05")
-    p = json.loads(prov.read_text())
-    assert code == 0 and p["route"] == "certified chain"
-    g = p["guarantee"]
-    assert g["delta_at_unit_distance"] == pytest.approx(
-        1e-6 + (1 + math.exp(g["epsilon_at_unit_distance"])) * p["certificate"]["tv_certified"])
+    code, _, statement, _ = _run(tmp_path, small, "--invariant", "all-margins", "--norm", "gaussian",
+                                 "--epsilon", "2", "--delta", "1e-6")
+    p = json.loads(statement.read_text())
+    g = p["guarantee"]["per_person"]
+    sigma = Fraction(p["mechanism"]["sigma"])
+    assert code == 0 and p["route"]["name"] == "exact" and p["guarantee"]["kind"] == "zCDP"
+    # one person moves: ℓ2 distance √2, ρ = 2/(2σ²); σ rounded up on a 1e-6 grid, so ε is met, barely
+    assert g["rho"] == pytest.approx(1 / float(sigma) ** 2) and g["delta"] == 1e-6
+    assert 2 - 1e-4 < g["epsilon"] <= 2 and g["epsilon"] == pytest.approx(zcdp_to_dp(g["rho"], 1e-6))
+    assert p["guarantee"]["two_persons"]["rho"] == pytest.approx(4 * g["rho"])
+
+
+def test_no_silent_fallback_to_the_chain(tmp_path, capsys):
+    """The exact sampler out of attempts is refused unless --allow-chain, which then says so."""
+    small = tmp_path / "s.csv"
+    small.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
+    args = ["--invariant", "all-margins", "--norm", "gaussian", "--epsilon", "1", "--delta", "0.2",
+            "--max-attempts", "2"]
+    code, *_ = _run(tmp_path, small, *args)
+    assert code == 5 and "accepted none of --max-attempts 2" in capsys.readouterr().err
+    _only(tmp_path, "s.csv")
+    code, _, statement, _ = _run(tmp_path, small, *args, "--allow-chain")
+    p = json.loads(statement.read_text())
+    g = p["guarantee"]["per_person"]
+    assert code == 0 and p["route"]["name"] == "certified chain" and p["requested"]["allow_chain"]
+    # δ split: half for the zCDP conversion, half for the chain's TV bound; the sum within the request
+    assert g["delta"] == pytest.approx(0.1 + (1 + math.exp(g["epsilon"])) * p["guarantee"]["tv_bound"])
+    assert g["delta"] <= 0.2 and g["epsilon"] <= 1
 
 
 BAD_TABLES = {
@@ -281,9 +307,12 @@ def test_seed_without_its_flag_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--norm", "l2", "--epsilon", "1", "--max-iter", "2"], "of 16 pilot pairs did not meet within 2 iterations"),
-    (["--nonnegative", "--epsilon", "0.01", "--max-attempts", "2"], "no draw accepted in --max-attempts 2"),
-], ids=["chain", "non-negative exact"])
+    (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--max-iter", "2"],
+     "of 16 pilot pairs did not meet within 2 iterations"),
+    (["--norm", "l2", "--epsilon", "1", "--delta", "1e-6"], "a certified chain cannot state a delta below"),
+    (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--pairs", "50"], "--pairs 50 cannot certify"),
+    (["--epsilon", "0.01", "--max-attempts", "2"], "accepted none of --max-attempts 2"),
+], ids=["chain budget", "delta below resolution", "too few pairs", "exact budget"])
 def test_uncertifiable_requests_exit_5(tmp_path, capsys, args, message):
     (tmp_path / "t.csv").write_text("g,a,b,c\nu,0,0,2\nv,0,4,0\n")
     code, *_ = _run(tmp_path, tmp_path / "t.csv", "--invariant", "all-margins", *args)
@@ -291,16 +320,39 @@ def test_uncertifiable_requests_exit_5(tmp_path, capsys, args, message):
     _only(tmp_path, "t.csv")
 
 
+@pytest.mark.parametrize("args", [["--norm", "l2", "--delta", "0.2"], ["--allow-chain", "--delta", "0.2"]],
+                         ids=["l2", "allow-chain"])
+def test_the_chain_is_refused_for_publication(tmp_path, capsys, args):
+    """Without a seed (a publication run) the chain route is refused before the table is read."""
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", *args,
+                 "-o", str(tmp_path / "o.csv"), "--no-progress"])
+    assert code == 5 and "refused for publication" in capsys.readouterr().err
+    _only(tmp_path, "t.csv")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--norm", "gaussian", "--epsilon", "1"], "give --delta"),
+    (["--epsilon", "1", "--delta", "1e-6"], "--delta is used only by"),
+    (["--norm", "l2", "--epsilon", "1", "--delta", "1.5"], "--delta must lie in (0, 1)"),
+], ids=["gaussian without delta", "pure route with delta", "delta above 1"])
+def test_the_guarantee_asked_must_be_complete_and_meaningful(tmp_path, capsys, args, message):
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    code, *_ = _run(tmp_path, tmp_path / "t.csv", "--invariant", "total", *args)
+    assert code == 2 and message in capsys.readouterr().err
+    _only(tmp_path, "t.csv")
+
+
 def test_a_failed_write_leaves_no_output(tmp_path, monkeypatch):
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
     real = os.replace
 
-    def fail_on_provenance(src, dst):
-        if str(dst).endswith(".provenance.json"):
+    def fail_on_audit(src, dst):
+        if str(dst).endswith(".audit.json"):
             raise OSError("disk full")
         return real(src, dst)
 
-    monkeypatch.setattr(os, "replace", fail_on_provenance)
+    monkeypatch.setattr(os, "replace", fail_on_audit)
     with pytest.raises(OSError, match="disk full"):
         _run(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1")
     _only(tmp_path, "t.csv")
@@ -316,5 +368,6 @@ def test_the_isdp_console_script_is_declared():
 def test_python_m_isdp_help_explains_the_command():
     run = subprocess.run([sys.executable, "-m", "isdp", "release", "--help"], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=True)
-    for needle in ("--epsilon", "--invariant", "--constraints", "exit codes", "--tv", "nothing is written"):
+    for needle in ("--epsilon", "--invariant", "--constraints", "exit codes", "--delta", "--dry-run",
+                   "per person", "nothing is written"):
         assert needle in run.stdout

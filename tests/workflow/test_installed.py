@@ -110,11 +110,12 @@ def test_the_installed_isdp_command_releases_the_example(installed, tmp_path):
     out = tmp_path / "release.csv"
     run = subprocess.run([str(installed.parent / "isdp"), "release", str(ROOT / "data" / "e5" / "sex_by_age.csv"),
                           "--constraints", str(ROOT / "data" / "release" / "sex_by_age_invariants.csv"),
-                          "--epsilon", "0.5", "-o", str(out), "--no-progress"],
+                          "--epsilon", "1", "-o", str(out), "--no-progress"],
                          capture_output=True, text=True, cwd=tmp_path, env=env)
     assert run.returncode == 0, run.stderr[-3000:]
-    provenance = json.loads(Path(str(out) + ".provenance.json").read_text())
+    statement = json.loads(Path(str(out) + ".statement.json").read_text())
     cells = np.array([[int(v) for v in line.split(",")[1:]] for line in out.read_text().splitlines()[1:]])
-    for invariant in provenance["invariants"]:
+    for invariant in statement["invariants"]:
         assert np.array(invariant["coefficients"]) @ cells.ravel() == invariant["value"]
-    assert provenance["guarantee"]["kind"] == "pure" and provenance["randomness"].startswith("operating-system")
+    assert statement["guarantee"]["kind"] == "pure" and statement["randomness"].startswith("operating-system")
+    assert statement["publishable"] and Path(str(out) + ".audit.json").is_file()
