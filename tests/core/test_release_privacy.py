@@ -1,0 +1,233 @@
+"""What a release promises, checked: the neighbouring relation per person (against brute force), the
+publishable statement (an attacker comparing two inputs with the same invariants learns nothing from
+it), the dry run, and an exact audit of every route's output law on small lattices (ISDP Thm 10)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from isdp import IntegerLattice, table_margins
+from isdp.accounting import zcdp_to_dp
+from isdp.baselines import l1_projection_milp
+from isdp.bases import with_mixing_basis
+from isdp.cli import main
+from isdp.privacy import Guarantee, Neighbours, gaussian_sigma
+from isdp.privacy_audit import (
+    chain_noise,
+    exact_route_noise,
+    hockey_stick,
+    max_privacy_loss,
+    pushforward,
+    truncation_slack,
+)
+from isdp.release import Plan, Request, constraint_matrix, load_table, make_release
+
+SEEDED = ["--seed", "11", "--reproducible-not-for-publication", "--no-progress"]
+TOTAL3 = np.ones((1, 3), dtype=np.int64)
+MARGINS23 = table_margins(2, 3)
+
+
+# --------------------------------------------------------------------------- neighbours per person
+
+
+def _moves(n):
+    """Every change of one person: a move between cells 0..n-1 or outside (index n)."""
+    for a, b in itertools.permutations(range(n + 1), 2):
+        v = np.zeros(n + 1, dtype=np.int64)
+        v[a] -= 1
+        v[b] += 1
+        yield v[:n]
+
+
+def _brute_force(A):
+    n = A.shape[1]
+    moves = list(_moves(n))
+    one = any(not np.any(A @ v) for v in moves)
+    two = any(np.any(v + w) and not np.any(A @ (v + w)) for v, w in itertools.product(moves, repeat=2))
+    return one, two
+
+
+@pytest.mark.parametrize("A", [
+    TOTAL3, MARGINS23, table_margins(3, 3), np.array([[1, 3, 7, 12]]), np.array([[1, 2, 4, 8]]),
+    np.array([[1, 0, 0], [0, 1, 0]]), np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]]),
+    np.eye(3, dtype=np.int64)[:2] + np.eye(3, dtype=np.int64)[1:],
+], ids=["total", "2x3 margins", "3x3 margins", "Sidon 1,3,7,12", "powers of 2", "a free cell", "chain", "overlap"])
+def test_realisable_changes_match_brute_force(A):
+    one, two = _brute_force(A)
+    found = Neighbours.of(A)
+    assert (found.one_person, found.two_persons) == (one, two)
+
+
+def test_the_invariants_decide_who_is_covered():
+    assert Neighbours.of(TOTAL3).one_person  # a move keeps a total
+    assert not Neighbours.of(MARGINS23).one_person and Neighbours.of(MARGINS23).two_persons  # a 2x2 swap
+    assert Neighbours.of(np.array([[1, 3, 7, 12]])).two_persons is False  # sums of pairs all distinct
+
+
+def test_per_person_guarantees_follow_the_distances():
+    l1 = Guarantee("l1", Fraction(1, 4))
+    assert l1.at(1) == {"persons": 1, "epsilon": 0.5, "delta": 0.0} and l1.at(2)["epsilon"] == 1.0
+    l2 = Guarantee("l2", 1 / math.sqrt(2))
+    assert l2.at(1)["epsilon"] == pytest.approx(1) and l2.at(2)["epsilon"] == pytest.approx(2)
+    sigma = gaussian_sigma(1.0, 1e-6)
+    g = Guarantee("gaussian", sigma, 1e-6)
+    assert g.at(1)["rho"] == pytest.approx(1 / float(sigma) ** 2) and g.at(2)["rho"] == pytest.approx(4 * g.at(1)["rho"])
+    assert 1 - 1e-5 < g.at(1)["epsilon"] <= 1  # σ rounded up on its grid: never weaker
+    chain = Guarantee("l1", Fraction(1, 2), eta=0.01, confidence=0.95)
+    assert chain.at(1)["delta"] == pytest.approx((1 + math.e) * 0.01)
+
+
+# --------------------------------------------------------------------------- the publishable statement
+
+
+ROUTES = {
+    "l1 exact": ["--epsilon", "1"],
+    "gaussian exact": ["--norm", "gaussian", "--epsilon", "2", "--delta", "1e-6"],
+    "non-negative": ["--epsilon", "1", "--nonnegative"],
+    "l2 chain": ["--norm", "l2", "--epsilon", "1", "--delta", "0.2"],
+}
+
+
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_the_statement_and_the_output_do_not_distinguish_tables_with_the_same_invariants(tmp_path, monkeypatch,
+                                                                                          capsys, route):
+    """The attacker of the hash leak: two tables one swap apart (same margins), the same options and
+    seed. Their publishable statements and everything printed must be byte-identical; only the
+    confidential audit record (which holds the input's hash) and the released cells differ."""
+    seen = []
+    for k, (row1, row2) in enumerate([("5,0,2", "1,4,6"), ("4,1,2", "2,3,6")]):
+        d = tmp_path / str(k)
+        d.mkdir()
+        (d / "t.csv").write_text(f"g,a,b,c\nu,{row1}\nv,{row2}\n")
+        monkeypatch.chdir(d)
+        assert main(["release", "t.csv", "--invariant", "all-margins", *ROUTES[route], "-o", "out.csv", *SEEDED]) == 0
+        out = capsys.readouterr()
+        seen.append(((d / "out.csv.statement.json").read_bytes(), out.out, out.err,
+                     (d / "out.csv.audit.json").read_bytes()))
+    (s0, out0, err0, audit0), (s1, out1, err1, audit1) = seen
+    assert s0 == s1 and out0 == out1 and err0 == err1
+    assert audit0 != audit1  # the audit record would tell them apart: it is the confidential file
+    statement = json.loads(s0)
+    assert "sha256" not in s0.decode() and "t.csv" not in s0.decode() and "seconds" not in statement
+    assert statement["route"]["name"] == ("certified chain" if route == "l2 chain" else "exact")
+
+
+def test_the_dry_run_reads_no_count_and_states_what_a_run_states(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.csv").write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
+    (tmp_path / "labels.csv").write_text("g,a,b,c\nu,?,?,?\nv,?,?,?\n")  # the same labels, no counts at all
+    assert main(["release", "labels.csv", "--invariant", "all-margins", "--epsilon", "1", "--dry-run"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["dry_run"] and all("value" not in inv for inv in planned["invariants"])
+    assert main(["release", "t.csv", "--invariant", "all-margins", "--epsilon", "1", "-o", "out.csv",
+                 "--no-progress"]) == 0
+    made = json.loads((tmp_path / "out.csv.statement.json").read_text())
+    for key in ("guarantee", "mechanism", "route", "requested", "cells", "randomness", "publishable"):
+        assert planned[key] == made[key], key
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.csv", "out.csv", "out.csv.audit.json",
+                                                          "out.csv.statement.json", "t.csv"]
+
+
+def test_a_dry_run_of_the_chain_states_the_most_it_may_reach(tmp_path, capsys):
+    (tmp_path / "t.csv").write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
+    assert main(["release", str(tmp_path / "t.csv"), "--invariant", "all-margins", "--norm", "l2", "--epsilon", "1",
+                 "--delta", "0.2", "--dry-run", *SEEDED]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["route"]["name"] == "certified chain" and planned["route"]["pairs"] >= 200
+    assert planned["guarantee"]["per_person"]["delta"] == pytest.approx(0.2)
+
+
+# --------------------------------------------------------------------------- the exact audit
+
+
+def _plan(A, **req):
+    return Plan.make(A, [f"invariant {i}" for i in range(A.shape[0])], Request(**req))
+
+
+# neighbours: one person moves (total of 3), two persons swap (2x3 margins); x and x' = x + v
+CASES = {
+    "total, one person moves": (TOTAL3, np.array([1, 0, 2]), np.array([-1, 1, 0]), 1),
+    "margins, two persons swap": (MARGINS23, np.array([2, 1, 3, 1, 2, 0]), np.array([1, -1, 0, -1, 1, 0]), 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_exact_l1_route_privacy_loss_is_exactly_the_stated_epsilon(case):
+    """ISDP Thm 10 on the sampler's own law: the largest privacy loss equals the stated ε for the
+    relation (attained: the bound is tight), and the hockey-stick at that ε is 0 up to truncation."""
+    A, x, v, k = CASES[case]
+    plan = _plan(A, epsilon="1")
+    noise = exact_route_noise(plan.exact, plan.unit, radius=40)
+    stated = plan.guarantee().at(k)
+    p, q = noise.shifted(x), noise.shifted(x + v)
+    assert max_privacy_loss(p, q) == pytest.approx(stated["epsilon"], rel=1e-9)
+    assert hockey_stick(p, q, stated["epsilon"]) - truncation_slack(p, q, stated["epsilon"]) <= 1e-15  # 0 on the box
+    # the audit can fail: at half the stated ε the hockey-stick is clearly positive
+    assert hockey_stick(p, q, stated["epsilon"] / 2) > 0.05
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_exact_gaussian_route_meets_its_epsilon_delta_and_renyi_bounds(case):
+    A, x, v, k = CASES[case]
+    plan = _plan(A, norm="gaussian", epsilon="3", delta=1e-3)
+    noise = exact_route_noise(plan.exact, 1 / plan.unit, radius=40, sigma=plan.unit)
+    stated = plan.guarantee().at(k)
+    p, q = noise.shifted(x), noise.shifted(x + v)
+    assert hockey_stick(p, q, stated["epsilon"]) <= stated["delta"]
+    dp, dq = p.as_dict(), q.as_dict()
+    common = [key for key in dp.keys() & dq.keys() if dp[key] > 1e-200 and dq[key] > 1e-200]
+    a, b = np.array([dp[key] for key in common]), np.array([dq[key] for key in common])
+    rho_v = float(v @ v) / (2 * float(plan.unit) ** 2)  # this pair's own ρ, at most the relation's stated ρ
+    assert rho_v <= stated["rho"] * (1 + 1e-12)
+    for alpha in (2.0, 5.0):  # Rényi divergence of order α at most α ρ_v (docs/method.md §11), and not vacuously
+        renyi = np.log(np.sum(np.exp(alpha * np.log(a) + (1 - alpha) * np.log(b)))) / (alpha - 1)
+        assert 0.5 * alpha * rho_v <= renyi <= alpha * rho_v * (1 + 1e-6)
+    assert zcdp_to_dp(stated["rho"], 1e-3) == stated["epsilon"]
+
+
+def test_nonnegative_post_processing_keeps_the_stated_epsilon():
+    """The projected release's law, enumerated for x = (1, 0, 2) and x' = (0, 1, 2) (one person moves)."""
+    A, x, v, k = CASES["total, one person moves"]
+    plan = _plan(A, epsilon="2", nonnegative=True)
+    noise = exact_route_noise(plan.exact, plan.unit, radius=16)
+    b = A @ x
+
+    def project(y):
+        return y if y.min() >= 0 else l1_projection_milp(y.astype(float), A, b, nonnegative=True)
+
+    p, q = (pushforward(noise.shifted(z), project) for z in (x, x + v))
+    eps = plan.guarantee().at(k)["epsilon"]
+    assert max_privacy_loss(p, q) <= eps + 1e-9
+    assert hockey_stick(p, q, eps) - truncation_slack(p, q, eps) <= 1e-12  # 0 up to rounding
+
+
+def test_the_chain_at_its_certified_iteration_meets_its_stated_delta(tmp_path):
+    """The ℓ2 chain release on 2x3 margins: its law after the certified t iterations (exact, by the
+    transition matrix), shifted by a swap, against the stated (ε, δ) for two persons; and the exact
+    TV distance from the target at t within the certificate's bound."""
+    from isdp.exact import enumerate_target
+
+    A, x, v, k = CASES["margins, two persons swap"]
+    path = tmp_path / "t.csv"
+    path.write_text("g,a,b,c\nu," + ",".join(map(str, x[:3])) + "\nv," + ",".join(map(str, x[3:])) + "\n")
+    table = load_table(path)
+    A2, labels = constraint_matrix(table, ["all-margins"])
+    req = Request(norm="l2", epsilon="2", delta=0.2, seed=5)
+    statement = make_release(table, A2, labels, req).statement
+    cert = statement["route"]["certificate"]
+    plan = Plan.make(A2, labels, req)
+    lattice = with_mixing_basis(IntegerLattice.from_constraints(A2))
+    noise = chain_noise(lattice, plan.chain_target(), cert["proposal_eps"], cert["iterations"], radius=12)
+    stated = statement["guarantee"]["two_persons"]
+    assert hockey_stick(noise.shifted(x), noise.shifted(x + v), stated["epsilon"]) <= stated["delta"]
+    points, probs, _ = enumerate_target(lattice, plan.chain_target(), radius=12)
+    target = {p.tobytes(): pr for p, pr in zip(points, probs, strict=True)}
+    chain = noise.as_dict()
+    tv = 0.5 * sum(abs(chain.get(key, 0.0) - target.get(key, 0.0)) for key in set(chain) | set(target))
+    assert tv + noise.outside <= cert["tv_certified"]
