@@ -89,9 +89,13 @@ def pushforward(law: Law, f) -> Law:
 
 
 def _aligned(p: Law, q: Law) -> tuple[np.ndarray, np.ndarray]:
-    dp, dq = p.as_dict(), q.as_dict()
-    keys = sorted(set(dp) | set(dq))
-    return np.array([dp.get(k, 0.0) for k in keys]), np.array([dq.get(k, 0.0) for k in keys])
+    """The two laws' probabilities on the union of their points (repeated points added up)."""
+    points = np.vstack([p.points, q.points])
+    _, index = np.unique(points, axis=0, return_inverse=True)
+    index = index.ravel()
+    m = index.max() + 1
+    return (np.bincount(index[: len(p.points)], weights=p.probs, minlength=m),
+            np.bincount(index[len(p.points):], weights=q.probs, minlength=m))
 
 
 def max_privacy_loss(p: Law, q: Law, floor: float = 1e-12) -> float:

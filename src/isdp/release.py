@@ -651,9 +651,11 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
                                           max_attempts=req.max_attempts, sigma=sigma, progress=req.progress)
         audit["exact_sampler"] = {"attempts": attempts, "accepted": noise is not None}
         if noise is None and not req.allow_chain:
+            advice = ("its Gaussian step accepts a share that falls geometrically with the number of cells: use "
+                      "--norm l1, or fewer cells" if req.norm == "gaussian" else "raise --max-attempts or --epsilon")
             raise UncertifiableError(f"the exact sampler accepted none of --max-attempts {req.max_attempts} proposals "
-                                     "(its acceptance depends on the invariants and epsilon, never on the counts): "
-                                     "raise --max-attempts, or raise --epsilon")
+                                     f"(its acceptance depends on the invariants and epsilon, never on the counts): "
+                                     f"{advice}")
     if noise is None:
         try:
             # the chain runs on the basis chosen for mixing (isdp.bases): the same lattice, a chain
