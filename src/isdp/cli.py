@@ -5,17 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from . import __version__
 
 EXIT_CODES = """exit codes:
   0  released: the table, its privacy statement and its audit record are written (or --dry-run printed)
-  2  bad options (e.g. --epsilon <= 0, a Gaussian without --delta, --seed without its flag)
+  2  bad options or output paths (e.g. --epsilon <= 0, a Gaussian without --delta, an output that is an input)
   3  bad input: unreadable table, wrong shape or labels, non-integer or negative counts
   4  infeasible invariants: they leave no room for noise, or a stated value disagrees with the table
   5  refused: no route meets the requested guarantee within the budget, or the route is not for publication
+  130 interrupted
 On any error nothing is written."""
 
 RELEASE_HELP = """Privatise an integer table: add integer noise that keeps the invariants exactly and
@@ -27,8 +30,8 @@ Two tables are neighbours when they have the same invariants and differ in one p
 (added, removed or moved between cells); the statement also covers two persons.
 
 example (the congenial paper's sex x age table, its three invariants, epsilon 1 per person):
-  isdp release data/e5/sex_by_age.csv --constraints data/release/sex_by_age_invariants.csv \\
-      --epsilon 1 --output release.csv
+  isdp release data/e5/sex_by_age.csv --format wide \\
+      --constraints data/release/sex_by_age_invariants.csv --epsilon 1 --output release.csv
 
 With --norm l1 (default) the noise is drawn exactly (integer arithmetic, operating-system entropy)
 and the guarantee is pure epsilon; with --norm gaussian too (rho-zCDP, stated as (epsilon, delta)).
@@ -101,6 +104,41 @@ def _print_guarantee(statement: dict) -> None:
               "variation distance: a statistical statement, not a proof")
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (through links too)."""
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool) -> None:
+    """Refuse, before any work, output paths that are not files, collide with each other or with an
+    input (the confidential table is never overwritten), exist without --force, or cannot be written."""
+    from .release import UsageError
+
+    for name, path in outputs.items():
+        if path.name in ("", ".", ".."):
+            raise UsageError(f"{name} {str(path)!r} is not a file name")
+        if path.is_dir():
+            raise UsageError(f"{name} {path} is a directory")
+        if path.exists() and not force:
+            raise UsageError(f"{path} exists: remove it or pass --force")
+        parent = path.parent
+        if not parent.is_dir():
+            raise UsageError(f"{parent} is not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"{parent} is not writable: nothing was sampled")
+        for input_path in inputs:
+            if _same_file(path, input_path):
+                raise UsageError(f"{name} {path} is the input {input_path}: refusing to overwrite an input")
+    names = list(outputs)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if _same_file(outputs[a], outputs[b]):
+                raise UsageError(f"{a} and {b} name the same file {outputs[a]}")
+
+
 def _release(args, parser) -> int:
     from .release import (
         Request,
@@ -112,6 +150,8 @@ def _release(args, parser) -> int:
         write_release,
     )
 
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
     if args.seed is not None and not args.reproducible_not_for_publication:
         parser.error("--seed makes the release reproducible, hence guessable: add "
                      "--reproducible-not-for-publication to confirm it is not for publication")
@@ -126,18 +166,20 @@ def _release(args, parser) -> int:
         return 0
     if args.output is None:
         raise UsageError("give -o/--output (or --dry-run)")
+    if args.output.name in ("", ".", ".."):
+        raise UsageError(f"-o/--output {str(args.output)!r} is not a file name")
     statement = args.statement or args.output.with_name(args.output.name + ".statement.json")
     audit = args.audit or args.output.with_name(args.output.name + ".audit.json")
-    for path in (args.output, statement, audit):
-        if path.exists() and not args.force:
-            raise UsageError(f"{path} exists: remove it or pass --force")
-        if not path.parent.is_dir():
-            raise UsageError(f"{path.parent} is not a directory")
+    _check_outputs({"-o/--output": args.output, "--statement": statement, "--audit": audit},
+                   [p for p in (args.table, args.constraints) if p is not None], force=args.force)
     req.check()  # cheap parameter errors before reading anything
     table = load_table(args.table, args.format, args.count_column)
     A, labels = constraint_matrix(table, args.invariant, args.constraints)
     release = make_release(table, A, labels, req)
-    write_release(release, args.output, statement, audit)
+    try:
+        write_release(release, args.output, statement, audit, force=args.force)
+    except OSError as err:
+        raise UsageError(f"cannot write {err.filename or args.output}: {err.strerror or err}; nothing written") from None
     print(f"released {args.output} ({len(release.values)} cells, {len(labels)} invariants kept exactly)")
     print(f"privacy statement (publishable): {statement}")
     print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit}")
@@ -147,15 +189,38 @@ def _release(args, parser) -> int:
     return 0
 
 
+def _numba_cache() -> None:
+    """Give numba a private, writable cache when it has none: an installed package directory that
+    this user cannot write, and no writable HOME, leave numba no place to cache a compiled function,
+    and it refuses to compile. The directory is the user's own (created 0700, checked to be theirs)
+    so that no other user can plant compiled code in it."""
+    if "NUMBA_CACHE_DIR" in os.environ or os.access(Path(__file__).parent, os.W_OK):
+        return
+    cache = Path(tempfile.gettempdir()) / f"isdp-numba-cache-{os.getuid()}"
+    try:
+        cache.mkdir(mode=0o700, exist_ok=True)
+        st = cache.lstat()
+        if cache.is_symlink() or st.st_uid != os.getuid() or st.st_mode & 0o077:
+            cache = Path(tempfile.mkdtemp(prefix="isdp-numba-cache-"))
+    except OSError:
+        cache = Path(tempfile.mkdtemp(prefix="isdp-numba-cache-"))
+    os.environ["NUMBA_CACHE_DIR"] = str(cache)
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (see ``isdp release --help``)."""
-    from .release import ReleaseError
-
-    parser = _parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(message)s")
     try:
-        return _release(args, parser)
-    except ReleaseError as err:
-        print(f"isdp release: error: {err}", file=sys.stderr)
-        return err.exit_code
+        _numba_cache()
+        from .release import ReleaseError
+
+        parser = _parser()
+        args = parser.parse_args(argv)
+        logging.basicConfig(level=logging.WARNING, format="%(message)s")
+        try:
+            return _release(args, parser)
+        except ReleaseError as err:
+            print(f"isdp release: error: {err}", file=sys.stderr)
+            return err.exit_code
+    except KeyboardInterrupt:  # files are written last, from temporary files that are removed on the way out
+        print("isdp release: interrupted: nothing written", file=sys.stderr)
+        return 130

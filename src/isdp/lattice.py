@@ -159,6 +159,8 @@ class IntegerLattice:
         Python integers. NaN, infinite and non-integral entries are not in the lattice.
         """
         u = np.asarray(u)
+        if u.ndim not in (1, 2) or u.shape[-1] != self.n:
+            return False  # not a vector (or rows) of n cells
         if u.dtype == object:
             if not all(isinstance(x, int | np.integer) or (isinstance(x, float | np.floating) and np.isfinite(x)
                                                            and x == int(x)) for x in u.ravel()):

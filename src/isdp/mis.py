@@ -322,7 +322,7 @@ def _problem(A, a, center, B, b, *, eps, proposal_eps, index_set, n_chains, init
     adj, det = _solver(A, idx_c, allow_nonunimodular)
 
     start_state = center if init is None else np.asarray(init)
-    if start_state.ndim == 1:
+    if start_state.ndim == 1 and start_state.shape == (d,):
         start_state = np.broadcast_to(start_state, (n_chains, d))
     if start_state.shape != (n_chains, d):
         raise InvariantError(f"init has shape {start_state.shape}, expected ({n_chains}, {d}) or ({d},)")

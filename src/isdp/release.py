@@ -36,6 +36,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ from .discrete import (
     seeded_source,
     system_source,
 )
-from .lattice import IntegerLattice, InvariantError, check_release
+from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError, check_release
 from .privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon
 from .samplers import sample, tune_proposal
 from .tables import (
@@ -71,7 +72,6 @@ from .tables import (
     read_long_table,
     read_table_keys,
     read_wide_table,
-    write_csv_atomic,
 )
 from .targets import generalized_gaussian, generalized_laplace
 
@@ -137,32 +137,56 @@ class Table:
         return self.layout.with_cells(cells)
 
 
+#: a label that reads as a number: in a wide table read with ``--format auto`` it may be a count
+#: (a file without a header row or without a row-label column), which must never be published
+_NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+#: largest coefficient of a constraint (as the library's lattices: docs/reliability.md)
+COEFFICIENT_LIMIT = 2**31
+
+
+def _numeric_labels(table: Table) -> None:
+    for axis, what, hint in ((1, "column", "no header row"), (0, "row", "no row-label column")):
+        for label in dict.fromkeys(k[axis] for k in table.keys):
+            if _NUMBER_RE.fullmatch(label):
+                raise InputError(f"{table.path}: the {what} label {label!r} is a number: the file may have {hint}, "
+                                 "and a count read as a label would be published unchanged; if the labels are "
+                                 "right, say so with --format wide")
+
+
 def load_table(path, fmt: str = "auto", count_column: str = "count", counts: bool = True) -> Table:
     """Read a wide or long CSV table of non-negative integer counts (``fmt``: auto, wide or long).
 
-    ``auto`` reads a table whose header has a column named ``count_column`` as long, else as wide.
-    With ``counts`` False only the labels are read (a dry run): ``x`` and ``layout`` are None.
+    ``auto`` reads a table whose header has a column named ``count_column`` as long, else as wide;
+    a wide table read so is refused when a row or column label is a number (it may be a count: a
+    file without a header row or without a row-label column), unless ``fmt`` says ``wide``. With
+    ``counts`` False only the labels are read (a dry run): ``x`` and ``layout`` are None.
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"{path}: no such file")
+        raise InputError(f"{path}: no such file" if not path.is_dir() else f"{path}: is a directory, not a table")
+    if fmt not in ("auto", "long", "wide"):
+        raise UsageError(f"unknown table format {fmt!r}: auto, wide or long")
     try:
+        chosen = fmt
         if fmt == "auto":
             with path.open(encoding="utf-8-sig", errors="replace") as fh:
                 header = [h.strip().casefold() for h in fh.readline().split(",")]
-            fmt = "long" if count_column.casefold() in header else "wide"
-        if fmt not in ("long", "wide"):
-            raise UsageError(f"unknown table format {fmt!r}: auto, wide or long")
+            chosen = "long" if count_column.casefold() in header else "wide"
         if not counts:
-            return Table(path, None, read_table_keys(path, count_column if fmt == "long" else None), None)
-        if fmt == "long":
+            table = Table(path, None, read_table_keys(path, count_column if chosen == "long" else None), None)
+        elif chosen == "long":
             long = read_long_table(path, count_column)
-            return Table(path, long.counts, long.keys, long)
-        wide = read_wide_table(path)
-        keys = [(r, c) for r in wide.row_labels for c in wide.col_labels]
-        return Table(path, wide.cells.ravel(), keys, wide)
+            table = Table(path, long.counts, long.keys, long)
+        else:
+            wide = read_wide_table(path)
+            table = Table(path, wide.cells.ravel(), [(r, c) for r in wide.row_labels for c in wide.col_labels], wide)
     except InvariantError as err:
         raise InputError(str(err)) from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read the table ({err.strerror or err})") from None
+    if fmt == "auto" and chosen == "wide":
+        _numeric_labels(table)
+    return table
 
 
 def _family_rows(table: Table, family: str) -> tuple[list[np.ndarray], list[str]]:
@@ -209,15 +233,20 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
         if len(fields) != len(header):
             raise InputError(f"{path}: line {number} has {len(fields)} fields, the header {len(header)}")
         try:
-            coef = np.array([int(f) for f in fields[1 : 1 + len(cells)]], dtype=np.int64)
+            ints = [int(f) for f in fields[1 : 1 + len(cells)]]
         except ValueError:
             raise InputError(f"{path}: line {number}: coefficients must be integers") from None
+        if max(map(abs, ints)) > COEFFICIENT_LIMIT:
+            raise InputError(f"{path}: line {number}: a coefficient is beyond ±2**31")
+        if not any(ints):
+            raise InputError(f"{path}: line {number}: constraint {fields[0]!r} has no non-zero coefficient")
+        coef = np.array(ints, dtype=np.int64)
         if has_value:
             try:
                 stated = int(fields[-1])
             except ValueError:
                 raise InputError(f"{path}: line {number}: value {fields[-1]!r} is not an integer") from None
-            actual = stated if table.x is None else int(coef @ table.x)
+            actual = stated if table.x is None else sum(c * int(v) for c, v in zip(ints, table.x, strict=True))
             if stated != actual:
                 raise InfeasibleError(f"{path}: constraint {fields[0]!r} states the value {stated}, "
                                       f"the table gives {actual}: the invariants do not hold on this table")
@@ -431,8 +460,10 @@ class Request:
             eps = as_fraction(self.epsilon)
         except ValueError:
             raise UsageError(f"--epsilon must be a positive number, got {self.epsilon!r}") from None
-        if not 1e-9 <= eps <= 700:
+        if not Fraction(1, 10**9) <= eps <= 700:
             raise UsageError(f"--epsilon {self.epsilon} is outside [1e-9, 700]")
+        if self.seed is not None and self.seed < 0:
+            raise UsageError(f"--seed must be a non-negative integer, got {self.seed}")
         if self.norm == "gaussian" or self.chain_possible:
             if self.delta is None:
                 raise UsageError(f"the {'Gaussian' if self.norm == 'gaussian' else 'certified chain'}'s guarantee "
@@ -641,7 +672,12 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
     started = time.perf_counter()
     plan = Plan.make(A, labels, req)
     x = table.x
-    invariants = A @ x
+    exact = [sum(int(a) * int(v) for a, v in zip(row, x, strict=True)) for row in A]  # Python ints: no wrap
+    for label, value in zip(labels, exact, strict=True):
+        if abs(value) > COUNT_LIMIT:
+            raise InputError(f"{table.path}: the invariant {label!r} is {value}, beyond ±2**53: counts and every "
+                             "invariant's value must lie within ±2**53 (exact in int64 and float arithmetic)")
+    invariants = np.array(exact, dtype=np.int64)
     rng = seeded_source(req.seed) if req.seed is not None else system_source()
     audit: dict = {}
     noise, chain, lattice = None, None, None
@@ -700,16 +736,31 @@ AUDIT_NOTE = ("CONFIDENTIAL: derived from the confidential table (its path, hash
               "reveal counts). Keep it with the table; never publish it. The publishable file is the statement.")
 
 
-def _write_json_tmp(directory: Path, name: str, payload: dict) -> str:
+def _write_tmp(directory: Path, name: str, write) -> str:
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh, indent=1)
-        fh.write("\n")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            write(fh)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return tmp
 
 
-def write_release(release: Release, output, statement, audit) -> None:
-    """Write the table, its statement and its audit record; on any failure none of them is left behind."""
+def _json_writer(payload: dict):
+    def write(fh):
+        json.dump(payload, fh, indent=1)
+        fh.write("\n")
+    return write
+
+
+def write_release(release: Release, output, statement, audit, *, force: bool = False) -> None:
+    """Write the table, its statement and its audit record; on any failure none of them is left behind.
+
+    Without ``force`` each file is created exclusively (a hard link from its temporary file, which
+    fails if the name exists, also when another run created it meanwhile: :class:`UsageError`);
+    with ``force`` it replaces what is there.
+    """
     output, statement, audit = Path(output), Path(statement), Path(audit)
     lines = release.table.lines(release.values)
     expected = release.table.lines(release.table.x)
@@ -719,12 +770,19 @@ def write_release(release: Release, output, statement, audit) -> None:
               "files": {"release": str(output), "statement": str(statement)}}
     temps, done = [], []
     try:
-        temps.append((_write_json_tmp(statement.parent, statement.name, release.statement), statement))
-        temps.append((_write_json_tmp(audit.parent, audit.name, record), audit))
-        write_csv_atomic(output, lines)
-        done.append(output)
+        temps.append((_write_tmp(output.parent, output.name,
+                                 lambda fh: csv.writer(fh, lineterminator="\n").writerows(lines)), output))
+        temps.append((_write_tmp(statement.parent, statement.name, _json_writer(release.statement)), statement))
+        temps.append((_write_tmp(audit.parent, audit.name, _json_writer(record)), audit))
         for tmp, final in temps:
-            os.replace(tmp, final)
+            if force:
+                os.replace(tmp, final)
+            else:
+                try:
+                    os.link(tmp, final)
+                except FileExistsError:
+                    raise UsageError(f"{final} exists (written by another run meanwhile?): nothing written; "
+                                     "remove it or pass --force") from None
             done.append(final)
     except BaseException:
         for path in done:

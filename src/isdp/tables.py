@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,10 +211,7 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
     Every other column is a key; each key must be unique (ignoring case) and non-empty.
     """
     header, body = _labelled_lines(path)
-    names = [h.casefold() for h in header]
-    if count_column.casefold() not in names:
-        raise InvariantError(f"{path}: no count column {count_column!r} in the header {header}")
-    c = names.index(count_column.casefold())
+    c = _count_column(path, header, count_column)
     seen = set()
     values = []
     for lineno, fields in body:
@@ -241,21 +236,17 @@ def read_table_keys(path, count_column: str | None = None) -> list[tuple[str, ..
     if count_column is None:
         rows = [fields[0] for _, fields in body if not _is_margin(fields[0])]
         return [(r, c) for r in rows for c in header[1:] if not _is_margin(c)]
-    names = [h.casefold() for h in header]
-    if count_column.casefold() not in names:
-        raise InvariantError(f"{path}: no count column {count_column!r} in the header {header}")
-    c = names.index(count_column.casefold())
+    c = _count_column(path, header, count_column)
     return [tuple(f for k, f in enumerate(fields) if k != c) for _, fields in body]
 
 
-def write_csv_atomic(path, lines: list[list[str]]) -> None:
-    """Write ``lines`` as CSV to ``path`` through a temporary file in the same directory and a rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            csv.writer(fh, lineterminator="\n").writerows(lines)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _count_column(path, header: list[str], count_column: str) -> int:
+    """The count column's position; a header with a repeated column name is refused (a second
+    count column would be read as a key, and its counts published as labels)."""
+    names = [h.casefold() for h in header]
+    for name in names:
+        if names.count(name) > 1:
+            raise InvariantError(f"{path}: the header repeats the column {name!r}: which one holds the counts?")
+    if count_column.casefold() not in names:
+        raise InvariantError(f"{path}: no count column {count_column!r} in the header {header}")
+    return names.index(count_column.casefold())

@@ -242,3 +242,28 @@ def test_a_grid_with_any_unusable_value_is_refused(good, bad, at):
     grid = [*good[:at], bad, *good[at:]]
     with pytest.raises(ValueError, match=r"grid\[\d+\]"):
         tune_proposal(SUM3, L1, grid, n_chains=1, n_iter=10, seed=1)
+
+
+def test_blank_evidence_is_an_error_not_a_match():
+    from isdp.experiments.claims import Measurement, judge
+
+    for value in ("", "   "):
+        assert judge({"kind": "equal"}, "", Measurement(value, "nothing")) == "error"
+
+
+def test_membership_of_a_vector_of_the_wrong_length_is_false():
+    from isdp import IntegerLattice, sum_constraint
+
+    lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    assert not lattice.contains(np.array([1, -1])) and not lattice.contains(np.zeros((2, 4), dtype=np.int64))
+    assert lattice.contains(np.array([1, -1, 0]))
+
+
+def test_mis_refuses_a_start_of_the_wrong_length():
+    from isdp.lattice import InvariantError
+    from isdp.mis import mis_sample
+
+    A = np.array([[1, 1, 1, 1]])
+    with pytest.raises(InvariantError, match="init has shape"):
+        mis_sample(A, np.array([8]), np.array([2.0, 2, 2, 2]), eps=1.0, proposal_eps=1.0, index_set=[0, 1, 2],
+                   n_draws=2, seed=1, init=np.array([2, 2, 4]), progress=False)

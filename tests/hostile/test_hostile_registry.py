@@ -40,6 +40,12 @@ BAD = [
     ("ISDP-E1-l1-lag-stability", {"criterion": {"kind": "between", "max": 2}}, "between"),
     ("SWAP-E8-ma1940-table", {"criterion": {"kind": "equal", "tol": float("inf")}}, "not a finite number"),
     ("SWAP-E8-ma1940-table", {"criterion": {"kind": "equal", "tol": -1}}, "less than the minimum"),
+    # finite numbers that still pass anything (round three)
+    ("SWAP-E8-ma1940-table", {"criterion": {"kind": "equal", "tol": 1e300}}, "would pass anything"),
+    ("ISDP-E1-l1-lag-stability", {"criterion": {"kind": "interval", "min": -1e308, "max": 1e308}},
+     "would exclude nothing"),
+    ("CDP-E5-acceptance", {"criterion": {"kind": "within_se", "k": 1e300}}, "no Monte Carlo difference"),
+    ("CDP-E5-acceptance", {"criterion": {"kind": "within_se", "k": 3, "rounding": 1e300}}, "would pass anything"),
     ("SWAP-E8-ma1940-table", {"paper_value": float("nan")}, "paper_value = nan"),
     ("SWAP-E8-ma1940-table", {"paper_value": [1.0, float("inf")]}, "paper_value[1] = inf"),
     ("SWAP-E8-ma1940-table", {"surprise": True}, "surprise"),

@@ -110,7 +110,7 @@ def test_the_installed_isdp_command_releases_the_example(installed, tmp_path):
     out = tmp_path / "release.csv"
     run = subprocess.run([str(installed.parent / "isdp"), "release", str(ROOT / "data" / "e5" / "sex_by_age.csv"),
                           "--constraints", str(ROOT / "data" / "release" / "sex_by_age_invariants.csv"),
-                          "--epsilon", "1", "-o", str(out), "--no-progress"],
+                          "--epsilon", "1", "--format", "wide", "-o", str(out), "--no-progress"],
                          capture_output=True, text=True, cwd=tmp_path, env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     statement = json.loads(Path(str(out) + ".statement.json").read_text())

@@ -181,18 +181,31 @@ def _check_finite(value, where: str) -> None:
         raise ValueError(f"{where} = {value} is not a finite number")
 
 
+#: limits on a criterion's numbers: beyond them it could pass any value the measures produce
+TOLERANCE_LIMIT = 1.0  # tol and rounding are absolute; the registry's largest is 0.005
+K_LIMIT = 10  # standard errors in within_se (the registry uses 2 and 3)
+BOUND_LIMIT = 1e15  # |min|, |max| of an interval (the largest measured quantity is ~1e10)
+
+
 def check_criterion(criterion: Mapping) -> None:
     """Refuse a criterion that could pass any value: non-finite numbers, an empty interval, α
-    outside (0, 1), a negative tolerance or a non-positive ``k`` (the schema checks the rest)."""
+    outside (0, 1), a tolerance outside [0, TOLERANCE_LIMIT], ``k`` outside (0, K_LIMIT], interval
+    bounds beyond ±BOUND_LIMIT (the schema checks the rest)."""
     _check_finite(dict(criterion), "criterion")
     kind = criterion.get("kind")
     if kind not in KINDS:
         raise ValueError(f"unknown criterion kind {kind!r} (one of {KINDS})")
     for key in ("tol", "rounding"):
-        if key in criterion and not criterion[key] >= 0:
-            raise ValueError(f"criterion.{key} = {criterion[key]} must be >= 0")
-    if "k" in criterion and not criterion["k"] > 0:
-        raise ValueError(f"criterion.k = {criterion['k']} must be > 0")
+        if key in criterion and not 0 <= criterion[key] <= TOLERANCE_LIMIT:
+            raise ValueError(f"criterion.{key} = {criterion[key]} must lie in [0, {TOLERANCE_LIMIT:g}]: a larger "
+                             "tolerance would pass anything the measures here produce")
+    if "k" in criterion and not 0 < criterion["k"] <= K_LIMIT:
+        raise ValueError(f"criterion.k = {criterion['k']} must lie in (0, {K_LIMIT}]: beyond {K_LIMIT} standard "
+                         "errors no Monte Carlo difference is ever detected")
+    for key in ("min", "max"):
+        if key in criterion and not abs(criterion[key]) <= BOUND_LIMIT:
+            raise ValueError(f"criterion.{key} = {criterion[key]} lies beyond ±{BOUND_LIMIT:g}: no measure here is "
+                             "that large, so the bound would exclude nothing (leave it out for a one-sided interval)")
     if "alpha" in criterion and not 0 < criterion["alpha"] < 1:
         raise ValueError(f"criterion.alpha = {criterion['alpha']} must lie in (0, 1)")
     lo, hi = criterion.get("min"), criterion.get("max")
@@ -307,7 +320,7 @@ def _is_empty(value) -> bool:
         return value.size == 0
     if isinstance(value, Sequence) and not isinstance(value, str):
         return not value or any(_is_empty(v) for v in value)
-    return value is None
+    return value is None or (isinstance(value, str) and not value.strip())  # a blank string is no evidence
 
 
 def evidence_problem(criterion: Mapping, m: Measurement) -> str | None:
