@@ -122,6 +122,8 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool)
             raise UsageError(f"{name} {str(path)!r} is not a file name")
         if path.is_dir():
             raise UsageError(f"{name} {path} is a directory")
+        if path.exists() and not path.is_file():
+            raise UsageError(f"{name} {path} is not a regular file (a device or a pipe is never replaced)")
         if path.exists() and not force:
             raise UsageError(f"{path} exists: remove it or pass --force")
         parent = path.parent

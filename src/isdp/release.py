@@ -163,7 +163,7 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", counts: boo
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"{path}: no such file" if not path.is_dir() else f"{path}: is a directory, not a table")
+        raise InputError(f"{path}: no such file" if not path.exists() else f"{path}: not a regular file")
     if fmt not in ("auto", "long", "wide"):
         raise UsageError(f"unknown table format {fmt!r}: auto, wide or long")
     try:
@@ -617,6 +617,9 @@ def privacy_statement(plan: Plan, table: Table, guarantee: Guarantee, route: dic
         "route": route,
         "requested": {"epsilon_per_person": req.epsilon, "delta_per_person": req.delta, "norm": req.norm,
                       "allow_chain": req.allow_chain, "nonnegative": req.nonnegative},
+        "neighbouring_relation": ("two tables with the same invariants (A x = A x') that differ in the records of "
+                                  "k persons, each added, removed, or moved from one cell to another (at most 2k in "
+                                  "l1 and sqrt(2)·k in l2); stated for k = 1 (per person) and k = 2"),
         "guarantee": guarantee.to_dict(plan.neighbours),
         "post_processing": (
             "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (HiGHS MILP), a function of the "

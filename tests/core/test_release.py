@@ -344,18 +344,22 @@ def test_the_guarantee_asked_must_be_complete_and_meaningful(tmp_path, capsys, a
     _only(tmp_path, "t.csv")
 
 
-def test_a_failed_write_leaves_no_output(tmp_path, monkeypatch):
+@pytest.mark.parametrize("force", [False, True], ids=["exclusive", "--force"])
+def test_a_failed_write_leaves_no_output(tmp_path, monkeypatch, capsys, force):
+    """The audit record fails to land after the release and the statement have: both are removed again."""
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
-    real = os.replace
+    name = "replace" if force else "link"
+    real = getattr(os, name)
 
     def fail_on_audit(src, dst):
         if str(dst).endswith(".audit.json"):
-            raise OSError("disk full")
+            raise OSError(28, "No space left on device", str(dst))
         return real(src, dst)
 
-    monkeypatch.setattr(os, "replace", fail_on_audit)
-    with pytest.raises(OSError, match="disk full"):
-        _run(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1")
+    monkeypatch.setattr(os, name, fail_on_audit)
+    code, *_ = _run(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1",
+                    *(["--force"] if force else []))
+    assert code == 2 and "No space left on device; nothing written" in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
 

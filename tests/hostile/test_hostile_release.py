@@ -93,6 +93,14 @@ def test_an_output_that_is_not_a_file_is_refused(tmp_path, monkeypatch, capsys, 
     _only(tmp_path, "t.csv", "adir")
 
 
+def test_a_device_is_never_replaced_even_with_force(tmp_path, capsys):
+    (tmp_path / "t.csv").write_text(TABLE)
+    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "-o", os.devnull,
+                 "--force", *SEEDED])
+    assert code == 2 and "is not a regular file" in capsys.readouterr().err
+    assert Path(os.devnull).is_char_device()
+
+
 def test_an_unwritable_directory_is_refused_before_any_sampling(tmp_path, monkeypatch, capsys):
     import isdp.cli
     import isdp.release
