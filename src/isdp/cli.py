@@ -89,7 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("auto", "wide", "long"), default="auto",
                    help="table layout; auto: long if the header has the count column (default)")
     p.add_argument("--count-column", default="count", help="count column of a long table (default 'count')")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("-q", "--quiet", "--no-progress", dest="quiet", action="store_true",
+                   help="no progress (by default a bar on a terminal, else a line on stderr about every 5 s)")
     p.add_argument("--force", action="store_true", help="replace existing output files")
     return parser
 
@@ -159,7 +160,7 @@ def _release(args, parser) -> int:
                      "--reproducible-not-for-publication to confirm it is not for publication")
     req = Request(norm=args.norm, epsilon=args.epsilon, delta=args.delta, allow_chain=args.allow_chain,
                   nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
-                  max_attempts=args.max_attempts, seed=args.seed, progress=not args.no_progress)
+                  max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet)
     if args.dry_run:
         req.check()
         table = load_table(args.table, args.format, args.count_column, counts=False)
@@ -218,6 +219,8 @@ def main(argv=None) -> int:
         parser = _parser()
         args = parser.parse_args(argv)
         logging.basicConfig(level=logging.WARNING, format="%(message)s")
+        if not getattr(args, "quiet", True) and not sys.stderr.isatty():
+            logging.getLogger("isdp").setLevel(logging.INFO)  # the chain's progress lines (data-independent)
         try:
             return _release(args, parser)
         except ReleaseError as err:

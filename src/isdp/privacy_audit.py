@@ -46,13 +46,18 @@ class Law:
 
 
 def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | None = None) -> Law:
-    """The law of the exact route's noise, from its construction (:class:`isdp.release.ExactL1Sampler`).
+    """The law of the exact route's noise, from its construction (:class:`isdp.release.ExactL1Sampler`,
+    or an :class:`isdp.release.ExactSampler` of one block).
 
     Free cells i.i.d. DG(ε) on the box |u_free|_∞ ≤ radius, solved cells ``solve @ u_free``,
     acceptance exp(−ε Σ|u_solved|) and, with ``sigma``, the Gaussian step
     exp(−Σ(|u_i| − σ)²/2σ²). ``outside`` bounds the accepted mass beyond the box by the free
     cells' DG tail (acceptance ≤ 1), relative to the mass inside.
     """
+    if hasattr(sampler, "parts"):  # an isdp.release.ExactSampler: the audit lattices are one block
+        if len(sampler.parts) != 1:
+            raise ValueError(f"the audit enumerates one block; this sampler has {len(sampler.parts)}")
+        sampler = sampler.parts[0][1]
     eps, k = float(eps), len(sampler.free)
     free = np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)
     u = np.zeros((len(free), sampler.A.shape[1]), dtype=np.int64)

@@ -37,6 +37,7 @@ import json
 import math
 import os
 import re
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -328,6 +329,8 @@ class ExactL1Sampler:
     def build(cls, A: np.ndarray) -> ExactL1Sampler | None:
         """The sampler for Λ(A), or None when no set of cells has a unimodular A[:, cells]."""
         A = A[independent_rows(A)]
+        if A.shape[0] == 0:  # no invariant: every cell free
+            return cls(A, np.arange(A.shape[1]), np.zeros(0, np.int64), np.zeros((0, A.shape[1]), np.int64))
         solved = unimodular_complement(A)
         if solved is None:
             return None
@@ -336,29 +339,121 @@ class ExactL1Sampler:
         solve = -np.array((inverse * sympy.Matrix(A[:, free].tolist())).tolist(), dtype=np.int64)
         return cls(A, free, solved, solve)
 
-    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int, sigma: Fraction | None = None,
-             progress: bool = False) -> tuple[np.ndarray | None, int]:
+    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int,
+             sigma: Fraction | None = None) -> tuple[np.ndarray | None, int]:
         """(noise, attempts); noise is None when no proposal was accepted within ``max_attempts``.
 
-        The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``eps`` = 1/σ), an accepted ℓ1 draw is kept with probability
-        exp(-Σ_i (|u_i| - σ)² / 2σ²) = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is
-        ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the generalized Gaussian, exactly (rejection from the ℓ1 law).
+        The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``eps`` =
+        1/σ), an accepted ℓ1 draw is kept with probability exp(-Σ_i (|u_i| - σ)² / 2σ²)
+        = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the
+        generalized Gaussian, exactly (rejection from the ℓ1 law).
         """
-        from tqdm import tqdm
-
         u = np.zeros(self.A.shape[1], dtype=np.int64)
-        with tqdm(total=max_attempts, desc="exact sampler (attempts)", unit="try", leave=False,
-                  disable=None if progress else True, miniters=1000) as bar:
-            for attempt in range(1, max_attempts + 1):
-                u[self.free] = [double_geometric(eps, rng) for _ in self.free]
-                u[self.solved] = self.solve @ u[self.free]
-                if _bernoulli_exp(eps * int(np.abs(u[self.solved]).sum()), rng):
-                    if sigma is None or _bernoulli_exp(sum((abs(int(v)) - sigma) ** 2 for v in u) / (2 * sigma**2), rng):
-                        if np.any(self.A @ u != 0):
-                            raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
-                        return u, attempt
-                bar.update()
+        for attempt in range(1, max_attempts + 1):
+            u[self.free] = [double_geometric(eps, rng) for _ in self.free]
+            u[self.solved] = self.solve @ u[self.free]
+            if _bernoulli_exp(eps * int(np.abs(u[self.solved]).sum()), rng):
+                if sigma is None or _bernoulli_exp(sum((abs(int(v)) - sigma) ** 2 for v in u) / (2 * sigma**2), rng):
+                    if np.any(self.A @ u != 0):
+                        raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
+                    return u, attempt
         return None, max_attempts
+
+
+def blocks(A: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The invariants' independent blocks: (cells, rows) of each connected component of the graph
+    joining a cell to every invariant it enters. Λ(A) is the direct sum of the blocks' lattices and
+    exp(−ε‖u‖) (ℓ1, and the Gaussian's ‖u‖₂²) factorizes over them, so each block is drawn on its
+    own — one total per state is 52 small problems, not one of 3,221 cells. A cell in no invariant
+    is a block without rows (its noise is one double geometric draw)."""
+    from scipy.sparse import coo_array
+    from scipy.sparse.csgraph import connected_components
+
+    m, n = A.shape
+    rows, cols = np.nonzero(A)
+    graph = coo_array((np.ones(len(rows)), (cols, n + rows)), shape=(n + m, n + m))
+    _, label = connected_components(graph, directed=False)
+    out = []
+    for comp in dict.fromkeys(label[:n]):  # in the order of the cells
+        out.append((np.flatnonzero(label[:n] == comp), np.flatnonzero(label[n:] == comp)))
+    return out
+
+
+@dataclass(frozen=True)
+class ExactSampler:
+    """Exact noise on Λ(A), block by block (:func:`blocks`), each by :class:`ExactL1Sampler`."""
+
+    n: int
+    parts: tuple[tuple[np.ndarray, ExactL1Sampler], ...]  # (the block's cells, its sampler)
+
+    @classmethod
+    def build(cls, A: np.ndarray) -> ExactSampler | None:
+        """The sampler for Λ(A), or None when some block has no unimodular set of cells to solve for."""
+        parts = []
+        for cells, rows in blocks(A):
+            sub = ExactL1Sampler.build(A[np.ix_(rows, cells)] if len(rows) else np.zeros((0, len(cells)), np.int64))
+            if sub is None:
+                return None
+            parts.append((cells, sub))
+        return cls(A.shape[1], tuple(parts))
+
+    @property
+    def solved(self) -> np.ndarray:
+        """The cells solved for from the others (global positions, sorted)."""
+        return np.sort(np.concatenate([cells[sub.solved] for cells, sub in self.parts] or [np.zeros(0, np.int64)]))
+
+    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int, sigma: Fraction | None = None,
+             progress: bool = False) -> tuple[np.ndarray | None, int]:
+        """(noise, attempts in all); None when a block accepts nothing within ``max_attempts`` (each
+        block has its own budget). Progress counts blocks, which says nothing about the counts."""
+        u = np.zeros(self.n, dtype=np.int64)
+        total = 0
+        bar = Progress(len(self.parts), "exact sampler (blocks)", progress)
+        try:
+            for cells, sub in self.parts:
+                noise, attempts = sub.draw(eps, rng, max_attempts=max_attempts, sigma=sigma)
+                total += attempts
+                if noise is None:
+                    return None, total
+                u[cells] = noise
+                bar.update()
+        finally:
+            bar.close()
+        return u, total
+
+
+class Progress:
+    """Progress on stderr: a bar on a terminal, else a plain line about every 5 s with the time left;
+    nothing when not ``enabled``. Callers count only data-independent work (blocks, pairs)."""
+
+    def __init__(self, total: int, desc: str, enabled: bool):
+        self.total, self.desc, self.enabled, self.done = total, desc, enabled, 0
+        self.start = self.last = time.perf_counter()
+        self.bar = None
+        if enabled and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, leave=False)
+        elif enabled:
+            print(f"{desc}: started, {total} steps", file=sys.stderr, flush=True)
+
+    def update(self, k: int = 1) -> None:
+        if not self.enabled:
+            return
+        self.done += k
+        if self.bar is not None:
+            self.bar.update(k)
+            return
+        now = time.perf_counter()
+        if now - self.last >= 5 and self.done < self.total:
+            left = (self.total - self.done) * (now - self.start) / self.done
+            print(f"{self.desc}: {self.done}/{self.total} after {now - self.start:.0f} s, about {left:.0f} s left",
+                  file=sys.stderr, flush=True)
+            self.last = now
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 # --------------------------------------------------------------------------- certified chain
@@ -395,12 +490,11 @@ def certify_chain(lattice: IntegerLattice, target, *, tv: float, pairs: int, max
     :class:`UncertifiableError` when ``pairs`` cannot resolve ``tv`` at all, when a pilot pair has
     not met within ``max_iter`` iterations, or when the bound never reaches ``tv``.
     """
-    from tqdm import tqdm
-
     if pairs < pairs_needed(tv):
         raise UncertifiableError(f"a TV bound of {tv:.3g} is below what {pairs} coupled pairs can resolve at 95 % "
                                  f"({pairs_needed(tv)} are needed): raise --pairs")
-    with tqdm(total=2, desc="certifying the chain", disable=None if progress else True, leave=False) as bar:
+    bar = Progress(2, f"certifying the chain ({pairs} coupled pairs)", progress)
+    try:
         _, proposal_eps = tune_proposal(lattice, target, _PROPOSAL_GRID, n_chains=2, n_iter=1000, seed=seed)
         bar.update()
         try:
@@ -410,6 +504,8 @@ def certify_chain(lattice: IntegerLattice, target, *, tv: float, pairs: int, max
             raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {err}; raise "
                                      "--max-iter, use the l1 norm (exact sampler) or fewer cells") from None
         bar.update()
+    finally:
+        bar.close()
     if not cert.certified:
         raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {cert.status}; raise "
                                  "--max-iter, use the l1 norm (exact sampler) or fewer cells")
@@ -507,7 +603,7 @@ class Plan:
     A: np.ndarray
     labels: list[str]
     neighbours: Neighbours
-    exact: ExactL1Sampler | None
+    exact: ExactSampler | None
     unit: Fraction | float  # ε per unit distance (Laplace) or σ (Gaussian)
 
     @classmethod
@@ -520,7 +616,7 @@ class Plan:
         delta_conversion, _ = req.delta_split()
         unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion) if req.norm == "gaussian"
                 else unit_epsilon(req.epsilon_person, req.norm))
-        exact = ExactL1Sampler.build(A) if req.norm != "l2" else None
+        exact = ExactSampler.build(A) if req.norm != "l2" else None
         if exact is None and not req.chain_possible:
             raise UncertifiableError("no set of cells can be solved for the others in integers (no unimodular "
                                      "A[:, cells]), so the exact sampler does not apply: change the invariants, or "
