@@ -18,14 +18,14 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet uv==$(UV_VERSION)
 	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(VENV)/bin/python -c constraints.txt \
-	  -e '.[workflow,dev]'
+	  -e '.[workflow,dev,opendp]'
 	$(VENV)/bin/python -m compileall -q src
 	@touch $@
 
 ## lock: re-resolve pyproject.toml in a scratch venv and pin every version in constraints.txt
 lock:
 	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/pip install --quiet -e '.[workflow,dev]'
+	.lock-venv/bin/pip install --quiet -e '.[workflow,dev,opendp]'
 	{ head -n 2 constraints.txt; echo "# Made on $$(.lock-venv/bin/python -V), $$(uname -sm), $$(date -u +%F)."; \
 	  .lock-venv/bin/pip freeze --all --exclude-editable | grep -v -e '^isdp' -e '^pip=='; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt && rm -rf .lock-venv
