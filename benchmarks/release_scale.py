@@ -3,7 +3,8 @@
 Each case writes a long table (key columns and a count column) to a temporary directory and runs
 the command in a fresh process, ε = 1 per person, operating-system entropy, quiet; per row: the
 cells, invariants and independent blocks, the route, the exact sampler's attempts (from the
-confidential audit record: this is a benchmark, not a release), wall seconds and peak memory.
+confidential audit record: this is a benchmark, not a release), wall seconds and the process's
+peak memory.
 
 - ``national``: the 3,221 counties of the committed NHGIS extract under their 52 state totals;
 - ``blocks-N``: N cells in blocks of 100 under one total each (the national shape, larger);
@@ -21,7 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import resource
+import os
 import subprocess
 import sys
 import tempfile
@@ -64,15 +65,18 @@ def run(case: str, max_attempts: int) -> dict:
         out = Path(tmp) / "out.csv"
         cmd = [sys.executable, "-m", "isdp", "release", str(table), "--invariant", family, "--epsilon", "1",
                "--max-attempts", str(max_attempts), "-o", str(out), "--quiet"]
+        err = Path(tmp) / "stderr"
         tick = time.perf_counter()
-        run = subprocess.run(cmd, capture_output=True, text=True)
+        with err.open("w") as fh:
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=fh)
+            _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak memory
         seconds = time.perf_counter() - tick
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        audit = json.loads(Path(str(out) + ".audit.json").read_text()) if run.returncode == 0 else {}
-        return {"case": case, "cells": cells, "invariant": family, "blocks": n_blocks, "exit": run.returncode,
-                "route": audit.get("route", run.stderr.strip()[-120:]),
+        code = os.waitstatus_to_exitcode(status)
+        audit = json.loads(Path(str(out) + ".audit.json").read_text()) if code == 0 else {}
+        return {"case": case, "cells": cells, "invariant": family, "blocks": n_blocks, "exit": code,
+                "route": audit.get("route", "refused: " + err.read_text().strip().removeprefix("isdp release: error: ")[:90]),
                 "attempts": audit.get("exact_sampler", {}).get("attempts"), "seconds": round(seconds, 2),
-                "peak_mb_so_far": round(peak)}
+                "peak_mb": round(usage.ru_maxrss / 1024)}
 
 
 def main() -> None:

@@ -20,11 +20,16 @@ import secrets
 from fractions import Fraction
 from typing import Protocol
 
+import numpy as np
+
 
 class IntegerSource(Protocol):
-    """Uniform random integers: ``randbelow(n)`` is uniform on {0, …, n-1}."""
+    """Uniform random integers: ``randbelow(n)`` is uniform on {0, …, n-1}; ``randbytes(k)`` gives k
+    uniformly random bytes (for the array samplers)."""
 
     def randbelow(self, n: int) -> int: ...
+
+    def randbytes(self, n: int) -> bytes: ...
 
 
 class _Seeded(random.Random):
@@ -99,3 +104,60 @@ def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
         if negative and y == 0:
             continue
         return -y if negative else y
+
+
+def _uniform_below(m: np.ndarray, rng: IntegerSource) -> np.ndarray:
+    """Uniform integers on [0, m_i) for each m_i < 2**62, exactly: 63-bit words from ``rng.randbytes``,
+    those at or above the largest multiple of m_i below 2**63 drawn again (rejection, no modulo bias)."""
+    m = np.asarray(m, dtype=np.uint64)
+    out = np.empty(m.shape, dtype=np.uint64)
+    todo = np.arange(m.size)
+    limit = (np.uint64(1 << 63) // m) * m
+    while todo.size:
+        words = np.frombuffer(rng.randbytes(8 * todo.size), dtype="<u8") >> np.uint64(1)
+        ok = words < limit[todo]
+        out[todo[ok]] = words[ok] % m[todo[ok]]
+        todo = todo[~ok]
+    return out
+
+
+def _bernoulli_exp_array(num: np.ndarray, den: np.ndarray, rng: IntegerSource) -> np.ndarray:
+    """Bernoulli(exp(-num_i/den_i)) for 0 ≤ num_i ≤ den_i, elementwise (CKS Algorithm 1 for γ ≤ 1):
+    K_i is the first k at which Bernoulli(γ_i/k) fails, and the draw is K_i odd."""
+    num, den = np.asarray(num, dtype=np.uint64), np.asarray(den, dtype=np.uint64)
+    k = np.ones(num.shape, dtype=np.uint64)
+    K = np.zeros(num.shape, dtype=np.uint64)
+    active = np.arange(num.size)
+    while active.size:
+        carry_on = _uniform_below(den[active] * k[active], rng) < num[active]
+        stopped = active[~carry_on]
+        K[stopped] = k[stopped]
+        active = active[carry_on]
+        k[active] += np.uint64(1)
+    return K % np.uint64(2) == 1
+
+
+def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
+    """``size`` independent draws of DG(ε), ε = s/t rational: :func:`double_geometric`'s algorithm
+    run on whole arrays (same law, exactly; far fewer calls to the random source), int64."""
+    s, t = eps.numerator, eps.denominator
+    if not 0 < t < 2**31 or s <= 0:
+        raise ValueError(f"ε = {eps} must be a positive fraction with a denominator below 2**31")
+    out = np.empty(size, dtype=np.int64)
+    todo = np.arange(size)
+    while todo.size:
+        n = todo.size
+        u = _uniform_below(np.full(n, t), rng)
+        kept = _bernoulli_exp_array(u, np.full(n, t), rng)
+        v = np.zeros(n, dtype=np.int64)
+        active = np.flatnonzero(kept)
+        while active.size:  # V: successes of Bernoulli(exp(-1)) before the first failure
+            success = _bernoulli_exp_array(np.ones(active.size), np.ones(active.size), rng)
+            v[active[success]] += 1
+            active = active[success]
+        y = (u.astype(np.int64) + t * v) // s
+        negative = _uniform_below(np.full(n, 2), rng) == 1
+        good = kept & ~(negative & (y == 0))
+        out[todo[good]] = np.where(negative, -y, y)[good]
+        todo = todo[~good]
+    return out

@@ -59,10 +59,9 @@ class Neighbours:
         the same sum (c_a + c_b = c_c + c_d moves persons a→c and b→d, or the reverse).
         """
         A = np.asarray(A, dtype=np.int64)
-        cols = np.vstack([A.T, np.zeros((1, A.shape[0]), dtype=np.int64)])
-        distinct = np.unique(cols, axis=0)
-        if len(distinct) < len(cols):
+        if _repeated_column(A):
             return cls(one_person=True, two_persons=True)
+        distinct = np.vstack([A.T, np.zeros((1, A.shape[0]), dtype=np.int64)])
         m = len(distinct)
         if m * (m + 1) // 2 * max(A.shape[0], 1) > _PAIR_SUM_LIMIT:
             return cls(one_person=False, two_persons=None)
@@ -86,6 +85,24 @@ class Neighbours:
                     "whether two persons' changes can was not determined (too many distinct invariant columns)")
         return ("no change of one or two persons keeps the invariants: the published invariants reveal any such "
                 "change; the guarantee covers larger groups only")
+
+
+def _repeated_column(A: np.ndarray) -> bool:
+    """Whether two columns of A ∪ {0} are equal, in time and memory linear in A: columns are hashed
+    by a fixed random projection (int64, wrapping), and equal hashes are confirmed exactly."""
+    weights = np.random.default_rng(20230207).integers(-(2**62), 2**62, size=A.shape[0])
+    with np.errstate(over="ignore"):
+        h = np.append(weights @ A if A.shape[0] else np.zeros(A.shape[1], np.int64), 0)
+    order = np.argsort(h, kind="stable")
+    same = np.flatnonzero(h[order][1:] == h[order][:-1])
+    if not same.size:
+        return False
+    cols = np.hstack([A, np.zeros((A.shape[0], 1), np.int64)])
+    if any(np.array_equal(cols[:, order[i]], cols[:, order[i + 1]]) for i in same):
+        return True
+    # only hash collisions between neighbours: settle exactly on the columns whose hash repeats
+    suspects = np.unique(np.concatenate([order[same], order[same + 1]]))
+    return len(np.unique(cols[:, suspects].T, axis=0)) < len(suspects)
 
 
 def unit_epsilon(epsilon_person: Fraction, norm: str) -> Fraction | float:

@@ -42,6 +42,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -60,7 +61,7 @@ from .discrete import (
     IntegerSource,
     as_fraction,
     bernoulli_exp,
-    double_geometric,
+    double_geometric_array,
     seeded_source,
     system_source,
 )
@@ -128,7 +129,7 @@ class Table:
     keys: list[tuple[str, ...]]  # each cell's key (row, column) for wide tables
     layout: WideTable | LongTable | None
 
-    @property
+    @cached_property
     def cell_labels(self) -> list[str]:
         """``key1|key2|…`` per cell."""
         return ["|".join(k) for k in self.keys]
@@ -348,15 +349,24 @@ class ExactL1Sampler:
         = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the
         generalized Gaussian, exactly (rejection from the ℓ1 law).
         """
-        u = np.zeros(self.A.shape[1], dtype=np.int64)
-        for attempt in range(1, max_attempts + 1):
-            u[self.free] = [double_geometric(eps, rng) for _ in self.free]
-            u[self.solved] = self.solve @ u[self.free]
-            if _bernoulli_exp(eps * int(np.abs(u[self.solved]).sum()), rng):
+        n_free, attempt, batch = len(self.free), 0, 8
+        while attempt < max_attempts:
+            # proposals are i.i.d.: drawing a batch at once and taking them in order is the same
+            # sequence of attempts as drawing one at a time (the rest of a batch is discarded)
+            k = min(batch, max_attempts - attempt)
+            free = double_geometric_array(eps, k * n_free, rng).reshape(k, n_free)
+            solved = free @ self.solve.T
+            for row in range(k):
+                attempt += 1
+                if not _bernoulli_exp(eps * int(np.abs(solved[row]).sum()), rng):
+                    continue
+                u = np.zeros(self.A.shape[1], dtype=np.int64)
+                u[self.free], u[self.solved] = free[row], solved[row]
                 if sigma is None or _bernoulli_exp(sum((abs(int(v)) - sigma) ** 2 for v in u) / (2 * sigma**2), rng):
                     if np.any(self.A @ u != 0):
                         raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
                     return u, attempt
+            batch = min(2 * batch, 1024)
         return None, max_attempts
 
 
@@ -610,7 +620,7 @@ class Plan:
     def make(cls, A: np.ndarray, labels: list[str], req: Request) -> Plan:
         """Check the request and choose the route; raises a :class:`ReleaseError` before any count is read."""
         req.check()
-        if np.linalg.matrix_rank(A.astype(float)) >= A.shape[1]:
+        if A.shape[0] >= A.shape[1] and np.linalg.matrix_rank(A.astype(float)) >= A.shape[1]:
             raise InfeasibleError("infeasible invariants: A has full column rank: they fix every cell, so no "
                                   "noise can be added")
         delta_conversion, _ = req.delta_split()
@@ -720,7 +730,7 @@ def privacy_statement(plan: Plan, table: Table, guarantee: Guarantee, route: dic
         "post_processing": (
             "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (HiGHS MILP), a function of the "
             "noisy table and the invariants only, so the guarantee is unchanged" if req.nonnegative else None),
-        "invariants": [{"label": lab, "coefficients": row.tolist(),
+        "invariants": [{"label": lab, "coefficients": {table.cell_labels[j]: int(row[j]) for j in np.flatnonzero(row)},
                         **({} if invariant_values is None else {"value": int(v)})}
                        for lab, row, v in zip(plan.labels, plan.A,
                                               plan.A[:, 0] if invariant_values is None else invariant_values,
@@ -771,7 +781,7 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
     started = time.perf_counter()
     plan = Plan.make(A, labels, req)
     x = table.x
-    exact = [sum(int(a) * int(v) for a, v in zip(row, x, strict=True)) for row in A]  # Python ints: no wrap
+    exact = [sum(int(row[j]) * int(x[j]) for j in np.flatnonzero(row)) for row in A]  # Python ints: no wrap
     for label, value in zip(labels, exact, strict=True):
         if abs(value) > COUNT_LIMIT:
             raise InputError(f"{table.path}: the invariant {label!r} is {value}, beyond ±2**53: counts and every "
