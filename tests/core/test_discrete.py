@@ -57,3 +57,29 @@ def test_as_fraction_refuses_non_positive_or_non_numbers(bad):
 
 def test_as_fraction_reads_decimals_exactly():
     assert as_fraction("0.1") == Fraction(1, 10)
+
+
+@pytest.mark.parametrize("eps", ["0.5", "24/125", "3"])
+def test_the_array_double_geometric_follows_the_dg_law(eps):
+    """The vectorised sampler of the release's exact route, from both sources, against DG(ε)."""
+    from isdp.discrete import double_geometric_array
+
+    e = as_fraction(eps)
+    support = np.arange(-60, 61)
+    for rng in (seeded_source(8), system_source()):
+        draws = double_geometric_array(e, 20_000, rng)
+        assert draws.dtype == np.int64
+        assert chisquare_gof_integers(draws, support, stats.dlaplace.pmf(support, float(e))) > ALPHA
+
+
+def test_uniform_integers_below_each_bound_are_uniform():
+    from isdp.discrete import _uniform_below
+
+    m = np.repeat(np.array([3, 7, 2**40 + 1], dtype=np.uint64), 30_000)
+    u = _uniform_below(m, seeded_source(2)).astype(object)
+    assert all(0 <= v < b for v, b in zip(u, m.astype(object), strict=True))
+    for bound in (3, 7):
+        counts = np.bincount(np.array(u[m == bound], dtype=np.int64), minlength=bound)
+        assert stats.chisquare(counts).pvalue > ALPHA
+    big = np.array(u[m == 2**40 + 1], dtype=float) / float(2**40 + 1)
+    assert stats.kstest(big, "uniform").pvalue > ALPHA
