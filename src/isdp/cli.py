@@ -80,8 +80,8 @@ def _parser() -> argparse.ArgumentParser:
                    "least that can certify the TV bound --delta needs)")
     c.add_argument("--max-iter", type=int, default=200_000, help="iterations a coupled pair may take to meet "
                    "before the request is refused (default 200000)")
-    c.add_argument("--max-attempts", type=int, default=20_000, help="proposals of the exact sampler before it "
-                   "gives up (default 20000; its acceptance never depends on the counts)")
+    c.add_argument("--max-attempts", type=int, default=20_000, help="proposals of the exact sampler per block "
+                   "before it gives up (default 20000; its acceptance never depends on the counts)")
     r = p.add_argument_group("randomness")
     r.add_argument("--seed", type=int, help="reproducible run; needs --reproducible-not-for-publication")
     r.add_argument("--reproducible-not-for-publication", action="store_true",

@@ -188,6 +188,10 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", counts: boo
         raise InputError(f"{path}: cannot read the table ({err.strerror or err})") from None
     if fmt == "auto" and chosen == "wide":
         _numeric_labels(table)
+    for key in table.keys:
+        if any("|" in field for field in key):
+            raise InputError(f"{path}: the label {next(f for f in key if '|' in f)!r} contains '|', which joins a "
+                             "cell's keys in constraint files and statements (two cells could get one name)")
     return table
 
 
@@ -579,8 +583,8 @@ class Request:
         elif self.delta is not None:
             raise UsageError("--delta is used only by --norm gaussian and the certified chain (--norm l2, "
                              "--allow-chain): the l1 exact release is pure epsilon")
-        if self.pairs is not None and self.pairs < 2:
-            raise UsageError("--pairs must be at least 2")
+        if self.pairs is not None and not 2 <= self.pairs <= MAX_PAIRS:
+            raise UsageError(f"--pairs must lie in [2, {MAX_PAIRS:,}], got {self.pairs}")
         for name in ("max_iter", "max_attempts"):
             if getattr(self, name) < 2:
                 raise UsageError(f"--{name.replace('_', '-')} must be at least 2")

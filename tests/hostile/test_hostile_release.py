@@ -54,6 +54,13 @@ def test_a_repeated_count_column_is_refused(tmp_path, capsys):
     _only(tmp_path, "t.csv")
 
 
+def test_a_label_with_the_key_separator_is_refused(tmp_path, capsys):
+    """Rows 'a|b', 'a' and columns 'c', 'b|c' would name two cells 'a|b|c'."""
+    assert _release(tmp_path, "g,c,b|c\na|b,1,2\na,3,4\n", "--invariant", "total", "--epsilon", "1") == 3
+    assert "contains '|'" in capsys.readouterr().err
+    _only(tmp_path, "t.csv")
+
+
 # --------------------------------------------------------------------------- paths
 
 
@@ -238,6 +245,17 @@ def test_sigint_is_a_clean_refusal(tmp_path):
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=120)
     assert run.returncode == 130 and "interrupted: nothing written" in err and "Traceback" not in err
+    _only(tmp_path, "t.csv")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--epsilon", "nan"], "--epsilon must be a positive number"), (["--epsilon", "inf"], "--epsilon must be"),
+    (["--epsilon", "1", "--norm", "l2", "--delta", "nan"], "--delta must lie in (0, 1)"),
+    (["--epsilon", "1", "--norm", "l2", "--delta", "0.3", "--pairs", "1000000000"], "--pairs must lie in"),
+], ids=["eps nan", "eps inf", "delta nan", "a billion pairs"])
+def test_numbers_that_are_not_parameters_exit_2(tmp_path, capsys, args, message):
+    assert _release(tmp_path, TABLE, "--invariant", "total", *args) == 2
+    assert message in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
 
