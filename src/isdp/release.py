@@ -881,6 +881,14 @@ def write_release(release: Release, output, statement, audit, *, force: bool = F
         raise AssertionError("release layout differs from the input's; this is a bug in isdp")
     record = {"note": AUDIT_NOTE, **release.audit,
               "files": {"release": str(output), "statement": str(statement)}}
+    # one writer at a time per release name, also with --force: two runs replacing the three files
+    # concurrently could leave one run's table beside the other's statement
+    lock = output.with_name(f".{output.name}.lock")
+    try:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        raise UsageError(f"another run is writing {output} ({lock} exists; remove it if no run is): "
+                         "nothing written") from None
     temps, done = [], []
     try:
         temps.append((_write_tmp(output.parent, output.name,
@@ -904,3 +912,4 @@ def write_release(release: Release, output, statement, audit, *, force: bool = F
     finally:
         for tmp, _ in temps:
             Path(tmp).unlink(missing_ok=True)
+        lock.unlink(missing_ok=True)

@@ -140,6 +140,14 @@ def test_a_release_created_meanwhile_is_not_replaced(tmp_path, monkeypatch, caps
     _only(tmp_path, "t.csv", "out.csv")
 
 
+def test_a_release_being_written_is_not_replaced_even_with_force(tmp_path, capsys):
+    """Another run holds the write lock: this one refuses rather than interleave its files with the other's."""
+    (tmp_path / ".out.csv.lock").touch()
+    assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1", "--force") == 2
+    assert "another run is writing" in capsys.readouterr().err
+    _only(tmp_path, "t.csv", ".out.csv.lock")
+
+
 def test_two_releases_at_once_never_both_succeed(tmp_path):
     (tmp_path / "t.csv").write_text(TABLE)
     cmd = [sys.executable, "-m", "isdp", "release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1",
