@@ -153,8 +153,6 @@ def _release(args, parser) -> int:
         write_release,
     )
 
-    if args.seed is not None and args.seed < 0:
-        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
     if args.seed is not None and not args.reproducible_not_for_publication:
         parser.error("--seed makes the release reproducible, hence guessable: add "
                      "--reproducible-not-for-publication to confirm it is not for publication")

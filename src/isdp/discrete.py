@@ -86,24 +86,8 @@ def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
 
 
 def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
-    """One draw of DG(ε), P(k) ∝ exp(-ε|k|), ε = s/t rational (CKS Algorithm 2, scale t/s = 1/ε).
-
-    X = U + tV with P(X) ∝ exp(-X/t) (U uniform on 0..t-1 kept with probability exp(-U/t), V
-    geometric), so Y = ⌊X/s⌋ has P(Y = y) ∝ exp(-ys/t); a random sign (Y = 0 counted once) makes it DG.
-    """
-    s, t = eps.numerator, eps.denominator
-    while True:
-        u = rng.randbelow(t)
-        if not bernoulli_exp(u, t, rng):
-            continue
-        v = 0
-        while bernoulli_exp(1, 1, rng):
-            v += 1
-        y = (u + t * v) // s
-        negative = rng.randbelow(2) == 1
-        if negative and y == 0:
-            continue
-        return -y if negative else y
+    """One draw of DG(ε), P(k) ∝ exp(-ε|k|), ε = s/t rational (:func:`double_geometric_array`)."""
+    return int(double_geometric_array(eps, 1, rng)[0])
 
 
 def _uniform_below(m: np.ndarray, rng: IntegerSource) -> np.ndarray:
@@ -138,8 +122,12 @@ def _bernoulli_exp_array(num: np.ndarray, den: np.ndarray, rng: IntegerSource) -
 
 
 def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
-    """``size`` independent draws of DG(ε), ε = s/t rational: :func:`double_geometric`'s algorithm
-    run on whole arrays (same law, exactly; far fewer calls to the random source), int64."""
+    """``size`` independent draws of DG(ε), P(k) ∝ exp(-ε|k|), ε = s/t rational, int64 (CKS Algorithm 2,
+    scale t/s = 1/ε, run on whole arrays: far fewer calls to the random source than one at a time).
+
+    X = U + tV with P(X) ∝ exp(-X/t) (U uniform on 0..t-1 kept with probability exp(-U/t), V
+    geometric), so Y = ⌊X/s⌋ has P(Y = y) ∝ exp(-ys/t); a random sign (Y = 0 counted once) makes it DG.
+    """
     s, t = eps.numerator, eps.denominator
     if not 0 < t < 2**31 or s <= 0:
         raise ValueError(f"ε = {eps} must be a positive fraction with a denominator below 2**31")

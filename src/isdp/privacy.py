@@ -34,8 +34,6 @@ from .accounting import dp_to_zcdp, zcdp_to_dp
 #: ℓ1 and ℓ2 distance of one person's change (a move between cells; added or removed is 1 in both)
 PERSON_L1 = 2
 PERSON_L2 = math.sqrt(2)
-#: groups the statement covers: one person, and two (the smallest change that margins can absorb)
-GROUPS = (1, 2)
 #: largest number of pairwise sums of distinct invariant columns examined for two-person changes
 _PAIR_SUM_LIMIT = 20_000_000
 #: grid on which the Gaussian's σ is rounded up (σ must be an exact fraction for the exact sampler)

@@ -640,11 +640,6 @@ class Plan:
             plan.pairs()  # a chain that cannot be certified is refused before anything runs
         return plan
 
-    @property
-    def route(self) -> str:
-        """The first route tried: ``exact`` or ``certified chain``."""
-        return "exact" if self.exact is not None else "certified chain"
-
     def guarantee(self, eta: float | None = None, confidence: float | None = None) -> Guarantee:
         """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it."""
         return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence)
