@@ -72,6 +72,10 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--nonnegative", action="store_true",
                    help="post-process onto non-negative tables with the same invariants (integer l1 projection; "
                    "no privacy cost)")
+    m.add_argument("--free-cells", action="store_true",
+                   help="l1: release the exact sampler's proposal (i.i.d. noise on free cells, the others solved "
+                   "from the invariants): exact, the same epsilon, linear time at any size, but the solved cells "
+                   "carry more noise (their variances are in the statement)")
     m.add_argument("--allow-chain", action="store_true",
                    help="l1, gaussian: run the certified chain when the exact sampler cannot serve (stated; "
                    "study runs only)")
@@ -157,7 +161,7 @@ def _release(args, parser) -> int:
         parser.error("--seed makes the release reproducible, hence guessable: add "
                      "--reproducible-not-for-publication to confirm it is not for publication")
     req = Request(norm=args.norm, epsilon=args.epsilon, delta=args.delta, allow_chain=args.allow_chain,
-                  nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
+                  free_cells=args.free_cells, nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
                   max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet)
     if args.dry_run:
         req.check()

@@ -45,14 +45,16 @@ class Law:
         return out
 
 
-def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | None = None) -> Law:
+def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | None = None,
+                      accept: bool = True) -> Law:
     """The law of the exact route's noise, from its construction (:class:`isdp.release.ExactL1Sampler`,
     or an :class:`isdp.release.ExactSampler` of one block).
 
     Free cells i.i.d. DG(ε) on the box |u_free|_∞ ≤ radius, solved cells ``solve @ u_free``,
     acceptance exp(−ε Σ|u_solved|) and, with ``sigma``, the Gaussian step
-    exp(−Σ(|u_i| − σ)²/2σ²). ``outside`` bounds the accepted mass beyond the box by the free
-    cells' DG tail (acceptance ≤ 1), relative to the mass inside.
+    exp(−Σ(|u_i| − σ)²/2σ²); without ``accept``, the proposal itself (the free-cell route).
+    ``outside`` bounds the accepted mass beyond the box by the free cells' DG tail (acceptance
+    ≤ 1), relative to the mass inside.
     """
     if hasattr(sampler, "parts"):  # an isdp.release.ExactSampler: the audit lattices are one block
         if len(sampler.parts) != 1:
@@ -63,7 +65,7 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
     u = np.zeros((len(free), sampler.A.shape[1]), dtype=np.int64)
     u[:, sampler.free] = free
     u[:, sampler.solved] = free @ sampler.solve.T
-    logw = -eps * np.abs(free).sum(axis=1) - eps * np.abs(u[:, sampler.solved]).sum(axis=1)
+    logw = -eps * np.abs(free).sum(axis=1) - accept * eps * np.abs(u[:, sampler.solved]).sum(axis=1)
     if sigma is not None:
         s = float(sigma)
         logw = logw - ((np.abs(u) - s) ** 2).sum(axis=1) / (2 * s * s)

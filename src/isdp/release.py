@@ -46,7 +46,6 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-import sympy
 
 from . import __version__
 from .bases import with_mixing_basis
@@ -288,41 +287,81 @@ def constraint_matrix(table: Table, families=(), constraint_file=None) -> tuple[
 # --------------------------------------------------------------------------- exact route
 
 
+def _greedy_independent(columns: np.ndarray, order) -> list[int]:
+    """Positions (in ``order``) of a maximal linearly independent set of ``columns``' columns, taken
+    greedily: one Gram-Schmidt step per column (O(m² n) in all, where the rank-per-column search it
+    replaces was O(m³ n)). Float decisions on integer matrices; the sampler verifies its solve
+    exactly in integers (:meth:`ExactL1Sampler.build`), so a wrong call cannot pass unnoticed."""
+    M = np.asarray(columns, dtype=float)
+    Q = np.zeros((min(M.shape), M.shape[0]))  # the orthonormal basis so far, one row per vector
+    keep: list[int] = []
+    for j in order:
+        a = M[:, j]
+        norm = np.linalg.norm(a)
+        if norm == 0:
+            continue
+        q = Q[: len(keep)]
+        r = a - (q @ a) @ q
+        r = r - (q @ r) @ q  # twice is enough (Kahan-Parlett): orthogonal to working precision
+        if np.linalg.norm(r) > 1e-9 * norm:
+            Q[len(keep)] = r / np.linalg.norm(r)
+            keep.append(int(j))
+            if len(keep) == Q.shape[0]:
+                break
+    return keep
+
+
 def independent_rows(A: np.ndarray) -> np.ndarray:
     """Positions of a maximal set of linearly independent rows of A (first-come)."""
-    keep: list[int] = []
-    for i in range(A.shape[0]):
-        if np.linalg.matrix_rank(A[[*keep, i]].astype(float)) == len(keep) + 1:
-            keep.append(i)
-    return np.array(keep, dtype=np.int64)
+    return np.array(_greedy_independent(np.asarray(A).T, range(A.shape[0])), dtype=np.int64)
 
 
-def unimodular_complement(A: np.ndarray) -> np.ndarray | None:
-    """Columns Iᶜ with A[:, Iᶜ] square and of determinant ±1 (A with independent rows), or None.
+def integral_solve(A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(solved cells S, X) with A[:, S] square and invertible and X = -A[:, S]⁻¹ A[:, F] integral
+    (F: the other cells), or None when the greedy S gives a non-integral X (A with independent rows).
 
-    Greedy from the last column (so the solved cells are the table's last ones); for totally
-    unimodular A (margins of two-way tables) any basis works.
+    Then z ↦ (u_F = z, u_S = X z) is a bijection from Z^F onto Λ(A) (an integer u in ker A is fixed
+    by u_F, and every integer z gives an integer u): the free cells are the lattice's coordinates.
+    S is taken greedily from the last column, so the solved cells are the table's last ones; for
+    totally unimodular A (margins of two-way tables, nested totals) X is always integral.
     """
-    cols: list[int] = []
-    for j in reversed(range(A.shape[1])):
-        if np.linalg.matrix_rank(A[:, [*cols, j]].astype(float)) == len(cols) + 1:
-            cols.append(j)
-            if len(cols) == A.shape[0]:
-                break
-    cols.sort()
-    det = int(sympy.Matrix(A[:, cols].tolist()).det())
-    return np.array(cols, dtype=np.int64) if abs(det) == 1 else None
+    m, n = A.shape
+    solved = np.array(sorted(_greedy_independent(A, reversed(range(n)))), dtype=np.int64)
+    if len(solved) != m:
+        raise AssertionError("A's rows are not independent; pass A[independent_rows(A)]")
+    free = np.setdiff1d(np.arange(n), solved)
+    X = np.rint(-np.linalg.solve(A[:, solved].astype(float), A[:, free].astype(float)))
+    if not np.all(np.abs(X) < 2**52):  # integers exact in floats
+        return None
+    X = X.astype(np.int64)
+    if not np.array_equal(_exact_product(A[:, solved], X), -A[:, free]):  # A_S X = -A_F: X is the solve
+        return None
+    return solved, X
+
+
+def _exact_product(M: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """M @ X exactly: in floats (BLAS) when no partial sum can reach 2**53, else in Python integers."""
+    bound = float(np.abs(M).max(initial=0)) * float(np.abs(X).max(initial=0)) * max(M.shape[1], 1)
+    if bound < 2.0**53:
+        return (M.astype(float) @ X.astype(float)).astype(np.int64)
+    return M.astype(object) @ X.astype(object)
 
 
 def _bernoulli_exp(gamma: Fraction, rng: IntegerSource) -> bool:
     return bernoulli_exp(gamma.numerator, gamma.denominator, rng)
 
 
+#: proposals in the plan's estimate of the exact sampler's acceptance (fixed seed: the estimate,
+#: and so any refusal it leads to, depends on the invariants and ε only)
+PILOT_PROPOSALS = 1000
+_PILOT_SEED = 20261124
+
+
 @dataclass(frozen=True)
 class ExactL1Sampler:
     """Exact ℓ1 generalized Laplace noise on Λ(A) by rejection (module docstring).
 
-    ``solve`` maps the free cells' noise to the solved cells' (integer: A[:, solved] is unimodular).
+    ``solve`` maps the free cells' noise to the solved cells' (integral: :func:`integral_solve`).
     """
 
     A: np.ndarray  # independent rows of the invariants
@@ -332,21 +371,54 @@ class ExactL1Sampler:
 
     @classmethod
     def build(cls, A: np.ndarray) -> ExactL1Sampler | None:
-        """The sampler for Λ(A), or None when no set of cells has a unimodular A[:, cells]."""
+        """The sampler for Λ(A), or None when the free cells are not the lattice's coordinates."""
+        full = A
         A = A[independent_rows(A)]
         if A.shape[0] == 0:  # no invariant: every cell free
             return cls(A, np.arange(A.shape[1]), np.zeros(0, np.int64), np.zeros((0, A.shape[1]), np.int64))
-        solved = unimodular_complement(A)
-        if solved is None:
+        found = integral_solve(A)
+        if found is None:
             return None
+        solved, solve = found
         free = np.setdiff1d(np.arange(A.shape[1]), solved)
-        inverse = sympy.Matrix(A[:, solved].tolist()).inv()
-        solve = -np.array((inverse * sympy.Matrix(A[:, free].tolist())).tolist(), dtype=np.int64)
+        # every invariant (also the rows set aside as dependent) holds on (z, X z), exactly, so
+        # Λ(A) has dimension at least |free|, and A_S is invertible (|det| an integer ≥ 1), so at
+        # most |free|: z ↦ (z, X z) is onto Λ(A)
+        if (not np.array_equal(_exact_product(full[:, solved], solve), -full[:, free])
+                or np.linalg.slogdet(A[:, solved].astype(float))[1] < math.log(0.5)):
+            raise AssertionError("the exact sampler's solve does not span Λ(A); this is a bug in isdp")
         return cls(A, free, solved, solve)
 
+    def log_acceptance(self, eps: Fraction, sigma: Fraction | None = None) -> float:
+        """An estimate of ln P(a proposal is kept), from :data:`PILOT_PROPOSALS` proposals of a fixed
+        seed (floats: a plan's forecast, never a release's noise)."""
+        if len(self.solved) == 0 and sigma is None:
+            return 0.0
+        rng = np.random.default_rng(_PILOT_SEED)
+        p = -math.expm1(-float(eps))
+        shape = (PILOT_PROPOSALS, len(self.free))
+        z = (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
+        solved = z @ self.solve.T.astype(float)  # floats: exact below 2**53, and BLAS-fast
+        log_keep = -float(eps) * np.abs(solved).sum(axis=1)
+        if sigma is not None:
+            u = np.abs(np.hstack([z, solved]))
+            log_keep = log_keep - ((u - float(sigma)) ** 2).sum(axis=1) / (2 * float(sigma) ** 2)
+        top = log_keep.max()
+        return float(top + np.log(np.mean(np.exp(log_keep - top))))
+
+    def variances(self, eps: Fraction) -> np.ndarray:
+        """Each cell's noise variance under the free-cell route: DG(ε) on the free cells, v = 2r/(1−r)²
+        with r = e^−ε, and v Σ_j X_ij² on solved cell i."""
+        r = math.exp(-float(eps))
+        v = 2 * r / (1 - r) ** 2
+        out = np.full(self.A.shape[1], v)
+        out[self.solved] = v * (self.solve.astype(float) ** 2).sum(axis=1)
+        return out
+
     def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int,
-             sigma: Fraction | None = None) -> tuple[np.ndarray | None, int]:
+             sigma: Fraction | None = None, accept: bool = True) -> tuple[np.ndarray | None, int]:
         """(noise, attempts); noise is None when no proposal was accepted within ``max_attempts``.
+        Without ``accept`` the first proposal is the noise (the free-cell route).
 
         The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``eps`` =
         1/σ), an accepted ℓ1 draw is kept with probability exp(-Σ_i (|u_i| - σ)² / 2σ²)
@@ -354,6 +426,11 @@ class ExactL1Sampler:
         generalized Gaussian, exactly (rejection from the ℓ1 law).
         """
         n_free, attempt, batch = len(self.free), 0, 8
+        if not accept:  # the free-cell route: the proposal itself
+            free = double_geometric_array(eps, n_free, rng)
+            u = np.zeros(self.A.shape[1], dtype=np.int64)
+            u[self.free], u[self.solved] = free, self.solve @ free
+            return u, 1
         while attempt < max_attempts:
             # proposals are i.i.d.: drawing a batch at once and taking them in order is the same
             # sequence of attempts as drawing one at a time (the rest of a batch is discarded)
@@ -402,13 +479,17 @@ class ExactSampler:
 
     @classmethod
     def build(cls, A: np.ndarray) -> ExactSampler | None:
-        """The sampler for Λ(A), or None when some block has no unimodular set of cells to solve for."""
-        parts = []
+        """The sampler for Λ(A), or None when in some block the free cells are not the lattice's
+        coordinates. Blocks with the same invariants (52 states' totals of a few sizes) share one."""
+        parts, built = [], {}
         for cells, rows in blocks(A):
-            sub = ExactL1Sampler.build(A[np.ix_(rows, cells)] if len(rows) else np.zeros((0, len(cells)), np.int64))
-            if sub is None:
+            sub_A = A[np.ix_(rows, cells)] if len(rows) else np.zeros((0, len(cells)), np.int64)
+            key = (sub_A.shape, sub_A.tobytes())
+            if key not in built:
+                built[key] = ExactL1Sampler.build(sub_A)
+            if built[key] is None:
                 return None
-            parts.append((cells, sub))
+            parts.append((cells, built[key]))
         return cls(A.shape[1], tuple(parts))
 
     @property
@@ -416,16 +497,36 @@ class ExactSampler:
         """The cells solved for from the others (global positions, sorted)."""
         return np.sort(np.concatenate([cells[sub.solved] for cells, sub in self.parts] or [np.zeros(0, np.int64)]))
 
+    @property
+    def n_free(self) -> int:
+        """The lattice's dimension: the number of free cells."""
+        return sum(len(sub.free) for _, sub in self.parts)
+
+    def expected_attempts(self, eps: Fraction, sigma: Fraction | None = None) -> float:
+        """The largest expected number of proposals any block needs (the plan's estimate, from
+        :meth:`ExactL1Sampler.log_acceptance`; inf beyond float range)."""
+        worst = min((sub.log_acceptance(eps, sigma) for sub in {id(s): s for _, s in self.parts}.values()),
+                    default=0.0)
+        return math.exp(-worst) if -worst < 700 else math.inf
+
+    def variances(self, eps: Fraction) -> np.ndarray:
+        """Each cell's noise variance under the free-cell route (:meth:`ExactL1Sampler.variances`)."""
+        out = np.zeros(self.n)
+        for cells, sub in self.parts:
+            out[cells] = sub.variances(eps)
+        return out
+
     def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int, sigma: Fraction | None = None,
-             progress: bool = False) -> tuple[np.ndarray | None, int]:
+             accept: bool = True, progress: bool = False) -> tuple[np.ndarray | None, int]:
         """(noise, attempts in all); None when a block accepts nothing within ``max_attempts`` (each
-        block has its own budget). Progress counts blocks, which says nothing about the counts."""
+        block has its own budget). Without ``accept``, the free-cell route's noise. Progress counts
+        blocks, which says nothing about the counts."""
         u = np.zeros(self.n, dtype=np.int64)
         total = 0
         bar = Progress(len(self.parts), "exact sampler (blocks)", progress)
         try:
             for cells, sub in self.parts:
-                noise, attempts = sub.draw(eps, rng, max_attempts=max_attempts, sigma=sigma)
+                noise, attempts = sub.draw(eps, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
                 total += attempts
                 if noise is None:
                     return None, total
@@ -543,6 +644,7 @@ class Request:
     epsilon: str | None = None  # per person; exact decimal or fraction as typed
     delta: float | None = None  # per person: the Gaussian's and the certified chain's δ
     allow_chain: bool = False  # l1, Gaussian: a certified chain when the exact route cannot serve
+    free_cells: bool = False  # l1: the exact route's proposal, released without rejection
     nonnegative: bool = False
     pairs: int | None = None  # chain: coupled pairs (None: twice the least that resolves its target)
     max_iter: int = 200_000
@@ -583,6 +685,9 @@ class Request:
         elif self.delta is not None:
             raise UsageError("--delta is used only by --norm gaussian and the certified chain (--norm l2, "
                              "--allow-chain): the l1 exact release is pure epsilon")
+        if self.free_cells and (self.norm != "l1" or self.allow_chain):
+            raise UsageError("--free-cells is an l1 route of its own: not with --norm l2 or gaussian, nor with "
+                             "--allow-chain")
         if self.pairs is not None and not 2 <= self.pairs <= MAX_PAIRS:
             raise UsageError(f"--pairs must lie in [2, {MAX_PAIRS:,}], got {self.pairs}")
         for name in ("max_iter", "max_attempts"):
@@ -606,7 +711,8 @@ class Request:
 
 
 MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
-              "gaussian": "generalized Gaussian (ISDP Eq. 8)"}
+              "gaussian": "generalized Gaussian (ISDP Eq. 8)",
+              "free-cells": "free-cell double geometric: i.i.d. noise on the lattice's coordinates (docs/method.md §11)"}
 
 
 @dataclass(frozen=True)
@@ -619,26 +725,64 @@ class Plan:
     neighbours: Neighbours
     exact: ExactSampler | None
     unit: Fraction | float  # ε per unit distance (Laplace) or σ (Gaussian)
+    expected_attempts: float  # the exact sampler's forecast proposals per draw (hardest block)
 
     @classmethod
     def make(cls, A: np.ndarray, labels: list[str], req: Request) -> Plan:
         """Check the request and choose the route; raises a :class:`ReleaseError` before any count is read."""
         req.check()
-        if A.shape[0] >= A.shape[1] and np.linalg.matrix_rank(A.astype(float)) >= A.shape[1]:
-            raise InfeasibleError("infeasible invariants: A has full column rank: they fix every cell, so no "
-                                  "noise can be added")
+        if req.norm == "l2" and A.shape[0] >= A.shape[1] and np.linalg.matrix_rank(A.astype(float)) >= A.shape[1]:
+            raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         delta_conversion, _ = req.delta_split()
         unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion) if req.norm == "gaussian"
                 else unit_epsilon(req.epsilon_person, req.norm))
         exact = ExactSampler.build(A) if req.norm != "l2" else None
+        if exact is not None and exact.n_free == 0:
+            raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         if exact is None and not req.chain_possible:
-            raise UncertifiableError("no set of cells can be solved for the others in integers (no unimodular "
-                                     "A[:, cells]), so the exact sampler does not apply: change the invariants, or "
-                                     "run a study with --allow-chain --delta D --seed N --reproducible-not-for-publication")
-        plan = cls(req, A, labels, Neighbours.of(A), exact, unit)
+            raise UncertifiableError("the free cells are not the lattice's coordinates (no set of cells whose values "
+                                     "the invariants give in integers from the others), so the exact sampler does not "
+                                     "apply: change the invariants, or run a study with --allow-chain --delta D --seed "
+                                     "N --reproducible-not-for-publication")
+        attempts = 1.0 if exact is None or req.free_cells else exact.expected_attempts(
+            1 / unit if req.norm == "gaussian" else unit, unit if req.norm == "gaussian" else None)
+        plan = cls(req, A, labels, Neighbours.of(A), exact, unit, attempts)
+        if plan.exact_feasible is False and not req.allow_chain:
+            raise UncertifiableError(plan.refusal())
         if req.chain_possible:
             plan.pairs()  # a chain that cannot be certified is refused before anything runs
         return plan
+
+    @property
+    def exact_feasible(self) -> bool | None:
+        """Whether the exact sampler is expected to accept within --max-attempts per block (None: no
+        exact sampler). A forecast from the invariants and ε only (:meth:`ExactSampler.expected_attempts`)."""
+        if self.exact is None:
+            return None
+        return self.expected_attempts <= self.req.max_attempts
+
+    def refusal(self) -> str:
+        """Why the exact route cannot serve this request, and what would."""
+        req, exact = self.req, self.exact
+        need = ("more than 10^300" if math.isinf(self.expected_attempts)
+                else f"about 10^{math.log10(self.expected_attempts):.0f}" if self.expected_attempts > 1e6
+                else f"about {self.expected_attempts:,.0f}")
+        options = []
+        if req.norm == "l1":
+            v = exact.variances(self.unit)
+            options.append(f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not "
+                           f"spread evenly: a solved cell's variance is up to {v.max() / v.min():,.0f} times a free "
+                           "cell's here)")
+        else:
+            options.append("--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 "
+                           "--free-cells")
+        options += ["fewer invariants (one margin, or totals over blocks of cells)", "a larger --epsilon",
+                    "a smaller table", "a study run with --allow-chain --delta D --seed N "
+                    "--reproducible-not-for-publication (a certified chain; about 6 x 6 cells with both margins at "
+                    "most)"]
+        return (f"the exact sampler would need {need} proposals for one draw of its hardest block (estimated from "
+                f"{PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, never of the counts), beyond "
+                f"--max-attempts {req.max_attempts:,}: nothing is released. What would work: " + "; ".join(options))
 
     def guarantee(self, eta: float | None = None, confidence: float | None = None) -> Guarantee:
         """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it."""
@@ -673,7 +817,7 @@ class Plan:
 
     def mechanism(self) -> dict:
         """The mechanism and its own parameter."""
-        out = {"name": MECHANISMS[self.req.norm]}
+        out = {"name": MECHANISMS["free-cells" if self.req.free_cells else self.req.norm]}
         if self.req.norm == "gaussian":
             out["sigma"] = str(self.unit)
         else:
@@ -695,6 +839,18 @@ class Plan:
 
 
 def _route_record(plan: Plan, table: Table, chain: ChainCertificate | None, lattice: IntegerLattice | None) -> dict:
+    if plan.req.free_cells:
+        v = plan.exact.variances(plan.unit)
+        solved = plan.exact.solved
+        return {"name": "free cells",
+                "sampler": ("exact, in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
+                            f"Alg. 2) with epsilon {plan.unit}, the invariants solved for the other cells; no "
+                            "rejection. The free cells are the coordinates of the lattice of invariant-keeping "
+                            "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
+                            "person as the l1 route, with the noise not spread evenly"),
+                "solved_cells": [table.cell_labels[i] for i in solved],
+                "noise_variance": {"free_cell": float(v.min()) if plan.exact.n_free else None,
+                                   "solved_cells": {table.cell_labels[i]: float(v[i]) for i in solved}}}
     if chain is None:
         eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
         how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
@@ -721,7 +877,7 @@ def privacy_statement(plan: Plan, table: Table, guarantee: Guarantee, route: dic
         "mechanism": plan.mechanism(),
         "route": route,
         "requested": {"epsilon_per_person": req.epsilon, "delta_per_person": req.delta, "norm": req.norm,
-                      "allow_chain": req.allow_chain, "nonnegative": req.nonnegative},
+                      "allow_chain": req.allow_chain, "free_cells": req.free_cells, "nonnegative": req.nonnegative},
         "neighbouring_relation": ("two tables with the same invariants (A x = A x') that differ in the records of "
                                   "k persons, each added, removed, or moved from one cell to another (at most 2k in "
                                   "l1 and sqrt(2)·k in l2); stated for k = 1 (per person) and k = 2"),
@@ -752,7 +908,7 @@ def dry_run(table: Table, A: np.ndarray, labels: list[str], req: Request) -> dic
     numbers only).
     """
     plan = Plan.make(A, labels, req)
-    if plan.exact is not None:
+    if plan.exact is not None and plan.exact_feasible:
         route = _route_record(plan, table, None, None)
         g = plan.guarantee()
     else:
@@ -789,10 +945,11 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
     rng = seeded_source(req.seed) if req.seed is not None else system_source()
     audit: dict = {}
     noise, chain, lattice = None, None, None
-    if plan.exact is not None:
+    if plan.exact is not None and plan.exact_feasible:
         sigma = plan.unit if req.norm == "gaussian" else None
         noise, attempts = plan.exact.draw(1 / sigma if sigma is not None else plan.unit, rng,
-                                          max_attempts=req.max_attempts, sigma=sigma, progress=req.progress)
+                                          max_attempts=req.max_attempts, sigma=sigma, accept=not req.free_cells,
+                                          progress=req.progress)
         audit["exact_sampler"] = {"attempts": attempts, "accepted": noise is not None}
         if noise is None and not req.allow_chain:
             advice = ("its Gaussian step accepts a share that falls geometrically with the number of cells: use "

@@ -32,7 +32,7 @@ from isdp.release import (
     UncertifiableError,
     certify_chain,
     independent_rows,
-    unimodular_complement,
+    integral_solve,
 )
 
 E5_TABLE = ROOT / "data" / "e5" / "sex_by_age.csv"
@@ -85,13 +85,18 @@ def test_nonnegative_release_is_the_integer_l1_projection_of_the_noisy_table(tmp
             assert np.array_equal(z, y)
 
 
-def test_unimodular_complement_on_margins_and_its_absence():
+def test_integral_solve_on_margins_and_its_absence():
     A = table_margins(3, 3)
     rows = independent_rows(A)
     assert len(rows) == 5  # one margin is implied by the others
-    comp = unimodular_complement(A[rows])
-    assert comp is not None and abs(round(np.linalg.det(A[rows][:, comp]))) == 1
-    assert unimodular_complement(np.array([[2, 2, 2]])) is None  # every 1×1 minor is 2
+    solved, X = integral_solve(A[rows])
+    free = np.setdiff1d(np.arange(9), solved)
+    assert list(solved) == [2, 5, 6, 7, 8]  # the last column and the last row: the table's last cells
+    assert np.array_equal(A[:, solved] @ X, -A[:, free])
+    # not unimodular, yet the free cells are coordinates: 2(u1 + u2 + u3) = 0 is u3 = -u1 - u2
+    assert np.array_equal(integral_solve(np.array([[2, 2, 2]]))[1], [[-1, -1]])
+    # Λ = {(3t, -2t)}: neither cell alone is a coordinate
+    assert integral_solve(np.array([[2, 3]])) is None
 
 
 # --------------------------------------------------------------------------- certified chain
@@ -242,7 +247,7 @@ def test_no_silent_fallback_to_the_chain(tmp_path, capsys):
     args = ["--invariant", "all-margins", "--norm", "gaussian", "--epsilon", "1", "--delta", "0.2",
             "--max-attempts", "2"]
     code, *_ = _run(tmp_path, small, *args)
-    assert code == 5 and "accepted none of --max-attempts 2" in capsys.readouterr().err
+    assert code == 5 and "beyond --max-attempts 2: nothing is released" in capsys.readouterr().err
     _only(tmp_path, "s.csv")
     code, _, statement, _ = _run(tmp_path, small, *args, "--allow-chain")
     p = json.loads(statement.read_text())
@@ -278,7 +283,7 @@ def test_constraint_file_of_the_wrong_shape_exits_3(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("constraints, message", [
-    ("constraint,u|a,u|b,v|a,v|b\npin,1,0,0,0\n", "full column rank"),
+    ("constraint,u|a,u|b,v|a,v|b\npin,1,0,0,0\n", "they fix every cell"),
     ("constraint,u|a,u|b,v|a,v|b,value\nall,1,1,1,1,99\n", "states the value 99, the table gives 10"),
 ], ids=["no room for noise", "stated value disagrees"])
 def test_infeasible_invariants_exit_4(tmp_path, capsys, constraints, message):
@@ -312,7 +317,7 @@ def test_seed_without_its_flag_is_refused(tmp_path, capsys):
      "of 16 pilot pairs did not meet within 2 iterations"),
     (["--norm", "l2", "--epsilon", "1", "--delta", "1e-6"], "a certified chain cannot state a delta below"),
     (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--pairs", "50"], "--pairs 50 cannot certify"),
-    (["--epsilon", "0.01", "--max-attempts", "2"], "accepted none of --max-attempts 2"),
+    (["--epsilon", "0.01", "--max-attempts", "2"], "proposals for one draw of its hardest block"),
 ], ids=["chain budget", "delta below resolution", "too few pairs", "exact budget"])
 def test_uncertifiable_requests_exit_5(tmp_path, capsys, args, message):
     (tmp_path / "t.csv").write_text("g,a,b,c\nu,0,0,2\nv,0,4,0\n")
@@ -401,3 +406,92 @@ def test_the_block_sampler_draws_the_joint_law():
     draws = np.array([sampler.draw(Fraction(1), rng, max_attempts=1000)[0] for _ in range(3000)])
     assert np.all(draws @ A.T == 0)
     assert chisquare_gof(rows_to_categories(draws, points), probs) > ALPHA
+
+
+# --------------------------------------------------------------------------- size: forecast and free cells
+
+
+def test_the_free_cell_route_draws_iid_double_geometric_free_cells_and_solves_the_rest():
+    """2×3 margins: the free cells are i.i.d. DG(ε) (against the pmf, and independent: the joint
+    law of the pair is the product), the solved cells follow, and the stated variances hold."""
+    from isdp.distributions import dg_pmf
+    from isdp.release import ExactSampler
+
+    A, eps = table_margins(2, 3), Fraction(1, 2)
+    sampler, rng = ExactSampler.build(A), seeded_source(8)
+    draws = np.array([sampler.draw(eps, rng, max_attempts=1, accept=False)[0] for _ in range(4000)])
+    assert np.all(draws @ A.T == 0)
+    free = np.setdiff1d(np.arange(6), sampler.solved)
+    support = np.arange(-40, 41)  # the mass beyond is below 2e-9
+    pmf = dg_pmf(support, float(eps))
+    joint = np.outer(pmf, pmf).ravel()
+    pairs = np.array(list(itertools.product(support, support)))
+    assert chisquare_gof(rows_to_categories(draws[:, free], pairs), joint) > ALPHA
+    # the variance of each cell: 4000 draws, the sample variance within 4 standard errors
+    # (SE of a variance: sqrt((μ4 − σ⁴)/n), μ4 from the draws)
+    v = sampler.variances(eps)
+    centred = draws - draws.mean(axis=0)
+    se = np.sqrt(((centred**4).mean(axis=0) - draws.var(axis=0) ** 2) / len(draws))
+    assert np.all(np.abs(draws.var(axis=0) - v) < 4 * se)
+    assert v[sampler.solved].max() == 2 * v[free].max()  # the corner carries both free cells
+
+
+def test_the_forecast_acceptance_is_the_exact_acceptance_within_its_monte_carlo_error():
+    """Sum of 3 cells, ε = 1/2: P(accept) = Σ_z q(z) e^{−ε|z1+z2|} summed on a box, against the plan's
+    1,000-proposal estimate; the tolerance is 4 standard errors of that estimate."""
+    from isdp.distributions import dg_pmf
+    from isdp.release import PILOT_PROPOSALS, ExactL1Sampler
+
+    eps = Fraction(1, 2)
+    k = np.arange(-80, 81)
+    q = np.outer(dg_pmf(k, 0.5), dg_pmf(k, 0.5))
+    w = np.exp(-0.5 * np.abs(k[:, None] + k[None, :]))
+    alpha = float((q * w).sum())
+    se = math.sqrt(float((q * w**2).sum()) - alpha**2) / math.sqrt(PILOT_PROPOSALS)
+    estimate = math.exp(ExactL1Sampler.build(np.ones((1, 3), dtype=np.int64)).log_acceptance(eps))
+    assert abs(estimate - alpha) < 4 * se
+
+
+def _margins_table(path: Path, r: int, c: int) -> Path:
+    rng = np.random.default_rng(3)
+    lines = ["row,col,count"] + [f"r{i},c{j},{rng.poisson(20)}" for i in range(r) for j in range(c)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_both_margins_of_a_50x23_table_are_refused_with_what_would_work_or_released_by_free_cells(tmp_path, capsys):
+    table = _margins_table(tmp_path / "t.csv", 50, 23)
+    code, *_ = _run(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1")
+    err = capsys.readouterr().err
+    assert code == 5 and ("would need more than 10^300 proposals" in err or "would need about 10^" in err)
+    assert "--free-cells" in err and "fewer invariants" in err
+    _only(tmp_path, "t.csv")
+    code, out, statement, _ = _run(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1", "--free-cells")
+    s = json.loads(statement.read_text())
+    released = np.loadtxt(out, delimiter=",", skiprows=1, usecols=2, dtype=np.int64).reshape(50, 23)
+    x = np.loadtxt(table, delimiter=",", skiprows=1, usecols=2, dtype=np.int64).reshape(50, 23)
+    assert code == 0 and s["route"]["name"] == "free cells" and s["requested"]["free_cells"]
+    assert np.array_equal(released.sum(axis=0), x.sum(axis=0)) and np.array_equal(released.sum(axis=1), x.sum(axis=1))
+    assert len(s["route"]["solved_cells"]) == 50 + 23 - 1  # the last row and the last column
+    assert s["route"]["noise_variance"]["solved_cells"]["r49|c22"] == pytest.approx(
+        49 * 22 * s["route"]["noise_variance"]["free_cell"])  # the corner carries every free cell
+    assert s["guarantee"]["per_person"]["epsilon"] == pytest.approx(1)
+
+
+def test_the_free_cell_route_is_l1_only(tmp_path, capsys):
+    table = _margins_table(tmp_path / "t.csv", 3, 3)
+    for extra in (["--norm", "gaussian", "--delta", "1e-6"], ["--allow-chain", "--delta", "0.1"]):
+        code, *_ = _run(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1", "--free-cells", *extra)
+        assert code == 2 and "--free-cells is an l1 route" in capsys.readouterr().err
+    _only(tmp_path, "t.csv")
+
+
+def test_a_forecast_within_budget_that_accepts_nothing_is_still_refused(tmp_path, capsys, monkeypatch):
+    """The forecast is an estimate: a run that then accepts nothing is refused after its attempts."""
+    from isdp.release import ExactL1Sampler
+
+    monkeypatch.setattr(ExactL1Sampler, "log_acceptance", lambda self, eps, sigma=None: 0.0)
+    table = _margins_table(tmp_path / "t.csv", 8, 8)
+    code, *_ = _run(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1", "--max-attempts", "5")
+    assert code == 5 and "accepted none of --max-attempts 5" in capsys.readouterr().err
+    _only(tmp_path, "t.csv")

@@ -173,6 +173,23 @@ def test_exact_l1_route_privacy_loss_is_exactly_the_stated_epsilon(case):
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
+def test_free_cell_route_privacy_loss_is_at_most_the_stated_epsilon(case):
+    """The free-cell route on its own law: the loss is ε_unit ‖d_free‖₁ ≤ ε_unit ‖d‖₁, the stated ε
+    (attained when the change avoids the solved cells: one person moving between free cells)."""
+    A, x, v, k = CASES[case]
+    plan = _plan(A, epsilon="1", free_cells=True)
+    noise = exact_route_noise(plan.exact, plan.unit, radius=80, accept=False)  # no rejection: a wider box
+    stated = plan.guarantee().at(k)
+    p, q = noise.shifted(x), noise.shifted(x + v)
+    solved = plan.exact.solved
+    loss = float(plan.unit) * np.abs(np.delete(v, solved)).sum()
+    assert max_privacy_loss(p, q) == pytest.approx(loss, rel=1e-9) and loss <= stated["epsilon"] * (1 + 1e-12)
+    assert hockey_stick(p, q, stated["epsilon"]) - truncation_slack(p, q, stated["epsilon"]) <= 1e-15
+    if not np.any(v[solved]):  # the audit can fail: the stated ε is attained, so half of it is exceeded
+        assert loss == pytest.approx(stated["epsilon"]) and hockey_stick(p, q, stated["epsilon"] / 2) > 0.05
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
 def test_exact_gaussian_route_meets_its_epsilon_delta_and_renyi_bounds(case):
     A, x, v, k = CASES[case]
     plan = _plan(A, norm="gaussian", epsilon="3", delta=1e-3)
