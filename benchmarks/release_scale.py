@@ -2,19 +2,23 @@
 
 Each case writes a long table (key columns and a count column) to a temporary directory and runs
 the command in a fresh process, ε = 1 per person, operating-system entropy, quiet; per row: the
-cells, invariants and independent blocks, the route, the exact sampler's attempts (from the
-confidential audit record: this is a benchmark, not a release), wall seconds and the process's
+cells, the invariants and the independent blocks, the route, the exact sampler's attempts (from
+the confidential audit record: this is a benchmark, not a release), wall seconds and the process's
 peak memory.
 
 - ``national``: the 3,221 counties of the committed NHGIS extract under their 52 state totals;
 - ``blocks-N``: N cells in blocks of 100 under one total each (the national shape, larger);
 - ``margins-RxC``: an R × C table with both margins (one block; the exact route's acceptance
-  falls with the table's size, so large ones are refused after ``--max-attempts``).
+  falls with the table's size, so large ones are refused by the plan's forecast), and
+  ``margins-RxC-free``, the same released by ``--free-cells``;
+- ``county-age``: the 3,221 counties × 23 age groups (each county's population split by a
+  multinomial, seeded), nested geography: the nation's total, each state's, each county's, and
+  each state's age margin; ``county-age-free`` the same by ``--free-cells``.
 
-    python benchmarks/release_scale.py                      # national, blocks-10000, margins 6x6, 10x10
-    python benchmarks/release_scale.py --cases blocks-100000 # the 100,000-cell case (minutes)
+    python benchmarks/release_scale.py                      # every case but blocks-100000
+    python benchmarks/release_scale.py --cases blocks-100000 # the 100,000-cell case
 
-Writes benchmarks/results/release_scale.csv.
+Writes benchmarks/results/release_scale.csv (the cases run).
 """
 
 from __future__ import annotations
@@ -33,37 +37,54 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
-DEFAULT = ("national", "blocks-10000", "margins-6x6", "margins-10x10")
+DEFAULT = ("national", "blocks-10000", "margins-6x6", "margins-10x10", "margins-50x23", "margins-50x23-free",
+           "county-age", "county-age-free")
+NESTED = ["--invariant", "total", "--invariant", "by:state", "--invariant", "by:state,county",
+          "--invariant", "by:state,age"]
 
 
-def _table(case: str, path: Path, rng: np.random.Generator) -> tuple[str, int]:
-    """Write the case's table; returns (the invariant family, the number of blocks)."""
+def _counties() -> list[dict]:
+    return list(csv.DictReader((ROOT / "data/nhgis/county_population_v20210608.csv").open()))
+
+
+def _table(case: str, path: Path, rng: np.random.Generator) -> tuple[list[str], int]:
+    """Write the case's table; returns (its invariant options, the number of blocks)."""
+    base = case.removesuffix("-free")
+    free = ["--free-cells"] if case.endswith("-free") else []
     with path.open("w") as fh:
-        fh.write("group,cell,count\n")
-        if case == "national":
-            rows = list(csv.DictReader((ROOT / "data/nhgis/county_population_v20210608.csv").open()))
+        if base == "national":
+            fh.write("state,county,count\n")
+            rows = _counties()
             for r in rows:
                 fh.write(f"{r['state_abbr']},c{r['county_fips']},{r['sf1_pop']}\n")
-            return "row-margins", len({r["state_abbr"] for r in rows})
-        if case.startswith("blocks-"):
-            n = int(case.split("-")[1])
+            return ["--invariant", "by:state", *free], len({r["state_abbr"] for r in rows})
+        if base == "county-age":
+            fh.write("state,county,age,count\n")
+            rows = _counties()
+            for r in rows:
+                for a, v in enumerate(rng.multinomial(int(r["sf1_pop"]), np.full(23, 1 / 23))):
+                    fh.write(f"{r['state_abbr']},c{r['county_fips']},a{a},{v}\n")
+            return [*NESTED, *free], len({r["state_abbr"] for r in rows})
+        fh.write("group,cell,count\n")
+        if base.startswith("blocks-"):
+            n = int(base.split("-")[1])
             for i in range(n):
                 fh.write(f"b{i // 100},c{i},{rng.poisson(50)}\n")
-            return "row-margins", (n + 99) // 100
-        r, c = map(int, case.split("-")[1].split("x"))
+            return ["--invariant", "by:group", *free], (n + 99) // 100
+        r, c = map(int, base.split("-")[1].split("x"))
         for i in range(r):
             for j in range(c):
                 fh.write(f"r{i},c{j},{rng.poisson(50)}\n")
-        return "all-margins", 1
+        return ["--invariant", "all-margins", *free], 1
 
 
 def run(case: str, max_attempts: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         table = Path(tmp) / "t.csv"
-        family, n_blocks = _table(case, table, np.random.default_rng(1))
+        invariants, n_blocks = _table(case, table, np.random.default_rng(1))
         cells = sum(1 for _ in table.open()) - 1
         out = Path(tmp) / "out.csv"
-        cmd = [sys.executable, "-m", "isdp", "release", str(table), "--invariant", family, "--epsilon", "1",
+        cmd = [sys.executable, "-m", "isdp", "release", str(table), *invariants, "--epsilon", "1",
                "--max-attempts", str(max_attempts), "-o", str(out), "--quiet"]
         err = Path(tmp) / "stderr"
         tick = time.perf_counter()
@@ -73,7 +94,10 @@ def run(case: str, max_attempts: int) -> dict:
         seconds = time.perf_counter() - tick
         code = os.waitstatus_to_exitcode(status)
         audit = json.loads(Path(str(out) + ".audit.json").read_text()) if code == 0 else {}
-        return {"case": case, "cells": cells, "invariant": family, "blocks": n_blocks, "exit": code,
+        statement = json.loads(Path(str(out) + ".statement.json").read_text()) if code == 0 else {}
+        return {"case": case, "cells": cells,
+                "invariants": " ".join(a for a in invariants if a != "--invariant"),
+                "rows": len(statement.get("invariants", [])) or None, "blocks": n_blocks, "exit": code,
                 "route": audit.get("route", "refused: " + err.read_text().strip().removeprefix("isdp release: error: ")[:90]),
                 "attempts": audit.get("exact_sampler", {}).get("attempts"), "seconds": round(seconds, 2),
                 "peak_mb": round(usage.ru_maxrss / 1024)}

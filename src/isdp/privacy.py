@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from scipy import sparse
 
 from .accounting import dp_to_zcdp, zcdp_to_dp
 
@@ -56,13 +57,15 @@ class Neighbours:
         these columns are equal; two persons' changes do iff two different pairs of columns have
         the same sum (c_a + c_b = c_c + c_d moves persons a→c and b→d, or the reverse).
         """
-        A = np.asarray(A, dtype=np.int64)
+        A = sparse.csc_array(A, dtype=np.int64)
+        A.sum_duplicates()
+        A.eliminate_zeros()
         if _repeated_column(A):
             return cls(one_person=True, two_persons=True)
-        distinct = np.vstack([A.T, np.zeros((1, A.shape[0]), dtype=np.int64)])
-        m = len(distinct)
+        m = A.shape[1] + 1
         if m * (m + 1) // 2 * max(A.shape[0], 1) > _PAIR_SUM_LIMIT:
             return cls(one_person=False, two_persons=None)
+        distinct = np.vstack([A.toarray().T, np.zeros((1, A.shape[0]), dtype=np.int64)])
         i, j = np.triu_indices(m)
         sums = distinct[i] + distinct[j]
         return cls(one_person=False, two_persons=len(np.unique(sums, axis=0)) < len(sums))
@@ -85,22 +88,26 @@ class Neighbours:
                 "change; the guarantee covers larger groups only")
 
 
-def _repeated_column(A: np.ndarray) -> bool:
-    """Whether two columns of A ∪ {0} are equal, in time and memory linear in A: columns are hashed
-    by a fixed random projection (int64, wrapping), and equal hashes are confirmed exactly."""
-    weights = np.random.default_rng(20230207).integers(-(2**62), 2**62, size=A.shape[0])
-    with np.errstate(over="ignore"):
-        h = np.append(weights @ A if A.shape[0] else np.zeros(A.shape[1], np.int64), 0)
+def _repeated_column(A: sparse.csc_array) -> bool:
+    """Whether two columns of A ∪ {0} are equal, in time and memory linear in A's non-zeros: columns
+    are hashed by a fixed random projection (floats: equal columns, summed in the same order, hash
+    alike), and equal hashes are confirmed exactly."""
+    A.sort_indices()
+    weights = np.random.default_rng(20230207).standard_normal(A.shape[0])
+    h = np.append(A.T.astype(float) @ weights if A.shape[0] else np.zeros(A.shape[1]), 0.0)
     order = np.argsort(h, kind="stable")
     same = np.flatnonzero(h[order][1:] == h[order][:-1])
-    if not same.size:
-        return False
-    cols = np.hstack([A, np.zeros((A.shape[0], 1), np.int64)])
-    if any(np.array_equal(cols[:, order[i]], cols[:, order[i + 1]]) for i in same):
-        return True
-    # only hash collisions between neighbours: settle exactly on the columns whose hash repeats
+    n = A.shape[1]
+
+    def column(j):
+        if j == n:  # the person outside the table
+            return (b"", b"")
+        lo, hi = A.indptr[j], A.indptr[j + 1]
+        return (A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes())
+
+    # equal columns hash alike, so they are among the columns whose hash repeats: compare those exactly
     suspects = np.unique(np.concatenate([order[same], order[same + 1]]))
-    return len(np.unique(cols[:, suspects].T, axis=0)) < len(suspects)
+    return len({column(j) for j in suspects}) < len(suspects)
 
 
 def unit_epsilon(epsilon_person: Fraction, norm: str) -> Fraction | float:

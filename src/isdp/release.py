@@ -46,6 +46,7 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 
 from . import __version__
 from .bases import with_mixing_basis
@@ -64,7 +65,7 @@ from .discrete import (
     seeded_source,
     system_source,
 )
-from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError, check_release
+from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError
 from .privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon
 from .samplers import sample, tune_proposal
 from .tables import (
@@ -127,6 +128,7 @@ class Table:
     x: np.ndarray | None  # int64 (n,)
     keys: list[tuple[str, ...]]  # each cell's key (row, column) for wide tables
     layout: WideTable | LongTable | None
+    key_names: tuple[str, ...] = ("row", "column")  # a long table's key column names
 
     @cached_property
     def cell_labels(self) -> list[str]:
@@ -173,11 +175,16 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", counts: boo
             with path.open(encoding="utf-8-sig", errors="replace") as fh:
                 header = [h.strip().casefold() for h in fh.readline().split(",")]
             chosen = "long" if count_column.casefold() in header else "wide"
+        names = ("row", "column")
+        if chosen == "long":
+            with path.open(encoding="utf-8-sig", newline="") as fh:
+                header = [h.strip() for h in next(csv.reader(fh), [])]
+            names = tuple(h for h in header if h.casefold() != count_column.casefold())
         if not counts:
-            table = Table(path, None, read_table_keys(path, count_column if chosen == "long" else None), None)
+            table = Table(path, None, read_table_keys(path, count_column if chosen == "long" else None), None, names)
         elif chosen == "long":
             long = read_long_table(path, count_column)
-            table = Table(path, long.counts, long.keys, long)
+            table = Table(path, long.counts, long.keys, long, names)
         else:
             wide = read_wide_table(path)
             table = Table(path, wide.cells.ravel(), [(r, c) for r in wide.row_labels for c in wide.col_labels], wide)
@@ -194,21 +201,41 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", counts: boo
     return table
 
 
-def _family_rows(table: Table, family: str) -> tuple[list[np.ndarray], list[str]]:
+def _grouped_rows(table: Table, axes: list[int], what) -> tuple[sparse.csr_array, list[str]]:
+    """One row per distinct value of the key fields ``axes`` (first-seen order): the sum of its cells."""
+    groups: dict[tuple[str, ...], int] = {}
+    member = np.array([groups.setdefault(tuple(k[a] for a in axes), len(groups)) for k in table.keys],
+                      dtype=np.int64)
     n = len(table.keys)
+    A = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(len(groups), n))
+    return A, [what(g) for g in groups]
+
+
+def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]]:
+    """The rows of an invariant family: ``total``, ``row-margins``, ``column-margins``,
+    ``all-margins`` or ``by:NAME[,NAME…]`` (a total for every combination of those key columns)."""
     if family == "total":
-        return [np.ones(n, dtype=np.int64)], ["total"]
+        return _grouped_rows(table, [], lambda g: "total")
+    if family.startswith("by:"):
+        wanted = [w.strip() for w in family[3:].split(",") if w.strip()]
+        names = [n.casefold() for n in table.key_names]
+        missing = [w for w in wanted if w.casefold() not in names]
+        if missing or len(set(map(str.casefold, wanted))) != len(wanted):
+            raise UsageError(f"invariant {family!r}: name key columns of {table.path}, each once: "
+                             f"{', '.join(table.key_names)}" + (f" (no {', '.join(map(repr, missing))})" if missing else ""))
+        axes = [names.index(w.casefold()) for w in wanted]
+        return _grouped_rows(table, axes, lambda g: "by " + ", ".join(
+            f"{table.key_names[a]}={v}" for a, v in zip(axes, g, strict=True)) if axes else "total")
+    if family not in FAMILIES:
+        raise UsageError(f"unknown invariant family {family!r}: choose from {', '.join(FAMILIES)} or by:NAME[,NAME…]")
     width = len(table.keys[0])
     axes = {"row-margins": [0], "column-margins": [1], "all-margins": [0, 1]}[family]
     if width < max(axes) + 1:
         raise UsageError(f"invariant {family!r} needs a table with two key columns (rows and columns); "
                          f"{table.path} has {width}")
-    rows, labels = [], []
-    for axis in axes:
-        for level in dict.fromkeys(k[axis] for k in table.keys):  # first-seen order
-            rows.append(np.array([k[axis] == level for k in table.keys], dtype=np.int64))
-            labels.append(f"{'row' if axis == 0 else 'column'} {level}")
-    return rows, labels
+    parts = [_grouped_rows(table, [axis], lambda g, axis=axis: f"{'row' if axis == 0 else 'column'} {g[0]}")
+             for axis in axes]
+    return sparse.vstack([a for a, _ in parts], format="csr"), [lab for _, labs in parts for lab in labs]
 
 
 def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str]]:
@@ -260,28 +287,47 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
     return rows, labels
 
 
-def constraint_matrix(table: Table, families=(), constraint_file=None) -> tuple[np.ndarray, list[str]]:
-    """The invariants as a matrix A (rows without repeats) with a label per row."""
-    rows, labels = [], []
+def as_sparse(A) -> sparse.csr_array:
+    """A constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros)."""
+    A = sparse.csr_array(A, dtype=np.int64)
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    A.sort_indices()
+    return A
+
+
+def constraint_matrix(table: Table, families=(), constraint_file=None) -> tuple[sparse.csr_array, list[str]]:
+    """The invariants as a sparse matrix A (rows without repeats) with a label per row."""
+    parts, labels = [], []
     for family in families:
-        if family not in FAMILIES:
-            raise UsageError(f"unknown invariant family {family!r}: choose from {', '.join(FAMILIES)}")
         r, lab = _family_rows(table, family)
-        rows += r
+        parts.append(r)
         labels += lab
     if constraint_file is not None:
         r, lab = read_constraint_file(constraint_file, table)
-        rows += r
+        parts.append(sparse.csr_array(np.array(r, dtype=np.int64).reshape(len(r), len(table.keys))))
         labels += lab
-    if not rows:
-        raise UsageError("no invariants: give --invariant (total, row-margins, column-margins, "
-                         "all-margins) and/or --constraints FILE")
+    if not labels:
+        raise UsageError("no invariants: give --invariant (total, row-margins, column-margins, all-margins, "
+                         "by:NAME[,NAME…]) and/or --constraints FILE")
+    A = as_sparse(sparse.vstack(parts, format="csr"))
     seen, keep = set(), []
-    for i, r in enumerate(rows):
-        if r.tobytes() not in seen:
-            seen.add(r.tobytes())
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        key = (A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes())
+        if key not in seen:
+            seen.add(key)
             keep.append(i)
-    return np.array([rows[i] for i in keep]), [labels[i] for i in keep]
+    return A[keep], [labels[i] for i in keep]
+
+
+def _row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
+    """A x exactly, in Python integers (no int64 wrap-around)."""
+    out = []
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        out.append(sum(int(c) * int(v) for c, v in zip(A.data[lo:hi], x[A.indices[lo:hi]], strict=True)))
+    return out
 
 
 # --------------------------------------------------------------------------- exact route
@@ -293,27 +339,50 @@ def _greedy_independent(columns: np.ndarray, order) -> list[int]:
     replaces was O(m³ n)). Float decisions on integer matrices; the sampler verifies its solve
     exactly in integers (:meth:`ExactL1Sampler.build`), so a wrong call cannot pass unnoticed."""
     M = np.asarray(columns, dtype=float)
+    norms = np.sqrt(np.einsum("ij,ij->j", M, M))
     Q = np.zeros((min(M.shape), M.shape[0]))  # the orthonormal basis so far, one row per vector
     keep: list[int] = []
-    for j in order:
-        a = M[:, j]
-        norm = np.linalg.norm(a)
-        if norm == 0:
-            continue
+    order = np.array([j for j in order if norms[j] > 0], dtype=np.int64)
+    for start in range(0, len(order), 128):
+        # a chunk at once: residuals against the basis so far, updated by one rank-one step per
+        # vector the chunk adds (a column inside the span stays inside as the basis grows)
+        chunk = order[start : start + 128]
         q = Q[: len(keep)]
-        r = a - (q @ a) @ q
-        r = r - (q @ r) @ q  # twice is enough (Kahan-Parlett): orthogonal to working precision
-        if np.linalg.norm(r) > 1e-9 * norm:
-            Q[len(keep)] = r / np.linalg.norm(r)
-            keep.append(int(j))
-            if len(keep) == Q.shape[0]:
+        R = M[:, chunk] - q.T @ (q @ M[:, chunk])
+        tol = 1e-9 * norms[chunk]
+        pos = 0
+        while True:
+            lengths = np.sqrt(np.einsum("ij,ij->j", R[:, pos:], R[:, pos:]))
+            outside = np.flatnonzero(lengths > tol[pos:])
+            if not outside.size:
                 break
+            pos += outside[0]
+            q = Q[: len(keep)]
+            r = R[:, pos] - q.T @ (q @ R[:, pos])  # re-orthogonalised: twice is enough (Kahan-Parlett)
+            length = math.sqrt(r @ r)
+            pos += 1
+            if length <= tol[pos - 1]:
+                continue
+            Q[len(keep)] = r / length
+            keep.append(int(chunk[pos - 1]))
+            if len(keep) == Q.shape[0]:
+                return keep
+            R[:, pos:] -= np.outer(Q[len(keep) - 1], Q[len(keep) - 1] @ R[:, pos:])
     return keep
 
 
 def independent_rows(A: np.ndarray) -> np.ndarray:
-    """Positions of a maximal set of linearly independent rows of A (first-come)."""
-    return np.array(_greedy_independent(np.asarray(A).T, range(A.shape[0])), dtype=np.int64)
+    """Positions (sorted) of a maximal set of linearly independent rows of A: the pivots of a
+    rank-revealing QR of Aᵀ (LAPACK; any maximal set gives the same Λ(A), and the sampler checks
+    every row exactly)."""
+    from scipy.linalg import qr
+
+    if A.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    R, pivots = qr(np.asarray(A, dtype=float).T, mode="r", pivoting=True)
+    diag = np.abs(np.diag(R))
+    rank = int(np.sum(diag > 1e-9 * max(diag[0], 1.0))) if diag.size else 0
+    return np.sort(pivots[:rank]).astype(np.int64)
 
 
 def integral_solve(A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -349,6 +418,12 @@ def _exact_product(M: np.ndarray, X: np.ndarray) -> np.ndarray:
 
 def _bernoulli_exp(gamma: Fraction, rng: IntegerSource) -> bool:
     return bernoulli_exp(gamma.numerator, gamma.denominator, rng)
+
+
+def dg_variance(eps) -> float:
+    """The variance of DG(ε): 2r/(1 − r)² with r = e^−ε."""
+    r = math.exp(-float(eps))
+    return 2 * r / (1 - r) ** 2
 
 
 #: proposals in the plan's estimate of the exact sampler's acceptance (fixed seed: the estimate,
@@ -409,8 +484,7 @@ class ExactL1Sampler:
     def variances(self, eps: Fraction) -> np.ndarray:
         """Each cell's noise variance under the free-cell route: DG(ε) on the free cells, v = 2r/(1−r)²
         with r = e^−ε, and v Σ_j X_ij² on solved cell i."""
-        r = math.exp(-float(eps))
-        v = 2 * r / (1 - r) ** 2
+        v = dg_variance(eps)
         out = np.full(self.A.shape[1], v)
         out[self.solved] = v * (self.solve.astype(float) ** 2).sum(axis=1)
         return out
@@ -451,22 +525,66 @@ class ExactL1Sampler:
         return None, max_attempts
 
 
-def blocks(A: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
+    """Rows that are the sum of other rows with disjoint supports and the same coefficients (a
+    nation's total of its states', a state's of its counties'): implied, so dropping them keeps
+    Λ(A) and lets the rest fall into blocks. Rows are taken widest first; a row of a repeated
+    support is never dropped for its twin."""
+    A = as_sparse(A)
+    width = np.diff(A.indptr)
+    support = [frozenset(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist()) for i in range(A.shape[0])]
+    rows_of_cell: dict[int, list[int]] = {}
+    for i in np.argsort(width, kind="stable"):
+        for j in support[i]:
+            rows_of_cell.setdefault(j, []).append(int(i))
+    dropped = np.zeros(A.shape[0], dtype=bool)
+    for i in np.argsort(-width, kind="stable"):
+        coef = dict(zip(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist(), A.data[A.indptr[i]:A.indptr[i + 1]].tolist(),
+                        strict=True))
+        covered: set[int] = set()
+        for j in sorted(support[i]):
+            if j in covered:
+                continue
+            part = next((r for r in rows_of_cell[j] if r != i and not dropped[r] and width[r] < width[i]
+                         and support[r] <= support[i] and not (support[r] & covered)
+                         and all(coef[c] == v for c, v in zip(A.indices[A.indptr[r]:A.indptr[r + 1]].tolist(),
+                                                             A.data[A.indptr[r]:A.indptr[r + 1]].tolist(), strict=True))),
+                        None)
+            if part is None:
+                break
+            covered |= support[part]
+        else:
+            dropped[i] = True
+    return np.flatnonzero(dropped)
+
+
+def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
     """The invariants' independent blocks: (cells, rows) of each connected component of the graph
-    joining a cell to every invariant it enters. Λ(A) is the direct sum of the blocks' lattices and
-    exp(−ε‖u‖) (ℓ1, and the Gaussian's ‖u‖₂²) factorizes over them, so each block is drawn on its
-    own — one total per state is 52 small problems, not one of 3,221 cells. A cell in no invariant
-    is a block without rows (its noise is one double geometric draw)."""
-    from scipy.sparse import coo_array
+    joining a cell to every invariant it enters, rows :func:`implied_by_partition` set aside (they
+    hold on every block's noise). Λ(A) is the direct sum of the blocks' lattices and exp(−ε‖u‖)
+    (ℓ1, and the Gaussian's ‖u‖₂²) factorizes over them, so each block is drawn on its own — one
+    total per state is 52 small problems, not one of 3,221 cells, also with the nation's total
+    beside them. A cell in no invariant is a block without rows (one double geometric draw)."""
     from scipy.sparse.csgraph import connected_components
 
+    A = as_sparse(A)
     m, n = A.shape
-    rows, cols = np.nonzero(A)
-    graph = coo_array((np.ones(len(rows)), (cols, n + rows)), shape=(n + m, n + m))
+    kept = np.setdiff1d(np.arange(m), implied_by_partition(A))
+    rows, cols = A[kept].nonzero()
+    rows = kept[rows]
+    graph = sparse.coo_array((np.ones(len(rows)), (cols, n + rows)), shape=(n + m, n + m))
     _, label = connected_components(graph, directed=False)
+    cell_order = np.argsort(label[:n], kind="stable")
+    row_label = np.full(m, -1)
+    row_label[kept] = label[n + kept]
+    row_order = np.argsort(row_label, kind="stable")
     out = []
-    for comp in dict.fromkeys(label[:n]):  # in the order of the cells
-        out.append((np.flatnonzero(label[:n] == comp), np.flatnonzero(label[n:] == comp)))
+    for comp in dict.fromkeys(label[:n].tolist()):  # in the order of the cells
+        cells = cell_order[np.searchsorted(label[:n][cell_order], comp, "left"):
+                           np.searchsorted(label[:n][cell_order], comp, "right")]
+        in_comp = row_order[np.searchsorted(row_label[row_order], comp, "left"):
+                            np.searchsorted(row_label[row_order], comp, "right")]
+        out.append((np.sort(cells), np.sort(in_comp)))
     return out
 
 
@@ -478,18 +596,24 @@ class ExactSampler:
     parts: tuple[tuple[np.ndarray, ExactL1Sampler], ...]  # (the block's cells, its sampler)
 
     @classmethod
-    def build(cls, A: np.ndarray) -> ExactSampler | None:
+    def build(cls, A, vet=None) -> ExactSampler | None:
         """The sampler for Λ(A), or None when in some block the free cells are not the lattice's
-        coordinates. Blocks with the same invariants (52 states' totals of a few sizes) share one."""
+        coordinates. Blocks with the same invariants (52 states' totals of a few sizes) share one.
+        ``vet`` is called on each distinct block sampler, largest first, and may raise (a plan's
+        refusal then comes after the hardest block, not after all of them)."""
+        A = as_sparse(A)
         parts, built = [], {}
-        for cells, rows in blocks(A):
-            sub_A = A[np.ix_(rows, cells)] if len(rows) else np.zeros((0, len(cells)), np.int64)
+        for cells, rows in sorted(blocks(A), key=lambda block: -len(block[0])):
+            sub_A = A[rows][:, cells].toarray() if len(rows) else np.zeros((0, len(cells)), np.int64)
             key = (sub_A.shape, sub_A.tobytes())
             if key not in built:
                 built[key] = ExactL1Sampler.build(sub_A)
+                if built[key] is not None and vet is not None:
+                    vet(built[key])
             if built[key] is None:
                 return None
             parts.append((cells, built[key]))
+        parts.sort(key=lambda part: part[0][0])  # in the order of the cells
         return cls(A.shape[1], tuple(parts))
 
     @property
@@ -501,13 +625,6 @@ class ExactSampler:
     def n_free(self) -> int:
         """The lattice's dimension: the number of free cells."""
         return sum(len(sub.free) for _, sub in self.parts)
-
-    def expected_attempts(self, eps: Fraction, sigma: Fraction | None = None) -> float:
-        """The largest expected number of proposals any block needs (the plan's estimate, from
-        :meth:`ExactL1Sampler.log_acceptance`; inf beyond float range)."""
-        worst = min((sub.log_acceptance(eps, sigma) for sub in {id(s): s for _, s in self.parts}.values()),
-                    default=0.0)
-        return math.exp(-worst) if -worst < 700 else math.inf
 
     def variances(self, eps: Fraction) -> np.ndarray:
         """Each cell's noise variance under the free-cell route (:meth:`ExactL1Sampler.variances`)."""
@@ -710,6 +827,25 @@ class Request:
         return None, self.delta
 
 
+def _exact_refusal(req: Request, unit, log_acceptance: float, block: ExactL1Sampler) -> str:
+    """Why the exact route cannot serve this request (its hardest block), and what would."""
+    need = ("more than 10^300" if -log_acceptance > 690 else f"about 10^{-log_acceptance / math.log(10):.0f}"
+            if -log_acceptance > math.log(1e6) else f"about {math.exp(-log_acceptance):,.0f}")
+    if req.norm == "l1":
+        ratio = block.variances(unit).max() / dg_variance(unit)
+        options = [f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
+                   f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)"]
+    else:
+        options = ["--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 --free-cells"]
+    options += ["fewer invariants (one margin, or totals over blocks of cells)", "a larger --epsilon", "a smaller table",
+                "a study run with --allow-chain --delta D --seed N --reproducible-not-for-publication (a certified "
+                "chain; about 6 x 6 cells with both margins at most)"]
+    return (f"the exact sampler would need {need} proposals for one draw of a block of {block.A.shape[1]:,} cells "
+            f"(estimated from {PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, never of the "
+            f"counts), beyond --max-attempts {req.max_attempts:,}: nothing is released. What would work: "
+            + "; ".join(options))
+
+
 MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
               "gaussian": "generalized Gaussian (ISDP Eq. 8)",
               "free-cells": "free-cell double geometric: i.i.d. noise on the lattice's coordinates (docs/method.md §11)"}
@@ -731,12 +867,23 @@ class Plan:
     def make(cls, A: np.ndarray, labels: list[str], req: Request) -> Plan:
         """Check the request and choose the route; raises a :class:`ReleaseError` before any count is read."""
         req.check()
-        if req.norm == "l2" and A.shape[0] >= A.shape[1] and np.linalg.matrix_rank(A.astype(float)) >= A.shape[1]:
+        A = as_sparse(A)
+        if req.norm == "l2" and A.shape[0] >= A.shape[1] and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]:
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         delta_conversion, _ = req.delta_split()
         unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion) if req.norm == "gaussian"
                 else unit_epsilon(req.epsilon_person, req.norm))
-        exact = ExactSampler.build(A) if req.norm != "l2" else None
+        gaussian = req.norm == "gaussian"
+        worst = [0.0]  # the lowest log acceptance forecast in any block
+
+        def vet(sub: ExactL1Sampler) -> None:
+            if req.free_cells:
+                return
+            worst[0] = min(worst[0], sub.log_acceptance(1 / unit if gaussian else unit, unit if gaussian else None))
+            if -worst[0] > math.log(req.max_attempts) and not req.allow_chain:
+                raise UncertifiableError(_exact_refusal(req, unit, worst[0], sub))
+
+        exact = ExactSampler.build(A, vet) if req.norm != "l2" else None
         if exact is not None and exact.n_free == 0:
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         if exact is None and not req.chain_possible:
@@ -744,11 +891,8 @@ class Plan:
                                      "the invariants give in integers from the others), so the exact sampler does not "
                                      "apply: change the invariants, or run a study with --allow-chain --delta D --seed "
                                      "N --reproducible-not-for-publication")
-        attempts = 1.0 if exact is None or req.free_cells else exact.expected_attempts(
-            1 / unit if req.norm == "gaussian" else unit, unit if req.norm == "gaussian" else None)
+        attempts = math.exp(-worst[0]) if -worst[0] < 700 else math.inf
         plan = cls(req, A, labels, Neighbours.of(A), exact, unit, attempts)
-        if plan.exact_feasible is False and not req.allow_chain:
-            raise UncertifiableError(plan.refusal())
         if req.chain_possible:
             plan.pairs()  # a chain that cannot be certified is refused before anything runs
         return plan
@@ -760,29 +904,6 @@ class Plan:
         if self.exact is None:
             return None
         return self.expected_attempts <= self.req.max_attempts
-
-    def refusal(self) -> str:
-        """Why the exact route cannot serve this request, and what would."""
-        req, exact = self.req, self.exact
-        need = ("more than 10^300" if math.isinf(self.expected_attempts)
-                else f"about 10^{math.log10(self.expected_attempts):.0f}" if self.expected_attempts > 1e6
-                else f"about {self.expected_attempts:,.0f}")
-        options = []
-        if req.norm == "l1":
-            v = exact.variances(self.unit)
-            options.append(f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not "
-                           f"spread evenly: a solved cell's variance is up to {v.max() / v.min():,.0f} times a free "
-                           "cell's here)")
-        else:
-            options.append("--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 "
-                           "--free-cells")
-        options += ["fewer invariants (one margin, or totals over blocks of cells)", "a larger --epsilon",
-                    "a smaller table", "a study run with --allow-chain --delta D --seed N "
-                    "--reproducible-not-for-publication (a certified chain; about 6 x 6 cells with both margins at "
-                    "most)"]
-        return (f"the exact sampler would need {need} proposals for one draw of its hardest block (estimated from "
-                f"{PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, never of the counts), beyond "
-                f"--max-attempts {req.max_attempts:,}: nothing is released. What would work: " + "; ".join(options))
 
     def guarantee(self, eta: float | None = None, confidence: float | None = None) -> Guarantee:
         """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it."""
@@ -849,7 +970,7 @@ def _route_record(plan: Plan, table: Table, chain: ChainCertificate | None, latt
                             "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
                             "person as the l1 route, with the noise not spread evenly"),
                 "solved_cells": [table.cell_labels[i] for i in solved],
-                "noise_variance": {"free_cell": float(v.min()) if plan.exact.n_free else None,
+                "noise_variance": {"free_cell": dg_variance(plan.unit),
                                    "solved_cells": {table.cell_labels[i]: float(v[i]) for i in solved}}}
     if chain is None:
         eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
@@ -885,11 +1006,12 @@ def privacy_statement(plan: Plan, table: Table, guarantee: Guarantee, route: dic
         "post_processing": (
             "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (HiGHS MILP), a function of the "
             "noisy table and the invariants only, so the guarantee is unchanged" if req.nonnegative else None),
-        "invariants": [{"label": lab, "coefficients": {table.cell_labels[j]: int(row[j]) for j in np.flatnonzero(row)},
-                        **({} if invariant_values is None else {"value": int(v)})}
-                       for lab, row, v in zip(plan.labels, plan.A,
-                                              plan.A[:, 0] if invariant_values is None else invariant_values,
-                                              strict=True)],
+        "invariants": [{"label": lab,
+                        "coefficients": {table.cell_labels[j]: int(c) for j, c in zip(
+                            plan.A.indices[plan.A.indptr[i]:plan.A.indptr[i + 1]],
+                            plan.A.data[plan.A.indptr[i]:plan.A.indptr[i + 1]], strict=True)},
+                        **({} if invariant_values is None else {"value": int(invariant_values[i])})}
+                       for i, lab in enumerate(plan.labels)],
         "cells": table.cell_labels,
         "randomness": ("seeded: reproducible, NOT for publication" if req.seed is not None
                        else "operating-system entropy (Python secrets.SystemRandom)"),
@@ -935,8 +1057,9 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
     """Draw and check one release of ``table`` keeping ``A x``; raises a :class:`ReleaseError`."""
     started = time.perf_counter()
     plan = Plan.make(A, labels, req)
+    A = plan.A
     x = table.x
-    exact = [sum(int(row[j]) * int(x[j]) for j in np.flatnonzero(row)) for row in A]  # Python ints: no wrap
+    exact = _row_values(A, x)
     for label, value in zip(labels, exact, strict=True):
         if abs(value) > COUNT_LIMIT:
             raise InputError(f"{table.path}: the invariant {label!r} is {value}, beyond ±2**53: counts and every "
@@ -961,7 +1084,7 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
         try:
             # the chain runs on the basis chosen for mixing (isdp.bases): the same lattice, a chain
             # whose coupled pairs meet (path moves for sums, adjacent 2x2 moves for two-way tables)
-            lattice = with_mixing_basis(IntegerLattice.from_constraints(A))
+            lattice = with_mixing_basis(IntegerLattice.from_constraints(A.toarray()))
         except InvariantError as err:
             raise InfeasibleError(f"infeasible invariants: {err}") from None
         seed = rng.randbelow(2**62)
@@ -973,15 +1096,9 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
         audit["certificate_seconds"] = round(chain.certificate.seconds, 3)
     values = x + noise
     if req.nonnegative:
-        from .baselines import l1_projection_milp
-
-        values = l1_projection_milp(values.astype(float), A, invariants, nonnegative=True)
-        if np.any(values < 0):
-            raise AssertionError("release has a negative cell despite --nonnegative; this is a bug in isdp")
-    try:
-        check_release(values, A, invariants)
-    except InvariantError as err:
-        raise AssertionError(f"release failed its checks ({err}); this is a bug in isdp") from None
+        values = _nonnegative(values, A)
+    if values.dtype != np.int64 or values.shape != x.shape or _row_values(A, values) != exact:
+        raise AssertionError("release failed its checks (integer, every invariant exact); this is a bug in isdp")
     guarantee = plan.guarantee(chain.eta, LEVEL) if chain is not None else plan.guarantee()
     plan.check_not_weaker(guarantee)
     statement = privacy_statement(plan, table, guarantee, _route_record(plan, table, chain, lattice), invariants)
@@ -991,6 +1108,25 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
         route=statement["route"]["name"],
     )
     return Release(table, values, statement, audit)
+
+
+def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
+    """The integer ℓ1 projection onto {z ≥ 0, A z = A values}, block by block (the objective and the
+    constraints separate over :func:`blocks`); a block already non-negative is left as it is."""
+    from .baselines import l1_projection_milp
+
+    out = values.copy()
+    for cells, rows in blocks(A):
+        if out[cells].min() >= 0:
+            continue
+        if not len(rows):  # a cell in no invariant
+            out[cells] = np.maximum(out[cells], 0)
+            continue
+        sub = A[rows][:, cells].toarray()
+        out[cells] = l1_projection_milp(out[cells].astype(float), sub, sub @ out[cells], nonnegative=True)
+    if np.any(out < 0):
+        raise AssertionError("release has a negative cell despite --nonnegative; this is a bug in isdp")
+    return out
 
 
 def _sha256(path: Path) -> str:

@@ -181,7 +181,8 @@ class LongTable:
     @property
     def keys(self) -> list[tuple[str, ...]]:
         """Each cell's key, in file order."""
-        return [tuple(fields[k] for k in self.key_columns) for fields in self.lines]
+        columns = self.key_columns
+        return [tuple(fields[k] for k in columns) for fields in self.lines]
 
     def with_cells(self, cells) -> list[list[str]]:
         """The file's lines with the count column replaced by ``cells``."""
@@ -193,9 +194,12 @@ class LongTable:
         return out
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def _count(path, where: str, text: str, counts: bool) -> int:
     # ASCII digits only: int() would also take '1_0' and non-ASCII digits
-    if not re.fullmatch(r"[+-]?[0-9]+", text):
+    if not _INTEGER.fullmatch(text):
         raise InvariantError(f"{path}: {where}: {text!r} is not an integer count")
     v = int(text)
     if abs(v) > _COUNT_LIMIT:

@@ -30,9 +30,12 @@ from isdp.discrete import seeded_source
 from isdp.release import (
     ExactL1Sampler,
     UncertifiableError,
+    UsageError,
     certify_chain,
+    constraint_matrix,
     independent_rows,
     integral_solve,
+    load_table,
 )
 
 E5_TABLE = ROOT / "data" / "e5" / "sex_by_age.csv"
@@ -317,7 +320,7 @@ def test_seed_without_its_flag_is_refused(tmp_path, capsys):
      "of 16 pilot pairs did not meet within 2 iterations"),
     (["--norm", "l2", "--epsilon", "1", "--delta", "1e-6"], "a certified chain cannot state a delta below"),
     (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--pairs", "50"], "--pairs 50 cannot certify"),
-    (["--epsilon", "0.01", "--max-attempts", "2"], "proposals for one draw of its hardest block"),
+    (["--epsilon", "0.01", "--max-attempts", "2"], "proposals for one draw of a block of 6 cells"),
 ], ids=["chain budget", "delta below resolution", "too few pairs", "exact budget"])
 def test_uncertifiable_requests_exit_5(tmp_path, capsys, args, message):
     (tmp_path / "t.csv").write_text("g,a,b,c\nu,0,0,2\nv,0,4,0\n")
@@ -495,3 +498,47 @@ def test_a_forecast_within_budget_that_accepts_nothing_is_still_refused(tmp_path
     code, *_ = _run(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1", "--max-attempts", "5")
     assert code == 5 and "accepted none of --max-attempts 5" in capsys.readouterr().err
     _only(tmp_path, "t.csv")
+
+
+def _nested_table(path: Path) -> Path:
+    """Two states (one of a single county) × counties × two age groups."""
+    rows = [("S", "c1", "a0", 3), ("S", "c1", "a1", 4), ("S", "c2", "a0", 5), ("S", "c2", "a1", 1),
+            ("S", "c3", "a0", 2), ("S", "c3", "a1", 2), ("T", "d1", "a0", 6), ("T", "d1", "a1", 0)]
+    path.write_text("state,county,age,count\n" + "".join(f"{s},{c},{a},{v}\n" for s, c, a, v in rows))
+    return path
+
+
+def test_by_families_name_key_columns_and_nested_totals_fall_into_blocks(tmp_path):
+    from isdp.release import blocks, implied_by_partition
+
+    table = load_table(_nested_table(tmp_path / "t.csv"))
+    A, labels = constraint_matrix(table, ["total", "by:state", "by:State,county", "by:state,age"])
+    assert labels[:4] == ["total", "by state=S", "by state=T", "by state=S, county=c1"]
+    dense = A.toarray()
+    x = table.x
+    assert dense[0] @ x == x.sum() and dense[1] @ x == 17 and dense[labels.index("by state=S, age=a1")] @ x == 7
+    # the nation is the sum of the states, each state the sum of its counties, and T's one county
+    # the sum of its two age cells (each fixed by T's age margin): set aside
+    assert sorted(labels[i] for i in implied_by_partition(A)) == [
+        "by state=S", "by state=T", "by state=T, county=d1", "total"]
+    parts = blocks(A)
+    assert [list(cells) for cells, _ in parts] == [[0, 1, 2, 3, 4, 5], [6], [7]]
+    with pytest.raises(UsageError, match="name key columns of .*state, county, age.*no 'region'"):
+        constraint_matrix(table, ["by:region"])
+    with pytest.raises(UsageError, match="each once"):
+        constraint_matrix(table, ["by:state,state"])
+
+
+def test_a_nested_release_keeps_every_level_exactly(tmp_path):
+    table = _nested_table(tmp_path / "t.csv")
+    nested = ["--invariant", "total", "--invariant", "by:state", "--invariant", "by:state,county",
+              "--invariant", "by:state,age"]
+    code, out, statement, _ = _run(tmp_path, table, *nested, "--epsilon", "1")
+    assert code == 0
+    s = json.loads(statement.read_text())
+    released = np.loadtxt(out, delimiter=",", skiprows=1, usecols=3, dtype=np.int64)
+    x = load_table(table).x
+    A, _ = constraint_matrix(load_table(table), ["total", "by:state", "by:state,county", "by:state,age"])
+    assert np.array_equal(A @ released, A @ x) and s["route"]["name"] == "exact"
+    # the single-county state is fixed by its county total and its age margin
+    assert np.array_equal(released[6:], x[6:])

@@ -239,7 +239,7 @@ def test_the_chain_at_its_certified_iteration_meets_its_stated_delta(tmp_path):
     statement = make_release(table, A2, labels, req).statement
     cert = statement["route"]["certificate"]
     plan = Plan.make(A2, labels, req)
-    lattice = with_mixing_basis(IntegerLattice.from_constraints(A2))
+    lattice = with_mixing_basis(IntegerLattice.from_constraints(A2.toarray()))
     noise = chain_noise(lattice, plan.chain_target(), cert["proposal_eps"], cert["iterations"], radius=12)
     stated = statement["guarantee"]["two_persons"]
     assert hockey_stick(noise.shifted(x), noise.shifted(x + v), stated["epsilon"]) <= stated["delta"]
