@@ -37,6 +37,8 @@ With --norm l1 (default) the noise is drawn exactly (integer arithmetic, operati
 and the guarantee is pure epsilon; with --norm gaussian too (rho-zCDP, stated as (epsilon, delta)).
 --norm l2, or --allow-chain when the exact sampler cannot serve, runs a Markov chain certified by
 coupling: a statistical (epsilon, delta), refused for publication (seeded study runs only).
+--free-cells (l1) releases the exact sampler's proposal without its rejection step: exact, the same
+epsilon, any size, with more noise on the cells solved from the invariants (stated).
 --dry-run prints the statement a run would carry, from the options and the table's labels only."""
 
 

@@ -6,10 +6,15 @@ The user states the guarantee needed per person (ε, and δ where the route has 
 
 - **exact** (ℓ1, and the Gaussian): noise from the ℓ1 generalized Laplace on Λ(A) drawn exactly,
   in integer arithmetic (:mod:`isdp.discrete`), by rejection: draw the free cells I i.i.d. DG(ε),
-  solve the invariants for the other cells Iᶜ (A[:, Iᶜ] unimodular, so the solve is integral)
-  and accept with probability exp(-ε Σ_{i∈Iᶜ} |u_i|) — the accepted law is ∝ exp(-ε‖u‖₁) on
-  Λ(A). The generalized Gaussian is drawn by a second rejection from the ℓ1 law with ε = 1/σ
+  solve the invariants for the other cells Iᶜ (:func:`integral_solve`) and accept with
+  probability exp(-ε Σ_{i∈Iᶜ} |u_i|) — the accepted law is ∝ exp(-ε‖u‖₁) on Λ(A). The
+  generalized Gaussian is drawn by a second rejection from the ℓ1 law with ε = 1/σ
   (:meth:`ExactL1Sampler.draw`). Pure ε (ρ-zCDP for the Gaussian), operating-system entropy.
+  Block by block (:func:`blocks`); the plan forecasts the acceptance from A and ε and refuses a
+  block it cannot serve before any count is used.
+- **free cells** (ℓ1, ``free_cells``): the proposal without the rejection — the free cells are
+  the lattice's coordinates, so the guarantee is the ℓ1 route's; exact, linear time, uneven
+  variances (stated).
 - **certified chain** (ℓ2, or ℓ1 and the Gaussian when asked with ``allow_chain``): the compiled
   Gibbs-within-Metropolis sampler run for t iterations from u = 0, t from coupled pairs started
   like the chain; the release is within total variation η of the exact mechanism, which turns ε
