@@ -110,7 +110,8 @@ def study() -> list[dict]:
     from fractions import Fraction
 
     from isdp import table_margins
-    from isdp.release import ExactSampler, dg_variance
+    from isdp.distributions import dg_variance
+    from isdp.release import ExactSampler
 
     eps = Fraction(1, 2)
     cases = [(f"total of {n}", np.ones((1, n), dtype=np.int64)) for n in (10, 100, 1000)]
@@ -123,7 +124,7 @@ def study() -> list[dict]:
         log_acc = block.log_acceptance(eps)
         rows.append({"invariants": name, "cells": A.shape[1], "free": sampler.n_free,
                      "log10_expected_proposals": round(-log_acc / np.log(10), 2),
-                     "free_cells_max_variance_ratio": round(float(sampler.variances(eps).max() / dg_variance(eps)), 1)})
+                     "free_cells_max_variance_ratio": round(float(sampler.variances(eps).max() / dg_variance(float(eps))), 1)})
     return rows
 
 

@@ -70,6 +70,7 @@ from .discrete import (
     seeded_source,
     system_source,
 )
+from .distributions import dg_variance
 from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError
 from .privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon
 from .samplers import sample, tune_proposal
@@ -425,12 +426,6 @@ def _bernoulli_exp(gamma: Fraction, rng: IntegerSource) -> bool:
     return bernoulli_exp(gamma.numerator, gamma.denominator, rng)
 
 
-def dg_variance(eps) -> float:
-    """The variance of DG(ε): 2r/(1 − r)² with r = e^−ε."""
-    r = math.exp(-float(eps))
-    return 2 * r / (1 - r) ** 2
-
-
 #: proposals in the plan's estimate of the exact sampler's acceptance (fixed seed: the estimate,
 #: and so any refusal it leads to, depends on the invariants and ε only)
 PILOT_PROPOSALS = 1000
@@ -489,7 +484,7 @@ class ExactL1Sampler:
     def variances(self, eps: Fraction) -> np.ndarray:
         """Each cell's noise variance under the free-cell route: DG(ε) on the free cells, v = 2r/(1−r)²
         with r = e^−ε, and v Σ_j X_ij² on solved cell i."""
-        v = dg_variance(eps)
+        v = dg_variance(float(eps))
         out = np.full(self.A.shape[1], v)
         out[self.solved] = v * (self.solve.astype(float) ** 2).sum(axis=1)
         return out
@@ -837,7 +832,7 @@ def _exact_refusal(req: Request, unit, log_acceptance: float, block: ExactL1Samp
     need = ("more than 10^300" if -log_acceptance > 690 else f"about 10^{-log_acceptance / math.log(10):.0f}"
             if -log_acceptance > math.log(1e6) else f"about {math.exp(-log_acceptance):,.0f}")
     if req.norm == "l1":
-        ratio = block.variances(unit).max() / dg_variance(unit)
+        ratio = block.variances(unit).max() / dg_variance(float(unit))
         options = [f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
                    f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)"]
     else:
@@ -975,7 +970,7 @@ def _route_record(plan: Plan, table: Table, chain: ChainCertificate | None, latt
                             "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
                             "person as the l1 route, with the noise not spread evenly"),
                 "solved_cells": [table.cell_labels[i] for i in solved],
-                "noise_variance": {"free_cell": dg_variance(plan.unit),
+                "noise_variance": {"free_cell": dg_variance(float(plan.unit)),
                                    "solved_cells": {table.cell_labels[i]: float(v[i]) for i in solved}}}
     if chain is None:
         eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
