@@ -48,22 +48,29 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("release", help="privatise a table, keeping its invariants exactly",
                        description=RELEASE_HELP, epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("table", type=Path, help="confidential table: CSV, wide (row labels, one column per "
-                   "category; 'Total' rows/columns are checked and kept) or long (key columns and a count column)")
-    p.add_argument("-o", "--output", type=Path, help="released table (CSV, the input's layout); required "
-                   "unless --dry-run")
-    p.add_argument("--statement", type=Path, help="publishable privacy statement (JSON; default: OUTPUT with "
-                   ".statement.json)")
+    p.add_argument("table", type=Path, nargs="+", help="confidential table: CSV, wide (row labels, one column "
+                   "per category; 'Total' rows/columns are checked and kept) or long (key columns and a count "
+                   "column); several tables of the same persons are released together under one statement")
+    p.add_argument("-o", "--output", type=Path, action="append", help="released table (CSV, the input's layout), "
+                   "one per table in order; required unless --dry-run")
+    p.add_argument("--statement", type=Path, help="publishable privacy statement (JSON; default: the first "
+                   "OUTPUT with .statement.json)")
     p.add_argument("--audit", type=Path, help="CONFIDENTIAL audit record: input path and hash, attempts, "
-                   "timings (JSON; default: OUTPUT with .audit.json)")
+                   "timings (JSON; default: the first OUTPUT with .audit.json)")
     p.add_argument("--dry-run", action="store_true", help="print the privacy statement a run would carry "
                    "(JSON), reading only the table's labels; write nothing")
     g = p.add_argument_group("invariants (at least one)")
     g.add_argument("--invariant", action="append", default=[], metavar="FAMILY",
-                   help="total, row-margins, column-margins or all-margins; repeat to combine")
+                   help="total, row-margins, column-margins, all-margins or by:NAME[,NAME...] (a total per "
+                   "combination of those key columns); repeat to combine. With several tables each applies to "
+                   "every table; FAMILY@NAME to the table of file stem NAME")
+    g.add_argument("--tie", action="append", default=[], metavar="TIE",
+                   help="several tables: total or by:NAME[,NAME...]: the totals of each group agree in every "
+                   "table with those key columns (county totals = the county x sex table's sums); checked on "
+                   "the tables and kept exactly")
     g.add_argument("--constraints", type=Path, metavar="FILE",
                    help="constraint matrix CSV: header 'constraint,<cell labels>[,value]' with cell labels "
-                   "row|column, one line of integer coefficients per invariant")
+                   "row|column (several tables: NAME|key...), one line of integer coefficients per invariant")
     m = p.add_argument_group("guarantee and mechanism")
     m.add_argument("--epsilon", help="epsilon needed per person, > 0 (read exactly: 0.1 is 1/10)")
     m.add_argument("--delta", type=float, help="delta needed per person, in (0, 1): the Gaussian's, and the "
@@ -151,6 +158,7 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool)
 def _release(args, parser) -> int:
     from .release import (
         Request,
+        TableSet,
         UsageError,
         constraint_matrix,
         dry_run,
@@ -158,6 +166,10 @@ def _release(args, parser) -> int:
         make_release,
         write_release,
     )
+
+    def load(counts: bool = True):
+        tables = [load_table(path, args.format, args.count_column, counts=counts) for path in args.table]
+        return tables[0] if len(tables) == 1 else TableSet.of(tables)
 
     if args.seed is not None and not args.reproducible_not_for_publication:
         parser.error("--seed makes the release reproducible, hence guessable: add "
@@ -167,27 +179,31 @@ def _release(args, parser) -> int:
                   max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet)
     if args.dry_run:
         req.check()
-        table = load_table(args.table, args.format, args.count_column, counts=False)
-        A, labels = constraint_matrix(table, args.invariant, args.constraints)
+        table = load(counts=False)
+        A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
         print(json.dumps(dry_run(table, A, labels, req), indent=1))
         return 0
-    if args.output is None:
-        raise UsageError("give -o/--output (or --dry-run)")
-    if args.output.name in ("", ".", ".."):
-        raise UsageError(f"-o/--output {str(args.output)!r} is not a file name")
-    statement = args.statement or args.output.with_name(args.output.name + ".statement.json")
-    audit = args.audit or args.output.with_name(args.output.name + ".audit.json")
-    _check_outputs({"-o/--output": args.output, "--statement": statement, "--audit": audit},
-                   [p for p in (args.table, args.constraints) if p is not None], force=args.force)
+    outputs = args.output or []
+    if len(outputs) != len(args.table):
+        raise UsageError(f"give one -o/--output per table ({len(args.table)}, in order; got {len(outputs)}), "
+                         "or --dry-run")
+    for output in outputs:
+        if output.name in ("", ".", ".."):
+            raise UsageError(f"-o/--output {str(output)!r} is not a file name")
+    statement = args.statement or outputs[0].with_name(outputs[0].name + ".statement.json")
+    audit = args.audit or outputs[0].with_name(outputs[0].name + ".audit.json")
+    named = {("-o/--output" if len(outputs) == 1 else f"-o/--output #{i + 1}"): o for i, o in enumerate(outputs)}
+    _check_outputs({**named, "--statement": statement, "--audit": audit},
+                   [p for p in (*args.table, args.constraints) if p is not None], force=args.force)
     req.check()  # cheap parameter errors before reading anything
-    table = load_table(args.table, args.format, args.count_column)
-    A, labels = constraint_matrix(table, args.invariant, args.constraints)
+    table = load()
+    A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
     release = make_release(table, A, labels, req)
     try:
-        write_release(release, args.output, statement, audit, force=args.force)
+        write_release(release, outputs if len(outputs) > 1 else outputs[0], statement, audit, force=args.force)
     except OSError as err:
-        raise UsageError(f"cannot write {err.filename or args.output}: {err.strerror or err}; nothing written") from None
-    print(f"released {args.output} ({len(release.values)} cells, {len(labels)} invariants kept exactly)")
+        raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written") from None
+    print(f"released {', '.join(map(str, outputs))} ({len(release.values)} cells, {len(labels)} invariants kept exactly)")
     print(f"privacy statement (publishable): {statement}")
     print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit}")
     _print_guarantee(release.statement)

@@ -15,10 +15,15 @@ two persons can when two different pairs of moves have the same effect on A x (a
 under margins). A change the invariants cannot absorb is disclosed by them: the invariants are
 published exactly, by design.
 
+**Several tables.** Tables released together count the same persons, each person in at most one
+cell of each table, so one person changes T tables by at most 2T in ℓ1 and √(2T) in ℓ2, where T
+counts the tables whose cells enter the mechanism's norm (a table the invariants determine from
+the others is derived from them: :func:`isdp.release.norm_tables`).
+
 **Calibration.** The user states the guarantee needed per person (ε, and δ where the route has
-one); the mechanism's own parameter follows from it: ε per unit ℓ1 distance = ε/2, per unit ℓ2
-distance = ε/√2, and the Gaussian's σ the smallest (on a 10⁻⁶ grid, rounded up) whose
-ρ = (√2)²/(2σ²) converts to at most ε at the stated δ.
+one); the mechanism's own parameter follows from it: ε per unit ℓ1 distance = ε/(2T), per unit
+ℓ2 distance = ε/√(2T), and the Gaussian's σ the smallest (on a 10⁻⁶ grid, rounded up) whose
+ρ = 2T/(2σ²) converts to at most ε at the stated δ (T = 1 for one table).
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ _SIGMA_GRID = 10**6
 class Neighbours:
     """Which record-level changes keep the invariants A x = A x' (from A alone)."""
 
-    one_person: bool  # one person added, removed or moved between cells
+    one_person: bool | None  # one person added, removed or moved between cells; None: not determined
     two_persons: bool | None  # two persons; None: not determined (too many distinct columns)
 
     @classmethod
@@ -78,6 +83,9 @@ class Neighbours:
         """One sentence for the statement."""
         if self.one_person:
             return "a change of one person's record can keep the invariants: the per-person line covers everyone"
+        if self.one_person is None:
+            return ("whether a change of one person's record (in every table at once) can keep the invariants was "
+                    "not determined; the per-person and two-person lines bound any such change")
         if self.two_persons:
             return ("no change of a single person's record keeps the invariants (the published invariants reveal it); "
                     "the smallest change they absorb involves two persons: see the two-person line")
@@ -110,31 +118,33 @@ def _repeated_column(A: sparse.csc_array) -> bool:
     return len({column(j) for j in suspects}) < len(suspects)
 
 
-def unit_epsilon(epsilon_person: Fraction, norm: str) -> Fraction | float:
-    """The mechanism's ε per unit distance that gives ``epsilon_person`` per person (exact for ℓ1)."""
+def unit_epsilon(epsilon_person: Fraction, norm: str, tables: int = 1) -> Fraction | float:
+    """The mechanism's ε per unit distance that gives ``epsilon_person`` per person when a person's
+    change reaches ``tables`` tables in the norm (exact for ℓ1)."""
     if norm == "l1":
-        return Fraction(epsilon_person) / PERSON_L1
+        return Fraction(epsilon_person) / (PERSON_L1 * tables)
     if norm == "l2":
-        return float(epsilon_person) / PERSON_L2
+        return float(epsilon_person) / (PERSON_L2 * math.sqrt(tables))
     raise ValueError(f"no unit ε for the norm {norm!r}")
 
 
-def gaussian_sigma(epsilon_person: float, delta: float) -> Fraction:
+def gaussian_sigma(epsilon_person: float, delta: float, tables: int = 1) -> Fraction:
     """The Gaussian's σ (a fraction, rounded up on a 10⁻⁶ grid) that meets (ε, δ) per person.
 
-    ρ per person is PERSON_L2²/(2σ²) = 1/σ²; the largest ρ converting to ε at δ is
+    ρ per person is T·PERSON_L2²/(2σ²) = T/σ² over T tables; the largest ρ converting to ε at δ is
     :func:`isdp.accounting.dp_to_zcdp`; rounding σ up only lowers ρ.
     """
     rho = dp_to_zcdp(float(epsilon_person), delta)
-    sigma = Fraction(math.ceil(PERSON_L2 / math.sqrt(2 * rho) * _SIGMA_GRID), _SIGMA_GRID)
-    while zcdp_to_dp(gaussian_rho(sigma, 1), delta) > float(epsilon_person):  # float rounding of the bound
+    sigma = Fraction(math.ceil(PERSON_L2 * math.sqrt(tables) / math.sqrt(2 * rho) * _SIGMA_GRID), _SIGMA_GRID)
+    while zcdp_to_dp(gaussian_rho(sigma, 1, tables), delta) > float(epsilon_person):  # float rounding of the bound
         sigma += Fraction(1, _SIGMA_GRID)
     return sigma
 
 
-def gaussian_rho(sigma, k: int) -> float:
-    """zCDP ρ of the generalized Gaussian for a change of ``k`` persons: (√2·k)²/(2σ²) = k²/σ²."""
-    return (PERSON_L2 * k) ** 2 / (2 * float(sigma) ** 2)
+def gaussian_rho(sigma, k: int, tables: int = 1) -> float:
+    """zCDP ρ of the generalized Gaussian for a change of ``k`` persons over ``tables`` tables in the
+    norm: (√(2T)·k)²/(2σ²) = T k²/σ²."""
+    return (PERSON_L2 * k) ** 2 * tables / (2 * float(sigma) ** 2)
 
 
 @dataclass(frozen=True)
@@ -143,7 +153,7 @@ class Guarantee:
 
     ``norm``: l1, l2 or gaussian; ``unit``: ε per unit distance (Laplace) or σ (Gaussian);
     ``delta_conversion``: the Gaussian's zCDP → (ε, δ) δ; ``eta``: the chain's certified TV bound
-    (None: an exact draw).
+    (None: an exact draw); ``tables``: the tables in the norm that one person's change reaches.
     """
 
     norm: str
@@ -151,16 +161,18 @@ class Guarantee:
     delta_conversion: float | None = None
     eta: float | None = None
     confidence: float | None = None  # the certificate's level, with eta
+    tables: int = 1
+    released: int = 1  # tables released together (those derived from the others included)
 
     def at(self, k: int) -> dict:
         """ε, δ (and ρ for the Gaussian) for a change of ``k`` persons."""
         out: dict = {"persons": k}
         if self.norm == "gaussian":
-            rho = gaussian_rho(self.unit, k)
+            rho = gaussian_rho(self.unit, k, self.tables)
             eps = zcdp_to_dp(rho, self.delta_conversion)
             out.update(rho=rho, epsilon=eps, delta=self.delta_conversion)
         else:
-            distance = PERSON_L1 * k if self.norm == "l1" else PERSON_L2 * k
+            distance = PERSON_L1 * k * self.tables if self.norm == "l1" else PERSON_L2 * k * math.sqrt(self.tables)
             eps = float(self.unit) * distance
             out.update(epsilon=eps, delta=0.0)
         if self.eta is not None:
@@ -184,6 +196,9 @@ class Guarantee:
         if self.norm == "gaussian" and self.eta is not None:
             what = (f"({g['epsilon']:.6g}, {g['delta']:.3g})-DP (rho = {g['rho']:.6g} for the exact mechanism, "
                     "widened by the chain's certified TV bound)")
+        if self.released > 1:
+            return (f"{what} for any two inputs (the {self.released} tables together) with the same invariants that "
+                    f"differ in {who} (added, removed, or moved between cells, in every table at once)")
         return (f"{what} for any two tables with the same invariants that differ in {who} "
                 "(added, removed, or moved between cells)")
 

@@ -52,7 +52,8 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
 
     Free cells i.i.d. DG(ε) on the box |u_free|_∞ ≤ radius, solved cells ``solve @ u_free``,
     acceptance exp(−ε Σ|u_solved|) and, with ``sigma``, the Gaussian step
-    exp(−Σ(|u_i| − σ)²/2σ²); without ``accept``, the proposal itself (the free-cell route).
+    exp(−Σ(|u_i| − σ)²/2σ²), both over the cells in the norm (a derived table's are not);
+    without ``accept``, the proposal itself (the free-cell route).
     ``outside`` bounds the accepted mass beyond the box by the free cells' DG tail (acceptance
     ≤ 1), relative to the mass inside.
     """
@@ -65,10 +66,12 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
     u = np.zeros((len(free), sampler.A.shape[1]), dtype=np.int64)
     u[:, sampler.free] = free
     u[:, sampler.solved] = free @ sampler.solve.T
-    logw = -eps * np.abs(free).sum(axis=1) - accept * eps * np.abs(u[:, sampler.solved]).sum(axis=1)
+    normed = np.ones(sampler.A.shape[1], dtype=bool)
+    normed[sampler.solved] = sampler.in_norm
+    logw = -eps * np.abs(free).sum(axis=1) - accept * eps * np.abs(u[:, sampler.solved[sampler.in_norm]]).sum(axis=1)
     if sigma is not None:
         s = float(sigma)
-        logw = logw - ((np.abs(u) - s) ** 2).sum(axis=1) / (2 * s * s)
+        logw = logw - ((np.abs(u[:, normed]) - s) ** 2).sum(axis=1) / (2 * s * s)
     w = np.exp(logw - logw.max())
     r = np.exp(-eps)
     tail = 1 - (1 - 2 * r ** (radius + 1) / (1 + r)) ** k  # P(some free cell beyond the box) under the proposal

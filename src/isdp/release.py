@@ -207,6 +207,51 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", counts: boo
     return table
 
 
+@dataclass(frozen=True)
+class TableSet:
+    """Several tables released together (the same persons counted in each, at most once per table):
+    one vector of their cells in order, each cell labelled ``NAME|key…`` with NAME its file's stem."""
+
+    tables: tuple[Table, ...]
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, tables: list[Table]) -> TableSet:
+        names = tuple(t.path.stem for t in tables)
+        if len(set(names)) < len(names):
+            raise UsageError(f"tables released together need distinct file names (their stems name them in "
+                             f"invariants and statements): {', '.join(names)}")
+        return cls(tuple(tables), names)
+
+    @property
+    def path(self) -> str:
+        return " + ".join(str(t.path) for t in self.tables)
+
+    @cached_property
+    def x(self) -> np.ndarray | None:
+        return None if self.tables[0].x is None else np.concatenate([t.x for t in self.tables])
+
+    @cached_property
+    def keys(self) -> list[tuple[str, ...]]:
+        return [(name, *k) for name, t in zip(self.names, self.tables, strict=True) for k in t.keys]
+
+    @cached_property
+    def cell_labels(self) -> list[str]:
+        return ["|".join(k) for k in self.keys]
+
+    @cached_property
+    def groups(self) -> list[np.ndarray]:
+        """Each table's cells in the joint vector."""
+        ends = np.cumsum([len(t.keys) for t in self.tables])
+        return [np.arange(end - len(t.keys), end) for t, end in zip(self.tables, ends, strict=True)]
+
+    def table(self, name: str) -> int:
+        """The position of the table called ``name``."""
+        if name not in self.names:
+            raise UsageError(f"no table called {name!r}: the tables are {', '.join(self.names)} (their file stems)")
+        return self.names.index(name)
+
+
 def _grouped_rows(table: Table, axes: list[int], what) -> tuple[sparse.csr_array, list[str]]:
     """One row per distinct value of the key fields ``axes`` (first-seen order): the sum of its cells."""
     groups: dict[tuple[str, ...], int] = {}
@@ -302,11 +347,79 @@ def as_sparse(A) -> sparse.csr_array:
     return A
 
 
-def constraint_matrix(table: Table, families=(), constraint_file=None) -> tuple[sparse.csr_array, list[str]]:
-    """The invariants as a sparse matrix A (rows without repeats) with a label per row."""
+def _placed(tset: TableSet, k: int, rows: sparse.csr_array) -> sparse.csr_array:
+    """Rows over table ``k``'s cells as rows over the joint vector."""
+    n = len(tset.keys)
+    rows = sparse.coo_array(rows)
+    return sparse.csr_array((rows.data, (rows.row, rows.col + tset.groups[k][0])), shape=(rows.shape[0], n))
+
+
+def _set_family_rows(tset: TableSet, family: str) -> tuple[sparse.csr_array, list[str]]:
+    """A family on every table, or on one with ``FAMILY@NAME``."""
+    family, _, name = family.partition("@")
+    which = [tset.table(name)] if name else range(len(tset.tables))
+    parts, labels = [], []
+    for k in which:
+        rows, lab = _family_rows(tset.tables[k], family)
+        parts.append(_placed(tset, k, rows))
+        labels += [f"{tset.names[k]}: {label}" for label in lab]
+    return sparse.vstack(parts, format="csr"), labels
+
+
+def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
+    """``total`` or ``by:NAME[,NAME…]``: the totals of each group agree in every table that has those
+    key columns (the first such table's against each other's)."""
+    if tie != "total" and not tie.startswith("by:"):
+        raise UsageError(f"unknown tie {tie!r}: total or by:NAME[,NAME…] (key columns the tables share)")
+    wanted = {w.strip().casefold() for w in tie[3:].split(",") if w.strip()} if tie != "total" else set()
+    tied = [k for k, t in enumerate(tset.tables) if wanted <= {n.casefold() for n in t.key_names}]
+    if len(tied) < 2:
+        raise UsageError(f"tie {tie!r}: fewer than two tables have those key columns "
+                         f"({'; '.join(f'{n}: ' + ', '.join(t.key_names) for n, t in zip(tset.names, tset.tables, strict=True))})")
+    totals = []
+    for k in tied:
+        t = tset.tables[k]
+        axes = [[n.casefold() for n in t.key_names].index(w) for w in sorted(wanted)]
+        rows, _ = _grouped_rows(t, axes, lambda g: g)
+        groups = list(dict.fromkeys(tuple(key[a] for a in axes) for key in t.keys))
+        totals.append((k, dict(zip(groups, range(len(groups)), strict=True)), _placed(tset, k, rows)))
+    first, first_groups, first_rows = totals[0]
+    parts, labels = [], []
+    for k, groups, rows in totals[1:]:
+        if set(groups) != set(first_groups):
+            odd = next(iter(set(groups) ^ set(first_groups)))
+            raise InputError(f"tie {tie!r}: {tset.names[first]} and {tset.names[k]} do not have the same groups "
+                             f"({'|'.join(odd)} is in one only)")
+        order = list(first_groups)
+        parts.append(first_rows[[first_groups[g] for g in order]] - rows[[groups[g] for g in order]])
+        labels += [f"tie {'total' if not wanted else ', '.join(f'{w}={v}' for w, v in zip(sorted(wanted), g, strict=True))}: "
+                   f"{tset.names[first]} = {tset.names[k]}" for g in order]
+    A = sparse.vstack(parts, format="csr")
+    if tset.x is not None:
+        broken = [lab for lab, value in zip(labels, _row_values(as_sparse(A), tset.x), strict=True) if value != 0]
+        if broken:
+            raise InfeasibleError(f"the tables disagree where they are tied ({len(broken)} of {len(labels)} ties, "
+                                  f"e.g. {broken[0]!r}): they cannot be released as one consistent set")
+    return A, labels
+
+
+def constraint_matrix(table: Table | TableSet, families=(), constraint_file=None,
+                      ties=()) -> tuple[sparse.csr_array, list[str]]:
+    """The invariants as a sparse matrix A (rows without repeats) with a label per row.
+
+    For a :class:`TableSet` each family applies to every table (``FAMILY@NAME``: to one), ``ties``
+    add the rows that make the tables agree, and a constraint file names cells ``NAME|key…``.
+    """
+    several = isinstance(table, TableSet)
+    if ties and not several:
+        raise UsageError("--tie joins tables released together: give two tables or more")
     parts, labels = [], []
     for family in families:
-        r, lab = _family_rows(table, family)
+        r, lab = _set_family_rows(table, family) if several else _family_rows(table, family)
+        parts.append(r)
+        labels += lab
+    for tie in ties:
+        r, lab = _tie_rows(table, tie)
         parts.append(r)
         labels += lab
     if constraint_file is not None:
@@ -391,17 +504,20 @@ def independent_rows(A: np.ndarray) -> np.ndarray:
     return np.sort(pivots[:rank]).astype(np.int64)
 
 
-def integral_solve(A: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | None:
     """(solved cells S, X) with A[:, S] square and invertible and X = -A[:, S]⁻¹ A[:, F] integral
     (F: the other cells), or None when the greedy S gives a non-integral X (A with independent rows).
 
     Then z ↦ (u_F = z, u_S = X z) is a bijection from Z^F onto Λ(A) (an integer u in ker A is fixed
     by u_F, and every integer z gives an integer u): the free cells are the lattice's coordinates.
-    S is taken greedily from the last column, so the solved cells are the table's last ones; for
-    totally unimodular A (margins of two-way tables, nested totals) X is always integral.
+    S is taken greedily from the cells ``first``, then from the last column, so the solved cells are
+    the table's last ones; for totally unimodular A (margins of two-way tables, nested totals) X is
+    always integral.
     """
     m, n = A.shape
-    solved = np.array(sorted(_greedy_independent(A, reversed(range(n)))), dtype=np.int64)
+    first = [int(j) for j in first]
+    order = first + [j for j in reversed(range(n)) if j not in set(first)]
+    solved = np.array(sorted(_greedy_independent(A, order)), dtype=np.int64)
     if len(solved) != m:
         raise AssertionError("A's rows are not independent; pass A[independent_rows(A)]")
     free = np.setdiff1d(np.arange(n), solved)
@@ -437,32 +553,41 @@ class ExactL1Sampler:
     """Exact ℓ1 generalized Laplace noise on Λ(A) by rejection (module docstring).
 
     ``solve`` maps the free cells' noise to the solved cells' (integral: :func:`integral_solve`).
+    Cells outside the norm (``derived``: a table the others determine, :func:`norm_tables`) are
+    always solved and never enter the acceptance: the law is ∝ exp(-ε Σ_{i not derived} |u_i|).
     """
 
     A: np.ndarray  # independent rows of the invariants
     free: np.ndarray
     solved: np.ndarray
     solve: np.ndarray
+    in_norm: np.ndarray  # bool per solved cell: whether its |u| enters the law
 
     @classmethod
-    def build(cls, A: np.ndarray) -> ExactL1Sampler | None:
+    def build(cls, A: np.ndarray, derived: np.ndarray | None = None) -> ExactL1Sampler | None:
         """The sampler for Λ(A), or None when the free cells are not the lattice's coordinates."""
         full = A
         A = A[independent_rows(A)]
+        derived = np.zeros(A.shape[1], dtype=bool) if derived is None else np.asarray(derived, dtype=bool)
         if A.shape[0] == 0:  # no invariant: every cell free
-            return cls(A, np.arange(A.shape[1]), np.zeros(0, np.int64), np.zeros((0, A.shape[1]), np.int64))
-        found = integral_solve(A)
+            if derived.any():
+                raise AssertionError("a derived cell in no invariant; this is a bug in isdp")
+            return cls(A, np.arange(A.shape[1]), np.zeros(0, np.int64), np.zeros((0, A.shape[1]), np.int64),
+                       np.zeros(0, dtype=bool))
+        found = integral_solve(A, first=np.flatnonzero(derived))
         if found is None:
             return None
         solved, solve = found
         free = np.setdiff1d(np.arange(A.shape[1]), solved)
+        if derived[free].any():
+            raise AssertionError("a derived table's cell is not determined by the others; this is a bug in isdp")
         # every invariant (also the rows set aside as dependent) holds on (z, X z), exactly, so
         # Λ(A) has dimension at least |free|, and A_S is invertible (|det| an integer ≥ 1), so at
         # most |free|: z ↦ (z, X z) is onto Λ(A)
         if (not np.array_equal(_exact_product(full[:, solved], solve), -full[:, free])
                 or np.linalg.slogdet(A[:, solved].astype(float))[1] < math.log(0.5)):
             raise AssertionError("the exact sampler's solve does not span Λ(A); this is a bug in isdp")
-        return cls(A, free, solved, solve)
+        return cls(A, free, solved, solve, ~derived[solved])
 
     def log_acceptance(self, eps: Fraction, sigma: Fraction | None = None) -> float:
         """An estimate of ln P(a proposal is kept), from :data:`PILOT_PROPOSALS` proposals of a fixed
@@ -473,7 +598,7 @@ class ExactL1Sampler:
         p = -math.expm1(-float(eps))
         shape = (PILOT_PROPOSALS, len(self.free))
         z = (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
-        solved = z @ self.solve.T.astype(float)  # floats: exact below 2**53, and BLAS-fast
+        solved = (z @ self.solve.T.astype(float))[:, self.in_norm]  # floats: exact below 2**53, and BLAS-fast
         log_keep = -float(eps) * np.abs(solved).sum(axis=1)
         if sigma is not None:
             u = np.abs(np.hstack([z, solved]))
@@ -497,7 +622,8 @@ class ExactL1Sampler:
         The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``eps`` =
         1/σ), an accepted ℓ1 draw is kept with probability exp(-Σ_i (|u_i| - σ)² / 2σ²)
         = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the
-        generalized Gaussian, exactly (rejection from the ℓ1 law).
+        generalized Gaussian, exactly (rejection from the ℓ1 law). Sums and norms run over the cells
+        in the norm only.
         """
         n_free, attempt, batch = len(self.free), 0, 8
         if not accept:  # the free-cell route: the proposal itself
@@ -513,11 +639,13 @@ class ExactL1Sampler:
             solved = free @ self.solve.T
             for row in range(k):
                 attempt += 1
-                if not _bernoulli_exp(eps * int(np.abs(solved[row]).sum()), rng):
+                if not _bernoulli_exp(eps * int(np.abs(solved[row][self.in_norm]).sum()), rng):
                     continue
                 u = np.zeros(self.A.shape[1], dtype=np.int64)
                 u[self.free], u[self.solved] = free[row], solved[row]
-                if sigma is None or _bernoulli_exp(sum((abs(int(v)) - sigma) ** 2 for v in u) / (2 * sigma**2), rng):
+                normed = np.concatenate([free[row], solved[row][self.in_norm]])
+                if sigma is None or _bernoulli_exp(sum((abs(int(v)) - sigma) ** 2 for v in normed) / (2 * sigma**2),
+                                                   rng):
                     if np.any(self.A @ u != 0):
                         raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
                     return u, attempt
@@ -588,6 +716,33 @@ def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+#: largest dense submatrix (entries) examined for a derived table; a larger one stays in the norm
+#: (more noise, never a weaker guarantee)
+_DERIVED_LIMIT = 50_000_000
+
+
+def norm_tables(A, groups: list[np.ndarray]) -> np.ndarray:
+    """Which of several tables released together enter the mechanism's norm (bool per table).
+
+    A table whose cells the invariants determine from the other tables' (its columns of A are
+    independent: county totals tied to a county × sex table) is derived: its noise follows from
+    theirs, so the law weighs the others only and one person's change costs 2 per table in the norm,
+    not per table released. Tables are tried smallest first; at least one stays in the norm."""
+    A = as_sparse(A)
+    derived: list[int] = []
+    out = np.ones(len(groups), dtype=bool)
+    for k in sorted(range(len(groups)), key=lambda k: (len(groups[k]), k)):
+        if out.sum() == 1:
+            break
+        cells = np.concatenate([groups[j] for j in derived] + [groups[k]])
+        rows = np.unique(A[:, cells].nonzero()[0])
+        if len(cells) <= len(rows) and len(rows) * len(cells) <= _DERIVED_LIMIT and \
+                len(independent_rows(A[rows][:, cells].toarray().T)) == len(cells):
+            derived.append(k)
+            out[k] = False
+    return out
+
+
 @dataclass(frozen=True)
 class ExactSampler:
     """Exact noise on Λ(A), block by block (:func:`blocks`), each by :class:`ExactL1Sampler`."""
@@ -596,18 +751,20 @@ class ExactSampler:
     parts: tuple[tuple[np.ndarray, ExactL1Sampler], ...]  # (the block's cells, its sampler)
 
     @classmethod
-    def build(cls, A, vet=None) -> ExactSampler | None:
+    def build(cls, A, vet=None, derived: np.ndarray | None = None) -> ExactSampler | None:
         """The sampler for Λ(A), or None when in some block the free cells are not the lattice's
         coordinates. Blocks with the same invariants (52 states' totals of a few sizes) share one.
         ``vet`` is called on each distinct block sampler, largest first, and may raise (a plan's
-        refusal then comes after the hardest block, not after all of them)."""
+        refusal then comes after the hardest block, not after all of them). ``derived``: the cells
+        outside the norm (:class:`ExactL1Sampler`)."""
         A = as_sparse(A)
+        derived = np.zeros(A.shape[1], dtype=bool) if derived is None else derived
         parts, built = [], {}
         for cells, rows in sorted(blocks(A), key=lambda block: -len(block[0])):
             sub_A = A[rows][:, cells].toarray() if len(rows) else np.zeros((0, len(cells)), np.int64)
-            key = (sub_A.shape, sub_A.tobytes())
+            key = (sub_A.shape, sub_A.tobytes(), derived[cells].tobytes())
             if key not in built:
-                built[key] = ExactL1Sampler.build(sub_A)
+                built[key] = ExactL1Sampler.build(sub_A, derived[cells])
                 if built[key] is not None and vet is not None:
                     vet(built[key])
             if built[key] is None:
@@ -862,17 +1019,27 @@ class Plan:
     exact: ExactSampler | None
     unit: Fraction | float  # ε per unit distance (Laplace) or σ (Gaussian)
     expected_attempts: float  # the exact sampler's forecast proposals per draw (hardest block)
+    in_norm: tuple[bool, ...] = (True,)  # per table released: whether it enters the norm (norm_tables)
 
     @classmethod
-    def make(cls, A: np.ndarray, labels: list[str], req: Request) -> Plan:
-        """Check the request and choose the route; raises a :class:`ReleaseError` before any count is read."""
+    def make(cls, A: np.ndarray, labels: list[str], req: Request, groups: list[np.ndarray] | None = None) -> Plan:
+        """Check the request and choose the route; raises a :class:`ReleaseError` before any count is read.
+        ``groups``: each table's cells, when several tables are released together."""
         req.check()
         A = as_sparse(A)
+        if groups is not None and len(groups) > 1 and req.chain_possible:
+            raise UsageError("several tables are released by the exact routes only (--norm l1, --norm gaussian, "
+                             "--free-cells): the certified chain takes one table")
         if req.norm == "l2" and A.shape[0] >= A.shape[1] and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]:
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
+        in_norm = norm_tables(A, groups) if groups is not None and len(groups) > 1 else np.ones(1, dtype=bool)
+        derived = np.zeros(A.shape[1], dtype=bool)
+        for k in np.flatnonzero(~in_norm):
+            derived[groups[k]] = True
+        tables = int(in_norm.sum())
         delta_conversion, _ = req.delta_split()
-        unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion) if req.norm == "gaussian"
-                else unit_epsilon(req.epsilon_person, req.norm))
+        unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion, tables) if req.norm == "gaussian"
+                else unit_epsilon(req.epsilon_person, req.norm, tables))
         gaussian = req.norm == "gaussian"
         worst = [0.0]  # the lowest log acceptance forecast in any block
 
@@ -883,7 +1050,7 @@ class Plan:
             if -worst[0] > math.log(req.max_attempts) and not req.allow_chain:
                 raise UncertifiableError(_exact_refusal(req, unit, worst[0], sub))
 
-        exact = ExactSampler.build(A, vet) if req.norm != "l2" else None
+        exact = ExactSampler.build(A, vet, derived) if req.norm != "l2" else None
         if exact is not None and exact.n_free == 0:
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         if exact is None and not req.chain_possible:
@@ -892,7 +1059,11 @@ class Plan:
                                      "apply: change the invariants, or run a study with --allow-chain --delta D --seed "
                                      "N --reproducible-not-for-publication")
         attempts = math.exp(-worst[0]) if -worst[0] < 700 else math.inf
-        plan = cls(req, A, labels, Neighbours.of(A), exact, unit, attempts)
+        neighbours = Neighbours.of(A)
+        if len(in_norm) > 1 and not neighbours.one_person:
+            # one person's change may touch every table at once: single-cell moves do not settle it
+            neighbours = Neighbours(one_person=None, two_persons=None)
+        plan = cls(req, A, labels, neighbours, exact, unit, attempts, tuple(bool(b) for b in in_norm))
         if req.chain_possible:
             plan.pairs()  # a chain that cannot be certified is refused before anything runs
         return plan
@@ -907,7 +1078,8 @@ class Plan:
 
     def guarantee(self, eta: float | None = None, confidence: float | None = None) -> Guarantee:
         """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it."""
-        return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence)
+        return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence,
+                         tables=sum(self.in_norm), released=len(self.in_norm))
 
     def eta_target(self) -> float:
         """The TV bound a chain must certify so that δ per person stays within the request."""
@@ -976,7 +1148,9 @@ def _route_record(plan: Plan, table: Table, chain: ChainCertificate | None, latt
         eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
         how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
                f"Alg. 2) with epsilon {eps}, the invariants solved for the other cells, accepted with probability "
-               f"exp(-{eps}·sum |u_solved|)")
+               f"exp(-{eps}·sum |u_solved|)" + ("" if all(plan.in_norm) else
+                                                 " (the sum over the tables in the norm; a derived table's cells "
+                                                 "are solved and do not enter it)"))
         if plan.req.norm == "gaussian":
             how += f", then kept with probability exp(-sum (|u_i| - {plan.unit})^2 / (2·{plan.unit}^2))"
         return {"name": "exact", "sampler": how, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
@@ -992,6 +1166,7 @@ def privacy_statement(plan: Plan, table: Table, guarantee: Guarantee, route: dic
     """The publishable statement: derived from A, the options, the labels and the invariants'
     values (disclosed by the release itself), never from anything else in the table."""
     req = plan.req
+    several = isinstance(table, TableSet)
     return {
         "isdp_privacy_statement": 1,
         "publishable": req.seed is None,
@@ -999,9 +1174,20 @@ def privacy_statement(plan: Plan, table: Table, guarantee: Guarantee, route: dic
         "route": route,
         "requested": {"epsilon_per_person": req.epsilon, "delta_per_person": req.delta, "norm": req.norm,
                       "allow_chain": req.allow_chain, "free_cells": req.free_cells, "nonnegative": req.nonnegative},
-        "neighbouring_relation": ("two tables with the same invariants (A x = A x') that differ in the records of "
-                                  "k persons, each added, removed, or moved from one cell to another (at most 2k in "
-                                  "l1 and sqrt(2)·k in l2); stated for k = 1 (per person) and k = 2"),
+        "neighbouring_relation": (
+            "two tables with the same invariants (A x = A x') that differ in the records of k persons, each added, "
+            "removed, or moved from one cell to another (at most 2k in l1 and sqrt(2)·k in l2); stated for k = 1 "
+            "(per person) and k = 2" if not several else
+            f"two inputs of the {len(plan.in_norm)} tables together with the same invariants (A x = A x', the ties "
+            "included) that differ in the records of k persons, each person counted in at most one cell of each "
+            "table and added, removed, or moved between cells in every table at once (at most 2k per table in l1 "
+            "and sqrt(2)·k in l2; only the tables in the norm count: a derived table's change follows from the "
+            "others'); stated for k = 1 (per person) and k = 2"),
+        **({"tables": [{"name": name, "cells": len(t.keys), "in_norm": in_norm,
+                        **({} if in_norm else {"derived": "its cells are determined by the other tables' through "
+                                               "the invariants: its noise is theirs, summed"})}
+                       for name, t, in_norm in zip(table.names, table.tables, plan.in_norm, strict=True)]}
+           if several else {}),
         "guarantee": guarantee.to_dict(plan.neighbours),
         "post_processing": (
             "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (HiGHS MILP), a function of the "
@@ -1029,7 +1215,7 @@ def dry_run(table: Table, A: np.ndarray, labels: list[str], req: Request) -> dic
     run may reach (its certificate is computed at run time, from the invariants and fresh random
     numbers only).
     """
-    plan = Plan.make(A, labels, req)
+    plan = Plan.make(A, labels, req, getattr(table, "groups", None))
     if plan.exact is not None and plan.exact_feasible:
         route = _route_record(plan, table, None, None)
         g = plan.guarantee()
@@ -1056,7 +1242,7 @@ class Release:
 def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -> Release:
     """Draw and check one release of ``table`` keeping ``A x``; raises a :class:`ReleaseError`."""
     started = time.perf_counter()
-    plan = Plan.make(A, labels, req)
+    plan = Plan.make(A, labels, req, getattr(table, "groups", None))
     A = plan.A
     x = table.x
     exact = _row_values(A, x)
@@ -1102,8 +1288,10 @@ def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -
     guarantee = plan.guarantee(chain.eta, LEVEL) if chain is not None else plan.guarantee()
     plan.check_not_weaker(guarantee)
     statement = privacy_statement(plan, table, guarantee, _route_record(plan, table, chain, lattice), invariants)
+    inputs = [{"path": str(t.path), "sha256": _sha256(t.path), "cells": len(t.keys)}
+              for t in (table.tables if isinstance(table, TableSet) else [table])]
     audit.update(
-        input={"path": str(table.path), "sha256": _sha256(table.path), "cells": int(len(x))},
+        input=inputs[0] if len(inputs) == 1 else inputs,
         seconds=round(time.perf_counter() - started, 3),
         route=statement["route"]["name"],
     )
@@ -1160,17 +1348,27 @@ def write_release(release: Release, output, statement, audit, *, force: bool = F
 
     Without ``force`` each file is created exclusively (a hard link from its temporary file, which
     fails if the name exists, also when another run created it meanwhile: :class:`UsageError`);
-    with ``force`` it replaces what is there.
+    with ``force`` it replaces what is there. Several tables (a :class:`TableSet`) take one output
+    each, in order, and share the statement and the audit record.
     """
-    output, statement, audit = Path(output), Path(statement), Path(audit)
-    lines = release.table.lines(release.values)
-    expected = release.table.lines(release.table.x)
-    if len(lines) != len(expected) or any(len(a) != len(b) or a[0] != b[0] for a, b in zip(lines, expected, strict=True)):
-        raise AssertionError("release layout differs from the input's; this is a bug in isdp")
+    tables = release.table.tables if isinstance(release.table, TableSet) else (release.table,)
+    outputs = [Path(o) for o in (output if isinstance(output, list | tuple) else [output])]
+    statement, audit = Path(statement), Path(audit)
+    if len(outputs) != len(tables):
+        raise UsageError(f"{len(tables)} tables need {len(tables)} outputs (one -o each, in order); got {len(outputs)}")
+    contents = []
+    for t, values in zip(tables, np.split(release.values, np.cumsum([len(t.keys) for t in tables])[:-1]), strict=True):
+        lines, expected = t.lines(values), t.lines(t.x)
+        if len(lines) != len(expected) or any(len(a) != len(b) or a[0] != b[0]
+                                              for a, b in zip(lines, expected, strict=True)):
+            raise AssertionError("release layout differs from the input's; this is a bug in isdp")
+        contents.append(lines)
     record = {"note": AUDIT_NOTE, **release.audit,
-              "files": {"release": str(output), "statement": str(statement)}}
+              "files": {"release": str(outputs[0]) if len(outputs) == 1 else [str(o) for o in outputs],
+                        "statement": str(statement)}}
     # one writer at a time per release name, also with --force: two runs replacing the three files
     # concurrently could leave one run's table beside the other's statement
+    output = outputs[0]
     lock = output.with_name(f".{output.name}.lock")
     try:
         os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
@@ -1179,8 +1377,9 @@ def write_release(release: Release, output, statement, audit, *, force: bool = F
                          "nothing written") from None
     temps, done = [], []
     try:
-        temps.append((_write_tmp(output.parent, output.name,
-                                 lambda fh: csv.writer(fh, lineterminator="\n").writerows(lines)), output))
+        for out, lines in zip(outputs, contents, strict=True):
+            temps.append((_write_tmp(out.parent, out.name,
+                                     lambda fh, lines=lines: csv.writer(fh, lineterminator="\n").writerows(lines)), out))
         temps.append((_write_tmp(statement.parent, statement.name, _json_writer(release.statement)), statement))
         temps.append((_write_tmp(audit.parent, audit.name, _json_writer(record)), audit))
         for tmp, final in temps:
