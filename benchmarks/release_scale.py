@@ -13,7 +13,12 @@ peak memory.
   ``margins-RxC-free``, the same released by ``--free-cells``;
 - ``county-age``: the 3,221 counties × 23 age groups (each county's population split by a
   multinomial, seeded), nested geography: the nation's total, each state's, each county's, and
-  each state's age margin; ``county-age-free`` the same by ``--free-cells``.
+  each state's age margin; ``county-age-free`` the same by ``--free-cells``;
+- ``tables-county-sex``: two tables released together, the county totals and the county × sex
+  table (each county split by a binomial, seeded), tied by county, the state totals kept (the
+  county table is derived: only the finer one is in the norm);
+- ``tables-sex-age``: the county × sex and the county × age tables, tied by county (both in the
+  norm: ε per unit of ℓ1 is ε/4).
 
     python benchmarks/release_scale.py                      # every case but blocks-100000
     python benchmarks/release_scale.py --cases blocks-100000 # the 100,000-cell case
@@ -38,13 +43,37 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
 DEFAULT = ("national", "blocks-10000", "margins-6x6", "margins-10x10", "margins-50x23", "margins-50x23-free",
-           "county-age", "county-age-free")
+           "county-age", "county-age-free", "tables-county-sex", "tables-sex-age")
 NESTED = ["--invariant", "total", "--invariant", "by:state", "--invariant", "by:state,county",
           "--invariant", "by:state,age"]
 
 
 def _counties() -> list[dict]:
     return list(csv.DictReader((ROOT / "data/nhgis/county_population_v20210608.csv").open()))
+
+
+def _tables(case: str, directory: Path, rng: np.random.Generator) -> tuple[list[Path], list[str], int]:
+    """Write the case's tables released together; returns (their paths, the invariant options, the
+    number of blocks)."""
+    rows = _counties()
+    counties = [(r["state_abbr"], f"c{r['county_fips']}", int(r["sf1_pop"])) for r in rows]
+    split = {"sex": [rng.binomial(n, 0.5) for *_, n in counties],
+             "age": [rng.multinomial(n, np.full(23, 1 / 23)) for *_, n in counties]}
+    paths = {name: directory / f"{name}.csv" for name in ("county", "county_sex", "county_age")}
+    with paths["county"].open("w") as fh:
+        fh.write("state,county,count\n")
+        fh.writelines(f"{s},{c},{n}\n" for s, c, n in counties)
+    with paths["county_sex"].open("w") as fh:
+        fh.write("state,county,sex,count\n")
+        fh.writelines(f"{s},{c},male,{m}\n{s},{c},female,{n - m}\n" for (s, c, n), m in zip(counties, split["sex"], strict=True))
+    with paths["county_age"].open("w") as fh:
+        fh.write("state,county,age,count\n")
+        fh.writelines(f"{s},{c},a{a},{v}\n" for (s, c, _), ages in zip(counties, split["age"], strict=True)
+                      for a, v in enumerate(ages))
+    states = len({s for s, *_ in counties})
+    if case == "tables-county-sex":
+        return [paths["county"], paths["county_sex"]], ["--tie", "by:state,county", "--invariant", "by:state@county"], states
+    return [paths["county_sex"], paths["county_age"]], ["--tie", "by:state,county"], len(counties)
 
 
 def _table(case: str, path: Path, rng: np.random.Generator) -> tuple[list[str], int]:
@@ -80,12 +109,16 @@ def _table(case: str, path: Path, rng: np.random.Generator) -> tuple[list[str], 
 
 def run(case: str, max_attempts: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        table = Path(tmp) / "t.csv"
-        invariants, n_blocks = _table(case, table, np.random.default_rng(1))
-        cells = sum(1 for _ in table.open()) - 1
-        out = Path(tmp) / "out.csv"
-        cmd = [sys.executable, "-m", "isdp", "release", str(table), *invariants, "--epsilon", "1",
-               "--max-attempts", str(max_attempts), "-o", str(out), "--quiet"]
+        if case.startswith("tables-"):
+            tables, invariants, n_blocks = _tables(case, Path(tmp), np.random.default_rng(1))
+        else:
+            tables = [Path(tmp) / "t.csv"]
+            invariants, n_blocks = _table(case, tables[0], np.random.default_rng(1))
+        cells = sum(sum(1 for _ in table.open()) - 1 for table in tables)
+        outputs = [Path(tmp) / f"out{i}.csv" for i in range(len(tables))]
+        out = outputs[0]
+        cmd = [sys.executable, "-m", "isdp", "release", *map(str, tables), *invariants, "--epsilon", "1",
+               "--max-attempts", str(max_attempts), *(a for o in outputs for a in ("-o", str(o))), "--quiet"]
         err = Path(tmp) / "stderr"
         tick = time.perf_counter()
         with err.open("w") as fh:
@@ -97,6 +130,7 @@ def run(case: str, max_attempts: int) -> dict:
         statement = json.loads(Path(str(out) + ".statement.json").read_text()) if code == 0 else {}
         return {"case": case, "cells": cells,
                 "invariants": " ".join(a for a in invariants if a != "--invariant"),
+                "tables_in_norm": sum(t["in_norm"] for t in statement["tables"]) if "tables" in statement else None,
                 "rows": len(statement.get("invariants", [])) or None, "blocks": n_blocks, "exit": code,
                 "route": audit.get("route", "refused: " + err.read_text().strip().removeprefix("isdp release: error: ")[:90]),
                 "attempts": audit.get("exact_sampler", {}).get("attempts"), "seconds": round(seconds, 2),

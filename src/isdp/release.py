@@ -716,8 +716,8 @@ def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-#: largest dense submatrix (entries) examined for a derived table; a larger one stays in the norm
-#: (more noise, never a weaker guarantee)
+#: largest dense block (entries) examined for a derived table; a larger one keeps its table in the
+#: norm (more noise, never a weaker guarantee)
 _DERIVED_LIMIT = 50_000_000
 
 
@@ -727,19 +727,32 @@ def norm_tables(A, groups: list[np.ndarray]) -> np.ndarray:
     A table whose cells the invariants determine from the other tables' (its columns of A are
     independent: county totals tied to a county × sex table) is derived: its noise follows from
     theirs, so the law weighs the others only and one person's change costs 2 per table in the norm,
-    not per table released. Tables are tried smallest first; at least one stays in the norm."""
+    not per table released. Tables are tried smallest first; at least one stays in the norm.
+    Independence is decided block by block (:func:`blocks`: columns of different blocks share no row).
+    """
     A = as_sparse(A)
-    derived: list[int] = []
+    parts = blocks(A)
+    derived = np.zeros(A.shape[1], dtype=bool)
     out = np.ones(len(groups), dtype=bool)
+
+    def independent(cells: np.ndarray) -> bool:
+        for block, rows in parts:
+            mine = block[cells[block]]
+            if not len(mine):
+                continue
+            if len(mine) > len(rows) or len(rows) * len(mine) > _DERIVED_LIMIT:
+                return False
+            if len(independent_rows(A[rows][:, mine].toarray().T)) < len(mine):
+                return False
+        return True
+
     for k in sorted(range(len(groups)), key=lambda k: (len(groups[k]), k)):
         if out.sum() == 1:
             break
-        cells = np.concatenate([groups[j] for j in derived] + [groups[k]])
-        rows = np.unique(A[:, cells].nonzero()[0])
-        if len(cells) <= len(rows) and len(rows) * len(cells) <= _DERIVED_LIMIT and \
-                len(independent_rows(A[rows][:, cells].toarray().T)) == len(cells):
-            derived.append(k)
-            out[k] = False
+        candidate = derived.copy()
+        candidate[groups[k]] = True
+        if independent(candidate):
+            derived, out[k] = candidate, False
     return out
 
 
