@@ -39,7 +39,12 @@ and the guarantee is pure epsilon; with --norm gaussian too (rho-zCDP, stated as
 coupling: a statistical (epsilon, delta), refused for publication (seeded study runs only).
 --free-cells (l1) releases the exact sampler's proposal without its rejection step: exact, the same
 epsilon, any size, with more noise on the cells solved from the invariants (stated).
---dry-run prints the statement a run would carry, from the options and the table's labels only."""
+--dry-run prints the statement a run would carry, from the options and the table's labels only.
+
+Several tables of the same persons are released together, consistent and under one statement:
+  isdp release county.csv county_sex.csv --tie by:county --epsilon 1 -o c.csv -o cs.csv
+(epsilon per person across the tables; a table the others determine, here the county totals,
+is derived from them at no cost)."""
 
 
 def _parser() -> argparse.ArgumentParser:
