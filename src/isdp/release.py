@@ -21,6 +21,10 @@ The user states the guarantee needed per person (ε, and δ where the route has 
   into (ε, δ) with δ = (1 + e^ε)η. Its random numbers are not cryptographic, so it is refused
   for publication (study runs only, seeded).
 
+Several tables of the same persons (:class:`TableSet`) are one vector under their invariants and
+the ties between them; a table the others determine is derived (outside the norm,
+:func:`norm_tables`), and ε per person counts every table in the norm (docs/method.md §11).
+
 With ``nonnegative`` the release is post-processed onto the non-negative tables with the same
 invariants (the integer ℓ1 projection): no privacy cost, no refusal and no run time that depends
 on the counts. The noise never depends on the counts, so neither does any refusal, progress
@@ -380,9 +384,8 @@ def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
     for k in tied:
         t = tset.tables[k]
         axes = [[n.casefold() for n in t.key_names].index(w) for w in sorted(wanted)]
-        rows, _ = _grouped_rows(t, axes, lambda g: g)
-        groups = list(dict.fromkeys(tuple(key[a] for a in axes) for key in t.keys))
-        totals.append((k, dict(zip(groups, range(len(groups)), strict=True)), _placed(tset, k, rows)))
+        rows, groups = _grouped_rows(t, axes, lambda g: g)  # labelled by the group's key values
+        totals.append((k, {g: i for i, g in enumerate(groups)}, _placed(tset, k, rows)))
     first, first_groups, first_rows = totals[0]
     parts, labels = [], []
     for k, groups, rows in totals[1:]:
@@ -1144,7 +1147,7 @@ class Plan:
 # --------------------------------------------------------------------------- the statement
 
 
-def _route_record(plan: Plan, table: Table, chain: ChainCertificate | None, lattice: IntegerLattice | None) -> dict:
+def _route_record(plan: Plan, table: Table | TableSet, chain: ChainCertificate | None, lattice: IntegerLattice | None) -> dict:
     if plan.req.free_cells:
         v = plan.exact.variances(plan.unit)
         solved = plan.exact.solved
@@ -1174,7 +1177,7 @@ def _route_record(plan: Plan, table: Table, chain: ChainCertificate | None, latt
             "certificate": {**chain.record(), "tv_target": plan.eta_target()}}
 
 
-def privacy_statement(plan: Plan, table: Table, guarantee: Guarantee, route: dict,
+def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee, route: dict,
                       invariant_values: np.ndarray | None) -> dict:
     """The publishable statement: derived from A, the options, the labels and the invariants'
     values (disclosed by the release itself), never from anything else in the table."""
@@ -1221,7 +1224,7 @@ def privacy_statement(plan: Plan, table: Table, guarantee: Guarantee, route: dic
     }
 
 
-def dry_run(table: Table, A: np.ndarray, labels: list[str], req: Request) -> dict:
+def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:
     """The statement a run with these options would carry, from the labels and the options only.
 
     The route is the one that would be tried first; on the chain route the δ stated is the most a
@@ -1246,13 +1249,13 @@ def dry_run(table: Table, A: np.ndarray, labels: list[str], req: Request) -> dic
 class Release:
     """A checked release, its publishable statement and its confidential audit record (not yet written)."""
 
-    table: Table
+    table: Table | TableSet
     values: np.ndarray  # int64 (n,)
     statement: dict
     audit: dict
 
 
-def make_release(table: Table, A: np.ndarray, labels: list[str], req: Request) -> Release:
+def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> Release:
     """Draw and check one release of ``table`` keeping ``A x``; raises a :class:`ReleaseError`."""
     started = time.perf_counter()
     plan = Plan.make(A, labels, req, getattr(table, "groups", None))
