@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -628,15 +629,35 @@ class ExactL1Sampler:
         generalized Gaussian, exactly (rejection from the ℓ1 law). Sums and norms run over the cells
         in the norm only.
         """
-        n_free, attempt, batch = len(self.free), 0, 8
         if not accept:  # the free-cell route: the proposal itself
-            free = double_geometric_array(eps, n_free, rng)
+            free = double_geometric_array(eps, len(self.free), rng)
             u = np.zeros(self.A.shape[1], dtype=np.int64)
             u[self.free], u[self.solved] = free, self.solve @ free
             return u, 1
+        for u, attempt in self._accepted(eps, rng, max_attempts, sigma, batch=8):
+            return u, attempt
+        return None, max_attempts
+
+    def sample(self, eps: Fraction, size: int, rng: IntegerSource, *, sigma: Fraction | None = None,
+               max_attempts: int = 10**9) -> np.ndarray:
+        """``size`` independent draws (rows) of the law :meth:`draw` draws — accepted proposals in order,
+        each i.i.d. — in large batches, for studies and tests; :class:`UncertifiableError` when fewer
+        than ``size`` are accepted within ``max_attempts`` proposals in all."""
+        out = np.zeros((size, self.A.shape[1]), dtype=np.int64)
+        got = 0
+        for got, (u, _) in enumerate(itertools.islice(self._accepted(eps, rng, max_attempts, sigma, batch=1024),
+                                                      size), start=1):
+            out[got - 1] = u
+        if got < size:
+            raise UncertifiableError(f"{got} of {size} draws accepted within {max_attempts:,} proposals")
+        return out
+
+    def _accepted(self, eps: Fraction, rng: IntegerSource, max_attempts: int, sigma: Fraction | None, *, batch: int):
+        """The accepted proposals in order, with the attempt count at each (at most ``max_attempts``)."""
+        n_free, attempt = len(self.free), 0
         while attempt < max_attempts:
             # proposals are i.i.d.: drawing a batch at once and taking them in order is the same
-            # sequence of attempts as drawing one at a time (the rest of a batch is discarded)
+            # sequence of attempts as drawing one at a time (a caller may discard the rest of a batch)
             k = min(batch, max_attempts - attempt)
             free = double_geometric_array(eps, k * n_free, rng).reshape(k, n_free)
             solved = free @ self.solve.T
@@ -651,9 +672,8 @@ class ExactL1Sampler:
                                                    rng):
                     if np.any(self.A @ u != 0):
                         raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
-                    return u, attempt
+                    yield u, attempt
             batch = min(2 * batch, 1024)
-        return None, max_attempts
 
 
 def implied_by_partition(A: sparse.csr_array) -> np.ndarray:

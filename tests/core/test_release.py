@@ -44,8 +44,7 @@ SEEDED = ["--seed", "7", "--reproducible-not-for-publication", "--no-progress"]
 
 
 def _draws(A, eps, n, *, seed=1):
-    rng, sampler = seeded_source(seed), ExactL1Sampler.build(A)
-    return np.array([sampler.draw(Fraction(eps), rng, max_attempts=10_000)[0] for _ in range(n)])
+    return ExactL1Sampler.build(A).sample(Fraction(eps), n, seeded_source(seed))
 
 
 # --------------------------------------------------------------------------- exact laws
@@ -66,9 +65,7 @@ def test_exact_sampler_draws_the_generalized_gaussian():
     A, sigma = table_margins(2, 3), Fraction(3, 2)
     lattice = IntegerLattice.from_constraints(A)
     points, probs, _ = enumerate_target(lattice, generalized_gaussian(float(sigma)), radius=10)
-    rng, sampler = seeded_source(2), ExactL1Sampler.build(A)
-    draws = np.array([sampler.draw(1 / sigma, rng, sigma=sigma, max_attempts=10_000)[0]
-                      for _ in range(3000)])
+    draws = ExactL1Sampler.build(A).sample(1 / sigma, 3000, seeded_source(2), sigma=sigma)
     assert chisquare_gof(rows_to_categories(draws, points), probs) > ALPHA
 
 
