@@ -85,6 +85,16 @@ def test_nonnegative_release_is_the_integer_l1_projection_of_the_noisy_table(tmp
             assert np.array_equal(z, y)
 
 
+def test_sample_keeps_the_invariants_and_says_when_it_runs_short():
+    """(Its law is tested against enumeration above.)"""
+    A, eps = table_margins(2, 3), Fraction(1, 2)
+    sampler = ExactL1Sampler.build(A)
+    draws = sampler.sample(eps, 50, seeded_source(4))
+    assert not np.any(draws @ A.T) and len(np.unique(draws, axis=0)) > 10
+    with pytest.raises(UncertifiableError, match="of 1000 draws accepted within 50 proposals"):
+        sampler.sample(eps, 1000, seeded_source(4), max_attempts=50)
+
+
 def test_integral_solve_on_margins_and_its_absence():
     A = table_margins(3, 3)
     rows = independent_rows(A)
