@@ -50,10 +50,11 @@ def counts_domain(n: int):
     return dp.vector_domain(dp.atom_domain(T=dp.i64), size=int(n))
 
 
-def _release_function(A: np.ndarray, sampler: ExactSampler, eps: Fraction, sigma: Fraction | None):
+def _release_function(A: np.ndarray, sampler: ExactSampler, eps: Fraction, sigma: Fraction | None,
+                      accept: bool = True):
     def release(x):
         x = np.asarray(x, dtype=np.int64)
-        noise, _ = sampler.draw(eps, system_source(), max_attempts=MAX_ATTEMPTS, sigma=sigma)
+        noise, _ = sampler.draw(eps, system_source(), max_attempts=MAX_ATTEMPTS, sigma=sigma, accept=accept)
         if noise is None:  # the acceptance depends on A and ε only
             raise RuntimeError(f"the exact sampler accepted none of {MAX_ATTEMPTS} proposals in a block")
         out = x + noise
@@ -72,15 +73,16 @@ def _sampler(A) -> tuple[np.ndarray, ExactSampler]:
     return A, sampler
 
 
-def make_isdp_laplace(A, epsilon):
+def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     """The exact ℓ1 release under invariants ``A`` as an OpenDP measurement: ``epsilon`` per person
-    (ε/2 per unit ℓ1 distance), output measure ``max_divergence``, privacy map k ↦ k·ε."""
+    (ε/2 per unit ℓ1 distance), output measure ``max_divergence``, privacy map k ↦ k·ε. With
+    ``free_cells``, the free-cell route (the same map: docs/method.md §11)."""
     dp = _dp()
     A, sampler = _sampler(A)
     eps = as_fraction(epsilon)
     unit = unit_epsilon(eps, "l1")
     return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(), dp.max_divergence(),
-                                      function=_release_function(A, sampler, unit, None),
+                                      function=_release_function(A, sampler, unit, None, accept=not free_cells),
                                       privacy_map=lambda k: float(eps) * k)
 
 

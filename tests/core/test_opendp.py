@@ -4,6 +4,7 @@ project's exact double geometric against OpenDP's integer Laplace (same law, two
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -28,6 +29,23 @@ def test_the_l1_route_as_a_measurement_releases_and_maps_per_person():
     assert m.map(1) == 0.5 and m.map(2) == 1.0
     out = m([5, 0, 7])
     assert all(isinstance(v, int) for v in out) and sum(out) == 12
+
+
+def test_the_free_cell_route_as_a_measurement_draws_its_own_law():
+    """2 × 3 margins, ε = 2 per person (1 per unit ℓ1): the first cell's noise is DG(1) on the free-cell
+    route, P(0) = (1 − e⁻¹)/(1 + e⁻¹); the generalized Laplace's P(0) is far from it (enumerated)."""
+    m = make_isdp_laplace(table_margins(2, 3), "2", free_cells=True)
+    assert m.map(1) == 2.0
+    x = np.array([5, 3, 2, 1, 4, 6])
+    noise = np.array([m(x.tolist()) for _ in range(1000)]) - x
+    assert not np.any(noise @ table_margins(2, 3).T)
+    r = math.exp(-1)
+    free, se = (1 - r) / (1 + r), math.sqrt(0.25 / 1000)
+    grid = np.arange(-30, 31)
+    a, b = np.meshgrid(grid, grid, indexing="ij")
+    w = np.exp(-2 * (np.abs(a) + np.abs(b) + np.abs(a + b)))  # the generalized Laplace on this lattice
+    laplace = w[a == 0].sum() / w.sum()
+    assert abs(np.mean(noise[:, 0] == 0) - free) <= 4 * se < abs(laplace - free)
 
 
 def test_the_gaussian_route_maps_to_zcdp_per_person():
