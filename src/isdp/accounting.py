@@ -111,8 +111,10 @@ def _log_inv_delta(delta: float) -> float:
     return -math.log(delta)
 
 
-def _gaussian_delta(eps: float, mu: float) -> float:
-    """δ(ε) of the Gaussian mechanism with Δ/σ = μ: Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), in log space."""
+def gaussian_delta(eps: float, mu: float) -> float:
+    """The exact privacy profile δ(ε) of the Gaussian mechanism with Δ/σ = μ (Balle & Wang 2018, Thm. 8):
+    Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), the second term in log space. The smallest δ for which the
+    mechanism is (ε, δ)-DP."""
     a, c = mu / 2 - eps / mu, -mu / 2 - eps / mu
     return float(special.ndtr(a) - np.exp(eps + special.log_ndtr(c)))
 
@@ -153,9 +155,9 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
                                        options={"xatol": 1e-10})
         return float(min(res.fun, eps_at(t0)))
     mu = math.sqrt(2 * rho)  # gaussian-exact: Δ/σ of the Gaussian with ρ = Δ²/(2σ²)
-    if _gaussian_delta(0.0, mu) <= delta:
+    if gaussian_delta(0.0, mu) <= delta:
         return 0.0
-    return float(optimize.brentq(lambda e: _gaussian_delta(e, mu) - delta, 0.0, rho + 2 * math.sqrt(rho * L),
+    return float(optimize.brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, rho + 2 * math.sqrt(rho * L),
                                  xtol=1e-13, rtol=1e-13))
 
 
@@ -289,6 +291,6 @@ def variance_table(printed: pd.DataFrame, levels: int, changed_cells: int,
     return out
 
 
-__all__ = ["CONVERSIONS", "dp_to_zcdp", "gaussian_variance", "laplace_variance", "swap_min_table", "swap_rate_roots",
+__all__ = ["CONVERSIONS", "dp_to_zcdp", "gaussian_delta", "gaussian_variance", "laplace_variance", "swap_min_table", "swap_rate_roots",
            "swap_rates_for_epsilon", "swap_table", "swapping_epsilon", "swapping_min_epsilon", "variance_table",
            "zcdp_to_dp"]

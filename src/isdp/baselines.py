@@ -5,6 +5,9 @@
 - :func:`projected_gaussian` — the same with i.i.d. Gaussian noise (Subspace DP, Cor. 3.5), and
   :func:`projection_sd`, the exact per-cell error SD σ·√Π_ii; both project with
   :func:`row_space_basis`.
+- :func:`extended_gaussian` — Gaussian noise drawn in the null space's own coordinates and mapped
+  back, its scale set by the sensitivity there (Subspace DP, Cor. 3.6); bases per independent block
+  of the invariants from :func:`null_space_blocks`.
 - :func:`dg_l1_projection` — double geometric (DG) noise, then the ℓ1-closest point of
   {y : A y = A x}, real (:func:`l1_projection_lp`) or integer (:func:`l1_projection_milp`)
   (ISDP appendix). Integer-valued with the MILP, but the projection step is not unbiased and
@@ -38,6 +41,8 @@ __all__ = [
     "projected_laplace",
     "projected_gaussian",
     "projection_sd",
+    "null_space_blocks",
+    "extended_gaussian",
     "double_geometric_noise",
     "l1_projection_lp",
     "l1_projection_milp",
@@ -188,6 +193,43 @@ def projection_sd(A, sigma: float = 1.0, basis=None) -> np.ndarray:
     A = as_integer_matrix(A)
     Q = _basis(A, basis)
     return _positive(sigma, "sigma") * np.sqrt(np.clip(1.0 - np.einsum("ik,ik->i", Q, Q), 0.0, None))
+
+
+def null_space_blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(cells, Q) per independent block of the invariants, Q an orthonormal basis of the null space of
+    the block's columns: together the block-diagonal Q_N of Subspace DP §3.3 without its zeros."""
+    from .release import blocks  # the block decomposition of the release's exact route
+
+    A = as_integer_matrix(A)
+    out = []
+    for cells, rows in blocks(A):
+        sub = A[np.ix_(rows, cells)].astype(float)
+        out.append((cells, scipy.linalg.null_space(sub) if rows.size else np.eye(cells.size)))
+    return out
+
+
+def extended_gaussian(
+    x, A, scale: float, size: int, rng: np.random.Generator, basis=None
+) -> tuple[np.ndarray, float]:
+    """``size`` releases ``x + Q_N e_N`` of the extended Gaussian mechanism (Subspace DP Cor. 3.6) for the
+    identity query with neighbours that add or remove one record (one cell changes by 1).
+
+    ``e_N ~ N(0, σ_N²)`` i.i.d. in the null space's n − rank A coordinates, ``σ_N = scale · Δ₂(Q_Nᵀ)``
+    with ``Δ₂(Q_Nᵀ) = max_i ‖Q_Nᵀ e_i‖ = max_i √Π_ii`` and ``scale = c_{ε,δ}`` (the projected
+    mechanism's σ is ``scale · Δ₂(I) = scale``). Drawn block by block (``basis``: a
+    :func:`null_space_blocks` of ``A``, reused across calls), so Q_N is never formed whole. The error
+    is N(0, σ_N² Π) and E‖error‖² = (n − rank A) σ_N². Returns (releases (size, n), σ_N).
+    """
+    x = as_vector(x, "x")
+    A, _ = _constraints(A, n=x.size)
+    parts = null_space_blocks(A) if basis is None else basis
+    sigma = _positive(scale, "scale") * max(float(np.sqrt(np.einsum("ik,ik->i", Q, Q).max()))
+                                            for _, Q in parts if Q.size)
+    out = np.repeat(x[None, :], _size(size), axis=0)
+    for cells, Q in parts:
+        if Q.shape[1]:
+            out[:, cells] += rng.normal(0.0, sigma, (out.shape[0], Q.shape[1])) @ Q.T
+    return out, sigma
 
 
 # --------------------------------------------------------------------------- DG + ℓ1 projection

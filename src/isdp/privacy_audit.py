@@ -83,13 +83,36 @@ def chain_noise(lattice: IntegerLattice, target, proposal_eps: float, iterations
     """The law of the release chain's noise after ``iterations`` iterations from u = 0, exactly,
     on the box |w|_∞ ≤ radius of ``lattice``'s coordinates (:func:`isdp.exact.sweep_transition_matrix`);
     ``outside`` is the mass that left the box."""
+    return chain_noise_path(lattice, target, proposal_eps, [iterations], radius)[0]
+
+
+def chain_noise_path(lattice: IntegerLattice, target, proposal_eps: float, iterations, radius: int) -> list[Law]:
+    """:func:`chain_noise` at each of ``iterations`` (one transition matrix, one pass)."""
     P, w, u = sweep_transition_matrix(lattice, target, proposal_eps, radius)
     dist = np.zeros(len(w))
     dist[np.flatnonzero(np.all(w == 0, axis=1))[0]] = 1.0
     PT = P.T.tocsr()
-    for _ in range(iterations):
-        dist = PT @ dist
-    return Law(np.asarray(u, dtype=np.int64), dist / dist.sum(), float(1.0 - dist.sum()))
+    laws, t_now = {}, 0
+    for t in sorted(set(int(t) for t in iterations)):
+        for _ in range(t - t_now):
+            dist = PT @ dist
+        t_now = t
+        laws[t] = Law(np.asarray(u, dtype=np.int64), dist / dist.sum(), float(1.0 - dist.sum()))
+    return [laws[int(t)] for t in iterations]
+
+
+def total_variation(p: Law, q: Law) -> float:
+    """½ Σ |p − q| on the union of the boxes, plus both laws' mass outside them: an upper bound on the
+    untruncated distance."""
+    a, b = _aligned(p, q)
+    return float(0.5 * np.abs(a - b).sum() + p.outside + q.outside)
+
+
+def product(p: Law, q: Law) -> Law:
+    """The law of (Y, Z), Y ~ ``p`` and Z ~ ``q`` independent (two mechanisms run on the same data), as
+    concatenated vectors; ``outside`` bounds the mass either box leaves out."""
+    points = np.hstack([np.repeat(p.points, len(q.points), axis=0), np.tile(q.points, (len(p.points), 1))])
+    return Law(points, np.outer(p.probs, q.probs).ravel(), min(1.0, p.outside + q.outside))
 
 
 def pushforward(law: Law, f) -> Law:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter, defaultdict
 
 import numpy as np
 import pandas as pd
@@ -14,6 +13,7 @@ from scipy import integrate, stats
 from isdp.accounting import (
     CONVERSIONS,
     dp_to_zcdp,
+    gaussian_delta,
     gaussian_variance,
     laplace_variance,
     swap_min_table,
@@ -25,6 +25,7 @@ from isdp.accounting import (
     variance_table,
     zcdp_to_dp,
 )
+from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
 B_VALUES = [1, 3, 50, 10**6]
 
@@ -46,51 +47,11 @@ def test_budget_equals_the_two_case_formula(b):
         assert swapping_epsilon(p, b) == pytest.approx(slides_formula(p, b), rel=1e-12, abs=1e-12)
 
 
-def _derangements(idx):
-    return [perm for perm in itertools.permutations(idx) if all(a != c for a, c in zip(idx, perm, strict=True))]
-
-
-def _output_law(h, k, p):
-    """Exact law of the swapped stratum (as a sorted multiset of records) under permutation swapping.
-
-    Each record is selected with probability p, a selection of exactly one record is redrawn, and the
-    swapping variable of the selected records is permuted by a uniform derangement.
-    """
-    n = len(h)
-    z = 1 - n * p * (1 - p) ** (n - 1)  # probability that the selection is not a single record
-    law = defaultdict(float)
-    for r in (0, *range(2, n + 1)):
-        for sel in itertools.combinations(range(n), r):
-            ders = _derangements(sel) if r else [()]
-            for sigma in ders:
-                new_k = list(k)
-                for i, j in zip(sel, sigma, strict=True):
-                    new_k[i] = k[j]
-                law[tuple(sorted(zip(h, new_k, strict=True)))] += p**r * (1 - p) ** (n - r) / z / len(ders)
-    return law
-
-
-def _worst_loss_per_unit(h, k, p):
-    """max over datasets x ≠ x' with the same invariants and outputs w of ln(P(w|x)/P(w|x')) / d(x, x').
-
-    Invariants within a stratum: the multisets of h and of k; d is the Hamming distance on
-    unordered datasets (records of x not in x', with multiplicity).
-    """
-    universe = {tuple(sorted(zip(h, perm, strict=True))) for perm in itertools.permutations(k)}
-    laws = {x: _output_law([r[0] for r in x], [r[1] for r in x], p) for x in universe}
-    worst = 0.0
-    for x, y in itertools.permutations(universe, 2):
-        d = sum((Counter(x) - Counter(y)).values())
-        for w, pw in laws[x].items():
-            worst = max(worst, math.log(pw / laws[y][w]) / d)
-    return worst
-
-
 @pytest.mark.parametrize("h, k", [((0, 1, 2, 3), (0, 1, 2, 3)), ((0, 0, 1, 2), (0, 1, 1, 2)), ((0, 1, 2), (0, 1, 2))])
 @pytest.mark.parametrize("p", [0.05, 0.3, 0.5, 0.8, 0.95])
 def test_budget_bounds_the_exact_privacy_loss_of_small_strata(h, k, p):
     """Enumerating the mechanism exactly: the privacy loss per unit of distance never exceeds ε(p, b)."""
-    assert _worst_loss_per_unit(h, k, p) <= swapping_epsilon(p, len(h)) + 1e-12
+    assert worst_loss_per_unit(h, k, p) <= swapping_epsilon(p, len(h)) + 1e-12
 
 
 @pytest.mark.parametrize("p", [0.8, 0.95])
@@ -98,7 +59,7 @@ def test_budget_is_attained_when_the_odds_dominate(p):
     """With distinct values and ln o ≥ ln(b + 1) − ln o the bound ln o is the exact worst case."""
     h = k = (0, 1, 2, 3)
     assert swapping_epsilon(p, 4) == pytest.approx(math.log(p / (1 - p)))
-    assert _worst_loss_per_unit(h, k, p) == pytest.approx(swapping_epsilon(p, 4), rel=1e-9)
+    assert worst_loss_per_unit(h, k, p) == pytest.approx(swapping_epsilon(p, 4), rel=1e-9)
 
 
 @pytest.mark.parametrize("b", B_VALUES)
@@ -242,3 +203,14 @@ def test_variance_table_has_one_row_per_mechanism_and_conversion():
     assert lap["variance"] == pytest.approx(2 * (2 * 3 / 2.0) ** 2) and lap["gap"] == pytest.approx(lap["variance"] - 1)
     gauss = out[(out["mechanism"] == "gaussian") & (out["conversion"] == "standard")].iloc[0]
     assert gauss["variance"] == pytest.approx(3 * 2 / (2 * dp_to_zcdp(2.0, 1e-6)))
+
+
+@pytest.mark.parametrize(("eps", "mu"), [(0.1, 0.05), (0.5, 0.2), (1.0, 1.0), (3.0, 2.5)])
+def test_gaussian_delta_is_the_hockey_stick_divergence_of_two_normals(eps, mu):
+    """∫ max(0, φ(y) − e^ε φ(y − μ)) dy by quadrature (positive below y* = μ/2 − ε/μ)."""
+    cross = mu / 2 - eps / mu
+    direct, _ = integrate.quad(lambda y: stats.norm.pdf(y) - math.exp(eps) * stats.norm.pdf(y, loc=mu), -np.inf, cross,
+                               epsabs=1e-15, epsrel=1e-10)
+    assert gaussian_delta(eps, mu) == pytest.approx(direct, rel=1e-7, abs=1e-15)
+    assert gaussian_delta(eps, mu) > gaussian_delta(eps * 1.1, mu)  # decreasing in ε
+

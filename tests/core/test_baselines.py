@@ -18,9 +18,11 @@ from isdp.baselines import (
     dg_l1_projection,
     discrepancy_concentration,
     double_geometric_noise,
+    extended_gaussian,
     l1_projection_lp,
     l1_projection_milp,
     nnl2_projection,
+    null_space_blocks,
     projected_gaussian,
     projected_laplace,
     projection_sd,
@@ -159,6 +161,34 @@ def test_projected_gaussian_is_unbiased_with_covariance_sigma2_pi():
     se = sd**2 * np.sqrt(2 / (n_draws - 1))
     assert np.max(np.abs(var - sd**2) / se) < 4
     assert np.max(np.abs(var - sigma**2) / se) > 4  # control: the unprojected variance is rejected
+
+
+def test_extended_gaussian_error_is_normal_with_covariance_sigma_n2_pi_and_keeps_invariants():
+    A, _ = group_hour_building_constraints(3, 4, 2)  # two buildings of 3 × 4 margins: two blocks
+    x, scale, n_draws = np.arange(A.shape[1]) * 2, 1.5, 20_000
+    basis = null_space_blocks(A)
+    assert sorted(c.size for c, _ in basis) == [12, 12]
+    assert sum(Q.shape[1] for _, Q in basis) == A.shape[1] - np.linalg.matrix_rank(A)
+    y, sigma_n = extended_gaussian(x, A, scale, n_draws, np.random.default_rng(9), basis=basis)
+    pi = null_projector(A)
+    # Δ₂(Q_Nᵀ) = max_i √Π_ii = √((G − 1)(H − 1)/(G H))
+    assert np.isclose(sigma_n, scale * np.sqrt(0.5))
+    assert np.abs(y @ A.T - A @ x).max() <= 1e-9
+    noise = y - x
+    cov = np.cov(noise, rowvar=False)
+    want = sigma_n**2 * pi
+    se = np.sqrt((want**2 + np.outer(np.diag(want), np.diag(want))) / (n_draws - 1))  # Var of a Gaussian covariance
+    assert np.max(np.abs(cov - want) / se) < 5
+    assert np.max(np.abs(cov - scale**2 * pi) / se) > 5  # control: the projected mechanism's scale is rejected
+    sq = (noise**2).sum(axis=1)
+    assert abs(sq.mean() - np.trace(pi) * sigma_n**2) < 4 * sq.std(ddof=1) / np.sqrt(n_draws)
+    again, _ = extended_gaussian(x, A, scale, n_draws, np.random.default_rng(9))
+    np.testing.assert_array_equal(y, again)
+    # a cell in no invariant is a block of its own with Π_ii = 1, so Δ₂(Q_Nᵀ) = 1
+    free = np.hstack([A, np.zeros((A.shape[0], 1), dtype=np.int64)])
+    assert sorted(c.size for c, _ in null_space_blocks(free)) == [1, 12, 12]
+    _, sigma_free = extended_gaussian(np.zeros(free.shape[1]), free, scale, 2, np.random.default_rng(9))
+    assert np.isclose(sigma_free, scale)
 
 
 @pytest.mark.parametrize(("G", "H", "B"), [(2, 2, 1), (3, 5, 2), (14, 24, 1)])

@@ -19,11 +19,15 @@ from isdp.bases import with_mixing_basis
 from isdp.cli import main
 from isdp.privacy import Guarantee, Neighbours, gaussian_sigma
 from isdp.privacy_audit import (
+    Law,
     chain_noise,
+    chain_noise_path,
     exact_route_noise,
     hockey_stick,
     max_privacy_loss,
+    product,
     pushforward,
+    total_variation,
     truncation_slack,
 )
 from isdp.release import Plan, Request, constraint_matrix, load_table, make_release
@@ -283,3 +287,37 @@ def test_several_tables_meet_the_composed_epsilon_per_person_exactly(case):
     # the ratio of the two laws at every output both boxes hold (their truncations share one constant)
     assert max_privacy_loss(p, q) == pytest.approx(stated["epsilon"], rel=1e-9)
     assert hockey_stick(p, q, stated["epsilon"] / 2) > 0.01  # the audit can fail
+
+
+# --------------------------------------------------------------------------- audit helpers
+
+
+def test_product_law_multiplies_probabilities_and_adds_privacy_losses():
+    p = Law(np.array([[0], [1]]), np.array([0.25, 0.75]), 0.0)
+    q = Law(np.array([[0], [1], [2]]), np.array([0.5, 0.3, 0.2]), 0.01)
+    joint = product(p, q)
+    assert joint.points.tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
+    np.testing.assert_allclose(joint.probs, [0.125, 0.075, 0.05, 0.375, 0.225, 0.15])
+    assert joint.outside == pytest.approx(0.01)
+    p2 = Law(p.points, np.array([0.5, 0.5]), 0.0)
+    q2 = Law(q.points, np.array([0.2, 0.3, 0.5]), 0.0)
+    assert max_privacy_loss(product(p, q), product(p2, q2)) == pytest.approx(
+        max_privacy_loss(p, p2) + max_privacy_loss(q, q2))
+
+
+def test_chain_noise_path_is_chain_noise_at_each_t_and_its_tv_shrinks():
+    from isdp.exact import enumerate_target
+    from isdp.lattice import IntegerLattice
+    from isdp.targets import generalized_laplace
+
+    lattice = with_mixing_basis(IntegerLattice.from_constraints(np.ones((1, 3), dtype=np.int64)))
+    target = generalized_laplace(1.0)
+    path = chain_noise_path(lattice, target, 1.0, [4, 1, 8], radius=15)
+    one = chain_noise(lattice, target, 1.0, 4, radius=15)
+    np.testing.assert_array_equal(path[0].probs, one.probs)
+    points, probs, _ = enumerate_target(lattice, target, 15)
+    pi = Law(np.asarray(points, dtype=np.int64), probs, 0.0)
+    tv = [total_variation(path[i], pi) for i in (1, 0, 2)]  # t = 1, 4, 8
+    assert tv[0] > tv[1] > tv[2] > 0
+    assert total_variation(pi, pi) == 0.0
+
