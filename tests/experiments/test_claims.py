@@ -158,6 +158,22 @@ def test_the_documents_claims_are_counted_apart_from_the_projects_checks(registr
     assert kinds.count("claim") >= 110 and kinds.count("check") >= 1
 
 
+@pytest.mark.parametrize("target", ["ISDP-E1-nowhere", "self", "restating"])
+def test_same_fact_as_must_name_another_counted_row(tmp_path, registry, target):
+    first, second = dict(registry[0]), dict(registry[1])
+    second["same_fact_as"] = first["id"]
+    ok = tmp_path / "ok.yaml"
+    ok.write_text(yaml.safe_dump({"claims": [first, second]}, allow_unicode=True))
+    assert claims.load_registry(ok)[1]["same_fact_as"] == first["id"]
+    bad = {"ISDP-E1-nowhere": target, "self": second["id"], "restating": second["id"]}[target]
+    third = {**registry[2], "same_fact_as": bad} if target == "restating" else {**second, "same_fact_as": bad}
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump({"claims": [first, second, third] if target == "restating" else [first, third]},
+                                   allow_unicode=True))
+    with pytest.raises(ValueError, match="same_fact_as"):
+        claims.load_registry(path)
+
+
 def test_duplicate_ids_are_rejected(tmp_path, registry):
     path = tmp_path / "claims.yaml"
     path.write_text(yaml.safe_dump({"claims": [registry[0], registry[0]]}, allow_unicode=True))
@@ -234,7 +250,7 @@ def test_a_failing_measure_names_its_claim(tmp_path):
 
 def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
     row = dict(zip(claims.COLUMNS, ["ISDP-E1-a", "E1", "claim", "c", "s", "p", "r", "k", "read (a priori)", "match",
-                                    "", "", "1 values"], strict=True))
+                                    "", "", "1 values", ""], strict=True))
     good = tmp_path / "a.csv"
     pd.DataFrame([row]).to_csv(good, index=False)
     with pytest.raises(ValueError, match="duplicate"):
@@ -265,7 +281,9 @@ def test_best_proposal_one_grid_step_away_is_within_one_step(tmp_path):
 
 def _summary_rows(rows):
     return pd.DataFrame([dict(zip(claims.COLUMNS, ["X-E1-a", "E1", kind, "c", "s", "p", "r", "k", "read (a priori)",
-                                                   status, cause, "", "1 values"], strict=True)) for kind, status, cause in rows])
+                                                   status, cause, "", "1 values", same], strict=True))
+                         for kind, status, cause, *same in ((*r, "") if len(r) == 3 else r for r in rows)
+                         for same in same])
 
 
 def test_counts_separate_claims_from_checks_with_causes(tmp_path):
@@ -281,6 +299,11 @@ def test_counts_separate_claims_from_checks_with_causes(tmp_path):
     assert "| the documents' claims (5) | this project's own checks (2) |" in md
     assert "| differs | 3 (data vintage 2, paper error 1) | 0 |" in md
     assert "| match | 2 | 1 |" in md and "| not-comparable | 0 | 1 (not public 1) |" in md
+    # a row restating another row's fact is counted once, under that row, and the footnote says so
+    restating = pd.concat([summary, _summary_rows([("claim", "differs", "data vintage", "X-E1-a")])], ignore_index=True)
+    assert reporting.claim_counts(restating).equals(counts)
+    once = reporting.counts_markdown(reporting.claim_counts(restating), "a test", restated=1)
+    assert once.split("<sub>")[0] == md.split("<sub>")[0] and "1 further row restates another row's fact" in once
     readme, block = tmp_path / "README.md", tmp_path / "counts.md"
     block.write_text(md)
     readme.write_text(f"intro\n{reporting.README_START}\nold\n{reporting.README_END}\noutro\n")
@@ -299,6 +322,6 @@ def test_readme_counts_are_a_generated_block_that_agrees_with_the_registry(regis
     text = (REPO / "README.md").read_text(encoding="utf-8")
     block = text.split(reporting.README_START)[1].split(reporting.README_END)[0]
     if block.strip():
-        kinds = [c["kind"] for c in registry]
+        kinds = [c["kind"] for c in registry if "same_fact_as" not in c]
         assert f"claims ({kinds.count('claim')})" in block and f"checks ({kinds.count('check')})" in block
         assert "Generated from" in block

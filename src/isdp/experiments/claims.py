@@ -51,7 +51,7 @@ import yaml
 
 STATUSES = ("match", "differs", "calibrated", "not-comparable", "error", "not-run")
 COLUMNS = ["id", "experiment", "kind", "claim", "source", "paper_value", "reproduced_value", "criterion", "reading",
-           "status", "cause", "note", "evidence"]
+           "status", "cause", "note", "evidence", "same_fact_as"]
 CHOSEN_BY_FIT = "chosen by fit"
 KINDS = ("equal", "within_se", "interval", "zscores", "pvalues", "ordering", "calibrated", "not-comparable")
 SCHEMA = "claims.schema.yaml"  # package data of isdp.experiments
@@ -141,8 +141,9 @@ def schema() -> dict:
 def load_registry(path) -> list[dict]:
     """The claims of ``path`` (the workflow's ``config/claims.yaml``), validated.
 
-    Checks the schema, that ids are unique, and that every measure exists; raises ``ValueError``
-    naming the offending claim otherwise.
+    Checks the schema, that ids are unique, that every measure exists and that a ``same_fact_as``
+    names another row that is itself counted (one level); raises ``ValueError`` naming the
+    offending claim otherwise.
     """
     import jsonschema
 
@@ -166,6 +167,12 @@ def load_registry(path) -> list[dict]:
         except ValueError as err:
             raise ValueError(f"{path}: claim {c['id']!r}: {err}") from None
         _check_args(resolve_measure(c["measure"], claim_id=c["id"]), c)
+    by_id = {c["id"]: c for c in claims}
+    for c in claims:
+        target = by_id.get(c.get("same_fact_as", c["id"]))
+        if target is None or (c.get("same_fact_as") and (target is c or "same_fact_as" in target)):
+            raise ValueError(f"{path}: claim {c['id']!r}: same_fact_as must name another row that is counted itself, "
+                             f"got {c['same_fact_as']!r}")
     return claims
 
 
@@ -482,6 +489,7 @@ def evaluate_claim(c: Mapping, run: Run) -> dict:
         "cause": c.get("cause", ""),
         "note": f"error: {problem}" + (f"; {note}" if note else "") if problem else note,
         "evidence": _evidence_text(m, run.reads),
+        "same_fact_as": c.get("same_fact_as", ""),
     }
 
 
@@ -523,7 +531,7 @@ def not_run_rows(claims: list[dict], experiments) -> pd.DataFrame:
              "cause": c.get("cause", ""),
              "note": f"not run: experiment {c['experiment']} is not configured in this run (configured: "
                      f"{', '.join(sorted(configured, key=lambda e: int(e[1:]))) or 'none'})",
-             "evidence": "none"}
+             "evidence": "none", "same_fact_as": c.get("same_fact_as", "")}
             for c in claims if c["experiment"] not in configured]
     return pd.DataFrame(rows, columns=COLUMNS)
 

@@ -47,7 +47,9 @@ def reproduction_summary(job: Job) -> None:
 
 
 def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:
-    """Rows of the summary counted by kind (document claim or own check), status and cause."""
+    """Facts of the summary counted by kind (document claim or own check), status and cause: a row that
+    restates another row's fact (``same_fact_as``) is counted once, under that row."""
+    summary = summary[summary["same_fact_as"] == ""]
     df = summary.assign(cause=summary["cause"].where(summary["status"].isin(["differs", "not-comparable"]), ""))
     counts = df.groupby(["kind", "status", "cause"], sort=False).size().rename("count").reset_index()
     order = {k: i for i, k in enumerate(claims.STATUSES)}
@@ -55,8 +57,9 @@ def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:
                               kind="stable", ignore_index=True)
 
 
-def counts_markdown(counts: pd.DataFrame, source: str) -> str:
-    """The headline table of README and report: statuses by kind, each with its causes, from ``counts``."""
+def counts_markdown(counts: pd.DataFrame, source: str, restated: int = 0) -> str:
+    """The headline table of README and report: statuses by kind, each with its causes, from ``counts``;
+    ``restated``: the rows left out because they restate another row's fact."""
     kinds = (("claim", "the documents' claims"), ("check", "this project's own checks"))
     total = {k: int(counts.loc[counts["kind"] == k, "count"].sum()) for k, _ in kinds}
     lines = [f"| status | {' | '.join(f'{label} ({total[k]})' for k, label in kinds)} |", "|---|---|---|"]
@@ -68,7 +71,10 @@ def counts_markdown(counts: pd.DataFrame, source: str) -> str:
             causes = ", ".join(f"{r.cause} {r.count}" for r in g.itertuples() if r.cause)
             cells.append(f"{n}" + (f" ({causes})" if causes else ""))
         lines.append(f"| {status} | {' | '.join(cells)} |")
-    return "\n".join(lines) + f"\n\n<sub>Generated from {source}.</sub>\n"
+    once = (f" {restated} further row{'s' if restated != 1 else ''} restate{'s' if restated == 1 else ''} another "
+            f"row's fact (another document or wording) and {'is' if restated == 1 else 'are'} counted once, under it."
+            if restated else "")
+    return "\n".join(lines) + f"\n\n<sub>Generated from {source}.{once}</sub>\n"
 
 
 def claim_counts_table(job: Job) -> None:
@@ -78,7 +84,7 @@ def claim_counts_table(job: Job) -> None:
     write_table(counts, job.output.table)
     source = (f"`{job.input.summary}` of a run with {' + '.join(job.params.configfiles) or 'the default config'}"
               f", base seed {job.config['seed']}")
-    write_text(counts_markdown(counts, source), job.output.markdown)
+    write_text(counts_markdown(counts, source, restated=int((summary["same_fact_as"] != "").sum())), job.output.markdown)
     job.log.info("\n%s", counts.to_string(index=False))
 
 
