@@ -58,3 +58,56 @@ def test_network_flow_reduction_decides_feasibility_exactly():
             point = {"F": f, "C": c, "M": 12 - f - c}
             assert implied.flow_feasible(point, regions, occupied, types) == ((f, c, 12 - f - c) in feasible)
     assert not implied.flow_feasible({"F": 1, "C": 2, "M": 8}, regions, occupied, types)  # wrong total
+
+
+# --------------------------------------------------------------------------- group quarters
+
+
+GQ_BLOCKS = [(4, {"A": 1}), (5, {"A": 1, "B": 2}), (3, {"B": 1, "C": 1}), (2, {"C": 1})]
+
+
+def gq_brute_force(blocks, types):
+    """Every GQ total per type that some block-level table explains: each occupied facility holds ≥ 1
+    person, a type without a facility in a block holds none there, and a block's GQ population ≤ its population."""
+    per_block = []
+    for pop, occ in blocks:
+        present = [t for t in types if occ.get(t, 0) > 0]
+        options = [v for v in itertools.product(range(pop + 1), repeat=len(present))
+                   if sum(v) <= pop and all(x >= occ[t] for x, t in zip(v, present, strict=True))]
+        per_block.append([dict(zip(present, v, strict=True)) for v in options])
+    return {tuple(sum(choice.get(t, 0) for choice in combo) for t in types) for combo in itertools.product(*per_block)}
+
+
+def test_gq_implied_constraints_describe_exactly_the_extendable_totals():
+    from isdp.experiments.e8_privacy_accounting.implied import gq_feasible
+
+    types = ["A", "B", "C"]
+    feasible = gq_brute_force(GQ_BLOCKS, types)
+    box = itertools.product(*(range(sum(p for p, _ in GQ_BLOCKS) + 1) for _ in types))
+    by_constraints = {y for y in box if gq_feasible(dict(zip(types, y, strict=True)), GQ_BLOCKS)}
+    assert by_constraints == feasible and len(feasible) > 20
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_every_combination_constraint_is_needed_when_every_combination_is_present(k):
+    from isdp.experiments.e8_privacy_accounting.implied import gq_blocks, gq_nonredundant
+
+    types = list("ABCD")[:k]
+    assert len(gq_nonredundant(gq_blocks(types, "every-combination"), types)) == 2**k - 1
+    # data without shared blocks need only the single-type constraints
+    assert gq_nonredundant(gq_blocks(types, "one-type-per-block"), types) == [(t,) for t in types]
+
+
+def test_dropping_a_needed_combination_admits_an_infeasible_total():
+    """Control: the 2-type constraint of GQ_BLOCKS is not implied by the single-type ones."""
+    from isdp.experiments.e8_privacy_accounting.implied import (
+        gq_capacity,
+        gq_lower,
+        gq_nonredundant,
+    )
+
+    types = ["A", "B", "C"]
+    assert ("A", "B") in gq_nonredundant(GQ_BLOCKS, types)
+    singles_only = {y for y in itertools.product(range(15), repeat=3)
+                    if all(y[i] >= gq_lower(GQ_BLOCKS, t) and y[i] <= gq_capacity(GQ_BLOCKS, [t]) for i, t in enumerate(types))}
+    assert singles_only - gq_brute_force(GQ_BLOCKS, types)

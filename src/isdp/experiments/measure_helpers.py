@@ -10,6 +10,14 @@ from isdp.experiments.problems import Problem
 from isdp.lattice import as_integer_matrix
 
 
+def vintage_note(run: Run) -> str:
+    """Which NHGIS vintage the run used, against the paper's: the DAS errors depend on it."""
+    info = run.json("data/source.json")
+    used, paper = info["vintage_used"], run.config["data"]["vintage"]
+    return (f"data vintage v{used}, as the paper" if used == paper else
+            f"data vintage v{used}, not the paper's v{paper} ({info['reason']}); the DAS errors differ by vintage")
+
+
 def max_abs_z(z, what: str) -> Measurement:
     """The z-scores themselves (the criterion sets the threshold) and their largest |z|."""
     z = np.asarray(z, dtype=float)

@@ -6,6 +6,7 @@ import numpy as np
 
 from isdp.experiments.claims import Measurement, Run, z_threshold
 from isdp.experiments.e4_projection_comparison.comparison import DAS, load_releases
+from isdp.experiments.measure_helpers import vintage_note
 
 
 def _one_county_states(run: Run) -> list[str]:
@@ -104,6 +105,21 @@ def das_selected_significant(run: Run, paper) -> Measurement:
                                        + ", ".join(f"{s} {b:+.3f} (p {p:.2g})" for s, b, p in
                                                    zip(sel["state_abbr"], sel["slope"], sel["p_value"], strict=True))
                                        + ")")
+
+
+def scale_vs_das(run: Run, paper, *, state: str, method: str) -> Measurement:
+    """A state's error spread of ``method`` over its DAS errors': the SD over counties and releases of
+    ``release − SF1`` over the SD over counties of ``DAS − SF1`` (the first ten releases, as the paper's ten runs,
+    and all of them)."""
+    rel = load_releases(run.path(f"e4/releases_{state}.nc"))
+    errors = rel.errors(method)
+    das = rel.errors(DAS).ravel()
+    ratio = float(errors[:10].std() / das.std())
+    return Measurement(ratio, f"{state}: SD of the {method.replace('_', ' ')} errors over counties and the first "
+                              f"{min(10, len(errors))} releases {errors[:10].std():.1f} (all {len(errors)}: "
+                              f"{errors.std():.1f}) against the DAS errors' {das.std():.1f}: ratio {ratio:.2f}; ranges "
+                              f"{errors[:10].min():.0f}…{errors[:10].max():.0f} and {das.min():.0f}…{das.max():.0f}",
+                       note=vintage_note(run))
 
 
 def lp_concentration(run: Run, paper) -> Measurement:

@@ -88,11 +88,20 @@ def fig1_medians(run: Run, paper, *, metric: str) -> Measurement:
     return Measurement(med, "medians over tables: " + ", ".join(f"{k} {v:.1f}" for k, v in med.items()))
 
 
-def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str) -> Measurement:
-    """Ratio of two methods' median per-table average distances."""
+def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str, other_den: str | None = None) -> Measurement:
+    """Ratio of two methods' median per-table average distances, with its range over the tables.
+
+    ``other_den``: the denominator of the statement's other reading, whose ratio goes into the note,
+    so each reading is shown beside the other."""
     med = run.table("e5_fig1_distances").set_index("method")[f"avg_{metric}_median"]
-    r = float(med[num] / med[den])
-    return Measurement(r, f"median {num} / median {den} = {r:.3f} ({med[num]:.1f} / {med[den]:.1f})")
+    per_table = run.table_at("e5/fig1_distances.csv").pivot(index="table", columns="method", values=f"avg_{metric}")
+
+    def describe(d: str) -> str:
+        r, t = med[num] / med[d], per_table[num] / per_table[d]
+        return f"median {num} / median {d} = {r:.3f} ({med[num]:.1f} / {med[d]:.1f}; per table {t.min():.3f}–{t.max():.3f})"
+
+    note = f"the other reading: {describe(other_den)}" if other_den else ""
+    return Measurement(float(med[num] / med[den]), describe(den), note=note)
 
 
 def fig1_max_r_hat(run: Run, paper) -> Measurement:

@@ -15,6 +15,8 @@ repetitions" with 5 % and 95 % quantiles. :data:`READINGS` lists three ways to c
 one study of ``n_reps`` releases; each statistic has an exact population law
 (:func:`exact_reading_quantiles`), and :func:`run_studies` repeats the whole study so that the
 spread of a study's statistic — the paper's own Monte Carlo error — is measured too.
+:func:`extended_errors` simulates Cor. 3.6's extended Gaussian mechanism beside it, for the
+paper's error formula and its comparison of the two mechanisms.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import scipy.sparse as sp
 from scipy import optimize, stats
 
 from isdp import derive_seed
-from isdp.baselines import projected_gaussian, projection_sd
+from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projection_sd
 
 READINGS = {
     "cell_sd": "per cell: SD over the repetitions; median and quantiles over the cells",
@@ -195,6 +197,28 @@ def data_independence_gap(x1, x2, A, sigma: float, n_reps: int, seed: int, basis
     e1 = projected_gaussian(x1, A, sigma, n_reps, np.random.default_rng(seed), basis=basis) - np.asarray(x1, float)
     e2 = projected_gaussian(x2, A, sigma, n_reps, np.random.default_rng(seed), basis=basis) - np.asarray(x2, float)
     return float(np.abs(e1 - e2).max())
+
+
+def extended_errors(x, A, scale: float, n_reps: int, n_studies: int, seed: int) -> dict:
+    """``n_studies`` × ``n_reps`` releases of the extended Gaussian mechanism (Subspace DP Cor. 3.6) at the
+    projected mechanism's ``scale`` (c_{ε,δ}): its noise scale σ_N, the mean squared error per release
+    with its SE, Cor. 3.6's (n − rank) σ_N², and the largest |A y − A x|. Study ``k`` draws from
+    ``derive_seed(seed, "study", k)``."""
+    x = np.asarray(x, dtype=float)
+    A = np.asarray(A)
+    basis = null_space_blocks(A)
+    null_dim = sum(Q.shape[1] for _, Q in basis)
+    S = sp.csr_array(A.astype(float))
+    sq, residual, sigma = [], 0.0, float("nan")
+    for k in range(int(n_studies)):
+        y, sigma = extended_gaussian(x, A, scale, n_reps, np.random.default_rng(derive_seed(seed, "study", k)),
+                                     basis=basis)
+        sq.append(((y - x) ** 2).sum(axis=1))
+        residual = max(residual, float(np.abs((S @ y.T).T - S @ x).max()))
+    sq = np.concatenate(sq)
+    return {"extended_sigma": sigma, "extended_sq_error_mean": float(sq.mean()),
+            "extended_sq_error_se": float(sq.std(ddof=1) / np.sqrt(sq.size)),
+            "extended_sq_error_expected": float(null_dim * sigma**2), "extended_max_residual": residual}
 
 
 def exact_sd_summary(A, sigma: float, groups: int, hours: int, basis) -> dict:

@@ -118,10 +118,34 @@ def condition_on_zero_sum(eps: float, window: float, n_accepted: int, rng: np.ra
 # --------------------------------------------------------------------------- exact moments
 
 
-def exact_mean(mechanism: str, x, eps: float, beta: float | None = None) -> np.ndarray:
-    """E(m1, m2): the noise is symmetric and untruncated, so every release is unbiased for ``x``."""
-    _check(mechanism, eps, beta)
-    return np.asarray(x, dtype=float).copy()
+def _release_map(mechanism: str, x: np.ndarray, u: np.ndarray, beta: float | None) -> np.ndarray:
+    """The release at base noise ``u`` (rows (u1, u2)): M* keeps ``(s1 + u1, s2 − u1)`` on ``u1 + u2 = 0``."""
+    if mechanism == "conditional":
+        return np.column_stack([x[0] + u[:, 0], x[1] - u[:, 0]])
+    m, n = x + u, float(x.sum())
+    return project_l2(m, n) if mechanism == "l2" else project_l1(m, n, beta)
+
+
+def exact_mean(mechanism: str, x, eps: float, beta: float | None = None, nodes: int = 8) -> np.ndarray:
+    """E(m1, m2), computed (not assumed) by Gauss–Laguerre quadrature of the release map over the base noise.
+
+    f_L1 and f_L2 apply the projection to ``x + (u1, u2)``, ``u_i ~ Lap(2/ε)`` i.i.d.; M* applies
+    ``(s1 + v, s2 − v)`` under the base density restricted to ``u1 + u2 = 0``, ``∝ p(v) p(−v)``.
+    Each half-line of each Laplace variable is a Laguerre rule in ``|u| / scale``, exact for maps of
+    degree below ``2 · nodes``: the releases are linear in ``u``, so the result is exact up to rounding.
+    """
+    beta = _check(mechanism, eps, beta)
+    x = np.asarray(x, dtype=float)
+    t, w = np.polynomial.laguerre.laggauss(nodes)
+    if mechanism == "conditional":  # p(v) p(−v) ∝ exp(−ε|v|): a Laplace weight of scale 1/ε, both halves
+        v = np.concatenate([t, -t]) / eps
+        weights = np.concatenate([w, w]) / (2.0 * w.sum())
+        return weights @ _release_map(mechanism, x, np.column_stack([v, -v]), beta)
+    one = np.concatenate([t, -t]) * base_scale(eps)  # the nodes of one Lap(2/ε), each half-line weighted ½
+    w_one = np.concatenate([w, w]) / 2.0
+    u1, u2 = np.meshgrid(one, one, indexing="ij")
+    weights = np.outer(w_one, w_one).ravel()
+    return weights @ _release_map(mechanism, x, np.column_stack([u1.ravel(), u2.ravel()]), beta)
 
 
 def exact_variance(mechanism: str, eps: float, beta: float | None = None) -> float:

@@ -68,9 +68,6 @@ def implied_bounds(totals: pd.DataFrame, forms: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-__all__ = ["feasible_totals", "form_values", "implied_bounds"]
-
-
 def flow_network(region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]]) -> dict[str, int]:
     """The talk's network-flow reduction: each "≥ 1" (every dorm occupied) moved out of the flow,
     a region's sink capacity is its population less one person per occupied dorm."""
@@ -105,3 +102,72 @@ def flow_feasible(totals: Mapping[str, int], region_totals: Mapping[str, int],
     for j, r in enumerate(regions):
         cap[2 + len(types) + j, 1] = caps[r]
     return maximum_flow(csr_array(cap), 0, 1).flow_value == sum(caps.values())
+
+
+# --------------------------------------------------------------------------- group quarters (the talk's GQ example)
+
+
+def gq_capacity(blocks: Sequence[tuple[int, Mapping[str, int]]], subset) -> int:
+    """The talk's c for the combination ``subset`` of GQ types: over the blocks holding a type of ``subset``,
+    their population less one person per occupied facility of their other types.
+
+    ``blocks``: (population, {type: occupied facilities}) per block; each facility holds at least one person
+    and the block's GQ population is at most its population (the rest live in households).
+    """
+    subset = set(subset)
+    return sum(pop - sum(n for t, n in occ.items() if t not in subset)
+               for pop, occ in blocks if subset & {t for t, n in occ.items() if n > 0})
+
+
+def gq_lower(blocks: Sequence[tuple[int, Mapping[str, int]]], gq_type: str) -> int:
+    """At least one person per occupied facility of ``gq_type``."""
+    return sum(occ.get(gq_type, 0) for _, occ in blocks)
+
+
+def gq_feasible(totals: Mapping[str, int], blocks: Sequence[tuple[int, Mapping[str, int]]]) -> bool:
+    """Whether GQ population ``totals`` per type extend to the blocks, by the implied constraints: every type at
+    least its lower bound and, for every non-empty combination S, Σ_{t ∈ S} totals ≤ :func:`gq_capacity` (Gale's
+    supply–demand theorem for the bipartite types → blocks network)."""
+    types = sorted(totals)
+    if any(totals[t] < gq_lower(blocks, t) for t in types):
+        return False
+    return all(sum(totals[t] for t in S) <= gq_capacity(blocks, S)
+               for k in range(1, len(types) + 1) for S in itertools.combinations(types, k))
+
+
+def gq_nonredundant(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> list[tuple[str, ...]]:
+    """The combinations S whose constraint Σ_{t ∈ S} y_t ≤ c_S is not implied by the lower bounds and the other
+    combinations' constraints: maximising Σ_{t ∈ S} y_t without it (HiGHS LP) exceeds c_S."""
+    import numpy as np
+    from scipy.optimize import linprog
+
+    subsets = [S for k in range(1, len(types) + 1) for S in itertools.combinations(types, k)]
+    rows = np.array([[t in S for t in types] for S in subsets], dtype=float)
+    caps = np.array([gq_capacity(blocks, S) for S in subsets], dtype=float)
+    bounds = [(gq_lower(blocks, t), None) for t in types]
+    kept = []
+    for i, S in enumerate(subsets):
+        others = np.arange(len(subsets)) != i
+        res = linprog(-rows[i], A_ub=rows[others], b_ub=caps[others], bounds=bounds, method="highs")
+        if res.status == 3 or (res.status == 0 and -res.fun > caps[i] + 1e-9):  # unbounded or beyond c_S
+            kept.append(S)
+        elif res.status != 0:
+            raise RuntimeError(f"HiGHS could not decide combination {S}: {res.message}")
+    return kept
+
+
+def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, int]]]:
+    """Block data for :func:`gq_nonredundant`: ``"every-combination"`` — one block per non-empty combination of
+    types, one facility of each, population 2·|combination| + 1; ``"one-type-per-block"`` — one block per type."""
+    if layout == "every-combination":
+        combos = [S for k in range(1, len(types) + 1) for S in itertools.combinations(types, k)]
+    elif layout == "one-type-per-block":
+        combos = [(t,) for t in types]
+    else:
+        raise ValueError(f"unknown layout {layout!r}")
+    return [(2 * len(S) + 1, dict.fromkeys(S, 1)) for S in combos]
+
+
+__all__ = ["feasible_totals", "form_values", "implied_bounds", "flow_network", "flow_feasible", "gq_capacity",
+           "gq_lower", "gq_feasible", "gq_nonredundant", "gq_blocks"]
+

@@ -240,10 +240,62 @@ def dorm_point(run: Run, paper, *, point: dict) -> Measurement:
                        f"(M ≤ {int(b.loc['M', 'max'])})")
 
 
-def gq_combinations(run: Run, paper, *, types: int) -> Measurement:
-    """Combinations of ``types`` group-quarters types: one implied constraint each."""
-    n = 2**types
-    return Measurement(n, f"2^{types} = {n:,} subsets of {types} types ({n - 1:,} non-empty)")
+def gq_combinations(run: Run, paper, *, types: int, small: list[int]) -> Measurement:
+    """The implied GQ constraints counted: for ``small`` numbers of types, how many combinations' constraints are
+    needed (not implied by the others, HiGHS LP) when every combination shares a block, and when no block holds
+    two types; whether the first is one per combination (2^k − 1) and the second smaller. The count at ``types``
+    follows: at most 2^types − 1, attained by data in which every combination shares a block."""
+    import string
+
+    from isdp.experiments.e8_privacy_accounting import implied
+
+    every, apart = {}, {}
+    for k in small:
+        names = list(string.ascii_uppercase[:k])
+        every[k] = len(implied.gq_nonredundant(implied.gq_blocks(names, "every-combination"), names))
+        apart[k] = len(implied.gq_nonredundant(implied.gq_blocks(names, "one-type-per-block"), names))
+    value = {"one_per_combination": all(every[k] == 2**k - 1 for k in small),
+             "smaller_on_other_data": all(apart[k] < 2**k - 1 for k in small if k > 1)}
+    return Measurement(value, "needed constraints for k types, every combination sharing a block: "
+                              + ", ".join(f"k = {k}: {every[k]} (2^k − 1 = {2**k - 1})" for k in small)
+                              + "; no block with two types: " + ", ".join(f"{apart[k]}" for k in small)
+                              + f". So at {types} types at most 2^{types} − 1 = {2**types - 1:,} ≈ 2^{types}, attained "
+                                "when every combination shares a block")
+
+
+def swap_privacy_audit(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
+    """The slides' budget ε(p, b) against the exact worst privacy loss per unit of Hamming distance of permutation
+    swapping, enumerated on small strata (:mod:`isdp.experiments.e8_privacy_accounting.swap_audit`): the largest
+    ratio loss / ε(p, b) over the strata and swap rates, and where the bound is attained."""
+    from isdp.accounting import swapping_epsilon
+    from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
+
+    ratios = {}
+    for h, k in strata:
+        for p in rates:
+            ratios[(tuple(h), tuple(k), p)] = worst_loss_per_unit(h, k, p) / swapping_epsilon(p, len(h))
+    worst = max(ratios.values())
+    attained = [f"p = {p:g} (h {list(h)})" for (h, _, p), r in ratios.items() if r > 1 - 1e-9]
+    return Measurement(worst, f"largest exact loss / ε(p, b) = {worst:.6f} over {len(strata)} strata × {len(rates)} "
+                              f"rates; attained at " + (", ".join(attained) if attained else "none")
+                              + f"; smallest ratio {min(ratios.values()):.3f}", n=len(ratios))
+
+
+def rounding_lp(run: Run, paper, *, children, parent) -> Measurement:
+    """Whether HiGHS's simplex returns an integer solution of the talk's rounding LP as printed, on the
+    instance ``children`` (fractional H*_j adding up to the integer ``parent``); beside it the IP's optimum
+    and the offset formulation's LP."""
+    from isdp.experiments.e8_privacy_accounting import rounding
+
+    lp, lp_obj = rounding.printed_lp(children, parent)
+    _, ip_obj = rounding.printed_lp(children, parent, integer=True)
+    off, off_obj = rounding.offset_lp(children, parent)
+    value = {"lp_integral": rounding.is_integral(lp)}
+    return Measurement(value, f"the printed LP's simplex vertex is H* itself ({np.round(lp, 3).tolist()}, objective "
+                              f"{lp_obj:g}): {'integral' if value['lp_integral'] else 'FRACTIONAL'}; the IP's optimum is "
+                              f"{ip_obj:g}. Written in offsets d = H̃ − ⌊H*⌋ ∈ [0, 1] (integer right-hand sides) the "
+                              f"LP's vertex is {'integral' if rounding.is_integral(off) else 'fractional'} with "
+                              f"objective {off_obj:g}")
 
 
 def dorm_flow(run: Run, paper) -> Measurement:

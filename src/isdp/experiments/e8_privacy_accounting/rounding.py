@@ -1,0 +1,90 @@
+"""TopDown's rounding step (TopDown talk, 'State Level Histograms: Linear solve with invariants').
+
+The talk rounds the nonnegative fractional child histograms H*_j of the L2 solve to integers by an
+integer program, min Σ_j ‖H̃_j − H*_j‖₁ subject to H̃_j ≥ 0, |H̃_j[x] − H*_j[x]| ≤ 1, the invariants
+C_j (here each child's total) and Σ_j H̃_j = H̃ (the parent's integer histogram), and says the IP "is
+equivalent to LP when using barrier+crossover or simplex algorithms" under conditions like a TUM
+constraint matrix. :func:`printed_lp` solves that program's LP relaxation as printed; :func:`offset_lp`
+the same rounding written in offsets d = H̃ − ⌊H*⌋ ∈ [0, 1], whose right-hand sides are integers.
+Both with HiGHS's dual simplex, so each returns a vertex.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import optimize, sparse
+
+
+def _sum_rows(m: int, c: int) -> sparse.csr_array:
+    """Σ_j v_j[x] for every cell x (rows 0..c−1), then Σ_x v_j[x] for every child j (rows c..c+m−1),
+    of v flattened child-major (m × c)."""
+    over_children = sparse.kron(np.ones((1, m)), sparse.eye(c))
+    over_cells = sparse.kron(sparse.eye(m), np.ones((1, c)))
+    return sparse.csr_array(sparse.vstack([over_children, over_cells]))
+
+
+def _check(children, parent) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    H = np.asarray(children, dtype=float)
+    parent = np.asarray(parent, dtype=float)
+    totals = H.sum(axis=1)
+    if H.ndim != 2 or parent.shape != (H.shape[1],) or (H < 0).any():
+        raise ValueError("children must be a nonnegative (m, cells) array and parent a vector of cells")
+    if not np.allclose(H.sum(axis=0), parent) or not np.allclose(totals, np.rint(totals)) \
+            or not np.allclose(parent, np.rint(parent)):
+        raise ValueError("the children must add up to the integer parent and have integer totals (the invariants)")
+    return H, np.rint(parent), np.rint(totals)
+
+
+def _solve(c, A_eq, b_eq, bounds) -> optimize.OptimizeResult:
+    res = optimize.linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs-ds")
+    if res.status != 0:
+        raise RuntimeError(f"HiGHS did not solve the rounding LP: {res.message}")
+    return res
+
+
+def printed_lp(children, parent, integer: bool = False) -> tuple[np.ndarray, float]:
+    """The LP relaxation of the talk's rounding IP (``integer``: the IP itself, by HiGHS's MILP solver):
+    variables H̃_j and t_j ≥ |H̃_j − H*_j|. Returns (H̃ (m, cells), objective)."""
+    H, parent, totals = _check(children, parent)
+    m, c = H.shape
+    k = m * c
+    h = H.ravel()
+    S = _sum_rows(m, c)
+    eye = sparse.eye(k)
+    # t − H̃ ≥ −H*  and  t + H̃ ≥ H*, written as equalities with slacks s1, s2 ≥ 0
+    A_eq = sparse.vstack([sparse.hstack([S, sparse.csr_array((m + c, 3 * k))]),
+                          sparse.hstack([-eye, eye, -eye, sparse.csr_array((k, k))]),
+                          sparse.hstack([eye, eye, sparse.csr_array((k, k)), -eye])])
+    b_eq = np.concatenate([parent, totals, -h, h])
+    bounds = [(max(0.0, v - 1.0), v + 1.0) for v in h] + [(0, None)] * (3 * k)
+    cost = np.concatenate([np.zeros(k), np.ones(k), np.zeros(2 * k)])
+    if integer:
+        lo, hi = np.array(bounds, dtype=float).T
+        res = optimize.milp(cost, constraints=optimize.LinearConstraint(sparse.csr_array(A_eq), b_eq, b_eq),
+                            bounds=optimize.Bounds(lo, np.where(np.isnan(hi), np.inf, hi)),
+                            integrality=np.r_[np.ones(k), np.zeros(3 * k)])
+        if res.status != 0:
+            raise RuntimeError(f"HiGHS did not solve the rounding IP: {res.message}")
+    else:
+        res = _solve(cost, sparse.csr_array(A_eq), b_eq, bounds)
+    return res.x[:k].reshape(m, c), float(res.fun)
+
+
+def offset_lp(children, parent) -> tuple[np.ndarray, float]:
+    """The same rounding in offsets: H̃ = ⌊H*⌋ + d, d ∈ [0, 1], minimising Σ |⌊H*⌋ + d − H*| = Σ (f + (1 − 2f) d)
+    (f the fractional parts); its equalities have integer right-hand sides and the transportation matrix
+    of :func:`_sum_rows`, which is TUM. Returns (H̃ (m, cells), objective)."""
+    H, parent, totals = _check(children, parent)
+    m, c = H.shape
+    floor = np.floor(H)
+    f = (H - floor).ravel()
+    S = _sum_rows(m, c)
+    b_eq = np.concatenate([parent - floor.sum(axis=0), totals - floor.sum(axis=1)])
+    res = _solve(1.0 - 2.0 * f, S, b_eq, [(0.0, 1.0)] * f.size)
+    return floor + res.x.reshape(m, c), float(res.fun + f.sum())
+
+
+def is_integral(H, tol: float = 1e-9) -> bool:
+    """Every entry within ``tol`` of an integer."""
+    H = np.asarray(H, dtype=float)
+    return bool(np.all(np.abs(H - np.rint(H)) <= tol))
