@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy import optimize
 
 from isdp.accounting import dp_to_zcdp, zcdp_to_dp
 from isdp.experiments.claims import Measurement, Run
@@ -167,6 +168,31 @@ def gaussian_over_laplace(run: Run, paper) -> Measurement:
     ratio = gau / lap
     return Measurement(bool((ratio > 1).all()), f"Gaussian / Laplace variance from {ratio.min():.2f} to "
                                                 f"{ratio.max():.2f} over {len(ratio)} (ε, δ) cells")
+
+
+def gaussian_outliers(run: Run, paper, *, k: float) -> Measurement:
+    """At every (ε, δ) of the tables, the chance of an error beyond ``k`` Laplace SDs: Gaussian 2Φ(−k sd_L/sd_G)
+    against Laplace exp(−k√2) (this run's variances); whether the Gaussian's is the smaller everywhere."""
+    from scipy import stats
+
+    t = run.table("e8_tda_variance")
+    method = run.config["e8"]["tda"]["conversion"]
+    lap = t[t["mechanism"] == "laplace"].set_index(["delta", "epsilon"])["variance"]
+    gau = t[(t["mechanism"] == "gaussian") & (t["conversion"] == method)].set_index(["delta", "epsilon"])["variance"]
+    p_gau = pd.Series(2 * stats.norm.sf(k * np.sqrt(lap / gau)), index=lap.index)
+    p_lap = float(np.exp(-k * np.sqrt(2.0)))
+    value = bool((p_gau < p_lap).all())
+    worst = float((gau / lap).max())
+    # beyond this many Laplace SDs the widest table's Gaussian tail is the lighter one: the far-tail reading
+    cross = optimize.brentq(lambda x: np.log(2 * stats.norm.sf(x / np.sqrt(worst))) + x * np.sqrt(2.0), 1e-3, 50)
+    more = [f"δ {d:g}" for (d, _), g in (p_gau > p_lap).items() if g]
+    return Measurement(value, f"P(|error| > {k:g} Laplace SDs): Gaussian {p_gau.min():.4f}–{p_gau.max():.4f} against "
+                              f"Laplace {p_lap:.4f} over {len(p_gau)} (ε, δ) cells (variance ratio "
+                              f"{(gau / lap).min():.2f}–{worst:.2f}; the Gaussian has more beyond {k:g} Laplace SDs once "
+                              f"the ratio exceeds {(k / stats.norm.isf(p_lap / 2)) ** 2:.2f}"
+                              + (f": at {', '.join(dict.fromkeys(more))}" if more else "") + ")",
+                       note=f"the far-tail reading: beyond {cross:.1f} Laplace SDs the Gaussian's tail is the lighter one "
+                            f"in every table (there the Laplace puts {np.exp(-cross * np.sqrt(2.0)):.1e} of its errors)")
 
 
 def failure_probability(run: Run, paper, *, people: float, delta: float) -> Measurement:
