@@ -154,6 +154,36 @@ def tv_absorption(run: Run, paper, *, eps: float, proposal_eps: float, radius: i
                        n=len(ratios))
 
 
+def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius: int) -> Measurement:
+    """ISDP §3.2–3.3: with no invariant the generalized Laplace mechanism is the double geometric mechanism and the
+    generalized Gaussian the discrete Gaussian. The exact release route's law on 2 free cells, from its construction
+    (:func:`isdp.privacy_audit.exact_route_noise`), against the product of the closed-form pmfs: the larger total
+    variation distance of the two (the box's left-out mass included)."""
+    from fractions import Fraction
+
+    from isdp.privacy_audit import Law, exact_route_noise, total_variation
+    from isdp.release import ExactL1Sampler
+
+    sampler = ExactL1Sampler.build(np.zeros((0, 2), dtype=np.int64))
+    k = np.arange(-radius, radius + 1)
+    a = np.exp(-eps)
+    dg = (1 - a) / (1 + a) * a ** np.abs(k)
+    gauss = np.exp(-(k**2) / (2 * sigma**2))
+    gauss /= np.exp(-(np.arange(-40 * int(sigma) - radius, 40 * int(sigma) + radius + 1) ** 2) / (2 * sigma**2)).sum()
+    grid = np.array(np.meshgrid(k, k, indexing="ij")).reshape(2, -1).T
+
+    def closed(pmf):
+        joint = np.outer(pmf, pmf).ravel()
+        return Law(grid, joint / joint.sum(), max(0.0, float(1 - joint.sum())))
+
+    laplace = exact_route_noise(sampler, Fraction(str(eps)), radius)
+    gaussian = exact_route_noise(sampler, 1 / Fraction(str(sigma)), radius, sigma=Fraction(str(sigma)))
+    tv_l, tv_g = total_variation(laplace, closed(dg)), total_variation(gaussian, closed(gauss))
+    return Measurement(max(tv_l, tv_g), f"TV to the double geometric at ε = {eps:g}: {tv_l:.1e}; to the discrete "
+                                        f"Gaussian at σ = {sigma:g}: {tv_g:.1e} (box |u|∞ ≤ {radius}); the two "
+                                        f"closed forms are {total_variation(closed(dg), closed(gauss)):.2f} apart")
+
+
 def composition_post_processing(run: Run, paper, *, eps: list[float], radius: int) -> Measurement:
     """ISDP Props 6–7 measured exactly: on a total of 2 cells with one person moving, the largest privacy loss
     of two independent exact ℓ1 releases at ε₁ and ε₂ together (composition) and of post-processings of one
