@@ -169,10 +169,11 @@ def load_registry(path) -> list[dict]:
         _check_args(resolve_measure(c["measure"], claim_id=c["id"]), c)
     by_id = {c["id"]: c for c in claims}
     for c in claims:
-        target = by_id.get(c.get("same_fact_as", c["id"]))
-        if target is None or (c.get("same_fact_as") and (target is c or "same_fact_as" in target)):
+        ref = c.get("same_fact_as")
+        target = by_id.get(ref)
+        if ref is not None and (target is None or target is c or "same_fact_as" in target):
             raise ValueError(f"{path}: claim {c['id']!r}: same_fact_as must name another row that is counted itself, "
-                             f"got {c['same_fact_as']!r}")
+                             f"got {ref!r}")
     return claims
 
 

@@ -87,6 +87,8 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
         se = float(series.std(ddof=1) / np.sqrt(ess)) if series.std() > 0 else 0.0
         shares.append((share, se, state))
         parts.append(f"{state} {fmt_se(share, se, digits=4)} (exact law {exact:.4f})")
+    if not shares:
+        raise ValueError("every selected state has one county, fixed by its total: no noise to measure")
     share, se, state = min(shares)
     return Measurement(share, f"smallest share in [−{band}, {band}]: {state} {share:.4f}; " + "; ".join(parts), se=se)
 

@@ -107,6 +107,11 @@ def flow_feasible(totals: Mapping[str, int], region_totals: Mapping[str, int],
 # --------------------------------------------------------------------------- group quarters (the talk's GQ example)
 
 
+def _combinations(types: Sequence[str]) -> list[tuple[str, ...]]:
+    """Every non-empty combination of ``types``, smallest first."""
+    return [S for k in range(1, len(types) + 1) for S in itertools.combinations(types, k)]
+
+
 def gq_capacity(blocks: Sequence[tuple[int, Mapping[str, int]]], subset) -> int:
     """The talk's c for the combination ``subset`` of GQ types: over the blocks holding a type of ``subset``,
     their population less one person per occupied facility of their other types.
@@ -131,8 +136,7 @@ def gq_feasible(totals: Mapping[str, int], blocks: Sequence[tuple[int, Mapping[s
     types = sorted(totals)
     if any(totals[t] < gq_lower(blocks, t) for t in types):
         return False
-    return all(sum(totals[t] for t in S) <= gq_capacity(blocks, S)
-               for k in range(1, len(types) + 1) for S in itertools.combinations(types, k))
+    return all(sum(totals[t] for t in S) <= gq_capacity(blocks, S) for S in _combinations(types))
 
 
 def gq_nonredundant(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> list[tuple[str, ...]]:
@@ -141,7 +145,7 @@ def gq_nonredundant(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequ
     import numpy as np
     from scipy.optimize import linprog
 
-    subsets = [S for k in range(1, len(types) + 1) for S in itertools.combinations(types, k)]
+    subsets = _combinations(types)
     rows = np.array([[t in S for t in types] for S in subsets], dtype=float)
     caps = np.array([gq_capacity(blocks, S) for S in subsets], dtype=float)
     bounds = [(gq_lower(blocks, t), None) for t in types]
@@ -160,7 +164,7 @@ def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, in
     """Block data for :func:`gq_nonredundant`: ``"every-combination"`` — one block per non-empty combination of
     types, one facility of each, population 2·|combination| + 1; ``"one-type-per-block"`` — one block per type."""
     if layout == "every-combination":
-        combos = [S for k in range(1, len(types) + 1) for S in itertools.combinations(types, k)]
+        combos = _combinations(types)
     elif layout == "one-type-per-block":
         combos = [(t,) for t in types]
     else:

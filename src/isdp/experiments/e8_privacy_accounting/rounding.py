@@ -56,17 +56,16 @@ def printed_lp(children, parent, integer: bool = False) -> tuple[np.ndarray, flo
                           sparse.hstack([-eye, eye, -eye, sparse.csr_array((k, k))]),
                           sparse.hstack([eye, eye, sparse.csr_array((k, k)), -eye])])
     b_eq = np.concatenate([parent, totals, -h, h])
-    bounds = [(max(0.0, v - 1.0), v + 1.0) for v in h] + [(0, None)] * (3 * k)
+    lo = np.concatenate([np.maximum(0.0, h - 1.0), np.zeros(3 * k)])
+    hi = np.concatenate([h + 1.0, np.full(3 * k, np.inf)])
     cost = np.concatenate([np.zeros(k), np.ones(k), np.zeros(2 * k)])
     if integer:
-        lo, hi = np.array(bounds, dtype=float).T
         res = optimize.milp(cost, constraints=optimize.LinearConstraint(sparse.csr_array(A_eq), b_eq, b_eq),
-                            bounds=optimize.Bounds(lo, np.where(np.isnan(hi), np.inf, hi)),
-                            integrality=np.r_[np.ones(k), np.zeros(3 * k)])
+                            bounds=optimize.Bounds(lo, hi), integrality=np.r_[np.ones(k), np.zeros(3 * k)])
         if res.status != 0:
             raise RuntimeError(f"HiGHS did not solve the rounding IP: {res.message}")
     else:
-        res = _solve(cost, sparse.csr_array(A_eq), b_eq, bounds)
+        res = _solve(cost, sparse.csr_array(A_eq), b_eq, list(zip(lo, hi, strict=True)))
     return res.x[:k].reshape(m, c), float(res.fun)
 
 
