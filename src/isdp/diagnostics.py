@@ -7,10 +7,11 @@ only samples would otherwise pay.
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from .files import atomic_write
 
 
 def to_inference_data(draws: np.ndarray, cell_names=None, attrs: dict | None = None, var_name: str = "noise"):
@@ -30,11 +31,9 @@ def to_inference_data(draws: np.ndarray, cell_names=None, attrs: dict | None = N
 
 
 def save_draws(path, draws, cell_names=None, attrs: dict | None = None) -> None:
-    """Write draws as netCDF (``arviz.from_netcdf`` reads it back), via a temporary file."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    to_inference_data(draws, cell_names, attrs).to_netcdf(str(tmp))
-    tmp.replace(path)
+    """Write draws as netCDF (``arviz.from_netcdf`` reads it back), atomically."""
+    idata = to_inference_data(draws, cell_names, attrs)
+    atomic_write(path, lambda tmp: idata.to_netcdf(str(tmp)))
 
 
 def load_draws(path, var_name: str = "noise") -> np.ndarray:

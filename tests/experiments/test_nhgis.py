@@ -479,7 +479,7 @@ def test_extract_rule_reproduces_the_committed_extract(tmp_path):
 
 
 def _no_partial_files(folder):
-    return not any(p.name.endswith(".part") for p in Path(folder).rglob("*"))
+    return not any(p.name.endswith(".tmp") for p in Path(folder).rglob("*"))
 
 
 @pytest.mark.parametrize("part", ["body", "headers"])

@@ -26,7 +26,8 @@ STEP = '''"""E9's steps (a toy): what the rule e9_toy_step in ``workflow/rules/e
 
 import pandas as pd
 
-from isdp.experiments.jobs import Job, write_table
+from isdp.experiments.jobs import Job
+from isdp.files import write_table
 
 
 def toy(job: Job) -> None:

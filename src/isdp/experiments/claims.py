@@ -49,6 +49,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from isdp.files import write_table
+
 STATUSES = ("match", "differs", "calibrated", "not-comparable", "error", "not-run")
 COLUMNS = ["id", "experiment", "kind", "claim", "source", "paper_value", "reproduced_value", "criterion", "reading",
            "status", "cause", "note", "evidence", "same_fact_as"]
@@ -537,14 +539,6 @@ def not_run_rows(claims: list[dict], experiments) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def write_summary(rows: pd.DataFrame, path) -> None:
-    """Write summary rows as CSV atomically (a crash never leaves half a table)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    rows.to_csv(tmp, index=False, lineterminator="\n")
-    tmp.replace(path)
-
-
 def combine(paths, out, registry=None, experiments=None) -> pd.DataFrame:
     """Concatenate per-experiment summaries into the reproduction summary, checking statuses.
 
@@ -570,7 +564,7 @@ def combine(paths, out, registry=None, experiments=None) -> pd.DataFrame:
     dup = df["id"][df["id"].duplicated()]
     if len(dup):
         raise ValueError(f"duplicate claim ids in the summaries: {sorted(set(dup))}")
-    write_summary(df, out)
+    write_table(df, out)
     return df
 
 
@@ -602,4 +596,4 @@ def load_summary(path) -> pd.DataFrame:
 __all__ = ["CHOSEN_BY_FIT", "COLUMNS", "KINDS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement", "Run",
            "check_criterion", "check_errors", "claim", "claim_markdown", "combine", "describe", "evaluate",
            "evaluate_claim", "evidence_problem", "fit_rule", "fmt_se", "judge", "load_registry", "load_summary",
-           "not_run_rows", "paper_value", "read_results_csv", "resolve_measure", "write_summary", "z_threshold"]
+           "not_run_rows", "paper_value", "read_results_csv", "resolve_measure", "z_threshold"]

@@ -8,8 +8,7 @@ generic script ``workflow/scripts/step.py``, which calls :func:`run_step`. A ste
 logs with ``job.log``; it never looks for files on its own, so the same step runs from an
 installed package against any directory (build a :class:`Job` by hand, as the tests do).
 
-Also here: the seed of a step (:meth:`Job.seed`), atomic writers (:func:`write_table`,
-:func:`write_json`, :func:`write_text`), and the config helpers the Snakefile and the tests share
+Also here: the seed of a step (:meth:`Job.seed`) and the config helpers the Snakefile and the tests share
 (:func:`check_config_values`, :func:`load_config`, :func:`balanced_batches`).
 """
 
@@ -250,37 +249,6 @@ def job_resources() -> dict[str, float]:
     return {"wall_s": time.time() - psutil.Process().create_time(),
             "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
             "max_rss_mb": max(own.ru_maxrss, children.ru_maxrss) * rss_unit / 2**20}
-
-
-# --------------------------------------------------------------------------- writing
-
-
-def _atomic(path, write: Callable[[Path], None]) -> None:
-    """Write through a temporary file beside ``path`` and rename it: a failure leaves no half file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        write(tmp)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_table(df, path, **to_csv_kwargs) -> None:
-    """A DataFrame as CSV (no index, ``\\n`` line ends unless given), atomically."""
-    kwargs = {"index": False, "lineterminator": "\n", **to_csv_kwargs}
-    _atomic(path, lambda tmp: df.to_csv(tmp, **kwargs))
-
-
-def write_json(obj, path, **dumps_kwargs) -> None:
-    """``obj`` as JSON (indented by 2 unless given) with a final newline, atomically."""
-    kwargs = {"indent": 2, **dumps_kwargs}
-    _atomic(path, lambda tmp: tmp.write_text(json.dumps(obj, **kwargs) + "\n"))
-
-
-def write_text(text: str, path) -> None:
-    """A text file, atomically."""
-    _atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 # --------------------------------------------------------------------------- config

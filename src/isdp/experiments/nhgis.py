@@ -24,13 +24,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 import zipfile
-from collections.abc import Callable
 from http.client import HTTPException
 from pathlib import Path
 
 import pandas as pd
+
+from isdp.files import atomic_write, write_json
 
 log = logging.getLogger("isdp.experiments.nhgis")
 
@@ -146,24 +146,6 @@ def infer_vintage(name: str | os.PathLike) -> str | None:
     """The 8-digit vintage in an NHGIS file name (``nhgis_ppdd_<V>_...``), or None."""
     match = _VINTAGE_RE.search(Path(name).name)
     return match.group(1) if match else None
-
-
-def _tmp_path(dest: Path) -> Path:
-    """A unique sibling of ``dest``: same filesystem, so ``os.replace`` is atomic."""
-    return dest.with_name(f".{dest.name}.{uuid.uuid4().hex}.part")
-
-
-def _write_atomic(dest: str | os.PathLike, write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` then rename tmp onto ``dest``; on any error remove tmp, keep dest."""
-    dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tmp_path(dest)
-    try:
-        write(tmp)
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return dest
 
 
 def sha256sum(path: str | os.PathLike) -> str:
@@ -298,16 +280,13 @@ def download(
     if retries < 1:
         raise ValueError(f"retries must be >= 1, got {retries}")
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
     last: Exception | None = None
     for attempt in range(1, retries + 1):
         log.info("GET %s (attempt %d/%d, deadline %g s)", url, attempt, retries, timeout)
-        tmp = _tmp_path(dest)
         try:
             with _signals_raise():
-                size = _fetch_once(url, tmp, timeout, expected_sha256)
-            os.replace(tmp, dest)
-            log.info("downloaded %s (%d bytes) to %s", url, size, dest)
+                atomic_write(dest, lambda tmp: _fetch_once(url, tmp, timeout, expected_sha256))
+            log.info("downloaded %s (%d bytes) to %s", url, dest.stat().st_size, dest)
             return dest
         except urllib.error.HTTPError as exc:
             last = exc
@@ -318,8 +297,6 @@ def download(
         except (OSError, HTTPException) as exc:  # URLError, timeouts, resets, bad checksum
             last = exc
             log.warning("GET %s failed on attempt %d/%d: %r", url, attempt, retries, exc)
-        finally:
-            tmp.unlink(missing_ok=True)
         if attempt < retries:
             time.sleep(backoff * 2 ** (attempt - 1))
     raise DownloadError(f"could not download {url}: {last!r}") from last
@@ -457,7 +434,7 @@ def validate(tidy_df: pd.DataFrame) -> None:
 
 def _write_csv(tidy_df: pd.DataFrame, out_csv: str | os.PathLike) -> Path:
     """Deterministic bytes: fixed column order, no index, UTF-8, ``\\n`` line endings."""
-    return _write_atomic(
+    return atomic_write(
         out_csv,
         lambda tmp: tidy_df[COLUMNS].to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"),
     )
@@ -491,7 +468,7 @@ def _use_embedded(embedded_csv: str | os.PathLike, out_csv: str | os.PathLike) -
     """Validate the committed extract and copy its bytes to ``out_csv``; return (vintage, sha256)."""
     vintage = load_counties(embedded_csv)["vintage"].iloc[0]
     data = Path(embedded_csv).read_bytes()
-    _write_atomic(out_csv, lambda tmp: tmp.write_bytes(data))
+    atomic_write(out_csv, lambda tmp: tmp.write_bytes(data))
     return vintage, hashlib.sha256(data).hexdigest()
 
 
@@ -584,7 +561,6 @@ def fetch_step(job) -> None:
     after a fallback, and a zip placed there by hand is used without downloading. Writes the tidy
     CSV of the vintage actually used and a JSON saying which one and why (read by the report).
     """
-    from isdp.experiments.jobs import write_json
 
     console = logging.StreamHandler(sys.__stderr__)  # the fallback warning must also reach the console
     console.setLevel(logging.WARNING)

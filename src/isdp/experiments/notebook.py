@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from isdp.experiments.jobs import Namedlist
+from isdp.files import write_json
 
 ENV_VAR = "ISDP_RESULTS_DIR"
 CONTEXT_DIR = Path("results") / "notebooks"
@@ -83,10 +84,7 @@ def save(name: str, smk) -> Path:
 
     data = {field: namedlist(getattr(smk, field), field in ("input", "output", "log")) for field in FIELDS}
     data.update(rule=smk.rule, threads=smk.threads)
-    path = context_path(name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, default=str) + "\n")  # e.g. Path params come back as str
-    return path
+    return write_json(data, context_path(name), indent=1, default=str)  # e.g. Path params come back as str
 
 
 def results_dir(name: str) -> Path:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from isdp.files import write_json
 from isdp.lattice import (
     IntegerLattice,
     InvariantError,
@@ -65,10 +66,7 @@ class Problem:
             "constraint_labels": list(self.constraint_labels),
             "meta": self.meta,
         }
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(payload, indent=1) + "\n")
-        tmp.replace(path)
+        write_json(payload, path, indent=1)
 
     @classmethod
     def from_json(cls, path) -> Problem:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from isdp.experiments import claims
-from isdp.experiments.jobs import Job, write_table, write_text
+from isdp.experiments.jobs import Job
+from isdp.files import write_table, write_text
 
 PACKAGES = ("isdp", "numpy", "scipy", "numba", "llvmlite", "sympy", "pandas", "arviz", "xarray", "matplotlib",
             "seaborn", "snakemake", "qpsolvers", "clarabel", "highspy", "papermill")
@@ -35,7 +36,7 @@ def claims_summary(job: Job) -> None:
                  rows[["id", "status", "reproduced_value", "evidence"]].to_string())
     # an `error` fails the job before anything is written, unless the config asks to report it
     claims.check_errors(rows, job.config.get("claims", {}).get("on_error", "fail"))
-    claims.write_summary(rows, job.output.summary)
+    write_table(rows, job.output.summary)
 
 
 def reproduction_summary(job: Job) -> None:

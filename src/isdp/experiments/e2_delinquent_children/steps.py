@@ -6,13 +6,14 @@ steps of :mod:`isdp.experiments.lattice_study.steps`."""
 from isdp import load_draws
 from isdp.experiments.e2_delinquent_children.tables import confidential_markdown, noise_table
 from isdp.experiments.e2_delinquent_children.validation import mcmc_vs_exact
-from isdp.experiments.jobs import Job, write_table, write_text
+from isdp.experiments.jobs import Job
 from isdp.experiments.problems import (
     Problem,
     contingency_table_problem,
     read_table_csv,
     with_margins,
 )
+from isdp.files import write_table, write_text
 
 
 def problem(job: Job) -> None:

@@ -39,6 +39,7 @@ from scipy import stats
 
 from isdp import derive_seed
 from isdp.baselines import dg_l1_projection, discrepancy_concentration, projected_laplace
+from isdp.files import atomic_write
 from isdp.lattice import sum_constraint
 
 log = logging.getLogger("isdp.experiments.comparison")
@@ -141,7 +142,6 @@ def releases_for_state(state: str, sf1, dp, gl_noise, *, eps: float, n_releases:
 
 def save_releases(path, rel: StateReleases) -> None:
     """Write one state's releases as netCDF (xarray), via a temporary file."""
-    from pathlib import Path
 
     import xarray as xr
 
@@ -151,10 +151,7 @@ def save_releases(path, rel: StateReleases) -> None:
     data["dp"] = ("county", rel.dp)
     ds = xr.Dataset(data, coords={"county": rel.counties, "name": ("county", rel.names)})
     ds.attrs = {"state": rel.state, **rel.attrs, **{f"seconds_{k}": v for k, v in rel.seconds.items()}}
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    ds.to_netcdf(tmp)
-    tmp.replace(path)
+    atomic_write(path, ds.to_netcdf)
 
 
 def load_releases(path) -> StateReleases:

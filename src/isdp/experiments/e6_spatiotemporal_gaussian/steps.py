@@ -11,8 +11,9 @@ from isdp.baselines import projection_sd, row_space_basis
 from isdp.experiments.claims import paper_value
 from isdp.experiments.e6_spatiotemporal_gaussian import spatiotemporal as st
 from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
-from isdp.experiments.jobs import Job, write_json, write_table
+from isdp.experiments.jobs import Job
 from isdp.experiments.plot_style import save_figure
+from isdp.files import write_json, write_table
 
 
 def studies(job: Job) -> None:

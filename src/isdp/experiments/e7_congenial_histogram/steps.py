@@ -6,7 +6,8 @@ import pandas as pd
 
 from isdp.experiments import claims
 from isdp.experiments.e7_congenial_histogram import study
-from isdp.experiments.jobs import Job, write_table
+from isdp.experiments.jobs import Job
+from isdp.files import write_table
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
 # computes does not pay that import at start-up (docs/performance.md, "Job start-up").

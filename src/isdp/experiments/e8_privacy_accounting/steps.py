@@ -10,7 +10,8 @@ from isdp.experiments.e8_privacy_accounting.tables import (
     conversion_table,
     swap_curves,
 )
-from isdp.experiments.jobs import Job, write_table
+from isdp.experiments.jobs import Job
+from isdp.files import write_table
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
 # computes does not pay that import at start-up (docs/performance.md, "Job start-up").

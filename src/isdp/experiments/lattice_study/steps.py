@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from isdp import generalized_laplace, load_draws, save_draws, tune_proposal
-from isdp.experiments.jobs import Job, write_json, write_table
+from isdp.experiments.jobs import Job
 from isdp.experiments.lattice_study.studies import (
     convergence_by_lag,
     coupling_study,
@@ -21,6 +21,7 @@ from isdp.experiments.lattice_study.studies import (
     unbiasedness_table,
 )
 from isdp.experiments.problems import Problem
+from isdp.files import write_json, write_table
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
 # computes does not pay that import at start-up (docs/performance.md, "Job start-up").
