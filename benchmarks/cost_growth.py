@@ -183,7 +183,8 @@ def plot(df: pd.DataFrame, path: Path) -> None:
 
     fig, axes = plt.subplots(1, 4, figsize=(16, 3.8))
     panels = [("updates_per_s", "component updates / s"), ("rhat_seconds", f"seconds to R-hat < {RHAT_TARGET}"),
-              ("ess_bulk_min_per_s", "min bulk ESS / s"), ("median_tau_minus_lag_met", f"median τ − L, met pairs only (L = {LAG})")]
+              ("ess_bulk_min_per_s", "min bulk ESS / s"),
+              ("median_tau_minus_lag_met", f"median τ − L, met pairs only (L = {LAG})")]
     for ax, (col, label) in zip(axes, panels, strict=True):
         for family, marker in (("sum", "o"), ("table", "s")):
             part = df[df["family"] == family]
@@ -225,7 +226,8 @@ def main():
     target = generalized_laplace(EPS, "l1")
     rows = []
     for family, size in problems:
-        lattice = IntegerLattice.from_constraints(sum_constraint(size)) if family == "sum" else table_lattice(size, size)
+        lattice = (IntegerLattice.from_constraints(sum_constraint(size)) if family == "sum"
+                   else table_lattice(size, size))
         _, proposal_eps = tune_proposal(lattice, target, PROPOSAL_GRID, n_iter=500)
         row = {"family": family, "cells": lattice.n, "dim": lattice.dim, "proposal_eps": proposal_eps}
         row["updates_per_s"] = updates_per_second(lattice, target, proposal_eps, n_updates)

@@ -44,9 +44,12 @@ def main():
     args = parser.parse_args()
     numba.set_num_threads(1)
     cases = [
-        ("102-cell sum constraint, l1", IntegerLattice.from_constraints(sum_constraint(102)), generalized_laplace(0.192, "l1"), 0.1),
-        ("4x4 margins (E2), l1", IntegerLattice.from_constraints(table_margins(4, 4)), generalized_laplace(0.2, "l1"), 0.2),
-        ("4x4 margins (E2), l2", IntegerLattice.from_constraints(table_margins(4, 4)), generalized_laplace(0.2, "l2"), 0.05),
+        ("102-cell sum constraint, l1", IntegerLattice.from_constraints(sum_constraint(102)),
+         generalized_laplace(0.192, "l1"), 0.1),
+        ("4x4 margins (E2), l1", IntegerLattice.from_constraints(table_margins(4, 4)),
+         generalized_laplace(0.2, "l1"), 0.2),
+        ("4x4 margins (E2), l2", IntegerLattice.from_constraints(table_margins(4, 4)),
+         generalized_laplace(0.2, "l2"), 0.05),
     ]
     print(f"{'case':32s} {'wall: median (M/s)':>18s} {'range':>11s} {'CPU: median (M/s)':>18s} {'range':>11s} "
           f"{'numpy loop (M/s)':>17s} {'speed-up':>9s}")

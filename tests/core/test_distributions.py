@@ -134,7 +134,8 @@ def test_alias_table_encodes_the_magnitude_law(a):
     """Reading the table back (keep mass + mass aliased in) gives P(|K| = m) and the tail mass."""
     keep, alias, shift, log_a = dg_table(_eps(a))
     size = keep.size
-    assert size & (size - 1) == 0 and int(shift) == 64 - size.bit_length() + 1 and log_a == pytest.approx(np.log(a), rel=1e-12, abs=1e-15)
+    assert size & (size - 1) == 0 and int(shift) == 64 - size.bit_length() + 1
+    assert log_a == pytest.approx(np.log(a), rel=1e-12, abs=1e-15)
     capacity = 2**52
     mass = keep.astype(float) / capacity
     np.add.at(mass, alias, (capacity - keep.astype(float)) / capacity)

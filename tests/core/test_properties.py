@@ -56,8 +56,8 @@ def test_lattice_basis_spans_the_kernel_or_is_refused(A):
 
 
 @SETTINGS
-@given(A=small_matrices, eps=any_float, proposal=any_float, seed=st.integers(0, 2**32), norm=st.sampled_from(["l1", "l2"]),
-       x=arrays(np.int64, 6, elements=st.integers(0, 1000)))
+@given(A=small_matrices, eps=any_float, proposal=any_float, seed=st.integers(0, 2**32),
+       norm=st.sampled_from(["l1", "l2"]), x=arrays(np.int64, 6, elements=st.integers(0, 1000)))
 def test_sample_meets_the_invariants_or_raises_a_documented_error(A, eps, proposal, seed, norm, x):
     try:
         lattice = IntegerLattice.from_constraints(A)

@@ -151,5 +151,6 @@ def test_the_summary_step_writes_nothing_on_an_error(tmp_path, monkeypatch):
     with pytest.raises(claims.ClaimErrors, match="header only"):
         claims_summary(job)
     assert not out.exists() and not list(out.parent.glob("*.tmp"))
-    claims_summary(Job(input=job.input, output=job.output, params=job.params, config={"claims": {"on_error": "report"}}))
+    claims_summary(Job(input=job.input, output=job.output, params=job.params,
+                       config={"claims": {"on_error": "report"}}))
     assert pd.read_csv(out)["status"].tolist() == ["error"]
