@@ -3,7 +3,7 @@ docs/coupling-study.md, "ℓ2").
 
 Target exp(-ε‖u‖₂), ε = 0.192, on {u ∈ Z^n : Σu = 0}. Two chains, same target:
 
-- ``metropolis``: the component-wise Metropolis designs (isdp.coupling_designs, proposal ε 0.1,
+- ``metropolis``: the component-wise Metropolis designs (benchmarks/coupling_designs.py, proposal ε 0.1,
   lag 50, pairs from u = 0), n = 10, 20, 30, 50, 102, 40 pairs, censored at 100,000 iterations;
   a design stops after its first size with a censored pair;
 - ``augmented``: the data-augmentation Gibbs sampler (isdp.augmented), n = 10 … 254, 1,000 pairs,
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from coupling_designs import DESIGNS, design_meeting_times
 
 from isdp import (
     IntegerLattice,
@@ -34,7 +35,6 @@ from isdp import (
     generalized_laplace,
     sum_constraint,
 )
-from isdp.coupling_designs import DESIGNS, meeting_times
 
 RESULTS = Path(__file__).parent / "results"
 EPS, PROPOSAL_EPS, THRESHOLD = 0.192, 0.1, 0.01
@@ -78,8 +78,8 @@ def run_metropolis(quick):
     for name in cfg["designs"]:
         for n in cfg["sizes"][:3] if quick else cfg["sizes"]:
             lattice = IntegerLattice.from_constraints(sum_constraint(n))
-            mt = meeting_times(lattice, target, DESIGNS[name], lag=cfg["lag"], n_pairs=cfg["pairs"],
-                               proposal_eps=PROPOSAL_EPS, seed=3000 + n, max_iter=cfg["max_iter"])
+            mt = design_meeting_times(lattice, target, DESIGNS[name], lag=cfg["lag"], n_pairs=cfg["pairs"],
+                                      proposal_eps=PROPOSAL_EPS, seed=3000 + n, max_iter=cfg["max_iter"])
             row, tau = summarize("metropolis", name, "zero", n, mt, cfg["max_iter"])
             rows.append(row)
             taus.append(tau)

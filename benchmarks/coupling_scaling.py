@@ -1,7 +1,7 @@
 """Meeting times of the L-lag coupling designs against the number of cells (issue #14, part 4).
 
 One sum constraint over n cells, Laplace ℓ1 with ε = 0.192, proposal ε = 0.1, lag 50. For each
-design (isdp.coupling_designs.DESIGNS) the sizes are run in increasing order until one has a
+design (coupling_designs.DESIGNS) the sizes are run in increasing order until one has a
 censored pair or exceeds the time budget. Writes benchmarks/results/coupling_scaling.csv and
 .png (docs/coupling-study.md). Quartiles of τ - L count censored pairs as +inf, never drop them;
 the certified iteration (TV bound < 0.01) is given only when every pair met.
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from coupling_designs import DESIGNS, design_meeting_times
 
 from isdp import IntegerLattice, convergence_iteration, generalized_laplace, sum_constraint
-from isdp.coupling_designs import DESIGNS, meeting_times
 
 RESULTS = Path(__file__).parent / "results"
 SIZES = (5, 10, 15, 20, 25, 30, 40, 50, 75, 102)  # 102: Illinois' counties
@@ -36,8 +36,8 @@ def run_design(name, sizes, n_pairs, max_iter, budget, seed):
     target = generalized_laplace(EPS, "l1")
     for n in sizes:
         lattice = IntegerLattice.from_constraints(sum_constraint(n))
-        mt = meeting_times(lattice, target, DESIGNS[name], lag=LAG, n_pairs=n_pairs,
-                           proposal_eps=PROPOSAL_EPS, seed=seed + n, max_iter=max_iter)
+        mt = design_meeting_times(lattice, target, DESIGNS[name], lag=LAG, n_pairs=n_pairs,
+                                  proposal_eps=PROPOSAL_EPS, seed=seed + n, max_iter=max_iter)
         excess = np.where(mt.met, mt.tau - LAG, np.inf)
         q25, median, q75 = np.quantile(excess, [0.25, 0.5, 0.75], method="inverted_cdf")
         certified = convergence_iteration(mt.tau, LAG, THRESHOLD) if mt.met.all() else None

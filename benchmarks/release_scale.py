@@ -65,14 +65,16 @@ def _tables(case: str, directory: Path, rng: np.random.Generator) -> tuple[list[
         fh.writelines(f"{s},{c},{n}\n" for s, c, n in counties)
     with paths["county_sex"].open("w") as fh:
         fh.write("state,county,sex,count\n")
-        fh.writelines(f"{s},{c},male,{m}\n{s},{c},female,{n - m}\n" for (s, c, n), m in zip(counties, split["sex"], strict=True))
+        fh.writelines(f"{s},{c},male,{m}\n{s},{c},female,{n - m}\n"
+                      for (s, c, n), m in zip(counties, split["sex"], strict=True))
     with paths["county_age"].open("w") as fh:
         fh.write("state,county,age,count\n")
         fh.writelines(f"{s},{c},a{a},{v}\n" for (s, c, _), ages in zip(counties, split["age"], strict=True)
                       for a, v in enumerate(ages))
     states = len({s for s, *_ in counties})
     if case == "tables-county-sex":
-        return [paths["county"], paths["county_sex"]], ["--tie", "by:state,county", "--invariant", "by:state@county"], states
+        args = ["--tie", "by:state,county", "--invariant", "by:state@county"]
+        return [paths["county"], paths["county_sex"]], args, states
     return [paths["county_sex"], paths["county_age"]], ["--tie", "by:state,county"], len(counties)
 
 
@@ -132,7 +134,8 @@ def run(case: str, max_attempts: int) -> dict:
                 "invariants": " ".join(a for a in invariants if a != "--invariant"),
                 "tables_in_norm": sum(t["in_norm"] for t in statement["tables"]) if "tables" in statement else None,
                 "rows": len(statement.get("invariants", [])) or None, "blocks": n_blocks, "exit": code,
-                "route": audit.get("route", "refused: " + err.read_text().strip().removeprefix("isdp release: error: ")[:90]),
+                "route": audit.get("route", "refused: "
+                                   + err.read_text().strip().removeprefix("isdp release: error: ")[:90]),
                 "attempts": audit.get("exact_sampler", {}).get("attempts"), "seconds": round(seconds, 2),
                 "peak_mb": round(usage.ru_maxrss / 1024)}
 
@@ -144,8 +147,8 @@ def study() -> list[dict]:
     from fractions import Fraction
 
     from isdp import table_margins
+    from isdp.discrete import ExactSampler
     from isdp.distributions import dg_variance
-    from isdp.release import ExactSampler
 
     eps = Fraction(1, 2)
     cases = [(f"total of {n}", np.ones((1, n), dtype=np.int64)) for n in (10, 100, 1000)]
@@ -158,7 +161,8 @@ def study() -> list[dict]:
         log_acc = block.log_acceptance(eps)
         rows.append({"invariants": name, "cells": A.shape[1], "free": sampler.n_free,
                      "log10_expected_proposals": round(-log_acc / np.log(10), 2),
-                     "free_cells_max_variance_ratio": round(float(sampler.variances(eps).max() / dg_variance(float(eps))), 1)})
+                     "free_cells_max_variance_ratio":
+                         round(float(sampler.variances(eps).max() / dg_variance(float(eps))), 1)})
     return rows
 
 

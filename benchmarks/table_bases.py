@@ -12,7 +12,7 @@ certified iteration (TV bound < 0.01) is given only when every pair met. Every p
 table_bases_tau.csv, for the curve of the fraction of pairs met by iteration.
 
 ``--disagreement``: how far censored pairs are from meeting — the number of cells on which the two
-chains differ at checkpoints up to 30,000 iterations (isdp.coupling_designs.disagreement, the same
+chains differ at checkpoints up to 30,000 iterations (coupling_designs.disagreement, the same
 coupling as isdp.certify), 10 pairs per size, adjacent and Smith bases; writes table_bases_gap.{csv,png}.
 
     NUMBA_NUM_THREADS=1 python benchmarks/table_bases.py     # about 6 minutes on one core
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from coupling_designs import DESIGNS, disagreement
 
 from isdp import IntegerLattice, certify, generalized_laplace, table_margins, with_mixing_basis
-from isdp.coupling_designs import DESIGNS, disagreement
 
 RESULTS = Path(__file__).parent / "results"
 #: table side r: (pairs, censoring cap)

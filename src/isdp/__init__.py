@@ -1,7 +1,9 @@
 """isdp — integer subspace differential privacy.
 
 Reference implementation of the mechanisms of *Integer Subspace Differential Privacy*
-(Dharangutte, Gao, Gong, Yu; AAAI-23) and the papers around it. The public API:
+(Dharangutte, Gao, Gong, Yu; AAAI-23) and the papers around it. The public API has two tiers.
+
+**The names in ``isdp.__all__``** (imported on first use), by the module that defines them:
 
 - lattice: :class:`IntegerLattice` (Λ(A) via Smith normal form), :func:`integer_solution`,
   :func:`check_release`, constraint builders (:func:`sum_constraint`, :func:`table_margins`,
@@ -10,21 +12,31 @@ Reference implementation of the mechanisms of *Integer Subspace Differential Pri
 - samplers: :func:`sample` (compiled Gibbs-within-Metropolis), :func:`tune_proposal`
 - mis: :func:`mis_sample` (compiled Metropolized independence sampler, FODS-20 Algorithm 1)
 - augmented: :func:`augmented_sample` (data-augmentation Gibbs sampler for the ℓ2 Laplace on sum
-  constraints, exact inner draws), :func:`augmented_meeting_times`, :func:`certify_augmented`
+  constraints, exact inner draws), :func:`augmented_meeting_times`
 - heat_bath: :func:`heat_bath_sweeps` (pair heat-bath kernel for ℓ1 noise on one sum constraint,
   exact conditional draws) and :func:`heat_bath_meeting_times` (its monotone coupling)
 - bases: :func:`with_mixing_basis` (the same Λ(A) on a basis chosen for mixing: path, adjacent
   table moves, LLL), :func:`default_basis`, :func:`change_of_basis` (the unimodular check)
 - coupling: :func:`meeting_times`, :func:`tv_upper_bound` and :func:`convergence_iteration` (the
   point estimate of the L-lag bound and its crossing)
-- certification: :func:`certify` → :class:`Certificate` (a 95 % upper confidence bound on the
-  coupling bound from pairs started like the chains, t_cert where it reaches 0.01), :func:`certify_mis`,
+- certification: the one :class:`Certificate` (a 95 % upper confidence bound on the coupling
+  bound from pairs started like the chains; t_cert where it reaches 0.01) and the one way to get
+  it per sampler: :func:`certify`, :func:`certify_mis`, :func:`certify_augmented`,
   :func:`certify_heat_bath`
 - exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`,
   :func:`exact_tv_curve`
 - distributions: double geometric pmf/cdf/sampler and maximal coupling
 - diagnostics: R-hat/ESS via ArviZ, netCDF storage of draws
 - :func:`derive_seed`: an independent, stable seed per named step from one base seed
+
+**Modules used by name** (``from isdp.<module> import …``), each with its own ``__all__``: release
+mode — :mod:`isdp.tables` (tables in), :mod:`isdp.constraints` (their invariants),
+:mod:`isdp.discrete` (exact integer-arithmetic samplers), :mod:`isdp.privacy` (the guarantee per
+person), :mod:`isdp.privacy_audit`, :mod:`isdp.errors`, :mod:`isdp.release`, :mod:`isdp.cli`,
+:mod:`isdp.opendp_measurements`; and :mod:`isdp.baselines` (the projection mechanisms the papers
+compare with), :mod:`isdp.accounting` (swapping budget, zCDP conversions), :mod:`isdp.kernels`
+(the compiled samplers' building blocks, for new kernels) and :mod:`isdp.files` (atomic writes).
+Modules whose names start with ``_`` are private.
 
 The experiment layer (the papers' problems, data loaders, studies, figures and the claims
 registry) lives in :mod:`isdp.experiments` and needs the ``workflow`` extra.
@@ -45,7 +57,7 @@ _EXPORTS = {
     "with_mixing_basis": ".bases",
     "augmented_meeting_times": ".augmented",
     "augmented_sample": ".augmented",
-    "certify_augmented": ".augmented",
+    "certify_augmented": ".certification",
     "Certificate": ".certification",
     "CertificationError": ".certification",
     "certify": ".certification",

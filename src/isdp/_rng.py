@@ -71,7 +71,7 @@ _TAIL_MASS = 2.0**-10
 
 
 def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
-    """Walker alias table of |K| for K ~ DG(ε), the argument ``dg`` of :func:`double_geometric`.
+    """Walker alias table of |K| for K ~ DG(ε), the argument ``dg`` of :func:`dg_draw`.
 
     With ``a = exp(-ε)``: entries 0..M are the magnitudes, P(|K| = 0) = (1-a)/(1+a), P(|K| = m) = 2(1-a)a^m/(1+a);
     the last entry M+1 stands for the whole tail |K| > M, mass 2a^{M+1}/(1+a), which the
@@ -107,8 +107,9 @@ def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
 
 
 @njit(inline="always")
-def double_geometric(s, dg):
-    """One draw of DG(a), P(k) = (1-a)/(1+a) a^|k|, from the alias table ``dg`` = :func:`dg_table`.
+def dg_draw(s, dg):
+    """One draw of DG(a), P(k) = (1-a)/(1+a) a^|k|, from the alias table ``dg`` = :func:`dg_table` (compiled,
+    floating-point; :func:`isdp.discrete.double_geometric` is the exact integer-arithmetic draw of a release).
 
     No logarithm except in the tail (probability < 2**-10), where |K| - M - 1 given |K| > M is
     Geometric(1 - a) on {0, 1, ...} and is drawn by inversion from a fresh uniform.

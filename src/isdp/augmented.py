@@ -24,14 +24,13 @@ Coupling two chains: the two t-draws are maximally coupled (Thorisson's rejectio
 with the closed-form inverse-Gaussian densities), then both u-draws use one common random
 stream. When the t's coincide the u's coincide, and then every later pair of draws too: the pair
 has met. Each chain, given the pair's past, moves by its own kernel, so the L-lag bound of
-:mod:`isdp.coupling` applies (:func:`certify_augmented`).
+:mod:`isdp.coupling` applies (:func:`isdp.certification.certify_augmented`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 
 import numpy as np
 from numba import njit, prange, uint64
@@ -39,10 +38,9 @@ from numba import njit, prange, uint64
 from ._rng import next_u64, seed_states, uniform_pos
 from ._runner import check_count, check_positive, check_state
 from .bases import sum_blocks
-from .certification import LEVEL, THRESHOLD, Certificate, draw_states, from_meetings
 from .coupling import MeetingTimes
 from .lattice import IntegerLattice, InvariantError
-from .samplers import _prepare_init
+from .samplers import starting_states
 from .targets import LAPLACE_L2, Target
 
 #: the basis field of a certificate of this chain
@@ -116,8 +114,10 @@ def discrete_gaussian(rng, t):
 
 
 @njit
-def draw_given_t(u, rng, t, block_ptr, block_cells, free_cells):
-    """u | t: discrete Gaussians exp(−t k²) on free cells, and per block conditioned on a zero sum."""
+def draw_given_t(u, rng, t, blocks):
+    """u | t: discrete Gaussians exp(−t k²) on free cells, and per block conditioned on a zero sum
+    (``blocks`` as :func:`_structure`)."""
+    block_ptr, block_cells, free_cells = blocks
     for c in free_cells:
         u[c] = discrete_gaussian(rng, t)
     for b in range(block_ptr.shape[0] - 1):
@@ -155,48 +155,48 @@ def _substream(rng):
 
 
 @njit
-def _iteration(u, rng, eps, block_ptr, block_cells, free_cells):
+def _iteration(u, rng, eps, blocks):
     lam = 0.5 * eps * eps
     t = inverse_gaussian(rng, _nu(u, eps), lam)
-    draw_given_t(u, _substream(rng), t, block_ptr, block_cells, free_cells)
+    draw_given_t(u, _substream(rng), t, blocks)
     return t
 
 
 @njit
-def _coupled_iteration(x, y, rng, eps, block_ptr, block_cells, free_cells):
+def _coupled_iteration(x, y, rng, eps, blocks):
     lam = 0.5 * eps * eps
     tx, ty = maximal_coupling_ig(rng, _nu(x, eps), _nu(y, eps), lam)
     sub = _substream(rng)
-    draw_given_t(x, sub.copy(), tx, block_ptr, block_cells, free_cells)
-    draw_given_t(y, sub, ty, block_ptr, block_cells, free_cells)
+    draw_given_t(x, sub.copy(), tx, blocks)
+    draw_given_t(y, sub, ty, blocks)
     return tx, ty
 
 
 # ---- compiled runs -----------------------------------------------------------------------------
 
 @njit(parallel=True, cache=True)
-def _run(u, rng, eps, block_ptr, block_cells, free_cells, burn_in, thin, out):
+def _run(u, rng, eps, blocks, burn_in, thin, out):
     for c in prange(u.shape[0]):
         for _ in range(burn_in):
-            _iteration(u[c], rng[c], eps, block_ptr, block_cells, free_cells)
+            _iteration(u[c], rng[c], eps, blocks)
         for d in range(out.shape[1]):
             for _ in range(thin):
-                _iteration(u[c], rng[c], eps, block_ptr, block_cells, free_cells)
+                _iteration(u[c], rng[c], eps, blocks)
             out[c, d] = u[c]
 
 
 @njit(parallel=True, cache=True)
-def _meeting_times(init, rng, eps, block_ptr, block_cells, free_cells, lag, max_iter, tau, met):
+def _meeting_times(init, rng, eps, blocks, lag, max_iter, tau, met):
     for p in prange(init.shape[0]):
         x = init[p].copy()
         y = init[p].copy()
         for _ in range(lag):
-            _iteration(x, rng[p], eps, block_ptr, block_cells, free_cells)
+            _iteration(x, rng[p], eps, blocks)
         t = lag
         met[p] = False
         while t < max_iter:
             t += 1
-            _coupled_iteration(x, y, rng[p], eps, block_ptr, block_cells, free_cells)
+            _coupled_iteration(x, y, rng[p], eps, blocks)
             if np.array_equal(x, y):
                 met[p] = True
                 break
@@ -204,24 +204,24 @@ def _meeting_times(init, rng, eps, block_ptr, block_cells, free_cells, lag, max_
 
 
 @njit(cache=True)
-def _coupled_steps(x0, y0, rng, eps, block_ptr, block_cells, free_cells, restart, out_x, out_y, out_t):
+def _coupled_steps(x0, y0, rng, eps, blocks, restart, out_x, out_y, out_t):
     x = x0.copy()
     y = y0.copy()
     for r in range(out_x.shape[0]):
         if restart:
             x[:] = x0
             y[:] = y0
-        out_t[r, 0], out_t[r, 1] = _coupled_iteration(x, y, rng, eps, block_ptr, block_cells, free_cells)
+        out_t[r, 0], out_t[r, 1] = _coupled_iteration(x, y, rng, eps, blocks)
         out_x[r] = x
         out_y[r] = y
 
 
 @njit(cache=True)
-def _single_steps(x0, rng, eps, block_ptr, block_cells, free_cells, out_x, out_t):
+def _single_steps(x0, rng, eps, blocks, out_x, out_t):
     x = x0.copy()
     for r in range(out_x.shape[0]):
         x[:] = x0
-        out_t[r] = _iteration(x, rng, eps, block_ptr, block_cells, free_cells)
+        out_t[r] = _iteration(x, rng, eps, blocks)
         out_x[r] = x
 
 
@@ -246,7 +246,8 @@ def _fill_ig_coupled(rng, nu_x, nu_y, lam, out):
 # ---- public API --------------------------------------------------------------------------------
 
 def _structure(lattice: IntegerLattice, target: Target):
-    """(ε, block_ptr, block_cells, free_cells) of a sum-block lattice and an ℓ2 Laplace target."""
+    """(ε, blocks) of a sum-block lattice and an ℓ2 Laplace target: the kernels' ``blocks`` =
+    (block_ptr, block_cells, free_cells), block b's cells being ``block_cells[block_ptr[b]:block_ptr[b+1]]``."""
     if not isinstance(lattice, IntegerLattice):
         raise TypeError(f"lattice must be an IntegerLattice, got {type(lattice).__name__}")
     if not isinstance(target, Target) or target.code != LAPLACE_L2:
@@ -258,7 +259,7 @@ def _structure(lattice: IntegerLattice, target: Target):
     block_ptr = np.cumsum([0] + [len(b) for b in blocks]).astype(np.int64)
     block_cells = np.concatenate(blocks).astype(np.int64)
     free_cells = np.setdiff1d(np.arange(lattice.n), block_cells).astype(np.int64)
-    return float(target.scale), block_ptr, block_cells, free_cells
+    return float(target.scale), (block_ptr, block_cells, free_cells)
 
 
 def _checked(lattice: IntegerLattice, draws: np.ndarray) -> np.ndarray:
@@ -275,14 +276,14 @@ def augmented_sample(lattice: IntegerLattice, target: Target, *, n_chains: int, 
     ``lattice``; keeps every ``thin``-th iteration after ``burn_in``.
 
     Returns int64 draws (n_chains, n_draws, n), each checked to lie in Λ(A). ``init`` (default 0) is
-    one lattice vector for all chains or one per chain. Certify the burn-in with :func:`certify_augmented`.
+    one lattice vector for all chains or one per chain. Certify the burn-in with :func:`isdp.certify_augmented`.
     """
-    eps, *structure = _structure(lattice, target)
+    eps, blocks = _structure(lattice, target)
     n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
     burn_in, thin = check_count("burn_in", burn_in, 0), check_count("thin", thin, 1)
-    u = _prepare_init(lattice, init, n_chains)
+    u = starting_states(lattice, init, n_chains)
     out = np.zeros((n_chains, n_draws, lattice.n), dtype=np.int64)
-    _run(u, seed_states(seed, n_chains), eps, *structure, burn_in, thin, out)
+    _run(u, seed_states(seed, n_chains), eps, blocks, burn_in, thin, out)
     return _checked(lattice, out)
 
 
@@ -292,26 +293,15 @@ def augmented_meeting_times(lattice: IntegerLattice, target: Target, *, lag: int
     X₀ = Y₀ = ``init[p]``, default 0; X runs ``lag`` iterations alone). Censored pairs have
     ``met = False`` and ``tau = max_iter``.
     """
-    eps, *structure = _structure(lattice, target)
+    eps, blocks = _structure(lattice, target)
     max_iter = check_count("max_iter", max_iter, 1)
     lag, n_pairs = check_count("lag", lag, 1, high=max_iter), check_count("n_pairs", n_pairs, 1)
-    start = _prepare_init(lattice, init, n_pairs)
+    start = starting_states(lattice, init, n_pairs)
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    _meeting_times(start, seed_states(seed, n_pairs), eps, *structure, lag, max_iter, tau, met)
+    _meeting_times(start, seed_states(seed, n_pairs), eps, blocks, lag, max_iter, tau, met)
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
-
-
-def certify_augmented(lattice: IntegerLattice, target: Target, *,
-                      start: np.ndarray | Callable[[int], np.ndarray] | None, lag: int, n_pairs: int, seed: int,
-                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
-    """Certify :func:`augmented_sample` from the chains' starting law ``start`` (as :func:`isdp.certify`:
-    an array of ``n_pairs`` states, a callable returning them, or None for u = 0), L-lag: the
-    ``level`` upper confidence bound of :class:`isdp.Certificate`."""
-    mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=check_count("n_pairs", n_pairs, 1), seed=seed,
-                                 max_iter=max_iter, init=draw_states(start, n_pairs, "start"))
-    return from_meetings(mt, CHAIN_NAME, exact_start=False, max_iter=max_iter, level=level, threshold=threshold)
 
 
 # ---- validation helpers (tests, benchmarks) ----------------------------------------------------
@@ -345,22 +335,22 @@ def coupled_iterations(lattice: IntegerLattice, target: Target, x, y, *, n_rep: 
                        restart: bool = True):
     """Coupled iterations from the pair (x, y): ``n_rep`` independent one-step draws (``restart``) or
     one trajectory of ``n_rep`` iterations. Returns (x's, y's, (t_X, t_Y) per iteration)."""
-    eps, *structure = _structure(lattice, target)
+    eps, blocks = _structure(lattice, target)
     x, y = check_state(lattice, x, "x"), check_state(lattice, y, "y")
     n_rep = check_count("n_rep", n_rep, 1)
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_t = np.empty((n_rep, 2), dtype=float)
-    _coupled_steps(x, y, seed_states(seed, 1)[0], eps, *structure, restart, out_x, out_y, out_t)
+    _coupled_steps(x, y, seed_states(seed, 1)[0], eps, blocks, restart, out_x, out_y, out_t)
     return _checked(lattice, out_x), _checked(lattice, out_y), out_t
 
 
 def single_iterations(lattice: IntegerLattice, target: Target, x, *, n_rep: int, seed: int):
     """``n_rep`` independent one-step draws of the single-chain kernel from x: (x's, t's)."""
-    eps, *structure = _structure(lattice, target)
+    eps, blocks = _structure(lattice, target)
     x = check_state(lattice, x, "x")
     n_rep = check_count("n_rep", n_rep, 1)
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_t = np.empty(n_rep, dtype=float)
-    _single_steps(x, seed_states(seed, 1)[0], eps, *structure, out_x, out_t)
+    _single_steps(x, seed_states(seed, 1)[0], eps, blocks, out_x, out_t)
     return _checked(lattice, out_x), out_t

@@ -104,7 +104,8 @@ def row_space_basis(A) -> np.ndarray:
 
     Rank-deficient ``A`` (e.g. all margins of a table, which are linearly dependent) needs no
     special care: only the eigenvectors of the r × r Gram matrix A Aᵀ with a non-zero eigenvalue
-    λ_k are kept (λ_k > λ_max · max(r, n) · machine ε), and Q = Aᵀ V Λ^(−1/2). This costs O(r³ + nnz(A)·rank) instead of an SVD of the
+    λ_k are kept (λ_k > λ_max · max(r, n) · machine ε), and Q = Aᵀ V Λ^(−1/2). This costs
+    O(r³ + nnz(A)·rank) instead of an SVD of the
     n × r matrix Aᵀ (for the E6 margins: about 0.4 s against 3 s).
     The Gram matrix squares A's condition number, so the result is checked on random probe
     vectors (Q has orthonormal columns, and A Π z = 0); if the check fails, Q comes from an SVD
@@ -198,7 +199,7 @@ def projection_sd(A, sigma: float = 1.0, basis=None) -> np.ndarray:
 def null_space_blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
     """(cells, Q) per independent block of the invariants, Q an orthonormal basis of the null space of
     the block's columns: together the block-diagonal Q_N of Subspace DP §3.3 without its zeros."""
-    from .release import blocks  # the block decomposition of the release's exact route
+    from .constraints import blocks  # the block decomposition of the release's exact route
 
     A = as_integer_matrix(A)
     out = []

@@ -26,7 +26,7 @@ import dataclasses
 
 import numpy as np
 
-from .lattice import IntegerLattice, InvariantError, _lll, table_margins
+from .lattice import IntegerLattice, InvariantError, lll_reduce, table_margins
 
 MIXING_BASES = ("auto", "smith", "path", "table", "lll")
 
@@ -135,6 +135,6 @@ def with_mixing_basis(lattice: IntegerLattice, basis: str = "auto") -> IntegerLa
     elif name == "table":
         moves = table_basis(lattice.A)
     else:
-        moves = _lll(lattice.basis)
+        moves = lll_reduce(lattice.basis)
     change_of_basis(lattice.basis, moves)
     return dataclasses.replace(lattice, basis=moves, basis_name=name)

@@ -38,7 +38,9 @@ import numpy as np
 
 from ._runner import check_count
 from .coupling import MeetingTimes, meeting_times, tv_upper_bound
+from .errors import UncertifiableError
 from .lattice import IntegerLattice
+from .samplers import tune_proposal
 from .targets import Target
 
 #: default confidence level of every certificate
@@ -255,7 +257,8 @@ class Certificate:
                "certify_seconds": round(self.seconds, 3)}
         if burn_in is not None:
             bound = float(self.bound(burn_in)[0])
-            out.update(burn_in=int(burn_in), tv_bound_at_burn_in=bound, certified_at_burn_in=int(bound <= self.threshold),
+            out.update(burn_in=int(burn_in), tv_bound_at_burn_in=bound,
+                       certified_at_burn_in=int(bound <= self.threshold),
                        tv_estimate_at_burn_in=float(self.estimate(burn_in)[0]), status=self.verdict(burn_in))
         return out
 
@@ -350,6 +353,19 @@ def certify_searching_lag(lattice: IntegerLattice, target: Target, *, proposal_e
                    seed=seed + 1, level=level, threshold=threshold, max_iter=2 * lag)
 
 
+def certify_augmented(lattice: IntegerLattice, target: Target, *,
+                      start: np.ndarray | Callable[[int], np.ndarray] | None, lag: int, n_pairs: int, seed: int,
+                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
+    """Certify :func:`augmented_sample` from the chains' starting law ``start`` (as :func:`isdp.certify`:
+    an array of ``n_pairs`` states, a callable returning them, or None for u = 0), L-lag: the
+    ``level`` upper confidence bound of :class:`isdp.Certificate`."""
+    from .augmented import CHAIN_NAME, augmented_meeting_times
+
+    mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=check_count("n_pairs", n_pairs, 1), seed=seed,
+                                 max_iter=max_iter, init=draw_states(start, n_pairs, "start"))
+    return from_meetings(mt, CHAIN_NAME, exact_start=False, max_iter=max_iter, level=level, threshold=threshold)
+
+
 def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndarray], n_pairs: int, seed: int,
                       level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
     """Certify the pair heat-bath chain (:func:`isdp.heat_bath_sweeps`) for exp(−ε‖u‖₁) on {Σu = 0} from
@@ -396,3 +412,36 @@ def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, n_p
                          level=level, threshold=threshold)
 
 
+#: proposal scales the release chain is tuned over (:func:`certify_chain`)
+_CHAIN_PROPOSAL_GRID = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
+
+
+def certify_chain(lattice: IntegerLattice, target: Target, *, threshold: float, n_pairs: int, max_iter: int,
+                  seed: int, on_step: Callable[[], object] | None = None) -> tuple[float, Certificate]:
+    """The release chain's (:mod:`isdp.release`) proposal scale and its certified :class:`Certificate`.
+
+    The proposal is tuned on :data:`_CHAIN_PROPOSAL_GRID`; the pairs start at u = 0, as the release
+    chain does (:func:`certify_searching_lag`: one term, the lag fixed by a pilot before the pairs
+    run, within ``max_iter``). The chain runs ``certificate.burn_in(1)`` iterations, where the bound
+    is at most ``threshold``. Raises :class:`~isdp.errors.UncertifiableError` when ``n_pairs``
+    cannot resolve ``threshold`` at all, when a pilot pair has not met within ``max_iter``
+    iterations, or when the bound never reaches ``threshold``. ``on_step`` is called after the
+    tuning and after the pairs (progress that says nothing about the counts).
+    """
+    step = on_step or (lambda: None)
+    if n_pairs < pairs_needed(threshold):
+        raise UncertifiableError(f"a TV bound of {threshold:.3g} is below what {n_pairs} coupled pairs can resolve at "
+                                 f"95 % ({pairs_needed(threshold)} are needed): raise --pairs")
+    _, proposal_eps = tune_proposal(lattice, target, _CHAIN_PROPOSAL_GRID, n_chains=2, n_iter=1000, seed=seed)
+    step()
+    try:
+        cert = certify_searching_lag(lattice, target, proposal_eps=proposal_eps, start=None, n_pairs=n_pairs,
+                                     seed=seed + 1, threshold=threshold, max_iter=max_iter)
+    except CertificationError as err:
+        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {err}; raise "
+                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells") from None
+    step()
+    if not cert.certified:
+        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {cert.status}; raise "
+                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells")
+    return float(proposal_eps), cert

@@ -52,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"isdp {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("release", help="privatise a table, keeping its invariants exactly",
-                       description=RELEASE_HELP, epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=RELEASE_HELP, epilog=EXIT_CODES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("table", type=Path, nargs="+", help="confidential table: CSV, wide (row labels, one column "
                    "per category; 'Total' rows/columns are checked and kept) or long (key columns and a count "
                    "column); several tables of the same persons are released together under one statement")
@@ -134,7 +135,7 @@ def _same_file(a: Path, b: Path) -> bool:
 def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool) -> None:
     """Refuse, before any work, output paths that are not files, collide with each other or with an
     input (the confidential table is never overwritten), exist without --force, or cannot be written."""
-    from .release import UsageError
+    from .errors import UsageError
 
     for name, path in outputs.items():
         if path.name in ("", ".", ".."):
@@ -161,19 +162,13 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool)
 
 
 def _release(args, parser) -> int:
-    from .release import (
-        Request,
-        TableSet,
-        UsageError,
-        constraint_matrix,
-        dry_run,
-        load_table,
-        make_release,
-        write_release,
-    )
+    from .constraints import constraint_matrix
+    from .errors import UsageError
+    from .release import Request, dry_run, make_release, write_release
+    from .tables import TableSet, load_table
 
-    def load(counts: bool = True):
-        tables = [load_table(path, args.format, args.count_column, counts=counts) for path in args.table]
+    def load(labels_only: bool = False):
+        tables = [load_table(path, args.format, args.count_column, labels_only=labels_only) for path in args.table]
         return tables[0] if len(tables) == 1 else TableSet.of(tables)
 
     if args.seed is not None and not args.reproducible_not_for_publication:
@@ -184,7 +179,7 @@ def _release(args, parser) -> int:
                   max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet)
     if args.dry_run:
         req.check()
-        table = load(counts=False)
+        table = load(labels_only=True)
         A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
         print(json.dumps(dry_run(table, A, labels, req), indent=1))
         return 0
@@ -195,22 +190,24 @@ def _release(args, parser) -> int:
     for output in outputs:
         if output.name in ("", ".", ".."):
             raise UsageError(f"-o/--output {str(output)!r} is not a file name")
-    statement = args.statement or outputs[0].with_name(outputs[0].name + ".statement.json")
-    audit = args.audit or outputs[0].with_name(outputs[0].name + ".audit.json")
+    statement_path = args.statement or outputs[0].with_name(outputs[0].name + ".statement.json")
+    audit_path = args.audit or outputs[0].with_name(outputs[0].name + ".audit.json")
     named = {("-o/--output" if len(outputs) == 1 else f"-o/--output #{i + 1}"): o for i, o in enumerate(outputs)}
-    _check_outputs({**named, "--statement": statement, "--audit": audit},
+    _check_outputs({**named, "--statement": statement_path, "--audit": audit_path},
                    [p for p in (*args.table, args.constraints) if p is not None], force=args.force)
     req.check()  # cheap parameter errors before reading anything
     table = load()
     A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
     release = make_release(table, A, labels, req)
     try:
-        write_release(release, outputs if len(outputs) > 1 else outputs[0], statement, audit, force=args.force)
+        write_release(release, outputs if len(outputs) > 1 else outputs[0], statement_path, audit_path,
+                      force=args.force)
     except OSError as err:
         raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written") from None
-    print(f"released {', '.join(map(str, outputs))} ({len(release.values)} cells, {len(labels)} invariants kept exactly)")
-    print(f"privacy statement (publishable): {statement}")
-    print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit}")
+    print(f"released {', '.join(map(str, outputs))} ({len(release.values)} cells, {len(labels)} invariants kept "
+          "exactly)")
+    print(f"privacy statement (publishable): {statement_path}")
+    print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit_path}")
     _print_guarantee(release.statement)
     if args.seed is not None:
         print("warning: seeded run — reproducible, NOT for publication", file=sys.stderr)
@@ -239,7 +236,7 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit status (see ``isdp release --help``)."""
     try:
         _numba_cache()
-        from .release import ReleaseError
+        from .errors import ReleaseError
 
         parser = _parser()
         args = parser.parse_args(argv)
@@ -254,3 +251,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # files are written last, from temporary files that are removed on the way out
         print("isdp release: interrupted: nothing written", file=sys.stderr)
         return 130
+
+__all__ = [
+    "EXIT_CODES",
+    "RELEASE_HELP",
+    "main",
+]

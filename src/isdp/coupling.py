@@ -22,27 +22,22 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import (
-    acceptance_ratio,
-    apply_move,
-    basis_csr,
-    component_sweep,
-    exp_table,
-    norm_change,
-)
-from ._rng import dg_table, seed_states, uniform_pos
+from ._rng import seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps, check_positive, check_state
 from .distributions import maximal_coupling_dg
+from .kernels import acceptance_ratio, apply_move, basis_csr, component_sweep, norm_change, sweep_law
 from .lattice import IntegerLattice
-from .samplers import _prepare_init
+from .samplers import starting_states
 from .targets import LAPLACE_L1, LAPLACE_L2, Target
 
-log = logging.getLogger("isdp.coupling")
+log = logging.getLogger(__name__)
 
 
 @njit
-def _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng, ptr, idx, val, code, param, dg, exp_l1):
+def _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng, csr, law):
     """One coupled iteration. ``wdiff`` = w_Y - w_X (lattice coordinates); returns (sx, sy, n_diff)."""
+    ptr, idx, val = csr
+    code, param, dg, exp_l1 = law
     nx = np.sqrt(sx)
     ny = np.sqrt(sy)
     for j in range(ptr.shape[0] - 1):
@@ -79,8 +74,9 @@ def _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng, ptr, idx, val, code, param,
 
 
 @njit(parallel=True, cache=True)
-def _meeting_times(init_x, init_y, wdiff0, rng, ptr, idx, val, code, param, dg, exp_l1, lag, max_iter, tau, met):
-    k = ptr.shape[0] - 1
+def _meeting_times(init_x, init_y, wdiff0, rng, csr, law, lag, max_iter, tau, met):
+    k = csr[0].shape[0] - 1
+    code, param, dg, exp_l1 = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
     for p in prange(init_x.shape[0]):
         x = init_x[p].copy()
         y = init_y[p].copy()
@@ -88,7 +84,7 @@ def _meeting_times(init_x, init_y, wdiff0, rng, ptr, idx, val, code, param, dg, 
         sy = (y * y).sum()
         wdiff = wdiff0[p].copy()
         for _ in range(lag):
-            _, sx = component_sweep(x, sx, rng[p], ptr, idx, val, code, param, dg, exp_l1, wdiff, -1)
+            _, sx = component_sweep(x, sx, rng[p], csr, (code, param, dg, exp_l1), wdiff, -1)
         n_diff = 0
         for j in range(k):
             if wdiff[j] != 0:
@@ -98,7 +94,7 @@ def _meeting_times(init_x, init_y, wdiff0, rng, ptr, idx, val, code, param, dg, 
         met[p] = lag == 0 and n_diff == 0
         while not met[p] and t < max_iter:
             t += 1
-            sx, sy, n_diff = _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng[p], ptr, idx, val, code, param, dg, exp_l1)
+            sx, sy, n_diff = _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng[p], csr, (code, param, dg, exp_l1))
             met[p] = n_diff == 0
         tau[p] = t
 
@@ -163,22 +159,20 @@ def meeting_times(
 
     Chain X starts at ``init`` (default u = 0) and runs ``lag`` iterations alone; then X and Y move
     under the coupled kernel, and τ is the first t > ``lag`` with X_t = Y_{t-lag} (they stay
-    together from then on; at lag 0, the first t ≥ 0). Y starts where X does, or at ``init_y`` — with ``init_y`` drawn from π
-    itself and ``lag`` 0, P(τ > t) bounds d_TV(law of X_t, π) directly (the coupling inequality). A
-    pair that has not met by ``max_iter`` is reported with ``met = False`` and τ = ``max_iter``.
+    together from then on; at lag 0, the first t ≥ 0). Y starts where X does, or at ``init_y`` — with
+    ``init_y`` drawn from π itself and ``lag`` 0, P(τ > t) bounds d_TV(law of X_t, π) directly (the
+    coupling inequality). A pair that has not met by ``max_iter`` is reported with ``met = False`` and τ = ``max_iter``.
     """
     max_iter, proposal_eps = check_count("max_iter", max_iter, 1), check_dg_eps("proposal_eps", proposal_eps)
     lag = check_count("lag", lag, 0 if init_y is not None else 1, high=max_iter)
     n_pairs = check_count("n_pairs", n_pairs, 1)
-    start_x = _prepare_init(lattice, init, n_pairs)
-    start_y = start_x if init_y is None else _prepare_init(lattice, init_y, n_pairs)
-    ptr, idx, val = basis_csr(lattice.basis)
+    start_x = starting_states(lattice, init, n_pairs)
+    start_y = start_x if init_y is None else starting_states(lattice, init_y, n_pairs)
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    _meeting_times(start_x, start_y, lattice.coordinates(start_y - start_x), seed_states(seed, n_pairs), ptr, idx,
-                   val, target.code, target.param, dg_table(proposal_eps), exp_table(target.code, target.param),
-                   int(lag), int(max_iter), tau, met)
+    _meeting_times(start_x, start_y, lattice.coordinates(start_y - start_x), seed_states(seed, n_pairs),
+                   basis_csr(lattice.basis), sweep_law(target, proposal_eps), int(lag), int(max_iter), tau, met)
     seconds = time.perf_counter() - tick
     log.info("%s, lag %d: %d of %d pairs met, median τ - L = %d, %.1f s", target.label, lag, met.sum(), n_pairs,
              int(np.median(tau - lag)), seconds)
@@ -186,7 +180,7 @@ def meeting_times(
 
 
 @njit(cache=True)
-def _coupled_steps(x0, y0, wdiff0, rng, ptr, idx, val, code, param, dg, exp_l1, out_x, out_y):
+def _coupled_steps(x0, y0, wdiff0, rng, csr, law, out_x, out_y):
     for r in range(out_x.shape[0]):
         x = x0.copy()
         y = y0.copy()
@@ -195,7 +189,7 @@ def _coupled_steps(x0, y0, wdiff0, rng, ptr, idx, val, code, param, dg, exp_l1, 
         for j in range(wdiff.shape[0]):
             if wdiff[j] != 0:
                 n_diff += 1
-        _coupled_sweep(x, y, (x * x).sum(), (y * y).sum(), wdiff, n_diff, rng, ptr, idx, val, code, param, dg, exp_l1)
+        _coupled_sweep(x, y, (x * x).sum(), (y * y).sum(), wdiff, n_diff, rng, csr, law)
         out_x[r] = x
         out_y[r] = y
 
@@ -210,9 +204,8 @@ def coupled_kernel_draws(
     x, y = check_state(lattice, x, "x"), check_state(lattice, y, "y")
     n_rep, proposal_eps = check_count("n_rep", n_rep, 1), check_dg_eps("proposal_eps", proposal_eps)
     wdiff = lattice.coordinates(y) - lattice.coordinates(x)
-    ptr, idx, val = basis_csr(lattice.basis)
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
-    _coupled_steps(x, y, wdiff, seed_states(seed, 1)[0], ptr, idx, val, target.code, target.param,
-                   dg_table(proposal_eps), exp_table(target.code, target.param), out_x, out_y)
+    _coupled_steps(x, y, wdiff, seed_states(seed, 1)[0], basis_csr(lattice.basis), sweep_law(target, proposal_eps),
+                   out_x, out_y)
     return out_x, out_y

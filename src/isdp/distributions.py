@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._rng import dg_table, double_geometric, seed_states, uniform_pos
+from ._rng import dg_draw, dg_table, seed_states, uniform_pos
 
 
 def _check_eps(eps: float) -> float:
@@ -59,7 +59,7 @@ def _dg_fill(states, dg, out):
     per_stream = out.shape[1]
     for i in range(out.shape[0]):
         for j in range(per_stream):
-            out[i, j] = double_geometric(states[i], dg)
+            out[i, j] = dg_draw(states[i], dg)
 
 
 def dg_rvs_compiled(eps: float, size: int, seed: int, max_table_bits: int = 11) -> np.ndarray:
@@ -81,11 +81,11 @@ def maximal_coupling_dg(s, mean_x, mean_y, dg):
     shifted DGs, log q(z) - log p(z) = (|z - mean_y| - |z - mean_x|) log a.
     """
     log_a = dg[3]
-    x = mean_x + double_geometric(s, dg)
+    x = mean_x + dg_draw(s, dg)
     if np.log(uniform_pos(s)) <= (abs(x - mean_y) - abs(x - mean_x)) * log_a:
         return x, x
     while True:
-        y = mean_y + double_geometric(s, dg)
+        y = mean_y + dg_draw(s, dg)
         if np.log(uniform_pos(s)) > (abs(y - mean_x) - abs(y - mean_y)) * log_a:
             return x, y
 

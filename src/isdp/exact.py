@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 from scipy import stats
 
-from ._rng import dg_table, double_geometric, seed_states, uniform_pos
+from ._rng import dg_draw, dg_table, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps
 from .distributions import dg_logpmf
 from .lattice import IntegerLattice, as_integer_matrix
@@ -30,7 +30,7 @@ def _sum_zero_rejection(rng, dg, out, tries):
             attempts += 1
             total = 0
             for i in range(n - 1):
-                v = double_geometric(s, dg)
+                v = dg_draw(s, dg)
                 out[r, i] = v
                 total += v
             if np.log(uniform_pos(s)) <= abs(total) * log_a:
@@ -123,7 +123,7 @@ def _conditioned_rejection(rng, dg, A, out):
         s = rng[r]
         while True:
             for i in range(n):
-                out[r, i] = double_geometric(s, dg)
+                out[r, i] = dg_draw(s, dg)
             ok = True
             for c in range(m):
                 total = 0

@@ -21,17 +21,23 @@ def temporary_sibling(path) -> Path:
     return path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
 
 
-def atomic_write(path, write: Callable[[Path], object]) -> Path:
+def atomic_write(path, write: Callable[[Path], object], *, replace: bool = True) -> Path:
     """Call ``write(tmp)`` on a temporary sibling of ``path``, then rename it onto ``path``.
 
-    On any error the temporary file is removed and ``path`` is left as it was. Returns ``path``.
+    With ``replace=False`` an existing ``path`` is never overwritten: the file is published by a
+    hard link, which raises FileExistsError if the name exists, also when another process created
+    it meanwhile. On any error the temporary file is removed and ``path`` is left as it was.
+    Returns ``path``.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_sibling(path)
     try:
         write(tmp)
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     return path
@@ -52,3 +58,11 @@ def write_json(obj, path, **dumps_kwargs) -> Path:
 def write_text(text: str, path) -> Path:
     """A text file (UTF-8), atomically."""
     return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+__all__ = [
+    "atomic_write",
+    "temporary_sibling",
+    "write_json",
+    "write_table",
+    "write_text",
+]

@@ -34,7 +34,7 @@ from ._runner import check_count, check_positive, run_chunked
 from .coupling import MeetingTimes
 from .lattice import InvariantError
 
-log = logging.getLogger("isdp.heat_bath")
+log = logging.getLogger(__name__)
 
 #: the sampler's name in certificates and records
 NAME = "pair heat-bath"
@@ -68,7 +68,8 @@ def _pick_pair(rng, n):
 
 
 @njit(cache=True)
-def _sweeps(u, rng, r, log_r, n_sweeps):
+def _sweeps(u, rng, ratio, n_sweeps):
+    r, log_r = ratio
     n = u.shape[0]
     for _ in range(n_sweeps * n):
         i, j = _pick_pair(rng, n)
@@ -79,13 +80,14 @@ def _sweeps(u, rng, r, log_r, n_sweeps):
 
 
 @njit(parallel=True, cache=True)
-def _run(states, rng, r, log_r, n_sweeps):
+def _run(states, rng, ratio, n_sweeps):
     for c in prange(states.shape[0]):
-        _sweeps(states[c], rng[c], r, log_r, n_sweeps)
+        _sweeps(states[c], rng[c], ratio, n_sweeps)
 
 
 @njit(parallel=True, cache=True)
-def _meeting_times(init_x, init_y, rng, r, log_r, max_iter, tau, met):
+def _meeting_times(init_x, init_y, rng, ratio, max_iter, tau, met):
+    r, log_r = ratio
     n = init_x.shape[1]
     for p in prange(init_x.shape[0]):
         x = init_x[p].copy()
@@ -123,6 +125,7 @@ def _check_states(states, name: str) -> np.ndarray:
 
 
 def _ratio(eps) -> tuple[float, float]:
+    """(r, log r), r = e^(−2ε): the kernels' ``ratio`` argument."""
     eps = check_positive("eps", eps)
     r = float(np.exp(-2.0 * eps))
     if not 0.0 < r < 1.0:
@@ -135,10 +138,10 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
     sweeps of the pair heat-bath kernel; returns the final states (each chain has its own random
     stream, so a seed fixes them whatever the number of threads)."""
     states = _check_states(init, "init").copy()
-    r, log_r = _ratio(eps)
+    ratio = _ratio(eps)
     n_sweeps = check_count("n_sweeps", n_sweeps, 0)
     rng = seed_states(seed, states.shape[0])
-    run_chunked(lambda t, k: _run(states, rng, r, log_r, k), n_sweeps, log=log, label=f"{NAME} sweeps",
+    run_chunked(lambda t, k: _run(states, rng, ratio, k), n_sweeps, log=log, label=f"{NAME} sweeps",
                 progress=progress)
     return states
 
@@ -150,12 +153,12 @@ def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: 
     x, y = _check_states(init_x, "init_x"), _check_states(init_y, "init_y")
     if x.shape != y.shape:
         raise InvariantError(f"init_x and init_y must have the same shape, got {x.shape} and {y.shape}")
-    r, log_r = _ratio(eps)
+    ratio = _ratio(eps)
     max_iter = check_count("max_iter", max_iter, 1)
     tau = np.zeros(len(x), dtype=np.int64)
     met = np.zeros(len(x), dtype=np.bool_)
     tick = time.perf_counter()
-    _meeting_times(x, y, seed_states(seed, len(x)), r, log_r, max_iter, tau, met)
+    _meeting_times(x, y, seed_states(seed, len(x)), ratio, max_iter, tau, met)
     seconds = time.perf_counter() - tick
     log.info("%s, %d cells: %d of %d pairs met, median τ = %d sweeps, %.2f s", NAME, x.shape[1], met.sum(), len(x),
              int(np.median(tau)), seconds)

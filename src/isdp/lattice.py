@@ -88,8 +88,10 @@ def _smith(A: np.ndarray):
     return diag, rank, np.array(U.tolist(), dtype=object), np.array(V.tolist(), dtype=object)
 
 
-def _lll(basis: np.ndarray) -> np.ndarray:
-    """LLL-reduce the columns of ``basis`` (sympy's exact integer LLL)."""
+def lll_reduce(basis: np.ndarray) -> np.ndarray:
+    """The LLL reduction (sympy's exact integer LLL) of the columns of the integer ``basis`` (n × k): an
+    int64 basis of the same lattice with short, nearly orthogonal columns. Raises
+    :class:`InvariantError` when the reduction fails or its result does not fit int64."""
     import sympy
     from sympy.polys.matrices import DomainMatrix
 
@@ -133,8 +135,9 @@ class IntegerLattice:
         """
         A = as_integer_matrix(A)
         if np.abs(A.astype(float)).max() > CONSTRAINT_LIMIT:  # float: abs(int64 min) wraps
-            raise InvariantError(f"A has entries up to {np.abs(A.astype(float)).max():.4g} in size, beyond the supported ±2**31 "
-                                 "(larger entries overflow the lattice basis and its exact reduction)")
+            raise InvariantError(f"A has entries up to {np.abs(A.astype(float)).max():.4g} in size, beyond the "
+                                 "supported ±2**31 (larger entries overflow the lattice basis and its exact "
+                                 "reduction)")
         diag, rank, _, V = _smith(A)
         n = A.shape[1]
         if rank == n:
@@ -145,7 +148,7 @@ class IntegerLattice:
         basis = V[:, rank:]
         reduced = reduce is True or (reduce == "auto" and max(abs(int(x)) for x in basis.ravel()) > 1)
         if reduced:
-            basis = _lll(basis)  # exact (sympy) on the Smith basis before any int64 cast
+            basis = lll_reduce(basis)  # exact (sympy) on the Smith basis before any int64 cast
         basis = _to_int64(basis, "the lattice basis")
         if np.any(_exact_matmul(A, basis) != 0):  # cheap guard on the library, not on the input
             raise AssertionError("Smith normal form basis does not satisfy A B = 0")
@@ -228,7 +231,8 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
     """
     r = np.asarray(release)
     if r.dtype.kind not in "iuf" or r.ndim == 0:
-        raise InvariantError(f"{what} must be a numeric vector or array of vectors, got dtype {r.dtype}, shape {r.shape}")
+        raise InvariantError(f"{what} must be a numeric vector or array of vectors, got dtype {r.dtype}, "
+                             f"shape {r.shape}")
     if not np.issubdtype(r.dtype, np.integer):
         if not np.all(np.isfinite(r)) or np.any(np.rint(r) != r):
             raise InvariantError(f"{what} is not integer-valued")

@@ -39,12 +39,12 @@ import scipy.sparse as sp
 import sympy
 from numba import njit, prange
 
-from ._kernels import copy_into
-from ._rng import dg_table, double_geometric, seed_states, uniform_pos
+from ._rng import dg_draw, dg_table, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps, run_chunked
+from .kernels import copy_into
 from .lattice import InvariantError, as_integer_matrix, as_vector
 
-log = logging.getLogger("isdp.mis")
+log = logging.getLogger(__name__)
 
 __all__ = ["MISResult", "mis_exact_sample", "mis_meeting_times", "mis_sample", "mis_log_weight"]
 
@@ -131,6 +131,24 @@ def mis_log_weight(s, center, index_set, eps: float, proposal_eps: float) -> np.
     return -eps * dev.sum(axis=-1) + proposal_eps * dev[..., np.asarray(index_set)].sum(axis=-1)
 
 
+def _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps) -> tuple:
+    """The compiled kernels' (equalities, inequalities, law), each a tuple built once per run:
+
+    - equalities (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a): I, I^c, A[:, I] row-wise in CSR
+      form with column positions in the full vector, and adj(M), det(M) of M = A[:, I^c], to solve
+      A s = a for s_(I^c);
+    - inequalities (b_ptr, b_idx, b_val, b): B row-wise in CSR form and b (no rows without B);
+    - law (center, ε, ε̃, DG table of ε̃): target and proposal.
+    """
+    ai_ptr, ai_idx, ai_val = _csr(A[:, idx_i])
+    equalities = (idx_i, idx_c, ai_ptr, idx_i[ai_idx], ai_val, adj, np.int64(det), a)
+    if B is None:
+        inequalities = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    else:
+        inequalities = (*_csr(B), b)
+    return equalities, inequalities, (center, eps, proposal_eps, dg_table(proposal_eps))
+
+
 def _in_set(S: np.ndarray, A, a, B, b) -> np.ndarray:
     """Rows of S (k × d) that meet A s = a and B s >= b."""
     ok = np.all(S @ A.T == a, axis=1)
@@ -143,16 +161,18 @@ def _in_set(S: np.ndarray, A, a, B, b) -> np.ndarray:
 
 
 @njit(inline="always")
-def _propose(rng, prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx, b_val, b_vec,
-             center, eps, eps_q, dg_q):
-    """Draw one proposal into ``prop``; returns (status, its log weight): status 0 non-integral,
-    1 infeasible (B s̃ < b), 2 a point of S*."""
+def _propose(rng, prop, r, equalities, inequalities, law):
+    """Draw one proposal into ``prop`` (``r``: scratch of length m); returns (status, its log weight):
+    status 0 non-integral, 1 infeasible (B s̃ < b), 2 a point of S*. Arguments as :func:`_kernel_inputs`."""
+    idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec = equalities
+    b_ptr, b_idx, b_val, b_vec = inequalities
+    center, eps, eps_q, dg_q = law
     m = a_vec.shape[0]
     # step 1-1: s̃_I ~ q, independent of the current state
     dev_i = 0
     for j in range(idx_i.shape[0]):
         i = idx_i[j]
-        z = double_geometric(rng, dg_q)
+        z = dg_draw(rng, dg_q)
         prop[i] = center[i] + z
         dev_i += abs(z)
     # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers
@@ -182,21 +202,23 @@ def _propose(rng, prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec
 
 
 @njit(parallel=True, cache=True)
-def _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx,
-             b_val, b_vec, center, eps, eps_q, dg_q, t0, n_iter, burn_in, thin, out, accepted, infeasible,
+def _mis_run(state, logw, rng, equalities, inequalities, law, t0, n_iter, burn_in, thin, out, accepted, infeasible,
              nonintegral):
+    """Iterations t0..t0+n_iter of every chain. The per-chain counts are separate arrays, not a tuple: numba's
+    prange loses writes to arrays unpacked from a tuple argument."""
+    center, eps, eps_q, dg_q = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
+    m = equalities[-1].shape[0]
     n_chains, d = state.shape
     for c in prange(n_chains):
         s = state[c]
         lw = logw[c]
         prop = np.empty(d, dtype=np.int64)
-        r = np.empty(a_vec.shape[0], dtype=np.int64)
+        r = np.empty(m, dtype=np.int64)
         acc = 0
         n_inf = 0
         n_nonint = 0
         for t in range(t0, t0 + n_iter):
-            status, lw_new = _propose(rng[c], prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec,
-                                      b_ptr, b_idx, b_val, b_vec, center, eps, eps_q, dg_q)
+            status, lw_new = _propose(rng[c], prop, r, equalities, inequalities, (center, eps, eps_q, dg_q))
             if status == 0:
                 n_nonint += 1
             elif status == 1:
@@ -218,10 +240,11 @@ def _mis_run(state, logw, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a
 
 
 @njit(parallel=True, cache=True)
-def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr,
-                 b_idx, b_val, b_vec, center, eps, eps_q, dg_q, lag, max_iter, tau, met):
+def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, law, lag, max_iter, tau, met):
     """Meeting times of the MIS: X runs ``lag`` proposals alone, then X and Y share every proposal
     and one uniform; they meet when both accept the same proposal (or already agree: τ = 0 at lag 0)."""
+    center, eps, eps_q, dg_q = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
+    m = equalities[-1].shape[0]
     n_pairs, d = init_x.shape
     for p in prange(n_pairs):
         x = init_x[p].copy()
@@ -229,10 +252,9 @@ def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, idx_i, idx_c, ai_ptr, ai_i
         lx = logw_x[p]
         ly = logw_y[p]
         prop = np.empty(d, dtype=np.int64)
-        r = np.empty(a_vec.shape[0], dtype=np.int64)
+        r = np.empty(m, dtype=np.int64)
         for _ in range(lag):
-            status, lw_new = _propose(rng[p], prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec,
-                                      b_ptr, b_idx, b_val, b_vec, center, eps, eps_q, dg_q)
+            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, (center, eps, eps_q, dg_q))
             if status == 2 and (lw_new >= lx or uniform_pos(rng[p]) < np.exp(lw_new - lx)):
                 copy_into(x, prop)
                 lx = lw_new
@@ -244,8 +266,7 @@ def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, idx_i, idx_c, ai_ptr, ai_i
                 same = False
         while t < max_iter and not same:
             t += 1
-            status, lw_new = _propose(rng[p], prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec,
-                                      b_ptr, b_idx, b_val, b_vec, center, eps, eps_q, dg_q)
+            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, (center, eps, eps_q, dg_q))
             if status == 2:
                 u = uniform_pos(rng[p])  # common to both chains: each accepts with its own min(1, ratio)
                 ax = lw_new >= lx or u < np.exp(lw_new - lx)
@@ -265,19 +286,19 @@ def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, idx_i, idx_c, ai_ptr, ai_i
 
 
 @njit(parallel=True, cache=True)
-def _mis_exact(out, rng, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr, b_idx, b_val, b_vec, center,
-               eps, dg, max_tries, tries):
-    """Rejection: proposals from the MIS proposal at ε̃ = ε, accepted with probability
-    exp(−ε Σ_{i∈I^c} |s̃_i − s*_i|) ≤ 1 when they lie in S* (see :func:`mis_exact_sample`)."""
+def _mis_exact(out, rng, equalities, inequalities, law, max_tries, tries):
+    """Rejection: proposals from the MIS proposal at ε̃ = ε (``law`` built with both equal), accepted with
+    probability exp(−ε Σ_{i∈I^c} |s̃_i − s*_i|) ≤ 1 when they lie in S* (see :func:`mis_exact_sample`)."""
+    center, eps, eps_q, dg = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
+    m = equalities[-1].shape[0]
     d = out.shape[1]
     for k in prange(out.shape[0]):
         prop = np.empty(d, dtype=np.int64)
-        r = np.empty(a_vec.shape[0], dtype=np.int64)
+        r = np.empty(m, dtype=np.int64)
         tries[k] = 0  # 0: not accepted within max_tries
         for n in range(1, max_tries + 1):
             # at ε̃ = ε the returned log weight is −ε Σ_{I^c} |s̃_i − s*_i|
-            status, lw = _propose(rng[k], prop, r, idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec, b_ptr,
-                                  b_idx, b_val, b_vec, center, eps, eps, dg)
+            status, lw = _propose(rng[k], prop, r, equalities, inequalities, (center, eps, eps_q, dg))
             if status == 2 and np.log(uniform_pos(rng[k])) <= lw:
                 copy_into(out[k], prop)
                 tries[k] = n
@@ -297,8 +318,7 @@ class _Problem:
     b: np.ndarray | None
     state: np.ndarray  # int64 (chains, d)
     logw: np.ndarray  # float (chains,)
-    kernel: tuple  # (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a, b_ptr, b_idx, b_val, b_vec, center,
-    #                 eps, proposal_eps, dg table)
+    kernel: tuple  # (equalities, inequalities, law) of _kernel_inputs
     idx_i: np.ndarray
     det: int
 
@@ -333,16 +353,8 @@ def _problem(A, a, center, B, b, *, eps, proposal_eps, index_set, n_chains, init
         what = "the confidential query s* (the default start)" if init is None else "init"
         raise InvariantError(f"{what} is outside S* = {{s : A s = a, B s >= b}}: the MIS must start inside it")
 
-    ai_ptr, ai_idx, ai_val = _csr(A[:, idx_i])
-    ai_idx = idx_i[ai_idx]  # column positions in the full vector
-    if B is None:
-        b_ptr, b_idx, b_val, b_vec = np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
-    else:
-        b_ptr, b_idx, b_val = _csr(B)
-        b_vec = b
     logw = np.asarray(mis_log_weight(state, center, idx_i, eps, proposal_eps), dtype=float).copy()
-    kernel = (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, np.int64(det), a, b_ptr, b_idx, b_val, b_vec, center,
-              eps, proposal_eps, dg_table(proposal_eps))
+    kernel = _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps)
     return _Problem(A=A, a=a, B=B, b=b, state=state, logw=logw, kernel=kernel, idx_i=idx_i, det=det)
 
 
@@ -471,7 +483,7 @@ def mis_exact_sample(A, a, center, *, eps: float, index_set, size: int, seed: in
                   allow_nonunimodular=allow_nonunimodular)
     out = np.empty((size, pb.A.shape[1]), dtype=np.int64)
     tries = np.zeros(size, dtype=np.int64)
-    _mis_exact(out, seed_states(seed, size), *pb.kernel[:-2], pb.kernel[-1], max_tries, tries)  # no ε̃: it is ε
+    _mis_exact(out, seed_states(seed, size), *pb.kernel, max_tries, tries)
     if np.any(tries == 0):
         raise ValueError(f"mis_exact_sample: {int((tries == 0).sum())} of {size} draws were not accepted within "
                          f"max_tries = {max_tries} proposals; raise max_tries")

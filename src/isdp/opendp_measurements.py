@@ -21,10 +21,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .discrete import as_fraction, system_source
+from .discrete import ExactSampler, as_fraction, system_source
 from .lattice import as_integer_matrix
 from .privacy import gaussian_rho, unit_epsilon
-from .release import ExactSampler
 
 #: the input metric's descriptor (OpenDP compares metrics by it)
 PERSONS = "isdp: persons whose records differ between two tables with the same invariants (inf otherwise)"
@@ -106,3 +105,13 @@ def make_counts_as_l1(n: int):
     return dp.t.make_user_transformation(counts_domain(n), persons_metric(), counts_domain(n),
                                          dp.l1_distance(T=dp.i64), function=lambda x: x,
                                          stability_map=lambda k: 2 * k)
+
+__all__ = [
+    "MAX_ATTEMPTS",
+    "PERSONS",
+    "counts_domain",
+    "make_counts_as_l1",
+    "make_isdp_gaussian",
+    "make_isdp_laplace",
+    "persons_metric",
+]

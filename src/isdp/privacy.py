@@ -18,7 +18,7 @@ published exactly, by design.
 **Several tables.** Tables released together count the same persons, each person in at most one
 cell of each table, so one person changes T tables by at most 2T in ℓ1 and √(2T) in ℓ2, where T
 counts the tables whose cells enter the mechanism's norm (a table the invariants determine from
-the others is derived from them: :func:`isdp.release.norm_tables`).
+the others is derived from them: :func:`isdp.discrete.norm_tables`).
 
 **Calibration.** The user states the guarantee needed per person (ε, and δ where the route has
 one); the mechanism's own parameter follows from it: ε per unit ℓ1 distance = ε/(2T), per unit
@@ -118,33 +118,33 @@ def _repeated_column(A: sparse.csc_array) -> bool:
     return len({column(j) for j in suspects}) < len(suspects)
 
 
-def unit_epsilon(epsilon_person: Fraction, norm: str, tables: int = 1) -> Fraction | float:
+def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Fraction | float:
     """The mechanism's ε per unit distance that gives ``epsilon_person`` per person when a person's
-    change reaches ``tables`` tables in the norm (exact for ℓ1)."""
+    change reaches ``n_tables`` tables in the norm (exact for ℓ1)."""
     if norm == "l1":
-        return Fraction(epsilon_person) / (PERSON_L1 * tables)
+        return Fraction(epsilon_person) / (PERSON_L1 * n_tables)
     if norm == "l2":
-        return float(epsilon_person) / (PERSON_L2 * math.sqrt(tables))
+        return float(epsilon_person) / (PERSON_L2 * math.sqrt(n_tables))
     raise ValueError(f"no unit ε for the norm {norm!r}")
 
 
-def gaussian_sigma(epsilon_person: float, delta: float, tables: int = 1) -> Fraction:
+def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fraction:
     """The Gaussian's σ (a fraction, rounded up on a 10⁻⁶ grid) that meets (ε, δ) per person.
 
     ρ per person is T·PERSON_L2²/(2σ²) = T/σ² over T tables; the largest ρ converting to ε at δ is
     :func:`isdp.accounting.dp_to_zcdp`; rounding σ up only lowers ρ.
     """
     rho = dp_to_zcdp(float(epsilon_person), delta)
-    sigma = Fraction(math.ceil(PERSON_L2 * math.sqrt(tables) / math.sqrt(2 * rho) * _SIGMA_GRID), _SIGMA_GRID)
-    while zcdp_to_dp(gaussian_rho(sigma, 1, tables), delta) > float(epsilon_person):  # float rounding of the bound
+    sigma = Fraction(math.ceil(PERSON_L2 * math.sqrt(n_tables) / math.sqrt(2 * rho) * _SIGMA_GRID), _SIGMA_GRID)
+    while zcdp_to_dp(gaussian_rho(sigma, 1, n_tables), delta) > float(epsilon_person):  # float rounding of the bound
         sigma += Fraction(1, _SIGMA_GRID)
     return sigma
 
 
-def gaussian_rho(sigma, k: int, tables: int = 1) -> float:
-    """zCDP ρ of the generalized Gaussian for a change of ``k`` persons over ``tables`` tables in the
+def gaussian_rho(sigma, k: int, n_tables: int = 1) -> float:
+    """zCDP ρ of the generalized Gaussian for a change of ``k`` persons over ``n_tables`` tables in the
     norm: (√(2T)·k)²/(2σ²) = T k²/σ²."""
-    return (PERSON_L2 * k) ** 2 * tables / (2 * float(sigma) ** 2)
+    return (PERSON_L2 * k) ** 2 * n_tables / (2 * float(sigma) ** 2)
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ class Guarantee:
 
     ``norm``: l1, l2 or gaussian; ``unit``: ε per unit distance (Laplace) or σ (Gaussian);
     ``delta_conversion``: the Gaussian's zCDP → (ε, δ) δ; ``eta``: the chain's certified TV bound
-    (None: an exact draw); ``tables``: the tables in the norm that one person's change reaches.
+    (None: an exact draw); ``n_tables``: the tables in the norm that one person's change reaches.
     """
 
     norm: str
@@ -161,18 +161,19 @@ class Guarantee:
     delta_conversion: float | None = None
     eta: float | None = None
     confidence: float | None = None  # the certificate's level, with eta
-    tables: int = 1
+    n_tables: int = 1
     released: int = 1  # tables released together (those derived from the others included)
 
     def at(self, k: int) -> dict:
         """ε, δ (and ρ for the Gaussian) for a change of ``k`` persons."""
         out: dict = {"persons": k}
         if self.norm == "gaussian":
-            rho = gaussian_rho(self.unit, k, self.tables)
+            rho = gaussian_rho(self.unit, k, self.n_tables)
             eps = zcdp_to_dp(rho, self.delta_conversion)
             out.update(rho=rho, epsilon=eps, delta=self.delta_conversion)
         else:
-            distance = PERSON_L1 * k * self.tables if self.norm == "l1" else PERSON_L2 * k * math.sqrt(self.tables)
+            distance = (PERSON_L1 * k * self.n_tables if self.norm == "l1"
+                        else PERSON_L2 * k * math.sqrt(self.n_tables))
             eps = float(self.unit) * distance
             out.update(epsilon=eps, delta=0.0)
         if self.eta is not None:
@@ -209,3 +210,13 @@ class Guarantee:
                 "two_persons": {**self.at(2), "realisable": neighbours.realisable(2), "text": self.sentence(2)},
                 "neighbours": neighbours.describe(),
                 **({"tv_bound": self.eta, "confidence_level": self.confidence} if self.eta is not None else {})}
+
+__all__ = [
+    "Guarantee",
+    "Neighbours",
+    "PERSON_L1",
+    "PERSON_L2",
+    "gaussian_rho",
+    "gaussian_sigma",
+    "unit_epsilon",
+]

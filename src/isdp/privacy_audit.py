@@ -47,8 +47,8 @@ class Law:
 
 def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | None = None,
                       accept: bool = True) -> Law:
-    """The law of the exact route's noise, from its construction (:class:`isdp.release.ExactL1Sampler`,
-    or an :class:`isdp.release.ExactSampler` of one block).
+    """The law of the exact route's noise, from its construction (:class:`isdp.discrete.ExactL1Sampler`,
+    or an :class:`isdp.discrete.ExactSampler` of one block).
 
     Free cells i.i.d. DG(ε) on the box |u_free|_∞ ≤ radius, solved cells ``solve @ u_free``,
     acceptance exp(−ε Σ|u_solved|) and, with ``sigma``, the Gaussian step
@@ -57,7 +57,7 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
     ``outside`` bounds the accepted mass beyond the box by the free cells' DG tail (acceptance
     ≤ 1), relative to the mass inside.
     """
-    if hasattr(sampler, "parts"):  # an isdp.release.ExactSampler: the audit lattices are one block
+    if hasattr(sampler, "parts"):  # an isdp.discrete.ExactSampler: the audit lattices are one block
         if len(sampler.parts) != 1:
             raise ValueError(f"the audit enumerates one block; this sampler has {len(sampler.parts)}")
         sampler = sampler.parts[0][1]
@@ -149,3 +149,16 @@ def truncation_slack(p: Law, q: Law, eps: float) -> float:
     """What the truncations can hide from a hockey-stick divergence: p's mass outside its box and
     e^ε times q's."""
     return float(p.outside + np.exp(eps) * q.outside)
+
+__all__ = [
+    "Law",
+    "chain_noise",
+    "chain_noise_path",
+    "exact_route_noise",
+    "hockey_stick",
+    "max_privacy_loss",
+    "product",
+    "pushforward",
+    "total_variation",
+    "truncation_slack",
+]

@@ -2,28 +2,43 @@
 the guarantee the release meets per person (docs/release.md; the derivations are in
 docs/method.md §11; the neighbouring relation and the calibration in :mod:`isdp.privacy`).
 
+This module plans and runs a release; the pieces it runs live where their idea does:
+
+- the tables (:class:`~isdp.tables.Table`, :class:`~isdp.tables.TableSet`,
+  :func:`~isdp.tables.load_table`) in :mod:`isdp.tables`;
+- the invariants A (:func:`~isdp.constraints.constraint_matrix`, :func:`~isdp.constraints.blocks`)
+  in :mod:`isdp.constraints`;
+- the exact sampler (:class:`~isdp.discrete.ExactSampler`, :func:`~isdp.discrete.norm_tables`)
+  in :mod:`isdp.discrete`;
+- the chain's certificate (:func:`~isdp.certification.certify_chain`, a
+  :class:`~isdp.certification.Certificate`) in :mod:`isdp.certification`;
+- the refusals (:class:`~isdp.errors.ReleaseError` and its kinds, each with an exit status) in
+  :mod:`isdp.errors`.
+
 The user states the guarantee needed per person (ε, and δ where the route has one); the routes:
 
 - **exact** (ℓ1, and the Gaussian): noise from the ℓ1 generalized Laplace on Λ(A) drawn exactly,
-  in integer arithmetic (:mod:`isdp.discrete`), by rejection: draw the free cells I i.i.d. DG(ε),
-  solve the invariants for the other cells Iᶜ (:func:`integral_solve`) and accept with
-  probability exp(-ε Σ_{i∈Iᶜ} |u_i|) — the accepted law is ∝ exp(-ε‖u‖₁) on Λ(A). The
-  generalized Gaussian is drawn by a second rejection from the ℓ1 law with ε = 1/σ
-  (:meth:`ExactL1Sampler.draw`). Pure ε (ρ-zCDP for the Gaussian), operating-system entropy.
-  Block by block (:func:`blocks`); the plan forecasts the acceptance from A and ε and refuses a
-  block it cannot serve before any count is used.
+  in integer arithmetic, by rejection: draw the free cells I i.i.d. DG(ε), solve the invariants
+  for the other cells Iᶜ (:func:`~isdp.discrete.integral_solve`) and accept with probability
+  exp(-ε Σ_{i∈Iᶜ} |u_i|) — the accepted law is ∝ exp(-ε‖u‖₁) on Λ(A). The generalized Gaussian
+  is drawn by a second rejection from the ℓ1 law with ε = 1/σ
+  (:meth:`~isdp.discrete.ExactL1Sampler.draw`). Pure ε (ρ-zCDP for the Gaussian),
+  operating-system entropy. Block by block (:func:`~isdp.constraints.blocks`); the plan forecasts
+  the acceptance from A and ε and refuses a block it cannot serve before any count is used.
 - **free cells** (ℓ1, ``free_cells``): the proposal without the rejection — the free cells are
   the lattice's coordinates, so the guarantee is the ℓ1 route's; exact, linear time, uneven
   variances (stated).
 - **certified chain** (ℓ2, or ℓ1 and the Gaussian when asked with ``allow_chain``): the compiled
   Gibbs-within-Metropolis sampler run for t iterations from u = 0, t from coupled pairs started
-  like the chain; the release is within total variation η of the exact mechanism, which turns ε
-  into (ε, δ) with δ = (1 + e^ε)η. Its random numbers are not cryptographic, so it is refused
-  for publication (study runs only, seeded).
+  like the chain (:func:`~isdp.certification.certify_chain`: t is where the 95 % upper confidence
+  bound on the TV bound reaches the target); the release is within total variation η of the
+  exact mechanism, which turns ε into (ε, δ) with δ = (1 + e^ε)η. Its random numbers are not
+  cryptographic, so it is refused for publication (study runs only, seeded).
 
-Several tables of the same persons (:class:`TableSet`) are one vector under their invariants and
-the ties between them; a table the others determine is derived (outside the norm,
-:func:`norm_tables`), and ε per person counts every table in the norm (docs/method.md §11).
+Several tables of the same persons (:class:`~isdp.tables.TableSet`) are one vector under their
+invariants and the ties between them; a table the others determine is derived (outside the norm,
+:func:`~isdp.discrete.norm_tables`), and ε per person counts every table in the norm
+(docs/method.md §11).
 
 With ``nonnegative`` the release is post-processed onto the non-negative tables with the same
 invariants (the integer ℓ1 projection): no privacy cost, no refusal and no run time that depends
@@ -31,28 +46,25 @@ on the counts. The noise never depends on the counts, so neither does any refusa
 line or attempt count; the counts enter only as x + u.
 
 Three files: the released table, its **privacy statement** (publishable: nothing in it is
-derived from the counts beyond the invariants' values, which the release discloses anyway) and
-an **audit record** (confidential: the input's path and hash, attempt counts, timings). Nothing
-is written unless the release is integer, meets every invariant exactly, has the input's shape
-and labels and its guarantee is at least as strong as the one asked for; a failure leaves none
-of the three.
+derived from the counts beyond the invariants' values, which the release discloses anyway; it is
+written here, from the plan, by :func:`privacy_statement`) and an **audit record** (confidential:
+the input's path and hash, attempt counts, timings). Nothing is written unless the release is
+integer, meets every invariant exactly, has the input's shape and labels and its guarantee is at
+least as strong as the one asked for; a failure leaves none of the three (each is written through
+:mod:`isdp.files`).
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import itertools
 import json
 import math
 import os
-import re
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -60,791 +72,29 @@ from scipy import sparse
 
 from . import __version__
 from .bases import with_mixing_basis
-from .certification import (
-    LEVEL,
-    Certificate,
-    CertificationError,
-    certify_searching_lag,
-    pairs_needed,
-)
+from .certification import LEVEL, Certificate, certify_chain, pairs_needed
+from .constraints import as_sparse, blocks, row_values
 from .discrete import (
-    IntegerSource,
+    PILOT_PROPOSALS,
+    ExactL1Sampler,
+    ExactSampler,
     as_fraction,
-    bernoulli_exp,
-    double_geometric_array,
+    norm_tables,
     seeded_source,
     system_source,
 )
 from .distributions import dg_variance
+from .errors import InfeasibleError, InputError, UncertifiableError, UsageError
+from .files import atomic_write
 from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError
 from .privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon
-from .samplers import sample, tune_proposal
-from .tables import (
-    LongTable,
-    WideTable,
-    read_long_table,
-    read_table_keys,
-    read_wide_table,
-)
+from .samplers import sample
+from .tables import Table, TableSet
 from .targets import generalized_gaussian, generalized_laplace
 
-FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
 NORMS = ("l1", "l2", "gaussian")
-_PROPOSAL_GRID = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
 #: most coupled pairs a chain certificate may ask for (each costs a coupled run)
 MAX_PAIRS = 100_000
-
-
-class ReleaseError(Exception):
-    """A request that cannot be released; ``exit_code`` is the command's exit status."""
-
-    exit_code = 1
-
-
-class UsageError(ReleaseError):
-    """Bad parameters (ε ≤ 0, an unknown family, a missing σ, …)."""
-
-    exit_code = 2
-
-
-class InputError(ReleaseError):
-    """Unreadable table or constraint file: wrong shape, labels, non-integer or negative counts."""
-
-    exit_code = 3
-
-
-class InfeasibleError(ReleaseError):
-    """The invariants cannot be kept with noise (full rank) or disagree with the table."""
-
-    exit_code = 4
-
-
-class UncertifiableError(ReleaseError):
-    """No route reaches the requested guarantee within the budget, or the route is refused for publication."""
-
-    exit_code = 5
-
-
-# --------------------------------------------------------------------------- input
-
-
-@dataclass(frozen=True)
-class Table:
-    """A confidential table as a vector of counts with one label per cell and per key.
-
-    ``x`` and ``layout`` are None for a table read for a dry run (its labels only).
-    """
-
-    path: Path
-    x: np.ndarray | None  # int64 (n,)
-    keys: list[tuple[str, ...]]  # each cell's key (row, column) for wide tables
-    layout: WideTable | LongTable | None
-    key_names: tuple[str, ...] = ("row", "column")  # a long table's key column names
-
-    @cached_property
-    def cell_labels(self) -> list[str]:
-        """``key1|key2|…`` per cell."""
-        return ["|".join(k) for k in self.keys]
-
-    def lines(self, cells) -> list[list[str]]:
-        """The input's layout filled with ``cells``."""
-        return self.layout.with_cells(cells)
-
-
-#: a label that reads as a number: in a wide table read with ``--format auto`` it may be a count
-#: (a file without a header row or without a row-label column), which must never be published
-_NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-#: largest coefficient of a constraint (as the library's lattices: docs/reliability.md)
-COEFFICIENT_LIMIT = 2**31
-
-
-def _numeric_labels(table: Table) -> None:
-    for axis, what, hint in ((1, "column", "no header row"), (0, "row", "no row-label column")):
-        for label in dict.fromkeys(k[axis] for k in table.keys):
-            if _NUMBER_RE.fullmatch(label):
-                raise InputError(f"{table.path}: the {what} label {label!r} is a number: the file may have {hint}, "
-                                 "and a count read as a label would be published unchanged; if the labels are "
-                                 "right, say so with --format wide")
-
-
-def load_table(path, fmt: str = "auto", count_column: str = "count", counts: bool = True) -> Table:
-    """Read a wide or long CSV table of non-negative integer counts (``fmt``: auto, wide or long).
-
-    ``auto`` reads a table whose header has a column named ``count_column`` as long, else as wide;
-    a wide table read so is refused when a row or column label is a number (it may be a count: a
-    file without a header row or without a row-label column), unless ``fmt`` says ``wide``. With
-    ``counts`` False only the labels are read (a dry run): ``x`` and ``layout`` are None.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file" if not path.exists() else f"{path}: not a regular file")
-    if fmt not in ("auto", "long", "wide"):
-        raise UsageError(f"unknown table format {fmt!r}: auto, wide or long")
-    try:
-        chosen = fmt
-        if fmt == "auto":
-            with path.open(encoding="utf-8-sig", errors="replace") as fh:
-                header = [h.strip().casefold() for h in fh.readline().split(",")]
-            chosen = "long" if count_column.casefold() in header else "wide"
-        names = ("row", "column")
-        if chosen == "long":
-            with path.open(encoding="utf-8-sig", newline="") as fh:
-                header = [h.strip() for h in next(csv.reader(fh), [])]
-            names = tuple(h for h in header if h.casefold() != count_column.casefold())
-        if not counts:
-            table = Table(path, None, read_table_keys(path, count_column if chosen == "long" else None), None, names)
-        elif chosen == "long":
-            long = read_long_table(path, count_column)
-            table = Table(path, long.counts, long.keys, long, names)
-        else:
-            wide = read_wide_table(path)
-            table = Table(path, wide.cells.ravel(), [(r, c) for r in wide.row_labels for c in wide.col_labels], wide)
-    except InvariantError as err:
-        raise InputError(str(err)) from None
-    except OSError as err:
-        raise InputError(f"{path}: cannot read the table ({err.strerror or err})") from None
-    if fmt == "auto" and chosen == "wide":
-        _numeric_labels(table)
-    for key in table.keys:
-        if any("|" in field for field in key):
-            raise InputError(f"{path}: the label {next(f for f in key if '|' in f)!r} contains '|', which joins a "
-                             "cell's keys in constraint files and statements (two cells could get one name)")
-    return table
-
-
-@dataclass(frozen=True)
-class TableSet:
-    """Several tables released together (the same persons counted in each, at most once per table):
-    one vector of their cells in order, each cell labelled ``NAME|key…`` with NAME its file's stem."""
-
-    tables: tuple[Table, ...]
-    names: tuple[str, ...]
-
-    @classmethod
-    def of(cls, tables: list[Table]) -> TableSet:
-        names = tuple(t.path.stem for t in tables)
-        if len(set(names)) < len(names):
-            raise UsageError(f"tables released together need distinct file names (their stems name them in "
-                             f"invariants and statements): {', '.join(names)}")
-        return cls(tuple(tables), names)
-
-    @property
-    def path(self) -> str:
-        return " + ".join(str(t.path) for t in self.tables)
-
-    @cached_property
-    def x(self) -> np.ndarray | None:
-        return None if self.tables[0].x is None else np.concatenate([t.x for t in self.tables])
-
-    @cached_property
-    def keys(self) -> list[tuple[str, ...]]:
-        return [(name, *k) for name, t in zip(self.names, self.tables, strict=True) for k in t.keys]
-
-    @cached_property
-    def cell_labels(self) -> list[str]:
-        return ["|".join(k) for k in self.keys]
-
-    @cached_property
-    def groups(self) -> list[np.ndarray]:
-        """Each table's cells in the joint vector."""
-        ends = np.cumsum([len(t.keys) for t in self.tables])
-        return [np.arange(end - len(t.keys), end) for t, end in zip(self.tables, ends, strict=True)]
-
-    def table(self, name: str) -> int:
-        """The position of the table called ``name``."""
-        if name not in self.names:
-            raise UsageError(f"no table called {name!r}: the tables are {', '.join(self.names)} (their file stems)")
-        return self.names.index(name)
-
-
-def _grouped_rows(table: Table, axes: list[int], what) -> tuple[sparse.csr_array, list[str]]:
-    """One row per distinct value of the key fields ``axes`` (first-seen order): the sum of its cells."""
-    groups: dict[tuple[str, ...], int] = {}
-    member = np.array([groups.setdefault(tuple(k[a] for a in axes), len(groups)) for k in table.keys],
-                      dtype=np.int64)
-    n = len(table.keys)
-    A = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(len(groups), n))
-    return A, [what(g) for g in groups]
-
-
-def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]]:
-    """The rows of an invariant family: ``total``, ``row-margins``, ``column-margins``,
-    ``all-margins`` or ``by:NAME[,NAME…]`` (a total for every combination of those key columns)."""
-    if family == "total":
-        return _grouped_rows(table, [], lambda g: "total")
-    if family.startswith("by:"):
-        wanted = [w.strip() for w in family[3:].split(",") if w.strip()]
-        names = [n.casefold() for n in table.key_names]
-        missing = [w for w in wanted if w.casefold() not in names]
-        if missing or len(set(map(str.casefold, wanted))) != len(wanted):
-            raise UsageError(f"invariant {family!r}: name key columns of {table.path}, each once: "
-                             f"{', '.join(table.key_names)}" + (f" (no {', '.join(map(repr, missing))})" if missing else ""))
-        axes = [names.index(w.casefold()) for w in wanted]
-        return _grouped_rows(table, axes, lambda g: "by " + ", ".join(
-            f"{table.key_names[a]}={v}" for a, v in zip(axes, g, strict=True)) if axes else "total")
-    if family not in FAMILIES:
-        raise UsageError(f"unknown invariant family {family!r}: choose from {', '.join(FAMILIES)} or by:NAME[,NAME…]")
-    width = len(table.keys[0])
-    axes = {"row-margins": [0], "column-margins": [1], "all-margins": [0, 1]}[family]
-    if width < max(axes) + 1:
-        raise UsageError(f"invariant {family!r} needs a table with two key columns (rows and columns); "
-                         f"{table.path} has {width}")
-    parts = [_grouped_rows(table, [axis], lambda g, axis=axis: f"{'row' if axis == 0 else 'column'} {g[0]}")
-             for axis in axes]
-    return sparse.vstack([a for a, _ in parts], format="csr"), [lab for _, labs in parts for lab in labs]
-
-
-def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str]]:
-    """Constraints from a CSV: header ``constraint,<cell labels>[,value]``, one line per constraint.
-
-    Cell labels are ``row|column`` (wide) or the key fields joined by ``|`` (long) and must name
-    the table's cells in its order. An optional ``value`` column states each invariant's value;
-    it must equal the table's (else :class:`InfeasibleError`; not checked on a dry run's table).
-    """
-    path = Path(path)
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as fh:
-            lines = [[f.strip() for f in row] for row in csv.reader(fh) if any(f.strip() for f in row)]
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: cannot read the constraint file ({err})") from None
-    if not lines:
-        raise InputError(f"{path}: the constraint file is empty")
-    header, body = lines[0], lines[1:]
-    has_value = header[-1].casefold() == "value"
-    cells = header[1:-1] if has_value else header[1:]
-    if cells != table.cell_labels:
-        raise InputError(f"{path}: the header must name the table's {len(table.keys)} cells in order "
-                         f"({', '.join(table.cell_labels[:3])}, …); got {len(cells)} columns "
-                         f"({', '.join(cells[:3])}, …)")
-    rows, labels = [], []
-    for number, fields in enumerate(body, start=2):
-        if len(fields) != len(header):
-            raise InputError(f"{path}: line {number} has {len(fields)} fields, the header {len(header)}")
-        try:
-            ints = [int(f) for f in fields[1 : 1 + len(cells)]]
-        except ValueError:
-            raise InputError(f"{path}: line {number}: coefficients must be integers") from None
-        if max(map(abs, ints)) > COEFFICIENT_LIMIT:
-            raise InputError(f"{path}: line {number}: a coefficient is beyond ±2**31")
-        if not any(ints):
-            raise InputError(f"{path}: line {number}: constraint {fields[0]!r} has no non-zero coefficient")
-        coef = np.array(ints, dtype=np.int64)
-        if has_value:
-            try:
-                stated = int(fields[-1])
-            except ValueError:
-                raise InputError(f"{path}: line {number}: value {fields[-1]!r} is not an integer") from None
-            actual = stated if table.x is None else sum(c * int(v) for c, v in zip(ints, table.x, strict=True))
-            if stated != actual:
-                raise InfeasibleError(f"{path}: constraint {fields[0]!r} states the value {stated}, "
-                                      f"the table gives {actual}: the invariants do not hold on this table")
-        rows.append(coef)
-        labels.append(fields[0] or f"constraint {number - 1}")
-    return rows, labels
-
-
-def as_sparse(A) -> sparse.csr_array:
-    """A constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros)."""
-    A = sparse.csr_array(A, dtype=np.int64)
-    A.sum_duplicates()
-    A.eliminate_zeros()
-    A.sort_indices()
-    return A
-
-
-def _placed(tset: TableSet, k: int, rows: sparse.csr_array) -> sparse.csr_array:
-    """Rows over table ``k``'s cells as rows over the joint vector."""
-    n = len(tset.keys)
-    rows = sparse.coo_array(rows)
-    return sparse.csr_array((rows.data, (rows.row, rows.col + tset.groups[k][0])), shape=(rows.shape[0], n))
-
-
-def _set_family_rows(tset: TableSet, family: str) -> tuple[sparse.csr_array, list[str]]:
-    """A family on every table, or on one with ``FAMILY@NAME``."""
-    family, _, name = family.partition("@")
-    which = [tset.table(name)] if name else range(len(tset.tables))
-    parts, labels = [], []
-    for k in which:
-        rows, lab = _family_rows(tset.tables[k], family)
-        parts.append(_placed(tset, k, rows))
-        labels += [f"{tset.names[k]}: {label}" for label in lab]
-    return sparse.vstack(parts, format="csr"), labels
-
-
-def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
-    """``total`` or ``by:NAME[,NAME…]``: the totals of each group agree in every table that has those
-    key columns (the first such table's against each other's)."""
-    if tie != "total" and not tie.startswith("by:"):
-        raise UsageError(f"unknown tie {tie!r}: total or by:NAME[,NAME…] (key columns the tables share)")
-    wanted = {w.strip().casefold() for w in tie[3:].split(",") if w.strip()} if tie != "total" else set()
-    tied = [k for k, t in enumerate(tset.tables) if wanted <= {n.casefold() for n in t.key_names}]
-    if len(tied) < 2:
-        raise UsageError(f"tie {tie!r}: fewer than two tables have those key columns "
-                         f"({'; '.join(f'{n}: ' + ', '.join(t.key_names) for n, t in zip(tset.names, tset.tables, strict=True))})")
-    totals = []
-    for k in tied:
-        t = tset.tables[k]
-        axes = [[n.casefold() for n in t.key_names].index(w) for w in sorted(wanted)]
-        rows, groups = _grouped_rows(t, axes, lambda g: g)  # labelled by the group's key values
-        totals.append((k, {g: i for i, g in enumerate(groups)}, _placed(tset, k, rows)))
-    first, first_groups, first_rows = totals[0]
-    parts, labels = [], []
-    for k, groups, rows in totals[1:]:
-        if set(groups) != set(first_groups):
-            odd = next(iter(set(groups) ^ set(first_groups)))
-            raise InputError(f"tie {tie!r}: {tset.names[first]} and {tset.names[k]} do not have the same groups "
-                             f"({'|'.join(odd)} is in one only)")
-        order = list(first_groups)
-        parts.append(first_rows[[first_groups[g] for g in order]] - rows[[groups[g] for g in order]])
-        labels += [f"tie {'total' if not wanted else ', '.join(f'{w}={v}' for w, v in zip(sorted(wanted), g, strict=True))}: "
-                   f"{tset.names[first]} = {tset.names[k]}" for g in order]
-    A = sparse.vstack(parts, format="csr")
-    if tset.x is not None:
-        broken = [lab for lab, value in zip(labels, _row_values(as_sparse(A), tset.x), strict=True) if value != 0]
-        if broken:
-            raise InfeasibleError(f"the tables disagree where they are tied ({len(broken)} of {len(labels)} ties, "
-                                  f"e.g. {broken[0]!r}): they cannot be released as one consistent set")
-    return A, labels
-
-
-def constraint_matrix(table: Table | TableSet, families=(), constraint_file=None,
-                      ties=()) -> tuple[sparse.csr_array, list[str]]:
-    """The invariants as a sparse matrix A (rows without repeats) with a label per row.
-
-    For a :class:`TableSet` each family applies to every table (``FAMILY@NAME``: to one), ``ties``
-    add the rows that make the tables agree, and a constraint file names cells ``NAME|key…``.
-    """
-    several = isinstance(table, TableSet)
-    if ties and not several:
-        raise UsageError("--tie joins tables released together: give two tables or more")
-    parts, labels = [], []
-    for family in families:
-        r, lab = _set_family_rows(table, family) if several else _family_rows(table, family)
-        parts.append(r)
-        labels += lab
-    for tie in ties:
-        r, lab = _tie_rows(table, tie)
-        parts.append(r)
-        labels += lab
-    if constraint_file is not None:
-        r, lab = read_constraint_file(constraint_file, table)
-        parts.append(sparse.csr_array(np.array(r, dtype=np.int64).reshape(len(r), len(table.keys))))
-        labels += lab
-    if not labels:
-        raise UsageError("no invariants: give --invariant (total, row-margins, column-margins, all-margins, "
-                         "by:NAME[,NAME…]) and/or --constraints FILE")
-    A = as_sparse(sparse.vstack(parts, format="csr"))
-    seen, keep = set(), []
-    for i in range(A.shape[0]):
-        lo, hi = A.indptr[i], A.indptr[i + 1]
-        key = (A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes())
-        if key not in seen:
-            seen.add(key)
-            keep.append(i)
-    return A[keep], [labels[i] for i in keep]
-
-
-def _row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
-    """A x exactly, in Python integers (no int64 wrap-around)."""
-    out = []
-    for i in range(A.shape[0]):
-        lo, hi = A.indptr[i], A.indptr[i + 1]
-        out.append(sum(int(c) * int(v) for c, v in zip(A.data[lo:hi], x[A.indices[lo:hi]], strict=True)))
-    return out
-
-
-# --------------------------------------------------------------------------- exact route
-
-
-def _greedy_independent(columns: np.ndarray, order) -> list[int]:
-    """Positions (in ``order``) of a maximal linearly independent set of ``columns``' columns, taken
-    greedily: one Gram-Schmidt step per column (O(m² n) in all, where the rank-per-column search it
-    replaces was O(m³ n)). Float decisions on integer matrices; the sampler verifies its solve
-    exactly in integers (:meth:`ExactL1Sampler.build`), so a wrong call cannot pass unnoticed."""
-    M = np.asarray(columns, dtype=float)
-    norms = np.sqrt(np.einsum("ij,ij->j", M, M))
-    Q = np.zeros((min(M.shape), M.shape[0]))  # the orthonormal basis so far, one row per vector
-    keep: list[int] = []
-    order = np.array([j for j in order if norms[j] > 0], dtype=np.int64)
-    for start in range(0, len(order), 128):
-        # a chunk at once: residuals against the basis so far, updated by one rank-one step per
-        # vector the chunk adds (a column inside the span stays inside as the basis grows)
-        chunk = order[start : start + 128]
-        q = Q[: len(keep)]
-        R = M[:, chunk] - q.T @ (q @ M[:, chunk])
-        tol = 1e-9 * norms[chunk]
-        pos = 0
-        while True:
-            lengths = np.sqrt(np.einsum("ij,ij->j", R[:, pos:], R[:, pos:]))
-            outside = np.flatnonzero(lengths > tol[pos:])
-            if not outside.size:
-                break
-            pos += outside[0]
-            q = Q[: len(keep)]
-            r = R[:, pos] - q.T @ (q @ R[:, pos])  # re-orthogonalised: twice is enough (Kahan-Parlett)
-            length = math.sqrt(r @ r)
-            pos += 1
-            if length <= tol[pos - 1]:
-                continue
-            Q[len(keep)] = r / length
-            keep.append(int(chunk[pos - 1]))
-            if len(keep) == Q.shape[0]:
-                return keep
-            R[:, pos:] -= np.outer(Q[len(keep) - 1], Q[len(keep) - 1] @ R[:, pos:])
-    return keep
-
-
-def independent_rows(A: np.ndarray) -> np.ndarray:
-    """Positions (sorted) of a maximal set of linearly independent rows of A: the pivots of a
-    rank-revealing QR of Aᵀ (LAPACK; any maximal set gives the same Λ(A), and the sampler checks
-    every row exactly)."""
-    from scipy.linalg import qr
-
-    if A.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    R, pivots = qr(np.asarray(A, dtype=float).T, mode="r", pivoting=True)
-    diag = np.abs(np.diag(R))
-    rank = int(np.sum(diag > 1e-9 * max(diag[0], 1.0))) if diag.size else 0
-    return np.sort(pivots[:rank]).astype(np.int64)
-
-
-def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | None:
-    """(solved cells S, X) with A[:, S] square and invertible and X = -A[:, S]⁻¹ A[:, F] integral
-    (F: the other cells), or None when the greedy S gives a non-integral X (A with independent rows).
-
-    Then z ↦ (u_F = z, u_S = X z) is a bijection from Z^F onto Λ(A) (an integer u in ker A is fixed
-    by u_F, and every integer z gives an integer u): the free cells are the lattice's coordinates.
-    S is taken greedily from the cells ``first``, then from the last column, so the solved cells are
-    the table's last ones; for totally unimodular A (margins of two-way tables, nested totals) X is
-    always integral.
-    """
-    m, n = A.shape
-    first = [int(j) for j in first]
-    order = first + [j for j in reversed(range(n)) if j not in set(first)]
-    solved = np.array(sorted(_greedy_independent(A, order)), dtype=np.int64)
-    if len(solved) != m:
-        raise AssertionError("A's rows are not independent; pass A[independent_rows(A)]")
-    free = np.setdiff1d(np.arange(n), solved)
-    X = np.rint(-np.linalg.solve(A[:, solved].astype(float), A[:, free].astype(float)))
-    if not np.all(np.abs(X) < 2**52):  # integers exact in floats
-        return None
-    X = X.astype(np.int64)
-    if not np.array_equal(_exact_product(A[:, solved], X), -A[:, free]):  # A_S X = -A_F: X is the solve
-        return None
-    return solved, X
-
-
-def _exact_product(M: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """M @ X exactly: in floats (BLAS) when no partial sum can reach 2**53, else in Python integers."""
-    bound = float(np.abs(M).max(initial=0)) * float(np.abs(X).max(initial=0)) * max(M.shape[1], 1)
-    if bound < 2.0**53:
-        return (M.astype(float) @ X.astype(float)).astype(np.int64)
-    return M.astype(object) @ X.astype(object)
-
-
-def _bernoulli_exp(gamma: Fraction, rng: IntegerSource) -> bool:
-    return bernoulli_exp(gamma.numerator, gamma.denominator, rng)
-
-
-#: proposals in the plan's estimate of the exact sampler's acceptance (fixed seed: the estimate,
-#: and so any refusal it leads to, depends on the invariants and ε only)
-PILOT_PROPOSALS = 1000
-_PILOT_SEED = 20261124
-
-
-@dataclass(frozen=True)
-class ExactL1Sampler:
-    """Exact ℓ1 generalized Laplace noise on Λ(A) by rejection (module docstring).
-
-    ``solve`` maps the free cells' noise to the solved cells' (integral: :func:`integral_solve`).
-    Cells outside the norm (``derived``: a table the others determine, :func:`norm_tables`) are
-    always solved and never enter the acceptance: the law is ∝ exp(-ε Σ_{i not derived} |u_i|).
-    """
-
-    A: np.ndarray  # independent rows of the invariants
-    free: np.ndarray
-    solved: np.ndarray
-    solve: np.ndarray
-    in_norm: np.ndarray  # bool per solved cell: whether its |u| enters the law
-
-    @classmethod
-    def build(cls, A: np.ndarray, derived: np.ndarray | None = None) -> ExactL1Sampler | None:
-        """The sampler for Λ(A), or None when the free cells are not the lattice's coordinates."""
-        full = A
-        A = A[independent_rows(A)]
-        derived = np.zeros(A.shape[1], dtype=bool) if derived is None else np.asarray(derived, dtype=bool)
-        if A.shape[0] == 0:  # no invariant: every cell free
-            if derived.any():
-                raise AssertionError("a derived cell in no invariant; this is a bug in isdp")
-            return cls(A, np.arange(A.shape[1]), np.zeros(0, np.int64), np.zeros((0, A.shape[1]), np.int64),
-                       np.zeros(0, dtype=bool))
-        found = integral_solve(A, first=np.flatnonzero(derived))
-        if found is None:
-            return None
-        solved, solve = found
-        free = np.setdiff1d(np.arange(A.shape[1]), solved)
-        if derived[free].any():
-            raise AssertionError("a derived table's cell is not determined by the others; this is a bug in isdp")
-        # every invariant (also the rows set aside as dependent) holds on (z, X z), exactly, so
-        # Λ(A) has dimension at least |free|, and A_S is invertible (|det| an integer ≥ 1), so at
-        # most |free|: z ↦ (z, X z) is onto Λ(A)
-        if (not np.array_equal(_exact_product(full[:, solved], solve), -full[:, free])
-                or np.linalg.slogdet(A[:, solved].astype(float))[1] < math.log(0.5)):
-            raise AssertionError("the exact sampler's solve does not span Λ(A); this is a bug in isdp")
-        return cls(A, free, solved, solve, ~derived[solved])
-
-    def log_acceptance(self, eps: Fraction, sigma: Fraction | None = None) -> float:
-        """An estimate of ln P(a proposal is kept), from :data:`PILOT_PROPOSALS` proposals of a fixed
-        seed (floats: a plan's forecast, never a release's noise)."""
-        if len(self.solved) == 0 and sigma is None:
-            return 0.0
-        rng = np.random.default_rng(_PILOT_SEED)
-        p = -math.expm1(-float(eps))
-        shape = (PILOT_PROPOSALS, len(self.free))
-        z = (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
-        solved = (z @ self.solve.T.astype(float))[:, self.in_norm]  # floats: exact below 2**53, and BLAS-fast
-        log_keep = -float(eps) * np.abs(solved).sum(axis=1)
-        if sigma is not None:
-            u = np.abs(np.hstack([z, solved]))
-            log_keep = log_keep - ((u - float(sigma)) ** 2).sum(axis=1) / (2 * float(sigma) ** 2)
-        top = log_keep.max()
-        return float(top + np.log(np.mean(np.exp(log_keep - top))))
-
-    def variances(self, eps: Fraction) -> np.ndarray:
-        """Each cell's noise variance under the free-cell route: DG(ε) on the free cells, v = 2r/(1−r)²
-        with r = e^−ε, and v Σ_j X_ij² on solved cell i."""
-        v = dg_variance(float(eps))
-        out = np.full(self.A.shape[1], v)
-        out[self.solved] = v * (self.solve.astype(float) ** 2).sum(axis=1)
-        return out
-
-    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int,
-             sigma: Fraction | None = None, accept: bool = True) -> tuple[np.ndarray | None, int]:
-        """(noise, attempts); noise is None when no proposal was accepted within ``max_attempts``.
-        Without ``accept`` the first proposal is the noise (the free-cell route).
-
-        The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``eps`` =
-        1/σ), an accepted ℓ1 draw is kept with probability exp(-Σ_i (|u_i| - σ)² / 2σ²)
-        = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the
-        generalized Gaussian, exactly (rejection from the ℓ1 law). Sums and norms run over the cells
-        in the norm only.
-        """
-        if not accept:  # the free-cell route: the proposal itself
-            free = double_geometric_array(eps, len(self.free), rng)
-            u = np.zeros(self.A.shape[1], dtype=np.int64)
-            u[self.free], u[self.solved] = free, self.solve @ free
-            return u, 1
-        for u, attempt in self._accepted(eps, rng, max_attempts, sigma, batch=8):
-            return u, attempt
-        return None, max_attempts
-
-    def sample(self, eps: Fraction, size: int, rng: IntegerSource, *, sigma: Fraction | None = None,
-               max_attempts: int = 10**9) -> np.ndarray:
-        """``size`` independent draws (rows) of the law :meth:`draw` draws — accepted proposals in order,
-        each i.i.d. — in large batches, for studies and tests; :class:`UncertifiableError` when fewer
-        than ``size`` are accepted within ``max_attempts`` proposals in all."""
-        out = np.zeros((size, self.A.shape[1]), dtype=np.int64)
-        got = 0
-        for got, (u, _) in enumerate(itertools.islice(self._accepted(eps, rng, max_attempts, sigma, batch=1024),
-                                                      size), start=1):
-            out[got - 1] = u
-        if got < size:
-            raise UncertifiableError(f"{got} of {size} draws accepted within {max_attempts:,} proposals")
-        return out
-
-    def _accepted(self, eps: Fraction, rng: IntegerSource, max_attempts: int, sigma: Fraction | None, *, batch: int):
-        """The accepted proposals in order, with the attempt count at each (at most ``max_attempts``)."""
-        n_free, attempt = len(self.free), 0
-        while attempt < max_attempts:
-            # proposals are i.i.d.: drawing a batch at once and taking them in order is the same
-            # sequence of attempts as drawing one at a time (a caller may discard the rest of a batch)
-            k = min(batch, max_attempts - attempt)
-            free = double_geometric_array(eps, k * n_free, rng).reshape(k, n_free)
-            solved = free @ self.solve.T
-            for row in range(k):
-                attempt += 1
-                if not _bernoulli_exp(eps * int(np.abs(solved[row][self.in_norm]).sum()), rng):
-                    continue
-                u = np.zeros(self.A.shape[1], dtype=np.int64)
-                u[self.free], u[self.solved] = free[row], solved[row]
-                normed = np.concatenate([free[row], solved[row][self.in_norm]])
-                if sigma is None or _bernoulli_exp(sum((abs(int(v)) - sigma) ** 2 for v in normed) / (2 * sigma**2),
-                                                   rng):
-                    if np.any(self.A @ u != 0):
-                        raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
-                    yield u, attempt
-            batch = min(2 * batch, 1024)
-
-
-def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
-    """Rows that are the sum of other rows with disjoint supports and the same coefficients (a
-    nation's total of its states', a state's of its counties'): implied, so dropping them keeps
-    Λ(A) and lets the rest fall into blocks. Rows are taken widest first; a row of a repeated
-    support is never dropped for its twin."""
-    A = as_sparse(A)
-    width = np.diff(A.indptr)
-    support = [frozenset(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist()) for i in range(A.shape[0])]
-    rows_of_cell: dict[int, list[int]] = {}
-    for i in np.argsort(width, kind="stable"):
-        for j in support[i]:
-            rows_of_cell.setdefault(j, []).append(int(i))
-    dropped = np.zeros(A.shape[0], dtype=bool)
-    for i in np.argsort(-width, kind="stable"):
-        coef = dict(zip(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist(), A.data[A.indptr[i]:A.indptr[i + 1]].tolist(),
-                        strict=True))
-        covered: set[int] = set()
-        for j in sorted(support[i]):
-            if j in covered:
-                continue
-            part = next((r for r in rows_of_cell[j] if r != i and not dropped[r] and width[r] < width[i]
-                         and support[r] <= support[i] and not (support[r] & covered)
-                         and all(coef[c] == v for c, v in zip(A.indices[A.indptr[r]:A.indptr[r + 1]].tolist(),
-                                                             A.data[A.indptr[r]:A.indptr[r + 1]].tolist(), strict=True))),
-                        None)
-            if part is None:
-                break
-            covered |= support[part]
-        else:
-            dropped[i] = True
-    return np.flatnonzero(dropped)
-
-
-def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The invariants' independent blocks: (cells, rows) of each connected component of the graph
-    joining a cell to every invariant it enters, rows :func:`implied_by_partition` set aside (they
-    hold on every block's noise). Λ(A) is the direct sum of the blocks' lattices and exp(−ε‖u‖)
-    (ℓ1, and the Gaussian's ‖u‖₂²) factorizes over them, so each block is drawn on its own — one
-    total per state is 52 small problems, not one of 3,221 cells, also with the nation's total
-    beside them. A cell in no invariant is a block without rows (one double geometric draw)."""
-    from scipy.sparse.csgraph import connected_components
-
-    A = as_sparse(A)
-    m, n = A.shape
-    kept = np.setdiff1d(np.arange(m), implied_by_partition(A))
-    rows, cols = A[kept].nonzero()
-    rows = kept[rows]
-    graph = sparse.coo_array((np.ones(len(rows)), (cols, n + rows)), shape=(n + m, n + m))
-    _, label = connected_components(graph, directed=False)
-    cell_order = np.argsort(label[:n], kind="stable")
-    row_label = np.full(m, -1)
-    row_label[kept] = label[n + kept]
-    row_order = np.argsort(row_label, kind="stable")
-    out = []
-    for comp in dict.fromkeys(label[:n].tolist()):  # in the order of the cells
-        cells = cell_order[np.searchsorted(label[:n][cell_order], comp, "left"):
-                           np.searchsorted(label[:n][cell_order], comp, "right")]
-        in_comp = row_order[np.searchsorted(row_label[row_order], comp, "left"):
-                            np.searchsorted(row_label[row_order], comp, "right")]
-        out.append((np.sort(cells), np.sort(in_comp)))
-    return out
-
-
-#: largest dense block (entries) examined for a derived table; a larger one keeps its table in the
-#: norm (more noise, never a weaker guarantee)
-_DERIVED_LIMIT = 50_000_000
-
-
-def norm_tables(A, groups: list[np.ndarray]) -> np.ndarray:
-    """Which of several tables released together enter the mechanism's norm (bool per table).
-
-    A table whose cells the invariants determine from the other tables' (its columns of A are
-    independent: county totals tied to a county × sex table) is derived: its noise follows from
-    theirs, so the law weighs the others only and one person's change costs 2 per table in the norm,
-    not per table released. Tables are tried smallest first; at least one stays in the norm.
-    Independence is decided block by block (:func:`blocks`: columns of different blocks share no row).
-    """
-    A = as_sparse(A)
-    parts = blocks(A)
-    derived = np.zeros(A.shape[1], dtype=bool)
-    out = np.ones(len(groups), dtype=bool)
-
-    def independent(cells: np.ndarray) -> bool:
-        for block, rows in parts:
-            mine = block[cells[block]]
-            if not len(mine):
-                continue
-            if len(mine) > len(rows) or len(rows) * len(mine) > _DERIVED_LIMIT:
-                return False
-            if len(independent_rows(A[rows][:, mine].toarray().T)) < len(mine):
-                return False
-        return True
-
-    for k in sorted(range(len(groups)), key=lambda k: (len(groups[k]), k)):
-        if out.sum() == 1:
-            break
-        candidate = derived.copy()
-        candidate[groups[k]] = True
-        if independent(candidate):
-            derived, out[k] = candidate, False
-    return out
-
-
-@dataclass(frozen=True)
-class ExactSampler:
-    """Exact noise on Λ(A), block by block (:func:`blocks`), each by :class:`ExactL1Sampler`."""
-
-    n: int
-    parts: tuple[tuple[np.ndarray, ExactL1Sampler], ...]  # (the block's cells, its sampler)
-
-    @classmethod
-    def build(cls, A, vet=None, derived: np.ndarray | None = None) -> ExactSampler | None:
-        """The sampler for Λ(A), or None when in some block the free cells are not the lattice's
-        coordinates. Blocks with the same invariants (52 states' totals of a few sizes) share one.
-        ``vet`` is called on each distinct block sampler, largest first, and may raise (a plan's
-        refusal then comes after the hardest block, not after all of them). ``derived``: the cells
-        outside the norm (:class:`ExactL1Sampler`)."""
-        A = as_sparse(A)
-        derived = np.zeros(A.shape[1], dtype=bool) if derived is None else derived
-        parts, built = [], {}
-        for cells, rows in sorted(blocks(A), key=lambda block: -len(block[0])):
-            sub_A = A[rows][:, cells].toarray() if len(rows) else np.zeros((0, len(cells)), np.int64)
-            key = (sub_A.shape, sub_A.tobytes(), derived[cells].tobytes())
-            if key not in built:
-                built[key] = ExactL1Sampler.build(sub_A, derived[cells])
-                if built[key] is not None and vet is not None:
-                    vet(built[key])
-            if built[key] is None:
-                return None
-            parts.append((cells, built[key]))
-        parts.sort(key=lambda part: part[0][0])  # in the order of the cells
-        return cls(A.shape[1], tuple(parts))
-
-    @property
-    def solved(self) -> np.ndarray:
-        """The cells solved for from the others (global positions, sorted)."""
-        return np.sort(np.concatenate([cells[sub.solved] for cells, sub in self.parts] or [np.zeros(0, np.int64)]))
-
-    @property
-    def n_free(self) -> int:
-        """The lattice's dimension: the number of free cells."""
-        return sum(len(sub.free) for _, sub in self.parts)
-
-    def variances(self, eps: Fraction) -> np.ndarray:
-        """Each cell's noise variance under the free-cell route (:meth:`ExactL1Sampler.variances`)."""
-        out = np.zeros(self.n)
-        for cells, sub in self.parts:
-            out[cells] = sub.variances(eps)
-        return out
-
-    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int, sigma: Fraction | None = None,
-             accept: bool = True, progress: bool = False) -> tuple[np.ndarray | None, int]:
-        """(noise, attempts in all); None when a block accepts nothing within ``max_attempts`` (each
-        block has its own budget). Without ``accept``, the free-cell route's noise. Progress counts
-        blocks, which says nothing about the counts."""
-        u = np.zeros(self.n, dtype=np.int64)
-        total = 0
-        bar = Progress(len(self.parts), "exact sampler (blocks)", progress)
-        try:
-            for cells, sub in self.parts:
-                noise, attempts = sub.draw(eps, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
-                total += attempts
-                if noise is None:
-                    return None, total
-                u[cells] = noise
-                bar.update()
-        finally:
-            bar.close()
-        return u, total
 
 
 class Progress:
@@ -879,64 +129,6 @@ class Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-# --------------------------------------------------------------------------- certified chain
-
-
-@dataclass(frozen=True)
-class ChainCertificate:
-    """The chain route's certificate: the run length and the :class:`isdp.Certificate` behind it."""
-
-    iterations: int  # the chain's iterations: t_cert of the certificate (at least 1)
-    proposal_eps: float
-    certificate: Certificate
-
-    @property
-    def eta(self) -> float:
-        """The TV bound the statement uses: the certificate's 95 % upper confidence bound at ``iterations``."""
-        return float(self.certificate.bound(self.iterations)[0])
-
-    def record(self) -> dict:
-        """The certificate for the statement; its run time goes to the audit record (a timing is not published)."""
-        summary = self.certificate.summary(burn_in=self.iterations)
-        summary.pop("certify_seconds")
-        return {"method": "L-lag coupling (Biswas, Jacob & Vanetti 2019), pairs started at u = 0, as the chain",
-                "iterations": self.iterations, "proposal_eps": self.proposal_eps, "tv_certified": self.eta, **summary}
-
-
-def certify_chain(lattice: IntegerLattice, target, *, tv: float, pairs: int, max_iter: int, seed: int,
-                  progress: bool = False) -> ChainCertificate:
-    """The first t at which the 95 % upper confidence bound on the chain's TV bound is at most ``tv``
-    (:func:`isdp.certify`, docs/method.md §4).
-
-    Pairs start at u = 0, as the release chain does (:func:`isdp.certification.certify_searching_lag`:
-    one term, the lag fixed by a pilot before the pairs run, within ``max_iter``). Raises
-    :class:`UncertifiableError` when ``pairs`` cannot resolve ``tv`` at all, when a pilot pair has
-    not met within ``max_iter`` iterations, or when the bound never reaches ``tv``.
-    """
-    if pairs < pairs_needed(tv):
-        raise UncertifiableError(f"a TV bound of {tv:.3g} is below what {pairs} coupled pairs can resolve at 95 % "
-                                 f"({pairs_needed(tv)} are needed): raise --pairs")
-    bar = Progress(2, f"certifying the chain ({pairs} coupled pairs)", progress)
-    try:
-        _, proposal_eps = tune_proposal(lattice, target, _PROPOSAL_GRID, n_chains=2, n_iter=1000, seed=seed)
-        bar.update()
-        try:
-            cert = certify_searching_lag(lattice, target, proposal_eps=proposal_eps, start=None, n_pairs=pairs,
-                                         seed=seed + 1, threshold=tv, max_iter=max_iter)
-        except CertificationError as err:
-            raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {err}; raise "
-                                     "--max-iter, use the l1 norm (exact sampler) or fewer cells") from None
-        bar.update()
-    finally:
-        bar.close()
-    if not cert.certified:
-        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {cert.status}; raise "
-                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells")
-    return ChainCertificate(iterations=max(cert.t_cert, 1), proposal_eps=float(proposal_eps), certificate=cert)
-
-
 
 
 # --------------------------------------------------------------------------- the request and its plan
@@ -1029,8 +221,10 @@ def _exact_refusal(req: Request, unit, log_acceptance: float, block: ExactL1Samp
         options = [f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
                    f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)"]
     else:
-        options = ["--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 --free-cells"]
-    options += ["fewer invariants (one margin, or totals over blocks of cells)", "a larger --epsilon", "a smaller table",
+        options = ["--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 "
+                   "--free-cells"]
+    options += ["fewer invariants (one margin, or totals over blocks of cells)", "a larger --epsilon",
+                "a smaller table",
                 "a study run with --allow-chain --delta D --seed N --reproducible-not-for-publication (a certified "
                 "chain; about 6 x 6 cells with both margins at most)"]
     return (f"the exact sampler would need {need} proposals for one draw of a block of {block.A.shape[1]:,} cells "
@@ -1041,7 +235,8 @@ def _exact_refusal(req: Request, unit, log_acceptance: float, block: ExactL1Samp
 
 MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
               "gaussian": "generalized Gaussian (ISDP Eq. 8)",
-              "free-cells": "free-cell double geometric: i.i.d. noise on the lattice's coordinates (docs/method.md §11)"}
+              "free-cells": "free-cell double geometric: i.i.d. noise on the lattice's coordinates "
+                            "(docs/method.md §11)"}
 
 
 @dataclass(frozen=True)
@@ -1055,7 +250,7 @@ class Plan:
     exact: ExactSampler | None
     unit: Fraction | float  # ε per unit distance (Laplace) or σ (Gaussian)
     expected_attempts: float  # the exact sampler's forecast proposals per draw (hardest block)
-    in_norm: tuple[bool, ...] = (True,)  # per table released: whether it enters the norm (norm_tables)
+    tables_in_norm: tuple[bool, ...] = (True,)  # per table released: whether it enters the norm (norm_tables)
 
     @classmethod
     def make(cls, A: np.ndarray, labels: list[str], req: Request, groups: list[np.ndarray] | None = None) -> Plan:
@@ -1066,16 +261,17 @@ class Plan:
         if groups is not None and len(groups) > 1 and req.chain_possible:
             raise UsageError("several tables are released by the exact routes only (--norm l1, --norm gaussian, "
                              "--free-cells): the certified chain takes one table")
-        if req.norm == "l2" and A.shape[0] >= A.shape[1] and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]:
+        if (req.norm == "l2" and A.shape[0] >= A.shape[1]
+                and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]):
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
-        in_norm = norm_tables(A, groups) if groups is not None and len(groups) > 1 else np.ones(1, dtype=bool)
+        tables_in_norm = norm_tables(A, groups) if groups is not None and len(groups) > 1 else np.ones(1, dtype=bool)
         derived = np.zeros(A.shape[1], dtype=bool)
-        for k in np.flatnonzero(~in_norm):
+        for k in np.flatnonzero(~tables_in_norm):
             derived[groups[k]] = True
-        tables = int(in_norm.sum())
+        n_in_norm = int(tables_in_norm.sum())
         delta_conversion, _ = req.delta_split()
-        unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion, tables) if req.norm == "gaussian"
-                else unit_epsilon(req.epsilon_person, req.norm, tables))
+        unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion, n_in_norm) if req.norm == "gaussian"
+                else unit_epsilon(req.epsilon_person, req.norm, n_in_norm))
         gaussian = req.norm == "gaussian"
         worst = [0.0]  # the lowest log acceptance forecast in any block
 
@@ -1096,10 +292,10 @@ class Plan:
                                      "N --reproducible-not-for-publication")
         attempts = math.exp(-worst[0]) if -worst[0] < 700 else math.inf
         neighbours = Neighbours.of(A)
-        if len(in_norm) > 1 and not neighbours.one_person:
+        if len(tables_in_norm) > 1 and not neighbours.one_person:
             # one person's change may touch every table at once: single-cell moves do not settle it
             neighbours = Neighbours(one_person=None, two_persons=None)
-        plan = cls(req, A, labels, neighbours, exact, unit, attempts, tuple(bool(b) for b in in_norm))
+        plan = cls(req, A, labels, neighbours, exact, unit, attempts, tuple(bool(b) for b in tables_in_norm))
         if req.chain_possible:
             plan.pairs()  # a chain that cannot be certified is refused before anything runs
         return plan
@@ -1107,7 +303,7 @@ class Plan:
     @property
     def exact_feasible(self) -> bool | None:
         """Whether the exact sampler is expected to accept within --max-attempts per block (None: no
-        exact sampler). A forecast from the invariants and ε only (:meth:`ExactSampler.expected_attempts`)."""
+        exact sampler). A forecast from the invariants and ε only (:meth:`ExactL1Sampler.log_acceptance`)."""
         if self.exact is None:
             return None
         return self.expected_attempts <= self.req.max_attempts
@@ -1115,7 +311,7 @@ class Plan:
     def guarantee(self, eta: float | None = None, confidence: float | None = None) -> Guarantee:
         """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it."""
         return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence,
-                         tables=sum(self.in_norm), released=len(self.in_norm))
+                         n_tables=sum(self.tables_in_norm), released=len(self.tables_in_norm))
 
     def eta_target(self) -> float:
         """The TV bound a chain must certify so that δ per person stays within the request."""
@@ -1167,7 +363,10 @@ class Plan:
 # --------------------------------------------------------------------------- the statement
 
 
-def _route_record(plan: Plan, table: Table | TableSet, chain: ChainCertificate | None, lattice: IntegerLattice | None) -> dict:
+def _route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | None = None,
+                  certificate: Certificate | None = None, proposal_eps: float | None = None) -> dict:
+    """The route taken, for the statement: the exact routes' construction, or the chain's run and
+    the certificate behind it (without its run time: a timing goes to the audit record)."""
     if plan.req.free_cells:
         v = plan.exact.variances(plan.unit)
         solved = plan.exact.solved
@@ -1180,21 +379,27 @@ def _route_record(plan: Plan, table: Table | TableSet, chain: ChainCertificate |
                 "solved_cells": [table.cell_labels[i] for i in solved],
                 "noise_variance": {"free_cell": dg_variance(float(plan.unit)),
                                    "solved_cells": {table.cell_labels[i]: float(v[i]) for i in solved}}}
-    if chain is None:
+    if certificate is None:
         eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
         how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
                f"Alg. 2) with epsilon {eps}, the invariants solved for the other cells, accepted with probability "
-               f"exp(-{eps}·sum |u_solved|)" + ("" if all(plan.in_norm) else
+               f"exp(-{eps}·sum |u_solved|)" + ("" if all(plan.tables_in_norm) else
                                                  " (the sum over the tables in the norm; a derived table's cells "
                                                  "are solved and do not enter it)"))
         if plan.req.norm == "gaussian":
             how += f", then kept with probability exp(-sum (|u_i| - {plan.unit})^2 / (2·{plan.unit}^2))"
         return {"name": "exact", "sampler": how, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
+    iterations = certificate.burn_in(floor=1)
+    summary = certificate.summary(burn_in=iterations)
+    summary.pop("certify_seconds")
     return {"name": "certified chain",
             "sampler": ("compiled Gibbs-within-Metropolis (ISDP Alg. 1), one chain from u = 0, run "
-                        f"{chain.iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"),
+                        f"{iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"),
             "basis": {"kind": lattice.basis_name, "vectors": lattice.basis.T.tolist()},
-            "certificate": {**chain.record(), "tv_target": plan.eta_target()}}
+            "certificate": {"method": "L-lag coupling (Biswas, Jacob & Vanetti 2019), pairs started at u = 0, as the "
+                                      "chain",
+                            "iterations": iterations, "proposal_eps": proposal_eps,
+                            "tv_certified": summary["tv_bound_at_burn_in"], **summary, "tv_target": plan.eta_target()}}
 
 
 def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee, route: dict,
@@ -1214,15 +419,15 @@ def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee,
             "two tables with the same invariants (A x = A x') that differ in the records of k persons, each added, "
             "removed, or moved from one cell to another (at most 2k in l1 and sqrt(2)·k in l2); stated for k = 1 "
             "(per person) and k = 2" if not several else
-            f"two inputs of the {len(plan.in_norm)} tables together with the same invariants (A x = A x', the ties "
-            "included) that differ in the records of k persons, each person counted in at most one cell of each "
+            f"two inputs of the {len(plan.tables_in_norm)} tables together with the same invariants (A x = A x', the "
+            "ties included) that differ in the records of k persons, each person counted in at most one cell of each "
             "table and added, removed, or moved between cells in every table at once (at most 2k per table in l1 "
             "and sqrt(2)·k in l2; only the tables in the norm count: a derived table's change follows from the "
             "others'); stated for k = 1 (per person) and k = 2"),
         **({"tables": [{"name": name, "cells": len(t.keys), "in_norm": in_norm,
                         **({} if in_norm else {"derived": "its cells are determined by the other tables' through "
                                                "the invariants: its noise is theirs, summed"})}
-                       for name, t, in_norm in zip(table.names, table.tables, plan.in_norm, strict=True)]}
+                       for name, t, in_norm in zip(table.names, table.tables, plan.tables_in_norm, strict=True)]}
            if several else {}),
         "guarantee": guarantee.to_dict(plan.neighbours),
         "post_processing": (
@@ -1253,7 +458,7 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
     """
     plan = Plan.make(A, labels, req, getattr(table, "groups", None))
     if plan.exact is not None and plan.exact_feasible:
-        route = _route_record(plan, table, None, None)
+        route = _route_record(plan, table)
         g = plan.guarantee()
     else:
         route = {"name": "certified chain", "pairs": plan.pairs(), "tv_target": plan.eta_target(),
@@ -1281,20 +486,24 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     plan = Plan.make(A, labels, req, getattr(table, "groups", None))
     A = plan.A
     x = table.x
-    exact = _row_values(A, x)
-    for label, value in zip(labels, exact, strict=True):
+    kept = row_values(A, x)
+    for label, value in zip(labels, kept, strict=True):
         if abs(value) > COUNT_LIMIT:
             raise InputError(f"{table.path}: the invariant {label!r} is {value}, beyond ±2**53: counts and every "
                              "invariant's value must lie within ±2**53 (exact in int64 and float arithmetic)")
-    invariants = np.array(exact, dtype=np.int64)
+    invariants = np.array(kept, dtype=np.int64)
     rng = seeded_source(req.seed) if req.seed is not None else system_source()
     audit: dict = {}
-    noise, chain, lattice = None, None, None
+    noise, certificate, proposal_eps, lattice = None, None, None, None
     if plan.exact is not None and plan.exact_feasible:
         sigma = plan.unit if req.norm == "gaussian" else None
-        noise, attempts = plan.exact.draw(1 / sigma if sigma is not None else plan.unit, rng,
-                                          max_attempts=req.max_attempts, sigma=sigma, accept=not req.free_cells,
-                                          progress=req.progress)
+        bar = Progress(len(plan.exact.parts), "exact sampler (blocks)", req.progress)
+        try:
+            noise, attempts = plan.exact.draw(1 / sigma if sigma is not None else plan.unit, rng,
+                                              max_attempts=req.max_attempts, sigma=sigma, accept=not req.free_cells,
+                                              on_block=bar.update)
+        finally:
+            bar.close()
         audit["exact_sampler"] = {"attempts": attempts, "accepted": noise is not None}
         if noise is None and not req.allow_chain:
             advice = ("its Gaussian step accepts a share that falls geometrically with the number of cells: use "
@@ -1310,20 +519,30 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         except InvariantError as err:
             raise InfeasibleError(f"infeasible invariants: {err}") from None
         seed = rng.randbelow(2**62)
-        chain = certify_chain(lattice, plan.chain_target(), tv=plan.eta_target(), pairs=plan.pairs(),
-                              max_iter=req.max_iter, seed=seed, progress=req.progress)
-        res = sample(lattice, plan.chain_target(), n_chains=1, n_draws=1, burn_in=chain.iterations - 1, thin=1,
-                     proposal_eps=chain.proposal_eps, seed=seed + 3, progress=False)
+        bar = Progress(2, f"certifying the chain ({plan.pairs()} coupled pairs)", req.progress)
+        try:
+            proposal_eps, certificate = certify_chain(lattice, plan.chain_target(), threshold=plan.eta_target(),
+                                                      n_pairs=plan.pairs(), max_iter=req.max_iter, seed=seed,
+                                                      on_step=bar.update)
+        finally:
+            bar.close()
+        iterations = certificate.burn_in(floor=1)  # the certified iteration, at least one
+        res = sample(lattice, plan.chain_target(), n_chains=1, n_draws=1, burn_in=iterations - 1, thin=1,
+                     proposal_eps=proposal_eps, seed=seed + 3, progress=False)
         noise = res.draws[0, -1]
-        audit["certificate_seconds"] = round(chain.certificate.seconds, 3)
+        audit["certificate_seconds"] = round(certificate.seconds, 3)
     values = x + noise
     if req.nonnegative:
         values = _nonnegative(values, A)
-    if values.dtype != np.int64 or values.shape != x.shape or _row_values(A, values) != exact:
+    if values.dtype != np.int64 or values.shape != x.shape or row_values(A, values) != kept:
         raise AssertionError("release failed its checks (integer, every invariant exact); this is a bug in isdp")
-    guarantee = plan.guarantee(chain.eta, LEVEL) if chain is not None else plan.guarantee()
+    if certificate is None:
+        guarantee = plan.guarantee()
+    else:  # the chain is within TV η of the exact mechanism: η the certificate's bound at its run length
+        guarantee = plan.guarantee(float(certificate.bound(iterations)[0]), LEVEL)
     plan.check_not_weaker(guarantee)
-    statement = privacy_statement(plan, table, guarantee, _route_record(plan, table, chain, lattice), invariants)
+    statement = privacy_statement(plan, table, guarantee,
+                                  _route_record(plan, table, lattice, certificate, proposal_eps), invariants)
     inputs = [{"path": str(t.path), "sha256": _sha256(t.path), "cells": len(t.keys)}
               for t in (table.tables if isinstance(table, TableSet) else [table])]
     audit.update(
@@ -1361,47 +580,64 @@ AUDIT_NOTE = ("CONFIDENTIAL: derived from the confidential table (its path, hash
               "reveal counts). Keep it with the table; never publish it. The publishable file is the statement.")
 
 
-def _write_tmp(directory: Path, name: str, write) -> str:
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            write(fh)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return tmp
+# --------------------------------------------------------------------------- writing
 
 
-def _json_writer(payload: dict):
-    def write(fh):
-        json.dump(payload, fh, indent=1)
-        fh.write("\n")
+def _open_private(path: Path):
+    """A new file for text, readable by its owner only: all three files derive from the confidential table."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8", newline="")
+
+
+def _csv_writer(lines: list[list[str]]):
+    def write(path: Path) -> None:
+        with _open_private(path) as fh:
+            csv.writer(fh, lineterminator="\n").writerows(lines)
     return write
 
 
-def write_release(release: Release, output, statement, audit, *, force: bool = False) -> None:
+def _json_writer(payload: dict):
+    def write(path: Path) -> None:
+        with _open_private(path) as fh:
+            json.dump(payload, fh, indent=1)
+            fh.write("\n")
+    return write
+
+
+def _place(path: Path, write, *, force: bool) -> None:
+    """Write ``path`` through :func:`isdp.files.atomic_write`: with ``force`` it replaces what is
+    there; without, it is created exclusively, refused if the name exists, also when another run
+    created it meanwhile (:class:`UsageError`)."""
+    try:
+        atomic_write(path, write, replace=force)
+    except FileExistsError:
+        raise UsageError(f"{path} exists (written by another run meanwhile?): nothing written; "
+                         "remove it or pass --force") from None
+
+
+def write_release(release: Release, output, statement_path, audit_path, *, force: bool = False) -> None:
     """Write the table, its statement and its audit record; on any failure none of them is left behind.
 
-    Without ``force`` each file is created exclusively (a hard link from its temporary file, which
-    fails if the name exists, also when another run created it meanwhile: :class:`UsageError`);
-    with ``force`` it replaces what is there. Several tables (a :class:`TableSet`) take one output
-    each, in order, and share the statement and the audit record.
+    Each file is written by :func:`_place` (exclusively without ``force``). Several tables (a
+    :class:`~isdp.tables.TableSet`) take one output each, in order, and share the statement and
+    the audit record.
     """
     tables = release.table.tables if isinstance(release.table, TableSet) else (release.table,)
     outputs = [Path(o) for o in (output if isinstance(output, list | tuple) else [output])]
-    statement, audit = Path(statement), Path(audit)
+    statement_path, audit_path = Path(statement_path), Path(audit_path)
     if len(outputs) != len(tables):
         raise UsageError(f"{len(tables)} tables need {len(tables)} outputs (one -o each, in order); got {len(outputs)}")
-    contents = []
-    for t, values in zip(tables, np.split(release.values, np.cumsum([len(t.keys) for t in tables])[:-1]), strict=True):
-        lines, expected = t.lines(values), t.lines(t.x)
+    files = []
+    for t, values, out in zip(tables, np.split(release.values, np.cumsum([len(t.keys) for t in tables])[:-1]), outputs,
+                              strict=True):
+        lines, expected = t.with_cells(values), t.with_cells(t.x)
         if len(lines) != len(expected) or any(len(a) != len(b) or a[0] != b[0]
                                               for a, b in zip(lines, expected, strict=True)):
             raise AssertionError("release layout differs from the input's; this is a bug in isdp")
-        contents.append(lines)
+        files.append((out, _csv_writer(lines)))
     record = {"note": AUDIT_NOTE, **release.audit,
               "files": {"release": str(outputs[0]) if len(outputs) == 1 else [str(o) for o in outputs],
-                        "statement": str(statement)}}
+                        "statement": str(statement_path)}}
+    files += [(statement_path, _json_writer(release.statement)), (audit_path, _json_writer(record))]
     # one writer at a time per release name, also with --force: two runs replacing the three files
     # concurrently could leave one run's table beside the other's statement
     output = outputs[0]
@@ -1411,28 +647,29 @@ def write_release(release: Release, output, statement, audit, *, force: bool = F
     except FileExistsError:
         raise UsageError(f"another run is writing {output} ({lock} exists; remove it if no run is): "
                          "nothing written") from None
-    temps, done = [], []
+    written = []
     try:
-        for out, lines in zip(outputs, contents, strict=True):
-            temps.append((_write_tmp(out.parent, out.name,
-                                     lambda fh, lines=lines: csv.writer(fh, lineterminator="\n").writerows(lines)), out))
-        temps.append((_write_tmp(statement.parent, statement.name, _json_writer(release.statement)), statement))
-        temps.append((_write_tmp(audit.parent, audit.name, _json_writer(record)), audit))
-        for tmp, final in temps:
-            if force:
-                os.replace(tmp, final)
-            else:
-                try:
-                    os.link(tmp, final)
-                except FileExistsError:
-                    raise UsageError(f"{final} exists (written by another run meanwhile?): nothing written; "
-                                     "remove it or pass --force") from None
-            done.append(final)
+        for path, write in files:
+            _place(path, write, force=force)
+            written.append(path)
     except BaseException:
-        for path in done:
+        for path in written:
             path.unlink(missing_ok=True)
         raise
     finally:
-        for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
         lock.unlink(missing_ok=True)
+
+__all__ = [
+    "AUDIT_NOTE",
+    "MAX_PAIRS",
+    "MECHANISMS",
+    "NORMS",
+    "Plan",
+    "Progress",
+    "Release",
+    "Request",
+    "dry_run",
+    "make_release",
+    "privacy_statement",
+    "write_release",
+]

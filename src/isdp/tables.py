@@ -5,6 +5,10 @@ Readers check everything a release relies on — integer counts, labels, margins
 their cells — and raise :class:`~isdp.lattice.InvariantError` naming the file, line, row or column.
 Writers reproduce the input's layout (labels, order, margins recomputed from the cells) and
 write atomically.
+
+A release reads its tables with :func:`load_table`: a :class:`Table` is one vector of counts with
+a label per cell, whatever the layout, and several tables of the same persons released together
+are one :class:`TableSet`; a table it cannot use is an :class:`~isdp.errors.InputError` (exit 3).
 """
 
 from __future__ import annotations
@@ -13,17 +17,17 @@ import csv
 import io
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
-from .lattice import InvariantError
+from .errors import InputError, UsageError
+from .lattice import COUNT_LIMIT, InvariantError
 
 #: A row or column whose label contains one of these words is a margin (``Total``, ``Grand total``,
 #: ``Sum``, ``Overall``); ``All`` only as a label of its own or a first word (``All ages``).
 _MARGIN_RE = re.compile(r"\b(total|totals|subtotal|sum|sums|overall|margin|margins)\b|^all\b", re.I)
-#: Largest count a table may hold: every integer up to it is exact in a float (cf. check_release).
-_COUNT_LIMIT = 2**53
 
 
 def _is_margin(label: str) -> bool:
@@ -202,7 +206,7 @@ def _count(path, where: str, text: str, counts: bool) -> int:
     if not _INTEGER.fullmatch(text):
         raise InvariantError(f"{path}: {where}: {text!r} is not an integer count")
     v = int(text)
-    if abs(v) > _COUNT_LIMIT:
+    if abs(v) > COUNT_LIMIT:
         raise InvariantError(f"{path}: {where}: {text!r} is too large (beyond 2**53)")
     if counts and v < 0:
         raise InvariantError(f"{path}: {where}: negative count {v}")
@@ -254,3 +258,145 @@ def _count_column(path, header: list[str], count_column: str) -> int:
     if count_column.casefold() not in names:
         raise InvariantError(f"{path}: no count column {count_column!r} in the header {header}")
     return names.index(count_column.casefold())
+
+
+# --------------------------------------------------------------------------- a release's tables
+
+
+@dataclass(frozen=True)
+class Table:
+    """A confidential table as a vector of counts with one label per cell and per key.
+
+    ``x`` and ``layout`` are None for a table read for a dry run (its labels only).
+    """
+
+    path: Path
+    x: np.ndarray | None  # int64 (n,)
+    keys: list[tuple[str, ...]]  # each cell's key (row, column) for wide tables
+    layout: WideTable | LongTable | None
+    key_names: tuple[str, ...] = ("row", "column")  # a long table's key column names
+
+    @cached_property
+    def cell_labels(self) -> list[str]:
+        """``key1|key2|…`` per cell."""
+        return ["|".join(k) for k in self.keys]
+
+    def with_cells(self, cells) -> list[list[str]]:
+        """The input's layout filled with ``cells``."""
+        return self.layout.with_cells(cells)
+
+
+#: a label that reads as a number: in a wide table read with ``--format auto`` it may be a count
+#: (a file without a header row or without a row-label column), which must never be published
+_NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _numeric_labels(table: Table) -> None:
+    for axis, what, hint in ((1, "column", "no header row"), (0, "row", "no row-label column")):
+        for label in dict.fromkeys(k[axis] for k in table.keys):
+            if _NUMBER_RE.fullmatch(label):
+                raise InputError(f"{table.path}: the {what} label {label!r} is a number: the file may have {hint}, "
+                                 "and a count read as a label would be published unchanged; if the labels are "
+                                 "right, say so with --format wide")
+
+
+def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only: bool = False) -> Table:
+    """Read a wide or long CSV table of non-negative integer counts (``fmt``: auto, wide or long).
+
+    ``auto`` reads a table whose header has a column named ``count_column`` as long, else as wide;
+    a wide table read so is refused when a row or column label is a number (it may be a count: a
+    file without a header row or without a row-label column), unless ``fmt`` says ``wide``. With
+    ``labels_only`` no count is read (a dry run): ``x`` and ``layout`` are None.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file" if not path.exists() else f"{path}: not a regular file")
+    if fmt not in ("auto", "long", "wide"):
+        raise UsageError(f"unknown table format {fmt!r}: auto, wide or long")
+    try:
+        chosen = fmt
+        if fmt == "auto":
+            with path.open(encoding="utf-8-sig", errors="replace") as fh:
+                header = [h.strip().casefold() for h in fh.readline().split(",")]
+            chosen = "long" if count_column.casefold() in header else "wide"
+        names = ("row", "column")
+        if chosen == "long":
+            with path.open(encoding="utf-8-sig", newline="") as fh:
+                header = [h.strip() for h in next(csv.reader(fh), [])]
+            names = tuple(h for h in header if h.casefold() != count_column.casefold())
+        if labels_only:
+            table = Table(path, None, read_table_keys(path, count_column if chosen == "long" else None), None, names)
+        elif chosen == "long":
+            long = read_long_table(path, count_column)
+            table = Table(path, long.counts, long.keys, long, names)
+        else:
+            wide = read_wide_table(path)
+            table = Table(path, wide.cells.ravel(), [(r, c) for r in wide.row_labels for c in wide.col_labels], wide)
+    except InvariantError as err:
+        raise InputError(str(err)) from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read the table ({err.strerror or err})") from None
+    if fmt == "auto" and chosen == "wide":
+        _numeric_labels(table)
+    for key in table.keys:
+        if any("|" in field for field in key):
+            raise InputError(f"{path}: the label {next(f for f in key if '|' in f)!r} contains '|', which joins a "
+                             "cell's keys in constraint files and statements (two cells could get one name)")
+    return table
+
+
+@dataclass(frozen=True)
+class TableSet:
+    """Several tables released together (the same persons counted in each, at most once per table):
+    one vector of their cells in order, each cell labelled ``NAME|key…`` with NAME its file's stem."""
+
+    tables: tuple[Table, ...]
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, tables: list[Table]) -> TableSet:
+        names = tuple(t.path.stem for t in tables)
+        if len(set(names)) < len(names):
+            raise UsageError(f"tables released together need distinct file names (their stems name them in "
+                             f"invariants and statements): {', '.join(names)}")
+        return cls(tuple(tables), names)
+
+    @property
+    def path(self) -> str:
+        return " + ".join(str(t.path) for t in self.tables)
+
+    @cached_property
+    def x(self) -> np.ndarray | None:
+        return None if self.tables[0].x is None else np.concatenate([t.x for t in self.tables])
+
+    @cached_property
+    def keys(self) -> list[tuple[str, ...]]:
+        return [(name, *k) for name, t in zip(self.names, self.tables, strict=True) for k in t.keys]
+
+    @cached_property
+    def cell_labels(self) -> list[str]:
+        return ["|".join(k) for k in self.keys]
+
+    @cached_property
+    def groups(self) -> list[np.ndarray]:
+        """Each table's cells in the joint vector."""
+        ends = np.cumsum([len(t.keys) for t in self.tables])
+        return [np.arange(end - len(t.keys), end) for t, end in zip(self.tables, ends, strict=True)]
+
+    def position(self, name: str) -> int:
+        """The position of the table called ``name``."""
+        if name not in self.names:
+            raise UsageError(f"no table called {name!r}: the tables are {', '.join(self.names)} (their file stems)")
+        return self.names.index(name)
+
+__all__ = [
+    "LongTable",
+    "Table",
+    "TableSet",
+    "WideTable",
+    "load_table",
+    "read_long_table",
+    "read_table_csv",
+    "read_table_keys",
+    "read_wide_table",
+]

@@ -6,7 +6,6 @@ import itertools
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import integrate, stats
 
@@ -14,15 +13,9 @@ from isdp.accounting import (
     CONVERSIONS,
     dp_to_zcdp,
     gaussian_delta,
-    gaussian_variance,
-    laplace_variance,
-    swap_min_table,
-    swap_rate_roots,
     swap_rates_for_epsilon,
-    swap_table,
     swapping_epsilon,
     swapping_min_epsilon,
-    variance_table,
     zcdp_to_dp,
 )
 from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
@@ -69,8 +62,6 @@ def test_smallest_budget_and_its_rate(b):
     assert swapping_epsilon(p_star, b) == pytest.approx(eps_b)
     grid = np.linspace(1e-4, 1 - 1e-4, 20001)
     assert swapping_epsilon(grid, b).min() >= eps_b - 1e-12
-    table = swap_min_table([b])
-    assert table["min_epsilon_numeric"].iloc[0] == pytest.approx(eps_b, abs=1e-7)  # Brent at a kink
 
 
 @pytest.mark.parametrize("b", B_VALUES)
@@ -80,8 +71,6 @@ def test_every_larger_budget_has_exactly_two_swap_rates(b):
         low, high = swap_rates_for_epsilon(eps, b)
         assert low < p_star < high
         assert swapping_epsilon(low, b) == pytest.approx(eps) and swapping_epsilon(high, b) == pytest.approx(eps)
-        roots = swap_rate_roots(eps, b)
-        np.testing.assert_allclose(roots, [math.log(b + 1) - eps, eps], atol=1e-9)
     with pytest.raises(ValueError, match="below the smallest"):
         swap_rates_for_epsilon(eps_b - 0.1, b)
 
@@ -93,16 +82,6 @@ def test_budget_is_monotone_where_the_slides_say():
     assert np.all(np.diff(eps[:, left], axis=0) > 0), "for the same swap rate ≤ 1/2, a larger b gives a larger ε"
     assert np.all(np.diff(eps, axis=0) >= 0), "and never a smaller one (ε = ln o does not depend on b)"
     assert np.all(np.diff(eps[:, left], axis=1) < 0), "ε decreases in p up to p = 1/2"
-
-
-def test_swap_table_reproduces_rows_and_gives_the_other_rate():
-    printed = pd.DataFrame({"b": [7, 7, 7], "swap_rate": [0.1, 0.5, 0.99]})
-    printed["epsilon"] = [slides_formula(p, 7) for p in printed["swap_rate"]]
-    out = swap_table(printed)
-    np.testing.assert_allclose(out["gap"], 0, atol=1e-12)
-    np.testing.assert_allclose(swapping_epsilon(out["other_swap_rate"].to_numpy(), 7), out["epsilon"], rtol=1e-9)
-    assert not np.any(np.isclose(out["other_swap_rate"], out["swap_rate"]))
-    np.testing.assert_allclose(out["other_swap_rate"] + out["other_swap_rate_complement"], 1)
 
 
 @pytest.mark.parametrize("bad", [0.0, 1.0, -0.1])
@@ -176,33 +155,6 @@ def test_invalid_conversion_arguments_are_rejected():
     with pytest.raises(ValueError, match="non-negative"):
         zcdp_to_dp(-1.0, 1e-6)
     assert zcdp_to_dp(0.0, 1e-6, "cks") == 0.0
-
-
-# --------------------------------------------------------------------------- noise variances
-
-
-@pytest.mark.parametrize("eps, levels, sens", [(1.0, 6, 2), (0.3, 1, 1), (4.0, 3, 5)])
-def test_laplace_variance_is_that_of_the_per_level_laplace(eps, levels, sens):
-    assert laplace_variance(eps, levels, sens) == pytest.approx(stats.laplace(scale=sens * levels / eps).var())
-
-
-@pytest.mark.parametrize("method", CONVERSIONS)
-def test_gaussian_variance_spends_exactly_the_budget(method):
-    """Composing the per-level Gaussians (zCDP adds up) and converting back gives the target ε."""
-    for eps, delta, levels, sens in [(1.0, 1e-9, 6, math.sqrt(2)), (3.0, 1e-6, 2, 1.0)]:
-        var = gaussian_variance(eps, delta, levels, sens, method)
-        rho_total = levels * sens**2 / (2 * var)
-        assert zcdp_to_dp(rho_total, delta, method) == pytest.approx(eps, rel=1e-9)
-
-
-def test_variance_table_has_one_row_per_mechanism_and_conversion():
-    printed = pd.DataFrame({"delta": [1e-6], "epsilon": [2.0], "laplace_variance": [1.0], "gaussian_variance": [1.0]})
-    out = variance_table(printed, levels=3, changed_cells=2)
-    assert len(out) == 1 + len(CONVERSIONS)
-    lap = out[out["mechanism"] == "laplace"].iloc[0]
-    assert lap["variance"] == pytest.approx(2 * (2 * 3 / 2.0) ** 2) and lap["gap"] == pytest.approx(lap["variance"] - 1)
-    gauss = out[(out["mechanism"] == "gaussian") & (out["conversion"] == "standard")].iloc[0]
-    assert gauss["variance"] == pytest.approx(3 * 2 / (2 * dp_to_zcdp(2.0, 1e-6)))
 
 
 @pytest.mark.parametrize(("eps", "mu"), [(0.1, 0.05), (0.5, 0.2), (1.0, 1.0), (3.0, 2.5)])

@@ -1,4 +1,4 @@
-"""Alternative couplings (isdp.coupling_designs): each margin moves by its design's exact kernel,
+"""Alternative couplings (benchmarks/coupling_designs.py): each margin moves by its design's exact kernel,
 met chains stay together, and the meeting-time bookkeeping."""
 
 from __future__ import annotations
@@ -6,6 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import ALPHA, chisquare_gof, rows_to_categories
+from coupling_designs import (
+    DESIGNS,
+    Design,
+    design_meeting_times,
+    design_moves,
+    disagreement,
+    iteration_draws,
+)
 
 from isdp import (
     IntegerLattice,
@@ -14,16 +22,8 @@ from isdp import (
     meeting_times,
     sum_constraint,
     sweep_transition_matrix,
+    with_mixing_basis,
 )
-from isdp.coupling_designs import (
-    DESIGNS,
-    Design,
-    design_moves,
-    disagreement,
-    iteration_draws,
-    path_lattice,
-)
-from isdp.coupling_designs import meeting_times as design_meeting_times
 from isdp.distributions import dg_logpmf
 
 EPS_PROP, RADIUS = 0.5, 18
@@ -112,10 +112,10 @@ def test_met_chains_stay_together(name):
 @pytest.mark.parametrize("name", ["smith-maximal", "path-maximal"])
 def test_coordinate_designs_are_the_library_coupling(name):
     """Same draws in the same order: identical meeting times to isdp.coupling.meeting_times run
-    on the design's lattice basis (so the path designs certify isdp.sample on path_lattice)."""
+    on the design's lattice basis (so the path designs certify isdp.sample on the path basis)."""
     lattice = IntegerLattice.from_constraints(sum_constraint(6))
     if name.startswith("path"):
-        lattice = path_lattice(lattice)
+        lattice = with_mixing_basis(lattice, "path")
         np.testing.assert_array_equal(lattice.basis, design_moves(lattice, "path")[0])
     target = generalized_laplace(0.5)
     far = np.array([20, -20, 5, 0, -3, -2])

@@ -38,3 +38,11 @@ def test_a_failed_serialisation_writes_nothing(tmp_path):
     with pytest.raises(TypeError):
         write_json({"x": object()}, tmp_path / "j.json")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_without_replace_an_existing_file_is_kept(tmp_path):
+    path = tmp_path / "out.txt"
+    atomic_write(path, lambda tmp: tmp.write_text("first"), replace=False)
+    with pytest.raises(FileExistsError):
+        atomic_write(path, lambda tmp: tmp.write_text("second"), replace=False)
+    assert path.read_text() == "first" and [p.name for p in tmp_path.iterdir()] == ["out.txt"]

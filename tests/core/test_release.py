@@ -24,19 +24,12 @@ from isdp import (
     generalized_laplace,
     table_margins,
 )
-from isdp.certification import clopper_pearson_upper
+from isdp.certification import certify_chain, clopper_pearson_upper
 from isdp.cli import main
-from isdp.discrete import seeded_source
-from isdp.release import (
-    ExactL1Sampler,
-    UncertifiableError,
-    UsageError,
-    certify_chain,
-    constraint_matrix,
-    independent_rows,
-    integral_solve,
-    load_table,
-)
+from isdp.constraints import constraint_matrix, independent_rows
+from isdp.discrete import ExactL1Sampler, integral_solve, seeded_source
+from isdp.errors import UncertifiableError, UsageError
+from isdp.tables import load_table
 
 E5_TABLE = ROOT / "data" / "e5" / "sex_by_age.csv"
 E5_INVARIANTS = ROOT / "data" / "release" / "sex_by_age_invariants.csv"
@@ -114,20 +107,23 @@ def test_integral_solve_on_margins_and_its_absence():
 
 def test_certificate_meets_its_target_and_delta_follows_the_derivation():
     lattice = IntegerLattice.from_constraints(table_margins(2, 3))
-    cert = certify_chain(lattice, generalized_laplace(1.0, "l2"), tv=0.05, pairs=200, max_iter=10_000, seed=3)
+    _, cert = certify_chain(lattice, generalized_laplace(1.0, "l2"), threshold=0.05, n_pairs=200, max_iter=10_000,
+                            seed=3)
     # η is the exact 95 % bound at the run length: one term, the pairs not met by then out of 200
-    unmet = int((cert.certificate.tau - cert.certificate.lag > cert.iterations).sum())
-    assert cert.iterations >= 1 and cert.eta == pytest.approx(float(clopper_pearson_upper(unmet, 200, 0.05)))
-    assert 1 - 0.05 ** (1 / 200) <= cert.eta <= 0.05 < cert.certificate.bound(cert.iterations - 1)[0]
-    assert cert.record()["tv_certified"] == cert.eta and cert.record()["confidence_level"] == 0.95
+    iterations = cert.burn_in(floor=1)
+    eta = float(cert.bound(iterations)[0])
+    unmet = int((cert.tau - cert.lag > iterations).sum())
+    assert iterations >= 1 and eta == pytest.approx(float(clopper_pearson_upper(unmet, 200, 0.05)))
+    assert 1 - 0.05 ** (1 / 200) <= eta <= 0.05 < cert.bound(iterations - 1)[0]
+    assert cert.level == 0.95
 
 
 def test_certificate_refuses_a_budget_too_small_and_a_target_below_resolution():
     lattice = IntegerLattice.from_constraints(table_margins(2, 3))
     with pytest.raises(UncertifiableError, match="did not meet within"):
-        certify_chain(lattice, generalized_gaussian(3.0), tv=0.1, pairs=50, max_iter=2, seed=1)
+        certify_chain(lattice, generalized_gaussian(3.0), threshold=0.1, n_pairs=50, max_iter=2, seed=1)
     with pytest.raises(UncertifiableError, match="299 are needed.*raise --pairs"):
-        certify_chain(lattice, generalized_gaussian(3.0), tv=0.01, pairs=298, max_iter=1000, seed=1)
+        certify_chain(lattice, generalized_gaussian(3.0), threshold=0.01, n_pairs=298, max_iter=1000, seed=1)
 
 
 # --------------------------------------------------------------------------- the command
@@ -160,6 +156,8 @@ def test_end_to_end_on_the_e5_example(tmp_path):
     assert np.array_equal(A @ cells.ravel(), A @ x.ravel())
     assert [inv["value"] for inv in p["invariants"]] == (A @ x.ravel()).tolist()
     assert p["route"]["name"] == "exact" and p["guarantee"]["kind"] == "pure"
+    for path in (out, statement, audit):  # all three derive from the confidential table
+        assert path.stat().st_mode & 0o777 == 0o600
     # ε per person 1 is the paper's ε = 1/2 per unit ℓ1 distance (one person moving changes two cells)
     assert p["mechanism"]["epsilon_per_unit_l1_distance"] == "1/2"
     assert p["guarantee"]["per_person"]["epsilon"] == 1 and p["guarantee"]["two_persons"]["epsilon"] == 2
@@ -397,7 +395,7 @@ def test_python_m_isdp_help_explains_the_command():
 
 
 def test_blocks_split_independent_invariants_and_free_cells():
-    from isdp.release import blocks
+    from isdp.constraints import blocks
 
     A = np.array([[1, 1, 0, 0, 0], [0, 0, 1, 1, 0]])  # two totals, cell 4 in no invariant
     found = [(cells.tolist(), rows.tolist()) for cells, rows in blocks(A)]
@@ -407,7 +405,7 @@ def test_blocks_split_independent_invariants_and_free_cells():
 
 def test_the_block_sampler_draws_the_joint_law():
     """Two totals and a free cell: the block-by-block draw against the enumerated law on Λ(A)."""
-    from isdp.release import ExactSampler
+    from isdp.discrete import ExactSampler
 
     A = np.array([[1, 1, 0, 0, 0], [0, 0, 1, 1, 0]])
     lattice = IntegerLattice.from_constraints(A)
@@ -424,8 +422,8 @@ def test_the_block_sampler_draws_the_joint_law():
 def test_the_free_cell_route_draws_iid_double_geometric_free_cells_and_solves_the_rest():
     """2×3 margins: the free cells are i.i.d. DG(ε) (against the pmf, and independent: the joint
     law of the pair is the product), the solved cells follow, and the stated variances hold."""
+    from isdp.discrete import ExactSampler
     from isdp.distributions import dg_pmf
-    from isdp.release import ExactSampler
 
     A, eps = table_margins(2, 3), Fraction(1, 2)
     sampler, rng = ExactSampler.build(A), seeded_source(8)
@@ -449,8 +447,8 @@ def test_the_free_cell_route_draws_iid_double_geometric_free_cells_and_solves_th
 def test_the_forecast_acceptance_is_the_exact_acceptance_within_its_monte_carlo_error():
     """Sum of 3 cells, ε = 1/2: P(accept) = Σ_z q(z) e^{−ε|z1+z2|} summed on a box, against the plan's
     1,000-proposal estimate; the tolerance is 4 standard errors of that estimate."""
+    from isdp.discrete import PILOT_PROPOSALS, ExactL1Sampler
     from isdp.distributions import dg_pmf
-    from isdp.release import PILOT_PROPOSALS, ExactL1Sampler
 
     eps = Fraction(1, 2)
     k = np.arange(-80, 81)
@@ -498,7 +496,7 @@ def test_the_free_cell_route_is_l1_only(tmp_path, capsys):
 
 def test_a_forecast_within_budget_that_accepts_nothing_is_still_refused(tmp_path, capsys, monkeypatch):
     """The forecast is an estimate: a run that then accepts nothing is refused after its attempts."""
-    from isdp.release import ExactL1Sampler
+    from isdp.discrete import ExactL1Sampler
 
     monkeypatch.setattr(ExactL1Sampler, "log_acceptance", lambda self, eps, sigma=None: 0.0)
     table = _margins_table(tmp_path / "t.csv", 8, 8)
@@ -516,7 +514,7 @@ def _nested_table(path: Path) -> Path:
 
 
 def test_by_families_name_key_columns_and_nested_totals_fall_into_blocks(tmp_path):
-    from isdp.release import blocks, implied_by_partition
+    from isdp.constraints import blocks, implied_by_partition
 
     table = load_table(_nested_table(tmp_path / "t.csv"))
     A, labels = constraint_matrix(table, ["total", "by:state", "by:State,county", "by:state,age"])

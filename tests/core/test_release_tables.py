@@ -13,16 +13,10 @@ from conftest import ALPHA, chisquare_gof, rows_to_categories
 
 from isdp import IntegerLattice, enumerate_target, generalized_laplace
 from isdp.cli import main
-from isdp.discrete import seeded_source
-from isdp.release import (
-    ExactSampler,
-    Plan,
-    Request,
-    TableSet,
-    constraint_matrix,
-    load_table,
-    norm_tables,
-)
+from isdp.constraints import constraint_matrix
+from isdp.discrete import ExactSampler, norm_tables, seeded_source
+from isdp.release import Plan, Request
+from isdp.tables import TableSet, load_table
 
 SEEDED = ["--seed", "5", "--reproducible-not-for-publication", "--no-progress"]
 COUNTY_SEX = "county,sex,count\nA,M,10\nA,F,12\nB,M,7\nB,F,9\n"
@@ -55,7 +49,7 @@ def test_the_joint_sampler_draws_the_finer_tables_law_and_derives_the_coarser(tm
     tset = _tables(tmp_path, county=COUNTY, county_sex=COUNTY_SEX)
     A, labels = constraint_matrix(tset, ["total@county"], ties=["by:county"])
     plan = Plan.make(A, labels, Request(epsilon="1", seed=1), tset.groups)
-    assert plan.in_norm == (False, True) and plan.unit == Fraction(1, 2)
+    assert plan.tables_in_norm == (False, True) and plan.unit == Fraction(1, 2)
     rng = seeded_source(3)
     draws = np.array([plan.exact.draw(plan.unit, rng, max_attempts=10_000)[0] for _ in range(3000)])
     county, fine = draws[:, :2], draws[:, 2:]

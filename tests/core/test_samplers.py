@@ -35,8 +35,8 @@ from isdp import (
     tune_proposal,
     venn_constraints,
 )
-from isdp._kernels import acceptance_ratio, basis_csr, exp_table, norm_change
 from isdp.distributions import dg_pmf
+from isdp.kernels import acceptance_ratio, basis_csr, exp_table, norm_change
 
 N_CHAINS = 20_000
 

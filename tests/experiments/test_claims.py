@@ -239,7 +239,8 @@ def test_evaluate_builds_rows_from_a_run(tmp_path):
 
 def test_a_failing_measure_names_its_claim(tmp_path):
     registry = [{"id": "ISDP-E9-x", "experiment": "E9", "kind": "claim", "document": "ISDP", "location": "Fig 4",
-                 "claim": "c", "reading": A_PRIORI, "paper_value": 1, "measure": "lattice.lag_spread", "args": {"exp": "e9", "norm": "l1"},
+                 "claim": "c", "reading": A_PRIORI, "paper_value": 1, "measure": "lattice.lag_spread",
+                 "args": {"exp": "e9", "norm": "l1"},
                  "criterion": {"kind": "interval", "max": 2}, "why": "missing outputs"}]
     rows = claims.evaluate(registry, claims.Run(tmp_path))
     assert rows.loc[0, "status"] == "error" and "e9_convergence.csv: missing" in rows.loc[0, "note"]

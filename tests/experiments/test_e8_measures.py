@@ -7,10 +7,10 @@ import pytest
 import yaml
 from conftest import REGISTRY, ROOT
 
-from isdp.accounting import swap_table, variance_table
 from isdp.experiments import claims
 from isdp.experiments.e8_privacy_accounting import measures as e8
 from isdp.experiments.e8_privacy_accounting.implied import feasible_totals, implied_bounds
+from isdp.experiments.e8_privacy_accounting.tables import swap_table, variance_table
 
 REPO = ROOT
 CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
@@ -41,7 +41,8 @@ def test_swap_table_claims_fail_on_a_cell_off_by_one_printed_unit(tmp_path):
     assert status == "differs" and "(printed" in m.text
 
 
-@pytest.mark.parametrize("conversion, expected", [("standard", "match"), ("cks", "differs"), ("gaussian-exact", "differs")])
+@pytest.mark.parametrize("conversion, expected",
+                         [("standard", "match"), ("cks", "differs"), ("gaussian-exact", "differs")])
 def test_gaussian_variance_claims_tell_the_conversions_apart(tmp_path, conversion, expected):
     run = _run(tmp_path, conversion)
     table = variance_table(pd.read_csv(REPO / E8["printed"]["tda_variance"]), E8["tda"]["levels"],

@@ -109,5 +109,5 @@ def test_dropping_a_needed_combination_admits_an_infeasible_total():
     types = ["A", "B", "C"]
     assert ("A", "B") in gq_nonredundant(GQ_BLOCKS, types)
     singles_only = {y for y in itertools.product(range(15), repeat=3)
-                    if all(y[i] >= gq_lower(GQ_BLOCKS, t) and y[i] <= gq_capacity(GQ_BLOCKS, [t]) for i, t in enumerate(types))}
+                    if all(gq_lower(GQ_BLOCKS, t) <= y[i] <= gq_capacity(GQ_BLOCKS, [t]) for i, t in enumerate(types))}
     assert singles_only - gq_brute_force(GQ_BLOCKS, types)

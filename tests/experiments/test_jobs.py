@@ -1,4 +1,5 @@
-"""The job runner's process settings and the batching of per-state jobs (isdp.experiments.jobs)."""
+"""The job runner's process settings (isdp.experiments.jobs), what a job cost (isdp.experiments.resources)
+and the batching of per-state jobs (isdp.experiments.e3_census_counties.scheduling)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def test_numba_threads_are_set_after_numba_is_imported():
 
 
 def test_balanced_batches_cover_every_item_once_and_balance_the_weights():
-    from isdp.experiments.jobs import balanced_batches
+    from isdp.experiments.e3_census_counties.scheduling import balanced_batches
 
     rng = np.random.default_rng(7)
     items = [f"s{i}" for i in range(40)]
@@ -63,7 +64,8 @@ def test_balanced_batches_cover_every_item_once_and_balance_the_weights():
 def test_the_national_batches_put_texas_alone():
     """config/national.yaml's state_jobs, weighted as the workflow does (squared county counts of the
     committed county file): Texas, the largest state by far to certify, runs in a batch of its own."""
-    from isdp.experiments.jobs import balanced_batches, load_config
+    from isdp.experiments.config import load_config
+    from isdp.experiments.e3_census_counties.scheduling import balanced_batches
 
     root = SRC.parent
     config = load_config(root / "config" / "config.yaml", root / "config" / "national.yaml")
@@ -87,7 +89,7 @@ def test_job_resources_measure_this_process():
     """A process that burns 0.4 s of CPU and holds 200 MB reports at least that much CPU and
     memory, and a wall time at least its CPU time (it runs one thread)."""
     out = _run("import time, numpy as np\n"
-               "from isdp.experiments.jobs import job_resources\n"
+               "from isdp.experiments.resources import job_resources\n"
                "block = np.ones(200 * 2**20 // 8)\n"
                "t = time.process_time()\n"
                "while time.process_time() - t < 0.4: pass\n"
@@ -103,7 +105,7 @@ def test_resources_line_round_trips_to_workflow_times(tmp_path):
     """The line run_step logs is what benchmarks/workflow_times.py reads, beside Snakemake's benchmark files."""
     import logging
 
-    from isdp.experiments.jobs import RESOURCES_LINE, resources_line
+    from isdp.experiments.resources import RESOURCES_LINE, resources_line
 
     sys.path.insert(0, str(SRC.parent / "benchmarks"))
     try:

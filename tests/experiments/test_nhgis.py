@@ -25,7 +25,8 @@ from isdp.experiments.nhgis import DataValidationError, DownloadError
 
 REPO = Path(__file__).resolve().parents[2]
 # The one setting that locates the real v20210608 zip (not committed: see data/nhgis/PROVENANCE.md).
-SHARED_ZIP = Path(os.environ.get("ISDP_NHGIS_ZIP", REPO.parent / "shared" / "data" / "nhgis" / "nhgis_ppdd_20210608_county.zip"))
+SHARED_ZIP = Path(os.environ.get("ISDP_NHGIS_ZIP",
+                                 REPO.parent / "shared" / "data" / "nhgis" / "nhgis_ppdd_20210608_county.zip"))
 ZIP_SHA256 = "3a85a873d66d0a5852d49739c820bd9a057c14566c0630365625ac3b440ed7df"
 EMBEDDED = REPO / "data" / "nhgis" / "county_population_v20210608.csv"
 MEMBER = "nhgis_ppdd_20210608_county.csv"
@@ -362,7 +363,8 @@ def test_download_cut_connection_is_retried(tmp_path, server):
 def test_download_timeout(tmp_path, server):
     server.routes["/slow"] = [(200, b"late")]
     server.delay["/slow"] = 1.0
-    with pytest.raises(DownloadError, match="timed out|deadline"):  # the socket timeout or the deadline, whichever first
+    # the socket timeout or the deadline, whichever comes first
+    with pytest.raises(DownloadError, match="timed out|deadline"):
         nhgis.download(server.url("/slow"), tmp_path / "x", timeout=0.2, retries=1, backoff=0.01)
     assert list(tmp_path.iterdir()) == []
 
@@ -505,8 +507,8 @@ def test_sigterm_during_download_leaves_no_partial_file(tmp_path, server):
 
     server.routes["/trickle"] = [(200, b"x" * 400)]
     server.trickle["/trickle"] = 0.05
-    code = (f"from isdp.experiments import nhgis; nhgis.download({server.url('/trickle')!r}, {str(tmp_path / 'x.zip')!r}, "
-            "timeout=30, retries=1)")
+    code = (f"from isdp.experiments import nhgis; nhgis.download({server.url('/trickle')!r}, "
+            f"{str(tmp_path / 'x.zip')!r}, timeout=30, retries=1)")
     proc = subprocess.Popen([sys.executable, "-c", code])
     deadline = time.monotonic() + 20
     while server.hits.get("/trickle", 0) == 0 and time.monotonic() < deadline:

@@ -1,4 +1,5 @@
-"""Tests of E6 (isdp.experiments.e6_spatiotemporal_gaussian.spatiotemporal, the §5.2 constraint builder and the E6 measures).
+"""Tests of E6 (isdp.experiments.e6_spatiotemporal_gaussian.spatiotemporal, the §5.2 constraint builder and
+the E6 measures).
 
 The exact laws are checked against simulation with fixed seeds: Kolmogorov–Smirnov p-values
 above 1e-3 for the right law, below 1e-6 for a wrong one (the control), and empirical CDFs

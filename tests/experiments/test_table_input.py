@@ -28,10 +28,12 @@ GOOD = "county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n"
     ("county,Low,High,Mid\nA,1,2,4,9\nB,3,4,0\nC,5,0,2\n", "line 2 has 5 fields, the header 4"),  # named row 'B' before
     ("county,Low,High,Mid\nA,1,2\nB,3,4,0\nC,5,0,2\n", "line 2 has 3 fields, the header 4"),
     ("county;Low;High;Mid\nA;1;2;4\nB;3;4;0\n", "comma-separated"),
-    ("county,Low,High,Mid\nA,1,2,99999999999999999999\nB,3,4,0\nC,5,0,2\n", "row 'A', column 'Mid': '99999999999999999999' is too large"),
+    ("county,Low,High,Mid\nA,1,2,99999999999999999999\nB,3,4,0\nC,5,0,2\n",
+     "row 'A', column 'Mid': '99999999999999999999' is too large"),
     ("county,Low,High,Mid\nA,1,2,\u0664\nB,3,4,0\nC,5,0,2\n", "'\u0664' is not an integer"),  # int() read it as 4
     ("county,Low,High,Mid\nA,1,2,1_0\nB,3,4,0\nC,5,0,2\n", "'1_0' is not an integer"),  # int() read it as 10
-    ("county,Low,High,Mid,Grand Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n", "margin column 'Grand Total' does not equal"),
+    ("county,Low,High,Mid,Grand Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n",
+     "margin column 'Grand Total' does not equal"),
     ("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nAll ages,9,6,5\n", "margin row 'All ages' does not equal"),
     ("county,Low,High,Mid\nA,1,2,4\nA,3,4,0\nC,5,0,2\n", "duplicate row label 'A'"),
     ("county,Low,High,Mid,Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n", "margin column 'Total' does not equal"),
@@ -96,4 +98,5 @@ def test_bom_crlf_blank_lines_and_padding_read_the_same_table(tmp_path, raw):
     path = tmp_path / "t.csv"
     path.write_bytes(raw)
     cells, rows, cols = read_table_csv(path)
-    assert cells.tolist() == [[1, 2, 4], [3, 4, 0], [5, 0, 2]] and rows == ["A", "B", "C"] and cols == ["Low", "High", "Mid"]
+    assert cells.tolist() == [[1, 2, 4], [3, 4, 0], [5, 0, 2]]
+    assert rows == ["A", "B", "C"] and cols == ["Low", "High", "Mid"]

@@ -10,7 +10,7 @@ import yaml
 from conftest import ROOT
 
 from isdp.experiments import claims
-from isdp.experiments.jobs import load_config
+from isdp.experiments.config import load_config
 
 SCHEMA = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 

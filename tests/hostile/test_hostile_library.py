@@ -8,13 +8,13 @@ import math
 
 import numpy as np
 import pytest
+from coupling_designs import DESIGNS, iteration_draws
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from isdp import IntegerLattice, InvariantError, generalized_laplace, sample
 from isdp.coupling import coupled_kernel_draws
-from isdp.coupling_designs import DESIGNS, iteration_draws
 from isdp.exact import (
     enumerate_target,
     sample_sum_constraint_l1,

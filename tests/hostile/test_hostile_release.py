@@ -195,8 +195,8 @@ def test_another_user_without_a_home_can_release(shared_dir):
     tmp_path = shared_dir
     (tmp_path / "t.csv").write_text(TABLE)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    run = subprocess.run([*AS_NOBODY, sys.executable, "-m", "isdp", "release", "t.csv", "--invariant", "total", "--norm", "l2", "--epsilon", "1", "--delta",
-                          "0.3", "-o", "out.csv", *SEEDED],
+    run = subprocess.run([*AS_NOBODY, sys.executable, "-m", "isdp", "release", "t.csv", "--invariant", "total",
+                          "--norm", "l2", "--epsilon", "1", "--delta", "0.3", "-o", "out.csv", *SEEDED],
                          capture_output=True, text=True, cwd=tmp_path,
                          env={**env, "HOME": "/nonexistent", "PYTHONPATH": str(ROOT / "src")})
     assert run.returncode == 0, run.stderr[-2000:]

@@ -15,13 +15,16 @@ import numpy as np
 import pytest
 
 from isdp.diagnostics import save_draws
-from isdp.experiments.jobs import DamagedInputError, Job, check_inputs
+from isdp.experiments.inputs import DamagedInputError, check_inputs
+from isdp.experiments.jobs import Job
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _job(*paths):
-    return Job(input={f"f{i}": str(p) for i, p in enumerate(paths)}, output={"out": "results/out.csv"})
+def _job(*paths, may_be_empty=()):
+    """A job reading ``paths`` (inputs f0, f1, ...), those named in ``may_be_empty`` declared possibly empty."""
+    return Job(input={f"f{i}": str(p) for i, p in enumerate(paths)}, output={"out": "results/out.csv"},
+               params={"may_be_empty": list(may_be_empty)})
 
 
 @pytest.fixture
@@ -62,7 +65,25 @@ def test_intact_results_and_declared_empty_tables_pass(results):
     (results / "tables" / "a.csv").write_text("x,y\n1,2\n")
     (results / "tables" / "a.json").write_text(json.dumps({"a": 1}))
     (results / "e3" / "exact_DC.csv").write_text("statistic,mcmc_mean\n")  # one county: nothing to compare
-    check_inputs(_job(results / "tables" / "a.csv", results / "tables" / "a.json", results / "e3" / "exact_DC.csv"))
+    paths = (results / "tables" / "a.csv", results / "tables" / "a.json", results / "e3" / "exact_DC.csv")
+    check_inputs(_job(*paths, may_be_empty=["f2"]))
+    with pytest.raises(DamagedInputError, match="exact_DC.csv is damaged: a header and no rows"):
+        check_inputs(_job(*paths))  # the same table, not declared by the rule
+
+
+def test_may_be_empty_names_the_rules_inputs(results):
+    (results / "tables" / "a.csv").write_text("x,y\n1,2\n")
+    with pytest.raises(ValueError, match=r"params.may_be_empty names \['exact'\]"):
+        check_inputs(_job(results / "tables" / "a.csv", may_be_empty=["exact"]))
+
+
+def test_e3_tables_declares_its_exact_tables_possibly_empty():
+    """A state of one county has no MCMC-vs-exact comparison: its exact_{state}.csv holds only a header,
+    which the rule reading those tables declares (and no other rule needs to)."""
+    rules = (ROOT / "workflow" / "rules" / "e3.smk").read_text()
+    block = rules[rules.index("rule e3_tables:"):]
+    block = block[:block.index("\nrule ")]
+    assert 'exact=e3_per_state("results/e3/exact_{state}.csv")' in block and 'may_be_empty=["exact"]' in block
 
 
 def test_committed_inputs_are_left_to_their_readers(results):

@@ -26,7 +26,8 @@ SCRIPT = textwrap.dedent("""
     from pathlib import Path
 
     import isdp
-    from isdp.experiments.jobs import Job, load_config, start_logging
+    from isdp.experiments.config import load_config
+    from isdp.experiments.jobs import Job, start_logging
     from isdp.experiments.e6_spatiotemporal_gaussian.steps import studies
     from isdp.experiments.reporting import claims_summary
 

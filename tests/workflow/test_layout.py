@@ -44,7 +44,7 @@ def _imported_modules(source: str, package: str) -> list[str]:
 
 def _private_owner(module: str) -> str | None:
     """The package that owns ``module`` privately: ``isdp._rng`` -> ``isdp``,
-    ``isdp.samplers._prepare_init`` -> ``isdp`` (a module's private name belongs to its package);
+    ``isdp.samplers._run_chain`` -> ``isdp`` (a module's private name belongs to its package);
     None if public."""
     parts = module.split(".")
     for i, part in enumerate(parts):
@@ -85,7 +85,7 @@ def test_the_private_import_check_can_fail():
     assert _private_owner("isdp._rng") == "isdp" != "isdp.experiments"
     assert _imported_modules("from .._rng import x", "isdp.experiments")[0] == "isdp._rng"
     assert _private_owner("isdp.experiments.jobs.Job") is None
-    assert _private_owner("isdp.samplers._prepare_init") == "isdp"
+    assert _private_owner("isdp.samplers._run_chain") == "isdp"
     assert _private_owner("isdp.experiments.nhgis._fetch_once") == "isdp.experiments"
 
 
@@ -118,21 +118,38 @@ def test_every_step_is_documented(steps):
             assert ast.get_docstring(node), f"{steps}: step {node.name} has no docstring"
 
 
+def _rules():
+    """Every rule of workflow/rules/*.smk as (file name, ``rule <name>``, its directives from a newline,
+    indented four spaces), also those a loop defines (``rule:`` with ``name:``, further indented)."""
+    for path in sorted((ROOT / "workflow" / "rules").glob("*.smk")):
+        text = path.read_text()
+        for m in re.finditer(r"^( *)(rule|checkpoint)(?: (\w+))?:\n((?:\1 .*\n|\n)*)", text, re.M):
+            indent, kind, name, body = m.groups()
+            body = "\n" + re.sub(rf"^{indent}", "", body, flags=re.M)
+            if name is None:
+                name = re.search(r"\n    name:\n        (.+)\n", body).group(1)
+            yield path.name, f"{kind} {name}", body
+
+
+def test_rules_are_found_also_in_loops():
+    heads = [head for _, head, _ in _rules()]
+    assert 'rule f"{exp}_summary"' in heads and 'rule f"{exp}_notebook"' in heads and "rule e3_tables" in heads
+    assert len(heads) == len(set(heads))
+
+
 def test_rules_only_wire_files_to_steps():
     """At most five generic scripts; every `script:` rule names an importable step."""
     from isdp.experiments.jobs import resolve_step
 
     scripts = sorted(p.name for p in (ROOT / "workflow" / "scripts").iterdir() if p.is_file())
     assert len(scripts) <= MAX_SCRIPTS, scripts
-    rules = {p.name: p.read_text() for p in (ROOT / "workflow" / "rules").glob("*.smk")}
-    for name, text in rules.items():
-        for block in re.split(r"\n(?=(?:rule|checkpoint) )", text):
-            if "\n    script:" not in block:
-                continue
-            assert re.search(r"\n    script:\n        STEP\n?", block), f"{name}: {block.splitlines()[0]} runs a script other than STEP"
-            step = re.search(r'\n        step="([\w.]+)"', block)
-            assert step, f"{name}: {block.splitlines()[0]} names no step"
-            resolve_step(step.group(1))
+    for name, head, block in _rules():
+        if "\n    script:" not in block:
+            continue
+        assert re.search(r"\n    script:\n        STEP\n?", block), f"{name}: {head} runs a script other than STEP"
+        step = re.search(r'\n        step="([\w.]+)"', block)
+        assert step, f"{name}: {head} names no step"
+        resolve_step(step.group(1))
 
 
 def test_every_rule_logs_and_is_timed():
@@ -140,14 +157,10 @@ def test_every_rule_logs_and_is_timed():
     of that log (``run_step``), so it declares no ``benchmark:``, whose sampler would cost
     Snakemake's process CPU; the others (notebooks, copies) declare one under results/benchmarks/.
     benchmarks/workflow_times.py reads both."""
-    for path in (ROOT / "workflow" / "rules").glob("*.smk"):
-        for block in re.split(r"\n(?=(?:rule|checkpoint) )", path.read_text()):
-            head = block.splitlines()[0]
-            if not re.match(r"(?:rule|checkpoint) \w+:", head):
-                continue
-            assert "\n    log:\n" in block, f"{path.name}: {head} has no log:"
-            benchmark = re.search(r'\n    benchmark:\n        "results/benchmarks/[^"]+\.tsv"', block)
-            if "\n    script:\n        STEP" in block:
-                assert not benchmark, f"{path.name}: {head} runs a step (timed in its log) and declares a benchmark:"
-            else:
-                assert benchmark, f"{path.name}: {head} has no benchmark: under results/benchmarks/"
+    for name, head, block in _rules():
+        assert "\n    log:\n" in block, f"{name}: {head} has no log:"
+        benchmark = re.search(r'\n    benchmark:\n        f?"results/benchmarks/[^"]+\.tsv"', block)
+        if "\n    script:\n        STEP" in block:
+            assert not benchmark, f"{name}: {head} runs a step (timed in its log) and declares a benchmark:"
+        else:
+            assert benchmark, f"{name}: {head} has no benchmark: under results/benchmarks/"

@@ -50,6 +50,15 @@ E9_CAT = register(
     [
         "results/tables/e9_toy.csv",
     ],
+    summary=dict(
+        table="results/tables/e9_toy.csv",
+    ),
+    notebook=dict(
+        table="results/tables/e9_toy.csv",
+    ),
+    notebook_params=dict(
+        e9=E9,
+    ),
 )
 
 
@@ -70,48 +79,6 @@ rule e9_toy_step:
         step="isdp.experiments.e9_toy.steps.toy",
     script:
         STEP
-
-
-rule e9_summary:
-    input:
-        registry=REGISTRY,
-        table="results/tables/e9_toy.csv",
-    output:
-        summary=report(
-            "results/tables/summary/e9.csv",
-            caption="../report/findings.rst",
-            category=E9_CAT,
-            labels={"table": "paper vs this run"},
-        ),
-    log:
-        "results/logs/e9_summary.log",
-    conda:
-        ENV
-    params:
-        experiment="E9",
-        repo=REPO,
-        step="isdp.experiments.reporting.claims_summary",
-    script:
-        STEP
-
-
-rule e9_notebook:
-    input:
-        table="results/tables/e9_toy.csv",
-        summary="results/tables/summary/e9.csv",
-    output:
-        checks="results/tables/e9_review_checks.csv",
-    log:
-        notebook=executed_notebook("e9"),
-        context=notebook_context("e9"),
-    benchmark:
-        "results/benchmarks/e9_notebook.tsv"
-    conda:
-        ENV
-    params:
-        e9=E9,
-    notebook:
-        notebook_source("e9")
 '''
 
 CONFIG_BLOCK = '''
@@ -154,11 +121,13 @@ NOTEBOOK = {
 }
 
 NEW_FILES = {
-    "src/isdp/experiments/e9_toy/__init__.py": '"""E9 — a toy experiment: one step writing a small table (:mod:`.steps`)."""\n',
+    "src/isdp/experiments/e9_toy/__init__.py":
+        '"""E9 — a toy experiment: one step writing a small table (:mod:`.steps`)."""\n',
     "src/isdp/experiments/e9_toy/steps.py": STEP,
     "workflow/rules/e9.smk": RULES,
     "notebooks/e9_toy.py.ipynb": json.dumps(NOTEBOOK, indent=1, ensure_ascii=False) + "\n",
-    "docs/experiments/e9.md": "# E9 — a toy experiment\n\nOne step writes a table of i and i²; the review notebook checks it.\n",
+    "docs/experiments/e9.md":
+        "# E9 — a toy experiment\n\nOne step writes a table of i and i²; the review notebook checks it.\n",
     "workflow/report/e9_toy.rst": "**E9, toy table.** i and i² for ``rows`` rows (config ``e9``).\n",
 }
 EDITED = {"config/config.yaml", "workflow/schemas/config.schema.yaml"}
@@ -232,7 +201,8 @@ def test_a_new_experiment_needs_only_its_own_files(tmp_path):
     with pytest.raises(jsonschema.ValidationError, match="e9"):
         jsonschema.validate(config, schema)
 
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the copy's src/, put on the path by its Snakefile
+    # the copy's src/, put on the path by its Snakefile
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--snakefile", str(repo / "Snakefile"),
                            "--directory", str(run), "--configfile", str(repo / "config" / "ci.yaml")],
                           cwd=run.parent, env=env, capture_output=True, text=True, timeout=300)

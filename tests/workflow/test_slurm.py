@@ -2,9 +2,9 @@
 
 The test starts a cluster in its own scratch directory (``scripts/slurm-local.sh``), submits the
 subset of the CI profile listed in ``slurm_subset.txt`` with ``--profile profiles/slurm``, compares
-every table it makes with the local CI run of ``make test`` (wall-clock columns excepted), checks that the jobs really went through SLURM
-(their SLURM job ids and logs), and stops the daemons it started whatever happens. Skipped with a
-reason where SLURM or root is missing (a laptop).
+every table it makes with the local CI run of ``make test`` (wall-clock columns excepted), checks
+that the jobs really went through SLURM (their SLURM job ids and logs), and stops the daemons it
+started whatever happens. Skipped with a reason where SLURM or root is missing (a laptop).
 """
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ def test_ci_profile_on_slurm_matches_the_local_run(slurm_cluster, tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(run),
          "--configfile", str(ROOT / "config" / "ci.yaml"), "--profile", str(ROOT / "profiles" / "slurm"),
-         "--slurm-status-command", "squeue", "--slurm-no-account", "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "2",
+         "--slurm-status-command", "squeue", "--slurm-no-account", "--slurm-init-seconds-before-status-checks", "1",
+         "--seconds-between-status-checks", "2",
          "--slurm-keep-successful-logs", "--default-resources", "slurm_partition=local", "--", *SUBSET],
         capture_output=True, text=True, env=env, timeout=3000)
     assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]

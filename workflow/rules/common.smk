@@ -1,18 +1,15 @@
 # Shared definitions and the experiment registry. Functions and constants only; rules live in
-# the per-experiment files.
+# the per-experiment files, and each experiment's summary and notebook rules in report.smk.
 #
 # The experiments are the config's `eN` blocks: each has a rule file workflow/rules/eN.smk that
 # calls register() once, and a review notebook notebooks/eN_*.py.ipynb. `rule all`, the
 # reproduction summary, the report's categories, the notebook rules and the workflow tests all
 # read EXPERIMENTS (written to results/tables/experiments.csv for the tests).
-import csv
-import json
 import os
 import re
 from pathlib import Path
 
 from isdp.experiments.claims import load_registry
-from isdp.experiments.jobs import balanced_batches
 
 REPO = Path(workflow.basedir)
 
@@ -40,13 +37,18 @@ EXPERIMENT_IDS = sorted(
     (k for k in config if re.fullmatch(r"e\d+", k)), key=lambda k: int(k[1:])
 )
 EXPERIMENTS = {}  # id -> {"title", "notebook", "outputs"}, filled by register()
+EXPERIMENT_RULES = {}  # id -> its summary and notebook rules' inputs and params
 
 
-def register(exp, title, outputs):
-    """Enter an experiment in the registry; returns its report category ("E1 <title>").
+def register(exp, title, outputs, *, summary, notebook, notebook_params):
+    """Enter an experiment in the registry and declare its summary and review-notebook rules;
+    returns its report category ("E1 <title>").
 
-    Adds the experiment's summary rows, review checks and rendered review notebook to its outputs
-    and finds its notebook.
+    Of the rules ``<exp>_summary`` and ``<exp>_notebook``, which report.smk defines alike for every
+    experiment, only these differ: ``summary``, the summary's inputs besides the claims registry;
+    ``notebook``, the notebook's inputs besides the summary; ``notebook_params``, what the notebook
+    reads from its params. Adds the experiment's summary rows, review checks and rendered review
+    notebook to its outputs and finds its notebook.
     """
     notebooks = sorted((REPO / "notebooks").glob(f"{exp}_*.py.ipynb"))
     if len(notebooks) != 1:
@@ -62,6 +64,11 @@ def register(exp, title, outputs):
             f"results/tables/{exp}_review_checks.csv",
             f"results/notebooks/{exp}_review.html",
         ],
+    }
+    EXPERIMENT_RULES[exp] = {
+        "summary": {"registry": REGISTRY, **summary},
+        "notebook": {**notebook, "summary": f"results/tables/summary/{exp}.csv"},
+        "notebook_params": notebook_params,
     }
     return EXPERIMENTS[exp]["title"]
 
@@ -101,18 +108,6 @@ def lattice_norms(exp):
     return list(config[exp]["targets"])
 
 
-# E3: the selected states depend on the data (DAS audit checkpoint in e3.smk).
-def e3_states(wildcards=None):
-    """The selected states (USPS codes), read from the audit checkpoint's output."""
-    with open(checkpoints.e3_audit.get().output.summary) as fh:
-        return json.load(fh)["selected_states"]
-
-
-def e3_per_state(pattern):
-    """Input function: ``pattern`` expanded over the selected states."""
-    return lambda wildcards: expand(pattern, state=e3_states())
-
-
 # Scheduling (docs/performance.md): every job runs on one thread, so that on a small machine two
 # jobs share the cores instead of one job holding both through its single-threaded start-up, and
 # the long jobs carry priorities so they start first while the short ones fill the gaps.
@@ -123,53 +118,3 @@ PRIORITY = {
     "e6_studies": 300,
     "e2_validation": 200,
 }
-_COUNTIES_PER_STATE = {}
-
-
-def counties_in(state):
-    """Counties of ``state`` in the county table: known once `fetch` has run, as it has whenever the
-    audit checkpoint lists states; 0 (no preference) while the table is being rebuilt.
-    """
-    if not _COUNTIES_PER_STATE:
-        if not os.path.exists("results/data/counties.csv"):
-            return 0
-        with open("results/data/counties.csv", newline="") as fh:
-            for row in csv.DictReader(fh):
-                key = row["state_abbr"]
-                _COUNTIES_PER_STATE[key] = _COUNTIES_PER_STATE.get(key, 0) + 1
-    return _COUNTIES_PER_STATE.get(state, 0)
-
-
-def state_batches():
-    """The selected states split into ``e3.state_jobs`` batches (null: one job per state), each named
-    by its states joined with "+" (``TX``, ``CA+AL+DC``).
-
-    A state's cost grows faster than its county count (its over-dispersed starts, certificate and
-    solves), so the batches balance the squared county counts; a state's seed does not depend on
-    its batch.
-    """
-    states = e3_states()
-    weights = {st: counties_in(st) ** 2 for st in states}
-    return ["+".join(b) for b in balanced_batches(states, weights, E3["state_jobs"])]
-
-
-# A batch's name: its states' USPS codes joined with "+".
-BATCH = r"[A-Z]{2}(\+[A-Z]{2})*"
-# The per-state rules copy a state's files out of its batch directory (a temp() output, removed once
-# every state is copied), so every consumer keeps reading per-state files.
-COPY_FROM_BATCH = (
-    'for f in {output}; do cp "{input.batch}/$(basename "$f")" "$f"; done > {log} 2>&1'
-)
-
-
-def batch_of(state):
-    """The batch (see :func:`state_batches`) that computes ``state``."""
-    return next(b for b in state_batches() if state in b.split("+"))
-
-
-def batch_priority(base):
-    """Priority of a batch job: the batch holding the largest state (longest certification and
-    solves) first."""
-    return lambda wildcards: base + max(
-        counties_in(st) for st in wildcards.batch.split("+")
-    )

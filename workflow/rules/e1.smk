@@ -14,6 +14,29 @@ E1_CAT = register(
         "results/tables/e1_proposals.csv",
         "results/tables/e1_unbiasedness.csv",
     ],
+    summary=dict(
+        convergence="results/tables/e1_convergence.csv",
+        unbiasedness="results/tables/e1_unbiasedness.csv",
+        ess=expand("results/tables/e1_ess_{norm}.csv", norm=NORMS_E1),
+        draws=expand("results/e1/draws_{norm}.nc", norm=NORMS_E1),
+        problem="results/e1/problem.json",
+    ),
+    notebook=dict(
+        problem="results/e1/problem.json",
+        draws=expand("results/e1/draws_{norm}.nc", norm=NORMS_E1),
+        meetings=expand("results/e1/meeting_times_{norm}.csv", norm=NORMS_E1),
+        certificates=expand("results/e1/certificate_{norm}.json", norm=NORMS_E1),
+        convergence="results/tables/e1_convergence.csv",
+        figures=[
+            *figure("e1_fig3_constraints"),
+            *figure("e1_fig4_tv_bound"),
+            *figure("e1_fig5_boxplots"),
+        ],
+    ),
+    notebook_params=dict(
+        norms=NORMS_E1,
+        eps=E1["eps"],
+    ),
 )
 
 
@@ -70,59 +93,3 @@ rule e1_tv:
         step="isdp.experiments.lattice_study.steps.tv_bounds",
     script:
         STEP
-
-
-rule e1_summary:
-    input:
-        registry=REGISTRY,
-        convergence="results/tables/e1_convergence.csv",
-        unbiasedness="results/tables/e1_unbiasedness.csv",
-        ess=expand("results/tables/e1_ess_{norm}.csv", norm=NORMS_E1),
-        draws=expand("results/e1/draws_{norm}.nc", norm=NORMS_E1),
-        problem="results/e1/problem.json",
-    output:
-        summary=report(
-            "results/tables/summary/e1.csv",
-            caption="../report/findings.rst",
-            category=E1_CAT,
-            labels={"table": "paper vs this run"},
-        ),
-    log:
-        "results/logs/e1_summary.log",
-    conda:
-        ENV
-    params:
-        experiment="E1",
-        repo=repo_file("."),
-        step="isdp.experiments.reporting.claims_summary",
-    script:
-        STEP
-
-
-rule e1_notebook:
-    input:
-        problem="results/e1/problem.json",
-        draws=expand("results/e1/draws_{norm}.nc", norm=NORMS_E1),
-        meetings=expand("results/e1/meeting_times_{norm}.csv", norm=NORMS_E1),
-        certificates=expand("results/e1/certificate_{norm}.json", norm=NORMS_E1),
-        convergence="results/tables/e1_convergence.csv",
-        figures=[
-            *figure("e1_fig3_constraints"),
-            *figure("e1_fig4_tv_bound"),
-            *figure("e1_fig5_boxplots"),
-        ],
-        summary="results/tables/summary/e1.csv",
-    output:
-        checks="results/tables/e1_review_checks.csv",
-    log:
-        notebook=executed_notebook("e1"),
-        context=notebook_context("e1"),
-    benchmark:
-        "results/benchmarks/e1_notebook.tsv"
-    conda:
-        ENV
-    params:
-        norms=NORMS_E1,
-        eps=E1["eps"],
-    notebook:
-        notebook_source("e1")

@@ -24,6 +24,34 @@ E2_CAT = register(
         "results/tables/e2_unbiasedness.csv",
         "results/tables/e2_validation.csv",
     ],
+    summary=dict(
+        problem="results/e2/problem.json",
+        margins="results/tables/e2_table2_confidential.csv",
+        convergence="results/tables/e2_convergence.csv",
+        unbiasedness="results/tables/e2_unbiasedness.csv",
+        validation="results/tables/e2_validation.csv",
+        draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
+        ess=expand("results/tables/e2_ess_{norm}.csv", norm=NORMS_E2),
+        printed=[
+            repo_file("data/e2/paper_table1_l1_draw.csv"),
+            repo_file("data/e2/paper_table3_l2_draw.csv"),
+        ],
+    ),
+    notebook=dict(
+        problem="results/e2/problem.json",
+        draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
+        convergence="results/tables/e2_convergence.csv",
+        validation="results/tables/e2_validation.csv",
+        tables=[f"results/tables/{E2_DRAW_TABLES[n]}.csv" for n in NORMS_E2],
+        figures=[
+            *figure("e2_fig1_tv_bound_l1"),
+            *figure("e2_fig6_tv_bound_l2"),
+            *figure("e2_fig7_boxplots"),
+        ],
+    ),
+    notebook_params=dict(
+        norms=NORMS_E2,
+    ),
 )
 
 
@@ -130,64 +158,3 @@ rule e2_validation:
         step="isdp.experiments.e2_delinquent_children.steps.validation",
     script:
         STEP
-
-
-rule e2_summary:
-    input:
-        registry=REGISTRY,
-        problem="results/e2/problem.json",
-        margins="results/tables/e2_table2_confidential.csv",
-        convergence="results/tables/e2_convergence.csv",
-        unbiasedness="results/tables/e2_unbiasedness.csv",
-        validation="results/tables/e2_validation.csv",
-        draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
-        ess=expand("results/tables/e2_ess_{norm}.csv", norm=NORMS_E2),
-        printed=[
-            repo_file("data/e2/paper_table1_l1_draw.csv"),
-            repo_file("data/e2/paper_table3_l2_draw.csv"),
-        ],
-    output:
-        summary=report(
-            "results/tables/summary/e2.csv",
-            caption="../report/findings.rst",
-            category=E2_CAT,
-            labels={"table": "paper vs this run"},
-        ),
-    log:
-        "results/logs/e2_summary.log",
-    conda:
-        ENV
-    params:
-        experiment="E2",
-        repo=repo_file("."),
-        step="isdp.experiments.reporting.claims_summary",
-    script:
-        STEP
-
-
-rule e2_notebook:
-    input:
-        problem="results/e2/problem.json",
-        draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
-        convergence="results/tables/e2_convergence.csv",
-        validation="results/tables/e2_validation.csv",
-        tables=[f"results/tables/{E2_DRAW_TABLES[n]}.csv" for n in NORMS_E2],
-        figures=[
-            *figure("e2_fig1_tv_bound_l1"),
-            *figure("e2_fig6_tv_bound_l2"),
-            *figure("e2_fig7_boxplots"),
-        ],
-        summary="results/tables/summary/e2.csv",
-    output:
-        checks="results/tables/e2_review_checks.csv",
-    log:
-        notebook=executed_notebook("e2"),
-        context=notebook_context("e2"),
-    benchmark:
-        "results/benchmarks/e2_notebook.tsv"
-    conda:
-        ENV
-    params:
-        norms=NORMS_E2,
-    notebook:
-        notebook_source("e2")

@@ -2,8 +2,13 @@
 # (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left; docs/experiments/e3.md).
 # The states depend on the data (DAS bias audit), so the audit is a checkpoint and the per-state
 # MCMC runs are aggregated through it. They run in batches of states (e3.state_jobs jobs, {batch}
-# wildcard, common.smk), each state's files then copied out of its batch ({state} wildcard).
+# wildcard), each state's files then copied out of its batch ({state} wildcard); e3_scheduling.smk
+# makes the batches, for E4's per-state jobs too (e4.smk, included after this file).
 E3 = config["e3"]
+
+
+include: "e3_scheduling.smk"
+
 
 E3_CAT = register(
     "e3",
@@ -23,13 +28,44 @@ E3_CAT = register(
         "results/tables/e3_certificates.csv",
         *figure("e3_certificates"),
     ],
+    summary=dict(
+        info=rules.fetch.output.info,
+        selection="results/e3/selection.json",
+        audit="results/tables/e3_das_audit.csv",
+        convergence="results/tables/e3_convergence.csv",
+        nonneg="results/tables/e3_nonnegativity.csv",
+        exact="results/tables/e3_mcmc_vs_exact.csv",
+        draws=e3_per_state("results/e3/draws_{state}.nc"),
+        diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
+    ),
+    notebook=dict(
+        counties=rules.fetch.output.csv,
+        info=rules.fetch.output.info,
+        selection="results/e3/selection.json",
+        regressions="results/e3/das_regressions.csv",
+        draws=e3_per_state("results/e3/draws_{state}.nc"),
+        convergence="results/tables/e3_convergence.csv",
+        nonneg="results/tables/e3_nonnegativity.csv",
+        exact="results/tables/e3_mcmc_vs_exact.csv",
+        certificates="results/tables/e3_certificates.csv",
+        figures=[
+            "results/figures/e3_certificates.png",
+            "results/figures/e3_fig2_illinois.png",
+            "results/figures/e3_fig8_states.png",
+            "results/figures/e3_das_slopes.png",
+        ],
+    ),
+    notebook_params=dict(
+        states=e3_states,
+        r_hat_max=E3["mcmc"]["r_hat_max"],
+    ),
 )
 
 
 checkpoint e3_audit:
     input:
-        counties="results/data/counties.csv",
-        info="results/data/source.json",
+        counties=rules.fetch.output.csv,
+        info=rules.fetch.output.info,
     output:
         regressions="results/e3/das_regressions.csv",
         summary="results/e3/selection.json",
@@ -53,7 +89,7 @@ rule e3_audit_report:
     input:
         regressions="results/e3/das_regressions.csv",
         selection="results/e3/selection.json",
-        info="results/data/source.json",
+        info=rules.fetch.output.info,
     output:
         source=report(
             "results/tables/e3_data_source.csv",
@@ -100,7 +136,7 @@ rule e3_audit_report:
 
 rule e3_states:
     input:
-        counties="results/data/counties.csv",
+        counties=rules.fetch.output.csv,
         selection="results/e3/selection.json",
     output:
         batch=temp(directory("results/e3/batch_{batch}")),
@@ -149,8 +185,8 @@ rule e3_state:
 
 rule e3_figures:
     input:
-        counties="results/data/counties.csv",
-        info="results/data/source.json",
+        counties=rules.fetch.output.csv,
+        info=rules.fetch.output.info,
         draws=e3_per_state("results/e3/draws_{state}.nc"),
     output:
         fig2_pdf="results/figures/e3_fig2_illinois.pdf",
@@ -183,7 +219,7 @@ rule e3_figures:
 
 rule e3_tables:
     input:
-        counties="results/data/counties.csv",
+        counties=rules.fetch.output.csv,
         draws=e3_per_state("results/e3/draws_{state}.nc"),
         diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
         runs=e3_per_state("results/e3/run_{state}.json"),
@@ -220,6 +256,7 @@ rule e3_tables:
     params:
         states=e3_states,
         band=CLAIM_ARGS["ISDP-E3-noise-band"]["band"],
+        may_be_empty=["exact"],  # a state of one county has no MCMC-vs-exact comparison
         step="isdp.experiments.e3_census_counties.steps.tables",
     script:
         STEP
@@ -251,67 +288,3 @@ rule e3_certificates:
         step="isdp.experiments.e3_census_counties.steps.certificates",
     script:
         STEP
-
-
-rule e3_summary:
-    input:
-        registry=REGISTRY,
-        info="results/data/source.json",
-        selection="results/e3/selection.json",
-        audit="results/tables/e3_das_audit.csv",
-        convergence="results/tables/e3_convergence.csv",
-        nonneg="results/tables/e3_nonnegativity.csv",
-        exact="results/tables/e3_mcmc_vs_exact.csv",
-        draws=e3_per_state("results/e3/draws_{state}.nc"),
-        diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
-    output:
-        summary=report(
-            "results/tables/summary/e3.csv",
-            caption="../report/findings.rst",
-            category=E3_CAT,
-            labels={"table": "paper vs this run"},
-        ),
-    log:
-        "results/logs/e3_summary.log",
-    conda:
-        ENV
-    params:
-        experiment="E3",
-        repo=repo_file("."),
-        step="isdp.experiments.reporting.claims_summary",
-    script:
-        STEP
-
-
-rule e3_notebook:
-    input:
-        counties="results/data/counties.csv",
-        info="results/data/source.json",
-        selection="results/e3/selection.json",
-        regressions="results/e3/das_regressions.csv",
-        draws=e3_per_state("results/e3/draws_{state}.nc"),
-        convergence="results/tables/e3_convergence.csv",
-        nonneg="results/tables/e3_nonnegativity.csv",
-        exact="results/tables/e3_mcmc_vs_exact.csv",
-        certificates="results/tables/e3_certificates.csv",
-        figures=[
-            "results/figures/e3_certificates.png",
-            "results/figures/e3_fig2_illinois.png",
-            "results/figures/e3_fig8_states.png",
-            "results/figures/e3_das_slopes.png",
-        ],
-        summary="results/tables/summary/e3.csv",
-    output:
-        checks="results/tables/e3_review_checks.csv",
-    log:
-        notebook=executed_notebook("e3"),
-        context=notebook_context("e3"),
-    benchmark:
-        "results/benchmarks/e3_notebook.tsv"
-    conda:
-        ENV
-    params:
-        states=e3_states,
-        r_hat_max=E3["mcmc"]["r_hat_max"],
-    notebook:
-        notebook_source("e3")

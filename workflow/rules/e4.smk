@@ -1,8 +1,9 @@
 # E4 — generalized Laplace against projection-based mechanisms, county by county
 # (ISDP App. "Comparison with projected discrete Laplace", Fig 10; docs/experiments/e4.md).
-# Same states as E3 (its audit checkpoint), in E3's batches ({batch}, then {state} copied out): the
-# generalized Laplace releases are E3's retained draws (reused, not resampled); per state the job draws
-# the projected Laplace releases and runs one HiGHS simplex LP, one MILP and one interior-point LP per DG release
+# Same states as E3 (its audit checkpoint), in E3's batches ({batch}, then {state} copied out; the
+# helpers of e3_scheduling.smk, which e3.smk includes first): the generalized Laplace releases are E3's retained
+# draws (reused, not resampled); per state the job draws the projected Laplace releases and runs one
+# HiGHS simplex LP, one MILP and one interior-point LP per DG release
 # (~4 + 7.5 + 5 ms at n = 102, ~8.5 + 12 + 8 ms at n = 254: about 17 s for Illinois and 29 s for
 # Texas at 1000 releases).
 E4 = config["e4"]
@@ -21,12 +22,40 @@ E4_CAT = register(
         "results/tables/e4_state_overview.csv",
         *figure("e4_state_overview"),
     ],
+    summary=dict(
+        metrics="results/tables/e4_metrics.csv",
+        spread="results/tables/e4_county_spread.csv",
+        selected="results/tables/e3_selected_states.csv",
+        selection="results/e3/selection.json",
+        releases=e3_per_state("results/e4/releases_{state}.nc"),
+        diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
+        runs=e3_per_state("results/e3/run_{state}.json"),
+    ),
+    notebook=dict(
+        counties=rules.fetch.output.csv,
+        releases=e3_per_state("results/e4/releases_{state}.nc"),
+        draws=e3_per_state("results/e3/draws_{state}.nc"),
+        metrics="results/tables/e4_metrics.csv",
+        spread="results/tables/e4_spread.csv",
+        county_spread="results/tables/e4_county_spread.csv",
+        runtime="results/tables/e4_runtime.csv",
+        figures=[
+            "results/figures/e4_fig10_illinois.png",
+            "results/figures/e4_fig10_states.png",
+            "results/figures/e4_sd_ratio.png",
+        ],
+    ),
+    notebook_params=dict(
+        states=e3_states,
+        headline=E3["selection"]["always"][0],
+        n_releases=E4["n_releases"],
+    ),
 )
 
 
 rule e4_states:
     input:
-        counties="results/data/counties.csv",
+        counties=rules.fetch.output.csv,
         draws=lambda wc: expand(
             "results/e3/draws_{state}.nc", state=wc.batch.split("+")
         ),
@@ -120,7 +149,7 @@ rule e4_tables:
 rule e4_figures:
     input:
         releases=e3_per_state("results/e4/releases_{state}.nc"),
-        info="results/data/source.json",
+        info=rules.fetch.output.info,
     output:
         il_pdf="results/figures/e4_fig10_illinois.pdf",
         il_png=report(
@@ -158,7 +187,7 @@ rule e4_figures:
 
 rule e4_overview:
     input:
-        counties="results/data/counties.csv",
+        counties=rules.fetch.output.csv,
         selection="results/e3/selection.json",
         regressions="results/e3/das_regressions.csv",
         noise="results/tables/e3_unbiasedness.csv",
@@ -187,64 +216,3 @@ rule e4_overview:
         step="isdp.experiments.e4_projection_comparison.steps.overview",
     script:
         STEP
-
-
-rule e4_summary:
-    input:
-        registry=REGISTRY,
-        metrics="results/tables/e4_metrics.csv",
-        spread="results/tables/e4_county_spread.csv",
-        selected="results/tables/e3_selected_states.csv",
-        selection="results/e3/selection.json",
-        releases=e3_per_state("results/e4/releases_{state}.nc"),
-        diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
-        runs=e3_per_state("results/e3/run_{state}.json"),
-    output:
-        summary=report(
-            "results/tables/summary/e4.csv",
-            caption="../report/findings.rst",
-            category=E4_CAT,
-            labels={"table": "paper vs this run"},
-        ),
-    log:
-        "results/logs/e4_summary.log",
-    conda:
-        ENV
-    params:
-        experiment="E4",
-        repo=repo_file("."),
-        step="isdp.experiments.reporting.claims_summary",
-    script:
-        STEP
-
-
-rule e4_notebook:
-    input:
-        counties="results/data/counties.csv",
-        releases=e3_per_state("results/e4/releases_{state}.nc"),
-        draws=e3_per_state("results/e3/draws_{state}.nc"),
-        metrics="results/tables/e4_metrics.csv",
-        spread="results/tables/e4_spread.csv",
-        county_spread="results/tables/e4_county_spread.csv",
-        runtime="results/tables/e4_runtime.csv",
-        summary="results/tables/summary/e4.csv",
-        figures=[
-            "results/figures/e4_fig10_illinois.png",
-            "results/figures/e4_fig10_states.png",
-            "results/figures/e4_sd_ratio.png",
-        ],
-    output:
-        checks="results/tables/e4_review_checks.csv",
-    log:
-        notebook=executed_notebook("e4"),
-        context=notebook_context("e4"),
-    benchmark:
-        "results/benchmarks/e4_notebook.tsv"
-    conda:
-        ENV
-    params:
-        states=e3_states,
-        headline=E3["selection"]["always"][0],
-        n_releases=E4["n_releases"],
-    notebook:
-        notebook_source("e4")

@@ -25,6 +25,33 @@ E5_CAT = register(
         "results/tables/e5_table1.csv",
         "results/tables/e5_table1.md",
     ],
+    summary=dict(
+        problem="results/e5/problem.json",
+        acceptance="results/tables/e5_fig2_acceptance.csv",
+        trace="results/tables/e5_trace_diagnostics.csv",
+        draws=[f"results/e5/trace_thin{t}.nc" for t in E5_THINS],
+        distances="results/tables/e5_fig1_distances.csv",
+        convergence="results/tables/e5_fig1_convergence.csv",
+        releases="results/e5/fig1_releases.npz",
+        printed=repo_file(E5["paper_release"]),
+    ),
+    notebook=dict(
+        problem="results/e5/problem.json",
+        acceptance="results/tables/e5_fig2_acceptance.csv",
+        draws=[f"results/e5/trace_thin{t}.nc" for t in E5_THINS],
+        table1="results/tables/e5_table1.csv",
+        distances="results/tables/e5_fig1_distances.csv",
+        convergence="results/tables/e5_fig1_convergence.csv",
+        releases="results/e5/fig1_releases.npz",
+        figures=[
+            *figure("e5_fig1_distances"),
+            *figure("e5_fig2_acceptance"),
+            *figure("e5_fig3_traces"),
+        ],
+    ),
+    notebook_params=dict(
+        methods=E5_METHODS,
+    ),
 )
 
 
@@ -191,63 +218,3 @@ rule e5_fig1:
         step="isdp.experiments.e5_congenial_mis.steps.fig1",
     script:
         STEP
-
-
-rule e5_summary:
-    input:
-        registry=REGISTRY,
-        problem="results/e5/problem.json",
-        acceptance="results/tables/e5_fig2_acceptance.csv",
-        trace="results/tables/e5_trace_diagnostics.csv",
-        draws=[f"results/e5/trace_thin{t}.nc" for t in E5_THINS],
-        distances="results/tables/e5_fig1_distances.csv",
-        convergence="results/tables/e5_fig1_convergence.csv",
-        releases="results/e5/fig1_releases.npz",
-        printed=repo_file(E5["paper_release"]),
-    output:
-        summary=report(
-            "results/tables/summary/e5.csv",
-            caption="../report/findings.rst",
-            category=E5_CAT,
-            labels={"table": "paper vs this run"},
-        ),
-    log:
-        "results/logs/e5_summary.log",
-    conda:
-        ENV
-    params:
-        experiment="E5",
-        repo=repo_file("."),
-        step="isdp.experiments.reporting.claims_summary",
-    script:
-        STEP
-
-
-rule e5_notebook:
-    input:
-        problem="results/e5/problem.json",
-        acceptance="results/tables/e5_fig2_acceptance.csv",
-        draws=[f"results/e5/trace_thin{t}.nc" for t in E5_THINS],
-        table1="results/tables/e5_table1.csv",
-        distances="results/tables/e5_fig1_distances.csv",
-        convergence="results/tables/e5_fig1_convergence.csv",
-        releases="results/e5/fig1_releases.npz",
-        figures=[
-            *figure("e5_fig1_distances"),
-            *figure("e5_fig2_acceptance"),
-            *figure("e5_fig3_traces"),
-        ],
-        summary="results/tables/summary/e5.csv",
-    output:
-        checks="results/tables/e5_review_checks.csv",
-    log:
-        notebook=executed_notebook("e5"),
-        context=notebook_context("e5"),
-    benchmark:
-        "results/benchmarks/e5_notebook.tsv"
-    conda:
-        ENV
-    params:
-        methods=E5_METHODS,
-    notebook:
-        notebook_source("e5")

@@ -11,6 +11,24 @@ E6_CAT = register(
         "results/tables/e6_readings.csv",
         "results/tables/e6_mechanism.csv",
     ],
+    summary=dict(
+        readings="results/tables/e6_readings.csv",
+        info="results/e6/info.json",
+        cells="results/e6/cells.csv",
+    ),
+    notebook=dict(
+        registry=REGISTRY,
+        readings="results/tables/e6_readings.csv",
+        mechanism="results/tables/e6_mechanism.csv",
+        studies="results/e6/studies.csv",
+        repetitions="results/e6/repetitions.csv",
+        cells="results/e6/cells.csv",
+        info="results/e6/info.json",
+        figures=figure("e6_error_sd"),
+    ),
+    notebook_params=dict(
+        e6=E6,
+    ),
 )
 
 
@@ -52,54 +70,3 @@ rule e6_studies:
         step="isdp.experiments.e6_spatiotemporal_gaussian.steps.studies",
     script:
         STEP
-
-
-rule e6_summary:
-    input:
-        registry=REGISTRY,
-        readings="results/tables/e6_readings.csv",
-        info="results/e6/info.json",
-        cells="results/e6/cells.csv",
-    output:
-        summary=report(
-            "results/tables/summary/e6.csv",
-            caption="../report/findings.rst",
-            category=E6_CAT,
-            labels={"table": "paper vs this run"},
-        ),
-    log:
-        "results/logs/e6_summary.log",
-    conda:
-        ENV
-    params:
-        experiment="E6",
-        repo=repo_file("."),
-        step="isdp.experiments.reporting.claims_summary",
-    script:
-        STEP
-
-
-rule e6_notebook:
-    input:
-        registry=REGISTRY,
-        readings="results/tables/e6_readings.csv",
-        mechanism="results/tables/e6_mechanism.csv",
-        studies="results/e6/studies.csv",
-        repetitions="results/e6/repetitions.csv",
-        cells="results/e6/cells.csv",
-        info="results/e6/info.json",
-        figures=figure("e6_error_sd"),
-        summary="results/tables/summary/e6.csv",
-    output:
-        checks="results/tables/e6_review_checks.csv",
-    log:
-        notebook=executed_notebook("e6"),
-        context=notebook_context("e6"),
-    benchmark:
-        "results/benchmarks/e6_notebook.tsv"
-    conda:
-        ENV
-    params:
-        e6=E6,
-    notebook:
-        notebook_source("e6")

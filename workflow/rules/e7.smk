@@ -21,6 +21,30 @@ E7_CAT = register(
         "results/tables/e7_conditioning.csv",
         "results/tables/e7_dg_quantile.csv",
     ],
+    summary=dict(
+        table2="results/tables/e7_table2.csv",
+        privacy="results/tables/e7_privacy.csv",
+        simulation="results/tables/e7_simulation.csv",
+        noise="results/e7/noise.npz",
+        conditioning="results/tables/e7_conditioning.csv",
+        dg_quantile="results/tables/e7_dg_quantile.csv",
+    ),
+    notebook=dict(
+        table2="results/tables/e7_table2.csv",
+        privacy="results/tables/e7_privacy.csv",
+        simulation="results/tables/e7_simulation.csv",
+        noise="results/e7/noise.npz",
+        conditioning="results/tables/e7_conditioning.csv",
+        dg_quantile="results/tables/e7_dg_quantile.csv",
+        figures=[
+            *figure("e7_variance"),
+            *figure("e7_noise_laws"),
+            *figure("e7_privacy"),
+        ],
+    ),
+    notebook_params=dict(
+        x=E7["x"],
+    ),
 )
 
 
@@ -115,60 +139,3 @@ rule e7_figures:
         step="isdp.experiments.e7_congenial_histogram.steps.figures",
     script:
         STEP
-
-
-rule e7_summary:
-    input:
-        registry=REGISTRY,
-        table2="results/tables/e7_table2.csv",
-        privacy="results/tables/e7_privacy.csv",
-        simulation="results/tables/e7_simulation.csv",
-        noise="results/e7/noise.npz",
-        conditioning="results/tables/e7_conditioning.csv",
-        dg_quantile="results/tables/e7_dg_quantile.csv",
-    output:
-        summary=report(
-            "results/tables/summary/e7.csv",
-            caption="../report/findings.rst",
-            category=E7_CAT,
-            labels={"table": "paper vs this run"},
-        ),
-    log:
-        "results/logs/e7_summary.log",
-    conda:
-        ENV
-    params:
-        experiment="E7",
-        repo=repo_file("."),
-        step="isdp.experiments.reporting.claims_summary",
-    script:
-        STEP
-
-
-rule e7_notebook:
-    input:
-        table2="results/tables/e7_table2.csv",
-        privacy="results/tables/e7_privacy.csv",
-        simulation="results/tables/e7_simulation.csv",
-        noise="results/e7/noise.npz",
-        conditioning="results/tables/e7_conditioning.csv",
-        dg_quantile="results/tables/e7_dg_quantile.csv",
-        figures=[
-            *figure("e7_variance"),
-            *figure("e7_noise_laws"),
-            *figure("e7_privacy"),
-        ],
-        summary="results/tables/summary/e7.csv",
-    output:
-        checks="results/tables/e7_review_checks.csv",
-    log:
-        notebook=executed_notebook("e7"),
-        context=notebook_context("e7"),
-    benchmark:
-        "results/benchmarks/e7_notebook.tsv"
-    conda:
-        ENV
-    params:
-        x=E7["x"],
-    notebook:
-        notebook_source("e7")

@@ -21,6 +21,38 @@ E8_CAT = register(
         "results/tables/e8_tda_variance.csv",
         "results/tables/e8_dorm_bounds.csv",
     ],
+    summary=dict(
+        swap=[
+            "results/tables/e8_swap_ma1940.csv",
+            "results/tables/e8_swap_2020.csv",
+            "results/tables/e8_swap_min.csv",
+        ],
+        curves="results/e8/swap_curves.csv",
+        conversion="results/tables/e8_tda_conversion.csv",
+        variance="results/tables/e8_tda_variance.csv",
+        dorm=[
+            "results/tables/e8_dorm_bounds.csv",
+            "results/e8/dorm_feasible_totals.csv",
+        ],
+        printed=list(E8_PRINTED.values()),
+        population=repo_file(config["data"]["embedded"]),
+    ),
+    notebook=dict(
+        registry=REGISTRY,
+        swap_ma1940="results/tables/e8_swap_ma1940.csv",
+        swap_2020="results/tables/e8_swap_2020.csv",
+        swap_min="results/tables/e8_swap_min.csv",
+        curves="results/e8/swap_curves.csv",
+        conversion="results/tables/e8_tda_conversion.csv",
+        variance="results/tables/e8_tda_variance.csv",
+        dorm_bounds="results/tables/e8_dorm_bounds.csv",
+        dorm_feasible="results/e8/dorm_feasible_totals.csv",
+        printed_counties=E8_PRINTED["ma1940_counties"],
+        figures=[*figure("e8_swap_epsilon"), *figure("e8_tda_variance")],
+    ),
+    notebook_params=dict(
+        tda=E8["tda"],
+    ),
 )
 
 
@@ -135,68 +167,3 @@ rule e8_dorm:
         step="isdp.experiments.e8_privacy_accounting.steps.dorm",
     script:
         STEP
-
-
-rule e8_summary:
-    input:
-        registry=REGISTRY,
-        swap=[
-            "results/tables/e8_swap_ma1940.csv",
-            "results/tables/e8_swap_2020.csv",
-            "results/tables/e8_swap_min.csv",
-        ],
-        curves="results/e8/swap_curves.csv",
-        conversion="results/tables/e8_tda_conversion.csv",
-        variance="results/tables/e8_tda_variance.csv",
-        dorm=[
-            "results/tables/e8_dorm_bounds.csv",
-            "results/e8/dorm_feasible_totals.csv",
-        ],
-        printed=list(E8_PRINTED.values()),
-        population=repo_file(config["data"]["embedded"]),
-    output:
-        summary=report(
-            "results/tables/summary/e8.csv",
-            caption="../report/findings.rst",
-            category=E8_CAT,
-            labels={"table": "paper vs this run"},
-        ),
-    log:
-        "results/logs/e8_summary.log",
-    conda:
-        ENV
-    params:
-        experiment="E8",
-        repo=repo_file("."),
-        step="isdp.experiments.reporting.claims_summary",
-    script:
-        STEP
-
-
-rule e8_notebook:
-    input:
-        registry=REGISTRY,
-        swap_ma1940="results/tables/e8_swap_ma1940.csv",
-        swap_2020="results/tables/e8_swap_2020.csv",
-        swap_min="results/tables/e8_swap_min.csv",
-        curves="results/e8/swap_curves.csv",
-        conversion="results/tables/e8_tda_conversion.csv",
-        variance="results/tables/e8_tda_variance.csv",
-        dorm_bounds="results/tables/e8_dorm_bounds.csv",
-        dorm_feasible="results/e8/dorm_feasible_totals.csv",
-        printed_counties=E8_PRINTED["ma1940_counties"],
-        figures=[*figure("e8_swap_epsilon"), *figure("e8_tda_variance")],
-        summary="results/tables/summary/e8.csv",
-    output:
-        checks="results/tables/e8_review_checks.csv",
-    log:
-        notebook=executed_notebook("e8"),
-        context=notebook_context("e8"),
-    benchmark:
-        "results/benchmarks/e8_notebook.tsv"
-    conda:
-        ENV
-    params:
-        tda=E8["tda"],
-    notebook:
-        notebook_source("e8")

@@ -1,6 +1,54 @@
-# Across experiments: the reproduction summary, software versions, and the registry itself
-# (results/tables/experiments.csv, which the workflow tests read). The HTML report is
-# `snakemake --report`.
+# Across experiments: each experiment's claims summary and review notebook, the reproduction
+# summary, software versions, and the registry itself (results/tables/experiments.csv, which the
+# workflow tests read). The HTML report is `snakemake --report`.
+
+
+# Rules `<exp>_summary` (the paper's claims against this run) and `<exp>_notebook` (the executed
+# review notebook, whose checks table marks it done) of every experiment, with the inputs and
+# notebook params its register() call gave (common.smk).
+for exp, declared in EXPERIMENT_RULES.items():
+
+    rule:
+        name:
+            f"{exp}_summary"
+        input:
+            **declared["summary"],
+        output:
+            summary=report(
+                f"results/tables/summary/{exp}.csv",
+                caption="../report/findings.rst",
+                category=EXPERIMENTS[exp]["title"],
+                labels={"table": "paper vs this run"},
+            ),
+        log:
+            f"results/logs/{exp}_summary.log",
+        conda:
+            ENV
+        params:
+            experiment=exp.upper(),
+            repo=repo_file("."),
+            step="isdp.experiments.reporting.claims_summary",
+        script:
+            STEP
+
+    rule:
+        name:
+            f"{exp}_notebook"
+        input:
+            **declared["notebook"],
+        output:
+            checks=f"results/tables/{exp}_review_checks.csv",
+        log:
+            notebook=executed_notebook(exp),
+            context=notebook_context(exp),
+        benchmark:
+            f"results/benchmarks/{exp}_notebook.tsv"
+        conda:
+            ENV
+        params:
+            **declared["notebook_params"],
+        notebook:
+            notebook_source(exp)
 
 
 rule reproduction_summary:

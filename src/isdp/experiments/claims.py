@@ -359,7 +359,8 @@ def evidence_problem(criterion: Mapping, m: Measurement) -> str | None:
         return f"a {kind} criterion needs numbers, not {m.value!r}"
     if kind in ("within_se", "interval", "calibrated") and np.ndim(m.value) != 0:
         return f"a {kind} criterion needs one number, got shape {np.shape(m.value)}"
-    if kind == "pvalues" and not np.all((np.asarray(m.value, dtype=float) >= 0) & (np.asarray(m.value, dtype=float) <= 1)):
+    if kind == "pvalues" and not np.all((np.asarray(m.value, dtype=float) >= 0)
+                                        & (np.asarray(m.value, dtype=float) <= 1)):
         return "p-values outside [0, 1]"
     if kind == "ordering":
         if not isinstance(m.value, Mapping):

@@ -32,7 +32,7 @@ import pandas as pd
 
 from isdp.files import atomic_write, write_json
 
-log = logging.getLogger("isdp.experiments.nhgis")
+log = logging.getLogger(__name__)
 
 #: SHA-256 of the official county zips whose content this project has verified; a download
 #: or a dropped-in zip of these vintages must match.
@@ -462,6 +462,16 @@ def load_counties(csv_path: str | os.PathLike) -> pd.DataFrame:
         df[column] = _to_int64(df[column], column, df["gisjoin"])
     validate(df)
     return df
+
+
+def state_counties(counties: pd.DataFrame, state: str, source="") -> pd.DataFrame:
+    """One state's rows of a county table (:func:`load_counties`), ordered by ``gisjoin``: the column
+    order of E3's draws and E4's releases. Raises ValueError when the state has no counties
+    (``source`` names the file)."""
+    group = counties[counties["state_abbr"] == state].sort_values("gisjoin")
+    if group.empty:
+        raise ValueError(f"state {state}: no counties in {source}")
+    return group
 
 
 def _use_embedded(embedded_csv: str | os.PathLike, out_csv: str | os.PathLike) -> tuple[str, str]:

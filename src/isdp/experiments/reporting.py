@@ -85,7 +85,8 @@ def claim_counts_table(job: Job) -> None:
     write_table(counts, job.output.table)
     source = (f"`{job.input.summary}` of a run with {' + '.join(job.params.configfiles) or 'the default config'}"
               f", base seed {job.config['seed']}")
-    write_text(counts_markdown(counts, source, restated=int((summary["same_fact_as"] != "").sum())), job.output.markdown)
+    restated = int((summary["same_fact_as"] != "").sum())
+    write_text(counts_markdown(counts, source, restated=restated), job.output.markdown)
     job.log.info("\n%s", counts.to_string(index=False))
 
 
@@ -131,7 +132,8 @@ def notebook_html(job: Job) -> None:
     job.log.info("%s -> %s (%d bytes)", job.params.notebook, job.output.html, len(body))
 
 
-if __name__ == "__main__":  # make readme-counts: python -m isdp.experiments.reporting README.md <run>/results/claim_counts.md
+# make readme-counts: python -m isdp.experiments.reporting README.md <run>/results/claim_counts.md
+if __name__ == "__main__":
     import sys
 
     update_readme(*sys.argv[1:3])

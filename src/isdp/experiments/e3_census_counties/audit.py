@@ -17,7 +17,7 @@ from scipy import stats
 
 from isdp.experiments.nhgis import STATE_ABBR
 
-log = logging.getLogger("isdp.experiments.audit")
+log = logging.getLogger(__name__)
 
 REGRESSION_COLUMNS = ["state_fips", "state_abbr", "n_counties", "slope", "stderr", "p_value", "intercept"]
 

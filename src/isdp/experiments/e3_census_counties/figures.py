@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from isdp.experiments.nhgis import state_counties
 from isdp.experiments.plot_style import box_collection
 
 
@@ -62,7 +63,7 @@ def state_noise_panel(counties: pd.DataFrame, state: str, draws_path, rng: np.ra
     with ``rng`` (one ``integers`` call per panel, so the panels' order fixes the draws shown)."""
     from isdp import load_draws
 
-    group = counties[counties["state_abbr"] == state].sort_values("gisjoin")
+    group = state_counties(counties, state)
     flat = load_draws(draws_path).reshape(-1, len(group))
     one = flat[rng.integers(len(flat))]
     plot_state_noise(group["sf1_pop"], flat, group["dp_pop"] - group["sf1_pop"], one, ax=ax,

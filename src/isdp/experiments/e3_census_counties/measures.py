@@ -8,8 +8,8 @@ from scipy import stats
 from isdp.diagnostics import load_draws
 from isdp.exact import sum_constraint_l1_marginal
 from isdp.experiments.claims import Measurement, Run, fmt_se
-from isdp.experiments.lattice_study.studies import unbiasedness_table
 from isdp.experiments.measure_helpers import max_abs_z, max_r_hat_of, vintage_note
+from isdp.experiments.unbiasedness import unbiasedness_table
 
 
 def _states(run: Run) -> list[str]:
@@ -34,7 +34,8 @@ def positive_slope_share(run: Run, paper) -> Measurement:
     """Share of the audit's state regressions of (DAS − SF1) on log population whose slope is positive."""
     reg = run.table("e3_das_audit", dtype={"state_fips": str})
     pos = int((reg["slope"] > 0).sum())
-    return Measurement(pos / len(reg), f"{pos} of {len(reg)} slopes positive ({pos / len(reg):.2f})", note=vintage_note(run))
+    return Measurement(pos / len(reg), f"{pos} of {len(reg)} slopes positive ({pos / len(reg):.2f})",
+                       note=vintage_note(run))
 
 
 def sign_test(run: Run, paper) -> Measurement:
@@ -118,13 +119,14 @@ def smallest_county(run: Run, paper) -> Measurement:
 
 
 def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
-    """Share of state-level areas (states, DC, Puerto Rico) whose least populous county has at least 1,000 people (SF1)."""
+    """Share of state-level areas (states, DC, Puerto Rico) whose least populous county has at least
+    1,000 people (SF1)."""
     c = run.table_at("data/counties.csv", dtype={"state_fips": str})
     smallest = c.groupby("state_abbr")["sf1_pop"].min()
     share = float((smallest >= 1000).mean())
     below = ", ".join(f"{s} {v}" for s, v in smallest[smallest < 1000].sort_values().items())
-    return Measurement(share, f"{int((smallest >= 1000).sum())} of {len(smallest)} state-level areas of the county file "
-                              f"({share:.0%}); below 1,000: "
+    return Measurement(share, f"{int((smallest >= 1000).sum())} of {len(smallest)} state-level areas of the "
+                              f"county file ({share:.0%}); below 1,000: "
                               f"{below}")
 
 

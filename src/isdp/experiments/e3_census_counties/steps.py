@@ -13,7 +13,7 @@ from isdp import save_draws
 from isdp.experiments.e3_census_counties import audit as au
 from isdp.experiments.e3_census_counties import census
 from isdp.experiments.jobs import Job
-from isdp.experiments.nhgis import load_counties
+from isdp.experiments.nhgis import load_counties, state_counties
 from isdp.files import write_json, write_table
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
@@ -78,44 +78,40 @@ def states(job: Job) -> None:
     (imports and numba loading, about 5 s); each state keeps its own seed, so the results do not
     depend on the batching.
 
-    Params ``states`` (USPS codes), ``eps``, ``mcmc`` (the config block), ``seed`` (the base of every
-    state's seed: :meth:`.Job.seed` of the state's code); inputs ``counties``, ``selection``.
+    Params ``states`` (USPS codes), ``eps``, ``mcmc`` (the config block; both read once into
+    :class:`.census.StateSettings`), ``seed`` (the base of every state's seed: :meth:`.Job.seed` of the
+    state's code); inputs ``counties``, ``selection``.
     """
     counties = load_counties(job.input.counties)
+    settings = census.StateSettings.from_config(job.params.eps, job.params.mcmc)
     out = Path(job.output.batch)
     out.mkdir(parents=True, exist_ok=True)
     for st in job.params.states:
-        state(job, st, counties, {name: out / f"{name}_{st}.{ext}" for name, ext in STATE_FILES.items()})
+        state(job, st, counties, settings, {name: out / f"{name}_{st}.{ext}" for name, ext in STATE_FILES.items()})
 
 
-def state(job: Job, st: str, counties: pd.DataFrame, output: dict) -> None:
+def state(job: Job, st: str, counties: pd.DataFrame, settings: census.StateSettings, output: dict) -> None:
     """One state: ℓ1 generalized Laplace noise on its counties with the state total invariant, from
     over-dispersed chains on the certified basis — first the coupling certificate sets the burn-in,
-    then R-hat must be below ``r_hat_max``; fails naming the state when either gate fails.
+    then R-hat must be below ``settings.r_hat_max``; fails naming the state when either gate fails.
 
     Writes ``output`` (paths by :data:`STATE_FILES` name): ``draws`` (netCDF of the retained draws,
     the certificate in its ``certificate_*`` attributes), ``diagnostics`` (per county), ``run`` (JSON
     summary), ``certificate`` (JSON: the certificate and its bound curve), ``exact`` (MCMC vs the exact
     sampler).
     """
-    group = census.state_counties(counties, st, job.input.counties)
-    cfg = job.params.mcmc
+    group = state_counties(counties, st, job.input.counties)
     seed = job.seed(st)
-    run = census.run_state(len(group), job.params.eps, n_chains=cfg["n_chains"], n_draws=cfg["n_draws"],
-                           draws_per_chain=cfg["draws_per_chain"], thin=cfg["thin"],
-                           draw_basis=cfg["draw_basis"],
-                           certificate=cfg["certificate"], proposal_eps=cfg["proposal_eps"],
-                           overdispersion=cfg["overdispersion"], seed=seed, cell_names=list(group["gisjoin"]),
-                           label=st, r_hat_max=cfg["r_hat_max"])
+    run = census.run_state(len(group), settings, seed=seed, cell_names=list(group["gisjoin"]), label=st)
     record = census.certificate_record(run, st)
     save_draws(output["draws"], run.draws, list(group["gisjoin"]),
-               {"state": st, "target": f"l1 generalized Laplace, eps={job.params.eps}", "seed": seed,
-                "vintage": group["vintage"].iloc[0], **{k: run.summary[k] for k in ("burn_in", "retained_thin")},
-                **census.certificate_attrs(record)})
+               {"state": st, "target": f"l1 generalized Laplace, eps={settings.eps}", "seed": seed,
+                "vintage": group["vintage"].iloc[0], "burn_in": run.summary.burn_in,
+                "retained_thin": run.summary.retained_thin, **census.certificate_attrs(record)})
     write_table(census.diagnostics_table(run, st, group), output["diagnostics"])
-    write_json(run.summary, output["run"])
+    write_json(run.summary.as_row(), output["run"])
     write_json(record, output["certificate"])
-    comparison = census.mcmc_vs_exact(run, group, job.params.eps, seed, st)
+    comparison = census.mcmc_vs_exact(run, group, settings.eps, seed, st)
     job.log.info("%s: certificate: %s\nMCMC vs exact:\n%s", st, record["status"], comparison.to_string())
     write_table(comparison, output["exact"])
 

@@ -42,7 +42,7 @@ from isdp.baselines import dg_l1_projection, discrepancy_concentration, projecte
 from isdp.files import atomic_write
 from isdp.lattice import sum_constraint
 
-log = logging.getLogger("isdp.experiments.comparison")
+log = logging.getLogger(__name__)
 
 METHODS = ("generalized_laplace", "projected_laplace", "dg_l1_lp", "dg_l1_milp", "dg_l1_lp_interior")
 DAS = "das"
@@ -296,7 +296,8 @@ def metrics_table(rel: StateReleases) -> pd.DataFrame:
             row.update(c)
             k = c["absorbing_county_index"]
             row["absorbing_county"] = rel.names[k] if k >= 0 else ""
-            row["absorbing_county_rank_by_pop"] = int(np.argsort(np.argsort(rel.sf1, kind="stable"))[k]) + 1 if k >= 0 else -1
+            rank = int(np.argsort(np.argsort(rel.sf1, kind="stable"))[k]) + 1 if k >= 0 else -1
+            row["absorbing_county_rank_by_pop"] = rank
         rows.append(row)
     return pd.DataFrame(rows)
 

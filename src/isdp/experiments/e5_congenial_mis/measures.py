@@ -98,7 +98,8 @@ def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str, other_den: s
 
     def describe(d: str) -> str:
         r, t = med[num] / med[d], per_table[num] / per_table[d]
-        return f"median {num} / median {d} = {r:.3f} ({med[num]:.1f} / {med[d]:.1f}; per table {t.min():.3f}–{t.max():.3f})"
+        return (f"median {num} / median {d} = {r:.3f} ({med[num]:.1f} / {med[d]:.1f}; per table "
+                f"{t.min():.3f}–{t.max():.3f})")
 
     note = f"the other reading: {describe(other_den)}" if other_den else ""
     return Measurement(float(med[num] / med[den]), describe(den), note=note)
@@ -143,7 +144,8 @@ def index_set_complement(run: Run, paper, *, index_ranges) -> Measurement:
     d = p.x.size
     index_set = {i for lo, hi in index_ranges for i in range(lo, hi + 1)}
     complement = [i for i in range(1, d + 1) if i not in index_set]
-    det = int(sympy.Matrix(p.A[:, [i - 1 for i in complement]].tolist()).det()) if len(complement) == p.A.shape[0] else 0
+    square = len(complement) == p.A.shape[0]
+    det = int(sympy.Matrix(p.A[:, [i - 1 for i in complement]].tolist()).det()) if square else 0
     value = {"cells": int(d), "complement": complement, "unimodular": abs(det) == 1}
     return Measurement(value, f"{d} cells ({len(p.meta['rows'])} × {len(p.meta['cols'])}); I has {len(index_set)} "
                               f"indices, I^c = {complement}; det A[:, I^c] = {det}")

@@ -175,7 +175,8 @@ def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping
     mis = res.draws.reshape(-1, d)[:: stored // n_rel]  # evenly spaced over all chains
     row = {"table": k, "n_chains": mis_cfg["n_chains"], "draws_per_chain": mis_cfg["draws_per_chain"],
            "thin": mis_cfg["thin"], "burn_in": burn_in,
-           "acceptance": float(res.acceptance.mean()), **conv, "seconds": res.seconds, **certificate_columns(cert, burn_in)}
+           "acceptance": float(res.acceptance.mean()), **conv, "seconds": res.seconds,
+           **certificate_columns(cert, burn_in)}
     return (raw_a, nnl2, mis, raw_d), row, conv
 
 

@@ -69,8 +69,8 @@ def trace(job: Job) -> None:
     retained draw). The chains are certified first (:func:`.mis_study.certify_chains`, from s*),
     and their burn-in is max(``trace.burn_in``, t_cert · (1 + margin)); the certificate is in the
     table and the draws' attributes. Params: ``eps``, ``proposal_eps``, ``trace`` (``thins``,
-    ``n_chains``, ``n_draws``, ``burn_in``), ``certificate``, ``seed``; input ``problem``; outputs ``draws`` (one per thinning),
-    ``table``, ``fig_pdf``, ``fig_png``.
+    ``n_chains``, ``n_draws``, ``burn_in``), ``certificate``, ``seed``; input ``problem``; outputs ``draws``
+    (one per thinning), ``table``, ``fig_pdf``, ``fig_png``.
     """
     import matplotlib.pyplot as plt
 

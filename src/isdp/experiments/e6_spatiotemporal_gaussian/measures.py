@@ -106,7 +106,8 @@ def data_independence(run: Run, paper) -> Measurement:
 
 def extended_over_projected_error(run: Run, paper) -> Measurement:
     """One-sided 99 % upper confidence bound on err_EG / err_PG (Cor. 3.6 against Cor. 3.5) at the same
-    c_{ε,δ}, from the simulated mean squared errors (SE by the delta method), beside the closed form Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii for this query."""
+    c_{ε,δ}, from the simulated mean squared errors (SE by the delta method), beside the closed form
+    Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii for this query."""
     info = _info(run)
     eg, pg = info["extended_sq_error_mean"], info["sq_error_mean"]
     ratio = eg / pg
@@ -123,7 +124,8 @@ def extended_error_z(run: Run, paper) -> Measurement:
     and its largest invariant residual."""
     info = _info(run)
     z = (info["extended_sq_error_mean"] - info["extended_sq_error_expected"]) / info["extended_sq_error_se"]
-    return Measurement([z], f"mean ‖error‖² {fmt_se(info['extended_sq_error_mean'], info['extended_sq_error_se'], digits=1)}"
+    mean = fmt_se(info["extended_sq_error_mean"], info["extended_sq_error_se"], digits=1)
+    return Measurement([z], f"mean ‖error‖² {mean}"
                             f" vs (n − n_c) σ_N² = {info['extended_sq_error_expected']:.1f} (σ_N = c Δ₂(Q_Nᵀ A) = "
                             f"{info['extended_sigma']:.4f}): z = {z:.2f}; max |A y − A x| "
                             f"{info['extended_max_residual']:.1e}")
@@ -156,5 +158,6 @@ def example_24_ratio(run: Run, paper, *, domain, invariant, x, x_prime, value: i
     cx, cxp = c_hist(x), c_hist(x_prime)
     p, p_prime = float(cx == value), float(cxp == value)
     unbounded = p > 0 and p_prime == 0
+    ratio = "∞" if unbounded else (p / p_prime if p_prime else "undefined")
     return Measurement(unbounded, f"C hist(x) = {cx}, C hist(x') = {cxp}: P[M(x) ∈ S] = {p:g}, P[M(x') ∈ S] = "
-                                  f"{p_prime:g}, ratio {'∞' if unbounded else (p / p_prime if p_prime else 'undefined')}")
+                                  f"{p_prime:g}, ratio {ratio}")

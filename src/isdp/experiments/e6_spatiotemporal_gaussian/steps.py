@@ -41,8 +41,8 @@ def studies(job: Job) -> None:
                          basis=Q)
     job.log.info("%d studies x %d releases in %.1f s", cfg["n_studies"], cfg["n_reps"], time.perf_counter() - t0)
     if res.max_rep_mean > 1e-9:
-        raise RuntimeError(f"a release's mean error over the cells is {res.max_rep_mean:.3g}, not 0: the grand total is "
-                           "not implied by the invariants, so the exact per-release variance law does not apply")
+        raise RuntimeError(f"a release's mean error over the cells is {res.max_rep_mean:.3g}, not 0: the grand total "
+                           "is not implied by the invariants, so the exact per-release variance law does not apply")
 
     exact = st.exact_reading_quantiles(sd, cfg["n_reps"], n - rank, sigma, probs)
     registry = str(job.input.registry)
@@ -84,7 +84,8 @@ def studies(job: Job) -> None:
 
     rows = [
         ("cells", n, G * H * B, "groups x hours x buildings"),
-        ("constraint rows", A.shape[0], B * (H + G), "hourly totals over groups + per-group totals over hours, per building"),
+        ("constraint rows", A.shape[0], B * (H + G),
+         "hourly totals over groups + per-group totals over hours, per building"),
         ("constraint rank", rank, B * (H + G - 1), "each building's two margin families share its grand total"),
         ("per-cell error SD, min", info["exact_sd_min"], info["closed_form_sd"], "σ √(1 − Σ_k Q_ik²) from the basis"),
         ("per-cell error SD, max", info["exact_sd_max"], info["closed_form_sd"], "closed form σ √((G−1)(H−1)/(G H))"),
@@ -101,8 +102,8 @@ def studies(job: Job) -> None:
     write_table(pd.DataFrame(rows, columns=["quantity", "this_run", "exact", "note"]), job.output.mechanism)
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    st.plot_readings(res.first_errors.std(axis=0, ddof=1), cfg["n_reps"], res.repetitions, info["exact_sd_median"], n - rank,
-                     sigma, paper, probs, axes=axes)
-    fig.suptitle(f"E6: projected Gaussian errors, {n:,} cells, σ = {sigma:g} (Subspace DP §5.2; red: the paper's printed "
-                 "statistics)", fontsize=10)
+    st.plot_readings(res.first_errors.std(axis=0, ddof=1), cfg["n_reps"], res.repetitions, info["exact_sd_median"],
+                     n - rank, sigma, paper, probs, axes=axes)
+    fig.suptitle(f"E6: projected Gaussian errors, {n:,} cells, σ = {sigma:g} (Subspace DP §5.2; red: the paper's "
+                 "printed statistics)", fontsize=10)
     save_figure(fig, job.output.fig_pdf, job.output.fig_png)

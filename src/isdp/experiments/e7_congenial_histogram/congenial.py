@@ -51,7 +51,7 @@ def base_scale(eps: float) -> float:
     return 2.0 / eps
 
 
-def laplace_variance(scale: float) -> float:
+def laplace_variance_of_scale(scale: float) -> float:
     """Variance 2 b² of Lap(b)."""
     return 2.0 * scale**2
 
@@ -152,8 +152,8 @@ def exact_variance(mechanism: str, eps: float, beta: float | None = None) -> flo
     """Var(m1): ``Var Lap(1/ε)`` for M*; ``(β² + (1 − β)²) Var Lap(2/ε)`` for f_L1 (f_L2: β = 1/2)."""
     beta = _check(mechanism, eps, beta)
     if mechanism == "conditional":
-        return laplace_variance(1.0 / eps)
-    return (beta**2 + (1.0 - beta) ** 2) * laplace_variance(base_scale(eps))
+        return laplace_variance_of_scale(1.0 / eps)
+    return (beta**2 + (1.0 - beta) ** 2) * laplace_variance_of_scale(base_scale(eps))
 
 
 def l1_variance_range(eps: float) -> tuple[float, float]:
@@ -252,7 +252,9 @@ def mixture_variance(components: Sequence[Mapping]) -> float:
     """Variance of the mixture: Σ w · E X² (2 b² for Lap(b), k(k + 1) θ² for a signed Gamma(k, θ))."""
     def second_moment(c):
         s = float(c["scale"])
-        return laplace_variance(s) if c["law"] == "laplace" else float(c["shape"]) * (float(c["shape"]) + 1) * s**2
+        if c["law"] == "laplace":
+            return laplace_variance_of_scale(s)
+        return float(c["shape"]) * (float(c["shape"]) + 1) * s**2
     return sum(float(c["weight"]) * second_moment(c) for c in components)
 
 
@@ -401,8 +403,8 @@ def rounding_secrecy(lo: int, hi: int, group: int, eps: float) -> dict:
     return {"s_star": [int(v) for v in s_star], "level": level, "gamma": level / eps - 1.0}
 
 
-__all__ = ["MECHANISMS", "base_scale", "closed_form_level", "condition_on_zero_sum", "dg_chisquare", "dg_inverse_check", "dg_quantile", "exact_mean", "exact_variance",
-           "l1_privacy_level", "l1_variance_range", "laplace_sum_pdf", "laplace_variance", "mixture",
-           "mixture_variance", "noise_cdf", "noise_logpdf", "noise_pdf", "privacy_grid", "privacy_level",
-           "project_l1", "project_l2", "release", "rounding_secrecy", "signed_weights", "unconstrained",
-           "worst_log_ratio"]
+__all__ = ["MECHANISMS", "base_scale", "closed_form_level", "condition_on_zero_sum", "dg_chisquare", "dg_inverse_check",
+           "dg_quantile", "exact_mean", "exact_variance", "l1_privacy_level", "l1_variance_range", "laplace_sum_pdf",
+           "laplace_variance_of_scale", "mixture", "mixture_variance", "noise_cdf", "noise_logpdf", "noise_pdf",
+           "privacy_grid", "privacy_level", "project_l1", "project_l2", "release", "rounding_secrecy", "signed_weights",
+           "unconstrained", "worst_log_ratio"]

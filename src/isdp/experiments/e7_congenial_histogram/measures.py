@@ -98,7 +98,7 @@ def signed_gamma_is_laplace_sum(run: Run, paper, *, shape: float) -> Measurement
     sg = [{"law": "signed_gamma", "weight": 1.0, "shape": shape, "scale": 1.0}]
     t = np.linspace(-40, 40, 8001)
     gap = float(np.abs(cg.mixture(t, sg) - cg.laplace_sum_pdf(t, 1.0)).max())
-    var_sg, var_sum = cg.mixture_variance(sg), 2 * cg.laplace_variance(1.0)
+    var_sg, var_sum = cg.mixture_variance(sg), 2 * cg.laplace_variance_of_scale(1.0)
     noise = np.load(run.path("e7/noise.npz"))
     p = stats.kstest(noise["l2"][0].astype(float), lambda v: cg.mixture(v, sg, cdf=True)).pvalue
     return Measurement(bool(gap < 1e-9 and np.isclose(var_sg, var_sum)),
@@ -207,9 +207,9 @@ def trivial_invariant_gamma(run: Run, paper) -> Measurement:
 def mixture_over_laplace_variance(run: Run, paper, *, components) -> Measurement:
     """Var of the printed f_L2 noise mixture over Var of one Laplace of the same scale (units of 1/ε)."""
     comps = [dict(c) for c in components]
-    ratio = cg.mixture_variance(comps) / cg.laplace_variance(1.0)
+    ratio = cg.mixture_variance(comps) / cg.laplace_variance_of_scale(1.0)
     return Measurement(ratio, f"Var ũ = {cg.mixture_variance(comps):g}/ε² against Var Lap(1/ε) = "
-                              f"{cg.laplace_variance(1.0):g}/ε²: ratio {ratio:g}")
+                              f"{cg.laplace_variance_of_scale(1.0):g}/ε²: ratio {ratio:g}")
 
 
 def theorem21_gamma(run: Run, paper, *, k: int) -> Measurement:

@@ -1,5 +1,7 @@
 """E8 — the swapping slides and the TopDown talk: swap rates to ε, zCDP conversions, TopDown variances
 and the dormitory example's implied bounds.
 
-Implied bounds (:mod:`.implied`), accounting tables (:mod:`.tables`), steps (:mod:`.steps`), measures
+Implied bounds (:mod:`.implied`), the printed tables reproduced from :mod:`isdp.accounting` with the
+per-level noise variances (:mod:`.tables`), the exact privacy loss of swapping on small strata
+(:mod:`.swap_audit`), TopDown's rounding step (:mod:`.rounding`), steps (:mod:`.steps`), measures
 (:mod:`.measures`) and figures (:mod:`.figures`)."""

@@ -56,9 +56,10 @@ def two_rates(run: Run, paper) -> Measurement:
     gaps = t.filter(like="log_odds_gap_").to_numpy()
     offsets = t.filter(like="offset_").iloc[0].tolist()
     ok = bool(np.all(counts == 2) and np.all(gaps < 1e-8))
-    return Measurement(ok, f"{counts.size} budgets ε_b + {{{', '.join(f'{o:g}' for o in offsets)}}} for {len(t)} "
-                           f"values of b: root counts {sorted(set(counts.ravel().tolist()))}, largest log-odds distance "
-                           f"from the closed-form pair {np.max(gaps):.1e}")
+    listed = ", ".join(f"{o:g}" for o in offsets)
+    return Measurement(ok, f"{counts.size} budgets ε_b + {{{listed}}} for {len(t)} values of b: root counts "
+                           f"{sorted(set(counts.ravel().tolist()))}, largest log-odds distance from the closed-form "
+                           f"pair {np.max(gaps):.1e}")
 
 
 def larger_b(run: Run, paper) -> Measurement:
@@ -108,8 +109,9 @@ def ma1940_invariants(run: Run, paper, *, file: str) -> Measurement:
                                                  and total["rented"] == total["rented_swapped"]),
     }
     moved = int((counties["owned"] - counties["owned_swapped"]).abs().sum())
-    return Measurement(all(checks.values()), f"{len(counties)} counties: " + "; ".join(
-        f"{k}: {'yes' if v else 'NO'}" for k, v in checks.items()) + f"; {moved:,} owned dwellings moved between counties")
+    listed = "; ".join(f"{k}: {'yes' if v else 'NO'}" for k, v in checks.items())
+    return Measurement(all(checks.values()),
+                       f"{len(counties)} counties: {listed}; {moved:,} owned dwellings moved between counties")
 
 
 def ma1940_swapped_mape(run: Run, paper, *, file: str) -> Measurement:
@@ -131,8 +133,8 @@ def ma1940_stratum(run: Run, paper, *, file: str) -> Measurement:
 def census2020_strata(run: Run, paper) -> Measurement:
     """The 2020 strata sizes as used; how much ε moves if one were off."""
     t = run.table("e8_swap_2020").drop_duplicates("b")
-    return Measurement(len(t), f"{len(t)} sizes from {t['b'].min():,} to {t['b'].max():,}, used as printed; ε depends on "
-                       "b only through ln(b + 1), so a size off by 1 % moves ε by 0.01")
+    return Measurement(len(t), f"{len(t)} sizes from {t['b'].min():,} to {t['b'].max():,}, used as printed; ε "
+                       "depends on b only through ln(b + 1), so a size off by 1 % moves ε by 0.01")
 
 
 def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None) -> Measurement:
@@ -188,11 +190,12 @@ def gaussian_outliers(run: Run, paper, *, k: float) -> Measurement:
     more = [f"δ {d:g}" for (d, _), g in (p_gau > p_lap).items() if g]
     return Measurement(value, f"P(|error| > {k:g} Laplace SDs): Gaussian {p_gau.min():.4f}–{p_gau.max():.4f} against "
                               f"Laplace {p_lap:.4f} over {len(p_gau)} (ε, δ) cells (variance ratio "
-                              f"{(gau / lap).min():.2f}–{worst:.2f}; the Gaussian has more beyond {k:g} Laplace SDs once "
-                              f"the ratio exceeds {(k / stats.norm.isf(p_lap / 2)) ** 2:.2f}"
+                              f"{(gau / lap).min():.2f}–{worst:.2f}; the Gaussian has more beyond {k:g} Laplace SDs "
+                              f"once the ratio exceeds {(k / stats.norm.isf(p_lap / 2)) ** 2:.2f}"
                               + (f": at {', '.join(dict.fromkeys(more))}" if more else "") + ")",
-                       note=f"the far-tail reading: beyond {cross:.1f} Laplace SDs the Gaussian's tail is the lighter one "
-                            f"in every table (there the Laplace puts {np.exp(-cross * np.sqrt(2.0)):.1e} of its errors)")
+                       note=f"the far-tail reading: beyond {cross:.1f} Laplace SDs the Gaussian's tail is the lighter "
+                            f"one in every table (there the Laplace puts {np.exp(-cross * np.sqrt(2.0)):.1e} of its "
+                            "errors)")
 
 
 def failure_probability(run: Run, paper, *, people: float, delta: float) -> Measurement:
@@ -224,13 +227,14 @@ def us_population(run: Run, paper) -> Measurement:
 def workload_queries(run: Run, paper, *, per_unit: int, blocks: float) -> Measurement:
     """Geographic units the printed query total implies, beside the number of blocks."""
     implied = float(paper) / per_unit
-    return Measurement(implied, f"{float(paper):.1e} / {per_unit} = {implied / 1e6:.1f} million geographic units implied; "
-                                f"{per_unit} × {blocks / 1e6:g} million blocks alone would be {per_unit * blocks / 1e9:.2f} "
-                                "billion")
+    return Measurement(implied, f"{float(paper):.1e} / {per_unit} = {implied / 1e6:.1f} million geographic units "
+                                f"implied; {per_unit} × {blocks / 1e6:g} million blocks alone would be "
+                                f"{per_unit * blocks / 1e9:.2f} billion")
 
 
 def dorm_constraints(run: Run, paper) -> Measurement:
-    """The tight bounds of the talk's linear forms by enumeration, and whether the stated set is exactly the feasible one.
+    """The tight bounds of the talk's linear forms by enumeration, and whether the stated set is exactly the
+    feasible one.
 
     ``paper`` maps ``F_min, C_min, M_min, F_max, CF_min, total, sufficient`` (the talk's inequalities).
     """
@@ -318,8 +322,8 @@ def rounding_lp(run: Run, paper, *, children, parent) -> Measurement:
     off, off_obj = rounding.offset_lp(children, parent)
     value = {"lp_integral": rounding.is_integral(lp)}
     return Measurement(value, f"the printed LP's simplex vertex is H* itself ({np.round(lp, 3).tolist()}, objective "
-                              f"{lp_obj:g}): {'integral' if value['lp_integral'] else 'FRACTIONAL'}; the IP's optimum is "
-                              f"{ip_obj:g}. Written in offsets d = H̃ − ⌊H*⌋ ∈ [0, 1] (integer right-hand sides) the "
+                              f"{lp_obj:g}): {'integral' if value['lp_integral'] else 'FRACTIONAL'}; the IP's optimum "
+                              f"is {ip_obj:g}. Written in offsets d = H̃ − ⌊H*⌋ ∈ [0, 1] (integer right-hand sides) the "
                               f"LP's vertex is {'integral' if rounding.is_integral(off) else 'fractional'} with "
                               f"objective {off_obj:g}")
 

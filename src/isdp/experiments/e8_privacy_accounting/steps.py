@@ -3,12 +3,14 @@ and e8_dorm in ``workflow/rules/e8.smk`` call. Deterministic: no seeds."""
 
 import pandas as pd
 
-from isdp.accounting import swap_min_table, swap_table, variance_table
 from isdp.experiments.e8_privacy_accounting.implied import feasible_totals, implied_bounds
 from isdp.experiments.e8_privacy_accounting.tables import (
     conversion_order,
     conversion_table,
     swap_curves,
+    swap_min_table,
+    swap_table,
+    variance_table,
 )
 from isdp.experiments.jobs import Job
 from isdp.files import write_table

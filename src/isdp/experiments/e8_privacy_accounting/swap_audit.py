@@ -39,7 +39,8 @@ def output_law(h: Sequence, k: Sequence, p: float) -> dict[tuple, float]:
 
 
 def worst_loss_per_unit(h: Sequence, k: Sequence, p: float) -> float:
-    """max over datasets x ≠ x' with the invariants of ``zip(h, k)`` and outputs w of ln(P(w | x)/P(w | x')) / d(x, x')."""
+    """max over datasets x ≠ x' with the invariants of ``zip(h, k)`` and outputs w of
+    ln(P(w | x)/P(w | x')) / d(x, x')."""
     universe = {tuple(sorted(zip(h, perm, strict=True))) for perm in itertools.permutations(k)}
     laws = {x: output_law([r[0] for r in x], [r[1] for r in x], p) for x in universe}
     worst = 0.0

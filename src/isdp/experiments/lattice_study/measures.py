@@ -15,8 +15,9 @@ from isdp.experiments.measure_helpers import draws_keep_invariants, fmt_list, ma
 from isdp.experiments.problems import read_table_csv
 
 
-def convergence_iteration(run: Run, paper, *, exp: str, norm: str) -> Measurement:
-    """The iteration at which the L-lag TV bound first drops below the threshold, per lag."""
+def tv_bound_crossing_iteration(run: Run, paper, *, exp: str, norm: str) -> Measurement:
+    """The iteration at which the L-lag TV bound first drops below the threshold, per lag; the value is
+    the latest over the lags."""
     g = run.table(f"{exp}_convergence").query("target == @norm")
     its = g["converged_at"].astype(int)
     return Measurement(int(its.max()), f"{int(its.max())} (lags {fmt_list(g['lag'])}: {fmt_list(its)}; "
@@ -52,7 +53,7 @@ def min_ess(run: Run, paper, *, exp: str) -> Measurement:
                        f"min bulk ESS {ess['ess_bulk'].min():.0f} of {n} retained draws per target")
 
 
-def table_margins(run: Run, paper, *, exp: str) -> Measurement:
+def margins_from_cells(run: Run, paper, *, exp: str) -> Measurement:
     """Row and column totals and the grand total of the confidential table, from its cells."""
     t = run.table(f"{exp}_table2_confidential", index_col=0)
     cells = t.drop(index="Total", columns="Total")
@@ -109,12 +110,14 @@ def printed_draw_margins(run: Run, paper, *, file: str) -> Measurement:
     printed = read_table_csv(run.data(file), counts=False)[0]
     integer = bool(np.all(np.asarray(printed) == np.round(printed)))
     rows, cols = printed.sum(axis=1), printed.sum(axis=0)
-    value = {"integer": integer, "zero_row_totals": bool(np.all(rows == 0)), "zero_column_totals": bool(np.all(cols == 0))}
+    value = {"integer": integer, "zero_row_totals": bool(np.all(rows == 0)),
+             "zero_column_totals": bool(np.all(cols == 0))}
     return Measurement(value, f"{printed.shape[0]}×{printed.shape[1]} printed cells, integer: {integer}; row totals "
                               f"{fmt_list(rows)}; column totals {fmt_list(cols)}")
 
 
-def tv_absorption(run: Run, paper, *, eps: float, proposal_eps: float, radius: int, iterations: list[int]) -> Measurement:
+def tv_absorption(run: Run, paper, *, eps: float, proposal_eps: float, radius: int,
+                  iterations: list[int]) -> Measurement:
     """ISDP §4, measured exactly: the chain's noise after t iterations, at TV distance η_t from the generalized
     Laplace law, releases x + u with hockey-stick divergence δ_t(ε‖x − x'‖₁) at most η_t (1 + e^{ε‖x − x'‖₁})
     — the TV bound absorbed as an additive δ. A total of 3 cells, one person moving; the chain started at u = 0
@@ -144,7 +147,8 @@ def tv_absorption(run: Run, paper, *, eps: float, proposal_eps: float, radius: i
         eta = total_variation(law, pi)
         delta = hockey_stick(law.shifted(x), law.shifted(x + v), budget)
         ratios.append(delta / (eta * (1 + np.exp(budget))))
-        parts.append(f"t = {t}: η {eta:.2e}, δ {delta:.2e}, largest loss {max_privacy_loss(law.shifted(x), law.shifted(x + v)):.3f}")
+        loss = max_privacy_loss(law.shifted(x), law.shifted(x + v))
+        parts.append(f"t = {t}: η {eta:.2e}, δ {delta:.2e}, largest loss {loss:.3f}")
     e3 = run.config["e3"]
     eta3, eps3 = float(e3["mcmc"]["certificate"]["threshold"]), 2 * float(e3["eps"])  # a person moving county: 2 counts
     return Measurement(max(ratios), f"largest δ_t / (η_t (1 + e^ε‖v‖)) = {max(ratios):.3f} at ε = {eps:g}, ε‖v‖₁ = "
@@ -161,8 +165,8 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
     variation distance of the two (the box's left-out mass included)."""
     from fractions import Fraction
 
+    from isdp.discrete import ExactL1Sampler
     from isdp.privacy_audit import Law, exact_route_noise, total_variation
-    from isdp.release import ExactL1Sampler
 
     sampler = ExactL1Sampler.build(np.zeros((0, 2), dtype=np.int64))
     k = np.arange(-radius, radius + 1)
@@ -191,8 +195,8 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     and ε₁. The value is the largest ratio."""
     from fractions import Fraction
 
+    from isdp.discrete import ExactL1Sampler
     from isdp.privacy_audit import exact_route_noise, max_privacy_loss, product, pushforward
-    from isdp.release import ExactL1Sampler
 
     A, x, v = np.ones((1, 2), dtype=np.int64), np.array([1, 2]), np.array([1, -1])
     d = float(np.abs(v).sum())
@@ -219,18 +223,18 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     moving; 2 × 3 margins, two persons swapping), at the experiment's ε (:mod:`isdp.privacy_audit`)."""
     from fractions import Fraction
 
-    from isdp.lattice import table_margins as margins
+    from isdp.discrete import ExactL1Sampler
+    from isdp.lattice import table_margins
     from isdp.privacy_audit import (
         exact_route_noise,
         hockey_stick,
         max_privacy_loss,
         truncation_slack,
     )
-    from isdp.release import ExactL1Sampler
 
     eps = Fraction(str(run.config[exp]["eps"]))
     cases = {"a total of 3 cells, one person moves": (np.ones((1, 3), dtype=np.int64), [1, 0, 2], [-1, 1, 0]),
-             "2 x 3 margins, two persons swap": (margins(2, 3), [2, 1, 3, 1, 2, 0], [1, -1, 0, -1, 1, 0])}
+             "2 x 3 margins, two persons swap": (table_margins(2, 3), [2, 1, 3, 1, 2, 0], [1, -1, 0, -1, 1, 0])}
     radius = int(np.ceil(30 / float(eps)))  # DG tail e^{-ε(radius+1)} below e^{-30} per free cell
     ratios, parts = [], []
     for name, (A, x, v) in cases.items():

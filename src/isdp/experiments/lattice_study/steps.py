@@ -1,9 +1,9 @@
 """The steps E1 and E2 share (ISDP §5, App. E.2–E.3): what the rules in ``workflow/rules/lattice.smk``
 call (``lattice_pilot`` → :func:`pilot`, ``lattice_proposals`` → :func:`proposals`, ``lattice_coupling`` →
 :func:`coupling`, ``lattice_draws`` → :func:`draws`, ``lattice_unbiasedness`` → :func:`unbiasedness`,
-``lattice_boxplots`` → :func:`boxplots`, ``lattice_certificate`` → :func:`certificate`), and ``e1_tv`` / ``e2_tv`` in ``e1.smk`` / ``e2.smk`` →
-:func:`tv_bounds`. Each runs for one experiment (wildcard ``exp``) and, where it has one, one target
-(wildcard ``norm``: ``l1`` or ``l2``)."""
+``lattice_boxplots`` → :func:`boxplots`, ``lattice_certificate`` → :func:`certificate`), and ``e1_tv`` /
+``e2_tv`` in ``e1.smk`` / ``e2.smk`` → :func:`tv_bounds`. Each runs for one experiment (wildcard ``exp``)
+and, where it has one, one target (wildcard ``norm``: ``l1`` or ``l2``)."""
 
 import json
 from pathlib import Path
@@ -18,9 +18,9 @@ from isdp.experiments.lattice_study.studies import (
     proposals_table,
     retained_draws,
     tv_curves,
-    unbiasedness_table,
 )
 from isdp.experiments.problems import Problem
+from isdp.experiments.unbiasedness import unbiasedness_table
 from isdp.files import write_json, write_table
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only

@@ -79,19 +79,6 @@ def retained_draws(lattice: IntegerLattice, target: Target, *, n_draws: int, n_c
     return res, table, summarize_convergence(table)
 
 
-def unbiasedness_table(draws: np.ndarray, ess_bulk, cell_labels) -> pd.DataFrame:
-    """Mean noise per cell with its Monte Carlo SE (SD / sqrt(bulk ESS)) and z = mean / SE."""
-    flat = np.asarray(draws).reshape(-1, draws.shape[-1]).astype(float)
-    mean = flat.mean(axis=0)
-    sd = flat.std(axis=0, ddof=1)
-    se = sd / np.sqrt(np.asarray(ess_bulk, dtype=float))
-    # a cell with no noise at all (fixed by the invariants) is exactly unbiased: z = 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(sd > 0, mean / se, np.where(mean == 0, 0.0, np.inf))
-    return pd.DataFrame({"cell": list(cell_labels), "mean": mean, "sd": sd, "ess_bulk": ess_bulk,
-                         "mc_se": se, "z": z})
-
-
 def proposals_table(pilots, norms, targets, acceptance_range) -> pd.DataFrame:
     """The configured proposal ε per target beside the pilot's choice, and the pilot's acceptance at the
     configured value (NaN if the pilot grid does not hold it) and whether it lies in ``acceptance_range``.

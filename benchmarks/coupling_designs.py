@@ -1,5 +1,5 @@
 """Alternative L-lag couplings of the component-wise sampler, for the coupling scaling study
-(docs/coupling-study.md; issue #14).
+(docs/coupling-study.md; issue #14): the benchmarks' support module, built from :mod:`isdp.kernels`.
 
 A *design* fixes
 
@@ -28,14 +28,22 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange, uint64
 
-from ._kernels import acceptance_ratio, apply_move, basis_csr, exp_table, norm_change
-from ._rng import dg_table, double_geometric, next_u64, seed_states, uniform_pos
-from ._runner import check_count, check_dg_eps, check_state
-from .coupling import MeetingTimes
-from .distributions import maximal_coupling_dg
-from .lattice import IntegerLattice
-from .samplers import _prepare_init
-from .targets import LAPLACE_L1, LAPLACE_L2, Target
+from isdp.coupling import MeetingTimes
+from isdp.distributions import maximal_coupling_dg
+from isdp.kernels import (
+    acceptance_ratio,
+    apply_move,
+    basis_csr,
+    dg_draw,
+    next_u64,
+    norm_change,
+    seed_states,
+    sweep_law,
+    uniform_pos,
+)
+from isdp.lattice import IntegerLattice, InvariantError
+from isdp.samplers import starting_states
+from isdp.targets import LAPLACE_L1, LAPLACE_L2, Target
 
 BASES = ("smith", "path", "pairs")
 SCANS = ("systematic", "random")
@@ -44,6 +52,27 @@ PROPOSALS = ("maximal", "reflection")
 _SYSTEMATIC = 0  # SCANS.index("systematic")
 _MAXIMAL = 0  # PROPOSALS.index("maximal")
 _NEVER = np.iinfo(np.int64).max
+
+
+def _count(name: str, value, low: int) -> int:
+    """``value`` as an int, or a ValueError unless it is an integer ≥ ``low``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _proposal_eps(value) -> float:
+    """``value`` as a float, or a ValueError unless it is a positive finite ε."""
+    if not 0.0 < float(value) < np.inf:
+        raise ValueError(f"proposal_eps must be positive and finite, got {value!r}")
+    return float(value)
+
+
+def _state(lattice: IntegerLattice, u, name: str) -> np.ndarray:
+    """``u`` as one int64 state of ``lattice``, or an InvariantError naming ``name``."""
+    if np.ndim(u) != 1:
+        raise InvariantError(f"{name} must be one vector of {lattice.n} cells, got shape {np.shape(u)}")
+    return starting_states(lattice, u, 1)[0]
 
 
 @dataclass(frozen=True)
@@ -125,8 +154,9 @@ def _pick(rng, j, n_moves, scan):
 
 
 @njit(inline="always")
-def _ratio(u, sumsq, idx, val, start, end, z, code, param, exp_l1):
+def _ratio(u, sumsq, idx, val, start, end, z, law):
     """(acceptance ratio of the move, squared norm after it), as the sampler's sweep computes them."""
+    code, param, _, exp_l1 = law
     change = norm_change(u, idx, val, start, end, z, code)
     if code == LAPLACE_L1:
         return acceptance_ratio(change, 0.0, 0.0, code, param, exp_l1), sumsq
@@ -135,20 +165,24 @@ def _ratio(u, sumsq, idx, val, start, end, z, code, param, exp_l1):
 
 
 @njit
-def _single_iteration(u, sumsq, wdiff, rng, ptr, idx, val, code, param, dg, exp_l1, scan, n_updates):
+def _single_iteration(u, sumsq, wdiff, rng, moves, law, options):
     """One iteration of one chain (the sampler's sweep, or ``n_updates`` random moves).
 
-    Accepted jumps are subtracted from ``wdiff`` (the lag phase runs chain X alone).
+    Accepted jumps are subtracted from ``wdiff`` (the lag phase runs chain X alone). Arguments as
+    :func:`_compiled_design` and :func:`isdp.kernels.sweep_law`.
     """
+    ptr, idx, val, _ = moves
+    dg = law[2]
+    scan, n_updates, _, _ = options
     n_moves = ptr.shape[0] - 1
     steps = n_moves if scan == _SYSTEMATIC else n_updates
     for r in range(steps):
         j = _pick(rng, r, n_moves, scan)
-        z = double_geometric(rng, dg)
+        z = dg_draw(rng, dg)
         if z == 0:
             continue
         start, end = ptr[j], ptr[j + 1]
-        ratio, new = _ratio(u, sumsq, idx, val, start, end, z, code, param, exp_l1)
+        ratio, new = _ratio(u, sumsq, idx, val, start, end, z, law)
         if uniform_pos(rng) <= ratio:
             apply_move(u, idx, val, start, end, z)
             wdiff[j] -= z
@@ -173,25 +207,27 @@ def _touched_gap(x, y, idx, start, end):
 def _coupled_jumps(rng, shift, proposal, common, dg):
     """(z_X, z_Y), both DG(a), with z_Y = z_X + shift (the anchors land together) w.p. 1 - TV."""
     if common:
-        z = double_geometric(rng, dg)
+        z = dg_draw(rng, dg)
         return z, z
     if proposal == _MAXIMAL:
         zx, zy = maximal_coupling_dg(rng, 0, -shift, dg)
         return zx, zy + shift
     # Reflection-maximal: keep the meeting draw, else reflect z_Y - shift about -shift/2, which
     # maps the residual of DG onto the residual of -shift + DG, so z_Y = -z_X.
-    z = double_geometric(rng, dg)
+    z = dg_draw(rng, dg)
     if np.log(uniform_pos(rng)) <= (abs(z + shift) - abs(z)) * dg[3]:  # dg[3] = log a
         return z, z + shift
     return z, -z
 
 
 @njit
-def _coupled_iteration(x, y, st, wdiff, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1,
-                       scan, n_updates, proposal, far_gap):
+def _coupled_iteration(x, y, st, wdiff, rng, moves, law, options):
     """One coupled iteration; ``st`` = [sumsq X, sumsq Y, differing cells, ‖x - y‖₁] and
     ``wdiff`` = w_Y - w_X (move coordinates) are updated. ``anchor_pos[j] < 0``: coordinate anchor.
     """
+    ptr, idx, val, anchor_pos = moves
+    dg = law[2]
+    scan, n_updates, proposal, far_gap = options
     n_moves = ptr.shape[0] - 1
     steps = n_moves if scan == _SYSTEMATIC else n_updates
     for r in range(steps):
@@ -204,13 +240,13 @@ def _coupled_iteration(x, y, st, wdiff, rng, ptr, idx, val, anchor_pos, code, pa
         unif = uniform_pos(rng)  # common to both chains
         nd0, gap0 = _touched_gap(x, y, idx, start, end)
         if zx != 0:
-            ratio, new = _ratio(x, st[0], idx, val, start, end, zx, code, param, exp_l1)
+            ratio, new = _ratio(x, st[0], idx, val, start, end, zx, law)
             if unif <= ratio:
                 apply_move(x, idx, val, start, end, zx)
                 wdiff[j] -= zx
                 st[0] = new
         if zy != 0:
-            ratio, new = _ratio(y, st[1], idx, val, start, end, zy, code, param, exp_l1)
+            ratio, new = _ratio(y, st[1], idx, val, start, end, zy, law)
             if unif <= ratio:
                 apply_move(y, idx, val, start, end, zy)
                 wdiff[j] += zy
@@ -233,28 +269,27 @@ def _pair_state(x, y):
 
 
 @njit(cache=True)
-def _lagged_pair(start, rng, ptr, idx, val, code, param, dg, exp_l1, scan, n_updates, lag):
+def _lagged_pair(start, rng, moves, law, options, lag):
     """A pair started at ``start`` with X run ``lag`` iterations ahead: (x, y, wdiff, pair state)."""
     x = start.copy()
     y = start.copy()
-    wdiff = np.zeros(ptr.shape[0] - 1, dtype=np.int64)
+    wdiff = np.zeros(moves[0].shape[0] - 1, dtype=np.int64)
     sumsq = (x * x).sum()
     for _ in range(lag):
-        sumsq = _single_iteration(x, sumsq, wdiff, rng, ptr, idx, val, code, param, dg, exp_l1, scan, n_updates)
+        sumsq = _single_iteration(x, sumsq, wdiff, rng, moves, law, options)
     return x, y, wdiff, _pair_state(x, y)
 
 
 @njit(parallel=True, cache=True)
-def _meeting_times(init, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1, scan, n_updates,
-                   proposal, far_gap, lag, max_iter, tau, met):
+def _meeting_times(init, rng, moves, law, options, lag, max_iter, tau, met):
+    code, param, dg, exp_l1 = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
     for p in prange(init.shape[0]):
-        x, y, wdiff, st = _lagged_pair(init[p], rng[p], ptr, idx, val, code, param, dg, exp_l1, scan, n_updates, lag)
+        x, y, wdiff, st = _lagged_pair(init[p], rng[p], moves, (code, param, dg, exp_l1), options, lag)
         t = lag
         met[p] = False
         while t < max_iter:
             t += 1
-            _coupled_iteration(x, y, st, wdiff, rng[p], ptr, idx, val, anchor_pos, code, param, dg,
-                               exp_l1, scan, n_updates, proposal, far_gap)
+            _coupled_iteration(x, y, st, wdiff, rng[p], moves, (code, param, dg, exp_l1), options)
             if st[2] == 0:
                 met[p] = True
                 break
@@ -262,6 +297,9 @@ def _meeting_times(init, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1
 
 
 def _compiled_design(lattice: IntegerLattice, design: Design):
+    """(moves n × m, the kernels' ``moves`` = (ptr, idx, val, anchor_pos), their ``options`` = (scan,
+    updates per random-scan iteration, proposal, far gap)): the move set in column-wise CSR form
+    (:func:`isdp.kernels.basis_csr`), each with its anchor's position in ``idx`` (-1: coordinate anchor)."""
     moves, anchors = design_moves(lattice, design.basis)
     ptr, idx, val = basis_csr(moves)
     anchor_pos = np.full(moves.shape[1], -1, dtype=np.int64)
@@ -274,38 +312,37 @@ def _compiled_design(lattice: IntegerLattice, design: Design):
                                                 PROPOSALS.index(design.proposal), far_gap)
 
 
-def meeting_times(lattice: IntegerLattice, target: Target, design: Design, *, lag: int, n_pairs: int,
-                  proposal_eps: float, seed: int, max_iter: int = 1_000_000, init=None) -> MeetingTimes:
-    """L-lag meeting times of ``n_pairs`` pairs under ``design`` (as :func:`isdp.coupling.meeting_times`).
+def design_meeting_times(lattice: IntegerLattice, target: Target, design: Design, *, lag: int, n_pairs: int,
+                         proposal_eps: float, seed: int, max_iter: int = 1_000_000, init=None) -> MeetingTimes:
+    """L-lag meeting times of ``n_pairs`` pairs under ``design`` (as :func:`isdp.coupling.meeting_times`
+    for the sampler's own coupling).
 
     Censored pairs (not met by ``max_iter``) have ``met = False`` and ``tau = max_iter``.
     """
-    max_iter, proposal_eps = check_count("max_iter", max_iter, 1), check_dg_eps("proposal_eps", proposal_eps)
-    lag, n_pairs = check_count("lag", lag, 1, high=max_iter), check_count("n_pairs", n_pairs, 1)
-    start = _prepare_init(lattice, init, n_pairs)
-    _, csr, options = _compiled_design(lattice, design)
+    max_iter, proposal_eps = _count("max_iter", max_iter, 1), _proposal_eps(proposal_eps)
+    lag, n_pairs = _count("lag", lag, 1), _count("n_pairs", n_pairs, 1)
+    if lag > max_iter:
+        raise ValueError(f"lag = {lag} exceeds max_iter = {max_iter}")
+    start = starting_states(lattice, init, n_pairs)
+    _, moves, options = _compiled_design(lattice, design)
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    _meeting_times(start, seed_states(seed, n_pairs), *csr, target.code, target.param,
-                   dg_table(proposal_eps), exp_table(target.code, target.param), *options, lag,
-                   max_iter, tau, met)
+    _meeting_times(start, seed_states(seed, n_pairs), moves, sweep_law(target, proposal_eps), options, lag, max_iter,
+                   tau, met)
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
 
 
 @njit(cache=True)
-def _iteration_draws(x0, y0, wdiff0, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1, scan,
-                     n_updates, proposal, far_gap, single, out_x, out_y):
+def _iteration_draws(x0, y0, wdiff0, rng, moves, law, options, single, out_x, out_y):
     for r in range(out_x.shape[0]):
         x = x0.copy()
         y = y0.copy()
         wdiff = wdiff0.copy()
         if single:
-            _single_iteration(x, (x * x).sum(), wdiff, rng, ptr, idx, val, code, param, dg, exp_l1, scan,
-                              n_updates)
+            _single_iteration(x, (x * x).sum(), wdiff, rng, moves, law, options)
         else:
-            _coupled_iteration(x, y, _pair_state(x, y), wdiff, rng, ptr, idx, val, anchor_pos, code,
-                               param, dg, exp_l1, scan, n_updates, proposal, far_gap)
+            _coupled_iteration(x, y, _pair_state(x, y), wdiff, rng, moves, law, options)
         out_x[r] = x
         out_y[r] = y
 
@@ -316,9 +353,9 @@ def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, 
 
     With ``coupled=False`` only x moves, by the design's single-chain kernel.
     """
-    x, y = check_state(lattice, x, "x"), check_state(lattice, y, "y")
-    n_rep, proposal_eps = check_count("n_rep", n_rep, 1), check_dg_eps("proposal_eps", proposal_eps)
-    moves, csr, options = _compiled_design(lattice, design)
+    x, y = _state(lattice, x, "x"), _state(lattice, y, "y")
+    n_rep, proposal_eps = _count("n_rep", n_rep, 1), _proposal_eps(proposal_eps)
+    moves, kernel_moves, options = _compiled_design(lattice, design)
     wdiff = np.zeros(moves.shape[1], dtype=np.int64)
     if design.anchor == "coordinate":
         wdiff = np.rint(np.linalg.lstsq(moves.astype(float), (y - x).astype(float), rcond=None)[0])
@@ -326,34 +363,21 @@ def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, 
         assert np.all(moves @ wdiff == y - x), "the move set is not a basis"
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
-    _iteration_draws(x, y, wdiff, seed_states(seed, 1)[0], *csr, target.code, target.param,
-                     dg_table(proposal_eps), exp_table(target.code, target.param), *options,
+    _iteration_draws(x, y, wdiff, seed_states(seed, 1)[0], kernel_moves, sweep_law(target, proposal_eps), options,
                      not coupled, out_x, out_y)
     return out_x, out_y
 
 
-def path_lattice(lattice: IntegerLattice) -> IntegerLattice:
-    """The same lattice Λ(A) of a single sum constraint, with the path basis e_i - e_{i+1}.
-
-    :func:`isdp.sample` and :func:`isdp.coupling.meeting_times` on it run (and certify) the
-    sampler whose kernel the ``path-*`` designs couple.
-    """
-    moves, _ = design_moves(lattice, "path")
-    return IntegerLattice(A=lattice.A, basis=moves, rank=lattice.rank,
-                          invariant_factors=lattice.invariant_factors, basis_name="path")
-
-
 @njit(parallel=True, cache=True)
-def _disagreement(init, rng, ptr, idx, val, anchor_pos, code, param, dg, exp_l1, scan, n_updates, proposal,
-                  far_gap, lag, checkpoints, out):
+def _disagreement(init, rng, moves, law, options, lag, checkpoints, out):
+    code, param, dg, exp_l1 = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
     for p in prange(init.shape[0]):
-        x, y, wdiff, st = _lagged_pair(init[p], rng[p], ptr, idx, val, code, param, dg, exp_l1, scan, n_updates, lag)
+        x, y, wdiff, st = _lagged_pair(init[p], rng[p], moves, (code, param, dg, exp_l1), options, lag)
         t = 0
         for c in range(checkpoints.shape[0]):
             while t < checkpoints[c] and st[2] > 0:
                 t += 1
-                _coupled_iteration(x, y, st, wdiff, rng[p], ptr, idx, val, anchor_pos, code, param, dg,
-                                   exp_l1, scan, n_updates, proposal, far_gap)
+                _coupled_iteration(x, y, st, wdiff, rng[p], moves, (code, param, dg, exp_l1), options)
             out[p, c] = st[2]
 
 
@@ -361,14 +385,14 @@ def disagreement(lattice: IntegerLattice, target: Target, design: Design, *, lag
                  proposal_eps: float, seed: int, checkpoints, init=None) -> np.ndarray:
     """Cells on which X_{t+L} and Y_t differ, per pair (rows) at each of the increasing ``checkpoints`` t
     (columns): how far censored pairs are from meeting. A met pair stays at 0 (the chains stay together)."""
-    proposal_eps = check_dg_eps("proposal_eps", proposal_eps)
-    lag, n_pairs = check_count("lag", lag, 1), check_count("n_pairs", n_pairs, 1)
+    proposal_eps = _proposal_eps(proposal_eps)
+    lag, n_pairs = _count("lag", lag, 1), _count("n_pairs", n_pairs, 1)
     checkpoints = np.asarray(checkpoints, dtype=np.int64)
     if checkpoints.ndim != 1 or checkpoints.size == 0 or np.any(np.diff(checkpoints) <= 0) or checkpoints[0] < 0:
         raise ValueError(f"checkpoints must be increasing non-negative iterations, got {checkpoints.tolist()!r}")
-    start = _prepare_init(lattice, init, n_pairs)
-    _, csr, options = _compiled_design(lattice, design)
+    start = starting_states(lattice, init, n_pairs)
+    _, moves, options = _compiled_design(lattice, design)
     out = np.zeros((n_pairs, checkpoints.size), dtype=np.int64)
-    _disagreement(start, seed_states(seed, n_pairs), *csr, target.code, target.param, dg_table(proposal_eps),
-                  exp_table(target.code, target.param), *options, lag, checkpoints, out)
+    _disagreement(start, seed_states(seed, n_pairs), moves, sweep_law(target, proposal_eps), options, lag, checkpoints,
+                  out)
     return out

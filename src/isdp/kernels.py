@@ -1,8 +1,17 @@
-"""Compiled building blocks shared by the single-chain sampler and the coupled kernel.
+"""Compiled building blocks of the component-wise Metropolis sampler and its couplings.
 
-The lattice basis is stored column-wise in CSR form (``ptr``, ``idx``, ``val``): column j
-touches cells ``idx[ptr[j]:ptr[j+1]]``. Chain state is the noise vector u (int64) and, for
-ℓ2/Gaussian targets, its exact integer squared norm, so no floating-point drift builds up.
+Public so that kernels built outside the package (the coupling designs of
+benchmarks/coupling_designs.py) use the same pieces, and the same random streams, as
+:func:`isdp.sample`; the stream primitives are defined in :mod:`isdp._rng` and listed here.
+
+Kernels take their inputs grouped as built once per run:
+
+- ``csr`` = (ptr, idx, val), the lattice basis stored column-wise (:func:`basis_csr`): column j
+  touches cells ``idx[ptr[j]:ptr[j+1]]``;
+- ``law`` = (code, param, dg, exp_l1), the target and the proposal (:func:`sweep_law`).
+
+Chain state is the noise vector u (int64) and, for ℓ2/Gaussian targets, its exact integer
+squared norm, so no floating-point drift builds up.
 """
 
 from __future__ import annotations
@@ -11,14 +20,37 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from ._rng import double_geometric, uniform_pos
-from .targets import LAPLACE_L1, LAPLACE_L2
+from ._rng import dg_draw, dg_table, next_u64, seed_states, uniform_pos
+from .targets import LAPLACE_L1, LAPLACE_L2, Target
+
+__all__ = [
+    "acceptance_ratio",
+    "apply_move",
+    "basis_csr",
+    "component_sweep",
+    "copy_into",
+    "dg_draw",
+    "dg_table",
+    "exp_table",
+    "joint_sweep",
+    "next_u64",
+    "norm_change",
+    "seed_states",
+    "sweep_law",
+    "uniform_pos",
+]
 
 
 def basis_csr(basis: np.ndarray):
     """Column-wise sparse form (ptr, idx, val) of an integer basis (n × k): SciPy's CSC layout."""
     cols = sp.csc_array(np.asarray(basis, dtype=np.int64))
     return cols.indptr.astype(np.int64), cols.indices.astype(np.int64), cols.data.astype(np.int64)
+
+
+def sweep_law(target: Target, proposal_eps: float) -> tuple:
+    """(code, param, dg, exp_l1): the target's code and parameter, the proposal's :func:`dg_table` at
+    ``proposal_eps`` and the target's :func:`exp_table` — the ``law`` argument of the kernels."""
+    return target.code, target.param, dg_table(proposal_eps), exp_table(target.code, target.param)
 
 
 def exp_table(target_code: int, param: float) -> np.ndarray:
@@ -73,17 +105,18 @@ def apply_move(u, idx, val, start, end, z):
 
 
 @njit
-def component_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, exp_l1, wdiff, sign):
+def component_sweep(u, sumsq, rng, csr, law, wdiff, sign):
     """One Gibbs-within-Metropolis iteration: a Metropolis update along every basis column.
 
-    ``dg`` is the proposal's :func:`~isdp._rng.dg_table`, ``exp_l1`` the :func:`exp_table`.
     Returns (accepted proposals, new squared norm). If ``sign`` is ±1 the accepted moves are
     also added, times ``sign``, to ``wdiff`` (the coupled sampler's coordinate difference).
     """
+    ptr, idx, val = csr
+    code, param, dg, exp_l1 = law
     accepted = 0
     norm = np.sqrt(sumsq)
     for j in range(ptr.shape[0] - 1):
-        z = double_geometric(rng, dg)
+        z = dg_draw(rng, dg)
         if z == 0:
             accepted += 1
             continue
@@ -114,11 +147,13 @@ def copy_into(dst, src):
 
 
 @njit
-def joint_sweep(u, sumsq, rng, ptr, idx, val, code, param, dg, scratch, z):
+def joint_sweep(u, sumsq, rng, csr, law, scratch, z):
     """The 'joint' variant: all k pre-jumps at once, one accept/reject. Returns (0 or 1, sumsq)."""
+    ptr, idx, val = csr
+    code, param, dg, _ = law
     copy_into(scratch, u)
     for j in range(ptr.shape[0] - 1):
-        z[j] = double_geometric(rng, dg)
+        z[j] = dg_draw(rng, dg)
         if z[j] != 0:
             apply_move(scratch, idx, val, ptr[j], ptr[j + 1], z[j])
     if code == LAPLACE_L1:

@@ -1,0 +1,319 @@
+"""The invariants of a table: the matrix A whose rows are the totals a release keeps exactly, built
+from families of totals, ties between tables and constraint files, and the structure of A the
+samplers rely on (docs/release.md, "Options" and "Scale").
+
+:func:`constraint_matrix` builds A (sparse, int64, no repeated row, a label per row) for one
+:class:`~isdp.tables.Table` or a :class:`~isdp.tables.TableSet`; a request it cannot build is a
+:class:`~isdp.errors.UsageError`, an unreadable constraint file an
+:class:`~isdp.errors.InputError` and invariants the table contradicts an
+:class:`~isdp.errors.InfeasibleError`. On any A: :func:`as_sparse` (canonical form),
+:func:`row_values` (A x exactly), :func:`independent_rows`, :func:`implied_by_partition` (rows the
+others imply) and :func:`blocks` (the independent blocks each sampler draws on its own).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+
+from .errors import InfeasibleError, InputError, UsageError
+from .tables import Table, TableSet
+
+FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
+
+#: largest coefficient of a constraint (as the library's lattices: docs/reliability.md)
+COEFFICIENT_LIMIT = 2**31
+
+
+def _grouped_rows(table: Table, axes: list[int], what) -> tuple[sparse.csr_array, list[str]]:
+    """One row per distinct value of the key fields ``axes`` (first-seen order): the sum of its cells."""
+    groups: dict[tuple[str, ...], int] = {}
+    member = np.array([groups.setdefault(tuple(k[a] for a in axes), len(groups)) for k in table.keys],
+                      dtype=np.int64)
+    n = len(table.keys)
+    A = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(len(groups), n))
+    return A, [what(g) for g in groups]
+
+
+def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]]:
+    """The rows of an invariant family: ``total``, ``row-margins``, ``column-margins``,
+    ``all-margins`` or ``by:NAME[,NAME…]`` (a total for every combination of those key columns)."""
+    if family == "total":
+        return _grouped_rows(table, [], lambda g: "total")
+    if family.startswith("by:"):
+        wanted = [w.strip() for w in family[3:].split(",") if w.strip()]
+        names = [n.casefold() for n in table.key_names]
+        missing = [w for w in wanted if w.casefold() not in names]
+        if missing or len(set(map(str.casefold, wanted))) != len(wanted):
+            raise UsageError(f"invariant {family!r}: name key columns of {table.path}, each once: "
+                             f"{', '.join(table.key_names)}"
+                             + (f" (no {', '.join(map(repr, missing))})" if missing else ""))
+        axes = [names.index(w.casefold()) for w in wanted]
+        return _grouped_rows(table, axes, lambda g: "by " + ", ".join(
+            f"{table.key_names[a]}={v}" for a, v in zip(axes, g, strict=True)) if axes else "total")
+    if family not in FAMILIES:
+        raise UsageError(f"unknown invariant family {family!r}: choose from {', '.join(FAMILIES)} or by:NAME[,NAME…]")
+    width = len(table.keys[0])
+    axes = {"row-margins": [0], "column-margins": [1], "all-margins": [0, 1]}[family]
+    if width < max(axes) + 1:
+        raise UsageError(f"invariant {family!r} needs a table with two key columns (rows and columns); "
+                         f"{table.path} has {width}")
+    parts = [_grouped_rows(table, [axis], lambda g, axis=axis: f"{'row' if axis == 0 else 'column'} {g[0]}")
+             for axis in axes]
+    return sparse.vstack([a for a, _ in parts], format="csr"), [lab for _, labs in parts for lab in labs]
+
+
+def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str]]:
+    """Constraints from a CSV: header ``constraint,<cell labels>[,value]``, one line per constraint.
+
+    Cell labels are ``row|column`` (wide) or the key fields joined by ``|`` (long) and must name
+    the table's cells in its order. An optional ``value`` column states each invariant's value;
+    it must equal the table's (else :class:`InfeasibleError`; not checked on a dry run's table).
+    """
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as fh:
+            lines = [[f.strip() for f in row] for row in csv.reader(fh) if any(f.strip() for f in row)]
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"{path}: cannot read the constraint file ({err})") from None
+    if not lines:
+        raise InputError(f"{path}: the constraint file is empty")
+    header, body = lines[0], lines[1:]
+    has_value = header[-1].casefold() == "value"
+    cells = header[1:-1] if has_value else header[1:]
+    if cells != table.cell_labels:
+        raise InputError(f"{path}: the header must name the table's {len(table.keys)} cells in order "
+                         f"({', '.join(table.cell_labels[:3])}, …); got {len(cells)} columns "
+                         f"({', '.join(cells[:3])}, …)")
+    rows, labels = [], []
+    for number, fields in enumerate(body, start=2):
+        if len(fields) != len(header):
+            raise InputError(f"{path}: line {number} has {len(fields)} fields, the header {len(header)}")
+        try:
+            ints = [int(f) for f in fields[1 : 1 + len(cells)]]
+        except ValueError:
+            raise InputError(f"{path}: line {number}: coefficients must be integers") from None
+        if max(map(abs, ints)) > COEFFICIENT_LIMIT:
+            raise InputError(f"{path}: line {number}: a coefficient is beyond ±2**31")
+        if not any(ints):
+            raise InputError(f"{path}: line {number}: constraint {fields[0]!r} has no non-zero coefficient")
+        coef = np.array(ints, dtype=np.int64)
+        if has_value:
+            try:
+                stated = int(fields[-1])
+            except ValueError:
+                raise InputError(f"{path}: line {number}: value {fields[-1]!r} is not an integer") from None
+            actual = stated if table.x is None else sum(c * int(v) for c, v in zip(ints, table.x, strict=True))
+            if stated != actual:
+                raise InfeasibleError(f"{path}: constraint {fields[0]!r} states the value {stated}, "
+                                      f"the table gives {actual}: the invariants do not hold on this table")
+        rows.append(coef)
+        labels.append(fields[0] or f"constraint {number - 1}")
+    return rows, labels
+
+
+def as_sparse(A) -> sparse.csr_array:
+    """A constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros)."""
+    A = sparse.csr_array(A, dtype=np.int64)
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    A.sort_indices()
+    return A
+
+
+def _placed(tset: TableSet, k: int, rows: sparse.csr_array) -> sparse.csr_array:
+    """Rows over table ``k``'s cells as rows over the joint vector."""
+    n = len(tset.keys)
+    rows = sparse.coo_array(rows)
+    return sparse.csr_array((rows.data, (rows.row, rows.col + tset.groups[k][0])), shape=(rows.shape[0], n))
+
+
+def _set_family_rows(tset: TableSet, family: str) -> tuple[sparse.csr_array, list[str]]:
+    """A family on every table, or on one with ``FAMILY@NAME``."""
+    family, _, name = family.partition("@")
+    which = [tset.position(name)] if name else range(len(tset.tables))
+    parts, labels = [], []
+    for k in which:
+        rows, lab = _family_rows(tset.tables[k], family)
+        parts.append(_placed(tset, k, rows))
+        labels += [f"{tset.names[k]}: {label}" for label in lab]
+    return sparse.vstack(parts, format="csr"), labels
+
+
+def _group_name(columns: list[str], values: tuple[str, ...]) -> str:
+    """``total``, or ``column=value, …`` of one group of a tie."""
+    return ", ".join(f"{w}={v}" for w, v in zip(columns, values, strict=True)) if columns else "total"
+
+
+def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
+    """``total`` or ``by:NAME[,NAME…]``: the totals of each group agree in every table that has those
+    key columns (the first such table's against each other's)."""
+    if tie != "total" and not tie.startswith("by:"):
+        raise UsageError(f"unknown tie {tie!r}: total or by:NAME[,NAME…] (key columns the tables share)")
+    wanted = {w.strip().casefold() for w in tie[3:].split(",") if w.strip()} if tie != "total" else set()
+    tied = [k for k, t in enumerate(tset.tables) if wanted <= {n.casefold() for n in t.key_names}]
+    if len(tied) < 2:
+        columns = "; ".join(f"{n}: " + ", ".join(t.key_names) for n, t in zip(tset.names, tset.tables, strict=True))
+        raise UsageError(f"tie {tie!r}: fewer than two tables have those key columns ({columns})")
+    totals = []
+    for k in tied:
+        t = tset.tables[k]
+        axes = [[n.casefold() for n in t.key_names].index(w) for w in sorted(wanted)]
+        rows, groups = _grouped_rows(t, axes, lambda g: g)  # labelled by the group's key values
+        totals.append((k, {g: i for i, g in enumerate(groups)}, _placed(tset, k, rows)))
+    first, first_groups, first_rows = totals[0]
+    parts, labels = [], []
+    for k, groups, rows in totals[1:]:
+        if set(groups) != set(first_groups):
+            odd = next(iter(set(groups) ^ set(first_groups)))
+            raise InputError(f"tie {tie!r}: {tset.names[first]} and {tset.names[k]} do not have the same groups "
+                             f"({'|'.join(odd)} is in one only)")
+        order = list(first_groups)
+        parts.append(first_rows[[first_groups[g] for g in order]] - rows[[groups[g] for g in order]])
+        labels += [f"tie {_group_name(sorted(wanted), g)}: {tset.names[first]} = {tset.names[k]}" for g in order]
+    A = sparse.vstack(parts, format="csr")
+    if tset.x is not None:
+        broken = [lab for lab, value in zip(labels, row_values(as_sparse(A), tset.x), strict=True) if value != 0]
+        if broken:
+            raise InfeasibleError(f"the tables disagree where they are tied ({len(broken)} of {len(labels)} ties, "
+                                  f"e.g. {broken[0]!r}): they cannot be released as one consistent set")
+    return A, labels
+
+
+def constraint_matrix(table: Table | TableSet, families=(), constraint_file=None,
+                      ties=()) -> tuple[sparse.csr_array, list[str]]:
+    """The invariants as a sparse matrix A (rows without repeats) with a label per row.
+
+    For a :class:`TableSet` each family applies to every table (``FAMILY@NAME``: to one), ``ties``
+    add the rows that make the tables agree, and a constraint file names cells ``NAME|key…``.
+    """
+    several = isinstance(table, TableSet)
+    if ties and not several:
+        raise UsageError("--tie joins tables released together: give two tables or more")
+    parts, labels = [], []
+    for family in families:
+        r, lab = _set_family_rows(table, family) if several else _family_rows(table, family)
+        parts.append(r)
+        labels += lab
+    for tie in ties:
+        r, lab = _tie_rows(table, tie)
+        parts.append(r)
+        labels += lab
+    if constraint_file is not None:
+        r, lab = read_constraint_file(constraint_file, table)
+        parts.append(sparse.csr_array(np.array(r, dtype=np.int64).reshape(len(r), len(table.keys))))
+        labels += lab
+    if not labels:
+        raise UsageError("no invariants: give --invariant (total, row-margins, column-margins, all-margins, "
+                         "by:NAME[,NAME…]) and/or --constraints FILE")
+    A = as_sparse(sparse.vstack(parts, format="csr"))
+    seen, keep = set(), []
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        key = (A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes())
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    return A[keep], [labels[i] for i in keep]
+
+
+def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
+    """A x exactly, in Python integers (no int64 wrap-around)."""
+    out = []
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        out.append(sum(int(c) * int(v) for c, v in zip(A.data[lo:hi], x[A.indices[lo:hi]], strict=True)))
+    return out
+
+
+def independent_rows(A: np.ndarray) -> np.ndarray:
+    """Positions (sorted) of a maximal set of linearly independent rows of A: the pivots of a
+    rank-revealing QR of Aᵀ (LAPACK; any maximal set gives the same Λ(A), and the sampler checks
+    every row exactly)."""
+    from scipy.linalg import qr
+
+    if A.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    R, pivots = qr(np.asarray(A, dtype=float).T, mode="r", pivoting=True)
+    diag = np.abs(np.diag(R))
+    rank = int(np.sum(diag > 1e-9 * max(diag[0], 1.0))) if diag.size else 0
+    return np.sort(pivots[:rank]).astype(np.int64)
+
+
+def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
+    """Rows that are the sum of other rows with disjoint supports and the same coefficients (a
+    nation's total of its states', a state's of its counties'): implied, so dropping them keeps
+    Λ(A) and lets the rest fall into blocks. Rows are taken widest first; a row of a repeated
+    support is never dropped for its twin."""
+    A = as_sparse(A)
+    width = np.diff(A.indptr)
+    support = [frozenset(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist()) for i in range(A.shape[0])]
+    rows_of_cell: dict[int, list[int]] = {}
+    for i in np.argsort(width, kind="stable"):
+        for j in support[i]:
+            rows_of_cell.setdefault(j, []).append(int(i))
+    dropped = np.zeros(A.shape[0], dtype=bool)
+    for i in np.argsort(-width, kind="stable"):
+        coef = dict(zip(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist(), A.data[A.indptr[i]:A.indptr[i + 1]].tolist(),
+                        strict=True))
+        covered: set[int] = set()
+        for j in sorted(support[i]):
+            if j in covered:
+                continue
+            part = next((r for r in rows_of_cell[j] if r != i and not dropped[r] and width[r] < width[i]
+                         and support[r] <= support[i] and not (support[r] & covered)
+                         and all(coef[c] == v for c, v in zip(A.indices[A.indptr[r]:A.indptr[r + 1]].tolist(),
+                                                             A.data[A.indptr[r]:A.indptr[r + 1]].tolist(),
+                                                             strict=True))),
+                        None)
+            if part is None:
+                break
+            covered |= support[part]
+        else:
+            dropped[i] = True
+    return np.flatnonzero(dropped)
+
+
+def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The invariants' independent blocks: (cells, rows) of each connected component of the graph
+    joining a cell to every invariant it enters, rows :func:`implied_by_partition` set aside (they
+    hold on every block's noise). Λ(A) is the direct sum of the blocks' lattices and exp(−ε‖u‖)
+    (ℓ1, and the Gaussian's ‖u‖₂²) factorizes over them, so each block is drawn on its own — one
+    total per state is 52 small problems, not one of 3,221 cells, also with the nation's total
+    beside them. A cell in no invariant is a block without rows (one double geometric draw)."""
+    from scipy.sparse.csgraph import connected_components
+
+    A = as_sparse(A)
+    m, n = A.shape
+    kept = np.setdiff1d(np.arange(m), implied_by_partition(A))
+    rows, cols = A[kept].nonzero()
+    rows = kept[rows]
+    graph = sparse.coo_array((np.ones(len(rows)), (cols, n + rows)), shape=(n + m, n + m))
+    _, label = connected_components(graph, directed=False)
+    cell_order = np.argsort(label[:n], kind="stable")
+    row_label = np.full(m, -1)
+    row_label[kept] = label[n + kept]
+    row_order = np.argsort(row_label, kind="stable")
+    out = []
+    for comp in dict.fromkeys(label[:n].tolist()):  # in the order of the cells
+        cells = cell_order[np.searchsorted(label[:n][cell_order], comp, "left"):
+                           np.searchsorted(label[:n][cell_order], comp, "right")]
+        in_comp = row_order[np.searchsorted(row_label[row_order], comp, "left"):
+                            np.searchsorted(row_label[row_order], comp, "right")]
+        out.append((np.sort(cells), np.sort(in_comp)))
+    return out
+
+__all__ = [
+    "COEFFICIENT_LIMIT",
+    "FAMILIES",
+    "as_sparse",
+    "blocks",
+    "constraint_matrix",
+    "implied_by_partition",
+    "independent_rows",
+    "read_constraint_file",
+    "row_values",
+]

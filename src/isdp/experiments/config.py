@@ -1,0 +1,39 @@
+"""The workflow's config outside Snakemake: what its schema cannot check (:func:`check_config_values`,
+which the Snakefile calls after validating) and the config files merged as Snakemake merges them
+(:func:`load_config`, for the tests and installed use).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+
+def check_config_values(config, path: str = "config") -> None:
+    """What a JSON schema cannot say: every number finite and every ``*_range`` ordered.
+
+    Raises ValueError naming the key (e.g. ``config.e1.pilot.acceptance_range``).
+    """
+    if isinstance(config, dict):
+        for key, value in config.items():
+            where = f"{path}.{key}"
+            if key.endswith("_range") and isinstance(value, list) and len(value) == 2 and not value[0] < value[1]:
+                raise ValueError(f"{where}: the range {value} must be increasing")
+            check_config_values(value, where)
+    elif isinstance(config, list):
+        for i, value in enumerate(config):
+            check_config_values(value, f"{path}[{i}]")
+    elif isinstance(config, float) and not math.isfinite(config):
+        raise ValueError(f"{path}: {config} is not a finite number")
+
+
+def load_config(path, *overrides) -> dict:
+    """The config file ``path`` with each override file merged over it, key by key, as Snakemake
+    merges ``--configfile`` files (nested mappings merged; lists and scalars replaced)."""
+    import yaml
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load(Path(path).read_text())
+    for override in overrides:
+        update_config(config, yaml.safe_load(Path(override).read_text()) or {})
+    return config
