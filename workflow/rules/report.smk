@@ -47,8 +47,11 @@ for exp, declared in EXPERIMENT_RULES.items():
             ENV
         params:
             **declared["notebook_params"],
+            # the notebook directive is read when the job runs, after this loop has moved on:
+            # it takes its path from the params, which are bound here
+            notebook_path=notebook_source(exp),
         notebook:
-            notebook_source(exp)
+            "{params.notebook_path}"
 
 
 rule reproduction_summary:
