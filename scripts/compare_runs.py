@@ -23,8 +23,8 @@ import pandas as pd
 COMPARED = (".csv", ".json", ".md")
 SKIPPED_DIRS = {"logs", "benchmarks", "notebooks", "figures"}
 # Columns and keys that measure the run, not the method.
-VOLATILE = re.compile(r"(^|_)(seconds|wall_s|cpu_s|rss_mb|timestamp|date|path|version|host|elapsed)(_|$)",
-                      re.IGNORECASE)
+VOLATILE = re.compile(r"(^|_)(seconds|ms_per_release|wall_s|cpu_s|rss_mb|timestamp|date|path|version|host|elapsed)"
+                      r"(_|$)", re.IGNORECASE)
 
 
 def _files(root: Path) -> set[str]:
