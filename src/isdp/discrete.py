@@ -109,9 +109,10 @@ def _uniform_below(m: np.ndarray, rng: IntegerSource) -> np.ndarray:
     """Uniform integers on [0, m_i) for each m_i < 2**62, exactly: 63-bit words from ``rng.randbytes``,
     those at or above the largest multiple of m_i below 2**63 drawn again (rejection, no modulo bias)."""
     m = np.asarray(m, dtype=np.uint64)
-    out = np.empty(m.shape, dtype=np.uint64)
-    todo = np.arange(m.size)
     limit = (np.uint64(1 << 63) // m) * m
+    words = np.frombuffer(rng.randbytes(8 * m.size), dtype="<u8") >> np.uint64(1)
+    out = words % m
+    todo = np.flatnonzero(words >= limit)  # almost always none (P < m_i / 2**63): the arrays stay whole
     while todo.size:
         words = np.frombuffer(rng.randbytes(8 * todo.size), dtype="<u8") >> np.uint64(1)
         ok = words < limit[todo]
@@ -124,16 +125,15 @@ def _bernoulli_exp_array(num: np.ndarray, den: np.ndarray, rng: IntegerSource) -
     """Bernoulli(exp(-num_i/den_i)) for 0 ≤ num_i ≤ den_i, elementwise (CKS Algorithm 1 for γ ≤ 1):
     K_i is the first k at which Bernoulli(γ_i/k) fails, and the draw is K_i odd."""
     num, den = np.asarray(num, dtype=np.uint64), np.asarray(den, dtype=np.uint64)
-    k = np.ones(num.shape, dtype=np.uint64)
-    K = np.zeros(num.shape, dtype=np.uint64)
+    odd = np.zeros(num.shape, dtype=bool)
     active = np.arange(num.size)
+    k = 1  # the same for every element still drawing: all start at 1 and step together
     while active.size:
-        carry_on = _uniform_below(den[active] * k[active], rng) < num[active]
-        stopped = active[~carry_on]
-        K[stopped] = k[stopped]
-        active = active[carry_on]
-        k[active] += np.uint64(1)
-    return K % np.uint64(2) == 1
+        carry_on = _uniform_below(den * np.uint64(k), rng) < num
+        odd[active[~carry_on]] = k % 2 == 1
+        active, num, den = active[carry_on], num[carry_on], den[carry_on]
+        k += 1
+    return odd
 
 
 def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
