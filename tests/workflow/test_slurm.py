@@ -19,10 +19,11 @@ import pandas as pd
 import pytest
 from test_reproducibility import TIMING_COLUMNS, _dir
 
-# Two job levels only (the sampler's pilot runs, E6–E8's tables then their summaries): the SLURM
-# plugin backs off by 10 s more per status check that finds nothing finished, so every level of a
-# deeper DAG adds about 30 s; the deeper sampler-coupling-draws chain is rerun locally instead
-# (ci_subset.txt, test_reproducibility.py).
+# Two job levels only (E1's and E2's problems then their pilot runs, which run the sampler; E7's and
+# E8's tables beside them), each job a few seconds: the SLURM plugin backs off by 10 s more per status
+# check that finds nothing finished, so every level of a deeper DAG adds about 30 s, and every job's
+# compute competes with the tests running beside this one; the deeper sampler-coupling-draws chain
+# and the summaries are rerun locally instead (ci_subset.txt, test_reproducibility.py).
 SUBSET = Path(__file__).with_name("slurm_subset.txt").read_text().split()
 
 pytestmark = pytest.mark.workflow
