@@ -51,6 +51,7 @@ E2_CAT = register(
     ),
     notebook_params=dict(
         norms=NORMS_E2,
+        eps=E2["eps"],
     ),
 )
 

@@ -39,6 +39,28 @@ def unbiased_z(run: Run, paper, *, exp: str) -> Measurement:
     return max_abs_z(unb["z"], "cell-target pairs (SE from the bulk ESS)")
 
 
+def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
+    """ISDP Thm 12 (7): the exponential rate of the ℓ1 draws' norm above its ``quantile``, fitted in the family
+    k^{r−1} e^{−λk} (:func:`~isdp.experiments.lattice_study.tails.tail_rate`), over ε: 1 for a sub-exponential
+    tail of rate ε. The SE counts the draws at the norm's ESS across chains (ArviZ)."""
+    import arviz as az
+
+    from isdp.experiments.lattice_study.tails import tail_rate
+    from isdp.experiments.problems import Problem
+    from isdp.lattice import as_integer_matrix
+
+    A = as_integer_matrix(Problem.from_json(run.path(f"{exp}/problem.json")).A)
+    rank = A.shape[1] - int(np.linalg.matrix_rank(A))
+    norms = np.abs(load_draws(run.path(f"{exp}/draws_l1.nc"))).sum(axis=2)  # (chains, draws)
+    ess = float(az.ess(norms.astype(float)))
+    eps = float(run.config[exp]["eps"])
+    fit = tail_rate(norms, rank, int(np.quantile(norms, quantile)), ess_fraction=min(1.0, ess / norms.size))
+    return Measurement(fit.rate / eps, f"λ̂/ε = {fit.rate / eps:.3f} ± {fit.se / eps:.3f} (λ̂ = {fit.rate:.4f}, ε = "
+                                       f"{eps:g}; rank {rank}, norms ≥ {fit.threshold} in steps of {fit.step}: "
+                                       f"{fit.n_tail} of {norms.size} draws, ESS of the norm {ess:.0f})",
+                       se=fit.se / eps, n=int(norms.size))
+
+
 def invariants_exact(run: Run, paper, *, exp: str) -> Measurement:
     """Every stored draw of every target is integer with A u = 0."""
     norms = list(run.config[exp]["targets"])
