@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 from isdp.experiments.e8_privacy_accounting.implied import (
@@ -53,11 +54,11 @@ def test_network_flow_reduction_decides_feasibility_exactly():
     regions, occupied, types = {"R1": 7, "R2": 5}, {"R1": ["F", "C"], "R2": ["M", "C"]}, ["F", "C", "M"]
     assert implied.flow_network(regions, occupied) == {"R1": 5, "R2": 3}
     feasible = {tuple(r) for r in implied.feasible_totals(regions, occupied, types).itertuples(index=False)}
-    for f in range(13):
-        for c in range(13 - f):
-            point = {"F": f, "C": c, "M": 12 - f - c}
-            assert implied.flow_feasible(point, regions, occupied, types) == ((f, c, 12 - f - c) in feasible)
-    assert not implied.flow_feasible({"F": 1, "C": 2, "M": 8}, regions, occupied, types)  # wrong total
+    points = [(f, c, 12 - f - c) for f in range(13) for c in range(13 - f)]
+    by_flow = implied.flow_feasible(points, regions, occupied, types)
+    assert by_flow.tolist() == [p in feasible for p in points] and 0 < by_flow.sum() < len(points)
+    assert implied.flow_feasible([(1, 2, 8)], regions, occupied, types).tolist() == [False]  # wrong total
+    assert implied.flow_feasible(np.zeros((0, 3)), regions, occupied, types).size == 0
 
 
 # --------------------------------------------------------------------------- group quarters

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 
@@ -74,34 +75,44 @@ def flow_network(region_totals: Mapping[str, int], occupied: Mapping[str, Sequen
     return {r: int(total) - len(occupied[r]) for r, total in region_totals.items()}
 
 
-def flow_feasible(totals: Mapping[str, int], region_totals: Mapping[str, int],
-                  occupied: Mapping[str, Sequence[str]], types: Sequence[str]) -> bool:
-    """Whether town-wide ``totals`` extend to the regions, by max-flow/min-cut on the reduced network.
+def flow_feasible(totals, region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]],
+                  types: Sequence[str]) -> np.ndarray:
+    """Whether each row of town-wide ``totals`` (columns in the order of ``types``) extends to the regions,
+    by max-flow/min-cut on the reduced network.
 
-    Source → type (capacity: the type's total less its lower bounds), type → region (unbounded where
-    the type has a dorm there), region → sink (:func:`flow_network`); feasible iff the flow fills
-    every region.
+    Per row: source → type (capacity: the type's total less its lower bounds), type → region (unbounded
+    where the type has a dorm there), region → sink (:func:`flow_network`); feasible iff the flow fills
+    every region. All rows' networks are solved as one: disjoint copies joined at one source and one
+    sink, whose maximum flow fills each copy as far as that copy alone allows (they share no edge), so
+    SciPy's max-flow runs once instead of once per row.
     """
-    import numpy as np
-    from scipy.sparse import csr_array
+    from scipy.sparse import coo_array
     from scipy.sparse.csgraph import maximum_flow
 
+    totals = np.atleast_2d(np.asarray(totals, dtype=np.int64))
     regions = list(region_totals)
-    caps = flow_network(region_totals, occupied)
-    lower = {t: sum(t in occupied[r] for r in regions) for t in types}
-    if any(totals[t] < lower[t] for t in types) or sum(totals.values()) != sum(region_totals.values()):
-        return False
-    n = 2 + len(types) + len(regions)  # 0 source, 1 sink, then types, then regions
-    big = sum(region_totals.values()) + 1
-    cap = np.zeros((n, n), dtype=np.int32)
-    for i, t in enumerate(types):
-        cap[0, 2 + i] = totals[t] - lower[t]
-        for j, r in enumerate(regions):
-            if t in occupied[r]:
-                cap[2 + i, 2 + len(types) + j] = big
-    for j, r in enumerate(regions):
-        cap[2 + len(types) + j, 1] = caps[r]
-    return maximum_flow(csr_array(cap), 0, 1).flow_value == sum(caps.values())
+    caps = np.array(list(flow_network(region_totals, occupied).values()), dtype=np.int64)
+    lower = np.array([sum(t in occupied[r] for r in regions) for t in types], dtype=np.int64)
+    ok = np.all(totals >= lower, axis=1) & (totals.sum(axis=1) == sum(region_totals.values()))
+    rows = np.flatnonzero(ok)
+    out = np.zeros(len(totals), dtype=bool)
+    if rows.size == 0:
+        return out
+    # each row's copy: its type nodes, then its region nodes; node 0 is the source, node 1 the sink
+    first = 2 + (len(types) + len(regions)) * np.arange(rows.size)[:, None]
+    type_node, region_node = first + np.arange(len(types)), first + len(types) + np.arange(len(regions))
+    big = int(sum(region_totals.values())) + 1
+    links = [(i, j) for i, t in enumerate(types) for j, r in enumerate(regions) if t in occupied[r]]
+    tails = [np.zeros(type_node.size, np.int64), *(type_node[:, i] for i, _ in links), region_node.ravel()]
+    heads = [type_node.ravel(), *(region_node[:, j] for _, j in links), np.ones(region_node.size, np.int64)]
+    capacity = [(totals[rows] - lower).ravel(), *(np.full(rows.size, big) for _ in links), np.tile(caps, rows.size)]
+    n = 2 + type_node.size + region_node.size
+    graph = coo_array((np.concatenate(capacity).astype(np.int32), (np.concatenate(tails), np.concatenate(heads))),
+                      shape=(n, n)).tocsr()
+    into_sink = maximum_flow(graph, 0, 1).flow.tocsc()[:, [1]].toarray().ravel()
+    filled = into_sink[region_node].sum(axis=1)
+    out[rows] = filled == caps.sum()
+    return out
 
 
 # --------------------------------------------------------------------------- group quarters (the talk's GQ example)

@@ -339,12 +339,9 @@ def dorm_flow(run: Run, paper) -> Measurement:
     feas = {tuple(r) for r in implied.feasible_totals(cfg["region_totals"], cfg["occupied"], cfg["types"])
             .itertuples(index=False)}
     total = sum(cfg["region_totals"].values())
-    disagree = 0
-    for f in range(total + 1):
-        for c in range(total + 1 - f):
-            point = dict(zip(cfg["types"], (f, c, total - f - c), strict=True))
-            by_flow = implied.flow_feasible(point, cfg["region_totals"], cfg["occupied"], cfg["types"])
-            disagree += by_flow != (tuple(point[t] for t in cfg["types"]) in feas)
+    points = np.array([(f, c, total - f - c) for f in range(total + 1) for c in range(total + 1 - f)])
+    by_flow = implied.flow_feasible(points, cfg["region_totals"], cfg["occupied"], cfg["types"])
+    disagree = int(sum(flow != (tuple(p) in feas) for p, flow in zip(points.tolist(), by_flow, strict=True)))
     n_points = (total + 1) * (total + 2) // 2
     value = {"capacities": caps, "reduction_exact": disagree == 0}
     return Measurement(value, f"region capacities {caps}; max-flow feasibility against enumeration on all "
