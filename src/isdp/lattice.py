@@ -187,7 +187,7 @@ class IntegerLattice:
         w_int = np.rint(w).astype(np.int64)
         if np.any(self.basis @ w_int != u.T):
             raise AssertionError("lattice coordinates are not integral")
-        return w_int.T
+        return np.ascontiguousarray(w_int.T)  # C order, as the kernels take it (one compiled layout)
 
 
 def integer_solution(A, b) -> np.ndarray:

@@ -93,7 +93,8 @@ def starting_states(lattice: IntegerLattice, init, n_chains: int) -> np.ndarray:
         squared_norm(np.asarray(init, dtype=np.int64))  # the kernels keep ‖u‖₂² as an exact int64
     except (ValueError, OverflowError) as err:
         raise InvariantError(f"init: {err}") from None
-    return np.array(init, dtype=np.int64)
+    # C order whatever the caller's layout: the kernels are compiled (and cached) once per array layout
+    return np.array(init, dtype=np.int64, order="C")
 
 
 def sample(

@@ -249,6 +249,21 @@ def test_burn_in_and_thin_bookkeeping(sum3, update):
     assert np.all((short.acceptance >= 0) & (short.acceptance <= 1))
 
 
+def test_starts_and_coordinates_reach_the_kernels_in_one_layout(sum3):
+    """The compiled kernels are cached per array layout: a Fortran-ordered start (a transposed matrix)
+    must reach them C-ordered, with the same values and the same draws, not as a second compilation."""
+    from isdp.samplers import starting_states
+
+    starts = np.array([[1, -1, 0], [2, 0, -2], [0, 3, -3], [1, 1, -2], [0, 0, 0], [-4, 2, 2]])
+    fortran = np.asfortranarray(starts)
+    converted = starting_states(sum3, fortran, 6)
+    assert converted.flags.c_contiguous and np.array_equal(converted, starts)
+    w = sum3.coordinates(fortran)
+    assert w.flags.c_contiguous and np.array_equal(sum3.basis @ w.T, starts.T)
+    a, b = (_run(sum3, seed=5, n_draws=20, init=init) for init in (starts, fortran))
+    np.testing.assert_array_equal(a.draws, b.draws)
+
+
 def test_no_draws_is_allowed(sum3):
     res = _run(sum3, seed=1, n_draws=0, burn_in=10)
     assert res.draws.shape == (6, 0, 3)

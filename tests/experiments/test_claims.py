@@ -110,6 +110,19 @@ def registry():
     return claims.load_registry(REGISTRY)
 
 
+@pytest.mark.parametrize("rel", ["config/claims.yaml", "config/config.yaml", "config/ci.yaml",
+                                 "src/isdp/experiments/claims.schema.yaml"])
+def test_the_c_yaml_reader_reads_what_the_python_one_reads(rel):
+    """read_yaml takes libyaml's parser for speed; on every YAML file the project reads it must give
+    exactly PyYAML's safe_load (types included: a .nan, a date or a bare 1e-3 would tell them apart)."""
+    import yaml
+
+    from isdp.experiments.config import read_yaml
+
+    text = (REPO / rel).read_text(encoding="utf-8")
+    assert repr(read_yaml(text)) == repr(yaml.safe_load(text))
+
+
 def test_registry_groups_claims_by_experiment_in_order(registry):
     """The summary concatenates the experiments in order, so the registry must list them so too."""
     numbers = [int(c["experiment"][1:]) for c in registry]

@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from isdp.experiments.config import read_yaml
 from isdp.files import write_table
 
 STATUSES = ("match", "differs", "calibrated", "not-comparable", "error", "not-run")
@@ -137,7 +137,7 @@ def schema() -> dict:
     """The registry's JSON schema (package data, so an installed isdp needs no checkout)."""
     from importlib.resources import files
 
-    return yaml.safe_load(files("isdp.experiments").joinpath(SCHEMA).read_text(encoding="utf-8"))
+    return read_yaml(files("isdp.experiments").joinpath(SCHEMA).read_text(encoding="utf-8"))
 
 
 def load_registry(path) -> list[dict]:
@@ -150,7 +150,7 @@ def load_registry(path) -> list[dict]:
     import jsonschema
 
     path = Path(path)
-    data = yaml.safe_load(path.read_text())
+    data = read_yaml(path.read_text())
     try:
         jsonschema.validate(data, schema())
     except jsonschema.ValidationError as err:
