@@ -106,7 +106,9 @@ def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
     return (np.array(keep, dtype=np.uint64), np.array(alias, dtype=np.int64), np.uint64(64 - bits), float(np.log(a)))
 
 
-@njit(inline="always")
+# Not inline="always": inlining copies its IR into every call site (5 s of each kernel's cold compile,
+# and no speed gained: docs/performance.md).
+@njit
 def dg_draw(s, dg):
     """One draw of DG(a), P(k) = (1-a)/(1+a) a^|k|, from the alias table ``dg`` = :func:`dg_table` (compiled,
     floating-point; :func:`isdp.discrete.double_geometric` is the exact integer-arithmetic draw of a release).

@@ -72,7 +72,7 @@ def dg_rvs_compiled(eps: float, size: int, seed: int, max_table_bits: int = 11) 
     return out[0]
 
 
-@njit(inline="always")
+@njit  # not inlined, as _rng.dg_draw: cold compile time, no speed gained
 def maximal_coupling_dg(s, mean_x, mean_y, dg):
     """Draw (X, Y), X ~ mean_x + DG(ε), Y ~ mean_y + DG(ε), with P(X = Y) = 1 - TV.
 
