@@ -49,9 +49,10 @@ lint: $(VENV)/.installed
 	$(SMK) --lint --configfile $(CURDIR)/config/ci.yaml
 	$(SMK) --profile $(CURDIR)/profiles/slurm --directory $(CI_DIR)-slurm-dry-run -n --quiet all > /dev/null
 
-# pytest-xdist: one worker per core (the tests are independent; each seeds its own streams)
+# pytest-xdist: one worker per core (the tests are independent; each seeds its own streams); worksteal:
+# an idle worker takes queued tests from the other, so a slow test near the end does not leave a core idle
 unit: $(VENV)/.installed
-	pytest -m "not workflow" -n auto
+	pytest -m "not workflow" -n auto --dist worksteal
 
 # One run of the CI profile feeds every workflow test; a second run of a small subset of it
 # (tests/workflow/ci_subset.txt: the sampler, coupling, projection and simulation steps) into
@@ -68,7 +69,7 @@ workflow-ci: $(VENV)/.installed
 	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
 	$(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all -- $(CI_SUBSET)
 	{ $(CI_ENV) pytest -m workflow $(SLURM_TEST) > $(CI_DIR)/slurm-test.out 2>&1; echo $$? > $(CI_DIR)/slurm-test.rc; } & \
-	$(CI_ENV) pytest -n 2 --deselect $(SLURM_TEST); status=$$?; wait; \
+	$(CI_ENV) pytest -n 2 --dist worksteal --deselect $(SLURM_TEST); status=$$?; wait; \
 	echo "--- $(SLURM_TEST) (run beside the others):"; cat $(CI_DIR)/slurm-test.out; \
 	exit $$(( status || $$(cat $(CI_DIR)/slurm-test.rc) ))
 
