@@ -57,7 +57,7 @@ unit: $(VENV)/.installed
 # One run of the CI profile feeds every workflow test; a second run of a small subset of it
 # (tests/workflow/ci_subset.txt: the sampler, coupling, projection and simulation steps) into
 # $(CI_DIR)-rerun must give identical tables (the SLURM test submits a shallower subset, slurm_subset.txt).
-# Then every test at once: the SLURM test spends most of its ~2.5 min waiting on the cluster's status
+# Then every test at once: the SLURM test (five short jobs) spends most of its ~1.5 min waiting on the cluster's status
 # checks, so it runs beside the two-worker session of all the others instead of after it.
 CI_SUBSET := $(shell cat $(CURDIR)/tests/workflow/ci_subset.txt)
 CI_ENV := ISDP_CI_RESULTS=$(CI_DIR) ISDP_CI_RERUN=$(CI_DIR)-rerun
