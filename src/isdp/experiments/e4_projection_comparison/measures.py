@@ -107,16 +107,24 @@ def das_selected_significant(run: Run, paper) -> Measurement:
                                        + ")")
 
 
-def scale_vs_das(run: Run, paper, *, state: str, method: str) -> Measurement:
+def scale_vs_das(run: Run, paper, *, state: str, method: str, sensitivity: float | None = None) -> Measurement:
     """A state's error spread of ``method`` over its DAS errors': the SD over counties and releases of
     ``release − SF1`` over the SD over counties of ``DAS − SF1`` (the first ten releases, as the paper's ten runs,
-    and all of them)."""
+    and all of them).
+
+    ``sensitivity``: the ℓ1 sensitivity the document's mechanism is calibrated to, when it is not E4's
+    (``e4.sensitivity``); the errors are rescaled by their ratio, exact for a mechanism whose noise is linear in
+    its Laplace scale (the projected Laplace)."""
     rel = load_releases(run.path(f"e4/releases_{state}.nc"))
-    errors = rel.errors(method)
+    configured = float(run.config["e4"]["sensitivity"])
+    factor = 1.0 if sensitivity is None else float(sensitivity) / configured
+    errors = rel.errors(method) * factor
     das = rel.errors(DAS).ravel()
     ratio = float(errors[:10].std() / das.std())
+    scaled = "" if factor == 1 else (f" (at Laplace scale {sensitivity:g}/ε: this run's releases, drawn at "
+                                     f"{configured:g}/ε, times {factor:g})")
     return Measurement(ratio, f"{state}: SD of the {method.replace('_', ' ')} errors over counties and the first "
-                              f"{min(10, len(errors))} releases {errors[:10].std():.1f} (all {len(errors)}: "
+                              f"{min(10, len(errors))} releases {errors[:10].std():.1f}{scaled} (all {len(errors)}: "
                               f"{errors.std():.1f}) against the DAS errors' {das.std():.1f}: ratio {ratio:.2f}; ranges "
                               f"{errors[:10].min():.0f}…{errors[:10].max():.0f} and {das.min():.0f}…{das.max():.0f}",
                        note=vintage_note(run))
