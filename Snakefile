@@ -70,3 +70,9 @@ rule all:
         "results/tables/claim_counts.csv",
         "results/tables/software_versions.csv",
         "results/tables/experiments.csv",
+
+
+onstart:
+    # ArviZ 0.x writes a once-a-day stamp file on import (write, then rename); two jobs importing it first on
+    # a new day race on that rename and one fails. Importing it here, before any job starts, writes it once.
+    import arviz

@@ -26,6 +26,12 @@ Z_TOL = 4.0  # mean checks: |estimate - truth| < Z_TOL * standard error
 MIN_EXPECTED = 5.0  # minimum expected count per chi-square bin after pooling
 
 
+def pytest_configure(config):
+    """Import ArviZ once before pytest-xdist starts its workers: ArviZ 0.x writes a once-a-day stamp file on
+    import (write, then rename), and two workers importing it first thing on a new day race on that rename."""
+    import arviz  # noqa: F401
+
+
 # --------------------------------------------------------------------------- chi-square
 
 

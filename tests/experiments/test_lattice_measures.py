@@ -25,3 +25,137 @@ def test_the_gaussian_route_is_unbiased_and_a_shifted_route_fails(monkeypatch):
     monkeypatch.setattr(isdp.privacy_audit, "exact_route_noise", shifted)
     m = measures.gaussian_unbiased(run, None, sigma=3.0, radius=30)
     assert m.value > 0.3 and judge(CRITERION, 0, m) == "differs"
+
+
+# --------------------------------------------------------------------------- rows on ISDP's lattice theory
+
+def _row(claim_id):
+    from conftest import REGISTRY
+
+    from isdp.experiments.claims import load_registry
+
+    return next(c for c in load_registry(REGISTRY) if c["id"] == claim_id)
+
+
+def _status(c, m):
+    return judge(c["criterion"], c["paper_value"], m)
+
+
+def _config_run():
+    from conftest import ROOT
+
+    from isdp.experiments.config import load_config
+
+    return Run(ROOT, load_config(ROOT / "config" / "config.yaml"), repo=ROOT)
+
+
+def _laplace_instead_of_gaussian(monkeypatch, eps_of=None):
+    """Replace the Gaussian route by the ℓ1 generalized Laplace route on the same box (ε = 1/σ, or
+    ``eps_of(sampler)``)."""
+    real = isdp.privacy_audit.exact_route_noise
+
+    def laplace(sampler, eps, radius, sigma=None, accept=True):
+        return real(sampler, eps if eps_of is None else eps_of(sampler), radius, accept=accept)
+
+    monkeypatch.setattr(isdp.privacy_audit, "exact_route_noise", laplace)
+
+
+def test_the_lattice_gaussian_is_sub_gaussian_and_a_laplace_law_of_its_second_moment_is_not(monkeypatch):
+    from scipy.optimize import brentq
+
+    c = _row("ISDP-E1-gaussian-subgaussian")
+    m = measures.gaussian_subgaussian(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match" and abs(m.value) < 1e-12  # the bound is attained: the value sits at 0
+    sigma, real = c["args"]["sigma"], isdp.privacy_audit.exact_route_noise
+
+    matched = {}
+
+    def matched_eps(sampler):  # the ℓ1 law with E‖u‖² = r σ², the Gaussian's (r = 2 on both lattices)
+        def excess(eps):
+            law = real(sampler, eps, 100)  # DG tail beyond the box below e^-25 for ε ≥ 0.25
+            return law.probs @ (law.points**2).sum(axis=1) - 2 * sigma**2
+        key = sampler.A.tobytes()
+        if key not in matched:
+            matched[key] = brentq(excess, 0.25, 1.0, xtol=1e-4)
+        return matched[key]
+
+    _laplace_instead_of_gaussian(monkeypatch, matched_eps)
+    for reach in (c["args"]["max_lambda_sigma"], 0.5):  # 0.5: λ below ε, where the Laplace MGF is finite
+        heavy = measures.gaussian_subgaussian(Run(".", {}), None, **{**c["args"], "max_lambda_sigma": reach})
+        assert heavy.value > 1e-3 and _status(c, heavy) == "differs"
+
+
+def test_the_gaussian_privacy_loss_grows_with_the_box_and_a_laplace_loss_does_not(monkeypatch):
+    c = _row("ISDP-E1-gaussian-not-pure")
+    m = measures.gaussian_not_pure(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match"
+    _laplace_instead_of_gaussian(monkeypatch)
+    pure = measures.gaussian_not_pure(Run(".", {}), c["paper_value"], **c["args"])
+    assert len(set(pure.value.values())) == 1 and _status(c, pure) == "differs"  # 2ε at every R
+
+
+def test_the_l2_privacy_theorem_holds_and_a_squared_norm_target_fails(monkeypatch):
+    import isdp.targets
+
+    c = _row("ISDP-E1-privacy-theorem-l2")
+    run = _config_run()
+    assert _status(c, measures.privacy_theorem_l2(run, c["paper_value"], **c["args"])) == "match"
+    monkeypatch.setattr(isdp.targets, "generalized_laplace",  # exp(−ε‖u‖₂²): the norm squared by mistake
+                        lambda eps, norm="l1": isdp.targets.Target("gaussian", "l2", (2 * eps) ** -0.5))
+    m = measures.privacy_theorem_l2(run, c["paper_value"], **c["args"])
+    assert m.value > 2 and _status(c, m) == "differs"
+
+
+def test_kernel_index_is_one_for_a_whole_kernel_basis_only():
+    from isdp.experiments.lattice_study.theory import kernel_index
+
+    A = np.array([[2, 4, 6]])
+    assert kernel_index(A, np.array([[1, 1, -1], [2, -1, 0]]).T) == 1
+    assert kernel_index(A, np.array([[3, 0, -1], [0, 3, -2]]).T) == 3  # the rational null space scaled to integers
+    assert kernel_index(A, np.array([[1, 0, 0], [2, -1, 0]]).T) == 0  # leaves the kernel
+    assert kernel_index(A, np.array([[1, 1, -1], [2, 2, -2]]).T) == 0  # dependent columns
+
+
+def test_every_experiments_basis_spans_the_integer_kernel_and_a_sublattice_basis_fails(monkeypatch):
+    import dataclasses
+
+    from isdp.lattice import IntegerLattice
+
+    c = _row("ISDP-E1-lattice-complete")
+    run = _config_run()
+    assert _status(c, measures.lattice_complete(run, c["paper_value"])) == "match"
+    real = IntegerLattice.from_constraints.__func__
+
+    def doubled(cls, A, reduce="auto"):  # a basis of the index-2 sublattice: its first column doubled
+        lattice = real(cls, A, reduce)
+        basis = lattice.basis.copy()
+        basis[:, 0] *= 2
+        return dataclasses.replace(lattice, basis=basis)
+
+    monkeypatch.setattr(IntegerLattice, "from_constraints", classmethod(doubled))
+    m = measures.lattice_complete(run, c["paper_value"])
+    assert set(m.value.values()) == {2} and _status(c, m) == "differs"
+
+
+def test_doubling_multiplies_the_count_by_two_to_the_dimension_not_to_the_cells_nor_for_a_non_lattice(monkeypatch):
+    from isdp.experiments.claims import Measurement
+    from isdp.experiments.lattice_study import theory
+
+    c = _row("ISDP-E1-doubling-exponent")
+    assert _status(c, measures.doubling_exponent(Run(".", {}), c["paper_value"], **c["args"])) == "match"
+    k, A = c["args"]["k"], np.ones((1, 3), dtype=np.int64)
+    small, big = theory.ball_counts(A, [k, 2 * k], "l2")
+    assert _status(c, Measurement(abs(big / (2 ** A.shape[1] * small) - 1), "")) == "differs"  # 2^n, n cells
+    # footnote 2's non-lattice: the same number of points on every integer shell, so N(ρ) grows like ρ
+    monkeypatch.setattr(theory, "ball_counts", lambda A, radii, norm: np.array([4 * int(r) + 1 for r in radii]))
+    m = measures.doubling_exponent(Run(".", {}), c["paper_value"], **c["args"])
+    assert m.value > 0.4 and _status(c, m) == "differs"
+
+
+def test_the_gaussian_smooth_delta_grows_with_the_distance_and_a_laplace_delta_stays_zero(monkeypatch):
+    c = _row("ISDP-E1-smooth-delta-grows")
+    m = measures.smooth_delta_grows(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match"
+    _laplace_instead_of_gaussian(monkeypatch, lambda sampler: c["args"]["eps"])  # the double geometric at ε
+    pure = measures.smooth_delta_grows(Run(".", {}), c["paper_value"], **c["args"])
+    assert set(pure.value.values()) == {0.0} and _status(c, pure) == "differs"

@@ -8,6 +8,7 @@ within 4 binomial standard errors.
 
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
@@ -156,3 +157,142 @@ def test_conditioning_reference_cuts_the_rounding_eigenvalues_of_a_rank_deficien
 
     A, _ = group_hour_building_constraints(14, 24, 20)
     assert st.conditioning_gap(A, 1.0, row_space_basis(A), 5, np.random.default_rng(1)) < 1e-10
+
+
+# --------------------------------------------------------------------------- registry rows: each matches and can fail
+
+@functools.lru_cache(maxsize=1)
+def _registry() -> list[dict]:
+    from pathlib import Path
+
+    from isdp.experiments.claims import load_registry
+
+    return load_registry(Path(__file__).resolve().parents[2] / "config" / "claims.yaml")
+
+
+def _row(claim_id: str) -> dict:
+    from isdp.experiments.claims import claim
+
+    return claim(claim_id, _registry())
+
+
+def _status(claim_id: str, run=None, **override) -> str:
+    """The row's verdict from its own measure, with ``override`` replacing some of its args."""
+    from isdp.experiments.claims import judge, resolve_measure
+
+    row = _row(claim_id)
+    m = resolve_measure(row["measure"])(run or Run("."), row["paper_value"], **{**row.get("args", {}), **override})
+    return judge(row["criterion"], row["paper_value"], m)
+
+
+def test_truncated_geometric_law_is_the_clamped_double_geometric():
+    from isdp.distributions import dg_pmf
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    law = se.truncated_geometric((0, 1, 2, 0), 1.0, 0, 3)
+    assert law.probs.sum() == pytest.approx(1, abs=1e-14) and law.outside == 0
+    # independent check: clamp a wide window of DG(ε/2) noise cell by cell
+    e = np.arange(-60, 61)
+    w = dg_pmf(e, 0.5)
+    for cell, hi in enumerate((0, 1, 2, 0)):
+        direct = np.bincount(np.clip(hi + e, 0, 3), weights=w, minlength=4)
+        marginal = np.bincount(law.points[:, cell], weights=law.probs, minlength=4)
+        np.testing.assert_allclose(marginal, direct, atol=1e-12)
+
+
+def test_subspaces_neighbours_and_fast_divergences_are_what_the_rows_say():
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+    from isdp.privacy_audit import hockey_stick, max_privacy_loss
+
+    S = se.SUBSPACES
+    assert not (se.C_ODD @ S["N(C)"]).any() and not (se.C_TOTAL @ S["N(1ᵀ)"]).any()
+    assert not (np.vstack([se.C_ODD, se.C_TOTAL]) @ S["N(C) ∩ N(1ᵀ)"]).any()
+    rank = np.linalg.matrix_rank
+    for big, small in se.NESTED:
+        assert rank(np.hstack([S[big], S[small]])) == rank(S[big]) > rank(S[small])
+    assert rank(np.hstack([S["N(C)"], S["N(1ᵀ)"]])) > rank(S["N(C)"])  # N(1ᵀ) is not inside N(C)
+    pairs = se.neighbours()
+    assert len(set(pairs)) == len(pairs) and all((b, a) in pairs for a, b in pairs)
+    assert all(sorted(np.subtract(b, a)) == [-1, 0, 0, 1] for a, b in pairs)
+    # the aligned divergences are privacy_audit's on the same laws
+    h, g = pairs[5]
+    p, q = (se.project(se.invariant_respecting(se.truncated_geometric(k, 1.0, 0, 3), k, se.C_ODD), S["N(C)"])
+            for k in (h, g))
+    v = se.aligned({h: p, g: q})
+    assert se.hockey_stick(v[h], v[g], 0.5) == pytest.approx(hockey_stick(p, q, 0.5), abs=1e-15)
+    assert se.level(v[h], v[g]) == pytest.approx(max_privacy_loss(p, q), abs=1e-12)
+    # Thm 3.1's release meets the invariant on every support point, whatever the direction of projection
+    for along in (None, [1, 1, 0, 0]):
+        z = se.invariant_respecting(se.truncated_geometric(h, 1.0, 0, 3), h, se.C_ODD, along).points
+        assert np.all(z @ se.C_ODD == (se.C_ODD @ (se.C_ODD if along is None else along)) * (se.C_ODD @ h))
+
+
+def test_section_23_and_theorem_31_rows_match_and_fail_on_wrong_mechanisms(monkeypatch):
+    from isdp.experiments.claims import Measurement, judge
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    ids = ["SDP-E6-subspace-dp", "SDP-E6-projection-privacy", "SDP-E6-nestedness", "SDP-E6-composition",
+           "SDP-E6-post-processing", "SDP-E6-mixture"]
+    assert all(_status(i) == "match" for i in ids)
+    original = {name: getattr(se, name) for name in
+                ("dp_implies_subspace_dp", "projection_privacy", "nestedness", "post_processing", "mixture")}
+    wrong = {
+        # a base mechanism at the scale of Δ₁ = 1: level 2ε
+        "SDP-E6-subspace-dp": ("dp_implies_subspace_dp",
+                               lambda eps: original["dp_implies_subspace_dp"](eps, sensitivity=1)),
+        # a projection onto N along (1, 1, 0, 0), not the row space: the invariant holds, privacy on N does not
+        "SDP-E6-projection-privacy": ("projection_privacy", lambda eps: original["projection_privacy"](
+            eps, along={"C = (1,0,1,0)": [1, 1, 0, 0]})),
+        # a subspace that is not inside N(C)
+        "SDP-E6-nestedness": ("nestedness", lambda eps: original["nestedness"](eps, nested=(("N(C)", "N(1ᵀ)"),))),
+        # a map that writes the invariant component into N
+        "SDP-E6-post-processing": ("post_processing", lambda eps: original["post_processing"](
+            eps, maps={"reads C z": lambda a, c: a + c * np.array([0, 1, 0])})),
+        # a choice between the two mechanisms that depends on the data
+        "SDP-E6-mixture": ("mixture", lambda eps, lam: original["mixture"](
+            eps, lambda h: 0.2 if (h[0] + h[2]) % 2 == 0 else 0.8)),
+    }
+    for claim_id, (name, replacement) in wrong.items():
+        with monkeypatch.context() as m:
+            m.setattr(se, name, replacement)
+            assert _status(claim_id) == "differs", claim_id
+    # composition claimed at max(ε₁, ε₂) instead of ε₁ + ε₂
+    row = _row("SDP-E6-composition")
+    out = se.composition(*row["args"]["eps"])
+    assert out["level"] == pytest.approx(sum(row["args"]["eps"]))
+    assert judge(row["criterion"], row["paper_value"], Measurement(out["delta_max"], "")) == "differs"
+
+
+def test_example_24_row_checks_the_neighbours_and_the_event():
+    args = _row("SDP-E6-example-24")["args"]
+    assert _status("SDP-E6-example-24") == "match"
+    x = list(args["x"])
+    assert _status("SDP-E6-example-24", x_prime=[*args["x_prime"], x[0]]) == "differs"  # not of the same size
+    two_apart = [args["x_prime"][0], x[1] + 1, *x[2:]]  # two rows changed
+    assert _status("SDP-E6-example-24", x_prime=two_apart) == "differs"
+    odd_again = [x[0] + 2, *x[1:]]  # one row changed, but to another odd value: C hist unchanged
+    assert _status("SDP-E6-example-24", x_prime=odd_again) == "differs"
+
+
+def test_gaussian_corollaries_inherit_lemma_34_and_pass_where_the_constant_suffices():
+    assert _status("SDP-E6-gaussian-corollaries-privacy") == "differs"
+    assert _row("SDP-E6-gaussian-corollaries-privacy")["same_fact_as"] == "SDP-E6-lemma34"
+    assert _status("SDP-E6-gaussian-corollaries-privacy", eps=[0.5, 1.0], delta=[1e-3]) == "match"
+
+
+def test_conditioning_slab_row_fails_where_projection_is_not_conditioning(monkeypatch):
+    assert _status("SDP-E6-conditioning-slab") == "match"
+    original = st.conditioning_by_slab
+    for noise in (lambda g, shape: g.laplace(0.0, 1.0, shape),  # not Gaussian
+                  lambda g, shape: g.standard_normal(shape) * np.arange(1, shape[1] + 1)):  # not spherical
+        with monkeypatch.context() as m:
+            m.setattr(st, "conditioning_by_slab", lambda C, n, w, rng, noise=noise: original(C, n, w, rng, noise))
+            assert _status("SDP-E6-conditioning-slab") == "differs"
+
+
+def test_extended_invariants_row_fails_on_a_violated_invariant(tmp_path):
+    (tmp_path / "results" / "e6").mkdir(parents=True)
+    info = {"n_studies": 2, "n_reps": 5, "max_abs_invariant": 100.0}
+    for residual, status in ((1e-13, "match"), (0.3, "differs")):
+        (tmp_path / "results" / "e6" / "info.json").write_text(json.dumps({**info, "extended_max_residual": residual}))
+        assert _status("SDP-E6-extended-invariants", run=Run(tmp_path)) == status

@@ -30,11 +30,13 @@ E3_CAT = register(
     ],
     summary=dict(
         info=rules.fetch.output.info,
+        counties=rules.fetch.output.csv,
         selection="results/e3/selection.json",
         audit="results/tables/e3_das_audit.csv",
         convergence="results/tables/e3_convergence.csv",
         nonneg="results/tables/e3_nonnegativity.csv",
         exact="results/tables/e3_mcmc_vs_exact.csv",
+        certificates="results/tables/e3_certificates.csv",
         draws=e3_per_state("results/e3/draws_{state}.nc"),
         diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
     ),

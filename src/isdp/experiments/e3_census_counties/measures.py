@@ -119,15 +119,15 @@ def smallest_county(run: Run, paper) -> Measurement:
 
 
 def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
-    """Share of state-level areas (states, DC, Puerto Rico) whose least populous county has at least
-    1,000 people (SF1)."""
+    """Share of the states and DC (Puerto Rico, in the county file, is not a state) whose least populous county
+    has at least 1,000 people (SF1); the share with 1,000–9,999 (a stricter 'in the thousands') beside it."""
     c = run.table_at("data/counties.csv", dtype={"state_fips": str})
-    smallest = c.groupby("state_abbr")["sf1_pop"].min()
+    smallest = c[c["state_abbr"] != "PR"].groupby("state_abbr")["sf1_pop"].min()
     share = float((smallest >= 1000).mean())
+    strict = float(((smallest >= 1000) & (smallest < 10000)).mean())
     below = ", ".join(f"{s} {v}" for s, v in smallest[smallest < 1000].sort_values().items())
-    return Measurement(share, f"{int((smallest >= 1000).sum())} of {len(smallest)} state-level areas of the "
-                              f"county file ({share:.0%}); below 1,000: "
-                              f"{below}")
+    return Measurement(share, f"{int((smallest >= 1000).sum())} of {len(smallest)} states and DC ({share:.0%}; "
+                              f"1,000–9,999: {strict:.0%}); below 1,000: {below}")
 
 
 def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
@@ -138,3 +138,68 @@ def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
     p = float(stats.t.cdf(t, df=int(r["n_counties"]) - 2))
     return Measurement(p, f"{state}: slope {r['slope']:+.3f} ± {r['stderr']:.3f} per log-person, one-sided p = {p:.2g}",
                        note=vintage_note(run))
+
+
+def audit_excluded(run: Run, paper) -> Measurement:
+    """The state-level areas of the county file that the DAS audit fitted no regression to, sorted."""
+    counts = run.table_at("data/counties.csv", dtype={"state_fips": str}).groupby("state_abbr").size()
+    reg = run.table("e3_das_audit", dtype={"state_fips": str})
+    left_out = sorted(set(counts.index) - set(reg["state_abbr"]))
+    return Measurement(left_out, f"{len(reg)} of {len(counts)} state-level areas regressed; left out (counties): "
+                                 + ", ".join(f"{s} {counts[s]}" for s in left_out))
+
+
+def das_state_totals_broken(run: Run, paper) -> Measurement:
+    """Number of state-level areas whose DAS county counts do not sum to the SF1 state total, with the number of
+    negative DAS county counts beside it."""
+    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    sums = c.groupby("state_abbr")[["sf1_pop", "dp_pop"]].sum()
+    off = sums[sums["dp_pop"] != sums["sf1_pop"]]
+    listed = "".join(f"; {s} DAS − SF1 = {d:+d}" for s, d in (off["dp_pop"] - off["sf1_pop"]).items())
+    return Measurement(len(off), f"{len(off)} of {len(sums)} state-level areas whose DAS county counts miss the SF1 "
+                                 f"state total{listed}; {int((c['dp_pop'] < 0).sum())} of {len(c):,} DAS county "
+                                 "counts negative", note=vintage_note(run))
+
+
+def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:
+    """Exact bias E[max(x + u, 0)] − x = Σ_{k < −x} (−x − k) P(u = k) of clamping a county's noisy count at 0, and
+    the SD of u, where u is one county's ℓ1 generalized Laplace noise under its state's total (n counties)."""
+    reach = int(np.ceil(45 / eps))  # the law's mass beyond ±reach is below e^-45 times a modest factor
+    k = np.arange(-x - reach, reach + 1)
+    p = np.maximum(sum_constraint_l1_marginal(n, eps, k), 0.0)  # FFT rounding can leave -1e-17
+    below = k < -x
+    return float(np.sum((-x - k[below]) * p[below])), float(np.sqrt(np.sum(k**2 * p)))
+
+
+def truncation_bias_se(run: Run, paper) -> Measurement:
+    """The largest exact bias of clamping the noisy county counts at 0 over the selected states, in Monte Carlo
+    SEs of a county's mean over E3's ``mcmc.n_draws`` releases (SD/√n_draws). The bias falls with the count, so
+    a state's largest is at its smallest county."""
+    eps, n_draws = float(run.config["e3"]["eps"]), int(run.config["e3"]["mcmc"]["n_draws"])
+    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    rows = []
+    for state in _states(run):
+        counts = c.loc[c["state_abbr"] == state, "sf1_pop"]
+        if len(counts) < 2:  # one county, fixed by its total: no noise
+            continue
+        bias, sd = truncation_bias(int(counts.min()), len(counts), eps)
+        rows.append((bias / (sd / np.sqrt(n_draws)), state, int(counts.min()), bias, len(counts)))
+    if not rows:
+        raise ValueError("every selected state has one county, fixed by its total: no noise to truncate")
+    ratio, state, x, bias, n = max(rows)
+    ratio = float(ratio)
+    ten, sd = truncation_bias(10, n, eps)
+    return Measurement(ratio, f"largest: {state}, smallest county {x}: bias {bias:.2g} = {ratio:.2g} SE of a "
+                              f"{n_draws}-draw mean; per state (smallest county, bias/SE): "
+                              + ", ".join(f"{s} {m} {r:.1g}" for r, s, m, _, _ in rows),
+                       note=f"for scale: a county of 10 people in {state} would have bias {ten:.2f} = "
+                            f"{ten / (sd / np.sqrt(n_draws)):.2f} SE")
+
+
+def coupling_censored(run: Run, paper) -> Measurement:
+    """Coupled pairs of the selected states' certificates that had not met by ``max_iter`` (censored)."""
+    cert = run.table("e3_certificates")
+    censored, latest = int(cert["censored"].sum()), int(cert["tau_minus_lag_max"].max())
+    return Measurement(censored, f"{censored} censored of {int(cert['pairs'].sum()):,} pairs ({len(cert)} states, "
+                                 f"{cert['basis'].iloc[0]} coupling; latest meeting {latest} sweeps, max_iter "
+                                 f"{int(run.config['e3']['mcmc']['certificate']['max_iter']):,})")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from isdp.experiments.claims import Measurement, Run, z_threshold
@@ -75,11 +77,11 @@ def integer_and_invariant(run: Run, paper) -> Measurement:
     return Measurement(bool(ok), "; ".join(parts) + left_out)
 
 
-def unbiased_z(run: Run, paper) -> Measurement:
-    """z = mean error / (SD/√R_eff) per county, method and state."""
+def unbiased_z(run: Run, paper, *, methods: Sequence[str] | None = None) -> Measurement:
+    """z = mean error / (SD/√R_eff) per county, method (all, or ``methods``) and state."""
     z = []
     for rel in _releases(run):
-        for method in rel.releases:
+        for method in methods or rel.releases:
             e = rel.errors(method)
             size = _effective_size(run, rel) if method == "generalized_laplace" else len(e)
             sd = e.std(axis=0, ddof=1)
@@ -144,3 +146,20 @@ def budget_product(run: Run, paper, *, factors) -> Measurement:
     product = float(np.prod(list(factors.values())))
     return Measurement(product, " × ".join(f"{v:g} ({k})" for k, v in factors.items()) + f" = {product:.6g}",
                        note=f"configured ε: E3 {run.config['e3']['eps']:g}")
+
+
+def rounding_breaks_total(run: Run, paper, *, method: str) -> Measurement:
+    """The smallest share, over the selected states (with noise: more than one county), of ``method``'s
+    real-valued releases whose counts rounded to the nearest integer no longer sum to the state total; with
+    each state's share and 1 − 1/√(2πn/12), the share if the n rounding errors were independent uniforms."""
+    shares = []
+    for rel in _releases(run):
+        rounded = np.rint(rel.releases[method]).astype(np.int64).sum(axis=1)
+        n = len(rel.counties)
+        shares.append((float(np.mean(rounded != rel.sf1.sum())), rel.state, n, len(rounded)))
+    if not shares:
+        raise ValueError("no selected state has more than one county: nothing to round")
+    share, state, _, _ = min(shares)
+    return Measurement(share, f"smallest share of rounded releases off the state total: {state} {share:.3f}; "
+                              + ", ".join(f"{s} {v:.3f} (n = {n}, uniform errors {1 - (np.pi * n / 6) ** -0.5:.2f})"
+                                          for v, s, n, _ in shares) + f"; {shares[0][3]} releases per state")

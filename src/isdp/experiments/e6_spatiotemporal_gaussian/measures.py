@@ -131,33 +131,195 @@ def extended_error_z(run: Run, paper) -> Measurement:
                             f"{info['extended_max_residual']:.1e}")
 
 
-def lemma34_profile(run: Run, paper, *, eps: list[float], delta: list[float]) -> Measurement:
-    """Lemma 3.4's Gaussian noise σ = Δ₂ c_{ε,δ}, c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε, against the exact privacy profile
-    of the Gaussian mechanism (:func:`isdp.accounting.gaussian_delta`): the largest δ_exact(ε)/δ over the grid."""
+def extended_invariant_residual(run: Run, paper) -> Measurement:
+    """Largest |A y − A x| over every release of the extended Gaussian mechanism (Cor. 3.6)."""
+    info = _info(run)
+    r = info["extended_max_residual"]
+    ulps = r / (np.finfo(float).eps * info["max_abs_invariant"])
+    return Measurement(r, f"max |A y − A x| = {r:.1e} over {info['n_studies'] * info['n_reps']:,} extended releases "
+                          f"({ulps:.0f} units of rounding of the largest invariant, {info['max_abs_invariant']:.0f})")
+
+
+def _gaussian_profile(eps: list[float], delta: list[float], shift: float) -> tuple[float, list[str]]:
+    """Over the grid: the largest exact δ(ε) / δ of Gaussian noise of SD c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε whose
+    neighbours lie ``shift`` apart (:func:`isdp.accounting.gaussian_delta` at μ = shift / c), and where it exceeds 1."""
     from isdp.accounting import gaussian_delta
 
     worst, failing = 0.0, []
     for e in eps:
         for d in delta:
             c = (1.0 + np.sqrt(1.0 + np.log(1.0 / d))) / e
-            ratio = gaussian_delta(e, 1.0 / c) / d
+            ratio = gaussian_delta(e, shift / c) / d
             worst = max(worst, ratio)
             if ratio > 1:
                 failing.append(f"(ε {e:g}, δ {d:g}): {ratio:.3g}")
+    return worst, failing
+
+
+def lemma34_profile(run: Run, paper, *, eps: list[float], delta: list[float]) -> Measurement:
+    """Lemma 3.4's Gaussian noise σ = Δ₂ c_{ε,δ}, c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε, against the exact privacy profile
+    of the Gaussian mechanism (:func:`isdp.accounting.gaussian_delta`): the largest δ_exact(ε)/δ over the grid."""
+    worst, failing = _gaussian_profile(eps, delta, 1.0)
     return Measurement(worst, f"largest exact δ / stated δ = {worst:.3g} over {len(eps)} × {len(delta)} (ε, δ); "
                               + (f"above 1 at {len(failing)}: " + ", ".join(failing) if failing else "never above 1"))
 
 
+def gaussian_corollaries_profile(run: Run, paper, *, eps: list[float], delta: list[float]) -> Measurement:
+    """Cor. 3.5 and 3.6's N-subspace privacy at Lemma 3.4's constant, for A = hist on 4 values with bounded neighbours
+    (Δ = e_j − e_i) and the invariants of Examples 2.3 (1ᵀ) and 2.4 ((1, 0, 1, 0)).
+
+    On N both releases are spherical Gaussian (SD c Δ₂(A) for the projected mechanism, c Δ₂(Q_Nᵀ A) in Q_N's
+    coordinates for the extended one) and neighbours lie ‖Π_N Δ‖ (resp. ‖Q_Nᵀ Δ‖) apart, so the exact profile
+    is the Gaussian one at μ = (largest shift)/(c · sensitivity). The value is the largest δ_exact(ε)/δ over the
+    grid and both corollaries."""
+    import scipy.linalg
+
+    eye = np.eye(4)
+    diffs = np.array([eye[j] - eye[i] for i in range(4) for j in range(4) if i != j])
+    sensitivity = float(np.linalg.norm(diffs, axis=1).max())  # Δ₂(hist)
+    worst, parts = 0.0, []
+    invariants = {"Example 2.3, C = 1ᵀ": np.ones((1, 4)), "Example 2.4, C = (1,0,1,0)": np.array([[1, 0, 1, 0.0]])}
+    for name, C in invariants.items():
+        projector = eye - C.T @ np.linalg.solve(C @ C.T, C)
+        in_null_coordinates = np.linalg.norm(diffs @ scipy.linalg.null_space(C), axis=1)  # ‖Q_Nᵀ Δ‖
+        shifts = {"Cor 3.5": np.linalg.norm(diffs @ projector, axis=1).max() / sensitivity,
+                  "Cor 3.6": in_null_coordinates.max() / in_null_coordinates.max()}  # over Δ₂(Q_Nᵀ A), the same sup
+        for cor, shift in shifts.items():
+            w, failing = _gaussian_profile(eps, delta, float(shift))
+            worst = max(worst, w)
+            parts.append(f"{cor}, {name}: μ c = {shift:.4f}, largest ratio {w:.3g} (above 1 at {len(failing)} of "
+                         f"{len(eps) * len(delta)})")
+    return Measurement(worst, f"largest exact δ / stated δ = {worst:.3g} ({'; '.join(parts)})",
+                       note="the projected release's worst shift equals Δ₂(hist) whenever some Δ lies in N (always "
+                            "for 1ᵀ), the extended one's is Δ₂(Q_Nᵀ A) by its definition: μ = 1/c, Lemma 3.4's case")
+
+
 def example_24_ratio(run: Run, paper, *, domain, invariant, x, x_prime, value: int) -> Measurement:
     """Subspace DP Example 2.4: P[M(x) ∈ S] / P[M(x') ∈ S] for S = {y : C y = value} under any
-    mechanism that keeps the invariant C; unbounded when C hist(x) = value ≠ C hist(x')."""
+    mechanism that keeps the invariant C. Named values: ``neighbours`` (x and x' have the same size and differ
+    in exactly one row, Def 2.1), ``ratio_unbounded`` (C hist(x) = value ≠ C hist(x')) and
+    ``smallest_delta``, inf over ε > 0 of max(0, P[M(x) ∈ S] − e^ε P[M(x') ∈ S]): the δ below which no ε makes
+    the DP inequality hold on S."""
     def c_hist(db):
         hist = np.array([sum(1 for r in db if r == z) for z in domain])
         return int(np.dot(invariant, hist))
 
+    rows_differ = sum(a != b for a, b in zip(x, x_prime, strict=False))
+    neighbours = len(x) == len(x_prime) and rows_differ == 1
     cx, cxp = c_hist(x), c_hist(x_prime)
     p, p_prime = float(cx == value), float(cxp == value)
     unbounded = p > 0 and p_prime == 0
+    smallest_delta = p if p_prime == 0 else 0.0  # e^ε P[M(x') ∈ S] grows without bound unless it is 0
     ratio = "∞" if unbounded else (p / p_prime if p_prime else "undefined")
-    return Measurement(unbounded, f"C hist(x) = {cx}, C hist(x') = {cxp}: P[M(x) ∈ S] = {p:g}, P[M(x') ∈ S] = "
-                                  f"{p_prime:g}, ratio {ratio}")
+    return Measurement({"neighbours": neighbours, "ratio_unbounded": unbounded, "smallest_delta": smallest_delta},
+                       f"sizes {len(x)}, {len(x_prime)}, {rows_differ} row(s) differ; C hist(x) = {cx}, C hist(x') = "
+                       f"{cxp}: P[M(x) ∈ S] = {p:g}, P[M(x') ∈ S] = {p_prime:g}, ratio {ratio}; (ε, δ)-DP on S needs "
+                       f"δ ≥ {smallest_delta:g} at every ε")
+
+
+# --------------------------------------------------------------------------- §2.3 and Thm 3.1, exactly
+
+
+def _exact_note() -> str:
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    return (f"exact laws, no Monte Carlo: databases of {se.RECORDS} rows over {{1, 2, 3, 4}}, A = hist, bounded "
+            f"neighbours ({len(se.neighbours())} ordered pairs), cells clamp(h_i + DG(ε/{se.SENSITIVITY}), 0, "
+            f"{se.RECORDS}) (subspace_exact)")
+
+
+def _levels(levels: dict) -> str:
+    return ", ".join(f"{name} {v:.6f}" if np.isfinite(v) else f"{name} ∞" for name, v in levels.items())
+
+
+def subspace_dp_delta(run: Run, paper, *, eps: float) -> Measurement:
+    """Cor. 2.8: the largest δ at ε of an (ε, 0)-DP mechanism projected onto each subspace of
+    :data:`subspace_exact.SUBSPACES` (ℝ⁴, N(C), N(C) ∩ N(1ᵀ), a line, N(1ᵀ)), over every neighbour pair."""
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    out = se.dp_implies_subspace_dp(eps)
+    worst = max(delta for _, delta in out.values())
+    return Measurement(worst, f"largest δ at ε = {eps:g} over {len(out)} subspaces: {worst:.1e}; levels / ε: "
+                              + _levels({k: lv / eps for k, (lv, _) in out.items()}),
+                       note=_exact_note(), n=len(out))
+
+
+def projection_privacy_delta(run: Run, paper, *, eps: float) -> Measurement:
+    """Thm 3.1, privacy half: the largest δ at ε on N of 𝓜(x) = h + Π_N(M(x) − h), M the (ε, 0)-DP base, for
+    Examples 2.4's and 2.3's invariants; beside it the level on ℝ⁴ and the invariants' largest residual."""
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    out = se.projection_privacy(eps)
+    worst = max(v[1] for v in out.values())
+    parts = [f"{name}: level on N {lv / eps:.6f} ε, on ℝ⁴ {'∞' if not np.isfinite(full) else f'{full / eps:.6f} ε'}, "
+             f"invariant residual {res}" for name, (lv, _, full, res) in out.items()]
+    return Measurement(worst, f"largest δ at ε = {eps:g} on N: {worst:.1e} ({'; '.join(parts)})", note=_exact_note(),
+                       n=len(out))
+
+
+def nestedness_delta(run: Run, paper, *, eps: float) -> Measurement:
+    """Prop. 2.7: for nested V₂ ⊆ V₁, the largest δ on V₂ at the mechanism's exact level on V₁, for the (ε, 0)-DP
+    base and for its Thm 3.1 mechanism with C = (1, 0, 1, 0), which is V₁ = N(C)-private but not DP on ℝ⁴."""
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    out = se.nestedness(eps)
+    worst = max(v["delta"] for v in out.values())
+    parts = [f"{m}: levels / ε {_levels({k: lv / eps for k, lv in v['levels'].items()})}; {len(v['pairs'])} nested "
+             f"pairs" for m, v in out.items()]
+    return Measurement(worst, f"largest δ on V₂ at V₁'s level: {worst:.1e} ({'; '.join(parts)})", note=_exact_note(),
+                       n=sum(len(v["pairs"]) for v in out.values()))
+
+
+def composition_delta(run: Run, paper, *, eps: list[float]) -> Measurement:
+    """Prop. 2.9: two Thm 3.1 mechanisms, (hist, C₁ = (1, 0, 1, 0)) at ε₁ and (hist, C₂ = 1ᵀ) at ε₂, run on the same
+    data; the largest δ at ε₁ + ε₂ of their joint law on N(C₁) × N(C₂), with the joint level and the δ at
+    max(ε₁, ε₂) beside it."""
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    e1, e2 = eps
+    out = se.composition(e1, e2)
+    return Measurement(out["delta_sum"], f"largest δ at ε₁ + ε₂ = {e1 + e2:g}: {out['delta_sum']:.1e}; joint level "
+                                         f"{out['level']:.6f} (each alone {out['levels'][0]:.6f}, "
+                                         f"{out['levels'][1]:.6f}); at max(ε₁, ε₂) = {max(e1, e2):g} δ would be "
+                                         f"{out['delta_max']:.3f}", note=_exact_note())
+
+
+def post_processing_delta(run: Run, paper, *, eps: float) -> Measurement:
+    """L114: the largest δ at ε on N(C), C = (1, 0, 1, 0), of Thm 3.1's release after post-processings that act only
+    on its N-component (:data:`subspace_exact.ON_NULL_SPACE`)."""
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    out = se.post_processing(eps)
+    worst = max(delta for _, delta in out.values())
+    return Measurement(worst, f"largest δ at ε = {eps:g} on N: {worst:.1e} ("
+                              + "; ".join(f"{name}: level {lv / eps:.6f} ε" for name, (lv, _) in out.items()) + ")",
+                       note=_exact_note(), n=len(out))
+
+
+def mixture_delta(run: Run, paper, *, eps: float, weights: list[float]) -> Measurement:
+    """L116: the largest δ at ε on N(C), C = (1, 0, 1, 0), of mixtures (weight λ, data-independent) of two Thm 3.1
+    mechanisms that are each (ε, 0) on N(C) (:func:`subspace_exact.mixture`)."""
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    out = {lam: se.mixture(eps, lam) for lam in weights}
+    worst = max(delta for _, delta in out.values())
+    return Measurement(worst, f"largest δ at ε = {eps:g} on N: {worst:.1e} ("
+                              + "; ".join(f"λ = {lam:g}: level {lv / eps:.6f} ε" for lam, (lv, _) in out.items()) + ")",
+                       note=_exact_note(), n=len(out))
+
+
+def conditioning_slab_ks(run: Run, paper, *, n_accepted: int, window: float, seed: int) -> Measurement:
+    """Thm 4.2 by brute force: spherical Gaussian noise kept on a slab max |C e| < ``window`` against the projected
+    noise (:func:`spatiotemporal.conditioning_by_slab`), two-sample KS on every cell and every difference of two
+    cells, for Example 2.3's invariant (1ᵀ, 3 cells) and Example 2.4's ((1, 0, 1, 0))."""
+    from isdp.experiments.e6_spatiotemporal_gaussian.spatiotemporal import conditioning_by_slab, slab_ks_pvalues
+
+    pvalues, parts = [], []
+    for k, (name, C) in enumerate((("1ᵀ on 3 cells", [[1, 1, 1]]), ("(1, 0, 1, 0)", [[1, 0, 1, 0]]))):
+        kept, projected = conditioning_by_slab(np.array(C), n_accepted, window, np.random.default_rng([seed, k]))
+        p = slab_ks_pvalues(kept, projected)
+        gap = np.abs(np.cov(kept.T) - np.cov(projected.T)).max()
+        pvalues.extend(p)
+        parts.append(f"{name}: smallest p {p.min():.3f} of {p.size}, largest covariance gap {gap:.3f}")
+    return Measurement(np.array(pvalues), f"{len(pvalues)} KS tests, {n_accepted:,} conditioned and projected draws "
+                                          f"each (slab {window:g}): {'; '.join(parts)}")

@@ -21,6 +21,7 @@ paper's error formula and its comparison of the two mechanisms.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,7 @@ import scipy.sparse as sp
 from scipy import optimize, stats
 
 from isdp import derive_seed
-from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projection_sd
+from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projection_sd, row_space_basis
 
 READINGS = {
     "cell_sd": "per cell: SD over the repetitions; median and quantiles over the cells",
@@ -190,6 +191,37 @@ def conditioning_gap(A, sigma: float, basis, n_probes: int, rng: np.random.Gener
     conditional = z - A.T @ (np.linalg.pinv(A @ A.T, rcond=1e-10, hermitian=True) @ (A @ z))
     projected = z - basis @ (basis.T @ z)
     return float(sigma**2 * np.abs(conditional - projected).max())
+
+
+def conditioning_by_slab(C, n_accepted: int, window: float, rng: np.random.Generator, noise=None,
+                         chunk: int = 250_000) -> tuple[np.ndarray, np.ndarray]:
+    """Subspace DP Thm 4.2 by brute force: ``n_accepted`` noise vectors e kept when max |C e| < ``window``
+    (conditioning on a thin slab around C e = 0), and as many independent draws projected orthogonally
+    onto null(C) (the projected mechanism's noise, through :func:`isdp.baselines.row_space_basis`).
+
+    ``noise(rng, shape)`` draws i.i.d. noise (default: standard normal, the theorem's spherical Gaussian).
+    A kept draw differs from an exactly conditioned one by its component in the row space of C, of norm
+    below ``window`` / smallest singular value of C, with a symmetric law (its first-order effect cancels).
+    """
+    C = np.atleast_2d(np.asarray(C))
+    n = C.shape[1]
+    draw = noise or (lambda g, shape: g.standard_normal(shape))
+    kept, total = [], 0
+    while total < n_accepted:
+        e = draw(rng, (chunk, n))
+        e = e[np.abs(e @ C.T).max(axis=1) < window]
+        kept.append(e)
+        total += len(e)
+    Q = row_space_basis(C)
+    e = draw(rng, (int(n_accepted), n))
+    return np.concatenate(kept)[:n_accepted], e - (e @ Q) @ Q.T
+
+
+def slab_ks_pvalues(conditioned: np.ndarray, projected: np.ndarray) -> np.ndarray:
+    """Two-sample Kolmogorov–Smirnov p-values of every cell and every difference of two cells."""
+    eye = np.eye(conditioned.shape[1])
+    directions = [*eye, *(eye[i] - eye[j] for i, j in itertools.combinations(range(len(eye)), 2))]
+    return np.array([stats.ks_2samp(conditioned @ d, projected @ d).pvalue for d in directions])
 
 
 def data_independence_gap(x1, x2, A, sigma: float, n_reps: int, seed: int, basis) -> float:

@@ -23,12 +23,14 @@ rounding example 5.2.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
 
-from isdp.distributions import dg_cdf
+from isdp.distributions import dg_cdf, dg_logpmf
 
 MECHANISMS = ("conditional", "l2", "l1")
 _NEAR_HALF = 1e-4  # |2β − 1| below this: the β = 1/2 limit (error O((2β − 1)²), no cancellation)
@@ -63,6 +65,17 @@ def unconstrained(x, eps: float, size: int, rng: np.random.Generator) -> np.ndar
     """``size`` base releases ``s + (u1, u2)``, ``u_i ~ Lap(2/ε)`` i.i.d., shape (size, 2)."""
     x = np.asarray(x, dtype=float)
     return x + rng.laplace(0.0, base_scale(eps), size=(size, 2))
+
+
+def laplace_quantile_grid(eps: float, n: int) -> np.ndarray:
+    """Base noise ``(u1, u2)`` on a product of ``n`` quantiles of Lap(2/ε) each, shape (n², 2): a deterministic
+    stand-in for draws, each pair carrying probability ``1/n²``. The quantile levels are ``(i + 1/2)/n`` for
+    ``u1`` and ``(i + 1/4)/n`` for ``u2``: not mirror images, so no pair has ``u1 + u2 = 0`` (an event of
+    probability 0 that a symmetric grid would hit ``n`` times)."""
+    i = np.arange(n)
+    u1, u2 = np.meshgrid(stats.laplace.ppf((i + 0.5) / n, scale=base_scale(eps)),
+                         stats.laplace.ppf((i + 0.25) / n, scale=base_scale(eps)), indexing="ij")
+    return np.column_stack([u1.ravel(), u2.ravel()])
 
 
 def project_l2(m: np.ndarray, n: float) -> np.ndarray:
@@ -217,6 +230,35 @@ def noise_cdf(t, mechanism: str, eps: float, beta: float | None = None) -> np.nd
     return np.where(t < 0, tail / 2.0, 1.0 - tail / 2.0)
 
 
+def a1_weights(beta: float) -> tuple[float, float]:
+    """The two weights of (A.1) as printed, at β itself: ``β²/(2β − 1)`` and ``−(1 − β)²/(2β − 1)`` (β ≠ 1/2)."""
+    return beta**2 / (2.0 * beta - 1.0), -((1.0 - beta) ** 2) / (2.0 * beta - 1.0)
+
+
+def a1_g_log_ratio(x, a: float, b: float, beta: float, eps: float) -> np.ndarray:
+    """``log g_α(|x − a|) − log g_α(|x − b|)`` of App. A, ``g_α(t) = e^{α|t|} p_ε(t)`` with the (A.1)
+    density and ``α = ε/(2β)`` (β > 1/2), evaluated from the density itself."""
+    x = np.asarray(x, dtype=float)
+    alpha = eps / (2.0 * beta)
+    def log_g(t):
+        return alpha * np.abs(t) + noise_logpdf(t, "l1", eps, beta)
+    return log_g(x - a) - log_g(x - b)
+
+
+def a1_tau(beta: float) -> float:
+    """App. A's ``τ = (2β − 1)/(2β(1 − β))`` (β > 1/2)."""
+    return (2.0 * beta - 1.0) / (2.0 * beta * (1.0 - beta))
+
+
+def a1_g_log_ratio_closed(x, a: float, b: float, beta: float, rate: float) -> np.ndarray:
+    """The closed form App. A gives the ratio, ``log (β − (1 − β) e^{−rate|x − a|})`` minus the same at ``b``;
+    the paper prints ``rate = τ``."""
+    x = np.asarray(x, dtype=float)
+    def log_num(t):
+        return np.log(beta - (1.0 - beta) * np.exp(-rate * np.abs(t)))
+    return log_num(x - a) - log_num(x - b)
+
+
 def signed_weights(beta: float) -> tuple[float, float]:
     """The weights of Lap(2b/ε) and Lap(2(1 − b)/ε) in (A.1) (b = max(β, 1 − β) > 1/2): sum 1, opposite signs."""
     b = _weight(beta)
@@ -299,15 +341,16 @@ def privacy_level(mechanism: str, eps: float, beta: float | None = None, *, t_ma
     return worst_log_ratio(lambda v: noise_logpdf(v, mechanism, eps, beta), t, 1.0)
 
 
-def unconstrained_level(eps: float, *, t_max: float = 1e6, n_grid: int = 4001) -> float:
+def unconstrained_level(eps: float, *, bins_moved: int = 2, t_max: float = 1e6, n_grid: int = 4001) -> float:
     """Numerical privacy level of the unconstrained two-bin release M (Example 4.1 without the
-    invariant): a neighbour moves one record between the bins, shifting (s1, s2) by (1, −1), and
-    the two independent Lap(2/ε) coordinates each contribute their worst log ratio."""
+    invariant): a bounded neighbour (§1.3) moves one record between the bins, shifting (s1, s2) by
+    (1, −1), and the two independent Lap(2/ε) coordinates each contribute their worst log ratio;
+    ``bins_moved = 1`` is an add/remove neighbour (one bin changes by one)."""
     b = base_scale(eps)
     t = privacy_grid(b, t_max, n_grid)
     def logpdf(v):
         return -np.abs(v) / b - np.log(2.0 * b)
-    return 2.0 * worst_log_ratio(logpdf, t, 1.0)[0]
+    return bins_moved * worst_log_ratio(logpdf, t, 1.0)[0]
 
 
 def posterior_shift(eps: float, priors, *, n_grid: int = 801) -> float:
@@ -340,6 +383,31 @@ def closed_form_level(mechanism: str, eps: float, beta: float | None = None) -> 
 
 
 # --------------------------------------------------------------------------- App. B, Example 5.2
+
+
+def dg_logpmf_printed(u, eps: float, sensitivity: float = 1.0) -> np.ndarray:
+    """log of (1.3) as printed: ``(1 − a)/(1 + a) · a^|u|`` with ``a = exp(−ε/∇(s))``."""
+    a = np.exp(-eps / sensitivity)
+    return np.log((1.0 - a) / (1.0 + a)) + np.abs(np.asarray(u, dtype=float)) * np.log(a)
+
+
+def dg_level(eps: float, sensitivity: int, reach: int = 50) -> float:
+    """The attained level of the Double Geometric mechanism (1.3) on an integer query of sensitivity ``∇``:
+    ``max log p(u) − log p(u + δ)`` over shifts ``δ = 1..∇`` and ``|u| ≤ reach`` (for a discrete additive law
+    the supremum over sets is attained at a point; the ratio is constant for ``u ≥ 0``, so any reach ≥ ∇ is
+    exact)."""
+    u = np.arange(-reach, reach + 1)
+    return float(max((dg_logpmf_printed(u, eps, sensitivity) - dg_logpmf_printed(u + d, eps, sensitivity)).max()
+                     for d in range(1, sensitivity + 1)))
+
+
+def dg_cdf_printed(u, eps: float) -> np.ndarray:
+    """The DG CDF as printed in Congenial DP App. B: ``a^{−u}/(1 + a)`` for ``u ≤ 0``, ``1 − a^{u+1}/(1 + a)`` for
+    ``u > 0``, ``a = exp(−ε)``."""
+    u = np.asarray(u, dtype=float)
+    a = float(np.exp(-eps))
+    with np.errstate(over="ignore"):
+        return np.where(u <= 0, a ** (-u) / (1.0 + a), 1.0 - a ** (u + 1.0) / (1.0 + a))
 
 
 def dg_quantile(v, eps: float) -> np.ndarray:
@@ -386,25 +454,109 @@ def dg_chisquare(draws, eps: float, min_expected: float = 5.0) -> tuple[float, i
     return float(res.statistic), len(observed) - 1, float(res.pvalue)
 
 
-def rounding_secrecy(lo: int, hi: int, group: int, eps: float) -> dict:
-    """Example 5.2: ``s = ⌈Σx / group⌉`` with DG(ε) noise, invariant ``Σx ∈ [lo, hi]``.
+def _ceil_div(sums: np.ndarray, group: int) -> np.ndarray:
+    return -(-sums // group)
 
-    The conditional mechanism draws ``M | M ∈ S*`` with ``S* = {s(x) : Σx ∈ [lo, hi]}``; its level
-    is the largest log ratio of ``P(M* = m)`` over neighbours (``Σx`` differing by one, both in the
-    range) and ``m ∈ S*``, and ``γ = level / ε − 1`` (Theorem 2.1 with ``k = 1``).
-    Returns ``{"s_star": sorted list, "level": float, "gamma": float}``.
+
+def rounding_secrecy(lo: int, hi: int, group: int, eps: float, k: int = 1) -> dict:
+    """Example 5.2 and Theorem 2.1, exactly: ``s = ⌈Σx / group⌉`` with DG(ε) noise (∇(s) = 1), invariant
+    ``Σx ∈ [lo, hi]`` on binary databases of ``n = hi + k`` records.
+
+    The conditional mechanism draws ``M | M ∈ S*`` with ``S* = {s(x) : Σx ∈ [lo, hi]}`` (2.1). A
+    k-neighbour (k records changed, §1.3) moves ``Σx`` by ``j ∈ {−k, −k + 2, …, k}``, which needs
+    ``(k − j)/2`` ones and ``(k + j)/2`` zeros to flip; both laws depend on ``x`` through ``Σx`` only, so the
+    pairs of sums in range that such moves join are all the pairs there are. Over them: ``level``, the
+    largest ``|log P(M*(x) = m) − log P(M*(x′) = m)|`` (for a discrete law the supremum over sets is attained
+    at a point), ``gamma = level / (kε) − 1``, ``gamma_star`` of (2.5) from ``log P(M(x) ∈ S*)``, and
+    ``m_level``, the level of M itself. Returns those with ``s_star`` (sorted list) and ``n_pairs``.
     """
+    n = hi + k
     sums = np.arange(lo, hi + 1)
-    s = -(-sums // group)  # ceil for integers
-    s_star = np.unique(s)
-    logp = -eps * np.abs(s_star[None, :] - s[:, None]).astype(float)  # DG log pmf up to a constant
-    logp -= np.logaddexp.reduce(logp, axis=1, keepdims=True)  # condition on M ∈ S*
-    level = float(np.abs(np.diff(logp, axis=0)).max()) if len(sums) > 1 else 0.0
-    return {"s_star": [int(v) for v in s_star], "level": level, "gamma": level / eps - 1.0}
+    s_star = np.unique(_ceil_div(sums, group))
+    logp = dg_logpmf(s_star[None, :] - _ceil_div(sums, group)[:, None], eps)
+    log_in = np.logaddexp.reduce(logp, axis=1)  # log P(M(x) ∈ S*)
+    cond = logp - log_in[:, None]  # log P(M*(x) = m)
+    pairs = [(i, i + j) for i, total in enumerate(sums) for j in range(-k, k + 1, 2)
+             if 0 <= i + j < len(sums) and total >= (k - j) // 2 and n - total >= (k + j) // 2]
+    a, b = np.array(pairs, dtype=np.int64).reshape(-1, 2).T
+    s = _ceil_div(sums, group)
+    def worst(v):
+        return float(np.abs(v[a] - v[b]).max(initial=0.0))
+    level = worst(cond)
+    return {"s_star": [int(v) for v in s_star], "level": level, "gamma": level / (k * eps) - 1.0,
+            "gamma_star": worst(log_in) / (k * eps), "m_level": eps * worst(s.astype(float)), "n_pairs": len(pairs)}
 
 
-__all__ = ["MECHANISMS", "base_scale", "closed_form_level", "condition_on_zero_sum", "dg_chisquare", "dg_inverse_check",
-           "dg_quantile", "exact_mean", "exact_variance", "l1_privacy_level", "l1_variance_range", "laplace_sum_pdf",
-           "laplace_variance_of_scale", "mixture", "mixture_variance", "noise_cdf", "noise_logpdf", "noise_pdf",
-           "privacy_grid", "privacy_level", "project_l1", "project_l2", "release", "rounding_secrecy", "signed_weights",
-           "unconstrained", "worst_log_ratio"]
+def rounding_sensitivity(group: int, n: int) -> int:
+    """∇(⌈Σx / group⌉) over binary databases of ``n`` records: a bounded neighbour (one record changed)
+    moves ``Σx`` by one, so the largest change of the query over consecutive sums in ``[0, n]``."""
+    return int(np.abs(np.diff(_ceil_div(np.arange(n + 1), group))).max())
+
+
+def invariant_pairs(lo: int, hi: int, n: int) -> dict:
+    """Pairs of distinct databases in ``X* = {x ∈ {0, 1}^n : Σx ∈ [lo, hi]}``, counted exactly: ``distinct``
+    (unordered, ``d ≥ 1``) and ``d1`` (unordered pairs one record apart: a 0 of a database with ``Σx < hi``
+    turned into a 1)."""
+    size = sum(math.comb(n, t) for t in range(lo, hi + 1))
+    d1 = sum(math.comb(n, t) * (n - t) for t in range(lo, hi))
+    return {"size": size, "distinct": math.comb(size, 2), "d1": d1}
+
+
+# --------------------------------------------------------------------------- §1.3 neighbours, Def 1.1 sensitivity
+
+
+def binary_databases(n: int) -> np.ndarray:
+    """All ``2^n`` databases of ``n`` binary records, one per row."""
+    return np.array(list(itertools.product((0, 1), repeat=n)), dtype=np.int64).reshape(-1, n)
+
+
+QUERIES = {"count": lambda x: x.sum(axis=1, keepdims=True),
+           "histogram": lambda x: np.column_stack([(x == 0).sum(axis=1), (x == 1).sum(axis=1)])}
+
+
+def sensitivity(query: str, n_max: int, *, norm: float = 1, neighbours: str = "bounded") -> float:
+    """Def 1.1's ∇(s) = max ‖s(x) − s(x′)‖ over neighbouring binary databases of up to ``n_max`` records, by
+    enumeration: ``bounded`` neighbours (§1.3: one record changed) or ``add/remove`` (one record deleted)."""
+    q = QUERIES[query]
+    worst = 0.0
+    for n in range(1, n_max + 1):
+        x = binary_databases(n)
+        for j in range(n):
+            if neighbours == "bounded":
+                y = x.copy()
+                y[:, j] ^= 1
+            elif neighbours == "add/remove":
+                y = np.delete(x, j, axis=1)
+            else:
+                raise ValueError(f"unknown neighbours {neighbours!r} (bounded or add/remove)")
+            worst = max(worst, float(np.linalg.norm(q(x) - q(y), ord=norm, axis=1).max()))
+    return worst
+
+
+def example41_nearest(n: int, neighbours: str = "bounded") -> int:
+    """The smallest distance between two distinct databases of Example 4.1's ``X*``, by enumeration.
+
+    ``X``: each of ``n`` individuals absent, 0 or 1 (``3^n`` databases); ``X*``: those whose histogram
+    total is ``n`` (4.5). ``bounded`` (§1.3): the number of individuals whose records differ (defined
+    between databases of the same individuals); ``add/remove``: the number of records added or deleted,
+    the size of the symmetric difference of the sets of records ``(j, x_j)``.
+    """
+    x = np.array(list(itertools.product((-1, 0, 1), repeat=n)), dtype=np.int64).reshape(-1, n)
+    star = x[(x >= 0).sum(axis=1) == n]  # s1 + s2 = n
+    if neighbours == "bounded":
+        dist = (star[:, None, :] != star[None, :, :]).sum(axis=2)
+    elif neighbours == "add/remove":
+        records = np.concatenate([star == 0, star == 1], axis=1).astype(np.int64)  # indicator of each (j, v)
+        dist = np.abs(records[:, None, :] - records[None, :, :]).sum(axis=2)
+    else:
+        raise ValueError(f"unknown neighbours {neighbours!r} (bounded or add/remove)")
+    return int(dist[~np.eye(len(star), dtype=bool)].min())
+
+
+__all__ = ["MECHANISMS", "QUERIES", "a1_g_log_ratio", "a1_g_log_ratio_closed", "a1_tau", "a1_weights", "base_scale",
+           "binary_databases", "closed_form_level", "condition_on_zero_sum", "dg_cdf_printed", "dg_chisquare",
+           "dg_inverse_check", "dg_level", "dg_logpmf_printed", "dg_quantile", "example41_nearest", "exact_mean",
+           "exact_variance", "invariant_pairs", "l1_privacy_level", "l1_variance_range", "laplace_quantile_grid",
+           "laplace_sum_pdf", "laplace_variance_of_scale", "mixture", "mixture_variance", "noise_cdf", "noise_logpdf",
+           "noise_pdf", "privacy_grid", "privacy_level", "project_l1", "project_l2", "release", "rounding_secrecy",
+           "rounding_sensitivity", "sensitivity", "signed_weights", "unconstrained", "worst_log_ratio"]

@@ -6,6 +6,7 @@ import numpy as np
 from scipy import stats
 
 import isdp.experiments.e7_congenial_histogram.congenial as cg
+from isdp.distributions import dg_cdf
 from isdp.experiments.claims import Measurement, Run, fmt_se
 
 
@@ -154,14 +155,21 @@ def l1_privacy_gap(run: Run, paper) -> Measurement:
                        + f"; largest gap to the formula {gap:.1e} ε over {len(g)} (β, ε) settings")
 
 
-def gamma_example41(run: Run, paper, *, k: int) -> Measurement:
-    """Theorem 2.1's γ for M* at neighbour distance ``k``: numerical level / (k ε) − 1 (worst over ε)."""
+def gamma_example41(run: Run, paper, *, n_max: int) -> Measurement:
+    """Theorem 2.1's γ for M* of Example 4.1 at the nearest-neighbour distance k of its X* under §1.3's
+    neighbours, found by enumeration: γ = M*'s level / (k ε) − 1, the one farthest from the paper's over ε."""
+    k = min(cg.example41_nearest(n) for n in range(1, n_max + 1))
+    k_other = min(cg.example41_nearest(n, "add/remove") for n in range(1, n_max + 1))
     g = _privacy(run)
-    g = g[g["mechanism"] == "conditional"]
-    gammas = g["level_over_eps"] / k - 1.0
+    level = g.loc[g["mechanism"] == "conditional", "level_over_eps"]
+    gammas = level / k - 1.0
     worst = float(gammas.loc[(gammas - paper).abs().idxmax()])
-    return Measurement(worst, f"γ = {worst:.6f} (M*'s level {g['level_over_eps'].min():.6f} ε, k = {k})",
-                       note="with the bounded neighbours of §1.3 (one record changed) k = 1 and γ = 0")
+    m_half = max(cg.unconstrained_level(e, bins_moved=1) / e for e in run.config["e7"]["eps_grid"])
+    return Measurement(worst, f"k = {k} (bounded neighbours, enumerated on n = 1..{n_max}); M*'s level "
+                              f"{level.min():.6f} ε, so γ = {worst:.6f}",
+                       note=f"with add/remove neighbours k = {k_other} and γ = {level.max() / k_other - 1:.6f} "
+                            f"against the nominal ε, but M's own level is then {m_half:.6f} ε (one bin moves), "
+                            f"and against it γ = {level.max() / (k_other * m_half) - 1:.6f}")
 
 
 def rounding_secrecy(run: Run, paper, *, lo: int, hi: int, group: int) -> Measurement:
@@ -172,6 +180,23 @@ def rounding_secrecy(run: Run, paper, *, lo: int, hi: int, group: int) -> Measur
     return Measurement({"s_star": s_star, "gamma": gamma},
                        f"S* = {set(s_star)}; largest conditional level {max(r['level'] for r in res):g}, so "
                        f"γ = {gamma:g} at every ε of {run.config['e7']['eps_grid']}")
+
+
+def rounding_sensitivity(run: Run, paper, *, group: int, n: int) -> Measurement:
+    """Example 5.2: ∇(⌈Σx / group⌉) under §1.3's neighbours, on binary databases of up to ``n`` records."""
+    value = cg.rounding_sensitivity(group, n)
+    return Measurement(value, f"largest change of ⌈Σx/{group}⌉ when one record changes: {value} (Σx = 0..{n})")
+
+
+def rounding_neighbours(run: Run, paper, *, lo: int, hi: int, group: int) -> Measurement:
+    """Example 5.2: pairs of distinct databases in X* (Σx ∈ [lo, hi], n = hi records, the fewest that admit
+    the whole range), with the pairs one record apart and M*'s level on them."""
+    pairs = cg.invariant_pairs(lo, hi, hi)
+    level = max(cg.rounding_secrecy(lo, hi, group, e)["level"] for e in run.config["e7"]["eps_grid"])
+    return Measurement(float(pairs["distinct"]),
+                       f"{pairs['distinct']:.3e} pairs of distinct databases in X* ({pairs['size']:,} databases of "
+                       f"n = {hi} records), {pairs['d1']:,} of them one record apart (d = 1); M*'s level on "
+                       f"them {level:g}")
 
 
 def dg_quantile_exact(run: Run, paper) -> Measurement:
@@ -212,12 +237,20 @@ def mixture_over_laplace_variance(run: Run, paper, *, components) -> Measurement
                               f"{cg.laplace_variance_of_scale(1.0):g}/ε²: ratio {ratio:g}")
 
 
-def theorem21_gamma(run: Run, paper, *, k: int) -> Measurement:
-    """Theorem 2.1's γ for M* at neighbour distance ``k`` (level / (k ε) − 1), the one farthest from 0 over ε."""
-    g = _privacy(run)
-    gammas = g.loc[g["mechanism"] == "conditional", "level_over_eps"] / k - 1.0
-    worst = float(gammas.loc[gammas.abs().idxmax()])
-    return Measurement(worst, f"γ = {worst:.6f} at k = {k} (range over ε {gammas.min():.6f} to {gammas.max():.6f})")
+def theorem21_bound(run: Run, paper, *, settings, ks) -> Measurement:
+    """Theorem 2.1 exactly, on Example 5.2's query s = ⌈Σx/group⌉ with DG(ε) noise and the invariant
+    Σx ∈ [lo, hi]: whether γ* of (2.5) lies in [0, 1] and M*'s attained level is at most (1 + γ*) k ε, over
+    the (lo, hi, group) settings, k-neighbours and the ε grid."""
+    res = [(k, e, cg.rounding_secrecy(lo, hi, group, e, k)) for lo, hi, group in settings for k in ks
+           for e in run.config["e7"]["eps_grid"]]
+    gamma = np.array([r["gamma_star"] for _, _, r in res])
+    ratio = np.array([r["level"] / ((1.0 + r["gamma_star"]) * k * e) for k, e, r in res])
+    value = {"gamma_star_in_0_1": bool(np.all((gamma >= 0) & (gamma <= 1))),
+             "level_within_bound": bool(np.all(ratio <= 1.0 + 1e-9))}
+    return Measurement(value, f"γ* from {gamma.min():.4f} to {gamma.max():.4f}; M*'s level / ((1 + γ*) k ε) at most "
+                              f"{ratio.max():.9f} over {len(res)} (setting, k, ε) (k ∈ {list(ks)}); the bound is "
+                              f"attained (ratio 1 within 1e-9) in {int(np.sum(np.abs(ratio - 1) < 1e-9))}",
+                       n=len(res))
 
 
 def posterior_bound(run: Run, paper, *, priors) -> Measurement:
@@ -225,3 +258,134 @@ def posterior_bound(run: Run, paper, *, priors) -> Measurement:
     worst = max(cg.posterior_shift(e, priors) / e for e in run.config["e7"]["eps_grid"])
     return Measurement(worst, f"max |log(posterior/prior)| = {worst:.6f} ε over {len(priors)} priors and "
                               f"{len(run.config['e7']['eps_grid'])} ε (the bound is 1 ε)")
+
+
+def dg_level(run: Run, paper, *, sensitivities) -> Measurement:
+    """Def 1.2: the attained level / ε of the Double Geometric mechanism (1.3), a = exp(−ε/∇), on integer
+    queries of sensitivity ∇, worst over ∇ and the ε grid."""
+    levels = [cg.dg_level(e, d) / e for e in run.config["e7"]["eps_grid"] for d in sensitivities]
+    return Measurement(max(levels), f"level / ε from {min(levels):.12f} to {max(levels):.12f} over ∇ ∈ "
+                                    f"{list(sensitivities)} and {len(run.config['e7']['eps_grid'])} ε")
+
+
+def binary_sensitivity(run: Run, paper, *, n_max: int) -> Measurement:
+    """Def 1.1: ∇ of the counting and the histogram query on binary databases, by enumeration (n = 1..n_max),
+    under §1.3's bounded neighbours and the L1 norm."""
+    value = {q: cg.sensitivity(q, n_max) for q in ("count", "histogram")}
+    other = {q: (cg.sensitivity(q, n_max, norm=2), cg.sensitivity(q, n_max, norm=np.inf),
+                 cg.sensitivity(q, n_max, neighbours="add/remove")) for q in value}
+    return Measurement(value, f"L1, bounded neighbours: count {value['count']:g}, histogram {value['histogram']:g} "
+                              f"(n = 1..{n_max})",
+                       note="; ".join(f"{q}: L2 {v[0]:.4g}, L∞ {v[1]:g}, add/remove neighbours (L1) {v[2]:g}"
+                                      for q, v in other.items()))
+
+
+def example41_nearest_distance(run: Run, paper, *, n_max: int) -> Measurement:
+    """Example 4.1: the smallest d(x, x′) between distinct databases of X* (histogram total n), by
+    enumeration for n = 1..n_max, under §1.3's neighbours (the add/remove distance in the note)."""
+    bounded = [cg.example41_nearest(n) for n in range(1, n_max + 1)]
+    other = [cg.example41_nearest(n, "add/remove") for n in range(1, n_max + 1)]
+    return Measurement(min(bounded), f"smallest d between distinct databases of X*: {min(bounded)} for every "
+                                     f"n = 1..{n_max} (one record changed keeps the total n)",
+                       note=f"counting records added or deleted (the add/remove neighbours §1.3 sets aside): "
+                            f"{min(other)}")
+
+
+def _base_grid(run: Run, n_grid: int):
+    """(x, n, ε, base releases on the Laplace quantile grid) for each ε of the grid."""
+    x = np.asarray(run.config["e7"]["x"], dtype=float)
+    for e in run.config["e7"]["eps_grid"]:
+        yield x, float(x.sum()), e, x + cg.laplace_quantile_grid(e, n_grid)
+
+
+def _l1_excess(m: np.ndarray, first: np.ndarray, n: float) -> np.ndarray:
+    """L1 distance from each base release to (first, n − first) minus the minimum |m1 + m2 − n|."""
+    return np.abs(m[:, 0] - first) + np.abs(m[:, 1] - (n - first)) - np.abs(m.sum(axis=1) - n)
+
+
+def l1_solution_set(run: Run, paper, *, n_grid: int) -> Measurement:
+    """§4: the L1-nearest points of {a1 + a2 = n} form the segment between m1 and n − m2, never a single point.
+
+    The run's f_L1 releases (every β, ε: their optimality gap and total error) and, on a deterministic grid of
+    base noise (``n_grid``² quantile pairs per ε), 11 points of each segment (largest L1 excess over the
+    minimum), points 1 % of its length beyond either end (share that are still nearest) and the share of
+    segments of length 0 (a unique solution)."""
+    sim = run.table("e7_simulation")
+    l1 = sim[sim["mechanism"] == "l1"]
+    gap = max(float(l1["max_optimality_gap"].max()), float(l1["max_total_error"].max()))
+    outside, unique, total = 0, 0, 0
+    for _, n, _, m in _base_grid(run, n_grid):
+        lo, hi = np.minimum(m[:, 0], n - m[:, 1]), np.maximum(m[:, 0], n - m[:, 1])
+        for t in np.linspace(0.0, 1.0, 11):
+            gap = max(gap, float(_l1_excess(m, lo + t * (hi - lo), n).max()))
+        beyond = np.minimum(_l1_excess(m, lo - 0.01 * (hi - lo), n), _l1_excess(m, hi + 0.01 * (hi - lo), n))
+        outside += int((beyond <= 1e-9).sum())
+        unique += int((hi - lo <= 1e-9).sum())
+        total += len(m)
+    value = {"segment_gap": gap, "outside_optimal": outside / total, "unique": unique / total}
+    return Measurement(value, f"largest L1 excess at points of the segment {gap:.1e} (the run's releases at "
+                              f"{len(l1)} (β, ε) and 11 points per segment); beyond its ends nearest in "
+                              f"{outside} of {total:,} grid pairs; a single solution in {unique}", n=total)
+
+
+def l1_printed_point(run: Run, paper, *, n_grid: int) -> Measurement:
+    """§4: the share of base releases for which the printed point s1 + β u1 + (1 − β) u2 is not an L1-nearest
+    point of {a1 + a2 = n}, per configured β, on a deterministic grid of base noise (``n_grid``²
+    quantile pairs per ε); the largest share over β and ε.
+
+    The exact share is (3 − β)/4 for β < 1: the point is nearest iff u2/u1 ∈ [−β/(2 − β), 1], and the ratio R of
+    two i.i.d. Laplace variables is symmetric with P(|R| ≤ t) = t/(1 + t)."""
+    betas = run.config["e7"]["betas"]
+    shares, fixed = {b: [] for b in betas}, 0.0
+    for x, n, _, m in _base_grid(run, n_grid):
+        u = m - x
+        for b in betas:
+            shares[b].append(float(np.mean(_l1_excess(m, x[0] + b * u[:, 0] + (1 - b) * u[:, 1], n) > 1e-9)))
+            fixed = max(fixed, float(np.mean(_l1_excess(m, cg.project_l1(m, n, b)[:, 0], n) > 1e-9)))
+    worst = max(max(v) for v in shares.values())
+    return Measurement(worst, "share not nearest: " + ", ".join(
+        f"β = {b:g}: {max(v):.4f} (exact {(3 - b) / 4 if b < 1 else 0:g})" for b, v in shares.items())
+        + f"; with the sign of u2 reversed (the segment's own point, f_L1 here): {fixed:g}")
+
+
+def remark1_weights(run: Run, paper, *, n_beta: int) -> Measurement:
+    """App. A Remark I: the printed weights of (A.1) on a grid of β in (0, 1) without 1/2: the sum farthest from 1
+    and whether the two weights have opposite signs at every β."""
+    betas = np.linspace(0.0, 1.0, n_beta + 2)[1:-1]
+    betas = betas[np.abs(betas - 0.5) > 1e-9]
+    w = np.array([cg.a1_weights(b) for b in betas])
+    total = w.sum(axis=1)
+    worst = float(total[np.abs(total - 1).argmax()])
+    return Measurement({"sum": worst, "opposite_signs": bool(np.all(w[:, 0] * w[:, 1] < 0))},
+                       f"weight sums from {total.min():.15f} to {total.max():.15f}; opposite signs at "
+                       f"{int(np.sum(w[:, 0] * w[:, 1] < 0))} of {len(betas)} β", n=len(betas))
+
+
+def a1_g_ratio_gap(run: Run, paper, *, betas, shifts) -> Measurement:
+    """App. A proof of Thm A.1: the largest |log(printed g_α ratio, rate τ) − log(ratio from the (A.1) density)|
+    over x, β > 1/2, the (a, b) pairs and the ε grid (α = ε/(2β)); the note shows the gap at rate τ ε."""
+    gaps, with_eps = {}, 0.0
+    for e in run.config["e7"]["eps_grid"]:
+        x = np.linspace(-30.0, 30.0, 1201) / e
+        for b in betas:
+            for a, c in shifts:
+                true = cg.a1_g_log_ratio(x, a, c, b, e)
+                printed = cg.a1_g_log_ratio_closed(x, a, c, b, cg.a1_tau(b))
+                gaps[e] = max(gaps.get(e, 0.0), float(np.abs(printed - true).max()))
+                with_eps = max(with_eps, float(np.abs(cg.a1_g_log_ratio_closed(x, a, c, b, cg.a1_tau(b) * e)
+                                                      - true).max()))
+    worst = max(gaps.values())
+    return Measurement(worst, "largest |log printed ratio − log ratio of (A.1)|: " + ", ".join(
+        f"ε = {e:g}: {g:.1e}" for e, g in gaps.items()),
+        note=f"with τ ε in place of τ: {with_eps:.1e}; the ratio tends to 1 as |x| → ∞ either way, so Thm A.1's "
+             f"conclusion stands")
+
+
+def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
+    """App. B: the largest |printed F(u) − P(U ≤ u)| for u = −reach..reach over the ε of the App. B check and
+    the grid (P from SciPy's discrete Laplace, isdp.distributions.dg_cdf)."""
+    u = np.arange(-reach, reach + 1)
+    eps = sorted({*run.config["e7"]["dg_check"]["eps"], *run.config["e7"]["eps_grid"]})
+    gap = max(float(np.abs(cg.dg_cdf_printed(u, e) - dg_cdf(u, e)).max()) for e in eps)
+    return Measurement(gap, f"largest |printed F − CDF| = {gap:.1e} for u = −{reach}..{reach} at ε = "
+                            f"{', '.join(f'{e:g}' for e in eps)}", n=len(eps) * len(u))

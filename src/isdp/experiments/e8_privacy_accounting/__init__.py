@@ -3,5 +3,6 @@ and the dormitory example's implied bounds.
 
 Implied bounds (:mod:`.implied`), the printed tables reproduced from :mod:`isdp.accounting` with the
 per-level noise variances (:mod:`.tables`), the exact privacy loss of swapping on small strata
-(:mod:`.swap_audit`), TopDown's rounding step (:mod:`.rounding`), steps (:mod:`.steps`), measures
+(:mod:`.swap_audit`), exact Rényi divergences of discrete Gaussian noise and a toy TopDown (:mod:`.zcdp_audit`),
+TopDown's rounding step and total unimodularity (:mod:`.rounding`), steps (:mod:`.steps`), measures
 (:mod:`.measures`) and figures (:mod:`.figures`)."""

@@ -171,6 +171,41 @@ def gq_nonredundant(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequ
     return kept
 
 
+def gq_matrix(types: Sequence[str]) -> np.ndarray:
+    """The implied constraints' matrix: one row per non-empty combination S of ``types``, its indicator."""
+    return np.array([[t in S for t in types] for S in _combinations(types)], dtype=float)
+
+
+def gq_vertices(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> np.ndarray:
+    """Every vertex of the implied-constraint polytope {y : y_t ≥ the lower bound of t, Σ_{t ∈ S} y_t ≤ c_S for every
+    combination S}: the feasible solutions of each set of len(``types``) of its constraints made tight."""
+    A = np.vstack([-np.eye(len(types)), gq_matrix(types)])
+    b = np.array([-gq_lower(blocks, t) for t in types] + [gq_capacity(blocks, S) for S in _combinations(types)],
+                 dtype=float)
+    vertices = set()
+    for rows in itertools.combinations(range(len(A)), len(types)):
+        sub = A[list(rows)]
+        if abs(np.linalg.det(sub)) < 1e-9:
+            continue
+        y = np.linalg.solve(sub, b[list(rows)])
+        if np.all(A @ y <= b + 1e-9):
+            vertices.add(tuple(np.round(y, 9)))
+    return np.array(sorted(vertices))
+
+
+def gq_extendable_totals(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> set[tuple]:
+    """Every GQ total per type that some integer block-level table explains, by brute force: each occupied facility
+    holds ≥ 1 person, a type without a facility in a block holds none there, a block's GQ population ≤ its
+    population."""
+    per_block = []
+    for pop, occ in blocks:
+        present = [t for t in types if occ.get(t, 0) > 0]
+        options = [v for v in itertools.product(range(pop + 1), repeat=len(present))
+                   if sum(v) <= pop and all(x >= occ[t] for x, t in zip(v, present, strict=True))]
+        per_block.append([dict(zip(present, v, strict=True)) for v in options])
+    return {tuple(sum(choice.get(t, 0) for choice in combo) for t in types) for combo in itertools.product(*per_block)}
+
+
 def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, int]]]:
     """Block data for :func:`gq_nonredundant`: ``"every-combination"`` — one block per non-empty combination of
     types, one facility of each, population 2·|combination| + 1; ``"one-type-per-block"`` — one block per type."""
@@ -184,5 +219,6 @@ def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, in
 
 
 __all__ = ["feasible_totals", "form_values", "implied_bounds", "flow_network", "flow_feasible", "gq_capacity",
-           "gq_lower", "gq_feasible", "gq_nonredundant", "gq_blocks"]
+           "gq_lower", "gq_feasible", "gq_nonredundant", "gq_blocks", "gq_matrix", "gq_vertices",
+           "gq_extendable_totals"]
 

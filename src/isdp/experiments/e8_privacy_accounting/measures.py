@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import string
 
 import numpy as np
 import pandas as pd
@@ -63,26 +65,34 @@ def two_rates(run: Run, paper) -> Measurement:
 
 
 def larger_b(run: Run, paper) -> Measurement:
-    """For the same swap rate ≤ 1/2, ε is strictly larger for every larger b (on the figure's grid)."""
+    """For the same swap rate, ε is non-decreasing in b, and strictly larger for the larger b wherever that b's
+    budget is on its left branch ln(b + 1) − ln o, i.e. p < p*(b) (on the figure's grid, adjacent b's)."""
+    from isdp.accounting import swapping_min_epsilon
+
     c = run.table_at("e8/swap_curves.csv").pivot(index="swap_rate", columns="b", values="epsilon").sort_index(axis=1)
     diffs = np.diff(c.to_numpy(), axis=1)
-    left = c.index.to_numpy() <= 0.5
-    strict_left = bool(np.all(diffs[left] > 0))
-    strict_all = float(np.mean(np.all(diffs > 0, axis=1)))
-    return Measurement(strict_left and bool(np.all(diffs >= 0)),
-                       f"{len(c.columns)} values of b, {int(left.sum())} swap rates ≤ 1/2: strictly increasing in b at "
-                       f"every one; over all {len(c)} rates strictly increasing at {100 * strict_all:.1f} %, equal "
-                       "elsewhere",
-                       note="above p*(b) the budget is ln o, the same for every larger b: 'larger' holds weakly there")
+    p = c.index.to_numpy()[:, None]
+    left = p < swapping_min_epsilon(c.columns.to_numpy()[1:])[1][None, :]  # the larger b's left branch
+    strict_left, non_decreasing = bool(np.all(diffs[left] > 0)), bool(np.all(diffs >= 0))
+    strict_all = float(np.mean(diffs > 0))
+    return Measurement(strict_left and non_decreasing,
+                       f"{len(c.columns)} values of b × {len(c)} swap rates: strictly larger for the larger b on "
+                       f"{'every' if strict_left else 'NOT every'} one of the {int(left.sum())} (rate, b) pairs on "
+                       f"the larger b's left branch, {'non-decreasing' if non_decreasing else 'DECREASING'} at the "
+                       f"others (equal, ln o); strictly larger at {100 * strict_all:.1f} % of all pairs",
+                       note="read strictly everywhere the note would fail on the right branches (p ≥ p*(b) of "
+                            "the larger b), where the slides' own formula gives ln o whatever b")
 
 
-def tda_epsilon(run: Run, paper, *, rho: float, delta: float, rho_rounding: float, eps_rounding: float) -> Measurement:
-    """ε of the printed ρ at δ under the configured conversion: the point of ε([ρ − r, ρ + r]) nearest the paper's.
+def tda_epsilon(run: Run, paper, *, rho: float, delta: float, rho_rounding: float, eps_rounding: float,
+                conversion: str | None = None) -> Measurement:
+    """ε of the printed ρ at δ under ``conversion`` (default: the configured one): the point of ε([ρ − r, ρ + r])
+    nearest the paper's.
 
     ``rho_rounding`` and ``eps_rounding`` are half a unit of the last printed digit of ρ and ε.
     """
     t = run.table("e8_tda_conversion").set_index("conversion")
-    method = run.config["e8"]["tda"]["conversion"]
+    method = conversion or run.config["e8"]["tda"]["conversion"]
     lo, hi = float(t.loc[method, "epsilon_rho_low"]), float(t.loc[method, "epsilon_rho_high"])
     value = min(max(float(paper), lo), hi)
     rho_needed = dp_to_zcdp(float(paper) - eps_rounding, delta, method)  # smallest ρ whose ε rounds to the paper's
@@ -296,19 +306,127 @@ def gq_combinations(run: Run, paper, *, types: int, small: list[int]) -> Measure
 def swap_privacy_audit(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
     """The slides' budget ε(p, b) against the exact worst privacy loss per unit of Hamming distance of permutation
     swapping, enumerated on small strata (:mod:`isdp.experiments.e8_privacy_accounting.swap_audit`): the largest
-    ratio loss / ε(p, b) over the strata and swap rates, and where the bound is attained."""
+    ratio loss / ε(p, b) over the strata and swap rates, where the bound is attained, and how loose it is on the
+    branch p ≤ 1/2 (the one every printed table uses)."""
     from isdp.accounting import swapping_epsilon
     from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
-    ratios = {}
+    ratios, slack = {}, {}
     for h, k in strata:
         for p in rates:
-            ratios[(tuple(h), tuple(k), p)] = worst_loss_per_unit(h, k, p) / swapping_epsilon(p, len(h))
+            loss, eps = worst_loss_per_unit(h, k, p), swapping_epsilon(p, len(h))
+            ratios[(tuple(h), tuple(k), p)] = loss / eps
+            if p <= 0.5:
+                slack[(tuple(h), p)] = eps - loss
     worst = max(ratios.values())
     attained = [f"p = {p:g} (h {list(h)})" for (h, _, p), r in ratios.items() if r > 1 - 1e-9]
-    return Measurement(worst, f"largest exact loss / ε(p, b) = {worst:.6f} over {len(strata)} strata × {len(rates)} "
-                              f"rates; attained at " + (", ".join(attained) if attained else "none")
-                              + f"; smallest ratio {min(ratios.values()):.3f}", n=len(ratios))
+    (h_min, p_min), least = min(slack.items(), key=lambda kv: kv[1])
+    sizes = sorted({len(h) for h, _ in strata})
+    return Measurement(worst, f"largest exact loss / ε(p, b) = {worst:.6f} over {len(strata)} strata (b = "
+                              f"{', '.join(map(str, sizes))}) × {len(rates)} rates; attained at "
+                              + (", ".join(attained) if attained else "none")
+                              + f"; smallest ratio {min(ratios.values()):.3f}. On p ≤ 1/2 never attained: ε(p, b) "
+                                f"exceeds the exact loss by {least:.3f} to {max(slack.values()):.3f} (least at b = "
+                                f"{len(h_min)}, p = {p_min:g})", n=len(ratios),
+                       note=f"on p ≤ 1/2 the formula is tested as an upper bound only: a formula up to {least:.3f} "
+                            "smaller there would pass too")
+
+
+def swap_invariant_support(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
+    """Permutation swapping's outputs against its invariants, exactly on small strata: whether every output keeps
+    the multisets of h and k, whether the datasets of one universe share their support (finite loss), and whether
+    a dataset one record away with another k value (other invariants) shares any output with it (a value of k
+    outside the stratum's included)."""
+    from isdp.experiments.e8_privacy_accounting.swap_audit import support_audit
+
+    totals: dict[str, int] = {}
+    for h, k in strata:
+        for p in rates:
+            for key, v in support_audit(h, k, p, sorted(set(k)) + [max(k) + 1]).items():
+                totals[key] = totals.get(key, 0) + v
+    value = {"invariants_kept": totals["outputs_breaking_invariants"] == 0,
+             "common_support_within": totals["support_mismatches_within"] == 0,
+             "common_support_across": totals["shared_support_across"] > 0}
+    return Measurement(value, f"{len(strata)} strata × {len(rates)} rates, {totals['datasets']} datasets: "
+                              f"{totals['outputs_breaking_invariants']} outputs break an invariant; "
+                              f"{totals['support_mismatches_within']} pairs of one universe differ in support; "
+                              f"{totals['shared_support_across']} of {totals['pairs_across']} pairs one record apart "
+                              "with different invariants share an output (none: total variation 1, so "
+                              "d_MULT = D_nor = ∞)", n=totals["datasets"])
+
+
+def swap_more_invariants(run: Run, paper, *, coarse: list, refined: list, rates: list[float]) -> Measurement:
+    """Adding a variable to the swap key V_Match (more invariants): the printed 2020 what-if ε with and without
+    household size, and the exact worst loss of one stratum against the same records split by the added variable
+    (the worst loss of independent strata is the largest of theirs: loss and distance add up)."""
+    from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
+
+    t = pd.read_csv(run.data(run.config["e8"]["printed"]["swap_2020"]))
+    eps = t.set_index(["v_match", "v_swap", "swap_rate"])["epsilon"]
+    pairs = [(base, r.v_swap, r.swap_rate) for r in t.itertuples()
+             if (base := r.v_match.removesuffix(" x household size")) != r.v_match]
+    drops = [eps[(base, v_swap, p)] - eps[(f"{base} x household size", v_swap, p)] for base, v_swap, p in pairs]
+    before = {p: worst_loss_per_unit(*coarse, p) for p in rates}
+    after = {p: max(worst_loss_per_unit(h, k, p) for h, k in refined) for p in rates}
+    exact_lower = all(after[p] < before[p] if p <= 0.5 else after[p] <= before[p] + 1e-12 for p in rates)
+    value = {"printed_lower": all(d > 0 for d in drops), "exact_lower": exact_lower}
+    listed = ", ".join(f"{d:.2f}" for d in drops)
+    return Measurement(value, f"printed ε without − with household size in V_Match: {listed} ({len(drops)} pairs); "
+                              f"exact worst loss, one stratum of {len(coarse[0])} → strata of "
+                              f"{', '.join(str(len(h)) for h, _ in refined)}: "
+                              + ", ".join(f"p = {p:g}: {before[p]:.3f} → {after[p]:.3f}" for p in rates),
+                       note="above p = 1/2 both are ln o (the same), as the formula's right branch")
+
+
+def ma1940_swap_rate(run: Run, paper, *, file: str) -> Measurement:
+    """The swap rate the printed 1940 instance implies. A selected dwelling keeps its ownership and receives the
+    county of another selected one of its stratum; ignoring the household-size strata, a county's owned count
+    moves towards total × s (s the state's owned share) by the fraction p: E[owned' − owned] = p (total s − owned).
+    p̂ is the least-squares slope through the origin over the counties, its SE from the residuals."""
+    t = pd.read_csv(run.data(file)).set_index("county")
+    state, c = t.loc["total"], t.drop(index="total")
+    s = state["owned"] / state["total"]
+    a = (c["total"] * s - c["owned"]).to_numpy(float)
+    d = (c["owned_swapped"] - c["owned"]).to_numpy(float)
+    p_hat = float(a @ d / (a @ a))
+    resid = d - p_hat * a
+    se = float(np.sqrt(resid @ resid / (len(a) - 1) / (a @ a)))
+    ratio = d / a
+    # the expected instance moves each county by p (total s − owned): its MAPE over the owned and rented cells
+    mape = {p: 100 * float(np.mean(np.r_[np.abs(p * a) / c["owned"], np.abs(p * a) / c["rented"]]))
+            for p in (p_hat, 0.5)}
+    return Measurement(p_hat, f"p̂ = {p_hat:.4f} (SE {se:.4f} from the residuals of {len(a)} counties; per county "
+                              f"(owned' − owned)/(total s − owned) from {ratio.min():.2f} to {ratio.max():.2f}, "
+                              f"s = {s:.4f}); expected MAPE of the owned/rented cells {mape[0.5]:.1f} % at p = 0.5, "
+                              f"{mape[p_hat]:.1f} % at p̂", se=se,
+                       note="the model leaves out the household-size strata (the swap key), whose counts by county "
+                            "and tenure are not in the slides")
+
+
+def discrete_gaussian_zcdp(run: Run, paper, *, variances: list[float], shifts: list[list[int]],
+                           alphas: list[float], radius_sd: float) -> Measurement:
+    """The exact sup over α of D_α/α between N_Z(0, σ²) and its shift (cells independent, divergences add), over
+    the cited zCDP budget ρ = ‖shift‖₂²/(2σ²) (Canonne, Kamath & Steinke): the ratio farthest from 1 over the
+    settings. D_nor of the slides is √(sup D_α/α) = √ρ. The laws live on ±``radius_sd`` SDs (the mass beyond is
+    below e^(−radius_sd²/2), and every probability inside stays above floating-point underflow)."""
+    from isdp.experiments.e8_privacy_accounting.zcdp_audit import discrete_gaussian_law, renyi_divergence
+
+    ratios = {}
+    for sigma2 in variances:
+        radius = math.ceil(radius_sd * math.sqrt(sigma2))
+        centred = discrete_gaussian_law(sigma2, radius)
+        for shift in shifts:
+            moved = [discrete_gaussian_law(sigma2, radius, s) for s in shift]  # per cell, on the same box
+            sup = max(sum(renyi_divergence(centred, m, a) for m in moved) / a for a in alphas)
+            ratios[(sigma2, tuple(shift))] = sup / zcdp_budget(shift, sigma2)
+    far = max(ratios.values(), key=lambda r: abs(r - 1))
+    return Measurement(far, "sup_α D_α/α over ρ = ‖shift‖₂²/(2σ²): " + ", ".join(
+        f"σ² {s2:g}, shift {list(sh)}: {r:.6f}" for (s2, sh), r in ratios.items()), n=len(ratios))
+
+
+def zcdp_budget(shift, sigma2: float) -> float:
+    """The zCDP budget of discrete Gaussian noise N_Z(0, σ²) per cell for a change ``shift`` of the cells."""
+    return float(np.sum(np.square(shift))) / (2 * sigma2)
 
 
 def rounding_lp(run: Run, paper, *, children, parent) -> Measurement:
@@ -370,3 +488,87 @@ def laplace_column_delta_free(run: Run, paper) -> Measurement:
     spread = float((wide.max(axis=1) - wide.min(axis=1)).max())
     return Measurement(spread == 0.0, f"largest spread of a printed Laplace variance across the {wide.shape[1]} δ "
                                       f"slides: {spread:g} (ε = {', '.join(f'{e:g}' for e in wide.index)})")
+
+
+def tda_toy_invariants(run: Run, paper, *, x: list[int], within: list[int], across: list[int], kept: list[int],
+                       variance: float, radius: int, alphas: list[float]) -> Measurement:
+    """A toy TDA on a few cells: discrete Gaussian noise on every cell, then the closest nonnegative integer table
+    with the invariants c = (total, the cells ``kept``). For ``within`` (one person moved, same c) the exact
+    sup_α D_α/α of the released tables, both ways, over the noise's budget ρ = ‖x − x'‖₂²/(2σ²); for ``across``
+    (one person moved, same total, another kept cell: a proper subset of the invariants) whether the released
+    tables can coincide."""
+    from isdp.experiments.e8_privacy_accounting.zcdp_audit import release_law, renyi_divergence
+
+    law = {name: release_law(v, variance, radius, kept) for name, v in (("x", x), ("within", within),
+                                                                        ("across", across))}
+    rho = zcdp_budget(np.subtract(within, x), variance)
+    ratio = max(renyi_divergence(law[a], law[b], alpha) / alpha / rho
+                for a, b in (("x", "within"), ("within", "x")) for alpha in alphas)
+    shared = law["x"].keys() & law["across"].keys()
+    value = {"within_budget": ratio <= 1 + 1e-9, "common_support_across": bool(shared)}
+    return Measurement(value, f"x = {x}, c = (total, cells {kept}), σ² = {variance:g}: sup_α D_α/α of the released "
+                              f"tables / ρ = {ratio:.4f} for x' = {within} (ρ = {rho:g}); x'' = {across} (same total "
+                              f"only): {len(shared)} released tables in common, so D_nor = ∞",
+                       note=f"noise truncated to ±{radius} per cell (mass beyond about "
+                            f"{2 * math.exp(-radius**2 / (2 * variance)):.0e} per cell)")
+
+
+def tum_statements(run: Run, paper, *, cells: int, children: int, child_cells: int, gq_types: list[str]) -> Measurement:
+    """Total unimodularity by brute force over every square submatrix: the national rounding's constraint matrix
+    (``cells`` cells), the state-level one with each child's total invariant (``children`` × ``child_cells``), and
+    the matrix of the GQ implied constraints (every combination of ``gq_types``)."""
+    from isdp.experiments.e8_privacy_accounting import implied, rounding
+
+    combos = [S for k in range(1, len(gq_types) + 1) for S in itertools.combinations(gq_types, k)]
+    matrices = {"national_tum": (rounding.national_matrix(cells), None),
+                "state_tum": (rounding.state_matrix(children, child_cells), None),
+                "gq_tum": (implied.gq_matrix(gq_types), ["".join(S) for S in combos])}
+    words, value = {}, {}
+    for key, (A, row_names) in matrices.items():
+        minor = rounding.non_unimodular_minor(A)
+        value[key] = minor is None
+        rows = ", ".join(row_names[r] if row_names else str(r) for r in minor[0]) if minor else ""
+        words[key] = "TUM" if minor is None else f"NOT TUM (rows {rows}: determinant {minor[2]:g})"
+    return Measurement(value, f"national ({cells} cells): {words['national_tum']}; state ({children} × {child_cells} "
+                              f"cells, child totals invariant): {words['state_tum']}; GQ implied constraints "
+                              f"({len(gq_types)} types): {words['gq_tum']}")
+
+
+def gq_integer_solution(run: Run, paper, *, blocks: list, types: list[str], vertex_types: list[int]) -> Measurement:
+    """The GQ implied constraints: whether their (not TUM) matrix with some other integer right-hand side admits a
+    fractional point but no integer one; whether every vertex of the polytope they cut out of block data is
+    integral (``blocks``, and every-combination data for each size in ``vertex_types``); and whether every integer
+    total meeting them extends to an integer block-level table (brute force over ``blocks``)."""
+    from scipy.optimize import linprog
+
+    from isdp.experiments.e8_privacy_accounting import implied, rounding
+
+    blocks = [(int(pop), dict(occ)) for pop, occ in blocks]
+    # the pair rows of the GQ matrix set to 1: y = (1/2, 1/2, 1/2) but no integer point (an odd cycle)
+    pairs = implied.gq_matrix(types[:3])[3:6]
+    lp = linprog(np.zeros(3), A_eq=pairs, b_eq=np.ones(3), bounds=[(0, None)] * 3, method="highs")
+    integer_points = [y for y in itertools.product((0, 1), repeat=3) if np.all(pairs @ y == 1)]
+    fractional_only = lp.status == 0 and not integer_points
+    data = [("the blocks", blocks, types)] + [
+        (f"every combination of {k} types", implied.gq_blocks(list(string.ascii_uppercase[:k]), "every-combination"),
+         list(string.ascii_uppercase[:k])) for k in vertex_types]
+    vertices = {name: implied.gq_vertices(b, t) for name, b, t in data}
+    integral_by = {name: rounding.is_integral(v) for name, v in vertices.items()}
+    extendable = implied.gq_extendable_totals(blocks, types)
+    box = itertools.product(range(sum(pop for pop, _ in blocks) + 1), repeat=len(types))
+    meeting = {y for y in box if implied.gq_feasible(dict(zip(types, y, strict=True)), blocks)}
+    value = {"some_rhs_without_integer_point": fractional_only, "integral_vertices": all(integral_by.values()),
+             "integer_extension": meeting == extendable}
+    return Measurement(value, f"pair constraints = 1: LP {'feasible' if lp.status == 0 else 'infeasible'}, "
+                              f"{len(integer_points)} integer points; vertices of the implied-constraint polytope: "
+                              + "; ".join(f"{name}: {len(v)}, "
+                                          + ("all integral" if integral_by[name] else "SOME FRACTIONAL")
+                                          for name, v in vertices.items())
+                              + f"; integer totals meeting the constraints {len(meeting)}, extendable to integer block "
+                                f"tables {len(extendable)}, {'the same set' if meeting == extendable else 'DIFFERENT'}")
+
+
+def zcdp_budget_epsilon(run: Run, paper, *, delta: float, conversion: str) -> Measurement:
+    """The printed zCDP ρ as ε at δ (to set beside a budget that cannot be checked here)."""
+    eps = zcdp_to_dp(float(paper), delta, conversion)
+    return Measurement(eps, f"ρ = {float(paper):g} is ε = {eps:.2f} at δ = {delta:g} ({conversion} conversion)")

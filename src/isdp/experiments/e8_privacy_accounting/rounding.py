@@ -11,6 +11,8 @@ Both with HiGHS's dual simplex, so each returns a vertex.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from scipy import optimize, sparse
 
@@ -81,6 +83,33 @@ def offset_lp(children, parent) -> tuple[np.ndarray, float]:
     b_eq = np.concatenate([parent - floor.sum(axis=0), totals - floor.sum(axis=1)])
     res = _solve(1.0 - 2.0 * f, S, b_eq, [(0.0, 1.0)] * f.size)
     return floor + res.x.reshape(m, c), float(res.fun + f.sum())
+
+
+def national_matrix(cells: int) -> np.ndarray:
+    """The constraint matrix of the talk's national rounding IP in H̃: a row per cell for nonnegativity and for
+    |H̃ − H*| ≤ 1 (the same unit rows, with either sign), and the total-sum row."""
+    return np.vstack([np.eye(cells), np.ones((1, cells))])
+
+
+def state_matrix(children: int, cells: int) -> np.ndarray:
+    """The constraint matrix of the state-level rounding with each child's total invariant: the sums over
+    children per cell and over cells per child (:func:`_sum_rows`), and the unit rows of the bounds."""
+    return np.vstack([_sum_rows(children, cells).toarray(), np.eye(children * cells)])
+
+
+def non_unimodular_minor(A) -> tuple[tuple[int, ...], tuple[int, ...], float] | None:
+    """A square submatrix of ``A`` whose determinant is not −1, 0 or 1 (rows, columns, determinant), by brute
+    force over every square submatrix; None when ``A`` is totally unimodular."""
+    A = np.asarray(A, dtype=float)
+    m, n = A.shape
+    for k in range(1, min(m, n) + 1):
+        for rows in itertools.combinations(range(m), k):
+            cols = list(itertools.combinations(range(n), k))
+            dets = np.rint(np.linalg.det(A[np.ix_(rows, range(n))][:, cols].transpose(1, 0, 2)))
+            bad = np.flatnonzero(np.abs(dets) > 1)
+            if bad.size:
+                return rows, cols[bad[0]], float(dets[bad[0]])
+    return None
 
 
 def is_integral(H, tol: float = 1e-9) -> bool:

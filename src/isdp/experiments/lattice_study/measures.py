@@ -292,3 +292,179 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
                                     f"({'; '.join(parts)})",
                        note="exact enumeration of the sampler's law (no Monte Carlo); the ratio is 1 when the "
                             "bound is attained (at y = x), as the proof's triangle inequality allows", n=len(cases))
+
+
+def gaussian_subgaussian(run: Run, paper, *, sigma: float, radius: int, max_lambda_sigma: float,
+                         steps: int) -> Measurement:
+    """ISDP Thm 15 (10) / Prop 18 in a constant-free form: the generalized Gaussian noise is sub-Gaussian with
+    variance proxy σ², E exp⟨λ, u⟩ ≤ exp(σ²‖λ‖²/2) for every λ. For the centred lattice Gaussian this holds
+    exactly: completing the square, E e^⟨λ,u⟩ = e^{σ²‖λ‖²/2} ρ(Λ − σ²λ)/ρ(Λ), and ρ(Λ − c) ≤ ρ(Λ) by Poisson
+    summation. The release's exact Gaussian route (ℓ1 proposals at ε = 1/σ, then the Gaussian step: a law
+    ∝ exp(−‖u‖²/2σ²) on Λ(A), centred at 0), its law from its construction on two lattices (a total of 3 cells;
+    2 × 3 margins), λ on a grid of ker A with ‖λ‖ ≤ ``max_lambda_sigma``/σ. The value is the largest
+    ln E e^⟨λ,u⟩ − σ²‖λ‖²/2; the box can raise it by at most its left-out mass (reported)."""
+    from fractions import Fraction
+
+    from isdp.discrete import ExactL1Sampler
+    from isdp.experiments.lattice_study.theory import kernel_grid, subgaussian_excess
+    from isdp.lattice import table_margins
+    from isdp.privacy_audit import exact_route_noise
+
+    sig = Fraction(str(sigma))
+    worst, count, parts = -np.inf, 0, []
+    for name, A in (("a total of 3 cells", np.ones((1, 3), dtype=np.int64)), ("2 × 3 margins", table_margins(2, 3))):
+        law = exact_route_noise(ExactL1Sampler.build(A), 1 / sig, radius, sigma=sig)
+        lambdas = kernel_grid(A, max_lambda_sigma / sigma, steps)
+        excess = subgaussian_excess(law, lambdas, sigma)
+        worst, count = max(worst, float(excess.max())), count + len(lambdas)
+        far = np.linalg.norm(lambdas, axis=1) >= max_lambda_sigma / sigma * (1 - 1e-9)
+        parts.append(f"{name}: largest {excess.max():.1e}, at ‖λ‖σ = {max_lambda_sigma:g} from {excess[far].min():.1e} "
+                     f"to {excess[far].max():.1e} ({len(lambdas)} λ; mass outside the box ≤ {law.outside:.0e})")
+    return Measurement(worst, f"largest ln E e^⟨λ,u⟩ − σ²‖λ‖²/2 = {worst:.1e} at σ = {sigma:g} ({'; '.join(parts)})",
+                       note="exact enumeration; the bound is attained up to rounding (ρ(Λ − c)/ρ(Λ) differs from 1 "
+                            "by about e^(−2π²σ²λ₁(Λ*)²), far below double precision at this σ)", n=count)
+
+
+def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Measurement:
+    """ISDP §4 ("a discrete Gaussian mechanism only provides (ε,δ)-DP"): the generalized Gaussian is not pure
+    DP — its privacy loss ln P(M(x) = y)/P(M(x') = y) = (‖y − x'‖² − ‖y − x‖²)/2σ² is linear in y, so its largest
+    value over the outputs grows without bound with the output box. The release's exact Gaussian route on a
+    total of 3 cells, one person moving, its law enumerated on the box |u_free|_∞ ≤ R (both laws normalised on
+    the same box, so each ratio is exact); the value per R is the largest loss over the box, rounded to 1e-9
+    (the precision of the enumeration) so that a loss that stops growing reads as equal."""
+    from fractions import Fraction
+
+    from isdp.discrete import ExactL1Sampler
+    from isdp.privacy_audit import exact_route_noise, max_privacy_loss
+
+    sig = Fraction(str(sigma))
+    sampler, x, v = ExactL1Sampler.build(np.ones((1, 3), dtype=np.int64)), np.array([1, 0, 2]), np.array([-1, 1, 0])
+    losses = {}
+    for radius in radii:
+        law = exact_route_noise(sampler, 1 / sig, radius, sigma=sig)
+        losses[f"R{radius}"] = round(max_privacy_loss(law.shifted(x), law.shifted(x + v),
+                                                      floor=np.finfo(float).tiny), 9)
+    return Measurement(losses, "largest privacy loss over the output box |u_free|_∞ ≤ R, one person moving, σ = "
+                               f"{sigma:g}: " + ", ".join(f"R = {r}: {losses[f'R{r}']:.3f}" for r in radii),
+                       n=len(radii))
+
+
+def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
+    """ISDP Thm 10 for the ℓ2 target, measured exactly: the generalized Laplace law ∝ exp(−ε‖u‖₂) on Λ(A)
+    (:func:`isdp.exact.enumerate_target`; the law E1/E2's ℓ2 chains target), for neighbouring tables on the two
+    small lattices of :func:`privacy_theorem`, at the experiment's ε: the largest privacy loss over ε‖x − x'‖₂.
+    The box |w|_∞ ≤ R in the lattice's coordinates holds every u with ‖u‖₂ ≤ R·s_min(B), chosen ≥ 30/ε, so it
+    holds every output whose probability passes :func:`~isdp.privacy_audit.max_privacy_loss`'s floor; both laws
+    are one law shifted, so the ratios are exact."""
+    from isdp.exact import enumerate_target
+    from isdp.lattice import IntegerLattice, table_margins
+    from isdp.privacy_audit import Law, max_privacy_loss
+    from isdp.targets import generalized_laplace
+
+    eps = float(run.config[exp]["eps"])
+    cases = {"a total of 3 cells, one person moves": (np.ones((1, 3), dtype=np.int64), [1, 0, 2], [-1, 1, 0]),
+             "2 x 3 margins, two persons swap": (table_margins(2, 3), [2, 1, 3, 1, 2, 0], [1, -1, 0, -1, 1, 0])}
+    ratios, parts = [], []
+    for name, (A, x, v) in cases.items():
+        lattice = IntegerLattice.from_constraints(A)
+        radius = int(np.ceil(30 / (eps * np.linalg.svd(lattice.basis.astype(float), compute_uv=False).min())))
+        points, probs, _ = enumerate_target(lattice, generalized_laplace(eps, "l2"), radius)
+        noise = Law(np.asarray(points, dtype=np.int64), probs, 0.0)
+        bound = eps * float(np.linalg.norm(v))
+        loss = max_privacy_loss(noise.shifted(x), noise.shifted(np.add(x, v)))
+        ratios.append(loss / bound)
+        parts.append(f"{name}: largest loss {loss:.9f} against ε‖v‖₂ = {bound:.6f} ({len(points)} points)")
+    return Measurement(max(ratios), f"largest privacy loss / ε‖x − x'‖₂ = {max(ratios):.9f} at ε = {eps:g} "
+                                    f"({'; '.join(parts)})",
+                       note="exact enumeration of the ℓ2 target law (no Monte Carlo); the ratio is 1 when the bound "
+                            "is attained (at y = x)", n=len(cases))
+
+
+def lattice_complete(run: Run, paper) -> Measurement:
+    """ISDP Prop 8's "iff": the basis of each experiment's lattice spans every integer solution of A u = 0, not
+    a sublattice. For E1 (the Venn constraints of the config), E2 (the margins of the committed table) and E3 (a
+    sum over the counties of each state with at least 2 counties in the committed county file, on the config's
+    draw basis): the index of the basis's lattice in Z^n ∩ ker A (:func:`.theory.kernel_index`; 1 = the whole
+    kernel, 0 = not a basis of a full-dimensional part of the kernel). E3's value is the first index ≠ 1 over
+    the states' sizes, else 1."""
+    from isdp.bases import with_mixing_basis
+    from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
+    from isdp.experiments.lattice_study.theory import kernel_index
+    from isdp.experiments.nhgis import load_counties
+    from isdp.experiments.problems import contingency_table_problem
+    from isdp.lattice import IntegerLattice, sum_constraint
+
+    e1 = intersecting_constraints_problem(run.config["e1"]["x"], run.config["e1"]["records_per_region"])
+    cells, rows, cols = read_table_csv(run.data(run.config["e2"]["table"]))
+    e2 = contingency_table_problem("e2", cells, rows, cols)
+    sizes = sorted(int(s) for s in set(load_counties(run.data(run.config["data"]["embedded"]))
+                                       .groupby("state_abbr").size()) if s >= 2)
+    draw_basis = run.config["e3"]["mcmc"]["draw_basis"]
+    e3, checked = 1, 0
+    for n in sizes:  # smallest first; the first index ≠ 1 decides
+        basis = with_mixing_basis(IntegerLattice.from_constraints(sum_constraint(n)), draw_basis).basis
+        e3, checked = kernel_index(sum_constraint(n), basis), checked + 1
+        if e3 != 1:
+            break
+    lat1, lat2 = e1.lattice(), e2.lattice()
+    value = {"e1_venn": kernel_index(e1.A, lat1.basis), "e2_margins": kernel_index(e2.A, lat2.basis), "e3_sum": e3}
+    return Measurement(value, f"index in Z^n ∩ ker A of the basis's lattice: E1 Venn ({e1.A.shape[1]} records, "
+                              f"dimension {lat1.dim}) {value['e1_venn']}; E2 margins ({e2.A.shape[1]} cells, dimension "
+                              f"{lat2.dim}) {value['e2_margins']}; E3 sums of {sizes[0]}–{sizes[-1]} counties "
+                              f"({len(sizes)} sizes, {draw_basis} basis) {e3}"
+                              + ("" if e3 == 1 else f" at {sizes[checked - 1]} counties"),
+                       n=2 + checked)
+
+
+def doubling_exponent(run: Run, paper, *, k: int, norms: list[str]) -> Measurement:
+    """ISDP Lemma 11 / App. B Eq 12's growth exponent: doubling the radius multiplies the number of lattice points
+    in a ball by 2^r, r = n − rank(A) the lattice's dimension. N(ρ) = #{u ∈ Λ(A) : ‖u‖ ≤ ρ} counted exactly
+    (:func:`.theory.ball_counts`) at ρ = k and 2k on three small lattices (a total of 3 cells and 2 × 3 margins,
+    r = 2; a total of 4 cells, r = 3), in each of ``norms``; the value is the largest |N(2k)/(2^r N(k)) − 1|."""
+    from isdp.experiments.lattice_study.theory import ball_counts
+    from isdp.lattice import table_margins
+
+    lattices = {"a total of 3 cells": np.ones((1, 3), dtype=np.int64), "2 × 3 margins": table_margins(2, 3),
+                "a total of 4 cells": np.ones((1, 4), dtype=np.int64)}
+    gaps, parts = [], []
+    for name, A in lattices.items():
+        r = A.shape[1] - int(np.linalg.matrix_rank(A))
+        for norm in norms:
+            small, big = ball_counts(A, [k, 2 * k], norm)
+            gaps.append(abs(big / (2**r * small) - 1))
+            parts.append(f"{name} ({norm}, r = {r}): N = {small}, {big}, ratio {big / small:.3f} against {2**r}")
+    return Measurement(max(gaps), f"largest |N(2k)/(2^r N(k)) − 1| = {max(gaps):.3f} at k = {k} ({'; '.join(parts)})",
+                       n=len(gaps))
+
+
+def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: list[int], radius: int) -> Measurement:
+    """ISDP §2 footnote: for approximate smooth DP the error term of the Gaussian mechanism grows with the
+    distance. The discrete Gaussian on Z (the release's Gaussian route with no invariant), x and x' = x + d: the
+    smallest δ with P(M(x) ∈ S) ≤ e^{εd} P(M(x') ∈ S) + δ for all S, the hockey-stick divergence at εd, on the
+    box (its truncation slack, reported, taken off), rounded to 1e-9 (so a δ that stays at 0 reads as equal)."""
+    from fractions import Fraction
+
+    from isdp.discrete import ExactL1Sampler
+    from isdp.privacy_audit import exact_route_noise, hockey_stick, truncation_slack
+
+    sig = Fraction(str(sigma))
+    law = exact_route_noise(ExactL1Sampler.build(np.zeros((0, 1), dtype=np.int64)), 1 / sig, radius, sigma=sig)
+    deltas, slack = {}, 0.0
+    for d in distances:
+        p, q = law, law.shifted([d])
+        slack = max(slack, truncation_slack(p, q, eps * d))
+        deltas[f"d{d}"] = round(hockey_stick(p, q, eps * d) - truncation_slack(p, q, eps * d), 9)
+    return Measurement(deltas, f"δ(d) at ε d, ε = {eps:g}, σ = {sigma:g}: "
+                               + ", ".join(f"d = {d}: {deltas[f'd{d}']:.4f}" for d in distances)
+                               + f" (truncation slack ≤ {slack:.0e})", n=len(distances))
+
+
+def coupling_censored(run: Run, paper, *, exp: str) -> Measurement:
+    """Coupled pairs of every target's certificate that had not met by its ``max_iter`` (censored)."""
+    parts, censored = [], 0
+    for norm in run.config[exp]["targets"]:
+        s = run.json(f"{exp}/certificate_{norm}.json")["summary"]
+        censored += int(s["censored"])
+        parts.append(f"{norm}: {int(s['censored'])} of {int(s['pairs'])} pairs (lag {int(s['lag'])}, max_iter "
+                     f"{int(s['max_iter'])}, latest meeting τ − L = {int(s['tau_minus_lag_max'])})")
+    return Measurement(censored, f"{censored} censored; " + "; ".join(parts))
