@@ -214,3 +214,106 @@ def test_larger_b_fails_on_a_decrease_on_the_left_branch(tmp_path):
     curves.loc[low & (curves["b"] == max(b_values)), "epsilon"] -= 20  # the largest b below the others
     curves.to_csv(run.path("e8/swap_curves.csv"), index=False)
     assert _verdict("SWAP-E8-larger-b", run)[0] == "differs"
+
+
+# --------------------------------------------------------------------------- TopDown talk: the variance tables
+
+
+def _variance_run(tmp_path, printed=None):
+    """A run holding the variance table of the configured and the competing conversion; ``printed`` replaces the
+    printed tables' file."""
+    run = _run(tmp_path)
+    if printed is not None:
+        path = tmp_path / "paper_tda_variance.csv"
+        printed.to_csv(path, index=False)
+        run.config["e8"] = {**run.config["e8"], "printed": {**E8["printed"], "tda_variance": str(path)}}
+    variance_table(pd.read_csv(REPO / E8["printed"]["tda_variance"]), E8["tda"]["levels"], E8["tda"]["changed_cells"],
+                   ["standard", "integer-orders"]).to_csv(run.path("tables/e8_tda_variance.csv"), index=False)
+    return run
+
+
+def test_gaussian_variance_rows_set_the_moment_accountant_reading_beside_them(tmp_path):
+    run = _variance_run(tmp_path)
+    for cid, words in (("TDA-E8-gaussian-variance-d14", "(within"), ("TDA-E8-gaussian-variance-d6", "(OUTSIDE")):
+        row = claims.evaluate_claim(claims.claim(cid, REGISTRY), run)
+        assert row["status"] == "calibrated" and "beside it, integer-orders: max gap" in row["reproduced_value"], cid
+        assert words in row["reproduced_value"], cid
+
+
+def test_gaussian_larger_is_judged_on_the_printed_cells(tmp_path):
+    run = _variance_run(tmp_path)
+    assert _verdict("TDA-E8-gaussian-larger", run)[0] == "match"
+    printed = pd.read_csv(REPO / E8["printed"]["tda_variance"])
+    last = printed.index[-1]
+    printed.loc[last, "gaussian_variance"] = printed.loc[last, "laplace_variance"]  # one printed cell not larger
+    assert _verdict("TDA-E8-gaussian-larger", _variance_run(tmp_path, printed))[0] == "differs"
+
+
+def test_fewer_outliers_depends_on_the_scale_and_fails_below_the_crossing_cut(tmp_path):
+    run = _variance_run(tmp_path)
+    status, m = _verdict("TDA-E8-gaussian-fewer-outliers", run)  # the registered one-yardstick reading
+    assert status == "differs" and "MORE Gaussian outliers" in m.text and "beside it, beyond 3 of its own SDs" in m.text
+    assert _verdict("TDA-E8-gaussian-fewer-outliers", run, scale="own")[0] == "match"
+    assert _verdict("TDA-E8-gaussian-fewer-outliers", run, scale="own", k=1)[0] == "differs"  # 2Φ(−1) > exp(−√2)
+
+
+# --------------------------------------------------------------------------- swapping slides: printed examples
+
+
+def test_visualisation_fails_on_a_wrong_sign_or_a_second_swapped_variable(tmp_path):
+    run = _run(tmp_path)
+    c = claims.claim("SWAP-E8-visualisation", REGISTRY)
+    assert _verdict("SWAP-E8-visualisation", run)[0] == "match"
+    flipped = {**c["paper_value"], "changes": {loc: {race: -d for race, d in cells.items()}
+                                               for loc, cells in c["paper_value"]["changes"].items()}}
+    m = e8.swap_visualisation(run, flipped, **c["args"])
+    assert claims.judge(c["criterion"], flipped, m) == "differs"
+    race = c["args"]["columns"].index("race")
+    after = [list(r) for r in c["args"]["after"]]
+    after[0][race], after[-1][race] = after[-1][race], after[0][race]  # Race exchanged too: the table is unchanged
+    status, m = _verdict("SWAP-E8-visualisation", run, after=after)
+    assert status == "differs" and m.value["only_swap_variable_changes"] is False
+    assert {d for cells in m.value["changes"].values() for d in cells.values()} == {0}
+
+
+def test_hamming_extension_fails_without_the_half(tmp_path, monkeypatch):
+    run = _run(tmp_path)
+    assert _verdict("SWAP-E8-hamming-extension", run)[0] == "match"
+    honest = e8.slides_distances
+    monkeypatch.setattr(e8, "slides_distances", lambda c, c2: (2 * honest(c, c2)[0], honest(c, c2)[1]))
+    status, m = _verdict("SWAP-E8-hamming-extension", run)
+    assert status == "differs" and m.value["bounded_is_half_symmetric_difference"] is False
+
+
+# --------------------------------------------------------------------------- TopDown talk: printed counts
+
+
+def test_attribute_sizes_fail_without_some_other_race(tmp_path):
+    run = _run(tmp_path)
+    assert _verdict("TDA-E8-attribute-sizes", run)[0] == "match"
+    races = claims.claim("TDA-E8-attribute-sizes", REGISTRY)["args"]["races"]
+    assert _verdict("TDA-E8-attribute-sizes", run, races=races[:-1])[0] == "differs"
+
+
+def test_state_measurements_fail_when_puerto_rico_is_counted(tmp_path):
+    run = _run(tmp_path)
+    assert _verdict("TDA-E8-state-measurements", run)[0] == "match"
+    status, m = _verdict("TDA-E8-state-measurements", run, exclude=[])
+    assert status == "differs" and m.value == claims.claim("TDA-E8-state-measurements", REGISTRY)["paper_value"] + 1
+
+
+def test_region_margins_fail_on_a_misprinted_total(tmp_path):
+    run = _run(tmp_path)
+    c = claims.claim("TDA-E8-region-margins", REGISTRY)
+    assert _verdict("TDA-E8-region-margins", run)[0] == "match"
+    wrong = {**c["paper_value"], "A": {**c["paper_value"]["A"], "rows": [r + 1 for r in c["paper_value"]["A"]["rows"]]}}
+    assert claims.judge(c["criterion"], wrong, e8.region_margins(run, wrong)) == "differs"
+
+
+def test_workload_consistency_fails_for_a_total_too_small_for_the_blocks(tmp_path):
+    run = _run(tmp_path)
+    c = claims.claim("TDA-E8-workload-consistency", REGISTRY)
+    assert _verdict("TDA-E8-workload-consistency", run)[0] == "match"
+    smaller = c["paper_value"] - 4 * c["args"]["queries_rounding"]
+    m = e8.workload_consistency(run, smaller, **c["args"])
+    assert claims.judge(c["criterion"], smaller, m) == "differs"

@@ -259,6 +259,36 @@ def a1_g_log_ratio_closed(x, a: float, b: float, beta: float, rate: float) -> np
     return log_num(x - a) - log_num(x - b)
 
 
+def a1_printed_dp(x, eps: float, beta: float) -> np.ndarray:
+    """App. A's printed ``dp_ε/dx`` for ``x > 0``: ``ε²/(8(2β − 1)) [e^{−εx/(2(1−β))} − e^{−εx/(2β)}]`` (β ≠ 1/2),
+    and from (A.2) ``−ε³/4 x e^{−εx}`` at β = 1/2."""
+    x = np.asarray(x, dtype=float)
+    if abs(2.0 * beta - 1.0) < _NEAR_HALF:
+        return -(eps**3) / 4.0 * x * np.exp(-eps * x)
+    fast, slow = np.exp(-eps * x / (2.0 * (1.0 - beta))), np.exp(-eps * x / (2.0 * beta))
+    return eps**2 / (8.0 * (2.0 * beta - 1.0)) * (fast - slow)
+
+
+def a1_printed_dg(x, eps: float, beta: float, c: float) -> np.ndarray:
+    """App. A's printed ``dg_α/dx`` of ``g_α(x) = e^{cεx} p_ε(x)`` for ``x > 0``, β > 1/2:
+    ``ε²/(8(2β − 1)) [w e^{w εx/(2β)} + (w + c′) e^{−(w + c′) εx/(2(1 − β))}]``, ``w = 2cβ − 1``, ``c′ = 2(1 − c)``."""
+    x = np.asarray(x, dtype=float)
+    w, c_prime = 2.0 * c * beta - 1.0, 2.0 * (1.0 - c)
+    return eps**2 / (8.0 * (2.0 * beta - 1.0)) * (w * np.exp(w / (2.0 * beta) * eps * x) + (w + c_prime) * np.exp(
+        -(w + c_prime) / (2.0 * (1.0 - beta)) * eps * x))
+
+
+def a1_joint_density(u, u2, eps: float, beta: float) -> np.ndarray:
+    """App. A's printed joint density of ``(ũ, u2)``: ``ε²/(16β) exp{−ε/(2β) [|ũ − (1 − β)u2| + β|u2|]}``."""
+    return eps**2 / (16.0 * beta) * np.exp(-eps / (2.0 * beta) * (np.abs(u - (1.0 - beta) * u2) + beta * np.abs(u2)))
+
+
+def a1_region_integrals(u: float, eps: float, beta: float) -> tuple[float, float, float]:
+    """App. A's printed closed forms of I₁, I₂, I₃ (β ≠ 1/2, ``u = ũ ≥ 0``)."""
+    slow, fast = np.exp(-eps * u / (2.0 * beta)), np.exp(-eps * u / (2.0 * (1.0 - beta)))
+    return eps / 8.0 * slow, eps / (8.0 * (2.0 * beta - 1.0)) * (slow - fast), eps / 8.0 * fast
+
+
 def signed_weights(beta: float) -> tuple[float, float]:
     """The weights of Lap(2b/ε) and Lap(2(1 − b)/ε) in (A.1) (b = max(β, 1 − β) > 1/2): sum 1, opposite signs."""
     b = _weight(beta)
@@ -553,7 +583,8 @@ def example41_nearest(n: int, neighbours: str = "bounded") -> int:
     return int(dist[~np.eye(len(star), dtype=bool)].min())
 
 
-__all__ = ["MECHANISMS", "QUERIES", "a1_g_log_ratio", "a1_g_log_ratio_closed", "a1_tau", "a1_weights", "base_scale",
+__all__ = ["MECHANISMS", "QUERIES", "a1_g_log_ratio", "a1_g_log_ratio_closed", "a1_joint_density",
+           "a1_printed_dg", "a1_printed_dp", "a1_region_integrals", "a1_tau", "a1_weights", "base_scale",
            "binary_databases", "closed_form_level", "condition_on_zero_sum", "dg_cdf_printed", "dg_chisquare",
            "dg_inverse_check", "dg_level", "dg_logpmf_printed", "dg_quantile", "example41_nearest", "exact_mean",
            "exact_variance", "invariant_pairs", "l1_privacy_level", "l1_variance_range", "laplace_quantile_grid",

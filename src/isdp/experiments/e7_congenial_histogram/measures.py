@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from scipy import stats
 
@@ -389,3 +391,76 @@ def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
     gap = max(float(np.abs(cg.dg_cdf_printed(u, e) - dg_cdf(u, e)).max()) for e in eps)
     return Measurement(gap, f"largest |printed F − CDF| = {gap:.1e} for u = −{reach}..{reach} at ε = "
                             f"{', '.join(f'{e:g}' for e in eps)}", n=len(eps) * len(u))
+
+
+def _central_difference(f, x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    return (f(x + h) - f(x - h)) / (2.0 * h)
+
+
+def theorem_a1(run: Run, paper, *, betas, shifts, below: float) -> Measurement:
+    """App. A Thm A.1 applied to the f_L1 / f_L2 noise (A.1)-(A.2), b = max(β, 1 − β), α = ε/(2b), on a geometric
+    grid of x > 0 reaching 10⁴/ε, for each β and the ε grid: (i) p_ε strictly decreasing; (ii) g_α = e^{α|x|} p_ε
+    non-decreasing (log steps ≥ −1e-9); ``below``·α, a smaller constant, makes g decrease somewhere (α is the
+    smallest); (A.3) sup_x log p(x − a)/p(x − b) ≤ α|a − b| for |a − b| ∈ ``shifts``; and the printed dp/dx and
+    dg/dx (c = 1/(2b), 1, ``below``/(2b)) against central differences, the largest gap over the grid's largest
+    |derivative| (printed or numerical)."""
+    ok = {"decreasing": True, "g_increasing": True, "g_decreasing_below": True, "a3_within": True}
+    gap, a3_worst = 0.0, 0.0
+    for e in run.config["e7"]["eps_grid"]:
+        x = np.geomspace(1e-3, 1e4, 4001) / e
+        t = cg.privacy_grid(1.0 / e, 1e6, 4001)
+        fine = np.linspace(0.05, 20.0, 400) / e
+        h = 1e-5 * fine
+        for beta in betas:
+            b = max(beta, 1.0 - beta)
+            logp = partial(cg.noise_logpdf, mechanism="l1", eps=e, beta=beta)
+            alpha = e / (2.0 * b)
+            ok["decreasing"] &= bool(np.all(np.diff(logp(x)) < 0))
+            ok["g_increasing"] &= bool(np.all(np.diff(logp(x) + alpha * x) >= -1e-9))
+            ok["g_decreasing_below"] &= bool(np.any(np.diff(logp(x) + below * alpha * x) < -1e-9))
+            for s in shifts:
+                ratio = cg.worst_log_ratio(logp, t, float(s))[0] / (alpha * s)
+                a3_worst = max(a3_worst, ratio)
+                ok["a3_within"] &= ratio <= 1.0 + 1e-9
+            if b == 1.0:  # β ∈ {0, 1}: Lap(2/ε), which the printed derivatives leave out ("trivial")
+                continue
+            derivs = [(cg.a1_printed_dp(fine, e, beta), _central_difference(lambda v, logp=logp: np.exp(logp(v)),
+                                                                            fine, h))]
+            if 2.0 * b - 1.0 >= 1e-4:  # the printed dg/dx is for 1/2 < β < 1
+                for c in (1.0 / (2.0 * b), 1.0, below / (2.0 * b)):
+                    derivs.append((cg.a1_printed_dg(fine, e, b, c), _central_difference(
+                        lambda v, rate=c * e, logp=logp: np.exp(rate * v + logp(v)), fine, h)))
+            gap = max(gap, *(float(np.abs(p - n).max() / max(np.abs(p).max(), np.abs(n).max())) for p, n in derivs))
+    value = {**ok, "derivative_gap": gap}
+    return Measurement(value, ", ".join(f"{k} {v}" for k, v in ok.items()) + f"; largest sup log-ratio / (α|a − b|) "
+                       f"{a3_worst:.9f}; printed dp/dx, dg/dx against central differences: largest gap {gap:.1e} "
+                       f"of the largest |derivative| (β ∈ {list(betas)}, {len(run.config['e7']['eps_grid'])} ε)")
+
+
+def a1_region_integrals(run: Run, paper, *, betas, points) -> Measurement:
+    """App. A: the printed joint density p_ε(ũ, u2) against the two Laplace densities through the change of variables
+    (Jacobian 1/β), and the printed I₁, I₂, I₃ against numerical integration of that density over u2 < 0,
+    0 ≤ u2 ≤ ũ/(1 − β), u2 > ũ/(1 − β), at ũ = ``points``/ε, β ∈ ``betas`` (≠ 1/2) and the ε grid: the largest
+    relative gap (ũ > 0: at 0, I₂ is 0)."""
+    from scipy import integrate
+
+    joint_gap, region_gap = [], []
+    for e in run.config["e7"]["eps_grid"]:
+        lap = stats.laplace(scale=cg.base_scale(e))
+        for beta in betas:
+            for u in np.asarray(points, dtype=float) / e:
+                u2 = np.linspace(-30.0, 30.0, 121) / e
+                direct = lap.pdf((u - (1.0 - beta) * u2) / beta) * lap.pdf(u2) / beta
+                joint_gap.append(np.abs(cg.a1_joint_density(u, u2, e, beta) / direct - 1).max())
+                f = partial(cg.a1_joint_density, u, eps=e, beta=beta)
+                knot = u / (1.0 - beta)
+                numeric = (integrate.quad(f, -np.inf, 0.0, epsabs=0, epsrel=1e-12)[0],
+                           integrate.quad(f, 0.0, knot, epsabs=0, epsrel=1e-12)[0],
+                           integrate.quad(f, knot, np.inf, epsabs=0, epsrel=1e-12)[0])
+                printed = cg.a1_region_integrals(u, e, beta)
+                region_gap.append(np.abs(np.asarray(printed) / numeric - 1).max())
+    joint_gap, region_gap = float(np.max(joint_gap)), float(np.max(region_gap))  # a NaN stays NaN: an error
+    value = max(joint_gap, region_gap)
+    return Measurement(value, f"largest relative gap: joint density {joint_gap:.1e} (against the Laplace pair, "
+                              f"Jacobian 1/β), I₁–I₃ {region_gap:.1e} (against quadrature) at β ∈ {list(betas)}, "
+                              f"ũ ε ∈ {list(points)} and {len(run.config['e7']['eps_grid'])} ε")

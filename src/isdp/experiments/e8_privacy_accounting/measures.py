@@ -14,6 +14,7 @@ from isdp.accounting import dp_to_zcdp, zcdp_to_dp
 from isdp.experiments.claims import Measurement, Run
 
 SWAP_TABLES = ("e8_swap_ma1940", "e8_swap_2020")
+HALF_PRINTED_UNIT = 0.05  # the talk prints the variances to one decimal
 
 
 def _cells_text(values, printed, digits: int) -> str:
@@ -147,20 +148,32 @@ def census2020_strata(run: Run, paper) -> Measurement:
                        "depends on b only through ln(b + 1), so a size off by 1 % moves ε by 0.01")
 
 
-def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None) -> Measurement:
+def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None,
+                 beside: str | None = None) -> Measurement:
     """Largest |this run − printed| over the noise variances of one mechanism (and δ) of the talk's tables.
 
-    Gaussian rows use the configured conversion; the other conversions' gaps go into the note.
+    Gaussian rows use the configured conversion; the conversion ``beside`` (a competing reading) is set beside it
+    in the text, with whether its gap is within the same half unit of the last digit; the other conversions' gaps
+    go into the note.
     """
     t = run.table("e8_tda_variance")
     t = t[t["mechanism"] == mechanism]
     if delta is not None:
         t = t[np.isclose(t["delta"], delta, rtol=1e-9, atol=0)]
+    beside_text = ""
     if mechanism == "gaussian":
         method = run.config["e8"]["tda"]["conversion"]
-        others = t[t["conversion"] != method].groupby("conversion")["gap"].agg(lambda g: g.abs().max())
+        gaps = t.groupby("conversion")["gap"].agg(lambda g: g.abs().max())
+        note = "largest gaps of the other conversions: " + ", ".join(f"{m} {g:.3f}" for m, g in gaps.items()
+                                                                      if m != method)
+        if beside is not None and beside not in gaps:
+            beside_text = f"; beside it, {beside}: not in this run's table"
+        elif beside is not None:
+            other = t[t["conversion"] == beside]
+            beside_text = (f"; beside it, {beside}: max gap {gaps[beside]:.3f} ("
+                           f"{'within' if gaps[beside] <= HALF_PRINTED_UNIT else 'OUTSIDE'} half a unit of the last "
+                           "digit): " + _cells_text(other["variance"], other["printed"], 1))
         t = t[t["conversion"] == method]
-        note = "largest gaps of the other conversions: " + ", ".join(f"{m} {g:.3f}" for m, g in others.items())
     else:
         method, note = "basic composition", ""
     if t.empty:
@@ -168,41 +181,52 @@ def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None)
     gap = float(t["gap"].abs().max())
     return Measurement(gap, f"{method}: max |variance − printed| = {gap:.3f} over {len(t)} cells (ε = "
                             f"{', '.join(f'{e:g}' for e in t['epsilon'])}): "
-                            + _cells_text(t["variance"], t["printed"], 1), note=note)
+                            + _cells_text(t["variance"], t["printed"], 1) + beside_text, note=note)
 
 
 def gaussian_over_laplace(run: Run, paper) -> Measurement:
-    """Every Gaussian variance exceeds the Laplace variance at the same (ε, δ) (this run's values)."""
+    """Every printed Gaussian variance exceeds the printed Laplace variance at the same (ε, δ); this run's
+    recomputed ratios (configured conversion) beside them."""
+    printed = pd.read_csv(run.data(run.config["e8"]["printed"]["tda_variance"]))
+    ratio = printed["gaussian_variance"] / printed["laplace_variance"]
     t = run.table("e8_tda_variance")
     method = run.config["e8"]["tda"]["conversion"]
     lap = t[t["mechanism"] == "laplace"].set_index(["delta", "epsilon"])["variance"]
     gau = t[(t["mechanism"] == "gaussian") & (t["conversion"] == method)].set_index(["delta", "epsilon"])["variance"]
-    ratio = gau / lap
-    return Measurement(bool((ratio > 1).all()), f"Gaussian / Laplace variance from {ratio.min():.2f} to "
-                                                f"{ratio.max():.2f} over {len(ratio)} (ε, δ) cells")
+    recomputed = gau / lap
+    return Measurement(bool((ratio > 1).all()), f"printed Gaussian / Laplace variance from {ratio.min():.2f} to "
+                                                f"{ratio.max():.2f} over {len(ratio)} printed (ε, δ) cells",
+                       note=f"recomputed ({method} conversion): {recomputed.min():.2f} to {recomputed.max():.2f}")
 
 
-def gaussian_outliers(run: Run, paper, *, k: float) -> Measurement:
-    """At every (ε, δ) of the tables, the chance of an error beyond ``k`` Laplace SDs: Gaussian 2Φ(−k sd_L/sd_G)
-    against Laplace exp(−k√2) (this run's variances); whether the Gaussian's is the smaller everywhere."""
+def gaussian_outliers(run: Run, paper, *, k: float, scale: str) -> Measurement:
+    """At every (ε, δ) of the tables, the chance of an error beyond ``k`` SDs, Gaussian against Laplace, and whether
+    the Gaussian's is the smaller everywhere. ``scale``: ``own`` (each mechanism's own SD: 2Φ(−k) against
+    exp(−k√2), the tails' shape) or ``laplace`` (the Laplace SD for both: 2Φ(−k sd_L/sd_G), this run's variances);
+    the other scale and the far-tail crossover are set beside it."""
     from scipy import stats
 
     t = run.table("e8_tda_variance")
     method = run.config["e8"]["tda"]["conversion"]
     lap = t[t["mechanism"] == "laplace"].set_index(["delta", "epsilon"])["variance"]
     gau = t[(t["mechanism"] == "gaussian") & (t["conversion"] == method)].set_index(["delta", "epsilon"])["variance"]
-    p_gau = pd.Series(2 * stats.norm.sf(k * np.sqrt(lap / gau)), index=lap.index)
     p_lap = float(np.exp(-k * np.sqrt(2.0)))
-    value = bool((p_gau < p_lap).all())
+    p_gau = {"own": pd.Series(2 * stats.norm.sf(k), index=lap.index),
+             "laplace": pd.Series(2 * stats.norm.sf(k * np.sqrt(lap / gau)), index=lap.index)}
+    fewer = {s: bool((p < p_lap).all()) for s, p in p_gau.items()}
+    more = list(dict.fromkeys(f"δ {d:g}" for (d, _), g in (p_gau["laplace"] > p_lap).items() if g))
     worst = float((gau / lap).max())
     # beyond this many Laplace SDs the widest table's Gaussian tail is the lighter one: the far-tail reading
     cross = optimize.brentq(lambda x: np.log(2 * stats.norm.sf(x / np.sqrt(worst))) + x * np.sqrt(2.0), 1e-3, 50)
-    more = [f"δ {d:g}" for (d, _), g in (p_gau > p_lap).items() if g]
-    return Measurement(value, f"P(|error| > {k:g} Laplace SDs): Gaussian {p_gau.min():.4f}–{p_gau.max():.4f} against "
-                              f"Laplace {p_lap:.4f} over {len(p_gau)} (ε, δ) cells (variance ratio "
-                              f"{(gau / lap).min():.2f}–{worst:.2f}; the Gaussian has more beyond {k:g} Laplace SDs "
-                              f"once the ratio exceeds {(k / stats.norm.isf(p_lap / 2)) ** 2:.2f}"
-                              + (f": at {', '.join(dict.fromkeys(more))}" if more else "") + ")",
+    words = {"own": f"beyond {k:g} of its own SDs: Gaussian {p_gau['own'].iloc[0]:.4f} against Laplace {p_lap:.4f} "
+                    f"(the same at every (ε, δ)): {'fewer' if fewer['own'] else 'NOT fewer'} Gaussian outliers",
+             "laplace": f"beyond {k:g} Laplace SDs: Gaussian {p_gau['laplace'].min():.4f} to "
+                        f"{p_gau['laplace'].max():.4f} against Laplace {p_lap:.4f} over {len(lap)} (ε, δ) cells "
+                        f"(variance ratio {(gau / lap).min():.2f} to {worst:.2f}): "
+                        + ("fewer Gaussian outliers in every table" if fewer["laplace"] else
+                           f"MORE Gaussian outliers at {', '.join(more)}")}
+    other = "laplace" if scale == "own" else "own"
+    return Measurement(fewer[scale], f"{words[scale]}; beside it, {words[other]}",
                        note=f"the far-tail reading: beyond {cross:.1f} Laplace SDs the Gaussian's tail is the lighter "
                             f"one in every table (there the Laplace puts {np.exp(-cross * np.sqrt(2.0)):.1e} of its "
                             "errors)")
@@ -572,3 +596,145 @@ def zcdp_budget_epsilon(run: Run, paper, *, delta: float, conversion: str) -> Me
     """The printed zCDP ρ as ε at δ (to set beside a budget that cannot be checked here)."""
     eps = zcdp_to_dp(float(paper), delta, conversion)
     return Measurement(eps, f"ρ = {float(paper):g} is ε = {eps:.2f} at δ = {delta:g} ({conversion} conversion)")
+
+
+def swap_visualisation(run: Run, paper, *, columns: list[str], before: list, after: list, v_match: list[str],
+                       v_swap: list[str], table: list[str]) -> Measurement:
+    """The slides' swapping visualisation, from its printed records (row i before the swap is row i after): whether
+    the records that changed share their swap key ``v_match`` and changed only in ``v_swap`` (their values
+    permuted), whether both invariants (the multisets of V_Hold = every column but ``v_swap``, and of
+    V_Match × V_Swap) are kept, and the change of the ``table`` contingency table the records give, in every cell that
+    changed or for which ``paper["changes"]`` prints a change."""
+    b, a = (pd.DataFrame(rows, columns=columns) for rows in (before, after))
+    changed = (b != a).any(axis=1)
+    hold = [c for c in columns if c not in v_swap]
+    only_swap = bool((b.loc[changed, hold] == a.loc[changed, hold]).all(axis=None))
+    permuted = sorted(map(tuple, b.loc[changed, v_swap].values)) == sorted(map(tuple, a.loc[changed, v_swap].values))
+    share_key = bool(changed.sum() >= 2 and len(b.loc[changed, v_match].drop_duplicates()) == 1)
+
+    def multiset(df, cols):
+        return sorted(map(tuple, df[cols].astype(str).values))
+
+    kept = multiset(b, hold) == multiset(a, hold) and multiset(b, v_match + v_swap) == multiset(a, v_match + v_swap)
+    counts = [df.groupby(table).size() for df in (b, a)]
+    diff = counts[1].sub(counts[0], fill_value=0).astype(int)
+    # every cell that changed or that the slides print a change for (0 where the records give none)
+    cells = set(diff[diff != 0].index) | {(r, c) for r, cs in paper["changes"].items() for c in cs}
+    changes: dict = {}
+    for row, col in sorted(cells):
+        changes.setdefault(row, {})[col] = int(diff.get((row, col), 0))
+    value = {"changes": changes, "swapped_records_share_match_key": share_key,
+             "only_swap_variable_changes": only_swap and permuted, "invariants_kept": kept}
+    return Measurement(value, f"{int(changed.sum())} of {len(b)} records changed, sharing "
+                              f"{'their' if share_key else 'NOT their'} {' × '.join(v_match)}; "
+                              f"{'only' if value['only_swap_variable_changes'] else 'NOT only'} {', '.join(v_swap)} "
+                              f"changed (permuted); invariants {'kept' if kept else 'BROKEN'}; {' × '.join(table)} "
+                              "changes: " + "; ".join(f"{r} {c} {d:+d}" for r, cs in changes.items()
+                                                      for c, d in cs.items()))
+
+
+def slides_distances(c, c2) -> tuple[float, float]:
+    """The slides' distances between unordered datasets given as count vectors: d_HAM^u = ½|x ⊖ x'| (∞ across
+    sizes) and d_SymDiff^u = |X ⊖ X'|."""
+    sym = float(np.abs(np.subtract(c, c2)).sum())
+    return (sym / 2 if sum(c) == sum(c2) else math.inf), sym
+
+
+def hamming_extension(run: Run, paper, *, values: int, max_size: int) -> Measurement:
+    """Shortest-path extensions of the bounded (replace one record) and unbounded (add or remove one record)
+    neighbour relations, by breadth-first search over every unordered dataset of at most ``max_size`` records
+    over ``values`` values, against the slides' closed forms (:func:`slides_distances`); beside them, the distance
+    the swapping audit uses (records of x not in x', same size)."""
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import shortest_path
+
+    data = [c for n in range(max_size + 1) for c in itertools.product(range(n + 1), repeat=values) if sum(c) == n]
+    index = {c: i for i, c in enumerate(data)}
+    edges = {"bounded": [], "unbounded": []}
+    for c in data:
+        for v in range(values):
+            up = c[:v] + (c[v] + 1,) + c[v + 1:]
+            if up in index:
+                edges["unbounded"].append((index[c], index[up]))
+            for w in range(values):
+                moved = tuple(x - (i == v) + (i == w) for i, x in enumerate(c))
+                if v != w and c[v] > 0:
+                    edges["bounded"].append((index[c], index[moved]))
+    n = len(data)
+    paths = {}
+    for name, e in edges.items():
+        rows, cols = np.array(e).T
+        paths[name] = shortest_path(csr_array((np.ones(len(e)), (rows, cols)), shape=(n, n)), unweighted=True,
+                                    directed=False)
+    closed = np.array([[slides_distances(c, c2) for c2 in data] for c in data])
+    mismatches = {name: int(np.sum(paths[name] != closed[:, :, i])) for i, name in enumerate(("bounded", "unbounded"))}
+    counts = np.array(data)
+    same = counts.sum(axis=1)[:, None] == counts.sum(axis=1)[None, :]
+    audit = counts.sum(axis=1)[:, None] - np.minimum(counts[:, None, :], counts[None, :, :]).sum(axis=2)
+    audit_mismatches = int(np.sum(audit[same] != paths["bounded"][same]))
+    value = {"bounded_is_half_symmetric_difference": mismatches["bounded"] == 0,
+             "unbounded_is_symmetric_difference": mismatches["unbounded"] == 0}
+    return Measurement(value, f"{n} unordered datasets of 0 to {max_size} records over {values} values, {n * n:,} "
+                              f"ordered pairs: shortest paths over bounded neighbours differ from ½|x ⊖ x'| (∞ across "
+                              f"sizes) at {mismatches['bounded']} pairs, over unbounded neighbours from |X ⊖ X'| at "
+                              f"{mismatches['unbounded']}; the swapping audit's distance (records of x not in x') "
+                              f"differs from the bounded path length at {audit_mismatches} same-size pairs", n=n * n)
+
+
+def attribute_sizes(run: Run, paper, *, races: list[str], group_quarters_types: list[str]) -> Measurement:
+    """The histogram's attribute sizes from their categories: a race is any nonempty combination of ``races``
+    (alone or in combination), a residence type a household or one of ``group_quarters_types``."""
+    value = {"race": 2 ** len(races) - 1, "residence_type": 1 + len(group_quarters_types)}
+    return Measurement(value, f"race: 2^{len(races)} − 1 = {value['race']} nonempty combinations of "
+                              f"{len(races)} categories; residence type: household + {len(group_quarters_types)} "
+                              f"group-quarters types = {value['residence_type']}")
+
+
+def state_units(run: Run, paper, *, exclude: list[str]) -> Measurement:
+    """The state-level geographic units (states and DC) of the committed 2010 county extract, ``exclude`` left out."""
+    t = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str})
+    states = sorted(set(t["state_fips"]) - set(exclude))
+    return Measurement(len(states), f"{len(states)} state FIPS codes in the 2010 county extract (left out: "
+                                    f"{', '.join(exclude) or 'none'})")
+
+
+def region_margins(run: Run, paper) -> Measurement:
+    """Whether each printed two-way region table's row and column totals admit a nonnegative integer table
+    (northwest-corner rule); the value counts the regions whose margins admit none."""
+    def fill(rows, cols):
+        rows, cols, table = list(rows), list(cols), np.zeros((len(rows), len(cols)), dtype=int)
+        i = j = 0
+        while i < len(rows) and j < len(cols):
+            table[i, j] = m = min(rows[i], cols[j])
+            rows[i] -= m
+            cols[j] -= m
+            i, j = (i + 1, j) if rows[i] == 0 else (i, j + 1)
+        return table if not any(rows) and not any(cols) else None
+
+    tables = {name: fill(m["rows"], m["columns"]) for name, m in paper.items()}
+    bad = sum(t is None for t in tables.values())
+    return Measurement(bad, "; ".join(f"region {name}: rows {m['rows']} (total {sum(m['rows'])}), columns "
+                                      f"{m['columns']} (total {sum(m['columns'])}): "
+                                      + (f"e.g. {tables[name].tolist()}" if tables[name] is not None
+                                         else "NO nonnegative table") for name, m in paper.items()))
+
+
+def workload_consistency(run: Run, paper, *, per_unit: int, blocks: float, queries_rounding: float,
+                         blocks_rounding: float, exclude: list[str]) -> Measurement:
+    """Whether the printed query total, queries per unit and number of blocks fit together: the units U the
+    total allows (641 U rounding to it) against the fewest units the blocks allow (the blocks, rounding to the
+    printed number, plus the counties, states and nation of the committed county extract; tracts and block
+    groups are not in this repository; states ``exclude`` left out). The value is the largest allowed U minus the
+    smallest needed."""
+    t = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str})
+    t = t[~t["state_fips"].isin(exclude)]
+    higher = len(t) + t["state_fips"].nunique() + 1
+    lo, hi = (float(paper) - queries_rounding) / per_unit, (float(paper) + queries_rounding) / per_unit
+    needed = blocks - blocks_rounding + higher
+    text = (f"{float(paper):.2g} queries (±{queries_rounding:.2g}) / {per_unit} allow {lo / 1e6:.3f} to "
+            f"{hi / 1e6:.3f} million units; ≈ {blocks / 1e6:g} million blocks (at least "
+            f"{(blocks - blocks_rounding) / 1e6:g}) + {higher:,} counties, states and nation need at least "
+            f"{needed / 1e6:.3f} million")
+    return Measurement(hi - needed, text,
+                       note=f"at {blocks / 1e6:g} million blocks exactly, {per_unit} queries per unit would be at "
+                            f"least {per_unit * (blocks + higher) / 1e9:.2f} billion")

@@ -468,3 +468,117 @@ def coupling_censored(run: Run, paper, *, exp: str) -> Measurement:
         parts.append(f"{norm}: {int(s['censored'])} of {int(s['pairs'])} pairs (lag {int(s['lag'])}, max_iter "
                      f"{int(s['max_iter'])}, latest meeting τ − L = {int(s['tau_minus_lag_max'])})")
     return Measurement(censored, f"{censored} censored; " + "; ".join(parts))
+
+
+def _small_lattice(name: str):
+    """The small lattices the exact coupling and kernel rows enumerate on, by name: a total of ``sum<n>`` cells,
+    2 × 3 margins, or E1's Venn construction with one record per region (7 records, dimension 4)."""
+    from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
+    from isdp.lattice import IntegerLattice, sum_constraint, table_margins
+
+    if name == "venn1":
+        return intersecting_constraints_problem([1] * 7, 1).lattice()
+    if name == "margins2x3":
+        return IntegerLattice.from_constraints(table_margins(2, 3))
+    if name.startswith("sum"):
+        return IntegerLattice.from_constraints(sum_constraint(int(name[3:])))
+    raise ValueError(f"unknown small lattice {name!r} (sum<n>, margins2x3, venn1)")
+
+
+def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pairs: int, iterations: list[int],
+                   resolvable: float, seed: int) -> Measurement:
+    """ISDP §4 / App. D.2: the L-lag meeting times estimate an upper bound on d_TV(π_t, π). On small lattices the
+    exact TV of the chain started at u = 0 (:func:`isdp.exact.exact_tv_curve`; its lower end, tv_box minus the
+    box's losses, so truncation can only favour a violation) against the estimate E max(0, ⌈(τ − L − t)/L⌉) from
+    ``n_pairs`` coupled pairs (:func:`isdp.coupling.meeting_times`, :func:`.studies.tv_curves`), per lag and per
+    t where the exact TV is at least ``resolvable``. The value is the one-sided p-value of each shortfall,
+    Φ̄((TV − estimate)/SE): small when the estimate falls below the exact TV beyond its Monte Carlo error."""
+    from scipy.stats import norm as normal
+
+    from isdp import coupling
+    from isdp.exact import exact_tv_curve
+    from isdp.experiments.lattice_study.studies import tv_curves
+    from isdp.targets import generalized_laplace
+
+    ts = np.asarray(iterations, dtype=np.int64)
+    pvalues, parts = [], []
+    for i, case in enumerate(cases):
+        lattice, target = _small_lattice(case["lattice"]), generalized_laplace(case["eps"], case["norm"])
+        box, upper = exact_tv_curve(lattice, target, case["proposal_eps"], case["radius"],
+                                    [np.zeros(lattice.n, dtype=np.int64)], [1.0], ts)
+        exact = 2 * box - upper  # the true TV is at least tv_box less what the box lost (upper − box)
+        check = exact >= resolvable
+        for lag in lags:
+            mt = coupling.meeting_times(lattice, target, lag=int(lag), n_pairs=n_pairs,
+                                        proposal_eps=case["proposal_eps"], seed=seed + 1000 * i + int(lag))
+            curve = tv_curves(pd.DataFrame({"lag": lag, "tau": mt.tau}), t_max=int(ts.max()))
+            est, se = curve["tv_bound"].to_numpy()[ts], curve["se"].to_numpy()[ts]
+            gap = exact[check] - est[check]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                z = np.where(se[check] > 0, gap / se[check], np.where(gap > 0, np.inf, -np.inf))
+            pvalues.extend(normal.sf(z).tolist())
+            worst = int(np.argmax(z))
+            parts.append(f"{case['lattice']} {case['norm']} ε {case['eps']:g}, lag {lag}: at t = {ts[check][worst]} "
+                         f"exact {exact[check][worst]:.3f}, estimate {est[check][worst]:.3f} ± {se[check][worst]:.3f}")
+        parts[-1] += f" (exact TV ≥ {resolvable:g} at t ≤ {ts[check].max()}; box losses ≤ {np.max(upper - box):.0e})"
+    p = np.asarray(pvalues)
+    return Measurement(p, f"smallest one-sided p of the estimate below the exact TV = {p.min():.3f} over {p.size} "
+                          f"(case, lag, t), {n_pairs} pairs each; closest: " + "; ".join(parts), n=int(p.size))
+
+
+def kernel_stationary(run: Run, paper, *, cases: list[dict], proposal_eps: float) -> Measurement:
+    """ISDP §4, Alg. 1: the Gibbs-within-Metropolis sweep leaves the target π invariant. On each small lattice and
+    norm, the sweep's transition matrix on the box |w|_∞ ≤ R (:func:`isdp.exact.sweep_transition_matrix`, moves
+    leaving the box dropped) and π, the untruncated target restricted to the box (normalised on the box of radius
+    2R): ‖π P − π‖₁. Each of the k component updates is the true kernel restricted to the box, so it loses at most
+    the flux into the box from outside, at most π(outside); the value is the largest ‖π P − π‖₁ − k π(outside)."""
+    from isdp.exact import enumerate_target, sweep_transition_matrix
+    from isdp.targets import generalized_laplace
+
+    excess, parts = [], []
+    for case in cases:
+        lattice, radius = _small_lattice(case["lattice"]), int(case["radius"])
+        for norm in ("l1", "l2"):
+            target = generalized_laplace(case["eps"], norm)
+            P, _, _ = sweep_transition_matrix(lattice, target, proposal_eps, radius)
+            _, p_big, w_big = enumerate_target(lattice, target, 2 * radius)
+            inside = np.all(np.abs(w_big) <= radius, axis=1)
+            pi, outside = p_big[inside], float(p_big[~inside].sum())  # same order: both enumerate the box alike
+            gap = float(np.abs(P.T @ pi - pi).sum())
+            moved = float(pi @ (1 - P.diagonal()))
+            excess.append(gap - lattice.dim * outside)
+            parts.append(f"{case['lattice']} {norm} (ε {case['eps']:g}, R {radius}): ‖πP − π‖₁ {gap:.1e}, allowance "
+                         f"{lattice.dim * outside:.1e}, moves per sweep {moved:.2f}")
+    return Measurement(max(excess), f"largest ‖πP − π‖₁ − k π(outside) = {max(excess):.1e} at proposal ε "
+                                    f"{proposal_eps:g} ({'; '.join(parts)})", n=len(excess))
+
+
+def lag_tau_ks(run: Run, paper, *, exp: str) -> Measurement:
+    """ISDP App. D.2: the lags are such that "the distribution of the L-lag coupling time, τ − L, appears to be
+    empirically stable in L". Per target, two-sample Kolmogorov–Smirnov tests of τ − L between every two configured
+    lags (the pairs of each lag are independent, from their own seeds); the value is their p-values."""
+    import itertools
+
+    from scipy.stats import ks_2samp
+
+    pvalues, parts = [], []
+    for norm in run.config[exp]["targets"]:
+        meet = run.table_at(f"{exp}/meeting_times_{norm}.csv")
+        by_lag = {int(lag): (g["tau"] - lag).to_numpy() for lag, g in meet.groupby("lag")}
+        tests = []
+        for a, b in itertools.combinations(sorted(by_lag), 2):
+            p = float(ks_2samp(by_lag[a], by_lag[b]).pvalue)
+            pvalues.append(p)
+            tests.append(f"{a}–{b} p {p:.3f}")
+        means = ", ".join(f"L {lag}: {v.mean():.0f}" for lag, v in sorted(by_lag.items()))
+        parts.append(f"{norm}: mean τ − L {means}; KS {', '.join(tests)}")
+    return Measurement(np.asarray(pvalues), f"smallest KS p = {min(pvalues):.3f} over {len(pvalues)} lag pairs ("
+                                            + "; ".join(parts) + ")")
+
+
+def l1_tail_rate_floor(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
+    """ISDP Thm 12 (7) read one-sidedly: the tail is at least as light as the rate ``paper`` (in units of ε). The
+    fitted rate of :func:`l1_tail_rate` as a z-score against it, (λ̂/ε − paper)/SE: a heavier tail is negative."""
+    fit = l1_tail_rate(run, paper, exp=exp, quantile=quantile)
+    z = (fit.value - float(paper)) / fit.se
+    return Measurement(z, f"z = {z:+.2f} ({fit.text})", n=fit.n)
