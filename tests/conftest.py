@@ -26,6 +26,16 @@ Z_TOL = 4.0  # mean checks: |estimate - truth| < Z_TOL * standard error
 MIN_EXPECTED = 5.0  # minimum expected count per chi-square bin after pooling
 
 
+def row_verdict(claim_id: str, run, **override):
+    """A registry row's status and measurement on ``run`` (an ``isdp.experiments.claims.Run``), with ``override``
+    replacing the row's args: how a test shows a row can match and can differ."""
+    from isdp.experiments import claims
+
+    c = claims.claim(claim_id, REGISTRY)
+    m = claims.resolve_measure(c["measure"], claim_id)(run, c["paper_value"], **{**c.get("args", {}), **override})
+    return claims.judge(c["criterion"], c["paper_value"], m), m
+
+
 def pytest_configure(config):
     """Import ArviZ once before pytest-xdist starts its workers: ArviZ 0.x writes a once-a-day stamp file on
     import (write, then rename), and two workers importing it first thing on a new day race on that rename."""

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from conftest import ALPHA, Z_TOL
+from conftest import ALPHA, Z_TOL, row_verdict
 from scipy import integrate, stats
 
 from isdp.distributions import dg_cdf
@@ -274,21 +272,6 @@ def test_unconstrained_release_has_level_eps_and_moves_a_posterior_by_at_most_ep
 # --------------------------------------------------------------------------- rows from the coverage audit
 
 
-def _registry_row(claim_id):
-    from isdp.experiments.claims import claim, load_registry
-
-    return claim(claim_id, load_registry(Path(__file__).resolve().parents[2] / "config" / "claims.yaml"))
-
-
-def _verdict(claim_id, run, **override):
-    """The measure's value and the row's status on ``run``, with ``override`` replacing the row's args."""
-    from isdp.experiments.claims import judge, resolve_measure
-
-    c = _registry_row(claim_id)
-    m = resolve_measure(c["measure"], claim_id)(run, c["paper_value"], **{**c.get("args", {}), **override})
-    return m, judge(c["criterion"], c["paper_value"], m)
-
-
 def _config_run(tmp_path, eps_grid=(0.5, 2.0), betas=(0.0, 0.25, 0.5, 1.0), l1_gap=0.0, level=1.0):
     import pandas as pd
 
@@ -306,11 +289,11 @@ def _config_run(tmp_path, eps_grid=(0.5, 2.0), betas=(0.0, 0.25, 0.5, 1.0), l1_g
 
 def test_dg_level_is_eps_and_a_scale_that_ignores_the_sensitivity_is_not(tmp_path, monkeypatch):
     run = _config_run(tmp_path)
-    m, status = _verdict("CDP-E7-dg-level", run)
+    status, m = row_verdict("CDP-E7-dg-level", run)
     assert status == "match" and m.value == pytest.approx(1.0, abs=1e-12)  # attained, not only bounded
     orig = cg.dg_logpmf_printed
     monkeypatch.setattr(cg, "dg_logpmf_printed", lambda u, eps, sensitivity=1.0: orig(u, eps))  # a = exp(−ε)
-    assert _verdict("CDP-E7-dg-level", run)[1] == "differs"
+    assert row_verdict("CDP-E7-dg-level", run)[0] == "differs"
 
 
 def test_printed_dg_cdf_is_the_cdf_and_an_off_by_one_is_caught(tmp_path, monkeypatch):
@@ -318,21 +301,21 @@ def test_printed_dg_cdf_is_the_cdf_and_an_off_by_one_is_caught(tmp_path, monkeyp
     u = np.arange(-30, 31)
     np.testing.assert_allclose(cg.dg_cdf_printed(u, 0.8),
                                np.cumsum(np.exp(cg.dg_logpmf_printed(np.arange(-400, 31), 0.8)))[-len(u):], atol=1e-12)
-    assert _verdict("CDP-E7-dg-cdf", run)[1] == "match"
+    assert row_verdict("CDP-E7-dg-cdf", run)[0] == "match"
     orig = cg.dg_cdf_printed
     monkeypatch.setattr(cg, "dg_cdf_printed", lambda u, eps: np.where(  # a^u in place of a^(u+1)
         np.asarray(u) > 0, 1 - np.exp(-eps) ** np.asarray(u, float) / (1 + np.exp(-eps)), orig(u, eps)))
-    m, status = _verdict("CDP-E7-dg-cdf", run)
+    status, m = row_verdict("CDP-E7-dg-cdf", run)
     assert status == "differs" and m.value > 1e-3
 
 
 def test_remark1_weights_sum_to_one_with_opposite_signs_and_unsigned_weights_fail(tmp_path, monkeypatch):
     run = _config_run(tmp_path)
-    assert _verdict("CDP-E7-remark1-weights", run)[1] == "match"
+    assert row_verdict("CDP-E7-remark1-weights", run)[0] == "match"
     for beta in (0.2, 0.8):  # the printed weights at β and those of signed_weights (at max(β, 1 − β)) give one law
         assert sorted(cg.a1_weights(beta)) == pytest.approx(sorted(cg.signed_weights(beta)))
     monkeypatch.setattr(cg, "a1_weights", lambda b: (b**2 / abs(2 * b - 1), (1 - b) ** 2 / abs(2 * b - 1)))
-    assert _verdict("CDP-E7-remark1-weights", run)[1] == "differs"
+    assert row_verdict("CDP-E7-remark1-weights", run)[0] == "differs"
 
 
 def test_theorem_a1_ratio_printed_exponent_lacks_eps(tmp_path):
@@ -343,8 +326,8 @@ def test_theorem_a1_ratio_printed_exponent_lacks_eps(tmp_path):
             np.testing.assert_allclose(cg.a1_g_log_ratio_closed(x, 0.0, 2.0, beta, cg.a1_tau(beta) * eps), exact,
                                        atol=1e-12)
     # at ε = 1 the printed form is right, so the row can match; elsewhere it differs
-    assert _verdict("CDP-E7-theorem-a1-ratio", _config_run(tmp_path / "a", eps_grid=(1.0,)))[1] == "match"
-    m, status = _verdict("CDP-E7-theorem-a1-ratio", _config_run(tmp_path / "b"))
+    assert row_verdict("CDP-E7-theorem-a1-ratio", _config_run(tmp_path / "a", eps_grid=(1.0,)))[0] == "match"
+    status, m = row_verdict("CDP-E7-theorem-a1-ratio", _config_run(tmp_path / "b"))
     assert status == "differs" and m.value > 0.01
     assert float(m.note.split(": ")[1].split(";")[0]) < 1e-12  # the τε form agrees
 
@@ -357,23 +340,23 @@ def test_l1_printed_point_leaves_the_segment_at_the_exact_rate(tmp_path):
         point = beta * u[:, 0] + (1 - beta) * u[:, 1]
         share = np.mean((point < lo - 1e-9) | (point > hi + 1e-9))
         assert abs(share - (3 - beta) / 4) < 5 / n_grid  # the exact rate, within the grid's quadrature error
-    m, status = _verdict("CDP-E7-l1-literal-point", _config_run(tmp_path))
+    status, m = row_verdict("CDP-E7-l1-literal-point", _config_run(tmp_path))
     assert status == "differs" and abs(m.value - 3 / 4) < 5 / n_grid  # β = 0 has the largest share
     assert "reversed (the segment's own point, f_L1 here): 0" in m.text
     # at β = 1 the printed point is the segment's end m1: the row can match
-    assert _verdict("CDP-E7-l1-literal-point", _config_run(tmp_path / "b", betas=(1.0,)))[1] == "match"
+    assert row_verdict("CDP-E7-l1-literal-point", _config_run(tmp_path / "b", betas=(1.0,)))[0] == "match"
 
 
 def test_l1_solution_set_is_the_segment_and_a_gap_or_a_unique_solution_fails(tmp_path, monkeypatch):
-    m, status = _verdict("CDP-E7-l1-solution-set", _config_run(tmp_path))
+    status, m = row_verdict("CDP-E7-l1-solution-set", _config_run(tmp_path))
     assert status == "match" and m.value["segment_gap"] < 1e-9
-    assert _verdict("CDP-E7-l1-solution-set", _config_run(tmp_path / "b", l1_gap=1e-3))[1] == "differs"
+    assert row_verdict("CDP-E7-l1-solution-set", _config_run(tmp_path / "b", l1_gap=1e-3))[0] == "differs"
     # a mirror-symmetric grid has pairs with u1 + u2 = 0: one solution only, which the row must see
     def symmetric(eps, n):
         u = stats.laplace.ppf((np.arange(n) + 0.5) / n, scale=cg.base_scale(eps))
         return np.column_stack([np.repeat(u, n), np.tile(u, n)])
     monkeypatch.setattr(cg, "laplace_quantile_grid", symmetric)
-    m, status = _verdict("CDP-E7-l1-solution-set", _config_run(tmp_path / "c"))
+    status, m = row_verdict("CDP-E7-l1-solution-set", _config_run(tmp_path / "c"))
     assert status == "differs" and m.value["unique"] > 0
 
 
@@ -384,15 +367,15 @@ def test_rounding_sensitivity_and_neighbour_counts_against_enumeration(tmp_path)
         y = x.copy()
         y[:, j] ^= 1
         assert np.abs(np.ceil(x.sum(1) / 10) - np.ceil(y.sum(1) / 10)).max() <= cg.rounding_sensitivity(10, 12) == 1
-    assert _verdict("CDP-E7-rounding-sensitivity", run)[1] == "match"
-    assert _verdict("CDP-E7-rounding-sensitivity", run, group=0.5)[1] == "differs"  # ⌈2Σx⌉ moves by 2
+    assert row_verdict("CDP-E7-rounding-sensitivity", run)[0] == "match"
+    assert row_verdict("CDP-E7-rounding-sensitivity", run, group=0.5)[0] == "differs"  # ⌈2Σx⌉ moves by 2
     x = cg.binary_databases(6)
     star = x[(x.sum(1) >= 3) & (x.sum(1) <= 5)]
     ham = (star[:, None, :] != star[None, :, :]).sum(2)
     assert cg.invariant_pairs(3, 5, 6) == {"size": len(star), "distinct": int((ham > 0).sum()) // 2,
                                            "d1": int((ham == 1).sum()) // 2}
-    assert _verdict("CDP-E7-rounding-neighbours", run)[1] == "match"
-    assert _verdict("CDP-E7-rounding-neighbours", run, lo=50, hi=50)[1] == "differs"  # X* = {all ones}
+    assert row_verdict("CDP-E7-rounding-neighbours", run)[0] == "match"
+    assert row_verdict("CDP-E7-rounding-neighbours", run, lo=50, hi=50)[0] == "differs"  # X* = {all ones}
 
 
 def test_theorem21_quantities_against_brute_force_and_a_wrong_gamma_fails(tmp_path, monkeypatch):
@@ -410,32 +393,32 @@ def test_theorem21_quantities_against_brute_force_and_a_wrong_gamma_fails(tmp_pa
         assert np.isclose(res["level"], np.abs((logp - log_in[:, None])[i] - (logp - log_in[:, None])[j]).max())
         assert np.isclose(res["gamma_star"], (log_in[j] - log_in[i]).max() / (k * eps))
     run = _config_run(tmp_path)
-    assert _verdict("CDP-E7-theorem21-gamma", run)[1] == "match"
+    assert row_verdict("CDP-E7-theorem21-gamma", run)[0] == "match"
     orig = cg.rounding_secrecy
     monkeypatch.setattr(cg, "rounding_secrecy", lambda *a: {**orig(*a), "gamma_star": 0.0})  # M* as private as M
-    m, status = _verdict("CDP-E7-theorem21-gamma", run)
+    status, m = row_verdict("CDP-E7-theorem21-gamma", run)
     assert status == "differs" and m.value == {"gamma_star_in_0_1": True, "level_within_bound": False}
 
 
 def test_example41_neighbours_and_gamma_follow_the_neighbour_definition(tmp_path, monkeypatch):
     run = _config_run(tmp_path)
-    m, status = _verdict("CDP-E7-example41-neighbours", run)
+    status, m = row_verdict("CDP-E7-example41-neighbours", run)
     assert (m.value, status) == (1, "differs")
-    m, status = _verdict("CDP-E7-gamma-example41", run)
+    status, m = row_verdict("CDP-E7-gamma-example41", run)
     assert m.value == pytest.approx(0.0) and status == "differs"
     # under add/remove neighbours (the reading §1.3 sets aside) both rows would match the paper
     orig = cg.example41_nearest
     monkeypatch.setattr(cg, "example41_nearest", lambda n, neighbours="bounded": orig(n, "add/remove"))
-    assert _verdict("CDP-E7-example41-neighbours", run)[1] == "match"
-    assert _verdict("CDP-E7-gamma-example41", run)[1] == "match"
+    assert row_verdict("CDP-E7-example41-neighbours", run)[0] == "match"
+    assert row_verdict("CDP-E7-gamma-example41", run)[0] == "match"
 
 
 def test_binary_sensitivity_depends_on_the_neighbours_and_the_norm(tmp_path, monkeypatch):
     run = _config_run(tmp_path)
-    m, status = _verdict("CDP-E7-sensitivity-binary", run)
+    status, m = row_verdict("CDP-E7-sensitivity-binary", run)
     assert m.value == {"count": 1.0, "histogram": 2.0} and status == "differs"
     assert cg.sensitivity("histogram", 4, norm=np.inf) == cg.sensitivity("histogram", 4, neighbours="add/remove") == 1
     orig = cg.sensitivity
     monkeypatch.setattr(cg, "sensitivity", lambda q, n, norm=1, neighbours="bounded": orig(q, n, norm=norm,
                                                                                          neighbours="add/remove"))
-    assert _verdict("CDP-E7-sensitivity-binary", run)[1] == "match"
+    assert row_verdict("CDP-E7-sensitivity-binary", run)[0] == "match"

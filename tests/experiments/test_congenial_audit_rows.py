@@ -4,29 +4,13 @@ the row's status both ways (it can match and it can differ)."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import row_verdict
 
 from isdp.distributions import dg_logpmf
 from isdp.experiments.e5_congenial_mis import small_lattice as sl
-
-
-def _registry_row(claim_id):
-    from isdp.experiments.claims import claim, load_registry
-
-    return claim(claim_id, load_registry(Path(__file__).resolve().parents[2] / "config" / "claims.yaml"))
-
-
-def _verdict(claim_id, run, **override):
-    """The measure's value and the row's status on ``run``, with ``override`` replacing the row's args."""
-    from isdp.experiments.claims import judge, resolve_measure
-
-    c = _registry_row(claim_id)
-    m = resolve_measure(c["measure"], claim_id)(run, c["paper_value"], **{**c.get("args", {}), **override})
-    return m, judge(c["criterion"], c["paper_value"], m)
-
 
 # --------------------------------------------------------------------------- §2.2 constrained posterior
 
@@ -71,14 +55,14 @@ def test_constrained_posterior_row_differs_at_large_eps_and_matches_at_e5s(tmp_p
     from isdp.experiments.claims import Run
 
     run = Run(tmp_path, config={})
-    m, status = _verdict("CDP-E5-constrained-posterior", run)
+    status, m = row_verdict("CDP-E5-constrained-posterior", run)
     assert status == "differs" and m.value > 1.2
-    m, status = _verdict("CDP-E5-constrained-posterior", run, eps0=[0.25, 0.5])  # E5's ε₀ and below
+    status, m = row_verdict("CDP-E5-constrained-posterior", run, eps0=[0.25, 0.5])  # E5's ε₀ and below
     assert status == "match" and 0.5 < m.value < 1
     # a wrong ε (the per-cell ε₀ in place of M's level 2 ε₀) doubles the ratio and fails even at E5's ε₀
     orig = sl.constrained_posterior
     monkeypatch.setattr(sl, "constrained_posterior", lambda *a: {**(r := orig(*a)), "ratio": 2 * r["ratio"]})
-    assert _verdict("CDP-E5-constrained-posterior", run, eps0=[0.5])[1] == "differs"
+    assert row_verdict("CDP-E5-constrained-posterior", run, eps0=[0.5])[0] == "differs"
 
 
 # --------------------------------------------------------------------------- App. A Theorem A.1 and I₁–I₃
@@ -94,14 +78,14 @@ def test_theorem_a1_holds_and_a_smaller_constant_or_a_wrong_derivative_fails(tmp
     from isdp.experiments.e7_congenial_histogram import congenial as cg
 
     run = _e7_run(tmp_path)
-    m, status = _verdict("CDP-E7-theorem-a1", run)
+    status, m = row_verdict("CDP-E7-theorem-a1", run)
     assert status == "match" and m.value["derivative_gap"] < 1e-7
     # at the printed constant itself g does not decrease: 'smallest' is then not shown, and the row must see it
-    m, status = _verdict("CDP-E7-theorem-a1", run, below=1.0)
+    status, m = row_verdict("CDP-E7-theorem-a1", run, below=1.0)
     assert status == "differs" and m.value["g_decreasing_below"] is False
     orig = cg.a1_printed_dg
     monkeypatch.setattr(cg, "a1_printed_dg", lambda x, eps, beta, c: orig(x, eps, beta, c) * (1 + (c != 1)))
-    assert _verdict("CDP-E7-theorem-a1", run)[1] == "differs"
+    assert row_verdict("CDP-E7-theorem-a1", run)[0] == "differs"
 
 
 def test_theorem_a1_a3_fails_for_a_law_wider_than_alpha_allows(tmp_path, monkeypatch):
@@ -109,7 +93,7 @@ def test_theorem_a1_a3_fails_for_a_law_wider_than_alpha_allows(tmp_path, monkeyp
 
     orig = cg.noise_logpdf  # M*'s Lap(1/ε) in place of (A.1): level ε > α = ε/(2b) for b > 1/2
     monkeypatch.setattr(cg, "noise_logpdf", lambda t, mechanism, eps, beta=None: orig(t, "conditional", eps))
-    m, status = _verdict("CDP-E7-theorem-a1", _e7_run(tmp_path), betas=[0.75])
+    status, m = row_verdict("CDP-E7-theorem-a1", _e7_run(tmp_path), betas=[0.75])
     assert status == "differs" and m.value["a3_within"] is False
 
 
@@ -120,11 +104,11 @@ def test_a1_region_integrals_match_and_a_wrong_jacobian_fails(tmp_path, monkeypa
     eps, beta, u = 0.8, 0.7, 2.0
     assert sum(cg.a1_region_integrals(u, eps, beta)) == pytest.approx(float(cg.noise_pdf(u, "l1", eps, beta)),
                                                                       rel=1e-12)  # I₁ + I₂ + I₃ = (A.1)
-    m, status = _verdict("CDP-E7-a1-region-integrals", run)
+    status, m = row_verdict("CDP-E7-a1-region-integrals", run)
     assert status == "match" and m.value < 1e-12
     orig = cg.a1_joint_density
     monkeypatch.setattr(cg, "a1_joint_density", lambda u, u2, eps, beta: orig(u, u2, eps, beta) * beta**2)
-    assert _verdict("CDP-E7-a1-region-integrals", run)[1] == "differs"
+    assert row_verdict("CDP-E7-a1-region-integrals", run)[0] == "differs"
 
 
 # --------------------------------------------------------------------------- §3 after Fig 1: the effective γ
@@ -156,8 +140,8 @@ def test_effective_gamma_inverts_the_exact_raw_l1_and_fails_outside_0_1(tmp_path
     np.testing.assert_allclose(e5._dg_eps_of_mean_abs([e5._dg_mean_abs(e) for e in eps]), eps, rtol=1e-12)
     u = np.arange(-400, 401)
     assert e5._dg_mean_abs(0.7) == pytest.approx(float(np.sum(np.abs(u) * np.exp(dg_logpmf(u, 0.7)))), rel=1e-12)
-    m, status = _verdict("CDP-E5-fig1-effective-gamma", _fig1_run(tmp_path / "a", monkeypatch, 0.6))
+    status, m = row_verdict("CDP-E5-fig1-effective-gamma", _fig1_run(tmp_path / "a", monkeypatch, 0.6))
     assert status == "match" and m.value == pytest.approx(0.2, abs=1e-9)
     # (c) more accurate than (a) (γ > 1) or less accurate than (d) (γ < 0) fails
-    assert _verdict("CDP-E5-fig1-effective-gamma", _fig1_run(tmp_path / "b", monkeypatch, 1.2))[1] == "differs"
-    assert _verdict("CDP-E5-fig1-effective-gamma", _fig1_run(tmp_path / "c", monkeypatch, 0.45))[1] == "differs"
+    assert row_verdict("CDP-E5-fig1-effective-gamma", _fig1_run(tmp_path / "b", monkeypatch, 1.2))[0] == "differs"
+    assert row_verdict("CDP-E5-fig1-effective-gamma", _fig1_run(tmp_path / "c", monkeypatch, 0.45))[0] == "differs"

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REGISTRY, ROOT
+from conftest import REGISTRY, ROOT, row_verdict
 
 from isdp.experiments import claims
 from isdp.experiments.e8_privacy_accounting import measures as e8
@@ -25,20 +25,14 @@ def _run(tmp_path, conversion="standard") -> claims.Run:
     return claims.Run(tmp_path, cfg, repo=REPO)
 
 
-def _verdict(claim_id, run, **override):
-    c = claims.claim(claim_id, REGISTRY)
-    m = claims.resolve_measure(c["measure"])(run, c["paper_value"], **{**c.get("args", {}), **override})
-    return claims.judge(c["criterion"], c["paper_value"], m), m
-
-
 def test_swap_table_claims_fail_on_a_cell_off_by_one_printed_unit(tmp_path):
     run = _run(tmp_path)
     printed = pd.read_csv(REPO / E8["printed"]["swap_ma1940"])
     swap_table(printed).to_csv(run.path("tables/e8_swap_ma1940.csv"), index=False)
-    assert _verdict("SWAP-E8-ma1940-table", run)[0] == "match"
+    assert row_verdict("SWAP-E8-ma1940-table", run)[0] == "match"
     printed.loc[0, "epsilon"] += 0.01
     swap_table(printed).to_csv(run.path("tables/e8_swap_ma1940.csv"), index=False)
-    status, m = _verdict("SWAP-E8-ma1940-table", run)
+    status, m = row_verdict("SWAP-E8-ma1940-table", run)
     assert status == "differs" and "(printed" in m.text
 
 
@@ -50,15 +44,15 @@ def test_gaussian_variance_claims_tell_the_conversions_apart(tmp_path, conversio
                            E8["tda"]["changed_cells"], [conversion])
     table.to_csv(run.path("tables/e8_tda_variance.csv"), index=False)
     for cid in ("TDA-E8-gaussian-variance-d14", "TDA-E8-gaussian-variance-d9", "TDA-E8-gaussian-variance-d6"):
-        assert _verdict(cid, run)[0] == expected, cid
-    assert _verdict("TDA-E8-laplace-variance", run)[0] == "match"
+        assert row_verdict(cid, run)[0] == expected, cid
+    assert row_verdict("TDA-E8-laplace-variance", run)[0] == "match"
 
 
 def test_integer_orders_miss_the_moderate_delta_table(tmp_path):
     run = _run(tmp_path, "integer-orders")
     variance_table(pd.read_csv(REPO / E8["printed"]["tda_variance"]), E8["tda"]["levels"], E8["tda"]["changed_cells"],
                    ["integer-orders"]).to_csv(run.path("tables/e8_tda_variance.csv"), index=False)
-    assert _verdict("TDA-E8-gaussian-variance-d6", run)[0] == "differs"
+    assert row_verdict("TDA-E8-gaussian-variance-d6", run)[0] == "differs"
 
 
 def test_dorm_claims_fail_for_other_constraints(tmp_path):
@@ -73,7 +67,7 @@ def test_dorm_claims_fail_for_other_constraints(tmp_path):
     m = e8.dorm_constraints(run, loose)
     assert m.value["sufficient"] is False and claims.judge(c["criterion"], loose, m) == "differs"
     feasible_point = {k: int(totals.iloc[0][k]) for k in ("F", "C", "M")}
-    assert _verdict("TDA-E8-dorm-counterexample", run, point=feasible_point)[0] == "differs"
+    assert row_verdict("TDA-E8-dorm-counterexample", run, point=feasible_point)[0] == "differs"
 
 
 def test_tda_epsilon_rejects_a_conversion_outside_the_rounding(tmp_path):
@@ -88,7 +82,7 @@ def test_tda_epsilon_rejects_a_conversion_outside_the_rounding(tmp_path):
                        "epsilon_rho_low": zcdp_to_dp(a["rho"] - a["rho_rounding"], a["delta"], m),
                        "epsilon_rho_high": zcdp_to_dp(a["rho"] + a["rho_rounding"], a["delta"], m)}
                       for m in CONVERSIONS]).to_csv(run.path("tables/e8_tda_conversion.csv"), index=False)
-        assert _verdict("SWAP-E8-tda-epsilon", run, conversion=method)[0] == expected, method
+        assert row_verdict("SWAP-E8-tda-epsilon", run, conversion=method)[0] == expected, method
 
 
 # --------------------------------------------------------------------------- swapping: the mechanism, exactly
@@ -98,18 +92,18 @@ def test_permutation_dp_fails_for_a_formula_below_the_exact_loss(tmp_path, monke
     import isdp.accounting
 
     run = _run(tmp_path)
-    status, m = _verdict("SWAP-E8-permutation-dp", run)
+    status, m = row_verdict("SWAP-E8-permutation-dp", run)
     assert status == "match" and "never attained" in m.text and "upper bound only" in m.note
     exact = isdp.accounting.swapping_epsilon
     monkeypatch.setattr(isdp.accounting, "swapping_epsilon", lambda p, b: exact(p, b) - 0.1)
-    assert _verdict("SWAP-E8-permutation-dp", run)[0] == "differs"
+    assert row_verdict("SWAP-E8-permutation-dp", run)[0] == "differs"
 
 
 def test_invariant_support_fails_when_a_lone_record_leaks_a_new_value(tmp_path, monkeypatch):
     from isdp.experiments.e8_privacy_accounting import swap_audit
 
     run = _run(tmp_path)
-    assert _verdict("SWAP-E8-invariant-support", run)[0] == "match"
+    assert row_verdict("SWAP-E8-invariant-support", run)[0] == "match"
     honest = swap_audit.output_law
 
     def leaky(h, k, p):
@@ -119,16 +113,16 @@ def test_invariant_support_fails_when_a_lone_record_leaks_a_new_value(tmp_path, 
         return law | {leaked: law.get(leaked, 0.0) + 0.1}
 
     monkeypatch.setattr(swap_audit, "output_law", leaky)
-    status, m = _verdict("SWAP-E8-invariant-support", run)
+    status, m = row_verdict("SWAP-E8-invariant-support", run)
     assert status == "differs" and m.value["invariants_kept"] is False and m.value["common_support_across"] is True
 
 
 def test_more_invariants_fails_when_the_added_variable_does_not_split_the_stratum(tmp_path):
     run = _run(tmp_path)
-    status, m = _verdict("SWAP-E8-more-invariants", run)
+    status, m = row_verdict("SWAP-E8-more-invariants", run)
     assert status == "match" and m.value == {"printed_lower": True, "exact_lower": True}
     coarse = claims.claim("SWAP-E8-more-invariants", REGISTRY)["args"]["coarse"]
-    status, m = _verdict("SWAP-E8-more-invariants", run, refined=[coarse])
+    status, m = row_verdict("SWAP-E8-more-invariants", run, refined=[coarse])
     assert status == "differs" and m.value["exact_lower"] is False
 
 
@@ -148,9 +142,9 @@ def _county_instance(tmp_path, p, seed):
 
 def test_ma1940_rate_tells_a_half_swap_from_a_tenth(tmp_path):
     run = _run(tmp_path)
-    status, m = _verdict("SWAP-E8-ma1940-rate", run, file=_county_instance(tmp_path, 0.5, seed=3))
+    status, m = row_verdict("SWAP-E8-ma1940-rate", run, file=_county_instance(tmp_path, 0.5, seed=3))
     assert status == "match" and m.se > 0
-    status, m = _verdict("SWAP-E8-ma1940-rate", run, file=_county_instance(tmp_path, 0.1, seed=3))
+    status, m = row_verdict("SWAP-E8-ma1940-rate", run, file=_county_instance(tmp_path, 0.1, seed=3))
     assert status == "differs" and m.value < 0.2
 
 
@@ -159,23 +153,23 @@ def test_ma1940_rate_tells_a_half_swap_from_a_tenth(tmp_path):
 
 def test_discrete_gaussian_zcdp_fails_for_a_misstated_budget(tmp_path, monkeypatch):
     run = _run(tmp_path)
-    assert _verdict("SWAP-E8-discrete-gaussian-zcdp", run)[0] == "match"
+    assert row_verdict("SWAP-E8-discrete-gaussian-zcdp", run)[0] == "match"
     l1 = lambda shift, sigma2: float(np.sum(np.abs(shift))) ** 2 / (2 * sigma2)  # noqa: E731 - Δ₁ for Δ₂
     monkeypatch.setattr(e8, "zcdp_budget", l1)
-    assert _verdict("SWAP-E8-discrete-gaussian-zcdp", run)[0] == "differs"
+    assert row_verdict("SWAP-E8-discrete-gaussian-zcdp", run)[0] == "differs"
     monkeypatch.setattr(e8, "zcdp_budget", lambda shift, sigma2: float(np.sum(np.square(shift))) / (4 * sigma2))
-    assert _verdict("SWAP-E8-discrete-gaussian-zcdp", run)[0] == "differs"
+    assert row_verdict("SWAP-E8-discrete-gaussian-zcdp", run)[0] == "differs"
 
 
 def test_tda_toy_fails_for_a_release_that_reads_more_than_the_invariants(tmp_path, monkeypatch):
     from isdp.experiments.e8_privacy_accounting import zcdp_audit
 
     run = _run(tmp_path)
-    assert _verdict("SWAP-E8-tda-toy-invariants", run)[0] == "match"
-    status, m = _verdict("SWAP-E8-tda-toy-invariants", run, kept=[])  # cell 1 not kept: outputs shared across
+    assert row_verdict("SWAP-E8-tda-toy-invariants", run)[0] == "match"
+    status, m = row_verdict("SWAP-E8-tda-toy-invariants", run, kept=[])  # cell 1 not kept: outputs shared across
     assert status == "differs" and m.value["common_support_across"] is True
     monkeypatch.setattr(zcdp_audit, "closest_dataset", lambda t, x, kept: tuple(x))  # releases x itself
-    status, m = _verdict("SWAP-E8-tda-toy-invariants", run)
+    status, m = row_verdict("SWAP-E8-tda-toy-invariants", run)
     assert status == "differs" and m.value["within_budget"] is False
 
 
@@ -184,8 +178,8 @@ def test_tda_toy_fails_for_a_release_that_reads_more_than_the_invariants(tmp_pat
 
 def test_tum_statements_fail_when_the_gq_matrix_is_tum(tmp_path):
     run = _run(tmp_path)
-    assert _verdict("TDA-E8-tum", run)[0] == "match"
-    status, m = _verdict("TDA-E8-tum", run, gq_types=["A", "B"])  # two types: no odd cycle, TUM
+    assert row_verdict("TDA-E8-tum", run)[0] == "match"
+    status, m = row_verdict("TDA-E8-tum", run, gq_types=["A", "B"])  # two types: no odd cycle, TUM
     assert status == "differs" and m.value["gq_tum"] is True
 
 
@@ -193,11 +187,11 @@ def test_gq_integer_solution_fails_for_capacities_not_from_blocks(tmp_path, monk
     from isdp.experiments.e8_privacy_accounting import implied
 
     run = _run(tmp_path)
-    assert _verdict("TDA-E8-gq-integer-solution", run)[0] == "match"
+    assert row_verdict("TDA-E8-gq-integer-solution", run)[0] == "match"
     # pairs capped at 1, three types at 2: the vertex (1/2, 1/2, 1/2), as no block data give
     monkeypatch.setattr(implied, "gq_lower", lambda blocks, t: 0)
     monkeypatch.setattr(implied, "gq_capacity", lambda blocks, S: 2 if len(S) >= 3 else 1)
-    status, m = _verdict("TDA-E8-gq-integer-solution", run)
+    status, m = row_verdict("TDA-E8-gq-integer-solution", run)
     assert status == "differs" and m.value["integral_vertices"] is False
 
 
@@ -208,12 +202,12 @@ def test_larger_b_fails_on_a_decrease_on_the_left_branch(tmp_path):
     b_values = sorted(pd.read_csv(REPO / E8["printed"]["swap_2020"])["b"].unique())
     curves = swap_curves(b_values, E8["swapping"]["rate_grid"])
     curves.to_csv(run.path("e8/swap_curves.csv"), index=False)
-    status, m = _verdict("SWAP-E8-larger-b", run)
+    status, m = row_verdict("SWAP-E8-larger-b", run)
     assert status == "match" and "equal, ln o" in m.text
     low = curves["swap_rate"] == curves["swap_rate"].min()
     curves.loc[low & (curves["b"] == max(b_values)), "epsilon"] -= 20  # the largest b below the others
     curves.to_csv(run.path("e8/swap_curves.csv"), index=False)
-    assert _verdict("SWAP-E8-larger-b", run)[0] == "differs"
+    assert row_verdict("SWAP-E8-larger-b", run)[0] == "differs"
 
 
 # --------------------------------------------------------------------------- TopDown talk: the variance tables
@@ -242,19 +236,19 @@ def test_gaussian_variance_rows_set_the_moment_accountant_reading_beside_them(tm
 
 def test_gaussian_larger_is_judged_on_the_printed_cells(tmp_path):
     run = _variance_run(tmp_path)
-    assert _verdict("TDA-E8-gaussian-larger", run)[0] == "match"
+    assert row_verdict("TDA-E8-gaussian-larger", run)[0] == "match"
     printed = pd.read_csv(REPO / E8["printed"]["tda_variance"])
     last = printed.index[-1]
     printed.loc[last, "gaussian_variance"] = printed.loc[last, "laplace_variance"]  # one printed cell not larger
-    assert _verdict("TDA-E8-gaussian-larger", _variance_run(tmp_path, printed))[0] == "differs"
+    assert row_verdict("TDA-E8-gaussian-larger", _variance_run(tmp_path, printed))[0] == "differs"
 
 
 def test_fewer_outliers_depends_on_the_scale_and_fails_below_the_crossing_cut(tmp_path):
     run = _variance_run(tmp_path)
-    status, m = _verdict("TDA-E8-gaussian-fewer-outliers", run)  # the registered one-yardstick reading
+    status, m = row_verdict("TDA-E8-gaussian-fewer-outliers", run)  # the registered one-yardstick reading
     assert status == "differs" and "MORE Gaussian outliers" in m.text and "beside it, beyond 3 of its own SDs" in m.text
-    assert _verdict("TDA-E8-gaussian-fewer-outliers", run, scale="own")[0] == "match"
-    assert _verdict("TDA-E8-gaussian-fewer-outliers", run, scale="own", k=1)[0] == "differs"  # 2Φ(−1) > exp(−√2)
+    assert row_verdict("TDA-E8-gaussian-fewer-outliers", run, scale="own")[0] == "match"
+    assert row_verdict("TDA-E8-gaussian-fewer-outliers", run, scale="own", k=1)[0] == "differs"  # 2Φ(−1) > exp(−√2)
 
 
 # --------------------------------------------------------------------------- swapping slides: printed examples
@@ -263,7 +257,7 @@ def test_fewer_outliers_depends_on_the_scale_and_fails_below_the_crossing_cut(tm
 def test_visualisation_fails_on_a_wrong_sign_or_a_second_swapped_variable(tmp_path):
     run = _run(tmp_path)
     c = claims.claim("SWAP-E8-visualisation", REGISTRY)
-    assert _verdict("SWAP-E8-visualisation", run)[0] == "match"
+    assert row_verdict("SWAP-E8-visualisation", run)[0] == "match"
     flipped = {**c["paper_value"], "changes": {loc: {race: -d for race, d in cells.items()}
                                                for loc, cells in c["paper_value"]["changes"].items()}}
     m = e8.swap_visualisation(run, flipped, **c["args"])
@@ -271,17 +265,17 @@ def test_visualisation_fails_on_a_wrong_sign_or_a_second_swapped_variable(tmp_pa
     race = c["args"]["columns"].index("race")
     after = [list(r) for r in c["args"]["after"]]
     after[0][race], after[-1][race] = after[-1][race], after[0][race]  # Race exchanged too: the table is unchanged
-    status, m = _verdict("SWAP-E8-visualisation", run, after=after)
+    status, m = row_verdict("SWAP-E8-visualisation", run, after=after)
     assert status == "differs" and m.value["only_swap_variable_changes"] is False
     assert {d for cells in m.value["changes"].values() for d in cells.values()} == {0}
 
 
 def test_hamming_extension_fails_without_the_half(tmp_path, monkeypatch):
     run = _run(tmp_path)
-    assert _verdict("SWAP-E8-hamming-extension", run)[0] == "match"
+    assert row_verdict("SWAP-E8-hamming-extension", run)[0] == "match"
     honest = e8.slides_distances
     monkeypatch.setattr(e8, "slides_distances", lambda c, c2: (2 * honest(c, c2)[0], honest(c, c2)[1]))
-    status, m = _verdict("SWAP-E8-hamming-extension", run)
+    status, m = row_verdict("SWAP-E8-hamming-extension", run)
     assert status == "differs" and m.value["bounded_is_half_symmetric_difference"] is False
 
 
@@ -290,22 +284,22 @@ def test_hamming_extension_fails_without_the_half(tmp_path, monkeypatch):
 
 def test_attribute_sizes_fail_without_some_other_race(tmp_path):
     run = _run(tmp_path)
-    assert _verdict("TDA-E8-attribute-sizes", run)[0] == "match"
+    assert row_verdict("TDA-E8-attribute-sizes", run)[0] == "match"
     races = claims.claim("TDA-E8-attribute-sizes", REGISTRY)["args"]["races"]
-    assert _verdict("TDA-E8-attribute-sizes", run, races=races[:-1])[0] == "differs"
+    assert row_verdict("TDA-E8-attribute-sizes", run, races=races[:-1])[0] == "differs"
 
 
 def test_state_measurements_fail_when_puerto_rico_is_counted(tmp_path):
     run = _run(tmp_path)
-    assert _verdict("TDA-E8-state-measurements", run)[0] == "match"
-    status, m = _verdict("TDA-E8-state-measurements", run, exclude=[])
+    assert row_verdict("TDA-E8-state-measurements", run)[0] == "match"
+    status, m = row_verdict("TDA-E8-state-measurements", run, exclude=[])
     assert status == "differs" and m.value == claims.claim("TDA-E8-state-measurements", REGISTRY)["paper_value"] + 1
 
 
 def test_region_margins_fail_on_a_misprinted_total(tmp_path):
     run = _run(tmp_path)
     c = claims.claim("TDA-E8-region-margins", REGISTRY)
-    assert _verdict("TDA-E8-region-margins", run)[0] == "match"
+    assert row_verdict("TDA-E8-region-margins", run)[0] == "match"
     wrong = {**c["paper_value"], "A": {**c["paper_value"]["A"], "rows": [r + 1 for r in c["paper_value"]["A"]["rows"]]}}
     assert claims.judge(c["criterion"], wrong, e8.region_margins(run, wrong)) == "differs"
 
@@ -313,7 +307,7 @@ def test_region_margins_fail_on_a_misprinted_total(tmp_path):
 def test_workload_consistency_fails_for_a_total_too_small_for_the_blocks(tmp_path):
     run = _run(tmp_path)
     c = claims.claim("TDA-E8-workload-consistency", REGISTRY)
-    assert _verdict("TDA-E8-workload-consistency", run)[0] == "match"
+    assert row_verdict("TDA-E8-workload-consistency", run)[0] == "match"
     smaller = c["paper_value"] - 4 * c["args"]["queries_rounding"]
     m = e8.workload_consistency(run, smaller, **c["args"])
     assert claims.judge(c["criterion"], smaller, m) == "differs"

@@ -10,6 +10,7 @@ import pytest
 from isdp.experiments.e8_privacy_accounting.implied import (
     feasible_totals,
     form_values,
+    gq_extendable_totals,
     implied_bounds,
 )
 
@@ -67,23 +68,11 @@ def test_network_flow_reduction_decides_feasibility_exactly():
 GQ_BLOCKS = [(4, {"A": 1}), (5, {"A": 1, "B": 2}), (3, {"B": 1, "C": 1}), (2, {"C": 1})]
 
 
-def gq_brute_force(blocks, types):
-    """Every GQ total per type that some block-level table explains: each occupied facility holds ≥ 1
-    person, a type without a facility in a block holds none there, and a block's GQ population ≤ its population."""
-    per_block = []
-    for pop, occ in blocks:
-        present = [t for t in types if occ.get(t, 0) > 0]
-        options = [v for v in itertools.product(range(pop + 1), repeat=len(present))
-                   if sum(v) <= pop and all(x >= occ[t] for x, t in zip(v, present, strict=True))]
-        per_block.append([dict(zip(present, v, strict=True)) for v in options])
-    return {tuple(sum(choice.get(t, 0) for choice in combo) for t in types) for combo in itertools.product(*per_block)}
-
-
 def test_gq_implied_constraints_describe_exactly_the_extendable_totals():
     from isdp.experiments.e8_privacy_accounting.implied import gq_feasible
 
     types = ["A", "B", "C"]
-    feasible = gq_brute_force(GQ_BLOCKS, types)
+    feasible = gq_extendable_totals(GQ_BLOCKS, types)
     box = itertools.product(*(range(sum(p for p, _ in GQ_BLOCKS) + 1) for _ in types))
     by_constraints = {y for y in box if gq_feasible(dict(zip(types, y, strict=True)), GQ_BLOCKS)}
     assert by_constraints == feasible and len(feasible) > 20
@@ -111,4 +100,4 @@ def test_dropping_a_needed_combination_admits_an_infeasible_total():
     assert ("A", "B") in gq_nonredundant(GQ_BLOCKS, types)
     singles_only = {y for y in itertools.product(range(15), repeat=3)
                     if all(gq_lower(GQ_BLOCKS, t) <= y[i] <= gq_capacity(GQ_BLOCKS, [t]) for i, t in enumerate(types))}
-    assert singles_only - gq_brute_force(GQ_BLOCKS, types)
+    assert singles_only - gq_extendable_totals(GQ_BLOCKS, types)

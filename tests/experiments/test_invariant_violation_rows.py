@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REGISTRY, ROOT
+from conftest import ROOT, row_verdict
 
 import isdp.distributions
 from isdp.distributions import dg_pmf
@@ -25,12 +25,6 @@ from isdp.mis import mis_exact_sample
 
 CONFIG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 COUNTIES = ROOT / "data" / "nhgis" / "county_population_v20210608.csv"
-
-
-def _verdict(claim_id: str, run: claims.Run) -> tuple[str, claims.Measurement]:
-    c = claims.claim(claim_id, REGISTRY)
-    m = claims.resolve_measure(c["measure"])(run, c["paper_value"], **c.get("args", {}))
-    return claims.judge(c["criterion"], c["paper_value"], m), m
 
 
 def _run(tmp_path, config: dict) -> claims.Run:
@@ -53,7 +47,7 @@ def _e5_problem(run: claims.Run):
 def test_raw_dg_breaks_the_total_but_keeps_it_at_a_large_eps(tmp_path):
     run = _run(tmp_path, {"e5": CONFIG["e5"]})
     x = _e5_problem(run).x
-    status, m = _verdict("CDP-E5-raw-total-broken", run)
+    status, m = row_verdict("CDP-E5-raw-total-broken", run)
     # P(Σ U = 0) by direct convolution of the 46 pmfs, independent of the characteristic-function route
     k = np.arange(-60, 61)
     law = np.array([1.0])
@@ -63,18 +57,18 @@ def test_raw_dg_breaks_the_total_but_keeps_it_at_a_large_eps(tmp_path):
     assert status == "match"
     # a per-cell ε eight times E5's keeps the total in about a third of the releases
     run.config["e5"] = {**CONFIG["e5"], "eps": 8 * CONFIG["e5"]["eps"]}
-    status, m = _verdict("CDP-E5-raw-total-broken", run)
+    status, m = row_verdict("CDP-E5-raw-total-broken", run)
     assert m.value > 0.3 and status == "differs"
 
 
 def test_raw_dg_goes_negative_but_a_one_sided_noise_does_not(tmp_path, monkeypatch):
     run = _run(tmp_path, {"e5": CONFIG["e5"]})
     _e5_problem(run)
-    status, m = _verdict("CDP-E5-raw-negative-cells", run)
+    status, m = row_verdict("CDP-E5-raw-negative-cells", run)
     assert m.value > 0.5 and status == "match"
     real = isdp.distributions.dg_cdf
     monkeypatch.setattr(isdp.distributions, "dg_cdf", lambda k, eps: np.where(np.asarray(k) < 0, 0.0, real(k, eps)))
-    status, m = _verdict("CDP-E5-raw-negative-cells", run)  # noise ≥ 0: no count can go negative
+    status, m = row_verdict("CDP-E5-raw-negative-cells", run)  # noise ≥ 0: no count can go negative
     assert m.value == 0 and status == "differs"
 
 
@@ -90,9 +84,9 @@ def test_mis_releases_drawn_from_the_conditional_law_match_and_at_a_wrong_eps_di
         np.savez(run.path("e5/fig1_releases.npz"), x=x[None], A=A, mis_conditional=draws[None])
 
     releases(eps, seed=11)
-    assert _verdict("CDP-E5-mis-exact", run)[0] == "match"
+    assert row_verdict("CDP-E5-mis-exact", run)[0] == "match"
     releases(2 * eps, seed=12)  # the raw panel's ε (a) instead of ε₀: releases about half as far from x
-    status, m = _verdict("CDP-E5-mis-exact", run)
+    status, m = row_verdict("CDP-E5-mis-exact", run)
     assert m.value.min() < 1e-6 and status == "differs"
 
 
@@ -112,16 +106,16 @@ def _e3_run(tmp_path, counties: pd.DataFrame, states, eps=None, min_counties=5) 
 
 def test_audit_leaves_out_the_four_areas_and_an_off_by_one_threshold_differs(tmp_path):
     counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
-    assert _verdict("SDP-E3-audit-excluded", _e3_run(tmp_path, counties, []))[0] == "match"
-    status, m = _verdict("SDP-E3-audit-excluded", _e3_run(tmp_path, counties, [], min_counties=4))
+    assert row_verdict("SDP-E3-audit-excluded", _e3_run(tmp_path, counties, []))[0] == "match"
+    status, m = row_verdict("SDP-E3-audit-excluded", _e3_run(tmp_path, counties, [], min_counties=4))
     assert m.value == ["DC", "DE"] and status == "differs"
 
 
 def test_das_keeps_every_state_total_and_one_county_off_differs(tmp_path):
     counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
-    assert _verdict("SDP-E3-das-state-invariant", _e3_run(tmp_path, counties, []))[0] == "match"
+    assert row_verdict("SDP-E3-das-state-invariant", _e3_run(tmp_path, counties, []))[0] == "match"
     counties.loc[0, "dp_pop"] += 1
-    status, m = _verdict("SDP-E3-das-state-invariant", _e3_run(tmp_path, counties, []))
+    status, m = row_verdict("SDP-E3-das-state-invariant", _e3_run(tmp_path, counties, []))
     assert m.value == 1 and status == "differs"
 
 
@@ -143,12 +137,12 @@ def _state(sizes) -> pd.DataFrame:
 def test_truncation_is_invisible_at_the_smallest_county_but_not_at_10_people_or_a_tenth_of_eps(tmp_path):
     smallest = int(pd.read_csv(COUNTIES)["sf1_pop"].min())  # the country's least populous county
     sizes = np.geomspace(smallest, 2e5, 100).astype(int)
-    assert _verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(sizes), ["TX"]))[0] == "match"
+    assert row_verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(sizes), ["TX"]))[0] == "match"
     small = sizes.copy()
     small[0] = 10
-    status, m = _verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(small), ["TX"]))
+    status, m = row_verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(small), ["TX"]))
     assert m.value > 1 and status == "differs"
-    status, m = _verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(sizes), ["TX"],
+    status, m = row_verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(sizes), ["TX"],
                                                                  eps=CONFIG["e3"]["eps"] / 10))
     assert m.value > 1 and status == "differs"
 
@@ -171,9 +165,9 @@ def _e4_run(tmp_path, n_counties: int) -> claims.Run:
 
 
 def test_rounding_breaks_the_total_in_a_large_state_and_never_in_a_two_county_state(tmp_path):
-    status, m = _verdict("ISDP-E4-rounding-breaks-invariant", _e4_run(tmp_path, 50))
+    status, m = row_verdict("ISDP-E4-rounding-breaks-invariant", _e4_run(tmp_path, 50))
     assert m.value > 0.7 and status == "match"
-    status, m = _verdict("ISDP-E4-rounding-breaks-invariant", _e4_run(tmp_path, 2))  # the two errors cancel
+    status, m = row_verdict("ISDP-E4-rounding-breaks-invariant", _e4_run(tmp_path, 2))  # the two errors cancel
     assert m.value == 0 and status == "differs"
 
 
@@ -188,5 +182,5 @@ def test_a_censored_pair_fails_the_coupling_rows(tmp_path, censored):
     pd.DataFrame({"state": ["IL", "VT"], "censored": [0, censored], "pairs": 1000, "basis": "pair heat-bath",
                   "tau_minus_lag_max": 400}).to_csv(run.path("tables/e3_certificates.csv"), index=False)
     expected = "match" if censored == 0 else "differs"
-    assert _verdict("ISDP-E1-coupling-met", run)[0] == expected
-    assert _verdict("ISDP-E3-coupling-met", run)[0] == expected
+    assert row_verdict("ISDP-E1-coupling-met", run)[0] == expected
+    assert row_verdict("ISDP-E3-coupling-met", run)[0] == expected
