@@ -19,7 +19,9 @@ E1_CAT = register(
         unbiasedness="results/tables/e1_unbiasedness.csv",
         ess=expand("results/tables/e1_ess_{norm}.csv", norm=NORMS_E1),
         draws=expand("results/e1/draws_{norm}.nc", norm=NORMS_E1),
-        meetings=expand("results/e1/meeting_times_{norm}.csv", norm=NORMS_E1),  # ISDP-E1-lag-tau-stable
+        meetings=expand(
+            "results/e1/meeting_times_{norm}.csv", norm=NORMS_E1
+        ),  # ISDP-E1-lag-tau-stable
         certificates=expand("results/e1/certificate_{norm}.json", norm=NORMS_E1),
         problem="results/e1/problem.json",
         lattices=[  # ISDP-E1-lattice-complete builds E2's and E3's lattices from their committed inputs

@@ -31,7 +31,9 @@ E2_CAT = register(
         unbiasedness="results/tables/e2_unbiasedness.csv",
         validation="results/tables/e2_validation.csv",
         draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
-        meetings=expand("results/e2/meeting_times_{norm}.csv", norm=NORMS_E2),  # ISDP-E2-lag-tau-stable
+        meetings=expand(
+            "results/e2/meeting_times_{norm}.csv", norm=NORMS_E2
+        ),  # ISDP-E2-lag-tau-stable
         certificates=expand("results/e2/certificate_{norm}.json", norm=NORMS_E2),
         ess=expand("results/tables/e2_ess_{norm}.csv", norm=NORMS_E2),
         printed=[
