@@ -99,6 +99,30 @@ def test_permutation_dp_fails_for_a_formula_below_the_exact_loss(tmp_path, monke
     assert row_verdict("SWAP-E8-permutation-dp", run)[0] == "differs"
 
 
+def test_proof_sketch_fails_for_another_m_another_law_of_sigma_or_o_above_one(tmp_path, monkeypatch):
+    import functools
+    import itertools
+
+    from isdp.experiments.e8_privacy_accounting import swap_audit
+
+    run = _run(tmp_path)
+    status, m = row_verdict("SWAP-E8-proof-sketch", run)
+    assert status == "match" and all(m.value.values())
+    small = [[[0, 1, 2, 3], [0, 1, 2, 3]], [[0, 0, 1, 2], [0, 1, 1, 2]]]
+    status, m = row_verdict("SWAP-E8-proof-sketch", run, strata=small, rates=[0.8])  # o > 1: outside the sketch
+    assert status == "differs" and m.value == dict.fromkeys(m.value, True) | {"ratio_within_bound": False}
+    distance = swap_audit.hamming
+    with monkeypatch.context() as patch:  # m read as the pairs of records exchanged
+        patch.setattr(swap_audit, "hamming", lambda x, x2: -(-distance(x, x2) // 2))
+        status, m = row_verdict("SWAP-E8-proof-sketch", run, strata=small)
+        assert status == "differs" and not m.value["derangement_of_m_records"] and not m.value["m_sigma_within_m"]
+    # a uniform permutation of the selected records, not a derangement (the output laws cached apart, then dropped)
+    monkeypatch.setattr(swap_audit, "_derangements", lambda r: tuple(itertools.permutations(range(r))))
+    monkeypatch.setattr(swap_audit, "_selection_weights", functools.cache(swap_audit._selection_weights.__wrapped__))
+    status, m = row_verdict("SWAP-E8-proof-sketch", run, strata=small)
+    assert status == "differs" and not m.value["ratio_in_derangement_numbers"]
+
+
 def test_invariant_support_fails_when_a_lone_record_leaks_a_new_value(tmp_path, monkeypatch):
     from isdp.experiments.e8_privacy_accounting import swap_audit
 

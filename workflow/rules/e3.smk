@@ -39,6 +39,9 @@ E3_CAT = register(
         certificates="results/tables/e3_certificates.csv",
         draws=e3_per_state("results/e3/draws_{state}.nc"),
         diagnostics=e3_per_state("results/e3/diagnostics_{state}.csv"),
+        embedded=repo_file(
+            config["data"]["embedded"]
+        ),  # ISDP-E3-discrete-gaussian-breaks-total: every state's county count
     ),
     notebook=dict(
         counties=rules.fetch.output.csv,

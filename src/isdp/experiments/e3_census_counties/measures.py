@@ -203,3 +203,34 @@ def coupling_censored(run: Run, paper) -> Measurement:
     return Measurement(censored, f"{censored} censored of {int(cert['pairs'].sum()):,} pairs ({len(cert)} states, "
                                  f"{cert['basis'].iloc[0]} coupling; latest meeting {latest} sweeps, max_iter "
                                  f"{int(run.config['e3']['mcmc']['certificate']['max_iter']):,})")
+
+
+def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None) -> Measurement:
+    """ISDP §3.3: discrete Gaussian mechanisms "do not satisfy (non-trivial) invariants constraints". For every
+    state (and Puerto Rico) of the committed county file with at least 2 counties, the exact probability that i.i.d.
+    discrete Gaussian noise on its counties keeps the state total
+    (:func:`isdp.experiments.lattice_study.theory.iid_invariant_probability`), at ``sigma`` or, by default, at the
+    SD of E3's double geometric noise (DG at E3's ε: the same noise size); the value is the largest over the states
+    (the one with the fewest counties). The i.i.d. double geometric's is beside it."""
+    from isdp.distributions import dg_variance
+    from isdp.exact import sum_constraint_acceptance
+    from isdp.experiments.e8_privacy_accounting.zcdp_audit import discrete_gaussian_pmf
+    from isdp.experiments.lattice_study.theory import iid_invariant_probability
+    from isdp.experiments.nhgis import load_counties
+
+    eps = float(run.config["e3"]["eps"])
+    sigma = float(np.sqrt(dg_variance(eps))) if sigma is None else float(sigma)
+    sizes = load_counties(run.data(run.config["data"]["embedded"])).groupby("state_abbr").size()
+    sizes = sizes[sizes >= 2].sort_values()
+    _, pmf = discrete_gaussian_pmf(sigma**2, int(np.ceil(40 * sigma)) + 1)
+    kept = {n: iid_invariant_probability(np.ones((1, n), dtype=np.int64), pmf) for n in sorted(set(sizes))}
+    worst = max(kept, key=lambda n: kept[n][0])
+    value, most = kept[worst][0], max(kept)
+    a = np.exp(-eps)
+    dg = sum_constraint_acceptance(worst, eps) * (1 - a) / (1 + a)
+    return Measurement(value, f"largest P(i.i.d. discrete Gaussian noise keeps the state total) = {value:.4f} at "
+                              f"σ = {sigma:.2f} ({', '.join(sizes[sizes == worst].index)}, {worst} counties; "
+                              f"{kept[most][0]:.2g} at {most} counties; exact, error ≤ "
+                              f"{max(b for _, b, _ in kept.values()):.0e}); i.i.d. double geometric at ε = {eps:g} "
+                              f"there: {dg:.4f}; {len(sizes)} areas of the county file with ≥ 2 counties",
+                       n=len(sizes))

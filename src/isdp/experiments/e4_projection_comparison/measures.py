@@ -180,6 +180,13 @@ def nonnegative_total_projection(m: np.ndarray, total: float) -> np.ndarray:
     return np.maximum(m - tau[:, None], 0.0)
 
 
+def _noisy_counts(x: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int) -> np.ndarray:
+    """``releases`` rows of x + i.i.d. DG(ε/Δ₁) noise (a stylised state's raw noisy counts), from ``seed``."""
+    from isdp.baselines import double_geometric_noise
+
+    return x + double_geometric_noise(len(x), eps, releases, np.random.default_rng(seed), sensitivity)
+
+
 def nonnegativity_bias(run: Run, paper, *, counties: int, smallest: float, largest: float, eps: float,
                        sensitivity: float, releases: int, seed: int, nonnegative: bool = True,
                        alternative: str = "less") -> Measurement:
@@ -190,10 +197,8 @@ def nonnegativity_bias(run: Run, paper, *, counties: int, smallest: float, large
     the smallest and largest tenth beside it."""
     from scipy import stats
 
-    from isdp.baselines import double_geometric_noise
-
     x = np.round(np.geomspace(smallest, largest, counties))
-    noisy = x + double_geometric_noise(counties, eps, releases, np.random.default_rng(seed), sensitivity)
+    noisy = _noisy_counts(x, eps, sensitivity, releases, seed)
     total = float(x.sum())
     released = (nonnegative_total_projection(noisy, total) if nonnegative
                 else noisy - (noisy.sum(axis=1, keepdims=True) - total) / counties)
@@ -209,3 +214,74 @@ def nonnegativity_bias(run: Run, paper, *, counties: int, smallest: float, large
                           f"largest |invariant residual| {np.abs(released.sum(axis=1) - total).max():.1e}",
                        note=f"synthetic: {counties} counts {smallest:g}…{largest:g}, DG(ε/{sensitivity:g}) at "
                             f"ε = {eps:g}, {releases} releases, seed {seed}")
+
+
+# --------------------------------------------------------------------------- ISDP §1, App. E.4: projection bias
+
+
+def _integer_l1_releases(x: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int,
+                         nonnegative: bool) -> np.ndarray:
+    """DG + the integer ℓ1 projection onto {s : Σ s = Σ x} (and s ≥ 0 with ``nonnegative``) of a stylised state:
+    E4's dg_l1_milp baseline with the non-negativity of ``isdp release --nonnegative`` (the same MILP), one HiGHS
+    model solved cold per release (:class:`isdp.baselines.L1Projector`)."""
+    from isdp.baselines import L1Projector
+    from isdp.lattice import sum_constraint
+
+    project = L1Projector(sum_constraint(len(x)), "integer", nonnegative)
+    total = [float(x.sum())]
+    return np.stack([project(m.astype(float), total) for m in _noisy_counts(x, eps, sensitivity, releases, seed)])
+
+
+def nonnegative_l1_bias(run: Run, paper, *, counts: list[int], smallest: int, releases: int, seed: int,
+                        alpha: float, nonnegative: bool = True) -> Measurement:
+    """A stylised state of ``counts``, DG noise at E3's ε (E4's Δ₁) and the integer ℓ1 projection under the state
+    total, with s ≥ 0 (``nonnegative``) or without: z = mean error / (SD/√R) of each of the ``smallest`` counties
+    with the smallest counts; the value is the smallest of these z (beside it the one-sided Bonferroni threshold at
+    ``alpha`` and where the total takes the excess back)."""
+    from scipy import stats
+
+    eps, sensitivity = float(run.config["e3"]["eps"]), float(run.config["e4"]["sensitivity"])
+    x = np.asarray(counts, dtype=float)
+    released = _integer_l1_releases(x, eps, sensitivity, releases, seed, nonnegative)
+    errors = released - x
+    sd = errors.std(axis=0, ddof=1)
+    z = np.where(sd > 0, errors.mean(axis=0) / np.where(sd > 0, sd, 1) * np.sqrt(releases), 0.0)
+    small, low = np.argsort(x, kind="stable")[:smallest], np.argsort(z, kind="stable")[:3]
+    what = "integer ℓ1 projection with s ≥ 0" if nonnegative else "integer ℓ1 projection without s ≥ 0"
+    return Measurement(float(z[small].min()),
+                       f"{what}: z of the {smallest} smallest counties "
+                       + ", ".join(f"{x[i]:.0f}: {z[i]:+.1f} (mean error {errors[:, i].mean():+.2f})" for i in small)
+                       + f" against the one-sided Bonferroni {stats.norm.isf(alpha / smallest):.2f}; the excess is "
+                         "taken back most from the counties of "
+                       + ", ".join(f"{x[i]:.0f} (z {z[i]:+.1f})" for i in low)
+                       + f"; largest county {x.max():.0f}: z {z[np.argmax(x)]:+.1f}; totals kept "
+                         f"{int((released.sum(axis=1) == x.sum()).sum())}/{releases}, smallest count "
+                         f"{released.min()}",
+                       note=f"synthetic: {len(x)} counties, DG(ε/{sensitivity:g}) at E3's ε = {eps:g}, "
+                            f"{releases} releases, seed {seed}", n=releases * smallest)
+
+
+def nonnegative_l1_data_dependence(run: Run, paper, *, counts: list[int], swap: list[int], releases: int, seed: int,
+                                   nonnegative: bool = True) -> Measurement:
+    """The error law of one county under two inputs with the same total: ``counts``, and ``counts`` with the
+    counties ``swap`` exchanged, each released ``releases`` times (DG at E3's ε, the integer ℓ1 projection as
+    :func:`nonnegative_l1_bias`) from independent seeds; the value is the two-sample Kolmogorov–Smirnov p-value of
+    county ``swap[0]``'s errors (conservative for integer errors: ties only raise it)."""
+    from scipy import stats
+
+    eps, sensitivity = float(run.config["e3"]["eps"]), float(run.config["e4"]["sensitivity"])
+    first = np.asarray(counts, dtype=float)
+    second = first.copy()
+    second[swap] = first[swap[::-1]]
+    county = swap[0]
+    errors = [(_integer_l1_releases(x, eps, sensitivity, releases, seed + i, nonnegative) - x)[:, county]
+              for i, x in enumerate((first, second))]
+    p = float(stats.ks_2samp(*errors).pvalue)
+    what = "integer ℓ1 projection with s ≥ 0" if nonnegative else "integer ℓ1 projection without s ≥ 0"
+    return Measurement(p, f"{what}: county {county}'s error at count {first[county]:.0f} (mean "
+                          f"{errors[0].mean():+.2f}, SD {errors[0].std():.2f}, negative {np.mean(errors[0] < 0):.0%}) "
+                          f"and at count {second[county]:.0f} (mean {errors[1].mean():+.2f}, SD {errors[1].std():.2f}, "
+                          f"negative {np.mean(errors[1] < 0):.0%}), same total {first.sum():.0f}: two-sample KS p "
+                          f"{p:.2g}",
+                       note=f"synthetic: {len(first)} counties, DG(ε/{sensitivity:g}) at E3's ε = {eps:g}, "
+                            f"{releases} releases per input, seeds {seed}, {seed + 1}", n=2 * releases)

@@ -8,7 +8,7 @@ import numpy as np
 from scipy import stats
 
 import isdp.experiments.e7_congenial_histogram.congenial as cg
-from isdp.distributions import dg_cdf
+from isdp.distributions import dg_cdf, dg_variance
 from isdp.experiments.claims import Measurement, Run, fmt_se
 
 
@@ -464,3 +464,64 @@ def a1_region_integrals(run: Run, paper, *, betas, points) -> Measurement:
     return Measurement(value, f"largest relative gap: joint density {joint_gap:.1e} (against the Laplace pair, "
                               f"Jacobian 1/β), I₁–I₃ {region_gap:.1e} (against quadrature) at β ∈ {list(betas)}, "
                               f"ũ ε ∈ {list(points)} and {len(run.config['e7']['eps_grid'])} ε")
+
+
+# Var of each §1.3 noise law at (ε, ∇): Laplace scale ∇/ε, Double Geometric (1.3) with a = exp(−ε/∇).
+NOISE_VARIANCE = {
+    "Laplace": lambda eps, sensitivity: cg.laplace_variance_of_scale(sensitivity / eps),
+    "Double Geometric": lambda eps, sensitivity: dg_variance(eps / sensitivity),
+}
+
+
+def noise_variance_in_eps(run: Run, paper, *, sensitivities, eps_min: float, eps_max: float,
+                          n_grid: int) -> Measurement:
+    """§1.3-1.4: the closed-form noise variance of each law in :data:`NOISE_VARIANCE`, per ∇ in ``sensitivities``, on
+    ``n_grid`` geometric ε from ``eps_min`` to ``eps_max``: ``decreasing in ε`` — strictly at every step;
+    ``unbounded as ε → 0`` — ε² Var / ∇² at least 1 at every ε ≤ ∇ of the grid, i.e. Var ≥ ∇²/ε², which no
+    bounded variance meets as ε → 0."""
+    eps = np.geomspace(eps_min, eps_max, n_grid)
+    steepest, floor, parts = 0.0, np.inf, []
+    for law, variance in NOISE_VARIANCE.items():
+        for d in sensitivities:
+            v = np.array([variance(e, d) for e in eps])
+            steepest = max(steepest, float((v[1:] / v[:-1]).max()))
+            near_zero = eps <= d
+            floor = min(floor, float((eps[near_zero] ** 2 * v[near_zero]).min() / d**2))
+            parts.append(f"{law} ∇ = {d:g}: Var {v[0]:.3g} at ε = {eps[0]:g}, {v[-1]:.3g} at {eps[-1]:g}")
+    value = {"decreasing in ε": steepest < 1, "unbounded as ε → 0": floor >= 1}
+    return Measurement(value, f"largest Var(ε')/Var(ε) over grid steps ε < ε' {steepest:.4g}; smallest ε² Var/∇² at "
+                              f"ε ≤ ∇ {floor:.4g} (the limit is 2) — " + "; ".join(parts),
+                       note=f"{n_grid} ε from {eps_min:g} to {eps_max:g}, geometric")
+
+
+def l2_printed_formula_gap(run: Run, paper, *, n_grid: int) -> Measurement:
+    """§4: the printed f_L2 = (x̄ + ũ, x̄ − ũ) against :func:`congenial.project_l2` of the same base releases (the
+    Laplace quantile grid, ``n_grid``² pairs per ε): x̄ = n/2 (the printed point sums to 2x̄ = n) and ũ = (u1 − u2)/2,
+    the average of u1 and −u2, both Lap(2/ε) (the projection depends on M(x) only through m1 − m2). Value: the
+    largest |gap| over coordinates, draws and ε; the note has the other sign and the point with (s1 − s2)/2 added."""
+    gaps = {"printed": 0.0, "other sign": 0.0, "with (s1 − s2)/2": 0.0}
+    for x, n, _, m in _base_grid(run, n_grid):
+        u = m - x
+        nearest = cg.project_l2(m, n)
+        u_tildes = {"printed": (u[:, 0] - u[:, 1]) / 2, "other sign": (u[:, 0] + u[:, 1]) / 2,
+                    "with (s1 − s2)/2": (x[0] - x[1] + u[:, 0] - u[:, 1]) / 2}
+        for name, u_tilde in u_tildes.items():
+            point = np.column_stack([n / 2 + u_tilde, n / 2 - u_tilde])
+            gaps[name] = max(gaps[name], float(np.abs(nearest - point).max()))
+    worst = gaps["printed"]
+    x1, x2 = run.config["e7"]["x"]
+    return Measurement(worst, f"largest |project_l2(M(x)) − (x̄ + ũ, x̄ − ũ)| = {worst:.6g} at x = ({x1:g}, {x2:g}) "
+                              f"(|s1 − s2|/2 = {abs(x1 - x2) / 2:g}), {n_grid**2:,} base releases per ε, "
+                              f"{len(run.config['e7']['eps_grid'])} ε",
+                       note=f"ũ = (u1 + u2)/2 instead: {gaps['other sign']:.3g}; the printed point with (s1 − s2)/2 "
+                            f"added to ũ: {gaps['with (s1 − s2)/2']:.1e}")
+
+
+def negbin_printed_moments(run: Run, paper, *, size: float, prob: float) -> Measurement:
+    """§3: mean and variance of NegativeBinomial(``size``, ``prob``) in SciPy's nbinom and R's dnbinom convention
+    (failures before the ``size``-th success, success probability ``prob``); the other convention in the note."""
+    law, swapped = stats.nbinom(size, prob), stats.nbinom(size, 1 - prob)
+    value = {"mean": float(law.mean()), "variance": float(law.var())}
+    return Measurement(value, f"nbinom({size:g}, {prob:g}): mean {value['mean']:.6g}, variance {value['variance']:.6g}",
+                       note=f"with {prob:g} the failure probability (nbinom({size:g}, {1 - prob:g}), what E5 "
+                            f"simulates): mean {swapped.mean():.4f}, variance {swapped.var():.4f}")

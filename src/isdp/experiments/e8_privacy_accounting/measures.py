@@ -379,6 +379,34 @@ def swap_invariant_support(run: Run, paper, *, strata: list, rates: list[float])
                               "d_MULT = D_nor = ∞)", n=totals["datasets"])
 
 
+def swap_proof_sketch(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
+    """The steps of the slides' proof sketch that permutation swapping is DP, enumerated exactly on small strata
+    (:func:`isdp.experiments.e8_privacy_accounting.swap_audit.proof_sketch_audit`): x = ρ(x') for a derangement ρ of
+    m = d_HAM^u(x, x') records; m_σ − m ≤ m_σ' ≤ m_σ + m for σ' = σ ∘ ρ; Pr(σ)/Pr(σ') = o^(m_σ − m_σ') times the
+    ratio of the derangement numbers of m_σ' and m_σ records; that ratio at most o^−m (b + 1)^m at the ``rates``."""
+    from isdp.experiments.e8_privacy_accounting.swap_audit import proof_sketch_audit
+
+    audits = [proof_sketch_audit(h, k, rates) for h, k in strata]
+    total = {key: sum(a[key] for a in audits) for key in ("pairs", "distance_mismatches", "unreachable", "rhos",
+                                                           "support_violations")}
+    worst = {key: max(a[key] for a in audits) for key in ("identity_deviation", "bound_ratio", "law_deviation")}
+    value = {"derangement_of_m_records": total["distance_mismatches"] + total["unreachable"] == 0,
+             "m_sigma_within_m": total["support_violations"] == 0,
+             "ratio_in_derangement_numbers": worst["identity_deviation"] < 1e-9,
+             "ratio_within_bound": worst["bound_ratio"] <= 1 + 1e-9}
+    bounds = ", ".join(f"b = {len(h)}: {a['bound_ratio']:.3f}" for (h, _), a in zip(strata, audits, strict=True))
+    return Measurement(value, f"{len(strata)} strata (b = {', '.join(str(len(h)) for h, _ in strata)}), "
+                              f"{total['pairs']:,} ordered pairs of one universe: the fewest records a permutation "
+                              f"moves to turn x' into x differs from d_HAM^u(x, x') at {total['distance_mismatches']} "
+                              f"(unreachable datasets {total['unreachable']}); over the {total['rhos']} such ρ and "
+                              f"every σ, m_σ − m ≤ m_σ' ≤ m_σ + m fails {total['support_violations']} times; "
+                              f"Pr(σ)/Pr(σ') against o^(m_σ − m_σ') D(m_σ')/D(m_σ): largest relative gap "
+                              f"{worst['identity_deviation']:.1e}; largest Pr(σ)/Pr(σ') / (o^−m (b + 1)^m) at p = "
+                              f"{', '.join(f'{p:g}' for p in rates)}: {bounds}", n=total["pairs"],
+                       note=f"the permutation law's image on a dataset agrees with the output law "
+                            f"SWAP-E8-permutation-dp audits to {worst['law_deviation']:.0e}")
+
+
 def swap_more_invariants(run: Run, paper, *, coarse: list, refined: list, rates: list[float]) -> Measurement:
     """Adding a variable to the swap key V_Match (more invariants): the printed 2020 what-if ε with and without
     household size, and the exact worst loss of one stratum against the same records split by the added variable

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -110,4 +110,90 @@ def support_audit(h: Sequence, k: Sequence, p: float, k_values: Sequence) -> dic
             "pairs_across": pairs, "shared_support_across": shared}
 
 
-__all__ = ["invariants", "output_law", "support_audit", "universe", "worst_loss_per_unit"]
+def hamming(x, x2) -> int:
+    """The records of the unordered dataset ``x`` not in ``x2``: d_HAM^u of two datasets of one size."""
+    return len(x) - sum((Counter(x) & Counter(x2)).values())
+
+
+def permutation_law(n: int, p: float) -> dict[tuple[int, ...], float]:
+    """Law of the permutation π that permutation swapping applies to a stratum of ``n`` records (record i receives
+    the swapping variable of record π(i)): each record selected with probability ``p``, a lone selection redrawn,
+    a uniform derangement of the selected records. :func:`output_law` is its image on a dataset."""
+    z = 1 - n * p * (1 - p) ** (n - 1)
+    law: dict[tuple[int, ...], float] = defaultdict(float)
+    for r in (0, *range(2, n + 1)):
+        ders = _derangements(r)
+        for sel in itertools.combinations(range(n), r):
+            for sigma in ders:
+                pi = list(range(n))
+                for i, j in zip(sel, sigma, strict=True):
+                    pi[i] = sel[j]
+                law[tuple(pi)] += p**r * (1 - p) ** (n - r) / z / len(ders)
+    return dict(law)
+
+
+def proof_sketch_audit(h: Sequence, k: Sequence, rates: Sequence[float]) -> dict[str, float]:
+    """The steps of the slides' proof sketch that permutation swapping is DP, enumerated on the universe of
+    ``zip(h, k)`` with the law of :func:`permutation_law`.
+
+    Step 2: for every ordered pair x' ≠ x of the universe, the fewest records a permutation must move to turn x'
+    into x (moved records: a derangement of them), against m = :func:`hamming` (x, x'); ``unreachable``: datasets
+    of the universe no permutation of x' gives. With ρ such a permutation, every permutation σ of the records and
+    σ' = σ ∘ ρ (ρ applied first: record i receives the value of record ρ(σ(i)) of x'), so that σ(x) = σ'(x'):
+    step 4, ``support_violations`` of m_σ − m ≤ m_σ' ≤ m_σ + m (m_· the records a permutation moves); step 5,
+    ``identity_deviation``, the largest relative gap between Pr(σ)/Pr(σ') and o^(m_σ − m_σ') D(m_σ')/D(m_σ)
+    (D(r) the derangements of r records, o = p/(1 − p)); step 6, ``bound_ratio``, the largest
+    Pr(σ)/Pr(σ') / (o^−m (b + 1)^m) over ``rates`` (b the stratum size). ``law_deviation``: the largest gap between
+    the image of the permutation law on a dataset and :func:`output_law`."""
+    n = len(h)
+    perms = np.array(list(itertools.permutations(range(n))))
+    index = {pi: i for i, pi in enumerate(map(tuple, perms.tolist()))}
+    moved = (perms != np.arange(n)).sum(axis=1)
+    data = sorted(universe(h, k))
+    mismatches = unreachable = 0
+    steps = set()  # (ρ, m) of the pairs: steps 4 to 6 depend on nothing else
+    for x2 in data:
+        h2, k2 = _records(x2)
+        fewest: dict[tuple, tuple[int, tuple]] = {}
+        for pi, m in zip(map(tuple, perms.tolist()), moved.tolist(), strict=True):
+            x = tuple(sorted(zip(h2, [k2[j] for j in pi], strict=True)))
+            if x not in fewest or m < fewest[x][0]:
+                fewest[x] = (m, pi)
+        unreachable += len(set(data) - fewest.keys())
+        for x, (m, rho) in fewest.items():
+            if x != x2:
+                d = hamming(x, x2)
+                mismatches += m != d
+                steps.add((rho, d))
+    laws = {p: permutation_law(n, p) for p in rates}
+    prob = {p: np.array([law.get(pi, 0.0) for pi in map(tuple, perms.tolist())]) for p, law in laws.items()}
+    derangements = np.array([len(_derangements(r)) for r in range(n + 1)], dtype=float)
+    violations, identity_dev, bound_ratio = 0, 0.0, 0.0
+    for rho, m in steps:
+        composed = np.asarray(rho)[perms]  # σ'(i) = ρ(σ(i)) for every σ (a row of perms)
+        moved2 = (composed != np.arange(n)).sum(axis=1)
+        violations += int(np.sum((moved2 < moved - m) | (moved2 > moved + m)))
+        partner = [index[pi] for pi in map(tuple, composed.tolist())]
+        for p in rates:
+            o = p / (1 - p)
+            with np.errstate(divide="ignore", invalid="ignore"):  # a permutation the law never applies
+                ratio = prob[p] / prob[p][partner]
+                identity = o ** (moved - moved2) * derangements[moved2] / derangements[moved]
+                identity_dev = max(identity_dev, float(np.nanmax(np.abs(ratio / identity - 1))))
+            bound_ratio = max(bound_ratio, float(np.max(ratio)) / (o**-m * (n + 1) ** m))
+    law_dev = 0.0
+    for p, law in laws.items():
+        image: dict[tuple, float] = defaultdict(float)
+        h0, k0 = _records(data[0])
+        for pi, q in law.items():
+            image[tuple(sorted(zip(h0, [k0[j] for j in pi], strict=True)))] += q
+        exact = output_law(h0, k0, p)
+        law_dev = max(law_dev, max(abs(image[w] - exact.get(w, 0.0)) for w in image.keys() | exact.keys()))
+    return {"datasets": len(data), "pairs": len(data) * (len(data) - 1), "distance_mismatches": mismatches,
+            "unreachable": unreachable, "rhos": len(steps), "permutations": len(perms),
+            "support_violations": violations, "identity_deviation": identity_dev, "bound_ratio": bound_ratio,
+            "law_deviation": law_dev}
+
+
+__all__ = ["hamming", "invariants", "output_law", "permutation_law", "proof_sketch_audit", "support_audit", "universe",
+           "worst_loss_per_unit"]

@@ -582,3 +582,63 @@ def l1_tail_rate_floor(run: Run, paper, *, exp: str, quantile: float) -> Measure
     fit = l1_tail_rate(run, paper, exp=exp, quantile=quantile)
     z = (fit.value - float(paper)) / fit.se
     return Measurement(z, f"z = {z:+.2f} ({fit.text})", n=fit.n)
+
+
+def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
+    """ISDP §3.1: "as we impose more counting invariants, the lattice becomes sparser, making it harder to find a
+    feasible solution". E1's constraints (config) imposed one at a time, A_k its first k rows (k = 0…3): per k the
+    lattice's dimension n − rank(A_k) (``quantity`` "dimension") or the exact probability that i.i.d. DG noise at
+    E1's ε keeps A_k u = 0 (``quantity`` "probability"; :func:`.theory.iid_invariant_probability` with error at
+    most ``tol``, rounded to 5 significant digits so that a constraint that changes nothing reads as equal)."""
+    from isdp.distributions import dg_pmf
+    from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
+    from isdp.experiments.lattice_study.theory import iid_invariant_probability
+
+    A = intersecting_constraints_problem(run.config["e1"]["x"], run.config["e1"]["records_per_region"]).A
+    eps = float(run.config["e1"]["eps"])
+    support = np.arange(-int(np.ceil(45 / eps)), int(np.ceil(45 / eps)) + 1)  # DG mass beyond it below e^-45
+    steps = range(A.shape[0] + 1)
+    dims = {f"k{k}": A.shape[1] - (int(np.linalg.matrix_rank(A[:k])) if k else 0) for k in steps}
+    text = (f"E1's {A.shape[1]} records, constraints imposed one at a time (k = 0…{A.shape[0]}): lattice dimension "
+            + ", ".join(f"{d}" for d in dims.values()))
+    if quantity == "dimension":
+        return Measurement(dims, text, n=len(steps))
+    exact = [iid_invariant_probability(A[:k], dg_pmf(support, eps), tol) for k in steps]
+    probs = {f"k{k}": float(f"{p:.5g}") for k, (p, _, _) in zip(steps, exact, strict=True)}
+    return Measurement(probs, text + f"; P(i.i.d. DG at ε = {eps:g} keeps them) "
+                              + ", ".join(f"{p:.5g}" for p in probs.values())
+                              + f" (exact, error ≤ {max(b for _, b, _ in exact):.0e})", n=len(steps))
+
+
+def release_data_independence(run: Run, paper, *, seeds: list[int], nonnegative: bool = False) -> Measurement:
+    """ISDP §1, §4: the noise keeps "statistical independence between the confidential data and the privacy
+    errors". The project's release (:func:`isdp.release.make_release`, the exact ℓ1 route at E2's ε per person,
+    all margins invariant) of E2's committed table x and of x' = x turned by 180° (another table with the same
+    invariant structure), with the same seed, for each of ``seeds``: the largest |(y − x) − (y' − x')|.
+    ``nonnegative`` adds the release's --nonnegative post-processing (the integer ℓ1 projection onto s ≥ 0)."""
+    import csv
+    import tempfile
+    from pathlib import Path
+
+    from isdp.constraints import constraint_matrix
+    from isdp.release import Request, make_release
+    from isdp.tables import load_table
+
+    table = load_table(run.data(run.config["e2"]["table"]))
+    A, labels = constraint_matrix(table, ["all-margins"])
+    eps = str(run.config["e2"]["eps"])
+    gaps = []
+    with tempfile.TemporaryDirectory() as tmp:  # a release reads its table from a file (the audit hashes it)
+        path = Path(tmp) / "turned.csv"
+        with path.open("w", newline="") as fh:
+            csv.writer(fh).writerows(table.with_cells(table.x[::-1]))
+        other = load_table(path)
+        for seed in seeds:
+            req = Request(norm="l1", epsilon=eps, nonnegative=nonnegative, seed=int(seed))
+            errors = [make_release(t, A, labels, req).values - t.x for t in (table, other)]
+            gaps.append(int(np.abs(errors[0] - errors[1]).max()))
+    return Measurement(max(gaps), f"largest |error(x) − error(x')| = {max(gaps)} over {len(seeds)} seeds ("
+                                  + ", ".join(f"seed {s}: {g}" for s, g in zip(seeds, gaps, strict=True))
+                                  + f"); E2's table and the table turned by 180°, all margins kept, exact ℓ1 route at "
+                                    f"ε = {eps} per person" + (", --nonnegative" if nonnegative else ""),
+                       n=2 * len(seeds))
