@@ -104,7 +104,7 @@ def chain_noise_path(lattice: IntegerLattice, target, proposal_eps: float, itera
 def total_variation(p: Law, q: Law) -> float:
     """½ Σ |p − q| on the union of the boxes, plus both laws' mass outside them: an upper bound on the
     untruncated distance."""
-    a, b = _aligned(p, q)
+    a, b = aligned(p, q)
     return float(0.5 * np.abs(a - b).sum() + p.outside + q.outside)
 
 
@@ -121,8 +121,9 @@ def pushforward(law: Law, f) -> Law:
     return Law(images, law.probs, law.outside)
 
 
-def _aligned(p: Law, q: Law) -> tuple[np.ndarray, np.ndarray]:
-    """The two laws' probabilities on the union of their points (repeated points added up)."""
+def aligned(p: Law, q: Law) -> tuple[np.ndarray, np.ndarray]:
+    """The two laws' probabilities on the union of their points (repeated points added up): the arrays
+    :func:`hockey_stick_divergence` and :func:`max_loss` compare."""
     points = np.vstack([p.points, q.points])
     _, index = np.unique(points, axis=0, return_inverse=True)
     index = index.ravel()
@@ -131,18 +132,27 @@ def _aligned(p: Law, q: Law) -> tuple[np.ndarray, np.ndarray]:
             np.bincount(index[len(p.points):], weights=q.probs, minlength=m))
 
 
-def max_privacy_loss(p: Law, q: Law, floor: float = 1e-12) -> float:
-    """max ln p(y)/q(y) over the outputs where both are at least ``floor`` (away from the box edge)."""
-    a, b = _aligned(p, q)
+def max_loss(a: np.ndarray, b: np.ndarray, floor: float = 1e-12) -> float:
+    """max ln a/b of two probability arrays on the same outputs, where both are at least ``floor``."""
     both = (a >= floor) & (b >= floor)
     return float(np.max(np.log(a[both]) - np.log(b[both])))
 
 
+def max_privacy_loss(p: Law, q: Law, floor: float = 1e-12) -> float:
+    """max ln p(y)/q(y) over the outputs where both are at least ``floor`` (away from the box edge)."""
+    return max_loss(*aligned(p, q), floor)
+
+
+def hockey_stick_divergence(a: np.ndarray, b: np.ndarray, eps: float) -> float:
+    """Σ max(0, a − e^ε b) of two probability arrays on the same outputs: the largest P(B) − e^ε Q(B) over
+    sets B, the smallest δ of (ε, δ) for this ordered pair (no truncation slack)."""
+    return float(np.maximum(np.asarray(a, dtype=float) - np.exp(eps) * np.asarray(b, dtype=float), 0.0).sum())
+
+
 def hockey_stick(p: Law, q: Law, eps: float) -> float:
-    """Σ_y max(0, p(y) − e^ε q(y)) on the boxes, plus :func:`truncation_slack`: an upper bound on the
-    untruncated divergence."""
-    a, b = _aligned(p, q)
-    return float(np.maximum(a - np.exp(eps) * b, 0.0).sum()) + truncation_slack(p, q, eps)
+    """:func:`hockey_stick_divergence` of the two laws on the union of their boxes, plus
+    :func:`truncation_slack`: an upper bound on the untruncated divergence."""
+    return hockey_stick_divergence(*aligned(p, q), eps) + truncation_slack(p, q, eps)
 
 
 def truncation_slack(p: Law, q: Law, eps: float) -> float:

@@ -42,6 +42,9 @@ E3_CAT = register(
         embedded=repo_file(
             config["data"]["embedded"]
         ),  # ISDP-E3-discrete-gaussian-breaks-total: every state's county count
+        housing=repo_file(
+            "data/nhgis/county_housing_v20210608.csv"
+        ),  # SDP-E3-housing-units-invariant and its same-fact rows
     ),
     notebook=dict(
         counties=rules.fetch.output.csv,

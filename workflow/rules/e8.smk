@@ -36,6 +36,10 @@ E8_CAT = register(
         ],
         printed=list(E8_PRINTED.values()),
         population=repo_file(config["data"]["embedded"]),
+        housing=repo_file(
+            "data/nhgis/county_housing_v20210608.csv"
+        ),  # SWAP-E8-census2020-largest-strata
+        gq_codes=repo_file("data/e8/census2010_gq_codes.csv"),  # TDA-E8-gq-codes
     ),
     notebook=dict(
         registry=REGISTRY,

@@ -302,8 +302,11 @@ def download(
     raise DownloadError(f"could not download {url}: {last!r}") from last
 
 
-def read_county_csv(zip_path: str | os.PathLike, vintage: str | None = None) -> pd.DataFrame:
-    """Read the identifier and total-population columns of the ``*_county.csv`` in an NHGIS zip.
+def read_county_csv(
+    zip_path: str | os.PathLike, vintage: str | None = None, extra: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """Read the identifier and total-population columns (and the ``extra`` ones) of the ``*_county.csv`` in an
+    NHGIS zip.
 
     All columns are returned as strings, as in the file (Latin-1). The vintage (given, else
     inferred from the member or zip name) is stored in ``df.attrs["vintage"]``; a given vintage
@@ -327,6 +330,7 @@ def read_county_csv(zip_path: str | os.PathLike, vintage: str | None = None) -> 
         raise ValueError(f"cannot infer the vintage from {zip_path} / {member}; pass vintage=")
     wanted = {"gisjoin", "name", "state", "STATEA", "COUNTYA"}
     wanted.update(f"{t}_{s}" for t in _POP_TABLES for s in ("sf", "dp"))
+    wanted.update(extra)
     df = pd.read_csv(
         io.BytesIO(raw), encoding="latin-1", dtype=str, keep_default_na=False,
         usecols=lambda c: c in wanted,
@@ -451,6 +455,55 @@ def extract(zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: st
     _write_csv(tidy, out_csv)
     log.info("wrote %d counties (vintage %s) to %s", len(tidy), raw.attrs["vintage"], out_csv)
     return tidy
+
+
+#: The committed housing-unit extract (repository path), made by :func:`extract_housing`.
+HOUSING_EXTRACT = "data/nhgis/county_housing_v20210608.csv"
+#: Columns of the housing-unit extract, in file order, and their NHGIS source (table H3, Occupancy Status, whose
+#: universe is housing units: IFE001 total, IFE002 occupied; ``_sf`` 2010 SF1, ``_dp`` the DAS of the vintage).
+HOUSING_SOURCE = {"sf1_housing_units": "IFE001_sf", "dp_housing_units": "IFE001_dp",
+                  "sf1_occupied_units": "IFE002_sf", "dp_occupied_units": "IFE002_dp"}
+HOUSING_COLUMNS = ["gisjoin", "state_fips", "county_fips", "state_abbr", *HOUSING_SOURCE]
+
+
+def extract_housing(
+    zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
+) -> pd.DataFrame:
+    """The per-county housing-unit counts of an NHGIS county zip (SF1 and DAS, total and occupied), written as a
+    deterministic CSV of :data:`HOUSING_COLUMNS` sorted by gisjoin: Subspace DP §1's 'counts of total housing
+    units' invariant. The counties and their identifiers are :func:`extract`'s (validated the same way); nothing
+    is written when a check fails. Returns the frame."""
+    raw = read_county_csv(zip_path, vintage, extra=tuple(HOUSING_SOURCE.values()))
+    missing = sorted(set(HOUSING_SOURCE.values()) - set(raw.columns))
+    if missing:
+        raise DataValidationError(f"columns: the county file has no {missing}")
+    counties = tidy_extract(raw, raw.attrs["vintage"])
+    validate(counties)
+    by_gisjoin = raw.assign(gisjoin=raw["gisjoin"].str.strip()).set_index("gisjoin").loc[counties["gisjoin"]]
+    housing = counties[HOUSING_COLUMNS[:4]].copy()
+    for column, source in HOUSING_SOURCE.items():
+        housing[column] = _to_int64(by_gisjoin[source].reset_index(drop=True), column, housing["gisjoin"])
+    counts = housing[list(HOUSING_SOURCE)]
+    if (counts < 0).to_numpy().any():
+        raise DataValidationError("non-negative counts: negative housing-unit counts")
+    for src in ("sf1", "dp"):
+        if (housing[f"{src}_occupied_units"] > housing[f"{src}_housing_units"]).any():
+            raise DataValidationError(f"occupied ≤ total: {src} occupied units exceed the housing units")
+    atomic_write(out_csv, lambda tmp: housing.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
+    log.info("wrote the housing units of %d counties (vintage %s) to %s", len(housing), raw.attrs["vintage"], out_csv)
+    return housing
+
+
+def load_housing(csv_path: str | os.PathLike) -> pd.DataFrame:
+    """Read an extract written by :func:`extract_housing` (identifiers as strings, counts as integers)."""
+    df = pd.read_csv(csv_path, dtype=str, keep_default_na=False, encoding="utf-8")
+    if list(df.columns) != HOUSING_COLUMNS:
+        raise DataValidationError(f"columns: expected {HOUSING_COLUMNS}, got {list(df.columns)}")
+    for column in HOUSING_SOURCE:
+        df[column] = _to_int64(df[column], column, df["gisjoin"])
+    if len(df) != N_COUNTIES:
+        raise DataValidationError(f"row count: expected {N_COUNTIES:,} rows, got {len(df):,}")
+    return df
 
 
 def load_counties(csv_path: str | os.PathLike) -> pd.DataFrame:

@@ -234,3 +234,69 @@ def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None)
                               f"{max(b for _, b, _ in kept.values()):.0e}); i.i.d. double geometric at ε = {eps:g} "
                               f"there: {dg:.4f}; {len(sizes)} areas of the county file with ≥ 2 counties",
                        n=len(sizes))
+
+
+def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> Measurement:
+    """Counties whose DAS count of ``units`` differs from SF1 in the committed housing extract
+    (:data:`isdp.experiments.nhgis.HOUSING_EXTRACT`): ``housing`` = total housing units (IFE001), ``occupied`` =
+    occupied units (IFE002). A block-level invariant holds in every county, its sum of blocks; the other count is
+    shown beside it."""
+    from isdp.experiments.nhgis import HOUSING_EXTRACT, load_housing
+
+    h = load_housing(run.data(HOUSING_EXTRACT))
+    changed = {u: h[f"dp_{u}_units"] != h[f"sf1_{u}_units"] for u in ("housing", "occupied")}
+    other = "occupied" if units == "housing" else "housing"
+    diff = (h[f"dp_{units}_units"] - h[f"sf1_{units}_units"]).abs()
+    return Measurement(int(changed[units].sum()),
+                       f"{int(changed[units].sum())} of {len(h):,} counties with DAS ≠ SF1 {units} units (largest "
+                       f"|DAS − SF1| {int(diff.max())}); {other} units: {int(changed[other].sum())} counties differ",
+                       note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings), county "
+                            "level: equal county totals are necessary for a block-level invariant, not sufficient",
+                       n=len(h))
+
+
+def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: float) -> Measurement:
+    """Subspace DP §1: the exact probability that i.i.d. double geometric noise DG(ε/``sensitivity``) on a state's
+    county counts keeps the state total, P(Σ u = 0) (:func:`isdp.exact.sum_constraint_acceptance` times P(u = 0)),
+    for every state (and Puerto Rico) of the committed county file with at least 2 counties; the value is the
+    largest (at the fewest counties)."""
+    from isdp.exact import sum_constraint_acceptance
+    from isdp.experiments.nhgis import load_counties
+
+    sizes = load_counties(run.data(run.config["data"]["embedded"])).groupby("state_abbr").size()
+    sizes = sizes[sizes >= 2].sort_values()
+    scale = eps / sensitivity
+    a = np.exp(-scale)
+    kept = {n: sum_constraint_acceptance(n, scale) * (1 - a) / (1 + a) for n in sorted(set(sizes))}
+    fewest, most = min(kept), max(kept)
+    return Measurement(kept[fewest], f"largest P(i.i.d. DG noise keeps the state total) = {kept[fewest]:.4f} "
+                                     f"({', '.join(sizes[sizes == fewest].index)}, {fewest} counties; "
+                                     f"{kept[most]:.2g} at {most} counties); DG(ε/Δ₁) with ε = {eps:g}, Δ₁ = "
+                                     f"{sensitivity:g}; {len(sizes)} areas of the county file with ≥ 2 counties",
+                       note="continuous (Laplace) noise keeps a total with probability 0", n=len(sizes))
+
+
+def block_truncation_bias(run: Run, paper, *, counts: list[int], state: str) -> Measurement:
+    """ISDP App. E.4 ("maintaining unbiasedness and nonnegativity is difficult at the block level"): the exact bias
+    of truncating at 0 (:func:`truncation_bias`) for stylised block-sized counts, the same noise as the county
+    rows — one cell's ℓ1 generalized Laplace noise at E3's ε under a total over ``state``'s number of counties (the
+    committed county file; the marginal hardly depends on it) — in Monte Carlo SEs of a 1000-draw mean
+    (SD/√n_draws, as :func:`truncation_bias_se`). The value is the smallest ratio over ``counts``."""
+    from isdp.experiments.nhgis import load_counties
+
+    eps, n_draws = float(run.config["e3"]["eps"]), int(run.config["e3"]["mcmc"]["n_draws"])
+    counties = load_counties(run.data(run.config["data"]["embedded"]))
+    n = int((counties["state_abbr"] == state).sum())
+    ratios = {}
+    for x in counts:
+        bias, sd = truncation_bias(int(x), n, eps)
+        ratios[int(x)] = bias / (sd / np.sqrt(n_draws))
+    low = min(ratios.values())
+    return Measurement(
+        float(low),
+        f"smallest bias/SE = {low:.3g} (ε = {eps:g}, a total over {n} cells as {state}'s "
+        f"counties, SE of a {n_draws}-draw mean; count: bias/SE "
+        + ", ".join(f"{x}: {r:.3g}" for x, r in ratios.items())
+        + ")",
+        n=len(ratios),
+    )

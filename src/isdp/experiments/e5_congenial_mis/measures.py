@@ -6,6 +6,7 @@ import numpy as np
 
 from isdp.diagnostics import load_draws
 from isdp.experiments.claims import Measurement, Run, fmt_se
+from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
 from isdp.experiments.measure_helpers import max_r_hat_of
 from isdp.experiments.problems import Problem, read_table_csv
 from isdp.lattice import check_release
@@ -261,3 +262,236 @@ def fig1_effective_gamma(run: Run, paper, *, method: str) -> Measurement:
                                      f"ε = {(1 + gamma) * eps0:.3f} per cell: γ = {gamma:.3f} (per table "
                                      f"{each.min():.3f}–{each.max():.3f}, {len(each)} tables; ε₀ = {eps0:g})",
                        note=f"the raw panels (a), (d): {raw}", n=len(each))
+
+
+# --------------------------------------------------------------------------- §1.2, §2.3: rows of the third audit round
+
+
+def _cell_classes(A: np.ndarray) -> np.ndarray:
+    """A label per cell: cells with the same column of A (a record moves between them keeping every invariant)."""
+    return np.unique(A.T, axis=0, return_inverse=True)[1].ravel()
+
+
+def raw_dg_in_invariant_set(A, x, eps: float) -> tuple[float, float]:
+    """Exact P(A U = 0) and P(A U = 0, x + U ≥ 0) for U i.i.d. DG(ε) per cell: rejection sampling with q = p
+    (§2.3) accepts a raw release x + U with the second probability.
+
+    Cells with the same column of A enter A U only through their class's sum, so each class's (truncated)
+    sum law is a convolution; the class sums t must solve C t = 0 (C: one column per class), which must be
+    a one-dimensional lattice, as for the sex × age invariants (t, −t, −t, t over female/male × child/adult)."""
+    from isdp.distributions import dg_pmf
+
+    A, x = np.asarray(A, dtype=np.int64), np.asarray(x, dtype=np.int64)
+    labels = _cell_classes(A)
+    classes = [np.flatnonzero(labels == c) for c in range(labels.max() + 1)]
+    C = np.stack([A[:, g[0]] for g in classes], axis=1)
+    if len(classes) - np.linalg.matrix_rank(C) != 1:
+        raise ValueError(f"the class sums solve C t = 0 in {len(classes) - np.linalg.matrix_rank(C)} dimensions; "
+                         "this needs exactly one")
+    kernel = np.linalg.svd(C.astype(float))[2][-1]
+    v = np.rint(kernel / np.abs(kernel[np.abs(kernel) > 1e-9]).min()).astype(np.int64)
+    if np.any(C @ v != 0):
+        raise ValueError(f"the kernel of C is not spanned by a small integer vector ({kernel})")
+    reach = int(np.ceil(80.0 / eps))  # one cell's |U| beyond reach has probability < e^-80
+
+    def class_sum_law(cells, truncated: bool):
+        law, lo = np.array([1.0]), 0
+        for i in cells:
+            k = np.arange(-x[i] if truncated else -reach, reach + 1)
+            law, lo = np.convolve(law, dg_pmf(k, eps)), lo + int(k[0])
+        return lo, law
+
+    probs = []
+    for truncated in (False, True):
+        laws = [class_sum_law(g, truncated) for g in classes]
+        t = np.arange(-reach * len(x), reach * len(x) + 1)
+        joint = np.ones(t.size)
+        for (lo, law), vc in zip(laws, v, strict=True):
+            pos = vc * t - lo
+            inside = (pos >= 0) & (pos < law.size)
+            joint *= np.where(inside, law[np.clip(pos, 0, law.size - 1)], 0.0)
+        probs.append(float(joint.sum()))
+    return probs[0], probs[1]
+
+
+def raw_rejection_acceptance(run: Run, paper, *, mis_acceptance: float, eps: float | None = None) -> Measurement:
+    """§2.3: the acceptance rate of rejection sampling with q = p (a raw DG release kept when it meets (1)–(4)) at
+    Table 1 (top), exactly, against Algorithm 1's printed acceptance ``mis_acceptance``; ``eps`` defaults to E5's."""
+    p = _problem(run)
+    eps = float(run.config["e5"]["eps"] if eps is None else eps)
+    equalities, accepted = raw_dg_in_invariant_set(p.A, p.x, eps)
+    return Measurement(accepted, f"raw DG(ε = {eps:g}) per cell at Table 1 (top): P(release meets (1)–(4)) = "
+                                 f"{accepted:.3g} exactly, {1 / accepted:,.0f} proposals per draw, against "
+                                 f"Algorithm 1's printed {100 * mis_acceptance:.2f} % ({1 / mis_acceptance:.0f} "
+                                 f"proposals per accepted move)",
+                       note=f"(1)–(3) alone: {equalities:.3g}; non-negativity then keeps {accepted / equalities:.3f} "
+                            "of those. A rejection draw is independent, an MIS move is not: this project's exact "
+                            "sampler of p* (q on I at ε̃ = ε) needs thousands of proposals per independent draw "
+                            "(CDP-E5-mis-exact's why), still far fewer than rejection with q = p")
+
+
+def algorithm1_stationarity(run: Run, paper, *, lattices, eps: float, proposal_eps: float, complement,
+                            rule: str = "printed") -> Measurement:
+    """§2.3 Algorithm 1, exactly on small E5-like lattices (:mod:`.small_lattice`; ``lattices`` of (n, female,
+    voting), ``complement`` = I^c 0-based, mirroring the paper's {1, 23, 46}): ‖p* P − p*‖₁ for the transition
+    matrix P of step 2's acceptance rule, worst over the lattices and over every table of S* as the confidential
+    table. The note: the same for the other ``rule``."""
+    from isdp.experiments.e5_congenial_mis import small_lattice as sl
+
+    index_set = [i for i in range(2 * len(sl.COLS)) if i not in set(complement)]
+
+    def worst(which: str) -> tuple[float, int]:
+        gap, cases = 0.0, 0
+        for lattice in lattices:
+            tables = sl.invariant_tables(*lattice)
+            for center in tables:
+                P, target = sl.mis_transition_matrix(tables, center, eps, proposal_eps, index_set, which)
+                gap, cases = max(gap, float(np.abs(target @ P - target).sum())), cases + 1
+        return gap, cases
+
+    gap, cases = worst(rule)
+    other = "metropolis" if rule == "printed" else "printed"
+    return Measurement(gap, f"max ‖p* P − p*‖₁ = {gap:.2g} under the {rule} rule, over {cases} confidential tables "
+                            f"of {len(lattices)} lattices (ε = {eps:g}, ε̃ = {proposal_eps:g}, I^c = "
+                            f"{[i + 1 for i in complement]})", note=f"the {other} rule: {worst(other)[0]:.3g}",
+                       n=cases)
+
+
+def algorithm1_continuous(run: Run, paper, *, eps, proposal_ratio: float, n_chains: int, steps: int, seed: int,
+                          rule: str = "printed") -> Measurement:
+    """§2.3 Algorithm 1 on a continuous scheme: §4 Example 4.1 (two bins, i.i.d. Lap(2/ε), the total invariant,
+    I = {1}, q = Lap(1/ε̃) on s̃1, s̃2 solved), ``n_chains`` independent chains of ``steps`` proposals from s*. Each
+    chain's last m1 − s1 against (4.6)'s Lap(1/ε): Kolmogorov–Smirnov p per ε. With ε̃ = ``proposal_ratio`` · ε ≤ ε
+    the weight p*/q is at most 1/ratio, so an independence sampler is within (1 − ratio)^steps of p* in total
+    variation (Liu 1996). ``rule`` as :func:`.small_lattice.mis_transition_matrix`."""
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    pvalues, means = [], []
+    for e in np.atleast_1d(eps):
+        e_q = proposal_ratio * e
+        # log p(s1 + u, s2 − u) = −(ε/2)(|u| + |−u|) = −ε|u| on the invariant line; the printed rule divides by q
+        rate = e - e_q if rule == "printed" else e
+        u = np.zeros(n_chains)
+        for _ in range(steps):
+            prop = rng.laplace(0.0, 1.0 / e_q, n_chains)
+            accept = np.log(rng.uniform(size=n_chains)) < -rate * (np.abs(prop) - np.abs(u))
+            u = np.where(accept, prop, u)
+        pvalues.append(float(stats.kstest(u, stats.laplace(scale=1.0 / e).cdf).pvalue))
+        means.append(float(np.mean(np.abs(u)) * e))
+    pvalues = np.asarray(pvalues)
+    return Measurement(pvalues, f"KS of {n_chains} chains' last states ({steps} proposals, ε̃ = {proposal_ratio:g} ε, "
+                                f"{rule} rule) against Lap(1/ε): p = " + ", ".join(
+                                    f"{v:.3g} (ε = {e:g})" for v, e in zip(pvalues, np.atleast_1d(eps), strict=True))
+                       + f"; TV to p* at most {(1 - proposal_ratio) ** steps:.1g}",
+                       note="ε · mean |m1 − s1| (1 under Lap(1/ε)): " + ", ".join(f"{m:.3f}" for m in means),
+                       n=pvalues.size)
+
+
+def sensitivity_ratio(run: Run, paper, *, neighbours: str = "bounded", norm: str = "l1") -> Measurement:
+    """§1.2: Def 1.1's global sensitivity of the 46-cell histogram over X* (databases with Table 1's invariants)
+    against over X, exactly, as ∇_X* / ∇_X. ``neighbours``: ``bounded`` (§1.3: one record's value changes; X* keeps
+    it only between cells with the same column of A) or ``add_remove`` (a record added or removed: no such pair in
+    X*, whose total is fixed, so ∇_X* = 0). The note: the other norms and neighbours."""
+    p = _problem(run)
+    labels = _cell_classes(p.A)
+    class_total = np.bincount(labels, weights=p.x)
+    # bounded: a record of cell j can move to cell k ≠ j inside X* iff j, k share A's column and X* has a record there
+    inside = any(np.sum(labels == c) >= 2 and class_total[c] >= 1 for c in range(labels.max() + 1))
+    norms = {"l1": (2.0, 1.0), "l2": (np.sqrt(2.0), 1.0), "linf": (1.0, 1.0)}  # ‖e_k − e_j‖, ‖e_j‖
+
+    def ratio(nb: str, nm: str) -> tuple[float, float]:
+        moved, added = norms[nm]
+        if nb == "bounded":
+            return moved * inside, moved
+        if nb == "add_remove":
+            return 0.0, added  # A e_j ≠ 0 for every cell (the total): adding a record leaves X*
+        raise ValueError(f"neighbours must be 'bounded' or 'add_remove', got {nb!r}")
+
+    on_star, on_x = ratio(neighbours, norm)
+    others = [(nb, nm) for nb in ("bounded", "add_remove") for nm in norms if (nb, nm) != (neighbours, norm)]
+    return Measurement(on_star / on_x, f"{neighbours} neighbours, {norm}: ∇ over X* = {on_star:g}, over X = "
+                                       f"{on_x:g} (ratio {on_star / on_x:g}; Table 1's {p.x.size} cells, "
+                                       f"{labels.max() + 1} classes of cells with the same invariant column)",
+                       note="other readings, ∇_X*/∇_X: " + ", ".join(
+                           f"{nb} {nm} {ratio(nb, nm)[0] / ratio(nb, nm)[1]:g}" for nb, nm in others))
+
+
+def inequality_rank_deficit(run: Run, paper, *, encoding: str = "identity") -> Measurement:
+    """§2.3's setting d_B < d against §3's constraint (4): d − rank B for B encoding s ≥ 0 on Table 1's 46 cells.
+    ``identity``: one row per entry (B = I, b = 0), as (4) says; ``nullspace``: the same half-spaces restricted to
+    A s = a (B = I − A⁺A, b = −A⁺a), of rank d − d_A but not of full row rank. The note counts the irredundant
+    inequalities: a point of A s = a with only s_i < 0 (move x*_i + 1 records from cell i to a cell with the same
+    column of A) shows inequality i is needed, so no description has fewer than that many rows."""
+    p = _problem(run)
+    d = p.x.size
+    if encoding == "identity":
+        B = np.eye(d)
+    elif encoding == "nullspace":
+        B = np.eye(d) - np.linalg.pinv(p.A.astype(float)) @ p.A
+    else:
+        raise ValueError(f"encoding must be 'identity' or 'nullspace', got {encoding!r}")
+    rank = int(np.linalg.matrix_rank(B))
+    labels = _cell_classes(p.A)
+    needed = 0
+    for i in range(d):
+        partners = np.flatnonzero((labels == labels[i]) & (np.arange(d) != i))
+        if partners.size:
+            s = p.x.copy()
+            s[i], s[partners[0]] = -1, s[partners[0]] + p.x[i] + 1
+            needed += bool(np.array_equal(p.A @ s, p.A @ p.x) and (np.delete(s, i) >= 0).all())
+    return Measurement(d - rank, f"(4) as {encoding}: rank B = {rank}, d = {d}, d − rank = {d - rank}",
+                       note=f"{needed} of the {d} inequalities s_i ≥ 0 are irredundant on A s = a (a witness each), "
+                            "so B needs at least that many rows; Algorithm 1 uses B only in 1(B s̃ ≥ b), which works "
+                            "at any rank")
+
+
+def _valid_complements(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every d_A-subset I^c of the columns of A (rows) and det A[:, I^c] (rounded: integer A)."""
+    import itertools
+
+    subsets = np.array(list(itertools.combinations(range(A.shape[1]), A.shape[0])))
+    return subsets, np.rint(np.linalg.det(A[:, subsets].transpose(1, 0, 2))).astype(np.int64)
+
+
+def _small_lattice_acceptance(lattice, eps: float, proposal_eps: float) -> np.ndarray:
+    """Algorithm 1's exact stationary acceptance rate on a small E5-like lattice, centred on its first table, for
+    every valid I: Σ_s p*(s) (Σ_{s' ≠ s} P[s, s'] + q(s_I)), proposing the current point being accepted."""
+    from isdp.distributions import dg_logpmf
+    from isdp.experiments.e5_congenial_mis import small_lattice as sl
+
+    tables = sl.invariant_tables(*lattice)
+    center = tables[0]
+    A, _ = sex_by_age_constraints(("F", "M"), sl.COLS, sl.COLS[1])
+    subsets, det = _valid_complements(A)
+    rates = []
+    for complement in subsets[det != 0]:
+        index_set = np.setdiff1d(np.arange(A.shape[1]), complement)
+        P, target = sl.mis_transition_matrix(tables, center, eps, proposal_eps, index_set)
+        q_self = np.exp(dg_logpmf(tables[:, index_set] - center[index_set], proposal_eps).sum(axis=1))
+        rates.append(float(target @ (1.0 - np.diag(P) + q_self)))
+    return np.asarray(rates)
+
+
+def index_set_choices(run: Run, paper, *, matrix=None, lattice=None) -> Measurement:
+    """§2.3: the number of proposal index sets I (|I| = d − d_A) with rank A[I^c] = d_A, for E5's A (or ``matrix``),
+    by enumerating every d_A-subset I^c; also how many of them are unimodular (integer solves). The note: the range of
+    Algorithm 1's exact stationary acceptance over the valid I on a small E5-like ``lattice`` (n, female, voting) at
+    E5's ε and ε̃ (at Table 1 itself the rate is a Monte Carlo run per I, too slow for a measure)."""
+    problem = _problem(run)
+    A = problem.A if matrix is None else np.asarray(matrix, dtype=np.int64)
+    m, d = A.shape
+    subsets, det = _valid_complements(A)
+    valid, unimodular = int((det != 0).sum()), int((np.abs(det) == 1).sum())
+    printed = sorted(problem.meta["index_complement"])
+    configured = (f"; the configured I^c {[i + 1 for i in printed]} among them: "
+                  f"{bool(np.any(np.all(subsets[det != 0] == printed, axis=1)))}" if matrix is None else "")
+    note = ""
+    if lattice is not None:
+        e5 = run.config["e5"]
+        rates = _small_lattice_acceptance(lattice, float(e5["eps"]), float(e5["proposal_eps"]))
+        note = (f"efficiency, not judged: on the 2 × 3 lattice {list(lattice)} at ε = {e5['eps']:g}, ε̃ = "
+                f"{e5['proposal_eps']:g}, the {rates.size} valid I give stationary acceptance {rates.min():.4f}–"
+                f"{rates.max():.4f} (ratio {rates.max() / rates.min():.2f})")
+    return Measurement(valid, f"{valid:,} of the {len(subsets):,} choices of I^c ({m} of {d} cells) give rank "
+                              f"A[I^c] = {m}; {unimodular:,} of them unimodular{configured}", note=note, n=len(subsets))

@@ -67,4 +67,31 @@ def constrained_posterior(n: int, female: int, voting: int, eps0: float) -> dict
             "m_star_level": float(np.abs(cond[a] - cond[b]).max()), "tables": len(h), "pairs": int(a.size // 2)}
 
 
-__all__ = ["COLS", "constrained_posterior", "invariant_tables"]
+def mis_transition_matrix(tables: np.ndarray, center: np.ndarray, eps: float, proposal_eps: float, index_set,
+                          rule: str = "printed") -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 1's one-step transition matrix on S* = ``tables``, exactly, and its target p* (DG(ε) per cell
+    centred on ``center``, conditioned on S*).
+
+    A proposal draws s̃_I ~ q = Π_{i∈I} DG(ε̃) around ``center`` and solves the rest from A s̃ = a; the s̃_I of a
+    point of S* is its own (I determines the point), and every other draw lands outside S* (rejected by
+    1(B s̃ ≥ b), or non-integral). ``rule``: ``"printed"`` accepts with step 2's min{1, p(s̃) q(s_I) / (p(s) q(s̃_I))};
+    ``"metropolis"`` with min{1, p(s̃)/p(s)}, the random-walk rule that drops q (a plausible slip; its chain
+    targets p·q). Returns (P, p*), P[s, s'] the probability of moving from s to s'.
+    """
+    idx = np.asarray(index_set)
+    log_p = dg_logpmf(tables - center, eps).sum(axis=1)
+    log_q = dg_logpmf(tables[:, idx] - center[idx], proposal_eps).sum(axis=1)
+    if rule == "printed":
+        log_ratio = (log_p - log_q)[None, :] - (log_p - log_q)[:, None]
+    elif rule == "metropolis":
+        log_ratio = log_p[None, :] - log_p[:, None]
+    else:
+        raise ValueError(f"rule must be 'printed' or 'metropolis', got {rule!r}")
+    P = np.exp(log_q)[None, :] * np.exp(np.minimum(log_ratio, 0.0))  # [s, s']: propose s', accept
+    np.fill_diagonal(P, 0.0)
+    P[np.diag_indices_from(P)] = 1.0 - P.sum(axis=1)  # rejections (and proposals off S*) stay
+    target = np.exp(log_p - np.logaddexp.reduce(log_p))
+    return P, target
+
+
+__all__ = ["COLS", "constrained_posterior", "invariant_tables", "mis_transition_matrix"]

@@ -249,6 +249,34 @@ def projection_privacy_delta(run: Run, paper, *, eps: float) -> Measurement:
                        n=len(out))
 
 
+def extension_converse_check(run: Run, paper, *, eps: float, translate: str = "row space") -> Measurement:
+    """Thm 3.3 "only if": M̂(x) = 𝓜(x) − Π_R A(x) for Thm 3.1's release 𝓜 (Examples 2.4's and 2.3's invariants),
+    :func:`subspace_exact.extension_converse`: ``image in N`` — C M̂ = 0 on every support point (integer
+    arithmetic); ``(ε, 0)-DP on ℝⁿ`` — the largest hockey-stick δ at ε over every ordered neighbour pair at most
+    1e-12 (rounding). ``translate``: what is subtracted instead of Π_R A(x) (``query``, ``none``; the tests)."""
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    out = se.extension_converse(eps, translate=translate)
+    residual, delta = max(v[0] for v in out.values()), max(v[2] for v in out.values())
+    parts = [f"{name}: largest |C M̂| {res}, level on ℝ⁴ {'∞' if not np.isfinite(lv) else f'{lv / eps:.6f} ε'}, "
+             f"δ at ε {d:.1e}" for name, (res, lv, d) in out.items()]
+    return Measurement({"image in N": residual == 0, "(ε, 0)-DP on ℝⁿ": bool(delta <= 1e-12)},
+                       f"M̂ = 𝓜 − {'Π_R A(x)' if translate == 'row space' else translate} at ε = {eps:g}: "
+                       + "; ".join(parts), note=_exact_note(), n=len(out))
+
+
+def consistent_release_delta(run: Run, paper, *, eps: float, total_from: str = "release") -> Measurement:
+    """§1: the largest δ at ε of the non-negative base release with a relational total, y₁ + y₃ of the released
+    cells (:func:`subspace_exact.consistent_release`); ``total_from = "data"``: the total of the confidential
+    histogram instead (an invariant, Example 2.4's)."""
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    delta = se.consistent_release(eps, total_from=total_from)
+    source = "its released cells y₁ + y₃" if total_from == "release" else "the confidential h₁ + h₃"
+    return Measurement(delta, f"largest δ at ε = {eps:g} of (y, total) on ℝ⁵, the total from {source}: {delta:.1e}",
+                       note=_exact_note())
+
+
 def nestedness_delta(run: Run, paper, *, eps: float) -> Measurement:
     """Prop. 2.7: for nested V₂ ⊆ V₁, the largest δ on V₂ at the mechanism's exact level on V₁, for the (ε, 0)-DP
     base and for its Thm 3.1 mechanism with C = (1, 0, 1, 0), which is V₁ = N(C)-private but not DP on ℝ⁴."""
@@ -300,21 +328,38 @@ def mixture_delta(run: Run, paper, *, eps: float, weights: list[float]) -> Measu
                        note=_exact_note(), n=len(out))
 
 
-def conditioning_slab_ks(run: Run, paper, *, n_accepted: int, window: float, seed: int) -> Measurement:
-    """Thm 4.2 by brute force: spherical Gaussian noise kept on a slab max |C e| < ``window`` against the projected
-    noise (:func:`spatiotemporal.conditioning_by_slab`), two-sample KS on every cell and every difference of two
-    cells, for Example 2.3's invariant (1ᵀ, 3 cells) and Example 2.4's ((1, 0, 1, 0))."""
+#: i.i.d. unit-variance noises for the slab test besides the spherical Gaussian of Thm 4.2 (the default draw of
+#: :func:`spatiotemporal.conditioning_by_slab`): Cor 3.8's Laplace
+SLAB_NOISES = {"laplace": lambda g, shape: g.laplace(0.0, 1 / np.sqrt(2), shape)}
+
+
+def conditioning_slab_ks(run: Run, paper, *, n_accepted: int, window: float, seed: int,
+                         noise: str = "gaussian") -> Measurement:
+    """Thm 4.2 by brute force: i.i.d. ``noise`` (``gaussian``, the theorem's spherical Gaussian, or :data:`SLAB_NOISES`)
+    kept on a slab max |C e| < ``window`` against the projected noise (:func:`spatiotemporal.conditioning_by_slab`),
+    two-sample KS on every cell and every difference of two cells, for Example 2.3's invariant (1ᵀ, 3 cells) and
+    Example 2.4's ((1, 0, 1, 0))."""
     from isdp.experiments.e6_spatiotemporal_gaussian.spatiotemporal import conditioning_by_slab, slab_ks_pvalues
 
     pvalues, parts = [], []
     for k, (name, C) in enumerate((("1ᵀ on 3 cells", [[1, 1, 1]]), ("(1, 0, 1, 0)", [[1, 0, 1, 0]]))):
-        kept, projected = conditioning_by_slab(np.array(C), n_accepted, window, np.random.default_rng([seed, k]))
+        draw = {} if noise == "gaussian" else {"noise": SLAB_NOISES[noise]}
+        kept, projected = conditioning_by_slab(np.array(C), n_accepted, window, np.random.default_rng([seed, k]),
+                                               **draw)
         p = slab_ks_pvalues(kept, projected)
         gap = np.abs(np.cov(kept.T) - np.cov(projected.T)).max()
         pvalues.extend(p)
         parts.append(f"{name}: smallest p {p.min():.3f} of {p.size}, largest covariance gap {gap:.3f}")
     return Measurement(np.array(pvalues), f"{len(pvalues)} KS tests, {n_accepted:,} conditioned and projected draws "
-                                          f"each (slab {window:g}): {'; '.join(parts)}")
+                                          f"each (slab {window:g}, {noise} noise): {'; '.join(parts)}")
+
+
+def slab_adjusted_min_p(run: Run, paper, *, n_accepted: int, window: float, seed: int, noise: str) -> Measurement:
+    """§4 after Thm 4.2: the Bonferroni-adjusted smallest p, min(1, m · min p), of :func:`conditioning_slab_ks`'s m
+    tests of the projected ``noise`` against the same noise conditioned on the invariant (a slab)."""
+    m = conditioning_slab_ks(run, paper, n_accepted=n_accepted, window=window, seed=seed, noise=noise)
+    adjusted = float(min(1.0, m.value.size * m.value.min()))
+    return Measurement(adjusted, f"Bonferroni-adjusted smallest p {adjusted:.2g}; {m.text}", n=m.value.size)
 
 
 # --------------------------------------------------------------------------- Laplace mechanisms (§3.3), exactly
@@ -476,3 +521,150 @@ def extended_unbiased_z(run: Run, paper, *, groups: int, hours: int, buildings: 
                           "releases each",
                        note=f"σ_N = {sigma:.4f} (c = 1), b = {b * eps:.4f}/ε at ε = {eps:g}; unbiasedness does not "
                             "depend on the scale")
+
+
+def noise_data_independence(run: Run, paper, *, groups: int, hours: int, buildings: int, poisson_mean: float,
+                            releases: int, eps: float, seed: int, clip_at: float | None = None) -> Measurement:
+    """§4 after Cor 4.1: the largest |error(x) − error(x')| of two different stand-in tables (Poisson(``poisson_mean``)
+    cells, §5.2's invariants at a small size) released with the same seed by the extended Gaussian (Algorithm 1,
+    Cor 3.6), the projected Laplace (Cor 3.8, E4's :func:`isdp.baselines.projected_laplace`) and the extended Laplace
+    (Cor 3.9); Cor 3.5's projected Gaussian is SDP-E6-data-independence's. ``clip_at``: releases clipped below (a
+    non-negativity post-processing, whose error depends on the data: the tests)."""
+    from isdp.baselines import extended_gaussian, null_space_blocks, projected_laplace
+    from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
+
+    A, _ = group_hour_building_constraints(groups, hours, buildings)
+    data = np.random.default_rng([seed, 0])
+    tables = [data.poisson(poisson_mean, A.shape[1]).astype(float) for _ in range(2)]
+    basis = null_space_blocks(A)
+    mechanisms = {
+        "Cor 3.6 extended Gaussian": lambda x, rng: extended_gaussian(x, A, 1.0, releases, rng, basis=basis)[0],
+        "Cor 3.8 projected Laplace": lambda x, rng: projected_laplace(x, A, eps, releases, rng),
+        "Cor 3.9 extended Laplace": lambda x, rng: _extended_laplace(x, eps, releases, rng, basis)[0],
+    }
+    gaps = {}
+    for k, (name, release) in enumerate(mechanisms.items()):
+        errors = []
+        for x in tables:
+            y = release(x, np.random.default_rng([seed, 1, k]))
+            errors.append((y if clip_at is None else np.maximum(y, clip_at)) - x)
+        gaps[name] = float(np.abs(errors[0] - errors[1]).max())
+    worst = max(gaps.values())
+    return Measurement(worst, f"largest |error(x) − error(x')| with the same seed: {worst:.1e} ("
+                              + "; ".join(f"{name} {g:.1e}" for name, g in gaps.items())
+                              + f") — two tables of {A.shape[1]} cells differing in "
+                              f"{int((tables[0] != tables[1]).sum())}, {releases} releases each",
+                       n=len(gaps))
+
+
+def invariant_dp_incompatibility(run: Run, paper, *, eps: float, sizes: list[int], entries: list[int]) -> Measurement:
+    """§1 and §2.2: DP and a linear invariant on databases over X = {1, 2, 3, 4}, A = hist, Def 2.1's neighbours (one
+    row changes, the size stays). For every one-row C with entries in ``entries`` (not all 0): C is *nontrivial*
+    when C hist(x) is not constant over the databases of the sizes in ``sizes``; its *forced δ* is 1 when some
+    neighbour pair has C hist(x) ≠ C hist(x') — Example 2.4's event {y : C y = C hist(x)} then has probability 1
+    under x and 0 under x' for every mechanism that keeps C, so no ε makes δ < 1 — else 0 (no bound). Value: the
+    smallest forced δ over the nontrivial invariants. Beside it, Thm 3.1's release for 1ᵀ on ℝ⁴ (exact level)."""
+    import itertools
+
+    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    hists = np.array([h for n in sizes for h in se.histograms(n)])
+    steps = np.array([np.subtract(h, hp) for n in sizes for h, hp in se.neighbours(n)]).reshape(-1, 4)
+    forced, nontrivial = {}, []
+    for C in itertools.product(entries, repeat=4):
+        if any(C) and np.ptp(hists @ C) > 0:
+            nontrivial.append(C)
+            forced[C] = float((steps @ C != 0).any())
+    worst = min(forced.values())
+    free = [C for C in nontrivial if forced[C] == 0]
+    level_total = se.projection_privacy(eps)["C = 1ᵀ"][2]
+    return Measurement(worst, f"{len(nontrivial)} nontrivial invariants (databases of {', '.join(map(str, sizes))} "
+                              f"rows): smallest forced δ {worst:g}"
+                              + (f"; not forced for {len(free)}, e.g. {free[:3]}" if free else "")
+                              + f"; Thm 3.1's release for 1ᵀ (constant on neighbours) is {level_total / eps:.6f} ε-DP "
+                              f"on ℝ⁴ at ε = {eps:g}",
+                       note=f"{(len(entries) ** 4) - 1} one-row invariants C ∈ {{{', '.join(map(str, entries))}}}⁴ "
+                            "\\ {0}; on databases of every size the total 1ᵀ hist is nontrivial but constant on "
+                            "Def 2.1's neighbours, and DP with it is possible", n=len(nontrivial))
+
+
+def binary_invariant_additive_noise(run: Run, paper, *, sizes: list[int], outputs: str = "binary") -> Measurement:
+    """§6: binary records x ∈ {0, 1}ⁿ with the invariant Σ x = k. An additive mechanism x + e whose noise e does not
+    depend on x must put every x of the invariant's fibre {x : Σ x = k} on an allowed output (``binary``: {0, 1}ⁿ;
+    ``integer``: ℤⁿ, the linear case) with Σ e = 0. Value: the number of nonzero such e over every n in ``sizes``
+    and every k (brute force over e ∈ {−2, …, 2}ⁿ, which holds every candidate: |e_i| ≤ 1 for binary outputs)."""
+    import itertools
+
+    found, parts = 0, []
+    for n in sizes:
+        noises = np.array([e for e in itertools.product(range(-2, 3), repeat=n) if any(e) and sum(e) == 0])
+        for k in range(n + 1):
+            fibre = np.array([x for x in itertools.product((0, 1), repeat=n) if sum(x) == k])
+            out = fibre[None, :, :] + noises[:, None, :]  # (noises, fibre, n)
+            ok = ((out == 0) | (out == 1)).all(axis=(1, 2)) if outputs == "binary" else np.ones(len(noises), bool)
+            found += int(ok.sum())
+            parts.append(f"n = {n}, k = {k}: {int(ok.sum())}")
+    return Measurement(found, f"{found} nonzero data-independent noise vectors keep {outputs} outputs and Σ = k ("
+                              + "; ".join(parts) + ")", note="the only one left, e = 0, releases x itself")
+
+
+def margins_linkage(run: Run, paper, *, shapes: list[list[int]], max_total: int,
+                    second: str = "columns") -> Measurement:
+    """§2.3 after Prop 2.9: an age × zip table with C₁ its row (age) margins and C₂ its column (zip) margins. Every
+    table of each shape in ``shapes`` with 1 to ``max_total`` individuals is grouped by C₁ alone and by (C₁, C₂)
+    (``second = "rows"``: C₂ = C₁ again, no new information). Value: the number of tables whose cells, hence every
+    individual's age and zip, the two invariants fix (a fibre of one table) while C₁ alone does not."""
+    import itertools
+    from collections import Counter
+
+    linked, parts = 0, []
+    for r, c in shapes:
+        tables = np.array([t for t in itertools.product(range(max_total + 1), repeat=r * c)
+                           if 1 <= sum(t) <= max_total]).reshape(-1, r, c)
+        rows = [tuple(t) for t in tables.sum(axis=2)]
+        both = [(a, tuple(t)) for a, t in zip(rows, tables.sum(axis=1) if second == "columns"
+                                              else tables.sum(axis=2), strict=True)]
+        fibre_one, fibre_both = Counter(rows), Counter(both)
+        fixed = np.array([fibre_both[k] == 1 and fibre_one[a] > 1 for a, k in zip(rows, both, strict=True)])
+        degenerate = np.array([(t > 0).any(axis=1).sum() == 1 or (t > 0).any(axis=0).sum() == 1 for t in tables])
+        linked += int(fixed.sum())
+        parts.append(f"{r} × {c}: {int(fixed.sum())} of {len(tables)} tables fixed by both margins, not by the "
+                     f"age margin alone ({int((fixed & degenerate).sum())} of them with every individual in one row "
+                     f"or one column); mean fibre {np.mean([fibre_one[a] for a in rows]):.1f} tables under the age "
+                     f"margin, {np.mean([fibre_both[k] for k in both]):.1f} under both")
+    return Measurement(linked, f"{linked} tables identified by composing the margins — " + "; ".join(parts),
+                       note=f"tables of 1 to {max_total} individuals; C₂ = {second} margins")
+
+
+def independent_rows_equivalence(run: Run, paper, *, groups: int, hours: int, buildings: int,
+                                 drop: int = 0) -> Measurement:
+    """Footnote 1 on §5.2's invariants: per building (the constraints of different buildings share no cell), C′ =
+    the rows of C that QR with column pivoting of Cᵀ picks as independent (rank-many, minus ``drop``). Value: the
+    largest of ‖C − T C′‖_max with T = C C′⁺ (C from C′ by a linear map) and ‖Π_N(C) − Π_N(C′)‖_max (the same null
+    space, so the same mechanisms) over the buildings."""
+    import scipy.linalg
+
+    from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
+
+    A, _ = group_hour_building_constraints(groups, hours, buildings)
+    cells = np.arange(A.shape[1])
+    worst, ranks, seen = 0.0, [], {}
+    for b in range(buildings):
+        block = A[:, cells % buildings == b]
+        block = block[np.abs(block).sum(axis=1) > 0].astype(float)
+        if block.tobytes() not in seen:  # identical blocks (every building here) give identical results
+            q, r, piv = scipy.linalg.qr(block.T, mode="economic", pivoting=True)
+            rank = int((np.abs(np.diag(r)) > np.abs(r[0, 0]) * 1e-10).sum())
+            sub = block[np.sort(piv[: rank - drop])]
+            q_sub, r_sub = np.linalg.qr(sub.T)  # sub has full row rank: sub = r_subᵀ q_subᵀ
+            T = block @ q_sub @ np.linalg.inv(r_sub).T  # T C′ = C Q_sub Q_subᵀ, C itself when C′ spans C's rows
+            gap = max(float(np.abs(block - T @ sub).max()),  # and Π_N = I − QQᵀ: compare the row-space projectors
+                      float(np.abs(q[:, :rank] @ q[:, :rank].T - q_sub @ q_sub.T).max()))
+            seen[block.tobytes()] = (gap, (block.shape[0], rank, sub.shape[0]))
+        gap, shape = seen[block.tobytes()]
+        worst = max(worst, gap)
+        ranks.append(shape)
+    rows, rank, kept = (sum(x[i] for x in ranks) for i in range(3))
+    return Measurement(worst, f"{rows} rows of rank {rank}; C′ keeps {kept} rows ({buildings} building blocks): "
+                              f"largest |C − T C′| or projector gap {worst:.1e} ({len(seen)} distinct block(s))",
+                       n=buildings)

@@ -25,7 +25,7 @@ from functools import lru_cache
 import numpy as np
 
 from isdp.distributions import dg_cdf, dg_pmf
-from isdp.privacy_audit import Law
+from isdp.privacy_audit import Law, hockey_stick_divergence
 
 RECORDS = 3  # Example 2.4's database size
 SENSITIVITY = 2  # Δ₁(hist) under bounded neighbours
@@ -112,14 +112,10 @@ def aligned(laws: Mapping) -> dict:
     return out
 
 
-def hockey_stick(p: np.ndarray, q: np.ndarray, eps: float) -> float:
-    """Σ max(0, p − e^ε q) on an aligned index: the smallest δ of (ε, δ) for this ordered pair."""
-    return float(np.maximum(p - np.exp(eps) * q, 0.0).sum())
-
 
 def level(p: np.ndarray, q: np.ndarray) -> float:
     """max ln p/q on an aligned index (∞ when p has mass where q has none)."""
-    if hockey_stick(p, q, SUPPORT_EPS) > 0:
+    if hockey_stick_divergence(p, q, SUPPORT_EPS) > 0:
         return float("inf")
     both = p > 0
     return float(np.max(np.log(p[both]) - np.log(q[both])))
@@ -129,7 +125,7 @@ def worst(vectors: Mapping, pairs, eps: float | None = None) -> float:
     """Over ordered neighbour pairs: the largest hockey-stick at ``eps``, or without ``eps`` the largest level."""
     if eps is None:
         return max(level(vectors[a], vectors[b]) for a, b in pairs)
-    return max(hockey_stick(vectors[a], vectors[b], eps) for a, b in pairs)
+    return max(hockey_stick_divergence(vectors[a], vectors[b], eps) for a, b in pairs)
 
 
 def _base(eps: float, records: int, sensitivity: int = SENSITIVITY, widen: int = 0) -> dict:
@@ -237,3 +233,36 @@ def mixture(eps: float, weight, records: int = RECORDS) -> tuple[float, float]:
     lam = weight if callable(weight) else (lambda h: weight)
     mixed = {h: lam(h) * both[(0, h)] + (1 - lam(h)) * both[(1, h)] for h in histograms(records)}
     return worst(mixed, pairs), worst(mixed, pairs, eps)
+
+
+def extension_converse(eps: float, records: int = RECORDS, translate: str = "row space") -> dict:
+    """Thm 3.3 "only if": for Thm 3.1's release 𝓜 (induced subspace DP) with Examples 2.4's and 2.3's C, the
+    mechanism M̂(x) = 𝓜(x) − Π_R A(x), kept as D M̂ = D 𝓜 − C (C·h) (integer, D = C·C). ``translate``: what is
+    subtracted, ``row space`` (Π_R A(x), the theorem's), ``query`` (A(x)) or ``none``. Returns name → (largest
+    |C·D M̂| over support points, level of M̂ on ℝ⁴, δ at ε on ℝ⁴ over every ordered neighbour pair)."""
+    laws, pairs = _base(eps, records), neighbours(records)
+    out = {}
+    for name, C in (("C = (1,0,1,0)", C_ODD), ("C = 1ᵀ", C_TOTAL)):
+        D = int(C @ C)
+        hat = {}
+        for h, law in laws.items():
+            released = invariant_respecting(law, h, C)
+            shift = {"row space": C * int(C @ h), "query": D * np.asarray(h), "none": 0}[translate]
+            hat[h] = Law(released.points - shift, released.probs, released.outside)
+        residual = max(int(np.abs(law.points @ C).max()) for law in hat.values())
+        v = aligned(hat)
+        out[name] = (residual, worst(v, pairs), worst(v, pairs, eps))
+    return out
+
+
+def consistent_release(eps: float, records: int = RECORDS, total_from: str = "release") -> float:
+    """§1 (internal consistency): the base release y (cells clamped to [0, records]: non-negative) together with a
+    relational total, the 'school' count of records with an odd feature, y₁ + y₃ of the released cells
+    (``total_from = "release"``) or C_ODD·h of the confidential histogram (``"data"``, an invariant). Returns the
+    largest hockey-stick δ at ε of the joint release (y, total) on ℝ⁵ over every ordered neighbour pair."""
+    laws = _base(eps, records)
+    joint = {}
+    for h, law in laws.items():
+        total = law.points @ C_ODD if total_from == "release" else np.full(len(law.points), C_ODD @ np.asarray(h))
+        joint[h] = Law(np.column_stack([law.points, total]), law.probs, law.outside)
+    return worst(aligned(joint), neighbours(records), eps)

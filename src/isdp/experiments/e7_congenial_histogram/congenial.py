@@ -30,7 +30,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from isdp.distributions import dg_cdf, dg_logpmf
+from isdp.distributions import dg_cdf, dg_logpmf, dg_pmf
+from isdp.privacy_audit import hockey_stick_divergence
 
 MECHANISMS = ("conditional", "l2", "l1")
 _NEAR_HALF = 1e-4  # |2β − 1| below this: the β = 1/2 limit (error O((2β − 1)²), no cancellation)
@@ -517,6 +518,71 @@ def rounding_secrecy(lo: int, hi: int, group: int, eps: float, k: int = 1) -> di
             "gamma_star": worst(log_in) / (k * eps), "m_level": eps * worst(s.astype(float)), "n_pairs": len(pairs)}
 
 
+
+def invariant_block(total: int, block: Sequence[int]) -> tuple[int, int]:
+    """The invariant's level set of Σx that contains ``total``: blocks of Σx of the width of ``block`` = [lo, hi],
+    aligned with it (Example 5.2's [41, 50] gives the decades [10j + 1, 10j + 10])."""
+    lo, hi = int(block[0]), int(block[1])
+    width = hi - lo + 1
+    start = lo + width * math.floor((total - lo) / width)
+    return start, start + width - 1
+
+
+def projected_rounding_pmf(total: int, eps: float, group: int, s_star: Sequence[int],
+                           outputs: np.ndarray) -> np.ndarray:
+    """Law on ``outputs`` of ``f(M(x); S*)``: ``M = ⌈total / group⌉ + DG(ε)`` projected onto the L1/L2-nearest point of
+    the consecutive integers ``S*`` (a clamp to [min S*, max S*]): the optimization post-processing of (4.1) on
+    Example 5.2's query."""
+    s = int(_ceil_div(np.int64(total), group))
+    lo, hi = int(min(s_star)), int(max(s_star))
+    pmf = np.where((outputs > lo) & (outputs < hi), dg_pmf(outputs - s, eps), 0.0)
+    low_mass = 1.0 if lo == hi else float(dg_cdf(lo - s, eps))
+    pmf = pmf + np.where(outputs == lo, low_mass, 0.0)
+    return pmf + np.where((outputs == hi) & (lo < hi), 1.0 - float(dg_cdf(hi - 1 - s, eps)), 0.0)
+
+
+def rounding_postprocessing_slack(n: int, group: int, block: Sequence[int], eps: float, *,
+                                  confidential_total: int | None = None) -> dict:
+    """(4.4) on Example 5.2's query, exactly: the largest δ (:func:`isdp.privacy_audit.hockey_stick_divergence`)
+    of ``f(M(x); S*(x))`` over §1.3 neighbours (one record changed: Σx and Σx ± 1, both in [0, n]), split into
+    pairs in the same invariant level set (:func:`invariant_block`; S*(x) = S*(x′)) and pairs across two; M*'s δ
+    across as well.
+    ``confidential_total``: project every x onto S* of that one database instead (a fixed public function, the
+    g of the post-processing theorem)."""
+    def s_star(total):
+        lo, hi = invariant_block(confidential_total if confidential_total is not None else total, block)
+        return tuple(np.unique(_ceil_div(np.arange(lo, hi + 1), group)).tolist())
+    outputs = np.arange(-1, _ceil_div(np.int64(n), group) + 2)
+    laws = {}  # both laws depend on x only through (s(x), S*(x)): compute each once
+    def law(t):
+        key = (int(_ceil_div(np.int64(t), group)), s_star(t))
+        if key not in laws:
+            m = np.where(np.isin(outputs, key[1]), dg_pmf(outputs - key[0], eps), 0.0)  # M* on S*(x)
+            laws[key] = projected_rounding_pmf(t, eps, group, key[1], outputs), m / m.sum()
+        return laws[key]
+    f = {t: law(t)[0] for t in range(n + 1)}
+    def m_star(t):
+        return law(t)[1]
+    out = {"within": 0.0, "across": 0.0, "m_star_across": 0.0, "pairs_within": 0, "pairs_across": 0}
+    for t in range(n):
+        same = invariant_block(t, block) == invariant_block(t + 1, block)
+        key = "within" if same else "across"
+        out[f"pairs_{key}"] += 1
+        out[key] = max(out[key], hockey_stick_divergence(f[t], f[t + 1], eps),
+                       hockey_stick_divergence(f[t + 1], f[t], eps))
+        if not same:
+            out["m_star_across"] = max(out["m_star_across"], hockey_stick_divergence(m_star(t), m_star(t + 1), eps))
+    return out
+
+
+def continuous_slack(logpdf, eps: float, scale: float, shift: float = 1.0, n_grid: int = 40_001) -> float:
+    """``δ = ∫ max(0, p(t) − e^ε p(t + shift)) dt`` of an additive noise density on a grid of ±200 scales (the
+    mass beyond is below e^{−100} of the laws here)."""
+    t = np.linspace(-200.0 * scale, 200.0 * scale, n_grid)
+    excess = np.maximum(np.exp(logpdf(t)) - np.exp(eps + logpdf(t + shift)), 0.0)
+    return float(np.trapezoid(excess, t))
+
+
 def rounding_sensitivity(group: int, n: int) -> int:
     """∇(⌈Σx / group⌉) over binary databases of ``n`` records: a bounded neighbour (one record changed)
     moves ``Σx`` by one, so the largest change of the query over consecutive sums in ``[0, n]``."""
@@ -585,9 +651,10 @@ def example41_nearest(n: int, neighbours: str = "bounded") -> int:
 
 __all__ = ["MECHANISMS", "QUERIES", "a1_g_log_ratio", "a1_g_log_ratio_closed", "a1_joint_density",
            "a1_printed_dg", "a1_printed_dp", "a1_region_integrals", "a1_tau", "a1_weights", "base_scale",
-           "binary_databases", "closed_form_level", "condition_on_zero_sum", "dg_cdf_printed", "dg_chisquare",
-           "dg_inverse_check", "dg_level", "dg_logpmf_printed", "dg_quantile", "example41_nearest", "exact_mean",
-           "exact_variance", "invariant_pairs", "l1_privacy_level", "l1_variance_range", "laplace_quantile_grid",
-           "laplace_sum_pdf", "laplace_variance_of_scale", "mixture", "mixture_variance", "noise_cdf", "noise_logpdf",
-           "noise_pdf", "privacy_grid", "privacy_level", "project_l1", "project_l2", "release", "rounding_secrecy",
+           "binary_databases", "closed_form_level", "condition_on_zero_sum", "continuous_slack", "dg_cdf_printed",
+           "dg_chisquare", "dg_inverse_check", "dg_level", "dg_logpmf_printed", "dg_quantile", "example41_nearest",
+           "exact_mean", "exact_variance", "invariant_block", "invariant_pairs", "l1_privacy_level",
+           "l1_variance_range", "laplace_quantile_grid", "laplace_sum_pdf", "laplace_variance_of_scale", "mixture",
+           "mixture_variance", "noise_cdf", "noise_logpdf", "noise_pdf", "privacy_grid", "privacy_level", "project_l1",
+           "project_l2", "projected_rounding_pmf", "release", "rounding_postprocessing_slack", "rounding_secrecy",
            "rounding_sensitivity", "sensitivity", "signed_weights", "unconstrained", "worst_log_ratio"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import numpy as np
@@ -525,3 +526,157 @@ def negbin_printed_moments(run: Run, paper, *, size: float, prob: float) -> Meas
     return Measurement(value, f"nbinom({size:g}, {prob:g}): mean {value['mean']:.6g}, variance {value['variance']:.6g}",
                        note=f"with {prob:g} the failure probability (nbinom({size:g}, {1 - prob:g}), what E5 "
                             f"simulates): mean {swapped.mean():.4f}, variance {swapped.var():.4f}")
+
+
+def postprocessing_outside_theorem(run: Run, paper, *, n: int, group: int, block,
+                                   confidential_total=None) -> Measurement:
+    """§4 (4.3)-(4.4): the largest δ = sup_B P(f(x) ∈ B) − e^ε P(f(x′) ∈ B) of invariant-imposing post-processing
+    f(M(x); S*(x)) over §1.3 neighbours, on the two instances the passage names, the E7 ε grid: Example 5.2
+    (``n`` records, s = ⌈Σx/``group``⌉, DG(ε), the invariant's level sets the blocks of Σx like ``block``; f the
+    nearest point of S*(x)), exact, and Example 4.1's f_L2 and f_L1 (every configured β; §1.3 neighbours keep the
+    total n, so S*(x) = S*(x′) and the pair's δ is that of the noise law for a unit shift), by quadrature.
+    ``confidential_total``: project onto one database's S* for every x instead (the theorem's fixed g)."""
+    eps_grid, betas = run.config["e7"]["eps_grid"], run.config["e7"]["betas"]
+    r52 = [cg.rounding_postprocessing_slack(n, group, block, e, confidential_total=confidential_total)
+           for e in eps_grid]
+    ex41 = max(cg.continuous_slack(partial(cg.noise_logpdf, mechanism="l1", eps=e, beta=b), e, cg.base_scale(e))
+               for e in eps_grid for b in betas)
+    across, within = max(r["across"] for r in r52), max(r["within"] for r in r52)
+    value = max(across, within, ex41)
+    return Measurement(value, f"largest δ at the nominal ε: {value:.3g}. Example 5.2 ({n} records, blocks like "
+                              f"{list(block)}): neighbours across two invariant level sets {across:.3g} "
+                              f"({r52[0]['pairs_across']} pairs), within one {within:.1e} ({r52[0]['pairs_within']} "
+                              f"pairs); Example 4.1 f_L2/f_L1 (β ∈ {list(betas)}; §1.3 neighbours keep n, all pairs "
+                              f"within) {ex41:.1e}; {len(eps_grid)} ε",
+                       note=f"the conditional M* across level sets: δ = {max(r['m_star_across'] for r in r52):.3g} "
+                            f"as well (its releases lie in S*(x) too); within one level set S*(x) = S*(x′), f is a "
+                            f"fixed function of M and the post-processing theorem applies (δ = 0 up to quadrature)")
+
+
+def l1_interval_law_ks(run: Run, paper, *, n_draws: int, seed: int, printed_scale: float = 2.0) -> Measurement:
+    """§4: the L1 solution interval [min{m1, n − m2}, max{m1, n − m2}] of base releases M(x) = s + (u1, u2),
+    u_i ~ Lap(2/ε) i.i.d. (``n_draws`` per ε, fixed seed), against the printed law [s1 + min(u1, u2),
+    s1 + max(u1, u2)] with u_i ~ Lap(``printed_scale``/ε): KS p-values of its lower end, upper end and length per ε
+    against their exact CDFs (1 − (1 − F)², F², and |u1 − u2| the modulus of a sum of two i.i.d. Laplace)."""
+    x = np.asarray(run.config["e7"]["x"], dtype=float)
+    n, rng, p = float(x.sum()), np.random.default_rng(seed), []
+    for e in run.config["e7"]["eps_grid"]:
+        m = cg.unconstrained(x, e, n_draws, rng)
+        lo, hi = np.minimum(m[:, 0], n - m[:, 1]), np.maximum(m[:, 0], n - m[:, 1])
+        b = printed_scale / e
+        def f(t, b=b):
+            return stats.laplace.cdf(t - x[0], scale=b)
+        p += [stats.kstest(lo, lambda t, f=f: 1.0 - (1.0 - f(t)) ** 2).pvalue,
+              stats.kstest(hi, lambda t, f=f: f(t) ** 2).pvalue,
+              stats.kstest(hi - lo, lambda t, b=b: 1.0 - (1.0 + t / (2.0 * b)) * np.exp(-t / b)).pvalue]
+    return Measurement(np.array(p), f"KS p (lower end, upper end, length) per ε: min {min(p):.3f} over "
+                                    f"{len(p)} tests, {n_draws:,} base releases per ε of "
+                                    f"{run.config['e7']['eps_grid']} at x = {x.tolist()}", n=len(p))
+
+
+def gamma_one_slack(run: Run, paper, *, settings, ks, gamma: float = 1.0) -> Measurement:
+    """§5.1: the share of exact instances whose conditional mechanism's attained level is below Theorem 2.1's
+    bound (1 + ``gamma``) k ε by more than 1e-9 of it: CDP-E7-theorem21-gamma's instances (rounded count, DG(ε),
+    range invariants ``settings``, k-neighbours ``ks``) and §5.1's Examples 5.1 (no invariant: the two-bin
+    Lap(2/ε) release) and 4.1 (M*, k = 1 under §1.3), over the E7 ε grid."""
+    eps_grid = run.config["e7"]["eps_grid"]
+    ratios = [cg.rounding_secrecy(lo, hi, group, e, k)["level"] / ((1.0 + gamma) * k * e)
+              for lo, hi, group in settings for k in ks for e in eps_grid]
+    ratios += [cg.unconstrained_level(e) / ((1.0 + gamma) * e) for e in eps_grid]
+    ratios += [cg.privacy_level("conditional", e)[0] / ((1.0 + gamma) * e) for e in eps_grid]
+    ratios = np.array(ratios)
+    share = float(np.mean(ratios < 1.0 - 1e-9))
+    return Measurement(share, f"level below (1 + {gamma:g}) k ε in {int(np.sum(ratios < 1 - 1e-9))} of {len(ratios)} "
+                              f"instances; level / bound: median {np.median(ratios):.3f}, largest {ratios.max():.6f}",
+                       note=f"at most half the bound in {int(np.sum(ratios <= 0.5 + 1e-9))} of {len(ratios)}",
+                       n=len(ratios))
+
+
+def example41_density_gap(run: Run, paper, *, bin_scale: float = 2.0) -> Measurement:
+    """§4 Example 4.1: the printed p(m1, m2) = (ε/4)² exp{−ε/2 (|m1 − s1| + |m2 − s2|)} against the product of two
+    Laplace densities of scale ``bin_scale``/ε (SciPy) centred at (s1, s2), on a 201² grid reaching ±40/ε around s,
+    the E7 ε grid: the largest relative gap."""
+    s = np.asarray(run.config["e7"]["x"], dtype=float)
+    gap = 0.0
+    for e in run.config["e7"]["eps_grid"]:
+        m1, m2 = np.meshgrid(*(c + np.linspace(-40.0, 40.0, 201) / e for c in s), indexing="ij")
+        printed = (e / 4.0) ** 2 * np.exp(-e / 2.0 * (np.abs(m1 - s[0]) + np.abs(m2 - s[1])))
+        lap = stats.laplace(scale=bin_scale / e)
+        gap = max(gap, float(np.abs(printed / (lap.pdf(m1 - s[0]) * lap.pdf(m2 - s[1])) - 1.0).max()))
+    return Measurement(gap, f"largest relative gap {gap:.1e} against Lap({bin_scale:g}/ε) × Lap({bin_scale:g}/ε) "
+                            f"at {len(run.config['e7']['eps_grid'])} ε")
+
+
+def dg_pmf_printed_checks(run: Run, paper, *, sensitivities) -> Measurement:
+    """(1.3) as printed, a = exp(−ε/∇): its total mass over u = −R..R, R = ⌈40 ∇/ε⌉ (the rest is below e^{−40}),
+    farthest from 1 over ∇ ∈ ``sensitivities`` and the E7 ε grid; and its largest gap to the differences
+    F(u) − F(u − 1) of App. B's printed CDF (a = exp(−ε), ∇ = 1) on u = −R..R."""
+    eps_grid = run.config["e7"]["eps_grid"]
+    mass, diff_gap = 1.0, 0.0
+    for e in eps_grid:
+        for d in sensitivities:
+            u = np.arange(-math.ceil(40 * d / e), math.ceil(40 * d / e) + 1)
+            total = float(np.exp(cg.dg_logpmf_printed(u, e, d)).sum())
+            mass = total if abs(total - 1.0) > abs(mass - 1.0) else mass
+        u = np.arange(-math.ceil(40 / e), math.ceil(40 / e) + 1)
+        diff = cg.dg_cdf_printed(u, e) - cg.dg_cdf_printed(u - 1, e)
+        diff_gap = max(diff_gap, float(np.abs(np.exp(cg.dg_logpmf_printed(u, e)) - diff).max()))
+    value = {"total mass": mass, "F(u) − F(u − 1) gap": diff_gap}
+    return Measurement(value, f"total mass farthest from 1: {mass:.15f} (∇ ∈ {list(sensitivities)}); largest "
+                              f"|p(u) − (F(u) − F(u − 1))| {diff_gap:.1e}; {len(eps_grid)} ε")
+
+
+def noise_mass_vanishes(run: Run, paper, *, sensitivities, window: int, eps_min: float, eps_max: float,
+                        n_grid: int) -> Measurement:
+    """§1.4: the probability each §1.3 noise law (Lap(∇/ε); (1.3) with a = exp(−ε/∇)) gives the bounded window
+    |u| ≤ ``window``, over (2 ``window`` + 1) ε, the largest over ∇ ∈ ``sensitivities`` and ``n_grid`` geometric
+    ε from ``eps_min`` to ``eps_max``: at most 1 means no point carries more than ε of mass, so every bounded set's
+    mass vanishes with ε (no proper limit)."""
+    eps = np.geomspace(eps_min, eps_max, n_grid)
+    u = np.arange(-window, window + 1)
+    worst, parts = 0.0, []
+    for d in sensitivities:
+        lap = np.array([stats.laplace.cdf(window, scale=d / e) - stats.laplace.cdf(-window, scale=d / e) for e in eps])
+        dg = np.array([np.exp(cg.dg_logpmf_printed(u, e, d)).sum() for e in eps])
+        for law, mass in (("Laplace", lap), ("Double Geometric", dg)):
+            worst = max(worst, float((mass / ((2 * window + 1) * eps)).max()))
+            parts.append(f"{law} ∇ = {d:g}: {mass[0]:.2e} at ε = {eps[0]:g}")
+    return Measurement(worst, f"largest P(|U| ≤ {window}) / ({2 * window + 1} ε) {worst:.4f} — " + "; ".join(parts),
+                       note=f"{n_grid} ε from {eps_min:g} to {eps_max:g}, geometric", n=n_grid)
+
+
+def posterior_shift_limit(run: Run, paper, *, priors, eps_values, n_grid: int) -> Measurement:
+    """(1.6): the largest |log(posterior/prior)| of one record (Example 4.1's unconstrained two-bin release, as
+    CDP-E7-posterior-bound, ``n_grid`` points per coordinate) at each ε of ``eps_values``; the value is the shift at
+    the smallest."""
+    shifts = {float(e): cg.posterior_shift(e, priors, n_grid=n_grid) for e in eps_values}
+    e_min = min(shifts)
+    return Measurement(shifts[e_min], "max |log(posterior/prior)|: " + ", ".join(
+        f"ε = {e:g}: {v:.3g}" for e, v in sorted(shifts.items(), reverse=True)) + f" ({len(priors)} priors)")
+
+
+def null_set_conditioning_level(run: Run, paper, *, bins: int, bin_scale: float, reach: float,
+                                n_grid: int) -> Measurement:
+    """§2.2 after Thm 2.1, a continuous mechanism conditioned on a null set: ``bins`` i.i.d. Lap(``bin_scale``/ε)
+    conditioned on their sum being 0 (the total kept), the density restricted to that hyperplane. §1.3 neighbours
+    (one record moved from bin i to bin j) keep the total, so both conditional laws share the plane and its
+    normaliser; the level is the largest log density ratio for the shift e_j − e_i, on a grid of ``n_grid`` points
+    per free coordinate reaching ±``reach`` scales, over every (i, j) and the E7 ε grid, in units of k ε (k = 1)."""
+    worst = 0.0
+    for e in run.config["e7"]["eps_grid"]:
+        b = bin_scale / e
+        axes = np.meshgrid(*[np.linspace(-reach * b, reach * b, n_grid)] * (bins - 1), indexing="ij")
+        v = np.stack([a.ravel() for a in axes], axis=1)
+        v = np.column_stack([v, -v.sum(axis=1)])  # a point of the plane Σu = 0
+
+        def logdens(w, b=b):
+            return -np.abs(w).sum(axis=1) / b
+
+        for i in range(bins):
+            for j in range(bins):
+                if i != j:
+                    shift = np.zeros(bins)
+                    shift[i], shift[j] = 1.0, -1.0
+                    worst = max(worst, float((logdens(v) - logdens(v + shift)).max()) / e)
+    return Measurement(worst, f"M*'s level {worst:.9f} ε (γ = {worst - 1:.2e}); Thm 2.1's γ = 1 bound 2 ε; {bins} "
+                              f"bins of Lap({bin_scale:g}/ε), {len(run.config['e7']['eps_grid'])} ε")

@@ -176,14 +176,21 @@ def gq_matrix(types: Sequence[str]) -> np.ndarray:
     return np.array([[t in S for t in types] for S in _combinations(types)], dtype=float)
 
 
-def gq_vertices(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> np.ndarray:
+def gq_vertices(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str],
+                max_combination: int | None = None) -> np.ndarray:
     """Every vertex of the implied-constraint polytope {y : y_t ≥ the lower bound of t, Σ_{t ∈ S} y_t ≤ c_S for every
-    combination S}: the feasible solutions of each set of len(``types``) of its constraints made tight."""
-    A = np.vstack([-np.eye(len(types)), gq_matrix(types)])
-    b = np.array([-gq_lower(blocks, t) for t in types] + [gq_capacity(blocks, S) for S in _combinations(types)],
-                 dtype=float)
+    combination S (of at most ``max_combination`` types, default all)}."""
+    combos = [S for S in _combinations(types) if max_combination is None or len(S) <= max_combination]
+    A = np.vstack([-np.eye(len(types)), [[t in S for t in types] for S in combos]])
+    b = np.array([-gq_lower(blocks, t) for t in types] + [gq_capacity(blocks, S) for S in combos], dtype=float)
+    return polytope_vertices(A, b)
+
+
+def polytope_vertices(A, b) -> np.ndarray:
+    """Every vertex of {y : A y ≤ b}: the feasible solutions of each set of dim(y) of its constraints made tight."""
+    A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
     vertices = set()
-    for rows in itertools.combinations(range(len(A)), len(types)):
+    for rows in itertools.combinations(range(len(A)), A.shape[1]):
         sub = A[list(rows)]
         if abs(np.linalg.det(sub)) < 1e-9:
             continue
@@ -191,6 +198,59 @@ def gq_vertices(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence
         if np.all(A @ y <= b + 1e-9):
             vertices.add(tuple(np.round(y, 9)))
     return np.array(sorted(vertices))
+
+
+def gq_lp_extends(totals: Sequence[float], blocks: Sequence[tuple[int, Mapping[str, int]]],
+                  types: Sequence[str]) -> bool:
+    """Whether GQ totals per type (in the order of ``types``, fractional allowed) extend to a fractional block-level
+    table: x[b, t] ≥ the facilities of t in block b (0 where it has none), Σ_t x[b, t] ≤ the block's population,
+    Σ_b x[b, t] = the total of t (HiGHS LP feasibility)."""
+    from scipy.optimize import linprog
+
+    cells = [(i, t) for i, (_, occ) in enumerate(blocks) for t in types if occ.get(t, 0) > 0]
+    per_type = np.array([[t == u for _, u in cells] for t in types], dtype=float)
+    per_block = np.array([[i == j for j, _ in cells] for i in range(len(blocks))], dtype=float)
+    res = linprog(np.zeros(len(cells)), A_ub=per_block, b_ub=[pop for pop, _ in blocks], A_eq=per_type,
+                  b_eq=np.asarray(totals, dtype=float), bounds=[(blocks[i][1][t], None) for i, t in cells],
+                  method="highs")
+    if res.status not in (0, 2):
+        raise RuntimeError(f"HiGHS could not decide the extension: {res.message}")
+    return res.status == 0
+
+
+def dorm_lp(region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]], types: Sequence[str]):
+    """The dorm example's fractional region-level system: x[r, t] ≥ 1 where region r has a dorm of type t, 0
+    elsewhere, Σ_t x[r, t] = the region's population. Returns (A_eq, b_eq, bounds, P) with P x the town-wide
+    totals per type (in the order of ``types``)."""
+    regions = list(region_totals)
+    A_eq = np.kron(np.eye(len(regions)), np.ones((1, len(types))))
+    P = np.kron(np.ones((1, len(regions))), np.eye(len(types)))
+    bounds = [(1, None) if t in occupied[r] else (0, 0) for r in regions for t in types]
+    return A_eq, np.array([region_totals[r] for r in regions], dtype=float), bounds, P
+
+
+def dorm_lp_range(form: Sequence[float], region_totals, occupied, types) -> tuple[float, float]:
+    """The least and largest value of the linear form ``form`` · (town-wide totals) over the fractional tables."""
+    from scipy.optimize import linprog
+
+    A_eq, b_eq, bounds, P = dorm_lp(region_totals, occupied, types)
+    c = np.asarray(form, dtype=float) @ P
+    ends = [linprog(sign * c, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs") for sign in (1, -1)]
+    if any(r.status != 0 for r in ends):
+        raise RuntimeError("HiGHS could not bound the form")
+    return float(ends[0].fun), float(-ends[1].fun)
+
+
+def dorm_lp_extends(totals: Sequence[float], region_totals, occupied, types) -> bool:
+    """Whether town-wide totals per type (fractional allowed) extend to a fractional region-level table."""
+    from scipy.optimize import linprog
+
+    A_eq, b_eq, bounds, P = dorm_lp(region_totals, occupied, types)
+    res = linprog(np.zeros(A_eq.shape[1]), A_eq=np.vstack([A_eq, P]), b_eq=np.r_[b_eq, totals], bounds=bounds,
+                  method="highs")
+    if res.status not in (0, 2):
+        raise RuntimeError(f"HiGHS could not decide the extension: {res.message}")
+    return res.status == 0
 
 
 def gq_extendable_totals(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> set[tuple]:
@@ -220,5 +280,5 @@ def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, in
 
 __all__ = ["feasible_totals", "form_values", "implied_bounds", "flow_network", "flow_feasible", "gq_capacity",
            "gq_lower", "gq_feasible", "gq_nonredundant", "gq_blocks", "gq_matrix", "gq_vertices",
-           "gq_extendable_totals"]
+           "gq_extendable_totals", "polytope_vertices", "gq_lp_extends", "dorm_lp", "dorm_lp_range", "dorm_lp_extends"]
 

@@ -44,25 +44,40 @@ def swap_range(run: Run, paper) -> Measurement:
 
 
 def min_epsilon(run: Run, paper) -> Measurement:
-    """Every b has a smallest budget ε_b > 0: numerical minimisation agrees with ln(b + 1)/2."""
+    """For every b of the printed tables, whether the slides' formula has a smallest budget ε_b > 0 over p ∈ (0, 1):
+    the numerical minimum over logit p (a bounded search over ±``LOG_ODDS_BOUND``) is positive and attained strictly
+    inside the search interval (a budget falling towards p = 0 or 1 would end on its edge). The closed form
+    ln(b + 1)/2 goes into the note."""
+    from scipy import special
+
+    from isdp.experiments.e8_privacy_accounting.tables import LOG_ODDS_BOUND
+
     t = run.table("e8_swap_min")
+    with np.errstate(divide="ignore"):  # a minimiser at p = 0 or 1 in floating point: logit ±inf
+        t_min = special.logit(t["argmin_swap_rate_numeric"].to_numpy(float))
+    value = {"positive": bool((t["min_epsilon_numeric"] > 0).all()),
+             "attained_inside": bool(np.all(np.abs(t_min) < LOG_ODDS_BOUND - 1))}
     dev = float((t["min_epsilon_numeric"] - t["min_epsilon"]).abs().max())
-    ok = bool((t["min_epsilon"] > 0).all() and dev < 1e-6)
-    parts = [f"b = {int(r.b):,}: ε_b = {r.min_epsilon:.3f} at p* = {r.argmin_swap_rate:.6f}" for r in t.itertuples()]
-    return Measurement(ok, "; ".join(parts) + f" (numerical minimum within {dev:.1e} of ln(b + 1)/2)")
+    parts = [f"b = {int(r.b):,}: ε_b = {r.min_epsilon_numeric:.3f} at logit p = {lt:.4f} (p = "
+             f"{r.argmin_swap_rate_numeric:.6f})" for r, lt in zip(t.itertuples(), t_min, strict=True)]
+    return Measurement(value, "; ".join(parts) + f" (search over logit p in ±{LOG_ODDS_BOUND:g})",
+                       note=f"the numerical minimum is within {dev:.1e} of ln(b + 1)/2 at p* with odds √(b + 1)")
 
 
 def two_rates(run: Run, paper) -> Measurement:
-    """Each ε above ε_b is reached by exactly two swap rates (numerical root count, every b and offset)."""
+    """Whether each budget ε_b + offset (every b of the printed tables, every configured offset) is reached by exactly
+    two swap rates: the numerical root count of the slides' formula over logit p. The distance of the roots from the
+    closed-form pair goes into the note."""
     t = run.table("e8_swap_min")
     counts = t.filter(like="n_rates_").to_numpy()
     gaps = t.filter(like="log_odds_gap_").to_numpy()
     offsets = t.filter(like="offset_").iloc[0].tolist()
-    ok = bool(np.all(counts == 2) and np.all(gaps < 1e-8))
     listed = ", ".join(f"{o:g}" for o in offsets)
-    return Measurement(ok, f"{counts.size} budgets ε_b + {{{listed}}} for {len(t)} values of b: root counts "
-                           f"{sorted(set(counts.ravel().tolist()))}, largest log-odds distance from the closed-form "
-                           f"pair {np.max(gaps):.1e}")
+    return Measurement(bool(np.all(counts == 2)),
+                       f"{counts.size} budgets ε_b + {{{listed}}} for {len(t)} values of b: root counts "
+                       f"{sorted(set(counts.ravel().tolist()))}",
+                       note=f"largest log-odds distance of the roots from the closed-form pair (ln(b + 1) − ε, ε): "
+                            f"{np.max(gaps):.1e}")
 
 
 def larger_b(run: Run, paper) -> Measurement:
@@ -146,6 +161,31 @@ def census2020_strata(run: Run, paper) -> Measurement:
     t = run.table("e8_swap_2020").drop_duplicates("b")
     return Measurement(len(t), f"{len(t)} sizes from {t['b'].min():,} to {t['b'].max():,}, used as printed; ε "
                        "depends on b only through ln(b + 1), so a size off by 1 % moves ε by 0.01")
+
+
+def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, strata: dict) -> Measurement:
+    """The 2020 what-if table's state and county strata against the 2010 SF1 housing counts of the committed county
+    extract (H3: total and occupied housing units; occupied units are households): whether the named stratum
+    (``strata``: V_Match → state abbreviation, or 'state abbreviation county FIPS') has the most households at its
+    level, and whether the printed b is exactly its total housing units (vacant units included) and not its
+    households."""
+    b = pd.read_csv(run.data(printed)).drop_duplicates("v_match").set_index("v_match")["b"]
+    t = pd.read_csv(run.data(housing), dtype={"state_fips": str, "county_fips": str})
+    columns = ["sf1_housing_units", "sf1_occupied_units"]
+    levels = {"state": t.groupby("state_abbr")[columns].sum(),
+              "county": t.set_index(t["state_abbr"] + " " + t["county_fips"])[columns]}
+    value, parts = {}, []
+    for v_match, key in strata.items():
+        counts = levels[v_match]
+        units, households = (int(counts.loc[key, c]) for c in columns)
+        top = counts["sf1_occupied_units"].idxmax()
+        value[f"{v_match}_largest_by_households"] = bool(top == key)
+        value[f"{v_match}_b_is_housing_units"] = bool(b[v_match] == units != households)
+        parts.append(f"V_Match {v_match}: printed b = {b[v_match]:,}; {key} in 2010: {units:,} housing units, "
+                     f"{households:,} households (b / households = {b[v_match] / households:.4f}, ε lower by "
+                     f"{math.log((b[v_match] + 1) / (households + 1)):.3f} with households); most households: {top}")
+    return Measurement(value, "; ".join(parts), note="the 2020 counts (DHC) are not reachable offline; 2010 SF1 H3 "
+                                                    "from the NHGIS county extract, vintage v20210608")
 
 
 def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None,
@@ -256,6 +296,18 @@ def us_population(run: Run, paper) -> Measurement:
     n = int(us["sf1_pop"].sum())
     return Measurement(n, f"{n:,} (2010 Summary File 1, {len(us):,} counties of the 50 states and DC)",
                        note=f"from {path.name}: the confidential 2010 counts, the same in every NHGIS vintage")
+
+
+def population_one_digit(run: Run, paper, *, rounding: str) -> Measurement:
+    """The 2010 population (:func:`us_population`) to one significant digit, rounded ``up`` (a conservative count:
+    at least the population) or to the ``nearest``; the other rounding beside it."""
+    n = us_population(run, paper).value
+    unit = 10 ** math.floor(math.log10(n))
+    rounded = {"up": math.ceil(n / unit) * unit, "nearest": round(n / unit) * unit}
+    other = "nearest" if rounding == "up" else "up"
+    return Measurement(float(rounded[rounding]), f"{n:,} people (2010 Summary File 1, 50 states and DC) rounded "
+                                                 f"{rounding} to one digit: {rounded[rounding]:.0e}; rounded {other}: "
+                                                 f"{rounded[other]:.0e}")
 
 
 def workload_queries(run: Run, paper, *, per_unit: int, blocks: float) -> Measurement:
@@ -430,6 +482,223 @@ def swap_more_invariants(run: Run, paper, *, coarse: list, refined: list, rates:
                        note="above p = 1/2 both are ln o (the same), as the formula's right branch")
 
 
+def _strata(strata: list) -> list[tuple[tuple, tuple]]:
+    """Strata given as [h, k] lists (from the registry) with every record's h hashable."""
+    return [(tuple(tuple(v) if isinstance(v, list) else v for v in h), tuple(k)) for h, k in strata]
+
+
+def swap_varies_needs_budget(run: Run, paper, *, strata: list, rates: list[float],
+                             compare: str = "dataset") -> Measurement:
+    """The slides' statement (3): a mechanism that varies within a universe (some x, x' of it at finite distance with
+    P_x ≠ P_x') has a budget ε > 0 when d_Pr is a metric. Permutation swapping on small strata, exactly: for every
+    (stratum, rate) whether it varies (largest total variation between datasets of the universe) and its exact
+    budget, the worst loss per unit of distance; the value is the smallest budget where it varies. ``compare``: what
+    d_Pr compares, the swapped stratum (``dataset``: d_MULT, a metric) or only its invariants (``invariants``: a
+    pseudometric, which the statement excludes)."""
+    from isdp.experiments.e8_privacy_accounting.swap_audit import _universe_log_laws, invariants, loss_per_unit
+
+    varying, constant = {}, []
+    for h, k in _strata(strata):
+        for p in rates:
+            _, log_p, distance = _universe_log_laws(h, k, p)
+            prob = np.exp(log_p)
+            tv = 0.5 * float(np.max(np.abs(prob[:, None, :] - prob[None, :, :]).sum(axis=2)))
+            if compare == "invariants":
+                log_p = _universe_log_laws(h, k, p, lambda x, _: {invariants(x): 1.0})[1]
+            loss = loss_per_unit(log_p, distance)
+            if tv > 1e-12:
+                varying[(len(h), p)] = (loss, tv)
+            else:
+                constant.append(f"b = {len(h)}, p = {p:g} (loss {loss:.1e})")
+    (b, p), (least, tv) = min(varying.items(), key=lambda kv: kv[1][0])
+    return Measurement(least, f"{len(varying)} of {len(varying) + len(constant)} (stratum, rate) cases vary within "
+                              f"their universe; smallest exact budget among them {least:.4f} (b = {b}, p = {p:g}, "
+                              f"largest total variation {tv:.3f}); d_Pr compares the {compare}",
+                       note="cases that do not vary (every dataset of the universe has the same law, so ε = 0 is "
+                            "allowed and the statement says nothing): " + ("; ".join(constant) or "none"),
+                       n=len(varying) + len(constant))
+
+
+def swap_approximate_budget(run: Run, paper, *, strata: list, rates: list[float], deltas: list[float]) -> Measurement:
+    """'Use (ε, δ)-DP instead of ε-DP': permutation swapping's exact (ε, δ) budget per unit of distance
+    (:func:`~isdp.experiments.e8_privacy_accounting.swap_audit.approximate_loss_per_unit`) against its exact pure
+    budget (δ = 0) on small strata, every rate and δ; the value is the largest ratio over the cases with a positive
+    pure budget."""
+    from isdp.accounting import swapping_epsilon
+    from isdp.experiments.e8_privacy_accounting.swap_audit import approximate_loss_per_unit
+
+    ratios, zero = {}, []
+    for h, k in _strata(strata):
+        for p in rates:
+            pure = approximate_loss_per_unit(h, k, p, 0.0)
+            if pure == 0:
+                zero.append(f"b = {len(h)}, p = {p:g}")
+                continue
+            for delta in deltas:
+                ratios[(len(h), p, delta)] = approximate_loss_per_unit(h, k, p, delta) / pure
+    worst = max(ratios.values())
+    (b, p, delta), least = min(ratios.items(), key=lambda kv: kv[1])
+    by_delta = "; ".join(f"δ = {d:g}: ratio {min(r for (_, _, dd), r in ratios.items() if dd == d):.4f} to "
+                         f"{max(r for (_, _, dd), r in ratios.items() if dd == d):.6f}" for d in deltas)
+    return Measurement(worst, f"exact (ε, δ) budget / exact pure budget over {len(ratios)} (stratum, rate, δ) cases: "
+                              f"{by_delta}; largest fall at b = {b}, p = {p:g}, δ = {delta:g} "
+                              f"(to {least:.3f}, the slides' ε(p, b) = {swapping_epsilon(p, b):.3f})",
+                       note="pure budget 0 (nothing to shrink) at " + ("; ".join(zero) or "none"), n=len(ratios))
+
+
+def swap_person_units(run: Run, paper, *, strata: list, rates: list[float], beside: list | None = None) -> Measurement:
+    """'Persons instead of households': permutation swapping of household records (h[0] the household's size), its
+    exact worst loss per unit of the person-level distance (each household that differs counts its persons) against
+    per unit of the household-level one, on small strata and rates. ``beside``: a stratum reported in the note only
+    (e.g. one with a single-person household)."""
+    from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
+
+    def ratios(h, k):
+        return {p: worst_loss_per_unit(h, k, p, persons=lambda hh: hh[0]) / worst_loss_per_unit(h, k, p)
+                for p in rates}
+
+    found = {(h, k): ratios(h, k) for h, k in _strata(strata)}
+    flat = [r for rs in found.values() for r in rs.values()]
+    value = {"never_higher": max(flat) <= 1 + 1e-9, "lower": max(flat) < 1 - 1e-9}
+    parts = []
+    for (h, _), rs in found.items():
+        sizes = [hh[0] for hh in h]
+        scale = f" (× size {sizes[0]}: {max(rs.values()) * sizes[0]:.6f})" if len(set(sizes)) == 1 else ""
+        parts.append(f"sizes {sizes}: ε_person/ε_household {min(rs.values()):.4f} to {max(rs.values()):.4f}{scale}")
+    note = ""
+    if beside:
+        (h, k), = _strata([beside])
+        rs = ratios(h, k)
+        note = (f"beside it, sizes {[hh[0] for hh in h]}: ε_person/ε_household {min(rs.values()):.4f} to "
+                f"{max(rs.values()):.4f}")
+    return Measurement(value, f"{len(flat)} (stratum, rate) cases at p = {', '.join(f'{p:g}' for p in rates)}: "
+                              + "; ".join(parts), note=note, n=len(flat))
+
+
+def swap_derived_products(run: Run, paper, *, strata: list, rates: list[float], products: list[str],
+                          leak: float = 0.0) -> Measurement:
+    """'The total PLB for all data products derived from the swapped dataset': the exact worst loss per unit of
+    distance of products computed from the swapped stratum (records h = (a, c), swapping variable k) over the slides'
+    ε(p, b), the value the largest ratio. ``products``: ``dataset`` (the swapped stratum itself), ``a_by_k`` and
+    ``c_by_k`` (the two-way counts with one of h's variables dropped), ``k`` (the k margin). ``leak``: the share of
+    releases computed from the unswapped stratum instead (a product not derived from the swapped dataset alone)."""
+    from collections import Counter
+
+    from isdp.accounting import swapping_epsilon
+    from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
+
+    derive = {"dataset": lambda w: w,
+              "a_by_k": lambda w: tuple(sorted(Counter((h[0], k) for h, k in w).items())),
+              "c_by_k": lambda w: tuple(sorted(Counter((h[1], k) for h, k in w).items())),
+              "k": lambda w: tuple(sorted(k for _, k in w))}
+
+    def release(f):
+        def law_of(x, law):
+            out: dict = {}
+            for w, q in law.items():
+                out[f(w)] = out.get(f(w), 0.0) + (1 - leak) * q
+            out[f(x)] = out.get(f(x), 0.0) + leak
+            return out
+        return law_of
+
+    ratios = {(len(h), p, name): worst_loss_per_unit(h, k, p, release(derive[name])) / swapping_epsilon(p, len(h))
+              for h, k in _strata(strata) for p in rates for name in products}
+    worst = max(ratios.values())
+    per_product = "; ".join(f"{name} {max(r for (_, _, n), r in ratios.items() if n == name):.4f}" for name in products)
+    leaked = f" (a share {leak:g} from the unswapped data)" if leak else ""
+    return Measurement(worst, f"largest exact loss / ε(p, b) per product over {len(strata)} strata × {len(rates)} "
+                              f"rates: {per_product}{leaked}",
+                       n=len(ratios))
+
+
+def tda_proper_subsets(run: Run, paper, *, cells: list[str], zero_cells: list[str], persons: int,
+                       invariants: dict) -> Measurement:
+    """'Let c' be any proper subset of TDA's invariants: no finite budget.' A toy census: ``persons`` persons in
+    ``cells`` (``zero_cells`` structural zeros, empty in every CEF), the invariants named in ``invariants`` (each the
+    sum of its cells). TDA releases c exactly, so two datasets with different c have released tables with no common
+    support; a universe of c' gives an infinite budget if and only if two of its datasets at finite d_HAM^p (the same
+    number of persons: every pair here) differ on c. The value counts the proper subsets c' left with a finite
+    budget; the text names them."""
+    index = {c: i for i, c in enumerate(cells)}
+    free = [c for c in cells if c not in zero_cells]
+    data = []
+    for counts in itertools.product(range(persons + 1), repeat=len(free)):
+        if sum(counts) == persons:
+            x = [0] * len(cells)
+            for c, n in zip(free, counts, strict=True):
+                x[index[c]] = n
+            data.append(x)
+    values = np.array([[sum(x[index[c]] for c in members) for members in invariants.values()] for x in data])
+    names = list(invariants)
+    finite = []
+    for size in range(len(names)):
+        for subset in itertools.combinations(range(len(names)), size):
+            same_sub = np.all(values[:, None, list(subset)] == values[None, :, list(subset)], axis=2)
+            differ = np.any(values[:, None, :] != values[None, :, :], axis=2)
+            if not np.any(same_sub & differ):
+                finite.append("{" + ", ".join(names[i] for i in subset) + "}")
+    total = 2 ** len(names) - 1
+    return Measurement(len(finite), f"{len(data)} datasets of {persons} persons in cells {', '.join(free)}"
+                                    + (f" (structural zeros {', '.join(zero_cells)})" if zero_cells else "")
+                                    + f"; {len(finite)} of the {total} proper subsets of the {len(names)} invariants "
+                                      "leave a finite budget" + (": " + "; ".join(finite) if finite else ""),
+                       n=len(data))
+
+
+def swap_finer_than_tda(run: Run, paper, *, blocks: list, sizes: list[int], households: int,
+                        settings: list) -> Measurement:
+    """'Swapping invariants: varies but greater than TDA.' A toy of ``households`` household records (state, county,
+    block, size) over ``blocks`` ([state, county, block] each) and ``sizes``. TDA's invariants here: the population
+    of each state and the housing units (households) of each block. Permutation swapping's with key V_Match and
+    swapped geography V_Swap (each setting [V_Match, V_Swap], lists of state/county/block/size): the multisets of
+    V_Hold (every variable but V_Swap) and of V_Match × V_Swap. Whether, in every setting, equal swapping invariants
+    imply equal TDA invariants (finer), and some datasets share TDA's but not swapping's (strictly)."""
+    fields = ("state", "county", "block", "size")
+    records = [(*b, s) for b in map(tuple, blocks) for s in sizes]
+    data = list(itertools.combinations_with_replacement(records, households))
+
+    def project(x, keep):
+        return tuple(sorted(tuple(r[fields.index(f)] for f in keep) for r in x))
+
+    def tda(x):
+        pop = {}
+        for r in x:
+            pop[r[0]] = pop.get(r[0], 0) + r[3]
+        return tuple(sorted(pop.items())), project(x, fields[:3])
+
+    words, finer, strictly = [], True, True
+    for match, swap in settings:
+        hold = [f for f in fields if f not in swap]
+        groups: dict = {}
+        for x in data:
+            groups.setdefault((project(x, hold), project(x, match + swap)), set()).add(tda(x))
+        coarse = {}
+        for swap_c, tda_cs in groups.items():
+            for c in tda_cs:
+                coarse.setdefault(c, set()).add(swap_c)
+        is_finer = all(len(cs) == 1 for cs in groups.values())
+        is_strict = any(len(s) > 1 for s in coarse.values())
+        finer, strictly = finer and is_finer, strictly and is_strict
+        words.append(f"V_Match {' × '.join(match) or 'none'}, V_Swap {' × '.join(swap)}: "
+                     f"{'finer' if is_finer else 'NOT finer'} ({len(groups)} swapping universes, {len(coarse)} TDA "
+                     "ones)")
+    return Measurement({"finer": finer, "strictly": strictly},
+                       f"{len(data)} datasets of {households} households: " + "; ".join(words), n=len(data))
+
+
+def invariant_release(run: Run, paper, *, strata: list, release: str, rate: float) -> Measurement:
+    """'T(x) = c(x), releasing the invariants exactly, has budget 0': the exact worst loss per unit of distance of
+    T over the universes of small strata of permutation swapping (c the multisets of h and k). ``release``:
+    ``invariants`` (T = c) or ``swapped`` (the stratum swapped at ``rate``, beside it)."""
+    from isdp.experiments.e8_privacy_accounting.swap_audit import invariants, worst_loss_per_unit
+
+    law = {"invariants": lambda x, _: {invariants(x): 1.0}, "swapped": None}[release]
+    losses = {len(h): worst_loss_per_unit(h, k, rate, law) for h, k in _strata(strata)}
+    worst = max(losses.values())
+    return Measurement(worst, f"T releases the {release}: worst loss per unit over the universes of "
+                              + ", ".join(f"b = {b}: {v:.4f}" for b, v in losses.items()), n=len(losses))
+
+
 def ma1940_swap_rate(run: Run, paper, *, file: str) -> Measurement:
     """The swap rate the printed 1940 instance implies. A selected dwelling keeps its ownership and receives the
     county of another selected one of its stratum; ignoring the household-size strata, a county's owned count
@@ -481,17 +750,19 @@ def zcdp_budget(shift, sigma2: float) -> float:
     return float(np.sum(np.square(shift))) / (2 * sigma2)
 
 
-def rounding_lp(run: Run, paper, *, children, parent) -> Measurement:
+def rounding_lp(run: Run, paper, *, children, parent=None, child_totals: bool = True) -> Measurement:
     """Whether HiGHS's simplex returns an integer solution of the talk's rounding LP as printed, on the
-    instance ``children`` (fractional H*_j adding up to the integer ``parent``); beside it the IP's optimum
-    and the offset formulation's LP."""
+    instance ``children`` (fractional H*_j adding up to the integer ``parent``; ``parent`` None: the national
+    program, one histogram whose total is kept; ``child_totals``: each child's total kept, the invariants); beside
+    it the IP's optimum and the offset formulation's LP."""
     from isdp.experiments.e8_privacy_accounting import rounding
 
-    lp, lp_obj = rounding.printed_lp(children, parent)
-    _, ip_obj = rounding.printed_lp(children, parent, integer=True)
-    off, off_obj = rounding.offset_lp(children, parent)
+    lp, lp_obj = rounding.printed_lp(children, parent, child_totals=child_totals)
+    _, ip_obj = rounding.printed_lp(children, parent, integer=True, child_totals=child_totals)
+    off, off_obj = rounding.offset_lp(children, parent, child_totals=child_totals)
     value = {"lp_integral": rounding.is_integral(lp)}
-    return Measurement(value, f"the printed LP's simplex vertex is H* itself ({np.round(lp, 3).tolist()}, objective "
+    vertex = "H* itself" if np.allclose(lp, children) else "not H*"
+    return Measurement(value, f"the printed LP's simplex vertex is {vertex} ({np.round(lp, 3).tolist()}, objective "
                               f"{lp_obj:g}): {'integral' if value['lp_integral'] else 'FRACTIONAL'}; the IP's optimum "
                               f"is {ip_obj:g}. Written in offsets d = H̃ − ⌊H*⌋ ∈ [0, 1] (integer right-hand sides) the "
                               f"LP's vertex is {'integral' if rounding.is_integral(off) else 'fractional'} with "
@@ -516,6 +787,70 @@ def dorm_flow(run: Run, paper) -> Measurement:
     value = {"capacities": caps, "reduction_exact": disagree == 0}
     return Measurement(value, f"region capacities {caps}; max-flow feasibility against enumeration on all "
                               f"{n_points:,} splits of {total}: {disagree} disagree")
+
+
+def dorm_fractional_projection(run: Run, paper, *, region_totals: dict | None = None) -> Measurement:
+    """The dorm example's constraints as the projection FME computes, over fractional region-level tables: the LP
+    bounds of the talk's forms (in ``paper``'s keys), and whether every vertex of the polytope the stated
+    inequalities cut out has a fractional extension (then, by convexity, every point of it has one).
+    ``region_totals`` replaces the configured populations."""
+    from isdp.experiments.e8_privacy_accounting import implied
+
+    cfg = run.config["e8"]["dorm"]
+    regions, occupied, types = region_totals or cfg["region_totals"], cfg["occupied"], cfg["types"]
+
+    def ends(form: str) -> tuple[float, float]:
+        return implied.dorm_lp_range([t in form.split("+") for t in types], regions, occupied, types)
+
+    lo_total, hi_total = ends("F+C+M")
+    value = {"F_min": ends("F")[0], "C_min": ends("C")[0], "M_min": ends("M")[0], "F_max": ends("F")[1],
+             "CF_min": ends("C+F")[0], "total": lo_total if math.isclose(lo_total, hi_total) else None}
+    # the stated polytope in the totals (order of ``types``): y ≥ minima, F ≤ F_max, C + F ≥ CF_min, Σ y = total
+    unit = {t: np.eye(len(types))[types.index(t)] for t in types}
+    A = [-unit["F"], -unit["C"], -unit["M"], unit["F"], -(unit["C"] + unit["F"]), np.ones(len(types)),
+         -np.ones(len(types))]
+    b = [-paper["F_min"], -paper["C_min"], -paper["M_min"], paper["F_max"], -paper["CF_min"], paper["total"],
+         -paper["total"]]
+    vertices = implied.polytope_vertices(A, b)
+    outside = [v for v in vertices if not implied.dorm_lp_extends(v, regions, occupied, types)]
+    value["sufficient"] = len(vertices) > 0 and not outside
+    return Measurement(value, "over fractional region tables: " + ", ".join(
+        f"{k} {v:g}" for k, v in value.items() if k != "sufficient" and v is not None)
+        + f"; the stated inequalities' polytope has {len(vertices)} vertices ("
+        + ", ".join(str(tuple(int(x) if float(x).is_integer() else round(float(x), 3) for x in v)) for v in vertices)
+        + f" as ({', '.join(types)})), {len(outside)} without a fractional extension")
+
+
+def implied_fractional_extension(run: Run, paper, *, blocks: list, types: list[str], vertex_types: list[int],
+                                 max_combination: int | None = None) -> Measurement:
+    """The talk's 'implied constraints C0 … imply a fractional feasible extension exists', on the GQ example: every
+    vertex of the polytope the implied constraints (combinations of at most ``max_combination`` types, default all)
+    cut out of block data extends to a fractional block-level table (HiGHS LP); convexity covers the rest. Data:
+    ``blocks``, and every-combination data for each number of types in ``vertex_types``."""
+    from isdp.experiments.e8_privacy_accounting import implied
+
+    blocks = [(int(pop), dict(occ)) for pop, occ in blocks]
+    data = [("the blocks", blocks, types)] + [
+        (f"every combination of {k} types", implied.gq_blocks(list(string.ascii_uppercase[:k]), "every-combination"),
+         list(string.ascii_uppercase[:k])) for k in vertex_types]
+    counts = {}
+    for name, b, t in data:
+        vertices = implied.gq_vertices(b, t, max_combination)
+        counts[name] = (len(vertices), sum(not implied.gq_lp_extends(v, b, t) for v in vertices))
+    value = all(n > 0 and bad == 0 for n, bad in counts.values())
+    scope = "every combination" if max_combination is None else f"combinations of at most {max_combination} types"
+    return Measurement(value, f"implied constraints over {scope}: " + "; ".join(
+        f"{name}: {n} vertices, {bad} without a fractional extension" for name, (n, bad) in counts.items()))
+
+
+def gq_type_count(run: Run, paper, *, file: str, counted: str) -> Measurement:
+    """Distinct values of the column ``counted`` (``code``: the 3-digit GQ type codes; ``major_type``: the major
+    types they group into) in the committed list of 2010 Census group-quarters codes."""
+    t = pd.read_csv(run.data(file), dtype={"code": str})
+    n = int(t[counted].nunique())
+    per_major = ", ".join(f"{k} {len(g)}" for k, g in t.groupby("major_type", sort=False))
+    return Measurement(n, f"{n} distinct {counted} values among {len(t)} 3-digit codes ({t['code'].min()} to "
+                          f"{t['code'].max()}; per major type: {per_major})")
 
 
 def swap_rate_gap(run: Run, paper, *, table: str, low: float, high: float) -> Measurement:
@@ -563,6 +898,43 @@ def tda_toy_invariants(run: Run, paper, *, x: list[int], within: list[int], acro
                               f"only): {len(shared)} released tables in common, so D_nor = ∞",
                        note=f"noise truncated to ±{radius} per cell (mass beyond about "
                             f"{2 * math.exp(-radius**2 / (2 * variance)):.0e} per cell)")
+
+
+def tda_toy_pure_dp(run: Run, paper, *, x: list[int], within: list[int], across: list[int], kept: list[int],
+                    epsilon: float, radius: int) -> Measurement:
+    """The toy TDA of :func:`tda_toy_invariants` with the talk's pure-DP noise: two-sided geometric noise,
+    P(k) ∝ e^(−ε|k|), on every cell, then the closest nonnegative integer table with c = (total, the cells
+    ``kept``). For ``within`` (same c) the exact largest |ln P_x(z) − ln P_x'(z)| over the released tables z, over
+    the noise's ε‖x − x'‖₁; for ``across`` (another c) whether the released tables can coincide. The release reads
+    the noisy cells only where they are not kept, so only those are enumerated (±``radius`` around each count)."""
+    from isdp.experiments.e8_privacy_accounting.zcdp_audit import closest_dataset
+
+    steps = np.arange(-radius, radius + 1)
+    log_pmf = -epsilon * np.abs(steps) - np.log(np.sum(np.exp(-epsilon * np.abs(steps))))
+    free = [i for i in range(len(x)) if i not in kept]
+
+    def law(v) -> dict[tuple, float]:
+        out: dict[tuple, float] = {}
+        for offsets in itertools.product(range(len(steps)), repeat=len(free)):
+            t = list(v)
+            for i, o in zip(free, offsets, strict=True):
+                t[i] = v[i] + steps[o]
+            z = closest_dataset(t, v, kept)
+            out[z] = np.logaddexp(out.get(z, -np.inf), sum(log_pmf[o] for o in offsets))
+        return out
+
+    laws = {name: law(v) for name, v in (("x", x), ("within", within), ("across", across))}
+    budget = epsilon * float(np.abs(np.subtract(within, x)).sum())
+    support = laws["x"].keys() | laws["within"].keys()
+    loss = max(abs(laws["x"].get(z, -np.inf) - laws["within"].get(z, -np.inf)) for z in support)
+    shared = laws["x"].keys() & laws["across"].keys()
+    value = {"within_budget": bool(loss <= budget * (1 + 1e-9)), "common_support_across": bool(shared)}
+    return Measurement(value, f"x = {x}, c = (total, cells {kept}), two-sided geometric noise at ε = {epsilon:g} per "
+                              f"cell: largest |log-ratio| of the released tables for x' = {within} {loss:.4f}, over "
+                              f"ε‖x − x'‖₁ = {budget:g}: {loss / budget:.4f}; x'' = {across} (same total only): "
+                              f"{len(shared)} released tables in common, so no finite ε",
+                       note=f"noise truncated to ±{radius} per cell (mass beyond about "
+                            f"{2 * math.exp(-epsilon * radius):.0e} per cell)")
 
 
 def tum_statements(run: Run, paper, *, cells: int, children: int, child_cells: int, gq_types: list[str]) -> Measurement:

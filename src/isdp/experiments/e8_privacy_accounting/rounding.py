@@ -17,24 +17,28 @@ import numpy as np
 from scipy import optimize, sparse
 
 
-def _sum_rows(m: int, c: int) -> sparse.csr_array:
-    """Σ_j v_j[x] for every cell x (rows 0..c−1), then Σ_x v_j[x] for every child j (rows c..c+m−1),
-    of v flattened child-major (m × c)."""
-    over_children = sparse.kron(np.ones((1, m)), sparse.eye(c))
-    over_cells = sparse.kron(sparse.eye(m), np.ones((1, c)))
-    return sparse.csr_array(sparse.vstack([over_children, over_cells]))
+def _sum_rows(m: int, c: int, per_cell: bool = True, per_child: bool = True) -> sparse.csr_array:
+    """Σ_j v_j[x] for every cell x (rows 0..c−1, ``per_cell``), then Σ_x v_j[x] for every child j (rows c..c+m−1,
+    ``per_child``), of v flattened child-major (m × c)."""
+    rows = ([sparse.kron(np.ones((1, m)), sparse.eye(c))] if per_cell else []) \
+        + ([sparse.kron(sparse.eye(m), np.ones((1, c)))] if per_child else [])
+    return sparse.csr_array(sparse.vstack(rows))
 
 
-def _check(children, parent) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _program(children, parent, child_totals: bool) -> tuple[np.ndarray, sparse.csr_array, np.ndarray]:
+    """The rounding's equalities S H̃ = b: Σ_j H̃_j = ``parent`` (left out when ``parent`` is None: the national
+    program, one 'child' whose total is kept) and, with ``child_totals``, each child's total (its invariant).
+    Returns (H* (m, cells), S, b); the right-hand sides must be integers."""
     H = np.asarray(children, dtype=float)
-    parent = np.asarray(parent, dtype=float)
-    totals = H.sum(axis=1)
-    if H.ndim != 2 or parent.shape != (H.shape[1],) or (H < 0).any():
-        raise ValueError("children must be a nonnegative (m, cells) array and parent a vector of cells")
-    if not np.allclose(H.sum(axis=0), parent) or not np.allclose(totals, np.rint(totals)) \
-            or not np.allclose(parent, np.rint(parent)):
-        raise ValueError("the children must add up to the integer parent and have integer totals (the invariants)")
-    return H, np.rint(parent), np.rint(totals)
+    if H.ndim != 2 or (H < 0).any() or (parent is not None and np.shape(parent) != (H.shape[1],)):
+        raise ValueError("children must be a nonnegative (m, cells) array and parent None or a vector of cells")
+    if parent is not None and not np.allclose(H.sum(axis=0), parent):
+        raise ValueError("the children must add up to the parent")
+    b = np.concatenate([[] if parent is None else np.asarray(parent, dtype=float),
+                        H.sum(axis=1) if child_totals else []])
+    if not np.allclose(b, np.rint(b)):
+        raise ValueError("the parent and the kept child totals (the invariants) must be integers")
+    return H, _sum_rows(*H.shape, per_cell=parent is not None, per_child=child_totals), np.rint(b)
 
 
 def _solve(c, A_eq, b_eq, bounds) -> optimize.OptimizeResult:
@@ -44,20 +48,20 @@ def _solve(c, A_eq, b_eq, bounds) -> optimize.OptimizeResult:
     return res
 
 
-def printed_lp(children, parent, integer: bool = False) -> tuple[np.ndarray, float]:
+def printed_lp(children, parent, integer: bool = False, child_totals: bool = True) -> tuple[np.ndarray, float]:
     """The LP relaxation of the talk's rounding IP (``integer``: the IP itself, by HiGHS's MILP solver):
-    variables H̃_j and t_j ≥ |H̃_j − H*_j|. Returns (H̃ (m, cells), objective)."""
-    H, parent, totals = _check(children, parent)
+    variables H̃_j and t_j ≥ |H̃_j − H*_j|. ``parent`` None: the national program (one histogram, its total
+    kept); ``child_totals`` False: the state-level program without invariants. Returns (H̃ (m, cells), objective)."""
+    H, S, b = _program(children, parent, child_totals)
     m, c = H.shape
     k = m * c
     h = H.ravel()
-    S = _sum_rows(m, c)
     eye = sparse.eye(k)
     # t − H̃ ≥ −H*  and  t + H̃ ≥ H*, written as equalities with slacks s1, s2 ≥ 0
-    A_eq = sparse.vstack([sparse.hstack([S, sparse.csr_array((m + c, 3 * k))]),
+    A_eq = sparse.vstack([sparse.hstack([S, sparse.csr_array((S.shape[0], 3 * k))]),
                           sparse.hstack([-eye, eye, -eye, sparse.csr_array((k, k))]),
                           sparse.hstack([eye, eye, sparse.csr_array((k, k)), -eye])])
-    b_eq = np.concatenate([parent, totals, -h, h])
+    b_eq = np.concatenate([b, -h, h])
     lo = np.concatenate([np.maximum(0.0, h - 1.0), np.zeros(3 * k)])
     hi = np.concatenate([h + 1.0, np.full(3 * k, np.inf)])
     cost = np.concatenate([np.zeros(k), np.ones(k), np.zeros(2 * k)])
@@ -71,18 +75,15 @@ def printed_lp(children, parent, integer: bool = False) -> tuple[np.ndarray, flo
     return res.x[:k].reshape(m, c), float(res.fun)
 
 
-def offset_lp(children, parent) -> tuple[np.ndarray, float]:
+def offset_lp(children, parent, child_totals: bool = True) -> tuple[np.ndarray, float]:
     """The same rounding in offsets: H̃ = ⌊H*⌋ + d, d ∈ [0, 1], minimising Σ |⌊H*⌋ + d − H*| = Σ (f + (1 − 2f) d)
-    (f the fractional parts); its equalities have integer right-hand sides and the transportation matrix
-    of :func:`_sum_rows`, which is TUM. Returns (H̃ (m, cells), objective)."""
-    H, parent, totals = _check(children, parent)
-    m, c = H.shape
+    (f the fractional parts); its equalities have integer right-hand sides and the matrix of :func:`_sum_rows`
+    (rows of a transportation matrix), which is TUM. Returns (H̃ (m, cells), objective)."""
+    H, S, b = _program(children, parent, child_totals)
     floor = np.floor(H)
     f = (H - floor).ravel()
-    S = _sum_rows(m, c)
-    b_eq = np.concatenate([parent - floor.sum(axis=0), totals - floor.sum(axis=1)])
-    res = _solve(1.0 - 2.0 * f, S, b_eq, [(0.0, 1.0)] * f.size)
-    return floor + res.x.reshape(m, c), float(res.fun + f.sum())
+    res = _solve(1.0 - 2.0 * f, S, b - S @ floor.ravel(), [(0.0, 1.0)] * f.size)
+    return floor + res.x.reshape(H.shape), float(res.fun + f.sum())
 
 
 def national_matrix(cells: int) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -67,22 +67,62 @@ def universe(h: Sequence, k: Sequence) -> set[tuple]:
     return {tuple(sorted(zip(h, perm, strict=True))) for perm in itertools.permutations(k)}
 
 
-def worst_loss_per_unit(h: Sequence, k: Sequence, p: float) -> float:
-    """max over datasets x ≠ x' with the invariants of ``zip(h, k)`` and outputs w of
-    ln(P(w | x)/P(w | x')) / d(x, x')."""
+def _universe_log_laws(h: Sequence, k: Sequence, p: float, release: Callable | None = None,
+                       persons: Callable | None = None):
+    """The datasets of the universe of ``zip(h, k)``, the log-probabilities of their releases (rows) on the
+    releases' union of outputs (columns; −inf where a dataset cannot give one) and the distances between them.
+
+    ``release(x, law)``: the law of what is released from dataset x whose swapped stratum has law ``law`` (default:
+    the swapped stratum itself). The distance counts the records of x not in x' (unordered Hamming), each weighted by
+    ``persons(h)`` when given (the person-level distance when records are households of that many persons)."""
     data = sorted(universe(h, k))
     laws = [output_law(*_records(x), p) for x in data]
+    if release is not None:
+        laws = [release(x, law) for x, law in zip(data, laws, strict=True)]
     outputs = sorted({w for law in laws for w in law})
-    with np.errstate(divide="ignore"):  # an output one dataset cannot give: log 0, an infinite loss
+    with np.errstate(divide="ignore"):  # an output one dataset cannot give: log 0
         log_p = np.log(np.array([[law.get(w, 0.0) for w in outputs] for law in laws]))
     records = sorted({r for x in data for r in x})
+    weight = np.array([persons(r[0]) if persons else 1 for r in records], dtype=float)
     counts = np.array([[x.count(r) for r in records] for x in data])
-    # records of x not in x' (as multisets): the Hamming distance of unordered datasets
-    distance = len(h) - np.minimum(counts[:, None, :], counts[None, :, :]).sum(axis=2).astype(float)
+    # records of x not in x' (as multisets), weighted: the Hamming distance of unordered datasets
+    excess = counts[:, None, :] - np.minimum(counts[:, None, :], counts[None, :, :])
+    distance = (excess * weight).sum(axis=2).astype(float)
     np.fill_diagonal(distance, np.inf)  # x = x' is no pair
+    return data, log_p, distance
+
+
+def worst_loss_per_unit(h: Sequence, k: Sequence, p: float, release: Callable | None = None,
+                        persons: Callable | None = None) -> float:
+    """max over datasets x ≠ x' with the invariants of ``zip(h, k)`` and outputs w of
+    ln(P(w | x)/P(w | x')) / d(x, x') (``release`` and ``persons`` as in :func:`_universe_log_laws`)."""
+    _, log_p, distance = _universe_log_laws(h, k, p, release, persons)
+    return loss_per_unit(log_p, distance)
+
+
+def loss_per_unit(log_p: np.ndarray, distance: np.ndarray) -> float:
+    """max over pairs (i, j) and outputs w of (log_p[i, w] − log_p[j, w]) / distance[i, j] (at least 0)."""
     with np.errstate(invalid="ignore"):  # −inf − (−inf) where neither dataset gives the output
         loss = np.nanmax(log_p[:, None, :] - log_p[None, :, :], axis=2)
     return float(max(0.0, np.max(loss / distance)))
+
+
+def approximate_loss_per_unit(h: Sequence, k: Sequence, p: float, delta: float) -> float:
+    """The (ε, δ) analogue of :func:`worst_loss_per_unit`: max over datasets x ≠ x' of the universe of
+    ``zip(h, k)`` of d_δ(P_x, P_x') / d(x, x'), d_δ(P, Q) the smallest ε ≥ 0 with P(S) ≤ e^ε Q(S) + δ for every
+    set S of outputs (at δ = 0, ln max P/Q).
+
+    Exact: P(S) − e^ε Q(S) is largest on a set of the outputs of highest ratio P/Q, so d_δ is the largest
+    ln((P(S) − δ)/Q(S)) over those sets (each prefix of the outputs sorted by decreasing ratio)."""
+    _, log_p, distance = _universe_log_laws(h, k, p)
+    prob = np.exp(log_p)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.nan_to_num(log_p[:, None, :] - log_p[None, :, :], nan=-np.inf)  # neither gives it: never in S
+        order = np.argsort(-ratio, axis=2)
+        top_p = np.cumsum(np.take_along_axis(np.broadcast_to(prob[:, None, :], ratio.shape), order, axis=2), axis=2)
+        top_q = np.cumsum(np.take_along_axis(np.broadcast_to(prob[None, :, :], ratio.shape), order, axis=2), axis=2)
+        eps = np.max(np.where(top_p > delta, np.log(np.maximum(top_p - delta, 0.0)) - np.log(top_q), 0.0), axis=2)
+    return float(max(0.0, np.max(np.maximum(eps, 0.0) / distance)))
 
 
 def support_audit(h: Sequence, k: Sequence, p: float, k_values: Sequence) -> dict[str, int]:
@@ -195,5 +235,6 @@ def proof_sketch_audit(h: Sequence, k: Sequence, rates: Sequence[float]) -> dict
             "law_deviation": law_dev}
 
 
-__all__ = ["hamming", "invariants", "output_law", "permutation_law", "proof_sketch_audit", "support_audit", "universe",
+__all__ = ["approximate_loss_per_unit", "hamming", "invariants", "loss_per_unit",
+           "output_law", "permutation_law", "proof_sketch_audit", "support_audit", "universe",
            "worst_loss_per_unit"]

@@ -20,6 +20,8 @@ from isdp.accounting import (
     zcdp_to_dp,
 )
 
+LOG_ODDS_BOUND = 40.0  # the swap-rate searches run over logit p in ±this: ε exceeds any budget of interest there
+
 
 def conversion_order(tda: Mapping) -> list[str]:
     """The zCDP conversions to tabulate: the configured ``conversion`` first, then the other ``alternatives``."""
@@ -90,14 +92,14 @@ def swap_rate_roots(eps: float, b: int, n_grid: int = 4001) -> np.ndarray:
     """The log-odds logit p of every swap rate with budget ``eps``, found numerically.
 
     Independent of the closed form of :func:`isdp.accounting.swap_rates_for_epsilon`: brackets the
-    sign changes of ε − ``eps`` on a grid uniform in logit p over [−40, 40] (where ε exceeds any
-    budget of interest), with the numerically found minimiser added so that two roots closer than
-    the grid step are still separated, and refines each with Brent's method. Log-odds keep rates
-    near 1 distinct.
+    sign changes of ε − ``eps`` on a grid uniform in logit p over ±``LOG_ODDS_BOUND``, with the
+    numerically found minimiser added so that two roots closer than the grid step are still
+    separated, and refines each with Brent's method. Log-odds keep rates near 1 distinct.
     """
-    t_min = optimize.minimize_scalar(lambda u: swapping_epsilon_from_log_odds(u, b), bounds=(-40.0, 40.0),
-                                     method="bounded", options={"xatol": 1e-12}).x
-    t = np.sort(np.append(np.linspace(-40.0, 40.0, n_grid), t_min))
+    t_min = optimize.minimize_scalar(lambda u: swapping_epsilon_from_log_odds(u, b),
+                                     bounds=(-LOG_ODDS_BOUND, LOG_ODDS_BOUND), method="bounded",
+                                     options={"xatol": 1e-12}).x
+    t = np.sort(np.append(np.linspace(-LOG_ODDS_BOUND, LOG_ODDS_BOUND, n_grid), t_min))
     f = swapping_epsilon_from_log_odds(t, b) - eps
     roots = [optimize.brentq(lambda u: swapping_epsilon_from_log_odds(u, b) - eps, t[i], t[i + 1], xtol=1e-13)
              for i in np.flatnonzero(np.sign(f[:-1]) != np.sign(f[1:]))]
@@ -112,7 +114,8 @@ def swap_min_table(b_values, eps_offsets=()) -> pd.DataFrame:
     for b in sorted({int(v) for v in b_values}):
         eps_b, p_star = swapping_min_epsilon(b)
         res = optimize.minimize_scalar(lambda u, b=b: swapping_epsilon_from_log_odds(u, b),
-                                       bounds=(-40.0, 40.0), method="bounded", options={"xatol": 1e-10})
+                                       bounds=(-LOG_ODDS_BOUND, LOG_ODDS_BOUND), method="bounded",
+                                       options={"xatol": 1e-10})
         row = {"b": b, "ln_b_plus_1": math.log1p(b), "min_epsilon": eps_b, "argmin_swap_rate": p_star,
                "min_epsilon_numeric": float(res.fun), "argmin_swap_rate_numeric": float(special.expit(res.x))}
         for k, off in enumerate(eps_offsets):

@@ -6,6 +6,8 @@ Both share one set of outputs: ``results/<exp>/...`` and ``results/tables/<exp>_
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 
@@ -642,3 +644,361 @@ def release_data_independence(run: Run, paper, *, seeds: list[int], nonnegative:
                                   + f"); E2's table and the table turned by 180°, all margins kept, exact ℓ1 route at "
                                     f"ε = {eps} per person" + (", --nonnegative" if nonnegative else ""),
                        n=2 * len(seeds))
+
+
+def composition_relations(
+    run: Run, paper, *, route: str, scales: list[float], radius: int, eps_grid: list[float], rule: str = "sum"
+) -> Measurement:
+    """ISDP Prop 6 across two different invariants: release 1 keeps A₁ = (1, 1, 0), release 2 keeps A₂ = (0, 1, 1)
+    (3 cells), and x, x' = x + (1, −1, 1) meet both (x ~₁ x' and x ~₂ x'). Both releases' laws are enumerated from
+    their construction (:func:`isdp.privacy_audit.exact_route_noise`) and their product (run together on the same
+    data) compared with the composition's guarantee. ``route`` "l1": the exact ℓ1 routes at ε = ``scales``; the
+    value is the product's largest privacy loss over the composed budget — (ε₁ + ε₂)‖x − x'‖₁ (``rule`` "sum") or
+    max(ε₁, ε₂)‖x − x'‖₁ ("max"). ``route`` "gaussian": the Gaussian routes at σ = ``scales``, each (εᵢ, δᵢ(εᵢ))-DP
+    for every εᵢ with δᵢ its hockey-stick divergence; for each (ε₁, ε₂) on ``eps_grid`` × ``eps_grid`` the value is
+    the product's δ at ε₁ + ε₂ less δ₁ + δ₂ ("sum") or max(δ₁, δ₂) ("max"), less the boxes' truncation slack; the
+    largest over the grid."""
+    from fractions import Fraction
+
+    from isdp.discrete import ExactL1Sampler
+    from isdp.experiments.lattice_study.dp_audits import product_ratio_arrays
+    from isdp.privacy_audit import exact_route_noise, hockey_stick, hockey_stick_divergence, max_loss, truncation_slack
+
+    combine = {"sum": lambda a, b: a + b, "max": max}[rule]
+    x, v = np.array([2, 1, 3]), np.array([1, -1, 1])
+    d = float(np.abs(v).sum())
+    laws = []
+    for A, scale in zip((np.array([[1, 1, 0]]), np.array([[0, 1, 1]])), scales, strict=True):
+        sampler, s = ExactL1Sampler.build(A), Fraction(str(scale))
+        law = (
+            exact_route_noise(sampler, s, radius)
+            if route == "l1"
+            else exact_route_noise(sampler, 1 / s, radius, sigma=s)
+        )
+        laws.append((law.shifted(x), law.shifted(x + v)))
+    a, b = product_ratio_arrays(laws)
+    if route == "l1":
+        losses = [max_loss(*product_ratio_arrays([pair])) for pair in laws]
+        loss = max_loss(a, b)
+        budget = combine(*scales) * d
+        return Measurement(
+            loss / budget,
+            f"largest loss of the two releases together {loss:.9f} against "
+            f"{rule}(ε₁, ε₂)‖v‖₁ = {budget:g} (ε = {scales[0]:g}, {scales[1]:g}; each "
+            f"release alone {losses[0]:.6f}, {losses[1]:.6f}; ‖v‖₁ = {d:g})",
+            n=2,
+        )
+    slack = laws[0][0].outside + laws[1][0].outside
+    worst, at = -np.inf, None
+    for e1, e2 in itertools.product(eps_grid, repeat=2):
+        parts = [hockey_stick(p, q, e) - truncation_slack(p, q, e) for (p, q), e in zip(laws, (e1, e2), strict=True)]
+        joint = hockey_stick_divergence(a, b, e1 + e2)
+        excess = joint - combine(*parts) - slack * (1 + np.exp(e1 + e2))
+        if excess > worst:
+            worst, at = excess, (e1, e2, joint, parts)
+    e1, e2, joint, parts = at
+    return Measurement(
+        worst,
+        f"largest δ(ε₁ + ε₂) − {rule}(δ₁(ε₁), δ₂(ε₂)) = {worst:.2e} over a {len(eps_grid)}² grid "
+        f"of (ε₁, ε₂) (σ = {scales[0]:g}, {scales[1]:g}); at ε₁ = {e1:g}, ε₂ = {e2:g}: product "
+        f"{joint:.4f}, parts {parts[0]:.4f}, {parts[1]:.4f}; truncation allowance "
+        f"{slack * (1 + np.exp(2 * max(eps_grid))):.1e} at the largest ε₁ + ε₂",
+        n=len(eps_grid) ** 2,
+    )
+
+
+def post_processing_randomized(
+    run: Run, paper, *, sigma: float, radius: int, eps_grid: list[float], reads_data: bool = False
+) -> Measurement:
+    """ISDP Prop 7 with a randomized map and δ > 0: the release's Gaussian route at σ on a total of 3 cells, one
+    person moving (x = (1, 0, 2), x' = x + (−1, 1, 0)), its law enumerated from its construction; the release is
+    (ε′, δ(ε′))-DP for every ε′, δ its hockey-stick divergence. Two randomized maps: the first cell plus independent
+    double geometric noise (ε = 1); one cell chosen uniformly at random. ``reads_data`` makes the first map add the
+    confidential first cell as well (a map that reads x: not a post-processing). The value is the largest
+    δ_post(ε′) − δ(ε′) over the maps and ``eps_grid``, less the truncation slack."""
+    from fractions import Fraction
+
+    from isdp.discrete import ExactL1Sampler
+    from isdp.distributions import dg_pmf
+    from isdp.experiments.lattice_study.dp_audits import add_noise, compact, randomized_map
+    from isdp.privacy_audit import aligned, exact_route_noise, hockey_stick_divergence, truncation_slack
+
+    sig = Fraction(str(sigma))
+    law = exact_route_noise(ExactL1Sampler.build(np.ones((1, 3), dtype=np.int64)), 1 / sig, radius, sigma=sig)
+    x, v = np.array([1, 0, 2]), np.array([-1, 1, 0])
+    support = np.arange(-40, 41)
+    noise = dg_pmf(support, 1.0)
+
+    def first_cell_noisy(xs):
+        shift = xs[0] if reads_data else 0
+        return lambda p: add_noise(compact(randomized_map(p, [(lambda y: y[:, :1] + shift, 1.0)])), noise, support)
+
+    maps = {
+        "first cell + DG(1)": first_cell_noisy,
+        "a random cell": lambda xs: (
+            lambda p: randomized_map(p, [(lambda y, c=c: y[:, c : c + 1], 1 / 3) for c in range(3)])
+        ),
+    }
+    p, q = law.shifted(x), law.shifted(x + v)
+    base = [hockey_stick_divergence(*aligned(p, q), e) for e in eps_grid]  # the release's δ(ε′) on the box
+    worst, parts = -np.inf, []
+    for name, make in maps.items():
+        fp, fq = make(x)(p), make(x + v)(q)
+        a, b = aligned(fp, fq)
+        excess = [hockey_stick_divergence(a, b, e) - d - truncation_slack(fp, fq, e)
+                  for e, d in zip(eps_grid, base, strict=True)]
+        worst = max(worst, max(excess))
+        parts.append(f"{name}: largest {max(excess):.2e}")
+    return Measurement(
+        worst,
+        f"largest δ_post(ε′) − δ(ε′) = {worst:.2e} at σ = {sigma:g} over ε′ in "
+        f"{fmt_list(eps_grid)} ({'; '.join(parts)}); the release's δ(ε′) "
+        + ", ".join(f"{b:.3f}" for b in base)
+        + (" (map reads x)" if reads_data else ""),
+        n=len(maps) * len(eps_grid),
+    )
+
+
+def smooth_dp_equivalence(run: Run, paper, *, eps: float, norm: str, span: int, radius: int) -> Measurement:
+    """ISDP §2 footnote 1, pure case: a mechanism ε-DP on neighbours (d(x, x') = 1) is ε·d(x, x')-smooth DP. Two
+    mechanisms on 3 free cells, their laws on the cube {−R..R}³ from their formulas: double geometric noise
+    (∝ e^{−ε‖u‖₁}) and the ℓ2 generalized Laplace (∝ e^{−ε‖u‖₂}). For each, ε₁ = its largest privacy loss over
+    the neighbours (the unit vectors, at distance 1 in ℓ1 and ℓ2 alike), and the largest loss over ε₁·d(v) for
+    every v in {−span..span}³ \\ {0}, d the ``norm``; the value is the largest over both mechanisms (1: smooth DP
+    at ε₁ per unit of d)."""
+    from isdp.experiments.lattice_study.dp_audits import log_ratio_on_grid
+
+    grid = np.array(np.meshgrid(*[np.arange(-radius, radius + 1)] * 3, indexing="ij"))
+    mechanisms = {
+        "double geometric": -eps * np.abs(grid).sum(axis=0),
+        "ℓ2 generalized Laplace": -eps * np.sqrt((grid * grid).sum(axis=0)),
+    }
+    dist = (lambda v: np.abs(v).sum()) if norm == "l1" else (lambda v: np.sqrt((v * v).sum()))
+    shifts = [np.array(v) for v in itertools.product(range(-span, span + 1), repeat=3) if any(v)]
+    worst, parts = 0.0, []
+    for name, logp in mechanisms.items():
+        eps1 = max(log_ratio_on_grid(logp, v) for s in (1, -1) for v in np.eye(3, dtype=np.int64) * s)
+        ratios = [log_ratio_on_grid(logp, v) / (eps1 * dist(v)) for v in shifts]
+        i = int(np.argmax(ratios))
+        worst = max(worst, ratios[i])
+        at = tuple(int(c) for c in shifts[i])
+        parts.append(f"{name}: ε₁ = {eps1:.6f}, largest loss/(ε₁ d) {ratios[i]:.6f} at v = {at}")
+    return Measurement(
+        worst,
+        f"largest privacy loss / (ε₁ ‖x − x'‖_{norm[1]}) = {worst:.6f} over {len(shifts)} shifts ({'; '.join(parts)})",
+        n=2 * len(shifts),
+    )
+
+
+def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: bool = False) -> Measurement:
+    """ISDP App. E.4 (comparison with projected DG): double geometric noise at ε per cell, then the integer ℓ1
+    projection onto the public total (:class:`isdp.baselines.L1Projector`, the MILP of Fig 10), "still private" as
+    a post-processing. On 3 cells, x = (2, 1, 0) and x' = (1, 2, 0) (one person moving; ‖x − x'‖₁ = 2):
+    the projection is solved once for every noisy m in the union of the two boxes |m − x|_∞, |m − x'|_∞ ≤ R, and
+    the output laws summed from the DG pmf. The value is the hockey-stick divergence at ε‖x − x'‖₁ on the boxes
+    less its truncation slack (≤ 0 when private). ``reads_data`` replaces the projection by one that reads x: the
+    discrepancy put on x's largest cell."""
+    from isdp.baselines import L1Projector
+    from isdp.distributions import dg_pmf
+    from isdp.privacy_audit import Law, hockey_stick, truncation_slack
+
+    x, xp = np.array([2, 1, 0]), np.array([1, 2, 0])
+    total = int(x.sum())
+    lo, hi = np.minimum(x, xp) - radius, np.maximum(x, xp) + radius
+    m = np.array(list(itertools.product(*[range(a, b + 1) for a, b in zip(lo, hi, strict=True)])), dtype=np.int64)
+    projector = L1Projector(np.ones((1, 3)), "integer")
+
+    b = np.array([float(total)])
+    solved = None if reads_data else np.array([projector(mi.astype(float), b) for mi in m], dtype=np.int64)
+
+    def project(data):
+        if solved is not None:  # reads only m and the public total: one solve per noisy table serves both laws
+            return solved
+        y = m.copy()
+        y[:, int(np.argmax(data))] += total - m.sum(axis=1)
+        return y
+
+    r = np.exp(-eps)
+    laws = []
+    for data in (x, xp):
+        inside = np.all(np.abs(m - data) <= radius, axis=1)
+        probs = np.prod(dg_pmf(m[inside] - data, eps), axis=1)
+        outside = 1 - (1 - 2 * r ** (radius + 1) / (1 + r)) ** 3
+        laws.append(Law(project(data)[inside], probs / probs.sum(), outside))
+    budget = eps * float(np.abs(x - xp).sum())
+    raw = hockey_stick(*laws, budget) - truncation_slack(*laws, budget)
+    slack = truncation_slack(*laws, budget)
+    return Measurement(
+        raw - slack,
+        f"hockey-stick at ε‖x − x'‖₁ = {budget:g} on the boxes {raw:.2e} (truncation "
+        f"slack {slack:.1e}); {len(m)} noisy tables projected" + (" (projection reads x)" if reads_data else ""),
+        n=len(m),
+    )
+
+
+def lattice_point_volume(run: Run, paper, *, radii: list[int], covolume: str = "gram") -> Measurement:
+    """ISDP Lemma 11 / App. B Thm 17, Eq 12: the number of lattice points in a ball is approximated by its volume
+    — in the lattice's coordinates w (u = B w), ‖B w‖₂ ≤ ρ is an ellipsoid of volume V_r ρ^r / √det(BᵀB), V_r the
+    unit r-ball's volume. N(ρ) counted exactly (:func:`.theory.ball_counts`) on the three lattices of
+    :func:`doubling_exponent`; the value is the largest |N(ρ)/volume − 1| over them and ``radii``. ``covolume``
+    "one" takes the lattice as Z^r (no √det): a wrong volume."""
+    from math import gamma, pi
+
+    from isdp.experiments.lattice_study.theory import ball_counts
+    from isdp.lattice import IntegerLattice, table_margins
+
+    lattices = {
+        "a total of 3 cells": np.ones((1, 3), dtype=np.int64),
+        "2 × 3 margins": table_margins(2, 3),
+        "a total of 4 cells": np.ones((1, 4), dtype=np.int64),
+    }
+    gaps, parts = [], []
+    for name, A in lattices.items():
+        B = IntegerLattice.from_constraints(A).basis.astype(float)
+        r = B.shape[1]
+        det = float(np.sqrt(np.linalg.det(B.T @ B))) if covolume == "gram" else 1.0
+        counts = ball_counts(A, radii, "l2")
+        ratios = [c / (pi ** (r / 2) / gamma(r / 2 + 1) * rho**r / det) for c, rho in zip(counts, radii, strict=True)]
+        gaps += [abs(q - 1) for q in ratios]
+        parts.append(f"{name} (r = {r}, √det(BᵀB) = {det:.4g}): N/volume " + ", ".join(f"{q:.4f}" for q in ratios))
+    return Measurement(
+        max(gaps),
+        f"largest |N(ρ)/volume − 1| = {max(gaps):.4f} at ρ = {fmt_list(radii)} ({'; '.join(parts)})",
+        n=len(gaps),
+    )
+
+
+def joint_update_stationary(
+    run: Run, paper, *, lattice: str, eps: float, proposal_eps: float, radius: int, tilt: float = 0.0
+) -> Measurement:
+    """ISDP §4 / App. D.1 ("these updates may also be performed simultaneously"): the simultaneous update (all
+    pre-jumps at once, one Metropolis test: :func:`isdp.kernels.joint_sweep`) leaves π invariant. Its exact
+    transition matrix on a box (:func:`.dp_audits.joint_update_matrix`) for both norms' targets; π the untruncated
+    target restricted to the box (normalised on the box of twice the radius). The value is the largest
+    ‖πP − π‖₁ − 2π(outside) (the inflow the box misses and the outflow it keeps)."""
+    from isdp.exact import enumerate_target
+    from isdp.experiments.lattice_study.dp_audits import joint_update_matrix
+    from isdp.targets import generalized_laplace
+
+    lat = _small_lattice(lattice)
+    excess, parts = [], []
+    for norm in ("l1", "l2"):
+        target = generalized_laplace(eps, norm)
+        P, _ = joint_update_matrix(lat, target, proposal_eps, radius, tilt)
+        _, p_big, w_big = enumerate_target(lat, target, 2 * radius)
+        inside = np.all(np.abs(w_big) <= radius, axis=1)
+        pi, outside = p_big[inside], float(p_big[~inside].sum())  # both enumerate the box in the same order
+        gap = float(np.abs(pi @ P - pi).sum())
+        excess.append(gap - 2 * outside)
+        parts.append(
+            f"{norm}: ‖πP − π‖₁ {gap:.1e}, allowance {2 * outside:.1e}, moves per step "
+            f"{float(pi @ (1 - P.diagonal())):.2f}"
+        )
+    return Measurement(
+        max(excess),
+        f"largest ‖πP − π‖₁ − 2π(outside) = {max(excess):.1e} on {lattice} (ε {eps:g}, "
+        f"proposal ε {proposal_eps:g}, R {radius}{f', tilt {tilt:g}' if tilt else ''}; "
+        f"{'; '.join(parts)})",
+        n=2,
+    )
+
+
+def maximal_coupling_z(
+    run: Run, paper, *, shifts: list[int], size: int, seed: int, coupling: str = "maximal"
+) -> Measurement:
+    """ISDP §4 / App. D.2: Alg. 2's joint kernel couples each coordinate's proposals maximally — X ~ DG(ε) and
+    Y ~ s + DG(ε) with P(X = Y) = 1 − TV (:func:`isdp.distributions.maximal_coupling_rvs`, the draw the coupled
+    sweep makes). At each proposal ε of E1's and E2's targets (config) and each shift s, ``size`` pairs: z-scores
+    of the meeting rate against 1 − TV (:func:`isdp.distributions.dg_tv_shift`) and of the two marginal means
+    against 0 and s (binomial and DG standard errors). ``coupling`` "independent" draws X and Y independently."""
+    from isdp.distributions import dg_rvs, dg_tv_shift, dg_variance, maximal_coupling_rvs
+
+    eps_list = sorted({float(t["proposal_eps"]) for exp in ("e1", "e2") for t in run.config[exp]["targets"].values()})
+    z, parts = [], []
+    for i, (eps, s) in enumerate(itertools.product(eps_list, shifts)):
+        if coupling == "maximal":
+            pairs = maximal_coupling_rvs(0, s, eps, size, seed + i)
+        else:
+            rng = np.random.default_rng(seed + i)
+            pairs = np.column_stack([dg_rvs(eps, size, rng), s + dg_rvs(eps, size, rng)])
+        meet, target = float(np.mean(pairs[:, 0] == pairs[:, 1])), 1 - dg_tv_shift(s, eps)
+        sd = np.sqrt(dg_variance(eps) / size)
+        z += [
+            (meet - target) / np.sqrt(target * (1 - target) / size),
+            pairs[:, 0].mean() / sd,
+            (pairs[:, 1].mean() - s) / sd,
+        ]
+        parts.append(f"ε {eps:g}, s {s}: {meet:.4f} vs {target:.4f}")
+    z = np.asarray(z)
+    return Measurement(
+        z,
+        f"largest |z| = {np.abs(z).max():.2f} over {z.size} ({size} pairs each; meeting rate vs "
+        f"1 − TV: {'; '.join(parts)})",
+        n=int(z.size),
+    )
+
+
+def configured_value(run: Run, paper, *, keys: list[str]) -> Measurement:
+    """The project's own value of a setting the document states but our text copy lost: the config entries at the
+    dotted ``keys`` (none: the project has no such value)."""
+    values = {}
+    for key in keys:
+        node = run.config
+        for part in key.split("."):
+            node = node[part]
+        values[key] = node
+    text = "; ".join(f"{k} = {v}" for k, v in values.items()) if values else "the project has no value of its own"
+    return Measurement(text, f"this project: {text}")
+
+
+def nonnegative_unbiased_lp(
+    run: Run, paper, *, total: int, eps: list[float], nonnegative: bool, margin: int
+) -> Measurement:
+    """ISDP App. E.4 ("when non-negativity is enforced, bias is theoretically unavoidable"): whether an unbiased
+    ε-DP mechanism for two counts under their total exists, with non-negative releases or (without
+    ``nonnegative``) releases within ``margin`` of the range (:func:`.dp_audits.unbiased_dp_exists`), per ε."""
+    from isdp.experiments.lattice_study.dp_audits import unbiased_dp_exists
+
+    exists = {f"eps {e:g}": unbiased_dp_exists(total, float(e), nonnegative, margin) for e in eps}
+    space = f"y in {{0..{total}}}" if nonnegative else f"y in {{−{margin}..{total + margin}}}"
+    return Measurement(
+        exists,
+        f"an unbiased ε-DP mechanism for (x, {total} − x) with {space}: "
+        + ", ".join(f"{k}: {'feasible' if v else 'infeasible'}" for k, v in exists.items())
+        + " (HiGHS)",
+        n=len(exists),
+    )
+
+
+def printed_draw_shape(run: Run, paper, *, exp: str, norm: str, file: str, window: float) -> Measurement:
+    """ISDP §5 Table 1 / App. E.3 Table 3 as single draws of their law, without ε: under π ∝ e^{−ε‖u‖} on Λ, u
+    given its norm is uniform on that shell whatever ε is, so the printed table's shape is judged among this run's
+    draws whose norm is within ``window`` (relative) of the printed one. Two statistics that do not grow with the
+    norm: the number of zero cells and the largest |u_i| over the norm. The value is each statistic's two-sided
+    p-value, 2 min(q, 1 − q), q the printed table's mid-quantile among those draws."""
+    d = load_draws(run.path(f"{exp}/draws_{norm}.nc"))
+    flat = d.reshape(-1, d.shape[-1]).astype(float)
+    printed = read_table_csv(run.data(file), counts=False)[0].ravel().astype(float)
+
+    def size(u):
+        return np.abs(u).sum(axis=-1) if norm == "l1" else np.sqrt((u * u).sum(axis=-1))
+
+    near = flat[np.abs(size(flat) - size(printed)) <= window * size(printed)]
+    stats = {
+        "zero cells": lambda u: (u == 0).sum(axis=-1),
+        "largest |u_i| / ‖u‖": lambda u: np.abs(u).max(axis=-1) / size(u),
+    }
+    pvalues, parts = [], []
+    for name, stat in stats.items():
+        if not len(near):  # no draw to compare with: n = 0 makes the row an error
+            break
+        mine, theirs = float(stat(printed)), stat(near)
+        q = float((theirs < mine).mean() + 0.5 * (theirs == mine).mean())
+        pvalues.append(min(1.0, 2 * min(q, 1 - q)))
+        parts.append(f"{name}: printed {mine:.3g} at quantile {q:.3f} (draws' median {np.median(theirs):.3g})")
+    return Measurement(
+        np.asarray(pvalues),
+        f"{len(near)} of {len(flat)} draws with ‖u‖ within {window:.0%} of the printed {size(printed):.4g}; "
+        + "; ".join(parts),
+        n=len(near),
+    )
