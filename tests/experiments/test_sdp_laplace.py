@@ -125,9 +125,9 @@ def test_simplex_projection_is_the_baselines_nnl2_projection():
 
 
 def test_nonnegativity_rows_match_and_swap_when_the_floor_is_moved():
-    assert _status("SDP-E4-nonnegativity-bias")[0] == "match"
+    assert _status("SDP-E4-inequality-invariants-bias")[0] == "match"
     assert _status("SDP-E4-nonnegativity-control")[0] == "match"
-    assert _status("SDP-E4-nonnegativity-bias", nonnegative=False)[0] == "differs"
+    assert _status("SDP-E4-inequality-invariants-bias", nonnegative=False)[0] == "differs"
     assert _status("SDP-E4-nonnegativity-control", nonnegative=True)[0] == "differs"
 
 

@@ -6,6 +6,7 @@ Each is judged on its registered measure and shown to flip under a plausibly wro
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 from conftest import REGISTRY, ROOT, row_verdict
@@ -89,8 +90,13 @@ def test_pure_dp_toy_within_budget_and_flips_on_other_invariants(run):
     assert status == "differs" and m.value["common_support_across"] is True
 
 
-def test_population_rounded_up_matches_and_nearest_differs(run):
+def test_conservative_population_matches_and_fails_for_a_population_above_the_count(run, tmp_path):
     cid = "TDA-E8-population-conservative"
     assert row_verdict(cid, run)[0] == "match"
-    status, m = row_verdict(cid, run, rounding="nearest")
-    assert status == "differs" and m.value < claims.claim(cid, REGISTRY)["paper_value"]
+    counties = pd.read_csv(ROOT / run.config["data"]["embedded"], dtype=str)
+    counties["sf1_pop"] = counties["sf1_pop"].astype(int) * 2  # 617 million people
+    counties.to_csv(tmp_path / "doubled.csv", index=False)
+    data = {**run.config["data"], "embedded": str(tmp_path / "doubled.csv")}
+    doubled = claims.Run(tmp_path, {**run.config, "data": data}, repo=ROOT)
+    status, m = row_verdict(cid, doubled)
+    assert status == "differs" and m.value > claims.claim(cid, REGISTRY)["paper_value"]

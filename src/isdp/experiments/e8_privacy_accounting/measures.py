@@ -298,18 +298,6 @@ def us_population(run: Run, paper) -> Measurement:
                        note=f"from {path.name}: the confidential 2010 counts, the same in every NHGIS vintage")
 
 
-def population_one_digit(run: Run, paper, *, rounding: str) -> Measurement:
-    """The 2010 population (:func:`us_population`) to one significant digit, rounded ``up`` (a conservative count:
-    at least the population) or to the ``nearest``; the other rounding beside it."""
-    n = us_population(run, paper).value
-    unit = 10 ** math.floor(math.log10(n))
-    rounded = {"up": math.ceil(n / unit) * unit, "nearest": round(n / unit) * unit}
-    other = "nearest" if rounding == "up" else "up"
-    return Measurement(float(rounded[rounding]), f"{n:,} people (2010 Summary File 1, 50 states and DC) rounded "
-                                                 f"{rounding} to one digit: {rounded[rounding]:.0e}; rounded {other}: "
-                                                 f"{rounded[other]:.0e}")
-
-
 def workload_queries(run: Run, paper, *, per_unit: int, blocks: float) -> Measurement:
     """Geographic units the printed query total implies, beside the number of blocks."""
     implied = float(paper) / per_unit
