@@ -147,15 +147,22 @@ def test_inequality_rank_differs_as_listed_and_holds_on_the_invariant_subspace(r
     assert m.value == 3 and status == "match"
 
 
-def test_index_set_choices_count_and_a_constraint_with_one_choice(run):
+def test_index_set_choices_both_halves_and_each_can_fail(run):
     status, m = row_verdict("CDP-E5-index-set-choices", run)
+    assert m.value == {"not_unique": True, "affects_efficiency": True} and status == "match"
     A = e5._problem(run).A
     subsets = np.array(list(itertools.combinations(range(A.shape[1]), 3)))
     ranks = np.linalg.matrix_rank(A[:, subsets].transpose(1, 0, 2).astype(float))
-    assert m.value == int((ranks == 3).sum()) and status == "match"
-    assert "[1, 23, 46] among them: True" in m.text
-    status, m = row_verdict("CDP-E5-index-set-choices", run, matrix=np.eye(4, dtype=int)[:3].tolist(), lattice=None)
-    assert m.value == 1 and status == "differs"
+    assert f"{int((ranks == 3).sum()):,} of the 15,180" in m.text and "[1, 23, 46] among them: True" in m.text
+    # invariants fixing three cells outright: one valid I
+    status, m = row_verdict("CDP-E5-index-set-choices", run, matrix=np.eye(4, dtype=int)[:3].tolist())
+    assert m.value == {"not_unique": False, "affects_efficiency": True} and status == "differs"
+    # S* a single table (3 children, 1 female): every I proposes it with probability q(s_I) = DG(0; ε̃)³
+    status, m = row_verdict("CDP-E5-index-set-choices", run, lattice=[3, 1, 0])
+    assert m.value == {"not_unique": True, "affects_efficiency": False} and status == "differs"
+    assert len(sl.invariant_tables(3, 1, 0)) == 1
+    rates = e5._small_lattice_acceptance((3, 1, 0), CONFIG["e5"]["eps"], CONFIG["e5"]["proposal_eps"])
+    assert rates == pytest.approx(np.full(12, dg_pmf(0, CONFIG["e5"]["proposal_eps"]) ** 3), rel=1e-12)
 
 
 def test_small_lattice_acceptance_against_mis_runs():

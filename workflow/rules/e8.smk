@@ -40,6 +40,9 @@ E8_CAT = register(
             "data/nhgis/county_housing_v20210608.csv"
         ),  # SWAP-E8-census2020-largest-strata
         gq_codes=repo_file("data/e8/census2010_gq_codes.csv"),  # TDA-E8-gq-codes
+        histogram_support=repo_file(
+            "data/nhgis/state_histogram_support_v20210608.csv"
+        ),  # TDA-E8-problem-size
     ),
     notebook=dict(
         registry=REGISTRY,

@@ -28,6 +28,7 @@ import zipfile
 from http.client import HTTPException
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from isdp.files import atomic_write, write_json
@@ -494,13 +495,101 @@ def extract_housing(
     return housing
 
 
+#: The committed per-state support of the 2010 SF1 ethnicity × race × voting-age histogram (repository path), made by
+#: :func:`extract_histogram_support`.
+HISTOGRAM_SUPPORT_EXTRACT = "data/nhgis/state_histogram_support_v20210608.csv"
+HISTOGRAM_SUPPORT_COLUMNS = ["state_abbr", "counties", "nonzero_cells", "sf1_pop"]
+#: The national row of that table: the 50 states and DC (Puerto Rico is outside the nation's histogram).
+NATION = "US"
+#: SF1 tables whose leaves give the histogram, by their NHGIS codes: P8 race (H72) and P10 race 18+ (H74), P9 and P11
+#: the same races of the not Hispanic or Latino (H73, H75); Hispanic = P8 − P9 and under 18 = all ages − 18+.
+_RACE_TABLES = {"all": "H72", "all_not_hispanic": "H73", "adult": "H74", "adult_not_hispanic": "H75"}
+_NOT_HISPANIC = "Not Hispanic or Latino: "
+N_RACES = 63
+
+
+def _codebook_races(zip_path: str | os.PathLike) -> dict[str, list[str]]:
+    """The race leaves of each :data:`_RACE_TABLES` table, read from the codebook in the zip and matched by label: per
+    table, the codes of the 63 races in one order. A leaf is a label no other label of its table refines."""
+    with zipfile.ZipFile(zip_path) as zf:
+        (member,) = [m for m in zf.namelist() if m.endswith("_codebook.txt")]
+        text = zf.read(member).decode("latin-1")
+    codes = {}
+    for key, table in _RACE_TABLES.items():
+        labels = dict(re.findall(rf"^\s+({table}\d{{3}}):\s+(.+?)\s*$", text, flags=re.M))
+        leaves = {label: code for code, label in labels.items()
+                  if label != "Total" and not any(o.startswith(label + ": ") for o in labels.values())}
+        if key.endswith("not_hispanic"):
+            leaves = {label.removeprefix(_NOT_HISPANIC): code for label, code in leaves.items()
+                      if label.startswith(_NOT_HISPANIC)}
+        codes[key] = leaves
+    races = sorted(codes["all"])
+    if len(races) != N_RACES or any(sorted(leaves) != races for leaves in codes.values()):
+        raise DataValidationError(f"codebook: the race leaves of {list(_RACE_TABLES.values())} are not the same "
+                                  f"{N_RACES} labels ({[len(v) for v in codes.values()]})")
+    return {key: [leaves[r] for r in races] for key, leaves in codes.items()}
+
+
+def extract_histogram_support(
+    zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
+) -> pd.DataFrame:
+    """Per state, the number of counties and of nonzero cells of the state's 2010 SF1 histogram ethnicity (2) × race
+    (63) × voting age (2) = 252 cells (the TopDown talk's attributes without residence type, which SF1 does not cross
+    with them), beside the state's SF1 population; one :data:`NATION` row for the 50 states and DC. The cells are
+    differences of the zip's SF1 tables (:data:`_RACE_TABLES`), checked: no negative cell; in every county (hence
+    every state) the 252 cells add up to the population (H72001) and the 18+ cells to the voting-age population
+    (H74001). The counties are :func:`extract`'s (validated the same way). Writes a deterministic CSV of
+    :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a check fails. Returns the frame."""
+    races = _codebook_races(zip_path)
+    sf = {key: [f"{c}_sf" for c in codes] for key, codes in races.items()}
+    totals = {"pop": "H72001_sf", "adult": "H74001_sf"}
+    raw = read_county_csv(zip_path, vintage, extra=(*[c for cs in sf.values() for c in cs], *totals.values()))
+    counties = tidy_extract(raw, raw.attrs["vintage"])
+    validate(counties)
+    rows = raw.assign(gisjoin=raw["gisjoin"].str.strip()).set_index("gisjoin").loc[counties["gisjoin"]]
+
+    def counts(columns: list[str]) -> np.ndarray:
+        return np.column_stack([_to_int64(rows[c].reset_index(drop=True), c, counties["gisjoin"]) for c in columns])
+
+    t = {key: counts(columns) for key, columns in sf.items()}
+    adult = {"not_hispanic": t["adult_not_hispanic"], "hispanic": t["adult"] - t["adult_not_hispanic"]}
+    child = {"not_hispanic": t["all_not_hispanic"] - t["adult_not_hispanic"],
+             "hispanic": t["all"] - t["all_not_hispanic"] - adult["hispanic"]}
+    cells = np.hstack([*adult.values(), *child.values()])  # counties × 252, the 18+ cells first
+    pop, adults = counts(list(totals.values())).T
+    if (cells < 0).any():
+        raise DataValidationError("non-negative cells: a difference of SF1 tables is negative")
+    if (cells.sum(axis=1) != pop).any() or (cells[:, : 2 * N_RACES].sum(axis=1) != adults).any():
+        raise DataValidationError("cell sums: the 252 cells do not add up to H72001 (or the 18+ cells to H74001)")
+    by_state = pd.DataFrame(cells).groupby(counties["state_abbr"].to_numpy()).sum()
+    nation = by_state.drop(index="PR").sum()
+    n_counties = counties.groupby("state_abbr").size().loc[by_state.index]
+    support = pd.DataFrame({
+        "state_abbr": [*by_state.index, NATION],
+        "counties": [*n_counties, int(n_counties.drop(index="PR").sum())],
+        "nonzero_cells": [*(by_state > 0).sum(axis=1), int((nation > 0).sum())],
+        "sf1_pop": [*by_state.sum(axis=1), int(nation.sum())],
+    })
+    support = support.astype({c: "int64" for c in HISTOGRAM_SUPPORT_COLUMNS[1:]})[HISTOGRAM_SUPPORT_COLUMNS]
+    atomic_write(out_csv, lambda tmp: support.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
+    log.info("wrote the histogram support of %d states (vintage %s) to %s", len(support) - 1, raw.attrs["vintage"],
+             out_csv)
+    return support
+
+
+def _read_extract(csv_path: str | os.PathLike, columns: list[str], counts) -> pd.DataFrame:
+    """A committed extract with exactly ``columns``, identifiers as strings and the ``counts`` as integers."""
+    df = pd.read_csv(csv_path, dtype=str, keep_default_na=False, encoding="utf-8")
+    if list(df.columns) != columns:
+        raise DataValidationError(f"columns: expected {columns}, got {list(df.columns)}")
+    for column in counts:
+        df[column] = _to_int64(df[column], column, df["gisjoin"])
+    return df
+
+
 def load_housing(csv_path: str | os.PathLike) -> pd.DataFrame:
     """Read an extract written by :func:`extract_housing` (identifiers as strings, counts as integers)."""
-    df = pd.read_csv(csv_path, dtype=str, keep_default_na=False, encoding="utf-8")
-    if list(df.columns) != HOUSING_COLUMNS:
-        raise DataValidationError(f"columns: expected {HOUSING_COLUMNS}, got {list(df.columns)}")
-    for column in HOUSING_SOURCE:
-        df[column] = _to_int64(df[column], column, df["gisjoin"])
+    df = _read_extract(csv_path, HOUSING_COLUMNS, HOUSING_SOURCE)
     if len(df) != N_COUNTIES:
         raise DataValidationError(f"row count: expected {N_COUNTIES:,} rows, got {len(df):,}")
     return df
@@ -508,11 +597,7 @@ def load_housing(csv_path: str | os.PathLike) -> pd.DataFrame:
 
 def load_counties(csv_path: str | os.PathLike) -> pd.DataFrame:
     """Read a tidy extract written by :func:`extract` (FIPS codes as strings) and validate it."""
-    df = pd.read_csv(csv_path, dtype=str, keep_default_na=False, encoding="utf-8")
-    if list(df.columns) != COLUMNS:
-        raise DataValidationError(f"columns: expected {COLUMNS}, got {list(df.columns)}")
-    for column in _POP_COLUMNS:
-        df[column] = _to_int64(df[column], column, df["gisjoin"])
+    df = _read_extract(csv_path, COLUMNS, _POP_COLUMNS)
     validate(df)
     return df
 

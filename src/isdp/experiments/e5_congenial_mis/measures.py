@@ -473,11 +473,12 @@ def _small_lattice_acceptance(lattice, eps: float, proposal_eps: float) -> np.nd
     return np.asarray(rates)
 
 
-def index_set_choices(run: Run, paper, *, matrix=None, lattice=None) -> Measurement:
-    """§2.3: the number of proposal index sets I (|I| = d − d_A) with rank A[I^c] = d_A, for E5's A (or ``matrix``),
-    by enumerating every d_A-subset I^c; also how many of them are unimodular (integer solves). The note: the range of
-    Algorithm 1's exact stationary acceptance over the valid I on a small E5-like ``lattice`` (n, female, voting) at
-    E5's ε and ε̃ (at Table 1 itself the rate is a Monte Carlo run per I, too slow for a measure)."""
+def index_set_choices(run: Run, paper, *, lattice, matrix=None, rel_tol: float = 1e-9) -> Measurement:
+    """§2.3's two halves: ``not_unique``, more than one proposal index set I (|I| = d − d_A) has rank A[I^c] = d_A,
+    for E5's A (or ``matrix``), by enumerating every d_A-subset I^c (the text also counts the unimodular ones, integer
+    solves); ``affects_efficiency``, Algorithm 1's exact stationary acceptance differs between the valid I (max/min
+    above 1 + ``rel_tol``, floating-point slack) on a small E5-like ``lattice`` (n, female, voting) at E5's ε and ε̃
+    (at Table 1 itself each I's rate is a Monte Carlo run of millions of proposals, too slow for a measure)."""
     problem = _problem(run)
     A = problem.A if matrix is None else np.asarray(matrix, dtype=np.int64)
     m, d = A.shape
@@ -486,12 +487,12 @@ def index_set_choices(run: Run, paper, *, matrix=None, lattice=None) -> Measurem
     printed = sorted(problem.meta["index_complement"])
     configured = (f"; the configured I^c {[i + 1 for i in printed]} among them: "
                   f"{bool(np.any(np.all(subsets[det != 0] == printed, axis=1)))}" if matrix is None else "")
-    note = ""
-    if lattice is not None:
-        e5 = run.config["e5"]
-        rates = _small_lattice_acceptance(lattice, float(e5["eps"]), float(e5["proposal_eps"]))
-        note = (f"efficiency, not judged: on the 2 × 3 lattice {list(lattice)} at ε = {e5['eps']:g}, ε̃ = "
-                f"{e5['proposal_eps']:g}, the {rates.size} valid I give stationary acceptance {rates.min():.4f}–"
-                f"{rates.max():.4f} (ratio {rates.max() / rates.min():.2f})")
-    return Measurement(valid, f"{valid:,} of the {len(subsets):,} choices of I^c ({m} of {d} cells) give rank "
-                              f"A[I^c] = {m}; {unimodular:,} of them unimodular{configured}", note=note, n=len(subsets))
+    e5 = run.config["e5"]
+    rates = _small_lattice_acceptance(lattice, float(e5["eps"]), float(e5["proposal_eps"]))
+    ratio = float(rates.max() / rates.min())
+    value = {"not_unique": valid >= 2, "affects_efficiency": ratio > 1.0 + rel_tol}
+    return Measurement(value, f"{valid:,} of the {len(subsets):,} choices of I^c ({m} of {d} cells) give rank "
+                              f"A[I^c] = {m}; {unimodular:,} of them unimodular{configured}. On the 2 × 3 lattice "
+                              f"{list(lattice)} at ε = {e5['eps']:g}, ε̃ = {e5['proposal_eps']:g}, the {rates.size} "
+                              f"valid I give stationary acceptance {rates.min():.4f}–{rates.max():.4f} "
+                              f"(max/min − 1 = {ratio - 1.0:.3g})", n=len(subsets))

@@ -11,6 +11,7 @@ import pandas as pd
 from scipy import optimize
 
 from isdp.accounting import dp_to_zcdp, zcdp_to_dp
+from isdp.experiments import nhgis
 from isdp.experiments.claims import Measurement, Run
 
 SWAP_TABLES = ("e8_swap_ma1940", "e8_swap_2020")
@@ -296,6 +297,39 @@ def us_population(run: Run, paper) -> Measurement:
     n = int(us["sf1_pop"].sum())
     return Measurement(n, f"{n:,} (2010 Summary File 1, {len(us):,} counties of the 50 states and DC)",
                        note=f"from {path.name}: the confidential 2010 counts, the same in every NHGIS vintage")
+
+
+def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Measurement:
+    """Size of the TopDown talk's optimisation problems at the nation→state step and at each state→county step, from
+    the committed per-state support of the 2010 ethnicity × race × voting-age histogram (252 cells):
+    ``variables`` = children × cells nonzero at the parent (the talk drops the variables that are 0 at the parent);
+    ``people`` = the parent's population. Puerto Rico is outside the nation's hierarchy."""
+    t = pd.read_csv(run.data(file)).set_index("state_abbr").drop(index="PR")
+    nation, states = t.loc[nhgis.NATION], t.drop(index=nhgis.NATION)
+    sizes = {"variables": lambda children, r: children * r["nonzero_cells"], "people": lambda children, r: r["sf1_pop"]}
+    if size not in sizes:
+        raise ValueError(f"size must be one of {sorted(sizes)}, got {size!r}")
+    per_state = sizes[size](states["counties"], states)
+    top = per_state.idxmax()
+    value = {"largest_state_county": int(per_state.max()), "median_state_county": float(per_state.median()),
+             "nation_state": int(sizes[size](len(states), nation))}
+    above = int((per_state >= value["nation_state"]).sum())
+    cells = 4 * nhgis.N_RACES  # ethnicity (2) × race × voting age (2)
+    nation_detail, top_detail = "the 50 states and DC", top
+    if size == "variables":
+        nation_detail = f"{len(states)} states × {nation['nonzero_cells']} nonzero cells"
+        top_detail = f"{top}: {states.loc[top, 'counties']} counties × {states.loc[top, 'nonzero_cells']} cells"
+    return Measurement(
+        value,
+        f"{size} per problem: nation→state {value['nation_state']:,} ({nation_detail}); state→county median "
+        f"{value['median_state_county']:,.0f}, largest {value['largest_state_county']:,} ({top_detail}); "
+        f"{above} of {len(states)} state problems not smaller",
+        note=f"people per problem: nation→state {int(nation['sf1_pop']):,}, state→county median "
+             f"{states['sf1_pop'].median():,.0f}, largest {int(states['sf1_pop'].max()):,} "
+             f"({states['sf1_pop'].idxmax()}); variables without dropping the zeros (children × {cells}): "
+             f"nation→state {len(states) * cells:,}, state→county median {states['counties'].median() * cells:,.0f}",
+        n=len(states) + 1,
+    )
 
 
 def workload_queries(run: Run, paper, *, per_unit: int, blocks: float) -> Measurement:

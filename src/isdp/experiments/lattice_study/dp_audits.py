@@ -22,8 +22,6 @@ def product_ratio_arrays(pairs):
     return a, b
 
 
-
-
 def randomized_map(law: Law, images) -> Law:
     """The law of F(Y), Y ~ ``law``, for a Markov kernel given as ``images``: a list of (f, weight) with f a
     vectorised map from the points (m × n) to images (m × d) and weights summing to 1 (F(Y) = f(Y) with that
