@@ -262,6 +262,15 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     return Measurement(max(ratios), f"largest loss / budget = {max(ratios):.6f} ({'; '.join(parts)})", n=len(ratios))
 
 
+def _neighbour_cases() -> dict:
+    """The two small lattices of the Thm 10 audits: name → (A, x, x' − x) for neighbouring tables with the same
+    invariants (a total of 3 cells with one person moving; 2 × 3 margins with two persons swapping)."""
+    from isdp.lattice import table_margins
+
+    return {"a total of 3 cells, one person moves": (np.ones((1, 3), dtype=np.int64), [1, 0, 2], [-1, 1, 0]),
+            "2 x 3 margins, two persons swap": (table_margins(2, 3), [2, 1, 3, 1, 2, 0], [1, -1, 0, -1, 1, 0])}
+
+
 def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     """ISDP Thm 10 measured exactly: the largest privacy loss of the exact ℓ1 sampler's output law
     over ε‖x − x'‖₁, for neighbouring tables on two small lattices (a total of 3 cells, one person
@@ -269,7 +278,6 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     from fractions import Fraction
 
     from isdp.discrete import ExactL1Sampler
-    from isdp.lattice import table_margins
     from isdp.privacy_audit import (
         exact_route_noise,
         hockey_stick,
@@ -278,8 +286,7 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     )
 
     eps = Fraction(str(run.config[exp]["eps"]))
-    cases = {"a total of 3 cells, one person moves": (np.ones((1, 3), dtype=np.int64), [1, 0, 2], [-1, 1, 0]),
-             "2 x 3 margins, two persons swap": (table_margins(2, 3), [2, 1, 3, 1, 2, 0], [1, -1, 0, -1, 1, 0])}
+    cases = _neighbour_cases()
     radius = int(np.ceil(30 / float(eps)))  # DG tail e^{-ε(radius+1)} below e^{-30} per free cell
     ratios, parts = [], []
     for name, (A, x, v) in cases.items():
@@ -354,18 +361,17 @@ def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Mea
 def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
     """ISDP Thm 10 for the ℓ2 target, measured exactly: the generalized Laplace law ∝ exp(−ε‖u‖₂) on Λ(A)
     (:func:`isdp.exact.enumerate_target`; the law E1/E2's ℓ2 chains target), for neighbouring tables on the two
-    small lattices of :func:`privacy_theorem`, at the experiment's ε: the largest privacy loss over ε‖x − x'‖₂.
+    small lattices of :func:`_neighbour_cases`, at the experiment's ε: the largest privacy loss over ε‖x − x'‖₂.
     The box |w|_∞ ≤ R in the lattice's coordinates holds every u with ‖u‖₂ ≤ R·s_min(B), chosen ≥ 30/ε, so it
     holds every output whose probability passes :func:`~isdp.privacy_audit.max_privacy_loss`'s floor; both laws
     are one law shifted, so the ratios are exact."""
     from isdp.exact import enumerate_target
-    from isdp.lattice import IntegerLattice, table_margins
+    from isdp.lattice import IntegerLattice
     from isdp.privacy_audit import Law, max_privacy_loss
     from isdp.targets import generalized_laplace
 
     eps = float(run.config[exp]["eps"])
-    cases = {"a total of 3 cells, one person moves": (np.ones((1, 3), dtype=np.int64), [1, 0, 2], [-1, 1, 0]),
-             "2 x 3 margins, two persons swap": (table_margins(2, 3), [2, 1, 3, 1, 2, 0], [1, -1, 0, -1, 1, 0])}
+    cases = _neighbour_cases()
     ratios, parts = [], []
     for name, (A, x, v) in cases.items():
         lattice = IntegerLattice.from_constraints(A)
