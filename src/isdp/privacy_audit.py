@@ -74,9 +74,15 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
         logw = logw - ((np.abs(u[:, normed]) - s) ** 2).sum(axis=1) / (2 * s * s)
     w = np.exp(logw - logw.max())
     r = np.exp(-eps)
-    tail = 1 - (1 - 2 * r ** (radius + 1) / (1 + r)) ** k  # P(some free cell beyond the box) under the proposal
+    tail = dg_box_tail(eps, radius, k)  # P(some free cell beyond the box) under the proposal
     inside = float(w.sum() * np.exp(logw.max()) * ((1 - r) / (1 + r)) ** k)  # proposal mass accepted inside
     return Law(u, w / w.sum(), min(1.0, tail / inside))
+
+
+def dg_box_tail(eps: float, radius: int, k: int) -> float:
+    """P(some of k i.i.d. double geometric DG(ε) cells lies beyond |u| ≤ radius): what a box leaves out."""
+    r = np.exp(-float(eps))
+    return float(1 - (1 - 2 * r ** (radius + 1) / (1 + r)) ** k)
 
 
 def chain_noise(lattice: IntegerLattice, target, proposal_eps: float, iterations: int, radius: int) -> Law:

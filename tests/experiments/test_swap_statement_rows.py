@@ -19,7 +19,7 @@ from scipy import optimize
 
 from isdp.experiments import claims
 from isdp.experiments.e8_privacy_accounting import tables
-from isdp.experiments.e8_privacy_accounting.swap_audit import _universe_log_laws, approximate_loss_per_unit
+from isdp.experiments.e8_privacy_accounting.swap_audit import approximate_loss_per_unit, universe_log_laws
 
 CONFIG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 E8 = CONFIG["e8"]
@@ -57,7 +57,7 @@ def test_varying_mechanism_needs_a_positive_budget_unless_the_divergence_is_no_m
 
 def test_approximate_loss_is_the_hockey_stick_root():
     h, k, p, delta = [0, 1, 2, 3], [0, 1, 2, 3], 0.05, 1e-2
-    _, log_p, distance = _universe_log_laws(h, k, p)
+    log_p, distance = universe_log_laws(h, k, p)
     prob, best = np.exp(log_p), 0.0
     for i, j in itertools.permutations(range(len(prob)), 2):
 

@@ -205,6 +205,22 @@ def coupling_censored(run: Run, paper) -> Measurement:
                                  f"{int(run.config['e3']['mcmc']['certificate']['max_iter']):,})")
 
 
+def _state_sizes(run: Run):
+    """Counties per state (and Puerto Rico) of the committed county file, the areas with at least 2, fewest first."""
+    from isdp.experiments.nhgis import load_counties
+
+    sizes = load_counties(run.data(run.config["data"]["embedded"])).groupby("state_abbr").size()
+    return sizes[sizes >= 2].sort_values()
+
+
+def _dg_total_kept(n: int, eps: float) -> float:
+    """P(Σ u = 0) for n i.i.d. double geometric DG(ε) noises: the sum constraint's acceptance times P(u = 0)."""
+    from isdp.exact import sum_constraint_acceptance
+
+    a = np.exp(-eps)
+    return sum_constraint_acceptance(n, eps) * (1 - a) / (1 + a)
+
+
 def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None) -> Measurement:
     """ISDP §3.3: discrete Gaussian mechanisms "do not satisfy (non-trivial) invariants constraints". For every
     state (and Puerto Rico) of the committed county file with at least 2 counties, the exact probability that i.i.d.
@@ -213,21 +229,17 @@ def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None)
     SD of E3's double geometric noise (DG at E3's ε: the same noise size); the value is the largest over the states
     (the one with the fewest counties). The i.i.d. double geometric's is beside it."""
     from isdp.distributions import dg_variance
-    from isdp.exact import sum_constraint_acceptance
     from isdp.experiments.e8_privacy_accounting.zcdp_audit import discrete_gaussian_pmf
     from isdp.experiments.lattice_study.theory import iid_invariant_probability
-    from isdp.experiments.nhgis import load_counties
 
     eps = float(run.config["e3"]["eps"])
     sigma = float(np.sqrt(dg_variance(eps))) if sigma is None else float(sigma)
-    sizes = load_counties(run.data(run.config["data"]["embedded"])).groupby("state_abbr").size()
-    sizes = sizes[sizes >= 2].sort_values()
+    sizes = _state_sizes(run)
     _, pmf = discrete_gaussian_pmf(sigma**2, int(np.ceil(40 * sigma)) + 1)
     kept = {n: iid_invariant_probability(np.ones((1, n), dtype=np.int64), pmf) for n in sorted(set(sizes))}
     worst = max(kept, key=lambda n: kept[n][0])
     value, most = kept[worst][0], max(kept)
-    a = np.exp(-eps)
-    dg = sum_constraint_acceptance(worst, eps) * (1 - a) / (1 + a)
+    dg = _dg_total_kept(worst, eps)
     return Measurement(value, f"largest P(i.i.d. discrete Gaussian noise keeps the state total) = {value:.4f} at "
                               f"σ = {sigma:.2f} ({', '.join(sizes[sizes == worst].index)}, {worst} counties; "
                               f"{kept[most][0]:.2g} at {most} counties; exact, error ≤ "
@@ -260,14 +272,8 @@ def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: flo
     county counts keeps the state total, P(Σ u = 0) (:func:`isdp.exact.sum_constraint_acceptance` times P(u = 0)),
     for every state (and Puerto Rico) of the committed county file with at least 2 counties; the value is the
     largest (at the fewest counties)."""
-    from isdp.exact import sum_constraint_acceptance
-    from isdp.experiments.nhgis import load_counties
-
-    sizes = load_counties(run.data(run.config["data"]["embedded"])).groupby("state_abbr").size()
-    sizes = sizes[sizes >= 2].sort_values()
-    scale = eps / sensitivity
-    a = np.exp(-scale)
-    kept = {n: sum_constraint_acceptance(n, scale) * (1 - a) / (1 + a) for n in sorted(set(sizes))}
+    sizes = _state_sizes(run)
+    kept = {n: _dg_total_kept(n, eps / sensitivity) for n in sorted(set(sizes))}
     fewest, most = min(kept), max(kept)
     return Measurement(kept[fewest], f"largest P(i.i.d. DG noise keeps the state total) = {kept[fewest]:.4f} "
                                      f"({', '.join(sizes[sizes == fewest].index)}, {fewest} counties; "
@@ -282,11 +288,8 @@ def block_truncation_bias(run: Run, paper, *, counts: list[int], state: str) -> 
     rows — one cell's ℓ1 generalized Laplace noise at E3's ε under a total over ``state``'s number of counties (the
     committed county file; the marginal hardly depends on it) — in Monte Carlo SEs of a 1000-draw mean
     (SD/√n_draws, as :func:`truncation_bias_se`). The value is the smallest ratio over ``counts``."""
-    from isdp.experiments.nhgis import load_counties
-
     eps, n_draws = float(run.config["e3"]["eps"]), int(run.config["e3"]["mcmc"]["n_draws"])
-    counties = load_counties(run.data(run.config["data"]["embedded"]))
-    n = int((counties["state_abbr"] == state).sum())
+    n = int(_state_sizes(run)[state])
     ratios = {}
     for x in counts:
         bias, sd = truncation_bias(int(x), n, eps)

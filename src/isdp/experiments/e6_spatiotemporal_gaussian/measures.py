@@ -592,7 +592,8 @@ def binary_invariant_additive_noise(run: Run, paper, *, sizes: list[int], output
     """§6: binary records x ∈ {0, 1}ⁿ with the invariant Σ x = k. An additive mechanism x + e whose noise e does not
     depend on x must put every x of the invariant's fibre {x : Σ x = k} on an allowed output (``binary``: {0, 1}ⁿ;
     ``integer``: ℤⁿ, the linear case) with Σ e = 0. Value: the number of nonzero such e over every n in ``sizes``
-    and every k (brute force over e ∈ {−2, …, 2}ⁿ, which holds every candidate: |e_i| ≤ 1 for binary outputs)."""
+    and every k (brute force over e ∈ {−2, …, 2}ⁿ, which holds every candidate for binary outputs, where |e_i| ≤ 1;
+    for ``integer`` outputs every zero-sum e qualifies, and the value only counts those in that box)."""
     import itertools
 
     found, parts = 0, []

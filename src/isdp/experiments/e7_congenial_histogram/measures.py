@@ -533,7 +533,8 @@ def postprocessing_outside_theorem(run: Run, paper, *, n: int, group: int, block
     """§4 (4.3)-(4.4): the largest δ = sup_B P(f(x) ∈ B) − e^ε P(f(x′) ∈ B) of invariant-imposing post-processing
     f(M(x); S*(x)) over §1.3 neighbours, on the two instances the passage names, the E7 ε grid: Example 5.2
     (``n`` records, s = ⌈Σx/``group``⌉, DG(ε), the invariant's level sets the blocks of Σx like ``block``; f the
-    nearest point of S*(x)), exact, and Example 4.1's f_L2 and f_L1 (every configured β; §1.3 neighbours keep the
+    nearest point of S*(x)), exact, and Example 4.1's f_L1 at every configured β (f_L2 is its β = 1/2, so it is
+    covered when ``e7.betas`` holds 0.5, as the paper-fidelity config does; §1.3 neighbours keep the
     total n, so S*(x) = S*(x′) and the pair's δ is that of the noise law for a unit shift), by quadrature.
     ``confidential_total``: project onto one database's S* for every x instead (the theorem's fixed g)."""
     eps_grid, betas = run.config["e7"]["eps_grid"], run.config["e7"]["betas"]

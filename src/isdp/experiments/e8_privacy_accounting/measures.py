@@ -170,8 +170,10 @@ def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, st
     (``strata``: V_Match → state abbreviation, or 'state abbreviation county FIPS') has the most households at its
     level, and whether the printed b is exactly its total housing units (vacant units included) and not its
     households."""
+    from isdp.experiments.nhgis import load_housing
+
     b = pd.read_csv(run.data(printed)).drop_duplicates("v_match").set_index("v_match")["b"]
-    t = pd.read_csv(run.data(housing), dtype={"state_fips": str, "county_fips": str})
+    t = load_housing(run.data(housing))
     columns = ["sf1_housing_units", "sf1_occupied_units"]
     levels = {"state": t.groupby("state_abbr")[columns].sum(),
               "county": t.set_index(t["state_abbr"] + " " + t["county_fips"])[columns]}
@@ -517,16 +519,16 @@ def swap_varies_needs_budget(run: Run, paper, *, strata: list, rates: list[float
     budget, the worst loss per unit of distance; the value is the smallest budget where it varies. ``compare``: what
     d_Pr compares, the swapped stratum (``dataset``: d_MULT, a metric) or only its invariants (``invariants``: a
     pseudometric, which the statement excludes)."""
-    from isdp.experiments.e8_privacy_accounting.swap_audit import _universe_log_laws, invariants, loss_per_unit
+    from isdp.experiments.e8_privacy_accounting.swap_audit import invariants, loss_per_unit, universe_log_laws
 
     varying, constant = {}, []
     for h, k in _strata(strata):
         for p in rates:
-            _, log_p, distance = _universe_log_laws(h, k, p)
+            log_p, distance = universe_log_laws(h, k, p)
             prob = np.exp(log_p)
             tv = 0.5 * float(np.max(np.abs(prob[:, None, :] - prob[None, :, :]).sum(axis=2)))
             if compare == "invariants":
-                log_p = _universe_log_laws(h, k, p, lambda x, _: {invariants(x): 1.0})[1]
+                log_p = universe_log_laws(h, k, p, lambda x, _: {invariants(x): 1.0})[0]
             loss = loss_per_unit(log_p, distance)
             if tv > 1e-12:
                 varying[(len(h), p)] = (loss, tv)

@@ -67,10 +67,10 @@ def universe(h: Sequence, k: Sequence) -> set[tuple]:
     return {tuple(sorted(zip(h, perm, strict=True))) for perm in itertools.permutations(k)}
 
 
-def _universe_log_laws(h: Sequence, k: Sequence, p: float, release: Callable | None = None,
+def universe_log_laws(h: Sequence, k: Sequence, p: float, release: Callable | None = None,
                        persons: Callable | None = None):
-    """The datasets of the universe of ``zip(h, k)``, the log-probabilities of their releases (rows) on the
-    releases' union of outputs (columns; −inf where a dataset cannot give one) and the distances between them.
+    """For the datasets of the universe of ``zip(h, k)`` (sorted): the log-probabilities of their releases (rows) on
+    the releases' union of outputs (columns; −inf where a dataset cannot give one) and the distances between them.
 
     ``release(x, law)``: the law of what is released from dataset x whose swapped stratum has law ``law`` (default:
     the swapped stratum itself). The distance counts the records of x not in x' (unordered Hamming), each weighted by
@@ -89,14 +89,14 @@ def _universe_log_laws(h: Sequence, k: Sequence, p: float, release: Callable | N
     excess = counts[:, None, :] - np.minimum(counts[:, None, :], counts[None, :, :])
     distance = (excess * weight).sum(axis=2).astype(float)
     np.fill_diagonal(distance, np.inf)  # x = x' is no pair
-    return data, log_p, distance
+    return log_p, distance
 
 
 def worst_loss_per_unit(h: Sequence, k: Sequence, p: float, release: Callable | None = None,
                         persons: Callable | None = None) -> float:
     """max over datasets x ≠ x' with the invariants of ``zip(h, k)`` and outputs w of
-    ln(P(w | x)/P(w | x')) / d(x, x') (``release`` and ``persons`` as in :func:`_universe_log_laws`)."""
-    _, log_p, distance = _universe_log_laws(h, k, p, release, persons)
+    ln(P(w | x)/P(w | x')) / d(x, x') (``release`` and ``persons`` as in :func:`universe_log_laws`)."""
+    log_p, distance = universe_log_laws(h, k, p, release, persons)
     return loss_per_unit(log_p, distance)
 
 
@@ -114,7 +114,7 @@ def approximate_loss_per_unit(h: Sequence, k: Sequence, p: float, delta: float) 
 
     Exact: P(S) − e^ε Q(S) is largest on a set of the outputs of highest ratio P/Q, so d_δ is the largest
     ln((P(S) − δ)/Q(S)) over those sets (each prefix of the outputs sorted by decreasing ratio)."""
-    _, log_p, distance = _universe_log_laws(h, k, p)
+    log_p, distance = universe_log_laws(h, k, p)
     prob = np.exp(log_p)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.nan_to_num(log_p[:, None, :] - log_p[None, :, :], nan=-np.inf)  # neither gives it: never in S

@@ -668,7 +668,7 @@ def composition_relations(
 
     from isdp.discrete import ExactL1Sampler
     from isdp.experiments.lattice_study.dp_audits import product_ratio_arrays
-    from isdp.privacy_audit import exact_route_noise, hockey_stick, hockey_stick_divergence, max_loss, truncation_slack
+    from isdp.privacy_audit import aligned, exact_route_noise, hockey_stick_divergence, max_loss, max_privacy_loss
 
     combine = {"sum": lambda a, b: a + b, "max": max}[rule]
     x, v = np.array([2, 1, 3]), np.array([1, -1, 1])
@@ -684,7 +684,7 @@ def composition_relations(
         laws.append((law.shifted(x), law.shifted(x + v)))
     a, b = product_ratio_arrays(laws)
     if route == "l1":
-        losses = [max_loss(*product_ratio_arrays([pair])) for pair in laws]
+        losses = [max_privacy_loss(p, q) for p, q in laws]
         loss = max_loss(a, b)
         budget = combine(*scales) * d
         return Measurement(
@@ -697,7 +697,7 @@ def composition_relations(
     slack = laws[0][0].outside + laws[1][0].outside
     worst, at = -np.inf, None
     for e1, e2 in itertools.product(eps_grid, repeat=2):
-        parts = [hockey_stick(p, q, e) - truncation_slack(p, q, e) for (p, q), e in zip(laws, (e1, e2), strict=True)]
+        parts = [hockey_stick_divergence(*aligned(p, q), e) for (p, q), e in zip(laws, (e1, e2), strict=True)]
         joint = hockey_stick_divergence(a, b, e1 + e2)
         excess = joint - combine(*parts) - slack * (1 + np.exp(e1 + e2))
         if excess > worst:
@@ -730,8 +730,8 @@ def post_processing_randomized(
     from isdp.privacy_audit import aligned, exact_route_noise, hockey_stick_divergence, truncation_slack
 
     sig = Fraction(str(sigma))
-    law = exact_route_noise(ExactL1Sampler.build(np.ones((1, 3), dtype=np.int64)), 1 / sig, radius, sigma=sig)
-    x, v = np.array([1, 0, 2]), np.array([-1, 1, 0])
+    A, x, v = (np.asarray(c) for c in _neighbour_cases()["a total of 3 cells, one person moves"])
+    law = exact_route_noise(ExactL1Sampler.build(A), 1 / sig, radius, sigma=sig)
     support = np.arange(-40, 41)
     noise = dg_pmf(support, 1.0)
 
@@ -806,7 +806,7 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
     discrepancy put on x's largest cell."""
     from isdp.baselines import L1Projector
     from isdp.distributions import dg_pmf
-    from isdp.privacy_audit import Law, hockey_stick, truncation_slack
+    from isdp.privacy_audit import Law, dg_box_tail, hockey_stick, truncation_slack
 
     x, xp = np.array([2, 1, 0]), np.array([1, 2, 0])
     total = int(x.sum())
@@ -824,16 +824,14 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
         y[:, int(np.argmax(data))] += total - m.sum(axis=1)
         return y
 
-    r = np.exp(-eps)
     laws = []
     for data in (x, xp):
         inside = np.all(np.abs(m - data) <= radius, axis=1)
         probs = np.prod(dg_pmf(m[inside] - data, eps), axis=1)
-        outside = 1 - (1 - 2 * r ** (radius + 1) / (1 + r)) ** 3
-        laws.append(Law(project(data)[inside], probs / probs.sum(), outside))
+        laws.append(Law(project(data)[inside], probs / probs.sum(), dg_box_tail(eps, radius, 3)))
     budget = eps * float(np.abs(x - xp).sum())
-    raw = hockey_stick(*laws, budget) - truncation_slack(*laws, budget)
     slack = truncation_slack(*laws, budget)
+    raw = hockey_stick(*laws, budget) - slack
     return Measurement(
         raw - slack,
         f"hockey-stick at ε‖x − x'‖₁ = {budget:g} on the boxes {raw:.2e} (truncation "
