@@ -285,12 +285,17 @@ def _number(x) -> float:
     return float(x)
 
 
+def _is_sequence(x) -> bool:
+    return isinstance(x, Sequence | np.ndarray) and not isinstance(x, str)
+
+
 def _equal(a, b, tol: float) -> bool:
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k], tol) for k in a)
-    if isinstance(a, Sequence | np.ndarray) and not isinstance(a, str) and \
-            isinstance(b, Sequence | np.ndarray) and not isinstance(b, str):
-        return len(a) == len(b) and all(_equal(x, y, tol) for x, y in zip(a, b, strict=True))
+    if isinstance(a, Mapping) or isinstance(b, Mapping):
+        return isinstance(a, Mapping) and isinstance(b, Mapping) and a.keys() == b.keys() and \
+            all(_equal(a[k], b[k], tol) for k in a)
+    if _is_sequence(a) or _is_sequence(b):  # a list against a number (several values for one) is unequal
+        return _is_sequence(a) and _is_sequence(b) and len(a) == len(b) and \
+            all(_equal(x, y, tol) for x, y in zip(a, b, strict=True))
     if isinstance(a, bool | np.bool_) or isinstance(b, bool | np.bool_) or isinstance(a, str) or isinstance(b, str):
         return a == b
     return abs(_number(a) - _number(b)) <= tol

@@ -94,6 +94,17 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
     return Measurement(share, f"smallest share in [−{band}, {band}]: {state} {share:.4f}; " + "; ".join(parts), se=se)
 
 
+def design_counts(run: Run, paper) -> Measurement:
+    """Chains and retained noise vectors per state, from the stored draws of every selected state (a list of
+    the distinct values when states differ)."""
+    shapes = {s: load_draws(run.path(f"e3/draws_{s}.nc")).shape[:2] for s in _states(run)}
+    chains = sorted({c for c, _ in shapes.values()})
+    draws = sorted({c * d for c, d in shapes.values()})
+    value = {"chains per state": chains[0] if len(chains) == 1 else chains,
+             "draws per state": draws[0] if len(draws) == 1 else draws}
+    return Measurement(value, f"{', '.join(f'{k} {v}' for k, v in value.items())} ({len(shapes)} states)")
+
+
 def max_r_hat(run: Run, paper) -> Measurement:
     """Largest rank-normalised split R-hat over the counties of every selected state."""
     conv = run.table("e3_convergence")

@@ -62,6 +62,14 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
     return Measurement(int(outside.sum()), text)
 
 
+def design_counts(run: Run, paper) -> Measurement:
+    """Releases per state and method, from the county spread table (a list of the distinct values when they
+    differ)."""
+    n = sorted(set(run.table("e4_county_spread", dtype={"county": str})["n_releases"].astype(int)))
+    value = n[0] if len(n) == 1 else n
+    return Measurement(value, f"{value} releases per state and method")
+
+
 def integer_and_invariant(run: Run, paper) -> Measurement:
     """Integer-valued and invariant-exact per method, against what each method guarantees."""
     m, left_out = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))

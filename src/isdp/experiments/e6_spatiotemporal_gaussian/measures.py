@@ -669,3 +669,63 @@ def independent_rows_equivalence(run: Run, paper, *, groups: int, hours: int, bu
     return Measurement(worst, f"{rows} rows of rank {rank}; C′ keeps {kept} rows ({buildings} building blocks): "
                               f"largest |C − T C′| or projector gap {worst:.1e} ({len(seen)} distinct block(s))",
                        n=buildings)
+
+
+def distributed_privatization_gap(run: Run, paper, *, groups: int, hours: int, buildings: int, sum_cells: int,
+                                  random_c: list[int], poisson_mean: float, block_sizes: list[int], seeds: list[int],
+                                  releases: int, eps: float, shared_seed: bool = True,
+                                  clip_at: float | None = None) -> Measurement:
+    """§4 'Implementation: distributed privatization' (A = identity): each local agent holds only its own entries of
+    x, knows C and the common seed, runs the mechanism on its local view (its entries, 0 for every entry it does not
+    hold) with the common seed and keeps its own entries; the assembled release is compared with the central
+    release of the whole x under the same seed. Mechanisms: the projected Gaussian (Cor 3.5, σ = 1), projected
+    Laplace (Cor 3.8, E4's code), extended Gaussian (Algorithm 1, Cor 3.6) and extended Laplace (Cor 3.9). Invariants:
+    §5.2's at ``groups`` × ``hours`` × ``buildings``, one total over ``sum_cells`` cells (a state's counties), and a
+    random integer C of ``random_c`` = [rows, cells] (entries −2..2). Agents hold contiguous blocks of each size in
+    ``block_sizes``. Value: the largest of |assembled − central| and the invariant residual |C y − C x| / max(1, |C x|).
+    ``shared_seed=False``: each agent seeds its own generator (the statement's 'if' broken); ``clip_at``: every
+    release clipped below (a non-negativity post-processing: local, so the agents still agree, but C is lost)."""
+    from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projected_laplace
+    from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
+
+    def clip(y):
+        return y if clip_at is None else np.maximum(y, clip_at)
+
+    data = np.random.default_rng([seeds[0], 0])
+    rows, cols = random_c
+    instances = {f"§5.2 ({groups} × {hours} × {buildings})": group_hour_building_constraints(groups, hours,
+                                                                                            buildings)[0],
+                 f"one total of {sum_cells}": np.ones((1, sum_cells), dtype=np.int64),
+                 f"random C {rows} × {cols}": data.integers(-2, 3, (rows, cols))}
+    gaps, residuals = {}, {}
+    for A in instances.values():
+        x = data.poisson(poisson_mean, A.shape[1]).astype(float)
+        basis = null_space_blocks(A)  # a function of C alone: every agent can compute it
+        mechanisms = {
+            "projected Gaussian": lambda v, rng, A=A: projected_gaussian(v, A, 1.0, releases, rng),
+            "projected Laplace": lambda v, rng, A=A: projected_laplace(v, A, eps, releases, rng),
+            "extended Gaussian": lambda v, rng, A=A, basis=basis: extended_gaussian(v, A, 1.0, releases, rng,
+                                                                                   basis=basis)[0],
+            "extended Laplace": lambda v, rng, basis=basis: _extended_laplace(v, eps, releases, rng, basis)[0],
+        }
+        for k, (name, release) in enumerate(mechanisms.items()):
+            for s in seeds:
+                central = clip(release(x, np.random.default_rng([s, k])))
+                for size in block_sizes:
+                    assembled = np.empty_like(central)
+                    for agent, cells in enumerate(np.array_split(np.arange(x.size), -(-x.size // size))):
+                        local = np.zeros_like(x)
+                        local[cells] = x[cells]
+                        rng = np.random.default_rng([s, k] if shared_seed else [s, k, agent + 1])
+                        assembled[:, cells] = clip(release(local, rng))[:, cells]
+                    gap = float(np.abs(assembled - central).max())
+                    residual = float((np.abs(assembled @ A.T - A @ x) / np.maximum(1.0, np.abs(A @ x))).max())
+                    gaps[name] = max(gaps.get(name, 0.0), gap)
+                    residuals[name] = max(residuals.get(name, 0.0), residual)
+    worst = max(*gaps.values(), *residuals.values())
+    return Measurement(worst, f"largest |assembled − central| or relative |C y − C x|: {worst:.1e} ("
+                              + "; ".join(f"{name} {gaps[name]:.1e} / {residuals[name]:.1e}" for name in gaps)
+                              + f") — {', '.join(instances)}; agents holding blocks of {block_sizes} entries, "
+                              f"{'a common seed' if shared_seed else 'one seed per agent'}, {len(seeds)} seeds × "
+                              f"{releases} releases",
+                       n=len(gaps) * len(instances) * len(seeds) * len(block_sizes))
