@@ -961,6 +961,62 @@ def tda_toy_pure_dp(run: Run, paper, *, x: list[int], within: list[int], across:
                             f"{2 * math.exp(-epsilon * radius):.0e} per cell)")
 
 
+def tda_failsafe(
+    run: Run,
+    paper,
+    *,
+    state: str,
+    shares: list[float],
+    epsilon_parent: float,
+    epsilon_children: float,
+    draws: int,
+    seed: int,
+    k: float,
+    weaker: str = "total",
+) -> Measurement:
+    """The talk's failsafe ('Workarounds') on a two-level toy: the parent ``state`` (its population the invariant)
+    and its counties as the children, each county's 2010 population split into cells by ``shares`` (the remainder
+    of the flooring in the largest); identity queries with double geometric noise at ε per cell on each level
+    (``epsilon_parent``, ``epsilon_children``); the regular solve and the failsafe (``weaker``) of
+    :func:`rounding.two_level_solve` on the same ``draws`` measurements. Value: whether the final parent's mean L1
+    error is larger in the failsafe beyond ``k`` SE of the paired difference, and whether the state total is exact
+    in every draw of both."""
+    from isdp.baselines import double_geometric_noise
+    from isdp.experiments.e8_privacy_accounting.rounding import two_level_solve
+
+    t = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str})
+    pop = t.loc[t["state_abbr"] == state, "sf1_pop"].to_numpy()
+    children = np.floor(np.outer(pop, shares)).astype(int)
+    children[:, int(np.argmax(shares))] += pop - children.sum(axis=1)
+    parent, total = children.sum(axis=0), int(pop.sum())
+    m, c = children.shape
+    rng = np.random.default_rng(seed)
+    parent_noisy = parent + double_geometric_noise(c, epsilon_parent, draws, rng)
+    children_noisy = children + double_geometric_noise(m * c, epsilon_children, draws, rng).reshape(draws, m, c)
+    solves = {
+        name: two_level_solve(parent_noisy, children_noisy, total, w)
+        for name, w in (("regular", None), ("failsafe", weaker))
+    }
+    parent_err = {n: np.abs(p - parent).sum(axis=1) for n, (p, _) in solves.items()}
+    child_err = {n: np.abs(ch - children).sum(axis=(1, 2)).mean() for n, (_, ch) in solves.items()}
+    diff = parent_err["failsafe"] - parent_err["regular"]
+    se = float(diff.std(ddof=1) / np.sqrt(draws))
+    residual = max(float(np.abs(p.sum(axis=1) - total).max()) for p, _ in solves.values())
+    value = {"worse": bool(diff.mean() > k * se), "invariants": residual == 0}
+    mean = {n: e.mean() for n, e in parent_err.items()}
+    return Measurement(
+        value,
+        f"{state}'s {m} counties × {c} cells, ε = {epsilon_parent:g} (state) and {epsilon_children:g} (counties) per "
+        f"cell: mean L1 error of the final state histogram {mean['regular']:.2f} regular, {mean['failsafe']:.2f} "
+        f"failsafe (weaker requirement: {weaker}); difference {diff.mean():+.2f} ± {se:.2f} SE "
+        f"(z = {diff.mean() / se:.1f}, {draws} paired draws); largest |state total − {total:,}| {residual:g}",
+        se=se,
+        note=f"the counties' mean L1 error: {child_err['regular']:.2f} regular, {child_err['failsafe']:.2f} "
+        f"failsafe; cells split by shares {shares} (this project's toy), seed {seed}",
+        n=draws,
+    )
+
+
 def tum_statements(run: Run, paper, *, cells: int, children: int, child_cells: int, gq_types: list[str]) -> Measurement:
     """Total unimodularity by brute force over every square submatrix: the national rounding's constraint matrix
     (``cells`` cells), the state-level one with each child's total invariant (``children`` × ``child_cells``), and

@@ -117,3 +117,36 @@ def is_integral(H, tol: float = 1e-9) -> bool:
     """Every entry within ``tol`` of an integer."""
     H = np.asarray(H, dtype=float)
     return bool(np.all(np.abs(H - np.rint(H)) <= tol))
+
+
+def two_level_solve(
+    parent_noisy, children_noisy, total: int, weaker: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """TopDown on a parent and its children for R draws of noisy identity measurements, each level in the talk's
+    two solves: L2 (the nonnegative histogram closest to the measurements under the level's equalities) then the
+    rounding (:func:`offset_lp`, the same equalities). The parent first, with its total = ``total`` (the invariant);
+    then the children (``weaker`` None, the regular solve) with Σ_j H_j[x] = H_parent[x] for every cell x. The
+    talk's failsafe ('Workarounds'), ``weaker="total"``: the children with only Σ_j Σ_x H_j[x] = Σ_x H_parent[x],
+    and the parent changed to the sum of the children; ``weaker="none"`` drops that requirement too (nonnegativity
+    only, rounded to the nearest integer). ``parent_noisy`` (R, cells), ``children_noisy`` (R, m, cells); returns
+    the final parent (R, cells) and children (R, m, cells)."""
+    from isdp.experiments.e4_projection_comparison.measures import nonnegative_total_projection
+
+    P = np.asarray(parent_noisy, dtype=float)
+    C = np.asarray(children_noisy, dtype=float)
+    r, m, c = C.shape
+    # every draw is its own block of the rounding LP, so one LP rounds all R draws
+    parent = offset_lp(nonnegative_total_projection(P, total), None)[0]
+    if weaker is None:  # per draw and cell, the m children's L2 solve under that cell's parent count
+        cols, under = C.transpose(0, 2, 1).reshape(r * c, m), parent.reshape(r * c, 1)
+        # a parent count of 0 leaves one point, 0 (the sorted projection needs a positive total)
+        l2 = np.where(under > 0, nonnegative_total_projection(cols, under), 0.0)
+        children = offset_lp(l2.T, parent.ravel(), child_totals=False)[0].T.reshape(r, c, m).transpose(0, 2, 1)
+        return parent, children
+    if weaker == "total":
+        children = offset_lp(nonnegative_total_projection(C.reshape(r, m * c), total), None)[0].reshape(r, m, c)
+    elif weaker == "none":
+        children = np.rint(np.maximum(C, 0.0))
+    else:
+        raise ValueError(f"weaker must be None, 'total' or 'none', got {weaker!r}")
+    return children.sum(axis=1), children
