@@ -189,3 +189,27 @@ def test_small_lattice_acceptance_against_mis_runs():
     )
     se = res.acceptance.std(ddof=1) / np.sqrt(len(res.acceptance))
     assert abs(res.acceptance.mean() - exact) < 4 * se
+
+
+# --------------------------------------------------------------------------- §3 the table against SF1's P12
+
+
+def _problem_with_columns(tmp_path, cols) -> claims.Run:
+    (tmp_path / "results" / "e5").mkdir(parents=True)
+    values = np.ones((2, len(cols)), dtype=np.int64)
+    complement = [1, len(cols), 2 * len(cols)]  # one index per invariant, as the paper's choice
+    sex_by_age_problem(values, ["Female", "Male"], list(cols), "18-19", complement).to_json(
+        tmp_path / "results" / "e5" / "problem.json")
+    return claims.Run(tmp_path, {}, repo=ROOT)
+
+
+def test_p12_row_differs_on_the_printed_labels_and_names_the_four_columns(run):
+    status, m = row_verdict("CDP-E5-p12-categories", run)
+    assert status == "differs" and m.value["age categories unlike P12"] == 4 and "6-10 (P12: 5 to 9 years)" in m.text
+
+
+def test_p12_row_matches_a_table_labelled_with_p12s_categories_and_fails_one_short(tmp_path):
+    p12 = ["<=4", "5-9", "10-14", "15-17", "18-19", "20", "21", "22-24", "25-29", "30-34", "35-39", "40-44", "45-49",
+           "50-54", "55-59", "60-61", "62-64", "65-66", "67-69", "70-74", "75-79", "80-84", "85+"]
+    assert row_verdict("CDP-E5-p12-categories", _problem_with_columns(tmp_path / "a", p12))[0] == "match"
+    assert row_verdict("CDP-E5-p12-categories", _problem_with_columns(tmp_path / "b", p12[:-1]))[0] == "differs"

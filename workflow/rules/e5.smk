@@ -34,6 +34,7 @@ E5_CAT = register(
         convergence="results/tables/e5_fig1_convergence.csv",
         releases="results/e5/fig1_releases.npz",
         printed=repo_file(E5["paper_release"]),
+        p12=repo_file("data/e5/p12_age_categories.csv"),  # CDP-E5-p12-categories
     ),
     notebook=dict(
         problem="results/e5/problem.json",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from isdp.diagnostics import load_draws
 from isdp.experiments.claims import Measurement, Run, fmt_se
@@ -25,6 +26,30 @@ def table_totals(run: Run, paper) -> Measurement:
     v = {"female": int(p.x[:k].sum()), "male": int(p.x[k:].sum()), "total": int(p.x.sum()), "under_18": under,
          "voting_age": int(p.x.sum()) - under}
     return Measurement(v, ", ".join(f"{a} {b}" for a, b in v.items()))
+
+
+def _age_span(label: str) -> tuple[int, int | None]:
+    """First and last year of age of a printed age label: '<=5', '6-10', '20', '85+' (no last year)."""
+    if label.startswith("<="):
+        return 0, int(label[2:])
+    if label.endswith("+"):
+        return int(label[:-1]), None
+    first, _, last = label.partition("-")
+    return int(first), int(last or first)
+
+
+def p12_categories(run: Run, paper, *, file: str) -> Measurement:
+    """The transcribed table's sexes and age columns against the 2010 SF1 table P12's 23 age categories per sex
+    (``file``: label, lower, upper); the columns whose span of ages differs from P12's at the same place."""
+    p = _problem(run)
+    p12 = pd.read_csv(run.data(file))
+    p12_spans = [(int(lo), None if pd.isna(hi) else int(hi)) for lo, hi in zip(p12["lower"], p12["upper"], strict=True)]
+    spans = [_age_span(c) for c in p.meta["cols"]]
+    unlike = [f"{c} (P12: {lab})" for c, s, t, lab in zip(p.meta["cols"], spans, p12_spans, p12["label"], strict=False)
+              if s != t] if len(spans) == len(p12_spans) else list(p.meta["cols"])
+    value = {"sexes": len(p.meta["rows"]), "age categories": len(spans), "age categories unlike P12": len(unlike)}
+    return Measurement(value, f"{value['sexes']} × {value['age categories']} (P12: 2 × {len(p12_spans)}); "
+                              f"{len(unlike)} age columns unlike P12's" + (f": {'; '.join(unlike)}" if unlike else ""))
 
 
 def best_proposal_steps(run: Run, paper) -> Measurement:
