@@ -205,14 +205,19 @@ def gq_lp_extends(totals: Sequence[float], blocks: Sequence[tuple[int, Mapping[s
     """Whether GQ totals per type (in the order of ``types``, fractional allowed) extend to a fractional block-level
     table: x[b, t] ≥ the facilities of t in block b (0 where it has none), Σ_t x[b, t] ≤ the block's population,
     Σ_b x[b, t] = the total of t (HiGHS LP feasibility)."""
-    from scipy.optimize import linprog
-
     cells = [(i, t) for i, (_, occ) in enumerate(blocks) for t in types if occ.get(t, 0) > 0]
     per_type = np.array([[t == u for _, u in cells] for t in types], dtype=float)
     per_block = np.array([[i == j for j, _ in cells] for i in range(len(blocks))], dtype=float)
-    res = linprog(np.zeros(len(cells)), A_ub=per_block, b_ub=[pop for pop, _ in blocks], A_eq=per_type,
-                  b_eq=np.asarray(totals, dtype=float), bounds=[(blocks[i][1][t], None) for i, t in cells],
-                  method="highs")
+    return _lp_feasible(len(cells), A_ub=per_block, b_ub=[pop for pop, _ in blocks], A_eq=per_type,
+                        b_eq=np.asarray(totals, dtype=float), bounds=[(blocks[i][1][t], None) for i, t in cells])
+
+
+def _lp_feasible(n: int, **constraints) -> bool:
+    """Whether the linear system ``constraints`` (``scipy.optimize.linprog``'s keywords) in ``n`` variables has a
+    fractional solution: HiGHS with a zero objective, infeasible (status 2) read as False, any other failure raised."""
+    from scipy.optimize import linprog
+
+    res = linprog(np.zeros(n), method="highs", **constraints)
     if res.status not in (0, 2):
         raise RuntimeError(f"HiGHS could not decide the extension: {res.message}")
     return res.status == 0
@@ -243,14 +248,8 @@ def dorm_lp_range(form: Sequence[float], region_totals, occupied, types) -> tupl
 
 def dorm_lp_extends(totals: Sequence[float], region_totals, occupied, types) -> bool:
     """Whether town-wide totals per type (fractional allowed) extend to a fractional region-level table."""
-    from scipy.optimize import linprog
-
     A_eq, b_eq, bounds, P = dorm_lp(region_totals, occupied, types)
-    res = linprog(np.zeros(A_eq.shape[1]), A_eq=np.vstack([A_eq, P]), b_eq=np.r_[b_eq, totals], bounds=bounds,
-                  method="highs")
-    if res.status not in (0, 2):
-        raise RuntimeError(f"HiGHS could not decide the extension: {res.message}")
-    return res.status == 0
+    return _lp_feasible(A_eq.shape[1], A_eq=np.vstack([A_eq, P]), b_eq=np.r_[b_eq, totals], bounds=bounds)
 
 
 def gq_extendable_totals(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> set[tuple]:
