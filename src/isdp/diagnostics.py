@@ -44,6 +44,13 @@ def load_draws(path, var_name: str = "noise") -> np.ndarray:
     return np.asarray(idata.posterior[var_name].values).astype(np.int64)
 
 
+def draws_attrs(path) -> dict:
+    """The attributes :func:`save_draws` stored with the draws (thinning, burn-in, certificate, seed)."""
+    import arviz as az
+
+    return dict(az.from_netcdf(str(path)).posterior.attrs)
+
+
 def convergence_table(draws: np.ndarray, cell_names=None) -> pd.DataFrame:
     """Rank-normalised split R-hat, bulk and tail ESS per cell (ArviZ).
 

@@ -22,6 +22,7 @@ from isdp.baselines import (
     l1_projection_lp,
     l1_projection_milp,
     nnl2_projection,
+    nonnegative_total_projection,
     null_space_blocks,
     projected_gaussian,
     projected_laplace,
@@ -463,6 +464,18 @@ def test_nnl2_sum_constraint_matches_kkt_solution():
         np.testing.assert_allclose(
             nnl2_projection(m, sum_row(30), [b]), np.maximum(m - lam, 0), atol=1e-6
         )
+
+
+def test_vectorised_simplex_projection_agrees_with_the_qp_per_row_total_and_zero_total():
+    rng = np.random.default_rng(10)
+    m = rng.normal(2, 4, (6, 12))
+    totals = np.array([0.0, 0.5, 3.0, 10.0, 40.0, 100.0])
+    s = nonnegative_total_projection(m, totals)
+    for row, b, got in zip(m, totals, s, strict=True):
+        np.testing.assert_allclose(got, nnl2_projection(row, sum_row(12), [b]), atol=1e-6)
+    assert np.all(s[0] == 0) and np.allclose(s.sum(axis=1), totals) and np.all(s >= 0)
+    with pytest.raises(ValueError, match="≥ 0"):
+        nonnegative_total_projection(m, -1.0)
 
 
 def test_nnl2_matches_slsqp():

@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from isdp.baselines import nnl2_projection
+from isdp.baselines import nnl2_projection, nonnegative_total_projection
 from isdp.experiments.claims import Run, claim, judge, load_registry, resolve_measure
-from isdp.experiments.e4_projection_comparison.measures import nonnegative_total_projection
 from isdp.experiments.e6_spatiotemporal_gaussian import laplace_exact as le
 from isdp.experiments.e6_spatiotemporal_gaussian import measures
 

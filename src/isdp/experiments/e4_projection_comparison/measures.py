@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from isdp.baselines import nonnegative_total_projection
 from isdp.experiments.claims import Measurement, Run, z_threshold
 from isdp.experiments.e4_projection_comparison.comparison import DAS, load_releases
 from isdp.experiments.measure_helpers import vintage_note
@@ -174,18 +175,6 @@ def rounding_breaks_total(run: Run, paper, *, method: str) -> Measurement:
 
 
 # --------------------------------------------------------------------------- Subspace DP §1, §6: non-negativity
-
-
-def nonnegative_total_projection(m: np.ndarray, total: float) -> np.ndarray:
-    """Row-wise argmin_s ‖s − m‖₂ s.t. Σ s = ``total``, s ≥ 0 (the NNL2 projection of one total): s = max(m − τ, 0)
-    with τ from the sorted rows (the simplex projection, exact), for all releases at once; the same optimum as
-    :func:`isdp.baselines.nnl2_projection`, which solves one release per QP."""
-    m = np.asarray(m, dtype=float)
-    u = -np.sort(-m, axis=1)
-    excess = (np.cumsum(u, axis=1) - total) / np.arange(1, m.shape[1] + 1)
-    rho = (u > excess).sum(axis=1) - 1  # the last index kept positive (u − excess is positive then negative)
-    tau = excess[np.arange(m.shape[0]), rho]
-    return np.maximum(m - tau[:, None], 0.0)
 
 
 def _noisy_counts(x: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int) -> np.ndarray:

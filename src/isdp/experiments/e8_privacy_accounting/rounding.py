@@ -130,7 +130,7 @@ def two_level_solve(
     and the parent changed to the sum of the children; ``weaker="none"`` drops that requirement too (nonnegativity
     only, rounded to the nearest integer). ``parent_noisy`` (R, cells), ``children_noisy`` (R, m, cells); returns
     the final parent (R, cells) and children (R, m, cells)."""
-    from isdp.experiments.e4_projection_comparison.measures import nonnegative_total_projection
+    from isdp.baselines import nonnegative_total_projection
 
     P = np.asarray(parent_noisy, dtype=float)
     C = np.asarray(children_noisy, dtype=float)
@@ -138,9 +138,7 @@ def two_level_solve(
     # every draw is its own block of the rounding LP, so one LP rounds all R draws
     parent = offset_lp(nonnegative_total_projection(P, total), None)[0]
     if weaker is None:  # per draw and cell, the m children's L2 solve under that cell's parent count
-        cols, under = C.transpose(0, 2, 1).reshape(r * c, m), parent.reshape(r * c, 1)
-        # a parent count of 0 leaves one point, 0 (the sorted projection needs a positive total)
-        l2 = np.where(under > 0, nonnegative_total_projection(cols, under), 0.0)
+        l2 = nonnegative_total_projection(C.transpose(0, 2, 1).reshape(r * c, m), parent.ravel())
         children = offset_lp(l2.T, parent.ravel(), child_totals=False)[0].T.reshape(r, c, m).transpose(0, 2, 1)
         return parent, children
     if weaker == "total":

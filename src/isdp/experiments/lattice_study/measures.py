@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from isdp.diagnostics import load_draws
+from isdp.diagnostics import draws_attrs, load_draws
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.measure_helpers import draws_keep_invariants, fmt_list, max_abs_z
 from isdp.experiments.problems import read_table_csv
@@ -84,10 +84,7 @@ def design_counts(run: Run, paper, *, exp: str, pairs: bool) -> Measurement:
 
 def retained_share(run: Run, paper, *, exp: str) -> Measurement:
     """The share of sampler iterations kept as draws, 1/thin, from the draws files' own record of the thinning."""
-    import arviz as az
-
-    thins = sorted({int(az.from_netcdf(str(run.path(f"{exp}/draws_{n}.nc"))).posterior.attrs["thin"])
-                    for n in run.config[exp]["targets"]})
+    thins = sorted({int(draws_attrs(run.path(f"{exp}/draws_{n}.nc"))["thin"]) for n in run.config[exp]["targets"]})
     if len(thins) != 1:
         raise ValueError(f"{exp}'s targets were thinned differently ({thins}); the row needs one design")
     return Measurement(1.0 / thins[0], f"1 in {thins[0]:,} iterations kept ({100 / thins[0]:g} %)")
