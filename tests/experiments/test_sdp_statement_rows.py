@@ -1,9 +1,10 @@
 """Subspace DP statements tested on the document's own terms, with their same-fact rows in other documents:
 SDP-E3-housing-units-invariant (and SWAP-E3-tda-housing-invariant, TDA-E3-housing-invariant),
+SDP-E3-gq-facilities-invariant (and SWAP-E3-tda-gq-invariant, TDA-E3-gq-facilities-invariant),
 SDP-E3-noisy-tabulation-breaks-total, SDP-E6-extension-converse, SDP-E6-projection-not-conditioning,
 SDP-E6-data-independence-all, SDP-E6-invariants-incompatible, SDP-E6-binary-invariants-additive,
 SDP-E6-margins-linkage, SDP-E6-consistency-compatible, SDP-E6-independent-rows, SDP-E4-inequality-invariants-bias.
-Also the committed housing-unit extract, re-derived from the NHGIS zip when it is
+Also the committed housing-unit and group-quarters extracts, re-derived from the NHGIS zip when it is
 present. Each row matches on the real measure and flips under a plausibly wrong law or parameter."""
 
 from __future__ import annotations
@@ -59,6 +60,61 @@ def test_housing_units_invariant_matches_and_occupied_units_differ(run, row):
 def test_same_fact_rows_point_at_the_subspace_dp_row():
     for row in ("SWAP-E3-tda-housing-invariant", "TDA-E3-housing-invariant"):
         assert claims.claim(row, REGISTRY)["same_fact_as"] == "SDP-E3-housing-units-invariant"
+
+
+# --------------------------------------------------------------------------- the group-quarters extract and rows
+
+
+@pytest.mark.skipif(not SHARED_ZIP.exists(), reason=f"real NHGIS zip not found at {SHARED_ZIP} (set ISDP_NHGIS_ZIP)")
+def test_group_quarters_extract_is_rederived_byte_for_byte(tmp_path):
+    out = tmp_path / "gq.csv"
+    nhgis.extract_group_quarters(SHARED_ZIP, out)
+    assert out.read_bytes() == (ROOT / nhgis.GROUP_QUARTERS_EXTRACT).read_bytes()
+
+
+def test_group_quarters_extract_has_the_population_extract_counties():
+    gq = nhgis.load_group_quarters(ROOT / nhgis.GROUP_QUARTERS_EXTRACT)
+    counties = nhgis.load_counties(ROOT / CONFIG["data"]["embedded"])
+    assert list(gq["gisjoin"]) == list(counties["gisjoin"])
+    # the seven leaf types add up to at most each county's population (P42's universe is a part of it)
+    types = [f"sf1_gq_{t}" for t in nhgis.GROUP_QUARTERS_TYPES]
+    assert (gq[types].sum(axis=1).to_numpy() <= counties["sf1_pop"].to_numpy()).all()
+
+
+GQ_ROWS = ["SDP-E3-gq-facilities-invariant", "SWAP-E3-tda-gq-invariant", "TDA-E3-gq-facilities-invariant"]
+
+
+@pytest.mark.parametrize("row", GQ_ROWS)
+def test_group_quarters_presence_is_kept_and_noise_without_the_invariant_breaks_it(run, row, monkeypatch):
+    status, m = row_verdict(row, run)
+    assert status == "match" and m.value == claims.paper_value(row, REGISTRY)
+    # The DAS without a facility invariant: its counts are SF1 plus double geometric noise, kept nonnegative
+    # (ε = 1 per cell, far less noise than the county-level DAS of a 2010 demonstration run).
+    honest = nhgis.load_group_quarters(ROOT / nhgis.GROUP_QUARTERS_EXTRACT)
+    noisy = honest.copy()
+    rng = np.random.default_rng(20230207)
+    a = np.exp(-1.0)
+    for t in nhgis.GROUP_QUARTERS_TYPES:
+        sf1 = honest[f"sf1_gq_{t}"].to_numpy()
+        noise = rng.geometric(1 - a, sf1.size) - rng.geometric(1 - a, sf1.size)
+        noisy[f"dp_gq_{t}"] = np.maximum(sf1 + noise, 0)
+    monkeypatch.setattr(nhgis, "load_group_quarters", lambda path: noisy)
+    status, m = row_verdict(row, run)
+    assert status == "differs" and m.value > 1000
+
+
+def test_group_quarters_population_itself_is_not_invariant():
+    """The stronger reading the words do not make (the people in group quarters held fixed) fails on the data."""
+    gq = nhgis.load_group_quarters(ROOT / nhgis.GROUP_QUARTERS_EXTRACT)
+    sf1 = gq[[f"sf1_gq_{t}" for t in nhgis.GROUP_QUARTERS_TYPES]].to_numpy()
+    das = gq[[f"dp_gq_{t}" for t in nhgis.GROUP_QUARTERS_TYPES]].to_numpy()
+    occupied = sf1 > 0
+    assert (das[occupied] == sf1[occupied]).mean() < 0.1
+
+
+def test_gq_same_fact_rows_point_at_the_subspace_dp_row():
+    for row in GQ_ROWS[1:]:
+        assert claims.claim(row, REGISTRY)["same_fact_as"] == GQ_ROWS[0]
 
 
 def test_noisy_tabulation_breaks_the_total_unless_the_noise_is_tiny(run):

@@ -45,6 +45,9 @@ E3_CAT = register(
         housing=repo_file(
             "data/nhgis/county_housing_v20210608.csv"
         ),  # SDP-E3-housing-units-invariant and its same-fact rows
+        group_quarters=repo_file(
+            "data/nhgis/county_group_quarters_v20210608.csv"
+        ),  # SDP-E3-gq-facilities-invariant and its same-fact rows
     ),
     notebook=dict(
         counties=rules.fetch.output.csv,

@@ -464,7 +464,38 @@ HOUSING_EXTRACT = "data/nhgis/county_housing_v20210608.csv"
 #: universe is housing units: IFE001 total, IFE002 occupied; ``_sf`` 2010 SF1, ``_dp`` the DAS of the vintage).
 HOUSING_SOURCE = {"sf1_housing_units": "IFE001_sf", "dp_housing_units": "IFE001_dp",
                   "sf1_occupied_units": "IFE002_sf", "dp_occupied_units": "IFE002_dp"}
-HOUSING_COLUMNS = ["gisjoin", "state_fips", "county_fips", "state_abbr", *HOUSING_SOURCE]
+#: The identifiers that open every per-county count extract, in file order.
+COUNT_IDS = ["gisjoin", "state_fips", "county_fips", "state_abbr"]
+HOUSING_COLUMNS = [*COUNT_IDS, *HOUSING_SOURCE]
+
+
+def _extract_county_counts(zip_path, out_csv, vintage, source: dict[str, str], what: str, check=None) -> pd.DataFrame:
+    """The ``source`` count columns (file column → NHGIS column) of an NHGIS county zip beside the identifiers of
+    :func:`extract` (its counties, validated the same way), as a deterministic CSV sorted by gisjoin. ``check`` may
+    raise :class:`DataValidationError` on the counts; nothing is written when a check fails. Returns the frame."""
+    raw = read_county_csv(zip_path, vintage, extra=tuple(source.values()))
+    missing = sorted(set(source.values()) - set(raw.columns))
+    if missing:
+        raise DataValidationError(f"columns: the county file has no {missing}")
+    counties = tidy_extract(raw, raw.attrs["vintage"])
+    validate(counties)
+    by_gisjoin = raw.assign(gisjoin=raw["gisjoin"].str.strip()).set_index("gisjoin").loc[counties["gisjoin"]]
+    out = counties[COUNT_IDS].copy()
+    for column, nhgis_column in source.items():
+        out[column] = _to_int64(by_gisjoin[nhgis_column].reset_index(drop=True), column, out["gisjoin"])
+    if (out[list(source)] < 0).to_numpy().any():
+        raise DataValidationError(f"non-negative counts: negative {what} counts")
+    if check is not None:
+        check(out)
+    atomic_write(out_csv, lambda tmp: out.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
+    log.info("wrote the %s of %d counties (vintage %s) to %s", what, len(out), raw.attrs["vintage"], out_csv)
+    return out
+
+
+def _occupied_within_total(housing: pd.DataFrame) -> None:
+    for src in ("sf1", "dp"):
+        if (housing[f"{src}_occupied_units"] > housing[f"{src}_housing_units"]).any():
+            raise DataValidationError(f"occupied ≤ total: {src} occupied units exceed the housing units")
 
 
 def extract_housing(
@@ -473,26 +504,31 @@ def extract_housing(
     """The per-county housing-unit counts of an NHGIS county zip (SF1 and DAS, total and occupied), written as a
     deterministic CSV of :data:`HOUSING_COLUMNS` sorted by gisjoin: Subspace DP §1's 'counts of total housing
     units' invariant. The counties and their identifiers are :func:`extract`'s (validated the same way); nothing
+    is written when a check fails (also: occupied ≤ total). Returns the frame."""
+    return _extract_county_counts(zip_path, out_csv, vintage, HOUSING_SOURCE, "housing units", _occupied_within_total)
+
+
+#: The committed group-quarters extract (repository path), made by :func:`extract_group_quarters`.
+GROUP_QUARTERS_EXTRACT = "data/nhgis/county_group_quarters_v20210608.csv"
+#: The seven leaf group-quarters types of SF1 table P42 (NHGIS H80; universe: population in group quarters) and
+#: their NHGIS columns; the three-digit GQ codes each covers are in the zip's codebook.
+GROUP_QUARTERS_TYPES = {"correctional": "H80003", "juvenile": "H80004", "nursing": "H80005",
+                        "other_institutional": "H80006", "college": "H80008", "military": "H80009",
+                        "other_noninstitutional": "H80010"}
+#: Columns of the group-quarters extract after the identifiers: the population of each type, SF1 then DAS.
+GROUP_QUARTERS_SOURCE = {f"{src}_gq_{name}": f"{code}_{suffix}" for src, suffix in (("sf1", "sf"), ("dp", "dp"))
+                         for name, code in GROUP_QUARTERS_TYPES.items()}
+GROUP_QUARTERS_COLUMNS = [*COUNT_IDS, *GROUP_QUARTERS_SOURCE]
+
+
+def extract_group_quarters(
+    zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
+) -> pd.DataFrame:
+    """The per-county group-quarters population of each of the seven P42 types (SF1 and DAS), written as a
+    deterministic CSV of :data:`GROUP_QUARTERS_COLUMNS` sorted by gisjoin: the evidence for the TopDown invariant on
+    occupied group-quarters facilities per type and block. Counties and identifiers as :func:`extract`'s; nothing
     is written when a check fails. Returns the frame."""
-    raw = read_county_csv(zip_path, vintage, extra=tuple(HOUSING_SOURCE.values()))
-    missing = sorted(set(HOUSING_SOURCE.values()) - set(raw.columns))
-    if missing:
-        raise DataValidationError(f"columns: the county file has no {missing}")
-    counties = tidy_extract(raw, raw.attrs["vintage"])
-    validate(counties)
-    by_gisjoin = raw.assign(gisjoin=raw["gisjoin"].str.strip()).set_index("gisjoin").loc[counties["gisjoin"]]
-    housing = counties[HOUSING_COLUMNS[:4]].copy()
-    for column, source in HOUSING_SOURCE.items():
-        housing[column] = _to_int64(by_gisjoin[source].reset_index(drop=True), column, housing["gisjoin"])
-    counts = housing[list(HOUSING_SOURCE)]
-    if (counts < 0).to_numpy().any():
-        raise DataValidationError("non-negative counts: negative housing-unit counts")
-    for src in ("sf1", "dp"):
-        if (housing[f"{src}_occupied_units"] > housing[f"{src}_housing_units"]).any():
-            raise DataValidationError(f"occupied ≤ total: {src} occupied units exceed the housing units")
-    atomic_write(out_csv, lambda tmp: housing.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
-    log.info("wrote the housing units of %d counties (vintage %s) to %s", len(housing), raw.attrs["vintage"], out_csv)
-    return housing
+    return _extract_county_counts(zip_path, out_csv, vintage, GROUP_QUARTERS_SOURCE, "group-quarters population")
 
 
 #: The committed per-state support of the 2010 SF1 ethnicity × race × voting-age histogram (repository path), made by
@@ -587,12 +623,21 @@ def _read_extract(csv_path: str | os.PathLike, columns: list[str], counts) -> pd
     return df
 
 
-def load_housing(csv_path: str | os.PathLike) -> pd.DataFrame:
-    """Read an extract written by :func:`extract_housing` (identifiers as strings, counts as integers)."""
-    df = _read_extract(csv_path, HOUSING_COLUMNS, HOUSING_SOURCE)
+def _load_county_counts(csv_path: str | os.PathLike, columns: list[str], counts) -> pd.DataFrame:
+    df = _read_extract(csv_path, columns, counts)
     if len(df) != N_COUNTIES:
         raise DataValidationError(f"row count: expected {N_COUNTIES:,} rows, got {len(df):,}")
     return df
+
+
+def load_housing(csv_path: str | os.PathLike) -> pd.DataFrame:
+    """Read an extract written by :func:`extract_housing` (identifiers as strings, counts as integers)."""
+    return _load_county_counts(csv_path, HOUSING_COLUMNS, HOUSING_SOURCE)
+
+
+def load_group_quarters(csv_path: str | os.PathLike) -> pd.DataFrame:
+    """Read an extract written by :func:`extract_group_quarters` (identifiers as strings, counts as integers)."""
+    return _load_county_counts(csv_path, GROUP_QUARTERS_COLUMNS, GROUP_QUARTERS_SOURCE)
 
 
 def load_counties(csv_path: str | os.PathLike) -> pd.DataFrame:

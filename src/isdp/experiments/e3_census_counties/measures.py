@@ -278,6 +278,30 @@ def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> 
                        n=len(h))
 
 
+def das_group_quarters_presence_changed(run: Run, paper) -> Measurement:
+    """County × group-quarters-type cells of the committed group-quarters extract
+    (:data:`isdp.experiments.nhgis.GROUP_QUARTERS_EXTRACT`, the seven P42 types) where the DAS and SF1 disagree on
+    whether the type houses anyone: (DAS > 0) ≠ (SF1 > 0). An invariant count of occupied facilities per type and
+    block, each occupied facility housing at least one person, keeps that presence in every block and so in every
+    county; the cells whose population itself is unchanged are shown beside it."""
+    from isdp.experiments.nhgis import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
+
+    gq = load_group_quarters(run.data(GROUP_QUARTERS_EXTRACT))
+    sf1 = gq[[f"sf1_gq_{t}" for t in GROUP_QUARTERS_TYPES]].to_numpy()
+    das = gq[[f"dp_gq_{t}" for t in GROUP_QUARTERS_TYPES]].to_numpy()
+    changed = int(((sf1 > 0) != (das > 0)).sum())
+    occupied = sf1 > 0
+    same_population = int((das[occupied] == sf1[occupied]).sum())
+    return Measurement(changed, f"{changed} of {sf1.size:,} county × type cells (7 types) where DAS and SF1 disagree "
+                                f"on whether the type is occupied ({int(occupied.sum()):,} occupied in SF1); the "
+                                f"population itself is unchanged in {same_population:,} of those "
+                                f"{int(occupied.sum()):,} occupied cells",
+                       note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings), table "
+                            "P42 by county: presence kept in every county is necessary for a block-level facility "
+                            "invariant, not sufficient",
+                       n=sf1.size)
+
+
 def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: float) -> Measurement:
     """Subspace DP §1: the exact probability that i.i.d. double geometric noise DG(ε/``sensitivity``) on a state's
     county counts keeps the state total, P(Σ u = 0) (:func:`isdp.exact.sum_constraint_acceptance` times P(u = 0)),
