@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +11,7 @@ import yaml
 from conftest import REGISTRY, ROOT, row_verdict
 
 from isdp.experiments import claims
+from isdp.experiments.e8_privacy_accounting import implied
 from isdp.experiments.e8_privacy_accounting import measures as e8
 from isdp.experiments.e8_privacy_accounting.implied import feasible_totals, implied_bounds
 from isdp.experiments.e8_privacy_accounting.tables import swap_table, variance_table
@@ -326,6 +329,64 @@ def test_region_margins_fail_on_a_misprinted_total(tmp_path):
     assert row_verdict("TDA-E8-region-margins", run)[0] == "match"
     wrong = {**c["paper_value"], "A": {**c["paper_value"]["A"], "rows": [r + 1 for r in c["paper_value"]["A"]["rows"]]}}
     assert claims.judge(c["criterion"], wrong, e8.region_margins(run, wrong)) == "differs"
+
+
+def test_region_margins_note_compares_fractional_and_integer_parents(tmp_path):
+    m = row_verdict("TDA-E8-region-margins", _run(tmp_path))[1]
+    assert "the same parents" in m.note and "NOT" not in m.note
+
+
+def _write_margins(path, region_a, region_b, parent):
+    rows = [(name, i + 1, j + 1, int(v)) for name, table in (("top", region_a), ("left", region_b), ("right", parent))
+            for (i, j), v in np.ndenumerate(table)]
+    pd.DataFrame(rows, columns=["margin", "i", "j", "count"]).to_csv(path, index=False)
+
+
+def test_two_marginals_gap_matches_and_fails_on_an_instance_without_a_hole(tmp_path):
+    run = _run(tmp_path)
+    status, m = row_verdict("TDA-E8-two-marginals-integer-gap", run)
+    assert status == "match"
+    # the margins of an integer 6 × 4 × 3 table always extend with integer counts: no hole, so the row differs
+    table = np.random.default_rng(7).integers(0, 3, size=(6, 4, 3))
+    _write_margins(tmp_path / "no_hole.csv", table.sum(2), table.sum(1), table.sum(0))
+    status, m = row_verdict("TDA-E8-two-marginals-integer-gap", run, instance=str(tmp_path / "no_hole.csv"))
+    assert status == "differs" and m.value["size_3_gap"] is False
+
+
+def _integer_extensions(region_a, region_b, parent) -> int:
+    """Brute force: the nonnegative integer region × A × B tables with the three margins, region by region (each
+    region's A × B slice has the region's two margins and stays within what the parent has left)."""
+    def slices(rows, cols, upper):
+        if len(rows) == 0:
+            if not cols.any():
+                yield np.zeros((0, len(cols)), dtype=int)
+            return
+        for first in itertools.product(*(range(int(c) + 1) for c in np.minimum(upper[0], cols))):
+            if sum(first) == rows[0]:
+                for rest in slices(rows[1:], cols - np.array(first), upper[1:]):
+                    yield np.vstack([first, rest])
+
+    def count(region, left):
+        if region == len(region_a):
+            return int(not left.any())
+        return sum(count(region + 1, left - piece) for piece in slices(region_a[region], region_b[region], left))
+
+    return count(0, np.asarray(parent))
+
+
+def test_margin_extension_agrees_with_brute_force():
+    """HiGHS's integer answer against exhaustive enumeration on the instance and its three contractions, and the
+    count on a 2 × 2 × 2 table of ones (one free checkerboard: cell (0,0,0) ∈ {0, 1, 2})."""
+    region_a, region_b, parent = implied.read_three_way_margins(
+        REPO / claims.claim("TDA-E8-two-marginals-integer-gap", REGISTRY)["args"]["instance"])
+    cases = [(region_b, parent), *(implied.merge_last_values(region_b, parent, pair)
+                                   for pair in itertools.combinations(range(3), 2))]
+    for b_region, b_parent in cases:
+        fractional, integer = implied.margin_extension(region_a, b_region, b_parent)
+        assert fractional and integer == (_integer_extensions(region_a, b_region, b_parent) > 0)
+    ones = np.ones((2, 2, 2), dtype=int)
+    assert _integer_extensions(ones.sum(2), ones.sum(1), ones.sum(0)) == 3
+    assert implied.margin_extension(ones.sum(2), ones.sum(1), ones.sum(0)) == (True, True)
 
 
 def test_workload_consistency_fails_for_a_total_too_small_for_the_blocks(tmp_path):

@@ -43,6 +43,9 @@ E8_CAT = register(
         histogram_support=repo_file(
             "data/nhgis/state_histogram_support_v20210608.csv"
         ),  # TDA-E8-problem-size
+        three_way=repo_file(
+            "data/e8/three_way_margins_deloera_onn.csv"
+        ),  # TDA-E8-two-marginals-integer-gap
     ),
     notebook=dict(
         registry=REGISTRY,

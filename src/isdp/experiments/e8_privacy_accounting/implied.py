@@ -223,6 +223,61 @@ def _lp_feasible(n: int, **constraints) -> bool:
     return res.status == 0
 
 
+def _milp_feasible(n: int, A_eq: np.ndarray, b_eq: np.ndarray) -> bool:
+    """Whether ``A_eq x = b_eq`` has a nonnegative integer solution in ``n`` variables: HiGHS's branch and bound with
+    a zero objective, infeasible read as False, any other failure raised."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    res = milp(np.zeros(n), constraints=LinearConstraint(A_eq, b_eq, b_eq), integrality=np.ones(n),
+               bounds=Bounds(0, np.inf))
+    if res.status not in (0, 2):
+        raise RuntimeError(f"HiGHS could not decide the integer extension: {res.message}")
+    return res.status == 0
+
+
+def margin_extension(region_a: np.ndarray, region_b: np.ndarray, parent: np.ndarray) -> tuple[bool, bool]:
+    """The talk's schema extension with regions that know two one-way marginals each: whether the parent A × B table
+    ``parent`` extends to a region × A × B table whose region × A and region × B margins are ``region_a`` and
+    ``region_b``, fractionally (HiGHS LP) and with nonnegative integer counts (HiGHS MILP)."""
+    region_a, region_b, parent = (np.asarray(m, dtype=int) for m in (region_a, region_b, parent))
+    cell = np.arange(region_a.shape[0] * region_a.shape[1] * region_b.shape[1]).reshape(
+        region_a.shape[0], region_a.shape[1], region_b.shape[1])
+    rows, rhs = [], []
+    for margin, axis in ((region_a, 2), (region_b, 1), (parent, 0)):
+        lines = np.moveaxis(cell, axis, -1).reshape(-1, cell.shape[axis])
+        for line, total in zip(lines, margin.ravel(), strict=True):
+            row = np.zeros(cell.size)
+            row[line] = 1
+            rows.append(row)
+            rhs.append(total)
+    A_eq, b_eq = np.array(rows), np.array(rhs, dtype=float)
+    fractional = _lp_feasible(cell.size, A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * cell.size)
+    return fractional, fractional and _milp_feasible(cell.size, A_eq, b_eq)
+
+
+def read_three_way_margins(path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The region × A, region × B and A × B tables of a committed three-way margins file (long CSV ``margin, i,
+    j, count``, 1-based, margins ``top``, ``left``, ``right``)."""
+    long = pd.read_csv(path)
+    tables = []
+    for name in ("top", "left", "right"):
+        part = long[long["margin"] == name]
+        if part.empty:
+            raise ValueError(f"{path}: no rows for margin {name!r}")
+        table = np.zeros((part["i"].max(), part["j"].max()), dtype=int)
+        table[part["i"] - 1, part["j"] - 1] = part["count"]
+        tables.append(table)
+    return tuple(tables)
+
+
+def merge_last_values(region_b: np.ndarray, parent: np.ndarray, pair: tuple[int, int]):
+    """The same extension problem with B's values ``pair`` merged into one (B one value smaller)."""
+    def merged(m):
+        keep = [k for k in range(m.shape[1]) if k not in pair]
+        return np.column_stack([m[:, keep], m[:, list(pair)].sum(axis=1)])
+    return merged(region_b), merged(parent)
+
+
 def dorm_lp(region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]], types: Sequence[str]):
     """The dorm example's fractional region-level system: x[r, t] ≥ 1 where region r has a dorm of type t, 0
     elsewhere, Σ_t x[r, t] = the region's population. Returns (A_eq, b_eq, bounds, P) with P x the town-wide
@@ -279,5 +334,6 @@ def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, in
 
 __all__ = ["feasible_totals", "form_values", "implied_bounds", "flow_network", "flow_feasible", "gq_capacity",
            "gq_lower", "gq_feasible", "gq_nonredundant", "gq_blocks", "gq_matrix", "gq_vertices",
-           "gq_extendable_totals", "polytope_vertices", "gq_lp_extends", "dorm_lp", "dorm_lp_range", "dorm_lp_extends"]
+           "gq_extendable_totals", "polytope_vertices", "gq_lp_extends", "dorm_lp", "dorm_lp_range", "dorm_lp_extends",
+           "margin_extension", "read_three_way_margins", "merge_last_values"]
 

@@ -1193,10 +1193,30 @@ def region_margins(run: Run, paper) -> Measurement:
 
     tables = {name: fill(m["rows"], m["columns"]) for name, m in paper.items()}
     bad = sum(t is None for t in tables.values())
-    return Measurement(bad, "; ".join(f"region {name}: rows {m['rows']} (total {sum(m['rows'])}), columns "
-                                      f"{m['columns']} (total {sum(m['columns'])}): "
-                                      + (f"e.g. {tables[name].tolist()}" if tables[name] is not None
-                                         else "NO nonnegative table") for name, m in paper.items()))
+    text = "; ".join(f"region {name}: rows {m['rows']} (total {sum(m['rows'])}), columns {m['columns']} (total "
+                     f"{sum(m['columns'])}): " + (f"e.g. {tables[name].tolist()}" if tables[name] is not None
+                                                   else "NO nonnegative table") for name, m in paper.items())
+    return Measurement(bad, text, note=_region_parents_text(paper) if not bad else "")
+
+
+def _region_parents_text(paper) -> str:
+    """The regions' two one-way marginals against every parent (all regions together) two-way table with their
+    totals: how many parents extend fractionally and how many with integer counts (the talk's 'works for fractional
+    histograms (often provable for integer histograms)' on its own example)."""
+    from isdp.experiments.e8_privacy_accounting import implied
+
+    region_a = np.array([m["rows"] for m in paper.values()])
+    region_b = np.array([m["columns"] for m in paper.values()])
+    rows, cols = region_a.sum(axis=0), region_b.sum(axis=0)
+    parents = [p for p in (np.array([[t, rows[0] - t], [cols[0] - t, cols[1] - rows[0] + t]])
+                           for t in range(int(rows[0]) + 1)) if (p >= 0).all()]
+    results = [implied.margin_extension(region_a, region_b, p) for p in parents]
+    fractional = [int(p[0, 0]) for p, (f, _) in zip(parents, results, strict=True) if f]
+    integer = [int(p[0, 0]) for p, (_, n) in zip(parents, results, strict=True) if n]
+    return (f"the regions together: of the {len(parents)} parent tables with rows {rows.tolist()} and columns "
+            f"{cols.tolist()}, {len(fractional)} extend fractionally and {len(integer)} with integer counts "
+            f"({'the same' if fractional == integer else 'NOT the same'} parents: top-left cell "
+            f"{min(fractional, default='-')} to {max(fractional, default='-')})")
 
 
 def workload_consistency(run: Run, paper, *, per_unit: int, blocks: float, queries_rounding: float,
@@ -1218,3 +1238,24 @@ def workload_consistency(run: Run, paper, *, per_unit: int, blocks: float, queri
     return Measurement(hi - needed, text,
                        note=f"at {blocks / 1e6:g} million blocks exactly, {per_unit} queries per unit would be at "
                             f"least {per_unit * (blocks + higher) / 1e9:.2f} billion")
+
+
+def two_marginals_integer_gap(run: Run, paper, *, instance: str) -> Measurement:
+    """The talk's extension with regions that know two one-way marginals each (region × A and region × B fixed, and
+    the parent's A × B table): on the committed three-way instance ``instance`` (|B| = 3), whether a fractional
+    extension exists and integer ones do not (a hole), and the same with two of B's values merged (|B| = 2, each of
+    the three ways), where the problem is a network flow. The value: {size_3_gap, size_2_gap}."""
+    from isdp.experiments.e8_privacy_accounting import implied
+
+    region_a, region_b, parent = implied.read_three_way_margins(run.data(instance))
+    fractional, integer = implied.margin_extension(region_a, region_b, parent)
+    merged = {pair: implied.margin_extension(region_a, *implied.merge_last_values(region_b, parent, pair))
+              for pair in itertools.combinations(range(region_b.shape[1]), 2)}
+    value = {"size_3_gap": fractional and not integer, "size_2_gap": any(f and not n for f, n in merged.values())}
+    return Measurement(value, f"{region_a.shape[0]} regions × A ({region_a.shape[1]} values) × B "
+                              f"({region_b.shape[1]} values): fractional extension "
+                              f"{'exists' if fractional else 'NONE'}, integer {'exists' if integer else 'NONE'}; B's "
+                              "values merged pairwise (|B| = 2): " + "; ".join(
+                                  f"{a + 1}+{b + 1}: fractional {'yes' if f else 'no'}, integer {'yes' if n else 'no'}"
+                                  for (a, b), (f, n) in merged.items()),
+                       note="fractional: HiGHS LP feasibility; integer: HiGHS MILP feasibility")
