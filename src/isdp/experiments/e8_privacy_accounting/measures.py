@@ -191,13 +191,13 @@ def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, st
                                                     "from the NHGIS county extract, vintage v20210608")
 
 
-def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None,
+def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None, conversion: str | None = None,
                  beside: str | None = None) -> Measurement:
     """Largest |this run − printed| over the noise variances of one mechanism (and δ) of the talk's tables.
 
-    Gaussian rows use the configured conversion; the conversion ``beside`` (a competing reading) is set beside it
-    in the text, with whether its gap is within the same half unit of the last digit; the other conversions' gaps
-    go into the note.
+    Gaussian rows use the zCDP → (ε, δ) ``conversion`` (default: the configured one); the conversion ``beside`` (a
+    competing reading) is set beside it in the text, with whether its gap is within the same half unit of the last
+    digit; the other conversions' gaps go into the note.
     """
     t = run.table("e8_tda_variance")
     t = t[t["mechanism"] == mechanism]
@@ -205,10 +205,10 @@ def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None,
         t = t[np.isclose(t["delta"], delta, rtol=1e-9, atol=0)]
     beside_text = ""
     if mechanism == "gaussian":
-        method = run.config["e8"]["tda"]["conversion"]
+        method = conversion or run.config["e8"]["tda"]["conversion"]
         gaps = t.groupby("conversion")["gap"].agg(lambda g: g.abs().max())
         note = "largest gaps of the other conversions: " + ", ".join(f"{m} {g:.3f}" for m, g in gaps.items()
-                                                                      if m != method)
+                                                                      if m not in (method, beside))
         if beside is not None and beside not in gaps:
             beside_text = f"; beside it, {beside}: not in this run's table"
         elif beside is not None:
