@@ -775,22 +775,24 @@ def zcdp_budget(shift, sigma2: float) -> float:
 
 
 def rounding_lp(run: Run, paper, *, children, parent=None, child_totals: bool = True) -> Measurement:
-    """Whether HiGHS's simplex returns an integer solution of the talk's rounding LP as printed, on the
-    instance ``children`` (fractional H*_j adding up to the integer ``parent``; ``parent`` None: the national
-    program, one histogram whose total is kept; ``child_totals``: each child's total kept, the invariants); beside
-    it the IP's optimum and the offset formulation's LP."""
+    """Whether each LP algorithm the talk names (HiGHS's simplex; its barrier with crossover) returns an integer
+    solution of the talk's rounding LP as printed, on the instance ``children`` (fractional H*_j adding up to the
+    integer ``parent``; ``parent`` None: the national program, one histogram whose total is kept; ``child_totals``:
+    each child's total kept, the invariants); beside it the IP's optimum and the offset formulation's LP."""
     from isdp.experiments.e8_privacy_accounting import rounding
 
-    lp, lp_obj = rounding.printed_lp(children, parent, child_totals=child_totals)
     _, ip_obj = rounding.printed_lp(children, parent, integer=True, child_totals=child_totals)
-    off, off_obj = rounding.offset_lp(children, parent, child_totals=child_totals)
-    value = {"lp_integral": rounding.is_integral(lp)}
-    vertex = "H* itself" if np.allclose(lp, children) else "not H*"
-    return Measurement(value, f"the printed LP's simplex vertex is {vertex} ({np.round(lp, 3).tolist()}, objective "
-                              f"{lp_obj:g}): {'integral' if value['lp_integral'] else 'FRACTIONAL'}; the IP's optimum "
-                              f"is {ip_obj:g}. Written in offsets d = H̃ − ⌊H*⌋ ∈ [0, 1] (integer right-hand sides) the "
-                              f"LP's vertex is {'integral' if rounding.is_integral(off) else 'fractional'} with "
-                              f"objective {off_obj:g}")
+    value, parts = {}, []
+    for method in rounding.LP_METHODS:
+        lp, lp_obj = rounding.printed_lp(children, parent, child_totals=child_totals, method=method)
+        off, off_obj = rounding.offset_lp(children, parent, child_totals=child_totals, method=method)
+        value[f"{method}_integral"] = rounding.is_integral(lp)
+        parts.append(f"{method}: the printed LP's vertex is {'H* itself' if np.allclose(lp, children) else 'not H*'} "
+                     f"({np.round(lp, 3).tolist()}, objective {round(lp_obj, 9) + 0.0:g}): "
+                     f"{'integral' if value[f'{method}_integral'] else 'FRACTIONAL'}; in offsets d = H̃ − ⌊H*⌋ ∈ "
+                     f"[0, 1] (integer right-hand sides) {'integral' if rounding.is_integral(off) else 'fractional'}"
+                     f" with objective {round(off_obj, 9) + 0.0:g}")
+    return Measurement(value, "; ".join(parts) + f". The IP's optimum is {ip_obj:g}")
 
 
 def dorm_flow(run: Run, paper) -> Measurement:

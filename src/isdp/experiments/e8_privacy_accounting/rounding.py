@@ -6,7 +6,8 @@ C_j (here each child's total) and Σ_j H̃_j = H̃ (the parent's integer histogr
 equivalent to LP when using barrier+crossover or simplex algorithms" under conditions like a TUM
 constraint matrix. :func:`printed_lp` solves that program's LP relaxation as printed; :func:`offset_lp`
 the same rounding written in offsets d = H̃ − ⌊H*⌋ ∈ [0, 1], whose right-hand sides are integers.
-Both with HiGHS's dual simplex, so each returns a vertex.
+Both with one of the two algorithms the talk names (:data:`LP_METHODS`): HiGHS's dual simplex or its interior
+point method followed by crossover; each returns a vertex.
 """
 
 from __future__ import annotations
@@ -41,17 +42,24 @@ def _program(children, parent, child_totals: bool) -> tuple[np.ndarray, sparse.c
     return H, _sum_rows(*H.shape, per_cell=parent is not None, per_child=child_totals), np.rint(b)
 
 
-def _solve(c, A_eq, b_eq, bounds) -> optimize.OptimizeResult:
-    res = optimize.linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs-ds")
+#: The talk's 'LP algorithms (barrier+crossover, simplex)' as SciPy's HiGHS methods (``highs-ipm`` runs crossover
+#: after the interior point method, so it ends at a vertex).
+LP_METHODS = {"simplex": "highs-ds", "barrier+crossover": "highs-ipm"}
+
+
+def _solve(c, A_eq, b_eq, bounds, method: str = "simplex") -> optimize.OptimizeResult:
+    res = optimize.linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method=LP_METHODS[method])
     if res.status != 0:
         raise RuntimeError(f"HiGHS did not solve the rounding LP: {res.message}")
     return res
 
 
-def printed_lp(children, parent, integer: bool = False, child_totals: bool = True) -> tuple[np.ndarray, float]:
+def printed_lp(children, parent, integer: bool = False, child_totals: bool = True,
+               method: str = "simplex") -> tuple[np.ndarray, float]:
     """The LP relaxation of the talk's rounding IP (``integer``: the IP itself, by HiGHS's MILP solver):
     variables H̃_j and t_j ≥ |H̃_j − H*_j|. ``parent`` None: the national program (one histogram, its total
-    kept); ``child_totals`` False: the state-level program without invariants. Returns (H̃ (m, cells), objective)."""
+    kept); ``child_totals`` False: the state-level program without invariants; ``method`` one of
+    :data:`LP_METHODS`. Returns (H̃ (m, cells), objective)."""
     H, S, b = _program(children, parent, child_totals)
     m, c = H.shape
     k = m * c
@@ -71,18 +79,19 @@ def printed_lp(children, parent, integer: bool = False, child_totals: bool = Tru
         if res.status != 0:
             raise RuntimeError(f"HiGHS did not solve the rounding IP: {res.message}")
     else:
-        res = _solve(cost, sparse.csr_array(A_eq), b_eq, list(zip(lo, hi, strict=True)))
+        res = _solve(cost, sparse.csr_array(A_eq), b_eq, list(zip(lo, hi, strict=True)), method)
     return res.x[:k].reshape(m, c), float(res.fun)
 
 
-def offset_lp(children, parent, child_totals: bool = True) -> tuple[np.ndarray, float]:
+def offset_lp(children, parent, child_totals: bool = True, method: str = "simplex") -> tuple[np.ndarray, float]:
     """The same rounding in offsets: H̃ = ⌊H*⌋ + d, d ∈ [0, 1], minimising Σ |⌊H*⌋ + d − H*| = Σ (f + (1 − 2f) d)
     (f the fractional parts); its equalities have integer right-hand sides and the matrix of :func:`_sum_rows`
-    (rows of a transportation matrix), which is TUM. Returns (H̃ (m, cells), objective)."""
+    (rows of a transportation matrix), which is TUM; ``method`` one of :data:`LP_METHODS`. Returns (H̃ (m, cells),
+    objective)."""
     H, S, b = _program(children, parent, child_totals)
     floor = np.floor(H)
     f = (H - floor).ravel()
-    res = _solve(1.0 - 2.0 * f, S, b - S @ floor.ravel(), [(0.0, 1.0)] * f.size)
+    res = _solve(1.0 - 2.0 * f, S, b - S @ floor.ravel(), [(0.0, 1.0)] * f.size, method)
     return floor + res.x.reshape(H.shape), float(res.fun + f.sum())
 
 
