@@ -100,3 +100,11 @@ def test_conservative_population_matches_and_fails_for_a_population_above_the_co
     doubled = claims.Run(tmp_path, {**run.config, "data": data}, repo=ROOT)
     status, m = row_verdict(cid, doubled)
     assert status == "differs" and m.value > claims.claim(cid, REGISTRY)["paper_value"]
+
+
+def test_random_record_delta_matches_and_fails_when_the_failure_chance_is_read_as_delta(run):
+    status, m = row_verdict("TDA-E8-random-record-delta", run)
+    assert status == "match" and m.value["delta_is_p_over_n"]
+    # δ read as the failure probability itself: one person's record, not a random one of the population's
+    assert row_verdict("TDA-E8-random-record-delta", run, people=1.0)[0] == "differs"
+

@@ -282,6 +282,40 @@ def failure_probability(run: Run, paper, *, people: float, delta: float) -> Meas
                        note="the tables use δ = 1e-14, four times this δ")
 
 
+def random_record_delta(run: Run, paper, *, release_probability: float, people: float, records: list[int],
+                        eps: list[float]) -> Measurement:
+    """The δ of the talk's yardstick algorithm, which with probability ``release_probability`` publishes one record
+    chosen uniformly at random (its index and value) and otherwise nothing: the exact hockey-stick divergence over
+    every pair of neighbouring binary datasets (one record changed) of each size in ``records``, at each ε in
+    ``eps``, against ``release_probability`` / n (equal within 1e-9, relative); then that δ at ``people``
+    records."""
+    from isdp.privacy_audit import hockey_stick_divergence
+
+    def law(data):  # outputs: nothing, then (i, v) for every index i and value v
+        out = np.zeros(1 + 2 * len(data))
+        out[0] = 1 - release_probability
+        out[1 + 2 * np.arange(len(data)) + np.asarray(data)] = release_probability / len(data)
+        return out
+
+    worst = 0.0
+    for n in records:
+        for data in itertools.product((0, 1), repeat=n):
+            for i in range(n):
+                other = list(data)
+                other[i] = 1 - other[i]
+                for e in eps:
+                    delta = hockey_stick_divergence(law(data), law(other), e)
+                    worst = max(worst, abs(delta / (release_probability / n) - 1))
+    delta = release_probability / people
+    value = {"delta": delta, "delta_is_p_over_n": worst <= 1e-9}
+    verb = "equals" if value["delta_is_p_over_n"] else "DIFFERS FROM"
+    return Measurement(value, f"exact: the algorithm's δ {verb} p/n for every pair of neighbouring datasets of "
+                              f"{min(records)} to {max(records)} binary records at ε = "
+                              f"{', '.join(f'{e:g}' for e in eps)} (largest relative deviation {worst:.1e}); at p = "
+                              f"{release_probability:g} and n = {people:.0e} people, δ = {delta:.3g}",
+                       note="δ does not fall with ε: the published record has probability 0 under the neighbour")
+
+
 def histogram_cells(run: Run, paper, *, blocks: float, attributes: dict) -> Measurement:
     """Cells of the block-level histogram: blocks × the product of the attribute sizes."""
     per_block = math.prod(attributes.values())
