@@ -11,6 +11,7 @@ import pytest
 import yaml
 from conftest import REGISTRY, ROOT, row_verdict
 
+from isdp.accounting import dp_to_zcdp
 from isdp.experiments import claims
 from isdp.experiments.e8_privacy_accounting import implied, rounding
 
@@ -108,3 +109,19 @@ def test_random_record_delta_matches_and_fails_when_the_failure_chance_is_read_a
     # δ read as the failure probability itself: one person's record, not a random one of the population's
     assert row_verdict("TDA-E8-random-record-delta", run, people=1.0)[0] == "differs"
 
+
+
+def test_less_privacy_probability_holds_for_the_printed_tables_not_for_an_exact_gaussian(run, tmp_path):
+    status, m = row_verdict("TDA-E8-less-privacy-probability", run)
+    assert status == "match" and m.value < claims.paper_value("TDA-E8-less-privacy-probability", REGISTRY)
+    # The same (ε, δ) met by the exact Gaussian privacy profile: the smallest variance (ε, δ)-DP allows
+    tda = CONFIG["e8"]["tda"]
+    printed = pd.read_csv(ROOT / CONFIG["e8"]["printed"]["tda_variance"])
+    rho = [dp_to_zcdp(e, d, "gaussian-exact") for e, d in zip(printed["epsilon"], printed["delta"], strict=True)]
+    printed["gaussian_variance"] = tda["levels"] * tda["changed_cells"] / (2 * np.array(rho))
+    path = tmp_path / "exact_gaussian.csv"
+    printed.to_csv(path, index=False)
+    e8 = {**CONFIG["e8"], "printed": {**CONFIG["e8"]["printed"], "tda_variance": str(path)}}
+    exact = claims.Run(tmp_path, {"e8": e8, "data": CONFIG["data"]}, repo=ROOT)
+    status, m = row_verdict("TDA-E8-less-privacy-probability", exact)
+    assert status == "differs" and m.value > 2 * claims.paper_value("TDA-E8-less-privacy-probability", REGISTRY)

@@ -316,6 +316,27 @@ def random_record_delta(run: Run, paper, *, release_probability: float, people: 
                        note="δ does not fall with ε: the published record has probability 0 under the neighbour")
 
 
+def privacy_loss_tail(run: Run, paper, *, delta: float) -> Measurement:
+    """The chance that one person's privacy loss exceeds ε under the talk's Gaussian mechanism at δ, for each ε of
+    its printed table: the printed per-query variance σ² at each of the configured levels (``e8.tda.levels``),
+    neighbours changing ``e8.tda.changed_cells`` cells by one (Δ₂² = that count), so ρ = levels·Δ₂²/(2σ²) and the
+    privacy loss of the composed Gaussian mechanism is N(ρ, 2ρ) exactly: P(L > ε) = Φ̄((ε − ρ)/√(2ρ)). The value
+    is the largest."""
+    from scipy.stats import norm
+
+    levels, changed_cells = (run.config["e8"]["tda"][k] for k in ("levels", "changed_cells"))
+    printed = pd.read_csv(run.data(run.config["e8"]["printed"]["tda_variance"]))
+    rows = printed[np.isclose(printed["delta"], delta, rtol=1e-9, atol=0)]
+    if rows.empty:
+        raise ValueError(f"no printed Gaussian variances at δ = {delta}")
+    rho = levels * changed_cells / (2 * rows["gaussian_variance"].to_numpy())
+    tail = norm.sf((rows["epsilon"].to_numpy() - rho) / np.sqrt(2 * rho))
+    return Measurement(float(tail.max()), "P(privacy loss > ε) at δ = " + f"{delta:g}: " + ", ".join(
+        f"ε = {e:g}: {p:.2e} ({p / delta:.3f} δ)" for e, p in zip(rows["epsilon"], tail, strict=True)),
+                       note=f"the printed variances, {levels} levels, Δ₂² = {changed_cells} per level: the privacy "
+                            "loss is Gaussian, N(ρ, 2ρ), so the probabilities are exact")
+
+
 def histogram_cells(run: Run, paper, *, blocks: float, attributes: dict) -> Measurement:
     """Cells of the block-level histogram: blocks × the product of the attribute sizes."""
     per_block = math.prod(attributes.values())
