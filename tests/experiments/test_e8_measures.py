@@ -315,6 +315,9 @@ def test_attribute_sizes_fail_without_some_other_race(tmp_path):
     assert row_verdict("TDA-E8-attribute-sizes", run)[0] == "match"
     races = claims.claim("TDA-E8-attribute-sizes", REGISTRY)["args"]["races"]
     assert row_verdict("TDA-E8-attribute-sizes", run, races=races[:-1])[0] == "differs"
+    codes = pd.read_csv(REPO / "data/e8/census2010_gq_codes.csv")
+    codes[codes["class"] == "institutional"].to_csv(tmp_path / "institutional.csv", index=False)
+    assert row_verdict("TDA-E8-attribute-sizes", run, gq_codes=str(tmp_path / "institutional.csv"))[0] == "differs"
 
 
 def test_state_measurements_fail_when_puerto_rico_is_counted(tmp_path):

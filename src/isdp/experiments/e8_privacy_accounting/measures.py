@@ -1218,13 +1218,15 @@ def hamming_extension(run: Run, paper, *, values: int, max_size: int) -> Measure
                               f"differs from the bounded path length at {audit_mismatches} same-size pairs", n=n * n)
 
 
-def attribute_sizes(run: Run, paper, *, races: list[str], group_quarters_types: list[str]) -> Measurement:
+def attribute_sizes(run: Run, paper, *, races: list[str], gq_codes: str) -> Measurement:
     """The histogram's attribute sizes from their categories: a race is any nonempty combination of ``races``
-    (alone or in combination), a residence type a household or one of ``group_quarters_types``."""
-    value = {"race": 2 ** len(races) - 1, "residence_type": 1 + len(group_quarters_types)}
+    (alone or in combination), a residence type a household or one of the major group-quarters types of the
+    committed 2010 GQ code list ``gq_codes``."""
+    major_types = pd.read_csv(run.data(gq_codes))["major_type"].unique()
+    value = {"race": 2 ** len(races) - 1, "residence_type": 1 + len(major_types)}
     return Measurement(value, f"race: 2^{len(races)} − 1 = {value['race']} nonempty combinations of "
-                              f"{len(races)} categories; residence type: household + {len(group_quarters_types)} "
-                              f"group-quarters types = {value['residence_type']}")
+                              f"{len(races)} categories; residence type: household + {len(major_types)} major "
+                              f"group-quarters types of the 2010 code list = {value['residence_type']}")
 
 
 def state_units(run: Run, paper, *, exclude: list[str]) -> Measurement:
