@@ -60,6 +60,16 @@ def _laplace_instead_of_gaussian(monkeypatch, eps_of=None):
     monkeypatch.setattr(isdp.privacy_audit, "exact_route_noise", laplace)
 
 
+def test_no_invariant_reduction_holds_for_the_l1_laplace_and_not_for_the_l2_one():
+    """With no invariant the ℓ1 generalized Laplace law factorises into double geometric cells; the ℓ2 one
+    (∝ exp(−ε‖u‖₂), also a generalized Laplace mechanism of Def 9) does not, so the row differs for it."""
+    c = _row("ISDP-E1-no-invariant-reduction")
+    m = measures.no_invariant_reduction(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match"
+    m = measures.no_invariant_reduction(Run(".", {}), c["paper_value"], **{**c["args"], "norm": "l2"})
+    assert _status(c, m) == "differs" and m.value > 0.1
+
+
 def test_the_lattice_gaussian_is_sub_gaussian_and_a_laplace_law_of_its_second_moment_is_not(monkeypatch):
     from scipy.optimize import brentq
 
