@@ -48,6 +48,12 @@ E3_CAT = register(
         group_quarters=repo_file(
             "data/nhgis/county_group_quarters_v20210608.csv"
         ),  # SDP-E3-gq-facilities-invariant and its same-fact rows
+        histogram_cells=repo_file(
+            "data/nhgis/county_histogram_cells_v20210608.csv"
+        ),  # TDA-E3-nonnegative-integer-histogram, TDA-E3-sparse-histogram
+        histogram_support=repo_file(
+            "data/nhgis/state_histogram_support_v20210608.csv"
+        ),  # TDA-E3-sparse-histogram (the nation, in its test)
     ),
     notebook=dict(
         counties=rules.fetch.output.csv,

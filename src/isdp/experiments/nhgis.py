@@ -566,6 +566,34 @@ def _codebook_races(zip_path: str | os.PathLike) -> dict[str, list[str]]:
     return {key: [leaves[r] for r in races] for key, leaves in codes.items()}
 
 
+def _county_histograms(zip_path, vintage, sources) -> dict[str, tuple[pd.DataFrame, tuple[np.ndarray, ...]]]:
+    """Per county, the 252 cells ethnicity (2) × race (63) × voting age (2) as differences of the zip's race tables
+    (:data:`_RACE_TABLES`, the 18+ cells first), with the total (H72001) and voting-age (H74001) populations, for
+    each source suffix in ``sources`` (``sf`` 2010 SF1, ``dp`` the DAS): {source: (counties, (cells, pop, adults))}.
+    The counties are :func:`extract`'s, validated the same way; the cells are not checked here."""
+    races = _codebook_races(zip_path)
+    columns = {src: ({key: [f"{c}_{src}" for c in codes] for key, codes in races.items()},
+                     [f"H72001_{src}", f"H74001_{src}"]) for src in sources}
+    extra = [c for tables, totals in columns.values() for c in (*[c for cs in tables.values() for c in cs], *totals)]
+    raw = read_county_csv(zip_path, vintage, extra=tuple(extra))
+    counties = tidy_extract(raw, raw.attrs["vintage"])
+    validate(counties)
+    rows = raw.assign(gisjoin=raw["gisjoin"].str.strip()).set_index("gisjoin").loc[counties["gisjoin"]]
+
+    def counts(names: list[str]) -> np.ndarray:
+        return np.column_stack([_to_int64(rows[c].reset_index(drop=True), c, counties["gisjoin"]) for c in names])
+
+    out = {}
+    for src, (tables, totals) in columns.items():
+        t = {key: counts(names) for key, names in tables.items()}
+        adult = {"not_hispanic": t["adult_not_hispanic"], "hispanic": t["adult"] - t["adult_not_hispanic"]}
+        child = {"not_hispanic": t["all_not_hispanic"] - t["adult_not_hispanic"],
+                 "hispanic": t["all"] - t["all_not_hispanic"] - adult["hispanic"]}
+        pop, adults = counts(totals).T
+        out[src] = (counties, (np.hstack([*adult.values(), *child.values()]), pop, adults))
+    return out
+
+
 def extract_histogram_support(
     zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
 ) -> pd.DataFrame:
@@ -576,23 +604,7 @@ def extract_histogram_support(
     every state) the 252 cells add up to the population (H72001) and the 18+ cells to the voting-age population
     (H74001). The counties are :func:`extract`'s (validated the same way). Writes a deterministic CSV of
     :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a check fails. Returns the frame."""
-    races = _codebook_races(zip_path)
-    sf = {key: [f"{c}_sf" for c in codes] for key, codes in races.items()}
-    totals = {"pop": "H72001_sf", "adult": "H74001_sf"}
-    raw = read_county_csv(zip_path, vintage, extra=(*[c for cs in sf.values() for c in cs], *totals.values()))
-    counties = tidy_extract(raw, raw.attrs["vintage"])
-    validate(counties)
-    rows = raw.assign(gisjoin=raw["gisjoin"].str.strip()).set_index("gisjoin").loc[counties["gisjoin"]]
-
-    def counts(columns: list[str]) -> np.ndarray:
-        return np.column_stack([_to_int64(rows[c].reset_index(drop=True), c, counties["gisjoin"]) for c in columns])
-
-    t = {key: counts(columns) for key, columns in sf.items()}
-    adult = {"not_hispanic": t["adult_not_hispanic"], "hispanic": t["adult"] - t["adult_not_hispanic"]}
-    child = {"not_hispanic": t["all_not_hispanic"] - t["adult_not_hispanic"],
-             "hispanic": t["all"] - t["all_not_hispanic"] - adult["hispanic"]}
-    cells = np.hstack([*adult.values(), *child.values()])  # counties × 252, the 18+ cells first
-    pop, adults = counts(list(totals.values())).T
+    counties, (cells, pop, adults) = _county_histograms(zip_path, vintage, ("sf",))["sf"]
     if (cells < 0).any():
         raise DataValidationError("non-negative cells: a difference of SF1 tables is negative")
     if (cells.sum(axis=1) != pop).any() or (cells[:, : 2 * N_RACES].sum(axis=1) != adults).any():
@@ -608,9 +620,50 @@ def extract_histogram_support(
     })
     support = support.astype({c: "int64" for c in HISTOGRAM_SUPPORT_COLUMNS[1:]})[HISTOGRAM_SUPPORT_COLUMNS]
     atomic_write(out_csv, lambda tmp: support.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
-    log.info("wrote the histogram support of %d states (vintage %s) to %s", len(support) - 1, raw.attrs["vintage"],
-             out_csv)
+    log.info("wrote the histogram support of %d states (vintage %s) to %s", len(support) - 1,
+             counties["vintage"].iloc[0], out_csv)
     return support
+
+
+#: The committed per-county summary of the 252-cell histograms (repository path), made by
+#: :func:`extract_histogram_cells`.
+HISTOGRAM_CELLS_EXTRACT = "data/nhgis/county_histogram_cells_v20210608.csv"
+HISTOGRAM_CELLS_SOURCE = ["sf1_nonzero_cells", "dp_nonzero_cells", "dp_negative_cells", "dp_cells_off_totals"]
+HISTOGRAM_CELLS_COLUMNS = [*COUNT_IDS, *HISTOGRAM_CELLS_SOURCE]
+
+
+def histogram_cells_summary(counties: pd.DataFrame, sf1: np.ndarray, dp: tuple[np.ndarray, ...]) -> pd.DataFrame:
+    """Per county: the nonzero cells of its SF1 and DAS 252-cell histograms, the DAS cells that are negative, and
+    whether the DAS cells fail to add up to the DAS's published total and voting-age populations (1) or not (0)."""
+    cells, pop, adults = dp
+    off = (cells.sum(axis=1) != pop) | (cells[:, : 2 * N_RACES].sum(axis=1) != adults)
+    summary = counties[COUNT_IDS].copy()
+    for column, values in zip(HISTOGRAM_CELLS_SOURCE, ((sf1 > 0).sum(axis=1), (cells > 0).sum(axis=1),
+                                                       (cells < 0).sum(axis=1), off), strict=True):
+        summary[column] = np.asarray(values, dtype="int64")
+    return summary
+
+
+def extract_histogram_cells(
+    zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
+) -> pd.DataFrame:
+    """Per county, :func:`histogram_cells_summary` of its 252-cell ethnicity × race × voting-age histograms, SF1 and
+    DAS, derived from the zip's race tables (:func:`_county_histograms`; the SF1 cells checked as in
+    :func:`extract_histogram_support`): the TopDown talk's sparse histograms and its nonnegative integer microdata.
+    Writes a deterministic CSV of :data:`HISTOGRAM_CELLS_COLUMNS`; nothing is written when a check fails."""
+    histograms = _county_histograms(zip_path, vintage, ("sf", "dp"))
+    counties, (sf1, pop, adults) = histograms["sf"]
+    if (sf1 < 0).any() or (sf1.sum(axis=1) != pop).any() or (sf1[:, : 2 * N_RACES].sum(axis=1) != adults).any():
+        raise DataValidationError("SF1 cells: a difference of SF1 tables is negative or the cells miss the totals")
+    summary = histogram_cells_summary(counties, sf1, histograms["dp"][1])
+    atomic_write(out_csv, lambda tmp: summary.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
+    log.info("wrote the histogram cells of %d counties to %s", len(summary), out_csv)
+    return summary
+
+
+def load_histogram_cells(csv_path: str | os.PathLike) -> pd.DataFrame:
+    """Read an extract written by :func:`extract_histogram_cells` (identifiers as strings, counts as integers)."""
+    return _load_county_counts(csv_path, HISTOGRAM_CELLS_COLUMNS, HISTOGRAM_CELLS_SOURCE)
 
 
 def _read_extract(csv_path: str | os.PathLike, columns: list[str], counts) -> pd.DataFrame:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from isdp.diagnostics import load_draws
@@ -338,3 +339,47 @@ def block_truncation_bias(run: Run, paper, *, counts: list[int], state: str) -> 
         + ")",
         n=len(ratios),
     )
+
+
+def das_histogram_consistency(run: Run, paper) -> Measurement:
+    """The DAS output as one nonnegative integer histogram: over the counties of the committed histogram-cells
+    extract (:data:`isdp.experiments.nhgis.HISTOGRAM_CELLS_EXTRACT`), the negative cells of the 252-cell ethnicity
+    × race × voting-age histograms derived from the DAS's published race tables, plus the counties whose cells do
+    not add up to the DAS's published total and voting-age populations."""
+    from isdp.experiments.nhgis import HISTOGRAM_CELLS_EXTRACT, load_histogram_cells
+
+    h = load_histogram_cells(run.data(HISTOGRAM_CELLS_EXTRACT))
+    negative, off = int(h["dp_negative_cells"].sum()), int(h["dp_cells_off_totals"].sum())
+    return Measurement(negative + off, f"{negative} negative cells among {252 * len(h):,} (252 per county, "
+                                       f"{len(h):,} counties) derived from the DAS's race tables P8–P11; {off} "
+                                       "counties whose cells miss the DAS's total or voting-age population",
+                       note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings)",
+                       n=252 * len(h))
+
+
+def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement:
+    """The share of zero cells of the 252-cell SF1 histogram (ethnicity × race × voting age): the median over the
+    counties of the committed histogram-cells extract (``level`` county), or the nation's (``level`` nation: the 50
+    states and DC, from the committed histogram-support table)."""
+    from isdp.experiments.nhgis import (
+        HISTOGRAM_CELLS_EXTRACT,
+        HISTOGRAM_SUPPORT_EXTRACT,
+        N_RACES,
+        NATION,
+        load_histogram_cells,
+    )
+
+    cells = 2 * N_RACES * 2
+    if level == "nation":
+        support = pd.read_csv(run.data(HISTOGRAM_SUPPORT_EXTRACT))
+        share = 1 - int(support.loc[support["state_abbr"] == NATION, "nonzero_cells"].iloc[0]) / cells
+        return Measurement(share, f"the nation's histogram: {share:.1%} of its {cells} cells are zero")
+    h = load_histogram_cells(run.data(HISTOGRAM_CELLS_EXTRACT))
+    zero = 1 - h["sf1_nonzero_cells"] / cells
+    dp_zero = 1 - h["dp_nonzero_cells"] / cells
+    return Measurement(float(zero.median()), f"median county: {zero.median():.1%} of the {cells} SF1 cells are zero "
+                                             f"(quartiles {zero.quantile(0.25):.1%}, {zero.quantile(0.75):.1%}; "
+                                             f"{(zero > 0.5).sum():,} of {len(h):,} counties above half); after the "
+                                             f"DAS {dp_zero.median():.1%}",
+                       note="a zero county cell is zero in every block of the county, so the blocks' share is at "
+                            "least the county's", n=len(h))
