@@ -684,3 +684,39 @@ def null_set_conditioning_level(run: Run, paper, *, bins: int, bin_scale: float,
                     worst = max(worst, float((logdens(v) - logdens(v + shift)).max()) / e)
     return Measurement(worst, f"M*'s level {worst:.9f} ε (γ = {worst - 1:.2e}); Thm 2.1's γ = 1 bound 2 ε; {bins} "
                               f"bins of Lap({bin_scale:g}/ε), {len(run.config['e7']['eps_grid'])} ε")
+
+
+#: Post-processings of a count y for CDP-E7-post-processing-one-to-one: one-to-one maps and maps that merge outputs.
+POST_PROCESSINGS = {
+    "shift": lambda y: y + 3, "negate": lambda y: -y, "double": lambda y: 2 * y,
+    "parity": lambda y: y % 2, "clamp": lambda y: max(y, 0), "halve": lambda y: y // 2,
+    "sign": lambda y: int(np.sign(y)),
+}
+
+
+def post_processing_one_to_one(run: Run, paper, *, eps: float, radius: int, one_to_one: list[str],
+                               many_to_one: list[str]) -> Measurement:
+    """Congenial DP §4 after (4.2): the privacy level (the largest |log-ratio| over outputs) of g∘M against M's, for
+    M the double geometric mechanism at ``eps`` on a count and its neighbour one apart, each g of
+    :data:`POST_PROCESSINGS`: exact laws on a box of ``radius`` (mass outside below e^(−ε·radius)). The value: every
+    one-to-one g keeps the level, no g raises it, and some g that merges outputs lowers it strictly."""
+    from isdp.distributions import dg_pmf
+    from isdp.privacy_audit import Law, max_privacy_loss, pushforward
+
+    k = np.arange(-radius, radius + 1)
+    base = Law(k[:, None], dg_pmf(k, eps), 0.0)
+    x, x_prime = base, base.shifted([1])
+
+    def level(g=None):
+        p, q = (x, x_prime) if g is None else (pushforward(x, lambda y: [g(int(y[0]))]),
+                                                pushforward(x_prime, lambda y: [g(int(y[0]))]))
+        return max(max_privacy_loss(p, q), max_privacy_loss(q, p))
+
+    m = level()
+    levels = {name: level(POST_PROCESSINGS[name]) for name in [*one_to_one, *many_to_one]}
+    value = {"one_to_one_equal": all(abs(levels[n] - m) <= 1e-9 for n in one_to_one),
+             "never_exceeds": all(v <= m + 1e-9 for v in levels.values()),
+             "some_below": any(levels[n] < m - 1e-6 for n in many_to_one)}
+    return Measurement(value, f"M = DG at ε = {eps:g}, neighbours one apart: level {m:.4f}; one-to-one g: "
+                              + ", ".join(f"{n} {levels[n]:.4f}" for n in one_to_one) + "; merging g: "
+                              + ", ".join(f"{n} {levels[n]:.4f}" for n in many_to_one))
