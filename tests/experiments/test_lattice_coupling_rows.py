@@ -86,3 +86,11 @@ def test_the_tail_bound_is_one_sided_where_the_sampler_check_is_two_sided(monkey
         monkeypatch.setattr(measures, "l1_tail_rate", lambda *a, fit=fit, **k: fit)
         m = measures.l1_tail_rate_floor(run, bound["paper_value"], **bound["args"])
         assert _status(bound, m) == bound_status and _status(check, fit) == check_status
+
+
+def test_a_larger_lag_tightens_the_bound_and_costs_more_and_an_unchanged_lag_does_not():
+    c = _row("ISDP-E1-lag-tradeoff")
+    m = measures.lag_tradeoff(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match"
+    m = measures.lag_tradeoff(Run(".", {}), c["paper_value"], **{**c["args"], "lags": [10, 10, 10]})
+    assert _status(c, m) == "differs" and abs(m.value) < 3.43
