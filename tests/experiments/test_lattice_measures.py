@@ -169,3 +169,20 @@ def test_the_gaussian_smooth_delta_grows_with_the_distance_and_a_laplace_delta_s
     _laplace_instead_of_gaussian(monkeypatch, lambda sampler: c["args"]["eps"])  # the double geometric at ε
     pure = measures.smooth_delta_grows(Run(".", {}), c["paper_value"], **c["args"])
     assert set(pure.value.values()) == {0.0} and _status(c, pure) == "differs"
+
+
+def test_the_singleton_invariant_gives_bounded_dp_neighbours_and_not_unbounded_ones():
+    c = _row("ISDP-E1-singleton-bounded-dp")
+    m = measures.singleton_bounded_dp(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match" and "loses 1.000000" in m.text
+    m = measures.singleton_bounded_dp(Run(".", {}), c["paper_value"], **{**c["args"], "distance": 1})
+    assert _status(c, m) == "differs"
+
+
+def test_two_different_invariants_determine_what_neither_does_and_nested_ones_do_not():
+    c = _row("ISDP-E1-joint-invariant-inference")
+    m = measures.joint_invariant_inference(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match"
+    nested = [c["args"]["invariants"][0]] * 2
+    m = measures.joint_invariant_inference(Run(".", {}), c["paper_value"], **{**c["args"], "invariants": nested})
+    assert _status(c, m) == "differs" and m.value["together"] is False
