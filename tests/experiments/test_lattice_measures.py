@@ -186,3 +186,25 @@ def test_two_different_invariants_determine_what_neither_does_and_nested_ones_do
     nested = [c["args"]["invariants"][0]] * 2
     m = measures.joint_invariant_inference(Run(".", {}), c["paper_value"], **{**c["args"], "invariants": nested})
     assert _status(c, m) == "differs" and m.value["together"] is False
+
+
+def test_lattice_proposals_are_accepted_far_more_often_than_blind_ones_land(tmp_path):
+    """On the config's lattices with an acceptance rate of 0.35 per target (the chains' own rates are 0.36 to 0.47)."""
+    import pandas as pd
+    from conftest import ROOT
+
+    from isdp.experiments.config import load_config
+
+    config = load_config(ROOT / "config" / "config.yaml")
+    (tmp_path / "results" / "tables").mkdir(parents=True)
+    for exp in ("e1", "e2"):
+        for norm in config[exp]["targets"]:
+            pd.DataFrame({"acceptance": [0.35]}).to_csv(tmp_path / f"results/tables/{exp}_ess_{norm}.csv", index=False)
+    run = Run(tmp_path, config, repo=ROOT)
+    for row in ("ISDP-E1-lattice-proposal-efficiency", "ISDP-E2-lattice-proposal-efficiency"):
+        c = _row(row)
+        m = measures.lattice_proposal_efficiency(run, c["paper_value"], **c["args"])
+        assert _status(c, m) == "match" and m.value > 100, row
+        # blind proposals so small they are almost always zero land almost always: no order of magnitude left
+        m = measures.lattice_proposal_efficiency(run, c["paper_value"], **{**c["args"], "blind_eps": 3.0})
+        assert _status(c, m) == "differs", row

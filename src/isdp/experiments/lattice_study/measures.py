@@ -422,6 +422,17 @@ def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
                             "is attained (at y = x)", n=len(cases))
 
 
+def _experiment_problem(run: Run, exp: str):
+    """E1's problem (the config's Venn constraints) or E2's (the margins of the committed table)."""
+    if exp == "e1":
+        from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
+
+        return intersecting_constraints_problem(run.config["e1"]["x"], run.config["e1"]["records_per_region"])
+    from isdp.experiments.problems import contingency_table_problem
+
+    return contingency_table_problem("e2", *read_table_csv(run.data(run.config["e2"]["table"])))
+
+
 def lattice_complete(run: Run, paper) -> Measurement:
     """ISDP Prop 8's "iff": the basis of each experiment's lattice spans every integer solution of A u = 0, not
     a sublattice. For E1 (the Venn constraints of the config), E2 (the margins of the committed table) and E3 (a
@@ -430,15 +441,11 @@ def lattice_complete(run: Run, paper) -> Measurement:
     kernel, 0 = not a basis of a full-dimensional part of the kernel). E3's value is the first index ≠ 1 over
     the states' sizes, else 1."""
     from isdp.bases import with_mixing_basis
-    from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
     from isdp.experiments.lattice_study.theory import kernel_index
     from isdp.experiments.nhgis import load_counties
-    from isdp.experiments.problems import contingency_table_problem
     from isdp.lattice import IntegerLattice, sum_constraint
 
-    e1 = intersecting_constraints_problem(run.config["e1"]["x"], run.config["e1"]["records_per_region"])
-    cells, rows, cols = read_table_csv(run.data(run.config["e2"]["table"]))
-    e2 = contingency_table_problem("e2", cells, rows, cols)
+    e1, e2 = _experiment_problem(run, "e1"), _experiment_problem(run, "e2")
     sizes = sorted(int(s) for s in set(load_counties(run.data(run.config["data"]["embedded"]))
                                        .groupby("state_abbr").size()) if s >= 2)
     draw_basis = run.config["e3"]["mcmc"]["draw_basis"]
@@ -1265,3 +1272,29 @@ def joint_invariant_inference(run: Run, paper, *, invariants: list[list[int]], q
                               + ", ".join(f"{a.tolist()} alone: {'yes' if d else 'no'}"
                                           for a, d in zip(A, value["alone"], strict=True))
                               + f"; by all together: {'yes' if value['together'] else 'no'}")
+
+
+def lattice_proposal_efficiency(run: Run, paper, *, exp: str, invariants: int,
+                                blind_eps: float | None = None) -> Measurement:
+    """ISDP §1/§4: proposals that satisfy the invariants keep a reasonable acceptance rate. Per target of ``exp``
+    (E1's or E2's), the run's acceptance rate of the lattice proposals (the chains' per-component rate, in the ESS
+    table) against the best any invariant-blind proposal at the same scale can do: i.i.d. DG noise at the target's
+    proposal ε on every cell (``blind_eps`` replaces it) is accepted only if it lands on the lattice, P(A z = 0)
+    (:func:`.theory.iid_invariant_probability`, exact) for the first ``invariants`` rows of A only: a larger
+    probability than for all of them, so a bound in the blind proposal's favour (and a 2-D rather than a 3-D grid).
+    The value is the smallest ratio."""
+    from isdp.distributions import dg_pmf
+    from isdp.experiments.lattice_study.theory import iid_invariant_probability
+
+    A = _experiment_problem(run, exp).A
+    ratios, parts = [], []
+    for norm, target in run.config[exp]["targets"].items():
+        eps = float(target["proposal_eps"] if blind_eps is None else blind_eps)
+        support = np.arange(-int(np.ceil(45 / eps)), int(np.ceil(45 / eps)) + 1)  # DG mass beyond it below e^-45
+        landing = iid_invariant_probability(A[:invariants], dg_pmf(support, eps), 1e-12)[0]
+        accepted = float(run.table(f"{exp}_ess_{norm}")["acceptance"].iloc[0])
+        ratios.append(accepted / landing)
+        parts.append(f"{norm}: lattice proposals accepted {accepted:.3f}, blind DG(ε = {eps:g}) meets the first "
+                     f"{invariants} invariants with probability {landing:.3g}: "
+                     f"ratio {accepted / landing:,.0f}")
+    return Measurement(min(ratios), f"{exp.upper()}: " + "; ".join(parts))
