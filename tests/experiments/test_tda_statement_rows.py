@@ -125,3 +125,13 @@ def test_less_privacy_probability_holds_for_the_printed_tables_not_for_an_exact_
     exact = claims.Run(tmp_path, {"e8": e8, "data": CONFIG["data"]}, repo=ROOT)
     status, m = row_verdict("TDA-E8-less-privacy-probability", exact)
     assert status == "differs" and m.value > 2 * claims.paper_value("TDA-E8-less-privacy-probability", REGISTRY)
+
+
+def test_dorm_network_flow_matches_the_figure_and_fails_for_another_town(tmp_path):
+    run = claims.Run(tmp_path, {"e8": CONFIG["e8"], "data": CONFIG["data"]}, repo=ROOT)
+    status, m = row_verdict("TDA-E8-dorm-network-flow", run)
+    assert status == "match" and m.value["reduction_exact"]
+    dorm = {**CONFIG["e8"]["dorm"], "occupied": {**CONFIG["e8"]["dorm"]["occupied"], "R1": ["F", "C", "M"]}}
+    other = claims.Run(tmp_path, {"e8": {**CONFIG["e8"], "dorm": dorm}, "data": CONFIG["data"]}, repo=ROOT)
+    status, m = row_verdict("TDA-E8-dorm-network-flow", other)
+    assert status == "differs" and m.value["infinite_arcs"] == 5 and m.value["reduction_exact"]
