@@ -1,5 +1,6 @@
 """Small exact rows on statements of Congenial DP, Subspace DP and the Swapping slides:
-CDP-E7-post-processing-one-to-one, SDP-E6-exponential-not-additive, SWAP-E8-one-day-unit. Each matches on the exact
+CDP-E7-post-processing-one-to-one, CDP-E7-vacuous-conditioning-consensus, SDP-E6-exponential-not-additive,
+SWAP-E8-one-day-unit. Each matches on the exact
 computation and flips under a plausibly wrong world."""
 
 from __future__ import annotations
@@ -39,3 +40,14 @@ def test_one_day_units_lower_the_budget_unless_the_person_is_there_one_day():
         assert f"{1 / t:.4f} (T = {t}" in m.text
     status, m = row_verdict("SWAP-E8-one-day-unit", run, days_present=1)
     assert status == "differs" and m.value["lower"] is False
+
+
+def test_vacuous_conditioning_keeps_the_prior_unless_the_output_may_depend_on_the_data():
+    run = claims.Run(".", {})
+    status, m = row_verdict("CDP-E7-vacuous-conditioning-consensus", run)
+    assert status == "match" and "defined at 0 of" in m.text
+    status, m = row_verdict("CDP-E7-vacuous-conditioning-consensus", run, dependence="kernel")
+    assert status == "differs" and "generalized bayes: NO" in m.text and "Bayes envelope 0.800" in m.text
+    # a precise mechanism (DG-like likelihoods) moves the posterior under every rule
+    status, m = row_verdict("CDP-E7-vacuous-conditioning-consensus", run, likelihood=[0.5, 0.3, 0.2, 0.2, 0.3, 0.5])
+    assert status == "differs" and "dempster: NO" in m.text

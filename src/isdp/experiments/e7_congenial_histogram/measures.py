@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import partial
 
@@ -720,3 +721,53 @@ def post_processing_one_to_one(run: Run, paper, *, eps: float, radius: int, one_
     return Measurement(value, f"M = DG at ε = {eps:g}, neighbours one apart: level {m:.4f}; one-to-one g: "
                               + ", ".join(f"{n} {levels[n]:.4f}" for n in one_to_one) + "; merging g: "
                               + ", ".join(f"{n} {levels[n]:.4f}" for n in many_to_one))
+
+
+def vacuous_conditioning(run: Run, paper, *, priors: list[float], outputs: int, dependence: str = "none",
+                         likelihood: list[float] | None = None) -> Measurement:
+    """Congenial DP §5.3: conditioning a precise prior π on one record x_i ∈ {0, 1} on the event M(x) ∈ B when M's
+    output law is known only through a lower probability, by the three rules of Gong & Meng (2020). M₀ vacuous on
+    ``outputs`` outputs: a belief function with focal sets {x} × Y of masses π(x); as a credal set, any law q of the
+    output, the same for every x (``dependence`` "none": M₀ ignores the data) or any kernel q(·|x) (``dependence``
+    "kernel"). ``likelihood`` (P(y | x = 0) then P(y | x = 1)) makes M precise instead: singleton focal sets. The
+    rules: generalized Bayes (the envelope of Bayes' rule over the credal set's extreme points with P(B) > 0),
+    Dempster's (the focal sets intersected with X × B, renormalised) and the geometric (Bel(A ∩ E)/Bel(E), defined
+    when Bel(E) > 0), E = X × B, A = {x_i = 1}. Exact, over every prior in ``priors`` and every nonempty proper B.
+    The value: whether every rule returns the prior wherever it is defined; the text gives each rule's verdict
+    and where the geometric rule is defined."""
+    ys = range(outputs)
+    events = [set(b) for r in range(1, outputs) for b in itertools.combinations(ys, r)]
+    law = None if likelihood is None else np.asarray(likelihood, dtype=float).reshape(2, outputs)
+    if law is None:  # the credal set's extreme points: point masses, per x or shared
+        points = [(y, y) for y in ys] if dependence == "none" else list(itertools.product(ys, repeat=2))
+        members = [(np.eye(outputs)[y0], np.eye(outputs)[y1]) for y0, y1 in points]
+    else:
+        members = [(law[0], law[1])]
+    agree = {"generalized_bayes": True, "dempster": True, "geometric": True}
+    geometric_defined, worst = 0, 0.0
+    for p1 in priors:
+        prior = (1 - p1, p1)
+        focal = ([(x, set(ys), prior[x]) for x in (0, 1)] if law is None
+                 else [(x, {y}, prior[x] * law[x, y]) for x in (0, 1) for y in ys])
+        for b in events:
+            idx = sorted(b)
+            posts = [prior[1] * q1[idx].sum() / (prior[0] * q0[idx].sum() + prior[1] * q1[idx].sum())
+                     for q0, q1 in members if prior[0] * q0[idx].sum() + prior[1] * q1[idx].sum() > 0]
+            worst = max(worst, abs(min(posts) - p1), abs(max(posts) - p1))
+            agree["generalized_bayes"] &= bool(np.isclose(min(posts), p1) and np.isclose(max(posts), p1))
+            kept = [(x, m) for x, ys_f, m in focal if ys_f & b]  # Dempster: focal sets that meet X × B
+            agree["dempster"] &= bool(np.isclose(sum(m for x, m in kept if x == 1) / sum(m for _, m in kept), p1))
+            within = [(x, m) for x, ys_f, m in focal if ys_f <= b]  # Bel(E): focal sets inside X × B
+            if sum(m for _, m in within) > 0:
+                geometric_defined += 1
+                agree["geometric"] &= bool(np.isclose(sum(m for x, m in within if x == 1)
+                                                      / sum(m for _, m in within), p1))
+    value = all(agree.values())
+    model = ("M precise" if law is not None
+             else f"M₀ vacuous, {'the same unknown law for every x' if dependence == 'none' else 'any kernel'}")
+    return Measurement(value, f"{model}; priors {priors}, {len(events)} events B on {outputs} outputs: returns the "
+                              "prior — " + ", ".join(f"{k.replace('_', ' ')}: {'yes' if v else 'NO'}"
+                                                     for k, v in agree.items())
+                              + f" (largest deviation of the generalized Bayes envelope {worst:.3f}); the geometric "
+                              f"rule defined at {geometric_defined} of {len(priors) * len(events)} (π, B)"
+                              + ("" if geometric_defined else ", so its 'yes' is vacuous"))
