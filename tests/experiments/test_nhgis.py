@@ -527,3 +527,25 @@ def test_dropped_in_zip_of_a_known_vintage_must_match_its_checksum(tmp_path):
         nhgis.fetch_or_fallback("20210608", "nhgis", url="http://127.0.0.1:9/unused", **paths, **FAST)
     info = nhgis.fetch_or_fallback("20210608", "auto", url="http://127.0.0.1:9/unused", **paths, **FAST)
     assert info["source_used"] == "embedded" and "sha256" in info["reason"]
+
+
+
+# ---------------------------------------------------------------- the committed extracts beside the county file
+
+COUNT_EXTRACTS = [(nhgis.extract_housing, nhgis.HOUSING_EXTRACT, nhgis.load_housing),
+                  (nhgis.extract_group_quarters, nhgis.GROUP_QUARTERS_EXTRACT, nhgis.load_group_quarters),
+                  (nhgis.extract_histogram_cells, nhgis.HISTOGRAM_CELLS_EXTRACT, nhgis.load_histogram_cells)]
+
+
+@requires_zip
+@pytest.mark.parametrize("extractor, path", [(e, p) for e, p, _ in COUNT_EXTRACTS]
+                         + [(nhgis.extract_histogram_support, nhgis.HISTOGRAM_SUPPORT_EXTRACT)])
+def test_committed_extract_is_rederived_byte_for_byte(tmp_path, extractor, path):
+    out = tmp_path / "extract.csv"
+    extractor(SHARED_ZIP, out)
+    assert out.read_bytes() == (REPO / path).read_bytes()
+
+
+@pytest.mark.parametrize("path, loader", [(p, load) for _, p, load in COUNT_EXTRACTS])
+def test_count_extract_has_the_county_files_counties(path, loader):
+    assert list(loader(REPO / path)["gisjoin"]) == list(nhgis.load_counties(EMBEDDED)["gisjoin"])

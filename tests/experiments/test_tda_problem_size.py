@@ -26,13 +26,6 @@ def run() -> claims.Run:
 
 
 @needs_zip
-def test_support_table_is_rederived_byte_for_byte(tmp_path):
-    out = tmp_path / "support.csv"
-    nhgis.extract_histogram_support(SHARED_ZIP, out)
-    assert out.read_bytes() == (ROOT / nhgis.HISTOGRAM_SUPPORT_EXTRACT).read_bytes()
-
-
-@needs_zip
 @pytest.mark.parametrize(
     ("swap", "error"),
     [
