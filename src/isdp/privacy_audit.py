@@ -82,7 +82,7 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
 def dg_box_tail(eps: float, radius: int, k: int) -> float:
     """P(some of k i.i.d. double geometric DG(ε) cells lies beyond |u| ≤ radius): what a box leaves out."""
     r = np.exp(-float(eps))
-    return float(1 - (1 - 2 * r ** (radius + 1) / (1 + r)) ** k)
+    return float(-np.expm1(k * np.log1p(-2 * r ** (radius + 1) / (1 + r))))  # 1 − (1 − p)^k, exact for tiny p
 
 
 def chain_noise(lattice: IntegerLattice, target, proposal_eps: float, iterations: int, radius: int) -> Law:

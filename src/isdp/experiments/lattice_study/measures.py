@@ -1298,3 +1298,45 @@ def lattice_proposal_efficiency(run: Run, paper, *, exp: str, invariants: int,
                      f"{invariants} invariants with probability {landing:.3g}: "
                      f"ratio {accepted / landing:,.0f}")
     return Measurement(min(ratios), f"{exp.upper()}: " + "; ".join(parts))
+
+
+def _exact_tail_rate(law, rank: int, window: list[int]) -> tuple[float, int, int, float, float]:
+    """The exponential rate of P(‖u‖₁ ≥ t)/t^{rank−1} between the two ends of ``window`` (each raised to the next
+    norm the lattice attains: a multiple of the norms' gcd), from ``law`` (an :class:`isdp.privacy_audit.Law` on a
+    box), taken conservatively: the box's left-out mass (``law.outside``, relative to the mass inside) lowers the
+    tail at the first end by at most the factor 1 + outside and raises it at the second by at most outside.
+    Returns (rate, t1, t2, T(t1) lower, T(t2) upper)."""
+    norms = np.abs(law.points).sum(axis=1)
+    step = int(np.gcd.reduce(norms))
+    t1, t2 = (int(t) + (-int(t) % step) for t in window)
+    low = float(law.probs[norms >= t1].sum()) / (1 + law.outside)
+    high = float(law.probs[norms >= t2].sum()) + law.outside
+    rate = (np.log(low / t1 ** (rank - 1)) - np.log(high / t2 ** (rank - 1))) / (t2 - t1)
+    return float(rate), t1, t2, low, high
+
+
+def l1_tail_exact(run: Run, paper, *, lattices: list[str], eps: list[float], window: list[int], radius: int,
+                  law_scale: float = 1.0) -> Measurement:
+    """ISDP Thm 12 (7) on the exact law, without draws and without the lost constant: P(‖u‖₁ ≥ t) ≤ c t^{r−1} e^{−εt}
+    for large t means T(t) e^{εt}/t^{r−1} does not grow, i.e. the exponential rate of T(t)/t^{r−1} over ``window``
+    is at least ε. The ℓ1 law is the exact route's, from its construction (:func:`isdp.privacy_audit.exact_route_noise`
+    on the box |u_free|∞ ≤ ``radius``, which holds every point of norm ≤ radius), on each of ``lattices``
+    (:func:`_small_lattice`) at each ε of ``eps``; ``law_scale`` < 1 draws the law at that multiple of ε instead (a
+    heavier tail) while the rate is still divided by ε. The value is the smallest rate / ε."""
+    from fractions import Fraction
+
+    from isdp.discrete import ExactL1Sampler
+    from isdp.privacy_audit import exact_route_noise
+
+    rates, parts = [], []
+    for name in lattices:
+        lattice = _small_lattice(name)
+        sampler = ExactL1Sampler.build(lattice.A)
+        for e in eps:
+            law = exact_route_noise(sampler, Fraction(str(e)) * Fraction(str(law_scale)), radius)
+            rate, t1, t2, low, high = _exact_tail_rate(law, lattice.dim, window)
+            rates.append(rate / e)
+            parts.append(f"{name} (r = {lattice.dim}) at ε = {e:g}: λ/ε = {rate / e:.4f} (T({t1}) ≥ {low:.3g}, "
+                         f"T({t2}) ≤ {high:.3g}, left out ≤ {law.outside:.0e})")
+    return Measurement(min(rates), f"smallest exact tail rate λ/ε = {min(rates):.4f} over t ∈ [{window[0]}, "
+                                   f"{window[1]}] beyond t^(r−1) ({'; '.join(parts)})", n=len(rates))

@@ -1,0 +1,40 @@
+"""ISDP Thm 12 (7) on the exact ℓ1 law (ISDP-E1-l1-tail-exact): the row matches, and heavier tails fail it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import row_verdict
+
+import isdp.privacy_audit
+from isdp.experiments.claims import Run
+from isdp.privacy_audit import Law
+
+ROW = "ISDP-E1-l1-tail-exact"
+
+
+def test_the_exact_l1_law_has_the_theorems_tail():
+    status, m = row_verdict(ROW, Run(".", {}))
+    assert status == "match" and m.n == 6
+
+
+def test_a_law_at_half_the_rate_fails():
+    status, m = row_verdict(ROW, Run(".", {}), law_scale=0.5)  # ∝ exp(−ε‖u‖₁/2)
+    assert status == "differs" and m.value == pytest.approx(0.5, abs=0.05)
+
+
+@pytest.mark.parametrize("reweight, below", [
+    (lambda norm, probs: probs * norm, 0.95),  # ∝ ‖u‖₁ e^(−ε‖u‖₁): one more power of t than Lemma 11's count
+    (lambda norm, probs: (1.0 + norm) ** -5.0, 0.2),  # polynomial: ∝ (1 + ‖u‖₁)^−5 on the same box
+])
+def test_heavier_tails_on_the_same_lattice_points_fail(monkeypatch, reweight, below):
+    real = isdp.privacy_audit.exact_route_noise
+
+    def heavier(*args, **kwargs):  # the same points, reweighted: a law on the box (nothing left out)
+        law = real(*args, **kwargs)
+        probs = reweight(np.abs(law.points).sum(axis=1).astype(float), law.probs)
+        return Law(law.points, probs / probs.sum(), 0.0)
+
+    monkeypatch.setattr(isdp.privacy_audit, "exact_route_noise", heavier)
+    status, m = row_verdict(ROW, Run(".", {}))
+    assert status == "differs" and m.value < below
