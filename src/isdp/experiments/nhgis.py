@@ -542,6 +542,8 @@ NATION = "US"
 _RACE_TABLES = {"all": "H72", "all_not_hispanic": "H73", "adult": "H74", "adult_not_hispanic": "H75"}
 _NOT_HISPANIC = "Not Hispanic or Latino: "
 N_RACES = 63
+#: Cells of the histogram ethnicity (2) × race × voting age (2).
+HISTOGRAM_CELLS = 2 * N_RACES * 2
 
 
 def _codebook_races(zip_path: str | os.PathLike) -> dict[str, list[str]]:
@@ -594,6 +596,14 @@ def _county_histograms(zip_path, vintage, sources) -> dict[str, tuple[pd.DataFra
     return out
 
 
+def _check_sf1_cells(cells: np.ndarray, pop: np.ndarray, adults: np.ndarray) -> None:
+    """SF1 is one histogram: no cell negative, each county's cells add up to H72001 and its 18+ cells to H74001."""
+    if (cells < 0).any():
+        raise DataValidationError("non-negative cells: a difference of SF1 tables is negative")
+    if (cells.sum(axis=1) != pop).any() or (cells[:, : 2 * N_RACES].sum(axis=1) != adults).any():
+        raise DataValidationError("cell sums: the 252 cells do not add up to H72001 (or the 18+ cells to H74001)")
+
+
 def extract_histogram_support(
     zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
 ) -> pd.DataFrame:
@@ -605,10 +615,7 @@ def extract_histogram_support(
     (H74001). The counties are :func:`extract`'s (validated the same way). Writes a deterministic CSV of
     :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a check fails. Returns the frame."""
     counties, (cells, pop, adults) = _county_histograms(zip_path, vintage, ("sf",))["sf"]
-    if (cells < 0).any():
-        raise DataValidationError("non-negative cells: a difference of SF1 tables is negative")
-    if (cells.sum(axis=1) != pop).any() or (cells[:, : 2 * N_RACES].sum(axis=1) != adults).any():
-        raise DataValidationError("cell sums: the 252 cells do not add up to H72001 (or the 18+ cells to H74001)")
+    _check_sf1_cells(cells, pop, adults)
     by_state = pd.DataFrame(cells).groupby(counties["state_abbr"].to_numpy()).sum()
     nation = by_state.drop(index="PR").sum()
     n_counties = counties.groupby("state_abbr").size().loc[by_state.index]
@@ -653,8 +660,7 @@ def extract_histogram_cells(
     Writes a deterministic CSV of :data:`HISTOGRAM_CELLS_COLUMNS`; nothing is written when a check fails."""
     histograms = _county_histograms(zip_path, vintage, ("sf", "dp"))
     counties, (sf1, pop, adults) = histograms["sf"]
-    if (sf1 < 0).any() or (sf1.sum(axis=1) != pop).any() or (sf1[:, : 2 * N_RACES].sum(axis=1) != adults).any():
-        raise DataValidationError("SF1 cells: a difference of SF1 tables is negative or the cells miss the totals")
+    _check_sf1_cells(sf1, pop, adults)
     summary = histogram_cells_summary(counties, sf1, histograms["dp"][1])
     atomic_write(out_csv, lambda tmp: summary.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
     log.info("wrote the histogram cells of %d counties to %s", len(summary), out_csv)

@@ -346,15 +346,16 @@ def das_histogram_consistency(run: Run, paper) -> Measurement:
     extract (:data:`isdp.experiments.nhgis.HISTOGRAM_CELLS_EXTRACT`), the negative cells of the 252-cell ethnicity
     × race × voting-age histograms derived from the DAS's published race tables, plus the counties whose cells do
     not add up to the DAS's published total and voting-age populations."""
-    from isdp.experiments.nhgis import HISTOGRAM_CELLS_EXTRACT, load_histogram_cells
+    from isdp.experiments.nhgis import HISTOGRAM_CELLS, HISTOGRAM_CELLS_EXTRACT, load_histogram_cells
 
     h = load_histogram_cells(run.data(HISTOGRAM_CELLS_EXTRACT))
     negative, off = int(h["dp_negative_cells"].sum()), int(h["dp_cells_off_totals"].sum())
-    return Measurement(negative + off, f"{negative} negative cells among {252 * len(h):,} (252 per county, "
+    return Measurement(negative + off, f"{negative} negative cells among {HISTOGRAM_CELLS * len(h):,} "
+                                       f"({HISTOGRAM_CELLS} per county, "
                                        f"{len(h):,} counties) derived from the DAS's race tables P8–P11; {off} "
                                        "counties whose cells miss the DAS's total or voting-age population",
                        note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings)",
-                       n=252 * len(h))
+                       n=HISTOGRAM_CELLS * len(h))
 
 
 def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement:
@@ -362,14 +363,14 @@ def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement
     counties of the committed histogram-cells extract (``level`` county), or the nation's (``level`` nation: the 50
     states and DC, from the committed histogram-support table)."""
     from isdp.experiments.nhgis import (
+        HISTOGRAM_CELLS,
         HISTOGRAM_CELLS_EXTRACT,
         HISTOGRAM_SUPPORT_EXTRACT,
-        N_RACES,
         NATION,
         load_histogram_cells,
     )
 
-    cells = 2 * N_RACES * 2
+    cells = HISTOGRAM_CELLS
     if level == "nation":
         support = pd.read_csv(run.data(HISTOGRAM_SUPPORT_EXTRACT))
         share = 1 - int(support.loc[support["state_abbr"] == NATION, "nonzero_cells"].iloc[0]) / cells
