@@ -174,3 +174,19 @@ def test_printed_draw_shape_rows_fail_for_a_stuck_chains_table(e2_run, tmp_path,
     )
     status, m = row_verdict(row, e2_run, file=str(stuck))
     assert status == "differs", m.text
+
+
+@pytest.mark.parametrize("scale", [8, 1 / 8])
+def test_printed_draws_same_eps_row_fails_for_tables_drawn_eight_fold_apart_in_eps(e2_run, tmp_path, scale):
+    """The ℓ2 table scaled by 8 (or 1/8) is what a draw at ε/8 (or 8ε) looks like; the printed pair matches."""
+    from isdp.experiments.problems import read_table_csv
+
+    c = next(c for c in claims.load_registry(REGISTRY) if c["id"] == "ISDP-E2-printed-draws-same-eps")
+    status, m = row_verdict(c["id"], e2_run)
+    assert status == "match", m.text
+    table = read_table_csv(ROOT / c["args"]["files"]["l2"], counts=False)[0]
+    scaled = tmp_path / "scaled.csv"
+    lines = ["county,a,b,c,d"] + [f"r{i}," + ",".join(str(round(v * scale)) for v in row) for i, row in enumerate(table)]
+    scaled.write_text("\n".join(lines) + "\n")
+    status, m = row_verdict(c["id"], e2_run, files={**c["args"]["files"], "l2": str(scaled)})
+    assert status == "differs", m.text

@@ -1180,6 +1180,39 @@ def printed_draw_shape(run: Run, paper, *, exp: str, norm: str, file: str, windo
     )
 
 
+def printed_draws_same_eps(run: Run, paper, *, exp: str, files: dict[str, str]) -> Measurement:
+    """ISDP §5 Table 1 and App. E.3 Table 3 as draws of the ℓ1 and ℓ2 laws at one ε, without knowing it: under
+    π ∝ e^{−ε‖u‖} on a rank-r lattice, ε‖u‖ is close to Gamma(r, 1) for either norm (Lemma 11's shell counts), so
+    the ratio ‖u_ℓ2‖₂ / ‖u_ℓ1‖₁ of independent draws of the two laws hardly depends on ε. The value is the printed
+    ratio's two-sided mid-quantile p-value among the ratios of every pair of this run's ℓ2 and ℓ1 draws."""
+    from scipy import stats
+
+    sizes, printed = {}, {}
+    for norm, file in files.items():
+        draws = load_draws(run.path(f"{exp}/draws_{norm}.nc"))
+        flat = draws.reshape(-1, draws.shape[-1]).astype(float)
+        table = read_table_csv(run.data(file), counts=False)[0].ravel().astype(float)
+        size = (lambda u: np.abs(u).sum(axis=-1)) if norm == "l1" else (lambda u: np.sqrt((u * u).sum(axis=-1)))
+        sizes[norm], printed[norm] = size(flat), float(size(table))
+    ratio = printed["l2"] / printed["l1"]
+    l2 = np.sort(sizes["l2"])
+    below = np.searchsorted(l2, ratio * sizes["l1"], "left")
+    ties = np.searchsorted(l2, ratio * sizes["l1"], "right") - below
+    q = float(np.mean((below + 0.5 * ties) / l2.size))
+    p = min(1.0, 2 * min(q, 1 - q))
+    rank = int(np.linalg.matrix_rank(_experiment_problem(run, exp).lattice().basis))
+    gamma_q = float(stats.f.cdf(ratio, 2 * rank, 2 * rank))  # the ratio of two Gamma(r, 1): F(2r, 2r)
+    return Measurement(
+        np.asarray([p]),
+        f"printed ‖T3‖₂ / ‖T1‖₁ = {printed['l2']:.4g} / {printed['l1']:.4g} = {ratio:.3f} at mid-quantile {q:.3f} "
+        f"of the ratios of this run's {l2.size} ℓ2 and {sizes['l1'].size} ℓ1 draws (their medians "
+        f"{np.median(sizes['l2']):.1f} and {np.median(sizes['l1']):.1f}); two-sided p = {p:.3f}",
+        note=f"the Gamma({rank}, 1) approximation (ratio ~ F({2 * rank}, {2 * rank}), no lattice correction) puts it "
+        f"at quantile {gamma_q:.3f}",
+        n=int(l2.size),
+    )
+
+
 def lag_tradeoff(run: Run, paper, *, lattice: str, norm: str, eps: float, proposal_eps: float, lags: list[int],
                  n_pairs: int, iterations: list[int], seed: int) -> Measurement:
     """ISDP App. D.2 on the lag L: a smaller L couples sooner but gives a poorer (looser) TV upper bound; a larger L a
