@@ -120,6 +120,12 @@ class MeetingTimes:
 def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
     """Mean over pairs of max(0, ⌈(τ - L - t)/L⌉), for each t: the point estimate of the L-lag bound
     (Biswas et al. Thm 2.5), not a confidence bound — :func:`isdp.certify` gives that."""
+    return tv_bound_terms(tau, lag, t).mean(axis=0)
+
+
+def tv_bound_terms(tau, lag: int, t) -> np.ndarray:
+    """Each pair's term max(0, ⌈(τ - L - t)/L⌉) of :func:`tv_upper_bound`: pairs by rows, iterations ``t`` by
+    columns (their spread over pairs gives the estimate's Monte Carlo error)."""
     lag = check_count("lag", lag, 1)
     tau = np.asarray(tau, dtype=np.int64)[:, None]
     t = np.atleast_1d(np.asarray(t))
@@ -128,7 +134,7 @@ def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
         raise ValueError(f"t must be non-negative whole iteration numbers, got {t.tolist()!r}")
     t = t.astype(np.int64)[None, :]
     # ceil(m / L) for integer m via -((-m) // L)
-    return np.maximum(0, -((-(tau - lag - t)) // lag)).mean(axis=0)
+    return np.maximum(0, -((-(tau - lag - t)) // lag))
 
 
 def convergence_iteration(tau, lag: int, threshold: float = 0.01) -> int:

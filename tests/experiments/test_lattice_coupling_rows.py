@@ -9,6 +9,7 @@ from conftest import REGISTRY
 
 import isdp.coupling
 import isdp.exact
+import isdp.targets
 from isdp.experiments.claims import Measurement, Run, judge, load_registry
 from isdp.experiments.lattice_study import measures
 
@@ -93,4 +94,24 @@ def test_a_larger_lag_tightens_the_bound_and_costs_more_and_an_unchanged_lag_doe
     m = measures.lag_tradeoff(Run(".", {}), c["paper_value"], **c["args"])
     assert _status(c, m) == "match"
     m = measures.lag_tradeoff(Run(".", {}), c["paper_value"], **{**c["args"], "lags": [10, 10, 10]})
+    assert _status(c, m) == "differs" and abs(m.value) < 3.43
+
+
+def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(monkeypatch):
+    c = _row("ISDP-E1-tv-bound-not-sharp")
+    m = measures.tv_bound_not_sharp(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match"
+    case = c["args"]["case"]
+    lattice = measures._small_lattice(case["lattice"])
+    ts = np.asarray(c["args"]["iterations"])
+    _, tv = isdp.exact.exact_tv_curve(lattice, isdp.targets.generalized_laplace(case["eps"], case["norm"]),
+                                      case["proposal_eps"], case["radius"], [np.zeros(lattice.n, dtype=np.int64)],
+                                      [1.0], ts)
+    rng = np.random.default_rng(11)
+
+    def sharp(tau, lag, t):  # one Bernoulli(TV(t)) term per pair: an unbiased estimate of the exact TV itself
+        return (rng.random((len(tau), len(t))) < tv[None, :]).astype(float)
+
+    monkeypatch.setattr(isdp.coupling, "tv_bound_terms", sharp)
+    m = measures.tv_bound_not_sharp(Run(".", {}), c["paper_value"], **c["args"])
     assert _status(c, m) == "differs" and abs(m.value) < 3.43

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from isdp import CertificationError, certify, derive_seed
-from isdp.coupling import convergence_iteration, tv_upper_bound
+from isdp.coupling import convergence_iteration, tv_bound_terms, tv_upper_bound
 from isdp.diagnostics import convergence_table, summarize_convergence
 from isdp.lattice import IntegerLattice, check_release
 from isdp.samplers import sample
@@ -39,7 +39,7 @@ def tv_curves(meetings: pd.DataFrame, t_max: int | None = None) -> pd.DataFrame:
         tau = g["tau"].to_numpy()
         hi = t_max if t_max is not None else int((tau - lag).max()) + 1
         ts = np.arange(0, hi + 1)
-        terms = np.maximum(0, -((-(tau[:, None] - lag - ts[None, :])) // lag))
+        terms = tv_bound_terms(tau, int(lag), ts)
         rows.append(pd.DataFrame({"lag": lag, "iteration": ts, "tv_bound": terms.mean(axis=0),
                                   "se": terms.std(axis=0, ddof=1) / np.sqrt(len(tau))}))
     return pd.concat(rows, ignore_index=True)
