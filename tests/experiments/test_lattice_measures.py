@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
+import pytest
 
 import isdp.privacy_audit
 from isdp.experiments.claims import Run, judge
@@ -208,3 +211,33 @@ def test_lattice_proposals_are_accepted_far_more_often_than_blind_ones_land(tmp_
         # blind proposals so small they are almost always zero land almost always: no order of magnitude left
         m = measures.lattice_proposal_efficiency(run, c["paper_value"], **{**c["args"], "blind_eps": 3.0})
         assert _status(c, m) == "differs", row
+
+
+@pytest.mark.parametrize(
+    ("system", "states"),
+    [  # a single total: every move keeps it; one constraint per cell: none does
+        (lambda A: np.ones((1, A.shape[1])), lambda c: "US"),
+        (lambda A: np.eye(A.shape[1]), lambda c: c["gisjoin"]),
+    ],
+    ids=["total", "per-cell"],
+)
+def test_neighbours_keep_or_break_the_papers_invariants_and_a_total_or_per_cell_system_does_not(
+    monkeypatch, system, states
+):
+    import isdp.experiments.nhgis
+
+    c = _row("ISDP-E1-neighbours-may-break-invariants")
+    run = _config_run()
+    m = measures.neighbour_invariant_kinds(run, c["paper_value"])
+    assert _status(c, m) == "match" and m.value == 2, m.text
+    real_problem, real_counties = measures._experiment_problem, isdp.experiments.nhgis.load_counties
+
+    def problem(run, exp):
+        p = real_problem(run, exp)
+        return SimpleNamespace(A=system(p.A), x=p.x)
+
+    monkeypatch.setattr(measures, "_experiment_problem", problem)
+    monkeypatch.setattr(isdp.experiments.nhgis, "load_counties", lambda path: (c := real_counties(path)).assign(
+        state_abbr=states(c)))
+    m = measures.neighbour_invariant_kinds(run, c["paper_value"])
+    assert _status(c, m) == "differs" and m.value == 0, m.text

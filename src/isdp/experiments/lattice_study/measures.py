@@ -1339,6 +1339,31 @@ def joint_invariant_inference(run: Run, paper, *, invariants: list[list[int]], q
                               + f"; by all together: {'yes' if value['together'] else 'no'}")
 
 
+def neighbour_invariant_kinds(run: Run, paper) -> Measurement:
+    """ISDP §1 / §2: neighbouring datasets (one person's record changed) "may or may not meet the same invariants".
+    For each of the paper's invariant systems — E1's three intersecting constraints over 14 records, E2's table
+    margins, E3's state totals over the committed county file — every one-person move from a populated cell a to
+    another cell b keeps the invariants exactly when A's columns a and b are equal. The value is the number of
+    systems with moves of both kinds; the text gives each system's counts."""
+    from isdp.experiments.nhgis import load_counties
+
+    counties = load_counties(run.data(run.config["data"]["embedded"]))
+    state = pd.factorize(counties["state_abbr"])[0]
+    systems = {exp: (_experiment_problem(run, exp).A, _experiment_problem(run, exp).x) for exp in ("e1", "e2")}
+    systems["e3"] = (state[None, :] == np.arange(state.max() + 1)[:, None], counties["sf1_pop"].to_numpy())
+    both, parts = 0, []
+    for exp, (A, x) in systems.items():
+        _, group = np.unique(np.asarray(A).T, axis=0, return_inverse=True)  # cells with equal columns
+        group, populated = group.ravel(), np.asarray(x) > 0
+        size = np.bincount(group)
+        keep = int((size[group[populated]] - 1).sum())  # moves to another cell of the same column
+        moves = int(populated.sum() * (len(group) - 1))
+        both += keep > 0 and moves - keep > 0
+        parts.append(f"{exp}: {keep:,} of {moves:,} one-person moves keep the invariants")
+    return Measurement(both, f"{both} of {len(systems)} invariant systems have neighbours of both kinds ("
+                             + "; ".join(parts) + ")", n=len(systems))
+
+
 def lattice_proposal_efficiency(run: Run, paper, *, exp: str, invariants: int,
                                 blind_eps: float | None = None) -> Measurement:
     """ISDP §1/§4: proposals that satisfy the invariants keep a reasonable acceptance rate. Per target of ``exp``
