@@ -241,3 +241,19 @@ def test_neighbours_keep_or_break_the_papers_invariants_and_a_total_or_per_cell_
         state_abbr=states(c)))
     m = measures.neighbour_invariant_kinds(run, c["paper_value"])
     assert _status(c, m) == "differs" and m.value == 0, m.text
+
+
+def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_target_does_not(monkeypatch):
+    c = _row("ISDP-E1-stopped-chain-cost")
+    m = measures.stopped_chain_loss(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match" and m.value > 1.01, m.text
+    from isdp.exact import enumerate_target
+    from isdp.privacy_audit import Law
+
+    def stationary(lattice, target, proposal_eps, iterations, radius):  # started from π, the chain stays there
+        points, probs, _ = enumerate_target(lattice, target, radius)
+        return [Law(np.asarray(points, dtype=np.int64), probs, 0.0) for _ in iterations]
+
+    monkeypatch.setattr(isdp.privacy_audit, "chain_noise_path", stationary)
+    m = measures.stopped_chain_loss(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "differs" and abs(m.value - 1) < 1e-9, m.text
