@@ -3,7 +3,8 @@ SDP-E3-housing-units-invariant (and SWAP-E3-tda-housing-invariant, TDA-E3-housin
 SDP-E3-gq-facilities-invariant (and SWAP-E3-tda-gq-invariant, TDA-E3-gq-facilities-invariant),
 SDP-E3-noisy-tabulation-breaks-total, SDP-E6-extension-converse, SDP-E6-projection-not-conditioning,
 SDP-E6-data-independence-all, SDP-E6-invariants-incompatible, SDP-E6-binary-invariants-additive,
-SDP-E6-margins-linkage, SDP-E6-consistency-compatible, SDP-E6-independent-rows, SDP-E4-inequality-invariants-bias.
+SDP-E6-margins-linkage, SDP-E6-consistency-compatible, SDP-E6-independent-rows, SDP-E4-inequality-invariants-bias,
+SDP-E6-projected-sensitivity.
 The committed extracts they read are re-derived from the NHGIS zip in test_nhgis.py. Each row matches on the real
 measure and flips under a plausibly wrong law or parameter."""
 
@@ -184,3 +185,14 @@ def test_independent_rows_give_the_same_invariant_but_too_few_do_not(run):
     assert status == "match" and "760 rows of rank 740" in m.text
     status, m = row_verdict("SDP-E6-independent-rows", run, drop=1)  # one row fewer than the rank per building
     assert status == "differs" and m.value > 0.1
+
+
+def test_projected_sensitivity_is_at_most_the_querys_and_a_basis_not_orthonormal_raises_it(run, monkeypatch):
+    import isdp.baselines
+
+    status, m = row_verdict("SDP-E6-projected-sensitivity", run)
+    assert status == "match" and m.value < 1, m.text
+    real = isdp.baselines.null_space_blocks
+    monkeypatch.setattr(isdp.baselines, "null_space_blocks", lambda A: [(c, 1.5 * Q) for c, Q in real(A)])
+    status, m = row_verdict("SDP-E6-projected-sensitivity", run)
+    assert status == "differs" and m.value > 1.4, m.text
