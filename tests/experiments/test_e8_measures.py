@@ -58,6 +58,17 @@ def test_gaussian_variance_claims_tell_the_conversions_apart(tmp_path, conversio
     assert row_verdict("TDA-E8-laplace-variance", run)[0] == "match"
 
 
+@pytest.mark.parametrize("conversion", ["integer-orders", "standard"])
+def test_the_conservative_table_is_not_at_the_conservative_delta_but_at_its_header_delta(tmp_path, conversion):
+    """At the first slide's 10⁻¹⁴/4 no conversion that reproduces the table at its header's 10⁻¹⁴ stays within the
+    rounding; at 10⁻¹⁴ the row would match."""
+    run = _run(tmp_path)
+    status, m = row_verdict("TDA-E8-conservative-delta-table", run, conversion=conversion)
+    assert status == "differs" and m.value > 10, m.text
+    status, m = row_verdict("TDA-E8-conservative-delta-table", run, conversion=conversion, delta=1e-14)
+    assert status == "match", m.text
+
+
 def test_dorm_claims_fail_for_other_constraints(tmp_path):
     run = _run(tmp_path)
     d = E8["dorm"]

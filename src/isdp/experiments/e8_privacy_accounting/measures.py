@@ -227,6 +227,31 @@ def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None,
                             + _cells_text(t["variance"], t["printed"], 1) + beside_text, note=note)
 
 
+def table_at_other_delta(run: Run, paper, *, table_delta: float, delta: float, conversion: str) -> Measurement:
+    """The talk's Gaussian variance table printed for δ = ``table_delta``, recomputed at another δ the talk gives
+    for the same label (the first 'RDP/zCDP' slide's conservative 10⁻¹⁴/4 against the table's 10⁻¹⁴): the largest
+    |variance − printed| under ``conversion``, the table's own δ beside it."""
+    from isdp.experiments.e8_privacy_accounting.tables import per_level_gaussian_variance
+
+    tda = run.config["e8"]["tda"]
+    printed = pd.read_csv(run.data(run.config["e8"]["printed"]["tda_variance"]))
+    printed = printed[np.isclose(printed["delta"], table_delta, rtol=1e-9, atol=0)]
+    if printed.empty:
+        raise ValueError(f"no printed table at δ = {table_delta}")
+
+    def variances(d):
+        return np.array([per_level_gaussian_variance(e, d, tda["levels"], math.sqrt(tda["changed_cells"]), conversion)
+                         for e in printed["epsilon"]])
+
+    at, own = variances(delta), variances(table_delta)
+    gap = float(np.abs(at - printed["gaussian_variance"]).max())
+    return Measurement(gap, f"{conversion}, δ = {delta:g}: max |variance − printed| = {gap:.3f} over {len(at)} cells "
+                            f"(ε = {', '.join(f'{e:g}' for e in printed['epsilon'])}): "
+                            + _cells_text(at, printed["gaussian_variance"], 1)
+                            + f"; at the table's own δ = {table_delta:g}: max gap "
+                              f"{np.abs(own - printed['gaussian_variance']).max():.3f}")
+
+
 def gaussian_over_laplace(run: Run, paper) -> Measurement:
     """Every printed Gaussian variance exceeds the printed Laplace variance at the same (ε, δ); this run's
     recomputed ratios (configured conversion) beside them."""
