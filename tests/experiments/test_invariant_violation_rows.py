@@ -111,12 +111,22 @@ def test_audit_leaves_out_the_four_areas_and_an_off_by_one_threshold_differs(tmp
     assert m.value == ["DC", "DE"] and status == "differs"
 
 
-def test_das_keeps_every_state_total_and_one_county_off_differs(tmp_path):
+@pytest.mark.parametrize(
+    "row", ["SDP-E3-das-state-invariant", "ISDP-E3-das-state-invariant", "SWAP-E3-tda-state-invariant",
+            "TDA-E3-state-invariant"]
+)
+def test_das_keeps_every_state_total_in_the_committed_file_and_one_county_off_differs(tmp_path, row):
+    """The rows read the county file as committed, before the data load's gate, so a file that breaks a state
+    total reads differs instead of stopping the run."""
+    run = _e3_run(tmp_path, pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str}), [])
+    status, m = row_verdict(row, run)
+    assert status == "match" and m.value == 0, m.text
     counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
-    assert row_verdict("SDP-E3-das-state-invariant", _e3_run(tmp_path, counties, []))[0] == "match"
     counties.loc[0, "dp_pop"] += 1
-    status, m = row_verdict("SDP-E3-das-state-invariant", _e3_run(tmp_path, counties, []))
-    assert m.value == 1 and status == "differs"
+    broken = tmp_path / "broken.csv"
+    counties.to_csv(broken, index=False)
+    status, m = row_verdict(row, run, file=str(broken))
+    assert m.value == 1 and status == "differs", m.text
 
 
 def test_truncation_bias_is_the_exact_samplers_clamped_mean():
