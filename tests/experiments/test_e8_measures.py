@@ -69,6 +69,17 @@ def test_the_conservative_table_is_not_at_the_conservative_delta_but_at_its_head
     assert status == "match", m.text
 
 
+def test_strata_nesting_fails_for_two_block_group_sizes_exchanged(tmp_path):
+    run = _run(tmp_path)
+    status, m = row_verdict("SWAP-E8-census2020-strata-nesting", run)
+    assert status == "match" and m.n == 12, m.text
+    printed = pd.read_csv(REPO / E8["printed"]["swap_2020"])
+    printed["b"] = printed["b"].replace({21535: 11691, 11691: 21535})
+    printed.to_csv(tmp_path / "exchanged.csv", index=False)
+    status, m = row_verdict("SWAP-E8-census2020-strata-nesting", run, printed=str(tmp_path / "exchanged.csv"))
+    assert status == "differs" and m.value == 1, m.text
+
+
 def test_dorm_claims_fail_for_other_constraints(tmp_path):
     run = _run(tmp_path)
     d = E8["dorm"]

@@ -164,6 +164,26 @@ def census2020_strata(run: Run, paper) -> Measurement:
                        "depends on b only through ln(b + 1), so a size off by 1 % moves ε by 0.01")
 
 
+def census2020_strata_nesting(run: Run, paper, *, printed: str, geography: list[str]) -> Measurement:
+    """The 2020 what-if table's b are largest strata of nested partitions: a matching key V' refines V when its
+    geography is V's or finer (``geography``, coarsest first) and it crosses every variable V crosses (household
+    size), and then every V' stratum lies inside a V stratum, so b(V') ≤ b(V). The value is the number of refining
+    pairs of printed rows that break it."""
+    b = pd.read_csv(run.data(printed)).drop_duplicates("v_match").set_index("v_match")["b"]
+
+    def key(v):
+        geo, *crossed = [part.strip() for part in v.split(" x ")]
+        return geography.index(geo), set(crossed)
+
+    pairs = [(fine, coarse) for fine, coarse in itertools.permutations(b.index, 2)
+             if key(fine)[0] >= key(coarse)[0] and key(fine)[1] >= key(coarse)[1]]
+    broken = [(f, c) for f, c in pairs if b[f] > b[c]]
+    return Measurement(len(broken), f"{len(broken)} of {len(pairs)} refining pairs of matching keys with a larger "
+                                    "printed b than the key they refine"
+                                    + "".join(f"; {f} {b[f]:,} > {c} {b[c]:,}" for f, c in broken),
+                       n=len(pairs))
+
+
 def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, strata: dict) -> Measurement:
     """The 2020 what-if table's state and county strata against the 2010 SF1 housing counts of the committed county
     extract (H3: total and occupied housing units; occupied units are households): whether the named stratum
