@@ -80,6 +80,14 @@ def test_strata_nesting_fails_for_two_block_group_sizes_exchanged(tmp_path):
     assert status == "differs" and m.value == 1, m.text
 
 
+def test_tum_matrices_have_integral_vertices_and_the_gq_matrix_does_not(tmp_path):
+    run = _run(tmp_path)
+    status, m = row_verdict("TDA-E8-tum-integral", run)
+    assert status == "match", m.text
+    status, m = row_verdict("TDA-E8-tum-integral", run, systems=["national", "state", "gq"])
+    assert status == "differs" and m.value > 0, m.text
+
+
 def test_dorm_claims_fail_for_other_constraints(tmp_path):
     run = _run(tmp_path)
     d = E8["dorm"]

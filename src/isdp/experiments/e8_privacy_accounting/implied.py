@@ -189,15 +189,11 @@ def gq_vertices(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence
 def polytope_vertices(A, b) -> np.ndarray:
     """Every vertex of {y : A y ≤ b}: the feasible solutions of each set of dim(y) of its constraints made tight."""
     A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
-    vertices = set()
-    for rows in itertools.combinations(range(len(A)), A.shape[1]):
-        sub = A[list(rows)]
-        if abs(np.linalg.det(sub)) < 1e-9:
-            continue
-        y = np.linalg.solve(sub, b[list(rows)])
-        if np.all(A @ y <= b + 1e-9):
-            vertices.add(tuple(np.round(y, 9)))
-    return np.array(sorted(vertices))
+    rows = np.array(list(itertools.combinations(range(len(A)), A.shape[1])), dtype=np.int64).reshape(-1, A.shape[1])
+    rows = rows[np.abs(np.linalg.det(A[rows])) >= 1e-9]  # the bases: every set of tight constraints solved at once
+    y = np.linalg.solve(A[rows], b[rows][..., None])[..., 0]
+    feasible = np.all(y @ A.T <= b + 1e-9, axis=1)
+    return np.array(sorted({tuple(v) for v in np.round(y[feasible], 9)}))
 
 
 def gq_lp_extends(totals: Sequence[float], blocks: Sequence[tuple[int, Mapping[str, int]]],

@@ -1142,6 +1142,36 @@ def tum_statements(run: Run, paper, *, cells: int, children: int, child_cells: i
                               f"({len(gq_types)} types): {words['gq_tum']}")
 
 
+def tum_integral_vertices(run: Run, paper, *, systems: list[str], cells: int, children: int, child_cells: int,
+                          gq_types: list[str], draws: int, seed: int) -> Measurement:
+    """The talk's 'linear implied constraints … do [guarantee a feasible integer solution] if the problem constraint
+    matrix is TUM': for each of ``systems`` ("national", "state" or "gq": the matrices of
+    :func:`tum_statements`), ``draws`` random integer bounds lo ≤ M y ≤ hi (lo in 0…2, hi − lo in 0…2, ``seed``)
+    and every vertex of each non-empty polytope (:func:`implied.polytope_vertices`). The value is the number of
+    fractional vertices over the systems; the text gives each system's counts."""
+    from isdp.experiments.e8_privacy_accounting import implied, rounding
+
+    matrices = {"national": rounding.national_matrix(cells), "state": rounding.state_matrix(children, child_cells),
+                "gq": implied.gq_matrix(gq_types)}
+    rng = np.random.default_rng(seed)
+    total, parts = 0, []
+    for name in systems:
+        M = matrices[name]
+        polytopes = vertices = fractional = 0
+        for _ in range(draws):
+            lo = rng.integers(0, 3, len(M))
+            hi = lo + rng.integers(0, 3, len(M))
+            V = implied.polytope_vertices(np.vstack([M, -M]), np.concatenate([hi, -lo]))
+            polytopes += len(V) > 0
+            vertices += len(V)
+            fractional += int(np.any(np.abs(V - np.rint(V)) > 1e-9, axis=1).sum()) if len(V) else 0
+        total += fractional
+        parts.append(f"{name} ({M.shape[0]} × {M.shape[1]}): {fractional} fractional of {vertices} vertices of "
+                     f"{polytopes} non-empty polytopes")
+    return Measurement(total, f"{total} fractional vertices; {draws} integer bound vectors per matrix: "
+                              + "; ".join(parts))
+
+
 def gq_integer_solution(run: Run, paper, *, blocks: list, types: list[str], vertex_types: list[int]) -> Measurement:
     """The GQ implied constraints: whether their (not TUM) matrix with some other integer right-hand side admits a
     fractional point but no integer one; whether every vertex of the polytope they cut out of block data is
