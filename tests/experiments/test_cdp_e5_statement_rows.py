@@ -1,6 +1,7 @@
 """Congenial DP rows on §1.2's sensitivity and §2.3's Algorithm 1 at E5 (Table 1): CDP-E5-rejection-inefficient,
--algorithm1-stationary, -algorithm1-continuous, -sensitivity-constrained, -inequality-rank, -index-set-choices. Each
-measure against an independent computation, and each row's status both ways (it can match and it can differ)."""
+-rejection-exact, -algorithm1-stationary, -algorithm1-continuous, -sensitivity-constrained, -inequality-rank,
+-index-set-choices. Each measure against an independent computation, and each row's status both ways (it can match
+and it can differ)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 import yaml
 from conftest import REGISTRY, ROOT, row_verdict
 
-from isdp.distributions import dg_pmf
+from isdp.distributions import dg_logpmf, dg_pmf
 from isdp.experiments import claims
 from isdp.experiments.e5_congenial_mis import measures as e5
 from isdp.experiments.e5_congenial_mis import small_lattice as sl
@@ -106,6 +107,35 @@ def test_stationarity_row_matches_as_printed_and_differs_without_q(run):
     assert status == "match" and m.value < 1e-14
     status, m = row_verdict("CDP-E5-algorithm1-stationary", run, rule="metropolis")
     assert m.value > 0.01 and status == "differs"
+
+
+def test_rejection_row_matches_as_printed_and_differs_without_the_envelope(run):
+    status, m = row_verdict("CDP-E5-rejection-exact", run)
+    assert status == "match" and m.value < 1e-14
+    status, m = row_verdict("CDP-E5-rejection-exact", run, rule="no-R")
+    assert m.value > 0.05 and status == "differs"
+
+
+def test_rejection_law_is_what_simulated_rejection_sampling_accepts():
+    """Independent of the law's algebra: propose from q on S*, accept with p/(Rq), and compare the accepted draws'
+    frequencies with p* (chi-square, fixed seed)."""
+    from scipy import stats
+
+    from isdp.experiments.e5_congenial_mis import small_lattice as sl
+
+    tables = sl.invariant_tables(5, 2, 3)
+    center, index_set = tables[3], [1, 3, 4]
+    law, target, rate = sl.rejection_law(tables, center, 0.5, 0.6, index_set)
+    log_p = dg_logpmf(tables - center, 0.5).sum(axis=1)
+    log_q = dg_logpmf(tables[:, index_set] - center[index_set], 0.6).sum(axis=1)
+    q = np.exp(log_q - np.logaddexp.reduce(log_q))
+    ratio = np.exp(log_p) / q
+    rng = np.random.default_rng(7)
+    proposals = rng.choice(len(tables), size=40_000, p=q)
+    accepted = proposals[rng.uniform(size=proposals.size) < ratio[proposals] / ratio.max()]
+    counts = np.bincount(accepted, minlength=len(tables))
+    assert stats.chisquare(counts, target * counts.sum()).pvalue > 1e-3
+    assert accepted.size / proposals.size == pytest.approx(rate, abs=4 * np.sqrt(rate * (1 - rate) / proposals.size))
 
 
 def test_continuous_row_matches_as_printed_and_differs_without_q(run):

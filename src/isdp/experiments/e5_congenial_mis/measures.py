@@ -382,6 +382,27 @@ def algorithm1_stationarity(run: Run, paper, *, lattices, eps: float, proposal_e
                        n=cases)
 
 
+def rejection_sampler_exact(run: Run, paper, *, lattices, eps: float, proposal_eps: float, complement,
+                            rule: str = "printed") -> Measurement:
+    """§2.3's rejection sampler (q supported on S*, R ≥ sup p/q, accept s ~ q with probability p(s)/(R q(s))),
+    exactly on the small E5-like lattices of :func:`algorithm1_stationarity`: the total variation between the law of
+    an accepted draw and p*, worst over the lattices and every table of S* as the confidential one, with the
+    acceptance probability against c/R (:func:`.small_lattice.rejection_law`)."""
+    from isdp.experiments.e5_congenial_mis import small_lattice as sl
+
+    index_set = [i for i in range(2 * len(sl.COLS)) if i not in set(complement)]
+    tv, rates, cases = 0.0, [], 0
+    for lattice in lattices:
+        tables = sl.invariant_tables(*lattice)
+        for center in tables:
+            law, target, rate = sl.rejection_law(tables, center, eps, proposal_eps, index_set, rule)
+            tv, cases = max(tv, 0.5 * float(np.abs(law - target).sum())), cases + 1
+            rates.append(rate)
+    return Measurement(tv, f"max TV(accepted draw, p*) = {tv:.2g} under the {rule} acceptance, over {cases} "
+                           f"confidential tables of {len(lattices)} lattices (ε = {eps:g}, ε̃ = {proposal_eps:g}); "
+                           f"acceptance probability {min(rates):.3f} to {max(rates):.3f}", n=cases)
+
+
 def algorithm1_continuous(run: Run, paper, *, eps, proposal_ratio: float, n_chains: int, steps: int, seed: int,
                           rule: str = "printed") -> Measurement:
     """§2.3 Algorithm 1 on a continuous scheme: §4 Example 4.1 (two bins, i.i.d. Lap(2/ε), the total invariant,

@@ -94,4 +94,25 @@ def mis_transition_matrix(tables: np.ndarray, center: np.ndarray, eps: float, pr
     return P, target
 
 
-__all__ = ["COLS", "constrained_posterior", "invariant_tables", "mis_transition_matrix"]
+def rejection_law(tables: np.ndarray, center: np.ndarray, eps: float, proposal_eps: float, index_set,
+                  rule: str = "printed") -> tuple[np.ndarray, np.ndarray, float]:
+    """§2.3's rejection sampler on S* = ``tables``, exactly: a proposal s ~ q, q = Π_{i∈I} DG(ε̃) around ``center``
+    normalised on S* (I determines the point), accepted with probability p(s)/(R q(s)), p = Π DG(ε) the
+    unconstrained law and R = max_{S*} p/q. ``rule`` "no-R" accepts with min{1, p*(s)/q(s)} instead (the
+    normalised target, no envelope constant: a plausible slip). Returns the law of an accepted draw, p* and the
+    acceptance probability."""
+    idx = np.asarray(index_set)
+    log_p = dg_logpmf(tables - center, eps).sum(axis=1)
+    log_q = dg_logpmf(tables[:, idx] - center[idx], proposal_eps).sum(axis=1)
+    log_q -= np.logaddexp.reduce(log_q)
+    if rule == "printed":
+        accept = np.exp(log_p - log_q - (log_p - log_q).max())
+    elif rule == "no-R":
+        accept = np.exp(np.minimum(log_p - np.logaddexp.reduce(log_p) - log_q, 0.0))
+    else:
+        raise ValueError(f"rule must be 'printed' or 'no-R', got {rule!r}")
+    joint = np.exp(log_q) * accept
+    return joint / joint.sum(), np.exp(log_p - np.logaddexp.reduce(log_p)), float(joint.sum())
+
+
+__all__ = ["COLS", "constrained_posterior", "invariant_tables", "mis_transition_matrix", "rejection_law"]
