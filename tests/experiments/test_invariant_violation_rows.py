@@ -113,7 +113,7 @@ def test_audit_leaves_out_the_four_areas_and_an_off_by_one_threshold_differs(tmp
 
 @pytest.mark.parametrize(
     "row", ["SDP-E3-das-state-invariant", "ISDP-E3-das-state-invariant", "SWAP-E3-tda-state-invariant",
-            "TDA-E3-state-invariant"]
+            "TDA-E3-state-invariant", "TDA-E3-national-invariant"]
 )
 def test_das_keeps_every_state_total_in_the_committed_file_and_one_county_off_differs(tmp_path, row):
     """The rows read the county file as committed, before the data load's gate, so a file that breaks a state
