@@ -296,6 +296,14 @@ def test_dg_level_is_eps_and_a_scale_that_ignores_the_sensitivity_is_not(tmp_pat
     assert row_verdict("CDP-E7-dg-level", run)[0] == "differs"
 
 
+def test_posterior_bound_holds_with_the_other_records_fixed_and_not_for_a_linked_record(tmp_path):
+    run = _config_run(tmp_path)
+    status, m = row_verdict("CDP-E7-posterior-bound", run)
+    assert status == "match" and 0.99 < m.value <= 1, m.text  # approached at the extreme priors
+    status, m = row_verdict("CDP-E7-posterior-bound", run, linked=2)
+    assert status == "differs" and m.value > 1.9, m.text
+
+
 def test_printed_dg_cdf_is_the_cdf_and_an_off_by_one_is_caught(tmp_path, monkeypatch):
     run = _config_run(tmp_path)
     u = np.arange(-30, 31)

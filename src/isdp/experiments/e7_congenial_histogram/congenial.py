@@ -384,16 +384,17 @@ def unconstrained_level(eps: float, *, bins_moved: int = 2, t_max: float = 1e6, 
     return bins_moved * worst_log_ratio(logpdf, t, 1.0)[0]
 
 
-def posterior_shift(eps: float, priors, *, n_grid: int = 801) -> float:
+def posterior_shift(eps: float, priors, *, n_grid: int = 801, linked: int = 1) -> float:
     """Theorem 1.3 on the unconstrained two-bin release: the largest |log(posterior/prior)| of one
     record's value x_i ∈ {0, 1} over releases (m1, m2) on a grid and the given prior probabilities of 1.
 
     Moving the record from bin 1 to bin 2 shifts (s1, s2) by (−1, +1); the likelihood ratio of a
-    release is the product of the two coordinates' Laplace ratios.
+    release is the product of the two coordinates' Laplace ratios. ``linked`` records move with x_i: 1 when the
+    other records are fixed (or independent of x_i), more under a prior in which others always equal x_i.
     """
     b = base_scale(eps)
     t = np.linspace(-20.0 * b, 20.0 * b, n_grid)
-    one = (np.abs(t) - np.abs(t - 1.0)) / b  # log p(m1 | x_i = 1) − log p(m1 | x_i = 0), per coordinate
+    one = (np.abs(t) - np.abs(t - linked)) / b  # log p(m1 | x_i = 1) − log p(m1 | x_i = 0), per coordinate
     log_r = (one[:, None] + one[None, ::-1]).ravel()  # the second coordinate shifts the other way
     pi = np.asarray(priors, dtype=float)[:, None]
     log_post1 = log_r - np.log(pi * np.exp(log_r) + (1.0 - pi))  # posterior/prior of x_i = 1
