@@ -64,7 +64,9 @@ def test_projected_grid_level_approaches_but_never_exceeds_the_exact_level():
 # --------------------------------------------------------------------------- Lemma 3.7, Cor 3.8, Cor 3.9
 
 
-@pytest.mark.parametrize("claim_id", ["SDP-E6-laplace-lemma37", "SDP-E6-projected-laplace-privacy"])
+@pytest.mark.parametrize(
+    "claim_id", ["SDP-E6-laplace-lemma37", "SDP-E6-projected-laplace-privacy", "CDP-E7-laplace-level"]
+)
 def test_laplace_level_rows_match_at_def_21_scale_and_fail_at_the_per_unit_scale(claim_id):
     status, value = _status(claim_id)
     assert status == "match" and value == pytest.approx(1.0, abs=1e-6)
