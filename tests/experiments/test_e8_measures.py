@@ -88,6 +88,14 @@ def test_tum_matrices_have_integral_vertices_and_the_gq_matrix_does_not(tmp_path
     assert status == "differs" and m.value > 0, m.text
 
 
+def test_consistency_increases_accuracy_with_true_invariants_and_not_with_a_wrong_total(tmp_path):
+    run = _run(tmp_path)
+    status, m = row_verdict("TDA-E8-consistency-accuracy", run)
+    assert status == "match", m.text
+    status, m = row_verdict("TDA-E8-consistency-accuracy", run, total_offset=5)
+    assert status == "differs" and m.value < -3.43, m.text
+
+
 def test_dorm_claims_fail_for_other_constraints(tmp_path):
     run = _run(tmp_path)
     d = E8["dorm"]
