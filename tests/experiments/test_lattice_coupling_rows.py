@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from conftest import REGISTRY
 
 import isdp.coupling
@@ -115,3 +116,25 @@ def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(m
     monkeypatch.setattr(isdp.coupling, "tv_bound_terms", sharp)
     m = measures.tv_bound_not_sharp(Run(".", {}), c["paper_value"], **c["args"])
     assert _status(c, m) == "differs" and abs(m.value) < 3.43
+
+
+def test_the_jump_is_symmetric_and_unbiased_and_a_skewed_mean_zero_z_is_not():
+    c = _row("ISDP-E1-jump-symmetric")
+    m = measures.jump_symmetric(Run(".", {}), c["paper_value"], **c["args"])
+    assert _status(c, m) == "match", m.text
+    skewed = {"skewed, mean 0": {-2: 0.25, 0: 0.25, 1: 0.5}}
+    m = measures.jump_symmetric(Run(".", {}), c["paper_value"], **{**c["args"], "laws": skewed})
+    assert _status(c, m) == "differs" and m.value > 0.1, m.text
+
+
+def test_jump_law_is_the_law_of_basis_times_z():
+    """Against simulation: B z for i.i.d. z from the three-point law, frequencies within binomial error."""
+    lattice = measures._small_lattice("margins2x3")
+    law = measures.jump_law(lattice, {-1: 0.25, 0: 0.5, 1: 0.25})
+    rng = np.random.default_rng(5)
+    z = rng.choice([-1, 0, 1], p=[0.25, 0.5, 0.25], size=(20_000, lattice.dim))
+    jumps, counts = np.unique(z @ lattice.basis.T, axis=0, return_counts=True)
+    for v, k in zip(jumps, counts, strict=True):
+        p = law[tuple(int(c) for c in v)]
+        assert abs(k / 20_000 - p) <= 5 * np.sqrt(p * (1 - p) / 20_000)
+    assert sum(law.values()) == pytest.approx(1.0)

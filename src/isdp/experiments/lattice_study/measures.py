@@ -565,6 +565,43 @@ def _small_lattice(name: str):
     raise ValueError(f"unknown small lattice {name!r} (sum<n>, margins2x3, venn1)")
 
 
+def jump_law(lattice, pmf: dict[int, float]) -> dict[tuple[int, ...], float]:
+    """ISDP Eq. 11's jump, exactly: v = V(0, …, 0, z) = B z for the lattice basis B (V's last columns, Smith or
+    LLL-reduced) and z with i.i.d. coordinates of the finite law ``pmf`` (value → probability). The pmf of v."""
+    values, probs = np.array(list(pmf), dtype=np.int64), np.array(list(pmf.values()), dtype=float)
+    index = np.indices((len(values),) * lattice.dim).reshape(lattice.dim, -1).T  # every z, as indices of values
+    jumps, which = np.unique(values[index] @ np.asarray(lattice.basis, dtype=np.int64).T, axis=0, return_inverse=True)
+    mass = np.bincount(which.ravel(), weights=probs[index].prod(axis=1), minlength=len(jumps))
+    return {tuple(int(c) for c in v): float(m) for v, m in zip(jumps, mass, strict=True)}
+
+
+def jump_symmetric(run: Run, paper, *, lattices: list[str], laws: dict[str, dict], eps: float,
+                   reach: int) -> Measurement:
+    """ISDP §4 after Eq. 11: with z's coordinates unbiased and symmetric about 0, the jump v = V(0, z) is unbiased
+    and symmetric and keeps the invariants. Exactly (:func:`jump_law`) on small lattices, for the double geometric
+    DG(``eps``) cut at ±``reach`` (its tail mass left out, below 1e-12 of it) and each further finite law of
+    ``laws``. The value is the largest of max_v |q(v) − q(−v)|, ‖Σ v q(v)‖∞ and max |A v| over the lattices and
+    laws."""
+    from isdp.distributions import dg_pmf
+
+    k = np.arange(-reach, reach + 1)
+    named = {f"DG({eps:g})": dict(zip(k.tolist(), dg_pmf(k, eps).tolist(), strict=True)),
+             **{name: {int(v): float(p) for v, p in law.items()} for name, law in laws.items()}}
+    worst, parts = 0.0, []
+    for name in lattices:
+        lattice = _small_lattice(name)
+        for law_name, pmf in named.items():
+            q = jump_law(lattice, pmf)
+            v = np.array(list(q))
+            mass = np.array(list(q.values()))
+            asym = max(abs(m - q.get(tuple(-x), 0.0)) for x, m in zip(v, mass, strict=True))
+            mean = float(np.abs(mass @ v).max())
+            off = int(np.abs(v @ np.asarray(lattice.A).T).max())  # the invariants moved by a jump
+            parts.append(f"{name} {law_name}: asymmetry {asym:.1e}, |mean| {mean:.1e}, largest |A v| {off}")
+            worst = max(worst, asym, mean, off)
+    return Measurement(worst, "; ".join(parts), n=len(parts))
+
+
 def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pairs: int, iterations: list[int],
                    resolvable: float, seed: int) -> Measurement:
     """ISDP §4 / App. D.2: the L-lag meeting times estimate an upper bound on d_TV(π_t, π). On small lattices the
