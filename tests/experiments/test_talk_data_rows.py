@@ -29,9 +29,10 @@ def test_histogram_cells_are_counts_of_the_252_cells():
     assert (nonzero >= 1).all() and (nonzero <= nhgis.HISTOGRAM_CELLS).all()  # every county has people
 
 
-def test_the_das_histograms_are_consistent(run):
-    status, m = row_verdict("TDA-E3-nonnegative-integer-histogram", run)
-    assert status == "match" and m.value == claims.paper_value("TDA-E3-nonnegative-integer-histogram", REGISTRY)
+@pytest.mark.parametrize("row", ["TDA-E3-nonnegative-integer-histogram", "ISDP-E3-das-nonnegative"])
+def test_the_das_histograms_are_consistent(run, row):
+    status, m = row_verdict(row, run)
+    assert status == "match" and m.value == claims.paper_value(row, REGISTRY)
 
 
 @NEEDS_ZIP
@@ -52,8 +53,9 @@ def test_tables_noised_one_by_one_are_not_one_nonnegative_histogram(run, monkeyp
     summary = nhgis.histogram_cells_summary(counties, sf1, (cells, noisy["all"].sum(axis=1),
                                                             noisy["adult"].sum(axis=1)))
     monkeypatch.setattr(nhgis, "load_histogram_cells", lambda path: summary)
-    status, m = row_verdict("TDA-E3-nonnegative-integer-histogram", run)
-    assert status == "differs" and m.value > 1000
+    for row in ("TDA-E3-nonnegative-integer-histogram", "ISDP-E3-das-nonnegative"):
+        status, m = row_verdict(row, run)
+        assert status == "differs" and m.value > 1000
 
 
 def test_county_histograms_are_sparse_and_the_nations_is_not(run):
