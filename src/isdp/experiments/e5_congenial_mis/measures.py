@@ -386,8 +386,8 @@ def rejection_sampler_exact(run: Run, paper, *, lattices, eps: float, proposal_e
                             rule: str = "printed") -> Measurement:
     """§2.3's rejection sampler (q supported on S*, R ≥ sup p/q, accept s ~ q with probability p(s)/(R q(s))),
     exactly on the small E5-like lattices of :func:`algorithm1_stationarity`: the total variation between the law of
-    an accepted draw and p*, worst over the lattices and every table of S* as the confidential one, with the
-    acceptance probability against c/R (:func:`.small_lattice.rejection_law`)."""
+    an accepted draw and p*, worst over the lattices and every table of S* as the confidential one; the text gives
+    the range of the acceptance probability (:func:`.small_lattice.rejection_law`)."""
     from isdp.experiments.e5_congenial_mis import small_lattice as sl
 
     index_set = [i for i in range(2 * len(sl.COLS)) if i not in set(complement)]

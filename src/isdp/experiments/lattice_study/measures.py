@@ -108,15 +108,23 @@ def margins_from_cells(run: Run, paper, *, exp: str) -> Measurement:
                        f"rows {'/'.join(map(str, rows))}, cols {'/'.join(map(str, cols))}, total {total}")
 
 
+def _norm(u, norm: str) -> np.ndarray:
+    """‖u‖₁ or ‖u‖₂ of each row of ``u`` (``norm`` "l1" or "l2")."""
+    u = np.asarray(u, dtype=float)
+    return np.abs(u).sum(axis=-1) if norm == "l1" else np.sqrt((u * u).sum(axis=-1))
+
+
+def _printed_and_drawn(run: Run, exp: str, norm: str, file: str) -> tuple[np.ndarray, np.ndarray]:
+    """A printed noise table (any sign) flattened, and this run's ``norm``-target draws of ``exp``, one per row."""
+    d = load_draws(run.path(f"{exp}/draws_{norm}.nc"))
+    printed = read_table_csv(run.data(file), counts=False)[0].ravel().astype(float)
+    return printed, d.reshape(-1, d.shape[-1]).astype(float)
+
+
 def printed_draw_quantile(run: Run, paper, *, exp: str, norm: str, file: str) -> Measurement:
     """Quantile of the paper's printed noise draw's norm in this run's law of that norm."""
-    d = load_draws(run.path(f"{exp}/draws_{norm}.nc"))
-    flat = d.reshape(-1, d.shape[-1])
-    printed = read_table_csv(run.data(file), counts=False)[0].ravel()  # a noise table: any sign
-    if norm == "l1":
-        stat, mine = np.abs(flat).sum(axis=1), float(np.abs(printed).sum())
-    else:
-        stat, mine = np.sqrt((flat.astype(float) ** 2).sum(axis=1)), float(np.sqrt((printed**2).sum()))
+    printed, flat = _printed_and_drawn(run, exp, norm, file)
+    stat, mine = _norm(flat, norm), float(_norm(printed, norm))
     q = float((stat < mine).mean() + 0.5 * (stat == mine).mean())
     lo, hi = np.percentile(stat, [2.5, 97.5])
     return Measurement(q, f"printed draw ‖u‖ = {mine:.4g} at quantile {q:.2f} of this run's law "
@@ -1220,12 +1228,10 @@ def printed_draw_shape(run: Run, paper, *, exp: str, norm: str, file: str, windo
     draws whose norm is within ``window`` (relative) of the printed one. Two statistics that do not grow with the
     norm: the number of zero cells and the largest |u_i| over the norm. The value is each statistic's two-sided
     p-value, 2 min(q, 1 − q), q the printed table's mid-quantile among those draws."""
-    d = load_draws(run.path(f"{exp}/draws_{norm}.nc"))
-    flat = d.reshape(-1, d.shape[-1]).astype(float)
-    printed = read_table_csv(run.data(file), counts=False)[0].ravel().astype(float)
+    printed, flat = _printed_and_drawn(run, exp, norm, file)
 
     def size(u):
-        return np.abs(u).sum(axis=-1) if norm == "l1" else np.sqrt((u * u).sum(axis=-1))
+        return _norm(u, norm)
 
     near = flat[np.abs(size(flat) - size(printed)) <= window * size(printed)]
     stats = {
@@ -1257,11 +1263,8 @@ def printed_draws_same_eps(run: Run, paper, *, exp: str, files: dict[str, str]) 
 
     sizes, printed = {}, {}
     for norm, file in files.items():
-        draws = load_draws(run.path(f"{exp}/draws_{norm}.nc"))
-        flat = draws.reshape(-1, draws.shape[-1]).astype(float)
-        table = read_table_csv(run.data(file), counts=False)[0].ravel().astype(float)
-        size = (lambda u: np.abs(u).sum(axis=-1)) if norm == "l1" else (lambda u: np.sqrt((u * u).sum(axis=-1)))
-        sizes[norm], printed[norm] = size(flat), float(size(table))
+        table, flat = _printed_and_drawn(run, exp, norm, file)
+        sizes[norm], printed[norm] = _norm(flat, norm), float(_norm(table, norm))
     ratio = printed["l2"] / printed["l1"]
     l2 = np.sort(sizes["l2"])
     below = np.searchsorted(l2, ratio * sizes["l1"], "left")
@@ -1417,7 +1420,7 @@ def neighbour_invariant_kinds(run: Run, paper) -> Measurement:
 
     counties = load_counties(run.data(run.config["data"]["embedded"]))
     state = pd.factorize(counties["state_abbr"])[0]
-    systems = {exp: (_experiment_problem(run, exp).A, _experiment_problem(run, exp).x) for exp in ("e1", "e2")}
+    systems = {exp: (problem.A, problem.x) for exp in ("e1", "e2") for problem in [_experiment_problem(run, exp)]}
     systems["e3"] = (state[None, :] == np.arange(state.max() + 1)[:, None], counties["sf1_pop"].to_numpy())
     both, parts = 0, []
     for exp, (A, x) in systems.items():
