@@ -534,7 +534,7 @@ def extract_group_quarters(
 #: The committed per-state support of the 2010 SF1 ethnicity × race × voting-age histogram (repository path), made by
 #: :func:`extract_histogram_support`.
 HISTOGRAM_SUPPORT_EXTRACT = "data/nhgis/state_histogram_support_v20210608.csv"
-HISTOGRAM_SUPPORT_COLUMNS = ["state_abbr", "counties", "nonzero_cells", "sf1_pop"]
+HISTOGRAM_SUPPORT_COLUMNS = ["state_abbr", "counties", "nonzero_cells", "sf1_pop", "dp_nonzero_cells"]
 #: The national row of that table: the 50 states and DC (Puerto Rico is outside the nation's histogram).
 NATION = "US"
 #: SF1 tables whose leaves give the histogram, by their NHGIS codes: P8 race (H72) and P10 race 18+ (H74), P9 and P11
@@ -609,21 +609,25 @@ def extract_histogram_support(
 ) -> pd.DataFrame:
     """Per state, the number of counties and of nonzero cells of the state's 2010 SF1 histogram ethnicity (2) × race
     (63) × voting age (2) = 252 cells (the TopDown talk's attributes without residence type, which SF1 does not cross
-    with them), beside the state's SF1 population; one :data:`NATION` row for the 50 states and DC. The cells are
+    with them), beside the state's SF1 population and the nonzero cells of the same histogram after the DAS (the sum
+    of its counties' DAS cells); one :data:`NATION` row for the 50 states and DC. The cells are
     differences of the zip's SF1 tables (:data:`_RACE_TABLES`), checked: no negative cell; in every county (hence
     every state) the 252 cells add up to the population (H72001) and the 18+ cells to the voting-age population
     (H74001). The counties are :func:`extract`'s (validated the same way). Writes a deterministic CSV of
     :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a check fails. Returns the frame."""
-    counties, (cells, pop, adults) = _county_histograms(zip_path, vintage, ("sf",))["sf"]
+    histograms = _county_histograms(zip_path, vintage, ("sf", "dp"))
+    counties, (cells, pop, adults) = histograms["sf"]
     _check_sf1_cells(cells, pop, adults)
-    by_state = pd.DataFrame(cells).groupby(counties["state_abbr"].to_numpy()).sum()
-    nation = by_state.drop(index="PR").sum()
+    by_state, dp_by_state = (pd.DataFrame(c).groupby(counties["state_abbr"].to_numpy()).sum()
+                             for c in (cells, histograms["dp"][1][0]))
+    nation, dp_nation = by_state.drop(index="PR").sum(), dp_by_state.drop(index="PR").sum()
     n_counties = counties.groupby("state_abbr").size().loc[by_state.index]
     support = pd.DataFrame({
         "state_abbr": [*by_state.index, NATION],
         "counties": [*n_counties, int(n_counties.drop(index="PR").sum())],
         "nonzero_cells": [*(by_state > 0).sum(axis=1), int((nation > 0).sum())],
         "sf1_pop": [*by_state.sum(axis=1), int(nation.sum())],
+        "dp_nonzero_cells": [*(dp_by_state > 0).sum(axis=1), int((dp_nation > 0).sum())],
     })
     support = support.astype({c: "int64" for c in HISTOGRAM_SUPPORT_COLUMNS[1:]})[HISTOGRAM_SUPPORT_COLUMNS]
     atomic_write(out_csv, lambda tmp: support.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))

@@ -470,6 +470,27 @@ def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Mea
     )
 
 
+def national_zero_cells(run: Run, paper, *, file: str) -> Measurement:
+    """The cells of the nation's DAS histogram (ethnicity × race × voting age, 252 cells; the 50 states and DC) that
+    are 0, which the talk's state level ignores, from the committed per-state support table; the variables this
+    drops from the nation→state problem (51 states per cell) beside those the states' own zero cells drop at the
+    state→county step."""
+    t = pd.read_csv(run.data(file)).set_index("state_abbr").drop(index="PR")
+    nation, states = t.loc[nhgis.NATION], t.drop(index=nhgis.NATION)
+    cells = 4 * nhgis.N_RACES
+    zero, sf1_zero = cells - int(nation["dp_nonzero_cells"]), cells - int(nation["nonzero_cells"])
+    state_zero = cells - states["dp_nonzero_cells"]
+    return Measurement(
+        zero,
+        f"{zero} of the nation's {cells} DAS cells are 0 ({sf1_zero} in SF1), so ignoring them drops "
+        f"{zero * len(states):,} of the nation→state problem's {cells * len(states):,} variables",
+        note=f"one level down the same rule drops variables: {int((state_zero > 0).sum())} of {len(states)} states' "
+             f"DAS histograms have zero cells ({int(state_zero.sum()):,} in all, {int(state_zero.median())} in the "
+             f"median state; {int(((states['counties']) * state_zero).sum()):,} county variables)",
+        n=1,
+    )
+
+
 def workload_queries(run: Run, paper, *, per_unit: int, blocks: float) -> Measurement:
     """Geographic units the printed query total implies, beside the number of blocks."""
     implied = float(paper) / per_unit
