@@ -611,7 +611,7 @@ def extract_histogram_support(
     (63) × voting age (2) = 252 cells (the TopDown talk's attributes without residence type, which SF1 does not cross
     with them), beside the state's SF1 population and the nonzero cells of the same histogram after the DAS (the sum
     of its counties' DAS cells); one :data:`NATION` row for the 50 states and DC. The cells are
-    differences of the zip's SF1 tables (:data:`_RACE_TABLES`), checked: no negative cell; in every county (hence
+    differences of the zip's tables (:data:`_RACE_TABLES`), checked: no negative cell (SF1 or DAS); in every county (hence
     every state) the 252 cells add up to the population (H72001) and the 18+ cells to the voting-age population
     (H74001). The counties are :func:`extract`'s (validated the same way). Writes a deterministic CSV of
     :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a check fails. Returns the frame."""
@@ -620,6 +620,8 @@ def extract_histogram_support(
     _check_sf1_cells(cells, pop, adults)
     by_state, dp_by_state = (pd.DataFrame(c).groupby(counties["state_abbr"].to_numpy()).sum()
                              for c in (cells, histograms["dp"][1][0]))
+    if (histograms["dp"][1][0] < 0).any():  # a nonzero count must mean a populated cell
+        raise DataValidationError("non-negative cells: a difference of DAS tables is negative")
     nation, dp_nation = by_state.drop(index="PR").sum(), dp_by_state.drop(index="PR").sum()
     n_counties = counties.groupby("state_abbr").size().loc[by_state.index]
     support = pd.DataFrame({

@@ -88,7 +88,9 @@ def apart_probabilities(lattice, target, *, proposal_eps: float, lag: int, horiz
     if uniforms not in UNIFORMS:
         raise ValueError(f"uniforms must be one of {UNIFORMS}, not {uniforms!r}")
     a = np.exp(-proposal_eps)
-    T = int(np.ceil(np.log(mass * (1 + a) / 2) / -proposal_eps))  # P(|DG| > T) = 2 a^(T+1) / (1 + a) < mass
+    # P(|DG| > T) = 2 a^(T+1) / (1 + a) < mass; T ≥ 2 radius keeps every point where a cut tail would make the
+    # residual too large (farther than T from one chain) outside the box, so the cut only ever drops mass
+    T = max(int(np.ceil(np.log(mass * (1 + a) / 2) / -proposal_eps)), 2 * radius)
     pmf = dg_pmf(np.arange(-T, T + 1), proposal_eps)
     w = np.arange(-radius - T, radius + T + 1)
     logpi = target.log_density(w[:, None] * lattice.basis[:, 0])
