@@ -610,10 +610,10 @@ def extract_histogram_support(
     """Per state, the number of counties and of nonzero cells of the state's 2010 SF1 histogram ethnicity (2) × race
     (63) × voting age (2) = 252 cells (the TopDown talk's attributes without residence type, which SF1 does not cross
     with them), beside the state's SF1 population and the nonzero cells of the same histogram after the DAS (the sum
-    of its counties' DAS cells); one :data:`NATION` row for the 50 states and DC. The cells are
-    differences of the zip's tables (:data:`_RACE_TABLES`), checked: no negative cell (SF1 or DAS); in every county (hence
-    every state) the 252 cells add up to the population (H72001) and the 18+ cells to the voting-age population
-    (H74001). The counties are :func:`extract`'s (validated the same way). Writes a deterministic CSV of
+    of its counties' DAS cells); one :data:`NATION` row for the 50 states and DC. The cells are differences of the
+    zip's tables (:data:`_RACE_TABLES`), checked: no negative cell (SF1 or DAS); in every county (hence every state)
+    the 252 SF1 cells add up to the population (H72001) and the 18+ cells to the voting-age population (H74001). The
+    counties are :func:`extract`'s (validated the same way). Writes a deterministic CSV of
     :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a check fails. Returns the frame."""
     histograms = _county_histograms(zip_path, vintage, ("sf", "dp"))
     counties, (cells, pop, adults) = histograms["sf"]
