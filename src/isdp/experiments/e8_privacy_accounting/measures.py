@@ -437,13 +437,19 @@ def us_population(run: Run, paper) -> Measurement:
                        note=f"from {path.name}: the confidential 2010 counts, the same in every NHGIS vintage")
 
 
+def _support_table(run: Run, file: str) -> tuple[pd.Series, pd.DataFrame]:
+    """The nation's row and the states' rows (the 50 states and DC) of the committed per-state support table of the
+    252-cell histogram; Puerto Rico is outside the nation's hierarchy."""
+    t = pd.read_csv(run.data(file)).set_index("state_abbr").drop(index="PR")
+    return t.loc[nhgis.NATION], t.drop(index=nhgis.NATION)
+
+
 def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Measurement:
     """Size of the TopDown talk's optimisation problems at the nation→state step and at each state→county step, from
     the committed per-state support of the 2010 ethnicity × race × voting-age histogram (252 cells):
     ``variables`` = children × cells nonzero at the parent (the talk drops the variables that are 0 at the parent);
     ``people`` = the parent's population. Puerto Rico is outside the nation's hierarchy."""
-    t = pd.read_csv(run.data(file)).set_index("state_abbr").drop(index="PR")
-    nation, states = t.loc[nhgis.NATION], t.drop(index=nhgis.NATION)
+    nation, states = _support_table(run, file)
     sizes = {"variables": lambda children, r: children * r["nonzero_cells"], "people": lambda children, r: r["sf1_pop"]}
     if size not in sizes:
         raise ValueError(f"size must be one of {sorted(sizes)}, got {size!r}")
@@ -452,7 +458,7 @@ def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Mea
     value = {"largest_state_county": int(per_state.max()), "median_state_county": float(per_state.median()),
              "nation_state": int(sizes[size](len(states), nation))}
     above = int((per_state >= value["nation_state"]).sum())
-    cells = 4 * nhgis.N_RACES  # ethnicity (2) × race × voting age (2)
+    cells = nhgis.HISTOGRAM_CELLS
     nation_detail, top_detail = "the 50 states and DC", top
     if size == "variables":
         nation_detail = f"{len(states)} states × {nation['nonzero_cells']} nonzero cells"
@@ -475,9 +481,8 @@ def national_zero_cells(run: Run, paper, *, file: str) -> Measurement:
     are 0, which the talk's state level ignores, from the committed per-state support table; the variables this
     drops from the nation→state problem (51 states per cell) beside those the states' own zero cells drop at the
     state→county step."""
-    t = pd.read_csv(run.data(file)).set_index("state_abbr").drop(index="PR")
-    nation, states = t.loc[nhgis.NATION], t.drop(index=nhgis.NATION)
-    cells = 4 * nhgis.N_RACES
+    nation, states = _support_table(run, file)
+    cells = nhgis.HISTOGRAM_CELLS
     zero, sf1_zero = cells - int(nation["dp_nonzero_cells"]), cells - int(nation["nonzero_cells"])
     state_zero = cells - states["dp_nonzero_cells"]
     return Measurement(
