@@ -88,6 +88,63 @@ def test_every_combination_constraint_is_needed_when_every_combination_is_presen
     assert gq_nonredundant(gq_blocks(types, "one-type-per-block"), types) == [(t,) for t in types]
 
 
+def _random_gq_blocks(rng, types):
+    """Blocks holding random combinations of ``types``, some with no spare person."""
+    blocks = []
+    for _ in range(rng.integers(1, 7)):
+        held = [t for t in types if rng.random() < 0.5]
+        occ = {t: int(rng.integers(1, 3)) for t in held}
+        blocks.append((sum(occ.values()) + int(rng.choice([0, 0, 1, 2, 3])), occ))
+    return blocks
+
+
+def test_facet_criterion_agrees_with_the_lp_on_random_blocks():
+    """Edmonds' criterion (closed and inseparable) picks exactly the combinations the LP finds needed."""
+    from isdp.experiments.e8_privacy_accounting.implied import gq_facets, gq_nonredundant
+
+    rng = np.random.default_rng(20261125)
+    compared, counts = 0, set()
+    for _ in range(300):
+        types = list("ABCD")[: rng.integers(2, 5)]
+        blocks = _random_gq_blocks(rng, types)
+        try:
+            by_facets = gq_facets(blocks, types)
+        except ValueError:  # a type without a spare person: not full-dimensional
+            continue
+        assert by_facets == gq_nonredundant(blocks, types), blocks
+        compared, counts = compared + 1, counts | {(len(types), len(by_facets))}
+    assert compared >= 100 and len(counts) >= 8  # many layouts, from few needed constraints to all of them
+
+
+def test_every_combination_needed_iff_every_type_alone_and_every_pair_share_a_block():
+    from isdp.experiments.e8_privacy_accounting.implied import gq_every_combination_needed, gq_facets
+
+    rng = np.random.default_rng(7)
+    seen = set()
+    for _ in range(200):
+        types = list("ABCDE")[: rng.integers(2, 6)]
+        singles = [(3, {t: 1}) for t in types if rng.random() < 0.85]
+        pairs = [(4, {a: 1, b: 1}) for a, b in itertools.combinations(types, 2) if rng.random() < 0.85]
+        blocks = singles + pairs + _random_gq_blocks(rng, types)[:2]
+        try:
+            needed = gq_facets(blocks, types)
+        except ValueError:
+            continue
+        decided = gq_every_combination_needed(blocks, types)
+        assert decided == (len(needed) == 2 ** len(types) - 1), blocks
+        seen.add(decided)
+    assert seen == {True, False}
+
+
+def test_facet_criterion_refuses_blocks_it_cannot_decide():
+    from isdp.experiments.e8_privacy_accounting.implied import gq_facets
+
+    with pytest.raises(ValueError, match="cannot hold"):
+        gq_facets([(1, {"A": 2})], ["A"])
+    with pytest.raises(ValueError, match=r"\['B'\] have no block with a spare person"):
+        gq_facets([(3, {"A": 1}), (1, {"B": 1})], ["A", "B"])
+
+
 def test_dropping_a_needed_combination_admits_an_infeasible_total():
     """Control: the 2-type constraint of GQ_BLOCKS is not implied by the single-type ones."""
     from isdp.experiments.e8_privacy_accounting.implied import (

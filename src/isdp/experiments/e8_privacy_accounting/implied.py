@@ -171,6 +171,72 @@ def gq_nonredundant(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequ
     return kept
 
 
+def _spare_blocks(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> np.ndarray:
+    """The blocks with a spare person (population beyond one per occupied facility), as bitmasks of the types they
+    hold; raises when a block is overfull or a type has no such block (its total is then fixed)."""
+    index = {t: i for i, t in enumerate(types)}
+    masks = []
+    for pop, occ in blocks:
+        held = [t for t, n in occ.items() if n > 0]
+        facilities = sum(occ[t] for t in held)
+        if pop < facilities:
+            raise ValueError(f"a block of {pop} people cannot hold {facilities} occupied facilities")
+        if pop > facilities and held:
+            masks.append(sum(1 << index[t] for t in held))
+    masks = np.array(masks, dtype=np.int64)
+    fixed = [t for t in types if not np.any(masks & (1 << index[t]))]
+    if fixed:
+        raise ValueError(f"types {fixed} have no block with a spare person: their totals are fixed and the polytope "
+                         "is not full-dimensional; decide with gq_nonredundant")
+    return masks
+
+
+def gq_facets(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> list[tuple[str, ...]]:
+    """The combinations whose constraint is needed, as :func:`gq_nonredundant` decides by LP, here by Edmonds'
+    facet theorem for polymatroids.
+
+    Shifted by the lower bounds, z = y − lower, the constraints read z ≥ 0 and z(S) ≤ f(S) = Σ w_b over the
+    blocks b holding a type of S, with w_b the block's population less one person per occupied facility (a block
+    holding none of S has no facility of S, so the lower bounds of S come only from blocks meeting S). f is a
+    weighted coverage function, hence a polymatroid rank function, and f(S₁) + f(S₂) − f(S₁ ∪ S₂) = Σ w_b over the
+    blocks meeting both disjoint parts. When every type has a block with w_b > 0 (the polytope has full
+    dimension), a constraint is needed exactly when it defines a facet, which by Edmonds (1970) is when S is
+    closed (every type outside S is in a block with w_b > 0 that avoids S, so adding any type raises f) and
+    inseparable (the types of S are connected through blocks with w_b > 0 that hold two of them).
+    """
+    masks = _spare_blocks(blocks, types)
+    index = {t: i for i, t in enumerate(types)}
+    linked = [int(np.bitwise_or.reduce(masks[(masks >> i) & 1 == 1])) for i in range(len(types))]
+
+    def closed(S: int) -> bool:
+        outside = ((1 << len(types)) - 1) & ~S
+        return int(np.bitwise_or.reduce(masks[masks & S == 0], initial=0)) & outside == outside
+
+    def connected(S: int) -> bool:
+        seen = frontier = S & -S
+        while frontier:
+            i = frontier.bit_length() - 1
+            frontier = (frontier & ~(1 << i)) | (linked[i] & S & ~seen)
+            seen |= linked[i] & S
+        return seen == S
+
+    return [S for S in _combinations(types) if closed(mask := sum(1 << index[t] for t in S)) and connected(mask)]
+
+
+def gq_every_combination_needed(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> bool:
+    """Whether all 2^k − 1 combinations' constraints are needed, decided without listing them, so for any k.
+
+    By :func:`gq_facets`' criterion: every S is closed iff each type has a block with a spare person holding no
+    other type (take S = all the other types), and every S is inseparable iff each pair of types shares a block
+    with a spare person (take S = the pair; then every S is connected). Both are O(k²) checks on the blocks.
+    """
+    masks = _spare_blocks(blocks, types)
+    k = len(types)
+    alone = all(np.any(masks == 1 << i) for i in range(k))
+    paired = all(np.any((masks >> i) & (masks >> j) & 1) for i in range(k) for j in range(i + 1, k))
+    return bool(alone and paired)
+
+
 def gq_matrix(types: Sequence[str]) -> np.ndarray:
     """The implied constraints' matrix: one row per non-empty combination S of ``types``, its indicator."""
     return np.array([[t in S for t in types] for S in _combinations(types)], dtype=float)
@@ -318,9 +384,13 @@ def gq_extendable_totals(blocks: Sequence[tuple[int, Mapping[str, int]]], types:
 
 def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, int]]]:
     """Block data for :func:`gq_nonredundant`: ``"every-combination"`` — one block per non-empty combination of
-    types, one facility of each, population 2·|combination| + 1; ``"one-type-per-block"`` — one block per type."""
+    types, one facility of each, population 2·|combination| + 1; ``"singles-and-pairs"`` — the same for the
+    combinations of one or two types only (k + k(k − 1)/2 blocks, so it can be built for many types);
+    ``"one-type-per-block"`` — one block per type."""
     if layout == "every-combination":
         combos = _combinations(types)
+    elif layout == "singles-and-pairs":
+        combos = [*itertools.combinations(types, 1), *itertools.combinations(types, 2)]
     elif layout == "one-type-per-block":
         combos = [(t,) for t in types]
     else:
@@ -329,7 +399,7 @@ def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, in
 
 
 __all__ = ["feasible_totals", "form_values", "implied_bounds", "flow_network", "flow_feasible", "gq_capacity",
-           "gq_lower", "gq_feasible", "gq_nonredundant", "gq_blocks", "gq_matrix", "gq_vertices",
-           "gq_extendable_totals", "polytope_vertices", "gq_lp_extends", "dorm_lp", "dorm_lp_range", "dorm_lp_extends",
-           "margin_extension", "read_three_way_margins", "merge_last_values"]
+           "gq_lower", "gq_feasible", "gq_nonredundant", "gq_facets", "gq_every_combination_needed", "gq_blocks",
+           "gq_matrix", "gq_vertices", "gq_extendable_totals", "polytope_vertices", "gq_lp_extends", "dorm_lp",
+           "dorm_lp_range", "dorm_lp_extends", "margin_extension", "read_three_way_margins", "merge_last_values"]
 

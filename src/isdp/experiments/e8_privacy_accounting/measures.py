@@ -543,10 +543,11 @@ def dorm_point(run: Run, paper, *, point: dict) -> Measurement:
 
 
 def gq_combinations(run: Run, paper, *, types: int, small: list[int]) -> Measurement:
-    """The implied GQ constraints counted: for ``small`` numbers of types, how many combinations' constraints are
-    needed (not implied by the others, HiGHS LP) when every combination shares a block, and when no block holds
-    two types; whether the first is one per combination (2^k − 1) and the second smaller. The count at ``types``
-    follows: at most 2^types − 1, attained by data in which every combination shares a block."""
+    """The implied GQ constraints counted. For ``small`` numbers of types, how many combinations' constraints are
+    needed (not implied by the others, one HiGHS LP each) when every combination shares a block, and when no block
+    holds two types. At ``types`` itself, where 2^types LPs are out of reach, whether all 2^types − 1 are needed,
+    by Edmonds' facet criterion (:func:`~isdp.experiments.e8_privacy_accounting.implied.gq_every_combination_needed`),
+    on blocks holding every single type and every pair, and on one type per block."""
     import string
 
     from isdp.experiments.e8_privacy_accounting import implied
@@ -556,13 +557,18 @@ def gq_combinations(run: Run, paper, *, types: int, small: list[int]) -> Measure
         names = list(string.ascii_uppercase[:k])
         every[k] = len(implied.gq_nonredundant(implied.gq_blocks(names, "every-combination"), names))
         apart[k] = len(implied.gq_nonredundant(implied.gq_blocks(names, "one-type-per-block"), names))
-    value = {"one_per_combination": all(every[k] == 2**k - 1 for k in small),
-             "smaller_on_other_data": all(apart[k] < 2**k - 1 for k in small if k > 1)}
-    return Measurement(value, "needed constraints for k types, every combination sharing a block: "
+    names = [f"type {i + 1}" for i in range(types)]
+    all_needed = implied.gq_every_combination_needed(implied.gq_blocks(names, "singles-and-pairs"), names)
+    all_needed_apart = implied.gq_every_combination_needed(implied.gq_blocks(names, "one-type-per-block"), names)
+    value = {"one_per_combination": all(every[k] == 2**k - 1 for k in small) and all_needed,
+             "smaller_on_other_data": all(apart[k] < 2**k - 1 for k in small if k > 1) and not all_needed_apart}
+    return Measurement(value, "needed constraints for k types (LP), every combination sharing a block: "
                               + ", ".join(f"k = {k}: {every[k]} (2^k − 1 = {2**k - 1})" for k in small)
                               + "; no block with two types: " + ", ".join(f"{apart[k]}" for k in small)
-                              + f". So at {types} types at most 2^{types} − 1 = {2**types - 1:,} ≈ 2^{types}, attained "
-                                "when every combination shares a block")
+                              + f". At {types} types (Edmonds' criterion): blocks holding every type alone and every "
+                                f"pair need {'all' if all_needed else 'NOT all'} 2^{types} − 1 = {2**types - 1:,} "
+                                f"≈ 2^{types}; one type per block needs "
+                              + ("all" if all_needed_apart else "fewer"))
 
 
 def swap_privacy_audit(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
