@@ -245,7 +245,6 @@ def _duplicate_row(df):
     ("corrupt", "checks"),
     [
         (_drop_illinois_rows, ["row count", "Illinois county count", "national SF1 sum"]),
-        (_break_vermont_dp, ["state invariant", "VT (dp-sf1 = +5)"]),
         (_cook_changed, ["Cook County IL (G1700310) SF1", "national SF1 sum"]),
         (_blank_dp, ["missing values", "G0100010"]),
         (_duplicate_row, ["unique gisjoin"]),
@@ -260,6 +259,19 @@ def test_corrupted_data_is_rejected_and_nothing_written(tmp_path, raw_subset, co
     for check in checks:
         assert check in str(err.value)
     assert list(outdir.iterdir()) == []
+
+
+@requires_zip
+def test_a_das_file_breaking_a_state_total_is_kept_for_the_registry(tmp_path, raw_subset, caplog):
+    """The DAS's state totals are a claim under test, not a mark of a valid file: the extraction keeps a file that
+    breaks them and says so, and the stored file shows it (the registry's rows count it)."""
+    out = tmp_path / "counties.csv"
+    with caplog.at_level(logging.WARNING, logger="isdp.experiments.nhgis"):
+        nhgis.extract(write_zip(tmp_path / "vt.zip", _break_vermont_dp(raw_subset)), out)
+    assert "VT (dp-sf1 = +5)" in caplog.text
+    stored = pd.read_csv(out, dtype={"state_fips": str, "county_fips": str})
+    assert nhgis.das_claims_broken(stored) == ["state totals not kept: VT (dp-sf1 = +5)"]
+    assert nhgis.das_claims_broken(pd.read_csv(EMBEDDED, dtype={"state_fips": str})) == []
 
 
 @requires_zip

@@ -164,8 +164,9 @@ def audit_excluded(run: Run, paper) -> Measurement:
 def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: str = "state") -> Measurement:
     """Number of state-level areas whose DAS county counts do not sum to the SF1 state total (``level`` "nation":
     |Σ DAS − Σ SF1| over the 50 states and DC, the talk's national histogram), read from the county file ``file`` as
-    committed (default: the committed extract), before the data load's validation, which refuses a file that
-    breaks the state totals; the national difference and the number of negative DAS counts beside it."""
+    committed (default: the committed extract; the extraction keeps a file that breaks them, see
+    :func:`isdp.experiments.nhgis.validate`); the national difference and the number of negative DAS counts beside
+    it."""
     c = pd.read_csv(run.data(file or run.config["data"]["embedded"]), dtype={"state_fips": str})
     sums = c.groupby("state_abbr")[["sf1_pop", "dp_pop"]].sum()
     off = sums[sums["dp_pop"] != sums["sf1_pop"]]
