@@ -389,6 +389,26 @@ def slab_adjusted_min_p(run: Run, paper, *, n_accepted: int, window: float, seed
     return Measurement(adjusted, f"Bonferroni-adjusted smallest p {adjusted:.2g}; {m.text}", n=m.value.size)
 
 
+def gaussian_projection_gap(run: Run, paper, *, constraint: list[list[float]], covariance: list[list[float]]
+                            ) -> Measurement:
+    """§4 after Thm 4.2, exactly for Gaussian noise N(0, Σ): the projected noise Π_N e and the noise conditioned on
+    C e = 0 are both centred Gaussians, so they agree in law iff Π_N Σ Π_N = Σ − Σ Cᵀ(C Σ Cᵀ)⁻¹ C Σ. The value is
+    the largest entry of the difference for ``covariance``; beside it the spherical Σ = I (Thm 4.2) and the
+    condition that decides it, Σ-uncorrelated invariant and null-space parts (Π_N Σ (I − Π_N) = 0)."""
+    C, sigma = np.asarray(constraint, dtype=float), np.asarray(covariance, dtype=float)
+    proj = np.eye(C.shape[1]) - np.linalg.pinv(C) @ C
+
+    def gap(s: np.ndarray) -> float:
+        conditioned = s - s @ C.T @ np.linalg.solve(C @ s @ C.T, C @ s)
+        return float(np.abs(proj @ s @ proj - conditioned).max())
+
+    cross = float(np.abs(proj @ sigma @ (np.eye(len(proj)) - proj)).max())
+    return Measurement(gap(sigma), f"largest |Π Σ Π − Cov(e | C e = 0)| entry {gap(sigma):.3g} for Σ = "
+                                   f"{sigma.tolist()} under C = {C.tolist()}; spherical Σ = I: "
+                                   f"{gap(np.eye(len(sigma))):.1g}; cross-covariance of the null-space and invariant "
+                                   f"parts under Σ: {cross:.3g} (the gap is 0 exactly when it is)")
+
+
 # --------------------------------------------------------------------------- Laplace mechanisms (§3.3), exactly
 
 

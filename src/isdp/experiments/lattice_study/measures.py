@@ -213,6 +213,22 @@ def tv_absorption(run: Run, paper, *, eps: float, proposal_eps: float, radius: i
                        n=len(ratios))
 
 
+def iterations_delta_tradeoff(run: Run, paper, *, eps: float, proposal_eps: float, radius: int,
+                              iterations: list[int]) -> Measurement:
+    """ISDP §4's trade-off between iterations and the extra δ, exactly on :func:`_stopped_chain`: the δ the chain
+    stopped after t iterations needs at the target's ε‖x − x'‖₁ (its hockey-stick divergence between neighbours)
+    for each t of ``iterations``. The value is the largest ratio δ_{t'}/δ_t of consecutive ones: below 1 when
+    every further iteration budget buys a smaller δ."""
+    from isdp.privacy_audit import hockey_stick
+
+    x, v, budget, _, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
+    deltas = [hockey_stick(law.shifted(x), law.shifted(x + v), budget) for _, law in laws]
+    ratios = [later / earlier for earlier, later in itertools.pairwise(deltas)]
+    return Measurement(max(ratios), "δ needed at ε‖x − x'‖₁ = " + f"{budget:g} after t iterations: "
+                       + ", ".join(f"t = {t}: {d:.2e}" for (t, _), d in zip(laws, deltas, strict=True))
+                       + f"; consecutive ratios {', '.join(f'{r:.3f}' for r in ratios)}", n=len(ratios))
+
+
 def stopped_chain_loss(run: Run, paper, *, eps: float, proposal_eps: float, radius: int,
                        iterations: list[int]) -> Measurement:
     """ISDP §4 ("the MCMC sampler may fail to converge … in finite time, thus incur additional cost to privacy"),
