@@ -1280,6 +1280,17 @@ def zcdp_budget_epsilon(run: Run, paper, *, delta: float, conversion: str) -> Me
     return Measurement(eps, f"ρ = {float(paper):g} is ε = {eps:.2f} at δ = {delta:g} ({conversion} conversion)")
 
 
+def zcdp_composition_gap(run: Run, paper, *, parts: list[str], total: str) -> Measurement:
+    """Printed zCDP budgets against composition: zCDP's ρ adds up over releases of the same persons (Bun & Steinke
+    2016, Lemma 2.3), so the budget printed for several products together should be the sum of theirs. The value is
+    |ρ(total) − Σ ρ(parts)|, ``paper`` mapping each printed label to its ρ."""
+    added = sum(float(paper[p]) for p in parts)
+    gap = abs(float(paper[total]) - added)
+    return Measurement(gap, f"{total}: ρ = {float(paper[total]):g} printed; "
+                            + " + ".join(f"{p} {float(paper[p]):g}" for p in parts)
+                            + f" = {added:g} by composition; gap {gap:.2f}")
+
+
 def swap_visualisation(run: Run, paper, *, columns: list[str], before: list, after: list, v_match: list[str],
                        v_swap: list[str], table: list[str]) -> Measurement:
     """The slides' swapping visualisation, from its printed records (row i before the swap is row i after): whether
