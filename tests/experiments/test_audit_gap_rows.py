@@ -79,3 +79,20 @@ def test_labels_that_fit_together_match(run, monkeypatch):
     fitting = {**printed, "DHC": printed["PL & DHC"] - printed["PL"]}
     m = measures.zcdp_composition_gap(run, fitting, **c["args"])
     assert claims.judge(c["criterion"], c["paper_value"], m) == "match"
+
+
+def test_the_age_buckets_are_about_four_years_and_finer_at_18_21_60(run):
+    status, m = row_verdict("CDP-E5-age-buckets", run)
+    assert status == "match" and m.value["typical width"] == 4
+
+
+def test_five_year_buckets_fail_the_age_reading(run, monkeypatch):
+    """Control: P12-like columns in uniform five-year buckets (0–4, …, 80–84, 85+)."""
+    from types import SimpleNamespace
+
+    from isdp.experiments.e5_congenial_mis import measures
+
+    cols = [f"{a}-{a + 4}" for a in range(0, 85, 5)] + ["85+"]
+    monkeypatch.setattr(measures, "_problem", lambda run: SimpleNamespace(meta={"cols": cols}))
+    status, m = row_verdict("CDP-E5-age-buckets", run)
+    assert status == "differs" and m.value == {"typical width": 5, "finer at the key ages": False}

@@ -52,6 +52,26 @@ def p12_categories(run: Run, paper, *, file: str) -> Measurement:
                               f"{len(unlike)} age columns unlike P12's" + (f": {'; '.join(unlike)}" if unlike else ""))
 
 
+def age_bucket_widths(run: Run, paper, *, ages: list[int]) -> Measurement:
+    """The printed table's age columns as buckets: the mean width in years of the closed ones (the open last one
+    left out), rounded to whole years, and whether the bucket holding each of ``ages`` is narrower than the median
+    closed bucket."""
+    spans = [_age_span(c) for c in _problem(run).meta["cols"]]
+    widths = np.array([last - first + 1 for first, last in spans if last is not None])
+    median = float(np.median(widths))
+
+    def width_at(age: int) -> int:
+        return next(w for (first, last), w in zip((s for s in spans if s[1] is not None), widths, strict=True)
+                    if first <= age <= last)
+
+    at = {age: width_at(age) for age in ages}
+    value = {"typical width": int(np.rint(widths.mean())),
+             "finer at the key ages": all(w < median for w in at.values())}
+    return Measurement(value, f"{widths.size} closed age buckets, mean width {widths.mean():.2f} years (median "
+                              f"{median:g}); widths (years) of the buckets holding "
+                              + ", ".join(f"{a}: {w}" for a, w in at.items()))
+
+
 def best_proposal_steps(run: Run, paper) -> Measurement:
     """Distance of this run's best ε̃ from the paper's, in grid steps."""
     acc = run.table("e5_fig2_acceptance")
