@@ -96,3 +96,16 @@ def test_five_year_buckets_fail_the_age_reading(run, monkeypatch):
     monkeypatch.setattr(measures, "_problem", lambda run: SimpleNamespace(meta={"cols": cols}))
     status, m = row_verdict("CDP-E5-age-buckets", run)
     assert status == "differs" and m.value == {"typical width": 5, "finer at the key ages": False}
+
+
+def test_nonnegative_projection_of_illinois_cells_gives_the_county_size_bias(run):
+    status, m = row_verdict("ISDP-E4-histogram-nonnegativity-bias", run, releases=50)
+    assert status == "match"
+    status, m = row_verdict("ISDP-E4-histogram-nonnegativity-bias", run, releases=50, nonnegative=False)
+    assert status == "differs"  # the control: without s ≥ 0 no negative slope
+
+
+def test_the_projection_without_nonnegativity_is_unbiased_on_illinois_cells(run):
+    """The control row matches, and the non-negative projection fails it."""
+    assert row_verdict("ISDP-E4-histogram-nonnegativity-control", run, releases=50)[0] == "match"
+    assert row_verdict("ISDP-E4-histogram-nonnegativity-control", run, releases=50, nonnegative=True)[0] == "differs"

@@ -551,7 +551,8 @@ COUNT_EXTRACTS = [(nhgis.extract_housing, nhgis.HOUSING_EXTRACT, nhgis.load_hous
 
 @requires_zip
 @pytest.mark.parametrize("extractor, path", [(e, p) for e, p, _ in COUNT_EXTRACTS]
-                         + [(nhgis.extract_histogram_support, nhgis.HISTOGRAM_SUPPORT_EXTRACT)])
+                         + [(nhgis.extract_histogram_support, nhgis.HISTOGRAM_SUPPORT_EXTRACT),
+                            (nhgis.extract_state_histograms, nhgis.STATE_HISTOGRAMS_EXTRACT)])
 def test_committed_extract_is_rederived_byte_for_byte(tmp_path, extractor, path):
     out = tmp_path / "extract.csv"
     extractor(SHARED_ZIP, out)
@@ -561,3 +562,19 @@ def test_committed_extract_is_rederived_byte_for_byte(tmp_path, extractor, path)
 @pytest.mark.parametrize("path, loader", [(p, load) for _, p, load in COUNT_EXTRACTS])
 def test_count_extract_has_the_county_files_counties(path, loader):
     assert list(loader(REPO / path)["gisjoin"]) == list(nhgis.load_counties(EMBEDDED)["gisjoin"])
+
+
+def test_state_histograms_are_illinois_and_add_up_to_its_population():
+    cells = nhgis.load_state_histograms(REPO / nhgis.STATE_HISTOGRAMS_EXTRACT)
+    counties = nhgis.load_counties(EMBEDDED)
+    il = counties[counties["state_abbr"] == nhgis.STATE_HISTOGRAMS_STATE]
+    assert list(cells["gisjoin"]) == list(il["gisjoin"])
+    assert (cells[nhgis.STATE_HISTOGRAMS_SOURCE].sum(axis=1).to_numpy() == il["sf1_pop"].to_numpy()).all()
+
+
+def test_state_histograms_loader_refuses_another_state(tmp_path):
+    cells = pd.read_csv(REPO / nhgis.STATE_HISTOGRAMS_EXTRACT, dtype=str)
+    bad = tmp_path / "bad.csv"
+    cells.iloc[:-1].to_csv(bad, index=False)
+    with pytest.raises(DataValidationError, match="102 counties of IL"):
+        nhgis.load_state_histograms(bad)

@@ -691,6 +691,40 @@ def extract_histogram_cells(
     return summary
 
 
+#: The committed 252-cell SF1 histograms of Illinois's counties (repository path), made by
+#: :func:`extract_state_histograms`: ISDP Fig 2's state, for post-processing studies on its real cell structure.
+STATE_HISTOGRAMS_EXTRACT = "data/nhgis/il_county_histograms_sf1_v20210608.csv"
+STATE_HISTOGRAMS_STATE = "IL"
+STATE_HISTOGRAMS_SOURCE = [f"cell_{i:03d}" for i in range(HISTOGRAM_CELLS)]
+STATE_HISTOGRAMS_COLUMNS = [*COUNT_IDS, *STATE_HISTOGRAMS_SOURCE]
+
+
+def extract_state_histograms(
+    zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
+) -> pd.DataFrame:
+    """The 252 SF1 cells ethnicity × race × voting age of every county of :data:`STATE_HISTOGRAMS_STATE`, in
+    :func:`_county_histograms`' order (18+ not Hispanic, 18+ Hispanic, under-18 not Hispanic, under-18 Hispanic;
+    63 races each, in the codebook's order), checked as in :func:`extract_histogram_support`. SF1 is the same in
+    every vintage. Writes a deterministic CSV of :data:`STATE_HISTOGRAMS_COLUMNS`; nothing is written when a check
+    fails. Returns the frame."""
+    counties, (cells, pop, adults) = _county_histograms(zip_path, vintage, ("sf",))["sf"]
+    _check_sf1_cells(cells, pop, adults)
+    keep = (counties["state_abbr"] == STATE_HISTOGRAMS_STATE).to_numpy()
+    out = pd.concat([counties.loc[keep, COUNT_IDS].reset_index(drop=True),
+                     pd.DataFrame(cells[keep], columns=STATE_HISTOGRAMS_SOURCE)], axis=1)
+    atomic_write(out_csv, lambda tmp: out.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
+    log.info("wrote the SF1 histograms of %d %s counties to %s", len(out), STATE_HISTOGRAMS_STATE, out_csv)
+    return out
+
+
+def load_state_histograms(csv_path: str | os.PathLike) -> pd.DataFrame:
+    """Read an extract written by :func:`extract_state_histograms` (identifiers as strings, cells as integers)."""
+    df = _read_extract(csv_path, STATE_HISTOGRAMS_COLUMNS, STATE_HISTOGRAMS_SOURCE)
+    if len(df) != N_ILLINOIS or set(df["state_abbr"]) != {STATE_HISTOGRAMS_STATE}:
+        raise DataValidationError(f"rows: expected the {N_ILLINOIS} counties of {STATE_HISTOGRAMS_STATE}")
+    return df
+
+
 def load_histogram_cells(csv_path: str | os.PathLike) -> pd.DataFrame:
     """Read an extract written by :func:`extract_histogram_cells` (identifiers as strings, counts as integers)."""
     return _load_county_counts(csv_path, HISTOGRAM_CELLS_COLUMNS, HISTOGRAM_CELLS_SOURCE)

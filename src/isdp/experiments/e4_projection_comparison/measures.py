@@ -213,6 +213,39 @@ def nonnegativity_bias(run: Run, paper, *, counties: int, smallest: float, large
                             f"ε = {eps:g}, {releases} releases, seed {seed}")
 
 
+def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: float, releases: int, seed: int,
+                                 nonnegative: bool = True, alternative: str = "less") -> Measurement:
+    """:func:`nonnegativity_bias` on a real state's cell structure: Illinois's 102 counties × 252-cell SF1
+    histograms (:data:`isdp.experiments.nhgis.STATE_HISTOGRAMS_EXTRACT`), DG(ε/Δ₁) on every cell, the state total
+    kept by the ℓ2 projection over all cells with s ≥ 0 (``nonnegative``) or without; a county's error is the sum of
+    its cells' errors. Value: the p-value of the OLS slope of the per-county mean error on log county population,
+    one-sided for a negative slope (``alternative="less"``) or two-sided."""
+    from scipy import stats
+
+    from isdp.experiments.nhgis import STATE_HISTOGRAMS_EXTRACT, STATE_HISTOGRAMS_SOURCE, load_state_histograms
+
+    cells = load_state_histograms(run.data(STATE_HISTOGRAMS_EXTRACT))[STATE_HISTOGRAMS_SOURCE].to_numpy()
+    x, pop = cells.ravel().astype(float), cells.sum(axis=1)
+    noisy = _noisy_counts(x, eps, sensitivity, releases, seed)
+    total = float(x.sum())
+    released = (nonnegative_total_projection(noisy, total) if nonnegative
+                else noisy - (noisy.sum(axis=1, keepdims=True) - total) / x.size)
+    bias = (released - x).reshape(releases, *cells.shape).sum(axis=2).mean(axis=0)
+    fit = stats.linregress(np.log(pop), bias)
+    t = fit.slope / fit.stderr
+    p = float(stats.t.cdf(t, len(pop) - 2) if alternative == "less" else 2 * stats.t.sf(abs(t), len(pop) - 2))
+    order = np.argsort(pop)
+    tenth = len(pop) // 10
+    what = "non-negative ℓ2 projection" if nonnegative else "ℓ2 projection without s ≥ 0"
+    sided = "one-sided" if alternative == "less" else "two-sided"
+    return Measurement(p, f"{what} of Illinois's {cells.size:,} county cells ({(cells == 0).mean():.0%} zero): slope "
+                          f"{fit.slope:+.2f} persons per log unit of county population ({sided} p {p:.2g}); mean error "
+                          f"of the smallest tenth of counties {bias[order[:tenth]].mean():+.1f}, largest tenth "
+                          f"{bias[order[-tenth:]].mean():+.1f}",
+                       note=f"2010 SF1 cells (committed), DG(ε/{sensitivity:g}) at ε = {eps:g} per cell, {releases} "
+                            f"releases, seed {seed}", n=len(pop))
+
+
 # --------------------------------------------------------------------------- ISDP §1, App. E.4: projection bias
 
 
