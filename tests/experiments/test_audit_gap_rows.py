@@ -83,7 +83,7 @@ def test_labels_that_fit_together_match(run, monkeypatch):
 
 def test_the_age_buckets_are_about_four_years_and_finer_at_18_21_60(run):
     status, m = row_verdict("CDP-E5-age-buckets", run)
-    assert status == "match" and m.value["typical width"] == 4
+    assert status == "match" and m.value["mean width"] == 4
 
 
 def test_five_year_buckets_fail_the_age_reading(run, monkeypatch):
@@ -95,7 +95,7 @@ def test_five_year_buckets_fail_the_age_reading(run, monkeypatch):
     cols = [f"{a}-{a + 4}" for a in range(0, 85, 5)] + ["85+"]
     monkeypatch.setattr(measures, "_problem", lambda run: SimpleNamespace(meta={"cols": cols}))
     status, m = row_verdict("CDP-E5-age-buckets", run)
-    assert status == "differs" and m.value == {"typical width": 5, "finer at the key ages": False}
+    assert status == "differs" and m.value == {"mean width": 5, "finer at the key ages": False}
 
 
 def test_nonnegative_projection_of_illinois_cells_gives_the_county_size_bias(run):

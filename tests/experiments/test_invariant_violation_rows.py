@@ -115,17 +115,18 @@ def test_audit_leaves_out_the_four_areas_and_an_off_by_one_threshold_differs(tmp
     "row", ["SDP-E3-das-state-invariant", "ISDP-E3-das-state-invariant", "SWAP-E3-tda-state-invariant",
             "TDA-E3-state-invariant", "TDA-E3-national-invariant"]
 )
-def test_das_keeps_every_state_total_in_the_committed_file_and_one_county_off_differs(tmp_path, row):
-    """The rows read the county file as committed, before the data load's gate, so a file that breaks a state
-    total reads differs instead of stopping the run."""
-    run = _e3_run(tmp_path, pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str}), [])
-    status, m = row_verdict(row, run)
-    assert status == "match" and m.value == 0, m.text
+def test_das_keeps_every_state_total_in_the_run_s_file_and_one_county_off_differs(tmp_path, row):
+    """The rows read the county file the run used (the extraction keeps a file that breaks a state total), so such
+    a file reads differs instead of stopping the run; a repository file can be named instead."""
     counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
+    status, m = row_verdict(row, _e3_run(tmp_path / "ok", counties, []))
+    assert status == "match" and m.value == 0, m.text
     counties.loc[0, "dp_pop"] += 1
+    status, m = row_verdict(row, _e3_run(tmp_path / "broken", counties, []))
+    assert m.value == 1 and status == "differs", m.text
     broken = tmp_path / "broken.csv"
     counties.to_csv(broken, index=False)
-    status, m = row_verdict(row, run, file=str(broken))
+    status, m = row_verdict(row, _e3_run(tmp_path / "named", counties.iloc[0:0], []), file=str(broken))
     assert m.value == 1 and status == "differs", m.text
 
 

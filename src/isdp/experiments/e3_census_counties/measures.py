@@ -163,11 +163,11 @@ def audit_excluded(run: Run, paper) -> Measurement:
 
 def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: str = "state") -> Measurement:
     """Number of state-level areas whose DAS county counts do not sum to the SF1 state total (``level`` "nation":
-    |Σ DAS − Σ SF1| over the 50 states and DC, the talk's national histogram), read from the county file ``file`` as
-    committed (default: the committed extract; the extraction keeps a file that breaks them, see
-    :func:`isdp.experiments.nhgis.validate`); the national difference and the number of negative DAS counts beside
-    it."""
-    c = pd.read_csv(run.data(file or run.config["data"]["embedded"]), dtype={"state_fips": str})
+    |Σ DAS − Σ SF1| over the 50 states and DC, the talk's national histogram), read from the county file this run
+    used (``results/data/counties.csv``: the download when it succeeded, else the committed extract) or from the
+    repository file ``file``. The extraction keeps a file that breaks them (:func:`isdp.experiments.nhgis.validate`);
+    the national difference and the number of negative DAS counts beside it."""
+    c = pd.read_csv(run.data(file) if file else run.path("data/counties.csv"), dtype={"state_fips": str})
     sums = c.groupby("state_abbr")[["sf1_pop", "dp_pop"]].sum()
     off = sums[sums["dp_pop"] != sums["sf1_pop"]]
     listed = "".join(f"; {s} DAS − SF1 = {d:+d}" for s, d in (off["dp_pop"] - off["sf1_pop"]).items())
@@ -178,9 +178,10 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
                        f"state total{listed}; the nation (50 states and DC): DAS {nation['dp_pop'].sum():,} against "
                        f"SF1 {nation['sf1_pop'].sum():,}; {int((c['dp_pop'] < 0).sum())} of {len(c):,} DAS county "
                        "counts negative",
-                       note=f"data vintage v{c['vintage'].iloc[0]} (the file read); the paper's "
-                            f"v{run.config['data']['vintage']} is not reachable offline; the invariant is part of the "
-                            "DAS design in both")
+                       note=f"data vintage v{c['vintage'].iloc[0]} (the file read)"
+                            + ("" if str(c["vintage"].iloc[0]) == str(run.config["data"]["vintage"]) else
+                               f"; the paper's v{run.config['data']['vintage']} was not reachable; the invariant is "
+                               "part of the DAS design in both"))
 
 
 def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:

@@ -65,7 +65,7 @@ def age_bucket_widths(run: Run, paper, *, ages: list[int]) -> Measurement:
                     if first <= age <= last)
 
     at = {age: width_at(age) for age in ages}
-    value = {"typical width": int(np.rint(widths.mean())),
+    value = {"mean width": int(np.rint(widths.mean())),
              "finer at the key ages": all(w < median for w in at.values())}
     return Measurement(value, f"{widths.size} closed age buckets, mean width {widths.mean():.2f} years (median "
                               f"{median:g}); widths (years) of the buckets holding "
