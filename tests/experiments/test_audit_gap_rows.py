@@ -109,3 +109,27 @@ def test_the_projection_without_nonnegativity_is_unbiased_on_illinois_cells(run)
     """The control row matches, and the non-negative projection fails it."""
     assert row_verdict("ISDP-E4-histogram-nonnegativity-control", run, releases=50)[0] == "match"
     assert row_verdict("ISDP-E4-histogram-nonnegativity-control", run, releases=50, nonnegative=True)[0] == "differs"
+
+
+def test_county_tables_keep_logical_relationships_even_when_noised_independently(run):
+    """Why ISDP-E3-das-logical-relationships is not comparable: the DAS output breaks no relation, and neither do
+    the SF1 tables with double geometric noise at ε = 0.1 added to each table independently."""
+    import pandas as pd
+
+    from isdp.baselines import double_geometric_noise
+    from isdp.experiments import nhgis
+    from isdp.experiments.e3_census_counties.measures import relational_breaks
+
+    status, m = row_verdict("ISDP-E3-das-logical-relationships", run)
+    assert status == "not-comparable" and m.value == 0
+    c = pd.read_csv(ROOT / run.config["data"]["embedded"]).set_index("gisjoin")
+    h = nhgis.load_housing(ROOT / nhgis.HOUSING_EXTRACT).set_index("gisjoin").loc[c.index]
+    g = nhgis.load_group_quarters(ROOT / nhgis.GROUP_QUARTERS_EXTRACT).set_index("gisjoin").loc[c.index]
+    gq = g[[f"sf1_gq_{t}" for t in nhgis.GROUP_QUARTERS_TYPES]].sum(axis=1).to_numpy()
+    rng = np.random.default_rng(5)
+    noised = [x + double_geometric_noise(len(c), 0.1, 1, rng, 1)[0]
+              for x in (c["sf1_pop"].to_numpy(), gq, h["sf1_housing_units"].to_numpy(), h["sf1_occupied_units"])]
+    assert not any(v.any() for v in relational_breaks(*noised).values())
+    # the relations can fail: occupied units above housing units break the first in every county
+    broken = relational_breaks(c["sf1_pop"], gq, h["sf1_housing_units"], h["sf1_housing_units"] + 1)
+    assert broken["occupied > housing units"].all()

@@ -314,6 +314,41 @@ def das_group_quarters_presence_changed(run: Run, paper) -> Measurement:
                        n=sf1.size)
 
 
+def relational_breaks(pop, gq, housing, occupied) -> dict[str, np.ndarray]:
+    """Per county, whether its tables break a logical relationship between tabulated quantities: more occupied
+    units than housing units, or fewer people in households (population less group quarters) than occupied units,
+    each occupied unit being one household of at least one person."""
+    pop, gq, housing, occupied = (np.asarray(a) for a in (pop, gq, housing, occupied))
+    return {"occupied > housing units": occupied > housing, "household population < households": pop - gq < occupied}
+
+
+def das_logical_relationships(run: Run, paper) -> Measurement:
+    """The counties where the DAS output (the committed population, housing and group-quarters extracts: one DAS
+    run) breaks a relation of :func:`relational_breaks`, beside the tightest slack of each in the DAS output."""
+    from isdp.experiments.nhgis import (
+        GROUP_QUARTERS_EXTRACT,
+        GROUP_QUARTERS_TYPES,
+        HOUSING_EXTRACT,
+        load_group_quarters,
+        load_housing,
+    )
+
+    c = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str}).set_index("gisjoin")
+    h, g = (load(run.data(path)).set_index("gisjoin").loc[c.index]
+            for load, path in ((load_housing, HOUSING_EXTRACT), (load_group_quarters, GROUP_QUARTERS_EXTRACT)))
+    gq = g[[f"dp_gq_{t}" for t in GROUP_QUARTERS_TYPES]].sum(axis=1)
+    broken = relational_breaks(c["dp_pop"], gq, h["dp_housing_units"], h["dp_occupied_units"])
+    n_broken = int(np.logical_or.reduce(list(broken.values())).sum())
+    vacant = h["dp_housing_units"] - h["dp_occupied_units"]
+    persons = (c["dp_pop"] - gq) / h["dp_occupied_units"]
+    return Measurement(n_broken, f"{n_broken} of {len(c):,} counties break a relation ("
+                                 + ", ".join(f"{k}: {int(v.sum())}" for k, v in broken.items())
+                                 + f"); tightest slack: {int(vacant.min())} vacant units ({vacant.idxmin()}), "
+                                   f"{persons.min():.2f} persons per household ({persons.idxmin()})",
+                       note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings)",
+                       n=len(c))
+
+
 def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: float) -> Measurement:
     """Subspace DP §1: the exact probability that i.i.d. double geometric noise DG(ε/``sensitivity``) on a state's
     county counts keeps the state total, P(Σ u = 0) (:func:`isdp.exact.sum_constraint_acceptance` times P(u = 0)),
