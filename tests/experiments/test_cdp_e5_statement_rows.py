@@ -243,3 +243,18 @@ def test_p12_row_matches_a_table_labelled_with_p12s_categories_and_fails_one_sho
            "50-54", "55-59", "60-61", "62-64", "65-66", "67-69", "70-74", "75-79", "80-84", "85+"]
     assert row_verdict("CDP-E5-p12-categories", _problem_with_columns(tmp_path / "a", p12))[0] == "match"
     assert row_verdict("CDP-E5-p12-categories", _problem_with_columns(tmp_path / "b", p12[:-1]))[0] == "differs"
+
+
+def test_age_buckets_row_reads_the_printed_columns(run):
+    """CDP-E5-age-buckets (a reading chosen by fit: the evaluator turns this match into calibrated)."""
+    status, m = row_verdict("CDP-E5-age-buckets", run)
+    assert status == "match" and m.value == {"mean width": 4, "finer at the key ages": True} and "median 5" in m.text
+
+
+def test_five_year_buckets_fail_the_age_reading(tmp_path):
+    five = [f"{a}-{a + 4}" for a in range(0, 85, 5)] + ["85+"]
+    (tmp_path / "results" / "e5").mkdir(parents=True)
+    sex_by_age_problem(np.ones((2, len(five)), dtype=np.int64), ["Female", "Male"], five, "20-24",
+                       [1, len(five), 2 * len(five)]).to_json(tmp_path / "results" / "e5" / "problem.json")
+    status, m = row_verdict("CDP-E5-age-buckets", claims.Run(tmp_path, {}, repo=ROOT))
+    assert status == "differs" and m.value == {"mean width": 5, "finer at the key ages": False}
