@@ -167,15 +167,16 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
     used (``results/data/counties.csv``: the download when it succeeded, else the committed extract) or from the
     repository file ``file``. The extraction keeps a file that breaks them (:func:`isdp.experiments.nhgis.validate`);
     the national difference and the number of negative DAS counts beside it."""
+    from isdp.experiments.nhgis import state_totals_off
+
     c = pd.read_csv(run.data(file) if file else run.path("data/counties.csv"), dtype={"state_fips": str})
-    sums = c.groupby("state_abbr")[["sf1_pop", "dp_pop"]].sum()
-    off = sums[sums["dp_pop"] != sums["sf1_pop"]]
-    listed = "".join(f"; {s} DAS − SF1 = {d:+d}" for s, d in (off["dp_pop"] - off["sf1_pop"]).items())
+    off = state_totals_off(c)
+    listed = "".join(f"; {s} DAS − SF1 = {d:+d}" for s, d in off.items())
     nation = c[c["state_abbr"] != "PR"]
     gap = abs(int(nation["dp_pop"].sum() - nation["sf1_pop"].sum()))
     return Measurement(gap if level == "nation" else len(off),
-                       f"{len(off)} of {len(sums)} state-level areas whose DAS county counts miss the SF1 "
-                       f"state total{listed}; the nation (50 states and DC): DAS {nation['dp_pop'].sum():,} against "
+                       f"{len(off)} of {c['state_abbr'].nunique()} state-level areas whose DAS county counts miss "
+                       f"the SF1 state total{listed}; the nation (50 states and DC): DAS {nation['dp_pop'].sum():,} against "
                        f"SF1 {nation['sf1_pop'].sum():,}; {int((c['dp_pop'] < 0).sum())} of {len(c):,} DAS county "
                        "counts negative",
                        note=f"data vintage v{c['vintage'].iloc[0]} (the file read)"

@@ -184,47 +184,15 @@ def _noisy_counts(x: np.ndarray, eps: float, sensitivity: float, releases: int, 
     return x + double_geometric_noise(len(x), eps, releases, np.random.default_rng(seed), sensitivity)
 
 
-def nonnegativity_bias(run: Run, paper, *, counties: int, smallest: float, largest: float, eps: float,
-                       sensitivity: float, releases: int, seed: int, nonnegative: bool = True,
-                       alternative: str = "less") -> Measurement:
-    """A stylised state: ``counties`` true counts log-spaced from ``smallest`` to ``largest`` (rounded), DG(ε/Δ₁)
-    noise on each, the state total kept by the ℓ2 projection, with s ≥ 0 (``nonnegative``) or without (Π e,
-    the projected mechanism). Value: the p-value of the OLS slope of the per-county mean error on log count (the
-    audit's regression), one-sided for a negative slope (``alternative="less"``) or two-sided; the mean errors of
-    the smallest and largest tenth beside it."""
+def _size_trend(cells: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int, nonnegative: bool,
+                alternative: str) -> dict:
+    """The audit's regression on a post-processed release: ``cells`` (counties × cells per county) true counts,
+    DG(ε/Δ₁) noise on every cell, the state total kept by the ℓ2 projection over all cells with s ≥ 0
+    (``nonnegative``) or without (Π e, the projected mechanism); a county's error is the sum of its cells'. Returns
+    the p-value of the OLS slope of the per-county mean error on log county count (one-sided for a negative slope,
+    ``alternative="less"``, or two-sided), the slope, the per-county bias and the largest invariant residual."""
     from scipy import stats
 
-    x = np.round(np.geomspace(smallest, largest, counties))
-    noisy = _noisy_counts(x, eps, sensitivity, releases, seed)
-    total = float(x.sum())
-    released = (nonnegative_total_projection(noisy, total) if nonnegative
-                else noisy - (noisy.sum(axis=1, keepdims=True) - total) / counties)
-    bias = (released - x).mean(axis=0)
-    fit = stats.linregress(np.log(x), bias)
-    t = fit.slope / fit.stderr
-    p = float(stats.t.cdf(t, counties - 2) if alternative == "less" else 2 * stats.t.sf(abs(t), counties - 2))
-    tenth = max(1, counties // 10)
-    what = "non-negative ℓ2 projection" if nonnegative else "ℓ2 projection without s ≥ 0"
-    sided = "one-sided" if alternative == "less" else "two-sided"
-    return Measurement(p, f"{what}: slope {fit.slope:+.3f} per log unit ({sided} p {p:.2g}); mean error of the "
-                          f"smallest tenth {bias[:tenth].mean():+.2f}, largest tenth {bias[-tenth:].mean():+.2f}; "
-                          f"largest |invariant residual| {np.abs(released.sum(axis=1) - total).max():.1e}",
-                       note=f"synthetic: {counties} counts {smallest:g}…{largest:g}, DG(ε/{sensitivity:g}) at "
-                            f"ε = {eps:g}, {releases} releases, seed {seed}")
-
-
-def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: float, releases: int, seed: int,
-                                 nonnegative: bool = True, alternative: str = "less") -> Measurement:
-    """:func:`nonnegativity_bias` on a real state's cell structure: Illinois's 102 counties × 252-cell SF1
-    histograms (:data:`isdp.experiments.nhgis.STATE_HISTOGRAMS_EXTRACT`), DG(ε/Δ₁) on every cell, the state total
-    kept by the ℓ2 projection over all cells with s ≥ 0 (``nonnegative``) or without; a county's error is the sum of
-    its cells' errors. Value: the p-value of the OLS slope of the per-county mean error on log county population,
-    one-sided for a negative slope (``alternative="less"``) or two-sided."""
-    from scipy import stats
-
-    from isdp.experiments.nhgis import STATE_HISTOGRAMS_EXTRACT, STATE_HISTOGRAMS_SOURCE, load_state_histograms
-
-    cells = load_state_histograms(run.data(STATE_HISTOGRAMS_EXTRACT))[STATE_HISTOGRAMS_SOURCE].to_numpy()
     x, pop = cells.ravel().astype(float), cells.sum(axis=1)
     noisy = _noisy_counts(x, eps, sensitivity, releases, seed)
     total = float(x.sum())
@@ -232,18 +200,44 @@ def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: fl
                 else noisy - (noisy.sum(axis=1, keepdims=True) - total) / x.size)
     bias = (released - x).reshape(releases, *cells.shape).sum(axis=2).mean(axis=0)
     fit = stats.linregress(np.log(pop), bias)
-    t = fit.slope / fit.stderr
-    p = float(stats.t.cdf(t, len(pop) - 2) if alternative == "less" else 2 * stats.t.sf(abs(t), len(pop) - 2))
-    order = np.argsort(pop)
-    tenth = len(pop) // 10
-    what = "non-negative ℓ2 projection" if nonnegative else "ℓ2 projection without s ≥ 0"
-    sided = "one-sided" if alternative == "less" else "two-sided"
-    return Measurement(p, f"{what} of Illinois's {cells.size:,} county cells ({(cells == 0).mean():.0%} zero): slope "
-                          f"{fit.slope:+.2f} persons per log unit of county population ({sided} p {p:.2g}); mean error "
-                          f"of the smallest tenth of counties {bias[order[:tenth]].mean():+.1f}, largest tenth "
-                          f"{bias[order[-tenth:]].mean():+.1f}",
+    t, df = fit.slope / fit.stderr, len(pop) - 2
+    p = float(stats.t.cdf(t, df) if alternative == "less" else 2 * stats.t.sf(abs(t), df))
+    return {"p": p, "slope": fit.slope, "bias": bias, "residual": float(np.abs(released.sum(axis=1) - total).max()),
+            "what": "non-negative ℓ2 projection" if nonnegative else "ℓ2 projection without s ≥ 0",
+            "sided": "one-sided" if alternative == "less" else "two-sided"}
+
+
+def nonnegativity_bias(run: Run, paper, *, counties: int, smallest: float, largest: float, eps: float,
+                       sensitivity: float, releases: int, seed: int, nonnegative: bool = True,
+                       alternative: str = "less") -> Measurement:
+    """:func:`_size_trend` on a stylised state: ``counties`` true counts log-spaced from ``smallest`` to ``largest``
+    (rounded), one cell each; the mean errors of the smallest and largest tenth beside it."""
+    x = np.round(np.geomspace(smallest, largest, counties))
+    r = _size_trend(x[:, None], eps, sensitivity, releases, seed, nonnegative, alternative)
+    tenth = max(1, counties // 10)
+    return Measurement(r["p"], f"{r['what']}: slope {r['slope']:+.3f} per log unit ({r['sided']} p {r['p']:.2g}); "
+                               f"mean error of the smallest tenth {r['bias'][:tenth].mean():+.2f}, largest tenth "
+                               f"{r['bias'][-tenth:].mean():+.2f}; largest |invariant residual| {r['residual']:.1e}",
+                       note=f"synthetic: {counties} counts {smallest:g}…{largest:g}, DG(ε/{sensitivity:g}) at "
+                            f"ε = {eps:g}, {releases} releases, seed {seed}")
+
+
+def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: float, releases: int, seed: int,
+                                 nonnegative: bool = True, alternative: str = "less") -> Measurement:
+    """:func:`_size_trend` on a real state's cell structure: Illinois's 102 counties × 252-cell SF1 histograms
+    (:data:`isdp.experiments.nhgis.STATE_HISTOGRAMS_EXTRACT`), the projection over all its cells."""
+    from isdp.experiments.nhgis import STATE_HISTOGRAMS_EXTRACT, STATE_HISTOGRAMS_SOURCE, load_state_histograms
+
+    cells = load_state_histograms(run.data(STATE_HISTOGRAMS_EXTRACT))[STATE_HISTOGRAMS_SOURCE].to_numpy()
+    r = _size_trend(cells, eps, sensitivity, releases, seed, nonnegative, alternative)
+    order, tenth = np.argsort(cells.sum(axis=1)), len(cells) // 10
+    return Measurement(r["p"], f"{r['what']} of Illinois's {cells.size:,} county cells ({(cells == 0).mean():.0%} "
+                               f"zero): slope {r['slope']:+.2f} persons per log unit of county population "
+                               f"({r['sided']} p {r['p']:.2g}); mean error of the smallest tenth of counties "
+                               f"{r['bias'][order[:tenth]].mean():+.1f}, largest tenth "
+                               f"{r['bias'][order[-tenth:]].mean():+.1f}",
                        note=f"2010 SF1 cells (committed), DG(ε/{sensitivity:g}) at ε = {eps:g} per cell, {releases} "
-                            f"releases, seed {seed}", n=len(pop))
+                            f"releases, seed {seed}", n=len(cells))
 
 
 # --------------------------------------------------------------------------- ISDP §1, App. E.4: projection bias
