@@ -176,9 +176,9 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
     gap = abs(int(nation["dp_pop"].sum() - nation["sf1_pop"].sum()))
     return Measurement(gap if level == "nation" else len(off),
                        f"{len(off)} of {c['state_abbr'].nunique()} state-level areas whose DAS county counts miss "
-                       f"the SF1 state total{listed}; the nation (50 states and DC): DAS {nation['dp_pop'].sum():,} against "
-                       f"SF1 {nation['sf1_pop'].sum():,}; {int((c['dp_pop'] < 0).sum())} of {len(c):,} DAS county "
-                       "counts negative",
+                       f"the SF1 state total{listed}; the nation (50 states and DC): DAS {nation['dp_pop'].sum():,} "
+                       f"against SF1 {nation['sf1_pop'].sum():,}; {int((c['dp_pop'] < 0).sum())} of {len(c):,} DAS "
+                       "county counts negative",
                        note=f"data vintage v{c['vintage'].iloc[0]} (the file read)"
                             + ("" if str(c["vintage"].iloc[0]) == str(run.config["data"]["vintage"]) else
                                f"; the paper's v{run.config['data']['vintage']} was not reachable; the invariant is "
