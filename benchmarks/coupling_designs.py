@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange, uint64
 
 from isdp.coupling import MeetingTimes
-from isdp.distributions import maximal_coupling_dg
+from isdp.double_geometric import maximal_coupling_dg
 from isdp.kernels import (
     acceptance_ratio,
     apply_move,

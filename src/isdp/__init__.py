@@ -23,15 +23,15 @@ Reference implementation of the mechanisms of *Integer Subspace Differential Pri
   bound from pairs started like the chains; t_cert where it reaches 0.01) and the one way to get
   it per sampler: :func:`certify`, :func:`certify_mis`, :func:`certify_augmented`,
   :func:`certify_heat_bath`
-- exact: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`,
+- exact_laws: :func:`sample_sum_constraint_l1`, :func:`enumerate_target`, :func:`sweep_transition_matrix`,
   :func:`exact_tv_curve`
-- distributions: double geometric pmf/cdf/sampler and maximal coupling
-- diagnostics: R-hat/ESS via ArviZ, netCDF storage of draws
+- double_geometric: double geometric pmf/cdf/sampler and maximal coupling
+- convergence_diagnostics: R-hat/ESS via ArviZ; draws_io: netCDF storage of draws
 - :func:`derive_seed`: an independent, stable seed per named step from one base seed
 
 **Modules used by name** (``from isdp.<module> import …``), each with its own ``__all__``: release
 mode — :mod:`isdp.tables` (tables in), :mod:`isdp.constraints` (their invariants),
-:mod:`isdp.discrete` (exact integer-arithmetic samplers), :mod:`isdp.privacy` (the guarantee per
+:mod:`isdp.exact_sampling` (exact integer-arithmetic samplers), :mod:`isdp.privacy` (the guarantee per
 person), :mod:`isdp.privacy_audit`, :mod:`isdp.errors`, :mod:`isdp.release`, :mod:`isdp.cli`,
 :mod:`isdp.opendp_measurements`; and :mod:`isdp.baselines` (the projection mechanisms the papers
 compare with), :mod:`isdp.accounting` (swapping budget, zCDP conversions), :mod:`isdp.kernels`
@@ -67,19 +67,19 @@ _EXPORTS = {
     "convergence_iteration": ".coupling",
     "meeting_times": ".coupling",
     "tv_upper_bound": ".coupling",
-    "convergence_table": ".diagnostics",
-    "load_draws": ".diagnostics",
-    "save_draws": ".diagnostics",
-    "summarize_convergence": ".diagnostics",
-    "dg_cdf": ".distributions",
-    "dg_logpmf": ".distributions",
-    "dg_pmf": ".distributions",
-    "dg_rvs": ".distributions",
-    "maximal_coupling_rvs": ".distributions",
-    "enumerate_target": ".exact",
-    "exact_tv_curve": ".exact",
-    "sample_sum_constraint_l1": ".exact",
-    "sweep_transition_matrix": ".exact",
+    "convergence_table": ".convergence_diagnostics",
+    "load_draws": ".draws_io",
+    "save_draws": ".draws_io",
+    "summarize_convergence": ".convergence_diagnostics",
+    "dg_cdf": ".double_geometric",
+    "dg_logpmf": ".double_geometric",
+    "dg_pmf": ".double_geometric",
+    "dg_rvs": ".double_geometric",
+    "maximal_coupling_rvs": ".double_geometric",
+    "enumerate_target": ".exact_laws",
+    "exact_tv_curve": ".exact_laws",
+    "sample_sum_constraint_l1": ".exact_laws",
+    "sweep_transition_matrix": ".exact_laws",
     "heat_bath_meeting_times": ".heat_bath",
     "heat_bath_sweeps": ".heat_bath",
     "IntegerLattice": ".lattice",
@@ -158,7 +158,7 @@ def __getattr__(name: str):
     if module is None:
         if importlib.util.find_spec(f"{__name__}.{name}") is None:
             raise AttributeError(f"module 'isdp' has no attribute {name!r}")
-        return importlib.import_module(f".{name}", __name__)  # a submodule, e.g. isdp.exact
+        return importlib.import_module(f".{name}", __name__)  # a submodule, e.g. isdp.exact_laws
     value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value

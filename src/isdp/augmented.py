@@ -18,7 +18,7 @@ the Gibbs sampler on f alternates two exact draws:
 
 This is a different Markov chain from :func:`isdp.sample` (ISDP Algorithm 1) with the same target;
 its state is u (t is redrawn from u every iteration). Draws use floating-point logarithms: fine
-for studying and certifying a chain, not a replacement for :mod:`isdp.discrete` in a release.
+for studying and certifying a chain, not a replacement for :mod:`isdp.exact_sampling` in a release.
 
 Coupling two chains: the two t-draws are maximally coupled (Thorisson's rejection construction
 with the closed-form inverse-Gaussian densities), then both u-draws use one common random

@@ -31,7 +31,7 @@ import qpsolvers
 import scipy.linalg
 import scipy.sparse as sp
 
-from .distributions import dg_rvs
+from .double_geometric import dg_rvs
 from .lattice import as_integer_matrix, as_vector
 
 __all__ = [

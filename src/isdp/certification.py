@@ -373,7 +373,7 @@ def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndar
     draws from π (:func:`isdp.sample_sum_constraint_l1`, own seed), the pairs move under the monotone
     coupling (:func:`isdp.heat_bath_meeting_times`), and the bound is the one term P(τ > t), t in sweeps."""
     from ._rng import derive_seed
-    from .exact import sample_sum_constraint_l1
+    from .exact_laws import sample_sum_constraint_l1
     from .heat_bath import NAME, heat_bath_meeting_times
 
     n_pairs = check_count("n_pairs", n_pairs, 1)

@@ -24,7 +24,7 @@ from numba import njit, prange
 
 from ._rng import seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps, check_positive, check_state
-from .distributions import maximal_coupling_dg
+from .double_geometric import maximal_coupling_dg
 from .kernels import acceptance_ratio, apply_move, basis_csr, component_sweep, norm_change, sweep_law
 from .lattice import IntegerLattice
 from .samplers import starting_states

@@ -2,7 +2,7 @@
 ``isdp release`` (docs/release.md).
 
 Their own module, below everything that raises them — reading tables (:mod:`isdp.tables`),
-building invariants (:mod:`isdp.constraints`), the exact sampler (:mod:`isdp.discrete`), the
+building invariants (:mod:`isdp.constraints`), the exact sampler (:mod:`isdp.exact_sampling`), the
 chain's certificate (:mod:`isdp.certification`) and the release itself (:mod:`isdp.release`) —
 so that none of those imports the release to refuse.
 """

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .discrete import ExactSampler, as_fraction, system_source
+from .exact_sampling import ExactSampler, as_fraction, system_source
 from .lattice import as_integer_matrix
 from .privacy import gaussian_rho, unit_epsilon
 

@@ -18,7 +18,7 @@ published exactly, by design.
 **Several tables.** Tables released together count the same persons, each person in at most one
 cell of each table, so one person changes T tables by at most 2T in ℓ1 and √(2T) in ℓ2, where T
 counts the tables whose cells enter the mechanism's norm (a table the invariants determine from
-the others is derived from them: :func:`isdp.discrete.norm_tables`).
+the others is derived from them: :func:`isdp.exact_sampling.norm_tables`).
 
 **Calibration.** The user states the guarantee needed per person (ε, and δ where the route has
 one); the mechanism's own parameter follows from it: ε per unit ℓ1 distance = ε/(2T), per unit

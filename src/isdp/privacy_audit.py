@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .exact import sweep_transition_matrix
+from .exact_laws import sweep_transition_matrix
 from .lattice import IntegerLattice
 
 
@@ -47,8 +47,8 @@ class Law:
 
 def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | None = None,
                       accept: bool = True) -> Law:
-    """The law of the exact route's noise, from its construction (:class:`isdp.discrete.ExactL1Sampler`,
-    or an :class:`isdp.discrete.ExactSampler` of one block).
+    """The law of the exact route's noise, from its construction (:class:`isdp.exact_sampling.ExactL1Sampler`,
+    or an :class:`isdp.exact_sampling.ExactSampler` of one block).
 
     Free cells i.i.d. DG(ε) on the box |u_free|_∞ ≤ radius, solved cells ``solve @ u_free``,
     acceptance exp(−ε Σ|u_solved|) and, with ``sigma``, the Gaussian step
@@ -57,7 +57,7 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
     ``outside`` bounds the accepted mass beyond the box by the free cells' DG tail (acceptance
     ≤ 1), relative to the mass inside.
     """
-    if hasattr(sampler, "parts"):  # an isdp.discrete.ExactSampler: the audit lattices are one block
+    if hasattr(sampler, "parts"):  # an isdp.exact_sampling.ExactSampler: the audit lattices are one block
         if len(sampler.parts) != 1:
             raise ValueError(f"the audit enumerates one block; this sampler has {len(sampler.parts)}")
         sampler = sampler.parts[0][1]
@@ -87,7 +87,7 @@ def dg_box_tail(eps: float, radius: int, k: int) -> float:
 
 def chain_noise(lattice: IntegerLattice, target, proposal_eps: float, iterations: int, radius: int) -> Law:
     """The law of the release chain's noise after ``iterations`` iterations from u = 0, exactly,
-    on the box |w|_∞ ≤ radius of ``lattice``'s coordinates (:func:`isdp.exact.sweep_transition_matrix`);
+    on the box |w|_∞ ≤ radius of ``lattice``'s coordinates (:func:`isdp.exact_laws.sweep_transition_matrix`);
     ``outside`` is the mass that left the box."""
     return chain_noise_path(lattice, target, proposal_eps, [iterations], radius)[0]
 

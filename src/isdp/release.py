@@ -8,8 +8,8 @@ This module plans and runs a release; the pieces it runs live where their idea d
   :func:`~isdp.tables.load_table`) in :mod:`isdp.tables`;
 - the invariants A (:func:`~isdp.constraints.constraint_matrix`, :func:`~isdp.constraints.blocks`)
   in :mod:`isdp.constraints`;
-- the exact sampler (:class:`~isdp.discrete.ExactSampler`, :func:`~isdp.discrete.norm_tables`)
-  in :mod:`isdp.discrete`;
+- the exact sampler (:class:`~isdp.exact_sampling.ExactSampler`, :func:`~isdp.exact_sampling.norm_tables`)
+  in :mod:`isdp.exact_sampling`;
 - the chain's certificate (:func:`~isdp.certification.certify_chain`, a
   :class:`~isdp.certification.Certificate`) in :mod:`isdp.certification`;
 - the refusals (:class:`~isdp.errors.ReleaseError` and its kinds, each with an exit status) in
@@ -19,10 +19,10 @@ The user states the guarantee needed per person (ε, and δ where the route has 
 
 - **exact** (ℓ1, and the Gaussian): noise from the ℓ1 generalized Laplace on Λ(A) drawn exactly,
   in integer arithmetic, by rejection: draw the free cells I i.i.d. DG(ε), solve the invariants
-  for the other cells Iᶜ (:func:`~isdp.discrete.integral_solve`) and accept with probability
+  for the other cells Iᶜ (:func:`~isdp.exact_sampling.integral_solve`) and accept with probability
   exp(-ε Σ_{i∈Iᶜ} |u_i|) — the accepted law is ∝ exp(-ε‖u‖₁) on Λ(A). The generalized Gaussian
   is drawn by a second rejection from the ℓ1 law with ε = 1/σ
-  (:meth:`~isdp.discrete.ExactL1Sampler.draw`). Pure ε (ρ-zCDP for the Gaussian),
+  (:meth:`~isdp.exact_sampling.ExactL1Sampler.draw`). Pure ε (ρ-zCDP for the Gaussian),
   operating-system entropy. Block by block (:func:`~isdp.constraints.blocks`); the plan forecasts
   the acceptance from A and ε and refuses a block it cannot serve before any count is used.
 - **free cells** (ℓ1, ``free_cells``): the proposal without the rejection — the free cells are
@@ -37,7 +37,7 @@ The user states the guarantee needed per person (ε, and δ where the route has 
 
 Several tables of the same persons (:class:`~isdp.tables.TableSet`) are one vector under their
 invariants and the ties between them; a table the others determine is derived (outside the norm,
-:func:`~isdp.discrete.norm_tables`), and ε per person counts every table in the norm
+:func:`~isdp.exact_sampling.norm_tables`), and ε per person counts every table in the norm
 (docs/method.md §11).
 
 With ``nonnegative`` the release is post-processed onto the non-negative tables with the same
@@ -74,7 +74,9 @@ from . import __version__
 from .bases import with_mixing_basis
 from .certification import LEVEL, Certificate, certify_chain, pairs_needed
 from .constraints import as_sparse, blocks, row_values
-from .discrete import (
+from .double_geometric import dg_variance
+from .errors import InfeasibleError, InputError, UncertifiableError, UsageError
+from .exact_sampling import (
     PILOT_PROPOSALS,
     ExactL1Sampler,
     ExactSampler,
@@ -83,8 +85,6 @@ from .discrete import (
     seeded_source,
     system_source,
 )
-from .distributions import dg_variance
-from .errors import InfeasibleError, InputError, UncertifiableError, UsageError
 from .files import atomic_write
 from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError
 from .privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon

@@ -249,7 +249,7 @@ def _mis_exact_law():
     """(S*, π on it, the MIS kernel K): S* is finite (non-negativity), so all are enumerated exactly."""
     from itertools import product
 
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
 
     a = MIS_A @ MIS_X
     states = []

@@ -24,7 +24,7 @@ from isdp import (
     sweep_transition_matrix,
     with_mixing_basis,
 )
-from isdp.distributions import dg_logpmf
+from isdp.double_geometric import dg_logpmf
 
 EPS_PROP, RADIUS = 0.5, 18
 

@@ -14,7 +14,7 @@ from conftest import ALPHA, chisquare_gof
 pytest.importorskip("opendp")
 
 from isdp import table_margins  # noqa: E402
-from isdp.discrete import double_geometric_array, seeded_source  # noqa: E402
+from isdp.exact_sampling import double_geometric_array, seeded_source  # noqa: E402
 from isdp.opendp_measurements import (  # noqa: E402
     make_counts_as_l1,
     make_isdp_gaussian,

@@ -24,7 +24,7 @@ from isdp import (
     tv_upper_bound,
 )
 from isdp._runner import DG_EPS_RANGE
-from isdp.exact import sample_conditioned_dg
+from isdp.exact_laws import sample_conditioned_dg
 from isdp.mis import mis_sample
 
 

@@ -19,7 +19,7 @@ def test_every_public_name_resolves_from_its_module(name):
 
 
 def test_submodules_and_unknown_names():
-    assert isdp.exact.exact_tv_curve is isdp.exact_tv_curve
+    assert isdp.exact_laws.exact_tv_curve is isdp.exact_tv_curve
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         isdp.not_a_name  # noqa: B018
 

@@ -27,8 +27,8 @@ from isdp import (
 from isdp.certification import certify_chain, clopper_pearson_upper
 from isdp.cli import main
 from isdp.constraints import constraint_matrix, independent_rows
-from isdp.discrete import ExactL1Sampler, integral_solve, seeded_source
 from isdp.errors import UncertifiableError, UsageError
+from isdp.exact_sampling import ExactL1Sampler, integral_solve, seeded_source
 from isdp.tables import load_table
 
 E5_TABLE = ROOT / "data" / "e5" / "sex_by_age.csv"
@@ -405,7 +405,7 @@ def test_blocks_split_independent_invariants_and_free_cells():
 
 def test_the_block_sampler_draws_the_joint_law():
     """Two totals and a free cell: the block-by-block draw against the enumerated law on Λ(A)."""
-    from isdp.discrete import ExactSampler
+    from isdp.exact_sampling import ExactSampler
 
     A = np.array([[1, 1, 0, 0, 0], [0, 0, 1, 1, 0]])
     lattice = IntegerLattice.from_constraints(A)
@@ -422,8 +422,8 @@ def test_the_block_sampler_draws_the_joint_law():
 def test_the_free_cell_route_draws_iid_double_geometric_free_cells_and_solves_the_rest():
     """2×3 margins: the free cells are i.i.d. DG(ε) (against the pmf, and independent: the joint
     law of the pair is the product), the solved cells follow, and the stated variances hold."""
-    from isdp.discrete import ExactSampler
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
+    from isdp.exact_sampling import ExactSampler
 
     A, eps = table_margins(2, 3), Fraction(1, 2)
     sampler, rng = ExactSampler.build(A), seeded_source(8)
@@ -447,8 +447,8 @@ def test_the_free_cell_route_draws_iid_double_geometric_free_cells_and_solves_th
 def test_the_forecast_acceptance_is_the_exact_acceptance_within_its_monte_carlo_error():
     """Sum of 3 cells, ε = 1/2: P(accept) = Σ_z q(z) e^{−ε|z1+z2|} summed on a box, against the plan's
     1,000-proposal estimate; the tolerance is 4 standard errors of that estimate."""
-    from isdp.discrete import PILOT_PROPOSALS, ExactL1Sampler
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
+    from isdp.exact_sampling import PILOT_PROPOSALS, ExactL1Sampler
 
     eps = Fraction(1, 2)
     k = np.arange(-80, 81)
@@ -496,7 +496,7 @@ def test_the_free_cell_route_is_l1_only(tmp_path, capsys):
 
 def test_a_forecast_within_budget_that_accepts_nothing_is_still_refused(tmp_path, capsys, monkeypatch):
     """The forecast is an estimate: a run that then accepts nothing is refused after its attempts."""
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
 
     monkeypatch.setattr(ExactL1Sampler, "log_acceptance", lambda self, eps, sigma=None: 0.0)
     table = _margins_table(tmp_path / "t.csv", 8, 8)

@@ -235,7 +235,7 @@ def test_the_chain_at_its_certified_iteration_meets_its_stated_delta(tmp_path):
     """The ℓ2 chain release on 2x3 margins: its law after the certified t iterations (exact, by the
     transition matrix), shifted by a swap, against the stated (ε, δ) for two persons; and the exact
     TV distance from the target at t within the certificate's bound."""
-    from isdp.exact import enumerate_target
+    from isdp.exact_laws import enumerate_target
 
     A, x, v, k = CASES["margins, two persons swap"]
     path = tmp_path / "t.csv"
@@ -309,7 +309,7 @@ def test_product_law_multiplies_probabilities_and_adds_privacy_losses():
 
 
 def test_chain_noise_path_is_chain_noise_at_each_t_and_its_tv_shrinks():
-    from isdp.exact import enumerate_target
+    from isdp.exact_laws import enumerate_target
     from isdp.lattice import IntegerLattice
     from isdp.targets import generalized_laplace
 

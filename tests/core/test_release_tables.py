@@ -14,7 +14,7 @@ from conftest import ALPHA, chisquare_gof, rows_to_categories
 from isdp import IntegerLattice, enumerate_target, generalized_laplace
 from isdp.cli import main
 from isdp.constraints import constraint_matrix
-from isdp.discrete import ExactSampler, norm_tables, seeded_source
+from isdp.exact_sampling import ExactSampler, norm_tables, seeded_source
 from isdp.release import Plan, Request
 from isdp.tables import TableSet, load_table
 

@@ -35,7 +35,7 @@ from isdp import (
     tune_proposal,
     venn_constraints,
 )
-from isdp.distributions import dg_pmf
+from isdp.double_geometric import dg_pmf
 from isdp.kernels import acceptance_ratio, basis_csr, exp_table, norm_change
 
 N_CHAINS = 20_000

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import REGISTRY, ROOT, row_verdict
 
-from isdp.distributions import dg_logpmf, dg_pmf
+from isdp.double_geometric import dg_logpmf, dg_pmf
 from isdp.experiments import claims
 from isdp.experiments.e5_congenial_mis import measures as e5
 from isdp.experiments.e5_congenial_mis import small_lattice as sl

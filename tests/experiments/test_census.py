@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from isdp import CertificationError, IntegerLattice, sum_constraint
-from isdp.diagnostics import two_sample_chi2
-from isdp.exact import sample_sum_constraint_l1
+from isdp.convergence_diagnostics import two_sample_chi2
+from isdp.exact_laws import sample_sum_constraint_l1
 from isdp.experiments.e3_census_counties.census import (
     CONVERGENCE_COLUMNS,
     STATE_SUMMARY_COLUMNS,

@@ -7,7 +7,7 @@ import pytest
 
 from isdp import derive_seed
 from isdp.baselines import dg_l1_projection
-from isdp.exact import sample_sum_constraint_l1
+from isdp.exact_laws import sample_sum_constraint_l1
 from isdp.experiments.e4_projection_comparison import comparison as cmp
 from isdp.experiments.e4_projection_comparison.figures import plot_fig10
 from isdp.lattice import sum_constraint

@@ -7,7 +7,7 @@ import pytest
 from conftest import ALPHA, Z_TOL, row_verdict
 from scipy import integrate, stats
 
-from isdp.distributions import dg_cdf
+from isdp.double_geometric import dg_cdf
 from isdp.experiments.e7_congenial_histogram import congenial as cg
 
 X = np.array([12.0, 35.0])
@@ -387,7 +387,7 @@ def test_rounding_sensitivity_and_neighbour_counts_against_enumeration(tmp_path)
 
 
 def test_theorem21_quantities_against_brute_force_and_a_wrong_gamma_fails(tmp_path, monkeypatch):
-    from isdp.distributions import dg_logpmf
+    from isdp.double_geometric import dg_logpmf
 
     lo, hi, group, eps = 2, 6, 3, 0.7
     for k in (1, 2):

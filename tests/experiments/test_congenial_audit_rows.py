@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import row_verdict
 
-from isdp.distributions import dg_logpmf
+from isdp.double_geometric import dg_logpmf
 from isdp.experiments.e5_congenial_mis import small_lattice as sl
 
 # --------------------------------------------------------------------------- §2.2 constrained posterior

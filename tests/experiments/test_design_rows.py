@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import REGISTRY, row_verdict
 
-from isdp.diagnostics import save_draws
+from isdp.draws_io import save_draws
 from isdp.experiments import claims
 
 

@@ -11,7 +11,7 @@ from conftest import REGISTRY, row_verdict
 from scipy import stats
 
 from isdp.baselines import null_space_blocks
-from isdp.distributions import dg_pmf
+from isdp.double_geometric import dg_pmf
 from isdp.experiments.claims import Run, claim
 from isdp.experiments.e6_spatiotemporal_gaussian import measures as e6
 from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints

@@ -11,9 +11,9 @@ import pytest
 import yaml
 from conftest import ROOT, row_verdict
 
-import isdp.distributions
-from isdp.distributions import dg_pmf
-from isdp.exact import sample_sum_constraint_l1
+import isdp.double_geometric
+from isdp.double_geometric import dg_pmf
+from isdp.exact_laws import sample_sum_constraint_l1
 from isdp.experiments import claims
 from isdp.experiments.e3_census_counties import audit
 from isdp.experiments.e3_census_counties.measures import truncation_bias
@@ -66,8 +66,8 @@ def test_raw_dg_goes_negative_but_a_one_sided_noise_does_not(tmp_path, monkeypat
     _e5_problem(run)
     status, m = row_verdict("CDP-E5-raw-negative-cells", run)
     assert m.value > 0.5 and status == "match"
-    real = isdp.distributions.dg_cdf
-    monkeypatch.setattr(isdp.distributions, "dg_cdf", lambda k, eps: np.where(np.asarray(k) < 0, 0.0, real(k, eps)))
+    real = isdp.double_geometric.dg_cdf
+    monkeypatch.setattr(isdp.double_geometric, "dg_cdf", lambda k, eps: np.where(np.asarray(k) < 0, 0.0, real(k, eps)))
     status, m = row_verdict("CDP-E5-raw-negative-cells", run)  # noise ≥ 0: no count can go negative
     assert m.value == 0 and status == "differs"
 

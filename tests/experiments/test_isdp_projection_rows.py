@@ -12,8 +12,8 @@ import pytest
 import yaml
 from conftest import ROOT, row_verdict
 
-from isdp.distributions import dg_pmf
-from isdp.exact import sum_constraint_acceptance
+from isdp.double_geometric import dg_pmf
+from isdp.exact_laws import sum_constraint_acceptance
 from isdp.experiments import claims
 from isdp.experiments.e1_intersecting import problem as e1_problem
 from isdp.experiments.lattice_study.theory import iid_invariant_probability

@@ -138,7 +138,7 @@ def test_lost_value_rows_report_the_projects_own_value(run, row):
 def e2_run(tmp_path_factory) -> claims.Run:
     """A run holding E2's ℓ1 and ℓ2 draws (4 chains × 500, from this project's sampler at E2's config)."""
     from isdp import samplers
-    from isdp.diagnostics import save_draws
+    from isdp.draws_io import save_draws
     from isdp.experiments.problems import contingency_table_problem, read_table_csv
 
     root = tmp_path_factory.mktemp("e2run")

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from conftest import ROOT, row_verdict
 
-from isdp.distributions import dg_pmf
-from isdp.exact import sum_constraint_l1_marginal
+from isdp.double_geometric import dg_pmf
+from isdp.exact_laws import sum_constraint_l1_marginal
 from isdp.experiments import claims
 from isdp.experiments.e3_census_counties import audit
 from isdp.experiments.e3_census_counties.measures import negative_count_bound

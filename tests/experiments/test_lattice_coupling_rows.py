@@ -9,7 +9,7 @@ import pytest
 from conftest import REGISTRY
 
 import isdp.coupling
-import isdp.exact
+import isdp.exact_laws
 import isdp.targets
 from isdp.experiments.claims import Measurement, Run, judge, load_registry
 from isdp.experiments.lattice_study import measures
@@ -42,14 +42,14 @@ def test_the_sweep_leaves_the_target_invariant_and_an_asymmetric_proposal_does_n
     c = _row("ISDP-E1-kernel-stationary")
     m = measures.kernel_stationary(Run(".", {}), c["paper_value"], **c["args"])
     assert _status(c, m) == "match"
-    real, tilt = isdp.exact.dg_logpmf, 0.1
+    real, tilt = isdp.exact_laws.dg_logpmf, 0.1
 
     def tilted(z, eps):  # DG jumps tilted towards +: a proper pmf, but Metropolis without Hastings is then wrong
         a = np.exp(-eps)
         log_mgf = 2 * np.log1p(-a) - np.log1p(-a * np.exp(tilt)) - np.log1p(-a * np.exp(-tilt))
         return real(z, eps) + tilt * np.asarray(z) - log_mgf
 
-    monkeypatch.setattr(isdp.exact, "dg_logpmf", tilted)
+    monkeypatch.setattr(isdp.exact_laws, "dg_logpmf", tilted)
     args = {**c["args"], "cases": c["args"]["cases"][:1]}  # the 2 × 3 case suffices and keeps the test short
     skew = measures.kernel_stationary(Run(".", {}), c["paper_value"], **args)
     assert skew.value > 1e-3 and _status(c, skew) == "differs"
@@ -105,7 +105,7 @@ def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(m
     case = c["args"]["case"]
     lattice = measures._small_lattice(case["lattice"])
     ts = np.asarray(c["args"]["iterations"])
-    _, tv = isdp.exact.exact_tv_curve(lattice, isdp.targets.generalized_laplace(case["eps"], case["norm"]),
+    _, tv = isdp.exact_laws.exact_tv_curve(lattice, isdp.targets.generalized_laplace(case["eps"], case["norm"]),
                                       case["proposal_eps"], case["radius"], [np.zeros(lattice.n, dtype=np.int64)],
                                       [1.0], ts)
     rng = np.random.default_rng(11)

@@ -248,7 +248,7 @@ def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_t
     c = _row("ISDP-E1-stopped-chain-cost")
     m = measures.stopped_chain_loss(Run(".", {}), c["paper_value"], **c["args"])
     assert _status(c, m) == "match" and m.value > 1.01, m.text
-    from isdp.exact import enumerate_target
+    from isdp.exact_laws import enumerate_target
     from isdp.privacy_audit import Law
 
     def stationary(lattice, target, proposal_eps, iterations, radius):  # started from π, the chain stays there

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import REGISTRY, ROOT, row_verdict
 
-from isdp.distributions import dg_pmf
+from isdp.double_geometric import dg_pmf
 from isdp.experiments import claims, nhgis
 
 CONFIG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())

@@ -186,7 +186,7 @@ def _status(claim_id: str, run=None, **override) -> str:
 
 
 def test_truncated_geometric_law_is_the_clamped_double_geometric():
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
     from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
 
     law = se.truncated_geometric((0, 1, 2, 0), 1.0, 0, 3)

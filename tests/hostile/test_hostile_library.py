@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 from isdp import IntegerLattice, InvariantError, generalized_laplace, sample
 from isdp.coupling import coupled_kernel_draws
-from isdp.exact import (
+from isdp.exact_laws import (
     enumerate_target,
     sample_sum_constraint_l1,
     sum_constraint_acceptance,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.diagnostics import load_draws
+from isdp.draws_io import load_draws
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.problems import Problem
 from isdp.lattice import as_integer_matrix

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from isdp import IntegerLattice, generalized_laplace, sample, table_margins
-from isdp.diagnostics import two_sample_chi2
-from isdp.exact import sample_conditioned_dg
+from isdp.convergence_diagnostics import two_sample_chi2
+from isdp.exact_laws import sample_conditioned_dg
 
 
 def mcmc_vs_exact(rows: int, cols: int, eps: float, n_samples: int, burn_in: int, proposal_eps: float, *,

@@ -12,7 +12,7 @@ confidence bound on the TV distance is at most 0.01; then, after sampling, rank-
 R-hat (ArviZ) < 1.01 for every county. The retained draws are pooled over chains.
 
 Also: the non-negativity check of the noisy counts, and the agreement of the MCMC draws with
-the exact sampler :func:`isdp.exact.sample_sum_constraint_l1` (two-sample tests).
+the exact sampler :func:`isdp.exact_laws.sample_sum_constraint_l1` (two-sample tests).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from isdp import (
     heat_bath_sweeps,
     with_mixing_basis,
 )
-from isdp.diagnostics import convergence_table, summarize_convergence, two_sample_chi2
+from isdp.convergence_diagnostics import convergence_table, summarize_convergence, two_sample_chi2
 from isdp.experiments.nhgis import state_counties
 from isdp.experiments.unbiasedness import unbiasedness_table
 from isdp.lattice import IntegerLattice, check_release, sum_constraint
@@ -345,9 +345,9 @@ def diagnostics_table(run: StateRun, state: str, group: pd.DataFrame) -> pd.Data
 
 def mcmc_vs_exact(run: StateRun, group: pd.DataFrame, eps: float, seed: int, state: str) -> pd.DataFrame:
     """:func:`compare_with_exact` of the run's retained draws against as many exact draws
-    (:func:`isdp.exact.sample_sum_constraint_l1`, seed ``derive_seed(seed, "exact")``), with the state
+    (:func:`isdp.exact_laws.sample_sum_constraint_l1`, seed ``derive_seed(seed, "exact")``), with the state
     as first column. One county: the point mass at 0 is the exact law (no test rows)."""
-    from isdp.exact import sample_sum_constraint_l1
+    from isdp.exact_laws import sample_sum_constraint_l1
 
     n = len(group)
     flat = run.draws.reshape(-1, n)

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from isdp.diagnostics import load_draws
-from isdp.exact import sum_constraint_l1_marginal
+from isdp.draws_io import load_draws
+from isdp.exact_laws import sum_constraint_l1_marginal
 from isdp.experiments.claims import Measurement, Run, fmt_se
 from isdp.experiments.measure_helpers import max_abs_z, max_r_hat_of, vintage_note
 from isdp.experiments.unbiasedness import unbiasedness_table
@@ -239,7 +239,7 @@ def _state_sizes(run: Run):
 
 def _dg_total_kept(n: int, eps: float) -> float:
     """P(Σ u = 0) for n i.i.d. double geometric DG(ε) noises: the sum constraint's acceptance times P(u = 0)."""
-    from isdp.exact import sum_constraint_acceptance
+    from isdp.exact_laws import sum_constraint_acceptance
 
     a = np.exp(-eps)
     return sum_constraint_acceptance(n, eps) * (1 - a) / (1 + a)
@@ -252,7 +252,7 @@ def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None)
     (:func:`isdp.experiments.lattice_study.theory.iid_invariant_probability`), at ``sigma`` or, by default, at the
     SD of E3's double geometric noise (DG at E3's ε: the same noise size); the value is the largest over the states
     (the one with the fewest counties). The i.i.d. double geometric's is beside it."""
-    from isdp.distributions import dg_variance
+    from isdp.double_geometric import dg_variance
     from isdp.experiments.e8_privacy_accounting.zcdp_audit import discrete_gaussian_pmf
     from isdp.experiments.lattice_study.theory import iid_invariant_probability
 
@@ -352,7 +352,7 @@ def das_logical_relationships(run: Run, paper) -> Measurement:
 
 def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: float) -> Measurement:
     """Subspace DP §1: the exact probability that i.i.d. double geometric noise DG(ε/``sensitivity``) on a state's
-    county counts keeps the state total, P(Σ u = 0) (:func:`isdp.exact.sum_constraint_acceptance` times P(u = 0)),
+    county counts keeps the state total, P(Σ u = 0) (:func:`isdp.exact_laws.sum_constraint_acceptance` times P(u = 0)),
     for every state (and Puerto Rico) of the committed county file with at least 2 counties; the value is the
     largest (at the fewest counties)."""
     sizes = _state_sizes(run)
@@ -436,10 +436,10 @@ def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement
 def negative_count_bound(x, n: int, eps: float) -> np.ndarray:
     """Upper bounds on P(x + u < 0) for counts ``x`` of one state, u one county's ℓ1 generalized Laplace noise under
     the state's total (n ≥ 2 counties), free of FFT rounding in the tail: P(u = k) = DG(k) P(S_{n−1} = −k) /
-    P(S_n = 0) (the marginal of :func:`isdp.exact.sum_constraint_l1_marginal`) and the sum S_{n−1} of i.i.d. DG is
+    P(S_n = 0) (the marginal of :func:`isdp.exact_laws.sum_constraint_l1_marginal`) and the sum S_{n−1} of i.i.d. DG is
     symmetric and log-concave, so P(S_{n−1} = −k) ≤ P(S_{n−1} = 0); the DG tail P(DG ≤ −x − 1) is
     a^{x+1}/(1 + a), a = e^{−ε}."""
-    from isdp.exact import sum_constraint_acceptance
+    from isdp.exact_laws import sum_constraint_acceptance
 
     a = np.exp(-eps)
     ratio = sum_constraint_acceptance(n - 1, eps) / sum_constraint_acceptance(n, eps)

@@ -18,7 +18,7 @@ from isdp import (
     summarize_convergence,
 )
 from isdp.baselines import nnl2_projection
-from isdp.distributions import dg_rvs
+from isdp.double_geometric import dg_rvs
 from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
 from isdp.experiments.problems import Problem, index_set_from_complement
 from isdp.mis import release_distances

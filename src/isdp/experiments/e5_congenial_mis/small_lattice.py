@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from isdp.distributions import dg_logpmf
+from isdp.double_geometric import dg_logpmf
 from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
 
 COLS = ("child", "adult1", "adult2")

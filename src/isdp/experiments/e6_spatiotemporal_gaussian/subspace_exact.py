@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from isdp.distributions import dg_cdf, dg_pmf
+from isdp.double_geometric import dg_cdf, dg_pmf
 from isdp.privacy_audit import Law, hockey_stick_divergence
 
 RECORDS = 3  # Example 2.4's database size

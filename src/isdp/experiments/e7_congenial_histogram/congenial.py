@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from isdp.distributions import dg_cdf, dg_logpmf, dg_pmf
+from isdp.double_geometric import dg_cdf, dg_logpmf, dg_pmf
 from isdp.privacy_audit import hockey_stick_divergence
 
 MECHANISMS = ("conditional", "l2", "l1")

@@ -10,7 +10,7 @@ import numpy as np
 from scipy import stats
 
 import isdp.experiments.e7_congenial_histogram.congenial as cg
-from isdp.distributions import dg_cdf, dg_variance
+from isdp.double_geometric import dg_cdf, dg_variance
 from isdp.experiments.claims import Measurement, Run, fmt_se
 
 
@@ -394,7 +394,7 @@ def a1_g_ratio_gap(run: Run, paper, *, betas, shifts) -> Measurement:
 
 def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
     """App. B: the largest |printed F(u) − P(U ≤ u)| for u = −reach..reach over the ε of the App. B check and
-    the grid (P from SciPy's discrete Laplace, isdp.distributions.dg_cdf)."""
+    the grid (P from SciPy's discrete Laplace, isdp.double_geometric.dg_cdf)."""
     u = np.arange(-reach, reach + 1)
     eps = sorted({*run.config["e7"]["dg_check"]["eps"], *run.config["e7"]["eps_grid"]})
     gap = max(float(np.abs(cg.dg_cdf_printed(u, e) - dg_cdf(u, e)).max()) for e in eps)
@@ -708,7 +708,7 @@ def post_processing_one_to_one(run: Run, paper, *, eps: float, radius: int, one_
     M the double geometric mechanism at ``eps`` on a count and its neighbour one apart, each g of
     :data:`POST_PROCESSINGS`: exact laws on a box of ``radius`` (mass outside below e^(−ε·radius)). The value: every
     one-to-one g keeps the level, no g raises it, and some g that merges outputs lowers it strictly."""
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
     from isdp.privacy_audit import Law, max_privacy_loss, pushforward
 
     k = np.arange(-radius, radius + 1)

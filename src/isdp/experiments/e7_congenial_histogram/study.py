@@ -16,7 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from isdp import derive_seed
-from isdp.distributions import dg_variance
+from isdp.double_geometric import dg_variance
 from isdp.experiments.e7_congenial_histogram import congenial as cg
 
 

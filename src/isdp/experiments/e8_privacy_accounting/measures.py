@@ -280,7 +280,7 @@ def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, 
     The value is the smallest z over the states of the paired drop in squared error (noisy − consistent), SE from
     the draws; the text gives the error ratios beside the exact (k − 1)/k of the projection without s ≥ 0."""
     from isdp.baselines import nonnegative_total_projection
-    from isdp.distributions import dg_rvs
+    from isdp.double_geometric import dg_rvs
 
     counties = nhgis.load_counties(run.data(run.config["data"]["embedded"]))
     rng = np.random.default_rng(seed)
@@ -1483,7 +1483,7 @@ def day_units(run: Run, paper, *, eps: float, days: list[int], days_present: int
     person over time (neighbours: one person's whole history, present on ``days_present`` days, all T by default)
     and per person-day (neighbours: one day of it). Exact laws of the T releases (products of DG laws on a box of
     ``radius``); the budget is the largest privacy loss. The value: whether the per-day budget is lower for every T."""
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
     from isdp.privacy_audit import Law, max_privacy_loss, product
 
     k = np.arange(-radius, radius + 1)

@@ -81,7 +81,7 @@ def apart_probabilities(lattice, target, *, proposal_eps: float, lag: int, horiz
     :func:`isdp.coupling.meeting_times`), on a rank-1 ``lattice`` cut to coordinates |w| ≤ ``radius``. With Alg. 2's
     common uniform the pair moves as one once met, so this is P(τ − L > t); with ``uniforms="independent"`` a met
     pair can part again."""
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
 
     if lattice.dim != 1:
         raise ValueError(f"the exact pair law is written for rank-1 lattices, not dimension {lattice.dim}")

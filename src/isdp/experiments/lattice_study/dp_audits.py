@@ -98,7 +98,7 @@ def joint_update_matrix(lattice, target, proposal_eps: float, radius: int, tilt:
     min(1, π(w + z)/π(w)) with no Hastings term. Moves that would leave the box stay at w (row-stochastic): against
     the true kernel, π P on the box then misses the inflow from outside and keeps the outflow, each at most
     π(outside). Returns (P, w)."""
-    from isdp.distributions import dg_logpmf
+    from isdp.double_geometric import dg_logpmf
 
     k = lattice.dim
     w = np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)

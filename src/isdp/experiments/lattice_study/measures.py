@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from isdp.diagnostics import draws_attrs, load_draws
+from isdp.draws_io import draws_attrs, load_draws
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.measure_helpers import draws_keep_invariants, fmt_list, max_abs_z
 from isdp.experiments.problems import read_table_csv
@@ -174,7 +174,7 @@ def _stopped_chain(eps: float, proposal_eps: float, radius: int, iterations: lis
     the chain started at u = 0 and propagated by its transition matrix (:func:`isdp.privacy_audit.chain_noise_path`).
     Returns x, v, the target's budget ε‖v‖₁, the target law π on the box and the chain's law at each iteration."""
     from isdp.bases import with_mixing_basis
-    from isdp.exact import enumerate_target
+    from isdp.exact_laws import enumerate_target
     from isdp.lattice import IntegerLattice
     from isdp.privacy_audit import Law, chain_noise_path
     from isdp.targets import generalized_laplace
@@ -261,7 +261,7 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
     mechanisms."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.privacy_audit import Law, exact_route_noise, total_variation
     from isdp.targets import generalized_gaussian, generalized_laplace
 
@@ -307,7 +307,7 @@ def gaussian_unbiased(run: Run, paper, *, sigma: float, radius: int) -> Measurem
     total of 3 cells; 2 × 3 margins), each cell's mean; the value is the largest |E u_i| in units of σ."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.lattice import table_margins
     from isdp.privacy_audit import exact_route_noise
 
@@ -329,7 +329,7 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     and ε₁. The value is the largest ratio."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.privacy_audit import exact_route_noise, max_privacy_loss, product, pushforward
 
     A, x, v = np.ones((1, 2), dtype=np.int64), np.array([1, 2]), np.array([1, -1])
@@ -366,7 +366,7 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     moving; 2 × 3 margins, two persons swapping), at the experiment's ε (:mod:`isdp.privacy_audit`)."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.privacy_audit import (
         exact_route_noise,
         hockey_stick,
@@ -403,7 +403,7 @@ def gaussian_subgaussian(run: Run, paper, *, sigma: float, radius: int, max_lamb
     ln E e^⟨λ,u⟩ − σ²‖λ‖²/2; the box can raise it by at most its left-out mass (reported)."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.experiments.lattice_study.theory import kernel_grid, subgaussian_excess
     from isdp.lattice import table_margins
     from isdp.privacy_audit import exact_route_noise
@@ -432,7 +432,7 @@ def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Mea
     (the precision of the enumeration) so that a loss that stops growing reads as equal."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.privacy_audit import exact_route_noise, max_privacy_loss
 
     sig = Fraction(str(sigma))
@@ -449,12 +449,12 @@ def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Mea
 
 def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
     """ISDP Thm 10 for the ℓ2 target, measured exactly: the generalized Laplace law ∝ exp(−ε‖u‖₂) on Λ(A)
-    (:func:`isdp.exact.enumerate_target`; the law E1/E2's ℓ2 chains target), for neighbouring tables on the two
+    (:func:`isdp.exact_laws.enumerate_target`; the law E1/E2's ℓ2 chains target), for neighbouring tables on the two
     small lattices of :func:`_neighbour_cases`, at the experiment's ε: the largest privacy loss over ε‖x − x'‖₂.
     The box |w|_∞ ≤ R in the lattice's coordinates holds every u with ‖u‖₂ ≤ R·s_min(B), chosen ≥ 30/ε, so it
     holds every output whose probability passes :func:`~isdp.privacy_audit.max_privacy_loss`'s floor; both laws
     are one law shifted, so the ratios are exact."""
-    from isdp.exact import enumerate_target
+    from isdp.exact_laws import enumerate_target
     from isdp.lattice import IntegerLattice
     from isdp.privacy_audit import Law, max_privacy_loss
     from isdp.targets import generalized_laplace
@@ -548,7 +548,7 @@ def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: 
     box (its truncation slack, reported, taken off), rounded to 1e-9 (so a δ that stays at 0 reads as equal)."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.privacy_audit import exact_route_noise, hockey_stick, truncation_slack
 
     sig = Fraction(str(sigma))
@@ -606,7 +606,7 @@ def jump_symmetric(run: Run, paper, *, lattices: list[str], laws: dict[str, dict
     DG(``eps``) cut at ±``reach`` (its tail mass left out, below 1e-12 of it) and each further finite law of
     ``laws``. The value is the largest of max_v |q(v) − q(−v)|, ‖Σ v q(v)‖∞ and max |A v| over the lattices and
     laws."""
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
 
     k = np.arange(-reach, reach + 1)
     named = {f"DG({eps:g})": dict(zip(k.tolist(), dg_pmf(k, eps).tolist(), strict=True)),
@@ -629,7 +629,7 @@ def jump_symmetric(run: Run, paper, *, lattices: list[str], laws: dict[str, dict
 def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pairs: int, iterations: list[int],
                    resolvable: float, seed: int) -> Measurement:
     """ISDP §4 / App. D.2: the L-lag meeting times estimate an upper bound on d_TV(π_t, π). On small lattices the
-    exact TV of the chain started at u = 0 (:func:`isdp.exact.exact_tv_curve`; its lower end, tv_box minus the
+    exact TV of the chain started at u = 0 (:func:`isdp.exact_laws.exact_tv_curve`; its lower end, tv_box minus the
     box's losses, so truncation can only favour a violation) against the estimate E max(0, ⌈(τ − L − t)/L⌉) from
     ``n_pairs`` coupled pairs (:func:`isdp.coupling.meeting_times`, :func:`.studies.tv_curves`), per lag and per
     t where the exact TV is at least ``resolvable``. The value is the one-sided p-value of each shortfall,
@@ -637,7 +637,7 @@ def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pai
     from scipy.stats import norm as normal
 
     from isdp import coupling
-    from isdp.exact import exact_tv_curve
+    from isdp.exact_laws import exact_tv_curve
     from isdp.experiments.lattice_study.studies import tv_curves
     from isdp.targets import generalized_laplace
 
@@ -669,11 +669,11 @@ def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pai
 
 def kernel_stationary(run: Run, paper, *, cases: list[dict], proposal_eps: float) -> Measurement:
     """ISDP §4, Alg. 1: the Gibbs-within-Metropolis sweep leaves the target π invariant. On each small lattice and
-    norm, the sweep's transition matrix on the box |w|_∞ ≤ R (:func:`isdp.exact.sweep_transition_matrix`, moves
+    norm, the sweep's transition matrix on the box |w|_∞ ≤ R (:func:`isdp.exact_laws.sweep_transition_matrix`, moves
     leaving the box dropped) and π, the untruncated target restricted to the box (normalised on the box of radius
     2R): ‖π P − π‖₁. Each of the k component updates is the true kernel restricted to the box, so it loses at most
     the flux into the box from outside, at most π(outside); the value is the largest ‖π P − π‖₁ − k π(outside)."""
-    from isdp.exact import enumerate_target, sweep_transition_matrix
+    from isdp.exact_laws import enumerate_target, sweep_transition_matrix
     from isdp.targets import generalized_laplace
 
     excess, parts = [], []
@@ -731,7 +731,7 @@ def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
     lattice's dimension n − rank(A_k) (``quantity`` "dimension") or the exact probability that i.i.d. DG noise at
     E1's ε keeps A_k u = 0 (``quantity`` "probability"; :func:`.theory.iid_invariant_probability` with error at
     most ``tol``, rounded to 5 significant digits so that a constraint that changes nothing reads as equal)."""
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
     from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
     from isdp.experiments.lattice_study.theory import iid_invariant_probability
 
@@ -799,7 +799,7 @@ def composition_relations(
     largest over the grid."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.experiments.lattice_study.dp_audits import product_ratio_arrays
     from isdp.privacy_audit import aligned, exact_route_noise, hockey_stick_divergence, max_loss, max_privacy_loss
 
@@ -857,8 +857,8 @@ def post_processing_randomized(
     δ_post(ε′) − δ(ε′) over the maps and ``eps_grid``, less the truncation slack."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.experiments.lattice_study.dp_audits import add_noise, compact, randomized_map
     from isdp.privacy_audit import aligned, exact_route_noise, hockey_stick_divergence, truncation_slack
 
@@ -938,7 +938,7 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
     less its truncation slack (≤ 0 when private). ``reads_data`` replaces the projection by one that reads x: the
     discrepancy put on x's largest cell."""
     from isdp.baselines import L1Projector
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
     from isdp.privacy_audit import Law, dg_box_tail, hockey_stick, truncation_slack
 
     x, xp = np.array([2, 1, 0]), np.array([1, 2, 0])
@@ -1013,7 +1013,7 @@ def joint_update_stationary(
     transition matrix on a box (:func:`.dp_audits.joint_update_matrix`) for both norms' targets; π the untruncated
     target restricted to the box (normalised on the box of twice the radius). The value is the largest
     ‖πP − π‖₁ − 2π(outside) (the inflow the box misses and the outflow it keeps)."""
-    from isdp.exact import enumerate_target
+    from isdp.exact_laws import enumerate_target
     from isdp.experiments.lattice_study.dp_audits import joint_update_matrix
     from isdp.targets import generalized_laplace
 
@@ -1044,11 +1044,11 @@ def maximal_coupling_z(
     run: Run, paper, *, shifts: list[int], size: int, seed: int, coupling: str = "maximal"
 ) -> Measurement:
     """ISDP §4 / App. D.2: Alg. 2's joint kernel couples each coordinate's proposals maximally — X ~ DG(ε) and
-    Y ~ s + DG(ε) with P(X = Y) = 1 − TV (:func:`isdp.distributions.maximal_coupling_rvs`, the draw the coupled
+    Y ~ s + DG(ε) with P(X = Y) = 1 − TV (:func:`isdp.double_geometric.maximal_coupling_rvs`, the draw the coupled
     sweep makes). At each proposal ε of E1's and E2's targets (config) and each shift s, ``size`` pairs: z-scores
-    of the meeting rate against 1 − TV (:func:`isdp.distributions.dg_tv_shift`) and of the two marginal means
+    of the meeting rate against 1 − TV (:func:`isdp.double_geometric.dg_tv_shift`) and of the two marginal means
     against 0 and s (binomial and DG standard errors). ``coupling`` "independent" draws X and Y independently."""
-    from isdp.distributions import dg_rvs, dg_tv_shift, dg_variance, maximal_coupling_rvs
+    from isdp.double_geometric import dg_rvs, dg_tv_shift, dg_variance, maximal_coupling_rvs
 
     eps_list = sorted({float(t["proposal_eps"]) for exp in ("e1", "e2") for t in run.config[exp]["targets"].values()})
     z, parts = [], []
@@ -1096,7 +1096,7 @@ def coupled_sweep_exact(lattice, target, proposal_eps: float, pairs, mass: float
     residuals have disjoint supports, so unequal proposals never meet) and a_X, a_Y the two acceptances, the pair
     meets at w_x[j] + z with probability c(z) min(a_X, a_Y) and, when d = w_y[j] − w_x[j] = 0, also stays together
     with probability Σ c (1 − max(a_X, a_Y))."""
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
 
     if lattice.dim != 2:
         raise ValueError(f"the exact coupled sweep is written for two-dimensional lattices, not {lattice.dim}")
@@ -1333,11 +1333,11 @@ def tv_bound_not_sharp(run: Run, paper, *, case: dict, lags: list[int], n_pairs:
                        seed: int) -> Measurement:
     """ISDP App. D.2 ("the TV upper bound itself is not an optimal one thus the benefit of sharpness is limited"):
     even at large lags the L-lag estimate stays above the exact TV. On a small lattice where the exact TV of the
-    chain started at u = 0 is known (:func:`isdp.exact.exact_tv_curve`, its upper end, so truncation can only
+    chain started at u = 0 is known (:func:`isdp.exact_laws.exact_tv_curve`, its upper end, so truncation can only
     shrink the gap), ``n_pairs`` coupled pairs per lag: each pair's bound minus the exact TV, averaged over
     ``iterations``. The value is the smallest z-score of the mean gap over the lags (SE from the pairs)."""
     from isdp import coupling
-    from isdp.exact import exact_tv_curve
+    from isdp.exact_laws import exact_tv_curve
     from isdp.targets import generalized_laplace
 
     lat, target = _small_lattice(case["lattice"]), generalized_laplace(case["eps"], case["norm"])
@@ -1403,7 +1403,7 @@ def singleton_bounded_dp(run: Run, paper, *, cells: int, agents: int, eps: float
     text: bounded DP at 2ε. The value: whether the two sets of pairs are the same."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.lattice import sum_constraint
     from isdp.privacy_audit import exact_route_noise, max_privacy_loss
 
@@ -1489,7 +1489,7 @@ def lattice_proposal_efficiency(run: Run, paper, *, exp: str, invariants: int,
     (:func:`.theory.iid_invariant_probability`, exact) for the first ``invariants`` rows of A only: a larger
     probability than for all of them, so a bound in the blind proposal's favour (and a 2-D rather than a 3-D grid).
     The value is the smallest ratio."""
-    from isdp.distributions import dg_pmf
+    from isdp.double_geometric import dg_pmf
     from isdp.experiments.lattice_study.theory import iid_invariant_probability
 
     A = _experiment_problem(run, exp).A
@@ -1531,7 +1531,7 @@ def l1_tail_exact(run: Run, paper, *, lattices: list[str], eps: list[float], win
     heavier tail) while the rate is still divided by ε. The value is the smallest rate / ε."""
     from fractions import Fraction
 
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
     from isdp.privacy_audit import exact_route_noise
 
     rates, parts = [], []

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from isdp import CertificationError, certify, derive_seed
+from isdp.convergence_diagnostics import convergence_table, summarize_convergence
 from isdp.coupling import convergence_iteration, tv_bound_terms, tv_upper_bound
-from isdp.diagnostics import convergence_table, summarize_convergence
 from isdp.lattice import IntegerLattice, check_release
 from isdp.samplers import sample
 from isdp.targets import Target

@@ -49,10 +49,10 @@ def kernel_index(A, B) -> int:
 
 def ball_counts(A, radii, norm: str) -> np.ndarray:
     """The number of points u of Λ(A) with ‖u‖ ≤ r (``norm`` "l1" or "l2"), for each r of ``radii``, enumerated
-    over the free cells of :class:`isdp.discrete.ExactL1Sampler` (the lattice's coordinates): |u_free|_∞ ≤ ‖u‖
+    over the free cells of :class:`isdp.exact_sampling.ExactL1Sampler` (the lattice's coordinates): |u_free|_∞ ≤ ‖u‖
     in both norms, so the box of the largest radius holds every ball. One value of the first free cell at a
     time keeps memory small."""
-    from isdp.discrete import ExactL1Sampler
+    from isdp.exact_sampling import ExactL1Sampler
 
     sampler = ExactL1Sampler.build(np.asarray(A, dtype=np.int64))
     top, k = int(np.floor(max(radii))), len(sampler.free)

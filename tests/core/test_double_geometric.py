@@ -8,7 +8,7 @@ from conftest import ALPHA, Z_TOL, chisquare_gof_integers, iid_se
 from scipy import stats
 
 from isdp._rng import dg_table
-from isdp.distributions import (
+from isdp.double_geometric import (
     dg_cdf,
     dg_logpmf,
     dg_pmf,

@@ -17,7 +17,7 @@ from isdp import (
     sample_sum_constraint_l1,
     sweep_transition_matrix,
 )
-from isdp.distributions import dg_pmf
+from isdp.double_geometric import dg_pmf
 
 # --------------------------------------------------------------------------- enumeration
 
@@ -184,7 +184,7 @@ def test_sweep_matrix_drops_exactly_the_out_of_box_mass(sum2):
 
 
 def test_conditioned_dg_sampler_against_closed_form_and_enumeration(table22, sum3):
-    from isdp.exact import sample_conditioned_dg
+    from isdp.exact_laws import sample_conditioned_dg
 
     eps = 0.3
     # 2×2 margins: the conditioned law is w·(1,-1,-1,1) with w ~ DG(e^{-4ε})

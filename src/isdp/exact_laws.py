@@ -14,7 +14,7 @@ from scipy import stats
 
 from ._rng import dg_draw, dg_table, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps
-from .distributions import dg_logpmf
+from .double_geometric import dg_logpmf
 from .lattice import IntegerLattice, as_integer_matrix
 from .targets import Target
 

@@ -1,4 +1,4 @@
-"""The release path's exact samplers (isdp.discrete) against their exact laws."""
+"""The release path's exact samplers (isdp.exact_sampling) against their exact laws."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from conftest import ALPHA, Z_TOL, chisquare_gof_integers
 from scipy import stats
 
-from isdp.discrete import (
+from isdp.exact_sampling import (
     as_fraction,
     bernoulli_exp,
     double_geometric,
@@ -71,7 +71,7 @@ def test_the_array_double_geometric_follows_the_dg_law(eps):
 
 
 def test_uniform_integers_below_each_bound_are_uniform():
-    from isdp.discrete import _uniform_below
+    from isdp.exact_sampling import _uniform_below
 
     m = np.repeat(np.array([3, 7, 2**40 + 1], dtype=np.uint64), 30_000)
     u = _uniform_below(m, seeded_source(2)).astype(object)

@@ -6,13 +6,8 @@ import arviz as az
 import numpy as np
 import pytest
 
-from isdp.diagnostics import (
-    convergence_table,
-    load_draws,
-    save_draws,
-    summarize_convergence,
-    to_inference_data,
-)
+from isdp.convergence_diagnostics import convergence_table, summarize_convergence
+from isdp.draws_io import load_draws, save_draws, to_inference_data
 
 CHAINS, DRAWS = 4, 1000
 

@@ -34,7 +34,7 @@ from typing import Protocol
 import numpy as np
 
 from .constraints import as_sparse, blocks, independent_rows
-from .distributions import dg_variance
+from .double_geometric import dg_variance
 from .errors import UncertifiableError
 
 
