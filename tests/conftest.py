@@ -12,6 +12,7 @@ Conventions
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,11 @@ from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout
 REGISTRY = ROOT / "config" / "claims.yaml"  # the claims registry (paper values)
+
+# The one setting that locates the real v20210608 NHGIS county zip (not committed: see data/nhgis/PROVENANCE.md);
+# tests that need it skip without it.
+NHGIS_ZIP = Path(os.environ.get("ISDP_NHGIS_ZIP",
+                                ROOT.parent / "shared" / "data" / "nhgis" / "nhgis_ppdd_20210608_county.zip"))
 
 ALPHA = 1e-3  # rejection level of every goodness-of-fit test in the suite
 Z_TOL = 4.0  # mean checks: |estimate - truth| < Z_TOL * standard error

@@ -8,7 +8,6 @@ data folder next to the repository) and skip when it is absent.
 import hashlib
 import io
 import logging
-import os
 import re
 import socket
 import threading
@@ -19,14 +18,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import NHGIS_ZIP
 
 from isdp.experiments import nhgis
 from isdp.experiments.nhgis import DataValidationError, DownloadError
 
 REPO = Path(__file__).resolve().parents[2]
-# The one setting that locates the real v20210608 zip (not committed: see data/nhgis/PROVENANCE.md).
-SHARED_ZIP = Path(os.environ.get("ISDP_NHGIS_ZIP",
-                                 REPO.parent / "shared" / "data" / "nhgis" / "nhgis_ppdd_20210608_county.zip"))
+SHARED_ZIP = NHGIS_ZIP
 ZIP_SHA256 = "3a85a873d66d0a5852d49739c820bd9a057c14566c0630365625ac3b440ed7df"
 EMBEDDED = REPO / "data" / "nhgis" / "county_population_v20210608.csv"
 MEMBER = "nhgis_ppdd_20210608_county.csv"

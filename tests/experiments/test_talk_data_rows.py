@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import yaml
+from conftest import NHGIS_ZIP as SHARED_ZIP
 from conftest import REGISTRY, ROOT, row_verdict
-from test_nhgis import SHARED_ZIP  # the one setting that locates the real NHGIS zip (ISDP_NHGIS_ZIP)
 
 from isdp.experiments import claims, nhgis
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import yaml
+from conftest import NHGIS_ZIP as SHARED_ZIP
 from conftest import REGISTRY, ROOT, row_verdict
-from test_nhgis import SHARED_ZIP  # the one setting that locates the real NHGIS zip (ISDP_NHGIS_ZIP)
 
 from isdp.experiments import claims, nhgis
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from conftest import REGISTRY
 
-from isdp.experiments import claims
+from isdp.experiments import claims, criteria
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def test_an_unknown_top_level_key_is_refused(tmp_path, registry):
 def test_the_shipped_registry_passes_the_new_checks(registry):
     assert len(registry) > 50
     for c in registry:
-        claims.check_criterion(c["criterion"])
+        criteria.check_criterion(c["criterion"])
 
 
 # --------------------------------------------------------------------------- not-run

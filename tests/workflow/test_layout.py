@@ -86,7 +86,7 @@ def test_the_private_import_check_can_fail():
     assert _imported_modules("from .._rng import x", "isdp.experiments")[0] == "isdp._rng"
     assert _private_owner("isdp.experiments.jobs.Job") is None
     assert _private_owner("isdp.samplers._run_chain") == "isdp"
-    assert _private_owner("isdp.experiments.nhgis._fetch_once") == "isdp.experiments"
+    assert _private_owner("isdp.experiments.nhgis.download._fetch_once") == "isdp.experiments.nhgis"
 
 
 def test_no_file_is_found_by_counting_parents_in_src():

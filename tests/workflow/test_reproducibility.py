@@ -8,30 +8,22 @@ only thing allowed to differ between the runs.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from ci_runs import TIMING_COLUMNS, ci_run_dir
 
 pytestmark = pytest.mark.workflow
 
 ROOT = Path(__file__).resolve().parents[2]
-TIMING_COLUMNS = {"seconds", "ms_per_release"}  # and every column named *_seconds (e.g. certificate_certify_seconds)
 SUBSET = (Path(__file__).with_name("ci_subset.txt")).read_text().split()  # targets rerun (and run on SLURM)
 
 
-def _dir(var: str) -> Path:
-    path = os.environ.get(var)
-    if not path:
-        pytest.skip(f"{var} is not set: run `make test`, which runs the CI workflow twice first")
-    return Path(path)
-
-
 def test_two_runs_give_identical_tables():
-    first, second = _dir("ISDP_CI_RESULTS"), _dir("ISDP_CI_RERUN")
+    first, second = ci_run_dir("ISDP_CI_RESULTS"), ci_run_dir("ISDP_CI_RERUN")
     tables = sorted(p.relative_to(second) for p in (second / "results" / "tables").rglob("*.csv"))
     assert len(tables) >= 10, "the rerun produced too few tables to compare"
     assert all((second / target).is_file() for target in SUBSET), "the rerun did not make its targets"
@@ -43,7 +35,7 @@ def test_two_runs_give_identical_tables():
 
 
 def test_rerun_with_nothing_changed_does_no_work():
-    run = _dir("ISDP_CI_RESULTS")
+    run = ci_run_dir("ISDP_CI_RESULTS")
     out = subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(run),
          "--configfile", str(ROOT / "config" / "ci.yaml"), "-n"], capture_output=True, text=True, check=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_reproducibility import TIMING_COLUMNS, _dir
+from ci_runs import TIMING_COLUMNS, ci_run_dir
 
 # Two job levels only (E1's problem, then its two pilot runs, which run the sampler; an E7 and an E8 table
 # beside them), five jobs of a few seconds: the SLURM plugin backs off by 10 s more per status check that
@@ -55,7 +55,7 @@ def slurm_cluster(tmp_path_factory):
 
 
 def test_ci_profile_on_slurm_matches_the_local_run(slurm_cluster, tmp_path):
-    local = _dir("ISDP_CI_RESULTS")
+    local = ci_run_dir("ISDP_CI_RESULTS")
     run = tmp_path / "run"
     env = {**os.environ, "SLURM_CONF": slurm_cluster}
     out = subprocess.run(

@@ -17,9 +17,11 @@ and its figures (``figures``):
 What several experiments share sits beside them: ``jobs`` (the workflow API:
 :class:`~isdp.experiments.jobs.Job`, a step's seed and logging, the step runner), ``inputs`` (damaged
 inputs refused before a step runs), ``resources`` (a job's wall time, CPU time and memory), ``config``
-(the config checks and merging the Snakefile and the tests share), ``claims`` and ``measure_helpers``
-(the claims evaluator), ``problems`` (the problem record and table reading), ``nhgis`` (the Census
-county data and a state's counties, for E3 and E4), ``unbiasedness`` (the unbiasedness table of
+(the config checks and merging the Snakefile and the tests share), ``claims`` (the claims registry
+and its evaluator) with ``criteria`` (when a run's value agrees with the paper's), ``evidence`` (what
+a measure reads and returns) and ``measure_helpers`` (what several measures share), ``problems`` (the
+problem record and table reading), ``nhgis`` (the Census county data and a state's counties, for E3
+and E4), ``unbiasedness`` (the unbiasedness table of
 retained draws, for E1, E2 and E3), ``notebook`` (the review notebooks' runner), ``plot_style``
 (figure saving and colours) and ``reporting`` (the run's summary, registry and software tables).
 Install with ``pip install isdp[workflow]``.

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from isdp.experiments.nhgis import STATE_ABBR
+from isdp.experiments.nhgis.counties import STATE_ABBR
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def selection_summary(counties: pd.DataFrame, reg_df: pd.DataFrame, states: Sequ
 
 def data_source_table(info: dict) -> pd.DataFrame:
     """One row: the NHGIS vintage requested and used (next to the paper's), the source and why, URL and hash."""
-    from isdp.experiments.nhgis import PAPER_VINTAGE
+    from isdp.experiments.nhgis.counties import PAPER_VINTAGE
 
     return pd.DataFrame([{"vintage_requested": info["vintage_requested"], "vintage_used": info["vintage_used"],
                           "paper_vintage": PAPER_VINTAGE, "source_used": info["source_used"],

@@ -34,7 +34,7 @@ from isdp import (
     with_mixing_basis,
 )
 from isdp.convergence_diagnostics import convergence_table, summarize_convergence, two_sample_chi2
-from isdp.experiments.nhgis import state_counties
+from isdp.experiments.nhgis.counties import state_counties
 from isdp.experiments.unbiasedness import unbiasedness_table
 from isdp.lattice import IntegerLattice, check_release, sum_constraint
 from isdp.samplers import sample

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from isdp.experiments.nhgis import state_counties
+from isdp.experiments.nhgis.counties import state_counties
 from isdp.experiments.plot_style import box_collection
 
 
@@ -74,7 +74,7 @@ def state_noise_panel(counties: pd.DataFrame, state: str, draws_path, rng: np.ra
 def plot_fig2(counties: pd.DataFrame, state: str, draws_path, rng: np.random.Generator, *, eps: float,
               vintage: str):
     """ISDP Fig 2: the headline state's noise per county (:func:`state_noise_panel`). Returns the figure."""
-    from isdp.experiments.nhgis import STATE_NAMES
+    from isdp.experiments.nhgis.counties import STATE_NAMES
 
     fig, ax = plt.subplots(figsize=(14, 4.5))
     state_noise_panel(counties, state, draws_path, rng, ax)
@@ -90,7 +90,7 @@ def plot_fig8(counties: pd.DataFrame, states, draws_paths: dict, rng: np.random.
     headline one), two per row; a note when there is none. Returns the figure."""
     import math
 
-    from isdp.experiments.nhgis import STATE_NAMES
+    from isdp.experiments.nhgis.counties import STATE_NAMES
 
     states = list(states)
     ncol = 2

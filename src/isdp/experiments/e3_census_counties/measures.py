@@ -165,9 +165,10 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
     """Number of state-level areas whose DAS county counts do not sum to the SF1 state total (``level`` "nation":
     |Σ DAS − Σ SF1| over the 50 states and DC, the talk's national histogram), read from the county file this run
     used (``results/data/counties.csv``: the download when it succeeded, else the committed extract) or from the
-    repository file ``file``. The extraction keeps a file that breaks them (:func:`isdp.experiments.nhgis.validate`);
-    the national difference and the number of negative DAS counts beside it."""
-    from isdp.experiments.nhgis import state_totals_off
+    repository file ``file``. The extraction keeps a file that breaks them
+    (:func:`isdp.experiments.nhgis.counties.validate`); the national difference and the number of negative DAS counts
+    beside it."""
+    from isdp.experiments.nhgis.counties import state_totals_off
 
     c = pd.read_csv(run.data(file) if file else run.path("data/counties.csv"), dtype={"state_fips": str})
     off = state_totals_off(c)
@@ -231,7 +232,7 @@ def coupling_censored(run: Run, paper) -> Measurement:
 
 def _state_sizes(run: Run):
     """Counties per state (and Puerto Rico) of the committed county file, the areas with at least 2, fewest first."""
-    from isdp.experiments.nhgis import load_counties
+    from isdp.experiments.nhgis.counties import load_counties
 
     sizes = load_counties(run.data(run.config["data"]["embedded"])).groupby("state_abbr").size()
     return sizes[sizes >= 2].sort_values()
@@ -274,10 +275,10 @@ def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None)
 
 def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> Measurement:
     """Counties whose DAS count of ``units`` differs from SF1 in the committed housing extract
-    (:data:`isdp.experiments.nhgis.HOUSING_EXTRACT`): ``housing`` = total housing units (IFE001), ``occupied`` =
+    (:data:`isdp.experiments.nhgis.housing.HOUSING_EXTRACT`): ``housing`` = total housing units (IFE001), ``occupied`` =
     occupied units (IFE002). A block-level invariant holds in every county, its sum of blocks; the other count is
     shown beside it."""
-    from isdp.experiments.nhgis import HOUSING_EXTRACT, load_housing
+    from isdp.experiments.nhgis.housing import HOUSING_EXTRACT, load_housing
 
     h = load_housing(run.data(HOUSING_EXTRACT))
     changed = {u: h[f"dp_{u}_units"] != h[f"sf1_{u}_units"] for u in ("housing", "occupied")}
@@ -293,11 +294,11 @@ def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> 
 
 def das_group_quarters_presence_changed(run: Run, paper) -> Measurement:
     """County × group-quarters-type cells of the committed group-quarters extract
-    (:data:`isdp.experiments.nhgis.GROUP_QUARTERS_EXTRACT`, the seven P42 types) where the DAS and SF1 disagree on
-    whether the type houses anyone: (DAS > 0) ≠ (SF1 > 0). An invariant count of occupied facilities per type and
-    block, each occupied facility housing at least one person, keeps that presence in every block and so in every
-    county; the cells whose population itself is unchanged are shown beside it."""
-    from isdp.experiments.nhgis import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
+    (:data:`isdp.experiments.nhgis.group_quarters.GROUP_QUARTERS_EXTRACT`, the seven P42 types) where the DAS and SF1
+    disagree on whether the type houses anyone: (DAS > 0) ≠ (SF1 > 0). An invariant count of occupied facilities per
+    type and block, each occupied facility housing at least one person, keeps that presence in every block and so in
+    every county; the cells whose population itself is unchanged are shown beside it."""
+    from isdp.experiments.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
 
     gq = load_group_quarters(run.data(GROUP_QUARTERS_EXTRACT))
     sf1 = gq[[f"sf1_gq_{t}" for t in GROUP_QUARTERS_TYPES]].to_numpy()
@@ -326,13 +327,8 @@ def relational_breaks(pop, gq, housing, occupied) -> dict[str, np.ndarray]:
 def das_logical_relationships(run: Run, paper) -> Measurement:
     """The counties where the DAS output (the committed population, housing and group-quarters extracts: one DAS
     run) breaks a relation of :func:`relational_breaks`, beside the tightest slack of each in the DAS output."""
-    from isdp.experiments.nhgis import (
-        GROUP_QUARTERS_EXTRACT,
-        GROUP_QUARTERS_TYPES,
-        HOUSING_EXTRACT,
-        load_group_quarters,
-        load_housing,
-    )
+    from isdp.experiments.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
+    from isdp.experiments.nhgis.housing import HOUSING_EXTRACT, load_housing
 
     c = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str}).set_index("gisjoin")
     h, g = (load(run.data(path)).set_index("gisjoin").loc[c.index]
@@ -390,10 +386,10 @@ def block_truncation_bias(run: Run, paper, *, counts: list[int], state: str) -> 
 
 def das_histogram_consistency(run: Run, paper) -> Measurement:
     """The DAS output as one nonnegative integer histogram: over the counties of the committed histogram-cells
-    extract (:data:`isdp.experiments.nhgis.HISTOGRAM_CELLS_EXTRACT`), the negative cells of the 252-cell ethnicity
-    × race × voting-age histograms derived from the DAS's published race tables, plus the counties whose cells do
-    not add up to the DAS's published total and voting-age populations."""
-    from isdp.experiments.nhgis import HISTOGRAM_CELLS, HISTOGRAM_CELLS_EXTRACT, load_histogram_cells
+    extract (:data:`isdp.experiments.nhgis.histograms.HISTOGRAM_CELLS_EXTRACT`), the negative cells of the 252-cell
+    ethnicity × race × voting-age histograms derived from the DAS's published race tables, plus the counties whose
+    cells do not add up to the DAS's published total and voting-age populations."""
+    from isdp.experiments.nhgis.histograms import HISTOGRAM_CELLS, HISTOGRAM_CELLS_EXTRACT, load_histogram_cells
 
     h = load_histogram_cells(run.data(HISTOGRAM_CELLS_EXTRACT))
     negative, off = int(h["dp_negative_cells"].sum()), int(h["dp_cells_off_totals"].sum())
@@ -409,7 +405,7 @@ def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement
     """The share of zero cells of the 252-cell SF1 histogram (ethnicity × race × voting age): the median over the
     counties of the committed histogram-cells extract (``level`` county), or the nation's (``level`` nation: the 50
     states and DC, from the committed histogram-support table)."""
-    from isdp.experiments.nhgis import (
+    from isdp.experiments.nhgis.histograms import (
         HISTOGRAM_CELLS,
         HISTOGRAM_CELLS_EXTRACT,
         HISTOGRAM_SUPPORT_EXTRACT,

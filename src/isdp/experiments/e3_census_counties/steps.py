@@ -13,7 +13,7 @@ from isdp import save_draws
 from isdp.experiments.e3_census_counties import audit as au
 from isdp.experiments.e3_census_counties import census
 from isdp.experiments.jobs import Job
-from isdp.experiments.nhgis import load_counties, state_counties
+from isdp.experiments.nhgis.counties import load_counties, state_counties
 from isdp.files import write_json, write_table
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only

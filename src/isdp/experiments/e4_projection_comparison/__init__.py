@@ -2,4 +2,4 @@
 
 Releases and their metrics (:mod:`.comparison`), steps (:mod:`.steps`), measures (:mod:`.measures`)
 and figures (:mod:`.figures`). E4 reuses E3's draws, and its states' counties in the same order
-(:func:`isdp.experiments.nhgis.state_counties`)."""
+(:func:`isdp.experiments.nhgis.counties.state_counties`)."""

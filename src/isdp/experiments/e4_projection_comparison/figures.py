@@ -81,7 +81,7 @@ def fig10_title(rel) -> str:
 def plot_fig10_headline(rel, *, eps: float, vintage: str):
     """ISDP Fig 10 for the headline state: :func:`plot_fig10` with outliers, and below it the same
     zoomed to ±1.5 × the 99th percentile of the generalized Laplace |errors|. Returns the figure."""
-    from isdp.experiments.nhgis import STATE_NAMES
+    from isdp.experiments.nhgis.counties import STATE_NAMES
 
     fig, (ax, zoom) = plt.subplots(2, 1, figsize=(20, 10), sharex=True)
     plot_fig10(rel, ax=ax, fliers=True)
@@ -98,7 +98,7 @@ def plot_fig10_states(rels: dict, states, *, eps: float, vintage: str, headline:
     """Fig 10 for the other states: one :func:`plot_fig10` panel per state of ``states`` (y-axis
     ±2.5 × the 99th percentile of the generalized Laplace |errors|), the legend on the first; a note
     when there is none. ``rels`` maps state to its releases. Returns the figure."""
-    from isdp.experiments.nhgis import STATE_NAMES
+    from isdp.experiments.nhgis.counties import STATE_NAMES
 
     states = list(states)
     fig, axes = plt.subplots(max(1, len(states)), 1, figsize=(20, 3.6 * max(1, len(states))), squeeze=False)

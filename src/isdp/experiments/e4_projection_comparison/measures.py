@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from isdp.baselines import nonnegative_total_projection
-from isdp.experiments.claims import Measurement, Run, z_threshold
+from isdp.experiments.claims import Measurement, Run
+from isdp.experiments.criteria import z_threshold
 from isdp.experiments.e4_projection_comparison.comparison import DAS, load_releases
 from isdp.experiments.measure_helpers import vintage_note
 
@@ -225,8 +226,12 @@ def nonnegativity_bias(run: Run, paper, *, counties: int, smallest: float, large
 def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: float, releases: int, seed: int,
                                  nonnegative: bool = True, alternative: str = "less") -> Measurement:
     """:func:`_size_trend` on a real state's cell structure: Illinois's 102 counties × 252-cell SF1 histograms
-    (:data:`isdp.experiments.nhgis.STATE_HISTOGRAMS_EXTRACT`), the projection over all its cells."""
-    from isdp.experiments.nhgis import STATE_HISTOGRAMS_EXTRACT, STATE_HISTOGRAMS_SOURCE, load_state_histograms
+    (:data:`isdp.experiments.nhgis.histograms.STATE_HISTOGRAMS_EXTRACT`), the projection over all its cells."""
+    from isdp.experiments.nhgis.histograms import (
+        STATE_HISTOGRAMS_EXTRACT,
+        STATE_HISTOGRAMS_SOURCE,
+        load_state_histograms,
+    )
 
     cells = load_state_histograms(run.data(STATE_HISTOGRAMS_EXTRACT))[STATE_HISTOGRAMS_SOURCE].to_numpy()
     r = _size_trend(cells, eps, sensitivity, releases, seed, nonnegative, alternative)

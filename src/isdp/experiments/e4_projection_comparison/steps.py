@@ -10,7 +10,7 @@ import pandas as pd
 from isdp import load_draws
 from isdp.experiments.e4_projection_comparison import comparison as cmp
 from isdp.experiments.jobs import Job
-from isdp.experiments.nhgis import STATE_NAMES, load_counties, state_counties
+from isdp.experiments.nhgis.counties import STATE_NAMES, load_counties, state_counties
 from isdp.files import write_json, write_table
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only

@@ -22,7 +22,7 @@ import itertools
 import numpy as np
 from scipy.special import logsumexp
 
-from isdp.experiments.e7_congenial_histogram.congenial import privacy_grid, worst_log_ratio
+from isdp.experiments.e7_congenial_histogram.privacy_levels import privacy_grid, worst_log_ratio
 
 
 def histogram_shifts(n: int) -> np.ndarray:

@@ -61,18 +61,18 @@ def plot_e7_variance(sim: pd.DataFrame, table2: pd.DataFrame, labels: dict, pape
 def plot_e7_noise_laws(noise, mixture_components, axes, x_max: float = 8.0):
     """Left: f_L2 noise (units of 1/ε) over the exact density (A.2), the paper's mixture (4.7) and its
     weighted parts. Right: f_L1 noise for each β over (A.1)."""
-    from isdp.experiments.e7_congenial_histogram import congenial as cg
+    from isdp.experiments.e7_congenial_histogram import noise_laws as nl
 
     t = np.linspace(-x_max, x_max, 801)
     bins = np.linspace(-x_max, x_max, 81)
     ax = axes[0]
     ax.hist(noise["l2"][list(noise["eps"]).index(noise["figure_eps"])], bins=bins, density=True,
             color=COLORS["l2"], alpha=0.35, label="f_L2 draws")
-    ax.plot(t, cg.noise_pdf(t, "l2", 1.0), color=COLORS["l2"], lw=2, label="exact (A.2): Lap + Lap")
-    ax.plot(t, cg.mixture(t, mixture_components), color="k", ls="--", lw=1, label="paper's mixture (4.7)")
+    ax.plot(t, nl.noise_pdf(t, "l2", 1.0), color=COLORS["l2"], lw=2, label="exact (A.2): Lap + Lap")
+    ax.plot(t, nl.mixture(t, mixture_components), color="k", ls="--", lw=1, label="paper's mixture (4.7)")
     for c in mixture_components:
-        ax.plot(t, cg.mixture(t, [c]), color="0.4", ls=":", lw=1)
-    ax.plot(t, cg.noise_pdf(t, "conditional", 1.0), color=COLORS["conditional"], lw=1,
+        ax.plot(t, nl.mixture(t, [c]), color="0.4", ls=":", lw=1)
+    ax.plot(t, nl.noise_pdf(t, "conditional", 1.0), color=COLORS["conditional"], lw=1,
             label="M*: Lap(1/ε)")
     ax.set_title("f_L2 noise; dotted: the weighted mixture parts", fontsize=9)
     ax = axes[1]
@@ -81,7 +81,7 @@ def plot_e7_noise_laws(noise, mixture_components, axes, x_max: float = 8.0):
     for i, (b, draws) in enumerate(zip(betas, noise["l1"], strict=True)):
         color = cmap(i / max(len(betas) - 1, 1))
         ax.hist(draws, bins=bins, density=True, histtype="step", color=color, lw=0.8)
-        ax.plot(t, cg.noise_pdf(t, "l1", 1.0, float(b)), color=color, lw=1.5, label=f"β = {b:g}")
+        ax.plot(t, nl.noise_pdf(t, "l1", 1.0, float(b)), color=color, lw=1.5, label=f"β = {b:g}")
     ax.set_title("f_L1 noise: draws (steps) and (A.1) (lines)", fontsize=9)
     for ax in axes:
         ax.set_xlabel("ε · (m1 − s1)")
@@ -93,11 +93,11 @@ def plot_e7_noise_laws(noise, mixture_components, axes, x_max: float = 8.0):
 def plot_e7_privacy(privacy: pd.DataFrame, ax=None):
     """Attained privacy level / ε against β: f_L1's closed form ε/(2 max(β, 1 − β)) (line), the numerical
     worst-case log likelihood ratio at each ε (markers), f_L2 and M* at level ε."""
-    from isdp.experiments.e7_congenial_histogram import congenial as cg
+    from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
 
     ax = ax or plt.gca()
     b = np.linspace(0, 1, 401)
-    ax.plot(b, [cg.l1_privacy_level(1.0, v) for v in b], color=COLORS["l1"], lw=1.5,
+    ax.plot(b, [pl.l1_privacy_level(1.0, v) for v in b], color=COLORS["l1"], lw=1.5,
             label="f_L1: ε / (2 max(β, 1 − β))")
     l1 = privacy[privacy["mechanism"] == "l1"]
     for i, (eps, g) in enumerate(l1.groupby("eps")):

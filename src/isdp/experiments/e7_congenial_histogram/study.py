@@ -1,4 +1,5 @@
-"""E7's tables (Congenial DP §4 Table 2, App. A-B), built from the laws in :mod:`.congenial`.
+"""E7's tables (Congenial DP §4 Table 2, App. A-B), built from the releases, noise laws and privacy levels
+of :mod:`.releases`, :mod:`.noise_laws`, :mod:`.privacy_levels` and :mod:`.printed_dg`.
 
 The exact Table 2 (:func:`table2_exact`), the attained privacy levels (:func:`privacy_table`), Table 2
 by Monte Carlo at a fixed x (:func:`simulation_table`), M*'s law by conditioning on a thin slab
@@ -17,7 +18,10 @@ from scipy import stats
 
 from isdp import derive_seed
 from isdp.double_geometric import dg_variance
-from isdp.experiments.e7_congenial_histogram import congenial as cg
+from isdp.experiments.e7_congenial_histogram import noise_laws as nl
+from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
+from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
+from isdp.experiments.e7_congenial_histogram import releases as rel
 
 
 def settings(betas: Sequence[float]) -> list[tuple[str, float | None]]:
@@ -41,13 +45,13 @@ def table2_exact(x, eps_grid: Sequence[float], labels: Mapping[str, str]) -> pd.
     range over β), which must not depend on ε (a 1/ε² law); RuntimeError when it does."""
     x = np.asarray(x, dtype=float)
     rows = []
-    for mech in cg.MECHANISMS:
+    for mech in rel.MECHANISMS:
         beta = 0.5 if mech == "l1" else None  # the mean does not depend on β
-        mean = cg.exact_mean(mech, x, eps_grid[0], beta)
+        mean = rel.exact_mean(mech, x, eps_grid[0], beta)
         if mech == "l1":
-            coefs = np.array([np.array(cg.l1_variance_range(e)) * e**2 for e in eps_grid])
+            coefs = np.array([np.array(rel.l1_variance_range(e)) * e**2 for e in eps_grid])
         else:
-            coefs = np.array([[cg.exact_variance(mech, e) * e**2] * 2 for e in eps_grid])
+            coefs = np.array([[rel.exact_variance(mech, e) * e**2] * 2 for e in eps_grid])
         if np.ptp(coefs, axis=0).max() > 1e-12 * coefs.max():
             raise RuntimeError(f"{mech}: ε² Var(m1) varies with ε: {coefs.tolist()}")
         rows.append({"mechanism": mech, "label": labels[mech], "mean_m1": mean[0], "mean_m2": mean[1],
@@ -61,8 +65,8 @@ def privacy_table(eps_grid: Sequence[float], betas: Sequence[float], *, t_max: f
     rows = []
     for eps in eps_grid:
         for mech, beta in settings(betas):
-            level, t = cg.privacy_level(mech, eps, beta, t_max=t_max, n_grid=n_grid)
-            closed = cg.closed_form_level(mech, eps, beta)
+            level, t = pl.privacy_level(mech, eps, beta, t_max=t_max, n_grid=n_grid)
+            closed = pl.closed_form_level(mech, eps, beta)
             rows.append({"mechanism": mech, "beta": beta, "eps": eps, "level": level, "level_over_eps": level / eps,
                          "closed_form_over_eps": closed / eps, "gap_over_eps": (closed - level) / eps,
                          "t_at_sup_times_eps": t * eps})
@@ -86,20 +90,20 @@ def simulation_table(x, eps_grid: Sequence[float], betas: Sequence[float], n_dra
         for mech, beta in settings(betas):
             rng = np.random.default_rng(derive_seed(seed, mech, beta, eps))
             if mech == "conditional":
-                r = cg.release(mech, x, eps, n_draws, rng)
+                r = rel.release(mech, x, eps, n_draws, rng)
                 gap = np.nan
             else:
-                m = cg.unconstrained(x, eps, n_draws, rng)
-                r = cg.project_l2(m, total) if mech == "l2" else cg.project_l1(m, total, beta)
+                m = rel.unconstrained(x, eps, n_draws, rng)
+                r = rel.project_l2(m, total) if mech == "l2" else rel.project_l1(m, total, beta)
                 gap = (np.abs((m - r) @ np.array([1.0, -1.0])).max() if mech == "l2"  # residual ⟂ the line
                        else (np.abs(m - r).sum(axis=1) - np.abs(m.sum(axis=1) - total)).max())  # L1 distance = minimum
             noise = r[:, 0] - x[0]
-            exact_var = cg.exact_variance(mech, eps, beta)
+            exact_var = rel.exact_variance(mech, eps, beta)
             row = {"mechanism": mech, "beta": beta, "eps": eps, "n_draws": n_draws, "exact_mean_m1": x[0],
                    "exact_var_m1": exact_var, **moments(r[:, 0], x[0], exact_var),
                    "mean_m2": r[:, 1].mean(), "max_total_error": np.abs(r.sum(axis=1) - total).max(),
                    "max_optimality_gap": gap,
-                   "ks_p": stats.kstest(noise, lambda t, m=mech, e=eps, b=beta: cg.noise_cdf(t, m, e, b)).pvalue}
+                   "ks_p": stats.kstest(noise, lambda t, m=mech, e=eps, b=beta: nl.noise_cdf(t, m, e, b)).pvalue}
             row["var_coef"], row["se_var_coef"] = row["var_m1"] * eps**2, row["se_var_m1"] * eps**2
             rows.append(row)
             if mech == "l2":
@@ -115,15 +119,15 @@ def simulation_table(x, eps_grid: Sequence[float], betas: Sequence[float], n_dra
 def conditioning_table(eps: float, window: float, n_accepted: int, seed: int) -> pd.DataFrame:
     """(4.6) by brute force: u1 of base noise pairs with |u1 + u2| < window / ε (generator seeded by
     ``derive_seed(seed, "conditioning")``), its moments and KS tests against M*'s law and Lap(1/ε)."""
-    u1 = cg.condition_on_zero_sum(eps, window, n_accepted, np.random.default_rng(derive_seed(seed, "conditioning")))
+    u1 = rel.condition_on_zero_sum(eps, window, n_accepted, np.random.default_rng(derive_seed(seed, "conditioning")))
     c = u1 - u1.mean()
     return pd.DataFrame([{
         "eps": eps, "window": window, "n_accepted": len(u1), "mean": u1.mean(),
         "se_mean": u1.std(ddof=1) / np.sqrt(len(u1)), "var_coef": u1.var(ddof=1) * eps**2,
         "se_var_coef": np.sqrt(np.mean(c**4) - np.mean(c**2) ** 2) / np.sqrt(len(u1)) * eps**2,
-        "exact_var_coef": cg.exact_variance("conditional", eps) * eps**2,
-        "ks_p": stats.kstest(u1, lambda t: cg.noise_cdf(t, "conditional", eps)).pvalue,
-        "ks_p_base_law": stats.kstest(u1, stats.laplace(scale=cg.base_scale(eps)).cdf).pvalue,
+        "exact_var_coef": rel.exact_variance("conditional", eps) * eps**2,
+        "ks_p": stats.kstest(u1, lambda t: nl.noise_cdf(t, "conditional", eps)).pvalue,
+        "ks_p_base_law": stats.kstest(u1, stats.laplace(scale=rel.base_scale(eps)).cdf).pvalue,
     }])
 
 
@@ -135,9 +139,9 @@ def dg_quantile_table(eps_values: Sequence[float], n_draws: int, seed: int) -> p
     for eps in eps_values:
         a = float(np.exp(-eps))
         v = np.random.default_rng(derive_seed(seed, "dg", eps)).uniform(size=n_draws)
-        ok = cg.dg_inverse_check(v, eps)
-        draws = cg.dg_quantile(v, eps)
-        chi2, dof, p = cg.dg_chisquare(draws, eps)
+        ok = pdg.dg_inverse_check(v, eps)
+        draws = pdg.dg_quantile(v, eps)
+        chi2, dof, p = pdg.dg_chisquare(draws, eps)
         rows.append({"eps": eps, "a": a, "n_draws": len(v), "n_inverse_ok": int(ok.sum()), "chi2": chi2, "dof": dof,
                      "p_value": p, "mean": draws.mean(), "var": draws.var(ddof=1), "exact_var": dg_variance(eps)})
     return pd.DataFrame(rows)

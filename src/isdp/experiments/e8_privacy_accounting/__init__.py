@@ -5,4 +5,4 @@ Implied bounds (:mod:`.implied`), the printed tables reproduced from :mod:`isdp.
 per-level noise variances (:mod:`.tables`), the exact privacy loss of swapping on small strata
 (:mod:`.swap_audit`), exact Rényi divergences of discrete Gaussian noise and a toy TopDown (:mod:`.zcdp_audit`),
 TopDown's rounding step and total unimodularity (:mod:`.rounding`), steps (:mod:`.steps`), measures
-(:mod:`.measures`) and figures (:mod:`.figures`)."""
+(:mod:`.measures`, one module per document and topic) and figures (:mod:`.figures`)."""

@@ -1,0 +1,140 @@
+"""Readers of the run's own outputs for E1 and E2 (ISDP §5–6, App. D.2): the convergence (L-lag TV bound),
+unbiasedness, ESS and validation tables, the draws files, the coupling certificates and meeting times, and the
+config's own values. Each measure reads what a step wrote; none recomputes a law.
+
+Both experiments share one set of outputs: ``results/<exp>/...`` and ``results/tables/<exp>_*.csv``; the ``exp``
+argument ("e1" or "e2") picks the experiment.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from isdp.draws_io import draws_attrs, load_draws
+from isdp.experiments.claims import Measurement, Run
+from isdp.experiments.measure_helpers import draws_keep_invariants, fmt_list, max_abs_z
+
+
+def tv_bound_crossing_iteration(run: Run, paper, *, exp: str, norm: str) -> Measurement:
+    """The iteration at which the L-lag TV bound first drops below the threshold, per lag; the value is
+    the latest over the lags."""
+    g = run.table(f"{exp}_convergence").query("target == @norm")
+    its = g["converged_at"].astype(int)
+    return Measurement(int(its.max()), f"{int(its.max())} (lags {fmt_list(g['lag'])}: {fmt_list(its)}; "
+                                       f"{int(g['pairs'].iloc[0])} pairs)")
+
+
+def lag_spread(run: Run, paper, *, exp: str, norm: str) -> Measurement:
+    """max/min over lags of the convergence iteration: the bound's stability across lags."""
+    g = run.table(f"{exp}_convergence").query("target == @norm")
+    its = g["converged_at"].astype(int)
+    spread = its.max() / max(its.min(), 1)
+    return Measurement(float(spread), f"max/min convergence iteration across lags {fmt_list(g['lag'])} = "
+                                      f"{spread:.2f} ({fmt_list(its)})")
+
+
+def unbiased_z(run: Run, paper, *, exp: str) -> Measurement:
+    """z = mean / MC SE (ESS-based) of every cell and target."""
+    unb = run.table(f"{exp}_unbiasedness")
+    return max_abs_z(unb["z"], "cell-target pairs (SE from the bulk ESS)")
+
+
+def invariants_exact(run: Run, paper, *, exp: str) -> Measurement:
+    """Every stored draw of every target is integer with A u = 0."""
+    norms = list(run.config[exp]["targets"])
+    return draws_keep_invariants(run, f"{exp}/problem.json", [f"{exp}/draws_{n}.nc" for n in norms])
+
+
+def design_counts(run: Run, paper, *, exp: str, pairs: bool) -> Measurement:
+    """The run's design as its outputs show it: retained draws per target (the draws files) and, with
+    ``pairs``, coupled pairs per lag (the convergence table; a list when the lags differ)."""
+    value = {}
+    for norm in run.config[exp]["targets"]:
+        chains, per_chain = load_draws(run.path(f"{exp}/draws_{norm}.nc")).shape[:2]
+        value[f"{norm} draws"] = int(chains * per_chain)
+        if pairs:
+            n = sorted(set(run.table(f"{exp}_convergence").query("target == @norm")["pairs"].astype(int)))
+            value[f"{norm} pairs per lag"] = n[0] if len(n) == 1 else n
+    return Measurement(value, ", ".join(f"{k} {v}" for k, v in value.items()))
+
+
+def retained_share(run: Run, paper, *, exp: str) -> Measurement:
+    """The share of sampler iterations kept as draws, 1/thin, from the draws files' own record of the thinning."""
+    thins = sorted({int(draws_attrs(run.path(f"{exp}/draws_{n}.nc"))["thin"]) for n in run.config[exp]["targets"]})
+    if len(thins) != 1:
+        raise ValueError(f"{exp}'s targets were thinned differently ({thins}); the row needs one design")
+    return Measurement(1.0 / thins[0], f"1 in {thins[0]:,} iterations kept ({100 / thins[0]:g} %)")
+
+
+def min_ess(run: Run, paper, *, exp: str) -> Measurement:
+    """The smallest bulk ESS over cells and targets of the retained draws."""
+    ess = pd.concat(run.table(f"{exp}_ess_{n}") for n in run.config[exp]["targets"])
+    n = int(run.config[exp]["draws"]["n_draws"])
+    return Measurement(float(ess["ess_bulk"].min()),
+                       f"min bulk ESS {ess['ess_bulk'].min():.0f} of {n} retained draws per target")
+
+
+def margins_from_cells(run: Run, paper, *, exp: str) -> Measurement:
+    """Row and column totals and the grand total of the confidential table, from its cells."""
+    t = run.table(f"{exp}_table2_confidential", index_col=0)
+    cells = t.drop(index="Total", columns="Total")
+    rows, cols = cells.sum(axis=1).astype(int).tolist(), cells.sum(axis=0).astype(int).tolist()
+    total = int(cells.to_numpy().sum())
+    return Measurement({"rows": rows, "cols": cols, "total": total},
+                       f"rows {'/'.join(map(str, rows))}, cols {'/'.join(map(str, cols))}, total {total}")
+
+
+def validation_p(run: Run, paper, *, exp: str) -> Measurement:
+    """p-values of the chi-square tests of MCMC against exact rejection sampling."""
+    val = run.table(f"{exp}_validation")
+    text = (f"{val['table'].iloc[0]} table, ε {val['eps'].iloc[0]}: p = "
+            + ", ".join(f"{s} {p:.3f}" for s, p in zip(val["statistic"], val["p_value"], strict=True)))
+    return Measurement(val["p_value"].to_numpy(), text)
+
+
+def coupling_censored(run: Run, paper, *, exp: str) -> Measurement:
+    """Coupled pairs of every target's certificate that had not met by its ``max_iter`` (censored)."""
+    parts, censored = [], 0
+    for norm in run.config[exp]["targets"]:
+        s = run.json(f"{exp}/certificate_{norm}.json")["summary"]
+        censored += int(s["censored"])
+        parts.append(f"{norm}: {int(s['censored'])} of {int(s['pairs'])} pairs (lag {int(s['lag'])}, max_iter "
+                     f"{int(s['max_iter'])}, latest meeting τ − L = {int(s['tau_minus_lag_max'])})")
+    return Measurement(censored, f"{censored} censored; " + "; ".join(parts))
+
+
+def lag_tau_ks(run: Run, paper, *, exp: str) -> Measurement:
+    """ISDP App. D.2: the lags are such that "the distribution of the L-lag coupling time, τ − L, appears to be
+    empirically stable in L". Per target, two-sample Kolmogorov–Smirnov tests of τ − L between every two configured
+    lags (the pairs of each lag are independent, from their own seeds); the value is their p-values."""
+    import itertools
+
+    from scipy.stats import ks_2samp
+
+    pvalues, parts = [], []
+    for norm in run.config[exp]["targets"]:
+        meet = run.table_at(f"{exp}/meeting_times_{norm}.csv")
+        by_lag = {int(lag): (g["tau"] - lag).to_numpy() for lag, g in meet.groupby("lag")}
+        tests = []
+        for a, b in itertools.combinations(sorted(by_lag), 2):
+            p = float(ks_2samp(by_lag[a], by_lag[b]).pvalue)
+            pvalues.append(p)
+            tests.append(f"{a}–{b} p {p:.3f}")
+        means = ", ".join(f"L {lag}: {v.mean():.0f}" for lag, v in sorted(by_lag.items()))
+        parts.append(f"{norm}: mean τ − L {means}; KS {', '.join(tests)}")
+    return Measurement(np.asarray(pvalues), f"smallest KS p = {min(pvalues):.3f} over {len(pvalues)} lag pairs ("
+                                            + "; ".join(parts) + ")")
+
+
+def configured_value(run: Run, paper, *, keys: list[str]) -> Measurement:
+    """The project's own value of a setting the document states but our text copy lost: the config entries at the
+    dotted ``keys`` (none: the project has no such value)."""
+    values = {}
+    for key in keys:
+        node = run.config
+        for part in key.split("."):
+            node = node[part]
+        values[key] = node
+    text = "; ".join(f"{k} = {v}" for k, v in values.items()) if values else "the project has no value of its own"
+    return Measurement(text, f"this project: {text}")
