@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from isdp.experiments import claims
+from isdp.experiments import claims, criteria
 from isdp.experiments.claims import Measurement, judge
 
 # one criterion of every kind that can say `match` (or `calibrated`), with a paper value it accepts
@@ -42,7 +42,7 @@ BAD_VALUES = {
 
 
 def test_every_kind_that_can_match_is_probed():
-    assert set(CRITERIA) == set(claims.KINDS) - {"not-comparable"}
+    assert set(CRITERIA) == set(criteria.KINDS) - {"not-comparable"}
 
 
 @pytest.mark.parametrize("kind", CRITERIA)

@@ -164,3 +164,56 @@ def test_every_rule_logs_and_is_timed():
             assert not benchmark, f"{name}: {head} runs a step (timed in its log) and declares a benchmark:"
         else:
             assert benchmark, f"{name}: {head} has no benchmark: under results/benchmarks/"
+
+
+def _architecture_map() -> set[str]:
+    """The modules docs/architecture.md's module map names: its ``### `package` `` headings joined with the
+    ``| `module` |`` rows under them."""
+    text = (ROOT / "docs" / "architecture.md").read_text().split("## Module map", 1)[1]
+    names, package = set(), None
+    for line in text.splitlines():
+        if m := re.match(r"### `([\w.]+)`$", line):
+            package = m.group(1)
+        elif (m := re.match(r"\| `([\w.]+)` \|", line)) and package:
+            names.add(f"{package}.{m.group(1)}")
+    return names
+
+
+def test_the_architecture_page_lists_every_module():
+    """The module map of docs/architecture.md names every module of src/isdp and nothing else."""
+    modules = {_module_name(p) for p in SRC.rglob("*.py") if p.name not in ("__init__.py", "__main__.py")}
+    listed = _architecture_map()
+    assert len(listed) > 100
+    assert not modules - listed, f"modules missing from docs/architecture.md's module map: {sorted(modules - listed)}"
+    assert not listed - modules, f"the module map names modules that do not exist: {sorted(listed - modules)}"
+
+
+def _names_a_module(stem: str, package: str, modules: set[str]) -> bool:
+    """``test_<stem>`` in a folder mirroring ``package`` names a module: ``<stem>`` is one, or is one followed by
+    ``_<aspect>`` (``test_release_privacy.py``: the privacy of :mod:`isdp.release`); ``public_api`` names the
+    package ``isdp`` itself (its lazily imported ``__all__``)."""
+    if package == "isdp" and (stem == "public_api" or stem.startswith("public_api_")):
+        return True
+    return any(name == f"{package}.{stem}" or f"{package}.{stem}".startswith(f"{name}_")
+               for name in modules if name.startswith(f"{package}."))
+
+
+def test_every_test_file_is_named_after_the_module_it_tests():
+    """Tests mirror the source: tests/core/test_<module>.py tests isdp.<module>, and
+    tests/experiments/<package>/…/test_<module>.py tests isdp.experiments.<package>.….<module>."""
+    modules = {_module_name(p) for p in SRC.rglob("*.py")}
+    stray = []
+    for folder, package in (("core", "isdp"), ("experiments", "isdp.experiments")):
+        for path in sorted((ROOT / "tests" / folder).rglob("test_*.py")):
+            parts = path.relative_to(ROOT / "tests" / folder).parts
+            if not _names_a_module(path.stem[len("test_"):], ".".join([package, *parts[:-1]]), modules):
+                stray.append(str(path.relative_to(ROOT)))
+    assert not stray, "test files named after no module of src/isdp:\n" + "\n".join(stray)
+
+
+def test_the_test_name_rule_can_fail():
+    modules = {"isdp.release", "isdp.experiments.e8_privacy_accounting.measures.swapping_tables"}
+    assert _names_a_module("release_privacy", "isdp", modules)
+    assert _names_a_module("swapping_tables", "isdp.experiments.e8_privacy_accounting.measures", modules)
+    assert not _names_a_module("audit_gap_rows", "isdp.experiments", modules)
+    assert not _names_a_module("releases", "isdp", modules)

@@ -28,14 +28,12 @@ import pandas as pd
 
 from isdp.experiments.config import read_yaml
 from isdp.experiments.criteria import (
-    KINDS,
     _check_finite,
     check_criterion,
     describe,
     evidence_problem,
     fit_rule,
     judge,
-    z_threshold,
 )
 from isdp.experiments.evidence import EvidenceError, Measurement, Run
 from isdp.files import write_table
@@ -311,8 +309,6 @@ def load_summary(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False).set_index("id", drop=False)
 
 
-# KINDS and z_threshold (criteria) stay importable from here for tests/hostile/test_hostile_evidence.py and
-# notebooks/e4_projection_comparison.py.ipynb
-__all__ = ["COLUMNS", "KINDS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement", "Run", "check_errors",
+__all__ = ["COLUMNS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement", "Run", "check_errors",
            "claim", "claim_markdown", "combine", "evaluate", "evaluate_claim", "fmt_se", "load_registry",
-           "load_summary", "not_run_rows", "paper_value", "resolve_measure", "z_threshold"]
+           "load_summary", "not_run_rows", "paper_value", "resolve_measure"]

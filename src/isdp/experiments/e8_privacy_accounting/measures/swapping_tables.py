@@ -202,7 +202,7 @@ def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, st
     (``strata``: V_Match → state abbreviation, or 'state abbreviation county FIPS') has the most households at its
     level, and whether the printed b is exactly its total housing units (vacant units included) and not its
     households."""
-    from isdp.experiments.nhgis import load_housing
+    from isdp.experiments.nhgis.housing import load_housing
 
     b = pd.read_csv(run.data(printed)).drop_duplicates("v_match").set_index("v_match")["b"]
     t = load_housing(run.data(housing))

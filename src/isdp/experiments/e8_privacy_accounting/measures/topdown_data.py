@@ -12,8 +12,8 @@ import math
 
 import pandas as pd
 
-from isdp.experiments import nhgis
 from isdp.experiments.claims import Measurement, Run
+from isdp.experiments.nhgis.histograms import HISTOGRAM_CELLS, NATION
 
 
 def histogram_cells(run: Run, paper, *, blocks: float, attributes: dict) -> Measurement:
@@ -97,7 +97,7 @@ def _support_table(run: Run, file: str) -> tuple[pd.Series, pd.DataFrame]:
     """The nation's row and the states' rows (the 50 states and DC) of the committed per-state support table of the
     252-cell histogram; Puerto Rico is outside the nation's hierarchy."""
     t = pd.read_csv(run.data(file)).set_index("state_abbr").drop(index="PR")
-    return t.loc[nhgis.NATION], t.drop(index=nhgis.NATION)
+    return t.loc[NATION], t.drop(index=NATION)
 
 
 def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Measurement:
@@ -114,7 +114,7 @@ def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Mea
     value = {"largest_state_county": int(per_state.max()), "median_state_county": float(per_state.median()),
              "nation_state": int(sizes[size](len(states), nation))}
     above = int((per_state >= value["nation_state"]).sum())
-    cells = nhgis.HISTOGRAM_CELLS
+    cells = HISTOGRAM_CELLS
     nation_detail, top_detail = "the 50 states and DC", top
     if size == "variables":
         nation_detail = f"{len(states)} states × {nation['nonzero_cells']} nonzero cells"
@@ -138,7 +138,7 @@ def national_zero_cells(run: Run, paper, *, file: str) -> Measurement:
     drops from the nation→state problem (51 states per cell) beside those the states' own zero cells drop at the
     state→county step."""
     nation, states = _support_table(run, file)
-    cells = nhgis.HISTOGRAM_CELLS
+    cells = HISTOGRAM_CELLS
     zero, sf1_zero = cells - int(nation["dp_nonzero_cells"]), cells - int(nation["nonzero_cells"])
     state_zero = cells - states["dp_nonzero_cells"]
     return Measurement(

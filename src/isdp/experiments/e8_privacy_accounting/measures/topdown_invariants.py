@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from isdp.experiments import nhgis
 from isdp.experiments.claims import Measurement, Run
+from isdp.experiments.nhgis.counties import load_counties
 
 
 def tda_toy_pure_dp(run: Run, paper, *, x: list[int], within: list[int], across: list[int], kept: list[int],
@@ -63,7 +63,7 @@ def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, 
     from isdp.baselines import nonnegative_total_projection
     from isdp.double_geometric import dg_rvs
 
-    counties = nhgis.load_counties(run.data(run.config["data"]["embedded"]))
+    counties = load_counties(run.data(run.config["data"]["embedded"]))
     rng = np.random.default_rng(seed)
     zs, ratios = {}, {}
     for state, g in counties.groupby("state_abbr"):

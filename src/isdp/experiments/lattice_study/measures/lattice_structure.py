@@ -53,7 +53,7 @@ def lattice_complete(run: Run, paper) -> Measurement:
     the states' sizes, else 1."""
     from isdp.bases import with_mixing_basis
     from isdp.experiments.lattice_study.theory import kernel_index
-    from isdp.experiments.nhgis import load_counties
+    from isdp.experiments.nhgis.counties import load_counties
     from isdp.lattice import IntegerLattice, sum_constraint
 
     e1, e2 = _experiment_problem(run, "e1"), _experiment_problem(run, "e2")
@@ -161,7 +161,7 @@ def neighbour_invariant_kinds(run: Run, paper) -> Measurement:
     margins, E3's state totals over the committed county file — every one-person move from a populated cell a to
     another cell b keeps the invariants exactly when A's columns a and b are equal. The value is the number of
     systems with moves of both kinds; the text gives each system's counts."""
-    from isdp.experiments.nhgis import load_counties
+    from isdp.experiments.nhgis.counties import load_counties
 
     counties = load_counties(run.data(run.config["data"]["embedded"]))
     state = pd.factorize(counties["state_abbr"])[0]
