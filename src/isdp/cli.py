@@ -164,7 +164,8 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool)
 def _release(args, parser) -> int:
     from .constraints import constraint_matrix
     from .errors import UsageError
-    from .release import Request, dry_run, make_release, write_release
+    from .release import Request, dry_run, make_release
+    from .release_files import write_release
     from .tables import TableSet, load_table
 
     def load(labels_only: bool = False):

@@ -47,20 +47,16 @@ line or attempt count; the counts enter only as x + u.
 
 Three files: the released table, its **privacy statement** (publishable: nothing in it is
 derived from the counts beyond the invariants' values, which the release discloses anyway; it is
-written here, from the plan, by :func:`privacy_statement`) and an **audit record** (confidential:
+written from the plan by :func:`isdp.release_statement.privacy_statement`) and an **audit record** (confidential:
 the input's path and hash, attempt counts, timings). Nothing is written unless the release is
 integer, meets every invariant exactly, has the input's shape and labels and its guarantee is at
-least as strong as the one asked for; a failure leaves none of the three (each is written through
-:mod:`isdp.files`).
+least as strong as the one asked for; a failure leaves none of the three (:func:`isdp.release_files.write_release`).
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import json
 import math
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -70,9 +66,8 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from . import __version__
 from .bases import with_mixing_basis
-from .certification import LEVEL, Certificate, certify_chain, pairs_needed
+from .certification import LEVEL, certify_chain, pairs_needed
 from .constraints import as_sparse, blocks, row_values
 from .double_geometric import dg_variance
 from .errors import InfeasibleError, InputError, UncertifiableError, UsageError
@@ -85,9 +80,9 @@ from .exact_sampling import (
     seeded_source,
     system_source,
 )
-from .files import atomic_write
 from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError
 from .privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon
+from .release_statement import privacy_statement, route_record
 from .samplers import sample
 from .tables import Table, TableSet
 from .targets import generalized_gaussian, generalized_laplace
@@ -363,92 +358,6 @@ class Plan:
 # --------------------------------------------------------------------------- the statement
 
 
-def _route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | None = None,
-                  certificate: Certificate | None = None, proposal_eps: float | None = None) -> dict:
-    """The route taken, for the statement: the exact routes' construction, or the chain's run and
-    the certificate behind it (without its run time: a timing goes to the audit record)."""
-    if plan.req.free_cells:
-        v = plan.exact.variances(plan.unit)
-        solved = plan.exact.solved
-        return {"name": "free cells",
-                "sampler": ("exact, in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
-                            f"Alg. 2) with epsilon {plan.unit}, the invariants solved for the other cells; no "
-                            "rejection. The free cells are the coordinates of the lattice of invariant-keeping "
-                            "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
-                            "person as the l1 route, with the noise not spread evenly"),
-                "solved_cells": [table.cell_labels[i] for i in solved],
-                "noise_variance": {"free_cell": dg_variance(float(plan.unit)),
-                                   "solved_cells": {table.cell_labels[i]: float(v[i]) for i in solved}}}
-    if certificate is None:
-        eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
-        how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
-               f"Alg. 2) with epsilon {eps}, the invariants solved for the other cells, accepted with probability "
-               f"exp(-{eps}·sum |u_solved|)" + ("" if all(plan.tables_in_norm) else
-                                                 " (the sum over the tables in the norm; a derived table's cells "
-                                                 "are solved and do not enter it)"))
-        if plan.req.norm == "gaussian":
-            how += f", then kept with probability exp(-sum (|u_i| - {plan.unit})^2 / (2·{plan.unit}^2))"
-        return {"name": "exact", "sampler": how, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
-    iterations = certificate.burn_in(floor=1)
-    summary = certificate.summary(burn_in=iterations)
-    summary.pop("certify_seconds")
-    return {"name": "certified chain",
-            "sampler": ("compiled Gibbs-within-Metropolis (ISDP Alg. 1), one chain from u = 0, run "
-                        f"{iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"),
-            "basis": {"kind": lattice.basis_name, "vectors": lattice.basis.T.tolist()},
-            "certificate": {"method": "L-lag coupling (Biswas, Jacob & Vanetti 2019), pairs started at u = 0, as the "
-                                      "chain",
-                            "iterations": iterations, "proposal_eps": proposal_eps,
-                            "tv_certified": summary["tv_bound_at_burn_in"], **summary, "tv_target": plan.eta_target()}}
-
-
-def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee, route: dict,
-                      invariant_values: np.ndarray | None) -> dict:
-    """The publishable statement: derived from A, the options, the labels and the invariants'
-    values (disclosed by the release itself), never from anything else in the table."""
-    req = plan.req
-    several = isinstance(table, TableSet)
-    return {
-        "isdp_privacy_statement": 1,
-        "publishable": req.seed is None,
-        "mechanism": plan.mechanism(),
-        "route": route,
-        "requested": {"epsilon_per_person": req.epsilon, "delta_per_person": req.delta, "norm": req.norm,
-                      "allow_chain": req.allow_chain, "free_cells": req.free_cells, "nonnegative": req.nonnegative},
-        "neighbouring_relation": (
-            "two tables with the same invariants (A x = A x') that differ in the records of k persons, each added, "
-            "removed, or moved from one cell to another (at most 2k in l1 and sqrt(2)·k in l2); stated for k = 1 "
-            "(per person) and k = 2" if not several else
-            f"two inputs of the {len(plan.tables_in_norm)} tables together with the same invariants (A x = A x', the "
-            "ties included) that differ in the records of k persons, each person counted in at most one cell of each "
-            "table and added, removed, or moved between cells in every table at once (at most 2k per table in l1 "
-            "and sqrt(2)·k in l2; only the tables in the norm count: a derived table's change follows from the "
-            "others'); stated for k = 1 (per person) and k = 2"),
-        **({"tables": [{"name": name, "cells": len(t.keys), "in_norm": in_norm,
-                        **({} if in_norm else {"derived": "its cells are determined by the other tables' through "
-                                               "the invariants: its noise is theirs, summed"})}
-                       for name, t, in_norm in zip(table.names, table.tables, plan.tables_in_norm, strict=True)]}
-           if several else {}),
-        "guarantee": guarantee.to_dict(plan.neighbours),
-        "post_processing": (
-            "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (HiGHS MILP), a function of the "
-            "noisy table and the invariants only, so the guarantee is unchanged" if req.nonnegative else None),
-        "invariants": [{"label": lab,
-                        "coefficients": {table.cell_labels[j]: int(c) for j, c in zip(
-                            plan.A.indices[plan.A.indptr[i]:plan.A.indptr[i + 1]],
-                            plan.A.data[plan.A.indptr[i]:plan.A.indptr[i + 1]], strict=True)},
-                        **({} if invariant_values is None else {"value": int(invariant_values[i])})}
-                       for i, lab in enumerate(plan.labels)],
-        "cells": table.cell_labels,
-        "randomness": ("seeded: reproducible, NOT for publication" if req.seed is not None
-                       else "operating-system entropy (Python secrets.SystemRandom)"),
-        "seed": req.seed,
-        "package": {"name": "isdp", "version": __version__},
-        "checks": ["integer", "every invariant exact (A·release = A·x)", "input shape and labels",
-                   "guarantee at least as strong as requested", *(["non-negative"] if req.nonnegative else [])],
-    }
-
-
 def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:
     """The statement a run with these options would carry, from the labels and the options only.
 
@@ -458,7 +367,7 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
     """
     plan = Plan.make(A, labels, req, getattr(table, "groups", None))
     if plan.exact is not None and plan.exact_feasible:
-        route = _route_record(plan, table)
+        route = route_record(plan, table)
         g = plan.guarantee()
     else:
         route = {"name": "certified chain", "pairs": plan.pairs(), "tv_target": plan.eta_target(),
@@ -542,7 +451,7 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         guarantee = plan.guarantee(float(certificate.bound(iterations)[0]), LEVEL)
     plan.check_not_weaker(guarantee)
     statement = privacy_statement(plan, table, guarantee,
-                                  _route_record(plan, table, lattice, certificate, proposal_eps), invariants)
+                                  route_record(plan, table, lattice, certificate, proposal_eps), invariants)
     inputs = [{"path": str(t.path), "sha256": _sha256(t.path), "cells": len(t.keys)}
               for t in (table.tables if isinstance(table, TableSet) else [table])]
     audit.update(
@@ -576,91 +485,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-AUDIT_NOTE = ("CONFIDENTIAL: derived from the confidential table (its path, hash, attempt counts and timings can "
-              "reveal counts). Keep it with the table; never publish it. The publishable file is the statement.")
-
-
-# --------------------------------------------------------------------------- writing
-
-
-def _open_private(path: Path):
-    """A new file for text, readable by its owner only: all three files derive from the confidential table."""
-    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8", newline="")
-
-
-def _csv_writer(lines: list[list[str]]):
-    def write(path: Path) -> None:
-        with _open_private(path) as fh:
-            csv.writer(fh, lineterminator="\n").writerows(lines)
-    return write
-
-
-def _json_writer(payload: dict):
-    def write(path: Path) -> None:
-        with _open_private(path) as fh:
-            json.dump(payload, fh, indent=1)
-            fh.write("\n")
-    return write
-
-
-def _place(path: Path, write, *, force: bool) -> None:
-    """Write ``path`` through :func:`isdp.files.atomic_write`: with ``force`` it replaces what is
-    there; without, it is created exclusively, refused if the name exists, also when another run
-    created it meanwhile (:class:`UsageError`)."""
-    try:
-        atomic_write(path, write, replace=force)
-    except FileExistsError:
-        raise UsageError(f"{path} exists (written by another run meanwhile?): nothing written; "
-                         "remove it or pass --force") from None
-
-
-def write_release(release: Release, output, statement_path, audit_path, *, force: bool = False) -> None:
-    """Write the table, its statement and its audit record; on any failure none of them is left behind.
-
-    Each file is written by :func:`_place` (exclusively without ``force``). Several tables (a
-    :class:`~isdp.tables.TableSet`) take one output each, in order, and share the statement and
-    the audit record.
-    """
-    tables = release.table.tables if isinstance(release.table, TableSet) else (release.table,)
-    outputs = [Path(o) for o in (output if isinstance(output, list | tuple) else [output])]
-    statement_path, audit_path = Path(statement_path), Path(audit_path)
-    if len(outputs) != len(tables):
-        raise UsageError(f"{len(tables)} tables need {len(tables)} outputs (one -o each, in order); got {len(outputs)}")
-    files = []
-    for t, values, out in zip(tables, np.split(release.values, np.cumsum([len(t.keys) for t in tables])[:-1]), outputs,
-                              strict=True):
-        lines, expected = t.with_cells(values), t.with_cells(t.x)
-        if len(lines) != len(expected) or any(len(a) != len(b) or a[0] != b[0]
-                                              for a, b in zip(lines, expected, strict=True)):
-            raise AssertionError("release layout differs from the input's; this is a bug in isdp")
-        files.append((out, _csv_writer(lines)))
-    record = {"note": AUDIT_NOTE, **release.audit,
-              "files": {"release": str(outputs[0]) if len(outputs) == 1 else [str(o) for o in outputs],
-                        "statement": str(statement_path)}}
-    files += [(statement_path, _json_writer(release.statement)), (audit_path, _json_writer(record))]
-    # one writer at a time per release name, also with --force: two runs replacing the three files
-    # concurrently could leave one run's table beside the other's statement
-    output = outputs[0]
-    lock = output.with_name(f".{output.name}.lock")
-    try:
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-    except FileExistsError:
-        raise UsageError(f"another run is writing {output} ({lock} exists; remove it if no run is): "
-                         "nothing written") from None
-    written = []
-    try:
-        for path, write in files:
-            _place(path, write, force=force)
-            written.append(path)
-    except BaseException:
-        for path in written:
-            path.unlink(missing_ok=True)
-        raise
-    finally:
-        lock.unlink(missing_ok=True)
-
 __all__ = [
-    "AUDIT_NOTE",
     "MAX_PAIRS",
     "MECHANISMS",
     "NORMS",
@@ -670,6 +495,4 @@ __all__ = [
     "Request",
     "dry_run",
     "make_release",
-    "privacy_statement",
-    "write_release",
 ]
