@@ -1,22 +1,19 @@
-"""The claims registry and its evaluator: the registry's checks, a run's summary rows and their
-combination, and the headline counts (the criteria themselves: test_criteria.py)."""
+"""Tests of :mod:`isdp.experiments.claims`: the claims registry (its schema checks, unique ids, known measures,
+causes, ``same_fact_as``, the shared false-alarm budget, no paper value typed elsewhere) and its evaluator (a run's
+summary rows, the fit rule, a failing measure, combining the experiments' rows). The criteria themselves:
+test_criteria.py; the headline counts: test_reporting.py."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REGISTRY
+from conftest import REGISTRY, ROOT
 
 from isdp.experiments import claims
-from isdp.experiments.criteria import judge
-
-REPO = Path(__file__).resolve().parents[2]
-
+from isdp.experiments.evidence import Run
 
 A_PRIORI = {"text": "the printed number as printed", "basis": "a priori"}
 BY_FIT = {"text": "the one reading of three that fits", "basis": "chosen by fit"}
@@ -28,19 +25,6 @@ BY_FIT = {"text": "the one reading of three that fits", "basis": "chosen by fit"
 @pytest.fixture(scope="module")
 def registry():
     return claims.load_registry(REGISTRY)
-
-
-@pytest.mark.parametrize("rel", ["config/claims.yaml", "config/config.yaml", "config/ci.yaml",
-                                 "src/isdp/experiments/claims.schema.yaml"])
-def test_the_c_yaml_reader_reads_what_the_python_one_reads(rel):
-    """read_yaml takes libyaml's parser for speed; on every YAML file the project reads it must give
-    exactly PyYAML's safe_load (types included: a .nan, a date or a bare 1e-3 would tell them apart)."""
-    import yaml
-
-    from isdp.experiments.config import read_yaml
-
-    text = (REPO / rel).read_text(encoding="utf-8")
-    assert repr(read_yaml(text)) == repr(yaml.safe_load(text))
 
 
 def test_registry_groups_claims_by_experiment_in_order(registry):
@@ -150,8 +134,8 @@ def _paper_literals(registry):
 def test_no_paper_value_is_typed_into_scripts_notebooks_or_tests(registry):
     literals = _paper_literals(registry)
     assert literals, "the registry should hold numeric paper values"
-    files = [*REPO.glob("workflow/scripts/*.py"), *REPO.glob("notebooks/*.ipynb"), *REPO.glob("workflow/rules/*.smk")]
-    files += list(REPO.glob("tests/*.py"))
+    files = [*ROOT.glob("workflow/scripts/*.py"), *ROOT.glob("notebooks/*.ipynb"), *ROOT.glob("workflow/rules/*.smk")]
+    files += list(ROOT.glob("tests/*.py"))
     for path in files:
         text = path.read_text()
         for lit in literals:
@@ -168,9 +152,9 @@ def test_the_evaluator_applies_the_fit_rule(tmp_path):
         tables / "e9_convergence.csv", index=False)
     entry = {"id": "ISDP-E9-lag-stability", "experiment": "E9", "kind": "claim", "document": "ISDP",
              "location": "Fig 4", "claim": "stable across lags", "paper_value": "stable",
-             "measure": "lattice.lag_spread", "args": {"exp": "e9", "norm": "l1"},
+             "measure": "lattice.run_tables.lag_spread", "args": {"exp": "e9", "norm": "l1"},
              "criterion": {"kind": "interval", "max": 2}, "why": "test entry with a ratio of 1.5"}
-    run = claims.Run(tmp_path)
+    run = Run(tmp_path)
     assert claims.evaluate([{**entry, "reading": A_PRIORI}], run).loc[0, "status"] == "match"
     row = claims.evaluate([{**entry, "reading": BY_FIT}], run).loc[0]
     assert row["status"] == "calibrated" and row["reading"].endswith("(chosen by fit)") and row["kind"] == "claim"
@@ -183,23 +167,23 @@ def test_evaluate_builds_rows_from_a_run(tmp_path):
         tables / "e9_convergence.csv", index=False)
     registry = [{"id": "ISDP-E9-lag-stability", "experiment": "E9", "kind": "claim", "document": "ISDP",
                  "location": "Fig 4", "claim": "stable across lags", "reading": A_PRIORI, "paper_value": "stable",
-                 "measure": "lattice.lag_spread",
+                 "measure": "lattice.run_tables.lag_spread",
                  "args": {"exp": "e9", "norm": "l1"}, "criterion": {"kind": "interval", "max": 2},
                  "why": "test entry with a ratio of 3"}]
-    rows = claims.evaluate(registry, claims.Run(tmp_path))
+    rows = claims.evaluate(registry, Run(tmp_path))
     assert list(rows.columns) == claims.COLUMNS
     assert rows.loc[0, "status"] == "differs" and "3.00" in rows.loc[0, "reproduced_value"]
     assert rows.loc[0, "criterion"].endswith("Why: test entry with a ratio of 3")
     with pytest.raises(ValueError, match="no claim for experiment"):
-        claims.evaluate(registry, claims.Run(tmp_path), experiment="E8")
+        claims.evaluate(registry, Run(tmp_path), experiment="E8")
 
 
 def test_a_failing_measure_names_its_claim(tmp_path):
     registry = [{"id": "ISDP-E9-x", "experiment": "E9", "kind": "claim", "document": "ISDP", "location": "Fig 4",
-                 "claim": "c", "reading": A_PRIORI, "paper_value": 1, "measure": "lattice.lag_spread",
+                 "claim": "c", "reading": A_PRIORI, "paper_value": 1, "measure": "lattice.run_tables.lag_spread",
                  "args": {"exp": "e9", "norm": "l1"},
                  "criterion": {"kind": "interval", "max": 2}, "why": "missing outputs"}]
-    rows = claims.evaluate(registry, claims.Run(tmp_path))
+    rows = claims.evaluate(registry, Run(tmp_path))
     assert rows.loc[0, "status"] == "error" and "e9_convergence.csv: missing" in rows.loc[0, "note"]
     with pytest.raises(claims.ClaimErrors, match="ISDP-E9-x"):
         claims.check_errors(rows)
@@ -218,68 +202,3 @@ def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
     with pytest.raises(ValueError, match="unknown status"):
         claims.combine([good, bad], tmp_path / "out.csv")
     assert not (tmp_path / "out.csv").exists()
-
-
-def test_best_proposal_one_grid_step_away_is_within_one_step(tmp_path):
-    """0.65 − 0.6 on a 0.05 grid is one step (floating point must not turn it into 1.0000000000000009)."""
-    from isdp.experiments.e5_congenial_mis.measures import best_proposal_steps
-
-    tables = tmp_path / "results" / "tables"
-    tables.mkdir(parents=True)
-    grid = np.round(np.arange(0.3, 1.0001, 0.05), 2)
-    acc = np.where(np.isclose(grid, 0.65), 0.02, 0.01)
-    pd.DataFrame({"proposal_eps": grid, "acceptance": acc}).to_csv(tables / "e5_fig2_acceptance.csv", index=False)
-    m = best_proposal_steps(claims.Run(tmp_path), 0.6)
-    assert m.value == 1 and judge({"kind": "interval", "max": 1}, 0.6, m) == "match"
-    assert judge({"kind": "interval", "max": 1}, 0.55, best_proposal_steps(claims.Run(tmp_path), 0.55)) == "differs"
-
-
-# --------------------------------------------------------------------------- headline counts
-
-
-def _summary_rows(rows):
-    return pd.DataFrame([dict(zip(claims.COLUMNS, ["X-E1-a", "E1", kind, "c", "s", "p", "r", "k", "read (a priori)",
-                                                   status, cause, "", "1 values", same], strict=True))
-                         for kind, status, cause, *same in ((*r, "") if len(r) == 3 else r for r in rows)
-                         for same in same])
-
-
-def test_counts_separate_claims_from_checks_with_causes(tmp_path):
-    from isdp.experiments import reporting
-
-    summary = _summary_rows([("claim", "match", ""), ("claim", "differs", "paper error"),
-                             ("claim", "differs", "data vintage"), ("claim", "differs", "data vintage"),
-                             ("claim", "match", "reading"),  # a cause on a match row is not counted
-                             ("check", "match", ""), ("check", "not-comparable", "not public")])
-    counts = reporting.claim_counts(summary)
-    assert counts["count"].sum() == len(summary)
-    md = reporting.counts_markdown(counts, "a test")
-    assert "| the documents' claims (5) | this project's own checks (2) |" in md
-    assert "| differs | 3 (data vintage 2, paper error 1) | 0 |" in md
-    assert "| match | 2 | 1 |" in md and "| not-comparable | 0 | 1 (not public 1) |" in md
-    # a row restating another row's fact is counted once, under that row, and the footnote says so
-    restating = pd.concat([summary, _summary_rows([("claim", "differs", "data vintage", "X-E1-a")])], ignore_index=True)
-    assert reporting.claim_counts(restating).equals(counts)
-    once = reporting.counts_markdown(reporting.claim_counts(restating), "a test", restated=1)
-    assert once.split("<sub>")[0] == md.split("<sub>")[0] and "1 further row restates another row's fact" in once
-    readme, block = tmp_path / "README.md", tmp_path / "counts.md"
-    block.write_text(md)
-    readme.write_text(f"intro\n{reporting.README_START}\nold\n{reporting.README_END}\noutro\n")
-    reporting.update_readme(readme, block)
-    assert readme.read_text() == f"intro\n{reporting.README_START}\n{md}{reporting.README_END}\noutro\n"
-    readme.write_text("no markers\n")
-    with pytest.raises(ValueError, match="claim-counts"):
-        reporting.update_readme(readme, block)
-
-
-def test_readme_counts_are_a_generated_block_that_agrees_with_the_registry(registry):
-    """README's headline counts come only from `make readme-counts`; when filled, its totals of
-    claims and checks are the registry's."""
-    from isdp.experiments import reporting
-
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    block = text.split(reporting.README_START)[1].split(reporting.README_END)[0]
-    if block.strip():
-        kinds = [c["kind"] for c in registry if "same_fact_as" not in c]
-        assert f"claims ({kinds.count('claim')})" in block and f"checks ({kinds.count('check')})" in block
-        assert "Generated from" in block

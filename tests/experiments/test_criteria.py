@@ -1,5 +1,5 @@
-"""The criteria: every criterion kind can return every status it allows, a reading chosen by fit
-is never a match, and evidence a criterion cannot judge is an error."""
+"""Tests of :mod:`isdp.experiments.criteria`: every criterion kind can return every status it allows, a reading
+chosen by fit is never a match, and evidence a criterion cannot judge is an error."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from isdp.experiments import criteria
-from isdp.experiments.claims import Measurement
 from isdp.experiments.criteria import judge
+from isdp.experiments.evidence import Measurement
 
 M = Measurement
 

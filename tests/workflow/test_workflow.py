@@ -172,7 +172,7 @@ def test_e3_audit(run_dir):
 
 
 def test_e3_draws_keep_state_totals_and_converged(run_dir):
-    from isdp.experiments.nhgis import load_counties
+    from isdp.experiments.nhgis.counties import load_counties
 
     counties = load_counties(run_dir / "results" / "data" / "counties.csv")
     conv = pd.read_csv(run_dir / "results" / "tables" / "e3_convergence.csv")

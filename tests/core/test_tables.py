@@ -1,0 +1,95 @@
+"""Tests of :mod:`isdp.tables`' :func:`~isdp.tables.read_table_csv`: malformed table files each give a clear error
+naming the problem, never a wrong table; margins with the right sums are dropped, noise tables may be negative, and
+the committed tables read unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+from isdp.lattice import InvariantError
+from isdp.tables import read_table_csv
+
+GOOD = "county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "not a readable CSV"),
+    ("county,Low,High\n", "no cells"),
+    ("county,Low,High,Mid\nA,1,2,4\nB,3,-4,0\nC,5,0,2\n", "row 'B', column 'High': negative count -4"),
+    ("county,Low,High,Mid\nA,1,2,4\nB,3,4.5,0\nC,5,0,2\n", "row 'B', column 'High': '4.5' is not an integer"),
+    ("county,Low,High,Mid\nA,1,2,4\nB,3,,0\nC,5,0,2\n", "row 'B', column 'High': '' is not an integer"),
+    ("county,Low,High,Mid\nA,1,2,x\nB,3,4,0\nC,5,0,2\n", "'x' is not an integer"),
+    ("county,Low,Low,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n", "duplicate column label 'Low'"),  # was read as 'Low.1'
+    ("county,Low,low ,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n", "duplicate column label 'low'"),
+    ("county,Low,High,Mid\nA,1,2,4\n,3,4,0\nC,5,0,2\n", "line 3: the row has no label"),
+    ("county,Low,High,Mid,\nA,1,2,4,\nB,3,4,0,\nC,5,0,2,\n", "column 5 has no label"),
+    ("county,Low,High,Mid\nA,1,2,4,9\nB,3,4,0\nC,5,0,2\n", "line 2 has 5 fields, the header 4"),  # named row 'B' before
+    ("county,Low,High,Mid\nA,1,2\nB,3,4,0\nC,5,0,2\n", "line 2 has 3 fields, the header 4"),
+    ("county;Low;High;Mid\nA;1;2;4\nB;3;4;0\n", "comma-separated"),
+    ("county,Low,High,Mid\nA,1,2,99999999999999999999\nB,3,4,0\nC,5,0,2\n",
+     "row 'A', column 'Mid': '99999999999999999999' is too large"),
+    ("county,Low,High,Mid\nA,1,2,\u0664\nB,3,4,0\nC,5,0,2\n", "'\u0664' is not an integer"),  # int() read it as 4
+    ("county,Low,High,Mid\nA,1,2,1_0\nB,3,4,0\nC,5,0,2\n", "'1_0' is not an integer"),  # int() read it as 10
+    ("county,Low,High,Mid,Grand Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n",
+     "margin column 'Grand Total' does not equal"),
+    ("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nAll ages,9,6,5\n", "margin row 'All ages' does not equal"),
+    ("county,Low,High,Mid\nA,1,2,4\nA,3,4,0\nC,5,0,2\n", "duplicate row label 'A'"),
+    ("county,Low,High,Mid,Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n", "margin column 'Total' does not equal"),
+    ("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nTotal,9,6,5\n", "margin row 'Total' does not equal"),
+    ("county,Low,High,Mid,All\nA,1,2,4,7\nB,3,4,0,7\nC,5,0,2,7\nTotal,9,6,6,21\n", None),  # verified and dropped
+    ("county,Low,High,Mid,Sum2\nA,1,2,4,7\nB,3,4,0,7\nC,5,0,2,7\n", "'Sum2' equals the sum of the other columns"),
+    ("county,Total\nTotal,5\n", "no cells besides its margins"),
+])
+def test_malformed_tables(tmp_path, text, message):
+    path = tmp_path / "table.csv"
+    path.write_text(text)
+    if message is None:
+        cells, rows, cols = read_table_csv(path)
+        assert cells.dtype == np.int64 and cells.shape == (3, 3) and "Total" not in rows and "All" not in cols
+    else:
+        with pytest.raises(InvariantError, match=message.replace("(", r"\(")):
+            read_table_csv(path)
+
+
+def test_non_utf8_file_is_named(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("county,Bas,Élevé,Moyen\nA,1,2,4\nB,3,4,0\nC,5,0,2\n".encode("latin-1"))
+    with pytest.raises(InvariantError, match="not UTF-8"):
+        read_table_csv(path)
+
+
+def test_committed_tables_read_unchanged():
+    cells, rows, cols = read_table_csv(ROOT / "data" / "e2" / "delinquent_children.csv")
+    assert cells.shape == (4, 4) and rows[0] == "Alpha" and cols[-1] == "Very High"
+    cells, rows, cols = read_table_csv(ROOT / "data" / "e5" / "sex_by_age.csv")
+    assert cells.shape == (2, 23) and rows == ["Female", "Male"]
+
+
+def test_a_margin_column_with_the_right_sums_is_dropped(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("county,Low,High,Mid,Total\nA,1,2,4,7\nB,3,4,0,7\nC,5,0,2,7\n")
+    cells, _, cols = read_table_csv(path)
+    assert cols == ["Low", "High", "Mid"] and cells.sum() == 21
+
+
+def test_noise_tables_may_be_negative(tmp_path):
+    path = tmp_path / "noise.csv"
+    path.write_text("county,Low,High,Total\nA,-1,1,0\nB,3,-3,0\nTotal,2,-2,0\n")
+    cells, rows, cols = read_table_csv(path, counts=False)
+    assert cells.tolist() == [[-1, 1], [3, -3]] and rows == ["A", "B"] and cols == ["Low", "High"]
+    with pytest.raises(InvariantError, match="negative count"):
+        read_table_csv(path)
+    for name in ("paper_table1_l1_draw.csv", "paper_table3_l2_draw.csv"):
+        assert read_table_csv(ROOT / "data" / "e2" / name, counts=False)[0].shape == (4, 4)
+
+
+@pytest.mark.parametrize("raw", [("\ufeff" + GOOD).encode(), GOOD.replace("\n", "\r\n").encode(),
+                                 GOOD.replace("\nB", "\n\nB").encode(), GOOD.replace(",", " , ").encode()])
+def test_bom_crlf_blank_lines_and_padding_read_the_same_table(tmp_path, raw):
+    path = tmp_path / "t.csv"
+    path.write_bytes(raw)
+    cells, rows, cols = read_table_csv(path)
+    assert cells.tolist() == [[1, 2, 4], [3, 4, 0], [5, 0, 2]]
+    assert rows == ["A", "B", "C"] and cols == ["Low", "High", "Mid"]

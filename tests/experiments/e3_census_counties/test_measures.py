@@ -1,0 +1,226 @@
+"""Tests of :mod:`isdp.experiments.e3_census_counties.measures`: the measures of E3's registry rows on hand-made runs
+and on the committed county data — the audit's excluded areas, the DAS's state totals, the truncation's bias, ISDP App.
+E.4's 'no instantiation triggers the truncation' (its tail bound against the brute-force marginal), the DAS histograms'
+consistency and sparsity (TopDown talk), the censored coupling pairs — each row matching on the right law or data and
+differing on a plausibly wrong one."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from census_support import CONFIG, requires_zip
+from census_support import EMBEDDED as COUNTIES
+from census_support import results_run as _run
+from conftest import NHGIS_ZIP as SHARED_ZIP
+from conftest import REGISTRY, ROOT, row_verdict
+
+from isdp.double_geometric import dg_pmf
+from isdp.exact_laws import sample_sum_constraint_l1, sum_constraint_l1_marginal
+from isdp.experiments import claims
+from isdp.experiments.e3_census_counties import audit
+from isdp.experiments.e3_census_counties.measures import negative_count_bound, truncation_bias
+from isdp.experiments.evidence import Run
+from isdp.experiments.nhgis import histograms
+from isdp.experiments.nhgis.histograms import (
+    HISTOGRAM_CELLS,
+    HISTOGRAM_CELLS_EXTRACT,
+    N_RACES,
+    _county_histograms,
+    histogram_cells_summary,
+    load_histogram_cells,
+)
+
+E3 = CONFIG["e3"]
+ROW = "ISDP-E3-no-truncation-probable"
+
+
+# --------------------------------------------------------------------------- audit set, DAS state totals, truncation
+
+
+def _e3_run(tmp_path, counties: pd.DataFrame, states, eps=None, min_counties=5) -> Run:
+    e3 = {**CONFIG["e3"], "eps": CONFIG["e3"]["eps"] if eps is None else eps}
+    run = _run(tmp_path, {"e3": e3, "data": CONFIG["data"]})
+    counties.to_csv(run.path("data/counties.csv"), index=False)
+    run.path("data/source.json").write_text(json.dumps({"vintage_used": CONFIG["data"]["vintage"], "reason": ""}))
+    run.path("e3/selection.json").write_text(json.dumps({"selected_states": list(states)}))
+    audit.das_bias_regressions(counties, min_counties=min_counties).to_csv(run.path("tables/e3_das_audit.csv"),
+                                                                            index=False)
+    return run
+
+
+def test_audit_leaves_out_the_four_areas_and_an_off_by_one_threshold_differs(tmp_path):
+    counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
+    assert row_verdict("SDP-E3-audit-excluded", _e3_run(tmp_path, counties, []))[0] == "match"
+    status, m = row_verdict("SDP-E3-audit-excluded", _e3_run(tmp_path, counties, [], min_counties=4))
+    assert m.value == ["DC", "DE"] and status == "differs"
+
+
+@pytest.mark.parametrize(
+    "row", ["SDP-E3-das-state-invariant", "ISDP-E3-das-state-invariant", "SWAP-E3-tda-state-invariant",
+            "TDA-E3-state-invariant", "TDA-E3-national-invariant"]
+)
+def test_das_keeps_every_state_total_in_the_run_s_file_and_one_county_off_differs(tmp_path, row):
+    """The rows read the county file the run used (the extraction keeps a file that breaks a state total), so such
+    a file reads differs instead of stopping the run; a repository file can be named instead."""
+    counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
+    status, m = row_verdict(row, _e3_run(tmp_path / "ok", counties, []))
+    assert status == "match" and m.value == 0, m.text
+    counties.loc[0, "dp_pop"] += 1
+    status, m = row_verdict(row, _e3_run(tmp_path / "broken", counties, []))
+    assert m.value == 1 and status == "differs", m.text
+    broken = tmp_path / "broken.csv"
+    counties.to_csv(broken, index=False)
+    status, m = row_verdict(row, _e3_run(tmp_path / "named", counties.iloc[0:0], []), file=str(broken))
+    assert m.value == 1 and status == "differs", m.text
+
+
+def test_truncation_bias_is_the_exact_samplers_clamped_mean():
+    n, eps = 5, 0.5
+    u = sample_sum_constraint_l1(n, eps, 20_000, seed=3)[:, 0]
+    clamped = np.maximum(u, 0)  # a county of 0 people
+    bias, sd = truncation_bias(0, n, eps)
+    assert abs(clamped.mean() - bias) < 4 * clamped.std() / np.sqrt(u.size)
+    assert sd == pytest.approx(u.std(), rel=0.04)  # 4 SE of an SD over 20,000 Laplace-like draws
+
+
+def _state(sizes) -> pd.DataFrame:
+    return pd.DataFrame({"gisjoin": [f"G{i}" for i in range(len(sizes))], "state_fips": "48", "state_abbr": "TX",
+                         "county_fips": [f"{i:03d}" for i in range(len(sizes))], "name": "c", "sf1_pop": sizes,
+                         "dp_pop": sizes, "vintage": CONFIG["data"]["vintage"]})
+
+
+def test_truncation_is_invisible_at_the_smallest_county_but_not_at_10_people_or_a_tenth_of_eps(tmp_path):
+    smallest = int(pd.read_csv(COUNTIES)["sf1_pop"].min())  # the country's least populous county
+    sizes = np.geomspace(smallest, 2e5, 100).astype(int)
+    assert row_verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(sizes), ["TX"]))[0] == "match"
+    small = sizes.copy()
+    small[0] = 10
+    status, m = row_verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(small), ["TX"]))
+    assert m.value > 1 and status == "differs"
+    status, m = row_verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(sizes), ["TX"],
+                                                                 eps=CONFIG["e3"]["eps"] / 10))
+    assert m.value > 1 and status == "differs"
+
+
+# --------------------------------------------------------------------------- App. E.4: no truncation is probable
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Run:
+    """The committed county file and the states E3's audit selects from it, as a run's results."""
+    root = tmp_path_factory.mktemp("run")
+    for sub in ("data", "e3"):
+        (root / "results" / sub).mkdir(parents=True)
+    counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
+    counties.to_csv(root / "results" / "data" / "counties.csv", index=False)
+    sel = E3["selection"]
+    states = audit.select_states(audit.das_bias_regressions(counties, min_counties=E3["audit"]["min_counties"]),
+                                 alpha=E3["audit"]["alpha"], n_target=sel["n_states"], always=sel["always"])
+    (root / "results" / "e3" / "selection.json").write_text(json.dumps({"selected_states": states}))
+    return Run(root, {"seed": CONFIG["seed"], "e3": E3, "data": CONFIG["data"]}, repo=ROOT)
+
+
+@pytest.mark.parametrize(("n", "eps", "x"), [(2, 0.5, 0), (3, 0.5, 2), (4, 1.0, 1), (3, 0.2, 6)])
+def test_tail_bound_is_above_the_brute_force_marginal(n, eps, x):
+    """P(u_1 ≤ −x − 1) summed over the lattice {Σu = 0} by brute force (the other n − 1 cells on a box whose
+    left-out mass is below 1e-12), against the bound and the exact marginal."""
+    r = int(np.ceil(30 / eps))
+    k = np.arange(-r, r + 1)
+    grids = np.meshgrid(*[k] * (n - 1), indexing="ij")
+    last = -sum(grids)
+    weight = np.prod([dg_pmf(g, eps) for g in grids], axis=0) * dg_pmf(last, eps)
+    tail = weight[grids[0] <= -x - 1].sum() / weight.sum()
+    assert tail == pytest.approx(sum_constraint_l1_marginal(n, eps, np.arange(-r, -x)).sum(), rel=1e-9)
+    assert tail <= negative_count_bound([x], n, eps)[0] < 10 * tail
+
+
+def _upper(run: Run, eps: float, releases: int) -> float:
+    """P(no negative count) ≤ that of Texas's smallest county alone (exact marginal)."""
+    c = pd.read_csv(run.path("data/counties.csv"))
+    tx = c.loc[c["state_abbr"] == "TX", "sf1_pop"]
+    x = int(tx.min())
+    p = sum_constraint_l1_marginal(len(tx), eps, np.arange(-x - 1 - int(60 / eps), -x)).sum()
+    return (1 - p) ** releases
+
+
+def test_no_truncation_is_probable_at_e3s_eps(run):
+    status, m = row_verdict(ROW, run)
+    assert status == "match", m.text
+    assert m.value <= _upper(run, E3["eps"], claims.claim(ROW, ROOT / "config" / "claims.yaml")["args"]["releases"])
+
+
+@pytest.mark.parametrize("divisor", [4, 10])  # the county × population shares without the total of 4; ten times
+def test_wider_noise_makes_no_truncation_improbable(run, divisor):
+    releases = claims.claim(ROW, ROOT / "config" / "claims.yaml")["args"]["releases"]
+    eps = E3["eps"] / divisor
+    assert "TX" in run.json("e3/selection.json")["selected_states"]
+    status, m = row_verdict(ROW, run, eps=eps)
+    assert status == "differs", m.text
+    # the upper bound is below the threshold too: the verdict is not the lower bound's slack
+    criterion = claims.claim(ROW, ROOT / "config" / "claims.yaml")["criterion"]
+    assert m.value <= _upper(run, eps, releases) < criterion["min"]
+
+
+# --------------------------------------------------------------------------- the DAS histograms (TopDown talk)
+
+
+@pytest.fixture(scope="module")
+def checkout_run() -> Run:
+    return Run(ROOT, CONFIG, repo=ROOT)
+
+
+def test_histogram_cells_are_counts_of_the_252_cells():
+    nonzero = load_histogram_cells(ROOT / HISTOGRAM_CELLS_EXTRACT)[["sf1_nonzero_cells",
+                                                                                "dp_nonzero_cells"]].to_numpy()
+    assert (nonzero >= 1).all() and (nonzero <= HISTOGRAM_CELLS).all()  # every county has people
+
+
+@pytest.mark.parametrize("row", ["TDA-E3-nonnegative-integer-histogram", "ISDP-E3-das-nonnegative"])
+def test_the_das_histograms_are_consistent(checkout_run, row):
+    status, m = row_verdict(row, checkout_run)
+    assert status == "match" and m.value == claims.paper_value(row, REGISTRY)
+
+
+@requires_zip
+def test_tables_noised_one_by_one_are_not_one_nonnegative_histogram(checkout_run, monkeypatch):
+    """Each of P8–P11 with its own double geometric noise (ε = 1 per cell), as a release that is not microdata
+    would be: the cells derived from them go negative where they are small."""
+    counties, (sf1, pop, adults) = _county_histograms(SHARED_ZIP, None, ("sf",))["sf"]
+    r = N_RACES
+    adult_nh, adult_h, child_nh, child_h = (sf1[:, i * r:(i + 1) * r] for i in range(4))
+    tables = {"adult_not_hispanic": adult_nh, "adult": adult_nh + adult_h, "all_not_hispanic": adult_nh + child_nh,
+              "all": adult_nh + adult_h + child_nh + child_h}
+    rng = np.random.default_rng(20230207)
+    a = np.exp(-1.0)
+    noisy = {k: t + rng.geometric(1 - a, t.shape) - rng.geometric(1 - a, t.shape) for k, t in tables.items()}
+    cells = np.hstack([noisy["adult_not_hispanic"], noisy["adult"] - noisy["adult_not_hispanic"],
+                       noisy["all_not_hispanic"] - noisy["adult_not_hispanic"],
+                       noisy["all"] - noisy["all_not_hispanic"] - (noisy["adult"] - noisy["adult_not_hispanic"])])
+    summary = histogram_cells_summary(counties, sf1, (cells, noisy["all"].sum(axis=1),
+                                                            noisy["adult"].sum(axis=1)))
+    monkeypatch.setattr(histograms, "load_histogram_cells", lambda path: summary)
+    for row in ("TDA-E3-nonnegative-integer-histogram", "ISDP-E3-das-nonnegative"):
+        status, m = row_verdict(row, checkout_run)
+        assert status == "differs" and m.value > 1000
+
+
+def test_county_histograms_are_sparse_and_the_nations_is_not(checkout_run):
+    status, m = row_verdict("TDA-E3-sparse-histogram", checkout_run)
+    assert status == "match" and 0.5 < m.value < 1
+    status, m = row_verdict("TDA-E3-sparse-histogram", checkout_run, level="nation")
+    assert status == "differs" and m.value == 0
+
+
+# --------------------------------------------------------------------------- censored coupling pairs
+
+
+@pytest.mark.parametrize("censored", [0, 3])
+def test_a_censored_pair_fails_the_e3_coupling_row(tmp_path, censored):
+    run = _run(tmp_path, {"e3": CONFIG["e3"]})
+    pd.DataFrame({"state": ["IL", "VT"], "censored": [0, censored], "pairs": 1000, "basis": "pair heat-bath",
+                  "tau_minus_lag_max": 400}).to_csv(run.path("tables/e3_certificates.csv"), index=False)
+    expected = "match" if censored == 0 else "differs"
+    assert row_verdict("ISDP-E3-coupling-met", run)[0] == expected

@@ -1,0 +1,34 @@
+"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.swapping_perverse_guide`: the Swapping slides'
+ways of lowering ε without more noise — more invariants, approximate DP, person units — each matching on the real
+measure and flipping where the way does not work (a variable that does not split the stratum, δ = 0, households of
+one person)."""
+
+from __future__ import annotations
+
+from accounting_support import e8_run
+from conftest import REGISTRY, row_verdict
+
+from isdp.experiments import claims
+
+
+def test_more_invariants_fails_when_the_added_variable_does_not_split_the_stratum(tmp_path):
+    run = e8_run(tmp_path)
+    status, m = row_verdict("SWAP-E8-more-invariants", run)
+    assert status == "match" and m.value == {"printed_lower": True, "exact_lower": True}
+    coarse = claims.claim("SWAP-E8-more-invariants", REGISTRY)["args"]["coarse"]
+    status, m = row_verdict("SWAP-E8-more-invariants", run, refined=[coarse])
+    assert status == "differs" and m.value["exact_lower"] is False
+
+
+def test_approximate_dp_shrinks_the_budget_only_with_a_positive_delta():
+    assert row_verdict("SWAP-E8-approximate-dp", None)[0] == "match"
+    status, m = row_verdict("SWAP-E8-approximate-dp", None, deltas=[0.0])
+    assert status == "differs" and m.value == 1.0
+
+
+def test_person_units_lower_the_budget_only_for_households_of_several_persons():
+    status, m = row_verdict("SWAP-E8-person-units", None)
+    assert status == "match" and "× size 2: 1.000000" in m.text  # exactly ε_household / s
+    singles = [[[[1, 0], [1, 1], [1, 2]], [0, 1, 2]]]
+    status, m = row_verdict("SWAP-E8-person-units", None, strata=singles)
+    assert status == "differs" and m.value == {"never_higher": True, "lower": False}

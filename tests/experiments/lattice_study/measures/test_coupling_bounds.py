@@ -1,0 +1,118 @@
+"""Tests of :mod:`isdp.experiments.lattice_study.measures.coupling_bounds`: Alg. 2's L-lag coupling and its TV bound
+(ISDP §4, App. D.2). Each row matches on the right law and differs on a plausibly wrong one:
+ISDP-E1-coupling-finite (fails for met chains that part again), ISDP-E1-maximal-coupling-kernel (differs on the
+configured targets, matches where the sweep is maximal), ISDP-E1-tv-bound-valid (fails for meeting times recorded a
+lag early), ISDP-E1-lag-tradeoff (fails for an unchanged lag), ISDP-E1-tv-bound-not-sharp (fails for a sharp
+estimator) and ISDP-E1-maximal-coupling (fails for independent proposals)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import row_verdict
+from lattice_support import assert_row_flips, config_run, registry_row, row_status
+
+import isdp.coupling
+import isdp.exact_laws
+import isdp.targets
+from isdp.experiments.evidence import Run
+from isdp.experiments.lattice_study.measures import coupling_bounds
+from isdp.experiments.lattice_study.measures.sampler_kernel import _small_lattice
+
+FINITE_ROW = "ISDP-E1-coupling-finite"
+KERNEL_ROW = "ISDP-E1-maximal-coupling-kernel"
+
+
+@pytest.fixture(scope="module")
+def run():
+    return config_run()
+
+
+# --------------------------------------------------------------------------- ISDP-E1-coupling-finite
+
+
+def test_the_row_matches_for_algorithm_2(run):
+    status, m = row_verdict(FINITE_ROW, run)
+    assert status == "match" and m.value < 1e-9
+
+
+def test_met_chains_that_part_again_fail_the_row(run):
+    status, m = row_verdict(FINITE_ROW, run, uniforms="independent", horizon=60)
+    assert status == "differs" and m.value > 0.25
+
+
+# --------------------------------------------------------------------------- ISDP-E1-maximal-coupling-kernel
+
+
+def test_the_row_differs_on_the_configured_targets(run):
+    status, m = row_verdict(KERNEL_ROW, run)
+    assert status == "differs" and m.value < 0.1 and m.n == 15
+    assert registry_row(KERNEL_ROW)["cause"] == "reading"
+
+
+def test_the_row_matches_where_the_sweep_is_maximal(run):
+    # a flat target accepts every proposal: one coordinate apart the sweep is the maximal proposal coupling
+    status, m = row_verdict(KERNEL_ROW, run, target_eps=1e-12, pairs=[[[0, 0], [1, 0]], [[0, 0], [0, 3]]])
+    assert status == "match" and abs(m.value - 1) < 1e-9
+    status, m = row_verdict(KERNEL_ROW, run, pairs=[[[0, 0], [0, 0]], [[7, -3], [7, -3]]])  # equal chains
+    assert status == "match"
+    # two coordinates apart even the flat target's sweep is not maximal: a product of maximal couplings is not
+    status, m = row_verdict(KERNEL_ROW, run, target_eps=1e-12, pairs=[[[0, 0], [1, 1]]])
+    assert status == "differs" and m.value < 0.99
+
+
+# --------------------------------------------------------------------------- the TV bound and the lag
+
+
+def test_the_lag_estimate_bounds_the_exact_tv_and_meeting_times_recorded_a_lag_early_do_not(monkeypatch):
+    c = registry_row("ISDP-E1-tv-bound-valid")
+    m = coupling_bounds.tv_bound_valid(Run(".", {}), c["paper_value"], **c["args"])
+    assert row_status(c, m) == "match" and m.value.size >= 4 * len(c["args"]["lags"])
+    real = isdp.coupling.meeting_times
+
+    def early(*args, **kwargs):  # τ − L taken as the meeting time: the bound loses a lag of iterations
+        mt = real(*args, **kwargs)
+        return isdp.coupling.MeetingTimes(tau=mt.tau - mt.lag, met=mt.met, lag=mt.lag, seconds=mt.seconds)
+
+    monkeypatch.setattr(isdp.coupling, "meeting_times", early)
+    short = coupling_bounds.tv_bound_valid(Run(".", {}), c["paper_value"], **c["args"])
+    assert short.value.min() < 1e-6 and row_status(c, short) == "differs"
+
+
+def test_a_larger_lag_tightens_the_bound_and_costs_more_and_an_unchanged_lag_does_not():
+    c = registry_row("ISDP-E1-lag-tradeoff")
+    m = coupling_bounds.lag_tradeoff(Run(".", {}), c["paper_value"], **c["args"])
+    assert row_status(c, m) == "match"
+    m = coupling_bounds.lag_tradeoff(Run(".", {}), c["paper_value"], **{**c["args"], "lags": [10, 10, 10]})
+    assert row_status(c, m) == "differs" and abs(m.value) < 3.43
+
+
+def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(monkeypatch):
+    c = registry_row("ISDP-E1-tv-bound-not-sharp")
+    m = coupling_bounds.tv_bound_not_sharp(Run(".", {}), c["paper_value"], **c["args"])
+    assert row_status(c, m) == "match"
+    case = c["args"]["case"]
+    lattice = _small_lattice(case["lattice"])
+    ts = np.asarray(c["args"]["iterations"])
+    _, tv = isdp.exact_laws.exact_tv_curve(lattice, isdp.targets.generalized_laplace(case["eps"], case["norm"]),
+                                      case["proposal_eps"], case["radius"], [np.zeros(lattice.n, dtype=np.int64)],
+                                      [1.0], ts)
+    rng = np.random.default_rng(11)
+
+    def sharp(tau, lag, t):  # one Bernoulli(TV(t)) term per pair: an unbiased estimate of the exact TV itself
+        return (rng.random((len(tau), len(t))) < tv[None, :]).astype(float)
+
+    monkeypatch.setattr(isdp.coupling, "tv_bound_terms", sharp)
+    m = coupling_bounds.tv_bound_not_sharp(Run(".", {}), c["paper_value"], **c["args"])
+    assert row_status(c, m) == "differs" and abs(m.value) < 3.43
+
+
+# --------------------------------------------------------------------------- ISDP-E1-maximal-coupling
+
+FLIPS = {"ISDP-E1-maximal-coupling": {"coupling": "independent"}}  # independent proposals meet rarely
+
+
+@pytest.mark.parametrize("row", FLIPS)
+def test_row_matches_and_differs_under_a_plausibly_wrong_law(run, row):
+    """ISDP-E1-maximal-coupling matches for Alg. 2's maximal proposal coupling and differs for independent proposals."""
+    assert_row_flips(row, run, FLIPS[row])

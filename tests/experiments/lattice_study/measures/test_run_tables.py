@@ -1,0 +1,126 @@
+"""Tests of :mod:`isdp.experiments.lattice_study.measures.run_tables`: the rows read from a run's outputs and config.
+Each matches a run that kept the printed numbers and differs from one that kept others: ISDP-E1-lag-tau-stable
+(τ − L stable across lags beyond mixing, not below it), the `*-lost` rows (they report the project's own value from
+the config), ISDP-E1/E2-design-counts and ISDP-E2-thinning (counted in the draws and convergence files)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import row_verdict
+from lattice_support import CONFIG, config_run, registry_row, row_status
+
+from isdp.coupling import meeting_times
+from isdp.draws_io import save_draws
+from isdp.experiments.evidence import Run
+from isdp.experiments.lattice_study.measures import run_tables
+from isdp.lattice import IntegerLattice, sum_constraint
+from isdp.targets import generalized_laplace
+
+
+@pytest.fixture(scope="module")
+def run() -> Run:
+    """The rows read only the config and committed inputs."""
+    return config_run()
+
+
+# --------------------------------------------------------------------------- ISDP-E1-lag-tau-stable
+
+
+def _lag_study(tmp_path, lags):
+    """A run directory holding E1's lag-study file for one target, from pairs started far from the mode on a total
+    of 3 cells (their chains mix in about 50 iterations)."""
+    lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    target, far = generalized_laplace(0.5), lattice.basis @ np.array([30, -30])
+    frames = []
+    for lag in lags:
+        mt = meeting_times(lattice, target, lag=lag, n_pairs=300, proposal_eps=0.5, seed=7 + lag, init=far)
+        frames.append(pd.DataFrame({"target": "l1", "lag": lag, "pair": np.arange(300), "tau": mt.tau}))
+    (tmp_path / "results" / "e1").mkdir(parents=True, exist_ok=True)
+    pd.concat(frames).to_csv(tmp_path / "results" / "e1" / "meeting_times_l1.csv", index=False)
+    return Run(tmp_path, {"e1": {"targets": {"l1": {}}}})
+
+
+def test_tau_minus_lag_is_stable_across_lags_beyond_mixing_and_differs_below_it(tmp_path):
+    c = registry_row("ISDP-E1-lag-tau-stable")
+    assert row_status(c, run_tables.lag_tau_ks(_lag_study(tmp_path / "mixed", [100, 200]), None, exp="e1")) == "match"
+    # at lag 1 the two chains start a step apart, far from the mode, and meet at once; at 100, X has mixed
+    m = run_tables.lag_tau_ks(_lag_study(tmp_path / "short", [1, 100]), None, exp="e1")
+    assert m.value.min() < 1e-10 and row_status(c, m) == "differs"
+
+
+# --------------------------------------------------------------------------- values lost in our copy
+
+LOST = [
+    "ISDP-E1-eps-lost",
+    "ISDP-E1-proposal-lost",
+    "ISDP-E1-gaussian-privacy-lost",
+    "ISDP-E2-eps-lost",
+    "ISDP-E3-demonstration-eps-lost",
+    "ISDP-E3-eps-lost",
+    "ISDP-E3-protocol-lost",
+    "ISDP-E3-pl94-budgets-lost",
+]
+
+
+@pytest.mark.parametrize("row", LOST)
+def test_lost_value_rows_report_the_projects_own_value(run, row):
+    c = registry_row(row)
+    assert c["cause"] == "value lost" and c["kind"] == "claim"
+    status, m = row_verdict(row, run)
+    assert status == "not-comparable", m.text
+    for key in c["args"]["keys"]:
+        node = CONFIG
+        for part in key.split("."):
+            node = node[part]
+        assert f"{key} = {node}" in m.text
+
+
+# --------------------------------------------------------------------------- the design rows of E1 and E2
+
+
+def _paper(claim_id):
+    return registry_row(claim_id)["paper_value"]
+
+
+def _lattice_run(tmp_path, exp, *, chains, per_chain, thin, pairs):
+    (tmp_path / "results" / exp).mkdir(parents=True)
+    (tmp_path / "results" / "tables").mkdir()
+    for norm in ("l1", "l2"):
+        save_draws(tmp_path / "results" / exp / f"draws_{norm}.nc", np.zeros((chains, per_chain, 3), dtype=np.int64),
+                   attrs={"thin": thin})
+    rows = [{"target": norm, "lag": lag, "pairs": n}
+            for norm in ("l1", "l2") for lag, n in zip((10, 20), pairs, strict=True)]
+    pd.DataFrame(rows).to_csv(tmp_path / "results" / "tables" / f"{exp}_convergence.csv", index=False)
+    return Run(tmp_path, {exp: {"targets": {"l1": {}, "l2": {}}}})
+
+
+def test_e2_design_matches_the_printed_counts_and_fails_on_others(tmp_path):
+    per_target = _paper("ISDP-E2-design-counts")["l1 draws"]
+    pairs = _paper("ISDP-E2-design-counts")["l1 pairs per lag"]
+    run = _lattice_run(tmp_path, "e2", chains=4, per_chain=per_target // 4, thin=100, pairs=(pairs, pairs))
+    assert row_verdict("ISDP-E2-design-counts", run)[0] == "match"
+    assert row_verdict("ISDP-E1-design-counts", _lattice_run(tmp_path / "e1", "e1", chains=4,
+                                                             per_chain=per_target // 4, thin=100,
+                                                             pairs=(1, 1)))[0] == "match"
+
+
+@pytest.mark.parametrize("change", ["fewer draws", "fewer pairs at one lag"])
+def test_e2_design_differs_when_the_run_kept_other_numbers(tmp_path, change):
+    n = _paper("ISDP-E2-design-counts")["l1 draws"]
+    pairs = _paper("ISDP-E2-design-counts")["l1 pairs per lag"]
+    per_chain = n // 4 - (change == "fewer draws")
+    run = _lattice_run(tmp_path, "e2", chains=4, per_chain=per_chain, thin=100,
+                       pairs=(pairs, pairs - (change == "fewer pairs at one lag")))
+    status, m = row_verdict("ISDP-E2-design-counts", run)
+    assert status == "differs", m.text
+
+
+def test_thinning_row_reads_the_draws_record(tmp_path):
+    keep_one_in = round(1 / _paper("ISDP-E2-thinning"))
+    as_printed = _lattice_run(tmp_path / "a", "e2", chains=1, per_chain=5, thin=keep_one_in, pairs=(1, 1))
+    assert row_verdict("ISDP-E2-thinning", as_printed)[0] == "match"
+    ours = _lattice_run(tmp_path / "b", "e2", chains=1, per_chain=5, thin=100, pairs=(1, 1))
+    status, m = row_verdict("ISDP-E2-thinning", ours)
+    assert status == "differs" and m.value == pytest.approx(0.01)
