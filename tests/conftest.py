@@ -33,7 +33,7 @@ MIN_EXPECTED = 5.0  # minimum expected count per chi-square bin after pooling
 
 
 def row_verdict(claim_id: str, run, **override):
-    """A registry row's status and measurement on ``run`` (an ``isdp.experiments.claims.Run``), with ``override``
+    """A registry row's status and measurement on ``run`` (an ``isdp.experiments.evidence.Run``), with ``override``
     replacing the row's args: how a test shows a row can match and can differ."""
     from isdp.experiments import claims
 

@@ -164,6 +164,17 @@ def test_projected_gaussian_is_unbiased_with_covariance_sigma2_pi():
     assert np.max(np.abs(var - sigma**2) / se) > 4  # control: the unprojected variance is rejected
 
 
+def test_one_agent_needs_only_its_entry_for_a_sum_constraint():
+    # independent of the measure: for one total, Π e = e − mean(e), so agent i's entry is x_i + e_i − mean(e)
+    x, A = np.arange(6, dtype=float), np.ones((1, 6), dtype=np.int64)
+    e = np.random.default_rng(7).normal(0.0, 1.0, (1, 6))
+    central = projected_gaussian(x, A, 1.0, 1, np.random.default_rng(7))
+    for i in range(6):
+        local = np.where(np.arange(6) == i, x, 0.0)
+        agent = projected_gaussian(local, A, 1.0, 1, np.random.default_rng(7))[0, i]
+        assert agent == central[0, i] == pytest.approx(x[i] + e[0, i] - e.mean())
+
+
 def test_extended_gaussian_error_is_normal_with_covariance_sigma_n2_pi_and_keeps_invariants():
     A, _ = group_hour_building_constraints(3, 4, 2)  # two buildings of 3 × 4 margins: two blocks
     x, scale, n_draws = np.arange(A.shape[1]) * 2, 1.5, 20_000
@@ -476,6 +487,14 @@ def test_vectorised_simplex_projection_agrees_with_the_qp_per_row_total_and_zero
     assert np.all(s[0] == 0) and np.allclose(s.sum(axis=1), totals) and np.all(s >= 0)
     with pytest.raises(ValueError, match="≥ 0"):
         nonnegative_total_projection(m, -1.0)
+
+
+def test_simplex_projection_is_the_baselines_nnl2_projection():
+    m = np.random.default_rng(3).normal(3.0, 15.0, (12, 25))
+    fast = nonnegative_total_projection(m, 60.0)
+    slow = np.array([nnl2_projection(row, np.ones((1, 25)), [60.0]) for row in m])
+    assert np.abs(fast - slow).max() < 1e-6
+    assert fast.min() >= 0 and np.allclose(fast.sum(axis=1), 60.0)
 
 
 def test_nnl2_matches_slsqp():

@@ -62,3 +62,60 @@ def test_readme_counts_are_a_generated_block_that_agrees_with_the_registry(regis
         kinds = [c["kind"] for c in registry if "same_fact_as" not in c]
         assert f"claims ({kinds.count('claim')})" in block and f"checks ({kinds.count('check')})" in block
         assert "Generated from" in block
+
+
+def _verdict_row(status):
+    """A summary row with ``status``, as :func:`isdp.experiments.claims.claim_markdown` reads it."""
+    return {"id": "X-E1-a", "claim": "c", "source": "s", "kind": "claim", "paper_value": "p", "reproduced_value": "r",
+            "reading": "read", "criterion": "k", "status": status, "cause": "", "note": ""}
+
+
+def test_the_badge_font_draws_every_verdict_badge():
+    """Every glyph of every verdict the notebooks show is in the embedded font, not only in emoji fonts, and
+    the font (so the rendered HTML) is the same from run to run."""
+    import io
+    import re
+
+    from fontTools.ttLib import TTFont
+
+    from isdp.experiments import reporting
+
+    font = reporting.badge_font()
+    assert font == reporting.badge_font()
+    drawn = TTFont(io.BytesIO(font)).getBestCmap()
+    for status in claims.STATUSES:
+        badge = re.search(r"\*Verdict:\* \*\*(.+?)\*\*", claims.claim_markdown(_verdict_row(status))).group(1)
+        assert status.replace("-", " ") in badge  # also in words
+        missing = {c for c in badge if ord(c) > 127 and c != "\ufe0f" and ord(c) not in drawn}
+        assert not missing, f"{status}: {missing} not in the badge font (add them to BADGE_GLYPHS)"
+
+
+def test_notebook_html_publishes_the_notebook_without_preamble_or_paths(tmp_path, monkeypatch):
+    """The executed copy loses Snakemake's preamble and papermill's temporary path, in place and for good;
+    the HTML embeds the badge font and shows the verdicts as the notebook does."""
+    import nbformat
+
+    from isdp.experiments import reporting
+    from isdp.experiments.jobs import Job
+    from isdp.experiments.notebook import PREAMBLE_TAG
+
+    monkeypatch.chdir(tmp_path)
+    preamble = nbformat.v4.new_code_cell(f"import sys; sys.path.extend([{str(tmp_path)!r}])",
+                                         metadata={"tags": [PREAMBLE_TAG]})
+    verdict = nbformat.v4.new_code_cell("show('X-E1-a')", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/markdown": claims.claim_markdown(_verdict_row("match"))})])
+    nb = nbformat.v4.new_notebook(cells=[preamble, verdict], metadata={"papermill": {
+        "input_path": str(tmp_path / ".snakemake" / "scripts" / "tmpx.a_review.py.ipynb"), "duration": 1.0}})
+    executed = tmp_path / "results" / "notebooks" / "a_review.ipynb"
+    executed.parent.mkdir(parents=True)
+    nbformat.write(nb, executed)
+    job = Job(params={"notebook": "results/notebooks/a_review.ipynb"}, output={"html": "results/notebooks/a.html"})
+    reporting.notebook_html(job)
+    html, published = (tmp_path / "results" / "notebooks" / "a.html").read_text(), executed.read_text()
+    for text in (html, published):
+        assert str(tmp_path) not in text and "sys.path" not in text and "a_review.context.json" in text
+    assert "✅ match" in html and f'font-family: "{reporting.BADGE_FONT}"' in html
+    assert "<title>a_review</title>" in html
+    assert nbformat.reads(published, as_version=4).metadata.papermill == {"duration": 1.0}
+    reporting.notebook_html(job)  # again, e.g. --forcerun: nothing changes
+    assert executed.read_text() == published and (tmp_path / "results" / "notebooks" / "a.html").read_text() == html

@@ -1,8 +1,10 @@
 """Tests of :mod:`isdp.experiments.e3_census_counties.measures`: the measures of E3's registry rows on hand-made runs
 and on the committed county data — the audit's excluded areas, the DAS's state totals, the truncation's bias, ISDP App.
 E.4's 'no instantiation triggers the truncation' (its tail bound against the brute-force marginal), the DAS histograms'
-consistency and sparsity (TopDown talk), the censored coupling pairs — each row matching on the right law or data and
-differing on a plausibly wrong one."""
+consistency and sparsity (TopDown talk), the censored coupling pairs, the housing-units and group-quarters invariants
+(with their same-fact rows in other documents), noisy tabulation breaking the state totals (double geometric and
+discrete Gaussian), the logical relationships between the county tables, App. E.4's block-level truncation bias, the
+design counts — each row matching on the right law or data and differing on a plausibly wrong one."""
 
 from __future__ import annotations
 
@@ -16,14 +18,19 @@ from census_support import EMBEDDED as COUNTIES
 from census_support import results_run as _run
 from conftest import NHGIS_ZIP as SHARED_ZIP
 from conftest import REGISTRY, ROOT, row_verdict
+from lattice_support import assert_row_flips
 
+from isdp.baselines import double_geometric_noise
 from isdp.double_geometric import dg_pmf
+from isdp.draws_io import save_draws
 from isdp.exact_laws import sample_sum_constraint_l1, sum_constraint_l1_marginal
 from isdp.experiments import claims
 from isdp.experiments.e3_census_counties import audit
-from isdp.experiments.e3_census_counties.measures import negative_count_bound, truncation_bias
+from isdp.experiments.e3_census_counties.measures import negative_count_bound, relational_breaks, truncation_bias
 from isdp.experiments.evidence import Run
-from isdp.experiments.nhgis import histograms
+from isdp.experiments.nhgis import group_quarters, histograms
+from isdp.experiments.nhgis.counties import load_counties
+from isdp.experiments.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
 from isdp.experiments.nhgis.histograms import (
     HISTOGRAM_CELLS,
     HISTOGRAM_CELLS_EXTRACT,
@@ -32,6 +39,7 @@ from isdp.experiments.nhgis.histograms import (
     histogram_cells_summary,
     load_histogram_cells,
 )
+from isdp.experiments.nhgis.housing import HOUSING_EXTRACT, load_housing
 
 E3 = CONFIG["e3"]
 ROW = "ISDP-E3-no-truncation-probable"
@@ -224,3 +232,150 @@ def test_a_censored_pair_fails_the_e3_coupling_row(tmp_path, censored):
                   "tau_minus_lag_max": 400}).to_csv(run.path("tables/e3_certificates.csv"), index=False)
     expected = "match" if censored == 0 else "differs"
     assert row_verdict("ISDP-E3-coupling-met", run)[0] == expected
+
+
+# --------------------------------------------------------------------------- the housing-units invariant
+
+
+@pytest.mark.parametrize(
+    "row", ["SDP-E3-housing-units-invariant", "SWAP-E3-tda-housing-invariant", "TDA-E3-housing-invariant"]
+)
+def test_housing_units_invariant_matches_and_occupied_units_differ(checkout_run, row):
+    status, m = row_verdict(row, checkout_run)
+    assert status == "match" and m.value == claims.paper_value(row, REGISTRY)
+    status, m = row_verdict(row, checkout_run, units="occupied")  # a count the DAS does not hold invariant
+    assert status == "differs" and m.value > 3000
+
+
+def test_same_fact_rows_point_at_the_subspace_dp_row():
+    for row in ("SWAP-E3-tda-housing-invariant", "TDA-E3-housing-invariant"):
+        assert claims.claim(row, REGISTRY)["same_fact_as"] == "SDP-E3-housing-units-invariant"
+
+
+# --------------------------------------------------------------------------- the group-quarters rows
+
+
+def test_group_quarters_types_add_up_to_at_most_the_population():
+    gq = load_group_quarters(ROOT / GROUP_QUARTERS_EXTRACT)
+    counties = load_counties(ROOT / CONFIG["data"]["embedded"])
+    types = [f"sf1_gq_{t}" for t in GROUP_QUARTERS_TYPES]  # P42's universe is a part of the population
+    assert (gq[types].sum(axis=1).to_numpy() <= counties["sf1_pop"].to_numpy()).all()
+
+
+GQ_ROWS = ["SDP-E3-gq-facilities-invariant", "SWAP-E3-tda-gq-invariant", "TDA-E3-gq-facilities-invariant"]
+
+
+@pytest.mark.parametrize("row", GQ_ROWS)
+def test_group_quarters_presence_is_kept_and_noise_without_the_invariant_breaks_it(checkout_run, row, monkeypatch):
+    status, m = row_verdict(row, checkout_run)
+    assert status == "match" and m.value == claims.paper_value(row, REGISTRY)
+    # The DAS without a facility invariant: its counts are SF1 plus double geometric noise, kept nonnegative
+    # (ε = 1 per cell, far less noise than the county-level DAS of a 2010 demonstration run).
+    honest = load_group_quarters(ROOT / GROUP_QUARTERS_EXTRACT)
+    noisy = honest.copy()
+    rng = np.random.default_rng(20230207)
+    a = np.exp(-1.0)
+    for t in GROUP_QUARTERS_TYPES:
+        sf1 = honest[f"sf1_gq_{t}"].to_numpy()
+        noise = rng.geometric(1 - a, sf1.size) - rng.geometric(1 - a, sf1.size)
+        noisy[f"dp_gq_{t}"] = np.maximum(sf1 + noise, 0)
+    monkeypatch.setattr(group_quarters, "load_group_quarters", lambda path: noisy)
+    status, m = row_verdict(row, checkout_run)
+    assert status == "differs" and m.value > 1000
+
+
+def test_group_quarters_population_itself_is_not_invariant():
+    """The stronger reading the words do not make (the people in group quarters held fixed) fails on the data."""
+    gq = load_group_quarters(ROOT / GROUP_QUARTERS_EXTRACT)
+    sf1 = gq[[f"sf1_gq_{t}" for t in GROUP_QUARTERS_TYPES]].to_numpy()
+    das = gq[[f"dp_gq_{t}" for t in GROUP_QUARTERS_TYPES]].to_numpy()
+    occupied = sf1 > 0
+    assert (das[occupied] == sf1[occupied]).mean() < 0.1
+
+
+def test_gq_same_fact_rows_point_at_the_subspace_dp_row():
+    for row in GQ_ROWS[1:]:
+        assert claims.claim(row, REGISTRY)["same_fact_as"] == GQ_ROWS[0]
+
+
+# --------------------------------------------------------------------------- logical relationships between tables
+
+
+def test_county_tables_keep_logical_relationships_even_when_noised_independently(checkout_run):
+    """Why ISDP-E3-das-logical-relationships is not comparable: the DAS output breaks no relation, and neither do
+    the SF1 tables with double geometric noise at ε = 0.1 added to each table independently."""
+    status, m = row_verdict("ISDP-E3-das-logical-relationships", checkout_run)
+    assert status == "not-comparable" and m.value == 0
+    c = pd.read_csv(ROOT / checkout_run.config["data"]["embedded"]).set_index("gisjoin")
+    h = load_housing(ROOT / HOUSING_EXTRACT).set_index("gisjoin").loc[c.index]
+    g = load_group_quarters(ROOT / GROUP_QUARTERS_EXTRACT).set_index("gisjoin").loc[c.index]
+    gq = g[[f"sf1_gq_{t}" for t in GROUP_QUARTERS_TYPES]].sum(axis=1).to_numpy()
+    rng = np.random.default_rng(5)
+    noised = [x + double_geometric_noise(len(c), 0.1, 1, rng, 1)[0]
+              for x in (c["sf1_pop"].to_numpy(), gq, h["sf1_housing_units"].to_numpy(), h["sf1_occupied_units"])]
+    assert not any(v.any() for v in relational_breaks(*noised).values())
+    # the relations can fail: occupied units above housing units break the first in every county
+    broken = relational_breaks(c["sf1_pop"], gq, h["sf1_housing_units"], h["sf1_housing_units"] + 1)
+    assert broken["occupied > housing units"].all()
+
+
+# --------------------------------------------------------------------------- noise that breaks the state totals
+
+
+def test_noisy_tabulation_breaks_the_total_unless_the_noise_is_tiny(checkout_run):
+    status, m = row_verdict("SDP-E3-noisy-tabulation-breaks-total", checkout_run)
+    assert status == "match" and m.value < 0.05
+    # Delaware's 3 counties: P(u1 + u2 + u3 = 0) by direct convolution of the DG law
+    args = claims.claim("SDP-E3-noisy-tabulation-breaks-total", REGISTRY)["args"]
+    k = np.arange(-600, 601)
+    p = dg_pmf(k, args["eps"] / args["sensitivity"])
+    three = np.convolve(np.convolve(p, p), p)
+    assert m.value == pytest.approx(three[three.size // 2], rel=1e-9)
+    # noise too small to move a count
+    status, m = row_verdict("SDP-E3-noisy-tabulation-breaks-total", checkout_run, eps=20.0)
+    assert status == "differs" and m.value > 0.99
+
+
+def test_discrete_gaussian_total_row_fails_for_noise_too_small_to_move_a_count(checkout_run):
+    status, m = row_verdict("ISDP-E3-discrete-gaussian-breaks-total", checkout_run)
+    assert status == "match" and 0 < m.value < 0.5, m.text
+    status, m = row_verdict("ISDP-E3-discrete-gaussian-breaks-total", checkout_run, sigma=0.3)
+    assert status == "differs", m.text
+
+
+# --------------------------------------------------------------------------- App. E.4: block-level truncation bias
+
+# a row and the plausibly wrong law under which it must differ (its `why` says why each is plausible)
+FLIPS = {
+    "ISDP-E3-block-truncation-bias": {"counts": [1000]},  # county-sized counts: truncation is vacuous
+}
+
+
+@pytest.mark.parametrize("row", FLIPS)
+def test_row_matches_and_differs_under_a_plausibly_wrong_law(checkout_run, row):
+    assert_row_flips(row, checkout_run, FLIPS[row])
+
+
+# --------------------------------------------------------------------------- the design counts
+
+
+def _paper(claim_id):
+    return claims.claim(claim_id, REGISTRY)["paper_value"]
+
+
+def _design_run(tmp_path, shapes):
+    (tmp_path / "results" / "e3").mkdir(parents=True)
+    (tmp_path / "results" / "e3" / "selection.json").write_text(json.dumps({"selected_states": list(shapes)}))
+    for state, (chains, per_chain) in shapes.items():
+        save_draws(tmp_path / "results" / "e3" / f"draws_{state}.nc", np.zeros((chains, per_chain, 2), dtype=np.int64))
+    return Run(tmp_path, {})
+
+
+def test_e3_design_matches_only_when_every_state_kept_the_printed_design(tmp_path):
+    p = _paper("ISDP-E3-design-counts")
+    chains, per_chain = p["chains per state"], p["draws per state"] // p["chains per state"]
+    assert row_verdict("ISDP-E3-design-counts", _design_run(tmp_path / "a", {"IL": (chains, per_chain),
+                                                                              "TX": (chains, per_chain)}))[0] == "match"
+    status, m = row_verdict("ISDP-E3-design-counts", _design_run(tmp_path / "b", {"IL": (chains, per_chain),
+                                                                                   "TX": (chains - 1, per_chain)}))
+    assert status == "differs", m.text

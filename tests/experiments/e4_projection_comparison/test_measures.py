@@ -1,6 +1,9 @@
 """Tests of :mod:`isdp.experiments.e4_projection_comparison.measures`: rounding a projected Laplace release breaks
 the state total in a large state and never in a two-county state (ISDP-E4-rounding-breaks-invariant), on hand-made
-runs."""
+runs; the stylised non-negativity bias (SDP-E4-inequality-invariants-bias, SDP-E4-nonnegativity-control), the
+non-negative projection's bias and data dependence (ISDP-E4-nonnegative-projection-bias, -projection-data-dependent)
+and the design counts (ISDP-E4-design-counts) — each row matching under its own arguments and differing under a
+plausibly wrong setting."""
 
 from __future__ import annotations
 
@@ -8,14 +11,22 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 from census_support import CONFIG
 from census_support import results_run as _run
-from conftest import row_verdict
+from conftest import REGISTRY, ROOT, row_verdict
 
 from isdp.baselines import projected_laplace
+from isdp.experiments import claims
 from isdp.experiments.e4_projection_comparison import comparison as cmp
 from isdp.experiments.evidence import Run
 from isdp.lattice import sum_constraint
+
+
+@pytest.fixture(scope="module")
+def run() -> Run:
+    """The rows read only the config and committed inputs."""
+    return Run(ROOT, CONFIG, repo=ROOT)
 
 
 def _e4_run(tmp_path, n_counties: int) -> Run:
@@ -37,3 +48,60 @@ def test_rounding_breaks_the_total_in_a_large_state_and_never_in_a_two_county_st
     assert m.value > 0.7 and status == "match"
     status, m = row_verdict("ISDP-E4-rounding-breaks-invariant", _e4_run(tmp_path, 2))  # the two errors cancel
     assert m.value == 0 and status == "differs"
+
+
+# --------------------------------------------------------------------------- non-negativity (stylised)
+
+
+def _status(claim_id: str, **override) -> tuple[str, object]:
+    """The row's verdict from its own measure (on a run in the working directory), with ``override`` replacing some of
+    its args, and the value."""
+    status, m = row_verdict(claim_id, Run("."), **override)
+    return status, m.value
+
+
+def test_nonnegativity_rows_match_and_swap_when_the_floor_is_moved():
+    assert _status("SDP-E4-inequality-invariants-bias")[0] == "match"
+    assert _status("SDP-E4-nonnegativity-control")[0] == "match"
+    assert _status("SDP-E4-inequality-invariants-bias", nonnegative=False)[0] == "differs"
+    assert _status("SDP-E4-nonnegativity-control", nonnegative=True)[0] == "differs"
+
+
+def test_inequality_invariant_biases_the_projection_and_equality_alone_does_not(run):
+    assert row_verdict("SDP-E4-inequality-invariants-bias", run)[0] == "match"
+    status, m = row_verdict("SDP-E4-inequality-invariants-bias", run, nonnegative=False)
+    assert status == "differs" and m.value > 0.01
+
+
+# --------------------------------------------------------------------------- non-negative projection
+
+
+def test_nonnegative_projection_bias_row_fails_without_the_nonnegativity(run):
+    status, m = row_verdict("ISDP-E4-nonnegative-projection-bias", run)
+    assert status == "match", m.text
+    status, m = row_verdict("ISDP-E4-nonnegative-projection-bias", run, nonnegative=False)
+    assert status == "differs", m.text
+
+
+def test_projection_data_dependence_row_fails_for_a_projection_whose_error_ignores_the_counts(run):
+    status, m = row_verdict("ISDP-E4-projection-data-dependent", run)
+    assert status == "match", m.text
+    status, m = row_verdict("ISDP-E4-projection-data-dependent", run, nonnegative=False)
+    assert status == "differs", m.text
+
+
+# --------------------------------------------------------------------------- the design counts
+
+
+def _paper(claim_id):
+    return claims.claim(claim_id, REGISTRY)["paper_value"]
+
+
+@pytest.mark.parametrize("releases, expected", [("printed", "match"), ("one state short", "differs")])
+def test_e4_design_counts(tmp_path, releases, expected):
+    n = _paper("ISDP-E4-design-counts")
+    (tmp_path / "results" / "tables").mkdir(parents=True)
+    pd.DataFrame({"state": ["IL", "TX"], "county": ["1", "2"], "method": ["m", "m"],
+                  "n_releases": [n, n - (releases != "printed")]}).to_csv(
+        tmp_path / "results" / "tables" / "e4_county_spread.csv", index=False)
+    assert row_verdict("ISDP-E4-design-counts", Run(tmp_path, {}))[0] == expected

@@ -2,20 +2,27 @@
 inherit Lemma 3.4; the Laplace level rows (Lemma 3.7, Cor 3.8, Congenial DP's Laplace level) match at Def 2.1's scale
 and differ at the per-unit scale; the extended Laplace (Cor 3.9) keeps the invariants with the stated per-cell variance,
 matches, and fails with another basis's scale or as printed; the projected Laplace's heavier tails against simulation
-and a Gaussian."""
+and a Gaussian; Congenial DP's Example 4.1 spends exactly ε (CDP-E7-example41-budget) and a release spending more or
+less fails."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from closed_form_support import registry_row, row_status, row_status_value
-from conftest import REGISTRY
+from closed_form_support import registry_row, repo_run, row_status, row_status_value
+from conftest import REGISTRY, row_verdict
 from scipy import stats
 
 from isdp.baselines import null_space_blocks
 from isdp.experiments.claims import claim
 from isdp.experiments.e6_spatiotemporal_gaussian.measures import gaussian_laplace
 from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
+
+
+@pytest.fixture(scope="module")
+def run():
+    """The rows read only the config and committed inputs."""
+    return repo_run()
 
 
 def test_gaussian_corollaries_inherit_lemma_34_and_pass_where_the_constant_suffices():
@@ -81,3 +88,18 @@ def test_tail_row_matches_and_a_gaussian_in_place_of_the_laplace_fails():
     gaussian = lambda k: 2 * stats.norm.sf(k)  # noqa: E731
     assert row_status_value("SDP-E6-laplace-heavier-tails", laplace_tail=gaussian)[0] == "differs"
     assert row_status_value("SDP-E6-laplace-heavier-tails", ks=[1.0])[0] == "differs"  # the shoulders: lighter
+
+
+# --------------------------------------------------------------------------- Example 4.1's budget (Congenial DP)
+
+
+def test_example_41_spends_exactly_epsilon(run):
+    status, m = row_verdict("CDP-E7-example41-budget", run)
+    assert status == "match" and m.value == pytest.approx(1.0, abs=1e-9)
+
+
+def test_a_release_spending_more_or_less_than_epsilon_fails(run):
+    """Controls: Lap(1/ε) per bin spends 2ε, Lap(4/ε) spends ε/2 (levels in units of ε)."""
+    for sensitivity, level in ((1.0, 2.0), (4.0, 0.5)):
+        status, m = row_verdict("CDP-E7-example41-budget", run, sensitivity=sensitivity)
+        assert status == "differs" and m.value == pytest.approx(level, rel=1e-6)

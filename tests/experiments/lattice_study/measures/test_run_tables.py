@@ -1,13 +1,17 @@
 """Tests of :mod:`isdp.experiments.lattice_study.measures.run_tables`: the rows read from a run's outputs and config.
 Each matches a run that kept the printed numbers and differs from one that kept others: ISDP-E1-lag-tau-stable
 (τ − L stable across lags beyond mixing, not below it), the `*-lost` rows (they report the project's own value from
-the config), ISDP-E1/E2-design-counts and ISDP-E2-thinning (counted in the draws and convergence files)."""
+the config), ISDP-E1/E2-design-counts and ISDP-E2-thinning (counted in the draws and convergence files),
+ISDP-E1-coupling-met (read from the coupling certificate: a censored pair fails it)."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
+from census_support import results_run as _run
 from conftest import row_verdict
 from lattice_support import CONFIG, config_run, registry_row, row_status
 
@@ -124,3 +128,15 @@ def test_thinning_row_reads_the_draws_record(tmp_path):
     ours = _lattice_run(tmp_path / "b", "e2", chains=1, per_chain=5, thin=100, pairs=(1, 1))
     status, m = row_verdict("ISDP-E2-thinning", ours)
     assert status == "differs" and m.value == pytest.approx(0.01)
+
+
+# --------------------------------------------------------------------------- E1: censored coupling pairs
+
+
+@pytest.mark.parametrize("censored", [0, 3])
+def test_a_censored_pair_fails_the_e1_coupling_row(tmp_path, censored):
+    run = _run(tmp_path, {"e1": {"targets": {"l1": {}}}})
+    summary = {"censored": censored, "pairs": 400, "lag": 100, "max_iter": 1000, "tau_minus_lag_max": 900}
+    run.path("e1/certificate_l1.json").write_text(json.dumps({"summary": summary}))
+    expected = "match" if censored == 0 else "differs"
+    assert row_verdict("ISDP-E1-coupling-met", run)[0] == expected

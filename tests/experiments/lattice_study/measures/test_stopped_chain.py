@@ -1,17 +1,26 @@
 """Tests of :mod:`isdp.experiments.lattice_study.measures.stopped_chain`: the chain stopped after finitely many
 iterations (ISDP §4). ISDP-E1-stopped-chain-cost matches (a stopped chain started at 0 loses more privacy than its
-target) and differs for a chain started at the target, which stays there."""
+target) and differs for a chain started at the target, which stays there; ISDP-E1-iterations-delta-tradeoff matches
+(more iterations buy a smaller δ) and differs for a chain that stops improving after one iteration."""
 
 from __future__ import annotations
 
 import numpy as np
-from lattice_support import registry_row, row_status
+import pytest
+from conftest import row_verdict
+from lattice_support import config_run, registry_row, row_status
 
 import isdp.privacy_audit
 from isdp.exact_laws import enumerate_target
 from isdp.experiments.evidence import Run
 from isdp.experiments.lattice_study.measures import stopped_chain
 from isdp.privacy_audit import Law
+
+
+@pytest.fixture(scope="module")
+def run() -> Run:
+    """The rows read only the config and committed inputs."""
+    return config_run()
 
 
 def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_target_does_not(monkeypatch):
@@ -26,3 +35,24 @@ def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_t
     monkeypatch.setattr(isdp.privacy_audit, "chain_noise_path", stationary)
     m = stopped_chain.stopped_chain_loss(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "differs" and abs(m.value - 1) < 1e-9, m.text
+
+
+# --------------------------------------------------------------------------- ISDP-E1-iterations-delta-tradeoff
+
+
+def test_more_iterations_buy_a_smaller_delta(run):
+    status, m = row_verdict("ISDP-E1-iterations-delta-tradeoff", run)
+    assert status == "match" and m.value < 0.9
+
+
+def test_a_chain_that_stops_improving_fails_the_tradeoff(run, monkeypatch):
+    """Control: the law after one iteration repeated at every t (a stuck chain) keeps its δ, ratio 1."""
+    stopped = stopped_chain._stopped_chain
+
+    def stuck(eps, proposal_eps, radius, iterations):
+        x, v, budget, pi, laws = stopped(eps, proposal_eps, radius, iterations[:1])
+        return x, v, budget, pi, [(t, laws[0][1]) for t in iterations]
+
+    monkeypatch.setattr(stopped_chain, "_stopped_chain", stuck)
+    status, m = row_verdict("ISDP-E1-iterations-delta-tradeoff", run)
+    assert status == "differs" and m.value == pytest.approx(1.0)

@@ -1,5 +1,5 @@
-"""The hockey-stick divergence of isdp.privacy_audit (a core module, left here when the E7 statement rows moved to
-tests/experiments/e7_congenial_histogram/measures/): the largest set difference."""
+"""Tests of :mod:`isdp.privacy_audit`: the hockey-stick divergence is the largest set difference P(B) − e^ε Q(B) over
+the sets B (and 0 between a law and itself at ε = 0)."""
 
 from __future__ import annotations
 
