@@ -14,6 +14,10 @@ Each review notebook starts with ``smk = context('<name>', globals().get('snakem
   parents with the context file (Jupyter starts kernels in ``notebooks/``). The rule's outputs
   are redirected to a fresh temporary directory, so a standalone run never overwrites the
   workflow's outputs; what the notebook checks is displayed either way.
+
+The executed copy starts with the cell Snakemake injects (the pickled ``snakemake`` object, the
+machine's paths): :func:`publishable` replaces it with a note before the copy is published and
+rendered (rule ``notebook_html``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from isdp.files import write_json
 ENV_VAR = "ISDP_RESULTS_DIR"
 CONTEXT_DIR = Path("results") / "notebooks"
 FIELDS = ("input", "output", "params", "log", "wildcards")
+PREAMBLE_TAG = "snakemake-job-properties"  # Snakemake's tag on the cell it injects (snakemake.notebook)
 
 
 class Context:
@@ -102,3 +107,17 @@ def results_dir(name: str) -> Path:
         f"No notebook context {context_path(name)} in {where}: run the workflow first "
         f"(snakemake --cores all) or set {ENV_VAR} to a finished run. A run finished before the "
         f"notebooks saved their context needs its notebook rule rerun (--forcerun eN_notebook).")
+
+
+def publishable(nb, name: str):
+    """The executed notebook ``nb`` (nbformat, changed in place) without the machine's paths: Snakemake's
+    preamble cell replaced by a note pointing at the saved context, and papermill's path of the job's
+    temporary copy of the notebook left out. Running it again changes nothing."""
+    import nbformat
+
+    note = (f"*Snakemake's preamble cell (the job's `snakemake` object) is left out of this copy: the job's "
+            f"inputs, outputs and params are in `{context_path(name).name}` beside it.*")
+    nb.cells = [nbformat.v4.new_markdown_cell(note, metadata={"tags": [PREAMBLE_TAG]}, id=cell.get("id", "preamble"))
+                if PREAMBLE_TAG in cell.metadata.get("tags", []) else cell for cell in nb.cells]
+    nb.metadata.get("papermill", {}).pop("input_path", None)
+    return nb

@@ -121,15 +121,73 @@ def experiment_registry(job: Job) -> None:
     write_table(pd.DataFrame(rows), job.output.table)
 
 
+# The verdict badges of claims.claim_markdown that common fonts lack: Debian's default, DejaVu, has none of
+# ✅ ❌ ➖ ⏸, and a browser without an emoji font draws an empty box. The rendered notebooks embed a font made
+# of DejaVu Sans's ✔ ✘ − ‖ (and its ⚖ ⚠, so that all badges look alike) under the badges' code points.
+BADGE_GLYPHS = {"✅": "✔", "❌": "✘", "➖": "−", "⏸": "‖", "⚖": "⚖", "⚠": "⚠"}
+BADGE_FONT = "isdp badges"
+
+
+def badge_font() -> bytes:
+    """A TrueType font drawing each badge of :data:`BADGE_GLYPHS` with its DejaVu Sans glyph (the copy
+    matplotlib ships), byte-identical from run to run."""
+    import io
+    import logging
+    from pathlib import Path
+
+    import matplotlib
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    logging.getLogger("fontTools.subset").setLevel(logging.WARNING)  # not a line a table into the step's log
+    font = TTFont(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf", recalcTimestamp=False)
+    glyph = {badge: font.getBestCmap()[ord(char)] for badge, char in BADGE_GLYPHS.items()}
+    options = subset.Options()
+    options.drop_tables += ["FFTM"]  # FontForge's timestamps
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=[ord(char) for char in BADGE_GLYPHS.values()])
+    subsetter.subset(font)
+    cmap = font["cmap"].getcmap(3, 1)  # Windows Unicode BMP, the one subtable browsers need
+    cmap.cmap = {ord(badge): name for badge, name in glyph.items()}
+    font["cmap"].tables = [cmap]
+    out = io.BytesIO()
+    font.save(out)
+    return out.getvalue()
+
+
+def badge_css() -> str:
+    """CSS embedding :func:`badge_font` ahead of the notebook theme's fonts, for the badges' code points only."""
+    import base64
+
+    data = base64.b64encode(badge_font()).decode("ascii")
+    ranges = ", ".join(f"U+{ord(badge):04X}" for badge in BADGE_GLYPHS)
+    # set on body, these override the theme's :root values for the whole page; they name other variables
+    # of the theme, so they never refer to themselves
+    return (f'@font-face {{ font-family: "{BADGE_FONT}"; src: url(data:font/ttf;base64,{data}) format("truetype");'
+            f" unicode-range: {ranges}; }}\n"
+            f'body {{ --jp-content-font-family: "{BADGE_FONT}", var(--jp-ui-font-family);'
+            f' --jp-code-font-family: "{BADGE_FONT}", var(--jp-code-font-family-default); }}')
+
+
 def notebook_html(job: Job) -> None:
-    """An executed review notebook (``params.notebook``) rendered to HTML for the report."""
+    """An executed review notebook (``params.notebook``) made publishable, in place (Snakemake's preamble and
+    the machine's paths left out: :func:`isdp.experiments.notebook.publishable`), and rendered to HTML for
+    the report, its verdict badges drawn by an embedded font (:func:`badge_css`)."""
+    from pathlib import Path
+
     import nbformat
     from nbconvert import HTMLExporter
 
-    notebook = nbformat.read(job.params.notebook, as_version=4)
-    body, _ = HTMLExporter().from_notebook_node(notebook)
+    from isdp.experiments.notebook import publishable
+
+    path = Path(job.params.notebook)
+    notebook = publishable(nbformat.read(path, as_version=4), path.stem)
+    write_text(nbformat.writes(notebook), path)
+    body, _ = HTMLExporter().from_notebook_node(notebook, resources={"metadata": {"name": path.stem}})
+    # after the template's own styles (its CSS hook, resources["inlining"], is overwritten by the template)
+    body = body.replace("</head>", f'<style type="text/css">\n{badge_css()}\n</style>\n</head>', 1)
     write_text(body, job.output.html)
-    job.log.info("%s -> %s (%d bytes)", job.params.notebook, job.output.html, len(body))
+    job.log.info("%s -> %s (%d bytes)", path, job.output.html, len(body))
 
 
 # make readme-counts: python -m isdp.experiments.reporting README.md <run>/results/claim_counts.md
