@@ -6,6 +6,11 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 CORES ?= all
 CI_DIR ?= $(CURDIR)/.ci-run
 SMK := snakemake --snakefile $(CURDIR)/Snakefile
+# When make read this file: the start of a run's wall time, which the commands below record with the run's jobs
+# and the machine's sampler speed in benchmarks/results/make_times.csv, and write into README.md and
+# docs/performance.md (benchmarks/measurements_table.py; a run that finds its outputs up to date is not recorded).
+MAKE_START := $(shell date +%s)
+RECORD = python $(CURDIR)/benchmarks/measurements_table.py record --start $(MAKE_START) --stamp $(CURDIR)/$(VENV)/.installed
 
 .PHONY: reproduce report readme-counts test lint unit workflow-ci benchmark stability national lock clean
 
@@ -34,12 +39,14 @@ lock:
 reproduce: $(VENV)/.installed
 	$(SMK) --cores $(CORES)
 	$(MAKE) report readme-counts
+	$(RECORD) "make reproduce" --run $(CURDIR)
 
 report: $(VENV)/.installed
 	$(SMK) --report results/report.html
 
 ## test: lint, a CI-profile workflow run in $(CI_DIR), then the unit, statistical and output tests
 test: lint workflow-ci
+	$(RECORD) "make test" --run $(CI_DIR)
 
 lint: $(VENV)/.installed
 	ruff check src tests workflow/scripts benchmarks notebooks scripts
@@ -76,6 +83,7 @@ workflow-ci: $(VENV)/.installed
 ## national: E3 and E4 for every state, DC and Puerto Rico, into national/ (config/national.yaml)
 national: $(VENV)/.installed
 	$(SMK) --directory $(CURDIR)/national --configfile $(CURDIR)/config/national.yaml --cores $(CORES)
+	$(RECORD) "make national" --run $(CURDIR)/national
 
 ## readme-counts: copy a run's headline counts (RUN, default the paper-fidelity run here) into README.md
 RUN ?= $(CURDIR)

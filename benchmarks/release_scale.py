@@ -147,8 +147,8 @@ def study() -> list[dict]:
     from fractions import Fraction
 
     from isdp import table_margins
-    from isdp.exact_sampling import ExactSampler
     from isdp.double_geometric import dg_variance
+    from isdp.exact_sampling import ExactSampler
 
     eps = Fraction(1, 2)
     cases = [(f"total of {n}", np.ones((1, n), dtype=np.int64)) for n in (10, 100, 1000)]

@@ -30,6 +30,7 @@ from isdp.experiments.resources import RESOURCES_LINE
 WILDCARD = re.compile(r"_(?:[A-Z]{2}(?:\+[A-Z]{2})*|l1|l2|v\d{8}|fig\d+(?=_))(?=_|$)")
 DATA_RULES = ("fetch", "extract")
 REPORT_RULES = ("claim_counts", "experiment_registry", "reproduction_summary", "software_versions")
+JOB_COLUMNS = ["job", "rule", "experiment", "seconds", "cpu_seconds", "max_rss_mb"]
 
 
 def rule_of(job: str) -> str:
@@ -46,20 +47,23 @@ def experiment_of(rule: str) -> str:
     return f"E{m.group(1)}" if m else "other"
 
 
-def read_jobs(run: Path) -> pd.DataFrame:
-    """One row per timed job of ``run``: job, rule, experiment, seconds, cpu_seconds, max_rss_mb."""
+def read_jobs(run: Path, since: float | None = None) -> pd.DataFrame:
+    """One row per timed job of ``run``: job, rule, experiment, seconds, cpu_seconds, max_rss_mb. With ``since``
+    (seconds since the epoch), only the jobs whose log or benchmark file was written then or later: the jobs one
+    run executed (benchmarks/measurements_table.py), possibly none."""
     rows = []
     for f in sorted((run / "results" / "logs").glob("*.log")):
         found = RESOURCES_LINE.findall(f.read_text(errors="replace"))
-        if found:
+        if found and (since is None or f.stat().st_mtime >= since):
             wall, cpu, rss = map(float, found[-1])
             rows.append(_row(f.stem, wall, cpu, rss))
     for f in sorted((run / "results" / "benchmarks").glob("*.tsv")):
-        bench = pd.read_csv(f, sep="\t")
-        rows.append(_row(f.stem, bench["s"].iloc[-1], bench["cpu_time"].iloc[-1], bench["max_rss"].iloc[-1]))
-    if not rows:
+        if since is None or f.stat().st_mtime >= since:
+            bench = pd.read_csv(f, sep="\t")
+            rows.append(_row(f.stem, bench["s"].iloc[-1], bench["cpu_time"].iloc[-1], bench["max_rss"].iloc[-1]))
+    if not rows and since is None:
         raise SystemExit(f"no job times in {run / 'results'} (logs/, benchmarks/): run the workflow first")
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=JOB_COLUMNS)
 
 
 def _row(job: str, seconds: float, cpu_seconds: float, max_rss_mb: float) -> dict:

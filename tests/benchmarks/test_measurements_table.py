@@ -1,0 +1,78 @@
+"""The run times in README.md and docs/performance.md (benchmarks/measurements_table.py): the committed blocks are
+what the script writes from the committed benchmarks/results/make_times.csv, and a run is recorded only when it
+executed every job of its directory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import measurements_table as mt
+import pandas as pd
+import pytest
+
+
+def test_committed_blocks_are_generated_from_the_committed_times(tmp_path):
+    """A number in either block cannot drift from make_times.csv: rewriting them from it changes nothing."""
+    performance, readme = tmp_path / "performance.md", tmp_path / "README.md"
+    shutil.copy(mt.PERFORMANCE, performance)
+    shutil.copy(mt.README, readme)
+    mt.write(mt.TIMES, performance, readme)
+    assert performance.read_text(encoding="utf-8") == mt.PERFORMANCE.read_text(encoding="utf-8")
+    assert readme.read_text(encoding="utf-8") == mt.README.read_text(encoding="utf-8")
+
+
+def test_every_command_has_one_row_with_its_sampler_speed():
+    df = pd.read_csv(mt.TIMES)
+    assert list(df.columns) == mt.COLUMNS
+    assert sorted(df["command"]) == sorted(mt.COMMANDS)
+    assert (df["wall_seconds"] > 0).all() and (df["sampler_mups"] > 0).all() and df["machine"].notna().all()
+
+
+def test_durations_read_as_minutes_and_seconds():
+    assert [mt.duration(s) for s in (42, 60, 325, 439.4)] == ["42 s", "1 min 0 s", "5 min 25 s", "7 min 19 s"]
+
+
+def test_a_block_is_replaced_only_between_its_markers(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text("intro\n<!-- t:start -->\nold\n<!-- t:end -->\noutro\n")
+    mt.replace_block(doc, "t", "new\n")
+    assert doc.read_text() == "intro\n<!-- t:start -->\nnew\n<!-- t:end -->\noutro\n"
+    doc.write_text("no markers\n")
+    with pytest.raises(ValueError, match="t:start"):
+        mt.replace_block(doc, "t", "new\n")
+
+
+def _job_log(run, name, wall, written):
+    log = run / "results" / "logs" / f"{name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(f"step output\nresources: wall_s={wall} cpu_s={wall} max_rss_mb=100.0\n")
+    os.utime(log, (written, written))
+
+
+def test_only_a_run_that_executed_every_job_is_recorded(tmp_path, monkeypatch):
+    monkeypatch.setattr(mt, "sampler_speed", lambda: 44.44)
+    start = 1_000_000.0
+    _job_log(tmp_path, "e1_problem", 2.0, start + 5)
+    _job_log(tmp_path, "e3_states_IL", 30.0, start - 50)  # up to date from an earlier run
+    assert mt.measure("make reproduce", start, tmp_path, stamp=None) is None
+    _job_log(tmp_path, "e3_states_IL", 30.0, start + 40)
+    stamp = tmp_path / ".installed"
+    stamp.touch()
+    os.utime(stamp, (start + 1, start + 1))
+    row = mt.measure("make reproduce", start, tmp_path, stamp=stamp)
+    assert (row["jobs"], row["job_seconds"], row["install"], row["sampler_mups"]) == (2, 32, True, 44.4)
+    assert row["wall_seconds"] > 0 and row["machine"]
+
+
+def test_a_recorded_row_replaces_the_commands_previous_one(tmp_path):
+    times = tmp_path / "make_times.csv"
+    shutil.copy(mt.TIMES, times)
+    before = mt.read_times(times)
+    row = {**before.loc["make test"].to_dict(), "command": "make test", "wall_seconds": 400, "note": ""}
+    mt.record(row, times)
+    after = mt.read_times(times)
+    assert list(after.index) == list(before.index)
+    assert after.loc["make test", "wall_seconds"] == 400 and after.loc["make test", "note"] == ""
+    assert after.drop("make test").equals(before.drop("make test"))
+    assert "| `make test` | 6 min 40 s, install included |" in mt.readme_block(after)
