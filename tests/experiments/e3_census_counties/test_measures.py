@@ -4,7 +4,8 @@ E.4's 'no instantiation triggers the truncation' (its tail bound against the bru
 consistency and sparsity (TopDown talk), the censored coupling pairs, the housing-units and group-quarters invariants
 (with their same-fact rows in other documents), noisy tabulation breaking the state totals (double geometric and
 discrete Gaussian), the logical relationships between the county tables, App. E.4's block-level truncation bias, the
-design counts — each row matching on the right law or data and differing on a plausibly wrong one."""
+design check (the run's states, chains, draws and counties against its config) — each row matching on the right law or
+data and differing on a plausibly wrong one."""
 
 from __future__ import annotations
 
@@ -356,26 +357,58 @@ def test_row_matches_and_differs_under_a_plausibly_wrong_law(checkout_run, row):
     assert_row_flips(row, checkout_run, FLIPS[row])
 
 
-# --------------------------------------------------------------------------- the design counts
+# --------------------------------------------------------------------------- the design check
+
+COUNTY_FILE = {"IL": 3, "TX": 2, "DC": 1}  # counties per state of the hand-made county file
 
 
-def _paper(claim_id):
-    return claims.claim(claim_id, REGISTRY)["paper_value"]
-
-
-def _design_run(tmp_path, shapes):
+def _design_run(tmp_path, shapes, *, override=("IL", "TX"), n_states=2):
+    """A run whose selection holds ``shapes``' states, each with draws of (chains, per_chain, counties), configured
+    as the repository's E3 but for its selection (``override``, or the rule's ``n_states``)."""
     (tmp_path / "results" / "e3").mkdir(parents=True)
+    (tmp_path / "results" / "data").mkdir(parents=True)
     (tmp_path / "results" / "e3" / "selection.json").write_text(json.dumps({"selected_states": list(shapes)}))
-    for state, (chains, per_chain) in shapes.items():
-        save_draws(tmp_path / "results" / "e3" / f"draws_{state}.nc", np.zeros((chains, per_chain, 2), dtype=np.int64))
-    return Run(tmp_path, {})
+    pd.DataFrame({"state_abbr": [s for s, n in COUNTY_FILE.items() for _ in range(n)]}).to_csv(
+        tmp_path / "results" / "data" / "counties.csv", index=False)
+    for state, shape in shapes.items():
+        save_draws(tmp_path / "results" / "e3" / f"draws_{state}.nc", np.zeros(shape, dtype=np.int64))
+    selection = {**CONFIG["e3"]["selection"], "n_states": n_states,
+                 "override": list(override) if isinstance(override, tuple) else override}
+    return Run(tmp_path, {"e3": {**CONFIG["e3"], "selection": selection}})
 
 
-def test_e3_design_matches_only_when_every_state_kept_the_printed_design(tmp_path):
-    p = _paper("ISDP-E3-design-counts")
-    chains, per_chain = p["chains per state"], p["draws per state"] // p["chains per state"]
-    assert row_verdict("ISDP-E3-design-counts", _design_run(tmp_path / "a", {"IL": (chains, per_chain),
-                                                                              "TX": (chains, per_chain)}))[0] == "match"
-    status, m = row_verdict("ISDP-E3-design-counts", _design_run(tmp_path / "b", {"IL": (chains, per_chain),
-                                                                                   "TX": (chains - 1, per_chain)}))
-    assert status == "differs", m.text
+def _kept_shape(state):
+    mcmc = CONFIG["e3"]["mcmc"]
+    return mcmc["n_chains"], mcmc["n_draws"] // mcmc["n_chains"], COUNTY_FILE[state]
+
+
+@pytest.mark.parametrize("override", [("IL", "TX"), None, "all"])
+def test_e3_design_check_matches_a_run_that_kept_its_configured_design(tmp_path, override):
+    states = list(COUNTY_FILE) if override == "all" else ["IL", "TX"]
+    run = _design_run(tmp_path, {s: _kept_shape(s) for s in states}, override=override)
+    status, m = row_verdict("ISDP-E3-design-counts", run)
+    assert status == "match" and m.value == 0, m.text
+
+
+@pytest.mark.parametrize("change", ["a chain missing", "draws missing", "a county missing", "a state missing",
+                                    "another state", "the rule one state short", "all: a state missing"])
+def test_e3_design_check_fails_when_a_state_chain_draw_or_county_is_missing(tmp_path, change):
+    chains, per_chain, _ = _kept_shape("IL")
+    shapes = {"IL": _kept_shape("IL"), "TX": _kept_shape("TX")}
+    kwargs = {}
+    if change == "a chain missing":
+        shapes["TX"] = (chains - 1, per_chain, 2)
+    elif change == "draws missing":
+        shapes["TX"] = (chains, per_chain - 1, 2)
+    elif change == "a county missing":
+        shapes["IL"] = (chains, per_chain, 2)
+    elif change == "a state missing":
+        del shapes["TX"]
+    elif change == "another state":
+        shapes = {"IL": shapes["IL"], "DC": _kept_shape("DC")}
+    elif change == "the rule one state short":
+        kwargs = {"override": None, "n_states": 3}
+    else:
+        kwargs = {"override": "all"}
+    status, m = row_verdict("ISDP-E3-design-counts", _design_run(tmp_path, shapes, **kwargs))
+    assert status == "differs" and m.value >= 1, m.text

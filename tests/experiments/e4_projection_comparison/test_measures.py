@@ -2,8 +2,8 @@
 the state total in a large state and never in a two-county state (ISDP-E4-rounding-breaks-invariant), on hand-made
 runs; the stylised non-negativity bias (SDP-E4-inequality-invariants-bias, SDP-E4-nonnegativity-control), the
 non-negative projection's bias and data dependence (ISDP-E4-nonnegative-projection-bias, -projection-data-dependent)
-and the design counts (ISDP-E4-design-counts) — each row matching under its own arguments and differing under a
-plausibly wrong setting."""
+and the design check (ISDP-E4-design-counts: the county spread table against the run's config) — each row matching
+under its own arguments and differing under a plausibly wrong setting."""
 
 from __future__ import annotations
 
@@ -14,10 +14,9 @@ import pandas as pd
 import pytest
 from census_support import CONFIG
 from census_support import results_run as _run
-from conftest import REGISTRY, ROOT, row_verdict
+from conftest import ROOT, row_verdict
 
 from isdp.baselines import projected_laplace
-from isdp.experiments import claims
 from isdp.experiments.e4_projection_comparison import comparison as cmp
 from isdp.experiments.evidence import Run
 from isdp.lattice import sum_constraint
@@ -90,18 +89,32 @@ def test_projection_data_dependence_row_fails_for_a_projection_whose_error_ignor
     assert status == "differs", m.text
 
 
-# --------------------------------------------------------------------------- the design counts
+# --------------------------------------------------------------------------- the design check
 
 
-def _paper(claim_id):
-    return claims.claim(claim_id, REGISTRY)["paper_value"]
-
-
-@pytest.mark.parametrize("releases, expected", [("printed", "match"), ("one state short", "differs")])
-def test_e4_design_counts(tmp_path, releases, expected):
-    n = _paper("ISDP-E4-design-counts")
+def _spread_run(tmp_path, releases: dict, *, selected=("IL", "TX")) -> Run:
+    """A run whose county spread table holds, per (state, method) of ``releases``, one county with that many
+    releases; E3 selected ``selected``; configured as the repository's E4."""
     (tmp_path / "results" / "tables").mkdir(parents=True)
-    pd.DataFrame({"state": ["IL", "TX"], "county": ["1", "2"], "method": ["m", "m"],
-                  "n_releases": [n, n - (releases != "printed")]}).to_csv(
+    (tmp_path / "results" / "e3").mkdir(parents=True)
+    (tmp_path / "results" / "e3" / "selection.json").write_text(json.dumps({"selected_states": list(selected)}))
+    pd.DataFrame([{"state": s, "county": "1", "method": m, "n_releases": n} for (s, m), n in releases.items()]).to_csv(
         tmp_path / "results" / "tables" / "e4_county_spread.csv", index=False)
-    assert row_verdict("ISDP-E4-design-counts", Run(tmp_path, {}))[0] == expected
+    return Run(tmp_path, {"e4": CONFIG["e4"]})
+
+
+@pytest.mark.parametrize("change", ["none", "fewer releases", "a method missing", "a state missing",
+                                    "a state not selected"])
+def test_e4_design_check_fails_when_a_state_method_or_release_is_missing(tmp_path, change):
+    n = CONFIG["e4"]["n_releases"]
+    releases = {(s, m): n for s in ("IL", "TX") for m in cmp.METHODS}
+    if change == "fewer releases":
+        releases["TX", cmp.METHODS[1]] = n - 1
+    elif change == "a method missing":
+        del releases["IL", cmp.METHODS[-1]]
+    elif change == "a state missing":
+        releases = {k: v for k, v in releases.items() if k[0] == "IL"}
+    elif change == "a state not selected":
+        releases |= {("DC", m): n for m in cmp.METHODS}
+    status, m = row_verdict("ISDP-E4-design-counts", _spread_run(tmp_path, releases))
+    assert (status, m.value == 0) == (("match", True) if change == "none" else ("differs", False)), m.text

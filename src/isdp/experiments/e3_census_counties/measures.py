@@ -95,15 +95,37 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
     return Measurement(share, f"smallest share in [−{band}, {band}]: {state} {share:.4f}; " + "; ".join(parts), se=se)
 
 
-def design_counts(run: Run, paper) -> Measurement:
-    """Chains and retained noise vectors per state, from the stored draws of every selected state (a list of
-    the distinct values when states differ)."""
-    shapes = {s: load_draws(run.path(f"e3/draws_{s}.nc")).shape[:2] for s in _states(run)}
-    chains = sorted({c for c, _ in shapes.values()})
-    draws = sorted({c * d for c, d in shapes.values()})
-    value = {"chains per state": chains[0] if len(chains) == 1 else chains,
-             "draws per state": draws[0] if len(draws) == 1 else draws}
-    return Measurement(value, f"{', '.join(f'{k} {v}' for k, v in value.items())} ({len(shapes)} states)")
+def design_kept(run: Run, paper) -> Measurement:
+    """Whether this run kept the design it was configured with, read from its outputs: the selected states against
+    the configured selection (the ``override`` list, every state of the county file for ``all``, else
+    ``n_states`` states including the ``always`` ones), and each selected state's stored draws — ``mcmc.n_chains``
+    chains, ``mcmc.n_draws`` retained noise vectors, one column per county of the state in the county file. The
+    value is the number of departures: a state, chain, draw or county missing, or a count other than configured."""
+    cfg = run.config["e3"]
+    selected = list(_states(run))
+    counties = run.table_at("data/counties.csv", dtype={"state_fips": str})["state_abbr"].value_counts()
+    override, departures = cfg["selection"]["override"], []
+    if override:
+        expected = list(counties.index) if override == "all" else [s.upper() for s in override]
+        departures += [f"{s} not selected" for s in expected if s not in selected]
+        departures += [f"{s} selected, not configured" for s in selected if s not in expected]
+    else:
+        if len(selected) != int(cfg["selection"]["n_states"]):
+            departures.append(f"{len(selected)} states selected, {cfg['selection']['n_states']} configured")
+        departures += [f"{s} (always) not selected" for s in cfg["selection"]["always"] if s not in selected]
+    chains, draws = int(cfg["mcmc"]["n_chains"]), int(cfg["mcmc"]["n_draws"])
+    for state in selected:
+        path = run.path(f"e3/draws_{state}.nc")
+        if not path.exists():
+            departures.append(f"{state}: no draws file")
+            continue
+        c, per_chain, n = load_draws(path).shape
+        if (c, c * per_chain, n) != (chains, draws, counties.get(state, 0)):
+            departures.append(f"{state}: {c} chains, {c * per_chain} draws, {n} of {counties.get(state, 0)} counties")
+    text = (f"configured: {chains} chains and {draws} draws per state; {len(selected)} states selected "
+            f"({', '.join(selected)}); " + (f"{len(departures)} departures: {'; '.join(departures)}"
+                                            if departures else "all kept"))
+    return Measurement(len(departures), text)
 
 
 def max_r_hat(run: Run, paper) -> Measurement:

@@ -9,7 +9,7 @@ import numpy as np
 from isdp.baselines import nonnegative_total_projection
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.criteria import z_threshold
-from isdp.experiments.e4_projection_comparison.comparison import DAS, load_releases
+from isdp.experiments.e4_projection_comparison.comparison import DAS, METHODS, load_releases
 from isdp.experiments.measure_helpers import vintage_note
 
 
@@ -64,12 +64,23 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
     return Measurement(int(outside.sum()), text)
 
 
-def design_counts(run: Run, paper) -> Measurement:
-    """Releases per state and method, from the county spread table (a list of the distinct values when they
-    differ)."""
-    n = sorted(set(run.table("e4_county_spread", dtype={"county": str})["n_releases"].astype(int)))
-    value = n[0] if len(n) == 1 else n
-    return Measurement(value, f"{value} releases per state and method")
+def design_kept(run: Run, paper) -> Measurement:
+    """Whether this run kept the design it was configured with, read from the county spread table the comparison
+    writes: every state E3 selected, every compared method in each, each with ``e4.n_releases`` releases. The value
+    is the number of departures: a state or (state, method) missing, or another number of releases."""
+    sp = run.table("e4_county_spread", dtype={"county": str})
+    selected, n = run.json("e3/selection.json")["selected_states"], int(run.config["e4"]["n_releases"])
+    departures = []
+    for state in selected:
+        g = sp[sp["state"] == state]
+        departures += [f"{state} {m}: missing" for m in METHODS if m not in set(g["method"])]
+        for (m, releases) in sorted(set(zip(g["method"], g["n_releases"].astype(int), strict=True))):
+            if releases != n:
+                departures.append(f"{state} {m}: {releases} releases")
+    departures += [f"{s}: not selected by E3" for s in sorted(set(sp["state"]) - set(selected))]
+    text = (f"configured: {n} releases per state and method ({len(METHODS)} methods, {len(selected)} states); "
+            + (f"{len(departures)} departures: {'; '.join(departures)}" if departures else "all kept"))
+    return Measurement(len(departures), text)
 
 
 def integer_and_invariant(run: Run, paper) -> Measurement:

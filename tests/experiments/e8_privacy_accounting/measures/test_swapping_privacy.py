@@ -5,11 +5,14 @@ row matches on the real measure and flips under a plausibly wrong law, formula o
 
 from __future__ import annotations
 
+import itertools
+
 from accounting_support import e8_run
 from conftest import REGISTRY, row_verdict
 
 from isdp.experiments import claims
 from isdp.experiments.criteria import judge
+from isdp.experiments.e8_privacy_accounting import swap_audit
 from isdp.experiments.e8_privacy_accounting.measures import swapping_privacy
 
 # --------------------------------------------------------------------------- the mechanism, exactly
@@ -68,9 +71,33 @@ def test_invariant_support_fails_when_a_lone_record_leaks_a_new_value(tmp_path, 
     assert status == "differs" and m.value["invariants_kept"] is False and m.value["common_support_across"] is True
 
 
-def test_varying_mechanism_needs_a_positive_budget_unless_the_divergence_is_no_metric():
+def test_swapping_varies_and_needs_a_positive_budget_at_every_printed_rate():
     status, m = row_verdict("SWAP-E8-varies-needs-budget", None)
-    assert status == "match" and "b = 2, p = 0.5" in m.note  # swapping or not equally likely: no variation
+    assert status == "match" and m.note.endswith("none") and m.n == 16, m.text
+
+
+def test_varies_needs_budget_fails_for_a_case_where_swapping_does_not_vary():
+    """Two records at p = 1/2: swapping or not is equally likely, both datasets share one law."""
+    status, m = row_verdict("SWAP-E8-varies-needs-budget", None, strata=[[[0, 1], [0, 1]]], rates=[0.05, 0.5])
+    assert status == "differs" and m.value == 0 and "b = 2, p = 0.5" in m.note
+
+
+def test_varies_needs_budget_fails_for_a_mechanism_whose_output_does_not_vary(monkeypatch):
+    """The stratum's swapping variable redrawn uniformly whatever the data: one law on the whole universe."""
+    def uniform(h, k, p):
+        perms = list(itertools.permutations(k))
+        law = {}
+        for perm in perms:
+            w = tuple(sorted(zip(h, perm, strict=True)))
+            law[w] = law.get(w, 0.0) + 1 / len(perms)
+        return law
+
+    monkeypatch.setattr(swap_audit, "output_law", uniform)
+    status, m = row_verdict("SWAP-E8-varies-needs-budget", None)
+    assert status == "differs" and m.value == 0 and m.text.startswith("0 of 16"), m.text
+
+
+def test_varies_needs_budget_fails_when_the_divergence_is_no_metric():
     assert row_verdict("SWAP-E8-varies-needs-budget", None, compare="invariants")[0] == "differs"
 
 

@@ -44,13 +44,19 @@ def test_state_measurements_fail_when_puerto_rico_is_counted(tmp_path):
     assert status == "differs" and m.value == claims.claim("TDA-E8-state-measurements", REGISTRY)["paper_value"] + 1
 
 
-def test_workload_consistency_fails_for_a_total_too_small_for_the_blocks(tmp_path):
+def test_workload_consistency_fails_over_the_six_levels_and_matches_a_large_enough_total(tmp_path):
+    """The printed total is too small for 641 queries at every unit of the six levels (the tracts and block groups
+    tip it); a total of 3.75 billion, or the blocks counted alone, would fit."""
     run = e8_run(tmp_path)
     c = claims.claim("TDA-E8-workload-consistency", REGISTRY)
-    assert row_verdict("TDA-E8-workload-consistency", run)[0] == "match"
-    smaller = c["paper_value"] - 4 * c["args"]["queries_rounding"]
-    m = workload_consistency(run, smaller, **c["args"])
-    assert judge(c["criterion"], smaller, m) == "differs"
+    status, m = row_verdict("TDA-E8-workload-consistency", run)
+    assert status == "differs" and round(m.value) == -99764 and c["cause"] == "reading", m.text
+    assert "agree with the tallies' 51 and 3,143" in m.note and "the blocks (5.5 to 6.5 million) fit" in m.note
+    larger = 3.75e9
+    assert judge(c["criterion"], larger, workload_consistency(run, larger, **c["args"])) == "match"
+    blocks_alone = {**c["args"]["tallies"], "tract": 0, "block_group": 0}
+    status, m = row_verdict("TDA-E8-workload-consistency", run, tallies=blocks_alone)
+    assert status == "match" and m.value > 0
 
 
 def test_gq_codes_count_and_the_major_types_differ(run):

@@ -1,7 +1,8 @@
 """Tests of :mod:`isdp.experiments.lattice_study.measures.run_tables`: the rows read from a run's outputs and config.
 Each matches a run that kept the printed numbers and differs from one that kept others: ISDP-E1-lag-tau-stable
 (τ − L stable across lags beyond mixing, not below it), the `*-lost` rows (they report the project's own value from
-the config), ISDP-E1/E2-design-counts and ISDP-E2-thinning (counted in the draws and convergence files),
+the config), the checks ISDP-E1/E2-design-counts (the draws and convergence files against the run's config: a
+missing chain, draw, lag, pair or target fails them) and ISDP-E2-thinning (counted in the draws files),
 ISDP-E1-coupling-met (read from the coupling certificate: a censored pair fails it)."""
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from census_support import results_run as _run
-from conftest import row_verdict
+from conftest import ROOT, row_verdict
 from lattice_support import CONFIG, config_run, registry_row, row_status
 
 from isdp.coupling import meeting_times
 from isdp.draws_io import save_draws
+from isdp.experiments.config import load_config
 from isdp.experiments.evidence import Run
 from isdp.experiments.lattice_study.measures import run_tables
 from isdp.lattice import IntegerLattice, sum_constraint
@@ -81,44 +83,75 @@ def test_lost_value_rows_report_the_projects_own_value(run, row):
         assert f"{key} = {node}" in m.text
 
 
-# --------------------------------------------------------------------------- the design rows of E1 and E2
+# --------------------------------------------------------------------------- the design checks of E1 and E2
 
 
 def _paper(claim_id):
     return registry_row(claim_id)["paper_value"]
 
 
-def _lattice_run(tmp_path, exp, *, chains, per_chain, thin, pairs):
+def _lattice_run(tmp_path, exp, *, chains, per_chain, thin, pairs, lags=(10, 20), config=None, targets=("l1", "l2")):
+    """A run whose draws files hold ``chains`` × ``per_chain`` draws per target of ``targets`` and whose convergence
+    table has ``pairs`` pairs at each of ``lags``; its config is ``config`` (by default E1/E2's own shape, these
+    targets and lags)."""
     (tmp_path / "results" / exp).mkdir(parents=True)
     (tmp_path / "results" / "tables").mkdir()
-    for norm in ("l1", "l2"):
+    for norm in targets:
         save_draws(tmp_path / "results" / exp / f"draws_{norm}.nc", np.zeros((chains, per_chain, 3), dtype=np.int64),
                    attrs={"thin": thin})
     rows = [{"target": norm, "lag": lag, "pairs": n}
-            for norm in ("l1", "l2") for lag, n in zip((10, 20), pairs, strict=True)]
+            for norm in ("l1", "l2") for lag, n in zip(lags, pairs, strict=True)]
     pd.DataFrame(rows).to_csv(tmp_path / "results" / "tables" / f"{exp}_convergence.csv", index=False)
-    return Run(tmp_path, {exp: {"targets": {"l1": {}, "l2": {}}}})
+    return Run(tmp_path, config or {exp: {"targets": {"l1": {"lags": list(lags)}, "l2": {"lags": list(lags)}}}})
 
 
-def test_e2_design_matches_the_printed_counts_and_fails_on_others(tmp_path):
-    per_target = _paper("ISDP-E2-design-counts")["l1 draws"]
-    pairs = _paper("ISDP-E2-design-counts")["l1 pairs per lag"]
-    run = _lattice_run(tmp_path, "e2", chains=4, per_chain=per_target // 4, thin=100, pairs=(pairs, pairs))
-    assert row_verdict("ISDP-E2-design-counts", run)[0] == "match"
-    assert row_verdict("ISDP-E1-design-counts", _lattice_run(tmp_path / "e1", "e1", chains=4,
-                                                             per_chain=per_target // 4, thin=100,
-                                                             pairs=(1, 1)))[0] == "match"
+def _kept(tmp_path, exp, **change):
+    """A run of the repository's config for ``exp`` whose outputs keep its design, but for ``change``."""
+    cfg = CONFIG[exp]
+    chains, per_chain = cfg["draws"]["n_chains"], cfg["draws"]["n_draws"] // cfg["draws"]["n_chains"]
+    lags = cfg["targets"]["l1"]["lags"]  # both targets' files get these lags: configured alike
+    config = {exp: {**cfg, "targets": {n: {**t, "lags": lags} for n, t in cfg["targets"].items()}}}
+    design = {"chains": chains, "per_chain": per_chain, "thin": cfg["draws"]["thin"], "lags": lags,
+              "pairs": [cfg["coupling"]["n_pairs"]] * len(lags), "config": config}
+    return _lattice_run(tmp_path, exp, **(design | change))
 
 
-@pytest.mark.parametrize("change", ["fewer draws", "fewer pairs at one lag"])
-def test_e2_design_differs_when_the_run_kept_other_numbers(tmp_path, change):
-    n = _paper("ISDP-E2-design-counts")["l1 draws"]
-    pairs = _paper("ISDP-E2-design-counts")["l1 pairs per lag"]
-    per_chain = n // 4 - (change == "fewer draws")
-    run = _lattice_run(tmp_path, "e2", chains=4, per_chain=per_chain, thin=100,
-                       pairs=(pairs, pairs - (change == "fewer pairs at one lag")))
-    status, m = row_verdict("ISDP-E2-design-counts", run)
-    assert status == "differs", m.text
+@pytest.mark.parametrize("exp", ["e1", "e2"])
+def test_design_check_matches_a_run_that_kept_its_configured_design(tmp_path, exp):
+    status, m = row_verdict(f"ISDP-{exp.upper()}-design-counts", _kept(tmp_path, exp))
+    assert status == "match" and m.value == 0 and "all kept" in m.text, m.text
+
+
+@pytest.mark.parametrize("change", ["one chain short", "fewer draws", "fewer pairs at one lag", "a lag missing",
+                                    "a lag not configured", "a target missing"])
+@pytest.mark.parametrize("exp", ["e1", "e2"])
+def test_design_check_fails_when_a_chain_draw_lag_pair_or_target_is_missing(tmp_path, exp, change):
+    cfg = CONFIG[exp]
+    chains, per_chain = cfg["draws"]["n_chains"], cfg["draws"]["n_draws"] // cfg["draws"]["n_chains"]
+    lags, n = cfg["targets"]["l1"]["lags"], cfg["coupling"]["n_pairs"]
+    run = _kept(tmp_path, exp, **{
+        "one chain short": {"chains": chains - 1},
+        "fewer draws": {"per_chain": per_chain - 1},
+        "fewer pairs at one lag": {"pairs": [n] * (len(lags) - 1) + [n - 1]},
+        "a lag missing": {"lags": lags[:-1], "pairs": [n] * (len(lags) - 1)},
+        "a lag not configured": {"lags": [*lags, lags[-1] + 1], "pairs": [n] * (len(lags) + 1)},
+        "a target missing": {"targets": ("l1",)},
+    }[change])
+    status, m = row_verdict(f"ISDP-{exp.upper()}-design-counts", run)
+    assert status == "differs" and m.value >= 1, m.text
+
+
+def test_design_check_reads_the_config_it_was_given_not_the_papers_numbers(tmp_path):
+    """The CI profile's smaller sizes are kept when configured; the same outputs depart from config.yaml's."""
+    ci = load_config(ROOT / "config" / "config.yaml", ROOT / "config" / "ci.yaml")["e2"]
+    config = {"e2": {**ci, "targets": {n: {**t, "lags": [10, 20]} for n, t in ci["targets"].items()}}}
+    shape = {"chains": ci["draws"]["n_chains"], "per_chain": ci["draws"]["n_draws"] // ci["draws"]["n_chains"],
+             "thin": ci["draws"]["thin"], "pairs": (ci["coupling"]["n_pairs"],) * 2}
+    ci_run = _lattice_run(tmp_path / "ci", "e2", **shape, config=config)
+    assert row_verdict("ISDP-E2-design-counts", ci_run)[0] == "match"
+    paper = {"e2": {**CONFIG["e2"], "targets": config["e2"]["targets"]}}
+    status, m = row_verdict("ISDP-E2-design-counts", _lattice_run(tmp_path / "paper", "e2", **shape, config=paper))
+    assert status == "differs" and m.value == 2 * (1 + 2), m.text  # per target: its draws, its pairs at 2 lags
 
 
 def test_thinning_row_reads_the_draws_record(tmp_path):

@@ -114,15 +114,16 @@ def invariant_release(run: Run, paper, *, strata: list, release: str, rate: floa
 
 def swap_varies_needs_budget(run: Run, paper, *, strata: list, rates: list[float],
                              compare: str = "dataset") -> Measurement:
-    """The slides' statement (3): a mechanism that varies within a universe (some x, x' of it at finite distance with
-    P_x ≠ P_x') has a budget ε > 0 when d_Pr is a metric. Permutation swapping on small strata, exactly: for every
-    (stratum, rate) whether it varies (largest total variation between datasets of the universe) and its exact
-    budget, the worst loss per unit of distance; the value is the smallest budget where it varies. ``compare``: what
-    d_Pr compares, the swapped stratum (``dataset``: d_MULT, a metric) or only its invariants (``invariants``: a
-    pseudometric, which the statement excludes)."""
+    """The slides' statement (3) applied to permutation swapping: a mechanism that varies within a universe (some
+    x, x' of it at finite distance with P_x ≠ P_x') has a budget ε > 0 when d_Pr is a metric. Exactly, on every
+    (stratum, rate) case of the registry's set, whether swapping varies (the largest total variation between
+    datasets of the universe) and its exact budget, the worst loss per unit of distance; the value is the smallest
+    budget over every case, so a case where the mechanism does not vary reads 0. ``compare``: what d_Pr compares,
+    the swapped stratum (``dataset``: d_MULT, a metric) or only its invariants (``invariants``: a pseudometric,
+    which the statement excludes)."""
     from isdp.experiments.e8_privacy_accounting.swap_audit import invariants, loss_per_unit, universe_log_laws
 
-    varying, constant = {}, []
+    cases = []  # (budget, total variation, b, repeated values, p)
     for h, k in _strata(strata):
         for p in rates:
             log_p, distance = universe_log_laws(h, k, p)
@@ -130,18 +131,19 @@ def swap_varies_needs_budget(run: Run, paper, *, strata: list, rates: list[float
             tv = 0.5 * float(np.max(np.abs(prob[:, None, :] - prob[None, :, :]).sum(axis=2)))
             if compare == "invariants":
                 log_p = universe_log_laws(h, k, p, lambda x, _: {invariants(x): 1.0})[0]
-            loss = loss_per_unit(log_p, distance)
-            if tv > 1e-12:
-                varying[(len(h), p)] = (loss, tv)
-            else:
-                constant.append(f"b = {len(h)}, p = {p:g} (loss {loss:.1e})")
-    (b, p), (least, tv) = min(varying.items(), key=lambda kv: kv[1][0])
-    return Measurement(least, f"{len(varying)} of {len(varying) + len(constant)} (stratum, rate) cases vary within "
-                              f"their universe; smallest exact budget among them {least:.4f} (b = {b}, p = {p:g}, "
-                              f"largest total variation {tv:.3f}); d_Pr compares the {compare}",
+            cases.append((loss_per_unit(log_p, distance), tv, len(h), len(set(k)) < len(k), p))
+
+    def label(case):
+        return f"b = {case[2]}{' (repeated values)' if case[3] else ''}, p = {case[4]:g}"
+
+    least = min(cases)
+    constant = [f"{label(c)} (budget {c[0]:.1e})" for c in cases if c[1] <= 1e-12]
+    return Measurement(least[0], f"{len(cases) - len(constant)} of {len(cases)} (stratum, rate) cases vary within "
+                                 f"their universe; smallest exact budget {least[0]:.4f} ({label(least)}, largest "
+                                 f"total variation {least[1]:.3f}); d_Pr compares the {compare}",
                        note="cases that do not vary (every dataset of the universe has the same law, so ε = 0 is "
-                            "allowed and the statement says nothing): " + ("; ".join(constant) or "none"),
-                       n=len(varying) + len(constant))
+                            "allowed and the premise of (3) fails): " + ("; ".join(constant) or "none"),
+                       n=len(cases))
 
 
 def swap_derived_products(run: Run, paper, *, strata: list, rates: list[float], products: list[str],

@@ -55,24 +55,32 @@ def workload_queries(run: Run, paper, *, per_unit: int, blocks: float) -> Measur
 
 
 def workload_consistency(run: Run, paper, *, per_unit: int, blocks: float, queries_rounding: float,
-                         blocks_rounding: float, exclude: list[str]) -> Measurement:
-    """Whether the printed query total, queries per unit and number of blocks fit together: the units U the
-    total allows (641 U rounding to it) against the fewest units the blocks allow (the blocks, rounding to the
-    printed number, plus the counties, states and nation of the committed county extract; tracts and block
-    groups are not in this repository; states ``exclude`` left out). The value is the largest allowed U minus the
-    smallest needed."""
+                         blocks_rounding: float, tallies: dict, exclude: list[str]) -> Measurement:
+    """Whether the printed query total, queries per unit and number of blocks fit together over the talk's six
+    geographic levels: the units U the total allows (641 U rounding to it) against the fewest units the levels
+    need — the nation (1), the states and counties of the committed county extract (states ``exclude`` left out),
+    the tracts and block groups of the published 2010 ``tallies``, and the blocks, rounding to the printed number.
+    The value is the largest allowed U minus the smallest needed. The tallies' own states and counties are set
+    beside the extract's, and their blocks beside the printed number."""
     t = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str})
     t = t[~t["state_fips"].isin(exclude)]
-    higher = len(t) + t["state_fips"].nunique() + 1
+    levels = {"nation": 1, "state": t["state_fips"].nunique(), "county": len(t),
+              "tract": int(tallies["tract"]), "block group": int(tallies["block_group"])}
     lo, hi = (float(paper) - queries_rounding) / per_unit, (float(paper) + queries_rounding) / per_unit
-    needed = blocks - blocks_rounding + higher
+    fewest, most = blocks - blocks_rounding, blocks + blocks_rounding
+    needed = fewest + sum(levels.values())
     text = (f"{float(paper):.2g} queries (±{queries_rounding:.2g}) / {per_unit} allow {lo / 1e6:.3f} to "
-            f"{hi / 1e6:.3f} million units; ≈ {blocks / 1e6:g} million blocks (at least "
-            f"{(blocks - blocks_rounding) / 1e6:g}) + {higher:,} counties, states and nation need at least "
-            f"{needed / 1e6:.3f} million")
-    return Measurement(hi - needed, text,
-                       note=f"at {blocks / 1e6:g} million blocks exactly, {per_unit} queries per unit would be at "
-                            f"least {per_unit * (blocks + higher) / 1e9:.2f} billion")
+            f"{hi / 1e6:.3f} million units; ≈ {blocks / 1e6:g} million blocks (at least {fewest / 1e6:g}) + "
+            + ", ".join(f"{n:,} {k}" for k, n in levels.items()) + f" need at least {needed / 1e6:.3f} million")
+    agree = all(levels[k] == int(tallies[k]) for k in ("state", "county"))
+    note = (f"the extract's {levels['state']} states and {levels['county']:,} counties "
+            f"{'agree with' if agree else 'differ from'} the tallies' {int(tallies['state'])} and "
+            f"{int(tallies['county']):,}; counted alone, the blocks ({fewest / 1e6:g} to {most / 1e6:g} million) "
+            f"{'fit' if fewest <= hi and most >= lo else 'do not fit'} the total; the tallies count "
+            f"{int(tallies['block']):,} tabulation blocks, not the talk's ≈ {blocks / 1e6:g} million; at "
+            f"{blocks / 1e6:g} million blocks exactly, {per_unit} queries per unit over the six levels would be "
+            f"{per_unit * (blocks + sum(levels.values())) / 1e9:.2f} billion")
+    return Measurement(hi - needed, text, note=note)
 
 
 def state_units(run: Run, paper, *, exclude: list[str]) -> Measurement:

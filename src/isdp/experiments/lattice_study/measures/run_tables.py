@@ -46,17 +46,34 @@ def invariants_exact(run: Run, paper, *, exp: str) -> Measurement:
     return draws_keep_invariants(run, f"{exp}/problem.json", [f"{exp}/draws_{n}.nc" for n in norms])
 
 
-def design_counts(run: Run, paper, *, exp: str, pairs: bool) -> Measurement:
-    """The run's design as its outputs show it: retained draws per target (the draws files) and, with
-    ``pairs``, coupled pairs per lag (the convergence table; a list when the lags differ)."""
-    value = {}
-    for norm in run.config[exp]["targets"]:
-        chains, per_chain = load_draws(run.path(f"{exp}/draws_{norm}.nc")).shape[:2]
-        value[f"{norm} draws"] = int(chains * per_chain)
-        if pairs:
-            n = sorted(set(run.table(f"{exp}_convergence").query("target == @norm")["pairs"].astype(int)))
-            value[f"{norm} pairs per lag"] = n[0] if len(n) == 1 else n
-    return Measurement(value, ", ".join(f"{k} {v}" for k, v in value.items()))
+def design_kept(run: Run, paper, *, exp: str) -> Measurement:
+    """Whether this run kept the design it was configured with, read from its outputs: per configured target, the
+    draws file's chains (``draws.n_chains``) and retained draws (``draws.n_draws``), and the convergence table's
+    lags (the target's ``lags``), each with ``coupling.n_pairs`` coupled pairs. The value is the number of
+    departures: a target, lag, chain, draw or pair missing, or a count other than configured."""
+    cfg = run.config[exp]
+    chains, draws, pairs = (int(cfg["draws"]["n_chains"]), int(cfg["draws"]["n_draws"]),
+                            int(cfg["coupling"]["n_pairs"]))
+    conv = run.table(f"{exp}_convergence")
+    departures, kept = [], []
+    for norm, target in cfg["targets"].items():
+        path = run.path(f"{exp}/draws_{norm}.nc")
+        if path.exists():
+            c, per_chain = load_draws(path).shape[:2]
+            if (c, c * per_chain) != (chains, draws):
+                departures.append(f"{norm}: {c} chains, {c * per_chain} draws")
+        else:
+            departures.append(f"{norm}: no draws file")
+        found = dict(zip(conv.loc[conv["target"] == norm, "lag"].astype(int),
+                         conv.loc[conv["target"] == norm, "pairs"].astype(int), strict=True))
+        for lag in sorted(set(found) | {int(v) for v in target["lags"]}):
+            if found.get(lag) != pairs or lag not in target["lags"]:
+                departures.append(f"{norm} lag {lag}: {found.get(lag, 'no')} pairs"
+                                  + ("" if lag in target["lags"] else " (lag not configured)"))
+        kept.append(f"{norm} lags {fmt_list(target['lags'])}")
+    text = (f"configured: {chains} chains, {draws} draws and {pairs} pairs per lag per target ({'; '.join(kept)}); "
+            + (f"{len(departures)} departures: {'; '.join(departures)}" if departures else "all kept"))
+    return Measurement(len(departures), text)
 
 
 def retained_share(run: Run, paper, *, exp: str) -> Measurement:
