@@ -3,8 +3,9 @@
 #
 # The experiments are the config's `eN` blocks: each has a rule file workflow/rules/eN.smk that
 # calls register() once, and a review notebook notebooks/eN_*.py.ipynb. `rule all`, the
-# reproduction summary, the report's categories, the notebook rules and the workflow tests all
-# read EXPERIMENTS (written to results/tables/experiments.csv for the tests).
+# reproduction summary, the report's categories, the notebook rules, the scorecard and the workflow
+# tests all read EXPERIMENTS (written to results/tables/experiments.csv, with the documents' figures
+# and tables each experiment reproduces).
 import os
 import re
 from pathlib import Path
@@ -36,11 +37,56 @@ CLAIM_ARGS = {
 EXPERIMENT_IDS = sorted(
     (k for k in config if re.fullmatch(r"e\d+", k)), key=lambda k: int(k[1:])
 )
-EXPERIMENTS = {}  # id -> {"title", "notebook", "outputs"}, filled by register()
+EXPERIMENTS = (
+    {}
+)  # id -> {"title", "notebook", "outputs", "items", "captions"}, filled by register()
 EXPERIMENT_RULES = {}  # id -> its summary and notebook rules' inputs and params
+ITEM_LABELS = (
+    {}
+)  # output -> the report label of the document items it reproduces (register())
+CAPTION_RESULTS = (
+    {}
+)  # caption fragment name -> the rows it states (register(); report.smk writes them)
+REPORT_OUTPUTS = (
+    []
+)  # the scorecard and caption fragments (report.smk), asked for by `rule all`
 
 
-def register(exp, title, outputs, *, summary, notebook, notebook_params):
+def paper_items(output, label, *reproduces):
+    """The document items ``output`` reproduces, for register(): ``reproduces`` are (document,
+    section, item) triples — ``("ISDP", "§5", "Fig 1")``, ``("Subspace DP", "§1", "Fig 1 (left)")``, or
+    on slides the item by its quoted title, ``("Swapping slides", "", "table 'What if …?'")`` — as the
+    claims registry's locations name them (isdp.experiments.scorecard.parse_location); ``label`` is the
+    output's label in the report (item_label)."""
+    return [
+        {"document": d, "where": w, "item": i, "output": output, "label": label}
+        for d, w, i in reproduces
+    ]
+
+
+def item_label(output):
+    """The report label of an output that reproduces a document item ({"figure": …} or {"table": …})."""
+    kind = "figure" if output.endswith((".png", ".pdf")) else "table"
+    return {kind: ITEM_LABELS[output]}
+
+
+def caption_result(name):
+    """Where the result sentence of caption fragment ``name`` is written (an ``.. include::`` of the
+    caption reads it when `snakemake --report` runs in the run directory)."""
+    return f"results/report/captions/{name}.rst"
+
+
+def register(
+    exp,
+    title,
+    outputs,
+    *,
+    summary,
+    notebook,
+    notebook_params,
+    items=(),
+    captions=None,
+):
     """Enter an experiment in the registry and declare its summary and review-notebook rules;
     returns its report category ("E1 <title>").
 
@@ -49,12 +95,27 @@ def register(exp, title, outputs, *, summary, notebook, notebook_params):
     ``notebook``, the notebook's inputs besides the summary; ``notebook_params``, what the notebook
     reads from its params. Adds the experiment's summary rows, review checks and rendered review
     notebook to its outputs and finds its notebook.
+
+    ``items`` (paper_items) are the documents' figures and tables the outputs reproduce, in the
+    document's order: the scorecard lists them with the verdicts of the claims that speak of them, and
+    their outputs take their report labels from here (item_label). ``captions`` maps a caption
+    fragment's name to the rows its result sentence states: document items (``"ISDP Fig 2"``) or claim
+    ids (``"SDP-E3-audit-*"``, glob patterns); report.smk writes each to caption_result(name).
     """
     notebooks = sorted((REPO / "notebooks").glob(f"{exp}_*.py.ipynb"))
     if len(notebooks) != 1:
         raise ValueError(
             f"{exp}: expected one review notebook notebooks/{exp}_*.py.ipynb, found {len(notebooks)}"
         )
+    items = [dict(i) for i in items]
+    for item in items:
+        if item["output"] not in outputs:
+            raise ValueError(
+                f"{exp}: item {item['item']} names {item['output']}, not an output"
+            )
+        if ITEM_LABELS.setdefault(item["output"], item["label"]) != item["label"]:
+            raise ValueError(f"{exp}: {item['output']} has two labels")
+    CAPTION_RESULTS.update(captions or {})
     EXPERIMENTS[exp] = {
         "title": f"{exp.upper()} {title}",
         "notebook": notebooks[0].name.removesuffix(".py.ipynb"),
@@ -64,6 +125,7 @@ def register(exp, title, outputs, *, summary, notebook, notebook_params):
             f"results/tables/{exp}_review_checks.csv",
             f"results/notebooks/{exp}_review.html",
         ],
+        "items": items,
     }
     EXPERIMENT_RULES[exp] = {
         "summary": {"registry": REGISTRY, **summary},
@@ -95,7 +157,11 @@ def figure(stem):
 
 
 def all_outputs():
-    return [path for exp in EXPERIMENTS.values() for path in exp["outputs"]]
+    """Every experiment's registered outputs, then the scorecard and the caption fragments."""
+    return [
+        *(path for exp in EXPERIMENTS.values() for path in exp["outputs"]),
+        *REPORT_OUTPUTS,
+    ]
 
 
 def lattice_category(wildcards):

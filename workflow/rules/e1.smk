@@ -45,19 +45,41 @@ E1_CAT = register(
         norms=NORMS_E1,
         eps=E1["eps"],
     ),
+    items=[
+        *paper_items(
+            "results/figures/e1_fig3_constraints.png",
+            "ISDP Fig 3: the three constraints",
+            ("ISDP", "App. E.2", "Fig 3"),
+        ),
+        *paper_items(
+            "results/figures/e1_fig4_tv_bound.png",
+            "ISDP Fig 4: TV bound",
+            ("ISDP", "App. E.2", "Fig 4"),
+        ),
+        *paper_items(
+            "results/figures/e1_fig5_boxplots.png",
+            "ISDP Fig 5: noise box plots",
+            ("ISDP", "App. E.2", "Fig 5"),
+        ),
+    ],
+    captions=dict(
+        e1_fig3=["ISDP Fig 3"],
+        e1_fig4=["ISDP Fig 4"],
+        e1_boxplots=["ISDP Fig 5"],
+    ),
 )
 
 
 rule e1_problem:
     output:
         problem="results/e1/problem.json",
-        fig_pdf=report(
-            "results/figures/e1_fig3_constraints.pdf",
+        fig_pdf="results/figures/e1_fig3_constraints.pdf",
+        fig_png=report(
+            "results/figures/e1_fig3_constraints.png",
             caption="../report/e1_fig3.rst",
             category=E1_CAT,
-            labels={"figure": "Fig 3 (PDF)"},
+            labels=item_label("results/figures/e1_fig3_constraints.png"),
         ),
-        fig_png="results/figures/e1_fig3_constraints.png",
     log:
         "results/logs/e1_problem.log",
     conda:
@@ -87,7 +109,7 @@ rule e1_tv:
             "results/figures/e1_fig4_tv_bound.png",
             caption="../report/e1_fig4.rst",
             category=E1_CAT,
-            labels={"figure": "Fig 4"},
+            labels=item_label("results/figures/e1_fig4_tv_bound.png"),
         ),
     log:
         "results/logs/e1_tv.log",

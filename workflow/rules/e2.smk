@@ -6,6 +6,26 @@ E2 = config["e2"]
 NORMS_E2 = lattice_norms("e2")
 E2_TV_FIGS = {"l1": "e2_fig1_tv_bound_l1", "l2": "e2_fig6_tv_bound_l2"}
 E2_DRAW_TABLES = {"l1": "e2_table1_l1_draw", "l2": "e2_table3_l2_draw"}
+# The document items per norm, the TV figure then the noise-draw table: ISDP §5 shows ℓ1 (Fig 1,
+# Table 1), App. E.3 ℓ2 (Fig 6, Table 3).
+E2_NORM_ITEMS = {
+    norm: [
+        *paper_items(
+            f"results/figures/{E2_TV_FIGS[norm]}.png",
+            f"ISDP {fig}: TV bound, {name}",
+            ("ISDP", where, fig),
+        ),
+        *paper_items(
+            f"results/tables/{E2_DRAW_TABLES[norm]}.csv",
+            f"ISDP {table}: a noise draw, {name}",
+            ("ISDP", where, table),
+        ),
+    ]
+    for norm, where, fig, table, name in (
+        ("l1", "§5", "Fig 1", "Table 1", "ℓ1"),
+        ("l2", "App. E.3", "Fig 6", "Table 3", "ℓ2"),
+    )
+}
 
 E2_CAT = register(
     "e2",
@@ -58,6 +78,27 @@ E2_CAT = register(
         norms=NORMS_E2,
         eps=E2["eps"],
     ),
+    items=[
+        *(E2_NORM_ITEMS["l1"] if "l1" in NORMS_E2 else []),
+        *paper_items(
+            "results/tables/e2_table2_confidential.csv",
+            "ISDP Table 2: the confidential table",
+            ("ISDP", "App. E.3", "Table 2"),
+        ),
+        *(E2_NORM_ITEMS["l2"] if "l2" in NORMS_E2 else []),
+        *paper_items(
+            "results/figures/e2_fig7_boxplots.png",
+            "ISDP Fig 7: noise box plots",
+            ("ISDP", "App. E.3", "Fig 7"),
+        ),
+    ],
+    captions=dict(
+        e2_table2=["ISDP Table 2"],
+        e2_tv=[f"ISDP {E2_NORM_ITEMS[n][0]['item']}" for n in NORMS_E2],
+        e2_noise_tables=[f"ISDP {E2_NORM_ITEMS[n][1]['item']}" for n in NORMS_E2],
+        e2_boxplots=["ISDP Fig 7"],
+        e2_validation=["ISDP-E2-exact-conditioning"],
+    ),
 )
 
 
@@ -70,7 +111,7 @@ rule e2_problem:
             "results/tables/e2_table2_confidential.csv",
             caption="../report/e2_table2.rst",
             category=E2_CAT,
-            labels={"table": "Table 2"},
+            labels=item_label("results/tables/e2_table2_confidential.csv"),
         ),
         md="results/tables/e2_table2_confidential.md",
     log:
@@ -96,14 +137,17 @@ rule e2_tv:
             labels={"table": "convergence iterations"},
         ),
         fig_pdf=[f"results/figures/{E2_TV_FIGS[n]}.pdf" for n in NORMS_E2],
-        fig_png=report(
-            [f"results/figures/{E2_TV_FIGS[n]}.png" for n in NORMS_E2],
-            caption="../report/e2_tv.rst",
-            category=E2_CAT,
-            labels=lambda path: {
-                "figure": "Fig 1 (l1)" if "fig1" in path else "Fig 6 (l2)"
-            },
-        ),
+        # one report entry per norm, each with its own label (a labels function would be given the
+        # wildcards, not the path, and label both files alike)
+        fig_png=[
+            report(
+                f"results/figures/{E2_TV_FIGS[n]}.png",
+                caption="../report/e2_tv.rst",
+                category=E2_CAT,
+                labels=item_label(f"results/figures/{E2_TV_FIGS[n]}.png"),
+            )
+            for n in NORMS_E2
+        ],
     log:
         "results/logs/e2_tv.log",
     conda:
@@ -123,16 +167,15 @@ rule e2_noise_tables:
         problem="results/e2/problem.json",
         draws=expand("results/e2/draws_{norm}.nc", norm=NORMS_E2),
     output:
-        csv=report(
-            [f"results/tables/{E2_DRAW_TABLES[n]}.csv" for n in NORMS_E2],
-            caption="../report/e2_noise_tables.rst",
-            category=E2_CAT,
-            labels=lambda path: {
-                "table": (
-                    "Table 1 (l1 draw)" if "table1" in path else "Table 3 (l2 draw)"
-                )
-            },
-        ),
+        csv=[
+            report(
+                f"results/tables/{E2_DRAW_TABLES[n]}.csv",
+                caption="../report/e2_noise_tables.rst",
+                category=E2_CAT,
+                labels=item_label(f"results/tables/{E2_DRAW_TABLES[n]}.csv"),
+            )
+            for n in NORMS_E2
+        ],
         md=[f"results/tables/{E2_DRAW_TABLES[n]}.md" for n in NORMS_E2],
     log:
         "results/logs/e2_noise_tables.log",

@@ -76,6 +76,38 @@ E3_CAT = register(
         states=e3_states,
         r_hat_max=E3["mcmc"]["r_hat_max"],
     ),
+    items=[
+        *paper_items(
+            "results/figures/e3_fig2_illinois.png",
+            "ISDP Fig 2: Illinois",
+            ("ISDP", "§5", "Fig 2"),
+        ),
+        *paper_items(
+            "results/figures/e3_fig8_states.png",
+            "ISDP Fig 8: the other selected states",
+            ("ISDP", "App. E.4", "Fig 8"),
+        ),
+        *paper_items(
+            "results/figures/e3_das_slopes.png",
+            "Subspace DP Fig 1 (left): DAS error slopes",
+            ("Subspace DP", "§1", "Fig 1 (left)"),
+        ),
+    ],
+    captions=dict(
+        e3_fig2=["ISDP Fig 2"],
+        e3_fig8=["ISDP Fig 8"],
+        e3_das_slopes=["Subspace DP Fig 1 (left)"],
+        e3_audit_counts=["SDP-E3-audit-*"],
+        e3_nonnegativity=[
+            "ISDP-E3-nonnegative",
+            "ISDP-E3-noise-band",
+            "ISDP-E3-no-truncation-probable",
+        ],
+        e3_exact=["ISDP-E3-exact-sampler"],
+        e3_unbiasedness=["ISDP-E3-unbiased"],
+        e3_convergence=["ISDP-E3-r-hat"],
+        e3_certificates=["ISDP-E3-coupling-met"],
+    ),
 )
 
 
@@ -137,7 +169,7 @@ rule e3_audit_report:
             "results/figures/e3_das_slopes.png",
             caption="../report/e3_das_slopes.rst",
             category=E3_CAT,
-            labels={"figure": "DAS slopes (Subspace DP Fig 1 left)"},
+            labels=item_label("results/figures/e3_das_slopes.png"),
         ),
     log:
         "results/logs/e3_audit_report.log",
@@ -211,14 +243,14 @@ rule e3_figures:
             "results/figures/e3_fig2_illinois.png",
             caption="../report/e3_fig2.rst",
             category=E3_CAT,
-            labels={"figure": "Fig 2 (Illinois)"},
+            labels=item_label("results/figures/e3_fig2_illinois.png"),
         ),
         fig8_pdf="results/figures/e3_fig8_states.pdf",
         fig8_png=report(
             "results/figures/e3_fig8_states.png",
             caption="../report/e3_fig8.rst",
             category=E3_CAT,
-            labels={"figure": "Fig 8 (other states)"},
+            labels=item_label("results/figures/e3_fig8_states.png"),
         ),
     log:
         "results/logs/e3_figures.log",

@@ -50,6 +50,22 @@ E4_CAT = register(
         headline=E3["selection"]["always"][0],
         n_releases=E4["n_releases"],
     ),
+    items=paper_items(
+        "results/figures/e4_fig10_illinois.png",
+        "ISDP Fig 10 and Subspace DP Fig 1 (right): Illinois",
+        ("ISDP", "App. E.4", "Fig 10"),
+        ("Subspace DP", "§1", "Fig 1 (right)"),
+    ),
+    captions=dict(
+        e4_fig10=["ISDP Fig 10", "Subspace DP Fig 1 (right)"],
+        e4_overlap=["ISDP-E4-overlap-*", "ISDP-E4-lp-concentration"],
+        e4_metrics=[
+            "ISDP-E4-unbiased",
+            "ISDP-E4-integer-invariant",
+            "ISDP-E4-mechanisms-flat",
+            "ISDP-E4-lp-concentration",
+        ],
+    ),
 )
 
 
@@ -156,14 +172,14 @@ rule e4_figures:
             "results/figures/e4_fig10_illinois.png",
             caption="../report/e4_fig10.rst",
             category=E4_CAT,
-            labels={"figure": "Fig 10 (Illinois)"},
+            labels=item_label("results/figures/e4_fig10_illinois.png"),
         ),
         states_pdf="results/figures/e4_fig10_states.pdf",
         states_png=report(
             "results/figures/e4_fig10_states.png",
             caption="../report/e4_fig10_states.rst",
             category=E4_CAT,
-            labels={"figure": "Fig 10 (other states)"},
+            labels={"figure": "Fig 10's layout, the other selected states"},
         ),
         ratio_pdf="results/figures/e4_sd_ratio.pdf",
         ratio_png=report(

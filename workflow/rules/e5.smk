@@ -53,6 +53,35 @@ E5_CAT = register(
     notebook_params=dict(
         methods=E5_METHODS,
     ),
+    items=[
+        *paper_items(
+            "results/tables/e5_table1.csv",
+            "Congenial DP Table 1: the sex × age table and a release",
+            ("Congenial DP", "§3", "Table 1"),
+        ),
+        *paper_items(
+            "results/figures/e5_fig1_distances.png",
+            "Congenial DP Fig 1: distances of four mechanisms",
+            ("Congenial DP", "§3", "Fig 1"),
+        ),
+        *paper_items(
+            "results/figures/e5_fig2_acceptance.png",
+            "Congenial DP Fig 2: acceptance rate",
+            ("Congenial DP", "App. C", "Fig 2"),
+        ),
+        *paper_items(
+            "results/figures/e5_fig3_traces.png",
+            "Congenial DP Fig 3: trace plots",
+            ("Congenial DP", "App. C", "Fig 3"),
+        ),
+    ],
+    captions=dict(
+        e5_table1=["Congenial DP Table 1"],
+        e5_fig1=["Congenial DP Fig 1"],
+        e5_fig2=["Congenial DP Fig 2"],
+        e5_fig3=["Congenial DP Fig 3"],
+        e5_convergence=["CDP-E5-fig1-convergence"],
+    ),
 )
 
 
@@ -90,7 +119,7 @@ rule e5_acceptance:
             "results/figures/e5_fig2_acceptance.png",
             caption="../report/e5_fig2.rst",
             category=E5_CAT,
-            labels={"figure": "Fig 2"},
+            labels=item_label("results/figures/e5_fig2_acceptance.png"),
         ),
     log:
         "results/logs/e5_acceptance.log",
@@ -122,7 +151,7 @@ rule e5_trace:
             "results/figures/e5_fig3_traces.png",
             caption="../report/e5_fig3.rst",
             category=E5_CAT,
-            labels={"figure": "Fig 3"},
+            labels=item_label("results/figures/e5_fig3_traces.png"),
         ),
     log:
         "results/logs/e5_trace.log",
@@ -149,7 +178,7 @@ rule e5_table1:
             "results/tables/e5_table1.csv",
             caption="../report/e5_table1.rst",
             category=E5_CAT,
-            labels={"table": "Table 1"},
+            labels=item_label("results/tables/e5_table1.csv"),
         ),
         md="results/tables/e5_table1.md",
     log:
@@ -207,7 +236,7 @@ rule e5_fig1:
             "results/figures/e5_fig1_distances.png",
             caption="../report/e5_fig1.rst",
             category=E5_CAT,
-            labels={"figure": "Fig 1"},
+            labels=item_label("results/figures/e5_fig1_distances.png"),
         ),
     log:
         "results/logs/e5_fig1.log",

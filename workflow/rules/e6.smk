@@ -29,6 +29,21 @@ E6_CAT = register(
     notebook_params=dict(
         e6=E6,
     ),
+    captions=dict(
+        e6_readings=[
+            "SDP-E6-median",
+            "SDP-E6-q05",
+            "SDP-E6-q95",
+            "SDP-E6-reading-*",
+        ],
+        e6_mechanism=[
+            "SDP-E6-unbiased",
+            "SDP-E6-invariants",
+            "SDP-E6-total-error",
+            "SDP-E6-conditioning",
+            "SDP-E6-data-independence",
+        ],
+    ),
 )
 
 

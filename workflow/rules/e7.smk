@@ -45,6 +45,26 @@ E7_CAT = register(
     notebook_params=dict(
         x=E7["x"],
     ),
+    items=paper_items(
+        "results/tables/e7_table2.csv",
+        "Congenial DP Table 2 (exact)",
+        ("Congenial DP", "§4", "Table 2"),
+    ),
+    captions=dict(
+        e7_table2=["Congenial DP Table 2"],
+        e7_simulation=["CDP-E7-table2-simulation"],
+        e7_conditioning=["CDP-E7-conditional-law"],
+        e7_dg_quantile=["CDP-E7-dg-quantile"],
+        e7_noise_laws=[
+            "CDP-E7-l2-noise-mixture",
+            "CDP-E7-signed-gamma-sum",
+            "CDP-E7-l1-noise-law",
+        ],
+        e7_privacy=[
+            "CDP-E7-privacy-*",
+            "CDP-E7-gamma-example41",
+        ],
+    ),
 )
 
 
@@ -54,7 +74,7 @@ rule e7_tables:
             "results/tables/e7_table2.csv",
             caption="../report/e7_table2.rst",
             category=E7_CAT,
-            labels={"table": "Table 2 (exact)"},
+            labels=item_label("results/tables/e7_table2.csv"),
         ),
         privacy=report(
             "results/tables/e7_privacy.csv",

@@ -63,6 +63,54 @@ E8_CAT = register(
     notebook_params=dict(
         tda=E8["tda"],
     ),
+    items=[
+        *paper_items(
+            "results/figures/e8_swap_epsilon.png",
+            "Swapping slides: ε against the swap rate",
+            (
+                "Swapping slides",
+                "",
+                "'Swapping satisfies DP, subject to its invariants', figure",
+            ),
+        ),
+        *paper_items(
+            "results/tables/e8_tda_conversion.csv",
+            "Swapping slides: TopDown's ρ → ε",
+            ("Swapping slides", "", "table 'Examples from the US Decennial Censuses'"),
+        ),
+        *paper_items(
+            "results/tables/e8_swap_ma1940.csv",
+            "Swapping slides: swap rate → ε, 1940 Massachusetts",
+            (
+                "Swapping slides",
+                "",
+                "'Numerical demonstration: 1940 Census full count data', table",
+            ),
+        ),
+        *paper_items(
+            "results/tables/e8_swap_2020.csv",
+            "Swapping slides: swap rate → ε, 2020 what-if",
+            ("Swapping slides", "", "table 'What if the 2020 Census used swapping?'"),
+        ),
+        *paper_items(
+            "results/tables/e8_tda_variance.csv",
+            "TopDown talk: noise variances",
+            ("TopDown talk", "", "tables of the slides 'RDP/zCDP'"),
+        ),
+    ],
+    captions=dict(
+        e8_swap_epsilon=[
+            "Swapping slides 'Swapping satisfies DP, subject to its invariants', figure"
+        ],
+        e8_swap_tables=[
+            "Swapping slides 'Numerical demonstration: 1940 Census full count data', table",
+            "Swapping slides table 'What if the 2020 Census used swapping?'",
+        ],
+        e8_swap_min=["SWAP-E8-min-epsilon", "SWAP-E8-two-rates"],
+        e8_tda_conversion=["SWAP-E8-tda-epsilon"],
+        e8_tda_variance=["TopDown talk tables of the slides 'RDP/zCDP'"],
+        e8_dorm=["TDA-E8-dorm-*"],
+    ),
 )
 
 
@@ -75,13 +123,13 @@ rule e8_swapping:
             "results/tables/e8_swap_ma1940.csv",
             caption="../report/e8_swap_tables.rst",
             category=E8_CAT,
-            labels={"table": "swap rate → ε, 1940 Massachusetts"},
+            labels=item_label("results/tables/e8_swap_ma1940.csv"),
         ),
         census2020=report(
             "results/tables/e8_swap_2020.csv",
             caption="../report/e8_swap_tables.rst",
             category=E8_CAT,
-            labels={"table": "swap rate → ε, 2020 what-if"},
+            labels=item_label("results/tables/e8_swap_2020.csv"),
         ),
         minima=report(
             "results/tables/e8_swap_min.csv",
@@ -95,7 +143,7 @@ rule e8_swapping:
             "results/figures/e8_swap_epsilon.png",
             caption="../report/e8_swap_epsilon.rst",
             category=E8_CAT,
-            labels={"figure": "ε vs swap rate"},
+            labels=item_label("results/figures/e8_swap_epsilon.png"),
         ),
     log:
         "results/logs/e8_swapping.log",
@@ -114,7 +162,7 @@ rule e8_conversion:
             "results/tables/e8_tda_conversion.csv",
             caption="../report/e8_tda_conversion.rst",
             category=E8_CAT,
-            labels={"table": "TopDown ρ → ε"},
+            labels=item_label("results/tables/e8_tda_conversion.csv"),
         ),
     log:
         "results/logs/e8_conversion.log",
@@ -139,7 +187,7 @@ rule e8_variance:
             "results/tables/e8_tda_variance.csv",
             caption="../report/e8_tda_variance.rst",
             category=E8_CAT,
-            labels={"table": "noise variances"},
+            labels=item_label("results/tables/e8_tda_variance.csv"),
         ),
         fig_pdf="results/figures/e8_tda_variance.pdf",
         fig_png=report(

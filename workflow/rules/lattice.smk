@@ -168,7 +168,9 @@ rule lattice_boxplots:
             "results/figures/{exp}_{fig}_boxplots.png",
             caption="../report/lattice_boxplots.rst",
             category=lattice_category,
-            labels={"figure": "noise box plots"},
+            labels=lambda wc: item_label(
+                f"results/figures/{wc.exp}_{wc.fig}_boxplots.png"
+            ),
         ),
     log:
         "results/logs/{exp}_{fig}_boxplots.log",

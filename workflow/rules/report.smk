@@ -1,6 +1,10 @@
 # Across experiments: each experiment's claims summary and review notebook, the reproduction
-# summary, software versions, and the registry itself (results/tables/experiments.csv, which the
-# workflow tests read). The HTML report is `snakemake --report`.
+# summary, software versions, the registry itself (results/tables/experiments.csv, which the
+# scorecard and the workflow tests read), the scorecard and the captions' result sentences. The HTML
+# report is `snakemake --report`; it opens on the scorecard (workflow/report/workflow.rst).
+VERDICTS = (
+    "All verdicts: scorecard and summary"  # sorts first among the report's categories
+)
 
 
 # Rules `<exp>_summary` (the paper's claims against this run) and `<exp>_notebook` (the executed
@@ -62,7 +66,7 @@ rule reproduction_summary:
         table=report(
             "results/tables/reproduction_summary.csv",
             caption="../report/summary.rst",
-            category="Reproduction summary",
+            category=VERDICTS,
             labels={"table": "all claims"},
         ),
     log:
@@ -85,7 +89,7 @@ rule claim_counts:
         table=report(
             "results/tables/claim_counts.csv",
             caption="../report/counts.rst",
-            category="Reproduction summary",
+            category=VERDICTS,
             labels={"table": "counts by kind, status and cause"},
         ),
         markdown="results/claim_counts.md",
@@ -105,7 +109,7 @@ rule software_versions:
         table=report(
             "results/tables/software_versions.csv",
             caption="../report/software.rst",
-            category="Reproduction summary",
+            category="Software",
             labels={"table": "software versions"},
         ),
     log:
@@ -127,9 +131,65 @@ rule experiment_registry:
         ENV
     params:
         experiments=EXPERIMENTS,
-        step="isdp.experiments.reporting.experiment_registry",
+        step="isdp.experiments.scorecard.experiment_registry",
     script:
         STEP
+
+
+# Every document's figures and tables (the registry's items) with the verdicts of the claims that
+# speak of them: a standalone page, and the report's landing text (workflow/report/workflow.rst).
+rule scorecard:
+    input:
+        summary="results/tables/reproduction_summary.csv",
+        registry="results/tables/experiments.csv",
+        reproductions=sorted(
+            {i["output"] for e in EXPERIMENTS.values() for i in e["items"]}
+        ),
+        notebooks=[f"results/notebooks/{exp}_review.html" for exp in EXPERIMENTS],
+    output:
+        html=report(
+            "results/scorecard.html",
+            caption="../report/scorecard.rst",
+            category=VERDICTS,
+            labels={"page": "scorecard: every figure and table with its verdicts"},
+        ),
+        landing="results/report/scorecard.html",
+    log:
+        "results/logs/scorecard.log",
+    conda:
+        ENV
+    params:
+        step="isdp.experiments.scorecard.scorecard",
+    script:
+        STEP
+
+
+# The result sentence of each caption that states one (register(captions=…)): the verdicts and values
+# of the rows it names, which the caption includes (`.. include:: results/report/captions/<name>.rst`).
+rule report_captions:
+    input:
+        summary="results/tables/reproduction_summary.csv",
+        registry="results/tables/experiments.csv",
+    output:
+        fragments=[caption_result(name) for name in CAPTION_RESULTS],
+    log:
+        "results/logs/report_captions.log",
+    conda:
+        ENV
+    params:
+        captions=CAPTION_RESULTS,
+        step="isdp.experiments.captions.caption_results",
+    script:
+        STEP
+
+
+REPORT_OUTPUTS.extend(
+    [
+        "results/scorecard.html",
+        "results/report/scorecard.html",
+        *rules.report_captions.output.fragments,
+    ]
+)
 
 
 # The review notebook of each experiment, executed by its notebook rule (whose checks table

@@ -1,5 +1,6 @@
 """Steps across experiments: each experiment's claims summary, the reproduction summary, the
-software versions, the experiment registry table and the review notebooks rendered to HTML."""
+software versions and the review notebooks rendered to HTML (the experiment registry table and the
+scorecard are :mod:`isdp.experiments.scorecard`'s)."""
 
 from __future__ import annotations
 
@@ -111,14 +112,6 @@ def software_table(job: Job) -> None:
     table = software_versions()
     job.log.info("\n%s", table.to_string(index=False))
     write_table(table, job.output.table)
-
-
-def experiment_registry(job: Job) -> None:
-    """The workflow's experiment registry (``params.experiments``) as a table: experiment, report
-    category, notebook, outputs (read by the workflow tests)."""
-    rows = [{"experiment": exp, "title": entry["title"], "notebook": entry["notebook"],
-             "outputs": ";".join(entry["outputs"])} for exp, entry in job.params.experiments.items()]
-    write_table(pd.DataFrame(rows), job.output.table)
 
 
 # The verdict badges of claims.claim_markdown that common fonts lack: Debian's default, DejaVu, has none of
