@@ -22,12 +22,12 @@ from isdp.experiments import scorecard
 from isdp.experiments.jobs import Job
 from isdp.files import write_text
 
-_RST_SPECIAL = re.compile(r"([\\`*_|\[\]<>])")
+_RST_MARKUP = re.compile(r"([\\`*_|\[\]<>])")
 
 
 def rst_escape(text) -> str:
     """``text`` on one line, with every character reStructuredText could read as markup escaped."""
-    return _RST_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    return _RST_MARKUP.sub(r"\\\1", " ".join(str(text).split()))
 
 
 def select(rows: pd.DataFrame, selectors, items: pd.DataFrame) -> pd.DataFrame:
