@@ -12,7 +12,7 @@ SMK := snakemake --snakefile $(CURDIR)/Snakefile
 MAKE_START := $(shell date +%s)
 RECORD = python $(CURDIR)/benchmarks/measurements_table.py record --start $(MAKE_START) --stamp $(CURDIR)/$(VENV)/.installed
 
-.PHONY: reproduce report readme-counts test lint unit workflow-ci benchmark stability national lock clean
+.PHONY: reproduce report readme-counts docs test lint unit workflow-ci benchmark stability national lock clean
 
 # uv installs the same pinned set as pip (constraints.txt) in a fraction of the time; it is the
 # installer only, not a dependency of isdp. --compile-bytecode writes the .pyc files pip would:
@@ -23,14 +23,14 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet uv==$(UV_VERSION)
 	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(VENV)/bin/python -c constraints.txt \
-	  -e '.[workflow,dev,opendp]'
+	  -e '.[workflow,docs,dev,opendp]'
 	$(VENV)/bin/python -m compileall -q src
 	@touch $@
 
 ## lock: re-resolve pyproject.toml in a scratch venv and pin every version in constraints.txt
 lock:
 	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/pip install --quiet -e '.[workflow,dev,opendp]'
+	.lock-venv/bin/pip install --quiet -e '.[workflow,docs,dev,opendp]'
 	{ head -n 2 constraints.txt; echo "# Made on $$(.lock-venv/bin/python -V), $$(uname -sm), $$(date -u +%F)."; \
 	  .lock-venv/bin/pip freeze --all --exclude-editable | grep -v -e '^isdp' -e '^pip=='; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt && rm -rf .lock-venv
@@ -43,6 +43,13 @@ reproduce: $(VENV)/.installed
 
 report: $(VENV)/.installed
 	$(SMK) --report results/report.html
+
+## docs: the documentation site into docs/_build/html, warnings as errors; it renders the review notebooks
+## and scorecard of the run in ISDP_RUN (a directory holding results/; default: this repository's run)
+SPHINX := sphinx-build -W --keep-going -q -b html
+docs: $(VENV)/.installed
+	ISDP_RUN="$(ISDP_RUN)" $(SPHINX) docs docs/_build/html
+	@echo "The site: docs/_build/html/index.html"
 
 ## test: lint, a CI-profile workflow run in $(CI_DIR), then the unit, statistical and output tests
 test: lint workflow-ci
@@ -75,6 +82,7 @@ workflow-ci: $(VENV)/.installed
 	  | tee $(CI_DIR)/snakemake.out
 	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
 	$(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all -- $(CI_SUBSET)
+	ISDP_RUN=$(CI_DIR) $(SPHINX) -d $(CI_DIR)/site-doctrees docs $(CI_DIR)/site
 	{ $(CI_ENV) pytest -m workflow $(SLURM_TEST) > $(CI_DIR)/slurm-test.out 2>&1; echo $$? > $(CI_DIR)/slurm-test.rc; } & \
 	$(CI_ENV) pytest -n 2 --dist worksteal --deselect $(SLURM_TEST); status=$$?; wait; \
 	echo "--- $(SLURM_TEST) (run beside the others):"; cat $(CI_DIR)/slurm-test.out; \

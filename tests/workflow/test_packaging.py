@@ -22,7 +22,7 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _declared(extras=("workflow", "dev", "opendp")) -> list[str]:
+def _declared(extras=("workflow", "docs", "dev", "opendp")) -> list[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     specs = project["dependencies"] + [s for extra in extras for s in project["optional-dependencies"][extra]]
     return [_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in specs]
