@@ -36,6 +36,9 @@ import math
 import numpy as np
 from scipy import optimize, special
 
+#: The zCDP → (ε, δ)-DP conversions of :func:`zcdp_to_dp` and :func:`dp_to_zcdp` (module docstring):
+#: ``standard``, ``integer-orders`` and ``cks`` hold for every ρ-zCDP mechanism, ``gaussian-exact`` for
+#: the Gaussian mechanism only. For the same ρ and δ, gaussian-exact ≤ cks ≤ standard ≤ integer-orders.
 CONVERSIONS = ("standard", "integer-orders", "cks", "gaussian-exact")
 
 
@@ -50,25 +53,96 @@ def _check_b(b) -> np.ndarray:
 
 
 def swapping_epsilon_from_log_odds(t, b):
-    """ε of permutation swapping as a function of the log-odds t = logit p of the swap rate: exact
-    near p = 0 and p = 1, where ``swapping_epsilon`` would lose digits forming p."""
+    """Budget ε of permutation swapping as a function of the log-odds of the swap rate.
+
+    The same budget as :func:`swapping_epsilon`, written in t = logit p = ln(p/(1 − p)). It is
+    exact near p = 0 and p = 1, where forming p in floating point loses digits (p = 1 − 10⁻²⁰
+    rounds to 1).
+
+    Parameters
+    ----------
+    t : float or array_like
+        Log-odds logit p of the swap rate(s), any real numbers.
+    b : int or array_like
+        Largest stratum size(s), positive integers, broadcast against ``t``.
+
+    Returns
+    -------
+    numpy.float64 or ndarray of float
+        The budget ε = max(t, ln(b + 1) − t), in the broadcast shape of ``t`` and ``b`` (a
+        NumPy scalar for scalar inputs).
+
+    Raises
+    ------
+    ValueError
+        If an entry of ``b`` is not a positive integer.
+
+    See Also
+    --------
+    swapping_epsilon : The same in terms of p.
+
+    Notes
+    -----
+    Swapping slides; see the module docstring: ε is V-shaped in t with its minimum ln(b + 1)/2 at
+    t = ln(b + 1)/2.
+
+    Examples
+    --------
+    >>> from isdp.accounting import swapping_epsilon_from_log_odds
+    >>> round(float(swapping_epsilon_from_log_odds(0.0, 3)), 4)  # p = 1/2: ln 4
+    1.3863
+    >>> float(swapping_epsilon_from_log_odds(50.0, 3))  # p = expit(50), which rounds to 1.0
+    50.0
+    """
     return np.maximum(t, np.log1p(_check_b(b)) - t)
 
 
 def swapping_epsilon(p, b):
     """Budget ε of permutation swapping at swap rate ``p`` with largest stratum size ``b``.
 
+    The pure-DP budget of permutation swapping subject to its invariants, with the household
+    Hamming distance as data divergence (Swapping slides).
+
     Parameters
     ----------
     p : float or array_like
-        Swap rates in (0, 1).
+        Swap rate(s) in the open interval (0, 1).
     b : int or array_like
-        Largest stratum size(s), broadcast against ``p``.
+        Largest stratum size(s), positive integers, broadcast against ``p``.
 
     Returns
     -------
-    float or ndarray
-        ``max(logit p, ln(b + 1) − logit p)`` (the slides' two-case formula, see the module docstring).
+    float or ndarray of float
+        The budget ε = max(logit p, ln(b + 1) − logit p), a float for scalar inputs and an
+        array in the broadcast shape otherwise.
+
+    Raises
+    ------
+    ValueError
+        If a swap rate is not in (0, 1) or an entry of ``b`` is not a positive integer.
+
+    See Also
+    --------
+    swapping_epsilon_from_log_odds : The same in the log-odds, exact near p = 0 and 1.
+    swapping_min_epsilon : The smallest budget and the swap rate that attains it.
+    swap_rates_for_epsilon : The two swap rates of a budget.
+
+    Notes
+    -----
+    The Swapping slides state the budget with odds o = p/(1 − p) as ln(b + 1) − ln o for
+    0 < p ≤ 1/2 and max{ln o, ln(b + 1) − ln o} for 1/2 < p < 1. Since ln o ≤ 0 < ln(b + 1) − ln o
+    for p ≤ 1/2, both cases are max{logit p, ln(b + 1) − logit p} (docs/method.md §10).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.accounting import swapping_epsilon
+    >>> round(swapping_epsilon(0.05, 9), 4)  # ln 10 + ln 19
+    5.247
+    >>> np.round(swapping_epsilon([0.05, 0.5, 0.9], 9), 4).tolist()
+    [5.247, 2.3026, 2.1972]
+    >>> np.round(swapping_epsilon(0.5, [1, 3]), 4).tolist()  # larger strata, larger ε
+    [0.6931, 1.3863]
     """
     p = np.asarray(p, dtype=float)
     if np.any((p <= 0) | (p >= 1)):
@@ -78,9 +152,47 @@ def swapping_epsilon(p, b):
 
 
 def swapping_min_epsilon(b):
-    """The smallest attainable budget ε_b = ln(b + 1)/2 and the swap rate p* that attains it.
+    """Smallest attainable budget of permutation swapping and the swap rate that attains it.
 
-    p* has odds √(b + 1), i.e. p* = √(b + 1) / (1 + √(b + 1)).
+    Every swap rate p in (0, 1) has a budget of at least ε_b, and exactly one attains it; a larger
+    largest stratum size ``b`` raises the floor.
+
+    Parameters
+    ----------
+    b : int or array_like
+        Largest stratum size(s), positive integers.
+
+    Returns
+    -------
+    eps_b : float or ndarray of float
+        The smallest budget ε_b = ln(b + 1)/2.
+    p_star : float or ndarray of float
+        The swap rate p* whose budget is ε_b: its odds are √(b + 1), i.e.
+        p* = √(b + 1) / (1 + √(b + 1)). Floats for a scalar ``b``, arrays of its shape otherwise.
+
+    Raises
+    ------
+    ValueError
+        If an entry of ``b`` is not a positive integer.
+
+    See Also
+    --------
+    swapping_epsilon : The budget at any swap rate.
+    swap_rates_for_epsilon : The two swap rates of a larger budget.
+
+    Notes
+    -----
+    Swapping slides. In the log-odds t = logit p the budget max{t, ln(b + 1) − t} is V-shaped,
+    with its vertex at t = ln(b + 1)/2.
+
+    Examples
+    --------
+    >>> from isdp.accounting import swapping_epsilon, swapping_min_epsilon
+    >>> eps_b, p_star = swapping_min_epsilon(3)
+    >>> round(eps_b, 4), round(p_star, 4)  # ln 2 at odds 2
+    (0.6931, 0.6667)
+    >>> round(swapping_epsilon(p_star, 3), 4)
+    0.6931
     """
     half = 0.5 * np.log1p(_check_b(b))
     p_star = special.expit(half)
@@ -88,10 +200,55 @@ def swapping_min_epsilon(b):
 
 
 def swap_rates_for_epsilon(eps, b):
-    """The two swap rates p_low ≤ p* ≤ p_high whose budget is ``eps`` (largest stratum size ``b``).
+    """The two swap rates p_low ≤ p* ≤ p_high whose permutation-swapping budget is ``eps``.
 
-    p_low solves ln(b + 1) − logit p = ε and p_high solves logit p = ε. Raises ``ValueError`` when
-    ``eps`` is below the smallest attainable ε_b.
+    The inverse of :func:`swapping_epsilon` on each branch of its V: ``p_low`` is the swap rate
+    below p*, where the budget falls as p grows, and ``p_high`` the one above, where it rises.
+
+    Parameters
+    ----------
+    eps : float or array_like
+        Budget(s) ε, at least the smallest attainable ε_b = ln(b + 1)/2 (to within 1e-12).
+    b : int or array_like
+        Largest stratum size(s), positive integers, broadcast against ``eps``.
+
+    Returns
+    -------
+    p_low : float or ndarray of float
+        The swap rate on the left branch, solving ln(b + 1) − logit p = ε:
+        p_low = expit(ln(b + 1) − ε).
+    p_high : float or ndarray of float
+        The swap rate on the right branch, solving logit p = ε: p_high = expit(ε). Floats for
+        scalar inputs, arrays of the broadcast shape otherwise.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is below ε_b, or an entry of ``b`` is not a positive integer.
+
+    See Also
+    --------
+    swapping_epsilon : The inverse map, from a swap rate to its budget.
+    swapping_min_epsilon : The smallest budget ε_b and the swap rate p* between the two.
+
+    Notes
+    -----
+    Swapping slides: the budget is V-shaped in logit p, so every ε > ε_b is reached by exactly
+    two swap rates, and ε_b by p* alone (p_low = p_high = p*).
+
+    Examples
+    --------
+    >>> from isdp.accounting import swap_rates_for_epsilon, swapping_epsilon
+    >>> low, high = swap_rates_for_epsilon(1.0, 3)
+    >>> round(low, 4), round(high, 4)
+    (0.5954, 0.7311)
+    >>> round(swapping_epsilon(low, 3), 9), round(swapping_epsilon(high, 3), 9)
+    (1.0, 1.0)
+    >>> try:
+    ...     swap_rates_for_epsilon(0.5, 3)
+    ... except ValueError:
+    ...     print("below ln(4)/2")
+    below ln(4)/2
     """
     eps = np.asarray(eps, dtype=float)
     log_b1 = np.log1p(_check_b(b))
@@ -111,24 +268,103 @@ def _log_inv_delta(delta: float) -> float:
 
 
 def gaussian_delta(eps: float, mu: float) -> float:
-    """The exact privacy profile δ(ε) of the Gaussian mechanism with Δ/σ = μ (Balle & Wang 2018, Thm. 8):
-    Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), the second term in log space. The smallest δ for which the
-    mechanism is (ε, δ)-DP."""
+    """Exact privacy profile δ(ε) of the Gaussian mechanism with Δ/σ = ``mu``.
+
+    The smallest δ for which the Gaussian mechanism with ℓ2 sensitivity Δ and noise SD σ is
+    (ε, δ)-DP.
+
+    Parameters
+    ----------
+    eps : float
+        The ε at which to evaluate the profile, ≥ 0.
+    mu : float
+        The ratio μ = Δ/σ of the sensitivity to the noise SD, > 0.
+
+    Returns
+    -------
+    float
+        The profile δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), Φ the standard normal
+        distribution function.
+
+    See Also
+    --------
+    zcdp_to_dp : Its ``"gaussian-exact"`` conversion inverts this profile.
+
+    Notes
+    -----
+    Balle & Wang 2018, Thm. 8. The second term is computed in log space, e^(ε + ln Φ(·)), so it
+    does not overflow at large ε. At ε = 0 the profile is the total variation distance
+    2 Φ(μ/2) − 1 of the two output laws. The inputs are not checked.
+
+    Examples
+    --------
+    >>> from isdp.accounting import gaussian_delta
+    >>> round(gaussian_delta(1.0, 1.0), 4)
+    0.1269
+    >>> round(gaussian_delta(0.0, 1.0), 4)  # 2 Φ(1/2) − 1
+    0.3829
+    """
     a, c = mu / 2 - eps / mu, -mu / 2 - eps / mu
     return float(special.ndtr(a) - np.exp(eps + special.log_ndtr(c)))
 
 
 def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
-    """The ε of (ε, δ)-DP implied by ρ-zCDP under one of ``CONVERSIONS``.
+    """The ε of (ε, δ)-DP implied by ρ-zCDP under one of :data:`CONVERSIONS`.
+
+    A ρ-zCDP mechanism is (ε, δ)-DP for this ε at the given δ; the conversions differ in how
+    small an ε they certify, and ``"gaussian-exact"`` holds for the Gaussian mechanism only.
 
     Parameters
     ----------
     rho : float
-        zCDP parameter, ≥ 0.
+        The zCDP parameter ρ ≥ 0.
     delta : float
-        Target δ in (0, 1).
-    method : str
-        ``standard``, ``integer-orders``, ``cks`` or ``gaussian-exact`` (module docstring).
+        Target δ in the open interval (0, 1).
+    method : {"standard", "integer-orders", "cks", "gaussian-exact"}, default "standard"
+        The conversion (see Notes and the module docstring).
+
+    Returns
+    -------
+    float
+        The ε; 0.0 for ρ = 0 (and for ``"gaussian-exact"`` whenever δ(0) ≤ ``delta``).
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is not one of :data:`CONVERSIONS`, ``rho`` is negative, or ``delta`` is not
+        in (0, 1).
+
+    See Also
+    --------
+    dp_to_zcdp : The inverse.
+    gaussian_delta : The Gaussian mechanism's exact privacy profile.
+
+    Notes
+    -----
+    With L = ln(1/δ) (Bun & Steinke 2016 for zCDP; docs/method.md §10):
+
+    - ``"standard"``: ε = ρ + 2√(ρ L) (Bun & Steinke 2016, Prop. 1.3), the infimum of
+      αρ + L/(α − 1) over real orders α > 1, attained at α₀ = 1 + √(L/ρ).
+    - ``"integer-orders"``: the same infimum over integer orders α ≥ 2 only; the expression is
+      convex in α, so the best integer order is ⌊α₀⌋ or ⌈α₀⌉ (at least 2).
+    - ``"cks"``: inf_{α>1} αρ + (L − ln α)/(α − 1) + ln(1 − 1/α) (Canonne, Kamath & Steinke 2020),
+      minimised numerically over ln(α − 1) within 10 of ln(α₀ − 1).
+    - ``"gaussian-exact"``: the ε at which :func:`gaussian_delta` with μ = √(2ρ) equals δ, found by
+      root finding; it holds for the Gaussian mechanism with ρ = Δ²/(2σ²) only.
+
+    For every ρ and δ, gaussian-exact ≤ cks ≤ standard ≤ integer-orders.
+
+    Examples
+    --------
+    >>> from isdp.accounting import CONVERSIONS, zcdp_to_dp
+    >>> for method in CONVERSIONS:
+    ...     print(method, round(zcdp_to_dp(0.5, 1e-6, method), 4))
+    standard 5.7565
+    integer-orders 5.7631
+    cks 5.2215
+    gaussian-exact 4.8866
+    >>> zcdp_to_dp(0.0, 1e-6)
+    0.0
     """
     if method not in CONVERSIONS:
         raise ValueError(f"unknown conversion {method!r} (one of {CONVERSIONS})")
@@ -161,10 +397,53 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
 
 
 def dp_to_zcdp(eps: float, delta: float, method: str = "standard") -> float:
-    """The largest ρ whose ρ-zCDP converts (by ``method``) to (ε, δ)-DP: the inverse of ``zcdp_to_dp``.
+    """The largest ρ whose ρ-zCDP converts to (ε, δ)-DP: the inverse of :func:`zcdp_to_dp`.
 
-    ``standard`` has the closed form ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))²; the others are inverted by
-    root finding (each conversion is continuous and increasing in ρ).
+    Every ρ-zCDP mechanism with ρ at most the result is (ε, δ)-DP by the conversion ``method``;
+    e.g. the zCDP budget to give a Gaussian mechanism that must be (ε, δ)-DP.
+
+    Parameters
+    ----------
+    eps : float
+        Target ε > 0.
+    delta : float
+        Target δ in the open interval (0, 1).
+    method : {"standard", "integer-orders", "cks", "gaussian-exact"}, default "standard"
+        The conversion to invert (see :func:`zcdp_to_dp`).
+
+    Returns
+    -------
+    float
+        The ρ with ``zcdp_to_dp(ρ, delta, method) == eps`` (to root-finding accuracy).
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is not one of :data:`CONVERSIONS`, ``eps`` is not positive, or ``delta`` is
+        not in (0, 1).
+
+    See Also
+    --------
+    zcdp_to_dp : The conversion it inverts.
+
+    Notes
+    -----
+    ``"standard"`` has the closed form ρ = (√(L + ε) − √L)², L = ln(1/δ). The other conversions
+    are inverted by root finding (Brent's method), bracketed from the standard ρ: each is
+    continuous and increasing in ρ. The release uses it to find the Gaussian's σ per person
+    (docs/method.md §11).
+
+    Examples
+    --------
+    >>> from isdp.accounting import dp_to_zcdp, zcdp_to_dp
+    >>> rho = dp_to_zcdp(1.0, 1e-6)
+    >>> round(rho, 6)
+    0.017469
+    >>> round(zcdp_to_dp(rho, 1e-6), 9)
+    1.0
+    >>> rho_cks = dp_to_zcdp(1.0, 1e-6, method="cks")  # a tighter conversion allows a larger ρ
+    >>> rho_cks > rho, round(zcdp_to_dp(rho_cks, 1e-6, method="cks"), 9)
+    (True, 1.0)
     """
     if method not in CONVERSIONS:
         raise ValueError(f"unknown conversion {method!r} (one of {CONVERSIONS})")

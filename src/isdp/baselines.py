@@ -59,11 +59,39 @@ __all__ = [
 _QP_TOL = 1e-12
 _EQ_RTOL = 1e-7
 _INT_TOL = 1e-6
+#: The optima :func:`l1_projection_lp` can return for its ``method``: ``"vertex"`` (HiGHS' simplex,
+#: a vertex of the optimal face) or ``"interior"`` (HiGHS' interior point without crossover, the
+#: face's analytic centre).
 LP_METHODS = ("vertex", "interior")
 
 
 class SolverError(RuntimeError):
-    """An LP, MILP or QP solver did not return a certified optimum."""
+    """An LP, MILP or QP solver did not return a certified optimum.
+
+    Raised by :class:`L1Projector` (and so :func:`l1_projection_lp`, :func:`l1_projection_milp`
+    and :func:`dg_l1_projection`) when HiGHS does not report an optimal model status or its
+    integer point fails the rounding check, and by :func:`nnl2_projection` when Clarabel does not
+    solve the QP or its solution misses the equalities or the bounds by more than the tolerances.
+    Bad inputs raise :class:`ValueError` instead.
+
+    See Also
+    --------
+    L1Projector : The HiGHS projections.
+    nnl2_projection : The Clarabel QP.
+
+    Examples
+    --------
+    No s ≥ 0 has a negative total, so the NNL2 QP is infeasible:
+
+    >>> from isdp.baselines import SolverError, nnl2_projection
+    >>> try:
+    ...     nnl2_projection([1.0, 2.0], [[1, 1]], [-1.0])
+    ... except SolverError as err:
+    ...     print(err)
+    Clarabel did not solve the NNL2 QP (status PrimalInfeasible)
+    >>> issubclass(SolverError, RuntimeError)
+    True
+    """
 
 
 # --------------------------------------------------------------------------- validation
@@ -101,16 +129,60 @@ def _size(size: int) -> int:
 
 
 def row_space_basis(A) -> np.ndarray:
-    """An orthonormal basis Q (n × rank A) of the row space of ``A``; Π = I − Q Qᵀ projects onto null(A).
+    """Orthonormal basis of the row space of a constraint matrix.
 
-    Rank-deficient ``A`` (e.g. all margins of a table, which are linearly dependent) needs no
-    special care: only the eigenvectors of the r × r Gram matrix A Aᵀ with a non-zero eigenvalue
-    λ_k are kept (λ_k > λ_max · max(r, n) · machine ε), and Q = Aᵀ V Λ^(−1/2). This costs
-    O(r³ + nnz(A)·rank) instead of an SVD of the
-    n × r matrix Aᵀ (for the E6 margins: about 0.4 s against 3 s).
-    The Gram matrix squares A's condition number, so the result is checked on random probe
-    vectors (Q has orthonormal columns, and A Π z = 0); if the check fails, Q comes from an SVD
-    (:func:`scipy.linalg.orth`) instead.
+    Q has orthonormal columns spanning the row space of ``A``, so Π = I − Q Qᵀ is the orthogonal
+    projector onto null(A), the subspace the projection mechanisms keep their noise in. Π itself
+    is never formed as an n × n matrix: Π e is computed as e − Q (Qᵀ e).
+
+    Parameters
+    ----------
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix, one row per invariant and one column per cell. It may
+        be rank-deficient (e.g. all margins of a table, which are linearly dependent).
+
+    Returns
+    -------
+    ndarray of float, shape (n, rank A)
+        Q, with Qᵀ Q = I.
+
+    Raises
+    ------
+    InvariantError
+        If ``A`` is not a non-empty, finite, integer-valued 2-D matrix (a :class:`ValueError`).
+
+    See Also
+    --------
+    projected_gaussian, projected_laplace, projection_sd : The projections that use Q.
+    null_space_blocks : Bases of null(A) itself, block by block.
+
+    Notes
+    -----
+    Only the eigenvectors V of the r × r Gram matrix A Aᵀ whose eigenvalues λ_k are non-zero
+    (λ_k > λ_max · max(r, n) · machine ε) are kept, and Q = Aᵀ V Λ^(−1/2). This costs
+    O(r³ + nnz(A) · rank) instead of an SVD of the n × r matrix Aᵀ (for E6's 760 margins of
+    6,720 cells, about 0.4 s against 3 s). The Gram matrix squares the condition number of
+    ``A``, so the result is checked on fixed random probe vectors (Q has orthonormal columns and
+    A Π z = 0, to a relative 1e-10); if the check fails, Q comes from an SVD
+    (:func:`scipy.linalg.orth`) instead. The probes use their own generator, so no caller's
+    random stream is consumed. The columns of Q, and their signs, are not unique; Q Qᵀ is.
+
+    Examples
+    --------
+    Both margins of a 2 × 2 table: four invariants of rank 3, whose null space is spanned by
+    (1, −1, −1, 1):
+
+    >>> import numpy as np
+    >>> from isdp.baselines import row_space_basis
+    >>> A = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
+    >>> Q = row_space_basis(A)
+    >>> Q.shape
+    (4, 3)
+    >>> bool(np.allclose(Q.T @ Q, np.eye(3)))
+    True
+    >>> P = np.eye(4) - Q @ Q.T  # the projector onto null(A), here v vᵀ / 4
+    >>> np.round(4 * P, 6).tolist()
+    [[1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, 1.0, -1.0], [-1.0, 1.0, 1.0, -1.0], [1.0, -1.0, -1.0, 1.0]]
     """
     A = as_integer_matrix(A)
     S = sp.csr_array(A.astype(float))
@@ -153,12 +225,64 @@ def _basis(A: np.ndarray, basis) -> np.ndarray:
 def projected_laplace(
     x, A, eps: float, size: int, rng: np.random.Generator, sensitivity: float = 1.0
 ) -> np.ndarray:
-    """``size`` releases ``x + Π e`` with ``e ~ Lap(Δ/ε)^n`` and Π the projector onto null(A).
+    """Draw releases of the projected Laplace mechanism: Laplace noise projected onto null(A).
 
-    ``e`` is drawn as ``rng.laplace(0, Δ/ε, (size, n))`` and projected with
-    :func:`row_space_basis`. For one sum constraint Π e = e − mean(e). The release is unbiased,
-    with covariance 2 (Δ/ε)² Π, and satisfies A·release = A·x up to floating-point rounding; it
-    is real-valued. Returns a float array (size, n).
+    Each release is ``x + Π e`` with ``e`` i.i.d. Laplace(Δ/ε) in every cell and Π the
+    orthogonal projector onto the null space of ``A``, so every release keeps the invariants
+    ``A x``. The releases are real-valued.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        The confidential counts, finite (they need not be integers).
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix: the invariants are ``A x``.
+    eps : float
+        Privacy parameter ε > 0.
+    size : int
+        Number of releases, ≥ 1.
+    rng : numpy.random.Generator
+        Source of the noise, drawn as ``rng.laplace(0, Δ/ε, (size, n))``.
+    sensitivity : float, default 1.0
+        The ℓ1 sensitivity Δ > 0; the Laplace scale is Δ/ε.
+
+    Returns
+    -------
+    ndarray of float, shape (size, n)
+        One release per row.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` or ``sensitivity`` is not a positive finite number, ``size`` is not a
+        positive integer, or ``x`` and ``A`` have bad or mismatched shapes or values.
+
+    See Also
+    --------
+    projected_gaussian : The same with Gaussian noise.
+    projection_sd : The exact per-cell error SD (σ = √2 Δ/ε for Laplace noise).
+    row_space_basis : The basis the projection uses.
+
+    Notes
+    -----
+    Subspace DP Cor. 3.8 (docs/method.md §8). The release is unbiased, its error Π e has
+    covariance 2 (Δ/ε)² Π, and A · release = A x holds up to floating-point rounding. For one
+    sum constraint Π e = e − mean(e). The projection is :func:`row_space_basis` of ``A``,
+    computed on every call.
+
+    Examples
+    --------
+    Three counts with their total kept:
+
+    >>> import numpy as np
+    >>> from isdp.baselines import projected_laplace
+    >>> x = np.array([5, 3, 2])
+    >>> A = np.ones((1, 3), dtype=int)
+    >>> y = projected_laplace(x, A, eps=1.0, size=2, rng=np.random.default_rng(0))
+    >>> np.round(y, 2).tolist()
+    [[6.25, 3.32, 0.43], [1.82, 4.21, 3.97]]
+    >>> np.round(y.sum(axis=1), 9).tolist()
+    [10.0, 10.0]
     """
     x = as_vector(x, "x")
     A, _ = _constraints(A, n=x.size)
@@ -170,14 +294,74 @@ def projected_laplace(
 def projected_gaussian(
     x, A, sigma: float, size: int, rng: np.random.Generator, basis=None
 ) -> np.ndarray:
-    """``size`` releases ``x + Π e`` with ``e ~ N(0, σ²)^n`` i.i.d.: the projected Gaussian mechanism.
+    """Draw releases of the projected Gaussian mechanism: Gaussian noise projected onto null(A).
 
-    Subspace DP Cor. 3.5 (σ = Δ₂ c_{ε,δ} there). ``e`` is drawn as
-    ``rng.normal(0, σ, (size, n))``. The release is unbiased, satisfies A·release = A·x up to
-    floating-point rounding, and its error Π e is N(0, σ² Π): the law of x + e conditioned on
-    A(x + e) = A x (Subspace DP Thm 4.2), with E‖Π e‖² = (n − rank A) σ². ``basis``: a
-    :func:`row_space_basis` of ``A`` computed once and reused across calls (it is not
-    re-checked). Returns a float array (size, n).
+    Each release is ``x + Π e`` with ``e`` i.i.d. N(0, σ²) in every cell and Π the orthogonal
+    projector onto the null space of ``A``, so every release keeps the invariants ``A x``. The
+    releases are real-valued.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        The confidential counts, finite (they need not be integers).
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix: the invariants are ``A x``.
+    sigma : float
+        Noise standard deviation σ > 0 per cell before the projection.
+    size : int
+        Number of releases, ≥ 1.
+    rng : numpy.random.Generator
+        Source of the noise, drawn as ``rng.normal(0, σ, (size, n))``.
+    basis : ndarray of float, shape (n, rank A), optional
+        A :func:`row_space_basis` of ``A``, computed once and reused across calls; it is not
+        re-checked. By default it is computed on every call.
+
+    Returns
+    -------
+    ndarray of float, shape (size, n)
+        One release per row.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not a positive finite number, ``size`` is not a positive integer,
+        ``basis`` does not have n rows, or ``x`` and ``A`` have bad or mismatched shapes or
+        values.
+
+    See Also
+    --------
+    projected_laplace : The same with Laplace noise.
+    projection_sd : The exact per-cell error SD σ √Π_ii.
+    extended_gaussian : Gaussian noise drawn in the null space's own coordinates.
+
+    Notes
+    -----
+    Subspace DP Cor. 3.5, where σ = Δ₂ c_{ε,δ} (docs/method.md §8). The release is unbiased and
+    satisfies A · release = A x up to floating-point rounding. Its error Π e is N(0, σ² Π): the
+    law of x + e conditioned on A (x + e) = A x (Subspace DP Thm 4.2), with
+    E‖Π e‖² = (n − rank A) σ².
+
+    Examples
+    --------
+    Three counts with their total kept:
+
+    >>> import numpy as np
+    >>> from isdp.baselines import projected_gaussian, row_space_basis
+    >>> x = np.array([5, 3, 2])
+    >>> A = np.ones((1, 3), dtype=int)
+    >>> y = projected_gaussian(x, A, sigma=1.0, size=2, rng=np.random.default_rng(0))
+    >>> np.round(y, 2).tolist()
+    [[4.91, 2.66, 2.43], [5.13, 2.49, 2.38]]
+    >>> np.round(y.sum(axis=1), 9).tolist()
+    [10.0, 10.0]
+
+    With a basis computed once, the mean squared error per release is close to
+    (n − rank A) σ² = 2:
+
+    >>> Q = row_space_basis(A)
+    >>> y = projected_gaussian(x, A, sigma=1.0, size=20000, rng=np.random.default_rng(0), basis=Q)
+    >>> round(float(np.mean(((y - x) ** 2).sum(axis=1))), 2)
+    2.0
     """
     x = as_vector(x, "x")
     A, _ = _constraints(A, n=x.size)
@@ -187,10 +371,56 @@ def projected_gaussian(
 
 
 def projection_sd(A, sigma: float = 1.0, basis=None) -> np.ndarray:
-    """Exact per-cell error SD of :func:`projected_gaussian`: σ √Π_ii, with Π_ii = 1 − Σ_k Q_ik².
+    """Exact per-cell error standard deviation of the projected Gaussian mechanism.
 
-    The same holds for any i.i.d. noise of SD σ (projected Laplace: σ = √2 Δ/ε). Cells that
-    the invariants pin down (Π_ii = 0) get SD 0. Returns a float array (n,).
+    The error of :func:`projected_gaussian` in cell i has SD σ √Π_ii, with
+    Π_ii = 1 − Σ_k Q_ik² the diagonal of the projector onto null(A) (Q a
+    :func:`row_space_basis` of ``A``).
+
+    Parameters
+    ----------
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix.
+    sigma : float, default 1.0
+        Noise SD σ > 0 per cell before the projection.
+    basis : ndarray of float, shape (n, rank A), optional
+        A :func:`row_space_basis` of ``A`` to reuse; computed from ``A`` by default.
+
+    Returns
+    -------
+    ndarray of float, shape (n,)
+        The SD σ √Π_ii of every cell i; 0 for the cells the invariants pin down (Π_ii = 0).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not a positive finite number, ``A`` is not an integer-valued 2-D
+        matrix, or ``basis`` does not have n rows.
+
+    See Also
+    --------
+    projected_gaussian, projected_laplace : The mechanisms whose error SD this is.
+
+    Notes
+    -----
+    The error Π e of i.i.d. noise e with SD σ has covariance σ² Π, so the result holds for any
+    i.i.d. noise of SD σ; for projected Laplace noise σ = √2 Δ/ε. Rounding below 0 in
+    1 − Σ_k Q_ik² is clipped to 0. For both margins of a G × H table every cell has
+    Π_ii = (1 − 1/G)(1 − 1/H) (E6).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.baselines import projection_sd
+    >>> sd = projection_sd(np.ones((1, 3), dtype=int))  # one total: √(1 − 1/3)
+    >>> np.round(sd, 4).tolist()
+    [0.8165, 0.8165, 0.8165]
+
+    Cell 0 is an invariant itself, so it carries no error:
+
+    >>> A = np.array([[1, 0, 0], [0, 1, 1]])
+    >>> np.round(projection_sd(A, sigma=2.0), 4).tolist()
+    [0.0, 1.4142, 1.4142]
     """
     A = as_integer_matrix(A)
     Q = _basis(A, basis)
@@ -198,8 +428,55 @@ def projection_sd(A, sigma: float = 1.0, basis=None) -> np.ndarray:
 
 
 def null_space_blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(cells, Q) per independent block of the invariants, Q an orthonormal basis of the null space of
-    the block's columns: together the block-diagonal Q_N of Subspace DP §3.3 without its zeros."""
+    """Orthonormal bases of null(A), one per independent block of the invariants.
+
+    The cells split into blocks that share no invariant (the connected components of
+    :func:`isdp.constraints.blocks`). Each block's basis is an orthonormal basis of the null
+    space of the block's own submatrix; together they are the block-diagonal Q_N of Subspace DP
+    §3.3 without its zero blocks.
+
+    Parameters
+    ----------
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix.
+
+    Returns
+    -------
+    list of tuple of (ndarray, ndarray)
+        ``(cells, Q)`` per block, in the order of the blocks' first cells: ``cells`` the block's
+        cell indices (int, sorted), ``Q`` a float array (len(cells), k) with orthonormal columns
+        spanning the null space of ``A[:, cells]`` (k = 0 when the block's cells are all
+        pinned down). A cell in no invariant is a block of its own with ``Q = [[1.0]]``.
+
+    Raises
+    ------
+    InvariantError
+        If ``A`` is not a non-empty, finite, integer-valued 2-D matrix (a :class:`ValueError`).
+
+    See Also
+    --------
+    extended_gaussian : Draws noise with these bases.
+    row_space_basis : An orthonormal basis of the row space instead.
+
+    Notes
+    -----
+    Rows implied by a partition of narrower rows are set aside before the blocks are found
+    (they do not change the null space). Each block's basis comes from an SVD
+    (:func:`scipy.linalg.null_space`), so its columns and signs are not unique; Q Qᵀ is.
+
+    Examples
+    --------
+    Two pairs of cells with their totals kept, and a fifth cell in no invariant:
+
+    >>> import numpy as np
+    >>> from isdp.baselines import null_space_blocks
+    >>> A = np.array([[1, 1, 0, 0, 0], [0, 0, 1, 1, 0]])
+    >>> [(cells.tolist(), Q.shape) for cells, Q in null_space_blocks(A)]
+    [([0, 1], (2, 1)), ([2, 3], (2, 1)), ([4], (1, 1))]
+    >>> cells, Q = null_space_blocks(A)[0]
+    >>> np.round(Q @ Q.T, 6).tolist()
+    [[0.5, -0.5], [-0.5, 0.5]]
+    """
     from .constraints import blocks  # the block decomposition of the release's exact route
 
     A = as_integer_matrix(A)
@@ -213,14 +490,70 @@ def null_space_blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
 def extended_gaussian(
     x, A, scale: float, size: int, rng: np.random.Generator, basis=None
 ) -> tuple[np.ndarray, float]:
-    """``size`` releases ``x + Q_N e_N`` of the extended Gaussian mechanism (Subspace DP Cor. 3.6) for the
-    identity query with neighbours that add or remove one record (one cell changes by 1).
+    """Draw releases of the extended Gaussian mechanism: Gaussian noise in the null space's coordinates.
 
-    ``e_N ~ N(0, σ_N²)`` i.i.d. in the null space's n − rank A coordinates, ``σ_N = scale · Δ₂(Q_Nᵀ)``
-    with ``Δ₂(Q_Nᵀ) = max_i ‖Q_Nᵀ e_i‖ = max_i √Π_ii`` and ``scale = c_{ε,δ}`` (the projected
-    mechanism's σ is ``scale · Δ₂(I) = scale``). Drawn block by block (``basis``: a
-    :func:`null_space_blocks` of ``A``, reused across calls), so Q_N is never formed whole. The error
-    is N(0, σ_N² Π) and E‖error‖² = (n − rank A) σ_N². Returns (releases (size, n), σ_N).
+    Each release is ``x + Q_N e_N`` with Q_N an orthonormal basis of null(A) and ``e_N`` i.i.d.
+    N(0, σ_N²) in its n − rank A coordinates, for the identity query with neighbours that add
+    or remove one record (one cell changes by 1). Every release keeps the invariants ``A x``;
+    the releases are real-valued.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        The confidential counts, finite (they need not be integers).
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix: the invariants are ``A x``.
+    scale : float
+        The constant c_{ε,δ} > 0 of the Gaussian mechanism; σ_N = scale · Δ₂(Q_Nᵀ). The
+        projected mechanism of :func:`projected_gaussian` has σ = scale · Δ₂(I) = scale.
+    size : int
+        Number of releases, ≥ 1.
+    rng : numpy.random.Generator
+        Source of the noise, drawn block by block as ``rng.normal(0, σ_N, (size, k))``.
+    basis : list of tuple of (ndarray, ndarray), optional
+        The :func:`null_space_blocks` of ``A``, computed once and reused across calls; it is
+        not re-checked. By default it is computed on every call.
+
+    Returns
+    -------
+    releases : ndarray of float, shape (size, n)
+        One release per row.
+    sigma : float
+        The noise scale σ_N = scale · max_i √Π_ii.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is not a positive finite number, ``size`` is not a positive integer, or
+        ``x`` and ``A`` have bad or mismatched shapes or values.
+
+    See Also
+    --------
+    projected_gaussian : The projected Gaussian mechanism.
+    null_space_blocks : The bases the noise is drawn in.
+
+    Notes
+    -----
+    Subspace DP Cor. 3.6. The sensitivity in the null space's coordinates is
+    Δ₂(Q_Nᵀ) = max_i ‖Q_Nᵀ e_i‖ = max_i √Π_ii. The noise is drawn block by block, so Q_N is
+    never formed whole. The error is N(0, σ_N² Π), unbiased, with
+    E‖error‖² = (n − rank A) σ_N², no more than the projected mechanism's (n − rank A) scale².
+
+    Examples
+    --------
+    Two pairs of cells with their totals kept: Π_ii = 1/2 in every cell, so σ_N = scale/√2.
+
+    >>> import numpy as np
+    >>> from isdp.baselines import extended_gaussian
+    >>> x = np.array([5, 3, 2, 4])
+    >>> A = np.array([[1, 1, 0, 0], [0, 0, 1, 1]])
+    >>> y, sigma = extended_gaussian(x, A, scale=1.0, size=2, rng=np.random.default_rng(0))
+    >>> round(sigma, 4)
+    0.7071
+    >>> np.round(y @ A.T, 9).tolist()
+    [[8.0, 6.0], [8.0, 6.0]]
+    >>> np.round(y, 2).tolist()
+    [[4.94, 3.06, 1.68, 4.32], [5.07, 2.93, 1.95, 4.05]]
     """
     x = as_vector(x, "x")
     A, _ = _constraints(A, n=x.size)
@@ -240,9 +573,51 @@ def extended_gaussian(
 def double_geometric_noise(
     n: int, eps: float, size: int, rng: np.random.Generator, sensitivity: float = 1
 ) -> np.ndarray:
-    """i.i.d. DG noise, ``P(k) = (1−a)/(1+a) a^|k|`` with ``a = exp(−ε/Δ)``: int64 (size, n).
+    """I.i.d. double geometric (DG) noise, the integer noise of the ℓ1 projection baseline.
 
-    Drawn as the difference of two i.i.d. Geometric(1 − a) variables, which is exact.
+    Each entry has P(k) = (1 − a)/(1 + a) · a^|k| for every integer k, with a = exp(−ε/Δ): the
+    DG(ε/Δ) law, ``scipy.stats.dlaplace(ε/Δ)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, ≥ 1.
+    eps : float
+        Privacy parameter ε > 0.
+    size : int
+        Number of noise vectors, ≥ 1.
+    rng : numpy.random.Generator
+        Source of the draws.
+    sensitivity : float, default 1
+        The ℓ1 sensitivity Δ > 0; the law is DG(ε/Δ).
+
+    Returns
+    -------
+    ndarray of int64, shape (size, n)
+        One noise vector per row.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``size`` is not a positive integer, or ``eps`` or ``sensitivity`` is not a
+        positive finite number.
+
+    See Also
+    --------
+    dg_l1_projection : Adds this noise and projects.
+
+    Notes
+    -----
+    Each draw is the difference of two i.i.d. Geometric(1 − a) variables
+    (:func:`isdp.dg_rvs`), which has exactly the DG law. Its variance is
+    2a/(1 − a)².
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.baselines import double_geometric_noise
+    >>> double_geometric_noise(4, eps=1.0, size=2, rng=np.random.default_rng(0)).tolist()
+    [[1, -2, -1, 0], [0, 2, -1, 1]]
     """
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
@@ -256,22 +631,73 @@ def _lp_method(method: str) -> str:
 
 
 class L1Projector:
-    """argmin_y ‖y − m‖₁ subject to A y = b, for many (m, b), on one HiGHS model built once.
+    """Projections onto {y : A y = b} in ℓ1 for many (m, b), on one HiGHS model built once.
 
+    Each call returns a minimiser of ‖y − m‖₁ subject to A y = b (and y ≥ 0 with
+    ``nonnegative``). Only the right-hand side changes between calls, so the model is built once
+    and each call changes the row bounds and solves again, from a cold start.
+
+    Parameters
+    ----------
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix.
+    kind : {"vertex", "interior", "integer"}, default "vertex"
+        Which optimum to return (the optimum is generally not unique):
+
+        - ``"vertex"``: HiGHS' choice of simplex, a vertex of the optimal face (float);
+        - ``"interior"``: HiGHS' interior point with crossover and presolve off, on the LP
+          written in d = y − m: the analytic centre of the optimal face (float; see
+          :func:`l1_projection_lp`);
+        - ``"integer"``: the MILP with y integer and ``mip_rel_gap = 0``, a proven optimum,
+          returned as int64 after a rounding check.
+    nonnegative : bool, default False
+        Add the bounds y ≥ 0 (the release's non-negative post-processing, docs/release.md).
+
+    Attributes
+    ----------
+    KINDS : tuple of str
+        The accepted values of ``kind``.
+    A : ndarray of int64, shape (r, n)
+        The constraint matrix.
+    kind : str
+        The kind of projection.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is not one of ``KINDS`` or ``A`` is not an integer-valued 2-D matrix.
+
+    See Also
+    --------
+    l1_projection_lp, l1_projection_milp : One projection each.
+    dg_l1_projection : Noise, then one projector for all releases.
+
+    Notes
+    -----
     The LP has variables z = (y, t): minimise Σ t subject to y − t ≤ m, −y − t ≤ −m, A y = b.
-    Only the right-hand side changes between calls, so the model is built once and each call
-    changes the row bounds and solves again. Every solve starts cold (``clearSolver``): a warm
-    start from the previous basis would be faster, but it returns another vertex of the
-    (non-unique) optimal face, so the releases would depend on their order. Cold solves give
-    exactly what a fresh ``scipy.optimize.linprog``/``milp`` call gave (same vertex, same
-    interior point, same integer point; ``tests/core/test_baselines.py`` checks it), at a third to
-    a half of its cost, since SciPy rebuilds and re-validates the model on every call.
+    Every solve starts cold (``clearSolver``): a warm start from the previous basis would be
+    faster, but it returns another vertex of the (non-unique) optimal face, so the releases
+    would depend on their order. Cold solves give exactly what a fresh
+    ``scipy.optimize.linprog`` or ``milp`` call gives (same vertex, same interior point, same
+    integer point; tests/core/test_baselines.py checks it), at a third to a half of its cost,
+    since SciPy rebuilds and re-validates the model on every call. For ``"integer"``, HiGHS'
+    feasibility-jump heuristic is off: with one sum per block the LP relaxation is already
+    integral (totally unimodular), and the optimum is still proven.
 
-    ``kind``: ``"vertex"`` (HiGHS' choice of simplex: a vertex of the optimal face),
-    ``"interior"`` (interior point, crossover and presolve off, on the LP in d = y − m: the
-    analytic centre of the face, see :func:`l1_projection_lp`), or ``"integer"`` (the MILP with
-    y integer, ``mip_rel_gap = 0``: a proven optimum, returned as int64 after a rounding check).
-    ``nonnegative`` adds y ≥ 0 (the release's non-negative post-processing, docs/release.md).
+    Examples
+    --------
+    One total over three cells; the integer projection moves the whole discrepancy onto one
+    cell:
+
+    >>> import numpy as np
+    >>> from isdp.baselines import L1Projector
+    >>> project = L1Projector(np.ones((1, 3), dtype=int), kind="integer")
+    >>> project([4.0, 3.0, 2.0], [12]).tolist()
+    [7, 3, 2]
+    >>> project([1.0, 1.0, 1.0], [0]).tolist()
+    [-2, 1, 1]
+    >>> L1Projector.KINDS
+    ('vertex', 'interior', 'integer')
     """
 
     KINDS = ("vertex", "interior", "integer")
@@ -319,7 +745,41 @@ class L1Projector:
         self._n = n
 
     def __call__(self, m, b) -> np.ndarray:
-        """The projection of ``m`` onto {y : A y = b}: float (n,), int64 for ``kind="integer"``."""
+        """Project ``m`` onto {y : A y = b} in ℓ1.
+
+        Changes the right-hand side of the model built by the constructor and solves it again
+        from a cold start, so the result does not depend on earlier calls.
+
+        Parameters
+        ----------
+        m : array_like, shape (n,)
+            The point to project, finite.
+        b : array_like, shape (r,)
+            The right-hand side; integer-valued for ``kind="integer"``.
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            A minimiser of ‖y − m‖₁ subject to A y = b (and y ≥ 0 with ``nonnegative``): float,
+            or int64 for ``kind="integer"``.
+
+        Raises
+        ------
+        ValueError
+            If ``m`` or ``b`` has the wrong shape or non-finite entries, or ``b`` is not
+            integer-valued for an integer projection.
+        SolverError
+            If HiGHS does not report an optimum, or the integer point fails the rounding check
+            (an entry ≥ 1e-6 from an integer, or A y ≠ b after rounding).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.baselines import L1Projector
+        >>> project = L1Projector(np.ones((1, 3), dtype=int), kind="interior")
+        >>> np.round(project([4.0, 3.0, 2.0], [12]), 6).tolist()
+        [5.0, 4.0, 3.0]
+        """
         m = as_vector(m, "m", length=self._n)
         _, b = _constraints(self.A, b)
         if self.kind == "integer":
@@ -355,40 +815,84 @@ class L1Projector:
 
 
 def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
-    """argmin_y ‖y − m‖₁ s.t. A y = b (y real, unbounded), an LP solved by HiGHS (:class:`L1Projector`).
+    """Project onto {y : A y = b} in ℓ1 with y real, an LP solved by HiGHS.
 
-    Formulation: variables (y, t), minimise Σ t subject to t ≥ y − m, t ≥ m − y, A y = b.
+    Returns a minimiser of ‖y − m‖₁ subject to A y = b (y unbounded). The optimum is generally
+    not unique; ``method`` picks which one is returned.
 
-    The optimum is generally not unique. For one sum constraint, every y = m + d with
-    Σd = b − Σm and all d_i of the sign of b − Σm is optimal (value |b − Σm|): the optimal face
-    is a simplex. ``method`` picks which optimum is returned (float array (n,) either way):
+    Parameters
+    ----------
+    m : array_like, shape (n,)
+        The point to project (e.g. noisy counts), finite.
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix.
+    b : array_like, shape (r,)
+        The right-hand side (the invariants' values), finite.
+    method : {"vertex", "interior"}, default "vertex"
+        ``"vertex"``: HiGHS' simplex, which returns a vertex of the optimal face.
+        ``"interior"``: HiGHS' interior point, which returns the analytic centre of the
+        optimal face. See :data:`LP_METHODS` and the Notes.
 
-    - ``"vertex"`` (default): HiGHS' simplex (what ``linprog(method="highs")`` runs) returns a
-      vertex of the optimal face. Exact up to HiGHS' tolerances; the values are sums of
-      entries of m and b, so integer data often give integer y (not guaranteed).
-    - ``"interior"``: HiGHS' interior-point solver with crossover off and no presolve
-      (HiGHS options ``solver="ipm"``, ``run_crossover="off"``) on the same LP written
-      in d = y − m. It returns the last interior-point iterate: a point in the relative
-      interior of the optimal face, close to the limit of the central path, i.e. the face's
-      analytic centre. For one sum constraint that centre is d_i = (b − Σm)/n in every
-      cell (the discrepancy spread evenly: y = m − mean(m) + b/n, the ℓ2 projection of m);
-      measured with SciPy 1.17.1 / HiGHS 1.12.0 on 200 instances for each n in 3–254, the
-      returned d was within 5e-10 of it and the ℓ1 objective within 4e-8 of the vertex
-      solution's. y is real-valued; A y = b holds to HiGHS' primal feasibility tolerance
-      (1e-7, absolute on the discrepancy) plus the floating-point rounding of m + d and of
-      the sum (at most 2.4e-7 there, for totals up to 6e8).
+    Returns
+    -------
+    ndarray of float, shape (n,)
+        The projection y.
 
-    With ``"vertex"`` the whole discrepancy goes on one cell — and that cell is fixed by n
-    alone, not by the data. Measured with SciPy
-    1.17.1 / HiGHS 1.12.0 on 1000 instances, n = 102, m = x + DG(e^{−0.192}) noise, x random:
-    in all 997 with a non-zero discrepancy one cell absorbed all of it, always cell 86
-    (0-based) — neither the first or last cell nor the one with the largest m (that
-    coincided 10 times in 997, about the 1/102 expected by chance). Other n give other fixed cells
-    (n = 3, 5 → 0; 10, 50 → 3; 101 → 65; 103 → 90; 200 → 161), with or without presolve,
-    for either sign of the discrepancy and for real-valued m; :func:`l1_projection_milp`
-    picks the same cell. So this baseline leaves DG noise on every county but one, which
-    carries the whole state discrepancy (SD ≈ √n · SD(DG)); which county depends on the
-    input order and the HiGHS version. :func:`discrepancy_concentration` measures it.
+    Raises
+    ------
+    ValueError
+        If ``method`` is not one of :data:`LP_METHODS`, or the inputs have bad or mismatched
+        shapes or values.
+    SolverError
+        If HiGHS does not report an optimum.
+
+    See Also
+    --------
+    l1_projection_milp : The same with y integer.
+    L1Projector : The projector, built once for many projections.
+    discrepancy_concentration : Where the discrepancy lands.
+
+    Notes
+    -----
+    ISDP appendix (docs/method.md §8). The LP has variables (y, t): minimise Σ t subject to
+    t ≥ y − m, t ≥ m − y, A y = b. For one sum constraint every y = m + d with
+    Σ d = b − Σ m and all d_i of the sign of b − Σ m is optimal (value |b − Σ m|): the optimal
+    face is a simplex.
+
+    - ``"vertex"`` is what ``scipy.optimize.linprog(method="highs")`` returns. It is exact up to
+      HiGHS' tolerances; the values are sums of entries of m and b, so integer data often give
+      an integer y (not guaranteed). The whole discrepancy goes on one cell, and that cell is
+      fixed by n alone, not by the data: with SciPy 1.17.1 / HiGHS 1.12.0, over 1000 instances
+      with n = 102 and m = x + DG(0.192) noise, one cell absorbed all of it in all 997 with a
+      non-zero discrepancy, always cell 86 (0-based), whichever cell had the largest m. Other n
+      give other fixed cells (n = 3, 5 → 0; 10, 50 → 3; 101 → 65; 103 → 90; 200 → 161), with or
+      without presolve, for either sign of the discrepancy and for real-valued m;
+      :func:`l1_projection_milp` picks the same cell. So this baseline leaves DG noise on every
+      county but one, which carries the whole state discrepancy (SD ≈ √n · SD(DG)); which county
+      depends on the input order and the HiGHS version.
+    - ``"interior"`` runs HiGHS' interior-point solver with crossover off and no presolve
+      (options ``solver="ipm"``, ``run_crossover="off"``, ``presolve="off"``) on the same LP
+      written in d = y − m, and returns the last iterate: a point in the relative interior of
+      the optimal face, close to the limit of the central path, i.e. the face's analytic
+      centre. For one sum constraint that centre is d_i = (b − Σ m)/n in every cell (the
+      discrepancy spread evenly: y = m − mean(m) + b/n, the ℓ2 projection of m); with SciPy
+      1.17.1 / HiGHS 1.12.0, on 200 instances for each n in 3–254, the returned d was within
+      5e-10 of it and the ℓ1 objective within 4e-8 of the vertex solution's. A y = b holds to
+      HiGHS' primal feasibility tolerance (1e-7, absolute on the discrepancy) plus the
+      floating-point rounding of m + d and of the sum (at most 2.4e-7 for totals up to 6e8).
+
+    Examples
+    --------
+    Three noisy counts whose total must be 12 (their sum is 9):
+
+    >>> import numpy as np
+    >>> from isdp.baselines import l1_projection_lp
+    >>> A = np.ones((1, 3), dtype=int)
+    >>> l1_projection_lp([4.0, 3.0, 2.0], A, [12]).tolist()
+    [7.0, 3.0, 2.0]
+    >>> y = l1_projection_lp([4.0, 3.0, 2.0], A, [12], method="interior")
+    >>> np.round(y, 6).tolist()
+    [5.0, 4.0, 3.0]
     """
     m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
@@ -396,13 +900,56 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
 
 
 def l1_projection_milp(m, A, b, nonnegative: bool = False) -> np.ndarray:
-    """argmin_y ‖y − m‖₁ s.t. A y = b (and y ≥ 0 with ``nonnegative``) with y integer, a MILP solved by
-    HiGHS (int64; :class:`L1Projector`).
+    """Project onto {y : A y = b} in ℓ1 with y integer, a MILP solved by HiGHS.
 
-    The solver's y is rounded; a rounding error ≥ 1e-6 or a violation of A y = b after
-    rounding raises :class:`SolverError`, so the result is an exact integer solution.
-    ``mip_rel_gap = 0`` asks for a proven optimum, not HiGHS' default 0.01 % gap. ``b`` must
-    be integer-valued (with integer A and y nothing else is feasible).
+    Returns an integer minimiser of ‖y − m‖₁ subject to A y = b (and y ≥ 0 with
+    ``nonnegative``), a proven optimum.
+
+    Parameters
+    ----------
+    m : array_like, shape (n,)
+        The point to project (e.g. noisy counts), finite.
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix.
+    b : array_like, shape (r,)
+        The right-hand side, integer-valued (with integer A and y nothing else is feasible).
+    nonnegative : bool, default False
+        Add the bounds y ≥ 0.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The projection y, an exact integer solution of A y = b.
+
+    Raises
+    ------
+    ValueError
+        If ``b`` is not integer-valued, or the inputs have bad or mismatched shapes or values.
+    SolverError
+        If HiGHS does not report an optimum (e.g. no feasible y), or its point has an entry at
+        least 1e-6 from an integer or violates A y = b after rounding.
+
+    See Also
+    --------
+    l1_projection_lp : The same with y real.
+    L1Projector : The projector, built once for many projections.
+
+    Notes
+    -----
+    ISDP appendix (docs/method.md §8). HiGHS runs with ``mip_rel_gap = 0``, so the optimum is
+    proven, not within HiGHS' default 0.01 % gap. The solver's y is rounded and checked. Like
+    the vertex LP, the optimum is not unique, and the discrepancy lands on one cell fixed by n
+    (see :func:`l1_projection_lp`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.baselines import l1_projection_milp
+    >>> A = np.ones((1, 3), dtype=int)
+    >>> l1_projection_milp([4.0, 3.0, 2.0], A, [12]).tolist()
+    [7, 3, 2]
+    >>> l1_projection_milp([-1.0, 3.0, 2.0], A, [3], nonnegative=True).tolist()
+    [0, 1, 2]
     """
     m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
@@ -420,16 +967,83 @@ def dg_l1_projection(
     return_noisy: bool = False,
     method: str = "vertex",
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """``size`` releases: m = x + DG(e^{−ε/Δ})^n, then the ℓ1 projection onto {y : A y = A x}.
+    """Draw releases of the DG + ℓ1 projection baseline: double geometric noise, then the ℓ1-closest point.
 
-    ``integer=False`` uses :func:`l1_projection_lp` with ``method`` ("vertex" or "interior",
-    float releases), ``integer=True`` :func:`l1_projection_milp` (int64 releases; ``method``
-    must stay "vertex"). One HiGHS model for all releases, solved cold for each (see
-    :class:`L1Projector`), so a release does not depend on the others. Returns the (size, n) releases, and with
-    ``return_noisy=True`` also the (size, n) noisy vectors m (e.g. for
-    :func:`discrepancy_concentration`). Cost per release on the CI profile (n = 102, one sum
-    constraint, HiGHS 1.15.1, two cores shared with other jobs): 3.9 ms vertex LP, 1.5 ms
-    interior-point LP, 10.6 ms MILP (SciPy's fresh calls took 10.5, 11.7 and 16.5 ms).
+    Each release draws m = x + DG(ε/Δ)ⁿ noise and returns a minimiser of ‖y − m‖₁ subject to
+    A y = A x: real-valued (an LP) or integer-valued (a MILP).
+
+    Parameters
+    ----------
+    x : array_like of int, shape (n,)
+        The confidential counts, integer-valued.
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix: the invariants are ``A x``.
+    eps : float
+        Privacy parameter ε > 0.
+    size : int
+        Number of releases, ≥ 1.
+    rng : numpy.random.Generator
+        Source of the noise (:func:`double_geometric_noise`).
+    integer : bool
+        ``False``: the LP projection of :func:`l1_projection_lp` (float releases);
+        ``True``: the MILP projection of :func:`l1_projection_milp` (int64 releases).
+    sensitivity : float, default 1
+        The ℓ1 sensitivity Δ > 0; the noise is DG(ε/Δ).
+    return_noisy : bool, default False
+        Also return the noisy vectors m.
+    method : {"vertex", "interior"}, default "vertex"
+        Which LP optimum (see :func:`l1_projection_lp`); must stay ``"vertex"`` with
+        ``integer=True``.
+
+    Returns
+    -------
+    releases : ndarray, shape (size, n)
+        One release per row: float, or int64 with ``integer=True``.
+    noisy : ndarray of int64, shape (size, n)
+        The noisy vectors m, only with ``return_noisy=True`` (e.g. for
+        :func:`discrepancy_concentration`).
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is not one of :data:`LP_METHODS`, ``method="interior"`` is asked with
+        ``integer=True``, or the other inputs are invalid (``x`` not integer-valued, ``eps``,
+        ``sensitivity`` or ``size`` not positive).
+    SolverError
+        If HiGHS does not certify a projection.
+
+    See Also
+    --------
+    L1Projector : The projector used for every release.
+    discrepancy_concentration : The share of the discrepancy the largest cell absorbs.
+
+    Notes
+    -----
+    ISDP appendix (docs/method.md §8; E4). The releases keep A x exactly with ``integer=True``
+    and up to HiGHS' tolerances otherwise. The projection step is not unbiased, and for one
+    sum constraint the vertex LP and the MILP put the whole discrepancy A x − A m on one cell,
+    fixed by n (see :func:`l1_projection_lp`). One HiGHS model serves all releases, solved cold for each
+    (see :class:`L1Projector`), so a release does not depend on the others. Cost per release
+    with n = 102 and one sum constraint (HiGHS 1.15.1, two shared cores): 3.9 ms vertex LP,
+    1.5 ms interior-point LP, 10.6 ms MILP (fresh SciPy calls: 10.5, 11.7 and 16.5 ms).
+
+    Examples
+    --------
+    Three counts with their total kept; each noisy sum is off by the discrepancy, which the
+    projection moves onto cell 0:
+
+    >>> import numpy as np
+    >>> from isdp.baselines import dg_l1_projection
+    >>> x = np.array([5, 3, 2])
+    >>> A = np.ones((1, 3), dtype=int)
+    >>> y, m = dg_l1_projection(x, A, eps=1.0, size=3, rng=np.random.default_rng(0),
+    ...                         integer=True, return_noisy=True)
+    >>> m.tolist()
+    [[4, 2, 2], [4, 4, 3], [5, 3, 2]]
+    >>> y.tolist()
+    [[6, 2, 2], [3, 4, 3], [5, 3, 2]]
+    >>> (y @ A.T).ravel().tolist()
+    [10, 10, 10]
     """
     x = as_vector(x, "x", integer=True)
     A, _ = _constraints(A, n=x.size)
@@ -443,10 +1057,42 @@ def dg_l1_projection(
 
 
 def discrepancy_concentration(m, y) -> np.ndarray | float:
-    """Share of the total |y − m| absorbed by the cell with the largest |y_i − m_i|.
+    """Share of the projection discrepancy absorbed by the single cell that moves most.
 
-    1.0 means one cell (county) absorbs the whole projection discrepancy; 1/n means it is
-    spread evenly. NaN where y = m (no discrepancy). Works row-wise on (size, n) arrays.
+    For a noisy vector m and its projection y, the share is max_i |y_i − m_i| / Σ_i |y_i − m_i|:
+    1.0 when one cell (county) absorbs the whole discrepancy, 1/n when it is spread evenly.
+
+    Parameters
+    ----------
+    m : array_like, shape (n,) or (size, n)
+        The vectors before the projection (e.g. the noisy counts), one per row.
+    y : array_like, same shape as ``m``
+        The projected vectors.
+
+    Returns
+    -------
+    float or ndarray of float, shape (size,)
+        The share, a float for 1-D inputs and one per row for 2-D inputs; NaN where y = m (no
+        discrepancy).
+
+    Raises
+    ------
+    ValueError
+        If ``m`` and ``y`` differ in shape, are not 1-D or 2-D, or have no cells.
+
+    See Also
+    --------
+    dg_l1_projection : Returns the releases and the noisy vectors.
+
+    Examples
+    --------
+    >>> from isdp.baselines import discrepancy_concentration
+    >>> discrepancy_concentration([4, 3, 2], [7, 3, 2])  # one cell takes all of it
+    1.0
+    >>> round(discrepancy_concentration([4, 3, 2], [5, 4, 3]), 4)  # spread evenly: 1/3
+    0.3333
+    >>> discrepancy_concentration([[4, 3, 2], [1, 1, 1]], [[6, 3, 3], [1, 1, 1]]).tolist()
+    [0.6666666666666666, nan]
     """
     m, y = np.asarray(m, dtype=float), np.asarray(y, dtype=float)
     if m.shape != y.shape or m.ndim not in (1, 2) or m.shape[-1] == 0:
@@ -464,10 +1110,51 @@ def discrepancy_concentration(m, y) -> np.ndarray | float:
 
 
 def nonnegative_total_projection(m, total) -> np.ndarray:
-    """Row-wise argmin_s ‖s − m‖₂ s.t. Σ s = ``total``, s ≥ 0 (the NNL2 projection of one total), for all rows of
-    ``m`` at once: s = max(m − τ, 0) with τ from the sorted row (the simplex projection, exact). ``total`` is one
-    number or one per row, each ≥ 0 (a total of 0 leaves the single point 0). The same optimum as
-    :func:`nnl2_projection` with A = 1ᵀ, which solves one row per QP."""
+    """Non-negative ℓ2 projection onto one total, exactly and for many rows at once.
+
+    For every row m of ``m``, returns argmin_s ‖s − m‖₂ subject to Σ s = total and s ≥ 0: the
+    NNL2 projection of one sum constraint (the projection onto a scaled simplex).
+
+    Parameters
+    ----------
+    m : array_like, shape (n,) or (size, n)
+        The vectors to project, one per row (a 1-D input is one row).
+    total : float or array_like, shape (size,)
+        The total, one number for every row or one per row; each finite and ≥ 0 (a total of 0
+        leaves the single point 0).
+
+    Returns
+    -------
+    ndarray of float, shape (size, n)
+        The projections, one per row (2-D also for a 1-D ``m``).
+
+    Raises
+    ------
+    ValueError
+        If a total is negative or not finite.
+
+    See Also
+    --------
+    nnl2_projection : The same optimum for any A, one row per QP.
+
+    Notes
+    -----
+    The solution is s = max(m − τ, 0), with the threshold τ found from the row sorted in
+    decreasing order (the simplex projection): τ = (Σ_{j≤k} u_j − total)/k, with u the sorted
+    row and k the largest index with u_k > (Σ_{j≤k} u_j − total)/k. It is exact up to rounding and
+    gives the same optimum as :func:`nnl2_projection` with A = 1ᵀ. E4 applies it to the
+    25,704 cells of Illinois' county histograms.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.baselines import nonnegative_total_projection
+    >>> m = np.array([[3.0, -1.0, 1.0], [1.0, 1.0, 1.0]])
+    >>> nonnegative_total_projection(m, [2, 6]).tolist()
+    [[2.0, 0.0, 0.0], [2.0, 2.0, 2.0]]
+    >>> nonnegative_total_projection([3.0, -1.0, 1.0], 4).tolist()
+    [[3.0, 0.0, 1.0]]
+    """
     m = np.atleast_2d(np.asarray(m, dtype=float))
     total = np.broadcast_to(np.asarray(total, dtype=float).reshape(-1, 1), (m.shape[0], 1))
     if np.any(total < 0) or not np.all(np.isfinite(total)):
@@ -481,18 +1168,58 @@ def nonnegative_total_projection(m, total) -> np.ndarray:
 
 
 def nnl2_projection(m, A, b) -> np.ndarray:
-    """argmin_s ‖s − m‖₂² s.t. A s = b, s ≥ 0: the NNL2 post-processing of FODS-20.
+    """Non-negative ℓ2 (NNL2) projection: the closest s ≥ 0 in ℓ2 with A s = b.
 
-    Solved as the QP min ½ sᵀs − mᵀs with Clarabel through ``qpsolvers``. Clarabel is an
-    interior-point solver: it reaches high accuracy in a few iterations, tolerates the
-    redundant equality rows of table margins, and certifies infeasibility (status
-    ``PrimalInfeasible``) instead of returning an inaccurate point. OSQP, the other solver at
-    hand, is first-order (ADMM): at its defaults the 4 × 4-margins equalities hold only to
-    ~1e-7, and exact answers need its active-set polishing step to succeed. Tolerances are
-    tightened to 1e-12; the result is checked to satisfy A s = b within 1e-7·max(1, ‖b‖∞)
-    and s ≥ −1e-9, and tiny negative entries (interior-point round-off) are then set to 0.
-    Raises :class:`SolverError` when the QP is infeasible or not solved to that accuracy.
-    About 1 ms per solve for n ≤ 102.
+    Returns argmin_s ‖s − m‖₂² subject to A s = b and s ≥ 0, the NNL2 post-processing of
+    Congenial DP, solved as a quadratic program.
+
+    Parameters
+    ----------
+    m : array_like, shape (n,)
+        The point to project (e.g. noisy counts), finite.
+    A : array_like of int, shape (r, n)
+        Integer-valued constraint matrix; redundant rows (e.g. all margins of a table) are
+        allowed.
+    b : array_like, shape (r,)
+        The right-hand side, finite.
+
+    Returns
+    -------
+    ndarray of float, shape (n,)
+        The projection s, with every entry ≥ 0.
+
+    Raises
+    ------
+    ValueError
+        If the inputs have bad or mismatched shapes or values.
+    SolverError
+        If the QP is infeasible or not solved to the accuracy checked (see Notes).
+
+    See Also
+    --------
+    nonnegative_total_projection : The exact solution for one sum constraint, many rows at once.
+
+    Notes
+    -----
+    Congenial DP (docs/method.md §8). The QP min ½ sᵀs − mᵀs subject to A s = b, s ≥ 0 is
+    solved by Clarabel through ``qpsolvers``. Clarabel is an interior-point solver: it reaches
+    high accuracy in a few iterations, tolerates the redundant equality rows of table margins,
+    and certifies infeasibility (status ``PrimalInfeasible``) instead of returning an
+    inaccurate point. (OSQP, a first-order ADMM solver, holds the equalities of 4 × 4 margins
+    only to about 1e-7 at its defaults.) Its tolerances are tightened to 1e-12; the result must
+    satisfy A s = b within 1e-7 · max(1, ‖b‖∞) and s ≥ −1e-9, and tiny negative entries
+    (interior-point round-off) are then set to 0. Entries that belong on the boundary s_i = 0
+    can come out slightly above it (of order 1e-7). About 1 ms per solve for n ≤ 102.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.baselines import nnl2_projection
+    >>> s = nnl2_projection([3.0, -1.0, 1.0], np.ones((1, 3), dtype=int), [2.0])
+    >>> np.round(s, 4).tolist()
+    [2.0, 0.0, 0.0]
+    >>> round(float(s.sum()), 6)
+    2.0
     """
     m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
