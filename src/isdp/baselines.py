@@ -743,6 +743,7 @@ class L1Projector:
         self._highs.passModel(lp)
         self._rows = np.arange(2 * n + k, dtype=np.int32)
         self._n = n
+        self._nonnegative = nonnegative
 
     def __call__(self, m, b) -> np.ndarray:
         """Project ``m`` onto {y : A y = b} in ℓ1.
@@ -793,6 +794,8 @@ class L1Projector:
             rhs, upper = b, np.concatenate([m, -m])
         h = self._highs
         h.clearSolver()
+        if self.kind == "interior" and self._nonnegative:  # the interior model's columns are d = y − m: y ≥ 0 is d ≥ −m
+            h.changeColsBounds(n, np.arange(n, dtype=np.int32), -m, np.full(n, inf))
         h.changeRowsBounds(len(self._rows), self._rows, np.concatenate([np.full(2 * n, -inf), rhs]),
                            np.concatenate([upper, rhs]))
         h.run()

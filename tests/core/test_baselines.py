@@ -545,3 +545,15 @@ def test_nnl2_infeasible_raises():
 def test_bad_inputs_raise_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+@pytest.mark.parametrize("kind", ["vertex", "interior", "integer"])
+def test_l1_projector_nonnegative_holds_for_every_kind(kind):
+    """y ≥ 0 with ``nonnegative``: the interior model works in d = y − m, so its bound is d ≥ −m (a
+    bound d ≥ 0 would give y ≥ m, here [4.33, −0.67, 2.33]); every kind reaches the optimum 1."""
+    from isdp.baselines import L1Projector
+
+    A = np.ones((1, 3), dtype=int)
+    y = L1Projector(A, kind, nonnegative=True)([4.0, -1.0, 2.0], [6])
+    assert np.all(y >= -1e-9) and abs(y.sum() - 6) < 1e-6
+    assert abs(np.abs(y - [4.0, -1.0, 2.0]).sum() - 1.0) < 1e-6
