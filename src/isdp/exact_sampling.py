@@ -38,13 +38,57 @@ from .double_geometric import dg_variance
 from .errors import UncertifiableError
 
 
-class IntegerSource(Protocol):
-    """Uniform random integers: ``randbelow(n)`` is uniform on {0, …, n-1}; ``randbytes(k)`` gives k
-    uniformly random bytes (for the array samplers)."""
+class IntegerSource(Protocol):  # numpydoc ignore=PR01
+    """A source of uniform random integers, the only randomness the exact samplers use.
 
-    def randbelow(self, n: int) -> int: ...
+    Any object with these two methods serves: :func:`system_source` (operating-system entropy, for
+    publication) and :func:`seeded_source` (reproducible, not for publication) are the two the
+    package provides. A typing protocol only: it is not checked at run time.
 
-    def randbytes(self, n: int) -> bytes: ...
+    See Also
+    --------
+    system_source : Operating-system entropy.
+    seeded_source : A reproducible source from a seed.
+
+    Examples
+    --------
+    >>> from isdp.exact_sampling import seeded_source
+    >>> rng = seeded_source(2024)
+    >>> [rng.randbelow(6) for _ in range(5)]
+    [3, 1, 5, 4, 2]
+    >>> len(rng.randbytes(8))
+    8
+    """
+
+    def randbelow(self, n: int) -> int:
+        """A uniform integer on {0, …, n − 1}, exactly (no modulo bias).
+
+        Parameters
+        ----------
+        n : int
+            The number of outcomes, ≥ 1.
+
+        Returns
+        -------
+        int
+            The draw.
+        """
+        ...
+
+    def randbytes(self, n: int) -> bytes:
+        """``n`` uniformly random bytes (for the array samplers).
+
+        Parameters
+        ----------
+        n : int
+            The number of bytes.
+
+        Returns
+        -------
+        bytes
+            The draw.
+        """
+        ...
 
 
 class _Seeded(random.Random):
@@ -62,17 +106,91 @@ class _System(secrets.SystemRandom):
 
 
 def system_source() -> IntegerSource:
-    """Operating-system entropy: the default source of a release."""
+    """Operating-system entropy: the default source of a release.
+
+    Returns
+    -------
+    IntegerSource
+        A :class:`secrets.SystemRandom` (``os.urandom``) whose ``randbelow`` draws by rejection
+        from random bits, exactly.
+
+    See Also
+    --------
+    seeded_source : A reproducible source, for tests and reproductions.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.exact_sampling import double_geometric, system_source
+    >>> rng = system_source()
+    >>> 0 <= rng.randbelow(6) < 6
+    True
+    >>> isinstance(double_geometric(Fraction(1, 2), rng), int)
+    True
+    """
     return _System()
 
 
 def seeded_source(seed: int) -> IntegerSource:
-    """A reproducible source from ``seed``: for tests and reproductions, not for publication."""
+    """A reproducible source from ``seed``: for tests and reproductions, not for publication.
+
+    Parameters
+    ----------
+    seed : int
+        The seed of Python's Mersenne Twister.
+
+    Returns
+    -------
+    IntegerSource
+        A :class:`random.Random` whose ``randbelow`` draws by rejection from random bits, exactly.
+        Its stream is predictable from the seed, so a release drawn from it protects nobody.
+
+    See Also
+    --------
+    system_source : The source of a release for publication.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.exact_sampling import double_geometric_array, seeded_source
+    >>> double_geometric_array(Fraction(1, 2), 6, seeded_source(2024)).tolist()
+    [-5, 0, -1, -5, -1, -5]
+    >>> double_geometric_array(Fraction(1, 2), 6, seeded_source(2024)).tolist()  # the same seed, the same draws
+    [-5, 0, -1, -5, -1, -5]
+    """
     return _Seeded(int(seed))
 
 
 def as_fraction(value) -> Fraction:
-    """``value`` as an exact positive fraction; strings are read exactly (``"0.1"`` is 1/10)."""
+    """``value`` as an exact positive fraction; strings are read exactly (``"0.1"`` is 1/10).
+
+    Parameters
+    ----------
+    value : fractions.Fraction, int, float or str
+        A positive number. A ``Fraction`` is returned as it is; anything else is read from its
+        ``str``, so a float is read as it prints (``0.1`` is 1/10, not the binary double nearest
+        to it) and strings such as ``"1/3"`` or ``"1e-2"`` are exact.
+
+    Returns
+    -------
+    fractions.Fraction
+        The value, > 0.
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is not a number, or is not positive.
+
+    Examples
+    --------
+    >>> from isdp.exact_sampling import as_fraction
+    >>> as_fraction("0.1"), as_fraction(0.1), as_fraction("1/3"), as_fraction(2)
+    (Fraction(1, 10), Fraction(1, 10), Fraction(1, 3), Fraction(2, 1))
+    >>> as_fraction(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: 0 must be positive
+    """
     try:
         f = Fraction(str(value)) if not isinstance(value, Fraction) else value
     except (ValueError, ZeroDivisionError):
@@ -85,8 +203,41 @@ def as_fraction(value) -> Fraction:
 def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
     """Bernoulli(exp(-γ)) for a rational γ = num/den ≥ 0 (CKS Algorithm 1), exactly.
 
-    For γ ≤ 1: draw Bernoulli(γ/k) for k = 1, 2, … until the first failure at K; P(K odd) = exp(-γ).
-    For γ > 1: exp(-γ) = exp(-1)^⌊γ⌋ · exp(-(γ - ⌊γ⌋)), stopping at the first failure.
+    Parameters
+    ----------
+    num : int
+        γ's numerator, ≥ 0.
+    den : int
+        γ's denominator, > 0.
+    rng : IntegerSource
+        The random source.
+
+    Returns
+    -------
+    bool
+        True with probability exactly exp(−num/den).
+
+    Raises
+    ------
+    ValueError
+        When ``num`` < 0 or ``den`` ≤ 0.
+
+    Notes
+    -----
+    Canonne, Kamath & Steinke (2020), *The Discrete Gaussian for Differential Privacy*,
+    Algorithm 1. For γ ≤ 1: draw Bernoulli(γ/k) for k = 1, 2, … until the first failure at K
+    (each a comparison of a uniform integer below den·k with num); P(K odd) = exp(-γ). For γ > 1:
+    exp(-γ) = exp(-1)^⌊γ⌋ · exp(-(γ - ⌊γ⌋)), stopping at the first failure. No floating-point
+    number is involved.
+
+    Examples
+    --------
+    >>> from isdp.exact_sampling import bernoulli_exp, seeded_source
+    >>> rng = seeded_source(2024)
+    >>> [bernoulli_exp(1, 2, rng) for _ in range(6)]  # exp(-1/2) ≈ 0.61
+    [True, False, False, True, False, True]
+    >>> bernoulli_exp(0, 1, rng)  # exp(0) = 1
+    True
     """
     if num < 0 or den <= 0:
         raise ValueError(f"gamma must be a non-negative fraction, got {num}/{den}")
@@ -101,7 +252,32 @@ def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
 
 
 def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
-    """One draw of DG(ε), P(k) ∝ exp(-ε|k|), ε = s/t rational (:func:`double_geometric_array`)."""
+    """One draw of DG(ε), P(k) ∝ exp(-ε|k|), ε = s/t rational (:func:`double_geometric_array`).
+
+    Parameters
+    ----------
+    eps : fractions.Fraction
+        ε > 0, with a denominator below 2**31.
+    rng : IntegerSource
+        The random source.
+
+    Returns
+    -------
+    int
+        The draw.
+
+    Raises
+    ------
+    ValueError
+        When ``eps`` is not positive or its denominator is 2**31 or more.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.exact_sampling import double_geometric, seeded_source
+    >>> double_geometric(Fraction(1, 2), seeded_source(2024))
+    1
+    """
     return int(double_geometric_array(eps, 1, rng)[0])
 
 
@@ -137,11 +313,52 @@ def _bernoulli_exp_array(num: np.ndarray, den: np.ndarray, rng: IntegerSource) -
 
 
 def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
-    """``size`` independent draws of DG(ε), P(k) ∝ exp(-ε|k|), ε = s/t rational, int64 (CKS Algorithm 2,
-    scale t/s = 1/ε, run on whole arrays: far fewer calls to the random source than one at a time).
+    """``size`` independent draws of the double geometric DG(ε), P(k) ∝ exp(-ε|k|), exactly.
 
-    X = U + tV with P(X) ∝ exp(-X/t) (U uniform on 0..t-1 kept with probability exp(-U/t), V
-    geometric), so Y = ⌊X/s⌋ has P(Y = y) ∝ exp(-ys/t); a random sign (Y = 0 counted once) makes it DG.
+    CKS Algorithm 2 (the discrete Laplace of scale t/s = 1/ε for ε = s/t) run on whole arrays: far
+    fewer calls to the random source than one draw at a time, and the same law.
+
+    Parameters
+    ----------
+    eps : fractions.Fraction
+        ε > 0 (per unit ℓ1 distance), with a denominator below 2**31.
+    size : int
+        The number of draws.
+    rng : IntegerSource
+        The random source (its ``randbytes`` is used).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (size,)
+        The draws, independent.
+
+    Raises
+    ------
+    ValueError
+        When ``eps`` is not positive or its denominator is 2**31 or more.
+
+    See Also
+    --------
+    double_geometric : One draw.
+
+    Notes
+    -----
+    Canonne, Kamath & Steinke (2020), *The Discrete Gaussian for Differential Privacy*,
+    Algorithm 2. X = U + tV with P(X) ∝ exp(-X/t) (U uniform on 0..t-1 kept with probability
+    exp(-U/t), V geometric), so Y = ⌊X/s⌋ has P(Y = y) ∝ exp(-ys/t); a random sign (Y = 0 counted
+    once) makes it DG. Every step draws uniform integers only (:func:`bernoulli_exp`), so the law
+    is DG(ε) exactly, with variance 2r/(1 − r)², r = e^−ε.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from isdp.exact_sampling import double_geometric_array, seeded_source
+    >>> draws = double_geometric_array(Fraction(1), 20000, seeded_source(2024))
+    >>> draws.dtype, draws.shape
+    (dtype('int64'), (20000,))
+    >>> round(float(np.mean(draws == 0)), 3)  # P(0) = (1 - e^-1)/(1 + e^-1) ≈ 0.462
+    0.464
     """
     s, t = eps.numerator, eps.denominator
     if not 0 < t < 2**31 or s <= 0:
@@ -208,14 +425,51 @@ def _greedy_independent(columns: np.ndarray, order) -> list[int]:
 
 
 def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | None:
-    """(solved cells S, X) with A[:, S] square and invertible and X = -A[:, S]⁻¹ A[:, F] integral
-    (F: the other cells), or None when the greedy S gives a non-integral X (A with independent rows).
+    """The solved cells S and the integral solve X = -A[:, S]⁻¹ A[:, F] of invariants A.
 
-    Then z ↦ (u_F = z, u_S = X z) is a bijection from Z^F onto Λ(A) (an integer u in ker A is fixed
-    by u_F, and every integer z gives an integer u): the free cells are the lattice's coordinates.
-    S is taken greedily from the cells ``first``, then from the last column, so the solved cells are
-    the table's last ones; for totally unimodular A (margins of two-way tables, nested totals) X is
-    always integral.
+    With A[:, S] square and invertible and X integral (F the other cells, the free ones),
+    z ↦ (u_F = z, u_S = X z) is a bijection from Z^F onto Λ(A) = {u integer : A u = 0}: the free
+    cells are the lattice's coordinates, and the exact sampler draws them freely.
+
+    Parameters
+    ----------
+    A : numpy.ndarray of int, shape (m, n)
+        The invariants, with linearly independent rows (pass ``A[independent_rows(A)]``).
+    first : sequence of int, default ()
+        Cells to solve for first (a derived table's, :func:`norm_tables`); the others follow from
+        the last column backwards.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray) or None
+        ``(S, X)``: the m solved cells (sorted int64) and X (int64, shape (m, n − m)), row i the
+        coefficients of solved cell S[i] on the free cells in increasing order; or None when the
+        greedy S gives a non-integral X (or entries of 2**52 or more).
+
+    Raises
+    ------
+    AssertionError
+        When A's rows are not independent.
+
+    Notes
+    -----
+    An integer u in ker A is fixed by u_F, and every integer z gives an integer u. S is taken
+    greedily from the cells ``first``, then from the last column, so the solved cells are the
+    table's last ones; for totally unimodular A (margins of two-way tables, nested totals) X is
+    always integral. The solve is checked exactly in integers (A_S X = −A_F) before it is returned
+    (docs/method.md §11).
+
+    Examples
+    --------
+    A total over three cells: the last cell is solved, u_2 = −u_0 − u_1.
+
+    >>> import numpy as np
+    >>> from isdp.exact_sampling import integral_solve
+    >>> solved, X = integral_solve(np.array([[1, 1, 1]]))
+    >>> solved.tolist(), X.tolist()
+    ([2], [[-1, -1]])
+    >>> integral_solve(np.array([[2, 4, 6]])) is None  # every cell's coefficient is even: no integral solve
+    True
     """
     m, n = A.shape
     first = [int(j) for j in first]
@@ -249,11 +503,54 @@ _PILOT_SEED = 20261124
 
 @dataclass(frozen=True)
 class ExactL1Sampler:
-    """Exact ℓ1 generalized Laplace noise on Λ(A) by rejection (module docstring).
+    """Exact ℓ1 generalized Laplace noise on Λ(A) by rejection, and the generalized Gaussian from it.
 
+    The free cells are drawn i.i.d. DG(ε), the solved cells follow from the invariants, and the
+    proposal is kept with probability exp(−ε Σ_{solved cells in the norm} |u_i|). Build one with
+    :meth:`build`; :class:`ExactSampler` serves a matrix of several blocks.
+
+    Parameters
+    ----------
+    A : numpy.ndarray of int, shape (m, n)
+        The independent rows of the invariants.
+    free : numpy.ndarray of int64, shape (n − m,)
+        The free cells, sorted: the lattice's coordinates.
+    solved : numpy.ndarray of int64, shape (m,)
+        The solved cells, sorted.
+    solve : numpy.ndarray of int64, shape (m, n − m)
+        The integral map from the free cells' noise to the solved cells' (:func:`integral_solve`).
+    in_norm : numpy.ndarray of bool, shape (m,)
+        Per solved cell, whether its |u| enters the law (False for a derived table's cells).
+
+    See Also
+    --------
+    ExactSampler : The sampler of a matrix of several blocks.
+    isdp.privacy_audit.exact_route_noise : This sampler's exact law on a box.
+
+    Notes
+    -----
     ``solve`` maps the free cells' noise to the solved cells' (integral: :func:`integral_solve`).
     Cells outside the norm (``derived``: a table the others determine, :func:`norm_tables`) are
-    always solved and never enter the acceptance: the law is ∝ exp(-ε Σ_{i not derived} |u_i|).
+    always solved and never enter the acceptance: the law is ∝ exp(-ε Σ_{i not derived} |u_i|)
+    on Λ(A), the generalized Laplace of ISDP Def. 9 in ℓ1, because the accepted law is
+    ∏_{free} e^{−ε|u_i|} · ∏_{solved} e^{−ε|u_i|} (docs/method.md §11). The generalized Gaussian
+    (ISDP Eq. 8) is a second rejection from the ℓ1 law with ε = 1/σ (:meth:`draw`). Every random
+    decision is made from uniform integers (:func:`double_geometric_array`,
+    :func:`bernoulli_exp`), so the law is exact.
+
+    Examples
+    --------
+    A total over three cells at ε = 1/2 per unit ℓ1 distance:
+
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from isdp.exact_sampling import ExactL1Sampler, seeded_source
+    >>> sampler = ExactL1Sampler.build(np.array([[1, 1, 1]]))
+    >>> sampler.free.tolist(), sampler.solved.tolist(), sampler.solve.tolist()
+    ([0, 1], [2], [[-1, -1]])
+    >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
+    >>> noise.tolist(), attempts, int(noise.sum())
+    ([-4, -1, 5], 5, 0)
     """
 
     A: np.ndarray  # independent rows of the invariants
@@ -264,7 +561,34 @@ class ExactL1Sampler:
 
     @classmethod
     def build(cls, A: np.ndarray, derived: np.ndarray | None = None) -> ExactL1Sampler | None:
-        """The sampler for Λ(A), or None when the free cells are not the lattice's coordinates."""
+        """The sampler for Λ(A), or None when the free cells are not the lattice's coordinates.
+
+        Parameters
+        ----------
+        A : numpy.ndarray of int, shape (m, n)
+            The invariants (dependent rows allowed: they are set aside, and checked to hold).
+        derived : numpy.ndarray of bool, shape (n,), optional
+            The cells outside the norm (a derived table's, :func:`norm_tables`); None: none.
+
+        Returns
+        -------
+        ExactL1Sampler or None
+            The sampler; None when :func:`integral_solve` finds no integral solve.
+
+        Raises
+        ------
+        AssertionError
+            When the solve does not span Λ(A) or a derived cell would be free (a bug in isdp).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactL1Sampler
+        >>> ExactL1Sampler.build(np.array([[1, 1, 1]])).solved.tolist()
+        [2]
+        >>> ExactL1Sampler.build(np.array([[2, 4, 6]])) is None
+        True
+        """
         full = A
         A = A[independent_rows(A)]
         derived = np.zeros(A.shape[1], dtype=bool) if derived is None else np.asarray(derived, dtype=bool)
@@ -290,7 +614,30 @@ class ExactL1Sampler:
 
     def log_acceptance(self, eps: Fraction, sigma: Fraction | None = None) -> float:
         """An estimate of ln P(a proposal is kept), from :data:`PILOT_PROPOSALS` proposals of a fixed
-        seed (floats: a plan's forecast, never a release's noise)."""
+        seed (floats: a plan's forecast, never a release's noise).
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance of the proposal (1/σ for the Gaussian).
+        sigma : fractions.Fraction or None, default None
+            With a σ, the Gaussian's second rejection is included.
+
+        Returns
+        -------
+        float
+            The log of the estimated acceptance (0 when nothing is solved and no σ is given). It
+            depends on A and ε (and σ) only, never on a table.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactL1Sampler
+        >>> sampler = ExactL1Sampler.build(np.array([[1, 1, 1]]))
+        >>> round(float(np.exp(sampler.log_acceptance(Fraction(1, 2)))), 3)
+        0.389
+        """
         if len(self.solved) == 0 and sigma is None:
             return 0.0
         rng = np.random.default_rng(_PILOT_SEED)
@@ -307,7 +654,27 @@ class ExactL1Sampler:
 
     def variances(self, eps: Fraction) -> np.ndarray:
         """Each cell's noise variance under the free-cell route: DG(ε) on the free cells, v = 2r/(1−r)²
-        with r = e^−ε, and v Σ_j X_ij² on solved cell i."""
+        with r = e^−ε, and v Σ_j X_ij² on solved cell i.
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n,)
+            The variance of each cell's noise.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactL1Sampler
+        >>> v = ExactL1Sampler.build(np.array([[1, 1, 1]])).variances(Fraction(1, 2))
+        >>> [round(float(x), 3) for x in v]  # the solved cell carries the sum of two free cells
+        [7.835, 7.835, 15.671]
+        """
         v = dg_variance(float(eps))
         out = np.full(self.A.shape[1], v)
         out[self.solved] = v * (self.solve.astype(float) ** 2).sum(axis=1)
@@ -315,14 +682,49 @@ class ExactL1Sampler:
 
     def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int,
              sigma: Fraction | None = None, accept: bool = True) -> tuple[np.ndarray | None, int]:
-        """(noise, attempts); noise is None when no proposal was accepted within ``max_attempts``.
-        Without ``accept`` the first proposal is the noise (the free-cell route).
+        """One draw of the noise, by rejection.
 
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance of the ℓ1 law (1/σ with ``sigma``).
+        rng : IntegerSource
+            The random source.
+        max_attempts : int
+            Proposals drawn before giving up.
+        sigma : fractions.Fraction or None, default None
+            With a σ (and ``eps`` = 1/σ), the generalized Gaussian's second rejection step.
+        accept : bool, default True
+            False for the free-cell route: the first proposal is the noise (``sigma`` is then not
+            used).
+
+        Returns
+        -------
+        noise : numpy.ndarray of int64, shape (n,) or None
+            A vector of Λ(A); None when no proposal was accepted within ``max_attempts``.
+        attempts : int
+            The proposals drawn (``max_attempts`` when none was accepted; 1 without ``accept``).
+
+        Notes
+        -----
         The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``eps`` =
         1/σ), an accepted ℓ1 draw is kept with probability exp(-Σ_i (|u_i| - σ)² / 2σ²)
         = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the
         generalized Gaussian, exactly (rejection from the ℓ1 law). Sums and norms run over the cells
         in the norm only.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactL1Sampler, seeded_source
+        >>> sampler = ExactL1Sampler.build(np.array([[1, 1, 1]]))
+        >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, accept=False)
+        >>> noise.tolist(), attempts
+        ([-3, 0, 3], 1)
+        >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, sigma=Fraction(2))
+        >>> noise.tolist(), attempts
+        ([-4, -1, 5], 5)
         """
         if not accept:  # the free-cell route: the proposal itself
             free = double_geometric_array(eps, len(self.free), rng)
@@ -335,9 +737,42 @@ class ExactL1Sampler:
 
     def sample(self, eps: Fraction, size: int, rng: IntegerSource, *, sigma: Fraction | None = None,
                max_attempts: int = 10**9) -> np.ndarray:
-        """``size`` independent draws (rows) of the law :meth:`draw` draws — accepted proposals in order,
-        each i.i.d. — in large batches, for studies and tests; :class:`UncertifiableError` when fewer
-        than ``size`` are accepted within ``max_attempts`` proposals in all."""
+        """``size`` independent draws (rows) of the law :meth:`draw` draws, in large batches.
+
+        The accepted proposals in order, each i.i.d.; for studies and tests.
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance (1/σ with ``sigma``).
+        size : int
+            The number of draws.
+        rng : IntegerSource
+            The random source.
+        sigma : fractions.Fraction or None, default None
+            With a σ, the generalized Gaussian's draws.
+        max_attempts : int, default 10**9
+            Proposals drawn in all before giving up.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (size, n)
+            One noise vector of Λ(A) per row.
+
+        Raises
+        ------
+        isdp.errors.UncertifiableError
+            When fewer than ``size`` are accepted within ``max_attempts`` proposals in all.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactL1Sampler, seeded_source
+        >>> draws = ExactL1Sampler.build(np.array([[1, 1, 1]])).sample(Fraction(1, 2), 3, seeded_source(2024))
+        >>> draws.tolist()
+        [[4, 2, -6], [5, -1, -4], [-2, 3, -1]]
+        """
         out = np.zeros((size, self.A.shape[1]), dtype=np.int64)
         got = 0
         for got, (u, _) in enumerate(itertools.islice(self._accepted(eps, rng, max_attempts, sigma, batch=1024),
@@ -380,13 +815,52 @@ _DERIVED_LIMIT = 50_000_000
 
 
 def norm_tables(A, groups: list[np.ndarray]) -> np.ndarray:
-    """Which of several tables released together enter the mechanism's norm (bool per table).
+    """Which of several tables released together enter the mechanism's norm.
 
     A table whose cells the invariants determine from the other tables' (its columns of A are
     independent: county totals tied to a county × sex table) is derived: its noise follows from
     theirs, so the law weighs the others only and one person's change costs 2 per table in the norm,
-    not per table released. Tables are tried smallest first; at least one stays in the norm.
-    Independence is decided block by block (:func:`blocks`: columns of different blocks share no row).
+    not per table released.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array of int, shape (m, n)
+        The invariants and ties of the tables together, one column per cell of the joint vector.
+    groups : list of numpy.ndarray of int
+        The cells (column indices) of each table.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (len(groups),)
+        True for a table in the norm, False for a derived one. Depends on A and the tables'
+        cells only, never on the counts.
+
+    Notes
+    -----
+    Tables are tried smallest first, each kept derived when the derived cells so far, with its
+    own, still have independent columns; at least one table stays in the norm. Independence is
+    decided block by block (:func:`isdp.constraints.blocks`: columns of different blocks share no
+    row); a block too large to examine keeps its table in the norm (more noise, never a weaker
+    guarantee). The law is then ∝ exp(−ε Σ_{tables in the norm} ‖u_t‖₁) and ε per unit ℓ1 is
+    ε per person / (2T), T the tables in the norm (docs/method.md §11, "Several tables").
+
+    Examples
+    --------
+    County totals (2 cells) tied to a county × sex table (4 cells) with the total kept: the
+    county totals are derived.
+
+    >>> import numpy as np
+    >>> from isdp.exact_sampling import norm_tables
+    >>> A = np.array([[1, 1, 0, 0, 0, 0],      # the total
+    ...               [1, 0, -1, -1, 0, 0],    # county A = its two sexes
+    ...               [0, 1, 0, 0, -1, -1]])   # county B = its two sexes
+    >>> norm_tables(A, [np.arange(2), np.arange(2, 6)]).tolist()
+    [False, True]
+
+    Two tables without ties both stay in the norm:
+
+    >>> norm_tables(np.array([[1, 1, 0, 0], [0, 0, 1, 1]]), [np.arange(2), np.arange(2, 4)]).tolist()
+    [True, True]
     """
     A = as_sparse(A)
     parts = blocks(A)
@@ -416,7 +890,37 @@ def norm_tables(A, groups: list[np.ndarray]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ExactSampler:
-    """Exact noise on Λ(A), block by block (:func:`blocks`), each by :class:`ExactL1Sampler`."""
+    """Exact noise on Λ(A), block by block, each by :class:`ExactL1Sampler`.
+
+    Cells whose invariants share no row are independent blocks (:func:`isdp.constraints.blocks`);
+    each is drawn by its own sampler with its own attempt budget, and blocks with the same
+    invariants share one sampler. Build one with :meth:`build`.
+
+    Parameters
+    ----------
+    n : int
+        The number of cells.
+    parts : tuple of (numpy.ndarray, ExactL1Sampler)
+        Per block, its cells (global positions) and its sampler, in the order of the cells.
+
+    See Also
+    --------
+    ExactL1Sampler : The sampler of one block.
+
+    Examples
+    --------
+    Two separate totals, over cells 0–1 and 2–3, at ε = 1/2 per unit ℓ1 distance:
+
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from isdp.exact_sampling import ExactSampler, seeded_source
+    >>> sampler = ExactSampler.build(np.array([[1, 1, 0, 0], [0, 0, 1, 1]]))
+    >>> len(sampler.parts), sampler.solved.tolist(), sampler.n_free
+    (2, [1, 3], 2)
+    >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(3), max_attempts=100)
+    >>> noise.tolist(), attempts
+    ([0, 0, 1, -1], 5)
+    """
 
     n: int
     parts: tuple[tuple[np.ndarray, ExactL1Sampler], ...]  # (the block's cells, its sampler)
@@ -424,10 +928,34 @@ class ExactSampler:
     @classmethod
     def build(cls, A, vet=None, derived: np.ndarray | None = None) -> ExactSampler | None:
         """The sampler for Λ(A), or None when in some block the free cells are not the lattice's
-        coordinates. Blocks with the same invariants (52 states' totals of a few sizes) share one.
-        ``vet`` is called on each distinct block sampler, largest first, and may raise (a plan's
-        refusal then comes after the hardest block, not after all of them). ``derived``: the cells
-        outside the norm (:class:`ExactL1Sampler`)."""
+        coordinates.
+
+        Blocks with the same invariants (52 states' totals of a few sizes) share one sampler.
+
+        Parameters
+        ----------
+        A : array_like or scipy.sparse array of int, shape (m, n)
+            The invariants.
+        vet : callable or None, default None
+            Called with each distinct block's :class:`ExactL1Sampler`, largest block first; it may
+            raise (a plan's refusal then comes after the hardest block, not after all of them).
+        derived : numpy.ndarray of bool, shape (n,), optional
+            The cells outside the norm (:class:`ExactL1Sampler`); None: none.
+
+        Returns
+        -------
+        ExactSampler or None
+            The sampler; None when some block has no integral solve.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactSampler
+        >>> margins = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])  # 2 x 2, both margins
+        >>> sampler = ExactSampler.build(margins)
+        >>> sampler.n_free, sampler.solved.tolist()
+        (1, [1, 2, 3])
+        """
         A = as_sparse(A)
         derived = np.zeros(A.shape[1], dtype=bool) if derived is None else derived
         parts, built = [], {}
@@ -446,16 +974,62 @@ class ExactSampler:
 
     @property
     def solved(self) -> np.ndarray:
-        """The cells solved for from the others (global positions, sorted)."""
+        """The cells solved for from the others (global positions, sorted).
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            The solved cells of every block.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactSampler
+        >>> ExactSampler.build(np.array([[1, 1, 1]])).solved.tolist()
+        [2]
+        """
         return np.sort(np.concatenate([cells[sub.solved] for cells, sub in self.parts] or [np.zeros(0, np.int64)]))
 
     @property
     def n_free(self) -> int:
-        """The lattice's dimension: the number of free cells."""
+        """The lattice's dimension: the number of free cells.
+
+        Returns
+        -------
+        int
+            The free cells of every block together.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactSampler
+        >>> ExactSampler.build(np.array([[1, 1, 1]])).n_free
+        2
+        """
         return sum(len(sub.free) for _, sub in self.parts)
 
     def variances(self, eps: Fraction) -> np.ndarray:
-        """Each cell's noise variance under the free-cell route (:meth:`ExactL1Sampler.variances`)."""
+        """Each cell's noise variance under the free-cell route (:meth:`ExactL1Sampler.variances`).
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n,)
+            The variance of each cell's noise.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactSampler
+        >>> v = ExactSampler.build(np.array([[1, 1, 1]])).variances(Fraction(1, 2))
+        >>> [round(float(x), 3) for x in v]
+        [7.835, 7.835, 15.671]
+        """
         out = np.zeros(self.n)
         for cells, sub in self.parts:
             out[cells] = sub.variances(eps)
@@ -463,9 +1037,41 @@ class ExactSampler:
 
     def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int, sigma: Fraction | None = None,
              accept: bool = True, on_block: Callable[[], object] | None = None) -> tuple[np.ndarray | None, int]:
-        """(noise, attempts in all); None when a block accepts nothing within ``max_attempts`` (each
-        block has its own budget). Without ``accept``, the free-cell route's noise. ``on_block`` is
-        called after each block drawn (progress that says nothing about the counts)."""
+        """One draw of the noise on every block.
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance (1/σ with ``sigma``).
+        rng : IntegerSource
+            The random source.
+        max_attempts : int
+            Proposals per block before giving up (each block has its own budget).
+        sigma : fractions.Fraction or None, default None
+            With a σ, the generalized Gaussian (:meth:`ExactL1Sampler.draw`).
+        accept : bool, default True
+            False for the free-cell route's noise.
+        on_block : callable or None, default None
+            Called with no argument after each block drawn (progress that says nothing about the
+            counts).
+
+        Returns
+        -------
+        noise : numpy.ndarray of int64, shape (n,) or None
+            A vector of Λ(A); None when a block accepts nothing within ``max_attempts``.
+        attempts : int
+            The proposals drawn in all blocks.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import ExactSampler, seeded_source
+        >>> sampler = ExactSampler.build(np.array([[1, 1, 1]]))
+        >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
+        >>> noise.tolist(), attempts
+        ([-4, -1, 5], 5)
+        """
         u = np.zeros(self.n, dtype=np.int64)
         total = 0
         for cells, sub in self.parts:

@@ -37,8 +37,11 @@ from scipy import sparse
 
 from .accounting import dp_to_zcdp, zcdp_to_dp
 
-#: ℓ1 and ℓ2 distance of one person's change (a move between cells; added or removed is 1 in both)
+#: ℓ1 distance of one person's change to a table: 2 for a move between cells (one cell down by one,
+#: another up by one), 1 for a person added or removed. The ℓ1 route's unit ε is ε per person / (2T).
 PERSON_L1 = 2
+#: ℓ2 distance of one person's change to a table: √2 for a move between cells, 1 for a person added
+#: or removed. The ℓ2 route's unit ε is ε per person / (√2·√T); the Gaussian's ρ per person is T/σ².
 PERSON_L2 = math.sqrt(2)
 #: largest number of pairwise sums of distinct invariant columns examined for two-person changes
 _PAIR_SUM_LIMIT = 20_000_000
@@ -48,7 +51,56 @@ _SIGMA_GRID = 10**6
 
 @dataclass(frozen=True)
 class Neighbours:
-    """Which record-level changes keep the invariants A x = A x' (from A alone)."""
+    """Which record-level changes keep the invariants A x = A x' (from A alone).
+
+    Whether some change of one person's record, and some change of two persons' records, leaves
+    every invariant unchanged is a property of the invariant matrix A only, never of the counts.
+    A change the invariants cannot absorb is disclosed by them (they are published exactly, by
+    design), so a privacy statement says which of its per-person and two-person lines are
+    realisable. Build one with :meth:`of`.
+
+    Parameters
+    ----------
+    one_person : bool or None
+        Whether some change of one person's record (added, removed, or moved between cells) keeps
+        the invariants; None when not determined (several tables, where one person's change
+        touches every table at once).
+    two_persons : bool or None
+        Whether some change of two persons' records keeps the invariants; None when not
+        determined (too many distinct invariant columns to compare all their pairwise sums).
+
+    See Also
+    --------
+    Guarantee.to_dict : The guarantee with these flags, as the privacy statement carries it.
+
+    Notes
+    -----
+    With the columns of A and a zero column (a person outside the table) as the cells'
+    "effects", one person's change keeps A x iff two effects are equal, and two persons' changes
+    iff two different multisets {a, b} ≠ {c, d} of effects have c_a + c_b = c_c + c_d (persons
+    moving a → c and b → d); docs/method.md §11. A total over several cells lets one person move
+    between them; both margins of a two-way table never do, but two persons swapping in a
+    2 × 2 sub-table do.
+
+    Examples
+    --------
+    One total over three cells: one person moving between cells keeps it.
+
+    >>> import numpy as np
+    >>> from isdp.privacy import Neighbours
+    >>> Neighbours.of(np.array([[1, 1, 1]]))
+    Neighbours(one_person=True, two_persons=True)
+
+    Both margins of a 2 × 2 table: no single person's change keeps them, a swap of two does.
+
+    >>> margins = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
+    >>> n = Neighbours.of(margins)
+    >>> n.realisable(1), n.realisable(2)
+    (False, True)
+    >>> print(n.describe())  # doctest: +NORMALIZE_WHITESPACE
+    no change of a single person's record keeps the invariants (the published invariants reveal it);
+    the smallest change they absorb involves two persons: see the two-person line
+    """
 
     one_person: bool | None  # one person added, removed or moved between cells; None: not determined
     two_persons: bool | None  # two persons; None: not determined (too many distinct columns)
@@ -61,6 +113,28 @@ class Neighbours:
         A x by the difference of two columns of A ∪ {0}. One person's change keeps A x iff two of
         these columns are equal; two persons' changes do iff two different pairs of columns have
         the same sum (c_a + c_b = c_c + c_d moves persons a→c and b→d, or the reverse).
+
+        Parameters
+        ----------
+        A : array_like or scipy.sparse array of int, shape (m, n)
+            The invariant matrix: one row per invariant, one column per cell (integer
+            coefficients; dense or sparse).
+
+        Returns
+        -------
+        Neighbours
+            ``one_person`` and ``two_persons`` decided from A. Two equal columns (or a cell in no
+            invariant) settle both as True, in time linear in A's non-zeros; otherwise the
+            pairwise sums of the columns are compared, and ``two_persons`` is None (not
+            determined) when the (n + 1)(n + 2)/2 sums of m entries each exceed 2·10⁷ entries.
+
+        Examples
+        --------
+        >>> from isdp.privacy import Neighbours
+        >>> Neighbours.of([[1, 0, 0], [0, 1, 0], [0, 0, 1]])  # every cell fixed
+        Neighbours(one_person=False, two_persons=False)
+        >>> Neighbours.of([[1, 1, 0]])  # the third cell is in no invariant: a person may be added to it
+        Neighbours(one_person=True, two_persons=True)
         """
         A = sparse.csc_array(A, dtype=np.int64)
         A.sum_duplicates()
@@ -76,11 +150,46 @@ class Neighbours:
         return cls(one_person=False, two_persons=len(np.unique(sums, axis=0)) < len(sums))
 
     def realisable(self, k: int) -> bool | None:
-        """Whether some change of ``k`` (1 or 2) persons keeps the invariants (None: not determined)."""
+        """Whether some change of ``k`` persons keeps the invariants.
+
+        Parameters
+        ----------
+        k : int
+            The number of persons whose records change: 1 or 2.
+
+        Returns
+        -------
+        bool or None
+            :attr:`one_person` for ``k = 1``, :attr:`two_persons` for ``k = 2``; None when not
+            determined.
+
+        Raises
+        ------
+        KeyError
+            When ``k`` is neither 1 nor 2.
+
+        Examples
+        --------
+        >>> from isdp.privacy import Neighbours
+        >>> Neighbours.of([[1, 1, 1]]).realisable(1)
+        True
+        """
         return {1: self.one_person, 2: self.two_persons}[k]
 
     def describe(self) -> str:
-        """One sentence for the statement."""
+        """One sentence for the privacy statement: which of its lines the invariants let happen.
+
+        Returns
+        -------
+        str
+            The sentence the statement carries under ``neighbours``.
+
+        Examples
+        --------
+        >>> from isdp.privacy import Neighbours
+        >>> print(Neighbours.of([[1, 1, 1]]).describe())
+        a change of one person's record can keep the invariants: the per-person line covers everyone
+        """
         if self.one_person:
             return "a change of one person's record can keep the invariants: the per-person line covers everyone"
         if self.one_person is None:
@@ -119,8 +228,56 @@ def _repeated_column(A: sparse.csc_array) -> bool:
 
 
 def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Fraction | float:
-    """The mechanism's ε per unit distance that gives ``epsilon_person`` per person when a person's
-    change reaches ``n_tables`` tables in the norm (exact for ℓ1)."""
+    """The mechanism's ε per unit distance that gives ``epsilon_person`` per person.
+
+    A person's change moves a table by at most :data:`PERSON_L1` in ℓ1 and :data:`PERSON_L2` in
+    ℓ2, and reaches every one of the ``n_tables`` tables in the mechanism's norm, so the
+    generalized Laplace's own ε is ε per person / (2T) for ℓ1 and ε per person / (√2·√T) for ℓ2.
+
+    Parameters
+    ----------
+    epsilon_person : fractions.Fraction
+        ε needed per person (> 0); any value :class:`fractions.Fraction` accepts (an int, a
+        ``Fraction``, a string such as ``"1/3"``) for ℓ1, any real number for ℓ2.
+    norm : {"l1", "l2"}
+        The generalized Laplace's norm.
+    n_tables : int, default 1
+        T, the tables released together whose cells enter the norm (tables the invariants
+        determine from the others do not: :func:`isdp.exact_sampling.norm_tables`).
+
+    Returns
+    -------
+    fractions.Fraction or float
+        The ε per unit ℓ1 distance as an exact ``Fraction`` (the exact sampler needs a rational ε),
+        or ε per unit ℓ2 distance as a float.
+
+    Raises
+    ------
+    ValueError
+        For any other ``norm`` (the Gaussian is calibrated by :func:`gaussian_sigma`).
+
+    See Also
+    --------
+    gaussian_sigma : The Gaussian's σ for a guarantee per person.
+    Guarantee.at : The guarantee of a unit ε for a group of persons.
+
+    Notes
+    -----
+    For neighbours x' = x + v with v ∈ Λ(A) the generalized Laplace exp(−ε‖u‖) on Λ(A) has
+    privacy loss at most ε‖v‖ (ISDP Thm 10), and k persons have ‖v‖₁ ≤ 2kT, ‖v‖₂ ≤ √2·k·√T
+    (docs/method.md §11).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.privacy import unit_epsilon
+    >>> unit_epsilon(Fraction(1), "l1")
+    Fraction(1, 2)
+    >>> unit_epsilon(Fraction(1), "l1", n_tables=2)
+    Fraction(1, 4)
+    >>> round(unit_epsilon(1, "l2"), 6)
+    0.707107
+    """
     if norm == "l1":
         return Fraction(epsilon_person) / (PERSON_L1 * n_tables)
     if norm == "l2":
@@ -129,10 +286,46 @@ def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Frac
 
 
 def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fraction:
-    """The Gaussian's σ (a fraction, rounded up on a 10⁻⁶ grid) that meets (ε, δ) per person.
+    """The generalized Gaussian's σ that meets (ε, δ) per person.
 
-    ρ per person is T·PERSON_L2²/(2σ²) = T/σ² over T tables; the largest ρ converting to ε at δ is
-    :func:`isdp.accounting.dp_to_zcdp`; rounding σ up only lowers ρ.
+    The smallest σ on a 10⁻⁶ grid whose ρ-zCDP per person converts to at most ``epsilon_person``
+    at ``delta``.
+
+    Parameters
+    ----------
+    epsilon_person : float
+        ε needed per person (> 0).
+    delta : float
+        δ needed per person, in (0, 1): the δ of the zCDP → (ε, δ) conversion.
+    n_tables : int, default 1
+        T, the tables released together whose cells enter the norm.
+
+    Returns
+    -------
+    fractions.Fraction
+        The σ, an exact fraction whose denominator divides 10⁶ (the exact sampler needs a rational σ).
+
+    See Also
+    --------
+    gaussian_rho : The zCDP ρ of a σ for a group of persons.
+    isdp.accounting.dp_to_zcdp : The largest ρ converting to (ε, δ).
+
+    Notes
+    -----
+    ρ per person is T·PERSON_L2²/(2σ²) = T/σ² over T tables (the generalized Gaussian of ISDP
+    Eq. 8 is ρ-zCDP with ρ = ‖v‖₂²/2σ², docs/method.md §11); the largest ρ converting to ε at δ is
+    :func:`isdp.accounting.dp_to_zcdp` (standard conversion, ε = ρ + 2√(ρ ln 1/δ)). σ is rounded
+    up on the grid, which only lowers ρ, and stepped up further while floating-point rounding of
+    the conversion would state an ε above the one asked.
+
+    Examples
+    --------
+    >>> from isdp.privacy import gaussian_rho, gaussian_sigma
+    >>> sigma = gaussian_sigma(1.0, 1e-6)
+    >>> sigma, float(sigma)
+    (Fraction(1513203, 200000), 7.566015)
+    >>> round(gaussian_rho(sigma, 1), 6)  # 1/σ²
+    0.017469
     """
     rho = dp_to_zcdp(float(epsilon_person), delta)
     sigma = Fraction(math.ceil(PERSON_L2 * math.sqrt(n_tables) / math.sqrt(2 * rho) * _SIGMA_GRID), _SIGMA_GRID)
@@ -142,8 +335,38 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
 
 
 def gaussian_rho(sigma, k: int, n_tables: int = 1) -> float:
-    """zCDP ρ of the generalized Gaussian for a change of ``k`` persons over ``n_tables`` tables in the
-    norm: (√(2T)·k)²/(2σ²) = T k²/σ²."""
+    """The zCDP ρ of the generalized Gaussian for a change of ``k`` persons.
+
+    Parameters
+    ----------
+    sigma : fractions.Fraction or float
+        The Gaussian's σ (> 0).
+    k : int
+        The number of persons whose records change.
+    n_tables : int, default 1
+        T, the tables released together whose cells enter the norm.
+
+    Returns
+    -------
+    float
+        The ρ = (√(2T)·k)²/(2σ²) = T k²/σ².
+
+    See Also
+    --------
+    gaussian_sigma : The σ whose ρ per person meets a requested (ε, δ).
+
+    Notes
+    -----
+    k persons change the noise by v with ‖v‖₂ ≤ √2·k in each of the T tables in the norm, and the
+    generalized Gaussian on Λ(A) is ρ-zCDP with ρ = ‖v‖₂²/2σ² (docs/method.md §11): the Rényi
+    divergence of order α between neighbours is at most α‖v‖₂²/2σ².
+
+    Examples
+    --------
+    >>> from isdp.privacy import gaussian_rho
+    >>> round(gaussian_rho(2, 1), 6), round(gaussian_rho(2, 2), 6), round(gaussian_rho(2, 1, n_tables=2), 6)
+    (0.25, 1.0, 0.5)
+    """
     return (PERSON_L2 * k) ** 2 * n_tables / (2 * float(sigma) ** 2)
 
 
@@ -151,9 +374,63 @@ def gaussian_rho(sigma, k: int, n_tables: int = 1) -> float:
 class Guarantee:
     """The guarantee of one mechanism and route, per group of k persons.
 
-    ``norm``: l1, l2 or gaussian; ``unit``: ε per unit distance (Laplace) or σ (Gaussian);
-    ``delta_conversion``: the Gaussian's zCDP → (ε, δ) δ; ``eta``: the chain's certified TV bound
-    (None: an exact draw); ``n_tables``: the tables in the norm that one person's change reaches.
+    Holds the mechanism's own parameter and computes from it the guarantee for a change of k
+    persons' records (:meth:`at`), in words (:meth:`sentence`) and as the privacy statement's
+    ``guarantee`` entry (:meth:`to_dict`).
+
+    Parameters
+    ----------
+    norm : {"l1", "l2", "gaussian"}
+        The mechanism: generalized Laplace in ℓ1 or ℓ2, or the generalized Gaussian.
+    unit : fractions.Fraction or float
+        ε per unit distance for the Laplace (:func:`unit_epsilon`), σ for the Gaussian
+        (:func:`gaussian_sigma`).
+    delta_conversion : float or None, default None
+        The Gaussian's δ of the zCDP → (ε, δ) conversion; None for the Laplace.
+    eta : float or None, default None
+        The chain's certified total variation bound from the exact mechanism; None for an exact draw.
+    confidence : float or None, default None
+        The confidence level of the certificate that gives ``eta`` (0.95); None for an exact draw.
+    n_tables : int, default 1
+        T, the tables in the norm that one person's change reaches.
+    released : int, default 1
+        The tables released together, those derived from the others included (only the wording
+        of :meth:`sentence` depends on it).
+
+    See Also
+    --------
+    Neighbours : Which of the guarantee's lines the invariants make realisable.
+
+    Notes
+    -----
+    A change of k persons moves the table by at most 2kT in ℓ1 and √2·k·√T in ℓ2, so the Laplace's
+    ε for k persons is ``unit`` times that distance (ISDP Thm 10; group privacy), and the
+    Gaussian's ρ is T k²/σ², converted to ε at ``delta_conversion`` by
+    :func:`isdp.accounting.zcdp_to_dp`. A chain within total variation η of the exact mechanism
+    adds (1 + e^ε)·η to δ (docs/method.md §11, "From a TV bound to δ").
+
+    Examples
+    --------
+    The exact ℓ1 route at ε = 1 per person (ε = 1/2 per unit ℓ1 distance):
+
+    >>> from fractions import Fraction
+    >>> from isdp.privacy import Guarantee, unit_epsilon
+    >>> g = Guarantee("l1", unit_epsilon(Fraction(1), "l1"))
+    >>> g.at(1), g.at(2)
+    ({'persons': 1, 'epsilon': 1.0, 'delta': 0.0}, {'persons': 2, 'epsilon': 2.0, 'delta': 0.0})
+    >>> g.kind
+    'pure'
+
+    The generalized Gaussian calibrated to (1, 10⁻⁶) per person:
+
+    >>> from isdp.privacy import gaussian_sigma
+    >>> gauss = Guarantee("gaussian", gaussian_sigma(1.0, 1e-6), delta_conversion=1e-6)
+    >>> line = gauss.at(1)
+    >>> round(line["rho"], 6), round(line["epsilon"], 6), line["delta"]
+    (0.017469, 1.0, 1e-06)
+    >>> print(gauss.sentence(1))  # doctest: +NORMALIZE_WHITESPACE
+    rho-zCDP with rho = 0.0174689, hence (1, 1e-06)-DP for any two tables with the same invariants
+    that differ in one person's record (added, removed, or moved between cells)
     """
 
     norm: str
@@ -165,7 +442,28 @@ class Guarantee:
     released: int = 1  # tables released together (those derived from the others included)
 
     def at(self, k: int) -> dict:
-        """ε, δ (and ρ for the Gaussian) for a change of ``k`` persons."""
+        """The ε, δ (and ρ for the Gaussian) of a change of ``k`` persons.
+
+        Parameters
+        ----------
+        k : int
+            The number of persons whose records change (1 per person, 2 for two persons).
+
+        Returns
+        -------
+        dict
+            ``persons`` (``k``), ``epsilon`` and ``delta`` (floats), and ``rho`` for the Gaussian.
+            δ is 0 for the exact Laplace, the conversion's δ for the exact Gaussian, plus
+            (1 + e^ε)·η for a chain.
+
+        Examples
+        --------
+        >>> from isdp.privacy import Guarantee
+        >>> g = Guarantee("l1", 0.25, eta=1e-4, confidence=0.95)
+        >>> line = g.at(1)
+        >>> line["epsilon"], round(line["delta"], 8)
+        (0.5, 0.00026487)
+        """
         out: dict = {"persons": k}
         if self.norm == "gaussian":
             rho = gaussian_rho(self.unit, k, self.n_tables)
@@ -182,13 +480,45 @@ class Guarantee:
 
     @property
     def kind(self) -> str:
-        """pure, zCDP, or statistical (a chain: δ from a 95 % confidence bound)."""
+        """The kind of guarantee: pure, zCDP, or statistical (a chain: δ from a 95 % confidence bound).
+
+        Returns
+        -------
+        str
+            ``"pure"`` (exact Laplace), ``"zCDP"`` (exact Gaussian) or ``"approximate, from a
+            statistical certificate"`` (a chain, ``eta`` set).
+
+        Examples
+        --------
+        >>> from isdp.privacy import Guarantee
+        >>> Guarantee("l1", 0.5).kind, Guarantee("gaussian", 8, delta_conversion=1e-6).kind
+        ('pure', 'zCDP')
+        """
         if self.eta is not None:
             return "approximate, from a statistical certificate"
         return "zCDP" if self.norm == "gaussian" else "pure"
 
     def sentence(self, k: int) -> str:
-        """The guarantee for ``k`` persons in words."""
+        """The guarantee for ``k`` persons in words.
+
+        Parameters
+        ----------
+        k : int
+            The number of persons: 1 (the per-person line) or 2 (the two-person line).
+
+        Returns
+        -------
+        str
+            The guarantee, ε printed to 6 significant digits and δ to 3, and the neighbouring
+            relation it covers.
+
+        Examples
+        --------
+        >>> from isdp.privacy import Guarantee
+        >>> print(Guarantee("l1", 0.5).sentence(2))  # doctest: +NORMALIZE_WHITESPACE
+        2-DP for any two tables with the same invariants that differ in two persons' records
+        (added, removed, or moved between cells)
+        """
         g = self.at(k)
         who = "one person's record" if k == 1 else "two persons' records"
         what = (f"rho-zCDP with rho = {g['rho']:.6g}, hence ({g['epsilon']:.6g}, {g['delta']:.3g})-DP"
@@ -204,7 +534,29 @@ class Guarantee:
                 "(added, removed, or moved between cells)")
 
     def to_dict(self, neighbours: Neighbours) -> dict:
-        """The per-group guarantees with whether each group's change is realisable under A."""
+        """The per-group guarantees with whether each group's change is realisable under A.
+
+        Parameters
+        ----------
+        neighbours : Neighbours
+            The changes the invariants can absorb (:meth:`Neighbours.of`).
+
+        Returns
+        -------
+        dict
+            ``kind``; ``per_person`` and ``two_persons``, each :meth:`at` with ``realisable`` and
+            ``text`` (:meth:`sentence`); ``neighbours`` (:meth:`Neighbours.describe`); and, for a
+            chain, ``tv_bound`` and ``confidence_level``.
+
+        Examples
+        --------
+        >>> from isdp.privacy import Guarantee, Neighbours
+        >>> d = Guarantee("l1", 0.5).to_dict(Neighbours.of([[1, 1, 1]]))
+        >>> sorted(d)
+        ['kind', 'neighbours', 'per_person', 'two_persons']
+        >>> d["per_person"]["epsilon"], d["per_person"]["realisable"]
+        (1.0, True)
+        """
         return {"kind": self.kind,
                 "per_person": {**self.at(1), "realisable": neighbours.realisable(1), "text": self.sentence(1)},
                 "two_persons": {**self.at(2), "realisable": neighbours.realisable(2), "text": self.sentence(2)},
