@@ -36,7 +36,7 @@ extensions = [
 
 # Pages: every Markdown file of docs/ except the build and the sources of generated pages.
 exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
-source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}  # .rst first: autosummary writes its stubs in the first
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3  # `page.md#section` links between the Markdown pages resolve
 nb_execution_mode = "off"  # the notebooks come executed from the run; the site shows what the run computed

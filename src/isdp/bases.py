@@ -28,6 +28,10 @@ import numpy as np
 
 from .lattice import IntegerLattice, InvariantError, lll_reduce, table_margins
 
+#: The basis names :func:`with_mixing_basis` accepts: ``"auto"`` (:func:`default_basis`: path, else
+#: table, else lll), ``"smith"`` (the lattice's basis, unchanged), ``"path"`` (e_i − e_{i+1} within each
+#: sum block), ``"table"`` (adjacent 2×2 moves of a two-way table with both margins fixed) and
+#: ``"lll"`` (the LLL-reduced Smith basis, for any A).
 MIXING_BASES = ("auto", "smith", "path", "table", "lll")
 
 
@@ -53,7 +57,30 @@ def table_shape(A) -> tuple[int, int] | None:
 
 
 def default_basis(A) -> str:
-    """The mixing basis for a constraint family: path (sum blocks), table (two-way margins), lll."""
+    """The mixing basis ``"auto"`` picks for a constraint matrix.
+
+    ``"path"`` when A is one 0/1 sum per block of cells (no cell in two sums; a single total is
+    one block), else ``"table"`` when A is exactly :func:`isdp.table_margins` of a two-way table,
+    else ``"lll"``.
+
+    Parameters
+    ----------
+    A : array_like of int
+        The constraint matrix, shape (m, n).
+
+    Returns
+    -------
+    str
+        ``"path"``, ``"table"`` or ``"lll"``.
+
+    Examples
+    --------
+    >>> from isdp import default_basis, sum_constraint, table_margins, venn_constraints
+    >>> default_basis(sum_constraint(4)), default_basis(table_margins(2, 3))
+    ('path', 'table')
+    >>> default_basis(venn_constraints(2, 1))  # overlapping sums: neither
+    'lll'
+    """
     if sum_blocks(A) is not None:
         return "path"
     if table_shape(A) is not None:
@@ -95,10 +122,48 @@ def table_basis(A) -> np.ndarray:
 
 
 def change_of_basis(old, new) -> tuple[np.ndarray, np.ndarray]:
-    """(T, T⁻¹), both integer, with new = old · T and old = new · T⁻¹; raises unless they exist.
+    """The integer change of basis between two bases of one lattice, or an error if there is none.
 
-    Both exist exactly when the two bases span the same lattice; then T · T⁻¹ = I over the
-    integers, so det T · det T⁻¹ = 1 and det T = ±1 (T is unimodular).
+    Parameters
+    ----------
+    old : array_like of int
+        A lattice basis, shape (n, k), one vector per column.
+    new : array_like of int
+        Another basis of the same shape.
+
+    Returns
+    -------
+    T : numpy.ndarray
+        An int64 array of shape (k, k) with ``new = old @ T``.
+    T_inv : numpy.ndarray
+        An int64 array of shape (k, k) with ``old = new @ T_inv`` and ``T @ T_inv`` the identity.
+
+    Raises
+    ------
+    InvariantError
+        If the shapes differ, or either basis is not an integer combination of the other (the
+        two span different lattices).
+
+    Notes
+    -----
+    Both matrices exist exactly when the two bases span the same lattice; then T · T⁻¹ = I over
+    the integers, so det T · det T⁻¹ = 1 and det T = ±1 (T is unimodular).
+
+    Examples
+    --------
+    >>> from isdp import IntegerLattice, change_of_basis, sum_constraint, with_mixing_basis
+    >>> smith = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> path = with_mixing_basis(smith, "path")
+    >>> T, T_inv = change_of_basis(smith.basis, path.basis)
+    >>> T.tolist(), bool((smith.basis @ T == path.basis).all())
+    ([[-1, 1], [0, -1]], True)
+
+    Twice a basis spans a sublattice, not the same lattice:
+
+    >>> change_of_basis(smith.basis, 2 * path.basis)
+    Traceback (most recent call last):
+    ...
+    isdp.lattice.InvariantError: the old basis is not an integer combination of the other basis: not the same lattice
     """
     old = np.asarray(old, dtype=np.int64)
     new = np.asarray(new, dtype=np.int64)
@@ -119,11 +184,59 @@ def change_of_basis(old, new) -> tuple[np.ndarray, np.ndarray]:
 
 
 def with_mixing_basis(lattice: IntegerLattice, basis: str = "auto") -> IntegerLattice:
-    """The same lattice Λ(A) with a basis chosen for mixing (see the module docstring).
+    """The same lattice Λ(A) on a basis chosen for mixing.
 
-    The returned lattice's ``basis_name`` says which; the change of basis from ``lattice.basis``
-    is verified unimodular (:func:`change_of_basis`), so :func:`isdp.sample` on it targets the
-    same π with another chain.
+    The sampler moves along one basis column at a time, so the basis is a choice of the
+    sampler: :func:`isdp.sample` on the returned lattice targets the same π with another Markov
+    chain. Local moves let a disagreement between coupled chains heal locally, while the Smith
+    basis of a sum constraint is a star through one hub cell, on which coupled pairs stop meeting
+    beyond about 30 cells.
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        The lattice, e.g. from :meth:`IntegerLattice.from_constraints`.
+    basis : str, default "auto"
+        One of :data:`MIXING_BASES`:
+
+        - ``"auto"``: :func:`default_basis` of ``lattice.A``;
+        - ``"path"``: e_i − e_{i+1} for consecutive cells of each block of a one-sum-per-block
+          A, and e_i for a cell in no sum;
+        - ``"table"``: the adjacent 2×2 moves e_(i,j) − e_(i,j+1) − e_(i+1,j) + e_(i+1,j+1) of a
+          two-way table with both margins fixed (A exactly :func:`isdp.table_margins`);
+        - ``"lll"``: the LLL reduction (exact, sympy) of ``lattice.basis``, for any A;
+        - ``"smith"``: ``lattice`` itself, unchanged.
+
+    Returns
+    -------
+    IntegerLattice
+        A copy of ``lattice`` with the new ``basis`` and ``basis_name``; ``A``, ``rank`` and
+        ``invariant_factors`` are unchanged.
+
+    Raises
+    ------
+    ValueError
+        If ``basis`` is not one of :data:`MIXING_BASES`.
+    InvariantError
+        If the basis does not apply to A (``"path"`` without sum blocks, ``"table"`` without
+        two-way margins) or does not span the same lattice (checked by :func:`change_of_basis`).
+
+    See Also
+    --------
+    change_of_basis : The unimodular check every new basis passes.
+
+    Examples
+    --------
+    >>> from isdp import IntegerLattice, sum_constraint, table_margins, with_mixing_basis
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(4))
+    >>> lattice.basis.T.tolist()  # Smith: a star through cell 0
+    [[-1, 1, 0, 0], [-1, 0, 1, 0], [-1, 0, 0, 1]]
+    >>> path = with_mixing_basis(lattice)
+    >>> path.basis_name, path.basis.T.tolist()
+    ('path', [[1, -1, 0, 0], [0, 1, -1, 0], [0, 0, 1, -1]])
+    >>> table = with_mixing_basis(IntegerLattice.from_constraints(table_margins(2, 3)))
+    >>> table.basis_name, table.basis.T.tolist()
+    ('table', [[1, -1, 0, -1, 1, 0], [0, 1, -1, 0, -1, 1]])
     """
     if basis not in MIXING_BASES:
         raise ValueError(f"basis must be one of {MIXING_BASES}, got {basis!r}")

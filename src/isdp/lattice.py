@@ -14,7 +14,29 @@ import numpy as np
 
 
 class InvariantError(ValueError):
-    """The constraints, the data or a release violate the integer-invariant set-up."""
+    """The constraints, the data or a release violate the integer-invariant set-up.
+
+    A :class:`ValueError` raised wherever isdp checks invariants: :func:`check_release` when a
+    release is not integer or breaks A·x = a, :meth:`IntegerLattice.from_constraints` when A is not
+    an integer matrix or admits no integer noise, :func:`integer_solution` when A x = b has no
+    integer solution, and the samplers when a start lies outside Λ(A). The message names the
+    problem (and, for a release, the first vector that breaks the invariants).
+
+    See Also
+    --------
+    check_release : The check every stored release and noise draw goes through.
+
+    Examples
+    --------
+    >>> from isdp import InvariantError, check_release, sum_constraint
+    >>> try:
+    ...     check_release([5, 1, 2], sum_constraint(3), [7])
+    ... except InvariantError as err:
+    ...     print(err)
+    release: 1 of 1 vectors break the invariants A·x = a (first at index 0)
+    >>> issubclass(InvariantError, ValueError)
+    True
+    """
 
 
 def as_integer_matrix(A, name: str = "A") -> np.ndarray:
@@ -106,7 +128,70 @@ def lll_reduce(basis: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class IntegerLattice:
-    """Λ(A) with an integer basis ``basis`` (n × k): every u ∈ Λ(A) is ``basis @ w`` for one w ∈ Z^k."""
+    """The integer kernel lattice Λ(A) = {u ∈ Zⁿ : A u = 0} of counting invariants, with a basis.
+
+    Every u ∈ Λ(A) is ``basis @ w`` for exactly one integer vector w ∈ Zᵏ, so noise built from the
+    basis columns keeps every invariant: x + u has the same A x as x. Build a lattice with
+    :meth:`from_constraints`; the fields below are what it computes. The samplers move along the
+    basis columns, so the basis shapes how a chain mixes, never the target law.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The constraint matrix, int64 of shape (m, n): row j marks the cells whose total is
+        invariant j (entries at most 2³¹ in size).
+    basis : numpy.ndarray
+        An integer basis of Λ(A), int64 of shape (n, k) with k = n − rank(A): one lattice vector
+        per column.
+    rank : int
+        The rank of A.
+    invariant_factors : tuple of int, default ()
+        The non-zero diagonal entries of the Smith normal form of A (all 1 for 0/1 margins and
+        totals).
+    basis_name : str, default "smith"
+        Which basis ``basis`` is: ``"smith"`` (the Smith-normal-form basis), ``"lll"`` (its LLL
+        reduction) or a basis set by :func:`isdp.with_mixing_basis` (``"path"``, ``"table"``).
+
+    Attributes
+    ----------
+    n : int
+        The number of cells, ``A.shape[1]``.
+    dim : int
+        The lattice dimension k = n − rank(A), ``basis.shape[1]``.
+
+    See Also
+    --------
+    isdp.with_mixing_basis : The same lattice on a basis chosen for mixing.
+    isdp.sample : Draws of noise on the lattice from a target law.
+    check_release : Verify a release's integrality and invariants.
+
+    Notes
+    -----
+    The basis comes from the Smith normal form S = U A V (U, V unimodular, S diagonal with
+    r = rank(A) non-zero entries): the last n − r columns of V span Λ(A) over the integers
+    (ISDP §2–3). Because V is unimodular they are a basis of the whole kernel lattice, not of a
+    sublattice, as a rational null-space basis scaled to integers can be.
+
+    Examples
+    --------
+    The noise lattice of one total over three cells has dimension 2:
+
+    >>> import numpy as np
+    >>> from isdp import IntegerLattice, sum_constraint
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> lattice.n, lattice.dim, lattice.rank, lattice.basis_name
+    (3, 2, 1, 'smith')
+    >>> lattice.basis.T.tolist()  # the basis vectors, one per row
+    [[-1, 1, 0], [-1, 0, 1]]
+
+    Membership and coordinates in the basis:
+
+    >>> lattice.contains([2, -1, -1]), lattice.contains([1, 0, 0])
+    (True, False)
+    >>> w = lattice.coordinates([2, -1, -1])
+    >>> w.tolist(), (lattice.basis @ w).tolist()
+    ([-1, -1], [2, -1, -1])
+    """
 
     A: np.ndarray
     basis: np.ndarray
@@ -116,22 +201,52 @@ class IntegerLattice:
 
     @property
     def n(self) -> int:
-        """Number of cells."""
+        """The number of cells n (the columns of A)."""
         return self.A.shape[1]
 
     @property
     def dim(self) -> int:
-        """Lattice dimension k = n - rank(A)."""
+        """The lattice dimension k = n − rank(A) (the columns of ``basis``)."""
         return self.basis.shape[1]
 
     @classmethod
     def from_constraints(cls, A, reduce: bool | str = "auto") -> IntegerLattice:
-        """Build Λ(A) from an integer constraint matrix.
+        """Build Λ(A) and a basis of it from an integer constraint matrix.
 
-        ``reduce``: LLL-reduce the Smith basis (``True``), keep it (``False``), or reduce only
-        when some basis entry exceeds 1 in absolute value (``"auto"``; LLL in pure Python costs
-        seconds at n ≈ 100 and the Smith basis of 0/1 sum constraints is already short).
-        The target law does not depend on the basis; mixing does.
+        The basis is the Smith-normal-form basis, LLL-reduced (exact, sympy) when ``reduce`` asks
+        for it. The target law does not depend on the basis; mixing does.
+
+        Parameters
+        ----------
+        A : array_like of int
+            The constraint matrix, shape (m, n), e.g. :func:`sum_constraint` or
+            :func:`table_margins`. Integer-valued floats are accepted; entries must be at most
+            2³¹ in size.
+        reduce : bool or "auto", default "auto"
+            ``True``: LLL-reduce the Smith basis; ``False``: keep it; ``"auto"``: reduce only when
+            some basis entry exceeds 1 in size (LLL in pure Python costs seconds at n ≈ 100, and
+            the Smith basis of 0/1 sum constraints is already short).
+
+        Returns
+        -------
+        IntegerLattice
+            The lattice, with ``basis_name`` ``"lll"`` when the basis was reduced, else
+            ``"smith"``.
+
+        Raises
+        ------
+        InvariantError
+            If A is not a non-empty 2-D integer matrix, has entries beyond 2³¹, has full column
+            rank (no non-zero integer noise keeps the invariants), or the LLL reduction fails or
+            does not fit int64.
+
+        Examples
+        --------
+        >>> from isdp import IntegerLattice
+        >>> IntegerLattice.from_constraints([[1, 2, 3]]).basis.T.tolist()
+        [[-1, -1, 1], [-2, 1, 0]]
+        >>> IntegerLattice.from_constraints([[1, 2, 3]], reduce=False).basis.T.tolist()
+        [[-2, 1, 0], [-3, 0, 1]]
         """
         A = as_integer_matrix(A)
         if np.abs(A.astype(float)).max() > CONSTRAINT_LIMIT:  # float: abs(int64 min) wraps
@@ -160,6 +275,17 @@ class IntegerLattice:
 
         Exact at any size: A u is computed in int64 only when it cannot wrap around, else in
         Python integers. NaN, infinite and non-integral entries are not in the lattice.
+
+        Parameters
+        ----------
+        u : array_like
+            One vector of shape (n,) or vectors as the rows of shape (r, n).
+
+        Returns
+        -------
+        bool
+            True when every vector is integer-valued with A u = 0; False otherwise, including
+            for a wrong shape.
         """
         u = np.asarray(u)
         if u.ndim not in (1, 2) or u.shape[-1] != self.n:
@@ -178,8 +304,23 @@ class IntegerLattice:
         return bool(np.all(_exact_matmul(u, self.A.T) == 0))
 
     def coordinates(self, u) -> np.ndarray:
-        """The integer w with ``basis @ w == u`` (for a matrix of rows u, one row w each); raises if
-        some ``u`` is not in the lattice."""
+        """The integer coordinates w with ``basis @ w == u``.
+
+        Parameters
+        ----------
+        u : array_like of int
+            One lattice vector of shape (n,) or lattice vectors as the rows of shape (r, n).
+
+        Returns
+        -------
+        numpy.ndarray
+            An int64 array of shape (k,), or (r, k) with one row w per row of ``u``.
+
+        Raises
+        ------
+        InvariantError
+            If some ``u`` is not in the lattice.
+        """
         u = np.asarray(u, dtype=np.int64)
         if not self.contains(u):
             raise InvariantError("vector is not in the lattice: A u != 0 or not integer")
@@ -191,10 +332,48 @@ class IntegerLattice:
 
 
 def integer_solution(A, b) -> np.ndarray:
-    """One integer x with A x = b, or :class:`InvariantError` if none exists.
+    """One integer x with A x = b: a table that meets given invariants.
 
-    With S = U A V, A x = b  ⇔  S y = U b with x = V y; it is solvable over Z iff each
-    (U b)_i is divisible by the i-th invariant factor and the rows past rank(A) vanish.
+    Parameters
+    ----------
+    A : array_like of int
+        The constraint matrix, shape (m, n).
+    b : array_like of int
+        The invariant values, shape (m,).
+
+    Returns
+    -------
+    numpy.ndarray
+        One integer solution, int64 of shape (n,). Every other is x + u with u in Λ(A)
+        (:class:`IntegerLattice`). It may have negative entries.
+
+    Raises
+    ------
+    InvariantError
+        If ``b`` has the wrong shape or A x = b has no integer solution (inconsistent equations,
+        or an invariant factor that does not divide).
+
+    Notes
+    -----
+    With the Smith normal form S = U A V, A x = b ⇔ S y = U b with x = V y; it is solvable over
+    Z iff each (U b)_i is divisible by the i-th invariant factor and the rows past rank(A)
+    vanish.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import integer_solution
+    >>> A = np.array([[1, 1, 0], [0, 1, 1]])
+    >>> x = integer_solution(A, [5, 3])
+    >>> x.tolist(), (A @ x).tolist()
+    ([2, 3, 0], [5, 3])
+
+    An even total cannot be odd:
+
+    >>> integer_solution([[2, 2]], [3])
+    Traceback (most recent call last):
+    ...
+    isdp.lattice.InvariantError: A x = b has no integer solution (invariant factor 2 does not divide 3)
     """
     A = as_integer_matrix(A)
     b = np.asarray(b)
@@ -225,9 +404,49 @@ COUNT_LIMIT = 2**53
 
 
 def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
-    """Raise :class:`InvariantError` unless every row of ``release`` is integer and meets A·r = invariants.
+    """Verify that a release is integer-valued and meets every invariant exactly.
 
-    The workflow calls this on every released or noise vector before writing it.
+    Raises :class:`InvariantError` unless every vector of ``release`` is integer and
+    A·r = ``invariants``. The workflow calls this on every released or noise vector before
+    writing it (for noise, the invariants are zero).
+
+    Parameters
+    ----------
+    release : array_like
+        One released table of shape (n,), or several with the cells on the last axis, e.g.
+        (chains, draws, n). Numeric; integer-valued floats are accepted.
+    A : array_like of int
+        The constraint matrix, shape (m, n).
+    invariants : array_like of int
+        The invariant values A x of the confidential table x, shape (m,).
+    what : str, default "release"
+        The name the error messages give the checked array.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``release`` as int64, same shape.
+
+    Raises
+    ------
+    InvariantError
+        If the release is not numeric or not integer-valued, the invariants are not integers,
+        a value exceeds ±2⁵³ (or A·r could overflow int64), the shapes do not match A, or some
+        vector breaks A·r = invariants (the message gives the count and the first index).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import check_release, sum_constraint
+    >>> A = sum_constraint(3)
+    >>> x = np.array([4, 1, 2])
+    >>> release = x + np.array([1, -1, 0])  # noise in Λ(A) keeps the total
+    >>> check_release(release, A, A @ x).tolist()
+    [5, 0, 2]
+    >>> check_release([5, 1, 2], A, A @ x)
+    Traceback (most recent call last):
+    ...
+    isdp.lattice.InvariantError: release: 1 of 1 vectors break the invariants A·x = a (first at index 0)
     """
     r = np.asarray(release)
     if r.dtype.kind not in "iuf" or r.ndim == 0:
@@ -263,12 +482,54 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
 
 
 def sum_constraint(n: int) -> np.ndarray:
-    """One counting constraint over all n cells (a state total over its counties)."""
+    """One counting constraint over all n cells (a state total over its counties).
+
+    Parameters
+    ----------
+    n : int
+        The number of cells.
+
+    Returns
+    -------
+    numpy.ndarray
+        An int64 array of shape (1, n), all ones.
+
+    Examples
+    --------
+    >>> from isdp import sum_constraint
+    >>> sum_constraint(3).tolist()
+    [[1, 1, 1]]
+    """
     return np.ones((1, int(n)), dtype=np.int64)
 
 
 def table_margins(n_rows: int, n_cols: int) -> np.ndarray:
-    """Row and column totals of an n_rows × n_cols table, cells in row-major order."""
+    """Row and column totals of an n_rows × n_cols table, cells in row-major order.
+
+    Parameters
+    ----------
+    n_rows : int
+        The number of rows of the table.
+    n_cols : int
+        The number of columns of the table.
+
+    Returns
+    -------
+    numpy.ndarray
+        An int64 array of shape (n_rows + n_cols, n_rows·n_cols): first the row totals, then
+        the column totals, each over the flattened (row-major) table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import table_margins
+    >>> A = table_margins(2, 2)
+    >>> A.tolist()
+    [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]]
+    >>> x = np.array([[3, 1], [0, 2]])
+    >>> (A @ x.ravel()).tolist()  # row totals 4, 2; column totals 3, 3
+    [4, 2, 3, 3]
+    """
     A = np.zeros((n_rows + n_cols, n_rows * n_cols), dtype=np.int64)
     for i in range(n_rows):
         A[i, i * n_cols : (i + 1) * n_cols] = 1
@@ -280,9 +541,31 @@ def table_margins(n_rows: int, n_cols: int) -> np.ndarray:
 def venn_constraints(n_sets: int, records_per_region: int) -> np.ndarray:
     """Incidence matrix of ``n_sets`` counting constraints whose every intersection is non-empty.
 
-    Regions are the non-empty subsets of the sets in order of size, then lexicographically
-    ({1},{2},{3},{1,2},{1,3},{2,3},{1,2,3} for three sets), each holding
-    ``records_per_region`` consecutive records (ISDP App. E.2).
+    The overlapping-constraints problem of ISDP App. E.2: each column is a record, each row the
+    count of one set. Regions are the non-empty subsets of the sets in order of size, then
+    lexicographically ({1},{2},{3},{1,2},{1,3},{2,3},{1,2,3} for three sets), each holding
+    ``records_per_region`` consecutive records.
+
+    Parameters
+    ----------
+    n_sets : int
+        The number of sets (constraints).
+    records_per_region : int
+        The number of records (cells) in each of the 2^n_sets − 1 regions.
+
+    Returns
+    -------
+    numpy.ndarray
+        An int64 array of shape (n_sets, (2^n_sets − 1)·records_per_region); entry (s, i) is 1
+        when record i belongs to set s.
+
+    Examples
+    --------
+    >>> from isdp import venn_constraints
+    >>> venn_constraints(2, 1).tolist()  # regions {1}, {2}, {1, 2}
+    [[1, 0, 1], [0, 1, 1]]
+    >>> venn_constraints(3, 2).shape
+    (3, 14)
     """
     from itertools import combinations
 

@@ -53,7 +53,60 @@ _B_TOL = 1e-9  # slack on B s >= b for real-valued B (integer B: exact)
 
 @dataclass
 class MISResult:
-    """Draws and bookkeeping of one MIS run."""
+    """The draws and bookkeeping of one :func:`mis_sample` run.
+
+    Parameters
+    ----------
+    draws : numpy.ndarray
+        An int64 array of shape (n_chains, n_draws, d): the retained states s — releases in
+        S*, not noise.
+    acceptance : numpy.ndarray
+        A float array of shape (n_chains,): accepted proposals / proposals per chain.
+    infeasible : numpy.ndarray
+        A float array of shape (n_chains,): the share of proposals rejected because B s̃ < b.
+    nonintegral : numpy.ndarray
+        A float array of shape (n_chains,): the share of proposals rejected because the solve for
+        s̃_(I^c) was not integral (0 unless ``allow_nonunimodular``).
+    final_state : numpy.ndarray
+        An int64 array of shape (n_chains, d): the state of each chain after the last proposal.
+    burn_in : int
+        Proposals before the first retained draw.
+    thin : int
+        Proposals between retained draws.
+    n_iterations : int
+        Proposals per chain, ``burn_in + n_draws · thin``.
+    seed : int
+        The seed of the run.
+    eps : float
+        ε of the target DG mechanism.
+    proposal_eps : float
+        ε̃ of the proposal.
+    index_set : tuple of int
+        The proposal index set I, 0-based and sorted.
+    determinant : int
+        det A[:, I^c] (±1 when every proposal is integral).
+    seconds : float
+        Wall-clock time of the run.
+
+    See Also
+    --------
+    mis_sample : The run that returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import mis_sample
+    >>> x = np.array([3, 0, 1])
+    >>> A = np.ones((1, 3), dtype=np.int64)
+    >>> result = mis_sample(A, A @ x, x, eps=1.0, proposal_eps=0.5, index_set=[0, 1], n_draws=200,
+    ...                     n_chains=2, B=np.eye(3), b=np.zeros(3), burn_in=100, seed=0, progress=False)
+    >>> result.draws.shape, result.n_iterations, result.index_set, result.determinant
+    ((2, 200, 3), 300, (0, 1), 1)
+    >>> [round(v, 3) for v in result.acceptance.tolist()]
+    [0.18, 0.153]
+    >>> [round(v, 3) for v in result.infeasible.tolist()]  # proposals with a negative cell
+    [0.647, 0.71]
+    """
 
     draws: np.ndarray  # int64 (chains, n_draws, d): retained states s (not noise)
     acceptance: np.ndarray  # per chain: accepted proposals / proposals
@@ -377,26 +430,94 @@ def mis_sample(
     allow_nonunimodular: bool = False,
     progress: bool = True,
 ) -> MISResult:
-    """Run ``n_chains`` independent MIS chains (FODS-20 Algorithm 1) and keep every ``thin``-th state.
+    """Draw releases of the DG mechanism restricted to S* by a Metropolized independence sampler.
+
+    The target is p(s) = Π_i DG(s_i − s*_i | ε) restricted to the integer points of
+    S* = {s : A s = a, B s ≥ b} — equalities (the invariants) and optional inequalities such as
+    non-negativity (Congenial DP Algorithm 1). Each iteration is one proposal, independent of the
+    current state: s̃_I ~ Π_{i∈I} DG(s̃_i − s*_i | ε̃), the other cells solved from A s̃ = a, and
+    acceptance with probability min{1, p(s̃)·1(B s̃ ≥ b)·q(s_I) / (p(s)·q(s̃_I))}. Runs
+    ``n_chains`` independent chains and keeps every ``thin``-th state after ``burn_in``.
 
     Parameters
     ----------
-    A, a : integer equality constraints ``A s = a`` (``m × d``, linearly independent rows).
-    center : the confidential query ``s*`` (integer, length ``d``); target and proposal are
-        DG laws centred on it.
-    eps, proposal_eps : ε of the target DG mechanism and ε̃ of the proposal.
-    index_set : the proposal index set ``I`` as **0-based** indices (the paper's are 1-based),
-        ``d − m`` of them, with ``A[:, I^c]`` invertible (determinant ±1 unless
-        ``allow_nonunimodular``).
-    B, b : optional inequalities ``B s ≥ b`` (``B`` real, e.g. the identity for non-negativity).
-    init : starting state(s), one for all chains or one per chain; default ``center`` (the paper
-        starts at ``s*``). Must lie in S*.
-    burn_in, thin, n_draws : the state after iteration ``burn_in + j·thin`` is draw ``j``
-        (``j = 1..n_draws``); one iteration is one proposal.
+    A : array_like of int
+        The equality constraints, shape (m, d), m < d, with linearly independent rows.
+    a : array_like of int
+        Their values, shape (m,): the invariants A s* of the confidential query.
+    center : array_like of int
+        The confidential query s*, shape (d,); target and proposal are DG laws centred on it.
+    eps : float
+        ε of the target DG mechanism, in [1e-9, 700].
+    proposal_eps : float
+        ε̃ of the DG proposal, in [1e-9, 700]; a tuning parameter (smaller values propose farther
+        from s*).
+    index_set : sequence of int
+        The proposal index set I as **0-based** cell indices (the paper's are 1-based),
+        d − m distinct ones, with A[:, I^c] invertible; its determinant must be ±1 unless
+        ``allow_nonunimodular``.
+    n_draws : int
+        The states kept per chain, at least 0.
+    seed : int
+        A non-negative integer; each chain gets its own xoshiro256** stream, so a seed fixes
+        the draws whatever the thread count.
+    n_chains : int, default 1
+        The number of independent chains.
+    B : array_like of float, optional
+        Inequality constraints B s ≥ b, shape (p, d), e.g. ``np.eye(d)`` for non-negativity.
+        Give both ``B`` and ``b`` or neither.
+    b : array_like of float, optional
+        Their bounds, shape (p,).
+    burn_in : int, default 0
+        Proposals before the first kept state.
+    thin : int, default 1
+        Proposals between kept states: draw j is the state after proposal burn_in + j·thin.
+    init : array_like of int, optional
+        The start: one state of shape (d,) for every chain, or one per chain, shape
+        (n_chains, d); it must lie in S*. Default ``center`` (the paper starts at s*).
+    allow_nonunimodular : bool, default False
+        Accept an index set whose det A[:, I^c] is non-zero but not ±1. A proposal whose solve
+        is not integral is then rejected (the integer target has mass 0 there), which keeps the
+        target exact; such rejections are counted in :attr:`MISResult.nonintegral`.
+    progress : bool, default True
+        Log the progress about every 5 s on the ``isdp.mis`` logger.
 
-    Returns an :class:`MISResult` with int64 states of shape ``(n_chains, n_draws, d)`` and the
-    per-chain acceptance rate over all ``burn_in + n_draws·thin`` proposals. Raises
-    :class:`~isdp.lattice.InvariantError` for an unusable index set or a start outside S*.
+    Returns
+    -------
+    MISResult
+        ``draws`` int64 of shape (n_chains, n_draws, d) — states in S* — with the per-chain
+        acceptance rate over all ``burn_in + n_draws · thin`` proposals and the shares rejected
+        as infeasible or non-integral.
+
+    Raises
+    ------
+    InvariantError
+        For inconsistent shapes, m ≥ d, an unusable index set (wrong size, singular or — without
+        ``allow_nonunimodular`` — non-unimodular A[:, I^c]), or a start outside S*.
+    ValueError
+        If a count, ``eps``, ``proposal_eps`` or ``seed`` is out of range.
+
+    Notes
+    -----
+    The solve s̃_(I^c) = A[:, I^c]⁻¹ (a − A[:, I] s̃_I) is computed exactly in integers (the
+    adjugate over the determinant). Every retained draw is checked against A s = a and B s ≥ b
+    before it is returned. :func:`isdp.certify_mis` certifies a burn-in for the same chain.
+
+    Examples
+    --------
+    Three non-negative cells whose total (4) is invariant; I = {0, 1}, so the last cell is solved
+    from the total:
+
+    >>> import numpy as np
+    >>> from isdp import mis_sample
+    >>> x = np.array([3, 0, 1])
+    >>> A = np.ones((1, 3), dtype=np.int64)
+    >>> result = mis_sample(A, A @ x, x, eps=1.0, proposal_eps=0.5, index_set=[0, 1], n_draws=200,
+    ...                     n_chains=2, B=np.eye(3), b=np.zeros(3), burn_in=100, seed=0, progress=False)
+    >>> result.draws[0, :3].tolist()
+    [[1, 0, 3], [4, 0, 0], [4, 0, 0]]
+    >>> bool((result.draws @ A.T == A @ x).all()), bool((result.draws >= 0).all())
+    (True, True)
     """
     n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
     thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)

@@ -1,6 +1,6 @@
 """Gibbs-within-Metropolis sampler for lattice targets (ISDP Algorithm 1; docs/method.md §3).
 
-State u = B w. An iteration sweeps j = 1..k: draw z ~ DG(exp(-ε_prop)), propose u + z B[:, j],
+State u = B w. An iteration sweeps j = 1..k: draw z ~ DG(ε_prop), propose u + z B[:, j],
 accept with probability min(1, π(u')/π(u)). Every proposal stays in Λ(A), so the invariants
 hold at every step. Chains run in parallel (numba ``prange``), each with its own random
 stream, so a seed fixes the draws whatever the number of threads.
@@ -27,7 +27,53 @@ UPDATES = ("component", "joint")
 
 @dataclass
 class SamplerResult:
-    """Draws and bookkeeping of one sampler run."""
+    """The draws and bookkeeping of one :func:`sample` run.
+
+    Parameters
+    ----------
+    draws : numpy.ndarray
+        An int64 array of shape (n_chains, n_draws, n): the retained noise vectors u ∈ Λ(A).
+        A release is x + u.
+    acceptance : numpy.ndarray
+        A float array of shape (n_chains,): accepted proposals / proposals per chain over all
+        ``n_iterations``. With ``update="component"`` there are k proposals per iteration and a
+        zero pre-jump (z = 0) counts as accepted; with ``"joint"`` there is one.
+    final_state : numpy.ndarray
+        An int64 array of shape (n_chains, n): the state of each chain after the last
+        iteration (a start for a continued run).
+    burn_in : int
+        Iterations run before the first retained draw.
+    thin : int
+        Iterations between retained draws.
+    n_iterations : int
+        Iterations per chain, ``burn_in + n_draws · thin``.
+    seed : int
+        The seed of the run.
+    proposal_eps : float
+        ε̃ of the double geometric pre-jumps.
+    update : str
+        ``"component"`` or ``"joint"`` (see :func:`sample`).
+    seconds : float
+        Wall-clock time of the run.
+
+    See Also
+    --------
+    sample : The run that returns it.
+    isdp.convergence_table : R-hat and ESS of ``draws``.
+
+    Examples
+    --------
+    >>> from isdp import IntegerLattice, generalized_laplace, sample, sum_constraint
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> result = sample(lattice, generalized_laplace(1.0), n_chains=2, n_draws=100, burn_in=50,
+    ...                 proposal_eps=1.0, seed=0, progress=False)
+    >>> result.draws.shape, result.n_iterations
+    ((2, 100, 3), 150)
+    >>> [round(a, 3) for a in result.acceptance.tolist()]
+    [0.563, 0.61]
+    >>> result.final_state.tolist()
+    [[-1, 1, 0], [0, -2, 2]]
+    """
 
     draws: np.ndarray  # int64 (chains, draws, n): retained noise vectors
     acceptance: np.ndarray  # per chain: accepted / proposed (a z = 0 proposal counts as accepted)
@@ -111,11 +157,103 @@ def sample(
     update: str = "component",
     progress: bool = True,
 ) -> SamplerResult:
-    """Run ``n_chains`` independent chains; keep every ``thin``-th iteration after ``burn_in``.
+    """Draw integer noise u ~ π on Λ(A) by Gibbs-within-Metropolis (ISDP Algorithm 1).
 
-    Returns int64 noise draws of shape (n_chains, n_draws, n). ``init`` (default 0) is one
-    lattice vector for all chains or one per chain. With ``progress`` the run logs its
-    progress about every 5 s on the ``isdp.samplers`` logger.
+    Runs ``n_chains`` independent chains for ``burn_in + n_draws · thin`` iterations each and
+    keeps the state after iterations ``burn_in + thin``, ``burn_in + 2·thin``, …. Every state
+    is in Λ(A), so x + u meets every invariant of x exactly. The run is compiled (numba), and the
+    chains run in parallel threads.
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        The noise lattice Λ(A); the chain moves along the columns of ``lattice.basis`` (see
+        :func:`isdp.with_mixing_basis` for bases that mix better).
+    target : Target
+        The target law, :func:`generalized_laplace` or :func:`generalized_gaussian`.
+    n_chains : int
+        The number of independent chains, at least 1.
+    n_draws : int
+        The draws kept per chain, at least 0.
+    proposal_eps : float
+        ε̃ of the double geometric pre-jumps DG(ε̃), in [1e-9, 700]: smaller values propose
+        longer jumps, accepted less often. A tuning parameter with no effect on the target law;
+        :func:`tune_proposal` chooses one.
+    seed : int
+        A non-negative integer. Each chain gets its own xoshiro256** stream spawned from
+        ``numpy.random.SeedSequence(seed)``, so a seed fixes the draws whatever the thread count.
+    burn_in : int, default 0
+        Iterations run before the first kept draw.
+    thin : int, default 1
+        Iterations between kept draws, at least 1.
+    init : array_like of int, optional
+        The start: one lattice vector of shape (n,) for every chain, or one per chain, shape
+        (n_chains, n). Default: u = 0 for every chain.
+    update : {"component", "joint"}, default "component"
+        What one iteration does.
+
+        - ``"component"`` (ISDP Algorithm 1): sweep the k basis columns in order; for column j
+          draw a pre-jump z ~ DG(ε̃), propose u + z·B[:, j] and accept it with probability
+          min(1, π(u')/π(u)). One iteration is k Metropolis steps.
+        - ``"joint"``: draw all k pre-jumps at once, propose u + B z and accept or reject the
+          whole move once. One iteration is one Metropolis step; its acceptance falls quickly
+          as k grows, so it is mainly a comparison for the component sweep.
+
+        Both leave π invariant (the proposals are symmetric and stay in Λ(A)).
+    progress : bool, default True
+        Log the progress about every 5 s on the ``isdp.samplers`` logger.
+
+    Returns
+    -------
+    SamplerResult
+        ``draws`` int64 of shape (n_chains, n_draws, n) — the noise, not the release — with the
+        per-chain acceptance, the final states and the settings of the run.
+
+    Raises
+    ------
+    ValueError
+        If ``update`` is unknown, a count is out of range, ``proposal_eps`` is outside
+        [1e-9, 700] or ``seed`` is not a non-negative integer.
+    InvariantError
+        If ``init`` has the wrong shape, is not an integer vector in Λ(A), or its ‖u‖₂² reaches
+        2⁶² (the kernels keep it as an exact int64).
+
+    See Also
+    --------
+    tune_proposal : Choose ``proposal_eps``.
+    isdp.certify : A certified burn-in for the same chain.
+    isdp.convergence_table : R-hat and ESS of the draws.
+
+    Notes
+    -----
+    The state is u = B w. The pre-jumps are symmetric and every proposal stays in Λ(A), so the
+    Metropolis step leaves π invariant on the lattice. The draws are not independent: check
+    convergence (:func:`isdp.certify`, :func:`isdp.convergence_table`) before using them.
+
+    Examples
+    --------
+    Noise that keeps the total of three cells:
+
+    >>> import numpy as np
+    >>> from isdp import IntegerLattice, generalized_laplace, sample, sum_constraint
+    >>> A = sum_constraint(3)
+    >>> lattice = IntegerLattice.from_constraints(A)
+    >>> result = sample(lattice, generalized_laplace(1.0), n_chains=2, n_draws=100, burn_in=50,
+    ...                 proposal_eps=1.0, seed=0, progress=False)
+    >>> result.draws.shape
+    (2, 100, 3)
+    >>> x = np.array([5, 2, 7])
+    >>> release = x + result.draws[0, -1]
+    >>> release.tolist(), bool((A @ release == A @ x).all())
+    ([4, 3, 7], True)
+
+    The joint update, a Gaussian target, a start and thinning:
+
+    >>> from isdp import generalized_gaussian
+    >>> result = sample(lattice, generalized_gaussian(2.0), n_chains=1, n_draws=3, thin=10,
+    ...                 init=[3, -3, 0], update="joint", proposal_eps=0.5, seed=1, progress=False)
+    >>> result.draws[0].tolist(), result.n_iterations
+    ([[2, -3, 1], [2, 0, -2], [0, 0, 0]], 30)
     """
     if update not in UPDATES:
         raise ValueError(f"update must be one of {UPDATES}, got {update!r}")
@@ -164,11 +302,57 @@ def tune_proposal(
     seed: int = 0,
     acceptance_range: tuple[float, float] = (0.2, 0.5),
 ):
-    """Pilot runs over a grid of ε_prop; returns a DataFrame and the chosen value.
+    """Choose ``proposal_eps`` for :func:`sample` by short pilot runs over a grid.
 
-    For each ε_prop: component acceptance rate and mean squared jump distance (MSJD, ‖Δu‖₂²
-    per iteration, a standard efficiency criterion). The choice maximises MSJD among the
-    values whose acceptance lies in ``acceptance_range`` (all values if none does).
+    For each ε̃ of the grid, runs :func:`sample` (component update, from u = 0, no burn-in) and
+    measures the component acceptance rate and the mean squared jump distance (MSJD, ‖Δu‖₂² per
+    iteration over the second half of the run, a standard efficiency criterion). The choice
+    maximises MSJD among the values whose acceptance lies in ``acceptance_range`` (among all
+    values if none does).
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        The noise lattice, with the basis the real run will use.
+    target : Target
+        The target law.
+    grid : sequence of float
+        The candidate values of ε̃, each in [1e-9, 700], e.g. ``(0.05, 0.1, 0.2, 0.4, 0.8)``.
+    n_chains : int, default 4
+        Chains per pilot run.
+    n_iter : int, default 2000
+        Iterations per pilot chain, at least 4.
+    seed : int, default 0
+        The seed of every pilot run (the same for each grid value).
+    acceptance_range : tuple of float, default (0.2, 0.5)
+        The acceptance rates (lo, hi), 0 ≤ lo ≤ hi ≤ 1, a value must reach to be eligible.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per grid value: ``proposal_eps``, ``acceptance`` (mean over chains), ``msjd``,
+        ``in_range`` (acceptance within ``acceptance_range``) and ``chosen``.
+    chosen : float
+        The chosen ε̃.
+
+    Raises
+    ------
+    ValueError
+        If the grid is empty or holds an unusable ε̃, a count is out of range, or
+        ``acceptance_range`` is not a pair within [0, 1].
+
+    Examples
+    --------
+    >>> from isdp import IntegerLattice, generalized_laplace, sum_constraint, tune_proposal
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> table, chosen = tune_proposal(lattice, generalized_laplace(1.0), [0.3, 1.0, 3.0], n_iter=200)
+    >>> print(table.round(3).to_string(index=False))
+     proposal_eps  acceptance  msjd  in_range  chosen
+              0.3       0.269 1.283      True    True
+              1.0       0.591 0.980     False   False
+              3.0       0.932 0.187     False   False
+    >>> chosen
+    0.3
     """
     import pandas as pd
 

@@ -35,7 +35,51 @@ def squared_norm(u) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Target:
-    """An unnormalised log-density on integer noise vectors."""
+    """A target law of integer noise on Λ(A), known by its unnormalised log-density.
+
+    Build one with :func:`generalized_laplace` or :func:`generalized_gaussian`; the samplers
+    (:func:`isdp.sample`, the certificates, the exact laws) take it as their ``target``. The law
+    itself is π(u) ∝ exp(log_density(u)) restricted to the lattice Λ(A) the sampler is given.
+
+    Parameters
+    ----------
+    family : {"laplace", "gaussian"}
+        ``"laplace"``: π(u) ∝ exp(−ε‖u‖); ``"gaussian"``: π(u) ∝ exp(−‖u‖₂²/(2σ²)).
+    norm : {"l1", "l2"}
+        The norm of the Laplace family; the Gaussian takes ``"l2"`` only.
+    scale : float
+        ε for the Laplace family (per unit of the norm), σ for the Gaussian; positive and finite.
+
+    Attributes
+    ----------
+    code : int
+        The compiled kernels' code of the target (0 ℓ1 Laplace, 1 ℓ2 Laplace, 2 Gaussian).
+    param : float
+        The compiled kernels' parameter: ε for Laplace targets, 1/(2σ²) for the Gaussian.
+    label : str
+        A short human label, e.g. ``Laplace ℓ1 (ε=0.2)``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown family, a norm the family does not support, or a scale that is not a
+        positive finite number.
+
+    See Also
+    --------
+    generalized_laplace, generalized_gaussian : The constructors.
+
+    Examples
+    --------
+    >>> from isdp import Target, generalized_laplace
+    >>> target = generalized_laplace(0.5)
+    >>> target == Target("laplace", "l1", 0.5)
+    True
+    >>> target.label, target.code, target.param
+    ('Laplace ℓ1 (ε=0.5)', 0, 0.5)
+    >>> target.log_density([[1, -1, 0], [2, 0, -2]]).tolist()  # −ε‖u‖₁ per vector
+    [-1.0, -2.0]
+    """
 
     family: str  # "laplace" or "gaussian"
     norm: str  # "l1" or "l2"
@@ -51,7 +95,7 @@ class Target:
 
     @property
     def code(self) -> int:
-        """Kernel code of this target."""
+        """The compiled kernels' code of this target: 0 ℓ1 Laplace, 1 ℓ2 Laplace, 2 Gaussian."""
         if self.family == "gaussian":
             return GAUSSIAN
         return LAPLACE_L1 if self.norm == "l1" else LAPLACE_L2
@@ -69,7 +113,18 @@ class Target:
         return f"Laplace {'ℓ1' if self.norm == 'l1' else 'ℓ2'} (ε={self.scale:g})"
 
     def log_density(self, u) -> np.ndarray:
-        """Unnormalised log π(u); ``u`` may be one vector or a stack of them (last axis = cells)."""
+        """The unnormalised log π(u): −ε‖u‖₁, −ε‖u‖₂ or −‖u‖₂²/(2σ²).
+
+        Parameters
+        ----------
+        u : array_like
+            One noise vector of shape (n,) or a stack of them, cells on the last axis.
+
+        Returns
+        -------
+        numpy.ndarray
+            Floats, the shape of ``u`` without its last axis (a 0-d value for one vector).
+        """
         u = np.asarray(u, dtype=float)
         if self.code == LAPLACE_L1:
             return -self.scale * np.abs(u).sum(axis=-1)
@@ -80,10 +135,79 @@ class Target:
 
 
 def generalized_laplace(eps: float, norm: str = "l1") -> Target:
-    """π(u) ∝ exp(-ε‖u‖) on the lattice; ε-integer-subspace-DP w.r.t. the same norm (ISDP Thm 10)."""
+    """The generalized Laplace target π(u) ∝ exp(−ε‖u‖) on the lattice (ISDP Definition 9).
+
+    Parameters
+    ----------
+    eps : float
+        ε per unit of ``norm`` distance; positive and finite.
+    norm : {"l1", "l2"}, default "l1"
+        The norm in the exponent, and the metric of the privacy guarantee.
+
+    Returns
+    -------
+    Target
+        ``Target("laplace", norm, eps)``.
+
+    Raises
+    ------
+    ValueError
+        If ``norm`` is not ``"l1"`` or ``"l2"`` or ``eps`` is not positive and finite.
+
+    Notes
+    -----
+    The mechanism x ↦ x + u, u ~ π on Λ(A), is ε-integer-subspace-DP with the same norm as the
+    data metric, and unbiased (ISDP Theorem 10): tables x, x' with equal invariants give outputs
+    whose probabilities differ by at most a factor exp(ε‖x − x'‖). One person added, removed or
+    moved changes a table by ‖x − x'‖₁ ≤ 2 (‖x − x'‖₂ ≤ √2), so the loss per person is at most
+    2ε for ℓ1 (√2·ε for ℓ2). Without invariants the ℓ1 target is i.i.d. double geometric noise
+    DG(ε) per cell (:func:`isdp.dg_pmf`); with them it is that noise conditioned on A u = 0.
+
+    Examples
+    --------
+    >>> from isdp import generalized_laplace
+    >>> target = generalized_laplace(0.5)
+    >>> print(target.label)
+    Laplace ℓ1 (ε=0.5)
+    >>> print(target.log_density([1, -1, 0]))  # −0.5 · ‖u‖₁
+    -1.0
+    >>> print(round(float(generalized_laplace(0.5, norm="l2").log_density([1, -1, 0])), 3))
+    -0.707
+    """
     return Target("laplace", norm, float(eps))
 
 
 def generalized_gaussian(sigma: float) -> Target:
-    """π(u) ∝ exp(-‖u‖₂²/(2σ²)) on the lattice (ISDP Eq. 8)."""
+    """The generalized Gaussian target π(u) ∝ exp(−‖u‖₂²/(2σ²)) on the lattice (ISDP Eq. 8).
+
+    Parameters
+    ----------
+    sigma : float
+        The scale σ (in counts); positive and finite.
+
+    Returns
+    -------
+    Target
+        ``Target("gaussian", "l2", sigma)``.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not positive and finite.
+
+    Notes
+    -----
+    The mechanism x ↦ x + u is ρ-zCDP with ρ = ‖x − x'‖₂²/(2σ²) for tables with equal
+    invariants: 1/σ² per person (‖x − x'‖₂ ≤ √2), 4/σ² for two. The kernels' parameter
+    (:attr:`Target.param`) is 1/(2σ²).
+
+    Examples
+    --------
+    >>> from isdp import generalized_gaussian
+    >>> target = generalized_gaussian(2.0)
+    >>> print(target.label, target.param)
+    Gaussian (σ=2) 0.125
+    >>> print(target.log_density([1, -1, 0]))  # −‖u‖₂² / (2σ²) = −2 / 8
+    -0.25
+    """
     return Target("gaussian", "l2", float(sigma))
