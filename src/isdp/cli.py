@@ -12,6 +12,8 @@ from pathlib import Path
 
 from . import __version__
 
+#: the exit statuses of ``isdp release`` (the epilog of its ``--help``): each
+#: :class:`~isdp.errors.ReleaseError` kind carries its own as ``exit_code``
 EXIT_CODES = """exit codes:
   0  released: the table, its privacy statement and its audit record are written (or --dry-run printed)
   2  bad options or output paths (e.g. --epsilon <= 0, a Gaussian without --delta, an output that is an input)
@@ -21,6 +23,7 @@ EXIT_CODES = """exit codes:
   130 interrupted
 On any error nothing is written."""
 
+#: the description of ``isdp release --help``: what is written, the guarantee per person, the routes
 RELEASE_HELP = """Privatise an integer table: add integer noise that keeps the invariants exactly and
 write the released table (same layout and labels), a publishable privacy statement (JSON) and a
 confidential audit record (JSON).
@@ -234,7 +237,80 @@ def _numba_cache() -> None:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (see ``isdp release --help``)."""
+    r"""Run the command line (``isdp``, ``python -m isdp``) and return its exit status.
+
+    ``isdp release TABLE… --epsilon E (--invariant FAMILY | --constraints FILE) -o OUTPUT``
+    privatises one table, or several tables of the same persons, and writes the released table,
+    its publishable privacy statement and its confidential audit record (docs/release.md; every
+    option in ``isdp release --help``). The output paths are checked before anything is
+    sampled, and the three files are written last, all or none. What it prints on stdout: the
+    files written and the guarantee per person and for two persons (``--dry-run``: the
+    statement a run would carry, as JSON).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status (:data:`EXIT_CODES`): 0 released (or the dry run printed); the
+        ``exit_code`` of the :class:`~isdp.errors.ReleaseError` refused — 2 bad options or
+        paths, 3 bad input, 4 infeasible invariants, 5 refused — after printing
+        ``isdp release: error: <message>`` on stderr; 130 interrupted (SIGINT). On any error
+        nothing is written.
+
+    Raises
+    ------
+    SystemExit
+        From argparse: ``--help`` and ``--version`` (status 0), unknown or malformed options and
+        ``--seed`` without ``--reproducible-not-for-publication`` (status 2).
+
+    See Also
+    --------
+    isdp.release.make_release : The release it draws.
+    isdp.release_files.write_release : How it writes the three files.
+
+    Examples
+    --------
+    A release of both margins of a 2 × 2 table, seeded so that its output can be shown (a
+    seeded release is not for publication; the warning goes to stderr):
+
+    >>> import contextlib
+    >>> import io
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.cli import main
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> table, out = Path(tmp.name, "sex_by_age.csv"), Path(tmp.name, "release.csv")
+    >>> _ = table.write_text("sex,young,old,Total\nFemale,3,5,8\nMale,4,2,6\n")
+    >>> with contextlib.redirect_stderr(io.StringIO()) as stderr:  # doctest: +ELLIPSIS
+    ...     main(["release", str(table), "--invariant", "all-margins", "--epsilon", "1", "--seed", "6",
+    ...           "--reproducible-not-for-publication", "--quiet", "-o", str(out)])
+    released /.../release.csv (4 cells, 4 invariants kept exactly)
+    privacy statement (publishable): /.../release.csv.statement.json
+    audit record (CONFIDENTIAL, keep with the table, never publish): /.../release.csv.audit.json
+    guarantee per person: 1-DP for any two tables with the same invariants that differ in one person's record (...)
+    two persons: 2-DP for any two tables with the same invariants that differ in two persons' records (...)
+    neighbours: no change of a single person's record keeps the invariants ...: see the two-person line
+    0
+    >>> print(stderr.getvalue(), end="")
+    warning: seeded run — reproducible, NOT for publication
+    >>> print(out.read_text(), end="")
+    sex,young,old,Total
+    Female,2,6,8
+    Male,5,1,6
+
+    A refusal: the output exists, so nothing is sampled or written (exit status 2):
+
+    >>> with contextlib.redirect_stderr(io.StringIO()) as stderr:
+    ...     main(["release", str(table), "--invariant", "total", "--epsilon", "1", "-o", str(out)])
+    2
+    >>> print(stderr.getvalue(), end="")  # doctest: +ELLIPSIS
+    isdp release: error: /.../release.csv exists: remove it or pass --force
+    >>> tmp.cleanup()
+    """
     try:
         _numba_cache()
         from .errors import ReleaseError

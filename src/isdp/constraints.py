@@ -22,6 +22,8 @@ from scipy import sparse
 from .errors import InfeasibleError, InputError, UsageError
 from .tables import Table, TableSet
 
+#: the invariant families of ``--invariant`` besides ``by:NAME[,NAME…]``: the table's total, one
+#: total per row, per column, or both margins (a long table's first and second key columns)
 FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
 
 #: largest coefficient of a constraint (as the library's lattices: docs/reliability.md)
@@ -67,11 +69,66 @@ def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]
 
 
 def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str]]:
-    """Constraints from a CSV: header ``constraint,<cell labels>[,value]``, one line per constraint.
+    r"""The constraints of a CSV file: header ``constraint,<cell labels>[,value]``, one line per constraint.
 
-    Cell labels are ``row|column`` (wide) or the key fields joined by ``|`` (long) and must name
-    the table's cells in its order. An optional ``value`` column states each invariant's value;
-    it must equal the table's (else :class:`InfeasibleError`; not checked on a dry run's table).
+    The file of ``isdp release --constraints FILE``: any counting invariants beyond the families.
+    Cell labels are ``row|column`` (wide) or the key fields joined by ``|`` (long; ``NAME|key…``
+    for several tables) and must name the table's cells in its order. Each line is a label and
+    one integer coefficient per cell. An optional ``value`` column states each invariant's value;
+    it must equal the table's, which catches a constraint file written for another table.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The constraint file (CSV, UTF-8; blank lines skipped).
+    table : Table or TableSet
+        The table the constraints are for; on a dry run's table (``x`` None) the stated values
+        are not checked.
+
+    Returns
+    -------
+    rows : list of numpy.ndarray
+        One int64 coefficient vector per constraint, over the table's cells.
+    labels : list of str
+        Each constraint's label (``constraint k`` when the first field is empty).
+
+    Raises
+    ------
+    isdp.errors.InputError
+        An unreadable or empty file, a header that does not name the table's cells in order, a
+        line with the wrong number of fields, a non-integer coefficient or value, a coefficient
+        beyond ±2**31, or a constraint without a non-zero coefficient.
+    isdp.errors.InfeasibleError
+        A stated ``value`` that is not the table's (compared in exact integers).
+
+    See Also
+    --------
+    constraint_matrix : Combines these rows with families and ties.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.constraints import read_constraint_file
+    >>> from isdp.errors import InfeasibleError
+    >>> from isdp.tables import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     table = Path(tmp, "sex_by_age.csv")
+    ...     _ = table.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    ...     table = load_table(table)
+    ...     path = Path(tmp, "invariants.csv")
+    ...     _ = path.write_text("constraint,Female|young,Female|old,Male|young,Male|old,value\n"
+    ...                         "total,1,1,1,1,14\nfemale,1,1,0,0,8\n")
+    ...     rows, labels = read_constraint_file(path, table)
+    ...     _ = path.write_text("constraint,Female|young,Female|old,Male|young,Male|old,value\n"
+    ...                         "total,1,1,1,1,15\n")
+    ...     try:
+    ...         read_constraint_file(path, table)
+    ...     except InfeasibleError as err:
+    ...         print(err)  # doctest: +ELLIPSIS
+    /.../invariants.csv: constraint 'total' states the value 15, the table gives 14: the invariants do not hold ...
+    >>> [r.tolist() for r in rows], labels
+    ([[1, 1, 1, 1], [1, 1, 0, 0]], ['total', 'female'])
     """
     path = Path(path)
     try:
@@ -116,7 +173,30 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
 
 
 def as_sparse(A) -> sparse.csr_array:
-    """A constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros)."""
+    """A constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros).
+
+    Canonical: duplicate entries summed, explicit zeros removed, column indices sorted within
+    each row, so two equal matrices have equal ``indptr``, ``indices`` and ``data``.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array or matrix
+        The invariants, rows × cells (integer coefficients).
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        ``A`` with dtype int64, in canonical form.
+
+    Examples
+    --------
+    >>> from isdp.constraints import as_sparse
+    >>> A = as_sparse([[1, 0, 2], [0, 0, 0]])
+    >>> A.shape, A.nnz, A.dtype.name
+    ((2, 3), 2, 'int64')
+    >>> A.toarray().tolist()
+    [[1, 0, 2], [0, 0, 0]]
+    """
     A = sparse.csr_array(A, dtype=np.int64)
     A.sum_duplicates()
     A.eliminate_zeros()
@@ -185,10 +265,81 @@ def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
 
 def constraint_matrix(table: Table | TableSet, families=(), constraint_file=None,
                       ties=()) -> tuple[sparse.csr_array, list[str]]:
-    """The invariants as a sparse matrix A (rows without repeats) with a label per row.
+    r"""The invariants as a sparse matrix A (rows without repeats) with a label per row.
 
-    For a :class:`TableSet` each family applies to every table (``FAMILY@NAME``: to one), ``ties``
-    add the rows that make the tables agree, and a constraint file names cells ``NAME|key…``.
+    What ``--invariant``, ``--tie`` and ``--constraints`` of ``isdp release`` build: the rows of
+    the families in order, then the ties, then the constraint file's; a row equal to an earlier
+    one is dropped (with its label). For a :class:`~isdp.tables.TableSet` each family applies to
+    every table (``FAMILY@NAME``: to one), ``ties`` add the rows that make the tables agree, and a
+    constraint file names cells ``NAME|key…``.
+
+    Parameters
+    ----------
+    table : Table or TableSet
+        The table (or tables released together) the invariants are for.
+    families : sequence of str, default ()
+        Each ``total``, ``row-margins``, ``column-margins``, ``all-margins`` (:data:`FAMILIES`)
+        or ``by:NAME[,NAME…]`` (the total of every combination of those key columns; ``row`` and
+        ``column`` for a wide table). With several tables, ``FAMILY@NAME`` for the table of file
+        stem NAME.
+    constraint_file : str or os.PathLike, optional
+        A constraint file (:func:`read_constraint_file`).
+    ties : sequence of str, default ()
+        Several tables only: each ``total`` or ``by:NAME[,NAME…]``, the totals of each group
+        agree in every table that has those key columns (rows ``first − other``, value 0).
+
+    Returns
+    -------
+    A : scipy.sparse.csr_array
+        The invariants, int64, rows × cells, canonical (:func:`as_sparse`), no repeated row.
+    labels : list of str
+        One label per row of ``A`` (``total``, ``row Female``, ``by county=A``,
+        ``tie county=A: county = county_sex``, a constraint's own label, …).
+
+    Raises
+    ------
+    isdp.errors.UsageError
+        No invariant at all, an unknown family or tie, a key column the table lacks, a margin
+        family on a table with one key column, ties on one table, a tie fewer than two tables
+        can take, or ``@NAME`` naming no table.
+    isdp.errors.InputError
+        An unreadable constraint file, or tied tables whose groups differ.
+    isdp.errors.InfeasibleError
+        Tables that disagree where they are tied, or a constraint file's stated value that is
+        not the table's.
+
+    See Also
+    --------
+    isdp.release.make_release : Releases a table keeping ``A x`` exactly.
+    row_values : The invariants' values ``A x``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.constraints import constraint_matrix, row_values
+    >>> from isdp.tables import TableSet, load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    ...     table = load_table(path)
+    >>> A, labels = constraint_matrix(table, ["all-margins", "total"])
+    >>> A.toarray().tolist()
+    [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 1]]
+    >>> labels, row_values(A, table.x)
+    (['row Female', 'row Male', 'column young', 'column old', 'total'], [8, 6, 7, 7, 14])
+
+    Two tables of the same persons, their county totals tied:
+
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = Path(tmp, "county.csv").write_text("county,count\nA,7\nB,5\n")
+    ...     _ = Path(tmp, "county_sex.csv").write_text("county,sex,count\nA,F,3\nA,M,4\nB,F,5\nB,M,0\n")
+    ...     tables = TableSet.of([load_table(Path(tmp, "county.csv")), load_table(Path(tmp, "county_sex.csv"))])
+    >>> A, labels = constraint_matrix(tables, ["total@county"], ties=["by:county"])
+    >>> A.toarray().tolist()
+    [[1, 1, 0, 0, 0, 0], [1, 0, -1, -1, 0, 0], [0, 1, 0, 0, -1, -1]]
+    >>> labels
+    ['county: total', 'tie county=A: county = county_sex', 'tie county=B: county = county_sex']
     """
     several = isinstance(table, TableSet)
     if ties and not several:
@@ -221,7 +372,30 @@ def constraint_matrix(table: Table | TableSet, families=(), constraint_file=None
 
 
 def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
-    """A x exactly, in Python integers (no int64 wrap-around)."""
+    """A x exactly, in Python integers (no int64 wrap-around).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_array
+        The invariants, canonical (:func:`as_sparse`), rows × n.
+    x : numpy.ndarray
+        An integer vector of n cells (a table, a release or a noise vector).
+
+    Returns
+    -------
+    list of int
+        One exact value per row of ``A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.constraints import as_sparse, row_values
+    >>> A = as_sparse([[1, 1, 1, 1], [1, 1, 0, 0]])
+    >>> row_values(A, np.array([3, 5, 4, 2]))
+    [14, 8]
+    >>> row_values(as_sparse([[2**40, 2**40]]), np.array([2**40, 2**40]))  # beyond int64
+    [2417851639229258349412352]
+    """
     out = []
     for i in range(A.shape[0]):
         lo, hi = A.indptr[i], A.indptr[i + 1]
@@ -230,9 +404,28 @@ def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
 
 
 def independent_rows(A: np.ndarray) -> np.ndarray:
-    """Positions (sorted) of a maximal set of linearly independent rows of A: the pivots of a
-    rank-revealing QR of Aᵀ (LAPACK; any maximal set gives the same Λ(A), and the sampler checks
-    every row exactly)."""
+    """The positions (sorted) of a maximal set of linearly independent rows of A.
+
+    The pivots of a rank-revealing QR of Aᵀ (LAPACK, a relative tolerance of 1e-9 on R's
+    diagonal): any maximal set gives the same Λ(A), and the sampler checks every row exactly.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The invariants, dense, rows × cells.
+
+    Returns
+    -------
+    numpy.ndarray
+        The positions of the rows kept, int64, ascending; as many as the rank of ``A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.constraints import independent_rows
+    >>> independent_rows(np.array([[1, 1, 1], [2, 2, 2], [0, 0, 1]])).tolist()
+    [1, 2]
+    """
     from scipy.linalg import qr
 
     if A.shape[0] == 0:
@@ -244,10 +437,30 @@ def independent_rows(A: np.ndarray) -> np.ndarray:
 
 
 def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
-    """Rows that are the sum of other rows with disjoint supports and the same coefficients (a
-    nation's total of its states', a state's of its counties'): implied, so dropping them keeps
-    Λ(A) and lets the rest fall into blocks. Rows are taken widest first; a row of a repeated
-    support is never dropped for its twin."""
+    """The rows that are the sum of other rows with disjoint supports and the same coefficients.
+
+    A nation's total of its states', a state's of its counties': implied, so dropping them keeps
+    Λ(A) and lets the rest fall into :func:`blocks`. Rows are taken widest first; a row of a
+    repeated support is never dropped for its twin.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array
+        The invariants, rows × cells.
+
+    Returns
+    -------
+    numpy.ndarray
+        The positions of the implied rows, ascending (empty if none).
+
+    Examples
+    --------
+    Two state totals and the nation's:
+
+    >>> from isdp.constraints import implied_by_partition
+    >>> implied_by_partition([[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 1, 1]]).tolist()
+    [2]
+    """
     A = as_sparse(A)
     width = np.diff(A.indptr)
     support = [frozenset(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist()) for i in range(A.shape[0])]
@@ -278,12 +491,39 @@ def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
 
 
 def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The invariants' independent blocks: (cells, rows) of each connected component of the graph
-    joining a cell to every invariant it enters, rows :func:`implied_by_partition` set aside (they
-    hold on every block's noise). Λ(A) is the direct sum of the blocks' lattices and exp(−ε‖u‖)
-    (ℓ1, and the Gaussian's ‖u‖₂²) factorizes over them, so each block is drawn on its own — one
-    total per state is 52 small problems, not one of 3,221 cells, also with the nation's total
-    beside them. A cell in no invariant is a block without rows (one double geometric draw)."""
+    """The invariants' independent blocks: (cells, rows) of each connected component.
+
+    The components of the graph joining a cell to every invariant it enters, rows
+    :func:`implied_by_partition` set aside (they hold on every block's noise). Λ(A) is the direct
+    sum of the blocks' lattices and exp(−ε‖u‖) (ℓ1, and the Gaussian's ‖u‖₂²) factorizes over
+    them, so each block is drawn on its own — one total per state is 52 small problems, not one
+    of 3,221 cells, also with the nation's total beside them. A cell in no invariant is a block
+    without rows (one double geometric draw).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array
+        The invariants, rows × cells.
+
+    Returns
+    -------
+    list of tuple of numpy.ndarray
+        ``(cells, rows)`` per block, in the order of each block's first cell: the positions of
+        its cells and of its rows in ``A``, ascending. Implied rows are in no block.
+
+    See Also
+    --------
+    isdp.exact_sampling.ExactSampler : Draws block by block.
+
+    Examples
+    --------
+    Two state totals and the nation's, and a cell in no invariant:
+
+    >>> from isdp.constraints import blocks
+    >>> A = [[1, 1, 0, 0, 0], [0, 0, 1, 1, 0], [1, 1, 1, 1, 0]]
+    >>> [(cells.tolist(), rows.tolist()) for cells, rows in blocks(A)]
+    [([0, 1], [0]), ([2, 3], [1]), ([4], [])]
+    """
     from scipy.sparse.csgraph import connected_components
 
     A = as_sparse(A)

@@ -87,14 +87,46 @@ from .samplers import sample
 from .tables import Table, TableSet
 from .targets import generalized_gaussian, generalized_laplace
 
+#: the norms of ``Request.norm`` (``--norm``): ``l1`` the generalized Laplace in ℓ1 (exact),
+#: ``l2`` the generalized Laplace in ℓ2 (certified chain), ``gaussian`` the generalized Gaussian (exact)
 NORMS = ("l1", "l2", "gaussian")
 #: most coupled pairs a chain certificate may ask for (each costs a coupled run)
 MAX_PAIRS = 100_000
 
 
 class Progress:
-    """Progress on stderr: a bar on a terminal, else a plain line about every 5 s with the time left;
-    nothing when not ``enabled``. Callers count only data-independent work (blocks, pairs)."""
+    """Progress on stderr: a bar on a terminal, else a plain line about every 5 s with the time left.
+
+    Nothing is shown when not ``enabled``. Callers count only data-independent work (the exact
+    sampler's blocks, a chain certificate's stages), so what it prints says nothing about the
+    counts. On a terminal the bar is :mod:`tqdm`'s; otherwise a line when it starts, then one
+    about every 5 s.
+
+    Parameters
+    ----------
+    total : int
+        The number of steps.
+    desc : str
+        What is counted, the start of every line.
+    enabled : bool
+        Whether to show anything (``Request.progress``; ``isdp release --quiet`` turns it off).
+
+    Examples
+    --------
+    >>> import contextlib
+    >>> import io
+    >>> from isdp.release import Progress
+    >>> stderr = io.StringIO()
+    >>> with contextlib.redirect_stderr(stderr):
+    ...     bar = Progress(3, "exact sampler (blocks)", enabled=True)
+    ...     bar.update()
+    ...     bar.update(2)
+    ...     bar.close()
+    >>> print(stderr.getvalue(), end="")
+    exact sampler (blocks): started, 3 steps
+    >>> bar.done
+    3
+    """
 
     def __init__(self, total: int, desc: str, enabled: bool):
         self.total, self.desc, self.enabled, self.done = total, desc, enabled, 0
@@ -108,6 +140,13 @@ class Progress:
             print(f"{desc}: started, {total} steps", file=sys.stderr, flush=True)
 
     def update(self, k: int = 1) -> None:
+        """Count ``k`` more steps done (a line at most every 5 s when not on a terminal).
+
+        Parameters
+        ----------
+        k : int, default 1
+            Steps done since the last call.
+        """
         if not self.enabled:
             return
         self.done += k
@@ -122,6 +161,7 @@ class Progress:
             self.last = now
 
     def close(self) -> None:
+        """Remove the bar from the terminal (nothing otherwise)."""
         if self.bar is not None:
             self.bar.close()
 
@@ -134,7 +174,60 @@ class Request:
     """What to release and how (the command's options).
 
     ``epsilon`` and ``delta`` are the guarantee needed **per person** (:mod:`isdp.privacy`); the
-    mechanism's own parameters follow from them.
+    mechanism's own parameters follow from them (:class:`Plan`). Nothing is checked until
+    :meth:`check`, which :meth:`Plan.make` calls.
+
+    Parameters
+    ----------
+    norm : {"l1", "l2", "gaussian"}, default "l1"
+        The mechanism (:data:`NORMS`): the generalized Laplace in ℓ1 drawn exactly, the
+        generalized Laplace in ℓ2 by a certified chain (study runs only), or the generalized
+        Gaussian drawn exactly.
+    epsilon : str or None, default None
+        The ε needed per person, > 0, read exactly as typed (``"0.1"`` is 1/10, ``"1/3"`` works);
+        required.
+    delta : float or None, default None
+        The δ needed per person, in (0, 1): required by ``norm="gaussian"`` and by the chain
+        (``norm="l2"``, ``allow_chain``), refused elsewhere.
+    allow_chain : bool, default False
+        ``l1``, ``gaussian``: run the certified chain when the exact sampler cannot serve.
+    free_cells : bool, default False
+        ``l1`` only: release the exact sampler's proposal, without its rejection step.
+    nonnegative : bool, default False
+        Post-process the release onto the non-negative tables with the same invariants.
+    pairs : int or None, default None
+        The chain's coupled pairs, in [2, :data:`MAX_PAIRS`]; None is twice the least that can
+        certify the TV bound ``delta`` needs (at least 200).
+    max_iter : int, default 200_000
+        Iterations a coupled pair may take to meet before the request is refused.
+    max_attempts : int, default 20_000
+        Proposals of the exact sampler per block before it gives up; the plan refuses at once
+        when its forecast exceeds this.
+    seed : int or None, default None
+        A non-negative seed for a reproducible run, not for publication (the statement says
+        ``"publishable": false``); None draws from operating-system entropy.
+    progress : bool, default False
+        Show progress on stderr (:class:`Progress`).
+
+    See Also
+    --------
+    Plan.make : Checks the request and chooses the route.
+    make_release : Draws the release.
+
+    Examples
+    --------
+    >>> from isdp.release import Request
+    >>> req = Request(epsilon="1/3")
+    >>> req.epsilon_person, req.chain_possible
+    (Fraction(1, 3), False)
+    >>> req.check()  # consistent: nothing raised
+    >>> from isdp.errors import UsageError
+    >>> try:
+    ...     Request(epsilon="1", delta=1e-6).check()
+    ... except UsageError as err:
+    ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
+    --delta is used only by --norm gaussian and the certified chain (--norm l2, --allow-chain):
+    the l1 exact release is pure epsilon
     """
 
     norm: str = "l1"
@@ -151,16 +244,28 @@ class Request:
 
     @property
     def chain_possible(self) -> bool:
-        """Whether this request may run the certified chain."""
+        """Whether this request may run the certified chain (``norm="l2"``, or ``allow_chain``)."""
         return self.norm == "l2" or self.allow_chain
 
     @property
     def epsilon_person(self) -> Fraction:
+        """The ε per person as an exact fraction (``"0.1"`` is 1/10); ValueError if it is not positive."""
         return as_fraction(self.epsilon)
 
     def check(self) -> None:
-        """Raise :class:`UsageError` on any inconsistent parameter, and :class:`UncertifiableError`
-        for a publication run that would need the chain."""
+        """Refuse an inconsistent request before anything is read.
+
+        Raises
+        ------
+        isdp.errors.UsageError
+            An unknown norm; ε missing, not a number or outside [1e-9, 700]; a negative seed; δ
+            missing or outside (0, 1) for the Gaussian or the chain, or given to the pure ℓ1
+            route; ``free_cells`` with another norm or with ``allow_chain``; ``pairs`` outside
+            [2, :data:`MAX_PAIRS`]; ``max_iter`` or ``max_attempts`` below 2.
+        isdp.errors.UncertifiableError
+            A run without a seed that may need the chain: its random numbers are not
+            cryptographic, so it is refused for publication.
+        """
         if self.norm not in NORMS:
             raise UsageError(f"unknown norm {self.norm!r}: choose from {', '.join(NORMS)}")
         if self.epsilon is None:
@@ -199,7 +304,24 @@ class Request:
                 + "run a study with --seed N --reproducible-not-for-publication")
 
     def delta_split(self) -> tuple[float | None, float | None]:
-        """(the Gaussian's zCDP → (ε, δ) δ, the δ left for a chain's TV bound); halves when both apply."""
+        """How δ per person is spent: the Gaussian's zCDP → (ε, δ) conversion, and a chain's TV bound.
+
+        Returns
+        -------
+        delta_conversion : float or None
+            The Gaussian's δ (None for the Laplace routes).
+        delta_chain : float or None
+            The δ left for a chain (None when no chain can run). Halves of ``delta`` when both
+            apply (a Gaussian with ``allow_chain``).
+
+        Examples
+        --------
+        >>> from isdp.release import Request
+        >>> Request(norm="gaussian", epsilon="1", delta=1e-6).delta_split()
+        (1e-06, None)
+        >>> Request(norm="gaussian", epsilon="1", delta=1e-6, allow_chain=True).delta_split()
+        (5e-07, 5e-07)
+        """
         if self.delta is None:
             return None, None
         if self.norm == "gaussian":
@@ -228,6 +350,7 @@ def _exact_refusal(req: Request, unit, log_acceptance: float, block: ExactL1Samp
             + "; ".join(options))
 
 
+#: the mechanism's name in the statement, by route: the norms of :data:`NORMS` and ``free-cells``
 MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
               "gaussian": "generalized Gaussian (ISDP Eq. 8)",
               "free-cells": "free-cell double geometric: i.i.d. noise on the lattice's coordinates "
@@ -236,7 +359,64 @@ MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "general
 
 @dataclass(frozen=True)
 class Plan:
-    """What a request does under invariants A, decided from A and the options alone (no count)."""
+    """What a request does under invariants A, decided from A and the options alone (no count).
+
+    Made by :meth:`make`, which checks the request, calibrates the mechanism to the guarantee
+    per person, builds the exact sampler block by block and forecasts its acceptance, and
+    refuses what it cannot serve — all before any count is read, so neither the plan nor a
+    refusal depends on the table's counts.
+
+    Parameters
+    ----------
+    req : Request
+        The request.
+    A : scipy.sparse.csr_array
+        The invariants, int64, rows × cells, canonical (:func:`isdp.constraints.as_sparse`).
+    labels : list of str
+        One label per row of ``A``.
+    neighbours : isdp.privacy.Neighbours
+        Whether a change of one or two persons can keep the invariants.
+    exact : isdp.exact_sampling.ExactSampler or None
+        The exact sampler, block by block; None on the ℓ2 route (the chain only).
+    unit : fractions.Fraction or float
+        The mechanism's own parameter: ε per unit ℓ1 distance (a fraction) or ℓ2 distance (a
+        float), or the Gaussian's σ (a fraction).
+    expected_attempts : float
+        The exact sampler's forecast proposals per draw for its hardest block (1 where nothing
+        is forecast: the free-cell and ℓ2 routes; ``inf`` beyond e^700).
+    tables_in_norm : tuple of bool, default (True,)
+        Per table released: whether it enters the mechanism's norm
+        (:func:`isdp.exact_sampling.norm_tables`; False for a table derived from the others).
+
+    See Also
+    --------
+    dry_run : The statement a plan would carry.
+    make_release : Draws a release under a plan.
+
+    Notes
+    -----
+    The calibration is that of docs/method.md §11: one person changes a table by at most 2 in
+    ℓ1 and √2 in ℓ2, so ε per unit ℓ1 distance is ε/2 (ε/(2T) over T tables in the norm), per
+    unit ℓ2 distance ε/√2, and the Gaussian's σ is the smallest on a 10⁻⁶ grid whose
+    ρ = 1/σ² converts to ε at δ (:func:`isdp.privacy.gaussian_sigma`).
+
+    Examples
+    --------
+    Both margins of a 2 × 2 table: no single person's change keeps them, a swap of two does.
+
+    >>> from isdp.release import Plan, Request
+    >>> A = [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]]
+    >>> plan = Plan.make(A, ["row Female", "row Male", "column young", "column old"], Request(epsilon="1"))
+    >>> plan.unit, plan.exact_feasible, round(plan.expected_attempts, 1)
+    (Fraction(1, 2), True, 3.1)
+    >>> plan.neighbours
+    Neighbours(one_person=False, two_persons=True)
+    >>> plan.mechanism()
+    {'name': 'generalized Laplace, l1 norm (ISDP Def. 9)', 'epsilon_per_unit_l1_distance': '1/2'}
+    >>> print(plan.guarantee().sentence(1))  # doctest: +NORMALIZE_WHITESPACE
+    1-DP for any two tables with the same invariants that differ in one person's record
+    (added, removed, or moved between cells)
+    """
 
     req: Request
     A: np.ndarray
@@ -249,8 +429,37 @@ class Plan:
 
     @classmethod
     def make(cls, A: np.ndarray, labels: list[str], req: Request, groups: list[np.ndarray] | None = None) -> Plan:
-        """Check the request and choose the route; raises a :class:`ReleaseError` before any count is read.
-        ``groups``: each table's cells, when several tables are released together."""
+        """Check the request and choose the route, before any count is read.
+
+        Parameters
+        ----------
+        A : array_like or scipy.sparse array
+            The invariants, rows × cells (:func:`isdp.constraints.constraint_matrix`).
+        labels : list of str
+            One label per row of ``A``.
+        req : Request
+            The request (checked here: :meth:`Request.check`).
+        groups : list of numpy.ndarray, optional
+            Each table's cells, when several tables are released together
+            (:attr:`isdp.tables.TableSet.groups`).
+
+        Returns
+        -------
+        Plan
+            The route and its parameters.
+
+        Raises
+        ------
+        isdp.errors.UsageError
+            As :meth:`Request.check`, or several tables with a route that may run the chain.
+        isdp.errors.InfeasibleError
+            Invariants that fix every cell.
+        isdp.errors.UncertifiableError
+            As :meth:`Request.check`; the exact sampler's forecast needs more than
+            ``req.max_attempts`` proposals for some block (without ``allow_chain``); no exact
+            sampler applies and no chain is allowed; or a chain that cannot be certified at
+            ``req.delta`` (:meth:`pairs`).
+        """
         req.check()
         A = as_sparse(A)
         if groups is not None and len(groups) > 1 and req.chain_possible:
@@ -297,23 +506,59 @@ class Plan:
 
     @property
     def exact_feasible(self) -> bool | None:
-        """Whether the exact sampler is expected to accept within --max-attempts per block (None: no
-        exact sampler). A forecast from the invariants and ε only (:meth:`ExactL1Sampler.log_acceptance`)."""
+        """Whether the exact sampler is expected to accept within ``max_attempts`` per block.
+
+        A forecast from the invariants and ε only
+        (:meth:`isdp.exact_sampling.ExactL1Sampler.log_acceptance`); None when there is no exact
+        sampler (the ℓ2 route).
+        """
         if self.exact is None:
             return None
         return self.expected_attempts <= self.req.max_attempts
 
     def guarantee(self, eta: float | None = None, confidence: float | None = None) -> Guarantee:
-        """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it."""
+        """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it.
+
+        Parameters
+        ----------
+        eta : float, optional
+            The chain's certified TV bound; None for an exact draw.
+        confidence : float, optional
+            The certificate's confidence level, with ``eta``.
+
+        Returns
+        -------
+        isdp.privacy.Guarantee
+            Its ε, δ (and ρ) per person and for two persons (:meth:`~isdp.privacy.Guarantee.at`).
+        """
         return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence,
                          n_tables=sum(self.tables_in_norm), released=len(self.tables_in_norm))
 
     def eta_target(self) -> float:
-        """The TV bound a chain must certify so that δ per person stays within the request."""
+        """The TV bound a chain must certify so that δ per person stays within the request.
+
+        Returns
+        -------
+        float
+            The target η* = δ_chain/(1 + e^ε), ε the exact mechanism's per person (docs/method.md §11,
+            "From a TV bound to δ").
+        """
         return self.req.delta_split()[1] / (1 + math.exp(self.guarantee().at(1)["epsilon"]))
 
     def pairs(self) -> int:
-        """Coupled pairs for the chain's certificate; :class:`UncertifiableError` if none can do."""
+        """The coupled pairs behind the chain's certificate.
+
+        Returns
+        -------
+        int
+            ``req.pairs``, or twice the least that can certify :meth:`eta_target` at 95 %
+            (at least 200, at most :data:`MAX_PAIRS`).
+
+        Raises
+        ------
+        isdp.errors.UncertifiableError
+            When more than :data:`MAX_PAIRS` pairs, or more than ``req.pairs``, would be needed.
+        """
         eta, req = self.eta_target(), self.req
         needed = pairs_needed(eta)
         if needed > MAX_PAIRS:
@@ -330,13 +575,27 @@ class Plan:
         return req.pairs
 
     def chain_target(self):
-        """The chain's target law on Λ(A)."""
+        """The chain's target law on Λ(A).
+
+        Returns
+        -------
+        isdp.targets.Target
+            The generalized Gaussian with σ, or the generalized Laplace with ε per unit distance
+            in the request's norm.
+        """
         if self.req.norm == "gaussian":
             return generalized_gaussian(float(self.unit))
         return generalized_laplace(float(self.unit), self.req.norm)
 
     def mechanism(self) -> dict:
-        """The mechanism and its own parameter."""
+        """The mechanism and its own parameter, for the statement.
+
+        Returns
+        -------
+        dict
+            ``name`` (:data:`MECHANISMS`) and ``sigma`` (the Gaussian) or
+            ``epsilon_per_unit_<norm>_distance``; exact fractions as strings.
+        """
         out = {"name": MECHANISMS["free-cells" if self.req.free_cells else self.req.norm]}
         if self.req.norm == "gaussian":
             out["sigma"] = str(self.unit)
@@ -346,7 +605,18 @@ class Plan:
         return out
 
     def check_not_weaker(self, g: Guarantee) -> None:
-        """Refuse a guarantee weaker than the request (ε, δ per person), or a δ of 1 or more."""
+        """Refuse a guarantee weaker than the request (ε, δ per person), or a δ of 1 or more.
+
+        Parameters
+        ----------
+        g : isdp.privacy.Guarantee
+            The guarantee a release would meet.
+
+        Raises
+        ------
+        isdp.errors.UncertifiableError
+            Its ε or δ per person exceeds the request's (ε with a relative slack of 1e-12).
+        """
         got, req = g.at(1), self.req
         eps_ok = got["epsilon"] <= float(req.epsilon_person) * (1 + 1e-12)
         delta_ok = got["delta"] <= (req.delta or 0.0) and got["delta"] < 1
@@ -359,11 +629,61 @@ class Plan:
 
 
 def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:
-    """The statement a run with these options would carry, from the labels and the options only.
+    r"""The statement a run with these options would carry, from the labels and the options only.
 
-    The route is the one that would be tried first; on the chain route the δ stated is the most a
-    run may reach (its certificate is computed at run time, from the invariants and fresh random
-    numbers only).
+    What ``isdp release --dry-run`` prints. The route is the one that would be tried first; on
+    the chain route the δ stated is the most a run may reach (its certificate is computed at run
+    time, from the invariants and fresh random numbers only). No count is used: the table may be
+    one read with ``labels_only``, and the invariants carry no value.
+
+    Parameters
+    ----------
+    table : Table or TableSet
+        The table, its labels at least (:func:`isdp.tables.load_table`).
+    A : array_like or scipy.sparse array
+        The invariants, rows × cells.
+    labels : list of str
+        One label per row of ``A``.
+    req : Request
+        The request.
+
+    Returns
+    -------
+    dict
+        The privacy statement (:func:`isdp.release_statement.privacy_statement`) without the
+        invariants' values, with ``"dry_run": True``.
+
+    Raises
+    ------
+    isdp.errors.ReleaseError
+        As :meth:`Plan.make`.
+
+    See Also
+    --------
+    make_release : The release itself.
+
+    Examples
+    --------
+    A table whose counts are ``?``: only its labels are read.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.constraints import constraint_matrix
+    >>> from isdp.release import Request, dry_run
+    >>> from isdp.tables import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,?,?\nMale,?,?\n")
+    ...     table = load_table(path, labels_only=True)
+    >>> A, labels = constraint_matrix(table, ["total"])
+    >>> statement = dry_run(table, A, labels, Request(epsilon="1"))
+    >>> statement["dry_run"], statement["route"]["name"], statement["mechanism"]["name"]
+    (True, 'exact', 'generalized Laplace, l1 norm (ISDP Def. 9)')
+    >>> print(statement["guarantee"]["per_person"]["text"])  # doctest: +NORMALIZE_WHITESPACE
+    1-DP for any two tables with the same invariants that differ in one person's record
+    (added, removed, or moved between cells)
+    >>> statement["invariants"]  # no value: no count is read
+    [{'label': 'total', 'coefficients': {'Female|young': 1, 'Female|old': 1, 'Male|young': 1, 'Male|old': 1}}]
     """
     plan = Plan.make(A, labels, req, getattr(table, "groups", None))
     if plan.exact is not None and plan.exact_feasible:
@@ -381,7 +701,41 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
 
 @dataclass
 class Release:
-    """A checked release, its publishable statement and its confidential audit record (not yet written)."""
+    r"""A checked release, its publishable statement and its confidential audit record (not yet written).
+
+    Made by :func:`make_release`; written by :func:`isdp.release_files.write_release`.
+
+    Parameters
+    ----------
+    table : Table or TableSet
+        The confidential table (or tables) released.
+    values : numpy.ndarray
+        The released cells, int64, shape (n,), in the order of ``table.x``: integer, with every
+        invariant exactly as in the table.
+    statement : dict
+        The publishable privacy statement (:func:`isdp.release_statement.privacy_statement`).
+    audit : dict
+        The confidential audit record: the input's path, SHA-256 and cells, the exact
+        sampler's attempts, the route, the run time.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.constraints import constraint_matrix
+    >>> from isdp.release import Request, make_release
+    >>> from isdp.tables import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    ...     table = load_table(path)
+    ...     A, labels = constraint_matrix(table, ["total"])
+    ...     release = make_release(table, A, labels, Request(epsilon="1", seed=4))
+    >>> release.values.tolist(), release.statement["publishable"]
+    ([4, 8, 2, 0], False)
+    >>> sorted(release.audit), release.audit["input"]["cells"]
+    (['exact_sampler', 'input', 'route', 'seconds'], 4)
+    """
 
     table: Table | TableSet
     values: np.ndarray  # int64 (n,)
@@ -390,7 +744,100 @@ class Release:
 
 
 def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> Release:
-    """Draw and check one release of ``table`` keeping ``A x``; raises a :class:`ReleaseError`."""
+    r"""Draw and check one release of ``table`` keeping ``A x``.
+
+    The plan (:meth:`Plan.make`) is made first, from ``A`` and the request alone; then the noise
+    is drawn on the route it chose — exact (ℓ1, Gaussian), free cells, or the certified chain —
+    added to the counts, post-processed onto non-negative tables if asked, and checked: the
+    release is integer, meets every invariant exactly (A·release = A·x, in exact integers) and
+    its guarantee is at least as strong as the one asked. Nothing is written
+    (:func:`isdp.release_files.write_release` does that).
+
+    Parameters
+    ----------
+    table : Table or TableSet
+        The confidential table, counts included (:func:`isdp.tables.load_table`), or tables
+        released together (:class:`isdp.tables.TableSet`).
+    A : array_like or scipy.sparse array
+        The invariants, rows × cells (:func:`isdp.constraints.constraint_matrix`).
+    labels : list of str
+        One label per row of ``A``.
+    req : Request
+        What to release and how; ``req.seed`` None draws from operating-system entropy.
+
+    Returns
+    -------
+    Release
+        The released values (int64, the order of ``table.x``), the publishable statement and
+        the confidential audit record.
+
+    Raises
+    ------
+    isdp.errors.UsageError
+        Bad options (:meth:`Request.check`, :meth:`Plan.make`).
+    isdp.errors.InputError
+        An invariant's value beyond ±2**53.
+    isdp.errors.InfeasibleError
+        Invariants that fix every cell, or from which the chain's lattice cannot be built.
+    isdp.errors.UncertifiableError
+        A request no route can serve: the forecast, no accepted proposal within
+        ``req.max_attempts``, a chain that cannot be certified or is asked without a seed.
+
+    See Also
+    --------
+    dry_run : The statement a run would carry, before any count is read.
+    isdp.release_files.write_release : Writes the three files, all or none.
+    isdp.cli.main : ``isdp release``.
+
+    Notes
+    -----
+    The guarantee is per person (docs/method.md §11). The generalized Laplace
+    π(u) ∝ exp(−ε‖u‖) on Λ(A) is ε-integer subspace DP per unit distance (ISDP Thm 10), drawn
+    exactly by rejection from double geometric proposals on the free cells in integer arithmetic
+    (Canonne, Kamath & Steinke's samplers) from operating-system entropy: pure ε per person. The
+    free-cell route has the same ε (its free cells are the lattice's coordinates). The
+    generalized Gaussian (ISDP Eq. 8) is ρ-zCDP with ρ = 1/σ² per person, stated as (ε, δ). The
+    certified chain (ISDP Algorithm 1, certified by L-lag coupling: Biswas, Jacob & Vanetti 2019)
+    is within TV η of the exact mechanism at 95 % confidence, which gives δ = (1 + e^ε)η. The
+    non-negative projection is a function of the noisy table and the invariants only, so the
+    guarantee is unchanged. The invariants are disclosed exactly, by design.
+
+    Examples
+    --------
+    Both margins of a 2 × 2 table kept exactly, ε = 1 per person (seeded to show a result: a
+    seeded release is not for publication):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.constraints import constraint_matrix, row_values
+    >>> from isdp.release import Request, make_release
+    >>> from isdp.tables import load_table
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name, "sex_by_age.csv")
+    >>> _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    >>> table = load_table(path)
+    >>> A, labels = constraint_matrix(table, ["all-margins"])
+    >>> release = make_release(table, A, labels, Request(epsilon="1", seed=6))
+    >>> release.values.tolist(), release.values.dtype.name
+    ([2, 6, 5, 1], 'int64')
+    >>> row_values(A, release.values) == row_values(A, table.x)
+    True
+    >>> print(release.statement["guarantee"]["per_person"]["text"])  # doctest: +NORMALIZE_WHITESPACE
+    1-DP for any two tables with the same invariants that differ in one person's record
+    (added, removed, or moved between cells)
+    >>> table.with_cells(release.values)
+    [['sex', 'young', 'old'], ['Female', '2', '6'], ['Male', '5', '1']]
+
+    Under the total only, unbiased noise on small counts can go below zero; ``nonnegative``
+    projects it away without changing the guarantee:
+
+    >>> A, labels = constraint_matrix(table, ["total"])
+    >>> make_release(table, A, labels, Request(epsilon="1", seed=1)).values.tolist()
+    [4, 8, 5, -3]
+    >>> make_release(table, A, labels, Request(epsilon="1", seed=1, nonnegative=True)).values.tolist()
+    [1, 8, 5, 0]
+    >>> tmp.cleanup()
+    """
     started = time.perf_counter()
     plan = Plan.make(A, labels, req, getattr(table, "groups", None))
     A = plan.A

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .release import Release
 
 
+#: the ``note`` that opens every audit record: it is confidential, derived from the table
 AUDIT_NOTE = ("CONFIDENTIAL: derived from the confidential table (its path, hash, attempt counts and timings can "
               "reveal counts). Keep it with the table; never publish it. The publishable file is the statement.")
 
@@ -59,11 +60,74 @@ def _place(path: Path, write, *, force: bool) -> None:
 
 
 def write_release(release: Release, output, statement_path, audit_path, *, force: bool = False) -> None:
-    """Write the table, its statement and its audit record; on any failure none of them is left behind.
+    r"""Write the table, its statement and its audit record; on any failure none of them is left behind.
 
-    Each file is written by :func:`_place` (exclusively without ``force``). Several tables (a
+    The released table is written in the input's layout (labels, order, margins recomputed from
+    the released cells), the statement and the audit record as JSON; the audit record opens with
+    :data:`AUDIT_NOTE` and names the files. Each file is created readable by its owner only,
+    through a temporary file renamed into place (:func:`isdp.files.atomic_write`), exclusively
+    without ``force``. A lock file ``.OUTPUT.lock`` beside the first output keeps two runs from
+    interleaving their files, also with ``force``. Several tables (a
     :class:`~isdp.tables.TableSet`) take one output each, in order, and share the statement and
     the audit record.
+
+    Parameters
+    ----------
+    release : Release
+        A checked release (:func:`isdp.release.make_release`).
+    output : str or os.PathLike, or a list or tuple of them
+        The released table (CSV); one per table, in order, for several tables.
+    statement_path : str or os.PathLike
+        The publishable privacy statement (JSON).
+    audit_path : str or os.PathLike
+        The confidential audit record (JSON): keep it with the table, never publish it.
+    force : bool, default False
+        Replace existing files; without it a file that exists is refused.
+
+    Raises
+    ------
+    isdp.errors.UsageError
+        A number of outputs that is not the number of tables; a file that exists without
+        ``force`` (also one created by another run meanwhile); another run holding the lock.
+        Files written before the failure are removed.
+    OSError
+        A file that cannot be written (the command line reports it as a
+        :class:`~isdp.errors.UsageError`); nothing is left behind.
+
+    See Also
+    --------
+    isdp.release.make_release : Makes the release.
+    isdp.cli.main : ``isdp release``, which checks the output paths before sampling.
+
+    Examples
+    --------
+    >>> import stat
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.constraints import constraint_matrix
+    >>> from isdp.errors import UsageError
+    >>> from isdp.release import Request, make_release
+    >>> from isdp.release_files import write_release
+    >>> from isdp.tables import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old,Total\nFemale,3,5,8\nMale,4,2,6\n")
+    ...     table = load_table(path)
+    ...     A, labels = constraint_matrix(table, ["all-margins"])
+    ...     release = make_release(table, A, labels, Request(epsilon="1", seed=6))
+    ...     out = Path(tmp, "release.csv")
+    ...     write_release(release, out, Path(tmp, "release.csv.statement.json"), Path(tmp, "release.csv.audit.json"))
+    ...     print(out.read_text(), end="")
+    ...     print(sorted(p.name for p in Path(tmp).iterdir()), oct(stat.S_IMODE(out.stat().st_mode)))
+    ...     try:
+    ...         write_release(release, out, Path(tmp, "s.json"), Path(tmp, "a.json"))
+    ...     except UsageError as err:
+    ...         print(err)  # doctest: +ELLIPSIS
+    sex,young,old,Total
+    Female,2,6,8
+    Male,5,1,6
+    ['release.csv', 'release.csv.audit.json', 'release.csv.statement.json', 'sex_by_age.csv'] 0o600
+    /.../release.csv exists (written by another run meanwhile?): nothing written; remove it or pass --force
     """
     tables = release.table.tables if isinstance(release.table, TableSet) else (release.table,)
     outputs = [Path(o) for o in (output if isinstance(output, list | tuple) else [output])]

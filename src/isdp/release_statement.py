@@ -26,8 +26,62 @@ if TYPE_CHECKING:
 
 def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | None = None,
                   certificate: Certificate | None = None, proposal_eps: float | None = None) -> dict:
-    """The route taken, for the statement: the exact routes' construction, or the chain's run and
-    the certificate behind it (without its run time: a timing goes to the audit record)."""
+    r"""The route taken, for the statement: the exact routes' construction, or the chain's run and its certificate.
+
+    Everything in it follows from the plan (the invariants and the options) and, for the chain,
+    from its certificate — fresh random numbers, never the counts. The certificate's run time is
+    left out: a timing goes to the audit record.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan of the release (:meth:`isdp.release.Plan.make`).
+    table : Table or TableSet
+        The table released (its cell labels name the solved cells).
+    lattice : isdp.lattice.IntegerLattice, optional
+        The chain's lattice, with the basis it ran on (the chain route only).
+    certificate : isdp.certification.Certificate, optional
+        The chain's certificate; None for the exact and free-cell routes.
+    proposal_eps : float, optional
+        The chain's proposal ε, as certified.
+
+    Returns
+    -------
+    dict
+        ``name`` (``exact``, ``free cells`` or ``certified chain``) and ``sampler`` (the
+        construction in words); the exact routes add ``solved_cells``, the free-cell route each
+        solved cell's noise variance and a free cell's (``noise_variance``), the chain its
+        ``basis`` and ``certificate`` (iterations, TV bound certified and targeted).
+
+    See Also
+    --------
+    privacy_statement : The statement the route goes into.
+
+    Examples
+    --------
+    The free-cell route under a table's total: the solved cell carries the sum of the three free
+    cells' noise, three times their variance.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.constraints import constraint_matrix
+    >>> from isdp.release import Plan, Request
+    >>> from isdp.release_statement import route_record
+    >>> from isdp.tables import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    ...     table = load_table(path)
+    >>> A, labels = constraint_matrix(table, ["total"])
+    >>> route = route_record(Plan.make(A, labels, Request(epsilon="1", free_cells=True)), table)
+    >>> route["name"], route["solved_cells"]
+    ('free cells', ['Male|old'])
+    >>> variance = route["noise_variance"]
+    >>> round(variance["solved_cells"]["Male|old"] / variance["free_cell"], 6)
+    3.0
+    >>> route_record(Plan.make(A, labels, Request(epsilon="1")), table)["sampler"][:60]
+    'exact rejection in integer arithmetic: free cells i.i.d. dou'
+    """
     if plan.req.free_cells:
         v = plan.exact.variances(plan.unit)
         solved = plan.exact.solved
@@ -65,8 +119,71 @@ def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | 
 
 def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee, route: dict,
                       invariant_values: np.ndarray | None) -> dict:
-    """The publishable statement: derived from A, the options, the labels and the invariants'
-    values (disclosed by the release itself), never from anything else in the table."""
+    r"""The publishable privacy statement of a release, from the plan, the labels and the invariants' values.
+
+    Derived from A, the options, the labels and the invariants' values (disclosed by the release
+    itself), never from anything else in the table: two tables with the same invariants give
+    the same statement under the same options and seed. It is the JSON of
+    ``OUTPUT.statement.json`` (docs/release.md).
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan of the release (:meth:`isdp.release.Plan.make`).
+    table : Table or TableSet
+        The table released: its cell labels, and for several tables their names.
+    guarantee : isdp.privacy.Guarantee
+        The guarantee the release meets (:meth:`isdp.release.Plan.guarantee`).
+    route : dict
+        The route taken (:func:`route_record`).
+    invariant_values : numpy.ndarray or None
+        The invariants' values A x, one per row of ``plan.A``; None for a dry run (no value is
+        stated).
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``isdp_privacy_statement`` (format 1), ``publishable`` (False for a seeded
+        run), ``mechanism``, ``route``, ``requested`` (ε and δ per person and the options),
+        ``neighbouring_relation``, ``tables`` (several tables only: which are in the norm),
+        ``guarantee`` (per person and for two persons, each with ``realisable``),
+        ``post_processing``, ``invariants`` (label, coefficients by cell label, value), ``cells``,
+        ``randomness``, ``seed``, ``package`` and ``checks``.
+
+    See Also
+    --------
+    isdp.release.make_release : Makes the statement of a release.
+    isdp.release.dry_run : The statement before any count is read.
+
+    Notes
+    -----
+    The guarantee lines are :meth:`isdp.privacy.Guarantee.to_dict`: ε (and δ, ρ) for one person
+    and for two, and whether the invariants can absorb such a change (docs/method.md §11,
+    "Neighbours, per person").
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from isdp.constraints import constraint_matrix, row_values
+    >>> from isdp.release import Plan, Request
+    >>> from isdp.release_statement import privacy_statement, route_record
+    >>> from isdp.tables import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    ...     table = load_table(path)
+    >>> A, labels = constraint_matrix(table, ["all-margins"])
+    >>> plan = Plan.make(A, labels, Request(epsilon="1"))
+    >>> statement = privacy_statement(plan, table, plan.guarantee(), route_record(plan, table),
+    ...                               np.array(row_values(plan.A, table.x)))
+    >>> statement["publishable"], statement["requested"]["epsilon_per_person"], statement["invariants"][0]
+    (True, '1', {'label': 'row Female', 'coefficients': {'Female|young': 1, 'Female|old': 1}, 'value': 8})
+    >>> per_person, two = statement["guarantee"]["per_person"], statement["guarantee"]["two_persons"]
+    >>> per_person["epsilon"], per_person["realisable"], two["epsilon"], two["realisable"]
+    (1.0, False, 2.0, True)
+    """
     req = plan.req
     several = isinstance(table, TableSet)
     return {

@@ -64,17 +64,62 @@ def _labelled_lines(path) -> tuple[list[str], list[tuple[int, list[str]]]]:
 
 
 def read_wide_table(path, counts: bool = True) -> WideTable:
-    """A two-way integer table stored as CSV (first column = row labels, header = column labels).
+    r"""A two-way integer table stored as CSV (first column = row labels, header = column labels).
 
-    Returns (cells as int64, row labels, column labels). A row or column labelled as a margin
-    (``Total``, ``Grand total``, ``Sum``, ``All``, …) is checked against the cells and dropped; a
-    margin that disagrees with the cells, a line with too few or too many fields, a missing label,
-    a missing or non-integer entry (ASCII digits only), duplicate labels (ignoring case), an empty
-    file or one that is not UTF-8 raise :class:`InvariantError` naming the file and the offending
-    line, row or column. With ``counts`` (confidential tables) a negative entry and an unlabelled
-    row or column that equals the sum of the others — everywhere, or in most places (at least two,
-    more than half: a total with a typo) — are errors too; ``counts=False`` reads noise tables
-    (any sign). Returns the cells with the file's full layout (:class:`WideTable`).
+    A row or column labelled as a margin (``Total``, ``Grand total``, ``Sum``, ``All``, …) is
+    checked against the cells and dropped from them (it stays in the layout, so a writer
+    recomputes it). Blank lines are skipped, fields are stripped and a byte-order mark is ignored.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file: a header ``<row variable>,<column label>,…``, then one line per row: its
+        label and one integer per column.
+    counts : bool, default True
+        Whether the entries are counts (a confidential table): a negative entry, and an
+        unlabelled row or column that equals the sum of the others — everywhere, or in most
+        places (at least two, more than half: a total with a typo) — are errors. False reads
+        noise tables (any sign).
+
+    Returns
+    -------
+    WideTable
+        The cells (int64, rows × columns, margins dropped) with the file's full layout.
+
+    Raises
+    ------
+    isdp.lattice.InvariantError
+        Naming the file and the offending line, row or column: a margin that disagrees with the
+        cells, a line with too few or too many fields, a missing label, a missing or non-integer
+        entry (ASCII digits only) or one beyond ±2**53, duplicate labels (ignoring case), an
+        empty file, a file that is not UTF-8, or (with ``counts``) the errors above.
+        :func:`load_table` turns it into an :class:`~isdp.errors.InputError`.
+
+    See Also
+    --------
+    load_table : Reads a release's table, wide or long.
+    read_table_csv : The cells and labels only.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.lattice import InvariantError
+    >>> from isdp.tables import read_wide_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old,Total\nFemale,3,5,8\nMale,4,2,6\n")
+    ...     table = read_wide_table(path)
+    ...     _ = path.write_text("sex,young,old,Total\nFemale,3,5,9\nMale,4,2,6\n")
+    ...     try:
+    ...         read_wide_table(path)
+    ...     except InvariantError as err:
+    ...         print(err)  # doctest: +ELLIPSIS
+    /.../sex_by_age.csv: margin column 'Total' does not equal the row sums of the cells (its label marks a margin: ...)
+    >>> table.cells.tolist(), table.row_labels, table.col_labels
+    ([[3, 5], [4, 2]], ['Female', 'Male'], ['young', 'old'])
+    >>> table.all_cols
+    ['young', 'old', 'Total']
     """
     header, body = _labelled_lines(path)
     rows = [fields[0] for _, fields in body]
@@ -125,14 +170,81 @@ def read_wide_table(path, counts: bool = True) -> WideTable:
 
 
 def read_table_csv(path, counts: bool = True):
-    """(cells as int64, row labels, column labels) of :func:`read_wide_table`, margins dropped."""
+    r"""The cells and labels of a wide CSV table, margins dropped (:func:`read_wide_table`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A wide CSV table (:func:`read_wide_table`).
+    counts : bool, default True
+        Whether the entries are counts (no negative entry, no unlabelled margin).
+
+    Returns
+    -------
+    cells : numpy.ndarray
+        The entries, int64, rows × columns, margins dropped.
+    row_labels : list of str
+        The category rows, in file order.
+    col_labels : list of str
+        The category columns, in file order.
+
+    Raises
+    ------
+    isdp.lattice.InvariantError
+        As :func:`read_wide_table`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.tables import read_table_csv
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "noise.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,-1,1\nMale,1,-1\n")
+    ...     cells, rows, cols = read_table_csv(path, counts=False)
+    >>> cells.tolist(), rows, cols
+    ([[-1, 1], [1, -1]], ['Female', 'Male'], ['young', 'old'])
+    """
     table = read_wide_table(path, counts)
     return table.cells, table.row_labels, table.col_labels
 
 
 @dataclass(frozen=True)
 class WideTable:
-    """A wide table: ``cells`` (rows × columns, margins dropped) and the file's full layout."""
+    r"""A wide table: ``cells`` (rows × columns, margins dropped) and the file's full layout.
+
+    Made by :func:`read_wide_table`; a release writes its values back into this layout
+    (:meth:`with_cells`), margins recomputed.
+
+    Parameters
+    ----------
+    cells : numpy.ndarray
+        The counts, int64, category rows × category columns (margins dropped).
+    all_rows : list of str
+        Every row label in file order, margins included.
+    all_cols : list of str
+        Every column label after the first, margins included.
+    keep_r : list of int
+        Positions of the category rows in ``all_rows``.
+    keep_c : list of int
+        Positions of the category columns in ``all_cols``.
+    corner : str
+        The header's first field (the row variable's name).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.tables import read_wide_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\nTotal,7,7\n")
+    ...     table = read_wide_table(path)
+    >>> table.all_rows, table.keep_r, table.row_labels
+    (['Female', 'Male', 'Total'], [0, 1], ['Female', 'Male'])
+    >>> table.with_cells([[2, 6], [5, 1]])
+    [['sex', 'young', 'old'], ['Female', '2', '6'], ['Male', '5', '1'], ['Total', '7', '7']]
+    """
 
     cells: np.ndarray
     all_rows: list[str]  # every row label in file order, margins included
@@ -143,16 +255,27 @@ class WideTable:
 
     @property
     def row_labels(self) -> list[str]:
-        """Category rows (margins dropped)."""
+        """Category rows (margins dropped), in file order."""
         return [self.all_rows[i] for i in self.keep_r]
 
     @property
     def col_labels(self) -> list[str]:
-        """Category columns (margins dropped)."""
+        """Category columns (margins dropped), in file order."""
         return [self.all_cols[j] for j in self.keep_c]
 
     def with_cells(self, cells) -> list[list[str]]:
-        """The file's layout filled with ``cells``; margin rows and columns recomputed from them."""
+        """The file's layout filled with ``cells``; margin rows and columns recomputed from them.
+
+        Parameters
+        ----------
+        cells : array_like of int
+            The category cells, rows × columns or flattened row by row.
+
+        Returns
+        -------
+        list of list of str
+            The CSV's lines: the header, then each row's label and entries, margins included.
+        """
         cells = np.asarray(cells, dtype=np.int64).reshape(self.cells.shape)
         full = np.zeros((len(self.all_rows), len(self.all_cols)), dtype=np.int64)
         margin_r = [i for i in range(len(self.all_rows)) if i not in self.keep_r]
@@ -170,7 +293,36 @@ class WideTable:
 
 @dataclass(frozen=True)
 class LongTable:
-    """A long table: one line per cell, key columns naming it and one count column."""
+    r"""A long table: one line per cell, key columns naming it and one count column.
+
+    Made by :func:`read_long_table`; a release writes its values back into the count column
+    (:meth:`with_cells`), every other field as read.
+
+    Parameters
+    ----------
+    header : list of str
+        The column names, in file order.
+    lines : list of list of str
+        The data lines as read (fields stripped).
+    count_column : int
+        The position of the count column in ``header``.
+    counts : numpy.ndarray
+        The counts, int64, one per line.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.tables import read_long_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "county_sex.csv")
+    ...     _ = path.write_text("county,sex,count\nA,F,3\nA,M,4\nB,F,5\n")
+    ...     table = read_long_table(path)
+    >>> table.keys, table.key_columns, table.counts.tolist()
+    ([('A', 'F'), ('A', 'M'), ('B', 'F')], [0, 1], [3, 4, 5])
+    >>> table.with_cells([2, 5, 5])
+    [['county', 'sex', 'count'], ['A', 'F', '2'], ['A', 'M', '5'], ['B', 'F', '5']]
+    """
 
     header: list[str]
     lines: list[list[str]]  # the data lines as read (fields stripped)
@@ -189,7 +341,18 @@ class LongTable:
         return [tuple(fields[k] for k in columns) for fields in self.lines]
 
     def with_cells(self, cells) -> list[list[str]]:
-        """The file's lines with the count column replaced by ``cells``."""
+        """The file's lines with the count column replaced by ``cells``.
+
+        Parameters
+        ----------
+        cells : array_like of int
+            One value per line, in file order.
+
+        Returns
+        -------
+        list of list of str
+            The CSV's lines: the header, then each line with its new count.
+        """
         out = [list(self.header)]
         for fields, v in zip(self.lines, np.asarray(cells, dtype=np.int64), strict=True):
             row = list(fields)
@@ -214,9 +377,54 @@ def _count(path, where: str, text: str, counts: bool) -> int:
 
 
 def read_long_table(path, count_column: str = "count", counts: bool = True) -> LongTable:
-    """A long table: a header, then one line per cell; ``count_column`` holds the integer count.
+    r"""A long table: a header, then one line per cell; ``count_column`` holds the integer count.
 
     Every other column is a key; each key must be unique (ignoring case) and non-empty.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file.
+    count_column : str, default "count"
+        The name of the count column (matched ignoring case).
+    counts : bool, default True
+        Whether the entries are counts: a negative one is an error. False reads any sign.
+
+    Returns
+    -------
+    LongTable
+        The lines, the count column's position and the counts (int64).
+
+    Raises
+    ------
+    isdp.lattice.InvariantError
+        Naming the file and line: no count column, a header that repeats a column name, an empty
+        key field, a repeated key (ignoring case), a non-integer, too large (beyond ±2**53) or
+        (with ``counts``) negative count, ragged lines, an empty or non-UTF-8 file.
+        :func:`load_table` turns it into an :class:`~isdp.errors.InputError`.
+
+    See Also
+    --------
+    load_table : Reads a release's table, wide or long.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.lattice import InvariantError
+    >>> from isdp.tables import read_long_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "county_sex.csv")
+    ...     _ = path.write_text("county,sex,n\nA,F,3\nA,M,4\nB,F,5\n")
+    ...     table = read_long_table(path, count_column="n")
+    ...     _ = path.write_text("county,sex,count\nA,F,3\na,f,4\n")
+    ...     try:
+    ...         read_long_table(path)
+    ...     except InvariantError as err:
+    ...         print(err)  # doctest: +ELLIPSIS
+    /.../county_sex.csv: line 3: duplicate cell ('a', 'f')
+    >>> table.keys, table.counts.tolist()
+    ([('A', 'F'), ('A', 'M'), ('B', 'F')], [3, 4, 5])
     """
     header, body = _labelled_lines(path)
     c = _count_column(path, header, count_column)
@@ -235,10 +443,42 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
 
 
 def read_table_keys(path, count_column: str | None = None) -> list[tuple[str, ...]]:
-    """Each cell's key, from the labels alone: no count is parsed (a dry run's view of a table).
+    r"""Each cell's key, from the labels alone: no count is parsed (a dry run's view of a table).
 
-    Wide (``count_column`` None): (row, column) for every category row and column, margins
-    skipped; long: the key fields of every line.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A wide or long CSV table.
+    count_column : str or None, default None
+        None reads a wide table: (row, column) for every category row and column, margins
+        skipped. A name reads a long table: the key fields of every line, that column left out.
+
+    Returns
+    -------
+    list of tuple of str
+        Each cell's key, in the table's order (row by row for a wide table).
+
+    Raises
+    ------
+    isdp.lattice.InvariantError
+        An unreadable file, ragged lines, a missing label or count column.
+
+    See Also
+    --------
+    load_table : With ``labels_only=True``, a dry run's table.
+
+    Examples
+    --------
+    The counts are never parsed, so a file whose cells are ``?`` has the same keys:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.tables import read_table_keys
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old,Total\nFemale,?,?,?\nMale,?,?,?\n")
+    ...     print(read_table_keys(path))
+    [('Female', 'young'), ('Female', 'old'), ('Male', 'young'), ('Male', 'old')]
     """
     header, body = _labelled_lines(path)
     if count_column is None:
@@ -265,9 +505,42 @@ def _count_column(path, header: list[str], count_column: str) -> int:
 
 @dataclass(frozen=True)
 class Table:
-    """A confidential table as a vector of counts with one label per cell and per key.
+    r"""A confidential table as a vector of counts with one label per cell and per key.
 
-    ``x`` and ``layout`` are None for a table read for a dry run (its labels only).
+    What a release draws on, whatever the file's layout: made by :func:`load_table`.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file read.
+    x : numpy.ndarray or None
+        The counts, int64, shape (n,) for n cells (row by row for a wide table); None for a
+        table read for a dry run (its labels only).
+    keys : list of tuple of str
+        Each cell's key: (row, column) for a wide table, the key fields for a long one.
+    layout : WideTable or LongTable or None
+        The file's layout, into which a release is written; None for a dry run's table.
+    key_names : tuple of str, default ("row", "column")
+        The key columns' names: a long table's header without its count column; ``row`` and
+        ``column`` for a wide one. ``by:NAME`` invariants and ties name them.
+
+    See Also
+    --------
+    TableSet : Several tables of the same persons released together.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.tables import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "county_sex.csv")
+    ...     _ = path.write_text("county,sex,count\nA,F,3\nA,M,4\nB,F,5\n")
+    ...     table = load_table(path)
+    >>> table.x.tolist(), table.key_names, table.cell_labels
+    ([3, 4, 5], ('county', 'sex'), ['A|F', 'A|M', 'B|F'])
+    >>> table.with_cells([2, 5, 5])[1:]
+    [['A', 'F', '2'], ['A', 'M', '5'], ['B', 'F', '5']]
     """
 
     path: Path
@@ -278,11 +551,28 @@ class Table:
 
     @cached_property
     def cell_labels(self) -> list[str]:
-        """``key1|key2|…`` per cell."""
+        """``key1|key2|…`` per cell: the names of cells in constraint files and statements.
+
+        Returns
+        -------
+        list of str
+            One label per cell, in the order of ``x``.
+        """
         return ["|".join(k) for k in self.keys]
 
     def with_cells(self, cells) -> list[list[str]]:
-        """The input's layout filled with ``cells``."""
+        """The input's layout filled with ``cells``.
+
+        Parameters
+        ----------
+        cells : array_like of int
+            One value per cell, in the order of ``x``.
+
+        Returns
+        -------
+        list of list of str
+            The CSV's lines in the input's layout (wide margins recomputed from ``cells``).
+        """
         return self.layout.with_cells(cells)
 
 
@@ -301,12 +591,63 @@ def _numeric_labels(table: Table) -> None:
 
 
 def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only: bool = False) -> Table:
-    """Read a wide or long CSV table of non-negative integer counts (``fmt``: auto, wide or long).
+    r"""Read a wide or long CSV table of non-negative integer counts (``fmt``: auto, wide or long).
 
-    ``auto`` reads a table whose header has a column named ``count_column`` as long, else as wide;
-    a wide table read so is refused when a row or column label is a number (it may be a count: a
-    file without a header row or without a row-label column), unless ``fmt`` says ``wide``. With
-    ``labels_only`` no count is read (a dry run): ``x`` and ``layout`` are None.
+    What ``isdp release TABLE`` reads. ``auto`` reads a table whose header has a column named
+    ``count_column`` as long, else as wide; a wide table read so is refused when a row or column
+    label is a number (it may be a count: a file without a header row or without a row-label
+    column), unless ``fmt`` says ``wide``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file (:func:`read_wide_table`, :func:`read_long_table`).
+    fmt : {"auto", "wide", "long"}, default "auto"
+        The layout.
+    count_column : str, default "count"
+        A long table's count column (matched ignoring case).
+    labels_only : bool, default False
+        Read the labels only (a dry run): no count is parsed, and ``x`` and ``layout`` are None.
+
+    Returns
+    -------
+    Table
+        The counts as one vector with a key per cell, and the file's layout.
+
+    Raises
+    ------
+    isdp.errors.InputError
+        A missing or unreadable file, anything :func:`read_wide_table` or
+        :func:`read_long_table` refuses, a wide table with a numeric label under ``fmt="auto"``,
+        or a label containing ``|`` (it joins a cell's keys).
+    isdp.errors.UsageError
+        An unknown ``fmt``.
+
+    See Also
+    --------
+    TableSet.of : Several tables released together.
+    isdp.constraints.constraint_matrix : The invariants of a table.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.errors import InputError
+    >>> from isdp.tables import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old,Total\nFemale,3,5,8\nMale,4,2,6\n")
+    ...     table = load_table(path)
+    ...     _ = path.write_text("sex,20,21\nFemale,3,5\nMale,4,2\n")
+    ...     try:
+    ...         load_table(path)
+    ...     except InputError as err:
+    ...         print(err)  # doctest: +ELLIPSIS
+    ...     print(load_table(path, fmt="wide").cell_labels)
+    /.../sex_by_age.csv: the column label '20' is a number: the file may have no header row, ...
+    ['Female|20', 'Female|21', 'Male|20', 'Male|21']
+    >>> table.x.tolist(), table.keys[:2]
+    ([3, 5, 4, 2], [('Female', 'young'), ('Female', 'old')])
     """
     path = Path(path)
     if not path.is_file():
@@ -347,14 +688,60 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
 
 @dataclass(frozen=True)
 class TableSet:
-    """Several tables released together (the same persons counted in each, at most once per table):
-    one vector of their cells in order, each cell labelled ``NAME|key…`` with NAME its file's stem."""
+    r"""Several tables released together, as one vector of their cells in order.
+
+    The same persons are counted in each table, at most once per table; each cell is labelled
+    ``NAME|key…`` with NAME its file's stem. Made by :meth:`of`; :func:`isdp.release.make_release`
+    draws one noise vector for all of them under one statement.
+
+    Parameters
+    ----------
+    tables : tuple of Table
+        The tables, in the order given.
+    names : tuple of str
+        Their names (the files' stems), distinct.
+
+    See Also
+    --------
+    isdp.constraints.constraint_matrix : Families per table, and the ties between them.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.tables import TableSet, load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = Path(tmp, "county.csv").write_text("county,count\nA,7\nB,5\n")
+    ...     _ = Path(tmp, "county_sex.csv").write_text("county,sex,count\nA,F,3\nA,M,4\nB,F,5\nB,M,0\n")
+    ...     tables = TableSet.of([load_table(Path(tmp, "county.csv")), load_table(Path(tmp, "county_sex.csv"))])
+    >>> tables.names, tables.x.tolist()
+    (('county', 'county_sex'), [7, 5, 3, 4, 5, 0])
+    >>> tables.cell_labels[:3], [g.tolist() for g in tables.groups]
+    (['county|A', 'county|B', 'county_sex|A|F'], [[0, 1], [2, 3, 4, 5]])
+    """
 
     tables: tuple[Table, ...]
     names: tuple[str, ...]
 
     @classmethod
     def of(cls, tables: list[Table]) -> TableSet:
+        """Tables released together, named by their files' stems.
+
+        Parameters
+        ----------
+        tables : list of Table
+            The tables, in order (as :func:`load_table` reads them).
+
+        Returns
+        -------
+        TableSet
+            The tables and their names.
+
+        Raises
+        ------
+        isdp.errors.UsageError
+            Two files with the same stem (their names would collide in invariants and statements).
+        """
         names = tuple(t.path.stem for t in tables)
         if len(set(names)) < len(names):
             raise UsageError(f"tables released together need distinct file names (their stems name them in "
@@ -363,28 +750,54 @@ class TableSet:
 
     @property
     def path(self) -> str:
+        """The tables' paths joined by `` + `` (for messages)."""
         return " + ".join(str(t.path) for t in self.tables)
 
     @cached_property
     def x(self) -> np.ndarray | None:
+        """The counts of every table, concatenated in order (int64); None for a dry run's tables."""
         return None if self.tables[0].x is None else np.concatenate([t.x for t in self.tables])
 
     @cached_property
     def keys(self) -> list[tuple[str, ...]]:
+        """Each cell's key, its table's name first: ``(NAME, key…)``."""
         return [(name, *k) for name, t in zip(self.names, self.tables, strict=True) for k in t.keys]
 
     @cached_property
     def cell_labels(self) -> list[str]:
+        """``NAME|key…`` per cell: the names of cells in constraint files and statements."""
         return ["|".join(k) for k in self.keys]
 
     @cached_property
     def groups(self) -> list[np.ndarray]:
-        """Each table's cells in the joint vector."""
+        """Each table's cells in the joint vector.
+
+        Returns
+        -------
+        list of numpy.ndarray
+            One array of positions in ``x`` per table, in order.
+        """
         ends = np.cumsum([len(t.keys) for t in self.tables])
         return [np.arange(end - len(t.keys), end) for t, end in zip(self.tables, ends, strict=True)]
 
     def position(self, name: str) -> int:
-        """The position of the table called ``name``."""
+        """The position of the table called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A table's name (its file's stem), as ``FAMILY@NAME`` gives it.
+
+        Returns
+        -------
+        int
+            Its position in ``tables``.
+
+        Raises
+        ------
+        isdp.errors.UsageError
+            No table has that name.
+        """
         if name not in self.names:
             raise UsageError(f"no table called {name!r}: the tables are {', '.join(self.names)} (their file stems)")
         return self.names.index(name)
