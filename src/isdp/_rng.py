@@ -21,6 +21,31 @@ def seed_states(seed: int | np.random.SeedSequence, n_streams: int) -> np.ndarra
 
     ``seed`` must be a non-negative integer (or a SeedSequence): ``None`` would draw fresh OS
     entropy and make the run irreproducible, so it is refused like nan or -1.
+
+    Parameters
+    ----------
+    seed : int or numpy.random.SeedSequence
+        A non-negative integer seed, or a SeedSequence to spawn from.
+    n_streams : int
+        Number of independent streams (one per chain or pair).
+
+    Returns
+    -------
+    numpy.ndarray
+        uint64, shape (n_streams, 4): one xoshiro256** state per row, never all zero.
+
+    Raises
+    ------
+    ValueError
+        If ``seed`` is not a non-negative integer or a SeedSequence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.kernels import seed_states
+    >>> states = seed_states(0, 2)
+    >>> states.shape, states.dtype.name, np.array_equal(states, seed_states(0, 2))
+    ((2, 4), 'uint64', True)
     """
     if not isinstance(seed, np.random.SeedSequence):
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
@@ -79,7 +104,29 @@ def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
     (at most 2**max_bits) whose tail mass is below 2**-10. The probabilities are rounded to
     integers out of 2**52 per entry and the alias construction is done in exact integer
     arithmetic, so the sampled law is DG(a) up to that rounding (< 2**-52 per magnitude).
-    Returns (keep thresholds uint64, aliases int64, index shift uint64, log a).
+
+    Parameters
+    ----------
+    eps : float
+        ε of the double geometric law, a = e^(−ε).
+    max_bits : int, default 11
+        Largest table size, as a power of two.
+
+    Returns
+    -------
+    tuple
+        (keep thresholds uint64, aliases int64, index shift uint64, log a): the ``dg`` argument of
+        :func:`dg_draw`.
+
+    Examples
+    --------
+    >>> from isdp.kernels import dg_draw, dg_table, seed_states
+    >>> keep, alias, shift, log_a = dg_table(1.0)
+    >>> keep.size, int(shift), round(log_a, 3)
+    (16, 60, -1.0)
+    >>> state = seed_states(0, 1)[0]
+    >>> [int(dg_draw(state, dg_table(1.0))) for _ in range(5)]
+    [-2, -2, 0, 0, -1]
     """
     a = float(np.exp(-eps))
     bits = 1

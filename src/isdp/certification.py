@@ -52,7 +52,25 @@ QUANTILES = (0.5, 0.9, 0.99)
 
 
 class CertificationError(RuntimeError):
-    """Nothing certified: the confidence bound never reached the threshold. The message says why."""
+    """Nothing certified: the confidence bound never reached the threshold. The message says why.
+
+    Raised by :meth:`Certificate.require` and :meth:`Certificate.burn_in` on a certificate that
+    certifies nothing (too few pairs to resolve the threshold, or pairs censored at the horizon),
+    and by :func:`certify_searching_lag` when a pilot pair does not meet. The message is the
+    certificate's :attr:`Certificate.status`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import Certificate, CertificationError
+    >>> cert = Certificate(basis="smith", lag=None, n_pairs=100, max_iter=50, level=0.95, threshold=0.01,
+    ...                    tau=np.arange(100) % 10, met=np.ones(100, dtype=bool), seconds=0.0)
+    >>> try:
+    ...     cert.require()
+    ... except CertificationError as err:
+    ...     print(str(err).split(";")[0])
+    not certified: 100 pairs cannot resolve 0.01
+    """
 
 
 def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
@@ -92,10 +110,76 @@ def _check_level(level) -> float:
 
 @dataclass(frozen=True)
 class Certificate:
-    """Meeting times of coupled pairs and what they certify (see the module docstring).
+    """Meeting times of coupled pairs and what they certify: a 95 % upper confidence bound on the TV bound.
 
-    ``lag`` None: Y started from π by exact draws (one term); else the L-lag bound. ``tau`` is each
-    pair's meeting time (``max_iter`` where ``met`` is False)."""
+    One class serves every sampler (:func:`certify`, :func:`certify_mis`, :func:`certify_augmented`,
+    :func:`certify_heat_bath`): it holds the pairs' meeting times and computes from them
+    :meth:`bound`, the ``level`` upper confidence bound on the coupling bound of
+    d_TV(law of X_t, π), and :attr:`t_cert`, the first iteration where that bound is at most
+    ``threshold``. :meth:`estimate` is the papers' point estimate of the same curve; it is never
+    called a bound. The ``certify*`` functions build it from the pairs they run; the constructor
+    takes recorded meeting times, and :meth:`to_dict` and :meth:`from_dict` store and rebuild it.
+
+    Parameters
+    ----------
+    basis : str
+        The sampler's basis (``IntegerLattice.basis_name``), or the sampler's name where it has none.
+    lag : int or None
+        The lag L of the L-lag bound; None when Y started from π by exact draws (lag 0, one term).
+    n_pairs : int
+        Number of independent coupled pairs.
+    max_iter : int
+        The censoring time the pairs ran with (lag included).
+    level : float
+        Confidence level in [0.5, 1), 0.95 by default in the ``certify*`` functions.
+    threshold : float
+        The TV level in (0, 1) to certify, 0.01 by default in the ``certify*`` functions.
+    tau : numpy.ndarray
+        int64, shape (n_pairs,): each pair's meeting time, ``max_iter`` where ``met`` is False.
+    met : numpy.ndarray
+        bool, shape (n_pairs,): False for a pair censored at ``max_iter``.
+    seconds : float
+        Wall time of the pairs (and of the exact draws, where there are any), in seconds.
+
+    See Also
+    --------
+    certify : the certificate of :func:`isdp.sample`'s chain.
+    pairs_needed : the fewest pairs that can certify a threshold.
+
+    Notes
+    -----
+    With lag L, Biswas, Jacob & Vanetti (2019, Thm 2.5) bound d_TV(π_t, π) ≤ Σ_{j≥1} p_j(t),
+    p_j(t) = P(τ − L > t + (j−1)L); with an exact start (Y₀ ~ π, lag 0) the coupling inequality gives
+    the single term P(τ > t). With H = ``max_iter`` − L the horizon and J(t) = ⌈(H − t)/L⌉ terms short
+    of it (J = 1 with an exact start), :meth:`bound` is Σ_j U(k_j(t); n, α/J(t)), where k_j(t) counts
+    the pairs with τ − L > t + (j−1)L (censored pairs included), U is the exact one-sided
+    Clopper–Pearson bound and α = 1 − ``level``. By the union bound it covers the coupling bound with
+    probability at least ``level`` at every fixed t, and since it never increases in t, also from
+    the random :attr:`t_cert` on. It never falls below 1 − α^{1/n}, so 0.01 at 95 % needs at least
+    299 pairs. With a lag, the terms beyond the horizon are not seen and are the one assumption.
+    docs/method.md §4, "Certificates".
+
+    Examples
+    --------
+    Ten groups of 30 pairs met at t = 0, …, 9 after an exact start:
+
+    >>> import numpy as np
+    >>> from isdp import Certificate
+    >>> cert = Certificate(basis="smith", lag=None, n_pairs=300, max_iter=100, level=0.95, threshold=0.01,
+    ...                    tau=np.arange(300) % 10, met=np.ones(300, dtype=bool), seconds=0.0)
+    >>> cert.certified, cert.t_cert
+    (True, 9)
+    >>> cert.bound([0, 5, 9]).round(4).tolist()
+    [0.9271, 0.4488, 0.0099]
+    >>> cert.estimate([0, 5, 9]).round(3).tolist()
+    [0.9, 0.4, 0.0]
+    >>> cert.status
+    'certified: the 95% upper confidence bound on the TV bound is <= 0.01 from iteration 9 (300 pairs)'
+    >>> cert.burn_in(floor=5, margin=0.5)
+    14
+    >>> Certificate.from_dict(cert.to_dict()).t_cert
+    9
+    """
 
     basis: str  # the sampler's basis, or the sampler where it has none
     lag: int | None
@@ -110,15 +194,17 @@ class Certificate:
     # ------------------------------------------------------------------ the bound
     @property
     def horizon(self) -> int:
-        """H: the most coupled iterations a pair is given (τ − L ≤ H, else censored)."""
+        """H = ``max_iter`` − L: the most coupled iterations a pair is given (τ − L ≤ H, else censored)."""
         return self.max_iter - (self.lag or 0)
 
     @property
     def n_censored(self) -> int:
+        """Number of pairs that did not meet within ``max_iter`` iterations."""
         return int((~self.met).sum())
 
     @property
     def alpha(self) -> float:
+        """α = 1 − ``level``: the error probability the confidence bound allows."""
         return 1.0 - self.level
 
     def _excess(self) -> np.ndarray:
@@ -137,7 +223,24 @@ class Certificate:
         return t + self.lag * np.arange(n_terms, dtype=np.int64)
 
     def bound(self, t) -> np.ndarray:
-        """The (``level``) upper confidence bound on the coupling bound at iterations ``t``."""
+        """The ``level`` upper confidence bound on the coupling bound of d_TV(law of X_t, π) at iterations ``t``.
+
+        Parameters
+        ----------
+        t : int or array_like of int
+            Non-negative iteration numbers of the chain (t = 0 is its start).
+
+        Returns
+        -------
+        numpy.ndarray
+            float, one value per t: Σ_j U(k_j(t); n, α/J(t)) over the J(t) terms short of the horizon
+            (one with an exact start; see the class Notes). It never increases in t.
+
+        Raises
+        ------
+        ValueError
+            If some t is negative or not a whole number.
+        """
         excess = self._excess()
         out = []
         for ti in _check_t(t):
@@ -146,9 +249,22 @@ class Certificate:
         return np.array(out)
 
     def estimate(self, t) -> np.ndarray:
-        """The point estimate of the coupling bound at ``t`` (the papers' curve): the mean over pairs
-        of max(0, ⌈(τ − L − t)/L⌉), or the share of pairs not met by t with an exact start. Censored
-        pairs count as met at the horizon, so it is a lower end where any pair was censored."""
+        """The point estimate of the coupling bound at ``t`` (the papers' curve), not a bound.
+
+        The mean over pairs of max(0, ⌈(τ − L − t)/L⌉), or the share of pairs not met by t with an
+        exact start. Censored pairs count as met at the horizon, so it is a lower end where any pair
+        was censored.
+
+        Parameters
+        ----------
+        t : int or array_like of int
+            Non-negative iteration numbers.
+
+        Returns
+        -------
+        numpy.ndarray
+            float, one value per t.
+        """
         t = _check_t(t)
         excess = np.where(self.met, self.tau - (self.lag or 0), self.horizon)
         if self.lag is None:
@@ -157,26 +273,34 @@ class Certificate:
 
     @cached_property
     def t_cert(self) -> int | None:
-        """The first t with :meth:`bound` ≤ ``threshold``; None if no t short of the horizon gets there."""
+        """The certified iteration: the first t with :meth:`bound` ≤ ``threshold``.
+
+        None if no t short of the horizon gets there (too few pairs, or pairs censored).
+        """
         if self.horizon < 1 or self.bound(self.horizon - 1)[0] > self.threshold:
             return None
         return _first_at_most(self.bound, self.horizon - 1, self.threshold)
 
     @cached_property
     def t_estimate(self) -> int | None:
-        """The first t at which the point estimate drops below ``threshold`` — the papers' reading of
-        their curves, not a bound (None where a censored pair leaves the estimate undetermined)."""
+        """The first t at which the point estimate drops below ``threshold`` (the papers' t*).
+
+        The papers' reading of their curves, not a bound; None where a censored pair leaves the
+        estimate undetermined.
+        """
         if self.n_censored:
             return None
         return _first_at_most(self.estimate, int((self.tau - (self.lag or 0)).max()), self.threshold, strict=True)
 
     @property
     def certified(self) -> bool:
+        """Whether some t short of the horizon is certified (:attr:`t_cert` is not None)."""
         return self.t_cert is not None
 
     # ------------------------------------------------------------------ words and records
     @property
     def coupling(self) -> str:
+        """One phrase naming the coupling and the bound it gives (exact start, or L-lag with its L)."""
         return ("Y started from pi (exact draws); bound P(tau > t)" if self.lag is None
                 else f"L-lag, L = {self.lag}; bound E[max(0, ceil((tau - L - t)/L))]")
 
@@ -195,18 +319,58 @@ class Certificate:
                 "that can reach it)")
 
     def require(self) -> Certificate:
-        """Itself if certified, else a :class:`CertificationError` with :attr:`status`."""
+        """The certificate itself if it certifies some t, else an error.
+
+        Returns
+        -------
+        Certificate
+            ``self``, for chaining (``certify(...).require().t_cert``).
+
+        Raises
+        ------
+        CertificationError
+            If nothing is certified; the message is :attr:`status`.
+        """
         if not self.certified:
             raise CertificationError(self.status)
         return self
 
     def burn_in(self, floor: int = 0, margin: float = 0.0) -> int:
-        """max(``floor``, ⌈t_cert · (1 + ``margin``)⌉): a burn-in at or past the certified iteration
-        (a :class:`CertificationError` when nothing is certified)."""
+        """A burn-in at or past the certified iteration: max(``floor``, ⌈t_cert · (1 + ``margin``)⌉).
+
+        Parameters
+        ----------
+        floor : int, default 0
+            The smallest burn-in to return.
+        margin : float, default 0.0
+            Relative margin past :attr:`t_cert` (0.5: 1.5 × t_cert).
+
+        Returns
+        -------
+        int
+            The burn-in, in iterations.
+
+        Raises
+        ------
+        CertificationError
+            If nothing is certified.
+        """
         return max(int(floor), math.ceil(self.require().t_cert * (1 + float(margin))))
 
     def verdict(self, burn_in: int) -> str:
-        """One line on the burn-in actually used: the bound there, and whether it is certified."""
+        """One line on the burn-in actually used: the bound there, and whether it is certified.
+
+        Parameters
+        ----------
+        burn_in : int
+            The burn-in the chains ran, in iterations.
+
+        Returns
+        -------
+        str
+            The bound at ``burn_in`` against ``threshold``, the pairs, the coupling and the point
+            estimate there.
+        """
         bound = float(self.bound(burn_in)[0])
         ok = bound <= self.threshold
         return (f"{'certified' if ok else 'not certified'} at burn-in {burn_in}: the {self.level:.0%} upper "
@@ -214,7 +378,14 @@ class Certificate:
                 f"{self.n_pairs} pairs, {self.coupling}); the point estimate is {float(self.estimate(burn_in)[0]):.3g}")
 
     def quantiles(self) -> dict[str, float]:
-        """Quantiles of τ − L over the pairs (censored pairs count as +∞, never dropped)."""
+        """Quantiles of τ − L over the pairs (censored pairs count as +∞, never dropped).
+
+        Returns
+        -------
+        dict[str, float]
+            ``tau_minus_lag_q50``, ``_q90``, ``_q99`` (the quantiles of :data:`QUANTILES`, each an
+            observed value) and ``tau_minus_lag_max``.
+        """
         excess = np.where(self.met, self.tau - (self.lag or 0), np.inf).astype(float)
         out = {f"tau_minus_lag_q{round(q * 100)}": float(np.quantile(excess, q, method="higher"))
                for q in QUANTILES}
@@ -222,21 +393,56 @@ class Certificate:
         return out
 
     def curve(self, n_points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-        """(t, point estimate) on an even grid from 0 to past the last meeting, for figures (the
-        confidence bound at any t is :meth:`bound`)."""
+        """The point estimate on an even grid from 0 to the last meeting (or the horizon), for figures.
+
+        Parameters
+        ----------
+        n_points : int, default 200
+            Grid size before rounding to whole iterations (duplicates are dropped).
+
+        Returns
+        -------
+        t : numpy.ndarray
+            int64 iterations.
+        estimate : numpy.ndarray
+            float, :meth:`estimate` at each t. The confidence bound at any t is :meth:`bound`.
+        """
         hi = max(int(np.where(self.met, self.tau - (self.lag or 0), self.horizon).max()), 1)
         t = np.unique(np.linspace(0, hi, n_points).astype(np.int64))
         return t, self.estimate(t)
 
     def to_dict(self) -> dict:
-        """Everything the certificate rests on, JSON-able (:meth:`from_dict` rebuilds it exactly)."""
+        """Everything the certificate rests on, JSON-able (:meth:`from_dict` rebuilds it exactly).
+
+        Returns
+        -------
+        dict
+            The constructor's arguments, ``tau`` and ``met`` as lists.
+        """
         return {"basis": self.basis, "lag": self.lag, "n_pairs": self.n_pairs, "max_iter": self.max_iter,
                 "level": self.level, "threshold": self.threshold, "tau": self.tau.tolist(),
                 "met": self.met.tolist(), "seconds": self.seconds}
 
     @classmethod
     def from_dict(cls, d: dict) -> Certificate:
-        """The certificate of :meth:`to_dict`'s record."""
+        """The certificate of :meth:`to_dict`'s record.
+
+        Parameters
+        ----------
+        d : dict
+            A record written by :meth:`to_dict`.
+
+        Returns
+        -------
+        Certificate
+            The same certificate.
+
+        Raises
+        ------
+        ValueError
+            If ``tau`` and ``met`` do not hold ``n_pairs`` entries each, or the level or threshold
+            is out of range.
+        """
         tau, met = np.asarray(d["tau"], dtype=np.int64), np.asarray(d["met"], dtype=bool)
         if tau.shape != met.shape or len(tau) != d["n_pairs"]:
             raise ValueError(f"a certificate record needs n_pairs = {d['n_pairs']} meeting times and flags, "
@@ -246,8 +452,21 @@ class Certificate:
                    threshold=_check_threshold(d["threshold"]), tau=tau, met=met, seconds=float(d["seconds"]))
 
     def summary(self, burn_in: int | None = None) -> dict:
-        """Flat JSON-able record (tables, netCDF attributes); ``t_star`` is :attr:`t_estimate`. With
-        ``burn_in``, the bound there and the :meth:`verdict` as the status."""
+        """Flat JSON-able record of the certificate, for tables and netCDF attributes.
+
+        Parameters
+        ----------
+        burn_in : int, optional
+            The burn-in used; adds ``burn_in``, ``tv_bound_at_burn_in``, ``certified_at_burn_in``
+            and ``tv_estimate_at_burn_in``, and makes the :meth:`verdict` the status.
+
+        Returns
+        -------
+        dict
+            Basis, coupling, lag (−1 for an exact start), pairs, censored, max_iter, level,
+            threshold, ``t_cert`` (−1 if none), ``t_star`` (:attr:`t_estimate`, −1 if none), status,
+            the :meth:`quantiles` and ``certify_seconds``.
+        """
         t_cert = self.t_cert
         out = {"basis": self.basis, "coupling": self.coupling, "lag": -1 if self.lag is None else self.lag,
                "pairs": self.n_pairs, "censored": self.n_censored, "max_iter": self.max_iter,
@@ -312,13 +531,88 @@ def certify(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
             level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 1_000_000) -> Certificate:
     """Certify the sampler :func:`isdp.sample` on ``lattice`` (its basis), ``target`` and ``proposal_eps``.
 
-    ``start`` is the chains' starting law: ``n_pairs`` states drawn from it (an array), a callable
-    returning them given ``n_pairs``, or None for the point mass at 0; pair p's chain X starts at
-    start[p]. With ``exact`` (draws from π itself, or a callable returning them) Y starts there and
-    the pair is coupled at once (lag 0, one term); otherwise Y starts where X does and X runs
-    ``lag`` iterations first. The pairs move under the coupled kernel until they meet or
-    ``max_iter`` (:func:`isdp.coupling.meeting_times`). The returned certificate is certified when
-    its ``level`` upper confidence bound reaches ``threshold``; see :class:`Certificate`.
+    Runs ``n_pairs`` coupled pairs of the chain that produces the draws and returns their
+    :class:`Certificate`: the ``level`` upper confidence bound on the TV bound, and t_cert, the first
+    iteration where it is at most ``threshold``. ``start`` is the chains' starting law: ``n_pairs``
+    states drawn from it (an array), a callable returning them given ``n_pairs``, or None for the
+    point mass at 0; pair p's chain X starts at start[p]. With ``exact`` (draws from π itself, or a
+    callable returning them) Y starts there and the pair is coupled at once (lag 0, one term);
+    otherwise Y starts where X does and X runs ``lag`` iterations first. The pairs move under the
+    coupled kernel until they meet or ``max_iter`` (:func:`isdp.coupling.meeting_times`).
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A) on the basis the chains sweep (e.g. :func:`isdp.with_mixing_basis`).
+    target : Target
+        The target π.
+    proposal_eps : float
+        ε̃ of the chains' double geometric pre-jumps.
+    start : numpy.ndarray or callable or None
+        The chains' starting law: an (n_pairs, n) array of states (or one state for all), a callable
+        ``start(n_pairs)`` returning them, or None for u = 0. A certificate holds only for chains
+        started this way.
+    n_pairs : int
+        Number of coupled pairs; 0.01 at 95 % needs at least 299 (:func:`pairs_needed`).
+    seed : int
+        Non-negative seed of the pairs' random streams.
+    lag : int, optional
+        The lag L ≥ 1 of the L-lag route. Give exactly one of ``lag`` and ``exact``.
+    exact : numpy.ndarray or callable, optional
+        Exact draws from π, (n_pairs, n), or a callable ``exact(n_pairs)`` returning them: Y starts
+        there, lag 0, one term P(τ > t).
+    level : float, default 0.95
+        Confidence level, in [0.5, 1).
+    threshold : float, default 0.01
+        The TV level to certify, in (0, 1).
+    max_iter : int, default 1_000_000
+        Censoring time of a pair, lag included; the horizon is ``max_iter`` − L.
+
+    Returns
+    -------
+    Certificate
+        Certified when its bound reaches ``threshold`` short of the horizon; check
+        :attr:`Certificate.certified` or call :meth:`Certificate.require`.
+
+    Raises
+    ------
+    ValueError
+        If both or neither of ``lag`` and ``exact`` are given, or a count, level or threshold is out
+        of range, or a ``start``/``exact`` callable returns None.
+    isdp.InvariantError
+        If a start is not an integer vector of Λ(A) of the right shape.
+
+    See Also
+    --------
+    certify_heat_bath, certify_mis, certify_augmented : the same certificate for the other samplers.
+    isdp.sample_sum_constraint_l1 : exact draws of the ℓ1 target on one sum constraint.
+
+    Notes
+    -----
+    The certificate is a statistical statement, not a proof: with probability at least ``level``
+    over the pairs, the coupling bound of d_TV(law of X_t, π) — Biswas, Jacob & Vanetti (2019) with
+    a lag, the coupling inequality with an exact start — is at most ``threshold`` for every
+    t ≥ t_cert. docs/method.md §4, "Certificates".
+
+    Examples
+    --------
+    Chains started at u = (4, −2, −2), against exact draws from π (one sum over three cells):
+
+    >>> import numpy as np
+    >>> from isdp import (IntegerLattice, certify, generalized_laplace, sample_sum_constraint_l1,
+    ...                   sum_constraint)
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> target = generalized_laplace(1.0)
+    >>> cert = certify(lattice, target, proposal_eps=1.0, start=np.array([4, -2, -2]), n_pairs=300, seed=2,
+    ...                exact=lambda n: sample_sum_constraint_l1(3, 1.0, n, seed=1), max_iter=1000)
+    >>> cert.certified, cert.t_cert
+    (True, 52)
+
+    The L-lag route from u = 0, with a horizon of one lag (one term):
+
+    >>> cert = certify(lattice, target, proposal_eps=1.0, start=None, n_pairs=300, seed=2, lag=100, max_iter=200)
+    >>> cert.t_cert, cert.n_censored
+    (53, 0)
     """
     n_pairs = check_count("n_pairs", n_pairs, 1)
     if (exact is None) == (lag is None):
@@ -356,9 +650,65 @@ def certify_searching_lag(lattice: IntegerLattice, target: Target, *, proposal_e
 def certify_augmented(lattice: IntegerLattice, target: Target, *,
                       start: np.ndarray | Callable[[int], np.ndarray] | None, lag: int, n_pairs: int, seed: int,
                       level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
-    """Certify :func:`augmented_sample` from the chains' starting law ``start`` (as :func:`isdp.certify`:
-    an array of ``n_pairs`` states, a callable returning them, or None for u = 0), L-lag: the
-    ``level`` upper confidence bound of :class:`isdp.Certificate`."""
+    """Certify :func:`isdp.augmented_sample` (the ℓ2 data-augmentation chain) from the chains' starting law.
+
+    ``start`` is as in :func:`isdp.certify`: an array of ``n_pairs`` states, a callable returning
+    them, or None for u = 0. The pairs run the L-lag coupling of :func:`isdp.augmented_meeting_times`,
+    and the result is the ``level`` upper confidence bound of :class:`isdp.Certificate`.
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A) for one sum constraint or one sum per block of cells.
+    target : Target
+        An ℓ2 generalized Laplace target (``generalized_laplace(eps, "l2")``).
+    start : numpy.ndarray or callable or None
+        The chains' starting law: (n_pairs, n) states (or one for all), a callable
+        ``start(n_pairs)`` returning them, or None for u = 0.
+    lag : int
+        The lag L ≥ 1, in iterations.
+    n_pairs : int
+        Number of coupled pairs (at least 299 for 0.01 at 95 %).
+    seed : int
+        Non-negative seed of the pairs' random streams.
+    level : float, default 0.95
+        Confidence level, in [0.5, 1).
+    threshold : float, default 0.01
+        The TV level to certify, in (0, 1).
+    max_iter : int, default 100_000
+        Censoring time of a pair, lag included.
+
+    Returns
+    -------
+    Certificate
+        ``basis`` is the chain's name (:data:`isdp.augmented.CHAIN_NAME`); it certifies draws of
+        :func:`isdp.augmented_sample`, not of the Metropolis sampler.
+
+    Raises
+    ------
+    ValueError
+        If the target is not the ℓ2 Laplace, ``A`` is not a set of block sums, or a count, level or
+        threshold is out of range.
+
+    See Also
+    --------
+    certify : the certificate of the Metropolis sampler.
+
+    Notes
+    -----
+    The two t-draws are maximally coupled and both u-draws read one common stream, so a met pair
+    stays met and each chain keeps its own kernel; the L-lag bound of Biswas, Jacob & Vanetti
+    (2019) applies (docs/method.md §4, "ℓ2 by data augmentation").
+
+    Examples
+    --------
+    >>> from isdp import IntegerLattice, certify_augmented, generalized_laplace, sum_constraint
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> cert = certify_augmented(lattice, generalized_laplace(1.0, "l2"), start=None, lag=5, n_pairs=300,
+    ...                          seed=4, max_iter=20)
+    >>> cert.certified, cert.t_cert <= 20
+    (True, True)
+    """
     from .augmented import CHAIN_NAME, augmented_meeting_times
 
     mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=check_count("n_pairs", n_pairs, 1), seed=seed,
@@ -368,10 +718,61 @@ def certify_augmented(lattice: IntegerLattice, target: Target, *,
 
 def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndarray], n_pairs: int, seed: int,
                       level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
-    """Certify the pair heat-bath chain (:func:`isdp.heat_bath_sweeps`) for exp(−ε‖u‖₁) on {Σu = 0} from
-    its starting law ``start`` (``n_pairs`` states, or a callable returning them): Y starts at exact
-    draws from π (:func:`isdp.sample_sum_constraint_l1`, own seed), the pairs move under the monotone
-    coupling (:func:`isdp.heat_bath_meeting_times`), and the bound is the one term P(τ > t), t in sweeps."""
+    """Certify the pair heat-bath chain (:func:`isdp.heat_bath_sweeps`) for exp(−ε‖u‖₁) on {Σu = 0}.
+
+    From its starting law ``start`` (``n_pairs`` states, or a callable returning them): Y starts at
+    exact draws from π (:func:`isdp.sample_sum_constraint_l1`, own seed), the pairs move under the
+    monotone coupling (:func:`isdp.heat_bath_meeting_times`), and the bound is the one term P(τ > t),
+    t in sweeps.
+
+    Parameters
+    ----------
+    eps : float
+        ε of the target π(u) ∝ exp(−ε‖u‖₁).
+    start : numpy.ndarray or callable
+        The chains' starting law: an (n_pairs, n) integer array whose rows sum to 0, or a callable
+        ``start(n_pairs)`` returning one. n ≥ 2 is the number of cells.
+    n_pairs : int
+        Number of coupled pairs (at least 299 for 0.01 at 95 %).
+    seed : int
+        Non-negative seed; the exact draws use a seed derived from it.
+    level : float, default 0.95
+        Confidence level, in [0.5, 1).
+    threshold : float, default 0.01
+        The TV level to certify, in (0, 1).
+    max_iter : int, default 100_000
+        Censoring time of a pair, in sweeps.
+
+    Returns
+    -------
+    Certificate
+        ``lag`` None (exact start), ``basis`` ``"pair heat-bath"``; ``seconds`` includes the exact draws.
+
+    Raises
+    ------
+    ValueError
+        If ``start`` does not give an (n_pairs, n) array, or a count, ``eps``, level or threshold is
+        out of range (also when the exact sampler's expected cost is too high).
+    isdp.InvariantError
+        If the start rows are not integer or do not sum to 0.
+
+    See Also
+    --------
+    certify : the certificate of the Metropolis sampler.
+
+    Notes
+    -----
+    Each copy moves by the heat-bath kernel and Y_t ~ π for every t, so the coupling inequality
+    gives d_TV(law of X_t, π) ≤ P(τ > t) (docs/method.md §4, "A chain that couples fast").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import certify_heat_bath
+    >>> cert = certify_heat_bath(1.0, start=np.tile([6, -3, -3], (300, 1)), n_pairs=300, seed=3, max_iter=100)
+    >>> cert.certified, cert.t_cert, cert.lag
+    (True, 8, None)
+    """
     from ._rng import derive_seed
     from .exact_laws import sample_sum_constraint_l1
     from .heat_bath import NAME, heat_bath_meeting_times
@@ -391,11 +792,78 @@ def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndar
 def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, n_pairs: int, seed: int,
                 lag: int | None = None, B=None, b=None, init=None, level: float = LEVEL, threshold: float = THRESHOLD,
                 max_iter: int = 1_000_000) -> Certificate:
-    """Certify the Metropolized independence sampler (:func:`isdp.mis_sample`, same arguments) from its
-    starting law (``init``, default s*, as the chains start). The pairs share every proposal and one
-    uniform and meet when both accept (:func:`isdp.mis.mis_meeting_times`). ``lag`` None (default):
-    Y starts at exact draws of the target (:func:`isdp.mis.mis_exact_sample`, own seed), lag 0, one
-    term P(τ > t); else the L-lag route with both chains started at ``init``."""
+    """Certify the Metropolized independence sampler (:func:`isdp.mis_sample`, same arguments) from its start.
+
+    The starting law is ``init`` (default s*, as the chains start). The pairs share every proposal
+    and one uniform and meet when both accept (:func:`isdp.mis.mis_meeting_times`). ``lag`` None
+    (default): Y starts at exact draws of the target (:func:`isdp.mis.mis_exact_sample`, own seed),
+    lag 0, one term P(τ > t); else the L-lag route with both chains started at ``init``.
+
+    Parameters
+    ----------
+    A : array_like of int
+        Equality constraints A s = a, m × d with linearly independent rows.
+    a : array_like of int
+        Their right-hand side, length m.
+    center : array_like of int
+        The confidential query s* (length d); target and proposal are DG laws centred on it.
+    eps : float
+        ε of the target DG mechanism.
+    proposal_eps : float
+        ε̃ of the proposal.
+    index_set : array_like of int
+        The proposal index set I (0-based, d − m indices) with A[:, Iᶜ] unimodular.
+    n_pairs : int
+        Number of coupled pairs (at least 299 for 0.01 at 95 %).
+    seed : int
+        Non-negative seed; the exact draws use a seed derived from it.
+    lag : int, optional
+        The lag L ≥ 1 of the L-lag route; None (default) for the exact start.
+    B : array_like, optional
+        Inequalities B s ≥ b (e.g. the identity for non-negativity).
+    b : array_like, optional
+        Their right-hand side.
+    init : array_like of int, optional
+        The chains' start(s) in S*: one for all pairs or one per pair; default s*.
+    level : float, default 0.95
+        Confidence level, in [0.5, 1).
+    threshold : float, default 0.01
+        The TV level to certify, in (0, 1).
+    max_iter : int, default 1_000_000
+        Censoring time of a pair, in proposals.
+
+    Returns
+    -------
+    Certificate
+        ``basis`` ``"independence proposal (MIS)"``; t counts proposals.
+
+    Raises
+    ------
+    ValueError
+        If a count, level or threshold is out of range, or an exact draw is not accepted in time.
+    isdp.InvariantError
+        For an unusable index set or a start outside S*.
+
+    See Also
+    --------
+    certify : the certificate of the Gibbs-within-Metropolis sampler.
+
+    Notes
+    -----
+    Congenial DP Algorithm 1; an independence sampler couples by sharing proposals, and with Y₀
+    drawn from the target the coupling inequality gives d_TV ≤ P(τ > t) (docs/method.md §6).
+
+    Examples
+    --------
+    Three non-negative counts with total 6, released around s* = (2, 2, 2):
+
+    >>> import numpy as np
+    >>> from isdp import certify_mis
+    >>> cert = certify_mis([[1, 1, 1]], [6], [2, 2, 2], eps=1.0, proposal_eps=1.0, index_set=[0, 1], n_pairs=300,
+    ...                    seed=5, B=np.eye(3), b=np.zeros(3), max_iter=1000)
+    >>> cert.certified, cert.t_cert
+    (True, 13)
+    """
     from ._rng import derive_seed
     from .mis import mis_exact_sample, mis_meeting_times
 

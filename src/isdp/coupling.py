@@ -101,7 +101,40 @@ def _meeting_times(init_x, init_y, wdiff0, rng, csr, law, lag, max_iter, tau, me
 
 @dataclass
 class MeetingTimes:
-    """Meeting times of independent L-lag coupled pairs."""
+    """Meeting times of independent coupled pairs, as every coupling routine returns them.
+
+    :func:`meeting_times`, :func:`isdp.augmented_meeting_times`, :func:`isdp.heat_bath_meeting_times`
+    and :func:`isdp.mis.mis_meeting_times` report their pairs this way; :mod:`isdp.certification`
+    turns them into a :class:`isdp.Certificate`.
+
+    Parameters
+    ----------
+    tau : numpy.ndarray
+        int64, shape (pairs,): each pair's meeting time in iterations, τ = inf{t > L : X_t = Y_{t−L}}
+        (t ≥ 0 at lag 0), or ``max_iter`` for a pair that did not meet.
+    met : numpy.ndarray
+        bool, shape (pairs,): whether the pair met; False marks a pair censored at ``max_iter``.
+    lag : int
+        The lag L: the iterations chain X ran alone before the pair was coupled (0 when Y started
+        from its own states, e.g. exact draws from π).
+    seconds : float
+        Wall time of the coupled run, in seconds.
+
+    See Also
+    --------
+    meeting_times : coupled pairs of the Gibbs-within-Metropolis sampler.
+    isdp.certify : the 95 % upper confidence bound built from such pairs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import MeetingTimes
+    >>> mt = MeetingTimes(tau=np.array([3, 5, 8]), met=np.array([True, True, True]), lag=2, seconds=0.0)
+    >>> mt.tv_bound([0, 3]).round(3).tolist()
+    [2.0, 0.667]
+    >>> mt.convergence_iteration(0.5)
+    4
+    """
 
     tau: np.ndarray  # int64 (pairs,)
     met: np.ndarray  # bool (pairs,): False = censored at max_iter
@@ -109,17 +142,81 @@ class MeetingTimes:
     seconds: float
 
     def tv_bound(self, t) -> np.ndarray:
-        """The point estimate of the bound on d_TV(π_t, π) at iterations ``t`` (:func:`tv_upper_bound`)."""
+        """The point estimate of the L-lag bound on d_TV(π_t, π) at iterations ``t``.
+
+        Parameters
+        ----------
+        t : int or array_like of int
+            Non-negative iteration numbers.
+
+        Returns
+        -------
+        numpy.ndarray
+            float, one value per t: :func:`tv_upper_bound` of these pairs (an estimate, not a
+            confidence bound; censored pairs enter at τ = ``max_iter``). Needs ``lag`` ≥ 1.
+        """
         return tv_upper_bound(self.tau, self.lag, t)
 
     def convergence_iteration(self, threshold: float = 0.01) -> int:
-        """First iteration t at which the estimated bound is below ``threshold``."""
+        """First iteration t at which the estimated bound is below ``threshold``.
+
+        Parameters
+        ----------
+        threshold : float, default 0.01
+            The level the point estimate must drop below.
+
+        Returns
+        -------
+        int
+            :func:`convergence_iteration` of these pairs (the papers' reading, not a certified
+            iteration; censored pairs enter at τ = ``max_iter``). Needs ``lag`` ≥ 1.
+        """
         return convergence_iteration(self.tau, self.lag, threshold)
 
 
 def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
-    """Mean over pairs of max(0, ⌈(τ - L - t)/L⌉), for each t: the point estimate of the L-lag bound
-    (Biswas et al. Thm 2.5), not a confidence bound — :func:`isdp.certify` gives that."""
+    """Point estimate of the L-lag coupling bound on d_TV(π_t, π), at each iteration t.
+
+    The mean over pairs of max(0, ⌈(τ − L − t)/L⌉): the papers' estimated curve. It estimates an
+    upper bound and is not one itself — :func:`isdp.certify` gives the 95 % upper confidence bound
+    from the same meeting times.
+
+    Parameters
+    ----------
+    tau : array_like of int
+        Meeting times τ of independent L-lag pairs, shape (pairs,).
+    lag : int
+        The lag L ≥ 1 the pairs ran with.
+    t : int or array_like of int
+        Non-negative iteration numbers.
+
+    Returns
+    -------
+    numpy.ndarray
+        float, shape (len(t),): the estimate at each t; it never increases in t.
+
+    Raises
+    ------
+    ValueError
+        If ``lag`` is not a positive integer, or some t is negative or not a whole number.
+
+    See Also
+    --------
+    convergence_iteration : the first t where this estimate drops below a threshold.
+    isdp.Certificate.bound : the 95 % upper confidence bound on the same quantity.
+
+    Notes
+    -----
+    Biswas, Jacob & Vanetti (2019), Theorem 2.5: for two chains with the same initial law, X run L
+    iterations ahead and τ = inf{t > L : X_t = Y_{t−L}}, d_TV(π_t, π) ≤ E[max(0, ⌈(τ − L − t)/L⌉)]
+    (ISDP Algorithms 2–3; docs/method.md §4). Averaging over independent pairs estimates it.
+
+    Examples
+    --------
+    >>> from isdp import tv_upper_bound
+    >>> tv_upper_bound([3, 5, 8], 2, [0, 1, 3, 6]).round(3).tolist()
+    [2.0, 1.333, 0.667, 0.0]
+    """
     return tv_bound_terms(tau, lag, t).mean(axis=0)
 
 
@@ -138,8 +235,43 @@ def tv_bound_terms(tau, lag: int, t) -> np.ndarray:
 
 
 def convergence_iteration(tau, lag: int, threshold: float = 0.01) -> int:
-    """Smallest t with tv_upper_bound(t) < threshold (the estimate is non-increasing in t): the papers'
-    reading of their curves; a certified iteration is :attr:`isdp.Certificate.t_cert`."""
+    """The smallest t at which the point estimate :func:`tv_upper_bound` is below ``threshold``.
+
+    The papers' reading of their curves (t*): a point estimate, found on the grid 0 … max(τ) − L
+    (the estimate never increases in t). A certified iteration is
+    :attr:`isdp.Certificate.t_cert`, where the 95 % upper confidence bound reaches the threshold.
+
+    Parameters
+    ----------
+    tau : array_like of int
+        Meeting times τ of independent L-lag pairs, shape (pairs,).
+    lag : int
+        The lag L ≥ 1.
+    threshold : float, default 0.01
+        A finite positive level; the estimate must fall strictly below it.
+
+    Returns
+    -------
+    int
+        The first such t; at most max(τ) − L, where every pair's term is 0.
+
+    Raises
+    ------
+    ValueError
+        If ``lag`` is not a positive integer or ``threshold`` not a finite positive number.
+
+    See Also
+    --------
+    tv_upper_bound : the estimated curve.
+
+    Examples
+    --------
+    >>> from isdp import convergence_iteration
+    >>> convergence_iteration([3, 5, 8], 2, threshold=0.5)
+    4
+    >>> convergence_iteration([3, 5, 8], 2)
+    6
+    """
     lag = check_count("lag", lag, 1)
     threshold = check_positive("threshold", threshold)  # the bound is never below 0: 0 or nan never converge
     tau = np.asarray(tau, dtype=np.int64)
@@ -161,13 +293,71 @@ def meeting_times(
     init=None,
     init_y=None,
 ) -> MeetingTimes:
-    """Meeting times of ``n_pairs`` independent coupled pairs (pairs run in parallel).
+    """Meeting times of ``n_pairs`` independent coupled pairs of :func:`isdp.sample` (run in parallel).
 
     Chain X starts at ``init`` (default u = 0) and runs ``lag`` iterations alone; then X and Y move
     under the coupled kernel, and τ is the first t > ``lag`` with X_t = Y_{t-lag} (they stay
     together from then on; at lag 0, the first t ≥ 0). Y starts where X does, or at ``init_y`` — with
     ``init_y`` drawn from π itself and ``lag`` 0, P(τ > t) bounds d_TV(law of X_t, π) directly (the
-    coupling inequality). A pair that has not met by ``max_iter`` is reported with ``met = False`` and τ = ``max_iter``.
+    coupling inequality). A pair that has not met by ``max_iter`` is reported with ``met = False`` and
+    τ = ``max_iter``. :func:`isdp.certify` calls this and turns the result into a certificate.
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A); the chain sweeps its ``basis``, so the meeting times depend on the basis.
+    target : Target
+        The target π (:func:`isdp.generalized_laplace` or :func:`isdp.generalized_gaussian`).
+    lag : int
+        The lag L in iterations: at least 1 (0 allowed when ``init_y`` is given), at most ``max_iter``.
+    n_pairs : int
+        Number of independent pairs (≥ 1).
+    proposal_eps : float
+        ε̃ of the double geometric pre-jumps, as in :func:`isdp.sample`.
+    seed : int
+        Non-negative seed. Each pair has its own random stream, so the result does not depend on
+        the number of threads.
+    max_iter : int, default 1_000_000
+        Censoring time: the most iterations a pair runs, lag included.
+    init : array_like of int, optional
+        Start of chain X: one lattice vector for every pair, shape (n,), or one per pair,
+        (n_pairs, n). Default u = 0.
+    init_y : array_like of int, optional
+        Start of chain Y, same shapes. Default: where X starts.
+
+    Returns
+    -------
+    MeetingTimes
+        τ and ``met`` per pair, the lag and the wall time.
+
+    Raises
+    ------
+    ValueError
+        If a count, ``lag`` or ``proposal_eps`` is out of range.
+    isdp.InvariantError
+        If a start is not an integer vector of Λ(A) of the right shape.
+
+    See Also
+    --------
+    isdp.certify : the 95 % upper confidence bound from such pairs.
+    tv_upper_bound : the point estimate of the L-lag bound.
+
+    Notes
+    -----
+    The coupled kernel is ISDP Algorithms 2–3 (docs/method.md §4): for each basis column j the two
+    pre-jumps come from a maximal coupling of w_X[j] + DG and w_Y[j] + DG, and one common uniform
+    decides both Metropolis tests, so each chain moves by the single-chain kernel. With lag L,
+    Biswas, Jacob & Vanetti (2019) bound d_TV(π_t, π) ≤ E[max(0, ⌈(τ − L − t)/L⌉)].
+
+    Examples
+    --------
+    >>> from isdp import IntegerLattice, generalized_laplace, meeting_times, sum_constraint
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> mt = meeting_times(lattice, generalized_laplace(1.0), lag=5, n_pairs=4, proposal_eps=1.0, seed=0)
+    >>> mt.tau.tolist(), mt.met.tolist()
+    ([6, 18, 6, 6], [True, True, True, True])
+    >>> mt.tv_bound([0, 2]).tolist()
+    [1.5, 0.75]
     """
     max_iter, proposal_eps = check_count("max_iter", max_iter, 1), check_dg_eps("proposal_eps", proposal_eps)
     lag = check_count("lag", lag, 0 if init_y is not None else 1, high=max_iter)

@@ -64,17 +64,58 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int, *,
                              max_proposals: int = MAX_PROPOSALS) -> np.ndarray:
     """Exact draws of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0} (int64, size × n).
 
+    The target is π(u) ∝ exp(−ε‖u‖₁) on the lattice of one sum constraint over n cells; the draws
+    are exact (rejection), so they serve as Y's start of an exact-start certificate
+    (:func:`isdp.certify`, :func:`isdp.certify_heat_bath`) and as ground truth for the MCMC. The
+    expected cost size·(n − 1)/acceptance DG draws is computed first
+    (:func:`sum_constraint_acceptance`), and a run expected to need more than ``max_proposals`` is
+    refused with a ValueError giving the cost, instead of running for hours.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, ≥ 2.
+    eps : float
+        ε of the target, a usable double geometric ε (in [1e-9, 700]).
+    size : int
+        Number of draws (≥ 0).
+    seed : int
+        Non-negative seed; one random stream per draw, so the draws do not depend on the number of
+        threads.
+    max_proposals : int, default 10**9
+        Budget in expected double geometric draws (:data:`MAX_PROPOSALS`, about ten seconds on one
+        core).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (size, n); every row sums to 0.
+
+    Raises
+    ------
+    ValueError
+        If ``n``, ``size`` or ``eps`` is out of range, or the expected cost exceeds ``max_proposals``.
+
+    See Also
+    --------
+    sum_constraint_l1_marginal : the exact one-cell marginal of the same law.
+    isdp.sample : the MCMC sampler for general invariants.
+
+    Notes
+    -----
     Proof sketch. The target is π(u) ∝ Π_i a^{|u_i|} on Σu = 0, a = e^{-ε} — i.i.d. DG(a)
     conditioned on a zero sum (docs/method.md §2). Draw u_1..u_{n-1} i.i.d. DG(a), set
     u_n = -Σ_{i<n} u_i and accept with probability a^{|u_n|} ≤ 1. The accepted law is
     ∝ Π_{i<n} DG(u_i) · a^{|u_n|} ∝ Π_{i≤n} DG(u_i) on Σu = 0, which is π. The acceptance
     probability is P(S_n = 0)/P(DG = 0) ≈ (1+a)/((1-a)·sqrt(2π n Var DG)) — a few per cent
-    for a state's counties, so each draw costs tens of proposals.
+    for a state's counties, so each draw costs tens of proposals. As ε → 0 it tends to the
+    floor 1/sqrt(π n), so the cost grows like n^{3/2} per draw (docs/method.md §7).
 
-    The acceptance falls like (1 − a)·sqrt(1/n) as ε → 0, so the expected cost
-    size·(n − 1)/acceptance DG draws is computed first (:func:`sum_constraint_acceptance`) and a
-    run expected to need more than ``max_proposals`` is refused with a ValueError giving the
-    cost, instead of running for hours.
+    Examples
+    --------
+    >>> from isdp import sample_sum_constraint_l1
+    >>> sample_sum_constraint_l1(3, 1.0, 4, seed=0).tolist()
+    [[0, 0, 0], [0, -1, 1], [0, 0, 0], [1, -1, 0]]
     """
     # outside DG_EPS_RANGE the rejection loop never accepts (nan, a = 0) or returns garbage (a = 1)
     n = check_count("n", n, 2)  # a sum constraint needs 2 cells to leave room for noise
@@ -173,8 +214,44 @@ def _box(k: int, radius: int) -> np.ndarray:
 def enumerate_target(lattice: IntegerLattice, target: Target, radius: int):
     """All lattice points u = B w with |w|_∞ ≤ radius and their normalised target probabilities.
 
-    The truncation is exact up to the target mass outside the box; check it is negligible
-    by comparing two radii. Returns (points (m × n), probs (m,), coords (m × k)).
+    Exact laws on small lattices, the ground truth of the tests. The truncation is exact up to the
+    target mass outside the box; check it is negligible by comparing two radii.
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A) with basis B (n × k); the box is in its lattice coordinates w.
+    target : Target
+        The target π.
+    radius : int
+        Half-width of the box |w|_∞ ≤ radius, ≥ 1; the box's (2·radius + 1)^k points must not exceed
+        :data:`MAX_STATES`.
+
+    Returns
+    -------
+    points : numpy.ndarray
+        int64, shape (m, n), m = (2·radius + 1)^k: the lattice vectors u = B w.
+    probs : numpy.ndarray
+        float, shape (m,): π restricted to the box and renormalised.
+    coords : numpy.ndarray
+        int64, shape (m, k): the coordinates w, in :func:`itertools.product` order.
+
+    Raises
+    ------
+    TypeError
+        If ``lattice`` is not an IntegerLattice.
+    ValueError
+        If ``radius`` is not a positive integer or the box is too large.
+
+    Examples
+    --------
+    >>> from isdp import IntegerLattice, enumerate_target, generalized_laplace, sum_constraint
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> points, probs, coords = enumerate_target(lattice, generalized_laplace(1.0), radius=2)
+    >>> points.shape, coords.shape
+    ((25, 3), (25, 2))
+    >>> points[probs.argmax()].tolist(), round(float(probs.max()), 3)
+    ([0, 0, 0], 0.49)
     """
     radius = _check_box(lattice, radius)
     w = _box(lattice.dim, radius)
@@ -187,9 +264,54 @@ def enumerate_target(lattice: IntegerLattice, target: Target, radius: int):
 def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_eps: float, radius: int):
     """One-iteration transition matrix of the component-wise sampler on the box |w|_∞ ≤ radius.
 
-    Row-stochastic except for the (tiny, to be checked) mass of moves that leave the box,
-    which is dropped rather than folded back, so μ P^t loses exactly that mass. For small
-    lattices only (the state space is (2·radius+1)^k). Returns (P, coords, u).
+    The exact kernel of :func:`isdp.sample` (one Metropolis update per basis column, double
+    geometric pre-jumps) on the lattice's basis. Row-stochastic except for the (tiny, to be checked)
+    mass of moves that leave the box, which is dropped rather than folded back, so μ P^t loses
+    exactly that mass. For small lattices only (the state space is (2·radius+1)^k).
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A); the sampler sweeps its basis columns in order.
+    target : Target
+        The target π.
+    proposal_eps : float
+        ε̃ of the double geometric pre-jumps.
+    radius : int
+        Half-width of the box of lattice coordinates, ≥ 1, within :data:`MAX_STATES` states.
+
+    Returns
+    -------
+    P : scipy.sparse.csr_matrix
+        Shape (m, m), m = (2·radius + 1)^k: P[a, b] is the probability of moving from state a to
+        state b in one iteration (a sweep over all k columns).
+    coords : numpy.ndarray
+        int64, shape (m, k): the states' lattice coordinates w, as in :func:`enumerate_target`.
+    u : numpy.ndarray
+        int64, shape (m, n): the states' lattice vectors.
+
+    Raises
+    ------
+    TypeError
+        If ``lattice`` or ``target`` has the wrong type.
+    ValueError
+        If ``radius`` or ``proposal_eps`` is out of range, or the box is too large.
+
+    See Also
+    --------
+    exact_tv_curve : the exact TV distance of the chain from π, from this matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import IntegerLattice, generalized_laplace, sum_constraint, sweep_transition_matrix
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> P, coords, u = sweep_transition_matrix(lattice, generalized_laplace(1.0), 1.0, radius=2)
+    >>> P.shape
+    (25, 25)
+    >>> rows = np.asarray(P.sum(axis=1)).ravel()
+    >>> bool(np.all(rows <= 1 + 1e-12)), round(float(rows.min()), 3)
+    (True, 0.944)
     """
     radius = _check_box(lattice, radius)
     proposal_eps = check_dg_eps("proposal_eps", proposal_eps)
@@ -246,14 +368,60 @@ def exact_tv_curve(lattice: IntegerLattice, target: Target, proposal_eps: float,
                    start_probs, ts) -> tuple[np.ndarray, np.ndarray]:
     """Exact d_TV(μ K^t, π) of the component-wise sampler on ``lattice`` (its basis) started from μ.
 
-    μ puts ``start_probs`` on the lattice vectors ``start_points`` (inside the box |w|_∞ ≤ radius
-    of the lattice coordinates). The chain is propagated with :func:`sweep_transition_matrix` on the
-    box, which drops the mass of moves leaving it. Returns (tv_box, tv_upper) at each t in ``ts``:
-    tv_box = ½ Σ_box |μ P^t − π|, with π the untruncated target restricted to the box, and
-    tv_upper = tv_box + δ_t + π(outside), an upper bound on the true TV — δ_t, the mass dropped by
-    t, is the probability that the chain has left the box (it bounds both the chain's mass outside
-    and what it lacks inside); π(outside) is 1 − Z_box/Z_2box from the box of twice the radius
-    (the mass beyond that is below double precision for the lattices this is meant for).
+    The ground truth that coupling bounds and certificates are tested against. μ puts
+    ``start_probs`` on the lattice vectors ``start_points`` (inside the box |w|_∞ ≤ radius of the
+    lattice coordinates). The chain is propagated with :func:`sweep_transition_matrix` on the box,
+    which drops the mass of moves leaving it.
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A) on the basis the sampler sweeps.
+    target : Target
+        The target π.
+    proposal_eps : float
+        ε̃ of the double geometric pre-jumps.
+    radius : int
+        Half-width of the box of lattice coordinates; the box of twice the radius must fit
+        :data:`MAX_STATES`.
+    start_points : array_like of int
+        Lattice vectors of the starting law, shape (s, n).
+    start_probs : array_like of float
+        Their probabilities, shape (s,), summing to 1.
+    ts : array_like of int
+        Iterations at which to report the distance (any order).
+
+    Returns
+    -------
+    tv_box : numpy.ndarray
+        float, shape (len(ts),): ½ Σ_box |μ P^t − π|, with π the untruncated target restricted to
+        the box.
+    tv_upper : numpy.ndarray
+        float, shape (len(ts),): tv_box + δ_t + π(outside), an upper bound on the true TV.
+
+    Raises
+    ------
+    ValueError
+        If a start lies outside the box, or ``radius`` or ``proposal_eps`` is out of range.
+
+    Notes
+    -----
+    δ_t, the mass dropped by t, is the probability that the chain has left the box (it bounds both
+    the chain's mass outside and what it lacks inside); π(outside) is 1 − Z_box/Z_2box from the box
+    of twice the radius (the mass beyond that is below double precision for the lattices this is
+    meant for). docs/method.md §4, "The estimated curve".
+
+    Examples
+    --------
+    Three cells with one sum, chains started at u = 0:
+
+    >>> import numpy as np
+    >>> from isdp import IntegerLattice, exact_tv_curve, generalized_laplace, sum_constraint
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> tv_box, tv_upper = exact_tv_curve(lattice, generalized_laplace(1.0), 1.0, 4, [np.zeros(3, dtype=int)],
+    ...                                   [1.0], [0, 5, 20])
+    >>> tv_upper.round(3).tolist()
+    [0.521, 0.209, 0.022]
     """
     P, w, _ = sweep_transition_matrix(lattice, target, proposal_eps, radius)
     _, p_big, w_big = enumerate_target(lattice, target, 2 * radius)

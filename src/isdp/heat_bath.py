@@ -134,9 +134,56 @@ def _ratio(eps) -> tuple[float, float]:
 
 
 def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bool = False) -> np.ndarray:
-    """Run one chain per row of ``init`` (int64 (chains, n), rows summing to 0) for ``n_sweeps``
-    sweeps of the pair heat-bath kernel; returns the final states (each chain has its own random
-    stream, so a seed fixes them whatever the number of threads)."""
+    """Run one pair heat-bath chain per row of ``init`` for ``n_sweeps`` sweeps and return the final states.
+
+    The chain targets π(u) ∝ exp(−ε‖u‖₁) on {u ∈ Z^n : Σu = 0}. An update picks two cells i ≠ j
+    uniformly and redraws u_i from its exact conditional law given u_i + u_j; a sweep is n updates.
+    Each chain has its own random stream, so a seed fixes the states whatever the number of threads.
+    Certify the number of sweeps with :func:`isdp.certify_heat_bath`.
+
+    Parameters
+    ----------
+    init : array_like of int
+        Starts, shape (chains, n) with n ≥ 2; every row must sum to 0. It is not modified.
+    eps : float
+        ε of the target, > 0.
+    n_sweeps : int
+        Number of sweeps (≥ 0).
+    seed : int
+        Non-negative seed.
+    progress : bool, default False
+        Log progress of long runs.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (chains, n): the states after ``n_sweeps`` sweeps (rows still sum to 0).
+
+    Raises
+    ------
+    isdp.InvariantError
+        If ``init`` is not a 2-D integer array of rows summing to 0 with at least 2 cells.
+    ValueError
+        If ``eps`` or ``n_sweeps`` is out of range.
+
+    See Also
+    --------
+    heat_bath_meeting_times : the monotone coupling of this chain.
+    isdp.sample_sum_constraint_l1 : exact draws of the same target.
+
+    Notes
+    -----
+    π(u_i = a | s) ∝ r^{dist(a, [min(0, s), max(0, s)])} with s = u_i + u_j and r = e^{−2ε}: flat
+    between 0 and s, geometric tails, drawn by inversion. A Gibbs step leaves π invariant and the
+    moves e_i − e_j connect the lattice (docs/method.md §4, "A chain that couples fast").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import heat_bath_sweeps
+    >>> heat_bath_sweeps(np.array([[6, -3, -3], [0, 0, 0]]), eps=1.0, n_sweeps=10, seed=0).tolist()
+    [[-1, 0, 1], [0, 1, -1]]
+    """
     states = _check_states(init, "init").copy()
     ratio = _ratio(eps)
     n_sweeps = check_count("n_sweeps", n_sweeps, 0)
@@ -147,9 +194,55 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
 
 
 def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: int = 1_000_000) -> MeetingTimes:
-    """Meeting times (in sweeps) of monotone-coupled pairs started at the rows of ``init_x`` and
-    ``init_y`` (lag 0: τ = the first sweep t ≥ 0 with X_t = Y_t; ``met`` False and τ = ``max_iter`` for
-    a pair that has not met by then). With ``init_y`` drawn from π, P(τ > t) bounds d_TV(law of X_t, π)."""
+    """Meeting times, in sweeps, of monotone-coupled pairs of :func:`heat_bath_sweeps` chains.
+
+    Pair p starts at row p of ``init_x`` and of ``init_y`` (lag 0: τ = the first sweep t ≥ 0 with
+    X_t = Y_t; ``met`` False and τ = ``max_iter`` for a pair that has not met by then). With
+    ``init_y`` drawn from π, P(τ > t) bounds d_TV(law of X_t, π); :func:`isdp.certify_heat_bath` does
+    that and returns the certificate.
+
+    Parameters
+    ----------
+    init_x : array_like of int
+        Starts of chain X, shape (pairs, n), n ≥ 2, rows summing to 0.
+    init_y : array_like of int
+        Starts of chain Y, the same shape (e.g. exact draws from :func:`isdp.sample_sum_constraint_l1`).
+    eps : float
+        ε of the target π(u) ∝ exp(−ε‖u‖₁), > 0.
+    seed : int
+        Non-negative seed; one random stream per pair.
+    max_iter : int, default 1_000_000
+        Censoring time of a pair, in sweeps.
+
+    Returns
+    -------
+    MeetingTimes
+        τ in sweeps and ``met`` per pair, ``lag`` 0 and the wall time.
+
+    Raises
+    ------
+    isdp.InvariantError
+        If a start is not a 2-D integer array of rows summing to 0, or the shapes differ.
+    ValueError
+        If ``eps`` or ``max_iter`` is out of range.
+
+    Notes
+    -----
+    Both copies take the same pair of cells and the same uniform and draw by inversion. The
+    conditional law is stochastically increasing in s, so ‖X − Y‖₁ never grows, falls whenever the
+    pair carries differences of opposite sign, and once X = Y the copies move together. Each copy
+    moves by the single-chain kernel, so the coupling inequality applies (docs/method.md §4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp import heat_bath_meeting_times, sample_sum_constraint_l1
+    >>> x0 = np.tile([6, -3, -3], (4, 1))
+    >>> y0 = sample_sum_constraint_l1(3, 1.0, 4, seed=1)
+    >>> mt = heat_bath_meeting_times(x0, y0, eps=1.0, seed=0, max_iter=100)
+    >>> mt.tau.tolist(), mt.met.tolist()
+    ([3, 2, 1, 3], [True, True, True, True])
+    """
     x, y = _check_states(init_x, "init_x"), _check_states(init_y, "init_y")
     if x.shape != y.shape:
         raise InvariantError(f"init_x and init_y must have the same shape, got {x.shape} and {y.shape}")
