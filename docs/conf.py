@@ -32,6 +32,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
     "sphinxarg.ext",
+    "plain_bars",  # docs/_ext: |x| in a docstring is an absolute value, not a substitution
 ]
 
 # Pages: every Markdown file of docs/ except the build and the sources of generated pages.

@@ -21,6 +21,7 @@ EXIT_CODES = """exit codes:
   4  infeasible invariants: they leave no room for noise, or a stated value disagrees with the table
   5  refused: no route meets the requested guarantee within the budget, or the route is not for publication
   130 interrupted
+
 On any error nothing is written."""
 
 #: the description of ``isdp release --help``: what is written, the guarantee per person, the routes
@@ -44,10 +45,10 @@ coupling: a statistical (epsilon, delta), refused for publication (seeded study 
 epsilon, any size, with more noise on the cells solved from the invariants (stated).
 --dry-run prints the statement a run would carry, from the options and the table's labels only.
 
-Several tables of the same persons are released together, consistent and under one statement:
-  isdp release county.csv county_sex.csv --tie by:county --epsilon 1 -o c.csv -o cs.csv
-(epsilon per person across the tables; a table the others determine, here the county totals,
-is derived from them at no cost)."""
+Several tables of the same persons are released together, consistent and under one statement
+(epsilon per person across the tables; a table the others determine, here the county totals, is
+derived from them at no cost):
+  isdp release county.csv county_sex.csv --tie by:county --epsilon 1 -o c.csv -o cs.csv"""
 
 
 def _parser() -> argparse.ArgumentParser:
