@@ -46,9 +46,13 @@ report: $(VENV)/.installed
 
 ## docs: the documentation site into docs/_build/html, warnings as errors; it renders the review notebooks
 ## and scorecard of the run in ISDP_RUN (a directory holding results/; default: this repository's run)
+# -W makes Sphinx's warnings errors; `quiet` also fails on anything else printed (docutils messages from
+# inside a directive, such as the CLI reference's, reach stderr without passing through Sphinx's logger)
 SPHINX := sphinx-build -W --keep-going -q -b html
+quiet = set -o pipefail; $(1) 2>&1 | tee $(2); test ! -s $(2) || { echo "the docs build printed the messages above"; exit 1; }
 docs: $(VENV)/.installed
-	ISDP_RUN="$(ISDP_RUN)" $(SPHINX) docs docs/_build/html
+	mkdir -p docs/_build
+	$(call quiet,ISDP_RUN="$(ISDP_RUN)" $(SPHINX) docs docs/_build/html,docs/_build/messages.txt)
 	@echo "The site: docs/_build/html/index.html"
 
 ## test: lint, a CI-profile workflow run in $(CI_DIR), then the unit, statistical and output tests
@@ -82,7 +86,7 @@ workflow-ci: $(VENV)/.installed
 	  | tee $(CI_DIR)/snakemake.out
 	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
 	$(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all -- $(CI_SUBSET)
-	ISDP_RUN=$(CI_DIR) $(SPHINX) -d $(CI_DIR)/site-doctrees docs $(CI_DIR)/site
+	$(call quiet,ISDP_RUN=$(CI_DIR) $(SPHINX) -d $(CI_DIR)/site-doctrees docs $(CI_DIR)/site,$(CI_DIR)/site-messages.txt)
 	{ $(CI_ENV) pytest -m workflow $(SLURM_TEST) > $(CI_DIR)/slurm-test.out 2>&1; echo $$? > $(CI_DIR)/slurm-test.rc; } & \
 	$(CI_ENV) pytest -n 2 --dist worksteal --deselect $(SLURM_TEST); status=$$?; wait; \
 	echo "--- $(SLURM_TEST) (run beside the others):"; cat $(CI_DIR)/slurm-test.out; \

@@ -34,6 +34,7 @@ Two tables are neighbours when they have the same invariants and differ in one p
 (added, removed or moved between cells); the statement also covers two persons.
 
 example (the congenial paper's sex x age table, its three invariants, epsilon 1 per person):
+
   isdp release data/e5/sex_by_age.csv --format wide \\
       --constraints data/release/sex_by_age_invariants.csv --epsilon 1 --output release.csv
 
@@ -48,6 +49,7 @@ epsilon, any size, with more noise on the cells solved from the invariants (stat
 Several tables of the same persons are released together, consistent and under one statement
 (epsilon per person across the tables; a table the others determine, here the county totals, is
 derived from them at no cost):
+
   isdp release county.csv county_sex.csv --tie by:county --epsilon 1 -o c.csv -o cs.csv"""
 
 
