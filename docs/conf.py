@@ -56,6 +56,7 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"isdp {release}"
 html_theme_options = {
     "navigation_with_keys": False,
+    "header_links_before_dropdown": 4,
     "show_toc_level": 2,
     "footer_start": ["copyright"],
     "footer_end": [],
