@@ -72,7 +72,7 @@ lint: $(VENV)/.installed
 unit: $(VENV)/.installed
 	pytest -m "not workflow" -n auto --dist worksteal
 
-# One run of the CI profile feeds every workflow test; a second run of a small subset of it
+# One run of the CI profile feeds every workflow test and the documentation site built from it ($(CI_DIR)/site); a second run of a small subset of it
 # (tests/workflow/ci_subset.txt: the sampler, coupling, projection and simulation steps) into
 # $(CI_DIR)-rerun must give identical tables (the SLURM test submits a shallower subset, slurm_subset.txt).
 # Then every test at once: the SLURM test (five short jobs) spends most of its ~1.5 min waiting on the cluster's status
