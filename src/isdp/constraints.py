@@ -20,7 +20,7 @@ import numpy as np
 from scipy import sparse
 
 from .errors import InfeasibleError, InputError, UsageError
-from .tables import Table, TableSet
+from .tables import Table, TableSet, _integer
 
 #: the invariant families of ``--invariant`` besides ``by:NAME[,NAME…]``: the table's total, one
 #: total per row, per column, or both margins (a long table's first and second key columns)
@@ -96,8 +96,10 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
     ------
     isdp.errors.InputError
         An unreadable or empty file, a header that does not name the table's cells in order, a
-        line with the wrong number of fields, a non-integer coefficient or value, a coefficient
-        beyond ±2**31, or a constraint without a non-zero coefficient.
+        line with the wrong number of fields, a non-integer coefficient or value (ASCII digits
+        with an optional sign only: ``1_0`` and non-ASCII digits such as ``٤`` are refused), a
+        coefficient beyond ±2**31, or a constraint without a non-zero coefficient. Lines are
+        numbered as in the file, blank lines included.
     isdp.errors.InfeasibleError
         A stated ``value`` that is not the table's (compared in exact integers).
 
@@ -133,12 +135,13 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
     path = Path(path)
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:
-            lines = [[f.strip() for f in row] for row in csv.reader(fh) if any(f.strip() for f in row)]
-    except (OSError, UnicodeDecodeError) as err:
+            reader = csv.reader(fh)
+            lines = [(reader.line_num, [f.strip() for f in row]) for row in reader if any(f.strip() for f in row)]
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise InputError(f"{path}: cannot read the constraint file ({err})") from None
     if not lines:
         raise InputError(f"{path}: the constraint file is empty")
-    header, body = lines[0], lines[1:]
+    (_, header), body = lines[0], lines[1:]
     has_value = header[-1].casefold() == "value"
     cells = header[1:-1] if has_value else header[1:]
     if cells != table.cell_labels:
@@ -146,29 +149,31 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
                          f"({', '.join(table.cell_labels[:3])}, …); got {len(cells)} columns "
                          f"({', '.join(cells[:3])}, …)")
     rows, labels = [], []
-    for number, fields in enumerate(body, start=2):
+    for number, fields in body:
         if len(fields) != len(header):
             raise InputError(f"{path}: line {number} has {len(fields)} fields, the header {len(header)}")
-        try:
-            ints = [int(f) for f in fields[1 : 1 + len(cells)]]
-        except ValueError:
-            raise InputError(f"{path}: line {number}: coefficients must be integers") from None
+        ints = [_integer(f) for f in fields[1 : 1 + len(cells)]]
+        if None in ints:
+            cell = cells[ints.index(None)]
+            raise InputError(f"{path}: line {number}: the coefficient of {cell!r} is not an integer (coefficients "
+                             "are ASCII digits 0-9 with an optional sign)")
         if max(map(abs, ints)) > COEFFICIENT_LIMIT:
             raise InputError(f"{path}: line {number}: a coefficient is beyond ±2**31")
         if not any(ints):
             raise InputError(f"{path}: line {number}: constraint {fields[0]!r} has no non-zero coefficient")
         coef = np.array(ints, dtype=np.int64)
         if has_value:
-            try:
-                stated = int(fields[-1])
-            except ValueError:
-                raise InputError(f"{path}: line {number}: value {fields[-1]!r} is not an integer") from None
+            stated = _integer(fields[-1])
+            if stated is None:
+                raise InputError(f"{path}: line {number}: the value of constraint {fields[0]!r} is not an integer "
+                                 "(ASCII digits 0-9 with an optional sign)")
             actual = stated if table.x is None else sum(c * int(v) for c, v in zip(ints, table.x, strict=True))
             if stated != actual:
-                raise InfeasibleError(f"{path}: constraint {fields[0]!r} states the value {stated}, "
+                said = f"the value {stated}" if abs(stated) < 10**30 else "a value beyond ±10**30"
+                raise InfeasibleError(f"{path}: constraint {fields[0]!r} states {said}, "
                                       f"the table gives {actual}: the invariants do not hold on this table")
         rows.append(coef)
-        labels.append(fields[0] or f"constraint {number - 1}")
+        labels.append(fields[0] or f"constraint {len(labels) + 1}")
     return rows, labels
 
 

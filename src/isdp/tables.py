@@ -2,7 +2,8 @@
 optional margins) and the long layout (key columns and one count column).
 
 Readers check everything a release relies on — integer counts, labels, margins that agree with
-their cells — and raise :class:`~isdp.lattice.InvariantError` naming the file, line, row or column.
+their cells, labels that would look alike once published — and raise
+:class:`~isdp.lattice.InvariantError` naming the file, line, row or column, never quoting a count.
 Writers reproduce the input's layout (labels, order, margins recomputed from the cells) and
 write atomically.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -32,6 +34,75 @@ _MARGIN_RE = re.compile(r"\b(total|totals|subtotal|sum|sums|overall|margin|margi
 
 def _is_margin(label: str) -> bool:
     return bool(_MARGIN_RE.search(label.strip()))
+
+
+#: code points that display as nothing (Unicode's Default_Ignorable_Code_Point, besides the format
+#: characters, category Cf, found by :func:`unicodedata.category`): zero-width spaces and joiners,
+#: the byte-order mark, word joiners, variation selectors, Hangul fillers, tags
+_IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+              (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+              (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+              (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
+
+
+def _invisible(ch: str) -> bool:
+    """A character that displays as nothing: a format or control character (not whitespace) or a
+    default-ignorable code point."""
+    if ch.isspace():
+        return False
+    o = ord(ch)
+    return unicodedata.category(ch) in ("Cf", "Cc") or any(lo <= o <= hi for lo, hi in _IGNORABLE)
+
+
+def _seen_as(label: str) -> str:
+    """What a label looks like, for comparing labels: NFKC-normalised and case-folded, invisible
+    characters removed, runs of whitespace as one space. Two labels that look the same in a
+    published table (``é`` composed or not, ``A`` and ``A`` + U+200B, ``ﬁ`` and ``fi``, a
+    no-break space and a space) are seen as the same."""
+    if label.isascii() and label.isprintable():
+        return " ".join(label.casefold().split())
+    text = "".join(ch for ch in label if not _invisible(ch))
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return " ".join("".join(ch for ch in text if not _invisible(ch)).split())
+
+
+def _distinct(path, what: str, items) -> None:
+    """Refuse two of ``items`` — (position, label or tuple of labels) — that look the same
+    (:func:`_seen_as`), naming both positions, and a label with nothing visible in it."""
+    seen: dict = {}
+    looks: dict[str, str] = {}  # labels repeat (a long table's keys): each is normalised once
+    for where, label in items:
+        parts = label if isinstance(label, tuple) else (label,)
+        key = tuple(looks[p] if p in looks else looks.setdefault(p, _seen_as(p)) for p in parts)
+        if "" in key and any(p and not k for p, k in zip(parts, key, strict=True)):
+            made = "has a field made" if isinstance(label, tuple) else "is made"
+            raise InvariantError(f"{path}: {where}: the {what} {ascii(label)} {made} of invisible characters only "
+                                 "(it would look empty in the published table)")
+        if key in seen:
+            first_where, first = seen[key]
+            if first == label:
+                raise InvariantError(f"{path}: {where}: duplicate {what} {label!r}, as at {first_where}")
+            firsts = first if isinstance(first, tuple) else (first,)
+            if all(a.casefold() == b.casefold() for a, b in zip(parts, firsts, strict=True)):
+                raise InvariantError(f"{path}: {where}: duplicate {what} {label!r}, as {first!r} at {first_where} "
+                                     "(labels are compared ignoring case)")
+            raise InvariantError(f"{path}: {where}: duplicate {what} {ascii(label)}, as {ascii(first)} at "
+                                 f"{first_where}: they differ only by Unicode normalisation (NFKC), case, spacing or "
+                                 "invisible characters, so they would look the same in the published table")
+        seen[key] = (where, label)
+
+
+#: a column name that says it holds counts: one of these words in it (``count``, ``person_count``,
+#: ``Count of persons``) …
+_COUNT_WORDS = frozenset({"count", "counts", "freq", "frequency", "frequencies"})
+#: … or one of these names on its own
+_COUNT_NAMES = frozenset({"n", "nb", "num", "number", "pop", "population", "persons", "people", "total", "totals",
+                          "value", "values"})
+
+
+def _count_like(name: str) -> bool:
+    seen = _seen_as(name)
+    return seen in _COUNT_NAMES or bool(_COUNT_WORDS.intersection(re.split(r"[\W_]+", seen)))
 
 
 def _labelled_lines(path) -> tuple[list[str], list[tuple[int, list[str]]]]:
@@ -63,12 +134,23 @@ def _labelled_lines(path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     return header, body
 
 
+def _wide_labels(path, header: list[str], body) -> tuple[list[str], list[str]]:
+    """A wide table's row and column labels (margins included), refused if two look the same."""
+    _distinct(path, "row label", [(f"line {lineno}", fields[0]) for lineno, fields in body])
+    _distinct(path, "column label", [(f"column {k}", label) for k, label in enumerate(header[1:], start=2)])
+    return [fields[0] for _, fields in body], header[1:]
+
+
 def read_wide_table(path, counts: bool = True) -> WideTable:
     r"""A two-way integer table stored as CSV (first column = row labels, header = column labels).
 
     A row or column labelled as a margin (``Total``, ``Grand total``, ``Sum``, ``All``, …) is
     checked against the cells and dropped from them (it stays in the layout, so a writer
-    recomputes it). Blank lines are skipped, fields are stripped and a byte-order mark is ignored.
+    recomputes it); where a margin row meets a margin column, the grand total must be the sum of
+    the cells. Blank lines are skipped, fields are stripped and a byte-order mark is ignored.
+    Labels are compared as they look: two that differ only by case, Unicode normalisation (NFKC),
+    runs of spaces or invisible characters (zero-width spaces and joiners, U+FEFF, U+2060, …) are
+    duplicates, and a label of invisible characters only is refused.
 
     Parameters
     ----------
@@ -89,10 +171,12 @@ def read_wide_table(path, counts: bool = True) -> WideTable:
     Raises
     ------
     isdp.lattice.InvariantError
-        Naming the file and the offending line, row or column: a margin that disagrees with the
-        cells, a line with too few or too many fields, a missing label, a missing or non-integer
-        entry (ASCII digits only) or one beyond ±2**53, duplicate labels (ignoring case), an
-        empty file, a file that is not UTF-8, or (with ``counts``) the errors above.
+        Naming the file and the offending line, row or column (never an entry's value: it may
+        be a confidential count): a margin or grand total that disagrees with the cells, a line
+        with too few or too many fields, a missing or invisible label, a missing or non-integer
+        entry (ASCII digits 0-9 with an optional sign only: ``1_0``, ``4.0`` and non-ASCII digits
+        are refused) or one beyond ±2**53, duplicate labels (both positions named), an empty
+        file, a file that is not UTF-8, or (with ``counts``) the errors above.
         :func:`load_table` turns it into an :class:`~isdp.errors.InputError`.
 
     See Also
@@ -121,15 +205,11 @@ def read_wide_table(path, counts: bool = True) -> WideTable:
     >>> table.all_cols
     ['young', 'old', 'Total']
     """
-    header, body = _labelled_lines(path)
-    rows = [fields[0] for _, fields in body]
-    cols = header[1:]
-    for axis, labels in (("row", rows), ("column", cols)):
-        seen = set()
-        for label in labels:
-            if label.casefold() in seen:
-                raise InvariantError(f"{path}: duplicate {axis} label {label!r}")
-            seen.add(label.casefold())
+    return _wide_table(path, *_labelled_lines(path), counts)
+
+
+def _wide_table(path, header: list[str], body, counts: bool) -> WideTable:
+    rows, cols = _wide_labels(path, header, body)
     values = np.zeros((len(rows), len(cols)), dtype=np.int64)
     for i, (row, (_, fields)) in enumerate(zip(rows, body, strict=True)):
         for j, (col, text) in enumerate(zip(cols, fields[1:], strict=True)):
@@ -148,6 +228,11 @@ def read_wide_table(path, counts: bool = True) -> WideTable:
                                  "(its label marks a margin: rename it if it is a category)")
     if cells.size == 0:
         raise InvariantError(f"{path}: the table has no cells besides its margins")
+    for i in set(range(len(rows))) - set(keep_r):  # the grand total, where a margin row meets a margin column
+        for j in set(range(len(cols))) - set(keep_c):
+            if values[i, j] != cells.sum():
+                raise InvariantError(f"{path}: the grand total where margin row {rows[i]!r} meets margin column "
+                                     f"{cols[j]!r} does not equal the sum of the cells")
     for axis in (0, 1) if counts else ():  # an unlabelled margin would silently become one more category
         n = cells.shape[1 - axis]
         if n < 3:
@@ -361,32 +446,75 @@ class LongTable:
         return out
 
 
+#: a count as a table or a constraint file writes it: ASCII digits with an optional sign (``int``
+#: would also take ``1_0``, non-ASCII digits such as Arabic-Indic ``٤`` and surrounding spaces)
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+#: an integer in any digits (a label that may be a count)
+_WHOLE = re.compile(r"[+-]?\d+")
+#: a number with a fraction or an exponent (in any digits)
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _not_integer(text: str) -> str:
+    """What is wrong with an entry that is not an integer, without quoting it (it may be a
+    confidential count)."""
+    if not text:
+        return "empty"
+    if any(ch.isdigit() and not "0" <= ch <= "9" for ch in text):
+        return "digits other than ASCII 0-9"
+    if _DECIMAL.fullmatch(text):
+        return "a fraction or an exponent"
+    if re.fullmatch(r"[+-]?[0-9]+([_,' ][0-9]+)+", text):
+        return "digits grouped with a separator"
+    return "not a number"
+
+
+def _integer(text: str) -> int | None:
+    """``text`` as an integer if it is ASCII digits with an optional sign, else None.
+
+    A number of more than 4,000 digits (leading zeros aside: ``int`` refuses strings of over
+    4,300) reads as ±10**4000, beyond every limit and every value an invariant can take.
+    """
+    if not _INTEGER.fullmatch(text):
+        return None
+    if len(text.lstrip("+-").lstrip("0")) > 4000:
+        return -(10**4000) if text.startswith("-") else 10**4000
+    return int(text)
 
 
 def _count(path, where: str, text: str, counts: bool) -> int:
-    # ASCII digits only: int() would also take '1_0' and non-ASCII digits
-    if not _INTEGER.fullmatch(text):
-        raise InvariantError(f"{path}: {where}: {text!r} is not an integer count")
-    v = int(text)
+    """An entry as an integer; the message of a refusal never quotes it (it may be a count)."""
+    v = _integer(text)
+    if v is None:
+        raise InvariantError(f"{path}: {where}: not an integer{' count' if counts else ''} ({_not_integer(text)}; "
+                             f"{'counts' if counts else 'entries'} are ASCII digits 0-9 with an optional sign)")
     if abs(v) > COUNT_LIMIT:
-        raise InvariantError(f"{path}: {where}: {text!r} is too large (beyond 2**53)")
+        raise InvariantError(f"{path}: {where}: the entry is too large (beyond ±2**53)")
     if counts and v < 0:
-        raise InvariantError(f"{path}: {where}: negative count {v}")
+        raise InvariantError(f"{path}: {where}: negative count")
     return v
 
 
 def read_long_table(path, count_column: str = "count", counts: bool = True) -> LongTable:
     r"""A long table: a header, then one line per cell; ``count_column`` holds the integer count.
 
-    Every other column is a key; each key must be unique (ignoring case) and non-empty.
+    Every other column is a key, published unchanged as labels; each key must be non-empty and
+    unique, keys compared as they look (ignoring case, Unicode normalisation, runs of spaces and
+    invisible characters: :func:`read_wide_table`). A key column is refused when its name says it
+    holds counts — ``count``, ``counts``, a name with the word ``count``, ``freq`` or
+    ``frequency`` (``person_count``), or one of ``n``, ``nb``, ``num``, ``number``, ``pop``,
+    ``population``, ``persons``, ``people``, ``total``, ``totals``, ``value``, ``values`` — and
+    every entry in it is an integer: its counts would be published as labels (``state,fips,count``
+    read with ``count_column="fips"``). Numeric keys named otherwise (``year``, ``fips``, a
+    census variable) are accepted.
 
     Parameters
     ----------
     path : str or os.PathLike
         The CSV file.
     count_column : str, default "count"
-        The name of the count column (matched ignoring case).
+        The name of the count column (matched as names look: ignoring case, Unicode
+        normalisation and invisible characters).
     counts : bool, default True
         Whether the entries are counts: a negative one is an error. False reads any sign.
 
@@ -398,10 +526,12 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
     Raises
     ------
     isdp.lattice.InvariantError
-        Naming the file and line: no count column, a header that repeats a column name, an empty
-        key field, a repeated key (ignoring case), a non-integer, too large (beyond ±2**53) or
-        (with ``counts``) negative count, ragged lines, an empty or non-UTF-8 file.
-        :func:`load_table` turns it into an :class:`~isdp.errors.InputError`.
+        Naming the file and line (never a count's value): no count column, a header that repeats
+        a column name, an empty or invisible key field, a repeated key (both lines named), a key
+        column that holds counts (above), a non-integer (ASCII digits 0-9 with an optional sign
+        only), too large (beyond ±2**53) or (with ``counts``) negative count, ragged lines, an
+        empty or non-UTF-8 file. :func:`load_table` turns it into an
+        :class:`~isdp.errors.InputError`.
 
     See Also
     --------
@@ -422,24 +552,40 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
     ...         read_long_table(path)
     ...     except InvariantError as err:
     ...         print(err)  # doctest: +ELLIPSIS
-    /.../county_sex.csv: line 3: duplicate cell ('a', 'f')
+    /.../county_sex.csv: line 3: duplicate cell ('a', 'f'), as ('A', 'F') at line 2 (labels are compared ignoring case)
     >>> table.keys, table.counts.tolist()
     ([('A', 'F'), ('A', 'M'), ('B', 'F')], [3, 4, 5])
     """
     header, body = _labelled_lines(path)
-    c = _count_column(path, header, count_column)
-    seen = set()
-    values = []
+    return _long_table(path, header, body, _count_column(path, header, count_column), counts)
+
+
+def _long_table(path, header: list[str], body, c: int, counts: bool) -> LongTable:
+    _long_keys(path, header, body, c)
+    values = [_count(path, f"line {lineno}, column {header[c]!r}", fields[c], counts) for lineno, fields in body]
+    return LongTable(header, [fields for _, fields in body], c, np.array(values, dtype=np.int64))
+
+
+def _long_keys(path, header: list[str], body, c: int) -> list[tuple[str, ...]]:
+    """Each line's key (its fields but the count column ``c``), checked: no empty field, no two keys
+    that look the same, no key column that holds counts. The count column is never read."""
+    keys = []
     for lineno, fields in body:
         key = tuple(f for k, f in enumerate(fields) if k != c)
         if not all(key):
-            raise InvariantError(f"{path}: line {lineno}: a key field is empty")
-        folded = tuple(k.casefold() for k in key)
-        if folded in seen:
-            raise InvariantError(f"{path}: line {lineno}: duplicate cell {key}")
-        seen.add(folded)
-        values.append(_count(path, f"line {lineno}", fields[c], counts))
-    return LongTable(header, [fields for _, fields in body], c, np.array(values, dtype=np.int64))
+            empty = next(header[k] for k, f in enumerate(fields) if k != c and not f)
+            raise InvariantError(f"{path}: line {lineno}: a key field is empty (column {empty!r})")
+        keys.append(key)
+    _distinct(path, "cell", [(f"line {lineno}", key) for (lineno, _), key in zip(body, keys, strict=True)])
+    for k, name in enumerate(header):
+        if k != c and _count_like(name) and all(_WHOLE.fullmatch(_seen_as(v)) for v in {f[k] for _, f in body}):
+            raise InvariantError(
+                f"{path}: column {k + 1}, {name!r}, is named like a count column and holds only integers, but it is "
+                f"read as a key (the count column is {header[c]!r}), so its entries would be published unchanged "
+                f"as labels. If it holds the counts, name it as the count column (--count-column {name}); if it "
+                "is a key, rename it (a key may not be called count, counts, n, number, total, persons, "
+                "population, value, … when all its entries are integers)")
+    return keys
 
 
 def read_table_keys(path, count_column: str | None = None) -> list[tuple[str, ...]]:
@@ -461,7 +607,9 @@ def read_table_keys(path, count_column: str | None = None) -> list[tuple[str, ..
     Raises
     ------
     isdp.lattice.InvariantError
-        An unreadable file, ragged lines, a missing label or count column.
+        An unreadable file, ragged lines, a missing label or count column, and every check of
+        the labels that :func:`read_wide_table` and :func:`read_long_table` make (duplicates,
+        invisible labels, a key column that holds counts).
 
     See Also
     --------
@@ -482,22 +630,23 @@ def read_table_keys(path, count_column: str | None = None) -> list[tuple[str, ..
     """
     header, body = _labelled_lines(path)
     if count_column is None:
-        rows = [fields[0] for _, fields in body if not _is_margin(fields[0])]
-        return [(r, c) for r in rows for c in header[1:] if not _is_margin(c)]
-    c = _count_column(path, header, count_column)
-    return [tuple(f for k, f in enumerate(fields) if k != c) for _, fields in body]
+        rows, cols = _wide_labels(path, header, body)
+        return [(r, c) for r in rows if not _is_margin(r) for c in cols if not _is_margin(c)]
+    return _long_keys(path, header, body, _count_column(path, header, count_column))
 
 
 def _count_column(path, header: list[str], count_column: str) -> int:
-    """The count column's position; a header with a repeated column name is refused (a second
-    count column would be read as a key, and its counts published as labels)."""
-    names = [h.casefold() for h in header]
-    for name in names:
-        if names.count(name) > 1:
-            raise InvariantError(f"{path}: the header repeats the column {name!r}: which one holds the counts?")
-    if count_column.casefold() not in names:
+    """The count column's position (names compared as they look: :func:`_seen_as`); a header
+    with a repeated column name is refused (a second count column would be read as a key, and its
+    counts published as labels)."""
+    names = [_seen_as(h) for h in header]
+    for k, name in enumerate(names):
+        if name in names[:k]:
+            raise InvariantError(f"{path}: the header repeats the column {header[k]!r} (columns "
+                                 f"{names.index(name) + 1} and {k + 1}): which one holds the counts?")
+    if _seen_as(count_column) not in names:
         raise InvariantError(f"{path}: no count column {count_column!r} in the header {header}")
-    return names.index(count_column.casefold())
+    return names.index(_seen_as(count_column))
 
 
 # --------------------------------------------------------------------------- a release's tables
@@ -576,27 +725,67 @@ class Table:
         return self.layout.with_cells(cells)
 
 
-#: a label that reads as a number: in a wide table read with ``--format auto`` it may be a count
-#: (a file without a header row or without a row-label column), which must never be published
+#: a label that reads as a number (in any digits): in a wide table read with ``--format auto`` it
+#: may be a count (a file without a header row or without a row-label column), which must never be
+#: published
 _NUMBER_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
-def _numeric_labels(table: Table) -> None:
-    for axis, what, hint in ((1, "column", "no header row"), (0, "row", "no row-label column")):
-        for label in dict.fromkeys(k[axis] for k in table.keys):
-            if _NUMBER_RE.fullmatch(label):
-                raise InputError(f"{table.path}: the {what} label {label!r} is a number: the file may have {hint}, "
-                                 "and a count read as a label would be published unchanged; if the labels are "
-                                 "right, say so with --format wide")
+def _numeric_labels(path, header: list[str], body) -> None:
+    """Refuse a wide table (read with ``--format auto``) whose row or column label reads as a number,
+    naming its position only: the label may be a count."""
+    hint = ("and a count read as a label would be published unchanged; if the labels are right, say so with "
+            "--format wide")
+    for k, label in enumerate(header[1:], start=2):
+        if _NUMBER_RE.fullmatch(_seen_as(label)):
+            raise InputError(f"{path}: the label of column {k} is a number: the file may have no header row, {hint}")
+    for lineno, fields in body:
+        if _NUMBER_RE.fullmatch(_seen_as(fields[0])):
+            raise InputError(f"{path}: the row label on line {lineno} is a number: the file may have no row-label "
+                             f"column, {hint}")
+
+
+def _layout(path, header: list[str], body, fmt: str, count_column: str) -> str:
+    """``long`` or ``wide``: ``fmt`` if it says, else decided from the header as the CSV reader
+    reads it (quotes, blank lines and a byte-order mark as in the table's own reading), refusing
+    what could be either."""
+    if fmt != "auto":
+        return fmt
+    names = [_seen_as(h) for h in header]
+    if _seen_as(count_column) in names:
+        return "long"
+    if _seen_as(count_column) != "count":
+        raise InputError(f"{path}: --count-column names {count_column!r}, and the header ({', '.join(header)}) has "
+                         "no such column: give the count column's name as the header writes it, or pass "
+                         "--format wide if the table is wide")
+    for k, name in enumerate(header[1:], start=2):  # (a count column first gives numeric row labels, below)
+        if _count_like(name) and not _is_margin(name):
+            raise InputError(f"{path}: column {k}, {name!r}, is named like the count column of a long table, but "
+                             f"the header has no column 'count': pass --count-column {name} if the table is long "
+                             f"(one line per cell), or --format wide if {name!r} is a category of a wide table")
+    _numeric_labels(path, header, body)
+    return "wide"
 
 
 def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only: bool = False) -> Table:
     r"""Read a wide or long CSV table of non-negative integer counts (``fmt``: auto, wide or long).
 
-    What ``isdp release TABLE`` reads. ``auto`` reads a table whose header has a column named
-    ``count_column`` as long, else as wide; a wide table read so is refused when a row or column
-    label is a number (it may be a count: a file without a header row or without a row-label
-    column), unless ``fmt`` says ``wide``.
+    What ``isdp release TABLE`` reads. ``auto`` reads the header as the CSV reader does (quoted
+    names, a blank first line, a byte-order mark) and decides:
+
+    - a header with a column named ``count_column`` (compared as the names look: ignoring case,
+      Unicode normalisation and invisible characters) is a long table;
+    - else, with ``count_column`` other than ``count``, the file is refused: the option would be
+      ignored (say ``wide`` if the table is wide);
+    - else a header with a column after the first named like a long table's count column
+      (``counts``, ``n``, ``freq``, ``persons``, ``value``, …; not ``Total``, a margin) is
+      refused: it could be either layout;
+    - else the table is wide, and it is refused when a row or column label reads as a number (it
+      may be a count: a file without a header row or without a row-label column).
+
+    ``wide`` and ``long`` skip these checks. Every reading refuses labels that look the same
+    (:func:`read_wide_table`, :func:`read_long_table`), and a long table's key column named like
+    a count column whose every entry is an integer (it would publish counts as labels).
 
     Parameters
     ----------
@@ -605,9 +794,11 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
     fmt : {"auto", "wide", "long"}, default "auto"
         The layout.
     count_column : str, default "count"
-        A long table's count column (matched ignoring case).
+        A long table's count column (matched as :func:`read_long_table` matches it). Under
+        ``auto``, a name other than ``count`` that the header lacks is refused.
     labels_only : bool, default False
         Read the labels only (a dry run): no count is parsed, and ``x`` and ``layout`` are None.
+        The labels are checked as in a full reading.
 
     Returns
     -------
@@ -618,8 +809,8 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
     ------
     isdp.errors.InputError
         A missing or unreadable file, anything :func:`read_wide_table` or
-        :func:`read_long_table` refuses, a wide table with a numeric label under ``fmt="auto"``,
-        or a label containing ``|`` (it joins a cell's keys).
+        :func:`read_long_table` refuses, a layout ``fmt="auto"`` cannot decide (above), or a
+        label containing ``|`` (it joins a cell's keys). No message quotes a count.
     isdp.errors.UsageError
         An unknown ``fmt``.
 
@@ -644,10 +835,19 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
     ...     except InputError as err:
     ...         print(err)  # doctest: +ELLIPSIS
     ...     print(load_table(path, fmt="wide").cell_labels)
-    /.../sex_by_age.csv: the column label '20' is a number: the file may have no header row, ...
+    /.../sex_by_age.csv: the label of column 2 is a number: the file may have no header row, ...
     ['Female|20', 'Female|21', 'Male|20', 'Male|21']
     >>> table.x.tolist(), table.keys[:2]
     ([3, 5, 4, 2], [('Female', 'young'), ('Female', 'old')])
+
+    A header quoted as R's ``write.csv`` writes it is a long table's:
+
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "state_year.csv")
+    ...     _ = path.write_text('"state","year","count"\n"A",2019,5\n"A",2020,7\n')
+    ...     table = load_table(path)
+    >>> table.key_names, table.keys, table.x.tolist()
+    (('state', 'year'), [('A', '2019'), ('A', '2020')], [5, 7])
     """
     path = Path(path)
     if not path.is_file():
@@ -655,30 +855,27 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
     if fmt not in ("auto", "long", "wide"):
         raise UsageError(f"unknown table format {fmt!r}: auto, wide or long")
     try:
-        chosen = fmt
-        if fmt == "auto":
-            with path.open(encoding="utf-8-sig", errors="replace") as fh:
-                header = [h.strip().casefold() for h in fh.readline().split(",")]
-            chosen = "long" if count_column.casefold() in header else "wide"
-        names = ("row", "column")
+        header, body = _labelled_lines(path)
+        chosen = _layout(path, header, body, fmt, count_column)
         if chosen == "long":
-            with path.open(encoding="utf-8-sig", newline="") as fh:
-                header = [h.strip() for h in next(csv.reader(fh), [])]
-            names = tuple(h for h in header if h.casefold() != count_column.casefold())
-        if labels_only:
-            table = Table(path, None, read_table_keys(path, count_column if chosen == "long" else None), None, names)
-        elif chosen == "long":
-            long = read_long_table(path, count_column)
-            table = Table(path, long.counts, long.keys, long, names)
+            c = _count_column(path, header, count_column)
+            names = tuple(h for k, h in enumerate(header) if k != c)
+            if labels_only:
+                table = Table(path, None, _long_keys(path, header, body, c), None, names)
+            else:
+                long = _long_table(path, header, body, c, True)
+                table = Table(path, long.counts, long.keys, long, names)
+        elif labels_only:
+            rows, cols = _wide_labels(path, header, body)
+            table = Table(path, None, [(r, c) for r in rows if not _is_margin(r) for c in cols if not _is_margin(c)],
+                          None)
         else:
-            wide = read_wide_table(path)
+            wide = _wide_table(path, header, body, True)
             table = Table(path, wide.cells.ravel(), [(r, c) for r in wide.row_labels for c in wide.col_labels], wide)
     except InvariantError as err:
         raise InputError(str(err)) from None
     except OSError as err:
         raise InputError(f"{path}: cannot read the table ({err.strerror or err})") from None
-    if fmt == "auto" and chosen == "wide":
-        _numeric_labels(table)
     for key in table.keys:
         if any("|" in field for field in key):
             raise InputError(f"{path}: the label {next(f for f in key if '|' in f)!r} contains '|', which joins a "
