@@ -112,7 +112,7 @@ rule e5_acceptance:
             "results/tables/e5_fig2_acceptance.csv",
             caption="../report/e5_fig2.rst",
             category=E5_CAT,
-            labels={"table": "Fig 2 acceptance rates"},
+            labels={"table": "Fig 2 stationary acceptance (exact starts)"},
         ),
         fig_pdf="results/figures/e5_fig2_acceptance.pdf",
         fig_png=report(

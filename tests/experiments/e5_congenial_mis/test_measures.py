@@ -279,6 +279,19 @@ def test_best_proposal_one_grid_step_away_is_within_one_step(tmp_path):
     assert judge({"kind": "interval", "max": 1}, 0.55, best_proposal_steps(Run(tmp_path), 0.55)) == "differs"
 
 
+def test_fig2_rows_say_where_the_chains_started(tmp_path):
+    """The two rows that read the Fig 2 curve say the chains' start, from the table's ``start`` column."""
+    from isdp.experiments.e5_congenial_mis.mis_study import ACCEPTANCE_START
+
+    tables = tmp_path / "results" / "tables"
+    tables.mkdir(parents=True)
+    pd.DataFrame({"proposal_eps": [0.55, 0.6, 0.65], "acceptance": [0.012, 0.015, 0.016], "se": [2e-4, 2e-4, 3e-4],
+                  "n_chains": 16, "proposals_per_chain": 250_000, "start": ACCEPTANCE_START}).to_csv(
+        tables / "e5_fig2_acceptance.csv", index=False)
+    for m in (best_proposal_steps(Run(tmp_path), 0.6), e5.acceptance_at(Run(tmp_path), 0.0168, proposal_eps=0.6)):
+        assert "started at exact draws of p*" in m.text
+
+
 # --------------------------------------------------------------------------- §2.2 constrained posterior
 
 

@@ -79,8 +79,10 @@ def best_proposal_steps(run: Run, paper) -> Measurement:
     step = float(np.min(np.diff(grid)))
     best = acc.loc[acc["acceptance"].idxmax()]
     steps = round(abs(float(best["proposal_eps"]) - float(paper)) / step, 9)  # 0.05/0.05 is not exactly 1.0 in floats
+    start = ", ".join(acc["start"].unique()) if "start" in acc else "s*"
     return Measurement(steps, f"best ε̃ = {best['proposal_eps']:g} ({100 * best['acceptance']:.2f} %) on the grid "
-                              f"{grid.min():g}–{grid.max():g} (step {step:g}): {steps:.1f} steps from the paper's")
+                              f"{grid.min():g}–{grid.max():g} (step {step:g}): {steps:.1f} steps from the paper's; "
+                              f"chains started at {start}")
 
 
 def acceptance_at(run: Run, paper, *, proposal_eps: float) -> Measurement:
@@ -92,7 +94,8 @@ def acceptance_at(run: Run, paper, *, proposal_eps: float) -> Measurement:
     r = row.iloc[0]
     gap = abs(r["acceptance"] - paper) / r["se"] if r["se"] > 0 else float("inf")
     return Measurement(float(r["acceptance"]), f"{fmt_se(r['acceptance'], r['se'], 100)} % at ε̃ = {proposal_eps:g} "
-                       f"({int(r['n_chains'])} chains × {int(r['proposals_per_chain']):,} proposals); "
+                       f"({int(r['n_chains'])} chains × {int(r['proposals_per_chain']):,} proposals started at "
+                       f"{r.get('start', 's*')}); "
                        f"gap to the paper {gap:.1f} SE", se=float(r["se"]),
                        note="the paper gives no run length, so its own Monte Carlo error is unknown")
 
@@ -103,7 +106,7 @@ def releases_exact(run: Run, paper) -> Measurement:
     n = 0
     ok = True
     for t in run.config["e5"]["trace"]["thins"]:
-        d = load_draws(run.path(f"e5/trace_thin{t}.nc"))
+        d = load_draws(run.path(f"e5/trace_thin{t}.nc"), A=p.A, invariants=p.invariants)  # MIS states: A s = A s*
         check_release(d, p.A, p.invariants, what="E5 trace draws")
         ok &= bool(d.min() >= 0)
         n += d.shape[0] * d.shape[1]
@@ -118,7 +121,8 @@ def releases_exact(run: Run, paper) -> Measurement:
 def printed_release_quantile(run: Run, paper, *, file: str) -> Measurement:
     """Quantile of the printed release's L1 distance to the confidential table among this run's MIS states."""
     p = _problem(run)
-    draws = load_draws(run.path(f"e5/trace_thin{run.config['e5']['trace']['thins'][-1]}.nc"))
+    draws = load_draws(run.path(f"e5/trace_thin{run.config['e5']['trace']['thins'][-1]}.nc"), A=p.A,
+                       invariants=p.invariants)  # MIS states: integer, A s = A s*
     l1 = np.abs(draws.reshape(-1, p.x.size) - p.x).sum(axis=1)
     printed = int(np.abs(read_table_csv(run.data(file))[0].ravel() - p.x).sum())
     q = float((l1 < printed).mean() + 0.5 * (l1 == printed).mean())

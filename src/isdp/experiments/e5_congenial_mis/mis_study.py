@@ -21,7 +21,7 @@ from isdp.baselines import nnl2_projection
 from isdp.double_geometric import dg_rvs
 from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
 from isdp.experiments.problems import Problem, index_set_from_complement
-from isdp.mis import release_distances
+from isdp.mis import mis_exact_sample, release_distances
 
 TRACE_CELLS = (1, 0)
 """The cells of the Fig 3 traces: the paper's cells 2 and 1 (0-based), the first in I, the second not."""
@@ -44,10 +44,38 @@ def sex_by_age_problem(values: np.ndarray, rows, cols, voting_age_from: str, ind
 
 def run_mis(A, a, x, index_set, *, eps: float, proposal_eps: float, seed: int, **sizes):
     """MIS chains (FODS-20 Algorithm 1) centred on ``x`` under ``A s = a`` and s ≥ 0; ``sizes`` are
-    ``mis_sample``'s ``n_chains``, ``n_draws``, ``burn_in`` and ``thin``."""
+    ``mis_sample``'s ``n_chains``, ``n_draws``, ``burn_in``, ``thin`` and ``init`` (default: every chain
+    starts at ``x``, as Algorithm 1)."""
     d = len(x)
     return mis_sample(A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set, **sizes,
                       B=np.eye(d), b=np.zeros(d), seed=seed)
+
+
+ACCEPTANCE_START = "exact draws of p*"
+"""How the Fig 2 chains start (the ``start`` column of the acceptance table, read by its figure and measures)."""
+
+
+def exact_starts(A, a, x, index_set, *, eps: float, n_chains: int, seed: int) -> np.ndarray:
+    """``n_chains`` independent exact draws (n_chains × d) of the MIS target p* — DG(ε) per cell centred on
+    ``x``, restricted to ``A s = a`` and s ≥ 0 — by :func:`isdp.mis.mis_exact_sample` (rejection from the
+    MIS proposal at ε̃ = ε). p* does not depend on the proposal's ε̃, so the same law starts a chain at any ε̃."""
+    d = len(x)
+    return mis_exact_sample(A, a, x, eps=eps, index_set=index_set, size=n_chains, seed=seed, B=np.eye(d),
+                            b=np.zeros(d))
+
+
+def acceptance_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, n_chains: int, n_iter: int,
+                      seed: int, start_seed: int):
+    """Fig 2's chains at one ε̃: ``n_chains`` MIS chains of ``n_iter`` proposals each, each started at its own
+    exact draw of the target (:func:`exact_starts`, seed ``start_seed``). p* is stationary for the MIS, so
+    every state of such a chain — its first included — has law p*, and the share of accepted proposals
+    estimates the stationary acceptance rate without a burn-in or a certificate. (A chain started at s*,
+    the point of largest importance weight p/q when ε̃ < ε, rarely leaves it, which depresses the rate
+    there.) Returns (the :class:`isdp.mis.MISResult`, the starts)."""
+    starts = exact_starts(A, a, x, index_set, eps=eps, n_chains=n_chains, seed=start_seed)
+    res = run_mis(A, a, x, index_set, eps=eps, proposal_eps=proposal_eps, n_chains=n_chains, n_draws=0,
+                  burn_in=n_iter, init=starts, seed=seed)
+    return res, starts
 
 
 def certify_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, certificate: Mapping, seed: int,
@@ -70,13 +98,14 @@ def certificate_columns(cert: Certificate, burn_in: int) -> dict:
     return {f"certificate_{k}": v for k, v in cert.summary(burn_in=burn_in).items()}
 
 
-def acceptance_row(proposal_eps: float, res) -> dict:
-    """One row of the Fig 2 table: the mean acceptance rate over chains with its SE (spread of the chains)."""
+def acceptance_row(proposal_eps: float, res, start: str = ACCEPTANCE_START) -> dict:
+    """One row of the Fig 2 table: the mean acceptance rate over chains with its SE (spread of the chains)
+    and how the chains started (``start``)."""
     acc = res.acceptance
     return {"proposal_eps": proposal_eps, "acceptance": acc.mean(),
             "se": acc.std(ddof=1) / np.sqrt(len(acc)) if len(acc) > 1 else np.nan,
             "infeasible": res.infeasible.mean(), "n_chains": len(acc), "proposals_per_chain": res.n_iterations,
-            "seconds": res.seconds}
+            "start": start, "seconds": res.seconds}
 
 
 def mark_best(table: pd.DataFrame) -> pd.DataFrame:
