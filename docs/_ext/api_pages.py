@@ -24,6 +24,7 @@ MODULES = (
     "privacy",
     "privacy_audit",
     "exact_sampling",
+    "lattice_gaussian",
     "opendp_measurements",
     "errors",
     "cli",

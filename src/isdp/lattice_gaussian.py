@@ -1,0 +1,461 @@
+r"""Exact discrete Gaussian noise on the lattice of a total or of a table's two margins (Klein's sampler).
+
+The generalized Gaussian of the release's Gaussian route is the discrete Gaussian
+D_{Λ,σ}(u) ∝ exp(−‖u‖²/2σ²) on the kernel lattice Λ(A) of a block's invariants. When the block's
+invariants are one total over n cells, or exactly the row and column totals of an r × c table
+(any invariant they imply may be among them), Λ(A) has a basis whose Gram–Schmidt vectors are
+known in closed form, and Klein's sampler draws from D_{Λ,σ} in one pass over the basis with
+an exact rejection step: no proposal is wasted on the invariants, so its cost is linear in the
+cells and every cell gets the same noise (docs/method.md §11).
+
+**The basis.** For a total over n cells, b_i = e_i − e_{i+1} (i = 1 … n − 1): its Gram–Schmidt
+vectors are b̃_i = (e_1 + … + e_i − i·e_{i+1})/i, with ‖b̃_i‖² = (i + 1)/i and the only non-zero
+coefficient μ_{i+1,i} = ⟨b_{i+1}, b̃_i⟩/‖b̃_i‖² = −i/(i + 1). For both margins of an r × c table,
+b_{ij} = (e_i − e_{i+1}) ⊗ (e_j − e_{j+1}) in lexicographic order: the Gram matrix is the
+Kronecker product of the two totals', so its Gram–Schmidt vectors and coefficients are the
+products of theirs.
+
+**Klein's sampler** (Klein 2000; Gentry, Peikert & Vaikuntanathan 2008) runs backwards over the
+basis: z_k ~ D_{Z, σ_k, c_k} with σ_k = σ/‖b̃_k‖ and c_k = −Σ_{l>k} z_l μ_{l,k}, and returns
+u = Σ z_k b_k. It returns u with probability ρ_σ(u) / Π_k ρ_{σ_k}(Z − c_k), where
+ρ_s(x) = exp(−x²/2s²); accepting u with probability Π_k ρ_{σ_k}(Z − c_k)/ρ_{σ_k}(Z) ≤ 1 leaves
+exactly D_{Λ,σ} (Brakerski, Langlois, Peikert, Regev & Stehlé 2013, Lemma 2.3). Every number
+involved is rational (σ² is), each one-dimensional draw is exact in integer arithmetic
+(rejection from a double geometric, as Canonne, Kamath & Steinke's Algorithm 3, with a rational
+centre), and the acceptance is decided exactly: a uniform number drawn bit by bit is compared
+with rigorous bounds on the product of theta-function ratios, refined only as far as the
+comparison needs. For σ_k ≥ 1 the product differs from 1 by less than 10⁻⁷ per basis vector, so
+almost every pass is accepted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .exact_sampling import IntegerSource, bernoulli_exp
+
+#: the invariant structures this sampler serves: one total, or the two margins of a table
+KINDS = ("total", "margins")
+
+
+@dataclass(frozen=True)
+class LatticeBlock:
+    """The cells of a block whose invariants are a total or a table's two margins, as a grid.
+
+    Build one with :func:`lattice_block`; draw its noise with :meth:`draw`.
+
+    Parameters
+    ----------
+    grid : numpy.ndarray of int64, shape (r, c)
+        The block's cells (their positions in the block) laid out as the table whose margins are
+        the invariants; for a total, one row (r = 1) of all cells.
+    kind : {"total", "margins"}
+        One total over the cells, or the row and column totals of the grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.lattice_gaussian import lattice_block
+    >>> margins = np.array([[1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1],
+    ...                     [1, 0, 0, 1, 0, 0], [0, 1, 0, 0, 1, 0], [0, 0, 1, 0, 0, 1]])
+    >>> block = lattice_block(margins)
+    >>> block.kind, block.grid.tolist(), block.dim
+    ('margins', [[0, 1, 2], [3, 4, 5]], 2)
+    """
+
+    grid: np.ndarray
+    kind: str
+
+    @property
+    def dim(self) -> int:
+        """The dimension of Λ(A): n − 1 for a total, (r − 1)(c − 1) for both margins.
+
+        Returns
+        -------
+        int
+            The number of basis vectors, one one-dimensional draw each.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.lattice_gaussian import lattice_block
+        >>> lattice_block(np.ones((1, 5), dtype=int)).dim
+        4
+        """
+        r, c = self.grid.shape
+        return c - 1 if self.kind == "total" else (r - 1) * (c - 1)
+
+    def variances(self, sigma2: Fraction) -> np.ndarray:
+        """Each cell's noise variance under the continuous Gaussian on the same subspace.
+
+        σ²(1 − 1/n) for a total over n cells, σ²(1 − 1/r)(1 − 1/c) for both margins of an r × c
+        table: the same for every cell. The discrete Gaussian's variance differs from it by a
+        relative amount of the order of exp(−2π²σ²/4), below 10⁻⁸ for σ ≥ 1.
+
+        Parameters
+        ----------
+        sigma2 : fractions.Fraction
+            σ², the Gaussian's variance parameter.
+
+        Returns
+        -------
+        numpy.ndarray of float
+            The variance of each cell's noise, in the order of the block's cells.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.lattice_gaussian import lattice_block
+        >>> lattice_block(np.ones((1, 4), dtype=int)).variances(Fraction(4)).tolist()
+        [3.0, 3.0, 3.0, 3.0]
+        """
+        r, c = self.grid.shape
+        share = (1 - 1 / c) if self.kind == "total" else (1 - 1 / r) * (1 - 1 / c)
+        return np.full(self.grid.size, float(sigma2) * share)
+
+    def draw(self, sigma2: Fraction, rng: IntegerSource) -> tuple[np.ndarray, int]:
+        """One exact draw of D_{Λ,σ} on the block.
+
+        Parameters
+        ----------
+        sigma2 : fractions.Fraction
+            σ² > 0, rational.
+        rng : IntegerSource
+            The random source (:func:`isdp.exact_sampling.system_source` for a release).
+
+        Returns
+        -------
+        noise : numpy.ndarray of int64
+            A vector of Λ(A) in the order of the block's cells, distributed exactly as D_{Λ,σ}.
+        attempts : int
+            Klein passes drawn until one was accepted (almost always 1).
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact_sampling import seeded_source
+        >>> from isdp.lattice_gaussian import lattice_block
+        >>> A = np.array([[1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1], [1, 0, 0, 1, 0, 0], [0, 1, 0, 0, 1, 0]])
+        >>> block = lattice_block(A)  # 2 x 3, both margins (the third column's total is implied)
+        >>> noise, attempts = block.draw(Fraction(9), seeded_source(3))
+        >>> noise.reshape(2, 3).tolist(), attempts
+        ([[-2, 1, 1], [2, -1, -1]], 1)
+        >>> (A @ noise).tolist()
+        [0, 0, 0, 0]
+        """
+        sigma2 = Fraction(sigma2)
+        if sigma2 <= 0:
+            raise ValueError(f"sigma2 must be positive, got {sigma2}")
+        attempts = 0
+        while True:
+            attempts += 1
+            z, centres, widths = _klein_pass(self.kind, self.grid.shape, sigma2, rng)
+            if _accept(centres, widths, rng):
+                break
+        noise = np.zeros(self.grid.size, dtype=np.int64)
+        noise[self.grid.ravel()] = _lattice_vector(self.kind, self.grid.shape, z).ravel()
+        return noise, attempts
+
+
+def _klein_pass(kind: str, shape: tuple[int, int], sigma2: Fraction, rng: IntegerSource):
+    """Klein's backward pass: the coordinates z, and each one-dimensional draw's centre and σ_k²."""
+    if kind == "total":
+        n = shape[1]
+        z = [0] * (n + 1)  # z[i] for i = 1 … n − 1, z[n] = 0
+        centres, widths = [], []
+        for i in range(n - 1, 0, -1):
+            centre = Fraction(i, i + 1) * z[i + 1]
+            width = sigma2 * Fraction(i, i + 1)
+            z[i] = discrete_gaussian(centre, width, rng)
+            centres.append(centre)
+            widths.append(width)
+        return np.array(z[1:n], dtype=np.int64), centres, widths
+    r, c = shape
+    z = [[0] * (c + 1) for _ in range(r + 1)]  # z[i][j], i < r, j < c; zero beyond
+    centres, widths = [], []
+    for i in range(r - 1, 0, -1):
+        for j in range(c - 1, 0, -1):
+            centre = (Fraction(j, j + 1) * z[i][j + 1] + Fraction(i, i + 1) * z[i + 1][j]
+                      - Fraction(i * j, (i + 1) * (j + 1)) * z[i + 1][j + 1])
+            width = sigma2 * Fraction(i * j, (i + 1) * (j + 1))
+            z[i][j] = discrete_gaussian(centre, width, rng)
+            centres.append(centre)
+            widths.append(width)
+    return np.array([row[1:c] for row in z[1:r]], dtype=np.int64), centres, widths
+
+
+def _differences(z: np.ndarray, axis: int) -> np.ndarray:
+    """Σ_k z_k (e_k − e_{k+1}) along ``axis``: n coordinates from n − 1."""
+    pad = [(0, 0)] * z.ndim
+    pad[axis] = (1, 0)
+    lower = np.pad(z, pad)
+    pad[axis] = (0, 1)
+    return np.pad(z, pad) - lower
+
+
+def _lattice_vector(kind: str, shape: tuple[int, int], z: np.ndarray) -> np.ndarray:
+    """u = Σ_k z_k b_k on the grid."""
+    if kind == "total":
+        return _differences(z, 0).reshape(shape)
+    return _differences(_differences(z, 0), 1)
+
+
+def discrete_gaussian(centre: Fraction, sigma2: Fraction, rng: IntegerSource) -> int:
+    """One exact draw of the discrete Gaussian D_{Z,σ,c}(x) ∝ exp(−(x − c)²/2σ²), c and σ² rational.
+
+    Rejection from a double geometric centred at the integer c₀ nearest c with scale t = ⌊σ⌋ + 1
+    (Canonne, Kamath & Steinke 2020, Algorithm 3, moved to a rational centre): x = c₀ + Y,
+    P(Y) ∝ exp(−|Y|/t), accepted with probability exp(−γ), γ = M + (x − c)²/2σ² − |Y|/t, where
+    M = σ²/2t² + |c − c₀|/t bounds −(x − c)²/2σ² + |Y|/t from above, so γ ≥ 0. γ is rational and
+    the Bernoulli draw exact (:func:`isdp.exact_sampling.bernoulli_exp`).
+
+    Parameters
+    ----------
+    centre : fractions.Fraction
+        The centre c.
+    sigma2 : fractions.Fraction
+        σ² > 0.
+    rng : IntegerSource
+        The random source.
+
+    Returns
+    -------
+    int
+        The draw.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.exact_sampling import seeded_source
+    >>> from isdp.lattice_gaussian import discrete_gaussian
+    >>> rng = seeded_source(1)
+    >>> [discrete_gaussian(Fraction(1, 3), Fraction(4), rng) for _ in range(6)]
+    [0, 1, -1, 3, 1, 0]
+    """
+    centre, sigma2 = Fraction(centre), Fraction(sigma2)
+    t = math.isqrt(sigma2.numerator // sigma2.denominator) + 1
+    c0 = round(centre)
+    bound = sigma2 / (2 * t * t) + abs(centre - c0) / t
+    while True:
+        y = _double_geometric(t, rng)
+        gamma = bound + (c0 + y - centre) ** 2 / (2 * sigma2) - Fraction(abs(y), t)
+        if bernoulli_exp(gamma.numerator, gamma.denominator, rng):
+            return c0 + y
+
+
+def _double_geometric(t: int, rng: IntegerSource) -> int:
+    """One draw of P(y) ∝ exp(−|y|/t), t a positive integer (Canonne, Kamath & Steinke 2020, Algorithm 2)."""
+    while True:
+        u = rng.randbelow(t)
+        if not bernoulli_exp(u, t, rng):
+            continue
+        v = 0
+        while bernoulli_exp(1, 1, rng):
+            v += 1
+        x = u + t * v
+        negative = rng.randbelow(2) == 1
+        if negative and x == 0:
+            continue
+        return -x if negative else x
+
+
+def _theta_gap_bound(sigma2: float) -> float:
+    """An upper bound on 1 − ρ_s(Z − c)/ρ_s(Z) for every c, s² = ``sigma2`` (float, rounded up)."""
+    if sigma2 * 2 * math.pi < 1:
+        return 1.0  # narrow: no useful bound in closed form; the exact comparison decides
+    q = math.exp(-2 * math.pi**2 * sigma2)
+    # Poisson summation: ρ_s(Z − c) ∝ 1 + 2 Σ_m q^{m²} cos(2πmc), so the ratio is at least
+    # (1 − 2S)/(1 + 2S) with S = Σ_m q^{m²} ≤ q/(1 − q), and 1 minus it at most 4S
+    return 4 * q / (1 - q) * (1 + 1e-9) + 1e-300
+
+
+def _accept(centres: list[Fraction], widths: list[Fraction], rng: IntegerSource) -> bool:
+    """Bernoulli(Π_k ρ_{σ_k}(Z − c_k)/ρ_{σ_k}(Z)), exactly: a uniform number drawn 64 bits at a time
+    against rigorous bounds on the product, refined until they decide."""
+    word = rng.randbelow(1 << 64)
+    gap = sum(_theta_gap_bound(float(w)) for w in widths)  # 1 − P ≤ gap
+    # U < P surely when U's whole interval [word, word + 1)/2^64 lies below 1 − gap
+    if gap < 1 and word + 1 <= math.floor((1 - gap) * 2.0**64) - 2**12:  # 2^12: float rounding margin
+        return True
+    # the product in floating point, with a bound on its rounding error far above the true one
+    # (each factor a sum of fewer than 100 terms, each within a few ulps)
+    product = math.prod(_theta_ratio_float(c, w) for c, w in zip(centres, widths, strict=True))
+    slack = 1e-11 * (len(widths) + 1)
+    if (word + 1) / 2.0**64 < product * (1 - slack):
+        return True
+    if word / 2.0**64 > product * (1 + slack) + 1e-300:
+        return False
+    return _accept_exactly(word, centres, widths, rng)
+
+
+def _theta_ratio_float(centre: Fraction, sigma2: Fraction) -> float:
+    """ρ_s(Z − c)/ρ_s(Z) in floating point (the sums of :func:`_theta_ratio`, terms to 1e-18)."""
+    c, s2 = float(centre - math.floor(centre)), float(sigma2)
+    if s2 * 2 * math.pi >= 1:
+        q = math.exp(-2 * math.pi**2 * s2)
+        terms = [q ** (m * m) for m in range(1, 40) if q ** (m * m) > 1e-18]
+        return (1 + 2 * sum(t * math.cos(2 * math.pi * (m + 1) * c) for m, t in enumerate(terms))) / (
+            1 + 2 * sum(terms))
+    ks = range(-40, 41)
+    return sum(math.exp(-((k - c) ** 2) / (2 * s2)) for k in ks) / sum(math.exp(-(k**2) / (2 * s2)) for k in ks)
+
+
+def _accept_exactly(word: int, centres, widths, rng: IntegerSource) -> bool:
+    """The rare case: interval arithmetic (mpmath.iv) at growing precision against more bits of U."""
+    from mpmath import iv
+
+    bits, numerator = 64, word  # U ∈ [numerator, numerator + 1) / 2^bits
+    while True:
+        iv.prec = bits + 32
+        product = iv.mpf(1)
+        for centre, width in zip(centres, widths, strict=True):
+            product *= _theta_ratio(centre, width, iv)
+        low, high = product.a, product.b
+        if iv.mpf(numerator + 1) / iv.mpf(2) ** bits <= low:
+            return True
+        if iv.mpf(numerator) / iv.mpf(2) ** bits >= high:
+            return False
+        numerator = (numerator << 64) | rng.randbelow(1 << 64)
+        bits += 64
+
+
+def _theta_ratio(centre: Fraction, sigma2: Fraction, iv):
+    """ρ_s(Z − c)/ρ_s(Z) as an interval that contains it (truncation included), s² = ``sigma2``."""
+    s2 = iv.mpf(sigma2.numerator) / sigma2.denominator
+    c = iv.mpf((centre - math.floor(centre)).numerator) / (centre - math.floor(centre)).denominator
+    eps = iv.mpf(2) ** -(iv.prec + 8)
+    if float(sigma2) * 2 * math.pi >= 1:  # Poisson summation: terms q^{m²}, q ≤ e^{−π}
+        q = iv.exp(-2 * iv.pi**2 * s2)
+        num, den, m = iv.mpf(1), iv.mpf(1), 1
+        while True:
+            term = q ** (m * m)
+            if term.b < eps:
+                tail = 2 * term / (1 - q)  # Σ_{m' ≥ m} q^{m'²} ≤ q^{m²}/(1 − q), twice
+                return (num + iv.mpf([-1, 1]) * tail) / (den + iv.mpf([0, 1]) * tail)
+            num += 2 * term * iv.cos(2 * iv.pi * m * c)
+            den += 2 * term
+            m += 1
+    # direct sum for narrow Gaussians: terms exp(−(k − c)²/2s²), e^{−1/2s²} < e^{−π}
+    num, den, k = iv.exp(-(c**2) / (2 * s2)), iv.mpf(1), 1
+    while True:
+        terms = [iv.exp(-((k - c) ** 2) / (2 * s2)), iv.exp(-((k + c) ** 2) / (2 * s2))]
+        base = iv.exp(-(iv.mpf(k) ** 2) / (2 * s2))
+        if terms[0].b < eps and base.b < eps:
+            ratio = iv.exp(-(2 * k - 1) / (2 * s2))  # later terms shrink at least geometrically by it
+            tail = 2 * terms[0] / (1 - ratio)
+            return (num + iv.mpf([0, 1]) * tail) / (den + iv.mpf([0, 1]) * 2 * base / (1 - ratio))
+        num += terms[0] + terms[1]
+        den += 2 * base
+        k += 1
+
+
+def lattice_block(A) -> LatticeBlock | None:
+    """The block's cells as a grid when its invariants are a total or a table's two margins.
+
+    The invariants' row space must be exactly that of one total over every cell, or that of the
+    row and column totals of an r × c arrangement of the cells (r, c ≥ 2): rows the margins imply
+    (the grand total, a margin stated twice) may be among them, and a margin the others imply may
+    be missing. Anything else (other coefficients, a third family of totals, a block of one cell)
+    gives None, and the release uses its general exact sampler.
+
+    Parameters
+    ----------
+    A : array_like of int, shape (m, n)
+        The block's invariants over its n cells.
+
+    Returns
+    -------
+    LatticeBlock or None
+        The grid, or None when the invariants are not of either kind.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.lattice_gaussian import lattice_block
+    >>> lattice_block(np.array([[1, 1, 1]])).kind
+    'total'
+    >>> lattice_block(np.array([[1, 1, 0], [0, 1, 1]])) is None  # two overlapping totals
+    True
+    """
+    A = np.asarray(A, dtype=np.int64)
+    m, n = A.shape
+    if n < 2:
+        return None
+    rank = np.linalg.matrix_rank(A.astype(float))
+    if rank == 1 and all(len(set(row[row != 0].tolist()) | {row[0]}) == 1 and row[0] != 0 for row in A if row.any()):
+        return LatticeBlock(np.arange(n).reshape(1, n), "total")
+    grid = _two_margins_grid(A)
+    if grid is None:
+        return None
+    r, c = grid.shape
+    margins = np.zeros((r + c, n), dtype=np.int64)
+    for a in range(r):
+        margins[a, grid[a]] = 1
+    for b in range(c):
+        margins[r + b, grid[:, b]] = 1
+    if rank != r + c - 1 or np.linalg.matrix_rank(np.vstack([A, margins]).astype(float)) != rank:
+        return None
+    return LatticeBlock(grid, "margins")
+
+
+def _two_margins_grid(A: np.ndarray) -> np.ndarray | None:
+    """The r × c grid whose row and column totals are among A's 0/1 rows, or None."""
+    n = A.shape[1]
+    parts = {tuple(np.flatnonzero(row)) for row in A if set(np.unique(row).tolist()) == {0, 1}}
+    parts = [np.array(p) for p in parts if 1 < len(p) < n]
+    if len(parts) < 2:
+        return None
+    # two families of disjoint totals: colour the graph of totals that share a cell with two colours
+    member = [[] for _ in range(n)]
+    for k, p in enumerate(parts):
+        for cell in p:
+            member[cell].append(k)
+    if max(len(ks) for ks in member) > 2:
+        return None
+    colour = [-1] * len(parts)
+    for start in range(len(parts)):
+        if colour[start] >= 0:
+            continue
+        colour[start], stack = 0, [start]
+        while stack:
+            k = stack.pop()
+            for cell in parts[k]:
+                for other in member[cell]:
+                    if other == k:
+                        continue
+                    if colour[other] < 0:
+                        colour[other] = 1 - colour[k]
+                        stack.append(other)
+                    elif colour[other] == colour[k]:
+                        return None
+    families = []
+    for side in (0, 1):
+        family = [parts[k] for k in range(len(parts)) if colour[k] == side]
+        covered = np.zeros(n, dtype=bool)
+        for p in family:
+            covered[p] = True
+        if not covered.all():  # the total the others imply: the cells left over
+            family.append(np.flatnonzero(~covered))
+        families.append(sorted(family, key=lambda p: int(p[0])))
+    # rows: the family whose first total holds cells 0 and 1 (a table written row by row)
+    rows, cols = families if 1 in families[0][0] or 1 not in families[1][0] else families[::-1]
+    if len(rows) < 2 or len(cols) < 2 or len(rows) * len(cols) != n:
+        return None
+    col_of = np.empty(n, dtype=np.int64)
+    for b, p in enumerate(cols):
+        col_of[p] = b
+    grid = np.empty((len(rows), len(cols)), dtype=np.int64)
+    for a, p in enumerate(rows):
+        if len(p) != len(cols) or len(set(col_of[p].tolist())) != len(cols):
+            return None
+        grid[a, col_of[p]] = p
+    return grid
+
+
+__all__ = ["KINDS", "LatticeBlock", "discrete_gaussian", "lattice_block"]
