@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import os
@@ -21,8 +22,9 @@ EXIT_CODES = """exit codes:
   4  infeasible invariants: they leave no room for noise, or a stated value disagrees with the table
   5  refused: no route meets the requested guarantee within the budget, or the route is not for publication
   130 interrupted
+  141 stdout closed early (e.g. piped into head): stops quietly; a release already written stays
 
-On any error nothing is written."""
+On any error nothing is written, and an earlier release replaced with --force is left as it was."""
 
 #: the description of ``isdp release --help``: what is written, the guarantee per person, the routes
 RELEASE_HELP = """Privatise an integer table: add integer noise that keeps the invariants exactly and
@@ -84,9 +86,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="constraint matrix CSV: header 'constraint,<cell labels>[,value]' with cell labels "
                    "row|column (several tables: NAME|key...), one line of integer coefficients per invariant")
     m = p.add_argument_group("guarantee and mechanism")
-    m.add_argument("--epsilon", help="epsilon needed per person, > 0 (read exactly: 0.1 is 1/10)")
-    m.add_argument("--delta", type=float, help="delta needed per person, in (0, 1): the Gaussian's, and the "
-                   "certified chain's")
+    m.add_argument("--epsilon", help="epsilon needed per person, > 0, read exactly (0.1 is 1/10); written as an "
+                   "integer, a decimal, a decimal with an exponent or a fraction, in ASCII digits: 1, 0.5, 1e-6, 1/3")
+    m.add_argument("--delta", help="delta needed per person, in (0, 1): the Gaussian's, and the certified chain's; "
+                   "written as --epsilon (1e-6, 0.000001, 1/1000000)")
     m.add_argument("--norm", choices=("l1", "l2", "gaussian"), default="l1",
                    help="l1: generalized Laplace, exact sampler (default); l2: generalized Laplace in the l2 "
                    "norm (certified chain); gaussian: generalized Gaussian, exact sampler")
@@ -130,12 +133,35 @@ def _print_guarantee(statement: dict) -> None:
               "variation distance: a statistical statement, not a proof")
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, in the plural unless ``n`` is 1: "1 invariant", "4 invariants"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _symlink_loop(path: Path) -> bool:
+    """Whether ``path`` (or a directory on the way to it) is a loop of symbolic links."""
+    try:
+        os.stat(path)
+    except OSError as err:
+        return err.errno == errno.ELOOP
+    return False
+
+
 def _same_file(a: Path, b: Path) -> bool:
-    """Whether two paths name one file (through links too)."""
+    """Whether two paths name one file (through links too); False when either cannot be resolved."""
     try:
         return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symbolic link loop (Python < 3.13)
         return False
+
+
+def _check_inputs(tables: list[Path], constraints: Path | None) -> None:
+    """Refuse, before anything is read, an input that is a loop of symbolic links (exit 3)."""
+    from .errors import InputError
+
+    for path, what in [*((t, "the table") for t in tables), (constraints, "the constraint file")]:
+        if path is not None and _symlink_loop(path):
+            raise InputError(f"{path}: cannot read {what}: it is a loop of symbolic links (they never reach a file)")
 
 
 def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool) -> None:
@@ -146,6 +172,8 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool)
     for name, path in outputs.items():
         if path.name in ("", ".", ".."):
             raise UsageError(f"{name} {str(path)!r} is not a file name")
+        if _symlink_loop(path):
+            raise UsageError(f"{name} {path} is a loop of symbolic links (they never reach a file): name a file")
         if path.is_dir():
             raise UsageError(f"{name} {path} is a directory")
         if path.exists() and not path.is_file():
@@ -170,7 +198,7 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool)
 def _release(args, parser) -> int:
     from .constraints import constraint_matrix
     from .errors import UsageError
-    from .release import Request, dry_run, make_release
+    from .release import NUMBER_FORMS, Request, _read_number, dry_run, make_release
     from .release_files import write_release
     from .tables import TableSet, load_table
 
@@ -181,9 +209,16 @@ def _release(args, parser) -> int:
     if args.seed is not None and not args.reproducible_not_for_publication:
         parser.error("--seed makes the release reproducible, hence guessable: add "
                      "--reproducible-not-for-publication to confirm it is not for publication")
-    req = Request(norm=args.norm, epsilon=args.epsilon, delta=args.delta, allow_chain=args.allow_chain,
+    delta = None
+    if args.delta is not None:
+        try:
+            delta = float(_read_number(args.delta))
+        except ValueError:
+            raise UsageError(f"--delta must lie in (0, 1), written as {NUMBER_FORMS}; got {args.delta!r}") from None
+    req = Request(norm=args.norm, epsilon=args.epsilon, delta=delta, allow_chain=args.allow_chain,
                   free_cells=args.free_cells, nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
                   max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet)
+    _check_inputs(args.table, args.constraints)
     if args.dry_run:
         req.check()
         table = load(labels_only=True)
@@ -210,9 +245,11 @@ def _release(args, parser) -> int:
         write_release(release, outputs if len(outputs) > 1 else outputs[0], statement_path, audit_path,
                       force=args.force)
     except OSError as err:
-        raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written") from None
-    print(f"released {', '.join(map(str, outputs))} ({len(release.values)} cells, {len(labels)} invariants kept "
-          "exactly)")
+        kept = "; the earlier files are as they were" if args.force else ""
+        raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
+                         ) from None
+    print(f"released {', '.join(map(str, outputs))} ({_count(len(release.values), 'cell')}, "
+          f"{_count(len(labels), 'invariant')} kept exactly)")
     print(f"privacy statement (publishable): {statement_path}")
     print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit_path}")
     _print_guarantee(release.statement)
@@ -246,7 +283,9 @@ def main(argv=None) -> int:
     privatises one table, or several tables of the same persons, and writes the released table,
     its publishable privacy statement and its confidential audit record (docs/release.md; every
     option in ``isdp release --help``). The output paths are checked before anything is
-    sampled, and the three files are written last, all or none. What it prints on stdout: the
+    sampled (a loop of symbolic links among the inputs or outputs is refused), and the three
+    files are written last, all or none: a failed write leaves an earlier release that
+    ``--force`` would replace byte for byte as it was. What it prints on stdout: the
     files written and the guarantee per person and for two persons (``--dry-run``: the
     statement a run would carry, as JSON).
 
@@ -261,8 +300,10 @@ def main(argv=None) -> int:
         The exit status (:data:`EXIT_CODES`): 0 released (or the dry run printed); the
         ``exit_code`` of the :class:`~isdp.errors.ReleaseError` refused — 2 bad options or
         paths, 3 bad input, 4 infeasible invariants, 5 refused — after printing
-        ``isdp release: error: <message>`` on stderr; 130 interrupted (SIGINT). On any error
-        nothing is written.
+        ``isdp release: error: <message>`` on stderr; 130 interrupted (SIGINT); 141 when the
+        standard output is closed early (``isdp release --dry-run | head``: it stops quietly, as
+        other Unix tools do; a release already written stays). On any error nothing is written,
+        and an earlier release replaced with ``--force`` is left as it was.
 
     Raises
     ------
@@ -324,13 +365,29 @@ def main(argv=None) -> int:
         if not getattr(args, "quiet", True) and not sys.stderr.isatty():
             logging.getLogger("isdp").setLevel(logging.INFO)  # the chain's progress lines (data-independent)
         try:
-            return _release(args, parser)
+            status = _release(args, parser)
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+            return status
         except ReleaseError as err:
             print(f"isdp release: error: {err}", file=sys.stderr)
             return err.exit_code
     except KeyboardInterrupt:  # files are written last, from temporary files that are removed on the way out
         print("isdp release: interrupted: nothing written", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped early (`isdp release --dry-run | head`): stop quietly
+        _silence_stdout()
+        return 141
+
+
+def _silence_stdout() -> None:
+    """Point the standard output at /dev/null, so that the interpreter's last flush of what the
+    closed pipe did not take raises nothing either (the Python docs' recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a captured stream): nothing to flush
+        pass
 
 __all__ = [
     "EXIT_CODES",

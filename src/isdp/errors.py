@@ -131,7 +131,7 @@ class InputError(ReleaseError):
     ...         load_table(path)
     ...     except InputError as err:
     ...         print(err)  # doctest: +ELLIPSIS
-    /.../ages.csv: row 'Female', column 'old': negative count -5
+    /.../ages.csv: row 'Female', column 'old': negative count
     """
 
     exit_code = 3

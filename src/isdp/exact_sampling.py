@@ -35,7 +35,7 @@ import numpy as np
 
 from .constraints import as_sparse, blocks, independent_rows
 from .double_geometric import dg_variance
-from .errors import UncertifiableError
+from .errors import InputError, UncertifiableError
 
 
 class IntegerSource(Protocol):  # numpydoc ignore=PR01
@@ -487,6 +487,59 @@ def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | N
     return solved, X
 
 
+#: the largest block, counted as rows² × cells, whose independent rows and solve are found again in exact
+#: integer arithmetic when the floating-point ones fail their exact check (:meth:`ExactL1Sampler.build`)
+EXACT_SOLVE_LIMIT = 4_000_000
+
+
+def _exact_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`integral_solve` in exact integer arithmetic, dependent rows allowed: ``(rows, S, X)``.
+
+    Gauss-Jordan elimination without fractions (each row kept integral and divided by the gcd of
+    its entries) over the cells in :func:`integral_solve`'s order of preference, so S is the same
+    greedy choice that floating point makes when it decides right. ``rows`` are the original rows
+    that became pivots: independent, and every other row is a combination of them. X is
+    −A[rows, S]⁻¹ A[rows, F], exact; None when it is not integral (or has entries of 2**52 or
+    more). Python integers: O(m² n) operations, for blocks within :data:`EXACT_SOLVE_LIMIT`.
+    """
+    m, n = A.shape
+    first = [int(j) for j in first]
+    chosen = set(first)
+    order = first + [j for j in reversed(range(n)) if j not in chosen]
+    M = [[int(v) for v in row] for row in A.tolist()]
+    origin = list(range(m))
+    pivots: list[int] = []
+    for col in order:
+        r = len(pivots)
+        if r == m:
+            break
+        k = next((i for i in range(r, m) if M[i][col]), None)
+        if k is None:
+            continue
+        M[r], M[k], origin[r], origin[k] = M[k], M[r], origin[k], origin[r]
+        p = M[r][col]
+        for i in range(m):
+            c = M[i][col]
+            if i != r and c:
+                row = [p * a - c * b for a, b in zip(M[i], M[r], strict=True)]
+                g = math.gcd(*row)
+                M[i] = [a // g for a in row] if g > 1 else row
+        pivots.append(col)
+    solved = np.array(sorted(pivots), dtype=np.int64)
+    free = np.setdiff1d(np.arange(n), solved)
+    X = np.zeros((len(pivots), len(free)), dtype=np.int64)
+    where = {col: k for k, col in enumerate(pivots)}
+    for i, s_col in enumerate(solved.tolist()):
+        row = M[where[s_col]]
+        p = row[s_col]
+        for j, f in enumerate(free.tolist()):
+            q, rem = divmod(-row[f], p)
+            if rem or abs(q) >= 2**52:
+                return None
+            X[i, j] = q
+    return np.array(sorted(origin[: len(pivots)]), dtype=np.int64), solved, X
+
+
 def _exact_product(M: np.ndarray, X: np.ndarray) -> np.ndarray:
     """M @ X exactly: in floats (BLAS) when no partial sum can reach 2**53, else in Python integers."""
     bound = float(np.abs(M).max(initial=0)) * float(np.abs(X).max(initial=0)) * max(M.shape[1], 1)
@@ -577,8 +630,21 @@ class ExactL1Sampler:
 
         Raises
         ------
+        isdp.errors.InputError
+            When rows with large coefficients are so close to dependent that floating point
+            decides their rank or solve wrongly, and the block is too large (rows² × cells above
+            :data:`EXACT_SOLVE_LIMIT`) to decide in exact integer arithmetic.
         AssertionError
-            When the solve does not span Λ(A) or a derived cell would be free (a bug in isdp).
+            When a derived cell would be free (a bug in isdp).
+
+        Notes
+        -----
+        The rank (:func:`isdp.constraints.independent_rows`) and the solve
+        (:func:`integral_solve`) are found in floating point and checked exactly: every row, also
+        those set aside as dependent, must hold on (z, X z) in integers. Rows of about 2**31 that
+        differ by one in each coefficient can fool floating point (it takes them for one row); when
+        the check fails, the independent rows, the solved cells and X are found again by exact
+        integer elimination, in the same order of preference.
 
         Examples
         --------
@@ -588,28 +654,59 @@ class ExactL1Sampler:
         [2]
         >>> ExactL1Sampler.build(np.array([[2, 4, 6]])) is None
         True
+
+        Two rows that floating point takes for one (their coefficients differ by one, near 2**31):
+        decided in exact arithmetic, Λ(A) is spanned by (1, −1, −1).
+
+        >>> a = 2**31 - 1
+        >>> sampler = ExactL1Sampler.build(np.array([[a, a - 1, 1], [a - 1, a - 2, 1]]))
+        >>> sampler.A.shape, sampler.free.tolist(), sampler.solve.tolist()
+        ((2, 3), [0], [[-1], [-1]])
         """
         full = A
         A = A[independent_rows(A)]
         derived = np.zeros(A.shape[1], dtype=bool) if derived is None else np.asarray(derived, dtype=bool)
-        if A.shape[0] == 0:  # no invariant: every cell free
+        if A.shape[0] == 0 and not full.any():  # no invariant: every cell free
             if derived.any():
                 raise AssertionError("a derived cell in no invariant; this is a bug in isdp")
             return cls(A, np.arange(A.shape[1]), np.zeros(0, np.int64), np.zeros((0, A.shape[1]), np.int64),
                        np.zeros(0, dtype=bool))
-        found = integral_solve(A, first=np.flatnonzero(derived))
-        if found is None:
-            return None
-        solved, solve = found
-        free = np.setdiff1d(np.arange(A.shape[1]), solved)
-        if derived[free].any():
-            raise AssertionError("a derived table's cell is not determined by the others; this is a bug in isdp")
+        first = np.flatnonzero(derived)
+        try:  # floating point decides the rank and the solve; both are checked exactly below
+            found = integral_solve(A, first=first) if A.shape[0] else None
+        except AssertionError:  # floats found fewer independent cells than independent rows
+            found = None
         # every invariant (also the rows set aside as dependent) holds on (z, X z), exactly, so
         # Λ(A) has dimension at least |free|, and A_S is invertible (|det| an integer ≥ 1), so at
         # most |free|: z ↦ (z, X z) is onto Λ(A)
-        if (not np.array_equal(_exact_product(full[:, solved], solve), -full[:, free])
-                or np.linalg.slogdet(A[:, solved].astype(float))[1] < math.log(0.5)):
-            raise AssertionError("the exact sampler's solve does not span Λ(A); this is a bug in isdp")
+        spans = found is not None and (
+            np.array_equal(_exact_product(full[:, found[0]], found[1]),
+                           -full[:, np.setdiff1d(np.arange(A.shape[1]), found[0])])
+            and np.linalg.slogdet(A[:, found[0]].astype(float))[1] >= math.log(0.5))
+        if not spans:
+            # near-dependent rows with large coefficients can fool floating point (rows of about
+            # 2**31 that differ by one): decide again in exact integer arithmetic, where it is affordable
+            m, n = full.shape
+            if m * m * n <= EXACT_SOLVE_LIMIT:
+                exact = _exact_solve(full, first)
+                if exact is None:
+                    return None
+                rows, solved, solve = exact
+                A = full[rows]
+            elif found is None:
+                return None
+            else:
+                raise InputError(
+                    f"the invariants of a block of {n} cells and {m} rows, with coefficients up to "
+                    f"{int(np.abs(full).max()):,}, are too close to linearly dependent for floating-point "
+                    f"arithmetic, and the block is too large ({m}² × {n} > {EXACT_SOLVE_LIMIT:,}) to decide "
+                    "in exact arithmetic: use smaller coefficients, drop rows that are (nearly) combinations "
+                    "of others, or split the block")
+        else:
+            solved, solve = found
+        free = np.setdiff1d(np.arange(A.shape[1]), solved)
+        if derived[free].any():
+            raise AssertionError("a derived table's cell is not determined by the others; this is a bug in isdp")
         return cls(A, free, solved, solve, ~derived[solved])
 
     def log_acceptance(self, eps: Fraction, sigma: Fraction | None = None) -> float:
@@ -1085,6 +1182,7 @@ class ExactSampler:
         return u, total
 
 __all__ = [
+    "EXACT_SOLVE_LIMIT",
     "ExactL1Sampler",
     "ExactSampler",
     "IntegerSource",

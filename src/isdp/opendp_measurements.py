@@ -6,11 +6,16 @@ measurements from user code: ``contrib`` and ``honest-but-curious`` — the latt
 cannot check a user's privacy map; this module's maps are the ones derived in docs/method.md §11
 and audited exactly in ``tests/core/test_release_privacy.py``.
 
-**A global side effect.** Importing this module imports nothing from OpenDP and changes nothing.
-Calling any of its functions imports ``opendp.prelude`` and calls
-``opendp.prelude.enable_features("contrib", "honest-but-curious")``, which enables both features
-for the whole process: from then on OpenDP also accepts other user-defined measurements and
-transformations, whose privacy maps it cannot check either.
+**No global side effect.** Importing this module imports nothing from OpenDP and changes nothing.
+OpenDP checks its features when a measurement is built, never when one is invoked, mapped,
+chained or composed; so each function here enables the features it lacks only while it builds its
+own measurement or metric, and then gives OpenDP's feature set back as it found it. Calling this
+module is the user's consent to trust its maps, and to nothing else: afterwards OpenDP accepts no
+other user-defined measurement it did not accept before. (While one of these functions builds —
+milliseconds, one at a time in this module — another thread that builds OpenDP objects at that
+instant would see the two features enabled.) OpenDP's own constructors, chaining (``>>``) and
+``make_composition`` need ``contrib``, which the user enables as OpenDP asks:
+``opendp.prelude.enable_features("contrib")``.
 
 **The input metric counts persons.** Integer subspace DP compares only tables with the same
 invariants, which no OpenDP metric expresses, so the input metric is a user-defined distance:
@@ -19,17 +24,26 @@ two tables with the same invariants, and infinity between tables whose invariant
 privacy maps are then per person: k ↦ k·ε for the ℓ1 route, k ↦ k²/σ² (zCDP) for the Gaussian.
 To reach OpenDP's own measurements on the same counts, :func:`make_counts_as_l1` maps that metric
 to OpenDP's ``l1_distance`` with stability k ↦ 2k (a person moving changes two cells by one).
+Persons are counted in whole numbers: every map refuses a distance that is negative, not a whole
+number or not finite (``ValueError``, which OpenDP reports as an ``OpenDPException`` carrying its
+message), and states the loss rounded up to the next float, as OpenDP's own maps do (a map never
+understates the loss).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 
 import numpy as np
 
 from .exact_sampling import ExactSampler, as_fraction, system_source
 from .lattice import as_integer_matrix
-from .privacy import gaussian_rho, unit_epsilon
+from .privacy import unit_epsilon
 
 #: The input metric's descriptor (OpenDP compares metrics by it): the number of persons whose
 #: records differ between two tables with the same invariants, infinite between tables whose
@@ -40,11 +54,43 @@ PERSONS = "isdp: persons whose records differ between two tables with the same i
 MAX_ATTEMPTS = 20_000
 
 
-def _dp():
-    import opendp.prelude as dp
+#: OpenDP's features that building a measurement from user code asks for
+FEATURES = ("contrib", "honest-but-curious")
+_building = threading.RLock()  # one build at a time in this module: none gives back a feature another still uses
 
-    dp.enable_features("contrib", "honest-but-curious")
-    return dp
+
+@contextmanager
+def _features() -> Iterator:
+    """``opendp.prelude`` with :data:`FEATURES` enabled for the block only: the features the user
+    had not enabled are disabled again on the way out, whatever happens inside."""
+    try:
+        import opendp.prelude as dp
+        from opendp.mod import GLOBAL_FEATURES
+    except ImportError as err:
+        raise ImportError(f"isdp.opendp_measurements needs OpenDP: pip install 'isdp[opendp]' ({err})") from err
+    with _building:
+        lacking = [f for f in FEATURES if f not in GLOBAL_FEATURES]
+        dp.enable_features(*lacking)
+        try:
+            yield dp
+        finally:
+            dp.disable_features(*lacking)
+
+
+def _persons(d_in) -> int:
+    """A distance in persons as an int: a whole number ≥ 0, else ValueError (with its message)."""
+    whole = (isinstance(d_in, numbers.Integral) and not isinstance(d_in, bool)) or (
+        isinstance(d_in, float) and math.isfinite(d_in) and d_in.is_integer())
+    if not whole or d_in < 0:
+        raise ValueError(f"a distance in persons is a whole number >= 0 (persons are counted in integers), "
+                         f"got {d_in!r}")
+    return int(d_in)
+
+
+def _up(value: Fraction) -> float:
+    """The least float ≥ ``value``: a stated loss is rounded up, never down."""
+    out = float(value)
+    return out if Fraction(out) >= value else math.nextafter(out, math.inf)
 
 
 def persons_metric():
@@ -71,20 +117,22 @@ def persons_metric():
 
     Notes
     -----
-    Calling this function enables OpenDP's ``contrib`` and ``honest-but-curious`` features for the
-    whole process (``opendp.prelude.enable_features``; module docstring).
+    OpenDP's ``user_distance`` asks for the ``honest-but-curious`` feature; it is enabled while the
+    metric is built only, and OpenDP's feature set is as it was afterwards (module docstring).
 
     Examples
     --------
     >>> from opendp.mod import GLOBAL_FEATURES
     >>> from isdp.opendp_measurements import PERSONS, persons_metric
+    >>> before = set(GLOBAL_FEATURES)
     >>> metric = persons_metric()
     >>> str(metric) == PERSONS
     True
-    >>> {"contrib", "honest-but-curious"} <= GLOBAL_FEATURES  # enabled by the call
+    >>> set(GLOBAL_FEATURES) == before  # no feature left enabled
     True
     """
-    return _dp().user_distance(PERSONS)
+    with _features() as dp:
+        return dp.user_distance(PERSONS)
 
 
 def counts_domain(n: int):
@@ -105,11 +153,6 @@ def counts_domain(n: int):
     ImportError
         When OpenDP is not installed.
 
-    Notes
-    -----
-    Calling this function enables OpenDP's ``contrib`` and ``honest-but-curious`` features for the
-    whole process (``opendp.prelude.enable_features``; module docstring).
-
     Examples
     --------
     >>> from isdp.opendp_measurements import counts_domain
@@ -119,21 +162,32 @@ def counts_domain(n: int):
     >>> domain.member([5, 0, 7]), domain.member([5, 0])
     (True, False)
     """
-    dp = _dp()
-    return dp.vector_domain(dp.atom_domain(T=dp.i64), size=int(n))
+    with _features() as dp:
+        return dp.vector_domain(dp.atom_domain(T=dp.i64), size=int(n))
 
 
 def _release_function(A: np.ndarray, sampler: ExactSampler, eps: Fraction, sigma: Fraction | None,
                       accept: bool = True):
+    n = A.shape[1]
+
     def release(x):
-        x = np.asarray(x, dtype=np.int64)
+        if len(x) != n:
+            raise ValueError(f"the table has {len(x)} cell{'' if len(x) == 1 else 's'}; this measurement's "
+                             f"invariants have {n} (one count per column of A, in its order)")
+        x = [int(v) for v in x]
         noise, _ = sampler.draw(eps, system_source(), max_attempts=MAX_ATTEMPTS, sigma=sigma, accept=accept)
         if noise is None:  # the acceptance depends on A and ε only
-            raise RuntimeError(f"the exact sampler accepted none of {MAX_ATTEMPTS} proposals in a block")
-        out = x + noise
-        if np.any(A @ out != A @ x):
+            raise RuntimeError(f"the exact sampler accepted none of {MAX_ATTEMPTS:,} proposals in a block (a "
+                               "function of the invariants and ε only, never of the table): fewer cells per "
+                               "invariant, or the ℓ1 route, draw faster")
+        out = [v + int(u) for v, u in zip(x, noise.tolist(), strict=True)]
+        if any(abs(v) >= 2**63 for v in out):
+            raise ValueError("a released count is beyond the 64-bit integers OpenDP carries: the table's counts "
+                             "are too large for this ε")
+        exact = A.astype(object)
+        if any(exact @ np.array(out, dtype=object) != exact @ np.array(x, dtype=object)):
             raise AssertionError("release left its invariants; this is a bug in isdp")
-        return [int(v) for v in out]
+        return out
 
     return release
 
@@ -144,6 +198,13 @@ def _sampler(A) -> tuple[np.ndarray, ExactSampler]:
     if sampler is None:
         raise ValueError("no set of cells can be solved for the others in integers: the exact route does not apply")
     return A, sampler
+
+
+def _drawable(eps: Fraction, what: str) -> None:
+    """Refuse, when the measurement is built, an ε per unit distance the exact sampler cannot draw from."""
+    if not eps.denominator < 2**31 or not eps.numerator < 2**31:
+        raise ValueError(f"{what}: the exact sampler draws with ε per unit ℓ1 distance a fraction p/q with p and q "
+                         f"below 2**31, here {eps}; ε per person from 1e-9 to 1000 always works")
 
 
 def make_isdp_laplace(A, epsilon, free_cells: bool = False):
@@ -174,8 +235,9 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     Raises
     ------
     ValueError
-        When ``epsilon`` is not a positive number, or no set of cells can be solved for the others
-        in integers (the exact route does not apply).
+        When ``epsilon`` is not a positive number or too far from 1 for the exact sampler (its half
+        must be a fraction p/q with p, q < 2**31: 1e-9 to 1000 per person always is), or no set of
+        cells can be solved for the others in integers (the exact route does not apply).
     ImportError
         When OpenDP is not installed.
 
@@ -191,10 +253,11 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     Thm 10); so ε/2 per unit ℓ1 distance is ε per person and k·ε for k persons. The free-cell
     route's loss is at most ε‖v_free‖₁ ≤ ε‖v‖₁, the same bound (docs/method.md §11). The noise
     comes from operating-system entropy through integer-arithmetic samplers
-    (:mod:`isdp.exact_sampling`), so the law is exact.
+    (:mod:`isdp.exact_sampling`), so the law is exact. The map computes k·ε exactly and rounds it
+    up to the next float; it refuses a distance that is negative or not a whole number.
 
-    Calling this function enables OpenDP's ``contrib`` and ``honest-but-curious`` features for the
-    whole process (``opendp.prelude.enable_features``; module docstring).
+    OpenDP's ``contrib`` and ``honest-but-curious`` features are enabled while the measurement is
+    built only; OpenDP's feature set is as it was afterwards (module docstring).
 
     Examples
     --------
@@ -209,22 +272,36 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     (3, 12)
     >>> make_isdp_laplace([[1, 1, 1]], epsilon="1/2", free_cells=True).map(1)
     0.5
+    >>> make_isdp_laplace([[1, 1, 1]], epsilon="1/3").map(1)  # 1/3 rounded up, never down
+    0.33333333333333337
 
-    Composed with OpenDP's own Laplace on the same counts, under one budget:
+    Persons are counted in whole numbers; OpenDP reports the map's refusal as an
+    ``OpenDPException`` that carries its message:
+
+    >>> try:
+    ...     meas.map(-1)
+    ... except Exception as err:
+    ...     print(type(err).__name__, next(ln for ln in str(err).splitlines() if ln.startswith("ValueError:")))
+    OpenDPException ValueError: a distance in persons is a whole number >= 0 (persons are counted in integers), got -1
+
+    Composed with OpenDP's own Laplace on the same counts, under one budget (OpenDP's own
+    constructors and its composition need its ``contrib`` feature, which the user enables):
 
     >>> import opendp.prelude as dp
     >>> from isdp.opendp_measurements import counts_domain, make_counts_as_l1
+    >>> dp.enable_features("contrib")
     >>> theirs = make_counts_as_l1(3) >> dp.m.make_laplace(counts_domain(3), dp.l1_distance(T=dp.i64), scale=4.0)
     >>> dp.c.make_composition([meas, theirs]).map(1)  # 1 + 2/4
     1.5
     """
-    dp = _dp()
-    A, sampler = _sampler(A)
     eps = as_fraction(epsilon)
     unit = unit_epsilon(eps, "l1")
-    return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(), dp.max_divergence(),
-                                      function=_release_function(A, sampler, unit, None, accept=not free_cells),
-                                      privacy_map=lambda k: float(eps) * k)
+    _drawable(unit, f"ε = {epsilon} per person")
+    A, sampler = _sampler(A)
+    with _features() as dp:
+        return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(), dp.max_divergence(),
+                                          function=_release_function(A, sampler, unit, None, accept=not free_cells),
+                                          privacy_map=lambda k: _up(eps * _persons(k)))
 
 
 def make_isdp_gaussian(A, sigma):
@@ -253,8 +330,8 @@ def make_isdp_gaussian(A, sigma):
     Raises
     ------
     ValueError
-        When ``sigma`` is not a positive number, or no set of cells can be solved for the others in
-        integers (the exact route does not apply).
+        When ``sigma`` is not a positive number or not a fraction p/q with p, q < 2**31, or no set
+        of cells can be solved for the others in integers (the exact route does not apply).
     ImportError
         When OpenDP is not installed.
 
@@ -269,10 +346,11 @@ def make_isdp_gaussian(A, sigma):
     x, x + v with the same invariants, and k persons have ‖v‖₂ ≤ √2·k: ρ = k²/σ²
     (docs/method.md §11). It is drawn exactly by rejection from the ℓ1 law with ε = 1/σ; the
     acceptance falls geometrically with the number of cells, so the measurement suits small
-    tables.
+    tables. The map computes k²/σ² exactly and rounds it up to the next float; it refuses a
+    distance that is negative or not a whole number.
 
-    Calling this function enables OpenDP's ``contrib`` and ``honest-but-curious`` features for the
-    whole process (``opendp.prelude.enable_features``; module docstring).
+    OpenDP's ``contrib`` and ``honest-but-curious`` features are enabled while the measurement is
+    built only; OpenDP's feature set is as it was afterwards (module docstring).
 
     Examples
     --------
@@ -284,13 +362,15 @@ def make_isdp_gaussian(A, sigma):
     >>> len(released), sum(released)
     (3, 12)
     """
-    dp = _dp()
-    A, sampler = _sampler(A)
     sigma = as_fraction(sigma)
-    return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(),
-                                      dp.zero_concentrated_divergence(),
-                                      function=_release_function(A, sampler, 1 / sigma, sigma),
-                                      privacy_map=lambda k: gaussian_rho(sigma, k))
+    _drawable(1 / sigma, f"σ = {sigma}")
+    A, sampler = _sampler(A)
+    with _features() as dp:
+        # ρ = (√2·k)²/(2σ²) = k²/σ² (isdp.privacy.gaussian_rho), exactly
+        return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(),
+                                          dp.zero_concentrated_divergence(),
+                                          function=_release_function(A, sampler, 1 / sigma, sigma),
+                                          privacy_map=lambda k: _up(Fraction(_persons(k)) ** 2 / sigma**2))
 
 
 def make_counts_as_l1(n: int):
@@ -318,8 +398,9 @@ def make_counts_as_l1(n: int):
 
     Notes
     -----
-    Calling this function enables OpenDP's ``contrib`` and ``honest-but-curious`` features for the
-    whole process (``opendp.prelude.enable_features``; module docstring).
+    The stability map refuses a distance that is negative or not a whole number. OpenDP's
+    ``contrib`` and ``honest-but-curious`` features are enabled while the transformation is built
+    only; OpenDP's feature set is as it was afterwards (module docstring).
 
     Examples
     --------
@@ -328,16 +409,22 @@ def make_counts_as_l1(n: int):
     >>> to_l1 = make_counts_as_l1(3)
     >>> to_l1([5, 0, 7]), to_l1.map(1)
     ([5, 0, 7], 2)
+
+    Chained to OpenDP's own Laplace (its constructors and ``>>`` need its ``contrib`` feature,
+    which the user enables):
+
+    >>> dp.enable_features("contrib")
     >>> laplace = to_l1 >> dp.m.make_laplace(counts_domain(3), dp.l1_distance(T=dp.i64), scale=4.0)
     >>> laplace.map(1)  # ε per person of OpenDP's Laplace of scale 4: 2/4
     0.5
     """
-    dp = _dp()
-    return dp.t.make_user_transformation(counts_domain(n), persons_metric(), counts_domain(n),
-                                         dp.l1_distance(T=dp.i64), function=lambda x: x,
-                                         stability_map=lambda k: 2 * k)
+    with _features() as dp:
+        return dp.t.make_user_transformation(counts_domain(n), persons_metric(), counts_domain(n),
+                                             dp.l1_distance(T=dp.i64), function=lambda x: x,
+                                             stability_map=lambda k: 2 * _persons(k))
 
 __all__ = [
+    "FEATURES",
     "MAX_ATTEMPTS",
     "PERSONS",
     "counts_domain",

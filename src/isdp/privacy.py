@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -370,6 +371,26 @@ def gaussian_rho(sigma, k: int, n_tables: int = 1) -> float:
     return (PERSON_L2 * k) ** 2 * n_tables / (2 * float(sigma) ** 2)
 
 
+def _loss_text(x: float) -> str:
+    """An ε or ρ for a sentence: 6 significant digits, rounded up unless they give ``x`` to within
+    floating-point noise (a relative 1e-12, the tolerance of the release's own check), so that a
+    printed loss is never below the one it states (1.0000001 prints as 1.00001, 0.25000000000000006
+    as 0.25)."""
+    text = f"{x:.6g}"
+    if not math.isfinite(x) or float(text) >= x * (1 - 1e-12):
+        return text
+    digits = Decimal(x)
+    step = Decimal(1).scaleb(digits.adjusted() - 5)  # the 6th significant digit's unit
+    return f"{float(digits.quantize(step, rounding=ROUND_CEILING)):.6g}"
+
+
+def _delta_text(x: float) -> str:
+    """A δ for a sentence, exactly: 6 significant digits when they give ``x`` back, else its shortest
+    exact decimal (0.999999 stays 0.999999 and 1/3 prints as 0.3333333333333333, never as 1 or 0.333)."""
+    text = f"{x:.6g}"
+    return text if float(text) == x else repr(float(x))
+
+
 @dataclass(frozen=True)
 class Guarantee:
     """The guarantee of one mechanism and route, per group of k persons.
@@ -429,8 +450,13 @@ class Guarantee:
     >>> round(line["rho"], 6), round(line["epsilon"], 6), line["delta"]
     (0.017469, 1.0, 1e-06)
     >>> print(gauss.sentence(1))  # doctest: +NORMALIZE_WHITESPACE
-    rho-zCDP with rho = 0.0174689, hence (1, 1e-06)-DP for any two tables with the same invariants
+    rho-zCDP with rho = 0.017469, hence (1, 1e-06)-DP for any two tables with the same invariants
     that differ in one person's record (added, removed, or moved between cells)
+
+    ε and ρ are printed rounded up (ρ = 0.0174689… prints as 0.017469), δ exactly (never as 1):
+
+    >>> print(Guarantee("gaussian", 2, delta_conversion=0.999999).sentence(1))  # doctest: +ELLIPSIS
+    rho-zCDP with rho = 0.25, hence (..., 0.999999)-DP for any two tables ...
     """
 
     norm: str
@@ -509,8 +535,10 @@ class Guarantee:
         Returns
         -------
         str
-            The guarantee, ε printed to 6 significant digits and δ to 3, and the neighbouring
-            relation it covers.
+            The guarantee and the neighbouring relation it covers. ε and ρ are printed to 6
+            significant digits, rounded up unless exact (a printed loss is never below the
+            stated one); δ exactly (6 significant digits when they are exact, else its
+            shortest exact decimal), so that no δ is printed as a rounder value.
 
         Examples
         --------
@@ -521,12 +549,13 @@ class Guarantee:
         """
         g = self.at(k)
         who = "one person's record" if k == 1 else "two persons' records"
-        what = (f"rho-zCDP with rho = {g['rho']:.6g}, hence ({g['epsilon']:.6g}, {g['delta']:.3g})-DP"
-                if self.norm == "gaussian" else
-                f"{g['epsilon']:.6g}-DP" if g["delta"] == 0 else f"({g['epsilon']:.6g}, {g['delta']:.3g})-DP")
+        eps, delta = _loss_text(g["epsilon"]), _delta_text(g["delta"])
+        rho = _loss_text(g["rho"]) if "rho" in g else None
+        what = (f"rho-zCDP with rho = {rho}, hence ({eps}, {delta})-DP" if self.norm == "gaussian" else
+                f"{eps}-DP" if g["delta"] == 0 else f"({eps}, {delta})-DP")
         if self.norm == "gaussian" and self.eta is not None:
-            what = (f"({g['epsilon']:.6g}, {g['delta']:.3g})-DP (rho = {g['rho']:.6g} for the exact mechanism, "
-                    "widened by the chain's certified TV bound)")
+            what = (f"({eps}, {delta})-DP (rho = {rho} for the exact mechanism, widened by the chain's certified TV "
+                    "bound)")
         if self.released > 1:
             return (f"{what} for any two inputs (the {self.released} tables together) with the same invariants that "
                     f"differ in {who} (added, removed, or moved between cells, in every table at once)")

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -169,6 +170,29 @@ class Progress:
 # --------------------------------------------------------------------------- the request and its plan
 
 
+#: the forms in which ``--epsilon`` and ``--delta`` are written (:func:`_read_number`)
+NUMBER_FORMS = ("an integer, a decimal, a decimal with an exponent or a fraction of two integers, in ASCII digits "
+                "(1, 0.5, 1e-6, 1/3)")
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?|[0-9]+/[0-9]+")
+
+
+def _read_number(text: str) -> Fraction:
+    """``text`` as an exact fraction, in one of :data:`NUMBER_FORMS` only (ValueError otherwise).
+
+    Python's ``Fraction`` and ``float`` also read ``1_0`` as 10, digits of other scripts (Arabic-Indic,
+    full-width), signs, spaces, ``nan`` and ``inf``; a privacy parameter typed in one of those is
+    more likely a mistake than meant, so it is refused. The form is checked before any arithmetic,
+    and the exponent has at most four digits, so no text makes the reading slow.
+    """
+    text = str(text)
+    if len(text) > 100 or not _NUMBER.fullmatch(text):
+        raise ValueError(f"{text!r} is not written as {NUMBER_FORMS}")
+    try:
+        return Fraction(text)
+    except ZeroDivisionError:  # 1/0
+        raise ValueError(f"{text!r} divides by zero") from None
+
+
 @dataclass
 class Request:
     """What to release and how (the command's options).
@@ -185,7 +209,8 @@ class Request:
         Gaussian drawn exactly.
     epsilon : str or None, default None
         The ε needed per person, > 0, read exactly as typed (``"0.1"`` is 1/10, ``"1/3"`` works);
-        required.
+        required. Written as :data:`NUMBER_FORMS` (an int or a ``Fraction`` works too); other
+        forms Python reads (``"1_0"``, other scripts' digits) are refused.
     delta : float or None, default None
         The δ needed per person, in (0, 1): required by ``norm="gaussian"`` and by the chain
         (``norm="l2"``, ``allow_chain``), refused elsewhere.
@@ -271,9 +296,12 @@ class Request:
         if self.epsilon is None:
             raise UsageError("give --epsilon: the guarantee needed per person")
         try:
-            eps = as_fraction(self.epsilon)
+            eps = self.epsilon if isinstance(self.epsilon, Fraction) else _read_number(self.epsilon)
         except ValueError:
-            raise UsageError(f"--epsilon must be a positive number, got {self.epsilon!r}") from None
+            raise UsageError(f"--epsilon must be a positive number written as {NUMBER_FORMS}, "
+                             f"got {str(self.epsilon)!r}") from None
+        if eps <= 0:
+            raise UsageError(f"--epsilon must be a positive number, got {self.epsilon!r}")
         if not Fraction(1, 10**9) <= eps <= 700:
             raise UsageError(f"--epsilon {self.epsilon} is outside [1e-9, 700]")
         if self.seed is not None and self.seed < 0:

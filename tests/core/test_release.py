@@ -384,8 +384,9 @@ def test_the_isdp_console_script_is_declared():
 
 
 def test_python_m_isdp_help_explains_the_command():
-    run = subprocess.run([sys.executable, "-m", "isdp", "release", "--help"], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=True)
+    run = subprocess.run([sys.executable, "-m", "isdp", "release", "--help"], capture_output=True, encoding="utf-8",
+                         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8",
+                              "COLUMNS": "100"}, check=True, timeout=300)  # the same help whatever the terminal
     for needle in ("--epsilon", "--invariant", "--constraints", "exit codes", "--delta", "--dry-run",
                    "per person", "nothing is written"):
         assert needle in run.stdout

@@ -324,3 +324,37 @@ def test_chain_noise_path_is_chain_noise_at_each_t_and_its_tv_shrinks():
     assert tv[0] > tv[1] > tv[2] > 0
     assert total_variation(pi, pi) == 0.0
 
+
+
+# --------------------------------------------------------------------------- the guarantee as printed
+
+
+def _printed(text: str, before: str, after: str) -> str:
+    return text.split(before, 1)[1].split(after, 1)[0]
+
+
+@pytest.mark.parametrize("delta", [0.999999, 1 / 3, 1e-6, 0.9999999, 2.5e-7, 0.123456789])
+def test_a_printed_delta_is_the_delta_exactly(delta):
+    """Issue 57: δ = 0.999999 was printed '(0.999999, 1)-DP' (3 significant digits): a δ is printed so
+    that it reads back as the very float stated, never as a rounder, weaker- or stronger-looking one."""
+    for g in (Guarantee("gaussian", Fraction(3), delta_conversion=delta), Guarantee("l1", Fraction(1, 4), eta=delta)):
+        line = g.at(1)
+        printed = g.sentence(1).split(")-DP", 1)[0].rsplit(", ", 1)[1]
+        assert float(printed) == line["delta"], (printed, line["delta"])
+
+
+@pytest.mark.parametrize("unit", [Fraction(1, 2), Fraction(1, 6), Fraction(1, 14), Fraction(7, 20), Fraction(1, 10**9)])
+def test_a_printed_epsilon_is_never_below_the_stated_one(unit):
+    """ε to 6 significant digits, rounded up unless they give it (up to floating-point noise)."""
+    g = Guarantee("l1", unit)
+    for k in (1, 2):
+        eps = g.at(k)["epsilon"]
+        printed = float(g.sentence(k).split("-DP", 1)[0])
+        assert eps * (1 - 1e-12) <= printed <= eps * (1 + 1e-5)
+
+
+def test_a_printed_rho_and_epsilon_are_upper_bounds_for_the_gaussian():
+    g = Guarantee("gaussian", gaussian_sigma(1.0, 1e-6), delta_conversion=1e-6)
+    line, text = g.at(1), g.sentence(1)
+    rho, eps = float(_printed(text, "rho = ", ",")), float(_printed(text, "hence (", ","))
+    assert line["rho"] <= rho <= line["rho"] * (1 + 1e-5) and line["epsilon"] * (1 - 1e-12) <= eps <= 1.0

@@ -1,6 +1,7 @@
 """Hostile values through the public library API: integer arithmetic at the edges (membership,
-norms, LLL), the exact sampler's cost, and the input checks of the exact transition matrix, the
-coupled-kernel draw helpers and the proposal tuner. Each case asserts the exact error type."""
+norms, LLL), the exact sampler on near-dependent invariants with coefficients up to 2**31 and its
+cost, and the input checks of the exact transition matrix, the coupled-kernel draw helpers and the
+proposal tuner. Each case asserts the exact error type."""
 
 from __future__ import annotations
 
@@ -267,3 +268,50 @@ def test_mis_refuses_a_start_of_the_wrong_length():
     with pytest.raises(InvariantError, match="init has shape"):
         mis_sample(A, np.array([8]), np.array([2.0, 2, 2, 2]), eps=1.0, proposal_eps=1.0, index_set=[0, 1, 2],
                    n_draws=2, seed=1, init=np.array([2, 2, 4]), progress=False)
+
+
+# --------------------------------------------------------------------------- near-dependent invariants
+
+
+def _kernel_rank(A: np.ndarray) -> int:
+    import sympy
+
+    return len(sympy.Matrix(A.tolist()).nullspace())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 3), st.integers(3, 5), st.integers(20, 31), st.data())
+def test_the_exact_sampler_is_exact_on_near_dependent_big_coefficients(m, n, bits, data):
+    """Issue 57: rows of 2**20–2**31 that differ by a little fooled the floating-point rank and raised
+    `AssertionError: the exact sampler's solve does not span Λ(A)`. Now every such A is either served —
+    a sampler whose free cells are as many as Λ(A)'s dimension (sympy, exact) and whose draws keep
+    every row exactly, in Python integers — or refused by None (no integral solve), never an error."""
+    from fractions import Fraction
+
+    from isdp.exact_sampling import ExactSampler, seeded_source
+
+    base = np.array(data.draw(st.lists(st.integers(2**bits - 2**10, 2**bits - 1), min_size=n, max_size=n)))
+    steps = data.draw(hnp.arrays(np.int64, (m, n), elements=st.integers(0, 2)))
+    A = base - steps
+    A[:, -1] = data.draw(hnp.arrays(np.int64, m, elements=st.integers(-2, 2)))
+    sampler = ExactSampler.build(A)
+    if sampler is None:
+        return
+    assert sampler.n_free == _kernel_rank(A)
+    exact = A.astype(object)
+    for seed in range(3):
+        noise, _ = sampler.draw(Fraction(1, 2), seeded_source(seed), max_attempts=10**6)
+        assert noise is not None and not any(exact @ noise.astype(object))
+
+
+def test_the_issue_57_rows_are_served_and_their_lattice_is_the_exact_one():
+    from fractions import Fraction
+
+    from isdp.exact_sampling import ExactSampler, seeded_source
+
+    a = 2**31 - 1
+    A = np.array([[a, a - 1, 1], [a - 1, a - 2, 1]])
+    sampler = ExactSampler.build(A)
+    assert sampler.n_free == 1 and sampler.solved.tolist() == [1, 2]  # u = z·(1, −1, −1)
+    draws = np.array([sampler.draw(Fraction(1, 2), seeded_source(s), max_attempts=1000)[0] for s in range(20)])
+    assert np.array_equal(draws[:, 1], -draws[:, 0]) and np.array_equal(draws[:, 2], -draws[:, 0])
