@@ -987,7 +987,8 @@ def norm_tables(A, groups: list[np.ndarray]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ExactSampler:
-    """Exact noise on Λ(A), block by block, each by :class:`ExactL1Sampler`.
+    """Exact noise on Λ(A), block by block, each by :class:`ExactL1Sampler` (or, on the Gaussian
+    route, by Klein's sampler where a block's invariants are a total or a table's two margins).
 
     Cells whose invariants share no row are independent blocks (:func:`isdp.constraints.blocks`);
     each is drawn by its own sampler with its own attempt budget, and blocks with the same
@@ -997,7 +998,7 @@ class ExactSampler:
     ----------
     n : int
         The number of cells.
-    parts : tuple of (numpy.ndarray, ExactL1Sampler)
+    parts : tuple of (numpy.ndarray, ExactL1Sampler or isdp.lattice_gaussian.LatticeBlock)
         Per block, its cells (global positions) and its sampler, in the order of the cells.
 
     See Also
@@ -1020,10 +1021,10 @@ class ExactSampler:
     """
 
     n: int
-    parts: tuple[tuple[np.ndarray, ExactL1Sampler], ...]  # (the block's cells, its sampler)
+    parts: tuple[tuple[np.ndarray, object], ...]  # (the block's cells, its ExactL1Sampler or LatticeBlock)
 
     @classmethod
-    def build(cls, A, vet=None, derived: np.ndarray | None = None) -> ExactSampler | None:
+    def build(cls, A, vet=None, derived: np.ndarray | None = None, gaussian: bool = False) -> ExactSampler | None:
         """The sampler for Λ(A), or None when in some block the free cells are not the lattice's
         coordinates.
 
@@ -1038,6 +1039,11 @@ class ExactSampler:
             raise (a plan's refusal then comes after the hardest block, not after all of them).
         derived : numpy.ndarray of bool, shape (n,), optional
             The cells outside the norm (:class:`ExactL1Sampler`); None: none.
+        gaussian : bool, default False
+            For the Gaussian route: a block whose invariants are one total or a table's two
+            margins (and whose cells are all in the norm) is drawn by Klein's sampler
+            (:class:`isdp.lattice_gaussian.LatticeBlock`: exact, linear time, even noise) and
+            not vetted; the others by :class:`ExactL1Sampler`.
 
         Returns
         -------
@@ -1052,14 +1058,21 @@ class ExactSampler:
         >>> sampler = ExactSampler.build(margins)
         >>> sampler.n_free, sampler.solved.tolist()
         (1, [1, 2, 3])
+        >>> gaussian = ExactSampler.build(margins, gaussian=True)
+        >>> type(gaussian.parts[0][1]).__name__, gaussian.n_free, gaussian.solved.tolist()
+        ('LatticeBlock', 1, [])
         """
         A = as_sparse(A)
+        from .lattice_gaussian import lattice_block  # it builds on this module's exact draws
+
         derived = np.zeros(A.shape[1], dtype=bool) if derived is None else derived
         parts, built = [], {}
         for cells, rows in sorted(blocks(A), key=lambda block: -len(block[0])):
             sub_A = A[rows][:, cells].toarray() if len(rows) else np.zeros((0, len(cells)), np.int64)
             key = (sub_A.shape, sub_A.tobytes(), derived[cells].tobytes())
-            if key not in built:
+            if key not in built and gaussian and not derived[cells].any():
+                built[key] = lattice_block(sub_A)  # a total or two margins: Klein's sampler, no proposal wasted
+            if built.get(key) is None:
                 built[key] = ExactL1Sampler.build(sub_A, derived[cells])
                 if built[key] is not None and vet is not None:
                     vet(built[key])
@@ -1085,7 +1098,8 @@ class ExactSampler:
         >>> ExactSampler.build(np.array([[1, 1, 1]])).solved.tolist()
         [2]
         """
-        return np.sort(np.concatenate([cells[sub.solved] for cells, sub in self.parts] or [np.zeros(0, np.int64)]))
+        solved = [cells[sub.solved] for cells, sub in self.parts if isinstance(sub, ExactL1Sampler)]
+        return np.sort(np.concatenate(solved or [np.zeros(0, np.int64)]))
 
     @property
     def n_free(self) -> int:
@@ -1103,7 +1117,7 @@ class ExactSampler:
         >>> ExactSampler.build(np.array([[1, 1, 1]])).n_free
         2
         """
-        return sum(len(sub.free) for _, sub in self.parts)
+        return sum(len(sub.free) if isinstance(sub, ExactL1Sampler) else sub.dim for _, sub in self.parts)
 
     def variances(self, eps: Fraction) -> np.ndarray:
         """Each cell's noise variance under the free-cell route (:meth:`ExactL1Sampler.variances`).
@@ -1129,6 +1143,8 @@ class ExactSampler:
         """
         out = np.zeros(self.n)
         for cells, sub in self.parts:
+            if not isinstance(sub, ExactL1Sampler):
+                raise ValueError("the free-cell route's variances: a Gaussian route's sampler has none")
             out[cells] = sub.variances(eps)
         return out
 
@@ -1172,7 +1188,12 @@ class ExactSampler:
         u = np.zeros(self.n, dtype=np.int64)
         total = 0
         for cells, sub in self.parts:
-            noise, attempts = sub.draw(eps, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
+            if isinstance(sub, ExactL1Sampler):
+                noise, attempts = sub.draw(eps, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
+            elif sigma is None or not accept:
+                raise ValueError("a block drawn by Klein's sampler serves the Gaussian route only (sigma, accept)")
+            else:
+                noise, attempts = sub.draw(sigma * sigma, rng)
             total += attempts
             if noise is None:
                 return None, total

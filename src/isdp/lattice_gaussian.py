@@ -155,38 +155,104 @@ class LatticeBlock:
         attempts = 0
         while True:
             attempts += 1
-            z, centres, widths = _klein_pass(self.kind, self.grid.shape, sigma2, rng)
+            z, centres, widths = _klein_pass(self.kind, self.grid.shape, sigma2,
+                                             lambda centre, width: discrete_gaussian(centre, width, rng))
             if _accept(centres, widths, rng):
                 break
-        noise = np.zeros(self.grid.size, dtype=np.int64)
-        noise[self.grid.ravel()] = _lattice_vector(self.kind, self.grid.shape, z).ravel()
-        return noise, attempts
+        return self.noise(z), attempts
+
+    def noise(self, z: np.ndarray) -> np.ndarray:
+        """The noise vector u = Σ_k z_k b_k of basis coordinates ``z``, in the order of the block's cells.
+
+        Parameters
+        ----------
+        z : numpy.ndarray of int
+            The coordinates: shape (n − 1,) for a total, (r − 1, c − 1) for both margins.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            The vector of Λ(A).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.lattice_gaussian import lattice_block
+        >>> lattice_block(np.ones((1, 3), dtype=int)).noise(np.array([2, -1])).tolist()
+        [2, -3, 1]
+        """
+        out = np.zeros(self.grid.size, dtype=np.int64)
+        out[self.grid.ravel()] = _lattice_vector(self.kind, self.grid.shape, np.asarray(z, dtype=np.int64)).ravel()
+        return out
+
+    def log_weight(self, z: np.ndarray, sigma2: Fraction) -> float:
+        """log P(the sampler returns the coordinates ``z``) up to a constant, from Klein's pass itself.
+
+        The accepted pass returns z with probability Π_k ρ_{σ_k}(z_k − c_k)/ρ_{σ_k}(Z), the centres
+        c_k computed by the pass from the later coordinates, as :meth:`draw` computes them: this is
+        the law an audit enumerates (:func:`isdp.privacy_audit.exact_route_noise`). By the
+        Gram–Schmidt identity it equals −‖u‖²/2σ² up to the constant.
+
+        Parameters
+        ----------
+        z : numpy.ndarray of int
+            The coordinates, as for :meth:`noise`.
+        sigma2 : fractions.Fraction
+            σ².
+
+        Returns
+        -------
+        float
+            The log-probability up to an additive constant that does not depend on ``z``.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.lattice_gaussian import lattice_block
+        >>> block = lattice_block(np.ones((1, 3), dtype=int))
+        >>> z = np.array([2, -1])
+        >>> u = block.noise(z)
+        >>> round(block.log_weight(z, Fraction(4)) - block.log_weight(np.zeros(2, int), Fraction(4)), 9)
+        -1.75
+        >>> -float(u @ u) / (2 * 4)
+        -1.75
+        """
+        given = iter(np.asarray(z, dtype=np.int64).ravel()[::-1].tolist())  # the pass runs backwards
+        log = [0.0]
+
+        def choose(centre: Fraction, width: Fraction) -> int:
+            value = next(given)
+            log[0] -= float((value - centre) ** 2 / (2 * width))
+            return value
+
+        _klein_pass(self.kind, self.grid.shape, Fraction(sigma2), choose)
+        return log[0]
 
 
-def _klein_pass(kind: str, shape: tuple[int, int], sigma2: Fraction, rng: IntegerSource):
-    """Klein's backward pass: the coordinates z, and each one-dimensional draw's centre and σ_k²."""
+def _klein_pass(kind: str, shape: tuple[int, int], sigma2: Fraction, choose):
+    """Klein's backward pass over the basis: ``choose(centre, σ_k²)`` gives each coordinate z_k (a draw,
+    or a given value when a law is computed); returns z with the centres and σ_k² in the pass's order."""
+    centres, widths = [], []
+
+    def step(centre: Fraction, width: Fraction) -> int:
+        centres.append(centre)
+        widths.append(width)
+        return choose(centre, width)
+
     if kind == "total":
         n = shape[1]
         z = [0] * (n + 1)  # z[i] for i = 1 … n − 1, z[n] = 0
-        centres, widths = [], []
         for i in range(n - 1, 0, -1):
-            centre = Fraction(i, i + 1) * z[i + 1]
-            width = sigma2 * Fraction(i, i + 1)
-            z[i] = discrete_gaussian(centre, width, rng)
-            centres.append(centre)
-            widths.append(width)
+            z[i] = step(Fraction(i, i + 1) * z[i + 1], sigma2 * Fraction(i, i + 1))
         return np.array(z[1:n], dtype=np.int64), centres, widths
     r, c = shape
     z = [[0] * (c + 1) for _ in range(r + 1)]  # z[i][j], i < r, j < c; zero beyond
-    centres, widths = [], []
     for i in range(r - 1, 0, -1):
         for j in range(c - 1, 0, -1):
             centre = (Fraction(j, j + 1) * z[i][j + 1] + Fraction(i, i + 1) * z[i + 1][j]
                       - Fraction(i * j, (i + 1) * (j + 1)) * z[i + 1][j + 1])
-            width = sigma2 * Fraction(i * j, (i + 1) * (j + 1))
-            z[i][j] = discrete_gaussian(centre, width, rng)
-            centres.append(centre)
-            widths.append(width)
+            z[i][j] = step(centre, sigma2 * Fraction(i * j, (i + 1) * (j + 1)))
     return np.array([row[1:c] for row in z[1:r]], dtype=np.int64), centres, widths
 
 

@@ -179,6 +179,8 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
         if len(sampler.parts) != 1:
             raise ValueError(f"the audit enumerates one block; this sampler has {len(sampler.parts)}")
         sampler = sampler.parts[0][1]
+    if hasattr(sampler, "grid"):  # Klein's sampler (isdp.lattice_gaussian.LatticeBlock): the Gaussian route's
+        return _klein_noise(sampler, sigma, radius)
     eps, k = float(eps), len(sampler.free)
     free = np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)
     u = np.zeros((len(free), sampler.A.shape[1]), dtype=np.int64)
@@ -195,6 +197,28 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
     tail = dg_box_tail(eps, radius, k)  # P(some free cell beyond the box) under the proposal
     inside = float(w.sum() * np.exp(logw.max()) * ((1 - r) / (1 + r)) ** k)  # proposal mass accepted inside
     return Law(u, w / w.sum(), min(1.0, tail / inside))
+
+
+def _klein_noise(block, sigma, radius: int) -> Law:
+    """The law of Klein's sampler's accepted output on the box |z_k| ≤ ``radius`` of its basis coordinates,
+    computed from the pass's own centres (:meth:`isdp.lattice_gaussian.LatticeBlock.log_weight`)."""
+    if sigma is None:
+        raise ValueError("Klein's sampler serves the Gaussian route only: give sigma")
+    sigma2 = Fraction(sigma) ** 2
+    shape = (block.dim,) if block.kind == "total" else (block.grid.shape[0] - 1, block.grid.shape[1] - 1)
+    coords = np.array(list(itertools.product(range(-radius, radius + 1), repeat=block.dim)), dtype=np.int64)
+    u = np.array([block.noise(z.reshape(shape)) for z in coords])
+    logw = np.array([block.log_weight(z.reshape(shape), sigma2) for z in coords])
+    w = np.exp(logw - logw.max())
+    # mass beyond the box: ‖u‖² ≥ λ‖z‖² (λ the Gram matrix's least eigenvalue), a product bound per coordinate
+    basis = np.array([block.noise(e.reshape(shape)) for e in np.eye(block.dim, dtype=np.int64)])
+    lam = float(np.linalg.eigvalsh(basis @ basis.T).min())
+    j = np.arange(1, 10 * radius + 50)
+    one = 1 + 2 * np.exp(-lam * j**2 / (2 * float(sigma2))).sum()
+    beyond = 2 * np.exp(-lam * j[j > radius] ** 2 / (2 * float(sigma2))).sum()
+    # log_weight is −‖u‖²/2σ² itself, so the box's mass in the same units is w.sum()·e^{max}
+    outside = block.dim * beyond * one ** (block.dim - 1) / float(w.sum() * np.exp(logw.max()))
+    return Law(u, w / w.sum(), min(1.0, outside))
 
 
 def dg_box_tail(eps: float, radius: int, k: int) -> float:

@@ -514,7 +514,7 @@ class Plan:
             if -worst[0] > math.log(req.max_attempts) and not req.allow_chain:
                 raise UncertifiableError(_exact_refusal(req, unit, worst[0], sub))
 
-        exact = ExactSampler.build(A, vet, derived) if req.norm != "l2" else None
+        exact = ExactSampler.build(A, vet, derived, gaussian=gaussian) if req.norm != "l2" else None
         if exact is not None and exact.n_free == 0:
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         if exact is None and not req.chain_possible:

@@ -103,6 +103,11 @@ def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | 
                                                  "are solved and do not enter it)"))
         if plan.req.norm == "gaussian":
             how += f", then kept with probability exp(-sum (|u_i| - {plan.unit})^2 / (2·{plan.unit}^2))"
+            klein = _klein_blocks(plan)
+            if klein:
+                return {"name": "exact", "sampler": _KLEIN + ("" if len(klein) == len(plan.exact.parts) else
+                                                               f"; on the other blocks, {how}"),
+                        "blocks": klein, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
         return {"name": "exact", "sampler": how, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
     iterations = certificate.burn_in(floor=1)
     summary = certificate.summary(burn_in=iterations)
@@ -115,6 +120,29 @@ def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | 
                                       "chain",
                             "iterations": iterations, "proposal_eps": proposal_eps,
                             "tv_certified": summary["tv_bound_at_burn_in"], **summary, "tv_target": plan.eta_target()}}
+
+
+_KLEIN = ("exact discrete Gaussian on the lattice of each block whose invariants are one total or a table's two "
+          "margins: Klein's sampler on the basis of differences of adjacent cells (their Gram-Schmidt vectors in "
+          "closed form), one-dimensional discrete Gaussians drawn exactly in integer arithmetic, then an exact "
+          "rejection step (Brakerski-Langlois-Peikert-Regev-Stehle 2013, Lemma 2.3), so the noise is exactly the "
+          "discrete Gaussian on the lattice and every cell of a block has the same variance")
+
+
+def _klein_blocks(plan: Plan) -> list[dict]:
+    """Per shape of the blocks Klein's sampler draws: the kind, the grid, how many, each cell's variance."""
+    from .lattice_gaussian import LatticeBlock
+
+    shapes: dict[tuple, dict] = {}
+    sigma2 = plan.unit * plan.unit
+    for _, sub in plan.exact.parts:
+        if isinstance(sub, LatticeBlock):
+            entry = shapes.setdefault((sub.kind, sub.grid.shape), {
+                "invariants": "one total" if sub.kind == "total" else "both margins",
+                "cells": int(sub.grid.size), **({} if sub.kind == "total" else {"grid": list(sub.grid.shape)}),
+                "blocks": 0, "noise_variance_per_cell": float(sub.variances(sigma2)[0])})
+            entry["blocks"] += 1
+    return sorted(shapes.values(), key=lambda e: -e["cells"])
 
 
 def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee, route: dict,

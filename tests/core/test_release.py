@@ -249,14 +249,17 @@ def test_gaussian_release_is_exact_and_meets_epsilon_delta_per_person(tmp_path):
 
 
 def test_no_silent_fallback_to_the_chain(tmp_path, capsys):
-    """The exact sampler out of attempts is refused unless --allow-chain, which then says so."""
+    """The exact sampler out of attempts is refused unless --allow-chain, which then says so. (The
+    margins and one more total: not a structure Klein's sampler serves, so the rejection sampler runs.)"""
     small = tmp_path / "s.csv"
     small.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
-    args = ["--invariant", "all-margins", "--norm", "gaussian", "--epsilon", "1", "--delta", "0.2",
-            "--max-attempts", "2"]
+    extra = tmp_path / "extra.csv"
+    extra.write_text("constraint,u|a,u|b,u|c,v|a,v|b,v|c\nu: a and b,1,1,0,0,0,0\n")
+    args = ["--invariant", "all-margins", "--constraints", str(extra), "--norm", "gaussian", "--epsilon", "1",
+            "--delta", "0.2", "--max-attempts", "2"]
     code, *_ = _run(tmp_path, small, *args)
     assert code == 5 and "beyond --max-attempts 2: nothing is released" in capsys.readouterr().err
-    _only(tmp_path, "s.csv")
+    _only(tmp_path, "s.csv", "extra.csv")
     code, _, statement, _ = _run(tmp_path, small, *args, "--allow-chain")
     p = json.loads(statement.read_text())
     g = p["guarantee"]["per_person"]
@@ -548,3 +551,27 @@ def test_a_nested_release_keeps_every_level_exactly(tmp_path):
     assert np.array_equal(A @ released, A @ x) and s["route"]["name"] == "exact"
     # the single-county state is fixed by its county total and its age margin
     assert np.array_equal(released[6:], x[6:])
+
+
+def test_the_gaussian_route_draws_margins_and_totals_by_klein_with_even_noise(tmp_path):
+    """Both margins of an 8 × 6 table on the Gaussian route: no proposal wasted (one Klein pass per
+    draw), every cell the same stated variance σ²(1 − 1/r)(1 − 1/c), the invariants exact."""
+    r, c = 8, 6
+    rng = np.random.default_rng(0)
+    rows = ["g," + ",".join(f"c{j}" for j in range(c))] + [f"r{i}," + ",".join(str(v) for v in rng.poisson(30, c))
+                                                            for i in range(r)]
+    table = tmp_path / "t.csv"
+    table.write_text("\n".join(rows) + "\n")
+    code, out, statement, audit = _run(tmp_path, table, "--invariant", "all-margins", "--norm", "gaussian",
+                                       "--epsilon", "1", "--delta", "1e-6")
+    assert code == 0
+    p = json.loads(statement.read_text())
+    blocks = p["route"]["blocks"]
+    sigma = float(Fraction(p["mechanism"]["sigma"]))
+    assert blocks == [{"invariants": "both margins", "cells": r * c, "grid": [r, c], "blocks": 1,
+                       "noise_variance_per_cell": pytest.approx(sigma**2 * (1 - 1 / r) * (1 - 1 / c))}]
+    assert "Klein" in p["route"]["sampler"] and p["route"]["solved_cells"] == []
+    assert json.loads(audit.read_text())["exact_sampler"]["attempts"] <= 2
+    x = np.array([[int(v) for v in line.split(",")[1:]] for line in rows[1:]])
+    y = np.array([[int(v) for v in line.split(",")[1:]] for line in out.read_text().splitlines()[1:]])
+    assert (y.sum(axis=0) == x.sum(axis=0)).all() and (y.sum(axis=1) == x.sum(axis=1)).all() and (y != x).any()
