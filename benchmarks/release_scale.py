@@ -18,7 +18,13 @@ peak memory.
   table (each county split by a binomial, seeded), tied by county, the state totals kept (the
   county table is derived: only the finer one is in the norm);
 - ``tables-sex-age``: the county × sex and the county × age tables, tied by county (both in the
-  norm: ε per unit of ℓ1 is ε/4).
+  norm: ε per unit of ℓ1 is ε/4);
+- ``…-gaussian``: the same table on the Gaussian route, (1, 10⁻⁶) per person (Klein's sampler
+  where a block's invariants are a total or both margins).
+
+Besides the time and memory: the largest noised cell's variance over the median's, and the
+median over the smallest, where the statement states them (the free-cell route, the Gaussian
+route's blocks); a cell the invariants fix gets no noise and is left out.
 
     python benchmarks/release_scale.py                      # every case but blocks-100000
     python benchmarks/release_scale.py --cases blocks-100000 # the 100,000-cell case
@@ -43,7 +49,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
 DEFAULT = ("national", "blocks-10000", "margins-6x6", "margins-10x10", "margins-50x23", "margins-50x23-free",
-           "county-age", "county-age-free", "tables-county-sex", "tables-sex-age")
+           "county-age", "county-age-free", "tables-county-sex", "tables-sex-age", "national-gaussian",
+           "margins-4x4-gaussian", "margins-50x23-gaussian", "county-age-gaussian")
+#: the Gaussian route's request: (1, 1e-6) per person
+GAUSSIAN = ["--norm", "gaussian", "--delta", "1e-6"]
 NESTED = ["--invariant", "total", "--invariant", "by:state", "--invariant", "by:state,county",
           "--invariant", "by:state,age"]
 
@@ -80,8 +89,8 @@ def _tables(case: str, directory: Path, rng: np.random.Generator) -> tuple[list[
 
 def _table(case: str, path: Path, rng: np.random.Generator) -> tuple[list[str], int]:
     """Write the case's table; returns (its invariant options, the number of blocks)."""
-    base = case.removesuffix("-free")
-    free = ["--free-cells"] if case.endswith("-free") else []
+    base = case.removesuffix("-free").removesuffix("-gaussian")
+    free = ["--free-cells"] if case.endswith("-free") else GAUSSIAN if case.endswith("-gaussian") else []
     with path.open("w") as fh:
         if base == "national":
             fh.write("state,county,count\n")
@@ -137,7 +146,29 @@ def run(case: str, max_attempts: int) -> dict:
                 "route": audit.get("route", "refused: "
                                    + err.read_text().strip().removeprefix("isdp release: error: ")[:90]),
                 "attempts": audit.get("exact_sampler", {}).get("attempts"), "seconds": round(seconds, 2),
-                "peak_mb": round(usage.ru_maxrss / 1024)}
+                "peak_mb": round(usage.ru_maxrss / 1024), **_variance_spread(statement)}
+
+
+def _variance_spread(statement: dict) -> dict:
+    """The largest noised cell's variance over the median's, and the median over the smallest, where
+    the statement states them: the free-cell route's cells, the Gaussian route's blocks (Klein's)."""
+    route = statement.get("route", {})
+    if "blocks" in route:
+        values = np.repeat([b["noise_variance_per_cell"] for b in route["blocks"]],
+                           [b["cells"] * b["blocks"] for b in route["blocks"]])
+    elif "noise_variance" in route:
+        v = route["noise_variance"]
+        solved = np.array(list(v["solved_cells"].values()))
+        free = len(statement["cells"]) - len(solved) if "cells" in statement else 0
+        values = np.concatenate([np.full(free, v["free_cell"]), solved])
+    else:
+        values = np.zeros(0)
+    values = values[values > 0]  # a cell the invariants fix gets no noise
+    if not values.size:
+        return {"variance_max_over_median": None, "variance_median_over_min": None}
+    median = float(np.median(values))
+    return {"variance_max_over_median": round(float(values.max()) / median, 2),
+            "variance_median_over_min": round(median / float(values.min()), 2)}
 
 
 def study() -> list[dict]:

@@ -125,8 +125,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def _print_guarantee(statement: dict) -> None:
     g = statement["guarantee"]
-    print(f"guarantee per person: {g['per_person']['text']}")
-    print(f"two persons: {g['two_persons']['text']}")
+    if g["headline"]["persons"] == 2:  # no single person's change keeps the invariants: the swap comes first
+        print(f"guarantee per two persons (a swap: the smallest change the invariants absorb): "
+              f"{g['two_persons']['text']}")
+        print(f"one person: {g['per_person']['text']}, but no single person's change keeps the invariants")
+    else:
+        print(f"guarantee per person: {g['per_person']['text']}")
+        print(f"two persons: {g['two_persons']['text']}")
     print(f"neighbours: {g['neighbours']}")
     if "tv_bound" in g:
         print(f"the delta rests on a {g['confidence_level']:.0%} upper confidence bound on the chain's total "
@@ -335,9 +340,9 @@ def main(argv=None) -> int:
     released /.../release.csv (4 cells, 4 invariants kept exactly)
     privacy statement (publishable): /.../release.csv.statement.json
     audit record (CONFIDENTIAL, keep with the table, never publish): /.../release.csv.audit.json
-    guarantee per person: 1-DP for any two tables with the same invariants that differ in one person's record (...)
-    two persons: 2-DP for any two tables with the same invariants that differ in two persons' records (...)
-    neighbours: no change of a single person's record keeps the invariants ...: see the two-person line
+    guarantee per two persons (a swap: ...): 2-DP for any two tables with the same invariants that differ in ...
+    one person: 1-DP for any two tables with the same invariants that differ in one person's record ...
+    neighbours: no change of a single person's record keeps the invariants ...: the guarantee per two persons applies
     0
     >>> print(stderr.getvalue(), end="")
     warning: seeded run — reproducible, NOT for publication

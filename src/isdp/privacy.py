@@ -100,7 +100,7 @@ class Neighbours:
     (False, True)
     >>> print(n.describe())  # doctest: +NORMALIZE_WHITESPACE
     no change of a single person's record keeps the invariants (the published invariants reveal it);
-    the smallest change they absorb involves two persons: see the two-person line
+    the smallest change they absorb involves two persons: the guarantee per two persons applies
     """
 
     one_person: bool | None  # one person added, removed or moved between cells; None: not determined
@@ -198,7 +198,7 @@ class Neighbours:
                     "not determined; the per-person and two-person lines bound any such change")
         if self.two_persons:
             return ("no change of a single person's record keeps the invariants (the published invariants reveal it); "
-                    "the smallest change they absorb involves two persons: see the two-person line")
+                    "the smallest change they absorb involves two persons: the guarantee per two persons applies")
         if self.two_persons is None:
             return ("no change of a single person's record keeps the invariants (the published invariants reveal it); "
                     "whether two persons' changes can was not determined (too many distinct invariant columns)")
@@ -573,20 +573,38 @@ class Guarantee:
         Returns
         -------
         dict
-            ``kind``; ``per_person`` and ``two_persons``, each :meth:`at` with ``realisable`` and
-            ``text`` (:meth:`sentence`); ``neighbours`` (:meth:`Neighbours.describe`); and, for a
-            chain, ``tv_bound`` and ``confidence_level``.
+            ``kind``; ``headline``, the guarantee to state first: per person where a single
+            person's change can keep the invariants (or that is undetermined), per two persons where
+            only a swap can (``persons``, ``text``, ``applies_to``); ``per_person`` and
+            ``two_persons``, each :meth:`at` with ``realisable`` and ``text`` (:meth:`sentence`);
+            ``neighbours`` (:meth:`Neighbours.describe`); and, for a chain, ``tv_bound`` and
+            ``confidence_level``.
 
         Examples
         --------
         >>> from isdp.privacy import Guarantee, Neighbours
         >>> d = Guarantee("l1", 0.5).to_dict(Neighbours.of([[1, 1, 1]]))
         >>> sorted(d)
-        ['kind', 'neighbours', 'per_person', 'two_persons']
-        >>> d["per_person"]["epsilon"], d["per_person"]["realisable"]
-        (1.0, True)
+        ['headline', 'kind', 'neighbours', 'per_person', 'two_persons']
+        >>> d["per_person"]["epsilon"], d["per_person"]["realisable"], d["headline"]["persons"]
+        (1.0, True, 1)
+
+        Under both margins of a table no single person's change keeps the invariants; a swap does:
+
+        >>> margins = [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]]
+        >>> headline = Guarantee("l1", 0.5).to_dict(Neighbours.of(margins))["headline"]
+        >>> headline["persons"], headline["text"][:4]
+        (2, '2-DP')
         """
+        one, two = neighbours.realisable(1), neighbours.realisable(2)
+        # the headline: the strongest guarantee for a change the invariants can absorb (a change they
+        # cannot absorb is revealed by them, so a per-person line that covers none would mislead)
+        persons = 2 if one is False and two is not False else 1
         return {"kind": self.kind,
+                "headline": {"persons": persons, "text": self.sentence(persons),
+                             "applies_to": ("one person's change" if persons == 1 else
+                                            "two persons' changes (a swap between cells: the smallest change the "
+                                            "invariants absorb; no single person's change keeps them)")},
                 "per_person": {**self.at(1), "realisable": neighbours.realisable(1), "text": self.sentence(1)},
                 "two_persons": {**self.at(2), "realisable": neighbours.realisable(2), "text": self.sentence(2)},
                 "neighbours": neighbours.describe(),
