@@ -192,9 +192,9 @@ def _release_function(A: np.ndarray, sampler: ExactSampler, eps: Fraction, sigma
     return release
 
 
-def _sampler(A) -> tuple[np.ndarray, ExactSampler]:
+def _sampler(A, gaussian: bool = False) -> tuple[np.ndarray, ExactSampler]:
     A = as_integer_matrix(A)
-    sampler = ExactSampler.build(A)
+    sampler = ExactSampler.build(A, gaussian=gaussian)  # the Gaussian: Klein's sampler on totals and margins
     if sampler is None:
         raise ValueError("no set of cells can be solved for the others in integers: the exact route does not apply")
     return A, sampler
@@ -364,7 +364,7 @@ def make_isdp_gaussian(A, sigma):
     """
     sigma = as_fraction(sigma)
     _drawable(1 / sigma, f"σ = {sigma}")
-    A, sampler = _sampler(A)
+    A, sampler = _sampler(A, gaussian=True)
     with _features() as dp:
         # ρ = (√2·k)²/(2σ²) = k²/σ² (isdp.privacy.gaussian_rho), exactly
         return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(),
