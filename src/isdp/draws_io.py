@@ -1,5 +1,8 @@
 """ArviZ-readable storage of MCMC draws: netCDF files that ``arviz.from_netcdf`` opens.
 
+Reading checks what was read (:func:`load_draws`): integers, never cast; on the caller's lattice; of the
+caller's target. A file that fails is a :class:`DrawsError` naming it.
+
 ArviZ is imported where it is used: it takes ~3 s to import, which every workflow job that
 only samples would otherwise pay.
 """
@@ -72,8 +75,62 @@ def save_draws(path, draws, cell_names=None, attrs: dict | None = None) -> None:
     atomic_write(path, lambda tmp: idata.to_netcdf(str(tmp)))
 
 
-def load_draws(path, var_name: str = "noise") -> np.ndarray:
-    """Read draws written by :func:`save_draws` back as an int64 (chains, draws, n) array.
+class DrawsError(ValueError):
+    """A draws file that cannot be used as the step expects; the message starts with the file's path.
+
+    Raised by :func:`load_draws` and :func:`draws_attrs` when the file is missing or unreadable (a
+    damaged compressed chunk, a truncated file), holds no (chains, draws, cells) integers, breaks the
+    constraints the caller gives, or holds draws of another target.
+
+    Parameters
+    ----------
+    message : str
+        The file and what is wrong with it.
+
+    Examples
+    --------
+    >>> from isdp.draws_io import DrawsError
+    >>> isinstance(DrawsError("results/e1/draws_l1.nc: missing"), ValueError)
+    True
+    """
+
+
+#: what the netCDF stack (h5netcdf/netCDF4, HDF5, xarray, ArviZ) raises for a damaged file: a flipped byte in a
+#: compressed chunk is an OSError, in the metadata a KeyError or RuntimeError, a truncated file an OSError or
+#: ValueError
+_READ_ERRORS = (OSError, KeyError, RuntimeError, ValueError, TypeError, IndexError, AttributeError)
+
+
+def _read(path, var_name: str | None):
+    """The posterior group's ``var_name`` values (None: not read) and attributes, every read error naming ``path``."""
+    import arviz as az
+
+    try:
+        idata = az.from_netcdf(str(path))
+        if "posterior" not in idata.groups():
+            raise DrawsError(f"{path}: no posterior group, not a draws file written by save_draws")
+        post = idata.posterior
+        if var_name is not None and var_name not in post.data_vars:
+            raise DrawsError(f"{path}: no variable {var_name!r} (it holds {sorted(post.data_vars)})")
+        values = None if var_name is None else np.asarray(post[var_name].values)
+        return values, dict(post.attrs)
+    except DrawsError:
+        raise
+    except FileNotFoundError:
+        raise DrawsError(f"{path}: missing (run the workflow step that writes it)") from None
+    except _READ_ERRORS as err:
+        raise DrawsError(f"{path}: unreadable netCDF ({type(err).__name__}: {err}); delete it so the workflow "
+                         "rebuilds it") from err
+
+
+def load_draws(path, var_name: str = "noise", *, A=None, invariants=None, target: str | None = None) -> np.ndarray:
+    """Read draws written by :func:`save_draws` back as an int64 (chains, draws, n) array, checked.
+
+    The file must be readable and hold at least one draw of shape (chains, draws, cells) in integers:
+    floats are refused, never cast (a cast would turn 0.5 into 0 and hide a damaged file). With ``A``
+    every draw must have one entry per column of ``A`` and meet A u = ``invariants`` exactly (noise on
+    the lattice Λ(A) by default); with ``target`` the file's ``target`` attribute must be that string.
+    Every refusal is a :class:`DrawsError` naming the file and what is wrong.
 
     Parameters
     ----------
@@ -81,33 +138,99 @@ def load_draws(path, var_name: str = "noise") -> np.ndarray:
         A netCDF file of ArviZ InferenceData, as :func:`save_draws` writes.
     var_name : str, default "noise"
         The posterior variable to read.
+    A : array_like of int, optional
+        The problem's constraint matrix, shape (m, n): each draw must have n cells and meet the
+        invariants (checked exactly, :func:`isdp.check_release`).
+    invariants : array_like of int, optional
+        The value of A u every draw must have, shape (m,); default zero (noise). Stored releases
+        (states s = x + u) pass A x.
+    target : str, optional
+        The ``target`` attribute the step expects (the label of the law the draws are from, e.g.
+        ``generalized_laplace(0.2, "l1").label``); a file without it, or of another target, is refused.
 
     Returns
     -------
     numpy.ndarray
         An int64 array of shape (chains, draws, n).
 
+    Raises
+    ------
+    DrawsError
+        If the file is missing or unreadable, lacks ``var_name``, holds no draws or not a 3-D
+        array, holds floats or other non-integers, has another number of cells than ``A`` has
+        columns, has a draw breaking A u = ``invariants``, or carries another ``target``.
+
     Examples
     --------
     >>> import os
     >>> import tempfile
     >>> import numpy as np
-    >>> from isdp import load_draws, save_draws
+    >>> from isdp import load_draws, save_draws, sum_constraint
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = os.path.join(tmp, "draws.nc")
-    ...     save_draws(path, np.array([[[1, -1, 0], [0, 2, -2]]]))
-    ...     draws = load_draws(path)
+    ...     save_draws(path, np.array([[[1, -1, 0], [0, 2, -2]]]), attrs={"target": "noise keeping the total"})
+    ...     draws = load_draws(path, A=sum_constraint(3), target="noise keeping the total")
     >>> draws.shape, draws.dtype.name, draws[0].tolist()
     ((1, 2, 3), 'int64', [[1, -1, 0], [0, 2, -2]])
-    """
-    import arviz as az
 
-    idata = az.from_netcdf(str(path))
-    return np.asarray(idata.posterior[var_name].values).astype(np.int64)
+    Draws that are not integers, or not on the lattice, are refused naming the file:
+
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "draws.nc")
+    ...     save_draws(path, np.array([[[1.5, -1.5, 0.0]]]))
+    ...     load_draws(path)
+    Traceback (most recent call last):
+    ...
+    isdp.draws_io.DrawsError: .../draws.nc: holds float64 values, not integers: refused, not cast
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "draws.nc")
+    ...     save_draws(path, np.array([[[1, 1, 0]]]))
+    ...     load_draws(path, A=sum_constraint(3))
+    Traceback (most recent call last):
+    ...
+    isdp.draws_io.DrawsError: .../draws.nc: off the lattice: 1 of 1 draws break A u = 0 (first: chain 0, draw 0)
+    """
+    values, attrs = _read(path, var_name)
+    if values.dtype.kind not in "iu":
+        raise DrawsError(f"{path}: holds {values.dtype.name} values, not integers: refused, not cast")
+    if values.ndim != 3 or values.size == 0:
+        raise DrawsError(f"{path}: holds an array of shape {values.shape}, not draws of shape (chains, draws, cells)")
+    if values.dtype.kind == "u" and values.max() > np.iinfo(np.int64).max:
+        raise DrawsError(f"{path}: holds values beyond int64")
+    draws = values.astype(np.int64)
+    if target is not None and attrs.get("target") != target:
+        found = f"draws of target {attrs['target']!r}" if "target" in attrs else "no 'target' attribute"
+        raise DrawsError(f"{path}: holds {found}, the step expects {target!r}")
+    if A is not None:
+        _check_lattice(path, draws, A, invariants)
+    return draws
+
+
+def _check_lattice(path, draws: np.ndarray, A, invariants) -> None:
+    """Every draw of ``draws`` meets A u = ``invariants`` (zero when None) exactly, or :class:`DrawsError`."""
+    from .lattice import InvariantError, as_integer_matrix, check_release
+
+    A = as_integer_matrix(A)
+    if draws.shape[-1] != A.shape[1]:
+        raise DrawsError(f"{path}: {draws.shape[-1]} cells per draw, the constraints have {A.shape[1]}")
+    b = np.zeros(A.shape[0], dtype=np.int64) if invariants is None else invariants
+    try:
+        check_release(draws, A, b, what="the draws")
+    except InvariantError as err:
+        rows = draws.reshape(-1, A.shape[1])
+        bad = np.flatnonzero(np.any(rows @ A.T != np.asarray(b, dtype=np.int64), axis=1)) if "break" in str(err) \
+            else []
+        if not len(bad):
+            raise DrawsError(f"{path}: {err}") from None
+        chain, draw = divmod(int(bad[0]), draws.shape[1])
+        rhs = "0" if invariants is None else "the invariants"
+        raise DrawsError(f"{path}: off the lattice: {len(bad)} of {len(rows)} draws break A u = {rhs} (first: chain "
+                         f"{chain}, draw {draw})") from None
 
 
 def draws_attrs(path) -> dict:
-    """The attributes :func:`save_draws` stored with the draws (thinning, burn-in, certificate, seed)."""
-    import arviz as az
+    """The attributes :func:`save_draws` stored with the draws (thinning, burn-in, certificate, seed).
 
-    return dict(az.from_netcdf(str(path)).posterior.attrs)
+    Raises :class:`DrawsError` naming the file when it is missing or unreadable.
+    """
+    return _read(path, None)[1]

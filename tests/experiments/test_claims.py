@@ -1,6 +1,7 @@
 """Tests of :mod:`isdp.experiments.claims`: the claims registry (its schema checks, unique ids, known measures,
-causes, ``same_fact_as``, the shared false-alarm budget, no paper value typed elsewhere) and its evaluator (a run's
-summary rows, the fit rule, a failing measure, combining the experiments' rows). The criteria themselves:
+causes, ``same_fact_as``, the shared false-alarm budget, no paper value typed elsewhere, a paper value whose type fits
+its measure) and its evaluator (a run's summary rows, the fit rule, a failing measure, a non-finite measurement,
+combining the experiments' rows). The criteria themselves:
 test_criteria.py; the headline counts: test_reporting.py."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from isdp.experiments.evidence import Run
 
 A_PRIORI = {"text": "the printed number as printed", "basis": "a priori"}
 BY_FIT = {"text": "the one reading of three that fits", "basis": "chosen by fit"}
+E9 = {"e9": {"targets": {"l1": {"lags": [10, 20]}}}}  # the lags the lag-spread measure expects in its table
 
 
 # --------------------------------------------------------------------------- the registry
@@ -154,7 +156,7 @@ def test_the_evaluator_applies_the_fit_rule(tmp_path):
              "location": "Fig 4", "claim": "stable across lags", "paper_value": "stable",
              "measure": "lattice.run_tables.lag_spread", "args": {"exp": "e9", "norm": "l1"},
              "criterion": {"kind": "interval", "max": 2}, "why": "test entry with a ratio of 1.5"}
-    run = Run(tmp_path)
+    run = Run(tmp_path, E9)
     assert claims.evaluate([{**entry, "reading": A_PRIORI}], run).loc[0, "status"] == "match"
     row = claims.evaluate([{**entry, "reading": BY_FIT}], run).loc[0]
     assert row["status"] == "calibrated" and row["reading"].endswith("(chosen by fit)") and row["kind"] == "claim"
@@ -170,12 +172,12 @@ def test_evaluate_builds_rows_from_a_run(tmp_path):
                  "measure": "lattice.run_tables.lag_spread",
                  "args": {"exp": "e9", "norm": "l1"}, "criterion": {"kind": "interval", "max": 2},
                  "why": "test entry with a ratio of 3"}]
-    rows = claims.evaluate(registry, Run(tmp_path))
+    rows = claims.evaluate(registry, Run(tmp_path, E9))
     assert list(rows.columns) == claims.COLUMNS
     assert rows.loc[0, "status"] == "differs" and "3.00" in rows.loc[0, "reproduced_value"]
     assert rows.loc[0, "criterion"].endswith("Why: test entry with a ratio of 3")
     with pytest.raises(ValueError, match="no claim for experiment"):
-        claims.evaluate(registry, Run(tmp_path), experiment="E8")
+        claims.evaluate(registry, Run(tmp_path, E9), experiment="E8")
 
 
 def test_a_failing_measure_names_its_claim(tmp_path):
@@ -202,3 +204,81 @@ def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
     with pytest.raises(ValueError, match="unknown status"):
         claims.combine([good, bad], tmp_path / "out.csv")
     assert not (tmp_path / "out.csv").exists()
+
+
+# --------------------------------------------------------------------------- a paper value's type fits its measure
+
+
+def _takes_words(run, paper: str):
+    return claims.Measurement(len(paper), "")
+
+
+def _takes_a_number_or_words(run, paper: float | str, *, scale: int = 1):
+    return claims.Measurement(paper, "")
+
+
+def _ignores_it(run, paper):
+    """Reads nothing of ``paper``: the docstring's mention is not a use."""
+    return claims.Measurement(1.0, "")
+
+
+def _reads_it(run, paper_value):
+    return claims.Measurement(sum(paper_value.values()), "")
+
+
+def _row(paper, kind="interval", **criterion):
+    return {"id": "ISDP-E9-x", "measure": "e9.m", "paper_value": paper,
+            "criterion": {"kind": kind, **({"max": 2} if kind == "interval" else {}), **criterion}}
+
+
+def test_which_measures_read_their_paper_value():
+    assert not claims.reads_paper_value(_ignores_it)
+    assert claims.reads_paper_value(_reads_it) and claims.reads_paper_value(_takes_words)
+    assert claims.reads_paper_value(lambda run, paper: 1)  # no source to read: never refused on this ground
+
+
+@pytest.mark.parametrize("measure, paper, message", [
+    (_takes_words, [1, 2], "does not fit measure e9.m, which takes paper: str"),
+    (_takes_words, 4, "which takes paper: str"),
+    (_takes_a_number_or_words, {"a": 1}, "which takes paper: float | str"),
+    (_takes_a_number_or_words, True, "which takes paper"),
+    (_ignores_it, [1, 2], "ignores its paper value"),
+    (_ignores_it, {"median": 0.8}, "ignores its paper value"),
+])
+def test_a_paper_value_that_does_not_fit_its_measure_is_refused(measure, paper, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        claims.check_paper_value(_row(paper), measure)
+
+
+@pytest.mark.parametrize("measure, row", [
+    (_takes_words, _row("4 values (data/e9/paper_table.csv)")),
+    (_takes_a_number_or_words, _row(0.5)),
+    (_takes_a_number_or_words, _row("about a half")),
+    (_ignores_it, _row("stable across lags")),
+    (_ignores_it, _row(1)),
+    (_ignores_it, _row({"rounds": 5, "first": 2001}, kind="not-comparable")),  # only reported: any shape
+    (_ignores_it, _row([9.5, 19.5], kind="equal")),  # compared as it is, when judged
+    (_reads_it, _row({"a": 2.5, "b": 15.5})),
+])
+def test_a_paper_value_that_fits_is_accepted(measure, row):
+    claims.check_paper_value(row, measure)
+
+
+def test_a_non_finite_measurement_is_an_error_row_with_the_reason(tmp_path, registry, monkeypatch):
+    """NaN reaches no comparison: the row is `error`, its note says which number, the summary job fails."""
+    entry = claims.claim("SDP-E6-reading-release-sd", registry)
+    monkeypatch.setattr(claims, "resolve_measure",
+                        lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(float("nan"), "nan"))
+    rows = claims.evaluate([entry], Run(tmp_path))
+    assert rows.loc[0, "status"] == "error" and "value = nan" in rows.loc[0, "note"]
+    with pytest.raises(claims.ClaimErrors, match="SDP-E6-reading-release-sd"):
+        claims.check_errors(rows)
+
+
+def test_an_equal_row_whose_paper_value_does_not_fit_the_measured_value_is_an_error(tmp_path, registry, monkeypatch):
+    entry = claims.claim("SWAP-E8-swapping-range", registry)  # paper: a list of two numbers
+    assert isinstance(entry["paper_value"], list)
+    monkeypatch.setattr(claims, "resolve_measure",
+                        lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(paper[0], "one"))
+    row = claims.evaluate([entry], Run(tmp_path)).loc[0]
+    assert row["status"] == "error" and "does not fit the measure" in row["note"]

@@ -1,5 +1,6 @@
 """Hostile registry entries (config/claims.yaml): every field typed and checked, unknown keys
-refused, criteria that would pass any value refused, and claims of experiments not run listed."""
+refused, criteria that would pass any value at the scale of the row's paper value refused, paper values
+whose type does not fit the measure refused, and claims of experiments not run listed."""
 
 from __future__ import annotations
 
@@ -46,6 +47,26 @@ BAD = [
      "would exclude nothing"),
     ("CDP-E5-acceptance", {"criterion": {"kind": "within_se", "k": 1e300}}, "no Monte Carlo difference"),
     ("CDP-E5-acceptance", {"criterion": {"kind": "within_se", "k": 3, "rounding": 1e300}}, "would pass anything"),
+    # finite numbers that pass anything at the scale of the row's paper value (issue 58): the ±1e15 cap let these
+    # through, and `max: 1e14` turned the row's `differs` into `match`
+    ("SDP-E6-reading-release-sd", {"criterion": {"kind": "interval", "max": 1e14}}, "would exclude nothing"),
+    ("SWAP-E8-ma1940-table", {"criterion": {"kind": "interval", "max": 1e14}}, "would exclude nothing"),
+    ("TDA-E8-cells", {"criterion": {"kind": "interval", "min": 1, "max": 1e12}}, "would exclude nothing"),
+    ("TDA-E8-less-privacy-probability", {"criterion": {"kind": "interval", "max": 1e-4}}, "would exclude nothing"),
+    ("SWAP-E8-tda-epsilon", {"criterion": {"kind": "equal", "tol": 30}}, "would pass anything"),
+    ("TDA-E8-failure-probability", {"criterion": {"kind": "equal", "tol": 1e-6}}, "would pass anything"),
+    ("CDP-E7-trivial-invariants", {"criterion": {"kind": "equal", "tol": 0.6}}, "would pass anything"),
+    ("CDP-E5-acceptance", {"criterion": {"kind": "within_se", "k": 3, "rounding": 0.01}}, "would pass anything"),
+    ("ISDP-E1-unbiased", {"criterion": {"kind": "zscores", "alpha": 1e-30}}, "no Monte Carlo difference"),
+    # a paper value whose type does not fit the measure
+    ("ISDP-E1-l1-lag-stability", {"paper_value": [1, 2]}, "ignores its paper value"),
+    ("CDP-E5-acceptance", {"paper_value": [0.01, 0.02]}, "does not fit a within_se criterion"),
+    ("CDP-E5-acceptance", {"paper_value": "about 1.7 %"}, "does not fit a within_se criterion"),
+    ("CDP-E5-acceptance", {"paper_value": True}, "does not fit a within_se criterion"),
+    ("SWAP-E8-ma1940-table", {"paper_value": None}, "paper_value is empty"),
+    ("SWAP-E8-ma1940-table", {"paper_value": "  "}, "paper_value is empty"),
+    ("SDP-E6-reading-release-sd", {"paper_value": {}}, "paper_value is empty"),
+    ("SDP-E6-reading-release-sd", {"paper_value": {"median": []}}, "paper_value.median is empty"),
     ("SWAP-E8-ma1940-table", {"paper_value": float("nan")}, "paper_value = nan"),
     ("SWAP-E8-ma1940-table", {"paper_value": [1.0, float("inf")]}, "paper_value[1] = inf"),
     ("SWAP-E8-ma1940-table", {"surprise": True}, "surprise"),
@@ -62,6 +83,24 @@ def test_a_malformed_entry_is_refused_naming_the_problem(tmp_path, registry, cla
     entry = {**_entry(registry, claim_id), **change}
     with pytest.raises(ValueError, match=re.escape(message)):
         _load(tmp_path, [entry])
+
+
+@pytest.mark.parametrize("claim_id, change, message", [b for b in BAD if "pass anything" in b[2]
+                                                      or "exclude nothing" in b[2] or "paper_value" in b[2]])
+def test_a_refusal_names_the_registry_file_and_the_row(tmp_path, registry, claim_id, change, message):
+    entry = {**_entry(registry, claim_id), **change}
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'claims.yaml'}: claim {claim_id!r}: ")):
+        _load(tmp_path, [entry])
+
+
+def test_the_loosest_accepted_tolerance_is_half_a_printed_digit(tmp_path, registry):
+    """TDA-E8-failure-probability: 10⁻⁶ printed with one significant digit, tol 5e-7: at the limit, accepted; any
+    looser is refused."""
+    entry = _entry(registry, "TDA-E8-failure-probability")
+    assert entry["criterion"]["tol"] == criteria.RELATIVE_TOLERANCE * abs(entry["paper_value"])
+    _load(tmp_path, [entry])
+    with pytest.raises(ValueError, match="would pass anything"):
+        _load(tmp_path, [{**entry, "criterion": {"kind": "equal", "tol": 5.01e-7}}])
 
 
 def test_within_se_and_pvalues_parameters_must_be_finite_and_positive(tmp_path, registry):
@@ -84,6 +123,9 @@ def test_the_shipped_registry_passes_the_new_checks(registry):
     assert len(registry) > 50
     for c in registry:
         criteria.check_criterion(c["criterion"])
+        measure = claims.resolve_measure(c["measure"], c["id"])
+        criteria.check_criterion(c["criterion"], c["paper_value"], getattr(measure, "natural_scale", None))
+        claims.check_paper_value(c, measure)
 
 
 # --------------------------------------------------------------------------- not-run

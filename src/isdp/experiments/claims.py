@@ -18,9 +18,13 @@ experiment's summary step fails on an ``error`` unless the config's ``claims.on_
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
-from collections.abc import Mapping
+import textwrap
+import types
+import typing
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +38,7 @@ from isdp.experiments.criteria import (
     evidence_problem,
     fit_rule,
     judge,
+    verdict,
 )
 from isdp.experiments.evidence import EvidenceError, Measurement, Run
 from isdp.files import write_table
@@ -57,9 +62,11 @@ def schema() -> dict:
 def load_registry(path) -> list[dict]:
     """The claims of ``path`` (the workflow's ``config/claims.yaml``), validated.
 
-    Checks the schema, that ids are unique, that every measure exists and that a ``same_fact_as``
-    names another row that is itself counted (one level); raises ``ValueError`` naming the
-    offending claim otherwise.
+    Checks the schema, that ids are unique, that every measure exists and takes the claim's ``args``,
+    that every number is finite, that the criterion cannot pass anything at the scale of the row's paper
+    value (:func:`isdp.experiments.criteria.check_criterion`), that the paper value's type fits the
+    measure (:func:`check_paper_value`) and that a ``same_fact_as`` names another row that is itself
+    counted (one level); raises ``ValueError`` naming the offending claim otherwise.
     """
     import jsonschema
 
@@ -76,13 +83,15 @@ def load_registry(path) -> list[dict]:
         if c["id"] in seen:
             raise ValueError(f"{path}: duplicate claim id {c['id']!r}")
         seen.add(c["id"])
+        measure = resolve_measure(c["measure"], claim_id=c["id"])
         try:
-            check_criterion(c["criterion"])
             _check_finite(c["paper_value"], "paper_value")
             _check_finite(c.get("args", {}), "args")
+            check_paper_value(c, measure)
+            check_criterion(c["criterion"], c["paper_value"], getattr(measure, "natural_scale", None))
         except ValueError as err:
             raise ValueError(f"{path}: claim {c['id']!r}: {err}") from None
-        _check_args(resolve_measure(c["measure"], claim_id=c["id"]), c)
+        _check_args(measure, c)
     by_id = {c["id"]: c for c in claims}
     for c in claims:
         ref = c.get("same_fact_as")
@@ -101,6 +110,108 @@ def _check_args(measure, c: Mapping) -> None:
     except TypeError as err:
         raise ValueError(f"claim {c['id']!r}: args {sorted(c.get('args', {}))} do not fit measure "
                          f"{c['measure']}: {err}") from None
+
+
+#: the kinds whose criterion judges the measure's own statistic, not the paper value: the paper value is the
+#: measure's input (when it reads it) or only shown beside the verdict
+STATISTIC_KINDS = ("interval", "calibrated", "zscores", "pvalues", "ordering")
+
+
+def _empty_part(value, where: str = "paper_value") -> str | None:
+    """Where ``value`` holds nothing: None, a blank string, an empty list or mapping."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return where
+    if isinstance(value, Mapping):
+        return where if not value else next(filter(None, (_empty_part(v, f"{where}.{k}") for k, v in value.items())),
+                                            None)
+    if isinstance(value, list):
+        return where if not value else next(filter(None, (_empty_part(v, f"{where}[{i}]")
+                                                          for i, v in enumerate(value))), None)
+    return None
+
+
+def _paper_parameter(measure) -> inspect.Parameter | None:
+    """The parameter through which ``measure`` receives the paper value (its second), or None."""
+    try:
+        params = list(inspect.signature(inspect.unwrap(measure)).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    return params[1] if len(params) > 1 and params[1].kind in (params[1].POSITIONAL_ONLY,
+                                                                 params[1].POSITIONAL_OR_KEYWORD) else None
+
+
+def reads_paper_value(measure) -> bool:
+    """Whether ``measure``'s body uses its paper-value parameter (read from its source; True when the source
+    cannot be read, so an unreadable measure is never refused on this ground)."""
+    param = _paper_parameter(measure)
+    if param is None:
+        return True
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(measure))))
+    except (OSError, TypeError, SyntaxError):
+        return True
+    func = tree.body[0]
+    if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+        return True
+    return any(isinstance(node, ast.Name) and node.id == param.name for stmt in func.body for node in ast.walk(stmt))
+
+
+def _fits(value, hint) -> bool | None:
+    """Whether ``value`` is of the type ``hint`` (None when the hint is too rich to tell)."""
+    if hint is typing.Any or hint is inspect.Parameter.empty:
+        return True
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        results = [_fits(value, h) for h in typing.get_args(hint)]
+        return True if any(results) else (None if None in results else False)
+    base = origin or hint
+    if base is type(None):
+        return value is None
+    if base is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if base is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if base in (bool, str):
+        return isinstance(value, base)
+    if base in (list, Sequence):
+        return isinstance(value, list)
+    if base in (dict, Mapping):
+        return isinstance(value, dict)
+    return None
+
+
+def check_paper_value(c: Mapping, measure) -> None:
+    """Refuse a paper value whose type does not fit the claim's measure and criterion.
+
+    Nothing in it may be empty (None, a blank string, an empty list or mapping). When the measure annotates its
+    paper-value parameter (``paper: str``, ``paper: dict``, ``paper: float | str``), the value must be of that
+    type. A ``within_se`` criterion subtracts the paper value from the measured number: it must be one number. A
+    criterion that judges the measure's own statistic (:data:`STATISTIC_KINDS`) never compares the paper value:
+    unless the measure reads it, it is only shown beside the verdict, and a list or mapping there (``[1, 2]`` on a
+    row whose measure takes a gap from a printed table) would stand beside a verdict that ignores it, so it must
+    be one number, a boolean or the paper's words. ``equal`` compares the paper value with the measured one as
+    they are: a type that does not fit is an ``error`` when the row is judged.
+    """
+    value, kind = c["paper_value"], c["criterion"]["kind"]
+    empty = _empty_part(value)
+    if empty is not None:
+        raise ValueError(f"{empty} is empty: give the paper's number or its words")
+    param = _paper_parameter(measure)
+    if param is not None and param.annotation is not inspect.Parameter.empty:
+        try:
+            hint = typing.get_type_hints(inspect.unwrap(measure)).get(param.name, param.annotation)
+        except Exception:  # noqa: BLE001 - an annotation that does not evaluate says nothing checkable
+            hint = None
+        if hint is not None and _fits(value, hint) is False:
+            raise ValueError(f"paper_value {value!r} does not fit measure {c['measure']}, which takes "
+                             f"{param.name}: {getattr(hint, '__name__', hint)}")
+    if kind == "within_se" and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise ValueError(f"paper_value {value!r} does not fit a within_se criterion, which compares the measured "
+                         "number with it: it must be one number")
+    if kind in STATISTIC_KINDS and isinstance(value, list | dict) and not reads_paper_value(measure):
+        raise ValueError(f"paper_value {value!r} is a {type(value).__name__}, but measure {c['measure']} ignores its "
+                         f"paper value and the {kind} criterion judges the measure's own statistic: shown beside a "
+                         "verdict that ignores it, the paper value must be one number, a boolean or the paper's words")
 
 
 def claim(claim_id: str, registry) -> dict:
@@ -187,8 +298,8 @@ def evaluate_claim(c: Mapping, run: Run) -> dict:
     m, problem = None, None
     try:
         m = resolve_measure(c["measure"], c["id"])(run, c["paper_value"], **c.get("args", {}))
-        problem = evidence_problem(c["criterion"], m)
-        status = "error" if problem else fit_rule(judge(c["criterion"], c["paper_value"], m), c["reading"])
+        status, problem = verdict(c["criterion"], c["paper_value"], m)
+        status = fit_rule(status, c["reading"])
     except Exception as err:  # noqa: BLE001 - any failure of a measure is this claim's error, reported
         read = f" (it read {', '.join(run.reads)})" if run.reads else ""
         problem, status = f"measure {c['measure']} failed{read}: {type(err).__name__}: {err}", "error"
@@ -309,6 +420,7 @@ def load_summary(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False).set_index("id", drop=False)
 
 
-__all__ = ["COLUMNS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement", "Run", "check_errors",
-           "claim", "claim_markdown", "combine", "evaluate", "evaluate_claim", "fmt_se", "load_registry",
-           "load_summary", "not_run_rows", "paper_value", "resolve_measure"]
+__all__ = ["COLUMNS", "STATISTIC_KINDS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement", "Run",
+           "check_errors", "check_paper_value", "claim", "claim_markdown", "combine", "evaluate", "evaluate_claim",
+           "evidence_problem", "fmt_se", "judge", "load_registry", "load_summary", "not_run_rows", "paper_value",
+           "reads_paper_value", "resolve_measure", "verdict"]

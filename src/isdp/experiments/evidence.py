@@ -33,7 +33,9 @@ class Measurement:
 
 
 class EvidenceError(ValueError):
-    """A results file a claim (or a step) reads is missing, empty, header-only or unreadable."""
+    """A results file a claim (or a step) reads is missing, empty, header-only or unreadable; the message names it.
+
+    A damaged draws file raises :class:`isdp.draws_io.DrawsError` (also a ``ValueError`` naming the file)."""
 
 
 class Run:
@@ -67,8 +69,9 @@ class Run:
         return self.repo / rel
 
     def json(self, rel):
-        """``results/<rel>`` parsed as JSON."""
-        return json.loads(self.path(rel).read_text())
+        """``results/<rel>`` parsed as JSON, refused with :class:`EvidenceError` naming it when missing or
+        unreadable (:func:`read_results_json`)."""
+        return read_results_json(self.path(rel))
 
 
 def read_results_csv(path, **read_csv_kwargs) -> pd.DataFrame:
@@ -81,9 +84,29 @@ def read_results_csv(path, **read_csv_kwargs) -> pd.DataFrame:
         raise EvidenceError(f"{path}: missing (run the workflow step that writes it)") from None
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
         raise EvidenceError(f"{path}: damaged ({err}); delete it so the workflow rebuilds it") from None
+    except OSError as err:  # a directory in its place, no permission, an I/O error
+        raise EvidenceError(f"{path}: unreadable ({type(err).__name__}: {err.strerror or err})") from None
     if df.empty:
         raise EvidenceError(f"{path}: no data rows (header only); delete it so the workflow rebuilds it")
     return df
 
 
-__all__ = ["EvidenceError", "Measurement", "Run", "read_results_csv"]
+def read_results_json(path):
+    """A results JSON file, parsed; refused with :class:`EvidenceError` naming it when missing, unreadable or not
+    JSON (``NaN`` and ``Infinity``, which the workflow writes for quantities a one-county state lacks, are read as
+    floats: the criteria refuse them where a claim would use them)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise EvidenceError(f"{path}: missing (run the workflow step that writes it)") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise EvidenceError(f"{path}: unreadable ({type(err).__name__}: {err}); delete it so the workflow rebuilds "
+                            "it") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise EvidenceError(f"{path}: damaged, not JSON ({err}); delete it so the workflow rebuilds it") from None
+
+
+__all__ = ["EvidenceError", "Measurement", "Run", "read_results_csv", "read_results_json"]

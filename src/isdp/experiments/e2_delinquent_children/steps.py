@@ -3,7 +3,7 @@ call (``e2_problem`` → :func:`problem`, ``e2_noise_tables`` → :func:`noise_t
 :func:`validation`). The pilot, coupling, TV bounds, draws, unbiasedness and box plots are the shared
 steps of :mod:`isdp.experiments.lattice_study.steps`."""
 
-from isdp import load_draws
+from isdp import generalized_laplace, load_draws
 from isdp.experiments.e2_delinquent_children.tables import confidential_markdown, noise_table
 from isdp.experiments.e2_delinquent_children.validation import mcmc_vs_exact
 from isdp.experiments.jobs import Job
@@ -41,7 +41,8 @@ def noise_tables(job: Job) -> None:
     prob = Problem.from_json(job.input.problem)
     for norm, path, csv, md in zip(job.params.norms, job.input.draws, job.outputs("csv"), job.outputs("md"),
                                    strict=True):
-        draw = load_draws(path)[0, 0]  # the first retained draw of chain 0: after burn-in, fixed by the base seed
+        # the first retained draw of chain 0: after burn-in, fixed by the base seed (integer, on Λ(A), of the target)
+        draw = load_draws(path, A=prob.A, target=generalized_laplace(job.config["e2"]["eps"], norm).label)[0, 0]
         table, markdown = noise_table(draw, prob, norm)
         write_table(table, csv, index=True)
         write_text(markdown, md)

@@ -398,7 +398,7 @@ def state_tables(counties: pd.DataFrame, states, draws_paths, diagnostics_paths,
     noise means, :func:`isdp.experiments.unbiasedness.unbiasedness_table`, with the retained-draw ESS)."""
     import json
 
-    from isdp import load_draws
+    from isdp import load_draws, sum_constraint
 
     conv, nonneg, unb = [], [], []
     for state, draws_path, diag_path, run_path in zip(states, draws_paths, diagnostics_paths, run_paths,
@@ -408,7 +408,7 @@ def state_tables(counties: pd.DataFrame, states, draws_paths, diagnostics_paths,
             summary = StateSummary(**json.loads(fh.read()))
         diag = pd.read_csv(diag_path)
         conv.append(summary.convergence_row())
-        draws = load_draws(draws_path)
+        draws = load_draws(draws_path, A=sum_constraint(len(group)))  # integer noise keeping the state total
         nonneg.append({"state": state, **nonnegativity(group["sf1_pop"].to_numpy(), draws, band=band),
                        "vintage": group["vintage"].iloc[0]})
         t = unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(group["gisjoin"]))

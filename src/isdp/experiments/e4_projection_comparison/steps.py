@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from isdp import load_draws
+from isdp import load_draws, sum_constraint
 from isdp.experiments.e4_projection_comparison import comparison as cmp
 from isdp.experiments.jobs import Job
 from isdp.experiments.nhgis.counties import STATE_NAMES, load_counties, state_counties
@@ -45,7 +45,7 @@ def state(job: Job, st: str, counties: pd.DataFrame, draws, output: dict) -> Non
     ``spread``, ``county_spread``, ``run`` (JSON, with the solver times).
     """
     group = state_counties(counties, st, job.input.counties)  # E3's column order
-    gl = load_draws(draws)
+    gl = load_draws(draws, A=sum_constraint(len(group)))  # integer noise keeping the state total
     n_releases = int(job.params.n_releases)
     seed = job.seed(st)
     rel = cmp.releases_for_state(st, group["sf1_pop"].to_numpy(), group["dp_pop"].to_numpy(), gl, eps=job.params.eps,

@@ -192,6 +192,12 @@ def draws(job: Job) -> None:
     write_table(table, job.output.ess)
 
 
+def _target_draws(job: Job, problem: Problem, norm: str, path):
+    """The ``norm`` target's stored draws, refused naming the file unless integer, on Λ(A) and of the target this
+    experiment configures (:func:`isdp.load_draws`)."""
+    return load_draws(path, A=problem.A, target=generalized_laplace(job.config[job.wildcards.exp]["eps"], norm).label)
+
+
 def unbiasedness(job: Job) -> None:
     """Mean noise per cell and target with its Monte Carlo standard error (the unbiasedness table).
 
@@ -202,7 +208,7 @@ def unbiasedness(job: Job) -> None:
     tables = []
     for norm, path, ess_path in zip(job.params.norms, job.input.draws, job.input.ess, strict=True):
         ess = pd.read_csv(ess_path)["ess_bulk"].to_numpy()
-        table = unbiasedness_table(load_draws(path), ess, problem.cell_labels)
+        table = unbiasedness_table(_target_draws(job, problem, norm, path), ess, problem.cell_labels)
         table.insert(0, "target", norm)
         tables.append(table)
     write_table(pd.concat(tables), job.output.unbiasedness)
@@ -219,7 +225,8 @@ def boxplots(job: Job) -> None:
     from isdp.experiments.plot_style import save_figure
 
     problem = Problem.from_json(job.input.problem)
-    by_norm = {norm: load_draws(path) for norm, path in zip(job.params.norms, job.input.draws, strict=True)}
+    by_norm = {norm: _target_draws(job, problem, norm, path)
+               for norm, path in zip(job.params.norms, job.input.draws, strict=True)}
     n = sum(d.shape[0] * d.shape[1] for d in by_norm.values()) // len(by_norm)
     fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(problem.cell_labels)), 4.5))
     plot_noise_boxplots(by_norm, problem.cell_labels, ax)
