@@ -229,6 +229,7 @@ def test_county_histograms_are_sparse_and_the_nations_is_not(checkout_run):
 @pytest.mark.parametrize("censored", [0, 3])
 def test_a_censored_pair_fails_the_e3_coupling_row(tmp_path, censored):
     run = _run(tmp_path, {"e3": CONFIG["e3"]})
+    run.path("e3/selection.json").write_text(json.dumps({"selected_states": ["IL", "VT"]}))
     pd.DataFrame({"state": ["IL", "VT"], "censored": [0, censored], "pairs": 1000, "basis": "pair heat-bath",
                   "tau_minus_lag_max": 400}).to_csv(run.path("tables/e3_certificates.csv"), index=False)
     expected = "match" if censored == 0 else "differs"

@@ -8,18 +8,42 @@ from scipy import stats
 
 from isdp.draws_io import load_draws
 from isdp.exact_laws import sum_constraint_l1_marginal
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run, fmt_se
 from isdp.experiments.measure_helpers import max_abs_z, max_r_hat_of, vintage_note
 from isdp.experiments.unbiasedness import unbiasedness_table
 
 
 def _states(run: Run) -> list[str]:
-    return run.json("e3/selection.json")["selected_states"]
+    """The states the run selected (``e3/selection.json``): a non-empty list of distinct abbreviations."""
+    sel = ec.json_values(run, "e3/selection.json", required=["selected_states"])
+    return ec.check_labels(sel["selected_states"], str(run.path("e3/selection.json")), "selected_states")
+
+
+def _audit(run: Run):
+    """``e3_das_audit``: one regression per state, a finite slope with a positive standard error, a p-value in [0, 1]
+    and at least 3 counties (one residual degree of freedom)."""
+    reg = ec.table(run, "e3_das_audit", dtype={"state_fips": str}, key="state_abbr", finite=["slope"],
+                   positive=["stderr"], probability=["p_value"], count=["n_counties"])
+    ec.check_values(reg["n_counties"], str(run.path("tables/e3_das_audit.csv")), "column 'n_counties'", "count", lo=3)
+    return reg
+
+
+#: the county file's columns the measures read: counts of people (SF1 never negative; the DAS's may be)
+_COUNTY_CHECKS = {"key": "gisjoin", "filled": ["state_abbr", "name"], "count": ["sf1_pop"], "integer": ["dp_pop"],
+                  "columns": ["vintage"]}
+
+
+def _counties(run: Run, **checks):
+    """The county file this run used (``results/data/counties.csv``): each county once, SF1 counts non-negative
+    integers, DAS counts integers (``checks``: only those of :func:`~isdp.experiments.evidence_checks.check_frame`
+    given, for a measure that reads less)."""
+    return ec.table_at(run, "data/counties.csv", dtype={"state_fips": str}, **(checks or _COUNTY_CHECKS))
 
 
 def audit_count(run: Run, paper, *, count: str) -> Measurement:
     """One count of the DAS-bias audit: regressions, negative slopes, or significant negative slopes."""
-    reg = run.table("e3_das_audit", dtype={"state_fips": str})
+    reg = _audit(run)
     alpha = float(run.config["e3"]["audit"]["alpha"])
     neg = reg["slope"] < 0
     sig = reg["p_value"] < alpha
@@ -33,7 +57,7 @@ def audit_count(run: Run, paper, *, count: str) -> Measurement:
 
 def positive_slope_share(run: Run, paper) -> Measurement:
     """Share of the audit's state regressions of (DAS − SF1) on log population whose slope is positive."""
-    reg = run.table("e3_das_audit", dtype={"state_fips": str})
+    reg = _audit(run)
     pos = int((reg["slope"] > 0).sum())
     return Measurement(pos / len(reg), f"{pos} of {len(reg)} slopes positive ({pos / len(reg):.2f})",
                        note=vintage_note(run))
@@ -41,7 +65,7 @@ def positive_slope_share(run: Run, paper) -> Measurement:
 
 def sign_test(run: Run, paper) -> Measurement:
     """One-sided sign-test p-value of 'more negative than positive slopes' (no trend: Bin(n, 1/2))."""
-    reg = run.table("e3_das_audit", dtype={"state_fips": str})
+    reg = _audit(run)
     n, neg = len(reg), int((reg["slope"] < 0).sum())
     p = float(stats.binomtest(neg, n, 0.5, alternative="greater").pvalue)
     return Measurement(p, f"{neg} of {n} slopes negative; sign-test p = {p:.2g}", note=vintage_note(run))
@@ -52,14 +76,18 @@ def unbiased_z(run: Run, paper) -> Measurement:
     z = []
     for state in _states(run):
         draws = load_draws(run.path(f"e3/draws_{state}.nc"))
-        diag = run.table_at(f"e3/diagnostics_{state}.csv")
+        diag = ec.table_at(run, f"e3/diagnostics_{state}.csv", key="gisjoin", positive=["ess_bulk_retained"],
+                           allow_missing=["ess_bulk_retained"], rows=draws.shape[-1])
         z.append(unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(diag["gisjoin"]))["z"])
     return max_abs_z(np.concatenate(z), f"counties of {len(z)} states")
 
 
 def negative_counts(run: Run, paper) -> Measurement:
     """Number of negative noisy county counts over all retained releases."""
-    nn = run.table("e3_nonnegativity")
+    nn = ec.table(run, "e3_nonnegativity", key="state", keys=_states(run), count=["n_negative", "n_noisy_counts"],
+                  integer=["min_noisy_count"])
+    if (nn["n_negative"] > nn["n_noisy_counts"]).any():
+        raise ec.EvidenceError(f"{run.path('tables/e3_nonnegativity.csv')}: more negative counts than noisy counts")
     neg = int(nn["n_negative"].sum())
     return Measurement(neg, f"{neg} negative of {int(nn['n_noisy_counts'].sum()):,} noisy counts (smallest "
                             f"{int(nn['min_noisy_count'].min())})")
@@ -103,7 +131,7 @@ def design_kept(run: Run, paper) -> Measurement:
     value is the number of departures: a state, chain, draw or county missing, or a count other than configured."""
     cfg = run.config["e3"]
     selected = list(_states(run))
-    counties = run.table_at("data/counties.csv", dtype={"state_fips": str})["state_abbr"].value_counts()
+    counties = _counties(run, filled=["state_abbr"])["state_abbr"].value_counts()  # one row per county
     override, departures = cfg["selection"]["override"], []
     if override:
         expected = list(counties.index) if override == "all" else [s.upper() for s in override]
@@ -130,7 +158,11 @@ def design_kept(run: Run, paper) -> Measurement:
 
 def max_r_hat(run: Run, paper) -> Measurement:
     """Largest rank-normalised split R-hat over the counties of every selected state."""
-    conv = run.table("e3_convergence")
+    conv = ec.table(run, "e3_convergence", key="state", keys=_states(run), count=["n_counties", "n_chains"])
+    noisy = conv[conv["n_counties"] >= 2]  # a one-county state has no noise, no R-hat
+    if noisy.empty:
+        raise ec.EvidenceError(f"{run.path('tables/e3_convergence.csv')}: no state with more than one county")
+    ec.check_frame(noisy, str(run.path("tables/e3_convergence.csv")), positive=["max_r_hat", "min_ess_bulk"])
     r, text = max_r_hat_of(conv, f"{int(conv['n_counties'].sum())} counties "
                                  f"({int(conv['n_chains'].iloc[0])} over-dispersed chains per state)")
     return Measurement(r, text)
@@ -138,7 +170,10 @@ def max_r_hat(run: Run, paper) -> Measurement:
 
 def exact_p(run: Run, paper) -> Measurement:
     """Chi-square p-values of MCMC against the exact sampler (3 statistics per state)."""
-    ex = run.table("e3_mcmc_vs_exact")
+    ex = ec.table(run, "e3_mcmc_vs_exact", key=["state", "statistic"], probability=["p_chi2"])
+    unknown = sorted(set(ex["state"]) - set(_states(run)))
+    if unknown:
+        raise ec.EvidenceError(f"{run.path('tables/e3_mcmc_vs_exact.csv')}: states {unknown} were not selected")
     return Measurement(ex["p_chi2"].to_numpy(), f"{len(ex)} chi-square tests ({ex['state'].nunique()} states × "
                                                 f"{ex['statistic'].nunique()} statistics): min p "
                                                 f"{ex['p_chi2'].min():.3g}")
@@ -146,7 +181,7 @@ def exact_p(run: Run, paper) -> Measurement:
 
 def smallest_county(run: Run, paper) -> Measurement:
     """The least populous county of the country (SF1) and its population."""
-    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    c = _counties(run)
     row = c.loc[c["sf1_pop"].idxmin()]
     value = {"county": f"{row['name']}, {row['state_abbr']}", "population": int(row["sf1_pop"])}
     return Measurement(value, f"{value['county']}: {value['population']} (of {len(c):,} counties)")
@@ -155,7 +190,7 @@ def smallest_county(run: Run, paper) -> Measurement:
 def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
     """Share of the states and DC (Puerto Rico, in the county file, is not a state) whose least populous county
     has at least 1,000 people (SF1); the share with 1,000–9,999 (a stricter 'in the thousands') beside it."""
-    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    c = _counties(run)
     smallest = c[c["state_abbr"] != "PR"].groupby("state_abbr")["sf1_pop"].min()
     share = float((smallest >= 1000).mean())
     strict = float(((smallest >= 1000) & (smallest < 10000)).mean())
@@ -166,7 +201,7 @@ def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
 
 def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
     """One-sided p-value that the DAS error decreases with log county population in ``state``."""
-    reg = run.table("e3_das_audit", dtype={"state_fips": str}).set_index("state_abbr")
+    reg = _audit(run).set_index("state_abbr")
     r = reg.loc[state]
     t = r["slope"] / r["stderr"]
     p = float(stats.t.cdf(t, df=int(r["n_counties"]) - 2))
@@ -176,13 +211,14 @@ def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
 
 def audit_excluded(run: Run, paper) -> Measurement:
     """The state-level areas of the county file that the DAS audit fitted no regression to, sorted."""
-    counts = run.table_at("data/counties.csv", dtype={"state_fips": str}).groupby("state_abbr").size()
-    reg = run.table("e3_das_audit", dtype={"state_fips": str})
+    counts = _counties(run).groupby("state_abbr").size()
+    reg = _audit(run)
     left_out = sorted(set(counts.index) - set(reg["state_abbr"]))
     return Measurement(left_out, f"{len(reg)} of {len(counts)} state-level areas regressed; left out (counties): "
                                  + ", ".join(f"{s} {counts[s]}" for s in left_out))
 
 
+@ec.reads_committed
 def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: str = "state") -> Measurement:
     """Number of state-level areas whose DAS county counts do not sum to the SF1 state total (``level`` "nation":
     |Σ DAS − Σ SF1| over the 50 states and DC, the talk's national histogram), read from the county file this run
@@ -192,7 +228,7 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
     beside it."""
     from isdp.experiments.nhgis.counties import state_totals_off
 
-    c = pd.read_csv(run.data(file) if file else run.path("data/counties.csv"), dtype={"state_fips": str})
+    c = (ec.committed_csv(run, file, dtype={"state_fips": str}, **_COUNTY_CHECKS) if file else _counties(run))
     off = state_totals_off(c)
     listed = "".join(f"; {s} DAS − SF1 = {d:+d}" for s, d in off.items())
     nation = c[c["state_abbr"] != "PR"]
@@ -223,7 +259,7 @@ def truncation_bias_se(run: Run, paper) -> Measurement:
     SEs of a county's mean over E3's ``mcmc.n_draws`` releases (SD/√n_draws). The bias falls with the count, so
     a state's largest is at its smallest county."""
     eps, n_draws = float(run.config["e3"]["eps"]), int(run.config["e3"]["mcmc"]["n_draws"])
-    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    c = _counties(run)
     rows = []
     for state in _states(run):
         counts = c.loc[c["state_abbr"] == state, "sf1_pop"]
@@ -245,7 +281,15 @@ def truncation_bias_se(run: Run, paper) -> Measurement:
 
 def coupling_censored(run: Run, paper) -> Measurement:
     """Coupled pairs of the selected states' certificates that had not met by ``max_iter`` (censored)."""
-    cert = run.table("e3_certificates")
+    cert = ec.table(run, "e3_certificates", key="state", keys=_states(run), filled=["basis"],
+                    count=["censored", "pairs"])
+    where = str(run.path("tables/e3_certificates.csv"))
+    if (cert["censored"] > cert["pairs"]).any():
+        raise ec.EvidenceError(f"{where}: more censored pairs than pairs")
+    coupled = cert[cert["pairs"] > 0]  # a one-county state has nothing to certify: no pairs, no meeting times
+    if coupled.empty:
+        raise ec.EvidenceError(f"{where}: no state with coupled pairs")
+    ec.check_frame(coupled, where, count=["tau_minus_lag_max"])
     censored, latest = int(cert["censored"].sum()), int(cert["tau_minus_lag_max"].max())
     return Measurement(censored, f"{censored} censored of {int(cert['pairs'].sum()):,} pairs ({len(cert)} states, "
                                  f"{cert['basis'].iloc[0]} coupling; latest meeting {latest} sweeps, max_iter "
@@ -256,7 +300,7 @@ def _state_sizes(run: Run):
     """Counties per state (and Puerto Rico) of the committed county file, the areas with at least 2, fewest first."""
     from isdp.experiments.nhgis.counties import load_counties
 
-    sizes = load_counties(run.data(run.config["data"]["embedded"])).groupby("state_abbr").size()
+    sizes = load_counties(ec.committed(run, run.config["data"]["embedded"])).groupby("state_abbr").size()
     return sizes[sizes >= 2].sort_values()
 
 
@@ -268,6 +312,7 @@ def _dg_total_kept(n: int, eps: float) -> float:
     return sum_constraint_acceptance(n, eps) * (1 - a) / (1 + a)
 
 
+@ec.reads_committed
 def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None) -> Measurement:
     """ISDP §3.3: discrete Gaussian mechanisms "do not satisfy (non-trivial) invariants constraints". For every
     state (and Puerto Rico) of the committed county file with at least 2 counties, the exact probability that i.i.d.
@@ -295,6 +340,7 @@ def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None)
                        n=len(sizes))
 
 
+@ec.reads_committed
 def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> Measurement:
     """Counties whose DAS count of ``units`` differs from SF1 in the committed housing extract
     (:data:`isdp.experiments.nhgis.housing.HOUSING_EXTRACT`): ``housing`` = total housing units (IFE001), ``occupied`` =
@@ -302,7 +348,7 @@ def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> 
     shown beside it."""
     from isdp.experiments.nhgis.housing import HOUSING_EXTRACT, load_housing
 
-    h = load_housing(run.data(HOUSING_EXTRACT))
+    h = load_housing(ec.committed(run, HOUSING_EXTRACT))
     changed = {u: h[f"dp_{u}_units"] != h[f"sf1_{u}_units"] for u in ("housing", "occupied")}
     other = "occupied" if units == "housing" else "housing"
     diff = (h[f"dp_{units}_units"] - h[f"sf1_{units}_units"]).abs()
@@ -314,6 +360,7 @@ def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> 
                        n=len(h))
 
 
+@ec.reads_committed
 def das_group_quarters_presence_changed(run: Run, paper) -> Measurement:
     """County × group-quarters-type cells of the committed group-quarters extract
     (:data:`isdp.experiments.nhgis.group_quarters.GROUP_QUARTERS_EXTRACT`, the seven P42 types) where the DAS and SF1
@@ -322,7 +369,7 @@ def das_group_quarters_presence_changed(run: Run, paper) -> Measurement:
     every county; the cells whose population itself is unchanged are shown beside it."""
     from isdp.experiments.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
 
-    gq = load_group_quarters(run.data(GROUP_QUARTERS_EXTRACT))
+    gq = load_group_quarters(ec.committed(run, GROUP_QUARTERS_EXTRACT))
     sf1 = gq[[f"sf1_gq_{t}" for t in GROUP_QUARTERS_TYPES]].to_numpy()
     das = gq[[f"dp_gq_{t}" for t in GROUP_QUARTERS_TYPES]].to_numpy()
     changed = int(((sf1 > 0) != (das > 0)).sum())
@@ -346,14 +393,16 @@ def relational_breaks(pop, gq, housing, occupied) -> dict[str, np.ndarray]:
     return {"occupied > housing units": occupied > housing, "household population < households": pop - gq < occupied}
 
 
+@ec.reads_committed
 def das_logical_relationships(run: Run, paper) -> Measurement:
     """The counties where the DAS output (the committed population, housing and group-quarters extracts: one DAS
     run) breaks a relation of :func:`relational_breaks`, beside the tightest slack of each in the DAS output."""
+    from isdp.experiments.nhgis.counties import load_counties
     from isdp.experiments.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
     from isdp.experiments.nhgis.housing import HOUSING_EXTRACT, load_housing
 
-    c = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str}).set_index("gisjoin")
-    h, g = (load(run.data(path)).set_index("gisjoin").loc[c.index]
+    c = load_counties(ec.committed(run, run.config["data"]["embedded"])).set_index("gisjoin")
+    h, g = (load(ec.committed(run, path)).set_index("gisjoin").loc[c.index]
             for load, path in ((load_housing, HOUSING_EXTRACT), (load_group_quarters, GROUP_QUARTERS_EXTRACT)))
     gq = g[[f"dp_gq_{t}" for t in GROUP_QUARTERS_TYPES]].sum(axis=1)
     broken = relational_breaks(c["dp_pop"], gq, h["dp_housing_units"], h["dp_occupied_units"])
@@ -368,6 +417,7 @@ def das_logical_relationships(run: Run, paper) -> Measurement:
                        n=len(c))
 
 
+@ec.reads_committed
 def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: float) -> Measurement:
     """Subspace DP §1: the exact probability that i.i.d. double geometric noise DG(ε/``sensitivity``) on a state's
     county counts keeps the state total, P(Σ u = 0) (:func:`isdp.exact_laws.sum_constraint_acceptance` times P(u = 0)),
@@ -383,6 +433,7 @@ def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: flo
                        note="continuous (Laplace) noise keeps a total with probability 0", n=len(sizes))
 
 
+@ec.reads_committed
 def block_truncation_bias(run: Run, paper, *, counts: list[int], state: str) -> Measurement:
     """ISDP App. E.4 ("maintaining unbiasedness and nonnegativity is difficult at the block level"): the exact bias
     of truncating at 0 (:func:`truncation_bias`) for stylised block-sized counts, the same noise as the county
@@ -406,6 +457,7 @@ def block_truncation_bias(run: Run, paper, *, counts: list[int], state: str) -> 
     )
 
 
+@ec.reads_committed
 def das_histogram_consistency(run: Run, paper) -> Measurement:
     """The DAS output as one nonnegative integer histogram: over the counties of the committed histogram-cells
     extract (:data:`isdp.experiments.nhgis.histograms.HISTOGRAM_CELLS_EXTRACT`), the negative cells of the 252-cell
@@ -413,7 +465,7 @@ def das_histogram_consistency(run: Run, paper) -> Measurement:
     cells do not add up to the DAS's published total and voting-age populations."""
     from isdp.experiments.nhgis.histograms import HISTOGRAM_CELLS, HISTOGRAM_CELLS_EXTRACT, load_histogram_cells
 
-    h = load_histogram_cells(run.data(HISTOGRAM_CELLS_EXTRACT))
+    h = load_histogram_cells(ec.committed(run, HISTOGRAM_CELLS_EXTRACT))
     negative, off = int(h["dp_negative_cells"].sum()), int(h["dp_cells_off_totals"].sum())
     return Measurement(negative + off, f"{negative} negative cells among {HISTOGRAM_CELLS * len(h):,} "
                                        f"({HISTOGRAM_CELLS} per county, "
@@ -423,6 +475,7 @@ def das_histogram_consistency(run: Run, paper) -> Measurement:
                        n=HISTOGRAM_CELLS * len(h))
 
 
+@ec.reads_committed
 def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement:
     """The share of zero cells of the 252-cell SF1 histogram (ethnicity × race × voting age): the median over the
     counties of the committed histogram-cells extract (``level`` county), or the nation's (``level`` nation: the 50
@@ -437,10 +490,14 @@ def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement
 
     cells = HISTOGRAM_CELLS
     if level == "nation":
-        support = pd.read_csv(run.data(HISTOGRAM_SUPPORT_EXTRACT))
+        support = ec.committed_csv(run, HISTOGRAM_SUPPORT_EXTRACT, key="state_abbr", count=["nonzero_cells"])
+        ec.check_values(support["nonzero_cells"], str(run.data(HISTOGRAM_SUPPORT_EXTRACT)), "column 'nonzero_cells'",
+                        "count", hi=cells)
+        if NATION not in set(support["state_abbr"]):
+            raise ec.EvidenceError(f"{run.data(HISTOGRAM_SUPPORT_EXTRACT)}: no row of the nation ({NATION})")
         share = 1 - int(support.loc[support["state_abbr"] == NATION, "nonzero_cells"].iloc[0]) / cells
         return Measurement(share, f"the nation's histogram: {share:.1%} of its {cells} cells are zero")
-    h = load_histogram_cells(run.data(HISTOGRAM_CELLS_EXTRACT))
+    h = load_histogram_cells(ec.committed(run, HISTOGRAM_CELLS_EXTRACT))
     zero = 1 - h["sf1_nonzero_cells"] / cells
     dp_zero = 1 - h["dp_nonzero_cells"] / cells
     return Measurement(float(zero.median()), f"median county: {zero.median():.1%} of the {cells} SF1 cells are zero "
@@ -477,7 +534,7 @@ def no_truncation_probability(run: Run, paper, *, releases: int, eps: float | No
     (states are released independently). The upper bound from each state's smallest county alone, with its exact
     marginal, is shown beside it, and the lower bound over every state-level area of the county file."""
     eps = float(run.config["e3"]["eps"]) if eps is None else float(eps)
-    c = run.table_at("data/counties.csv", dtype={"state_fips": str})
+    c = _counties(run)
     lower, upper, parts = 1.0, 1.0, []
     for state in _states(run):
         counts = c.loc[c["state_abbr"] == state, "sf1_pop"]

@@ -7,17 +7,63 @@ from collections.abc import Sequence
 import numpy as np
 
 from isdp.baselines import nonnegative_total_projection
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.criteria import z_threshold
 from isdp.experiments.e4_projection_comparison.comparison import DAS, METHODS, load_releases
 from isdp.experiments.measure_helpers import vintage_note
 
 
+def _metrics(run: Run):
+    """``e4_metrics``: one row per (state, method), each state of E3's selection, with its number of counties."""
+    m = ec.table(run, "e4_metrics", keep_default_na=False, na_values=[""], key=["state", "method"],
+                 count=["n_counties"])
+    ec.check_values(m["n_counties"], str(run.path("tables/e4_metrics.csv")), "column 'n_counties'", "count", lo=1)
+    return m
+
+
+def _every_method(run: Run):
+    """``e4_metrics`` (:func:`_metrics`) refused unless it has a row for every compared method and the DAS in every
+    state E3 selected: a row per method the claim covers."""
+    m = _metrics(run)
+    expected = [(s, method) for s in _selected(run) for method in (*METHODS, DAS)]
+    return ec.check_frame(m, str(run.path("tables/e4_metrics.csv")), key=["state", "method"], keys=expected)
+
+
 def _one_county_states(run: Run) -> list[str]:
     """States whose one county is fixed by the invariant total (DC): every mechanism releases it
     exactly, so spread, slopes and integrality say nothing about the mechanisms there."""
-    m = run.table("e4_metrics", keep_default_na=False, na_values=[""])
+    m = _metrics(run)
     return sorted(set(m.loc[m["n_counties"] == 1, "state"]))
+
+
+def _selected(run: Run) -> list[str]:
+    """E3's selected states (``e3/selection.json``): a non-empty list of distinct abbreviations."""
+    sel = ec.json_values(run, "e3/selection.json", required=["selected_states"])
+    return ec.check_labels(sel["selected_states"], str(run.path("e3/selection.json")), "selected_states")
+
+
+def _load_releases(run: Run, state: str):
+    """``e4/releases_<state>.nc``, refused (naming it) when unreadable, or when a release is not a finite array of
+    one column per county, or a count of SF1 is negative."""
+    path = run.path(f"e4/releases_{state}.nc")
+    rel = ec.load(path, load_releases, "releases file")
+    where, n = str(path), len(rel.counties)
+    ec.check_values(rel.sf1, where, "sf1", "count", size=n)
+    ec.check_values(rel.dp, where, "dp", "integer", size=n)
+    if not rel.releases:
+        raise ec.EvidenceError(f"{where}: no release")
+    for method, r in rel.releases.items():
+        if np.ndim(r) != 2 or np.shape(r)[1] != n or np.shape(r)[0] == 0:
+            raise ec.EvidenceError(f"{where}: release_{method} has shape {np.shape(r)}, not (releases, {n} counties)")
+        ec.check_values(r, where, f"release_{method}")
+    return rel
+
+
+def _county_spread(run: Run, **checks):
+    """``e4_county_spread``: one row per (state, county, method), with ``checks`` (of
+    :func:`~isdp.experiments.evidence_checks.check_frame`) on its columns."""
+    return ec.table(run, "e4_county_spread", dtype={"county": str}, key=["state", "county", "method"], **checks)
 
 
 def _without_one_county(run: Run, table):
@@ -27,14 +73,15 @@ def _without_one_county(run: Run, table):
 
 def _releases(run: Run):
     one = _one_county_states(run)
-    states = [s for s in run.json("e3/selection.json")["selected_states"] if s not in one]
-    return [load_releases(run.path(f"e4/releases_{s}.nc")) for s in states]
+    states = [s for s in _selected(run) if s not in one]
+    return [_load_releases(run, s) for s in states]
 
 
 def _effective_size(run: Run, rel) -> np.ndarray:
     """Per county, the effective number of generalized Laplace releases (thinned MCMC, from E3's ESS)."""
-    diag = run.table_at(f"e3/diagnostics_{rel.state}.csv").set_index("gisjoin").loc[rel.counties]
-    n_ret = run.json(f"e3/run_{rel.state}.json")["n_retained"]
+    diag = ec.table_at(run, f"e3/diagnostics_{rel.state}.csv", key="gisjoin", keys=rel.counties,
+                       positive=["ess_bulk_retained"]).set_index("gisjoin").loc[rel.counties]
+    n_ret = ec.json_values(run, f"e3/run_{rel.state}.json", positive=["n_retained"])["n_retained"]
     r = len(rel.releases["generalized_laplace"])
     return np.minimum(r, r * diag["ess_bulk_retained"].to_numpy() / n_ret)
 
@@ -47,10 +94,11 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
     ratio from ``e4_county_spread.csv`` (kurtosis-aware, with the MCMC reference's ESS; see
     :func:`isdp.experiments.e4_projection_comparison.comparison.county_spread`).
     """
-    sp, left_out = _without_one_county(run, run.table("e4_county_spread", dtype={"county": str}))
+    sp, left_out = _without_one_county(run, _county_spread(run, filled=["state", "method", "name"]))
     g = sp[sp["method"] == method]
     if g.empty:
         raise ValueError(f"E4 has no method {method!r} in e4_county_spread.csv")
+    ec.check_frame(g, str(run.path("tables/e4_county_spread.csv")), positive=["sd_ratio", "se_log_sd_ratio"])
     ratio, se = g["sd_ratio"].to_numpy(), g["se_log_sd_ratio"].to_numpy()
     z = z_threshold(alpha, len(g))
     outside = np.abs(np.log(ratio)) > np.log(band) + z * se
@@ -68,8 +116,8 @@ def design_kept(run: Run, paper) -> Measurement:
     """Whether this run kept the design it was configured with, read from the county spread table the comparison
     writes: every state E3 selected, every compared method in each, each with ``e4.n_releases`` releases. The value
     is the number of departures: a state or (state, method) missing, or another number of releases."""
-    sp = run.table("e4_county_spread", dtype={"county": str})
-    selected, n = run.json("e3/selection.json")["selected_states"], int(run.config["e4"]["n_releases"])
+    sp = _county_spread(run, filled=["state", "method"], count=["n_releases"])
+    selected, n = _selected(run), int(run.config["e4"]["n_releases"])
     departures = []
     for state in selected:
         g = sp[sp["state"] == state]
@@ -85,8 +133,12 @@ def design_kept(run: Run, paper) -> Measurement:
 
 def integer_and_invariant(run: Run, paper) -> Measurement:
     """Integer-valued and invariant-exact per method, against what each method guarantees."""
-    m, left_out = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))
+    m, left_out = _without_one_county(run, _every_method(run))
     m = m[m["method"] != DAS]
+    where = str(run.path("tables/e4_metrics.csv"))
+    ec.check_frame(m, where, nonnegative=["invariant_max_residual"])
+    for flag in ("integer_valued", "invariant_exact", "integer_by_construction"):
+        ec.check_choices(m[flag], where, f"column {flag!r}", ("yes", "no"))
     ok, parts = True, []
     for method, g in m.groupby("method", sort=False):
         n_int, n_inv = int((g["integer_valued"] == "yes").sum()), int((g["invariant_exact"] == "yes").sum())
@@ -113,15 +165,27 @@ def unbiased_z(run: Run, paper, *, methods: Sequence[str] | None = None) -> Meas
 
 def mechanism_slopes(run: Run, paper) -> Measurement:
     """p-values of the OLS slope of per-county mean error on log population, every mechanism and state."""
-    m, left_out = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))
+    m, left_out = _without_one_county(run, _every_method(run))
     mech = m[m["method"] != DAS]
+    ec.check_frame(mech, str(run.path("tables/e4_metrics.csv")), probability=["slope_p_value"])
     parts = [f"{k}: min p {g['slope_p_value'].min():.3g}" for k, g in mech.groupby("method", sort=False)]
     return Measurement(mech["slope_p_value"].to_numpy(), f"{len(mech)} slopes; " + "; ".join(parts) + left_out)
 
 
 def das_selected_significant(run: Run, paper) -> Measurement:
     """Selected states whose DAS error slope on log population is negative with p < α."""
-    sel = run.table("e3_selected_states", dtype={"state_fips": str})
+    sel = ec.table(run, "e3_selected_states", dtype={"state_fips": str}, key="state_abbr", keys=_selected(run),
+                   columns=["slope", "p_value"])
+    # a selected state the audit regressed carries the audit's slope and p-value; the others (DC) none
+    audit = ec.table(run, "e3_das_audit", dtype={"state_fips": str}, key="state_abbr", finite=["slope"],
+                     probability=["p_value"]).set_index("state_abbr")
+    fitted = sel["state_abbr"].isin(audit.index)
+    where = str(run.path("tables/e3_selected_states.csv"))
+    for column in ("slope", "p_value"):
+        ec.check_consistent(sel.loc[fitted, column], audit.loc[sel.loc[fitted, "state_abbr"], column], where,
+                            f"{column} = the DAS audit's {column} of the state", rtol=1e-6, atol=1e-9)
+        if sel.loc[~fitted, column].notna().any():
+            raise ec.EvidenceError(f"{where}: a {column} for a state the DAS audit did not regress")
     alpha = float(run.config["e3"]["audit"]["alpha"])
     sig = (sel["slope"] < 0) & (sel["p_value"] < alpha)
     return Measurement(int(sig.sum()), f"{int(sig.sum())} of {len(sel)} selected states ("
@@ -138,7 +202,7 @@ def scale_vs_das(run: Run, paper, *, state: str, method: str, sensitivity: float
     ``sensitivity``: the ℓ1 sensitivity the document's mechanism is calibrated to, when it is not E4's
     (``e4.sensitivity``); the errors are rescaled by their ratio, exact for a mechanism whose noise is linear in
     its Laplace scale (the projected Laplace)."""
-    rel = load_releases(run.path(f"e4/releases_{state}.nc"))
+    rel = _load_releases(run, state)
     configured = float(run.config["e4"]["sensitivity"])
     factor = 1.0 if sensitivity is None else float(sensitivity) / configured
     errors = rel.errors(method) * factor
@@ -155,7 +219,9 @@ def scale_vs_das(run: Run, paper, *, state: str, method: str, sensitivity: float
 
 def lp_concentration(run: Run, paper) -> Measurement:
     """Share of releases in which one county absorbs the whole ℓ1 discrepancy, per LP/MILP variant."""
-    m, _ = _without_one_county(run, run.table("e4_metrics", keep_default_na=False, na_values=[""]))
+    m, _ = _without_one_county(run, _every_method(run))
+    ec.check_frame(m, str(run.path("tables/e4_metrics.csv")), probability=["single_county_share"],
+                   allow_missing=["single_county_share"])
     pr = m[m["single_county_share"].notna() & (m["method"] != DAS)]
     parts = [f"{k}: {g['single_county_share'].min():.1%}–{g['single_county_share'].max():.1%} of releases"
              for k, g in pr.groupby("method", sort=False)]
@@ -234,6 +300,7 @@ def nonnegativity_bias(run: Run, paper, *, counties: int, smallest: float, large
                             f"ε = {eps:g}, {releases} releases, seed {seed}")
 
 
+@ec.reads_committed
 def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: float, releases: int, seed: int,
                                  nonnegative: bool = True, alternative: str = "less") -> Measurement:
     """:func:`_size_trend` on a real state's cell structure: Illinois's 102 counties × 252-cell SF1 histograms
@@ -244,7 +311,7 @@ def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: fl
         load_state_histograms,
     )
 
-    cells = load_state_histograms(run.data(STATE_HISTOGRAMS_EXTRACT))[STATE_HISTOGRAMS_SOURCE].to_numpy()
+    cells = load_state_histograms(ec.committed(run, STATE_HISTOGRAMS_EXTRACT))[STATE_HISTOGRAMS_SOURCE].to_numpy()
     r = _size_trend(cells, eps, sensitivity, releases, seed, nonnegative, alternative)
     order, tenth = np.argsort(cells.sum(axis=1)), len(cells) // 10
     return Measurement(r["p"], f"{r['what']} of Illinois's {cells.size:,} county cells ({(cells == 0).mean():.0%} "

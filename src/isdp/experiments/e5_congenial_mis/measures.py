@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from isdp.draws_io import load_draws
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run, fmt_se
 from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
 from isdp.experiments.measure_helpers import max_r_hat_of
@@ -14,7 +15,68 @@ from isdp.lattice import check_release
 
 
 def _problem(run: Run) -> Problem:
-    return Problem.from_json(run.path("e5/problem.json"))
+    """``e5/problem.json``: the confidential table x (non-negative integer counts, one per cell of its rows × columns)
+    and the integer invariants A over its cells; refused naming the file otherwise."""
+    path = run.path("e5/problem.json")
+    p = ec.load(path, Problem.from_json, "problem file")
+    where = str(path)
+    ec.check_values(p.x, where, "x", "count")
+    ec.check_values(p.A, where, "A", "integer")
+    rows, cols = p.meta.get("rows", []), p.meta.get("cols", [])
+    if p.A.ndim != 2 or p.A.shape[1] != p.x.size or (rows and cols and len(rows) * len(cols) != p.x.size):
+        raise ec.EvidenceError(f"{where}: A {p.A.shape}, x {p.x.shape} and {len(rows)} × {len(cols)} labels disagree")
+    return p
+
+
+def _fig1(run: Run) -> dict[str, np.ndarray]:
+    """``e5/fig1_releases.npz``: the tables x (non-negative counts), the invariants A and the MIS releases of each
+    table (integer arrays, one release per row, one column per cell)."""
+    path = run.path("e5/fig1_releases.npz")
+
+    def read(p):
+        with np.load(p) as f:
+            return {k: f[k] for k in ("x", "A", "mis_conditional")}
+
+    fig1, where = ec.load(path, read, "Fig 1 releases file"), str(path)
+    ec.check_values(fig1["x"], where, "x", "count")
+    ec.check_values(fig1["A"], where, "A", "integer")
+    ec.check_values(fig1["mis_conditional"], where, "mis_conditional", "integer")
+    x, A, mis = fig1["x"], fig1["A"], fig1["mis_conditional"]
+    if x.ndim != 2 or A.ndim != 2 or mis.ndim != 3 or A.shape[1] != x.shape[1] or mis.shape[::2] != x.shape:
+        raise ec.EvidenceError(f"{where}: shapes x {x.shape}, A {A.shape}, mis_conditional {mis.shape} disagree")
+    return fig1
+
+
+def _acceptance(run: Run, **checks):
+    """``e5_fig2_acceptance``: one row per proposal ε̃ > 0 on the grid, its acceptance rate in [0, 1] (``checks``
+    on the other columns a measure reads)."""
+    return ec.table(run, "e5_fig2_acceptance", key="proposal_eps", positive=["proposal_eps"],
+                    probability=["acceptance"], **checks)
+
+
+def _per_table_distances(run: Run, metric: str):
+    """``e5/fig1_distances.csv`` as tables × methods of the average ``metric`` distance (every table has every
+    method, each distance ≥ 0)."""
+    where = str(run.path("e5/fig1_distances.csv"))
+    t = ec.table_at(run, "e5/fig1_distances.csv", key=["table", "method"], nonnegative=[f"avg_{metric}"])
+    wide = t.pivot(index="table", columns="method", values=f"avg_{metric}")
+    if wide.isna().any().any():
+        raise ec.EvidenceError(f"{where}: not every table has every method")
+    return wide
+
+
+def _medians(run: Run, metric: str):
+    """``e5_fig1_distances``' median per method of the average ``metric`` distance, refused unless it is the median
+    over the tables of ``e5/fig1_distances.csv`` (recomputed, not trusted)."""
+    column = f"avg_{metric}_median"
+    med = ec.table(run, "e5_fig1_distances", key="method", nonnegative=[column]).set_index("method")[column]
+    per_table = _per_table_distances(run, metric)
+    if set(med.index) != set(per_table.columns):
+        raise ec.EvidenceError(f"{run.path('tables/e5_fig1_distances.csv')}: methods {sorted(med.index)}, the "
+                               f"per-table file has {sorted(per_table.columns)}")
+    ec.check_consistent(med, per_table.median()[med.index], str(run.path("tables/e5_fig1_distances.csv")),
+                        f"{column} = the median over tables of e5/fig1_distances.csv")
+    return med, per_table
 
 
 def table_totals(run: Run, paper) -> Measurement:
@@ -38,11 +100,14 @@ def _age_span(label: str) -> tuple[int, int | None]:
     return int(first), int(last or first)
 
 
+@ec.reads_committed
 def p12_categories(run: Run, paper, *, file: str) -> Measurement:
     """The transcribed table's sexes and age columns against the 2010 SF1 table P12's 23 age categories per sex
     (``file``: label, lower, upper); the columns whose span of ages differs from P12's at the same place."""
     p = _problem(run)
-    p12 = pd.read_csv(run.data(file))
+    p12 = ec.committed_csv(run, file, key="label", count=["lower", "upper"], allow_missing=["upper"])
+    if (p12["upper"] < p12["lower"]).any():
+        raise ec.EvidenceError(f"{run.data(file)}: an age category ending before it starts")
     p12_spans = [(int(lo), None if pd.isna(hi) else int(hi)) for lo, hi in zip(p12["lower"], p12["upper"], strict=True)]
     spans = [_age_span(c) for c in p.meta["cols"]]
     unlike = [f"{c} (P12: {lab})" for c, s, t, lab in zip(p.meta["cols"], spans, p12_spans, p12["label"], strict=False)
@@ -74,7 +139,7 @@ def age_bucket_widths(run: Run, paper, *, ages: list[int]) -> Measurement:
 
 def best_proposal_steps(run: Run, paper) -> Measurement:
     """Distance of this run's best ε̃ from the paper's, in grid steps."""
-    acc = run.table("e5_fig2_acceptance")
+    acc = _acceptance(run)
     grid = np.sort(acc["proposal_eps"].to_numpy())
     step = float(np.min(np.diff(grid)))
     best = acc.loc[acc["acceptance"].idxmax()]
@@ -87,7 +152,7 @@ def best_proposal_steps(run: Run, paper) -> Measurement:
 
 def acceptance_at(run: Run, paper, *, proposal_eps: float) -> Measurement:
     """Acceptance rate at ``proposal_eps`` with its SE (spread of the independent chains' rates)."""
-    acc = run.table("e5_fig2_acceptance")
+    acc = _acceptance(run, nonnegative=["se"], count=["n_chains", "proposals_per_chain"])
     row = acc.loc[np.isclose(acc["proposal_eps"], proposal_eps)]
     if row.empty:
         raise ValueError(f"ε̃ = {proposal_eps} is not on the acceptance grid {list(acc['proposal_eps'])}")
@@ -110,7 +175,7 @@ def releases_exact(run: Run, paper) -> Measurement:
         check_release(d, p.A, p.invariants, what="E5 trace draws")
         ok &= bool(d.min() >= 0)
         n += d.shape[0] * d.shape[1]
-    fig1 = np.load(run.path("e5/fig1_releases.npz"))
+    fig1 = _fig1(run)
     for xk, rel in zip(fig1["x"], fig1["mis_conditional"], strict=True):
         check_release(rel, p.A, p.A @ xk, what="E5 Fig 1 MIS releases")
         ok &= bool(rel.min() >= 0)
@@ -118,13 +183,14 @@ def releases_exact(run: Run, paper) -> Measurement:
     return Measurement(ok, f"{n:,} MIS states checked: integer, A s = A s*, " + ("s ≥ 0" if ok else "NEGATIVE cells"))
 
 
+@ec.reads_committed
 def printed_release_quantile(run: Run, paper, *, file: str) -> Measurement:
     """Quantile of the printed release's L1 distance to the confidential table among this run's MIS states."""
     p = _problem(run)
     draws = load_draws(run.path(f"e5/trace_thin{run.config['e5']['trace']['thins'][-1]}.nc"), A=p.A,
                        invariants=p.invariants)  # MIS states: integer, A s = A s*
     l1 = np.abs(draws.reshape(-1, p.x.size) - p.x).sum(axis=1)
-    printed = int(np.abs(read_table_csv(run.data(file))[0].ravel() - p.x).sum())
+    printed = int(np.abs(read_table_csv(ec.committed(run, file))[0].ravel() - p.x).sum())
     q = float((l1 < printed).mean() + 0.5 * (l1 == printed).mean())
     lo, hi = np.percentile(l1, [0.5, 99.5])
     return Measurement(q, f"printed release: L1 distance {printed}, at quantile {q:.2f} of this run's "
@@ -133,8 +199,7 @@ def printed_release_quantile(run: Run, paper, *, file: str) -> Measurement:
 
 def fig1_medians(run: Run, paper, *, metric: str) -> Measurement:
     """Median over tables of the per-table average distance, per method."""
-    dist = run.table("e5_fig1_distances").set_index("method")
-    med = dist[f"avg_{metric}_median"].to_dict()
+    med = _medians(run, metric)[0].to_dict()
     return Measurement(med, "medians over tables: " + ", ".join(f"{k} {v:.1f}" for k, v in med.items()))
 
 
@@ -143,8 +208,7 @@ def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str, other_den: s
 
     ``other_den``: the denominator of the statement's other reading, whose ratio goes into the note,
     so each reading is shown beside the other."""
-    med = run.table("e5_fig1_distances").set_index("method")[f"avg_{metric}_median"]
-    per_table = run.table_at("e5/fig1_distances.csv").pivot(index="table", columns="method", values=f"avg_{metric}")
+    med, per_table = _medians(run, metric)
 
     def describe(d: str) -> str:
         r, t = med[num] / med[d], per_table[num] / per_table[d]
@@ -157,24 +221,27 @@ def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str, other_den: s
 
 def fig1_max_r_hat(run: Run, paper) -> Measurement:
     """Largest split R-hat over the cells of the Fig 1 MIS chains of every table."""
-    conv = run.table("e5_fig1_convergence")
+    conv = ec.table(run, "e5_fig1_convergence", key="table", rows=int(run.config["e5"]["simulation"]["n_tables"]),
+                    positive=["max_r_hat", "min_ess_bulk"], count=["n_chains"], probability=["acceptance"])
     r, text = max_r_hat_of(conv, f"{len(conv)} tables × {int(conv['n_chains'].iloc[0])} chains")
     return Measurement(r, f"{text}, acceptance {conv['acceptance'].min():.4f}–{conv['acceptance'].max():.4f}")
 
 
 def trace_diagnostics(run: Run, paper) -> Measurement:
     """Acceptance, R-hat and ESS of the Fig 3 trace chains."""
-    trace = run.table("e5_trace_diagnostics")
+    trace = ec.table(run, "e5_trace_diagnostics", key="thin", keys=run.config["e5"]["trace"]["thins"],
+                     probability=["acceptance"], positive=["max_r_hat", "min_ess_bulk"])
     return Measurement(float(trace["max_r_hat"].max()), "; ".join(
         f"thin {int(r.thin)}: acceptance {r.acceptance:.4f}, max R-hat {r.max_r_hat:.3f}, min bulk ESS "
         f"{r.min_ess_bulk:.0f}" for r in trace.itertuples()))
 
 
+@ec.reads_committed
 def printed_release_invariants(run: Run, paper, *, file: str) -> Measurement:
     """The printed constrained release keeps invariants (1)–(4): its totals are the confidential
     table's, and it is a non-negative integer table."""
     p = _problem(run)
-    printed = np.asarray(read_table_csv(run.data(file))[0]).ravel()
+    printed = np.asarray(read_table_csv(ec.committed(run, file))[0]).ravel()
     k = len(p.meta["cols"])
     first = p.meta["cols"].index(p.meta["voting_age_from"])
     totals = {"total": int(printed.sum()), "female": int(printed[:k].sum()),
@@ -243,7 +310,7 @@ def mis_against_exact(run: Run, paper, *, tables: int, exact_draws: int, cells, 
     from isdp.mis import mis_exact_sample
 
     p = _problem(run)
-    fig1 = np.load(run.path("e5/fig1_releases.npz"))
+    fig1 = _fig1(run)
     eps = float(run.config["e5"]["simulation"]["eps_mis"])
     A, d = fig1["A"], fig1["x"].shape[1]
     pvalues = []
@@ -300,7 +367,7 @@ def fig1_effective_gamma(run: Run, paper, *, method: str) -> Measurement:
     expected L1 distance (46 E|DG(ε)|, exact) as the median over tables of ``method``'s average L1 distance; the
     per-table range in the text, the raw panels against their exact expectation in the note."""
     eps0 = float(run.config["e5"]["simulation"]["eps_mis"])
-    per_table = run.table_at("e5/fig1_distances.csv").pivot(index="table", columns="method", values="avg_l1")
+    per_table = _per_table_distances(run, "l1")
     cells = _problem(run).x.size
     gamma = _dg_eps_of_mean_abs(per_table[method].median() / cells) / eps0 - 1.0
     each = _dg_eps_of_mean_abs(per_table[method].to_numpy() / cells) / eps0 - 1.0

@@ -12,6 +12,7 @@ import logging
 import os
 from pathlib import Path
 
+from isdp.experiments.evidence_checks import verify_committed
 from isdp.experiments.nhgis.counties import PAPER_VINTAGE, DataValidationError, extract, load_counties
 from isdp.experiments.nhgis.download import KNOWN_SHA256, DownloadError, download, sha256sum, url_for
 from isdp.files import atomic_write
@@ -21,12 +22,18 @@ log = logging.getLogger("isdp.experiments.nhgis")  # one logger for the package:
 _SOURCES = ("auto", "nhgis", "embedded")
 
 
-def _use_embedded(embedded_csv: str | os.PathLike, out_csv: str | os.PathLike) -> tuple[str, str]:
-    """Validate the committed extract and copy its bytes to ``out_csv``; return (vintage, sha256)."""
+def _use_embedded(embedded_csv: str | os.PathLike, out_csv: str | os.PathLike,
+                  verify: bool = True) -> tuple[str, str, str]:
+    """Check the committed extract against the SHA-256 its PROVENANCE.md publishes (unless ``verify`` is False: a
+    user's own extract in its place), validate it and copy its bytes to ``out_csv``; return (vintage, sha256, a note
+    when it was used unverified, else "")."""
+    note = verify_committed(embedded_csv, verify) or ""
+    if note:
+        log.warning("%s", note)
     vintage = load_counties(embedded_csv)["vintage"].iloc[0]
     data = Path(embedded_csv).read_bytes()
     atomic_write(out_csv, lambda tmp: tmp.write_bytes(data))
-    return vintage, hashlib.sha256(data).hexdigest()
+    return vintage, hashlib.sha256(data).hexdigest(), note
 
 
 def fetch_or_fallback(
@@ -41,6 +48,7 @@ def fetch_or_fallback(
     backoff: float = 2.0,
     url: str | None = None,
     expected_sha256: str | None = None,
+    verify_committed: bool = True,
 ) -> dict:
     """Produce the tidy county CSV for ``vintage`` at ``out_csv`` under the data policy.
 
@@ -55,17 +63,21 @@ def fetch_or_fallback(
     (e.g. the paper's v20201116) can be dropped in place. A downloaded zip that fails
     validation is removed. Returns ``vintage_requested``, ``vintage_used``, ``source_used``
     (``"download"`` or ``"embedded"``), ``reason``, ``url`` and the ``sha256`` of the input used.
-    A vintage listed in :data:`KNOWN_SHA256` must match its published checksum.
+    A vintage listed in :data:`KNOWN_SHA256` must match its published checksum, and the committed extract the
+    SHA-256 its ``PROVENANCE.md`` publishes (:func:`~isdp.experiments.evidence_checks.verify_committed`; an
+    :class:`~isdp.experiments.evidence.EvidenceError` naming the file) unless ``verify_committed`` is False (config
+    ``data: {verify_committed: false}``, a user's own extract in its place): then the ``reason`` says it was used
+    unverified.
     """
     if source not in _SOURCES:
         raise ValueError(f"source must be one of {_SOURCES}, got {source!r}")
     vintage = str(vintage)
     if source == "embedded":
-        used, digest = _use_embedded(embedded_csv, out_csv)
+        used, digest, note = _use_embedded(embedded_csv, out_csv, verify_committed)
         log.info("source='embedded': using the committed v%s extract %s", used, embedded_csv)
         return {
             "vintage_requested": vintage, "vintage_used": used, "source_used": "embedded",
-            "reason": "source='embedded' configured; no download attempted",
+            "reason": "source='embedded' configured; no download attempted" + (f"; {note}" if note else ""),
             "url": None, "sha256": digest,
         }
 
@@ -91,7 +103,7 @@ def fetch_or_fallback(
             dest_zip.unlink(missing_ok=True)
         if source == "nhgis":
             raise
-        used, digest = _use_embedded(embedded_csv, out_csv)
+        used, digest, note = _use_embedded(embedded_csv, out_csv, verify_committed)
         banner = "!" * 78
         log.warning(
             "\n%s\nNHGIS vintage v%s (the paper used v%s) could not be fetched or validated:\n  %s\n"
@@ -100,7 +112,8 @@ def fetch_or_fallback(
         )
         return {
             "vintage_requested": vintage, "vintage_used": used, "source_used": "embedded",
-            "reason": f"fallback: v{vintage} unavailable ({exc})", "url": url, "sha256": digest,
+            "reason": f"fallback: v{vintage} unavailable ({exc})" + (f"; {note}" if note else ""), "url": url,
+            "sha256": digest,
         }
     return {
         "vintage_requested": vintage, "vintage_used": vintage, "source_used": "download",

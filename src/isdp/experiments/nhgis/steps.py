@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from isdp.experiments.evidence_checks import verify_setting
 from isdp.experiments.nhgis.counties import extract
 from isdp.experiments.nhgis.fallback import fetch_or_fallback
 from isdp.files import write_json
@@ -17,7 +18,9 @@ def fetch_step(job) -> None:
 
     ``params.dest_zip`` (the download cache) is deliberately not a rule output: it does not exist
     after a fallback, and a zip placed there by hand is used without downloading. Writes the tidy
-    CSV of the vintage actually used and a JSON saying which one and why (read by the report).
+    CSV of the vintage actually used and a JSON saying which one and why (read by the report). The committed
+    extract is used only if its SHA-256 is the one its PROVENANCE.md publishes, unless the config sets
+    ``data: {verify_committed: false}`` (then the JSON's ``reason`` says it was used unverified).
     """
 
     console = logging.StreamHandler(sys.__stderr__)  # the fallback warning must also reach the console
@@ -26,7 +29,7 @@ def fetch_step(job) -> None:
     p = job.params
     info = fetch_or_fallback(str(p.vintage), p.source, dest_zip=p.dest_zip, embedded_csv=job.input.embedded,
                              out_csv=job.output.csv, timeout=float(p.timeout), retries=int(p.retries),
-                             backoff=float(p.backoff))
+                             backoff=float(p.backoff), verify_committed=verify_setting(job.config))
     write_json(info, job.output.info, sort_keys=True)
     job.log.info("data source: %s", info)
 

@@ -21,7 +21,9 @@ def test_swap_table_claims_fail_on_a_cell_off_by_one_printed_unit(tmp_path):
     printed = pd.read_csv(ROOT / E8["printed"]["swap_ma1940"])
     swap_table(printed).to_csv(run.path("tables/e8_swap_ma1940.csv"), index=False)
     assert row_verdict("SWAP-E8-ma1940-table", run)[0] == "match"
-    printed.loc[0, "epsilon"] += 0.01
+    printed.loc[0, "epsilon"] += 0.01  # a transcription typo: the run's printed input and its table both carry it
+    printed.to_csv(tmp_path / "typo.csv", index=False)
+    run.config["e8"] = {**run.config["e8"], "printed": {**E8["printed"], "swap_ma1940": str(tmp_path / "typo.csv")}}
     swap_table(printed).to_csv(run.path("tables/e8_swap_ma1940.csv"), index=False)
     status, m = row_verdict("SWAP-E8-ma1940-table", run)
     assert status == "differs" and "(printed" in m.text
@@ -64,8 +66,9 @@ def test_larger_b_fails_on_a_decrease_on_the_left_branch(tmp_path):
     from isdp.experiments.e8_privacy_accounting.tables import swap_curves
 
     run = e8_run(tmp_path)
-    b_values = sorted(pd.read_csv(ROOT / E8["printed"]["swap_2020"])["b"].unique())
-    curves = swap_curves(b_values, E8["swapping"]["rate_grid"])
+    b_values = sorted({int(b) for key in ("swap_ma1940", "swap_2020")
+                       for b in pd.read_csv(ROOT / E8["printed"][key])["b"]})
+    curves = swap_curves(b_values, E8["swapping"]["rate_grid"])  # as the workflow: every b of the printed tables
     curves.to_csv(run.path("e8/swap_curves.csv"), index=False)
     status, m = row_verdict("SWAP-E8-larger-b", run)
     assert status == "match" and "equal, ln o" in m.text

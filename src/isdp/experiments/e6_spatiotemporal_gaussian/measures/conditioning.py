@@ -16,7 +16,7 @@ from isdp.experiments.e6_spatiotemporal_gaussian.measures.study_errors import _i
 
 def conditioning_gap(run: Run, paper) -> Measurement:
     """Largest gap between the Gaussian conditional covariance and the projected one, on probe vectors."""
-    gap = _info(run)["conditioning_gap"]
+    gap = _info(run, nonnegative=["conditioning_gap"])["conditioning_gap"]
     return Measurement(gap, f"max |σ²(I − Aᵀ(AAᵀ)⁺A) z − σ² Π z| = {gap:.1e} on "
                             f"{run.config['e6']['n_probes']} random probes")
 

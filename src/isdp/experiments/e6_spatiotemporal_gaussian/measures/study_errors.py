@@ -10,23 +10,48 @@ projected (``total_error_z``) and the extended Gaussian (``extended_error_z``), 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run, fmt_se
 from isdp.experiments.e6_spatiotemporal_gaussian.spatiotemporal import READINGS
 
 
-def _info(run: Run) -> dict:
-    return run.json("e6/info.json")
+def _info(run: Run, **kinds) -> dict:
+    """``results/e6/info.json``, the fields a measure reads checked by kind (``nonnegative=[...]``, ...:
+    :data:`isdp.experiments.evidence_checks.KINDS`)."""
+    return ec.json_values(run, "e6/info.json", **kinds)
 
 
-def _readings(run: Run):
-    return run.table("e6_readings").set_index(["reading", "statistic"])
+#: the fields of one study's size and of its releases, read beside most statistics
+_SIZE = ["n_studies", "n_reps"]
+
+
+def _readings(run: Run, reading: str, statistics) -> pd.DataFrame:
+    """``e6_readings`` indexed by (reading, statistic), refused unless every row is one (reading, statistic) with a
+    finite mean and exact value, a spread of one study ``study_sd`` ≥ 0 over ``n_studies`` ≥ 2 studies, and its
+    SEs derived from them (``se_mean`` = study_sd/√n_studies, ``se`` = √(study_sd² + se_mean²): recomputed, not
+    trusted), and unless it has ``reading``'s ``statistics``."""
+    where = str(run.path("tables/e6_readings.csv"))
+    t = ec.table(run, "e6_readings", key=["reading", "statistic"], finite=["mean", "exact"],
+                 nonnegative=["study_sd", "se_mean"], positive=["se"], count=["n_studies"])
+    ec.check_values(t["n_studies"], where, "column 'n_studies'", "count", lo=2)
+    ec.check_consistent(t["se_mean"], t["study_sd"] / np.sqrt(t["n_studies"]), where, "se_mean = study_sd/√n_studies")
+    ec.check_consistent(t["se"], np.hypot(t["study_sd"], t["se_mean"]), where, "se = √(study_sd² + se_mean²)")
+    tab = t.set_index(["reading", "statistic"])
+    missing = [s for s in statistics if (reading, s) not in tab.index]
+    if missing:
+        raise ec.EvidenceError(f"{where}: no row of reading {reading!r} for {missing}")
+    return tab
 
 
 def dimensions(run: Run, paper) -> Measurement:
     """Number of cells and rank of the constraint matrix (numerical rank of its row-space basis)."""
-    info = _info(run)
+    info = _info(run, count=["cells", "rank", "constraint_rows"])
+    if not 0 < info["rank"] <= min(info["cells"], info["constraint_rows"]):
+        raise ec.EvidenceError(f"{run.path('e6/info.json')}: rank {info['rank']} of a {info['constraint_rows']} × "
+                               f"{info['cells']} constraint matrix")
     v = {"cells": info["cells"], "constraint_rank": info["rank"]}
     return Measurement(v, f"{info['cells']:,} cells; {info['constraint_rows']} constraint rows of rank {info['rank']}")
 
@@ -37,12 +62,12 @@ def reading_statistic(run: Run, paper, *, reading: str, statistic: str) -> Measu
     The same statistic under the other readings goes into the note, so a reading chosen because it
     fits is always shown beside the ones it was chosen over.
     """
-    tab = _readings(run)
+    tab = _readings(run, reading, [statistic])
     r = tab.loc[(reading, statistic)]
     others = "; ".join(f"{other}: {tab.loc[(other, statistic), 'mean']:.4f}" for other in READINGS
                        if other != reading and (other, statistic) in tab.index)
     return Measurement(float(r["mean"]), f"{r['mean']:.4f} (exact law {r['exact']:.4f}; one study of "
-                       f"{_info(run)['n_reps']} releases varies by ±{r['study_sd']:.4f} SD, "
+                       f"{_info(run, count=['n_reps'])['n_reps']} releases varies by ±{r['study_sd']:.4f} SD, "
                        f"{int(r['n_studies'])} studies)", se=float(r["se"]),
                        note=f"{READINGS[reading]}; the other readings give {others}")
 
@@ -53,7 +78,7 @@ def reading_gap(run: Run, paper, *, reading: str, rounding: float) -> Measuremen
     ``paper`` maps statistic names (``median``, ``q05``, …) to printed values; each gap is
     max(0, |mean − paper| − ``rounding``) / se with the SE of :func:`reading_statistic`.
     """
-    tab = _readings(run)
+    tab = _readings(run, reading, list(paper))
     parts, worst = [], 0.0
     for name, p in paper.items():
         r = tab.loc[(reading, name)]
@@ -66,7 +91,10 @@ def reading_gap(run: Run, paper, *, reading: str, rounding: float) -> Measuremen
 
 def exact_sd(run: Run, paper) -> Measurement:
     """Largest exact per-cell error SD (all cells equal here), with the closed form."""
-    info = _info(run)
+    info = _info(run, positive=["exact_sd_min", "exact_sd_max", "closed_form_sd"],
+                 nonnegative=["max_gap_to_closed_form"])
+    if info["exact_sd_min"] > info["exact_sd_max"]:
+        raise ec.EvidenceError(f"{run.path('e6/info.json')}: exact_sd_min > exact_sd_max")
     return Measurement(info["exact_sd_max"], f"every cell {info['exact_sd_min']:.4f}–{info['exact_sd_max']:.4f} "
                        f"(closed form √((G−1)(H−1)/(G H))·σ = {info['closed_form_sd']:.4f}, gap "
                        f"{info['max_gap_to_closed_form']:.1e})")
@@ -74,7 +102,7 @@ def exact_sd(run: Run, paper) -> Measurement:
 
 def total_error_z(run: Run, paper) -> Measurement:
     """z of the mean squared error per release against (n − rank) σ²."""
-    info = _info(run)
+    info = _info(run, positive=["sq_error_mean", "sq_error_expected", "sq_error_se"])
     z = (info["sq_error_mean"] - info["sq_error_expected"]) / info["sq_error_se"]
     return Measurement([z], f"mean ‖error‖² {info['sq_error_mean']:.1f} ± {info['sq_error_se']:.1f} vs "
                             f"(n − rank) σ² = {info['sq_error_expected']:.0f}: z = {z:.2f}")
@@ -84,7 +112,8 @@ def extended_over_projected_error(run: Run, paper) -> Measurement:
     """One-sided 99 % upper confidence bound on err_EG / err_PG (Cor. 3.6 against Cor. 3.5) at the same
     c_{ε,δ}, from the simulated mean squared errors (SE by the delta method), beside the closed form
     Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii for this query."""
-    info = _info(run)
+    info = _info(run, positive=["extended_sq_error_mean", "sq_error_mean", "extended_sq_error_se", "sq_error_se",
+                                "exact_sd_max", "sigma"], count=_SIZE)
     eg, pg = info["extended_sq_error_mean"], info["sq_error_mean"]
     ratio = eg / pg
     se = ratio * float(np.hypot(info["extended_sq_error_se"] / eg, info["sq_error_se"] / pg))
@@ -125,7 +154,8 @@ def projected_sensitivity(run: Run, paper) -> Measurement:
 def extended_error_z(run: Run, paper) -> Measurement:
     """z of the extended mechanism's simulated mean ‖error‖² against Cor. 3.6's (n − n_c) c² Δ₂(Q_Nᵀ A)²,
     and its largest invariant residual."""
-    info = _info(run)
+    info = _info(run, positive=["extended_sq_error_mean", "extended_sq_error_expected", "extended_sq_error_se",
+                                "extended_sigma"], nonnegative=["extended_max_residual"])
     z = (info["extended_sq_error_mean"] - info["extended_sq_error_expected"]) / info["extended_sq_error_se"]
     mean = fmt_se(info["extended_sq_error_mean"], info["extended_sq_error_se"], digits=1)
     return Measurement([z], f"mean ‖error‖² {mean}"

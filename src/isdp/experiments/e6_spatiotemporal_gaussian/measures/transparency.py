@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.e6_spatiotemporal_gaussian.measures.gaussian_laplace import _extended_laplace
 from isdp.experiments.e6_spatiotemporal_gaussian.measures.study_errors import _info
@@ -19,16 +20,17 @@ from isdp.experiments.e6_spatiotemporal_gaussian.measures.study_errors import _i
 
 def unbiased_z(run: Run, paper) -> Measurement:
     """Per-cell z-scores of the mean error over all releases (exact per-cell SD)."""
-    z = run.table_at("e6/cells.csv")["z"].to_numpy()
-    info = _info(run)
+    info = _info(run, count=["n_studies", "n_reps", "cells"])
+    z = ec.table_at(run, "e6/cells.csv", key="cell", finite=["z"], rows=info["cells"])["z"].to_numpy()
     return Measurement(z, f"max |z| = {np.abs(z).max():.2f} over {z.size:,} cells "
                           f"({info['n_studies'] * info['n_reps']:,} releases each)")
 
 
 def invariant_residual(run: Run, paper, *, mechanism: str = "projected") -> Measurement:
     """Largest |A y − A x| over every release of the projected (Cor. 3.5) or ``extended`` (Cor. 3.6) Gaussian."""
-    info = _info(run)
-    r = info["extended_max_residual" if mechanism == "extended" else "max_invariant_residual"]
+    field = "extended_max_residual" if mechanism == "extended" else "max_invariant_residual"
+    info = _info(run, nonnegative=[field, "max_abs_invariant"], count=["n_studies", "n_reps"])
+    r = info[field]
     which = "extended releases" if mechanism == "extended" else "releases"
     ulps = r / (np.finfo(float).eps * info["max_abs_invariant"])
     return Measurement(r, f"max |A y − A x| = {r:.1e} over {info['n_studies'] * info['n_reps']:,} {which} "
@@ -37,7 +39,7 @@ def invariant_residual(run: Run, paper, *, mechanism: str = "projected") -> Meas
 
 def data_independence(run: Run, paper) -> Measurement:
     """The errors of two different stand-in tables under the same noise: the error law needs no data."""
-    gap = _info(run)["data_independence_gap"]
+    gap = _info(run, nonnegative=["data_independence_gap"])["data_independence_gap"]
     return Measurement(gap, f"error(x) − error(x') with the same noise: max |gap| = {gap:.1e}, so the error "
                             "statistics above need no confidential data")
 

@@ -27,7 +27,7 @@ def gamma_example41(run: Run, paper, *, n_max: int) -> Measurement:
     neighbours, found by enumeration: γ = M*'s level / (k ε) − 1, the one farthest from the paper's over ε."""
     k = min(nbr.example41_nearest(n) for n in range(1, n_max + 1))
     k_other = min(nbr.example41_nearest(n, "add/remove") for n in range(1, n_max + 1))
-    g = _privacy(run)
+    g = _privacy(run, "conditional")
     level = g.loc[g["mechanism"] == "conditional", "level_over_eps"]
     gammas = level / k - 1.0
     worst = float(gammas.loc[(gammas - paper).abs().idxmax()])

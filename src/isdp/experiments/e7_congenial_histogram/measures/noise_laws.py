@@ -16,10 +16,27 @@ from functools import partial
 import numpy as np
 from scipy import stats
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run, fmt_se
 from isdp.experiments.e7_congenial_histogram import noise_laws as nl
 from isdp.experiments.e7_congenial_histogram import releases as rel
 from isdp.experiments.e7_congenial_histogram.measures.table2 import _rows
+
+
+def _noise(run: Run) -> dict[str, np.ndarray]:
+    """``e7/noise.npz``: the simulated f_L2 noise, one row of finite draws per ε > 0 of ``eps``."""
+    path = run.path("e7/noise.npz")
+
+    def read(p):
+        with np.load(p) as f:
+            return {k: f[k] for k in ("l2", "eps")}
+
+    noise, where = ec.load(path, read, "noise file"), str(path)
+    ec.check_values(noise["eps"], where, "eps", "positive")
+    ec.check_values(noise["l2"], where, "l2")
+    if noise["l2"].ndim != 2 or noise["eps"].ndim != 1 or noise["l2"].shape[0] != noise["eps"].size:
+        raise ec.EvidenceError(f"{where}: l2 {noise['l2'].shape} is not one row of draws per ε of {noise['eps'].shape}")
+    return noise
 
 
 def _components(paper) -> list[dict]:
@@ -29,7 +46,7 @@ def _components(paper) -> list[dict]:
 def l2_mixture_ks(run: Run, paper) -> Measurement:
     """KS p-values of the simulated f_L2 noise (in units of 1/ε) against the paper's mixture, per ε."""
     comps = _components(paper)
-    noise = np.load(run.path("e7/noise.npz"))
+    noise = _noise(run)
     p = [stats.kstest(v.astype(float), lambda t: nl.mixture(t, comps, cdf=True)).pvalue for v in noise["l2"]]
     t = np.linspace(-40, 40, 8001)
     gap = np.abs(nl.mixture(t, comps) - nl.noise_pdf(t, "l2", 1.0)).max()
@@ -44,7 +61,7 @@ def signed_gamma_is_laplace_sum(run: Run, paper, *, shape: float) -> Measurement
     t = np.linspace(-40, 40, 8001)
     gap = float(np.abs(nl.mixture(t, sg) - nl.laplace_sum_pdf(t, 1.0)).max())
     var_sg, var_sum = nl.mixture_variance(sg), 2 * rel.laplace_variance_of_scale(1.0)
-    noise = np.load(run.path("e7/noise.npz"))
+    noise = _noise(run)
     p = stats.kstest(noise["l2"][0].astype(float), lambda v: nl.mixture(v, sg, cdf=True)).pvalue
     return Measurement(bool(gap < 1e-9 and np.isclose(var_sg, var_sum)),
                        f"variances {var_sg:g} b² (signed Gamma) vs {var_sum:g} b² (sum of two Lap(b)); sup density "
@@ -55,7 +72,7 @@ def signed_gamma_is_laplace_sum(run: Run, paper, *, shape: float) -> Measurement
 
 def l1_law_ks(run: Run, paper) -> Measurement:
     """KS p-values of the simulated f_L1 noise against (A.1) (every β and ε)."""
-    rows = _rows(run, "l1")
+    rows = _rows(run, "l1", probability=["ks_p"])
     lo, hi = nl.signed_weights(0.75)
     return Measurement(rows["ks_p"].to_numpy(), f"min KS p = {rows['ks_p'].min():.3f} over {len(rows)} (β, ε) "
                                                 f"settings; (A.1) weights at β = 3/4: {lo:g} and {hi:g} (sum "
@@ -64,7 +81,8 @@ def l1_law_ks(run: Run, paper) -> Measurement:
 
 def conditioning_ks(run: Run, paper) -> Measurement:
     """KS p-value of base noise conditioned on a thin slab |u1 + u2| < w/ε against Lap(1/ε)."""
-    r = run.table("e7_conditioning").iloc[0]
+    r = ec.table(run, "e7_conditioning", rows=1, probability=["ks_p", "ks_p_base_law"], count=["n_accepted"],
+                 positive=["window", "eps", "se_var_coef", "exact_var_coef"], nonnegative=["var_coef"]).iloc[0]
     return Measurement([float(r["ks_p"])], f"KS p = {r['ks_p']:.2f} ({int(r['n_accepted']):,} kept pairs, slab "
                                             f"{r['window']:g}/ε, ε = {r['eps']:g}); ε² Var = "
                                             f"{fmt_se(r['var_coef'], r['se_var_coef'])} (exact "

@@ -19,6 +19,7 @@ from isdp.experiments.e7_congenial_histogram import noise_laws as nl
 from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
 from isdp.experiments.e7_congenial_histogram import releases as rel
 from isdp.experiments.e7_congenial_histogram import rounding as rnd
+from isdp.experiments.e7_congenial_histogram.measures.table2 import _rows
 
 
 def _base_grid(run: Run, n_grid: int):
@@ -40,8 +41,7 @@ def l1_solution_set(run: Run, paper, *, n_grid: int) -> Measurement:
     base noise (``n_grid``² quantile pairs per ε), 11 points of each segment (largest L1 excess over the
     minimum), points 1 % of its length beyond either end (share that are still nearest) and the share of
     segments of length 0 (a unique solution)."""
-    sim = run.table("e7_simulation")
-    l1 = sim[sim["mechanism"] == "l1"]
+    l1 = _rows(run, "l1", nonnegative=["max_optimality_gap", "max_total_error"])
     gap = max(float(l1["max_optimality_gap"].max()), float(l1["max_total_error"].max()))
     outside, unique, total = 0, 0, 0
     for _, n, _, m in _base_grid(run, n_grid):

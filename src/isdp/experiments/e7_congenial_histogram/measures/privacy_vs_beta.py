@@ -12,18 +12,28 @@ from functools import partial
 
 import numpy as np
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.e7_congenial_histogram import noise_laws as nl
 from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
 
 
-def _privacy(run: Run):
-    return run.table("e7_privacy")
+def _privacy(run: Run, *mechanisms: str, **checks):
+    """``e7_privacy``: no (mechanism, β, ε) twice, a row for each of ``mechanisms``, every level / ε positive and
+    finite, and ``checks`` (of :func:`~isdp.experiments.evidence_checks.check_frame`) on the other columns read."""
+    pr = ec.table(run, "e7_privacy", filled=["mechanism"], positive=["level_over_eps"], **checks)
+    where = str(run.path("tables/e7_privacy.csv"))
+    if pr.duplicated([c for c in ("mechanism", "beta", "eps") if c in pr.columns]).any():
+        raise ec.EvidenceError(f"{where}: a (mechanism, β, ε) repeated")
+    missing = [m for m in mechanisms if m not in set(pr["mechanism"])]
+    if missing:
+        raise ec.EvidenceError(f"{where}: no row of {missing}")
+    return pr
 
 
 def privacy_levels(run: Run, paper) -> Measurement:
     """Numerical level / ε of each named release, at the ε where it is farthest from the paper's value."""
-    pr = _privacy(run)
+    pr = _privacy(run, *paper, nonnegative=["t_at_sup_times_eps"])
     value, parts = {}, []
     for mech, claimed in paper.items():
         g = pr[pr["mechanism"] == mech]
@@ -36,8 +46,9 @@ def privacy_levels(run: Run, paper) -> Measurement:
 
 def l1_privacy_gap(run: Run, paper) -> Measurement:
     """Largest |numerical level − ε/(2 max(β, 1 − β))| / ε over the β and ε grids."""
-    pr = _privacy(run)
+    pr = _privacy(run, "l1")
     g = pr[pr["mechanism"] == "l1"]
+    ec.check_frame(g, str(run.path("tables/e7_privacy.csv")), probability=["beta"], positive=["closed_form_over_eps"])
     gap = float((g["level_over_eps"] - g["closed_form_over_eps"]).abs().max())
     per_beta = g.groupby("beta")["level_over_eps"].min()
     return Measurement(gap, "numerical level / ε: " + ", ".join(f"β = {b:g}: {v:.6f}" for b, v in per_beta.items())

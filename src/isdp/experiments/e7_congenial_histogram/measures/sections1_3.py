@@ -17,6 +17,7 @@ import numpy as np
 from scipy import stats
 
 from isdp.double_geometric import dg_cdf, dg_variance
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.e7_congenial_histogram import neighbours as nbr
 from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
@@ -26,7 +27,10 @@ from isdp.experiments.e7_congenial_histogram import releases as rel
 
 def dg_quantile_exact(run: Run, paper) -> Measurement:
     """Whether the App. B quantile is the generalized inverse of the DG CDF for every uniform drawn."""
-    dg = run.table("e7_dg_quantile")
+    dg = ec.table(run, "e7_dg_quantile", key="eps", keys=run.config["e7"]["dg_check"]["eps"], positive=["eps"],
+                  count=["n_inverse_ok", "n_draws"], probability=["p_value"])
+    if (dg["n_inverse_ok"] > dg["n_draws"]).any() or (dg["n_draws"] == 0).any():
+        raise ec.EvidenceError(f"{run.path('tables/e7_dg_quantile.csv')}: n_inverse_ok not within 0..n_draws > 0")
     ok = bool((dg["n_inverse_ok"] == dg["n_draws"]).all())
     return Measurement(ok, f"{int(dg['n_inverse_ok'].sum()):,} of {int(dg['n_draws'].sum()):,} uniforms mapped to "
                            f"q with F(q − 1) < v ≤ F(q) at ε = {', '.join(f'{e:g}' for e in dg['eps'])}; chi-square "

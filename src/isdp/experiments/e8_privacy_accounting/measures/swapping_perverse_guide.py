@@ -8,19 +8,21 @@ person's whole history as the privacy unit (``swap_person_units``, ``day_units``
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.e8_privacy_accounting.measures._common import _strata
 
 
+@ec.reads_committed
 def swap_more_invariants(run: Run, paper, *, coarse: list, refined: list, rates: list[float]) -> Measurement:
     """Adding a variable to the swap key V_Match (more invariants): the printed 2020 what-if ε with and without
     household size, and the exact worst loss of one stratum against the same records split by the added variable
     (the worst loss of independent strata is the largest of theirs: loss and distance add up)."""
+    from isdp.experiments.e8_privacy_accounting.measures.swapping_tables import _printed_swap
     from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
-    t = pd.read_csv(run.data(run.config["e8"]["printed"]["swap_2020"]))
+    t = _printed_swap(run, "e8_swap_2020")[0]
     eps = t.set_index(["v_match", "v_swap", "swap_rate"])["epsilon"]
     pairs = [(base, r.v_swap, r.swap_rate) for r in t.itertuples()
              if (base := r.v_match.removesuffix(" x household size")) != r.v_match]

@@ -14,37 +14,79 @@ import math
 import numpy as np
 import pandas as pd
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.e8_privacy_accounting.measures._common import _cells_text
 
 SWAP_TABLES = ("e8_swap_ma1940", "e8_swap_2020")
+#: the columns that name a cell of each printed swap-rate table (and of the run's table reproducing it)
+SWAP_KEYS = {"e8_swap_ma1940": ["b", "swap_rate"], "e8_swap_2020": ["v_match", "v_swap", "swap_rate"]}
 
 
+def _printed_swap(run: Run, table: str) -> tuple[pd.DataFrame, str]:
+    """The committed printed table that ``table`` reproduces (config ``e8.printed``), checked: every cell named once,
+    b a positive count, the swap rate in (0, 1), ε positive; with its path."""
+    rel = run.config["e8"]["printed"][table.removeprefix("e8_")]
+    t = ec.committed_csv(run, rel, key=SWAP_KEYS[table], count=["b"], positive=["b", "epsilon"], rate=["swap_rate"])
+    return t, str(run.data(rel))
+
+
+def _swap_results(run: Run, table: str, printed: pd.DataFrame) -> pd.DataFrame:
+    """This run's table ``table``, refused unless it holds exactly the printed cells, each with the printed ε, the
+    slides' formula ε(p, b) at its b and swap rate, and gap = ε − printed (recomputed, never trusted)."""
+    from isdp.accounting import swapping_epsilon
+
+    key = SWAP_KEYS[table]
+    t = ec.table(run, table, key=key, keys=list(printed[key].itertuples(index=False, name=None)), count=["b"],
+                 positive=["b", "epsilon"], rate=["swap_rate"], finite=["epsilon_printed", "gap"])
+    where = str(run.path(f"tables/{table}.csv"))
+    cell = {ec.row_key(k): r for k, r in zip(printed[key].itertuples(index=False, name=None),
+                                             printed.itertuples(index=False), strict=True)}
+    own = [cell[ec.row_key(k)] for k in t[key].itertuples(index=False, name=None)]
+    ec.check_consistent(t["epsilon_printed"], [r.epsilon for r in own], where,
+                        "epsilon_printed = the committed printed ε of the same cell", rtol=0, atol=1e-9)
+    ec.check_consistent(t["b"], [r.b for r in own], where, "b = the committed printed b of the same cell", rtol=0,
+                        atol=0)
+    ec.check_consistent(t["epsilon"], swapping_epsilon(t["swap_rate"].to_numpy(float), t["b"].to_numpy(float)),
+                        where, "epsilon = the slides' formula max{ln o, ln(b + 1) − ln o} at the row's b and swap rate")
+    ec.check_consistent(t["gap"], t["epsilon"] - t["epsilon_printed"], where, "gap = epsilon − epsilon_printed")
+    return t
+
+
+@ec.reads_committed
 def swap_table_gap(run: Run, paper, *, table: str) -> Measurement:
-    """Largest |this run − printed| over the ε cells of one printed swap-rate table."""
-    t = run.table(table)
-    gap = float(t["gap"].abs().max())
+    """Largest |this run − printed| over the ε cells of one printed swap-rate table: every printed cell (as many as
+    the paper value says, e.g. "4 values"), each once, the gap recomputed from its columns."""
+    printed, where = _printed_swap(run, table)
+    ec.check_count(len(printed), ec.claimed_count(paper), where, "printed cells")
+    t = _swap_results(run, table, printed)
+    gap = float((t["epsilon"] - t["epsilon_printed"]).abs().max())
     return Measurement(gap, f"max |ε − printed| = {gap:.5f} over {len(t)} cells; ε at the printed precision: "
                             + _cells_text(t["epsilon"], t["epsilon_printed"], 2))
 
 
+@ec.reads_committed
 def swap_range(run: Run, paper) -> Measurement:
     """Smallest and largest ε of the 2020 what-if table, this run."""
-    t = run.table("e8_swap_2020")
+    t = _swap_results(run, "e8_swap_2020", _printed_swap(run, "e8_swap_2020")[0])
     lo, hi = t.loc[t["epsilon"].idxmin()], t.loc[t["epsilon"].idxmax()]
     return Measurement([float(lo["epsilon"]), float(hi["epsilon"])],
                        f"{lo['epsilon']:.4f} ({lo['v_match']}, p = {lo['swap_rate']:g}) to {hi['epsilon']:.4f} "
                        f"({hi['v_match']}, p = {hi['swap_rate']:g})")
 
 
+@ec.reads_committed
 def swap_rate_gap(run: Run, paper, *, table: str, low: float, high: float) -> Measurement:
     """Largest |ε(p = low) − ε(p = high) − ln(o_high / o_low)| over the rows of a printed what-if table.
 
     For p ≤ 1/2 the slides' formula gives ε = ln(b + 1) − ln o, so the difference between two
-    columns is ln(o_high/o_low) whatever b: a check of the printed columns that needs no b.
+    columns is ln(o_high/o_low) whatever b: a check of the printed columns that needs no b. Every row must print
+    both rates.
     """
-    t = pd.read_csv(run.data(run.config["e8"]["printed"][table]))
+    t, where = _printed_swap(run, f"e8_{table}")
     wide = t.pivot_table(index=["v_match", "v_swap"], columns="swap_rate", values="epsilon", sort=False)
+    if low not in wide or high not in wide or wide[[low, high]].isna().any().any():
+        raise ec.EvidenceError(f"{where}: not every row prints ε at both swap rates {low:g} and {high:g}")
     expected = math.log(high / (1 - high)) - math.log(low / (1 - low))
     diff = wide[low] - wide[high]
     gap = float((diff - expected).abs().max())
@@ -52,6 +94,35 @@ def swap_rate_gap(run: Run, paper, *, table: str, low: float, high: float) -> Me
                             f"ln(o_high/o_low) = {expected:.4f}; largest gap {gap:.4f}")
 
 
+def _printed_b(run: Run) -> list[int]:
+    """Every b of the printed swap-rate tables: the values of b the run's minima and curves must cover."""
+    return sorted({int(b) for table in SWAP_TABLES for b in _printed_swap(run, table)[0]["b"]})
+
+
+def _swap_min(run: Run) -> pd.DataFrame:
+    """``e8_swap_min``: one row per b of the printed tables, ε_b and its minimiser by closed form and numerically,
+    and per budget offset the root count and log-odds gap (inf only where the count is not 2)."""
+    t = ec.table(run, "e8_swap_min", key="b", keys=_printed_b(run), positive=["b", "min_epsilon"], count=["b"],
+                 finite=["min_epsilon_numeric"], rate=["argmin_swap_rate"], probability=["argmin_swap_rate_numeric"])
+    where = str(run.path("tables/e8_swap_min.csv"))
+    ec.check_consistent(t["min_epsilon"], np.log1p(t["b"].to_numpy(float)) / 2, where, "min_epsilon = ln(b + 1)/2")
+    offsets = [c.removeprefix("offset_") for c in t.columns if c.startswith("offset_")]
+    if not offsets:
+        raise ec.EvidenceError(f"{where}: no budget offset (columns offset_k, n_rates_k, log_odds_gap_k)")
+    for k in offsets:
+        ec.check_frame(t, where, finite=[f"offset_{k}"], count=[f"n_rates_{k}"], columns=[f"log_odds_gap_{k}"])
+        if t[f"offset_{k}"].nunique() != 1:
+            raise ec.EvidenceError(f"{where}: column offset_{k} differs between rows")
+        two = t[f"n_rates_{k}"] == 2
+        if two.any():
+            ec.check_values(t.loc[two, f"log_odds_gap_{k}"].to_numpy(), where,
+                            f"column 'log_odds_gap_{k}' (two roots)", "nonnegative")
+        if np.isnan(t.loc[~two, f"log_odds_gap_{k}"].to_numpy(float)).any():
+            raise ec.EvidenceError(f"{where}: column log_odds_gap_{k} is NaN")
+    return t
+
+
+@ec.reads_committed
 def min_epsilon(run: Run, paper) -> Measurement:
     """For every b of the printed tables, whether the slides' formula has a smallest budget ε_b > 0 over p ∈ (0, 1):
     the numerical minimum over logit p (a bounded search over ±``LOG_ODDS_BOUND``) is positive and attained strictly
@@ -61,7 +132,7 @@ def min_epsilon(run: Run, paper) -> Measurement:
 
     from isdp.experiments.e8_privacy_accounting.tables import LOG_ODDS_BOUND
 
-    t = run.table("e8_swap_min")
+    t = _swap_min(run)
     with np.errstate(divide="ignore"):  # a minimiser at p = 0 or 1 in floating point: logit ±inf
         t_min = special.logit(t["argmin_swap_rate_numeric"].to_numpy(float))
     value = {"positive": bool((t["min_epsilon_numeric"] > 0).all()),
@@ -73,11 +144,12 @@ def min_epsilon(run: Run, paper) -> Measurement:
                        note=f"the numerical minimum is within {dev:.1e} of ln(b + 1)/2 at p* with odds √(b + 1)")
 
 
+@ec.reads_committed
 def two_rates(run: Run, paper) -> Measurement:
     """Whether each budget ε_b + offset (every b of the printed tables, every configured offset) is reached by exactly
     two swap rates: the numerical root count of the slides' formula over logit p. The distance of the roots from the
     closed-form pair goes into the note."""
-    t = run.table("e8_swap_min")
+    t = _swap_min(run)
     counts = t.filter(like="n_rates_").to_numpy()
     gaps = t.filter(like="log_odds_gap_").to_numpy()
     offsets = t.filter(like="offset_").iloc[0].tolist()
@@ -89,12 +161,20 @@ def two_rates(run: Run, paper) -> Measurement:
                             f"{np.max(gaps):.1e}")
 
 
+@ec.reads_committed
 def larger_b(run: Run, paper) -> Measurement:
     """For the same swap rate, ε is non-decreasing in b, and strictly larger for the larger b wherever that b's
-    budget is on its left branch ln(b + 1) − ln o, i.e. p < p*(b) (on the figure's grid, adjacent b's)."""
+    budget is on its left branch ln(b + 1) − ln o, i.e. p < p*(b) (on the figure's grid, adjacent b's). The curves
+    must cover every b of the printed tables on one grid of swap rates."""
     from isdp.accounting import swapping_min_epsilon
 
-    c = run.table_at("e8/swap_curves.csv").pivot(index="swap_rate", columns="b", values="epsilon").sort_index(axis=1)
+    curves = ec.table_at(run, "e8/swap_curves.csv", key=["b", "swap_rate"], count=["b"], positive=["b", "epsilon"],
+                         rate=["swap_rate"])
+    where = str(run.path("e8/swap_curves.csv"))
+    ec.check_frame(curves.drop_duplicates("b"), where, key="b", keys=_printed_b(run))
+    c = curves.pivot(index="swap_rate", columns="b", values="epsilon").sort_index(axis=1)
+    if c.isna().any().any():
+        raise ec.EvidenceError(f"{where}: the values of b are not on one grid of swap rates (some (b, rate) missing)")
     diffs = np.diff(c.to_numpy(), axis=1)
     p = c.index.to_numpy()[:, None]
     left = p < swapping_min_epsilon(c.columns.to_numpy()[1:])[1][None, :]  # the larger b's left branch
@@ -109,9 +189,26 @@ def larger_b(run: Run, paper) -> Measurement:
                             "the larger b), where the slides' own formula gives ln o whatever b")
 
 
+#: the columns of the printed 1940 county table: the counts before and after swapping
+COUNTY_COUNTS = ["owned", "rented", "total", "owned_swapped", "rented_swapped", "total_swapped"]
+
+
+def _county_table(run: Run, file: str) -> pd.DataFrame:
+    """The printed 1940 county table (``file``), indexed by county: every count a non-negative integer, each county
+    once, the printed ``total`` row present, and more than one county beside it."""
+    t = ec.committed_csv(run, file, key="county", count=COUNTY_COUNTS).set_index("county")
+    where = str(run.data(file))
+    if "total" not in t.index:
+        raise ec.EvidenceError(f"{where}: no printed 'total' row")
+    if len(t) < 3:
+        raise ec.EvidenceError(f"{where}: {len(t) - 1} county rows; the table has several counties")
+    return t
+
+
+@ec.reads_committed
 def ma1940_invariants(run: Run, paper, *, file: str) -> Measurement:
     """The printed county table keeps its invariants: county totals and the state's owned/rented totals."""
-    t = pd.read_csv(run.data(file)).set_index("county")
+    t = _county_table(run, file)
     counties, total = t.drop(index="total"), t.loc["total"]
     checks = {
         "owned + rented = total (both tables)": bool((counties["owned"] + counties["rented"] == counties["total"]).all()
@@ -128,28 +225,31 @@ def ma1940_invariants(run: Run, paper, *, file: str) -> Measurement:
                        f"{len(counties)} counties: {listed}; {moved:,} owned dwellings moved between counties")
 
 
+@ec.reads_committed
 def ma1940_swapped_mape(run: Run, paper, *, file: str) -> Measurement:
     """MAPE of the printed p = 50 % instance (owned and rented by county), to set beside the paper's boxplots."""
-    t = pd.read_csv(run.data(file)).set_index("county").drop(index="total")
+    t = _county_table(run, file).drop(index="total")
     ape = pd.concat([(t[f"{c}_swapped"] - t[c]).abs() / t[c] for c in ("owned", "rented")])
     mape = 100 * float(ape.mean())
     return Measurement(mape, f"the printed p = 50 % instance: MAPE {mape:.1f} % over {len(ape)} owned/rented cells "
                              f"(largest county error {100 * ape.max():.0f} %)")
 
 
+@ec.reads_committed
 def ma1940_stratum(run: Run, paper, *, file: str) -> Measurement:
     """The largest stratum beside the dwellings of the printed county table (the count itself needs microdata)."""
-    total = int(pd.read_csv(run.data(file)).set_index("county").loc["total", "total"])
+    total = int(_county_table(run, file).loc["total", "total"])
     return Measurement(float(paper) / total, f"b = {int(paper):,} is {100 * float(paper) / total:.1f} % of the "
                        f"{total:,} dwellings of the printed county table; ε depends on b only through ln(b + 1)")
 
 
+@ec.reads_committed
 def ma1940_swap_rate(run: Run, paper, *, file: str) -> Measurement:
     """The swap rate the printed 1940 instance implies. A selected dwelling keeps its ownership and receives the
     county of another selected one of its stratum; ignoring the household-size strata, a county's owned count
     moves towards total × s (s the state's owned share) by the fraction p: E[owned' − owned] = p (total s − owned).
     p̂ is the least-squares slope through the origin over the counties, its SE from the residuals."""
-    t = pd.read_csv(run.data(file)).set_index("county")
+    t = _county_table(run, file)
     state, c = t.loc["total"], t.drop(index="total")
     s = state["owned"] / state["total"]
     a = (c["total"] * s - c["owned"]).to_numpy(float)
@@ -169,19 +269,31 @@ def ma1940_swap_rate(run: Run, paper, *, file: str) -> Measurement:
                             "and tenure are not in the slides")
 
 
+@ec.reads_committed
 def census2020_strata(run: Run, paper) -> Measurement:
     """The 2020 strata sizes as used; how much ε moves if one were off."""
-    t = run.table("e8_swap_2020").drop_duplicates("b")
+    t = _swap_results(run, "e8_swap_2020", _printed_swap(run, "e8_swap_2020")[0]).drop_duplicates("b")
     return Measurement(len(t), f"{len(t)} sizes from {t['b'].min():,} to {t['b'].max():,}, used as printed; ε "
                        "depends on b only through ln(b + 1), so a size off by 1 % moves ε by 0.01")
 
 
+def _strata_sizes(run: Run, printed: str) -> pd.Series:
+    """The printed b of each V_Match of a 2020 what-if table (``printed``): every cell named once, b a positive count
+    and the same on every row of its V_Match."""
+    t = ec.committed_csv(run, printed, key=SWAP_KEYS["e8_swap_2020"], filled=["v_match"], count=["b"],
+                         positive=["b"])
+    if (t.groupby("v_match")["b"].nunique() > 1).any():
+        raise ec.EvidenceError(f"{run.data(printed)}: a V_Match with two values of b")
+    return t.drop_duplicates("v_match").set_index("v_match")["b"]
+
+
+@ec.reads_committed
 def census2020_strata_nesting(run: Run, paper, *, printed: str, geography: list[str]) -> Measurement:
     """The 2020 what-if table's b are largest strata of nested partitions: a matching key V' refines V when its
     geography is V's or finer (``geography``, coarsest first) and it crosses every variable V crosses (household
     size), and then every V' stratum lies inside a V stratum, so b(V') ≤ b(V). The value is the number of refining
     pairs of printed rows that break it."""
-    b = pd.read_csv(run.data(printed)).drop_duplicates("v_match").set_index("v_match")["b"]
+    b = _strata_sizes(run, printed)
 
     def key(v):
         geo, *crossed = [part.strip() for part in v.split(" x ")]
@@ -196,6 +308,7 @@ def census2020_strata_nesting(run: Run, paper, *, printed: str, geography: list[
                        n=len(pairs))
 
 
+@ec.reads_committed
 def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, strata: dict) -> Measurement:
     """The 2020 what-if table's state and county strata against the 2010 SF1 housing counts of the committed county
     extract (H3: total and occupied housing units; occupied units are households): whether the named stratum
@@ -204,8 +317,8 @@ def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, st
     households."""
     from isdp.experiments.nhgis.housing import load_housing
 
-    b = pd.read_csv(run.data(printed)).drop_duplicates("v_match").set_index("v_match")["b"]
-    t = load_housing(run.data(housing))
+    b = _strata_sizes(run, printed)
+    t = load_housing(ec.committed(run, housing))
     columns = ["sf1_housing_units", "sf1_occupied_units"]
     levels = {"state": t.groupby("state_abbr")[columns].sum(),
               "county": t.set_index(t["state_abbr"] + " " + t["county_fips"])[columns]}

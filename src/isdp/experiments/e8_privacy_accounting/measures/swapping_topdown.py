@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from isdp.accounting import dp_to_zcdp, zcdp_to_dp
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 
 
@@ -24,8 +25,20 @@ def tda_epsilon(run: Run, paper, *, rho: float, delta: float, rho_rounding: floa
 
     ``rho_rounding`` and ``eps_rounding`` are half a unit of the last printed digit of ρ and ε.
     """
-    t = run.table("e8_tda_conversion").set_index("conversion")
     method = conversion or run.config["e8"]["tda"]["conversion"]
+    t = ec.table(run, "e8_tda_conversion", key="conversion", filled=["conversion"], positive=[
+        "rho", "delta", "epsilon", "epsilon_rho_low", "epsilon_rho_high"])
+    where = str(run.path("tables/e8_tda_conversion.csv"))
+    if method not in set(t["conversion"]):
+        raise ec.EvidenceError(f"{where}: no row of the conversion {method!r}")
+    # every ε is its conversion of the printed ρ (and of ρ ± its rounding) at the printed δ: recomputed, not trusted
+    ec.check_consistent(t["rho"], rho, where, f"rho = the printed {rho:g}")
+    ec.check_consistent(t["delta"], delta, where, f"delta = the printed {delta:g}")
+    for column, r in (("epsilon", rho), ("epsilon_rho_low", rho - rho_rounding),
+                      ("epsilon_rho_high", rho + rho_rounding)):
+        ec.check_consistent(t[column], [zcdp_to_dp(r, delta, m) for m in t["conversion"]], where,
+                            f"{column} = the row's conversion of ρ = {r:g} at δ = {delta:g}", rtol=1e-6)
+    t = t.set_index("conversion")
     lo, hi = float(t.loc[method, "epsilon_rho_low"]), float(t.loc[method, "epsilon_rho_high"])
     value = min(max(float(paper), lo), hi)
     rho_needed = dp_to_zcdp(float(paper) - eps_rounding, delta, method)  # smallest ρ whose ε rounds to the paper's

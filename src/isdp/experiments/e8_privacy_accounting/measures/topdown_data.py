@@ -12,8 +12,17 @@ import math
 
 import pandas as pd
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.nhgis.histograms import HISTOGRAM_CELLS, NATION
+
+#: the checks of the committed county extract's columns these measures read (people counted, each county once)
+_COUNTY_CHECKS = {"key": "gisjoin", "filled": ["state_fips", "state_abbr"], "count": ["sf1_pop"]}
+
+
+def _county_file(run: Run, rel) -> pd.DataFrame:
+    """The committed county extract ``rel`` (verified against its published SHA-256), its columns checked."""
+    return ec.committed_csv(run, rel, dtype={"state_fips": str}, **_COUNTY_CHECKS)
 
 
 def histogram_cells(run: Run, paper, *, blocks: float, attributes: dict) -> Measurement:
@@ -25,21 +34,24 @@ def histogram_cells(run: Run, paper, *, blocks: float, attributes: dict) -> Meas
                        note="one identity query per cell: the talk's '+12 billion identity queries' is the same count")
 
 
+@ec.reads_committed
 def attribute_sizes(run: Run, paper, *, races: list[str], gq_codes: str) -> Measurement:
     """The histogram's attribute sizes from their categories: a race is any nonempty combination of ``races``
     (alone or in combination), a residence type a household or one of the major group-quarters types of the
     committed 2010 GQ code list ``gq_codes``."""
-    major_types = pd.read_csv(run.data(gq_codes))["major_type"].unique()
+    major_types = ec.committed_csv(run, gq_codes, dtype={"code": str}, key="code",
+                                   filled=["major_type"])["major_type"].unique()
     value = {"race": 2 ** len(races) - 1, "residence_type": 1 + len(major_types)}
     return Measurement(value, f"race: 2^{len(races)} − 1 = {value['race']} nonempty combinations of "
                               f"{len(races)} categories; residence type: household + {len(major_types)} major "
                               f"group-quarters types of the 2010 code list = {value['residence_type']}")
 
 
+@ec.reads_committed
 def us_population(run: Run, paper) -> Measurement:
     """2010 Census population of the 50 states and DC, summed from the committed county extract."""
     path = run.data(run.config["data"]["embedded"])
-    t = pd.read_csv(path, dtype={"state_fips": str})
+    t = _county_file(run, run.config["data"]["embedded"])
     us = t[t["state_fips"] != "72"]  # Puerto Rico is outside the national total
     n = int(us["sf1_pop"].sum())
     return Measurement(n, f"{n:,} (2010 Summary File 1, {len(us):,} counties of the 50 states and DC)",
@@ -54,6 +66,7 @@ def workload_queries(run: Run, paper, *, per_unit: int, blocks: float) -> Measur
                                 f"{per_unit * blocks / 1e9:.2f} billion")
 
 
+@ec.reads_committed
 def workload_consistency(run: Run, paper, *, per_unit: int, blocks: float, queries_rounding: float,
                          blocks_rounding: float, tallies: dict, exclude: list[str]) -> Measurement:
     """Whether the printed query total, queries per unit and number of blocks fit together over the talk's six
@@ -62,7 +75,7 @@ def workload_consistency(run: Run, paper, *, per_unit: int, blocks: float, queri
     the tracts and block groups of the published 2010 ``tallies``, and the blocks, rounding to the printed number.
     The value is the largest allowed U minus the smallest needed. The tallies' own states and counties are set
     beside the extract's, and their blocks beside the printed number."""
-    t = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str})
+    t = _county_file(run, run.config["data"]["embedded"])
     t = t[~t["state_fips"].isin(exclude)]
     levels = {"nation": 1, "state": t["state_fips"].nunique(), "county": len(t),
               "tract": int(tallies["tract"]), "block group": int(tallies["block_group"])}
@@ -83,18 +96,20 @@ def workload_consistency(run: Run, paper, *, per_unit: int, blocks: float, queri
     return Measurement(hi - needed, text, note=note)
 
 
+@ec.reads_committed
 def state_units(run: Run, paper, *, exclude: list[str]) -> Measurement:
     """The state-level geographic units (states and DC) of the committed 2010 county extract, ``exclude`` left out."""
-    t = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str})
+    t = _county_file(run, run.config["data"]["embedded"])
     states = sorted(set(t["state_fips"]) - set(exclude))
     return Measurement(len(states), f"{len(states)} state FIPS codes in the 2010 county extract (left out: "
                                     f"{', '.join(exclude) or 'none'})")
 
 
+@ec.reads_committed
 def gq_type_count(run: Run, paper, *, file: str, counted: str) -> Measurement:
     """Distinct values of the column ``counted`` (``code``: the 3-digit GQ type codes; ``major_type``: the major
     types they group into) in the committed list of 2010 Census group-quarters codes."""
-    t = pd.read_csv(run.data(file), dtype={"code": str})
+    t = ec.committed_csv(run, file, dtype={"code": str}, key="code", filled=["major_type", counted])
     n = int(t[counted].nunique())
     per_major = ", ".join(f"{k} {len(g)}" for k, g in t.groupby("major_type", sort=False))
     return Measurement(n, f"{n} distinct {counted} values among {len(t)} 3-digit codes ({t['code'].min()} to "
@@ -104,10 +119,19 @@ def gq_type_count(run: Run, paper, *, file: str, counted: str) -> Measurement:
 def _support_table(run: Run, file: str) -> tuple[pd.Series, pd.DataFrame]:
     """The nation's row and the states' rows (the 50 states and DC) of the committed per-state support table of the
     252-cell histogram; Puerto Rico is outside the nation's hierarchy."""
-    t = pd.read_csv(run.data(file)).set_index("state_abbr").drop(index="PR")
+    t = ec.committed_csv(run, file, key="state_abbr", count=["counties", "nonzero_cells", "sf1_pop",
+                                                           "dp_nonzero_cells"]).set_index("state_abbr")
+    where = str(run.data(file))
+    for column in ("nonzero_cells", "dp_nonzero_cells"):
+        ec.check_values(t[column], where, f"column {column!r}", "count", hi=HISTOGRAM_CELLS)
+    missing = [s for s in ("PR", NATION) if s not in t.index]
+    if missing or len(t) < 3:
+        raise ec.EvidenceError(f"{where}: no row of {missing or 'the states'}")
+    t = t.drop(index="PR")
     return t.loc[NATION], t.drop(index=NATION)
 
 
+@ec.reads_committed
 def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Measurement:
     """Size of the TopDown talk's optimisation problems at the nation→state step and at each state→county step, from
     the committed per-state support of the 2010 ethnicity × race × voting-age histogram (252 cells):
@@ -140,6 +164,7 @@ def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Mea
     )
 
 
+@ec.reads_committed
 def national_zero_cells(run: Run, paper, *, file: str) -> Measurement:
     """The cells of the nation's DAS histogram (ethnicity × race × voting age, 252 cells; the 50 states and DC) that
     are 0, which the talk's state level ignores, from the committed per-state support table; the variables this

@@ -11,7 +11,27 @@ import math
 
 import numpy as np
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
+
+
+def _dorm(run: Run):
+    """``e8_dorm_bounds`` (indexed by form) and ``e8/dorm_feasible_totals.csv``: every configured form once with
+    integer bounds; every feasible (F, C, M) once, non-negative integers with the same town total; and each form's
+    bounds the least and largest value of the form over the feasible totals (recomputed, not trusted)."""
+    forms = run.config["e8"]["dorm"]["forms"]
+    b = ec.table(run, "e8_dorm_bounds", key="form", keys=forms, integer=["min", "max"])
+    feas = ec.table_at(run, "e8/dorm_feasible_totals.csv", key=["F", "C", "M"], count=["F", "C", "M"])
+    where = str(run.path("e8/dorm_feasible_totals.csv"))
+    if feas[["F", "C", "M"]].sum(axis=1).nunique() != 1:
+        raise ec.EvidenceError(f"{where}: the feasible totals do not share one town total")
+    for form in forms:
+        values = feas[form.split("+")].sum(axis=1)
+        row = b.loc[b["form"] == form].iloc[0]
+        ec.check_consistent([row["min"], row["max"]], [values.min(), values.max()],
+                            str(run.path("tables/e8_dorm_bounds.csv")),
+                            f"the bounds of {form} = its least and largest value over {where}", rtol=0, atol=0)
+    return b.set_index("form"), feas
 
 
 def dorm_constraints(run: Run, paper) -> Measurement:
@@ -20,8 +40,7 @@ def dorm_constraints(run: Run, paper) -> Measurement:
 
     ``paper`` maps ``F_min, C_min, M_min, F_max, CF_min, total, sufficient`` (the talk's inequalities).
     """
-    b = run.table("e8_dorm_bounds").set_index("form")
-    feas = run.table_at("e8/dorm_feasible_totals.csv")
+    b, feas = _dorm(run)
     total = int(b.loc["F+C+M", "min"]) if b.loc["F+C+M", "min"] == b.loc["F+C+M", "max"] else None
     value = {"F_min": int(b.loc["F", "min"]), "C_min": int(b.loc["C", "min"]), "M_min": int(b.loc["M", "min"]),
              "F_max": int(b.loc["F", "max"]), "CF_min": int(b.loc["C+F", "min"]), "total": total}
@@ -41,8 +60,7 @@ def dorm_constraints(run: Run, paper) -> Measurement:
 
 def dorm_point(run: Run, paper, *, point: dict) -> Measurement:
     """Whether a town-wide (F, C, M) meets the single-type bounds and the total, and whether it is feasible."""
-    b = run.table("e8_dorm_bounds").set_index("form")
-    feas = run.table_at("e8/dorm_feasible_totals.csv")
+    b, feas = _dorm(run)
     first_pass = bool(all(point[t] >= b.loc[t, "min"] for t in ("F", "C", "M"))
                       and sum(point.values()) == b.loc["F+C+M", "min"] == b.loc["F+C+M", "max"])
     feasible = bool(((feas["F"] == point["F"]) & (feas["C"] == point["C"]) & (feas["M"] == point["M"])).any())

@@ -12,6 +12,7 @@ import string
 
 import numpy as np
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 
 
@@ -56,6 +57,7 @@ def _region_parents_text(paper) -> str:
             f"{min(fractional, default='-')} to {max(fractional, default='-')})")
 
 
+@ec.reads_committed
 def two_marginals_integer_gap(run: Run, paper, *, instance: str) -> Measurement:
     """The talk's extension with regions that know two one-way marginals each (region × A and region × B fixed, and
     the parent's A × B table): on the committed three-way instance ``instance`` (|B| = 3), whether a fractional
@@ -63,7 +65,7 @@ def two_marginals_integer_gap(run: Run, paper, *, instance: str) -> Measurement:
     the three ways), where the problem is a network flow. The value: {size_3_gap, size_2_gap}."""
     from isdp.experiments.e8_privacy_accounting import implied
 
-    region_a, region_b, parent = implied.read_three_way_margins(run.data(instance))
+    region_a, region_b, parent = implied.read_three_way_margins(ec.committed(run, instance))
     fractional, integer = implied.margin_extension(region_a, region_b, parent)
     merged = {pair: implied.margin_extension(region_a, *implied.merge_last_values(region_b, parent, pair))
               for pair in itertools.combinations(range(region_b.shape[1]), 2)}

@@ -10,8 +10,8 @@ import itertools
 import math
 
 import numpy as np
-import pandas as pd
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.nhgis.counties import load_counties
 
@@ -53,6 +53,7 @@ def tda_toy_pure_dp(run: Run, paper, *, x: list[int], within: list[int], across:
                             f"{2 * math.exp(-epsilon * radius):.0e} per cell)")
 
 
+@ec.reads_committed
 def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, total_offset: int = 0) -> Measurement:
     """The talk's 'making published data consistent with the invariants could increase accuracy', in its frame: for
     each state of the committed county file with at least two counties, ``draws`` releases of i.i.d. DG(ε) noisy
@@ -63,7 +64,7 @@ def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, 
     from isdp.baselines import nonnegative_total_projection
     from isdp.double_geometric import dg_rvs
 
-    counties = load_counties(run.data(run.config["data"]["embedded"]))
+    counties = load_counties(ec.committed(run, run.config["data"]["embedded"]))
     rng = np.random.default_rng(seed)
     zs, ratios = {}, {}
     for state, g in counties.groupby("state_abbr"):
@@ -89,6 +90,7 @@ def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, 
                                          f"{zs[worst]:.1f} ({worst})", n=len(zs))
 
 
+@ec.reads_committed
 def tda_failsafe(
     run: Run,
     paper,
@@ -112,7 +114,8 @@ def tda_failsafe(
     from isdp.baselines import double_geometric_noise
     from isdp.experiments.e8_privacy_accounting.rounding import two_level_solve
 
-    t = pd.read_csv(run.data(run.config["data"]["embedded"]), dtype={"state_fips": str})
+    t = ec.committed_csv(run, run.config["data"]["embedded"], dtype={"state_fips": str}, key="gisjoin",
+                         filled=["state_abbr"], count=["sf1_pop"])
     pop = t.loc[t["state_abbr"] == state, "sf1_pop"].to_numpy()
     children = np.floor(np.outer(pop, shares)).astype(int)
     children[:, int(np.argmax(shares))] += pop - children.sum(axis=1)

@@ -14,12 +14,45 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.e8_privacy_accounting.measures._common import _cells_text
 
 HALF_PRINTED_UNIT = 0.05  # the talk prints the variances to one decimal
 
 
+#: the columns that name a cell of ``e8_tda_variance``
+VARIANCE_KEY = ["delta", "epsilon", "mechanism", "conversion"]
+
+
+def _variances(run: Run):
+    """``e8_tda_variance``: every (δ, ε, mechanism, conversion) once, positive variances printed and recomputed,
+    each variance the configured levels' formula at its δ, ε and conversion, and gap = variance − printed (all
+    recomputed, not trusted)."""
+    from isdp.experiments.e8_privacy_accounting.tables import per_level_gaussian_variance, per_level_laplace_variance
+
+    t = ec.table(run, "e8_tda_variance", key=VARIANCE_KEY, positive=["delta", "epsilon", "printed", "variance"],
+                 finite=["gap"])
+    where = str(run.path("tables/e8_tda_variance.csv"))
+    ec.check_choices(t["mechanism"], where, "column 'mechanism'", ("laplace", "gaussian"))
+    tda = run.config["e8"]["tda"]
+    levels, cells = tda["levels"], tda["changed_cells"]
+    formula = [per_level_laplace_variance(r.epsilon, levels, cells) if r.mechanism == "laplace" else
+               per_level_gaussian_variance(r.epsilon, r.delta, levels, math.sqrt(cells), r.conversion)
+               for r in t.itertuples()]
+    ec.check_consistent(t["variance"], formula, where, f"variance = the formula over {levels} levels, Δ₂² = "
+                        f"{cells}, at the row's δ, ε and conversion", rtol=1e-6)
+    ec.check_consistent(t["gap"], t["variance"] - t["printed"], where, "gap = variance − printed")
+    return t
+
+
+def _printed_variances(run: Run):
+    """The committed printed variance tables (config ``e8.printed.tda_variance``): every (δ, ε) once, positive."""
+    return ec.committed_csv(run, run.config["e8"]["printed"]["tda_variance"], key=["delta", "epsilon"],
+                            positive=["delta", "epsilon", "laplace_variance", "gaussian_variance"])
+
+
+@ec.reads_committed
 def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None, conversion: str | None = None,
                  beside: str | None = None) -> Measurement:
     """Largest |this run − printed| over the noise variances of one mechanism (and δ) of the talk's tables.
@@ -28,7 +61,14 @@ def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None,
     competing reading) is set beside it in the text, with whether its gap is within the same half unit of the last
     digit; the other conversions' gaps go into the note.
     """
-    t = run.table("e8_tda_variance")
+    t = _variances(run)
+    printed = _printed_variances(run)  # the run's printed column is the committed table's
+    expected = {ec.row_key((r.delta, r.epsilon, mech)): getattr(r, f"{mech}_variance")
+                for r in printed.itertuples() for mech in ("laplace", "gaussian")}
+    own = [expected.get(ec.row_key((r.delta, r.epsilon, r.mechanism)), np.nan) for r in t.itertuples()]
+    ec.check_consistent(t["printed"], own, str(run.path("tables/e8_tda_variance.csv")),
+                        "printed = the committed printed variance of the same (δ, ε, mechanism)", rtol=0, atol=0)
+    t = t.assign(gap=t["variance"] - t["printed"])
     t = t[t["mechanism"] == mechanism]
     if delta is not None:
         t = t[np.isclose(t["delta"], delta, rtol=1e-9, atol=0)]
@@ -50,12 +90,15 @@ def variance_gap(run: Run, paper, *, mechanism: str, delta: float | None = None,
         method, note = "basic composition", ""
     if t.empty:
         raise ValueError(f"no {mechanism} rows at δ = {delta} in e8_tda_variance")
+    ec.check_count(t["epsilon"].nunique(), ec.claimed_count(paper), str(run.path("tables/e8_tda_variance.csv")),
+                   f"values of ε for {mechanism}" + (f" at δ = {delta:g}" if delta is not None else ""))
     gap = float(t["gap"].abs().max())
     return Measurement(gap, f"{method}: max |variance − printed| = {gap:.3f} over {len(t)} cells (ε = "
                             f"{', '.join(f'{e:g}' for e in t['epsilon'])}): "
                             + _cells_text(t["variance"], t["printed"], 1) + beside_text, note=note)
 
 
+@ec.reads_committed
 def table_at_other_delta(run: Run, paper, *, table_delta: float, delta: float, conversion: str) -> Measurement:
     """The talk's Gaussian variance table printed for δ = ``table_delta``, recomputed at another δ the talk gives
     for the same label (the first 'RDP/zCDP' slide's conservative 10⁻¹⁴/4 against the table's 10⁻¹⁴): the largest
@@ -63,10 +106,12 @@ def table_at_other_delta(run: Run, paper, *, table_delta: float, delta: float, c
     from isdp.experiments.e8_privacy_accounting.tables import per_level_gaussian_variance
 
     tda = run.config["e8"]["tda"]
-    printed = pd.read_csv(run.data(run.config["e8"]["printed"]["tda_variance"]))
+    printed = _printed_variances(run)
     printed = printed[np.isclose(printed["delta"], table_delta, rtol=1e-9, atol=0)]
     if printed.empty:
         raise ValueError(f"no printed table at δ = {table_delta}")
+    ec.check_count(len(printed), ec.claimed_count(paper), str(run.data(run.config["e8"]["printed"]["tda_variance"])),
+                   f"printed cells at δ = {table_delta:g}")
 
     def variances(d):
         return np.array([per_level_gaussian_variance(e, d, tda["levels"], math.sqrt(tda["changed_cells"]), conversion)
@@ -81,21 +126,23 @@ def table_at_other_delta(run: Run, paper, *, table_delta: float, delta: float, c
                               f"{np.abs(own - printed['gaussian_variance']).max():.3f}")
 
 
+@ec.reads_committed
 def laplace_column_delta_free(run: Run, paper) -> Measurement:
     """Whether the printed Laplace variances are the same on every δ slide (pure DP needs no δ)."""
-    t = pd.read_csv(run.data(run.config["e8"]["printed"]["tda_variance"]))
+    t = _printed_variances(run)
     wide = t.pivot_table(index="epsilon", columns="delta", values="laplace_variance")
     spread = float((wide.max(axis=1) - wide.min(axis=1)).max())
     return Measurement(spread == 0.0, f"largest spread of a printed Laplace variance across the {wide.shape[1]} δ "
                                       f"slides: {spread:g} (ε = {', '.join(f'{e:g}' for e in wide.index)})")
 
 
+@ec.reads_committed
 def gaussian_over_laplace(run: Run, paper) -> Measurement:
     """Every printed Gaussian variance exceeds the printed Laplace variance at the same (ε, δ); this run's
     recomputed ratios (configured conversion) beside them."""
-    printed = pd.read_csv(run.data(run.config["e8"]["printed"]["tda_variance"]))
+    printed = _printed_variances(run)
     ratio = printed["gaussian_variance"] / printed["laplace_variance"]
-    t = run.table("e8_tda_variance")
+    t = _variances(run)
     method = run.config["e8"]["tda"]["conversion"]
     lap = t[t["mechanism"] == "laplace"].set_index(["delta", "epsilon"])["variance"]
     gau = t[(t["mechanism"] == "gaussian") & (t["conversion"] == method)].set_index(["delta", "epsilon"])["variance"]
@@ -112,7 +159,7 @@ def gaussian_outliers(run: Run, paper, *, k: float, scale: str) -> Measurement:
     the other scale and the far-tail crossover are set beside it."""
     from scipy import stats
 
-    t = run.table("e8_tda_variance")
+    t = _variances(run)
     method = run.config["e8"]["tda"]["conversion"]
     lap = t[t["mechanism"] == "laplace"].set_index(["delta", "epsilon"])["variance"]
     gau = t[(t["mechanism"] == "gaussian") & (t["conversion"] == method)].set_index(["delta", "epsilon"])["variance"]
@@ -179,6 +226,7 @@ def random_record_delta(run: Run, paper, *, release_probability: float, people: 
                        note="δ does not fall with ε: the published record has probability 0 under the neighbour")
 
 
+@ec.reads_committed
 def privacy_loss_tail(run: Run, paper, *, delta: float) -> Measurement:
     """The chance that one person's privacy loss exceeds ε under the talk's Gaussian mechanism at δ, for each ε of
     its printed table: the printed per-query variance σ² at each of the configured levels (``e8.tda.levels``),
@@ -188,7 +236,7 @@ def privacy_loss_tail(run: Run, paper, *, delta: float) -> Measurement:
     from scipy.stats import norm
 
     levels, changed_cells = (run.config["e8"]["tda"][k] for k in ("levels", "changed_cells"))
-    printed = pd.read_csv(run.data(run.config["e8"]["printed"]["tda_variance"]))
+    printed = _printed_variances(run)
     rows = printed[np.isclose(printed["delta"], delta, rtol=1e-9, atol=0)]
     if rows.empty:
         raise ValueError(f"no printed Gaussian variances at δ = {delta}")

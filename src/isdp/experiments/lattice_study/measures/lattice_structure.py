@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.measure_helpers import fmt_list
 from isdp.experiments.problems import read_table_csv
@@ -22,7 +23,7 @@ def _experiment_problem(run: Run, exp: str):
         return intersecting_constraints_problem(run.config["e1"]["x"], run.config["e1"]["records_per_region"])
     from isdp.experiments.problems import contingency_table_problem
 
-    return contingency_table_problem("e2", *read_table_csv(run.data(run.config["e2"]["table"])))
+    return contingency_table_problem("e2", *read_table_csv(ec.committed(run, run.config["e2"]["table"])))
 
 
 def constraint_structure(run: Run, paper) -> Measurement:
@@ -32,7 +33,10 @@ def constraint_structure(run: Run, paper) -> Measurement:
 
     from isdp.experiments.problems import Problem
 
-    A = Problem.from_json(run.path("e1/problem.json")).A.astype(bool)
+    path = run.path("e1/problem.json")
+    A = ec.load(path, Problem.from_json, "problem file").A
+    ec.check_values(A, str(path), "A", "count", hi=1)  # E1's constraints: which records each counts
+    A = A.astype(bool)
     m, n = A.shape
     empty = [s for r in range(2, m + 1) for s in itertools.combinations(range(m), r)
              if not np.logical_and.reduce(A[list(s)]).any()]
@@ -44,6 +48,7 @@ def constraint_structure(run: Run, paper) -> Measurement:
                               + (f"; empty: {empty}" if empty else ""))
 
 
+@ec.reads_committed
 def lattice_complete(run: Run, paper) -> Measurement:
     """ISDP Prop 8's "iff": the basis of each experiment's lattice spans every integer solution of A u = 0, not
     a sublattice. For E1 (the Venn constraints of the config), E2 (the margins of the committed table) and E3 (a
@@ -57,7 +62,7 @@ def lattice_complete(run: Run, paper) -> Measurement:
     from isdp.lattice import IntegerLattice, sum_constraint
 
     e1, e2 = _experiment_problem(run, "e1"), _experiment_problem(run, "e2")
-    sizes = sorted(int(s) for s in set(load_counties(run.data(run.config["data"]["embedded"]))
+    sizes = sorted(int(s) for s in set(load_counties(ec.committed(run, run.config["data"]["embedded"]))
                                        .groupby("state_abbr").size()) if s >= 2)
     draw_basis = run.config["e3"]["mcmc"]["draw_basis"]
     e3, checked = 1, 0
@@ -155,6 +160,7 @@ def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
                               + f" (exact, error ≤ {max(b for _, b, _ in exact):.0e})", n=len(steps))
 
 
+@ec.reads_committed
 def neighbour_invariant_kinds(run: Run, paper) -> Measurement:
     """ISDP §1 / §2: neighbouring datasets (one person's record changed) "may or may not meet the same invariants".
     For each of the paper's invariant systems — E1's three intersecting constraints over 14 records, E2's table
@@ -163,7 +169,7 @@ def neighbour_invariant_kinds(run: Run, paper) -> Measurement:
     systems with moves of both kinds; the text gives each system's counts."""
     from isdp.experiments.nhgis.counties import load_counties
 
-    counties = load_counties(run.data(run.config["data"]["embedded"]))
+    counties = load_counties(ec.committed(run, run.config["data"]["embedded"]))
     state = pd.factorize(counties["state_abbr"])[0]
     systems = {exp: (problem.A, problem.x) for exp in ("e1", "e2") for problem in [_experiment_problem(run, exp)]}
     systems["e3"] = (state[None, :] == np.arange(state.max() + 1)[:, None], counties["sf1_pop"].to_numpy())
@@ -180,6 +186,7 @@ def neighbour_invariant_kinds(run: Run, paper) -> Measurement:
                              + "; ".join(parts) + ")", n=len(systems))
 
 
+@ec.reads_committed
 def lattice_proposal_efficiency(run: Run, paper, *, exp: str, invariants: int,
                                 blind_eps: float | None = None) -> Measurement:
     """ISDP §1/§4: proposals that satisfy the invariants keep a reasonable acceptance rate. Per target of ``exp``
@@ -198,7 +205,10 @@ def lattice_proposal_efficiency(run: Run, paper, *, exp: str, invariants: int,
         eps = float(target["proposal_eps"] if blind_eps is None else blind_eps)
         support = np.arange(-int(np.ceil(45 / eps)), int(np.ceil(45 / eps)) + 1)  # DG mass beyond it below e^-45
         landing = iid_invariant_probability(A[:invariants], dg_pmf(support, eps), 1e-12)[0]
-        accepted = float(run.table(f"{exp}_ess_{norm}")["acceptance"].iloc[0])
+        ess = ec.table(run, f"{exp}_ess_{norm}", probability=["acceptance"])
+        if ess["acceptance"].nunique() != 1:  # the chains' rate, repeated on every cell's row
+            raise ec.EvidenceError(f"{run.path(f'tables/{exp}_ess_{norm}.csv')}: the acceptance differs between rows")
+        accepted = float(ess["acceptance"].iloc[0])
         ratios.append(accepted / landing)
         parts.append(f"{norm}: lattice proposals accepted {accepted:.3f}, blind DG(ε = {eps:g}) meets the first "
                      f"{invariants} invariants with probability {landing:.3g}: "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from isdp.draws_io import load_draws
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.measure_helpers import fmt_list
 from isdp.experiments.problems import read_table_csv
@@ -22,8 +23,8 @@ def _norm(u, norm: str) -> np.ndarray:
 
 def _printed_and_drawn(run: Run, exp: str, norm: str, file: str) -> tuple[np.ndarray, np.ndarray]:
     """A printed noise table (any sign) flattened, and this run's ``norm``-target draws of ``exp``, one per row."""
-    d = load_draws(run.path(f"{exp}/draws_{norm}.nc"))
-    printed = read_table_csv(run.data(file), counts=False)[0].ravel().astype(float)
+    d = load_draws(run.path(f"{exp}/draws_{norm}.nc"), A=_experiment_problem(run, exp).A)  # integer, on Λ(A)
+    printed = read_table_csv(ec.committed(run, file), counts=False)[0].ravel().astype(float)
     return printed, d.reshape(-1, d.shape[-1]).astype(float)
 
 
@@ -39,7 +40,7 @@ def printed_draw_quantile(run: Run, paper, *, exp: str, norm: str, file: str) ->
 
 def printed_draw_margins(run: Run, paper, *, file: str) -> Measurement:
     """The paper's printed noise table: integer, with every row and column summing to zero."""
-    printed = read_table_csv(run.data(file), counts=False)[0]
+    printed = read_table_csv(ec.committed(run, file), counts=False)[0]
     integer = bool(np.all(np.asarray(printed) == np.round(printed)))
     rows, cols = printed.sum(axis=1), printed.sum(axis=0)
     value = {"integer": integer, "zero_row_totals": bool(np.all(rows == 0)),

@@ -214,10 +214,11 @@ def release_data_independence(run: Run, paper, *, seeds: list[int], nonnegative:
     from pathlib import Path
 
     from isdp.constraints import constraint_matrix
+    from isdp.experiments.evidence_checks import committed
     from isdp.release import Request, make_release
     from isdp.tables import load_table
 
-    table = load_table(run.data(run.config["e2"]["table"]))
+    table = load_table(committed(run, run.config["e2"]["table"]))
     A, labels = constraint_matrix(table, ["all-margins"])
     eps = str(run.config["e2"]["eps"])
     gaps = []

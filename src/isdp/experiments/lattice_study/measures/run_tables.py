@@ -12,14 +12,29 @@ import numpy as np
 import pandas as pd
 
 from isdp.draws_io import draws_attrs, load_draws
+from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.measure_helpers import draws_keep_invariants, fmt_list, max_abs_z
+
+
+def _convergence(run: Run, exp: str):
+    """``<exp>_convergence``: one row per (target, lag), lags and pair counts non-negative integers."""
+    return ec.table(run, f"{exp}_convergence", key=["target", "lag"], filled=["target"], count=["lag", "pairs"])
+
+
+def _lags_of(run: Run, exp: str, norm: str):
+    """The convergence rows of target ``norm``: one per configured lag, each with its iteration of convergence."""
+    conv = _convergence(run, exp)
+    g = conv[conv["target"] == norm]
+    ec.check_frame(g, str(run.path(f"tables/{exp}_convergence.csv")), key="lag",
+                   keys=[int(v) for v in run.config[exp]["targets"][norm]["lags"]], count=["converged_at"])
+    return g
 
 
 def tv_bound_crossing_iteration(run: Run, paper, *, exp: str, norm: str) -> Measurement:
     """The iteration at which the L-lag TV bound first drops below the threshold, per lag; the value is
     the latest over the lags."""
-    g = run.table(f"{exp}_convergence").query("target == @norm")
+    g = _lags_of(run, exp, norm)
     its = g["converged_at"].astype(int)
     return Measurement(int(its.max()), f"{int(its.max())} (lags {fmt_list(g['lag'])}: {fmt_list(its)}; "
                                        f"{int(g['pairs'].iloc[0])} pairs)")
@@ -27,7 +42,7 @@ def tv_bound_crossing_iteration(run: Run, paper, *, exp: str, norm: str) -> Meas
 
 def lag_spread(run: Run, paper, *, exp: str, norm: str) -> Measurement:
     """max/min over lags of the convergence iteration: the bound's stability across lags."""
-    g = run.table(f"{exp}_convergence").query("target == @norm")
+    g = _lags_of(run, exp, norm)
     its = g["converged_at"].astype(int)
     spread = its.max() / max(its.min(), 1)
     return Measurement(float(spread), f"max/min convergence iteration across lags {fmt_list(g['lag'])} = "
@@ -36,7 +51,15 @@ def lag_spread(run: Run, paper, *, exp: str, norm: str) -> Measurement:
 
 def unbiased_z(run: Run, paper, *, exp: str) -> Measurement:
     """z = mean / MC SE (ESS-based) of every cell and target."""
-    unb = run.table(f"{exp}_unbiasedness")
+    unb = ec.table(run, f"{exp}_unbiasedness", key=["target", "cell"], finite=["mean", "z"],
+                   nonnegative=["sd", "mc_se"], positive=["ess_bulk"])
+    where = str(run.path(f"tables/{exp}_unbiasedness.csv"))
+    ec.check_frame(unb.drop_duplicates("target"), where, key="target", keys=list(run.config[exp]["targets"]))
+    # the SE and z of each cell from its mean, SD and ESS: recomputed, not trusted
+    ec.check_consistent(unb["mc_se"], unb["sd"] / np.sqrt(unb["ess_bulk"]), where, "mc_se = sd/√ess_bulk", rtol=1e-6)
+    moving = unb["mc_se"] > 0
+    ec.check_consistent(unb.loc[moving, "z"], unb.loc[moving, "mean"] / unb.loc[moving, "mc_se"], where,
+                        "z = mean/mc_se", rtol=1e-6)
     return max_abs_z(unb["z"], "cell-target pairs (SE from the bulk ESS)")
 
 
@@ -54,7 +77,7 @@ def design_kept(run: Run, paper, *, exp: str) -> Measurement:
     cfg = run.config[exp]
     chains, draws, pairs = (int(cfg["draws"]["n_chains"]), int(cfg["draws"]["n_draws"]),
                             int(cfg["coupling"]["n_pairs"]))
-    conv = run.table(f"{exp}_convergence")
+    conv = _convergence(run, exp)
     departures, kept = [], []
     for norm, target in cfg["targets"].items():
         path = run.path(f"{exp}/draws_{norm}.nc")
@@ -78,7 +101,16 @@ def design_kept(run: Run, paper, *, exp: str) -> Measurement:
 
 def retained_share(run: Run, paper, *, exp: str) -> Measurement:
     """The share of sampler iterations kept as draws, 1/thin, from the draws files' own record of the thinning."""
-    thins = sorted({int(draws_attrs(run.path(f"{exp}/draws_{n}.nc"))["thin"]) for n in run.config[exp]["targets"]})
+    thins = set()
+    for n in run.config[exp]["targets"]:
+        path = run.path(f"{exp}/draws_{n}.nc")
+        attrs = ec.load(path, draws_attrs, "draws file")
+        if "thin" not in attrs:
+            raise ec.EvidenceError(f"{path}: no 'thin' attribute")
+        thins.add(int(ec.finite_number(attrs["thin"], str(path), "attribute 'thin'", "count")))
+    thins = sorted(thins)
+    if thins[0] < 1:
+        raise ec.EvidenceError(f"{run.path(f'{exp}/draws_l1.nc')}: a thinning of {thins[0]}")
     if len(thins) != 1:
         raise ValueError(f"{exp}'s targets were thinned differently ({thins}); the row needs one design")
     return Measurement(1.0 / thins[0], f"1 in {thins[0]:,} iterations kept ({100 / thins[0]:g} %)")
@@ -86,7 +118,8 @@ def retained_share(run: Run, paper, *, exp: str) -> Measurement:
 
 def min_ess(run: Run, paper, *, exp: str) -> Measurement:
     """The smallest bulk ESS over cells and targets of the retained draws."""
-    ess = pd.concat(run.table(f"{exp}_ess_{n}") for n in run.config[exp]["targets"])
+    ess = pd.concat(ec.table(run, f"{exp}_ess_{n}", key="cell", positive=["ess_bulk"])
+                    for n in run.config[exp]["targets"])
     n = int(run.config[exp]["draws"]["n_draws"])
     return Measurement(float(ess["ess_bulk"].min()),
                        f"min bulk ESS {ess['ess_bulk'].min():.0f} of {n} retained draws per target")
@@ -95,7 +128,15 @@ def min_ess(run: Run, paper, *, exp: str) -> Measurement:
 def margins_from_cells(run: Run, paper, *, exp: str) -> Measurement:
     """Row and column totals and the grand total of the confidential table, from its cells."""
     t = run.table(f"{exp}_table2_confidential", index_col=0)
+    where = str(run.path(f"tables/{exp}_table2_confidential.csv"))
+    if "Total" not in t.index or "Total" not in t.columns or t.index.duplicated().any():
+        raise ec.EvidenceError(f"{where}: not a table of labelled rows with its 'Total' row and column")
+    ec.check_values(t.to_numpy(), where, "the counts", "count")
     cells = t.drop(index="Total", columns="Total")
+    # the margins are the cells' sums: recomputed, not trusted
+    ec.check_consistent(t.loc[cells.index, "Total"], cells.sum(axis=1), where, "Total column = the row sums", rtol=0)
+    ec.check_consistent(t.loc["Total"], t.drop(index="Total").sum(axis=0), where, "Total row = the column sums",
+                        rtol=0)
     rows, cols = cells.sum(axis=1).astype(int).tolist(), cells.sum(axis=0).astype(int).tolist()
     total = int(cells.to_numpy().sum())
     return Measurement({"rows": rows, "cols": cols, "total": total},
@@ -104,7 +145,8 @@ def margins_from_cells(run: Run, paper, *, exp: str) -> Measurement:
 
 def validation_p(run: Run, paper, *, exp: str) -> Measurement:
     """p-values of the chi-square tests of MCMC against exact rejection sampling."""
-    val = run.table(f"{exp}_validation")
+    val = ec.table(run, f"{exp}_validation", key="statistic", filled=["table"], probability=["p_value"],
+                   positive=["eps"])
     text = (f"{val['table'].iloc[0]} table, ε {val['eps'].iloc[0]}: p = "
             + ", ".join(f"{s} {p:.3f}" for s, p in zip(val["statistic"], val["p_value"], strict=True)))
     return Measurement(val["p_value"].to_numpy(), text)
@@ -114,7 +156,14 @@ def coupling_censored(run: Run, paper, *, exp: str) -> Measurement:
     """Coupled pairs of every target's certificate that had not met by its ``max_iter`` (censored)."""
     parts, censored = [], 0
     for norm in run.config[exp]["targets"]:
-        s = run.json(f"{exp}/certificate_{norm}.json")["summary"]
+        path = run.path(f"{exp}/certificate_{norm}.json")
+        s = ec.json_values(run, f"{exp}/certificate_{norm}.json", required=["summary"])["summary"]
+        if not isinstance(s, dict):
+            raise ec.EvidenceError(f"{path}: 'summary' is not an object")
+        for k in ("censored", "pairs", "lag", "max_iter", "tau_minus_lag_max"):
+            ec.finite_number(s.get(k), str(path), f"summary.{k}", "count")
+        if s["censored"] > s["pairs"] or s["pairs"] == 0:
+            raise ec.EvidenceError(f"{path}: {s['censored']} censored of {s['pairs']} pairs")
         censored += int(s["censored"])
         parts.append(f"{norm}: {int(s['censored'])} of {int(s['pairs'])} pairs (lag {int(s['lag'])}, max_iter "
                      f"{int(s['max_iter'])}, latest meeting τ − L = {int(s['tau_minus_lag_max'])})")
@@ -131,7 +180,9 @@ def lag_tau_ks(run: Run, paper, *, exp: str) -> Measurement:
 
     pvalues, parts = [], []
     for norm in run.config[exp]["targets"]:
-        meet = run.table_at(f"{exp}/meeting_times_{norm}.csv")
+        meet = ec.table_at(run, f"{exp}/meeting_times_{norm}.csv", key=["lag", "pair"], count=["lag", "tau"])
+        if (meet["tau"] < meet["lag"]).any():
+            raise ec.EvidenceError(f"{run.path(f'{exp}/meeting_times_{norm}.csv')}: a meeting time τ below its lag")
         by_lag = {int(lag): (g["tau"] - lag).to_numpy() for lag, g in meet.groupby("lag")}
         tests = []
         for a, b in itertools.combinations(sorted(by_lag), 2):

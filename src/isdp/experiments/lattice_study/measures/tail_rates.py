@@ -21,10 +21,13 @@ def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
     from isdp.experiments.lattice_study.tails import tail_rate
     from isdp.experiments.problems import Problem
     from isdp.lattice import as_integer_matrix
+    from isdp.targets import generalized_laplace
 
     A = as_integer_matrix(Problem.from_json(run.path(f"{exp}/problem.json")).A)
     rank = A.shape[1] - int(np.linalg.matrix_rank(A))
-    norms = np.abs(load_draws(run.path(f"{exp}/draws_l1.nc"))).sum(axis=2)  # (chains, draws)
+    draws = load_draws(run.path(f"{exp}/draws_l1.nc"), A=A,  # integer, on Λ(A), of the ℓ1 target
+                       target=generalized_laplace(run.config[exp]["eps"], "l1").label)
+    norms = np.abs(draws).sum(axis=2)  # (chains, draws)
     ess = float(az.ess(norms.astype(float)))
     eps = float(run.config[exp]["eps"])
     fit = tail_rate(norms, rank, int(np.quantile(norms, quantile)), ess_fraction=min(1.0, ess / norms.size))
