@@ -361,13 +361,23 @@ def _exact_refusal(req: Request, unit, log_acceptance: float, block: ExactL1Samp
     """Why the exact route cannot serve this request (its hardest block), and what would."""
     need = ("more than 10^300" if -log_acceptance > 690 else f"about 10^{-log_acceptance / math.log(10):.0f}"
             if -log_acceptance > math.log(1e6) else f"about {math.exp(-log_acceptance):,.0f}")
+    from .lattice_gaussian import lattice_block
+
+    options = []
+    if -log_acceptance < math.log(1e9):  # within reach of a larger budget
+        options.append(f"--max-attempts {math.ceil(3 * math.exp(-log_acceptance)):,} (three times the forecast; "
+                       "more time, the same law)")
     if req.norm == "l1":
         ratio = block.variances(unit).max() / dg_variance(float(unit))
-        options = [f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
-                   f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)"]
+        options.append(f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
+                       f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)")
+        if lattice_block(block.A) is not None:
+            options.append("--norm gaussian --delta D (this block's invariants are a total or a table's two margins, "
+                           "which Klein's exact sampler draws in linear time with even noise; the guarantee becomes "
+                           "(epsilon, delta) per person)")
     else:
-        options = ["--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 "
-                   "--free-cells"]
+        options += ["--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 "
+                    "--free-cells"]
     options += ["fewer invariants (one margin, or totals over blocks of cells)", "a larger --epsilon",
                 "a smaller table",
                 "a study run with --allow-chain --delta D --seed N --reproducible-not-for-publication (a certified "
@@ -890,8 +900,9 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
             bar.close()
         audit["exact_sampler"] = {"attempts": attempts, "accepted": noise is not None}
         if noise is None and not req.allow_chain:
-            advice = ("its Gaussian step accepts a share that falls geometrically with the number of cells: use "
-                      "--norm l1, or fewer cells" if req.norm == "gaussian" else "raise --max-attempts or --epsilon")
+            advice = ("its Gaussian step accepts a share that falls geometrically with the number of cells: raise "
+                      "--max-attempts, use --norm l1, or fewer cells" if req.norm == "gaussian" else
+                      "raise --max-attempts or --epsilon, or use --free-cells")
             raise UncertifiableError(f"the exact sampler accepted none of --max-attempts {req.max_attempts} proposals "
                                      f"(its acceptance depends on the invariants and epsilon, never on the counts): "
                                      f"{advice}")

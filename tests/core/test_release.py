@@ -329,7 +329,8 @@ def test_seed_without_its_flag_is_refused(tmp_path, capsys):
     (["--norm", "l2", "--epsilon", "1", "--delta", "1e-6"], "a certified chain cannot state a delta below"),
     (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--pairs", "50"], "--pairs 50 cannot certify"),
     (["--epsilon", "0.01", "--max-attempts", "2"], "proposals for one draw of a block of 6 cells"),
-], ids=["chain budget", "delta below resolution", "too few pairs", "exact budget"])
+    (["--epsilon", "0.01", "--max-attempts", "2"], "What would work: --max-attempts "),
+], ids=["chain budget", "delta below resolution", "too few pairs", "exact budget", "exact budget advice"])
 def test_uncertifiable_requests_exit_5(tmp_path, capsys, args, message):
     (tmp_path / "t.csv").write_text("g,a,b,c\nu,0,0,2\nv,0,4,0\n")
     code, *_ = _run(tmp_path, tmp_path / "t.csv", "--invariant", "all-margins", *args)
@@ -476,7 +477,8 @@ def test_both_margins_of_a_50x23_table_are_refused_with_what_would_work_or_relea
     code, *_ = _run(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1")
     err = capsys.readouterr().err
     assert code == 5 and ("would need more than 10^300 proposals" in err or "would need about 10^" in err)
-    assert "--free-cells" in err and "fewer invariants" in err
+    assert "--free-cells" in err and "fewer invariants" in err and "--norm gaussian --delta D" in err
+    assert "--max-attempts 3" not in err  # 10^140 proposals: no budget would do, so none is offered
     _only(tmp_path, "t.csv")
     code, out, statement, _ = _run(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1", "--free-cells")
     s = json.loads(statement.read_text())
