@@ -8,6 +8,8 @@ the box, so it is an upper bound on the true TV (here the two differ by < 1e-5).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from conftest import ALPHA, Z_TOL, chisquare_gof, rows_to_categories
@@ -75,16 +77,43 @@ def _repeat(lattice, points, *, n_pairs, exact=None, lag=None, max_iter=10_000):
                     seed=3000 + r, max_iter=max_iter) for r in range(REPS)]
 
 
+def _sum3_lattice():
+    """SUM3's lattice on its default mixing basis, the one the coverage tests certify."""
+    return with_mixing_basis(IntegerLattice.from_constraints(SUM3[0]))
+
+
+@functools.cache
+def _sum3_repeats(n_pairs: int, route: str) -> tuple:
+    """:func:`_repeat` on SUM3 by ``route`` ("exact start", or "lag 100" with ``max_iter`` 200), computed once per
+    session: the coverage of the bound at t_cert and of the coupling bound read the same certifications (same
+    seeds, so the same certificates either way)."""
+    kwargs = {"exact": True} if route == "exact start" else {"lag": 100, "max_iter": 200}
+    return tuple(_repeat(_sum3_lattice(), SUM3[2], n_pairs=n_pairs, **kwargs))
+
+
+_EXACT_TV: dict = {}
+
+
+def _exact_tv_upper(case: str, lattice) -> np.ndarray:
+    """The exact TV's upper end at TS of the sampler on ``lattice`` (a basis of CASES[case]'s lattice) from the case's
+    start law, computed once per basis matrix: it does not depend on the lag, and on these lattices the LLL basis is
+    the Smith basis (the same matrix, so the same kernel)."""
+    key = (case, lattice.basis.shape, lattice.basis.tobytes())
+    if key not in _EXACT_TV:
+        _, radius, points = CASES[case]
+        _EXACT_TV[key] = exact_tv_curve(lattice, TARGET, PROPOSAL_EPS, radius, points, [1 / 3] * 3, TS)[1]
+    return _EXACT_TV[key]
+
+
 @pytest.mark.parametrize("route", ["exact start", "lag 100"])
 def test_the_bound_at_t_cert_covers_the_exact_tv_and_the_old_rule_does_not(route):
     """Coverage: over REPS certifications (299 pairs each), the 95 % upper bound at t_cert falls
     below the exact TV in at most α of them (binomial tolerance at ALPHA). The old rule — t* where
     the point estimate from 100 pairs first drops below 0.01 — states a bound (its estimate, 0 at t*)
     that falls below the exact TV almost every time, so this test can fail."""
-    A, radius, points = SUM3
-    lattice = with_mixing_basis(IntegerLattice.from_constraints(A))
-    kwargs = {"exact": True} if route == "exact start" else {"lag": 100, "max_iter": 200}
-    certs = _repeat(lattice, points, n_pairs=pairs_needed(), **kwargs)
+    _, radius, points = SUM3
+    lattice = _sum3_lattice()
+    certs = _sum3_repeats(pairs_needed(), route)
     assert all(c.certified for c in certs)
     t_cert = np.array([c.t_cert for c in certs])
     _, tv = exact_tv_curve(lattice, TARGET, PROPOSAL_EPS, radius, points, [1 / 3] * 3, np.arange(t_cert.max() + 1))
@@ -92,7 +121,7 @@ def test_the_bound_at_t_cert_covers_the_exact_tv_and_the_old_rule_does_not(route
     assert np.all(bound <= 0.01)
     misses = int((tv[t_cert] > bound).sum())
     assert misses <= _most_misses(REPS, 1 - LEVEL), (misses, REPS)
-    old = _repeat(lattice, points, n_pairs=100, **kwargs)
+    old = _sum3_repeats(100, route)
     old_t = np.array([int(np.flatnonzero(c.estimate(np.arange(c.max_iter)) < 0.01)[0]) for c in old])
     old_misses = int((tv[old_t] > np.array([c.estimate(t)[0] for c, t in zip(old, old_t, strict=True)])).sum())
     assert old_misses > _most_misses(REPS, 1 - LEVEL), (old_misses, REPS)
@@ -102,29 +131,29 @@ def test_the_certified_iteration_holds_the_coupling_bound_and_the_old_rule_does_
     """The certified quantity itself: P(τ > t) from 100,000 exact-start pairs is the reference. In at
     most α of REPS certifications does it exceed 0.01 at t_cert; at the old rule's t* (100 pairs,
     point estimate below 0.01) it does in about 0.99^100 ≈ 37 % of them."""
-    A, _, points = SUM3
-    lattice = with_mixing_basis(IntegerLattice.from_constraints(A))
+    points = SUM3[2]
+    lattice = _sum3_lattice()
     ref = certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=lambda n: _starts(points, n, 7),
                   exact=_exact_draws(3, 8), n_pairs=100_000, seed=9, max_iter=10_000)
     q = ref.estimate(np.arange(200))
     se = np.sqrt(q * (1 - q) / ref.n_pairs)
-    new = np.array([c.t_cert for c in _repeat(lattice, points, n_pairs=pairs_needed(), exact=True)])
+    new = np.array([c.t_cert for c in _sum3_repeats(pairs_needed(), "exact start")])
     assert int((q[new] - Z_TOL * se[new] > 0.01).sum()) <= _most_misses(REPS, 1 - LEVEL)
-    old = [c for c in _repeat(lattice, points, n_pairs=100, exact=True)]
+    old = _sum3_repeats(100, "exact start")
     old_t = np.array([int(c.tau.max()) for c in old])  # the point estimate first drops below 0.01 there
     assert int((q[old_t] - Z_TOL * se[old_t] > 0.01).sum()) > _most_misses(REPS, 1 - LEVEL)
 
 
+@pytest.mark.parametrize("lag", [1, 4])  # varies fastest: the tests that share an exact TV curve run one after another
+@pytest.mark.parametrize("basis", ["smith", "lll", "auto"])
 @pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("basis", ["smith", "auto", "lll"])
-@pytest.mark.parametrize("lag", [1, 4])
 def test_the_estimated_curve_is_above_the_exact_tv_from_the_same_start_law(case, basis, lag):
     """The papers' estimated L-lag curve (4,000 pairs) against the exact TV at every t: estimate +
     Z_TOL·SE ≥ the exact TV's upper end. SE is the sample SE of the mean of the pair terms, floored
     at sqrt(TV/n) (where the terms are rarely non-zero the sample SE can be 0 by chance)."""
-    A, radius, points = CASES[case]
+    A, _, points = CASES[case]
     lattice = with_mixing_basis(IntegerLattice.from_constraints(A), basis)
-    _, tv_upper = exact_tv_curve(lattice, TARGET, PROPOSAL_EPS, radius, points, [1 / 3] * 3, TS)
+    tv_upper = _exact_tv_upper(case, lattice)
     assert tv_upper[0] > 0.99 and tv_upper[-1] < 0.2  # the curve spans the interesting range
     cert = certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=lambda n: _starts(points, n, 1), lag=lag,
                    n_pairs=N_PAIRS, seed=2, max_iter=10_000)
@@ -139,9 +168,8 @@ def test_the_estimated_curve_is_above_the_exact_tv_from_the_same_start_law(case,
 def test_pairs_started_elsewhere_do_not_bound_the_chains_tv():
     """Why the start law matters: pairs started at 0 give a curve far below the exact TV of chains
     started from the far states."""
-    A, radius, points = CASES["table2x3"]
-    lattice = with_mixing_basis(IntegerLattice.from_constraints(A))
-    _, tv_upper = exact_tv_curve(lattice, TARGET, PROPOSAL_EPS, radius, points, [1 / 3] * 3, TS)
+    lattice = with_mixing_basis(IntegerLattice.from_constraints(CASES["table2x3"][0]))
+    tv_upper = _exact_tv_upper("table2x3", lattice)
     at_zero = certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=None, lag=1, n_pairs=N_PAIRS, seed=2)
     assert np.any(at_zero.estimate(TS) < tv_upper - 0.3)
 

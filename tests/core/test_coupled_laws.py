@@ -1,16 +1,19 @@
 """Tests of :mod:`isdp.coupled_laws`: each exact law is the sampler's, by Monte Carlo of :mod:`isdp.coupling` — the
 L-lag pair's apart probabilities (:func:`apart_probabilities`) against :func:`isdp.coupling.meeting_times`, one
 coupled sweep (:func:`coupled_sweep_exact`) against :func:`isdp.coupling.coupled_kernel_draws`, Eq. 11's jump
-(:func:`jump_law`) against simulated B z — and the pair law refuses what it is not written for."""
+(:func:`jump_law`) against simulated B z — the compiled pair step is the plain double loop over states and proposals
+to the last bit, and the pair law refuses what it is not written for."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 from conftest import chisquare_gof
 from scipy.stats import norm as normal
 
-from isdp.coupled_laws import apart_probabilities, coupled_sweep_exact, jump_law
+from isdp.coupled_laws import _pair_step, apart_probabilities, coupled_sweep_exact, jump_law
 from isdp.coupling import coupled_kernel_draws, meeting_times
 from isdp.lattice import IntegerLattice, sum_constraint, table_margins
 from isdp.targets import generalized_laplace
@@ -41,6 +44,81 @@ def test_the_exact_pair_law_is_the_samplers(norm):
     observed = ((pairs.tau - pairs.lag)[:, None] > TIMES).mean(axis=0)
     z = (observed - exact) / np.sqrt(exact * (1 - exact) / n)
     assert np.abs(z).max() < normal.isf(0.01 / (2 * TIMES.size)), z  # Bonferroni over the 40 times
+
+
+def _pair_step_plain(P, logpi, pmf, common):
+    """One coupled iteration of the pair law ``P`` as the plain loop over every state (i, j), its common proposals
+    q and its pairs (q, r) of residual proposals, in Python: the reference :func:`isdp.coupled_laws._pair_step`
+    (arranged for speed) must equal. Moves out of the box are dropped."""
+    n, T = P.shape[0], (len(pmf) - 1) // 2
+    P, logpi, pmf = P.tolist(), logpi.tolist(), pmf.tolist()
+    out = [[0.0] * n for _ in range(n)]
+
+    def tests(ax, ay):  # P(both accept), P(only X), P(only Y)
+        if common:
+            return min(ax, ay), max(0.0, ax - ay), max(0.0, ay - ax)
+        return ax * ay, ax * (1.0 - ay), (1.0 - ax) * ay
+
+    def put(q, r, w):
+        if 0 <= q < n and 0 <= r < n:
+            out[q][r] += w
+
+    for i in range(n):
+        for j in range(n):
+            mass = P[i][j]
+            if mass == 0.0:
+                continue
+            li, lj = logpi[i + T], logpi[j + T]
+            overlap = 0.0
+            for q in range(max(i, j) - T, min(i, j) + T + 1):  # both propose q (maximal coupling)
+                c = min(pmf[q - i + T], pmf[q - j + T])
+                overlap += c
+                both, x_only, y_only = tests(min(1.0, math.exp(logpi[q + T] - li)),
+                                             min(1.0, math.exp(logpi[q + T] - lj)))
+                put(q, q, mass * c * both)
+                put(q, j, mass * c * x_only)
+                put(i, q, mass * c * y_only)
+                out[i][j] += mass * c * (1.0 - both - x_only - y_only)
+            rest = 1.0 - overlap
+            if rest <= 1e-300:
+                continue
+            for q in range(i - T, i + T + 1):  # unequal proposals: independent draws from the residuals
+                rx = pmf[q - i + T] - (min(pmf[q - i + T], pmf[q - j + T]) if abs(q - j) <= T else 0.0)
+                if rx <= 0.0:
+                    continue
+                ax = min(1.0, math.exp(logpi[q + T] - li))
+                for r in range(j - T, j + T + 1):
+                    ry = pmf[r - j + T] - (min(pmf[r - i + T], pmf[r - j + T]) if abs(r - i) <= T else 0.0)
+                    if ry <= 0.0:
+                        continue
+                    both, x_only, y_only = tests(ax, min(1.0, math.exp(logpi[r + T] - lj)))
+                    w = mass * rx * ry / rest
+                    put(q, r, w * both)
+                    put(q, j, w * x_only)
+                    put(i, r, w * y_only)
+                    out[i][j] += w * (1.0 - both - x_only - y_only)
+    return np.array(out)
+
+
+def test_the_compiled_pair_step_is_the_plain_loop_to_the_last_bit():
+    """Random pair laws (zeros and the diagonal included), random log targets (with ties, a flat one, and a
+    Laplace-like one with T ≥ 2·radius as :func:`apart_probabilities` uses), proposals cut at T below and above
+    the box's width, both uniforms: :func:`isdp.coupled_laws._pair_step` adds the same terms to every cell in the
+    same order as the plain loop, so the laws are equal bit for bit (and so are the rows computed from them)."""
+    rng = np.random.default_rng(41)
+    cases = [(7, 8, -0.7 * np.abs(np.arange(-11, 12)))]  # a Laplace-like target, T = 8 ≥ 2 · 3
+    for n, T in [(1, 3), (2, 1), (5, 2), (6, 6), (8, 3), (9, 12)]:
+        logpi = rng.normal(size=n + 2 * T) * rng.choice([0.3, 3.0])
+        cases += [(n, T, logpi), (n, T, np.round(logpi)), (n, T, np.zeros(n + 2 * T))]
+    for n, T, logpi in cases:
+        pmf = rng.random(2 * T + 1) + 0.05
+        pmf = (pmf + pmf[::-1]) / (2.01 * pmf.sum())  # symmetric, like the DG, and 0.5 % of its mass cut
+        P = rng.random((n, n)) * (rng.random((n, n)) < 0.7)
+        P[0, 0] = 0.3
+        P /= P.sum()
+        for common in (True, False):
+            assert np.array_equal(_pair_step(P, logpi, pmf, common), _pair_step_plain(P, logpi, pmf, common)), (
+                n, T, common)
 
 
 def test_only_rank_one_lattices_and_known_uniforms():
