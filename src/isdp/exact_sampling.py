@@ -276,9 +276,25 @@ def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
     >>> from fractions import Fraction
     >>> from isdp.exact_sampling import double_geometric, seeded_source
     >>> double_geometric(Fraction(1, 2), seeded_source(2024))
-    1
+    -2
     """
-    return int(double_geometric_array(eps, 1, rng)[0])
+    # CKS Algorithm 2 one draw at a time in Python integers (the array version's numpy overhead
+    # dominates a single draw): P(y) ∝ exp(−|y| s/t)
+    s, t = eps.numerator, eps.denominator
+    if not 0 < t < 2**31 or s <= 0:
+        raise ValueError(f"ε = {eps} must be a positive fraction with a denominator below 2**31")
+    while True:
+        u = rng.randbelow(t)
+        if not bernoulli_exp(u, t, rng):
+            continue
+        v = 0
+        while bernoulli_exp(1, 1, rng):  # V: successes of Bernoulli(exp(-1)) before the first failure
+            v += 1
+        y = (u + t * v) // s
+        negative = rng.randbelow(2) == 1
+        if negative and y == 0:
+            continue
+        return -y if negative else y
 
 
 def _uniform_below(m: np.ndarray, rng: IntegerSource) -> np.ndarray:

@@ -36,7 +36,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .exact_sampling import IntegerSource, bernoulli_exp
+from .exact_sampling import IntegerSource, bernoulli_exp, double_geometric
 
 #: the invariant structures this sampler serves: one total, or the two margins of a table
 KINDS = ("total", "margins")
@@ -309,26 +309,10 @@ def discrete_gaussian(centre: Fraction, sigma2: Fraction, rng: IntegerSource) ->
     c0 = round(centre)
     bound = sigma2 / (2 * t * t) + abs(centre - c0) / t
     while True:
-        y = _double_geometric(t, rng)
+        y = double_geometric(Fraction(1, t), rng)
         gamma = bound + (c0 + y - centre) ** 2 / (2 * sigma2) - Fraction(abs(y), t)
         if bernoulli_exp(gamma.numerator, gamma.denominator, rng):
             return c0 + y
-
-
-def _double_geometric(t: int, rng: IntegerSource) -> int:
-    """One draw of P(y) ∝ exp(−|y|/t), t a positive integer (Canonne, Kamath & Steinke 2020, Algorithm 2)."""
-    while True:
-        u = rng.randbelow(t)
-        if not bernoulli_exp(u, t, rng):
-            continue
-        v = 0
-        while bernoulli_exp(1, 1, rng):
-            v += 1
-        x = u + t * v
-        negative = rng.randbelow(2) == 1
-        if negative and x == 0:
-            continue
-        return -x if negative else x
 
 
 def _theta_gap_bound(sigma2: float) -> float:
