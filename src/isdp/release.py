@@ -67,8 +67,6 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from .bases import with_mixing_basis
-from .certification import LEVEL, certify_chain, pairs_needed
 from .constraints import as_sparse, blocks, row_values
 from .double_geometric import dg_variance
 from .errors import InfeasibleError, InputError, UncertifiableError, UsageError
@@ -84,7 +82,6 @@ from .exact_sampling import (
 from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError
 from .privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon
 from .release_statement import privacy_statement, route_record
-from .samplers import sample
 from .tables import Table, TableSet
 from .targets import generalized_gaussian, generalized_laplace
 
@@ -597,6 +594,8 @@ class Plan:
         isdp.errors.UncertifiableError
             When more than :data:`MAX_PAIRS` pairs, or more than ``req.pairs``, would be needed.
         """
+        from .certification import LEVEL, pairs_needed  # the chain's machinery loads only for a chain (numba)
+
         eta, req = self.eta_target(), self.req
         needed = pairs_needed(eta)
         if needed > MAX_PAIRS:
@@ -730,6 +729,8 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
     else:
         route = {"name": "certified chain", "pairs": plan.pairs(), "tv_target": plan.eta_target(),
                  "certificate": "computed at run time from the invariants and fresh random numbers"}
+        from .certification import LEVEL
+
         g = plan.guarantee(plan.eta_target(), LEVEL)
     return {**privacy_statement(plan, table, g, route, None), "dry_run": True}
 
@@ -907,6 +908,10 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
                                      f"(its acceptance depends on the invariants and epsilon, never on the counts): "
                                      f"{advice}")
     if noise is None:
+        from .bases import with_mixing_basis  # the chain's machinery loads only when a chain runs
+        from .certification import LEVEL, certify_chain
+        from .samplers import sample
+
         try:
             # the chain runs on the basis chosen for mixing (isdp.bases): the same lattice, a chain
             # whose coupled pairs meet (path moves for sums, adjacent 2x2 moves for two-way tables)

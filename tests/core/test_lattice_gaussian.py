@@ -44,7 +44,7 @@ def chi_square_p(counts: dict, law: dict, n: int) -> float:
 @pytest.mark.parametrize(("centre", "sigma2"), [(Fraction(1, 3), Fraction(4)), (Fraction(-7, 2), Fraction(1, 5)),
                                                 (Fraction(5, 2), Fraction(30))])
 def test_the_one_dimensional_draw_is_the_discrete_gaussian(centre, sigma2):
-    rng, n = seeded_source(11), 20_000
+    rng, n = seeded_source(11), 8_000
     draws = [discrete_gaussian(centre, sigma2, rng) for _ in range(n)]
     support = range(math.floor(centre) - 60, math.ceil(centre) + 61)
     weights = {x: math.exp(-float((x - centre) ** 2 / (2 * sigma2))) for x in support}
