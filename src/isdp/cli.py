@@ -138,11 +138,6 @@ def _print_guarantee(statement: dict) -> None:
               "variation distance: a statistical statement, not a proof")
 
 
-def _count(n: int, noun: str) -> str:
-    """``n`` and ``noun``, in the plural unless ``n`` is 1: "1 invariant", "4 invariants"."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _symlink_loop(path: Path) -> bool:
     """Whether ``path`` (or a directory on the way to it) is a loop of symbolic links."""
     try:
@@ -204,7 +199,7 @@ def _release(args, parser) -> int:
     from .constraints import constraint_matrix
     from .errors import UsageError
     from .release import NUMBER_FORMS, Request, _read_number, dry_run, make_release
-    from .release_files import write_release
+    from .release_files import count_of, write_release
     from .tables import TableSet, load_table
 
     def load(labels_only: bool = False):
@@ -253,8 +248,8 @@ def _release(args, parser) -> int:
         kept = "; the earlier files are as they were" if args.force else ""
         raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
                          ) from None
-    print(f"released {', '.join(map(str, outputs))} ({_count(len(release.values), 'cell')}, "
-          f"{_count(len(labels), 'invariant')} kept exactly)")
+    print(f"released {', '.join(map(str, outputs))} ({count_of(len(release.values), 'cell')}, "
+          f"{count_of(len(labels), 'invariant')} kept exactly)")
     print(f"privacy statement (publishable): {statement_path}")
     print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit_path}")
     _print_guarantee(release.statement)

@@ -33,8 +33,8 @@ AUDIT_NOTE = ("CONFIDENTIAL: derived from the confidential table (its path, hash
               "reveal counts). Keep it with the table; never publish it. The publishable file is the statement.")
 
 
-def _count(n: int, noun: str) -> str:
-    """``n`` and ``noun``, in the plural unless ``n`` is 1: "1 table", "2 tables"."""
+def count_of(n: int, noun: str) -> str:
+    """``n`` and ``noun``, in the plural unless ``n`` is 1: "1 table", "2 tables" (the CLI's messages too)."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
@@ -208,8 +208,8 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     outputs = [Path(o) for o in (output if isinstance(output, list | tuple) else [output])]
     statement_path, audit_path = Path(statement_path), Path(audit_path)
     if len(outputs) != len(tables):
-        raise UsageError(f"{_count(len(tables), 'table')} need{'s' if len(tables) == 1 else ''} "
-                         f"{_count(len(tables), 'output')} (one -o each, in order); got {len(outputs)}")
+        raise UsageError(f"{count_of(len(tables), 'table')} need{'s' if len(tables) == 1 else ''} "
+                         f"{count_of(len(tables), 'output')} (one -o each, in order); got {len(outputs)}")
     files = []
     for t, values, out in zip(tables, np.split(release.values, np.cumsum([len(t.keys) for t in tables])[:-1]), outputs,
                               strict=True):
