@@ -25,6 +25,7 @@ MODULES = (
     "privacy_audit",
     "exact_sampling",
     "lattice_gaussian",
+    "gaussian_profile",
     "opendp_measurements",
     "errors",
     "cli",

@@ -23,7 +23,8 @@ the others is derived from them: :func:`isdp.exact_sampling.norm_tables`).
 **Calibration.** The user states the guarantee needed per person (ε, and δ where the route has
 one); the mechanism's own parameter follows from it: ε per unit ℓ1 distance = ε/(2T), per unit
 ℓ2 distance = ε/√(2T), and the Gaussian's σ the smallest (on a 10⁻⁶ grid, rounded up) whose
-ρ = 2T/(2σ²) converts to at most ε at the stated δ (T = 1 for one table).
+exact privacy profile meets (ε, δ) for every change of squared ℓ2 norm up to 2T
+(:mod:`isdp.gaussian_profile`; T = 1 for one table).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import sparse
 
-from .accounting import dp_to_zcdp, zcdp_to_dp
+from .gaussian_profile import calibrate_sigma, profile_epsilon
 
 #: ℓ1 distance of one person's change to a table: 2 for a move between cells (one cell down by one,
 #: another up by one), 1 for a person added or removed. The ℓ1 route's unit ε is ε per person / (2T).
@@ -44,10 +45,13 @@ PERSON_L1 = 2
 #: ℓ2 distance of one person's change to a table: √2 for a move between cells, 1 for a person added
 #: or removed. The ℓ2 route's unit ε is ε per person / (√2·√T); the Gaussian's ρ per person is T/σ².
 PERSON_L2 = math.sqrt(2)
+#: squared ℓ2 distance of one person's change to a table (a move): the Gaussian's profile is taken up to 2T
+PERSON_SHIFT = 2
+#: squared ℓ2 distance of two persons' change to a table when one person's change keeps the invariants
+#: (both make the same move: 2(e_b − e_a)); :func:`two_person_shift` gives it for given invariants
+TWO_PERSON_SHIFT = 8
 #: largest number of pairwise sums of distinct invariant columns examined for two-person changes
 _PAIR_SUM_LIMIT = 20_000_000
-#: grid on which the Gaussian's σ is rounded up (σ must be an exact fraction for the exact sampler)
-_SIGMA_GRID = 10**6
 
 
 @dataclass(frozen=True)
@@ -228,6 +232,52 @@ def _repeated_column(A: sparse.csc_array) -> bool:
     return len({column(j) for j in suspects}) < len(suspects)
 
 
+def two_person_shift(A, neighbours: Neighbours) -> int:
+    """The largest squared ℓ2 distance of a change of two persons that keeps the invariants A.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array of int, shape (m, n)
+        The invariants of one table (rows: invariants, columns: cells).
+    neighbours : Neighbours
+        The changes A absorbs (:meth:`Neighbours.of`).
+
+    Returns
+    -------
+    int
+        8 when one person's change keeps A or that is undetermined (two persons making the same
+        move: ‖2(e_b − e_a)‖² = 8); else 4 when every coefficient of A is 0 or 1 (counting
+        invariants: only a swap of four distinct cells, ‖v‖² = 4, keeps them); else 6 (a cell
+        shared by both persons' changes, as under the coefficients 1, 2, 3).
+
+    Notes
+    -----
+    Two persons change the table by v = e_b − e_a + e_d − e_c (a cell index for a person outside
+    the table gives a zero column). With no single change kept, a, b, c, d cannot make v a
+    doubled move; a shared cell (b = d, say) needs 2·A e_b = A e_a + A e_c with A e_a ≠ A e_c,
+    impossible when the columns are 0/1 vectors, so then only the swap of four distinct cells
+    (‖v‖² = 4) remains (docs/method.md §11).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.privacy import Neighbours, two_person_shift
+    >>> total = np.array([[1, 1, 1]])
+    >>> two_person_shift(total, Neighbours.of(total))
+    8
+    >>> margins = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
+    >>> two_person_shift(margins, Neighbours.of(margins))
+    4
+    >>> weights = np.array([[1, 2, 3]])  # 2·(cell 1) = (cell 0) + (cell 2): a cell shared by both changes
+    >>> two_person_shift(weights, Neighbours.of(weights))
+    6
+    """
+    if neighbours.one_person is not False:
+        return TWO_PERSON_SHIFT
+    data = A.data if sparse.issparse(A) else np.asarray(A)
+    return 4 if np.all((data == 0) | (data == 1)) else 6
+
+
 def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Fraction | float:
     """The mechanism's ε per unit distance that gives ``epsilon_person`` per person.
 
@@ -289,15 +339,15 @@ def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Frac
 def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fraction:
     """The generalized Gaussian's σ that meets (ε, δ) per person.
 
-    The smallest σ on a 10⁻⁶ grid whose ρ-zCDP per person converts to at most ``epsilon_person``
-    at ``delta``.
+    The smallest σ on a 10⁻⁶ grid whose exact privacy profile on the lattice meets
+    (``epsilon_person``, ``delta``) for one person's change (:func:`isdp.gaussian_profile.calibrate_sigma`).
 
     Parameters
     ----------
     epsilon_person : float
         ε needed per person (> 0).
     delta : float
-        δ needed per person, in (0, 1): the δ of the zCDP → (ε, δ) conversion.
+        δ needed per person, in (0, 1).
     n_tables : int, default 1
         T, the tables released together whose cells enter the norm.
 
@@ -309,30 +359,25 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
     See Also
     --------
     gaussian_rho : The zCDP ρ of a σ for a group of persons.
-    isdp.accounting.dp_to_zcdp : The largest ρ converting to (ε, δ).
+    isdp.gaussian_profile.profile_delta : The profile the σ is calibrated on.
 
     Notes
     -----
-    ρ per person is T·PERSON_L2²/(2σ²) = T/σ² over T tables (the generalized Gaussian of ISDP
-    Eq. 8 is ρ-zCDP with ρ = ‖v‖₂²/2σ², docs/method.md §11); the largest ρ converting to ε at δ is
-    :func:`isdp.accounting.dp_to_zcdp` (standard conversion, ε = ρ + 2√(ρ ln 1/δ)). σ is rounded
-    up on the grid, which only lowers ρ, and stepped up further while floating-point rounding of
-    the conversion would state an ε above the one asked.
+    One person changes each of the T tables in the norm by a vector of squared ℓ2 norm at most 2
+    (a move between cells), so the profile is taken over every shift of squared norm up to 2T.
+    The profile is an upper bound for every lattice (docs/method.md §11), so σ meets the request on
+    any invariants; it is within about 0.1 % of the σ each lattice's own profile would need.
 
     Examples
     --------
     >>> from isdp.privacy import gaussian_rho, gaussian_sigma
     >>> sigma = gaussian_sigma(1.0, 1e-6)
     >>> sigma, float(sigma)
-    (Fraction(1513203, 200000), 7.566015)
+    (Fraction(239329, 40000), 5.983225)
     >>> round(gaussian_rho(sigma, 1), 6)  # 1/σ²
-    0.017469
+    0.027934
     """
-    rho = dp_to_zcdp(float(epsilon_person), delta)
-    sigma = Fraction(math.ceil(PERSON_L2 * math.sqrt(n_tables) / math.sqrt(2 * rho) * _SIGMA_GRID), _SIGMA_GRID)
-    while zcdp_to_dp(gaussian_rho(sigma, 1, n_tables), delta) > float(epsilon_person):  # float rounding of the bound
-        sigma += Fraction(1, _SIGMA_GRID)
-    return sigma
+    return calibrate_sigma(float(epsilon_person), delta, PERSON_SHIFT * n_tables)
 
 
 def gaussian_rho(sigma, k: int, n_tables: int = 1) -> float:
@@ -407,7 +452,7 @@ class Guarantee:
         ε per unit distance for the Laplace (:func:`unit_epsilon`), σ for the Gaussian
         (:func:`gaussian_sigma`).
     delta_conversion : float or None, default None
-        The Gaussian's δ of the zCDP → (ε, δ) conversion; None for the Laplace.
+        The Gaussian's δ, at which its ε is read off the exact privacy profile; None for the Laplace.
     eta : float or None, default None
         The chain's certified total variation bound from the exact mechanism; None for an exact draw.
     confidence : float or None, default None
@@ -417,6 +462,10 @@ class Guarantee:
     released : int, default 1
         The tables released together, those derived from the others included (only the wording
         of :meth:`sentence` depends on it).
+    two_person_shift : int, default 8
+        The Gaussian's largest squared ℓ2 distance of a two-person change per table that keeps the
+        invariants (:func:`two_person_shift`: 4 under counting invariants no single person's change
+        keeps, such as both margins).
 
     See Also
     --------
@@ -425,10 +474,11 @@ class Guarantee:
     Notes
     -----
     A change of k persons moves the table by at most 2kT in ℓ1 and √2·k·√T in ℓ2, so the Laplace's
-    ε for k persons is ``unit`` times that distance (ISDP Thm 10; group privacy), and the
-    Gaussian's ρ is T k²/σ², converted to ε at ``delta_conversion`` by
-    :func:`isdp.accounting.zcdp_to_dp`. A chain within total variation η of the exact mechanism
-    adds (1 + e^ε)·η to δ (docs/method.md §11, "From a TV bound to δ").
+    ε for k persons is ``unit`` times that distance (ISDP Thm 10; group privacy). The Gaussian's
+    change of k persons has squared ℓ2 norm at most S_k (2T per person, ``two_person_shift``·T for
+    two persons): its ρ is S_k/2σ², and its ε the smallest whose exact privacy profile
+    (:func:`isdp.gaussian_profile.profile_epsilon`) is at most ``delta_conversion``. A chain within
+    total variation η of the exact mechanism adds (1 + e^ε)·η to δ (docs/method.md §11, "From a TV bound to δ").
 
     Examples
     --------
@@ -448,15 +498,15 @@ class Guarantee:
     >>> gauss = Guarantee("gaussian", gaussian_sigma(1.0, 1e-6), delta_conversion=1e-6)
     >>> line = gauss.at(1)
     >>> round(line["rho"], 6), round(line["epsilon"], 6), line["delta"]
-    (0.017469, 1.0, 1e-06)
+    (0.027934, 1.0, 1e-06)
     >>> print(gauss.sentence(1))  # doctest: +NORMALIZE_WHITESPACE
-    rho-zCDP with rho = 0.017469, hence (1, 1e-06)-DP for any two tables with the same invariants
-    that differ in one person's record (added, removed, or moved between cells)
+    (1, 1e-06)-DP (the exact privacy profile), and rho-zCDP with rho = 0.0279338, for any two tables
+    with the same invariants that differ in one person's record (added, removed, or moved between cells)
 
-    ε and ρ are printed rounded up (ρ = 0.0174689… prints as 0.017469), δ exactly (never as 1):
+    ε and ρ are printed to 6 significant digits rounded up, δ exactly (never as 1):
 
     >>> print(Guarantee("gaussian", 2, delta_conversion=0.999999).sentence(1))  # doctest: +ELLIPSIS
-    rho-zCDP with rho = 0.25, hence (..., 0.999999)-DP for any two tables ...
+    (0, 0.999999)-DP (the exact privacy profile), and rho-zCDP with rho = 0.25, for any two tables ...
     """
 
     norm: str
@@ -466,6 +516,7 @@ class Guarantee:
     confidence: float | None = None  # the certificate's level, with eta
     n_tables: int = 1
     released: int = 1  # tables released together (those derived from the others included)
+    two_person_shift: int = TWO_PERSON_SHIFT  # the Gaussian's largest ‖v‖² of two persons' change, per table
 
     def at(self, k: int) -> dict:
         """The ε, δ (and ρ for the Gaussian) of a change of ``k`` persons.
@@ -492,8 +543,9 @@ class Guarantee:
         """
         out: dict = {"persons": k}
         if self.norm == "gaussian":
-            rho = gaussian_rho(self.unit, k, self.n_tables)
-            eps = zcdp_to_dp(rho, self.delta_conversion)
+            shift = self.n_tables * (PERSON_SHIFT if k == 1 else self.two_person_shift)
+            rho = shift / (2 * float(self.unit) ** 2)
+            eps = profile_epsilon(self.delta_conversion, self.unit, shift)
             out.update(rho=rho, epsilon=eps, delta=self.delta_conversion)
         else:
             distance = (PERSON_L1 * k * self.n_tables if self.norm == "l1"
@@ -551,8 +603,8 @@ class Guarantee:
         who = "one person's record" if k == 1 else "two persons' records"
         eps, delta = _loss_text(g["epsilon"]), _delta_text(g["delta"])
         rho = _loss_text(g["rho"]) if "rho" in g else None
-        what = (f"rho-zCDP with rho = {rho}, hence ({eps}, {delta})-DP" if self.norm == "gaussian" else
-                f"{eps}-DP" if g["delta"] == 0 else f"({eps}, {delta})-DP")
+        what = (f"({eps}, {delta})-DP (the exact privacy profile), and rho-zCDP with rho = {rho},"
+                if self.norm == "gaussian" else f"{eps}-DP" if g["delta"] == 0 else f"({eps}, {delta})-DP")
         if self.norm == "gaussian" and self.eta is not None:
             what = (f"({eps}, {delta})-DP (rho = {rho} for the exact mechanism, widened by the chain's certified TV "
                     "bound)")
@@ -615,7 +667,10 @@ __all__ = [
     "Neighbours",
     "PERSON_L1",
     "PERSON_L2",
+    "PERSON_SHIFT",
+    "TWO_PERSON_SHIFT",
     "gaussian_rho",
     "gaussian_sigma",
+    "two_person_shift",
     "unit_epsilon",
 ]

@@ -80,7 +80,7 @@ from .exact_sampling import (
     system_source,
 )
 from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError
-from .privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon
+from .privacy import Guarantee, Neighbours, gaussian_sigma, two_person_shift, unit_epsilon
 from .release_statement import privacy_statement, route_record
 from .tables import Table, TableSet
 from .targets import generalized_gaussian, generalized_laplace
@@ -230,6 +230,12 @@ class Request:
         ``"publishable": false``); None draws from operating-system entropy.
     progress : bool, default False
         Show progress on stderr (:class:`Progress`).
+    rules : tuple of str, default ()
+        The invariant families the invariants were built from (``--invariant``: ``total``,
+        ``by:state,county``, …), so the statement states those invariants by rule rather than by
+        coefficients (:func:`isdp.release_statement.privacy_statement`).
+    ties : tuple of str, default ()
+        Likewise the ties between tables (``--tie``).
 
     See Also
     --------
@@ -263,6 +269,8 @@ class Request:
     max_attempts: int = 20_000
     seed: int | None = None  # None: operating-system entropy
     progress: bool = False
+    rules: tuple[str, ...] = ()  # the --invariant families: the statement states their rows by rule
+    ties: tuple[str, ...] = ()  # the --tie rules, likewise
 
     @property
     def chain_possible(self) -> bool:
@@ -432,8 +440,8 @@ class Plan:
     -----
     The calibration is that of docs/method.md §11: one person changes a table by at most 2 in
     ℓ1 and √2 in ℓ2, so ε per unit ℓ1 distance is ε/2 (ε/(2T) over T tables in the norm), per
-    unit ℓ2 distance ε/√2, and the Gaussian's σ is the smallest on a 10⁻⁶ grid whose
-    ρ = 1/σ² converts to ε at δ (:func:`isdp.privacy.gaussian_sigma`).
+    unit ℓ2 distance ε/√2, and the Gaussian's σ is the smallest on a 10⁻⁶ grid whose exact
+    privacy profile meets (ε, δ) for one person's change (:func:`isdp.privacy.gaussian_sigma`).
 
     Examples
     --------
@@ -567,7 +575,8 @@ class Plan:
             Its ε, δ (and ρ) per person and for two persons (:meth:`~isdp.privacy.Guarantee.at`).
         """
         return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence,
-                         n_tables=sum(self.tables_in_norm), released=len(self.tables_in_norm))
+                         n_tables=sum(self.tables_in_norm), released=len(self.tables_in_norm),
+                         two_person_shift=two_person_shift(self.A, self.neighbours))
 
     def eta_target(self) -> float:
         """The TV bound a chain must certify so that δ per person stays within the request.

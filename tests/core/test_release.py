@@ -152,7 +152,10 @@ def test_end_to_end_on_the_e5_example(tmp_path):
     x = np.array([[int(v) for v in r[1:]] for r in original[1:]])
     assert cells.shape == x.shape and not np.array_equal(cells, x)
     p = json.loads(statement.read_text())
-    A = np.array([[inv["coefficients"].get(label, 0) for label in p["cells"]] for inv in p["invariants"]])
+    labels = [f"{r[0]}|{col}" for r in original[1:] for col in original[0][1:]]  # the cells, in the table's order
+    assert p["cells"] == {"count": len(labels), "labels": "the released table's, in its order"}
+    assert "invariant_rules" not in p  # a constraint file's invariants are stated by their coefficients
+    A = np.array([[inv["coefficients"].get(label, 0) for label in labels] for inv in p["invariants"]])
     assert np.array_equal(A @ cells.ravel(), A @ x.ravel())
     assert [inv["value"] for inv in p["invariants"]] == (A @ x.ravel()).tolist()
     assert p["route"]["name"] == "exact" and p["guarantee"]["kind"] == "pure"
@@ -232,7 +235,7 @@ def test_certified_chain_release_states_delta_per_person_within_the_request(tmp_
 
 
 def test_gaussian_release_is_exact_and_meets_epsilon_delta_per_person(tmp_path):
-    from isdp.accounting import zcdp_to_dp
+    from isdp.gaussian_profile import profile_epsilon
 
     small = tmp_path / "s.csv"
     small.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
@@ -244,8 +247,10 @@ def test_gaussian_release_is_exact_and_meets_epsilon_delta_per_person(tmp_path):
     assert code == 0 and p["route"]["name"] == "exact" and p["guarantee"]["kind"] == "zCDP"
     # one person moves: ℓ2 distance √2, ρ = 2/(2σ²); σ rounded up on a 1e-6 grid, so ε is met, barely
     assert g["rho"] == pytest.approx(1 / float(sigma) ** 2) and g["delta"] == 1e-6
-    assert 2 - 1e-4 < g["epsilon"] <= 2 and g["epsilon"] == pytest.approx(zcdp_to_dp(g["rho"], 1e-6))
-    assert p["guarantee"]["two_persons"]["rho"] == pytest.approx(4 * g["rho"])
+    assert 2 - 1e-4 < g["epsilon"] <= 2 and g["epsilon"] == profile_epsilon(1e-6, sigma, 2)
+    # under both margins only a swap of two persons keeps them: ‖v‖² = 4, not the group bound's 8
+    assert p["guarantee"]["two_persons"]["rho"] == pytest.approx(2 * g["rho"])
+    assert p["guarantee"]["two_persons"]["epsilon"] == profile_epsilon(1e-6, sigma, 4)
 
 
 def test_no_silent_fallback_to_the_chain(tmp_path, capsys):
