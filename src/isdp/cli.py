@@ -217,7 +217,8 @@ def _release(args, parser) -> int:
             raise UsageError(f"--delta must lie in (0, 1), written as {NUMBER_FORMS}; got {args.delta!r}") from None
     req = Request(norm=args.norm, epsilon=args.epsilon, delta=delta, allow_chain=args.allow_chain,
                   free_cells=args.free_cells, nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
-                  max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet)
+                  max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet,
+                  rules=tuple(args.invariant), ties=tuple(args.tie))
     _check_inputs(args.table, args.constraints)
     if args.dry_run:
         req.check()

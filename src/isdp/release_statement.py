@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import __version__
+from .constraints import constraint_matrix
 from .double_geometric import dg_variance
 from .tables import TableSet
 
@@ -145,6 +146,39 @@ def _klein_blocks(plan: Plan) -> list[dict]:
     return sorted(shapes.values(), key=lambda e: -e["cells"])
 
 
+#: what an invariant stated by rule means (the statement's ``invariant_rules``)
+RULE_MEANING = ("an invariant with a rule is the sum of the cells its label names: 'total' every cell, 'row R' or "
+                "'column C' a row or column of a wide table, 'by K=v, L=w' the cells whose key K is v and L is w; "
+                "'tie …: S = T' says the group's total in table S equals that in table T; 'NAME: …' applies to the "
+                "table NAME; the others are stated with their coefficients by cell label")
+
+
+def _row_key(A, i: int) -> tuple[bytes, bytes]:
+    return A.indices[A.indptr[i]:A.indptr[i + 1]].tobytes(), A.data[A.indptr[i]:A.indptr[i + 1]].tobytes()
+
+
+def _invariants(plan: Plan, table: Table | TableSet, values: np.ndarray | None) -> list[dict]:
+    """Each invariant by label (and value): by its rule where ``--invariant``/``--tie`` made it, so the
+    statement grows with the invariants and not with the cells; else with its coefficients by cell label."""
+    req, A = plan.req, plan.A
+    ruled: dict[tuple[str, tuple[bytes, bytes]], str] = {}
+    sources = [((rule,), (), rule) for rule in req.rules] + [((), (tie,), f"tie {tie}") for tie in req.ties]
+    for families, ties, name in sources:  # each rule's own rows, rebuilt from the table's keys alone
+        R, labels = constraint_matrix(table, families, ties=ties)
+        for i, lab in enumerate(labels):
+            ruled.setdefault((lab, _row_key(R, i)), name)
+    out = []
+    for i, lab in enumerate(plan.labels):
+        rule = ruled.get((lab, _row_key(A, i)))
+        entry: dict = {"label": lab, **({"rule": rule} if rule is not None else {"coefficients": {
+            table.cell_labels[j]: int(c) for j, c in zip(A.indices[A.indptr[i]:A.indptr[i + 1]],
+                                                          A.data[A.indptr[i]:A.indptr[i + 1]], strict=True)}})}
+        if values is not None:
+            entry["value"] = int(values[i])
+        out.append(entry)
+    return out
+
+
 def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee, route: dict,
                       invariant_values: np.ndarray | None) -> dict:
     r"""The publishable privacy statement of a release, from the plan, the labels and the invariants' values.
@@ -239,13 +273,10 @@ def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee,
         "post_processing": (
             "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (HiGHS MILP), a function of the "
             "noisy table and the invariants only, so the guarantee is unchanged" if req.nonnegative else None),
-        "invariants": [{"label": lab,
-                        "coefficients": {table.cell_labels[j]: int(c) for j, c in zip(
-                            plan.A.indices[plan.A.indptr[i]:plan.A.indptr[i + 1]],
-                            plan.A.data[plan.A.indptr[i]:plan.A.indptr[i + 1]], strict=True)},
-                        **({} if invariant_values is None else {"value": int(invariant_values[i])})}
-                       for i, lab in enumerate(plan.labels)],
-        "cells": table.cell_labels,
+        **({"invariant_rules": {"families": list(req.rules), "ties": list(req.ties), "meaning": RULE_MEANING}}
+           if req.rules or req.ties else {}),
+        "invariants": _invariants(plan, table, invariant_values),
+        "cells": {"count": len(table.cell_labels), "labels": "the released table's, in its order"},
         "randomness": ("seeded: reproducible, NOT for publication" if req.seed is not None
                        else "operating-system entropy (Python secrets.SystemRandom)"),
         "seed": req.seed,
