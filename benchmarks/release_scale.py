@@ -22,14 +22,19 @@ peak memory.
 - ``…-gaussian``: the same table on the Gaussian route, (1, 10⁻⁶) per person (Klein's sampler
   where a block's invariants are a total or both margins).
 
-Besides the time and memory: the largest noised cell's variance over the median's, and the
-median over the smallest, where the statement states them (the free-cell route, the Gaussian
+Besides the time and memory: the size of the privacy statement, and the median noised cell's
+variance, the largest over the median and the median over the smallest, where the statement
+states them (the free-cell route, the Gaussian
 route's blocks); a cell the invariants fix gets no noise and is left out.
 
     python benchmarks/release_scale.py                      # every case but blocks-100000
     python benchmarks/release_scale.py --cases blocks-100000 # the 100,000-cell case
+    python benchmarks/release_scale.py --docs               # only rewrite the docs table from the CSV
 
-Writes benchmarks/results/release_scale.csv (the cases run).
+Writes benchmarks/results/release_scale.csv (the cases run replace their rows; the others are
+kept) and the table between ``<!-- release-scale:start -->`` and ``<!-- release-scale:end -->`` of
+docs/release.md from it (``tests/benchmarks/test_release_scale.py`` checks that the committed
+table is the one the committed CSV gives).
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
+SCALE = RESULTS / "release_scale.csv"
+DOC = ROOT / "docs" / "release.md"
 DEFAULT = ("national", "blocks-10000", "margins-6x6", "margins-10x10", "margins-50x23", "margins-50x23-free",
            "county-age", "county-age-free", "tables-county-sex", "tables-sex-age", "national-gaussian",
            "margins-4x4-gaussian", "margins-50x23-gaussian", "county-age-gaussian")
@@ -55,6 +62,21 @@ DEFAULT = ("national", "blocks-10000", "margins-6x6", "margins-10x10", "margins-
 GAUSSIAN = ["--norm", "gaussian", "--delta", "1e-6"]
 NESTED = ["--invariant", "total", "--invariant", "by:state", "--invariant", "by:state,county",
           "--invariant", "by:state,age"]
+_COUNTY_AGE = "county × 23 age groups (counties of the extract, split by a seeded multinomial)"
+_NESTED_TEXT = "nation, states, counties, each state's age margin"
+#: each case as the docs table names it: (the table, its invariants)
+CASE_TEXT = {
+    "national": ("the national county table (NHGIS extract)", "state totals"),
+    "blocks-10000": ("synthetic, blocks of 100", "a total per block"),
+    "blocks-100000": ("synthetic, blocks of 100", "a total per block"),
+    "county-age": (_COUNTY_AGE, _NESTED_TEXT),
+    "county-age-free": (f"{_COUNTY_AGE}, `--free-cells`", _NESTED_TEXT),
+    "county-age-gaussian": (f"{_COUNTY_AGE}, Gaussian", _NESTED_TEXT),
+    "tables-county-sex": ("two tables: county totals + county × sex (seeded binomial split)",
+                          "tied by county, state totals of the county table"),
+    "tables-sex-age": ("two tables: county × sex + county × 23 ages", "tied by county"),
+    "national-gaussian": ("the national county table, Gaussian", "state totals"),
+}
 
 
 def _counties() -> list[dict]:
@@ -138,7 +160,8 @@ def run(case: str, max_attempts: int) -> dict:
         seconds = time.perf_counter() - tick
         code = os.waitstatus_to_exitcode(status)
         audit = json.loads(Path(str(out) + ".audit.json").read_text()) if code == 0 else {}
-        statement = json.loads(Path(str(out) + ".statement.json").read_text()) if code == 0 else {}
+        statement_path = Path(str(out) + ".statement.json")
+        statement = json.loads(statement_path.read_text()) if code == 0 else {}
         return {"case": case, "cells": cells,
                 "invariants": " ".join(a for a in invariants if a != "--invariant"),
                 "tables_in_norm": sum(t["in_norm"] for t in statement["tables"]) if "tables" in statement else None,
@@ -146,7 +169,9 @@ def run(case: str, max_attempts: int) -> dict:
                 "route": audit.get("route", "refused: "
                                    + err.read_text().strip().removeprefix("isdp release: error: ")[:90]),
                 "attempts": audit.get("exact_sampler", {}).get("attempts"), "seconds": round(seconds, 2),
-                "peak_mb": round(usage.ru_maxrss / 1024), **_variance_spread(statement)}
+                "peak_mb": round(usage.ru_maxrss / 1024),
+                "statement_kb": round(statement_path.stat().st_size / 1024, 1) if code == 0 else None,
+                **_variance_spread(statement)}
 
 
 def _variance_spread(statement: dict) -> dict:
@@ -159,15 +184,15 @@ def _variance_spread(statement: dict) -> dict:
     elif "noise_variance" in route:
         v = route["noise_variance"]
         solved = np.array(list(v["solved_cells"].values()))
-        free = len(statement["cells"]) - len(solved) if "cells" in statement else 0
+        free = statement["cells"]["count"] - len(solved) if "cells" in statement else 0
         values = np.concatenate([np.full(free, v["free_cell"]), solved])
     else:
         values = np.zeros(0)
     values = values[values > 0]  # a cell the invariants fix gets no noise
     if not values.size:
-        return {"variance_max_over_median": None, "variance_median_over_min": None}
+        return {"median_variance": None, "variance_max_over_median": None, "variance_median_over_min": None}
     median = float(np.median(values))
-    return {"variance_max_over_median": round(float(values.max()) / median, 2),
+    return {"median_variance": round(median, 2), "variance_max_over_median": round(float(values.max()) / median, 2),
             "variance_median_over_min": round(median / float(values.min()), 2)}
 
 
@@ -197,13 +222,70 @@ def study() -> list[dict]:
     return rows
 
 
+def _case_text(case: str) -> tuple[str, str]:
+    if case in CASE_TEXT:
+        return CASE_TEXT[case]
+    base = case.removesuffix("-free").removesuffix("-gaussian")
+    r, c = base.split("-")[1].split("x")
+    suffix = ", `--free-cells`" if case.endswith("-free") else ", Gaussian" if case.endswith("-gaussian") else ""
+    return f"{r} × {c}{suffix}", "both margins"
+
+
+def _outcome(row: dict) -> str:
+    route, attempts = row["route"], row["attempts"]
+    if route.startswith("refused"):
+        reason = route.removeprefix("refused: ")
+        return "refused: " + (reason.split(" for one draw")[0].replace("the exact sampler would need ", "needs ")
+                              if "would need" in reason else reason)
+    if row["invariants"].endswith("--delta 1e-6"):
+        return "exact Gaussian, Klein's sampler"
+    if route == "free cells":
+        return "free-cell release"
+    return f"exact release ({int(float(attempts)):,} proposals)" if attempts else "exact release"
+
+
+def _number(value: str, digits: int = 2) -> str:
+    return "" if value in ("", "None") else f"{float(value):,.{digits}f}".rstrip("0").rstrip(".")
+
+
+def render_table(rows: list[dict]) -> str:
+    """The docs table of ``rows`` (the CSV's rows, as strings): one line per case, in the CSV's order."""
+    lines = ["| table | cells | invariants (rows) | groups | outcome | seconds | peak memory | statement | "
+             "median cell variance | largest / median / smallest |",
+             "|---|---:|---|---:|---|---:|---:|---:|---:|---|"]
+    for row in rows:
+        table, invariants = _case_text(row["case"])
+        spread = ""
+        if row["variance_max_over_median"] not in ("", "None"):
+            smallest = str(1 / float(row["variance_median_over_min"]))
+            spread = f"{_number(row['variance_max_over_median'])} : 1 : {_number(smallest)}"
+        rows_text = f" ({int(row['rows']):,})" if row["rows"] not in ("", "None") else ""
+        kb = f"{_number(row['statement_kb'], 0)} kB" if row["statement_kb"] not in ("", "None") else ""
+        lines.append(f"| {table} | {int(row['cells']):,} | {invariants}{rows_text} | {int(row['blocks']):,} | "
+                     f"{_outcome(row)} | {_number(row['seconds'], 1)} | {row['peak_mb']} MB | {kb} | "
+                     f"{_number(row['median_variance'], 1)} | {spread} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_docs(csv_path: Path = SCALE, doc: Path = DOC) -> None:
+    """Rewrite the docs table from the CSV."""
+    from measurements_table import replace_block
+
+    with csv_path.open() as fh:
+        replace_block(doc, "release-scale", render_table(list(csv.DictReader(fh))))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", nargs="+", default=list(DEFAULT))
     parser.add_argument("--max-attempts", type=int, default=20_000)
     parser.add_argument("--study", action="store_true", help="the exact route's acceptance against size "
                         "(writes results/exact_acceptance.csv) instead of the cases")
+    parser.add_argument("--docs", action="store_true", help="only rewrite the docs table from the CSV")
     args = parser.parse_args()
+    if args.docs:
+        write_docs()
+        return
     if args.study:
         rows = study()
         for row in rows:
@@ -214,15 +296,21 @@ def main() -> None:
             writer.writeheader()
             writer.writerows(rows)
         return
-    rows = []
+    rows = {}
     for case in args.cases:
-        rows.append(run(case, args.max_attempts))
-        print(rows[-1], flush=True)
+        rows[case] = run(case, args.max_attempts)
+        print(rows[case], flush=True)
     RESULTS.mkdir(exist_ok=True)
-    with (RESULTS / "release_scale.csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+    kept = {r["case"]: r for r in csv.DictReader(SCALE.open())} if SCALE.exists() else {}
+    fields = list(next(iter(rows.values())))
+    merged = {**{c: r for c, r in kept.items() if set(r) == set(fields)}, **rows}  # a new column: rerun all
+    listed = (*DEFAULT[:2], "blocks-100000", *DEFAULT[2:])
+    order = [c for c in listed if c in merged] + [c for c in merged if c not in listed]
+    with SCALE.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(merged[c] for c in dict.fromkeys(order))
+    write_docs()
 
 
 if __name__ == "__main__":
