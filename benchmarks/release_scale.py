@@ -109,7 +109,7 @@ def _tables(case: str, directory: Path, rng: np.random.Generator) -> tuple[list[
     return [paths["county_sex"], paths["county_age"]], ["--tie", "by:state,county"], len(counties)
 
 
-def _table(case: str, path: Path, rng: np.random.Generator) -> tuple[list[str], int]:
+def write_table(case: str, path: Path, rng: np.random.Generator) -> tuple[list[str], int]:
     """Write the case's table; returns (its invariant options, the number of blocks)."""
     base = case.removesuffix("-free").removesuffix("-gaussian")
     free = ["--free-cells"] if case.endswith("-free") else GAUSSIAN if case.endswith("-gaussian") else []
@@ -146,7 +146,7 @@ def run(case: str, max_attempts: int) -> dict:
             tables, invariants, n_blocks = _tables(case, Path(tmp), np.random.default_rng(1))
         else:
             tables = [Path(tmp) / "t.csv"]
-            invariants, n_blocks = _table(case, tables[0], np.random.default_rng(1))
+            invariants, n_blocks = write_table(case, tables[0], np.random.default_rng(1))
         cells = sum(sum(1 for _ in table.open()) - 1 for table in tables)
         outputs = [Path(tmp) / f"out{i}.csv" for i in range(len(tables))]
         out = outputs[0]
