@@ -582,3 +582,18 @@ def test_the_gaussian_route_draws_margins_and_totals_by_klein_with_even_noise(tm
     x = np.array([[int(v) for v in line.split(",")[1:]] for line in rows[1:]])
     y = np.array([[int(v) for v in line.split(",")[1:]] for line in out.read_text().splitlines()[1:]])
     assert (y.sum(axis=0) == x.sum(axis=0)).all() and (y.sum(axis=1) == x.sum(axis=1)).all() and (y != x).any()
+
+
+def test_a_chain_cannot_certify_a_publication_delta_and_the_refusal_says_how_far_off():
+    """docs/release.md ("No exact sampler … at size"): δ = 1e-6 at ε = 1 needs TV 2.69e-7, about 11 million
+    pairs, and the chain can state no δ below about 0.00011 with the 100,000 it allows; before any draw."""
+    from isdp import table_margins
+    from isdp.release import Plan, Request
+
+    A = table_margins(6, 6)
+    with pytest.raises(UncertifiableError) as refusal:
+        Plan.make(A, [f"m{i}" for i in range(A.shape[0])],
+                  Request(epsilon="1", delta=1e-6, allow_chain=True, seed=1))
+    said = str(refusal.value)
+    assert "TV 2.69e-07" in said and "11,138,976 coupled pairs" in said and "at most 100,000" in said
+    assert "cannot state a delta below about 0.00011" in said
