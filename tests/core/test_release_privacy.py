@@ -197,10 +197,12 @@ def test_free_cell_route_privacy_loss_is_at_most_the_stated_epsilon(case):
         assert loss == pytest.approx(stated["epsilon"]) and hockey_stick(p, q, stated["epsilon"] / 2) > 0.05
 
 
-# the Gaussian's stated ε against the exact ε of the enumerated law: the least ratio allowed. The profile is
-# the largest over the residue classes of ⟨u, v⟩ (isdp.gaussian_profile), within a fraction of a per cent
-# of the lattice's own at a publication's (1, 1e-6); the coarser (3, 1e-3) gives σ ≈ 1.5, where classes differ more.
-GAUSSIAN_TIGHTNESS = {("1", 1e-6): 0.99, ("3", 1e-3): 0.9}
+# the Gaussian's stated ε against the exact ε of the enumerated law: the least ratio allowed per case. The profile
+# is the largest over the residue classes of ⟨u, v⟩ (isdp.gaussian_profile), within a fraction of a per cent of
+# the lattice's own at a publication's (1, 1e-6) (docs/method.md §11 states 0.2 % for the total, 1 % for the
+# swap); the coarser (3, 1e-3) gives σ ≈ 1.5, where the classes differ more.
+GAUSSIAN_TIGHTNESS = {("1", 1e-6): {"total, one person moves": 0.998, "margins, two persons swap": 0.99},
+                      ("3", 1e-3): {"total, one person moves": 0.9, "margins, two persons swap": 0.9}}
 
 
 @pytest.mark.parametrize("request_", sorted(GAUSSIAN_TIGHTNESS), ids=str)
@@ -217,7 +219,7 @@ def test_exact_gaussian_route_meets_its_epsilon_delta_tightly_and_its_renyi_boun
     assert noise.outside < 1e-20
     assert hockey_stick(p, q, stated["epsilon"]) <= stated["delta"]
     exact_eps = optimize.brentq(lambda e: hockey_stick(p, q, e) - stated["delta"], 0, stated["epsilon"], xtol=1e-9)
-    assert GAUSSIAN_TIGHTNESS[request_] * stated["epsilon"] <= exact_eps <= stated["epsilon"]
+    assert GAUSSIAN_TIGHTNESS[request_][case] * stated["epsilon"] <= exact_eps <= stated["epsilon"]
     # the zCDP conversion it replaces states a larger ε for the same σ: the profile is the tighter statement
     assert zcdp_to_dp(stated["rho"], stated["delta"]) > 1.2 * stated["epsilon"]
     dp, dq = p.as_dict(), q.as_dict()
