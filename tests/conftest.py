@@ -43,9 +43,12 @@ def row_verdict(claim_id: str, run, **override):
 
 
 def pytest_configure(config):
-    """Import ArviZ once before pytest-xdist starts its workers: ArviZ 0.x writes a once-a-day stamp file on
-    import (write, then rename), and two workers importing it first thing on a new day race on that rename."""
-    import arviz  # noqa: F401
+    """Import ArviZ 0.x once before pytest-xdist starts its workers: it writes a once-a-day stamp file on import
+    (write, then rename), and two workers importing it first thing on a new day race on that rename (1.x does not)."""
+    from isdp import arviz_compat
+
+    if arviz_compat.generation() == 0:
+        import arviz  # noqa: F401
 
 
 # --------------------------------------------------------------------------- chi-square
@@ -166,13 +169,10 @@ def ess_se(draws: np.ndarray) -> np.ndarray:
     SE = sd / sqrt(ESS_mean), the effective sample size for the mean accounting for
     autocorrelation within and disagreement between chains.
     """
-    import arviz as az
+    from isdp.arviz_compat import ess as arviz_ess
 
     draws = np.asarray(draws, dtype=float)
-    ds = az.convert_to_dataset(
-        {"x": draws}, coords={"cell": np.arange(draws.shape[2])}, dims={"x": ["cell"]}
-    )
-    ess = az.ess(ds, method="mean")["x"].values
+    ess = arviz_ess(draws, method="mean")
     sd = draws.reshape(-1, draws.shape[2]).std(axis=0, ddof=1)
     return sd / np.sqrt(ess)
 

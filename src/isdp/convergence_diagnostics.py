@@ -1,17 +1,15 @@
 """Convergence diagnostics of MCMC draws: R-hat and ESS per cell (ArviZ), and a two-sample test.
 
-ArviZ is imported where it is used: it takes ~3 s to import, which every workflow job that
-only samples would otherwise pay.
+ArviZ is reached through :mod:`isdp.arviz_compat`, which imports it on the first call and serves ArviZ 1.x or 0.x.
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
-from .draws_io import to_inference_data
+from . import arviz_compat
+from .draws_io import _cell_names
 
 
 def convergence_table(draws: np.ndarray, cell_names=None) -> pd.DataFrame:
@@ -68,16 +66,12 @@ def convergence_table(draws: np.ndarray, cell_names=None) -> pd.DataFrame:
        b   1.04     71.60     79.12     False
        c   1.03    121.55    118.05     False
     """
-    import arviz as az
-
-    idata = to_inference_data(draws, cell_names)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        rhat = az.rhat(idata, method="rank")["noise"].values
-        ess_bulk = az.ess(idata, method="bulk")["noise"].values
-        ess_tail = az.ess(idata, method="tail")["noise"].values
-    constant = np.asarray(draws).reshape(-1, np.shape(draws)[-1]).std(axis=0) == 0
-    names = idata.posterior["cell"].values
+    draws = np.asarray(draws)
+    names = _cell_names(draws, cell_names)
+    rhat = arviz_compat.rhat(draws, method="rank")
+    ess_bulk = arviz_compat.ess(draws, method="bulk")
+    ess_tail = arviz_compat.ess(draws, method="tail")
+    constant = draws.reshape(-1, draws.shape[-1]).std(axis=0) == 0
     return pd.DataFrame(
         {"cell": names, "r_hat": rhat, "ess_bulk": ess_bulk, "ess_tail": ess_tail, "constant": constant}
     )

@@ -1,10 +1,11 @@
 """ArviZ-readable storage of MCMC draws: netCDF files that ``arviz.from_netcdf`` opens.
 
+A file holds a ``posterior`` group whose variable ``noise`` has dimensions (chain, draw, cell), compressed
+with zlib: the layout ArviZ 0.x writes and both ArviZ 0.x and 1.x read. It is written and read with xarray
+alone, so a file does not depend on which ArviZ generation is installed (:mod:`isdp.arviz_compat`).
+
 Reading checks what was read (:func:`load_draws`): integers, never cast; on the caller's lattice; of the
 caller's target. A file that fails is a :class:`DrawsError` naming it.
-
-ArviZ is imported where it is used: it takes ~3 s to import, which every workflow job that
-only samples would otherwise pay.
 """
 
 from __future__ import annotations
@@ -13,21 +14,35 @@ import numpy as np
 
 from .files import atomic_write
 
+#: the netCDF group that holds the draws, as ArviZ names a posterior
+GROUP = "posterior"
 
-def to_inference_data(draws: np.ndarray, cell_names=None, attrs: dict | None = None, var_name: str = "noise"):
-    """Wrap (chains, draws, n) noise draws as ArviZ InferenceData with a ``cell`` dimension."""
-    draws = np.asarray(draws)
+
+def _cell_names(draws: np.ndarray, cell_names) -> list[str]:
+    """One name per cell of ``draws`` (chains, draws, cells): ``cell_names``, or "0", "1", …."""
     if draws.ndim != 3:
         raise ValueError(f"draws must have shape (chains, draws, cells), got {draws.shape}")
-    import arviz as az
-
     names = list(cell_names) if cell_names is not None else [str(i) for i in range(draws.shape[2])]
     if len(names) != draws.shape[2]:
         raise ValueError(f"{len(names)} cell names for {draws.shape[2]} cells")
-    idata = az.from_dict(posterior={var_name: draws}, coords={"cell": names}, dims={var_name: ["cell"]})
-    for key, value in (attrs or {}).items():
-        idata.posterior.attrs[key] = value if isinstance(value, (int, float, str)) else str(value)
-    return idata
+    return names
+
+
+def _attrs(attrs: dict | None) -> dict:
+    """netCDF attributes: integers, floats and strings as they are, anything else as its ``str``."""
+    return {key: value if isinstance(value, (int, float, str)) else str(value) for key, value in (attrs or {}).items()}
+
+
+def to_inference_data(draws: np.ndarray, cell_names=None, attrs: dict | None = None, var_name: str = "noise"):
+    """Wrap (chains, draws, n) noise draws for ArviZ, with a ``cell`` dimension.
+
+    Returns the installed ArviZ's container: an ``xarray.DataTree`` under ArviZ 1.x, an
+    ``InferenceData`` under 0.x; either way ``result["posterior"][var_name]`` holds the draws.
+    """
+    draws = np.asarray(draws)
+    from .arviz_compat import inference_data
+
+    return inference_data(draws, var_name, _cell_names(draws, cell_names), _attrs(attrs))
 
 
 def save_draws(path, draws, cell_names=None, attrs: dict | None = None) -> None:
@@ -71,8 +86,15 @@ def save_draws(path, draws, cell_names=None, attrs: dict | None = None) -> None:
     ...     print(os.listdir(tmp), bool((load_draws(path) == draws).all()))
     ['draws.nc'] True
     """
-    idata = to_inference_data(draws, cell_names, attrs)
-    atomic_write(path, lambda tmp: idata.to_netcdf(str(tmp)))
+    import xarray as xr
+
+    draws = np.asarray(draws)
+    names = _cell_names(draws, cell_names)
+    chains, n_draws, _ = draws.shape
+    coords = {"chain": np.arange(chains), "draw": np.arange(n_draws), "cell": names}
+    data = xr.Dataset({"noise": (("chain", "draw", "cell"), draws)}, coords=coords, attrs=_attrs(attrs))
+    encoding = {name: {"zlib": True} for name in ("noise", "chain", "draw")}  # as ArviZ 0.x compresses
+    atomic_write(path, lambda tmp: data.to_netcdf(str(tmp), group=GROUP, engine="h5netcdf", encoding=encoding))
 
 
 class DrawsError(ValueError):
@@ -95,7 +117,7 @@ class DrawsError(ValueError):
     """
 
 
-#: what the netCDF stack (h5netcdf/netCDF4, HDF5, xarray, ArviZ) raises for a damaged file: a flipped byte in a
+#: what the netCDF stack (h5netcdf, HDF5, xarray) raises for a damaged file: a flipped byte in a
 #: compressed chunk is an OSError, in the metadata a KeyError or RuntimeError, a truncated file an OSError or
 #: ValueError
 _READ_ERRORS = (OSError, KeyError, RuntimeError, ValueError, TypeError, IndexError, AttributeError)
@@ -103,17 +125,18 @@ _READ_ERRORS = (OSError, KeyError, RuntimeError, ValueError, TypeError, IndexErr
 
 def _read(path, var_name: str | None):
     """The posterior group's ``var_name`` values (None: not read) and attributes, every read error naming ``path``."""
-    import arviz as az
+    import h5netcdf
+    import xarray as xr
 
     try:
-        idata = az.from_netcdf(str(path))
-        if "posterior" not in idata.groups():
-            raise DrawsError(f"{path}: no posterior group, not a draws file written by save_draws")
-        post = idata.posterior
-        if var_name is not None and var_name not in post.data_vars:
-            raise DrawsError(f"{path}: no variable {var_name!r} (it holds {sorted(post.data_vars)})")
-        values = None if var_name is None else np.asarray(post[var_name].values)
-        return values, dict(post.attrs)
+        with h5netcdf.File(str(path), "r") as f:
+            if GROUP not in f.groups:
+                raise DrawsError(f"{path}: no {GROUP} group, not a draws file written by save_draws")
+        with xr.open_dataset(str(path), group=GROUP, engine="h5netcdf") as post:
+            if var_name is not None and var_name not in post.data_vars:
+                raise DrawsError(f"{path}: no variable {var_name!r} (it holds {sorted(post.data_vars)})")
+            values = None if var_name is None else np.asarray(post[var_name].values)
+            return values, dict(post.attrs)
     except DrawsError:
         raise
     except FileNotFoundError:

@@ -203,8 +203,9 @@ def check_paper_value(c: Mapping, measure) -> None:
         except Exception:  # noqa: BLE001 - an annotation that does not evaluate says nothing checkable
             hint = None
         if hint is not None and _fits(value, hint) is False:
+            name = hint.__name__ if isinstance(hint, type) else hint  # a union's __name__ is 'Union' on 3.14
             raise ValueError(f"paper_value {value!r} does not fit measure {c['measure']}, which takes "
-                             f"{param.name}: {getattr(hint, '__name__', hint)}")
+                             f"{param.name}: {name}")
     if kind == "within_se" and (isinstance(value, bool) or not isinstance(value, int | float)):
         raise ValueError(f"paper_value {value!r} does not fit a within_se criterion, which compares the measured "
                          "number with it: it must be one number")

@@ -10,8 +10,10 @@ from isdp.experiments import claims
 from isdp.experiments.jobs import Job
 from isdp.files import write_table, write_text
 
-PACKAGES = ("isdp", "numpy", "scipy", "numba", "llvmlite", "sympy", "pandas", "arviz", "xarray", "matplotlib",
+PACKAGES = ("isdp", "numpy", "scipy", "numba", "llvmlite", "sympy", "pandas", "xarray", "matplotlib",
             "seaborn", "snakemake", "qpsolvers", "clarabel", "highspy", "papermill")
+#: ArviZ's distributions, by the generation installed (isdp.arviz_compat): 1.x is split in two
+ARVIZ = {0: ("arviz",), 1: ("arviz-base", "arviz-stats")}
 
 
 def software_versions() -> pd.DataFrame:
@@ -19,8 +21,10 @@ def software_versions() -> pd.DataFrame:
     import platform
     from importlib.metadata import PackageNotFoundError, version
 
+    from isdp.arviz_compat import generation
+
     rows = [("python", platform.python_version()), ("platform", f"{platform.system()} {platform.machine()}")]
-    for name in PACKAGES:
+    for name in PACKAGES + ARVIZ[generation()]:
         try:
             rows.append((name, version(name)))
         except PackageNotFoundError:
@@ -183,7 +187,7 @@ def notebook_html(job: Job) -> None:
     job.log.info("%s -> %s (%d bytes)", path, job.output.html, len(body))
 
 
-# make readme-counts: python -m isdp.experiments.reporting README.md <run>/results/claim_counts.md
+# make readme-numbers: python -m isdp.experiments.reporting README.md <run>/results/claim_counts.md
 if __name__ == "__main__":
     import sys
 

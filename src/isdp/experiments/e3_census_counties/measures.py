@@ -100,7 +100,7 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
     releases is accounted for. The exact law's share is shown beside it for the reader; the
     comparison of MCMC and exact draws is ISDP-E3-exact-sampler's, not this row's.
     """
-    import arviz as az
+    from isdp.arviz_compat import ess as arviz_ess
 
     eps = float(run.config["e3"]["eps"])
     k = np.arange(-band, band + 1)
@@ -113,7 +113,7 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
         exact = float(sum_constraint_l1_marginal(draws.shape[-1], eps, k).sum())
         series = (np.abs(draws) <= band).mean(axis=2)
         share = float(series.mean())
-        ess = float(az.ess(series.astype(float), method="bulk"))
+        ess = float(arviz_ess(series, method="bulk"))
         se = float(series.std(ddof=1) / np.sqrt(ess)) if series.std() > 0 else 0.0
         shares.append((share, se, state))
         parts.append(f"{state} {fmt_se(share, se, digits=4)} (exact law {exact:.4f})")

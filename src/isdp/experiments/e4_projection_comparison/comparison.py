@@ -371,7 +371,7 @@ def squared_error_ess(errors, draws_per_chain: int) -> np.ndarray:
     capped at R: MCMC draws are not expected to beat independent ones, and an estimate above R is
     noise that would understate the standard error.
     """
-    import arviz as az
+    from isdp.arviz_compat import ess as arviz_ess
 
     e = np.asarray(errors, float)
     R, n = e.shape
@@ -379,7 +379,7 @@ def squared_error_ess(errors, draws_per_chain: int) -> np.ndarray:
     sq = (e - e.mean(axis=0)) ** 2
     blocks = sq[: k * draws_per_chain].reshape(k, draws_per_chain, n) if k else sq[None]
     used = blocks.shape[0] * blocks.shape[1]
-    ess = np.array([az.ess(blocks[:, :, j], method="mean") for j in range(n)]) * R / used
+    ess = arviz_ess(blocks, method="mean") * R / used
     return np.minimum(ess, R)
 
 

@@ -16,8 +16,7 @@ def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
     """ISDP Thm 12 (7): the exponential rate of the ℓ1 draws' norm above its ``quantile``, fitted in the family
     k^{r−1} e^{−λk} (:func:`~isdp.experiments.lattice_study.tails.tail_rate`), over ε: 1 for a sub-exponential
     tail of rate ε. The SE counts the draws at the norm's ESS across chains (ArviZ)."""
-    import arviz as az
-
+    from isdp.arviz_compat import ess as arviz_ess
     from isdp.experiments.lattice_study.tails import tail_rate
     from isdp.experiments.problems import Problem
     from isdp.lattice import as_integer_matrix
@@ -28,7 +27,7 @@ def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
     draws = load_draws(run.path(f"{exp}/draws_l1.nc"), A=A,  # integer, on Λ(A), of the ℓ1 target
                        target=generalized_laplace(run.config[exp]["eps"], "l1").label)
     norms = np.abs(draws).sum(axis=2)  # (chains, draws)
-    ess = float(az.ess(norms.astype(float)))
+    ess = float(arviz_ess(norms, method="bulk"))
     eps = float(run.config[exp]["eps"])
     fit = tail_rate(norms, rank, int(np.quantile(norms, quantile)), ess_fraction=min(1.0, ess / norms.size))
     return Measurement(fit.rate / eps, f"λ̂/ε = {fit.rate / eps:.3f} ± {fit.se / eps:.3f} (λ̂ = {fit.rate:.4f}, ε = "

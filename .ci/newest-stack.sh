@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The newest-stack leg: the package on $PYTHON (3.13 in .ci/run) installed twice, from the lock of that Python
+# (constraints/py3.X.txt) and with no constraints (the newest releases pyproject.toml admits); the core and
+# experiment tests (unit and statistical) on the newest set, and on the locked set too where the two differ;
+# then a CI-profile workflow run with the tests of its outputs. Everything it writes is under .ci-newest/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${PYTHON:?set PYTHON to the interpreter of the leg, e.g. a Python 3.13}"
+dir=.ci-newest
+locked=$dir/venv-locked newest=$dir/venv-newest
+leg_start=$SECONDS
+make --no-print-directory install PYTHON="$PYTHON" VENV=$locked
+make --no-print-directory install PYTHON="$PYTHON" VENV=$newest UNPINNED=1
+echo "newest-stack: both installs in $((SECONDS - leg_start)) s"
+
+freeze() { "$1/bin/uv" pip freeze --python "$1/bin/python" --exclude-editable | tr 'A-Z_' 'a-z-' | sort; }
+echo "newest-stack: $("$newest/bin/python" -V), resolved with no constraints:"
+freeze $newest | grep -E '^(numpy|scipy|pandas|numba|arviz-base|arviz-stats|arviz|xarray|h5netcdf|h5py|highspy|snakemake|opendp)==' \
+    | tr '\n' ' '; echo
+venvs=($newest)
+if ! cmp -s <(freeze $locked) <(freeze $newest); then
+    echo "newest-stack: the newest set differs from the lock (> newest, < lock):"
+    diff <(freeze $locked) <(freeze $newest) | grep '^[<>]' || true
+    venvs+=($locked)
+else
+    echo "newest-stack: the newest set is the lock's, package for package: the tests run once"
+fi
+for venv in "${venvs[@]}"; do
+    start=$SECONDS
+    make --no-print-directory unit PYTHON="$PYTHON" VENV="$venv" \
+        PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-unit -p no:cacheprovider tests/core tests/experiments"
+    echo "newest-stack: core and experiment tests on $venv: $((SECONDS - start)) s"
+done
+start=$SECONDS
+make --no-print-directory workflow-run PYTHON="$PYTHON" VENV=$newest CI_DIR="$PWD/$dir/run" \
+    PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-workflow -p no:cacheprovider"
+echo "newest-stack: the CI-profile workflow run and its tests: $((SECONDS - start)) s"
+echo "newest-stack: $((SECONDS - leg_start)) s in all"
