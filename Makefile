@@ -1,47 +1,74 @@
 # Two commands a new user needs: `make reproduce` and `make test` (see README.md).
 SHELL := /bin/bash
 PYTHON ?= python3
-VENV := .venv
+VENV ?= .venv
+# The interpreter's minor version picks its lock file: constraints/py3.11.txt … py3.14.txt (`make lock` writes each).
+PY_MINOR := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+LOCK_MINORS := 3.11 3.12 3.13 3.14
+LOCK := constraints/py$(PY_MINOR).txt
+STAMP := $(VENV)/.installed-$(PY_MINOR)
+EXTRAS := workflow,docs,dev,opendp
+comma := ,
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 CORES ?= all
 CI_DIR ?= $(CURDIR)/.ci-run
 SMK := snakemake --snakefile $(CURDIR)/Snakefile
 # When make read this file: the start of a run's wall time, which the commands below record with the run's jobs
-# and the machine's sampler speed in benchmarks/results/make_times.csv, and write into README.md and
-# docs/performance.md (benchmarks/measurements_table.py; a run that finds its outputs up to date is not recorded).
+# and the machine's sampler speed in the run's own results/make_times.csv (benchmarks/measurements_table.py; a run
+# that finds its outputs up to date is not recorded). They write no tracked file: `make readme-numbers` copies
+# the records and a run's claim counts into README.md and docs/performance.md.
 MAKE_START := $(shell date +%s)
-RECORD = python $(CURDIR)/benchmarks/measurements_table.py record --start $(MAKE_START) --stamp $(CURDIR)/$(VENV)/.installed
+RECORD = python $(CURDIR)/benchmarks/measurements_table.py record --start $(MAKE_START) --stamp $(CURDIR)/$(STAMP)
 
-.PHONY: reproduce report readme-counts docs test lint unit workflow-ci benchmark stability national lock clean
+.PHONY: install reproduce report readme-numbers docs test lint unit workflow-ci workflow-run benchmark stability national \
+  lock clean
 
-# uv installs the same pinned set as pip (constraints.txt) in a fraction of the time; it is the
+# uv installs the pinned set of the interpreter's lock in a fraction of pip's time; it is the
 # installer only, not a dependency of isdp. --compile-bytecode writes the .pyc files pip would:
 # without them (and with PYTHONDONTWRITEBYTECODE set, as on the project's machines) every workflow
 # job recompiles pandas, SciPy and matplotlib from source, 2-3 s per job.
+# A venv of another Python minor is made anew. UNPINNED=1 installs without the lock: the newest releases
+# pyproject.toml admits (CI's newest-stack leg).
 UV_VERSION := 0.13.9
-$(VENV)/.installed: pyproject.toml constraints.txt
+$(STAMP): pyproject.toml $(LOCK)
+	@if test -x $(VENV)/bin/python && ! $(VENV)/bin/python -c 'import sys; sys.exit("%d.%d" % sys.version_info[:2] != "$(PY_MINOR)")'; \
+	  then echo "$(VENV) holds another Python: making it anew for $(PY_MINOR)"; rm -rf $(VENV); fi
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet uv==$(UV_VERSION)
-	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(VENV)/bin/python -c constraints.txt \
-	  -e '.[workflow,docs,dev,opendp]'
+	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(VENV)/bin/python $(if $(UNPINNED),,-c $(LOCK)) \
+	  -e '.[$(EXTRAS)]'
 	$(VENV)/bin/python -m compileall -q src
 	@touch $@
 
-## lock: re-resolve pyproject.toml in a scratch venv and pin every version in constraints.txt
+## install: the venv alone (PYTHON, VENV and UNPINNED as above)
+install: $(STAMP)
+
+constraints/py%.txt:
+	@echo "No lock file for Python $* ($(PYTHON)): isdp supports Python $(LOCK_MINORS); pick one, e.g." \
+	  "make reproduce PYTHON=python3.13" >&2; exit 1
+
+## lock: resolve pyproject.toml for each supported Python minor into constraints/py3.X.txt; the pins already
+## there are kept where pyproject.toml still admits them (uv reads the output file as preferences)
 lock:
-	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/pip install --quiet -e '.[workflow,docs,dev,opendp]'
-	{ head -n 2 constraints.txt; echo "# Made on $$(.lock-venv/bin/python -V), $$(uname -sm), $$(date -u +%F)."; \
-	  .lock-venv/bin/pip freeze --all --exclude-editable | grep -v -e '^isdp' -e '^pip=='; } > constraints.txt.new
-	mv constraints.txt.new constraints.txt && rm -rf .lock-venv
+	test -x $(VENV)/bin/uv || { $(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install --quiet uv==$(UV_VERSION) packaging; }
+	for minor in $(LOCK_MINORS); do \
+	  $(VENV)/bin/uv pip compile pyproject.toml $(foreach e,$(subst $(comma), ,$(EXTRAS)),--extra $(e)) --quiet \
+	    --python-version $$minor --python-platform x86_64-unknown-linux-gnu --no-annotate --no-header \
+	    -o constraints/py$$minor.txt || exit 1; \
+	  { echo "# Every package version for Python $$minor (x86_64 Linux), resolved from pyproject.toml by \`make lock\`;"; \
+	    echo "# the Makefile installs with it: uv pip install -c constraints/py$$minor.txt -e '.[$(EXTRAS)]'"; \
+	    cat constraints/py$$minor.txt; } > constraints/py$$minor.txt.new && mv constraints/py$$minor.txt.new constraints/py$$minor.txt; \
+	done
+	$(VENV)/bin/python scripts/conda_envs.py --python 3.13
 
 ## reproduce: every experiment at paper fidelity, then results/report.html
-reproduce: $(VENV)/.installed
+reproduce: $(STAMP)
 	$(SMK) --cores $(CORES)
-	$(MAKE) report readme-counts
+	$(MAKE) report
+	$(SMK) --cores 1 results/claim_counts.md
 	$(RECORD) "make reproduce" --run $(CURDIR)
 
-report: $(VENV)/.installed
+report: $(STAMP)
 	$(SMK) --report results/report.html
 
 ## docs: the documentation site into docs/_build/html, warnings as errors; it renders the review notebooks
@@ -50,7 +77,7 @@ report: $(VENV)/.installed
 # inside a directive, such as the CLI reference's, reach stderr without passing through Sphinx's logger)
 SPHINX := sphinx-build -W --keep-going -q -b html
 quiet = set -o pipefail; $(1) 2>&1 | tee $(2); test ! -s $(2) || { echo "the docs build printed the messages above"; exit 1; }
-docs: $(VENV)/.installed
+docs: $(STAMP)
 	mkdir -p docs/_build
 	$(call quiet,ISDP_RUN="$(ISDP_RUN)" $(SPHINX) docs docs/_build/html,docs/_build/messages.txt)
 	@echo "The site: docs/_build/html/index.html"
@@ -59,8 +86,9 @@ docs: $(VENV)/.installed
 test: lint workflow-ci
 	$(RECORD) "make test" --run $(CI_DIR)
 
-lint: $(VENV)/.installed
+lint: $(STAMP)
 	ruff check src tests workflow/scripts benchmarks notebooks scripts
+	check-jsonschema --builtin-schema vendor.citation-file-format CITATION.cff
 	snakefmt --check Snakefile workflow/rules
 	check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	zizmor --offline --quiet .github/workflows
@@ -69,8 +97,9 @@ lint: $(VENV)/.installed
 
 # pytest-xdist: one worker per core (the tests are independent; each seeds its own streams); worksteal:
 # an idle worker takes queued tests from the other, so a slow test near the end does not leave a core idle
-unit: $(VENV)/.installed
-	pytest -m "not workflow" -n auto --dist worksteal
+# PYTEST_ARGS: more arguments (CI's newest-stack leg names the folders and a --basetemp of its own)
+unit: $(STAMP)
+	pytest -m "not workflow" -n auto --dist worksteal $(PYTEST_ARGS)
 
 # One run of the CI profile feeds every workflow test and the documentation site built from it ($(CI_DIR)/site); a second run of a small subset of it
 # (tests/workflow/ci_subset.txt: the sampler, coupling, projection and simulation steps) into
@@ -80,7 +109,7 @@ unit: $(VENV)/.installed
 CI_SUBSET := $(shell cat $(CURDIR)/tests/workflow/ci_subset.txt)
 CI_ENV := ISDP_CI_RESULTS=$(CI_DIR) ISDP_CI_RERUN=$(CI_DIR)-rerun
 SLURM_TEST := tests/workflow/test_slurm.py
-workflow-ci: $(VENV)/.installed
+workflow-ci: $(STAMP)
 	rm -rf $(CI_DIR) $(CI_DIR)-rerun $(CI_DIR)-slurm-dry-run && mkdir -p $(CI_DIR) $(CI_DIR)-rerun
 	set -o pipefail; $(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 2>&1 \
 	  | tee $(CI_DIR)/snakemake.out
@@ -95,23 +124,35 @@ workflow-ci: $(VENV)/.installed
 	echo "--- $(SLURM_TEST) (run beside the others):"; cat $(CI_DIR)/slurm-test.out; \
 	exit $$(( status || $$(cat $(CI_DIR)/slurm-test.rc) ))
 
+# The CI-profile workflow run alone, then the tests of its outputs (CI's newest-stack leg; `make test` does more:
+# the report, the site, a rerun that must give identical tables, the SLURM test)
+WORKFLOW_RUN_TESTS := tests/workflow/test_workflow.py tests/workflow/test_notebook_outputs.py
+workflow-run: $(STAMP)
+	rm -rf $(CI_DIR) && mkdir -p $(CI_DIR)
+	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all
+	ISDP_CI_RESULTS=$(CI_DIR) pytest -m workflow -n 2 --dist worksteal $(PYTEST_ARGS) $(WORKFLOW_RUN_TESTS)
+
 ## national: E3 and E4 for every state, DC and Puerto Rico, into national/ (config/national.yaml)
-national: $(VENV)/.installed
+national: $(STAMP)
 	$(SMK) --directory $(CURDIR)/national --configfile $(CURDIR)/config/national.yaml --cores $(CORES)
 	$(RECORD) "make national" --run $(CURDIR)/national
 
-## readme-counts: copy a run's headline counts (RUN, default the paper-fidelity run here) into README.md
+## readme-numbers (maintainers): copy a run's claim counts (RUN, default the paper-fidelity run here) into
+## README.md, and the times recorded by the last runs of the commands into benchmarks/results/make_times.csv,
+## README.md and docs/performance.md; then commit them
 RUN ?= $(CURDIR)
-readme-counts: $(VENV)/.installed
+readme-numbers: $(STAMP)
 	$(SMK) --directory $(RUN) --cores 1 results/claim_counts.md
 	python -m isdp.experiments.reporting README.md $(RUN)/results/claim_counts.md
+	python benchmarks/measurements_table.py publish $(wildcard $(CURDIR)/results/make_times.csv \
+	  $(CI_DIR)/results/make_times.csv $(CURDIR)/national/results/make_times.csv)
 
 ## stability: the workflow at paper fidelity under SEEDS (default: three other base seeds), status per claim
-stability: $(VENV)/.installed
+stability: $(STAMP)
 	python scripts/verdict_stability.py $(if $(SEEDS),--seeds $(SEEDS))
 
 ## benchmark: sampler throughput, then cost growth with problem size (benchmarks/results/), single core
-benchmark: $(VENV)/.installed
+benchmark: $(STAMP)
 	python benchmarks/sampler_throughput.py
 	python benchmarks/cost_growth.py
 

@@ -43,6 +43,7 @@ registry) lives in :mod:`isdp.experiments` and needs the ``workflow`` extra.
 """
 
 import importlib
+import importlib.metadata
 import importlib.util
 
 # The public API is imported on first use (PEP 562): `import isdp` stays light, so a workflow job
@@ -99,8 +100,10 @@ _EXPORTS = {
     "generalized_laplace": ".targets",
 }
 
-
-__version__ = "0.1.0"
+try:  # the installed distribution's version (SemVer 0.x), so the package, `isdp --version` and statements agree
+    __version__ = importlib.metadata.version("isdp")
+except importlib.metadata.PackageNotFoundError:  # a source tree run without installing
+    __version__ = "0+unknown"
 
 __all__ = [
     "MIXING_BASES",

@@ -1,6 +1,7 @@
-"""Installed use: the wheel, in a fresh venv outside the checkout, runs one experiment's steps.
+"""Installed use: the sdist and the wheel pass ``twine check``; the wheel, in a fresh venv outside the checkout,
+says its version, releases a table and runs one experiment's steps.
 
-The wheel is built from this checkout without build isolation (no network). The fresh venv gets
+Both are built from this checkout by ``python -m build`` without build isolation (no network). The fresh venv gets
 only the wheel (``--no-deps``); its dependencies come from the test's own environment through a
 ``.pth`` line, which adds that site-packages as a plain path (so the editable install there is not
 activated). The steps run in a scratch directory with no checkout around them: E6's studies and
@@ -15,11 +16,13 @@ import subprocess
 import sys
 import sysconfig
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 SCRIPT = textwrap.dedent("""
     import json, sys
@@ -58,13 +61,13 @@ def installed(tmp_path_factory):
     """A fresh venv holding only the wheel of this checkout; returns its python."""
     work = tmp_path_factory.mktemp("installed")
     # Build from a copy of the tracked sources: setuptools writes build/ beside the sources it builds.
-    tracked = subprocess.run(["git", "ls-files", "pyproject.toml", "README.md", "src"], cwd=ROOT,
+    tracked = subprocess.run(["git", "ls-files", "pyproject.toml", "README.md", "LICENSE", "src"], cwd=ROOT,
                              capture_output=True, text=True, check=True).stdout.split()
     for rel in tracked:
         (work / "source" / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, work / "source" / rel)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--wheel-dir", str(work / "dist"), str(work / "source")], check=True, cwd=work)
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir",
+                    str(work / "dist"), str(work / "source")], check=True, cwd=work, capture_output=True)
     wheel = next((work / "dist").glob("isdp-*.whl"))
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(work / "venv")], check=True)
     python = work / "venv" / "bin" / "python"
@@ -74,6 +77,46 @@ def installed(tmp_path_factory):
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return python
+
+
+def _dists(installed) -> list[Path]:
+    return sorted((installed.parents[2] / "dist").iterdir())
+
+
+def test_the_sdist_and_the_wheel_pass_twine_check(installed):
+    dists = _dists(installed)
+    assert [d.name for d in dists] == [f"isdp-{VERSION}-py3-none-any.whl", f"isdp-{VERSION}.tar.gz"]
+    check = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dists)],
+                           capture_output=True, text=True)
+    assert check.returncode == 0 and check.stdout.count("PASSED") == 2, check.stdout + check.stderr
+
+
+def test_the_installed_package_says_its_version(installed, tmp_path):
+    """One version everywhere: pyproject.toml's, the metadata's, ``isdp.__version__`` and ``isdp --version``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = "import isdp, importlib.metadata as m; print(isdp.__version__, m.version('isdp'))"
+    out = subprocess.run([str(installed), "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
+                         env=env)
+    assert out.stdout.split() == [VERSION, VERSION]
+    cli = subprocess.run([str(installed.parent / "isdp"), "--version"], capture_output=True, text=True, env=env)
+    assert cli.returncode == 0 and cli.stdout.strip() == f"isdp {VERSION}"
+    help_ = subprocess.run([str(installed.parent / "isdp"), "release", "--help"], capture_output=True, text=True,
+                           env=env)
+    assert help_.returncode == 0 and "--epsilon" in help_.stdout
+
+
+def test_the_installed_command_makes_a_seeded_release_twice_alike(installed, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    outputs = []
+    for name in ("a.csv", "b.csv"):
+        run = subprocess.run([str(installed.parent / "isdp"), "release", str(ROOT / "data" / "e5" / "sex_by_age.csv"),
+                              "--constraints", str(ROOT / "data" / "release" / "sex_by_age_invariants.csv"),
+                              "--epsilon", "1", "--format", "wide", "--seed", "6",
+                              "--reproducible-not-for-publication", "-o", name, "--no-progress"],
+                             capture_output=True, text=True, cwd=tmp_path, env=env)
+        assert run.returncode == 0, run.stderr[-3000:]
+        outputs.append((tmp_path / name).read_text())
+    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) > 2
 
 
 def test_the_wheel_ships_the_claims_schema_and_no_checkout_paths(installed):

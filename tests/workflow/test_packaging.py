@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -22,41 +23,75 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _declared(extras=("workflow", "docs", "dev", "opendp")) -> list[str]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    specs = project["dependencies"] + [s for extra in extras for s in project["optional-dependencies"][extra]]
-    return [_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in specs]
+def _conda_envs():
+    """scripts/conda_envs.py, which `make lock` runs to write the conda routes' lists."""
+    spec = importlib.util.spec_from_file_location("conda_envs", ROOT / "scripts" / "conda_envs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def _minors() -> list[str]:
+    """The Python minors the classifiers declare, in order (3.11 …)."""
+    return [c.rsplit(" :: ", 1)[1] for c in _project()["classifiers"] if re.fullmatch(r".*Python :: 3\.\d+", c)]
 
 
 def _conda_packages(deps) -> dict[str, str]:
-    pinned = (d.split("=", 1) for d in deps if isinstance(d, str) and d not in ("pip", "python=3.11"))
+    pinned = (d.split("=", 1) for d in deps if isinstance(d, str) and d != "pip" and not d.startswith("python="))
     return {_normalise(n): v for n, v in pinned}
 
 
-def _pins() -> dict[str, str]:
-    pins = {}
-    for line in (ROOT / "constraints.txt").read_text().splitlines():
-        if line and not line.startswith("#"):
-            name, _, version = line.partition("==")
-            pins[_normalise(name)] = version
-    return pins
+def _pins(minor: str = "3.13") -> dict[str, str]:
+    return _conda_envs().pins(minor)
 
 
-def test_environment_yml_agrees_with_pyproject_and_constraints_package_by_package():
+CONDA_PYTHON = "3.13"  # the lock the conda routes follow (scripts/conda_envs.py's default)
+
+
+def test_environment_yml_agrees_with_pyproject_and_the_lock_package_by_package():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     deps = env["dependencies"]
-    assert "python=3.11" in deps and "pip" in deps
+    assert f"python={CONDA_PYTHON}" in deps and "pip" in deps
     conda = _conda_packages(deps)
-    declared, pins = _declared(), _pins()
+    declared, pins = _conda_envs().declared(CONDA_PYTHON), _pins(CONDA_PYTHON)
     assert sorted(conda) == sorted(declared), "environment.yml must list exactly pyproject.toml's packages"
     for name in declared:
-        assert conda[name] == pins[name], f"{name}: environment.yml {conda[name]} != constraints.txt {pins[name]}"
+        assert conda[name] == pins[name], f"{name}: environment.yml {conda[name]} != py{CONDA_PYTHON} lock {pins[name]}"
     pip = next(d["pip"] for d in deps if isinstance(d, dict))
     assert pip == ["--no-deps -e ."], "pip installs only the project itself; conda provides its dependencies"
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["requires-python"].startswith(">=3.11")
-    arviz = [d for d in project["dependencies"] if d.startswith("arviz")]
-    assert arviz and "<1" in arviz[0], "ArviZ 1.x needs Python 3.12: pin arviz<1"
+
+
+def test_python_versions_agree_everywhere():
+    """One list of supported Python minors: pyproject.toml's classifiers and requires-python, a lock file each,
+    the Makefile's LOCK_MINORS, the hosted CI's matrix and the docs' statements."""
+    minors = _minors()
+    assert minors == [f"3.{m}" for m in range(11, 15)], minors
+    assert _project()["requires-python"] == f">={minors[0]}"
+    assert sorted(p.stem.removeprefix("py") for p in (ROOT / "constraints").glob("py*.txt")) == minors
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^LOCK_MINORS := (.*)$", makefile, re.M).group(1).split() == minors
+    ci = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())
+    matrix = [str(v) for v in ci["jobs"]["newest"]["strategy"]["matrix"]["python"]]
+    assert set(matrix) <= set(minors) and minors[-1] in matrix
+    assert f"Python {', '.join(minors[:-1])} and {minors[-1]}" in (ROOT / "docs" / "getting-started.md").read_text()
+    assert f"Python {minors[0]} to {minors[-1]}" in (ROOT / "README.md").read_text()
+    floors = {_normalise(d.split(">=")[0]): d.split(">=")[1].split(",")[0] for d in _project()["dependencies"]}
+    for name, label in (("numpy", "NumPy"), ("scipy", "SciPy")):
+        assert f"{label} ≥ {floors[name]}" in (ROOT / "docs" / "getting-started.md").read_text(), name
+
+
+def test_arviz_follows_the_interpreter():
+    """ArviZ 1.x (arviz-base, arviz-stats) needs Python 3.12: 0.x on 3.11, 1.x from 3.12 on."""
+    envs = _conda_envs()
+    assert "arviz" in envs.declared("3.11") and "arviz-stats" not in envs.declared("3.11")
+    for minor in _minors()[1:]:
+        assert {"arviz-base", "arviz-stats"} <= set(envs.declared(minor)) and "arviz" not in envs.declared(minor)
+        assert _pins(minor)["arviz-stats"].split(".")[0] >= "1"
+    assert _pins("3.11")["arviz"].startswith("0.")
 
 
 # (PyYAML is left out: numba imports it when present, to read an optional config file.)
@@ -87,22 +122,22 @@ def test_core_modules_do_not_import_the_experiment_layer():
 def test_rule_environment_holds_the_runtime_dependencies_at_their_pins():
     """workflow/envs/isdp.yaml (every rule's `conda:`): core + workflow extra, pinned, no project install."""
     deps = yaml.safe_load((ROOT / "workflow" / "envs" / "isdp.yaml").read_text())["dependencies"]
-    assert "python=3.11" in deps and not [d for d in deps if isinstance(d, dict)]
-    conda, pins = _conda_packages(deps), _pins()
-    assert sorted(conda) == sorted(_declared(extras=("workflow",)))
+    assert f"python={CONDA_PYTHON}" in deps and not [d for d in deps if isinstance(d, dict)]
+    conda, pins = _conda_packages(deps), _pins(CONDA_PYTHON)
+    assert sorted(conda) == sorted(_conda_envs().declared(CONDA_PYTHON, ("workflow",)))
     assert all(conda[name] == pins[name] for name in conda)
     rules = "".join(f.read_text() for f in (ROOT / "workflow" / "rules").glob("*.smk"))
     assert rules.count("conda:") == rules.count("        ENV\n") > 0, "every rule uses the one environment"
     assert 'ENV = "../envs/isdp.yaml"' in rules
 
 
-def test_constraints_pin_every_dependency():
-    pins = _pins()
+@pytest.mark.parametrize("minor", _minors())
+def test_each_lock_pins_every_dependency_of_its_python(minor):
+    pins = _pins(minor)
     for name, version in pins.items():
-        assert version, f"constraints.txt line for {name} is not an exact pin"
-    for name in _declared():
-        assert name in pins, f"{name} (pyproject.toml) is not pinned in constraints.txt: run `make lock`"
-    assert pins["arviz"].startswith("0."), "ArviZ 1.x needs Python 3.12"
+        assert version, f"constraints/py{minor}.txt line for {name} is not an exact pin"
+    for name in _conda_envs().declared(minor):
+        assert name in pins, f"{name} (pyproject.toml) is not pinned in constraints/py{minor}.txt: run `make lock`"
 
 
 @pytest.mark.parametrize("overrides", [None, "ci.yaml"])
