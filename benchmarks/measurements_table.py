@@ -2,11 +2,14 @@
 docs/performance.md's measurements block and the README's two-command block, both generated from
 benchmarks/results/make_times.csv.
 
-    python benchmarks/measurements_table.py record "make reproduce" --start EPOCH --run DIR [--stamp .venv/.installed]
+    python benchmarks/measurements_table.py record "make reproduce" --start EPOCH --run DIR [--stamp STAMP]
+    python benchmarks/measurements_table.py publish DIR/results/make_times.csv ...
     python benchmarks/measurements_table.py write
 
 ``record`` runs at the end of `make reproduce`, `make test` and `make national` (the Makefile passes EPOCH, the
-time make read the Makefile, so the install counts when that run had to do it). It measures:
+time make read the Makefile, so the install counts when that run had to do it) and writes the run's row into the
+run's own ``DIR/results/make_times.csv``, an ignored file: the commands leave the checkout as they found it. It
+measures:
 
 - the wall time from EPOCH to now;
 - the jobs the run executed and their summed job time (benchmarks/workflow_times.py: each job's log or
@@ -17,7 +20,8 @@ time make read the Makefile, so the install counts when that run had to do it). 
   chain, numba 1 thread), component updates per wall-clock second, median of five runs;
 - the machine (as benchmarks/cost_growth.py records it), the time and the commit.
 
-The new row replaces the command's previous one, and ``write`` rewrites both blocks from the file;
+``publish`` (run by the maintainers' `make readme-numbers`) puts each given run's row in place of its command's
+row of the committed make_times.csv and rewrites both blocks; ``write`` rewrites them from the file alone.
 tests/benchmarks/test_measurements_table.py checks that the committed blocks are what ``write`` makes.
 """
 
@@ -38,7 +42,7 @@ PERFORMANCE, README = ROOT / "docs" / "performance.md", ROOT / "README.md"
 COLUMNS = ["command", "wall_seconds", "jobs", "job_seconds", "install", "sampler_mups", "machine", "recorded_utc",
            "commit", "note"]
 COMMANDS = ("make reproduce", "make test", "make national")  # table order; the README shows the first two
-SOURCE = "`benchmarks/results/make_times.csv`, which each command rewrites at its end"
+SOURCE = "`benchmarks/results/make_times.csv`, which `make readme-numbers` updates from the commands' last runs"
 
 
 def duration(seconds: float) -> str:
@@ -131,22 +135,38 @@ def record(row: dict, times: Path = TIMES) -> None:
     pd.DataFrame([*rows, row], columns=COLUMNS).to_csv(times, index=False, float_format="%.6g")
 
 
+def publish(records: list[Path], times: Path = TIMES) -> None:
+    """Each run's recorded row (a ``record`` output) in place of its command's row of ``times``."""
+    for path in records:
+        for command, row in read_times(path).iterrows():
+            record({"command": command, **row.to_dict()}, times)
+            print(f"{command}: {duration(row['wall_seconds'])} from {path}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="action", required=True)
-    rec = sub.add_parser("record", help="record a finished run of COMMAND, then rewrite the blocks")
+    rec = sub.add_parser("record", help="record a finished run of COMMAND in RUN/results/make_times.csv")
     rec.add_argument("command", choices=COMMANDS)
     rec.add_argument("--start", type=float, required=True, help="when the run began, in seconds since the epoch")
     rec.add_argument("--run", type=Path, required=True, help="the run's directory (the one holding results/)")
     rec.add_argument("--stamp", type=Path, help="the install's stamp file (.venv/.installed)")
+    pub = sub.add_parser("publish", help="copy runs' recorded rows into make_times.csv, then rewrite the blocks")
+    pub.add_argument("records", type=Path, nargs="*", help="runs' results/make_times.csv files")
     sub.add_parser("write", help="rewrite the blocks of docs/performance.md and README.md from make_times.csv")
     args = parser.parse_args()
     if args.action == "record":
         row = measure(args.command, args.start, args.run, args.stamp)
         if row is None:
             return
-        record(row)
-        print(f"{args.command}: {duration(row['wall_seconds'])}, sampler {row['sampler_mups']} M updates/s")
+        own = args.run / "results" / "make_times.csv"
+        own.unlink(missing_ok=True)
+        record(row, own)
+        print(f"{args.command}: {duration(row['wall_seconds'])}, sampler {row['sampler_mups']} M updates/s "
+              f"(in {own}; `make readme-numbers` publishes it)")
+        return
+    if args.action == "publish":
+        publish(args.records)
     write()
 
 

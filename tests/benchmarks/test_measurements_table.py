@@ -76,3 +76,18 @@ def test_a_recorded_row_replaces_the_commands_previous_one(tmp_path):
     assert after.loc["make test", "wall_seconds"] == 400 and after.loc["make test", "note"] == ""
     assert after.drop("make test").equals(before.drop("make test"))
     assert "| `make test` | 6 min 40 s, install included |" in mt.readme_block(after)
+
+
+def test_a_run_records_in_its_own_directory_and_publish_copies_it(tmp_path):
+    """`make reproduce` and `make test` write no tracked file: the row goes to the run's results/, and
+    `make readme-numbers` (publish) is what moves it into the committed make_times.csv."""
+    times, own = tmp_path / "make_times.csv", tmp_path / "run" / "results" / "make_times.csv"
+    shutil.copy(mt.TIMES, times)
+    own.parent.mkdir(parents=True)
+    row = {**mt.read_times(times).loc["make reproduce"].to_dict(), "command": "make reproduce", "wall_seconds": 500}
+    mt.record(row, own)
+    assert list(mt.read_times(own).index) == ["make reproduce"]
+    mt.publish([own], times)
+    published = mt.read_times(times)
+    assert published.loc["make reproduce", "wall_seconds"] == 500
+    assert published.drop("make reproduce").equals(mt.read_times(mt.TIMES).drop("make reproduce"))

@@ -6,6 +6,7 @@ tests/benchmarks/test_measurements_table.py."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -130,15 +131,23 @@ def test_the_link_check_can_fail(tmp_path):
     assert len(_broken_links(doc, "[a](missing.md) [b](page.md#nowhere) [c](#nowhere)")) == 3
 
 
+def _supported_pythons() -> list[str]:
+    """The Python minors pyproject.toml's classifiers declare (3.11 …)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return [c.rsplit(" :: ", 1)[1] for c in project["classifiers"] if re.fullmatch(r".*Python :: 3\.\d+", c)]
+
+
 def _tied_tokens() -> set[str]:
-    """What a number in the README's prose may be: an experiment of config/config.yaml (E1 …) or a venue of the
-    documents the claims registry names (its header's ``# Documents:`` line: AAAI-23 …)."""
+    """What a number in the README's prose may be: an experiment of config/config.yaml (E1 …), a venue of the
+    documents the claims registry names (its header's ``# Documents:`` line: AAAI-23 …), a Python minor
+    pyproject.toml declares, or the version's SemVer series (0.x)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     experiments = {f"E{key[1:]}" for key in config if re.fullmatch(r"e\d+", key)}
     header = next(line for line in (ROOT / "config" / "claims.yaml").read_text().splitlines()
                   if line.startswith("# Documents:"))
     venues = set(re.findall(r"\(([^)]*\d[^)]*)\)", header))
-    return experiments | venues
+    return experiments | venues | set(_supported_pythons()) | {project["version"].split(".")[0] + ".x"}
 
 
 def _numbers(prose: str) -> list[str]:
@@ -158,3 +167,18 @@ def test_every_number_in_the_readme_prose_is_tied_to_the_code():
                                            ("1,517 tests", ["1,517"]), ("E42", ["E42"])])
 def test_the_number_check_can_fail(prose, untied):
     assert [n for n in _numbers(prose) if n not in _tied_tokens()] == untied
+
+
+def test_the_readme_example_runs_in_five_lines():
+    """The library's five lines run as written: the release they make is integer and keeps the total, or
+    check_release raises."""
+    block = re.search(r"```python\n(.*?)```", _readme(), re.S).group(1)
+    assert len([line for line in block.splitlines() if line.strip()]) == 5
+    namespace: dict = {}
+    exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - the README's own example
+    assert namespace["release"].sum() == namespace["counts"].sum()
+
+
+def test_the_readme_states_the_python_range_pyproject_declares():
+    minors = _supported_pythons()
+    assert f"Python {minors[0]} to {minors[-1]}" in _readme()

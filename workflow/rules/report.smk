@@ -81,7 +81,7 @@ rule reproduction_summary:
 
 
 # The headline counts of README and report (claims apart from checks, each status with its causes),
-# made from the reproduction summary; `make readme-counts` copies the Markdown into README.md.
+# made from the reproduction summary; `make readme-numbers` copies the Markdown into README.md.
 rule claim_counts:
     input:
         summary="results/tables/reproduction_summary.csv",
