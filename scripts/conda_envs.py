@@ -53,7 +53,8 @@ def write(path: Path, python: str, extras, pip: bool) -> None:
     lines = [f"  - python={python}", *(["  - pip"] if pip else []),
              *(f"  - {name}={pinned[name]}" for name in declared(python, extras))]
     if pip:
-        lines += ["  - pip:", "      - --no-deps -e .  # the project itself; its dependencies are the conda packages above"]
+        lines += ["  - pip:",
+                  "      - --no-deps -e .  # the project itself; its dependencies are the conda packages above"]
     path.write_text(head + "dependencies:\n" + "\n".join(lines) + "\n")
 
 
