@@ -877,13 +877,14 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     [['sex', 'young', 'old'], ['Female', '2', '6'], ['Male', '5', '1']]
 
     Under the total only, unbiased noise on small counts can go below zero; ``nonnegative``
-    projects it away without changing the guarantee:
+    projects it away without changing the guarantee (the cell raised to 0, the excess taken back
+    evenly from the others: :func:`isdp.baselines.l1_total_projection`):
 
     >>> A, labels = constraint_matrix(table, ["total"])
     >>> make_release(table, A, labels, Request(epsilon="1", seed=1)).values.tolist()
     [4, 8, 5, -3]
     >>> make_release(table, A, labels, Request(epsilon="1", seed=1, nonnegative=True)).values.tolist()
-    [1, 8, 5, 0]
+    [3, 7, 4, 0]
     >>> tmp.cleanup()
     """
     started = time.perf_counter()
@@ -964,7 +965,9 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
 
 def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
     """The integer ℓ1 projection onto {z ≥ 0, A z = A values}, block by block (the objective and the
-    constraints separate over :func:`blocks`); a block already non-negative is left as it is."""
+    constraints separate over :func:`blocks`); a block already non-negative is left as it is. A block
+    that is one total gets the ℓ2-nearest of the ℓ1 optima, whatever the solver
+    (:func:`isdp.baselines.l1_total_projection`); other blocks HiGHS' optimum."""
     from .baselines import l1_projection_milp
 
     out = values.copy()

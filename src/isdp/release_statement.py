@@ -271,8 +271,9 @@ def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee,
            if several else {}),
         "guarantee": guarantee.to_dict(plan.neighbours),
         "post_processing": (
-            "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (HiGHS MILP), a function of the "
-            "noisy table and the invariants only, so the guarantee is unchanged" if req.nonnegative else None),
+            "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (of its optima the l2-nearest where "
+            "a block is one total, else HiGHS' MILP optimum), a function of the noisy table and the invariants "
+            "only, so the guarantee is unchanged" if req.nonnegative else None),
         **({"invariant_rules": {"families": list(req.rules), "ties": list(req.ties), "meaning": RULE_MEANING}}
            if req.rules or req.ties else {}),
         "invariants": _invariants(plan, table, invariant_values),

@@ -329,14 +329,12 @@ def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: fl
 def _integer_l1_releases(x: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int,
                          nonnegative: bool) -> np.ndarray:
     """DG + the integer ℓ1 projection onto {s : Σ s = Σ x} (and s ≥ 0 with ``nonnegative``) of a stylised state:
-    E4's dg_l1_milp baseline with the non-negativity of ``isdp release --nonnegative`` (the same MILP), one HiGHS
-    model solved cold per release (:class:`isdp.baselines.L1Projector`)."""
-    from isdp.baselines import L1Projector
-    from isdp.lattice import sum_constraint
+    the projection of ``isdp release --nonnegative`` for one total (:func:`isdp.baselines.l1_total_projection`,
+    the ℓ2-nearest of the ℓ1 optima, so the releases do not depend on a solver's tie-breaking)."""
+    from isdp.baselines import l1_total_projection
 
-    project = L1Projector(sum_constraint(len(x)), "integer", nonnegative)
-    total = [float(x.sum())]
-    return np.stack([project(m.astype(float), total) for m in _noisy_counts(x, eps, sensitivity, releases, seed)])
+    return np.stack([l1_total_projection(m, x.sum(), nonnegative)
+                     for m in _noisy_counts(x, eps, sensitivity, releases, seed)])
 
 
 def nonnegative_l1_bias(run: Run, paper, *, counts: list[int], smallest: int, releases: int, seed: int,
