@@ -54,7 +54,7 @@ def test_one_residue_class_attains_the_profile():
     for sigma, eps in [(1.5, 1.0), (3.0, 0.5), (0.8, 2.0)]:
         [exact] = _lattice_deltas(table_margins(2, 2), np.array([3, 1, 2, 5]), SWAP22, sigma, [eps])
         assert exact == pytest.approx(residue_profiles(eps, sigma, 4)[0], rel=1e-9)
-        assert exact <= profile_delta(eps, sigma, 4)
+        assert exact <= profile_delta(eps, sigma, 4) * (1 + 1e-12)  # equal here, up to the sums' rounding
 
 
 @pytest.mark.parametrize(("A", "v", "shift"), [(np.ones((1, 3), dtype=np.int64), MOVE3, 2),

@@ -1,8 +1,9 @@
 """`make reproduce` writes only ignored paths: run in a fresh clone, it leaves `git status` empty.
 
 The clone gets the CI-profile run's results and Snakemake records, its tracked files dated before them, and
-the test's own venv, so the workflow finds its outputs up to date and the rest of the command runs as it is:
-the report, the claim counts and the time record. `.ci/run` checks the same of `make test` on its clone.
+the test's own venv; Snakemake reruns on file dates only (the rules' params name the checkout's path, which
+differs in the clone), so the workflow finds its outputs up to date and the rest of the command runs as it
+is: the report, the claim counts and the time record. `.ci/run` checks the same of `make test` on its clone.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def test_make_reproduce_leaves_a_fresh_clone_clean(tmp_path):
                     ignore=shutil.ignore_patterns("locks", "log", "incomplete"))
     minor = f"{sys.version_info.major}.{sys.version_info.minor}"
     (clone / ".venv").symlink_to(Path(sys.executable).parents[1])
-    smk = f"snakemake --snakefile {clone / 'Snakefile'} --configfile {clone / 'config' / 'ci.yaml'}"
+    smk = (f"snakemake --snakefile {clone / 'Snakefile'} --configfile {clone / 'config' / 'ci.yaml'} "
+           "--rerun-triggers mtime")
     out = subprocess.run(["make", "-C", str(clone), "reproduce", f"SMK={smk}", "CORES=1",
                           "-o", f".venv/.installed-{minor}"], capture_output=True, text=True)
     assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
