@@ -73,6 +73,13 @@ rule all:
 
 
 onstart:
-    # ArviZ 0.x writes a once-a-day stamp file on import (write, then rename); two jobs importing it first on
-    # a new day race on that rename and one fails. Importing it here, before any job starts, writes it once.
-    import arviz
+    # ArviZ 0.x (Python 3.11) writes a once-a-day stamp file on import (write, then rename); two jobs importing
+    # it first on a new day race on that rename and one fails. Importing it here, before any job starts, writes
+    # it once. ArviZ 1.x (arviz-base, arviz-stats) writes none.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        if version("arviz").startswith("0."):
+            import arviz
+    except PackageNotFoundError:
+        pass

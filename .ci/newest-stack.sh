@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The newest-stack leg: the package on $PYTHON (3.13 in .ci/run) installed twice, from the lock of that Python
-# (constraints/py3.X.txt) and with no constraints (the newest releases pyproject.toml admits); the core and
-# experiment tests (unit and statistical) on the newest set, and on the locked set too where the two differ;
-# then a CI-profile workflow run with the tests of its outputs. Everything it writes is under .ci-newest/.
+# (constraints/py3.X.txt) and with no constraints (the newest releases pyproject.toml admits); the method's
+# tests, tests/core (unit and statistical: laws, samplers, certificates, the release and its audits), on the
+# newest set, and on the locked set too where the two differ; then a CI-profile workflow run of every
+# experiment, whose steps, measures and claim verdicts are what tests/experiments covers on the pinned leg,
+# and the tests of its outputs. tests/experiments itself runs on the pinned leg only: both on 2 cores would
+# take .ci/run past its 20 minutes. Everything it writes is under .ci-newest/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PYTHON:?set PYTHON to the interpreter of the leg, e.g. a Python 3.13}"
@@ -28,8 +31,8 @@ fi
 for venv in "${venvs[@]}"; do
     start=$SECONDS
     make --no-print-directory unit PYTHON="$PYTHON" VENV="$venv" \
-        PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-unit -p no:cacheprovider tests/core tests/experiments"
-    echo "newest-stack: core and experiment tests on $venv: $((SECONDS - start)) s"
+        PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-unit -p no:cacheprovider --durations=10 tests/core"
+    echo "newest-stack: tests/core on $venv: $((SECONDS - start)) s"
 done
 start=$SECONDS
 make --no-print-directory workflow-run PYTHON="$PYTHON" VENV=$newest CI_DIR="$PWD/$dir/run" \
