@@ -124,12 +124,13 @@ workflow-ci: $(STAMP)
 	echo "--- $(SLURM_TEST) (run beside the others):"; cat $(CI_DIR)/slurm-test.out; \
 	exit $$(( status || $$(cat $(CI_DIR)/slurm-test.rc) ))
 
-# The CI-profile workflow run alone, then the tests of its outputs (CI's newest-stack leg; `make test` does more:
-# the report, the site, a rerun that must give identical tables, the SLURM test)
+# The CI-profile workflow run alone and its report, then the tests of its outputs (CI's newest-stack leg; `make
+# test` does more: the lint, the site, a rerun that must give identical tables, the SLURM test)
 WORKFLOW_RUN_TESTS := tests/workflow/test_workflow.py tests/workflow/test_notebook_outputs.py
 workflow-run: $(STAMP)
 	rm -rf $(CI_DIR) && mkdir -p $(CI_DIR)
 	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all
+	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
 	ISDP_CI_RESULTS=$(CI_DIR) pytest -m workflow -n 2 --dist worksteal $(PYTEST_ARGS) $(WORKFLOW_RUN_TESTS)
 
 ## national: E3 and E4 for every state, DC and Puerto Rico, into national/ (config/national.yaml)

@@ -4,8 +4,9 @@
 # tests, tests/core (unit and statistical: laws, samplers, certificates, the release and its audits), on the
 # newest set, and on the locked set too where the two differ; then a CI-profile workflow run of every
 # experiment, whose steps, measures and claim verdicts are what tests/experiments covers on the pinned leg,
-# and the tests of its outputs. tests/experiments itself runs on the pinned leg only: both on 2 cores would
-# take .ci/run past its 20 minutes. Everything it writes is under .ci-newest/.
+# its report and the tests of its outputs. tests/experiments itself runs on the pinned leg only, to keep this
+# leg's cost down on 2 cores (the pinned leg alone takes most of CI's time). Everything it writes is under
+# .ci-newest/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PYTHON:?set PYTHON to the interpreter of the leg, e.g. a Python 3.13}"
@@ -16,7 +17,7 @@ make --no-print-directory install PYTHON="$PYTHON" VENV=$locked
 make --no-print-directory install PYTHON="$PYTHON" VENV=$newest UNPINNED=1
 echo "newest-stack: both installs in $((SECONDS - leg_start)) s"
 
-freeze() { "$1/bin/uv" pip freeze --python "$1/bin/python" --exclude-editable | tr 'A-Z_' 'a-z-' | sort; }
+freeze() { "$1/bin/uv" pip freeze --python "$1/bin/python" --exclude-editable 2>/dev/null | tr 'A-Z_' 'a-z-' | sort; }
 echo "newest-stack: $("$newest/bin/python" -V), resolved with no constraints:"
 freeze $newest | grep -E '^(numpy|scipy|pandas|numba|arviz-base|arviz-stats|arviz|xarray|h5netcdf|h5py|highspy|snakemake|opendp)==' \
     | tr '\n' ' '; echo
