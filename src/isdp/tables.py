@@ -150,7 +150,10 @@ def read_wide_table(path, counts: bool = True) -> WideTable:
     the cells. Blank lines are skipped, fields are stripped and a byte-order mark is ignored.
     Labels are compared as they look: two that differ only by case, Unicode normalisation (NFKC),
     runs of spaces or invisible characters (zero-width spaces and joiners, U+FEFF, U+2060, …) are
-    duplicates, and a label of invisible characters only is refused.
+    duplicates, and a label of invisible characters only is refused. Margins are known by their
+    labels alone: an unlabelled total is read as one more category. The counts never decide
+    whether a line is a margin, since a refusal that depended on them would tell something
+    about the counts (two tables with the same invariants, one refused, the other released).
 
     Parameters
     ----------
@@ -158,10 +161,8 @@ def read_wide_table(path, counts: bool = True) -> WideTable:
         The CSV file: a header ``<row variable>,<column label>,…``, then one line per row: its
         label and one integer per column.
     counts : bool, default True
-        Whether the entries are counts (a confidential table): a negative entry, and an
-        unlabelled row or column that equals the sum of the others — everywhere, or in most
-        places (at least two, more than half: a total with a typo) — are errors. False reads
-        noise tables (any sign).
+        Whether the entries are counts (a confidential table): a negative entry is an error.
+        False reads noise tables (any sign).
 
     Returns
     -------
@@ -233,24 +234,6 @@ def _wide_table(path, header: list[str], body, counts: bool) -> WideTable:
             if values[i, j] != cells.sum():
                 raise InvariantError(f"{path}: the grand total where margin row {rows[i]!r} meets margin column "
                                      f"{cols[j]!r} does not equal the sum of the cells")
-    for axis in (0, 1) if counts else ():  # an unlabelled margin would silently become one more category
-        n = cells.shape[1 - axis]
-        if n < 3:
-            continue
-        for k in range(n):
-            line = cells[:, k] if axis == 0 else cells[k]
-            rest = np.delete(cells, k, axis=1 - axis).sum(axis=1 - axis)
-            what, label = ("column", cols[keep_c[k]]) if axis == 0 else ("row", rows[keep_r[k]])
-            if line.any() and np.array_equal(line, rest):
-                raise InvariantError(f"{path}: {what} {label!r} equals the sum of the other {what}s: a margin? "
-                                     f"Label it 'Total' or remove it")
-            # a total with a typo: equal to the sum of the others in most places but not all
-            agree = (line == rest) & (rest != 0)
-            if agree.sum() >= 2 and 2 * agree.sum() > line.size:
-                wrong = [rows[keep_r[i]] if axis == 0 else cols[keep_c[i]] for i in np.flatnonzero(line != rest)]
-                raise InvariantError(f"{path}: {what} {label!r} equals the sum of the other {what}s except at "
-                                     f"{wrong}: an unlabelled margin with wrong values? Correct it and label it "
-                                     "'Total', or remove it")
     return WideTable(cells, rows, cols, keep_r, keep_c, header[0])
 
 
@@ -262,7 +245,7 @@ def read_table_csv(path, counts: bool = True):
     path : str or os.PathLike
         A wide CSV table (:func:`read_wide_table`).
     counts : bool, default True
-        Whether the entries are counts (no negative entry, no unlabelled margin).
+        Whether the entries are counts (no negative entry).
 
     Returns
     -------
@@ -498,7 +481,9 @@ def _count(path, where: str, text: str, counts: bool) -> int:
 def read_long_table(path, count_column: str = "count", counts: bool = True) -> LongTable:
     r"""A long table: a header, then one line per cell; ``count_column`` holds the integer count.
 
-    Every other column is a key, published unchanged as labels; each key must be non-empty and
+    Every other column is a key, published unchanged as labels; each key must be non-empty, not
+    labelled as a margin (a field such as ``Total``, ``Sum`` or ``All``, as
+    :func:`read_wide_table` recognises them: a long table lists cells, not their totals) and
     unique, keys compared as they look (ignoring case, Unicode normalisation, runs of spaces and
     invisible characters: :func:`read_wide_table`). A key column is refused when its name says it
     holds counts — ``count``, ``counts``, a name with the word ``count``, ``freq`` or
@@ -527,9 +512,9 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
     ------
     isdp.lattice.InvariantError
         Naming the file and line (never a count's value): no count column, a header that repeats
-        a column name, an empty or invisible key field, a repeated key (both lines named), a key
-        column that holds counts (above), a non-integer (ASCII digits 0-9 with an optional sign
-        only), too large (beyond ±2**53) or (with ``counts``) negative count, ragged lines, an
+        a column name, an empty or invisible key field, a key labelled as a margin, a repeated key
+        (both lines named), a key column that holds counts (above), a non-integer (ASCII digits
+        0-9 with an optional sign only), too large (beyond ±2**53) or (with ``counts``) negative count, ragged lines, an
         empty or non-UTF-8 file. :func:`load_table` turns it into an
         :class:`~isdp.errors.InputError`.
 
@@ -575,6 +560,12 @@ def _long_keys(path, header: list[str], body, c: int) -> list[tuple[str, ...]]:
         if not all(key):
             empty = next(header[k] for k, f in enumerate(fields) if k != c and not f)
             raise InvariantError(f"{path}: line {lineno}: a key field is empty (column {empty!r})")
+        margin = next((header[k] for k, f in enumerate(fields) if k != c and _is_margin(f)), None)
+        if margin is not None:
+            raise InvariantError(
+                f"{path}: line {lineno}: the key in column {margin!r} is labelled as a margin (Total, Sum, All, …): "
+                "a long table lists cells only, each counted once, so a total line would be released as one more "
+                "cell. Remove the line (the released cells give every total), or rename the key if it is a category")
         keys.append(key)
     _distinct(path, "cell", [(f"line {lineno}", key) for (lineno, _), key in zip(body, keys, strict=True)])
     for k, name in enumerate(header):

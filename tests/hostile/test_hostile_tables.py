@@ -19,7 +19,6 @@ from isdp.cli import main
 from isdp.constraints import read_constraint_file
 from isdp.errors import InfeasibleError, InputError
 from isdp.experiments.problems import read_table_csv
-from isdp.lattice import InvariantError
 from isdp.tables import load_table
 
 
@@ -28,22 +27,6 @@ def _csv(values, cols, rows=None):
     lines = ["county," + ",".join(cols)] + [f"{r}," + ",".join(str(int(v)) for v in line)
                                              for r, line in zip(rows, values, strict=True)]
     return "\n".join(lines) + "\n"
-
-
-def test_the_issues_example_a_last_column_total_with_a_wrong_value(tmp_path):
-    """data/e2's layout with an unlabelled fifth column holding the row sums, one of them mistyped."""
-    path = tmp_path / "t.csv"
-    path.write_text("county,Low,Medium,High,Very High,\u2211\n"
-                    "Alpha,15,1,3,1,20\nBeta,20,10,10,15,55\nGamma,3,10,10,2,26\nDelta,12,14,7,2,35\n")
-    with pytest.raises(InvariantError, match=r"column '∑' equals the sum of the other columns except at \['Gamma'\]"):
-        read_table_csv(path)
-
-
-def test_a_row_total_with_a_wrong_value_is_refused(tmp_path):
-    path = tmp_path / "t.csv"
-    path.write_text("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nZ,9,6,7\n")
-    with pytest.raises(InvariantError, match=r"row 'Z' equals the sum of the other rows except at \['Mid'\]"):
-        read_table_csv(path)
 
 
 @pytest.mark.parametrize("rel", ["data/e2/delinquent_children.csv", "data/e5/sex_by_age.csv"])
@@ -60,18 +43,21 @@ def test_the_committed_tables_read_cell_for_cell(rel):
     assert (cells >= 0).all()
 
 
-@settings(max_examples=150, deadline=None)
-@given(cells=hnp.arrays(np.int64, st.tuples(st.integers(3, 8), st.integers(2, 6)), elements=st.integers(1, 10**6)),
-       which=st.integers(0, 7), delta=st.integers(1, 1000).flatmap(lambda d: st.sampled_from([d, -d])))
-def test_any_unlabelled_total_with_one_typo_is_refused(tmp_path_factory, cells, which, delta):
+@settings(max_examples=100, deadline=None)
+@given(cells=hnp.arrays(np.int64, st.tuples(st.integers(3, 8), st.integers(2, 6)), elements=st.integers(0, 10**6)),
+       which=st.integers(0, 7), delta=st.integers(-1000, 1000))
+def test_an_unlabelled_total_is_a_category_whatever_its_values(tmp_path_factory, cells, which, delta):
+    """A column holding the row sums, exactly or but for one typo, under a label that does not mark a margin, is
+    read as one more category. Whether a line is a margin is decided by its label: a refusal decided by the counts
+    told two tables with the same invariants apart (issue 64: 30 of 300 random 3 x 3 tables refused)."""
     totals = cells.sum(axis=1)
-    totals[which % len(totals)] += delta
-    if totals[which % len(totals)] < 0:
-        totals[which % len(totals)] = 0
+    totals[which % len(totals)] = max(totals[which % len(totals)] + delta, 0)
     path = tmp_path_factory.mktemp("t") / "t.csv"
-    path.write_text(_csv(np.column_stack([cells, totals]), [f"c{j}" for j in range(cells.shape[1])] + ["x"]))
-    with pytest.raises(InvariantError, match="unlabelled margin with wrong values|equals the sum"):
-        read_table_csv(path)
+    values = np.column_stack([cells, totals])
+    path.write_text(_csv(values, [f"c{j}" for j in range(cells.shape[1])] + ["\u2211"]))
+    read, _, cols = read_table_csv(path)
+    np.testing.assert_array_equal(read, values)
+    assert cols[-1] == "\u2211"
 
 
 # =========================================================================== round four (issue 57)
@@ -335,6 +321,7 @@ DRY_RUN_LABELS = {
     "zero-width duplicate": "g,a,b\nu,1,2\nu\u200b,3,4\n",
     "invisible label": "g,a,b\n\u2060,1,2\nv,3,4\n",
     "count column as a key": "state,fips,count\nAL,1,5\nAK,2,7\n",
+    "a long table's total line": "town,count\nA,5\nB,7\nTotal,12\n",
 }
 
 
@@ -347,3 +334,23 @@ def test_the_dry_run_refuses_the_labels_the_release_refuses(tmp_path, name, caps
     assert _release(tmp_path, DRY_RUN_LABELS[name], *args, "--dry-run") == 3
     assert capsys.readouterr().err == release_err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+# =========================================================================== round five (issue 64)
+
+
+@pytest.mark.parametrize("total", ["Total", "All towns", "Sum"])
+def test_a_long_tables_total_line_is_refused_naming_it(tmp_path, capsys, total):
+    """`town,count` ending in `Total,112` was released as an eleventh cell: the released total 106, the released
+    towns summing to 112. A key labelled as a margin is refused from the labels alone, naming its line."""
+    towns = "".join(f"t{k},{k + 3}\n" for k in range(10))
+    assert _release(tmp_path, f"town,count\n{towns}{total},75\n") == 3
+    err = capsys.readouterr().err
+    assert "line 12: the key in column 'town' is labelled as a margin" in err and "75" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_a_long_tables_category_named_like_a_margin_word_is_not_a_margin(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("town,count\nAllentown,3\nSumter,4\nTotally Spies,5\n")
+    assert load_table(path).x.tolist() == [3, 4, 5]
