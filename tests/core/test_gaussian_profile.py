@@ -111,3 +111,58 @@ def test_the_profile_saves_variance_against_the_zcdp_conversion():
     zcdp_sigma = math.sqrt(2 / (2 * dp_to_zcdp(1.0, 1e-6)))  # ρ = ‖v‖²/2σ² with ‖v‖² = 2
     ratio = zcdp_sigma / float(calibrate_sigma(1.0, 1e-6, 2))
     assert 1.25 < ratio < 1.27 and 1.55 < ratio**2 < 1.62
+
+
+# --------------------------------------------------------------------------- round five (issue 64)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: profile_delta(1.0, 0, 2), "sigma must be a finite number > 0"),  # was nan
+    (lambda: profile_delta(1.0, -6, 2), "sigma must be a finite number > 0"),  # was read as 6
+    (lambda: profile_delta(1.0, 6, 2.7), "must be an integer, not 2.7"),  # was truncated to 2: δ understated
+    (lambda: profile_delta(-1.0, 6, 2), "epsilon must be a finite number ≥ 0"),
+    (lambda: profile_delta(math.nan, 6, 2), "epsilon must be a finite number ≥ 0"),
+    (lambda: profile_epsilon(2, 6, 2), "delta must lie strictly between 0 and 1"),  # was 0.0
+    (lambda: calibrate_sigma(1, 1, 2), "delta must lie strictly between 0 and 1"),  # was σ 0.213
+    (lambda: calibrate_sigma(0, 1e-6, 2), "epsilon must be a finite number > 0"),  # was a MemoryError after 20 s
+    (lambda: calibrate_sigma(-1, 1e-6, 2), "epsilon must be a finite number > 0"),
+    (lambda: residue_profiles(1.0, 6, 10**5), "must lie in 1 … 200, not 100000"),  # hung
+    (lambda: profile_delta(1.0, 6, True), "must be an integer"),
+])
+def test_inputs_outside_the_documented_ranges_are_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("s", [1, 2, 5])
+@pytest.mark.parametrize("eps", [0.0, 1e-4, 1e-3, 0.01])
+def test_the_wide_law_bound_is_above_the_exact_profile_and_within_a_thousandth(eps, s):
+    """Beyond an exact sum's budget the profile takes a bound whose cost does not grow with σ: it must be
+    above the exact value (never a weaker statement) and close to it (a tight one), wherever δ matters."""
+    from isdp.gaussian_profile import _log_delta_bound, _log_delta_classes
+
+    for tau in (100.0, 1000.0, 3000.0):
+        sigma2 = tau * tau * s
+        exact = float(_log_delta_classes(eps, sigma2, s).max())
+        if not -28 < exact < math.log(0.5):  # δ from 1e-12 to 0.5
+            continue
+        bound = _log_delta_bound(eps, sigma2, s)
+        assert 0 <= bound - exact < (1e-3 if tau >= 1000 else 0.02), (tau, exact, bound)  # used from τ = 1000
+
+
+@pytest.mark.parametrize("eps", [1e-4, 1e-6, 1e-9])
+def test_a_tiny_epsilon_is_calibrated_in_bounded_memory_and_stated_as_asked(eps):
+    """--norm gaussian --epsilon 1e-4 --delta 1e-6 died asking for 8.9 GiB (1e-9: 4.6 TiB): the exact sums grew
+    with σ, so with 1/ε. Now the profile of a wide law is a bound of fixed cost."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        sigma = calibrate_sigma(eps, 1e-6, 2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 300 * 2**20
+    assert profile_delta(eps, sigma, 2) <= 1e-6 and profile_epsilon(1e-6, sigma, 2) <= eps
+    if eps == 1e-9:  # then δ is about the total variation, 1/(σ√π) for one person's move (‖v‖² = 2): tight
+        assert float(sigma) == pytest.approx(1 / (1e-6 * math.sqrt(math.pi)), rel=1e-3)
