@@ -16,6 +16,14 @@ from numba import njit, uint64
 _TWO_POW_M53 = 1.0 / 9007199254740992.0
 
 
+def check_seed(seed) -> int:
+    """``seed`` as an int, or a ValueError unless it is a non-negative integer (not a bool, not 2.5: a float
+    seed would be truncated, and two seeds would give the same draws)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
 def seed_states(seed: int | np.random.SeedSequence, n_streams: int) -> np.ndarray:
     """Independent xoshiro256** states, one row (4 × uint64) per stream.
 
@@ -48,9 +56,7 @@ def seed_states(seed: int | np.random.SeedSequence, n_streams: int) -> np.ndarra
     ((2, 4), 'uint64', True)
     """
     if not isinstance(seed, np.random.SeedSequence):
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        seed = np.random.SeedSequence(int(seed))
+        seed = np.random.SeedSequence(check_seed(seed))
     ss = seed
     states = np.empty((n_streams, 4), dtype=np.uint64)
     for i, child in enumerate(ss.spawn(n_streams)):

@@ -191,6 +191,19 @@ class Certificate:
     met: np.ndarray
     seconds: float
 
+    def __post_init__(self) -> None:
+        # meeting times no coupling could make are refused: a pair of lag L meets after L iterations and
+        # within max_iter, else it is censored (a τ at or below L once read as perfect convergence)
+        tau, met = np.asarray(self.tau), np.asarray(self.met)
+        if tau.shape != (self.n_pairs,) or met.shape != (self.n_pairs,) or met.dtype != bool:
+            raise ValueError(f"a certificate needs n_pairs = {self.n_pairs} meeting times and met flags, got "
+                             f"shapes {tau.shape} and {met.shape}")
+        low = (self.lag or 0) + (self.lag is not None)
+        bad = met & ((tau < low) | (tau > self.max_iter))
+        if bad.any():
+            raise ValueError(f"a meeting time of {int(tau[bad][0])} is impossible at lag {self.lag} with max_iter "
+                             f"{self.max_iter}: a pair that met has {low} ≤ τ ≤ max_iter")
+
     # ------------------------------------------------------------------ the bound
     @property
     def horizon(self) -> int:

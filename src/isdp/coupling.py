@@ -198,7 +198,8 @@ def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``lag`` is not a positive integer, or some t is negative or not a whole number.
+        If ``lag`` is not a positive integer, some t is negative or not a whole number, or some τ is
+        not a whole number above ``lag`` (a pair meets after its lag).
 
     See Also
     --------
@@ -224,7 +225,13 @@ def tv_bound_terms(tau, lag: int, t) -> np.ndarray:
     """Each pair's term max(0, ⌈(τ - L - t)/L⌉) of :func:`tv_upper_bound`: pairs by rows, iterations ``t`` by
     columns (their spread over pairs gives the estimate's Monte Carlo error)."""
     lag = check_count("lag", lag, 1)
-    tau = np.asarray(tau, dtype=np.int64)[:, None]
+    tau = np.asarray(tau)
+    if tau.ndim != 1 or tau.dtype.kind not in "iuf" or not np.all(np.isfinite(tau)) or np.any(np.rint(tau) != tau):
+        raise ValueError(f"tau must be one meeting time per pair, whole numbers, got shape {tau.shape} "
+                         f"of {tau.dtype}")
+    if np.any(tau <= lag):  # τ = inf{t > L : X_t = Y_{t−L}}: a pair meets after its lag, never at or before it
+        raise ValueError(f"a meeting time of {int(tau.min())} is impossible at lag {lag}: every τ exceeds its lag")
+    tau = tau.astype(np.int64)[:, None]
     t = np.atleast_1d(np.asarray(t))
     # a cast would truncate 1.5 and fail on inf with a bare OverflowError
     if t.dtype.kind not in "iuf" or not np.all(np.isfinite(t)) or np.any(np.rint(t) != t) or np.any(t < 0):

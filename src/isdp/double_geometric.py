@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from ._rng import dg_draw, dg_table, seed_states, uniform_pos
+from ._runner import check_dg_eps
 
 
 def _check_eps(eps: float) -> float:
@@ -19,6 +20,15 @@ def _check_eps(eps: float) -> float:
     if not 0.0 < eps < np.inf:
         raise ValueError(f"double geometric eps must be positive and finite, got {eps}")
     return eps
+
+
+def _check_draw_eps(eps: float) -> float:
+    """ε of a draw: in [1e-9, 700], where e^{−ε} is neither 1 nor 0 in floating point."""
+    return check_dg_eps("eps", eps)
+
+
+#: the largest centre a coupled pair takes: its draws (DG(1e-9) reaches about 4·10¹⁰) stay within int64
+CENTRE_LIMIT = 2**53
 
 
 def _law(eps: float):
@@ -144,7 +154,7 @@ def dg_rvs(eps: float, size, rng: np.random.Generator) -> np.ndarray:
     Parameters
     ----------
     eps : float
-        The parameter ε > 0 (finite); a = e^{−ε}.
+        The parameter ε, in [1e-9, 700]; a = e^{−ε}.
     size : int or tuple of int
         The shape of the output.
     rng : numpy.random.Generator
@@ -158,7 +168,7 @@ def dg_rvs(eps: float, size, rng: np.random.Generator) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``eps`` is not positive and finite.
+        If ``eps`` is outside [1e-9, 700], where e^{−ε} rounds to 1 or to 0.
 
     Examples
     --------
@@ -170,7 +180,7 @@ def dg_rvs(eps: float, size, rng: np.random.Generator) -> np.ndarray:
     >>> print(round(float(np.mean(draws == 0)), 3))  # P(K = 0) = 0.462
     0.465
     """
-    a = np.exp(-_check_eps(eps))
+    a = np.exp(-_check_draw_eps(eps))
     return (rng.geometric(1 - a, size) - rng.geometric(1 - a, size)).astype(np.int64)
 
 
@@ -188,7 +198,7 @@ def dg_rvs_compiled(eps: float, size: int, seed: int, max_table_bits: int = 11) 
     A small ``max_table_bits`` sends more draws through the sampler's exact tail fallback.
     """
     out = np.empty((1, int(size)), dtype=np.int64)
-    _dg_fill(seed_states(seed, 1), dg_table(_check_eps(eps), max_table_bits), out)
+    _dg_fill(seed_states(seed, 1), dg_table(_check_draw_eps(eps), max_table_bits), out)
     return out[0]
 
 
@@ -230,7 +240,7 @@ def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: 
     mean_y : int
         The centre of Y.
     eps : float
-        The parameter ε > 0 (finite); a = e^{−ε}.
+        The parameter ε, in [1e-9, 700]; a = e^{−ε}.
     size : int
         The number of pairs.
     seed : int
@@ -244,7 +254,8 @@ def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: 
     Raises
     ------
     ValueError
-        If ``eps`` is not positive and finite or ``seed`` is not a non-negative integer.
+        If ``eps`` is outside [1e-9, 700], a centre is not an integer within ±2**53, or ``seed``
+        is not a non-negative integer.
 
     See Also
     --------
@@ -268,8 +279,12 @@ def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: 
     >>> print(round(float(np.mean(pairs[:, 0] == pairs[:, 1])), 3), round(2 * a / (1 + a), 3))
     0.534 0.538
     """
+    for name, mean in (("mean_x", mean_x), ("mean_y", mean_y)):
+        if isinstance(mean, bool) or not isinstance(mean, int | np.integer) or abs(int(mean)) > CENTRE_LIMIT:
+            raise ValueError(f"{name} must be an integer within ±2**53, not {mean!r} (a draw beyond int64 would wrap)")
+    table = dg_table(_check_draw_eps(eps))
     out = np.empty((int(size), 2), dtype=np.int64)
-    _coupling_fill(seed_states(seed, 1)[0], int(mean_x), int(mean_y), dg_table(_check_eps(eps)), out)
+    _coupling_fill(seed_states(seed, 1)[0], int(mean_x), int(mean_y), table, out)
     return out
 
 

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import random
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +35,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ._rng import check_seed
 from .constraints import as_sparse, blocks, independent_rows
 from .double_geometric import dg_variance
 from .errors import InputError, UncertifiableError
@@ -145,6 +148,11 @@ def seeded_source(seed: int) -> IntegerSource:
         A :class:`random.Random` whose ``randbelow`` draws by rejection from random bits, exactly.
         Its stream is predictable from the seed, so a release drawn from it protects nobody.
 
+    Raises
+    ------
+    ValueError
+        If ``seed`` is not a non-negative integer (a float would be truncated).
+
     See Also
     --------
     system_source : The source of a release for publication.
@@ -158,7 +166,30 @@ def seeded_source(seed: int) -> IntegerSource:
     >>> double_geometric_array(Fraction(1, 2), 6, seeded_source(2024)).tolist()  # the same seed, the same draws
     [-5, 0, -1, -5, -1, -5]
     """
-    return _Seeded(int(seed))
+    return _Seeded(check_seed(seed))
+
+
+#: the forms in which a privacy parameter is written as text: ``--epsilon``, ``--delta`` and :func:`as_fraction`
+NUMBER_FORMS = ("an integer, a decimal, a decimal with an exponent or a fraction of two integers, in ASCII digits "
+                "(1, 0.5, 1e-6, 1/3)")
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?|[0-9]+/[0-9]+")
+
+
+def _read_number(text: str) -> Fraction:
+    """``text`` as an exact fraction, in one of :data:`NUMBER_FORMS` only (ValueError otherwise).
+
+    Python's ``Fraction`` and ``float`` also read ``1_0`` as 10, digits of other scripts (Arabic-Indic,
+    full-width), signs, spaces, ``nan`` and ``inf``; a privacy parameter typed in one of those is
+    more likely a mistake than meant, so it is refused. The form is checked before any arithmetic,
+    and the exponent has at most four digits, so no text makes the reading slow.
+    """
+    text = str(text)
+    if len(text) > 100 or not _NUMBER.fullmatch(text):
+        raise ValueError(f"{text!r} is not written as {NUMBER_FORMS}")
+    try:
+        return Fraction(text)
+    except ZeroDivisionError:  # 1/0
+        raise ValueError(f"{text!r} divides by zero") from None
 
 
 def as_fraction(value) -> Fraction:
@@ -167,9 +198,10 @@ def as_fraction(value) -> Fraction:
     Parameters
     ----------
     value : fractions.Fraction, int, float or str
-        A positive number. A ``Fraction`` is returned as it is; anything else is read from its
-        ``str``, so a float is read as it prints (``0.1`` is 1/10, not the binary double nearest
-        to it) and strings such as ``"1/3"`` or ``"1e-2"`` are exact.
+        A positive number. A ``Fraction`` is returned as it is, an int as itself; anything else is
+        read from its ``str`` in one of :data:`NUMBER_FORMS` (as ``isdp release`` reads
+        ``--epsilon``), so a float is read as it prints (``0.1`` is 1/10, not the binary double
+        nearest to it) and strings such as ``"1/3"`` or ``"1e-2"`` are exact.
 
     Returns
     -------
@@ -179,7 +211,8 @@ def as_fraction(value) -> Fraction:
     Raises
     ------
     ValueError
-        When ``value`` is not a number, or is not positive.
+        When ``value`` is not written in one of :data:`NUMBER_FORMS` (``"1_0"``, ``"nan"``,
+        digits of other scripts, a bool), or is not positive.
 
     Examples
     --------
@@ -191,10 +224,13 @@ def as_fraction(value) -> Fraction:
     ...
     ValueError: 0 must be positive
     """
-    try:
-        f = Fraction(str(value)) if not isinstance(value, Fraction) else value
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{value!r} is not a number") from None
+    if isinstance(value, Fraction):
+        f = value
+    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        f = Fraction(int(value))
+    else:
+        text = str(value)
+        f = _read_number(text[1:]) * -1 if text.startswith("-") else _read_number(text)
     if f <= 0:
         raise ValueError(f"{value!r} must be positive")
     return f

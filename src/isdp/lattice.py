@@ -8,6 +8,7 @@ basis scaled to integers.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -481,6 +482,24 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
     return r
 
 
+#: the most entries a constraint-matrix builder below makes (dense int64: 80 MB)
+MATRIX_LIMIT = 10**7
+
+
+def _size(name: str, value) -> int:
+    """``value`` as a positive int, or a ValueError naming ``name`` (2.5 cells is not a table)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, not {value!r}")
+    return int(value)
+
+
+def _dense(shape: tuple[int, int]) -> np.ndarray:
+    if shape[0] * shape[1] > MATRIX_LIMIT:
+        raise ValueError(f"a {shape[0]:,} × {shape[1]:,} constraint matrix has more than {MATRIX_LIMIT:,} entries: "
+                         "build a larger system sparse (scipy.sparse), as isdp release does")
+    return np.zeros(shape, dtype=np.int64)
+
+
 def sum_constraint(n: int) -> np.ndarray:
     """One counting constraint over all n cells (a state total over its counties).
 
@@ -494,13 +513,20 @@ def sum_constraint(n: int) -> np.ndarray:
     numpy.ndarray
         An int64 array of shape (1, n), all ones.
 
+    Raises
+    ------
+    ValueError
+        ``n`` is not a positive integer, or the matrix would exceed :data:`MATRIX_LIMIT` entries.
+
     Examples
     --------
     >>> from isdp import sum_constraint
     >>> sum_constraint(3).tolist()
     [[1, 1, 1]]
     """
-    return np.ones((1, int(n)), dtype=np.int64)
+    A = _dense((1, _size("n", n)))
+    A[:] = 1
+    return A
 
 
 def table_margins(n_rows: int, n_cols: int) -> np.ndarray:
@@ -519,6 +545,11 @@ def table_margins(n_rows: int, n_cols: int) -> np.ndarray:
         An int64 array of shape (n_rows + n_cols, n_rows·n_cols): first the row totals, then
         the column totals, each over the flattened (row-major) table.
 
+    Raises
+    ------
+    ValueError
+        A size that is not a positive integer, or a matrix beyond :data:`MATRIX_LIMIT` entries.
+
     Examples
     --------
     >>> import numpy as np
@@ -530,7 +561,8 @@ def table_margins(n_rows: int, n_cols: int) -> np.ndarray:
     >>> (A @ x.ravel()).tolist()  # row totals 4, 2; column totals 3, 3
     [4, 2, 3, 3]
     """
-    A = np.zeros((n_rows + n_cols, n_rows * n_cols), dtype=np.int64)
+    n_rows, n_cols = _size("n_rows", n_rows), _size("n_cols", n_cols)
+    A = _dense((n_rows + n_cols, n_rows * n_cols))
     for i in range(n_rows):
         A[i, i * n_cols : (i + 1) * n_cols] = 1
     for j in range(n_cols):
@@ -559,6 +591,12 @@ def venn_constraints(n_sets: int, records_per_region: int) -> np.ndarray:
         An int64 array of shape (n_sets, (2^n_sets − 1)·records_per_region); entry (s, i) is 1
         when record i belongs to set s.
 
+    Raises
+    ------
+    ValueError
+        A size that is not a positive integer, or a matrix beyond :data:`MATRIX_LIMIT` entries
+        (refused before the regions are listed: ``venn_constraints(30, 1)`` would have 30 × 2³⁰ entries).
+
     Examples
     --------
     >>> from isdp import venn_constraints
@@ -569,8 +607,11 @@ def venn_constraints(n_sets: int, records_per_region: int) -> np.ndarray:
     """
     from itertools import combinations
 
+    n_sets, records_per_region = _size("n_sets", n_sets), _size("records_per_region", records_per_region)
+    if n_sets * (2**n_sets - 1) * records_per_region > MATRIX_LIMIT:  # before listing 2^n_sets regions
+        _dense((n_sets, (2**n_sets - 1) * records_per_region))
     regions = [c for size in range(1, n_sets + 1) for c in combinations(range(n_sets), size)]
-    A = np.zeros((n_sets, len(regions) * records_per_region), dtype=np.int64)
+    A = _dense((n_sets, len(regions) * records_per_region))
     for r, members in enumerate(regions):
         cols = slice(r * records_per_region, (r + 1) * records_per_region)
         for s in members:

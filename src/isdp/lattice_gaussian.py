@@ -437,9 +437,10 @@ def lattice_block(A) -> LatticeBlock | None:
     m, n = A.shape
     if n < 2:
         return None
-    rank = np.linalg.matrix_rank(A.astype(float))
-    if rank == 1 and all(len(set(row[row != 0].tolist()) | {row[0]}) == 1 and row[0] != 0 for row in A if row.any()):
+    nonzero = A[A.any(axis=1)]
+    if len(nonzero) and (nonzero == nonzero[:, :1]).all():  # every row a multiple of the total over every cell
         return LatticeBlock(np.arange(n).reshape(1, n), "total")
+    rank = np.linalg.matrix_rank(A.astype(float))
     grid = _two_margins_grid(A)
     if grid is None:
         return None

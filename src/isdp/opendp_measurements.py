@@ -89,7 +89,10 @@ def _persons(d_in) -> int:
 
 def _up(value: Fraction) -> float:
     """The least float ≥ ``value``: a stated loss is rounded up, never down."""
-    out = float(value)
+    try:
+        out = float(value)
+    except OverflowError:  # a loss beyond the largest float (10**200 persons): stated as infinite
+        return math.inf
     return out if Fraction(out) >= value else math.nextafter(out, math.inf)
 
 

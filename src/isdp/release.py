@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 import sys
 import time
 from dataclasses import dataclass
@@ -71,16 +70,19 @@ from .constraints import as_sparse, blocks, row_values
 from .double_geometric import dg_variance
 from .errors import InfeasibleError, InputError, UncertifiableError, UsageError
 from .exact_sampling import (
+    NUMBER_FORMS,
     PILOT_PROPOSALS,
     ExactL1Sampler,
     ExactSampler,
+    _read_number,
     as_fraction,
     norm_tables,
     seeded_source,
     system_source,
 )
+from .gaussian_profile import MAX_SHIFT
 from .lattice import COUNT_LIMIT, IntegerLattice, InvariantError
-from .privacy import Guarantee, Neighbours, gaussian_sigma, two_person_shift, unit_epsilon
+from .privacy import TWO_PERSON_SHIFT, Guarantee, Neighbours, gaussian_sigma, two_person_shift, unit_epsilon
 from .release_statement import privacy_statement, route_record
 from .tables import Table, TableSet
 from .targets import generalized_gaussian, generalized_laplace
@@ -165,29 +167,6 @@ class Progress:
 
 
 # --------------------------------------------------------------------------- the request and its plan
-
-
-#: the forms in which ``--epsilon`` and ``--delta`` are written (:func:`_read_number`)
-NUMBER_FORMS = ("an integer, a decimal, a decimal with an exponent or a fraction of two integers, in ASCII digits "
-                "(1, 0.5, 1e-6, 1/3)")
-_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?|[0-9]+/[0-9]+")
-
-
-def _read_number(text: str) -> Fraction:
-    """``text`` as an exact fraction, in one of :data:`NUMBER_FORMS` only (ValueError otherwise).
-
-    Python's ``Fraction`` and ``float`` also read ``1_0`` as 10, digits of other scripts (Arabic-Indic,
-    full-width), signs, spaces, ``nan`` and ``inf``; a privacy parameter typed in one of those is
-    more likely a mistake than meant, so it is refused. The form is checked before any arithmetic,
-    and the exponent has at most four digits, so no text makes the reading slow.
-    """
-    text = str(text)
-    if len(text) > 100 or not _NUMBER.fullmatch(text):
-        raise ValueError(f"{text!r} is not written as {NUMBER_FORMS}")
-    try:
-        return Fraction(text)
-    except ZeroDivisionError:  # 1/0
-        raise ValueError(f"{text!r} divides by zero") from None
 
 
 @dataclass
@@ -516,6 +495,11 @@ class Plan:
         for k in np.flatnonzero(~tables_in_norm):
             derived[groups[k]] = True
         n_in_norm = int(tables_in_norm.sum())
+        if req.norm == "gaussian" and n_in_norm * TWO_PERSON_SHIFT > MAX_SHIFT:
+            raise UsageError(f"--norm gaussian: {n_in_norm} tables enter the norm, and the exact privacy profile "
+                             f"serves at most {MAX_SHIFT // TWO_PERSON_SHIFT} (two persons' change has ‖v‖² up to "
+                             f"{TWO_PERSON_SHIFT} in each, {MAX_SHIFT} in all): release them in groups, or with "
+                             "--norm l1")
         delta_conversion, _ = req.delta_split()
         unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion, n_in_norm) if req.norm == "gaussian"
                 else unit_epsilon(req.epsilon_person, req.norm, n_in_norm))

@@ -205,11 +205,13 @@ def test_a_certificate_record_rebuilds_it_exactly():
 
     for lag in (None, 7):
         cert = Certificate(basis="b", lag=lag, n_pairs=4, max_iter=100, level=0.95, threshold=0.01,
-                           tau=np.array([3, 9, 100, 20]), met=np.array([True, True, False, True]), seconds=1.5)
+                           tau=np.array([8, 9, 100, 20]), met=np.array([True, True, False, True]), seconds=1.5)
         back = Certificate.from_dict(json.loads(json.dumps(cert.to_dict())))
         assert back.summary(burn_in=50) == cert.summary(burn_in=50) and np.array_equal(back.tau, cert.tau)
     with pytest.raises(ValueError, match="n_pairs = 4"):
         Certificate.from_dict({**cert.to_dict(), "tau": [1, 2]})
+    with pytest.raises(ValueError, match="a meeting time of 6 is impossible at lag 7"):  # issue 64: read as met
+        Certificate.from_dict({**cert.to_dict(), "tau": [6, 6, 6, 6]})
 
 
 def test_the_lag_route_sums_bonferroni_terms_up_to_the_horizon():

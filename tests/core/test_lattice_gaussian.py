@@ -147,6 +147,18 @@ def test_the_structures_it_serves_and_those_it_leaves():
     assert lattice_block(np.array([[2, 2, 2]])).kind == "total"
     assert lattice_block(np.array([[1, 1, 0], [0, 1, 1]])) is None  # overlapping totals
     assert lattice_block(np.array([[1, 2, 1]])) is None  # not a total
+    assert lattice_block(np.array([[-3, -3, -3]])).kind == "total"
     assert lattice_block(np.array([[1]])) is None
     three_way = np.vstack([margins, [[1, 0, 0, 0, 1, 0]]])  # a third total: more than the margins
     assert lattice_block(three_way) is None
+
+
+@pytest.mark.parametrize("row", [[2, 0, 2], [1, 1, 0], [0, 3, 3, 3]])
+def test_a_total_over_some_cells_is_not_the_blocks_total(row):
+    """[[2, 0, 2]] and [[1, 1, 0]] were taken for a total over every cell, and most draws broke A u = 0
+    (issue 64): a total covers every cell of its block."""
+    A = np.array([row])
+    assert lattice_block(A) is None
+    wrong = LatticeBlock(np.arange(A.shape[1]).reshape(1, -1), "total")  # what was served: Σ u = 0 only
+    rng = seeded_source(5)
+    assert any((A @ wrong.draw(Fraction(4), rng)[0]).any() for _ in range(20))

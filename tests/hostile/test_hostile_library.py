@@ -14,7 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from isdp import IntegerLattice, InvariantError, generalized_laplace, sample
+from isdp import (
+    IntegerLattice,
+    InvariantError,
+    dg_rvs,
+    generalized_laplace,
+    maximal_coupling_rvs,
+    sample,
+    sum_constraint,
+    tv_upper_bound,
+)
 from isdp.coupling import coupled_kernel_draws
 from isdp.exact_laws import (
     enumerate_target,
@@ -22,6 +31,8 @@ from isdp.exact_laws import (
     sum_constraint_acceptance,
     sweep_transition_matrix,
 )
+from isdp.exact_sampling import seeded_source
+from isdp.lattice import venn_constraints
 from isdp.samplers import tune_proposal
 from isdp.targets import SUMSQ_LIMIT, squared_norm
 
@@ -315,3 +326,52 @@ def test_the_issue_57_rows_are_served_and_their_lattice_is_the_exact_one():
     assert sampler.n_free == 1 and sampler.solved.tolist() == [1, 2]  # u = z·(1, −1, −1)
     draws = np.array([sampler.draw(Fraction(1, 2), seeded_source(s), max_attempts=1000)[0] for s in range(20)])
     assert np.array_equal(draws[:, 1], -draws[:, 0]) and np.array_equal(draws[:, 2], -draws[:, 0])
+
+
+# =========================================================================== round five (issue 64)
+
+
+def _refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+LIBRARY_PROBES = {  # name: (call, the refusal's message); the comment says what it did before
+    "a centre beyond int64's reach": (lambda: maximal_coupling_rvs(2**62, -2**62, 1.0, 3, 0),
+                                      "mean_x must be an integer within ±2\\*\\*53"),  # wrapped in int64
+    "a fractional centre": (lambda: maximal_coupling_rvs(2.5, 0, 1.0, 3, 0), "mean_x must be an integer"),
+    "dg_rvs below 1e-9": (lambda: dg_rvs(1e-10, 3, np.random.default_rng(0)), "outside \\[1e-09, 700\\]"),
+    "dg_rvs above 700": (lambda: dg_rvs(701.0, 3, np.random.default_rng(0)), "outside \\[1e-09, 700\\]"),
+    "2.5 cells": (lambda: sum_constraint(2.5), "n must be a positive integer, not 2.5"),  # gave 2 cells
+    "30 sets of one record": (lambda: venn_constraints(30, 1), "more than 10,000,000 entries"),  # hung
+    "a float seed": (lambda: seeded_source(2.5), "seed must be a non-negative integer"),  # truncated to 2
+    "meeting times at their lag": (lambda: tv_upper_bound([1, 2, 3], 100, [0]),
+                                   "a meeting time of 1 is impossible at lag 100"),  # perfect convergence
+    "fractional meeting times": (lambda: tv_upper_bound([101.5, 102], 100, [0]), "whole numbers"),
+}
+
+
+@pytest.mark.parametrize("name", list(LIBRARY_PROBES))
+def test_the_librarys_inputs_outside_their_ranges_are_refused(name):
+    _refused(*LIBRARY_PROBES[name])
+
+
+def test_a_block_total_must_cover_every_cell():
+    from isdp.lattice_gaussian import lattice_block
+
+    assert lattice_block(np.array([[2, 0, 2]])) is None and lattice_block(np.array([[1, 1, 0]])) is None
+
+
+@pytest.mark.parametrize("text", ["1_0", "٤", "nan", "inf", " 1", "True"])
+def test_opendp_constructors_read_epsilon_as_the_cli_does(text):
+    """make_isdp_laplace accepted '1_0' as 10, which the CLI refuses; both read one set of forms."""
+    from isdp.opendp_measurements import make_isdp_laplace
+
+    _refused(lambda: make_isdp_laplace(np.array([[1, 1, 1]]), True if text == "True" else text), "is not written as")
+
+
+def test_a_privacy_map_beyond_the_largest_float_is_infinite():
+    """map(10**200) failed with an OverflowError wrapped by OpenDP; the loss is stated as infinite (rounded up)."""
+    from isdp.opendp_measurements import make_isdp_gaussian
+
+    assert make_isdp_gaussian(np.array([[1, 1, 1]]), 3).map(10**200) == math.inf
