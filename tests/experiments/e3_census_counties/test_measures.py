@@ -9,6 +9,7 @@ data and differing on a plausibly wrong one."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -28,7 +29,7 @@ from isdp.exact_laws import sample_sum_constraint_l1, sum_constraint_l1_marginal
 from isdp.experiments import claims
 from isdp.experiments.e3_census_counties import audit
 from isdp.experiments.e3_census_counties.measures import negative_count_bound, relational_breaks, truncation_bias
-from isdp.experiments.evidence import Run
+from isdp.experiments.evidence import EvidenceError, Run
 from isdp.experiments.nhgis import group_quarters, histograms
 from isdp.experiments.nhgis.counties import load_counties
 from isdp.experiments.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
@@ -53,11 +54,26 @@ def _e3_run(tmp_path, counties: pd.DataFrame, states, eps=None, min_counties=5) 
     e3 = {**CONFIG["e3"], "eps": CONFIG["e3"]["eps"] if eps is None else eps}
     run = _run(tmp_path, {"e3": e3, "data": CONFIG["data"]})
     counties.to_csv(run.path("data/counties.csv"), index=False)
-    run.path("data/source.json").write_text(json.dumps({"vintage_used": CONFIG["data"]["vintage"], "reason": ""}))
+    run.path("data/source.json").write_text(json.dumps({
+        "vintage_used": CONFIG["data"]["vintage"], "reason": "",
+        "sha256": hashlib.sha256(run.path("data/counties.csv").read_bytes()).hexdigest()}))
     run.path("e3/selection.json").write_text(json.dumps({"selected_states": list(states)}))
     audit.das_bias_regressions(counties, min_counties=min_counties).to_csv(run.path("tables/e3_das_audit.csv"),
                                                                             index=False)
     return run
+
+
+def test_a_county_file_edited_after_its_fetch_is_an_error(tmp_path):
+    """One county 90 → 60 in results/data/counties.csv turned six claims to differs: damage read as a finding.
+    The fetch's record holds the file's SHA-256, which its readers compare (issue 64)."""
+    counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
+    run = _e3_run(tmp_path, counties, [])
+    assert row_verdict("SDP-E3-audit-excluded", run)[0] == "match"
+    edited = counties.copy()
+    edited.loc[edited["sf1_pop"] == edited["sf1_pop"].min(), "sf1_pop"] += 1
+    edited.to_csv(run.path("data/counties.csv"), index=False)
+    with pytest.raises(EvidenceError, match="the county file was changed after it was fetched"):
+        row_verdict("SDP-E3-audit-excluded", run)
 
 
 def test_audit_leaves_out_the_four_areas_and_an_off_by_one_threshold_differs(tmp_path):
@@ -226,14 +242,37 @@ def test_county_histograms_are_sparse_and_the_nations_is_not(checkout_run):
 # --------------------------------------------------------------------------- censored coupling pairs
 
 
-@pytest.mark.parametrize("censored", [0, 3])
-def test_a_censored_pair_fails_the_e3_coupling_row(tmp_path, censored):
+def _certificates_run(tmp_path, **changes):
+    """A run with two states' certificate rows as a certified run writes them (1000 pairs, the bound at the burn-in
+    1 − 0.05^(1/1000) = 0.00299), ``changes`` applied to VT's row."""
     run = _run(tmp_path, {"e3": CONFIG["e3"]})
     run.path("e3/selection.json").write_text(json.dumps({"selected_states": ["IL", "VT"]}))
-    pd.DataFrame({"state": ["IL", "VT"], "censored": [0, censored], "pairs": 1000, "basis": "pair heat-bath",
-                  "tau_minus_lag_max": 400}).to_csv(run.path("tables/e3_certificates.csv"), index=False)
+    rows = pd.DataFrame({"state": ["IL", "VT"], "censored": 0, "pairs": 1000, "basis": "pair heat-bath",
+                         "confidence_level": 0.95, "threshold": 0.01, "t_cert": [301, 44], "burn_in": [452, 66],
+                         "tv_bound_at_burn_in": 1 - 0.05 ** (1 / 1000), "tv_estimate_at_burn_in": 0.0,
+                         "certified_at_burn_in": 1, "tau_minus_lag_max": [407, 50]})
+    for column, value in changes.items():
+        rows.loc[1, column] = value
+    rows.to_csv(run.path("tables/e3_certificates.csv"), index=False)
+    return run
+
+
+@pytest.mark.parametrize("censored", [0, 3])
+def test_a_censored_pair_fails_the_e3_coupling_row(tmp_path, censored):
     expected = "match" if censored == 0 else "differs"
-    assert row_verdict("ISDP-E3-coupling-met", run)[0] == expected
+    assert row_verdict("ISDP-E3-coupling-met", _certificates_run(tmp_path, censored=censored))[0] == expected
+
+
+@pytest.mark.parametrize(("changes", "problem"), [
+    ({"tv_bound_at_burn_in": 0.5}, "certified_at_burn_in is not"),  # certified with a bound of 0.5
+    ({"pairs": 3}, "a bound below what its pairs can give"),  # 0.00299 from 3 pairs
+    ({"burn_in": 5}, "a certified burn-in before t_cert"),  # burn-in 5 below t_cert 44
+    ({"tv_estimate_at_burn_in": 0.004}, "a bound below its point estimate"),
+], ids=["bound 0.5 certified", "three pairs", "burn-in before t_cert", "estimate above bound"])
+def test_a_certificate_row_no_run_makes_is_an_error(tmp_path, changes, problem):
+    """Each was read as `match` (issue 64): a certificate's columns derive from one another and are checked."""
+    with pytest.raises(EvidenceError, match=problem):
+        row_verdict("ISDP-E3-coupling-met", _certificates_run(tmp_path, **changes))
 
 
 # --------------------------------------------------------------------------- the housing-units invariant
@@ -371,8 +410,11 @@ def _design_run(tmp_path, shapes, *, override=("IL", "TX"), n_states=2):
     (tmp_path / "results" / "e3" / "selection.json").write_text(json.dumps({"selected_states": list(shapes)}))
     pd.DataFrame({"state_abbr": [s for s, n in COUNTY_FILE.items() for _ in range(n)]}).to_csv(
         tmp_path / "results" / "data" / "counties.csv", index=False)
+    rng = np.random.default_rng(5)
     for state, shape in shapes.items():
-        save_draws(tmp_path / "results" / "e3" / f"draws_{state}.nc", np.zeros(shape, dtype=np.int64))
+        noise = rng.integers(-3, 4, shape)
+        noise[..., -1] -= noise.sum(axis=-1)  # noise keeping the state total, as a run's (one county: none)
+        save_draws(tmp_path / "results" / "e3" / f"draws_{state}.nc", noise.astype(np.int64))
     selection = {**CONFIG["e3"]["selection"], "n_states": n_states,
                  "override": list(override) if isinstance(override, tuple) else override}
     return Run(tmp_path, {"e3": {**CONFIG["e3"], "selection": selection}})
@@ -413,3 +455,37 @@ def test_e3_design_check_fails_when_a_state_chain_draw_or_county_is_missing(tmp_
         kwargs = {"override": "all"}
     status, m = row_verdict("ISDP-E3-design-counts", _design_run(tmp_path, shapes, **kwargs))
     assert status == "differs" and m.value >= 1, m.text
+
+
+# --------------------------------------------------------------------------- evidence no run makes (issue 64)
+
+
+@pytest.mark.parametrize("row", ["ISDP-E3-design-counts", "ISDP-E3-noise-band"])
+def test_all_zero_noise_in_place_of_a_states_draws_is_an_error(tmp_path, row):
+    """results/e3/draws_AL.nc replaced by all-zero noise left the unbiasedness, band and design rows `match`
+    ("AL 1.0000 ± 0.0000"): the same vector in every draw of every chain is no run's."""
+    run = _design_run(tmp_path, {s: _kept_shape(s) for s in ["IL", "TX"]})
+    assert row_verdict(row, run)[0] in ("match", "differs")  # judged on noise a run could make
+    save_draws(run.path("e3/draws_IL.nc"), np.zeros(_kept_shape("IL"), dtype=np.int64))
+    with pytest.raises(EvidenceError, match="every draw of every chain is the same noise vector"):
+        row_verdict(row, run)
+
+
+def test_a_zero_spread_county_has_no_standard_error():
+    from isdp.experiments.unbiasedness import unbiasedness_table
+
+    draws = np.zeros((2, 50, 3), dtype=np.int64)
+    draws[..., 0], draws[..., 1] = np.arange(50) % 3 - 1, -(np.arange(50) % 3 - 1)  # county 2 never moves
+    with pytest.raises(ValueError, match="cell c: the same value in all 100 draws though the invariants do not"):
+        unbiasedness_table(draws, np.full(3, 40.0), ["a", "b", "c"])
+    assert unbiasedness_table(draws, np.full(3, 40.0), ["a", "b", "c"], fixed=[False, False, True])["z"][2] == 0
+
+
+@pytest.mark.parametrize(("smallest", "negative"), [(-3, 0), (2, 1)])
+def test_a_smallest_count_that_disagrees_with_the_negatives_is_an_error(tmp_path, smallest, negative):
+    run = _run(tmp_path, {"e3": CONFIG["e3"]})
+    run.path("e3/selection.json").write_text(json.dumps({"selected_states": ["IL"]}))
+    pd.DataFrame({"state": ["IL"], "n_negative": [negative], "n_noisy_counts": [1000],
+                  "min_noisy_count": [smallest]}).to_csv(run.path("tables/e3_nonnegativity.csv"), index=False)
+    with pytest.raises(EvidenceError, match="the smallest noisy count and the number of negative counts disagree"):
+        row_verdict("ISDP-E3-nonnegative", run)

@@ -411,7 +411,8 @@ def state_tables(counties: pd.DataFrame, states, draws_paths, diagnostics_paths,
         draws = load_draws(draws_path, A=sum_constraint(len(group)))  # integer noise keeping the state total
         nonneg.append({"state": state, **nonnegativity(group["sf1_pop"].to_numpy(), draws, band=band),
                        "vintage": group["vintage"].iloc[0]})
-        t = unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(group["gisjoin"]))
+        t = unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(group["gisjoin"]),
+                               fixed=np.full(len(group), len(group) == 1))  # one county: its total fixes it
         unb.append({"state": state, "n_counties": len(group), "max_abs_z": float(np.abs(t["z"]).max()),
                     "mean_abs_z": float(np.abs(t["z"]).mean()), "max_abs_mean": float(np.abs(t["mean"]).max()),
                     "mean_sd": float(t["sd"].mean())})

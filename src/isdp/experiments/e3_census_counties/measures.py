@@ -11,6 +11,7 @@ from isdp.exact_laws import sum_constraint_l1_marginal
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run, fmt_se
 from isdp.experiments.measure_helpers import max_abs_z, max_r_hat_of, vintage_note
+from isdp.experiments.nhgis.counties import DataValidationError, check_recorded_sha256, load_counties
 from isdp.experiments.unbiasedness import unbiasedness_table
 
 
@@ -38,6 +39,10 @@ def _counties(run: Run, **checks):
     """The county file this run used (``results/data/counties.csv``): each county once, SF1 counts non-negative
     integers, DAS counts integers (``checks``: only those of :func:`~isdp.experiments.evidence_checks.check_frame`
     given, for a measure that reads less)."""
+    try:
+        check_recorded_sha256(run.path("data/counties.csv"))
+    except DataValidationError as err:
+        raise ec.EvidenceError(str(err)) from None
     return ec.table_at(run, "data/counties.csv", dtype={"state_fips": str}, **(checks or _COUNTY_CHECKS))
 
 
@@ -71,14 +76,36 @@ def sign_test(run: Run, paper) -> Measurement:
     return Measurement(p, f"{neg} of {n} slopes negative; sign-test p = {p:.2g}", note=vintage_note(run))
 
 
+def _state_draws(run: Run, state: str) -> np.ndarray:
+    """A state's stored noise draws (chains, draws, counties), refused unless a run could have made them: integers
+    that keep the state total, and, for a state of two or more counties, not one vector repeated in every draw of
+    every chain (the chains start apart and move: all-zero noise once read as unbiased, in band and as designed)."""
+    path = run.path(f"e3/draws_{state}.nc")
+    try:
+        draws = load_draws(path)
+    except (OSError, ValueError) as err:
+        raise ec.EvidenceError(f"{path}: {err}") from None
+    if draws.dtype != np.int64 or draws.sum(axis=-1).any():
+        raise ec.EvidenceError(f"{path}: noise that is not integer or does not keep the state total")
+    if draws.shape[-1] >= 2 and draws.size and (draws == draws.reshape(-1, draws.shape[-1])[0]).all():
+        raise ec.EvidenceError(f"{path}: every draw of every chain is the same noise vector, which no run of "
+                               "over-dispersed chains makes")
+    return draws
+
+
 def unbiased_z(run: Run, paper) -> Measurement:
     """z = mean noise / MC SE per county (SE from the retained draws' bulk ESS), every selected state."""
     z = []
     for state in _states(run):
-        draws = load_draws(run.path(f"e3/draws_{state}.nc"))
+        draws = _state_draws(run, state)
         diag = ec.table_at(run, f"e3/diagnostics_{state}.csv", key="gisjoin", positive=["ess_bulk_retained"],
                            allow_missing=["ess_bulk_retained"], rows=draws.shape[-1])
-        z.append(unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(diag["gisjoin"]))["z"])
+        try:
+            table = unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(diag["gisjoin"]),
+                                       fixed=np.full(draws.shape[-1], draws.shape[-1] == 1))
+        except ValueError as err:
+            raise ec.EvidenceError(f"{run.path(f'e3/draws_{state}.nc')}: {err}") from None
+        z.append(table["z"])
     return max_abs_z(np.concatenate(z), f"counties of {len(z)} states")
 
 
@@ -88,6 +115,10 @@ def negative_counts(run: Run, paper) -> Measurement:
                   integer=["min_noisy_count"])
     if (nn["n_negative"] > nn["n_noisy_counts"]).any():
         raise ec.EvidenceError(f"{run.path('tables/e3_nonnegativity.csv')}: more negative counts than noisy counts")
+    if ((nn["min_noisy_count"] < 0) != (nn["n_negative"] > 0)).any():  # one derives from the other
+        raise ec.EvidenceError(f"{run.path('tables/e3_nonnegativity.csv')}: the smallest noisy count and the number "
+                               "of negative counts disagree (a negative smallest count with none negative, or the "
+                               "reverse)")
     neg = int(nn["n_negative"].sum())
     return Measurement(neg, f"{neg} negative of {int(nn['n_noisy_counts'].sum()):,} noisy counts (smallest "
                             f"{int(nn['min_noisy_count'].min())})")
@@ -106,7 +137,7 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
     k = np.arange(-band, band + 1)
     shares, parts = [], []
     for state in _states(run):
-        draws = load_draws(run.path(f"e3/draws_{state}.nc"))  # (chains, draws, counties)
+        draws = _state_draws(run, state)  # (chains, draws, counties)
         if draws.shape[-1] == 1:  # one county, fixed by the state total: no noise
             parts.append(f"{state} one county, no noise")
             continue
@@ -147,7 +178,7 @@ def design_kept(run: Run, paper) -> Measurement:
         if not path.exists():
             departures.append(f"{state}: no draws file")
             continue
-        c, per_chain, n = load_draws(path).shape
+        c, per_chain, n = _state_draws(run, state).shape
         if (c, c * per_chain, n) != (chains, draws, counties.get(state, 0)):
             departures.append(f"{state}: {c} chains, {c * per_chain} draws, {n} of {counties.get(state, 0)} counties")
     text = (f"configured: {chains} chains and {draws} draws per state; {len(selected)} states selected "
@@ -279,13 +310,37 @@ def truncation_bias_se(run: Run, paper) -> Measurement:
                             f"{ten / (sd / np.sqrt(n_draws)):.2f} SE")
 
 
+def _certificates(run: Run) -> pd.DataFrame:
+    """The selected states' certificate rows, each refused unless its columns agree as a certificate's must: no
+    more censored pairs than pairs; ``certified_at_burn_in`` exactly when the bound there is at most the threshold,
+    and then a burn-in at or after ``t_cert``; a bound no smaller than n pairs can give (1 − α^(1/n), every pair
+    met at once), nor than the point estimate."""
+    cert = ec.table(run, "e3_certificates", key="state", keys=_states(run), filled=["basis"],
+                    count=["censored", "pairs", "burn_in", "t_cert"], integer=["certified_at_burn_in"])
+    where = str(run.path("tables/e3_certificates.csv"))
+    coupled = cert[cert["pairs"] > 0]
+    ec.check_frame(coupled, where, probability=["confidence_level", "threshold", "tv_bound_at_burn_in",
+                                                 "tv_estimate_at_burn_in"])
+    floor = 1 - (1 - coupled["confidence_level"]) ** (1 / coupled["pairs"])
+    certified = coupled["tv_bound_at_burn_in"] <= coupled["threshold"]
+    problems = {
+        "more censored pairs than pairs": cert["censored"] > cert["pairs"],
+        "certified_at_burn_in is not (tv_bound_at_burn_in <= threshold)": coupled["certified_at_burn_in"] != certified,
+        "a certified burn-in before t_cert": certified & (coupled["burn_in"] < coupled["t_cert"]),
+        "a bound below what its pairs can give, 1 − α^(1/pairs)": coupled["tv_bound_at_burn_in"] < floor * (1 - 1e-9),
+        "a bound below its point estimate": coupled["tv_bound_at_burn_in"] < coupled["tv_estimate_at_burn_in"],
+    }
+    for what, bad in problems.items():
+        if bad.any():
+            states = list(cert.loc[bad[bad].index, "state"])
+            raise ec.EvidenceError(f"{where}: {what} ({', '.join(states)}): not a certificate any run makes")
+    return cert
+
+
 def coupling_censored(run: Run, paper) -> Measurement:
     """Coupled pairs of the selected states' certificates that had not met by ``max_iter`` (censored)."""
-    cert = ec.table(run, "e3_certificates", key="state", keys=_states(run), filled=["basis"],
-                    count=["censored", "pairs"])
+    cert = _certificates(run)
     where = str(run.path("tables/e3_certificates.csv"))
-    if (cert["censored"] > cert["pairs"]).any():
-        raise ec.EvidenceError(f"{where}: more censored pairs than pairs")
     coupled = cert[cert["pairs"] > 0]  # a one-county state has nothing to certify: no pairs, no meeting times
     if coupled.empty:
         raise ec.EvidenceError(f"{where}: no state with coupled pairs")
@@ -298,8 +353,6 @@ def coupling_censored(run: Run, paper) -> Measurement:
 
 def _state_sizes(run: Run):
     """Counties per state (and Puerto Rico) of the committed county file, the areas with at least 2, fewest first."""
-    from isdp.experiments.nhgis.counties import load_counties
-
     sizes = load_counties(ec.committed(run, run.config["data"]["embedded"])).groupby("state_abbr").size()
     return sizes[sizes >= 2].sort_values()
 
@@ -397,7 +450,6 @@ def relational_breaks(pop, gq, housing, occupied) -> dict[str, np.ndarray]:
 def das_logical_relationships(run: Run, paper) -> Measurement:
     """The counties where the DAS output (the committed population, housing and group-quarters extracts: one DAS
     run) breaks a relation of :func:`relational_breaks`, beside the tightest slack of each in the DAS output."""
-    from isdp.experiments.nhgis.counties import load_counties
     from isdp.experiments.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
     from isdp.experiments.nhgis.housing import HOUSING_EXTRACT, load_housing
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from isdp import generalized_laplace, load_draws, save_draws, tune_proposal
+from isdp import IntegerLattice, generalized_laplace, load_draws, save_draws, tune_proposal
 from isdp.experiments.jobs import Job
 from isdp.experiments.lattice_study.studies import (
     convergence_by_lag,
@@ -205,10 +205,11 @@ def unbiasedness(job: Job) -> None:
     ``unbiasedness``.
     """
     problem = Problem.from_json(job.input.problem)
+    fixed = ~IntegerLattice.from_constraints(problem.A).basis.any(axis=1)  # cells no lattice vector moves
     tables = []
     for norm, path, ess_path in zip(job.params.norms, job.input.draws, job.input.ess, strict=True):
         ess = pd.read_csv(ess_path)["ess_bulk"].to_numpy()
-        table = unbiasedness_table(_target_draws(job, problem, norm, path), ess, problem.cell_labels)
+        table = unbiasedness_table(_target_draws(job, problem, norm, path), ess, problem.cell_labels, fixed)
         table.insert(0, "target", norm)
         tables.append(table)
     write_table(pd.concat(tables), job.output.unbiasedness)

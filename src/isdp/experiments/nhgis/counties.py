@@ -356,8 +356,31 @@ def _load_county_counts(csv_path: str | os.PathLike, columns: list[str], counts)
     return df
 
 
+def check_recorded_sha256(csv_path: str | os.PathLike) -> None:
+    """Refuse a run's county file whose bytes are not those the fetch step recorded: ``source.json`` beside it
+    holds their SHA-256 (a county edited from 90 to 60 persons once read as a finding, six claims ``differs``).
+    A file with no record beside it (a committed extract, a user's own) is left to its own checks."""
+    record = Path(csv_path).with_name("source.json")
+    if not record.is_file():
+        return
+    import hashlib
+    import json
+
+    try:
+        expected = json.loads(record.read_text(encoding="utf-8"))["sha256"]
+    except (ValueError, KeyError, TypeError):
+        raise DataValidationError(f"{record}: not a fetch record with a 'sha256'") from None
+    actual = hashlib.sha256(Path(csv_path).read_bytes()).hexdigest()
+    if actual != expected:
+        raise DataValidationError(f"{csv_path}: sha256 {actual} is not the {expected} the fetch recorded in {record}: "
+                                  "the county file was changed after it was fetched. Run the fetch again "
+                                  "(snakemake --forcerun fetch)")
+
+
 def load_counties(csv_path: str | os.PathLike) -> pd.DataFrame:
-    """Read a tidy extract written by :func:`extract` (FIPS codes as strings) and validate it."""
+    """Read a tidy extract written by :func:`extract` (FIPS codes as strings) and validate it: its bytes those
+    the fetch recorded beside it (:func:`check_recorded_sha256`), its values consistent (:func:`validate`)."""
+    check_recorded_sha256(csv_path)
     df = _read_extract(csv_path, COLUMNS, _POP_COLUMNS)
     validate(df)
     return df
