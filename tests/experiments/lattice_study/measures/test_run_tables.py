@@ -16,10 +16,11 @@ from census_support import results_run as _run
 from conftest import ROOT, row_verdict
 from lattice_support import CONFIG, config_run, registry_row, row_status
 
+from isdp.certification import Certificate
 from isdp.coupling import meeting_times
 from isdp.draws_io import save_draws
 from isdp.experiments.config import load_config
-from isdp.experiments.evidence import Run
+from isdp.experiments.evidence import EvidenceError, Run
 from isdp.experiments.lattice_study.measures import run_tables
 from isdp.lattice import IntegerLattice, sum_constraint
 from isdp.targets import generalized_laplace
@@ -166,10 +167,34 @@ def test_thinning_row_reads_the_draws_record(tmp_path):
 # --------------------------------------------------------------------------- E1: censored coupling pairs
 
 
+def _certificate_run(tmp_path, censored=0, tau=None, summary_changes=None):
+    """A run with E1's ℓ1 certificate as the workflow writes it: its record (400 pairs of lag 100) and summary."""
+    rng = np.random.default_rng(1)
+    met = np.arange(400) >= censored
+    times = np.where(met, 100 + rng.integers(1, 900, 400), 1000) if tau is None else np.asarray(tau)
+    cert = Certificate(basis="smith", lag=100, n_pairs=400, max_iter=1000, level=0.95, threshold=0.01,
+                       tau=times, met=met, seconds=1.0) if tau is None else None
+    record = cert.to_dict() if cert is not None else {"basis": "smith", "lag": 100, "n_pairs": 400, "max_iter": 1000,
+                                                       "level": 0.95, "threshold": 0.01, "tau": times.tolist(),
+                                                       "met": [True] * 400, "seconds": 1.0}
+    summary = cert.summary() if cert is not None else {"censored": 0, "pairs": 400, "lag": 100, "max_iter": 1000,
+                                                       "tau_minus_lag_max": 0}
+    run = _run(tmp_path, {"e1": {"targets": {"l1": {}}}})
+    summary = {**summary, **(summary_changes or {})}
+    run.path("e1/certificate_l1.json").write_text(json.dumps({**record, "summary": summary}))
+    return run
+
+
 @pytest.mark.parametrize("censored", [0, 3])
 def test_a_censored_pair_fails_the_e1_coupling_row(tmp_path, censored):
-    run = _run(tmp_path, {"e1": {"targets": {"l1": {}}}})
-    summary = {"censored": censored, "pairs": 400, "lag": 100, "max_iter": 1000, "tau_minus_lag_max": 900}
-    run.path("e1/certificate_l1.json").write_text(json.dumps({"summary": summary}))
     expected = "match" if censored == 0 else "differs"
-    assert row_verdict("ISDP-E1-coupling-met", run)[0] == expected
+    assert row_verdict("ISDP-E1-coupling-met", _certificate_run(tmp_path, censored))[0] == expected
+
+
+def test_impossible_meeting_times_or_a_stale_summary_are_errors(tmp_path):
+    """Every τ set to lag − 1 left ISDP-E1-coupling-met `match`, quoting the summary block (issue 64)."""
+    with pytest.raises(EvidenceError, match="a meeting time of 99 is impossible at lag 100"):
+        row_verdict("ISDP-E1-coupling-met", _certificate_run(tmp_path / "a", tau=np.full(400, 99)))
+    with pytest.raises(EvidenceError, match="summary.censored = the meeting times' censored does not hold"):
+        row_verdict("ISDP-E1-coupling-met", _certificate_run(tmp_path / "b", censored=3,
+                                                             summary_changes={"censored": 0, "tau_minus_lag_max": 899}))

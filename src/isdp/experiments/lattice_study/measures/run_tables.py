@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from isdp.certification import Certificate
 from isdp.draws_io import draws_attrs, load_draws
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
@@ -157,16 +158,27 @@ def coupling_censored(run: Run, paper, *, exp: str) -> Measurement:
     parts, censored = [], 0
     for norm in run.config[exp]["targets"]:
         path = run.path(f"{exp}/certificate_{norm}.json")
-        s = ec.json_values(run, f"{exp}/certificate_{norm}.json", required=["summary"])["summary"]
+        record = ec.json_values(run, f"{exp}/certificate_{norm}.json", required=["summary"])
+        s = record["summary"]
         if not isinstance(s, dict):
             raise ec.EvidenceError(f"{path}: 'summary' is not an object")
-        for k in ("censored", "pairs", "lag", "max_iter", "tau_minus_lag_max"):
+        for k in ("censored", "pairs", "lag", "max_iter"):
             ec.finite_number(s.get(k), str(path), f"summary.{k}", "count")
+        if s["censored"] == 0 or s.get("tau_minus_lag_max") != float("inf"):  # inf: a pair that never met
+            ec.finite_number(s.get("tau_minus_lag_max"), str(path), "summary.tau_minus_lag_max", "count")
+        try:  # the summary derives from the record's meeting times, which must be a coupling's
+            recomputed = Certificate.from_dict(record).summary()
+        except (KeyError, TypeError, ValueError) as err:
+            raise ec.EvidenceError(f"{path}: {err}") from None
+        for k in ("censored", "pairs", "lag", "max_iter", "tau_minus_lag_max"):
+            if s[k] != recomputed[k]:
+                ec.check_consistent(s[k], recomputed[k], str(path), f"summary.{k} = the meeting times' {k}")
         if s["censored"] > s["pairs"] or s["pairs"] == 0:
             raise ec.EvidenceError(f"{path}: {s['censored']} censored of {s['pairs']} pairs")
         censored += int(s["censored"])
+        latest = "never, for some" if s["censored"] else int(s["tau_minus_lag_max"])
         parts.append(f"{norm}: {int(s['censored'])} of {int(s['pairs'])} pairs (lag {int(s['lag'])}, max_iter "
-                     f"{int(s['max_iter'])}, latest meeting τ − L = {int(s['tau_minus_lag_max'])})")
+                     f"{int(s['max_iter'])}, latest meeting τ − L = {latest})")
     return Measurement(censored, f"{censored} censored; " + "; ".join(parts))
 
 
