@@ -29,6 +29,7 @@ route's blocks); a cell the invariants fix gets no noise and is left out.
 
     python benchmarks/release_scale.py                      # every case but blocks-100000
     python benchmarks/release_scale.py --cases blocks-100000 # the 100,000-cell case
+    python benchmarks/release_scale.py --cases margins-1000x1000-gaussian  # 10^6 cells, two margins (2.5 min)
     python benchmarks/release_scale.py --docs               # only rewrite the docs table from the CSV
 
 Writes benchmarks/results/release_scale.csv (the cases run replace their rows; the others are
@@ -57,7 +58,7 @@ SCALE = RESULTS / "release_scale.csv"
 DOC = ROOT / "docs" / "release.md"
 DEFAULT = ("national", "blocks-10000", "margins-6x6", "margins-10x10", "margins-50x23", "margins-50x23-free",
            "county-age", "county-age-free", "tables-county-sex", "tables-sex-age", "national-gaussian",
-           "margins-4x4-gaussian", "margins-50x23-gaussian", "county-age-gaussian")
+           "margins-4x4-gaussian", "margins-50x23-gaussian", "margins-300x300-gaussian", "county-age-gaussian")
 #: the Gaussian route's request: (1, 1e-6) per person
 GAUSSIAN = ["--norm", "gaussian", "--delta", "1e-6"]
 NESTED = ["--invariant", "total", "--invariant", "by:state", "--invariant", "by:state,county",

@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Protocol
 
 import numpy as np
+from scipy import sparse
 
 from ._rng import check_seed
 from .constraints import as_sparse, blocks, independent_rows
@@ -496,7 +497,7 @@ def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | N
     tuple of (numpy.ndarray, numpy.ndarray) or None
         ``(S, X)``: the m solved cells (sorted int64) and X (int64, shape (m, n − m)), row i the
         coefficients of solved cell S[i] on the free cells in increasing order; or None when the
-        greedy S gives a non-integral X (or entries of 2**52 or more).
+        greedy S gives a non-integral X (or entries of 2**52 or more) in both orders tried.
 
     Raises
     ------
@@ -507,7 +508,8 @@ def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | N
     -----
     An integer u in ker A is fixed by u_F, and every integer z gives an integer u. S is taken
     greedily from the cells ``first``, then from the last column, so the solved cells are the
-    table's last ones; for totally unimodular A (margins of two-way tables, nested totals) X is
+    table's last ones; where that gives no integral X, the cells with a coefficient ±1 are tried
+    first; for totally unimodular A (margins of two-way tables, nested totals) X is
     always integral. The solve is checked exactly in integers (A_S X = −A_F) before it is returned
     (docs/method.md §11).
 
@@ -524,19 +526,29 @@ def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | N
     True
     """
     m, n = A.shape
+    for order in _orders(A, first):
+        solved = np.array(sorted(_greedy_independent(A, order)), dtype=np.int64)
+        if len(solved) != m:
+            raise AssertionError("A's rows are not independent; pass A[independent_rows(A)]")
+        free = np.setdiff1d(np.arange(n), solved)
+        X = np.rint(-np.linalg.solve(A[:, solved].astype(float), A[:, free].astype(float)))
+        if not np.all(np.abs(X) < 2**52):  # integers exact in floats
+            continue
+        X = X.astype(np.int64)
+        if np.array_equal(_exact_product(A[:, solved], X), -A[:, free]):  # A_S X = -A_F: X is the solve
+            return solved, X
+    return None
+
+
+def _orders(A: np.ndarray, first) -> list[list[int]]:
+    """The orders in which the solves try cells: ``first``, then from the last column backwards; failing that, the
+    cells with a coefficient ±1 before the others (``w,1,3`` on two cells solves the first: u₀ = −3u₁, where the
+    last column's 3 gave no integral solve and the invariants were refused while ``w,3,1`` was served)."""
     first = [int(j) for j in first]
-    order = first + [j for j in reversed(range(n)) if j not in set(first)]
-    solved = np.array(sorted(_greedy_independent(A, order)), dtype=np.int64)
-    if len(solved) != m:
-        raise AssertionError("A's rows are not independent; pass A[independent_rows(A)]")
-    free = np.setdiff1d(np.arange(n), solved)
-    X = np.rint(-np.linalg.solve(A[:, solved].astype(float), A[:, free].astype(float)))
-    if not np.all(np.abs(X) < 2**52):  # integers exact in floats
-        return None
-    X = X.astype(np.int64)
-    if not np.array_equal(_exact_product(A[:, solved], X), -A[:, free]):  # A_S X = -A_F: X is the solve
-        return None
-    return solved, X
+    rest = [j for j in reversed(range(A.shape[1])) if j not in set(first)]
+    unit = [j for j in rest if (np.abs(A[:, j]) == 1).any()]
+    other = first + unit + [j for j in rest if j not in set(unit)]
+    return [first + rest] + ([other] if other != first + rest else [])
 
 
 #: the largest block, counted as rows² × cells, whose independent rows and solve are found again in exact
@@ -554,10 +566,16 @@ def _exact_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray, np.nd
     −A[rows, S]⁻¹ A[rows, F], exact; None when it is not integral (or has entries of 2**52 or
     more). Python integers: O(m² n) operations, for blocks within :data:`EXACT_SOLVE_LIMIT`.
     """
+    for order in _orders(A, first):
+        found = _exact_solve_in(A, order)
+        if found is not None:
+            return found
+    return None
+
+
+def _exact_solve_in(A: np.ndarray, order: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_exact_solve` with the cells tried in ``order``."""
     m, n = A.shape
-    first = [int(j) for j in first]
-    chosen = set(first)
-    order = first + [j for j in reversed(range(n)) if j not in chosen]
     M = [[int(v) for v in row] for row in A.tolist()]
     origin = list(range(m))
     pivots: list[int] = []
@@ -1120,12 +1138,14 @@ class ExactSampler:
         derived = np.zeros(A.shape[1], dtype=bool) if derived is None else derived
         parts, built = [], {}
         for cells, rows in sorted(blocks(A), key=lambda block: -len(block[0])):
-            sub_A = A[rows][:, cells].toarray() if len(rows) else np.zeros((0, len(cells)), np.int64)
-            key = (sub_A.shape, sub_A.tobytes(), derived[cells].tobytes())
+            # kept sparse: a block of two margins has 2·cells non-zeros, and Klein's sampler needs no more
+            sub = sparse.csr_array(A[rows][:, cells] if len(rows) else (0, len(cells)), dtype=np.int64)
+            sub.sort_indices()
+            key = (sub.shape, sub.indptr.tobytes(), sub.indices.tobytes(), sub.data.tobytes(), derived[cells].tobytes())
             if key not in built and gaussian and not derived[cells].any():
-                built[key] = lattice_block(sub_A)  # a total or two margins: Klein's sampler, no proposal wasted
+                built[key] = lattice_block(sub)  # a total or two margins: Klein's sampler, no proposal wasted
             if built.get(key) is None:
-                built[key] = ExactL1Sampler.build(sub_A, derived[cells])
+                built[key] = ExactL1Sampler.build(sub.toarray(), derived[cells])
                 if built[key] is not None and vet is not None:
                     vet(built[key])
             if built[key] is None:

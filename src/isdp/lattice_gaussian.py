@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from scipy import sparse
 
 from .exact_sampling import IntegerSource, bernoulli_exp, double_geometric
 
@@ -416,8 +417,11 @@ def lattice_block(A) -> LatticeBlock | None:
 
     Parameters
     ----------
-    A : array_like of int, shape (m, n)
-        The block's invariants over its n cells.
+    A : array_like or scipy.sparse array of int, shape (m, n)
+        The block's invariants over its n cells. Read in time linear in their non-zeros (a row
+        other than a total, a margin or the grand total costs O(n)): no dense matrix, no
+        factorisation, so a 1000 × 1000 table's two margins are recognised as quickly as they
+        are read.
 
     Returns
     -------
@@ -433,33 +437,60 @@ def lattice_block(A) -> LatticeBlock | None:
     >>> lattice_block(np.array([[1, 1, 0], [0, 1, 1]])) is None  # two overlapping totals
     True
     """
-    A = np.asarray(A, dtype=np.int64)
-    m, n = A.shape
-    if n < 2:
+    A = sparse.csr_array(A, dtype=np.int64)
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    n = A.shape[1]
+    rows = [(A.indices[A.indptr[k]:A.indptr[k + 1]], A.data[A.indptr[k]:A.indptr[k + 1]])
+            for k in range(A.shape[0]) if A.indptr[k + 1] > A.indptr[k]]
+    if n < 2 or not rows:
         return None
-    nonzero = A[A.any(axis=1)]
-    if len(nonzero) and (nonzero == nonzero[:, :1]).all():  # every row a multiple of the total over every cell
+    if all(len(idx) == n and (data == data[0]).all() for idx, data in rows):  # multiples of a total over every cell
         return LatticeBlock(np.arange(n).reshape(1, n), "total")
-    rank = np.linalg.matrix_rank(A.astype(float))
-    grid = _two_margins_grid(A)
-    if grid is None:
-        return None
-    r, c = grid.shape
-    margins = np.zeros((r + c, n), dtype=np.int64)
-    for a in range(r):
-        margins[a, grid[a]] = 1
-    for b in range(c):
-        margins[r + b, grid[:, b]] = 1
-    if rank != r + c - 1 or np.linalg.matrix_rank(np.vstack([A, margins]).astype(float)) != rank:
+    grid = _two_margins_grid(rows, n)
+    if grid is None or not _spans_the_margins(rows, grid):
         return None
     return LatticeBlock(grid, "margins")
 
 
-def _two_margins_grid(A: np.ndarray) -> np.ndarray | None:
-    """The r × c grid whose row and column totals are among A's 0/1 rows, or None."""
-    n = A.shape[1]
-    parts = {tuple(np.flatnonzero(row)) for row in A if set(np.unique(row).tolist()) == {0, 1}}
-    parts = [np.array(p) for p in parts if 1 < len(p) < n]
+def _spans_the_margins(rows, grid: np.ndarray) -> bool:
+    """Whether the invariants ``rows`` (cells, coefficients) span exactly the row and column totals of ``grid``.
+
+    A vector w on the grid is in their span iff w[a, b] = α_a + β_b; (α, β) is then its coordinate, defined up to
+    the relation ρ = (1, …, 1, −1, …, −1) (the row totals sum to the column totals). So the rows span the margins
+    iff each is in the span and their coordinates with ρ have rank r + c. A row or column total is a unit
+    coordinate and the grand total is (1, …, 1, 0, …, 0), so the usual invariants cost their non-zeros; any other
+    row is checked on the grid, O(cells) each."""
+    r, c = grid.shape
+    row_of, col_of = np.empty(grid.size, dtype=np.int64), np.empty(grid.size, dtype=np.int64)
+    row_of[grid] = np.arange(r)[:, None]
+    col_of[grid] = np.arange(c)[None, :]
+    units, others = set(), []
+    for idx, data in rows:
+        ones = (data == 1).all()
+        if ones and len(idx) == c and (row_of[idx] == row_of[idx[0]]).all():
+            units.add(int(row_of[idx[0]]))
+            continue
+        if ones and len(idx) == r and (col_of[idx] == col_of[idx[0]]).all():
+            units.add(r + int(col_of[idx[0]]))
+            continue
+        w = np.zeros(grid.size, dtype=np.int64)
+        w[idx] = data
+        w = w[grid]
+        if (w - w[:, :1] - w[:1, :] + w[0, 0]).any():  # not α_a + β_b: outside the margins' span
+            return False
+        others.append(np.concatenate([w[:, 0] - w[0, 0], w[0, :]]))
+    rest = np.setdiff1d(np.arange(r + c), sorted(units))  # coordinates no unit row covers
+    relation = np.concatenate([np.ones(r), -np.ones(c)])
+    extra = np.vstack([relation, *others])[:, rest].astype(float)
+    return len(units) + (np.linalg.matrix_rank(extra) if rest.size else 0) == r + c
+
+
+def _two_margins_grid(rows, n: int) -> np.ndarray | None:
+    """The r × c grid whose row and column totals are among the invariants ``rows`` (cells, coefficients) with
+    every coefficient 1, or None."""
+    parts = {tuple(idx.tolist()) for idx, data in rows if (data == 1).all() and 1 < len(idx) < n}
+    parts = [np.array(p) for p in parts]
     if len(parts) < 2:
         return None
     # two families of disjoint totals: colour the graph of totals that share a cell with two colours
@@ -495,14 +526,14 @@ def _two_margins_grid(A: np.ndarray) -> np.ndarray | None:
             family.append(np.flatnonzero(~covered))
         families.append(sorted(family, key=lambda p: int(p[0])))
     # rows: the family whose first total holds cells 0 and 1 (a table written row by row)
-    rows, cols = families if 1 in families[0][0] or 1 not in families[1][0] else families[::-1]
-    if len(rows) < 2 or len(cols) < 2 or len(rows) * len(cols) != n:
+    rows_, cols = families if 1 in families[0][0] or 1 not in families[1][0] else families[::-1]
+    if len(rows_) < 2 or len(cols) < 2 or len(rows_) * len(cols) != n:
         return None
     col_of = np.empty(n, dtype=np.int64)
     for b, p in enumerate(cols):
         col_of[p] = b
-    grid = np.empty((len(rows), len(cols)), dtype=np.int64)
-    for a, p in enumerate(rows):
+    grid = np.empty((len(rows_), len(cols)), dtype=np.int64)
+    for a, p in enumerate(rows_):
         if len(p) != len(cols) or len(set(col_of[p].tolist())) != len(cols):
             return None
         grid[a, col_of[p]] = p
