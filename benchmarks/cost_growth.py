@@ -13,7 +13,8 @@ of this process, so other jobs on a shared machine do not inflate it:
   of that half;
 - meeting times of L-lag coupled pairs (L = 100) within max_iter (set by a time budget):
   pairs met, pairs censored, median τ - L among the pairs that met;
-- exact_draws_per_s: draws per second of the exact rejection sampler (sum constraints only);
+- exact_draws_per_s: draws per second of the exact rejection sampler (sum constraints only; NaN where it refuses
+  to run, its forecast cost beyond MAX_PROPOSALS);
 - certificates (`--certified`, added to an existing CSV): :func:`isdp.certify` of the sampler on
   the mixing basis (path for sums, adjacent 2×2 moves for tables), 100 pairs from u = 0, lag 50:
   certified_t (iterations to TV bound < 0.01, or "censored k/100"), certified_t_seconds (CPU
@@ -52,6 +53,7 @@ from isdp import (
     tune_proposal,
     with_mixing_basis,
 )
+from isdp.exact_laws import MAX_PROPOSALS, sum_constraint_acceptance
 
 EPS = 0.192
 PROPOSAL_GRID = (0.05, 0.1, 0.2, 0.4, 0.8)
@@ -155,10 +157,15 @@ def certified(row: dict) -> dict:
 
 
 def exact_rate(n: int, budget_s: float) -> float:
+    """Exact draws per second on one sum constraint over n cells; NaN where the sampler refuses even one draw (its
+    forecast cost, (n − 1)/acceptance DG draws, beyond MAX_PROPOSALS: 254 cells at ε = 0.192)."""
+    cap = int(MAX_PROPOSALS * sum_constraint_acceptance(n, EPS) / (n - 1))  # the most draws it accepts to run
+    if cap < 1:
+        return np.nan
     sample_sum_constraint_l1(n, EPS, 1, seed=0)  # compile
     size, seconds = 16, 0.0
-    while seconds < budget_s / 4:
-        size *= 4
+    while seconds < budget_s / 4 and size < cap:
+        size = min(size * 4, cap)
         tick = time.process_time()
         sample_sum_constraint_l1(n, EPS, size, seed=size)
         seconds = time.process_time() - tick

@@ -653,11 +653,16 @@ class Guarantee:
         # the headline: the strongest guarantee for a change the invariants can absorb (a change they
         # cannot absorb is revealed by them, so a per-person line that covers none would mislead)
         persons = 2 if one is False and two is not False else 1
+        if persons == 1:
+            applies_to = "one person's change"
+        elif two:
+            applies_to = ("two persons' changes (a swap between cells: the smallest change the invariants absorb; no "
+                          "single person's change keeps them)")
+        else:  # not determined: a swap is not known to be realisable, nor to be the smallest change
+            applies_to = ("two persons' changes (no single person's change keeps the invariants; whether two "
+                          "persons' changes can was not determined: the line bounds any that does)")
         return {"kind": self.kind,
-                "headline": {"persons": persons, "text": self.sentence(persons),
-                             "applies_to": ("one person's change" if persons == 1 else
-                                            "two persons' changes (a swap between cells: the smallest change the "
-                                            "invariants absorb; no single person's change keeps them)")},
+                "headline": {"persons": persons, "text": self.sentence(persons), "applies_to": applies_to},
                 "per_person": {**self.at(1), "realisable": neighbours.realisable(1), "text": self.sentence(1)},
                 "two_persons": {**self.at(2), "realisable": neighbours.realisable(2), "text": self.sentence(2)},
                 "neighbours": neighbours.describe(),

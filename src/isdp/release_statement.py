@@ -103,7 +103,9 @@ def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | 
                                                  " (the sum over the tables in the norm; a derived table's cells "
                                                  "are solved and do not enter it)"))
         if plan.req.norm == "gaussian":
-            how += f", then kept with probability exp(-sum (|u_i| - {plan.unit})^2 / (2·{plan.unit}^2))"
+            # sigma named, then given: a fraction written inside the formula (2·239329/40000^2) read as 3e-4
+            how += (f", then kept with probability exp(-sum (|u_i| - sigma)^2 / (2 sigma^2)), sigma = {plan.unit} "
+                    f"({float(plan.unit):.6g})")
             klein = _klein_blocks(plan)
             if klein:
                 return {"name": "exact", "sampler": _KLEIN + ("" if len(klein) == len(plan.exact.parts) else

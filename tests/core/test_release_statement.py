@@ -73,3 +73,27 @@ def test_a_constraint_row_equal_to_a_rules_row_but_labelled_otherwise_keeps_its_
     capsys.readouterr()
     rows = [inv for inv in statement["invariants"] if inv["label"] == "by state=S1"]
     assert [("rule" in r, "coefficients" in r) for r in rows] == [(True, False), (False, True)]
+
+
+def test_the_gaussian_rejection_text_names_sigma_before_using_it(tmp_path, capsys):
+    """The text wrote exp(... / (2·239329/40000^2)), which reads as 2·239329/40000² = 3e-4 (issue 64)."""
+    (tmp_path / "w.csv").write_text("g,a,b,c\nu,5,3,2\n")
+    (tmp_path / "c.csv").write_text("constraint,u|a,u|b,u|c,value\nweighted,1,2,3,17\n")  # not a total: rejection
+    statement, _ = _statement(tmp_path, "w", "--constraints", str(tmp_path / "c.csv"), "--norm", "gaussian",
+                              "--delta", "1e-6")
+    capsys.readouterr()
+    text = statement["route"]["sampler"]
+    assert "(2 sigma^2)), sigma = " in text and "^2 /" not in text.replace("sigma)^2 /", ""), text
+
+
+def test_a_headline_does_not_call_an_undetermined_swap_the_smallest_change():
+    """Above about 30 x 30 under both margins the headline said "a swap: the smallest change the invariants absorb"
+    while two_persons.realisable was null (issue 64)."""
+    from isdp.privacy import Guarantee, Neighbours
+
+    undetermined = Guarantee("l1", 0.5).to_dict(Neighbours(one_person=False, two_persons=None))
+    assert undetermined["headline"]["persons"] == 2 and undetermined["two_persons"]["realisable"] is None
+    assert "smallest change" not in undetermined["headline"]["applies_to"]
+    assert "was not determined" in undetermined["headline"]["applies_to"]
+    known = Guarantee("l1", 0.5).to_dict(Neighbours(one_person=False, two_persons=True))
+    assert "the smallest change the invariants absorb" in known["headline"]["applies_to"]

@@ -333,3 +333,33 @@ def test_a_directory_in_place_of_a_results_table_names_it(tmp_path):
     path.mkdir(parents=True)
     with pytest.raises(claims.EvidenceError, match=re.escape(f"{path}: unreadable")):
         claims.Run(tmp_path).table("e8_swap_ma1940")
+
+
+@pytest.mark.parametrize("change", [{"target": "another"}, {"proposal_eps": 0.5}, {"start": "u = x"}, None],
+                         ids=["another target", "another proposal", "another start", "no chain recorded"])
+def test_the_draws_step_refuses_a_certificate_of_another_chain(tmp_path, e1_sample, change):
+    """A certificate file did not say what it certifies, so "pairs started like the chains" could be checked only in
+    the code (issue 64). It records the chain, and the draws step compares it with its own before using it."""
+    from isdp import Certificate
+    from isdp.experiments.jobs import Job
+    from isdp.experiments.lattice_study import steps
+    from isdp.targets import generalized_laplace
+
+    cfg = e1_sample[0]
+    _e1_run(tmp_path, e1_sample)
+    proposal = cfg["targets"]["l1"]["proposal_eps"]
+    chain = steps._chain(generalized_laplace(cfg["eps"], "l1"), proposal)
+    cert = Certificate(basis="smith", lag=2, n_pairs=100, max_iter=50, level=0.95, threshold=0.01,
+                       tau=np.full(100, 3), met=np.ones(100, dtype=bool), seconds=0.1)
+    record = {**cert.to_dict(), **({"chain": {**chain, **change}} if change else {})}
+    (tmp_path / "cert.json").write_text(json.dumps(record))
+    pd.DataFrame({"target": ["l1"], "converged_at": [5]}).to_csv(tmp_path / "conv.csv", index=False)
+    job = Job(input={"problem": str(tmp_path / "results" / "e1" / "problem.json"),
+                     "convergence": str(tmp_path / "conv.csv"), "certificate": str(tmp_path / "cert.json")},
+              output={"draws": str(tmp_path / "d.nc"), "ess": str(tmp_path / "ess.csv")},
+              params={"eps": cfg["eps"], "target": {"proposal_eps": proposal},
+                      "draws": {"n_draws": 8, "n_chains": 2, "thin": 1}},
+              wildcards={"exp": "e1", "norm": "l1"}, config={"e1": cfg})
+    with pytest.raises(ValueError, match="certifies the chain .*, not the draws'"):
+        steps.draws(job)
+    assert not (tmp_path / "d.nc").exists()

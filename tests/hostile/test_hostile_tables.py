@@ -354,3 +354,20 @@ def test_a_long_tables_category_named_like_a_margin_word_is_not_a_margin(tmp_pat
     path = tmp_path / "t.csv"
     path.write_text("town,count\nAllentown,3\nSumter,4\nTotally Spies,5\n")
     assert load_table(path).x.tolist() == [3, 4, 5]
+
+
+@pytest.mark.parametrize("row", ["1,3", "3,1", "1,1,3"])
+def test_a_weighted_constraint_with_a_unit_coefficient_is_served_whichever_cell_has_it(tmp_path, capsys, row):
+    """`w,1,3` was refused ("no set of cells ... in integers") while `w,3,1` was served: the solve tried the last
+    cell only. The cell with coefficient 1 is solved for the others in integers wherever it stands."""
+    coefficients = [int(c) for c in row.split(",")]
+    cells = ["a", "b", "c"][: len(coefficients)]
+    table = "g," + ",".join(cells) + "\nu," + ",".join(["2"] * len(cells)) + "\n"
+    value = 2 * sum(coefficients)
+    (tmp_path / "c.csv").write_text("constraint," + ",".join(f"u|{c}" for c in cells) + f",value\nw,{row},{value}\n")
+    (tmp_path / "t.csv").write_text(table)
+    code = main(["release", str(tmp_path / "t.csv"), "--constraints", str(tmp_path / "c.csv"), "--epsilon", "1",
+                 "-o", str(tmp_path / "out.csv"), *SEEDED])
+    assert code == 0, capsys.readouterr().err
+    released = (tmp_path / "out.csv").read_text().splitlines()[1].split(",")[1:]
+    assert sum(c * int(v) for c, v in zip(coefficients, released, strict=True)) == value

@@ -124,6 +124,17 @@ def tv_bounds(job: Job) -> None:
     write_table(pd.concat(tables), job.output.table)
 
 
+#: where every chain of E1's and E2's draws starts, and so X of every certificate pair (``sample``'s default)
+CHAIN_START = "u = 0"
+
+
+def _chain(target, proposal_eps: float) -> dict:
+    """What a certificate certifies: the chain its pairs run, as the draws' chains run it (the Smith basis, the
+    paper's sweep; :data:`CHAIN_START`), recorded in its file and checked by :func:`draws` before it is used."""
+    return {"sampler": "isdp.sample (Metropolis sweep, Algorithm 1)", "basis": "smith", "target": target.label,
+            "proposal_eps": float(proposal_eps), "start": CHAIN_START}
+
+
 def certificate(job: Job) -> None:
     """The certificate of one target's chain (:func:`isdp.certification.certify_searching_lag`:
     ``coupling.certificate_pairs`` pairs from u = 0, where the chains start; docs/method.md §4).
@@ -131,8 +142,9 @@ def certificate(job: Job) -> None:
 
     Params: ``eps``, ``target`` (``proposal_eps``), ``coupling`` (``certificate_pairs``,
     ``tv_threshold``, ``max_iter``), ``seed``; wildcard ``norm``; input ``problem``; output
-    ``certificate`` (JSON: :meth:`isdp.Certificate.to_dict`, its summary, and its 95 % bound and point
-    estimate on a grid of iterations for the TV figure).
+    ``certificate`` (JSON: :meth:`isdp.Certificate.to_dict`, the chain it certifies (``chain``: sampler, basis,
+    target, proposal ε, start, seed), its summary, and its 95 % bound and point estimate on a grid of iterations
+    for the TV figure).
     """
     import numpy as np
 
@@ -141,13 +153,14 @@ def certificate(job: Job) -> None:
     problem = Problem.from_json(job.input.problem)
     coupling = job.params.coupling
     target = generalized_laplace(job.params.eps, job.wildcards.norm)
-    cert = certify_searching_lag(problem.lattice(), target, proposal_eps=job.params.target["proposal_eps"],
+    chain = _chain(target, job.params.target["proposal_eps"])
+    cert = certify_searching_lag(problem.lattice(), target, proposal_eps=chain["proposal_eps"],
                                  start=None, n_pairs=coupling["certificate_pairs"], seed=job.seed("certificate"),
                                  threshold=coupling["tv_threshold"], max_iter=coupling["max_iter"]).require()
     t = np.unique(np.linspace(0, 2 * cert.t_cert, 200).astype(np.int64))
-    write_json({**cert.to_dict(), "summary": cert.summary(), "curve_t": t.tolist(),
-                "curve_bound": cert.bound(t).tolist(), "curve_estimate": cert.estimate(t).tolist()},
-               job.output.certificate)
+    write_json({**cert.to_dict(), "chain": {**chain, "seed": job.seed("certificate")}, "summary": cert.summary(),
+                "curve_t": t.tolist(), "curve_bound": cert.bound(t).tolist(),
+                "curve_estimate": cert.estimate(t).tolist()}, job.output.certificate)
     job.log.info("%s: %s (%.1f s)", target.label, cert.status, cert.seconds)
 
 
@@ -171,7 +184,12 @@ def draws(job: Job) -> None:
     cfg = job.params.draws
     target = generalized_laplace(job.params.eps, norm)
     lattice, proposal_eps = problem.lattice(), job.params.target["proposal_eps"]
-    cert = Certificate.from_dict(json.loads(Path(job.input.certificate).read_text()))
+    record = json.loads(Path(job.input.certificate).read_text())
+    expected = _chain(target, proposal_eps)
+    recorded = {k: record.get("chain", {}).get(k) for k in expected}
+    if recorded != expected:  # a certificate of another chain certifies nothing about these draws
+        raise ValueError(f"{job.input.certificate} certifies the chain {recorded}, not the draws' {expected}")
+    cert = Certificate.from_dict(record)
     burn_in = max(estimated, cert.burn_in())
     columns = {f"certificate_{k}": v for k, v in cert.summary(burn_in=burn_in).items()}
     job.log.info("%s: %s; the estimate's crossing %d", target.label, cert.verdict(burn_in), estimated)
