@@ -178,3 +178,15 @@ def test_a_total_over_some_cells_is_not_the_blocks_total(row):
     wrong = LatticeBlock(np.arange(A.shape[1]).reshape(1, -1), "total")  # what was served: Σ u = 0 only
     rng = seeded_source(5)
     assert any((A @ wrong.draw(Fraction(4), rng)[0]).any() for _ in range(20))
+
+
+@pytest.mark.parametrize(("sigma", "below"), [(1, (0.13, 0.15)), (2, (1e-7, 3e-7)), (3, (0, 1e-12))])
+def test_the_continuous_variance_against_the_2x2_lattices_exact_one(sigma, below):
+    """A 2 × 2 table's lattice is Z·v, ‖v‖² = 4: a cell's noise is ±z with z ∝ exp(−2z²/σ²), whose variance is
+    summed exactly here; variances() states σ²/4, relatively above it by what its docstring says."""
+    margins = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
+    z = np.arange(-200, 201)
+    w = np.exp(-2.0 * z**2 / sigma**2)
+    exact = float((z**2 * w).sum() / w.sum())
+    stated = float(lattice_block(margins).variances(Fraction(sigma**2))[0])
+    assert below[0] - 1e-12 <= 1 - exact / stated <= below[1]  # (rounding at σ = 3)
