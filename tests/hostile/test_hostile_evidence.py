@@ -335,8 +335,10 @@ def test_a_directory_in_place_of_a_results_table_names_it(tmp_path):
         claims.Run(tmp_path).table("e8_swap_ma1940")
 
 
-@pytest.mark.parametrize("change", [{"target": "another"}, {"proposal_eps": 0.5}, {"start": "u = x"}, None],
-                         ids=["another target", "another proposal", "another start", "no chain recorded"])
+@pytest.mark.parametrize("change", [{"target": "another"}, {"proposal_eps": 0.5}, {"start": "u = x"},
+                                    {"basis": "path"}, None],
+                         ids=["another target", "another proposal", "another start", "another basis",
+                              "no chain recorded"])
 def test_the_draws_step_refuses_a_certificate_of_another_chain(tmp_path, e1_sample, change):
     """A certificate file did not say what it certifies, so "pairs started like the chains" could be checked only in
     the code (issue 64). It records the chain, and the draws step compares it with its own before using it."""
@@ -348,7 +350,7 @@ def test_the_draws_step_refuses_a_certificate_of_another_chain(tmp_path, e1_samp
     cfg = e1_sample[0]
     _e1_run(tmp_path, e1_sample)
     proposal = cfg["targets"]["l1"]["proposal_eps"]
-    chain = steps._chain(generalized_laplace(cfg["eps"], "l1"), proposal)
+    chain = steps._chain(e1_sample[1].lattice(), generalized_laplace(cfg["eps"], "l1"), proposal)
     cert = Certificate(basis="smith", lag=2, n_pairs=100, max_iter=50, level=0.95, threshold=0.01,
                        tau=np.full(100, 3), met=np.ones(100, dtype=bool), seconds=0.1)
     record = {**cert.to_dict(), **({"chain": {**chain, **change}} if change else {})}

@@ -128,11 +128,11 @@ def tv_bounds(job: Job) -> None:
 CHAIN_START = "u = 0"
 
 
-def _chain(target, proposal_eps: float) -> dict:
-    """What a certificate certifies: the chain its pairs run, as the draws' chains run it (the Smith basis, the
-    paper's sweep; :data:`CHAIN_START`), recorded in its file and checked by :func:`draws` before it is used."""
-    return {"sampler": "isdp.sample (Metropolis sweep, Algorithm 1)", "basis": "smith", "target": target.label,
-            "proposal_eps": float(proposal_eps), "start": CHAIN_START}
+def _chain(lattice, target, proposal_eps: float) -> dict:
+    """What a certificate certifies: the chain its pairs run, as the draws' chains run it (the paper's sweep on the
+    lattice's basis, :data:`CHAIN_START`), recorded in its file and checked by :func:`draws` before it is used."""
+    return {"sampler": "isdp.sample (Metropolis sweep, Algorithm 1)", "basis": lattice.basis_name,
+            "target": target.label, "proposal_eps": float(proposal_eps), "start": CHAIN_START}
 
 
 def certificate(job: Job) -> None:
@@ -153,8 +153,9 @@ def certificate(job: Job) -> None:
     problem = Problem.from_json(job.input.problem)
     coupling = job.params.coupling
     target = generalized_laplace(job.params.eps, job.wildcards.norm)
-    chain = _chain(target, job.params.target["proposal_eps"])
-    cert = certify_searching_lag(problem.lattice(), target, proposal_eps=chain["proposal_eps"],
+    lattice = problem.lattice()
+    chain = _chain(lattice, target, job.params.target["proposal_eps"])
+    cert = certify_searching_lag(lattice, target, proposal_eps=chain["proposal_eps"],
                                  start=None, n_pairs=coupling["certificate_pairs"], seed=job.seed("certificate"),
                                  threshold=coupling["tv_threshold"], max_iter=coupling["max_iter"]).require()
     t = np.unique(np.linspace(0, 2 * cert.t_cert, 200).astype(np.int64))
@@ -185,7 +186,7 @@ def draws(job: Job) -> None:
     target = generalized_laplace(job.params.eps, norm)
     lattice, proposal_eps = problem.lattice(), job.params.target["proposal_eps"]
     record = json.loads(Path(job.input.certificate).read_text())
-    expected = _chain(target, proposal_eps)
+    expected = _chain(lattice, target, proposal_eps)
     recorded = {k: record.get("chain", {}).get(k) for k in expected}
     if recorded != expected:  # a certificate of another chain certifies nothing about these draws
         raise ValueError(f"{job.input.certificate} certifies the chain {recorded}, not the draws' {expected}")
