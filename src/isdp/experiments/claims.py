@@ -19,6 +19,8 @@ experiment's summary step fails on an ``error`` unless the config's ``claims.on_
 from __future__ import annotations
 
 import ast
+import copy
+import functools
 import importlib
 import inspect
 import textwrap
@@ -59,6 +61,17 @@ def schema() -> dict:
     return read_yaml(files("isdp.experiments").joinpath(SCHEMA).read_text(encoding="utf-8"))
 
 
+@functools.cache
+def _validator():
+    """The schema's validator, made once (``jsonschema.validate`` checks the schema itself again on each call)."""
+    import jsonschema
+
+    registry_schema = schema()
+    cls = jsonschema.validators.validator_for(registry_schema)
+    cls.check_schema(registry_schema)
+    return cls(registry_schema)
+
+
 def load_registry(path) -> list[dict]:
     """The claims of ``path`` (the workflow's ``config/claims.yaml``), validated.
 
@@ -67,16 +80,24 @@ def load_registry(path) -> list[dict]:
     value (:func:`isdp.experiments.criteria.check_criterion`), that the paper value's type fits the
     measure (:func:`check_paper_value`) and that a ``same_fact_as`` names another row that is itself
     counted (one level); raises ``ValueError`` naming the offending claim otherwise.
+
+    A text already validated in this process is not validated again (the measures it names are the ones
+    imported then); every call returns its own copy, which the caller may change.
     """
+    path = Path(path)
+    return copy.deepcopy(_validated(path.read_text(), str(path)))
+
+
+@functools.lru_cache(maxsize=4)
+def _validated(text: str, path: str) -> list[dict]:
+    """The checks of :func:`load_registry` on the registry ``text`` read from ``path`` (named in errors)."""
     import jsonschema
 
-    path = Path(path)
-    data = read_yaml(path.read_text())
-    try:
-        jsonschema.validate(data, schema())
-    except jsonschema.ValidationError as err:
-        where = "/".join(map(str, err.absolute_path))
-        raise ValueError(f"{path}: invalid claims registry at {where or 'top level'}: {err.message}") from None
+    data = read_yaml(text)
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path))
+        raise ValueError(f"{path}: invalid claims registry at {where or 'top level'}: {error.message}")
     claims = data["claims"]
     seen = set()
     for c in claims:
@@ -229,15 +250,20 @@ def paper_value(claim_id: str, registry):
     return claim(claim_id, registry)["paper_value"]
 
 
-def measures_module(prefix: str) -> str:
-    """The measures module of ``prefix``: ``e3`` -> ``isdp.experiments.e3_census_counties.measures``
-    (the experiment package whose name starts with ``e3_``); any other name -> the package of that
-    name (``lattice_study``, shared by E1 and E2)."""
+@functools.cache
+def _experiment_packages() -> tuple[str, ...]:
     import pkgutil
 
     import isdp.experiments
 
-    packages = [m.name for m in pkgutil.iter_modules(isdp.experiments.__path__) if m.ispkg]
+    return tuple(m.name for m in pkgutil.iter_modules(isdp.experiments.__path__) if m.ispkg)
+
+
+def measures_module(prefix: str) -> str:
+    """The measures module of ``prefix``: ``e3`` -> ``isdp.experiments.e3_census_counties.measures``
+    (the experiment package whose name starts with ``e3_``); any other name -> the package of that
+    name (``lattice_study``, shared by E1 and E2)."""
+    packages = _experiment_packages()
     matches = [p for p in packages if p == prefix or p.startswith(f"{prefix}_")]
     if len(matches) != 1:
         raise ValueError(f"no single experiment package for {prefix!r} in isdp.experiments (found {matches})")
