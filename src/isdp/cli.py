@@ -125,7 +125,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _print_guarantee(statement: dict) -> None:
     g = statement["guarantee"]
-    if g["headline"]["persons"] == 2:  # no single person's change keeps the invariants: the swap comes first
+    if "smallest_change" in g:  # no change of one or two persons keeps the invariants: the smallest comes first
+        k = g["smallest_change"]["persons"]
+        print(f"guarantee per {k} persons (the smallest change the invariants absorb): {g['smallest_change']['text']}")
+        print(f"one person: {g['per_person']['text']}, but no change of fewer than {k} persons keeps the invariants")
+    elif g["headline"]["persons"] == 2:  # no single person's change keeps the invariants: the swap comes first
         print(f"guarantee per two persons (a swap: the smallest change the invariants absorb): "
               f"{g['two_persons']['text']}")
         print(f"one person: {g['per_person']['text']}, but no single person's change keeps the invariants")

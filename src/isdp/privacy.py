@@ -29,15 +29,16 @@ exact privacy profile meets (ε, δ) for every change of squared ℓ2 norm up to
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 
 import numpy as np
 from scipy import sparse
 
-from .gaussian_profile import calibrate_sigma, profile_epsilon
+from .gaussian_profile import MAX_SHIFT, calibrate_sigma, profile_epsilon
 
 #: ℓ1 distance of one person's change to a table: 2 for a move between cells (one cell down by one,
 #: another up by one), 1 for a person added or removed. The ℓ1 route's unit ε is ε per person / (2T).
@@ -52,6 +53,45 @@ PERSON_SHIFT = 2
 TWO_PERSON_SHIFT = 8
 #: largest number of pairwise sums of distinct invariant columns examined for two-person changes
 _PAIR_SUM_LIMIT = 20_000_000
+#: the largest group searched for the smallest change the invariants absorb when no one or two persons' does
+LARGEST_GROUP = 8
+#: largest number of multisets of effects (each a group's cells before or after) compared in that search
+_GROUP_LIMIT = 2_000_000
+
+
+@dataclass(frozen=True)
+class SmallestChange:
+    """The smallest change of persons' records that keeps the invariants, when no one or two persons' does.
+
+    Parameters
+    ----------
+    persons : int or None
+        The fewest persons whose change keeps the invariants; None when none of up to ``searched`` does.
+    l1 : int or None
+        The largest ‖v‖₁ of such a change v = x' − x (None with ``persons``).
+    l2_squared : int or None
+        The largest ‖v‖₂² of such a change (None with ``persons``).
+    searched : int
+        The largest group size examined (groups of 3 … ``searched`` persons).
+
+    See Also
+    --------
+    Neighbours.of : Computes it, as ``Neighbours.smallest``.
+
+    Examples
+    --------
+    One weighted invariant 3·x₀ + x₁: one person moving from cell 1 to cell 0 and two leaving cell 1
+    keep it (v = (1, −3)); no change of fewer persons does.
+
+    >>> from isdp.privacy import Neighbours
+    >>> Neighbours.of([[3, 1]]).smallest
+    SmallestChange(persons=3, l1=4, l2_squared=10, searched=3)
+    """
+
+    persons: int | None
+    l1: int | None
+    l2_squared: int | None
+    searched: int
 
 
 @dataclass(frozen=True)
@@ -109,6 +149,8 @@ class Neighbours:
 
     one_person: bool | None  # one person added, removed or moved between cells; None: not determined
     two_persons: bool | None  # two persons; None: not determined (too many distinct columns)
+    #: when no change of one or two persons keeps the invariants, the smallest one that does (else None)
+    smallest: SmallestChange | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, A) -> Neighbours:
@@ -132,6 +174,9 @@ class Neighbours:
             invariant) settle both as True, in time linear in A's non-zeros; otherwise the
             pairwise sums of the columns are compared, and ``two_persons`` is None (not
             determined) when the (n + 1)(n + 2)/2 sums of m entries each exceed 2·10⁷ entries.
+            When neither is realisable, ``smallest`` holds the smallest change that is
+            (:class:`SmallestChange`): the sums of every multiset of 3, 4, … effects are compared
+            the same way, up to :data:`LARGEST_GROUP` persons or 2·10⁶ multisets.
 
         Examples
         --------
@@ -152,7 +197,9 @@ class Neighbours:
         distinct = np.vstack([A.toarray().T, np.zeros((1, A.shape[0]), dtype=np.int64)])
         i, j = np.triu_indices(m)
         sums = distinct[i] + distinct[j]
-        return cls(one_person=False, two_persons=len(np.unique(sums, axis=0)) < len(sums))
+        if len(np.unique(sums, axis=0)) < len(sums):
+            return cls(one_person=False, two_persons=True)
+        return cls(one_person=False, two_persons=False, smallest=_smallest_change(distinct))
 
     def realisable(self, k: int) -> bool | None:
         """Whether some change of ``k`` persons keeps the invariants.
@@ -206,8 +253,15 @@ class Neighbours:
         if self.two_persons is None:
             return ("no change of a single person's record keeps the invariants (the published invariants reveal it); "
                     "whether two persons' changes can was not determined (too many distinct invariant columns)")
-        return ("no change of one or two persons keeps the invariants: the published invariants reveal any such "
-                "change; the guarantee covers larger groups only")
+        found = self.smallest
+        if found is not None and found.persons is not None:
+            return (f"no change of fewer than {found.persons} persons keeps the invariants (the published invariants "
+                    f"reveal any such change); the smallest change they absorb involves {found.persons} persons "
+                    f"(‖v‖₁ ≤ {found.l1}, ‖v‖₂² ≤ {found.l2_squared}): the guarantee per {found.persons} persons "
+                    "applies")
+        searched = found.searched if found is not None else 2
+        return (f"no change of up to {searched} persons keeps the invariants: the published invariants reveal any "
+                "such change; the per-person line bounds larger groups by group privacy")
 
 
 def _repeated_column(A: sparse.csc_array) -> bool:
@@ -230,6 +284,39 @@ def _repeated_column(A: sparse.csc_array) -> bool:
     # equal columns hash alike, so they are among the columns whose hash repeats: compare those exactly
     suspects = np.unique(np.concatenate([order[same], order[same + 1]]))
     return len({column(j) for j in suspects}) < len(suspects)
+
+
+def _smallest_change(effects: np.ndarray) -> SmallestChange:
+    """The fewest persons whose change keeps A, and the largest ‖v‖₁ and ‖v‖₂² of such a change.
+
+    ``effects``: the distinct columns of A with a zero row last (a person outside the table), one per
+    row. k persons keep A x iff two different multisets of k effects have equal sums (each person's
+    cell before, and after); at the smallest such k the two multisets share no effect (else k − 1
+    persons would do), and v is the difference of their cell counts. k runs from 3 up to
+    :data:`LARGEST_GROUP` while the multisets number at most 2·10⁶ and their sums 2·10⁷ entries.
+    """
+    m, rows = effects.shape
+    k = 3
+    while k <= LARGEST_GROUP:
+        count = math.comb(m + k - 1, k)
+        if count > _GROUP_LIMIT or count * max(rows, 1) > _PAIR_SUM_LIMIT:
+            break
+        groups = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(m), k)),
+                             dtype=np.int64, count=count * k).reshape(count, k)
+        _, inverse, sizes = np.unique(effects[groups].sum(axis=1), axis=0, return_inverse=True,
+                                      return_counts=True)
+        inverse = inverse.reshape(-1)
+        if (sizes > 1).any():
+            l1 = l2 = 0
+            for g in np.flatnonzero(sizes > 1):
+                members = groups[inverse == g]
+                cells = np.zeros((len(members), m), dtype=np.int64)
+                np.add.at(cells, (np.arange(len(members))[:, None], members), 1)
+                v = (cells[:, None, :] - cells[None, :, :])[..., :-1]  # the zero effect is no cell
+                l1, l2 = max(l1, int(np.abs(v).sum(-1).max())), max(l2, int((v * v).sum(-1).max()))
+            return SmallestChange(k, l1, l2, k)
+        k += 1
+    return SmallestChange(None, None, None, k - 1)
 
 
 def two_person_shift(A, neighbours: Neighbours) -> int:
@@ -600,8 +687,50 @@ class Guarantee:
         2-DP for any two tables with the same invariants that differ in two persons' records
         (added, removed, or moved between cells)
         """
-        g = self.at(k)
-        who = "one person's record" if k == 1 else "two persons' records"
+        return self._sentence(self.at(k))
+
+    def at_change(self, change: SmallestChange) -> dict | None:
+        """The ε, δ (and ρ) of the smallest change the invariants absorb, when no one or two persons' does.
+
+        Parameters
+        ----------
+        change : SmallestChange
+            The change (:attr:`Neighbours.smallest`): its persons and its largest ‖v‖₁ and ‖v‖₂².
+
+        Returns
+        -------
+        dict or None
+            As :meth:`at`, with ``l1`` and ``l2_squared``: the Laplace's ε is its unit ε times ‖v‖ (the
+            change's own distance, below the group bound 2k), the Gaussian's read off the exact profile at
+            ‖v‖₂². None when the change was not found, or its ‖v‖₂² lies beyond the profile's range
+            (:data:`isdp.gaussian_profile.MAX_SHIFT`).
+
+        Examples
+        --------
+        3·x₀ + x₁ kept: three persons' change v = (1, −3) at ε = 1/2 per unit ℓ1 distance.
+
+        >>> from isdp.privacy import Guarantee, Neighbours
+        >>> Guarantee("l1", 0.5).at_change(Neighbours.of([[3, 1]]).smallest)
+        {'persons': 3, 'epsilon': 2.0, 'delta': 0.0, 'l1': 4, 'l2_squared': 10}
+        """
+        if change.persons is None or (self.norm == "gaussian" and change.l2_squared > MAX_SHIFT):
+            return None
+        out: dict = {"persons": change.persons}
+        if self.norm == "gaussian":
+            rho = change.l2_squared / (2 * float(self.unit) ** 2)
+            eps = profile_epsilon(self.delta_conversion, self.unit, change.l2_squared)
+            out.update(rho=rho, epsilon=eps, delta=self.delta_conversion)
+        else:
+            eps = float(self.unit) * (change.l1 if self.norm == "l1" else math.sqrt(change.l2_squared))
+            out.update(epsilon=eps, delta=0.0)
+        if self.eta is not None:
+            out["delta"] += (1 + math.exp(out["epsilon"])) * self.eta
+        return {**out, "l1": change.l1, "l2_squared": change.l2_squared}
+
+    def _sentence(self, g: dict) -> str:
+        """The guarantee line ``g`` (:meth:`at`, :meth:`at_change`) in words."""
+        k = g["persons"]
+        who = {1: "one person's record", 2: "two persons' records"}.get(k, f"{k} persons' records")
         eps, delta = _loss_text(g["epsilon"]), _delta_text(g["delta"])
         rho = _loss_text(g["rho"]) if "rho" in g else None
         what = (f"({eps}, {delta})-DP (the exact privacy profile), and rho-zCDP with rho = {rho},"
@@ -628,8 +757,10 @@ class Guarantee:
         dict
             ``kind``; ``headline``, the guarantee to state first: per person where a single
             person's change can keep the invariants (or that is undetermined), per two persons where
-            only a swap can (``persons``, ``text``, ``applies_to``); ``per_person`` and
-            ``two_persons``, each :meth:`at` with ``realisable`` and ``text`` (:meth:`sentence`);
+            only a swap can, per k persons where the smallest change the invariants absorb involves
+            k ≥ 3 (``persons``, ``text``, ``applies_to``); ``per_person`` and ``two_persons``, each
+            :meth:`at` with ``realisable`` and ``text`` (:meth:`sentence`); then ``smallest_change``
+            (:meth:`at_change`, with ``realisable`` and ``text``) when that k was found;
             ``neighbours`` (:meth:`Neighbours.describe`); and, for a chain, ``tv_bound`` and
             ``confidence_level``.
 
@@ -648,32 +779,51 @@ class Guarantee:
         >>> headline = Guarantee("l1", 0.5).to_dict(Neighbours.of(margins))["headline"]
         >>> headline["persons"], headline["text"][:4]
         (2, '2-DP')
+
+        Under 3·x₀ + x₁ no change of one or two persons keeps the invariant; one of three persons does:
+
+        >>> d = Guarantee("l1", 0.5).to_dict(Neighbours.of([[3, 1]]))
+        >>> d["headline"]["persons"], d["smallest_change"]["epsilon"], d["smallest_change"]["l1"]
+        (3, 2.0, 4)
         """
         one, two = neighbours.realisable(1), neighbours.realisable(2)
+        larger = (self.at_change(neighbours.smallest) if one is False and two is False and neighbours.smallest
+                  else None)
         # the headline: the strongest guarantee for a change the invariants can absorb (a change they
-        # cannot absorb is revealed by them, so a per-person line that covers none would mislead)
-        persons = 2 if one is False and two is not False else 1
-        if persons == 1:
-            applies_to = "one person's change"
-        elif two:
-            applies_to = ("two persons' changes (a swap between cells: the smallest change the invariants absorb; no "
-                          "single person's change keeps them)")
-        else:  # not determined: a swap is not known to be realisable, nor to be the smallest change
-            applies_to = ("two persons' changes (no single person's change keeps the invariants; whether two "
-                          "persons' changes can was not determined: the line bounds any that does)")
+        # cannot absorb is revealed by them, so a line that covers none would mislead)
+        if larger is not None:
+            headline = {"persons": larger["persons"], "text": self._sentence(larger),
+                        "applies_to": f"{larger['persons']} persons' changes (the smallest change the invariants "
+                                      "absorb; no change of fewer persons keeps them)"}
+        elif one is False and two is False:
+            headline = {"persons": 1, "text": self.sentence(1),
+                        "applies_to": "one person's change, as a bound: no change of one or two persons keeps the "
+                                      "invariants, and the smallest that does was not determined (group privacy "
+                                      "bounds it from this line)"}
+        elif one is False:
+            swap = ("a swap between cells: the smallest change the invariants absorb; no single person's change keeps "
+                    "them" if two else "no single person's change keeps the invariants; whether two persons' changes "
+                    "can was not determined: the line bounds any that does")
+            headline = {"persons": 2, "text": self.sentence(2), "applies_to": f"two persons' changes ({swap})"}
+        else:
+            headline = {"persons": 1, "text": self.sentence(1), "applies_to": "one person's change"}
         return {"kind": self.kind,
-                "headline": {"persons": persons, "text": self.sentence(persons), "applies_to": applies_to},
-                "per_person": {**self.at(1), "realisable": neighbours.realisable(1), "text": self.sentence(1)},
-                "two_persons": {**self.at(2), "realisable": neighbours.realisable(2), "text": self.sentence(2)},
+                "headline": headline,
+                "per_person": {**self.at(1), "realisable": one, "text": self.sentence(1)},
+                "two_persons": {**self.at(2), "realisable": two, "text": self.sentence(2)},
+                **({"smallest_change": {**larger, "realisable": True, "text": self._sentence(larger)}}
+                   if larger is not None else {}),
                 "neighbours": neighbours.describe(),
                 **({"tv_bound": self.eta, "confidence_level": self.confidence} if self.eta is not None else {})}
 
 __all__ = [
     "Guarantee",
+    "LARGEST_GROUP",
     "Neighbours",
     "PERSON_L1",
     "PERSON_L2",
     "PERSON_SHIFT",
+    "SmallestChange",
     "TWO_PERSON_SHIFT",
     "gaussian_rho",
     "gaussian_sigma",

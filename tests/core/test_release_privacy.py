@@ -19,7 +19,7 @@ from isdp.baselines import l1_projection_milp
 from isdp.bases import with_mixing_basis
 from isdp.cli import main
 from isdp.constraints import constraint_matrix
-from isdp.privacy import Guarantee, Neighbours, gaussian_sigma
+from isdp.privacy import LARGEST_GROUP, Guarantee, Neighbours, gaussian_sigma
 from isdp.privacy_audit import (
     Law,
     chain_noise,
@@ -75,6 +75,37 @@ def test_the_invariants_decide_who_is_covered():
     assert Neighbours.of(TOTAL3).one_person  # a move keeps a total
     assert not Neighbours.of(MARGINS23).one_person and Neighbours.of(MARGINS23).two_persons  # a 2x2 swap
     assert Neighbours.of(np.array([[1, 3, 7, 12]])).two_persons is False  # sums of pairs all distinct
+
+
+def _kept_changes(A, k):
+    """Every change of ``k`` persons (sums of k moves) that is not zero and keeps A x."""
+    moves = np.array(list(_moves(A.shape[1])))
+    v = moves[np.array(list(itertools.product(range(len(moves)), repeat=k)))].sum(axis=1)
+    return v[np.any(v, axis=1) & ~np.any(v @ A.T, axis=1)]
+
+
+@pytest.mark.parametrize("A", [np.array([[3, 1]]), np.array([[5, 2]]), np.array([[1, 3, 7, 12]])],
+                         ids=["3,1", "5,2", "Sidon 1,3,7,12"])
+def test_the_smallest_change_matches_brute_force(A):
+    """Where no one or two persons' change keeps A: the fewest persons whose change does, and the largest ‖v‖₁
+    and ‖v‖₂² among those changes, against every sum of k moves."""
+    found = Neighbours.of(A)
+    assert (found.one_person, found.two_persons) == (False, False)
+    k = 3
+    while not len(kept := _kept_changes(A, k)):
+        k += 1
+    assert (found.smallest.persons, found.smallest.l1, found.smallest.l2_squared) == (
+        k, np.abs(kept).sum(axis=1).max(), (kept * kept).sum(axis=1).max())
+
+
+def test_a_change_beyond_the_search_is_stated_as_not_determined():
+    """9·x₀ + x₁: only v = (1, −9) and its multiples keep it, nine persons, beyond the search."""
+    found = Neighbours.of(np.array([[9, 1]]))
+    assert found.smallest.persons is None and found.smallest.searched == LARGEST_GROUP < 9
+    guarantee = Guarantee("l1", Fraction(1, 2)).to_dict(found)
+    assert "smallest_change" not in guarantee and guarantee["headline"]["persons"] == 1
+    assert "not determined" in guarantee["headline"]["applies_to"]
+    assert f"no change of up to {LARGEST_GROUP} persons" in guarantee["neighbours"]
 
 
 def test_per_person_guarantees_follow_the_distances():
@@ -140,6 +171,20 @@ def test_the_dry_run_reads_no_count_and_states_what_a_run_states(tmp_path, monke
         assert planned[key] == made[key], key
     assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.csv", "out.csv", "out.csv.audit.json",
                                                           "out.csv.statement.json", "t.csv"]
+
+
+def test_the_cli_states_the_smallest_change_first_where_no_one_or_two_persons_change_keeps_the_invariants(
+        tmp_path, capsys):
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,3\n")
+    (tmp_path / "c.csv").write_text("constraint,u|a,u|b\nw,3,1\n")
+    assert main(["release", str(tmp_path / "t.csv"), "--constraints", str(tmp_path / "c.csv"), "--epsilon", "1",
+                 "-o", str(tmp_path / "out.csv"), *SEEDED]) == 0
+    printed = capsys.readouterr().out
+    assert ("guarantee per 3 persons (the smallest change the invariants absorb): 2-DP for any two tables with the "
+            "same invariants that differ in 3 persons' records") in printed
+    assert "but no change of fewer than 3 persons keeps the invariants" in printed
+    statement = json.loads((tmp_path / "out.csv.statement.json").read_text())["guarantee"]
+    assert statement["headline"]["persons"] == 3 and statement["smallest_change"]["l1"] == 4
 
 
 def test_a_dry_run_of_the_chain_states_the_most_it_may_reach(tmp_path, capsys):
@@ -230,6 +275,39 @@ def test_exact_gaussian_route_meets_its_epsilon_delta_tightly_and_its_renyi_boun
     for alpha in (2.0, 5.0):  # Rényi divergence of order α at most α ρ_v (docs/method.md §11), and not vacuously
         renyi = np.log(np.sum(np.exp(alpha * np.log(a) + (1 - alpha) * np.log(b)))) / (alpha - 1)
         assert 0.5 * alpha * rho_v <= renyi <= alpha * rho_v * (1 + 1e-6)
+
+
+# 3·x₀ + x₁ kept: no change of one or two persons keeps it; three persons' change v = (1, −3) does
+WEIGHTED = np.array([[3, 1]])
+WEIGHTED_PAIR = (np.array([1, 3]), np.array([1, -3]))
+
+
+def test_the_smallest_change_line_is_the_exact_l1_routes_privacy_loss():
+    """The headline of a release under 3·x₀ + x₁ states three persons, at the loss its law attains."""
+    x, v = WEIGHTED_PAIR
+    plan = _plan(WEIGHTED, epsilon="1")
+    stated = plan.guarantee().to_dict(plan.neighbours)
+    line = stated["smallest_change"]
+    assert stated["headline"]["persons"] == line["persons"] == 3 and stated["headline"]["text"] == line["text"]
+    p, q = (exact_route_noise(plan.exact, plan.unit, radius=40).shifted(z) for z in (x, x + v))
+    assert max_privacy_loss(p, q) == pytest.approx(line["epsilon"], rel=1e-9)  # ε_unit ‖v‖₁ = 4/2, attained
+    assert line["epsilon"] < stated["per_person"]["epsilon"] * 3  # below the group bound of three persons
+
+
+def test_the_smallest_change_line_meets_the_gaussians_delta_at_its_epsilon():
+    """The Gaussian's line for v = (1, −3) at (1, 10⁻⁶) per person: the enumerated law's hockey-stick at the stated
+    ε is at most δ. The line is read off the profile at ‖v‖₂² = 10, which bounds every lattice at once: this
+    lattice's own ε at δ is 2.365 against the stated 2.423 (the numbers docs/release.md gives)."""
+    x, v = WEIGHTED_PAIR
+    plan = _plan(WEIGHTED, norm="gaussian", epsilon="1", delta=1e-6)
+    line = plan.guarantee().to_dict(plan.neighbours)["smallest_change"]
+    noise = exact_route_noise(plan.exact, 1 / plan.unit, radius=300, sigma=plan.unit)  # 1-D: a wide box is cheap
+    p, q = noise.shifted(x), noise.shifted(x + v)
+    assert noise.outside < 1e-20 and line["l2_squared"] == 10
+    assert hockey_stick(p, q, line["epsilon"]) <= line["delta"]
+    exact_eps = optimize.brentq(lambda e: hockey_stick(p, q, e) - line["delta"], 0, line["epsilon"], xtol=1e-9)
+    assert (round(exact_eps, 3), round(line["epsilon"], 3)) == (2.365, 2.423)
+    assert line["rho"] == pytest.approx(10 / (2 * float(plan.unit) ** 2))
 
 
 def test_nonnegative_post_processing_keeps_the_stated_epsilon():
