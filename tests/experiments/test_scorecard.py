@@ -12,11 +12,14 @@ import pandas as pd
 import pytest
 from conftest import REGISTRY
 
-from isdp.experiments.claims import COLUMNS, load_registry
+from isdp.experiments.claims import COLUMNS, STATUSES, load_registry, schema
 from isdp.experiments.jobs import Job
 from isdp.experiments.scorecard import (
+    CAUSE_MEANINGS,
+    STATUS_MEANINGS,
     ItemRef,
     assign,
+    data_line,
     documents,
     experiment_registry,
     names_figure_or_table,
@@ -28,6 +31,9 @@ from isdp.experiments.scorecard import (
     split_source,
     status_counts,
     unregistered,
+)
+from isdp.experiments.scorecard import (
+    page as scorecard_page,
 )
 
 # Locations as config/claims.yaml writes them, with the figures and tables they name.
@@ -264,3 +270,48 @@ def test_render_shows_a_document_without_items():
     rows = assign(SUMMARY.iloc[:1], registry_items(_registry(ITEMS[:1])))
     html = render(rows, registry_items(_registry(ITEMS[:1])), {"e2": "E2 title"}, base=None)
     assert "no figure or table of this document is reproduced in this run" in html
+
+
+def test_the_legend_says_what_every_status_and_every_cause_means(tmp_path, monkeypatch):
+    _fake_run(tmp_path)  # the standalone page reads the figures for its thumbnails
+    monkeypatch.chdir(tmp_path)
+    causes = schema()["properties"]["claims"]["items"]["properties"]["cause"]["enum"]
+    assert list(STATUS_MEANINGS) == list(STATUSES) and sorted(CAUSE_MEANINGS) == sorted(causes)
+    rows = assign(SUMMARY, registry_items(_registry()))
+    for base in (None, "results"):
+        html = render(rows, registry_items(_registry()), {e: f"{e} title" for e in ("e2", "e3", "e8")}, base=base)
+        assert "How to read the verdicts" in html and all(f"<b>{c}</b>" in html for c in causes)
+
+
+def test_the_header_says_how_its_counts_relate_to_the_readmes():
+    restating = SUMMARY.assign(same_fact_as=["", "A-fig1", *[""] * (len(SUMMARY) - 2)])
+    html = render(assign(restating, registry_items(_registry())), registry_items(_registry()), {}, base=None)
+    claims_rows = int((SUMMARY["kind"] == "claim").sum())
+    assert f"{claims_rows} statements of the documents" in html
+    assert "Of the statements, 1 restate another row's fact" in html
+    assert f"counts each fact once, {claims_rows - 1} claims" in html
+
+
+def test_a_fallback_to_another_data_vintage_is_stated_at_the_top():
+    fallback = {"source_used": "embedded", "vintage_used": "20210608", "vintage_requested": "20201116",
+                "reason": "the download failed (no network)"}
+    line = data_line(fallback)
+    assert "vintage 20210608" in line and "not the vintage 20201116 the paper used" in line and "no network" in line
+    assert "not the vintage" not in data_line({**fallback, "vintage_requested": "20210608"})
+    assert data_line(None) == ""
+    rows = assign(SUMMARY, registry_items(_registry()))
+    html = render(rows, registry_items(_registry()), {}, base=None, source=fallback)
+    assert html.index("not the vintage 20201116") < html.index('id="doc-0"')
+
+
+def test_inside_the_report_tables_open_as_text_and_the_standalone_page_disarms_its_links(tmp_path, monkeypatch):
+    _fake_run(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    rows = assign(SUMMARY, registry_items(_registry()))
+    landing = render(rows, registry_items(_registry()), {"e2": "E2 title"}, base=None)
+    table = re.search(r'href="(javascript:[^"]*results/tables/table1\.csv[^"]*)"', landing)
+    assert table and "content:&#x27;text&#x27;" in table.group(1) and "TextDecoder" in table.group(1)
+    assert "showResultInfo" not in landing  # which only offered the download
+    page = Path(tmp_path / "page.html")
+    page.write_text(scorecard_page("<a href='figures/fig1.png'>x</a>"))
+    assert "location.protocol" in page.read_text() and "removeAttribute('href')" in page.read_text()

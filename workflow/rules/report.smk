@@ -138,8 +138,10 @@ rule experiment_registry:
 
 # Every document's figures and tables (the registry's items) with the verdicts of the claims that
 # speak of them: a standalone page, and the report's landing text (workflow/report/workflow.rst).
+# Where E3 runs, the county data's source and vintage are stated at the top (`source`).
 rule scorecard:
     input:
+        **({"source": rules.fetch.output.info} if "e3" in EXPERIMENT_IDS else {}),
         summary="results/tables/reproduction_summary.csv",
         registry="results/tables/experiments.csv",
         reproductions=sorted(

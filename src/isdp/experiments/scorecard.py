@@ -300,6 +300,69 @@ def reason(row) -> str:
 
 # --------------------------------------------------------------------------- HTML
 
+#: what each status says (docs/claims.md, "Criteria"); the scorecard's legend
+STATUS_MEANINGS = {
+    "match": "this run's value meets the row's criterion against the paper's value",
+    "differs": "it does not; the row gives a cause",
+    "calibrated": "it agrees, but the paper's value chose a parameter or a reading of its words: not evidence",
+    "not-comparable": "there is no printed value to compare with (the cause says why); this run's value is shown",
+    "error": "the evidence could not be judged (a missing, empty or damaged file): never a match",
+    "not-run": "the row's experiment is not configured in this run",
+}
+#: what each cause says (the claims registry's ``cause``; docs/claims.md)
+CAUSE_MEANINGS = {
+    "paper error": "the paper's own numbers, by arithmetic, disagree with the printed value",
+    "data vintage": "the data differ from the paper's, not the method",
+    "reading": "the paper's words admit readings that disagree",
+    "Monte Carlo": "a run-to-run error, this run's or the paper's",
+    "design": "this run departs from the paper's printed design on purpose (the config says why)",
+    "not printed": "the document draws it but states no number",
+    "value lost": "the document states it as mathematics that the project's text copy dropped",
+    "not public": "the data are not public",
+    "offline": "the data are public but not reachable from this machine, nor in the repository",
+    "bug": "a fault of this project, to be fixed",
+}
+
+
+def legend() -> str:
+    """The statuses and causes the scorecard uses, each in one line (a ``<details>`` block).
+
+    Examples
+    --------
+    >>> from isdp.experiments.scorecard import legend
+    >>> "calibrated" in legend() and "value lost" in legend()
+    True
+    """
+    statuses = "".join(f'<li><span class="chip s-{s}">{s}</span> {_esc(m)}</li>' for s, m in STATUS_MEANINGS.items())
+    causes = "".join(f"<li><b>{_esc(c)}</b>: {_esc(m)}</li>" for c, m in CAUSE_MEANINGS.items())
+    return (f'<details class="legend"><summary>How to read the verdicts</summary><ul>{statuses}</ul>'
+            f"<div>The cause of a row that differs or cannot be compared:</div><ul>{causes}</ul></details>")
+
+
+def data_line(source: dict | None) -> str:
+    """The county data this run used, said plainly where it is not the vintage asked for (``source.json`` of the
+    fetch step; empty when the run read no county data).
+
+    Examples
+    --------
+    >>> from isdp.experiments.scorecard import data_line
+    >>> line = data_line({"source_used": "embedded", "vintage_used": "20210608", "vintage_requested": "20201116",
+    ...                   "reason": "no download attempted"})
+    >>> "not the vintage 20201116 the paper used" in line
+    True
+    """
+    if not source:
+        return ""
+    used, asked = source.get("vintage_used"), source.get("vintage_requested")
+    what = ("the NHGIS file downloaded" if source.get("source_used") == "download"
+            else "the NHGIS extract committed to the repository")
+    text = f"County data: {what}, vintage {_esc(used)} ({_esc(source.get('reason', ''))})."
+    if used != asked:
+        text += (f" <b>This is not the vintage {_esc(asked)} the paper used</b>: rows that depend on it and differ "
+                 "give the cause <i>data vintage</i>.")
+    return f'<div class="data-source">{text}</div>'
+
+
 _CSS = """
 .isdp-sc{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;line-height:1.35;font-size:14px}
 .isdp-sc h1{font-size:22px;margin:0 0 6px}.isdp-sc h2{font-size:18px;margin:22px 0 6px;border-bottom:2px solid #cbd2d9}
@@ -322,6 +385,8 @@ _CSS = """
 .isdp-sc table.data td,.isdp-sc table.data th{border:1px solid #cbd2d9;padding:1px 5px;text-align:right}
 .isdp-sc table.rows td{vertical-align:top;padding:1px 6px;font-size:12px;border-bottom:1px solid #f0f4f8}
 .isdp-sc nav a{margin-right:10px}
+.isdp-sc .data-source{margin:6px 0;padding:4px 8px;background:#fff8e1;border-left:3px solid #f0b429}
+.isdp-sc details.legend{margin:6px 0}.isdp-sc details.legend ul{list-style:none;margin-left:4px}
 .isdp-sc code::before,.isdp-sc code::after{content:none}
 """
 # Inside the Snakemake report the landing view centres its content vertically (a long description
@@ -362,8 +427,10 @@ class _Links:
             return Path(os.path.relpath(path, self.base)).as_posix()
         p = json.dumps(path)
         view = {".png": "img", ".svg": "img", ".html": "html", ".pdf": "pdf"}.get(Path(path).suffix)
-        if view is None:  # tables: their result entry, whose button downloads them
-            return f"javascript:app.showResultInfo({p})"
+        if view is None:  # tables: shown as text in the report (decoded from their data URI, UTF-8)
+            return (f"javascript:app.setView({{navbarMode:'resultinfo',resultPath:{p},content:'text',"
+                    f"contentText:new TextDecoder().decode(Uint8Array.from(atob(results[{p}].data_uri.split(',')[1]),"
+                    "c=>c.charCodeAt(0)))})")
         return (f"javascript:app.setView({{navbarMode:'resultinfo',resultPath:{p},content:'{view}',"
                 f"contentPath:results[{p}].data_uri}})")
 
@@ -446,7 +513,8 @@ def _item_html(it, rows: pd.DataFrame, link: _Links, full: bool, titles: dict[st
     return f'<div class="item"><div class="thumb">{shown}</div><div class="body">{body}{_all_rows(rows)}</div></div>'
 
 
-def render(rows: pd.DataFrame, items: pd.DataFrame, titles: dict[str, str], *, base: str | None) -> str:
+def render(rows: pd.DataFrame, items: pd.DataFrame, titles: dict[str, str], *, base: str | None,
+           source: dict | None = None) -> str:
     """The scorecard as HTML: per document its items in order with their verdicts, then the rows that
     speak of no item, grouped by document and experiment, then the locations naming unregistered items.
 
@@ -461,20 +529,26 @@ def render(rows: pd.DataFrame, items: pd.DataFrame, titles: dict[str, str], *, b
     base : str or None
         The page's directory, to which its links are relative (the standalone page, with thumbnails and
         tables); None for the report's landing text (links open results inside the report, no images).
+    source : dict, optional
+        The county data's ``source.json`` (:func:`data_line`); None when the run read none.
     """
     full = base is not None
     link = _Links(base)
     out = [f'<div class="isdp-sc"><style>{_CSS}{"" if full else _REPORT_CSS}</style>']
     claims_only = rows[rows["kind"] == "claim"]
+    restated = int((claims_only["same_fact_as"].fillna("").astype(str) != "").sum())
     out.append(f"<h1>Scorecard: {len(rows)} rows of the claims registry on this run</h1>"
                f"<div>{chips(status_counts(rows))}</div>"
                f'<div class="meta">{len(claims_only)} statements of the documents '
                f"({' '.join(f'{n} {s}' for s, n in status_counts(claims_only).items() if n)}), "
-               f"{len(rows) - len(claims_only)} checks of this project. Each figure and table below lists "
+               f"{len(rows) - len(claims_only)} checks of this project. Of the statements, {restated} restate "
+               f"another row's fact (in another document or wording): the README's table counts each fact once, "
+               f"{len(claims_only) - restated} claims. Each figure and table below lists "
                "the rows whose location names it; every <i>differs</i> gives its cause and this run's value. "
                + (_link(link("results/tables/reproduction_summary.csv"), "All rows (CSV)") + "." if full else
                   "Figures open here; the full scorecard with thumbnails is "
                   + _link(link("results/scorecard.html"), "results/scorecard.html") + ".") + "</div>")
+    out.append(data_line(source) + legend())
     nav = [f'<a href="#doc-{i}">{_esc(d)}</a>' for i, d in enumerate(documents())]
     if full:
         out.append(f"<nav>{' '.join(nav)} <a href=\"#statements\">statements without a figure or table</a></nav>")
@@ -508,10 +582,25 @@ def render(rows: pd.DataFrame, items: pd.DataFrame, titles: dict[str, str], *, b
     return "\n".join(out)
 
 
+# The standalone page's links are relative to results/. Shown inside the Snakemake report it is a data: URL,
+# against which they resolve to nothing (Chromium shows about:blank#blocked): there they are made inert and a
+# note says where they work.
+_FRAMED = """<script>
+if (!/^(file|https?):$/.test(location.protocol)) {
+  document.querySelectorAll('a[href]:not([href^="#"]):not([href^="data:"])').forEach(a => {
+    a.removeAttribute('href'); a.title = 'open results/scorecard.html from disk to follow this link'; });
+  document.body.insertAdjacentHTML('afterbegin', '<p class="framed-note" style="background:#fff8e1;padding:4px 8px">'
+    + 'This copy of the scorecard is shown inside the report, where its links cannot open: use the report\\'s '
+    + 'landing page (the same verdicts, with links that open each result here), or open results/scorecard.html '
+    + 'from disk.</p>');
+}
+</script>"""
+
+
 def page(body: str, title: str = "Scorecard") -> str:
-    """A standalone HTML page around ``body``."""
+    """A standalone HTML page around ``body`` (its links made inert where it is shown as a data: URL)."""
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title></head>'
-            f'<body style="margin:16px 24px;max-width:1200px">\n{body}\n</body></html>\n')
+            f'<body style="margin:16px 24px;max-width:1200px">\n{body}\n{_FRAMED}\n</body></html>\n')
 
 
 def load(summary_path, registry_path) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
@@ -526,19 +615,22 @@ def load(summary_path, registry_path) -> tuple[pd.DataFrame, pd.DataFrame, dict[
 def scorecard(job: Job) -> None:
     """The scorecard of a run: ``output.html`` (standalone, links relative to its directory) and
     ``output.landing`` (the report's landing text, links into the report), from ``input.summary`` (the
-    reproduction summary) and ``input.registry`` (``experiments.csv``); the figures, tables and notebooks
-    it links are the rule's other inputs."""
+    reproduction summary), ``input.registry`` (``experiments.csv``) and, where the run read county data,
+    ``input.source`` (its ``source.json``); the figures, tables and notebooks it links are the rule's other
+    inputs."""
     rows, items, titles = load(job.input.summary, job.input.registry)
+    source = json.loads(Path(job.input.source).read_text()) if job.input.get("source") else None
     base = os.path.dirname(str(job.output.html)) or "."
-    write_text(page(render(rows, items, titles, base=base)), job.output.html)
-    write_text(render(rows, items, titles, base=None) + "\n", job.output.landing)
+    write_text(page(render(rows, items, titles, base=base, source=source)), job.output.html)
+    write_text(render(rows, items, titles, base=None, source=source) + "\n", job.output.landing)
     lost = unregistered(rows)
     job.log.info("scorecard: %d items, %d rows (%d on no item); %d rows name an unregistered figure or table%s",
                  len(items), len(rows), int((rows["items"].map(len) == 0).sum()), len(lost),
                  "".join(f"\n  {r.id}: {r.names}" for r in lost.itertuples()))
 
 
-__all__ = ["ItemRef", "assign", "documents", "experiment_registry", "item_key", "load", "names_figure_or_table",
+__all__ = ["CAUSE_MEANINGS", "ItemRef", "STATUS_MEANINGS", "assign", "data_line", "documents", "experiment_registry",
+           "item_key", "legend", "load", "names_figure_or_table",
            "parse_location", "reason", "registry_items", "render", "rows_of", "scorecard", "speaks_of",
            "split_source",
            "status_counts", "unregistered"]
