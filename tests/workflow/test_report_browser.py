@@ -71,6 +71,7 @@ def test_scorecard_renders_and_every_link_resolves(results, tmp_path):
     page = results / "scorecard.html"
     dom, err = _dom(page, tmp_path)
     assert "Scorecard:" in dom and "ISDP" in dom, f"scorecard not rendered; chromium stderr: {err}"
+    assert "framed-note" not in dom  # opened from disk its links work: they are not disarmed
     parser = _Targets()
     parser.feed(dom)
     local = [t for t in parser.targets if not t.startswith(("#", "data:"))]
