@@ -91,13 +91,16 @@ class LatticeBlock:
         return c - 1 if self.kind == "total" else (r - 1) * (c - 1)
 
     def variances(self, sigma2: Fraction) -> np.ndarray:
-        """Each cell's noise variance under the continuous Gaussian on the same subspace.
+        """Each cell's noise variance under the continuous Gaussian on the same subspace: a bound on the lattice's.
 
         σ²(1 − 1/n) for a total over n cells, σ²(1 − 1/r)(1 − 1/c) for both margins of an r × c
-        table: the same for every cell. The lattice Gaussian's own variance is below it where σ
-        is small against the lattice's spacing: on the coarsest lattice, a 2 × 2 table's (Z·v,
-        ‖v‖² = 4), 14 % below at σ = 1, 2·10⁻⁷ at σ = 2, and equal in double precision from
-        σ = 3 (a release at ε ≤ 1 per person has σ near 6; ``tests/core/test_lattice_gaussian.py``).
+        table: the same for every cell. It bounds the lattice Gaussian's own variance, which is
+        sub-Gaussian with the same σ (ISDP Prop 18: Var⟨e_i, u⟩ ≤ σ²‖P e_i‖², P the projection on
+        the subspace), and equals it where σ is large against the lattice's spacing: on the
+        coarsest lattice, a 2 × 2 table's (Z·v, ‖v‖² = 4), the lattice's is 14 % below at σ = 1,
+        2·10⁻⁷ at σ = 2, and equal in double precision from σ = 3 (a release at ε ≤ 1 per person
+        has σ near 6; ``tests/core/test_lattice_gaussian.py``). The statement gives it as
+        ``noise_variance_per_cell_at_most``.
 
         Parameters
         ----------

@@ -129,11 +129,14 @@ _KLEIN = ("exact discrete Gaussian on the lattice of each block whose invariants
           "margins: Klein's sampler on the basis of differences of adjacent cells (their Gram-Schmidt vectors in "
           "closed form), one-dimensional discrete Gaussians drawn exactly in integer arithmetic, then an exact "
           "rejection step (Brakerski-Langlois-Peikert-Regev-Stehle 2013, Lemma 2.3), so the noise is exactly the "
-          "discrete Gaussian on the lattice and every cell of a block has the same variance")
+          "discrete Gaussian on the lattice and every cell of a block has the same variance, at most the continuous "
+          "Gaussian's on the same subspace (the lattice Gaussian is sub-Gaussian with the same sigma), equal to it "
+          "in double precision from sigma = 3 and below it where sigma is small against the lattice's spacing")
 
 
 def _klein_blocks(plan: Plan) -> list[dict]:
-    """Per shape of the blocks Klein's sampler draws: the kind, the grid, how many, each cell's variance."""
+    """Per shape of the blocks Klein's sampler draws: the kind, the grid, how many, and a bound on each cell's
+    variance (:meth:`isdp.lattice_gaussian.LatticeBlock.variances`)."""
     from .lattice_gaussian import LatticeBlock
 
     shapes: dict[tuple, dict] = {}
@@ -143,7 +146,7 @@ def _klein_blocks(plan: Plan) -> list[dict]:
             entry = shapes.setdefault((sub.kind, sub.grid.shape), {
                 "invariants": "one total" if sub.kind == "total" else "both margins",
                 "cells": int(sub.grid.size), **({} if sub.kind == "total" else {"grid": list(sub.grid.shape)}),
-                "blocks": 0, "noise_variance_per_cell": float(sub.variances(sigma2)[0])})
+                "blocks": 0, "noise_variance_per_cell_at_most": float(sub.variances(sigma2)[0])})
             entry["blocks"] += 1
     return sorted(shapes.values(), key=lambda e: -e["cells"])
 

@@ -562,7 +562,7 @@ def test_a_nested_release_keeps_every_level_exactly(tmp_path):
 
 def test_the_gaussian_route_draws_margins_and_totals_by_klein_with_even_noise(tmp_path):
     """Both margins of an 8 × 6 table on the Gaussian route: no proposal wasted (one Klein pass per
-    draw), every cell the same stated variance σ²(1 − 1/r)(1 − 1/c), the invariants exact."""
+    draw), every cell the same variance, at most the stated σ²(1 − 1/r)(1 − 1/c), the invariants exact."""
     r, c = 8, 6
     rng = np.random.default_rng(0)
     rows = ["g," + ",".join(f"c{j}" for j in range(c))] + [f"r{i}," + ",".join(str(v) for v in rng.poisson(30, c))
@@ -576,7 +576,7 @@ def test_the_gaussian_route_draws_margins_and_totals_by_klein_with_even_noise(tm
     blocks = p["route"]["blocks"]
     sigma = float(Fraction(p["mechanism"]["sigma"]))
     assert blocks == [{"invariants": "both margins", "cells": r * c, "grid": [r, c], "blocks": 1,
-                       "noise_variance_per_cell": pytest.approx(sigma**2 * (1 - 1 / r) * (1 - 1 / c))}]
+                       "noise_variance_per_cell_at_most": pytest.approx(sigma**2 * (1 - 1 / r) * (1 - 1 / c))}]
     assert "Klein" in p["route"]["sampler"] and p["route"]["solved_cells"] == []
     assert json.loads(audit.read_text())["exact_sampler"]["attempts"] <= 2
     x = np.array([[int(v) for v in line.split(",")[1:]] for line in rows[1:]])
