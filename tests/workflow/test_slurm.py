@@ -23,8 +23,7 @@ from ci_runs import TIMING_COLUMNS, ci_run_dir
 # beside them), five jobs of a few seconds: the SLURM plugin backs off by 10 s more per status check that
 # finds nothing finished, so every level of a deeper DAG adds about 30 s, and each cluster job re-reads the
 # workflow (about 5 s of CPU) in competition with the tests running beside this one (11 jobs cost 150 CPU-s).
-# The deeper sampler-coupling-draws chain and the summaries are rerun locally instead (ci_subset.txt,
-# test_reproducibility.py).
+# The deeper sampler-coupling-draws chain is rerun locally instead (ci_subset.txt, test_reproducibility.py).
 SUBSET = Path(__file__).with_name("slurm_subset.txt").read_text().split()
 
 pytestmark = pytest.mark.workflow
