@@ -67,6 +67,22 @@ def test_bad_registry_entries_are_rejected_with_their_location(tmp_path, registr
         claims.load_registry(path)
 
 
+def test_a_summary_checks_the_measures_of_its_own_experiment_only(tmp_path, registry):
+    """A summary job loads the registry for its experiment: another experiment's unknown measure (which the
+    workflow refuses when it is parsed) is not imported there; its own is refused."""
+    first = dict(registry[0])
+    exp = "E8" if first["experiment"] != "E8" else "E7"
+    other = {**first, "id": f"ISDP-{exp}-other", "experiment": exp, "measure": "e8.no_such_measure"}
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump({"claims": [first, other]}, allow_unicode=True))
+    loaded = claims.load_registry(path, experiments=[first["experiment"]])
+    assert [c["id"] for c in loaded] == [first["id"], other["id"]]
+    with pytest.raises(ValueError, match="unknown measure 'e8.no_such_measure'"):
+        claims.load_registry(path)
+    with pytest.raises(ValueError, match="unknown measure"):
+        claims.load_registry(path, experiments=[other["experiment"]])
+
+
 def test_every_not_comparable_row_names_its_cause(registry):
     """(The schema requires it; a run's differs rows are checked by the workflow tests.)"""
     assert all(c.get("cause") for c in registry if c["criterion"]["kind"] == "not-comparable")

@@ -72,7 +72,7 @@ def _validator():
     return cls(registry_schema)
 
 
-def load_registry(path) -> list[dict]:
+def load_registry(path, experiments: Sequence[str] | None = None) -> list[dict]:
     """The claims of ``path`` (the workflow's ``config/claims.yaml``), validated.
 
     Checks the schema, that ids are unique, that every measure exists and takes the claim's ``args``,
@@ -81,15 +81,19 @@ def load_registry(path) -> list[dict]:
     measure (:func:`check_paper_value`) and that a ``same_fact_as`` names another row that is itself
     counted (one level); raises ``ValueError`` naming the offending claim otherwise.
 
-    A text already validated in this process is not validated again (the measures it names are the ones
-    imported then); every call returns its own copy, which the caller may change.
+    ``experiments`` (ids such as ``"E3"``) limits the checks that import a measure to those experiments'
+    claims: a summary job imports only its own experiment's measures, the workflow having checked every
+    claim when it was parsed. A text already validated in this process is not validated again (the
+    measures it names are the ones imported then); every call returns its own copy, which the caller may
+    change.
     """
     path = Path(path)
-    return copy.deepcopy(_validated(path.read_text(), str(path)))
+    chosen = None if experiments is None else tuple(sorted(experiments))
+    return copy.deepcopy(_validated(path.read_text(), str(path), chosen))
 
 
-@functools.lru_cache(maxsize=4)
-def _validated(text: str, path: str) -> list[dict]:
+@functools.lru_cache(maxsize=8)
+def _validated(text: str, path: str, experiments: tuple[str, ...] | None) -> list[dict]:
     """The checks of :func:`load_registry` on the registry ``text`` read from ``path`` (named in errors)."""
     import jsonschema
 
@@ -104,10 +108,15 @@ def _validated(text: str, path: str) -> list[dict]:
         if c["id"] in seen:
             raise ValueError(f"{path}: duplicate claim id {c['id']!r}")
         seen.add(c["id"])
-        measure = resolve_measure(c["measure"], claim_id=c["id"])
         try:
             _check_finite(c["paper_value"], "paper_value")
             _check_finite(c.get("args", {}), "args")
+        except ValueError as err:
+            raise ValueError(f"{path}: claim {c['id']!r}: {err}") from None
+        if experiments is not None and c["experiment"] not in experiments:
+            continue
+        measure = resolve_measure(c["measure"], claim_id=c["id"])
+        try:
             check_paper_value(c, measure)
             check_criterion(c["criterion"], c["paper_value"], getattr(measure, "natural_scale", None))
         except ValueError as err:
@@ -355,7 +364,8 @@ def evaluate(registry, run: Run, experiment: str | None = None) -> pd.DataFrame:
 
     ``registry``: a loaded list of claims or a path to the YAML file.
     """
-    claims = registry if isinstance(registry, list) else load_registry(registry)
+    claims = (registry if isinstance(registry, list)
+              else load_registry(registry, experiments=None if experiment is None else [experiment]))
     rows = [evaluate_claim(c, run) for c in claims if experiment is None or c["experiment"] == experiment]
     if experiment is not None and not rows:
         raise ValueError(f"the registry has no claim for experiment {experiment!r}")
@@ -405,7 +415,7 @@ def combine(paths, out, registry=None, experiments=None) -> pd.DataFrame:
             raise EvidenceError(f"{p}: no summary rows (damaged?); delete it so the workflow rebuilds it")
     df = pd.concat(frames, ignore_index=True)
     if registry is not None:
-        claims = registry if isinstance(registry, list) else load_registry(registry)
+        claims = registry if isinstance(registry, list) else load_registry(registry, experiments=())
         df = pd.concat([df, not_run_rows(claims, experiments or ())], ignore_index=True)
         order = {c["id"]: i for i, c in enumerate(claims)}
         df = df.iloc[sorted(range(len(df)), key=lambda i: order.get(df["id"].iloc[i], len(order)))]
