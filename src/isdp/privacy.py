@@ -113,6 +113,9 @@ class Neighbours:
     two_persons : bool or None
         Whether some change of two persons' records keeps the invariants; None when not
         determined (too many distinct invariant columns to compare all their pairwise sums).
+    smallest : SmallestChange or None, default None
+        Where neither is realisable, the smallest change that keeps the invariants (its persons,
+        largest ‖v‖₁ and ‖v‖₂²); None otherwise. Left out of the repr.
 
     See Also
     --------
