@@ -4,9 +4,8 @@
 # the lock's, package for package, one venv is both and is installed once; where it differs, the newest set gets a
 # venv of its own and the tests run on both. Then a CI-profile workflow run of every experiment, whose steps,
 # measures and claim verdicts are what tests/experiments covers on the pinned leg, its report and the tests of its
-# outputs; and the method's tests, tests/core (unit and statistical: laws, samplers, certificates, the release and
-# its audits), once the run's steps have filled numba's cache: after the run, or beside its tail once the pinned
-# leg is done. tests/experiments itself runs on the pinned leg only, to
+# outputs; then the method's tests, tests/core (unit and statistical: laws, samplers, certificates, the release and
+# its audits), which find numba's cache filled by the run. tests/experiments itself runs on the pinned leg only, to
 # keep this leg's cost down on 2 cores. Everything it writes is under .ci-newest/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,28 +36,14 @@ echo "newest-stack: $("${venvs[0]}/bin/python" -V), resolved with no constraints
     | grep -E '^(numpy|scipy|pandas|numba|arviz-base|arviz-stats|arviz|xarray|h5netcdf|h5py|highspy|snakemake|opendp)==' \
     | tr '\n' ' '; echo
 
-(
-    start=$SECONDS rc=0
-    make --no-print-directory workflow-run PYTHON="$PYTHON" VENV="${venvs[0]}" CI_DIR="$PWD/$dir/run" \
-        PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-workflow -p no:cacheprovider" || rc=$?
-    echo "newest-stack: the CI-profile workflow run and its tests: $((SECONDS - start)) s, status $rc"
-    exit $rc
-) > "$dir/workflow-run.log" 2>&1 &
-workflow=$!
-# tests/core starts when the run is done, or as soon as the pinned leg is (.ci/run leaves pinned.done): then the
-# run's narrow tail (a summary, the notebooks, the report) leaves a core the tests fill. By then the run's steps
-# have filled numba's cache, which the tests find.
-while kill -0 "$workflow" 2>/dev/null && [ ! -e "$dir/pinned.done" ]; do sleep 2; done
-core=0
+start=$SECONDS
+make --no-print-directory workflow-run PYTHON="$PYTHON" VENV="${venvs[0]}" CI_DIR="$PWD/$dir/run" \
+    PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-workflow -p no:cacheprovider"
+echo "newest-stack: the CI-profile workflow run and its tests: $((SECONDS - start)) s"
 for venv in "${venvs[@]}"; do
     start=$SECONDS
     make --no-print-directory unit PYTHON="$PYTHON" VENV="$venv" \
-        PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-unit -p no:cacheprovider --durations=10 tests/core" || core=$?
+        PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-unit -p no:cacheprovider --durations=10 tests/core"
     echo "newest-stack: tests/core on $venv: $((SECONDS - start)) s"
 done
-run=0
-wait "$workflow" || run=$?
-echo "--- the CI-profile workflow run ($dir/workflow-run.log):"
-cat "$dir/workflow-run.log"
 echo "newest-stack: $((SECONDS - leg_start)) s in all"
-exit $(( run || core ))
