@@ -38,7 +38,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import sparse
 
-from .gaussian_profile import MAX_SHIFT, calibrate_sigma, profile_epsilon
+from .gaussian_profile import calibrate_sigma, profile_epsilon
 
 #: ℓ1 distance of one person's change to a table: 2 for a move between cells (one cell down by one,
 #: another up by one), 1 for a person added or removed. The ℓ1 route's unit ε is ε per person / (2T).
@@ -705,8 +705,8 @@ class Guarantee:
         dict or None
             As :meth:`at`, with ``l1`` and ``l2_squared``: the Laplace's ε is its unit ε times ‖v‖ (the
             change's own distance, below the group bound 2k), the Gaussian's read off the exact profile at
-            ‖v‖₂². None when the change was not found, or its ‖v‖₂² lies beyond the profile's range
-            (:data:`isdp.gaussian_profile.MAX_SHIFT`).
+            ‖v‖₂². None when the change was not found (a change of at most :data:`LARGEST_GROUP` = 8
+            persons has ‖v‖₂² ≤ 2·8², within the profile's range).
 
         Examples
         --------
@@ -716,7 +716,7 @@ class Guarantee:
         >>> Guarantee("l1", 0.5).at_change(Neighbours.of([[3, 1]]).smallest)
         {'persons': 3, 'epsilon': 2.0, 'delta': 0.0, 'l1': 4, 'l2_squared': 10}
         """
-        if change.persons is None or (self.norm == "gaussian" and change.l2_squared > MAX_SHIFT):
+        if change.persons is None:
             return None
         out: dict = {"persons": change.persons}
         if self.norm == "gaussian":
