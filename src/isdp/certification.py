@@ -75,13 +75,15 @@ class CertificationError(RuntimeError):
 
 def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
     """Exact one-sided (1 − ``alpha``) upper confidence bound on a binomial p from k successes in n:
-    the p with P(Bin(n, p) ≤ k) = alpha, i.e. the (1 − alpha) quantile of Beta(k + 1, n − k); 1 at k = n."""
-    from scipy.stats import beta
+    the p with P(Bin(n, p) ≤ k) = alpha, i.e. the (1 − alpha) quantile of Beta(k + 1, n − k); 1 at k = n.
+    SciPy's inverse regularised incomplete beta function is that quantile (``scipy.stats.beta.ppf`` calls
+    it) without the 1 s import of ``scipy.stats``, which a certificate job would pay for this one call."""
+    from scipy.special import betaincinv
 
     k = np.asarray(k, dtype=np.int64)
     unique, where = np.unique(k, return_inverse=True)  # the lag route sums many terms of equal count
     with np.errstate(invalid="ignore", divide="ignore"):
-        upper = np.where(unique >= n, 1.0, beta.ppf(1 - alpha, unique + 1, np.maximum(n - unique, 1)))
+        upper = np.where(unique >= n, 1.0, betaincinv(unique + 1, np.maximum(n - unique, 1), 1 - alpha))
     return upper[where].reshape(k.shape)
 
 

@@ -264,11 +264,15 @@ def _klein_pass(kind: str, shape: tuple[int, int], sigma2: Fraction, choose):
 
 def _differences(z: np.ndarray, axis: int) -> np.ndarray:
     """Σ_k z_k (e_k − e_{k+1}) along ``axis``: n coordinates from n − 1."""
-    pad = [(0, 0)] * z.ndim
-    pad[axis] = (1, 0)
-    lower = np.pad(z, pad)
-    pad[axis] = (0, 1)
-    return np.pad(z, pad) - lower
+    shape = list(z.shape)
+    shape[axis] += 1
+    out = np.zeros(shape, dtype=z.dtype)
+    head = [slice(None)] * z.ndim
+    tail = list(head)
+    head[axis], tail[axis] = slice(0, -1), slice(1, None)
+    out[tuple(head)] += z
+    out[tuple(tail)] -= z
+    return out
 
 
 def _lattice_vector(kind: str, shape: tuple[int, int], z: np.ndarray) -> np.ndarray:
