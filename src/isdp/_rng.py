@@ -1,9 +1,9 @@
 """Per-chain pseudo-random streams for the compiled kernels (xoshiro256**).
 
-Numba's built-in ``np.random`` keeps one state per thread, so draws inside a ``prange``
-would depend on how chains are scheduled on threads. Here every chain owns a 4-word state
-seeded from :class:`numpy.random.SeedSequence`, so a seed fixes the draws whatever the
-number of threads.
+Numba's built-in ``np.random`` keeps one state per thread, so the draws of chains run on several
+threads (:func:`isdp._runner.over_streams`) would depend on how the chains are spread over the
+threads. Here every chain owns a 4-word state seeded from :class:`numpy.random.SeedSequence`, so a
+seed fixes the draws whatever the number of threads.
 """
 
 from __future__ import annotations

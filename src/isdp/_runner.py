@@ -1,7 +1,9 @@
-"""What every sampler entry point shares: argument checks and the chunked run loop.
+"""What every sampler entry point shares: argument checks, the chunked run loop and the threads.
 
 Compiled kernels run a chunk of iterations per call; chunks grow towards about half a second of
-work so that a long run makes few Python round trips yet still logs its progress regularly.
+work so that a long run makes few Python round trips yet still logs its progress regularly. Each
+call runs the streams (chains, pairs, draws) on numba's threads, a range per thread
+(:func:`over_streams`).
 """
 
 from __future__ import annotations
@@ -111,3 +113,57 @@ def run_chunked(step: Callable[[int, int], None], n_iter: int, *, log: logging.L
             log.info("%s: %d/%d iterations (%.0f%%), %.1f s", label, t, n_iter, 100 * t / n_iter, now - start)
             last_log = now
     return time.perf_counter() - start
+
+
+def over_streams(kernel: Callable[..., None], n_streams: int, *args) -> None:
+    """Call ``kernel(lo, hi, *args)`` for contiguous ranges [lo, hi) covering streams 0..``n_streams``.
+
+    One range per thread, ``min(numba.get_num_threads(), n_streams)`` threads: numba's setting
+    (``NUMBA_NUM_THREADS``, :func:`numba.set_num_threads`,
+    :func:`isdp.experiments.jobs.set_numba_threads`) stays the one knob. With one thread the kernel
+    runs in the calling thread; with more, on a thread pool, and an exception in any range is raised
+    here. The kernels are serial ``@njit(nogil=True)`` loops over their range, so the threads run
+    in parallel; each stream owns its random state (:mod:`isdp._rng`), so the results do not depend
+    on the thread count.
+
+    Why threads and not numba's ``parallel=True`` (parfors): a parfor kernel costs several seconds
+    more to compile on a fresh clone, and the workflow runs one thread per job, where parfors buy
+    nothing (docs/performance.md).
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(lo, hi, *args)`` runs streams lo..hi − 1 and writes its results into ``args``'
+        arrays (rows lo..hi − 1 only). ``lo`` and ``hi`` are Python ints, so numba compiles one
+        signature.
+    n_streams : int
+        The number of streams, ≥ 0 (0: the kernel is not called).
+    *args
+        The kernel's other arguments, the same for every range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def squares(lo, hi, out):
+    ...     for c in range(lo, hi):
+    ...         out[c] = c * c
+    >>> out = np.zeros(5, dtype=np.int64)
+    >>> over_streams(squares, 5, out)
+    >>> out.tolist()
+    [0, 1, 4, 9, 16]
+    """
+    import numba  # here, not at the top: modules that only check arguments need not load numba
+
+    n_streams = int(n_streams)
+    threads = min(numba.get_num_threads(), n_streams)
+    if threads <= 1:
+        if n_streams > 0:
+            kernel(0, n_streams, *args)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = [n_streams * i // threads for i in range(threads + 1)]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        futures = [pool.submit(kernel, bounds[i], bounds[i + 1], *args) for i in range(threads)]
+        for future in futures:
+            future.result()

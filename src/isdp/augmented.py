@@ -33,10 +33,10 @@ import math
 import time
 
 import numpy as np
-from numba import njit, prange, uint64
+from numba import njit, uint64
 
 from ._rng import next_u64, seed_states, uniform_pos
-from ._runner import check_count, check_positive, check_state
+from ._runner import check_count, check_positive, check_state, over_streams
 from .bases import sum_blocks
 from .coupling import MeetingTimes
 from .lattice import IntegerLattice, InvariantError
@@ -174,9 +174,9 @@ def _coupled_iteration(x, y, rng, eps, blocks):
 
 # ---- compiled runs -----------------------------------------------------------------------------
 
-@njit(parallel=True, cache=True)
-def _run(u, rng, eps, blocks, burn_in, thin, out):
-    for c in prange(u.shape[0]):
+@njit(nogil=True, cache=True)
+def _run(lo, hi, u, rng, eps, blocks, burn_in, thin, out):
+    for c in range(lo, hi):
         for _ in range(burn_in):
             _iteration(u[c], rng[c], eps, blocks)
         for d in range(out.shape[1]):
@@ -185,9 +185,9 @@ def _run(u, rng, eps, blocks, burn_in, thin, out):
             out[c, d] = u[c]
 
 
-@njit(parallel=True, cache=True)
-def _meeting_times(init, rng, eps, blocks, lag, max_iter, tau, met):
-    for p in prange(init.shape[0]):
+@njit(nogil=True, cache=True)
+def _meeting_times(lo, hi, init, rng, eps, blocks, lag, max_iter, tau, met):
+    for p in range(lo, hi):
         x = init[p].copy()
         y = init[p].copy()
         for _ in range(lag):
@@ -340,7 +340,7 @@ def augmented_sample(lattice: IntegerLattice, target: Target, *, n_chains: int, 
     burn_in, thin = check_count("burn_in", burn_in, 0), check_count("thin", thin, 1)
     u = starting_states(lattice, init, n_chains)
     out = np.zeros((n_chains, n_draws, lattice.n), dtype=np.int64)
-    _run(u, seed_states(seed, n_chains), eps, blocks, burn_in, thin, out)
+    over_streams(_run, n_chains, u, seed_states(seed, n_chains), eps, blocks, burn_in, thin, out)
     return _checked(lattice, out)
 
 
@@ -405,7 +405,7 @@ def augmented_meeting_times(lattice: IntegerLattice, target: Target, *, lag: int
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    _meeting_times(start, seed_states(seed, n_pairs), eps, blocks, lag, max_iter, tau, met)
+    over_streams(_meeting_times, n_pairs, start, seed_states(seed, n_pairs), eps, blocks, lag, max_iter, tau, met)
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
 
 

@@ -20,10 +20,10 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ._rng import seed_states, uniform_pos
-from ._runner import check_count, check_dg_eps, check_positive, check_state
+from ._runner import check_count, check_dg_eps, check_positive, check_state, over_streams
 from .double_geometric import maximal_coupling_dg
 from .kernels import acceptance_ratio, apply_move, basis_csr, component_sweep, norm_change, sweep_law
 from .lattice import IntegerLattice
@@ -73,18 +73,17 @@ def _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng, csr, law):
     return sx, sy, n_diff
 
 
-@njit(parallel=True, cache=True)
-def _meeting_times(init_x, init_y, wdiff0, rng, csr, law, lag, max_iter, tau, met):
+@njit(nogil=True, cache=True)
+def _meeting_times(lo, hi, init_x, init_y, wdiff0, rng, csr, law, lag, max_iter, tau, met):
     k = csr[0].shape[0] - 1
-    code, param, dg, exp_l1 = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
-    for p in prange(init_x.shape[0]):
+    for p in range(lo, hi):
         x = init_x[p].copy()
         y = init_y[p].copy()
         sx = (x * x).sum()
         sy = (y * y).sum()
         wdiff = wdiff0[p].copy()
         for _ in range(lag):
-            _, sx = component_sweep(x, sx, rng[p], csr, (code, param, dg, exp_l1), wdiff, -1)
+            _, sx = component_sweep(x, sx, rng[p], csr, law, wdiff, -1)
         n_diff = 0
         for j in range(k):
             if wdiff[j] != 0:
@@ -94,7 +93,7 @@ def _meeting_times(init_x, init_y, wdiff0, rng, csr, law, lag, max_iter, tau, me
         met[p] = lag == 0 and n_diff == 0
         while not met[p] and t < max_iter:
             t += 1
-            sx, sy, n_diff = _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng[p], csr, (code, param, dg, exp_l1))
+            sx, sy, n_diff = _coupled_sweep(x, y, sx, sy, wdiff, n_diff, rng[p], csr, law)
             met[p] = n_diff == 0
         tau[p] = t
 
@@ -374,8 +373,9 @@ def meeting_times(
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    _meeting_times(start_x, start_y, lattice.coordinates(start_y - start_x), seed_states(seed, n_pairs),
-                   basis_csr(lattice.basis), sweep_law(target, proposal_eps), int(lag), int(max_iter), tau, met)
+    over_streams(_meeting_times, n_pairs, start_x, start_y, lattice.coordinates(start_y - start_x),
+                 seed_states(seed, n_pairs), basis_csr(lattice.basis), sweep_law(target, proposal_eps), int(lag),
+                 int(max_iter), tau, met)
     seconds = time.perf_counter() - tick
     log.info("%s, lag %d: %d of %d pairs met, median τ - L = %d, %.1f s", target.label, lag, met.sum(), n_pairs,
              int(np.median(tau - lag)), seconds)

@@ -9,21 +9,21 @@ import itertools
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit, prange
+from numba import njit
 from scipy import stats
 
 from ._rng import dg_draw, dg_table, seed_states, uniform_pos
-from ._runner import check_count, check_dg_eps
+from ._runner import check_count, check_dg_eps, over_streams
 from .double_geometric import dg_logpmf
 from .lattice import IntegerLattice, as_integer_matrix
 from .targets import Target
 
 
-@njit(parallel=True, cache=True)
-def _sum_zero_rejection(rng, dg, out, tries):
+@njit(nogil=True, cache=True)
+def _sum_zero_rejection(lo, hi, rng, dg, out, tries):
     log_a = dg[3]
     n = out.shape[1]
-    for r in prange(out.shape[0]):
+    for r in range(lo, hi):
         s = rng[r]
         attempts = 0
         while True:
@@ -130,7 +130,7 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int, *,
                          "max_proposals, use a larger eps, or the MCMC sampler (isdp.sample)")
     out = np.empty((size, n), dtype=np.int64)
     tries = np.empty(size, dtype=np.int64)
-    _sum_zero_rejection(seed_states(seed, size), dg_table(eps), out, tries)
+    over_streams(_sum_zero_rejection, size, seed_states(seed, size), dg_table(eps), out, tries)
     return out
 
 
@@ -157,10 +157,10 @@ def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
     return dg * law[n - 1][(-k) % size] / law[n][0]
 
 
-@njit(parallel=True, cache=True)
-def _conditioned_rejection(rng, dg, A, out):
+@njit(nogil=True, cache=True)
+def _conditioned_rejection(lo, hi, rng, dg, A, out):
     m, n = A.shape
-    for r in prange(out.shape[0]):
+    for r in range(lo, hi):
         s = rng[r]
         while True:
             for i in range(n):
@@ -187,7 +187,7 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     A = np.ascontiguousarray(as_integer_matrix(A))
     size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
     out = np.empty((size, A.shape[1]), dtype=np.int64)
-    _conditioned_rejection(seed_states(seed, size), dg_table(eps), A, out)
+    over_streams(_conditioned_rejection, size, seed_states(seed, size), dg_table(eps), A, out)
     return out
 
 

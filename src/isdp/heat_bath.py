@@ -27,10 +27,10 @@ import logging
 import time
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ._rng import seed_states, uniform_pos
-from ._runner import check_count, check_positive, run_chunked
+from ._runner import check_count, check_positive, over_streams, run_chunked
 from .coupling import MeetingTimes
 from .lattice import InvariantError
 
@@ -79,17 +79,17 @@ def _sweeps(u, rng, ratio, n_sweeps):
         u[j] = s - a
 
 
-@njit(parallel=True, cache=True)
-def _run(states, rng, ratio, n_sweeps):
-    for c in prange(states.shape[0]):
+@njit(nogil=True, cache=True)
+def _run(lo, hi, states, rng, ratio, n_sweeps):
+    for c in range(lo, hi):
         _sweeps(states[c], rng[c], ratio, n_sweeps)
 
 
-@njit(parallel=True, cache=True)
-def _meeting_times(init_x, init_y, rng, ratio, max_iter, tau, met):
+@njit(nogil=True, cache=True)
+def _meeting_times(lo, hi, init_x, init_y, rng, ratio, max_iter, tau, met):
     r, log_r = ratio
     n = init_x.shape[1]
-    for p in prange(init_x.shape[0]):
+    for p in range(lo, hi):
         x = init_x[p].copy()
         y = init_y[p].copy()
         s = rng[p]
@@ -188,8 +188,8 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
     ratio = _ratio(eps)
     n_sweeps = check_count("n_sweeps", n_sweeps, 0)
     rng = seed_states(seed, states.shape[0])
-    run_chunked(lambda t, k: _run(states, rng, ratio, k), n_sweeps, log=log, label=f"{NAME} sweeps",
-                progress=progress)
+    run_chunked(lambda t, k: over_streams(_run, len(states), states, rng, ratio, k), n_sweeps, log=log,
+                label=f"{NAME} sweeps", progress=progress)
     return states
 
 
@@ -251,7 +251,7 @@ def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: 
     tau = np.zeros(len(x), dtype=np.int64)
     met = np.zeros(len(x), dtype=np.bool_)
     tick = time.perf_counter()
-    _meeting_times(x, y, seed_states(seed, len(x)), ratio, max_iter, tau, met)
+    over_streams(_meeting_times, len(x), x, y, seed_states(seed, len(x)), ratio, max_iter, tau, met)
     seconds = time.perf_counter() - tick
     log.info("%s, %d cells: %d of %d pairs met, median τ = %d sweeps, %.2f s", NAME, x.shape[1], met.sum(), len(x),
              int(np.median(tau)), seconds)

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 import sympy
-from numba import njit, prange
+from numba import njit
 
 from ._rng import dg_draw, dg_table, seed_states, uniform_pos
-from ._runner import check_count, check_dg_eps, run_chunked
+from ._runner import check_count, check_dg_eps, over_streams, run_chunked
 from .kernels import copy_into
 from .lattice import InvariantError, as_integer_matrix, as_vector
 
@@ -254,15 +254,13 @@ def _propose(rng, prop, r, equalities, inequalities, law):
     return 2, -eps * (dev_i + dev_c) + eps_q * dev_i
 
 
-@njit(parallel=True, cache=True)
-def _mis_run(state, logw, rng, equalities, inequalities, law, t0, n_iter, burn_in, thin, out, accepted, infeasible,
-             nonintegral):
-    """Iterations t0..t0+n_iter of every chain. The per-chain counts are separate arrays, not a tuple: numba's
-    prange loses writes to arrays unpacked from a tuple argument."""
-    center, eps, eps_q, dg_q = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
+@njit(nogil=True, cache=True)
+def _mis_run(lo, hi, state, logw, rng, equalities, inequalities, law, t0, n_iter, burn_in, thin, out, accepted,
+             infeasible, nonintegral):
+    """Iterations t0..t0+n_iter of chains lo..hi − 1; the per-chain counts are added to in place."""
     m = equalities[-1].shape[0]
-    n_chains, d = state.shape
-    for c in prange(n_chains):
+    d = state.shape[1]
+    for c in range(lo, hi):
         s = state[c]
         lw = logw[c]
         prop = np.empty(d, dtype=np.int64)
@@ -271,7 +269,7 @@ def _mis_run(state, logw, rng, equalities, inequalities, law, t0, n_iter, burn_i
         n_inf = 0
         n_nonint = 0
         for t in range(t0, t0 + n_iter):
-            status, lw_new = _propose(rng[c], prop, r, equalities, inequalities, (center, eps, eps_q, dg_q))
+            status, lw_new = _propose(rng[c], prop, r, equalities, inequalities, law)
             if status == 0:
                 n_nonint += 1
             elif status == 1:
@@ -292,14 +290,14 @@ def _mis_run(state, logw, rng, equalities, inequalities, law, t0, n_iter, burn_i
         nonintegral[c] += n_nonint
 
 
-@njit(parallel=True, cache=True)
-def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, law, lag, max_iter, tau, met):
+@njit(nogil=True, cache=True)
+def _mis_meeting(lo, hi, init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, law, lag, max_iter, tau,
+                 met):
     """Meeting times of the MIS: X runs ``lag`` proposals alone, then X and Y share every proposal
     and one uniform; they meet when both accept the same proposal (or already agree: τ = 0 at lag 0)."""
-    center, eps, eps_q, dg_q = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
     m = equalities[-1].shape[0]
-    n_pairs, d = init_x.shape
-    for p in prange(n_pairs):
+    d = init_x.shape[1]
+    for p in range(lo, hi):
         x = init_x[p].copy()
         y = init_y[p].copy()
         lx = logw_x[p]
@@ -307,7 +305,7 @@ def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, 
         prop = np.empty(d, dtype=np.int64)
         r = np.empty(m, dtype=np.int64)
         for _ in range(lag):
-            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, (center, eps, eps_q, dg_q))
+            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, law)
             if status == 2 and (lw_new >= lx or uniform_pos(rng[p]) < np.exp(lw_new - lx)):
                 copy_into(x, prop)
                 lx = lw_new
@@ -319,7 +317,7 @@ def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, 
                 same = False
         while t < max_iter and not same:
             t += 1
-            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, (center, eps, eps_q, dg_q))
+            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, law)
             if status == 2:
                 u = uniform_pos(rng[p])  # common to both chains: each accepts with its own min(1, ratio)
                 ax = lw_new >= lx or u < np.exp(lw_new - lx)
@@ -338,20 +336,19 @@ def _mis_meeting(init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, 
         tau[p] = t
 
 
-@njit(parallel=True, cache=True)
-def _mis_exact(out, rng, equalities, inequalities, law, max_tries, tries):
+@njit(nogil=True, cache=True)
+def _mis_exact(lo, hi, out, rng, equalities, inequalities, law, max_tries, tries):
     """Rejection: proposals from the MIS proposal at ε̃ = ε (``law`` built with both equal), accepted with
     probability exp(−ε Σ_{i∈I^c} |s̃_i − s*_i|) ≤ 1 when they lie in S* (see :func:`mis_exact_sample`)."""
-    center, eps, eps_q, dg = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
     m = equalities[-1].shape[0]
     d = out.shape[1]
-    for k in prange(out.shape[0]):
+    for k in range(lo, hi):
         prop = np.empty(d, dtype=np.int64)
         r = np.empty(m, dtype=np.int64)
         tries[k] = 0  # 0: not accepted within max_tries
         for n in range(1, max_tries + 1):
             # at ε̃ = ε the returned log weight is −ε Σ_{I^c} |s̃_i − s*_i|
-            status, lw = _propose(rng[k], prop, r, equalities, inequalities, (center, eps, eps_q, dg))
+            status, lw = _propose(rng[k], prop, r, equalities, inequalities, law)
             if status == 2 and np.log(uniform_pos(rng[k])) <= lw:
                 copy_into(out[k], prop)
                 tries[k] = n
@@ -532,7 +529,8 @@ def mis_sample(
     nonintegral = np.zeros(n_chains, dtype=np.int64)
 
     def step(t, n):
-        _mis_run(state, logw, rng, *pb.kernel, t, n, burn_in, thin, out, accepted, infeasible, nonintegral)
+        over_streams(_mis_run, n_chains, state, logw, rng, *pb.kernel, t, n, burn_in, thin, out, accepted, infeasible,
+                     nonintegral)
 
     seconds = run_chunked(step, n_iter, log=log, label="MIS proposals per chain", progress=progress, min_chunk=1000)
 
@@ -584,8 +582,8 @@ def mis_meeting_times(A, a, center, *, eps: float, proposal_eps: float, index_se
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    _mis_meeting(pb.state, py.state, pb.logw, py.logw, seed_states(seed, n_pairs), *pb.kernel, lag, max_iter, tau,
-                 met)
+    over_streams(_mis_meeting, n_pairs, pb.state, py.state, pb.logw, py.logw, seed_states(seed, n_pairs), *pb.kernel,
+                 lag, max_iter, tau, met)
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
 
 
@@ -604,7 +602,7 @@ def mis_exact_sample(A, a, center, *, eps: float, index_set, size: int, seed: in
                   allow_nonunimodular=allow_nonunimodular)
     out = np.empty((size, pb.A.shape[1]), dtype=np.int64)
     tries = np.zeros(size, dtype=np.int64)
-    _mis_exact(out, seed_states(seed, size), *pb.kernel, max_tries, tries)
+    over_streams(_mis_exact, size, out, seed_states(seed, size), *pb.kernel, max_tries, tries)
     if np.any(tries == 0):
         raise ValueError(f"mis_exact_sample: {int((tries == 0).sum())} of {size} draws were not accepted within "
                          f"max_tries = {max_tries} proposals; raise max_tries")

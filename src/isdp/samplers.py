@@ -2,8 +2,8 @@
 
 State u = B w. An iteration sweeps j = 1..k: draw z ~ DG(ε_prop), propose u + z B[:, j],
 accept with probability min(1, π(u')/π(u)). Every proposal stays in Λ(A), so the invariants
-hold at every step. Chains run in parallel (numba ``prange``), each with its own random
-stream, so a seed fixes the draws whatever the number of threads.
+hold at every step. Chains run in parallel threads (:func:`isdp._runner.over_streams`), each with
+its own random stream, so a seed fixes the draws whatever the number of threads.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import logging
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ._rng import seed_states
-from ._runner import check_count, check_dg_eps, check_grid, check_range, run_chunked
+from ._runner import check_count, check_dg_eps, check_grid, check_range, over_streams, run_chunked
 from .kernels import basis_csr, component_sweep, copy_into, joint_sweep, sweep_law
 from .lattice import IntegerLattice, InvariantError
 from .targets import GAUSSIAN, LAPLACE_L1, LAPLACE_L2, Target, squared_norm
@@ -113,12 +113,10 @@ def _run_chain(uc, s, rng, csr, law, t0, n_iter, burn_in, thin, out, joint):
     return acc, s
 
 
-@njit(parallel=True, cache=True)
-def _run(u, sumsq, rng, csr, law, t0, n_iter, burn_in, thin, out, accepted, joint):
-    code, param, dg, exp_l1 = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
-    for c in prange(u.shape[0]):
-        acc, sumsq[c] = _run_chain(u[c], sumsq[c], rng[c], csr, (code, param, dg, exp_l1), t0, n_iter, burn_in, thin,
-                                   out[c], joint)
+@njit(nogil=True, cache=True)
+def _run(lo, hi, u, sumsq, rng, csr, law, t0, n_iter, burn_in, thin, out, accepted, joint):
+    for c in range(lo, hi):
+        acc, sumsq[c] = _run_chain(u[c], sumsq[c], rng[c], csr, law, t0, n_iter, burn_in, thin, out[c], joint)
         accepted[c] += acc
 
 
@@ -270,7 +268,7 @@ def sample(
     joint = update == "joint"
 
     def step(t, n):
-        _run(u, sumsq, rng, csr, law, t, n, burn_in, thin, out, accepted, joint)
+        over_streams(_run, n_chains, u, sumsq, rng, csr, law, t, n, burn_in, thin, out, accepted, joint)
 
     seconds = run_chunked(step, n_iter, log=log, label=f"sampling {target.label}", progress=progress)
 
