@@ -122,7 +122,7 @@ def start_logging(job: Job) -> None:
 
 
 def set_numba_threads(threads: int) -> None:
-    """Let numba's parallel kernels use ``threads`` threads in this process.
+    """Let the compiled kernels run their streams on ``threads`` threads in this process (``_runner.over_streams``).
 
     Before numba is imported this is the ``NUMBA_NUM_THREADS`` variable, so a step that never
     compiles anything does not pay numba's import (0.7 s) to set it; afterwards, numba's own setter.
