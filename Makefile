@@ -24,9 +24,12 @@ RECORD = python $(CURDIR)/benchmarks/measurements_table.py record --start $(MAKE
   lock clean
 
 # uv installs the pinned set of the interpreter's lock in a fraction of pip's time; it is the
-# installer only, not a dependency of isdp. --compile-bytecode writes the .pyc files pip would:
-# without them (and with PYTHONDONTWRITEBYTECODE set, as on the project's machines) every workflow
-# job recompiles pandas, SciPy and matplotlib from source, 2-3 s per job.
+# installer only, not a dependency of isdp.
+# Python writes a module's bytecode the first time it is imported, as by default, also where the machine sets
+# PYTHONDONTWRITEBYTECODE (as the project's machines do): otherwise every workflow job would recompile pandas,
+# SciPy and matplotlib from source, 2-3 s per job. Compiling on first import compiles only what runs; compiling
+# the whole venv at install (uv's --compile-bytecode, 1.5 GB of packages) cost about 80 CPU-seconds per venv.
+unexport PYTHONDONTWRITEBYTECODE
 # A venv of another Python minor is made anew. UNPINNED=1 installs without the lock: the newest releases
 # pyproject.toml admits (CI's newest-stack leg).
 UV_VERSION := 0.13.9
@@ -35,9 +38,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	  then echo "$(VENV) holds another Python: making it anew for $(PY_MINOR)"; rm -rf $(VENV); fi
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet uv==$(UV_VERSION)
-	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(VENV)/bin/python $(if $(UNPINNED),,-c $(LOCK)) \
-	  -e '.[$(EXTRAS)]'
-	$(VENV)/bin/python -m compileall -q src
+	$(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python $(if $(UNPINNED),,-c $(LOCK)) -e '.[$(EXTRAS)]'
 	@touch $@
 
 ## install: the venv alone (PYTHON, VENV and UNPINNED as above)
