@@ -29,7 +29,7 @@ def seed_states(seed: int, n_streams: int) -> np.ndarray:
 
     Row ``i`` is ``numpy.random.SeedSequence(seed).spawn(n_streams)[i].generate_state(4, np.uint64)``,
     computed for all rows at once (:func:`_spawned_words`): spawning children one at a time costs
-    about 20 µs each, which a run of a million pairs or exact draws would spend in seeding.
+    about 30 µs each, which a run of a million pairs or exact draws would spend in seeding.
     ``seed`` must be a non-negative integer: ``None`` would draw fresh OS entropy and make the run
     irreproducible, so it is refused like nan or -1.
 
@@ -93,7 +93,7 @@ def _spawned_words(entropy: list[int], n: int) -> np.ndarray:
     The children differ only in their spawn key (i,), the last word of the entropy they mix, and
     the hash constants advance the same way for every child, so each step of SeedSequence's
     mixing is one vectorised uint32 operation over all children (arithmetic modulo 2³², as in
-    numpy's implementation). ``tests/core/test_rng.py`` compares the rows with numpy's own.
+    numpy's implementation). ``tests/core/test_kernels.py`` compares the rows with numpy's own.
     """
     # a child's entropy: the run entropy padded to the pool size (it has a spawn key), then the key
     run = entropy + [0] * (_POOL_SIZE - len(entropy))
