@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange, uint64
+from numba import njit, uint64
 
 from isdp.coupling import MeetingTimes
 from isdp.double_geometric import maximal_coupling_dg
@@ -37,6 +37,7 @@ from isdp.kernels import (
     dg_draw,
     next_u64,
     norm_change,
+    over_streams,
     seed_states,
     sweep_law,
     uniform_pos,
@@ -280,16 +281,15 @@ def _lagged_pair(start, rng, moves, law, options, lag):
     return x, y, wdiff, _pair_state(x, y)
 
 
-@njit(parallel=True, cache=True)
-def _meeting_times(init, rng, moves, law, options, lag, max_iter, tau, met):
-    code, param, dg, exp_l1 = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
-    for p in prange(init.shape[0]):
-        x, y, wdiff, st = _lagged_pair(init[p], rng[p], moves, (code, param, dg, exp_l1), options, lag)
+@njit(nogil=True, cache=True)
+def _meeting_times(lo, hi, init, rng, moves, law, options, lag, max_iter, tau, met):
+    for p in range(lo, hi):
+        x, y, wdiff, st = _lagged_pair(init[p], rng[p], moves, law, options, lag)
         t = lag
         met[p] = False
         while t < max_iter:
             t += 1
-            _coupled_iteration(x, y, st, wdiff, rng[p], moves, (code, param, dg, exp_l1), options)
+            _coupled_iteration(x, y, st, wdiff, rng[p], moves, law, options)
             if st[2] == 0:
                 met[p] = True
                 break
@@ -328,8 +328,8 @@ def design_meeting_times(lattice: IntegerLattice, target: Target, design: Design
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    _meeting_times(start, seed_states(seed, n_pairs), moves, sweep_law(target, proposal_eps), options, lag, max_iter,
-                   tau, met)
+    over_streams(_meeting_times, n_pairs, start, seed_states(seed, n_pairs), moves, sweep_law(target, proposal_eps),
+                 options, lag, max_iter, tau, met)
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
 
 
@@ -343,8 +343,9 @@ def _iteration_draws(x0, y0, wdiff0, rng, moves, law, options, single, out_x, ou
             _single_iteration(x, (x * x).sum(), wdiff, rng, moves, law, options)
         else:
             _coupled_iteration(x, y, _pair_state(x, y), wdiff, rng, moves, law, options)
-        out_x[r] = x
-        out_y[r] = y
+        for i in range(x.shape[0]):  # element-wise: a row assignment compiles numba's broadcasting setitem (6 s)
+            out_x[r, i] = x[i]
+            out_y[r, i] = y[i]
 
 
 def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, y, *,
@@ -368,16 +369,15 @@ def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, 
     return out_x, out_y
 
 
-@njit(parallel=True, cache=True)
-def _disagreement(init, rng, moves, law, options, lag, checkpoints, out):
-    code, param, dg, exp_l1 = law  # numba cannot pass a tuple holding a tuple into a prange body: rebuilt there
-    for p in prange(init.shape[0]):
-        x, y, wdiff, st = _lagged_pair(init[p], rng[p], moves, (code, param, dg, exp_l1), options, lag)
+@njit(nogil=True, cache=True)
+def _disagreement(lo, hi, init, rng, moves, law, options, lag, checkpoints, out):
+    for p in range(lo, hi):
+        x, y, wdiff, st = _lagged_pair(init[p], rng[p], moves, law, options, lag)
         t = 0
         for c in range(checkpoints.shape[0]):
             while t < checkpoints[c] and st[2] > 0:
                 t += 1
-                _coupled_iteration(x, y, st, wdiff, rng[p], moves, (code, param, dg, exp_l1), options)
+                _coupled_iteration(x, y, st, wdiff, rng[p], moves, law, options)
             out[p, c] = st[2]
 
 
@@ -393,6 +393,6 @@ def disagreement(lattice: IntegerLattice, target: Target, design: Design, *, lag
     start = starting_states(lattice, init, n_pairs)
     _, moves, options = _compiled_design(lattice, design)
     out = np.zeros((n_pairs, checkpoints.size), dtype=np.int64)
-    _disagreement(start, seed_states(seed, n_pairs), moves, sweep_law(target, proposal_eps), options, lag, checkpoints,
-                  out)
+    over_streams(_disagreement, n_pairs, start, seed_states(seed, n_pairs), moves, sweep_law(target, proposal_eps),
+                 options, lag, checkpoints, out)
     return out

@@ -125,9 +125,17 @@ def chisquare_gof_integers(values: np.ndarray, support: np.ndarray, probs: np.nd
 
 
 def rows_to_categories(rows: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Index of each row of ``rows`` among the rows of ``points`` (``-1`` if absent)."""
-    lookup = {tuple(p): i for i, p in enumerate(np.asarray(points).tolist())}
-    return np.array([lookup.get(tuple(r), -1) for r in np.asarray(rows).tolist()], dtype=np.int64)
+    """Index of each row of ``rows`` among the distinct integer rows of ``points`` (``-1`` if absent)."""
+    points = np.ascontiguousarray(points, dtype=np.int64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1, points.shape[1])
+    if points.shape[0] == 0:
+        return np.full(rows.shape[0], -1, dtype=np.int64)
+    # each row as one opaque value (its bytes), so that a sort and a binary search find it
+    row = np.dtype((np.void, points.dtype.itemsize * points.shape[1]))
+    keys, queries = points.view(row).ravel(), rows.view(row).ravel()
+    order = np.argsort(keys)
+    found = order[np.minimum(np.searchsorted(keys, queries, sorter=order), keys.size - 1)]
+    return np.where(keys[found] == queries, found, -1).astype(np.int64)
 
 
 def chisquare_two_sample(x: np.ndarray, y: np.ndarray, min_expected: float = MIN_EXPECTED) -> float:

@@ -39,6 +39,7 @@ from ._rng import next_u64, seed_states, uniform_pos
 from ._runner import check_count, check_positive, check_state, over_streams
 from .bases import sum_blocks
 from .coupling import MeetingTimes
+from .kernels import copy_into
 from .lattice import IntegerLattice, InvariantError
 from .samplers import starting_states
 from .targets import LAPLACE_L2, Target
@@ -209,20 +210,20 @@ def _coupled_steps(x0, y0, rng, eps, blocks, restart, out_x, out_y, out_t):
     y = y0.copy()
     for r in range(out_x.shape[0]):
         if restart:
-            x[:] = x0
-            y[:] = y0
+            copy_into(x, x0)
+            copy_into(y, y0)
         out_t[r, 0], out_t[r, 1] = _coupled_iteration(x, y, rng, eps, blocks)
-        out_x[r] = x
-        out_y[r] = y
+        copy_into(out_x[r], x)
+        copy_into(out_y[r], y)
 
 
 @njit(cache=True)
 def _single_steps(x0, rng, eps, blocks, out_x, out_t):
     x = x0.copy()
     for r in range(out_x.shape[0]):
-        x[:] = x0
+        copy_into(x, x0)
         out_t[r] = _iteration(x, rng, eps, blocks)
-        out_x[r] = x
+        copy_into(out_x[r], x)
 
 
 @njit(cache=True)

@@ -25,7 +25,7 @@ from numba import njit
 from ._rng import seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps, check_positive, check_state, over_streams
 from .double_geometric import maximal_coupling_dg
-from .kernels import acceptance_ratio, apply_move, basis_csr, component_sweep, norm_change, sweep_law
+from .kernels import acceptance_ratio, apply_move, basis_csr, component_sweep, copy_into, norm_change, sweep_law
 from .lattice import IntegerLattice
 from .samplers import starting_states
 from .targets import LAPLACE_L1, LAPLACE_L2, Target
@@ -393,8 +393,8 @@ def _coupled_steps(x0, y0, wdiff0, rng, csr, law, out_x, out_y):
             if wdiff[j] != 0:
                 n_diff += 1
         _coupled_sweep(x, y, (x * x).sum(), (y * y).sum(), wdiff, n_diff, rng, csr, law)
-        out_x[r] = x
-        out_y[r] = y
+        copy_into(out_x[r], x)
+        copy_into(out_y[r], y)
 
 
 def coupled_kernel_draws(

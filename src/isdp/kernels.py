@@ -2,7 +2,8 @@
 
 Public so that kernels built outside the package (the coupling designs of
 benchmarks/coupling_designs.py) use the same pieces, and the same random streams, as
-:func:`isdp.sample`; the stream primitives are defined in :mod:`isdp._rng` and listed here.
+:func:`isdp.sample`; the stream primitives are defined in :mod:`isdp._rng`, and the runner of a kernel's
+streams on numba's threads (:func:`over_streams`) in :mod:`isdp._runner`; both are listed here.
 
 Kernels take their inputs grouped as built once per run:
 
@@ -25,6 +26,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from ._rng import dg_draw, dg_table, next_u64, seed_states, uniform_pos
+from ._runner import over_streams
 from .targets import LAPLACE_L1, LAPLACE_L2, Target
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "joint_sweep",
     "next_u64",
     "norm_change",
+    "over_streams",
     "seed_states",
     "sweep_law",
     "uniform_pos",

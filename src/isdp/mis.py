@@ -283,7 +283,7 @@ def _mis_run(lo, hi, state, logw, rng, equalities, inequalities, law, t0, n_iter
                     acc += 1
             done = t + 1 - burn_in
             if done > 0 and done % thin == 0:
-                out[c, done // thin - 1] = s
+                copy_into(out[c, done // thin - 1], s)
         logw[c] = lw
         accepted[c] += acc
         infeasible[c] += n_inf

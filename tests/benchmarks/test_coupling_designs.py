@@ -37,32 +37,38 @@ def _move_kernels(lattice, target, moves, eps_prop, radius):
     """
     u, _, _ = enumerate_target(lattice, target, radius)
     logp = target.log_density(u)
-    index = {tuple(p): i for i, p in enumerate(u.tolist())}
     reach = 2 * radius + int(np.ceil(np.log(1e-18) / -eps_prop))
     jumps = np.array([z for z in range(-reach, reach + 1) if z != 0])
     q = np.exp(dg_logpmf(jumps, eps_prop))
+    source = np.repeat(np.arange(len(u)), len(jumps))
     kernels = []
     for col in moves.T:
+        dest = (u[:, None, :] + jumps[None, :, None] * col[None, None, :]).reshape(-1, u.shape[1])
+        mass = q[None, :] * np.exp(np.minimum(0.0, target.log_density(dest).reshape(len(u), -1) - logp[:, None]))
         P = np.zeros((len(u), len(u)))
-        for s, point in enumerate(u):
-            dest = point[None, :] + jumps[:, None] * col[None, :]
-            acc = np.exp(np.minimum(0.0, target.log_density(dest) - logp[s]))
-            for d, mass in zip(dest.tolist(), q * acc, strict=True):
-                if tuple(d) in index:
-                    P[s, index[tuple(d)]] += mass
-            P[s, s] += 1.0 - (q * acc).sum()
+        to = rows_to_categories(dest, u)
+        inside = to >= 0
+        np.add.at(P, (source[inside], to[inside]), mass.ravel()[inside])
+        P[np.arange(len(u)), np.arange(len(u))] += 1.0 - mass.sum(axis=1)
         kernels.append(P)
     return kernels, u
 
 
+# (cells, target label, design) -> its one-iteration kernel, shared by the two starts of a design
+_KERNELS = {}
+
+
 def _iteration_kernel(lattice, target, design):
-    moves, _ = design_moves(lattice, design.basis)
-    kernels, u = _move_kernels(lattice, target, moves, EPS_PROP, RADIUS)
-    if design.scan == "systematic":
-        P = np.linalg.multi_dot([np.eye(len(u)), *kernels])
-    else:
-        P = np.linalg.matrix_power(sum(kernels) / len(kernels), lattice.dim)
-    return P, u
+    key = (lattice.n, target.label, design)
+    if key not in _KERNELS:
+        moves, _ = design_moves(lattice, design.basis)
+        kernels, u = _move_kernels(lattice, target, moves, EPS_PROP, RADIUS)
+        if design.scan == "systematic":
+            P = np.linalg.multi_dot([np.eye(len(u)), *kernels])
+        else:
+            P = np.linalg.matrix_power(sum(kernels) / len(kernels), lattice.dim)
+        _KERNELS[key] = P, u
+    return _KERNELS[key]
 
 
 def test_exact_move_kernels_reproduce_the_sweep_matrix(sum3):
