@@ -31,7 +31,6 @@ import warnings
 
 import highspy
 import numpy as np
-import qpsolvers
 import scipy.linalg
 import scipy.sparse as sp
 
@@ -1370,6 +1369,8 @@ def nnl2_projection(m, A, b) -> np.ndarray:
     m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
     n = m.size
+    import qpsolvers  # here: a 0.3 s import that only this projection needs
+
     problem = qpsolvers.Problem(
         P=sp.eye(n, format="csc"),
         q=-m,

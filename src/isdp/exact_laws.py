@@ -10,7 +10,6 @@ import itertools
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from scipy import stats
 
 from ._rng import dg_draw, dg_table, seed_states, uniform_pos
 from ._runner import check_count, check_dg_eps, over_streams
@@ -142,6 +141,8 @@ def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
     S_m come from the characteristic function (1-a)²/(1 - 2a cos t + a²) raised to the m-th power
     on an FFT grid wide enough (≥ 40 standard deviations of S_n) that aliasing is below 1e-15.
     """
+    from scipy import stats
+
     if n < 2:
         raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
     if not np.isfinite(eps) or eps <= 0:

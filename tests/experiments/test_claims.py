@@ -11,6 +11,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
+from census_support import python_output
 from conftest import REGISTRY, ROOT
 
 from isdp.experiments import claims
@@ -65,6 +66,17 @@ def test_bad_registry_entries_are_rejected_with_their_location(tmp_path, registr
     path.write_text(yaml.safe_dump({"claims": [entry]}, allow_unicode=True))
     with pytest.raises(ValueError, match=re.escape(message)):
         claims.load_registry(path)
+
+
+def test_checking_the_registry_imports_no_statistics_or_qp_library():
+    """Snakemake checks every claim whenever it parses the workflow, which imports every measure module; those
+    import SciPy's statistics and qpsolvers (more than a second together) only in the functions that use them."""
+    heavy = ("scipy.stats", "qpsolvers", "matplotlib", "sympy")
+    loaded = python_output("import sys\n"
+                           "from isdp.experiments.claims import load_registry\n"
+                           f"load_registry({str(REGISTRY)!r})\n"
+                           f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    assert loaded == "[]"
 
 
 def test_a_summary_checks_the_measures_of_its_own_experiment_only(tmp_path, registry):

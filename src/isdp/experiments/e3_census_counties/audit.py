@@ -13,7 +13,6 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from isdp.experiments.nhgis.counties import STATE_ABBR
 
@@ -29,6 +28,8 @@ def das_bias_regressions(tidy_df: pd.DataFrame, min_counties: int = 5) -> pd.Dat
     50 states + DC + PR minus DC, DE, HI, RI: 48 regressions). ``p_value`` is the two-sided
     t-test of zero slope (:func:`scipy.stats.linregress`). Sorted by ``state_fips``.
     """
+    from scipy import stats
+
     rows = []
     for state_fips, group in tidy_df.groupby("state_fips", sort=True):
         if len(group) <= min_counties:

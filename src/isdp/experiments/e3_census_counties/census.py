@@ -23,7 +23,6 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from isdp import (
     Certificate,
@@ -314,6 +313,8 @@ def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
     statistic: means, the SE of their difference, the chi-square test (:func:`two_sample_chi2`)
     and the two-sample Kolmogorov–Smirnov p-value (conservative for discrete data).
     """
+    from scipy import stats
+
     sf1 = np.asarray(sf1)
     if sf1.shape[0] == 1:  # one county: the noise is exactly 0 in both; nothing to test
         return pd.DataFrame(columns=EXACT_COLUMNS)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from isdp.draws_io import load_draws
-from isdp.exact_laws import sum_constraint_l1_marginal
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run, fmt_se
 from isdp.experiments.measure_helpers import max_abs_z, max_r_hat_of, vintage_note
@@ -70,6 +68,8 @@ def positive_slope_share(run: Run, paper) -> Measurement:
 
 def sign_test(run: Run, paper) -> Measurement:
     """One-sided sign-test p-value of 'more negative than positive slopes' (no trend: Bin(n, 1/2))."""
+    from scipy import stats
+
     reg = _audit(run)
     n, neg = len(reg), int((reg["slope"] < 0).sum())
     p = float(stats.binomtest(neg, n, 0.5, alternative="greater").pvalue)
@@ -132,6 +132,7 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
     comparison of MCMC and exact draws is ISDP-E3-exact-sampler's, not this row's.
     """
     from isdp.arviz_compat import ess as arviz_ess
+    from isdp.exact_laws import sum_constraint_l1_marginal
 
     eps = float(run.config["e3"]["eps"])
     k = np.arange(-band, band + 1)
@@ -232,6 +233,8 @@ def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
 
 def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
     """One-sided p-value that the DAS error decreases with log county population in ``state``."""
+    from scipy import stats
+
     reg = _audit(run).set_index("state_abbr")
     r = reg.loc[state]
     t = r["slope"] / r["stderr"]
@@ -278,6 +281,8 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
 def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:
     """Exact bias E[max(x + u, 0)] − x = Σ_{k < −x} (−x − k) P(u = k) of clamping a county's noisy count at 0, and
     the SD of u, where u is one county's ℓ1 generalized Laplace noise under its state's total (n counties)."""
+    from isdp.exact_laws import sum_constraint_l1_marginal
+
     reach = int(np.ceil(45 / eps))  # the law's mass beyond ±reach is below e^-45 times a modest factor
     k = np.arange(-x - reach, reach + 1)
     p = np.maximum(sum_constraint_l1_marginal(n, eps, k), 0.0)  # FFT rounding can leave -1e-17
@@ -585,6 +590,8 @@ def no_truncation_probability(run: Run, paper, *, releases: int, eps: float | No
     or ``eps``), bounded below by a union bound over each state's counties with :func:`negative_count_bound`
     (states are released independently). The upper bound from each state's smallest county alone, with its exact
     marginal, is shown beside it, and the lower bound over every state-level area of the county file."""
+    from isdp.exact_laws import sum_constraint_l1_marginal
+
     eps = float(run.config["e3"]["eps"]) if eps is None else float(eps)
     c = _counties(run)
     lower, upper, parts = 1.0, 1.0, []

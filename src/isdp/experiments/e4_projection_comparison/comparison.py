@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from isdp import derive_seed
 from isdp.baselines import dg_l1_projection, discrepancy_concentration, projected_laplace
@@ -225,6 +224,8 @@ def slope_on_log_population(errors, sf1) -> tuple[float, float, float]:
     whether the expected error depends on county size (as the DAS audit does for the one DAS
     release), without treating the releases' within-county noise as independent evidence.
     """
+    from scipy import stats
+
     mean = np.asarray(errors, float).reshape(-1, len(sf1)).mean(axis=0)
     if len(sf1) < 3:  # no residual degree of freedom
         return float("nan"), float("nan"), float("nan")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy import optimize, stats
+from scipy import optimize
 
 from isdp import derive_seed
 from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projection_sd, row_space_basis
@@ -77,6 +77,8 @@ def exact_reading_quantiles(cell_sd: np.ndarray, n_reps: int, null_dim: int, sig
       when the grand total is implied by the invariants (true for §5.2; the caller checks it).
     - ``rep_sd``: the square root of ``rep_var``.
     """
+    from scipy import stats
+
     cell_sd = np.asarray(cell_sd, dtype=float)
     n, k = cell_sd.size, int(n_reps)
     q = [0.5, *probs]
@@ -219,6 +221,8 @@ def conditioning_by_slab(C, n_accepted: int, window: float, rng: np.random.Gener
 
 def slab_ks_pvalues(conditioned: np.ndarray, projected: np.ndarray) -> np.ndarray:
     """Two-sample Kolmogorov–Smirnov p-values of every cell and every difference of two cells."""
+    from scipy import stats
+
     eye = np.eye(conditioned.shape[1])
     directions = [*eye, *(eye[i] - eye[j] for i, j in itertools.combinations(range(len(eye)), 2))]
     return np.array([stats.ks_2samp(conditioned @ d, projected @ d).pvalue for d in directions])
@@ -274,6 +278,7 @@ def plot_readings(per_cell_sd, n_reps: int, repetitions: pd.DataFrame, exact_sd:
     ``paper`` (statistic name → value).
     """
     import matplotlib.pyplot as plt
+    from scipy import stats
 
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(11, 4))

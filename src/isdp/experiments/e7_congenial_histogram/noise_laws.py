@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
 from isdp.experiments.e7_congenial_histogram.releases import _check, laplace_variance_of_scale
 
@@ -138,6 +137,8 @@ def signed_weights(beta: float) -> tuple[float, float]:
 
 
 def _component(law: str, t: np.ndarray, c: Mapping, cdf: bool) -> np.ndarray:
+    from scipy import stats
+
     scale = float(c["scale"])
     if law == "laplace":
         return stats.laplace.cdf(t, scale=scale) if cdf else stats.laplace.pdf(t, scale=scale)

@@ -6,7 +6,6 @@ and that draws through it follow DG(ε) (chi-square).
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from isdp.double_geometric import dg_cdf
 
@@ -63,6 +62,8 @@ def dg_chisquare(draws, eps: float, min_expected: float = 5.0) -> tuple[float, i
     Cells ``k`` for ``|k| ≤ m`` and the two tails beyond, ``m`` the largest value for which the cell
     ``k = m`` and the tail ``k > m`` each expect at least ``min_expected`` draws.
     """
+    from scipy import stats
+
     draws = np.asarray(draws)
     n = draws.size
     a = float(np.exp(-eps))

@@ -21,7 +21,6 @@ laws are in :mod:`.noise_laws`, the privacy levels in :mod:`.privacy_levels`.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 MECHANISMS = ("conditional", "l2", "l1")
 
@@ -59,6 +58,8 @@ def laplace_quantile_grid(eps: float, n: int) -> np.ndarray:
     stand-in for draws, each pair carrying probability ``1/n²``. The quantile levels are ``(i + 1/2)/n`` for
     ``u1`` and ``(i + 1/4)/n`` for ``u2``: not mirror images, so no pair has ``u1 + u2 = 0`` (an event of
     probability 0 that a symmetric grid would hit ``n`` times)."""
+    from scipy import stats
+
     i = np.arange(n)
     u1, u2 = np.meshgrid(stats.laplace.ppf((i + 0.5) / n, scale=base_scale(eps)),
                          stats.laplace.ppf((i + 0.25) / n, scale=base_scale(eps)), indexing="ij")

@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from isdp import derive_seed
 from isdp.double_geometric import dg_variance
@@ -83,6 +82,8 @@ def simulation_table(x, eps_grid: Sequence[float], betas: Sequence[float], n_dra
     every ε), ``figure_eps``, ``conditional`` and ``l1`` (per β) at ``figure_eps``, ``betas``.
     The generator of (mechanism, β, ε) is seeded by ``derive_seed(seed, mechanism, β, ε)``.
     """
+    from scipy import stats
+
     x = np.asarray(x, dtype=float)
     total = x.sum()
     rows, l2_noise, fig_noise = [], [], {}
@@ -119,6 +120,8 @@ def simulation_table(x, eps_grid: Sequence[float], betas: Sequence[float], n_dra
 def conditioning_table(eps: float, window: float, n_accepted: int, seed: int) -> pd.DataFrame:
     """(4.6) by brute force: u1 of base noise pairs with |u1 + u2| < window / ε (generator seeded by
     ``derive_seed(seed, "conditioning")``), its moments and KS tests against M*'s law and Lap(1/ε)."""
+    from scipy import stats
+
     u1 = rel.condition_on_zero_sum(eps, window, n_accepted, np.random.default_rng(derive_seed(seed, "conditioning")))
     c = u1 - u1.mean()
     return pd.DataFrame([{

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run, fmt_se
@@ -112,6 +111,8 @@ def extended_over_projected_error(run: Run, paper) -> Measurement:
     """One-sided 99 % upper confidence bound on err_EG / err_PG (Cor. 3.6 against Cor. 3.5) at the same
     c_{ε,δ}, from the simulated mean squared errors (SE by the delta method), beside the closed form
     Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii for this query."""
+    from scipy import stats
+
     info = _info(run, positive=["extended_sq_error_mean", "sq_error_mean", "extended_sq_error_se", "sq_error_se",
                                 "exact_sd_max", "sigma"], count=_SIZE)
     eg, pg = info["extended_sq_error_mean"], info["sq_error_mean"]

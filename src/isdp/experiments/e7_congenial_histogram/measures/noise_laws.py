@@ -14,7 +14,6 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from scipy import stats
 
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run, fmt_se
@@ -45,6 +44,8 @@ def _components(paper) -> list[dict]:
 
 def l2_mixture_ks(run: Run, paper) -> Measurement:
     """KS p-values of the simulated f_L2 noise (in units of 1/ε) against the paper's mixture, per ε."""
+    from scipy import stats
+
     comps = _components(paper)
     noise = _noise(run)
     p = [stats.kstest(v.astype(float), lambda t: nl.mixture(t, comps, cdf=True)).pvalue for v in noise["l2"]]
@@ -57,6 +58,8 @@ def l2_mixture_ks(run: Run, paper) -> Measurement:
 
 def signed_gamma_is_laplace_sum(run: Run, paper, *, shape: float) -> Measurement:
     """Whether a signed Gamma(shape, b) has the law of the sum of two i.i.d. Lap(b) (b = 1)."""
+    from scipy import stats
+
     sg = [{"law": "signed_gamma", "weight": 1.0, "shape": shape, "scale": 1.0}]
     t = np.linspace(-40, 40, 8001)
     gap = float(np.abs(nl.mixture(t, sg) - nl.laplace_sum_pdf(t, 1.0)).max())
@@ -116,7 +119,7 @@ def a1_region_integrals(run: Run, paper, *, betas, points) -> Measurement:
     (Jacobian 1/β), and the printed I₁, I₂, I₃ against numerical integration of that density over u2 < 0,
     0 ≤ u2 ≤ ũ/(1 − β), u2 > ũ/(1 − β), at ũ = ``points``/ε, β ∈ ``betas`` (≠ 1/2) and the ε grid: the largest
     relative gap (ũ > 0: at 0, I₂ is 0)."""
-    from scipy import integrate
+    from scipy import integrate, stats
 
     joint_gap, region_gap = [], []
     for e in run.config["e7"]["eps_grid"]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from scipy import stats
 
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.e7_congenial_histogram import noise_laws as nl
@@ -135,6 +134,8 @@ def l1_interval_law_ks(run: Run, paper, *, n_draws: int, seed: int, printed_scal
     u_i ~ Lap(2/ε) i.i.d. (``n_draws`` per ε, fixed seed), against the printed law [s1 + min(u1, u2),
     s1 + max(u1, u2)] with u_i ~ Lap(``printed_scale``/ε): KS p-values of its lower end, upper end and length per ε
     against their exact CDFs (1 − (1 − F)², F², and |u1 − u2| the modulus of a sum of two i.i.d. Laplace)."""
+    from scipy import stats
+
     x = np.asarray(run.config["e7"]["x"], dtype=float)
     n, rng, p = float(x.sum()), np.random.default_rng(seed), []
     for e in run.config["e7"]["eps_grid"]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from isdp.double_geometric import dg_cdf, dg_variance
 from isdp.experiments import evidence_checks as ec
@@ -39,6 +38,8 @@ def dg_quantile_exact(run: Run, paper) -> Measurement:
 
 def negbin_moments(run: Run, paper) -> Measurement:
     """Mean and variance of the §3 cell law in the parametrisation E5 uses (numpy/scipy: successes, p)."""
+    from scipy import stats
+
     sim = run.config["e5"]["simulation"]
     law = stats.nbinom(sim["nb_n"], sim["nb_p"])
     value = {"mean": float(law.mean()), "variance": float(law.var())}
@@ -124,6 +125,8 @@ def noise_variance_in_eps(run: Run, paper, *, sensitivities, eps_min: float, eps
 def negbin_printed_moments(run: Run, paper, *, size: float, prob: float) -> Measurement:
     """§3: mean and variance of NegativeBinomial(``size``, ``prob``) in SciPy's nbinom and R's dnbinom convention
     (failures before the ``size``-th success, success probability ``prob``); the other convention in the note."""
+    from scipy import stats
+
     law, swapped = stats.nbinom(size, prob), stats.nbinom(size, 1 - prob)
     value = {"mean": float(law.mean()), "variance": float(law.var())}
     return Measurement(value, f"nbinom({size:g}, {prob:g}): mean {value['mean']:.6g}, variance {value['variance']:.6g}",
@@ -156,6 +159,8 @@ def noise_mass_vanishes(run: Run, paper, *, sensitivities, window: int, eps_min:
     |u| ≤ ``window``, over (2 ``window`` + 1) ε, the largest over ∇ ∈ ``sensitivities`` and ``n_grid`` geometric
     ε from ``eps_min`` to ``eps_max``: at most 1 means no point carries more than ε of mass, so every bounded set's
     mass vanishes with ε (no proper limit)."""
+    from scipy import stats
+
     eps = np.geomspace(eps_min, eps_max, n_grid)
     u = np.arange(-window, window + 1)
     worst, parts = 0.0, []

@@ -10,7 +10,6 @@ and the density of the base release M as printed (``example41_density_gap``).
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
@@ -137,6 +136,8 @@ def example41_density_gap(run: Run, paper, *, bin_scale: float = 2.0) -> Measure
     """§4 Example 4.1: the printed p(m1, m2) = (ε/4)² exp{−ε/2 (|m1 − s1| + |m2 − s2|)} against the product of two
     Laplace densities of scale ``bin_scale``/ε (SciPy) centred at (s1, s2), on a 201² grid reaching ±40/ε around s,
     the E7 ε grid: the largest relative gap."""
+    from scipy import stats
+
     s = np.asarray(run.config["e7"]["x"], dtype=float)
     gap = 0.0
     for e in run.config["e7"]["eps_grid"]:

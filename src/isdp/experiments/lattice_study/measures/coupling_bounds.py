@@ -11,7 +11,6 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from isdp.coupled_laws import coupled_sweep_exact
 from isdp.experiments.claims import Measurement, Run
 
 from .sampler_kernel import _small_lattice
@@ -167,6 +166,7 @@ def coupled_kernel_maximal(
     (:func:`isdp.coupled_laws.coupled_sweep_exact`) at each target ε (config; ``target_eps`` replaces it) and
     proposal ε of E1's and E2's targets, for ``pairs`` of lattice coordinates. The value is the smallest
     P(X' = Y') / (1 − TV): 1 when the kernel is maximal at every pair, never above 1 (the coupling inequality)."""
+    from isdp.coupled_laws import coupled_sweep_exact
     from isdp.targets import generalized_laplace
 
     lat = _small_lattice(lattice)

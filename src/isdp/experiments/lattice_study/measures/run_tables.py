@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from isdp.certification import Certificate
 from isdp.draws_io import draws_attrs, load_draws
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
@@ -155,6 +154,8 @@ def validation_p(run: Run, paper, *, exp: str) -> Measurement:
 
 def coupling_censored(run: Run, paper, *, exp: str) -> Measurement:
     """Coupled pairs of every target's certificate that had not met by its ``max_iter`` (censored)."""
+    from isdp.certification import Certificate
+
     parts, censored = [], 0
     for norm in run.config[exp]["targets"]:
         path = run.path(f"{exp}/certificate_{norm}.json")

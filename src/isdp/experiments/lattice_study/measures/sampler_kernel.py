@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.coupled_laws import jump_law
 from isdp.experiments.claims import Measurement, Run
 
 
@@ -33,6 +32,7 @@ def jump_symmetric(run: Run, paper, *, lattices: list[str], laws: dict[str, dict
     double geometric DG(``eps``) cut at ±``reach`` (its tail mass left out, below 1e-12 of it) and each further
     finite law of ``laws``. The value is the largest of max_v |q(v) − q(−v)|, ‖Σ v q(v)‖∞ and max |A v| over the
     lattices and laws."""
+    from isdp.coupled_laws import jump_law
     from isdp.double_geometric import dg_pmf
 
     k = np.arange(-reach, reach + 1)
