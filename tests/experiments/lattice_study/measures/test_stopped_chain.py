@@ -23,7 +23,16 @@ def run() -> Run:
     return config_run()
 
 
-def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_target_does_not(monkeypatch):
+@pytest.fixture
+def uncached():
+    """Clears the chain the module caches per process, for a test that patches what computes it; and after it."""
+    stopped_chain._stopped_chain_cached.cache_clear()
+    yield stopped_chain._stopped_chain_cached.cache_clear
+    stopped_chain._stopped_chain_cached.cache_clear()
+
+
+def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_target_does_not(monkeypatch,
+                                                                                                 uncached):
     c = registry_row("ISDP-E1-stopped-chain-cost")
     m = stopped_chain.stopped_chain_loss(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "match" and m.value > 1.01, m.text
@@ -33,6 +42,7 @@ def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_t
         return [Law(np.asarray(points, dtype=np.int64), probs, 0.0) for _ in iterations]
 
     monkeypatch.setattr(isdp.privacy_audit, "chain_noise_path", stationary)
+    uncached()
     m = stopped_chain.stopped_chain_loss(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "differs" and abs(m.value - 1) < 1e-9, m.text
 

@@ -5,6 +5,7 @@ iteration budget needs, and the stopped chain's privacy loss against the target 
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -16,6 +17,13 @@ def _stopped_chain(eps: float, proposal_eps: float, radius: int, iterations: lis
     """ISDP §4's stopped chain, exactly: a total of 3 cells, x = (1, 0, 2) and one person moving (v = (−1, 1, 0));
     the chain started at u = 0 and propagated by its transition matrix (:func:`isdp.privacy_audit.chain_noise_path`).
     Returns x, v, the target's budget ε‖v‖₁, the target law π on the box and the chain's law at each iteration."""
+    return _stopped_chain_cached(float(eps), float(proposal_eps), int(radius), tuple(int(t) for t in iterations))
+
+
+# The three rows of this module read one chain (the registry gives them the same arguments): a summary job
+# computes it once, not three times (about 2 s each).
+@functools.lru_cache(maxsize=2)
+def _stopped_chain_cached(eps: float, proposal_eps: float, radius: int, iterations: tuple[int, ...]):
     from isdp.bases import with_mixing_basis
     from isdp.exact_laws import enumerate_target
     from isdp.lattice import IntegerLattice
