@@ -2,7 +2,7 @@
 
 One sum constraint over n counties, ℓ1 Laplace with E3's ε = 0.192, chain X started from E3's
 over-dispersed law (factor 0.1, 1,000 flat iterations). Routes per size: E3's burn-in kernel, the
-pair heat-bath (isdp.certify_heat_bath: Y from π by isdp.exact_laws.sample_sum_constraint_l1, lag 0,
+pair heat-bath (isdp.convergence.certify_heat_bath: Y from π by isdp.exact.sample_sum_constraint_l1, lag 0,
 1,000 pairs; iterations are sweeps); and, for the sizes in ``--path-sizes``, the paper's Metropolis
 chain on the path basis (proposal ε 0.1) with the same exact start and ``--pairs`` pairs, and the
 lag-50 pairs (100) E3 used before, for comparison. Per row: the pairs' mean and largest τ − L,
@@ -20,17 +20,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from isdp import (
-    IntegerLattice,
-    certify,
-    certify_heat_bath,
-    generalized_laplace,
-    sum_constraint,
-    with_mixing_basis,
-)
-from isdp.certification import pairs_needed
-from isdp.exact_laws import sample_sum_constraint_l1
+from isdp.convergence import certify, certify_heat_bath
+from isdp.convergence._certification import pairs_needed
+from isdp.exact import sample_sum_constraint_l1
 from isdp.experiments.e3_census_counties.census import overdispersed_starts
+from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, with_mixing_basis
 
 RESULTS = Path(__file__).parent / "results"
 EPS, PROPOSAL_EPS, FACTOR, FLAT_ITER, LAG = 0.192, 0.1, 0.1, 1000, 50

@@ -15,14 +15,14 @@ of this process, so other jobs on a shared machine do not inflate it:
   pairs met, pairs censored, median τ - L among the pairs that met;
 - exact_draws_per_s: draws per second of the exact rejection sampler (sum constraints only; NaN where it refuses
   to run, its forecast cost beyond MAX_PROPOSALS);
-- certificates (`--certified`, added to an existing CSV): :func:`isdp.certify` of the sampler on
+- certificates (`--certified`, added to an existing CSV): :func:`isdp.convergence.certify` of the sampler on
   the mixing basis (path for sums, adjacent 2×2 moves for tables), 100 pairs from u = 0, lag 50:
   certified_t (iterations to TV bound < 0.01, or "censored k/100"), certified_t_seconds (CPU
   seconds of one chain to run them: certified_t × dim / updates_per_s) and certify_seconds (the
   pairs' CPU seconds). max_iter: 2,000,000 for sums (the coupling study certifies them), for
   tables what a CERT_BUDGET_S budget allows if every pair is censored.
 
-proposal_eps is chosen per problem by `isdp.tune_proposal` over PROPOSAL_GRID. The lattice of
+proposal_eps is chosen per problem by `isdp.mcmc.tune_proposal` over PROPOSAL_GRID. The lattice of
 an r × r table is built from its basic moves (e_ij - e_ir - e_rj + e_rr), a basis of Λ(A) for
 two-way margins; the Smith normal form route costs minutes in sympy at 1024 cells.
 """
@@ -39,21 +39,11 @@ import numba
 import numpy as np
 import pandas as pd
 
-from isdp import (
-    IntegerLattice,
-    certify,
-    convergence_table,
-    generalized_laplace,
-    meeting_times,
-    sample,
-    sample_sum_constraint_l1,
-    sum_constraint,
-    summarize_convergence,
-    table_margins,
-    tune_proposal,
-    with_mixing_basis,
-)
-from isdp.exact_laws import MAX_PROPOSALS, sum_constraint_acceptance
+from isdp.convergence import certify, convergence_table, summarize_convergence
+from isdp.exact import sample_sum_constraint_l1
+from isdp.exact._exact_laws import MAX_PROPOSALS, sum_constraint_acceptance
+from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, table_margins, with_mixing_basis
+from isdp.mcmc import meeting_times, sample, tune_proposal
 
 EPS = 0.192
 PROPOSAL_GRID = (0.05, 0.1, 0.2, 0.4, 0.8)

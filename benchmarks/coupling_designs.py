@@ -1,5 +1,5 @@
 """Alternative L-lag couplings of the component-wise sampler, for the coupling scaling study
-(docs/coupling-study.md; issue #14): the benchmarks' support module, built from :mod:`isdp.kernels`.
+(docs/coupling-study.md; issue #14): the benchmarks' support module, built from :mod:`isdp.mcmc`.
 
 A *design* fixes
 
@@ -9,9 +9,9 @@ A *design* fixes
   per iteration, each drawn uniformly, the same move in both chains), so an iteration costs
   the same number of column updates in every design;
 - the anchor: what the coupled pre-jumps try to equalise — the move's lattice coordinate (as
-  :mod:`isdp.coupling`; needs a basis) or one cell of the move (the *anchor cell*);
+  :mod:`isdp.mcmc`; needs a basis) or one cell of the move (the *anchor cell*);
 - the coupling of the two pre-jumps along the chosen move: maximal with independent residuals
-  (as :mod:`isdp.coupling`), maximal with reflected residuals (z_Y = -z_X), and optionally
+  (as :mod:`isdp.mcmc`), maximal with reflected residuals (z_Y = -z_X), and optionally
   common jumps z_Y = z_X while the chains are more than ``far_gap`` apart in ℓ1.
 
 Each pre-jump is marginally DG(a) and one common uniform decides both accept steps (the maximal
@@ -28,9 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, uint64
 
-from isdp.coupling import MeetingTimes
-from isdp.double_geometric import maximal_coupling_dg
-from isdp.kernels import (
+from isdp.errors import InvariantError
+from isdp.lattice import IntegerLattice, Target
+from isdp.lattice._targets import LAPLACE_L1, LAPLACE_L2
+from isdp.mcmc import (
+    MeetingTimes,
     acceptance_ratio,
     apply_move,
     basis_csr,
@@ -42,9 +44,8 @@ from isdp.kernels import (
     sweep_law,
     uniform_pos,
 )
-from isdp.lattice import IntegerLattice, InvariantError
-from isdp.samplers import starting_states
-from isdp.targets import LAPLACE_L1, LAPLACE_L2, Target
+from isdp.mcmc._double_geometric import maximal_coupling_dg
+from isdp.mcmc._samplers import starting_states
 
 BASES = ("smith", "path", "pairs")
 SCANS = ("systematic", "random")
@@ -98,10 +99,10 @@ class Design:
 DESIGNS = {
     d.name: d
     for d in (
-        Design("smith-maximal"),  # = isdp.coupling.meeting_times
+        Design("smith-maximal"),  # = isdp.mcmc.meeting_times
         Design("smith-reflection", proposal="reflection"),
         Design("smith-random", scan="random"),
-        Design("path-maximal", basis="path"),  # = isdp.coupling on the path-basis lattice
+        Design("path-maximal", basis="path"),  # = isdp.mcmc on the path-basis lattice
         Design("path-reflection", basis="path", proposal="reflection"),
         Design("path-random", basis="path", scan="random"),
         Design("path-cell", basis="path", anchor="cell"),
@@ -116,7 +117,7 @@ def design_moves(lattice: IntegerLattice, basis: str):
 
     The Smith basis anchors each column at its ±1 cell shared with the fewest other columns
     (for one sum constraint: the non-hub cell, so the anchor difference is the lattice
-    coordinate difference that :mod:`isdp.coupling` couples). The path basis anchors
+    coordinate difference that :mod:`isdp.mcmc` couples). The path basis anchors
     e_i - e_{i+1} at i, so a systematic sweep pushes differences to the right; e_i - e_l
     (i < l) is anchored at i.
     """
@@ -170,7 +171,7 @@ def _single_iteration(u, sumsq, wdiff, rng, moves, law, options):
     """One iteration of one chain (the sampler's sweep, or ``n_updates`` random moves).
 
     Accepted jumps are subtracted from ``wdiff`` (the lag phase runs chain X alone). Arguments as
-    :func:`_compiled_design` and :func:`isdp.kernels.sweep_law`.
+    :func:`_compiled_design` and :func:`isdp.mcmc.sweep_law`.
     """
     ptr, idx, val, _ = moves
     dg = law[2]
@@ -299,7 +300,7 @@ def _meeting_times(lo, hi, init, rng, moves, law, options, lag, max_iter, tau, m
 def _compiled_design(lattice: IntegerLattice, design: Design):
     """(moves n × m, the kernels' ``moves`` = (ptr, idx, val, anchor_pos), their ``options`` = (scan,
     updates per random-scan iteration, proposal, far gap)): the move set in column-wise CSR form
-    (:func:`isdp.kernels.basis_csr`), each with its anchor's position in ``idx`` (-1: coordinate anchor)."""
+    (:func:`isdp.mcmc.basis_csr`), each with its anchor's position in ``idx`` (-1: coordinate anchor)."""
     moves, anchors = design_moves(lattice, design.basis)
     ptr, idx, val = basis_csr(moves)
     anchor_pos = np.full(moves.shape[1], -1, dtype=np.int64)
@@ -314,7 +315,7 @@ def _compiled_design(lattice: IntegerLattice, design: Design):
 
 def design_meeting_times(lattice: IntegerLattice, target: Target, design: Design, *, lag: int, n_pairs: int,
                          proposal_eps: float, seed: int, max_iter: int = 1_000_000, init=None) -> MeetingTimes:
-    """L-lag meeting times of ``n_pairs`` pairs under ``design`` (as :func:`isdp.coupling.meeting_times`
+    """L-lag meeting times of ``n_pairs`` pairs under ``design`` (as :func:`isdp.mcmc.meeting_times`
     for the sampler's own coupling).
 
     Censored pairs (not met by ``max_iter``) have ``met = False`` and ``tau = max_iter``.

@@ -6,7 +6,7 @@ Target exp(-ε‖u‖₂), ε = 0.192, on {u ∈ Z^n : Σu = 0}. Two chains, sam
 - ``metropolis``: the component-wise Metropolis designs (benchmarks/coupling_designs.py, proposal ε 0.1,
   lag 50, pairs from u = 0), n = 10, 20, 30, 50, 102, 40 pairs, censored at 100,000 iterations;
   a design stops after its first size with a censored pair;
-- ``augmented``: the data-augmentation Gibbs sampler (isdp.augmented), n = 10 … 254, 1,000 pairs,
+- ``augmented``: the data-augmentation Gibbs sampler (isdp.mcmc), n = 10 … 254, 1,000 pairs,
   lag 5, from three starting laws: ``zero`` (u = 0), ``overdispersed`` (20 iterations of the
   same sampler on the flatter target ε/4, as E3 starts its chains) and ``far`` (u = M(e_1 − e_n),
   ‖u‖ about 100 times π's typical norm), censored at 10,000; plus a lag sweep at n = 102.
@@ -27,14 +27,8 @@ import numpy as np
 import pandas as pd
 from coupling_designs import DESIGNS, design_meeting_times
 
-from isdp import (
-    IntegerLattice,
-    augmented_meeting_times,
-    augmented_sample,
-    convergence_iteration,
-    generalized_laplace,
-    sum_constraint,
-)
+from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
+from isdp.mcmc import augmented_meeting_times, augmented_sample, convergence_iteration
 
 RESULTS = Path(__file__).parent / "results"
 EPS, PROPOSAL_EPS, THRESHOLD = 0.192, 0.1, 0.01

@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 from coupling_designs import DESIGNS, design_meeting_times
 
-from isdp import IntegerLattice, convergence_iteration, generalized_laplace, sum_constraint
+from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
+from isdp.mcmc import convergence_iteration
 
 RESULTS = Path(__file__).parent / "results"
 SIZES = (5, 10, 15, 20, 25, 30, 40, 50, 75, 102)  # 102: Illinois' counties

@@ -9,11 +9,11 @@ One person moving between cells changes the count vector by 2 in ℓ1 and √2 i
   solved cells computed from the invariants;
 - ``opendp-laplace``: OpenDP's discrete Laplace on every count (``make_laplace`` on i64 vectors under
   ``l1_distance``), scale 2/ε; its own map of an ℓ1 distance of 2 is ε;
-- ``gaussian``: isdp's Gaussian route, σ = :func:`isdp.privacy.gaussian_sigma` (1, 10⁻⁶), drawn exactly on the
+- ``gaussian``: isdp's Gaussian route, σ = :func:`isdp.release.gaussian_sigma` (1, 10⁻⁶), drawn exactly on the
   lattice by Klein's sampler (a total, or both margins);
 - ``opendp-gaussian``: OpenDP's discrete Gaussian on every count (``make_gaussian`` on i64 vectors under
   ``l2_distance``) at the least float ≥ that σ. σ is calibrated on a privacy profile that bounds every lattice,
-  Z^n included (:mod:`isdp.gaussian_profile`), so OpenDP's draw meets the same (1, 10⁻⁶) per person; this
+  Z^n included (:mod:`isdp.exact`), so OpenDP's draw meets the same (1, 10⁻⁶) per person; this
   module recomputes the profile of the discrete Gaussian on Z^n independently (:func:`zn_gaussian_epsilon`) and
   refuses to run if it does not. OpenDP's own accounting converts its ρ = 1/σ² with its zCDP bound, which
   states a larger ε (column ``epsilon_opendp_accounting``).
@@ -27,8 +27,8 @@ The cases are release_scale.py's tables (its ``write_table``, the same counts):
 - any other name ``write_table`` knows (``margins-RxC``, ``blocks-N``) with ``--replicates``.
 
 isdp's noise is drawn from the plan of :func:`isdp.release.Plan.make` block by block, as
-:meth:`isdp.exact_sampling.ExactSampler.draw` draws it for a release, with the study API where it batches
-(:meth:`~isdp.exact_sampling.ExactL1Sampler.sample`, the free-cell proposal of whole arrays); one seeded
+:meth:`isdp.exact.ExactSampler.draw` draws it for a release, with the study API where it batches
+(:meth:`~isdp.exact.ExactL1Sampler.sample`, the free-cell proposal of whole arrays); one seeded
 :func:`isdp.release.make_release` per route states the route and the guarantee. Replicates are split into
 chunks, each from its own seed (``--seed``, the case and the route), so isdp's rows do not depend on
 ``--jobs``; OpenDP draws from operating-system entropy and cannot be seeded, so its rows vary within their
@@ -87,13 +87,10 @@ import numpy as np
 from release_scale import write_table
 from scipy import optimize
 
-from isdp.constraints import blocks, constraint_matrix
 from isdp.errors import UncertifiableError
-from isdp.exact_sampling import double_geometric_array, seeded_source
-from isdp.lattice_gaussian import LatticeBlock
-from isdp.privacy import gaussian_sigma
-from isdp.release import MECHANISMS, Plan, Request, make_release
-from isdp.tables import load_table
+from isdp.exact import LatticeBlock, double_geometric_array, seeded_source
+from isdp.lattice import blocks
+from isdp.release import MECHANISMS, Plan, Request, constraint_matrix, gaussian_sigma, load_table, make_release
 
 RESULTS = Path(__file__).parent / "results"
 CSV = RESULTS / "release_error.csv"

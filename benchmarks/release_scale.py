@@ -203,9 +203,9 @@ def study() -> list[dict]:
     cells and both margins of r × r tables; no table is read (a function of A and ε only)."""
     from fractions import Fraction
 
-    from isdp import table_margins
-    from isdp.double_geometric import dg_variance
-    from isdp.exact_sampling import ExactSampler
+    from isdp.exact import ExactSampler
+    from isdp.lattice import table_margins
+    from isdp.mcmc._double_geometric import dg_variance
 
     eps = Fraction(1, 2)
     cases = [(f"total of {n}", np.ones((1, n), dtype=np.int64)) for n in (10, 100, 1000)]

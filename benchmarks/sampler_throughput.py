@@ -16,7 +16,8 @@ import time
 import numba
 import numpy as np
 
-from isdp import IntegerLattice, generalized_laplace, sample, sum_constraint, table_margins
+from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, table_margins
+from isdp.mcmc import sample
 
 
 def numpy_sampler(lattice, target, n_iter, proposal_eps, rng):

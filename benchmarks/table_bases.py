@@ -2,7 +2,7 @@
 Smith basis and the corner moves (issue #20, item 5; docs/coupling-study.md).
 
 r × r tables, r = 4 … 16, Laplace ℓ1 with ε = 0.192, proposal ε = 0.1, lag 50, pairs started at
-u = 0. Bases: ``adjacent`` (isdp.with_mixing_basis(..., "table"): e_(i,j) − e_(i,j+1) − e_(i+1,j) +
+u = 0. Bases: ``adjacent`` (isdp.lattice.with_mixing_basis(..., "table"): e_(i,j) − e_(i,j+1) − e_(i+1,j) +
 e_(i+1,j+1)); ``smith`` (IntegerLattice.from_constraints, the library's own basis: for table margins
 it is e_(1,1) − e_(1,j) − e_(i,1) + e_(i,j), every move through cell (1, 1)); ``corner``
 (e_(i,j) − e_(i,r) − e_(r,j) + e_(r,r), the same star through cell (r, r); benchmarks/cost_growth.py
@@ -13,7 +13,7 @@ table_bases_tau.csv, for the curve of the fraction of pairs met by iteration.
 
 ``--disagreement``: how far censored pairs are from meeting — the number of cells on which the two
 chains differ at checkpoints up to 30,000 iterations (coupling_designs.disagreement, the same
-coupling as isdp.certify), 10 pairs per size, adjacent and Smith bases; writes table_bases_gap.{csv,png}.
+coupling as isdp.convergence.certify), 10 pairs per size, adjacent and Smith bases; writes table_bases_gap.{csv,png}.
 
     NUMBA_NUM_THREADS=1 python benchmarks/table_bases.py     # about 6 minutes on one core
     NUMBA_NUM_THREADS=1 python benchmarks/table_bases.py --disagreement    # about 1 minute
@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 from coupling_designs import DESIGNS, disagreement
 
-from isdp import IntegerLattice, certify, generalized_laplace, table_margins, with_mixing_basis
+from isdp.convergence import certify
+from isdp.lattice import IntegerLattice, generalized_laplace, table_margins, with_mixing_basis
 
 RESULTS = Path(__file__).parent / "results"
 #: table side r: (pairs, censoring cap)

@@ -48,7 +48,7 @@ def pytest_configure(config):
     A worker finds the stamp written and imports ArviZ only where a test needs it (2 s saved per worker)."""
     import os
 
-    from isdp import arviz_compat
+    from isdp.convergence import _arviz_compat as arviz_compat
 
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
@@ -183,7 +183,7 @@ def ess_se(draws: np.ndarray) -> np.ndarray:
     SE = sd / sqrt(ESS_mean), the effective sample size for the mean accounting for
     autocorrelation within and disagreement between chains.
     """
-    from isdp.arviz_compat import ess as arviz_ess
+    from isdp.convergence import ess as arviz_ess
 
     draws = np.asarray(draws, dtype=float)
     ess = arviz_ess(draws, method="mean")
@@ -212,16 +212,16 @@ def isdp():
 @pytest.fixture(scope="session")
 def sum3(isdp):
     """Λ for one sum constraint over 3 cells (a 2-D lattice)."""
-    return isdp.IntegerLattice.from_constraints(isdp.sum_constraint(3))
+    return isdp.lattice.IntegerLattice.from_constraints(isdp.lattice.sum_constraint(3))
 
 
 @pytest.fixture(scope="session")
 def sum2(isdp):
     """Λ for one sum constraint over 2 cells (the 1-D lattice spanned by (1, -1))."""
-    return isdp.IntegerLattice.from_constraints(isdp.sum_constraint(2))
+    return isdp.lattice.IntegerLattice.from_constraints(isdp.lattice.sum_constraint(2))
 
 
 @pytest.fixture(scope="session")
 def table22(isdp):
     """Λ for the margins of a 2×2 table (the 1-D lattice spanned by (1, -1, -1, 1))."""
-    return isdp.IntegerLattice.from_constraints(isdp.table_margins(2, 2))
+    return isdp.lattice.IntegerLattice.from_constraints(isdp.lattice.table_margins(2, 2))

@@ -1,8 +1,9 @@
 """The public names of ``isdp`` and the numpydoc sections their docstrings must have.
 
-The public names are ``isdp.__all__`` and the ``__all__`` of each module the documentation site's
-API reference renders (``api_pages.MODULES``); tests/core/test_public_api_examples.py holds them to
-the sections, tests/workflow/test_docs_site.py to a rendered page.
+The public names are the ``__all__`` of each public part (``isdp.__all__`` names the parts, which
+the documentation site's API reference renders: ``api_pages.parts``);
+tests/core/test_public_api_examples.py holds them to the sections, tests/workflow/test_docs_site.py
+to a rendered page.
 """
 
 from __future__ import annotations
@@ -12,20 +13,13 @@ import inspect
 
 import api_pages
 
-import isdp
-
-#: the modules users import by name: the ones the documentation site's API reference renders
-API_MODULES = api_pages.MODULES
-#: the modules that define the names of ``isdp.__all__``
-TOP_LEVEL_MODULES = tuple(sorted({m.lstrip(".") for m in isdp._EXPORTS.values()}))
+#: the public parts: the ones the documentation site's API reference renders
+API_MODULES = tuple(api_pages.parts())
 
 
 def public_names() -> list[tuple[str, str]]:
-    """(module, name) for every public name, top-level names under the module defining them."""
-    names = [(isdp._EXPORTS[n].lstrip("."), n) for n in isdp.__all__]
-    for module in API_MODULES:
-        names += [(module, n) for n in importlib.import_module(f"isdp.{module}").__all__]
-    return sorted(set(names))
+    """(part, name) for every public name."""
+    return sorted((part, n) for part in API_MODULES for n in importlib.import_module(f"isdp.{part}").__all__)
 
 
 def documented_object(module: str, name: str):

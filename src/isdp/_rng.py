@@ -53,7 +53,7 @@ def seed_states(seed: int, n_streams: int) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.kernels import seed_states
+    >>> from isdp.mcmc import seed_states
     >>> states = seed_states(0, 2)
     >>> states.shape, states.dtype.name, np.array_equal(states, seed_states(0, 2))
     ((2, 4), 'uint64', True)
@@ -93,7 +93,7 @@ def _spawned_words(entropy: list[int], n: int) -> np.ndarray:
     The children differ only in their spawn key (i,), the last word of the entropy they mix, and
     the hash constants advance the same way for every child, so each step of SeedSequence's
     mixing is one vectorised uint32 operation over all children (arithmetic modulo 2³², as in
-    numpy's implementation). ``tests/core/test_kernels.py`` compares the rows with numpy's own.
+    numpy's implementation). ``tests/core/mcmc/test_kernels.py`` compares the rows with numpy's own.
     """
     # a child's entropy: the run entropy padded to the pool size (it has a spawn key), then the key
     run = entropy + [0] * (_POOL_SIZE - len(entropy))
@@ -151,7 +151,7 @@ def next_u64(s):
 
     Examples
     --------
-    >>> from isdp.kernels import next_u64, seed_states
+    >>> from isdp.mcmc import next_u64, seed_states
     >>> state = seed_states(0, 1)[0]
     >>> int(next_u64(state))
     16895730233391000001
@@ -183,7 +183,7 @@ def uniform_pos(s):
 
     Examples
     --------
-    >>> from isdp.kernels import seed_states, uniform_pos
+    >>> from isdp.mcmc import seed_states, uniform_pos
     >>> state = seed_states(0, 1)[0]
     >>> round(uniform_pos(state), 3)
     0.916
@@ -225,7 +225,7 @@ def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
 
     Examples
     --------
-    >>> from isdp.kernels import dg_draw, dg_table, seed_states
+    >>> from isdp.mcmc import dg_draw, dg_table, seed_states
     >>> keep, alias, shift, log_a = dg_table(1.0)
     >>> keep.size, int(shift), round(log_a, 3)
     (16, 60, -1.0)
@@ -263,7 +263,7 @@ def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
 @njit
 def dg_draw(s, dg):
     """One draw of DG(a), P(k) = (1-a)/(1+a) a^|k|, from the alias table ``dg`` = :func:`dg_table` (compiled,
-    floating-point; :func:`isdp.exact_sampling.double_geometric` is the exact integer-arithmetic draw of a release).
+    floating-point; :func:`isdp.exact.double_geometric` is the exact integer-arithmetic draw of a release).
 
     No logarithm except in the tail (probability < 2**-10), where |K| - M - 1 given |K| > M is
     Geometric(1 - a) on {0, 1, ...} and is drawn by inversion from a fresh uniform.
@@ -282,7 +282,7 @@ def dg_draw(s, dg):
 
     Examples
     --------
-    >>> from isdp.kernels import dg_draw, dg_table, seed_states
+    >>> from isdp.mcmc import dg_draw, dg_table, seed_states
     >>> state = seed_states(0, 1)[0]
     >>> [int(dg_draw(state, dg_table(1.0))) for _ in range(5)]
     [-2, -2, 0, 0, -1]
@@ -326,7 +326,7 @@ def derive_seed(base: int, *keys) -> int:
 
     Examples
     --------
-    >>> from isdp import derive_seed
+    >>> from isdp.mcmc import derive_seed
     >>> derive_seed(2024, "e1", "burn-in")
     8121364948480920842
     >>> derive_seed(2024, "e1", "draws")

@@ -55,8 +55,8 @@ def check_dg_eps(name: str, value) -> float:
 def check_state(lattice, u, name: str) -> np.ndarray:
     """``u`` as one int64 vector of ``lattice`` (n cells, integer, A u = 0, ‖u‖₂² within the exact
     int64 range), or an InvariantError naming ``name`` and the problem."""
-    from .lattice import InvariantError
-    from .targets import squared_norm
+    from .errors import InvariantError
+    from .lattice._targets import squared_norm
 
     arr = np.asarray(u)
     if arr.shape != (lattice.n,):

@@ -200,11 +200,11 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool)
 
 
 def _release(args, parser) -> int:
-    from .constraints import constraint_matrix
     from .errors import UsageError
-    from .release import NUMBER_FORMS, Request, _read_number, dry_run, make_release
-    from .release_files import count_of, write_release
-    from .tables import TableSet, load_table
+    from .release._constraints import constraint_matrix
+    from .release._files import count_of, write_release
+    from .release._release import NUMBER_FORMS, Request, _read_number, dry_run, make_release
+    from .release._tables import TableSet, load_table
 
     def load(labels_only: bool = False):
         tables = [load_table(path, args.format, args.count_column, labels_only=labels_only) for path in args.table]
@@ -319,7 +319,7 @@ def main(argv=None) -> int:
     See Also
     --------
     isdp.release.make_release : The release it draws.
-    isdp.release_files.write_release : How it writes the three files.
+    isdp.release.write_release : How it writes the three files.
 
     Examples
     --------

@@ -1,22 +1,146 @@
-"""Why a release is refused: one exception per kind of refusal, each with the exit status of
-``isdp release`` (docs/release.md).
+"""Every error isdp raises on purpose, in one hierarchy rooted in :class:`IsdpError`.
 
-Their own module, below everything that raises them — reading tables (:mod:`isdp.tables`),
-building invariants (:mod:`isdp.constraints`), the exact sampler (:mod:`isdp.exact_sampling`), the
-chain's certificate (:mod:`isdp.certification`) and the release itself (:mod:`isdp.release`) —
-so that none of those imports the release to refuse.
+Their own module, below everything that raises them — the lattice (:class:`InvariantError`), the
+draws files (:class:`DrawsError`), the solvers of the baselines (:class:`SolverError`), the
+certificate (:class:`CertificationError`) and the refusals of ``isdp release``
+(:class:`ReleaseError` and its kinds, each with the command's exit status; docs/release.md) — so
+that none of those imports another to raise or catch.
 """
 
 from __future__ import annotations
 
 
-class ReleaseError(Exception):
+class IsdpError(Exception):
+    """The root of every error isdp raises on purpose: catch it to handle them all.
+
+    Each kind also derives from the builtin a Python user would catch: bad input is a
+    :class:`ValueError` (:class:`InvariantError`, :class:`DrawsError`, :class:`UsageError`,
+    :class:`InputError`, :class:`InfeasibleError`), a computation that ended without a result a
+    :class:`RuntimeError` (:class:`SolverError`, :class:`CertificationError`,
+    :class:`UncertifiableError`). The refusals of ``isdp release`` derive from
+    :class:`ReleaseError` too, which carries the command's exit status.
+
+    Examples
+    --------
+    >>> from isdp.errors import CertificationError, InvariantError, IsdpError, UncertifiableError
+    >>> [issubclass(kind, IsdpError) for kind in (InvariantError, CertificationError)]
+    [True, True]
+    >>> issubclass(UncertifiableError, CertificationError), issubclass(InvariantError, ValueError)
+    (True, True)
+    """
+
+
+class InvariantError(IsdpError, ValueError):
+    """The constraints, the data or a release violate the integer-invariant set-up.
+
+    A :class:`ValueError` raised wherever isdp checks invariants: :func:`isdp.lattice.check_release` when a
+    release is not integer or breaks A·x = a, :meth:`isdp.lattice.IntegerLattice.from_constraints` when A is not
+    an integer matrix or admits no integer noise, :func:`isdp.lattice.integer_solution` when A x = b has no
+    integer solution, and the samplers when a start lies outside Λ(A). The message names the
+    problem (and, for a release, the first vector that breaks the invariants).
+
+    See Also
+    --------
+    isdp.lattice.check_release : The check every stored release and noise draw goes through.
+
+    Examples
+    --------
+    >>> from isdp.errors import InvariantError
+    >>> from isdp.lattice import check_release, sum_constraint
+    >>> try:
+    ...     check_release([5, 1, 2], sum_constraint(3), [7])
+    ... except InvariantError as err:
+    ...     print(err)
+    release: 1 of 1 vectors break the invariants A·x = a (first at index 0)
+    >>> issubclass(InvariantError, ValueError)
+    True
+    """
+
+
+class DrawsError(IsdpError, ValueError):
+    """A draws file that cannot be used as the step expects; the message starts with the file's path.
+
+    Raised by :func:`isdp.convergence.load_draws` and :func:`isdp.convergence._draws_io.draws_attrs` when
+    the file is missing or unreadable (a
+    damaged compressed chunk, a truncated file), holds no (chains, draws, cells) integers, breaks the
+    constraints the caller gives, or holds draws of another target.
+
+    Parameters
+    ----------
+    message : str
+        The file and what is wrong with it.
+
+    Examples
+    --------
+    >>> from isdp.errors import DrawsError
+    >>> isinstance(DrawsError("results/e1/draws_l1.nc: missing"), ValueError)
+    True
+    """
+
+
+class SolverError(IsdpError, RuntimeError):
+    """An LP, MILP or QP solver did not return a certified optimum.
+
+    Raised by :class:`isdp.baselines.L1Projector` (and so :func:`isdp.baselines.l1_projection_lp`,
+    :func:`isdp.baselines.l1_projection_milp`
+    and :func:`isdp.baselines.dg_l1_projection`) when HiGHS does not report an optimal model status or its
+    integer point fails the rounding check, and by :func:`isdp.baselines.nnl2_projection` when Clarabel does not
+    solve the QP or its solution misses the equalities or the bounds by more than the tolerances.
+    Bad inputs raise :class:`ValueError` instead.
+
+    See Also
+    --------
+    isdp.baselines.L1Projector : The HiGHS projections.
+    isdp.baselines.nnl2_projection : The Clarabel QP.
+
+    Examples
+    --------
+    No s ≥ 0 has a negative total, so the NNL2 QP is infeasible:
+
+    >>> from isdp.baselines import nnl2_projection
+    >>> from isdp.errors import SolverError
+    >>> try:
+    ...     nnl2_projection([1.0, 2.0], [[1, 1]], [-1.0])
+    ... except SolverError as err:
+    ...     print(err)
+    Clarabel did not solve the NNL2 QP (status PrimalInfeasible)
+    >>> issubclass(SolverError, RuntimeError)
+    True
+    """
+
+
+class CertificationError(IsdpError, RuntimeError):
+    """Nothing certified: the confidence bound never reached the threshold. The message says why.
+
+    Raised by :meth:`isdp.convergence.Certificate.require` and :meth:`isdp.convergence.Certificate.burn_in`
+    on a certificate that
+    certifies nothing (too few pairs to resolve the threshold, or pairs censored at the horizon),
+    and by :func:`isdp.convergence._certification.certify_searching_lag` when a pilot pair does not meet.
+    The message is the
+    certificate's :attr:`isdp.convergence.Certificate.status`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.convergence import Certificate
+    >>> from isdp.errors import CertificationError
+    >>> cert = Certificate(basis="smith", lag=None, n_pairs=100, max_iter=50, level=0.95, threshold=0.01,
+    ...                    tau=np.arange(100) % 10, met=np.ones(100, dtype=bool), seconds=0.0)
+    >>> try:
+    ...     cert.require()
+    ... except CertificationError as err:
+    ...     print(str(err).split(";")[0])
+    not certified: 100 pairs cannot resolve 0.01
+    """
+
+
+class ReleaseError(IsdpError):
     """A request that cannot be released; ``exit_code`` is the command's exit status.
 
     The base class of every refusal of the release API: catch it to handle them all. Each kind
     carries the exit status :func:`isdp.cli.main` returns for it; the message names the problem
     (a file, a line, an option) and what would work instead. No file is written when one is
-    raised: the three files of a release are written last (:func:`isdp.release_files.write_release`).
+    raised: the three files of a release are written last (:func:`isdp.release.write_release`).
 
     Attributes
     ----------
@@ -51,15 +175,15 @@ class ReleaseError(Exception):
     exit_code = 1
 
 
-class UsageError(ReleaseError):
+class UsageError(ReleaseError, ValueError):
     """Bad parameters or output paths (ε ≤ 0, an unknown family, a missing δ, an output that exists, …).
 
     Raised by :meth:`isdp.release.Request.check` (ε not in [1e-9, 700], δ missing for the
     Gaussian or the chain, δ given to the pure ℓ1 route, a negative seed, ``free_cells`` with
-    another norm, ``pairs`` outside [2, 100,000]), by :func:`isdp.constraints.constraint_matrix`
+    another norm, ``pairs`` outside [2, 100,000]), by :func:`isdp.release.constraint_matrix`
     (an unknown invariant family or tie, a key column the table lacks, no invariant at all), by
-    :func:`isdp.tables.load_table` (an unknown format), and by the command line and
-    :func:`isdp.release_files.write_release` for output paths (an output that exists without
+    :func:`isdp.release.load_table` (an unknown format), and by the command line and
+    :func:`isdp.release.write_release` for output paths (an output that exists without
     ``--force``, is a directory, is an input, or cannot be written). All but the last are
     raised before any count is read: the command line checks the output paths before sampling,
     and a file that another run creates meanwhile, or that cannot be written, is found at the
@@ -93,13 +217,13 @@ class UsageError(ReleaseError):
     exit_code = 2
 
 
-class InputError(ReleaseError):
+class InputError(ReleaseError, ValueError):
     r"""Unreadable table or constraint file: wrong shape, labels, non-integer or negative counts.
 
-    Raised by :func:`isdp.tables.load_table` (a missing or unreadable file, ragged lines, a
+    Raised by :func:`isdp.release.load_table` (a missing or unreadable file, ragged lines, a
     repeated label or column name, a non-integer, negative or too large count, a margin that
     disagrees with its cells, a wide table whose labels read as numbers under ``fmt="auto"``, a
-    label containing ``|``), by :func:`isdp.constraints.read_constraint_file` (cell labels that
+    label containing ``|``), by :func:`isdp.release.read_constraint_file` (cell labels that
     are not the table's, a coefficient beyond ±2**31, an all-zero constraint), by a tie between
     tables that do not share their groups, and by :func:`isdp.release.make_release` when an
     invariant's value is beyond ±2**53. The message names the file and the line, row or column.
@@ -111,7 +235,7 @@ class InputError(ReleaseError):
 
     See Also
     --------
-    isdp.tables.load_table : Reads a table and raises it for anything a release cannot use.
+    isdp.release.load_table : Reads a table and raises it for anything a release cannot use.
 
     Notes
     -----
@@ -123,7 +247,7 @@ class InputError(ReleaseError):
     >>> import tempfile
     >>> from pathlib import Path
     >>> from isdp.errors import InputError
-    >>> from isdp.tables import load_table
+    >>> from isdp.release import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "ages.csv")
     ...     _ = path.write_text("sex,young,old\nFemale,3,-5\nMale,4,2\n")
@@ -137,15 +261,15 @@ class InputError(ReleaseError):
     exit_code = 3
 
 
-class InfeasibleError(ReleaseError):
+class InfeasibleError(ReleaseError, ValueError):
     """The invariants cannot be kept with noise (full rank) or disagree with the table.
 
     Raised by :meth:`isdp.release.Plan.make` when the invariants fix every cell (no non-zero
     integer change keeps them, so no noise can be added) and by
     :func:`isdp.release.make_release` when the chain's lattice cannot be built from them, by
-    :func:`isdp.constraints.read_constraint_file` when a constraint's stated ``value`` is not the
+    :func:`isdp.release.read_constraint_file` when a constraint's stated ``value`` is not the
     table's (a constraint file written for another table), and by
-    :func:`isdp.constraints.constraint_matrix` when tables released together disagree where they
+    :func:`isdp.release.constraint_matrix` when tables released together disagree where they
     are tied. Values are compared in exact integers; the message never shows a count beyond the
     invariant's own value.
 
@@ -179,7 +303,7 @@ class InfeasibleError(ReleaseError):
     exit_code = 4
 
 
-class UncertifiableError(ReleaseError):
+class UncertifiableError(ReleaseError, CertificationError):
     """No route reaches the requested guarantee within the budget, or the route is refused for publication.
 
     Raised, always before or instead of a release weaker than the request: by
@@ -190,7 +314,7 @@ class UncertifiableError(ReleaseError):
     proposals for some block; by :meth:`isdp.release.Plan.pairs` when δ is too small for a
     certificate of at most :data:`isdp.release.MAX_PAIRS` pairs; by
     :func:`isdp.release.make_release` when the exact sampler accepts no proposal within
-    ``max_attempts``; by :func:`isdp.certification.certify_chain` when the coupled pairs do not
+    ``max_attempts``; by :func:`isdp.convergence._certification.certify_chain` when the coupled pairs do not
     meet within ``max_iter``; and by :meth:`isdp.release.Plan.check_not_weaker`. The message
     says what would work instead.
 
@@ -223,10 +347,16 @@ class UncertifiableError(ReleaseError):
 
     exit_code = 5
 
+
 __all__ = [
+    "CertificationError",
+    "DrawsError",
     "InfeasibleError",
     "InputError",
+    "InvariantError",
+    "IsdpError",
     "ReleaseError",
+    "SolverError",
     "UncertifiableError",
     "UsageError",
 ]

@@ -84,7 +84,7 @@ def atomic_write(path, write: Callable[[Path], object], *, replace: bool = True)
     See Also
     --------
     write_table, write_json, write_text : The usual writers, built on this.
-    isdp.release_files.write_release : A release's three files, all or none.
+    isdp.release.write_release : A release's three files, all or none.
 
     Examples
     --------

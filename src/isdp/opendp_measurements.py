@@ -4,7 +4,7 @@ them with its own measurements under one budget (docs/release.md, "Inside OpenDP
 Needs the optional extra ``isdp[opendp]`` (OpenDP ≥ 0.16). OpenDP asks for two features to build
 measurements from user code: ``contrib`` and ``honest-but-curious`` — the latter because OpenDP
 cannot check a user's privacy map; this module's maps are the ones derived in docs/method.md §11
-and audited exactly in ``tests/core/test_release_privacy.py``.
+and audited exactly in ``tests/core/release/test_release_privacy.py``.
 
 **No global side effect.** Importing this module imports nothing from OpenDP and changes nothing.
 OpenDP checks its features when a measurement is built, never when one is invoked, mapped,
@@ -41,9 +41,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .exact_sampling import ExactSampler, as_fraction, system_source
-from .lattice import as_integer_matrix
-from .privacy import unit_epsilon
+from .exact._exact_sampling import ExactSampler, as_fraction, system_source
+from .lattice._integer_lattice import as_integer_matrix
+from .release._privacy import unit_epsilon
 
 #: The input metric's descriptor (OpenDP compares metrics by it): the number of persons whose
 #: records differ between two tables with the same invariants, infinite between tables whose
@@ -221,7 +221,7 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     A : array_like of int, shape (m, n)
         The invariants: one row per invariant, one column per cell.
     epsilon : fractions.Fraction, int, float or str
-        ε per person (> 0), read exactly (:func:`isdp.exact_sampling.as_fraction`: ``"0.1"`` is
+        ε per person (> 0), read exactly (:func:`isdp.exact.as_fraction`: ``"0.1"`` is
         1/10); the mechanism's own ε is ε/2 per unit ℓ1 distance.
     free_cells : bool, default False
         The free-cell route instead: i.i.d. double geometric noise on the free cells, the solved
@@ -247,7 +247,7 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     See Also
     --------
     make_isdp_gaussian : The generalized Gaussian, with a zCDP map.
-    isdp.exact_sampling.ExactSampler : The sampler the measurement draws from.
+    isdp.exact.ExactSampler : The sampler the measurement draws from.
 
     Notes
     -----
@@ -256,7 +256,7 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     Thm 10); so ε/2 per unit ℓ1 distance is ε per person and k·ε for k persons. The free-cell
     route's loss is at most ε‖v_free‖₁ ≤ ε‖v‖₁, the same bound (docs/method.md §11). The noise
     comes from operating-system entropy through integer-arithmetic samplers
-    (:mod:`isdp.exact_sampling`), so the law is exact. The map computes k·ε exactly and rounds it
+    (:mod:`isdp.exact`), so the law is exact. The map computes k·ε exactly and rounds it
     up to the next float; it refuses a distance that is negative or not a whole number.
 
     OpenDP's ``contrib`` and ``honest-but-curious`` features are enabled while the measurement is
@@ -318,8 +318,8 @@ def make_isdp_gaussian(A, sigma):
     A : array_like of int, shape (m, n)
         The invariants: one row per invariant, one column per cell.
     sigma : fractions.Fraction, int, float or str
-        σ (> 0), read exactly (:func:`isdp.exact_sampling.as_fraction`);
-        :func:`isdp.privacy.gaussian_sigma` gives the σ of a requested (ε, δ) per person.
+        σ (> 0), read exactly (:func:`isdp.exact.as_fraction`);
+        :func:`isdp.release.gaussian_sigma` gives the σ of a requested (ε, δ) per person.
 
     Returns
     -------
@@ -341,7 +341,7 @@ def make_isdp_gaussian(A, sigma):
     See Also
     --------
     make_isdp_laplace : The ℓ1 route, with a pure ε map.
-    isdp.privacy.gaussian_rho : The map, as a function.
+    isdp.release.gaussian_rho : The map, as a function.
 
     Notes
     -----
@@ -369,7 +369,7 @@ def make_isdp_gaussian(A, sigma):
     _drawable(1 / sigma, f"σ = {sigma}")
     A, sampler = _sampler(A, gaussian=True)
     with _features() as dp:
-        # ρ = (√2·k)²/(2σ²) = k²/σ² (isdp.privacy.gaussian_rho), exactly
+        # ρ = (√2·k)²/(2σ²) = k²/σ² (isdp.release.gaussian_rho), exactly
         return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(),
                                           dp.zero_concentrated_divergence(),
                                           function=_release_function(A, sampler, 1 / sigma, sigma),

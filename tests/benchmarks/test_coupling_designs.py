@@ -15,16 +15,9 @@ from coupling_designs import (
     iteration_draws,
 )
 
-from isdp import (
-    IntegerLattice,
-    enumerate_target,
-    generalized_laplace,
-    meeting_times,
-    sum_constraint,
-    sweep_transition_matrix,
-    with_mixing_basis,
-)
-from isdp.double_geometric import dg_logpmf
+from isdp.exact import enumerate_target, sweep_transition_matrix
+from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, with_mixing_basis
+from isdp.mcmc import dg_logpmf, meeting_times
 
 EPS_PROP, RADIUS = 0.5, 18
 
@@ -33,7 +26,7 @@ def _move_kernels(lattice, target, moves, eps_prop, radius):
     """Exact one-move Metropolis kernels on the lattice points of the box |w|_∞ ≤ radius.
 
     Mass of moves that leave the box is dropped (callers check it is small), as in
-    :func:`isdp.sweep_transition_matrix`. Returns (list of m × m kernels, points).
+    :func:`isdp.exact.sweep_transition_matrix`. Returns (list of m × m kernels, points).
     """
     u, _, _ = enumerate_target(lattice, target, radius)
     logp = target.log_density(u)
@@ -117,8 +110,8 @@ def test_met_chains_stay_together(name):
 
 @pytest.mark.parametrize("name", ["smith-maximal", "path-maximal"])
 def test_coordinate_designs_are_the_library_coupling(name):
-    """Same draws in the same order: identical meeting times to isdp.coupling.meeting_times run
-    on the design's lattice basis (so the path designs certify isdp.sample on the path basis)."""
+    """Same draws in the same order: identical meeting times to isdp.mcmc.meeting_times run
+    on the design's lattice basis (so the path designs certify isdp.mcmc.sample on the path basis)."""
     lattice = IntegerLattice.from_constraints(sum_constraint(6))
     if name.startswith("path"):
         lattice = with_mixing_basis(lattice, "path")

@@ -14,9 +14,9 @@ from conftest import ALPHA, chisquare_gof
 
 pytest.importorskip("opendp")
 
-from isdp import table_margins  # noqa: E402
-from isdp.exact_sampling import double_geometric_array, seeded_source  # noqa: E402
-from isdp.opendp_measurements import (  # noqa: E402
+from isdp.exact import double_geometric_array, seeded_source  # noqa: E402
+from isdp.lattice import table_margins  # noqa: E402
+from isdp.opendp_measurements import (
     FEATURES,
     counts_domain,
     make_counts_as_l1,

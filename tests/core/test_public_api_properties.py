@@ -12,20 +12,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from isdp import (
-    IntegerLattice,
-    InvariantError,
-    check_release,
-    convergence_iteration,
-    generalized_laplace,
-    meeting_times,
-    sample,
-    sample_sum_constraint_l1,
-    tv_upper_bound,
-)
 from isdp._runner import DG_EPS_RANGE
-from isdp.exact_laws import sample_conditioned_dg
-from isdp.mis import mis_sample
+from isdp.errors import InvariantError
+from isdp.exact import sample_sum_constraint_l1
+from isdp.exact._exact_laws import sample_conditioned_dg
+from isdp.lattice import IntegerLattice, check_release, generalized_laplace
+from isdp.mcmc import convergence_iteration, meeting_times, mis_sample, sample, tv_upper_bound
 
 
 def _usable(v) -> bool:

@@ -184,9 +184,9 @@ DRAWS = "results/e1/draws_l1.nc"
 def e1_sample():
     """E1's problem, its ε and ℓ1 draws from this project's sampler (4 chains × 400, 1.2 s): the tail rows match on
     them."""
-    from isdp import samplers
     from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
-    from isdp.targets import generalized_laplace
+    from isdp.lattice import generalized_laplace
+    from isdp.mcmc import _samplers as samplers
 
     cfg = load_config(ROOT / "config" / "config.yaml")["e1"]
     problem = intersecting_constraints_problem(cfg["x"], cfg["records_per_region"])
@@ -197,7 +197,7 @@ def e1_sample():
 
 
 def _label(eps, norm):
-    from isdp.targets import generalized_laplace
+    from isdp.lattice import generalized_laplace
 
     return generalized_laplace(eps, norm).label
 
@@ -205,7 +205,7 @@ def _label(eps, norm):
 def _e1_run(root, e1_sample, corrupt=None) -> claims.Run:
     """A run in ``root`` holding E1's problem and ℓ1 draws, the draws changed by ``corrupt`` (draws, target label →
     draws, target label)."""
-    from isdp.draws_io import save_draws
+    from isdp.convergence import save_draws
 
     cfg, problem, draws = e1_sample
     (root / "results" / "e1").mkdir(parents=True, exist_ok=True)
@@ -288,7 +288,7 @@ def _write(df, path):
 @pytest.mark.parametrize("corruption", list(CORRUPT_DRAWS))
 def test_a_step_that_reads_damaged_draws_fails_naming_the_file(tmp_path, e1_sample, corruption):
     """docs/reliability.md: the job fails naming the file; before, the unbiasedness table was written from them."""
-    from isdp.draws_io import DrawsError
+    from isdp.errors import DrawsError
     from isdp.experiments.lattice_study import steps
 
     corrupt, message = CORRUPT_DRAWS[corruption]
@@ -342,10 +342,10 @@ def test_a_directory_in_place_of_a_results_table_names_it(tmp_path):
 def test_the_draws_step_refuses_a_certificate_of_another_chain(tmp_path, e1_sample, change):
     """A certificate file did not say what it certifies, so "pairs started like the chains" could be checked only in
     the code (issue 64). It records the chain, and the draws step compares it with its own before using it."""
-    from isdp import Certificate
+    from isdp.convergence import Certificate
     from isdp.experiments.jobs import Job
     from isdp.experiments.lattice_study import steps
-    from isdp.targets import generalized_laplace
+    from isdp.lattice import generalized_laplace
 
     cfg = e1_sample[0]
     _e1_run(tmp_path, e1_sample)

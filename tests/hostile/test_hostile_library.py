@@ -14,27 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from isdp import (
-    IntegerLattice,
-    InvariantError,
-    dg_rvs,
-    generalized_laplace,
-    maximal_coupling_rvs,
-    sample,
-    sum_constraint,
-    tv_upper_bound,
-)
-from isdp.coupling import coupled_kernel_draws
-from isdp.exact_laws import (
-    enumerate_target,
-    sample_sum_constraint_l1,
-    sum_constraint_acceptance,
-    sweep_transition_matrix,
-)
-from isdp.exact_sampling import seeded_source
-from isdp.lattice import venn_constraints
-from isdp.samplers import tune_proposal
-from isdp.targets import SUMSQ_LIMIT, squared_norm
+from isdp.errors import InvariantError
+from isdp.exact import enumerate_target, sample_sum_constraint_l1, seeded_source, sweep_transition_matrix
+from isdp.exact._exact_laws import sum_constraint_acceptance
+from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, venn_constraints
+from isdp.lattice._targets import SUMSQ_LIMIT, squared_norm
+from isdp.mcmc import dg_rvs, maximal_coupling_rvs, sample, tune_proposal, tv_upper_bound
+from isdp.mcmc._coupling import coupled_kernel_draws
 
 SUM3 = IntegerLattice.from_constraints([[1, 1, 1]])
 L1 = generalized_laplace(1.0)
@@ -264,7 +250,7 @@ def test_blank_evidence_is_an_error_not_a_match():
 
 
 def test_membership_of_a_vector_of_the_wrong_length_is_false():
-    from isdp import IntegerLattice, sum_constraint
+    from isdp.lattice import IntegerLattice, sum_constraint
 
     lattice = IntegerLattice.from_constraints(sum_constraint(3))
     assert not lattice.contains(np.array([1, -1])) and not lattice.contains(np.zeros((2, 4), dtype=np.int64))
@@ -272,8 +258,8 @@ def test_membership_of_a_vector_of_the_wrong_length_is_false():
 
 
 def test_mis_refuses_a_start_of_the_wrong_length():
-    from isdp.lattice import InvariantError
-    from isdp.mis import mis_sample
+    from isdp.errors import InvariantError
+    from isdp.mcmc import mis_sample
 
     A = np.array([[1, 1, 1, 1]])
     with pytest.raises(InvariantError, match="init has shape"):
@@ -299,7 +285,7 @@ def test_the_exact_sampler_is_exact_on_near_dependent_big_coefficients(m, n, bit
     every row exactly, in Python integers — or refused by None (no integral solve), never an error."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactSampler, seeded_source
+    from isdp.exact import ExactSampler, seeded_source
 
     base = np.array(data.draw(st.lists(st.integers(2**bits - 2**10, 2**bits - 1), min_size=n, max_size=n)))
     steps = data.draw(hnp.arrays(np.int64, (m, n), elements=st.integers(0, 2)))
@@ -318,7 +304,7 @@ def test_the_exact_sampler_is_exact_on_near_dependent_big_coefficients(m, n, bit
 def test_the_issue_57_rows_are_served_and_their_lattice_is_the_exact_one():
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactSampler, seeded_source
+    from isdp.exact import ExactSampler, seeded_source
 
     a = 2**31 - 1
     A = np.array([[a, a - 1, 1], [a - 1, a - 2, 1]])
@@ -357,7 +343,7 @@ def test_the_librarys_inputs_outside_their_ranges_are_refused(name):
 
 
 def test_a_block_total_must_cover_every_cell():
-    from isdp.lattice_gaussian import lattice_block
+    from isdp.exact import lattice_block
 
     assert lattice_block(np.array([[2, 0, 2]])) is None and lattice_block(np.array([[1, 1, 0]])) is None
 

@@ -154,7 +154,8 @@ def test_an_unwritable_directory_is_refused_before_any_sampling(tmp_path, monkey
     (tmp_path / "out").mkdir()
     real = os.access
     monkeypatch.setattr(isdp.cli.os, "access", lambda p, mode: False if Path(p) == tmp_path / "out" else real(p, mode))
-    monkeypatch.setattr(isdp.release, "make_release", lambda *a, **k: pytest.fail("sampled before checking the paths"))
+    monkeypatch.setattr(isdp.release._release, "make_release",
+                        lambda *a, **k: pytest.fail("sampled before checking the paths"))
     (tmp_path / "t.csv").write_text(TABLE)
     code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "-o",
                  str(tmp_path / "out" / "r.csv"), *SEEDED])
@@ -173,7 +174,7 @@ def test_a_release_created_meanwhile_is_not_replaced(tmp_path, monkeypatch, caps
         (tmp_path / "out.csv").write_text("the other run's release\n")
         return release
 
-    monkeypatch.setattr(isdp.release, "make_release", and_meanwhile)
+    monkeypatch.setattr(isdp.release._release, "make_release", and_meanwhile)
     assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1") == 2
     assert "written by another run meanwhile" in capsys.readouterr().err
     assert (tmp_path / "out.csv").read_text() == "the other run's release\n"
@@ -569,9 +570,9 @@ def test_near_dependent_big_coefficients_are_released_exactly(tmp_path, capsys):
 
 
 def test_near_dependent_rows_beyond_the_exact_limit_are_refused_with_a_reason(tmp_path, monkeypatch, capsys):
-    import isdp.exact_sampling
+    import isdp.exact
 
-    monkeypatch.setattr(isdp.exact_sampling, "EXACT_SOLVE_LIMIT", 0)
+    monkeypatch.setattr(isdp.exact._exact_sampling, "EXACT_SOLVE_LIMIT", 0)
     a = 2**31 - 1
     (tmp_path / "c.csv").write_text(f"constraint,u|a,u|b,u|c\nr1,{a},{a - 1},1\nr2,{a - 1},{a - 2},1\n")
     assert _release(tmp_path, "g,a,b,c\nu,5,3,7\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3
@@ -607,11 +608,8 @@ def test_counts_in_messages_agree_in_number(tmp_path, capsys, invariants, counts
 
 
 def test_one_table_with_two_outputs_is_counted_in_the_singular(tmp_path):
-    from isdp.constraints import constraint_matrix
     from isdp.errors import UsageError
-    from isdp.release import Request, make_release
-    from isdp.release_files import write_release
-    from isdp.tables import load_table
+    from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
 
     (tmp_path / "t.csv").write_text(TABLE)
     table = load_table(tmp_path / "t.csv")

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from isdp.draws_io import save_draws
+from isdp.convergence import save_draws
 from isdp.experiments.inputs import DamagedInputError, check_inputs
 from isdp.experiments.jobs import Job
 

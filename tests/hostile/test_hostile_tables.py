@@ -16,10 +16,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from isdp.cli import main
-from isdp.constraints import read_constraint_file
 from isdp.errors import InfeasibleError, InputError
 from isdp.experiments.problems import read_table_csv
-from isdp.tables import load_table
+from isdp.release import load_table, read_constraint_file
 
 
 def _csv(values, cols, rows=None):

@@ -31,18 +31,19 @@ def object_search(index: dict, query: str) -> list[str]:
     return sorted(n for n in names if query.lower() in n.lower())
 
 
-def test_the_api_pages_list_the_modules_the_examples_test_holds_to_account():
-    assert sorted(api_pages.MODULES) == sorted(API_MODULES)
+def test_the_api_pages_list_the_parts_the_examples_test_holds_to_account():
+    assert api_pages.parts() == list(API_MODULES) == isdp.__all__
 
 
 def test_the_api_pages_list_every_name_of_each_all(tmp_path):
+    (tmp_path / "samplers.rst").write_text("a page of the flat layout")
     api_pages.write(tmp_path)
     top = (tmp_path / "isdp.rst").read_text()
-    assert all(f"   {name}\n" in top for name in isdp.__all__)
+    assert all(f"   {part}\n" in top for part in isdp.__all__)
+    assert not (tmp_path / "samplers.rst").exists()
     for module, name in public_names():
-        if module in API_MODULES:
-            page = (tmp_path / f"{module}.rst").read_text()
-            assert f"   {name}\n" in page or f"autodata:: isdp.{module}.{name}\n" in page, (module, name)
+        page = (tmp_path / f"{module}.rst").read_text()
+        assert f"   {name}\n" in page or f"autodata:: isdp.{module}.{name}\n" in page, (module, name)
 
 
 def test_without_a_run_the_site_says_how_to_make_one(tmp_path):
@@ -72,8 +73,8 @@ def test_a_run_s_notebooks_and_the_files_its_scorecard_links_are_copied(tmp_path
 
 
 def test_the_object_search_can_miss():
-    index = {"objects": {"isdp": [[0, 1, 0, "-", "certify"]]}}
-    assert object_search(index, "Certify") == ["isdp.certify"]
+    index = {"objects": {"isdp.convergence": [[0, 1, 0, "-", "certify"]]}}
+    assert object_search(index, "Certify") == ["isdp.convergence.certify"]
     assert object_search(index, "IntegerLattice") == []
 
 
@@ -81,13 +82,13 @@ def test_the_object_search_can_miss():
 def test_the_built_site_searches_renders_every_public_name_and_the_run():
     site = ci_run_dir("ISDP_CI_RESULTS") / "site"
     index = _search_index(site)
-    assert "isdp.certify" in object_search(index, "certify")
-    assert "isdp.IntegerLattice" in object_search(index, "IntegerLattice")
+    assert "isdp.convergence.certify" in object_search(index, "certify")
+    assert "isdp.lattice.IntegerLattice" in object_search(index, "IntegerLattice")
     assert "isdp.release.make_release" in object_search(index, "release")
     for module, name in public_names():
         if documented_object(module, name) is None:
             continue  # data: its #: comment is rendered on its module's page
-        qualified = f"isdp.{name}" if name in isdp.__all__ else f"isdp.{module}.{name}"
+        qualified = f"isdp.{module}.{name}"
         page = site / "api" / "generated" / f"{qualified}.html"
         assert page.is_file(), f"no page for {qualified}"
         assert ">Examples<" in page.read_text(encoding="utf-8"), f"{qualified}'s page shows no example"

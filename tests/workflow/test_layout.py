@@ -44,7 +44,7 @@ def _imported_modules(source: str, package: str) -> list[str]:
 
 def _private_owner(module: str) -> str | None:
     """The package that owns ``module`` privately: ``isdp._rng`` -> ``isdp``,
-    ``isdp.samplers._run_chain`` -> ``isdp`` (a module's private name belongs to its package);
+    ``isdp.mcmc._samplers._run_chain`` -> ``isdp`` (a module's private name belongs to its package);
     None if public."""
     parts = module.split(".")
     for i, part in enumerate(parts):
@@ -69,13 +69,21 @@ def _code_sources():
         yield str(path.relative_to(ROOT)), "", code
 
 
+def _core(package: str) -> str:
+    """The library's own subpackages share their private modules: ``isdp.mcmc`` and ``isdp.release`` are
+    both the core ``isdp``; the experiment layer's packages are their own."""
+    return "isdp" if package.startswith("isdp") and not package.startswith("isdp.experiments") else package
+
+
 def test_no_private_imports_across_packages():
-    """``_name`` modules (and ``_name`` objects) are used only inside the package that owns them."""
+    """``_name`` modules (and ``_name`` objects) are used only inside the package that owns them; the core's
+    are the core's (its subpackages import each other's private modules), never the experiments' or the
+    benchmarks'."""
     offences = []
     for label, package, source in _code_sources():
         for module in _imported_modules(source, package):
             owner = _private_owner(module)
-            if owner is not None and owner != package:
+            if owner is not None and _core(owner) != _core(package):
                 offences.append(f"{label}: {module}")
     assert not offences, "private imports across packages:\n" + "\n".join(offences)
 
@@ -85,7 +93,7 @@ def test_the_private_import_check_can_fail():
     assert _private_owner("isdp._rng") == "isdp" != "isdp.experiments"
     assert _imported_modules("from .._rng import x", "isdp.experiments")[0] == "isdp._rng"
     assert _private_owner("isdp.experiments.jobs.Job") is None
-    assert _private_owner("isdp.samplers._run_chain") == "isdp"
+    assert _private_owner("isdp.mcmc._samplers._run_chain") == "isdp"
     assert _private_owner("isdp.experiments.nhgis.download._fetch_once") == "isdp.experiments.nhgis"
 
 
@@ -166,40 +174,29 @@ def test_every_rule_logs_and_is_timed():
             assert benchmark, f"{name}: {head} has no benchmark: under results/benchmarks/"
 
 
-def _architecture_map() -> set[str]:
-    """The modules docs/architecture.md's module map names: its ``### `package` `` headings joined with the
-    ``| `module` |`` rows under them."""
-    text = (ROOT / "docs" / "architecture.md").read_text().split("## Module map", 1)[1]
-    names, package = set(), None
-    for line in text.splitlines():
-        if m := re.match(r"### `([\w.]+)`$", line):
-            package = m.group(1)
-        elif (m := re.match(r"\| `([\w.]+)` \|", line)) and package:
-            names.add(f"{package}.{m.group(1)}")
-    return names
+def test_the_architecture_page_s_module_map_is_the_package_s():
+    """The module map of docs/architecture.md is generated from src/isdp (docs/_ext/module_map.py):
+    every module, by package, with its docstring's first sentence, and nothing else."""
+    import module_map
 
-
-def test_the_architecture_page_lists_every_module():
-    """The module map of docs/architecture.md names every module of src/isdp and nothing else."""
-    modules = {_module_name(p) for p in SRC.rglob("*.py") if p.name not in ("__init__.py", "__main__.py")}
-    listed = _architecture_map()
-    assert len(listed) > 100
-    assert not modules - listed, f"modules missing from docs/architecture.md's module map: {sorted(modules - listed)}"
-    assert not listed - modules, f"the module map names modules that do not exist: {sorted(listed - modules)}"
+    assert module_map.committed() == module_map.render(), (
+        "docs/architecture.md's module map differs from the package: run python docs/_ext/module_map.py")
+    assert module_map.render().count("\n| `") > 100
 
 
 def _names_a_module(stem: str, package: str, modules: set[str]) -> bool:
-    """``test_<stem>`` in a folder mirroring ``package`` names a module: ``<stem>`` is one, or is one followed by
-    ``_<aspect>`` (``test_release_privacy.py``: the privacy of :mod:`isdp.release`); ``public_api`` names the
-    package ``isdp`` itself (its lazily imported ``__all__``)."""
+    """``test_<stem>`` in a folder mirroring ``package`` names a module: ``<stem>`` or ``_<stem>`` is one, or is
+    one followed by ``_<aspect>`` (``release/test_release_privacy.py``: the privacy of
+    :mod:`isdp.release._release`); ``public_api`` names the package ``isdp`` itself (its ``__all__``)."""
     if package == "isdp" and (stem == "public_api" or stem.startswith("public_api_")):
         return True
-    return any(name == f"{package}.{stem}" or f"{package}.{stem}".startswith(f"{name}_")
-               for name in modules if name.startswith(f"{package}."))
+    return any(short == stem or stem.startswith(f"{short}_")
+               for name in modules if name.rpartition(".")[0] == package
+               for short in [name.rpartition(".")[2].removeprefix("_")])
 
 
 def test_every_test_file_is_named_after_the_module_it_tests():
-    """Tests mirror the source: tests/core/test_<module>.py tests isdp.<module>, and
+    """Tests mirror the source: tests/core/<subpackage>/test_<module>.py tests isdp.<subpackage>.[_]<module>, and
     tests/experiments/<package>/…/test_<module>.py tests isdp.experiments.<package>.….<module>."""
     modules = {_module_name(p) for p in SRC.rglob("*.py")}
     stray = []
@@ -211,9 +208,118 @@ def test_every_test_file_is_named_after_the_module_it_tests():
     assert not stray, "test files named after no module of src/isdp:\n" + "\n".join(stray)
 
 
+def test_every_core_module_has_its_test_file():
+    """The other way round: each module of the core, private ones included, has
+    tests/core/<subpackage>/test_<module>.py (its name without the leading underscore)."""
+    missing = []
+    for path in sorted((SRC / "isdp").rglob("*.py")):
+        rel = path.relative_to(SRC / "isdp")
+        if rel.parts[0] == "experiments" or path.name in ("__init__.py", "__main__.py"):
+            continue
+        test = ROOT / "tests" / "core" / rel.parent / f"test_{path.stem.removeprefix('_')}.py"
+        if not test.is_file():
+            missing.append(f"{rel} -> {test.relative_to(ROOT)}")
+    assert not missing, "core modules without their test file:\n" + "\n".join(missing)
+
+
 def test_the_test_name_rule_can_fail():
-    modules = {"isdp.release", "isdp.experiments.e8_privacy_accounting.measures.swapping_tables"}
-    assert _names_a_module("release_privacy", "isdp", modules)
+    modules = {"isdp.release._release", "isdp.experiments.e8_privacy_accounting.measures.swapping_tables"}
+    assert _names_a_module("release_privacy", "isdp.release", modules)
+    assert not _names_a_module("release_privacy", "isdp", modules)
     assert _names_a_module("swapping_tables", "isdp.experiments.e8_privacy_accounting.measures", modules)
     assert not _names_a_module("audit_gap_rows", "isdp.experiments", modules)
-    assert not _names_a_module("releases", "isdp", modules)
+    assert not _names_a_module("releases", "isdp.release", modules)
+
+
+def _core_import_nodes():
+    """(module, node, is_top_level, source lines) for every import statement of the core (not the experiments)."""
+    for path in sorted((SRC / "isdp").rglob("*.py")):
+        if "experiments" in path.parts:
+            continue
+        text = path.read_text()
+        tree = ast.parse(text)
+        top = {id(n) for n in tree.body}
+        for node in tree.body:
+            if isinstance(node, ast.If | ast.Try):  # `if TYPE_CHECKING:` and guarded imports count as top level
+                top |= {id(n) for n in ast.walk(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                yield path, node, id(node) in top, text.splitlines()
+
+
+def _imported_core_modules(path: Path, node) -> list[str]:
+    """The core modules an import statement loads: the module (or ``from X import module``'s module) and every
+    package above it that the importer is not inside of (importing ``isdp.mcmc._kernels`` runs ``isdp.mcmc``)."""
+    modules = {_module_name(p) for p in (SRC / "isdp").rglob("*.py")}
+    found = []
+    importer = _module_name(path)
+    for name in _imported_modules(ast.unparse(node), _package_of(path)):
+        if name in modules and not name.startswith("isdp.experiments") and not importer.startswith(f"{name}."):
+            found.append(name)
+    loaded = set(found)
+    for name in found:
+        parts = name.split(".")
+        loaded |= {".".join(parts[:i]) for i in range(2, len(parts)) if not importer.startswith(".".join(parts[:i]))}
+    return sorted(loaded - {importer, "isdp"})
+
+
+def _import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path, node, _, _ in _core_import_nodes():
+        graph.setdefault(_module_name(path), set()).update(_imported_core_modules(path, node))
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_core_s_imports_have_no_cycle():
+    """Dependencies point one way: no module of the core imports, directly or through others (function-local and
+    type-only imports included), a module that imports it; a subpackage counts as importing its modules."""
+    assert not _cycles(_import_graph()), f"import cycles: {_cycles(_import_graph())}"
+
+
+def test_the_cycle_check_can_fail():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_every_function_local_import_says_why():
+    """An import inside a function defers a heavy dependency (numba's compilation, OpenDP, HiGHS, SciPy's
+    statistics) and says so in a comment on its line or the line above; nothing else is imported late."""
+    silent = []
+    for path, node, top_level, lines in _core_import_nodes():
+        if top_level:
+            continue
+        line, above = lines[node.lineno - 1], lines[node.lineno - 2].strip()
+        if "#" not in line and not above.startswith("#"):
+            silent.append(f"{path.relative_to(ROOT)}:{node.lineno}: {line.strip()}")
+    assert not silent, "function-local imports without their reason:\n" + "\n".join(silent)

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from conftest import REGISTRY
 
-from isdp import load_draws
+from isdp.convergence import load_draws
 from isdp.experiments.claims import COLUMNS, STATUSES, load_registry, paper_value
 from isdp.experiments.config import load_config
 from isdp.experiments.problems import Problem
@@ -147,7 +147,7 @@ def test_headline_counts_are_the_summary_counted(run_dir):
 
 
 def test_netcdf_is_arviz_readable(run_dir):
-    from isdp.arviz_compat import from_netcdf
+    from isdp.convergence import from_netcdf
 
     idata = from_netcdf(run_dir / "results" / "e1" / "draws_l1.nc")
     assert idata["posterior"]["noise"].dims == ("chain", "draw", "cell")
@@ -192,7 +192,7 @@ def test_e3_draws_keep_state_totals_and_converged(run_dir):
 def test_e3_every_state_certified_before_sampling(run_dir):
     """Every multi-county state is certified at its burn-in (95 % bound at most the threshold, burn-in
     at least t_cert); one-county areas say they have nothing to certify; the draws carry it."""
-    from isdp.draws_io import draws_attrs
+    from isdp.convergence._draws_io import draws_attrs
 
     certs = pd.read_csv(run_dir / "results" / "tables" / "e3_certificates.csv")
     conv = pd.read_csv(run_dir / "results" / "tables" / "e3_convergence.csv")

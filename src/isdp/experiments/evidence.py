@@ -35,7 +35,7 @@ class Measurement:
 class EvidenceError(ValueError):
     """A results file a claim (or a step) reads is missing, empty, header-only or unreadable; the message names it.
 
-    A damaged draws file raises :class:`isdp.draws_io.DrawsError` (also a ``ValueError`` naming the file)."""
+    A damaged draws file raises :class:`isdp.errors.DrawsError` (also a ``ValueError`` naming the file)."""
 
 
 class Run:

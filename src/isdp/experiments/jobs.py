@@ -93,10 +93,10 @@ class Job:
         return str(self.log_files[0]) if len(self.log_files) else None
 
     def seed(self, *keys) -> int:
-        """This step's seed: :func:`isdp.derive_seed` of ``params.seed`` (a list: base seed and names)
+        """This step's seed: :func:`isdp.mcmc.derive_seed` of ``params.seed`` (a list: base seed and names)
         followed by ``keys``."""
         # Imported here, not at the top: a step without seeds need not load numba.
-        from isdp import derive_seed
+        from isdp.mcmc import derive_seed
 
         return derive_seed(*self.params.seed, *keys)
 

@@ -12,7 +12,7 @@ from isdp.files import write_table, write_text
 
 PACKAGES = ("isdp", "numpy", "scipy", "numba", "llvmlite", "sympy", "pandas", "xarray", "matplotlib",
             "seaborn", "snakemake", "qpsolvers", "clarabel", "highspy", "papermill")
-#: ArviZ's distributions, by the generation installed (isdp.arviz_compat): 1.x is split in two
+#: ArviZ's distributions, by the generation installed (isdp.convergence): 1.x is split in two
 ARVIZ = {0: ("arviz",), 1: ("arviz-base", "arviz-stats")}
 
 
@@ -21,7 +21,7 @@ def software_versions() -> pd.DataFrame:
     import platform
     from importlib.metadata import PackageNotFoundError, version
 
-    from isdp.arviz_compat import generation
+    from isdp.convergence import generation
 
     rows = [("python", platform.python_version()), ("platform", f"{platform.system()} {platform.machine()}")]
     for name in PACKAGES + ARVIZ[generation()]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isdp.certification import CertificationError
-from isdp.exact_laws import sample_sum_constraint_l1
+from isdp.errors import CertificationError
+from isdp.exact import sample_sum_constraint_l1
 from isdp.experiments.e3_census_counties.census import (
     CONVERGENCE_COLUMNS,
     STATE_SUMMARY_COLUMNS,

@@ -23,9 +23,9 @@ from conftest import REGISTRY, ROOT, row_verdict
 from lattice_support import assert_row_flips
 
 from isdp.baselines import double_geometric_noise
-from isdp.double_geometric import dg_pmf
-from isdp.draws_io import save_draws
-from isdp.exact_laws import sample_sum_constraint_l1, sum_constraint_l1_marginal
+from isdp.convergence import save_draws
+from isdp.exact import sample_sum_constraint_l1
+from isdp.exact._exact_laws import sum_constraint_l1_marginal
 from isdp.experiments import claims
 from isdp.experiments.e3_census_counties import audit
 from isdp.experiments.e3_census_counties.measures import negative_count_bound, relational_breaks, truncation_bias
@@ -42,6 +42,7 @@ from isdp.experiments.nhgis.histograms import (
     load_histogram_cells,
 )
 from isdp.experiments.nhgis.housing import HOUSING_EXTRACT, load_housing
+from isdp.mcmc import dg_pmf
 
 E3 = CONFIG["e3"]
 ROW = "ISDP-E3-no-truncation-probable"

@@ -10,7 +10,7 @@ import pytest
 
 from isdp._rng import derive_seed
 from isdp.baselines import dg_l1_projection
-from isdp.exact_laws import sample_sum_constraint_l1
+from isdp.exact import sample_sum_constraint_l1
 from isdp.experiments.e4_projection_comparison import comparison as cmp
 from isdp.lattice import sum_constraint
 

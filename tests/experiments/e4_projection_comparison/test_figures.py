@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.exact_laws import sample_sum_constraint_l1
+from isdp.exact import sample_sum_constraint_l1
 from isdp.experiments.e4_projection_comparison import comparison as cmp
 from isdp.experiments.e4_projection_comparison.figures import plot_fig10
 

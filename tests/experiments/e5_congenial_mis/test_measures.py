@@ -16,8 +16,7 @@ from census_support import A6, CONFIG
 from census_support import results_run as _run
 from conftest import REGISTRY, ROOT, row_verdict
 
-import isdp.double_geometric
-from isdp.double_geometric import dg_logpmf, dg_pmf
+import isdp.mcmc
 from isdp.experiments import claims
 from isdp.experiments.criteria import judge
 from isdp.experiments.e5_congenial_mis import measures as e5
@@ -25,8 +24,8 @@ from isdp.experiments.e5_congenial_mis import small_lattice as sl
 from isdp.experiments.e5_congenial_mis.measures import best_proposal_steps
 from isdp.experiments.e5_congenial_mis.mis_study import sex_by_age_problem
 from isdp.experiments.evidence import Run
-from isdp.mis import mis_exact_sample, mis_sample
-from isdp.tables import read_table_csv
+from isdp.mcmc import dg_logpmf, dg_pmf, mis_exact_sample, mis_sample
+from isdp.release import read_table_csv
 
 
 @pytest.fixture
@@ -240,8 +239,9 @@ def test_raw_dg_goes_negative_but_a_one_sided_noise_does_not(tmp_path, monkeypat
     _e5_problem(run)
     status, m = row_verdict("CDP-E5-raw-negative-cells", run)
     assert m.value > 0.5 and status == "match"
-    real = isdp.double_geometric.dg_cdf
-    monkeypatch.setattr(isdp.double_geometric, "dg_cdf", lambda k, eps: np.where(np.asarray(k) < 0, 0.0, real(k, eps)))
+    real = isdp.mcmc.dg_cdf
+    monkeypatch.setattr(isdp.mcmc._double_geometric, "dg_cdf",
+                        lambda k, eps: np.where(np.asarray(k) < 0, 0.0, real(k, eps)))
     status, m = row_verdict("CDP-E5-raw-negative-cells", run)  # noise ≥ 0: no count can go negative
     assert m.value == 0 and status == "differs"
 

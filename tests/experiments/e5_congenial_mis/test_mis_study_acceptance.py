@@ -12,11 +12,10 @@ from census_support import A6, CONFIG
 from conftest import ROOT
 from scipy import stats
 
-from isdp.double_geometric import dg_logpmf, dg_rvs
 from isdp.experiments.e5_congenial_mis import mis_study as ms
 from isdp.experiments.e5_congenial_mis import small_lattice as sl
-from isdp.mis import mis_log_weight
-from isdp.tables import read_table_csv
+from isdp.mcmc import dg_logpmf, dg_rvs, mis_log_weight
+from isdp.release import read_table_csv
 
 LATTICE, INDEX_SET, EPS = (6, 3, 4), [1, 3, 4], 0.5  # 25 tables; I^c = {0, 2, 5}, A[:, I^c] unimodular
 TABLES = sl.invariant_tables(*LATTICE)
@@ -27,7 +26,7 @@ def _exact(proposal_eps: float, n_iter: int) -> tuple[np.ndarray, float, float]:
     """p*, the stationary acceptance rate and the expected rate of a chain from s* over ``n_iter`` proposals.
 
     a(s) is the chance that a proposal from s is accepted, a proposal of the current point counting as accepted
-    (as :func:`isdp.mis.mis_sample` counts it)."""
+    (as :func:`isdp.mcmc.mis_sample` counts it)."""
     P, target = sl.mis_transition_matrix(TABLES, CENTER, EPS, proposal_eps, INDEX_SET)
     q_self = np.exp(dg_logpmf(TABLES[:, INDEX_SET] - CENTER[INDEX_SET], proposal_eps).sum(axis=1))
     a = 1.0 - np.diag(P) + q_self

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from census_support import A6
 
-from isdp.double_geometric import dg_logpmf, dg_pmf
 from isdp.experiments.e5_congenial_mis import small_lattice as sl
+from isdp.mcmc import dg_logpmf, dg_pmf
 
 
 def _transition_by_proposals(tables, center, eps, eps_q, index_set, complement):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from closed_form_support import B, G, H
 
+from isdp.errors import InvariantError
 from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
-from isdp.lattice import InvariantError
 
 
 def test_constraints_are_the_two_margin_families_of_each_building():

@@ -9,8 +9,8 @@ import pytest
 
 
 def test_truncated_geometric_law_is_the_clamped_double_geometric():
-    from isdp.double_geometric import dg_pmf
     from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+    from isdp.mcmc import dg_pmf
 
     law = se.truncated_geometric((0, 1, 2, 0), 1.0, 0, 3)
     assert law.probs.sum() == pytest.approx(1, abs=1e-14) and law.outside == 0
@@ -25,7 +25,8 @@ def test_truncated_geometric_law_is_the_clamped_double_geometric():
 
 def test_subspaces_neighbours_and_fast_divergences_are_what_the_rows_say():
     from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
-    from isdp.privacy_audit import hockey_stick, hockey_stick_divergence, max_privacy_loss
+    from isdp.release import hockey_stick, max_privacy_loss
+    from isdp.release._privacy_audit import hockey_stick_divergence
 
     S = se.SUBSPACES
     assert not (se.C_ODD @ S["N(C)"]).any() and not (se.C_TOTAL @ S["N(1ᵀ)"]).any()

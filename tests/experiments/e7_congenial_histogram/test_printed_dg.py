@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from conftest import ALPHA
 
-from isdp.double_geometric import dg_cdf
 from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
+from isdp.mcmc import dg_cdf
 
 
 @pytest.mark.parametrize("eps", [-np.log(0.1), 0.5, -np.log(0.97)])

@@ -11,13 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from isdp.accounting import (
-    CONVERSIONS,
-    dp_to_zcdp,
-    swapping_epsilon,
-    swapping_min_epsilon,
-    zcdp_to_dp,
-)
+from isdp.baselines import CONVERSIONS, dp_to_zcdp, swapping_epsilon, swapping_min_epsilon, zcdp_to_dp
 from isdp.experiments.e8_privacy_accounting.tables import (
     per_level_gaussian_variance,
     per_level_laplace_variance,

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from isdp.experiments.lattice_study.dp_audits import joint_update_matrix, log_ratio_on_grid, unbiased_dp_exists
-from isdp.lattice import IntegerLattice, table_margins
-from isdp.targets import generalized_laplace
+from isdp.lattice import IntegerLattice, generalized_laplace, table_margins
 
 
 def test_log_ratio_on_grid_is_the_brute_force_loss():

@@ -10,9 +10,9 @@ import itertools
 import numpy as np
 import pytest
 
-from isdp.double_geometric import dg_pmf
-from isdp.exact_laws import sum_constraint_acceptance
+from isdp.exact._exact_laws import sum_constraint_acceptance
 from isdp.experiments.lattice_study.theory import iid_invariant_probability, kernel_index
+from isdp.mcmc import dg_pmf
 
 
 def test_kernel_index_is_one_for_a_whole_kernel_basis_only():

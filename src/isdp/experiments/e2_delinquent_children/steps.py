@@ -3,7 +3,7 @@ call (``e2_problem`` → :func:`problem`, ``e2_noise_tables`` → :func:`noise_t
 :func:`validation`). The pilot, coupling, TV bounds, draws, unbiasedness and box plots are the shared
 steps of :mod:`isdp.experiments.lattice_study.steps`."""
 
-from isdp import generalized_laplace, load_draws
+from isdp.convergence import load_draws
 from isdp.experiments.e2_delinquent_children.tables import confidential_markdown, noise_table
 from isdp.experiments.e2_delinquent_children.validation import mcmc_vs_exact
 from isdp.experiments.jobs import Job
@@ -14,6 +14,7 @@ from isdp.experiments.problems import (
     with_margins,
 )
 from isdp.files import write_table, write_text
+from isdp.lattice import generalized_laplace
 
 
 def problem(job: Job) -> None:

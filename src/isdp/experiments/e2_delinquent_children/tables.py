@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp import check_release
 from isdp.experiments.problems import Problem, with_margins
+from isdp.lattice import check_release
 
 CONFIDENTIAL_TITLE = "Table 2 (ISDP App. E.3): confidential table, margins computed from the cells"
 NOISE_TITLES = {"l1": "Table 1 (ISDP §5): one ℓ1 generalized Laplace noise draw after convergence",

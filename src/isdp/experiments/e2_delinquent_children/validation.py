@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from isdp import IntegerLattice, generalized_laplace, sample, table_margins
-from isdp.convergence_diagnostics import two_sample_chi2
-from isdp.exact_laws import sample_conditioned_dg
+from isdp.convergence._diagnostics import two_sample_chi2
+from isdp.exact._exact_laws import sample_conditioned_dg
+from isdp.lattice import IntegerLattice, generalized_laplace, table_margins
+from isdp.mcmc import sample
 
 
 def mcmc_vs_exact(rows: int, cols: int, eps: float, n_samples: int, burn_in: int, proposal_eps: float, *,

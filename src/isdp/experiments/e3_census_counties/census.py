@@ -4,15 +4,15 @@ ISDP §5 (Fig 2) and App. E.4 (Fig 8): per state, one sum constraint over its co
 π(u) ∝ exp(−ε‖u‖₁) on {u ∈ Z^n : Σu = 0}. Convergence protocol: several chains from
 over-dispersed starts (ISDP App. E.4) — each start is the end of an independent chain run with a
 flatter target (ε × ``factor``) on the Smith basis, whose star moves spread fast — then the
-chains burn in on the pair heat-bath kernel (:mod:`isdp.heat_bath`) and store their draws with
+chains burn in on the pair heat-bath kernel (:mod:`isdp.mcmc`) and store their draws with
 the paper's Metropolis sweep (Algorithm 1) on the Smith basis. Two gates: first a coupling
-certificate (:func:`isdp.certify_heat_bath`: pairs started from the same over-dispersed law
+certificate (:func:`isdp.convergence.certify_heat_bath`: pairs started from the same over-dispersed law
 against exact draws from π) sets the burn-in to ⌈t_cert · (1 + margin)⌉, where the 95 % upper
 confidence bound on the TV distance is at most 0.01; then, after sampling, rank-normalised split
 R-hat (ArviZ) < 1.01 for every county. The retained draws are pooled over chains.
 
 Also: the non-negativity check of the noisy counts, and the agreement of the MCMC draws with
-the exact sampler :func:`isdp.exact_laws.sample_sum_constraint_l1` (two-sample tests).
+the exact sampler :func:`isdp.exact.sample_sum_constraint_l1` (two-sample tests).
 """
 
 from __future__ import annotations
@@ -24,20 +24,13 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 import pandas as pd
 
-from isdp import (
-    Certificate,
-    CertificationError,
-    certify_heat_bath,
-    derive_seed,
-    heat_bath_sweeps,
-    with_mixing_basis,
-)
-from isdp.convergence_diagnostics import convergence_table, summarize_convergence, two_sample_chi2
+from isdp.convergence import Certificate, certify_heat_bath, convergence_table, summarize_convergence
+from isdp.convergence._diagnostics import two_sample_chi2
+from isdp.errors import CertificationError
 from isdp.experiments.nhgis.counties import state_counties
 from isdp.experiments.unbiasedness import unbiasedness_table
-from isdp.lattice import IntegerLattice, check_release, sum_constraint
-from isdp.samplers import sample
-from isdp.targets import generalized_laplace
+from isdp.lattice import IntegerLattice, check_release, generalized_laplace, sum_constraint, with_mixing_basis
+from isdp.mcmc import derive_seed, heat_bath_sweeps, sample
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +41,8 @@ class ConvergenceError(RuntimeError):
 
 @dataclass(frozen=True)
 class CertificateSettings:
-    """``e3.mcmc.certificate``: the coupling certificate that sets the burn-in (:func:`isdp.certify_heat_bath`)."""
+    """``e3.mcmc.certificate``: the coupling certificate that sets the burn-in
+    (:func:`isdp.convergence.certify_heat_bath`)."""
 
     pairs: int  # each pair starts at a fresh over-dispersed draw against an exact draw from π
     threshold: float  # the TV bound to certify
@@ -186,7 +180,7 @@ def run_state(n_counties: int, settings: StateSettings, *, seed: int, cell_names
     """Draws of ℓ1 generalized Laplace noise with one sum constraint over ``n_counties`` cells.
 
     Every chain starts at :func:`overdispersed_starts` (``settings.overdispersion``) and burns in on the
-    pair heat-bath kernel (:func:`isdp.heat_bath_sweeps`) for the certified burn-in
+    pair heat-bath kernel (:func:`isdp.mcmc.heat_bath_sweeps`) for the certified burn-in
     (:func:`_certified_burn_in`). Then, from there, the chains store ``settings.draws_per_chain`` draws
     ``settings.thin`` iterations apart with the Metropolis sweep (ISDP Algorithm 1) on
     ``settings.draw_basis``: a π-invariant kernel never moves a chain's law away from π in total
@@ -250,9 +244,9 @@ def _certified_burn_in(smith: IntegerLattice, settings: StateSettings, *, seed: 
                        label: str) -> tuple[Certificate, int]:
     """The certificate of the pair heat-bath burn-in and the burn-in it sets, ⌈t_cert · (1 + margin)⌉ sweeps.
 
-    :func:`isdp.certify_heat_bath` couples ``settings.certificate.pairs`` pairs of that kernel, each
+    :func:`isdp.convergence.certify_heat_bath` couples ``settings.certificate.pairs`` pairs of that kernel, each
     started at a fresh draw of the over-dispersed law against an exact draw from π, for at most
-    ``max_iter`` sweeps. Raises :class:`isdp.CertificationError` naming ``label`` when it certifies nothing.
+    ``max_iter`` sweeps. Raises :class:`isdp.convergence.CertificationError` naming ``label`` when it certifies nothing.
     """
     cfg = settings.certificate
     start_seed = derive_seed(seed, "certificate starts")
@@ -346,9 +340,9 @@ def diagnostics_table(run: StateRun, state: str, group: pd.DataFrame) -> pd.Data
 
 def mcmc_vs_exact(run: StateRun, group: pd.DataFrame, eps: float, seed: int, state: str) -> pd.DataFrame:
     """:func:`compare_with_exact` of the run's retained draws against as many exact draws
-    (:func:`isdp.exact_laws.sample_sum_constraint_l1`, seed ``derive_seed(seed, "exact")``), with the state
+    (:func:`isdp.exact.sample_sum_constraint_l1`, seed ``derive_seed(seed, "exact")``), with the state
     as first column. One county: the point mass at 0 is the exact law (no test rows)."""
-    from isdp.exact_laws import sample_sum_constraint_l1
+    from isdp.exact import sample_sum_constraint_l1
 
     n = len(group)
     flat = run.draws.reshape(-1, n)
@@ -399,7 +393,8 @@ def state_tables(counties: pd.DataFrame, states, draws_paths, diagnostics_paths,
     noise means, :func:`isdp.experiments.unbiasedness.unbiasedness_table`, with the retained-draw ESS)."""
     import json
 
-    from isdp import load_draws, sum_constraint
+    from isdp.convergence import load_draws
+    from isdp.lattice import sum_constraint
 
     conv, nonneg, unb = [], [], []
     for state, draws_path, diag_path, run_path in zip(states, draws_paths, diagnostics_paths, run_paths,

@@ -61,7 +61,8 @@ def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
 def state_noise_panel(counties: pd.DataFrame, state: str, draws_path, rng: np.random.Generator, ax):
     """One state's :func:`plot_state_noise` panel from its stored draws; the one draw shown is picked
     with ``rng`` (one ``integers`` call per panel, so the panels' order fixes the draws shown)."""
-    from isdp import load_draws, sum_constraint
+    from isdp.convergence import load_draws
+    from isdp.lattice import sum_constraint
 
     group = state_counties(counties, state)
     flat = load_draws(draws_path, A=sum_constraint(len(group))).reshape(-1, len(group))

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from isdp import save_draws
+from isdp.convergence import save_draws
 from isdp.experiments.e3_census_counties import audit as au
 from isdp.experiments.e3_census_counties import census
 from isdp.experiments.jobs import Job

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from isdp import derive_seed
 from isdp.baselines import dg_l1_projection, discrepancy_concentration, projected_laplace
 from isdp.files import atomic_write
 from isdp.lattice import sum_constraint
+from isdp.mcmc import derive_seed
 
 log = logging.getLogger(__name__)
 
@@ -372,7 +372,7 @@ def squared_error_ess(errors, draws_per_chain: int) -> np.ndarray:
     capped at R: MCMC draws are not expected to beat independent ones, and an estimate above R is
     noise that would understate the standard error.
     """
-    from isdp.arviz_compat import ess as arviz_ess
+    from isdp.convergence import ess as arviz_ess
 
     e = np.asarray(errors, float)
     R, n = e.shape
@@ -453,7 +453,7 @@ def check_guarantees(state: str, metrics: pd.DataFrame) -> None:
     """Raise :class:`isdp.lattice.InvariantError` when a mechanism of ``metrics`` (a
     :func:`metrics_table`) breaks what it guarantees by construction: the state total (exactly for
     integer methods, to :data:`REAL_TOL` for real ones) and, for integer methods, integer values."""
-    from isdp.lattice import InvariantError
+    from isdp.errors import InvariantError
 
     for _, row in metrics[metrics["method"].isin(METHODS)].iterrows():
         by_construction = INTEGER_BY_CONSTRUCTION[row["method"]]

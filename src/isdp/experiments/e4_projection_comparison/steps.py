@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from isdp import load_draws, sum_constraint
+from isdp.convergence import load_draws
 from isdp.experiments.e4_projection_comparison import comparison as cmp
 from isdp.experiments.jobs import Job
 from isdp.experiments.nhgis.counties import STATE_NAMES, load_counties, state_counties
 from isdp.files import write_json, write_table
+from isdp.lattice import sum_constraint
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
 # computes does not pay that import at start-up (docs/performance.md, "Job start-up").

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from isdp.draws_io import load_draws
+from isdp.convergence import load_draws
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run, fmt_se
 from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
@@ -279,11 +279,11 @@ def trace_cells_in_index_set(run: Run, paper, *, cells) -> Measurement:
 def raw_dg_violations(run: Run, paper, *, event: str) -> Measurement:
     """Exact probabilities of the raw DG release x* + U (U i.i.d. DG(ε) per cell, E5's ε) at the confidential
     table: ``total_kept`` = P(Σ U = 0), ``negative_cell`` = P(some x*_i + U_i < 0) = 1 − Π_i P(U_i ≥ −x*_i)."""
-    from isdp.double_geometric import dg_cdf, dg_pmf
-    from isdp.exact_laws import sum_constraint_acceptance
+    from isdp.exact._exact_laws import sum_constraint_acceptance
+    from isdp.mcmc import dg_cdf, dg_pmf
 
     x, eps = _problem(run).x, float(run.config["e5"]["eps"])
-    # P(S_n = 0) = acceptance · P(DG = 0) (isdp.exact_laws: the characteristic function on an FFT grid)
+    # P(S_n = 0) = acceptance · P(DG = 0) (isdp.exact: the characteristic function on an FFT grid)
     kept = sum_constraint_acceptance(x.size, eps) * float(dg_pmf(0, eps))
     negative = float(1.0 - np.prod(1.0 - dg_cdf(-x - 1, eps)))
     value = {"total_kept": kept, "negative_cell": negative}[event]
@@ -301,13 +301,12 @@ def _binned_by_pooled_quantiles(a, b, bins: int) -> tuple[np.ndarray, np.ndarray
 
 def mis_against_exact(run: Run, paper, *, tables: int, exact_draws: int, cells, l1_bins: int) -> Measurement:
     """Chi-square p-values of the Fig 1 MIS releases (c) against exact draws of the conditional law p*
-    (:func:`isdp.mis.mis_exact_sample`, DG(ε₀) on S* with s ≥ 0), for the first ``tables`` tables: the given
+    (:func:`isdp.mcmc.mis_exact_sample`, DG(ε₀) on S* with s ≥ 0), for the first ``tables`` tables: the given
     cells (0-based) and the L1 distance to the table, binned at the pooled sample's quantiles. The exact
     sampler needs thousands of proposals per draw (2–5 ms), so ``tables`` × ``exact_draws`` sets the cost; the
     seed is derived from the run's base seed, so stability reruns draw afresh."""
-    from isdp import derive_seed
-    from isdp.convergence_diagnostics import two_sample_chi2
-    from isdp.mis import mis_exact_sample
+    from isdp.convergence._diagnostics import two_sample_chi2
+    from isdp.mcmc import derive_seed, mis_exact_sample
 
     p = _problem(run)
     fig1 = _fig1(run)
@@ -395,7 +394,7 @@ def raw_dg_in_invariant_set(A, x, eps: float) -> tuple[float, float]:
     Cells with the same column of A enter A U only through their class's sum, so each class's (truncated)
     sum law is a convolution; the class sums t must solve C t = 0 (C: one column per class), which must be
     a one-dimensional lattice, as for the sex × age invariants (t, −t, −t, t over female/male × child/adult)."""
-    from isdp.double_geometric import dg_pmf
+    from isdp.mcmc import dg_pmf
 
     A, x = np.asarray(A, dtype=np.int64), np.asarray(x, dtype=np.int64)
     labels = _cell_classes(A)
@@ -594,8 +593,8 @@ def _valid_complements(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _small_lattice_acceptance(lattice, eps: float, proposal_eps: float) -> np.ndarray:
     """Algorithm 1's exact stationary acceptance rate on a small E5-like lattice, centred on its first table, for
     every valid I: Σ_s p*(s) (Σ_{s' ≠ s} P[s, s'] + q(s_I)), proposing the current point being accepted."""
-    from isdp.double_geometric import dg_logpmf
     from isdp.experiments.e5_congenial_mis import small_lattice as sl
+    from isdp.mcmc import dg_logpmf
 
     tables = sl.invariant_tables(*lattice)
     center = tables[0]

@@ -8,20 +8,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from isdp import (
-    Certificate,
-    CertificationError,
-    certify_mis,
-    check_release,
-    convergence_table,
-    mis_sample,
-    summarize_convergence,
-)
 from isdp.baselines import nnl2_projection
-from isdp.double_geometric import dg_rvs
+from isdp.convergence import Certificate, certify_mis, convergence_table, summarize_convergence
+from isdp.errors import CertificationError
 from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
 from isdp.experiments.problems import Problem, index_set_from_complement
-from isdp.mis import mis_exact_sample, release_distances
+from isdp.lattice import check_release
+from isdp.mcmc import dg_rvs, mis_exact_sample, mis_sample
+from isdp.mcmc._mis import release_distances
 
 TRACE_CELLS = (1, 0)
 """The cells of the Fig 3 traces: the paper's cells 2 and 1 (0-based), the first in I, the second not."""
@@ -57,7 +51,7 @@ ACCEPTANCE_START = "exact draws of p*"
 
 def exact_starts(A, a, x, index_set, *, eps: float, n_chains: int, seed: int) -> np.ndarray:
     """``n_chains`` independent exact draws (n_chains × d) of the MIS target p* — DG(ε) per cell centred on
-    ``x``, restricted to ``A s = a`` and s ≥ 0 — by :func:`isdp.mis.mis_exact_sample` (rejection from the
+    ``x``, restricted to ``A s = a`` and s ≥ 0 — by :func:`isdp.mcmc.mis_exact_sample` (rejection from the
     MIS proposal at ε̃ = ε). p* does not depend on the proposal's ε̃, so the same law starts a chain at any ε̃."""
     d = len(x)
     return mis_exact_sample(A, a, x, eps=eps, index_set=index_set, size=n_chains, seed=seed, B=np.eye(d),
@@ -71,7 +65,7 @@ def acceptance_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, n_
     every state of such a chain — its first included — has law p*, and the share of accepted proposals
     estimates the stationary acceptance rate without a burn-in or a certificate. (A chain started at s*,
     the point of largest importance weight p/q when ε̃ < ε, rarely leaves it, which depresses the rate
-    there.) Returns (the :class:`isdp.mis.MISResult`, the starts)."""
+    there.) Returns (the :class:`isdp.mcmc.MISResult`, the starts)."""
     starts = exact_starts(A, a, x, index_set, eps=eps, n_chains=n_chains, seed=start_seed)
     res = run_mis(A, a, x, index_set, eps=eps, proposal_eps=proposal_eps, n_chains=n_chains, n_draws=0,
                   burn_in=n_iter, init=starts, seed=seed)
@@ -80,9 +74,9 @@ def acceptance_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, n_
 
 def certify_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, certificate: Mapping, seed: int,
                    label: str) -> Certificate:
-    """:func:`isdp.certify_mis` of the MIS chains of :func:`run_mis` from their start, the confidential
+    """:func:`isdp.convergence.certify_mis` of the MIS chains of :func:`run_mis` from their start, the confidential
     ``x``, against exact draws of the target; ``certificate`` is the config block (``pairs``,
-    ``threshold``, ``max_iter``). Raises :class:`isdp.CertificationError` naming ``label`` when it
+    ``threshold``, ``max_iter``). Raises :class:`isdp.convergence.CertificationError` naming ``label`` when it
     certifies nothing."""
     d = len(x)
     cert = certify_mis(A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.lattice import InvariantError
+from isdp.errors import InvariantError
 
 
 def sex_by_age_constraints(rows, cols, voting_age_from: str):

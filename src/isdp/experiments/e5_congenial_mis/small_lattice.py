@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from isdp.double_geometric import dg_logpmf
 from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
+from isdp.mcmc import dg_logpmf
 
 COLS = ("child", "adult1", "adult2")
 

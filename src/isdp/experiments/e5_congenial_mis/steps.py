@@ -9,12 +9,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from isdp import check_release, load_draws, save_draws
+from isdp.convergence import load_draws, save_draws
 from isdp.experiments.claims import paper_value
 from isdp.experiments.e5_congenial_mis import mis_study as ms
 from isdp.experiments.jobs import Job
 from isdp.experiments.problems import Problem, read_table_csv
 from isdp.files import write_table, write_text
+from isdp.lattice import check_release
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
 # computes does not pay that import at start-up (docs/performance.md, "Job start-up").

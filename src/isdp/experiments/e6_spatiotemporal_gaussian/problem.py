@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.lattice import InvariantError
+from isdp.errors import InvariantError
 
 
 def group_hour_building_constraints(groups: int, hours: int, buildings: int):

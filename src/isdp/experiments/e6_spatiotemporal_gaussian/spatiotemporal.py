@@ -29,8 +29,8 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy import optimize
 
-from isdp import derive_seed
 from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projection_sd, row_space_basis
+from isdp.mcmc import derive_seed
 
 READINGS = {
     "cell_sd": "per cell: SD over the repetitions; median and quantiles over the cells",

@@ -8,7 +8,7 @@ post-processing of the additive double geometric mechanism at scale Δ₁/ε, he
 support is finite, so every law below is exact (nothing is cut off) and each privacy statement is a
 finite sum.
 
-Laws are :class:`isdp.privacy_audit.Law` of integer vectors. The projection onto V = span(B) (B an
+Laws are :class:`isdp.release.Law` of integer vectors. The projection onto V = span(B) (B an
 integer matrix of full column rank) is kept as the law of Bᵀy, which determines Π_V y and is
 determined by it. Thm 3.1's invariant-respecting mechanism h + Π_N(y − h) for a one-row integer C is
 kept as D times itself, D = C·C, an integer vector. A pure (ε, 0) statement on V holds when the
@@ -24,8 +24,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from isdp.double_geometric import dg_cdf, dg_pmf
-from isdp.privacy_audit import Law, hockey_stick_divergence
+from isdp.mcmc import dg_cdf, dg_pmf
+from isdp.release import Law
+from isdp.release._privacy_audit import hockey_stick_divergence
 
 RECORDS = 3  # Example 2.4's database size
 SENSITIVITY = 2  # Δ₁(hist) under bounded neighbours
@@ -100,7 +101,7 @@ def aligned(laws: Mapping) -> dict:
     """The laws' probabilities on one common index (the union of their supports, repeated points added).
 
     Aligning a family once lets every neighbour pair be compared by vector arithmetic:
-    :func:`isdp.privacy_audit.hockey_stick` aligns each pair anew (38 s against 0.4 s on the composition's laws)."""
+    :func:`isdp.release.hockey_stick` aligns each pair anew (38 s against 0.4 s on the composition's laws)."""
     keys = list(laws)
     _, index = np.unique(np.vstack([laws[k].points for k in keys]), axis=0, return_inverse=True)
     index = index.ravel()

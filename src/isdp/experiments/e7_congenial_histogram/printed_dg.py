@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.double_geometric import dg_cdf
+from isdp.mcmc import dg_cdf
 
 
 def dg_logpmf_printed(u, eps: float, sensitivity: float = 1.0) -> np.ndarray:

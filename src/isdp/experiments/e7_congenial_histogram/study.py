@@ -5,7 +5,7 @@ The exact Table 2 (:func:`table2_exact`), the attained privacy levels (:func:`pr
 by Monte Carlo at a fixed x (:func:`simulation_table`), M*'s law by conditioning on a thin slab
 (:func:`conditioning_table`) and the App. B quantile sampler of the double geometric law
 (:func:`dg_quantile_table`). Each random table draws from its own generators, seeded by
-:func:`isdp.derive_seed` of the step's seed and the table's keys.
+:func:`isdp.mcmc.derive_seed` of the step's seed and the table's keys.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from isdp import derive_seed
-from isdp.double_geometric import dg_variance
 from isdp.experiments.e7_congenial_histogram import noise_laws as nl
 from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
 from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
 from isdp.experiments.e7_congenial_histogram import releases as rel
+from isdp.mcmc import derive_seed
+from isdp.mcmc._double_geometric import dg_variance
 
 
 def settings(betas: Sequence[float]) -> list[tuple[str, float | None]]:

@@ -1,7 +1,7 @@
 """Exact computations behind the rows on ISDP §2's privacy properties (composition across invariants, randomized
 post-processing, the smooth-DP equivalence), App. E.4's projection and non-negativity statements and §4's kernels:
 laws of products and of Markov kernels applied to an enumerated law, an LP feasibility problem and a one-step
-transition matrix. Laws are :class:`isdp.privacy_audit.Law` (a box and a bound on what it leaves out)."""
+transition matrix. Laws are :class:`isdp.release.Law` (a box and a bound on what it leaves out)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import itertools
 
 import numpy as np
 
-from isdp.privacy_audit import Law, aligned
+from isdp.release import Law
+from isdp.release._privacy_audit import aligned
 
 
 def product_ratio_arrays(pairs):
@@ -98,7 +99,7 @@ def joint_update_matrix(lattice, target, proposal_eps: float, radius: int, tilt:
     min(1, π(w + z)/π(w)) with no Hastings term. Moves that would leave the box stay at w (row-stochastic): against
     the true kernel, π P on the box then misses the inflow from outside and keeps the outflow, each at most
     π(outside). Returns (P, w)."""
-    from isdp.double_geometric import dg_logpmf
+    from isdp.mcmc import dg_logpmf
 
     k = lattice.dim
     w = np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from isdp import IntegerLattice, generalized_laplace, load_draws, save_draws, tune_proposal
+from isdp.convergence import load_draws, save_draws
 from isdp.experiments.jobs import Job
 from isdp.experiments.lattice_study.studies import (
     convergence_by_lag,
@@ -22,6 +22,8 @@ from isdp.experiments.lattice_study.studies import (
 from isdp.experiments.problems import Problem
 from isdp.experiments.unbiasedness import unbiasedness_table
 from isdp.files import write_json, write_table
+from isdp.lattice import IntegerLattice, generalized_laplace
+from isdp.mcmc import tune_proposal
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
 # computes does not pay that import at start-up (docs/performance.md, "Job start-up").
@@ -131,24 +133,25 @@ CHAIN_START = "u = 0"
 def _chain(lattice, target, proposal_eps: float) -> dict:
     """What a certificate certifies: the chain its pairs run, as the draws' chains run it (the paper's sweep on the
     lattice's basis, :data:`CHAIN_START`), recorded in its file and checked by :func:`draws` before it is used."""
-    return {"sampler": "isdp.sample (Metropolis sweep, Algorithm 1)", "basis": lattice.basis_name,
+    return {"sampler": "isdp.mcmc.sample (Metropolis sweep, Algorithm 1)", "basis": lattice.basis_name,
             "target": target.label, "proposal_eps": float(proposal_eps), "start": CHAIN_START}
 
 
 def certificate(job: Job) -> None:
-    """The certificate of one target's chain (:func:`isdp.certification.certify_searching_lag`:
+    """The certificate of one target's chain (:func:`isdp.convergence._certification.certify_searching_lag`:
     ``coupling.certificate_pairs`` pairs from u = 0, where the chains start; docs/method.md §4).
-    Fails (:class:`isdp.CertificationError`) when the chain cannot be certified.
+    Fails (:class:`isdp.convergence.CertificationError`) when the chain cannot be certified.
 
     Params: ``eps``, ``target`` (``proposal_eps``), ``coupling`` (``certificate_pairs``,
     ``tv_threshold``, ``max_iter``), ``seed``; wildcard ``norm``; input ``problem``; output
-    ``certificate`` (JSON: :meth:`isdp.Certificate.to_dict`, the chain it certifies (``chain``: sampler, basis,
+    ``certificate`` (JSON: :meth:`isdp.convergence.Certificate.to_dict`, the chain it certifies (``chain``:
+    sampler, basis,
     target, proposal ε, start, seed), its summary, and its 95 % bound and point estimate on a grid of iterations
     for the TV figure).
     """
     import numpy as np
 
-    from isdp.certification import certify_searching_lag
+    from isdp.convergence._certification import certify_searching_lag
 
     problem = Problem.from_json(job.input.problem)
     coupling = job.params.coupling
@@ -176,7 +179,7 @@ def draws(job: Job) -> None:
     outputs ``draws`` (NetCDF) and ``ess`` (the convergence diagnostics per cell, with the
     certificate's ``certificate_*`` columns).
     """
-    from isdp import Certificate
+    from isdp.convergence import Certificate
 
     norm = job.wildcards.norm
     problem = Problem.from_json(job.input.problem)
@@ -213,7 +216,7 @@ def draws(job: Job) -> None:
 
 def _target_draws(job: Job, problem: Problem, norm: str, path):
     """The ``norm`` target's stored draws, refused naming the file unless integer, on Λ(A) and of the target this
-    experiment configures (:func:`isdp.load_draws`)."""
+    experiment configures (:func:`isdp.convergence.load_draws`)."""
     return load_draws(path, A=problem.A, target=generalized_laplace(job.config[job.wildcards.exp]["eps"], norm).label)
 
 

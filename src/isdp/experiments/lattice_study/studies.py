@@ -9,18 +9,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from isdp import CertificationError, certify, derive_seed
-from isdp.convergence_diagnostics import convergence_table, summarize_convergence
-from isdp.coupling import convergence_iteration, tv_bound_terms, tv_upper_bound
-from isdp.lattice import IntegerLattice, check_release
-from isdp.samplers import sample
-from isdp.targets import Target
+from isdp.convergence import certify, convergence_table, summarize_convergence
+from isdp.errors import CertificationError
+from isdp.lattice import IntegerLattice, Target, check_release
+from isdp.mcmc import convergence_iteration, derive_seed, sample, tv_upper_bound
+from isdp.mcmc._coupling import tv_bound_terms
 
 
 def coupling_study(lattice: IntegerLattice, target: Target, *, lags, n_pairs: int, proposal_eps: float,
                    seed: int, max_iter: int) -> pd.DataFrame:
-    """Meeting times for each lag (:func:`isdp.certify` from u = 0, where the chains start): one row
-    per (lag, pair). Fails (:class:`isdp.CertificationError`) if any pair did not meet."""
+    """Meeting times for each lag (:func:`isdp.convergence.certify` from u = 0, where the chains start): one row
+    per (lag, pair). Fails (:class:`isdp.convergence.CertificationError`) if any pair did not meet."""
     frames = []
     for lag in lags:
         cert = certify(lattice, target, proposal_eps=proposal_eps, start=None, lag=int(lag), n_pairs=n_pairs,
@@ -83,7 +82,7 @@ def proposals_table(pilots, norms, targets, acceptance_range) -> pd.DataFrame:
     """The configured proposal ε per target beside the pilot's choice, and the pilot's acceptance at the
     configured value (NaN if the pilot grid does not hold it) and whether it lies in ``acceptance_range``.
 
-    ``pilots`` are the pilot tables (:func:`isdp.tune_proposal`) in the order of ``norms``; ``targets``
+    ``pilots`` are the pilot tables (:func:`isdp.mcmc.tune_proposal`) in the order of ``norms``; ``targets``
     maps each norm to its config (``proposal_eps``, ``lags``).
     """
     lo, hi = acceptance_range

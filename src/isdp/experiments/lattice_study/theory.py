@@ -49,10 +49,10 @@ def kernel_index(A, B) -> int:
 
 def ball_counts(A, radii, norm: str) -> np.ndarray:
     """The number of points u of Λ(A) with ‖u‖ ≤ r (``norm`` "l1" or "l2"), for each r of ``radii``, enumerated
-    over the free cells of :class:`isdp.exact_sampling.ExactL1Sampler` (the lattice's coordinates): |u_free|_∞ ≤ ‖u‖
+    over the free cells of :class:`isdp.exact.ExactL1Sampler` (the lattice's coordinates): |u_free|_∞ ≤ ‖u‖
     in both norms, so the box of the largest radius holds every ball. One value of the first free cell at a
     time keeps memory small."""
-    from isdp.exact_sampling import ExactL1Sampler
+    from isdp.exact import ExactL1Sampler
 
     sampler = ExactL1Sampler.build(np.asarray(A, dtype=np.int64))
     top, k = int(np.floor(max(radii))), len(sampler.free)
@@ -79,7 +79,7 @@ def kernel_grid(A, max_norm: float, steps: int) -> np.ndarray:
 
 
 def subgaussian_excess(law, lambdas, sigma: float) -> np.ndarray:
-    """ln E exp⟨λ, U⟩ − σ²‖λ‖²/2 for U ~ ``law`` (an :class:`isdp.privacy_audit.Law`), per row λ of ``lambdas``;
+    """ln E exp⟨λ, U⟩ − σ²‖λ‖²/2 for U ~ ``law`` (an :class:`isdp.release.Law`), per row λ of ``lambdas``;
     at most 0 for every λ when U is sub-Gaussian with variance proxy σ²."""
     keep = law.probs > 0
     exponents = law.points[keep] @ lambdas.T + np.log(law.probs[keep])[:, None]

@@ -40,7 +40,7 @@ def test_rounding_sensitivity_and_neighbour_counts_against_enumeration(tmp_path)
 
 
 def test_theorem21_quantities_against_brute_force_and_a_wrong_gamma_fails(tmp_path, monkeypatch):
-    from isdp.double_geometric import dg_logpmf
+    from isdp.mcmc import dg_logpmf
 
     lo, hi, group, eps = 2, 6, 3, 0.7
     for k in (1, 2):

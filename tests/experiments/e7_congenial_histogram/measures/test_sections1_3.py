@@ -11,12 +11,12 @@ from closed_form_support import eps_grid_run, privacy_table_run, repo_run, table
 from conftest import REGISTRY, row_verdict
 from scipy import stats
 
-from isdp.double_geometric import dg_pmf
 from isdp.experiments.claims import claim
 from isdp.experiments.e7_congenial_histogram import neighbours as nbr
 from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
 from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
 from isdp.experiments.e7_congenial_histogram.measures import sections1_3
+from isdp.mcmc import dg_pmf
 
 
 @pytest.fixture(scope="module")

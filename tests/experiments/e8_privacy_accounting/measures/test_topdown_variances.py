@@ -11,7 +11,7 @@ import pytest
 from accounting_support import CONFIG, E8, e8_run, tda_run
 from conftest import REGISTRY, ROOT, row_verdict
 
-from isdp.accounting import CONVERSIONS, dp_to_zcdp
+from isdp.baselines import CONVERSIONS, dp_to_zcdp
 from isdp.experiments import claims
 from isdp.experiments.e8_privacy_accounting.tables import variance_table
 from isdp.experiments.evidence import Run

@@ -12,9 +12,9 @@ import pytest
 from conftest import row_verdict
 from lattice_support import assert_row_flips, config_run, registry_row, row_status
 
-import isdp.coupling
-import isdp.exact_laws
-import isdp.targets
+import isdp.exact
+import isdp.lattice
+import isdp.mcmc
 from isdp.experiments.evidence import Run
 from isdp.experiments.lattice_study.measures import coupling_bounds
 from isdp.experiments.lattice_study.measures.sampler_kernel import _small_lattice
@@ -68,13 +68,13 @@ def test_the_lag_estimate_bounds_the_exact_tv_and_meeting_times_recorded_a_lag_e
     c = registry_row("ISDP-E1-tv-bound-valid")
     m = coupling_bounds.tv_bound_valid(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "match" and m.value.size >= 4 * len(c["args"]["lags"])
-    real = isdp.coupling.meeting_times
+    real = isdp.mcmc.meeting_times
 
     def early(*args, **kwargs):  # τ − L taken as the meeting time: the bound loses a lag of iterations
         mt = real(*args, **kwargs)
-        return isdp.coupling.MeetingTimes(tau=mt.tau - mt.lag, met=mt.met, lag=mt.lag, seconds=mt.seconds)
+        return isdp.mcmc.MeetingTimes(tau=mt.tau - mt.lag, met=mt.met, lag=mt.lag, seconds=mt.seconds)
 
-    monkeypatch.setattr(isdp.coupling, "meeting_times", early)
+    monkeypatch.setattr(isdp.mcmc._coupling, "meeting_times", early)
     # such meeting times (some at or below their lag) are no coupling's: refused, never judged (issue 64)
     with pytest.raises(ValueError, match="is impossible at lag"):
         coupling_bounds.tv_bound_valid(Run(".", {}), c["paper_value"], **c["args"])
@@ -95,7 +95,7 @@ def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(m
     case = c["args"]["case"]
     lattice = _small_lattice(case["lattice"])
     ts = np.asarray(c["args"]["iterations"])
-    _, tv = isdp.exact_laws.exact_tv_curve(lattice, isdp.targets.generalized_laplace(case["eps"], case["norm"]),
+    _, tv = isdp.exact.exact_tv_curve(lattice, isdp.lattice.generalized_laplace(case["eps"], case["norm"]),
                                       case["proposal_eps"], case["radius"], [np.zeros(lattice.n, dtype=np.int64)],
                                       [1.0], ts)
     rng = np.random.default_rng(11)
@@ -103,7 +103,7 @@ def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(m
     def sharp(tau, lag, t):  # one Bernoulli(TV(t)) term per pair: an unbiased estimate of the exact TV itself
         return (rng.random((len(tau), len(t))) < tv[None, :]).astype(float)
 
-    monkeypatch.setattr(isdp.coupling, "tv_bound_terms", sharp)
+    monkeypatch.setattr(isdp.mcmc._coupling, "tv_bound_terms", sharp)
     m = coupling_bounds.tv_bound_not_sharp(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "differs" and abs(m.value) < 3.43
 

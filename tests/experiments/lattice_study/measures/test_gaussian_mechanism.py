@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from lattice_support import registry_row, row_status
 
-import isdp.privacy_audit
+import isdp.release
 from isdp.experiments.criteria import judge
 from isdp.experiments.evidence import Run
 from isdp.experiments.lattice_study.measures import gaussian_mechanism
@@ -20,18 +20,18 @@ CRITERION = {"kind": "interval", "max": 1.0e-9}
 def _laplace_instead_of_gaussian(monkeypatch, eps_of=None):
     """Replace the Gaussian route by the ℓ1 generalized Laplace route on the same box (ε = 1/σ, or
     ``eps_of(sampler)``)."""
-    real = isdp.privacy_audit.exact_route_noise
+    real = isdp.release.exact_route_noise
 
     def laplace(sampler, eps, radius, sigma=None, accept=True):
         return real(sampler, eps if eps_of is None else eps_of(sampler), radius, accept=accept)
 
-    monkeypatch.setattr(isdp.privacy_audit, "exact_route_noise", laplace)
+    monkeypatch.setattr(isdp.release._privacy_audit, "exact_route_noise", laplace)
 
 
 def test_the_gaussian_route_is_unbiased_and_a_shifted_route_fails(monkeypatch):
     run = Run(".", {})
     assert judge(CRITERION, 0, gaussian_mechanism.gaussian_unbiased(run, None, sigma=3.0, radius=30)) == "match"
-    real = isdp.privacy_audit.exact_route_noise
+    real = isdp.release.exact_route_noise
 
     def shifted(sampler, *args, **kwargs):  # the law moved by a lattice vector: invariants kept, mean not 0
         step = np.zeros(sampler.A.shape[1], dtype=np.int64)
@@ -39,7 +39,7 @@ def test_the_gaussian_route_is_unbiased_and_a_shifted_route_fails(monkeypatch):
         step[sampler.solved] = sampler.solve[:, 0]
         return real(sampler, *args, **kwargs).shifted(step)
 
-    monkeypatch.setattr(isdp.privacy_audit, "exact_route_noise", shifted)
+    monkeypatch.setattr(isdp.release._privacy_audit, "exact_route_noise", shifted)
     m = gaussian_mechanism.gaussian_unbiased(run, None, sigma=3.0, radius=30)
     assert m.value > 0.3 and judge(CRITERION, 0, m) == "differs"
 
@@ -50,7 +50,7 @@ def test_the_lattice_gaussian_is_sub_gaussian_and_a_laplace_law_of_its_second_mo
     c = registry_row("ISDP-E1-gaussian-subgaussian")
     m = gaussian_mechanism.gaussian_subgaussian(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "match" and abs(m.value) < 1e-12  # the bound is attained: the value sits at 0
-    sigma, real = c["args"]["sigma"], isdp.privacy_audit.exact_route_noise
+    sigma, real = c["args"]["sigma"], isdp.release.exact_route_noise
 
     matched = {}
 

@@ -9,12 +9,12 @@ import pytest
 from conftest import ROOT, row_verdict
 from lattice_support import CONFIG, registry_row
 
-from isdp import samplers
-from isdp.draws_io import save_draws
+from isdp.convergence import save_draws
 from isdp.experiments.evidence import Run
 from isdp.experiments.problems import contingency_table_problem
-from isdp.tables import read_table_csv
-from isdp.targets import generalized_laplace
+from isdp.lattice import generalized_laplace
+from isdp.mcmc import _samplers as samplers
+from isdp.release import read_table_csv
 
 
 @pytest.fixture(scope="module")

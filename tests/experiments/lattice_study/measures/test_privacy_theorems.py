@@ -13,7 +13,7 @@ import pytest
 from conftest import row_verdict
 from lattice_support import assert_row_flips, config_run, registry_row, row_status
 
-import isdp.targets
+import isdp.lattice
 from isdp.experiments.evidence import Run
 from isdp.experiments.lattice_study.measures import privacy_theorems
 
@@ -39,8 +39,8 @@ def test_the_l2_privacy_theorem_holds_and_a_squared_norm_target_fails(monkeypatc
     c = registry_row("ISDP-E1-privacy-theorem-l2")
     run = config_run()
     assert row_status(c, privacy_theorems.privacy_theorem_l2(run, c["paper_value"], **c["args"])) == "match"
-    monkeypatch.setattr(isdp.targets, "generalized_laplace",  # exp(−ε‖u‖₂²): the norm squared by mistake
-                        lambda eps, norm="l1": isdp.targets.Target("gaussian", "l2", (2 * eps) ** -0.5))
+    monkeypatch.setattr(isdp.lattice._targets, "generalized_laplace",  # exp(−ε‖u‖₂²): the norm squared by mistake
+                        lambda eps, norm="l1": isdp.lattice.Target("gaussian", "l2", (2 * eps) ** -0.5))
     m = privacy_theorems.privacy_theorem_l2(run, c["paper_value"], **c["args"])
     assert m.value > 2 and row_status(c, m) == "differs"
 

@@ -16,14 +16,12 @@ from census_support import results_run as _run
 from conftest import ROOT, row_verdict
 from lattice_support import CONFIG, config_run, registry_row, row_status
 
-from isdp.certification import Certificate
-from isdp.coupling import meeting_times
-from isdp.draws_io import save_draws
+from isdp.convergence import Certificate, save_draws
 from isdp.experiments.config import load_config
 from isdp.experiments.evidence import EvidenceError, Run
 from isdp.experiments.lattice_study.measures import run_tables
-from isdp.lattice import IntegerLattice, sum_constraint
-from isdp.targets import generalized_laplace
+from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
+from isdp.mcmc import meeting_times
 
 
 @pytest.fixture(scope="module")

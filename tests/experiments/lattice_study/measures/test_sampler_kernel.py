@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from lattice_support import assert_row_flips, config_run, registry_row, row_status
 
-import isdp.exact_laws
+import isdp.exact
 from isdp.experiments.evidence import Run
 from isdp.experiments.lattice_study.measures import sampler_kernel
 
@@ -23,14 +23,14 @@ def test_the_sweep_leaves_the_target_invariant_and_an_asymmetric_proposal_does_n
     c = registry_row("ISDP-E1-kernel-stationary")
     m = sampler_kernel.kernel_stationary(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "match"
-    real, tilt = isdp.exact_laws.dg_logpmf, 0.1
+    real, tilt = isdp.exact._exact_laws.dg_logpmf, 0.1
 
     def tilted(z, eps):  # DG jumps tilted towards +: a proper pmf, but Metropolis without Hastings is then wrong
         a = np.exp(-eps)
         log_mgf = 2 * np.log1p(-a) - np.log1p(-a * np.exp(tilt)) - np.log1p(-a * np.exp(-tilt))
         return real(z, eps) + tilt * np.asarray(z) - log_mgf
 
-    monkeypatch.setattr(isdp.exact_laws, "dg_logpmf", tilted)
+    monkeypatch.setattr(isdp.exact._exact_laws, "dg_logpmf", tilted)
     args = {**c["args"], "cases": c["args"]["cases"][:1]}  # the 2 × 3 case suffices and keeps the test short
     skew = sampler_kernel.kernel_stationary(Run(".", {}), c["paper_value"], **args)
     assert skew.value > 1e-3 and row_status(c, skew) == "differs"

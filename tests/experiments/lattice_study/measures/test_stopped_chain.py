@@ -10,11 +10,11 @@ import pytest
 from conftest import row_verdict
 from lattice_support import config_run, registry_row, row_status
 
-import isdp.privacy_audit
-from isdp.exact_laws import enumerate_target
+import isdp.release
+from isdp.exact import enumerate_target
 from isdp.experiments.evidence import Run
 from isdp.experiments.lattice_study.measures import stopped_chain
-from isdp.privacy_audit import Law
+from isdp.release import Law
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_t
         points, probs, _ = enumerate_target(lattice, target, radius)
         return [Law(np.asarray(points, dtype=np.int64), probs, 0.0) for _ in iterations]
 
-    monkeypatch.setattr(isdp.privacy_audit, "chain_noise_path", stationary)
+    monkeypatch.setattr(isdp.release._privacy_audit, "chain_noise_path", stationary)
     uncached()
     m = stopped_chain.stopped_chain_loss(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "differs" and abs(m.value - 1) < 1e-9, m.text

@@ -10,10 +10,10 @@ import pytest
 from conftest import row_verdict
 from lattice_support import registry_row, row_status
 
-import isdp.privacy_audit
+import isdp.release
 from isdp.experiments.evidence import Measurement, Run
 from isdp.experiments.lattice_study.measures import tail_rates
-from isdp.privacy_audit import Law
+from isdp.release import Law
 
 ROW = "ISDP-E1-l1-tail-exact"
 
@@ -48,13 +48,13 @@ def test_a_law_at_half_the_rate_fails():
     (lambda norm, probs: (1.0 + norm) ** -5.0, 0.2),  # polynomial: ∝ (1 + ‖u‖₁)^−5 on the same box
 ])
 def test_heavier_tails_on_the_same_lattice_points_fail(monkeypatch, reweight, below):
-    real = isdp.privacy_audit.exact_route_noise
+    real = isdp.release.exact_route_noise
 
     def heavier(*args, **kwargs):  # the same points, reweighted: a law on the box (nothing left out)
         law = real(*args, **kwargs)
         probs = reweight(np.abs(law.points).sum(axis=1).astype(float), law.probs)
         return Law(law.points, probs / probs.sum(), 0.0)
 
-    monkeypatch.setattr(isdp.privacy_audit, "exact_route_noise", heavier)
+    monkeypatch.setattr(isdp.release._privacy_audit, "exact_route_noise", heavier)
     status, m = row_verdict(ROW, Run(".", {}))
     assert status == "differs" and m.value < below

@@ -18,8 +18,8 @@ from isdp.experiments.claims import Measurement, Run
 
 def _gaussian_profile(eps: list[float], delta: list[float], shift: float) -> tuple[float, list[str]]:
     """Over the grid: the largest exact δ(ε) / δ of Gaussian noise of SD c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε whose
-    neighbours lie ``shift`` apart (:func:`isdp.accounting.gaussian_delta` at μ = shift / c), and where it exceeds 1."""
-    from isdp.accounting import gaussian_delta
+    neighbours lie ``shift`` apart (:func:`isdp.baselines.gaussian_delta` at μ = shift / c), and where it exceeds 1."""
+    from isdp.baselines import gaussian_delta
 
     worst, failing = 0.0, []
     for e in eps:
@@ -34,7 +34,7 @@ def _gaussian_profile(eps: list[float], delta: list[float], shift: float) -> tup
 
 def lemma34_profile(run: Run, paper, *, eps: list[float], delta: list[float]) -> Measurement:
     """Lemma 3.4's Gaussian noise σ = Δ₂ c_{ε,δ}, c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε, against the exact privacy profile
-    of the Gaussian mechanism (:func:`isdp.accounting.gaussian_delta`): the largest δ_exact(ε)/δ over the grid."""
+    of the Gaussian mechanism (:func:`isdp.baselines.gaussian_delta`): the largest δ_exact(ε)/δ over the grid."""
     worst, failing = _gaussian_profile(eps, delta, 1.0)
     return Measurement(worst, f"largest exact δ / stated δ = {worst:.3g} over {len(eps)} × {len(delta)} (ε, δ); "
                               + (f"above 1 at {len(failing)}: " + ", ".join(failing) if failing else "never above 1"))

@@ -166,8 +166,8 @@ def post_processing_one_to_one(run: Run, paper, *, eps: float, radius: int, one_
     M the double geometric mechanism at ``eps`` on a count and its neighbour one apart, each g of
     :data:`POST_PROCESSINGS`: exact laws on a box of ``radius`` (mass outside below e^(−ε·radius)). The value: every
     one-to-one g keeps the level, no g raises it, and some g that merges outputs lowers it strictly."""
-    from isdp.double_geometric import dg_pmf
-    from isdp.privacy_audit import Law, max_privacy_loss, pushforward
+    from isdp.mcmc import dg_pmf
+    from isdp.release import Law, max_privacy_loss, pushforward
 
     k = np.arange(-radius, radius + 1)
     base = Law(k[:, None], dg_pmf(k, eps), 0.0)

@@ -15,13 +15,14 @@ import math
 
 import numpy as np
 
-from isdp.double_geometric import dg_cdf, dg_variance
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.e7_congenial_histogram import neighbours as nbr
 from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
 from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
 from isdp.experiments.e7_congenial_histogram import releases as rel
+from isdp.mcmc import dg_cdf
+from isdp.mcmc._double_geometric import dg_variance
 
 
 def dg_quantile_exact(run: Run, paper) -> Measurement:
@@ -86,7 +87,7 @@ def binary_sensitivity(run: Run, paper, *, n_max: int) -> Measurement:
 
 def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
     """App. B: the largest |printed F(u) − P(U ≤ u)| for u = −reach..reach over the ε of the App. B check and
-    the grid (P from SciPy's discrete Laplace, isdp.double_geometric.dg_cdf)."""
+    the grid (P from SciPy's discrete Laplace, isdp.mcmc.dg_cdf)."""
     u = np.arange(-reach, reach + 1)
     eps = sorted({*run.config["e7"]["dg_check"]["eps"], *run.config["e7"]["eps_grid"]})
     gap = max(float(np.abs(pdg.dg_cdf_printed(u, e) - dg_cdf(u, e)).max()) for e in eps)

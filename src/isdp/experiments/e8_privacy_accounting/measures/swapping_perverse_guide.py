@@ -75,8 +75,8 @@ def day_units(run: Run, paper, *, eps: float, days: list[int], days_present: int
     person over time (neighbours: one person's whole history, present on ``days_present`` days, all T by default)
     and per person-day (neighbours: one day of it). Exact laws of the T releases (products of DG laws on a box of
     ``radius``); the budget is the largest privacy loss. The value: whether the per-day budget is lower for every T."""
-    from isdp.double_geometric import dg_pmf
-    from isdp.privacy_audit import Law, max_privacy_loss, product
+    from isdp.mcmc import dg_pmf
+    from isdp.release import Law, max_privacy_loss, product
 
     k = np.arange(-radius, radius + 1)
     daily = Law(k[:, None], dg_pmf(k, eps), 0.0)
@@ -100,7 +100,7 @@ def swap_approximate_budget(run: Run, paper, *, strata: list, rates: list[float]
     (:func:`~isdp.experiments.e8_privacy_accounting.swap_audit.approximate_loss_per_unit`) against its exact pure
     budget (δ = 0) on small strata, every rate and δ; the value is the largest ratio over the cases with a positive
     pure budget."""
-    from isdp.accounting import swapping_epsilon
+    from isdp.baselines import swapping_epsilon
     from isdp.experiments.e8_privacy_accounting.swap_audit import approximate_loss_per_unit
 
     ratios, zero = {}, []

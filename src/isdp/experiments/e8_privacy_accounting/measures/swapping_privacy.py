@@ -24,7 +24,7 @@ def swap_privacy_audit(run: Run, paper, *, strata: list, rates: list[float]) -> 
     swapping, enumerated on small strata (:mod:`isdp.experiments.e8_privacy_accounting.swap_audit`): the largest
     ratio loss / ε(p, b) over the strata and swap rates, where the bound is attained, and how loose it is on the
     branch p ≤ 1/2 (the one every printed table uses)."""
-    from isdp.accounting import swapping_epsilon
+    from isdp.baselines import swapping_epsilon
     from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
     ratios, slack = {}, {}
@@ -155,7 +155,7 @@ def swap_derived_products(run: Run, paper, *, strata: list, rates: list[float], 
     releases computed from the unswapped stratum instead (a product not derived from the swapped dataset alone)."""
     from collections import Counter
 
-    from isdp.accounting import swapping_epsilon
+    from isdp.baselines import swapping_epsilon
     from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
     derive = {"dataset": lambda w: w,

@@ -34,7 +34,7 @@ def _printed_swap(run: Run, table: str) -> tuple[pd.DataFrame, str]:
 def _swap_results(run: Run, table: str, printed: pd.DataFrame) -> pd.DataFrame:
     """This run's table ``table``, refused unless it holds exactly the printed cells, each with the printed ε, the
     slides' formula ε(p, b) at its b and swap rate, and gap = ε − printed (recomputed, never trusted)."""
-    from isdp.accounting import swapping_epsilon
+    from isdp.baselines import swapping_epsilon
 
     key = SWAP_KEYS[table]
     t = ec.table(run, table, key=key, keys=list(printed[key].itertuples(index=False, name=None)), count=["b"],
@@ -166,7 +166,7 @@ def larger_b(run: Run, paper) -> Measurement:
     """For the same swap rate, ε is non-decreasing in b, and strictly larger for the larger b wherever that b's
     budget is on its left branch ln(b + 1) − ln o, i.e. p < p*(b) (on the figure's grid, adjacent b's). The curves
     must cover every b of the printed tables on one grid of swap rates."""
-    from isdp.accounting import swapping_min_epsilon
+    from isdp.baselines import swapping_min_epsilon
 
     curves = ec.table_at(run, "e8/swap_curves.csv", key=["b", "swap_rate"], count=["b"], positive=["b", "epsilon"],
                          rate=["swap_rate"])

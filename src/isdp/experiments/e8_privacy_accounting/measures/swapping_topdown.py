@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from isdp.accounting import dp_to_zcdp, zcdp_to_dp
+from isdp.baselines import dp_to_zcdp, zcdp_to_dp
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 

@@ -62,7 +62,7 @@ def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, 
     The value is the smallest z over the states of the paired drop in squared error (noisy − consistent), SE from
     the draws; the text gives the error ratios beside the exact (k − 1)/k of the projection without s ≥ 0."""
     from isdp.baselines import nonnegative_total_projection
-    from isdp.double_geometric import dg_rvs
+    from isdp.mcmc import dg_rvs
 
     counties = load_counties(ec.committed(run, run.config["data"]["embedded"]))
     rng = np.random.default_rng(seed)

@@ -15,7 +15,7 @@ checks of ISDP's statements on small lattices, one module per concept:
   App. D.1);
 - :mod:`.coupling_bounds`: Alg. 2's L-lag coupling and its TV bound (§4, App. D.2).
 
-The exact laws of coupled chains these rows compare with are :mod:`isdp.coupled_laws`. Both experiments share one
+The exact laws of coupled chains these rows compare with are :mod:`isdp.exact`. Both experiments share one
 set of outputs: ``results/<exp>/...`` and ``results/tables/<exp>_*.csv``; the ``exp`` argument ("e1" or "e2")
 picks the experiment.
 """

@@ -22,8 +22,8 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     and ε₁. The value is the largest ratio."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
-    from isdp.privacy_audit import exact_route_noise, max_privacy_loss, product, pushforward
+    from isdp.exact import ExactL1Sampler
+    from isdp.release import exact_route_noise, max_privacy_loss, product, pushforward
 
     A, x, v = np.ones((1, 2), dtype=np.int64), np.array([1, 2]), np.array([1, -1])
     d = float(np.abs(v).sum())
@@ -49,7 +49,7 @@ def composition_relations(
 ) -> Measurement:
     """ISDP Prop 6 across two different invariants: release 1 keeps A₁ = (1, 1, 0), release 2 keeps A₂ = (0, 1, 1)
     (3 cells), and x, x' = x + (1, −1, 1) meet both (x ~₁ x' and x ~₂ x'). Both releases' laws are enumerated from
-    their construction (:func:`isdp.privacy_audit.exact_route_noise`) and their product (run together on the same
+    their construction (:func:`isdp.release.exact_route_noise`) and their product (run together on the same
     data) compared with the composition's guarantee. ``route`` "l1": the exact ℓ1 routes at ε = ``scales``; the
     value is the product's largest privacy loss over the composed budget — (ε₁ + ε₂)‖x − x'‖₁ (``rule`` "sum") or
     max(ε₁, ε₂)‖x − x'‖₁ ("max"). ``route`` "gaussian": the Gaussian routes at σ = ``scales``, each (εᵢ, δᵢ(εᵢ))-DP
@@ -58,9 +58,10 @@ def composition_relations(
     largest over the grid."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
+    from isdp.exact import ExactL1Sampler
     from isdp.experiments.lattice_study.dp_audits import product_ratio_arrays
-    from isdp.privacy_audit import aligned, exact_route_noise, hockey_stick_divergence, max_loss, max_privacy_loss
+    from isdp.release import exact_route_noise, max_privacy_loss
+    from isdp.release._privacy_audit import aligned, hockey_stick_divergence, max_loss
 
     combine = {"sum": lambda a, b: a + b, "max": max}[rule]
     x, v = np.array([2, 1, 3]), np.array([1, -1, 1])
@@ -116,10 +117,11 @@ def post_processing_randomized(
     δ_post(ε′) − δ(ε′) over the maps and ``eps_grid``, less the truncation slack."""
     from fractions import Fraction
 
-    from isdp.double_geometric import dg_pmf
-    from isdp.exact_sampling import ExactL1Sampler
+    from isdp.exact import ExactL1Sampler
     from isdp.experiments.lattice_study.dp_audits import add_noise, compact, randomized_map
-    from isdp.privacy_audit import aligned, exact_route_noise, hockey_stick_divergence, truncation_slack
+    from isdp.mcmc import dg_pmf
+    from isdp.release import exact_route_noise, truncation_slack
+    from isdp.release._privacy_audit import aligned, hockey_stick_divergence
 
     sig = Fraction(str(sigma))
     A, x, v = (np.asarray(c) for c in _neighbour_cases()["a total of 3 cells, one person moves"])

@@ -11,13 +11,13 @@ from isdp.experiments.claims import Measurement, Run
 
 def gaussian_unbiased(run: Run, paper, *, sigma: float, radius: int) -> Measurement:
     """ISDP Thm 15 (9): the generalized Gaussian noise is unbiased. The release's exact Gaussian route, its law
-    from its construction (:func:`isdp.privacy_audit.exact_route_noise`) on two small lattices with invariants (a
+    from its construction (:func:`isdp.release.exact_route_noise`) on two small lattices with invariants (a
     total of 3 cells; 2 × 3 margins), each cell's mean; the value is the largest |E u_i| in units of σ."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
+    from isdp.exact import ExactL1Sampler
     from isdp.lattice import table_margins
-    from isdp.privacy_audit import exact_route_noise
+    from isdp.release import exact_route_noise
 
     sig = Fraction(str(sigma))
     worst, parts = 0.0, []
@@ -41,10 +41,10 @@ def gaussian_subgaussian(run: Run, paper, *, sigma: float, radius: int, max_lamb
     ln E e^⟨λ,u⟩ − σ²‖λ‖²/2; the box can raise it by at most its left-out mass (reported)."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
+    from isdp.exact import ExactL1Sampler
     from isdp.experiments.lattice_study.theory import kernel_grid, subgaussian_excess
     from isdp.lattice import table_margins
-    from isdp.privacy_audit import exact_route_noise
+    from isdp.release import exact_route_noise
 
     sig = Fraction(str(sigma))
     worst, count, parts = -np.inf, 0, []
@@ -70,8 +70,8 @@ def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Mea
     (the precision of the enumeration) so that a loss that stops growing reads as equal."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
-    from isdp.privacy_audit import exact_route_noise, max_privacy_loss
+    from isdp.exact import ExactL1Sampler
+    from isdp.release import exact_route_noise, max_privacy_loss
 
     sig = Fraction(str(sigma))
     sampler, x, v = ExactL1Sampler.build(np.ones((1, 3), dtype=np.int64)), np.array([1, 0, 2]), np.array([-1, 1, 0])
@@ -92,8 +92,8 @@ def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: 
     box (its truncation slack, reported, taken off), rounded to 1e-9 (so a δ that stays at 0 reads as equal)."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
-    from isdp.privacy_audit import exact_route_noise, hockey_stick, truncation_slack
+    from isdp.exact import ExactL1Sampler
+    from isdp.release import exact_route_noise, hockey_stick, truncation_slack
 
     sig = Fraction(str(sigma))
     law = exact_route_noise(ExactL1Sampler.build(np.zeros((0, 1), dtype=np.int64)), 1 / sig, radius, sigma=sig)

@@ -56,10 +56,9 @@ def lattice_complete(run: Run, paper) -> Measurement:
     draw basis): the index of the basis's lattice in Z^n ∩ ker A (:func:`.theory.kernel_index`; 1 = the whole
     kernel, 0 = not a basis of a full-dimensional part of the kernel). E3's value is the first index ≠ 1 over
     the states' sizes, else 1."""
-    from isdp.bases import with_mixing_basis
     from isdp.experiments.lattice_study.theory import kernel_index
     from isdp.experiments.nhgis.counties import load_counties
-    from isdp.lattice import IntegerLattice, sum_constraint
+    from isdp.lattice import IntegerLattice, sum_constraint, with_mixing_basis
 
     e1, e2 = _experiment_problem(run, "e1"), _experiment_problem(run, "e2")
     sizes = sorted(int(s) for s in set(load_counties(ec.committed(run, run.config["data"]["embedded"]))
@@ -140,9 +139,9 @@ def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
     lattice's dimension n − rank(A_k) (``quantity`` "dimension") or the exact probability that i.i.d. DG noise at
     E1's ε keeps A_k u = 0 (``quantity`` "probability"; :func:`.theory.iid_invariant_probability` with error at
     most ``tol``, rounded to 5 significant digits so that a constraint that changes nothing reads as equal)."""
-    from isdp.double_geometric import dg_pmf
     from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
     from isdp.experiments.lattice_study.theory import iid_invariant_probability
+    from isdp.mcmc import dg_pmf
 
     A = intersecting_constraints_problem(run.config["e1"]["x"], run.config["e1"]["records_per_region"]).A
     eps = float(run.config["e1"]["eps"])
@@ -196,8 +195,8 @@ def lattice_proposal_efficiency(run: Run, paper, *, exp: str, invariants: int,
     (:func:`.theory.iid_invariant_probability`, exact) for the first ``invariants`` rows of A only: a larger
     probability than for all of them, so a bound in the blind proposal's favour (and a 2-D rather than a 3-D grid).
     The value is the smallest ratio."""
-    from isdp.double_geometric import dg_pmf
     from isdp.experiments.lattice_study.theory import iid_invariant_probability
+    from isdp.mcmc import dg_pmf
 
     A = _experiment_problem(run, exp).A
     ratios, parts = [], []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.draws_io import load_draws
+from isdp.convergence import load_draws
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.measure_helpers import fmt_list

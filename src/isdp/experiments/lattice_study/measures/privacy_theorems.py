@@ -16,18 +16,18 @@ from isdp.experiments.claims import Measurement, Run
 def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius: int, norm: str = "l1") -> Measurement:
     """ISDP §3.2–3.3: with no invariant the generalized Laplace mechanism (``norm``) is the double geometric
     mechanism and the generalized Gaussian the discrete Gaussian. Each mechanism's law on 2 free cells from its
-    definition (Def 9, Eq. 8: ∝ exp(−ε‖u‖), ∝ exp(−‖u‖₂²/2σ²) on Z², through :mod:`isdp.targets`) against the
+    definition (Def 9, Eq. 8: ∝ exp(−ε‖u‖), ∝ exp(−‖u‖₂²/2σ²) on Z², through :mod:`isdp.lattice`) against the
     product of the closed-form pmfs, on a box whose left-out mass is counted, and the real-valued output (§3.2 after
     Def 9: 'the original Laplace mechanism'): the density ∝ exp(−ε‖u‖) on R² against the product of Laplace(1/ε)
     densities, both on a midpoint grid of step 1/(20ε) over |u|∞ ≤ 30/ε and normalised there. The value is the
     largest total variation distance of the three. Beside it, the release's exact route
-    (:func:`isdp.privacy_audit.exact_route_noise`) against the same closed forms: the sampler that draws these
+    (:func:`isdp.release.exact_route_noise`) against the same closed forms: the sampler that draws these
     mechanisms."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
-    from isdp.privacy_audit import Law, exact_route_noise, total_variation
-    from isdp.targets import generalized_gaussian, generalized_laplace
+    from isdp.exact import ExactL1Sampler
+    from isdp.lattice import generalized_gaussian, generalized_laplace
+    from isdp.release import Law, exact_route_noise, total_variation
 
     k = np.arange(-radius, radius + 1)
     a = np.exp(-eps)
@@ -77,16 +77,11 @@ def _neighbour_cases() -> dict:
 def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     """ISDP Thm 10 measured exactly: the largest privacy loss of the exact ℓ1 sampler's output law
     over ε‖x − x'‖₁, for neighbouring tables on two small lattices (a total of 3 cells, one person
-    moving; 2 × 3 margins, two persons swapping), at the experiment's ε (:mod:`isdp.privacy_audit`)."""
+    moving; 2 × 3 margins, two persons swapping), at the experiment's ε (:mod:`isdp.release`)."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
-    from isdp.privacy_audit import (
-        exact_route_noise,
-        hockey_stick,
-        max_privacy_loss,
-        truncation_slack,
-    )
+    from isdp.exact import ExactL1Sampler
+    from isdp.release import exact_route_noise, hockey_stick, max_privacy_loss, truncation_slack
 
     eps = Fraction(str(run.config[exp]["eps"]))
     cases = _neighbour_cases()
@@ -108,15 +103,14 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
 
 def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
     """ISDP Thm 10 for the ℓ2 target, measured exactly: the generalized Laplace law ∝ exp(−ε‖u‖₂) on Λ(A)
-    (:func:`isdp.exact_laws.enumerate_target`; the law E1/E2's ℓ2 chains target), for neighbouring tables on the two
+    (:func:`isdp.exact.enumerate_target`; the law E1/E2's ℓ2 chains target), for neighbouring tables on the two
     small lattices of :func:`_neighbour_cases`, at the experiment's ε: the largest privacy loss over ε‖x − x'‖₂.
     The box |w|_∞ ≤ R in the lattice's coordinates holds every u with ‖u‖₂ ≤ R·s_min(B), chosen ≥ 30/ε, so it
-    holds every output whose probability passes :func:`~isdp.privacy_audit.max_privacy_loss`'s floor; both laws
+    holds every output whose probability passes :func:`~isdp.release.max_privacy_loss`'s floor; both laws
     are one law shifted, so the ratios are exact."""
-    from isdp.exact_laws import enumerate_target
-    from isdp.lattice import IntegerLattice
-    from isdp.privacy_audit import Law, max_privacy_loss
-    from isdp.targets import generalized_laplace
+    from isdp.exact import enumerate_target
+    from isdp.lattice import IntegerLattice, generalized_laplace
+    from isdp.release import Law, max_privacy_loss
 
     eps = float(run.config[exp]["eps"])
     cases = _neighbour_cases()
@@ -145,9 +139,9 @@ def singleton_bounded_dp(run: Run, paper, *, cells: int, agents: int, eps: float
     text: bounded DP at 2ε. The value: whether the two sets of pairs are the same."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
+    from isdp.exact import ExactL1Sampler
     from isdp.lattice import sum_constraint
-    from isdp.privacy_audit import exact_route_noise, max_privacy_loss
+    from isdp.release import exact_route_noise, max_privacy_loss
 
     hists = [np.array(h) for h in itertools.product(range(agents + 1), repeat=cells) if sum(h) == agents]
     equivalent = {(tuple(a), tuple(b)) for a in hists for b in hists
@@ -213,10 +207,8 @@ def release_data_independence(run: Run, paper, *, seeds: list[int], nonnegative:
     import tempfile
     from pathlib import Path
 
-    from isdp.constraints import constraint_matrix
     from isdp.experiments.evidence_checks import committed
-    from isdp.release import Request, make_release
-    from isdp.tables import load_table
+    from isdp.release import Request, constraint_matrix, load_table, make_release
 
     table = load_table(committed(run, run.config["e2"]["table"]))
     A, labels = constraint_matrix(table, ["all-margins"])
@@ -247,8 +239,9 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
     less its truncation slack (≤ 0 when private). ``reads_data`` replaces the projection by one that reads x: the
     discrepancy put on x's largest cell."""
     from isdp.baselines import L1Projector
-    from isdp.double_geometric import dg_pmf
-    from isdp.privacy_audit import Law, dg_box_tail, hockey_stick, truncation_slack
+    from isdp.mcmc import dg_pmf
+    from isdp.release import Law, hockey_stick, truncation_slack
+    from isdp.release._privacy_audit import dg_box_tail
 
     x, xp = np.array([2, 1, 0]), np.array([1, 2, 0])
     total = int(x.sum())

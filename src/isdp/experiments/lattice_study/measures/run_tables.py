@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from isdp.draws_io import draws_attrs, load_draws
+from isdp.convergence import load_draws
+from isdp.convergence._draws_io import draws_attrs
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.measure_helpers import draws_keep_invariants, fmt_list, max_abs_z
@@ -154,7 +155,7 @@ def validation_p(run: Run, paper, *, exp: str) -> Measurement:
 
 def coupling_censored(run: Run, paper, *, exp: str) -> Measurement:
     """Coupled pairs of every target's certificate that had not met by its ``max_iter`` (censored)."""
-    from isdp.certification import Certificate
+    from isdp.convergence import Certificate
 
     parts, censored = [], 0
     for norm in run.config[exp]["targets"]:

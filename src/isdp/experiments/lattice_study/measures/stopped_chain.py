@@ -15,7 +15,7 @@ from isdp.experiments.claims import Measurement, Run
 
 def _stopped_chain(eps: float, proposal_eps: float, radius: int, iterations: list[int]):
     """ISDP §4's stopped chain, exactly: a total of 3 cells, x = (1, 0, 2) and one person moving (v = (−1, 1, 0));
-    the chain started at u = 0 and propagated by its transition matrix (:func:`isdp.privacy_audit.chain_noise_path`).
+    the chain started at u = 0 and propagated by its transition matrix (:func:`isdp.release.chain_noise_path`).
     Returns x, v, the target's budget ε‖v‖₁, the target law π on the box and the chain's law at each iteration."""
     return _stopped_chain_cached(float(eps), float(proposal_eps), int(radius), tuple(int(t) for t in iterations))
 
@@ -24,11 +24,9 @@ def _stopped_chain(eps: float, proposal_eps: float, radius: int, iterations: lis
 # computes it once, not three times (about 2 s each).
 @functools.lru_cache(maxsize=2)
 def _stopped_chain_cached(eps: float, proposal_eps: float, radius: int, iterations: tuple[int, ...]):
-    from isdp.bases import with_mixing_basis
-    from isdp.exact_laws import enumerate_target
-    from isdp.lattice import IntegerLattice
-    from isdp.privacy_audit import Law, chain_noise_path
-    from isdp.targets import generalized_laplace
+    from isdp.exact import enumerate_target
+    from isdp.lattice import IntegerLattice, generalized_laplace, with_mixing_basis
+    from isdp.release import Law, chain_noise_path
 
     A, x, v = np.ones((1, 3), dtype=np.int64), np.array([1, 0, 2]), np.array([-1, 1, 0])
     lattice = with_mixing_basis(IntegerLattice.from_constraints(A))
@@ -45,7 +43,7 @@ def tv_absorption(run: Run, paper, *, eps: float, proposal_eps: float, radius: i
     Laplace law, releases x + u with hockey-stick divergence δ_t(ε‖x − x'‖₁) at most η_t (1 + e^{ε‖x − x'‖₁})
     — the TV bound absorbed as an additive δ, on :func:`_stopped_chain`. The value is the largest δ_t over its
     bound; the text gives each t's largest privacy loss and the (ε, δ) per person that E3's certificate implies."""
-    from isdp.privacy_audit import hockey_stick, max_privacy_loss, total_variation
+    from isdp.release import hockey_stick, max_privacy_loss, total_variation
 
     x, v, budget, pi, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
     ratios, parts = [], []
@@ -70,7 +68,7 @@ def iterations_delta_tradeoff(run: Run, paper, *, eps: float, proposal_eps: floa
     stopped after t iterations needs at the target's ε‖x − x'‖₁ (its hockey-stick divergence between neighbours)
     for each t of ``iterations``. The value is the largest ratio δ_{t'}/δ_t of consecutive ones: below 1 when
     every further iteration budget buys a smaller δ."""
-    from isdp.privacy_audit import hockey_stick
+    from isdp.release import hockey_stick
 
     x, v, budget, _, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
     deltas = [hockey_stick(law.shifted(x), law.shifted(x + v), budget) for _, law in laws]
@@ -86,7 +84,7 @@ def stopped_chain_loss(run: Run, paper, *, eps: float, proposal_eps: float, radi
     exactly on :func:`_stopped_chain`: the largest privacy loss ln P(x + u_t = y) / P(x' + u_t = y) of the chain
     stopped after t iterations, over the target's ε‖x − x'‖₁. The value is the smallest ratio over ``iterations``:
     above 1 when every stopped chain costs more than the target law it approximates."""
-    from isdp.privacy_audit import max_privacy_loss
+    from isdp.release import max_privacy_loss
 
     x, v, budget, pi, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
     ratios = {t: max_privacy_loss(law.shifted(x), law.shifted(x + v)) / budget for t, law in laws}

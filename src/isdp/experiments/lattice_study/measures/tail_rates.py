@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.draws_io import load_draws
+from isdp.convergence import load_draws
 from isdp.experiments.claims import Measurement, Run
 
 from .sampler_kernel import _small_lattice
@@ -16,11 +16,11 @@ def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
     """ISDP Thm 12 (7): the exponential rate of the ℓ1 draws' norm above its ``quantile``, fitted in the family
     k^{r−1} e^{−λk} (:func:`~isdp.experiments.lattice_study.tails.tail_rate`), over ε: 1 for a sub-exponential
     tail of rate ε. The SE counts the draws at the norm's ESS across chains (ArviZ)."""
-    from isdp.arviz_compat import ess as arviz_ess
+    from isdp.convergence import ess as arviz_ess
     from isdp.experiments.lattice_study.tails import tail_rate
     from isdp.experiments.problems import Problem
-    from isdp.lattice import as_integer_matrix
-    from isdp.targets import generalized_laplace
+    from isdp.lattice import generalized_laplace
+    from isdp.lattice._integer_lattice import as_integer_matrix
 
     A = as_integer_matrix(Problem.from_json(run.path(f"{exp}/problem.json")).A)
     rank = A.shape[1] - int(np.linalg.matrix_rank(A))
@@ -46,7 +46,7 @@ def l1_tail_rate_floor(run: Run, paper, *, exp: str, quantile: float) -> Measure
 
 def _exact_tail_rate(law, rank: int, window: list[int]) -> tuple[float, int, int, float, float]:
     """The exponential rate of P(‖u‖₁ ≥ t)/t^{rank−1} between the two ends of ``window`` (each raised to the next
-    norm the lattice attains: a multiple of the norms' gcd), from ``law`` (an :class:`isdp.privacy_audit.Law` on a
+    norm the lattice attains: a multiple of the norms' gcd), from ``law`` (an :class:`isdp.release.Law` on a
     box), taken conservatively: the box's left-out mass (``law.outside``, relative to the mass inside) lowers the
     tail at the first end by at most the factor 1 + outside and raises it at the second by at most outside.
     Returns (rate, t1, t2, T(t1) lower, T(t2) upper)."""
@@ -63,14 +63,14 @@ def l1_tail_exact(run: Run, paper, *, lattices: list[str], eps: list[float], win
                   law_scale: float = 1.0) -> Measurement:
     """ISDP Thm 12 (7) on the exact law, without draws and without the lost constant: P(‖u‖₁ ≥ t) ≤ c t^{r−1} e^{−εt}
     for large t means T(t) e^{εt}/t^{r−1} does not grow, i.e. the exponential rate of T(t)/t^{r−1} over ``window``
-    is at least ε. The ℓ1 law is the exact route's, from its construction (:func:`isdp.privacy_audit.exact_route_noise`
+    is at least ε. The ℓ1 law is the exact route's, from its construction (:func:`isdp.release.exact_route_noise`
     on the box |u_free|∞ ≤ ``radius``, which holds every point of norm ≤ radius), on each of ``lattices``
     (:func:`.sampler_kernel._small_lattice`) at each ε of ``eps``; ``law_scale`` < 1 draws the law at that
     multiple of ε instead (a heavier tail) while the rate is still divided by ε. The value is the smallest rate / ε."""
     from fractions import Fraction
 
-    from isdp.exact_sampling import ExactL1Sampler
-    from isdp.privacy_audit import exact_route_noise
+    from isdp.exact import ExactL1Sampler
+    from isdp.release import exact_route_noise
 
     rates, parts = [], []
     for name in lattices:

@@ -1,0 +1,65 @@
+"""The papers' comparisons: the projection mechanisms and the privacy accounting (swapping budget, zCDP
+conversions) the experiments set beside isdp.
+"""
+
+from ._accounting import (
+    CONVERSIONS,
+    dp_to_zcdp,
+    gaussian_delta,
+    swap_rates_for_epsilon,
+    swapping_epsilon,
+    swapping_epsilon_from_log_odds,
+    swapping_min_epsilon,
+    zcdp_to_dp,
+)
+from ._projections import (
+    LP_METHODS,
+    L1Projector,
+    dg_l1_projection,
+    discrepancy_concentration,
+    double_geometric_noise,
+    extended_gaussian,
+    l1_projection_lp,
+    l1_projection_milp,
+    l1_total_projection,
+    nnl2_projection,
+    nonnegative_total_projection,
+    null_space_blocks,
+    projected_gaussian,
+    projected_laplace,
+    projection_sd,
+    row_space_basis,
+)
+
+__all__ = [
+    "CONVERSIONS",
+    "dg_l1_projection",
+    "discrepancy_concentration",
+    "double_geometric_noise",
+    "dp_to_zcdp",
+    "extended_gaussian",
+    "gaussian_delta",
+    "l1_projection_lp",
+    "l1_projection_milp",
+    "l1_total_projection",
+    "L1Projector",
+    "LP_METHODS",
+    "nnl2_projection",
+    "nonnegative_total_projection",
+    "null_space_blocks",
+    "projected_gaussian",
+    "projected_laplace",
+    "projection_sd",
+    "row_space_basis",
+    "swap_rates_for_epsilon",
+    "swapping_epsilon",
+    "swapping_epsilon_from_log_odds",
+    "swapping_min_epsilon",
+    "zcdp_to_dp",
+]
+
+
+def __getattr__(name: str):
+    from .._deprecated import moved_attribute  # a name this module held before 0.3
+
+    return moved_attribute(__name__, name)

@@ -1,0 +1,911 @@
+"""Coupling certificates: a confidence statement about how close a chain is to π, from its own
+starting law (docs/method.md §4, "Certificates").
+
+A certificate runs n coupled pairs of the chain that will produce the draws — the same basis,
+target and proposal — each started the way the chains start, and turns their meeting times into
+a **95 % upper confidence bound** on a coupling bound of d_TV(law of X_t, π). The certified
+iteration t_cert is the first t at which that confidence bound is at most the threshold (0.01).
+It is a statistical statement, not a proof: with probability at least 95 % over the pairs, the
+coupling bound — and so the total variation distance — is at most the threshold from t_cert on.
+
+Two couplings, one formula. With lag L, chain X runs L iterations alone, then X_t and Y_{t-L}
+move together; Biswas, Jacob & Vanetti (2019) give
+
+    d_TV(π_t, π) ≤ Σ_{j≥1} P(τ − L > t + (j−1)L) = E[max(0, ⌈(τ − L − t)/L⌉)].
+
+When Y starts from π itself (an exact draw; ``lag`` None), Y_t ~ π for every t and the coupling
+inequality gives the single term d_TV(π_t, π) ≤ P(τ > t) — the L → ∞ limit of the same bound.
+
+The upper confidence bound sums exact one-sided Clopper–Pearson bounds on the terms' counts
+k_j(t) = #{pairs with τ − L > t + (j−1)L}, at level α/J each (Bonferroni over the J terms short of
+the horizon H = max_iter − L, the most coupled iterations a pair is given). Pairs censored at H
+count as exceeding every such t + (j−1)L, which they do. The terms beyond the horizon (pairs
+that would need more than H coupled iterations) cannot be seen by any finite run: with an exact
+start there are none before t reaches H, with a lag they are the one stated assumption (docs). The
+bound never falls below 1 − α^{1/n} ≈ ln(1/α)/n, so the number of pairs follows from the
+threshold (:func:`pairs_needed`: 299 for 0.01 at 95 %).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+
+from .._runner import check_count
+from ..errors import CertificationError, UncertifiableError
+from ..lattice._integer_lattice import IntegerLattice
+from ..lattice._targets import Target
+from ..mcmc._coupling import MeetingTimes, meeting_times, tv_upper_bound
+from ..mcmc._samplers import tune_proposal
+
+#: default confidence level of every certificate
+LEVEL = 0.95
+#: default threshold on the total variation distance
+THRESHOLD = 0.01
+#: quantiles of τ − L reported in a certificate
+QUANTILES = (0.5, 0.9, 0.99)
+
+
+def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
+    """Exact one-sided (1 − ``alpha``) upper confidence bound on a binomial p from k successes in n:
+    the p with P(Bin(n, p) ≤ k) = alpha, i.e. the (1 − alpha) quantile of Beta(k + 1, n − k); 1 at k = n.
+    SciPy's inverse regularised incomplete beta function is that quantile (``scipy.stats.beta.ppf`` calls
+    it) without the 1 s import of ``scipy.stats``, which a certificate job would pay for this one call."""
+    from scipy.special import betaincinv
+
+    k = np.asarray(k, dtype=np.int64)
+    unique, where = np.unique(k, return_inverse=True)  # the lag route sums many terms of equal count
+    with np.errstate(invalid="ignore", divide="ignore"):
+        upper = np.where(unique >= n, 1.0, betaincinv(unique + 1, np.maximum(n - unique, 1), 1 - alpha))
+    return upper[where].reshape(k.shape)
+
+
+def pairs_needed(threshold: float = THRESHOLD, level: float = LEVEL) -> int:
+    """The fewest pairs whose bound can reach ``threshold`` at all: 1 − (1 − level)^{1/n} ≤ threshold
+    (every pair met, one term)."""
+    threshold, level = _check_threshold(threshold), _check_level(level)
+    return math.ceil(math.log(1 - level) / math.log1p(-threshold))
+
+
+def _check_unit(name: str, value, low: float) -> float:
+    """A number in [low, 1): thresholds in (0, 1) (TV never exceeds 1), levels in [0.5, 1)."""
+    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+    if not ok or not (low <= float(value) < 1) or float(value) == 0:
+        raise ValueError(f"{name} must be a number in {'(0' if low == 0 else f'[{low:g}'}, 1), got {value!r}")
+    return float(value)
+
+
+def _check_threshold(threshold) -> float:
+    return _check_unit("threshold", threshold, 0.0)
+
+
+def _check_level(level) -> float:
+    return _check_unit("level", level, 0.5)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Meeting times of coupled pairs and what they certify: a 95 % upper confidence bound on the TV bound.
+
+    One class serves every sampler (:func:`certify`, :func:`certify_mis`, :func:`certify_augmented`,
+    :func:`certify_heat_bath`): it holds the pairs' meeting times and computes from them
+    :meth:`bound`, the ``level`` upper confidence bound on the coupling bound of
+    d_TV(law of X_t, π), and :attr:`t_cert`, the first iteration where that bound is at most
+    ``threshold``. :meth:`estimate` is the papers' point estimate of the same curve; it is never
+    called a bound. The ``certify*`` functions build it from the pairs they run; the constructor
+    takes recorded meeting times, and :meth:`to_dict` and :meth:`from_dict` store and rebuild it.
+
+    Parameters
+    ----------
+    basis : str
+        The sampler's basis (``IntegerLattice.basis_name``), or the sampler's name where it has none.
+    lag : int or None
+        The lag L of the L-lag bound; None when Y started from π by exact draws (lag 0, one term).
+    n_pairs : int
+        Number of independent coupled pairs.
+    max_iter : int
+        The censoring time the pairs ran with (lag included).
+    level : float
+        Confidence level in [0.5, 1), 0.95 by default in the ``certify*`` functions.
+    threshold : float
+        The TV level in (0, 1) to certify, 0.01 by default in the ``certify*`` functions.
+    tau : numpy.ndarray
+        int64, shape (n_pairs,): each pair's meeting time, ``max_iter`` where ``met`` is False.
+    met : numpy.ndarray
+        bool, shape (n_pairs,): False for a pair censored at ``max_iter``.
+    seconds : float
+        Wall time of the pairs (and of the exact draws, where there are any), in seconds.
+
+    See Also
+    --------
+    certify : the certificate of :func:`isdp.mcmc.sample`'s chain.
+    pairs_needed : the fewest pairs that can certify a threshold.
+
+    Notes
+    -----
+    With lag L, Biswas, Jacob & Vanetti (2019, Thm 2.5) bound d_TV(π_t, π) ≤ Σ_{j≥1} p_j(t),
+    p_j(t) = P(τ − L > t + (j−1)L); with an exact start (Y₀ ~ π, lag 0) the coupling inequality gives
+    the single term P(τ > t). With H = ``max_iter`` − L the horizon and J(t) = ⌈(H − t)/L⌉ terms short
+    of it (J = 1 with an exact start), :meth:`bound` is Σ_j U(k_j(t); n, α/J(t)), where k_j(t) counts
+    the pairs with τ − L > t + (j−1)L (censored pairs included), U is the exact one-sided
+    Clopper–Pearson bound and α = 1 − ``level``. By the union bound it covers the coupling bound with
+    probability at least ``level`` at every fixed t, and since it never increases in t, also from
+    the random :attr:`t_cert` on. It never falls below 1 − α^{1/n}, so 0.01 at 95 % needs at least
+    299 pairs. With a lag, the terms beyond the horizon are not seen and are the one assumption.
+    docs/method.md §4, "Certificates".
+
+    Examples
+    --------
+    Ten groups of 30 pairs met at t = 0, …, 9 after an exact start:
+
+    >>> import numpy as np
+    >>> from isdp.convergence import Certificate
+    >>> cert = Certificate(basis="smith", lag=None, n_pairs=300, max_iter=100, level=0.95, threshold=0.01,
+    ...                    tau=np.arange(300) % 10, met=np.ones(300, dtype=bool), seconds=0.0)
+    >>> cert.certified, cert.t_cert
+    (True, 9)
+    >>> cert.bound([0, 5, 9]).round(4).tolist()
+    [0.9271, 0.4488, 0.0099]
+    >>> cert.estimate([0, 5, 9]).round(3).tolist()
+    [0.9, 0.4, 0.0]
+    >>> cert.status
+    'certified: the 95% upper confidence bound on the TV bound is <= 0.01 from iteration 9 (300 pairs)'
+    >>> cert.burn_in(floor=5, margin=0.5)
+    14
+    >>> Certificate.from_dict(cert.to_dict()).t_cert
+    9
+    """
+
+    basis: str  # the sampler's basis, or the sampler where it has none
+    lag: int | None
+    n_pairs: int
+    max_iter: int
+    level: float
+    threshold: float
+    tau: np.ndarray
+    met: np.ndarray
+    seconds: float
+
+    def __post_init__(self) -> None:
+        # meeting times no coupling could make are refused: a pair of lag L meets after L iterations and
+        # within max_iter, else it is censored (a τ at or below L once read as perfect convergence)
+        tau, met = np.asarray(self.tau), np.asarray(self.met)
+        if tau.shape != (self.n_pairs,) or met.shape != (self.n_pairs,) or met.dtype != bool:
+            raise ValueError(f"a certificate needs n_pairs = {self.n_pairs} meeting times and met flags, got "
+                             f"shapes {tau.shape} and {met.shape}")
+        low = (self.lag or 0) + (self.lag is not None)
+        bad = met & ((tau < low) | (tau > self.max_iter))
+        if bad.any():
+            raise ValueError(f"a meeting time of {int(tau[bad][0])} is impossible at lag {self.lag} with max_iter "
+                             f"{self.max_iter}: a pair that met has {low} ≤ τ ≤ max_iter")
+
+    # ------------------------------------------------------------------ the bound
+    @property
+    def horizon(self) -> int:
+        """H = ``max_iter`` − L: the most coupled iterations a pair is given (τ − L ≤ H, else censored)."""
+        return self.max_iter - (self.lag or 0)
+
+    @property
+    def n_censored(self) -> int:
+        """Number of pairs that did not meet within ``max_iter`` iterations."""
+        return int((~self.met).sum())
+
+    @property
+    def alpha(self) -> float:
+        """α = 1 − ``level``: the error probability the confidence bound allows."""
+        return 1.0 - self.level
+
+    def _excess(self) -> np.ndarray:
+        """τ − L of the pairs that met (censored pairs are handled as exceeding the horizon)."""
+        return np.sort(self.tau[self.met] - (self.lag or 0))
+
+    def _exceed(self, excess_sorted: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """#{pairs with τ − L > s} for each s (censored pairs exceed every s < H; counted always)."""
+        return len(excess_sorted) - np.searchsorted(excess_sorted, s, side="right") + self.n_censored
+
+    def _terms(self, t: int) -> np.ndarray:
+        """The thresholds t + (j − 1)L of the terms short of the horizon (at least one)."""
+        if self.lag is None:
+            return np.array([t], dtype=np.int64)
+        n_terms = max(1, -(-(self.horizon - t) // self.lag))
+        return t + self.lag * np.arange(n_terms, dtype=np.int64)
+
+    def bound(self, t) -> np.ndarray:
+        """The ``level`` upper confidence bound on the coupling bound of d_TV(law of X_t, π) at iterations ``t``.
+
+        Parameters
+        ----------
+        t : int or array_like of int
+            Non-negative iteration numbers of the chain (t = 0 is its start).
+
+        Returns
+        -------
+        numpy.ndarray
+            float, one value per t: Σ_j U(k_j(t); n, α/J(t)) over the J(t) terms short of the horizon
+            (one with an exact start; see the class Notes). It never increases in t.
+
+        Raises
+        ------
+        ValueError
+            If some t is negative or not a whole number.
+        """
+        excess = self._excess()
+        out = []
+        for ti in _check_t(t):
+            s = self._terms(int(ti))
+            out.append(float(clopper_pearson_upper(self._exceed(excess, s), self.n_pairs, self.alpha / len(s)).sum()))
+        return np.array(out)
+
+    def estimate(self, t) -> np.ndarray:
+        """The point estimate of the coupling bound at ``t`` (the papers' curve), not a bound.
+
+        The mean over pairs of max(0, ⌈(τ − L − t)/L⌉), or the share of pairs not met by t with an
+        exact start. Censored pairs count as met at the horizon, so it is a lower end where any pair
+        was censored.
+
+        Parameters
+        ----------
+        t : int or array_like of int
+            Non-negative iteration numbers.
+
+        Returns
+        -------
+        numpy.ndarray
+            float, one value per t.
+        """
+        t = _check_t(t)
+        excess = np.where(self.met, self.tau - (self.lag or 0), self.horizon)
+        if self.lag is None:
+            return (excess[:, None] > t[None, :]).mean(axis=0)
+        return tv_upper_bound(excess + self.lag, self.lag, t)
+
+    @cached_property
+    def t_cert(self) -> int | None:
+        """The certified iteration: the first t with :meth:`bound` ≤ ``threshold``.
+
+        None if no t short of the horizon gets there (too few pairs, or pairs censored).
+        """
+        if self.horizon < 1 or self.bound(self.horizon - 1)[0] > self.threshold:
+            return None
+        return _first_at_most(self.bound, self.horizon - 1, self.threshold)
+
+    @cached_property
+    def t_estimate(self) -> int | None:
+        """The first t at which the point estimate drops below ``threshold`` (the papers' t*).
+
+        The papers' reading of their curves, not a bound; None where a censored pair leaves the
+        estimate undetermined.
+        """
+        if self.n_censored:
+            return None
+        return _first_at_most(self.estimate, int((self.tau - (self.lag or 0)).max()), self.threshold, strict=True)
+
+    @property
+    def certified(self) -> bool:
+        """Whether some t short of the horizon is certified (:attr:`t_cert` is not None)."""
+        return self.t_cert is not None
+
+    # ------------------------------------------------------------------ words and records
+    @property
+    def coupling(self) -> str:
+        """One phrase naming the coupling and the bound it gives (exact start, or L-lag with its L)."""
+        return ("Y started from pi (exact draws); bound P(tau > t)" if self.lag is None
+                else f"L-lag, L = {self.lag}; bound E[max(0, ceil((tau - L - t)/L))]")
+
+    @property
+    def status(self) -> str:
+        """One line: what is certified, or why nothing is."""
+        pct = f"{self.level:.0%}"
+        if self.certified:
+            return (f"certified: the {pct} upper confidence bound on the TV bound is <= {self.threshold:g} "
+                    f"from iteration {self.t_cert} ({self.n_pairs} pairs)")
+        floor = clopper_pearson_upper(self.n_censored, self.n_pairs, self.alpha)
+        why = (f"{self.n_censored} of {self.n_pairs} pairs did not meet within {self.horizon} coupled iterations"
+               if self.n_censored else f"{self.n_pairs} pairs cannot resolve {self.threshold:g}")
+        return (f"not certified: {why}; the {pct} upper confidence bound stays above {self.threshold:g} "
+                f"(at least {float(floor):.3g}; {pairs_needed(self.threshold, self.level)} pairs are the fewest "
+                "that can reach it)")
+
+    def require(self) -> Certificate:
+        """The certificate itself if it certifies some t, else an error.
+
+        Returns
+        -------
+        Certificate
+            ``self``, for chaining (``certify(...).require().t_cert``).
+
+        Raises
+        ------
+        CertificationError
+            If nothing is certified; the message is :attr:`status`.
+        """
+        if not self.certified:
+            raise CertificationError(self.status)
+        return self
+
+    def burn_in(self, floor: int = 0, margin: float = 0.0) -> int:
+        """A burn-in at or past the certified iteration: max(``floor``, ⌈t_cert · (1 + ``margin``)⌉).
+
+        Parameters
+        ----------
+        floor : int, default 0
+            The smallest burn-in to return.
+        margin : float, default 0.0
+            Relative margin past :attr:`t_cert` (0.5: 1.5 × t_cert).
+
+        Returns
+        -------
+        int
+            The burn-in, in iterations.
+
+        Raises
+        ------
+        CertificationError
+            If nothing is certified.
+        """
+        return max(int(floor), math.ceil(self.require().t_cert * (1 + float(margin))))
+
+    def verdict(self, burn_in: int) -> str:
+        """One line on the burn-in actually used: the bound there, and whether it is certified.
+
+        Parameters
+        ----------
+        burn_in : int
+            The burn-in the chains ran, in iterations.
+
+        Returns
+        -------
+        str
+            The bound at ``burn_in`` against ``threshold``, the pairs, the coupling and the point
+            estimate there.
+        """
+        bound = float(self.bound(burn_in)[0])
+        ok = bound <= self.threshold
+        return (f"{'certified' if ok else 'not certified'} at burn-in {burn_in}: the {self.level:.0%} upper "
+                f"confidence bound on the TV bound there is {bound:.3g} ({'<=' if ok else '>'} {self.threshold:g}; "
+                f"{self.n_pairs} pairs, {self.coupling}); the point estimate is {float(self.estimate(burn_in)[0]):.3g}")
+
+    def quantiles(self) -> dict[str, float]:
+        """Quantiles of τ − L over the pairs (censored pairs count as +∞, never dropped).
+
+        Returns
+        -------
+        dict[str, float]
+            ``tau_minus_lag_q50``, ``_q90``, ``_q99`` (the quantiles of :data:`QUANTILES`, each an
+            observed value) and ``tau_minus_lag_max``.
+        """
+        excess = np.where(self.met, self.tau - (self.lag or 0), np.inf).astype(float)
+        out = {f"tau_minus_lag_q{round(q * 100)}": float(np.quantile(excess, q, method="higher"))
+               for q in QUANTILES}
+        out["tau_minus_lag_max"] = float(excess.max())
+        return out
+
+    def curve(self, n_points: int = 200) -> tuple[np.ndarray, np.ndarray]:
+        """The point estimate on an even grid from 0 to the last meeting (or the horizon), for figures.
+
+        Parameters
+        ----------
+        n_points : int, default 200
+            Grid size before rounding to whole iterations (duplicates are dropped).
+
+        Returns
+        -------
+        t : numpy.ndarray
+            int64 iterations.
+        estimate : numpy.ndarray
+            float, :meth:`estimate` at each t. The confidence bound at any t is :meth:`bound`.
+        """
+        hi = max(int(np.where(self.met, self.tau - (self.lag or 0), self.horizon).max()), 1)
+        t = np.unique(np.linspace(0, hi, n_points).astype(np.int64))
+        return t, self.estimate(t)
+
+    def to_dict(self) -> dict:
+        """Everything the certificate rests on, JSON-able (:meth:`from_dict` rebuilds it exactly).
+
+        Returns
+        -------
+        dict
+            The constructor's arguments, ``tau`` and ``met`` as lists.
+        """
+        return {"basis": self.basis, "lag": self.lag, "n_pairs": self.n_pairs, "max_iter": self.max_iter,
+                "level": self.level, "threshold": self.threshold, "tau": self.tau.tolist(),
+                "met": self.met.tolist(), "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Certificate:
+        """The certificate of :meth:`to_dict`'s record.
+
+        Parameters
+        ----------
+        d : dict
+            A record written by :meth:`to_dict`.
+
+        Returns
+        -------
+        Certificate
+            The same certificate.
+
+        Raises
+        ------
+        ValueError
+            If ``tau`` and ``met`` do not hold ``n_pairs`` entries each, or the level or threshold
+            is out of range.
+        """
+        tau, met = np.asarray(d["tau"], dtype=np.int64), np.asarray(d["met"], dtype=bool)
+        if tau.shape != met.shape or len(tau) != d["n_pairs"]:
+            raise ValueError(f"a certificate record needs n_pairs = {d['n_pairs']} meeting times and flags, "
+                             f"got {tau.shape} and {met.shape}")
+        return cls(basis=str(d["basis"]), lag=None if d["lag"] is None else int(d["lag"]), n_pairs=int(d["n_pairs"]),
+                   max_iter=int(d["max_iter"]), level=_check_level(d["level"]),
+                   threshold=_check_threshold(d["threshold"]), tau=tau, met=met, seconds=float(d["seconds"]))
+
+    def summary(self, burn_in: int | None = None) -> dict:
+        """Flat JSON-able record of the certificate, for tables and netCDF attributes.
+
+        Parameters
+        ----------
+        burn_in : int, optional
+            The burn-in used; adds ``burn_in``, ``tv_bound_at_burn_in``, ``certified_at_burn_in``
+            and ``tv_estimate_at_burn_in``, and makes the :meth:`verdict` the status.
+
+        Returns
+        -------
+        dict
+            Basis, coupling, lag (−1 for an exact start), pairs, censored, max_iter, level,
+            threshold, ``t_cert`` (−1 if none), ``t_star`` (:attr:`t_estimate`, −1 if none), status,
+            the :meth:`quantiles` and ``certify_seconds``.
+        """
+        t_cert = self.t_cert
+        out = {"basis": self.basis, "coupling": self.coupling, "lag": -1 if self.lag is None else self.lag,
+               "pairs": self.n_pairs, "censored": self.n_censored, "max_iter": self.max_iter,
+               "confidence_level": self.level, "threshold": self.threshold,
+               "t_cert": -1 if t_cert is None else t_cert,
+               "t_star": -1 if self.t_estimate is None else self.t_estimate, "status": self.status, **self.quantiles(),
+               "certify_seconds": round(self.seconds, 3)}
+        if burn_in is not None:
+            bound = float(self.bound(burn_in)[0])
+            out.update(burn_in=int(burn_in), tv_bound_at_burn_in=bound,
+                       certified_at_burn_in=int(bound <= self.threshold),
+                       tv_estimate_at_burn_in=float(self.estimate(burn_in)[0]), status=self.verdict(burn_in))
+        return out
+
+
+def _first_at_most(curve, hi: int, threshold: float, strict: bool = False) -> int:
+    """The first t in [0, hi] with curve(t) ≤ threshold (< with ``strict``), for a curve that never
+    increases in t and meets the condition at hi: bisection."""
+    lo = 0
+    while lo < hi:
+        mid = (lo + hi) // 2
+        value = curve(mid)[0]
+        if value < threshold or (not strict and value == threshold):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _check_t(t) -> np.ndarray:
+    t = np.atleast_1d(np.asarray(t))
+    # a cast would truncate 1.5 and fail on inf with a bare OverflowError
+    if t.dtype.kind not in "iuf" or not np.all(np.isfinite(t)) or np.any(np.rint(t) != t) or np.any(t < 0):
+        raise ValueError(f"t must be non-negative whole iteration numbers, got {t.tolist()!r}")
+    return t.astype(np.int64)
+
+
+def from_meetings(mt: MeetingTimes, basis: str, *, exact_start: bool, max_iter: int,
+                  level: float = LEVEL, threshold: float = THRESHOLD) -> Certificate:
+    """The :class:`Certificate` of measured meeting times (``exact_start``: Y was started from π, lag 0)."""
+    if exact_start and mt.lag != 0:
+        raise ValueError(f"an exact start couples at lag 0, got lag {mt.lag}")
+    return Certificate(basis=basis, lag=None if exact_start else int(mt.lag), n_pairs=len(mt.tau),
+                       max_iter=int(max_iter), level=_check_level(level), threshold=_check_threshold(threshold),
+                       tau=np.asarray(mt.tau, dtype=np.int64), met=np.asarray(mt.met, dtype=bool),
+                       seconds=float(mt.seconds))
+
+
+def draw_states(start, n: int, what: str):
+    """``n`` states from a starting law given as an array, a callable of n, or None (u = 0)."""
+    if start is None or not callable(start):
+        return start
+    out = start(n)
+    if out is None:
+        raise ValueError(f"the {what} callable returned None; return an array of {n} states")
+    return out
+
+
+def certify(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
+            start: np.ndarray | Callable[[int], np.ndarray] | None, n_pairs: int, seed: int,
+            lag: int | None = None, exact: np.ndarray | Callable[[int], np.ndarray] | None = None,
+            level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 1_000_000) -> Certificate:
+    """Certify the sampler :func:`isdp.mcmc.sample` on ``lattice`` (its basis), ``target`` and ``proposal_eps``.
+
+    Runs ``n_pairs`` coupled pairs of the chain that produces the draws and returns their
+    :class:`Certificate`: the ``level`` upper confidence bound on the TV bound, and t_cert, the first
+    iteration where it is at most ``threshold``. ``start`` is the chains' starting law: ``n_pairs``
+    states drawn from it (an array), a callable returning them given ``n_pairs``, or None for the
+    point mass at 0; pair p's chain X starts at start[p]. With ``exact`` (draws from π itself, or a
+    callable returning them) Y starts there and the pair is coupled at once (lag 0, one term);
+    otherwise Y starts where X does and X runs ``lag`` iterations first. The pairs move under the
+    coupled kernel until they meet or ``max_iter`` (:func:`isdp.mcmc.meeting_times`).
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A) on the basis the chains sweep (e.g. :func:`isdp.lattice.with_mixing_basis`).
+    target : Target
+        The target π.
+    proposal_eps : float
+        ε̃ of the chains' double geometric pre-jumps.
+    start : numpy.ndarray or callable or None
+        The chains' starting law: an (n_pairs, n) array of states (or one state for all), a callable
+        ``start(n_pairs)`` returning them, or None for u = 0. A certificate holds only for chains
+        started this way.
+    n_pairs : int
+        Number of coupled pairs; 0.01 at 95 % needs at least 299 (:func:`pairs_needed`).
+    seed : int
+        Non-negative seed of the pairs' random streams.
+    lag : int, optional
+        The lag L ≥ 1 of the L-lag route. Give exactly one of ``lag`` and ``exact``.
+    exact : numpy.ndarray or callable, optional
+        Exact draws from π, (n_pairs, n), or a callable ``exact(n_pairs)`` returning them: Y starts
+        there, lag 0, one term P(τ > t).
+    level : float, default 0.95
+        Confidence level, in [0.5, 1).
+    threshold : float, default 0.01
+        The TV level to certify, in (0, 1).
+    max_iter : int, default 1_000_000
+        Censoring time of a pair, lag included; the horizon is ``max_iter`` − L.
+
+    Returns
+    -------
+    Certificate
+        Certified when its bound reaches ``threshold`` short of the horizon; check
+        :attr:`Certificate.certified` or call :meth:`Certificate.require`.
+
+    Raises
+    ------
+    ValueError
+        If both or neither of ``lag`` and ``exact`` are given, or a count, level or threshold is out
+        of range, or a ``start``/``exact`` callable returns None.
+    isdp.lattice.InvariantError
+        If a start is not an integer vector of Λ(A) of the right shape.
+
+    See Also
+    --------
+    certify_heat_bath, certify_mis, certify_augmented : the same certificate for the other samplers.
+    isdp.exact.sample_sum_constraint_l1 : exact draws of the ℓ1 target on one sum constraint.
+
+    Notes
+    -----
+    The certificate is a statistical statement, not a proof: with probability at least ``level``
+    over the pairs, the coupling bound of d_TV(law of X_t, π) — Biswas, Jacob & Vanetti (2019) with
+    a lag, the coupling inequality with an exact start — is at most ``threshold`` for every
+    t ≥ t_cert. docs/method.md §4, "Certificates".
+
+    Examples
+    --------
+    Chains started at u = (4, −2, −2), against exact draws from π (one sum over three cells):
+
+    >>> import numpy as np
+    >>> from isdp.lattice import IntegerLattice, generalized_laplace
+    >>> from isdp.convergence import certify
+    >>> from isdp.exact import sample_sum_constraint_l1
+    ...                   sum_constraint)
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> target = generalized_laplace(1.0)
+    >>> cert = certify(lattice, target, proposal_eps=1.0, start=np.array([4, -2, -2]), n_pairs=300, seed=2,
+    ...                exact=lambda n: sample_sum_constraint_l1(3, 1.0, n, seed=1), max_iter=1000)
+    >>> cert.certified, cert.t_cert
+    (True, 52)
+
+    The L-lag route from u = 0, with a horizon of one lag (one term):
+
+    >>> cert = certify(lattice, target, proposal_eps=1.0, start=None, n_pairs=300, seed=2, lag=100, max_iter=200)
+    >>> cert.t_cert, cert.n_censored
+    (53, 0)
+    """
+    n_pairs = check_count("n_pairs", n_pairs, 1)
+    if (exact is None) == (lag is None):
+        raise ValueError("give either exact (draws from pi: Y starts there, lag 0) or a lag, not both or neither")
+    level, threshold = _check_level(level), _check_threshold(threshold)
+    starts = draw_states(start, n_pairs, "start")
+    mt = meeting_times(lattice, target, lag=0 if exact is not None else lag, n_pairs=n_pairs,
+                       proposal_eps=proposal_eps, seed=seed, max_iter=max_iter, init=starts,
+                       init_y=draw_states(exact, n_pairs, "exact"))
+    return from_meetings(mt, lattice.basis_name,
+                         exact_start=exact is not None, max_iter=max_iter, level=level, threshold=threshold)
+
+
+def certify_searching_lag(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
+                          start: np.ndarray | Callable[[int], np.ndarray] | None, n_pairs: int, seed: int,
+                          level: float = LEVEL, threshold: float = THRESHOLD,
+                          max_iter: int = 1_000_000) -> Certificate:
+    """:func:`certify` on the lag route with one term: each pair may take L coupled iterations after
+    its lag L (``max_iter`` = 2L per pair, horizon L), with L = 16 × the longest meeting time of a
+    16-pair pilot (lag 1, from ``start``, its own seed), at most ``max_iter`` / 2. The lag is fixed
+    before the certifying pairs run and they run once: retrying with longer lags until one
+    certifies would spend the confidence level once per try. Returns the certificate (certified
+    or not); raises :class:`CertificationError` when a pilot pair does not meet within ``max_iter``."""
+    pilot_start = start if start is None or callable(start) else np.asarray(start)[:16]
+    pilot = meeting_times(lattice, target, lag=1, n_pairs=16, proposal_eps=proposal_eps, seed=seed,
+                          max_iter=max_iter, init=draw_states(pilot_start, 16, "start"))
+    if not pilot.met.all():
+        raise CertificationError(f"{int((~pilot.met).sum())} of 16 pilot pairs did not meet within {max_iter} "
+                                 "iterations")
+    lag = max(1, min(max(16 * int(pilot.tau.max()), 50), max_iter // 2))
+    return certify(lattice, target, proposal_eps=proposal_eps, start=start, lag=lag, n_pairs=n_pairs,
+                   seed=seed + 1, level=level, threshold=threshold, max_iter=2 * lag)
+
+
+def certify_augmented(lattice: IntegerLattice, target: Target, *,
+                      start: np.ndarray | Callable[[int], np.ndarray] | None, lag: int, n_pairs: int, seed: int,
+                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
+    """Certify :func:`isdp.mcmc.augmented_sample` (the ℓ2 data-augmentation chain) from the chains' starting law.
+
+    ``start`` is as in :func:`isdp.convergence.certify`: an array of ``n_pairs`` states, a callable returning
+    them, or None for u = 0. The pairs run the L-lag coupling of :func:`isdp.mcmc.augmented_meeting_times`,
+    and the result is the ``level`` upper confidence bound of :class:`isdp.convergence.Certificate`.
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A) for one sum constraint or one sum per block of cells.
+    target : Target
+        An ℓ2 generalized Laplace target (``generalized_laplace(eps, "l2")``).
+    start : numpy.ndarray or callable or None
+        The chains' starting law: (n_pairs, n) states (or one for all), a callable
+        ``start(n_pairs)`` returning them, or None for u = 0.
+    lag : int
+        The lag L ≥ 1, in iterations.
+    n_pairs : int
+        Number of coupled pairs (at least 299 for 0.01 at 95 %).
+    seed : int
+        Non-negative seed of the pairs' random streams.
+    level : float, default 0.95
+        Confidence level, in [0.5, 1).
+    threshold : float, default 0.01
+        The TV level to certify, in (0, 1).
+    max_iter : int, default 100_000
+        Censoring time of a pair, lag included.
+
+    Returns
+    -------
+    Certificate
+        ``basis`` is the chain's name (:data:`isdp.mcmc._augmented.CHAIN_NAME`); it certifies draws of
+        :func:`isdp.mcmc.augmented_sample`, not of the Metropolis sampler.
+
+    Raises
+    ------
+    ValueError
+        If the target is not the ℓ2 Laplace, ``A`` is not a set of block sums, or a count, level or
+        threshold is out of range.
+
+    See Also
+    --------
+    certify : the certificate of the Metropolis sampler.
+
+    Notes
+    -----
+    The two t-draws are maximally coupled and both u-draws read one common stream, so a met pair
+    stays met and each chain keeps its own kernel; the L-lag bound of Biswas, Jacob & Vanetti
+    (2019) applies (docs/method.md §4, "ℓ2 by data augmentation").
+
+    Examples
+    --------
+    >>> from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
+    >>> from isdp.convergence import certify_augmented
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> cert = certify_augmented(lattice, generalized_laplace(1.0, "l2"), start=None, lag=5, n_pairs=300,
+    ...                          seed=4, max_iter=20)
+    >>> cert.certified, cert.t_cert <= 20
+    (True, True)
+    """
+    from ..mcmc._augmented import CHAIN_NAME, augmented_meeting_times
+
+    mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=check_count("n_pairs", n_pairs, 1), seed=seed,
+                                 max_iter=max_iter, init=draw_states(start, n_pairs, "start"))
+    return from_meetings(mt, CHAIN_NAME, exact_start=False, max_iter=max_iter, level=level, threshold=threshold)
+
+
+def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndarray], n_pairs: int, seed: int,
+                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
+    """Certify the pair heat-bath chain (:func:`isdp.mcmc.heat_bath_sweeps`) for exp(−ε‖u‖₁) on {Σu = 0}.
+
+    From its starting law ``start`` (``n_pairs`` states, or a callable returning them): Y starts at
+    exact draws from π (:func:`isdp.exact.sample_sum_constraint_l1`, own seed), the pairs move under the
+    monotone coupling (:func:`isdp.mcmc.heat_bath_meeting_times`), and the bound is the one term P(τ > t),
+    t in sweeps.
+
+    Parameters
+    ----------
+    eps : float
+        ε of the target π(u) ∝ exp(−ε‖u‖₁).
+    start : numpy.ndarray or callable
+        The chains' starting law: an (n_pairs, n) integer array whose rows sum to 0, or a callable
+        ``start(n_pairs)`` returning one. n ≥ 2 is the number of cells.
+    n_pairs : int
+        Number of coupled pairs (at least 299 for 0.01 at 95 %).
+    seed : int
+        Non-negative seed; the exact draws use a seed derived from it.
+    level : float, default 0.95
+        Confidence level, in [0.5, 1).
+    threshold : float, default 0.01
+        The TV level to certify, in (0, 1).
+    max_iter : int, default 100_000
+        Censoring time of a pair, in sweeps.
+
+    Returns
+    -------
+    Certificate
+        ``lag`` None (exact start), ``basis`` ``"pair heat-bath"``; ``seconds`` includes the exact draws.
+
+    Raises
+    ------
+    ValueError
+        If ``start`` does not give an (n_pairs, n) array, or a count, ``eps``, level or threshold is
+        out of range (also when the exact sampler's expected cost is too high).
+    isdp.lattice.InvariantError
+        If the start rows are not integer or do not sum to 0.
+
+    See Also
+    --------
+    certify : the certificate of the Metropolis sampler.
+
+    Notes
+    -----
+    Each copy moves by the heat-bath kernel and Y_t ~ π for every t, so the coupling inequality
+    gives d_TV(law of X_t, π) ≤ P(τ > t) (docs/method.md §4, "A chain that couples fast").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.convergence import certify_heat_bath
+    >>> cert = certify_heat_bath(1.0, start=np.tile([6, -3, -3], (300, 1)), n_pairs=300, seed=3, max_iter=100)
+    >>> cert.certified, cert.t_cert, cert.lag
+    (True, 8, None)
+    """
+    from .._rng import derive_seed
+    from ..exact._exact_laws import sample_sum_constraint_l1
+    from ..mcmc._heat_bath import NAME, heat_bath_meeting_times
+
+    n_pairs = check_count("n_pairs", n_pairs, 1)
+    level, threshold = _check_level(level), _check_threshold(threshold)
+    tick = time.perf_counter()
+    starts = np.asarray(draw_states(start, n_pairs, "start"))
+    if starts.ndim != 2 or len(starts) != n_pairs:
+        raise ValueError(f"start must give {n_pairs} states as a (n_pairs, n) array, got shape {starts.shape}")
+    exact = sample_sum_constraint_l1(starts.shape[1], eps, n_pairs, derive_seed(seed, "exact start"))
+    mt = heat_bath_meeting_times(starts, exact, eps=eps, seed=seed, max_iter=max_iter)
+    mt = replace(mt, seconds=time.perf_counter() - tick)  # the exact draws are part of the cost
+    return from_meetings(mt, NAME, exact_start=True, max_iter=max_iter, level=level, threshold=threshold)
+
+
+def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, n_pairs: int, seed: int,
+                lag: int | None = None, B=None, b=None, init=None, level: float = LEVEL, threshold: float = THRESHOLD,
+                max_iter: int = 1_000_000) -> Certificate:
+    """Certify the Metropolized independence sampler (:func:`isdp.mcmc.mis_sample`, same arguments) from its start.
+
+    The starting law is ``init`` (default s*, as the chains start). The pairs share every proposal
+    and one uniform and meet when both accept (:func:`isdp.mcmc.mis_meeting_times`). ``lag`` None
+    (default): Y starts at exact draws of the target (:func:`isdp.mcmc.mis_exact_sample`, own seed),
+    lag 0, one term P(τ > t); else the L-lag route with both chains started at ``init``.
+
+    Parameters
+    ----------
+    A : array_like of int
+        Equality constraints A s = a, m × d with linearly independent rows.
+    a : array_like of int
+        Their right-hand side, length m.
+    center : array_like of int
+        The confidential query s* (length d); target and proposal are DG laws centred on it.
+    eps : float
+        ε of the target DG mechanism.
+    proposal_eps : float
+        ε̃ of the proposal.
+    index_set : array_like of int
+        The proposal index set I (0-based, d − m indices) with A[:, Iᶜ] unimodular.
+    n_pairs : int
+        Number of coupled pairs (at least 299 for 0.01 at 95 %).
+    seed : int
+        Non-negative seed; the exact draws use a seed derived from it.
+    lag : int, optional
+        The lag L ≥ 1 of the L-lag route; None (default) for the exact start.
+    B : array_like, optional
+        Inequalities B s ≥ b (e.g. the identity for non-negativity).
+    b : array_like, optional
+        Their right-hand side.
+    init : array_like of int, optional
+        The chains' start(s) in S*: one for all pairs or one per pair; default s*.
+    level : float, default 0.95
+        Confidence level, in [0.5, 1).
+    threshold : float, default 0.01
+        The TV level to certify, in (0, 1).
+    max_iter : int, default 1_000_000
+        Censoring time of a pair, in proposals.
+
+    Returns
+    -------
+    Certificate
+        ``basis`` ``"independence proposal (MIS)"``; t counts proposals.
+
+    Raises
+    ------
+    ValueError
+        If a count, level or threshold is out of range, or an exact draw is not accepted in time.
+    isdp.lattice.InvariantError
+        For an unusable index set or a start outside S*.
+
+    See Also
+    --------
+    certify : the certificate of the Gibbs-within-Metropolis sampler.
+
+    Notes
+    -----
+    Congenial DP Algorithm 1; an independence sampler couples by sharing proposals, and with Y₀
+    drawn from the target the coupling inequality gives d_TV ≤ P(τ > t) (docs/method.md §6).
+
+    Examples
+    --------
+    Three non-negative counts with total 6, released around s* = (2, 2, 2):
+
+    >>> import numpy as np
+    >>> from isdp.convergence import certify_mis
+    >>> cert = certify_mis([[1, 1, 1]], [6], [2, 2, 2], eps=1.0, proposal_eps=1.0, index_set=[0, 1], n_pairs=300,
+    ...                    seed=5, B=np.eye(3), b=np.zeros(3), max_iter=1000)
+    >>> cert.certified, cert.t_cert
+    (True, 13)
+    """
+    from .._rng import derive_seed
+    from ..mcmc._mis import mis_exact_sample, mis_meeting_times
+
+    level, threshold = _check_level(level), _check_threshold(threshold)
+    n_pairs = check_count("n_pairs", n_pairs, 1)
+    tick = time.perf_counter()
+    exact = None if lag is not None else mis_exact_sample(A, a, center, eps=eps, index_set=index_set, size=n_pairs,
+                                                          seed=derive_seed(seed, "exact start"), B=B, b=b)
+    mt = mis_meeting_times(A, a, center, eps=eps, proposal_eps=proposal_eps, index_set=index_set,
+                           lag=0 if lag is None else lag, n_pairs=n_pairs, seed=seed, B=B, b=b, init=init,
+                           init_y=exact, max_iter=max_iter)
+    mt = replace(mt, seconds=time.perf_counter() - tick)  # the exact draws are part of the cost
+    return from_meetings(mt, "independence proposal (MIS)", exact_start=lag is None, max_iter=max_iter,
+                         level=level, threshold=threshold)
+
+
+#: proposal scales the release chain is tuned over (:func:`certify_chain`)
+_CHAIN_PROPOSAL_GRID = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
+
+
+def certify_chain(lattice: IntegerLattice, target: Target, *, threshold: float, n_pairs: int, max_iter: int,
+                  seed: int, on_step: Callable[[], object] | None = None) -> tuple[float, Certificate]:
+    """The release chain's (:mod:`isdp.release`) proposal scale and its certified :class:`Certificate`.
+
+    The proposal is tuned on :data:`_CHAIN_PROPOSAL_GRID`; the pairs start at u = 0, as the release
+    chain does (:func:`certify_searching_lag`: one term, the lag fixed by a pilot before the pairs
+    run, within ``max_iter``). The chain runs ``certificate.burn_in(1)`` iterations, where the bound
+    is at most ``threshold``. Raises :class:`~isdp.errors.UncertifiableError` when ``n_pairs``
+    cannot resolve ``threshold`` at all, when a pilot pair has not met within ``max_iter``
+    iterations, or when the bound never reaches ``threshold``. ``on_step`` is called after the
+    tuning and after the pairs (progress that says nothing about the counts).
+    """
+    step = on_step or (lambda: None)
+    if n_pairs < pairs_needed(threshold):
+        raise UncertifiableError(f"a TV bound of {threshold:.3g} is below what {n_pairs} coupled pairs can resolve at "
+                                 f"95 % ({pairs_needed(threshold)} are needed): raise --pairs")
+    _, proposal_eps = tune_proposal(lattice, target, _CHAIN_PROPOSAL_GRID, n_chains=2, n_iter=1000, seed=seed)
+    step()
+    try:
+        cert = certify_searching_lag(lattice, target, proposal_eps=proposal_eps, start=None, n_pairs=n_pairs,
+                                     seed=seed + 1, threshold=threshold, max_iter=max_iter)
+    except CertificationError as err:
+        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {err}; raise "
+                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells") from None
+    step()
+    if not cert.certified:
+        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {cert.status}; raise "
+                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells")
+    return float(proposal_eps), cert

@@ -1,0 +1,451 @@
+"""Exact laws: an exact sampler for ℓ1 with one sum constraint (docs/method.md §7), and exact
+computations on small lattices (enumeration, the sampler's transition matrix) that serve as
+ground truth for the MCMC.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from .._rng import dg_draw, dg_table, seed_states, uniform_pos
+from .._runner import check_count, check_dg_eps, over_streams
+from ..lattice._integer_lattice import IntegerLattice, as_integer_matrix
+from ..lattice._targets import Target
+from ..mcmc._double_geometric import dg_logpmf
+
+
+@njit(nogil=True, cache=True)
+def _sum_zero_rejection(lo, hi, rng, dg, out, tries):
+    log_a = dg[3]
+    n = out.shape[1]
+    for r in range(lo, hi):
+        s = rng[r]
+        attempts = 0
+        while True:
+            attempts += 1
+            total = 0
+            for i in range(n - 1):
+                v = dg_draw(s, dg)
+                out[r, i] = v
+                total += v
+            if np.log(uniform_pos(s)) <= abs(total) * log_a:
+                out[r, n - 1] = -total
+                break
+        tries[r] = attempts
+
+
+#: default budget of :func:`sample_sum_constraint_l1`: expected DG draws (about 10 s on one core)
+MAX_PROPOSALS = 10**9
+
+
+def sum_constraint_acceptance(n: int, eps: float) -> float:
+    """Acceptance probability of :func:`sample_sum_constraint_l1`'s rejection step: P(S_n = 0)/P(DG = 0),
+    S_n a sum of n i.i.d. DG(e^{-ε}). Exact (characteristic function on an FFT grid) while S_n's
+    standard deviation is below 10⁵; beyond, the local central limit theorem 1/sqrt(2π n Var DG),
+    whose relative error is O(1/(n Var DG)) < 1e-10 there."""
+    a = float(np.exp(-eps))
+    var = 2 * a / (1 - a) ** 2
+    p0 = (1 - a) / (1 + a)
+    sd_sum = float(np.sqrt(n * var))
+    if sd_sum > 1e5:
+        return 1 / (np.sqrt(2 * np.pi * n * var) * p0)
+    size = int(2 ** np.ceil(np.log2(40 * sd_sum + 64)))
+    t = 2 * np.pi * np.arange(size) / size
+    phi = (1 - a) ** 2 / (1 - 2 * a * np.cos(t) + a**2)
+    return float(np.fft.ifft(phi**n).real[0]) / p0
+
+
+def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int, *,
+                             max_proposals: int = MAX_PROPOSALS) -> np.ndarray:
+    """Exact draws of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0} (int64, size × n).
+
+    The target is π(u) ∝ exp(−ε‖u‖₁) on the lattice of one sum constraint over n cells; the draws
+    are exact (rejection), so they serve as Y's start of an exact-start certificate
+    (:func:`isdp.convergence.certify`, :func:`isdp.convergence.certify_heat_bath`) and as ground truth for the MCMC. The
+    expected cost size·(n − 1)/acceptance DG draws is computed first
+    (:func:`sum_constraint_acceptance`), and a run expected to need more than ``max_proposals`` is
+    refused with a ValueError giving the cost, instead of running for hours.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, ≥ 2.
+    eps : float
+        ε of the target, a usable double geometric ε (in [1e-9, 700]).
+    size : int
+        Number of draws (≥ 0).
+    seed : int
+        Non-negative seed; one random stream per draw, so the draws do not depend on the number of
+        threads.
+    max_proposals : int, default 10**9
+        Budget in expected double geometric draws (:data:`MAX_PROPOSALS`, about ten seconds on one
+        core).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (size, n); every row sums to 0.
+
+    Raises
+    ------
+    ValueError
+        If ``n``, ``size`` or ``eps`` is out of range, or the expected cost exceeds ``max_proposals``.
+
+    See Also
+    --------
+    sum_constraint_l1_marginal : the exact one-cell marginal of the same law.
+    isdp.mcmc.sample : the MCMC sampler for general invariants.
+
+    Notes
+    -----
+    Proof sketch. The target is π(u) ∝ Π_i a^{|u_i|} on Σu = 0, a = e^{-ε} — i.i.d. DG(a)
+    conditioned on a zero sum (docs/method.md §2). Draw u_1..u_{n-1} i.i.d. DG(a), set
+    u_n = -Σ_{i<n} u_i and accept with probability a^{|u_n|} ≤ 1. The accepted law is
+    ∝ Π_{i<n} DG(u_i) · a^{|u_n|} ∝ Π_{i≤n} DG(u_i) on Σu = 0, which is π. The acceptance
+    probability is P(S_n = 0)/P(DG = 0) ≈ (1+a)/((1-a)·sqrt(2π n Var DG)) — a few per cent
+    for a state's counties, so each draw costs tens of proposals. As ε → 0 it tends to the
+    floor 1/sqrt(π n), so the cost grows like n^{3/2} per draw (docs/method.md §7).
+
+    Examples
+    --------
+    >>> from isdp.exact import sample_sum_constraint_l1
+    >>> sample_sum_constraint_l1(3, 1.0, 4, seed=0).tolist()
+    [[0, 0, 0], [0, -1, 1], [0, 0, 0], [1, -1, 0]]
+    """
+    # outside DG_EPS_RANGE the rejection loop never accepts (nan, a = 0) or returns garbage (a = 1)
+    n = check_count("n", n, 2)  # a sum constraint needs 2 cells to leave room for noise
+    size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
+    max_proposals = check_count("max_proposals", max_proposals, 1, 2**62)
+    acceptance = sum_constraint_acceptance(n, eps)
+    cost = size * (n - 1) / acceptance
+    if cost > max_proposals:
+        raise ValueError(f"sample_sum_constraint_l1(n={n}, eps={eps:g}, size={size}): the rejection sampler "
+                         f"accepts {acceptance:.3g} of its proposals, so it would need about {cost:.3g} "
+                         f"double geometric draws, more than max_proposals = {max_proposals:.3g}; raise "
+                         "max_proposals, use a larger eps, or the MCMC sampler (isdp.mcmc.sample)")
+    out = np.empty((size, n), dtype=np.int64)
+    tries = np.empty(size, dtype=np.int64)
+    over_streams(_sum_zero_rejection, size, seed_states(seed, size), dg_table(eps), out, tries)
+    return out
+
+
+def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
+    """Exact pmf of one cell of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, at ``k``.
+
+    The law is i.i.d. DG(a = e^{-ε}) conditioned on a zero sum, so by exchangeability
+    P(u_1 = k) = DG(k) · P(S_{n-1} = -k) / P(S_n = 0), with S_m a sum of m i.i.d. DG. The laws of
+    S_m come from the characteristic function (1-a)²/(1 - 2a cos t + a²) raised to the m-th power
+    on an FFT grid wide enough (≥ 40 standard deviations of S_n) that aliasing is below 1e-15.
+    """
+    from scipy import stats
+
+    if n < 2:
+        raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
+    if not np.isfinite(eps) or eps <= 0:
+        raise ValueError(f"eps must be a finite positive number, got {eps!r}")
+    a = float(np.exp(-eps))
+    sd_sum = np.sqrt(n * 2 * a) / (1 - a)
+    k = np.asarray(k, dtype=np.int64)
+    size = int(2 ** np.ceil(np.log2(40 * sd_sum + 4 * np.abs(k).max(initial=0) + 64)))
+    t = 2 * np.pi * np.arange(size) / size
+    phi = (1 - a) ** 2 / (1 - 2 * a * np.cos(t) + a**2)
+    law = {m: np.fft.ifft(phi**m).real for m in (n - 1, n)}  # law[m][s mod size] = P(S_m = s)
+    dg = stats.dlaplace.pmf(k, eps)
+    return dg * law[n - 1][(-k) % size] / law[n][0]
+
+
+@njit(nogil=True, cache=True)
+def _conditioned_rejection(lo, hi, rng, dg, A, out):
+    m, n = A.shape
+    for r in range(lo, hi):
+        s = rng[r]
+        while True:
+            for i in range(n):
+                out[r, i] = dg_draw(s, dg)
+            ok = True
+            for c in range(m):
+                total = 0
+                for i in range(n):
+                    total += A[c, i] * out[r, i]
+                if total != 0:
+                    ok = False
+                    break
+            if ok:
+                break
+
+
+def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
+    """Exact draws of i.i.d. DG(e^{-ε}) noise conditioned on A u = 0, by plain rejection.
+
+    By the identity of docs/method.md §2 this is the ℓ1 generalized Laplace on Λ(A). Exact by
+    definition of conditioning, and independent of the lattice basis and of the MCMC — hence
+    a ground truth for it. Feasible only when P(A u = 0) is not tiny: small tables, larger ε.
+    """
+    A = np.ascontiguousarray(as_integer_matrix(A))
+    size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
+    out = np.empty((size, A.shape[1]), dtype=np.int64)
+    over_streams(_conditioned_rejection, size, seed_states(seed, size), dg_table(eps), A, out)
+    return out
+
+
+#: largest box the exact computations enumerate ((2·radius + 1)^k states)
+MAX_STATES = 10**6
+
+
+def _check_box(lattice, radius) -> int:
+    """``radius`` as a positive int whose box (2·radius + 1)^k fits :data:`MAX_STATES`, or an error."""
+    if not isinstance(lattice, IntegerLattice):
+        raise TypeError(f"lattice must be an IntegerLattice, got {type(lattice).__name__}")
+    radius = check_count("radius", radius, 1)
+    states = (2 * radius + 1) ** lattice.dim
+    if states > MAX_STATES:
+        raise ValueError(f"the box |w|_∞ <= {radius} of a {lattice.dim}-dimensional lattice has {states:.3g} "
+                         f"states, more than {MAX_STATES:.0e}: use a smaller radius or lattice")
+    return radius
+
+
+def _box(k: int, radius: int) -> np.ndarray:
+    return np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)
+
+
+def enumerate_target(lattice: IntegerLattice, target: Target, radius: int):
+    """All lattice points u = B w with |w|_∞ ≤ radius and their normalised target probabilities.
+
+    Exact laws on small lattices, the ground truth of the tests. The truncation is exact up to the
+    target mass outside the box; check it is negligible by comparing two radii.
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A) with basis B (n × k); the box is in its lattice coordinates w.
+    target : Target
+        The target π.
+    radius : int
+        Half-width of the box |w|_∞ ≤ radius, ≥ 1; the box's (2·radius + 1)^k points must not exceed
+        :data:`MAX_STATES`.
+
+    Returns
+    -------
+    points : numpy.ndarray
+        int64, shape (m, n), m = (2·radius + 1)^k: the lattice vectors u = B w.
+    probs : numpy.ndarray
+        float, shape (m,): π restricted to the box and renormalised.
+    coords : numpy.ndarray
+        int64, shape (m, k): the coordinates w, in :func:`itertools.product` order.
+
+    Raises
+    ------
+    TypeError
+        If ``lattice`` is not an IntegerLattice.
+    ValueError
+        If ``radius`` is not a positive integer or the box is too large.
+
+    Examples
+    --------
+    >>> from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
+    >>> from isdp.exact import enumerate_target
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> points, probs, coords = enumerate_target(lattice, generalized_laplace(1.0), radius=2)
+    >>> points.shape, coords.shape
+    ((25, 3), (25, 2))
+    >>> points[probs.argmax()].tolist(), round(float(probs.max()), 3)
+    ([0, 0, 0], 0.49)
+    """
+    radius = _check_box(lattice, radius)
+    w = _box(lattice.dim, radius)
+    u = w @ lattice.basis.T
+    logp = target.log_density(u)
+    p = np.exp(logp - logp.max())
+    return u, p / p.sum(), w
+
+
+def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_eps: float, radius: int):
+    """One-iteration transition matrix of the component-wise sampler on the box |w|_∞ ≤ radius.
+
+    The exact kernel of :func:`isdp.mcmc.sample` (one Metropolis update per basis column, double
+    geometric pre-jumps) on the lattice's basis. Row-stochastic except for the (tiny, to be checked)
+    mass of moves that leave the box, which is dropped rather than folded back, so μ P^t loses
+    exactly that mass. For small lattices only (the state space is (2·radius+1)^k).
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A); the sampler sweeps its basis columns in order.
+    target : Target
+        The target π.
+    proposal_eps : float
+        ε̃ of the double geometric pre-jumps.
+    radius : int
+        Half-width of the box of lattice coordinates, ≥ 1, within :data:`MAX_STATES` states.
+
+    Returns
+    -------
+    P : scipy.sparse.csr_matrix
+        Shape (m, m), m = (2·radius + 1)^k: P[a, b] is the probability of moving from state a to
+        state b in one iteration (a sweep over all k columns).
+    coords : numpy.ndarray
+        int64, shape (m, k): the states' lattice coordinates w, as in :func:`enumerate_target`.
+    u : numpy.ndarray
+        int64, shape (m, n): the states' lattice vectors.
+
+    Raises
+    ------
+    TypeError
+        If ``lattice`` or ``target`` has the wrong type.
+    ValueError
+        If ``radius`` or ``proposal_eps`` is out of range, or the box is too large.
+
+    See Also
+    --------
+    exact_tv_curve : the exact TV distance of the chain from π, from this matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
+    >>> from isdp.exact import sweep_transition_matrix
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> P, coords, u = sweep_transition_matrix(lattice, generalized_laplace(1.0), 1.0, radius=2)
+    >>> P.shape
+    (25, 25)
+    >>> rows = np.asarray(P.sum(axis=1)).ravel()
+    >>> bool(np.all(rows <= 1 + 1e-12)), round(float(rows.min()), 3)
+    (True, 0.944)
+    """
+    radius = _check_box(lattice, radius)
+    proposal_eps = check_dg_eps("proposal_eps", proposal_eps)
+    if not isinstance(target, Target):
+        raise TypeError(f"target must be an isdp Target, got {type(target).__name__}")
+    k = lattice.dim
+    w = _box(k, radius)
+    width = 2 * radius + 1
+    index = lambda coords: np.ravel_multi_index(tuple((coords + radius).T), (width,) * k)  # noqa: E731
+    u = w @ lattice.basis.T
+    logp = target.log_density(u)
+    # Jumps far enough that the DG tail beyond them is < 1e-18: every move that leaves the box is counted.
+    reach = 2 * radius + int(np.ceil(np.log(1e-18) / -proposal_eps))
+    jumps = np.arange(-reach, reach + 1)
+    log_q = dg_logpmf(jumps, proposal_eps)
+    m = len(w)
+    P = sp.identity(m, format="csr")
+    for j in range(k):
+        rows, cols, vals = [], [], []
+        for z, lq in zip(jumps, log_q, strict=True):
+            if z == 0:
+                continue
+            dest = w.copy()
+            dest[:, j] += z
+            inside = np.abs(dest[:, j]) <= radius
+            src = np.flatnonzero(inside)
+            dst = index(dest[inside])
+            acc = np.exp(np.minimum(0.0, logp[dst] - logp[src]))
+            rows.append(src)
+            cols.append(dst)
+            vals.append(np.exp(lq) * acc)
+        rows = np.concatenate(rows)
+        cols = np.concatenate(cols)
+        vals = np.concatenate(vals)
+        move = sp.csr_matrix((vals, (rows, cols)), shape=(m, m))
+        # Rejections and z = 0 keep the state; moves leaving the box are dropped.
+        leave = np.zeros(m)
+        for z, lq in zip(jumps, log_q, strict=True):
+            if z == 0:
+                continue
+            dest_j = w[:, j] + z
+            outside = np.abs(dest_j) > radius
+            if outside.any():
+                # acceptance of out-of-box moves, to know how much mass to drop
+                du = (z * lattice.basis[:, j])[None, :]
+                acc = np.exp(np.minimum(0.0, target.log_density(u[outside] + du) - logp[outside]))
+                leave[outside] += np.exp(lq) * acc
+        stay = 1.0 - np.asarray(move.sum(axis=1)).ravel() - leave
+        P = P @ (move + sp.diags(stay))
+    return P.tocsr(), w, u
+
+
+def exact_tv_curve(lattice: IntegerLattice, target: Target, proposal_eps: float, radius: int, start_points,
+                   start_probs, ts) -> tuple[np.ndarray, np.ndarray]:
+    """Exact d_TV(μ K^t, π) of the component-wise sampler on ``lattice`` (its basis) started from μ.
+
+    The ground truth that coupling bounds and certificates are tested against. μ puts
+    ``start_probs`` on the lattice vectors ``start_points`` (inside the box |w|_∞ ≤ radius of the
+    lattice coordinates). The chain is propagated with :func:`sweep_transition_matrix` on the box,
+    which drops the mass of moves leaving it.
+
+    Parameters
+    ----------
+    lattice : IntegerLattice
+        Λ(A) on the basis the sampler sweeps.
+    target : Target
+        The target π.
+    proposal_eps : float
+        ε̃ of the double geometric pre-jumps.
+    radius : int
+        Half-width of the box of lattice coordinates; the box of twice the radius must fit
+        :data:`MAX_STATES`.
+    start_points : array_like of int
+        Lattice vectors of the starting law, shape (s, n).
+    start_probs : array_like of float
+        Their probabilities, shape (s,), summing to 1.
+    ts : array_like of int
+        Iterations at which to report the distance (any order).
+
+    Returns
+    -------
+    tv_box : numpy.ndarray
+        float, shape (len(ts),): ½ Σ_box |μ P^t − π|, with π the untruncated target restricted to
+        the box.
+    tv_upper : numpy.ndarray
+        float, shape (len(ts),): tv_box + δ_t + π(outside), an upper bound on the true TV.
+
+    Raises
+    ------
+    ValueError
+        If a start lies outside the box, or ``radius`` or ``proposal_eps`` is out of range.
+
+    Notes
+    -----
+    δ_t, the mass dropped by t, is the probability that the chain has left the box (it bounds both
+    the chain's mass outside and what it lacks inside); π(outside) is 1 − Z_box/Z_2box from the box
+    of twice the radius (the mass beyond that is below double precision for the lattices this is
+    meant for). docs/method.md §4, "The estimated curve".
+
+    Examples
+    --------
+    Three cells with one sum, chains started at u = 0:
+
+    >>> import numpy as np
+    >>> from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
+    >>> from isdp.exact import exact_tv_curve
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> tv_box, tv_upper = exact_tv_curve(lattice, generalized_laplace(1.0), 1.0, 4, [np.zeros(3, dtype=int)],
+    ...                                   [1.0], [0, 5, 20])
+    >>> tv_upper.round(3).tolist()
+    [0.521, 0.209, 0.022]
+    """
+    P, w, _ = sweep_transition_matrix(lattice, target, proposal_eps, radius)
+    _, p_big, w_big = enumerate_target(lattice, target, 2 * radius)
+    inside = np.all(np.abs(w_big) <= radius, axis=1)
+    pi = p_big[inside]  # same order as w: both are itertools.product over the box
+    pi_out = float(p_big[~inside].sum())
+    mu = np.zeros(len(w))
+    for point, prob in zip(np.asarray(start_points), np.asarray(start_probs, dtype=float), strict=True):
+        wc = lattice.coordinates(point)
+        if np.abs(wc).max() > radius:
+            raise ValueError(f"start {point.tolist()} lies outside the box of radius {radius}")
+        mu[np.ravel_multi_index(tuple(wc + radius), (2 * radius + 1,) * lattice.dim)] += prob
+    ts = np.asarray(ts, dtype=np.int64)
+    tv_box, tv_upper = np.empty(len(ts)), np.empty(len(ts))
+    PT = P.T.tocsr()
+    dist, t_now = mu.copy(), 0
+    for i in np.argsort(ts):
+        while t_now < ts[i]:
+            dist = PT @ dist
+            t_now += 1
+        tv_box[i] = 0.5 * np.abs(dist - pi).sum()
+        tv_upper[i] = tv_box[i] + (1.0 - dist.sum()) + pi_out
+    return tv_box, tv_upper

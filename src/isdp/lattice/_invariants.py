@@ -1,0 +1,219 @@
+"""The structure of a set of invariants A (rows × cells, integer coefficients) that the samplers
+rely on: its canonical sparse form (:func:`as_sparse`), its row values A x computed exactly
+(:func:`row_values`), a set of independent rows (:func:`independent_rows`), the rows the others
+imply (:func:`implied_by_partition`) and the independent blocks each sampler draws on its own
+(:func:`blocks`; docs/release.md, "Scale").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+
+def as_sparse(A) -> sparse.csr_array:
+    """A constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros).
+
+    Canonical: duplicate entries summed, explicit zeros removed, column indices sorted within
+    each row, so two equal matrices have equal ``indptr``, ``indices`` and ``data``.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array or matrix
+        The invariants, rows × cells (integer coefficients).
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        ``A`` with dtype int64, in canonical form.
+
+    Examples
+    --------
+    >>> from isdp.lattice import as_sparse
+    >>> A = as_sparse([[1, 0, 2], [0, 0, 0]])
+    >>> A.shape, A.nnz, A.dtype.name
+    ((2, 3), 2, 'int64')
+    >>> A.toarray().tolist()
+    [[1, 0, 2], [0, 0, 0]]
+    """
+    A = sparse.csr_array(A, dtype=np.int64)
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    A.sort_indices()
+    return A
+
+
+def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
+    """A x exactly, in Python integers (no int64 wrap-around).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_array
+        The invariants, canonical (:func:`as_sparse`), rows × n.
+    x : numpy.ndarray
+        An integer vector of n cells (a table, a release or a noise vector).
+
+    Returns
+    -------
+    list of int
+        One exact value per row of ``A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.lattice import as_sparse, row_values
+    >>> A = as_sparse([[1, 1, 1, 1], [1, 1, 0, 0]])
+    >>> row_values(A, np.array([3, 5, 4, 2]))
+    [14, 8]
+    >>> row_values(as_sparse([[2**40, 2**40]]), np.array([2**40, 2**40]))  # beyond int64
+    [2417851639229258349412352]
+    """
+    out = []
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        out.append(sum(int(c) * int(v) for c, v in zip(A.data[lo:hi], x[A.indices[lo:hi]], strict=True)))
+    return out
+
+
+def independent_rows(A: np.ndarray) -> np.ndarray:
+    """The positions (sorted) of a maximal set of linearly independent rows of A.
+
+    The pivots of a rank-revealing QR of Aᵀ (LAPACK, a relative tolerance of 1e-9 on R's
+    diagonal): any maximal set gives the same Λ(A), and the sampler checks every row exactly.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The invariants, dense, rows × cells.
+
+    Returns
+    -------
+    numpy.ndarray
+        The positions of the rows kept, int64, ascending; as many as the rank of ``A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.lattice import independent_rows
+    >>> independent_rows(np.array([[1, 1, 1], [2, 2, 2], [0, 0, 1]])).tolist()
+    [1, 2]
+    """
+    from scipy.linalg import qr
+
+    if A.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    R, pivots = qr(np.asarray(A, dtype=float).T, mode="r", pivoting=True)
+    diag = np.abs(np.diag(R))
+    rank = int(np.sum(diag > 1e-9 * max(diag[0], 1.0))) if diag.size else 0
+    return np.sort(pivots[:rank]).astype(np.int64)
+
+
+def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
+    """The rows that are the sum of other rows with disjoint supports and the same coefficients.
+
+    A nation's total of its states', a state's of its counties': implied, so dropping them keeps
+    Λ(A) and lets the rest fall into :func:`blocks`. Rows are taken widest first; a row of a
+    repeated support is never dropped for its twin.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array
+        The invariants, rows × cells.
+
+    Returns
+    -------
+    numpy.ndarray
+        The positions of the implied rows, ascending (empty if none).
+
+    Examples
+    --------
+    Two state totals and the nation's:
+
+    >>> from isdp.lattice import implied_by_partition
+    >>> implied_by_partition([[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 1, 1]]).tolist()
+    [2]
+    """
+    A = as_sparse(A)
+    width = np.diff(A.indptr)
+    support = [frozenset(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist()) for i in range(A.shape[0])]
+    rows_of_cell: dict[int, list[int]] = {}
+    for i in np.argsort(width, kind="stable"):
+        for j in support[i]:
+            rows_of_cell.setdefault(j, []).append(int(i))
+    dropped = np.zeros(A.shape[0], dtype=bool)
+    for i in np.argsort(-width, kind="stable"):
+        coef = dict(zip(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist(), A.data[A.indptr[i]:A.indptr[i + 1]].tolist(),
+                        strict=True))
+        covered: set[int] = set()
+        for j in sorted(support[i]):
+            if j in covered:
+                continue
+            part = next((r for r in rows_of_cell[j] if r != i and not dropped[r] and width[r] < width[i]
+                         and support[r] <= support[i] and not (support[r] & covered)
+                         and all(coef[c] == v for c, v in zip(A.indices[A.indptr[r]:A.indptr[r + 1]].tolist(),
+                                                             A.data[A.indptr[r]:A.indptr[r + 1]].tolist(),
+                                                             strict=True))),
+                        None)
+            if part is None:
+                break
+            covered |= support[part]
+        else:
+            dropped[i] = True
+    return np.flatnonzero(dropped)
+
+
+def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The invariants' independent blocks: (cells, rows) of each connected component.
+
+    The components of the graph joining a cell to every invariant it enters, rows
+    :func:`implied_by_partition` set aside (they hold on every block's noise). Λ(A) is the direct
+    sum of the blocks' lattices and exp(−ε‖u‖) (ℓ1, and the Gaussian's ‖u‖₂²) factorizes over
+    them, so each block is drawn on its own — one total per state is 52 small problems, not one
+    of 3,221 cells, also with the nation's total beside them. A cell in no invariant is a block
+    without rows (one double geometric draw).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array
+        The invariants, rows × cells.
+
+    Returns
+    -------
+    list of tuple of numpy.ndarray
+        ``(cells, rows)`` per block, in the order of each block's first cell: the positions of
+        its cells and of its rows in ``A``, ascending. Implied rows are in no block.
+
+    See Also
+    --------
+    isdp.exact.ExactSampler : Draws block by block.
+
+    Examples
+    --------
+    Two state totals and the nation's, and a cell in no invariant:
+
+    >>> from isdp.lattice import blocks
+    >>> A = [[1, 1, 0, 0, 0], [0, 0, 1, 1, 0], [1, 1, 1, 1, 0]]
+    >>> [(cells.tolist(), rows.tolist()) for cells, rows in blocks(A)]
+    [([0, 1], [0]), ([2, 3], [1]), ([4], [])]
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    A = as_sparse(A)
+    m, n = A.shape
+    kept = np.setdiff1d(np.arange(m), implied_by_partition(A))
+    rows, cols = A[kept].nonzero()
+    rows = kept[rows]
+    graph = sparse.coo_array((np.ones(len(rows)), (cols, n + rows)), shape=(n + m, n + m))
+    _, label = connected_components(graph, directed=False)
+    cell_order = np.argsort(label[:n], kind="stable")
+    row_label = np.full(m, -1)
+    row_label[kept] = label[n + kept]
+    row_order = np.argsort(row_label, kind="stable")
+    out = []
+    for comp in dict.fromkeys(label[:n].tolist()):  # in the order of the cells
+        cells = cell_order[np.searchsorted(label[:n][cell_order], comp, "left"):
+                           np.searchsorted(label[:n][cell_order], comp, "right")]
+        in_comp = row_order[np.searchsorted(row_label[row_order], comp, "left"):
+                            np.searchsorted(row_label[row_order], comp, "right")]
+        out.append((np.sort(cells), np.sort(in_comp)))
+    return out

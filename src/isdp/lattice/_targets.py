@@ -1,0 +1,213 @@
+"""Target laws on Λ(A) (ISDP Definitions 9 and 13; docs/method.md §2), known up to a constant.
+
+- generalized Laplace, ℓ1 or ℓ2: π(u) ∝ exp(-ε ‖u‖)
+- generalized Gaussian: π(u) ∝ exp(-‖u‖₂² / (2σ²))
+
+The compiled kernels see a target as an integer ``code`` and a float ``param``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+LAPLACE_L1 = 0
+LAPLACE_L2 = 1
+GAUSSIAN = 2
+#: the samplers keep ‖u‖₂² as an exact int64; a state must leave a factor-2 margin below 2**63
+SUMSQ_LIMIT = 2**62
+
+
+def squared_norm(u) -> np.ndarray:
+    """Exact ‖u‖₂² of integer vectors (last axis = cells) as int64, or a ValueError naming the limit
+    when it would exceed :data:`SUMSQ_LIMIT` (int64 arithmetic would wrap around silently)."""
+    u = np.asarray(u)
+    if u.dtype == object or not np.issubdtype(u.dtype, np.integer):
+        raise ValueError(f"squared_norm needs integer vectors, got dtype {u.dtype}")
+    if u.size and float(np.square(u.astype(float)).sum(axis=-1).max()) >= SUMSQ_LIMIT / 2:
+        exact = max(sum(int(x) ** 2 for x in row) for row in u.reshape(-1, u.shape[-1]))
+        if exact >= SUMSQ_LIMIT:
+            raise ValueError(f"‖u‖₂² = {exact} is beyond the exact int64 range the samplers use "
+                             f"(< 2**62): entries this large are not supported")
+    return (u.astype(np.int64) ** 2).sum(axis=-1)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A target law of integer noise on Λ(A), known by its unnormalised log-density.
+
+    Build one with :func:`generalized_laplace` or :func:`generalized_gaussian`; the samplers
+    (:func:`isdp.mcmc.sample`, the certificates, the exact laws) take it as their ``target``. The law
+    itself is π(u) ∝ exp(log_density(u)) restricted to the lattice Λ(A) the sampler is given.
+
+    Parameters
+    ----------
+    family : {"laplace", "gaussian"}
+        ``"laplace"``: π(u) ∝ exp(−ε‖u‖); ``"gaussian"``: π(u) ∝ exp(−‖u‖₂²/(2σ²)).
+    norm : {"l1", "l2"}
+        The norm of the Laplace family; the Gaussian takes ``"l2"`` only.
+    scale : float
+        ε for the Laplace family (per unit of the norm), σ for the Gaussian; positive and finite.
+
+    Attributes
+    ----------
+    code : int
+        The compiled kernels' code of the target (0 ℓ1 Laplace, 1 ℓ2 Laplace, 2 Gaussian).
+    param : float
+        The compiled kernels' parameter: ε for Laplace targets, 1/(2σ²) for the Gaussian.
+    label : str
+        A short human label, e.g. ``Laplace ℓ1 (ε=0.2)``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown family, a norm the family does not support, or a scale that is not a
+        positive finite number.
+
+    See Also
+    --------
+    generalized_laplace, generalized_gaussian : The constructors.
+
+    Examples
+    --------
+    >>> from isdp.lattice import Target, generalized_laplace
+    >>> target = generalized_laplace(0.5)
+    >>> target == Target("laplace", "l1", 0.5)
+    True
+    >>> target.label, target.code, target.param
+    ('Laplace ℓ1 (ε=0.5)', 0, 0.5)
+    >>> target.log_density([[1, -1, 0], [2, 0, -2]]).tolist()  # −ε‖u‖₁ per vector
+    [-1.0, -2.0]
+    """
+
+    family: str  # "laplace" or "gaussian"
+    norm: str  # "l1" or "l2"
+    scale: float  # ε for the Laplace family, σ for the Gaussian
+
+    def __post_init__(self):
+        if self.family not in ("laplace", "gaussian"):
+            raise ValueError(f"unknown target family {self.family!r}")
+        if self.norm not in ("l1", "l2") or (self.family == "gaussian" and self.norm != "l2"):
+            raise ValueError(f"unsupported norm {self.norm!r} for the {self.family} target")
+        if not (np.isfinite(self.scale) and self.scale > 0):
+            raise ValueError(f"target scale must be a positive number, got {self.scale}")
+
+    @property
+    def code(self) -> int:
+        """The compiled kernels' code of this target: 0 ℓ1 Laplace, 1 ℓ2 Laplace, 2 Gaussian."""
+        if self.family == "gaussian":
+            return GAUSSIAN
+        return LAPLACE_L1 if self.norm == "l1" else LAPLACE_L2
+
+    @property
+    def param(self) -> float:
+        """Kernel parameter: ε for Laplace targets, 1/(2σ²) for the Gaussian."""
+        return self.scale if self.family == "laplace" else 1.0 / (2.0 * self.scale**2)
+
+    @property
+    def label(self) -> str:
+        """Short human label, e.g. ``Laplace ℓ1 (ε=0.2)``."""
+        if self.family == "gaussian":
+            return f"Gaussian (σ={self.scale:g})"
+        return f"Laplace {'ℓ1' if self.norm == 'l1' else 'ℓ2'} (ε={self.scale:g})"
+
+    def log_density(self, u) -> np.ndarray:
+        """The unnormalised log π(u): −ε‖u‖₁, −ε‖u‖₂ or −‖u‖₂²/(2σ²).
+
+        Parameters
+        ----------
+        u : array_like
+            One noise vector of shape (n,) or a stack of them, cells on the last axis.
+
+        Returns
+        -------
+        numpy.ndarray
+            Floats, the shape of ``u`` without its last axis (a 0-d value for one vector).
+        """
+        u = np.asarray(u, dtype=float)
+        if self.code == LAPLACE_L1:
+            return -self.scale * np.abs(u).sum(axis=-1)
+        sq = (u * u).sum(axis=-1)
+        if self.code == LAPLACE_L2:
+            return -self.scale * np.sqrt(sq)
+        return -sq * self.param
+
+
+def generalized_laplace(eps: float, norm: str = "l1") -> Target:
+    """The generalized Laplace target π(u) ∝ exp(−ε‖u‖) on the lattice (ISDP Definition 9).
+
+    Parameters
+    ----------
+    eps : float
+        ε per unit of ``norm`` distance; positive and finite.
+    norm : {"l1", "l2"}, default "l1"
+        The norm in the exponent, and the metric of the privacy guarantee.
+
+    Returns
+    -------
+    Target
+        ``Target("laplace", norm, eps)``.
+
+    Raises
+    ------
+    ValueError
+        If ``norm`` is not ``"l1"`` or ``"l2"`` or ``eps`` is not positive and finite.
+
+    Notes
+    -----
+    The mechanism x ↦ x + u, u ~ π on Λ(A), is ε-integer-subspace-DP with the same norm as the
+    data metric, and unbiased (ISDP Theorem 10): tables x, x' with equal invariants give outputs
+    whose probabilities differ by at most a factor exp(ε‖x − x'‖). One person added, removed or
+    moved changes a table by ‖x − x'‖₁ ≤ 2 (‖x − x'‖₂ ≤ √2), so the loss per person is at most
+    2ε for ℓ1 (√2·ε for ℓ2). Without invariants the ℓ1 target is i.i.d. double geometric noise
+    DG(ε) per cell (:func:`isdp.mcmc.dg_pmf`); with them it is that noise conditioned on A u = 0.
+
+    Examples
+    --------
+    >>> from isdp.lattice import generalized_laplace
+    >>> target = generalized_laplace(0.5)
+    >>> print(target.label)
+    Laplace ℓ1 (ε=0.5)
+    >>> print(target.log_density([1, -1, 0]))  # −0.5 · ‖u‖₁
+    -1.0
+    >>> print(round(float(generalized_laplace(0.5, norm="l2").log_density([1, -1, 0])), 3))
+    -0.707
+    """
+    return Target("laplace", norm, float(eps))
+
+
+def generalized_gaussian(sigma: float) -> Target:
+    """The generalized Gaussian target π(u) ∝ exp(−‖u‖₂²/(2σ²)) on the lattice (ISDP Eq. 8).
+
+    Parameters
+    ----------
+    sigma : float
+        The scale σ (in counts); positive and finite.
+
+    Returns
+    -------
+    Target
+        ``Target("gaussian", "l2", sigma)``.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not positive and finite.
+
+    Notes
+    -----
+    The mechanism x ↦ x + u is ρ-zCDP with ρ = ‖x − x'‖₂²/(2σ²) for tables with equal
+    invariants: 1/σ² per person (‖x − x'‖₂ ≤ √2), 4/σ² for two. The kernels' parameter
+    (:attr:`Target.param`) is 1/(2σ²).
+
+    Examples
+    --------
+    >>> from isdp.lattice import generalized_gaussian
+    >>> target = generalized_gaussian(2.0)
+    >>> print(target.label, target.param)
+    Gaussian (σ=2) 0.125
+    >>> print(target.log_density([1, -1, 0]))  # −‖u‖₂² / (2σ²) = −2 / 8
+    -0.25
+    """
+    return Target("gaussian", "l2", float(sigma))

@@ -1,0 +1,299 @@
+"""The double geometric (discrete Laplace) law and the maximal coupling of two shifted copies.
+
+DG(ε), ``ε > 0``: ``P(k) = (1-a)/(1+a) · a^|k|`` on the integers with ``a = exp(-ε)``. It is the
+ℓ1 generalized Laplace on ``Z`` and the proposal law of the samplers. Every function here, like
+SciPy's ``dlaplace`` (which the pmf, cdf and variance delegate to), takes ε: the one
+parametrisation of the double geometric in isdp (``a`` appears only inside formulas).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._rng import dg_draw, dg_table, seed_states, uniform_pos
+from .._runner import check_dg_eps
+
+
+def _check_eps(eps: float) -> float:
+    eps = float(eps)
+    if not 0.0 < eps < np.inf:
+        raise ValueError(f"double geometric eps must be positive and finite, got {eps}")
+    return eps
+
+
+def _check_draw_eps(eps: float) -> float:
+    """ε of a draw: in [1e-9, 700], where e^{−ε} is neither 1 nor 0 in floating point."""
+    return check_dg_eps("eps", eps)
+
+
+#: the largest centre a coupled pair takes: its draws (DG(1e-9) reaches about 4·10¹⁰) stay within int64
+CENTRE_LIMIT = 2**53
+
+
+def _law(eps: float):
+    """SciPy's discrete Laplace with parameter ε: the same law."""
+    from scipy import stats  # here, not at the top: SciPy's statistics cost a job 0.5 s to import
+
+    return stats.dlaplace(_check_eps(eps))
+
+
+def dg_logpmf(k, eps: float) -> np.ndarray:
+    """The log-probability log P(K = k) for K ~ DG(ε), the double geometric law.
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        The values.
+    eps : float
+        The parameter ε > 0 (finite); a = e^{−ε}.
+
+    Returns
+    -------
+    numpy.ndarray
+        Floats, the shape of ``k``: log((1 − a)/(1 + a)) − ε|k| (a 0-d value for a scalar ``k``).
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not positive and finite.
+
+    See Also
+    --------
+    dg_pmf : The probability itself.
+
+    Examples
+    --------
+    >>> from isdp.mcmc import dg_logpmf
+    >>> [round(v, 4) for v in dg_logpmf([0, 2], 1.0).tolist()]  # each step in |k| costs ε
+    [-0.7719, -2.7719]
+    """
+    return _law(eps).logpmf(k)
+
+
+def dg_pmf(k, eps: float) -> np.ndarray:
+    """The probability P(K = k) = (1 − a)/(1 + a) · a^|k|, a = e^{−ε}, for K ~ DG(ε).
+
+    The double geometric (discrete Laplace) law: the ℓ1 generalized Laplace on the integers,
+    the noise of a cell without invariants. The same law as ``scipy.stats.dlaplace(eps)``.
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        The values.
+    eps : float
+        The parameter ε > 0 (finite); a = e^{−ε}.
+
+    Returns
+    -------
+    numpy.ndarray
+        Floats, the shape of ``k`` (a 0-d value for a scalar ``k``).
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not positive and finite.
+
+    See Also
+    --------
+    dg_logpmf, dg_cdf, dg_rvs
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.mcmc import dg_pmf
+    >>> [round(p, 4) for p in dg_pmf([-1, 0, 1], 1.0).tolist()]
+    [0.17, 0.4621, 0.17]
+    >>> a = np.exp(-1.0)
+    >>> print(round((1 - a) / (1 + a), 4))
+    0.4621
+    """
+    return _law(eps).pmf(k)
+
+
+def dg_cdf(k, eps: float) -> np.ndarray:
+    """The distribution function P(K ≤ k) for K ~ DG(ε).
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        The values.
+    eps : float
+        The parameter ε > 0 (finite); a = e^{−ε}.
+
+    Returns
+    -------
+    numpy.ndarray
+        Floats, the shape of ``k`` (a 0-d value for a scalar ``k``).
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not positive and finite.
+
+    Examples
+    --------
+    >>> from isdp.mcmc import dg_cdf
+    >>> [round(p, 4) for p in dg_cdf([-1, 0], 1.0).tolist()]  # P(K ≤ -1) = P(K ≥ 1) by symmetry
+    [0.2689, 0.7311]
+    """
+    return _law(eps).cdf(k)
+
+
+def dg_variance(eps: float) -> float:
+    """Var K = 2a / (1-a)^2, a = exp(-ε)."""
+    return float(_law(eps).var())
+
+
+def dg_rvs(eps: float, size, rng: np.random.Generator) -> np.ndarray:
+    """DG(ε) draws from a NumPy generator, as the difference of two i.i.d. Geometric(1 − e^{−ε}).
+
+    Exact up to NumPy's floating-point geometric sampler. For releases, isdp draws with integer
+    arithmetic only (:mod:`isdp.exact`); the compiled samplers use their own streams.
+
+    Parameters
+    ----------
+    eps : float
+        The parameter ε, in [1e-9, 700]; a = e^{−ε}.
+    size : int or tuple of int
+        The shape of the output.
+    rng : numpy.random.Generator
+        The source of randomness, e.g. ``np.random.default_rng(seed)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        An int64 array of shape ``size``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is outside [1e-9, 700], where e^{−ε} rounds to 1 or to 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.mcmc import dg_rvs
+    >>> dg_rvs(1.0, (2, 3), np.random.default_rng(0)).tolist()
+    [[1, -1, 0], [-2, 0, 2]]
+    >>> draws = dg_rvs(1.0, 100_000, np.random.default_rng(0))
+    >>> print(round(float(np.mean(draws == 0)), 3))  # P(K = 0) = 0.462
+    0.465
+    """
+    a = np.exp(-_check_draw_eps(eps))
+    return (rng.geometric(1 - a, size) - rng.geometric(1 - a, size)).astype(np.int64)
+
+
+@njit(cache=True)
+def _dg_fill(states, dg, out):
+    per_stream = out.shape[1]
+    for i in range(out.shape[0]):
+        for j in range(per_stream):
+            out[i, j] = dg_draw(states[i], dg)
+
+
+def dg_rvs_compiled(eps: float, size: int, seed: int, max_table_bits: int = 11) -> np.ndarray:
+    """DG(ε) draws from the compiled sampler the MCMC kernels use (for testing it).
+
+    A small ``max_table_bits`` sends more draws through the sampler's exact tail fallback.
+    """
+    out = np.empty((1, int(size)), dtype=np.int64)
+    _dg_fill(seed_states(seed, 1), dg_table(_check_draw_eps(eps), max_table_bits), out)
+    return out[0]
+
+
+@njit  # not inlined, as _rng.dg_draw: cold compile time, no speed gained
+def maximal_coupling_dg(s, mean_x, mean_y, dg):
+    """Draw (X, Y), X ~ mean_x + DG(ε), Y ~ mean_y + DG(ε), with P(X = Y) = 1 - TV.
+
+    The rejection construction of Thorisson / Jacob et al.: draw X from p; keep Y = X with
+    probability min(1, q(X)/p(X)); otherwise draw Y from q until it lands where q > p. For
+    shifted DGs, log q(z) - log p(z) = (|z - mean_y| - |z - mean_x|) log a.
+    """
+    log_a = dg[3]
+    x = mean_x + dg_draw(s, dg)
+    if np.log(uniform_pos(s)) <= (abs(x - mean_y) - abs(x - mean_x)) * log_a:
+        return x, x
+    while True:
+        y = mean_y + dg_draw(s, dg)
+        if np.log(uniform_pos(s)) > (abs(y - mean_x) - abs(y - mean_y)) * log_a:
+            return x, y
+
+
+@njit(cache=True)
+def _coupling_fill(state, mean_x, mean_y, dg, out):
+    for i in range(out.shape[0]):
+        out[i, 0], out[i, 1] = maximal_coupling_dg(state, mean_x, mean_y, dg)
+
+
+def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: int) -> np.ndarray:
+    """Pairs (X, Y) from the maximal coupling of ``mean_x + DG(ε)`` and ``mean_y + DG(ε)``.
+
+    Each X has law mean_x + DG(ε), each Y law mean_y + DG(ε), and X = Y with the largest
+    probability any coupling allows, 1 − TV. The coupled samplers draw the two chains'
+    pre-jumps this way; this function runs the same compiled draw, for testing and study.
+
+    Parameters
+    ----------
+    mean_x : int
+        The centre of X.
+    mean_y : int
+        The centre of Y.
+    eps : float
+        The parameter ε, in [1e-9, 700]; a = e^{−ε}.
+    size : int
+        The number of pairs.
+    seed : int
+        A non-negative integer seeding the compiled xoshiro256** stream.
+
+    Returns
+    -------
+    numpy.ndarray
+        An int64 array of shape (size, 2): X in column 0, Y in column 1.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is outside [1e-9, 700], a centre is not an integer within ±2**53, or ``seed``
+        is not a non-negative integer.
+
+    See Also
+    --------
+    isdp.mcmc._double_geometric.dg_tv_shift : The TV distance, so 1 − P(X = Y).
+
+    Notes
+    -----
+    The rejection construction of Thorisson (as used by Jacob et al.): draw X from p; keep Y = X
+    with probability min(1, q(X)/p(X)); otherwise draw Y from q until it lands where q > p. For
+    shifted DGs, ``log q(z) − log p(z) = (|z − mean_y| − |z − mean_x|) log a``. For a shift of
+    one, P(X = Y) = 2a/(1 + a).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.mcmc import maximal_coupling_rvs
+    >>> maximal_coupling_rvs(0, 1, 1.0, 5, seed=0).tolist()
+    [[-2, 1], [1, 1], [-1, -1], [0, 2], [0, 3]]
+    >>> pairs = maximal_coupling_rvs(0, 1, 1.0, 10_000, seed=0)
+    >>> a = np.exp(-1.0)
+    >>> print(round(float(np.mean(pairs[:, 0] == pairs[:, 1])), 3), round(2 * a / (1 + a), 3))
+    0.534 0.538
+    """
+    for name, mean in (("mean_x", mean_x), ("mean_y", mean_y)):
+        if isinstance(mean, bool) or not isinstance(mean, int | np.integer) or abs(int(mean)) > CENTRE_LIMIT:
+            raise ValueError(f"{name} must be an integer within ±2**53, not {mean!r} (a draw beyond int64 would wrap)")
+    table = dg_table(_check_draw_eps(eps))
+    out = np.empty((int(size), 2), dtype=np.int64)
+    _coupling_fill(seed_states(seed, 1)[0], int(mean_x), int(mean_y), table, out)
+    return out
+
+
+def dg_tv_shift(shift: int, eps: float) -> float:
+    """TV distance between DG(ε) and shift + DG(ε): ``1 - P(X = Y)`` under maximal coupling."""
+    eps = _check_eps(eps)
+    d = abs(int(shift))
+    if d == 0:
+        return 0.0
+    reach = d + int(np.ceil(np.log(1e-18) / -eps))  # beyond it both tails are < 1e-18
+    ks = np.arange(-reach, reach + 1)
+    return float(1.0 - np.minimum(dg_pmf(ks, eps), dg_pmf(ks - d, eps)).sum())

@@ -1,0 +1,248 @@
+"""Writing a release's three files — the table, its privacy statement and its confidential audit record —
+all or none (docs/release.md, "What is written").
+
+Each file is created readable by its owner only (all three derive from the confidential table). All three are
+written in full to temporary files beside their names first; only then do the names change, each by an atomic
+rename, and a failure at any step gives every name back what it held before — with ``force`` the earlier
+release, byte for byte. One writer at a time per release name.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import UsageError
+from ..files import temporary_sibling
+from ._tables import TableSet
+
+if TYPE_CHECKING:
+    from ._release import Release
+
+
+#: the ``note`` that opens every audit record: it is confidential, derived from the table
+AUDIT_NOTE = ("CONFIDENTIAL: derived from the confidential table (its path, hash, attempt counts and timings can "
+              "reveal counts). Keep it with the table; never publish it. The publishable file is the statement.")
+
+
+def count_of(n: int, noun: str) -> str:
+    """``n`` and ``noun``, in the plural unless ``n`` is 1: "1 table", "2 tables" (the CLI's messages too)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _open_private(path: Path):
+    """A new file for text, readable by its owner only: all three files derive from the confidential table."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8", newline="")
+
+
+def _csv_writer(lines: list[list[str]]):
+    def write(path: Path) -> None:
+        with _open_private(path) as fh:
+            csv.writer(fh, lineterminator="\n").writerows(lines)
+            fh.flush()
+            os.fsync(fh.fileno())  # on disk before any name changes
+    return write
+
+
+def _json_writer(payload: dict):
+    def write(path: Path) -> None:
+        with _open_private(path) as fh:
+            json.dump(payload, fh, indent=1)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    return write
+
+
+#: the errors of a hard link on a filesystem that has none (the backup is then a copy)
+_NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK}
+
+
+def _backup_name(path: Path) -> Path:
+    """A fresh hidden name beside ``path`` for a hard link to the file it replaces."""
+    return path.with_name(f".{path.name}.{uuid.uuid4().hex}.backup")
+
+
+def _publish(files: list[tuple[Path, Path]], *, force: bool) -> None:
+    """Move complete temporary files onto their names, all or none.
+
+    ``files`` pairs each name with its complete temporary sibling. Without ``force`` each is
+    published by a hard link, which refuses a name that exists (also one created meanwhile). With
+    ``force`` a file already at a name is first kept as a hard link under a backup name (a copy
+    where the filesystem has no hard links), then the new one is renamed over it (``os.replace``:
+    a reader sees the old file or the new one). If any step fails, every name is given back what
+    it held before — the old file from its backup, or nothing — and the backups are removed only
+    once all names hold the new files. Should giving back fail too, the backups are left in place
+    and the error names them.
+    """
+    done: list[tuple[Path, Path | None]] = []  # (name, backup of its old file or None: it had none)
+    try:
+        for path, tmp in files:
+            if not force:
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:
+                    raise UsageError(f"{path} exists (written by another run meanwhile?): nothing written; "
+                                     "remove it or pass --force") from None
+                done.append((path, None))
+                continue
+            backup = _backup_name(path)
+            try:
+                os.link(path, backup, follow_symlinks=False)
+            except FileNotFoundError:
+                backup = None
+            except OSError as err:
+                if err.errno not in _NO_HARD_LINKS:
+                    raise
+                shutil.copy2(path, backup, follow_symlinks=False)  # a filesystem without hard links: a copy
+            done.append((path, backup))
+            os.replace(tmp, path)
+    except BaseException as err:
+        stranded = []
+        for path, backup in reversed(done):
+            try:
+                if backup is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    os.replace(backup, path)
+                    backup.unlink(missing_ok=True)  # still there if the name never changed: rename(2) of two links
+            except OSError:
+                stranded.append(f"the new {path} could not be removed" if backup is None
+                                else f"the earlier {path} is kept as {backup}")
+        if stranded:
+            raise OSError(getattr(err, "errno", None) or 0,
+                          f"{getattr(err, 'strerror', None) or err}; putting the earlier files back failed too: "
+                          f"{'; '.join(stranded)}", getattr(err, "filename", None)) from err
+        raise
+    for _, backup in done:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+
+
+def write_release(release: Release, output, statement_path, audit_path, *, force: bool = False) -> None:
+    r"""Write the table, its statement and its audit record; on any failure none of them is left behind.
+
+    The released table is written in the input's layout (labels, order, margins recomputed from
+    the released cells), the statement and the audit record as JSON; the audit record opens with
+    :data:`AUDIT_NOTE` and names the files. Each file is created readable by its owner only.
+    The three are written in full to temporary files beside their names
+    (:func:`isdp.files.temporary_sibling`) before any name changes; then each is moved onto its
+    name — by a hard link without ``force`` (refused if the name exists), by ``os.replace`` with
+    it, after keeping the file it replaces as a hard link under a backup name. A failure at any
+    step (a full disk, a file-size limit, an interruption) gives every name back what it held
+    before, so an earlier release replaced with ``force`` survives byte for byte; the backups are
+    removed once all three names hold the new files. A lock file ``.OUTPUT.lock`` beside the
+    first output keeps two runs from interleaving their files, also with ``force``. Several
+    tables (a :class:`~isdp.release.TableSet`) take one output each, in order, and share the
+    statement and the audit record.
+
+    Parameters
+    ----------
+    release : Release
+        A checked release (:func:`isdp.release.make_release`).
+    output : str or os.PathLike, or a list or tuple of them
+        The released table (CSV); one per table, in order, for several tables.
+    statement_path : str or os.PathLike
+        The publishable privacy statement (JSON).
+    audit_path : str or os.PathLike
+        The confidential audit record (JSON): keep it with the table, never publish it.
+    force : bool, default False
+        Replace existing files; without it a file that exists is refused.
+
+    Raises
+    ------
+    isdp.errors.UsageError
+        A number of outputs that is not the number of tables; a file that exists without
+        ``force`` (also one created by another run meanwhile); another run holding the lock.
+        Nothing is written, and no earlier file is changed.
+    OSError
+        A file that cannot be written or moved into place (the command line reports it as a
+        :class:`~isdp.errors.UsageError`): no new file is left behind and every earlier file is
+        as it was. Only if putting an earlier file back fails too does the message name the backup
+        that holds it.
+
+    See Also
+    --------
+    isdp.release.make_release : Makes the release.
+    isdp.cli.main : ``isdp release``, which checks the output paths before sampling.
+
+    Examples
+    --------
+    >>> import stat
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.release import constraint_matrix
+    >>> from isdp.errors import UsageError
+    >>> from isdp.release import Request, make_release
+    >>> from isdp.release import write_release
+    >>> from isdp.release import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old,Total\nFemale,3,5,8\nMale,4,2,6\n")
+    ...     table = load_table(path)
+    ...     A, labels = constraint_matrix(table, ["all-margins"])
+    ...     release = make_release(table, A, labels, Request(epsilon="1", seed=6))
+    ...     out = Path(tmp, "release.csv")
+    ...     write_release(release, out, Path(tmp, "release.csv.statement.json"), Path(tmp, "release.csv.audit.json"))
+    ...     print(out.read_text(), end="")
+    ...     print(sorted(p.name for p in Path(tmp).iterdir()), oct(stat.S_IMODE(out.stat().st_mode)))
+    ...     try:
+    ...         write_release(release, out, Path(tmp, "s.json"), Path(tmp, "a.json"))
+    ...     except UsageError as err:
+    ...         print(err)  # doctest: +ELLIPSIS
+    sex,young,old,Total
+    Female,2,6,8
+    Male,5,1,6
+    ['release.csv', 'release.csv.audit.json', 'release.csv.statement.json', 'sex_by_age.csv'] 0o600
+    /.../release.csv exists (written by another run meanwhile?): nothing written; remove it or pass --force
+    """
+    tables = release.table.tables if isinstance(release.table, TableSet) else (release.table,)
+    outputs = [Path(o) for o in (output if isinstance(output, list | tuple) else [output])]
+    statement_path, audit_path = Path(statement_path), Path(audit_path)
+    if len(outputs) != len(tables):
+        raise UsageError(f"{count_of(len(tables), 'table')} need{'s' if len(tables) == 1 else ''} "
+                         f"{count_of(len(tables), 'output')} (one -o each, in order); got {len(outputs)}")
+    files = []
+    for t, values, out in zip(tables, np.split(release.values, np.cumsum([len(t.keys) for t in tables])[:-1]), outputs,
+                              strict=True):
+        lines, expected = t.with_cells(values), t.with_cells(t.x)
+        if len(lines) != len(expected) or any(len(a) != len(b) or a[0] != b[0]
+                                              for a, b in zip(lines, expected, strict=True)):
+            raise AssertionError("release layout differs from the input's; this is a bug in isdp")
+        files.append((out, _csv_writer(lines)))
+    record = {"note": AUDIT_NOTE, **release.audit,
+              "files": {"release": str(outputs[0]) if len(outputs) == 1 else [str(o) for o in outputs],
+                        "statement": str(statement_path)}}
+    files += [(statement_path, _json_writer(release.statement)), (audit_path, _json_writer(record))]
+    # one writer at a time per release name, also with --force: two runs replacing the three files
+    # concurrently could leave one run's table beside the other's statement
+    output = outputs[0]
+    lock = output.with_name(f".{output.name}.lock")
+    try:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        raise UsageError(f"another run is writing {output} ({lock} exists; remove it if no run is): "
+                         "nothing written") from None
+    temporaries: list[tuple[Path, Path]] = []
+    try:
+        for path, write in files:  # every file complete beside its name before any name changes
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporaries.append((path, temporary_sibling(path)))
+            try:
+                write(temporaries[-1][1])
+            except OSError as err:  # a full disk or a file-size limit names no file: name the one being written
+                err.filename = err.filename or str(path)
+                raise
+        _publish(temporaries, force=force)
+    finally:
+        for _, tmp in temporaries:
+            tmp.unlink(missing_ok=True)
+        lock.unlink(missing_ok=True)

@@ -1,0 +1,293 @@
+"""The privacy statement of a release: the publishable record of the mechanism, the route taken, the
+guarantee per person and the invariants (docs/release.md, "The statement").
+
+Everything in it is derived from the invariants A, the options, the labels and the invariants' values
+(which the release discloses anyway), never from anything else in the confidential table; the route's
+record carries no timing (a timing goes to the confidential audit record, :mod:`isdp.release`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import __version__
+from ..mcmc._double_geometric import dg_variance
+from ._constraints import constraint_matrix
+from ._tables import TableSet
+
+if TYPE_CHECKING:
+    from ..convergence._certification import Certificate
+    from ..lattice._integer_lattice import IntegerLattice
+    from ._privacy import Guarantee
+    from ._release import Plan
+    from ._tables import Table
+
+
+def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | None = None,
+                  certificate: Certificate | None = None, proposal_eps: float | None = None) -> dict:
+    r"""The route taken, for the statement: the exact routes' construction, or the chain's run and its certificate.
+
+    Everything in it follows from the plan (the invariants and the options) and, for the chain,
+    from its certificate — fresh random numbers, never the counts. The certificate's run time is
+    left out: a timing goes to the audit record.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan of the release (:meth:`isdp.release.Plan.make`).
+    table : Table or TableSet
+        The table released (its cell labels name the solved cells).
+    lattice : isdp.lattice.IntegerLattice, optional
+        The chain's lattice, with the basis it ran on (the chain route only).
+    certificate : isdp.convergence.Certificate, optional
+        The chain's certificate; None for the exact and free-cell routes.
+    proposal_eps : float, optional
+        The chain's proposal ε, as certified.
+
+    Returns
+    -------
+    dict
+        ``name`` (``exact``, ``free cells`` or ``certified chain``) and ``sampler`` (the
+        construction in words); the exact routes add ``solved_cells``, the free-cell route each
+        solved cell's noise variance and a free cell's (``noise_variance``), the chain its
+        ``basis`` and ``certificate`` (iterations, TV bound certified and targeted).
+
+    See Also
+    --------
+    privacy_statement : The statement the route goes into.
+
+    Examples
+    --------
+    The free-cell route under a table's total: the solved cell carries the sum of the three free
+    cells' noise, three times their variance.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.release import constraint_matrix
+    >>> from isdp.release import Plan, Request
+    >>> from isdp.release import route_record
+    >>> from isdp.release import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    ...     table = load_table(path)
+    >>> A, labels = constraint_matrix(table, ["total"])
+    >>> route = route_record(Plan.make(A, labels, Request(epsilon="1", free_cells=True)), table)
+    >>> route["name"], route["solved_cells"]
+    ('free cells', ['Male|old'])
+    >>> variance = route["noise_variance"]
+    >>> round(variance["solved_cells"]["Male|old"] / variance["free_cell"], 6)
+    3.0
+    >>> route_record(Plan.make(A, labels, Request(epsilon="1")), table)["sampler"][:60]
+    'exact rejection in integer arithmetic: free cells i.i.d. dou'
+    """
+    if plan.req.free_cells:
+        v = plan.exact.variances(plan.unit)
+        solved = plan.exact.solved
+        return {"name": "free cells",
+                "sampler": ("exact, in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
+                            f"Alg. 2) with epsilon {plan.unit}, the invariants solved for the other cells; no "
+                            "rejection. The free cells are the coordinates of the lattice of invariant-keeping "
+                            "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
+                            "person as the l1 route, with the noise not spread evenly"),
+                "solved_cells": [table.cell_labels[i] for i in solved],
+                "noise_variance": {"free_cell": dg_variance(float(plan.unit)),
+                                   "solved_cells": {table.cell_labels[i]: float(v[i]) for i in solved}}}
+    if certificate is None:
+        eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
+        how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
+               f"Alg. 2) with epsilon {eps}, the invariants solved for the other cells, accepted with probability "
+               f"exp(-{eps}·sum |u_solved|)" + ("" if all(plan.tables_in_norm) else
+                                                 " (the sum over the tables in the norm; a derived table's cells "
+                                                 "are solved and do not enter it)"))
+        if plan.req.norm == "gaussian":
+            # sigma named, then given: a fraction written inside the formula (2·239329/40000^2) read as 3e-4
+            how += (f", then kept with probability exp(-sum (|u_i| - sigma)^2 / (2 sigma^2)), sigma = {plan.unit} "
+                    f"({float(plan.unit):.6g})")
+            klein = _klein_blocks(plan)
+            if klein:
+                return {"name": "exact", "sampler": _KLEIN + ("" if len(klein) == len(plan.exact.parts) else
+                                                               f"; on the other blocks, {how}"),
+                        "blocks": klein, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
+        return {"name": "exact", "sampler": how, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
+    iterations = certificate.burn_in(floor=1)
+    summary = certificate.summary(burn_in=iterations)
+    summary.pop("certify_seconds")
+    return {"name": "certified chain",
+            "sampler": ("compiled Gibbs-within-Metropolis (ISDP Alg. 1), one chain from u = 0, run "
+                        f"{iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"),
+            "basis": {"kind": lattice.basis_name, "vectors": lattice.basis.T.tolist()},
+            "certificate": {"method": "L-lag coupling (Biswas, Jacob & Vanetti 2019), pairs started at u = 0, as the "
+                                      "chain",
+                            "iterations": iterations, "proposal_eps": proposal_eps,
+                            "tv_certified": summary["tv_bound_at_burn_in"], **summary, "tv_target": plan.eta_target()}}
+
+
+_KLEIN = ("exact discrete Gaussian on the lattice of each block whose invariants are one total or a table's two "
+          "margins: Klein's sampler on the basis of differences of adjacent cells (their Gram-Schmidt vectors in "
+          "closed form), one-dimensional discrete Gaussians drawn exactly in integer arithmetic, then an exact "
+          "rejection step (Brakerski-Langlois-Peikert-Regev-Stehle 2013, Lemma 2.3), so the noise is exactly the "
+          "discrete Gaussian on the lattice and every cell of a block has the same variance, at most the continuous "
+          "Gaussian's on the same subspace (the lattice Gaussian is sub-Gaussian with the same sigma), equal to it "
+          "in double precision from sigma = 3 and below it where sigma is small against the lattice's spacing")
+
+
+def _klein_blocks(plan: Plan) -> list[dict]:
+    """Per shape of the blocks Klein's sampler draws: the kind, the grid, how many, and a bound on each cell's
+    variance (:meth:`isdp.exact.LatticeBlock.variances`)."""
+    from ..exact._lattice_gaussian import LatticeBlock
+
+    shapes: dict[tuple, dict] = {}
+    sigma2 = plan.unit * plan.unit
+    for _, sub in plan.exact.parts:
+        if isinstance(sub, LatticeBlock):
+            entry = shapes.setdefault((sub.kind, sub.grid.shape), {
+                "invariants": "one total" if sub.kind == "total" else "both margins",
+                "cells": int(sub.grid.size), **({} if sub.kind == "total" else {"grid": list(sub.grid.shape)}),
+                "blocks": 0, "noise_variance_per_cell_at_most": float(sub.variances(sigma2)[0])})
+            entry["blocks"] += 1
+    return sorted(shapes.values(), key=lambda e: -e["cells"])
+
+
+#: what an invariant stated by rule means (the statement's ``invariant_rules``)
+RULE_MEANING = ("an invariant with a rule is the sum of the cells its label names: 'total' every cell, 'row R' or "
+                "'column C' a row or column of a wide table, 'by K=v, L=w' the cells whose key K is v and L is w; "
+                "'tie …: S = T' says the group's total in table S equals that in table T; 'NAME: …' applies to the "
+                "table NAME; the others are stated with their coefficients by cell label")
+
+
+def _row_key(A, i: int) -> tuple[bytes, bytes]:
+    return A.indices[A.indptr[i]:A.indptr[i + 1]].tobytes(), A.data[A.indptr[i]:A.indptr[i + 1]].tobytes()
+
+
+def _invariants(plan: Plan, table: Table | TableSet, values: np.ndarray | None) -> list[dict]:
+    """Each invariant by label (and value): by its rule where ``--invariant``/``--tie`` made it, so the
+    statement grows with the invariants and not with the cells; else with its coefficients by cell label."""
+    req, A = plan.req, plan.A
+    ruled: dict[tuple[str, tuple[bytes, bytes]], str] = {}
+    sources = [((rule,), (), rule) for rule in req.rules] + [((), (tie,), f"tie {tie}") for tie in req.ties]
+    for families, ties, name in sources:  # each rule's own rows, rebuilt from the table's keys alone
+        R, labels = constraint_matrix(table, families, ties=ties)
+        for i, lab in enumerate(labels):
+            ruled.setdefault((lab, _row_key(R, i)), name)
+    out = []
+    for i, lab in enumerate(plan.labels):
+        rule = ruled.get((lab, _row_key(A, i)))
+        entry: dict = {"label": lab, **({"rule": rule} if rule is not None else {"coefficients": {
+            table.cell_labels[j]: int(c) for j, c in zip(A.indices[A.indptr[i]:A.indptr[i + 1]],
+                                                          A.data[A.indptr[i]:A.indptr[i + 1]], strict=True)}})}
+        if values is not None:
+            entry["value"] = int(values[i])
+        out.append(entry)
+    return out
+
+
+def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee, route: dict,
+                      invariant_values: np.ndarray | None) -> dict:
+    r"""The publishable privacy statement of a release, from the plan, the labels and the invariants' values.
+
+    Derived from A, the options, the labels and the invariants' values (disclosed by the release
+    itself), never from anything else in the table: two tables with the same invariants give
+    the same statement under the same options and seed. It is the JSON of
+    ``OUTPUT.statement.json`` (docs/release.md).
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan of the release (:meth:`isdp.release.Plan.make`).
+    table : Table or TableSet
+        The table released: its cell labels, and for several tables their names.
+    guarantee : isdp.release.Guarantee
+        The guarantee the release meets (:meth:`isdp.release.Plan.guarantee`).
+    route : dict
+        The route taken (:func:`route_record`).
+    invariant_values : numpy.ndarray or None
+        The invariants' values A x, one per row of ``plan.A``; None for a dry run (no value is
+        stated).
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``isdp_privacy_statement`` (format 1), ``publishable`` (False for a seeded
+        run), ``mechanism``, ``route``, ``requested`` (ε and δ per person and the options),
+        ``neighbouring_relation``, ``tables`` (several tables only: which are in the norm),
+        ``guarantee`` (per person and for two persons, each with ``realisable``),
+        ``post_processing``, ``invariants`` (label, coefficients by cell label, value), ``cells``,
+        ``randomness``, ``seed``, ``package`` and ``checks``.
+
+    See Also
+    --------
+    isdp.release.make_release : Makes the statement of a release.
+    isdp.release.dry_run : The statement before any count is read.
+
+    Notes
+    -----
+    The guarantee lines are :meth:`isdp.release.Guarantee.to_dict`: ε (and δ, ρ) for one person
+    and for two, and whether the invariants can absorb such a change (docs/method.md §11,
+    "Neighbours, per person").
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from isdp.lattice import row_values
+    >>> from isdp.release import constraint_matrix
+    >>> from isdp.release import Plan, Request
+    >>> from isdp.release import privacy_statement, route_record
+    >>> from isdp.release import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    ...     table = load_table(path)
+    >>> A, labels = constraint_matrix(table, ["all-margins"])
+    >>> plan = Plan.make(A, labels, Request(epsilon="1"))
+    >>> statement = privacy_statement(plan, table, plan.guarantee(), route_record(plan, table),
+    ...                               np.array(row_values(plan.A, table.x)))
+    >>> statement["publishable"], statement["requested"]["epsilon_per_person"], statement["invariants"][0]
+    (True, '1', {'label': 'row Female', 'coefficients': {'Female|young': 1, 'Female|old': 1}, 'value': 8})
+    >>> per_person, two = statement["guarantee"]["per_person"], statement["guarantee"]["two_persons"]
+    >>> per_person["epsilon"], per_person["realisable"], two["epsilon"], two["realisable"]
+    (1.0, False, 2.0, True)
+    """
+    req = plan.req
+    several = isinstance(table, TableSet)
+    return {
+        "isdp_privacy_statement": 1,
+        "publishable": req.seed is None,
+        "mechanism": plan.mechanism(),
+        "route": route,
+        "requested": {"epsilon_per_person": req.epsilon, "delta_per_person": req.delta, "norm": req.norm,
+                      "allow_chain": req.allow_chain, "free_cells": req.free_cells, "nonnegative": req.nonnegative},
+        "neighbouring_relation": (
+            "two tables with the same invariants (A x = A x') that differ in the records of k persons, each added, "
+            "removed, or moved from one cell to another (at most 2k in l1 and sqrt(2)·k in l2); stated for k = 1 "
+            "(per person) and k = 2" if not several else
+            f"two inputs of the {len(plan.tables_in_norm)} tables together with the same invariants (A x = A x', the "
+            "ties included) that differ in the records of k persons, each person counted in at most one cell of each "
+            "table and added, removed, or moved between cells in every table at once (at most 2k per table in l1 "
+            "and sqrt(2)·k in l2; only the tables in the norm count: a derived table's change follows from the "
+            "others'); stated for k = 1 (per person) and k = 2"),
+        **({"tables": [{"name": name, "cells": len(t.keys), "in_norm": in_norm,
+                        **({} if in_norm else {"derived": "its cells are determined by the other tables' through "
+                                               "the invariants: its noise is theirs, summed"})}
+                       for name, t, in_norm in zip(table.names, table.tables, plan.tables_in_norm, strict=True)]}
+           if several else {}),
+        "guarantee": guarantee.to_dict(plan.neighbours),
+        "post_processing": (
+            "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (of its optima the l2-nearest where "
+            "a block is one total, else HiGHS' MILP optimum), a function of the noisy table and the invariants "
+            "only, so the guarantee is unchanged" if req.nonnegative else None),
+        **({"invariant_rules": {"families": list(req.rules), "ties": list(req.ties), "meaning": RULE_MEANING}}
+           if req.rules or req.ties else {}),
+        "invariants": _invariants(plan, table, invariant_values),
+        "cells": {"count": len(table.cell_labels), "labels": "the released table's, in its order"},
+        "randomness": ("seeded: reproducible, NOT for publication" if req.seed is not None
+                       else "operating-system entropy (Python secrets.SystemRandom)"),
+        "seed": req.seed,
+        "package": {"name": "isdp", "version": __version__},
+        "checks": ["integer", "every invariant exact (A·release = A·x)", "input shape and labels",
+                   "guarantee at least as strong as requested", *(["non-negative"] if req.nonnegative else [])],
+    }

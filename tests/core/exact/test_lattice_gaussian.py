@@ -1,0 +1,191 @@
+"""Klein's sampler of the discrete Gaussian on a total's or two margins' lattice: exact laws, structure.
+
+The block laws are checked against D_{Λ,σ} enumerated on a box of lattice coordinates (the mass
+outside is below 1e-12 at these σ), at σ² small enough that Klein's pass alone is far from it:
+the same draws are also tested against the law of the pass without its rejection step, computed
+here independently, and must fail that test (the test's power at the sample size used).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from isdp.exact import LatticeBlock, discrete_gaussian, lattice_block, seeded_source
+
+ALPHA = 1e-3  # a correct sampler fails one of these tests with probability below 1e-3 each
+
+
+def chi_square_p(counts: dict, law: dict, n: int) -> float:
+    """p-value of Pearson's test of ``counts`` (n draws) against ``law``, bins below 5 expected pooled."""
+    keys = sorted(law, key=law.get, reverse=True)
+    observed, expected, pooled_o, pooled_e = [], [], 0, 0.0
+    for k in keys:
+        if law[k] * n >= 5:
+            observed.append(counts.get(k, 0))
+            expected.append(law[k] * n)
+        else:
+            pooled_o += counts.get(k, 0)
+            pooled_e += law[k] * n
+    pooled_o += sum(v for k, v in counts.items() if k not in law)  # draws outside the law's support
+    observed.append(pooled_o)
+    expected.append(max(pooled_e, 1e-12))
+    expected = np.array(expected) * n / sum(expected)
+    return float(stats.chisquare(observed, expected).pvalue)
+
+
+@pytest.mark.parametrize(("centre", "sigma2"), [(Fraction(1, 3), Fraction(4)), (Fraction(-7, 2), Fraction(1, 5)),
+                                                (Fraction(5, 2), Fraction(30))])
+def test_the_one_dimensional_draw_is_the_discrete_gaussian(centre, sigma2):
+    rng, n = seeded_source(11), 8_000
+    draws = [discrete_gaussian(centre, sigma2, rng) for _ in range(n)]
+    support = range(math.floor(centre) - 60, math.ceil(centre) + 61)
+    weights = {x: math.exp(-float((x - centre) ** 2 / (2 * sigma2))) for x in support}
+    total = sum(weights.values())
+    law = {x: w / total for x, w in weights.items()}
+    counts = {x: draws.count(x) for x in set(draws)}
+    assert chi_square_p(counts, law, n) > ALPHA
+    shifted = {x + 1: p for x, p in law.items()}  # the same law one step off: the test must see it
+    assert chi_square_p(counts, shifted, n) < 1e-6
+
+
+def _klein_raw_probability(kind: str, shape: tuple[int, int], z: np.ndarray, sigma2: float) -> float:
+    """P(Klein's pass returns coordinates z) without the rejection step, written out independently."""
+    @functools.cache
+    def rho_z(c, w):
+        return sum(math.exp(-((k - c) ** 2) / (2 * w)) for k in range(-60, 61))
+
+    p = 1.0
+    if kind == "total":
+        n = shape[1]
+        zz = [0, *z.tolist(), 0]
+        for i in range(n - 1, 0, -1):
+            c, w = i / (i + 1) * zz[i + 1], sigma2 * i / (i + 1)
+            p *= math.exp(-((zz[i] - c) ** 2) / (2 * w)) / rho_z(c, w)
+        return p
+    r, cc = shape
+    zz = np.zeros((r + 1, cc + 1))
+    zz[1:r, 1:cc] = z
+    for i in range(r - 1, 0, -1):
+        for j in range(cc - 1, 0, -1):
+            c = j / (j + 1) * zz[i, j + 1] + i / (i + 1) * zz[i + 1, j] - i * j / ((i + 1) * (j + 1)) * zz[i + 1, j + 1]
+            w = sigma2 * i * j / ((i + 1) * (j + 1))
+            p *= math.exp(-((zz[i, j] - c) ** 2) / (2 * w)) / rho_z(c, w)
+    return p
+
+
+def _noise(kind, shape, z):
+    r, c = shape
+    if kind == "total":
+        u = np.diff(np.concatenate([[0], z, [0]]))
+        return -u
+    full = np.zeros((r + 1, c + 1))
+    full[1:r, 1:c] = z
+    return np.diff(np.diff(full, axis=0), axis=1).astype(int)
+
+
+@pytest.mark.parametrize(("A", "kind", "shape", "sigma2", "n"), [
+    (np.array([[1, 1, 1, 1]]), "total", (1, 4), Fraction(1, 4), 6_000),
+    (np.kron(np.eye(3, dtype=int), np.ones(3, dtype=int)).tolist() + np.kron(np.ones(3, dtype=int),
+                                                                               np.eye(3, dtype=int)).tolist(),
+     "margins", (3, 3), Fraction(1, 2), 2_500),
+], ids=["total-4", "margins-3x3"])
+def test_the_block_draws_follow_the_lattice_gaussian_and_the_pass_alone_does_not(A, kind, shape, sigma2, n):
+    block = lattice_block(np.array(A))
+    assert block.kind == kind and block.grid.shape == shape
+    dim = block.dim
+    exact, raw = {}, {}
+    for z in itertools.product(range(-5, 6), repeat=dim):
+        coords = np.array(z, dtype=float).reshape((dim,) if kind == "total" else (shape[0] - 1, shape[1] - 1))
+        u = tuple(int(x) for x in np.asarray(_noise(kind, shape, coords)).ravel())
+        exact[u] = math.exp(-sum(x * x for x in u) / (2 * float(sigma2)))
+        raw[u] = raw.get(u, 0.0) + _klein_raw_probability(kind, shape, coords, float(sigma2))
+    total = sum(exact.values())
+    exact = {u: p / total for u, p in exact.items()}
+    rng, counts, attempts = seeded_source(5), {}, 0
+    for _ in range(n):
+        noise, a = block.draw(sigma2, rng)
+        attempts += a
+        key = tuple(int(x) for x in noise[block.grid.ravel()])
+        counts[key] = counts.get(key, 0) + 1
+    assert np.array_equal(np.array(A) @ noise, np.zeros(len(A)))
+    assert chi_square_p(counts, exact, n) > ALPHA
+    assert chi_square_p(counts, raw, n) < 1e-6  # Klein's pass alone is a different law, and the test sees it
+    assert attempts > n  # at this σ the rejection step rejects
+
+
+def test_the_variance_is_even_and_the_invariants_hold_at_scale():
+    r, c, sigma2 = 30, 20, Fraction(4)
+    block = LatticeBlock(np.arange(r * c).reshape(r, c), "margins")
+    rng = seeded_source(3)
+    draws = np.array([block.draw(sigma2, rng)[0] for _ in range(12)]).reshape(12, r, c)
+    assert not draws.sum(axis=1).any() and not draws.sum(axis=2).any()
+    expected = block.variances(sigma2)[0]
+    assert expected == pytest.approx(4 * (1 - 1 / 30) * (1 - 1 / 20))
+    per_draw = (draws.astype(float) ** 2).mean(axis=(1, 2))
+    se = per_draw.std(ddof=1) / math.sqrt(len(per_draw))
+    assert abs(per_draw.mean() - expected) < 4 * se + 1e-9
+    corner, inner = (draws[:, -1, -1].astype(float) ** 2).mean(), (draws[:, 1:-1, 1:-1].astype(float) ** 2).mean()
+    assert corner < 3 * inner  # no cell absorbs the others' noise (a solved corner would carry ~ r c / 4 times)
+
+
+def test_the_structures_it_serves_and_those_it_leaves():
+    margins = np.vstack([np.kron(np.eye(2, dtype=int), np.ones(3, dtype=int)),
+                         np.kron(np.ones(2, dtype=int), np.eye(3, dtype=int))])
+    assert lattice_block(margins).grid.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert lattice_block(margins[:-1]).grid.tolist() == [[0, 1, 2], [3, 4, 5]]  # an implied margin left out
+    assert lattice_block(np.vstack([margins, np.ones((1, 6), dtype=int)])).kind == "margins"  # the grand total
+    transposed = margins[:, [0, 3, 1, 4, 2, 5]]
+    assert sorted(lattice_block(transposed).grid.ravel().tolist()) == list(range(6))
+    assert lattice_block(np.array([[2, 2, 2]])).kind == "total"
+    assert lattice_block(np.array([[1, 1, 0], [0, 1, 1]])) is None  # overlapping totals
+    assert lattice_block(np.array([[1, 2, 1]])) is None  # not a total
+    assert lattice_block(np.array([[-3, -3, -3]])).kind == "total"
+    assert lattice_block(np.array([[1]])) is None
+    three_way = np.vstack([margins, [[1, 0, 0, 0, 1, 0]]])  # a third total: more than the margins
+    assert lattice_block(three_way) is None
+
+
+def test_two_margins_are_recognised_from_a_sparse_matrix_without_densifying_it():
+    """lattice_block built a dense matrix and an SVD: 300 x 300 under both margins took 113 s and 3.2 GB, 1000 x 1000
+    was a MemoryError (issue 64). It reads the non-zeros; a dense 600 x 90,000 matrix is never made."""
+    from scipy import sparse
+
+    r, c = 300, 300
+    cells = np.arange(r * c).reshape(r, c)
+    rows = np.concatenate([np.repeat(np.arange(r), c), r + np.tile(np.arange(c), r)])
+    A = sparse.csr_array((np.ones(2 * r * c, dtype=np.int64), (rows, np.concatenate([cells.ravel(), cells.ravel()]))),
+                         shape=(r + c, r * c))
+    block = lattice_block(A)
+    assert block.kind == "margins" and block.grid.shape == (r, c)
+    assert lattice_block(A[1:]).kind == "margins"  # a margin the others imply, left out
+    assert lattice_block(A[2:]) is None  # two left out: the margins are not spanned
+
+
+@pytest.mark.parametrize("row", [[2, 0, 2], [1, 1, 0], [0, 3, 3, 3]])
+def test_a_total_over_some_cells_is_not_the_blocks_total(row):
+    """[[2, 0, 2]] and [[1, 1, 0]] were taken for a total over every cell, and most draws broke A u = 0
+    (issue 64): a total covers every cell of its block."""
+    A = np.array([row])
+    assert lattice_block(A) is None
+    wrong = LatticeBlock(np.arange(A.shape[1]).reshape(1, -1), "total")  # what was served: Σ u = 0 only
+    rng = seeded_source(5)
+    assert any((A @ wrong.draw(Fraction(4), rng)[0]).any() for _ in range(20))
+
+
+@pytest.mark.parametrize(("sigma", "below"), [(1, (0.13, 0.15)), (2, (1e-7, 3e-7)), (3, (0, 1e-12))])
+def test_the_continuous_variance_against_the_2x2_lattices_exact_one(sigma, below):
+    """A 2 × 2 table's lattice is Z·v, ‖v‖² = 4: a cell's noise is ±z with z ∝ exp(−2z²/σ²), whose variance is
+    summed exactly here; variances() states σ²/4, relatively above it by what its docstring says."""
+    margins = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
+    z = np.arange(-200, 201)
+    w = np.exp(-2.0 * z**2 / sigma**2)
+    exact = float((z**2 * w).sum() / w.sum())
+    stated = float(lattice_block(margins).variances(Fraction(sigma**2))[0])
+    assert below[0] - 1e-12 <= 1 - exact / stated <= below[1]  # (rounding at σ = 3)

@@ -1,0 +1,183 @@
+"""The double geometric law, its two samplers and the maximal coupling of shifted copies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import ALPHA, Z_TOL, chisquare_gof_integers, iid_se
+from scipy import stats
+
+from isdp._rng import dg_table
+from isdp.mcmc import dg_cdf, dg_logpmf, dg_pmf, dg_rvs, maximal_coupling_rvs
+from isdp.mcmc._double_geometric import dg_rvs_compiled, dg_tv_shift, dg_variance
+
+A_VALUES = [0.2, 0.6, 0.92]
+N_DRAWS = 60_000
+
+
+def _eps(a: float) -> float:
+    """The library's parameter ε of DG with a = exp(-ε): the closed forms below are written in a."""
+    return float(-np.log(a))
+
+
+def _support(a: float, tail: float = 1e-12) -> np.ndarray:
+    """Integers carrying all but ``tail`` of the DG(a) mass (P(|K| > m) = 2 a^{m+1} / (1 + a))."""
+    m = int(np.ceil(np.log(tail * (1 + a) / 2) / np.log(a)))
+    return np.arange(-m, m + 1)
+
+
+# --------------------------------------------------------------------------- exact law
+
+
+@pytest.mark.parametrize("a", A_VALUES)
+def test_pmf_is_the_double_geometric_law(a):
+    ks = _support(a)
+    p = dg_pmf(ks, _eps(a))
+    # closed form written out independently of the library
+    expected = (1 - a) / (1 + a) * a ** np.abs(ks)
+    np.testing.assert_allclose(p, expected, rtol=1e-12)
+    np.testing.assert_allclose(np.exp(dg_logpmf(ks, _eps(a))), p, rtol=1e-12)
+    assert abs(p.sum() - 1) < 1e-11
+    np.testing.assert_allclose(p, p[::-1])  # symmetric
+    # mean 0 and the variance formula, from the (numerically complete) support
+    assert abs((ks * p).sum()) < 1e-9
+    np.testing.assert_allclose((ks**2 * p).sum(), dg_variance(_eps(a)), rtol=1e-9)
+
+
+@pytest.mark.parametrize("a", A_VALUES)
+def test_cdf_matches_cumulative_pmf(a):
+    ks = _support(a, tail=1e-14)
+    cum = np.cumsum(dg_pmf(ks, _eps(a)))
+    # P(K <= k) = P(K < -m) + cumsum, the left tail below the support being a^{m+1}/(1+a)
+    left = a ** (-ks[0] + 1) / (1 + a)
+    np.testing.assert_allclose(dg_cdf(ks, _eps(a)), left + cum, rtol=1e-10, atol=1e-14)
+    # floor semantics on non-integers
+    np.testing.assert_allclose(dg_cdf(ks + 0.5, _eps(a)), dg_cdf(ks, _eps(a)))
+    np.testing.assert_allclose(dg_cdf(ks - 0.25, _eps(a)), dg_cdf(ks - 1, _eps(a)))
+    assert np.all(np.diff(dg_cdf(ks, _eps(a))) > 0)
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, np.inf, np.nan])
+def test_eps_not_positive_and_finite_is_rejected(bad):
+    for call in (
+        lambda: dg_pmf(0, bad),
+        lambda: dg_cdf(0, bad),
+        lambda: dg_rvs(bad, 3, np.random.default_rng(0)),
+        lambda: dg_rvs_compiled(bad, 3, 0),
+        lambda: maximal_coupling_rvs(0, 1, bad, 3, 0),
+    ):
+        with pytest.raises(ValueError):
+            call()
+
+
+# --------------------------------------------------------------------------- samplers
+
+
+def _dg_numpy(a, seed):
+    return dg_rvs(_eps(a), N_DRAWS, np.random.default_rng(seed))
+
+
+def _dg_compiled(a, seed):
+    return dg_rvs_compiled(_eps(a), N_DRAWS, seed)
+
+
+@pytest.mark.parametrize("sampler", [_dg_numpy, _dg_compiled], ids=["numpy", "compiled"])
+@pytest.mark.parametrize("a", A_VALUES)
+def test_samplers_follow_dg_pmf(sampler, a):
+    draws = sampler(a, seed=20230207)
+    assert draws.dtype == np.int64 and draws.shape == (N_DRAWS,)
+    ks = _support(a)
+    p = chisquare_gof_integers(draws, ks, dg_pmf(ks, _eps(a)))
+    assert p > ALPHA, f"chi-square p = {p:.2e}"
+    # the sign is independent of the magnitude: P(K > 0 | K != 0) = 1/2
+    nonzero = draws[draws != 0]
+    frac_pos = (nonzero > 0).mean()
+    assert abs(frac_pos - 0.5) < Z_TOL * 0.5 / np.sqrt(nonzero.size)
+    # variance within Monte Carlo error (SE of the mean of K^2 from the draws themselves)
+    sq = draws.astype(float) ** 2
+    assert abs(sq.mean() - dg_variance(_eps(a))) < Z_TOL * iid_se(sq)
+
+
+def test_compiled_sampler_is_seeded():
+    a = 0.7
+    np.testing.assert_array_equal(dg_rvs_compiled(_eps(a), 1000, 5), dg_rvs_compiled(_eps(a), 1000, 5))
+    assert not np.array_equal(dg_rvs_compiled(_eps(a), 1000, 5), dg_rvs_compiled(_eps(a), 1000, 6))
+
+
+@pytest.mark.parametrize("a", [0.6, 0.92, float(np.exp(-0.05))])
+@pytest.mark.parametrize("max_table_bits", [2, 11], ids=["tail-heavy", "default"])
+def test_alias_table_sampler_against_scipy_dlaplace(a, max_table_bits):
+    """The compiled alias-table sampler, including its inversion fallback beyond the table."""
+    draws = dg_rvs_compiled(_eps(a), 200_000, seed=20240611, max_table_bits=max_table_bits)
+    eps = -np.log(a)
+    ks = np.arange(*stats.dlaplace.interval(1 - 1e-12, eps)).astype(np.int64)
+    p = chisquare_gof_integers(draws, ks, stats.dlaplace.pmf(ks, eps))
+    assert p > ALPHA, f"chi-square p = {p:.2e}"
+    keep, alias, shift, log_a = dg_table(_eps(a), max_table_bits)
+    tail = keep.size - 1
+    beyond = np.abs(draws) > tail  # reachable only through the fallback
+    assert beyond.any() or max_table_bits == 11
+    expected = stats.dlaplace.sf(tail, eps) * 2  # P(|K| > M + 1), M + 1 = tail entry
+    assert abs(beyond.mean() - expected) < Z_TOL * np.sqrt(expected * (1 - expected) / draws.size) + 1e-12
+
+
+@pytest.mark.parametrize("a", [1e-9, 0.3, 0.9, 0.9999])
+def test_alias_table_encodes_the_magnitude_law(a):
+    """Reading the table back (keep mass + mass aliased in) gives P(|K| = m) and the tail mass."""
+    keep, alias, shift, log_a = dg_table(_eps(a))
+    size = keep.size
+    assert size & (size - 1) == 0 and int(shift) == 64 - size.bit_length() + 1
+    assert log_a == pytest.approx(np.log(a), rel=1e-12, abs=1e-15)
+    capacity = 2**52
+    mass = keep.astype(float) / capacity
+    np.add.at(mass, alias, (capacity - keep.astype(float)) / capacity)
+    mass /= size
+    m = np.arange(size - 1)
+    law = np.where(m == 0, (1 - a) / (1 + a), 2 * (1 - a) / (1 + a) * a**m)
+    np.testing.assert_allclose(mass[:-1], law, rtol=1e-12, atol=1e-15)
+    assert mass[-1] == pytest.approx(2 * a ** (size - 1) / (1 + a), rel=1e-9, abs=1e-15)
+
+
+# --------------------------------------------------------------------------- maximal coupling
+
+
+def _tv_closed_form(d: int, a: float) -> float:
+    """TV(DG(a), d + DG(a)) = P(K < d/2) - P(K < -d/2):  1 - a^m (d = 2m), 1 - 2a^{m+1}/(1+a) (d = 2m+1)."""
+    d = abs(d)
+    m = d // 2
+    return 1 - a**m if d % 2 == 0 else 1 - 2 * a ** (m + 1) / (1 + a)
+
+
+@pytest.mark.parametrize("a", A_VALUES)
+@pytest.mark.parametrize("d", [0, 1, 2, 5, -3])
+def test_tv_shift_closed_form(a, d):
+    assert dg_tv_shift(d, _eps(a)) == pytest.approx(_tv_closed_form(d, a), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("mean_x", "mean_y", "a"), [(0, 1, 0.6), (2, -1, 0.6), (0, 4, 0.92), (3, 3, 0.6), (0, 2, 0.2)]
+)
+def test_maximal_coupling_margins_and_meeting_probability(mean_x, mean_y, a):
+    n = 40_000
+    pairs = maximal_coupling_rvs(mean_x, mean_y, _eps(a), n, seed=11)
+    assert pairs.shape == (n, 2) and pairs.dtype == np.int64
+    ks = _support(a)
+    for col, mean in ((0, mean_x), (1, mean_y)):
+        p = chisquare_gof_integers(pairs[:, col], mean + ks, dg_pmf(ks, _eps(a)))
+        assert p > ALPHA, f"margin {col}: chi-square p = {p:.2e}"
+    equal = (pairs[:, 0] == pairs[:, 1]).astype(float)
+    target = 1 - _tv_closed_form(mean_y - mean_x, a)
+    se = np.sqrt(max(target * (1 - target), 1e-12) / n)  # binomial SE under the claimed law
+    if mean_x == mean_y:
+        assert equal.all()
+    else:
+        assert abs(equal.mean() - target) < Z_TOL * se, (equal.mean(), target)
+
+
+def test_cdf_far_tails_without_overflow_warnings():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        values = dg_cdf(np.array([-5000, 5000]), _eps(0.5))
+    np.testing.assert_allclose(values, [0.0, 1.0])

@@ -1,0 +1,166 @@
+"""The Metropolized independence sampler (Congenial DP Algorithm 1) and the E5 data."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ALPHA, REGISTRY, chisquare_gof, chisquare_two_sample, rows_to_categories
+
+from isdp.errors import InvariantError
+from isdp.experiments.claims import paper_value
+from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
+from isdp.lattice import IntegerLattice, generalized_laplace
+from isdp.mcmc import mis_sample, sample
+
+REPO = Path(__file__).resolve().parents[2]
+
+# A small instance: total and the first two cells' sum invariant, cells >= 0.
+# I^c = {0, 2}: A[:, I^c] = [[1, 1], [1, 0]] has determinant -1 (unimodular).
+A5 = np.array([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0]])
+S5 = np.array([2, 1, 0, 3, 1])
+I5 = [1, 3, 4]
+
+
+def _e5_problem():
+    table = pd.read_csv(REPO / "data" / "e5" / "sex_by_age.csv", index_col=0)
+    x = table.to_numpy(dtype=np.int64).ravel()
+    A = np.zeros((3, 46), dtype=np.int64)
+    A[0] = 1  # (1) total population
+    A[1, :23] = 1  # (2) female total
+    A[2, 4:23] = A[2, 27:46] = 1  # (3) voting age: from 18-19 on
+    index_set = [i for i in range(46) if i not in (0, 22, 45)]  # the paper's {2..22, 24..45}, 0-based
+    return table, x, A, index_set
+
+
+def _enumerate(A, a, center, eps, box):
+    """Every s >= 0 with s_i <= box and A s = a, and its target probability ∝ exp(-eps |s - s*|_1)."""
+    pts = np.array([p for p in itertools.product(range(box + 1), repeat=A.shape[1])
+                    if np.all(A @ np.array(p) == a)])
+    w = np.exp(-eps * np.abs(pts - center).sum(axis=1))
+    return pts, w / w.sum()
+
+
+# --------------------------------------------------------------------------- E5 data
+
+
+def test_e5_table_totals_as_printed():
+    table, x, A, _ = _e5_problem()
+    assert table.shape == (2, 23) and list(table.index) == ["Female", "Male"]
+    assert table.columns[0] == "<=5" and table.columns[4] == "18-19" and table.columns[-1] == "85+"
+    printed = paper_value("CDP-E5-table-totals", REGISTRY)  # the paper's totals, from the claims registry
+    assert table.loc["Female"].sum() == printed["female"] and table.loc["Male"].sum() == printed["male"]
+    assert table.iloc[:, :4].to_numpy().sum() == printed["under_18"]
+    assert table.iloc[:, 4:].to_numpy().sum() == printed["voting_age"]
+    assert (A @ x).tolist() == [printed["total"], printed["female"], printed["voting_age"]]
+    built, _ = sex_by_age_constraints(table.index, table.columns, "18-19")
+    assert np.array_equal(built, A)  # the workflow's builder agrees with the hand-made matrix
+    seed_release = pd.read_csv(REPO / "data" / "e5" / "paper_table1_release.csv", index_col=0)
+    assert np.array_equal(A @ seed_release.to_numpy().ravel(), A @ x)  # the paper's release keeps them
+
+
+def test_e5_draws_meet_equalities_and_inequalities():
+    _, x, A, index_set = _e5_problem()
+    res = mis_sample(A, A @ x, x, eps=0.5, proposal_eps=0.6, index_set=index_set, n_chains=2, n_draws=2000,
+                     thin=50, seed=5, B=np.eye(46), b=np.zeros(46))
+    flat = res.draws.reshape(-1, 46)
+    assert res.draws.dtype == np.int64 and res.determinant in (1, -1)
+    assert np.all(flat @ A.T == A @ x) and flat.min() >= 0
+    assert len(np.unique(flat, axis=0)) > 100  # the chains move
+    # the paper: about 1.68 % acceptance at ε̃ = 0.6 (binomial-ish error over 100k proposals per chain)
+    assert 0.008 < res.acceptance.mean() < 0.03, res.acceptance
+
+
+# --------------------------------------------------------------------------- the law
+
+
+@pytest.mark.slow
+def test_mis_matches_enumerated_conditional_law():
+    a = A5 @ S5
+    pts, probs = _enumerate(A5, a, S5, 0.5, int(a[0]))
+    assert len(pts) == 4 * 15  # s0 + s1 = 3, s2 + s3 + s4 = 4
+    res = mis_sample(A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_chains=4000, n_draws=1,
+                     burn_in=300, seed=11, B=np.eye(5), b=np.zeros(5))
+    cats = rows_to_categories(res.draws[:, 0], pts)  # independent chains: i.i.d. draws
+    assert (cats >= 0).all()
+    assert chisquare_gof(cats, probs) > ALPHA
+    # one long chain, thinned, agrees too (the ergodic average)
+    res = mis_sample(A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=4000, thin=20,
+                     seed=12, B=np.eye(5), b=np.zeros(5))
+    assert chisquare_gof(rows_to_categories(res.draws[0], pts), probs) > ALPHA
+
+
+@pytest.mark.slow
+def test_mis_without_inequalities_matches_gibbs_sampler():
+    """docs/method.md §2: ℓ1 generalized Laplace on Λ(A) = i.i.d. DG conditioned on A u = 0 = the MIS target."""
+    eps, n = 0.7, 3000
+    mis = mis_sample(A5, A5 @ S5, S5, eps=eps, proposal_eps=eps, index_set=I5, n_chains=n, n_draws=1,
+                     burn_in=400, seed=21)
+    u_mis = mis.draws[:, 0] - S5
+    assert (u_mis < -S5).any()  # no inequalities: cells may go negative
+    gibbs = sample(IntegerLattice.from_constraints(A5), generalized_laplace(eps, "l1"), n_chains=n,
+                   n_draws=1, burn_in=300, proposal_eps=eps, seed=22, progress=False)
+    u_gibbs = gibbs.draws[:, 0]
+    assert np.all(u_mis @ A5.T == 0) and np.all(u_gibbs @ A5.T == 0)
+    for f in (lambda u: u[:, 0], lambda u: u[:, 2], lambda u: u[:, 0] + u[:, 3], lambda u: np.abs(u).sum(1)):
+        assert chisquare_two_sample(f(u_mis), f(u_gibbs)) > ALPHA
+
+
+@pytest.mark.slow
+def test_nonunimodular_complement_rejected_or_handled():
+    # s0 = s1 and the total: I^c = {0, 1} gives det [[1, 1], [1, -1]] = -2
+    A = np.array([[1, 1, 1, 1], [1, -1, 0, 0]])
+    center = np.array([2, 2, 1, 1])
+    a = A @ center
+    with pytest.raises(InvariantError, match="determinant -2"):
+        mis_sample(A, a, center, eps=0.5, proposal_eps=0.6, index_set=[2, 3], n_draws=10, seed=1)
+    res = mis_sample(A, a, center, eps=0.5, proposal_eps=0.6, index_set=[2, 3], n_chains=3000, n_draws=1,
+                     burn_in=200, seed=2, B=np.eye(4), b=np.zeros(4), allow_nonunimodular=True)
+    assert res.nonintegral.mean() > 0.2  # odd s2 + s3: rejected, not rounded
+    pts, probs = _enumerate(A, a, center, 0.5, 6)
+    assert len(pts) == 16
+    assert chisquare_gof(rows_to_categories(res.draws[:, 0], pts), probs) > ALPHA
+
+
+# --------------------------------------------------------------------------- errors and reproducibility
+
+
+def test_singular_complement_is_an_error():
+    A = np.array([[1, 1, 0], [0, 0, 1]])
+    with pytest.raises(InvariantError, match="singular"):
+        mis_sample(A, [2, 1], [1, 1, 1], eps=1, proposal_eps=1, index_set=[2], n_draws=5, seed=0)
+    with pytest.raises(InvariantError, match="d - m"):
+        mis_sample(A, [2, 1], [1, 1, 1], eps=1, proposal_eps=1, index_set=[0, 2], n_draws=5, seed=0)
+
+
+def test_start_outside_feasible_set_is_an_error():
+    a = A5 @ S5
+    with pytest.raises(InvariantError, match="outside S"):
+        mis_sample(A5, a + 1, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0)
+    with pytest.raises(InvariantError, match="outside S"):
+        mis_sample(A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0,
+                   B=np.eye(5), b=np.ones(5))  # s* has a zero cell
+    with pytest.raises(InvariantError, match="outside S"):
+        mis_sample(A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0,
+                   init=S5 + np.array([1, -1, 1, 0, 0]))
+
+
+def test_seeded_and_thread_independent():
+    import numba
+
+    kw = dict(eps=0.5, proposal_eps=0.6, index_set=I5, n_chains=3, n_draws=50, thin=3, B=np.eye(5),
+              b=np.zeros(5), seed=7)
+    first = mis_sample(A5, A5 @ S5, S5, **kw)
+    old = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        again = mis_sample(A5, A5 @ S5, S5, **kw)
+    finally:
+        numba.set_num_threads(old)
+    assert np.array_equal(first.draws, again.draws)
+    assert np.array_equal(first.acceptance, again.acceptance)
+    other = mis_sample(A5, A5 @ S5, S5, **{**kw, "seed": 8})
+    assert not np.array_equal(first.draws, other.draws)
