@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import yaml
 from conftest import REGISTRY, ROOT
+from criteria_support import judge
 
-from isdp.experiments.claims import claim, load_registry, resolve_measure
-from isdp.experiments.criteria import judge
+from isdp.experiments.claims import claim, load_registry, measure_row
 from isdp.experiments.e7_congenial_histogram.releases import MECHANISMS, release
 from isdp.experiments.evidence import Run
 
@@ -86,7 +86,7 @@ def registry_row(claim_id: str) -> dict:
 def _verdict(claim_id: str, run, **override):
     """conftest's ``row_verdict`` on the registry loaded once: the row's status and measurement."""
     c = registry_row(claim_id)
-    m = resolve_measure(c["measure"], claim_id)(run, c["paper_value"], **{**c.get("args", {}), **override})
+    m = measure_row(c, run, **override)
     return judge(c["criterion"], c["paper_value"], m), m
 
 

@@ -34,12 +34,13 @@ MIN_EXPECTED = 5.0  # minimum expected count per chi-square bin after pooling
 
 def row_verdict(claim_id: str, run, **override):
     """A registry row's status and measurement on ``run`` (an ``isdp.experiments.evidence.Run``), with ``override``
-    replacing the row's args: how a test shows a row can match and can differ."""
+    replacing the row's args (the measure handed the paper value only where the row declares it, as in the summary):
+    how a test shows a row can match and can differ."""
     from isdp.experiments import claims
 
     c = claims.claim(claim_id, REGISTRY)
-    m = claims.resolve_measure(c["measure"], claim_id)(run, c["paper_value"], **{**c.get("args", {}), **override})
-    return claims.judge(c["criterion"], c["paper_value"], m), m
+    m = claims.measure_row(c, run, **override)
+    return claims.verdict(c["criterion"], c["paper_value"], m)[0], m
 
 
 def pytest_configure(config):

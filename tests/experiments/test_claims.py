@@ -1,8 +1,8 @@
 """Tests of :mod:`isdp.experiments.claims`: the claims registry (its schema checks, unique ids, known measures,
 causes, ``same_fact_as``, the shared false-alarm budget, no paper value typed elsewhere, a paper value whose type fits
 its measure) and its evaluator (a run's summary rows, the fit rule, a failing measure, a non-finite measurement,
-combining the experiments' rows). The criteria themselves:
-test_criteria.py; the headline counts: test_reporting.py."""
+the paper value withheld from a measure whose row does not declare reading it, combining the experiments' rows).
+The criteria themselves: test_criteria.py; the headline counts: test_reporting.py."""
 
 from __future__ import annotations
 
@@ -254,39 +254,64 @@ def _reads_it(run, paper_value):
     return claims.Measurement(sum(paper_value.values()), "")
 
 
-def _row(paper, kind="interval", **criterion):
-    return {"id": "ISDP-E9-x", "measure": "e9.m", "paper_value": paper,
+def _row(paper, kind="interval", reads=False, **criterion):
+    return {"id": "ISDP-E9-x", "measure": "e9.m", "paper_value": paper, "reads_paper_value": reads,
             "criterion": {"kind": kind, **({"max": 2} if kind == "interval" else {}), **criterion}}
 
 
-def test_which_measures_read_their_paper_value():
-    assert not claims.reads_paper_value(_ignores_it)
-    assert claims.reads_paper_value(_reads_it) and claims.reads_paper_value(_takes_words)
-    assert claims.reads_paper_value(lambda run, paper: 1)  # no source to read: never refused on this ground
+def _evaluated(monkeypatch, measure, **row):
+    """The summary row of a registry row (``row`` changes it) whose measure is ``measure``."""
+    entry = {"id": "ISDP-E9-x", "experiment": "E9", "kind": "claim", "document": "ISDP", "location": "Fig 4",
+             "claim": "c", "reading": A_PRIORI, "paper_value": {"a": 2.5, "b": 15.5}, "measure": "e9.m",
+             "criterion": {"kind": "interval", "max": 20}, "why": "a measure that sums its paper value", **row}
+    monkeypatch.setattr(claims, "resolve_measure", lambda name, claim_id="?": measure)
+    return claims.evaluate([entry], Run(".")).loc[0]
 
 
-@pytest.mark.parametrize("measure, paper, message", [
-    (_takes_words, [1, 2], "does not fit measure e9.m, which takes paper: str"),
-    (_takes_words, 4, "which takes paper: str"),
-    (_takes_a_number_or_words, {"a": 1}, "which takes paper: float | str"),
-    (_takes_a_number_or_words, True, "which takes paper"),
-    (_ignores_it, [1, 2], "ignores its paper value"),
-    (_ignores_it, {"median": 0.8}, "ignores its paper value"),
+def test_a_measure_receives_the_paper_value_only_where_its_row_declares_it(monkeypatch):
+    received = []
+
+    def spy(run, paper):
+        received.append(paper)
+        return claims.Measurement(1.0, "")
+
+    _evaluated(monkeypatch, spy)
+    _evaluated(monkeypatch, spy, reads_paper_value=True)
+    assert received == [None, {"a": 2.5, "b": 15.5}]
+
+
+def test_a_measure_that_secretly_reads_its_paper_value_cannot_use_it(monkeypatch):
+    """Without ``reads_paper_value`` the measure is handed None, never the value it is judged against: a measure
+    that reads it anyway fails, and its row is an error, not a verdict computed from the paper's own number."""
+    assert _evaluated(monkeypatch, _reads_it, reads_paper_value=True)["status"] == "match"  # 2.5 + 15.5 ≤ 20
+    row = _evaluated(monkeypatch, _reads_it)
+    assert row["status"] == "error" and "'NoneType' object has no attribute 'values'" in row["note"]
+
+
+@pytest.mark.parametrize("measure, paper, reads, message", [
+    (_takes_words, [1, 2], True, "does not fit measure e9.m, which takes paper: str"),
+    (_takes_words, 4, True, "which takes paper: str"),
+    (_takes_words, 4, False, "which takes paper: str"),  # the annotation is checked even where the value is withheld
+    (_takes_a_number_or_words, {"a": 1}, True, "which takes paper: float | str"),
+    (_takes_a_number_or_words, True, True, "which takes paper"),
+    (_ignores_it, [1, 2], False, "ignores its paper value"),
+    (_ignores_it, {"median": 0.8}, False, "ignores its paper value"),
+    (_reads_it, {"a": 2.5, "b": 15.5}, False, "the row does not declare reads_paper_value: true"),
 ])
-def test_a_paper_value_that_does_not_fit_its_measure_is_refused(measure, paper, message):
+def test_a_paper_value_that_does_not_fit_its_measure_is_refused(measure, paper, reads, message):
     with pytest.raises(ValueError, match=re.escape(message)):
-        claims.check_paper_value(_row(paper), measure)
+        claims.check_paper_value(_row(paper, reads=reads), measure)
 
 
 @pytest.mark.parametrize("measure, row", [
-    (_takes_words, _row("4 values (data/e9/paper_table.csv)")),
-    (_takes_a_number_or_words, _row(0.5)),
-    (_takes_a_number_or_words, _row("about a half")),
+    (_takes_words, _row("4 values (data/e9/paper_table.csv)", reads=True)),
+    (_takes_a_number_or_words, _row(0.5, reads=True)),
+    (_takes_a_number_or_words, _row("about a half", reads=True)),
     (_ignores_it, _row("stable across lags")),
     (_ignores_it, _row(1)),
     (_ignores_it, _row({"rounds": 5, "first": 2001}, kind="not-comparable")),  # only reported: any shape
     (_ignores_it, _row([9.5, 19.5], kind="equal")),  # compared as it is, when judged
-    (_reads_it, _row({"a": 2.5, "b": 15.5})),
+    (_reads_it, _row({"a": 2.5, "b": 15.5}, reads=True)),
 ])
 def test_a_paper_value_that_fits_is_accepted(measure, row):
     claims.check_paper_value(row, measure)
@@ -308,5 +333,5 @@ def test_an_equal_row_whose_paper_value_does_not_fit_the_measured_value_is_an_er
     assert isinstance(entry["paper_value"], list)
     monkeypatch.setattr(claims, "resolve_measure",
                         lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(paper[0], "one"))
-    row = claims.evaluate([entry], Run(tmp_path)).loc[0]
+    row = claims.evaluate([{**entry, "reads_paper_value": True}], Run(tmp_path)).loc[0]  # this measure reads it
     assert row["status"] == "error" and "does not fit the measure" in row["note"]

@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from criteria_support import judge
 
 from isdp.experiments import criteria
-from isdp.experiments.criteria import judge
 from isdp.experiments.evidence import Measurement
 
 M = Measurement

@@ -15,12 +15,13 @@ import pandas as pd
 import pytest
 from accounting_support import e8_run
 from conftest import REGISTRY, ROOT
+from criteria_support import judge
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from isdp.experiments import claims, criteria
-from isdp.experiments.claims import Measurement, judge
+from isdp.experiments.claims import Measurement
 from isdp.experiments.config import load_config
 from isdp.experiments.e8_privacy_accounting.tables import swap_table
 
@@ -59,7 +60,7 @@ def test_broken_evidence_is_an_error_never_a_match(kind, label):
     criterion, paper = CRITERIA[kind]
     m = Measurement(BAD_VALUES[label], "text", se=0.1)
     assert judge(criterion, paper, m) == "error"
-    assert claims.evidence_problem(criterion, m)
+    assert criteria.evidence_problem(criterion, m)
 
 
 @pytest.mark.parametrize("kind", CRITERIA)

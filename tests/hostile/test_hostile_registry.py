@@ -60,6 +60,9 @@ BAD = [
     ("ISDP-E1-unbiased", {"criterion": {"kind": "zscores", "alpha": 1e-30}}, "no Monte Carlo difference"),
     # a paper value whose type does not fit the measure
     ("ISDP-E1-l1-lag-stability", {"paper_value": [1, 2]}, "ignores its paper value"),
+    # a row whose measure reads its (mapping) paper value, stripped of the declaration that hands it over
+    ("SDP-E6-reading-release-sd", {"reads_paper_value": False}, "does not declare reads_paper_value"),
+    ("SDP-E6-reading-release-sd", {"reads_paper_value": "yes"}, "not of type 'boolean'"),
     ("CDP-E5-acceptance", {"paper_value": [0.01, 0.02]}, "does not fit a within_se criterion"),
     ("CDP-E5-acceptance", {"paper_value": "about 1.7 %"}, "does not fit a within_se criterion"),
     ("CDP-E5-acceptance", {"paper_value": True}, "does not fit a within_se criterion"),

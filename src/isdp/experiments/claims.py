@@ -9,6 +9,10 @@ the review notebooks and the tests all read verdicts and thresholds from here, s
 written once. A measure reads the run through a :class:`Run` and returns a :class:`Measurement`
 (defined in :mod:`isdp.experiments.evidence`; measures import them from here).
 
+A measure is called ``measure(run, paper, **args)`` (:func:`measure_row`); ``paper`` is the row's paper value
+only when the row declares ``reads_paper_value: true``, None otherwise. A measure therefore cannot read the value
+it is judged against unless its row says so, and the loader can trust the row (:func:`check_paper_value`).
+
 Two statuses belong to no kind. ``error``: the evidence behind the value is empty, NaN, infinite,
 of the wrong shape, or the measure failed reading it (the note says which) — never ``match``; an
 experiment's summary step fails on an ``error`` unless the config's ``claims.on_error`` is
@@ -18,12 +22,10 @@ experiment's summary step fails on an ``error`` unless the config's ``claims.on_
 
 from __future__ import annotations
 
-import ast
 import copy
 import functools
 import importlib
 import inspect
-import textwrap
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -33,15 +35,7 @@ import numpy as np
 import pandas as pd
 
 from isdp.experiments.config import read_yaml
-from isdp.experiments.criteria import (
-    _check_finite,
-    check_criterion,
-    describe,
-    evidence_problem,
-    fit_rule,
-    judge,
-    verdict,
-)
+from isdp.experiments.criteria import check_criterion, check_finite, describe, fit_rule, verdict
 from isdp.experiments.evidence import EvidenceError, Measurement, Run
 from isdp.files import write_table
 
@@ -109,8 +103,8 @@ def _validated(text: str, path: str, experiments: tuple[str, ...] | None) -> lis
             raise ValueError(f"{path}: duplicate claim id {c['id']!r}")
         seen.add(c["id"])
         try:
-            _check_finite(c["paper_value"], "paper_value")
-            _check_finite(c.get("args", {}), "args")
+            check_finite(c["paper_value"], "paper_value")
+            check_finite(c.get("args", {}), "args")
         except ValueError as err:
             raise ValueError(f"{path}: claim {c['id']!r}: {err}") from None
         if experiments is not None and c["experiment"] not in experiments:
@@ -143,8 +137,13 @@ def _check_args(measure, c: Mapping) -> None:
 
 
 #: the kinds whose criterion judges the measure's own statistic, not the paper value: the paper value is the
-#: measure's input (when it reads it) or only shown beside the verdict
+#: measure's input (when its row declares ``reads_paper_value``) or only shown beside the verdict
 STATISTIC_KINDS = ("interval", "calibrated", "zscores", "pvalues", "ordering")
+
+#: the JSON type of each annotation a measure may give its paper-value parameter (``paper: str``,
+#: ``paper: float | str``); an annotation outside it (``Any``, a class) is not checked
+JSON_TYPES = {str: "string", float: "number", int: "integer", bool: "boolean", type(None): "null", list: "array",
+              Sequence: "array", dict: "object", Mapping: "object"}
 
 
 def _empty_part(value, where: str = "paper_value") -> str | None:
@@ -170,79 +169,54 @@ def _paper_parameter(measure) -> inspect.Parameter | None:
                                                                  params[1].POSITIONAL_OR_KEYWORD) else None
 
 
-def reads_paper_value(measure) -> bool:
-    """Whether ``measure``'s body uses its paper-value parameter (read from its source; True when the source
-    cannot be read, so an unreadable measure is never refused on this ground)."""
+def _paper_schema(measure) -> tuple[str, dict] | None:
+    """The annotation of ``measure``'s paper-value parameter, as written, and the JSON schema of the values it
+    names (:data:`JSON_TYPES`); None when there is none or it names a type without a JSON type."""
     param = _paper_parameter(measure)
-    if param is None:
-        return True
+    if param is None or param.annotation is inspect.Parameter.empty:
+        return None
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(measure))))
-    except (OSError, TypeError, SyntaxError):
-        return True
-    func = tree.body[0]
-    if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
-        return True
-    return any(isinstance(node, ast.Name) and node.id == param.name for stmt in func.body for node in ast.walk(stmt))
-
-
-def _fits(value, hint) -> bool | None:
-    """Whether ``value`` is of the type ``hint`` (None when the hint is too rich to tell)."""
-    if hint is typing.Any or hint is inspect.Parameter.empty:
-        return True
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        results = [_fits(value, h) for h in typing.get_args(hint)]
-        return True if any(results) else (None if None in results else False)
-    base = origin or hint
-    if base is type(None):
-        return value is None
-    if base is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if base is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if base in (bool, str):
-        return isinstance(value, base)
-    if base in (list, Sequence):
-        return isinstance(value, list)
-    if base in (dict, Mapping):
-        return isinstance(value, dict)
-    return None
+        hint = typing.get_type_hints(inspect.unwrap(measure)).get(param.name, param.annotation)
+    except Exception:  # noqa: BLE001 - an annotation that does not evaluate says nothing checkable
+        return None
+    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    names = [JSON_TYPES.get(typing.get_origin(h) or h) for h in (typing.get_args(hint) if union else (hint,))]
+    if None in names:
+        return None
+    shown = hint.__name__ if isinstance(hint, type) else hint  # a union's __name__ is 'Union' on 3.14
+    return f"{param.name}: {shown}", {"type": names}
 
 
 def check_paper_value(c: Mapping, measure) -> None:
     """Refuse a paper value whose type does not fit the claim's measure and criterion.
 
     Nothing in it may be empty (None, a blank string, an empty list or mapping). When the measure annotates its
-    paper-value parameter (``paper: str``, ``paper: dict``, ``paper: float | str``), the value must be of that
-    type. A ``within_se`` criterion subtracts the paper value from the measured number: it must be one number. A
-    criterion that judges the measure's own statistic (:data:`STATISTIC_KINDS`) never compares the paper value:
-    unless the measure reads it, it is only shown beside the verdict, and a list or mapping there (``[1, 2]`` on a
-    row whose measure takes a gap from a printed table) would stand beside a verdict that ignores it, so it must
-    be one number, a boolean or the paper's words. ``equal`` compares the paper value with the measured one as
-    they are: a type that does not fit is an ``error`` when the row is judged.
+    paper-value parameter (``paper: str``, ``paper: dict``, ``paper: float | str``), the value must be of that type
+    (:data:`JSON_TYPES`). A ``within_se`` criterion subtracts the paper value from the measured number: it must be
+    one number. A criterion that judges the measure's own statistic (:data:`STATISTIC_KINDS`) never compares the
+    paper value: unless the row hands it to the measure (``reads_paper_value: true``), it is only shown beside the
+    verdict, and a list or mapping there (``[1, 2]`` on a row whose measure takes a gap from a printed table) would
+    stand beside a verdict that ignores it, so it must be one number, a boolean or the paper's words. ``equal``
+    compares the paper value with the measured one as they are: a type that does not fit is an ``error`` when the
+    row is judged.
     """
-    value, kind = c["paper_value"], c["criterion"]["kind"]
+    import jsonschema
+
+    value, kind, reads = c["paper_value"], c["criterion"]["kind"], c.get("reads_paper_value", False)
     empty = _empty_part(value)
     if empty is not None:
         raise ValueError(f"{empty} is empty: give the paper's number or its words")
-    param = _paper_parameter(measure)
-    if param is not None and param.annotation is not inspect.Parameter.empty:
-        try:
-            hint = typing.get_type_hints(inspect.unwrap(measure)).get(param.name, param.annotation)
-        except Exception:  # noqa: BLE001 - an annotation that does not evaluate says nothing checkable
-            hint = None
-        if hint is not None and _fits(value, hint) is False:
-            name = hint.__name__ if isinstance(hint, type) else hint  # a union's __name__ is 'Union' on 3.14
-            raise ValueError(f"paper_value {value!r} does not fit measure {c['measure']}, which takes "
-                             f"{param.name}: {name}")
+    annotation = _paper_schema(measure)
+    if annotation is not None and not jsonschema.Draft7Validator(annotation[1]).is_valid(value):
+        raise ValueError(f"paper_value {value!r} does not fit measure {c['measure']}, which takes {annotation[0]}")
     if kind == "within_se" and (isinstance(value, bool) or not isinstance(value, int | float)):
         raise ValueError(f"paper_value {value!r} does not fit a within_se criterion, which compares the measured "
                          "number with it: it must be one number")
-    if kind in STATISTIC_KINDS and isinstance(value, list | dict) and not reads_paper_value(measure):
+    if kind in STATISTIC_KINDS and isinstance(value, list | dict) and not reads:
         raise ValueError(f"paper_value {value!r} is a {type(value).__name__}, but measure {c['measure']} ignores its "
-                         f"paper value and the {kind} criterion judges the measure's own statistic: shown beside a "
-                         "verdict that ignores it, the paper value must be one number, a boolean or the paper's words")
+                         f"paper value (the row does not declare reads_paper_value: true) and the {kind} criterion "
+                         "judges the measure's own statistic: shown beside a verdict that ignores it, the paper value "
+                         "must be one number, a boolean or the paper's words")
 
 
 def claim(claim_id: str, registry) -> dict:
@@ -324,6 +298,14 @@ def _evidence_text(m: Measurement | None, reads: Mapping[str, int]) -> str:
     return files or "no file read (computed from the config)"
 
 
+def measure_row(c: Mapping, run: Run, **args) -> Measurement:
+    """This run's measurement of registry row ``c``: its measure called on ``run`` with the row's ``args`` (``args``
+    replacing some of them) and, when the row declares ``reads_paper_value: true``, its paper value; None in its
+    place otherwise, so a measure reads the value it is judged against only where its row says so."""
+    paper = c["paper_value"] if c.get("reads_paper_value") else None
+    return resolve_measure(c["measure"], c["id"])(run, paper, **{**c.get("args", {}), **args})
+
+
 def evaluate_claim(c: Mapping, run: Run) -> dict:
     """One summary row for registry entry ``c`` on ``run``.
 
@@ -333,7 +315,7 @@ def evaluate_claim(c: Mapping, run: Run) -> dict:
     run.reads = {}
     m, problem = None, None
     try:
-        m = resolve_measure(c["measure"], c["id"])(run, c["paper_value"], **c.get("args", {}))
+        m = measure_row(c, run)
         status, problem = verdict(c["criterion"], c["paper_value"], m)
         status = fit_rule(status, c["reading"])
     except Exception as err:  # noqa: BLE001 - any failure of a measure is this claim's error, reported
@@ -437,8 +419,6 @@ def fmt_se(x: float, se: float, scale: float = 1.0, digits: int = 2) -> str:
     return f"{scale * x:.{digits}f} ± {scale * se:.{digits}f}"
 
 
-
-
 def claim_markdown(row: Mapping) -> str:
     """One summary row as a short Markdown block for the review notebooks."""
     badge = {"match": "✅ match", "differs": "❌ differs", "calibrated": "⚖️ calibrated",
@@ -457,7 +437,7 @@ def load_summary(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False).set_index("id", drop=False)
 
 
-__all__ = ["COLUMNS", "STATISTIC_KINDS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement", "Run",
+__all__ = ["COLUMNS", "JSON_TYPES", "STATISTIC_KINDS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement", "Run",
            "check_errors", "check_paper_value", "claim", "claim_markdown", "combine", "evaluate", "evaluate_claim",
-           "evidence_problem", "fmt_se", "judge", "load_registry", "load_summary", "not_run_rows", "paper_value",
-           "reads_paper_value", "resolve_measure", "verdict"]
+           "fmt_se", "load_registry", "load_summary", "measure_row", "not_run_rows", "paper_value", "resolve_measure",
+           "verdict"]

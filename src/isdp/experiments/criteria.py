@@ -2,7 +2,7 @@
 
 A claim's ``criterion`` (in ``config/claims.yaml``, see :mod:`isdp.experiments.claims`) names a kind
 and its numbers. This module refuses numbers that would let a criterion pass any value
-(:func:`check_criterion`), judges a measurement against the paper's value (:func:`judge`), says the
+(:func:`check_criterion`), judges a measurement against the paper's value (:func:`verdict`), says the
 criterion in words (:func:`describe`) and applies the rule for readings chosen by fit (:func:`fit_rule`).
 
 Criterion kinds and the statuses each can return:
@@ -54,7 +54,8 @@ class Unjudgeable(ValueError):
     criteria raise it from inside every comparison and :func:`verdict` turns it into ``error`` with its reason."""
 
 
-def _is_number(x) -> bool:
+def is_number(x) -> bool:
+    """Whether ``x`` is one real number (Python's or NumPy's; booleans are not numbers here)."""
     return isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool | np.bool_)
 
 
@@ -92,7 +93,7 @@ def non_finite(value, where: str = "value") -> str | None:
         items = ((f"{where}[{i}]", v) for i, v in enumerate(value))
     elif isinstance(value, complex | np.complexfloating):
         return None if math.isfinite(value.real) and math.isfinite(value.imag) else f"{where} = {value}"
-    elif _is_number(value):
+    elif is_number(value):
         try:
             f = float(value)
         except OverflowError:
@@ -103,8 +104,9 @@ def non_finite(value, where: str = "value") -> str | None:
     return next(filter(None, (non_finite(v, path) for path, v in items)), None)
 
 
-def _check_finite(value, where: str) -> None:
-    """Every number inside ``value`` finite (YAML's .nan and .inf pass a JSON schema's ``number``)."""
+def check_finite(value, where: str) -> None:
+    """Raise ``ValueError`` unless every number inside ``value`` is finite (:func:`non_finite` says where): the
+    registry's numbers are checked so, YAML's .nan and .inf passing a JSON schema's ``number``."""
     bad = non_finite(value, where)
     if bad is not None:
         raise ValueError(f"{bad} is not a finite number")
@@ -135,7 +137,7 @@ def _paper_numbers(paper) -> list[float]:
         return [x for v in paper.values() for x in _paper_numbers(v)]
     if isinstance(paper, list | tuple):
         return [x for v in paper for x in _paper_numbers(v)]
-    return [abs(float(paper))] if _is_number(paper) else []
+    return [abs(float(paper))] if is_number(paper) else []
 
 
 def value_scale(paper, natural_scale: float | None = None) -> float:
@@ -163,7 +165,7 @@ def check_criterion(criterion: Mapping, paper=_NO_PAPER, natural_scale: float | 
     when it declares one), against the scale of that value: ``tol`` and ``rounding`` beyond
     RELATIVE_TOLERANCE × :func:`tolerance_scale`, interval bounds beyond BOUND_FACTOR × :func:`value_scale`.
     """
-    _check_finite(dict(criterion), "criterion")
+    check_finite(dict(criterion), "criterion")
     kind = criterion.get("kind")
     if kind not in KINDS:
         raise ValueError(f"unknown criterion kind {kind!r} (one of {KINDS})")
@@ -263,7 +265,7 @@ def evidence_problem(criterion: Mapping, m: Measurement) -> str | None:
         return "the measured value is empty"
     if any(not isinstance(v, bool | np.bool_ | str | int | float | np.integer | np.floating) for v in _leaves(m.value)):
         return "the measured value holds something that is neither a number, a boolean nor a string"
-    if kind == "within_se" and (not _is_number(m.se) or non_finite(m.se) is not None or not m.se >= 0):
+    if kind == "within_se" and (not is_number(m.se) or non_finite(m.se) is not None or not m.se >= 0):
         return f"a within_se criterion needs a finite, non-negative standard error (got {m.se})"
     if kind in ("within_se", "interval", "calibrated", "zscores", "pvalues") and \
             any(isinstance(v, bool | np.bool_ | str) for v in _leaves(m.value)):
@@ -291,7 +293,7 @@ def _num(x, what: str) -> float:
     """``x`` as a finite float, or :class:`Unjudgeable`."""
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x.item()
-    if not _is_number(x):
+    if not is_number(x):
         raise Unjudgeable(f"{what} is {x!r}, not a number")
     try:
         f = float(x)
@@ -305,7 +307,7 @@ def _num(x, what: str) -> float:
 def _nums(value, what: str) -> np.ndarray:
     """``value`` (one number, or an array or a sequence of numbers, nested or not) as a flat array of finite
     floats."""
-    if _is_number(value):
+    if is_number(value):
         value = [value]
     if isinstance(value, Mapping | str) or not (_is_sequence(value) or isinstance(value, pd.Series)):
         raise Unjudgeable(f"{what} must be numbers, got {type(value).__name__}")
@@ -329,7 +331,7 @@ def _type_name(x) -> str:
         return "boolean"
     if isinstance(x, str):
         return "string"
-    if _is_number(x):
+    if is_number(x):
         return "number"
     raise Unjudgeable(f"{x!r} is neither a number, a boolean, a string, a sequence nor a mapping")
 
@@ -440,12 +442,6 @@ def verdict(criterion: Mapping, paper, m: Measurement) -> tuple[str, str | None]
         return "error", str(err)
 
 
-def judge(criterion: Mapping, paper, m: Measurement) -> str:
-    """The status of a measurement against the paper's value under ``criterion``; ``error`` when
-    its evidence cannot be judged (:func:`verdict` says why)."""
-    return verdict(criterion, paper, m)[0]
-
-
 def describe(criterion: Mapping, n_values: int | None = None) -> str:
     """The criterion in words, for the summary's ``criterion`` column."""
     kind = criterion["kind"]
@@ -475,7 +471,6 @@ def describe(criterion: Mapping, n_values: int | None = None) -> str:
     raise ValueError(f"unknown criterion kind {kind!r}")
 
 
-
 def fit_rule(status: str, reading: Mapping) -> str:
     """``status`` under the registry's rule for readings: a reading chosen because it fits cannot
     confirm the paper, so its ``match`` becomes ``calibrated`` (``differs`` stays ``differs``)."""
@@ -483,5 +478,5 @@ def fit_rule(status: str, reading: Mapping) -> str:
 
 
 __all__ = ["BOUND_FACTOR", "CHOSEN_BY_FIT", "KINDS", "K_LIMIT", "MIN_ALPHA", "NATURAL_SCALE", "RELATIVE_TOLERANCE",
-           "RULES", "Unjudgeable", "check_criterion", "describe", "evidence_problem", "fit_rule", "judge", "non_finite",
-           "tolerance_scale", "value_scale", "verdict", "z_threshold"]
+           "RULES", "Unjudgeable", "check_criterion", "check_finite", "describe", "evidence_problem", "fit_rule",
+           "is_number", "non_finite", "tolerance_scale", "value_scale", "verdict", "z_threshold"]

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from isdp.experiments.criteria import is_number
 from isdp.experiments.evidence import EvidenceError, Run, read_results_csv
 
 #: The value kinds a column or field may be checked for, and what each requires of every value.
@@ -78,15 +79,11 @@ def _as_float(values, where: str, what: str) -> np.ndarray:
     try:
         out = arr.astype(float)
     except (TypeError, ValueError):
-        shown = next((v for v in np.ravel(arr) if not _is_number(v)), "?")
+        shown = next((v for v in np.ravel(arr) if not is_number(v)), "?")
         raise EvidenceError(f"{where}: {what} holds {shown!r}, not a number") from None
     if arr.dtype == object and any(isinstance(v, bool | np.bool_) for v in np.ravel(arr)):
         raise EvidenceError(f"{where}: {what} holds a boolean where numbers are expected")
     return out
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
 
 
 def check_values(values, where: str, what: str, kind: str = "finite", *, lo: float | None = None,

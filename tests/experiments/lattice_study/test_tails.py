@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from criteria_support import judge
 
-from isdp.experiments.criteria import judge
 from isdp.experiments.evidence import Measurement
 from isdp.experiments.lattice_study.tails import tail_rate
 

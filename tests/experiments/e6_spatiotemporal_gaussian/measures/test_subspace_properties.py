@@ -18,7 +18,8 @@ def run():
 
 
 def test_section_23_and_theorem_31_rows_match_and_fail_on_wrong_mechanisms(monkeypatch):
-    from isdp.experiments.criteria import judge
+    from criteria_support import judge
+
     from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
     from isdp.experiments.evidence import Measurement
 

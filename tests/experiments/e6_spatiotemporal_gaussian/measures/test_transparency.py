@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from closed_form_support import repo_run, row_status
 from conftest import REGISTRY, row_verdict
+from criteria_support import judge
 
 from isdp.baselines import nonnegative_total_projection
 from isdp.experiments.claims import claim, resolve_measure
-from isdp.experiments.criteria import judge
 from isdp.experiments.evidence import Run
 
 

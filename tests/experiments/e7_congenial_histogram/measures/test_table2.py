@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from closed_form_support import repo_run, table2_run
 from conftest import row_verdict
+from criteria_support import judge
 
-from isdp.experiments.criteria import judge
 from isdp.experiments.e7_congenial_histogram.measures import table2
 
 

@@ -9,9 +9,9 @@ import itertools
 
 from accounting_support import e8_run
 from conftest import REGISTRY, row_verdict
+from criteria_support import judge
 
 from isdp.experiments import claims
-from isdp.experiments.criteria import judge
 from isdp.experiments.e8_privacy_accounting import swap_audit
 from isdp.experiments.e8_privacy_accounting.measures import swapping_privacy
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from accounting_support import CONFIG, e8_run
 from conftest import REGISTRY, ROOT, row_verdict
+from criteria_support import judge
 
 from isdp.experiments import claims
-from isdp.experiments.criteria import judge
 from isdp.experiments.e8_privacy_accounting.measures import swapping_topdown
 from isdp.experiments.e8_privacy_accounting.measures.swapping_topdown import zcdp_composition_gap
 from isdp.experiments.evidence import Run

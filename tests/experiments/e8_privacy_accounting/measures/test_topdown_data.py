@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from accounting_support import e8_run, tda_run
 from conftest import REGISTRY, ROOT, row_verdict
+from criteria_support import judge
 
 from isdp.experiments import claims
-from isdp.experiments.criteria import judge
 from isdp.experiments.e8_privacy_accounting.measures.topdown_data import workload_consistency
 from isdp.experiments.evidence import Run
 from isdp.experiments.nhgis.histograms import HISTOGRAM_SUPPORT_EXTRACT, N_RACES, NATION

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from accounting_support import CONFIG, E8, e8_run, tda_run
 from conftest import REGISTRY, ROOT, row_verdict
+from criteria_support import judge
 
 from isdp.experiments import claims
-from isdp.experiments.criteria import judge
 from isdp.experiments.e8_privacy_accounting.implied import feasible_totals, implied_bounds
 from isdp.experiments.e8_privacy_accounting.measures.topdown_dorm import dorm_constraints
 from isdp.experiments.evidence import Run

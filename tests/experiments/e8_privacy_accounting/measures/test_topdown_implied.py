@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from accounting_support import e8_run, tda_run
 from conftest import REGISTRY, row_verdict
+from criteria_support import judge
 
 from isdp.experiments import claims
-from isdp.experiments.criteria import judge
 from isdp.experiments.e8_privacy_accounting.measures.topdown_implied import region_margins
 from isdp.experiments.evidence import Run
 

@@ -7,10 +7,10 @@ not), sub-Gaussian (ISDP-E1-gaussian-subgaussian; a Laplace law of its second mo
 from __future__ import annotations
 
 import numpy as np
+from criteria_support import judge
 from lattice_support import registry_row, row_status
 
 import isdp.release
-from isdp.experiments.criteria import judge
 from isdp.experiments.evidence import Run
 from isdp.experiments.lattice_study.measures import gaussian_mechanism
 
