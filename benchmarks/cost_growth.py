@@ -40,8 +40,7 @@ import numpy as np
 import pandas as pd
 
 from isdp.convergence import certify, convergence_table, summarize_convergence
-from isdp.exact import sample_sum_constraint_l1
-from isdp.exact._exact_laws import MAX_PROPOSALS, sum_constraint_acceptance
+from isdp.exact import MAX_PROPOSALS, sample_sum_constraint_l1, sum_constraint_acceptance
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, table_margins, with_mixing_basis
 from isdp.mcmc import meeting_times, sample, tune_proposal
 

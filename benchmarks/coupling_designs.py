@@ -30,22 +30,21 @@ from numba import njit, uint64
 
 from isdp.errors import InvariantError
 from isdp.lattice import IntegerLattice, Target
-from isdp.lattice._targets import LAPLACE_L1, LAPLACE_L2
 from isdp.mcmc import (
     MeetingTimes,
     acceptance_ratio,
     apply_move,
     basis_csr,
     dg_draw,
+    maximal_coupling_dg,
     next_u64,
     norm_change,
     over_streams,
     seed_states,
+    starting_states,
     sweep_law,
     uniform_pos,
 )
-from isdp.mcmc._double_geometric import maximal_coupling_dg
-from isdp.mcmc._samplers import starting_states
 
 BASES = ("smith", "path", "pairs")
 SCANS = ("systematic", "random")
@@ -54,6 +53,8 @@ PROPOSALS = ("maximal", "reflection")
 _SYSTEMATIC = 0  # SCANS.index("systematic")
 _MAXIMAL = 0  # PROPOSALS.index("maximal")
 _NEVER = np.iinfo(np.int64).max
+LAPLACE_L1 = Target("laplace", "l1", 1.0).code  # the compiled kernels' codes of the two Laplace norms
+LAPLACE_L2 = Target("laplace", "l2", 1.0).code
 
 
 def _count(name: str, value, low: int) -> int:

@@ -28,7 +28,7 @@ The cases are release_scale.py's tables (its ``write_table``, the same counts):
 
 isdp's noise is drawn from the plan of :func:`isdp.release.Plan.make` block by block, as
 :meth:`isdp.exact.ExactSampler.draw` draws it for a release, with the study API where it batches
-(:meth:`~isdp.exact.ExactL1Sampler.sample`, the free-cell proposal of whole arrays); one seeded
+(:meth:`~isdp.exact.IntegerL1Sampler.sample`, the free-cell proposal of whole arrays); one seeded
 :func:`isdp.release.make_release` per route states the route and the guarantee. Replicates are split into
 chunks, each from its own seed (``--seed``, the case and the route), so isdp's rows do not depend on
 ``--jobs``; OpenDP draws from operating-system entropy and cannot be seeded, so its rows vary within their
@@ -229,7 +229,7 @@ def _isdp_noise(plan: Plan, route: str, k: int, rng) -> np.ndarray:
     for cells, sub in plan.exact.parts:
         if isinstance(sub, LatticeBlock):  # Klein's sampler: one pass per draw
             out[:, cells] = np.array([sub.draw(sigma * sigma, rng)[0] for _ in range(k)]).reshape(k, len(cells))
-        elif route == "free-cells":  # the proposal itself (ExactL1Sampler.draw with accept=False), k at once
+        elif route == "free-cells":  # the proposal itself (IntegerL1Sampler.draw with accept=False), k at once
             free = double_geometric_array(plan.unit, k * len(sub.free), rng).reshape(k, len(sub.free))
             out[:, cells[sub.free]], out[:, cells[sub.solved]] = free, free @ sub.solve.T
         else:

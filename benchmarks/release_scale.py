@@ -205,7 +205,7 @@ def study() -> list[dict]:
 
     from isdp.exact import ExactSampler
     from isdp.lattice import table_margins
-    from isdp.mcmc._double_geometric import dg_variance
+    from isdp.mcmc import dg_variance
 
     eps = Fraction(1, 2)
     cases = [(f"total of {n}", np.ones((1, n), dtype=np.int64)) for n in (10, 100, 1000)]

@@ -21,8 +21,8 @@ registry) lives in :mod:`isdp.experiments` and needs the ``workflow`` extra.
 Examples
 --------
 >>> import isdp
->>> lattice = isdp.lattice.IntegerLattice(isdp.lattice.sum_constraint(3))
->>> lattice.rank
+>>> lattice = isdp.lattice.IntegerLattice.from_constraints(isdp.lattice.sum_constraint(3))
+>>> lattice.dim
 2
 """
 

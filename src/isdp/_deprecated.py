@@ -43,6 +43,8 @@ MOVED_MODULES = {
     "tables": "release",
     "targets": "lattice",
 }
+#: public names renamed in 0.3: old name -> (its subpackage, new name)
+RENAMED = {"ExactL1Sampler": ("exact", "IntegerL1Sampler")}
 #: names that left a module which is now a subpackage of the same name: module -> {name: new home}
 MOVED_NAMES = {
     "isdp.baselines": {"SolverError": "errors"},
@@ -71,20 +73,23 @@ def moved_name(name: str):
 
 def moved_attribute(module: str, name: str):
     """``<module>.<name>`` for a name that moved out of ``module`` (a subpackage's ``__getattr__``)."""
-    home = MOVED_NAMES.get(module, {}).get(name)
+    home, new = MOVED_NAMES.get(module, {}).get(name), name
+    if home is None and name in RENAMED and module == f"isdp.{RENAMED[name][0]}":
+        home, new = RENAMED[name]
     if home is None:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
-    _warn(f"{module}.{name}", f"isdp.{home}.{name}", stacklevel=4)
-    return getattr(importlib.import_module(f"isdp.{home}"), name)
+    _warn(f"{module}.{name}", f"isdp.{home}.{new}", stacklevel=4)
+    return getattr(importlib.import_module(f"isdp.{home}"), new)
 
 
 class _MovedModule(types.ModuleType):
     def __getattr__(self, name: str):
-        for home in (MOVED_MODULES[self.__name__.rpartition(".")[2]], "errors"):  # errors moved to isdp.errors
+        first, new = RENAMED.get(name, (MOVED_MODULES[self.__name__.rpartition(".")[2]], name))
+        for home in (first, "errors"):  # errors moved to isdp.errors
             package = importlib.import_module(f"isdp.{home}")
-            if name in package.__all__:
-                _warn(f"{self.__name__}.{name}", f"isdp.{home}.{name}")
-                return getattr(package, name)
+            if new in package.__all__:
+                _warn(f"{self.__name__}.{name}", f"isdp.{home}.{new}")
+                return getattr(package, new)
         raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
 

@@ -93,7 +93,7 @@ def _spawned_words(entropy: list[int], n: int) -> np.ndarray:
     The children differ only in their spawn key (i,), the last word of the entropy they mix, and
     the hash constants advance the same way for every child, so each step of SeedSequence's
     mixing is one vectorised uint32 operation over all children (arithmetic modulo 2³², as in
-    numpy's implementation). ``tests/core/mcmc/test_kernels.py`` compares the rows with numpy's own.
+    numpy's implementation). ``tests/core/test_rng.py`` compares the rows with numpy's own.
     """
     # a child's entropy: the run entropy padded to the pool size (it has a spawn key), then the key
     run = entropy + [0] * (_POOL_SIZE - len(entropy))

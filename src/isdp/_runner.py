@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -50,25 +51,6 @@ def check_dg_eps(name: str, value) -> float:
         raise ValueError(f"{name} = {value!r} is outside [{lo:g}, {hi:g}]: the double geometric law "
                          "e^(-ε|k|) is numerically degenerate there")
     return v
-
-
-def check_state(lattice, u, name: str) -> np.ndarray:
-    """``u`` as one int64 vector of ``lattice`` (n cells, integer, A u = 0, ‖u‖₂² within the exact
-    int64 range), or an InvariantError naming ``name`` and the problem."""
-    from .errors import InvariantError
-    from .lattice._targets import squared_norm
-
-    arr = np.asarray(u)
-    if arr.shape != (lattice.n,):
-        raise InvariantError(f"{name} must be one vector of {lattice.n} cells, got shape {arr.shape}")
-    if not lattice.contains(arr):
-        raise InvariantError(f"{name} must be an integer vector in Λ(A) (A u = 0), got {arr.tolist()!r}")
-    arr = np.array(arr, dtype=np.int64)
-    try:
-        squared_norm(arr)  # the kernels keep ‖u‖₂² as an exact int64
-    except ValueError as err:
-        raise InvariantError(f"{name}: {err}") from None
-    return arr
 
 
 def check_grid(name: str, grid) -> np.ndarray:
@@ -160,8 +142,6 @@ def over_streams(kernel: Callable[..., None], n_streams: int, *args) -> None:
         if n_streams > 0:
             kernel(0, n_streams, *args)
         return
-    from concurrent.futures import ThreadPoolExecutor
-
     bounds = [n_streams * i // threads for i in range(threads + 1)]
     with ThreadPoolExecutor(max_workers=threads) as pool:
         futures = [pool.submit(kernel, bounds[i], bounds[i + 1], *args) for i in range(threads)]

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from . import __version__
+from .errors import InputError, ReleaseError, UsageError
 
 #: the exit statuses of ``isdp release`` (the epilog of its ``--help``): each
 #: :class:`~isdp.errors.ReleaseError` kind carries its own as ``exit_code``
@@ -161,8 +162,6 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def _check_inputs(tables: list[Path], constraints: Path | None) -> None:
     """Refuse, before anything is read, an input that is a loop of symbolic links (exit 3)."""
-    from .errors import InputError
-
     for path, what in [*((t, "the table") for t in tables), (constraints, "the constraint file")]:
         if path is not None and _symlink_loop(path):
             raise InputError(f"{path}: cannot read {what}: it is a loop of symbolic links (they never reach a file)")
@@ -171,8 +170,6 @@ def _check_inputs(tables: list[Path], constraints: Path | None) -> None:
 def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool) -> None:
     """Refuse, before any work, output paths that are not files, collide with each other or with an
     input (the confidential table is never overwritten), exist without --force, or cannot be written."""
-    from .errors import UsageError
-
     for name, path in outputs.items():
         if path.name in ("", ".", ".."):
             raise UsageError(f"{name} {str(path)!r} is not a file name")
@@ -200,11 +197,14 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool)
 
 
 def _release(args, parser) -> int:
-    from .errors import UsageError
-    from .release._constraints import constraint_matrix
-    from .release._files import count_of, write_release
-    from .release._release import NUMBER_FORMS, Request, _read_number, dry_run, make_release
-    from .release._tables import TableSet, load_table
+    # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
+    from .exact._exact_numbers import NUMBER_FORMS, _read_number
+    from .release._constraints import constraint_matrix  # deferred, as above
+    from .release._files import count_of, write_release  # deferred, as above
+    from .release._plan import dry_run  # deferred, as above
+    from .release._release import make_release  # deferred, as above
+    from .release._request import Request  # deferred, as above
+    from .release._tables import TableSet, load_table  # deferred, as above
 
     def load(labels_only: bool = False):
         tables = [load_table(path, args.format, args.count_column, labels_only=labels_only) for path in args.table]
@@ -362,8 +362,6 @@ def main(argv=None) -> int:
     """
     try:
         _numba_cache()
-        from .errors import ReleaseError
-
         parser = _parser()
         args = parser.parse_args(argv)
         logging.basicConfig(level=logging.WARNING, format="%(message)s")

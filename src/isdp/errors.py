@@ -115,7 +115,7 @@ class CertificationError(IsdpError, RuntimeError):
     Raised by :meth:`isdp.convergence.Certificate.require` and :meth:`isdp.convergence.Certificate.burn_in`
     on a certificate that
     certifies nothing (too few pairs to resolve the threshold, or pairs censored at the horizon),
-    and by :func:`isdp.convergence._certification.certify_searching_lag` when a pilot pair does not meet.
+    and by :func:`isdp.convergence._certify.certify_searching_lag` when a pilot pair does not meet.
     The message is the
     certificate's :attr:`isdp.convergence.Certificate.status`.
 
@@ -314,7 +314,7 @@ class UncertifiableError(ReleaseError, CertificationError):
     proposals for some block; by :meth:`isdp.release.Plan.pairs` when δ is too small for a
     certificate of at most :data:`isdp.release.MAX_PAIRS` pairs; by
     :func:`isdp.release.make_release` when the exact sampler accepts no proposal within
-    ``max_attempts``; by :func:`isdp.convergence._certification.certify_chain` when the coupled pairs do not
+    ``max_attempts``; by :func:`isdp.convergence._certify.certify_chain` when the coupled pairs do not
     meet within ``max_iter``; and by :meth:`isdp.release.Plan.check_not_weaker`. The message
     says what would work instead.
 

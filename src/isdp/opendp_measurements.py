@@ -41,7 +41,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .exact._exact_sampling import ExactSampler, as_fraction, system_source
+from .exact._block_sampler import ExactSampler
+from .exact._exact_numbers import as_fraction
+from .exact._integer_sources import system_source
 from .lattice._integer_lattice import as_integer_matrix
 from .release._privacy import unit_epsilon
 
@@ -63,7 +65,7 @@ _building = threading.RLock()  # one build at a time in this module: none gives 
 def _features() -> Iterator:
     """``opendp.prelude`` with :data:`FEATURES` enabled for the block only: the features the user
     had not enabled are disabled again on the way out, whatever happens inside."""
-    try:
+    try:  # here: OpenDP is the optional extra isdp[opendp], loaded only when a measurement is built
         import opendp.prelude as dp
         from opendp.mod import GLOBAL_FEATURES
     except ImportError as err:

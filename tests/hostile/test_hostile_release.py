@@ -572,7 +572,7 @@ def test_near_dependent_big_coefficients_are_released_exactly(tmp_path, capsys):
 def test_near_dependent_rows_beyond_the_exact_limit_are_refused_with_a_reason(tmp_path, monkeypatch, capsys):
     import isdp.exact
 
-    monkeypatch.setattr(isdp.exact._exact_sampling, "EXACT_SOLVE_LIMIT", 0)
+    monkeypatch.setattr(isdp.exact._integer_l1_sampler, "EXACT_SOLVE_LIMIT", 0)
     a = 2**31 - 1
     (tmp_path / "c.csv").write_text(f"constraint,u|a,u|b,u|c\nr1,{a},{a - 1},1\nr2,{a - 1},{a - 2},1\n")
     assert _release(tmp_path, "g,a,b,c\nu,5,3,7\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3

@@ -1,7 +1,16 @@
 """The papers' comparisons: the projection mechanisms and the privacy accounting (swapping budget, zCDP
 conversions) the experiments set beside isdp.
+
+Examples
+--------
+>>> import numpy as np
+>>> from isdp.baselines import projected_laplace
+>>> noisy = projected_laplace(np.array([5, 3, 2]), [[1, 1, 1]], eps=1.0, size=2, rng=np.random.default_rng(1))
+>>> noisy.shape, bool(np.allclose(noisy.sum(axis=-1), 10))  # real-valued, the total kept
+((2, 3), True)
 """
 
+from ..release._nonnegative import L1Projector, l1_projection_milp, l1_total_projection
 from ._accounting import (
     CONVERSIONS,
     dp_to_zcdp,
@@ -12,18 +21,16 @@ from ._accounting import (
     swapping_min_epsilon,
     zcdp_to_dp,
 )
-from ._projections import (
+from ._l1_projection import (
     LP_METHODS,
-    L1Projector,
     dg_l1_projection,
     discrepancy_concentration,
     double_geometric_noise,
-    extended_gaussian,
     l1_projection_lp,
-    l1_projection_milp,
-    l1_total_projection,
-    nnl2_projection,
-    nonnegative_total_projection,
+)
+from ._nnl2 import nnl2_projection, nonnegative_total_projection
+from ._projected_noise import (
+    extended_gaussian,
     null_space_blocks,
     projected_gaussian,
     projected_laplace,

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DrawsError
+from ..errors import DrawsError, InvariantError
 from ..files import atomic_write
+from ..lattice._integer_lattice import as_integer_matrix, check_release
+from ._arviz_compat import inference_data
 
 #: the netCDF group that holds the draws, as ArviZ names a posterior
 GROUP = "posterior"
@@ -41,8 +43,6 @@ def to_inference_data(draws: np.ndarray, cell_names=None, attrs: dict | None = N
     ``InferenceData`` under 0.x; either way ``result["posterior"][var_name]`` holds the draws.
     """
     draws = np.asarray(draws)
-    from ._arviz_compat import inference_data
-
     return inference_data(draws, var_name, _cell_names(draws, cell_names), _attrs(attrs))
 
 
@@ -87,7 +87,7 @@ def save_draws(path, draws, cell_names=None, attrs: dict | None = None) -> None:
     ...     print(os.listdir(tmp), bool((load_draws(path) == draws).all()))
     ['draws.nc'] True
     """
-    import xarray as xr
+    import xarray as xr  # deferred: xarray costs 0.35 s at import, which a job that never writes draws need not pay
 
     draws = np.asarray(draws)
     names = _cell_names(draws, cell_names)
@@ -106,8 +106,8 @@ _READ_ERRORS = (OSError, KeyError, RuntimeError, ValueError, TypeError, IndexErr
 
 def _read(path, var_name: str | None):
     """The posterior group's ``var_name`` values (None: not read) and attributes, every read error naming ``path``."""
-    import h5netcdf
-    import xarray as xr
+    import h5netcdf  # deferred, as in save_draws: h5netcdf and xarray cost 0.4 s at import
+    import xarray as xr  # deferred, as above
 
     try:
         with h5netcdf.File(str(path), "r") as f:
@@ -213,8 +213,6 @@ def load_draws(path, var_name: str = "noise", *, A=None, invariants=None, target
 
 def _check_lattice(path, draws: np.ndarray, A, invariants) -> None:
     """Every draw of ``draws`` meets A u = ``invariants`` (zero when None) exactly, or :class:`DrawsError`."""
-    from ..errors import InvariantError
-    from ..lattice._integer_lattice import as_integer_matrix, check_release
     A = as_integer_matrix(A)
     if draws.shape[-1] != A.shape[1]:
         raise DrawsError(f"{path}: {draws.shape[-1]} cells per draw, the constraints have {A.shape[1]}")
@@ -236,6 +234,39 @@ def _check_lattice(path, draws: np.ndarray, A, invariants) -> None:
 def draws_attrs(path) -> dict:
     """The attributes :func:`save_draws` stored with the draws (thinning, burn-in, certificate, seed).
 
-    Raises :class:`DrawsError` naming the file when it is missing or unreadable.
+    Reads the attributes only, not the draws, so a notebook can label a figure without loading them.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file :func:`save_draws` wrote.
+
+    Returns
+    -------
+    dict
+        The ``attrs`` given to :func:`save_draws`: integers and floats as NumPy scalars, strings as
+        they are.
+
+    Raises
+    ------
+    isdp.errors.DrawsError
+        Naming the file when it is missing, unreadable or not a draws file.
+
+    See Also
+    --------
+    load_draws : The draws themselves, checked.
+
+    Examples
+    --------
+    >>> import os
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from isdp.convergence import draws_attrs, save_draws
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "draws.nc")
+    ...     save_draws(path, np.zeros((2, 3, 4), dtype=np.int64), attrs={"thin": 10, "target": "Laplace ℓ1"})
+    ...     attrs = draws_attrs(path)
+    >>> int(attrs["thin"]), attrs["target"]
+    (10, 'Laplace ℓ1')
     """
     return _read(path, None)[1]

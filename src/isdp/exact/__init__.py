@@ -1,25 +1,29 @@
 """Exact laws and exact samplers: enumeration and transition matrices on small lattices, the exact law of
 coupled pairs, the integer-arithmetic samplers of release mode, the lattice Gaussian and its privacy profile
 (docs/method.md §7).
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> from isdp.exact import double_geometric, seeded_source
+>>> double_geometric(Fraction(1), seeded_source(1))  # exact DG(1): integer arithmetic only
+-1
 """
 
+from ._block_sampler import ExactSampler
 from ._coupled_laws import UNIFORMS, apart_probabilities, coupled_sweep_exact, jump_law
-from ._exact_laws import enumerate_target, exact_tv_curve, sample_sum_constraint_l1, sweep_transition_matrix
-from ._exact_sampling import (
-    EXACT_SOLVE_LIMIT,
-    PILOT_PROPOSALS,
-    ExactL1Sampler,
-    ExactSampler,
-    IntegerSource,
-    as_fraction,
-    bernoulli_exp,
-    double_geometric,
-    double_geometric_array,
-    integral_solve,
-    norm_tables,
-    seeded_source,
-    system_source,
+from ._exact_draws import bernoulli_exp, double_geometric, double_geometric_array
+from ._exact_laws import (
+    MAX_PROPOSALS,
+    enumerate_target,
+    exact_tv_curve,
+    sample_conditioned_dg,
+    sample_sum_constraint_l1,
+    sum_constraint_acceptance,
+    sum_constraint_l1_marginal,
+    sweep_transition_matrix,
 )
+from ._exact_numbers import as_fraction
 from ._gaussian_profile import (
     MAX_SHIFT,
     SIGMA_GRID,
@@ -28,6 +32,9 @@ from ._gaussian_profile import (
     profile_epsilon,
     residue_profiles,
 )
+from ._integer_l1_sampler import EXACT_SOLVE_LIMIT, PILOT_PROPOSALS, IntegerL1Sampler, norm_tables
+from ._integer_sources import IntegerSource, seeded_source, system_source
+from ._integral_solve import integral_solve
 from ._lattice_gaussian import KINDS, LatticeBlock, discrete_gaussian, lattice_block
 
 __all__ = [
@@ -42,24 +49,34 @@ __all__ = [
     "enumerate_target",
     "EXACT_SOLVE_LIMIT",
     "exact_tv_curve",
-    "ExactL1Sampler",
     "ExactSampler",
+    "IntegerL1Sampler",
     "IntegerSource",
     "integral_solve",
     "jump_law",
     "KINDS",
     "lattice_block",
     "LatticeBlock",
+    "MAX_PROPOSALS",
     "MAX_SHIFT",
     "norm_tables",
     "PILOT_PROPOSALS",
     "profile_delta",
     "profile_epsilon",
     "residue_profiles",
+    "sample_conditioned_dg",
     "sample_sum_constraint_l1",
     "seeded_source",
     "SIGMA_GRID",
+    "sum_constraint_acceptance",
+    "sum_constraint_l1_marginal",
     "sweep_transition_matrix",
     "system_source",
     "UNIFORMS",
 ]
+
+
+def __getattr__(name: str):
+    from .._deprecated import moved_attribute  # a name this module's parts held before 0.3
+
+    return moved_attribute(__name__, name)

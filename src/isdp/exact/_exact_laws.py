@@ -1,6 +1,8 @@
-"""Exact laws: an exact sampler for ℓ1 with one sum constraint (docs/method.md §7), and exact
-computations on small lattices (enumeration, the sampler's transition matrix) that serve as
-ground truth for the MCMC.
+"""Exact laws in floating point: the MCMC experiments' compiled exact ℓ1 sampler for one sum constraint
+(docs/method.md §7), and the MCMC's ground truth on small lattices (enumeration, transition matrices).
+
+Release mode's exact sampler, in integer arithmetic and for any invariants, is
+:class:`isdp.exact.IntegerL1Sampler`.
 """
 
 from __future__ import annotations
@@ -44,9 +46,42 @@ MAX_PROPOSALS = 10**9
 
 def sum_constraint_acceptance(n: int, eps: float) -> float:
     """Acceptance probability of :func:`sample_sum_constraint_l1`'s rejection step: P(S_n = 0)/P(DG = 0),
-    S_n a sum of n i.i.d. DG(e^{-ε}). Exact (characteristic function on an FFT grid) while S_n's
-    standard deviation is below 10⁵; beyond, the local central limit theorem 1/sqrt(2π n Var DG),
-    whose relative error is O(1/(n Var DG)) < 1e-10 there."""
+    S_n a sum of n i.i.d. DG(e^{-ε}).
+
+    It fixes the sampler's cost, (n − 1)/acceptance DG draws per draw, which the sampler forecasts
+    before it runs (and refuses beyond ``max_proposals``, :data:`MAX_PROPOSALS` by default).
+
+    Parameters
+    ----------
+    n : int
+        Number of cells under the sum constraint, ≥ 2.
+    eps : float
+        ε of the target, positive.
+
+    Returns
+    -------
+    float
+        P(S_n = 0)/P(DG = 0), in (0, 1]. Exact (characteristic function on an FFT grid) while S_n's
+        standard deviation is below 10⁵; beyond, the local central limit theorem 1/sqrt(2π n Var DG)
+        over P(DG = 0), whose relative error is O(1/(n Var DG)) < 1e-10 there.
+
+    See Also
+    --------
+    sum_constraint_l1_marginal : The one-cell marginal, from the same laws of S_n.
+
+    Examples
+    --------
+    On two cells, P(S_2 = 0) = Σ_k DG(k)², in closed form:
+
+    >>> import numpy as np
+    >>> from isdp.exact import sum_constraint_acceptance
+    >>> a = np.exp(-1.0)
+    >>> p0 = (1 - a) / (1 + a)
+    >>> round(sum_constraint_acceptance(2, 1.0), 12), round(float(p0 * (1 + 2 * a**2 / (1 - a**2))), 12)
+    (0.606776133517, 0.606776133517)
+    >>> round(sum_constraint_acceptance(3, 1.0), 4)
+    0.4455
+    """
     a = float(np.exp(-eps))
     var = 2 * a / (1 - a) ** 2
     p0 = (1 - a) / (1 + a)
@@ -61,7 +96,8 @@ def sum_constraint_acceptance(n: int, eps: float) -> float:
 
 def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int, *,
                              max_proposals: int = MAX_PROPOSALS) -> np.ndarray:
-    """Exact draws of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0} (int64, size × n).
+    """The MCMC experiments' exact ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, one sum constraint
+    only, compiled and in floating point (int64, size × n).
 
     The target is π(u) ∝ exp(−ε‖u‖₁) on the lattice of one sum constraint over n cells; the draws
     are exact (rejection), so they serve as Y's start of an exact-start certificate
@@ -99,6 +135,8 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int, *,
     --------
     sum_constraint_l1_marginal : the exact one-cell marginal of the same law.
     isdp.mcmc.sample : the MCMC sampler for general invariants.
+    IntegerL1Sampler : release mode's exact ℓ1 sampler: any invariants, in integer arithmetic (the law is exact,
+        no rounding in the double geometric), for publication.
 
     Notes
     -----
@@ -140,8 +178,40 @@ def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
     P(u_1 = k) = DG(k) · P(S_{n-1} = -k) / P(S_n = 0), with S_m a sum of m i.i.d. DG. The laws of
     S_m come from the characteristic function (1-a)²/(1 - 2a cos t + a²) raised to the m-th power
     on an FFT grid wide enough (≥ 40 standard deviations of S_n) that aliasing is below 1e-15.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, ≥ 2.
+    eps : float
+        ε of the target, positive and finite.
+    k : int or array_like of int
+        The values at which the pmf is wanted.
+
+    Returns
+    -------
+    numpy.ndarray
+        float, the shape of ``k``: P(u_1 = k), the same for every cell.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 2 or ``eps`` is not a finite positive number.
+
+    See Also
+    --------
+    sample_sum_constraint_l1 : Exact draws of the whole vector.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.exact import sum_constraint_l1_marginal
+    >>> sum_constraint_l1_marginal(3, 1.0, [-2, -1, 0, 1, 2]).round(4).tolist()
+    [0.0291, 0.1501, 0.6294, 0.1501, 0.0291]
+    >>> round(float(sum_constraint_l1_marginal(3, 1.0, np.arange(-60, 61)).sum()), 12)
+    1.0
     """
-    from scipy import stats
+    from scipy import stats  # here, not at the top: SciPy's statistics cost a job 0.5 s to import
 
     if n < 2:
         raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
@@ -184,6 +254,41 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     By the identity of docs/method.md §2 this is the ℓ1 generalized Laplace on Λ(A). Exact by
     definition of conditioning, and independent of the lattice basis and of the MCMC — hence
     a ground truth for it. Feasible only when P(A u = 0) is not tiny: small tables, larger ε.
+
+    Parameters
+    ----------
+    A : array_like of int
+        The invariants' matrix, shape (m, n), integer-valued.
+    eps : float
+        ε of the target, a usable double geometric ε (in [1e-9, 700]).
+    size : int
+        Number of draws (≥ 0).
+    seed : int
+        Non-negative seed; one random stream per draw.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (size, n); every row u has A u = 0.
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        If ``A`` is not an integer-valued 2-D matrix.
+    ValueError
+        If ``size`` or ``eps`` is out of range.
+
+    See Also
+    --------
+    sample_sum_constraint_l1 : The same law for one sum constraint, far faster.
+    isdp.convergence.two_sample_chi2 : Compare a sampler's draws with these.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.exact import sample_conditioned_dg
+    >>> sample_conditioned_dg(np.array([[1, 1, 0, 0], [0, 0, 1, 1]]), 1.0, 4, seed=0).tolist()
+    [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, -1, 1], [1, -1, 0, 0]]
     """
     A = np.ascontiguousarray(as_integer_matrix(A))
     size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)

@@ -35,9 +35,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from mpmath import iv
 from scipy import sparse
 
-from ._exact_sampling import IntegerSource, bernoulli_exp, double_geometric
+from ._exact_draws import bernoulli_exp, double_geometric
+from ._integer_sources import IntegerSource
 
 #: the invariant structures this sampler serves: one total, or the two margins of a table
 KINDS = ("total", "margins")
@@ -368,8 +370,6 @@ def _theta_ratio_float(centre: Fraction, sigma2: Fraction) -> float:
 
 def _accept_exactly(word: int, centres, widths, rng: IntegerSource) -> bool:
     """The rare case: interval arithmetic (mpmath.iv) at growing precision against more bits of U."""
-    from mpmath import iv
-
     bits, numerator = 64, word  # U ∈ [numerator, numerator + 1) / 2^bits
     while True:
         iv.prec = bits + 32

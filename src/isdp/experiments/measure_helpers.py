@@ -7,7 +7,7 @@ import numpy as np
 from isdp.convergence import load_draws
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.problems import Problem
-from isdp.lattice._integer_lattice import as_integer_matrix
+from isdp.lattice import as_integer_matrix
 
 
 def vintage_note(run: Run) -> str:

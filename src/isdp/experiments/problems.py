@@ -14,8 +14,7 @@ import numpy as np
 
 from isdp.errors import InvariantError
 from isdp.files import write_json
-from isdp.lattice import IntegerLattice, table_margins
-from isdp.lattice._integer_lattice import as_integer_matrix
+from isdp.lattice import IntegerLattice, as_integer_matrix, table_margins
 from isdp.release import read_table_csv
 
 __all__ = ["Problem", "contingency_table_problem", "index_set_from_complement", "read_table_csv", "with_margins"]

@@ -27,7 +27,8 @@ import dataclasses
 import numpy as np
 
 from ..errors import InvariantError
-from ._integer_lattice import IntegerLattice, lll_reduce, table_margins
+from ._constraint_builders import table_margins
+from ._integer_lattice import IntegerLattice, lll_reduce
 
 #: The basis names :func:`with_mixing_basis` accepts: ``"auto"`` (:func:`default_basis`: path, else
 #: table, else lll), ``"smith"`` (the lattice's basis, unchanged), ``"path"`` (e_i − e_{i+1} within each
@@ -164,7 +165,7 @@ def change_of_basis(old, new) -> tuple[np.ndarray, np.ndarray]:
     >>> change_of_basis(smith.basis, 2 * path.basis)
     Traceback (most recent call last):
     ...
-    isdp.lattice.InvariantError: the old basis is not an integer combination of the other basis: not the same lattice
+    isdp.errors.InvariantError: the old basis is not an integer combination of the other basis: not the same lattice
     """
     old = np.asarray(old, dtype=np.int64)
     new = np.asarray(new, dtype=np.int64)

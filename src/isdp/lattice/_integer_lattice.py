@@ -8,7 +8,6 @@ basis scaled to integers.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +16,38 @@ from ..errors import InvariantError
 
 
 def as_integer_matrix(A, name: str = "A") -> np.ndarray:
-    """``A`` as a 2-D int64 array; raises :class:`InvariantError` on non-integer entries."""
+    """``A`` as a 2-D int64 array; raises :class:`InvariantError` on non-integer entries.
+
+    The check every entry point applies to a matrix of invariants: floats that are whole numbers
+    are rounded, anything else is refused with the entry that fails.
+
+    Parameters
+    ----------
+    A : array_like
+        A non-empty 2-D matrix of integers, or of floats with whole values.
+    name : str, default "A"
+        The matrix's name in the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, the shape of ``A`` (``A`` itself, not a copy, when it is int64 already).
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        If ``A`` is not a non-empty 2-D numeric matrix, or has a non-finite or non-integer entry.
+
+    Examples
+    --------
+    >>> from isdp.lattice import as_integer_matrix
+    >>> as_integer_matrix([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]).tolist()
+    [[1, 1, 0], [0, 1, 1]]
+    >>> as_integer_matrix([[1, 0.5]])
+    Traceback (most recent call last):
+    ...
+    isdp.errors.InvariantError: A must be integer-valued; entry (0, 1) is 0.5
+    """
     arr = np.asarray(A)
     if arr.ndim != 2 or arr.size == 0:
         raise InvariantError(f"{name} must be a non-empty 2-D matrix, got shape {arr.shape}")
@@ -77,9 +107,9 @@ def _to_int64(values, what: str) -> np.ndarray:
 
 
 def _smith(A: np.ndarray):
-    # sympy is imported where it is used (0.35 s): most jobs read a basis instead of computing one
-    import sympy
-    from sympy.matrices.normalforms import smith_normal_decomp
+    # deferred: sympy costs 0.35 s at import, and most jobs read a basis instead of computing one
+    import sympy  # deferred, as above
+    from sympy.matrices.normalforms import smith_normal_decomp  # deferred, as above
 
     S, U, V = smith_normal_decomp(sympy.Matrix(A.tolist()))
     diag = [int(S[i, i]) for i in range(min(S.shape))]
@@ -91,8 +121,8 @@ def lll_reduce(basis: np.ndarray) -> np.ndarray:
     """The LLL reduction (sympy's exact integer LLL) of the columns of the integer ``basis`` (n × k): an
     int64 basis of the same lattice with short, nearly orthogonal columns. Raises
     :class:`InvariantError` when the reduction fails or its result does not fit int64."""
-    import sympy
-    from sympy.polys.matrices import DomainMatrix
+    import sympy  # deferred, as in _smith: sympy costs 0.35 s at import
+    from sympy.polys.matrices import DomainMatrix  # deferred, as above
 
     try:
         reduced = DomainMatrix.from_Matrix(sympy.Matrix(basis.T.tolist())).lll().to_Matrix()
@@ -350,7 +380,7 @@ def integer_solution(A, b) -> np.ndarray:
     >>> integer_solution([[2, 2]], [3])
     Traceback (most recent call last):
     ...
-    isdp.lattice.InvariantError: A x = b has no integer solution (invariant factor 2 does not divide 3)
+    isdp.errors.InvariantError: A x = b has no integer solution (invariant factor 2 does not divide 3)
     """
     A = as_integer_matrix(A)
     b = np.asarray(b)
@@ -423,7 +453,7 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
     >>> check_release([5, 1, 2], A, A @ x)
     Traceback (most recent call last):
     ...
-    isdp.lattice.InvariantError: release: 1 of 1 vectors break the invariants A·x = a (first at index 0)
+    isdp.errors.InvariantError: release: 1 of 1 vectors break the invariants A·x = a (first at index 0)
     """
     r = np.asarray(release)
     if r.dtype.kind not in "iuf" or r.ndim == 0:
@@ -456,140 +486,3 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
             f"(first at index {int(np.argmax(bad))})"
         )
     return r
-
-
-#: the most entries a constraint-matrix builder below makes (dense int64: 80 MB)
-MATRIX_LIMIT = 10**7
-
-
-def _size(name: str, value) -> int:
-    """``value`` as a positive int, or a ValueError naming ``name`` (2.5 cells is not a table)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, not {value!r}")
-    return int(value)
-
-
-def _dense(shape: tuple[int, int]) -> np.ndarray:
-    if shape[0] * shape[1] > MATRIX_LIMIT:
-        raise ValueError(f"a {shape[0]:,} × {shape[1]:,} constraint matrix has more than {MATRIX_LIMIT:,} entries: "
-                         "build a larger system sparse (scipy.sparse), as isdp release does")
-    return np.zeros(shape, dtype=np.int64)
-
-
-def sum_constraint(n: int) -> np.ndarray:
-    """One counting constraint over all n cells (a state total over its counties).
-
-    Parameters
-    ----------
-    n : int
-        The number of cells.
-
-    Returns
-    -------
-    numpy.ndarray
-        An int64 array of shape (1, n), all ones.
-
-    Raises
-    ------
-    ValueError
-        ``n`` is not a positive integer, or the matrix would exceed :data:`MATRIX_LIMIT` entries.
-
-    Examples
-    --------
-    >>> from isdp.lattice import sum_constraint
-    >>> sum_constraint(3).tolist()
-    [[1, 1, 1]]
-    """
-    A = _dense((1, _size("n", n)))
-    A[:] = 1
-    return A
-
-
-def table_margins(n_rows: int, n_cols: int) -> np.ndarray:
-    """Row and column totals of an n_rows × n_cols table, cells in row-major order.
-
-    Parameters
-    ----------
-    n_rows : int
-        The number of rows of the table.
-    n_cols : int
-        The number of columns of the table.
-
-    Returns
-    -------
-    numpy.ndarray
-        An int64 array of shape (n_rows + n_cols, n_rows·n_cols): first the row totals, then
-        the column totals, each over the flattened (row-major) table.
-
-    Raises
-    ------
-    ValueError
-        A size that is not a positive integer, or a matrix beyond :data:`MATRIX_LIMIT` entries.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.lattice import table_margins
-    >>> A = table_margins(2, 2)
-    >>> A.tolist()
-    [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]]
-    >>> x = np.array([[3, 1], [0, 2]])
-    >>> (A @ x.ravel()).tolist()  # row totals 4, 2; column totals 3, 3
-    [4, 2, 3, 3]
-    """
-    n_rows, n_cols = _size("n_rows", n_rows), _size("n_cols", n_cols)
-    A = _dense((n_rows + n_cols, n_rows * n_cols))
-    for i in range(n_rows):
-        A[i, i * n_cols : (i + 1) * n_cols] = 1
-    for j in range(n_cols):
-        A[n_rows + j, j::n_cols] = 1
-    return A
-
-
-def venn_constraints(n_sets: int, records_per_region: int) -> np.ndarray:
-    """Incidence matrix of ``n_sets`` counting constraints whose every intersection is non-empty.
-
-    The overlapping-constraints problem of ISDP App. E.2: each column is a record, each row the
-    count of one set. Regions are the non-empty subsets of the sets in order of size, then
-    lexicographically ({1},{2},{3},{1,2},{1,3},{2,3},{1,2,3} for three sets), each holding
-    ``records_per_region`` consecutive records.
-
-    Parameters
-    ----------
-    n_sets : int
-        The number of sets (constraints).
-    records_per_region : int
-        The number of records (cells) in each of the 2^n_sets − 1 regions.
-
-    Returns
-    -------
-    numpy.ndarray
-        An int64 array of shape (n_sets, (2^n_sets − 1)·records_per_region); entry (s, i) is 1
-        when record i belongs to set s.
-
-    Raises
-    ------
-    ValueError
-        A size that is not a positive integer, or a matrix beyond :data:`MATRIX_LIMIT` entries
-        (refused before the regions are listed: ``venn_constraints(30, 1)`` would have 30 × 2³⁰ entries).
-
-    Examples
-    --------
-    >>> from isdp.lattice import venn_constraints
-    >>> venn_constraints(2, 1).tolist()  # regions {1}, {2}, {1, 2}
-    [[1, 0, 1], [0, 1, 1]]
-    >>> venn_constraints(3, 2).shape
-    (3, 14)
-    """
-    from itertools import combinations
-
-    n_sets, records_per_region = _size("n_sets", n_sets), _size("records_per_region", records_per_region)
-    if n_sets * (2**n_sets - 1) * records_per_region > MATRIX_LIMIT:  # before listing 2^n_sets regions
-        _dense((n_sets, (2**n_sets - 1) * records_per_region))
-    regions = [c for size in range(1, n_sets + 1) for c in combinations(range(n_sets), size)]
-    A = _dense((n_sets, len(regions) * records_per_region))
-    for r, members in enumerate(regions):
-        cols = slice(r * records_per_region, (r + 1) * records_per_region)
-        for s in members:
-            A[s, cols] = 1
-    return A

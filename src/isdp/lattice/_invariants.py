@@ -98,7 +98,7 @@ def independent_rows(A: np.ndarray) -> np.ndarray:
     >>> independent_rows(np.array([[1, 1, 1], [2, 2, 2], [0, 0, 1]])).tolist()
     [1, 2]
     """
-    from scipy.linalg import qr
+    from scipy.linalg import qr  # deferred: scipy.linalg costs 0.1 s at import, which isdp.lattice need not pay
 
     if A.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
@@ -196,7 +196,7 @@ def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
     >>> [(cells.tolist(), rows.tolist()) for cells, rows in blocks(A)]
     [([0, 1], [0]), ([2, 3], [1]), ([4], [])]
     """
-    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse.csgraph import connected_components  # deferred: 0.07 s at import, for this one function
 
     A = as_sparse(A)
     m, n = A.shape

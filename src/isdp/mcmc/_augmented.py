@@ -36,13 +36,12 @@ import numpy as np
 from numba import njit, uint64
 
 from .._rng import next_u64, seed_states, uniform_pos
-from .._runner import check_count, check_positive, check_state, over_streams
+from .._runner import check_count, over_streams
 from ..errors import InvariantError
 from ..lattice._bases import sum_blocks
 from ..lattice._integer_lattice import IntegerLattice
 from ..lattice._targets import LAPLACE_L2, Target
-from ._coupling import MeetingTimes
-from ._kernels import copy_into
+from ._meeting_times import MeetingTimes
 from ._samplers import starting_states
 
 #: the basis field of a certificate of this chain
@@ -205,46 +204,6 @@ def _meeting_times(lo, hi, init, rng, eps, blocks, lag, max_iter, tau, met):
         tau[p] = t
 
 
-@njit(cache=True)
-def _coupled_steps(x0, y0, rng, eps, blocks, restart, out_x, out_y, out_t):
-    x = x0.copy()
-    y = y0.copy()
-    for r in range(out_x.shape[0]):
-        if restart:
-            copy_into(x, x0)
-            copy_into(y, y0)
-        out_t[r, 0], out_t[r, 1] = _coupled_iteration(x, y, rng, eps, blocks)
-        copy_into(out_x[r], x)
-        copy_into(out_y[r], y)
-
-
-@njit(cache=True)
-def _single_steps(x0, rng, eps, blocks, out_x, out_t):
-    x = x0.copy()
-    for r in range(out_x.shape[0]):
-        copy_into(x, x0)
-        out_t[r] = _iteration(x, rng, eps, blocks)
-        copy_into(out_x[r], x)
-
-
-@njit(cache=True)
-def _fill_dg(rng, t, out):
-    for i in range(out.shape[0]):
-        out[i] = discrete_gaussian(rng, t)
-
-
-@njit(cache=True)
-def _fill_ig(rng, nu, lam, out):
-    for i in range(out.shape[0]):
-        out[i] = inverse_gaussian(rng, nu, lam)
-
-
-@njit(cache=True)
-def _fill_ig_coupled(rng, nu_x, nu_y, lam, out):
-    for i in range(out.shape[0]):
-        out[i, 0], out[i, 1] = maximal_coupling_ig(rng, nu_x, nu_y, lam)
-
-
 # ---- public API --------------------------------------------------------------------------------
 
 def _structure(lattice: IntegerLattice, target: Target):
@@ -310,7 +269,7 @@ def augmented_sample(lattice: IntegerLattice, target: Target, *, n_chains: int, 
     ------
     ValueError
         If the target is not the ℓ2 Laplace, A is not a set of block sums, or a count is out of range.
-    isdp.lattice.InvariantError
+    isdp.errors.InvariantError
         If ``init`` is not in Λ(A) (or a draw left it, which would be a bug).
 
     See Also
@@ -382,7 +341,7 @@ def augmented_meeting_times(lattice: IntegerLattice, target: Target, *, lag: int
     ------
     ValueError
         If the target is not the ℓ2 Laplace, A is not a set of block sums, or a count is out of range.
-    isdp.lattice.InvariantError
+    isdp.errors.InvariantError
         If ``init`` is not in Λ(A).
 
     Notes
@@ -411,55 +370,3 @@ def augmented_meeting_times(lattice: IntegerLattice, target: Target, *, lag: int
     tick = time.perf_counter()
     over_streams(_meeting_times, n_pairs, start, seed_states(seed, n_pairs), eps, blocks, lag, max_iter, tau, met)
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
-
-
-# ---- validation helpers (tests, benchmarks) ----------------------------------------------------
-
-def discrete_gaussian_rvs(t: float, size: int, seed: int) -> np.ndarray:
-    """``size`` compiled draws of P(k) ∝ exp(−t k²)."""
-    out = np.empty(check_count("size", size, 1), dtype=np.int64)
-    _fill_dg(seed_states(seed, 1)[0], check_positive("t", t), out)
-    return out
-
-
-def inverse_gaussian_rvs(mean: float, shape: float, size: int, seed: int) -> np.ndarray:
-    """``size`` compiled draws of InverseGaussian(mean, shape); ``mean = inf`` gives the Lévy law."""
-    mean, shape = float(mean), check_positive("shape", shape)
-    if not mean > 0:
-        raise ValueError(f"mean must be positive (inf for the Lévy law), got {mean}")
-    out = np.empty(check_count("size", size, 1), dtype=float)
-    _fill_ig(seed_states(seed, 1)[0], 1.0 / mean, shape, out)
-    return out
-
-
-def coupled_ig_rvs(mean_x: float, mean_y: float, shape: float, size: int, seed: int) -> np.ndarray:
-    """``size`` draws (size × 2) of the maximal coupling of IG(mean_x, shape) and IG(mean_y, shape)."""
-    out = np.empty((check_count("size", size, 1), 2), dtype=float)
-    _fill_ig_coupled(seed_states(seed, 1)[0], 1.0 / float(mean_x), 1.0 / float(mean_y),
-                     check_positive("shape", shape), out)
-    return out
-
-
-def coupled_iterations(lattice: IntegerLattice, target: Target, x, y, *, n_rep: int, seed: int,
-                       restart: bool = True):
-    """Coupled iterations from the pair (x, y): ``n_rep`` independent one-step draws (``restart``) or
-    one trajectory of ``n_rep`` iterations. Returns (x's, y's, (t_X, t_Y) per iteration)."""
-    eps, blocks = _structure(lattice, target)
-    x, y = check_state(lattice, x, "x"), check_state(lattice, y, "y")
-    n_rep = check_count("n_rep", n_rep, 1)
-    out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
-    out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
-    out_t = np.empty((n_rep, 2), dtype=float)
-    _coupled_steps(x, y, seed_states(seed, 1)[0], eps, blocks, restart, out_x, out_y, out_t)
-    return _checked(lattice, out_x), _checked(lattice, out_y), out_t
-
-
-def single_iterations(lattice: IntegerLattice, target: Target, x, *, n_rep: int, seed: int):
-    """``n_rep`` independent one-step draws of the single-chain kernel from x: (x's, t's)."""
-    eps, blocks = _structure(lattice, target)
-    x = check_state(lattice, x, "x")
-    n_rep = check_count("n_rep", n_rep, 1)
-    out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
-    out_t = np.empty(n_rep, dtype=float)
-    _single_steps(x, seed_states(seed, 1)[0], eps, blocks, out_x, out_t)
-    return _checked(lattice, out_x), out_t

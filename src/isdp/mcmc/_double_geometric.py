@@ -141,7 +141,33 @@ def dg_cdf(k, eps: float) -> np.ndarray:
 
 
 def dg_variance(eps: float) -> float:
-    """Var K = 2a / (1-a)^2, a = exp(-ε)."""
+    """The variance of DG(ε): Var K = 2a / (1 − a)², a = e^{−ε}.
+
+    Parameters
+    ----------
+    eps : float
+        The parameter ε > 0.
+
+    Returns
+    -------
+    float
+        2a / (1 − a)², the noise variance of one cell of the double geometric mechanism.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a positive finite number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.mcmc import dg_variance
+    >>> round(dg_variance(1.0), 6)
+    1.841347
+    >>> a = np.exp(-1.0)
+    >>> round(float(2 * a / (1 - a) ** 2), 6)
+    1.841347
+    """
     return float(_law(eps).var())
 
 
@@ -184,31 +210,40 @@ def dg_rvs(eps: float, size, rng: np.random.Generator) -> np.ndarray:
     return (rng.geometric(1 - a, size) - rng.geometric(1 - a, size)).astype(np.int64)
 
 
-@njit(cache=True)
-def _dg_fill(states, dg, out):
-    per_stream = out.shape[1]
-    for i in range(out.shape[0]):
-        for j in range(per_stream):
-            out[i, j] = dg_draw(states[i], dg)
-
-
-def dg_rvs_compiled(eps: float, size: int, seed: int, max_table_bits: int = 11) -> np.ndarray:
-    """DG(ε) draws from the compiled sampler the MCMC kernels use (for testing it).
-
-    A small ``max_table_bits`` sends more draws through the sampler's exact tail fallback.
-    """
-    out = np.empty((1, int(size)), dtype=np.int64)
-    _dg_fill(seed_states(seed, 1), dg_table(_check_draw_eps(eps), max_table_bits), out)
-    return out[0]
-
-
 @njit  # not inlined, as _rng.dg_draw: cold compile time, no speed gained
 def maximal_coupling_dg(s, mean_x, mean_y, dg):
-    """Draw (X, Y), X ~ mean_x + DG(ε), Y ~ mean_y + DG(ε), with P(X = Y) = 1 - TV.
+    """Draw (X, Y), X ~ mean_x + DG(ε), Y ~ mean_y + DG(ε), with P(X = Y) = 1 - TV (compiled).
 
     The rejection construction of Thorisson / Jacob et al.: draw X from p; keep Y = X with
     probability min(1, q(X)/p(X)); otherwise draw Y from q until it lands where q > p. For
-    shifted DGs, log q(z) - log p(z) = (|z - mean_y| - |z - mean_x|) log a.
+    shifted DGs, log q(z) - log p(z) = (|z - mean_y| - |z - mean_x|) log a. The coupled samplers
+    draw their pre-jumps with it; a new coupled kernel can call it from its own compiled code.
+
+    Parameters
+    ----------
+    s : numpy.ndarray
+        uint64, shape (4,): a state from :func:`seed_states`, advanced in place.
+    mean_x, mean_y : int
+        The centres of X and of Y.
+    dg : tuple
+        The alias table of :func:`dg_table` for the law's ε.
+
+    Returns
+    -------
+    tuple of (int, int)
+        One pair (X, Y).
+
+    See Also
+    --------
+    maximal_coupling_rvs : Many pairs from Python, with their own streams.
+    dg_tv_shift : TV(DG(ε), d + DG(ε)), so 1 − P(X = Y).
+
+    Examples
+    --------
+    >>> from isdp.mcmc import dg_table, maximal_coupling_dg, seed_states
+    >>> state, dg = seed_states(0, 1)[0], dg_table(1.0)
+    >>> [tuple(int(v) for v in maximal_coupling_dg(state, 0, 1, dg)) for _ in range(6)]
+    [(-2, 1), (1, 1), (-1, -1), (0, 2), (0, 3), (0, 2)]
     """
     log_a = dg[3]
     x = mean_x + dg_draw(s, dg)
@@ -259,7 +294,7 @@ def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: 
 
     See Also
     --------
-    isdp.mcmc._double_geometric.dg_tv_shift : The TV distance, so 1 − P(X = Y).
+    dg_tv_shift : The TV distance, so 1 − P(X = Y).
 
     Notes
     -----
@@ -289,7 +324,38 @@ def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: 
 
 
 def dg_tv_shift(shift: int, eps: float) -> float:
-    """TV distance between DG(ε) and shift + DG(ε): ``1 - P(X = Y)`` under maximal coupling."""
+    """TV distance between DG(ε) and shift + DG(ε): ``1 - P(X = Y)`` under maximal coupling.
+
+    Parameters
+    ----------
+    shift : int
+        The shift d between the two laws' centres (its sign does not matter).
+    eps : float
+        The parameter ε > 0.
+
+    Returns
+    -------
+    float
+        1 − Σ_k min(DG(k), DG(k − d)), summed where both tails are above 1e-18; 0 for d = 0.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a positive finite number.
+
+    See Also
+    --------
+    maximal_coupling_rvs : Pairs that meet with probability 1 minus this.
+
+    Examples
+    --------
+    For a shift of one the distance is tanh(ε/2):
+
+    >>> import numpy as np
+    >>> from isdp.mcmc import dg_tv_shift
+    >>> round(dg_tv_shift(1, 1.0), 9), round(float(np.tanh(0.5)), 9), dg_tv_shift(0, 1.0)
+    (0.462117157, 0.462117157, 0.0)
+    """
     eps = _check_eps(eps)
     d = abs(int(shift))
     if d == 0:

@@ -32,7 +32,7 @@ from numba import njit
 from .._rng import seed_states, uniform_pos
 from .._runner import check_count, check_positive, over_streams, run_chunked
 from ..errors import InvariantError
-from ._coupling import MeetingTimes
+from ._meeting_times import MeetingTimes
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +161,7 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
 
     Raises
     ------
-    isdp.lattice.InvariantError
+    isdp.errors.InvariantError
         If ``init`` is not a 2-D integer array of rows summing to 0 with at least 2 cells.
     ValueError
         If ``eps`` or ``n_sweeps`` is out of range.
@@ -221,7 +221,7 @@ def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: 
 
     Raises
     ------
-    isdp.lattice.InvariantError
+    isdp.errors.InvariantError
         If a start is not a 2-D integer array of rows summing to 0, or the shapes differ.
     ValueError
         If ``eps`` or ``max_iter`` is out of range.

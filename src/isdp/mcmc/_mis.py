@@ -15,7 +15,7 @@ and accept with probability
 **Integrality.** ``s̃_{I^c} = A[:, I^c]^{-1} (a − A[:, I] s̃_I)`` is computed exactly in integer
 arithmetic as ``adj(M) r / det(M)`` (``M = A[:, I^c]``, adjugate from sympy). When
 ``det(M) = ±1`` (``M`` unimodular) every proposal is integral. Otherwise some proposals are not;
-by default that set-up is refused (:class:`~isdp.lattice.InvariantError`). With
+by default that set-up is refused (:class:`~isdp.errors.InvariantError`). With
 ``allow_nonunimodular=True`` a non-integral proposal is *rejected*: it is a point where the
 integer target has mass 0, so rejecting it is the ordinary Metropolis–Hastings step and the
 chain still targets ``p`` on the integer points of ``S*`` (every such point is reachable: its
@@ -31,12 +31,10 @@ from __future__ import annotations
 
 import functools
 import logging
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-import sympy
 from numba import njit
 
 from .._rng import dg_draw, dg_table, seed_states, uniform_pos
@@ -168,6 +166,8 @@ def _solver(A: np.ndarray, complement: np.ndarray, allow_nonunimodular: bool):
 @functools.lru_cache(maxsize=64)
 def _adjugate(data: bytes, shape: tuple[int, int]) -> tuple[np.ndarray, int]:
     """(adjugate, determinant) of the integer matrix with these bytes; raises when it is singular."""
+    import sympy  # deferred: 0.4 s at import, and only the MIS's set-up needs it (not `import isdp.mcmc`)
+
     M = sympy.Matrix(np.frombuffer(data, dtype=np.int64).reshape(shape).tolist())
     det = int(M.det())
     if det == 0:
@@ -179,7 +179,39 @@ def _adjugate(data: bytes, shape: tuple[int, int]) -> tuple[np.ndarray, int]:
 
 
 def mis_log_weight(s, center, index_set, eps: float, proposal_eps: float) -> np.ndarray:
-    """log p(s) − log q(s_I) up to a constant: −ε Σ_i |s_i − s*_i| + ε̃ Σ_{i∈I} |s_i − s*_i|."""
+    """log p(s) − log q(s_I) up to a constant: −ε Σ_i |s_i − s*_i| + ε̃ Σ_{i∈I} |s_i − s*_i|.
+
+    The MIS accepts a proposal s̃ from s with probability min{1, exp(w(s̃) − w(s))}, w this weight
+    (and 1(B s̃ ≥ b)), so the weights of two states give the chain's acceptance ratio.
+
+    Parameters
+    ----------
+    s : array_like of int
+        One state of shape (d,) or a stack of them, cells on the last axis.
+    center : array_like of int
+        The confidential query s*, shape (d,).
+    index_set : sequence of int
+        The proposal index set I, 0-based.
+    eps : float
+        ε of the target DG mechanism.
+    proposal_eps : float
+        ε̃ of the DG proposal.
+
+    Returns
+    -------
+    numpy.ndarray
+        float, the shape of ``s`` without its last axis.
+
+    See Also
+    --------
+    mis_sample : The sampler these weights drive.
+
+    Examples
+    --------
+    >>> from isdp.mcmc import mis_log_weight
+    >>> mis_log_weight([[3, 0, 1], [2, 1, 1]], [3, 0, 1], [0, 1], 1.0, 0.5).tolist()  # −1·2 + 0.5·2
+    [0.0, -1.0]
+    """
     dev = np.abs(np.asarray(s, dtype=np.int64) - np.asarray(center, dtype=np.int64))
     return -eps * dev.sum(axis=-1) + proposal_eps * dev[..., np.asarray(index_set)].sum(axis=-1)
 
@@ -288,71 +320,6 @@ def _mis_run(lo, hi, state, logw, rng, equalities, inequalities, law, t0, n_iter
         accepted[c] += acc
         infeasible[c] += n_inf
         nonintegral[c] += n_nonint
-
-
-@njit(nogil=True, cache=True)
-def _mis_meeting(lo, hi, init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, law, lag, max_iter, tau,
-                 met):
-    """Meeting times of the MIS: X runs ``lag`` proposals alone, then X and Y share every proposal
-    and one uniform; they meet when both accept the same proposal (or already agree: τ = 0 at lag 0)."""
-    m = equalities[-1].shape[0]
-    d = init_x.shape[1]
-    for p in range(lo, hi):
-        x = init_x[p].copy()
-        y = init_y[p].copy()
-        lx = logw_x[p]
-        ly = logw_y[p]
-        prop = np.empty(d, dtype=np.int64)
-        r = np.empty(m, dtype=np.int64)
-        for _ in range(lag):
-            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, law)
-            if status == 2 and (lw_new >= lx or uniform_pos(rng[p]) < np.exp(lw_new - lx)):
-                copy_into(x, prop)
-                lx = lw_new
-        t = lag
-        met[p] = False
-        same = True
-        for i in range(d):
-            if x[i] != y[i]:
-                same = False
-        while t < max_iter and not same:
-            t += 1
-            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, law)
-            if status == 2:
-                u = uniform_pos(rng[p])  # common to both chains: each accepts with its own min(1, ratio)
-                ax = lw_new >= lx or u < np.exp(lw_new - lx)
-                ay = lw_new >= ly or u < np.exp(lw_new - ly)
-                if ax:
-                    copy_into(x, prop)
-                    lx = lw_new
-                if ay:
-                    copy_into(y, prop)
-                    ly = lw_new
-                same = ax and ay
-        if same:
-            met[p] = True
-            if t == lag and lag > 0:  # X_L = Y_0: the pair is together from the first coupled step (τ > L)
-                t = lag + 1
-        tau[p] = t
-
-
-@njit(nogil=True, cache=True)
-def _mis_exact(lo, hi, out, rng, equalities, inequalities, law, max_tries, tries):
-    """Rejection: proposals from the MIS proposal at ε̃ = ε (``law`` built with both equal), accepted with
-    probability exp(−ε Σ_{i∈I^c} |s̃_i − s*_i|) ≤ 1 when they lie in S* (see :func:`mis_exact_sample`)."""
-    m = equalities[-1].shape[0]
-    d = out.shape[1]
-    for k in range(lo, hi):
-        prop = np.empty(d, dtype=np.int64)
-        r = np.empty(m, dtype=np.int64)
-        tries[k] = 0  # 0: not accepted within max_tries
-        for n in range(1, max_tries + 1):
-            # at ε̃ = ε the returned log weight is −ε Σ_{I^c} |s̃_i − s*_i|
-            status, lw = _propose(rng[k], prop, r, equalities, inequalities, law)
-            if status == 2 and np.log(uniform_pos(rng[k])) <= lw:
-                copy_into(out[k], prop)
-                tries[k] = n
-                break
 
 
 # --------------------------------------------------------------------------- public entry point
@@ -556,63 +523,3 @@ def mis_sample(
         determinant=pb.det,
         seconds=seconds,
     )
-
-
-def mis_meeting_times(A, a, center, *, eps: float, proposal_eps: float, index_set, lag: int, n_pairs: int,
-                      seed: int, B=None, b=None, init=None, init_y=None, max_iter: int = 1_000_000,
-                      allow_nonunimodular: bool = False):
-    """Meeting times of the MIS (arguments as :func:`mis_sample`; ``init`` one start per pair or one for
-    all, default s*): X runs ``lag`` proposals alone, then X and Y share every proposal and one
-    uniform, each accepting with its own min(1, ratio) — so each moves by its own kernel — and they
-    meet when both accept the same proposal. Y starts where X does, or at ``init_y`` (one state per
-    pair); with ``init_y`` drawn from the target (:func:`mis_exact_sample`) and ``lag`` 0, P(τ > t)
-    bounds d_TV(law of X_t, target) directly. Returns :class:`isdp.mcmc.MeetingTimes` (censored
-    pairs: ``met`` False).
-    """
-    from ._coupling import MeetingTimes
-
-    max_iter = check_count("max_iter", max_iter, 1)
-    lag = check_count("lag", lag, 0 if init_y is not None else 1, high=max_iter)
-    n_pairs = check_count("n_pairs", n_pairs, 1)
-    pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps, index_set=index_set, n_chains=n_pairs,
-                  init=init, allow_nonunimodular=allow_nonunimodular)
-    py = pb if init_y is None else _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps,
-                                            index_set=index_set, n_chains=n_pairs, init=init_y,
-                                            allow_nonunimodular=allow_nonunimodular)
-    tau = np.zeros(n_pairs, dtype=np.int64)
-    met = np.zeros(n_pairs, dtype=np.bool_)
-    tick = time.perf_counter()
-    over_streams(_mis_meeting, n_pairs, pb.state, py.state, pb.logw, py.logw, seed_states(seed, n_pairs), *pb.kernel,
-                 lag, max_iter, tau, met)
-    return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
-
-
-def mis_exact_sample(A, a, center, *, eps: float, index_set, size: int, seed: int, B=None, b=None,
-                     max_tries: int = 10**8, allow_nonunimodular: bool = False) -> np.ndarray:
-    """Exact draws (int64, size × d) of the MIS target p(s) ∝ Π_i DG(s_i − s*_i | ε) on S* (arguments as
-    :func:`mis_sample`), by rejection.
-
-    Proof. Propose s̃_I ~ Π_{i∈I} DG(· − s*_i | ε) — the MIS proposal at ε̃ = ε — and solve for s̃_{I^c};
-    accept with probability 1(s̃ ∈ S*) · Π_{i∈I^c} e^{−ε|s̃_i − s*_i|} ≤ 1. The map s_I ↦ s is one-to-one,
-    so the accepted law is ∝ Π_{i∈I} DG(s_i − s*_i) Π_{i∈I^c} e^{−ε|s_i − s*_i|} 1(s ∈ S*) ∝ p(s) on S*.
-    Each draw gives up after ``max_tries`` proposals (a ValueError saying so) instead of running on.
-    """
-    size, max_tries = check_count("size", size, 1), check_count("max_tries", max_tries, 1)
-    pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=eps, index_set=index_set, n_chains=1, init=None,
-                  allow_nonunimodular=allow_nonunimodular)
-    out = np.empty((size, pb.A.shape[1]), dtype=np.int64)
-    tries = np.zeros(size, dtype=np.int64)
-    over_streams(_mis_exact, size, out, seed_states(seed, size), *pb.kernel, max_tries, tries)
-    if np.any(tries == 0):
-        raise ValueError(f"mis_exact_sample: {int((tries == 0).sum())} of {size} draws were not accepted within "
-                         f"max_tries = {max_tries} proposals; raise max_tries")
-    if not _in_set(out, pb.A, pb.a, pb.B, pb.b).all():  # holds by construction; check anyway
-        raise InvariantError("mis_exact_sample produced a draw outside S*; this is a bug in isdp")
-    log.info("mis_exact_sample: %d draws, %.0f proposals per draw", size, tries.mean())
-    return out
-
-
-def release_distances(releases, x) -> tuple[np.ndarray, np.ndarray]:
-    """FODS-20 (3.1): L1 and L2 distances of each release (…, d) from the confidential ``x``."""
-    diff = np.asarray(releases, dtype=float) - np.asarray(x, dtype=float)
-    return np.abs(diff).sum(axis=-1), np.sqrt((diff**2).sum(axis=-1))

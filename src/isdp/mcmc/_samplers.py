@@ -125,7 +125,44 @@ def _run(lo, hi, u, sumsq, rng, csr, law, t0, n_iter, burn_in, thin, out, accept
 def starting_states(lattice: IntegerLattice, init, n_chains: int) -> np.ndarray:
     """The int64 start (n_chains, n) of ``n_chains`` chains: 0 when ``init`` is None, else ``init`` (one
     lattice vector for all chains, or one per chain), checked to lie in Λ(A) with ‖u‖₂² exact in int64.
-    Raises :class:`~isdp.lattice.InvariantError` otherwise."""
+
+    The samplers check their ``init`` this way; a new sampler built from the kernels' pieces
+    (:func:`sweep_law`, :func:`basis_csr`) starts from it too.
+
+    Parameters
+    ----------
+    lattice : isdp.lattice.IntegerLattice
+        Λ(A), the lattice the chains move on.
+    init : array_like of int or None
+        None (every chain at 0), one vector of shape (n,) for all chains, or one per chain, shape
+        (n_chains, n).
+    n_chains : int
+        The number of chains.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (n_chains, n), C-ordered, a fresh array the kernels may update in place.
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        If ``init`` has the wrong shape, a vector is not in Λ(A) (A u = 0 in integers), or ‖u‖₂²
+        exceeds the exact int64 range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.lattice import IntegerLattice
+    >>> from isdp.mcmc import starting_states
+    >>> lattice = IntegerLattice.from_constraints(np.ones((1, 3), dtype=np.int64))
+    >>> starting_states(lattice, None, 2).tolist(), starting_states(lattice, [1, -1, 0], 2).tolist()
+    ([[0, 0, 0], [0, 0, 0]], [[1, -1, 0], [1, -1, 0]])
+    >>> starting_states(lattice, [1, 0, 0], 2)
+    Traceback (most recent call last):
+    ...
+    isdp.errors.InvariantError: every initial state must be an integer vector in Λ(A) (A u = 0)
+    """
     if init is None:
         return np.zeros((n_chains, lattice.n), dtype=np.int64)
     init = np.asarray(init)
@@ -141,6 +178,22 @@ def starting_states(lattice: IntegerLattice, init, n_chains: int) -> np.ndarray:
         raise InvariantError(f"init: {err}") from None
     # C order whatever the caller's layout: the kernels are compiled (and cached) once per array layout
     return np.array(init, dtype=np.int64, order="C")
+
+
+def check_state(lattice, u, name: str) -> np.ndarray:
+    """``u`` as one int64 vector of ``lattice`` (n cells, integer, A u = 0, ‖u‖₂² within the exact
+    int64 range), or an InvariantError naming ``name`` and the problem."""
+    arr = np.asarray(u)
+    if arr.shape != (lattice.n,):
+        raise InvariantError(f"{name} must be one vector of {lattice.n} cells, got shape {arr.shape}")
+    if not lattice.contains(arr):
+        raise InvariantError(f"{name} must be an integer vector in Λ(A) (A u = 0), got {arr.tolist()!r}")
+    arr = np.array(arr, dtype=np.int64)
+    try:
+        squared_norm(arr)  # the kernels keep ‖u‖₂² as an exact int64
+    except ValueError as err:
+        raise InvariantError(f"{name}: {err}") from None
+    return arr
 
 
 def sample(
@@ -356,7 +409,7 @@ def tune_proposal(
     >>> chosen
     0.3
     """
-    import pandas as pd
+    import pandas as pd  # deferred: pandas costs 0.25 s at import, and only this table needs it
 
     grid = check_grid("grid", grid)
     n_chains = check_count("n_chains", n_chains, 1)

@@ -1,7 +1,25 @@
 """Release mode (`isdp release`): tables in, their invariants, the guarantee per person, the plan and the
 run, the exact audit, the statement and the three files, all or none (docs/release.md).
+
+Examples
+--------
+>>> from isdp.release import Request
+>>> Request(norm="l1", epsilon="1").check() is None  # the options are consistent
+True
 """
 
+from ._box_laws import (
+    Law,
+    aligned,
+    hockey_stick,
+    hockey_stick_divergence,
+    max_loss,
+    max_privacy_loss,
+    product,
+    pushforward,
+    total_variation,
+    truncation_slack,
+)
 from ._constraints import (
     COEFFICIENT_LIMIT,
     FAMILIES,
@@ -9,52 +27,25 @@ from ._constraints import (
     read_constraint_file,
 )
 from ._files import AUDIT_NOTE, write_release
-from ._privacy import (
-    LARGEST_GROUP,
-    PERSON_L1,
-    PERSON_L2,
-    PERSON_SHIFT,
-    TWO_PERSON_SHIFT,
-    Guarantee,
-    Neighbours,
-    SmallestChange,
-    gaussian_rho,
-    gaussian_sigma,
-    two_person_shift,
-    unit_epsilon,
-)
-from ._privacy_audit import (
-    Law,
-    chain_noise,
-    chain_noise_path,
-    exact_route_noise,
-    hockey_stick,
-    max_privacy_loss,
-    product,
-    pushforward,
-    total_variation,
-    truncation_slack,
-)
-from ._release import MAX_PAIRS, MECHANISMS, NORMS, Plan, Progress, Release, Request, dry_run, make_release
+from ._long_tables import LongTable, read_long_table
+from ._neighbours import LARGEST_GROUP, TWO_PERSON_SHIFT, Neighbours, SmallestChange, two_person_shift
+from ._plan import MECHANISMS, Plan, dry_run
+from ._privacy import PERSON_L1, PERSON_L2, PERSON_SHIFT, Guarantee, gaussian_rho, gaussian_sigma, unit_epsilon
+from ._privacy_audit import chain_noise, chain_noise_path, dg_box_tail, exact_route_noise
+from ._release import Progress, Release, make_release
+from ._request import MAX_PAIRS, NORMS, Request
 from ._statement import privacy_statement, route_record
-from ._tables import (
-    LongTable,
-    Table,
-    TableSet,
-    WideTable,
-    load_table,
-    read_long_table,
-    read_table_csv,
-    read_table_keys,
-    read_wide_table,
-)
+from ._tables import Table, TableSet, load_table, read_table_keys
+from ._wide_tables import WideTable, read_table_csv, read_wide_table
 
 __all__ = [
+    "aligned",
     "AUDIT_NOTE",
     "chain_noise",
     "chain_noise_path",
     "COEFFICIENT_LIMIT",
     "constraint_matrix",
+    "dg_box_tail",
     "dry_run",
     "exact_route_noise",
     "FAMILIES",
@@ -62,11 +53,13 @@ __all__ = [
     "gaussian_sigma",
     "Guarantee",
     "hockey_stick",
+    "hockey_stick_divergence",
     "LARGEST_GROUP",
     "Law",
     "load_table",
     "LongTable",
     "make_release",
+    "max_loss",
     "MAX_PAIRS",
     "max_privacy_loss",
     "MECHANISMS",

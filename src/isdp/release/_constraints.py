@@ -1,6 +1,6 @@
 """The invariants of a table: the matrix A whose rows are the totals a release keeps exactly, built
-from families of totals, ties between tables and constraint files, and the structure of A the
-samplers rely on (docs/release.md, "Options" and "Scale").
+from families of totals, ties between tables and constraint files (docs/release.md, "Options" and
+"Scale").
 
 :func:`constraint_matrix` builds A (sparse, int64, no repeated row, a label per row) for one
 :class:`~isdp.release.Table` or a :class:`~isdp.release.TableSet`; a request it cannot build is a
@@ -20,7 +20,8 @@ from scipy import sparse
 
 from ..errors import InfeasibleError, InputError, UsageError
 from ..lattice._invariants import as_sparse, row_values
-from ._tables import Table, TableSet, _integer
+from ._entries import _integer
+from ._tables import Table, TableSet
 
 #: the invariant families of ``--invariant`` besides ``by:NAME[,NAME…]``: the table's total, one
 #: total per row, per column, or both margins (a long table's first and second key columns)

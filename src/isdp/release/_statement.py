@@ -4,6 +4,10 @@ guarantee per person and the invariants (docs/release.md, "The statement").
 Everything in it is derived from the invariants A, the options, the labels and the invariants' values
 (which the release discloses anyway), never from anything else in the confidential table; the route's
 record carries no timing (a timing goes to the confidential audit record, :mod:`isdp.release`).
+
+It is written from the plan (:class:`~isdp.release.Plan`, which holds A, its labels and rules and the
+cells' labels) and what the draw gave, and reads neither the table nor the plan's module: the plan
+imports the statement, never the other way round.
 """
 
 from __future__ import annotations
@@ -13,20 +17,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import __version__
+from ..exact._lattice_gaussian import LatticeBlock
 from ..mcmc._double_geometric import dg_variance
-from ._constraints import constraint_matrix
-from ._tables import TableSet
 
 if TYPE_CHECKING:
-    from ..convergence._certification import Certificate
+    from ..convergence._certificate import Certificate
     from ..lattice._integer_lattice import IntegerLattice
     from ._privacy import Guarantee
-    from ._release import Plan
-    from ._tables import Table
 
 
-def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | None = None,
-                  certificate: Certificate | None = None, proposal_eps: float | None = None) -> dict:
+def route_record(plan, lattice: IntegerLattice | None = None, certificate: Certificate | None = None,
+                 proposal_eps: float | None = None) -> dict:
     r"""The route taken, for the statement: the exact routes' construction, or the chain's run and its certificate.
 
     Everything in it follows from the plan (the invariants and the options) and, for the chain,
@@ -35,10 +36,9 @@ def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | 
 
     Parameters
     ----------
-    plan : Plan
-        The plan of the release (:meth:`isdp.release.Plan.make`).
-    table : Table or TableSet
-        The table released (its cell labels name the solved cells).
+    plan : isdp.release.Plan
+        The plan of the release, with the table's labels (:meth:`isdp.release.Plan.of`; its cell
+        labels name the solved cells).
     lattice : isdp.lattice.IntegerLattice, optional
         The chain's lattice, with the basis it ran on (the chain route only).
     certificate : isdp.convergence.Certificate, optional
@@ -74,13 +74,13 @@ def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | 
     ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
     ...     table = load_table(path)
     >>> A, labels = constraint_matrix(table, ["total"])
-    >>> route = route_record(Plan.make(A, labels, Request(epsilon="1", free_cells=True)), table)
+    >>> route = route_record(Plan.of(table, A, labels, Request(epsilon="1", free_cells=True)))
     >>> route["name"], route["solved_cells"]
     ('free cells', ['Male|old'])
     >>> variance = route["noise_variance"]
     >>> round(variance["solved_cells"]["Male|old"] / variance["free_cell"], 6)
     3.0
-    >>> route_record(Plan.make(A, labels, Request(epsilon="1")), table)["sampler"][:60]
+    >>> route_record(Plan.of(table, A, labels, Request(epsilon="1")))["sampler"][:60]
     'exact rejection in integer arithmetic: free cells i.i.d. dou'
     """
     if plan.req.free_cells:
@@ -92,9 +92,9 @@ def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | 
                             "rejection. The free cells are the coordinates of the lattice of invariant-keeping "
                             "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
                             "person as the l1 route, with the noise not spread evenly"),
-                "solved_cells": [table.cell_labels[i] for i in solved],
+                "solved_cells": [plan.cell_labels[i] for i in solved],
                 "noise_variance": {"free_cell": dg_variance(float(plan.unit)),
-                                   "solved_cells": {table.cell_labels[i]: float(v[i]) for i in solved}}}
+                                   "solved_cells": {plan.cell_labels[i]: float(v[i]) for i in solved}}}
     if certificate is None:
         eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
         how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
@@ -110,8 +110,8 @@ def route_record(plan: Plan, table: Table | TableSet, lattice: IntegerLattice | 
             if klein:
                 return {"name": "exact", "sampler": _KLEIN + ("" if len(klein) == len(plan.exact.parts) else
                                                                f"; on the other blocks, {how}"),
-                        "blocks": klein, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
-        return {"name": "exact", "sampler": how, "solved_cells": [table.cell_labels[i] for i in plan.exact.solved]}
+                        "blocks": klein, "solved_cells": [plan.cell_labels[i] for i in plan.exact.solved]}
+        return {"name": "exact", "sampler": how, "solved_cells": [plan.cell_labels[i] for i in plan.exact.solved]}
     iterations = certificate.burn_in(floor=1)
     summary = certificate.summary(burn_in=iterations)
     summary.pop("certify_seconds")
@@ -134,11 +134,9 @@ _KLEIN = ("exact discrete Gaussian on the lattice of each block whose invariants
           "in double precision from sigma = 3 and below it where sigma is small against the lattice's spacing")
 
 
-def _klein_blocks(plan: Plan) -> list[dict]:
+def _klein_blocks(plan) -> list[dict]:
     """Per shape of the blocks Klein's sampler draws: the kind, the grid, how many, and a bound on each cell's
     variance (:meth:`isdp.exact.LatticeBlock.variances`)."""
-    from ..exact._lattice_gaussian import LatticeBlock
-
     shapes: dict[tuple, dict] = {}
     sigma2 = plan.unit * plan.unit
     for _, sub in plan.exact.parts:
@@ -158,34 +156,23 @@ RULE_MEANING = ("an invariant with a rule is the sum of the cells its label name
                 "table NAME; the others are stated with their coefficients by cell label")
 
 
-def _row_key(A, i: int) -> tuple[bytes, bytes]:
-    return A.indices[A.indptr[i]:A.indptr[i + 1]].tobytes(), A.data[A.indptr[i]:A.indptr[i + 1]].tobytes()
-
-
-def _invariants(plan: Plan, table: Table | TableSet, values: np.ndarray | None) -> list[dict]:
-    """Each invariant by label (and value): by its rule where ``--invariant``/``--tie`` made it, so the
-    statement grows with the invariants and not with the cells; else with its coefficients by cell label."""
-    req, A = plan.req, plan.A
-    ruled: dict[tuple[str, tuple[bytes, bytes]], str] = {}
-    sources = [((rule,), (), rule) for rule in req.rules] + [((), (tie,), f"tie {tie}") for tie in req.ties]
-    for families, ties, name in sources:  # each rule's own rows, rebuilt from the table's keys alone
-        R, labels = constraint_matrix(table, families, ties=ties)
-        for i, lab in enumerate(labels):
-            ruled.setdefault((lab, _row_key(R, i)), name)
+def _invariants(plan, values: np.ndarray | None) -> list[dict]:
+    """Each invariant by label (and value): by its rule where ``--invariant``/``--tie`` made it (the plan's
+    ``rules``), so the statement grows with the invariants and not with the cells; else with its coefficients
+    by cell label."""
+    A, cells = plan.A, plan.cell_labels
     out = []
-    for i, lab in enumerate(plan.labels):
-        rule = ruled.get((lab, _row_key(A, i)))
+    for i, (lab, rule) in enumerate(zip(plan.labels, plan.rules, strict=True)):
         entry: dict = {"label": lab, **({"rule": rule} if rule is not None else {"coefficients": {
-            table.cell_labels[j]: int(c) for j, c in zip(A.indices[A.indptr[i]:A.indptr[i + 1]],
-                                                          A.data[A.indptr[i]:A.indptr[i + 1]], strict=True)}})}
+            cells[j]: int(c) for j, c in zip(A.indices[A.indptr[i]:A.indptr[i + 1]],
+                                             A.data[A.indptr[i]:A.indptr[i + 1]], strict=True)}})}
         if values is not None:
             entry["value"] = int(values[i])
         out.append(entry)
     return out
 
 
-def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee, route: dict,
-                      invariant_values: np.ndarray | None) -> dict:
+def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values: np.ndarray | None) -> dict:
     r"""The publishable privacy statement of a release, from the plan, the labels and the invariants' values.
 
     Derived from A, the options, the labels and the invariants' values (disclosed by the release
@@ -195,10 +182,9 @@ def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee,
 
     Parameters
     ----------
-    plan : Plan
-        The plan of the release (:meth:`isdp.release.Plan.make`).
-    table : Table or TableSet
-        The table released: its cell labels, and for several tables their names.
+    plan : isdp.release.Plan
+        The plan of the release, with the table's labels (:meth:`isdp.release.Plan.of`): its cell
+        labels, each invariant's rule, and for several tables their names.
     guarantee : isdp.release.Guarantee
         The guarantee the release meets (:meth:`isdp.release.Plan.guarantee`).
     route : dict
@@ -243,9 +229,8 @@ def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee,
     ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
     ...     table = load_table(path)
     >>> A, labels = constraint_matrix(table, ["all-margins"])
-    >>> plan = Plan.make(A, labels, Request(epsilon="1"))
-    >>> statement = privacy_statement(plan, table, plan.guarantee(), route_record(plan, table),
-    ...                               np.array(row_values(plan.A, table.x)))
+    >>> plan = Plan.of(table, A, labels, Request(epsilon="1"))
+    >>> statement = privacy_statement(plan, plan.guarantee(), route_record(plan), np.array(row_values(plan.A, table.x)))
     >>> statement["publishable"], statement["requested"]["epsilon_per_person"], statement["invariants"][0]
     (True, '1', {'label': 'row Female', 'coefficients': {'Female|young': 1, 'Female|old': 1}, 'value': 8})
     >>> per_person, two = statement["guarantee"]["per_person"], statement["guarantee"]["two_persons"]
@@ -253,7 +238,7 @@ def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee,
     (1.0, False, 2.0, True)
     """
     req = plan.req
-    several = isinstance(table, TableSet)
+    several = bool(plan.tables)
     return {
         "isdp_privacy_statement": 1,
         "publishable": req.seed is None,
@@ -270,10 +255,10 @@ def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee,
             "table and added, removed, or moved between cells in every table at once (at most 2k per table in l1 "
             "and sqrt(2)·k in l2; only the tables in the norm count: a derived table's change follows from the "
             "others'); stated for k = 1 (per person) and k = 2"),
-        **({"tables": [{"name": name, "cells": len(t.keys), "in_norm": in_norm,
+        **({"tables": [{"name": name, "cells": cells, "in_norm": in_norm,
                         **({} if in_norm else {"derived": "its cells are determined by the other tables' through "
                                                "the invariants: its noise is theirs, summed"})}
-                       for name, t, in_norm in zip(table.names, table.tables, plan.tables_in_norm, strict=True)]}
+                       for (name, cells), in_norm in zip(plan.tables, plan.tables_in_norm, strict=True)]}
            if several else {}),
         "guarantee": guarantee.to_dict(plan.neighbours),
         "post_processing": (
@@ -282,8 +267,8 @@ def privacy_statement(plan: Plan, table: Table | TableSet, guarantee: Guarantee,
             "only, so the guarantee is unchanged" if req.nonnegative else None),
         **({"invariant_rules": {"families": list(req.rules), "ties": list(req.ties), "meaning": RULE_MEANING}}
            if req.rules or req.ties else {}),
-        "invariants": _invariants(plan, table, invariant_values),
-        "cells": {"count": len(table.cell_labels), "labels": "the released table's, in its order"},
+        "invariants": _invariants(plan, invariant_values),
+        "cells": {"count": len(plan.cell_labels), "labels": "the released table's, in its order"},
         "randomness": ("seeded: reproducible, NOT for publication" if req.seed is not None
                        else "operating-system entropy (Python secrets.SystemRandom)"),
         "seed": req.seed,

@@ -260,24 +260,6 @@ def test_check_release():
 # --------------------------------------------------------------------------- builders
 
 
-def test_constraint_builders():
-    table = np.arange(12).reshape(3, 4)
-    A = table_margins(3, 4)
-    np.testing.assert_array_equal(A @ table.ravel(), np.concatenate([table.sum(1), table.sum(0)]))
-    np.testing.assert_array_equal(sum_constraint(4), [[1, 1, 1, 1]])
-    V = venn_constraints(3, 2)
-    assert V.shape == (3, 14) and set(np.unique(V)) == {0, 1}
-    # regions in order {1},{2},{3},{1,2},{1,3},{2,3},{1,2,3}, two records each
-    regions = [{0}, {1}, {2}, {0, 1}, {0, 2}, {1, 2}, {0, 1, 2}]
-    for r, members in enumerate(regions):
-        for col in (2 * r, 2 * r + 1):
-            assert set(np.flatnonzero(V[:, col])) == members
-    # every intersection of constraints is non-empty
-    for i, j in itertools.combinations(range(3), 2):
-        assert np.any(V[i] & V[j])
-    assert np.any(V[0] & V[1] & V[2])
-
-
 def test_check_release_rejects_invariants_of_the_wrong_length():
     A = np.array([[1, 0], [0, 1]])
     with pytest.raises(InvariantError):

@@ -6,6 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import ALPHA, Z_TOL, chisquare_gof, chisquare_gof_integers, rows_to_categories
+from mcmc_support import (
+    coupled_ig_rvs,
+    coupled_iterations,
+    discrete_gaussian_rvs,
+    inverse_gaussian_rvs,
+    single_iterations,
+)
 from scipy import integrate, stats
 
 from isdp.convergence import certify_augmented
@@ -13,13 +20,6 @@ from isdp.errors import InvariantError
 from isdp.exact import enumerate_target
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, table_margins
 from isdp.mcmc import augmented_meeting_times, augmented_sample
-from isdp.mcmc._augmented import (
-    coupled_ig_rvs,
-    coupled_iterations,
-    discrete_gaussian_rvs,
-    inverse_gaussian_rvs,
-    single_iterations,
-)
 
 N_DRAWS = 40_000
 

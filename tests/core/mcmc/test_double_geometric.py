@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import ALPHA, Z_TOL, chisquare_gof_integers, iid_se
-from scipy import stats
+from mcmc_support import dg_rvs_compiled
 
-from isdp._rng import dg_table
 from isdp.mcmc import dg_cdf, dg_logpmf, dg_pmf, dg_rvs, maximal_coupling_rvs
-from isdp.mcmc._double_geometric import dg_rvs_compiled, dg_tv_shift, dg_variance
+from isdp.mcmc._double_geometric import dg_tv_shift, dg_variance
 
 A_VALUES = [0.2, 0.6, 0.92]
 N_DRAWS = 60_000
@@ -96,46 +95,6 @@ def test_samplers_follow_dg_pmf(sampler, a):
     # variance within Monte Carlo error (SE of the mean of K^2 from the draws themselves)
     sq = draws.astype(float) ** 2
     assert abs(sq.mean() - dg_variance(_eps(a))) < Z_TOL * iid_se(sq)
-
-
-def test_compiled_sampler_is_seeded():
-    a = 0.7
-    np.testing.assert_array_equal(dg_rvs_compiled(_eps(a), 1000, 5), dg_rvs_compiled(_eps(a), 1000, 5))
-    assert not np.array_equal(dg_rvs_compiled(_eps(a), 1000, 5), dg_rvs_compiled(_eps(a), 1000, 6))
-
-
-@pytest.mark.parametrize("a", [0.6, 0.92, float(np.exp(-0.05))])
-@pytest.mark.parametrize("max_table_bits", [2, 11], ids=["tail-heavy", "default"])
-def test_alias_table_sampler_against_scipy_dlaplace(a, max_table_bits):
-    """The compiled alias-table sampler, including its inversion fallback beyond the table."""
-    draws = dg_rvs_compiled(_eps(a), 200_000, seed=20240611, max_table_bits=max_table_bits)
-    eps = -np.log(a)
-    ks = np.arange(*stats.dlaplace.interval(1 - 1e-12, eps)).astype(np.int64)
-    p = chisquare_gof_integers(draws, ks, stats.dlaplace.pmf(ks, eps))
-    assert p > ALPHA, f"chi-square p = {p:.2e}"
-    keep, alias, shift, log_a = dg_table(_eps(a), max_table_bits)
-    tail = keep.size - 1
-    beyond = np.abs(draws) > tail  # reachable only through the fallback
-    assert beyond.any() or max_table_bits == 11
-    expected = stats.dlaplace.sf(tail, eps) * 2  # P(|K| > M + 1), M + 1 = tail entry
-    assert abs(beyond.mean() - expected) < Z_TOL * np.sqrt(expected * (1 - expected) / draws.size) + 1e-12
-
-
-@pytest.mark.parametrize("a", [1e-9, 0.3, 0.9, 0.9999])
-def test_alias_table_encodes_the_magnitude_law(a):
-    """Reading the table back (keep mass + mass aliased in) gives P(|K| = m) and the tail mass."""
-    keep, alias, shift, log_a = dg_table(_eps(a))
-    size = keep.size
-    assert size & (size - 1) == 0 and int(shift) == 64 - size.bit_length() + 1
-    assert log_a == pytest.approx(np.log(a), rel=1e-12, abs=1e-15)
-    capacity = 2**52
-    mass = keep.astype(float) / capacity
-    np.add.at(mass, alias, (capacity - keep.astype(float)) / capacity)
-    mass /= size
-    m = np.arange(size - 1)
-    law = np.where(m == 0, (1 - a) / (1 + a), 2 * (1 - a) / (1 + a) * a**m)
-    np.testing.assert_allclose(mass[:-1], law, rtol=1e-12, atol=1e-15)
-    assert mass[-1] == pytest.approx(2 * a ** (size - 1) / (1 + a), rel=1e-9, abs=1e-15)
 
 
 # --------------------------------------------------------------------------- maximal coupling

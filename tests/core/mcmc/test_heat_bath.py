@@ -14,7 +14,7 @@ from numba import njit
 from scipy import stats
 
 from isdp.convergence import certify_heat_bath
-from isdp.convergence._certification import pairs_needed
+from isdp.convergence._certificate import pairs_needed
 from isdp.errors import CertificationError, InvariantError
 from isdp.exact import sample_sum_constraint_l1
 from isdp.mcmc import heat_bath_meeting_times, heat_bath_sweeps

@@ -16,7 +16,7 @@ from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
 from isdp.lattice import IntegerLattice, generalized_laplace
 from isdp.mcmc import mis_sample, sample
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 # A small instance: total and the first two cells' sum invariant, cells >= 0.
 # I^c = {0, 2}: A[:, I^c] = [[1, 1], [1, 0]] has determinant -1 (unimodular).

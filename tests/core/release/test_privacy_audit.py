@@ -1,30 +1,23 @@
-"""Tests of :mod:`isdp.release`: the hockey-stick divergence is the largest set difference P(B) − e^ε Q(B) over
-the sets B (and 0 between a law and itself at ε = 0)."""
+"""The exact laws of the routes' noise on a box (``isdp.release._privacy_audit``): the chain's law at each t
+is the one-step computation's, and it approaches the target in total variation."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from isdp.release import Law
-from isdp.release._privacy_audit import aligned, hockey_stick_divergence
-
-
-def test_hockey_stick_is_the_largest_set_difference():
-    p, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5])
-    best = max(p[list(b)].sum() - np.e * q[list(b)].sum() for b in ([0], [1], [0, 1], [2], [0, 2]))
-    assert hockey_stick_divergence(p, q, 1.0) == pytest.approx(max(best, 0.0))
-    assert hockey_stick_divergence(p, p, 0.0) == 0.0
+from isdp.exact import enumerate_target
+from isdp.lattice import IntegerLattice, generalized_laplace, with_mixing_basis
+from isdp.release import Law, chain_noise, chain_noise_path, total_variation
 
 
-def test_aligned_adds_up_each_laws_mass_on_the_union_of_points():
-    rng = np.random.default_rng(5)
-    for _ in range(50):
-        k, d = rng.integers(1, 40, size=2), int(rng.integers(1, 4))
-        laws = [Law(rng.integers(-2, 3, size=(n, d)), rng.random(n), 0.0) for n in k]
-        a, b = aligned(*laws)
-        # the union's points in lexicographic order, each law's probabilities summed on them
-        union = sorted({tuple(row) for law in laws for row in law.points.tolist()})
-        rows = [list(zip(map(tuple, law.points.tolist()), law.probs, strict=True)) for law in laws]
-        want = [[sum(pr for row, pr in pairs if row == pt) for pt in union] for pairs in rows]
-        assert np.allclose(a, want[0], rtol=0, atol=1e-12) and np.allclose(b, want[1], rtol=0, atol=1e-12)
+def test_chain_noise_path_is_chain_noise_at_each_t_and_its_tv_shrinks():
+    lattice = with_mixing_basis(IntegerLattice.from_constraints(np.ones((1, 3), dtype=np.int64)))
+    target = generalized_laplace(1.0)
+    path = chain_noise_path(lattice, target, 1.0, [4, 1, 8], radius=15)
+    one = chain_noise(lattice, target, 1.0, 4, radius=15)
+    np.testing.assert_array_equal(path[0].probs, one.probs)
+    points, probs, _ = enumerate_target(lattice, target, 15)
+    pi = Law(np.asarray(points, dtype=np.int64), probs, 0.0)
+    tv = [total_variation(path[i], pi) for i in (1, 0, 2)]  # t = 1, 4, 8
+    assert tv[0] > tv[1] > tv[2] > 0
+    assert total_variation(pi, pi) == 0.0

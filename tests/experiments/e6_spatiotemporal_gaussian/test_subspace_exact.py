@@ -25,8 +25,7 @@ def test_truncated_geometric_law_is_the_clamped_double_geometric():
 
 def test_subspaces_neighbours_and_fast_divergences_are_what_the_rows_say():
     from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
-    from isdp.release import hockey_stick, max_privacy_loss
-    from isdp.release._privacy_audit import hockey_stick_divergence
+    from isdp.release import hockey_stick, hockey_stick_divergence, max_privacy_loss
 
     S = se.SUBSPACES
     assert not (se.C_ODD @ S["N(C)"]).any() and not (se.C_TOTAL @ S["N(1ᵀ)"]).any()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from isdp.convergence._diagnostics import two_sample_chi2
-from isdp.exact._exact_laws import sample_conditioned_dg
+from isdp.convergence import two_sample_chi2
+from isdp.exact import sample_conditioned_dg
 from isdp.lattice import IntegerLattice, generalized_laplace, table_margins
 from isdp.mcmc import sample
 

@@ -24,8 +24,13 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 import pandas as pd
 
-from isdp.convergence import Certificate, certify_heat_bath, convergence_table, summarize_convergence
-from isdp.convergence._diagnostics import two_sample_chi2
+from isdp.convergence import (
+    Certificate,
+    certify_heat_bath,
+    convergence_table,
+    summarize_convergence,
+    two_sample_chi2,
+)
 from isdp.errors import CertificationError
 from isdp.experiments.nhgis.counties import state_counties
 from isdp.experiments.unbiasedness import unbiasedness_table
@@ -246,7 +251,7 @@ def _certified_burn_in(smith: IntegerLattice, settings: StateSettings, *, seed: 
 
     :func:`isdp.convergence.certify_heat_bath` couples ``settings.certificate.pairs`` pairs of that kernel, each
     started at a fresh draw of the over-dispersed law against an exact draw from π, for at most
-    ``max_iter`` sweeps. Raises :class:`isdp.convergence.CertificationError` naming ``label`` when it certifies nothing.
+    ``max_iter`` sweeps. Raises :class:`isdp.errors.CertificationError` naming ``label`` when it certifies nothing.
     """
     cfg = settings.certificate
     start_seed = derive_seed(seed, "certificate starts")

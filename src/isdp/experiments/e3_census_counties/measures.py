@@ -132,7 +132,7 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
     comparison of MCMC and exact draws is ISDP-E3-exact-sampler's, not this row's.
     """
     from isdp.convergence import ess as arviz_ess
-    from isdp.exact._exact_laws import sum_constraint_l1_marginal
+    from isdp.exact import sum_constraint_l1_marginal
 
     eps = float(run.config["e3"]["eps"])
     k = np.arange(-band, band + 1)
@@ -281,7 +281,7 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
 def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:
     """Exact bias E[max(x + u, 0)] − x = Σ_{k < −x} (−x − k) P(u = k) of clamping a county's noisy count at 0, and
     the SD of u, where u is one county's ℓ1 generalized Laplace noise under its state's total (n counties)."""
-    from isdp.exact._exact_laws import sum_constraint_l1_marginal
+    from isdp.exact import sum_constraint_l1_marginal
 
     reach = int(np.ceil(45 / eps))  # the law's mass beyond ±reach is below e^-45 times a modest factor
     k = np.arange(-x - reach, reach + 1)
@@ -364,7 +364,7 @@ def _state_sizes(run: Run):
 
 def _dg_total_kept(n: int, eps: float) -> float:
     """P(Σ u = 0) for n i.i.d. double geometric DG(ε) noises: the sum constraint's acceptance times P(u = 0)."""
-    from isdp.exact._exact_laws import sum_constraint_acceptance
+    from isdp.exact import sum_constraint_acceptance
 
     a = np.exp(-eps)
     return sum_constraint_acceptance(n, eps) * (1 - a) / (1 + a)
@@ -380,7 +380,7 @@ def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None)
     (the one with the fewest counties). The i.i.d. double geometric's is beside it."""
     from isdp.experiments.e8_privacy_accounting.zcdp_audit import discrete_gaussian_pmf
     from isdp.experiments.lattice_study.theory import iid_invariant_probability
-    from isdp.mcmc._double_geometric import dg_variance
+    from isdp.mcmc import dg_variance
 
     eps = float(run.config["e3"]["eps"])
     sigma = float(np.sqrt(dg_variance(eps))) if sigma is None else float(sigma)
@@ -478,7 +478,7 @@ def das_logical_relationships(run: Run, paper) -> Measurement:
 def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: float) -> Measurement:
     """Subspace DP §1: the exact probability that i.i.d. double geometric noise DG(ε/``sensitivity``) on a state's
     county counts keeps the state total, P(Σ u = 0)
-    (:func:`isdp.exact._exact_laws.sum_constraint_acceptance` times P(u = 0)),
+    (:func:`isdp.exact.sum_constraint_acceptance` times P(u = 0)),
     for every state (and Puerto Rico) of the committed county file with at least 2 counties; the value is the
     largest (at the fewest counties)."""
     sizes = _state_sizes(run)
@@ -569,11 +569,11 @@ def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement
 def negative_count_bound(x, n: int, eps: float) -> np.ndarray:
     """Upper bounds on P(x + u < 0) for counts ``x`` of one state, u one county's ℓ1 generalized Laplace noise under
     the state's total (n ≥ 2 counties), free of FFT rounding in the tail: P(u = k) = DG(k) P(S_{n−1} = −k) /
-    P(S_n = 0) (the marginal of :func:`isdp.exact._exact_laws.sum_constraint_l1_marginal`) and the sum
+    P(S_n = 0) (the marginal of :func:`isdp.exact.sum_constraint_l1_marginal`) and the sum
     S_{n−1} of i.i.d. DG is
     symmetric and log-concave, so P(S_{n−1} = −k) ≤ P(S_{n−1} = 0); the DG tail P(DG ≤ −x − 1) is
     a^{x+1}/(1 + a), a = e^{−ε}."""
-    from isdp.exact._exact_laws import sum_constraint_acceptance
+    from isdp.exact import sum_constraint_acceptance
 
     a = np.exp(-eps)
     ratio = sum_constraint_acceptance(n - 1, eps) / sum_constraint_acceptance(n, eps)
@@ -592,7 +592,7 @@ def no_truncation_probability(run: Run, paper, *, releases: int, eps: float | No
     or ``eps``), bounded below by a union bound over each state's counties with :func:`negative_count_bound`
     (states are released independently). The upper bound from each state's smallest county alone, with its exact
     marginal, is shown beside it, and the lower bound over every state-level area of the county file."""
-    from isdp.exact._exact_laws import sum_constraint_l1_marginal
+    from isdp.exact import sum_constraint_l1_marginal
 
     eps = float(run.config["e3"]["eps"]) if eps is None else float(eps)
     c = _counties(run)

@@ -450,7 +450,7 @@ def state_overview(counties: pd.DataFrame, regressions: pd.DataFrame, noise: pd.
 
 
 def check_guarantees(state: str, metrics: pd.DataFrame) -> None:
-    """Raise :class:`isdp.lattice.InvariantError` when a mechanism of ``metrics`` (a
+    """Raise :class:`isdp.errors.InvariantError` when a mechanism of ``metrics`` (a
     :func:`metrics_table`) breaks what it guarantees by construction: the state total (exactly for
     integer methods, to :data:`REAL_TOL` for real ones) and, for integer methods, integer values."""
     from isdp.errors import InvariantError

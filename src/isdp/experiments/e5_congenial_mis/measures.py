@@ -279,7 +279,7 @@ def trace_cells_in_index_set(run: Run, paper, *, cells) -> Measurement:
 def raw_dg_violations(run: Run, paper, *, event: str) -> Measurement:
     """Exact probabilities of the raw DG release x* + U (U i.i.d. DG(ε) per cell, E5's ε) at the confidential
     table: ``total_kept`` = P(Σ U = 0), ``negative_cell`` = P(some x*_i + U_i < 0) = 1 − Π_i P(U_i ≥ −x*_i)."""
-    from isdp.exact._exact_laws import sum_constraint_acceptance
+    from isdp.exact import sum_constraint_acceptance
     from isdp.mcmc import dg_cdf, dg_pmf
 
     x, eps = _problem(run).x, float(run.config["e5"]["eps"])
@@ -305,7 +305,7 @@ def mis_against_exact(run: Run, paper, *, tables: int, exact_draws: int, cells, 
     cells (0-based) and the L1 distance to the table, binned at the pooled sample's quantiles. The exact
     sampler needs thousands of proposals per draw (2–5 ms), so ``tables`` × ``exact_draws`` sets the cost; the
     seed is derived from the run's base seed, so stability reruns draw afresh."""
-    from isdp.convergence._diagnostics import two_sample_chi2
+    from isdp.convergence import two_sample_chi2
     from isdp.mcmc import derive_seed, mis_exact_sample
 
     p = _problem(run)

@@ -15,7 +15,6 @@ from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
 from isdp.experiments.problems import Problem, index_set_from_complement
 from isdp.lattice import check_release
 from isdp.mcmc import dg_rvs, mis_exact_sample, mis_sample
-from isdp.mcmc._mis import release_distances
 
 TRACE_CELLS = (1, 0)
 """The cells of the Fig 3 traces: the paper's cells 2 and 1 (0-based), the first in I, the second not."""
@@ -76,7 +75,7 @@ def certify_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, certi
                    label: str) -> Certificate:
     """:func:`isdp.convergence.certify_mis` of the MIS chains of :func:`run_mis` from their start, the confidential
     ``x``, against exact draws of the target; ``certificate`` is the config block (``pairs``,
-    ``threshold``, ``max_iter``). Raises :class:`isdp.convergence.CertificationError` naming ``label`` when it
+    ``threshold``, ``max_iter``). Raises :class:`isdp.errors.CertificationError` naming ``label`` when it
     certifies nothing."""
     d = len(x)
     cert = certify_mis(A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set,
@@ -209,6 +208,12 @@ def check_converged(k: int, conv: Mapping, r_hat_max: float) -> None:
         raise RuntimeError(f"E5 Fig 1, table {k}: MIS chains not converged (max R-hat {conv['max_r_hat']:.4f} >= "
                            f"e5.simulation.mis.r_hat_max = {r_hat_max}); raise burn_in, draws_per_chain "
                            "or thin")
+
+
+def release_distances(releases, x) -> tuple[np.ndarray, np.ndarray]:
+    """FODS-20 (3.1): L1 and L2 distances of each release (…, d) from the confidential ``x``."""
+    diff = np.asarray(releases, dtype=float) - np.asarray(x, dtype=float)
+    return np.abs(diff).sum(axis=-1), np.sqrt((diff**2).sum(axis=-1))
 
 
 def distance_rows(k: int, methods: Sequence[str], releases: Sequence[np.ndarray], x: np.ndarray) -> list[dict]:

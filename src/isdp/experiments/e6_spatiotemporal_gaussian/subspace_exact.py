@@ -25,8 +25,7 @@ from functools import lru_cache
 import numpy as np
 
 from isdp.mcmc import dg_cdf, dg_pmf
-from isdp.release import Law
-from isdp.release._privacy_audit import hockey_stick_divergence
+from isdp.release import Law, hockey_stick_divergence
 
 RECORDS = 3  # Example 2.4's database size
 SENSITIVITY = 2  # Δ₁(hist) under bounded neighbours

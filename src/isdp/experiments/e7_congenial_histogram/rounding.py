@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from isdp.mcmc import dg_cdf, dg_logpmf, dg_pmf
-from isdp.release._privacy_audit import hockey_stick_divergence
+from isdp.release import hockey_stick_divergence
 
 
 def _ceil_div(sums: np.ndarray, group: int) -> np.ndarray:
@@ -73,7 +73,7 @@ def projected_rounding_pmf(total: int, eps: float, group: int, s_star: Sequence[
 def rounding_postprocessing_slack(n: int, group: int, block: Sequence[int], eps: float, *,
                                   confidential_total: int | None = None) -> dict:
     """(4.4) on Example 5.2's query, exactly: the largest δ
-    (:func:`isdp.release._privacy_audit.hockey_stick_divergence`)
+    (:func:`isdp.release.hockey_stick_divergence`)
     of ``f(M(x); S*(x))`` over §1.3 neighbours (one record changed: Σx and Σx ± 1, both in [0, n]), split into
     pairs in the same invariant level set (:func:`invariant_block`; S*(x) = S*(x′)) and pairs across two; M*'s δ
     across as well.

@@ -19,8 +19,7 @@ from isdp.experiments.e7_congenial_histogram import noise_laws as nl
 from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
 from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
 from isdp.experiments.e7_congenial_histogram import releases as rel
-from isdp.mcmc import derive_seed
-from isdp.mcmc._double_geometric import dg_variance
+from isdp.mcmc import derive_seed, dg_variance
 
 
 def settings(betas: Sequence[float]) -> list[tuple[str, float | None]]:

@@ -9,8 +9,7 @@ import itertools
 
 import numpy as np
 
-from isdp.release import Law
-from isdp.release._privacy_audit import aligned
+from isdp.release import Law, aligned
 
 
 def product_ratio_arrays(pairs):

@@ -138,9 +138,9 @@ def _chain(lattice, target, proposal_eps: float) -> dict:
 
 
 def certificate(job: Job) -> None:
-    """The certificate of one target's chain (:func:`isdp.convergence._certification.certify_searching_lag`:
+    """The certificate of one target's chain (:func:`isdp.convergence._certify.certify_searching_lag`:
     ``coupling.certificate_pairs`` pairs from u = 0, where the chains start; docs/method.md §4).
-    Fails (:class:`isdp.convergence.CertificationError`) when the chain cannot be certified.
+    Fails (:class:`isdp.errors.CertificationError`) when the chain cannot be certified.
 
     Params: ``eps``, ``target`` (``proposal_eps``), ``coupling`` (``certificate_pairs``,
     ``tv_threshold``, ``max_iter``), ``seed``; wildcard ``norm``; input ``problem``; output
@@ -151,7 +151,7 @@ def certificate(job: Job) -> None:
     """
     import numpy as np
 
-    from isdp.convergence._certification import certify_searching_lag
+    from isdp.convergence import certify_searching_lag
 
     problem = Problem.from_json(job.input.problem)
     coupling = job.params.coupling

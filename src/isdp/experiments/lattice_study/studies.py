@@ -12,14 +12,13 @@ import pandas as pd
 from isdp.convergence import certify, convergence_table, summarize_convergence
 from isdp.errors import CertificationError
 from isdp.lattice import IntegerLattice, Target, check_release
-from isdp.mcmc import convergence_iteration, derive_seed, sample, tv_upper_bound
-from isdp.mcmc._coupling import tv_bound_terms
+from isdp.mcmc import convergence_iteration, derive_seed, sample, tv_bound_terms, tv_upper_bound
 
 
 def coupling_study(lattice: IntegerLattice, target: Target, *, lags, n_pairs: int, proposal_eps: float,
                    seed: int, max_iter: int) -> pd.DataFrame:
     """Meeting times for each lag (:func:`isdp.convergence.certify` from u = 0, where the chains start): one row
-    per (lag, pair). Fails (:class:`isdp.convergence.CertificationError`) if any pair did not meet."""
+    per (lag, pair). Fails (:class:`isdp.errors.CertificationError`) if any pair did not meet."""
     frames = []
     for lag in lags:
         cert = certify(lattice, target, proposal_eps=proposal_eps, start=None, lag=int(lag), n_pairs=n_pairs,

@@ -49,12 +49,12 @@ def kernel_index(A, B) -> int:
 
 def ball_counts(A, radii, norm: str) -> np.ndarray:
     """The number of points u of Λ(A) with ‖u‖ ≤ r (``norm`` "l1" or "l2"), for each r of ``radii``, enumerated
-    over the free cells of :class:`isdp.exact.ExactL1Sampler` (the lattice's coordinates): |u_free|_∞ ≤ ‖u‖
+    over the free cells of :class:`isdp.exact.IntegerL1Sampler` (the lattice's coordinates): |u_free|_∞ ≤ ‖u‖
     in both norms, so the box of the largest radius holds every ball. One value of the first free cell at a
     time keeps memory small."""
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
 
-    sampler = ExactL1Sampler.build(np.asarray(A, dtype=np.int64))
+    sampler = IntegerL1Sampler.build(np.asarray(A, dtype=np.int64))
     top, k = int(np.floor(max(radii))), len(sampler.free)
     rest = np.array(list(itertools.product(range(-top, top + 1), repeat=k - 1)), dtype=np.int64).reshape(-1, k - 1)
     size = (lambda u: np.abs(u).sum(axis=-1)) if norm == "l1" else (lambda u: (u * u).sum(axis=-1))

@@ -74,7 +74,7 @@ def test_the_lag_estimate_bounds_the_exact_tv_and_meeting_times_recorded_a_lag_e
         mt = real(*args, **kwargs)
         return isdp.mcmc.MeetingTimes(tau=mt.tau - mt.lag, met=mt.met, lag=mt.lag, seconds=mt.seconds)
 
-    monkeypatch.setattr(isdp.mcmc._coupling, "meeting_times", early)
+    monkeypatch.setattr(isdp.mcmc, "meeting_times", early)
     # such meeting times (some at or below their lag) are no coupling's: refused, never judged (issue 64)
     with pytest.raises(ValueError, match="is impossible at lag"):
         coupling_bounds.tv_bound_valid(Run(".", {}), c["paper_value"], **c["args"])
@@ -103,7 +103,7 @@ def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(m
     def sharp(tau, lag, t):  # one Bernoulli(TV(t)) term per pair: an unbiased estimate of the exact TV itself
         return (rng.random((len(tau), len(t))) < tv[None, :]).astype(float)
 
-    monkeypatch.setattr(isdp.mcmc._coupling, "tv_bound_terms", sharp)
+    monkeypatch.setattr(isdp.mcmc, "tv_bound_terms", sharp)
     m = coupling_bounds.tv_bound_not_sharp(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "differs" and abs(m.value) < 3.43
 

@@ -21,8 +21,7 @@ from isdp.experiments.e7_congenial_histogram import neighbours as nbr
 from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
 from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
 from isdp.experiments.e7_congenial_histogram import releases as rel
-from isdp.mcmc import dg_cdf
-from isdp.mcmc._double_geometric import dg_variance
+from isdp.mcmc import dg_cdf, dg_variance
 
 
 def dg_quantile_exact(run: Run, paper) -> Measurement:

@@ -199,7 +199,7 @@ def random_record_delta(run: Run, paper, *, release_probability: float, people: 
     every pair of neighbouring binary datasets (one record changed) of each size in ``records``, at each ε in
     ``eps``, against ``release_probability`` / n (equal within 1e-9, relative); then that δ at ``people``
     records."""
-    from isdp.release._privacy_audit import hockey_stick_divergence
+    from isdp.release import hockey_stick_divergence
 
     def law(data):  # outputs: nothing, then (i, v) for every index i and value v
         out = np.zeros(1 + 2 * len(data))

@@ -22,13 +22,13 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     and ε₁. The value is the largest ratio."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.release import exact_route_noise, max_privacy_loss, product, pushforward
 
     A, x, v = np.ones((1, 2), dtype=np.int64), np.array([1, 2]), np.array([1, -1])
     d = float(np.abs(v).sum())
     e1, e2 = (Fraction(str(e)) for e in eps)
-    sampler = ExactL1Sampler.build(A)
+    sampler = IntegerL1Sampler.build(A)
     n1, n2 = (exact_route_noise(sampler, e, radius) for e in (e1, e2))
     pairs = {"both releases": (product(n1.shifted(x), n2.shifted(x)), product(n1.shifted(x + v), n2.shifted(x + v)),
                                float(e1 + e2)),
@@ -58,17 +58,16 @@ def composition_relations(
     largest over the grid."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.experiments.lattice_study.dp_audits import product_ratio_arrays
-    from isdp.release import exact_route_noise, max_privacy_loss
-    from isdp.release._privacy_audit import aligned, hockey_stick_divergence, max_loss
+    from isdp.release import aligned, exact_route_noise, hockey_stick_divergence, max_loss, max_privacy_loss
 
     combine = {"sum": lambda a, b: a + b, "max": max}[rule]
     x, v = np.array([2, 1, 3]), np.array([1, -1, 1])
     d = float(np.abs(v).sum())
     laws = []
     for A, scale in zip((np.array([[1, 1, 0]]), np.array([[0, 1, 1]])), scales, strict=True):
-        sampler, s = ExactL1Sampler.build(A), Fraction(str(scale))
+        sampler, s = IntegerL1Sampler.build(A), Fraction(str(scale))
         law = (
             exact_route_noise(sampler, s, radius)
             if route == "l1"
@@ -117,15 +116,14 @@ def post_processing_randomized(
     δ_post(ε′) − δ(ε′) over the maps and ``eps_grid``, less the truncation slack."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.experiments.lattice_study.dp_audits import add_noise, compact, randomized_map
     from isdp.mcmc import dg_pmf
-    from isdp.release import exact_route_noise, truncation_slack
-    from isdp.release._privacy_audit import aligned, hockey_stick_divergence
+    from isdp.release import aligned, exact_route_noise, hockey_stick_divergence, truncation_slack
 
     sig = Fraction(str(sigma))
     A, x, v = (np.asarray(c) for c in _neighbour_cases()["a total of 3 cells, one person moves"])
-    law = exact_route_noise(ExactL1Sampler.build(A), 1 / sig, radius, sigma=sig)
+    law = exact_route_noise(IntegerL1Sampler.build(A), 1 / sig, radius, sigma=sig)
     support = np.arange(-40, 41)
     noise = dg_pmf(support, 1.0)
 

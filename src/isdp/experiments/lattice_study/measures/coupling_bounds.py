@@ -26,10 +26,10 @@ def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pai
     Φ̄((TV − estimate)/SE): small when the estimate falls below the exact TV beyond its Monte Carlo error."""
     from scipy.stats import norm as normal
 
+    from isdp import mcmc
     from isdp.exact import exact_tv_curve
     from isdp.experiments.lattice_study.studies import tv_curves
     from isdp.lattice import generalized_laplace
-    from isdp.mcmc import _coupling as coupling
 
     ts = np.asarray(iterations, dtype=np.int64)
     pvalues, parts = [], []
@@ -40,8 +40,8 @@ def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pai
         exact = 2 * box - upper  # the true TV is at least tv_box less what the box lost (upper − box)
         check = exact >= resolvable
         for lag in lags:
-            mt = coupling.meeting_times(lattice, target, lag=int(lag), n_pairs=n_pairs,
-                                        proposal_eps=case["proposal_eps"], seed=seed + 1000 * i + int(lag))
+            mt = mcmc.meeting_times(lattice, target, lag=int(lag), n_pairs=n_pairs,
+                                    proposal_eps=case["proposal_eps"], seed=seed + 1000 * i + int(lag))
             curve = tv_curves(pd.DataFrame({"lag": lag, "tau": mt.tau}), t_max=int(ts.max()))
             est, se = curve["tv_bound"].to_numpy()[ts], curve["se"].to_numpy()[ts]
             gap = exact[check] - est[check]
@@ -64,9 +64,9 @@ def tv_bound_not_sharp(run: Run, paper, *, case: dict, lags: list[int], n_pairs:
     chain started at u = 0 is known (:func:`isdp.exact.exact_tv_curve`, its upper end, so truncation can only
     shrink the gap), ``n_pairs`` coupled pairs per lag: each pair's bound minus the exact TV, averaged over
     ``iterations``. The value is the smallest z-score of the mean gap over the lags (SE from the pairs)."""
+    from isdp import mcmc
     from isdp.exact import exact_tv_curve
     from isdp.lattice import generalized_laplace
-    from isdp.mcmc import _coupling as coupling
 
     lat, target = _small_lattice(case["lattice"]), generalized_laplace(case["eps"], case["norm"])
     ts = np.asarray(iterations, dtype=np.int64)
@@ -74,9 +74,9 @@ def tv_bound_not_sharp(run: Run, paper, *, case: dict, lags: list[int], n_pairs:
                            [1.0], ts)
     zs, parts = [], []
     for lag in lags:
-        tau = coupling.meeting_times(lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=case["proposal_eps"],
-                                     seed=seed + int(lag)).tau
-        terms = coupling.tv_bound_terms(tau, lag, ts)
+        tau = mcmc.meeting_times(lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=case["proposal_eps"],
+                                 seed=seed + int(lag)).tau
+        terms = mcmc.tv_bound_terms(tau, lag, ts)
         gap = (terms - tv[None, :]).mean(axis=1)
         zs.append(gap.mean() / (gap.std(ddof=1) / np.sqrt(gap.size)))
         worst = int(np.argmax(terms.mean(axis=0) - tv))
@@ -98,16 +98,16 @@ def lag_tradeoff(run: Run, paper, *, lattice: str, norm: str, eps: float, propos
     (per pair, so its SE comes from the pairs) and the cost, the iterations a pair runs (τ for X, τ − L for Y). The
     value is the smallest z-score over the successive steps of both: bound(L) − bound(L') and cost(L') − cost(L)
     for each consecutive L < L', each over its standard error."""
+    from isdp import mcmc
     from isdp.lattice import generalized_laplace
-    from isdp.mcmc import _coupling as coupling
 
     lat, target = _small_lattice(lattice), generalized_laplace(eps, norm)
     ts = np.asarray(iterations, dtype=np.int64)
     per_pair = {}
     for lag in lags:
-        tau = coupling.meeting_times(lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=proposal_eps,
-                                     seed=seed + int(lag)).tau
-        per_pair[lag] = (coupling.tv_bound_terms(tau, lag, ts).mean(axis=1), 2 * tau - lag)
+        tau = mcmc.meeting_times(lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=proposal_eps,
+                                 seed=seed + int(lag)).tau
+        per_pair[lag] = (mcmc.tv_bound_terms(tau, lag, ts).mean(axis=1), 2 * tau - lag)
 
     def z(a, b):  # mean(a) − mean(b) over its standard error (independent pairs)
         return (a.mean() - b.mean()) / np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
@@ -128,10 +128,9 @@ def maximal_coupling_z(
     """ISDP §4 / App. D.2: Alg. 2's joint kernel couples each coordinate's proposals maximally — X ~ DG(ε) and
     Y ~ s + DG(ε) with P(X = Y) = 1 − TV (:func:`isdp.mcmc.maximal_coupling_rvs`, the draw the coupled
     sweep makes). At each proposal ε of E1's and E2's targets (config) and each shift s, ``size`` pairs: z-scores
-    of the meeting rate against 1 − TV (:func:`isdp.mcmc._double_geometric.dg_tv_shift`) and of the two marginal means
+    of the meeting rate against 1 − TV (:func:`isdp.mcmc.dg_tv_shift`) and of the two marginal means
     against 0 and s (binomial and DG standard errors). ``coupling`` "independent" draws X and Y independently."""
-    from isdp.mcmc import dg_rvs, maximal_coupling_rvs
-    from isdp.mcmc._double_geometric import dg_tv_shift, dg_variance
+    from isdp.mcmc import dg_rvs, dg_tv_shift, dg_variance, maximal_coupling_rvs
 
     eps_list = sorted({float(t["proposal_eps"]) for exp in ("e1", "e2") for t in run.config[exp]["targets"].values()})
     z, parts = [], []

@@ -15,14 +15,14 @@ def gaussian_unbiased(run: Run, paper, *, sigma: float, radius: int) -> Measurem
     total of 3 cells; 2 × 3 margins), each cell's mean; the value is the largest |E u_i| in units of σ."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.lattice import table_margins
     from isdp.release import exact_route_noise
 
     sig = Fraction(str(sigma))
     worst, parts = 0.0, []
     for name, A in (("a total of 3 cells", np.ones((1, 3), dtype=np.int64)), ("2 × 3 margins", table_margins(2, 3))):
-        law = exact_route_noise(ExactL1Sampler.build(A), 1 / sig, radius, sigma=sig)
+        law = exact_route_noise(IntegerL1Sampler.build(A), 1 / sig, radius, sigma=sig)
         bias = float(np.abs(law.probs @ law.points).max()) / sigma
         worst = max(worst, bias)
         parts.append(f"{name}: largest |E u_i| / σ {bias:.1e} (cell SD {np.sqrt(law.probs @ law.points**2).max():.2f}, "
@@ -41,7 +41,7 @@ def gaussian_subgaussian(run: Run, paper, *, sigma: float, radius: int, max_lamb
     ln E e^⟨λ,u⟩ − σ²‖λ‖²/2; the box can raise it by at most its left-out mass (reported)."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.experiments.lattice_study.theory import kernel_grid, subgaussian_excess
     from isdp.lattice import table_margins
     from isdp.release import exact_route_noise
@@ -49,7 +49,7 @@ def gaussian_subgaussian(run: Run, paper, *, sigma: float, radius: int, max_lamb
     sig = Fraction(str(sigma))
     worst, count, parts = -np.inf, 0, []
     for name, A in (("a total of 3 cells", np.ones((1, 3), dtype=np.int64)), ("2 × 3 margins", table_margins(2, 3))):
-        law = exact_route_noise(ExactL1Sampler.build(A), 1 / sig, radius, sigma=sig)
+        law = exact_route_noise(IntegerL1Sampler.build(A), 1 / sig, radius, sigma=sig)
         lambdas = kernel_grid(A, max_lambda_sigma / sigma, steps)
         excess = subgaussian_excess(law, lambdas, sigma)
         worst, count = max(worst, float(excess.max())), count + len(lambdas)
@@ -70,11 +70,11 @@ def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Mea
     (the precision of the enumeration) so that a loss that stops growing reads as equal."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.release import exact_route_noise, max_privacy_loss
 
     sig = Fraction(str(sigma))
-    sampler, x, v = ExactL1Sampler.build(np.ones((1, 3), dtype=np.int64)), np.array([1, 0, 2]), np.array([-1, 1, 0])
+    sampler, x, v = IntegerL1Sampler.build(np.ones((1, 3), dtype=np.int64)), np.array([1, 0, 2]), np.array([-1, 1, 0])
     losses = {}
     for radius in radii:
         law = exact_route_noise(sampler, 1 / sig, radius, sigma=sig)
@@ -92,11 +92,11 @@ def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: 
     box (its truncation slack, reported, taken off), rounded to 1e-9 (so a δ that stays at 0 reads as equal)."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.release import exact_route_noise, hockey_stick, truncation_slack
 
     sig = Fraction(str(sigma))
-    law = exact_route_noise(ExactL1Sampler.build(np.zeros((0, 1), dtype=np.int64)), 1 / sig, radius, sigma=sig)
+    law = exact_route_noise(IntegerL1Sampler.build(np.zeros((0, 1), dtype=np.int64)), 1 / sig, radius, sigma=sig)
     deltas, slack = {}, 0.0
     for d in distances:
         p, q = law, law.shifted([d])

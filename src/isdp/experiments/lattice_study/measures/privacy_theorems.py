@@ -25,7 +25,7 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
     mechanisms."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.lattice import generalized_gaussian, generalized_laplace
     from isdp.release import Law, exact_route_noise, total_variation
 
@@ -52,7 +52,7 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
     laplace = np.exp(-eps * np.abs(plane).sum(axis=1))  # Laplace(1/ε) in each coordinate, up to its constant
     tv_r = 0.5 * float(np.abs(density / density.sum() - laplace / laplace.sum()).sum())
     tv_g = total_variation(defined(generalized_gaussian(sigma), closed_g), closed_g)
-    sampler = ExactL1Sampler.build(np.zeros((0, 2), dtype=np.int64))
+    sampler = IntegerL1Sampler.build(np.zeros((0, 2), dtype=np.int64))
     route_l = total_variation(exact_route_noise(sampler, Fraction(str(eps)), radius), closed_l)
     route_g = total_variation(exact_route_noise(sampler, 1 / Fraction(str(sigma)), radius,
                                                 sigma=Fraction(str(sigma))), closed_g)
@@ -80,7 +80,7 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     moving; 2 × 3 margins, two persons swapping), at the experiment's ε (:mod:`isdp.release`)."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.release import exact_route_noise, hockey_stick, max_privacy_loss, truncation_slack
 
     eps = Fraction(str(run.config[exp]["eps"]))
@@ -88,7 +88,7 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     radius = int(np.ceil(30 / float(eps)))  # DG tail e^{-ε(radius+1)} below e^{-30} per free cell
     ratios, parts = [], []
     for name, (A, x, v) in cases.items():
-        noise = exact_route_noise(ExactL1Sampler.build(A), eps, radius)
+        noise = exact_route_noise(IntegerL1Sampler.build(A), eps, radius)
         bound = float(eps) * np.abs(v).sum()
         p, q = noise.shifted(x), noise.shifted(np.add(x, v))
         loss = max_privacy_loss(p, q)
@@ -139,7 +139,7 @@ def singleton_bounded_dp(run: Run, paper, *, cells: int, agents: int, eps: float
     text: bounded DP at 2ε. The value: whether the two sets of pairs are the same."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.lattice import sum_constraint
     from isdp.release import exact_route_noise, max_privacy_loss
 
@@ -155,7 +155,7 @@ def singleton_bounded_dp(run: Run, paper, *, cells: int, agents: int, eps: float
                     b[i] -= 1
                     b[j] += 1
                     bounded.add((tuple(a), tuple(b)))
-    noise = exact_route_noise(ExactL1Sampler.build(sum_constraint(cells)), Fraction(str(eps)), radius)
+    noise = exact_route_noise(IntegerL1Sampler.build(sum_constraint(cells)), Fraction(str(eps)), radius)
     a, b = hists[0], next(np.array(q) for p, q in sorted(bounded) if p == tuple(hists[0]))
     ratio = max_privacy_loss(noise.shifted(a), noise.shifted(b)) / (eps * np.abs(a - b).sum())
     value = {"same_pairs": equivalent == bounded}
@@ -240,8 +240,7 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
     discrepancy put on x's largest cell."""
     from isdp.baselines import L1Projector
     from isdp.mcmc import dg_pmf
-    from isdp.release import Law, hockey_stick, truncation_slack
-    from isdp.release._privacy_audit import dg_box_tail
+    from isdp.release import Law, dg_box_tail, hockey_stick, truncation_slack
 
     x, xp = np.array([2, 1, 0]), np.array([1, 2, 0])
     total = int(x.sum())

@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from isdp.convergence import load_draws
-from isdp.convergence._draws_io import draws_attrs
+from isdp.convergence import draws_attrs, load_draws
 from isdp.experiments import evidence_checks as ec
 from isdp.experiments.claims import Measurement, Run
 from isdp.experiments.measure_helpers import draws_keep_invariants, fmt_list, max_abs_z

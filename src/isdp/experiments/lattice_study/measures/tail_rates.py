@@ -19,8 +19,7 @@ def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
     from isdp.convergence import ess as arviz_ess
     from isdp.experiments.lattice_study.tails import tail_rate
     from isdp.experiments.problems import Problem
-    from isdp.lattice import generalized_laplace
-    from isdp.lattice._integer_lattice import as_integer_matrix
+    from isdp.lattice import as_integer_matrix, generalized_laplace
 
     A = as_integer_matrix(Problem.from_json(run.path(f"{exp}/problem.json")).A)
     rank = A.shape[1] - int(np.linalg.matrix_rank(A))
@@ -69,13 +68,13 @@ def l1_tail_exact(run: Run, paper, *, lattices: list[str], eps: list[float], win
     multiple of ε instead (a heavier tail) while the rate is still divided by ε. The value is the smallest rate / ε."""
     from fractions import Fraction
 
-    from isdp.exact import ExactL1Sampler
+    from isdp.exact import IntegerL1Sampler
     from isdp.release import exact_route_noise
 
     rates, parts = [], []
     for name in lattices:
         lattice = _small_lattice(name)
-        sampler = ExactL1Sampler.build(lattice.A)
+        sampler = IntegerL1Sampler.build(lattice.A)
         for e in eps:
             law = exact_route_noise(sampler, Fraction(str(e)) * Fraction(str(law_scale)), radius)
             rate, t1, t2, low, high = _exact_tail_rate(law, lattice.dim, window)

@@ -1,4 +1,4 @@
-"""The release path's exact samplers (isdp.exact) against their exact laws."""
+"""The exact draws of the release path (isdp.exact: Bernoulli(exp), the double geometric) against their exact laws."""
 
 from __future__ import annotations
 
@@ -40,25 +40,6 @@ def test_one_double_geometric_at_a_time_follows_the_dg_law(source):
     assert chisquare_gof_integers(draws, support, stats.dlaplace.pmf(support, 1.5)) > ALPHA
 
 
-def test_seeded_source_is_reproducible_and_seeds_differ():
-    def run(seed):
-        rng = seeded_source(seed)
-        return [double_geometric(Fraction(1, 2), rng) for _ in range(50)]
-
-    assert run(3) == run(3)
-    assert run(3) != run(4)
-
-
-@pytest.mark.parametrize("bad", ["0", "-1", "abc", "nan"])
-def test_as_fraction_refuses_non_positive_or_non_numbers(bad):
-    with pytest.raises(ValueError):
-        as_fraction(bad)
-
-
-def test_as_fraction_reads_decimals_exactly():
-    assert as_fraction("0.1") == Fraction(1, 10)
-
-
 @pytest.mark.parametrize("eps", ["0.5", "24/125", "3"])
 def test_the_array_double_geometric_follows_the_dg_law(eps):
     """The vectorised sampler of the release's exact route, from both sources, against DG(ε)."""
@@ -71,7 +52,7 @@ def test_the_array_double_geometric_follows_the_dg_law(eps):
 
 
 def test_uniform_integers_below_each_bound_are_uniform():
-    from isdp.exact._exact_sampling import _uniform_below
+    from isdp.exact._exact_draws import _uniform_below
 
     m = np.repeat(np.array([3, 7, 2**40 + 1], dtype=np.uint64), 30_000)
     u = _uniform_below(m, seeded_source(2)).astype(object)

@@ -29,19 +29,13 @@ threshold (:func:`pairs_needed`: 299 for 0.01 at 95 %).
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from .._runner import check_count
-from ..errors import CertificationError, UncertifiableError
-from ..lattice._integer_lattice import IntegerLattice
-from ..lattice._targets import Target
-from ..mcmc._coupling import MeetingTimes, meeting_times, tv_upper_bound
-from ..mcmc._samplers import tune_proposal
+from ..errors import CertificationError
+from ..mcmc._meeting_times import tv_upper_bound
 
 #: default confidence level of every certificate
 LEVEL = 0.95
@@ -56,7 +50,7 @@ def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
     the p with P(Bin(n, p) ≤ k) = alpha, i.e. the (1 − alpha) quantile of Beta(k + 1, n − k); 1 at k = n.
     SciPy's inverse regularised incomplete beta function is that quantile (``scipy.stats.beta.ppf`` calls
     it) without the 1 s import of ``scipy.stats``, which a certificate job would pay for this one call."""
-    from scipy.special import betaincinv
+    from scipy.special import betaincinv  # deferred: scipy.special costs 0.2 s at import, for this one call
 
     k = np.asarray(k, dtype=np.int64)
     unique, where = np.unique(k, return_inverse=True)  # the lag route sums many terms of equal count
@@ -66,8 +60,34 @@ def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
 
 
 def pairs_needed(threshold: float = THRESHOLD, level: float = LEVEL) -> int:
-    """The fewest pairs whose bound can reach ``threshold`` at all: 1 − (1 − level)^{1/n} ≤ threshold
-    (every pair met, one term)."""
+    """The fewest pairs whose bound can reach ``threshold`` at all: 1 − (1 − level)^{1/n} ≤ threshold.
+
+    With every pair met and one term, the certificate's bound is the Clopper–Pearson upper bound
+    on a probability estimated as 0 from n pairs, 1 − (1 − level)^{1/n}; fewer pairs than this can
+    never certify, whatever the chain.
+
+    Parameters
+    ----------
+    threshold : float, default 0.01
+        The total variation the certificate must reach, in (0, 1).
+    level : float, default 0.95
+        The confidence level of the upper bound, in [0.5, 1).
+
+    Returns
+    -------
+    int
+        The smallest n with 1 − (1 − level)^{1/n} ≤ threshold.
+
+    See Also
+    --------
+    certify : Certifies a chain from ``n_pairs`` coupled pairs.
+
+    Examples
+    --------
+    >>> from isdp.convergence import pairs_needed
+    >>> pairs_needed(0.01, 0.95)
+    299
+    """
     threshold, level = _check_threshold(threshold), _check_level(level)
     return math.ceil(math.log(1 - level) / math.log1p(-threshold))
 
@@ -495,417 +515,3 @@ def _check_t(t) -> np.ndarray:
     if t.dtype.kind not in "iuf" or not np.all(np.isfinite(t)) or np.any(np.rint(t) != t) or np.any(t < 0):
         raise ValueError(f"t must be non-negative whole iteration numbers, got {t.tolist()!r}")
     return t.astype(np.int64)
-
-
-def from_meetings(mt: MeetingTimes, basis: str, *, exact_start: bool, max_iter: int,
-                  level: float = LEVEL, threshold: float = THRESHOLD) -> Certificate:
-    """The :class:`Certificate` of measured meeting times (``exact_start``: Y was started from π, lag 0)."""
-    if exact_start and mt.lag != 0:
-        raise ValueError(f"an exact start couples at lag 0, got lag {mt.lag}")
-    return Certificate(basis=basis, lag=None if exact_start else int(mt.lag), n_pairs=len(mt.tau),
-                       max_iter=int(max_iter), level=_check_level(level), threshold=_check_threshold(threshold),
-                       tau=np.asarray(mt.tau, dtype=np.int64), met=np.asarray(mt.met, dtype=bool),
-                       seconds=float(mt.seconds))
-
-
-def draw_states(start, n: int, what: str):
-    """``n`` states from a starting law given as an array, a callable of n, or None (u = 0)."""
-    if start is None or not callable(start):
-        return start
-    out = start(n)
-    if out is None:
-        raise ValueError(f"the {what} callable returned None; return an array of {n} states")
-    return out
-
-
-def certify(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
-            start: np.ndarray | Callable[[int], np.ndarray] | None, n_pairs: int, seed: int,
-            lag: int | None = None, exact: np.ndarray | Callable[[int], np.ndarray] | None = None,
-            level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 1_000_000) -> Certificate:
-    """Certify the sampler :func:`isdp.mcmc.sample` on ``lattice`` (its basis), ``target`` and ``proposal_eps``.
-
-    Runs ``n_pairs`` coupled pairs of the chain that produces the draws and returns their
-    :class:`Certificate`: the ``level`` upper confidence bound on the TV bound, and t_cert, the first
-    iteration where it is at most ``threshold``. ``start`` is the chains' starting law: ``n_pairs``
-    states drawn from it (an array), a callable returning them given ``n_pairs``, or None for the
-    point mass at 0; pair p's chain X starts at start[p]. With ``exact`` (draws from π itself, or a
-    callable returning them) Y starts there and the pair is coupled at once (lag 0, one term);
-    otherwise Y starts where X does and X runs ``lag`` iterations first. The pairs move under the
-    coupled kernel until they meet or ``max_iter`` (:func:`isdp.mcmc.meeting_times`).
-
-    Parameters
-    ----------
-    lattice : IntegerLattice
-        Λ(A) on the basis the chains sweep (e.g. :func:`isdp.lattice.with_mixing_basis`).
-    target : Target
-        The target π.
-    proposal_eps : float
-        ε̃ of the chains' double geometric pre-jumps.
-    start : numpy.ndarray or callable or None
-        The chains' starting law: an (n_pairs, n) array of states (or one state for all), a callable
-        ``start(n_pairs)`` returning them, or None for u = 0. A certificate holds only for chains
-        started this way.
-    n_pairs : int
-        Number of coupled pairs; 0.01 at 95 % needs at least 299 (:func:`pairs_needed`).
-    seed : int
-        Non-negative seed of the pairs' random streams.
-    lag : int, optional
-        The lag L ≥ 1 of the L-lag route. Give exactly one of ``lag`` and ``exact``.
-    exact : numpy.ndarray or callable, optional
-        Exact draws from π, (n_pairs, n), or a callable ``exact(n_pairs)`` returning them: Y starts
-        there, lag 0, one term P(τ > t).
-    level : float, default 0.95
-        Confidence level, in [0.5, 1).
-    threshold : float, default 0.01
-        The TV level to certify, in (0, 1).
-    max_iter : int, default 1_000_000
-        Censoring time of a pair, lag included; the horizon is ``max_iter`` − L.
-
-    Returns
-    -------
-    Certificate
-        Certified when its bound reaches ``threshold`` short of the horizon; check
-        :attr:`Certificate.certified` or call :meth:`Certificate.require`.
-
-    Raises
-    ------
-    ValueError
-        If both or neither of ``lag`` and ``exact`` are given, or a count, level or threshold is out
-        of range, or a ``start``/``exact`` callable returns None.
-    isdp.lattice.InvariantError
-        If a start is not an integer vector of Λ(A) of the right shape.
-
-    See Also
-    --------
-    certify_heat_bath, certify_mis, certify_augmented : the same certificate for the other samplers.
-    isdp.exact.sample_sum_constraint_l1 : exact draws of the ℓ1 target on one sum constraint.
-
-    Notes
-    -----
-    The certificate is a statistical statement, not a proof: with probability at least ``level``
-    over the pairs, the coupling bound of d_TV(law of X_t, π) — Biswas, Jacob & Vanetti (2019) with
-    a lag, the coupling inequality with an exact start — is at most ``threshold`` for every
-    t ≥ t_cert. docs/method.md §4, "Certificates".
-
-    Examples
-    --------
-    Chains started at u = (4, −2, −2), against exact draws from π (one sum over three cells):
-
-    >>> import numpy as np
-    >>> from isdp.lattice import IntegerLattice, generalized_laplace
-    >>> from isdp.convergence import certify
-    >>> from isdp.exact import sample_sum_constraint_l1
-    ...                   sum_constraint)
-    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
-    >>> target = generalized_laplace(1.0)
-    >>> cert = certify(lattice, target, proposal_eps=1.0, start=np.array([4, -2, -2]), n_pairs=300, seed=2,
-    ...                exact=lambda n: sample_sum_constraint_l1(3, 1.0, n, seed=1), max_iter=1000)
-    >>> cert.certified, cert.t_cert
-    (True, 52)
-
-    The L-lag route from u = 0, with a horizon of one lag (one term):
-
-    >>> cert = certify(lattice, target, proposal_eps=1.0, start=None, n_pairs=300, seed=2, lag=100, max_iter=200)
-    >>> cert.t_cert, cert.n_censored
-    (53, 0)
-    """
-    n_pairs = check_count("n_pairs", n_pairs, 1)
-    if (exact is None) == (lag is None):
-        raise ValueError("give either exact (draws from pi: Y starts there, lag 0) or a lag, not both or neither")
-    level, threshold = _check_level(level), _check_threshold(threshold)
-    starts = draw_states(start, n_pairs, "start")
-    mt = meeting_times(lattice, target, lag=0 if exact is not None else lag, n_pairs=n_pairs,
-                       proposal_eps=proposal_eps, seed=seed, max_iter=max_iter, init=starts,
-                       init_y=draw_states(exact, n_pairs, "exact"))
-    return from_meetings(mt, lattice.basis_name,
-                         exact_start=exact is not None, max_iter=max_iter, level=level, threshold=threshold)
-
-
-def certify_searching_lag(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
-                          start: np.ndarray | Callable[[int], np.ndarray] | None, n_pairs: int, seed: int,
-                          level: float = LEVEL, threshold: float = THRESHOLD,
-                          max_iter: int = 1_000_000) -> Certificate:
-    """:func:`certify` on the lag route with one term: each pair may take L coupled iterations after
-    its lag L (``max_iter`` = 2L per pair, horizon L), with L = 16 × the longest meeting time of a
-    16-pair pilot (lag 1, from ``start``, its own seed), at most ``max_iter`` / 2. The lag is fixed
-    before the certifying pairs run and they run once: retrying with longer lags until one
-    certifies would spend the confidence level once per try. Returns the certificate (certified
-    or not); raises :class:`CertificationError` when a pilot pair does not meet within ``max_iter``."""
-    pilot_start = start if start is None or callable(start) else np.asarray(start)[:16]
-    pilot = meeting_times(lattice, target, lag=1, n_pairs=16, proposal_eps=proposal_eps, seed=seed,
-                          max_iter=max_iter, init=draw_states(pilot_start, 16, "start"))
-    if not pilot.met.all():
-        raise CertificationError(f"{int((~pilot.met).sum())} of 16 pilot pairs did not meet within {max_iter} "
-                                 "iterations")
-    lag = max(1, min(max(16 * int(pilot.tau.max()), 50), max_iter // 2))
-    return certify(lattice, target, proposal_eps=proposal_eps, start=start, lag=lag, n_pairs=n_pairs,
-                   seed=seed + 1, level=level, threshold=threshold, max_iter=2 * lag)
-
-
-def certify_augmented(lattice: IntegerLattice, target: Target, *,
-                      start: np.ndarray | Callable[[int], np.ndarray] | None, lag: int, n_pairs: int, seed: int,
-                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
-    """Certify :func:`isdp.mcmc.augmented_sample` (the ℓ2 data-augmentation chain) from the chains' starting law.
-
-    ``start`` is as in :func:`isdp.convergence.certify`: an array of ``n_pairs`` states, a callable returning
-    them, or None for u = 0. The pairs run the L-lag coupling of :func:`isdp.mcmc.augmented_meeting_times`,
-    and the result is the ``level`` upper confidence bound of :class:`isdp.convergence.Certificate`.
-
-    Parameters
-    ----------
-    lattice : IntegerLattice
-        Λ(A) for one sum constraint or one sum per block of cells.
-    target : Target
-        An ℓ2 generalized Laplace target (``generalized_laplace(eps, "l2")``).
-    start : numpy.ndarray or callable or None
-        The chains' starting law: (n_pairs, n) states (or one for all), a callable
-        ``start(n_pairs)`` returning them, or None for u = 0.
-    lag : int
-        The lag L ≥ 1, in iterations.
-    n_pairs : int
-        Number of coupled pairs (at least 299 for 0.01 at 95 %).
-    seed : int
-        Non-negative seed of the pairs' random streams.
-    level : float, default 0.95
-        Confidence level, in [0.5, 1).
-    threshold : float, default 0.01
-        The TV level to certify, in (0, 1).
-    max_iter : int, default 100_000
-        Censoring time of a pair, lag included.
-
-    Returns
-    -------
-    Certificate
-        ``basis`` is the chain's name (:data:`isdp.mcmc._augmented.CHAIN_NAME`); it certifies draws of
-        :func:`isdp.mcmc.augmented_sample`, not of the Metropolis sampler.
-
-    Raises
-    ------
-    ValueError
-        If the target is not the ℓ2 Laplace, ``A`` is not a set of block sums, or a count, level or
-        threshold is out of range.
-
-    See Also
-    --------
-    certify : the certificate of the Metropolis sampler.
-
-    Notes
-    -----
-    The two t-draws are maximally coupled and both u-draws read one common stream, so a met pair
-    stays met and each chain keeps its own kernel; the L-lag bound of Biswas, Jacob & Vanetti
-    (2019) applies (docs/method.md §4, "ℓ2 by data augmentation").
-
-    Examples
-    --------
-    >>> from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
-    >>> from isdp.convergence import certify_augmented
-    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
-    >>> cert = certify_augmented(lattice, generalized_laplace(1.0, "l2"), start=None, lag=5, n_pairs=300,
-    ...                          seed=4, max_iter=20)
-    >>> cert.certified, cert.t_cert <= 20
-    (True, True)
-    """
-    from ..mcmc._augmented import CHAIN_NAME, augmented_meeting_times
-
-    mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=check_count("n_pairs", n_pairs, 1), seed=seed,
-                                 max_iter=max_iter, init=draw_states(start, n_pairs, "start"))
-    return from_meetings(mt, CHAIN_NAME, exact_start=False, max_iter=max_iter, level=level, threshold=threshold)
-
-
-def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndarray], n_pairs: int, seed: int,
-                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
-    """Certify the pair heat-bath chain (:func:`isdp.mcmc.heat_bath_sweeps`) for exp(−ε‖u‖₁) on {Σu = 0}.
-
-    From its starting law ``start`` (``n_pairs`` states, or a callable returning them): Y starts at
-    exact draws from π (:func:`isdp.exact.sample_sum_constraint_l1`, own seed), the pairs move under the
-    monotone coupling (:func:`isdp.mcmc.heat_bath_meeting_times`), and the bound is the one term P(τ > t),
-    t in sweeps.
-
-    Parameters
-    ----------
-    eps : float
-        ε of the target π(u) ∝ exp(−ε‖u‖₁).
-    start : numpy.ndarray or callable
-        The chains' starting law: an (n_pairs, n) integer array whose rows sum to 0, or a callable
-        ``start(n_pairs)`` returning one. n ≥ 2 is the number of cells.
-    n_pairs : int
-        Number of coupled pairs (at least 299 for 0.01 at 95 %).
-    seed : int
-        Non-negative seed; the exact draws use a seed derived from it.
-    level : float, default 0.95
-        Confidence level, in [0.5, 1).
-    threshold : float, default 0.01
-        The TV level to certify, in (0, 1).
-    max_iter : int, default 100_000
-        Censoring time of a pair, in sweeps.
-
-    Returns
-    -------
-    Certificate
-        ``lag`` None (exact start), ``basis`` ``"pair heat-bath"``; ``seconds`` includes the exact draws.
-
-    Raises
-    ------
-    ValueError
-        If ``start`` does not give an (n_pairs, n) array, or a count, ``eps``, level or threshold is
-        out of range (also when the exact sampler's expected cost is too high).
-    isdp.lattice.InvariantError
-        If the start rows are not integer or do not sum to 0.
-
-    See Also
-    --------
-    certify : the certificate of the Metropolis sampler.
-
-    Notes
-    -----
-    Each copy moves by the heat-bath kernel and Y_t ~ π for every t, so the coupling inequality
-    gives d_TV(law of X_t, π) ≤ P(τ > t) (docs/method.md §4, "A chain that couples fast").
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.convergence import certify_heat_bath
-    >>> cert = certify_heat_bath(1.0, start=np.tile([6, -3, -3], (300, 1)), n_pairs=300, seed=3, max_iter=100)
-    >>> cert.certified, cert.t_cert, cert.lag
-    (True, 8, None)
-    """
-    from .._rng import derive_seed
-    from ..exact._exact_laws import sample_sum_constraint_l1
-    from ..mcmc._heat_bath import NAME, heat_bath_meeting_times
-
-    n_pairs = check_count("n_pairs", n_pairs, 1)
-    level, threshold = _check_level(level), _check_threshold(threshold)
-    tick = time.perf_counter()
-    starts = np.asarray(draw_states(start, n_pairs, "start"))
-    if starts.ndim != 2 or len(starts) != n_pairs:
-        raise ValueError(f"start must give {n_pairs} states as a (n_pairs, n) array, got shape {starts.shape}")
-    exact = sample_sum_constraint_l1(starts.shape[1], eps, n_pairs, derive_seed(seed, "exact start"))
-    mt = heat_bath_meeting_times(starts, exact, eps=eps, seed=seed, max_iter=max_iter)
-    mt = replace(mt, seconds=time.perf_counter() - tick)  # the exact draws are part of the cost
-    return from_meetings(mt, NAME, exact_start=True, max_iter=max_iter, level=level, threshold=threshold)
-
-
-def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, n_pairs: int, seed: int,
-                lag: int | None = None, B=None, b=None, init=None, level: float = LEVEL, threshold: float = THRESHOLD,
-                max_iter: int = 1_000_000) -> Certificate:
-    """Certify the Metropolized independence sampler (:func:`isdp.mcmc.mis_sample`, same arguments) from its start.
-
-    The starting law is ``init`` (default s*, as the chains start). The pairs share every proposal
-    and one uniform and meet when both accept (:func:`isdp.mcmc.mis_meeting_times`). ``lag`` None
-    (default): Y starts at exact draws of the target (:func:`isdp.mcmc.mis_exact_sample`, own seed),
-    lag 0, one term P(τ > t); else the L-lag route with both chains started at ``init``.
-
-    Parameters
-    ----------
-    A : array_like of int
-        Equality constraints A s = a, m × d with linearly independent rows.
-    a : array_like of int
-        Their right-hand side, length m.
-    center : array_like of int
-        The confidential query s* (length d); target and proposal are DG laws centred on it.
-    eps : float
-        ε of the target DG mechanism.
-    proposal_eps : float
-        ε̃ of the proposal.
-    index_set : array_like of int
-        The proposal index set I (0-based, d − m indices) with A[:, Iᶜ] unimodular.
-    n_pairs : int
-        Number of coupled pairs (at least 299 for 0.01 at 95 %).
-    seed : int
-        Non-negative seed; the exact draws use a seed derived from it.
-    lag : int, optional
-        The lag L ≥ 1 of the L-lag route; None (default) for the exact start.
-    B : array_like, optional
-        Inequalities B s ≥ b (e.g. the identity for non-negativity).
-    b : array_like, optional
-        Their right-hand side.
-    init : array_like of int, optional
-        The chains' start(s) in S*: one for all pairs or one per pair; default s*.
-    level : float, default 0.95
-        Confidence level, in [0.5, 1).
-    threshold : float, default 0.01
-        The TV level to certify, in (0, 1).
-    max_iter : int, default 1_000_000
-        Censoring time of a pair, in proposals.
-
-    Returns
-    -------
-    Certificate
-        ``basis`` ``"independence proposal (MIS)"``; t counts proposals.
-
-    Raises
-    ------
-    ValueError
-        If a count, level or threshold is out of range, or an exact draw is not accepted in time.
-    isdp.lattice.InvariantError
-        For an unusable index set or a start outside S*.
-
-    See Also
-    --------
-    certify : the certificate of the Gibbs-within-Metropolis sampler.
-
-    Notes
-    -----
-    Congenial DP Algorithm 1; an independence sampler couples by sharing proposals, and with Y₀
-    drawn from the target the coupling inequality gives d_TV ≤ P(τ > t) (docs/method.md §6).
-
-    Examples
-    --------
-    Three non-negative counts with total 6, released around s* = (2, 2, 2):
-
-    >>> import numpy as np
-    >>> from isdp.convergence import certify_mis
-    >>> cert = certify_mis([[1, 1, 1]], [6], [2, 2, 2], eps=1.0, proposal_eps=1.0, index_set=[0, 1], n_pairs=300,
-    ...                    seed=5, B=np.eye(3), b=np.zeros(3), max_iter=1000)
-    >>> cert.certified, cert.t_cert
-    (True, 13)
-    """
-    from .._rng import derive_seed
-    from ..mcmc._mis import mis_exact_sample, mis_meeting_times
-
-    level, threshold = _check_level(level), _check_threshold(threshold)
-    n_pairs = check_count("n_pairs", n_pairs, 1)
-    tick = time.perf_counter()
-    exact = None if lag is not None else mis_exact_sample(A, a, center, eps=eps, index_set=index_set, size=n_pairs,
-                                                          seed=derive_seed(seed, "exact start"), B=B, b=b)
-    mt = mis_meeting_times(A, a, center, eps=eps, proposal_eps=proposal_eps, index_set=index_set,
-                           lag=0 if lag is None else lag, n_pairs=n_pairs, seed=seed, B=B, b=b, init=init,
-                           init_y=exact, max_iter=max_iter)
-    mt = replace(mt, seconds=time.perf_counter() - tick)  # the exact draws are part of the cost
-    return from_meetings(mt, "independence proposal (MIS)", exact_start=lag is None, max_iter=max_iter,
-                         level=level, threshold=threshold)
-
-
-#: proposal scales the release chain is tuned over (:func:`certify_chain`)
-_CHAIN_PROPOSAL_GRID = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
-
-
-def certify_chain(lattice: IntegerLattice, target: Target, *, threshold: float, n_pairs: int, max_iter: int,
-                  seed: int, on_step: Callable[[], object] | None = None) -> tuple[float, Certificate]:
-    """The release chain's (:mod:`isdp.release`) proposal scale and its certified :class:`Certificate`.
-
-    The proposal is tuned on :data:`_CHAIN_PROPOSAL_GRID`; the pairs start at u = 0, as the release
-    chain does (:func:`certify_searching_lag`: one term, the lag fixed by a pilot before the pairs
-    run, within ``max_iter``). The chain runs ``certificate.burn_in(1)`` iterations, where the bound
-    is at most ``threshold``. Raises :class:`~isdp.errors.UncertifiableError` when ``n_pairs``
-    cannot resolve ``threshold`` at all, when a pilot pair has not met within ``max_iter``
-    iterations, or when the bound never reaches ``threshold``. ``on_step`` is called after the
-    tuning and after the pairs (progress that says nothing about the counts).
-    """
-    step = on_step or (lambda: None)
-    if n_pairs < pairs_needed(threshold):
-        raise UncertifiableError(f"a TV bound of {threshold:.3g} is below what {n_pairs} coupled pairs can resolve at "
-                                 f"95 % ({pairs_needed(threshold)} are needed): raise --pairs")
-    _, proposal_eps = tune_proposal(lattice, target, _CHAIN_PROPOSAL_GRID, n_chains=2, n_iter=1000, seed=seed)
-    step()
-    try:
-        cert = certify_searching_lag(lattice, target, proposal_eps=proposal_eps, start=None, n_pairs=n_pairs,
-                                     seed=seed + 1, threshold=threshold, max_iter=max_iter)
-    except CertificationError as err:
-        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {err}; raise "
-                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells") from None
-    step()
-    if not cert.certified:
-        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {cert.status}; raise "
-                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells")
-    return float(proposal_eps), cert

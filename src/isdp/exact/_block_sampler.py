@@ -1,0 +1,239 @@
+"""The release's exact sampler of a whole invariants matrix, block by block: each block of cells that share
+invariants drawn by its own sampler (docs/method.md §11).
+
+A block is drawn by :class:`IntegerL1Sampler` (ℓ1 and, by a second rejection, the generalized
+Gaussian), or on the Gaussian route by Klein's sampler (:func:`lattice_block`) where its invariants
+are one total or a table's two margins; :class:`ExactSampler` assembles them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy import sparse
+
+from ..lattice._invariants import as_sparse, blocks
+from ._integer_l1_sampler import IntegerL1Sampler
+from ._integer_sources import IntegerSource
+from ._lattice_gaussian import lattice_block
+
+
+@dataclass(frozen=True)
+class ExactSampler:
+    """Exact noise on Λ(A), block by block, each by :class:`IntegerL1Sampler` (or, on the Gaussian
+    route, by Klein's sampler where a block's invariants are a total or a table's two margins).
+
+    Cells whose invariants share no row are independent blocks (:func:`isdp.lattice.blocks`);
+    each is drawn by its own sampler with its own attempt budget, and blocks with the same
+    invariants share one sampler. Build one with :meth:`build`.
+
+    Parameters
+    ----------
+    n : int
+        The number of cells.
+    parts : tuple of (numpy.ndarray, IntegerL1Sampler or isdp.exact.LatticeBlock)
+        Per block, its cells (global positions) and its sampler, in the order of the cells.
+
+    See Also
+    --------
+    IntegerL1Sampler : The sampler of one block.
+
+    Examples
+    --------
+    Two separate totals, over cells 0–1 and 2–3, at ε = 1/2 per unit ℓ1 distance:
+
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from isdp.exact import ExactSampler, seeded_source
+    >>> sampler = ExactSampler.build(np.array([[1, 1, 0, 0], [0, 0, 1, 1]]))
+    >>> len(sampler.parts), sampler.solved.tolist(), sampler.n_free
+    (2, [1, 3], 2)
+    >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(3), max_attempts=100)
+    >>> noise.tolist(), attempts
+    ([0, 0, 1, -1], 5)
+    """
+
+    n: int
+    parts: tuple[tuple[np.ndarray, object], ...]  # (the block's cells, its IntegerL1Sampler or LatticeBlock)
+
+    @classmethod
+    def build(cls, A, vet=None, derived: np.ndarray | None = None, gaussian: bool = False) -> ExactSampler | None:
+        """The sampler for Λ(A), or None when in some block the free cells are not the lattice's
+        coordinates.
+
+        Blocks with the same invariants (52 states' totals of a few sizes) share one sampler.
+
+        Parameters
+        ----------
+        A : array_like or scipy.sparse array of int, shape (m, n)
+            The invariants.
+        vet : callable or None, default None
+            Called with each distinct block's :class:`IntegerL1Sampler`, largest block first; it may
+            raise (a plan's refusal then comes after the hardest block, not after all of them).
+        derived : numpy.ndarray of bool, shape (n,), optional
+            The cells outside the norm (:class:`IntegerL1Sampler`); None: none.
+        gaussian : bool, default False
+            For the Gaussian route: a block whose invariants are one total or a table's two
+            margins (and whose cells are all in the norm) is drawn by Klein's sampler
+            (:class:`isdp.exact.LatticeBlock`: exact, linear time, even noise) and
+            not vetted; the others by :class:`IntegerL1Sampler`.
+
+        Returns
+        -------
+        ExactSampler or None
+            The sampler; None when some block has no integral solve.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.exact import ExactSampler
+        >>> margins = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])  # 2 x 2, both margins
+        >>> sampler = ExactSampler.build(margins)
+        >>> sampler.n_free, sampler.solved.tolist()
+        (1, [1, 2, 3])
+        >>> gaussian = ExactSampler.build(margins, gaussian=True)
+        >>> type(gaussian.parts[0][1]).__name__, gaussian.n_free, gaussian.solved.tolist()
+        ('LatticeBlock', 1, [])
+        """
+        A = as_sparse(A)
+        derived = np.zeros(A.shape[1], dtype=bool) if derived is None else derived
+        parts, built = [], {}
+        for cells, rows in sorted(blocks(A), key=lambda block: -len(block[0])):
+            # kept sparse: a block of two margins has 2·cells non-zeros, and Klein's sampler needs no more
+            sub = sparse.csr_array(A[rows][:, cells] if len(rows) else (0, len(cells)), dtype=np.int64)
+            sub.sort_indices()
+            key = (sub.shape, sub.indptr.tobytes(), sub.indices.tobytes(), sub.data.tobytes(), derived[cells].tobytes())
+            if key not in built and gaussian and not derived[cells].any():
+                built[key] = lattice_block(sub)  # a total or two margins: Klein's sampler, no proposal wasted
+            if built.get(key) is None:
+                built[key] = IntegerL1Sampler.build(sub.toarray(), derived[cells])
+                if built[key] is not None and vet is not None:
+                    vet(built[key])
+            if built[key] is None:
+                return None
+            parts.append((cells, built[key]))
+        parts.sort(key=lambda part: part[0][0])  # in the order of the cells
+        return cls(A.shape[1], tuple(parts))
+
+    @property
+    def solved(self) -> np.ndarray:
+        """The cells solved for from the others (global positions, sorted).
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            The solved cells of every block.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.exact import ExactSampler
+        >>> ExactSampler.build(np.array([[1, 1, 1]])).solved.tolist()
+        [2]
+        """
+        solved = [cells[sub.solved] for cells, sub in self.parts if isinstance(sub, IntegerL1Sampler)]
+        return np.sort(np.concatenate(solved or [np.zeros(0, np.int64)]))
+
+    @property
+    def n_free(self) -> int:
+        """The lattice's dimension: the number of free cells.
+
+        Returns
+        -------
+        int
+            The free cells of every block together.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.exact import ExactSampler
+        >>> ExactSampler.build(np.array([[1, 1, 1]])).n_free
+        2
+        """
+        return sum(len(sub.free) if isinstance(sub, IntegerL1Sampler) else sub.dim for _, sub in self.parts)
+
+    def variances(self, eps: Fraction) -> np.ndarray:
+        """Each cell's noise variance under the free-cell route (:meth:`IntegerL1Sampler.variances`).
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n,)
+            The variance of each cell's noise.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import ExactSampler
+        >>> v = ExactSampler.build(np.array([[1, 1, 1]])).variances(Fraction(1, 2))
+        >>> [round(float(x), 3) for x in v]
+        [7.835, 7.835, 15.671]
+        """
+        out = np.zeros(self.n)
+        for cells, sub in self.parts:
+            if not isinstance(sub, IntegerL1Sampler):
+                raise ValueError("the free-cell route's variances: a Gaussian route's sampler has none")
+            out[cells] = sub.variances(eps)
+        return out
+
+    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int, sigma: Fraction | None = None,
+             accept: bool = True, on_block: Callable[[], object] | None = None) -> tuple[np.ndarray | None, int]:
+        """One draw of the noise on every block.
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance (1/σ with ``sigma``).
+        rng : IntegerSource
+            The random source.
+        max_attempts : int
+            Proposals per block before giving up (each block has its own budget).
+        sigma : fractions.Fraction or None, default None
+            With a σ, the generalized Gaussian (:meth:`IntegerL1Sampler.draw`).
+        accept : bool, default True
+            False for the free-cell route's noise.
+        on_block : callable or None, default None
+            Called with no argument after each block drawn (progress that says nothing about the
+            counts).
+
+        Returns
+        -------
+        noise : numpy.ndarray of int64, shape (n,) or None
+            A vector of Λ(A); None when a block accepts nothing within ``max_attempts``.
+        attempts : int
+            The proposals drawn in all blocks.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import ExactSampler, seeded_source
+        >>> sampler = ExactSampler.build(np.array([[1, 1, 1]]))
+        >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
+        >>> noise.tolist(), attempts
+        ([-4, -1, 5], 5)
+        """
+        u = np.zeros(self.n, dtype=np.int64)
+        total = 0
+        for cells, sub in self.parts:
+            if isinstance(sub, IntegerL1Sampler):
+                noise, attempts = sub.draw(eps, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
+            elif sigma is None or not accept:
+                raise ValueError("a block drawn by Klein's sampler serves the Gaussian route only (sigma, accept)")
+            else:
+                noise, attempts = sub.draw(sigma * sigma, rng)
+            total += attempts
+            if noise is None:
+                return None, total
+            u[cells] = noise
+            if on_block is not None:
+                on_block()
+        return u, total

@@ -1,0 +1,219 @@
+"""Bernoulli(exp(−γ)) and the double geometric DG(ε) drawn exactly in integer arithmetic (Canonne, Kamath &
+Steinke 2020, §5).
+
+The compiled double geometric of the MCMC kernels (:func:`isdp._rng.dg_table`) is a Walker alias
+table whose probabilities are rounded to multiples of 2**-52, with a floating-point logarithm in
+its tail: its law differs from DG(ε) by rounding, and which outputs are possible or how often can
+depend on the rounding — harmless for studying a sampler, not what a published release should
+rest on. Here every draw is a function of uniformly random *integers* only
+(:class:`IntegerSource`): ε is a fraction p/q, Bernoulli(exp(-γ)) for rational γ is drawn by
+comparisons of random integers (CKS Algorithm 1), and the double geometric by CKS Algorithm 2,
+so the sampled law is DG(ε) exactly.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ._integer_sources import IntegerSource
+
+
+def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
+    """Bernoulli(exp(-γ)) for a rational γ = num/den ≥ 0 (CKS Algorithm 1), exactly.
+
+    Parameters
+    ----------
+    num : int
+        γ's numerator, ≥ 0.
+    den : int
+        γ's denominator, > 0.
+    rng : IntegerSource
+        The random source.
+
+    Returns
+    -------
+    bool
+        True with probability exactly exp(−num/den).
+
+    Raises
+    ------
+    ValueError
+        When ``num`` < 0 or ``den`` ≤ 0.
+
+    Notes
+    -----
+    Canonne, Kamath & Steinke (2020), *The Discrete Gaussian for Differential Privacy*,
+    Algorithm 1. For γ ≤ 1: draw Bernoulli(γ/k) for k = 1, 2, … until the first failure at K
+    (each a comparison of a uniform integer below den·k with num); P(K odd) = exp(-γ). For γ > 1:
+    exp(-γ) = exp(-1)^⌊γ⌋ · exp(-(γ - ⌊γ⌋)), stopping at the first failure. No floating-point
+    number is involved.
+
+    Examples
+    --------
+    >>> from isdp.exact import bernoulli_exp, seeded_source
+    >>> rng = seeded_source(2024)
+    >>> [bernoulli_exp(1, 2, rng) for _ in range(6)]  # exp(-1/2) ≈ 0.61
+    [True, False, False, True, False, True]
+    >>> bernoulli_exp(0, 1, rng)  # exp(0) = 1
+    True
+    """
+    if num < 0 or den <= 0:
+        raise ValueError(f"gamma must be a non-negative fraction, got {num}/{den}")
+    while num > den:
+        if not bernoulli_exp(1, 1, rng):
+            return False
+        num -= den
+    k = 1
+    while rng.randbelow(den * k) < num:  # Bernoulli(γ/k)
+        k += 1
+    return k % 2 == 1
+
+
+def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
+    """One draw of DG(ε), P(k) ∝ exp(-ε|k|), ε = s/t rational (:func:`double_geometric_array`).
+
+    Parameters
+    ----------
+    eps : fractions.Fraction
+        ε > 0, with a denominator below 2**31.
+    rng : IntegerSource
+        The random source.
+
+    Returns
+    -------
+    int
+        The draw.
+
+    Raises
+    ------
+    ValueError
+        When ``eps`` is not positive or its denominator is 2**31 or more.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.exact import double_geometric, seeded_source
+    >>> double_geometric(Fraction(1, 2), seeded_source(2024))
+    -2
+    """
+    # CKS Algorithm 2 one draw at a time in Python integers (the array version's numpy overhead
+    # dominates a single draw): P(y) ∝ exp(−|y| s/t)
+    s, t = eps.numerator, eps.denominator
+    if not 0 < t < 2**31 or s <= 0:
+        raise ValueError(f"ε = {eps} must be a positive fraction with a denominator below 2**31")
+    while True:
+        u = rng.randbelow(t)
+        if not bernoulli_exp(u, t, rng):
+            continue
+        v = 0
+        while bernoulli_exp(1, 1, rng):  # V: successes of Bernoulli(exp(-1)) before the first failure
+            v += 1
+        y = (u + t * v) // s
+        negative = rng.randbelow(2) == 1
+        if negative and y == 0:
+            continue
+        return -y if negative else y
+
+
+def _uniform_below(m: np.ndarray, rng: IntegerSource) -> np.ndarray:
+    """Uniform integers on [0, m_i) for each m_i < 2**62, exactly: 63-bit words from ``rng.randbytes``,
+    those at or above the largest multiple of m_i below 2**63 drawn again (rejection, no modulo bias)."""
+    m = np.asarray(m, dtype=np.uint64)
+    limit = (np.uint64(1 << 63) // m) * m
+    words = np.frombuffer(rng.randbytes(8 * m.size), dtype="<u8") >> np.uint64(1)
+    out = words % m
+    todo = np.flatnonzero(words >= limit)  # almost always none (P < m_i / 2**63): the arrays stay whole
+    while todo.size:
+        words = np.frombuffer(rng.randbytes(8 * todo.size), dtype="<u8") >> np.uint64(1)
+        ok = words < limit[todo]
+        out[todo[ok]] = words[ok] % m[todo[ok]]
+        todo = todo[~ok]
+    return out
+
+
+def _bernoulli_exp_array(num: np.ndarray, den: np.ndarray, rng: IntegerSource) -> np.ndarray:
+    """Bernoulli(exp(-num_i/den_i)) for 0 ≤ num_i ≤ den_i, elementwise (CKS Algorithm 1 for γ ≤ 1):
+    K_i is the first k at which Bernoulli(γ_i/k) fails, and the draw is K_i odd."""
+    num, den = np.asarray(num, dtype=np.uint64), np.asarray(den, dtype=np.uint64)
+    odd = np.zeros(num.shape, dtype=bool)
+    active = np.arange(num.size)
+    k = 1  # the same for every element still drawing: all start at 1 and step together
+    while active.size:
+        carry_on = _uniform_below(den * np.uint64(k), rng) < num
+        odd[active[~carry_on]] = k % 2 == 1
+        active, num, den = active[carry_on], num[carry_on], den[carry_on]
+        k += 1
+    return odd
+
+
+def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
+    """``size`` independent draws of the double geometric DG(ε), P(k) ∝ exp(-ε|k|), exactly.
+
+    CKS Algorithm 2 (the discrete Laplace of scale t/s = 1/ε for ε = s/t) run on whole arrays: far
+    fewer calls to the random source than one draw at a time, and the same law.
+
+    Parameters
+    ----------
+    eps : fractions.Fraction
+        ε > 0 (per unit ℓ1 distance), with a denominator below 2**31.
+    size : int
+        The number of draws.
+    rng : IntegerSource
+        The random source (its ``randbytes`` is used).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (size,)
+        The draws, independent.
+
+    Raises
+    ------
+    ValueError
+        When ``eps`` is not positive or its denominator is 2**31 or more.
+
+    See Also
+    --------
+    double_geometric : One draw.
+
+    Notes
+    -----
+    Canonne, Kamath & Steinke (2020), *The Discrete Gaussian for Differential Privacy*,
+    Algorithm 2. X = U + tV with P(X) ∝ exp(-X/t) (U uniform on 0..t-1 kept with probability
+    exp(-U/t), V geometric), so Y = ⌊X/s⌋ has P(Y = y) ∝ exp(-ys/t); a random sign (Y = 0 counted
+    once) makes it DG. Every step draws uniform integers only (:func:`bernoulli_exp`), so the law
+    is DG(ε) exactly, with variance 2r/(1 − r)², r = e^−ε.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from isdp.exact import double_geometric_array, seeded_source
+    >>> draws = double_geometric_array(Fraction(1), 20000, seeded_source(2024))
+    >>> draws.dtype, draws.shape
+    (dtype('int64'), (20000,))
+    >>> round(float(np.mean(draws == 0)), 3)  # P(0) = (1 - e^-1)/(1 + e^-1) ≈ 0.462
+    0.464
+    """
+    s, t = eps.numerator, eps.denominator
+    if not 0 < t < 2**31 or s <= 0:
+        raise ValueError(f"ε = {eps} must be a positive fraction with a denominator below 2**31")
+    out = np.empty(size, dtype=np.int64)
+    todo = np.arange(size)
+    while todo.size:
+        n = todo.size
+        u = _uniform_below(np.full(n, t), rng)
+        kept = _bernoulli_exp_array(u, np.full(n, t), rng)
+        v = np.zeros(n, dtype=np.int64)
+        active = np.flatnonzero(kept)
+        while active.size:  # V: successes of Bernoulli(exp(-1)) before the first failure
+            success = _bernoulli_exp_array(np.ones(active.size), np.ones(active.size), rng)
+            v[active[success]] += 1
+            active = active[success]
+        y = (u.astype(np.int64) + t * v) // s
+        negative = _uniform_below(np.full(n, 2), rng) == 1
+        good = kept & ~(negative & (y == 0))
+        out[todo[good]] = np.where(negative, -y, y)[good]
+        todo = todo[~good]
+    return out

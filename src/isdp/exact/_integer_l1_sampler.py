@@ -1,0 +1,470 @@
+"""The release's exact ℓ1 sampler, in integer arithmetic, for any invariants: the ℓ1 generalized Laplace on
+Λ(A) by rejection, and the generalized Gaussian by a second rejection from it.
+
+Not :func:`isdp.exact.sample_sum_constraint_l1`, the compiled floating-point sampler of one sum
+constraint that the MCMC experiments use. Here (docs/release.md, docs/method.md §11) the free
+cells are drawn i.i.d. DG(ε) (:func:`double_geometric_array`), the invariants solved for the
+other cells (:func:`integral_solve`), and the proposal kept with probability
+exp(-ε Σ_{i solved} |u_i|) (:func:`bernoulli_exp`): every decision is made from uniform integers,
+so the law is exact (:class:`IntegerL1Sampler`). Tables the others determine stay outside the norm
+(:func:`norm_tables`). :class:`ExactSampler` serves a matrix block by block.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import InputError, UncertifiableError
+from ..lattice._invariants import as_sparse, blocks, independent_rows
+from ..mcmc._double_geometric import dg_variance
+from ._exact_draws import bernoulli_exp, double_geometric_array
+from ._integer_sources import IntegerSource
+from ._integral_solve import _exact_product, _exact_solve, integral_solve
+
+#: the largest block, counted as rows² × cells, whose independent rows and solve are found again in exact
+#: integer arithmetic when the floating-point ones fail their exact check (:meth:`IntegerL1Sampler.build`)
+EXACT_SOLVE_LIMIT = 4_000_000
+
+#: proposals in the plan's estimate of the exact sampler's acceptance (fixed seed: the estimate,
+#: and so any refusal it leads to, depends on the invariants and ε only)
+PILOT_PROPOSALS = 1000
+_PILOT_SEED = 20261124
+
+
+@dataclass(frozen=True)
+class IntegerL1Sampler:
+    """Release mode's exact ℓ1 generalized Laplace noise on Λ(A), any invariants, in integer arithmetic (by
+    rejection), and the generalized Gaussian from it.
+
+    The free cells are drawn i.i.d. DG(ε), the solved cells follow from the invariants, and the
+    proposal is kept with probability exp(−ε Σ_{solved cells in the norm} |u_i|). Build one with
+    :meth:`build`; :class:`ExactSampler` serves a matrix of several blocks.
+
+    Parameters
+    ----------
+    A : numpy.ndarray of int, shape (m, n)
+        The independent rows of the invariants.
+    free : numpy.ndarray of int64, shape (n − m,)
+        The free cells, sorted: the lattice's coordinates.
+    solved : numpy.ndarray of int64, shape (m,)
+        The solved cells, sorted.
+    solve : numpy.ndarray of int64, shape (m, n − m)
+        The integral map from the free cells' noise to the solved cells' (:func:`integral_solve`).
+    in_norm : numpy.ndarray of bool, shape (m,)
+        Per solved cell, whether its |u| enters the law (False for a derived table's cells).
+
+    See Also
+    --------
+    ExactSampler : The sampler of a matrix of several blocks.
+    isdp.release.exact_route_noise : This sampler's exact law on a box.
+    sample_sum_constraint_l1 : The MCMC experiments' exact ℓ1 sampler: one sum constraint only, compiled,
+        in floating point.
+
+    Notes
+    -----
+    ``solve`` maps the free cells' noise to the solved cells' (integral: :func:`integral_solve`).
+    Cells outside the norm (``derived``: a table the others determine, :func:`norm_tables`) are
+    always solved and never enter the acceptance: the law is ∝ exp(-ε Σ_{i not derived} |u_i|)
+    on Λ(A), the generalized Laplace of ISDP Def. 9 in ℓ1, because the accepted law is
+    ∏_{free} e^{−ε|u_i|} · ∏_{solved} e^{−ε|u_i|} (docs/method.md §11). The generalized Gaussian
+    (ISDP Eq. 8) is a second rejection from the ℓ1 law with ε = 1/σ (:meth:`draw`). Every random
+    decision is made from uniform integers (:func:`double_geometric_array`,
+    :func:`bernoulli_exp`), so the law is exact.
+
+    Examples
+    --------
+    A total over three cells at ε = 1/2 per unit ℓ1 distance:
+
+    >>> from fractions import Fraction
+    >>> import numpy as np
+    >>> from isdp.exact import IntegerL1Sampler, seeded_source
+    >>> sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
+    >>> sampler.free.tolist(), sampler.solved.tolist(), sampler.solve.tolist()
+    ([0, 1], [2], [[-1, -1]])
+    >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
+    >>> noise.tolist(), attempts, int(noise.sum())
+    ([-4, -1, 5], 5, 0)
+    """
+
+    A: np.ndarray  # independent rows of the invariants
+    free: np.ndarray
+    solved: np.ndarray
+    solve: np.ndarray
+    in_norm: np.ndarray  # bool per solved cell: whether its |u| enters the law
+
+    @classmethod
+    def build(cls, A: np.ndarray, derived: np.ndarray | None = None) -> IntegerL1Sampler | None:
+        """The sampler for Λ(A), or None when the free cells are not the lattice's coordinates.
+
+        Parameters
+        ----------
+        A : numpy.ndarray of int, shape (m, n)
+            The invariants (dependent rows allowed: they are set aside, and checked to hold).
+        derived : numpy.ndarray of bool, shape (n,), optional
+            The cells outside the norm (a derived table's, :func:`norm_tables`); None: none.
+
+        Returns
+        -------
+        IntegerL1Sampler or None
+            The sampler; None when :func:`integral_solve` finds no integral solve.
+
+        Raises
+        ------
+        isdp.errors.InputError
+            When rows with large coefficients are so close to dependent that floating point
+            decides their rank or solve wrongly, and the block is too large (rows² × cells above
+            :data:`EXACT_SOLVE_LIMIT`) to decide in exact integer arithmetic.
+        AssertionError
+            When a derived cell would be free (a bug in isdp).
+
+        Notes
+        -----
+        The rank (:func:`isdp.lattice.independent_rows`) and the solve
+        (:func:`integral_solve`) are found in floating point and checked exactly: every row, also
+        those set aside as dependent, must hold on (z, X z) in integers. Rows of about 2**31 that
+        differ by one in each coefficient can fool floating point (it takes them for one row); when
+        the check fails, the independent rows, the solved cells and X are found again by exact
+        integer elimination, in the same order of preference.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.exact import IntegerL1Sampler
+        >>> IntegerL1Sampler.build(np.array([[1, 1, 1]])).solved.tolist()
+        [2]
+        >>> IntegerL1Sampler.build(np.array([[2, 4, 6]])) is None
+        True
+
+        Two rows that floating point takes for one (their coefficients differ by one, near 2**31):
+        decided in exact arithmetic, Λ(A) is spanned by (1, −1, −1).
+
+        >>> a = 2**31 - 1
+        >>> sampler = IntegerL1Sampler.build(np.array([[a, a - 1, 1], [a - 1, a - 2, 1]]))
+        >>> sampler.A.shape, sampler.free.tolist(), sampler.solve.tolist()
+        ((2, 3), [0], [[-1], [-1]])
+        """
+        full = A
+        A = A[independent_rows(A)]
+        derived = np.zeros(A.shape[1], dtype=bool) if derived is None else np.asarray(derived, dtype=bool)
+        if A.shape[0] == 0 and not full.any():  # no invariant: every cell free
+            if derived.any():
+                raise AssertionError("a derived cell in no invariant; this is a bug in isdp")
+            return cls(A, np.arange(A.shape[1]), np.zeros(0, np.int64), np.zeros((0, A.shape[1]), np.int64),
+                       np.zeros(0, dtype=bool))
+        first = np.flatnonzero(derived)
+        try:  # floating point decides the rank and the solve; both are checked exactly below
+            found = integral_solve(A, first=first) if A.shape[0] else None
+        except AssertionError:  # floats found fewer independent cells than independent rows
+            found = None
+        # every invariant (also the rows set aside as dependent) holds on (z, X z), exactly, so
+        # Λ(A) has dimension at least |free|, and A_S is invertible (|det| an integer ≥ 1), so at
+        # most |free|: z ↦ (z, X z) is onto Λ(A)
+        spans = found is not None and (
+            np.array_equal(_exact_product(full[:, found[0]], found[1]),
+                           -full[:, np.setdiff1d(np.arange(A.shape[1]), found[0])])
+            and np.linalg.slogdet(A[:, found[0]].astype(float))[1] >= math.log(0.5))
+        if not spans:
+            # near-dependent rows with large coefficients can fool floating point (rows of about
+            # 2**31 that differ by one): decide again in exact integer arithmetic, where it is affordable
+            m, n = full.shape
+            if m * m * n <= EXACT_SOLVE_LIMIT:
+                exact = _exact_solve(full, first)
+                if exact is None:
+                    return None
+                rows, solved, solve = exact
+                A = full[rows]
+            elif found is None:
+                return None
+            else:
+                raise InputError(
+                    f"the invariants of a block of {n} cells and {m} rows, with coefficients up to "
+                    f"{int(np.abs(full).max()):,}, are too close to linearly dependent for floating-point "
+                    f"arithmetic, and the block is too large ({m}² × {n} > {EXACT_SOLVE_LIMIT:,}) to decide "
+                    "in exact arithmetic: use smaller coefficients, drop rows that are (nearly) combinations "
+                    "of others, or split the block")
+        else:
+            solved, solve = found
+        free = np.setdiff1d(np.arange(A.shape[1]), solved)
+        if derived[free].any():
+            raise AssertionError("a derived table's cell is not determined by the others; this is a bug in isdp")
+        return cls(A, free, solved, solve, ~derived[solved])
+
+    def log_acceptance(self, eps: Fraction, sigma: Fraction | None = None) -> float:
+        """An estimate of ln P(a proposal is kept), from :data:`PILOT_PROPOSALS` proposals of a fixed
+        seed (floats: a plan's forecast, never a release's noise).
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance of the proposal (1/σ for the Gaussian).
+        sigma : fractions.Fraction or None, default None
+            With a σ, the Gaussian's second rejection is included.
+
+        Returns
+        -------
+        float
+            The log of the estimated acceptance (0 when nothing is solved and no σ is given). It
+            depends on A and ε (and σ) only, never on a table.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import IntegerL1Sampler
+        >>> sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
+        >>> round(float(np.exp(sampler.log_acceptance(Fraction(1, 2)))), 3)
+        0.389
+        """
+        if len(self.solved) == 0 and sigma is None:
+            return 0.0
+        rng = np.random.default_rng(_PILOT_SEED)
+        p = -math.expm1(-float(eps))
+        shape = (PILOT_PROPOSALS, len(self.free))
+        z = (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
+        solved = (z @ self.solve.T.astype(float))[:, self.in_norm]  # floats: exact below 2**53, and BLAS-fast
+        log_keep = -float(eps) * np.abs(solved).sum(axis=1)
+        if sigma is not None:
+            u = np.abs(np.hstack([z, solved]))
+            log_keep = log_keep - ((u - float(sigma)) ** 2).sum(axis=1) / (2 * float(sigma) ** 2)
+        top = log_keep.max()
+        return float(top + np.log(np.mean(np.exp(log_keep - top))))
+
+    def variances(self, eps: Fraction) -> np.ndarray:
+        """Each cell's noise variance under the free-cell route: DG(ε) on the free cells, v = 2r/(1−r)²
+        with r = e^−ε, and v Σ_j X_ij² on solved cell i.
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n,)
+            The variance of each cell's noise.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import IntegerL1Sampler
+        >>> v = IntegerL1Sampler.build(np.array([[1, 1, 1]])).variances(Fraction(1, 2))
+        >>> [round(float(x), 3) for x in v]  # the solved cell carries the sum of two free cells
+        [7.835, 7.835, 15.671]
+        """
+        v = dg_variance(float(eps))
+        out = np.full(self.A.shape[1], v)
+        out[self.solved] = v * (self.solve.astype(float) ** 2).sum(axis=1)
+        return out
+
+    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int,
+             sigma: Fraction | None = None, accept: bool = True) -> tuple[np.ndarray | None, int]:
+        """One draw of the noise, by rejection.
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance of the ℓ1 law (1/σ with ``sigma``).
+        rng : IntegerSource
+            The random source.
+        max_attempts : int
+            Proposals drawn before giving up.
+        sigma : fractions.Fraction or None, default None
+            With a σ (and ``eps`` = 1/σ), the generalized Gaussian's second rejection step.
+        accept : bool, default True
+            False for the free-cell route: the first proposal is the noise (``sigma`` is then not
+            used).
+
+        Returns
+        -------
+        noise : numpy.ndarray of int64, shape (n,) or None
+            A vector of Λ(A); None when no proposal was accepted within ``max_attempts``.
+        attempts : int
+            The proposals drawn (``max_attempts`` when none was accepted; 1 without ``accept``).
+
+        Notes
+        -----
+        The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``eps`` =
+        1/σ), an accepted ℓ1 draw is kept with probability exp(-Σ_i (|u_i| - σ)² / 2σ²)
+        = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the
+        generalized Gaussian, exactly (rejection from the ℓ1 law). Sums and norms run over the cells
+        in the norm only.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import IntegerL1Sampler, seeded_source
+        >>> sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
+        >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, accept=False)
+        >>> noise.tolist(), attempts
+        ([-3, 0, 3], 1)
+        >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, sigma=Fraction(2))
+        >>> noise.tolist(), attempts
+        ([-4, -1, 5], 5)
+        """
+        if not accept:  # the free-cell route: the proposal itself
+            free = double_geometric_array(eps, len(self.free), rng)
+            u = np.zeros(self.A.shape[1], dtype=np.int64)
+            u[self.free], u[self.solved] = free, self.solve @ free
+            return u, 1
+        for u, attempt in self._accepted(eps, rng, max_attempts, sigma, batch=8):
+            return u, attempt
+        return None, max_attempts
+
+    def sample(self, eps: Fraction, size: int, rng: IntegerSource, *, sigma: Fraction | None = None,
+               max_attempts: int = 10**9) -> np.ndarray:
+        """``size`` independent draws (rows) of the law :meth:`draw` draws, in large batches.
+
+        The accepted proposals in order, each i.i.d.; for studies and tests.
+
+        Parameters
+        ----------
+        eps : fractions.Fraction
+            ε per unit ℓ1 distance (1/σ with ``sigma``).
+        size : int
+            The number of draws.
+        rng : IntegerSource
+            The random source.
+        sigma : fractions.Fraction or None, default None
+            With a σ, the generalized Gaussian's draws.
+        max_attempts : int, default 10**9
+            Proposals drawn in all before giving up.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (size, n)
+            One noise vector of Λ(A) per row.
+
+        Raises
+        ------
+        isdp.errors.UncertifiableError
+            When fewer than ``size`` are accepted within ``max_attempts`` proposals in all.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import IntegerL1Sampler, seeded_source
+        >>> draws = IntegerL1Sampler.build(np.array([[1, 1, 1]])).sample(Fraction(1, 2), 3, seeded_source(2024))
+        >>> draws.tolist()
+        [[4, 2, -6], [5, -1, -4], [-2, 3, -1]]
+        """
+        out = np.zeros((size, self.A.shape[1]), dtype=np.int64)
+        got = 0
+        for got, (u, _) in enumerate(itertools.islice(self._accepted(eps, rng, max_attempts, sigma, batch=1024),
+                                                      size), start=1):
+            out[got - 1] = u
+        if got < size:
+            raise UncertifiableError(f"{got} of {size} draws accepted within {max_attempts:,} proposals")
+        return out
+
+    def _accepted(self, eps: Fraction, rng: IntegerSource, max_attempts: int, sigma: Fraction | None, *, batch: int):
+        """The accepted proposals in order, with the attempt count at each (at most ``max_attempts``)."""
+        n_free, attempt = len(self.free), 0
+        while attempt < max_attempts:
+            # proposals are i.i.d.: drawing a batch at once and taking them in order is the same
+            # sequence of attempts as drawing one at a time (a caller may discard the rest of a batch)
+            k = min(batch, max_attempts - attempt)
+            free = double_geometric_array(eps, k * n_free, rng).reshape(k, n_free)
+            solved = free @ self.solve.T
+            for row in range(k):
+                attempt += 1
+                gamma = eps * int(np.abs(solved[row][self.in_norm]).sum())
+                if not bernoulli_exp(gamma.numerator, gamma.denominator, rng):
+                    continue
+                u = np.zeros(self.A.shape[1], dtype=np.int64)
+                u[self.free], u[self.solved] = free[row], solved[row]
+                if sigma is not None:  # the Gaussian's second rejection (draw)
+                    normed = np.concatenate([free[row], solved[row][self.in_norm]])
+                    gamma = sum((abs(int(v)) - sigma) ** 2 for v in normed) / (2 * sigma**2)
+                    if not bernoulli_exp(gamma.numerator, gamma.denominator, rng):
+                        continue
+                if np.any(self.A @ u != 0):
+                    raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
+                yield u, attempt
+            batch = min(2 * batch, 1024)
+
+
+#: largest dense block (entries) examined for a derived table; a larger one keeps its table in the
+#: norm (more noise, never a weaker guarantee)
+_DERIVED_LIMIT = 50_000_000
+
+
+def norm_tables(A, groups: list[np.ndarray]) -> np.ndarray:
+    """Which of several tables released together enter the mechanism's norm.
+
+    A table whose cells the invariants determine from the other tables' (its columns of A are
+    independent: county totals tied to a county × sex table) is derived: its noise follows from
+    theirs, so the law weighs the others only and one person's change costs 2 per table in the norm,
+    not per table released.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array of int, shape (m, n)
+        The invariants and ties of the tables together, one column per cell of the joint vector.
+    groups : list of numpy.ndarray of int
+        The cells (column indices) of each table.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (len(groups),)
+        True for a table in the norm, False for a derived one. Depends on A and the tables'
+        cells only, never on the counts.
+
+    Notes
+    -----
+    Tables are tried smallest first, each kept derived when the derived cells so far, with its
+    own, still have independent columns; at least one table stays in the norm. Independence is
+    decided block by block (:func:`isdp.lattice.blocks`: columns of different blocks share no
+    row); a block too large to examine keeps its table in the norm (more noise, never a weaker
+    guarantee). The law is then ∝ exp(−ε Σ_{tables in the norm} ‖u_t‖₁) and ε per unit ℓ1 is
+    ε per person / (2T), T the tables in the norm (docs/method.md §11, "Several tables").
+
+    Examples
+    --------
+    County totals (2 cells) tied to a county × sex table (4 cells) with the total kept: the
+    county totals are derived.
+
+    >>> import numpy as np
+    >>> from isdp.exact import norm_tables
+    >>> A = np.array([[1, 1, 0, 0, 0, 0],      # the total
+    ...               [1, 0, -1, -1, 0, 0],    # county A = its two sexes
+    ...               [0, 1, 0, 0, -1, -1]])   # county B = its two sexes
+    >>> norm_tables(A, [np.arange(2), np.arange(2, 6)]).tolist()
+    [False, True]
+
+    Two tables without ties both stay in the norm:
+
+    >>> norm_tables(np.array([[1, 1, 0, 0], [0, 0, 1, 1]]), [np.arange(2), np.arange(2, 4)]).tolist()
+    [True, True]
+    """
+    A = as_sparse(A)
+    parts = blocks(A)
+    derived = np.zeros(A.shape[1], dtype=bool)
+    out = np.ones(len(groups), dtype=bool)
+
+    def independent(cells: np.ndarray) -> bool:
+        for block, rows in parts:
+            mine = block[cells[block]]
+            if not len(mine):
+                continue
+            if len(mine) > len(rows) or len(rows) * len(mine) > _DERIVED_LIMIT:
+                return False
+            if len(independent_rows(A[rows][:, mine].toarray().T)) < len(mine):
+                return False
+        return True
+
+    for k in sorted(range(len(groups)), key=lambda k: (len(groups[k]), k)):
+        if out.sum() == 1:
+            break
+        candidate = derived.copy()
+        candidate[groups[k]] = True
+        if independent(candidate):
+            derived, out[k] = candidate, False
+    return out

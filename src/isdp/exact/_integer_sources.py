@@ -1,0 +1,143 @@
+"""The sources of uniform random integers, the only randomness of the exact samplers (release mode).
+
+A source is any object with ``randbelow(n)``, a uniform integer in [0, n), and ``randbytes(n)``:
+:func:`system_source` (operating-system entropy, for publication) or :func:`seeded_source`
+(reproducible, not for publication). Both draw integers by rejection from random bits, so no
+modulo bias and no floating-point number enters a draw.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from typing import Protocol
+
+from .._rng import check_seed
+
+
+class IntegerSource(Protocol):  # numpydoc ignore=PR01
+    """A source of uniform random integers, the only randomness the exact samplers use.
+
+    Any object with these two methods serves: :func:`system_source` (operating-system entropy, for
+    publication) and :func:`seeded_source` (reproducible, not for publication) are the two the
+    package provides. A typing protocol only: it is not checked at run time.
+
+    See Also
+    --------
+    system_source : Operating-system entropy.
+    seeded_source : A reproducible source from a seed.
+
+    Examples
+    --------
+    >>> from isdp.exact import seeded_source
+    >>> rng = seeded_source(2024)
+    >>> [rng.randbelow(6) for _ in range(5)]
+    [3, 1, 5, 4, 2]
+    >>> len(rng.randbytes(8))
+    8
+    """
+
+    def randbelow(self, n: int) -> int:
+        """A uniform integer on {0, …, n − 1}, exactly (no modulo bias).
+
+        Parameters
+        ----------
+        n : int
+            The number of outcomes, ≥ 1.
+
+        Returns
+        -------
+        int
+            The draw.
+        """
+        ...
+
+    def randbytes(self, n: int) -> bytes:
+        """``n`` uniformly random bytes (for the array samplers).
+
+        Parameters
+        ----------
+        n : int
+            The number of bytes.
+
+        Returns
+        -------
+        bytes
+            The draw.
+        """
+        ...
+
+
+class _Seeded(random.Random):
+    """Python's Mersenne Twister; ``randbelow`` draws integers by rejection from random bits (exact)."""
+
+    def randbelow(self, n: int) -> int:
+        return self._randbelow(n)
+
+
+class _System(secrets.SystemRandom):
+    """Operating-system entropy (``os.urandom``); ``randbelow`` by rejection from random bits (exact)."""
+
+    def randbelow(self, n: int) -> int:
+        return self._randbelow(n)
+
+
+def system_source() -> IntegerSource:
+    """Operating-system entropy: the default source of a release.
+
+    Returns
+    -------
+    IntegerSource
+        A :class:`secrets.SystemRandom` (``os.urandom``) whose ``randbelow`` draws by rejection
+        from random bits, exactly.
+
+    See Also
+    --------
+    seeded_source : A reproducible source, for tests and reproductions.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.exact import double_geometric, system_source
+    >>> rng = system_source()
+    >>> 0 <= rng.randbelow(6) < 6
+    True
+    >>> isinstance(double_geometric(Fraction(1, 2), rng), int)
+    True
+    """
+    return _System()
+
+
+def seeded_source(seed: int) -> IntegerSource:
+    """A reproducible source from ``seed``: for tests and reproductions, not for publication.
+
+    Parameters
+    ----------
+    seed : int
+        The seed of Python's Mersenne Twister.
+
+    Returns
+    -------
+    IntegerSource
+        A :class:`random.Random` whose ``randbelow`` draws by rejection from random bits, exactly.
+        Its stream is predictable from the seed, so a release drawn from it protects nobody.
+
+    Raises
+    ------
+    ValueError
+        If ``seed`` is not a non-negative integer (a float would be truncated).
+
+    See Also
+    --------
+    system_source : The source of a release for publication.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.exact import double_geometric_array, seeded_source
+    >>> double_geometric_array(Fraction(1, 2), 6, seeded_source(2024)).tolist()
+    [-5, 0, -1, -5, -1, -5]
+    >>> double_geometric_array(Fraction(1, 2), 6, seeded_source(2024)).tolist()  # the same seed, the same draws
+    [-5, 0, -1, -5, -1, -5]
+    """
+    return _Seeded(check_seed(seed))

@@ -1,0 +1,497 @@
+"""The plan of a release, decided before any count is read: the route, the mechanism calibrated to the
+guarantee per person, the exact sampler and the forecast of its acceptance, the refusals, and the dry run.
+
+The plan is made from A, the options and the table's labels alone (:meth:`Plan.make`,
+:meth:`Plan.of`), so neither it nor a refusal depends on the counts; a release draws under it
+(:func:`isdp.release.make_release`) and its statement is written from it
+(:func:`isdp.release.privacy_statement`). The calibration is docs/method.md §11's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+import numpy as np
+from scipy import sparse
+
+from ..errors import InfeasibleError, UncertifiableError, UsageError
+from ..exact._block_sampler import ExactSampler
+from ..exact._gaussian_profile import MAX_SHIFT
+from ..exact._integer_l1_sampler import PILOT_PROPOSALS, IntegerL1Sampler, norm_tables
+from ..exact._lattice_gaussian import lattice_block
+from ..lattice._invariants import as_sparse
+from ..lattice._targets import generalized_gaussian, generalized_laplace
+from ..mcmc._double_geometric import dg_variance
+from ._constraints import constraint_matrix
+from ._neighbours import TWO_PERSON_SHIFT, Neighbours, two_person_shift
+from ._privacy import Guarantee, gaussian_sigma, unit_epsilon
+from ._request import MAX_PAIRS, Request
+from ._statement import privacy_statement, route_record
+from ._tables import Table, TableSet
+
+#: the mechanism's name in the statement, by route: the norms of :data:`NORMS` and ``free-cells``
+MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
+              "gaussian": "generalized Gaussian (ISDP Eq. 8)",
+              "free-cells": "free-cell double geometric: i.i.d. noise on the lattice's coordinates "
+                            "(docs/method.md §11)"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a request does under invariants A, decided from A and the options alone (no count).
+
+    Made by :meth:`make`, which checks the request, calibrates the mechanism to the guarantee
+    per person, builds the exact sampler block by block and forecasts its acceptance, and
+    refuses what it cannot serve — all before any count is read, so neither the plan nor a
+    refusal depends on the table's counts. :meth:`of` adds what the statement states of the
+    table: its cells' labels, its tables' names and the rule behind each invariant.
+
+    Parameters
+    ----------
+    req : Request
+        The request.
+    A : scipy.sparse.csr_array
+        The invariants, int64, rows × cells, canonical (:func:`isdp.lattice.as_sparse`).
+    labels : list of str
+        One label per row of ``A``.
+    neighbours : isdp.release.Neighbours
+        Whether a change of one or two persons can keep the invariants.
+    exact : isdp.exact.ExactSampler or None
+        The exact sampler, block by block; None on the ℓ2 route (the chain only).
+    unit : fractions.Fraction or float
+        The mechanism's own parameter: ε per unit ℓ1 distance (a fraction) or ℓ2 distance (a
+        float), or the Gaussian's σ (a fraction).
+    expected_attempts : float
+        The exact sampler's forecast proposals per draw for its hardest block (1 where nothing
+        is forecast: the free-cell and ℓ2 routes; ``inf`` beyond e^700).
+    tables_in_norm : tuple of bool, default (True,)
+        Per table released: whether it enters the mechanism's norm
+        (:func:`isdp.exact.norm_tables`; False for a table derived from the others).
+    cell_labels : tuple of str, default ()
+        The label of each cell, a column of ``A`` (:meth:`of`; empty from :meth:`make`).
+    tables : tuple of (str, int), default ()
+        Several tables released together: each one's name and number of cells, in order (:meth:`of`;
+        empty for one table).
+    rules : tuple of str or None, default ()
+        Per row of ``A``, the ``Request.rules`` family (``--invariant``) or ``tie`` + a
+        ``Request.ties`` rule (``--tie``) that made it, None for a row none made (a constraint
+        file's): the statement states a row by its rule (:meth:`of`; empty from :meth:`make`).
+
+    See Also
+    --------
+    dry_run : The statement a plan would carry.
+    make_release : Draws a release under a plan.
+
+    Notes
+    -----
+    The calibration is that of docs/method.md §11: one person changes a table by at most 2 in
+    ℓ1 and √2 in ℓ2, so ε per unit ℓ1 distance is ε/2 (ε/(2T) over T tables in the norm), per
+    unit ℓ2 distance ε/√2, and the Gaussian's σ is the smallest on a 10⁻⁶ grid whose exact
+    privacy profile meets (ε, δ) for one person's change (:func:`isdp.release.gaussian_sigma`).
+
+    Examples
+    --------
+    Both margins of a 2 × 2 table: no single person's change keeps them, a swap of two does.
+
+    >>> from isdp.release import Plan, Request
+    >>> A = [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]]
+    >>> plan = Plan.make(A, ["row Female", "row Male", "column young", "column old"], Request(epsilon="1"))
+    >>> plan.unit, plan.exact_feasible, round(plan.expected_attempts, 1)
+    (Fraction(1, 2), True, 3.1)
+    >>> plan.neighbours
+    Neighbours(one_person=False, two_persons=True)
+    >>> plan.mechanism()
+    {'name': 'generalized Laplace, l1 norm (ISDP Def. 9)', 'epsilon_per_unit_l1_distance': '1/2'}
+    >>> print(plan.guarantee().sentence(1))  # doctest: +NORMALIZE_WHITESPACE
+    1-DP for any two tables with the same invariants that differ in one person's record
+    (added, removed, or moved between cells)
+    """
+
+    req: Request
+    A: np.ndarray
+    labels: list[str]
+    neighbours: Neighbours
+    exact: ExactSampler | None
+    unit: Fraction | float  # ε per unit distance (Laplace) or σ (Gaussian)
+    expected_attempts: float  # the exact sampler's forecast proposals per draw (hardest block)
+    tables_in_norm: tuple[bool, ...] = (True,)  # per table released: whether it enters the norm (norm_tables)
+    cell_labels: tuple[str, ...] = ()
+    tables: tuple[tuple[str, int], ...] = ()  # several tables: (name, cells) of each; empty for one table
+    rules: tuple[str | None, ...] = ()  # per row of A: the --invariant or --tie rule that made it, or None
+
+    @classmethod
+    def make(cls, A: np.ndarray, labels: list[str], req: Request, groups: list[np.ndarray] | None = None) -> Plan:
+        """Check the request and choose the route, before any count is read.
+
+        Parameters
+        ----------
+        A : array_like or scipy.sparse array
+            The invariants, rows × cells (:func:`isdp.release.constraint_matrix`).
+        labels : list of str
+            One label per row of ``A``.
+        req : Request
+            The request (checked here: :meth:`Request.check`).
+        groups : list of numpy.ndarray, optional
+            Each table's cells, when several tables are released together
+            (:attr:`isdp.release.TableSet.groups`).
+
+        Returns
+        -------
+        Plan
+            The route and its parameters.
+
+        Raises
+        ------
+        isdp.errors.UsageError
+            As :meth:`Request.check`, or several tables with a route that may run the chain.
+        isdp.errors.InfeasibleError
+            Invariants that fix every cell.
+        isdp.errors.UncertifiableError
+            As :meth:`Request.check`; the exact sampler's forecast needs more than
+            ``req.max_attempts`` proposals for some block (without ``allow_chain``); no exact
+            sampler applies and no chain is allowed; or a chain that cannot be certified at
+            ``req.delta`` (:meth:`pairs`).
+        """
+        req.check()
+        A = as_sparse(A)
+        if groups is not None and len(groups) > 1 and req.chain_possible:
+            raise UsageError("several tables are released by the exact routes only (--norm l1, --norm gaussian, "
+                             "--free-cells): the certified chain takes one table")
+        if (req.norm == "l2" and A.shape[0] >= A.shape[1]
+                and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]):
+            raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
+        tables_in_norm = norm_tables(A, groups) if groups is not None and len(groups) > 1 else np.ones(1, dtype=bool)
+        derived = np.zeros(A.shape[1], dtype=bool)
+        for k in np.flatnonzero(~tables_in_norm):
+            derived[groups[k]] = True
+        n_in_norm = int(tables_in_norm.sum())
+        if req.norm == "gaussian" and n_in_norm * TWO_PERSON_SHIFT > MAX_SHIFT:
+            raise UsageError(f"--norm gaussian: {n_in_norm} tables enter the norm, and the exact privacy profile "
+                             f"serves at most {MAX_SHIFT // TWO_PERSON_SHIFT} (two persons' change has ‖v‖² up to "
+                             f"{TWO_PERSON_SHIFT} in each, {MAX_SHIFT} in all): release them in groups, or with "
+                             "--norm l1")
+        delta_conversion, _ = req.delta_split()
+        unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion, n_in_norm) if req.norm == "gaussian"
+                else unit_epsilon(req.epsilon_person, req.norm, n_in_norm))
+        gaussian = req.norm == "gaussian"
+        worst = [0.0]  # the lowest log acceptance forecast in any block
+
+        def vet(sub: IntegerL1Sampler) -> None:
+            if req.free_cells:
+                return
+            worst[0] = min(worst[0], sub.log_acceptance(1 / unit if gaussian else unit, unit if gaussian else None))
+            if -worst[0] > math.log(req.max_attempts) and not req.allow_chain:
+                raise UncertifiableError(_exact_refusal(req, unit, worst[0], sub))
+
+        exact = ExactSampler.build(A, vet, derived, gaussian=gaussian) if req.norm != "l2" else None
+        if exact is not None and exact.n_free == 0:
+            raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
+        if exact is None and not req.chain_possible:
+            raise UncertifiableError("the free cells are not the lattice's coordinates (no set of cells whose values "
+                                     "the invariants give in integers from the others), so the exact sampler does not "
+                                     "apply: change the invariants, or run a study with --allow-chain --delta D --seed "
+                                     "N --reproducible-not-for-publication")
+        attempts = math.exp(-worst[0]) if -worst[0] < 700 else math.inf
+        neighbours = Neighbours.of(A)
+        if len(tables_in_norm) > 1 and not neighbours.one_person:
+            # one person's change may touch every table at once: single-cell moves do not settle it
+            neighbours = Neighbours(one_person=None, two_persons=None)
+        plan = cls(req, A, labels, neighbours, exact, unit, attempts, tuple(bool(b) for b in tables_in_norm))
+        if req.chain_possible:
+            plan.pairs()  # a chain that cannot be certified is refused before anything runs
+        return plan
+
+    @classmethod
+    def of(cls, table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> Plan:
+        r"""The plan of releasing ``table``: :meth:`make`, and what the statement states of the table.
+
+        The table's labels only are read (its cells', its tables' names), never its counts; each
+        row's rule is found by building each of ``req.rules`` and ``req.ties`` alone on the table's
+        keys and matching the rows by label and coefficients.
+
+        Parameters
+        ----------
+        table : Table or TableSet
+            The table, its labels at least (:func:`isdp.release.load_table`).
+        A : array_like or scipy.sparse array
+            The invariants, rows × cells (:func:`isdp.release.constraint_matrix`).
+        labels : list of str
+            One label per row of ``A``.
+        req : Request
+            The request (checked here: :meth:`Request.check`).
+
+        Returns
+        -------
+        Plan
+            The route and its parameters, with :attr:`cell_labels`, :attr:`tables` and :attr:`rules`.
+
+        Raises
+        ------
+        isdp.errors.ReleaseError
+            As :meth:`make`, or as :func:`isdp.release.constraint_matrix` for a rule of ``req``.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from isdp.release import Plan, Request, constraint_matrix, load_table
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = Path(tmp, "sex_by_age.csv")
+        ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+        ...     table = load_table(path)
+        >>> A, labels = constraint_matrix(table, ["total", "row-margins"])
+        >>> plan = Plan.of(table, A, labels, Request(epsilon="1", rules=("row-margins",)))
+        >>> plan.cell_labels
+        ('Female|young', 'Female|old', 'Male|young', 'Male|old')
+        >>> list(zip(plan.labels, plan.rules))
+        [('total', None), ('row Female', 'row-margins'), ('row Male', 'row-margins')]
+        """
+        plan = cls.make(A, labels, req, getattr(table, "groups", None))
+        tables = (tuple((name, len(t.keys)) for name, t in zip(table.names, table.tables, strict=True))
+                  if isinstance(table, TableSet) else ())
+        return replace(plan, cell_labels=tuple(table.cell_labels), tables=tables,
+                       rules=_rules_of_rows(table, plan.A, labels, req))
+
+    @property
+    def exact_feasible(self) -> bool | None:
+        """Whether the exact sampler is expected to accept within ``max_attempts`` per block.
+
+        A forecast from the invariants and ε only
+        (:meth:`isdp.exact.IntegerL1Sampler.log_acceptance`); None when there is no exact
+        sampler (the ℓ2 route).
+        """
+        if self.exact is None:
+            return None
+        return self.expected_attempts <= self.req.max_attempts
+
+    def guarantee(self, eta: float | None = None, confidence: float | None = None) -> Guarantee:
+        """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it.
+
+        Parameters
+        ----------
+        eta : float, optional
+            The chain's certified TV bound; None for an exact draw.
+        confidence : float, optional
+            The certificate's confidence level, with ``eta``.
+
+        Returns
+        -------
+        isdp.release.Guarantee
+            Its ε, δ (and ρ) per person and for two persons (:meth:`~isdp.release.Guarantee.at`).
+        """
+        return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence,
+                         n_tables=sum(self.tables_in_norm), released=len(self.tables_in_norm),
+                         two_person_shift=two_person_shift(self.A, self.neighbours))
+
+    def eta_target(self) -> float:
+        """The TV bound a chain must certify so that δ per person stays within the request.
+
+        Returns
+        -------
+        float
+            The target η* = δ_chain/(1 + e^ε), ε the exact mechanism's per person (docs/method.md §11,
+            "From a TV bound to δ").
+        """
+        return self.req.delta_split()[1] / (1 + math.exp(self.guarantee().at(1)["epsilon"]))
+
+    def pairs(self) -> int:
+        """The coupled pairs behind the chain's certificate.
+
+        Returns
+        -------
+        int
+            ``req.pairs``, or twice the least that can certify :meth:`eta_target` at 95 %
+            (at least 200, at most :data:`MAX_PAIRS`).
+
+        Raises
+        ------
+        isdp.errors.UncertifiableError
+            When more than :data:`MAX_PAIRS` pairs, or more than ``req.pairs``, would be needed.
+        """
+        from ..convergence._certificate import (  # here: isdp.convergence loads pandas, which only a chain needs
+            LEVEL,
+            pairs_needed,
+        )
+
+        eta, req = self.eta_target(), self.req
+        needed = pairs_needed(eta)
+        if needed > MAX_PAIRS:
+            floor = (1 + math.exp(self.guarantee().at(1)["epsilon"])) * (1 - (1 - LEVEL) ** (1 / MAX_PAIRS))
+            raise UncertifiableError(f"--delta {req.delta:g} needs the chain within TV {eta:.3g} of the exact "
+                                     f"mechanism, which {needed:,} coupled pairs would be needed to certify at 95 % "
+                                     f"(at most {MAX_PAIRS:,}): a certified chain cannot state a delta below about "
+                                     f"{floor:.2g} here; raise --delta or use an exact route")
+        if req.pairs is None:
+            return min(max(200, 2 * needed), MAX_PAIRS)
+        if req.pairs < needed:
+            raise UncertifiableError(f"--pairs {req.pairs} cannot certify TV {eta:.3g} (needed for --delta "
+                                     f"{req.delta:g}) at 95 %: {needed} pairs are needed")
+        return req.pairs
+
+    def chain_target(self):
+        """The chain's target law on Λ(A).
+
+        Returns
+        -------
+        isdp.lattice.Target
+            The generalized Gaussian with σ, or the generalized Laplace with ε per unit distance
+            in the request's norm.
+        """
+        if self.req.norm == "gaussian":
+            return generalized_gaussian(float(self.unit))
+        return generalized_laplace(float(self.unit), self.req.norm)
+
+    def mechanism(self) -> dict:
+        """The mechanism and its own parameter, for the statement.
+
+        Returns
+        -------
+        dict
+            ``name`` (:data:`MECHANISMS`) and ``sigma`` (the Gaussian) or
+            ``epsilon_per_unit_<norm>_distance``; exact fractions as strings.
+        """
+        out = {"name": MECHANISMS["free-cells" if self.req.free_cells else self.req.norm]}
+        if self.req.norm == "gaussian":
+            out["sigma"] = str(self.unit)
+        else:
+            key = f"epsilon_per_unit_{self.req.norm}_distance"
+            out[key] = str(self.unit) if isinstance(self.unit, Fraction) else float(self.unit)
+        return out
+
+    def check_not_weaker(self, g: Guarantee) -> None:
+        """Refuse a guarantee weaker than the request (ε, δ per person), or a δ of 1 or more.
+
+        Parameters
+        ----------
+        g : isdp.release.Guarantee
+            The guarantee a release would meet.
+
+        Raises
+        ------
+        isdp.errors.UncertifiableError
+            Its ε or δ per person exceeds the request's (ε with a relative slack of 1e-12).
+        """
+        got, req = g.at(1), self.req
+        eps_ok = got["epsilon"] <= float(req.epsilon_person) * (1 + 1e-12)
+        delta_ok = got["delta"] <= (req.delta or 0.0) and got["delta"] < 1
+        if not (eps_ok and delta_ok):
+            raise UncertifiableError(f"the release would meet ({got['epsilon']:.6g}, {got['delta']:.3g}) per person, "
+                                     f"weaker than the ({req.epsilon}, {req.delta or 0:g}) asked: nothing is released")
+
+
+def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:
+    r"""The statement a run with these options would carry, from the labels and the options only.
+
+    What ``isdp release --dry-run`` prints. The route is the one that would be tried first; on
+    the chain route the δ stated is the most a run may reach (its certificate is computed at run
+    time, from the invariants and fresh random numbers only). No count is used: the table may be
+    one read with ``labels_only``, and the invariants carry no value.
+
+    Parameters
+    ----------
+    table : Table or TableSet
+        The table, its labels at least (:func:`isdp.release.load_table`).
+    A : array_like or scipy.sparse array
+        The invariants, rows × cells.
+    labels : list of str
+        One label per row of ``A``.
+    req : Request
+        The request.
+
+    Returns
+    -------
+    dict
+        The privacy statement (:func:`isdp.release.privacy_statement`) without the
+        invariants' values, with ``"dry_run": True``.
+
+    Raises
+    ------
+    isdp.errors.ReleaseError
+        As :meth:`Plan.of`.
+
+    See Also
+    --------
+    make_release : The release itself.
+
+    Examples
+    --------
+    A table whose counts are ``?``: only its labels are read.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.release import constraint_matrix
+    >>> from isdp.release import Request, dry_run
+    >>> from isdp.release import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,?,?\nMale,?,?\n")
+    ...     table = load_table(path, labels_only=True)
+    >>> A, labels = constraint_matrix(table, ["total"])
+    >>> statement = dry_run(table, A, labels, Request(epsilon="1"))
+    >>> statement["dry_run"], statement["route"]["name"], statement["mechanism"]["name"]
+    (True, 'exact', 'generalized Laplace, l1 norm (ISDP Def. 9)')
+    >>> print(statement["guarantee"]["per_person"]["text"])  # doctest: +NORMALIZE_WHITESPACE
+    1-DP for any two tables with the same invariants that differ in one person's record
+    (added, removed, or moved between cells)
+    >>> statement["invariants"]  # no value: no count is read
+    [{'label': 'total', 'coefficients': {'Female|young': 1, 'Female|old': 1, 'Male|young': 1, 'Male|old': 1}}]
+    """
+    plan = Plan.of(table, A, labels, req)
+    if plan.exact is not None and plan.exact_feasible:
+        route = route_record(plan)
+        g = plan.guarantee()
+    else:
+        route = {"name": "certified chain", "pairs": plan.pairs(), "tv_target": plan.eta_target(),
+                 "certificate": "computed at run time from the invariants and fresh random numbers"}
+        from ..convergence._certificate import LEVEL  # here: isdp.convergence loads pandas
+
+        g = plan.guarantee(plan.eta_target(), LEVEL)
+    return {**privacy_statement(plan, g, route, None), "dry_run": True}
+
+
+def _exact_refusal(req: Request, unit, log_acceptance: float, block: IntegerL1Sampler) -> str:
+    """Why the exact route cannot serve this request (its hardest block), and what would."""
+    need = ("more than 10^300" if -log_acceptance > 690 else f"about 10^{-log_acceptance / math.log(10):.0f}"
+            if -log_acceptance > math.log(1e6) else f"about {math.exp(-log_acceptance):,.0f}")
+    options = []
+    if -log_acceptance < math.log(1e9):  # within reach of a larger budget
+        options.append(f"--max-attempts {math.ceil(3 * math.exp(-log_acceptance)):,} (three times the forecast; "
+                       "more time, the same law)")
+    if req.norm == "l1":
+        ratio = block.variances(unit).max() / dg_variance(float(unit))
+        options.append(f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
+                       f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)")
+        if lattice_block(block.A) is not None:
+            options.append("--norm gaussian --delta D (this block's invariants are a total or a table's two margins, "
+                           "which Klein's exact sampler draws in linear time with even noise; the guarantee becomes "
+                           "(epsilon, delta) per person)")
+    else:
+        options += ["--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 "
+                    "--free-cells"]
+    options += ["fewer invariants (one margin, or totals over blocks of cells)", "a larger --epsilon",
+                "a smaller table",
+                "a study run with --allow-chain --delta D --seed N --reproducible-not-for-publication (a certified "
+                "chain; about 6 x 6 cells with both margins at most)"]
+    return (f"the exact sampler would need {need} proposals for one draw of a block of {block.A.shape[1]:,} cells "
+            f"(estimated from {PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, never of the "
+            f"counts), beyond --max-attempts {req.max_attempts:,}: nothing is released. What would work: "
+            + "; ".join(options))
+
+
+def _rules_of_rows(table: Table | TableSet, A: sparse.csr_array, labels: list[str], req: Request
+                   ) -> tuple[str | None, ...]:
+    """Per row of ``A``, the rule of ``req`` that made it (:attr:`Plan.rules`): each rule's own rows, built from
+    the table's keys alone, matched by label and coefficients (the first rule that makes a row names it)."""
+    ruled: dict[tuple[str, tuple[bytes, bytes]], str] = {}
+    sources = [((rule,), (), rule) for rule in req.rules] + [((), (tie,), f"tie {tie}") for tie in req.ties]
+    for families, ties, name in sources:
+        R, rule_labels = constraint_matrix(table, families, ties=ties)
+        for i, lab in enumerate(rule_labels):
+            ruled.setdefault((lab, _row_key(R, i)), name)
+    return tuple(ruled.get((lab, _row_key(A, i))) for i, lab in enumerate(labels))
+
+
+def _row_key(A: sparse.csr_array, i: int) -> tuple[bytes, bytes]:
+    return A.indices[A.indptr[i]:A.indptr[i + 1]].tobytes(), A.data[A.indptr[i]:A.indptr[i + 1]].tobytes()

@@ -1,0 +1,192 @@
+"""What to release and how: the options of a release (the norm, ε and δ per person, the route's switches
+and budgets) and their checks, made before anything is read (docs/release.md, "Options").
+
+ε and δ are the guarantee needed per person (the neighbouring relation is :mod:`isdp.release`'s); the
+mechanism's own parameters follow from them in the plan (:class:`~isdp.release.Plan`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import UncertifiableError, UsageError
+from ..exact._exact_numbers import NUMBER_FORMS, _read_number, as_fraction
+
+#: the norms of ``Request.norm`` (``--norm``): ``l1`` the generalized Laplace in ℓ1 (exact),
+#: ``l2`` the generalized Laplace in ℓ2 (certified chain), ``gaussian`` the generalized Gaussian (exact)
+NORMS = ("l1", "l2", "gaussian")
+#: most coupled pairs a chain certificate may ask for (each costs a coupled run)
+MAX_PAIRS = 100_000
+
+
+@dataclass
+class Request:
+    """What to release and how (the command's options).
+
+    ``epsilon`` and ``delta`` are the guarantee needed **per person** (:mod:`isdp.release`); the
+    mechanism's own parameters follow from them (:class:`Plan`). Nothing is checked until
+    :meth:`check`, which :meth:`Plan.make` calls.
+
+    Parameters
+    ----------
+    norm : {"l1", "l2", "gaussian"}, default "l1"
+        The mechanism (:data:`NORMS`): the generalized Laplace in ℓ1 drawn exactly, the
+        generalized Laplace in ℓ2 by a certified chain (study runs only), or the generalized
+        Gaussian drawn exactly.
+    epsilon : str or None, default None
+        The ε needed per person, > 0, read exactly as typed (``"0.1"`` is 1/10, ``"1/3"`` works);
+        required. Written as :data:`NUMBER_FORMS` (an int or a ``Fraction`` works too); other
+        forms Python reads (``"1_0"``, other scripts' digits) are refused.
+    delta : float or None, default None
+        The δ needed per person, in (0, 1): required by ``norm="gaussian"`` and by the chain
+        (``norm="l2"``, ``allow_chain``), refused elsewhere.
+    allow_chain : bool, default False
+        ``l1``, ``gaussian``: run the certified chain when the exact sampler cannot serve.
+    free_cells : bool, default False
+        ``l1`` only: release the exact sampler's proposal, without its rejection step.
+    nonnegative : bool, default False
+        Post-process the release onto the non-negative tables with the same invariants.
+    pairs : int or None, default None
+        The chain's coupled pairs, in [2, :data:`MAX_PAIRS`]; None is twice the least that can
+        certify the TV bound ``delta`` needs (at least 200).
+    max_iter : int, default 200_000
+        Iterations a coupled pair may take to meet before the request is refused.
+    max_attempts : int, default 20_000
+        Proposals of the exact sampler per block before it gives up; the plan refuses at once
+        when its forecast exceeds this.
+    seed : int or None, default None
+        A non-negative seed for a reproducible run, not for publication (the statement says
+        ``"publishable": false``); None draws from operating-system entropy.
+    progress : bool, default False
+        Show progress on stderr (:class:`Progress`).
+    rules : tuple of str, default ()
+        The invariant families the invariants were built from (``--invariant``: ``total``,
+        ``by:state,county``, …), so the statement states those invariants by rule rather than by
+        coefficients (:func:`isdp.release.privacy_statement`).
+    ties : tuple of str, default ()
+        Likewise the ties between tables (``--tie``).
+
+    See Also
+    --------
+    Plan.make : Checks the request and chooses the route.
+    make_release : Draws the release.
+
+    Examples
+    --------
+    >>> from isdp.release import Request
+    >>> req = Request(epsilon="1/3")
+    >>> req.epsilon_person, req.chain_possible
+    (Fraction(1, 3), False)
+    >>> req.check()  # consistent: nothing raised
+    >>> from isdp.errors import UsageError
+    >>> try:
+    ...     Request(epsilon="1", delta=1e-6).check()
+    ... except UsageError as err:
+    ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
+    --delta is used only by --norm gaussian and the certified chain (--norm l2, --allow-chain):
+    the l1 exact release is pure epsilon
+    """
+
+    norm: str = "l1"
+    epsilon: str | None = None  # per person; exact decimal or fraction as typed
+    delta: float | None = None  # per person: the Gaussian's and the certified chain's δ
+    allow_chain: bool = False  # l1, Gaussian: a certified chain when the exact route cannot serve
+    free_cells: bool = False  # l1: the exact route's proposal, released without rejection
+    nonnegative: bool = False
+    pairs: int | None = None  # chain: coupled pairs (None: twice the least that resolves its target)
+    max_iter: int = 200_000
+    max_attempts: int = 20_000
+    seed: int | None = None  # None: operating-system entropy
+    progress: bool = False
+    rules: tuple[str, ...] = ()  # the --invariant families: the statement states their rows by rule
+    ties: tuple[str, ...] = ()  # the --tie rules, likewise
+
+    @property
+    def chain_possible(self) -> bool:
+        """Whether this request may run the certified chain (``norm="l2"``, or ``allow_chain``)."""
+        return self.norm == "l2" or self.allow_chain
+
+    @property
+    def epsilon_person(self) -> Fraction:
+        """The ε per person as an exact fraction (``"0.1"`` is 1/10); ValueError if it is not positive."""
+        return as_fraction(self.epsilon)
+
+    def check(self) -> None:
+        """Refuse an inconsistent request before anything is read.
+
+        Raises
+        ------
+        isdp.errors.UsageError
+            An unknown norm; ε missing, not a number or outside [1e-9, 700]; a negative seed; δ
+            missing or outside (0, 1) for the Gaussian or the chain, or given to the pure ℓ1
+            route; ``free_cells`` with another norm or with ``allow_chain``; ``pairs`` outside
+            [2, :data:`MAX_PAIRS`]; ``max_iter`` or ``max_attempts`` below 2.
+        isdp.errors.UncertifiableError
+            A run without a seed that may need the chain: its random numbers are not
+            cryptographic, so it is refused for publication.
+        """
+        if self.norm not in NORMS:
+            raise UsageError(f"unknown norm {self.norm!r}: choose from {', '.join(NORMS)}")
+        if self.epsilon is None:
+            raise UsageError("give --epsilon: the guarantee needed per person")
+        try:
+            eps = self.epsilon if isinstance(self.epsilon, Fraction) else _read_number(self.epsilon)
+        except ValueError:
+            raise UsageError(f"--epsilon must be a positive number written as {NUMBER_FORMS}, "
+                             f"got {str(self.epsilon)!r}") from None
+        if eps <= 0:
+            raise UsageError(f"--epsilon must be a positive number, got {self.epsilon!r}")
+        if not Fraction(1, 10**9) <= eps <= 700:
+            raise UsageError(f"--epsilon {self.epsilon} is outside [1e-9, 700]")
+        if self.seed is not None and self.seed < 0:
+            raise UsageError(f"--seed must be a non-negative integer, got {self.seed}")
+        if self.norm == "gaussian" or self.chain_possible:
+            if self.delta is None:
+                raise UsageError(f"the {'Gaussian' if self.norm == 'gaussian' else 'certified chain'}'s guarantee "
+                                 "has a delta: give --delta (per person, in (0, 1))")
+            if not 0 < self.delta < 1:
+                raise UsageError(f"--delta must lie in (0, 1), got {self.delta}")
+        elif self.delta is not None:
+            raise UsageError("--delta is used only by --norm gaussian and the certified chain (--norm l2, "
+                             "--allow-chain): the l1 exact release is pure epsilon")
+        if self.free_cells and (self.norm != "l1" or self.allow_chain):
+            raise UsageError("--free-cells is an l1 route of its own: not with --norm l2 or gaussian, nor with "
+                             "--allow-chain")
+        if self.pairs is not None and not 2 <= self.pairs <= MAX_PAIRS:
+            raise UsageError(f"--pairs must lie in [2, {MAX_PAIRS:,}], got {self.pairs}")
+        for name in ("max_iter", "max_attempts"):
+            if getattr(self, name) < 2:
+                raise UsageError(f"--{name.replace('_', '-')} must be at least 2")
+        if self.chain_possible and self.seed is None:
+            raise UncertifiableError(
+                "the certified chain is refused for publication: its random numbers come from xoshiro256** "
+                "(fast, not cryptographic) and its delta rests on a statistical certificate; "
+                + ("use --norm l1 or gaussian (exact, operating-system entropy), or " if self.norm == "l2" else
+                   "drop --allow-chain (the exact route draws from operating-system entropy), or ")
+                + "run a study with --seed N --reproducible-not-for-publication")
+
+    def delta_split(self) -> tuple[float | None, float | None]:
+        """How δ per person is spent: the Gaussian's zCDP → (ε, δ) conversion, and a chain's TV bound.
+
+        Returns
+        -------
+        delta_conversion : float or None
+            The Gaussian's δ (None for the Laplace routes).
+        delta_chain : float or None
+            The δ left for a chain (None when no chain can run). Halves of ``delta`` when both
+            apply (a Gaussian with ``allow_chain``).
+
+        Examples
+        --------
+        >>> from isdp.release import Request
+        >>> Request(norm="gaussian", epsilon="1", delta=1e-6).delta_split()
+        (1e-06, None)
+        >>> Request(norm="gaussian", epsilon="1", delta=1e-6, allow_chain=True).delta_split()
+        (5e-07, 5e-07)
+        """
+        if self.delta is None:
+            return None, None
+        if self.norm == "gaussian":
+            return (self.delta / 2, self.delta / 2) if self.allow_chain else (self.delta, None)
+        return None, self.delta

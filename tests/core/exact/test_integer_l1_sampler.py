@@ -1,0 +1,83 @@
+"""Release mode's exact ℓ1 sampler in integer arithmetic (isdp.exact.IntegerL1Sampler) and the tables in its norm.
+
+The laws on larger lattices are tested against enumeration in tests/core/release/test_release.py; here the
+lattice of one total over two cells, {(t, −t)}, where the laws of t are known in closed form.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from conftest import ALPHA, chisquare_gof_integers
+from scipy import stats
+
+from isdp.errors import InputError
+from isdp.exact import IntegerL1Sampler, norm_tables, seeded_source
+from isdp.lattice import table_margins
+
+PAIR = np.array([[1, 1]])
+
+
+def test_the_l1_law_on_a_pair_is_the_double_geometric_of_twice_epsilon():
+    """π(t, −t) ∝ exp(−ε·2|t|): t ~ DG(2ε)."""
+    draws = IntegerL1Sampler.build(PAIR).sample(Fraction(1, 2), 5000, seeded_source(3))
+    assert not np.any(draws.sum(axis=1))
+    support = np.arange(-30, 31)
+    assert chisquare_gof_integers(draws[:, 0], support, stats.dlaplace.pmf(support, 1.0)) > ALPHA
+
+
+def test_the_gaussian_law_on_a_pair_is_the_discrete_gaussian_of_its_norm():
+    """π(t, −t) ∝ exp(−2t²/2σ²) = exp(−t²/σ²): the second rejection from the ℓ1 law."""
+    sigma = Fraction(3, 2)
+    draws = IntegerL1Sampler.build(PAIR).sample(1 / sigma, 5000, seeded_source(4), sigma=sigma)
+    support = np.arange(-30, 31)
+    pmf = np.exp(-(support**2) / float(sigma) ** 2)
+    assert chisquare_gof_integers(draws[:, 0], support, pmf / pmf.sum()) > ALPHA
+
+
+def test_without_acceptance_the_free_cells_are_the_proposal_and_the_variances_follow():
+    sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
+    noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2), max_attempts=1, accept=False)
+    assert attempts == 1 and noise.sum() == 0
+    r = math.exp(-0.5)
+    v = 2 * r / (1 - r) ** 2  # DG(ε)'s variance
+    assert np.allclose(sampler.variances(Fraction(1, 2)), [v, v, 2 * v])
+
+
+def test_a_draw_that_accepts_nothing_says_so():
+    sampler = IntegerL1Sampler.build(table_margins(6, 6))  # accepts about one proposal in a million at ε = 1/20
+    assert sampler.draw(Fraction(1, 20), seeded_source(1), max_attempts=3) == (None, 3)
+
+
+def test_derived_cells_are_solved_and_stay_outside_the_norm():
+    A = np.array([[1, 1, 0, 0, 0, 0], [1, 0, -1, -1, 0, 0], [0, 1, 0, 0, -1, -1]])
+    derived = ~norm_tables(A, [np.arange(2), np.arange(2, 6)]).repeat([2, 4])
+    sampler = IntegerL1Sampler.build(A, derived)
+    assert set(sampler.solved[~sampler.in_norm].tolist()) == {0, 1} and not derived[sampler.free].any()
+    free_only = sampler.log_acceptance(Fraction(1, 2))
+    assert free_only < 0 and free_only > IntegerL1Sampler.build(A).log_acceptance(Fraction(1, 2))
+
+
+def test_no_invariant_leaves_every_cell_free():
+    sampler = IntegerL1Sampler.build(np.zeros((0, 3), dtype=np.int64))
+    assert sampler.free.tolist() == [0, 1, 2] and sampler.log_acceptance(Fraction(1)) == 0.0
+
+
+def test_near_dependent_rows_are_decided_exactly_within_the_limit_and_refused_beyond_it(monkeypatch):
+    a = 2**31 - 1
+    A = np.array([[a, a - 1, 1], [a - 1, a - 2, 1]])
+    sampler = IntegerL1Sampler.build(A)
+    noise, _ = sampler.draw(Fraction(1, 2), seeded_source(5), max_attempts=100)
+    assert sampler.A.shape == (2, 3) and not np.any(A.astype(object) @ noise.astype(object))
+    monkeypatch.setattr("isdp.exact._integer_l1_sampler.EXACT_SOLVE_LIMIT", 0)
+    with pytest.raises(InputError, match="too close to linearly dependent"):
+        IntegerL1Sampler.build(A)
+
+
+def test_the_table_tied_to_another_by_its_totals_leaves_the_norm_and_one_table_always_stays():
+    total = np.array([[1, 1]])
+    assert norm_tables(np.array([[1, -1]]), [np.array([0]), np.array([1])]).tolist() == [False, True]
+    assert norm_tables(total, [np.arange(2)]).tolist() == [True]

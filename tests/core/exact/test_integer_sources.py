@@ -1,0 +1,32 @@
+"""The sources of uniform random integers (isdp.exact.seeded_source, system_source)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from isdp.exact import double_geometric, seeded_source, system_source
+
+
+def test_seeded_source_is_reproducible_and_seeds_differ():
+    def run(seed):
+        rng = seeded_source(seed)
+        return [double_geometric(Fraction(1, 2), rng) for _ in range(50)]
+
+    assert run(3) == run(3)
+    assert run(3) != run(4)
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "3"])
+def test_seeded_source_refuses_a_seed_that_is_not_a_non_negative_integer(bad):
+    with pytest.raises(ValueError, match="non-negative integer"):
+        seeded_source(bad)
+
+
+@pytest.mark.parametrize("source", [lambda: seeded_source(1), system_source], ids=["seeded", "system"])
+def test_both_sources_draw_in_range_and_give_bytes(source):
+    rng = source()
+    assert {rng.randbelow(3) for _ in range(200)} == {0, 1, 2}
+    assert rng.randbelow(1) == 0
+    assert len(rng.randbytes(16)) == 16

@@ -1,0 +1,37 @@
+"""Tests of :mod:`isdp.release._long_tables` (:func:`~isdp.release.read_long_table`): the count column found by
+its name as it looks, the other fields kept as each cell's key and written back unchanged, and keys a release
+would publish wrongly refused, naming the line or column."""
+
+from __future__ import annotations
+
+import pytest
+
+from isdp.errors import InvariantError
+from isdp.release import read_long_table
+
+
+def test_the_count_column_may_be_anywhere_and_the_lines_are_written_back_as_read(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("state,Persons,year\nA,3,2019\nA,4,2020\nB,-1,2019\n")
+    table = read_long_table(path, count_column="persons", counts=False)  # matched ignoring case
+    assert table.count_column == 1 and table.key_columns == [0, 2]
+    assert table.keys == [("A", "2019"), ("A", "2020"), ("B", "2019")] and table.counts.tolist() == [3, 4, -1]
+    assert table.with_cells([5, 0, 2]) == [["state", "Persons", "year"], ["A", "5", "2019"], ["A", "0", "2020"],
+                                           ["B", "2", "2019"]]
+    with pytest.raises(InvariantError, match="line 4, column 'Persons': negative count"):
+        read_long_table(path, count_column="persons")
+
+
+@pytest.mark.parametrize("text, count_column, message", [
+    ("state,year,count\nA,2019,3\n", "n", "no count column 'n' in the header"),
+    ("state,count,Count\nA,3,4\n", "count", "the header repeats the column 'Count' .columns 2 and 3."),
+    ("state,year,count\nA,,3\n", "count", "line 2: a key field is empty .column 'year'."),
+    ("state,count\nA,3\nTotal,3\n", "count", "line 3: the key in column 'state' is labelled as a margin"),
+    ("state,year,count\nA,2019,3\nA,2019,4\n", "count", "line 3: duplicate cell .'A', '2019'., as at line 2"),
+    ("state,n,count\nA,3,9\nB,4,9\n", "count", "column 2, 'n', is named like a count column and holds only integers"),
+], ids=["no count column", "two count columns", "empty key", "total line", "repeated key", "counts as keys"])
+def test_keys_a_release_would_publish_wrongly_are_refused(tmp_path, text, count_column, message):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    with pytest.raises(InvariantError, match=message):
+        read_long_table(path, count_column=count_column)

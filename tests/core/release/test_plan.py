@@ -1,0 +1,88 @@
+"""The plan (isdp.release.Plan): the exact sampler's forecast against its exact acceptance, a request the
+forecast refuses and what would serve it, and a chain refused before any draw when it cannot certify the δ
+asked."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from release_support import margins_table, only, run_release
+
+from isdp.errors import UncertifiableError
+
+
+def test_the_forecast_acceptance_is_the_exact_acceptance_within_its_monte_carlo_error():
+    """Sum of 3 cells, ε = 1/2: P(accept) = Σ_z q(z) e^{−ε|z1+z2|} summed on a box, against the plan's
+    1,000-proposal estimate; the tolerance is 4 standard errors of that estimate."""
+    from isdp.exact import PILOT_PROPOSALS, IntegerL1Sampler
+    from isdp.mcmc import dg_pmf
+
+    eps = Fraction(1, 2)
+    k = np.arange(-80, 81)
+    q = np.outer(dg_pmf(k, 0.5), dg_pmf(k, 0.5))
+    w = np.exp(-0.5 * np.abs(k[:, None] + k[None, :]))
+    alpha = float((q * w).sum())
+    se = math.sqrt(float((q * w**2).sum()) - alpha**2) / math.sqrt(PILOT_PROPOSALS)
+    estimate = math.exp(IntegerL1Sampler.build(np.ones((1, 3), dtype=np.int64)).log_acceptance(eps))
+    assert abs(estimate - alpha) < 4 * se
+
+
+def test_both_margins_of_a_50x23_table_are_refused_with_what_would_work_or_released_by_free_cells(tmp_path, capsys):
+    table = margins_table(tmp_path / "t.csv", 50, 23)
+    code, *_ = run_release(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1")
+    err = capsys.readouterr().err
+    assert code == 5 and ("would need more than 10^300 proposals" in err or "would need about 10^" in err)
+    assert "--free-cells" in err and "fewer invariants" in err and "--norm gaussian --delta D" in err
+    assert "--max-attempts 3" not in err  # 10^140 proposals: no budget would do, so none is offered
+    only(tmp_path, "t.csv")
+    code, out, statement, _ = run_release(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1",
+                                          "--free-cells")
+    s = json.loads(statement.read_text())
+    released = np.loadtxt(out, delimiter=",", skiprows=1, usecols=2, dtype=np.int64).reshape(50, 23)
+    x = np.loadtxt(table, delimiter=",", skiprows=1, usecols=2, dtype=np.int64).reshape(50, 23)
+    assert code == 0 and s["route"]["name"] == "free cells" and s["requested"]["free_cells"]
+    assert np.array_equal(released.sum(axis=0), x.sum(axis=0)) and np.array_equal(released.sum(axis=1), x.sum(axis=1))
+    assert len(s["route"]["solved_cells"]) == 50 + 23 - 1  # the last row and the last column
+    assert s["route"]["noise_variance"]["solved_cells"]["r49|c22"] == pytest.approx(
+        49 * 22 * s["route"]["noise_variance"]["free_cell"])  # the corner carries every free cell
+    assert s["guarantee"]["per_person"]["epsilon"] == pytest.approx(1)
+
+
+def test_a_chain_cannot_certify_a_publication_delta_and_the_refusal_says_how_far_off():
+    """docs/release.md ("No exact sampler … at size"): δ = 1e-6 at ε = 1 needs TV 2.69e-7, about 11 million
+    pairs, and the chain can state no δ below about 0.00011 with the 100,000 it allows; before any draw."""
+    from isdp.lattice import table_margins
+    from isdp.release import Plan, Request
+
+    A = table_margins(6, 6)
+    with pytest.raises(UncertifiableError) as refusal:
+        Plan.make(A, [f"m{i}" for i in range(A.shape[0])],
+                  Request(epsilon="1", delta=1e-6, allow_chain=True, seed=1))
+    said = str(refusal.value)
+    assert "TV 2.69e-07" in said and "11,138,976 coupled pairs" in said and "at most 100,000" in said
+    assert "cannot state a delta below about 0.00011" in said
+
+
+def test_the_plan_of_a_table_holds_what_the_statement_states_of_it(tmp_path):
+    """Each row's rule (a family or a tie; none for a constraint file's row, even one labelled like a rule's),
+    the cells' labels and each table's name and size: the statement reads them from the plan, not the table."""
+    from isdp.release import Plan, Request, TableSet, constraint_matrix, load_table
+
+    (tmp_path / "county.csv").write_text("county,count\nA,22\nB,16\n")
+    (tmp_path / "county_sex.csv").write_text("county,sex,count\nA,M,10\nA,F,12\nB,M,7\nB,F,9\n")
+    (tmp_path / "c.csv").write_text("constraint,county|A,county|B,county_sex|A|M,county_sex|A|F,county_sex|B|M,"
+                                    "county_sex|B|F\ncounty: total,1,0,0,0,0,0\n")
+    tables = TableSet.of([load_table(tmp_path / "county.csv"), load_table(tmp_path / "county_sex.csv")])
+    A, labels = constraint_matrix(tables, ["total@county"], tmp_path / "c.csv", ties=["by:county"])
+    plan = Plan.of(tables, A, labels, Request(epsilon="1", rules=("total@county",), ties=("by:county",)))
+    assert list(zip(plan.labels, plan.rules, strict=True)) == [
+        ("county: total", "total@county"), ("tie county=A: county = county_sex", "tie by:county"),
+        ("tie county=B: county = county_sex", "tie by:county"), ("county: total", None)]
+    assert plan.tables == (("county", 2), ("county_sex", 4)) and plan.tables_in_norm == (False, True)
+    assert plan.cell_labels == ("county|A", "county|B", "county_sex|A|M", "county_sex|A|F", "county_sex|B|M",
+                                "county_sex|B|F")
+    assert Plan.make(A, labels, Request(epsilon="1"), tables.groups).rules == ()  # make alone reads no table

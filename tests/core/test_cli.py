@@ -1,0 +1,175 @@
+"""The command line (isdp.cli, ``isdp release``, ``python -m isdp``): a release end to end, its files
+and its options, and each kind of refusal with its exit status, leaving nothing behind."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import ROOT
+from release_support import only, run_release
+
+from isdp.cli import main
+
+E5_TABLE = ROOT / "data" / "e5" / "sex_by_age.csv"
+E5_INVARIANTS = ROOT / "data" / "release" / "sex_by_age_invariants.csv"
+
+
+def test_end_to_end_on_the_e5_example(tmp_path):
+    code, out, statement, audit = run_release(tmp_path, E5_TABLE, "--constraints", E5_INVARIANTS, "--epsilon", "1",
+                                              "--format", "wide")  # its age labels 20 and 21 are numbers
+    assert code == 0
+    released = [line.split(",") for line in out.read_text().splitlines()]
+    original = [line.split(",") for line in E5_TABLE.read_text().splitlines()]
+    assert released[0] == original[0] and [r[0] for r in released] == [r[0] for r in original]
+    cells = np.array([[int(v) for v in r[1:]] for r in released[1:]])
+    x = np.array([[int(v) for v in r[1:]] for r in original[1:]])
+    assert cells.shape == x.shape and not np.array_equal(cells, x)
+    p = json.loads(statement.read_text())
+    labels = [f"{r[0]}|{col}" for r in original[1:] for col in original[0][1:]]  # the cells, in the table's order
+    assert p["cells"] == {"count": len(labels), "labels": "the released table's, in its order"}
+    assert "invariant_rules" not in p  # a constraint file's invariants are stated by their coefficients
+    A = np.array([[inv["coefficients"].get(label, 0) for label in labels] for inv in p["invariants"]])
+    assert np.array_equal(A @ cells.ravel(), A @ x.ravel())
+    assert [inv["value"] for inv in p["invariants"]] == (A @ x.ravel()).tolist()
+    assert p["route"]["name"] == "exact" and p["guarantee"]["kind"] == "pure"
+    for path in (out, statement, audit):  # all three derive from the confidential table
+        assert path.stat().st_mode & 0o777 == 0o600
+    # ε per person 1 is the paper's ε = 1/2 per unit ℓ1 distance (one person moving changes two cells)
+    assert p["mechanism"]["epsilon_per_unit_l1_distance"] == "1/2"
+    assert p["guarantee"]["per_person"]["epsilon"] == 1 and p["guarantee"]["two_persons"]["epsilon"] == 2
+    assert p["publishable"] is False and p["seed"] == 7 and p["package"]["version"]
+    record = json.loads(audit.read_text())
+    assert record["input"]["sha256"] == hashlib.sha256(E5_TABLE.read_bytes()).hexdigest()
+    assert record["note"].startswith("CONFIDENTIAL") and record["exact_sampler"]["accepted"]
+    only(tmp_path, "out.csv", "out.csv.statement.json", "out.csv.audit.json")
+
+
+def test_the_example_invariants_are_e5s(tmp_path):
+    from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
+    from isdp.release import read_table_csv
+
+    _, rows, cols = read_table_csv(E5_TABLE)
+    A, _ = sex_by_age_constraints(rows, cols, "18-19")
+    lines = [line.split(",") for line in E5_INVARIANTS.read_text().splitlines()[1:]]
+    assert np.array_equal(np.array([[int(v) for v in line[1:-1]] for line in lines]), A)
+
+
+def test_same_seed_same_release_and_os_entropy_by_default(tmp_path):
+    table = tmp_path / "t.csv"
+    table.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
+    outs = []
+    for k in range(2):
+        d = tmp_path / str(k)
+        d.mkdir()
+        assert run_release(d, table, "--invariant", "all-margins", "--epsilon", "1")[0] == 0
+        outs.append((d / "out.csv").read_text())
+    assert outs[0] == outs[1]
+    out = tmp_path / "fresh.csv"
+    assert main(["release", str(table), "--invariant", "total", "--epsilon", "1", "-o", str(out), "--no-progress"]) == 0
+    p = json.loads(Path(str(out) + ".statement.json").read_text())
+    assert p["randomness"].startswith("operating-system entropy") and p["seed"] is None and p["publishable"]
+
+
+def test_wide_margins_are_kept_and_long_tables_round_trip(tmp_path):
+    wide = tmp_path / "w.csv"
+    wide.write_text("region,a,b,Total\nN,5,3,8\nS,1,4,5\nTotal,6,7,13\n")
+    assert run_release(tmp_path, wide, "--invariant", "row-margins", "--epsilon", "1")[0] == 0
+    lines = [line.split(",") for line in (tmp_path / "out.csv").read_text().splitlines()]
+    assert [r[0] for r in lines] == ["region", "N", "S", "Total"] and lines[0] == ["region", "a", "b", "Total"]
+    cells = np.array([[int(v) for v in r[1:3]] for r in lines[1:3]])
+    assert [int(r[3]) for r in lines[1:3]] == [8, 5] == cells.sum(axis=1).tolist()
+    assert [int(v) for v in lines[3][1:]] == [*cells.sum(axis=0).tolist(), 13]
+
+    d = tmp_path / "long"
+    d.mkdir()
+    long = d / "l.csv"
+    long.write_text("sex,age,count\nF,young,5\nF,old,3\nM,young,1\nM,old,4\n")
+    assert run_release(d, long, "--invariant", "column-margins", "--epsilon", "1")[0] == 0
+    lines = [line.split(",") for line in (d / "out.csv").read_text().splitlines()]
+    assert [r[:2] for r in lines] == [r[:2] for r in (line.split(",") for line in long.read_text().splitlines())]
+    counts = [int(r[2]) for r in lines[1:]]
+    assert counts[0] + counts[2] == 6 and counts[1] + counts[3] == 7
+
+
+BAD_TABLES = {
+    "ragged.csv": ("g,a,b\nu,1,2\nv,3\n", "line 3 has 2 fields"),
+    "fraction.csv": ("g,a,b\nu,1,2.5\nv,3,4\n", "not an integer count"),
+    "negative.csv": ("g,a,b\nu,1,-2\nv,3,4\n", "negative count"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_TABLES))
+def test_bad_tables_exit_3_and_write_nothing(tmp_path, capsys, name):
+    text, message = BAD_TABLES[name]
+    (tmp_path / name).write_text(text)
+    code, *_ = run_release(tmp_path, tmp_path / name, "--invariant", "total", "--epsilon", "1")
+    assert code == 3 and message in capsys.readouterr().err
+    only(tmp_path, name)
+
+
+def test_constraint_file_of_the_wrong_shape_exits_3(tmp_path, capsys):
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    (tmp_path / "c.csv").write_text("constraint,u|a,u|b,v|a\nfirst,1,1,0\n")
+    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--constraints", tmp_path / "c.csv", "--epsilon", "1")
+    assert code == 3 and "must name the table's 4 cells" in capsys.readouterr().err
+    only(tmp_path, "t.csv", "c.csv")
+
+
+@pytest.mark.parametrize("constraints, message", [
+    ("constraint,u|a,u|b,v|a,v|b\npin,1,0,0,0\n", "they fix every cell"),
+    ("constraint,u|a,u|b,v|a,v|b,value\nall,1,1,1,1,99\n", "states the value 99, the table gives 10"),
+], ids=["no room for noise", "stated value disagrees"])
+def test_infeasible_invariants_exit_4(tmp_path, capsys, constraints, message):
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    (tmp_path / "c.csv").write_text(constraints)
+    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "all-margins", "--constraints",
+                           tmp_path / "c.csv", "--epsilon", "1")
+    assert code == 4 and message in capsys.readouterr().err
+    only(tmp_path, "t.csv", "c.csv")
+
+
+def test_seed_without_its_flag_is_refused(tmp_path, capsys):
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "--seed", "1",
+              "-o", str(tmp_path / "o.csv")])
+    assert exc.value.code == 2 and "--reproducible-not-for-publication" in capsys.readouterr().err
+    only(tmp_path, "t.csv")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--max-iter", "2"],
+     "of 16 pilot pairs did not meet within 2 iterations"),
+    (["--norm", "l2", "--epsilon", "1", "--delta", "1e-6"], "a certified chain cannot state a delta below"),
+    (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--pairs", "50"], "--pairs 50 cannot certify"),
+    (["--epsilon", "0.01", "--max-attempts", "2"], "proposals for one draw of a block of 6 cells"),
+    (["--epsilon", "0.01", "--max-attempts", "2"], "What would work: --max-attempts "),
+], ids=["chain budget", "delta below resolution", "too few pairs", "exact budget", "exact budget advice"])
+def test_uncertifiable_requests_exit_5(tmp_path, capsys, args, message):
+    (tmp_path / "t.csv").write_text("g,a,b,c\nu,0,0,2\nv,0,4,0\n")
+    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "all-margins", *args)
+    assert code == 5 and message in capsys.readouterr().err
+    only(tmp_path, "t.csv")
+
+
+def test_the_isdp_console_script_is_declared():
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"isdp": "isdp.cli:main"}
+
+
+def test_python_m_isdp_help_explains_the_command():
+    run = subprocess.run([sys.executable, "-m", "isdp", "release", "--help"], capture_output=True, encoding="utf-8",
+                         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8",
+                              "COLUMNS": "100"}, check=True, timeout=300)  # the same help whatever the terminal
+    for needle in ("--epsilon", "--invariant", "--constraints", "exit codes", "--delta", "--dry-run",
+                   "per person", "nothing is written"):
+        assert needle in run.stdout

@@ -1,0 +1,77 @@
+"""The flat layout's import paths (before 0.3) keep working for one release, each with a
+:class:`DeprecationWarning` that names the new path; the new paths do not warn."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import isdp
+from isdp._deprecated import MOVED_MODULES, MOVED_NAMES, RENAMED
+
+
+@pytest.mark.parametrize("old", sorted(MOVED_MODULES))
+def test_the_old_module_paths_warn_and_forward(old):
+    home = importlib.import_module(f"isdp.{MOVED_MODULES[old]}")
+    name = home.__all__[0]
+    module = importlib.import_module(f"isdp.{old}")
+    message = rf"isdp\.{old}\.{name} is deprecated.*use isdp\.{MOVED_MODULES[old]}\.{name}"
+    with pytest.warns(DeprecationWarning, match=message):
+        value = getattr(module, name)
+    assert value is getattr(home, name)
+
+
+def test_the_old_top_level_names_warn_with_their_new_path():
+    with pytest.warns(DeprecationWarning, match=r"isdp\.sample is deprecated.*use isdp\.mcmc\.sample"):
+        assert isdp.sample is isdp.mcmc.sample  # noqa: B018
+    with pytest.warns(DeprecationWarning, match=r"use isdp\.errors\.InvariantError"):
+        from isdp.samplers import InvariantError  # noqa: F401  (an error that moved to isdp.errors)
+    with pytest.warns(DeprecationWarning, match=r"use isdp\.errors\.InvariantError"):
+        assert isdp.InvariantError is isdp.errors.InvariantError  # noqa: B018
+
+
+@pytest.mark.parametrize("module", sorted(MOVED_NAMES))
+def test_names_that_left_a_module_of_the_same_name_warn(module):
+    name, home = next(iter(MOVED_NAMES[module].items()))
+    with pytest.warns(DeprecationWarning, match=rf"use isdp\.{home}\.{name}"):
+        value = getattr(importlib.import_module(module), name)
+    assert value is getattr(importlib.import_module(f"isdp.{home}"), name)
+
+
+def test_the_new_paths_do_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        from isdp.mcmc import sample  # noqa: F401
+
+
+def test_an_old_module_without_the_name_raises_an_import_error():
+    with pytest.raises(ImportError):
+        from isdp.samplers import not_a_name  # noqa: F401
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        isdp.lattice.not_a_name  # noqa: B018
+
+
+def test_every_old_module_maps_to_a_part():
+    assert set(MOVED_MODULES.values()) <= set(isdp.__all__)
+    assert not set(MOVED_MODULES) & set(isdp.__all__)
+
+
+def test_the_warning_points_at_the_caller():
+    """The warning's location is the line that used the old path, so a user finds it (stacklevel)."""
+    code = "import warnings, isdp; warnings.simplefilter('always'); isdp.sample"
+    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stderr
+    assert err.startswith("<string>:1: DeprecationWarning: isdp.sample is deprecated"), err
+
+
+@pytest.mark.parametrize("old", sorted(RENAMED))
+def test_renamed_names_warn_with_their_new_name(old):
+    home, new = RENAMED[old]
+    expected = getattr(importlib.import_module(f"isdp.{home}"), new)
+    with pytest.warns(DeprecationWarning, match=rf"isdp\.{home}\.{old} is deprecated.*use isdp\.{home}\.{new}"):
+        assert getattr(importlib.import_module(f"isdp.{home}"), old) is expected
+    with pytest.warns(DeprecationWarning, match=rf"use isdp\.{home}\.{new}"):
+        assert getattr(importlib.import_module("isdp.exact_sampling"), old) is expected
