@@ -57,6 +57,10 @@ def write(api_dir: Path) -> None:
     for stale in api_dir.glob("*.rst"):  # a part renamed or removed leaves no page behind
         if stale.stem not in {"isdp", *parts()}:
             stale.unlink()
+    current = {f"isdp.{part}.{name}" for part in parts() for name in importlib.import_module(f"isdp.{part}").__all__}
+    for stub in (api_dir / "generated").glob("*.rst"):  # autosummary's pages of names no part exports any more
+        if stub.stem not in current:
+            stub.unlink()
     _write_if_changed(api_dir / "isdp.rst", _index())
     for part in parts():
         _write_if_changed(api_dir / f"{part}.rst", _part_page(part))

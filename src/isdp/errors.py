@@ -65,11 +65,6 @@ class DrawsError(IsdpError, ValueError):
     damaged compressed chunk, a truncated file), holds no (chains, draws, cells) integers, breaks the
     constraints the caller gives, or holds draws of another target.
 
-    Parameters
-    ----------
-    message : str
-        The file and what is wrong with it.
-
     Examples
     --------
     >>> from isdp.errors import DrawsError

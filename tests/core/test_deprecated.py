@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import pathlib
 import subprocess
 import sys
 import warnings
@@ -75,3 +76,15 @@ def test_renamed_names_warn_with_their_new_name(old):
         assert getattr(importlib.import_module(f"isdp.{home}"), old) is expected
     with pytest.warns(DeprecationWarning, match=rf"use isdp\.{home}\.{new}"):
         assert getattr(importlib.import_module("isdp.exact_sampling"), old) is expected
+
+
+def test_the_changelog_lists_every_old_path_with_its_new_one():
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "changelog.md").read_text()
+    section = text[text.index("### The core in subpackages"):]
+    section = section[: section.index("\n## ")]
+    for old, home in MOVED_MODULES.items():
+        assert f"`isdp.{old}`" in section and f"`isdp.{home}`" in section, old
+    for old, (home, new) in RENAMED.items():
+        assert f"`isdp.{home}.{old}` is `isdp.{home}.{new}`" in section
+    for module, names in MOVED_NAMES.items():
+        assert all(f"`{name}`" in section for name in names), module

@@ -4,6 +4,7 @@ steps, no private imports across packages, and nothing in src/ finds files by co
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -232,10 +233,11 @@ def test_the_test_name_rule_can_fail():
     assert not _names_a_module("releases", "isdp.release", modules)
 
 
-def _core_import_nodes():
-    """(module, node, is_top_level, source lines) for every import statement of the core (not the experiments)."""
+def _core_import_nodes(experiments: bool = False):
+    """(module, node, is_top_level, source lines) for every import statement of the core (and of the
+    experiment layer with ``experiments``)."""
     for path in sorted((SRC / "isdp").rglob("*.py")):
-        if "experiments" in path.parts:
+        if "experiments" in path.parts and not experiments:
             continue
         text = path.read_text()
         tree = ast.parse(text)
@@ -248,14 +250,19 @@ def _core_import_nodes():
                 yield path, node, id(node) in top, text.splitlines()
 
 
+@functools.cache
+def _package_modules() -> frozenset[str]:
+    return frozenset(_module_name(p) for p in (SRC / "isdp").rglob("*.py"))
+
+
 def _imported_core_modules(path: Path, node) -> list[str]:
     """The core modules an import statement loads: the module (or ``from X import module``'s module) and every
     package above it that the importer is not inside of (importing ``isdp.mcmc._kernels`` runs ``isdp.mcmc``)."""
-    modules = {_module_name(p) for p in (SRC / "isdp").rglob("*.py")}
+    modules = _package_modules()
     found = []
     importer = _module_name(path)
     for name in _imported_modules(ast.unparse(node), _package_of(path)):
-        if name in modules and not name.startswith("isdp.experiments") and not importer.startswith(f"{name}."):
+        if name in modules and not importer.startswith(f"{name}."):
             found.append(name)
     loaded = set(found)
     for name in found:
@@ -266,7 +273,7 @@ def _imported_core_modules(path: Path, node) -> list[str]:
 
 def _import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
-    for path, node, _, _ in _core_import_nodes():
+    for path, node, _, _ in _core_import_nodes(experiments=True):
         graph.setdefault(_module_name(path), set()).update(_imported_core_modules(path, node))
     return graph
 
@@ -302,9 +309,10 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def test_the_core_s_imports_have_no_cycle():
-    """Dependencies point one way: no module of the core imports, directly or through others (function-local and
-    type-only imports included), a module that imports it; a subpackage counts as importing its modules."""
+def test_the_package_s_imports_have_no_cycle():
+    """Dependencies point one way: no module of the package (the core and the experiment layer) imports, directly
+    or through others (function-local and type-only imports included), a module that imports it; a subpackage
+    counts as importing its modules."""
     assert not _cycles(_import_graph()), f"import cycles: {_cycles(_import_graph())}"
 
 
@@ -337,3 +345,21 @@ def test_every_function_local_import_says_why():
         if not _says_why(lines, node.lineno - 1):
             silent.append(f"{path.relative_to(ROOT)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
     assert not silent, "function-local imports without their reason:\n" + "\n".join(silent)
+
+
+#: a core module longer than this says why at the top of its docstring ("Long because …"); none may pass LONGEST
+LONG, LONGEST = 600, 800
+
+
+def test_core_modules_are_short_or_say_why():
+    offences = []
+    for path in sorted((SRC / "isdp").rglob("*.py")):
+        if "experiments" in path.parts:
+            continue
+        text = path.read_text()
+        lines = text.count("\n")
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        if lines > LONGEST or (lines > LONG and "Long because" not in doc):
+            offences.append(f"{path.relative_to(ROOT)}: {lines} lines")
+    assert not offences, (f"core modules over {LONG} lines without a reason (never over {LONGEST}):\n"
+                          + "\n".join(offences))

@@ -12,10 +12,6 @@ import csv
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # jobs.py imports this module to run the check
-    from isdp.experiments.jobs import Job
 
 _NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")
 
@@ -67,9 +63,11 @@ def _damage(path: Path, may_be_empty: bool = False) -> str | None:
     return None
 
 
-def check_inputs(job: Job) -> None:
+def check_inputs(job) -> None:
     """Refuse a damaged result of an earlier step among ``job.input`` (files under ``results/``;
     the repository's committed inputs have their own readers' checks), naming it and how to rebuild it.
+    ``job`` is the step's :class:`isdp.experiments.jobs.Job`, which calls this before the step runs (so
+    this module does not import it: the dependency points one way).
 
     The inputs named in ``job.params.may_be_empty`` may hold a header and no rows.
     """
