@@ -29,6 +29,9 @@ Examples
 import importlib
 import importlib.metadata
 
+from ._deprecated import install_finder as _install_finder
+from ._deprecated import moved_name as _moved_name
+
 try:  # the installed distribution's version (SemVer 0.x), so the package, `isdp --version` and statements agree
     __version__ = importlib.metadata.version("isdp")
 except importlib.metadata.PackageNotFoundError:  # a source tree run without installing
@@ -52,15 +55,11 @@ __all__ = [  # noqa: RUF022 (the reading order: the method's layers, then the mo
 def __getattr__(name: str):
     if name in __all__ or name == "experiments":
         return importlib.import_module(f".{name}", __name__)
-    from ._deprecated import moved_name  # only a name of the flat layout gets here
-
-    return moved_name(name)
+    return _moved_name(name)  # a name of the flat layout (before 0.3), or an AttributeError
 
 
 def __dir__():
     return sorted(set(globals()) | set(__all__))
 
 
-from ._deprecated import install_finder  # noqa: E402  (the old module paths, after __getattr__ exists)
-
-install_finder()
+_install_finder()

@@ -10,6 +10,7 @@ Examples
 ((2, 3), True)
 """
 
+from .._deprecated import moved_attribute as _moved_attribute
 from ..release._nonnegative import L1Projector, l1_projection_milp, l1_total_projection
 from ._accounting import (
     CONVERSIONS,
@@ -66,7 +67,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    from .._deprecated import moved_attribute  # a name this module held before 0.3
-
-    return moved_attribute(__name__, name)
+def __getattr__(name: str):  # a name this part held before 0.3 (isdp._deprecated)
+    return _moved_attribute(__name__, name)

@@ -10,6 +10,7 @@ Examples
 -1
 """
 
+from .._deprecated import moved_attribute as _moved_attribute
 from ._block_sampler import ExactSampler
 from ._coupled_laws import UNIFORMS, apart_probabilities, coupled_sweep_exact, jump_law
 from ._exact_draws import bernoulli_exp, double_geometric, double_geometric_array
@@ -76,7 +77,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    from .._deprecated import moved_attribute  # a name this module's parts held before 0.3
-
-    return moved_attribute(__name__, name)
+def __getattr__(name: str):  # a name this part held before 0.3 (isdp._deprecated)
+    return _moved_attribute(__name__, name)

@@ -8,6 +8,7 @@ Examples
 True
 """
 
+from .._deprecated import moved_attribute as _moved_attribute
 from ._box_laws import (
     Law,
     aligned,
@@ -94,7 +95,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    from .._deprecated import moved_attribute  # a name this module held before 0.3
-
-    return moved_attribute(__name__, name)
+def __getattr__(name: str):  # a name this part held before 0.3 (isdp._deprecated)
+    return _moved_attribute(__name__, name)
