@@ -60,7 +60,7 @@ class InvariantError(IsdpError, ValueError):
 class DrawsError(IsdpError, ValueError):
     """A draws file that cannot be used as the step expects; the message starts with the file's path.
 
-    Raised by :func:`isdp.convergence.load_draws` and :func:`isdp.convergence._draws_io.draws_attrs` when
+    Raised by :func:`isdp.convergence.load_draws` and :func:`isdp.convergence.draws_attrs` when
     the file is missing or unreadable (a
     damaged compressed chunk, a truncated file), holds no (chains, draws, cells) integers, breaks the
     constraints the caller gives, or holds draws of another target.
@@ -110,7 +110,7 @@ class CertificationError(IsdpError, RuntimeError):
     Raised by :meth:`isdp.convergence.Certificate.require` and :meth:`isdp.convergence.Certificate.burn_in`
     on a certificate that
     certifies nothing (too few pairs to resolve the threshold, or pairs censored at the horizon),
-    and by :func:`isdp.convergence._certify.certify_searching_lag` when a pilot pair does not meet.
+    and by :func:`isdp.convergence.certify_searching_lag` when a pilot pair does not meet.
     The message is the
     certificate's :attr:`isdp.convergence.Certificate.status`.
 

@@ -138,7 +138,7 @@ def _chain(lattice, target, proposal_eps: float) -> dict:
 
 
 def certificate(job: Job) -> None:
-    """The certificate of one target's chain (:func:`isdp.convergence._certify.certify_searching_lag`:
+    """The certificate of one target's chain (:func:`isdp.convergence.certify_searching_lag`:
     ``coupling.certificate_pairs`` pairs from u = 0, where the chains start; docs/method.md §4).
     Fails (:class:`isdp.errors.CertificationError`) when the chain cannot be certified.
 
