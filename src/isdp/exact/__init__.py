@@ -12,6 +12,7 @@ Examples
 
 from .._deprecated import moved_attribute as _moved_attribute
 from ._block_sampler import ExactSampler
+from ._compiled_draws import WordSource, compiled_double_geometric
 from ._coupled_laws import UNIFORMS, apart_probabilities, coupled_sweep_exact, jump_law
 from ._exact_draws import bernoulli_exp, double_geometric, double_geometric_array
 from ._exact_laws import (
@@ -43,6 +44,7 @@ __all__ = [
     "as_fraction",
     "bernoulli_exp",
     "calibrate_sigma",
+    "compiled_double_geometric",
     "coupled_sweep_exact",
     "discrete_gaussian",
     "double_geometric",
@@ -74,6 +76,7 @@ __all__ = [
     "sweep_transition_matrix",
     "system_source",
     "UNIFORMS",
+    "WordSource",
 ]
 
 

@@ -1,0 +1,66 @@
+"""The compiled double geometric (``isdp.exact._compiled_draws``): the same draws as the reference sampler in
+Python integers on the same words, the exact law against the DG pmf, and its refusals."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from conftest import ALPHA, chisquare_gof_integers
+
+import isdp.exact._compiled_draws as compiled_draws
+from isdp.exact import WordSource, compiled_double_geometric, double_geometric, seeded_source, system_source
+from isdp.mcmc import dg_pmf
+
+
+class _Stream:
+    """A source whose bytes are one fixed stream, read in order whatever the sizes of the reads."""
+
+    def __init__(self, seed: int, n: int = 1 << 22):
+        self.data, self.pos = np.random.default_rng(seed).bytes(n), 0
+
+    def randbytes(self, n: int) -> bytes:
+        if self.pos + n > len(self.data):
+            self.data += np.random.default_rng(len(self.data)).bytes(n)
+        chunk, self.pos = self.data[self.pos: self.pos + n], self.pos + n
+        return chunk
+
+
+@pytest.mark.parametrize("eps", [Fraction(1), Fraction(1, 3), Fraction(7, 5), Fraction(5, 2), Fraction(1, 1000)])
+@pytest.mark.parametrize("words_per_draw", [8, 1])  # 1: the buffer runs out again and again, mid-draw
+def test_the_compiled_draws_are_the_reference_draws_on_the_same_words(eps, words_per_draw, monkeypatch):
+    monkeypatch.setattr(compiled_draws, "_WORDS_PER_DRAW", words_per_draw)
+    fast = compiled_double_geometric(eps, 3000, _Stream(1))
+    words = WordSource(_Stream(1))
+    assert fast.tolist() == [double_geometric(eps, words) for _ in range(3000)]
+
+
+def test_the_word_comparison_can_fail():
+    """Another stream, or the reference on the source's own integers, gives other draws."""
+    fast = compiled_double_geometric(Fraction(1, 3), 500, _Stream(1))
+    assert fast.tolist() != [double_geometric(Fraction(1, 3), WordSource(_Stream(2))) for _ in range(500)]
+    assert fast.tolist() != [double_geometric(Fraction(1, 3), seeded_source(1)) for _ in range(500)]
+
+
+@pytest.mark.parametrize("eps", [Fraction(1, 3), Fraction(7, 5)])
+def test_the_law_is_the_double_geometric(eps):
+    draws = compiled_double_geometric(eps, 200_000, seeded_source(3))
+    support = np.arange(-80, 81)
+    assert chisquare_gof_integers(draws, support, dg_pmf(support, float(eps))) > ALPHA
+    # the test can fail: the law at a tenth more ε is refused on the same draws
+    assert chisquare_gof_integers(draws, support, dg_pmf(support, 1.1 * float(eps))) < ALPHA
+
+
+def test_publication_draws_come_from_the_operating_system():
+    first, second = (compiled_double_geometric(1, 1000, system_source()) for _ in range(2))
+    assert first.dtype == np.int64 and first.shape == (1000,)
+    assert not np.array_equal(first, second)
+    assert compiled_double_geometric("1/2", 0, system_source()).shape == (0,)
+
+
+@pytest.mark.parametrize(("eps", "size"), [(0, 10), (-1, 10), (Fraction(1, 2**31), 10), (2**31, 10), (1, -1),
+                                           (1, 2.5)])
+def test_out_of_range_arguments_are_refused(eps, size):
+    with pytest.raises(ValueError):
+        compiled_double_geometric(eps, size, seeded_source(1))
