@@ -22,6 +22,8 @@ from ._integer_sources import IntegerSource
 
 #: the words a draw is expected to use at most, per draw, when the buffer is sized (more are read as needed)
 _WORDS_PER_DRAW = 8
+#: draws per buffer of words
+_CHUNK = 1 << 16
 #: largest ε numerator and denominator the compiled draw takes: u + t·v and the rejection limits stay below 2**63
 _LIMIT = 2**31
 
@@ -96,7 +98,7 @@ def _fill(s, t, words, out, start):
 
 
 def _words(rng: IntegerSource, n: int) -> np.ndarray:
-    return np.frombuffer(rng.randbytes(8 * n), dtype="<u8").astype(np.uint64)
+    return np.frombuffer(rng.randbytes(8 * n), dtype="<u8").astype(np.uint64, copy=False)
 
 
 def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
@@ -143,14 +145,18 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
     if int(size) != size or size < 0:
         raise ValueError(f"size must be a non-negative integer, got {size!r}")
     out = np.empty(int(size), dtype=np.int64)
-    words = _words(rng, _WORDS_PER_DRAW * out.size + 64)
-    done = 0
-    while True:
-        done, pos = _fill(np.int64(s), np.int64(t), words, out, done)
-        if done == out.size:
-            return out
-        # the draw at `done` ran out: its words are kept and more are read after them, so the stream is the same
-        words = np.concatenate([words[pos:], _words(rng, _WORDS_PER_DRAW * (out.size - done) + 64)])
+    left = np.empty(0, dtype=np.uint64)  # words read but not used yet: the next draws use them first
+    for start in range(0, out.size, _CHUNK):  # buffers of a chunk's words: memory does not grow with size
+        part = out[start:start + _CHUNK]
+        words, done = np.concatenate([left, _words(rng, _WORDS_PER_DRAW * part.size + 64)]), 0
+        while True:
+            done, pos = _fill(np.int64(s), np.int64(t), words, part, done)
+            if done == part.size:
+                break
+            # the draw at `done` ran out: its words are kept and more read after them, so the stream is the same
+            words = np.concatenate([words[pos:], _words(rng, _WORDS_PER_DRAW * (part.size - done) + 64)])
+        left = words[pos:]
+    return out
 
 
 class WordSource:
