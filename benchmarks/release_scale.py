@@ -180,7 +180,8 @@ def _variance_spread(statement: dict) -> dict:
     the statement states them: the free-cell route's cells, the Gaussian route's blocks (Klein's)."""
     route = statement.get("route", {})
     if "blocks" in route:
-        values = np.repeat([b["noise_variance_per_cell"] for b in route["blocks"]],
+        per_cell = [b.get("noise_variance_per_cell", b.get("noise_variance_per_cell_at_most")) for b in route["blocks"]]
+        values = np.repeat(per_cell,
                            [b["cells"] * b["blocks"] for b in route["blocks"]])
     elif "noise_variance" in route:
         v = route["noise_variance"]

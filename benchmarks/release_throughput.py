@@ -1,0 +1,162 @@
+"""Exact noise per second: isdp's samplers and release command against OpenDP's exact samplers.
+
+Every row runs in a fresh process on one table shape, a long table of N cells in blocks of 100
+under one total each, ε = 1 per person, operating-system entropy, and records the wall seconds,
+the cells per second and the process's peak memory:
+
+- ``isdp-release-l1`` and ``isdp-release-gaussian``: the whole ``isdp release`` command (reading,
+  planning, the exact draw, the checks, the three files; the Gaussian route at δ = 10⁻⁶), through
+  ``release_scale.run``;
+- ``isdp-dg-compiled``: ``isdp.exact.compiled_double_geometric`` alone, N draws of DG(1/2) (the
+  ℓ1 route's unit: ε/2 per cell);
+- ``isdp-dg-array``: ``isdp.exact.double_geometric_array`` alone (the release's sampler today);
+- ``opendp-laplace`` and ``opendp-gaussian``: OpenDP's exact discrete Laplace (scale 2) and
+  discrete Gaussian (scale 4) on an i64 vector of N zeros: the measurement alone, no invariants.
+
+The noise rows time the draws only (the import and the first call's compilation excluded: one
+small call first); the release rows time the whole command, interpreter start-up included. The
+machine's sampler speed (``measurements_table.sampler_speed``) is measured in the same run and
+stored beside the rows.
+
+    python benchmarks/release_throughput.py                 # the default sizes (about 5 minutes)
+    python benchmarks/release_throughput.py --docs          # only rewrite the docs table from the CSV
+
+Writes benchmarks/results/release_throughput.csv and the table between
+``<!-- release-throughput:start -->`` and ``<!-- release-throughput:end -->`` of docs/performance.md
+(``tests/benchmarks/test_release_throughput.py`` checks that the committed table is the one the
+committed CSV gives).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results"
+THROUGHPUT = RESULTS / "release_throughput.csv"
+DOC = ROOT / "docs" / "performance.md"
+#: (row, cell counts) run by default; the release command is timed on the smaller tables only
+DEFAULT = {"isdp-release-l1": (10_000, 100_000), "isdp-release-gaussian": (10_000, 100_000),
+           "isdp-dg-compiled": (100_000, 1_000_000, 10_000_000), "isdp-dg-array": (100_000, 1_000_000),
+           "opendp-laplace": (100_000, 1_000_000), "opendp-gaussian": (100_000, 1_000_000)}
+WHAT = {"isdp-release-l1": "`isdp release`, exact ℓ1 route (whole command)",
+        "isdp-release-gaussian": "`isdp release`, exact Gaussian route (whole command)",
+        "isdp-dg-compiled": "isdp `compiled_double_geometric` (noise alone)",
+        "isdp-dg-array": "isdp `double_geometric_array` (noise alone)",
+        "opendp-laplace": "OpenDP discrete Laplace (noise alone)",
+        "opendp-gaussian": "OpenDP discrete Gaussian (noise alone)"}
+
+_NOISE = {
+    "isdp-dg-compiled": ("from fractions import Fraction\n"
+                         "from isdp.exact import compiled_double_geometric, system_source\n"
+                         "draw = lambda n: compiled_double_geometric(Fraction(1, 2), n, system_source())\n"),
+    "isdp-dg-array": ("from fractions import Fraction\n"
+                      "from isdp.exact import double_geometric_array, system_source\n"
+                      "draw = lambda n: double_geometric_array(Fraction(1, 2), n, system_source())\n"),
+    "opendp-laplace": ("import opendp.prelude as dp\n"
+                       "dp.enable_features('contrib')\n"
+                       "draw = lambda n: dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=dp.i64), size=n),\n"
+                       "    dp.l1_distance(T=dp.i64), scale=2.0)([0] * n)\n"),
+    "opendp-gaussian": ("import opendp.prelude as dp\n"
+                        "dp.enable_features('contrib')\n"
+                        "draw = lambda n: dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=dp.i64), size=n),\n"
+                        "    dp.l2_distance(T=dp.f64), scale=4.0)([0] * n)\n"),
+}
+#: timing code appended to a noise row's set-up: one small call first, then N draws timed
+_TIMED = ("import sys, time\n"
+          "draw(100)\n"
+          "n = int(sys.argv[1])\n"
+          "tick = time.perf_counter()\n"
+          "out = draw(n)\n"
+          "seconds = time.perf_counter() - tick\n"
+          "assert len(out) == n\n"
+          "peak = [line for line in open('/proc/self/status') if line.startswith('VmHWM:')][0].split()[1]\n"
+          "print(seconds, int(peak) // 1024)\n")
+
+
+def _noise_row(sampler: str, cells: int) -> dict:
+    proc = subprocess.Popen([sys.executable, "-c", _NOISE[sampler] + _TIMED, str(cells)], stdout=subprocess.PIPE,
+                            text=True)
+    seconds, peak_mb = proc.communicate()[0].split()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{sampler} at {cells} cells failed (exit {proc.returncode})")
+    # the child's own high-water mark (VmHWM): its rusage would count the parent's memory at the fork too
+    return {"seconds": float(seconds), "peak_mb": int(peak_mb)}
+
+
+def _release_row(sampler: str, cells: int) -> dict:
+    from release_scale import run
+
+    case = f"blocks-{cells}" + ("-gaussian" if sampler.endswith("gaussian") else "")
+    row = run(case, 20_000)
+    if row["exit"] != 0:
+        raise RuntimeError(f"{case}: {row['route']}")
+    return {"seconds": row["seconds"], "peak_mb": row["peak_mb"]}
+
+
+def measure(sampler: str, cells: int) -> dict:
+    """One row: the sampler's wall seconds for ``cells`` cells, cells per second and peak memory (MB)."""
+    timed = _release_row(sampler, cells) if sampler.startswith("isdp-release") else _noise_row(sampler, cells)
+    return {"sampler": sampler, "cells": cells, "seconds": round(timed["seconds"], 6),
+            "cells_per_second": round(cells / timed["seconds"]), "peak_mb": timed["peak_mb"]}
+
+
+def render_table(rows: list[dict], sampler_mups: float | None) -> str:
+    """The docs table of ``rows`` (the CSV's rows, as strings), and the machine's sampler speed under it."""
+    lines = ["| what | cells | seconds | cells per second | peak memory |", "|---|---:|---:|---:|---:|"]
+    for row in rows:
+        lines.append(f"| {WHAT[row['sampler']]} | {int(row['cells']):,} | {float(row['seconds']):,.2f} | "
+                     f"{int(row['cells_per_second']):,} | {int(row['peak_mb']):,} MB |")
+    if sampler_mups is not None:
+        lines += ["", f"Measured in one run on a machine whose sampler speed was {sampler_mups:.1f} M updates/s "
+                      "(`benchmarks/measurements_table.py`'s reference case)."]
+    return "\n".join(lines) + "\n"
+
+
+def _read(csv_path: Path) -> tuple[list[dict], float | None]:
+    with csv_path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    speeds = {r["sampler_mups"] for r in rows}
+    return rows, float(next(iter(speeds))) if len(speeds) == 1 else None
+
+
+def write_docs(csv_path: Path = THROUGHPUT, doc: Path = DOC) -> None:
+    """Rewrite the docs table from the CSV."""
+    from measurements_table import replace_block
+
+    replace_block(doc, "release-throughput", render_table(*_read(csv_path)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", action="store_true", help="only rewrite the docs table from the CSV")
+    args = parser.parse_args()
+    if args.docs:
+        write_docs()
+        return
+    from measurements_table import sampler_speed
+
+    rows = []
+    for sampler, sizes in DEFAULT.items():
+        for cells in sizes:
+            rows.append(measure(sampler, cells))
+            print(rows[-1], flush=True)
+    speed = round(sampler_speed(), 1)  # after the rows: this process's memory is not in theirs
+    rows = [{**row, "sampler_mups": speed} for row in rows]
+    RESULTS.mkdir(exist_ok=True)
+    with THROUGHPUT.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    write_docs()
+
+
+if __name__ == "__main__":
+    tick = time.perf_counter()
+    main()
+    print(f"{time.perf_counter() - tick:.0f} s", file=sys.stderr)
