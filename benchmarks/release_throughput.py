@@ -9,7 +9,8 @@ the cells per second and the process's peak memory:
   ``release_scale.run``;
 - ``isdp-dg-compiled``: ``isdp.exact.compiled_double_geometric`` alone, N draws of DG(1/2) (the
   ℓ1 route's unit: ε/2 per cell);
-- ``isdp-dg-array``: ``isdp.exact.double_geometric_array`` alone (the release's sampler today);
+- ``isdp-dg-array``: ``isdp.exact.double_geometric_array`` alone (numpy integer arithmetic: the release's
+  sampler where ε's numerator or denominator is 2**31 or more);
 - ``opendp-laplace`` and ``opendp-gaussian``: OpenDP's exact discrete Laplace (scale 2) and
   discrete Gaussian (scale 4) on an i64 vector of N zeros: the measurement alone, no invariants.
 

@@ -53,7 +53,7 @@ class ExactSampler:
     (2, [1, 3], 2)
     >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(3), max_attempts=100)
     >>> noise.tolist(), attempts
-    ([0, 0, 1, -1], 5)
+    ([0, 0, -1, 1], 9)
     """
 
     n: int
@@ -219,7 +219,7 @@ class ExactSampler:
         >>> sampler = ExactSampler.build(np.array([[1, 1, 1]]))
         >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
         >>> noise.tolist(), attempts
-        ([-4, -1, 5], 5)
+        ([-1, 1, 0], 3)
         """
         u = np.zeros(self.n, dtype=np.int64)
         total = 0

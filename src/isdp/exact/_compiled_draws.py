@@ -18,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
+from ._exact_draws import double_geometric_array
 from ._integer_sources import IntegerSource
 
 #: the words a draw is expected to use at most, per draw, when the buffer is sized (more are read as needed)
@@ -157,6 +158,15 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
             words = np.concatenate([words[pos:], _words(rng, _WORDS_PER_DRAW * (part.size - done) + 64)])
         left = words[pos:]
     return out
+
+
+def dg_draws(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
+    """DG(ε) draws for the exact samplers: compiled where ε's numerator and denominator are below 2**31
+    (:func:`compiled_double_geometric`), else in numpy integer arithmetic (:func:`double_geometric_array`,
+    which takes any numerator); the same law either way."""
+    if 0 < eps.numerator < _LIMIT and eps.denominator < _LIMIT:
+        return compiled_double_geometric(eps, size, rng)
+    return double_geometric_array(eps, size, rng)
 
 
 class WordSource:

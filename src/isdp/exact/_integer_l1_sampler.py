@@ -22,7 +22,8 @@ import numpy as np
 from ..errors import InputError, UncertifiableError
 from ..lattice._invariants import as_sparse, blocks, independent_rows
 from ..mcmc._double_geometric import dg_variance
-from ._exact_draws import bernoulli_exp, double_geometric_array
+from ._compiled_draws import dg_draws
+from ._exact_draws import bernoulli_exp
 from ._integer_sources import IntegerSource
 from ._integral_solve import _exact_product, _exact_solve, integral_solve
 
@@ -88,7 +89,7 @@ class IntegerL1Sampler:
     ([0, 1], [2], [[-1, -1]])
     >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
     >>> noise.tolist(), attempts, int(noise.sum())
-    ([-4, -1, 5], 5, 0)
+    ([-1, 1, 0], 3, 0)
     """
 
     A: np.ndarray  # independent rows of the invariants
@@ -303,13 +304,13 @@ class IntegerL1Sampler:
         >>> sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
         >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, accept=False)
         >>> noise.tolist(), attempts
-        ([-3, 0, 3], 1)
+        ([-3, 4, -1], 1)
         >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, sigma=Fraction(2))
         >>> noise.tolist(), attempts
-        ([-4, -1, 5], 5)
+        ([-1, 2, -1], 8)
         """
         if not accept:  # the free-cell route: the proposal itself
-            free = double_geometric_array(eps, len(self.free), rng)
+            free = dg_draws(eps, len(self.free), rng)
             u = np.zeros(self.A.shape[1], dtype=np.int64)
             u[self.free], u[self.solved] = free, self.solve @ free
             return u, 1
@@ -353,7 +354,7 @@ class IntegerL1Sampler:
         >>> from isdp.exact import IntegerL1Sampler, seeded_source
         >>> draws = IntegerL1Sampler.build(np.array([[1, 1, 1]])).sample(Fraction(1, 2), 3, seeded_source(2024))
         >>> draws.tolist()
-        [[4, 2, -6], [5, -1, -4], [-2, 3, -1]]
+        [[-3, 4, -1], [-1, 1, 0], [-5, 0, 5]]
         """
         out = np.zeros((size, self.A.shape[1]), dtype=np.int64)
         got = 0
@@ -371,7 +372,7 @@ class IntegerL1Sampler:
             # proposals are i.i.d.: drawing a batch at once and taking them in order is the same
             # sequence of attempts as drawing one at a time (a caller may discard the rest of a batch)
             k = min(batch, max_attempts - attempt)
-            free = double_geometric_array(eps, k * n_free, rng).reshape(k, n_free)
+            free = dg_draws(eps, k * n_free, rng).reshape(k, n_free)
             solved = free @ self.solve.T
             for row in range(k):
                 attempt += 1

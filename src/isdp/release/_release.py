@@ -184,7 +184,7 @@ class Release:
     ...     A, labels = constraint_matrix(table, ["total"])
     ...     release = make_release(table, A, labels, Request(epsilon="1", seed=4))
     >>> release.values.tolist(), release.statement["publishable"]
-    ([4, 8, 2, 0], False)
+    ([4, 4, 4, 2], False)
     >>> sorted(release.audit), release.audit["input"]["cells"]
     (['exact_sampler', 'input', 'route', 'seconds'], 4)
     """
@@ -271,26 +271,26 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     >>> _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
     >>> table = load_table(path)
     >>> A, labels = constraint_matrix(table, ["all-margins"])
-    >>> release = make_release(table, A, labels, Request(epsilon="1", seed=6))
+    >>> release = make_release(table, A, labels, Request(epsilon="1", seed=4))
     >>> release.values.tolist(), release.values.dtype.name
-    ([2, 6, 5, 1], 'int64')
+    ([4, 4, 3, 3], 'int64')
     >>> row_values(A, release.values) == row_values(A, table.x)
     True
     >>> print(release.statement["guarantee"]["per_person"]["text"])  # doctest: +NORMALIZE_WHITESPACE
     1-DP for any two tables with the same invariants that differ in one person's record
     (added, removed, or moved between cells)
     >>> table.with_cells(release.values)
-    [['sex', 'young', 'old'], ['Female', '2', '6'], ['Male', '5', '1']]
+    [['sex', 'young', 'old'], ['Female', '4', '4'], ['Male', '3', '3']]
 
     Under the total only, unbiased noise on small counts can go below zero; ``nonnegative``
     projects it away without changing the guarantee (the cell raised to 0, the excess taken back
     evenly from the others: :func:`isdp.baselines.l1_total_projection`):
 
     >>> A, labels = constraint_matrix(table, ["total"])
-    >>> make_release(table, A, labels, Request(epsilon="1", seed=1)).values.tolist()
-    [4, 8, 5, -3]
-    >>> make_release(table, A, labels, Request(epsilon="1", seed=1, nonnegative=True)).values.tolist()
-    [3, 7, 4, 0]
+    >>> make_release(table, A, labels, Request(epsilon="1", seed=9)).values.tolist()
+    [3, 6, 6, -1]
+    >>> make_release(table, A, labels, Request(epsilon="1", seed=9, nonnegative=True)).values.tolist()
+    [2, 6, 6, 0]
     >>> tmp.cleanup()
     """
     started = time.perf_counter()
