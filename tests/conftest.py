@@ -32,6 +32,20 @@ Z_TOL = 4.0  # mean checks: |estimate - truth| < Z_TOL * standard error
 MIN_EXPECTED = 5.0  # minimum expected count per chi-square bin after pooling
 
 
+class ByteStream:
+    """A random source whose bytes are one fixed stream, read in order whatever the sizes of the reads: two
+    samplers given streams of one seed read the same words."""
+
+    def __init__(self, seed: int, n: int = 1 << 22):
+        self.data, self.pos = np.random.default_rng(seed).bytes(n), 0
+
+    def randbytes(self, n: int) -> bytes:
+        if self.pos + n > len(self.data):
+            self.data += np.random.default_rng(len(self.data)).bytes(n)
+        chunk, self.pos = self.data[self.pos: self.pos + n], self.pos + n
+        return chunk
+
+
 def row_verdict(claim_id: str, run, **override):
     """A registry row's status and measurement on ``run`` (an ``isdp.experiments.evidence.Run``), with ``override``
     replacing the row's args (the measure handed the paper value only where the row declares it, as in the summary):

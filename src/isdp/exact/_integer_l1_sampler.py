@@ -12,7 +12,6 @@ so the law is exact (:class:`IntegerL1Sampler`). Tables the others determine sta
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -22,8 +21,7 @@ import numpy as np
 from ..errors import InputError, UncertifiableError
 from ..lattice._invariants import as_sparse, blocks, independent_rows
 from ..mcmc._double_geometric import dg_variance
-from ._compiled_draws import dg_draws
-from ._exact_draws import bernoulli_exp
+from ._compiled_l1 import compiled_blocks
 from ._integer_sources import IntegerSource
 from ._integral_solve import _exact_product, _exact_solve, integral_solve
 
@@ -89,7 +87,7 @@ class IntegerL1Sampler:
     ([0, 1], [2], [[-1, -1]])
     >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
     >>> noise.tolist(), attempts, int(noise.sum())
-    ([-1, 1, 0], 3, 0)
+    ([-3, 4, -1], 1, 0)
     """
 
     A: np.ndarray  # independent rows of the invariants
@@ -307,22 +305,61 @@ class IntegerL1Sampler:
         ([-3, 4, -1], 1)
         >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, sigma=Fraction(2))
         >>> noise.tolist(), attempts
-        ([-1, 2, -1], 8)
+        ([-1, 1, 0], 3)
         """
-        if not accept:  # the free-cell route: the proposal itself
-            free = dg_draws(eps, len(self.free), rng)
-            u = np.zeros(self.A.shape[1], dtype=np.int64)
-            u[self.free], u[self.solved] = free, self.solve @ free
-            return u, 1
-        for u, attempt in self._accepted(eps, rng, max_attempts, sigma, batch=8):
-            return u, attempt
-        return None, max_attempts
+        noise, attempts = self.draw_blocks(eps, 1, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
+        return (None if noise is None else noise[0]), attempts
+
+    def draw_blocks(self, eps: Fraction, count: int, rng: IntegerSource, *, max_attempts: int,
+                    sigma: Fraction | None = None, accept: bool = True) -> tuple[np.ndarray | None, int]:
+        """``count`` independent draws of :meth:`draw`'s law (the noise of ``count`` blocks with these
+        invariants), compiled.
+
+        Parameters
+        ----------
+        eps, rng, sigma, accept
+            As for :meth:`draw`.
+        count : int
+            The number of draws.
+        max_attempts : int
+            Proposals per draw before giving up.
+
+        Returns
+        -------
+        noise : numpy.ndarray of int64, shape (count, n) or None
+            One vector of Λ(A) per row; None when some draw accepted nothing within ``max_attempts``.
+        attempts : int
+            The proposals drawn in all.
+
+        Notes
+        -----
+        The rejection loop runs compiled (:mod:`isdp.exact._compiled_l1`) on words the source
+        delivers in bulk, one attempt after another, in integer arithmetic; a block whose
+        integers could reach 2**62 is drawn in Python integers from the same words.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import IntegerL1Sampler, seeded_source
+        >>> sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
+        >>> noise, attempts = sampler.draw_blocks(Fraction(1, 2), 4, seeded_source(1), max_attempts=100)
+        >>> noise.shape, noise.sum(axis=1).tolist()
+        ((4, 3), [0, 0, 0, 0])
+        """
+        rows, attempts = compiled_blocks(self.solve, self.in_norm, eps, count, rng, max_attempts=max_attempts,
+                                         sigma=sigma, accept=accept)
+        if rows is None:
+            return None, attempts
+        u = np.empty((count, self.A.shape[1]), dtype=np.int64)
+        u[:, self.free], u[:, self.solved] = rows[:, :len(self.free)], rows[:, len(self.free):]
+        if np.any(u @ self.A.T != 0):
+            raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
+        return u, attempts
 
     def sample(self, eps: Fraction, size: int, rng: IntegerSource, *, sigma: Fraction | None = None,
                max_attempts: int = 10**9) -> np.ndarray:
-        """``size`` independent draws (rows) of the law :meth:`draw` draws, in large batches.
-
-        The accepted proposals in order, each i.i.d.; for studies and tests.
+        """``size`` independent draws (rows) of the law :meth:`draw` draws; for studies and tests.
 
         Parameters
         ----------
@@ -335,7 +372,7 @@ class IntegerL1Sampler:
         sigma : fractions.Fraction or None, default None
             With a σ, the generalized Gaussian's draws.
         max_attempts : int, default 10**9
-            Proposals drawn in all before giving up.
+            Proposals per draw before giving up.
 
         Returns
         -------
@@ -345,7 +382,7 @@ class IntegerL1Sampler:
         Raises
         ------
         isdp.errors.UncertifiableError
-            When fewer than ``size`` are accepted within ``max_attempts`` proposals in all.
+            When a draw accepts nothing within ``max_attempts`` proposals.
 
         Examples
         --------
@@ -354,42 +391,13 @@ class IntegerL1Sampler:
         >>> from isdp.exact import IntegerL1Sampler, seeded_source
         >>> draws = IntegerL1Sampler.build(np.array([[1, 1, 1]])).sample(Fraction(1, 2), 3, seeded_source(2024))
         >>> draws.tolist()
-        [[-3, 4, -1], [-1, 1, 0], [-5, 0, 5]]
+        [[-3, 4, -1], [0, 0, 0], [-2, 1, 1]]
         """
-        out = np.zeros((size, self.A.shape[1]), dtype=np.int64)
-        got = 0
-        for got, (u, _) in enumerate(itertools.islice(self._accepted(eps, rng, max_attempts, sigma, batch=1024),
-                                                      size), start=1):
-            out[got - 1] = u
-        if got < size:
-            raise UncertifiableError(f"{got} of {size} draws accepted within {max_attempts:,} proposals")
-        return out
-
-    def _accepted(self, eps: Fraction, rng: IntegerSource, max_attempts: int, sigma: Fraction | None, *, batch: int):
-        """The accepted proposals in order, with the attempt count at each (at most ``max_attempts``)."""
-        n_free, attempt = len(self.free), 0
-        while attempt < max_attempts:
-            # proposals are i.i.d.: drawing a batch at once and taking them in order is the same
-            # sequence of attempts as drawing one at a time (a caller may discard the rest of a batch)
-            k = min(batch, max_attempts - attempt)
-            free = dg_draws(eps, k * n_free, rng).reshape(k, n_free)
-            solved = free @ self.solve.T
-            for row in range(k):
-                attempt += 1
-                gamma = eps * int(np.abs(solved[row][self.in_norm]).sum())
-                if not bernoulli_exp(gamma.numerator, gamma.denominator, rng):
-                    continue
-                u = np.zeros(self.A.shape[1], dtype=np.int64)
-                u[self.free], u[self.solved] = free[row], solved[row]
-                if sigma is not None:  # the Gaussian's second rejection (draw)
-                    normed = np.concatenate([free[row], solved[row][self.in_norm]])
-                    gamma = sum((abs(int(v)) - sigma) ** 2 for v in normed) / (2 * sigma**2)
-                    if not bernoulli_exp(gamma.numerator, gamma.denominator, rng):
-                        continue
-                if np.any(self.A @ u != 0):
-                    raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
-                yield u, attempt
-            batch = min(2 * batch, 1024)
+        noise, attempts = self.draw_blocks(eps, size, rng, max_attempts=max_attempts, sigma=sigma)
+        if noise is None:
+            raise UncertifiableError(f"a draw of {size} accepted none of its {max_attempts:,} proposals "
+                                     f"({attempts:,} proposals in all)")
+        return noise
 
 
 #: largest dense block (entries) examined for a derived table; a larger one keeps its table in the

@@ -7,24 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import ALPHA, chisquare_gof_integers
+from conftest import ALPHA, ByteStream, chisquare_gof_integers
 
 import isdp.exact._compiled_draws as compiled_draws
 from isdp.exact import WordSource, compiled_double_geometric, double_geometric, seeded_source, system_source
 from isdp.mcmc import dg_pmf
-
-
-class _Stream:
-    """A source whose bytes are one fixed stream, read in order whatever the sizes of the reads."""
-
-    def __init__(self, seed: int, n: int = 1 << 22):
-        self.data, self.pos = np.random.default_rng(seed).bytes(n), 0
-
-    def randbytes(self, n: int) -> bytes:
-        if self.pos + n > len(self.data):
-            self.data += np.random.default_rng(len(self.data)).bytes(n)
-        chunk, self.pos = self.data[self.pos: self.pos + n], self.pos + n
-        return chunk
 
 
 @pytest.mark.parametrize("eps", [Fraction(1), Fraction(1, 3), Fraction(7, 5), Fraction(5, 2), Fraction(1, 1000)])
@@ -32,15 +19,15 @@ class _Stream:
 def test_the_compiled_draws_are_the_reference_draws_on_the_same_words(eps, words_per_draw, monkeypatch):
     monkeypatch.setattr(compiled_draws, "_WORDS_PER_DRAW", words_per_draw)
     monkeypatch.setattr(compiled_draws, "_CHUNK", 700)  # several buffers, words carried from one to the next
-    fast = compiled_double_geometric(eps, 3000, _Stream(1))
-    words = WordSource(_Stream(1))
+    fast = compiled_double_geometric(eps, 3000, ByteStream(1))
+    words = WordSource(ByteStream(1))
     assert fast.tolist() == [double_geometric(eps, words) for _ in range(3000)]
 
 
 def test_the_word_comparison_can_fail():
     """Another stream, or the reference on the source's own integers, gives other draws."""
-    fast = compiled_double_geometric(Fraction(1, 3), 500, _Stream(1))
-    assert fast.tolist() != [double_geometric(Fraction(1, 3), WordSource(_Stream(2))) for _ in range(500)]
+    fast = compiled_double_geometric(Fraction(1, 3), 500, ByteStream(1))
+    assert fast.tolist() != [double_geometric(Fraction(1, 3), WordSource(ByteStream(2))) for _ in range(500)]
     assert fast.tolist() != [double_geometric(Fraction(1, 3), seeded_source(1)) for _ in range(500)]
 
 
