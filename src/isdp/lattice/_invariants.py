@@ -205,15 +205,19 @@ def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
     rows = kept[rows]
     graph = sparse.coo_array((np.ones(len(rows)), (cols, n + rows)), shape=(n + m, n + m))
     _, label = connected_components(graph, directed=False)
-    cell_order = np.argsort(label[:n], kind="stable")
     row_label = np.full(m, -1)
     row_label[kept] = label[n + kept]
+    # one sort each for cells and rows, then every component's slice at once (linear in the cells, not
+    # quadratic in the blocks); a stable sort keeps each component's cells and rows ascending
+    cell_order = np.argsort(label[:n], kind="stable")
+    cell_labels = label[:n][cell_order]
+    starts = np.flatnonzero(np.diff(cell_labels, prepend=-1))
     row_order = np.argsort(row_label, kind="stable")
-    out = []
-    for comp in dict.fromkeys(label[:n].tolist()):  # in the order of the cells
-        cells = cell_order[np.searchsorted(label[:n][cell_order], comp, "left"):
-                           np.searchsorted(label[:n][cell_order], comp, "right")]
-        in_comp = row_order[np.searchsorted(row_label[row_order], comp, "left"):
-                            np.searchsorted(row_label[row_order], comp, "right")]
-        out.append((np.sort(cells), np.sort(in_comp)))
-    return out
+    row_labels = row_label[row_order]
+    first_row = np.searchsorted(row_labels, cell_labels[starts], "left")
+    last_row = np.searchsorted(row_labels, cell_labels[starts], "right")
+    ends = np.append(starts[1:], n)
+    cuts = zip(starts.tolist(), ends.tolist(), first_row.tolist(), last_row.tolist(), strict=True)
+    parts = [(cell_order[a:b], row_order[lo:hi]) for a, b, lo, hi in cuts]
+    parts.sort(key=lambda part: part[0][0])  # in the order of each block's first cell
+    return parts
