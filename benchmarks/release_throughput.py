@@ -7,6 +7,8 @@ the cells per second and the process's peak memory:
 - ``isdp-release-l1`` and ``isdp-release-gaussian``: the whole ``isdp release`` command (reading,
   planning, the exact draw, the checks, the three files; the Gaussian route at δ = 10⁻⁶), through
   ``release_scale.run``;
+- ``isdp-release-l1-parquet``: the same ℓ1 release read from and written to Parquet (the table
+  written by pyarrow beforehand, outside the timing);
 - ``isdp-dg-compiled``: ``isdp.exact.compiled_double_geometric`` alone, N draws of DG(1/2) (the
   ℓ1 route's unit: ε/2 per cell);
 - ``isdp-dg-array``: ``isdp.exact.double_geometric_array`` alone (numpy integer arithmetic: the release's
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import subprocess
 import sys
 import time
@@ -42,10 +45,12 @@ RESULTS = Path(__file__).parent / "results"
 THROUGHPUT = RESULTS / "release_throughput.csv"
 DOC = ROOT / "docs" / "performance.md"
 #: (row, cell counts) run by default; the release command is timed on the smaller tables only
-DEFAULT = {"isdp-release-l1": (10_000, 100_000), "isdp-release-gaussian": (10_000, 100_000),
+DEFAULT = {"isdp-release-l1": (10_000, 100_000, 1_000_000), "isdp-release-gaussian": (10_000, 100_000),
+           "isdp-release-l1-parquet": (100_000, 1_000_000),
            "isdp-dg-compiled": (100_000, 1_000_000, 10_000_000), "isdp-dg-array": (100_000, 1_000_000),
            "opendp-laplace": (100_000, 1_000_000), "opendp-gaussian": (100_000, 1_000_000)}
 WHAT = {"isdp-release-l1": "`isdp release`, exact ℓ1 route (whole command)",
+        "isdp-release-l1-parquet": "`isdp release`, exact ℓ1 route, Parquet in and out (whole command)",
         "isdp-release-gaussian": "`isdp release`, exact Gaussian route (whole command)",
         "isdp-dg-compiled": "isdp `compiled_double_geometric` (noise alone)",
         "isdp-dg-array": "isdp `double_geometric_array` (noise alone)",
@@ -100,9 +105,37 @@ def _release_row(sampler: str, cells: int) -> dict:
     return {"seconds": row["seconds"], "peak_mb": row["peak_mb"]}
 
 
+def _parquet_release_row(cells: int) -> dict:
+    import tempfile
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        table, out = Path(tmp, "t.parquet"), Path(tmp, "out.parquet")
+        pq.write_table(pa.table({"group": np.arange(cells) // 100, "cell": np.arange(cells),
+                                 "count": rng.poisson(50, cells)}), table)
+        cmd = [sys.executable, "-m", "isdp", "release", str(table), "--invariant", "by:group", "--epsilon", "1",
+               "-o", str(out), "--quiet"]
+        tick = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak memory
+        seconds = time.perf_counter() - tick
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"the Parquet release of {cells} cells failed")
+        return {"seconds": seconds, "peak_mb": round(usage.ru_maxrss / 1024)}
+
+
 def measure(sampler: str, cells: int) -> dict:
     """One row: the sampler's wall seconds for ``cells`` cells, cells per second and peak memory (MB)."""
-    timed = _release_row(sampler, cells) if sampler.startswith("isdp-release") else _noise_row(sampler, cells)
+    if sampler == "isdp-release-l1-parquet":
+        timed = _parquet_release_row(cells)
+    elif sampler.startswith("isdp-release"):
+        timed = _release_row(sampler, cells)
+    else:
+        timed = _noise_row(sampler, cells)
     return {"sampler": sampler, "cells": cells, "seconds": round(timed["seconds"], 6),
             "cells_per_second": round(cells / timed["seconds"]), "peak_mb": timed["peak_mb"]}
 

@@ -65,9 +65,12 @@ def _parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("table", type=Path, nargs="+", help="confidential table: CSV, wide (row labels, one column "
                    "per category; 'Total' rows/columns are checked and kept) or long (key columns and a count "
-                   "column); several tables of the same persons are released together under one statement")
-    p.add_argument("-o", "--output", type=Path, action="append", help="released table (CSV, the input's layout), "
-                   "one per table in order; required unless --dry-run")
+                   "column), or long Parquet (a .parquet file, or a directory of them read as one table; the "
+                   "count column an integer type); several tables of the same persons are released together under "
+                   "one statement")
+    p.add_argument("-o", "--output", type=Path, action="append", help="released table (CSV, the input's layout; "
+                   "Parquet for a name ending in .parquet, a long table's), one per table in order; required unless "
+                   "--dry-run")
     p.add_argument("--statement", type=Path, help="publishable privacy statement (JSON; default: the first "
                    "OUTPUT with .statement.json)")
     p.add_argument("--audit", type=Path, help="CONFIDENTIAL audit record: input path and hash, attempts, "

@@ -22,6 +22,8 @@ import numpy as np
 
 from ..errors import UsageError
 from ..files import temporary_sibling
+from ._long_tables import LongTable
+from ._parquet_tables import is_parquet, write_parquet
 from ._tables import TableSet
 
 if TYPE_CHECKING:
@@ -49,6 +51,27 @@ def _csv_writer(lines: list[list[str]]):
             csv.writer(fh, lineterminator="\n").writerows(lines)
             fh.flush()
             os.fsync(fh.fileno())  # on disk before any name changes
+    return write
+
+
+def _parquet_writer(table, out: Path, values: np.ndarray):
+    """A long table's release as Parquet: a Parquet input's schema kept, a CSV input's keys as text."""
+    layout = table.layout
+    if not isinstance(layout, LongTable):
+        raise UsageError(f"{out}: a Parquet release is a long table (key columns and a count column); "
+                         f"{table.path} is wide: write it as CSV")
+    if len(values) != len(layout.lines):
+        raise AssertionError("release layout differs from the input's; this is a bug in isdp")
+    source = layout.source
+    if source is None:  # a CSV long table: its key columns as text, as read
+        import pyarrow as pa  # deferred: only a Parquet release needs it
+
+        source = pa.table({name: [fields[k] for fields in layout.lines] for k, name in enumerate(layout.header)})
+
+    def write(path: Path) -> None:
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
+            write_parquet(fh, source, layout.count_column, np.asarray(values, dtype=np.int64))
+
     return write
 
 
@@ -149,7 +172,9 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     release : Release
         A checked release (:func:`isdp.release.make_release`).
     output : str or os.PathLike, or a list or tuple of them
-        The released table (CSV); one per table, in order, for several tables.
+        The released table: CSV in the input's layout, or Parquet for a path ending in
+        ``.parquet`` (a long table: a Parquet input's schema kept, the counts as int64); one per
+        table, in order, for several tables.
     statement_path : str or os.PathLike
         The publishable privacy statement (JSON).
     audit_path : str or os.PathLike
@@ -213,6 +238,9 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     files = []
     for t, values, out in zip(tables, np.split(release.values, np.cumsum([len(t.keys) for t in tables])[:-1]), outputs,
                               strict=True):
+        if is_parquet(out):
+            files.append((out, _parquet_writer(t, out, values)))
+            continue
         lines, expected = t.with_cells(values), t.with_cells(t.x)
         if len(lines) != len(expected) or any(len(a) != len(b) or a[0] != b[0]
                                               for a, b in zip(lines, expected, strict=True)):

@@ -34,6 +34,9 @@ class LongTable:
         The position of the count column in ``header``.
     counts : numpy.ndarray
         The counts, int64, one per line.
+    source : pyarrow.Table or None, default None
+        A Parquet table's rows as read (:mod:`isdp.release._parquet_tables`), whose schema a
+        Parquet release keeps; None for a CSV table.
 
     Examples
     --------
@@ -54,6 +57,7 @@ class LongTable:
     lines: list[list[str]]  # the data lines as read (fields stripped)
     count_column: int
     counts: np.ndarray  # int64, one per line
+    source: object = None  # a Parquet table's pyarrow Table, written back with the released counts
 
     @property
     def key_columns(self) -> list[int]:

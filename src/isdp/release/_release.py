@@ -73,6 +73,7 @@ from ..lattice._bases import with_mixing_basis
 from ..lattice._integer_lattice import COUNT_LIMIT, IntegerLattice
 from ..lattice._invariants import blocks, row_values
 from ..mcmc._samplers import sample
+from ._parquet_tables import table_files
 from ._plan import Plan
 from ._request import Request
 from ._statement import privacy_statement, route_record
@@ -389,4 +390,11 @@ def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The file's SHA-256, read in blocks; for a directory of Parquet files, that of their names and digests."""
+    if path.is_dir():
+        digest = hashlib.sha256()
+        for file in table_files(path):
+            digest.update(f"{file.name}\0{_sha256(file)}\n".encode())
+        return digest.hexdigest()
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()

@@ -9,7 +9,7 @@ line, row or column, never quoting a count: what the wide and long readers refus
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from ..errors import InputError, InvariantError, UsageError
 from ._entries import _DECIMAL
 from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as
 from ._long_tables import LongTable, _count_column, _long_keys, _long_table
+from ._parquet_tables import is_parquet, parquet_lines, read_parquet_arrow
 from ._wide_tables import WideTable, _wide_labels, _wide_table
 
 
@@ -132,7 +133,13 @@ def _layout(path, header: list[str], body, fmt: str, count_column: str) -> str:
 
 
 def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only: bool = False) -> Table:
-    r"""Read a wide or long CSV table of non-negative integer counts (``fmt``: auto, wide or long).
+    r"""Read a wide or long CSV table, or a long Parquet table, of non-negative integer counts (``fmt``: auto,
+    wide or long).
+
+    A path ending in ``.parquet``, or a directory (its ``.parquet`` files read as one table, in the
+    order of their names), is a Parquet table: always long, its count column of an integer type,
+    its rows checked as a long CSV table's lines are, and numbered as they would be in CSV (the
+    first row is line 2).
 
     What ``isdp release TABLE`` reads. ``auto`` reads the header as the CSV reader does (quoted
     names, a blank first line, a byte-order mark) and decides:
@@ -154,9 +161,10 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
     Parameters
     ----------
     path : str or os.PathLike
-        The CSV file (:func:`read_wide_table`, :func:`read_long_table`).
+        The CSV file (:func:`read_wide_table`, :func:`read_long_table`), or the Parquet file or
+        directory.
     fmt : {"auto", "wide", "long"}, default "auto"
-        The layout.
+        The layout (a Parquet table is long; ``wide`` is refused for one).
     count_column : str, default "count"
         A long table's count column (matched as :func:`read_long_table` matches it). Under
         ``auto``, a name other than ``count`` that the header lacks is refused.
@@ -176,7 +184,7 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
         :func:`read_long_table` refuses, a layout ``fmt="auto"`` cannot decide (above), or a
         label containing ``|`` (it joins a cell's keys). No message quotes a count.
     isdp.errors.UsageError
-        An unknown ``fmt``.
+        An unknown ``fmt``, or ``wide`` for a Parquet table.
 
     See Also
     --------
@@ -214,20 +222,29 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
     (('state', 'year'), [('A', '2019'), ('A', '2020')], [5, 7])
     """
     path = Path(path)
-    if not path.is_file():
+    parquet = is_parquet(path)
+    if not (path.is_file() or (parquet and path.is_dir())):
         raise InputError(f"{path}: no such file" if not path.exists() else f"{path}: not a regular file")
     if fmt not in ("auto", "long", "wide"):
         raise UsageError(f"unknown table format {fmt!r}: auto, wide or long")
+    if parquet and fmt == "wide":
+        raise UsageError(f"{path}: a Parquet table is long (key columns and a count column): --format wide reads CSV")
+    source = None
     try:
-        header, body = _labelled_lines(path)
-        chosen = _layout(path, header, body, fmt, count_column)
+        if parquet:  # always long: its rows read as a CSV long table's lines, with the same checks
+            source = read_parquet_arrow(path)
+            header, body = parquet_lines(path, source, _count_column(path, list(source.schema.names), count_column))
+            chosen = "long"
+        else:
+            header, body = _labelled_lines(path)
+            chosen = _layout(path, header, body, fmt, count_column)
         if chosen == "long":
             c = _count_column(path, header, count_column)
             names = tuple(h for k, h in enumerate(header) if k != c)
             if labels_only:
                 table = Table(path, None, _long_keys(path, header, body, c), None, names)
             else:
-                long = _long_table(path, header, body, c, True)
+                long = replace(_long_table(path, header, body, c, True), source=source)
                 table = Table(path, long.counts, long.keys, long, names)
         elif labels_only:
             rows, cols = _wide_labels(path, header, body)

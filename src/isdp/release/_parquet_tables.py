@@ -1,0 +1,156 @@
+"""Long tables in Parquet: a file, or a directory of files read as one table, in and out of a release.
+
+A Parquet table is always long: key columns naming each cell, and a count column of an integer
+type. Its rows become the lines every long table's checks read (:func:`read_long_table`'s: empty,
+margin-like, alike or count-like keys, counts beyond ±2**53 or negative), numbered as the lines
+of the same table written as CSV (the header is line 1, the first row line 2), so each refusal
+names the row. Keys of any type are compared and published as their text (an integer key 2019
+as ``2019``); the released file keeps the input's schema, the count column replaced by the
+released counts as int64. pyarrow reads and writes (imported here only: a CSV release never
+loads it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvariantError
+
+#: what names a Parquet table: the suffix of a file (a directory of such files is one table)
+SUFFIX = ".parquet"
+
+
+def is_parquet(path) -> bool:
+    """Whether ``path`` names a Parquet table: a ``.parquet`` file, or a directory (of ``.parquet`` files).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A table's path.
+
+    Returns
+    -------
+    bool
+        True for a Parquet file or a directory.
+    """
+    path = Path(path)
+    return path.suffix.lower() == SUFFIX or path.is_dir()
+
+
+def table_files(path: Path) -> list[Path]:
+    """The files of a Parquet table: the file itself, or a directory's ``.parquet`` files in name order."""
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.iterdir() if p.suffix.lower() == SUFFIX and not p.name.startswith((".", "_")))
+    if not files:
+        raise InvariantError(f"{path}: a directory without .parquet files (a directory is read as one Parquet "
+                             "table, its files in the order of their names)")
+    return files
+
+
+def read_parquet_arrow(path):
+    """The Parquet table at ``path`` (a file, or a directory's files in name order, one schema) as a pyarrow Table.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file or directory.
+
+    Returns
+    -------
+    pyarrow.Table
+        The rows of every file, in order.
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        An unreadable file, files whose schemas differ, an empty table.
+    """
+    import pyarrow as pa  # deferred: only a Parquet table needs it (0.2 s at import)
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    parts = []
+    for file in table_files(path):
+        try:
+            parts.append(pq.read_table(file))
+        except (pa.ArrowException, OSError) as err:
+            raise InvariantError(f"{file}: not a readable Parquet file ({err})") from None
+    first = parts[0].schema
+    for file, part in zip(table_files(path), parts, strict=True):
+        if not part.schema.equals(first):
+            raise InvariantError(f"{file}: its columns ({part.schema.names}, types "
+                                 f"{[str(t) for t in part.schema.types]}) differ from the first file's "
+                                 f"({first.names}, {[str(t) for t in first.types]})")
+    table = pa.concat_tables(parts)
+    if table.num_rows == 0:
+        raise InvariantError(f"{path}: the table has no cells")
+    return table
+
+
+def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the (line number, fields) of every row, as a CSV long table's are read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The table's path (for messages).
+    table : pyarrow.Table
+        The table (:func:`read_parquet_arrow`).
+    count_column : int
+        The count column's position.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    body : list of tuple of (int, list of str)
+        Per row, its line number (the first row is line 2) and its fields as text, stripped; a null is empty.
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        A count column that is not of an integer type, or a key column whose type has no text.
+    """
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+    import pyarrow.compute as pc
+
+    header = list(table.schema.names)
+    count_type = table.schema.types[count_column]
+    if not pa.types.is_integer(count_type):
+        raise InvariantError(f"{path}: the count column {header[count_column]!r} holds {count_type}, not integers "
+                             "(a Parquet table's counts are an integer type)")
+    columns = []
+    for k, column in enumerate(table.columns):
+        try:
+            text = pc.cast(column, pa.string())
+        except pa.ArrowException:
+            raise InvariantError(f"{path}: column {header[k]!r} holds {column.type}, which has no text to "
+                                 "publish as a label") from None
+        columns.append([("" if v is None else v.strip()) for v in text.to_pylist()])
+    body = [(row + 2, list(fields)) for row, fields in enumerate(zip(*columns, strict=True))]
+    return header, body
+
+
+def write_parquet(path, source, count_column: int, values: np.ndarray) -> None:
+    """Write ``source`` (a pyarrow Table) with its count column replaced by ``values`` (int64) to ``path``.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or binary file
+        Where to write.
+    source : pyarrow.Table
+        The table read, its schema kept.
+    count_column : int
+        The count column's position.
+    values : numpy.ndarray of int64
+        The released counts, one per row.
+    """
+    import pyarrow as pa  # deferred: only a Parquet release needs it
+    import pyarrow.parquet as pq
+
+    name = source.schema.names[count_column]
+    released = source.set_column(count_column, pa.field(name, pa.int64()), pa.array(values, type=pa.int64()))
+    pq.write_table(released, path)
