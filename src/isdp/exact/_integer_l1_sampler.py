@@ -335,7 +335,7 @@ class IntegerL1Sampler:
         -----
         The rejection loop runs compiled (:mod:`isdp.exact._compiled_l1`) on words the source
         delivers in bulk, one attempt after another, in integer arithmetic; a block whose
-        integers could reach 2**62 is drawn in Python integers from the same words.
+        integers could reach 2**61 is drawn in Python integers from the same words.
 
         Examples
         --------
