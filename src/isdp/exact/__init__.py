@@ -14,6 +14,7 @@ from .._deprecated import moved_attribute as _moved_attribute
 from ._block_sampler import ExactSampler
 from ._compiled_draws import WordSource, compiled_double_geometric
 from ._coupled_laws import UNIFORMS, apart_probabilities, coupled_sweep_exact, jump_law
+from ._discrete_gaussian import discrete_gaussian
 from ._exact_draws import bernoulli_exp, double_geometric, double_geometric_array
 from ._exact_laws import (
     MAX_PROPOSALS,
@@ -37,7 +38,7 @@ from ._gaussian_profile import (
 from ._integer_l1_sampler import EXACT_SOLVE_LIMIT, PILOT_PROPOSALS, IntegerL1Sampler, norm_tables
 from ._integer_sources import IntegerSource, seeded_source, system_source
 from ._integral_solve import integral_solve
-from ._lattice_gaussian import KINDS, LatticeBlock, discrete_gaussian, lattice_block
+from ._lattice_gaussian import KINDS, LatticeBlock, lattice_block
 
 __all__ = [
     "apart_probabilities",

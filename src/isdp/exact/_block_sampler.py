@@ -246,12 +246,11 @@ class ExactSampler:
                 if on_block is not None:
                     on_block(len(cells))
                 continue
-            for block in cells:
-                noise, attempts = sub.draw(sigma * sigma, rng)
-                total += attempts
-                u[block] = noise
-                if on_block is not None:
-                    on_block(1)
+            noise, attempts = sub.draw_blocks(sigma * sigma, len(cells), rng)
+            total += attempts
+            u[np.stack(cells)] = noise
+            if on_block is not None:
+                on_block(len(cells))
         return u, total
 
 

@@ -38,7 +38,8 @@ import numpy as np
 from mpmath import iv
 from scipy import sparse
 
-from ._exact_draws import bernoulli_exp, double_geometric
+from ._compiled_klein import compiled_klein_blocks
+from ._discrete_gaussian import WORD_BITS, below, decided, discrete_gaussian, klein_scale
 from ._integer_sources import IntegerSource
 
 #: the invariant structures this sampler serves: one total, or the two margins of a table
@@ -153,21 +154,80 @@ class LatticeBlock:
         >>> block = lattice_block(A)  # 2 x 3, both margins (the third column's total is implied)
         >>> noise, attempts = block.draw(Fraction(9), seeded_source(3))
         >>> noise.reshape(2, 3).tolist(), attempts
-        ([[-2, 1, 1], [2, -1, -1]], 1)
+        ([[-2, 2, 0], [2, -2, 0]], 1)
         >>> (A @ noise).tolist()
         [0, 0, 0, 0]
         """
         sigma2 = Fraction(sigma2)
         if sigma2 <= 0:
             raise ValueError(f"sigma2 must be positive, got {sigma2}")
+        z, attempts = self._coordinates(sigma2, rng)
+        return self.noise(z), attempts
+
+    def draw_blocks(self, sigma2: Fraction, count: int, rng: IntegerSource) -> tuple[np.ndarray, int]:
+        """``count`` independent draws of :meth:`draw`'s law (the noise of ``count`` blocks of this shape), compiled.
+
+        Parameters
+        ----------
+        sigma2 : fractions.Fraction
+            σ² > 0, rational.
+        count : int
+            The number of draws.
+        rng : IntegerSource
+            The random source (:func:`isdp.exact.system_source` for a release).
+
+        Returns
+        -------
+        noise : numpy.ndarray of int64, shape (count, n)
+            One vector of Λ(A) per row, in the order of the block's cells.
+        attempts : int
+            Klein passes drawn in all.
+
+        Notes
+        -----
+        The pass runs compiled (:mod:`isdp.exact._compiled_klein`) on words the source delivers in
+        bulk; a block whose decision its double-precision bounds cannot make is drawn by :meth:`draw`'s
+        Python pass from the same words, so the law, and the draws on given words, are :meth:`draw`'s.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import lattice_block, seeded_source
+        >>> block = lattice_block(np.ones((1, 4), dtype=int))
+        >>> noise, attempts = block.draw_blocks(Fraction(9), 3, seeded_source(1))
+        >>> noise.shape, noise.sum(axis=1).tolist(), attempts
+        ((3, 4), [0, 0, 0], 3)
+        """
+        sigma2 = Fraction(sigma2)
+        if sigma2 <= 0:
+            raise ValueError(f"sigma2 must be positive, got {sigma2}")
+
+        def reference(reader) -> tuple[np.ndarray, int]:
+            z, attempts = self._coordinates(sigma2, reader)
+            return z.ravel(), attempts
+
+        z, attempts = compiled_klein_blocks(self.kind, self.grid.shape, sigma2, count, rng, reference)
+        if self.kind == "total":
+            vectors = _differences(z, 1)
+        else:
+            r, c = self.grid.shape
+            vectors = _differences(_differences(z.reshape(count, r - 1, c - 1), 1), 2).reshape(count, -1)
+        noise = np.empty((count, self.grid.size), dtype=np.int64)
+        noise[:, self.grid.ravel()] = vectors
+        return noise, attempts
+
+    def _coordinates(self, sigma2: Fraction, rng: IntegerSource) -> tuple[np.ndarray, int]:
+        """Klein passes in Python until one is accepted: its coordinates and the passes drawn."""
+        base = float(sigma2)
         attempts = 0
         while True:
             attempts += 1
-            z, centres, widths = _klein_pass(self.kind, self.grid.shape, sigma2,
-                                             lambda centre, width: discrete_gaussian(centre, width, rng))
+            z, centres, widths = _klein_pass(
+                self.kind, self.grid.shape, sigma2,
+                lambda centre, width, a, b: discrete_gaussian(centre, width, rng, scale=klein_scale(base, a, b)))
             if _accept(centres, widths, rng):
-                break
-        return self.noise(z), attempts
+                return z, attempts
 
     def noise(self, z: np.ndarray) -> np.ndarray:
         """The noise vector u = Σ_k z_k b_k of basis coordinates ``z``, in the order of the block's cells.
@@ -229,7 +289,7 @@ class LatticeBlock:
         given = iter(np.asarray(z, dtype=np.int64).ravel()[::-1].tolist())  # the pass runs backwards
         log = [0.0]
 
-        def choose(centre: Fraction, width: Fraction) -> int:
+        def choose(centre: Fraction, width: Fraction, a: int, b: int) -> int:
             value = next(given)
             log[0] -= float((value - centre) ** 2 / (2 * width))
             return value
@@ -239,28 +299,29 @@ class LatticeBlock:
 
 
 def _klein_pass(kind: str, shape: tuple[int, int], sigma2: Fraction, choose):
-    """Klein's backward pass over the basis: ``choose(centre, σ_k²)`` gives each coordinate z_k (a draw,
-    or a given value when a law is computed); returns z with the centres and σ_k² in the pass's order."""
+    """Klein's backward pass over the basis: ``choose(centre, σ_k², a, b)`` gives each coordinate z_k (a draw,
+    or a given value when a law is computed), σ_k² = σ²·a/b; returns z with the centres and σ_k² in the pass's
+    order."""
     centres, widths = [], []
 
-    def step(centre: Fraction, width: Fraction) -> int:
+    def step(centre: Fraction, a: int, b: int) -> int:
         centres.append(centre)
-        widths.append(width)
-        return choose(centre, width)
+        widths.append(sigma2 * Fraction(a, b))
+        return choose(centre, widths[-1], a, b)
 
     if kind == "total":
         n = shape[1]
         z = [0] * (n + 1)  # z[i] for i = 1 … n − 1, z[n] = 0
         for i in range(n - 1, 0, -1):
-            z[i] = step(Fraction(i, i + 1) * z[i + 1], sigma2 * Fraction(i, i + 1))
+            z[i] = step(Fraction(i * z[i + 1], i + 1), i, i + 1)
         return np.array(z[1:n], dtype=np.int64), centres, widths
     r, c = shape
     z = [[0] * (c + 1) for _ in range(r + 1)]  # z[i][j], i < r, j < c; zero beyond
     for i in range(r - 1, 0, -1):
         for j in range(c - 1, 0, -1):
-            centre = (Fraction(j, j + 1) * z[i][j + 1] + Fraction(i, i + 1) * z[i + 1][j]
-                      - Fraction(i * j, (i + 1) * (j + 1)) * z[i + 1][j + 1])
-            z[i][j] = step(centre, sigma2 * Fraction(i * j, (i + 1) * (j + 1)))
+            centre = Fraction(j * (i + 1) * z[i][j + 1] + i * (j + 1) * z[i + 1][j] - i * j * z[i + 1][j + 1],
+                              (i + 1) * (j + 1))
+            z[i][j] = step(centre, i * j, (i + 1) * (j + 1))
     return np.array([row[1:c] for row in z[1:r]], dtype=np.int64), centres, widths
 
 
@@ -284,49 +345,6 @@ def _lattice_vector(kind: str, shape: tuple[int, int], z: np.ndarray) -> np.ndar
     return _differences(_differences(z, 0), 1)
 
 
-def discrete_gaussian(centre: Fraction, sigma2: Fraction, rng: IntegerSource) -> int:
-    """One exact draw of the discrete Gaussian D_{Z,σ,c}(x) ∝ exp(−(x − c)²/2σ²), c and σ² rational.
-
-    Rejection from a double geometric centred at the integer c₀ nearest c with scale t = ⌊σ⌋ + 1
-    (Canonne, Kamath & Steinke 2020, Algorithm 3, moved to a rational centre): x = c₀ + Y,
-    P(Y) ∝ exp(−|Y|/t), accepted with probability exp(−γ), γ = M + (x − c)²/2σ² − |Y|/t, where
-    M = σ²/2t² + |c − c₀|/t bounds −(x − c)²/2σ² + |Y|/t from above, so γ ≥ 0. γ is rational and
-    the Bernoulli draw exact (:func:`isdp.exact.bernoulli_exp`).
-
-    Parameters
-    ----------
-    centre : fractions.Fraction
-        The centre c.
-    sigma2 : fractions.Fraction
-        σ² > 0.
-    rng : IntegerSource
-        The random source.
-
-    Returns
-    -------
-    int
-        The draw.
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> from isdp.exact import seeded_source
-    >>> from isdp.exact import discrete_gaussian
-    >>> rng = seeded_source(1)
-    >>> [discrete_gaussian(Fraction(1, 3), Fraction(4), rng) for _ in range(6)]
-    [0, 1, -1, 3, 1, 0]
-    """
-    centre, sigma2 = Fraction(centre), Fraction(sigma2)
-    t = math.isqrt(sigma2.numerator // sigma2.denominator) + 1
-    c0 = round(centre)
-    bound = sigma2 / (2 * t * t) + abs(centre - c0) / t
-    while True:
-        y = double_geometric(Fraction(1, t), rng)
-        gamma = bound + (c0 + y - centre) ** 2 / (2 * sigma2) - Fraction(abs(y), t)
-        if bernoulli_exp(gamma.numerator, gamma.denominator, rng):
-            return c0 + y
-
-
 def _theta_gap_bound(sigma2: float) -> float:
     """An upper bound on 1 − ρ_s(Z − c)/ρ_s(Z) for every c, s² = ``sigma2`` (float, rounded up)."""
     if sigma2 * 2 * math.pi < 1:
@@ -338,21 +356,20 @@ def _theta_gap_bound(sigma2: float) -> float:
 
 
 def _accept(centres: list[Fraction], widths: list[Fraction], rng: IntegerSource) -> bool:
-    """Bernoulli(Π_k ρ_{σ_k}(Z − c_k)/ρ_{σ_k}(Z)), exactly: a uniform number drawn 64 bits at a time
-    against rigorous bounds on the product, refined until they decide."""
-    word = rng.randbelow(1 << 64)
+    """Bernoulli(Π_k ρ_{σ_k}(Z − c_k)/ρ_{σ_k}(Z)), exactly: a uniform number read 63 bits at a time against
+    rigorous bounds on the product, refined until they decide (:func:`isdp.exact._discrete_gaussian.below`)."""
+    word = rng.randbelow(1 << WORD_BITS)
     gap = sum(_theta_gap_bound(float(w)) for w in widths)  # 1 − P ≤ gap
-    # U < P surely when U's whole interval [word, word + 1)/2^64 lies below 1 − gap
-    if gap < 1 and word + 1 <= math.floor((1 - gap) * 2.0**64) - 2**12:  # 2^12: float rounding margin
+    # U < P surely when U's interval lies below 1 − gap (2**-40: the rounding of the sum and of 1 − gap)
+    if gap < 1 and decided(word, 1 - gap - 2.0**-40, 2.0):
         return True
     # the product in floating point, with a bound on its rounding error far above the true one
     # (each factor a sum of fewer than 100 terms, each within a few ulps)
     product = math.prod(_theta_ratio_float(c, w) for c, w in zip(centres, widths, strict=True))
     slack = 1e-11 * (len(widths) + 1)
-    if (word + 1) / 2.0**64 < product * (1 - slack):
-        return True
-    if word / 2.0**64 > product * (1 + slack) + 1e-300:
-        return False
+    outcome = decided(word, product * (1 - slack), product * (1 + slack) + 1e-300)
+    if outcome is not None:
+        return outcome
     return _accept_exactly(word, centres, widths, rng)
 
 
@@ -370,19 +387,13 @@ def _theta_ratio_float(centre: Fraction, sigma2: Fraction) -> float:
 
 def _accept_exactly(word: int, centres, widths, rng: IntegerSource) -> bool:
     """The rare case: interval arithmetic (mpmath.iv) at growing precision against more bits of U."""
-    bits, numerator = 64, word  # U ∈ [numerator, numerator + 1) / 2^bits
-    while True:
-        iv.prec = bits + 32
-        product = iv.mpf(1)
+    def product(prec: int):
+        out = iv.mpf(1)
         for centre, width in zip(centres, widths, strict=True):
-            product *= _theta_ratio(centre, width, iv)
-        low, high = product.a, product.b
-        if iv.mpf(numerator + 1) / iv.mpf(2) ** bits <= low:
-            return True
-        if iv.mpf(numerator) / iv.mpf(2) ** bits >= high:
-            return False
-        numerator = (numerator << 64) | rng.randbelow(1 << 64)
-        bits += 64
+            out *= _theta_ratio(centre, width, iv)
+        return out
+
+    return below(word, product, rng)
 
 
 def _theta_ratio(centre: Fraction, sigma2: Fraction, iv):

@@ -1,0 +1,197 @@
+"""The one-dimensional discrete Gaussian with a rational centre, and exact decisions against a uniform number read
+63 bits at a time.
+
+Klein's sampler (:mod:`isdp.exact._lattice_gaussian`) draws one coordinate at a time from
+D_{Z,σ,c}(x) ∝ exp(−(x − c)²/2σ²) with c and σ² rational, by rejection from a double geometric
+(:func:`discrete_gaussian`). Each accept-or-reject is a comparison of a uniform number U in
+[0, 1) with a probability p: U is revealed 63 bits at a time (a word's top 63 bits,
+:class:`isdp.exact.WordSource`'s reading), and the comparison is decided as soon as the bits
+read place U's whole interval on one side of rigorous bounds on p — first double-precision
+bounds, then interval arithmetic at growing precision (mpmath.iv). The decision is U < p, a
+function of U and p only, whichever bounds decide it; so the compiled sampler
+(:mod:`isdp.exact._compiled_klein`), which decides with its own floating-point bounds and hands
+the rare undecided cases here, gives the same draws on the same words.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from mpmath import iv
+
+from ._exact_draws import double_geometric
+from ._integer_sources import IntegerSource
+
+#: bits of U each word reveals
+WORD_BITS = 63
+
+
+def decided(word: int, low: float, high: float) -> bool | None:
+    """U < p for U in [word, word + 1)/2**63 and p in [low, high]: True or False when the bounds decide, else None.
+
+    Parameters
+    ----------
+    word : int
+        U's first 63 bits.
+    low, high : float
+        Rigorous bounds on p.
+
+    Returns
+    -------
+    bool or None
+        True when U < p surely, False when U ≥ p surely, None when the bounds cannot tell.
+    """
+    # the factors 1 ± 2**-50 cover the rounding of word (+ 1) to a double (2**-53)
+    if (word + 1) * 2.0**-WORD_BITS * (1 + 2.0**-50) <= low:
+        return True
+    if word * 2.0**-WORD_BITS * (1 - 2.0**-50) >= high:
+        return False
+    return None
+
+
+def exp_bounds(gamma: float, err: float) -> tuple[float, float]:
+    """Rigorous bounds on exp(−γ) when |γ − ``gamma``| ≤ ``err`` (the exponential within 2**-48 relative).
+
+    Parameters
+    ----------
+    gamma : float
+        An approximation of γ.
+    err : float
+        A bound on its error.
+
+    Returns
+    -------
+    tuple of float
+        (low, high) with low ≤ exp(−γ) ≤ high; high > 0 even where the exponential underflows.
+    """
+    return math.exp(-(gamma + err)) * (1 - 2.0**-48), math.exp(-(gamma - err)) * (1 + 2.0**-48) + 5e-324
+
+
+def below(word: int, bounds, rng: IntegerSource) -> bool:
+    """U < p exactly, U in [word, word + 1)/2**63 refined by more words as needed, p given by interval bounds.
+
+    Parameters
+    ----------
+    word : int
+        U's first 63 bits.
+    bounds : callable
+        ``bounds(prec)``: an mpmath.iv interval that contains p, at ``prec`` bits.
+    rng : IntegerSource
+        The source of U's further bits (63 per word).
+
+    Returns
+    -------
+    bool
+        Whether U < p.
+    """
+    bits, numerator = WORD_BITS, word
+    while True:
+        iv.prec = bits + 32
+        p = bounds(bits + 32)
+        if iv.mpf(numerator + 1) / iv.mpf(2) ** bits <= p.a:
+            return True
+        if iv.mpf(numerator) / iv.mpf(2) ** bits >= p.b:
+            return False
+        numerator = (numerator << WORD_BITS) | rng.randbelow(1 << WORD_BITS)
+        bits += WORD_BITS
+
+
+def bernoulli_exp_real(gamma: Fraction, rng: IntegerSource) -> bool:
+    """Bernoulli(exp(−γ)) for a rational γ ≥ 0, exactly: U < exp(−γ), decided by double bounds or, where they
+    cannot tell, by interval arithmetic on more bits of U.
+
+    Parameters
+    ----------
+    gamma : fractions.Fraction
+        γ ≥ 0.
+    rng : IntegerSource
+        The random source.
+
+    Returns
+    -------
+    bool
+        True with probability exactly exp(−γ).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.exact import WordSource, seeded_source
+    >>> from isdp.exact._discrete_gaussian import bernoulli_exp_real
+    >>> rng = WordSource(seeded_source(1))
+    >>> sum(bernoulli_exp_real(Fraction(1, 2), rng) for _ in range(1000))  # exp(−1/2) ≈ 0.607
+    604
+    """
+    word = rng.randbelow(1 << WORD_BITS)
+    approx = float(gamma)  # correctly rounded: within 2**-53 relative
+    outcome = decided(word, *exp_bounds(approx, abs(approx) * 2.0**-52))
+    if outcome is not None:
+        return outcome
+    return below(word, lambda prec: iv.exp(-(iv.mpf(gamma.numerator) / gamma.denominator)), rng)
+
+
+def klein_scale(sigma2: float, a: int, b: int) -> int:
+    """The double geometric's scale t for a coordinate of Klein's pass with σ_k² = σ²·a/b: ⌊√(σ²·a/b)⌋ + 1, in the
+    double-precision operations the compiled pass makes (so both pick the same t).
+
+    Parameters
+    ----------
+    sigma2 : float
+        σ² in double precision.
+    a, b : int
+        The coordinate's ratio σ_k²/σ² = a/b.
+
+    Returns
+    -------
+    int
+        t ≥ 1.
+    """
+    return int(math.sqrt(sigma2 * a / b)) + 1
+
+
+def discrete_gaussian(centre: Fraction, sigma2: Fraction, rng: IntegerSource, *, scale: int | None = None) -> int:
+    """One exact draw of the discrete Gaussian D_{Z,σ,c}(x) ∝ exp(−(x − c)²/2σ²), c and σ² rational.
+
+    Rejection from a double geometric centred at c₀ = ⌊c + 1/2⌋ with scale t (Canonne, Kamath &
+    Steinke 2020, Algorithm 3, moved to a rational centre): x = c₀ + Y, P(Y) ∝ exp(−|Y|/t),
+    accepted with probability exp(−γ), γ = M + (x − c)²/2σ² − |Y|/t, where
+    M = σ²/2t² + |c − c₀|/t bounds |Y|/t − (x − c)²/2σ² from above for every t > 0 (as
+    |Y| ≤ |x − c| + |c − c₀| and a·u − u²/2σ² ≤ a²σ²/2), so γ ≥ 0. The Bernoulli draw is exact
+    (:func:`bernoulli_exp_real`). Any t ≥ 1 gives the same law; t = ⌊σ⌋ + 1 keeps the
+    acceptance near its best.
+
+    Parameters
+    ----------
+    centre : fractions.Fraction
+        The centre c.
+    sigma2 : fractions.Fraction
+        σ² > 0.
+    rng : IntegerSource
+        The random source.
+    scale : int or None, default None
+        The double geometric's scale t ≥ 1; None: ⌊√σ²⌋ + 1, with the square root in double
+        precision (Klein's sampler passes the t its compiled twin computes).
+
+    Returns
+    -------
+    int
+        The draw.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from isdp.exact import seeded_source
+    >>> from isdp.exact import discrete_gaussian
+    >>> rng = seeded_source(1)
+    >>> [discrete_gaussian(Fraction(1, 3), Fraction(4), rng) for _ in range(6)]
+    [3, 1, 2, -2, 1, -1]
+    """
+    centre, sigma2 = Fraction(centre), Fraction(sigma2)
+    t = int(math.sqrt(float(sigma2))) + 1 if scale is None else int(scale)
+    c0 = math.floor(centre + Fraction(1, 2))
+    bound = sigma2 / (2 * t * t) + abs(centre - c0) / t
+    while True:
+        y = double_geometric(Fraction(1, t), rng)
+        gamma = bound + (c0 + y - centre) ** 2 / (2 * sigma2) - Fraction(abs(y), t)
+        if bernoulli_exp_real(gamma, rng):
+            return c0 + y
