@@ -68,6 +68,11 @@ def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
     >>> row_values(as_sparse([[2**40, 2**40]]), np.array([2**40, 2**40]))  # beyond int64
     [2417851639229258349412352]
     """
+    x = np.asarray(x)
+    width = int(np.diff(A.indptr).max()) if A.shape[0] else 0
+    largest = (int(np.abs(A.data).max()) if A.nnz else 0) * (int(np.abs(x).max()) if x.size else 0)
+    if x.dtype.kind in "iu" and largest * width < 2**63:  # no partial sum can wrap around: int64 is exact
+        return (A @ x.astype(np.int64)).tolist()
     out = []
     for i in range(A.shape[0]):
         lo, hi = A.indptr[i], A.indptr[i + 1]
@@ -135,6 +140,8 @@ def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
     """
     A = as_sparse(A)
     width = np.diff(A.indptr)
+    if A.shape[0] == 0 or width.min() == width.max():  # an implied row is wider than the rows it sums
+        return np.zeros(0, dtype=np.int64)
     support = [frozenset(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist()) for i in range(A.shape[0])]
     rows_of_cell: dict[int, list[int]] = {}
     for i in np.argsort(width, kind="stable"):

@@ -101,7 +101,7 @@ def _labelled_lines(path) -> tuple[list[str], list[tuple[int, list[str]]]]:
         raise InvariantError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     try:
         reader = csv.reader(io.StringIO(text, newline=""))
-        lines = [(reader.line_num, [f.strip() for f in fields]) for fields in reader if any(f.strip() for f in fields)]
+        lines = [(reader.line_num, fields) for fields in (list(map(str.strip, row)) for row in reader) if any(fields)]
     except csv.Error as err:
         raise InvariantError(f"{path}: not a readable CSV table ({err})") from None
     if not lines:

@@ -8,11 +8,13 @@ quoting a count.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InvariantError
+from ..lattice._integer_lattice import COUNT_LIMIT
 from ._entries import _WHOLE, _count
 from ._labels import _count_like, _distinct, _is_margin, _labelled_lines, _seen_as
 
@@ -84,9 +86,10 @@ class LongTable:
             The CSV's lines: the header, then each line with its new count.
         """
         out = [list(self.header)]
-        for fields, v in zip(self.lines, np.asarray(cells, dtype=np.int64), strict=True):
+        c = self.count_column
+        for fields, v in zip(self.lines, map(str, np.asarray(cells, dtype=np.int64).tolist()), strict=True):
             row = list(fields)
-            row[self.count_column] = str(int(v))
+            row[c] = v
             out.append(row)
         return out
 
@@ -155,18 +158,70 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
     ([('A', 'F'), ('A', 'M'), ('B', 'F')], [3, 4, 5])
     """
     header, body = _labelled_lines(path)
-    return _long_table(path, header, body, _count_column(path, header, count_column), counts)
+    return _long_table_and_keys(path, header, body, _count_column(path, header, count_column), counts)[0]
 
 
-def _long_table(path, header: list[str], body, c: int, counts: bool) -> LongTable:
-    _long_keys(path, header, body, c)
-    values = [_count(path, f"line {lineno}, column {header[c]!r}", fields[c], counts) for lineno, fields in body]
-    return LongTable(header, [fields for _, fields in body], c, np.array(values, dtype=np.int64))
+def _long_table_and_keys(path, header: list[str], body, c: int, counts: bool
+                         ) -> tuple[LongTable, list[tuple[str, ...]]]:
+    """The table and its keys (:attr:`LongTable.keys`, found once by the checks)."""
+    keys = _long_keys(path, header, body, c)
+    values = _plain_counts([fields[c] for _, fields in body], counts)
+    if values is None:  # some entry is refused: read one by one, for the message naming its line
+        values = [_count(path, f"line {lineno}, column {header[c]!r}", fields[c], counts) for lineno, fields in body]
+    return LongTable(header, [fields for _, fields in body], c, np.array(values, dtype=np.int64)), keys
+
+
+#: a column of counts joined by NUL, every one ASCII digits with an optional sign, at most 16 digits (below 2**63)
+_PLAIN_COUNTS = re.compile(r"[+-]?[0-9]{1,16}(?:\x00[+-]?[0-9]{1,16})*")
+#: a margin's label anywhere in a column joined by NUL (:data:`isdp.release._labels._MARGIN_RE`, at each label)
+_MARGIN_IN_COLUMN = re.compile(r"\b(total|totals|subtotal|sum|sums|overall|margin|margins)\b|(?:^|(?<=\x00))all\b",
+                               re.I)
+
+
+#: every margin's label contains one of these (lower case): a column without them needs no regular expression
+_MARGIN_WORDS = ("total", "sum", "overall", "margin", "all")
+
+
+def _plain_counts(column: list[str], counts: bool) -> np.ndarray | None:
+    """The column's counts when every entry passes :func:`_count` (a C-speed check of the whole column), else
+    None (the caller reads them one by one for the refusal's message)."""
+    joined = "\x00".join(column)
+    if joined.count("\x00") != len(column) - 1 or not _PLAIN_COUNTS.fullmatch(joined):
+        return None
+    values = np.fromiter(map(int, column), dtype=np.int64, count=len(column))
+    if np.abs(values).max() > COUNT_LIMIT or (counts and values.min() < 0):
+        return None
+    return values
+
+
+def _plain_keys(columns: list[tuple[str, ...]]) -> list[tuple[str, ...]] | None:
+    """The keys when every key column is plain — printable ASCII, no empty field, no margin's label — and no two
+    keys look alike (lower case, runs of spaces as one: :func:`_seen_as` on printable ASCII), checked at C speed
+    a column at a time; else None (the caller checks line by line, for the refusal's message)."""
+    seen = []
+    for column in columns:
+        joined = "\x00".join(column)
+        if (not all(column) or joined.count("\x00") != len(column) - 1 or not joined.isascii()
+                or not joined.replace("\x00", " ").isprintable()):
+            return None
+        lower = joined.lower()
+        if any(word in lower for word in _MARGIN_WORDS) and _MARGIN_IN_COLUMN.search(joined):
+            return None
+        seen.append(re.sub(" {2,}", " ", lower).split("\x00"))  # fields are stripped already
+    keys = list(zip(*columns, strict=True))
+    if len(set(zip(*seen, strict=True))) != len(keys):
+        return None
+    return keys
 
 
 def _long_keys(path, header: list[str], body, c: int) -> list[tuple[str, ...]]:
     """Each line's key (its fields but the count column ``c``), checked: no empty field, no two keys
     that look the same, no key column that holds counts. The count column is never read."""
+    fields = list(zip(*(f for _, f in body), strict=True))
+    keys = _plain_keys([column for k, column in enumerate(fields) if k != c])
+    if keys is not None:  # every line passes the checks below, made a column at a time
+        _count_columns(path, header, body, c)
+        return keys
     keys = []
     for lineno, fields in body:
         key = tuple(f for k, f in enumerate(fields) if k != c)
@@ -181,6 +236,12 @@ def _long_keys(path, header: list[str], body, c: int) -> list[tuple[str, ...]]:
                 "cell. Remove the line (the released cells give every total), or rename the key if it is a category")
         keys.append(key)
     _distinct(path, "cell", [(f"line {lineno}", key) for (lineno, _), key in zip(body, keys, strict=True)])
+    _count_columns(path, header, body, c)
+    return keys
+
+
+def _count_columns(path, header: list[str], body, c: int) -> None:
+    """Refuse a key column named like a count column whose entries are all integers."""
     for k, name in enumerate(header):
         if k != c and _count_like(name) and all(_WHOLE.fullmatch(_seen_as(v)) for v in {f[k] for _, f in body}):
             raise InvariantError(
@@ -189,7 +250,6 @@ def _long_keys(path, header: list[str], body, c: int) -> list[tuple[str, ...]]:
                 f"as labels. If it holds the counts, name it as the count column (--count-column {name}); if it "
                 "is a key, rename it (a key may not be called count, counts, n, number, total, persons, "
                 "population, value, … when all its entries are integers)")
-    return keys
 
 
 def _count_column(path, header: list[str], count_column: str) -> int:

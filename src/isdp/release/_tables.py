@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError, InvariantError, UsageError
 from ._entries import _DECIMAL
 from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as
-from ._long_tables import LongTable, _count_column, _long_keys, _long_table
+from ._long_tables import LongTable, _count_column, _long_keys, _long_table_and_keys
 from ._parquet_tables import is_parquet, parquet_lines, read_parquet_arrow
 from ._wide_tables import WideTable, _wide_labels, _wide_table
 
@@ -244,8 +244,8 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
             if labels_only:
                 table = Table(path, None, _long_keys(path, header, body, c), None, names)
             else:
-                long = replace(_long_table(path, header, body, c, True), source=source)
-                table = Table(path, long.counts, long.keys, long, names)
+                long, keys = _long_table_and_keys(path, header, body, c, True)
+                table = Table(path, long.counts, keys, replace(long, source=source), names)
         elif labels_only:
             rows, cols = _wide_labels(path, header, body)
             table = Table(path, None, [(r, c) for r in rows if not _is_margin(r) for c in cols if not _is_margin(c)],
@@ -257,10 +257,10 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
         raise InputError(str(err)) from None
     except OSError as err:
         raise InputError(f"{path}: cannot read the table ({err.strerror or err})") from None
-    for key in table.keys:
-        if any("|" in field for field in key):
-            raise InputError(f"{path}: the label {next(f for f in key if '|' in f)!r} contains '|', which joins a "
-                             "cell's keys in constraint files and statements (two cells could get one name)")
+    if "|" in "\x00".join(map("\x00".join, table.keys)):  # one C-speed search; the label named below
+        label = next(f for key in table.keys for f in key if "|" in f)
+        raise InputError(f"{path}: the label {label!r} contains '|', which joins a cell's keys in constraint files "
+                         "and statements (two cells could get one name)")
     return table
 
 

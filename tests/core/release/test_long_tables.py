@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+import isdp.release._long_tables as long_tables
 from isdp.errors import InvariantError
 from isdp.release import read_long_table
 
@@ -35,3 +36,40 @@ def test_keys_a_release_would_publish_wrongly_are_refused(tmp_path, text, count_
     path.write_text(text)
     with pytest.raises(InvariantError, match=message):
         read_long_table(path, count_column=count_column)
+
+
+_TABLES = {  # each read by the column-at-a-time checks and by the line-by-line ones: the same outcome
+    "plain": "state,year,count\nA,2019,3\nA,2020,+4\nB,2019,007\n",
+    "spaced duplicate": "area,count\nNew  York,3\nnew york,4\n",
+    "case duplicate": "area,sex,count\nA,F,1\na,f,2\n",
+    "margin inside a word": "area,count\nTotally,3\nsmall,4\nsummer,5\n",
+    "margin label": "area,count\nA,3\nAll ages,4\n",
+    "margin word": "area,count\nA,3\nGrand total,4\n",
+    "non-ASCII": "area,count\nZürich,3\nZu\u0308rich,4\n",
+    "invisible": "area,count\nA,3\n\u200b,4\n",
+    "tab": "area,count\n\"a\tb\",3\nc,4\n",
+    "empty second key": "area,sex,count\nA,F,3\nB,,4\n",
+    "seventeen digits": "area,count\nA,3\nB,12345678901234567\n",
+    "too large": "area,count\nA,3\nB,9007199254740993\n",
+    "negative": "area,count\nA,3\nB,-4\n",
+    "fraction": "area,count\nA,3\nB,4.5\n",
+}
+
+
+@pytest.mark.parametrize("name", list(_TABLES))
+def test_the_column_at_a_time_checks_agree_with_the_line_by_line_ones(tmp_path, monkeypatch, name):
+    path = tmp_path / "t.csv"
+    path.write_text(_TABLES[name], encoding="utf-8")
+
+    def outcome():
+        try:
+            table = read_long_table(path)
+        except InvariantError as err:
+            return str(err)
+        return table.keys, table.counts.tolist()
+
+    fast = outcome()
+    monkeypatch.setattr(long_tables, "_plain_keys", lambda columns: None)
+    monkeypatch.setattr(long_tables, "_plain_counts", lambda column, counts: None)
+    assert fast == outcome()
+    assert isinstance(fast, tuple) == (name in ("plain", "margin inside a word", "tab"))
