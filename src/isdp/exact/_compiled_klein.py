@@ -30,6 +30,8 @@ from ._compiled_l1 import WordReader
 _DONE, _MORE_WORDS, _HAND_OVER = 0, 2, 3
 _FIRST_WORDS, _MAX_WORDS = 1 << 12, 1 << 20
 _EXACT = 2.0**53  # integers below this are exact in a double
+#: at most this many cells in all are drawn by the Python pass: loading the compiled kernel (about 0.4 s) costs more
+_PYTHON_CELLS = 4096
 
 
 @njit(cache=True, nogil=True)
@@ -163,6 +165,9 @@ def compiled_klein_blocks(kind: str, shape: tuple[int, int], sigma2, count: int,
     out = np.zeros((count, r + 1, c + 1), dtype=np.int64)
     attempts = np.zeros(count, dtype=np.int64)
     reader = WordReader(rng)
+    if count * r * c <= _PYTHON_CELLS:  # the same draws from the same words, without loading the kernel
+        z = [reference(reader) for _ in range(count)]
+        return np.array([v for v, _ in z], dtype=np.int64).reshape(count, -1), sum(a for _, a in z)
     want = min(_MAX_WORDS, max(_FIRST_WORDS, 24 * r * c * count))  # a coordinate takes about a dozen words
     done = 0
     while done < count:

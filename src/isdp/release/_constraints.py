@@ -33,16 +33,29 @@ COEFFICIENT_LIMIT = 2**31
 
 def _grouped_rows(table: Table, axes: list[int], what) -> tuple[sparse.csr_array, list[str]]:
     """One row per distinct value of the key fields ``axes`` (first-seen order): the sum of its cells."""
-    import pandas as pd  # deferred: factorize only (pandas takes 0.3 s to import, and `isdp --help` needs none)
-
     n = len(table.keys)
     member = np.zeros(n, dtype=np.int64)
-    for a in axes:  # the combination's code in first-seen order, one key column at a time, at C speed
-        codes, uniques = pd.factorize(np.array([k[a] for k in table.keys], dtype=object))
-        member = pd.factorize(member * len(uniques) + codes)[0]
+    for a in axes:  # the combination's code in first-seen order, one key column at a time
+        codes, count = _first_seen_codes([k[a] for k in table.keys])
+        member = _first_seen_codes(member * count + codes)[0]
     _, first = np.unique(member, return_index=True)  # each group's first cell, in the groups' order
     A = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(len(first), n))
     return A, [what(tuple(table.keys[i][a] for a in axes)) for i in first.tolist()]
+
+
+def _first_seen_codes(values) -> tuple[np.ndarray, int]:
+    """Each value's group number, groups numbered in the order of their first value, and the number of groups.
+
+    Labels are sorted as fixed-width strings (a C-speed sort) unless one is long; integers as they are."""
+    if isinstance(values, list):
+        if max(map(len, values), default=0) > 64:  # a fixed-width array would take 4 bytes per character of the longest
+            groups: dict = {}
+            return np.array([groups.setdefault(v, len(groups)) for v in values], dtype=np.int64), len(groups)
+        values = np.array(values, dtype=str)
+    uniques, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(uniques))
+    return rank[inverse.ravel()], len(uniques)
 
 
 def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]]:

@@ -30,6 +30,7 @@ def _reference(block, sigma2, count, stream):
 def test_the_compiled_blocks_are_the_python_blocks_on_the_same_words(kind, shape, sigma2, first_words, monkeypatch):
     monkeypatch.setattr(compiled_klein, "_FIRST_WORDS", first_words)
     monkeypatch.setattr(compiled_klein, "_MAX_WORDS", max(first_words, 64))
+    monkeypatch.setattr(compiled_klein, "_PYTHON_CELLS", 0)  # the kernel even for these few cells
     block = LatticeBlock(np.arange(shape[0] * shape[1]).reshape(shape), kind)
     fast, attempts = block.draw_blocks(sigma2, 200, ByteStream(1))
     slow, reference_attempts = _reference(block, sigma2, 200, ByteStream(1))
@@ -37,13 +38,15 @@ def test_the_compiled_blocks_are_the_python_blocks_on_the_same_words(kind, shape
     assert not (fast.reshape(200, *shape).sum(axis=-1)).any()
 
 
-def test_the_word_comparison_can_fail():
+def test_the_word_comparison_can_fail(monkeypatch):
+    monkeypatch.setattr(compiled_klein, "_PYTHON_CELLS", 0)
     block = LatticeBlock(np.arange(5).reshape(1, 5), "total")
     fast, _ = block.draw_blocks(Fraction(9, 2), 50, ByteStream(1))
     assert not np.array_equal(fast, _reference(block, Fraction(9, 2), 50, ByteStream(2))[0])
 
 
 def test_only_the_blocks_it_cannot_decide_are_handed_over(monkeypatch):
+    monkeypatch.setattr(compiled_klein, "_PYTHON_CELLS", 0)
     handed = []
     block = LatticeBlock(np.arange(12).reshape(3, 4), "margins")
     original = block._coordinates
@@ -79,3 +82,13 @@ def test_a_million_cells_keep_their_totals_and_the_variance():
     expected = block.variances(Fraction(36))[0]  # σ²(1 − 1/n), the lattice's own at σ = 6 in double precision
     se = (noise.astype(float) ** 2).mean(axis=1).std(ddof=1) / math.sqrt(10_000)
     assert abs(variance - expected) < 4 * se
+
+
+def test_a_few_cells_are_drawn_in_python_with_the_kernel_s_draws(monkeypatch):
+    """Below _PYTHON_CELLS the kernel is not loaded (it costs more than the draws); the draws are the same."""
+    block = LatticeBlock(np.arange(12).reshape(3, 4), "margins")
+    assert 100 * 12 <= compiled_klein._PYTHON_CELLS
+    python = block.draw_blocks(Fraction(9, 2), 100, ByteStream(6))
+    monkeypatch.setattr(compiled_klein, "_PYTHON_CELLS", 0)
+    kernel = block.draw_blocks(Fraction(9, 2), 100, ByteStream(6))
+    assert np.array_equal(python[0], kernel[0]) and python[1] == kernel[1]
