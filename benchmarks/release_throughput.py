@@ -9,6 +9,11 @@ the cells per second and the process's peak memory:
   ``release_scale.run``;
 - ``isdp-release-l1-parquet``: the same ℓ1 release read from and written to Parquet (the table
   written by pyarrow beforehand, outside the timing);
+- ``isdp-release-gaussian-margins``: the Gaussian route's release of one 1000 × 1000 table under
+  both margins (δ = 10⁻⁶), one block of 10⁶ cells drawn by Klein's sampler;
+- ``isdp-klein-compiled``: ``isdp.exact.LatticeBlock.draw_blocks`` alone, N/100 blocks of 100 cells
+  under one total at σ = 4 (OpenDP's Gaussian row's scale), exact discrete Gaussian noise on the
+  invariants' lattice;
 - ``isdp-dg-compiled``: ``isdp.exact.compiled_double_geometric`` alone, N draws of DG(1/2) (the
   ℓ1 route's unit: ε/2 per cell);
 - ``isdp-dg-array``: ``isdp.exact.double_geometric_array`` alone (numpy integer arithmetic: the release's
@@ -16,8 +21,8 @@ the cells per second and the process's peak memory:
 - ``opendp-laplace`` and ``opendp-gaussian``: OpenDP's exact discrete Laplace (scale 2) and
   discrete Gaussian (scale 4) on an i64 vector of N zeros: the measurement alone, no invariants.
 
-The noise rows time the draws only (the import and the first call's compilation excluded: one
-small call first); the release rows time the whole command, interpreter start-up included. The
+The noise rows time the draws only (the import and the first call's compilation excluded: a call
+of 10,000 first); the release rows time the whole command, interpreter start-up included. The
 machine's sampler speed (``measurements_table.sampler_speed``) is measured in the same run and
 stored beside the rows.
 
@@ -46,11 +51,15 @@ THROUGHPUT = RESULTS / "release_throughput.csv"
 DOC = ROOT / "docs" / "performance.md"
 #: (row, cell counts) run by default; the release command is timed on the smaller tables only
 DEFAULT = {"isdp-release-l1": (10_000, 100_000, 1_000_000), "isdp-release-gaussian": (10_000, 100_000),
-           "isdp-release-l1-parquet": (100_000, 1_000_000),
+           "isdp-release-l1-parquet": (100_000, 1_000_000), "isdp-release-gaussian-margins": (1_000_000,),
+           "isdp-klein-compiled": (100_000, 1_000_000, 10_000_000),
            "isdp-dg-compiled": (100_000, 1_000_000, 10_000_000), "isdp-dg-array": (100_000, 1_000_000),
            "opendp-laplace": (100_000, 1_000_000), "opendp-gaussian": (100_000, 1_000_000)}
 WHAT = {"isdp-release-l1": "`isdp release`, exact ℓ1 route (whole command)",
         "isdp-release-l1-parquet": "`isdp release`, exact ℓ1 route, Parquet in and out (whole command)",
+        "isdp-release-gaussian-margins": "`isdp release`, exact Gaussian route, one 1000 × 1000 table under both "
+                                         "margins (whole command)",
+        "isdp-klein-compiled": "isdp Klein sampler, blocks of 100 under one total (noise alone)",
         "isdp-release-gaussian": "`isdp release`, exact Gaussian route (whole command)",
         "isdp-dg-compiled": "isdp `compiled_double_geometric` (noise alone)",
         "isdp-dg-array": "isdp `double_geometric_array` (noise alone)",
@@ -58,6 +67,11 @@ WHAT = {"isdp-release-l1": "`isdp release`, exact ℓ1 route (whole command)",
         "opendp-gaussian": "OpenDP discrete Gaussian (noise alone)"}
 
 _NOISE = {
+    "isdp-klein-compiled": ("from fractions import Fraction\n"
+                            "import numpy as np\n"
+                            "from isdp.exact import lattice_block, system_source\n"
+                            "block = lattice_block(np.ones((1, 100), dtype=np.int64))\n"
+                            "draw = lambda n: block.draw_blocks(Fraction(16), n // 100, system_source())[0].ravel()\n"),
     "isdp-dg-compiled": ("from fractions import Fraction\n"
                          "from isdp.exact import compiled_double_geometric, system_source\n"
                          "draw = lambda n: compiled_double_geometric(Fraction(1, 2), n, system_source())\n"),
@@ -73,9 +87,10 @@ _NOISE = {
                         "draw = lambda n: dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=dp.i64), size=n),\n"
                         "    dp.l2_distance(T=dp.f64), scale=4.0)([0] * n)\n"),
 }
-#: timing code appended to a noise row's set-up: one small call first, then N draws timed
+#: timing code appended to a noise row's set-up: one call of 10,000 first (past every small-size shortcut, so the
+#: compiled kernels are loaded before the timing), then N draws timed
 _TIMED = ("import sys, time\n"
-          "draw(100)\n"
+          "draw(10_000)\n"
           "n = int(sys.argv[1])\n"
           "tick = time.perf_counter()\n"
           "out = draw(n)\n"
@@ -98,7 +113,11 @@ def _noise_row(sampler: str, cells: int) -> dict:
 def _release_row(sampler: str, cells: int) -> dict:
     from release_scale import run
 
-    case = f"blocks-{cells}" + ("-gaussian" if sampler.endswith("gaussian") else "")
+    if sampler == "isdp-release-gaussian-margins":
+        side = round(cells**0.5)
+        case = f"margins-{side}x{side}-gaussian"
+    else:
+        case = f"blocks-{cells}" + ("-gaussian" if sampler.endswith("gaussian") else "")
     row = run(case, 20_000)
     if row["exit"] != 0:
         raise RuntimeError(f"{case}: {row['route']}")
@@ -146,10 +165,32 @@ def render_table(rows: list[dict], sampler_mups: float | None) -> str:
     for row in rows:
         lines.append(f"| {WHAT[row['sampler']]} | {int(row['cells']):,} | {float(row['seconds']):,.2f} | "
                      f"{int(row['cells_per_second']):,} | {int(row['peak_mb']):,} MB |")
+    ratios = _family_ratios(rows)
+    if ratios:
+        lines += ["", "Noise per core against OpenDP's exact sampler of the same family, on the same number of cells: "
+                  + "; ".join(ratios) + "."]
     if sampler_mups is not None:
         lines += ["", f"Measured in one run on a machine whose sampler speed was {sampler_mups:.1f} M updates/s "
                       "(`benchmarks/measurements_table.py`'s reference case)."]
     return "\n".join(lines) + "\n"
+
+
+#: isdp's exact noise and OpenDP's sampler of the same family
+FAMILIES = {"isdp-dg-compiled": ("opendp-laplace", "the double geometric (discrete Laplace)"),
+            "isdp-klein-compiled": ("opendp-gaussian", "Klein's discrete Gaussian on the invariants' lattice, against "
+                                                       "OpenDP's discrete Gaussian")}
+
+
+def _family_ratios(rows: list[dict]) -> list[str]:
+    """isdp's cells per second over OpenDP's, per family, at each number of cells both were run on."""
+    rate = {(r["sampler"], int(r["cells"])): int(r["cells_per_second"]) for r in rows}
+    out = []
+    for ours, (theirs, what) in FAMILIES.items():
+        common = sorted(n for s, n in rate if s == ours and (theirs, n) in rate)
+        if common:
+            ratios = ", ".join(f"{rate[ours, n] / rate[theirs, n]:.0f}× at {n:,}" for n in common)
+            out.append(f"{what}, {ratios}")
+    return out
 
 
 def _read(csv_path: Path) -> tuple[list[dict], float | None]:

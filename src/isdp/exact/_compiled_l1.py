@@ -34,6 +34,8 @@ _DONE, _FAILED, _MORE_WORDS, _TOO_LARGE = 0, 1, 2, 3
 _BIG = np.int64(1) << np.int64(62)
 #: words in the first buffer, and the most a buffer holds unless one block needs more
 _FIRST_WORDS, _MAX_WORDS = 1 << 12, 1 << 20
+#: at most this many cells in all are drawn by :func:`reference_block` (the same draws from the same words)
+_PYTHON_CELLS = 64
 
 
 class WordReader:
@@ -241,7 +243,8 @@ def compiled_blocks(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, count: in
     s, t = eps.numerator, eps.denominator
     a, b = (0, 0) if sigma is None else (sigma.numerator, sigma.denominator)
     reader = WordReader(rng)
-    if not (0 < s < _LIMIT and t < _LIMIT and a < _LIMIT and b < _LIMIT):  # outside the kernel's integers
+    # outside the kernel's integers, or so few cells that loading the kernel (about 0.35 s) costs more than them
+    if not (0 < s < _LIMIT and t < _LIMIT and a < _LIMIT and b < _LIMIT) or count * (k + m) <= _PYTHON_CELLS:
         for block in range(count):
             row, attempts[block] = reference_block(X, in_norm, eps, reader, max_attempts=max_attempts, sigma=sigma,
                                                    accept=accept)

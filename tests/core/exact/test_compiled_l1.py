@@ -35,6 +35,7 @@ def test_the_compiled_blocks_are_the_reference_blocks_on_the_same_words(A, eps, 
                                                                        monkeypatch):
     monkeypatch.setattr(compiled_l1, "_FIRST_WORDS", first_words)
     monkeypatch.setattr(compiled_l1, "_MAX_WORDS", max(first_words, 64))
+    monkeypatch.setattr(compiled_l1, "_PYTHON_CELLS", 0)  # the kernel even for a few cells
     sampler = IntegerL1Sampler.build(A)
     kw = {"max_attempts": 10**6, "sigma": sigma, "accept": accept}
     fast, attempts = compiled_l1.compiled_blocks(sampler.solve, sampler.in_norm, eps, 300, ByteStream(1), **kw)
@@ -43,7 +44,8 @@ def test_the_compiled_blocks_are_the_reference_blocks_on_the_same_words(A, eps, 
     assert attempts == 300 or (accept and attempts > 300)
 
 
-def test_the_word_comparison_can_fail():
+def test_the_word_comparison_can_fail(monkeypatch):
+    monkeypatch.setattr(compiled_l1, "_PYTHON_CELLS", 0)
     sampler = IntegerL1Sampler.build(TOTAL)
     fast, _ = compiled_l1.compiled_blocks(sampler.solve, sampler.in_norm, Fraction(1, 2), 100, ByteStream(1),
                                           max_attempts=1000)
@@ -56,6 +58,7 @@ def test_a_block_whose_integers_could_overflow_is_drawn_in_python_integers_from_
     X = np.array([[1 << 58, -(1 << 58) + 3], [1, 1]], dtype=np.int64)
     norm = np.array([True, True])
     kw = {"max_attempts": 10**6, "sigma": None, "accept": False}
+    monkeypatch.setattr(compiled_l1, "_PYTHON_CELLS", 0)
     handed = []
     reference = compiled_l1.reference_block
     monkeypatch.setattr(compiled_l1, "reference_block", lambda *a, **k: handed.append(1) or reference(*a, **k))
@@ -102,3 +105,14 @@ def test_the_compiled_blocks_follow_the_exact_law(eps, sigma):
 def test_blocks_that_keep_nothing_say_so_with_the_attempts_made():
     sampler = IntegerL1Sampler.build(table_margins(6, 6))  # about one proposal in a million kept at ε = 1/20
     assert sampler.draw_blocks(Fraction(1, 20), 5, seeded_source(1), max_attempts=7) == (None, 7)
+
+
+def test_a_few_cells_are_drawn_in_python_with_the_kernel_s_draws(monkeypatch):
+    sampler = IntegerL1Sampler.build(TOTAL)
+    assert 10 * 4 <= compiled_l1._PYTHON_CELLS
+    python = compiled_l1.compiled_blocks(sampler.solve, sampler.in_norm, Fraction(1, 2), 10, ByteStream(7),
+                                         max_attempts=1000)
+    monkeypatch.setattr(compiled_l1, "_PYTHON_CELLS", 0)
+    kernel = compiled_l1.compiled_blocks(sampler.solve, sampler.in_norm, Fraction(1, 2), 10, ByteStream(7),
+                                         max_attempts=1000)
+    assert np.array_equal(python[0], kernel[0]) and python[1] == kernel[1]
