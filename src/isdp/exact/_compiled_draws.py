@@ -170,17 +170,26 @@ def dg_draws(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
 
 
 class WordSource:
-    """A source whose uniform integers are read from 64-bit words as the compiled draws read them.
+    """A source whose uniform integers are read from 64-bit words as the compiled samplers read them.
 
+    The words come from another source's ``randbytes``, read ahead in bulk into :attr:`words`.
     ``randbelow(m)`` takes the top 63 bits of the next word and draws again while they are at or
-    above the largest multiple of m below 2**63, as :func:`compiled_double_geometric` does; the
-    words come from another source's ``randbytes``, eight bytes each. With it the reference
-    samplers in Python integers reproduce the compiled draws word for word.
+    above the largest multiple of m below 2**63, as the compiled kernels do. A kernel reads
+    :attr:`words` from :attr:`pos` on and sets :attr:`pos` to where it stopped, so the Python
+    samplers on this source read on from the same word: they reproduce the compiled draws word for
+    word, and draw a block a kernel hands back from the words it would have used.
 
     Parameters
     ----------
     rng : IntegerSource
         The source of the bytes.
+
+    Attributes
+    ----------
+    words : numpy.ndarray of uint64
+        The words read so far.
+    pos : int
+        The first word not yet used.
 
     Examples
     --------
@@ -192,22 +201,40 @@ class WordSource:
     """
 
     def __init__(self, rng: IntegerSource) -> None:
-        self._rng = rng
+        self._rng, self.words, self.pos = rng, np.empty(0, dtype=np.uint64), 0
 
-    def randbytes(self, n: int) -> bytes:
-        """``n`` bytes from the underlying source.
+    def ensure(self, n: int) -> None:
+        """At least ``n`` unread words in :attr:`words`: those left first, then new ones read after them.
 
         Parameters
         ----------
         n : int
-            The number of bytes.
+            The number of words wanted.
+        """
+        left = self.words[self.pos:]
+        if left.size < n:
+            # at least a few hundred at a time: the Python samplers read one word per step
+            self.words, self.pos = np.concatenate([left, _words(self._rng, max(n - left.size, 512))]), 0
+
+    def randbytes(self, n: int) -> bytes:
+        """The next ``n`` bytes of the stream: the unread words first.
+
+        Parameters
+        ----------
+        n : int
+            The number of bytes, a multiple of 8.
 
         Returns
         -------
         bytes
             The bytes.
         """
-        return self._rng.randbytes(n)
+        if n % 8:
+            raise ValueError(f"a WordSource reads whole 8-byte words; got {n} bytes")
+        self.ensure(n // 8)
+        out = self.words[self.pos:self.pos + n // 8].tobytes()
+        self.pos += n // 8
+        return out
 
     def randbelow(self, n: int) -> int:
         """A uniform integer on [0, n), from 63-bit words by rejection.
@@ -215,7 +242,7 @@ class WordSource:
         Parameters
         ----------
         n : int
-            The number of outcomes, 1 ≤ n < 2**62.
+            The number of outcomes, 1 ≤ n ≤ 2**63.
 
         Returns
         -------
@@ -224,6 +251,8 @@ class WordSource:
         """
         limit = (1 << 63) // n * n
         while True:
-            word = int.from_bytes(self._rng.randbytes(8), "little") >> 1
+            self.ensure(1)
+            word = int(self.words[self.pos]) >> 1
+            self.pos += 1
             if word < limit:
                 return word % n

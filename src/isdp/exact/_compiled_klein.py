@@ -2,7 +2,7 @@
 blocks of one shape at once.
 
 The pass of :meth:`isdp.exact.LatticeBlock.draw`, run by numba on 64-bit words read in bulk
-(:class:`isdp.exact._compiled_l1.WordReader`): each coordinate z_k is drawn from
+(:class:`isdp.exact.WordSource`): each coordinate z_k is drawn from
 D_{Z,σ_k,c_k} by :func:`isdp.exact.discrete_gaussian`'s rejection — the centre c_k = C/R and the
 nearest integer c₀ = ⌊c_k + 1/2⌋ in integers, the double geometric DG(1/t) exactly
 (:mod:`isdp.exact._compiled_draws`), and the decision U < exp(−γ) made from U's first 63 bits
@@ -23,8 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._compiled_draws import _draw
-from ._compiled_l1 import WordReader
+from ._compiled_draws import WordSource, _draw
 
 #: kernel outcomes: every block drawn; the words ran out; a decision or an integer the kernel leaves to Python
 _DONE, _MORE_WORDS, _HAND_OVER = 0, 2, 3
@@ -152,7 +151,7 @@ def compiled_klein_blocks(kind: str, shape: tuple[int, int], sigma2, count: int,
         The source of the words: :func:`isdp.exact.system_source` for publication.
     reference : callable
         ``reference(reader)``: one block's (z, attempts) by the Python pass, reading a
-        :class:`~isdp.exact._compiled_l1.WordReader`; the blocks the kernel hands over.
+        :class:`~isdp.exact.WordSource`; the blocks the kernel hands over.
 
     Returns
     -------
@@ -164,7 +163,7 @@ def compiled_klein_blocks(kind: str, shape: tuple[int, int], sigma2, count: int,
     r, c = (1, shape[1]) if kind == "total" else shape
     out = np.zeros((count, r + 1, c + 1), dtype=np.int64)
     attempts = np.zeros(count, dtype=np.int64)
-    reader = WordReader(rng)
+    reader = WordSource(rng)
     if count * r * c <= _PYTHON_CELLS:  # the same draws from the same words, without loading the kernel
         z = [reference(reader) for _ in range(count)]
         return np.array([v for v, _ in z], dtype=np.int64).reshape(count, -1), sum(a for _, a in z)

@@ -4,7 +4,7 @@
 DG(ε), the solved cells X·z, the proposal kept with probability exp(−ε Σ_{solved, in the norm} |u_i|)
 and, on the Gaussian route (σ = a/b, ε = 1/σ), kept again with probability
 exp(−Σ (b|u_i| − a)² / 2a²). Here that loop runs compiled (numba) over the blocks of a table that
-share one sampler, on 64-bit words read from the source in bulk (:class:`WordReader`).
+share one sampler, on 64-bit words read from the source in bulk (:class:`isdp.exact.WordSource`).
 
 **Exact.** Every decision is CKS Algorithm 1 on a fraction in lowest terms, made by comparing
 uniform integers (a word's top 63 bits, by rejection) with integers below 2**62: no floating-point
@@ -13,7 +13,7 @@ when one could not (a draw hundreds of standard deviations out, an enormous σ),
 block's first word and the block is drawn by :func:`reference_block`, the same algorithm in Python
 integers, reading on from the same word. So the law is the one the integer arithmetic defines,
 and the draws are those of :func:`reference_block` on the same words: one attempt after another,
-each the free cells' DG draws (:func:`isdp.exact.double_geometric` on a :class:`WordReader`), then
+each the free cells' DG draws (:func:`isdp.exact.double_geometric` on a :class:`~isdp.exact.WordSource`), then
 the ℓ1 decision, then the Gaussian one. ``tests/core/exact/test_compiled_l1.py`` compares them
 block for block.
 """
@@ -25,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-from ._compiled_draws import _LIMIT, _below, _bernoulli_exp, _draw, _words
+from ._compiled_draws import _LIMIT, WordSource, _below, _bernoulli_exp, _draw
 from ._exact_draws import bernoulli_exp, double_geometric
 from ._integer_sources import IntegerSource
 
@@ -36,41 +36,6 @@ _BIG = np.int64(1) << np.int64(62)
 _FIRST_WORDS, _MAX_WORDS = 1 << 12, 1 << 20
 #: at most this many cells in all are drawn by :func:`reference_block` (the same draws from the same words)
 _PYTHON_CELLS = 64
-
-
-class WordReader:
-    """64-bit words from a source, read in bulk, shared by the compiled kernel and :func:`reference_block`.
-
-    The kernel reads ``words`` from ``pos`` on and hands back the position it reached;
-    :meth:`randbelow` reads on from there as :class:`isdp.exact.WordSource` does (a word's top 63
-    bits, by rejection). So a block the kernel leaves to the reference is drawn from the words it
-    would have used.
-
-    Parameters
-    ----------
-    rng : IntegerSource
-        The source of the words (its ``randbytes``).
-    """
-
-    def __init__(self, rng: IntegerSource) -> None:
-        self.rng, self.words, self.pos = rng, np.empty(0, dtype=np.uint64), 0
-
-    def ensure(self, n: int) -> None:
-        """At least ``n`` unread words in the buffer: those left first, then new ones read after them."""
-        left = self.words[self.pos:]
-        if left.size < n:
-            # at least a few hundred at a time: the reference reads one word per step
-            self.words, self.pos = np.concatenate([left, _words(self.rng, max(n - left.size, 512))]), 0
-
-    def randbelow(self, m: int) -> int:
-        """A uniform integer on [0, m), 1 ≤ m < 2**62, from the next words."""
-        limit = (1 << 63) // m * m
-        while True:
-            self.ensure(1)
-            word = int(self.words[self.pos]) >> 1
-            self.pos += 1
-            if word < limit:
-                return word % m
 
 
 @njit(cache=True, nogil=True)
@@ -181,7 +146,7 @@ def reference_block(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, rng, *, m
     eps : fractions.Fraction
         ε per unit ℓ1 distance (1/σ with ``sigma``).
     rng : IntegerSource
-        The source of uniform integers (a :class:`WordReader` to read the kernel's words).
+        The source of uniform integers (a :class:`~isdp.exact.WordSource` to read the kernel's words).
     max_attempts : int
         Proposals before giving up.
     sigma : fractions.Fraction or None, default None
@@ -242,7 +207,7 @@ def compiled_blocks(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, count: in
     eps, sigma = Fraction(eps), None if sigma is None else Fraction(sigma)
     s, t = eps.numerator, eps.denominator
     a, b = (0, 0) if sigma is None else (sigma.numerator, sigma.denominator)
-    reader = WordReader(rng)
+    reader = WordSource(rng)
     # outside the kernel's integers, or so few cells that loading the kernel (about 0.35 s) costs more than them
     if not (0 < s < _LIMIT and t < _LIMIT and a < _LIMIT and b < _LIMIT) or count * (k + m) <= _PYTHON_CELLS:
         for block in range(count):

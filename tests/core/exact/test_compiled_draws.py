@@ -52,3 +52,14 @@ def test_publication_draws_come_from_the_operating_system():
 def test_out_of_range_arguments_are_refused(eps, size):
     with pytest.raises(ValueError):
         compiled_double_geometric(eps, size, seeded_source(1))
+
+
+def test_a_word_source_hands_a_compiled_sampler_its_unread_words_first():
+    source = WordSource(ByteStream(4))
+    source.randbelow(1 << 63)  # one word used, hundreds read ahead
+    stream = ByteStream(4)
+    stream.randbytes(8)
+    expected = compiled_double_geometric(Fraction(1, 3), 2000, stream)
+    assert compiled_double_geometric(Fraction(1, 3), 2000, source).tolist() == expected.tolist()
+    with pytest.raises(ValueError, match="whole 8-byte words"):
+        source.randbytes(5)

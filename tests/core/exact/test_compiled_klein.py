@@ -12,14 +12,13 @@ import pytest
 from conftest import ALPHA, ByteStream, chisquare_gof, rows_to_categories
 
 import isdp.exact._compiled_klein as compiled_klein
-from isdp.exact import LatticeBlock
-from isdp.exact._compiled_l1 import WordReader
+from isdp.exact import LatticeBlock, WordSource
 
 SHAPES = [("total", (1, 5)), ("margins", (3, 4))]
 
 
 def _reference(block, sigma2, count, stream):
-    reader = WordReader(stream)
+    reader = WordSource(stream)
     draws = [block.draw(sigma2, reader) for _ in range(count)]
     return np.array([noise for noise, _ in draws]), sum(attempts for _, attempts in draws)
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import ALPHA, ByteStream, chisquare_gof, rows_to_categories
 
 import isdp.exact._compiled_l1 as compiled_l1
-from isdp.exact import IntegerL1Sampler, seeded_source
+from isdp.exact import IntegerL1Sampler, WordSource, seeded_source
 from isdp.lattice import table_margins
 
 TOTAL = np.array([[1, 1, 1, 1]])
@@ -24,7 +24,7 @@ CASES = [  # (invariants, ε, σ, accept)
 
 
 def _reference(sampler, eps, count, stream, **kw):
-    reader = compiled_l1.WordReader(stream)
+    reader = WordSource(stream)
     rows = [compiled_l1.reference_block(sampler.solve, sampler.in_norm, eps, reader, **kw) for _ in range(count)]
     return [row for row, _ in rows], sum(attempts for _, attempts in rows)
 
@@ -63,7 +63,7 @@ def test_a_block_whose_integers_could_overflow_is_drawn_in_python_integers_from_
     reference = compiled_l1.reference_block
     monkeypatch.setattr(compiled_l1, "reference_block", lambda *a, **k: handed.append(1) or reference(*a, **k))
     fast, _ = compiled_l1.compiled_blocks(X, norm, Fraction(1, 2), 50, ByteStream(3), **kw)
-    reader = compiled_l1.WordReader(ByteStream(3))
+    reader = WordSource(ByteStream(3))
     rows = [reference(X, norm, Fraction(1, 2), reader, **kw)[0] for _ in range(50)]
     assert fast.tolist() == rows and 0 < len(handed) < 50
     assert any(abs(r[2]) > 2**60 for r in rows) and fast.dtype == np.int64
