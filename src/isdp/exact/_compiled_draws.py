@@ -1,14 +1,14 @@
-"""The double geometric DG(ε) in compiled integer arithmetic, fed by random words read in bulk.
+"""The double geometric DG(ε) in compiled integer arithmetic, fed by a stream of random bits read in bulk.
 
 The same algorithm as :func:`double_geometric` (Canonne, Kamath & Steinke 2020, Algorithm 2, with
 their Algorithm 1 for the Bernoulli(exp(−γ)) steps), compiled with numba and run on a buffer of
 64-bit words that the source fills in one call (``randbytes``: ``os.urandom`` for
-:func:`system_source`). Every uniform integer on [0, m) is a word's top 63 bits, drawn again while
-they are at or above the largest multiple of m below 2**63 (no modulo bias); every other step is a
-comparison or a sum of integers below 2**63. So the law of each draw is DG(ε) exactly, and with the
-same words the draws are those of :func:`double_geometric` on a source whose ``randbelow`` reads
-words the same way (:class:`WordSource`): ``tests/core/exact/test_compiled_draws.py`` compares them
-draw for draw.
+:func:`system_source`), read as one stream of bits. Every uniform integer on [0, m) is the next
+``(m − 1).bit_length()`` bits, read again while they are m or more (no modulo bias, and only the
+bits it needs: about 11 per draw at ε = 1/2); every other step is a comparison or a sum of
+integers below 2**63. So the law of each draw is DG(ε) exactly, and on the same stream the draws
+are those of :func:`double_geometric` on a source whose ``randbelow`` reads bits the same way
+(:class:`WordSource`): ``tests/core/exact/test_compiled_draws.py`` compares them draw for draw.
 """
 
 from __future__ import annotations
@@ -21,8 +21,11 @@ from numba import njit
 from ._exact_draws import double_geometric_array
 from ._integer_sources import IntegerSource
 
-#: the words a draw is expected to use at most, per draw, when the buffer is sized (more are read as needed)
-_WORDS_PER_DRAW = 8
+#: the bits a draw is expected to use, when the buffer is sized (more are read as needed): about 11 at ε = 1/2,
+#: 18 at 1/3, 52 at 1/1000
+_BITS_PER_DRAW = 32
+#: the fewest words a :class:`WordSource` reads at a time (the Python samplers read a few bits per step)
+_READ_AHEAD = 512
 #: draws per buffer of words
 _CHUNK = 1 << 16
 #: largest ε numerator and denominator the compiled draw takes: u + t·v and the rejection limits stay below 2**63
@@ -30,15 +33,40 @@ _LIMIT = 2**31
 
 
 @njit(cache=True, nogil=True)
+def _bits(words, pos, b):
+    """The ``b`` bits (1 ≤ b ≤ 63) of the stream from bit ``pos`` on, first bit highest, and the next position;
+    -1 when the words run out. Bit ``pos`` is bit 63 − pos % 64 of word pos // 64 (each word read highest first)."""
+    end = pos + b
+    if end > words.size * 64:
+        return np.int64(-1), pos
+    i, off = pos >> 6, np.uint64(pos & 63)
+    x = words[i] << off
+    if off + np.uint64(b) > np.uint64(64):
+        x |= words[i + 1] >> (np.uint64(64) - off)
+    return np.int64(x >> (np.uint64(64) - np.uint64(b))), end
+
+
+@njit(cache=True, nogil=True)
+def _bit_length(n):
+    """The number of bits of ``n`` ≥ 0 (Python's ``int.bit_length``)."""
+    b = 0
+    while n:
+        n >>= 1
+        b += 1
+    return b
+
+
+@njit(cache=True, nogil=True)
 def _below(words, pos, m):
-    """A uniform integer on [0, m) from the words at ``pos`` on, and the next position; -1 when they run out."""
-    limit = (np.uint64(1) << np.uint64(63)) // np.uint64(m) * np.uint64(m)
-    while pos < words.size:
-        word = words[pos] >> np.uint64(1)
-        pos += 1
-        if word < limit:
-            return np.int64(word % np.uint64(m)), pos
-    return np.int64(-1), pos
+    """A uniform integer on [0, m) from the stream at bit ``pos`` on, and the next position; -1 when the words
+    run out. ``(m − 1).bit_length()`` bits at a time, read again while they are m or more (no bits when m = 1)."""
+    b = _bit_length(m - 1)
+    if b == 0:
+        return np.int64(0), pos
+    while True:
+        x, pos = _bits(words, pos, b)
+        if x < m:  # -1 (out of words) included
+            return x, pos
 
 
 @njit(cache=True, nogil=True)
@@ -85,10 +113,9 @@ def _draw(s, t, words, pos):
 
 
 @njit(cache=True, nogil=True)
-def _fill(s, t, words, out, start):
-    """Draws into ``out[start:]`` until the words run out: how many of ``out`` are drawn, and the position of
-    the first word of the draw that ran out (its words are read again, with more, by the next call)."""
-    pos = 0
+def _fill(s, t, words, pos, out, start):
+    """Draws into ``out[start:]`` from bit ``pos`` on until the words run out: how many of ``out`` are drawn, and
+    the position of the first bit of the draw that ran out (read again, with more words, by the next call)."""
     for i in range(start, out.size):
         first = pos
         value, pos, complete = _draw(s, t, words, pos)
@@ -136,8 +163,8 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
     >>> from fractions import Fraction
     >>> from isdp.exact import compiled_double_geometric, seeded_source
     >>> draws = compiled_double_geometric(Fraction(1, 2), 100_000, seeded_source(7))
-    >>> draws.dtype, round(float(draws.var()), 1)  # 2r/(1 − r)², r = e^(−1/2): 7.9
-    (dtype('int64'), 7.9)
+    >>> draws.dtype, round(float(draws.var()), 1)  # 2r/(1 − r)², r = e^(−1/2): 7.84
+    (dtype('int64'), 7.8)
     """
     eps = Fraction(eps)
     s, t = eps.numerator, eps.denominator
@@ -146,17 +173,15 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
     if int(size) != size or size < 0:
         raise ValueError(f"size must be a non-negative integer, got {size!r}")
     out = np.empty(int(size), dtype=np.int64)
-    left = np.empty(0, dtype=np.uint64)  # words read but not used yet: the next draws use them first
-    for start in range(0, out.size, _CHUNK):  # buffers of a chunk's words: memory does not grow with size
-        part = out[start:start + _CHUNK]
-        words, done = np.concatenate([left, _words(rng, _WORDS_PER_DRAW * part.size + 64)]), 0
-        while True:
-            done, pos = _fill(np.int64(s), np.int64(t), words, part, done)
-            if done == part.size:
-                break
-            # the draw at `done` ran out: its words are kept and more read after them, so the stream is the same
-            words = np.concatenate([words[pos:], _words(rng, _WORDS_PER_DRAW * (part.size - done) + 64)])
-        left = words[pos:]
+    reader = WordSource(rng)
+    for start in range(0, out.size, _CHUNK):  # a chunk's words at a time: memory does not grow with size
+        part, done = out[start:start + _CHUNK], 0
+        want = -(-_BITS_PER_DRAW * part.size // 64) + 1
+        while done < part.size:
+            reader.ensure(want)
+            # a draw that runs out of words starts again from its first bit, on more words read after these
+            done, reader.pos = _fill(np.int64(s), np.int64(t), reader.words, np.int64(reader.pos), part, done)
+            want *= 2
     return out
 
 
@@ -170,14 +195,15 @@ def dg_draws(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
 
 
 class WordSource:
-    """A source whose uniform integers are read from 64-bit words as the compiled samplers read them.
+    """A source whose uniform integers are read from a stream of random bits as the compiled samplers read them.
 
-    The words come from another source's ``randbytes``, read ahead in bulk into :attr:`words`.
-    ``randbelow(m)`` takes the top 63 bits of the next word and draws again while they are at or
-    above the largest multiple of m below 2**63, as the compiled kernels do. A kernel reads
-    :attr:`words` from :attr:`pos` on and sets :attr:`pos` to where it stopped, so the Python
-    samplers on this source read on from the same word: they reproduce the compiled draws word for
-    word, and draw a block a kernel hands back from the words it would have used.
+    The bits come from another source's ``randbytes``, read ahead in bulk as 64-bit words into
+    :attr:`words`, each word's bits read highest first. ``randbelow(m)`` reads the next
+    ``(m − 1).bit_length()`` bits as an integer and reads again while it is m or more (no bits for
+    m = 1), as the compiled kernels do: a draw uses the bits it needs, not a word per uniform. A
+    kernel reads :attr:`words` from bit :attr:`pos` on and sets :attr:`pos` to where it stopped, so
+    the Python samplers on this source read on from the same bit: they reproduce the compiled
+    draws bit for bit, and draw a block a kernel hands back from the bits it would have used.
 
     Parameters
     ----------
@@ -187,37 +213,40 @@ class WordSource:
     Attributes
     ----------
     words : numpy.ndarray of uint64
-        The words read so far.
+        The words read and not yet passed.
     pos : int
-        The first word not yet used.
+        The first unused bit of :attr:`words` (bit ``pos % 64``, from the highest, of word ``pos // 64``).
 
     Examples
     --------
     >>> from fractions import Fraction
     >>> from isdp.exact import WordSource, compiled_double_geometric, double_geometric, seeded_source
-    >>> reference = [double_geometric(Fraction(1, 3), WordSource(seeded_source(5))) for _ in range(1)]
-    >>> reference == compiled_double_geometric(Fraction(1, 3), 1, seeded_source(5)).tolist()
+    >>> reader = WordSource(seeded_source(5))
+    >>> reference = [double_geometric(Fraction(1, 3), reader) for _ in range(1000)]
+    >>> reference == compiled_double_geometric(Fraction(1, 3), 1000, seeded_source(5)).tolist()
     True
+    >>> round(reader.pos / 1000, 1)  # bits per draw at ε = 1/3
+    18.2
     """
 
     def __init__(self, rng: IntegerSource) -> None:
         self._rng, self.words, self.pos = rng, np.empty(0, dtype=np.uint64), 0
 
     def ensure(self, n: int) -> None:
-        """At least ``n`` unread words in :attr:`words`: those left first, then new ones read after them.
+        """At least ``n`` unread words' worth of bits: the words not yet passed first, then new ones after them.
 
         Parameters
         ----------
         n : int
-            The number of words wanted.
+            The number of 64-bit words wanted.
         """
-        left = self.words[self.pos:]
-        if left.size < n:
-            # at least a few hundred at a time: the Python samplers read one word per step
-            self.words, self.pos = np.concatenate([left, _words(self._rng, max(n - left.size, 512))]), 0
+        passed = self.pos >> 6
+        if self.words.size * 64 - self.pos < 64 * n:
+            new = _words(self._rng, max(n + 1 - (self.words.size - passed), _READ_AHEAD))
+            self.words, self.pos = np.concatenate([self.words[passed:], new]), self.pos & 63
 
     def randbytes(self, n: int) -> bytes:
-        """The next ``n`` bytes of the stream: the unread words first.
+        """The next ``8 n`` bytes' bits of the stream, as ``n / 8`` words (each written little-endian).
 
         Parameters
         ----------
@@ -231,13 +260,17 @@ class WordSource:
         """
         if n % 8:
             raise ValueError(f"a WordSource reads whole 8-byte words; got {n} bytes")
-        self.ensure(n // 8)
-        out = self.words[self.pos:self.pos + n // 8].tobytes()
-        self.pos += n // 8
-        return out
+        k = n // 8
+        self.ensure(k + 1)
+        i, off = self.pos >> 6, np.uint64(self.pos & 63)
+        out = self.words[i:i + k]
+        if off:  # the words straddle two of the buffer's
+            out = (out << off) | (self.words[i + 1:i + k + 1] >> (np.uint64(64) - off))
+        self.pos += 64 * k
+        return out.astype("<u8").tobytes()
 
     def randbelow(self, n: int) -> int:
-        """A uniform integer on [0, n), from 63-bit words by rejection.
+        """A uniform integer on [0, n): ``(n − 1).bit_length()`` bits at a time, by rejection.
 
         Parameters
         ----------
@@ -249,10 +282,15 @@ class WordSource:
         int
             The draw.
         """
-        limit = (1 << 63) // n * n
+        b = (n - 1).bit_length()
+        if b == 0:
+            return 0
         while True:
             self.ensure(1)
-            word = int(self.words[self.pos]) >> 1
-            self.pos += 1
-            if word < limit:
-                return word % n
+            i, off = self.pos >> 6, self.pos & 63
+            x = (int(self.words[i]) << off) & 0xFFFF_FFFF_FFFF_FFFF
+            if off + b > 64:
+                x |= int(self.words[i + 1]) >> (64 - off)
+            self.pos += b
+            if (x := x >> (64 - b)) < n:
+                return x

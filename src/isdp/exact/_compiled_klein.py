@@ -1,7 +1,7 @@
 """Klein's sampler compiled: the exact discrete Gaussian on the lattice of a total or of two margins, for many
 blocks of one shape at once.
 
-The pass of :meth:`isdp.exact.LatticeBlock.draw`, run by numba on 64-bit words read in bulk
+The pass of :meth:`isdp.exact.LatticeBlock.draw`, run by numba on a stream of random bits read in bulk
 (:class:`isdp.exact.WordSource`): each coordinate z_k is drawn from
 D_{Z,σ_k,c_k} by :func:`isdp.exact.discrete_gaussian`'s rejection — the centre c_k = C/R and the
 nearest integer c₀ = ⌊c_k + 1/2⌋ in integers, the double geometric DG(1/t) exactly
@@ -11,9 +11,9 @@ roundings each, so |γ̃ − γ| ≤ 2⁻⁴⁹ Σ|terms|, and the kernel allows
 exponential). The pass's final acceptance is decided against 1 − (a bound on 1 − the product of
 theta ratios). A decision these bounds cannot make (probability about 2⁻⁴⁰ each at σ_k ≥ 1),
 an integer that could leave the range where doubles are exact, or a narrow σ_k sends the block,
-from its first word, to the Python pass, which decides in exact interval arithmetic and reads
-on from the same words. Every decision is U < p, a function of U and p alone, so the compiled
-blocks are the Python ones word for word (``tests/core/exact/test_compiled_klein.py``).
+from its first bit, to the Python pass, which decides in exact interval arithmetic and reads
+on from the same bits. Every decision is U < p, a function of U and p alone, so the compiled
+blocks are the Python ones bit for bit (``tests/core/exact/test_compiled_klein.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._compiled_draws import WordSource, _draw
+from ._compiled_draws import WordSource, _bits, _draw
 
 #: kernel outcomes: every block drawn; the words ran out; a decision or an integer the kernel leaves to Python
 _DONE, _MORE_WORDS, _HAND_OVER = 0, 2, 3
@@ -37,10 +37,10 @@ _PYTHON_CELLS = 4096
 def _below_exp(gamma, err, words, pos):
     """U < exp(−γ) from the next word, |γ̃ − γ| ≤ err: 1 or 0 and the next position; -1 when the words run out,
     -2 when the bounds cannot tell (:func:`isdp.exact._discrete_gaussian.decided`)."""
-    if pos >= words.size:
+    bits, pos = _bits(words, pos, 63)
+    if bits < 0:
         return np.int64(-1), pos
-    word = float(words[pos] >> np.uint64(1))
-    pos += 1
+    word = float(bits)
     low = math.exp(-(gamma + err)) * (1 - 2.0**-48)
     high = math.exp(-(gamma - err)) * (1 + 2.0**-48) + 5e-324
     if (word + 1) * 2.0**-63 * (1 + 2.0**-50) <= low:
@@ -108,10 +108,10 @@ def _pass(total, r, c, sigma2, words, pos, z):
                 if outcome != _DONE:
                     return outcome, pos
                 gap += _gap(sigma2 * (i * j) / R)
-    if pos >= words.size:
+    bits, pos = _bits(words, pos, 63)
+    if bits < 0:
         return _MORE_WORDS, pos
-    word = float(words[pos] >> np.uint64(1))
-    pos += 1
+    word = float(bits)
     # the acceptance: surely kept when U lies below 1 − gap; the Python pass decides every other case
     if gap < 1 and (word + 1) * 2.0**-63 * (1 + 2.0**-50) <= 1 - gap - 2.0**-40:
         return _DONE, pos
@@ -167,14 +167,14 @@ def compiled_klein_blocks(kind: str, shape: tuple[int, int], sigma2, count: int,
     if count * r * c <= _PYTHON_CELLS:  # the same draws from the same words, without loading the kernel
         z = [reference(reader) for _ in range(count)]
         return np.array([v for v, _ in z], dtype=np.int64).reshape(count, -1), sum(a for _, a in z)
-    want = min(_MAX_WORDS, max(_FIRST_WORDS, 24 * r * c * count))  # a coordinate takes about a dozen words
+    want = min(_MAX_WORDS, max(_FIRST_WORDS, 4 * r * c * count))  # a coordinate takes about two words' bits
     done = 0
     while done < count:
         reader.ensure(want)
         outcome, done, reader.pos = _blocks(kind == "total", np.int64(r), np.int64(c), float(sigma2), reader.words,
                                             np.int64(reader.pos), out, attempts, np.int64(done))
         if outcome == _MORE_WORDS:  # the block at `done` starts over on a buffer with more words after these
-            want = max(want, 2 * (reader.words.size - reader.pos))
+            want = max(want, 2 * (reader.words.size - (reader.pos >> 6)))
         elif outcome == _HAND_OVER:  # the block at `done` is drawn again in Python, from its first word
             z, attempts[done] = reference(reader)
             out[done] = 0

@@ -4,15 +4,15 @@
 DG(ε), the solved cells X·z, the proposal kept with probability exp(−ε Σ_{solved, in the norm} |u_i|)
 and, on the Gaussian route (σ = a/b, ε = 1/σ), kept again with probability
 exp(−Σ (b|u_i| − a)² / 2a²). Here that loop runs compiled (numba) over the blocks of a table that
-share one sampler, on 64-bit words read from the source in bulk (:class:`isdp.exact.WordSource`).
+share one sampler, on a stream of random bits read from the source in bulk (:class:`isdp.exact.WordSource`).
 
 **Exact.** Every decision is CKS Algorithm 1 on a fraction in lowest terms, made by comparing
-uniform integers (a word's top 63 bits, by rejection) with integers below 2**62: no floating-point
+uniform integers (the stream's next bits, by rejection) with integers below 2**62: no floating-point
 number decides anything. Before each step the kernel checks that its integers stay below 2**62;
 when one could not (a draw hundreds of standard deviations out, an enormous σ), it stops at the
-block's first word and the block is drawn by :func:`reference_block`, the same algorithm in Python
-integers, reading on from the same word. So the law is the one the integer arithmetic defines,
-and the draws are those of :func:`reference_block` on the same words: one attempt after another,
+block's first bit and the block is drawn by :func:`reference_block`, the same algorithm in Python
+integers, reading on from the same bit. So the law is the one the integer arithmetic defines,
+and the draws are those of :func:`reference_block` on the same bits: one attempt after another,
 each the free cells' DG draws (:func:`isdp.exact.double_geometric` on a :class:`~isdp.exact.WordSource`), then
 the ℓ1 decision, then the Gaussian one. ``tests/core/exact/test_compiled_l1.py`` compares them
 block for block.
@@ -220,8 +220,8 @@ def compiled_blocks(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, count: in
     X = np.ascontiguousarray(X, dtype=np.int64)
     scale = max(1.0, float(np.abs(X).sum(axis=1).max())) if m else 1.0
     norm = np.ascontiguousarray(in_norm, dtype=np.bool_)
-    # a block's expected words: its proposals' DG draws (about 11 words each at ε = 1/2) and decisions
-    want = min(_MAX_WORDS, max(_FIRST_WORDS, 16 * (k + 2) * count))
+    # a proposal's bits: its DG draws (about 12 bits each at ε = 1/2) and decisions; more are read as needed
+    want = min(_MAX_WORDS, max(_FIRST_WORDS, (k + 2) * count // 4))
     done = 0
     while done < count:
         reader.ensure(want)
@@ -231,7 +231,7 @@ def compiled_blocks(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, count: in
         if outcome == _FAILED:
             return None, int(attempts[:done + 1].sum())
         if outcome == _MORE_WORDS:  # the block at `done` starts over on a buffer with more words after these
-            want = max(want, 2 * (reader.words.size - reader.pos))
+            want = max(want, 2 * (reader.words.size - (reader.pos >> 6)))
         elif outcome == _TOO_LARGE:  # the block at `done` is drawn again in Python integers, from its first word
             row, attempts[done] = reference_block(X, in_norm, eps, reader, max_attempts=max_attempts, sigma=sigma,
                                                   accept=accept)

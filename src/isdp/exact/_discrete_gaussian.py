@@ -4,13 +4,13 @@
 Klein's sampler (:mod:`isdp.exact._lattice_gaussian`) draws one coordinate at a time from
 D_{Z,σ,c}(x) ∝ exp(−(x − c)²/2σ²) with c and σ² rational, by rejection from a double geometric
 (:func:`discrete_gaussian`). Each accept-or-reject is a comparison of a uniform number U in
-[0, 1) with a probability p: U is revealed 63 bits at a time (a word's top 63 bits,
-:class:`isdp.exact.WordSource`'s reading), and the comparison is decided as soon as the bits
+[0, 1) with a probability p: U is revealed 63 bits at a time (``randbelow(2**63)``: 63 bits of
+:class:`isdp.exact.WordSource`'s stream), and the comparison is decided as soon as the bits
 read place U's whole interval on one side of rigorous bounds on p — first double-precision
 bounds, then interval arithmetic at growing precision (mpmath.iv). The decision is U < p, a
 function of U and p only, whichever bounds decide it; so the compiled sampler
 (:mod:`isdp.exact._compiled_klein`), which decides with its own floating-point bounds and hands
-the rare undecided cases here, gives the same draws on the same words.
+the rare undecided cases here, gives the same draws on the same bits.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from mpmath import iv
 from ._exact_draws import double_geometric
 from ._integer_sources import IntegerSource
 
-#: bits of U each word reveals
+#: bits of U each reading reveals
 WORD_BITS = 63
 
 
@@ -120,7 +120,7 @@ def bernoulli_exp_real(gamma: Fraction, rng: IntegerSource) -> bool:
     >>> from isdp.exact._discrete_gaussian import bernoulli_exp_real
     >>> rng = WordSource(seeded_source(1))
     >>> sum(bernoulli_exp_real(Fraction(1, 2), rng) for _ in range(1000))  # exp(−1/2) ≈ 0.607
-    604
+    598
     """
     word = rng.randbelow(1 << WORD_BITS)
     approx = float(gamma)  # correctly rounded: within 2**-53 relative

@@ -214,7 +214,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     ...     _ = path.write_text("sex,young,old,Total\nFemale,3,5,8\nMale,4,2,6\n")
     ...     table = load_table(path)
     ...     A, labels = constraint_matrix(table, ["all-margins"])
-    ...     release = make_release(table, A, labels, Request(epsilon="1", seed=2))
+    ...     release = make_release(table, A, labels, Request(epsilon="1", seed=8))
     ...     out = Path(tmp, "release.csv")
     ...     write_release(release, out, Path(tmp, "release.csv.statement.json"), Path(tmp, "release.csv.audit.json"))
     ...     print(out.read_text(), end="")
