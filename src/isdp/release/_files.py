@@ -60,13 +60,13 @@ def _parquet_writer(table, out: Path, values: np.ndarray):
     if not isinstance(layout, LongTable):
         raise UsageError(f"{out}: a Parquet release is a long table (key columns and a count column); "
                          f"{table.path} is wide: write it as CSV")
-    if len(values) != len(layout.lines):
+    if len(values) != len(layout.counts):
         raise AssertionError("release layout differs from the input's; this is a bug in isdp")
     source = layout.source
     if source is None:  # a CSV long table: its key columns as text, as read
         import pyarrow as pa  # deferred: only a Parquet release needs it
 
-        source = pa.table({name: [fields[k] for fields in layout.lines] for k, name in enumerate(layout.header)})
+        source = pa.table({name: [fields[k] for fields in layout.rows()] for k, name in enumerate(layout.header)})
 
     def write(path: Path) -> None:
         with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
@@ -243,7 +243,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
             continue
         lines = t.with_cells(values)
         if isinstance(t.layout, LongTable):  # the header and the input's lines, each with its new count
-            same = len(lines) == len(t.layout.lines) + 1
+            same = len(lines) == len(t.layout.counts) + 1
         else:  # a wide table's margins are recomputed: its rows and their labels must stay the input's
             expected = t.with_cells(t.x)
             same = len(lines) == len(expected) and all(len(a) == len(b) and a[0] == b[0]

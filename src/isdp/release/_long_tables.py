@@ -30,8 +30,9 @@ class LongTable:
     ----------
     header : list of str
         The column names, in file order.
-    lines : list of list of str
-        The data lines as read (fields stripped).
+    lines : list of list of str or None
+        The data lines as read (fields stripped); None for a Parquet table read a column at a time,
+        whose lines are made from ``source`` when asked (:meth:`rows`).
     count_column : int
         The position of the count column in ``header``.
     counts : numpy.ndarray
@@ -56,7 +57,7 @@ class LongTable:
     """
 
     header: list[str]
-    lines: list[list[str]]  # the data lines as read (fields stripped)
+    lines: list[list[str]] | None  # the data lines as read (fields stripped); None: made from `source`
     count_column: int
     counts: np.ndarray  # int64, one per line
     source: object = None  # a Parquet table's pyarrow Table, written back with the released counts
@@ -70,7 +71,21 @@ class LongTable:
     def keys(self) -> list[tuple[str, ...]]:
         """Each cell's key, in file order."""
         columns = self.key_columns
-        return [tuple(fields[k] for k in columns) for fields in self.lines]
+        return [tuple(fields[k] for k in columns) for fields in self.rows()]
+
+    def rows(self) -> list[list[str]]:
+        """The data lines, fields as text (a Parquet table's made from its rows, as :func:`parquet_lines` reads them).
+
+        Returns
+        -------
+        list of list of str
+            One list of fields per cell, in file order.
+        """
+        if self.lines is not None:
+            return self.lines
+        from ._parquet_tables import parquet_lines  # here: only a Parquet table read a column at a time needs it
+
+        return [fields for _, fields in parquet_lines("", self.source, self.count_column)[1]]
 
     def with_cells(self, cells) -> list[list[str]]:
         """The file's lines with the count column replaced by ``cells``.
@@ -87,7 +102,7 @@ class LongTable:
         """
         out = [list(self.header)]
         c = self.count_column
-        for fields, v in zip(self.lines, map(str, np.asarray(cells, dtype=np.int64).tolist()), strict=True):
+        for fields, v in zip(self.rows(), map(str, np.asarray(cells, dtype=np.int64).tolist()), strict=True):
             row = list(fields)
             row[c] = v
             out.append(row)

@@ -255,7 +255,11 @@ def _repeated_column(A: sparse.csc_array) -> bool:
         lo, hi = A.indptr[j], A.indptr[j + 1]
         return (A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes())
 
-    # equal columns hash alike, so they are among the columns whose hash repeats: compare those exactly
+    # equal columns hash alike, so they are among the columns whose hash repeats: compare those exactly,
+    # neighbours in the hash order first (cells under one total are found at the first pair)
+    for a, b in zip(order[same].tolist(), order[same + 1].tolist(), strict=True):
+        if column(a) == column(b):
+            return True
     suspects = np.unique(np.concatenate([order[same], order[same + 1]]))
     return len({column(j) for j in suspects}) < len(suspects)
 

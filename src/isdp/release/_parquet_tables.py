@@ -118,10 +118,7 @@ def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple
     import pyarrow.compute as pc
 
     header = list(table.schema.names)
-    count_type = table.schema.types[count_column]
-    if not pa.types.is_integer(count_type):
-        raise InvariantError(f"{path}: the count column {header[count_column]!r} holds {count_type}, not integers "
-                             "(a Parquet table's counts are an integer type)")
+    _check_types(path, table, count_column)
     columns = []
     for k, column in enumerate(table.columns):
         try:
@@ -132,6 +129,90 @@ def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple
         columns.append([("" if v is None else v.strip()) for v in text.to_pylist()])
     body = [(row + 2, list(fields)) for row, fields in enumerate(zip(*columns, strict=True))]
     return header, body
+
+
+#: a margin's label in a field (:data:`isdp.release._labels._MARGIN_RE`, in RE2's syntax: the same on ASCII)
+_MARGIN_RE2 = r"\b(total|totals|subtotal|sum|sums|overall|margin|margins)\b|^all\b"
+
+
+def plain_columns(path, table, count_column: int) -> tuple[list[str], list[tuple[str, ...]], np.ndarray] | None:
+    """The header, the keys and the counts of a Parquet table whose columns pass every check at Arrow speed.
+
+    The checks are :func:`isdp.release.read_long_table`'s, made a column at a time in
+    ``pyarrow.compute``: every key printable ASCII (stripped of spaces), none empty or null, none
+    with a margin's label, no two alike (lower case, runs of spaces as one), no key column named
+    like a count column; every count present, within ±2**53 and non-negative. When any check
+    fails, None: the caller reads the rows one by one (:func:`parquet_lines`), so the refusal
+    names the row.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The table's path (for messages).
+    table : pyarrow.Table
+        The table (:func:`read_parquet_arrow`).
+    count_column : int
+        The count column's position.
+
+    Returns
+    -------
+    tuple or None
+        (header, keys, counts): the column names, each row's key fields as text, the counts (int64).
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        As :func:`parquet_lines`: a count column of another type than integers, a key column
+        without text.
+    """
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+    import pyarrow.compute as pc
+
+    from ..lattice._integer_lattice import COUNT_LIMIT
+    from ._labels import _count_like
+
+    header = list(table.schema.names)
+    _check_types(path, table, count_column)
+    counts = table.column(count_column)
+    if counts.null_count or any(_count_like(h) for k, h in enumerate(header) if k != count_column):
+        return None
+    values = counts.to_numpy()
+    if values.size and (values.min() < 0 or values.max() > COUNT_LIMIT):
+        return None
+    texts, seen = [], []
+    for k, column in enumerate(table.columns):
+        if k == count_column:
+            continue
+        try:
+            text = pc.cast(column, pa.string())
+        except pa.ArrowException:  # parquet_lines names the column
+            return None
+        if text.null_count or not pc.all(pc.string_is_ascii(text)).as_py():
+            return None
+        text = pc.utf8_trim(text, " ")  # a printable ASCII field's str.strip()
+        if (not pc.all(pc.utf8_is_printable(text)).as_py() or pc.any(pc.equal(pc.utf8_length(text), 0)).as_py()
+                or pc.any(pc.match_substring_regex(text, _MARGIN_RE2, ignore_case=True)).as_py()):
+            return None
+        texts.append(text)
+        looks = pc.replace_substring_regex(pc.utf8_lower(text), " {2,}", " ")
+        seen.append(np.asarray(pc.dictionary_encode(looks).combine_chunks().indices, dtype=np.int64))
+    combined = np.zeros(len(values), dtype=np.int64)
+    for codes in seen:  # each key's code, one column at a time (codes stay below the number of rows)
+        combined = np.unique(combined * (int(codes.max(initial=0)) + 1) + codes, return_inverse=True)[1].ravel()
+    if np.unique(combined).size != len(values):
+        return None
+    keys = list(zip(*(t.to_pylist() for t in texts), strict=True))
+    return header, keys, np.asarray(values, dtype=np.int64)
+
+
+def _check_types(path, table, count_column: int) -> None:
+    """Refuse a count column of another type than integers."""
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+
+    count_type = table.schema.types[count_column]
+    if not pa.types.is_integer(count_type):
+        raise InvariantError(f"{path}: the count column {table.schema.names[count_column]!r} holds {count_type}, "
+                             "not integers (a Parquet table's counts are an integer type)")
 
 
 def write_parquet(path, source, count_column: int, values: np.ndarray) -> None:

@@ -19,7 +19,7 @@ from ..errors import InputError, InvariantError, UsageError
 from ._entries import _DECIMAL
 from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as
 from ._long_tables import LongTable, _count_column, _long_keys, _long_table_and_keys
-from ._parquet_tables import is_parquet, parquet_lines, read_parquet_arrow
+from ._parquet_tables import is_parquet, parquet_lines, plain_columns, read_parquet_arrow
 from ._wide_tables import WideTable, _wide_labels, _wide_table
 
 
@@ -231,9 +231,13 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
         raise UsageError(f"{path}: a Parquet table is long (key columns and a count column): --format wide reads CSV")
     source = None
     try:
-        if parquet:  # always long: its rows read as a CSV long table's lines, with the same checks
+        if parquet:  # always long: checked a column at a time, else its rows read as a CSV long table's lines
             source = read_parquet_arrow(path)
-            header, body = parquet_lines(path, source, _count_column(path, list(source.schema.names), count_column))
+            c = _count_column(path, list(source.schema.names), count_column)
+            plain = plain_columns(path, source, c)
+            if plain is not None:
+                return _parquet_table(path, *plain, c, source, labels_only)
+            header, body = parquet_lines(path, source, c)
             chosen = "long"
         else:
             header, body = _labelled_lines(path)
@@ -257,11 +261,26 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
         raise InputError(str(err)) from None
     except OSError as err:
         raise InputError(f"{path}: cannot read the table ({err.strerror or err})") from None
-    if "|" in "\x00".join(map("\x00".join, table.keys)):  # one C-speed search; the label named below
-        label = next(f for key in table.keys for f in key if "|" in f)
+    _refuse_bars(path, table.keys)
+    return table
+
+
+def _parquet_table(path: Path, header: list[str], keys: list[tuple[str, ...]], counts: np.ndarray, c: int, source,
+                   labels_only: bool) -> Table:
+    """A Parquet table whose columns passed every check (:func:`isdp.release._parquet_tables.plain_columns`)."""
+    names = tuple(h for k, h in enumerate(header) if k != c)
+    _refuse_bars(path, keys)
+    if labels_only:
+        return Table(path, None, keys, None, names)
+    return Table(path, counts, keys, LongTable(header, None, c, counts, source), names)
+
+
+def _refuse_bars(path: Path, keys: list[tuple[str, ...]]) -> None:
+    """Refuse a label with ``|``, which joins a cell's keys (one C-speed search; the label named)."""
+    if "|" in "\x00".join(map("\x00".join, keys)):
+        label = next(f for key in keys for f in key if "|" in f)
         raise InputError(f"{path}: the label {label!r} contains '|', which joins a cell's keys in constraint files "
                          "and statements (two cells could get one name)")
-    return table
 
 
 def read_table_keys(path, count_column: str | None = None) -> list[tuple[str, ...]]:

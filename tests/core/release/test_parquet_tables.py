@@ -13,6 +13,7 @@ import pytest
 from release_support import SEEDED, only
 
 from isdp.cli import main
+from isdp.release._parquet_tables import plain_columns
 
 
 def _table(n: int = 600, block: int = 100) -> pa.Table:
@@ -122,3 +123,50 @@ def test_a_hundred_thousand_cell_parquet_release_keeps_every_block_total(tmp_pat
     x = table.column("count").to_numpy().astype(np.int64)
     assert values.dtype == np.int64 and not np.array_equal(values, x)
     assert np.array_equal(values.reshape(-1, 100).sum(axis=1), x.reshape(-1, 100).sum(axis=1))
+
+
+_KEYS = {  # (key columns, counts) each read a column at a time and row by row: the same outcome
+    "plain": ({"state": ["A", "A", "B"], "year": [2019, 2020, 2019]}, [3, 4, 5]),
+    "spaces stripped": ({"area": [" A", "B  "]}, [3, 4]),
+    "spaced duplicate": ({"area": ["New  York", "new york"]}, [3, 4]),
+    "stripped duplicate": ({"area": ["A ", " a"]}, [3, 4]),
+    "case duplicate": ({"area": ["A", "a"], "sex": ["F", "f"]}, [1, 2]),
+    "keys alike once joined": ({"a": ["x", "x y"], "b": ["y z", "z"]}, [1, 2]),
+    "margin inside a word": ({"area": ["Totally", "small", "summer"]}, [3, 4, 5]),
+    "margin label": ({"area": ["A", "All ages"]}, [3, 4]),
+    "margin word": ({"area": ["A", "Grand total"]}, [3, 4]),
+    "non-ASCII": ({"area": ["Zürich", "Zu\u0308rich"]}, [3, 4]),
+    "invisible": ({"area": ["A", "\u200b"]}, [3, 4]),
+    "tab": ({"area": ["a\tb", "c"]}, [3, 4]),
+    "empty key": ({"area": ["A", "B"], "sex": ["F", ""]}, [3, 4]),
+    "null key": ({"area": ["A", None]}, [3, 4]),
+    "bar": ({"area": ["A|B", "C"]}, [3, 4]),
+    "count-like key": ({"area": ["A", "B"], "n": [1, 2]}, [3, 4]),
+    "too large": ({"area": ["A", "B"]}, [3, 2**53 + 1]),
+    "negative": ({"area": ["A", "B"]}, [3, -4]),
+}
+
+
+@pytest.mark.parametrize("name", list(_KEYS))
+def test_the_column_at_a_time_checks_agree_with_the_row_by_row_ones(tmp_path, monkeypatch, name):
+    import isdp.release._tables as tables
+    from isdp.errors import InputError
+    from isdp.release import load_table
+
+    keys, counts = _KEYS[name]
+    pq.write_table(pa.table({**keys, "count": pa.array(counts, pa.int64())}), tmp_path / "t.parquet")
+
+    def outcome():
+        try:
+            table = load_table(tmp_path / "t.parquet")
+        except InputError as err:
+            return str(err)
+        return table.keys, table.x.tolist(), table.with_cells(table.x)
+
+    fast = outcome()
+    table = pq.read_table(tmp_path / "t.parquet")
+    plain = name in ("plain", "spaces stripped", "margin inside a word", "keys alike once joined", "bar")
+    assert (plain_columns(tmp_path, table, table.num_columns - 1) is not None) == plain
+    monkeypatch.setattr(tables, "plain_columns", lambda *args: None)
+    assert fast == outcome()
+    assert isinstance(fast, tuple) == (plain and name != "bar" or name == "tab")
