@@ -113,6 +113,10 @@ def independent_rows(A: np.ndarray) -> np.ndarray:
     return np.sort(pivots[:rank]).astype(np.int64)
 
 
+#: at most this many non-zeros are searched by the loop below; more by :mod:`isdp.lattice._compiled_partition`
+_PYTHON_ENTRIES = 4096
+
+
 def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
     """The rows that are the sum of other rows with disjoint supports and the same coefficients.
 
@@ -142,6 +146,10 @@ def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
     width = np.diff(A.indptr)
     if A.shape[0] == 0 or width.min() == width.max():  # an implied row is wider than the rows it sums
         return np.zeros(0, dtype=np.int64)
+    if A.nnz > _PYTHON_ENTRIES:  # the same search compiled: linear in the non-zeros for nested geography
+        from ._compiled_partition import implied_rows  # deferred: it loads numba, which small tables need not
+
+        return np.flatnonzero(implied_rows(A))
     support = [frozenset(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist()) for i in range(A.shape[0])]
     rows_of_cell: dict[int, list[int]] = {}
     for i in np.argsort(width, kind="stable"):
