@@ -21,6 +21,7 @@ from scipy import sparse
 from ..errors import InfeasibleError, InputError, UsageError
 from ..lattice._invariants import as_sparse, row_values
 from ._entries import _integer
+from ._key_columns import KeyColumns
 from ._tables import Table, TableSet
 
 #: the invariant families of ``--invariant`` besides ``by:NAME[,NAME…]``: the table's total, one
@@ -36,7 +37,10 @@ def _grouped_rows(table: Table, axes: list[int], what) -> tuple[sparse.csr_array
     n = len(table.keys)
     member = np.zeros(n, dtype=np.int64)
     for a in axes:  # the combination's code in first-seen order, one key column at a time
-        codes, count = _first_seen_codes([k[a] for k in table.keys])
+        if isinstance(table.keys, KeyColumns):  # coded already, in first-seen order
+            codes, count = table.keys.column(a)
+        else:
+            codes, count = _first_seen_codes([k[a] for k in table.keys])
         member = _first_seen_codes(member * count + codes)[0]
     _, first = np.unique(member, return_index=True)  # each group's first cell, in the groups' order
     A = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(len(first), n))

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvariantError
+from ._key_columns import KeyColumns
 
 #: what names a Parquet table: the suffix of a file (a directory of such files is one table)
 SUFFIX = ".parquet"
@@ -135,15 +136,15 @@ def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple
 _MARGIN_RE2 = r"\b(total|totals|subtotal|sum|sums|overall|margin|margins)\b|^all\b"
 
 
-def plain_columns(path, table, count_column: int) -> tuple[list[str], list[tuple[str, ...]], np.ndarray] | None:
+def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns, np.ndarray] | None:
     """The header, the keys and the counts of a Parquet table whose columns pass every check at Arrow speed.
 
-    The checks are :func:`isdp.release.read_long_table`'s, made a column at a time in
-    ``pyarrow.compute``: every key printable ASCII (stripped of spaces), none empty or null, none
-    with a margin's label, no two alike (lower case, runs of spaces as one), no key column named
-    like a count column; every count present, within ±2**53 and non-negative. When any check
-    fails, None: the caller reads the rows one by one (:func:`parquet_lines`), so the refusal
-    names the row.
+    The checks are :func:`isdp.release.read_long_table`'s and :func:`isdp.release.load_table`'s,
+    made a column at a time in ``pyarrow.compute``: every key printable ASCII (stripped of spaces),
+    none empty or null, none with a margin's label or a ``|``, no two alike (lower case, runs of
+    spaces as one), no key column named like a count column; every count present, within ±2**53
+    and non-negative. When any check fails, None: the caller reads the rows one by one
+    (:func:`parquet_lines`), so the refusal names the row.
 
     Parameters
     ----------
@@ -157,13 +158,13 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], list[tuple
     Returns
     -------
     tuple or None
-        (header, keys, counts): the column names, each row's key fields as text, the counts (int64).
+        (header, keys, counts): the column names, the keys a column at a time
+        (:class:`~isdp.release._key_columns.KeyColumns`), the counts (int64).
 
     Raises
     ------
     isdp.errors.InvariantError
-        As :func:`parquet_lines`: a count column of another type than integers, a key column
-        without text.
+        As :func:`parquet_lines`: a count column of another type than integers.
     """
     import pyarrow as pa  # deferred: only a Parquet table needs it
     import pyarrow.compute as pc
@@ -174,14 +175,23 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], list[tuple
     header = list(table.schema.names)
     _check_types(path, table, count_column)
     counts = table.column(count_column)
-    if counts.null_count or any(_count_like(h) for k, h in enumerate(header) if k != count_column):
+    if (counts.null_count or table.num_columns < 2
+            or any(_count_like(h) for k, h in enumerate(header) if k != count_column)):
         return None
     values = counts.to_numpy()
     if values.size and (values.min() < 0 or values.max() > COUNT_LIMIT):
         return None
-    texts, seen = [], []
+    labels, codes, seen = [], [], []
     for k, column in enumerate(table.columns):
         if k == count_column:
+            continue
+        if pa.types.is_integer(column.type):  # digits with an optional sign: its text passes every check
+            if column.null_count:
+                return None
+            encoded = pc.dictionary_encode(column).combine_chunks()  # codes in the order of first appearance
+            labels.append(pc.cast(encoded.dictionary, pa.string()))
+            codes.append(np.asarray(encoded.indices))
+            seen.append((codes[-1], len(labels[-1])))
             continue
         try:
             text = pc.cast(column, pa.string())
@@ -191,18 +201,36 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], list[tuple
             return None
         text = pc.utf8_trim(text, " ")  # a printable ASCII field's str.strip()
         if (not pc.all(pc.utf8_is_printable(text)).as_py() or pc.any(pc.equal(pc.utf8_length(text), 0)).as_py()
+                or pc.any(pc.match_substring(text, "|")).as_py()
                 or pc.any(pc.match_substring_regex(text, _MARGIN_RE2, ignore_case=True)).as_py()):
             return None
-        texts.append(text)
-        looks = pc.replace_substring_regex(pc.utf8_lower(text), " {2,}", " ")
-        seen.append(np.asarray(pc.dictionary_encode(looks).combine_chunks().indices, dtype=np.int64))
-    combined = np.zeros(len(values), dtype=np.int64)
-    for codes in seen:  # each key's code, one column at a time (codes stay below the number of rows)
-        combined = np.unique(combined * (int(codes.max(initial=0)) + 1) + codes, return_inverse=True)[1].ravel()
-    if np.unique(combined).size != len(values):
+        encoded = pc.dictionary_encode(text).combine_chunks()
+        labels.append(encoded.dictionary)
+        codes.append(np.asarray(encoded.indices))
+        if pc.any(pc.match_substring_regex(text, "[A-Z]|  ")).as_py():  # keys compared in lower case, spaces as one
+            looks = pc.dictionary_encode(pc.replace_substring_regex(pc.utf8_lower(text), " {2,}", " ")).combine_chunks()
+            seen.append((np.asarray(looks.indices), len(looks.dictionary)))
+        else:
+            seen.append((codes[-1], len(labels[-1])))
+    pa.default_memory_pool().release_unused()  # the checks' columns, else held by Arrow's allocator
+    if not _distinct_rows(seen, len(values)):
         return None
-    keys = list(zip(*(t.to_pylist() for t in texts), strict=True))
-    return header, keys, np.asarray(values, dtype=np.int64)
+    return header, KeyColumns(labels, codes), np.asarray(values, dtype=np.int64)
+
+
+def _distinct_rows(columns: list[tuple[np.ndarray, int]], n: int) -> bool:
+    """Whether no two of ``n`` rows have the same codes in every column ((codes, number of codes) per column)."""
+    if any(size == n for _, size in columns):  # a column of distinct values
+        return True
+    combined, bound = np.zeros(n, dtype=np.int64), 1
+    for codes, size in columns:
+        if bound * size >= 2**62:  # number the combinations seen so far afresh, so the next product cannot wrap
+            combined = np.unique(combined, return_inverse=True)[1].ravel()
+            bound = int(combined.max()) + 1
+        combined = combined * size + codes
+        bound *= size
+    combined.sort()
+    return not np.any(combined[1:] == combined[:-1])
 
 
 def _check_types(path, table, count_column: int) -> None:

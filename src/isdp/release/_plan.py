@@ -10,6 +10,7 @@ The plan is made from A, the options and the table's labels alone (:meth:`Plan.m
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -69,8 +70,9 @@ class Plan:
     tables_in_norm : tuple of bool, default (True,)
         Per table released: whether it enters the mechanism's norm
         (:func:`isdp.exact.norm_tables`; False for a table derived from the others).
-    cell_labels : tuple of str, default ()
-        The label of each cell, a column of ``A`` (:meth:`of`; empty from :meth:`make`).
+    cell_labels : tuple of str or Sequence of str, default ()
+        The label of each cell, a column of ``A`` (:meth:`of`; empty from :meth:`make`; made when
+        read for a table whose keys are held a column at a time).
     tables : tuple of (str, int), default ()
         Several tables released together: each one's name and number of cells, in order (:meth:`of`;
         empty for one table).
@@ -117,7 +119,7 @@ class Plan:
     unit: Fraction | float  # ε per unit distance (Laplace) or σ (Gaussian)
     expected_attempts: float  # the exact sampler's forecast proposals per draw (hardest block)
     tables_in_norm: tuple[bool, ...] = (True,)  # per table released: whether it enters the norm (norm_tables)
-    cell_labels: tuple[str, ...] = ()
+    cell_labels: Sequence[str] = ()
     tables: tuple[tuple[str, int], ...] = ()  # several tables: (name, cells) of each; empty for one table
     rules: tuple[str | None, ...] = ()  # per row of A: the --invariant or --tie rule that made it, or None
 
@@ -251,7 +253,8 @@ class Plan:
         plan = cls.make(A, labels, req, getattr(table, "groups", None))
         tables = (tuple((name, len(t.keys)) for name, t in zip(table.names, table.tables, strict=True))
                   if isinstance(table, TableSet) else ())
-        return replace(plan, cell_labels=tuple(table.cell_labels), tables=tables,
+        cells = table.cell_labels  # a large table's are made when read (CellLabels), not held
+        return replace(plan, cell_labels=tuple(cells) if isinstance(cells, list) else cells, tables=tables,
                        rules=_rules_of_rows(table, plan.A, labels, req))
 
     @property

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import InputError, InvariantError, UsageError
 from ._entries import _DECIMAL
+from ._key_columns import CellLabels, KeyColumns
 from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as
 from ._long_tables import LongTable, _count_column, _long_keys, _long_table_and_keys
 from ._parquet_tables import is_parquet, parquet_lines, plain_columns, read_parquet_arrow
@@ -36,8 +37,9 @@ class Table:
     x : numpy.ndarray or None
         The counts, int64, shape (n,) for n cells (row by row for a wide table); None for a
         table read for a dry run (its labels only).
-    keys : list of tuple of str
-        Each cell's key: (row, column) for a wide table, the key fields for a long one.
+    keys : list of tuple of str or KeyColumns
+        Each cell's key: (row, column) for a wide table, the key fields for a long one (held a
+        column at a time for a Parquet table read so: :class:`~isdp.release._key_columns.KeyColumns`).
     layout : WideTable or LongTable or None
         The file's layout, into which a release is written; None for a dry run's table.
     key_names : tuple of str, default ("row", "column")
@@ -65,19 +67,22 @@ class Table:
 
     path: Path
     x: np.ndarray | None  # int64 (n,)
-    keys: list[tuple[str, ...]]  # each cell's key (row, column) for wide tables
+    keys: list[tuple[str, ...]] | KeyColumns  # each cell's key (row, column) for wide tables
     layout: WideTable | LongTable | None
     key_names: tuple[str, ...] = ("row", "column")  # a long table's key column names
 
     @cached_property
-    def cell_labels(self) -> list[str]:
+    def cell_labels(self) -> list[str] | CellLabels:
         """``key1|key2|…`` per cell: the names of cells in constraint files and statements.
 
         Returns
         -------
-        list of str
-            One label per cell, in the order of ``x``.
+        list of str or CellLabels
+            One label per cell, in the order of ``x`` (made when read where the keys are held a
+            column at a time).
         """
+        if isinstance(self.keys, KeyColumns):  # a large table's labels, made when read
+            return CellLabels(self.keys)
         return ["|".join(k) for k in self.keys]
 
     def with_cells(self, cells) -> list[list[str]]:
@@ -265,11 +270,10 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
     return table
 
 
-def _parquet_table(path: Path, header: list[str], keys: list[tuple[str, ...]], counts: np.ndarray, c: int, source,
+def _parquet_table(path: Path, header: list[str], keys: KeyColumns, counts: np.ndarray, c: int, source,
                    labels_only: bool) -> Table:
     """A Parquet table whose columns passed every check (:func:`isdp.release._parquet_tables.plain_columns`)."""
     names = tuple(h for k, h in enumerate(header) if k != c)
-    _refuse_bars(path, keys)
     if labels_only:
         return Table(path, None, keys, None, names)
     return Table(path, counts, keys, LongTable(header, None, c, counts, source), names)
