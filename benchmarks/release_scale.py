@@ -45,7 +45,6 @@ import argparse
 import csv
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
@@ -143,6 +142,41 @@ def write_table(case: str, path: Path, rng: np.random.Generator) -> tuple[list[s
         return ["--invariant", "all-margins", *free], 1
 
 
+#: runs ``isdp`` (its arguments after the file the peak goes to) and writes the process's own peak memory (VmHWM,
+#: KB) at exit: a child's rusage would count its parent's memory at the fork too
+_WITH_PEAK = ("import atexit, runpy, sys\n"
+              "peak_file = sys.argv.pop(1)\n"
+              "def peak():\n"
+              "    line = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+              "    open(peak_file, 'w').write(line.split()[1])\n"
+              "atexit.register(peak)\n"
+              "sys.argv[0] = 'isdp'\n"
+              "runpy.run_module('isdp', run_name='__main__')\n")
+
+
+def run_isdp(args: list[str], stderr) -> tuple[float, int, int]:
+    """``isdp ARGS`` in a fresh process: its wall seconds, exit status and peak memory (KB).
+
+    Parameters
+    ----------
+    args : list of str
+        The command's arguments after ``isdp``.
+    stderr : file
+        Where its standard error goes (its standard output is discarded).
+
+    Returns
+    -------
+    tuple
+        (seconds, exit status, peak memory in KB).
+    """
+    with tempfile.NamedTemporaryFile(suffix=".peak") as peak:
+        tick = time.perf_counter()
+        code = subprocess.call([sys.executable, "-c", _WITH_PEAK, peak.name, *args], stdout=subprocess.DEVNULL,
+                               stderr=stderr)
+        seconds = time.perf_counter() - tick
+        return seconds, code, int(Path(peak.name).read_text() or 0)
+
+
 def run(case: str, max_attempts: int, repeats: int = 1) -> dict:
     """One case: the command run ``repeats`` times on the same table, its fastest wall time and largest peak memory
     (the fastest run is the one least slowed by other load on a shared machine); the rest from the last run."""
@@ -155,20 +189,17 @@ def run(case: str, max_attempts: int, repeats: int = 1) -> dict:
         cells = sum(sum(1 for _ in table.open()) - 1 for table in tables)
         outputs = [Path(tmp) / f"out{i}.csv" for i in range(len(tables))]
         out = outputs[0]
-        cmd = [sys.executable, "-m", "isdp", "release", *map(str, tables), *invariants, "--epsilon", "1",
-               "--max-attempts", str(max_attempts), *(a for o in outputs for a in ("-o", str(o))), "--quiet"]
+        args = ["release", *map(str, tables), *invariants, "--epsilon", "1", "--max-attempts", str(max_attempts),
+                *(a for o in outputs for a in ("-o", str(o))), "--quiet"]
         err = Path(tmp) / "stderr"
         seconds, peak = math.inf, 0
         for _ in range(repeats):
             for o in outputs:
                 for path in (o, Path(str(o) + ".audit.json"), Path(str(o) + ".statement.json")):
                     path.unlink(missing_ok=True)
-            tick = time.perf_counter()
             with err.open("w") as fh:
-                proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=fh)
-                _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak memory
-            seconds, peak = min(seconds, time.perf_counter() - tick), max(peak, usage.ru_maxrss)
-        code = os.waitstatus_to_exitcode(status)
+                took, code, used = run_isdp(args, fh)
+            seconds, peak = min(seconds, took), max(peak, used)
         audit = json.loads(Path(str(out) + ".audit.json").read_text()) if code == 0 else {}
         statement_path = Path(str(out) + ".statement.json")
         statement = json.loads(statement_path.read_text()) if code == 0 else {}

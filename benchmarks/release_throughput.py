@@ -10,7 +10,13 @@ the cells per second and the process's peak memory:
 - ``isdp-release-l1-parquet``: the same ℓ1 release read from and written to Parquet (the table
   written by pyarrow beforehand, outside the timing);
 - ``isdp-release-gaussian-margins``: the Gaussian route's release of one 1000 × 1000 table under
-  both margins (δ = 10⁻⁶), one block of 10⁶ cells drawn by Klein's sampler;
+  both margins (δ = 10⁻⁶), one block of 10⁶ cells drawn by Klein's sampler, from CSV;
+  ``isdp-release-gaussian-margins-parquet`` the same table from and to Parquet (keys ``r0``…,
+  ``c0``…);
+- ``isdp-release-nested-parquet``: nested geography from and to Parquet, 50 states each of N/5,000
+  counties × 100 age groups, under the nation's total, each state's, each county's and each
+  state's age margin, on the Gaussian route (δ = 10⁻⁶): one block per state, two margins each,
+  drawn by Klein's sampler;
 - ``isdp-klein-compiled``: ``isdp.exact.LatticeBlock.draw_blocks`` alone, N/100 blocks of 100 cells
   under one total at σ = 4 (OpenDP's Gaussian row's scale), exact discrete Gaussian noise on the
   invariants' lattice;
@@ -39,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import subprocess
 import sys
 import time
@@ -51,7 +56,9 @@ THROUGHPUT = RESULTS / "release_throughput.csv"
 DOC = ROOT / "docs" / "performance.md"
 #: (row, cell counts) run by default; the release command is timed on the smaller tables only
 DEFAULT = {"isdp-release-l1": (10_000, 100_000, 1_000_000), "isdp-release-gaussian": (10_000, 100_000),
-           "isdp-release-l1-parquet": (100_000, 1_000_000), "isdp-release-gaussian-margins": (1_000_000,),
+           "isdp-release-l1-parquet": (100_000, 1_000_000, 10_000_000),
+           "isdp-release-gaussian-margins": (1_000_000,), "isdp-release-gaussian-margins-parquet": (1_000_000,),
+           "isdp-release-nested-parquet": (1_000_000, 10_000_000),
            "isdp-klein-compiled": (100_000, 1_000_000, 10_000_000),
            "isdp-dg-compiled": (100_000, 1_000_000, 10_000_000), "isdp-dg-array": (100_000, 1_000_000),
            "opendp-laplace": (100_000, 1_000_000), "opendp-gaussian": (100_000, 1_000_000)}
@@ -59,6 +66,11 @@ WHAT = {"isdp-release-l1": "`isdp release`, exact ℓ1 route (whole command)",
         "isdp-release-l1-parquet": "`isdp release`, exact ℓ1 route, Parquet in and out (whole command)",
         "isdp-release-gaussian-margins": "`isdp release`, exact Gaussian route, one 1000 × 1000 table under both "
                                          "margins (whole command)",
+        "isdp-release-gaussian-margins-parquet": "`isdp release`, exact Gaussian route, one 1000 × 1000 table under "
+                                                 "both margins, Parquet in and out (whole command)",
+        "isdp-release-nested-parquet": "`isdp release`, exact Gaussian route, nested geography (50 states × "
+                                       "counties × 100 ages: nation, states, counties, each state's age margin), "
+                                       "Parquet in and out (whole command)",
         "isdp-klein-compiled": "isdp Klein sampler, blocks of 100 under one total (noise alone)",
         "isdp-release-gaussian": "`isdp release`, exact Gaussian route (whole command)",
         "isdp-dg-compiled": "isdp `compiled_double_geometric` (noise alone)",
@@ -124,33 +136,60 @@ def _release_row(sampler: str, cells: int) -> dict:
     return {"seconds": row["seconds"], "peak_mb": row["peak_mb"]}
 
 
-def _parquet_release_row(cells: int) -> dict:
+#: the Parquet release rows: (the table's shape, the invariants and route)
+_PARQUET = {"isdp-release-l1-parquet": ("blocks", ["--invariant", "by:group"]),
+            "isdp-release-gaussian-margins-parquet": ("margins", ["--invariant", "all-margins", "--norm", "gaussian",
+                                                                  "--delta", "1e-6"]),
+            "isdp-release-nested-parquet": ("nested", ["--invariant", "total", "--invariant", "by:state",
+                                                       "--invariant", "by:state,county", "--invariant", "by:state,age",
+                                                       "--norm", "gaussian", "--delta", "1e-6"])}
+
+
+def _parquet_columns(shape: str, cells: int) -> dict:
+    """The key columns of a Parquet table of ``cells`` cells (text keys but the blocks' integers)."""
+    import numpy as np
+
+    def text(prefix, codes):
+        return np.char.add(prefix, codes.astype(str))
+
+    if shape == "blocks":  # blocks of 100 cells, one total each
+        return {"group": np.arange(cells) // 100, "cell": np.arange(cells)}
+    if shape == "margins":  # a side × side table under both margins
+        side = round(cells**0.5)
+        row, col = np.divmod(np.arange(side * side), side)
+        return {"row": text("r", row), "col": text("c", col)}
+    # nested geography: 50 states, each of cells / 5,000 counties × 100 age groups
+    state, rest = np.divmod(np.arange(cells), cells // 50)
+    county, age = np.divmod(rest, 100)
+    return {"state": text("s", state), "county": text("c", county), "age": text("a", age)}
+
+
+def _parquet_release_row(sampler: str, cells: int) -> dict:
     import tempfile
 
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
+    from release_scale import run_isdp
 
+    shape, invariants = _PARQUET[sampler]
     rng = np.random.default_rng(1)
     with tempfile.TemporaryDirectory() as tmp:
         table, out = Path(tmp, "t.parquet"), Path(tmp, "out.parquet")
-        pq.write_table(pa.table({"group": np.arange(cells) // 100, "cell": np.arange(cells),
-                                 "count": rng.poisson(50, cells)}), table)
-        cmd = [sys.executable, "-m", "isdp", "release", str(table), "--invariant", "by:group", "--epsilon", "1",
-               "-o", str(out), "--quiet"]
-        tick = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak memory
-        seconds = time.perf_counter() - tick
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"the Parquet release of {cells} cells failed")
-        return {"seconds": seconds, "peak_mb": round(usage.ru_maxrss / 1024)}
+        columns = _parquet_columns(shape, cells)
+        pq.write_table(pa.table({**columns, "count": rng.poisson(50, len(next(iter(columns.values()))))}), table)
+        del columns
+        seconds, code, peak = run_isdp(["release", str(table), *invariants, "--epsilon", "1", "-o", str(out),
+                                        "--quiet"], None)
+        if code != 0:
+            raise RuntimeError(f"the Parquet release {sampler} of {cells} cells failed")
+        return {"seconds": seconds, "peak_mb": round(peak / 1024)}
 
 
 def measure(sampler: str, cells: int) -> dict:
     """One row: the sampler's wall seconds for ``cells`` cells, cells per second and peak memory (MB)."""
-    if sampler == "isdp-release-l1-parquet":
-        timed = _parquet_release_row(cells)
+    if sampler in _PARQUET:
+        timed = _parquet_release_row(sampler, cells)
     elif sampler.startswith("isdp-release"):
         timed = _release_row(sampler, cells)
     else:
