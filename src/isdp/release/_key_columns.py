@@ -6,7 +6,7 @@ in the order of first appearance). :class:`KeyColumns` and :class:`CellLabels` r
 they stand for (``keys[i]`` a tuple of text, ``labels[i]`` the key joined by ``|``), so the code
 that names a few cells (the statement's solved cells, each group's first cell) reads them
 unchanged; grouping cells by key columns (:func:`isdp.release.constraint_matrix`) reads the codes.
-About 4 bytes per cell and key column, where the tuples and strings took about 250.
+A cell costs a 32-bit code per key column, not a tuple of strings.
 """
 
 from __future__ import annotations
