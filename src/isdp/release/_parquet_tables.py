@@ -17,7 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvariantError
+from ..lattice._integer_lattice import COUNT_LIMIT
 from ._key_columns import KeyColumns
+from ._labels import _count_like
 
 #: what names a Parquet table: the suffix of a file (a directory of such files is one table)
 SUFFIX = ".parquet"
@@ -148,12 +150,8 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The table's path (for messages).
-    table : pyarrow.Table
-        The table (:func:`read_parquet_arrow`).
-    count_column : int
-        The count column's position.
+    path, table, count_column
+        As for :func:`parquet_lines`.
 
     Returns
     -------
@@ -168,9 +166,6 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
     """
     import pyarrow as pa  # deferred: only a Parquet table needs it
     import pyarrow.compute as pc
-
-    from ..lattice._integer_lattice import COUNT_LIMIT
-    from ._labels import _count_like
 
     header = list(table.schema.names)
     _check_types(path, table, count_column)

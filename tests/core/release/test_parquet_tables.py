@@ -185,15 +185,3 @@ def test_rows_are_told_apart_also_when_their_codes_must_be_renumbered():
     assert _distinct_rows(columns, 3)
     assert _distinct_rows([(np.array([0, 0, 1]), 2), (np.array([0, 1, 2]), 3)], 3)  # a column of distinct values
 
-
-def test_a_plain_parquet_tables_keys_are_held_as_codes_and_read_as_tuples(tmp_path):
-    from isdp.release import load_table
-    from isdp.release._key_columns import CellLabels, KeyColumns
-
-    pq.write_table(_table(), tmp_path / "t.parquet")
-    table = load_table(tmp_path / "t.parquet")
-    assert isinstance(table.keys, KeyColumns) and all(codes.dtype == np.int32 for codes in table.keys.codes)
-    assert isinstance(table.cell_labels, CellLabels)
-    assert table.keys[101] == ("b1", "101") and table.keys[-1] == ("b5", "599") and table.cell_labels[7] == "b0|7"
-    assert list(table.keys) == [(f"b{i // 100}", str(i)) for i in range(600)] == table.keys
-    assert list(table.cell_labels) == [f"b{i // 100}|{i}" for i in range(600)] == table.cell_labels
