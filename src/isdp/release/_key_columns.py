@@ -67,8 +67,7 @@ class KeyColumns(Sequence):
             yield from zip(*columns, strict=True)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and len(other) == len(self) and all(
-            a == tuple(b) for a, b in zip(self, other, strict=True))
+        return _same(self, other, tuple)
 
     __hash__ = None  # mutable-looking, as the list it stands for
 
@@ -86,6 +85,13 @@ class KeyColumns(Sequence):
             (codes as int64, the number of labels).
         """
         return np.asarray(self.codes[a], dtype=np.int64), len(self.labels[a])
+
+
+def _same(ours: Sequence, other, kind=None) -> bool:
+    """Whether ``other`` is a sequence of the same items as ``ours`` (each made a ``kind`` first, if given), as a
+    list compares."""
+    return isinstance(other, Sequence) and len(other) == len(ours) and all(
+        a == (b if kind is None else kind(b)) for a, b in zip(ours, other, strict=True))
 
 
 def _offsets_and_data(column) -> tuple[np.ndarray, memoryview]:
@@ -131,7 +137,6 @@ class CellLabels(Sequence):
         return ("|".join(k) for k in self.keys)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and len(other) == len(self) and all(
-            a == b for a, b in zip(self, other, strict=True))
+        return _same(self, other)
 
     __hash__ = None

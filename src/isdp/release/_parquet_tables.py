@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import InvariantError
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ._key_columns import KeyColumns
-from ._labels import _count_like
+from ._labels import _MARGIN_RE, _count_like  # the margin pattern reads the same in RE2 on ASCII
 
 #: what names a Parquet table: the suffix of a file (a directory of such files is one table)
 SUFFIX = ".parquet"
@@ -134,10 +134,6 @@ def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple
     return header, body
 
 
-#: a margin's label in a field (:data:`isdp.release._labels._MARGIN_RE`, in RE2's syntax: the same on ASCII)
-_MARGIN_RE2 = r"\b(total|totals|subtotal|sum|sums|overall|margin|margins)\b|^all\b"
-
-
 def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns, np.ndarray] | None:
     """The header, the keys and the counts of a Parquet table whose columns pass every check at Arrow speed.
 
@@ -197,7 +193,7 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
         text = pc.utf8_trim(text, " ")  # a printable ASCII field's str.strip()
         if (not pc.all(pc.utf8_is_printable(text)).as_py() or pc.any(pc.equal(pc.utf8_length(text), 0)).as_py()
                 or pc.any(pc.match_substring(text, "|")).as_py()
-                or pc.any(pc.match_substring_regex(text, _MARGIN_RE2, ignore_case=True)).as_py()):
+                or pc.any(pc.match_substring_regex(text, _MARGIN_RE.pattern, ignore_case=True)).as_py()):
             return None
         encoded = pc.dictionary_encode(text).combine_chunks()
         labels.append(encoded.dictionary)
