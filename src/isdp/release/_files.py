@@ -251,13 +251,26 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
         if not same:
             raise AssertionError("release layout differs from the input's; this is a bug in isdp")
         files.append((out, _csv_writer(lines)))
-    record = {"note": AUDIT_NOTE, **release.audit,
-              "files": {"release": str(outputs[0]) if len(outputs) == 1 else [str(o) for o in outputs],
-                        "statement": str(statement_path)}}
+    record = audit_record(release.audit, outputs, statement_path)
     files += [(statement_path, _json_writer(release.statement)), (audit_path, _json_writer(record))]
+    write_all(files, force=force)
+
+
+def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict:
+    """The audit record as written: :data:`AUDIT_NOTE`, the release's record, and the files' names."""
+    return {"note": AUDIT_NOTE, **audit,
+            "files": {"release": str(outputs[0]) if len(outputs) == 1 else [str(o) for o in outputs],
+                      "statement": str(statement_path)}}
+
+
+def write_all(files: list[tuple[Path, object]], *, force: bool) -> None:
+    """Write each ``(name, write)`` pair's file beside its name, then publish them all or none (:func:`write_release`).
+
+    ``write(tmp)`` writes one file in full to ``tmp``; the first name's lock keeps two runs apart.
+    """
     # one writer at a time per release name, also with --force: two runs replacing the three files
     # concurrently could leave one run's table beside the other's statement
-    output = outputs[0]
+    output = files[0][0]
     lock = output.with_name(f".{output.name}.lock")
     try:
         os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))

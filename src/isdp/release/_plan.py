@@ -39,6 +39,12 @@ MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "general
                             "(docs/method.md §11)"}
 
 
+#: the refusal when some block's free cells are not its lattice's coordinates (no exact sampler applies)
+NO_EXACT_SAMPLER = ("the free cells are not the lattice's coordinates (no set of cells whose values the invariants "
+                    "give in integers from the others), so the exact sampler does not apply: change the invariants, or "
+                    "run a study with --allow-chain --delta D --seed N --reproducible-not-for-publication")
+
+
 @dataclass(frozen=True)
 class Plan:
     """What a request does under invariants A, decided from A and the options alone (no count).
@@ -174,28 +180,13 @@ class Plan:
                              f"serves at most {MAX_SHIFT // TWO_PERSON_SHIFT} (two persons' change has ‖v‖² up to "
                              f"{TWO_PERSON_SHIFT} in each, {MAX_SHIFT} in all): release them in groups, or with "
                              "--norm l1")
-        delta_conversion, _ = req.delta_split()
-        unit = (gaussian_sigma(float(req.epsilon_person), delta_conversion, n_in_norm) if req.norm == "gaussian"
-                else unit_epsilon(req.epsilon_person, req.norm, n_in_norm))
-        gaussian = req.norm == "gaussian"
-        worst = [0.0]  # the lowest log acceptance forecast in any block
-
-        def vet(sub: IntegerL1Sampler) -> None:
-            if req.free_cells:
-                return
-            worst[0] = min(worst[0], sub.log_acceptance(1 / unit if gaussian else unit, unit if gaussian else None))
-            if -worst[0] > math.log(req.max_attempts) and not req.allow_chain:
-                raise UncertifiableError(_exact_refusal(req, unit, worst[0], sub))
-
-        exact = ExactSampler.build(A, vet, derived, gaussian=gaussian) if req.norm != "l2" else None
+        unit = calibrate(req, n_in_norm)
+        exact, worst = exact_sampler(A, req, unit, derived) if req.norm != "l2" else (None, 0.0)
         if exact is not None and exact.n_free == 0:
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         if exact is None and not req.chain_possible:
-            raise UncertifiableError("the free cells are not the lattice's coordinates (no set of cells whose values "
-                                     "the invariants give in integers from the others), so the exact sampler does not "
-                                     "apply: change the invariants, or run a study with --allow-chain --delta D --seed "
-                                     "N --reproducible-not-for-publication")
-        attempts = math.exp(-worst[0]) if -worst[0] < 700 else math.inf
+            raise UncertifiableError(NO_EXACT_SAMPLER)
+        attempts = math.exp(-worst) if -worst < 700 else math.inf
         neighbours = Neighbours.of(A)
         if len(tables_in_norm) > 1 and not neighbours.one_person:
             # one person's change may touch every table at once: single-cell moves do not settle it
@@ -382,6 +373,66 @@ class Plan:
         if not (eps_ok and delta_ok):
             raise UncertifiableError(f"the release would meet ({got['epsilon']:.6g}, {got['delta']:.3g}) per person, "
                                      f"weaker than the ({req.epsilon}, {req.delta or 0:g}) asked: nothing is released")
+
+
+def calibrate(req: Request, n_in_norm: int = 1) -> Fraction | float:
+    """The mechanism's own parameter for the guarantee asked (docs/method.md §11).
+
+    Parameters
+    ----------
+    req : Request
+        The request (its norm, ε and δ per person).
+    n_in_norm : int, default 1
+        The tables in the norm.
+
+    Returns
+    -------
+    fractions.Fraction or float
+        The Gaussian's σ (:func:`isdp.release.gaussian_sigma`), else ε per unit distance
+        (:func:`isdp.release.unit_epsilon`).
+    """
+    if req.norm == "gaussian":
+        return gaussian_sigma(float(req.epsilon_person), req.delta_split()[0], n_in_norm)
+    return unit_epsilon(req.epsilon_person, req.norm, n_in_norm)
+
+
+def exact_sampler(A, req: Request, unit, derived: np.ndarray | None = None) -> tuple[ExactSampler | None, float]:
+    """The exact sampler of Λ(A) for ``req``, each distinct block's acceptance forecast on the way.
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_array
+        The invariants.
+    req : Request
+        The request (an ℓ1 or Gaussian norm).
+    unit : fractions.Fraction
+        From :func:`calibrate`.
+    derived : numpy.ndarray of bool, optional
+        The cells outside the norm.
+
+    Returns
+    -------
+    exact : isdp.exact.ExactSampler or None
+        None when some block has no integral solve.
+    worst : float
+        The lowest log acceptance forecast in any block (0 on the free-cell route).
+
+    Raises
+    ------
+    isdp.errors.UncertifiableError
+        A block whose forecast needs more than ``req.max_attempts`` proposals (without ``allow_chain``).
+    """
+    gaussian = req.norm == "gaussian"
+    worst = [0.0]
+
+    def vet(sub: IntegerL1Sampler) -> None:
+        if req.free_cells:
+            return
+        worst[0] = min(worst[0], sub.log_acceptance(1 / unit if gaussian else unit, unit if gaussian else None))
+        if -worst[0] > math.log(req.max_attempts) and not req.allow_chain:
+            raise UncertifiableError(_exact_refusal(req, unit, worst[0], sub))
+
+    return ExactSampler.build(A, vet, derived, gaussian=gaussian), worst[0]
 
 
 def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:

@@ -318,12 +318,7 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
             bar.close()
         audit["exact_sampler"] = {"attempts": attempts, "accepted": noise is not None}
         if noise is None and not req.allow_chain:
-            advice = ("its Gaussian step accepts a share that falls geometrically with the number of cells: raise "
-                      "--max-attempts, use --norm l1, or fewer cells" if req.norm == "gaussian" else
-                      "raise --max-attempts or --epsilon, or use --free-cells")
-            raise UncertifiableError(f"the exact sampler accepted none of --max-attempts {req.max_attempts} proposals "
-                                     f"(its acceptance depends on the invariants and epsilon, never on the counts): "
-                                     f"{advice}")
+            raise UncertifiableError(no_acceptance(req))
     if noise is None:
         from ..convergence._certificate import LEVEL  # here: isdp.convergence loads pandas, which only a chain needs
         from ..convergence._certify import certify_chain  # here: likewise
@@ -366,6 +361,15 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         route=statement["route"]["name"],
     )
     return Release(table, values, statement, audit)
+
+
+def no_acceptance(req: Request) -> str:
+    """The refusal when a block of the exact sampler accepted no proposal within ``req.max_attempts``."""
+    advice = ("its Gaussian step accepts a share that falls geometrically with the number of cells: raise "
+              "--max-attempts, use --norm l1, or fewer cells" if req.norm == "gaussian" else
+              "raise --max-attempts or --epsilon, or use --free-cells")
+    return (f"the exact sampler accepted none of --max-attempts {req.max_attempts} proposals (its acceptance depends "
+            f"on the invariants and epsilon, never on the counts): {advice}")
 
 
 def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:

@@ -12,6 +12,7 @@ imports the statement, never the other way round.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -83,35 +84,9 @@ def route_record(plan, lattice: IntegerLattice | None = None, certificate: Certi
     >>> route_record(Plan.of(table, A, labels, Request(epsilon="1")))["sampler"][:60]
     'exact rejection in integer arithmetic: free cells i.i.d. dou'
     """
-    if plan.req.free_cells:
-        v = plan.exact.variances(plan.unit)
-        solved = plan.exact.solved
-        return {"name": "free cells",
-                "sampler": ("exact, in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
-                            f"Alg. 2) with epsilon {plan.unit}, the invariants solved for the other cells; no "
-                            "rejection. The free cells are the coordinates of the lattice of invariant-keeping "
-                            "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
-                            "person as the l1 route, with the noise not spread evenly"),
-                "solved_cells": [plan.cell_labels[i] for i in solved],
-                "noise_variance": {"free_cell": dg_variance(float(plan.unit)),
-                                   "solved_cells": {plan.cell_labels[i]: float(v[i]) for i in solved}}}
     if certificate is None:
-        eps = 1 / plan.unit if plan.req.norm == "gaussian" else plan.unit
-        how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
-               f"Alg. 2) with epsilon {eps}, the invariants solved for the other cells, accepted with probability "
-               f"exp(-{eps}·sum |u_solved|)" + ("" if all(plan.tables_in_norm) else
-                                                 " (the sum over the tables in the norm; a derived table's cells "
-                                                 "are solved and do not enter it)"))
-        if plan.req.norm == "gaussian":
-            # sigma named, then given: a fraction written inside the formula (2·239329/40000^2) read as 3e-4
-            how += (f", then kept with probability exp(-sum (|u_i| - sigma)^2 / (2 sigma^2)), sigma = {plan.unit} "
-                    f"({float(plan.unit):.6g})")
-            klein = _klein_blocks(plan)
-            if klein:
-                return {"name": "exact", "sampler": _KLEIN + ("" if len(klein) == len(plan.exact.parts) else
-                                                               f"; on the other blocks, {how}"),
-                        "blocks": klein, "solved_cells": [plan.cell_labels[i] for i in plan.exact.solved]}
-        return {"name": "exact", "sampler": how, "solved_cells": [plan.cell_labels[i] for i in plan.exact.solved]}
+        return exact_route(plan.req, plan.unit, plan.tables_in_norm, ExactPieces.of(plan.exact, plan.unit,
+                                                                                   plan.cell_labels, plan.req))
     iterations = certificate.burn_in(floor=1)
     summary = certificate.summary(burn_in=iterations)
     summary.pop("certify_seconds")
@@ -134,19 +109,89 @@ _KLEIN = ("exact discrete Gaussian on the lattice of each block whose invariants
           "in double precision from sigma = 3 and below it where sigma is small against the lattice's spacing")
 
 
-def _klein_blocks(plan) -> list[dict]:
-    """Per shape of the blocks Klein's sampler draws: the kind, the grid, how many, and a bound on each cell's
-    variance (:meth:`isdp.exact.LatticeBlock.variances`)."""
-    shapes: dict[tuple, dict] = {}
-    sigma2 = plan.unit * plan.unit
-    for _, sub in plan.exact.parts:
-        if isinstance(sub, LatticeBlock):
-            entry = shapes.setdefault((sub.kind, sub.grid.shape), {
-                "invariants": "one total" if sub.kind == "total" else "both margins",
-                "cells": int(sub.grid.size), **({} if sub.kind == "total" else {"grid": list(sub.grid.shape)}),
-                "blocks": 0, "noise_variance_per_cell_at_most": float(sub.variances(sigma2)[0])})
-            entry["blocks"] += 1
-    return sorted(shapes.values(), key=lambda e: -e["cells"])
+@dataclass
+class ExactPieces:
+    """What the exact routes' record states of the blocks, in a form that adds up over parts of a table.
+
+    A release made partition by partition (:func:`isdp.release.release_partitioned`) collects one
+    per partition and joins them in table order (:meth:`join`); a whole table's comes from its
+    sampler (:meth:`of`). Both give the same record.
+
+    Parameters
+    ----------
+    solved : list of str
+        The solved cells' labels, in the table's order.
+    variances : list of float
+        The free-cell route: each solved cell's noise variance (else empty).
+    klein : dict
+        Per shape of the blocks Klein's sampler draws, in the order of each shape's first block:
+        the statement's entry (its ``blocks`` the count).
+    blocks : int
+        The blocks, Klein's and the others.
+    """
+
+    solved: list[str]
+    variances: list[float]
+    klein: dict
+    blocks: int
+
+    @classmethod
+    def of(cls, exact, unit, cell_labels, req) -> ExactPieces:
+        """The pieces of a whole sampler (:class:`isdp.exact.ExactSampler`) over cells named ``cell_labels``."""
+        solved = exact.solved
+        variances = exact.variances(unit)[solved].tolist() if req.free_cells else []
+        klein: dict[tuple, dict] = {}
+        if req.norm == "gaussian":
+            sigma2 = unit * unit
+            for _, sub in exact.parts:
+                if isinstance(sub, LatticeBlock):
+                    entry = klein.setdefault((sub.kind, sub.grid.shape), {
+                        "invariants": "one total" if sub.kind == "total" else "both margins",
+                        "cells": int(sub.grid.size), **({} if sub.kind == "total" else {"grid": list(sub.grid.shape)}),
+                        "blocks": 0, "noise_variance_per_cell_at_most": float(sub.variances(sigma2)[0])})
+                    entry["blocks"] += 1
+        return cls([cell_labels[i] for i in solved], variances, klein, len(exact.parts))
+
+    def join(self, other: ExactPieces) -> ExactPieces:
+        """These pieces followed by ``other``'s (a later part of the table)."""
+        klein = {key: dict(entry) for key, entry in self.klein.items()}
+        for key, entry in other.klein.items():
+            if key in klein:
+                klein[key]["blocks"] += entry["blocks"]
+            else:
+                klein[key] = dict(entry)
+        return ExactPieces(self.solved + other.solved, self.variances + other.variances, klein,
+                           self.blocks + other.blocks)
+
+
+def exact_route(req, unit, tables_in_norm, pieces: ExactPieces) -> dict:
+    """The route record of the exact and free-cell routes (:func:`route_record`), from the blocks' pieces."""
+    if req.free_cells:
+        return {"name": "free cells",
+                "sampler": ("exact, in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
+                            f"Alg. 2) with epsilon {unit}, the invariants solved for the other cells; no "
+                            "rejection. The free cells are the coordinates of the lattice of invariant-keeping "
+                            "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
+                            "person as the l1 route, with the noise not spread evenly"),
+                "solved_cells": pieces.solved,
+                "noise_variance": {"free_cell": dg_variance(float(unit)),
+                                   "solved_cells": dict(zip(pieces.solved, pieces.variances, strict=True))}}
+    eps = 1 / unit if req.norm == "gaussian" else unit
+    how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
+           f"Alg. 2) with epsilon {eps}, the invariants solved for the other cells, accepted with probability "
+           f"exp(-{eps}·sum |u_solved|)" + ("" if all(tables_in_norm) else
+                                             " (the sum over the tables in the norm; a derived table's cells "
+                                             "are solved and do not enter it)"))
+    if req.norm == "gaussian":
+        # sigma named, then given: a fraction written inside the formula (2·239329/40000^2) read as 3e-4
+        how += (f", then kept with probability exp(-sum (|u_i| - sigma)^2 / (2 sigma^2)), sigma = {unit} "
+                f"({float(unit):.6g})")
+        if pieces.klein:  # per shape, the largest first (a stable sort: equal sizes in the order first drawn)
+            klein = sorted(pieces.klein.values(), key=lambda e: -e["cells"])
+            every = sum(e["blocks"] for e in klein) == pieces.blocks
+            return {"name": "exact", "sampler": _KLEIN + ("" if every else f"; on the other blocks, {how}"),
+                    "blocks": klein, "solved_cells": pieces.solved}
+    return {"name": "exact", "sampler": how, "solved_cells": pieces.solved}
 
 
 #: what an invariant stated by rule means (the statement's ``invariant_rules``)
@@ -156,23 +201,27 @@ RULE_MEANING = ("an invariant with a rule is the sum of the cells its label name
                 "table NAME; the others are stated with their coefficients by cell label")
 
 
+def invariant_entry(label: str, rule: str | None, coefficients: dict | None, value: int | None) -> dict:
+    """One invariant of the statement: its label, its rule (or its coefficients by cell label) and its value."""
+    entry: dict = {"label": label, **({"rule": rule} if rule is not None else {"coefficients": coefficients})}
+    if value is not None:
+        entry["value"] = value
+    return entry
+
+
 def _invariants(plan, values: np.ndarray | None) -> list[dict]:
     """Each invariant by label (and value): by its rule where ``--invariant``/``--tie`` made it (the plan's
     ``rules``), so the statement grows with the invariants and not with the cells; else with its coefficients
     by cell label."""
     A, cells = plan.A, plan.cell_labels
-    out = []
-    for i, (lab, rule) in enumerate(zip(plan.labels, plan.rules, strict=True)):
-        entry: dict = {"label": lab, **({"rule": rule} if rule is not None else {"coefficients": {
-            cells[j]: int(c) for j, c in zip(A.indices[A.indptr[i]:A.indptr[i + 1]],
-                                             A.data[A.indptr[i]:A.indptr[i + 1]], strict=True)}})}
-        if values is not None:
-            entry["value"] = int(values[i])
-        out.append(entry)
-    return out
+    return [invariant_entry(lab, rule, None if rule is not None else {
+        cells[j]: int(c) for j, c in zip(A.indices[A.indptr[i]:A.indptr[i + 1]], A.data[A.indptr[i]:A.indptr[i + 1]],
+                                         strict=True)}, None if values is None else int(values[i]))
+            for i, (lab, rule) in enumerate(zip(plan.labels, plan.rules, strict=True))]
 
 
-def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values: np.ndarray | None) -> dict:
+def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values: np.ndarray | None, *,
+                      invariants: list[dict] | None = None, cells: int | None = None) -> dict:
     r"""The publishable privacy statement of a release, from the plan, the labels and the invariants' values.
 
     Derived from A, the options, the labels and the invariants' values (disclosed by the release
@@ -192,6 +241,11 @@ def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values:
     invariant_values : numpy.ndarray or None
         The invariants' values A x, one per row of ``plan.A``; None for a dry run (no value is
         stated).
+    invariants : list of dict, optional
+        The statement's invariants, each as :func:`invariant_entry` makes it, in place of those of
+        ``plan.A`` (a release made partition by partition, whose plan holds no A).
+    cells : int, optional
+        The number of cells, in place of ``len(plan.cell_labels)`` (likewise).
 
     Returns
     -------
@@ -267,8 +321,9 @@ def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values:
             "only, so the guarantee is unchanged" if req.nonnegative else None),
         **({"invariant_rules": {"families": list(req.rules), "ties": list(req.ties), "meaning": RULE_MEANING}}
            if req.rules or req.ties else {}),
-        "invariants": _invariants(plan, invariant_values),
-        "cells": {"count": len(plan.cell_labels), "labels": "the released table's, in its order"},
+        "invariants": _invariants(plan, invariant_values) if invariants is None else invariants,
+        "cells": {"count": len(plan.cell_labels) if cells is None else cells,
+                  "labels": "the released table's, in its order"},
         "randomness": ("seeded: reproducible, NOT for publication" if req.seed is not None
                        else "operating-system entropy (Python secrets.SystemRandom)"),
         "seed": req.seed,
