@@ -246,6 +246,16 @@ def _release(args, parser) -> int:
     _check_outputs({**named, "--statement": statement_path, "--audit": audit_path},
                    [p for p in (*args.table, args.constraints) if p is not None], force=args.force)
     req.check()  # cheap parameter errors before reading anything
+    done = _release_in_parts(args, req, outputs, statement_path, audit_path)
+    if done is not None:
+        print(f"released {outputs[0]} ({count_of(done.cells, 'cell')}, {count_of(done.invariants, 'invariant')} "
+              f"kept exactly, in {count_of(done.audit['partitions']['parts'], 'part')})")
+        print(f"privacy statement (publishable): {statement_path}")
+        print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit_path}")
+        _print_guarantee(done.statement)
+        if args.seed is not None:
+            print("warning: seeded run — reproducible, NOT for publication", file=sys.stderr)
+        return 0
     table = load()
     A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
     release = make_release(table, A, labels, req)
@@ -264,6 +274,30 @@ def _release(args, parser) -> int:
     if args.seed is not None:
         print("warning: seeded run — reproducible, NOT for publication", file=sys.stderr)
     return 0
+
+
+def _release_in_parts(args, req, outputs: list[Path], statement_path: Path, audit_path: Path):
+    """A large Parquet table released part by part (:func:`isdp.release.release_partitioned`), or None when it
+    is small, or not a Parquet table to a Parquet file under families of totals, or cannot be released so."""
+    from .release._parquet_tables import is_parquet, table_rows  # deferred, as the release's modules
+    from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
+    from .release._partitions import NotPartitionable  # deferred, as above
+
+    if (len(args.table) != 1 or args.constraints is not None or args.tie or args.format == "wide"
+            or not is_parquet(args.table[0])
+            or outputs[0].suffix.lower() != ".parquet" or table_rows(args.table[0]) < PART_CELLS):
+        return None
+    try:
+        return release_partitioned(args.table[0], args.invariant, req, outputs[0], statement_path, audit_path,
+                                   force=args.force, count_column=args.count_column, part_cells=PART_CELLS)
+    except NotPartitionable as why:
+        if req.progress:
+            print(f"releasing the table as a whole ({why})", file=sys.stderr)
+        return None
+    except OSError as err:
+        kept = "; the earlier files are as they were" if args.force else ""
+        raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
+                         ) from None
 
 
 def _numba_cache() -> None:

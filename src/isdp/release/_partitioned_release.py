@@ -1,0 +1,460 @@
+"""A release of a large Parquet table made one part at a time, with the statement of the whole table
+(docs/release.md, "Scale").
+
+:func:`isdp.release.make_release` holds the whole table, its invariants A and its noise at once: at
+10⁸ cells that is tens of GB. Under families of totals whose blocks lie within one value of a
+partition key (:mod:`isdp.release._partitions`), each part of whole partitions is read, checked,
+planned, drawn, checked again and written on its own (:func:`release_part`), and what the statement
+says of the whole table is joined from the parts in table order (:func:`release_partitioned`):
+
+- every block is the whole table's (a block never crosses a partition), so the solved cells, the
+  samplers and Klein's blocks are the same, and so is the law of the noise;
+- a family on fewer columns than the key (the nation's total) is the sum of its partitions'
+  totals: the part checks that each partition's total is implied by its own invariants, as the
+  whole table's search sets it aside (:func:`isdp.lattice.implied_by_partition`);
+- a change of one person keeps the invariants in the whole table if and only if it does within one
+  part (two cells of different partitions never share an invariant column).
+
+The statement is the one :func:`isdp.release.make_release` would write for the same table and
+options, byte for byte; memory is bounded by a part, not by the table. Each part draws from its own
+source: operating-system entropy, or with a seed a stream of its own (:func:`part_seed`), so a
+seeded release is the same however its parts are run. Nothing is published unless every part
+passed its checks; the parts' files are joined into the output only then (all or none).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+
+from ..errors import InfeasibleError, InputError, UncertifiableError
+from ..exact._integer_sources import seeded_source, system_source
+from ..lattice._integer_lattice import COUNT_LIMIT
+from ..lattice._invariants import as_sparse, implied_by_partition, row_values
+from ._constraints import _family_rows, _grouped_rows
+from ._files import _json_writer, audit_record, write_all
+from ._neighbours import _PAIR_SUM_LIMIT, Neighbours, _repeated_column
+from ._parquet_tables import plain_columns, write_parquet
+from ._partitions import NotPartitionable, PartitionLayout, partition_layout
+from ._plan import NO_EXACT_SAMPLER, Plan, calibrate, exact_sampler
+from ._release import Progress, _nonnegative, _sha256, no_acceptance
+from ._request import Request
+from ._statement import ExactPieces, exact_route, invariant_entry, privacy_statement
+from ._tables import Table
+
+#: the cells of a part, at least (whole partitions): a few MB of working memory per part
+PART_CELLS = 1 << 20
+
+#: the fewest cells released partition by partition: below, two persons' changes are decided from all of A
+#: (:meth:`isdp.release.Neighbours.of` compares the pairwise sums of up to 2·10⁷ entries), which no part sees
+MIN_CELLS = math.isqrt(2 * _PAIR_SUM_LIMIT) + 1
+
+
+def part_seed(seed: int, part: int) -> int:
+    """The seed of part ``part``'s stream in a seeded release: SHA-256 of ``"seed/part"``, 64 bits.
+
+    Parameters
+    ----------
+    seed : int
+        The release's seed.
+    part : int
+        The part's position.
+
+    Returns
+    -------
+    int
+        A seed for :func:`isdp.exact.seeded_source`, distinct per part.
+
+    Examples
+    --------
+    >>> from isdp.release._partitioned_release import part_seed
+    >>> part_seed(7, 0) == part_seed(7, 0), part_seed(7, 0) == part_seed(7, 1)
+    (True, False)
+    """
+    return int.from_bytes(hashlib.sha256(f"{seed}/{part}".encode()).digest()[:8], "big")
+
+
+@dataclass
+class PartResult:
+    """What one part's release tells the whole: its invariants, its partitions' totals, its blocks' pieces.
+
+    Parameters
+    ----------
+    invariants : dict
+        Per family within partitions (its position), its invariants' labels and values, in table order.
+    run_totals, run_released : list of int
+        Per partition of the part: its total in the counts and in the release (kept equal).
+    pieces : isdp.release._statement.ExactPieces
+        The solved cells, the free-cell variances, Klein's blocks.
+    repeated : bool
+        Whether two of the part's cells have the same invariant column.
+    attempts : int
+        The exact sampler's proposals.
+    free : int
+        The part's free cells (its lattice's dimension).
+    cells : int
+        The part's cells.
+    """
+
+    invariants: dict[int, tuple[list[str], list[int]]]
+    run_totals: list[int]
+    run_released: list[int]
+    pieces: ExactPieces
+    repeated: bool
+    attempts: int
+    free: int
+    cells: int
+
+
+def read_part(layout: PartitionLayout, start: int, end: int):
+    """Rows ``start`` to ``end`` (exclusive, over the whole table) as one pyarrow Table, reading only the row
+    groups they lie in.
+
+    Parameters
+    ----------
+    layout : PartitionLayout
+        The table's layout.
+    start, end : int
+        The rows.
+
+    Returns
+    -------
+    pyarrow.Table
+        The rows, every column.
+    """
+    import pyarrow as pa  # deferred: only a Parquet table comes here
+    import pyarrow.parquet as pq
+
+    pieces, offset = [], 0
+    for file, rows in zip(layout.files, layout.file_rows, strict=True):
+        lo, hi = max(start - offset, 0), min(end - offset, rows)
+        if lo < hi:
+            reader = pq.ParquetFile(file)
+            sizes = np.array([reader.metadata.row_group(g).num_rows for g in range(reader.num_row_groups)])
+            bounds = np.concatenate([[0], np.cumsum(sizes)])
+            groups = np.flatnonzero((bounds[:-1] < hi) & (bounds[1:] > lo)).tolist()
+            table = reader.read_row_groups(groups)
+            pieces.append(table.slice(lo - int(bounds[groups[0]]), hi - lo))
+        offset += rows
+    return pa.concat_tables(pieces)
+
+
+def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fraction, output) -> PartResult:
+    """Release one part of the table: read, check, plan, draw, check and write it.
+
+    The part's rows get the checks of :func:`isdp.release.load_table`, its families' invariants
+    (:func:`isdp.release.constraint_matrix`, the whole table's rows that lie in the part, in their
+    order), their exact sampler (:func:`isdp.release._plan.exact_sampler`, with the forecast's
+    refusal) and one draw; the release is checked integer and to keep every invariant, and
+    each partition's total. It is written to ``output`` (the input's schema, the counts int64).
+
+    Parameters
+    ----------
+    layout : PartitionLayout
+        The table's layout (:func:`isdp.release._partitions.partition_layout`).
+    part : int
+        The part's position in ``layout.parts``.
+    req : Request
+        The request.
+    unit : fractions.Fraction
+        The mechanism's parameter (:func:`isdp.release._plan.calibrate`).
+    output : str or os.PathLike
+        The part's released rows (Parquet).
+
+    Returns
+    -------
+    PartResult
+        What the statement needs of the part.
+
+    Raises
+    ------
+    NotPartitionable
+        Columns that need the row-by-row reading, or a partition total its invariants do not imply.
+    isdp.errors.ReleaseError
+        As :func:`isdp.release.make_release`.
+    """
+    start, end, first_run, end_run = layout.parts[part]
+    source = read_part(layout, start, end)
+    plain = plain_columns(layout.path, source, layout.count_column)
+    if plain is None:  # the whole table's reading names the row that fails
+        raise NotPartitionable("a part's rows need the row-by-row reading")
+    header, keys, x = plain
+    names = tuple(h for k, h in enumerate(header) if k != layout.count_column)
+    table = Table(layout.path, x, keys, None, names)
+    A, labels, families = _part_rows(table, layout)
+    kept = row_values(A, x)
+    if kept and max(map(abs, kept)) > COUNT_LIMIT:
+        label = next(lab for lab, v in zip(labels, kept, strict=True) if abs(v) > COUNT_LIMIT)
+        raise InputError(f"{layout.path}: the invariant {label!r} is beyond ±2**53: counts and every invariant's "
+                         "value must lie within ±2**53 (exact in int64 and float arithmetic)")
+    runs = None
+    if layout.spanning:  # each partition's total is a sum of its own invariants, as in the whole table
+        axes = [names.index(k) for k in layout.key]
+        runs, _ = _grouped_rows(table, axes, lambda g: g)
+        if runs.shape[0] != end_run - first_run:
+            raise NotPartitionable("a part's partitions differ from the layout's")
+        # a spanning total is set aside in the whole table iff the search covers each of its partitions with the
+        # partition's own rows, its total among them: a partition's total with one cell of its own more (covered
+        # by a row of that cell alone) is wider than every row of the partition, as a spanning total is
+        r = runs.shape[0]
+        eye = sparse.identity(r, dtype=np.int64, format="csr")
+        check = sparse.block_array([[A, None], [runs, eye], [None, eye]], format="csr")
+        if r and A.shape[0] == 0:
+            raise NotPartitionable("a part has no invariant")
+        implied = implied_by_partition(as_sparse(check))
+        if np.setdiff1d(np.arange(A.shape[0], A.shape[0] + r), implied).size:
+            raise NotPartitionable("a partition's total is not implied by its own invariants")
+    exact, _ = exact_sampler(A, req, unit)
+    if exact is None:
+        raise UncertifiableError(NO_EXACT_SAMPLER)
+    rng = seeded_source(part_seed(req.seed, part)) if req.seed is not None else system_source()
+    sigma = unit if req.norm == "gaussian" else None
+    noise, attempts = exact.draw(1 / sigma if sigma is not None else unit, rng, max_attempts=req.max_attempts,
+                                 sigma=sigma, accept=not req.free_cells)
+    if noise is None:
+        raise UncertifiableError(no_acceptance(req))
+    values = x + noise
+    if req.nonnegative:
+        values = _nonnegative(values, A)
+    if values.dtype != np.int64 or values.shape != x.shape or row_values(A, values) != kept:
+        raise AssertionError("release failed its checks (integer, every invariant exact); this is a bug in isdp")
+    invariants: dict[int, tuple[list[str], list[int]]] = {}
+    for family, label, value in zip(families, labels, kept, strict=True):
+        got = invariants.setdefault(family, ([], []))
+        got[0].append(label)
+        got[1].append(value)
+    write_parquet(output, source, layout.count_column, values)
+    return PartResult(invariants, row_values(runs, x) if runs is not None else [],
+                      row_values(runs, values) if runs is not None else [],
+                      ExactPieces.of(exact, unit, table.cell_labels, req), _repeated_column(sparse.csc_array(A)),
+                      attempts, exact.n_free, len(x))
+
+
+def _part_rows(table: Table, layout: PartitionLayout) -> tuple[sparse.csr_array, list[str], list[int]]:
+    """The part's invariants: each family within partitions in order, a row equal to an earlier one dropped (as
+    :func:`isdp.release.constraint_matrix` drops it), with each row's family."""
+    parts, labels, families = [], [], []
+    for i in layout.within:
+        rows, lab = _family_rows(table, layout.families[i])
+        parts.append(rows)
+        labels += lab
+        families += [i] * len(lab)
+    A = as_sparse(sparse.vstack(parts, format="csr"))
+    seen, keep = set(), []
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        key = (A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes())
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    return A[keep], [labels[i] for i in keep], [families[i] for i in keep]
+
+
+@dataclass
+class PartitionedRelease:
+    """A release made part by part (:func:`release_partitioned`), already written.
+
+    Parameters
+    ----------
+    statement : dict
+        The publishable privacy statement, as written.
+    audit : dict
+        The confidential audit record, as written.
+    cells : int
+        The cells released.
+    invariants : int
+        The invariants kept exactly.
+    """
+
+    statement: dict
+    audit: dict
+    cells: int
+    invariants: int
+
+
+def release_partitioned(path, families, req: Request, output, statement_path, audit_path, *, force: bool = False,
+                        count_column: str = "count", part_cells: int = PART_CELLS,
+                        run_parts: Callable[[Callable, Iterable[int]], Iterable[PartResult]] | None = None
+                        ) -> PartitionedRelease:
+    r"""Release a large Parquet table part by part and write the three files, with the whole table's statement.
+
+    What ``isdp release TABLE.parquet --invariant … -o OUT.parquet`` runs for a table of at least
+    :data:`PART_CELLS` cells when it can (else :func:`isdp.release.make_release`). The table is
+    cut into parts of whole partitions (:func:`isdp.release._partitions.partition_layout`), each
+    released by :func:`release_part`; the statement is joined from the parts and is the one the
+    whole-table release states, byte for byte. The output is written only when every part is done
+    and checked, all three files or none (:func:`isdp.release.write_release`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The table: a Parquet file, or a directory of them.
+    families : sequence of str
+        The invariant families: ``total`` and ``by:NAME[,NAME…]``.
+    req : Request
+        The request: an exact route (``l1``, ``gaussian``, ``free_cells``), no chain, no ties.
+    output : str or os.PathLike
+        The released table, a ``.parquet`` file.
+    statement_path, audit_path : str or os.PathLike
+        The statement and the audit record.
+    force : bool, default False
+        Replace existing files.
+    count_column : str, default "count"
+        The count column's name.
+    part_cells : int, default :data:`PART_CELLS`
+        The cells of a part, at least.
+    run_parts : callable, optional
+        ``run_parts(release_one, parts)`` releases each part (``release_one(k)`` returns its
+        :class:`PartResult`) and yields the results in the parts' order; the default runs them one
+        after the other in this process.
+
+    Returns
+    -------
+    PartitionedRelease
+        The statement and the audit record written, and the counts of cells and invariants.
+
+    Raises
+    ------
+    NotPartitionable
+        The table or the request cannot be released part by part with the whole table's
+        statement (the caller releases the whole table). Nothing is written.
+    isdp.errors.ReleaseError
+        As :func:`isdp.release.make_release` and :func:`isdp.release.write_release`.
+
+    Examples
+    --------
+    Nested geography: 2 states × 60 counties × 100 ages under the states', the counties' and
+    each state's age totals, in parts of one state (seeded to show a result):
+
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np, pyarrow as pa, pyarrow.parquet as pq
+    >>> from isdp.release import Request
+    >>> from isdp.release._partitioned_release import release_partitioned
+    >>> tmp = Path(tempfile.mkdtemp())
+    >>> state, rest = np.divmod(np.arange(12_000), 6_000)
+    >>> county, age = np.divmod(rest, 100)
+    >>> pq.write_table(pa.table({"state": state, "county": county, "age": age, "count": np.full(12_000, 5)}),
+    ...                tmp / "t.parquet")
+    >>> req = Request(epsilon="1", norm="gaussian", delta=1e-6, seed=3,
+    ...               rules=("by:state", "by:state,county", "by:state,age"))
+    >>> done = release_partitioned(tmp / "t.parquet", req.rules, req, tmp / "out.parquet", tmp / "s.json",
+    ...                            tmp / "a.json", part_cells=6_000)
+    >>> done.cells, done.invariants, done.audit["partitions"]["parts"]
+    (12000, 322, 2)
+    >>> released = pq.read_table(tmp / "out.parquet").column("count").to_numpy()
+    >>> int(released[:6_000].sum()), released.dtype.name
+    (30000, 'int64')
+    """
+    started = time.perf_counter()
+    output, statement_path, audit_path = Path(output), Path(statement_path), Path(audit_path)
+    req.check()
+    if req.norm not in ("l1", "gaussian") or req.allow_chain or req.ties:
+        raise NotPartitionable("only the exact routes of one table are released part by part")
+    if output.suffix.lower() != ".parquet" or output.is_dir():
+        raise NotPartitionable("a table released part by part is written as one Parquet file")
+    layout = partition_layout(path, families, count_column, part_cells)
+    if layout.cells < MIN_CELLS:
+        raise NotPartitionable(f"fewer than {MIN_CELLS:,} cells")
+    unit = calibrate(req)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{output.name}.", suffix=".parts", dir=output.parent))
+    try:
+        outputs = [scratch / f"part-{k:06d}.parquet" for k in range(len(layout.parts))]
+
+        def release_one(k: int) -> PartResult:
+            return release_part(layout, k, req, unit, outputs[k])
+
+        bar = Progress(len(layout.parts), "parts released", req.progress)
+        results = []
+        try:
+            for result in (run_parts or _one_by_one)(release_one, range(len(layout.parts))):
+                results.append(result)
+                bar.update()
+        finally:
+            bar.close()
+        statement = _statement(layout, req, unit, results)
+        audit = {"exact_sampler": {"attempts": sum(r.attempts for r in results), "accepted": True},
+                 "input": {"path": str(layout.path), "sha256": _sha256(layout.path), "cells": layout.cells},
+                 "seconds": round(time.perf_counter() - started, 3), "route": statement["route"]["name"],
+                 "partitions": {"key": list(layout.key), "parts": len(layout.parts), "partitions": layout.runs}}
+        record = audit_record(audit, [output], statement_path)
+        write_all([(output, lambda tmp: _join_parts(outputs, tmp)), (statement_path, _json_writer(statement)),
+                   (audit_path, _json_writer(record))], force=force)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return PartitionedRelease(statement, record, layout.cells, len(statement["invariants"]))
+
+
+def _one_by_one(release_one: Callable[[int], PartResult], parts: Iterable[int]) -> Iterable[PartResult]:
+    return map(release_one, parts)
+
+
+def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartResult]) -> dict:
+    """The whole table's statement, joined from the parts' results in table order."""
+    if sum(r.cells for r in results) != layout.cells:
+        raise AssertionError("the parts do not cover the table; this is a bug in isdp")
+    if sum(r.free for r in results) == 0:
+        raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
+    totals = np.array([t for r in results for t in r.run_totals], dtype=np.int64)
+    released = np.array([t for r in results for t in r.run_released], dtype=np.int64)
+    entries = []
+    for i, family in enumerate(layout.families):
+        spanning = dict(layout.spanning).get(i)
+        if spanning is None:
+            for r in results:
+                labels, values = r.invariants.get(i, ([], []))
+                entries += [invariant_entry(lab, family, None, v) for lab, v in zip(labels, values, strict=True)]
+            continue
+        # a spanning family's totals from its partitions' (int64: at most 2**53 each, checked below)
+        values = np.zeros(len(spanning.labels), dtype=np.int64)
+        np.add.at(values, spanning.members, totals)
+        check = np.zeros_like(values)
+        np.add.at(check, spanning.members, released)
+        if not np.array_equal(values, check):
+            raise AssertionError("release failed its checks (an invariant across parts); this is a bug in isdp")
+        if values.size and np.abs(values).max() > COUNT_LIMIT:
+            label = spanning.labels[int(np.argmax(np.abs(values)))]
+            raise InputError(f"{layout.path}: the invariant {label!r} is beyond ±2**53: counts and every "
+                             "invariant's value must lie within ±2**53 (exact in int64 and float arithmetic)")
+        entries += [invariant_entry(lab, family, None, int(v)) for lab, v in zip(spanning.labels, values.tolist(),
+                                                                                 strict=True)]
+    if any(r.repeated for r in results):
+        neighbours = Neighbours(one_person=True, two_persons=True)
+    else:  # as Neighbours.of decides for the whole A: too many columns to compare their pairwise sums
+        neighbours = Neighbours(one_person=False, two_persons=None)
+    # a plan that holds no A: the invariants are the parts'; every coefficient is 1 (families of totals)
+    plan = Plan(req, sparse.csr_array((0, layout.cells), dtype=np.int64), [], neighbours, None, unit, 1.0)
+    guarantee = plan.guarantee()
+    plan.check_not_weaker(guarantee)
+    pieces = results[0].pieces
+    for r in results[1:]:
+        pieces = pieces.join(r.pieces)
+    return privacy_statement(plan, guarantee, exact_route(req, unit, plan.tables_in_norm, pieces), None,
+                             invariants=entries, cells=layout.cells)
+
+
+def _join_parts(parts: list[Path], path: Path) -> None:
+    """Write the parts' rows, in order, as one Parquet file readable by its owner only."""
+    import pyarrow.parquet as pq  # deferred: only a Parquet release comes here
+
+    schema = pq.ParquetFile(parts[0]).schema_arrow
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
+        with pq.ParquetWriter(fh, schema) as writer:
+            for part in parts:
+                reader = pq.ParquetFile(part)
+                for g in range(reader.num_row_groups):
+                    writer.write_table(reader.read_row_group(g))
+        fh.flush()
+        os.fsync(fh.fileno())
+

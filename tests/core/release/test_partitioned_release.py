@@ -1,0 +1,154 @@
+"""A release made part by part: the whole table's statement byte for byte, every invariant kept, all or none."""
+
+import json
+import math
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from scipy import stats
+
+from isdp.cli import main
+from isdp.lattice import row_values
+from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
+from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_partitioned
+from isdp.release._partitions import NotPartitionable
+
+CELLS = 12_000
+
+
+def _blocks():
+    g = np.arange(CELLS)
+    return {"group": g // 100, "cell": g}
+
+
+def _nested():
+    state, rest = np.divmod(np.arange(CELLS), CELLS // 4)
+    county, age = np.divmod(rest, 50)
+    return {"state": np.char.add("s", state.astype(str)), "county": np.char.add("c ", county.astype(str)), "age": age}
+
+
+def _table(tmp_path, columns, seed=1):
+    counts = np.random.default_rng(seed).poisson(5, CELLS)
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({**columns, "count": counts}), path, row_group_size=5_000)
+    return path
+
+
+def _both(tmp_path, path, rules, part_cells, **options):
+    """The whole table's release and the parts' release of ``path``: (statement bytes, released counts) each."""
+    req = Request(epsilon="1", rules=tuple(rules), progress=False, **options)
+    table = load_table(path)
+    A, labels = constraint_matrix(table, rules)
+    write_release(make_release(table, A, labels, req), tmp_path / "w.parquet", tmp_path / "w.json",
+                  tmp_path / "wa.json")
+    done = release_partitioned(path, rules, req, tmp_path / "p.parquet", tmp_path / "p.json", tmp_path / "pa.json",
+                               part_cells=part_cells)
+    released = pq.read_table(tmp_path / "p.parquet")
+    assert released.schema.field("count").type == pa.int64()
+    assert released.drop(["count"]).equals(pq.read_table(path).drop(["count"]))
+    values = released.column("count").to_numpy()
+    assert row_values(A, values) == row_values(A, table.x)  # every invariant, the spanning ones included
+    return (tmp_path / "w.json").read_bytes(), (tmp_path / "p.json").read_bytes(), done, table.x, values
+
+
+@pytest.mark.parametrize("shape, rules, options", [
+    ("blocks", ["by:group"], {}),
+    ("blocks", ["total", "by:group"], {"norm": "gaussian", "delta": 1e-6}),
+    ("blocks", ["by:group"], {"free_cells": True}),
+    ("blocks", ["by:group"], {"nonnegative": True}),
+    ("nested", ["total", "by:state", "by:state,county", "by:state,age"], {"norm": "gaussian", "delta": 1e-6}),
+    ("nested", ["by:state,age", "total", "by:state,county"], {"free_cells": True}),
+    ("nested", ["by:state,county"], {}),
+])
+def test_the_statement_is_the_whole_table_s_byte_for_byte(tmp_path, shape, rules, options):
+    path = _table(tmp_path, _blocks() if shape == "blocks" else _nested())
+    whole, parts, done, _, _ = _both(tmp_path, path, rules, 2_500, seed=5, **options)
+    assert parts == whole
+    assert done.audit["partitions"]["parts"] > 1
+    statement = json.loads(parts)
+    assert statement["cells"]["count"] == done.cells == CELLS and len(statement["invariants"]) == done.invariants
+
+
+def test_the_noise_has_the_whole_table_s_law(tmp_path):
+    """Blocks of 100 under one total: the parts' noise and the whole table's, from independent seeds, pass a
+    two-sample chi-square test (the same sampler per block: a part drawing from a wrong stream or block fails)."""
+    path = _table(tmp_path, _blocks())
+    _, _, _, x, values = _both(tmp_path, path, ["by:group"], 2_500, seed=11)
+    whole = pq.read_table(tmp_path / "w.parquet").column("count").to_numpy() - x
+    parts = values - x
+    edges = np.array([-np.inf, -6, -4, -2, -1, 0, 1, 2, 4, 6, np.inf])
+    table = np.array([np.histogram(whole, edges)[0], np.histogram(parts, edges)[0]])
+    assert stats.chi2_contingency(table)[1] > 1e-3
+    assert math.isclose(parts.var(), whole.var(), rel_tol=0.1)
+
+
+def test_a_seeded_release_is_the_same_however_its_parts_are_run(tmp_path):
+    path = _table(tmp_path, _blocks())
+    req = Request(epsilon="1", rules=("by:group",), seed=3, progress=False)
+
+    def backwards(release_one, parts):  # the parts run last first, their results given back in order
+        return list(reversed([release_one(k) for k in reversed(list(parts))]))
+
+    outs = []
+    for name, run_parts in (("a", None), ("b", backwards)):
+        release_partitioned(path, ["by:group"], req, tmp_path / f"{name}.parquet", tmp_path / f"{name}.json",
+                            tmp_path / f"{name}a.json", part_cells=3_000, run_parts=run_parts)
+        outs.append(pq.read_table(tmp_path / f"{name}.parquet").column("count").to_numpy())
+    assert np.array_equal(*outs)
+    assert part_seed(3, 0) != part_seed(3, 1) != part_seed(4, 1)
+
+
+def test_a_failing_part_publishes_nothing_and_keeps_the_earlier_release(tmp_path):
+    path = _table(tmp_path, _blocks())
+    req = Request(epsilon="1", rules=("by:group",), progress=False)
+    out = tmp_path / "o.parquet"
+    files = [out, tmp_path / "o.json", tmp_path / "oa.json"]
+    for f in files:
+        f.write_text("earlier")
+
+    def dies(release_one, parts):
+        for k in parts:
+            if k == 2:
+                raise KeyboardInterrupt
+            yield release_one(k)
+
+    with pytest.raises(KeyboardInterrupt):
+        release_partitioned(path, ["by:group"], req, *files, force=True, part_cells=3_000, run_parts=dies)
+    assert [f.read_text() for f in files] == ["earlier"] * 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", *(f.name for f in files)])
+
+
+@pytest.mark.parametrize("change, reason", [
+    ({"norm": "l2", "delta": 1e-6, "seed": 1, "allow_chain": True}, "exact routes"),
+    ({"output": "o.csv"}, "one Parquet file"),
+    ({"cells": MIN_CELLS - 1}, "fewer than"),
+])
+def test_what_the_parts_cannot_serve_is_left_to_the_whole_table(tmp_path, change, reason):
+    cells = change.pop("cells", CELLS)
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"group": np.arange(cells) // 100, "count": np.ones(cells, dtype=np.int64)}), path)
+    output = tmp_path / change.pop("output", "o.parquet")
+    req = Request(epsilon="1", rules=("by:group",), progress=False, **change)
+    with pytest.raises(NotPartitionable, match=reason):
+        release_partitioned(path, ["by:group"], req, output, tmp_path / "s.json", tmp_path / "a.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]
+
+
+def test_isdp_release_runs_a_large_parquet_table_in_parts(tmp_path, monkeypatch, capsys):
+    import isdp.release._partitioned_release as partitioned
+
+    monkeypatch.setattr(partitioned, "PART_CELLS", 3_000)
+    path = _table(tmp_path, _nested())
+
+    def release(table, out):
+        return main(["release", str(table), "--invariant", "by:state,county", "--invariant", "by:state,age", "--norm",
+                     "gaussian", "--delta", "1e-6", "--epsilon", "1", "-o", str(tmp_path / out), "--quiet"])
+
+    assert release(path, "o.parquet") == 0
+    assert "(12000 cells, 440 invariants kept exactly, in 4 parts)" in capsys.readouterr().out
+    # a table whose partitions are not contiguous is released whole
+    pq.write_table(pq.read_table(path).take(np.random.default_rng(0).permutation(CELLS)), tmp_path / "s.parquet")
+    assert release(tmp_path / "s.parquet", "s.parquet.out.parquet") == 0
+    assert "(12000 cells, 440 invariants kept exactly)" in capsys.readouterr().out

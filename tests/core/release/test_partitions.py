@@ -1,0 +1,109 @@
+"""The partition key of a request's families and the cutting of a Parquet table into parts of whole partitions."""
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from isdp.lattice import blocks
+from isdp.release import constraint_matrix, load_table
+from isdp.release._partitions import NotPartitionable, partition_key, partition_layout
+
+NESTED = ["total", "by:state", "by:state,county", "by:state,age"]
+
+
+def test_the_key_is_what_every_family_not_summed_from_another_includes():
+    key, within, spanning = partition_key(NESTED, ["state", "county", "age"])
+    assert key == ("state",) and within == (1, 2, 3) and spanning == ((0, ()),)
+    assert partition_key(["by:group"], ["group", "cell"]) == (("group",), (0,), ())
+    # names as the header writes them, whatever the family's case; a spanning family's in its own order
+    key, _, spanning = partition_key(["by:County,STATE", "by:state"], ["State", "county"])
+    assert key == ("State", "county") and spanning == ((1, ("State",)),)
+    key, _, spanning = partition_key(["by:County,State,age", "by:county,state"], ["State", "county", "age"])
+    assert key == ("State", "county", "age") and spanning == ((1, ("county", "State")),)
+
+
+@pytest.mark.parametrize("families, reason", [
+    (["by:row", "by:col"], "no key column"),  # both margins of one table: no partition
+    (["all-margins"], "not a total by key columns"),
+    (["by:state,county", "by:state,age", "by:age"], "not on a subset"),  # a national age margin
+    (["by:nowhere"], "does not name key columns"),
+])
+def test_families_without_a_partition_are_refused(families, reason):
+    with pytest.raises(NotPartitionable, match=reason):
+        partition_key(families, ["state", "county", "age", "row", "col"])
+
+
+def _write(path, columns, counts=None):
+    n = len(next(iter(columns.values())))
+    pq.write_table(pa.table({**columns, "count": np.ones(n, dtype=np.int64) if counts is None else counts}), path,
+                   row_group_size=7)
+    return path
+
+
+def test_parts_are_whole_runs_of_the_key_until_they_reach_part_cells(tmp_path):
+    groups = np.repeat(np.arange(5), [3, 4, 2, 6, 1])
+    path = _write(tmp_path / "t.parquet", {"group": groups, "cell": np.arange(16)})
+    layout = partition_layout(path, ["by:group"], part_cells=5)
+    assert layout.parts == ((0, 7, 0, 2), (7, 15, 2, 4), (15, 16, 4, 5))
+    assert layout.cells == 16 and layout.runs == 5 and layout.spanning == ()
+
+
+def test_a_directory_s_files_are_one_table_and_a_run_may_cross_them(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    _write(folder / "a.parquet", {"group": np.array([0, 0, 1]), "cell": np.arange(3)})
+    _write(folder / "b.parquet", {"group": np.array([1, 2]), "cell": np.arange(3, 5)})
+    layout = partition_layout(folder, ["total", "by:group"], part_cells=1)
+    assert layout.file_rows == (3, 2) and layout.parts == ((0, 2, 0, 1), (2, 4, 1, 2), (4, 5, 2, 3))
+    (position, total), = layout.spanning
+    assert position == 0 and total.labels == ("total",) and total.members.tolist() == [0, 0, 0]
+
+
+def test_spanning_totals_are_labelled_and_ordered_as_the_whole_table_s(tmp_path):
+    region = np.array(["North", "North", "South", "South", "North", "North", "South", "South"])
+    state = np.array(["a", "a", "b", "b", "c", "c", "d", "d"])
+    path = _write(tmp_path / "t.parquet", {"Region": region, "State": state, "age": np.arange(8) % 2})
+    layout = partition_layout(path, ["by:state,region", "by:region"], part_cells=1)
+    (_, family), = layout.spanning
+    table = load_table(path)
+    _, labels = constraint_matrix(table, ["by:region"])
+    assert list(family.labels) == labels == ["by Region=North", "by Region=South"]
+    assert family.members.tolist() == [0, 1, 0, 1]
+    # a region of one state would repeat that state's total: the whole table drops such a row
+    path = _write(tmp_path / "u.parquet", {"Region": region[:6], "State": state[:6], "age": np.arange(6) % 2})
+    with pytest.raises(NotPartitionable, match="single partition"):
+        partition_layout(path, ["by:state,region", "by:region"])
+
+
+@pytest.mark.parametrize("state, reason", [
+    (["A", "A", "B", "B", "A", "A"], "not contiguous"),
+    (["A", "A", "B", "B", "a", "a"], "look alike"),
+])
+def test_keys_seen_twice_or_alike_are_not_partitioned(tmp_path, state, reason):
+    path = _write(tmp_path / "t.parquet", {"state": np.array(state), "age": np.arange(6)})
+    with pytest.raises(NotPartitionable, match=reason):
+        partition_layout(path, ["by:state"])
+
+
+def test_a_partition_total_the_search_cannot_set_aside_is_not_partitioned(tmp_path):
+    """Within a state, the ``b`` totals and the ``c`` totals each cover its cells, but the widest-first search
+    takes c{0,1}, then b{2}, then b{3,4}, and finds nothing for cell 5: the whole table keeps the nation's total,
+    which joins the states into one block. The parts cannot give that statement, so the part refuses."""
+    from fractions import Fraction
+
+    from isdp.release import Request
+    from isdp.release._partitioned_release import release_part
+
+    b = ["z", "z", "y1", "y2", "y2", "z"]
+    c = ["x", "x", "y", "y", "w", "w"]
+    path = _write(tmp_path / "t.parquet", {"state": np.repeat(["s1", "s2"], 6), "b": np.array(b * 2),
+                                           "c": np.array(c * 2), "id": np.arange(12)})
+    families = ["total", "by:state,b", "by:state,c"]
+    A, _ = constraint_matrix(load_table(path), families)
+    assert len(blocks(A)) == 1  # the whole table: one block across both states
+    layout = partition_layout(path, families, part_cells=6)
+    assert len(layout.parts) == 2
+    req = Request(epsilon="1", free_cells=True, rules=tuple(families))
+    with pytest.raises(NotPartitionable, match="not implied"):
+        release_part(layout, 0, req, Fraction(1, 2), tmp_path / "part.parquet")
