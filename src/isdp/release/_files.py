@@ -78,8 +78,7 @@ def _parquet_writer(table, out: Path, values: np.ndarray):
 def _json_writer(payload: dict):
     def write(path: Path) -> None:
         with _open_private(path) as fh:
-            json.dump(payload, fh, indent=1)
-            fh.write("\n")
+            fh.write(json.dumps(payload, indent=1) + "\n")  # one write: json.dump writes each token on its own
             fh.flush()
             os.fsync(fh.fileno())
     return write
