@@ -2,7 +2,8 @@
 
     python scripts/conda_envs.py [--python 3.13]
 
-environment.yml gets every package pyproject.toml declares (core and the workflow, docs, dev and opendp extras),
+environment.yml gets every package pyproject.toml declares (core and the workflow, docs, dev, opendp and distributed
+extras),
 workflow/envs/isdp.yaml those of the core and the workflow extra, each at the version the lock file of
 ``--python`` pins (constraints/py3.13.txt by default: a new conda environment takes today's Python). Packages
 that only an older Python needs (a ``python_version <`` marker that excludes ``--python``) are left out. Each
@@ -19,7 +20,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
-EXTRAS = ("workflow", "docs", "dev", "opendp")
+EXTRAS = ("workflow", "docs", "dev", "opendp", "distributed")
 
 
 def normalise(name: str) -> str:

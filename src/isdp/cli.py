@@ -118,6 +118,15 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="reproducible run; needs --reproducible-not-for-publication")
     r.add_argument("--reproducible-not-for-publication", action="store_true",
                    help="allow --seed; the statement records the release as not for publication")
+    e = p.add_argument_group("engine (a large Parquet table, released part by part)")
+    e.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local: this process, a Parquet table of 2**20 cells or more part by part when its invariants "
+                   "allow (default); dask: its parts as tasks on a Dask cluster (pip install isdp[distributed]); the "
+                   "statement is the same")
+    e.add_argument("--scheduler", metavar="ADDRESS", help="--engine dask: join this running scheduler "
+                   "(tcp://host:8786); the input and the output's folder must be visible to its workers")
+    e.add_argument("--workers", type=int, metavar="N", help="--engine dask without --scheduler: the local "
+                   "cluster's worker processes (default: the cores)")
     p.add_argument("--format", choices=("auto", "wide", "long"), default="auto",
                    help="table layout; auto: long if the header has the count column (default)")
     p.add_argument("--count-column", default="count", help="count column of a long table (default 'count')")
@@ -227,6 +236,11 @@ def _release(args, parser) -> int:
                   max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet,
                   rules=tuple(args.invariant), ties=tuple(args.tie))
     _check_inputs(args.table, args.constraints)
+    if args.engine != "dask" and (args.scheduler is not None or args.workers is not None):
+        raise UsageError("--scheduler and --workers choose the Dask cluster: add --engine dask")
+    if args.workers is not None and (args.workers < 1 or args.scheduler is not None):
+        raise UsageError("--workers N starts a local cluster of N >= 1 workers; with --scheduler the cluster has its "
+                         "own")
     if args.dry_run:
         req.check()
         table = load(labels_only=True)
@@ -277,20 +291,34 @@ def _release(args, parser) -> int:
 
 
 def _release_in_parts(args, req, outputs: list[Path], statement_path: Path, audit_path: Path):
-    """A large Parquet table released part by part (:func:`isdp.release.release_partitioned`), or None when it
-    is small, or not a Parquet table to a Parquet file under families of totals, or cannot be released so."""
+    """A large Parquet table released part by part (:func:`isdp.release.release_partitioned`), on Dask with
+    ``--engine dask``; None when it is small, or not a Parquet table to a Parquet file under families of totals,
+    or cannot be released so (``--engine dask`` then refuses)."""
     from .release._parquet_tables import is_parquet, table_rows  # deferred, as the release's modules
     from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
     from .release._partitions import NotPartitionable  # deferred, as above
 
-    if (len(args.table) != 1 or args.constraints is not None or args.tie or args.format == "wide"
-            or not is_parquet(args.table[0])
-            or outputs[0].suffix.lower() != ".parquet" or table_rows(args.table[0]) < PART_CELLS):
+    dask = args.engine == "dask"
+    eligible = (len(args.table) == 1 and args.constraints is None and not args.tie and args.format != "wide"
+                and is_parquet(args.table[0]) and outputs[0].suffix.lower() == ".parquet")
+    if dask and not eligible:
+        raise UsageError("--engine dask releases one Parquet table, to a .parquet file, under --invariant families "
+                         "(no --tie or --constraints)")
+    if not eligible or (not dask and table_rows(args.table[0]) < PART_CELLS):
         return None
+    run_parts = None
+    if dask:
+        from .release._dask_parts import DaskParts  # deferred, as above
+
+        run_parts = DaskParts(args.scheduler, args.workers, progress=req.progress)
     try:
         return release_partitioned(args.table[0], args.invariant, req, outputs[0], statement_path, audit_path,
-                                   force=args.force, count_column=args.count_column, part_cells=PART_CELLS)
+                                   force=args.force, count_column=args.count_column, part_cells=PART_CELLS,
+                                   run_parts=run_parts)
     except NotPartitionable as why:
+        if dask:
+            raise UsageError(f"--engine dask: this table cannot be released part by part ({why}); release it "
+                             "without --engine dask") from None
         if req.progress:
             print(f"releasing the table as a whole ({why})", file=sys.stderr)
         return None
@@ -298,6 +326,8 @@ def _release_in_parts(args, req, outputs: list[Path], statement_path: Path, audi
         kept = "; the earlier files are as they were" if args.force else ""
         raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
                          ) from None
+    except ImportError as err:
+        raise UsageError(f"--engine dask needs Dask: pip install isdp[distributed] ({err})") from None
 
 
 def _numba_cache() -> None:

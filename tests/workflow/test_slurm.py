@@ -75,3 +75,41 @@ def test_ci_profile_on_slurm_matches_the_local_run(slurm_cluster, tmp_path):
         b = pd.read_csv(run / rel, keep_default_na=False)
         keep = [c for c in a.columns if c not in TIMING_COLUMNS]
         pd.testing.assert_frame_equal(a[keep], b[keep], check_exact=True, obj=str(rel))
+
+
+def test_a_release_runs_on_a_dask_slurm_cluster(slurm_cluster, tmp_path, monkeypatch):
+    """``dask-jobqueue``'s SLURMCluster starts two Dask workers as SLURM jobs; a release whose parts run on them
+    gives the single process's statement and, seeded, its very counts."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from isdp.release import DaskParts, Request, release_partitioned
+
+    jobqueue = pytest.importorskip("dask_jobqueue")
+    from distributed import Client
+
+    monkeypatch.setenv("SLURM_CONF", slurm_cluster)
+    cells = np.arange(12_000)
+    table = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"group": cells // 100, "cell": cells, "count": cells % 7}), table)
+    rules = ("total", "by:group")
+    req = Request(epsilon="1", rules=rules, seed=4, progress=False)
+
+    def release(name, run_parts):
+        out = tmp_path / name
+        release_partitioned(table, rules, req, out / "o.parquet", out / "s.json", out / "a.json", part_cells=3_000,
+                            run_parts=run_parts)
+        return (out / "s.json").read_bytes(), pq.read_table(out / "o.parquet").column("count").to_numpy()
+
+    local = release("local", None)
+    with jobqueue.SLURMCluster(queue="local", cores=1, processes=1, memory="2GB", walltime="00:10:00",
+                               python=sys.executable, log_directory=str(tmp_path / "logs"),
+                               scheduler_options={"dashboard_address": None}) as cluster:
+        cluster.scale(jobs=2)
+        with Client(cluster) as client:
+            client.wait_for_workers(2, timeout=300)
+            jobs = client.run(lambda: os.environ.get("SLURM_JOB_ID"))
+            on_slurm = release("slurm", DaskParts(client=client, progress=False))
+    assert len(jobs) == 2 and all(str(job).isdigit() for job in jobs.values())  # the workers are SLURM jobs
+    assert on_slurm[0] == local[0] and np.array_equal(on_slurm[1], local[1])

@@ -27,9 +27,12 @@ from ._constraints import (
     constraint_matrix,
     read_constraint_file,
 )
+from ._dask_parts import DaskParts
 from ._files import AUDIT_NOTE, write_release
 from ._long_tables import LongTable, read_long_table
 from ._neighbours import LARGEST_GROUP, TWO_PERSON_SHIFT, Neighbours, SmallestChange, two_person_shift
+from ._partitioned_release import PART_CELLS, PartitionedRelease, release_partitioned
+from ._partitions import NotPartitionable
 from ._plan import MECHANISMS, Plan, dry_run
 from ._privacy import PERSON_L1, PERSON_L2, PERSON_SHIFT, Guarantee, gaussian_rho, gaussian_sigma, unit_epsilon
 from ._privacy_audit import chain_noise, chain_noise_path, dg_box_tail, exact_route_noise
@@ -46,6 +49,7 @@ __all__ = [
     "chain_noise_path",
     "COEFFICIENT_LIMIT",
     "constraint_matrix",
+    "DaskParts",
     "dg_box_tail",
     "dry_run",
     "exact_route_noise",
@@ -65,7 +69,10 @@ __all__ = [
     "max_privacy_loss",
     "MECHANISMS",
     "Neighbours",
+    "NotPartitionable",
     "NORMS",
+    "PART_CELLS",
+    "PartitionedRelease",
     "PERSON_L1",
     "PERSON_L2",
     "PERSON_SHIFT",
@@ -80,6 +87,7 @@ __all__ = [
     "read_table_keys",
     "read_wide_table",
     "Release",
+    "release_partitioned",
     "Request",
     "route_record",
     "SmallestChange",

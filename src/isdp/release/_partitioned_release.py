@@ -275,6 +275,17 @@ class PartitionedRelease:
         The cells released.
     invariants : int
         The invariants kept exactly.
+
+    See Also
+    --------
+    release_partitioned : Makes one.
+
+    Examples
+    --------
+    >>> from isdp.release import PartitionedRelease
+    >>> done = PartitionedRelease({"route": {"name": "exact"}}, {"partitions": {"parts": 3}}, 12_000, 120)
+    >>> done.statement["route"]["name"], done.audit["partitions"]["parts"], done.cells
+    ('exact', 3, 12000)
     """
 
     statement: dict
@@ -368,6 +379,7 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     if layout.cells < MIN_CELLS:
         raise NotPartitionable(f"fewer than {MIN_CELLS:,} cells")
     unit = calibrate(req)
+    output.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{output.name}.", suffix=".parts", dir=output.parent))
     try:
         outputs = [scratch / f"part-{k:06d}.parquet" for k in range(len(layout.parts))]
@@ -375,7 +387,8 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
         def release_one(k: int) -> PartResult:
             return release_part(layout, k, req, unit, outputs[k])
 
-        bar = Progress(len(layout.parts), "parts released", req.progress)
+        # the parts run here are counted here; a run_parts reports its own progress (Dask's bar)
+        bar = Progress(len(layout.parts), "parts released", req.progress and run_parts is None)
         results = []
         try:
             for result in (run_parts or _one_by_one)(release_one, range(len(layout.parts))):

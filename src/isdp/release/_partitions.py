@@ -34,6 +34,16 @@ class NotPartitionable(Exception):  # noqa: N818 -- a decision, not a failure: t
 
     Raised before a count is read or, by a part, when its columns need the row-by-row reading;
     the caller releases the whole table instead, which states any refusal with its row.
+
+    Examples
+    --------
+    >>> from isdp.release import NotPartitionable
+    >>> from isdp.release._partitions import partition_key
+    >>> try:
+    ...     partition_key(["all-margins"], ["sex", "age"])
+    ... except NotPartitionable as why:
+    ...     print(why)
+    the family 'all-margins' is not a total by key columns
     """
 
 

@@ -152,3 +152,13 @@ def test_isdp_release_runs_a_large_parquet_table_in_parts(tmp_path, monkeypatch,
     pq.write_table(pq.read_table(path).take(np.random.default_rng(0).permutation(CELLS)), tmp_path / "s.parquet")
     assert release(tmp_path / "s.parquet", "s.parquet.out.parquet") == 0
     assert "(12000 cells, 440 invariants kept exactly)" in capsys.readouterr().out
+
+
+def test_the_docs_state_the_sizes_the_code_uses():
+    from pathlib import Path
+
+    from isdp.release import PART_CELLS
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "release.md").read_text()
+    assert PART_CELLS == 2**20 and "2²⁰ cells or more" in page and "about 2²⁰ cells each" in page
+    assert f"at least {MIN_CELLS:,} cells" in page
