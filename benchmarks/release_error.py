@@ -61,9 +61,15 @@ Columns of ``benchmarks/results/release_error.csv``, one row per case and route:
   cells form one class). The largest of many noisy estimates is biased upwards, so the class is chosen on the
   first half of the replicates and both variances are estimated on the second half (standard error by a
   seeded bootstrap of that half);
+- ``interval_width``, ``coverage``, ``coverage_se``, ``coverage_stated``: each noised cell's interval for its
+  true count at level 0.9 — isdp's ``--uncertainty`` columns (:func:`isdp.release.cell_uncertainty`:
+  exact on the free-cell route, else simulated), and for OpenDP's i.i.d. noise the same quantiles of its exact
+  law on Z — its mean width over the noised cells, the share of replicates' noised cells it holds (standard error
+  over replicates) and the probability it is stated to hold (at least 0.9; a Monte Carlo estimate for isdp's
+  simulated laws);
 - ``seconds_per_draw``: the draws' time per replicate (one process).
 
-    python benchmarks/release_error.py                    # the three cases (about 100 s on 2 idle cores)
+    python benchmarks/release_error.py                    # the three cases (about 5 minutes on 2 idle cores)
     python benchmarks/release_error.py --cases margins-3x3 --replicates 2000
 
 Writes benchmarks/results/release_error.csv (the cases run) and prints the table of docs/release.md.
@@ -90,7 +96,17 @@ from scipy import optimize
 from isdp.errors import UncertifiableError
 from isdp.exact import LatticeBlock, double_geometric_array, seeded_source
 from isdp.lattice import blocks
-from isdp.release import MECHANISMS, Plan, Request, constraint_matrix, gaussian_sigma, load_table, make_release
+from isdp.release import (
+    MECHANISMS,
+    Plan,
+    Request,
+    cell_uncertainty,
+    constraint_matrix,
+    gaussian_sigma,
+    load_table,
+    make_release,
+    noise_interval,
+)
 
 RESULTS = Path(__file__).parent / "results"
 CSV = RESULTS / "release_error.csv"
@@ -111,7 +127,10 @@ COLUMNS = ["case", "cells", "invariants", "route", "mechanism", "parameter", "st
            "epsilon_per_person", "delta_per_person", "rho_per_person", "epsilon_opendp_accounting",
            "invariants_exact", "invariant_mae", "invariant_mae_se", "mae", "mae_se", "mae_exact",
            "variance", "variance_se", "variance_exact", "cell_classes", "variance_max_over_median",
-           "variance_max_over_median_se", "variance_max_over_median_exact", "seconds_per_draw"]
+           "variance_max_over_median_se", "variance_max_over_median_exact", "interval_width", "coverage",
+           "coverage_se", "coverage_stated", "seconds_per_draw"]
+#: the level of every route's per-cell interval for the true count (isdp's ``--uncertainty``)
+LEVEL = 0.9
 
 
 # --------------------------------------------------------------------------- exact values
@@ -386,8 +405,32 @@ def summarise(case: str, route: str, noise: np.ndarray, seconds: float, seed: in
     if route.startswith("opendp"):
         scale = _opendp_scale(route)
         row["mae_exact"] = (discrete_laplace(1 / scale) if route == "opendp-laplace" else discrete_gaussian(scale))[1]
+    low, high, stated = _intervals(case, route, len(table.x))
+    held = (noise[:, noised] >= low[noised]) & (noise[:, noised] <= high[noised])
+    row["interval_width"] = float((high - low)[noised].mean())
+    row["coverage"], row["coverage_se"] = _mean_se(held.mean(axis=1))
+    row["coverage_stated"] = float(stated[noised].mean())
     row["seconds_per_draw"] = seconds / len(noise)
     return row
+
+
+def _intervals(case: str, route: str, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell, the noise's q_lo and q_hi at :data:`LEVEL` and the probability of [q_lo, q_hi]: isdp's
+    ``--uncertainty`` columns, or the same quantiles of OpenDP's law on Z."""
+    if route.startswith("opendp"):
+        scale = _opendp_scale(route)
+        if route == "opendp-laplace":
+            k = np.arange(-math.ceil(60 * scale), math.ceil(60 * scale) + 1)
+            pmf = np.exp(-np.abs(k) / scale)
+            pmf /= pmf.sum()
+        else:
+            k, pmf = _discrete_gaussian_pmf(scale)
+        lo, hi, stated = noise_interval(k, pmf, LEVEL)
+        return np.full(n, lo), np.full(n, hi), np.full(n, stated)
+    plan = _plan(case, route)
+    got = cell_uncertainty(plan.exact, n, Request(epsilon=str(EPSILON), uncertainty=LEVEL, **REQUESTS[route]),
+                           plan.unit, LEVEL)
+    return got["low"], got["high"], got["coverage"]
 
 
 def _rounded(row: dict) -> dict:
@@ -457,18 +500,20 @@ def _pm(row: dict, key: str) -> str:
 def markdown_table(rows: list[dict]) -> str:
     """The table of docs/release.md, "Error against OpenDP", from the CSV's rows (strings or numbers)."""
     lines = ["| table | cells | route | invariants | per-cell mean abs. error | per-cell variance, mean "
-             "| largest / median cell variance |",
-             "|---|---:|---|---|---|---|---|"]
+             "| largest / median cell variance | 90 % interval: mean width, coverage (stated) |",
+             "|---|---:|---|---|---|---|---|---|"]
     for row in rows:
         name = TABLES.get(row["case"], row["case"])
         head = f"| {name} | {int(row['cells']):,} | {ROUTE_NAMES[row['route']]} |"
         if row["status"] != "released":
-            lines.append(f"{head} {row['status']} | | | |")
+            lines.append(f"{head} {row['status']} | | | | |")
             continue
         exact = str(row["invariants_exact"]) == "True"
         kept = "exact" if exact else f"off by {float(row['invariant_mae']):,.3g} ± {float(row['invariant_mae_se']):.2g}"
         lines.append(f"{head} {kept} | {_pm(row, 'mae')} | {_pm(row, 'variance')} | "
-                     f"{_pm(row, 'variance_max_over_median')} |")
+                     f"{_pm(row, 'variance_max_over_median')} | {float(row['interval_width']):,.4g}, "
+                     f"{float(row['coverage']):.3f} ± {float(row['coverage_se']):.2g} "
+                     f"({float(row['coverage_stated']):.3f}) |")
     return "\n".join(lines) + "\n"
 
 

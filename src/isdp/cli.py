@@ -104,6 +104,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="l1: release the exact sampler's proposal (i.i.d. noise on free cells, the others solved "
                    "from the invariants): exact, the same epsilon, linear time at any size, but the solved cells "
                    "carry more noise (their variances are in the statement)")
+    m.add_argument("--uncertainty", type=float, metavar="LEVEL",
+                   help="add to a long table's release each cell's noise standard deviation (noise_sd) and an "
+                   "interval [lower, upper] holding its true count with probability at least LEVEL, in (0, 1): "
+                   "computed from the mechanism alone, exactly on the free-cell route, else by simulation (stated)")
     m.add_argument("--allow-chain", action="store_true",
                    help="l1, gaussian: run the certified chain when the exact sampler cannot serve (stated; "
                    "study runs only)")
@@ -234,7 +238,7 @@ def _release(args, parser) -> int:
     req = Request(norm=args.norm, epsilon=args.epsilon, delta=delta, allow_chain=args.allow_chain,
                   free_cells=args.free_cells, nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
                   max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet,
-                  rules=tuple(args.invariant), ties=tuple(args.tie))
+                  rules=tuple(args.invariant), ties=tuple(args.tie), uncertainty=args.uncertainty)
     _check_inputs(args.table, args.constraints)
     if args.engine != "dask" and (args.scheduler is not None or args.workers is not None):
         raise UsageError("--scheduler and --workers choose the Dask cluster: add --engine dask")

@@ -40,11 +40,13 @@ from ._release import Progress, Release, make_release
 from ._request import MAX_PAIRS, NORMS, Request
 from ._statement import privacy_statement, route_record
 from ._tables import Table, TableSet, load_table, read_table_keys
+from ._uncertainty import cell_uncertainty, noise_interval
 from ._wide_tables import WideTable, read_table_csv, read_wide_table
 
 __all__ = [
     "aligned",
     "AUDIT_NOTE",
+    "cell_uncertainty",
     "chain_noise",
     "chain_noise_path",
     "COEFFICIENT_LIMIT",
@@ -70,6 +72,7 @@ __all__ = [
     "MECHANISMS",
     "Neighbours",
     "NotPartitionable",
+    "noise_interval",
     "NORMS",
     "PART_CELLS",
     "PartitionedRelease",

@@ -54,7 +54,12 @@ def _csv_writer(lines: list[list[str]]):
     return write
 
 
-def _parquet_writer(table, out: Path, values: np.ndarray):
+def _text(value) -> str:
+    """A cell of an added column as CSV text: an integer as it is, a float as Python writes it (exactly)."""
+    return repr(float(value)) if isinstance(value, np.floating) else str(int(value))
+
+
+def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = None):
     """A long table's release as Parquet: a Parquet input's schema kept, a CSV input's keys as text."""
     layout = table.layout
     if not isinstance(layout, LongTable):
@@ -70,7 +75,7 @@ def _parquet_writer(table, out: Path, values: np.ndarray):
 
     def write(path: Path) -> None:
         with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
-            write_parquet(fh, source, layout.count_column, np.asarray(values, dtype=np.int64))
+            write_parquet(fh, source, layout.count_column, np.asarray(values, dtype=np.int64), extra)
 
     return write
 
@@ -235,12 +240,18 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
         raise UsageError(f"{count_of(len(tables), 'table')} need{'s' if len(tables) == 1 else ''} "
                          f"{count_of(len(tables), 'output')} (one -o each, in order); got {len(outputs)}")
     files = []
-    for t, values, out in zip(tables, np.split(release.values, np.cumsum([len(t.keys) for t in tables])[:-1]), outputs,
-                              strict=True):
+    cuts = np.cumsum([len(t.keys) for t in tables])[:-1]
+    extras = ([dict(zip(release.uncertainty, parts, strict=True))
+               for parts in zip(*(np.split(c, cuts) for c in release.uncertainty.values()), strict=True)]
+              if release.uncertainty is not None else [None] * len(tables))
+    for t, values, extra, out in zip(tables, np.split(release.values, cuts), extras, outputs, strict=True):
         if is_parquet(out):
-            files.append((out, _parquet_writer(t, out, values)))
+            files.append((out, _parquet_writer(t, out, values, extra)))
             continue
         lines = t.with_cells(values)
+        if extra is not None:  # a long table's lines: the columns appended (make_release refused a wide one)
+            lines = [[*lines[0], *extra], *([*line, *(_text(c[i]) for c in extra.values())]
+                                           for i, line in enumerate(lines[1:]))]
         if isinstance(t.layout, LongTable):  # the header and the input's lines, each with its new count
             same = len(lines) == len(t.layout.counts) + 1
         else:  # a wide table's margins are recomputed: its rows and their labels must stay the input's

@@ -256,7 +256,7 @@ def _check_types(path, table, count_column: int) -> None:
                              "not integers (a Parquet table's counts are an integer type)")
 
 
-def write_parquet(path, source, count_column: int, values: np.ndarray) -> None:
+def write_parquet(path, source, count_column: int, values: np.ndarray, extra: dict | None = None) -> None:
     """Write ``source`` (a pyarrow Table) with its count column replaced by ``values`` (int64) to ``path``.
 
     Parameters
@@ -269,10 +269,14 @@ def write_parquet(path, source, count_column: int, values: np.ndarray) -> None:
         The count column's position.
     values : numpy.ndarray of int64
         The released counts, one per row.
+    extra : dict of str to numpy.ndarray, optional
+        Columns appended after the input's (the uncertainty's), one value per row.
     """
     import pyarrow as pa  # deferred: only a Parquet release needs it
     import pyarrow.parquet as pq
 
     name = source.schema.names[count_column]
     released = source.set_column(count_column, pa.field(name, pa.int64()), pa.array(values, type=pa.int64()))
+    for column, data in (extra or {}).items():
+        released = released.append_column(column, pa.array(data))
     pq.write_table(released, path)

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from ..errors import InfeasibleError, InputError, UncertifiableError
+from ..errors import InfeasibleError, InputError, UncertifiableError, UsageError
 from ..exact._integer_sources import seeded_source, system_source
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ..lattice._invariants import as_sparse, implied_by_partition, row_values
@@ -52,6 +52,7 @@ from ._release import Progress, _nonnegative, _sha256, no_acceptance
 from ._request import Request
 from ._statement import ExactPieces, exact_route, invariant_entry, privacy_statement
 from ._tables import Table
+from ._uncertainty import COLUMNS, cell_uncertainty, join_draws, uncertainty_columns, uncertainty_record
 
 #: the cells of a part, at least (whole partitions): a few MB of working memory per part
 PART_CELLS = 1 << 20
@@ -105,6 +106,9 @@ class PartResult:
         The part's free cells (its lattice's dimension).
     cells : int
         The part's cells.
+    draws : tuple of int, default (0, 0)
+        With ``Request.uncertainty``, the fewest and the most simulated draws of a block shape ((0, 0): exact
+        laws).
     """
 
     invariants: dict[int, tuple[list[str], list[int]]]
@@ -115,6 +119,7 @@ class PartResult:
     attempts: int
     free: int
     cells: int
+    draws: tuple[int, int] = (0, 0)
 
 
 def read_part(layout: PartitionLayout, start: int, end: int):
@@ -234,11 +239,15 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
         got = invariants.setdefault(family, ([], []))
         got[0].append(label)
         got[1].append(value)
-    write_parquet(output, source, layout.count_column, values)
+    extra, draws = None, (0, 0)
+    if req.uncertainty is not None:  # the whole table's columns: each block shape's law is the same in every part
+        got = cell_uncertainty(exact, len(x), req, unit, req.uncertainty)
+        extra, draws = uncertainty_columns(values, got), got["draws"]
+    write_parquet(output, source, layout.count_column, values, extra)
     return PartResult(invariants, row_values(runs, x) if runs is not None else [],
                       row_values(runs, values) if runs is not None else [],
                       ExactPieces.of(exact, unit, table.cell_labels, req), _repeated_column(sparse.csc_array(A)),
-                      attempts, exact.n_free, len(x))
+                      attempts, exact.n_free, len(x), draws)
 
 
 def _part_rows(table: Table, layout: PartitionLayout) -> tuple[sparse.csr_array, list[str], list[int]]:
@@ -376,6 +385,9 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     if output.suffix.lower() != ".parquet" or output.is_dir():
         raise NotPartitionable("a table released part by part is written as one Parquet file")
     layout = partition_layout(path, families, count_column, part_cells)
+    clash = [c for c in COLUMNS if c.casefold() in {h.casefold() for h in layout.header}]
+    if req.uncertainty is not None and clash:
+        raise UsageError(f"--uncertainty adds the columns {', '.join(COLUMNS)}; {layout.path} has {clash[0]!r} already")
     if layout.cells < MIN_CELLS:
         raise NotPartitionable(f"fewer than {MIN_CELLS:,} cells")
     unit = calibrate(req)
@@ -453,8 +465,14 @@ def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartRe
     pieces = results[0].pieces
     for r in results[1:]:
         pieces = pieces.join(r.pieces)
-    return privacy_statement(plan, guarantee, exact_route(req, unit, plan.tables_in_norm, pieces), None,
-                             invariants=entries, cells=layout.cells)
+    statement = privacy_statement(plan, guarantee, exact_route(req, unit, plan.tables_in_norm, pieces), None,
+                                  invariants=entries, cells=layout.cells)
+    if req.uncertainty is not None:
+        draws = (0, 0)
+        for r in results:
+            draws = join_draws(draws, r.draws)
+        statement["uncertainty"] = uncertainty_record(req.uncertainty, draws)
+    return statement
 
 
 def _join_parts(parts: list[Path], path: Path) -> None:

@@ -67,17 +67,19 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from ..errors import InfeasibleError, InputError, InvariantError, UncertifiableError
+from ..errors import InfeasibleError, InputError, InvariantError, UncertifiableError, UsageError
 from ..exact._integer_sources import seeded_source, system_source
 from ..lattice._bases import with_mixing_basis
 from ..lattice._integer_lattice import COUNT_LIMIT, IntegerLattice
 from ..lattice._invariants import blocks, row_values
 from ..mcmc._samplers import sample
+from ._long_tables import LongTable
 from ._parquet_tables import table_files
 from ._plan import Plan
 from ._request import Request
 from ._statement import privacy_statement, route_record
 from ._tables import Table, TableSet
+from ._uncertainty import COLUMNS, cell_uncertainty, uncertainty_columns, uncertainty_record
 
 
 class Progress:
@@ -170,6 +172,9 @@ class Release:
     audit : dict
         The confidential audit record: the input's path, SHA-256 and cells, the exact
         sampler's attempts, the route, the run time.
+    uncertainty : dict or None, default None
+        With ``Request.uncertainty``, the columns added to the released table, each of shape (n,)
+        (:func:`isdp.release._uncertainty.uncertainty_columns`); else None.
 
     Examples
     --------
@@ -194,6 +199,7 @@ class Release:
     values: np.ndarray  # int64 (n,)
     statement: dict
     audit: dict
+    uncertainty: dict | None = None
 
 
 def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> Release:
@@ -295,6 +301,8 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     >>> tmp.cleanup()
     """
     started = time.perf_counter()
+    if req.uncertainty is not None:
+        _check_uncertainty_columns(table)
     plan = Plan.of(table, A, labels, req)
     A = plan.A
     x = table.x
@@ -353,6 +361,11 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         guarantee = plan.guarantee(float(certificate.bound(iterations)[0]), LEVEL)
     plan.check_not_weaker(guarantee)
     statement = privacy_statement(plan, guarantee, route_record(plan, lattice, certificate, proposal_eps), invariants)
+    columns = None
+    if req.uncertainty is not None:
+        got = cell_uncertainty(plan.exact, len(x), req, plan.unit, req.uncertainty)
+        columns = uncertainty_columns(values, got)
+        statement["uncertainty"] = uncertainty_record(req.uncertainty, got["draws"])
     inputs = [{"path": str(t.path), "sha256": _sha256(t.path), "cells": len(t.keys)}
               for t in (table.tables if isinstance(table, TableSet) else [table])]
     audit.update(
@@ -360,7 +373,18 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         seconds=round(time.perf_counter() - started, 3),
         route=statement["route"]["name"],
     )
-    return Release(table, values, statement, audit)
+    return Release(table, values, statement, audit, columns)
+
+
+def _check_uncertainty_columns(table: Table | TableSet) -> None:
+    """Refuse ``--uncertainty`` for a wide table, or a long one with a column of the names it adds."""
+    for t in table.tables if isinstance(table, TableSet) else (table,):
+        if not isinstance(t.layout, LongTable):
+            raise UsageError(f"--uncertainty adds columns to a long table (key columns and a count column); {t.path} "
+                             "is wide")
+        clash = [c for c in COLUMNS if c.casefold() in {h.casefold() for h in t.layout.header}]
+        if clash:
+            raise UsageError(f"--uncertainty adds the columns {', '.join(COLUMNS)}; {t.path} has {clash[0]!r} already")
 
 
 def no_acceptance(req: Request) -> str:

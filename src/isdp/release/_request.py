@@ -66,6 +66,10 @@ class Request:
         coefficients (:func:`isdp.release.privacy_statement`).
     ties : tuple of str, default ()
         Likewise the ties between tables (``--tie``).
+    uncertainty : float or None, default None
+        Add to the released long table each cell's noise standard deviation and an interval at
+        this level, in (0, 1), for its true count (``--uncertainty``: exact routes only;
+        :func:`isdp.release.cell_uncertainty`).
 
     See Also
     --------
@@ -101,6 +105,7 @@ class Request:
     progress: bool = False
     rules: tuple[str, ...] = ()  # the --invariant families: the statement states their rows by rule
     ties: tuple[str, ...] = ()  # the --tie rules, likewise
+    uncertainty: float | None = None  # the level of each cell's interval for its true count, or None: none
 
     @property
     def chain_possible(self) -> bool:
@@ -121,7 +126,8 @@ class Request:
             An unknown norm; ε missing, not a number or outside [1e-9, 700]; a negative seed; δ
             missing or outside (0, 1) for the Gaussian or the chain, or given to the pure ℓ1
             route; ``free_cells`` with another norm or with ``allow_chain``; ``pairs`` outside
-            [2, :data:`MAX_PAIRS`]; ``max_iter`` or ``max_attempts`` below 2.
+            [2, :data:`MAX_PAIRS`]; ``max_iter`` or ``max_attempts`` below 2; ``uncertainty``
+            outside (0, 1) or with a route that may run the chain.
         isdp.errors.UncertifiableError
             A run without a seed that may need the chain: its random numbers are not
             cryptographic, so it is refused for publication.
@@ -158,6 +164,10 @@ class Request:
         for name in ("max_iter", "max_attempts"):
             if getattr(self, name) < 2:
                 raise UsageError(f"--{name.replace('_', '-')} must be at least 2")
+        if self.uncertainty is not None and not (0 < self.uncertainty < 1 and not self.chain_possible):
+            raise UsageError(f"--uncertainty LEVEL needs a level in (0, 1) and an exact route (--norm l1 or gaussian, "
+                             f"without --allow-chain); got {self.uncertainty}"
+                             + (" with a chain" if self.chain_possible else ""))
         if self.chain_possible and self.seed is None:
             raise UncertifiableError(
                 "the certified chain is refused for publication: its random numbers come from xoshiro256** "

@@ -14,6 +14,7 @@ from isdp.lattice import row_values
 from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
 from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_partitioned
 from isdp.release._partitions import NotPartitionable
+from isdp.release._uncertainty import COLUMNS
 
 CELLS = 12_000
 
@@ -47,7 +48,18 @@ def _both(tmp_path, path, rules, part_cells, **options):
                                part_cells=part_cells)
     released = pq.read_table(tmp_path / "p.parquet")
     assert released.schema.field("count").type == pa.int64()
-    assert released.drop(["count"]).equals(pq.read_table(path).drop(["count"]))
+    added = list(COLUMNS) if req.uncertainty is not None else []
+    assert released.drop(["count", *added]).equals(pq.read_table(path).drop(["count"]))
+    if added:  # the whole table's columns: the same noise sd and interval offsets cell by cell
+        whole = pq.read_table(tmp_path / "w.parquet")
+        for written in (released, whole):
+            assert written.column_names[-3:] == added
+        values = released.column("count").to_numpy()
+        whole_values = whole.column("count").to_numpy()
+        assert np.array_equal(released.column("noise_sd").to_numpy(), whole.column("noise_sd").to_numpy())
+        for end in ("lower", "upper"):
+            assert np.array_equal(values - released.column(end).to_numpy(),
+                                  whole_values - whole.column(end).to_numpy())
     values = released.column("count").to_numpy()
     assert row_values(A, values) == row_values(A, table.x)  # every invariant, the spanning ones included
     return (tmp_path / "w.json").read_bytes(), (tmp_path / "p.json").read_bytes(), done, table.x, values
@@ -61,6 +73,8 @@ def _both(tmp_path, path, rules, part_cells, **options):
     ("nested", ["total", "by:state", "by:state,county", "by:state,age"], {"norm": "gaussian", "delta": 1e-6}),
     ("nested", ["by:state,age", "total", "by:state,county"], {"free_cells": True}),
     ("nested", ["by:state,county"], {}),
+    ("blocks", ["total", "by:group"], {"uncertainty": 0.9}),
+    ("nested", ["by:state,age", "by:state,county"], {"free_cells": True, "uncertainty": 0.8}),
 ])
 def test_the_statement_is_the_whole_table_s_byte_for_byte(tmp_path, shape, rules, options):
     path = _table(tmp_path, _blocks() if shape == "blocks" else _nested())
