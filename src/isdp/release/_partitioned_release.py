@@ -412,7 +412,9 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
         audit = {"exact_sampler": {"attempts": sum(r.attempts for r in results), "accepted": True},
                  "input": {"path": str(layout.path), "sha256": _sha256(layout.path), "cells": layout.cells},
                  "seconds": round(time.perf_counter() - started, 3), "route": statement["route"]["name"],
-                 "partitions": {"key": list(layout.key), "parts": len(layout.parts), "partitions": layout.runs}}
+                 "partitions": {"key": list(layout.key), "parts": len(layout.parts), "partitions": layout.runs,
+                                "each": [{"rows": [start, end], "partitions": [first, last], "attempts": r.attempts}
+                                         for (start, end, first, last), r in zip(layout.parts, results, strict=True)]}}
         record = audit_record(audit, [output], statement_path)
         write_all([(output, lambda tmp: _join_parts(outputs, tmp)), (statement_path, _json_writer(statement)),
                    (audit_path, _json_writer(record))], force=force)

@@ -80,7 +80,11 @@ def test_the_statement_is_the_whole_table_s_byte_for_byte(tmp_path, shape, rules
     path = _table(tmp_path, _blocks() if shape == "blocks" else _nested())
     whole, parts, done, _, _ = _both(tmp_path, path, rules, 2_500, seed=5, **options)
     assert parts == whole
-    assert done.audit["partitions"]["parts"] > 1
+    listed = done.audit["partitions"]
+    assert listed["parts"] == len(listed["each"]) > 1  # the audit lists the parts: rows, partitions, attempts
+    assert sum(p["attempts"] for p in listed["each"]) == done.audit["exact_sampler"]["attempts"]
+    assert [p["rows"][0] for p in listed["each"]][1:] == [p["rows"][1] for p in listed["each"]][:-1]
+    assert listed["each"][-1]["rows"][1] == CELLS and listed["each"][-1]["partitions"][1] == listed["partitions"]
     statement = json.loads(parts)
     assert statement["cells"]["count"] == done.cells == CELLS and len(statement["invariants"]) == done.invariants
 

@@ -127,5 +127,5 @@ def test_the_docs_state_the_constants_the_code_uses():
     page = (Path(__file__).resolve().parents[3] / "docs" / "release.md").read_text()
     assert u.SIMULATED_CELLS == 2 * 10**7 and "⌈2·10⁷ / its cells⌉" in page
     assert (u.MIN_DRAWS, u.MAX_DRAWS) == (200, 20_000) and "between 200 and 20,000" in page
-    assert u._TAIL == 1e-15 and "below 10⁻¹⁵ per free cell" in page
+    assert u._TAIL == 1e-15 and "(its tails below 10⁻¹⁵ left out)" in page and "below 10⁻¹⁶" in page
     assert "releases a known table 200 times at LEVEL 0.9" in page and LEVEL == 0.9
