@@ -42,6 +42,7 @@ table is the one the committed CSV gives).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
@@ -154,7 +155,7 @@ _WITH_PEAK = ("import atexit, runpy, sys\n"
               "runpy.run_module('isdp', run_name='__main__')\n")
 
 
-def run_isdp(args: list[str], stderr) -> tuple[float, int, int]:
+def run_isdp(args: list[str], stderr, tree: bool = False) -> tuple[float, int, int]:
     """``isdp ARGS`` in a fresh process: its wall seconds, exit status and peak memory (KB).
 
     Parameters
@@ -163,12 +164,26 @@ def run_isdp(args: list[str], stderr) -> tuple[float, int, int]:
         The command's arguments after ``isdp``.
     stderr : file
         Where its standard error goes (its standard output is discarded).
+    tree : bool, default False
+        Peak memory of the command and every process it starts (Dask's workers): their resident
+        memory summed every 0.2 s, the largest sum; else the command's own high-water mark.
 
     Returns
     -------
     tuple
         (seconds, exit status, peak memory in KB).
     """
+    if tree:
+        import psutil  # here: only a command that starts processes of its own is measured so
+
+        tick = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "isdp", *args], stdout=subprocess.DEVNULL, stderr=stderr)
+        root, peak = psutil.Process(proc.pid), 0
+        while proc.poll() is None:
+            with contextlib.suppress(psutil.Error):  # a process that ended between the listing and the reading
+                peak = max(peak, sum(p.memory_info().rss for p in [root, *root.children(recursive=True)]))
+            time.sleep(0.2)
+        return time.perf_counter() - tick, proc.returncode, peak // 1024
     with tempfile.NamedTemporaryFile(suffix=".peak") as peak:
         tick = time.perf_counter()
         code = subprocess.call([sys.executable, "-c", _WITH_PEAK, peak.name, *args], stdout=subprocess.DEVNULL,

@@ -17,6 +17,10 @@ the cells per second and the process's peak memory:
   counties × 100 age groups, under the nation's total, each state's, each county's and each
   state's age margin, on the Gaussian route (δ = 10⁻⁶): one block per state, two margins each,
   drawn by Klein's sampler;
+- ``isdp-release-l1-parquet-dask`` and ``isdp-release-nested-parquet-dask``: the same two Parquet
+  releases with ``--engine dask --workers 2`` (a local cluster of two worker processes, started and
+  closed by the command, inside the timing); their peak memory is the process tree's, summed every
+  0.2 s;
 - ``isdp-klein-compiled``: ``isdp.exact.LatticeBlock.draw_blocks`` alone, N/100 blocks of 100 cells
   under one total at σ = 4 (OpenDP's Gaussian row's scale), exact discrete Gaussian noise on the
   invariants' lattice;
@@ -32,7 +36,7 @@ of 10,000 first); the release rows time the whole command, interpreter start-up 
 machine's sampler speed (``measurements_table.sampler_speed``) is measured in the same run and
 stored beside the rows.
 
-    python benchmarks/release_throughput.py                 # the default sizes (about 5 minutes)
+    python benchmarks/release_throughput.py                 # the default sizes (about 40 minutes)
     python benchmarks/release_throughput.py --docs          # only rewrite the docs table from the CSV
 
 Writes benchmarks/results/release_throughput.csv and the table between
@@ -56,9 +60,11 @@ THROUGHPUT = RESULTS / "release_throughput.csv"
 DOC = ROOT / "docs" / "performance.md"
 #: (row, cell counts) run by default; the release command is timed on the smaller tables only
 DEFAULT = {"isdp-release-l1": (10_000, 100_000, 1_000_000), "isdp-release-gaussian": (10_000, 100_000),
-           "isdp-release-l1-parquet": (100_000, 1_000_000, 10_000_000),
+           "isdp-release-l1-parquet": (100_000, 1_000_000, 10_000_000, 100_000_000),
+           "isdp-release-l1-parquet-dask": (10_000_000, 100_000_000),
            "isdp-release-gaussian-margins": (1_000_000,), "isdp-release-gaussian-margins-parquet": (1_000_000,),
-           "isdp-release-nested-parquet": (1_000_000, 10_000_000),
+           "isdp-release-nested-parquet": (1_000_000, 10_000_000, 100_000_000),
+           "isdp-release-nested-parquet-dask": (10_000_000, 100_000_000),
            "isdp-klein-compiled": (100_000, 1_000_000, 10_000_000),
            "isdp-dg-compiled": (100_000, 1_000_000, 10_000_000), "isdp-dg-array": (100_000, 1_000_000),
            "opendp-laplace": (100_000, 1_000_000), "opendp-gaussian": (100_000, 1_000_000)}
@@ -71,6 +77,10 @@ WHAT = {"isdp-release-l1": "`isdp release`, exact ℓ1 route (whole command)",
         "isdp-release-nested-parquet": "`isdp release`, exact Gaussian route, nested geography (50 states × "
                                        "counties × 100 ages: nation, states, counties, each state's age margin), "
                                        "Parquet in and out (whole command)",
+        "isdp-release-l1-parquet-dask": "`isdp release --engine dask --workers 2`, exact ℓ1 route, Parquet in and "
+                                        "out (whole command; memory: the process tree's)",
+        "isdp-release-nested-parquet-dask": "`isdp release --engine dask --workers 2`, nested geography as above "
+                                            "(whole command; memory: the process tree's)",
         "isdp-klein-compiled": "isdp Klein sampler, blocks of 100 under one total (noise alone)",
         "isdp-release-gaussian": "`isdp release`, exact Gaussian route (whole command)",
         "isdp-dg-compiled": "isdp `compiled_double_geometric` (noise alone)",
@@ -136,13 +146,17 @@ def _release_row(sampler: str, cells: int) -> dict:
     return {"seconds": row["seconds"], "peak_mb": row["peak_mb"]}
 
 
-#: the Parquet release rows: (the table's shape, the invariants and route)
+#: the Parquet release rows: (the table's shape, the invariants and route); a ``-dask`` row is its row's release on a
+#: local Dask cluster of two worker processes
+_DASK = ["--engine", "dask", "--workers", "2"]
 _PARQUET = {"isdp-release-l1-parquet": ("blocks", ["--invariant", "by:group"]),
             "isdp-release-gaussian-margins-parquet": ("margins", ["--invariant", "all-margins", "--norm", "gaussian",
                                                                   "--delta", "1e-6"]),
             "isdp-release-nested-parquet": ("nested", ["--invariant", "total", "--invariant", "by:state",
                                                        "--invariant", "by:state,county", "--invariant", "by:state,age",
                                                        "--norm", "gaussian", "--delta", "1e-6"])}
+_PARQUET.update({f"{row}-dask": (shape, [*invariants, *_DASK]) for row, (shape, invariants) in list(_PARQUET.items())
+                 if row != "isdp-release-gaussian-margins-parquet"})
 
 
 def _parquet_columns(shape: str, cells: int) -> dict:
@@ -158,10 +172,17 @@ def _parquet_columns(shape: str, cells: int) -> dict:
         side = round(cells**0.5)
         row, col = np.divmod(np.arange(side * side), side)
         return {"row": text("r", row), "col": text("c", col)}
-    # nested geography: 50 states, each of cells / 5,000 counties × 100 age groups
+    # nested geography: 50 states, each of cells / 5,000 counties × 100 age groups; the text keys as dictionary
+    # arrays (a code per cell and each label once: 10⁸ cells as numpy text would take tens of GB)
+    import pyarrow as pa
+
+    def coded(prefix, codes, size):
+        return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()), pa.array(text(prefix, np.arange(size))))
+
     state, rest = np.divmod(np.arange(cells), cells // 50)
     county, age = np.divmod(rest, 100)
-    return {"state": text("s", state), "county": text("c", county), "age": text("a", age)}
+    del rest
+    return {"state": coded("s", state, 50), "county": coded("c", county, cells // 5000), "age": coded("a", age, 100)}
 
 
 def _parquet_release_row(sampler: str, cells: int) -> dict:
@@ -177,10 +198,10 @@ def _parquet_release_row(sampler: str, cells: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         table, out = Path(tmp, "t.parquet"), Path(tmp, "out.parquet")
         columns = _parquet_columns(shape, cells)
-        pq.write_table(pa.table({**columns, "count": rng.poisson(50, len(next(iter(columns.values()))))}), table)
+        pq.write_table(pa.table({**columns, "count": rng.poisson(50, cells)}), table)
         del columns
         seconds, code, peak = run_isdp(["release", str(table), *invariants, "--epsilon", "1", "-o", str(out),
-                                        "--quiet"], None)
+                                        "--quiet"], None, tree=sampler.endswith("-dask"))
         if code != 0:
             raise RuntimeError(f"the Parquet release {sampler} of {cells} cells failed")
         return {"seconds": seconds, "peak_mb": round(peak / 1024)}
@@ -204,6 +225,7 @@ def render_table(rows: list[dict], sampler_mups: float | None) -> str:
     for row in rows:
         lines.append(f"| {WHAT[row['sampler']]} | {int(row['cells']):,} | {float(row['seconds']):,.2f} | "
                      f"{int(row['cells_per_second']):,} | {int(row['peak_mb']):,} MB |")
+    lines += _projection(rows)
     ratios = _family_ratios(rows)
     if ratios:
         lines += ["", "Noise per core against OpenDP's exact sampler of the same family, on the same number of cells: "
@@ -218,6 +240,36 @@ def render_table(rows: list[dict], sampler_mups: float | None) -> str:
 FAMILIES = {"isdp-dg-compiled": ("opendp-laplace", "the double geometric (discrete Laplace)"),
             "isdp-klein-compiled": ("opendp-gaussian", "Klein's discrete Gaussian on the invariants' lattice, against "
                                                        "OpenDP's discrete Gaussian")}
+
+
+#: the Dask rows whose largest release projects a histogram of billions of cells, and the workers they ran on
+_PROJECTED = {"isdp-release-l1-parquet-dask": "blocks of 100 (ℓ1)",
+              "isdp-release-nested-parquet-dask": "nested geography (Gaussian)"}
+_WORKERS = 2
+
+
+def _projection(rows: list[dict]) -> list[str]:
+    """Cells per worker-second of each Dask row's largest release, and what they project for 10⁹ and 10¹⁰ cells."""
+    out = []
+    for sampler, what in _PROJECTED.items():
+        runs = [r for r in rows if r["sampler"] == sampler]
+        if not runs:
+            continue
+        run = max(runs, key=lambda r: int(r["cells"]))
+        rate = int(run["cells"]) / (float(run["seconds"]) * _WORKERS)
+        hours = [n / rate / 3600 for n in (1e9, 1e10)]
+        out.append(f"{what}: {rate:,.0f} cells per worker-second at {int(run['cells']):,} cells, so 10⁹ cells in "
+                   f"{hours[0]:,.1f} worker-hours ({hours[0] * 60 / 100:,.1f} min on 100 workers) and 10¹⁰ in "
+                   f"{hours[1]:,.0f} ({hours[1] * 60 / 100:,.0f} min on 100)")
+    if not out:
+        return []
+    return ["", "Projected for a census histogram of billions of cells, from the two-worker Dask rows (cells per "
+                "worker-second = cells / (seconds × 2), the command's start-up and the cluster's included): "
+            + "; ".join(out) + ". The projection assumes the parts stay independent (a partition key with many "
+            "values: no block larger than a part), the per-core speed of this machine, a filesystem that reads the "
+            "input and takes the parts' files as fast as the workers need, and the driver's own work (reading the "
+            "partition key, joining the parts' files and the statement, a share of the time measured here) "
+            "growing no faster than the cells."]
 
 
 def _family_ratios(rows: list[dict]) -> list[str]:
