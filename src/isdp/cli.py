@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from . import __version__
-from .errors import InputError, ReleaseError, UsageError
+from .errors import InputError, NotPartitionable, ReleaseError, UsageError
 
 #: the exit statuses of ``isdp release`` (the epilog of its ``--help``): each
 #: :class:`~isdp.errors.ReleaseError` kind carries its own as ``exit_code``
@@ -300,7 +300,6 @@ def _release_in_parts(args, req, outputs: list[Path], statement_path: Path, audi
     or cannot be released so (``--engine dask`` then refuses)."""
     from .release._parquet_tables import is_parquet, table_rows  # deferred, as the release's modules
     from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
-    from .release._partitions import NotPartitionable  # deferred, as above
 
     dask = args.engine == "dask"
     eligible = (len(args.table) == 1 and args.constraints is None and not args.tie and args.format != "wide"

@@ -15,7 +15,8 @@ class IsdpError(Exception):
 
     Each kind also derives from the builtin a Python user would catch: bad input is a
     :class:`ValueError` (:class:`InvariantError`, :class:`DrawsError`, :class:`UsageError`,
-    :class:`InputError`, :class:`InfeasibleError`), a computation that ended without a result a
+    :class:`InputError`, :class:`InfeasibleError`, and :class:`NotPartitionable`, a table a release
+    cannot cut into parts), a computation that ended without a result a
     :class:`RuntimeError` (:class:`SolverError`, :class:`CertificationError`,
     :class:`UncertifiableError`). The refusals of ``isdp release`` derive from
     :class:`ReleaseError` too, which carries the command's exit status.
@@ -343,6 +344,25 @@ class UncertifiableError(ReleaseError, CertificationError):
     exit_code = 5
 
 
+class NotPartitionable(IsdpError, ValueError):  # noqa: N818 -- a decision, not a failure: the whole table is released
+    """A table that cannot be released part by part with the whole table's statement (the reason given).
+
+    Raised by :func:`isdp.release.release_partitioned` before a count is read, or by a part whose
+    columns need the row-by-row reading; nothing is written. ``isdp release`` then releases the
+    whole table instead, which states any refusal with its row (``--engine dask`` refuses).
+
+    Examples
+    --------
+    >>> from isdp.errors import NotPartitionable
+    >>> from isdp.release._partitions import partition_key
+    >>> try:
+    ...     partition_key(["all-margins"], ["sex", "age"])
+    ... except NotPartitionable as why:
+    ...     print(why)
+    the family 'all-margins' is not a total by key columns
+    """
+
+
 __all__ = [
     "CertificationError",
     "DrawsError",
@@ -350,6 +370,7 @@ __all__ = [
     "InputError",
     "InvariantError",
     "IsdpError",
+    "NotPartitionable",
     "ReleaseError",
     "SolverError",
     "UncertifiableError",

@@ -20,6 +20,7 @@ BUILTIN = {
     "SolverError": RuntimeError,
     "CertificationError": RuntimeError,
     "UncertifiableError": RuntimeError,
+    "NotPartitionable": ValueError,
 }
 
 

@@ -32,7 +32,6 @@ from ._files import AUDIT_NOTE, write_release
 from ._long_tables import LongTable, read_long_table
 from ._neighbours import LARGEST_GROUP, TWO_PERSON_SHIFT, Neighbours, SmallestChange, two_person_shift
 from ._partitioned_release import PART_CELLS, PartitionedRelease, release_partitioned
-from ._partitions import NotPartitionable
 from ._plan import MECHANISMS, Plan, dry_run
 from ._privacy import PERSON_L1, PERSON_L2, PERSON_SHIFT, Guarantee, gaussian_rho, gaussian_sigma, unit_epsilon
 from ._privacy_audit import chain_noise, chain_noise_path, dg_box_tail, exact_route_noise
@@ -71,7 +70,6 @@ __all__ = [
     "max_privacy_loss",
     "MECHANISMS",
     "Neighbours",
-    "NotPartitionable",
     "noise_interval",
     "NORMS",
     "PART_CELLS",

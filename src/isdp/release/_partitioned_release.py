@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from ..errors import InfeasibleError, InputError, UncertifiableError, UsageError
+from ..errors import InfeasibleError, InputError, NotPartitionable, UncertifiableError, UsageError
 from ..exact._integer_sources import seeded_source, system_source
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ..lattice._invariants import as_sparse, implied_by_partition, row_values
@@ -46,7 +46,7 @@ from ._constraints import _family_rows, _grouped_rows
 from ._files import _json_writer, audit_record, write_all
 from ._neighbours import _PAIR_SUM_LIMIT, Neighbours, _repeated_column
 from ._parquet_tables import plain_columns, write_parquet
-from ._partitions import NotPartitionable, PartitionLayout, partition_layout
+from ._partitions import PartitionLayout, partition_layout
 from ._plan import NO_EXACT_SAMPLER, Plan, calibrate, exact_sampler
 from ._release import Progress, _nonnegative, _sha256, no_acceptance
 from ._request import Request
@@ -184,7 +184,7 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
 
     Raises
     ------
-    NotPartitionable
+    isdp.errors.NotPartitionable
         Columns that need the row-by-row reading, or a partition total its invariants do not imply.
     isdp.errors.ReleaseError
         As :func:`isdp.release.make_release`.
@@ -346,7 +346,7 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
 
     Raises
     ------
-    NotPartitionable
+    isdp.errors.NotPartitionable
         The table or the request cannot be released part by part with the whole table's
         statement (the caller releases the whole table). Nothing is written.
     isdp.errors.ReleaseError

@@ -9,8 +9,8 @@ between those runs into parts of about ``part_cells`` cells, which :mod:`isdp.re
 one at a time, or on many workers, with the statement of the whole table.
 
 :func:`partition_layout` reads the key columns of K only, once, and decides; what it cannot
-decide the same way as the whole-table release would is :class:`NotPartitionable`, and the
-release is then made from the whole table.
+decide the same way as the whole-table release would is :class:`~isdp.errors.NotPartitionable`,
+and the release is then made from the whole table.
 """
 
 from __future__ import annotations
@@ -21,30 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InvariantError
+from ..errors import InvariantError, NotPartitionable
 from ._long_tables import _count_column
 from ._parquet_tables import table_files
 
 #: rows read at a time from a Parquet file when its partition key is scanned
 _BATCH_ROWS = 1 << 18
-
-
-class NotPartitionable(Exception):  # noqa: N818 -- a decision, not a failure: the whole table is released instead
-    """The table cannot be released partition by partition with the whole table's statement (the reason given).
-
-    Raised before a count is read or, by a part, when its columns need the row-by-row reading;
-    the caller releases the whole table instead, which states any refusal with its row.
-
-    Examples
-    --------
-    >>> from isdp.release import NotPartitionable
-    >>> from isdp.release._partitions import partition_key
-    >>> try:
-    ...     partition_key(["all-margins"], ["sex", "age"])
-    ... except NotPartitionable as why:
-    ...     print(why)
-    the family 'all-margins' is not a total by key columns
-    """
 
 
 @dataclass(frozen=True)

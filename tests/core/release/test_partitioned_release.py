@@ -10,10 +10,10 @@ import pytest
 from scipy import stats
 
 from isdp.cli import main
+from isdp.errors import NotPartitionable
 from isdp.lattice import row_values
 from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
 from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_partitioned
-from isdp.release._partitions import NotPartitionable
 from isdp.release._uncertainty import COLUMNS
 
 CELLS = 12_000

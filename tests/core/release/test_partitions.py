@@ -5,9 +5,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from isdp.errors import NotPartitionable
 from isdp.lattice import blocks
 from isdp.release import constraint_matrix, load_table
-from isdp.release._partitions import NotPartitionable, partition_key, partition_layout
+from isdp.release._partitions import partition_key, partition_layout
 
 NESTED = ["total", "by:state", "by:state,county", "by:state,age"]
 
