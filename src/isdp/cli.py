@@ -266,13 +266,9 @@ def _release(args, parser) -> int:
     req.check()  # cheap parameter errors before reading anything
     done = _release_in_parts(args, req, outputs, statement_path, audit_path)
     if done is not None:
-        print(f"released {outputs[0]} ({count_of(done.cells, 'cell')}, {count_of(done.invariants, 'invariant')} "
-              f"kept exactly, in {count_of(done.audit['partitions']['parts'], 'part')})")
-        print(f"privacy statement (publishable): {statement_path}")
-        print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit_path}")
-        _print_guarantee(done.statement)
-        if args.seed is not None:
-            print("warning: seeded run — reproducible, NOT for publication", file=sys.stderr)
+        _report(f"{outputs[0]} ({count_of(done.cells, 'cell')}, {count_of(done.invariants, 'invariant')} kept "
+                f"exactly, in {count_of(done.audit['partitions']['parts'], 'part')})", statement_path, audit_path,
+                done.statement, args.seed)
         return 0
     table = load()
     A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
@@ -284,14 +280,20 @@ def _release(args, parser) -> int:
         kept = "; the earlier files are as they were" if args.force else ""
         raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
                          ) from None
-    print(f"released {', '.join(map(str, outputs))} ({count_of(len(release.values), 'cell')}, "
-          f"{count_of(len(labels), 'invariant')} kept exactly)")
+    _report(f"{', '.join(map(str, outputs))} ({count_of(len(release.values), 'cell')}, "
+            f"{count_of(len(labels), 'invariant')} kept exactly)", statement_path, audit_path, release.statement,
+            args.seed)
+    return 0
+
+
+def _report(released: str, statement_path: Path, audit_path: Path, statement: dict, seed: int | None) -> None:
+    """What a release wrote, and the guarantee it meets (stdout); a seeded run's warning (stderr)."""
+    print(f"released {released}")
     print(f"privacy statement (publishable): {statement_path}")
     print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit_path}")
-    _print_guarantee(release.statement)
-    if args.seed is not None:
+    _print_guarantee(statement)
+    if seed is not None:
         print("warning: seeded run — reproducible, NOT for publication", file=sys.stderr)
-    return 0
 
 
 def _release_in_parts(args, req, outputs: list[Path], statement_path: Path, audit_path: Path):

@@ -357,6 +357,23 @@ def constraint_matrix(table: Table | TableSet, families=(), constraint_file=None
         raise UsageError("no invariants: give --invariant (total, row-margins, column-margins, all-margins, "
                          "by:NAME[,NAME…]) and/or --constraints FILE")
     A = as_sparse(sparse.vstack(parts, format="csr"))
+    keep = first_rows(A)
+    return A[keep], [labels[i] for i in keep]
+
+
+def first_rows(A: sparse.csr_array) -> list[int]:
+    """The rows of ``A`` (canonical) that equal no earlier row, in order: what :func:`constraint_matrix` keeps.
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_array
+        Canonical (:func:`isdp.lattice.as_sparse`): equal rows have equal indices and data.
+
+    Returns
+    -------
+    list of int
+        The positions kept.
+    """
     seen, keep = set(), []
     for i in range(A.shape[0]):
         lo, hi = A.indptr[i], A.indptr[i + 1]
@@ -364,4 +381,4 @@ def constraint_matrix(table: Table | TableSet, families=(), constraint_file=None
         if key not in seen:
             seen.add(key)
             keep.append(i)
-    return A[keep], [labels[i] for i in keep]
+    return keep

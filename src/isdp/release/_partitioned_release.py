@@ -42,7 +42,7 @@ from ..errors import InfeasibleError, InputError, NotPartitionable, Uncertifiabl
 from ..exact._integer_sources import seeded_source, system_source
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ..lattice._invariants import as_sparse, implied_by_partition, row_values
-from ._constraints import _family_rows, _grouped_rows
+from ._constraints import _family_rows, _grouped_rows, first_rows
 from ._files import _json_writer, audit_record, write_all
 from ._neighbours import _PAIR_SUM_LIMIT, Neighbours, _repeated_column
 from ._parquet_tables import plain_columns, write_parquet
@@ -260,13 +260,7 @@ def _part_rows(table: Table, layout: PartitionLayout) -> tuple[sparse.csr_array,
         labels += lab
         families += [i] * len(lab)
     A = as_sparse(sparse.vstack(parts, format="csr"))
-    seen, keep = set(), []
-    for i in range(A.shape[0]):
-        lo, hi = A.indptr[i], A.indptr[i + 1]
-        key = (A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes())
-        if key not in seen:
-            seen.add(key)
-            keep.append(i)
+    keep = first_rows(A)
     return A[keep], [labels[i] for i in keep], [families[i] for i in keep]
 
 

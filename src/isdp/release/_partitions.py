@@ -126,7 +126,7 @@ def partition_key(families, key_names) -> tuple[tuple[str, ...], tuple[int, ...]
 
     Raises
     ------
-    NotPartitionable
+    isdp.errors.NotPartitionable
         Another kind of family, a name that is not a key column, no key column every family
         includes, or a family on fewer columns than the key that is not on a subset of it.
 
@@ -187,7 +187,7 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
 
     Raises
     ------
-    NotPartitionable
+    isdp.errors.NotPartitionable
         As above, and as :func:`partition_key`.
 
     Examples

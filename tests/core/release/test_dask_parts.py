@@ -46,6 +46,17 @@ def test_the_cluster_gives_the_single_process_s_statement_and_seeded_counts(tabl
     assert np.array_equal(on_dask[1], local[1])
 
 
+def test_a_running_scheduler_is_joined_by_its_address(table, tmp_path):
+    from distributed import LocalCluster
+
+    local = _release(table, tmp_path / "local", None, free_cells=True, seed=2)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        joined = _release(table, tmp_path / "joined", DaskParts(scheduler=cluster.scheduler_address, progress=False),
+                          free_cells=True, seed=2)
+        assert cluster.scheduler.status.name == "running"  # joined, not closed: the cluster is the caller's
+    assert joined[0] == local[0] and np.array_equal(joined[1], local[1])
+
+
 def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlier_release(table, tmp_path):
     files = [tmp_path / "o.parquet", tmp_path / "o.json", tmp_path / "o.audit.json"]
     for f in files:
