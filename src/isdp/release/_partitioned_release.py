@@ -397,7 +397,7 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
         bar = Progress(len(layout.parts), "parts released", req.progress and run_parts is None)
         results = []
         try:
-            for result in (run_parts or _one_by_one)(release_one, range(len(layout.parts))):
+            for result in (run_parts or map)(release_one, range(len(layout.parts))):
                 results.append(result)
                 bar.update()
         finally:
@@ -415,10 +415,6 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return PartitionedRelease(statement, record, layout.cells, len(statement["invariants"]))
-
-
-def _one_by_one(release_one: Callable[[int], PartResult], parts: Iterable[int]) -> Iterable[PartResult]:
-    return map(release_one, parts)
 
 
 def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartResult]) -> dict:

@@ -174,10 +174,15 @@ def _free_cell_law(sub: IntegerL1Sampler, unit: Fraction, level: float) -> CellL
     return CellLaw(sd, low, high, cov, 0)
 
 
+def _shape(sub) -> tuple:
+    """A block sampler's shape: Klein's kind and grid, or the invariants' matrix."""
+    return (sub.kind, sub.grid.shape) if isinstance(sub, LatticeBlock) else (sub.A.shape, sub.A.tobytes())
+
+
 def _simulated_law(sub, req, unit: Fraction, level: float) -> CellLaw:
     """The law of each cell of ``sub``'s blocks from M draws, seeded by the block's shape alone."""
     n = sub.grid.size if isinstance(sub, LatticeBlock) else sub.A.shape[1]
-    shape = (sub.kind, sub.grid.shape) if isinstance(sub, LatticeBlock) else (sub.A.shape, sub.A.tobytes())
+    shape = _shape(sub)
     draws = int(np.clip(math.ceil(SIMULATED_CELLS / n), MIN_DRAWS, MAX_DRAWS))
     rng = seeded_source(int.from_bytes(hashlib.sha256(repr((req.norm, str(unit), shape)).encode()).digest()[:8],
                                        "big"))
@@ -208,9 +213,8 @@ _LAWS: dict[tuple, CellLaw] = {}
 
 def _law(sub, req, unit: Fraction, level: float) -> CellLaw:
     """The law of ``sub``'s cells, computed once per shape, route and level in a process."""
-    shape = (sub.kind, sub.grid.shape) if isinstance(sub, LatticeBlock) else (sub.A.shape, sub.A.tobytes(),
-                                                                              sub.in_norm.tobytes())
-    key = (req.norm, req.free_cells, req.max_attempts, str(unit), level, shape)
+    in_norm = None if isinstance(sub, LatticeBlock) else sub.in_norm.tobytes()
+    key = (req.norm, req.free_cells, req.max_attempts, str(unit), level, _shape(sub), in_norm)
     if key not in _LAWS:
         if len(_LAWS) > 256:  # many shapes: keep the memory bounded
             _LAWS.clear()
