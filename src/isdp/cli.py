@@ -68,9 +68,10 @@ def _parser() -> argparse.ArgumentParser:
                    "column), or long Parquet (a .parquet file, or a directory of them read as one table; the "
                    "count column an integer type); several tables of the same persons are released together under "
                    "one statement")
-    p.add_argument("-o", "--output", type=Path, action="append", help="released table (CSV, the input's layout; "
-                   "Parquet for a name ending in .parquet, a long table's), one per table in order; required unless "
-                   "--dry-run")
+    p.add_argument("-o", "--output", action="append", help="released table (CSV, the input's layout; Parquet for "
+                   "a name ending in .parquet, a long table's; a Parquet dataset, a directory of part-NNNNNN.parquet "
+                   "files, for a name ending in / or an existing directory), one per table in order; required "
+                   "unless --dry-run")
     p.add_argument("--statement", type=Path, help="publishable privacy statement (JSON; default: the first "
                    "OUTPUT with .statement.json)")
     p.add_argument("--audit", type=Path, help="CONFIDENTIAL audit record: input path and hash, attempts, "
@@ -183,17 +184,32 @@ def _check_inputs(tables: list[Path], constraints: Path | None) -> None:
             raise InputError(f"{path}: cannot read {what}: it is a loop of symbolic links (they never reach a file)")
 
 
-def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool) -> None:
-    """Refuse, before any work, output paths that are not files, collide with each other or with an
-    input (the confidential table is never overwritten), exist without --force, or cannot be written."""
+def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
+                   datasets: frozenset[str] = frozenset()) -> None:
+    """Refuse, before any work, output paths that are not files (or for ``datasets``, the options that name a
+    Parquet dataset, not directories of a dataset's files only), collide with each other or with an input (the
+    confidential table is never overwritten, nor a directory that holds it), exist without --force, or cannot be
+    written."""
+    from .release._files import replaceable_dataset  # deferred, as the release's modules
+
     for name, path in outputs.items():
         if path.name in ("", ".", ".."):
             raise UsageError(f"{name} {str(path)!r} is not a file name")
         if _symlink_loop(path):
             raise UsageError(f"{name} {path} is a loop of symbolic links (they never reach a file): name a file")
-        if path.is_dir():
+        if name in datasets:
+            if path.is_symlink() or (path.exists() and not path.is_dir()):
+                raise UsageError(f"{name} {path} is not a directory: a Parquet dataset (a name ending in /) is "
+                                 "written as one")
+            for input_path in inputs:
+                if path.resolve() in input_path.resolve().parents:
+                    raise UsageError(f"{name} {path} holds the input {input_path}: refusing to replace it")
+            if path.is_dir() and force and not replaceable_dataset(path):
+                raise UsageError(f"{name} {path} holds more than a released dataset's files (part-NNNNNN.parquet): "
+                                 "it is never replaced; name another directory")
+        elif path.is_dir():
             raise UsageError(f"{name} {path} is a directory")
-        if path.exists() and not path.is_file():
+        elif path.exists() and not path.is_file():
             raise UsageError(f"{name} {path} is not a regular file (a device or a pipe is never replaced)")
         if path.exists() and not force:
             raise UsageError(f"{path} exists: remove it or pass --force")
@@ -217,6 +233,7 @@ def _release(args, parser) -> int:
     from .exact._exact_numbers import NUMBER_FORMS, _read_number
     from .release._constraints import constraint_matrix  # deferred, as above
     from .release._files import count_of, write_release  # deferred, as above
+    from .release._parquet_tables import is_dataset  # deferred, as above
     from .release._plan import dry_run  # deferred, as above
     from .release._release import make_release  # deferred, as above
     from .release._request import Request  # deferred, as above
@@ -251,7 +268,8 @@ def _release(args, parser) -> int:
         A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
         print(json.dumps(dry_run(table, A, labels, req), indent=1))
         return 0
-    outputs = args.output or []
+    given = args.output or []  # as typed: a trailing / names a dataset
+    outputs, datasets = [Path(o) for o in given], [is_dataset(o) for o in given]
     if len(outputs) != len(args.table):
         raise UsageError(f"give one -o/--output per table ({len(args.table)}, in order; got {len(outputs)}), "
                          "or --dry-run")
@@ -262,11 +280,12 @@ def _release(args, parser) -> int:
     audit_path = args.audit or outputs[0].with_name(outputs[0].name + ".audit.json")
     named = {("-o/--output" if len(outputs) == 1 else f"-o/--output #{i + 1}"): o for i, o in enumerate(outputs)}
     _check_outputs({**named, "--statement": statement_path, "--audit": audit_path},
-                   [p for p in (*args.table, args.constraints) if p is not None], force=args.force)
+                   [p for p in (*args.table, args.constraints) if p is not None], force=args.force,
+                   datasets=frozenset(name for name, dataset in zip(named, datasets, strict=True) if dataset))
     req.check()  # cheap parameter errors before reading anything
-    done = _release_in_parts(args, req, outputs, statement_path, audit_path)
+    done = _release_in_parts(args, req, given, statement_path, audit_path)
     if done is not None:
-        _report(f"{outputs[0]} ({count_of(done.cells, 'cell')}, {count_of(done.invariants, 'invariant')} kept "
+        _report(f"{given[0]} ({count_of(done.cells, 'cell')}, {count_of(done.invariants, 'invariant')} kept "
                 f"exactly, in {count_of(done.audit['partitions']['parts'], 'part')})", statement_path, audit_path,
                 done.statement, args.seed)
         return 0
@@ -274,13 +293,13 @@ def _release(args, parser) -> int:
     A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
     release = make_release(table, A, labels, req)
     try:
-        write_release(release, outputs if len(outputs) > 1 else outputs[0], statement_path, audit_path,
+        write_release(release, given if len(given) > 1 else given[0], statement_path, audit_path,
                       force=args.force)
     except OSError as err:
         kept = "; the earlier files are as they were" if args.force else ""
         raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
                          ) from None
-    _report(f"{', '.join(map(str, outputs))} ({count_of(len(release.values), 'cell')}, "
+    _report(f"{', '.join(given)} ({count_of(len(release.values), 'cell')}, "
             f"{count_of(len(labels), 'invariant')} kept exactly)", statement_path, audit_path, release.statement,
             args.seed)
     return 0
@@ -296,19 +315,20 @@ def _report(released: str, statement_path: Path, audit_path: Path, statement: di
         print("warning: seeded run — reproducible, NOT for publication", file=sys.stderr)
 
 
-def _release_in_parts(args, req, outputs: list[Path], statement_path: Path, audit_path: Path):
+def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit_path: Path):
     """A large Parquet table released part by part (:func:`isdp.release.release_partitioned`), on Dask with
-    ``--engine dask``; None when it is small, or not a Parquet table to a Parquet file under families of totals,
-    or cannot be released so (``--engine dask`` then refuses)."""
-    from .release._parquet_tables import is_parquet, table_rows  # deferred, as the release's modules
+    ``--engine dask``; None when it is small, or not a Parquet table to Parquet (a file or a dataset) under
+    families of totals, or cannot be released so (``--engine dask`` then refuses). ``outputs`` as typed."""
+    from .release._parquet_tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
     from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
 
     dask = args.engine == "dask"
     eligible = (len(args.table) == 1 and args.constraints is None and not args.tie and args.format != "wide"
-                and is_parquet(args.table[0]) and outputs[0].suffix.lower() == ".parquet")
+                and is_parquet(args.table[0])
+                and (is_dataset(outputs[0]) or Path(outputs[0]).suffix.lower() == ".parquet"))
     if dask and not eligible:
-        raise UsageError("--engine dask releases one Parquet table, to a .parquet file, under --invariant families "
-                         "(no --tie or --constraints)")
+        raise UsageError("--engine dask releases one Parquet table, to a .parquet file or a dataset (a name ending "
+                         "in /), under --invariant families (no --tie or --constraints)")
     if not eligible or (not dask and table_rows(args.table[0]) < PART_CELLS):
         return None
     run_parts = None

@@ -128,15 +128,21 @@ def test_no_output_may_be_an_input_even_with_force(tmp_path, capsys, which):
     _only(tmp_path, "t.csv", "c.csv", "link.csv")
 
 
-@pytest.mark.parametrize("output, message", [("", "is not a file name"), (".", "is not a file name"),
-                                             ("adir", "is a directory")])
-def test_an_output_that_is_not_a_file_is_refused(tmp_path, monkeypatch, capsys, output, message):
+@pytest.mark.parametrize("output, message", [
+    ("", "is not a file name"), (".", "is not a file name"), ("./", "is not a file name"),
+    ("adir", "holds more than a released dataset's files"), ("adir/", "holds more than a released dataset's files"),
+    ("t.csv/", "is not a directory"), ("empty", "a Parquet release is a long table")])
+def test_an_output_that_is_not_a_file_or_a_dataset_is_refused(tmp_path, monkeypatch, capsys, output, message):
+    """A directory names a Parquet dataset: replaced with --force only when it holds a dataset's files alone."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "adir").mkdir()
+    (tmp_path / "adir" / "notes.txt").write_text("mine")
+    (tmp_path / "empty").mkdir()
     (tmp_path / "t.csv").write_text(TABLE)
     code = main(["release", "t.csv", "--invariant", "total", "--epsilon", "1", "-o", output, "--force", *SEEDED])
     assert code == 2 and message in capsys.readouterr().err
-    _only(tmp_path, "t.csv", "adir")
+    assert (tmp_path / "adir" / "notes.txt").read_text() == "mine" and not any((tmp_path / "empty").iterdir())
+    _only(tmp_path, "t.csv", "adir", "empty")
 
 
 def test_a_device_is_never_replaced_even_with_force(tmp_path, capsys):

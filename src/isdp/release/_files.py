@@ -4,7 +4,8 @@ all or none (docs/release.md, "What is written").
 Each file is created readable by its owner only (all three derive from the confidential table). All three are
 written in full to temporary files beside their names first; only then do the names change, each by an atomic
 rename, and a failure at any step gives every name back what it held before — with ``force`` the earlier
-release, byte for byte. One writer at a time per release name.
+release, byte for byte. A table released as a Parquet dataset (a directory of part files) is published and
+given back as a whole directory. One writer at a time per release name.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import csv
 import errno
 import json
 import os
+import re
 import shutil
 import uuid
 from pathlib import Path
@@ -23,7 +25,7 @@ import numpy as np
 from ..errors import UsageError
 from ..files import temporary_sibling
 from ._long_tables import LongTable
-from ._parquet_tables import is_parquet, write_parquet
+from ._parquet_tables import DATASET_FILE, is_dataset, is_parquet, write_parquet
 from ._tables import TableSet
 
 if TYPE_CHECKING:
@@ -59,8 +61,9 @@ def _text(value) -> str:
     return repr(float(value)) if isinstance(value, np.floating) else str(int(value))
 
 
-def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = None):
-    """A long table's release as Parquet: a Parquet input's schema kept, a CSV input's keys as text."""
+def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = None, *, dataset: bool = False):
+    """A long table's release as Parquet: a Parquet input's schema kept, a CSV input's keys as text; one file, or
+    a dataset of one file."""
     layout = table.layout
     if not isinstance(layout, LongTable):
         raise UsageError(f"{out}: a Parquet release is a long table (key columns and a count column); "
@@ -74,10 +77,39 @@ def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = N
         source = pa.table({name: [fields[k] for fields in layout.rows()] for k, name in enumerate(layout.header)})
 
     def write(path: Path) -> None:
-        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
-            write_parquet(fh, source, layout.count_column, np.asarray(values, dtype=np.int64), extra)
+        if dataset:
+            path.mkdir(mode=0o700)
+            write_parquet(path / DATASET_FILE.format(0), source, layout.count_column,
+                          np.asarray(values, dtype=np.int64), extra)
+            sync_directory(path)
+        else:
+            write_parquet(path, source, layout.count_column, np.asarray(values, dtype=np.int64), extra)
 
     return write
+
+
+def sync_directory(path: Path) -> None:
+    """Put a directory's entries on disk (its files are synced as they are written), before its name changes."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def replaceable_dataset(path: Path) -> bool:
+    """Whether the directory ``path`` holds a released dataset only (files named as :data:`DATASET_FILE`'s), so
+    ``force`` may replace it: any other directory (a home, a folder of inputs) is never removed."""
+    return all(entry.is_file(follow_symlinks=False) and re.fullmatch(r"part-\d{6,}\.parquet", entry.name)
+               for entry in os.scandir(path))
+
+
+def _remove(path: Path) -> None:
+    """Remove a file or a directory tree (a dataset) at ``path``; nothing if there is none."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _json_writer(payload: dict):
@@ -99,37 +131,58 @@ def _backup_name(path: Path) -> Path:
 
 
 def _publish(files: list[tuple[Path, Path]], *, force: bool) -> None:
-    """Move complete temporary files onto their names, all or none.
+    """Move complete temporary files (or datasets: directories) onto their names, all or none.
 
-    ``files`` pairs each name with its complete temporary sibling. Without ``force`` each is
-    published by a hard link, which refuses a name that exists (also one created meanwhile). With
-    ``force`` a file already at a name is first kept as a hard link under a backup name (a copy
-    where the filesystem has no hard links), then the new one is renamed over it (``os.replace``:
-    a reader sees the old file or the new one). If any step fails, every name is given back what
-    it held before — the old file from its backup, or nothing — and the backups are removed only
-    once all names hold the new files. Should giving back fail too, the backups are left in place
-    and the error names them.
+    ``files`` pairs each name with its complete temporary sibling. Without ``force`` a file is
+    published by a hard link, which refuses a name that exists (also one created meanwhile); a
+    dataset by first claiming its name with an empty directory (which also refuses one that
+    exists), then renaming the dataset over it. With ``force`` a file already at a name is first
+    kept as a hard link under a backup name (a copy where the filesystem has no hard links), then
+    the new one is renamed over it (``os.replace``: a reader sees the old file or the new one); a
+    dataset already at a name is renamed to its backup name, then the new one to the name (a
+    reader may find no dataset for that instant), and a directory that holds anything but a
+    dataset's files is refused. If any step fails, every name is given back what it held before —
+    the old file or dataset from its backup, or nothing — and the backups are removed only once
+    all names hold the new files. Should giving back fail too, the backups are left in place and
+    the error names them.
     """
-    done: list[tuple[Path, Path | None]] = []  # (name, backup of its old file or None: it had none)
+    done: list[tuple[Path, Path | None]] = []  # (name, backup of what it held or None: it held nothing)
     try:
         for path, tmp in files:
+            directory = tmp.is_dir()
             if not force:
                 try:
-                    os.link(tmp, path)
+                    if directory:
+                        path.mkdir(mode=0o700)
+                    else:
+                        os.link(tmp, path)
                 except FileExistsError:
                     raise UsageError(f"{path} exists (written by another run meanwhile?): nothing written; "
                                      "remove it or pass --force") from None
                 done.append((path, None))
+                if directory:
+                    os.rename(tmp, path)  # onto the empty directory just made: rename(2) replaces it
                 continue
             backup = _backup_name(path)
-            try:
-                os.link(path, backup, follow_symlinks=False)
-            except FileNotFoundError:
-                backup = None
-            except OSError as err:
-                if err.errno not in _NO_HARD_LINKS:
-                    raise
-                shutil.copy2(path, backup, follow_symlinks=False)  # a filesystem without hard links: a copy
+            if path.is_dir() and not path.is_symlink():
+                if not replaceable_dataset(path):
+                    raise UsageError(f"{path} is a directory that holds more than a released dataset's files "
+                                     f"({DATASET_FILE.format(0)}, ...): it is never replaced; nothing written")
+                os.rename(path, backup)
+            elif directory:
+                try:
+                    os.rename(path, backup)
+                except FileNotFoundError:
+                    backup = None
+            else:
+                try:
+                    os.link(path, backup, follow_symlinks=False)
+                except FileNotFoundError:
+                    backup = None
+                except OSError as err:
+                    if err.errno not in _NO_HARD_LINKS:
+                        raise
+                    shutil.copy2(path, backup, follow_symlinks=False)  # a filesystem without hard links: a copy
             done.append((path, backup))
             os.replace(tmp, path)
     except BaseException as err:
@@ -137,7 +190,11 @@ def _publish(files: list[tuple[Path, Path]], *, force: bool) -> None:
         for path, backup in reversed(done):
             try:
                 if backup is None:
-                    path.unlink(missing_ok=True)
+                    _remove(path)
+                elif backup.is_dir() or path.is_dir():  # a dataset replaced a dataset (or a file): put it back
+                    if os.path.lexists(path) and not path.samefile(backup):
+                        _remove(path)
+                    os.replace(backup, path)
                 else:
                     os.replace(backup, path)
                     backup.unlink(missing_ok=True)  # still there if the name never changed: rename(2) of two links
@@ -151,7 +208,7 @@ def _publish(files: list[tuple[Path, Path]], *, force: bool) -> None:
         raise
     for _, backup in done:
         if backup is not None:
-            backup.unlink(missing_ok=True)
+            _remove(backup)
 
 
 def write_release(release: Release, output, statement_path, audit_path, *, force: bool = False) -> None:
@@ -177,14 +234,17 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
         A checked release (:func:`isdp.release.make_release`).
     output : str or os.PathLike, or a list or tuple of them
         The released table: CSV in the input's layout, or Parquet for a path ending in
-        ``.parquet`` (a long table: a Parquet input's schema kept, the counts as int64); one per
+        ``.parquet`` (a long table: a Parquet input's schema kept, the counts as int64), or a
+        Parquet dataset — a directory holding ``part-000000.parquet`` — for a name ending in ``/``
+        or an existing directory (:func:`~isdp.release._parquet_tables.is_dataset`); one per
         table, in order, for several tables.
     statement_path : str or os.PathLike
         The publishable privacy statement (JSON).
     audit_path : str or os.PathLike
         The confidential audit record (JSON): keep it with the table, never publish it.
     force : bool, default False
-        Replace existing files; without it a file that exists is refused.
+        Replace existing files; without it a file that exists is refused. A dataset replaces only
+        a directory that holds a released dataset's files and nothing else.
 
     Raises
     ------
@@ -234,7 +294,8 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     /.../release.csv exists (written by another run meanwhile?): nothing written; remove it or pass --force
     """
     tables = release.table.tables if isinstance(release.table, TableSet) else (release.table,)
-    outputs = [Path(o) for o in (output if isinstance(output, list | tuple) else [output])]
+    given = output if isinstance(output, list | tuple) else [output]
+    outputs, datasets = [Path(o) for o in given], [is_dataset(o) for o in given]
     statement_path, audit_path = Path(statement_path), Path(audit_path)
     if len(outputs) != len(tables):
         raise UsageError(f"{count_of(len(tables), 'table')} need{'s' if len(tables) == 1 else ''} "
@@ -244,9 +305,10 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     extras = ([dict(zip(release.uncertainty, parts, strict=True))
                for parts in zip(*(np.split(c, cuts) for c in release.uncertainty.values()), strict=True)]
               if release.uncertainty is not None else [None] * len(tables))
-    for t, values, extra, out in zip(tables, np.split(release.values, cuts), extras, outputs, strict=True):
-        if is_parquet(out):
-            files.append((out, _parquet_writer(t, out, values, extra)))
+    for t, values, extra, out, dataset in zip(tables, np.split(release.values, cuts), extras, outputs, datasets,
+                                              strict=True):
+        if dataset or is_parquet(out):
+            files.append((out, _parquet_writer(t, out, values, extra, dataset=dataset)))
             continue
         lines = t.with_cells(values)
         if extra is not None:  # a long table's lines: the columns appended (make_release refused a wide one)
@@ -300,5 +362,5 @@ def write_all(files: list[tuple[Path, object]], *, force: bool) -> None:
         _publish(temporaries, force=force)
     finally:
         for _, tmp in temporaries:
-            tmp.unlink(missing_ok=True)
+            _remove(tmp)
         lock.unlink(missing_ok=True)

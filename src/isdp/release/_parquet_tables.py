@@ -1,4 +1,4 @@
-"""Long tables in Parquet: a file, or a directory of files read as one table, in and out of a release.
+"""Long tables in Parquet: a file, or a dataset (a directory of files read as one table), in and out of a release.
 
 A Parquet table is always long: key columns naming each cell, and a count column of an integer
 type. Its rows become the lines every long table's checks read (:func:`read_long_table`'s: empty,
@@ -12,6 +12,7 @@ loads it).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,37 @@ def is_parquet(path) -> bool:
     """
     path = Path(path)
     return path.suffix.lower() == SUFFIX or path.is_dir()
+
+
+#: the name of a released dataset's k-th file: read back in the order of their names, they are the table's rows
+DATASET_FILE = "part-{:06d}.parquet"
+
+
+def is_dataset(output) -> bool:
+    """Whether an output names a Parquet dataset: a path written with a trailing ``/``, or an existing directory.
+
+    A released dataset is a directory of files named :data:`DATASET_FILE`, read back (as any
+    directory input) in the order of their names. The trailing separator says "a directory" for a
+    name that does not exist yet; a :class:`pathlib.Path` drops it, so give such a name as text.
+
+    Parameters
+    ----------
+    output : str or os.PathLike
+        An output's name, as given.
+
+    Returns
+    -------
+    bool
+        True for a dataset.
+
+    Examples
+    --------
+    >>> from isdp.release._parquet_tables import is_dataset
+    >>> is_dataset("release/"), is_dataset("release.parquet"), is_dataset(".")
+    (True, False, True)
+    """
+    text = os.fspath(output)
+    return text.endswith(("/", os.sep)) or Path(text).is_dir()
 
 
 def table_files(path: Path) -> list[Path]:
@@ -259,10 +291,13 @@ def _check_types(path, table, count_column: int) -> None:
 def write_parquet(path, source, count_column: int, values: np.ndarray, extra: dict | None = None) -> None:
     """Write ``source`` (a pyarrow Table) with its count column replaced by ``values`` (int64) to ``path``.
 
+    The file is created readable by its owner only (it derives from the confidential table) and
+    is on disk when this returns.
+
     Parameters
     ----------
-    path : str, os.PathLike or binary file
-        Where to write.
+    path : str or os.PathLike
+        Where to write: a new file.
     source : pyarrow.Table
         The table read, its schema kept.
     count_column : int
@@ -279,4 +314,7 @@ def write_parquet(path, source, count_column: int, values: np.ndarray, extra: di
     released = source.set_column(count_column, pa.field(name, pa.int64()), pa.array(values, type=pa.int64()))
     for column, data in (extra or {}).items():
         released = released.append_column(column, pa.array(data))
-    pq.write_table(released, path)
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
+        pq.write_table(released, fh)
+        fh.flush()
+        os.fsync(fh.fileno())  # on disk before any name changes

@@ -19,7 +19,8 @@ The statement is the one :func:`isdp.release.make_release` would write for the s
 options, byte for byte; memory is bounded by a part, not by the table. Each part draws from its own
 source: operating-system entropy, or with a seed a stream of its own (:func:`part_seed`), so a
 seeded release is the same however its parts are run. Nothing is published unless every part
-passed its checks; the parts' files are joined into the output only then (all or none).
+passed its checks; only then are the parts' files joined into the output, or (for a dataset)
+renamed whole into place as its files (all or none).
 """
 
 from __future__ import annotations
@@ -40,12 +41,13 @@ from scipy import sparse
 
 from ..errors import InfeasibleError, InputError, NotPartitionable, UncertifiableError, UsageError
 from ..exact._integer_sources import seeded_source, system_source
+from ..files import temporary_sibling
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ..lattice._invariants import as_sparse, implied_by_partition, row_values
 from ._constraints import _family_rows, _grouped_rows, first_rows
-from ._files import _json_writer, audit_record, write_all
+from ._files import _json_writer, audit_record, sync_directory, write_all
 from ._neighbours import _PAIR_SUM_LIMIT, Neighbours, _repeated_column
-from ._parquet_tables import plain_columns, write_parquet
+from ._parquet_tables import DATASET_FILE, is_dataset, plain_columns, write_parquet
 from ._partitions import PartitionLayout, partition_layout
 from ._plan import NO_EXACT_SAMPLER, Plan, calibrate, exact_sampler
 from ._release import Progress, _nonnegative, _sha256, no_acceptance
@@ -243,7 +245,13 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
     if req.uncertainty is not None:  # the whole table's columns: each block shape's law is the same in every part
         got = cell_uncertainty(exact, len(x), req, unit, req.uncertainty)
         extra, draws = uncertainty_columns(values, got), got["draws"]
-    write_parquet(output, source, layout.count_column, values, extra)
+    # written beside its name, then renamed: a part that Dask runs again (its worker lost) replaces the file
+    tmp = temporary_sibling(output)
+    try:
+        write_parquet(tmp, source, layout.count_column, values, extra)
+        os.replace(tmp, output)
+    finally:
+        tmp.unlink(missing_ok=True)
     return PartResult(invariants, row_values(runs, x) if runs is not None else [],
                       row_values(runs, values) if runs is not None else [],
                       ExactPieces.of(exact, unit, table.cell_labels, req), _repeated_column(sparse.csc_array(A)),
@@ -319,7 +327,9 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     req : Request
         The request: an exact route (``l1``, ``gaussian``, ``free_cells``), no chain, no ties.
     output : str or os.PathLike
-        The released table, a ``.parquet`` file.
+        The released table: a ``.parquet`` file, its parts joined, or a Parquet dataset (a name
+        ending in ``/``, or an existing directory): the parts' files ``part-000000.parquet``, …,
+        moved into place whole.
     statement_path, audit_path : str or os.PathLike
         The statement and the audit record.
     force : bool, default False
@@ -372,12 +382,13 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     (30000, 'int64')
     """
     started = time.perf_counter()
+    dataset = is_dataset(output)
     output, statement_path, audit_path = Path(output), Path(statement_path), Path(audit_path)
     req.check()
     if req.norm not in ("l1", "gaussian") or req.allow_chain or req.ties:
         raise NotPartitionable("only the exact routes of one table are released part by part")
-    if output.suffix.lower() != ".parquet" or output.is_dir():
-        raise NotPartitionable("a table released part by part is written as one Parquet file")
+    if not dataset and output.suffix.lower() != ".parquet":
+        raise NotPartitionable("a table released part by part is written as Parquet: a .parquet file or a dataset")
     layout = partition_layout(path, families, count_column, part_cells)
     clash = [c for c in COLUMNS if c.casefold() in {h.casefold() for h in layout.header}]
     if req.uncertainty is not None and clash:
@@ -388,7 +399,7 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     output.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{output.name}.", suffix=".parts", dir=output.parent))
     try:
-        outputs = [scratch / f"part-{k:06d}.parquet" for k in range(len(layout.parts))]
+        outputs = [scratch / DATASET_FILE.format(k) for k in range(len(layout.parts))]
 
         def release_one(k: int) -> PartResult:
             return release_part(layout, k, req, unit, outputs[k])
@@ -410,7 +421,17 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
                                 "each": [{"rows": [start, end], "partitions": [first, last], "attempts": r.attempts}
                                          for (start, end, first, last), r in zip(layout.parts, results, strict=True)]}}
         record = audit_record(audit, [output], statement_path)
-        write_all([(output, lambda tmp: _join_parts(outputs, tmp)), (statement_path, _json_writer(statement)),
+
+        def write_table(tmp: Path) -> None:
+            if dataset:  # the parts' files are the dataset: renamed whole, never copied
+                for stray in set(scratch.iterdir()) - set(outputs):  # a lost worker's unfinished file
+                    stray.unlink()
+                sync_directory(scratch)
+                os.rename(scratch, tmp)
+            else:
+                _join_parts(outputs, tmp)
+
+        write_all([(output, write_table), (statement_path, _json_writer(statement)),
                    (audit_path, _json_writer(record))], force=force)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -57,10 +57,16 @@ def test_a_running_scheduler_is_joined_by_its_address(table, tmp_path):
     assert joined[0] == local[0] and np.array_equal(joined[1], local[1])
 
 
-def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlier_release(table, tmp_path):
-    files = [tmp_path / "o.parquet", tmp_path / "o.json", tmp_path / "o.audit.json"]
-    for f in files:
-        f.write_text("earlier")
+@pytest.mark.parametrize("dataset", [False, True], ids=["file", "dataset"])
+def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlier_release(table, tmp_path, dataset):
+    files = [f"{tmp_path}/o/" if dataset else tmp_path / "o.parquet", tmp_path / "o.json", tmp_path / "o.audit.json"]
+    req = Request(epsilon="1", rules=RULES, free_cells=True, progress=False)
+    if dataset:  # an earlier dataset of four part files
+        release_partitioned(table, RULES, req, *files, part_cells=3_000)
+    else:
+        for f in files:
+            f.write_text("earlier")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     dask = DaskParts(workers=2, progress=False)
 
     def killing(release_one, parts):
@@ -71,11 +77,11 @@ def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlier_release(tabl
 
         return dask(one, parts)
 
-    req = Request(epsilon="1", rules=RULES, free_cells=True, progress=False)
     with pytest.raises(ReleaseError, match=r"lost part \d .KilledWorker"):
         release_partitioned(table, RULES, req, *files, force=True, part_cells=3_000, run_parts=killing)
-    assert [f.read_text() for f in files] == ["earlier"] * 3
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", *(f.name for f in files)])
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", "o" if dataset else "o.parquet",
+                                                                 "o.json", "o.audit.json"])
 
 
 def test_isdp_release_engine_dask(table, tmp_path, capsys, monkeypatch):

@@ -1,12 +1,19 @@
 """The release's three files (isdp.release.write_release): all or none — a write that fails after some
-of them landed leaves none behind."""
+of them landed leaves none behind; a Parquet dataset (a directory) is published and given back as a file is."""
 
 from __future__ import annotations
 
 import os
+import stat
+from pathlib import Path
 
+import numpy as np
 import pytest
 from release_support import only, run_release
+
+from isdp.errors import UsageError
+from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
+from isdp.release._parquet_tables import read_parquet_arrow
 
 
 @pytest.mark.parametrize("force", [False, True], ids=["exclusive", "--force"])
@@ -26,3 +33,68 @@ def test_a_failed_write_leaves_no_output(tmp_path, monkeypatch, capsys, force):
                            *(["--force"] if force else []))
     assert code == 2 and "No space left on device; nothing written" in capsys.readouterr().err
     only(tmp_path, "t.csv")
+
+
+def _release(tmp_path, seed=1):
+    path = tmp_path / "t.csv"
+    path.write_text("g,k,count\nu,a,1\nu,b,2\nv,a,3\nv,b,4\n")
+    table = load_table(path)
+    A, labels = constraint_matrix(table, ["by:g"])
+    return make_release(table, A, labels, Request(epsilon="1", seed=seed, progress=False))
+
+
+def _files(tmp_path):
+    return {p.relative_to(tmp_path): p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file()}
+
+
+def test_a_dataset_is_a_directory_of_part_files_replaced_only_with_force(tmp_path):
+    out = tmp_path / "out"
+    write_release(_release(tmp_path), f"{out}/", tmp_path / "s.json", tmp_path / "a.json")
+    assert [p.name for p in out.iterdir()] == ["part-000000.parquet"]
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    assert stat.S_IMODE((out / "part-000000.parquet").stat().st_mode) == 0o600
+    first = read_parquet_arrow(out).column("count").to_numpy()
+    assert first.sum() == 10 and first.dtype == np.int64
+    with pytest.raises(UsageError, match="exists"):  # an existing directory names a dataset: refused without force
+        write_release(_release(tmp_path, 2), out, tmp_path / "s2.json", tmp_path / "a2.json")
+    write_release(_release(tmp_path, 2), out, tmp_path / "s.json", tmp_path / "a.json", force=True)
+    second = read_parquet_arrow(out).column("count").to_numpy()
+    assert not np.array_equal(first, second) and sorted(p.name for p in tmp_path.iterdir()) == [
+        "a.json", "out", "s.json", "t.csv"]  # the earlier dataset's backup is gone
+
+
+@pytest.mark.parametrize("other", ["notes.txt", "sub/part-000000.parquet", ".hidden"])
+def test_force_never_replaces_a_directory_that_holds_more_than_a_dataset(tmp_path, other):
+    out = tmp_path / "folder"
+    (out / other).parent.mkdir(parents=True)
+    (out / other).write_text("keep me")
+    before = _files(tmp_path)
+    with pytest.raises(UsageError, match="never replaced"):
+        write_release(_release(tmp_path), out, tmp_path / "s.json", tmp_path / "a.json", force=True)
+    assert _files(tmp_path) == {**before, Path("t.csv"): (tmp_path / "t.csv").read_bytes()}
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["exclusive", "--force"])
+def test_a_failed_write_gives_a_dataset_s_name_back_what_it_held(tmp_path, monkeypatch, force):
+    """The audit record fails to land after the dataset and the statement have: the dataset's name holds the
+    earlier dataset again (with --force), or nothing; no temporary or backup is left."""
+    out = tmp_path / "out"
+    if force:
+        write_release(_release(tmp_path, 3), f"{out}/", tmp_path / "s.json", tmp_path / "a.audit.json")
+    before = _files(tmp_path)
+    real = {name: getattr(os, name) for name in ("link", "replace")}
+
+    def failing(name):
+        def call(src, dst, **kw):
+            if str(dst).endswith(".audit.json") and not str(src).endswith(".backup"):
+                raise OSError(28, "No space left on device", str(dst))
+            return real[name](src, dst, **kw)
+        return call
+
+    for name in real:
+        monkeypatch.setattr(os, name, failing(name))
+    with pytest.raises(OSError, match="No space left"):
+        write_release(_release(tmp_path, 4), f"{out}/", tmp_path / "s.json", tmp_path / "a.audit.json", force=force)
+    assert _files(tmp_path) == {**before, Path("t.csv"): (tmp_path / "t.csv").read_bytes()}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.csv", *(["a.audit.json", "out", "s.json"]
+                                                                            if force else [])])

@@ -2,6 +2,7 @@
 
 import json
 import math
+import stat
 
 import numpy as np
 import pyarrow as pa
@@ -13,6 +14,7 @@ from isdp.cli import main
 from isdp.errors import NotPartitionable
 from isdp.lattice import row_values
 from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
+from isdp.release._parquet_tables import read_parquet_arrow
 from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_partitioned
 from isdp.release._uncertainty import COLUMNS
 
@@ -138,9 +140,53 @@ def test_a_failing_part_publishes_nothing_and_keeps_the_earlier_release(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", *(f.name for f in files)])
 
 
+def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_path):
+    """A dataset input (three files) released to a dataset: the same statement and seeded counts as the file to a
+    file; the output's files are the parts' (owner-only), read back in name order as the table's rows."""
+    path = _table(tmp_path, _nested())
+    rows = pq.read_table(path)
+    (tmp_path / "in").mkdir()
+    for k, start in enumerate(range(0, CELLS, 4_000)):
+        pq.write_table(rows.slice(start, 4_000), tmp_path / "in" / f"{k}.parquet")
+    rules = ("by:state,county", "by:state,age", "total")
+    req = Request(epsilon="1", norm="gaussian", delta=1e-6, rules=rules, seed=4, progress=False)
+    release_partitioned(path, rules, req, tmp_path / "f.parquet", tmp_path / "f.json", tmp_path / "fa.json",
+                        part_cells=2_500)
+    done = release_partitioned(tmp_path / "in", rules, req, f"{tmp_path}/out/", tmp_path / "d.json",
+                               tmp_path / "da.json", part_cells=2_500)
+    out = tmp_path / "out"
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [f"part-{k:06d}.parquet" for k in range(done.audit["partitions"]["parts"])] and len(names) == 4
+    assert {stat.S_IMODE(p.stat().st_mode) for p in out.iterdir()} == {0o600}
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    assert (tmp_path / "d.json").read_bytes() == (tmp_path / "f.json").read_bytes()
+    assert read_parquet_arrow(out).equals(pq.read_table(tmp_path / "f.parquet"))
+    assert done.audit["files"]["release"] == str(out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", "in", "out", "f.parquet", "f.json",
+                                                                 "fa.json", "d.json", "da.json"])
+
+
+def test_a_failing_part_keeps_the_earlier_dataset(tmp_path):
+    path = _table(tmp_path, _blocks())
+    req = Request(epsilon="1", rules=("by:group",), progress=False)
+    files = [f"{tmp_path}/out/", tmp_path / "o.json", tmp_path / "oa.json"]
+    release_partitioned(path, ["by:group"], req, *files, part_cells=3_000)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+
+    def dies(release_one, parts):
+        for k in parts:
+            if k == 2:
+                raise KeyboardInterrupt
+            yield release_one(k)
+
+    with pytest.raises(KeyboardInterrupt):
+        release_partitioned(path, ["by:group"], req, *files, force=True, part_cells=3_000, run_parts=dies)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
 @pytest.mark.parametrize("change, reason", [
     ({"norm": "l2", "delta": 1e-6, "seed": 1, "allow_chain": True}, "exact routes"),
-    ({"output": "o.csv"}, "one Parquet file"),
+    ({"output": "o.csv"}, "written as Parquet"),
     ({"cells": MIN_CELLS - 1}, "fewer than"),
 ])
 def test_what_the_parts_cannot_serve_is_left_to_the_whole_table(tmp_path, change, reason):
@@ -162,10 +208,14 @@ def test_isdp_release_runs_a_large_parquet_table_in_parts(tmp_path, monkeypatch,
 
     def release(table, out):
         return main(["release", str(table), "--invariant", "by:state,county", "--invariant", "by:state,age", "--norm",
-                     "gaussian", "--delta", "1e-6", "--epsilon", "1", "-o", str(tmp_path / out), "--quiet"])
+                     "gaussian", "--delta", "1e-6", "--epsilon", "1", "-o", f"{tmp_path}/{out}", "--quiet"])
 
     assert release(path, "o.parquet") == 0
     assert "(12000 cells, 440 invariants kept exactly, in 4 parts)" in capsys.readouterr().out
+    assert release(path, "d/") == 0  # a dataset: the parts' files
+    assert f"released {tmp_path}/d/ (12000 cells, 440 invariants kept exactly, in 4 parts)" in \
+        capsys.readouterr().out
+    assert len(list((tmp_path / "d").iterdir())) == 4
     # a table whose partitions are not contiguous is released whole
     pq.write_table(pq.read_table(path).take(np.random.default_rng(0).permutation(CELLS)), tmp_path / "s.parquet")
     assert release(tmp_path / "s.parquet", "s.parquet.out.parquet") == 0
