@@ -31,12 +31,21 @@ route's blocks); a cell the invariants fix gets no noise and is left out.
     python benchmarks/release_scale.py                      # every case but blocks-100000
     python benchmarks/release_scale.py --cases blocks-100000 # the 100,000-cell case
     python benchmarks/release_scale.py --cases margins-1000x1000-gaussian  # 10^6 cells, two margins (1 min)
-    python benchmarks/release_scale.py --docs               # only rewrite the docs table from the CSV
+    python benchmarks/release_scale.py --engines            # single process against Dask at 10^8 cells (25 min)
+    python benchmarks/release_scale.py --docs               # only rewrite the docs tables from the CSVs
 
 Writes benchmarks/results/release_scale.csv (the cases run replace their rows; the others are
 kept) and the table between ``<!-- release-scale:start -->`` and ``<!-- release-scale:end -->`` of
 docs/release.md from it (``tests/benchmarks/test_release_scale.py`` checks that the committed
 table is the one the committed CSV gives).
+
+``--engines`` writes a Parquet dataset of 10⁸ cells (ten files of 10⁷ rows, counts Poisson(50),
+seeded) for each of two shapes — blocks of 100 under the ℓ1 route, and nested geography (50 states)
+on the Gaussian route — and releases it to a dataset with the single process and then with
+``--engine dask --workers 2``, in the same run: the wall time of each whole command, the peak
+memory of its process tree, and whether the two statements are byte-identical. It writes
+benchmarks/results/release_engines.csv and the table between ``<!-- release-engines:start -->``
+and ``<!-- release-engines:end -->`` of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -192,6 +201,138 @@ def run_isdp(args: list[str], stderr, tree: bool = False) -> tuple[float, int, i
         return seconds, code, int(Path(peak.name).read_text() or 0)
 
 
+def parquet_columns(shape: str, cells: int) -> dict:
+    """The key columns of a Parquet table of ``cells`` cells (text keys but the blocks' integers): ``blocks`` of 100
+    cells, a ``margins`` square, or ``nested`` geography (50 states of cells / 5,000 counties × 100 ages)."""
+    import numpy as np
+
+    def text(prefix, codes):
+        return np.char.add(prefix, codes.astype(str))
+
+    if shape == "blocks":  # blocks of 100 cells, one total each
+        return {"group": np.arange(cells) // 100, "cell": np.arange(cells)}
+    if shape == "margins":  # a side × side table under both margins
+        side = round(cells**0.5)
+        row, col = np.divmod(np.arange(side * side), side)
+        return {"row": text("r", row), "col": text("c", col)}
+    # nested geography: 50 states, each of cells / 5,000 counties × 100 age groups; the text keys as dictionary
+    # arrays (a code per cell and each label once: 10⁸ cells as numpy text would take tens of GB)
+    import pyarrow as pa
+
+    def coded(prefix, codes, size):
+        return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()), pa.array(text(prefix, np.arange(size))))
+
+    state, rest = np.divmod(np.arange(cells), cells // 50)
+    county, age = np.divmod(rest, 100)
+    del rest
+    return {"state": coded("s", state, 50), "county": coded("c", county, cells // 5000), "age": coded("a", age, 100)}
+
+
+#: the engines compared on one Parquet dataset: their options (a local Dask cluster of two worker processes)
+ENGINES = {"single process": [], "dask": ["--engine", "dask", "--workers", "2"]}
+#: the tables the engines release: their invariants and route
+ENGINE_SHAPES = {"blocks": ["--invariant", "by:group"], "nested": [*NESTED, *GAUSSIAN]}
+ENGINE_CELLS = 100_000_000
+#: the rows of each of the input dataset's files
+FILE_ROWS = 10_000_000
+#: the wall time Dask may take, at most, as a multiple of the single process's on the same dataset
+DASK_WALL_LIMIT = 1.2
+ENGINES_CSV = RESULTS / "release_engines.csv"
+PERFORMANCE = ROOT / "docs" / "performance.md"
+
+
+def compare_engines(shape: str, cells: int = ENGINE_CELLS) -> list[dict]:
+    """One Parquet dataset of ``cells`` cells released to a dataset by each engine, one after the other.
+
+    Per engine: the wall seconds (the whole command, the cluster's start and close included), the
+    peak memory of the command and its workers, the released dataset's files (its rows checked to
+    be the table's), and the SHA-256 of the statement (the engines' statements are compared by it).
+    """
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory() as tmp:
+        table = Path(tmp, "in")
+        table.mkdir()
+        columns = parquet_columns(shape, cells)
+        counts = np.random.default_rng(1).poisson(50, cells)
+        for k, start in enumerate(range(0, cells, FILE_ROWS)):
+            stop = min(start + FILE_ROWS, cells)
+            pq.write_table(pa.table({name: column[start:stop] for name, column in columns.items()}
+                                    | {"count": counts[start:stop]}), table / f"{k:04d}.parquet")
+        del columns, counts
+        rows = []
+        for engine, options in ENGINES.items():
+            out = Path(tmp, engine.replace(" ", "-"))
+            statement = Path(f"{out}.statement.json")
+            with Path(tmp, "stderr").open("w") as err:
+                seconds, code, peak = run_isdp(["release", str(table), *ENGINE_SHAPES[shape], "--epsilon", "1",
+                                                "-o", f"{out}/", "--statement", str(statement), "--quiet", *options],
+                                               err, tree=True)
+            if code != 0:
+                raise RuntimeError(f"{shape}, {engine}: exit {code}: {Path(tmp, 'stderr').read_text()[-2000:]}")
+            files = sorted(out.iterdir())
+            released = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+            if released != cells:
+                raise RuntimeError(f"{shape}, {engine}: {released} rows released of {cells}")
+            rows.append({"shape": shape, "cells": cells, "engine": engine, "input_files": len(list(table.iterdir())),
+                         "output_files": len(files), "seconds": round(seconds, 1), "peak_mb": peak // 1024,
+                         "statement_sha256": hashlib.sha256(statement.read_bytes()).hexdigest()})
+            print(rows[-1], flush=True)
+        return rows
+
+
+def _engine_rows(rows: list[dict]) -> dict[tuple[str, int], dict[str, dict]]:
+    """The CSV's rows by (shape, cells) and engine, checked: every engine once, known names, finite positive
+    times and memory, a statement's full SHA-256."""
+    by_table: dict[tuple[str, int], dict[str, dict]] = {}
+    for row in rows:
+        if row["shape"] not in ENGINE_SHAPES or row["engine"] not in ENGINES:
+            raise ValueError(f"release_engines.csv: an unknown shape or engine in {row}")
+        if not (math.isfinite(float(row["seconds"])) and float(row["seconds"]) > 0 and int(row["peak_mb"]) > 0):
+            raise ValueError(f"release_engines.csv: a time or memory that cannot be in {row}")
+        if len(row["statement_sha256"]) != 64 or set(row["statement_sha256"]) - set("0123456789abcdef"):
+            raise ValueError(f"release_engines.csv: not a SHA-256 in {row}")
+        engines = by_table.setdefault((row["shape"], int(row["cells"])), {})
+        if row["engine"] in engines:
+            raise ValueError(f"release_engines.csv: {row['engine']} twice for {row['shape']} at {row['cells']}")
+        engines[row["engine"]] = row
+    for key, engines in by_table.items():
+        if set(engines) != set(ENGINES):
+            raise ValueError(f"release_engines.csv: {key} lacks an engine ({sorted(engines)})")
+    return by_table
+
+
+def render_engines(rows: list[dict]) -> str:
+    """The docs table of the engines' rows (the CSV's, as strings): per table, each engine's time and memory, Dask's
+    wall time over the single process's against :data:`DASK_WALL_LIMIT`, and whether the statements are one."""
+    lines = ["| table | cells | files in | engine | files out | seconds | peak memory | wall time / single "
+             "process's | statement |", "|---|---:|---:|---|---:|---:|---:|---|---|"]
+    for (shape, cells), engines in _engine_rows(rows).items():
+        single = engines["single process"]
+        for engine, row in engines.items():
+            ratio = float(row["seconds"]) / float(single["seconds"])
+            verdict = "" if row is single else (f"{ratio:.2f} ({'within' if ratio <= DASK_WALL_LIMIT else 'beyond'}"
+                                                f" the {DASK_WALL_LIMIT}× limit)")
+            same = row["statement_sha256"] == single["statement_sha256"]
+            statement = ("SHA-256 " + row["statement_sha256"][:12] + "…" if row is single
+                         else "byte-identical" if same else "DIFFERS from the single process's")
+            lines.append(f"| {'nested geography, Gaussian' if shape == 'nested' else 'blocks of 100, ℓ1'} | "
+                         f"{cells:,} | {int(row['input_files'])} | {engine} | {int(row['output_files'])} | "
+                         f"{float(row['seconds']):,.1f} | {int(row['peak_mb']):,} MB | {verdict} | {statement} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_engine_docs(csv_path: Path = ENGINES_CSV, doc: Path = PERFORMANCE) -> None:
+    """Rewrite the engines' table of docs/performance.md from the CSV."""
+    from measurements_table import replace_block
+
+    with csv_path.open() as fh:
+        replace_block(doc, "release-engines", render_engines(list(csv.DictReader(fh))))
+
+
 def run(case: str, max_attempts: int, repeats: int = 1) -> dict:
     """One case: the command run ``repeats`` times on the same table, its fastest wall time and largest peak memory
     (the fastest run is the one least slowed by other load on a shared machine); the rest from the last run."""
@@ -339,10 +480,23 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runs per case; the fastest is kept (default 3)")
     parser.add_argument("--study", action="store_true", help="the exact route's acceptance against size "
                         "(writes results/exact_acceptance.csv) instead of the cases")
-    parser.add_argument("--docs", action="store_true", help="only rewrite the docs table from the CSV")
+    parser.add_argument("--engines", action="store_true", help="a 10^8-cell Parquet dataset released by the single "
+                        "process and by a 2-worker Dask cluster (writes results/release_engines.csv) instead of the "
+                        "cases")
+    parser.add_argument("--docs", action="store_true", help="only rewrite the docs tables from the CSVs")
     args = parser.parse_args()
     if args.docs:
         write_docs()
+        write_engine_docs()
+        return
+    if args.engines:
+        rows = [row for shape in ENGINE_SHAPES for row in compare_engines(shape)]
+        RESULTS.mkdir(exist_ok=True)
+        with ENGINES_CSV.open("w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        write_engine_docs()
         return
     if args.study:
         rows = study()

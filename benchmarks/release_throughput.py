@@ -159,45 +159,19 @@ _PARQUET.update({f"{row}-dask": (shape, [*invariants, *_DASK]) for row, (shape, 
                  if row != "isdp-release-gaussian-margins-parquet"})
 
 
-def _parquet_columns(shape: str, cells: int) -> dict:
-    """The key columns of a Parquet table of ``cells`` cells (text keys but the blocks' integers)."""
-    import numpy as np
-
-    def text(prefix, codes):
-        return np.char.add(prefix, codes.astype(str))
-
-    if shape == "blocks":  # blocks of 100 cells, one total each
-        return {"group": np.arange(cells) // 100, "cell": np.arange(cells)}
-    if shape == "margins":  # a side × side table under both margins
-        side = round(cells**0.5)
-        row, col = np.divmod(np.arange(side * side), side)
-        return {"row": text("r", row), "col": text("c", col)}
-    # nested geography: 50 states, each of cells / 5,000 counties × 100 age groups; the text keys as dictionary
-    # arrays (a code per cell and each label once: 10⁸ cells as numpy text would take tens of GB)
-    import pyarrow as pa
-
-    def coded(prefix, codes, size):
-        return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()), pa.array(text(prefix, np.arange(size))))
-
-    state, rest = np.divmod(np.arange(cells), cells // 50)
-    county, age = np.divmod(rest, 100)
-    del rest
-    return {"state": coded("s", state, 50), "county": coded("c", county, cells // 5000), "age": coded("a", age, 100)}
-
-
 def _parquet_release_row(sampler: str, cells: int) -> dict:
     import tempfile
 
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from release_scale import run_isdp
+    from release_scale import parquet_columns, run_isdp
 
     shape, invariants = _PARQUET[sampler]
     rng = np.random.default_rng(1)
     with tempfile.TemporaryDirectory() as tmp:
         table, out = Path(tmp, "t.parquet"), Path(tmp, "out.parquet")
-        columns = _parquet_columns(shape, cells)
+        columns = parquet_columns(shape, cells)
         pq.write_table(pa.table({**columns, "count": rng.poisson(50, cells)}), table)
         del columns
         seconds, code, peak = run_isdp(["release", str(table), *invariants, "--epsilon", "1", "-o", str(out),

@@ -1,11 +1,13 @@
-"""The scale table of docs/release.md (benchmarks/release_scale.py): the committed table is what the script
-writes from the committed benchmarks/results/release_scale.csv, and a changed number changes it."""
+"""The scale table of docs/release.md and the engines' table of docs/performance.md (benchmarks/release_scale.py):
+each committed table is what the script writes from its committed CSV, a changed number changes it, and damaged
+rows are an error."""
 
 from __future__ import annotations
 
 import csv
 import shutil
 
+import pytest
 import release_scale as rs
 
 
@@ -32,3 +34,60 @@ def test_every_default_case_has_a_row_and_its_outcome():
         assert outcome.startswith("refused") == rows[case]["route"].startswith("refused"), case
         if case.endswith("-gaussian"):  # the Gaussian route serves every case, with even noise within blocks
             assert outcome == "exact Gaussian, Klein's sampler" and float(rows[case]["variance_max_over_median"]) < 2
+
+
+def _engine_rows():
+    return list(csv.DictReader(rs.ENGINES_CSV.open()))
+
+
+def test_the_engines_table_is_generated_from_the_committed_csv(tmp_path):
+    doc = tmp_path / "performance.md"
+    shutil.copy(rs.PERFORMANCE, doc)
+    rs.write_engine_docs(rs.ENGINES_CSV, doc)
+    assert doc.read_text(encoding="utf-8") == rs.PERFORMANCE.read_text(encoding="utf-8")
+
+
+def test_the_committed_engines_csv_releases_each_shape_at_full_size_by_each_engine():
+    rows = _engine_rows()
+    assert {(r["shape"], int(r["cells"]), r["engine"]) for r in rows} == {
+        (shape, rs.ENGINE_CELLS, engine) for shape in rs.ENGINE_SHAPES for engine in rs.ENGINES}
+    assert all(int(r["input_files"]) == rs.ENGINE_CELLS // rs.FILE_ROWS for r in rows)
+
+
+def test_the_engines_verdicts_are_computed_and_can_fail():
+    rows = [r for r in _engine_rows() if r["shape"] == "blocks"]
+    single = next(r for r in rows if r["engine"] == "single process")
+    dask = next(r for r in rows if r["engine"] == "dask")
+
+    def dask_line(**change):
+        table = rs.render_engines([single, {**dask, **change}])
+        return next(line for line in table.splitlines() if "| dask |" in line)
+
+    slow = dask_line(seconds=str(float(single["seconds"]) * 1.25))
+    assert "1.25 (beyond the 1.2× limit)" in slow
+    assert "0.50 (within the 1.2× limit)" in dask_line(seconds=str(float(single["seconds"]) / 2))
+    assert "DIFFERS" in dask_line(statement_sha256="0" * 64)
+    assert "byte-identical" in dask_line(statement_sha256=single["statement_sha256"])
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"engine": "spark"}, "unknown shape or engine"),
+    ({"seconds": "nan"}, "cannot be"),
+    ({"seconds": "-1"}, "cannot be"),
+    ({"peak_mb": "0"}, "cannot be"),
+    ({"statement_sha256": "abc"}, "not a SHA-256"),
+    ({"statement_sha256": "g" * 64}, "not a SHA-256"),
+])
+def test_damaged_engine_rows_are_an_error(change, message):
+    rows = _engine_rows()
+    rows[1] = {**rows[1], **change}
+    with pytest.raises(ValueError, match=message):
+        rs.render_engines(rows)
+
+
+def test_an_engine_missing_or_twice_is_an_error():
+    rows = _engine_rows()
+    with pytest.raises(ValueError, match="lacks an engine"):
+        rs.render_engines(rows[1:])
+    with pytest.raises(ValueError, match="twice"):
+        rs.render_engines([*rows, rows[0]])
