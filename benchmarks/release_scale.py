@@ -473,6 +473,14 @@ def write_docs(csv_path: Path = SCALE, doc: Path = DOC) -> None:
         replace_block(doc, "release-scale", render_table(list(csv.DictReader(fh))))
 
 
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    RESULTS.mkdir(exist_ok=True)
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", nargs="+", default=list(DEFAULT))
@@ -490,23 +498,14 @@ def main() -> None:
         write_engine_docs()
         return
     if args.engines:
-        rows = [row for shape in ENGINE_SHAPES for row in compare_engines(shape)]
-        RESULTS.mkdir(exist_ok=True)
-        with ENGINES_CSV.open("w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        _write_csv(ENGINES_CSV, [row for shape in ENGINE_SHAPES for row in compare_engines(shape)])
         write_engine_docs()
         return
     if args.study:
         rows = study()
         for row in rows:
             print(row, flush=True)
-        RESULTS.mkdir(exist_ok=True)
-        with (RESULTS / "exact_acceptance.csv").open("w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        _write_csv(RESULTS / "exact_acceptance.csv", rows)
         return
     rows = {}
     for case in args.cases:

@@ -120,26 +120,6 @@ def test_a_seeded_release_is_the_same_however_its_parts_are_run(tmp_path):
     assert part_seed(3, 0) != part_seed(3, 1) != part_seed(4, 1)
 
 
-def test_a_failing_part_publishes_nothing_and_keeps_the_earlier_release(tmp_path):
-    path = _table(tmp_path, _blocks())
-    req = Request(epsilon="1", rules=("by:group",), progress=False)
-    out = tmp_path / "o.parquet"
-    files = [out, tmp_path / "o.json", tmp_path / "oa.json"]
-    for f in files:
-        f.write_text("earlier")
-
-    def dies(release_one, parts):
-        for k in parts:
-            if k == 2:
-                raise KeyboardInterrupt
-            yield release_one(k)
-
-    with pytest.raises(KeyboardInterrupt):
-        release_partitioned(path, ["by:group"], req, *files, force=True, part_cells=3_000, run_parts=dies)
-    assert [f.read_text() for f in files] == ["earlier"] * 3
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", *(f.name for f in files)])
-
-
 def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_path):
     """A dataset input (three files) released to a dataset: the same statement and seeded counts as the file to a
     file; the output's files are the parts' (owner-only), read back in name order as the table's rows."""
@@ -166,11 +146,16 @@ def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_p
                                                                  "fa.json", "d.json", "da.json"])
 
 
-def test_a_failing_part_keeps_the_earlier_dataset(tmp_path):
+@pytest.mark.parametrize("dataset", [False, True], ids=["file", "dataset"])
+def test_a_failing_part_publishes_nothing_and_keeps_the_earlier_release(tmp_path, dataset):
     path = _table(tmp_path, _blocks())
     req = Request(epsilon="1", rules=("by:group",), progress=False)
-    files = [f"{tmp_path}/out/", tmp_path / "o.json", tmp_path / "oa.json"]
-    release_partitioned(path, ["by:group"], req, *files, part_cells=3_000)
+    files = [f"{tmp_path}/out/" if dataset else tmp_path / "o.parquet", tmp_path / "o.json", tmp_path / "oa.json"]
+    if dataset:  # an earlier dataset of four part files
+        release_partitioned(path, ["by:group"], req, *files, part_cells=3_000)
+    else:
+        for f in files:
+            f.write_text("earlier")
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
 
     def dies(release_one, parts):
@@ -182,6 +167,8 @@ def test_a_failing_part_keeps_the_earlier_dataset(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         release_partitioned(path, ["by:group"], req, *files, force=True, part_cells=3_000, run_parts=dies)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", "out" if dataset else "o.parquet",
+                                                                 "o.json", "oa.json"])
 
 
 @pytest.mark.parametrize("change, reason", [
