@@ -232,7 +232,7 @@ def _release(args, parser) -> int:
     # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
     from .exact._exact_numbers import NUMBER_FORMS, _read_number
     from .release._constraints import constraint_matrix  # deferred, as above
-    from .release._files import count_of, write_release  # deferred, as above
+    from .release._files import check_layouts, count_of, write_release  # deferred, as above
     from .release._parquet_tables import is_dataset  # deferred, as above
     from .release._plan import dry_run  # deferred, as above
     from .release._release import make_release  # deferred, as above
@@ -290,6 +290,7 @@ def _release(args, parser) -> int:
                 done.statement, args.seed)
         return 0
     table = load()
+    check_layouts(table.tables if isinstance(table, TableSet) else [table], given)  # before anything is drawn
     A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
     release = make_release(table, A, labels, req)
     try:

@@ -65,10 +65,7 @@ def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = N
     """A long table's release as Parquet: a Parquet input's schema kept, a CSV input's keys as text; one file, or
     a dataset of one file."""
     layout = table.layout
-    if not isinstance(layout, LongTable):
-        raise UsageError(f"{out}: a Parquet release is a long table (key columns and a count column); "
-                         f"{table.path} is wide: write it as CSV")
-    if len(values) != len(layout.counts):
+    if not isinstance(layout, LongTable) or len(values) != len(layout.counts):  # check_layouts refused a wide one
         raise AssertionError("release layout differs from the input's; this is a bug in isdp")
     source = layout.source
     if source is None:  # a CSV long table: its key columns as text, as read
@@ -86,6 +83,29 @@ def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = N
             write_parquet(path, source, layout.count_column, np.asarray(values, dtype=np.int64), extra)
 
     return write
+
+
+def check_layouts(tables, outputs) -> None:
+    """Refuse a wide table whose output is Parquet (a ``.parquet`` file or a dataset): a Parquet release is long.
+
+    The command line calls it before anything is drawn; :func:`write_release` again.
+
+    Parameters
+    ----------
+    tables : sequence of Table
+        The tables, in order.
+    outputs : sequence of str or os.PathLike
+        Their outputs as given (a trailing ``/`` names a dataset).
+
+    Raises
+    ------
+    isdp.errors.UsageError
+        A wide table to Parquet.
+    """
+    for table, out in zip(tables, outputs, strict=True):
+        if (is_dataset(out) or is_parquet(out)) and not isinstance(table.layout, LongTable):
+            raise UsageError(f"{Path(out)}: a Parquet release is a long table (key columns and a count column); "
+                             f"{table.path} is wide: write it as CSV")
 
 
 def sync_directory(path: Path) -> None:
@@ -249,8 +269,9 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     Raises
     ------
     isdp.errors.UsageError
-        A number of outputs that is not the number of tables; a file that exists without
-        ``force`` (also one created by another run meanwhile); another run holding the lock.
+        A number of outputs that is not the number of tables; a wide table to Parquet
+        (:func:`check_layouts`); a file that exists without ``force`` (also one created by another
+        run meanwhile); another run holding the lock.
         Nothing is written, and no earlier file is changed.
     OSError
         A file that cannot be written or moved into place (the command line reports it as a
@@ -300,6 +321,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     if len(outputs) != len(tables):
         raise UsageError(f"{count_of(len(tables), 'table')} need{'s' if len(tables) == 1 else ''} "
                          f"{count_of(len(tables), 'output')} (one -o each, in order); got {len(outputs)}")
+    check_layouts(tables, given)
     files = []
     cuts = np.cumsum([len(t.keys) for t in tables])[:-1]
     extras = ([dict(zip(release.uncertainty, parts, strict=True))

@@ -97,13 +97,22 @@ def test_parts_whose_columns_differ_or_an_empty_directory_are_refused(tmp_path, 
     only(tmp_path, "parts")
 
 
-def test_a_wide_reading_of_parquet_and_a_parquet_release_of_a_wide_table_are_refused(tmp_path, capsys):
+@pytest.mark.parametrize("output", ["w.parquet", "w/"])
+def test_a_wide_reading_of_parquet_and_a_parquet_release_of_a_wide_table_are_refused(tmp_path, capsys, monkeypatch,
+                                                                                      output):
+    import isdp.release._release
+
     pq.write_table(_table(), tmp_path / "t.parquet")
     assert _release(tmp_path, tmp_path / "t.parquet", "r.csv", "--format", "wide") == 2
     assert "a Parquet table is long" in capsys.readouterr().err
     (tmp_path / "w.csv").write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+
+    def never(*args, **kwargs):
+        raise AssertionError("sampled before the refusal")
+
+    monkeypatch.setattr(isdp.release._release, "make_release", never)  # refused before anything is drawn
     code = main(["release", str(tmp_path / "w.csv"), "--invariant", "total", "--epsilon", "1", "-o",
-                 str(tmp_path / "w.parquet"), "--quiet", *SEEDED])
+                 f"{tmp_path}/{output}", "--quiet", *SEEDED])
     assert code == 2 and "a Parquet release is a long table" in capsys.readouterr().err
     only(tmp_path, "t.parquet", "w.csv")
 
