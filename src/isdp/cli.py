@@ -198,12 +198,17 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
         if _symlink_loop(path):
             raise UsageError(f"{name} {path} is a loop of symbolic links (they never reach a file): name a file")
         if name in datasets:
-            if path.is_symlink() or (path.exists() and not path.is_dir()):
+            if path.is_symlink():
+                raise UsageError(f"{name} {path} is a symbolic link: a Parquet dataset is a directory of its own")
+            if path.exists() and not path.is_dir():
                 raise UsageError(f"{name} {path} is not a directory: a Parquet dataset (a name ending in /) is "
                                  "written as one")
             for input_path in inputs:
                 if path.resolve() in input_path.resolve().parents:
                     raise UsageError(f"{name} {path} holds the input {input_path}: refusing to replace it")
+            for other, other_path in outputs.items():
+                if path.resolve() in other_path.resolve().parents:
+                    raise UsageError(f"{other} {other_path} lies inside the dataset {name} {path}: write it beside")
             if path.is_dir() and force and not replaceable_dataset(path):
                 raise UsageError(f"{name} {path} holds more than a released dataset's files (part-NNNNNN.parquet): "
                                  "it is never replaced; name another directory")

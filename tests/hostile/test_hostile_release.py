@@ -131,18 +131,29 @@ def test_no_output_may_be_an_input_even_with_force(tmp_path, capsys, which):
 @pytest.mark.parametrize("output, message", [
     ("", "is not a file name"), (".", "is not a file name"), ("./", "is not a file name"),
     ("adir", "holds more than a released dataset's files"), ("adir/", "holds more than a released dataset's files"),
-    ("t.csv/", "is not a directory"), ("empty", "a Parquet release is a long table")])
+    ("t.csv/", "is not a directory"), ("empty", "a Parquet release is a long table"),
+    ("link/", "is a symbolic link")])
 def test_an_output_that_is_not_a_file_or_a_dataset_is_refused(tmp_path, monkeypatch, capsys, output, message):
     """A directory names a Parquet dataset: replaced with --force only when it holds a dataset's files alone."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "adir").mkdir()
     (tmp_path / "adir" / "notes.txt").write_text("mine")
     (tmp_path / "empty").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
     (tmp_path / "t.csv").write_text(TABLE)
     code = main(["release", "t.csv", "--invariant", "total", "--epsilon", "1", "-o", output, "--force", *SEEDED])
     assert code == 2 and message in capsys.readouterr().err
     assert (tmp_path / "adir" / "notes.txt").read_text() == "mine" and not any((tmp_path / "empty").iterdir())
-    _only(tmp_path, "t.csv", "adir", "empty")
+    _only(tmp_path, "t.csv", "adir", "empty", "link")
+
+
+def test_a_statement_inside_a_dataset_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.csv").write_text("g,k,count\nu,a,1\nu,b,2\n")
+    code = main(["release", "t.csv", "--invariant", "total", "--epsilon", "1", "-o", "out/", "--statement",
+                 "out/s.json", *SEEDED])
+    assert code == 2 and "--statement out/s.json lies inside the dataset -o/--output out" in capsys.readouterr().err
+    _only(tmp_path, "t.csv")
 
 
 def test_a_device_is_never_replaced_even_with_force(tmp_path, capsys):
