@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import UsageError
 from ..files import temporary_sibling
 from ._long_tables import LongTable
-from ._parquet_tables import DATASET_FILE, is_dataset, is_parquet, write_parquet
+from ._parquet_tables import DATASET_FILE, DATASET_FILE_PATTERN, is_dataset, is_parquet, write_parquet
 from ._tables import TableSet
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def sync_directory(path: Path) -> None:
 def replaceable_dataset(path: Path) -> bool:
     """Whether the directory ``path`` holds a released dataset only (files named as :data:`DATASET_FILE`'s), so
     ``force`` may replace it: any other directory (a home, a folder of inputs) is never removed."""
-    return all(entry.is_file(follow_symlinks=False) and re.fullmatch(r"part-\d{6,}\.parquet", entry.name)
+    return all(entry.is_file(follow_symlinks=False) and re.fullmatch(DATASET_FILE_PATTERN, entry.name)
                for entry in os.scandir(path))
 
 

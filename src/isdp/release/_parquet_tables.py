@@ -45,6 +45,8 @@ def is_parquet(path) -> bool:
 
 #: the name of a released dataset's k-th file: read back in the order of their names, they are the table's rows
 DATASET_FILE = "part-{:06d}.parquet"
+#: the names :data:`DATASET_FILE` gives (six digits or more)
+DATASET_FILE_PATTERN = r"part-\d{6,}\.parquet"
 
 
 def is_dataset(output) -> bool:
