@@ -2,8 +2,9 @@
 
 Before 0.3 the core was 37 flat modules and ``isdp.__all__`` held 47 names (``isdp.sample``,
 ``from isdp.coupling import meeting_times``). Each still resolves, warning with the new path;
-docs/changelog.md lists them. The old modules are not files: a finder on ``sys.meta_path`` makes
-``isdp.<old>`` a module that forwards the public names of the subpackage it moved to.
+docs/changelog.md lists them, and :data:`OLD_NAMES` holds every old path with the names it held. The old modules
+are not files: a finder on ``sys.meta_path`` makes ``isdp.<old>`` a module that forwards the public names of the
+subpackage it moved to, and of the subpackages that took some of them since.
 """
 
 from __future__ import annotations
@@ -52,6 +53,54 @@ MOVED_NAMES = {
     "isdp.release": dict.fromkeys(("as_sparse", "blocks", "implied_by_partition", "independent_rows", "row_values"),
                                   "lattice"),
 }
+#: every path of the flat layout and its public names: the old ``isdp.__all__`` (key ``isdp``) and each old module's
+#: ``__all__``, or for a module without one the names it defined that are public now (``from isdp.<old> import *``
+#: imports these)
+OLD_NAMES = {path: tuple(names.split()) for path, names in {
+    "isdp": """augmented_meeting_times augmented_sample Certificate CertificationError certify certify_augmented
+        certify_heat_bath certify_mis change_of_basis check_release convergence_iteration convergence_table
+        default_basis derive_seed dg_cdf dg_logpmf dg_pmf dg_rvs enumerate_target exact_tv_curve generalized_gaussian
+        generalized_laplace heat_bath_meeting_times heat_bath_sweeps integer_solution IntegerLattice InvariantError
+        load_draws maximal_coupling_rvs meeting_times MeetingTimes mis_sample MISResult MIXING_BASES sample
+        sample_sum_constraint_l1 SamplerResult save_draws sum_constraint summarize_convergence sweep_transition_matrix
+        table_margins Target tune_proposal tv_upper_bound venn_constraints with_mixing_basis""",
+    "isdp.accounting": """CONVERSIONS dp_to_zcdp gaussian_delta swap_rates_for_epsilon swapping_epsilon
+        swapping_epsilon_from_log_odds swapping_min_epsilon zcdp_to_dp""",
+    "isdp.arviz_compat": "ess from_netcdf generation rhat",
+    "isdp.augmented": "augmented_meeting_times augmented_sample",
+    "isdp.bases": "change_of_basis default_basis MIXING_BASES with_mixing_basis",
+    "isdp.certification": """Certificate CertificationError certify certify_augmented certify_heat_bath certify_mis
+        certify_searching_lag pairs_needed""",
+    "isdp.constraints": """as_sparse blocks COEFFICIENT_LIMIT constraint_matrix FAMILIES implied_by_partition
+        independent_rows read_constraint_file row_values""",
+    "isdp.convergence_diagnostics": "convergence_table summarize_convergence two_sample_chi2",
+    "isdp.coupled_laws": "apart_probabilities coupled_sweep_exact jump_law UNIFORMS",
+    "isdp.coupling": "convergence_iteration meeting_times MeetingTimes tv_bound_terms tv_upper_bound",
+    "isdp.double_geometric": """dg_cdf dg_logpmf dg_pmf dg_rvs dg_tv_shift dg_variance maximal_coupling_dg
+        maximal_coupling_rvs""",
+    "isdp.draws_io": "draws_attrs DrawsError load_draws save_draws",
+    "isdp.exact_laws": """enumerate_target exact_tv_curve MAX_PROPOSALS sample_conditioned_dg sample_sum_constraint_l1
+        sum_constraint_acceptance sum_constraint_l1_marginal sweep_transition_matrix""",
+    "isdp.exact_sampling": """as_fraction bernoulli_exp double_geometric double_geometric_array EXACT_SOLVE_LIMIT
+        ExactL1Sampler ExactSampler IntegerSource integral_solve norm_tables PILOT_PROPOSALS seeded_source
+        system_source""",
+    "isdp.gaussian_profile": "calibrate_sigma MAX_SHIFT profile_delta profile_epsilon residue_profiles SIGMA_GRID",
+    "isdp.heat_bath": "heat_bath_meeting_times heat_bath_sweeps",
+    "isdp.kernels": """acceptance_ratio apply_move basis_csr component_sweep copy_into dg_draw dg_table exp_table
+        joint_sweep next_u64 norm_change over_streams seed_states sweep_law uniform_pos""",
+    "isdp.lattice_gaussian": "discrete_gaussian KINDS lattice_block LatticeBlock",
+    "isdp.mis": "mis_exact_sample mis_log_weight mis_meeting_times mis_sample MISResult",
+    "isdp.privacy": """gaussian_rho gaussian_sigma Guarantee LARGEST_GROUP Neighbours PERSON_L1 PERSON_L2 PERSON_SHIFT
+        SmallestChange TWO_PERSON_SHIFT two_person_shift unit_epsilon""",
+    "isdp.privacy_audit": """chain_noise chain_noise_path exact_route_noise hockey_stick Law max_privacy_loss product
+        pushforward total_variation truncation_slack""",
+    "isdp.release_files": "AUDIT_NOTE write_release",
+    "isdp.release_statement": "privacy_statement route_record",
+    "isdp.samplers": "sample SamplerResult starting_states tune_proposal",
+    "isdp.tables": """load_table LongTable read_long_table read_table_csv read_table_keys read_wide_table Table TableSet
+        WideTable""",
+    "isdp.targets": "generalized_gaussian generalized_laplace Target",
+}.items()}
 #: where ``isdp.__all__``'s names of the flat layout are now, searched in this order
 _TOP_LEVEL_HOMES = ("lattice", "mcmc", "exact", "convergence", "errors")
 
@@ -62,7 +111,10 @@ def _warn(old: str, new: str, stacklevel: int = 3) -> None:
 
 
 def moved_name(name: str):
-    """``isdp.<name>`` of the flat layout: the object from its subpackage, with a warning."""
+    """``isdp.<name>`` of the flat layout: the object from its subpackage, with a warning (an old module's name:
+    the module, whose names warn)."""
+    if name in MOVED_MODULES:
+        return importlib.import_module(f"isdp.{name}")
     for home in _TOP_LEVEL_HOMES:
         package = importlib.import_module(f"isdp.{home}")
         if name in package.__all__:
@@ -85,7 +137,8 @@ def moved_attribute(module: str, name: str):
 class _MovedModule(types.ModuleType):
     def __getattr__(self, name: str):
         first, new = RENAMED.get(name, (MOVED_MODULES[self.__name__.rpartition(".")[2]], name))
-        for home in (first, "errors"):  # errors moved to isdp.errors
+        later = MOVED_NAMES.get(f"isdp.{first}", {}).get(new, first)  # moved on since (constraints' row_values)
+        for home in (later, "errors"):  # errors moved to isdp.errors
             package = importlib.import_module(f"isdp.{home}")
             if new in package.__all__:
                 _warn(f"{self.__name__}.{name}", f"isdp.{home}.{new}")
@@ -98,7 +151,7 @@ class _Loader(importlib.abc.Loader):
         return _MovedModule(spec.name)
 
     def exec_module(self, module) -> None:
-        pass
+        module.__all__ = list(OLD_NAMES[module.__name__])  # what ``from isdp.<old> import *`` imported
 
 
 class _Finder(importlib.abc.MetaPathFinder):

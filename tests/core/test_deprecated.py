@@ -12,7 +12,9 @@ import warnings
 import pytest
 
 import isdp
-from isdp._deprecated import MOVED_MODULES, MOVED_NAMES, RENAMED
+from isdp._deprecated import MOVED_MODULES, MOVED_NAMES, OLD_NAMES, RENAMED
+
+OLD_PATHS = [(path, name) for path, names in OLD_NAMES.items() for name in names]
 
 
 @pytest.mark.parametrize("old", sorted(MOVED_MODULES))
@@ -35,12 +37,50 @@ def test_the_old_top_level_names_warn_with_their_new_path():
         assert isdp.InvariantError is isdp.errors.InvariantError  # noqa: B018
 
 
-@pytest.mark.parametrize("module", sorted(MOVED_NAMES))
-def test_names_that_left_a_module_of_the_same_name_warn(module):
-    name, home = next(iter(MOVED_NAMES[module].items()))
+@pytest.mark.parametrize(("module", "name"), [(m, n) for m, names in sorted(MOVED_NAMES.items()) for n in names])
+def test_names_that_left_a_module_of_the_same_name_warn(module, name):
+    home = MOVED_NAMES[module][name]
     with pytest.warns(DeprecationWarning, match=rf"use isdp\.{home}\.{name}"):
         value = getattr(importlib.import_module(module), name)
     assert value is getattr(importlib.import_module(f"isdp.{home}"), name)
+
+
+def _resolve_warning(path: str, name: str):
+    """``path.name`` resolved as an old path is: the object, and the new path its one warning names."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = getattr(importlib.import_module(path), name)
+    messages = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert len(messages) == 1, messages
+    assert messages[0].startswith(f"{path}.{name} is deprecated and will be removed in isdp 0.4; use isdp."), messages
+    return value, messages[0].rpartition("; use ")[2]
+
+
+@pytest.mark.parametrize(("path", "name"), OLD_PATHS, ids=[f"{p}.{n}" for p, n in OLD_PATHS])
+def test_every_old_path_resolves_to_its_new_path_with_a_warning(path, name):
+    value, new = _resolve_warning(path, name)
+    module, _, new_name = new.rpartition(".")
+    assert module in {f"isdp.{part}" for part in isdp.__all__}, new
+    assert value is getattr(importlib.import_module(module), new_name)
+
+
+def test_the_table_of_old_paths_holds_every_old_module():
+    assert set(OLD_NAMES) == {"isdp"} | {f"isdp.{old}" for old in MOVED_MODULES}
+    assert len(OLD_NAMES["isdp"]) == 47  # the old isdp.__all__
+
+
+@pytest.mark.parametrize("old", sorted(MOVED_MODULES))
+def test_a_star_import_of_an_old_module_imports_its_old_names(old):
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        exec(f"from isdp.{old} import *", namespace)  # noqa: S102 - the statement under test
+    assert {n for n in namespace if not n.startswith("__")} == set(OLD_NAMES[f"isdp.{old}"])
+
+
+def test_the_old_modules_are_attributes_of_isdp_as_before():
+    with pytest.warns(DeprecationWarning, match=r"isdp\.constraints\.row_values is deprecated.*isdp\.lattice"):
+        assert isdp.constraints.row_values is isdp.lattice.row_values
 
 
 def test_the_new_paths_do_not_warn():
