@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, InvariantError, UsageError
+from ..lattice._integer_lattice import COUNT_LIMIT
 from ._entries import _DECIMAL
 from ._key_columns import CellLabels, KeyColumns
 from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as
@@ -34,9 +35,11 @@ class Table:
     ----------
     path : pathlib.Path
         The file read.
-    x : numpy.ndarray or None
-        The counts, int64, shape (n,) for n cells (row by row for a wide table); None for a
-        table read for a dry run (its labels only).
+    x : array_like or None
+        The counts, shape (n,) for n cells (row by row for a wide table), held as int64; None for
+        a table read for a dry run (its labels only). Checked as the command line reads a table
+        (:func:`table_counts`): an integer dtype (a float is refused even when whole), no missing
+        value, each in [0, 2**53].
     keys : list of tuple of str or KeyColumns
         Each cell's key: (row, column) for a wide table, the key fields for a long one (held a
         column at a time for a Parquet table read so: :class:`~isdp.release._key_columns.KeyColumns`).
@@ -45,6 +48,11 @@ class Table:
     key_names : tuple of str, default ("row", "column")
         The key columns' names: a long table's header without its count column; ``row`` and
         ``column`` for a wide one. ``by:NAME`` invariants and ties name them.
+
+    Raises
+    ------
+    isdp.errors.InputError
+        Counts that are not one integer in [0, 2**53] per cell (:func:`table_counts`).
 
     See Also
     --------
@@ -70,6 +78,11 @@ class Table:
     keys: list[tuple[str, ...]] | KeyColumns  # each cell's key (row, column) for wide tables
     layout: WideTable | LongTable | None
     key_names: tuple[str, ...] = ("row", "column")  # a long table's key column names
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", Path(self.path))
+        if self.x is not None:  # the counts as the command line reads them, whoever made the table
+            object.__setattr__(self, "x", table_counts(self.path, self.x, len(self.keys)))
 
     @cached_property
     def cell_labels(self) -> list[str] | CellLabels:
@@ -99,6 +112,72 @@ class Table:
             The CSV's lines in the input's layout (wide margins recomputed from ``cells``).
         """
         return self.layout.with_cells(cells)
+
+
+def table_counts(path, x, cells: int) -> np.ndarray:
+    """``x`` as a table's counts (int64), read as strictly as the command line reads a table's.
+
+    A count is an entry of an integer dtype (a NumPy integer array, uint64 included, or a pandas
+    ``Int64`` column without a missing value), non-negative and at most 2**53, one per cell. A
+    float is refused even when whole (a CSV count ``4.0`` and a Parquet column of doubles are
+    refused too), and so are booleans, objects and missing values.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The table's path (for messages).
+    x : array_like
+        The counts.
+    cells : int
+        The number of cells (keys) they must match.
+
+    Returns
+    -------
+    numpy.ndarray
+        The counts as int64, shape (cells,).
+
+    Raises
+    ------
+    isdp.errors.InputError
+        Naming what is wrong (never a count's value).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.errors import InputError
+    >>> from isdp.release._tables import table_counts
+    >>> table_counts("t.csv", np.array([3, 4], dtype=np.uint64), 2).dtype
+    dtype('int64')
+    >>> try:
+    ...     table_counts("t.csv", np.array([3.0, 4.0]), 2)
+    ... except InputError as err:
+    ...     print(err)
+    t.csv: the counts (x) must be of an integer dtype, got float64 (a count is an integer, not a float)
+    """
+    try:
+        counts = np.asarray(x)  # a pandas Int64 column reads as int64, or as objects when it has a missing value
+    except (TypeError, ValueError) as err:  # ragged nested sequences
+        raise InputError(f"{path}: the counts (x) must be a one-dimensional array of integers ({err})") from None
+    if ((counts.dtype == object and any(_missing(v) for v in counts.ravel().tolist()))
+            or (counts.dtype.kind == "f" and np.isnan(counts).any())):  # pandas reads a missing Int64 as NaN
+        raise InputError(f"{path}: the counts (x) have a missing value: every cell needs a count")
+    if counts.dtype == bool or not np.issubdtype(counts.dtype, np.integer):
+        raise InputError(f"{path}: the counts (x) must be of an integer dtype, got {counts.dtype}"
+                         f"{' (a count is an integer, not a float)' if counts.dtype.kind == 'f' else ''}")
+    if counts.ndim != 1 or counts.shape[0] != cells:
+        raise InputError(f"{path}: the counts (x) must be one per cell ({cells}), got shape {counts.shape}")
+    if counts.size and counts.min() < 0:
+        raise InputError(f"{path}: the counts (x) include a negative count (cell {int(np.argmax(counts < 0))})")
+    if counts.size and counts.max() > COUNT_LIMIT:
+        cell = int(np.argmax(counts > COUNT_LIMIT))
+        raise InputError(f"{path}: the counts (x) include one beyond 2**53 (cell {cell}): counts must be exact in "
+                         "int64 and float arithmetic")
+    return counts.astype(np.int64, copy=False)
+
+
+def _missing(value) -> bool:
+    """Whether an entry of an object array is missing: None, pandas' NA or a NaN."""
+    return value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and value != value)
 
 
 def _numeric_labels(path, header: list[str], body) -> None:

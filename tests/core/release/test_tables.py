@@ -3,10 +3,12 @@ labels alone (it refuses what a release refuses, and never reads a count), and t
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from isdp.errors import InputError, UsageError
-from isdp.release import TableSet, load_table, read_table_keys
+from isdp.release import Request, Table, TableSet, constraint_matrix, load_table, make_release, read_table_keys
 
 
 @pytest.mark.parametrize("text", ["g,a,b\nu,?,?\nu,?,?\n", "g,a,A\nu,?,?\nv,?,?\n", "g,h,count\nu,k,?\nU,K,?\n",
@@ -34,6 +36,46 @@ def test_read_table_keys_gives_the_dry_run_s_keys(tmp_path, text, count_column):
     path = tmp_path / "t.csv"
     path.write_text(text)
     assert read_table_keys(path, count_column) == load_table(path, labels_only=True).keys
+
+
+# --------------------------------------------------------------------------- a table made by a caller
+
+_KEYS = [("A", "F"), ("A", "M"), ("B", "F")]
+
+
+@pytest.mark.parametrize("x, message", [
+    (np.array([3.0, 4.0, 5.0]), "integer dtype, got float64 .a count is an integer, not a float."),
+    (np.array([3.5, 4.0, 5.0]), "integer dtype, got float64"),
+    (np.array([3, 4, 5], dtype=object), "integer dtype, got object"),
+    (np.array([3, 2**63 + 1, 5], dtype=np.uint64), "include one beyond 2..53 .cell 1."),
+    (np.array([3, 2**53 + 1, 5]), "include one beyond 2..53 .cell 1."),
+    (pd.array([3, None, 5], dtype="Int64"), "have a missing value"),
+    (np.array([3, None, 5], dtype=object), "have a missing value"),
+    (np.array([3, -4, 5]), "include a negative count .cell 1."),
+    (np.array([True, False, True]), "integer dtype, got bool"),
+    (np.array([3, 4]), "one per cell .3., got shape .2,."),
+    (np.array([[3, 4, 5]]), "one per cell .3., got shape .1, 3."),
+], ids=["whole floats", "floats", "objects", "uint64 beyond int64", "beyond 2**53", "pandas NA", "None", "negative",
+        "bools", "too few", "two-dimensional"])
+def test_a_table_s_counts_are_refused_as_the_command_line_refuses_them(x, message):
+    """Counts the command line would refuse in a file are refused when a caller makes the table: never an
+    AssertionError (or a negative count accepted) further on."""
+    with pytest.raises(InputError, match=f"t.csv: the counts .x. .*{message}"):
+        Table("t.csv", x, _KEYS, None, ("g", "k"))
+
+
+@pytest.mark.parametrize("x", [np.array([3, 4, 5], dtype=np.uint64), np.array([3, 4, 5], dtype=np.int8),
+                               pd.Series([3, 4, 5], dtype="Int64"), [3, 4, 5]],
+                         ids=["uint64", "int8", "pandas Int64", "list"])
+def test_integer_counts_of_any_dtype_are_released_as_int64(tmp_path, x):
+    path = tmp_path / "t.csv"
+    path.write_text("g,k,count\nA,F,3\nA,M,4\nB,F,5\n")
+    read = load_table(path)
+    table = Table(path, x, read.keys, read.layout, read.key_names)
+    assert table.x.dtype == np.int64 and table.x.tolist() == [3, 4, 5]
+    A, labels = constraint_matrix(table, ["by:g"])
+    release = make_release(table, A, labels, Request(epsilon="1", seed=2, progress=False))
+    assert release.values.dtype == np.int64 and release.values[:2].sum() == 7 and release.values[2] == 5
 
 
 # --------------------------------------------------------------------------- tables released together
