@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from isdp import _validate as check
 from isdp._rng import dg_draw, dg_table, seed_states
-from isdp._runner import check_count, check_positive
+from isdp._runner import check_positive
 from isdp.lattice import IntegerLattice, Target
 from isdp.mcmc._augmented import (
     _checked,
@@ -89,7 +90,7 @@ def _fill_ig_coupled(rng, nu_x, nu_y, lam, out):
 
 def discrete_gaussian_rvs(t: float, size: int, seed: int) -> np.ndarray:
     """``size`` compiled draws of P(k) ∝ exp(−t k²)."""
-    out = np.empty(check_count("size", size, 1), dtype=np.int64)
+    out = np.empty(check.size("size", size, 1), dtype=np.int64)
     _fill_dg(seed_states(seed, 1)[0], check_positive("t", t), out)
     return out
 
@@ -99,14 +100,14 @@ def inverse_gaussian_rvs(mean: float, shape: float, size: int, seed: int) -> np.
     mean, shape = float(mean), check_positive("shape", shape)
     if not mean > 0:
         raise ValueError(f"mean must be positive (inf for the Lévy law), got {mean}")
-    out = np.empty(check_count("size", size, 1), dtype=float)
+    out = np.empty(check.size("size", size, 1), dtype=float)
     _fill_ig(seed_states(seed, 1)[0], 1.0 / mean, shape, out)
     return out
 
 
 def coupled_ig_rvs(mean_x: float, mean_y: float, shape: float, size: int, seed: int) -> np.ndarray:
     """``size`` draws (size × 2) of the maximal coupling of IG(mean_x, shape) and IG(mean_y, shape)."""
-    out = np.empty((check_count("size", size, 1), 2), dtype=float)
+    out = np.empty((check.size("size", size, 1), 2), dtype=float)
     _fill_ig_coupled(seed_states(seed, 1)[0], 1.0 / float(mean_x), 1.0 / float(mean_y),
                      check_positive("shape", shape), out)
     return out
@@ -118,7 +119,7 @@ def coupled_iterations(lattice: IntegerLattice, target: Target, x, y, *, n_rep: 
     one trajectory of ``n_rep`` iterations. Returns (x's, y's, (t_X, t_Y) per iteration)."""
     eps, blocks = _structure(lattice, target)
     x, y = check_state(lattice, x, "x"), check_state(lattice, y, "y")
-    n_rep = check_count("n_rep", n_rep, 1)
+    n_rep = check.size("n_rep", n_rep, 1)
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_t = np.empty((n_rep, 2), dtype=float)
@@ -130,7 +131,7 @@ def single_iterations(lattice: IntegerLattice, target: Target, x, *, n_rep: int,
     """``n_rep`` independent one-step draws of the single-chain kernel from x: (x's, t's)."""
     eps, blocks = _structure(lattice, target)
     x = check_state(lattice, x, "x")
-    n_rep = check_count("n_rep", n_rep, 1)
+    n_rep = check.size("n_rep", n_rep, 1)
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_t = np.empty(n_rep, dtype=float)
     _single_steps(x, seed_states(seed, 1)[0], eps, blocks, out_x, out_t)

@@ -13,15 +13,9 @@ import zlib
 import numpy as np
 from numba import njit, uint64
 
+from . import _validate as check
+
 _TWO_POW_M53 = 1.0 / 9007199254740992.0
-
-
-def check_seed(seed) -> int:
-    """``seed`` as an int, or a ValueError unless it is a non-negative integer (not a bool, not 2.5: a float
-    seed would be truncated, and two seeds would give the same draws)."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
 
 
 def seed_states(seed: int, n_streams: int) -> np.ndarray:
@@ -61,7 +55,7 @@ def seed_states(seed: int, n_streams: int) -> np.ndarray:
     >>> np.array_equal(states[1], child.generate_state(4, np.uint64))
     True
     """
-    seed = check_seed(seed)
+    seed = check.seed(seed)
     if isinstance(n_streams, bool) or not isinstance(n_streams, int | np.integer) or not 0 <= n_streams < 2**32:
         raise ValueError(f"n_streams must be an integer in [0, 2**32), got {n_streams!r}")
     words = _spawned_words(_uint32_words(seed), int(n_streams))

@@ -15,27 +15,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-
-def check_count(name: str, value, low: int, high: int = 2**53) -> int:
-    """``value`` as an int, or a ValueError unless it is an integer in [``low``, ``high``]."""
-    try:
-        ok = int(value) == value and low <= value <= high
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
-    return int(value)
+from ._validate import positive
+from .errors import ArgumentError
 
 
 def check_positive(name: str, value) -> float:
-    """``value`` as a float, or a ValueError unless it is a finite positive number."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite positive number, got {value!r}") from None
-    if not (np.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
-    return v
+    """``value`` as a float, or an ArgumentError unless it is a finite positive number (:mod:`isdp._validate`)."""
+    return float(positive(name, value))
 
 
 #: ε of a double geometric proposal must lie here: below, e^{-ε} rounds towards 1 (jumps beyond
@@ -48,7 +34,7 @@ def check_dg_eps(name: str, value) -> float:
     v = check_positive(name, value)
     lo, hi = DG_EPS_RANGE
     if not lo <= v <= hi:
-        raise ValueError(f"{name} = {value!r} is outside [{lo:g}, {hi:g}]: the double geometric law "
+        raise ArgumentError(f"{name} = {value!r} is outside [{lo:g}, {hi:g}]: the double geometric law "
                          "e^(-ε|k|) is numerically degenerate there")
     return v
 
@@ -58,9 +44,9 @@ def check_grid(name: str, grid) -> np.ndarray:
     try:
         arr = np.asarray(grid, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a list of numbers, got {grid!r}") from None
+        raise ArgumentError(f"{name} must be a list of numbers, got {grid!r}") from None
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty list of numbers, got {grid!r}")
+        raise ArgumentError(f"{name} must be a non-empty list of numbers, got {grid!r}")
     return np.array([check_dg_eps(f"{name}[{i}]", v) for i, v in enumerate(arr)])
 
 
@@ -69,9 +55,9 @@ def check_range(name: str, value, low: float = 0.0, high: float = 1.0) -> tuple[
     try:
         lo, hi = (float(v) for v in value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (lo, hi), got {value!r}") from None
+        raise ArgumentError(f"{name} must be a pair (lo, hi), got {value!r}") from None
     if not (np.isfinite(lo) and np.isfinite(hi) and low <= lo <= hi <= high):
-        raise ValueError(f"{name} = {value!r} must satisfy {low:g} <= lo <= hi <= {high:g}")
+        raise ArgumentError(f"{name} = {value!r} must satisfy {low:g} <= lo <= hi <= {high:g}")
     return lo, hi
 
 

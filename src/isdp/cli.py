@@ -235,7 +235,7 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
 
 def _release(args, parser) -> int:
     # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
-    from .exact._exact_numbers import NUMBER_FORMS, _read_number
+    from . import _validate as check
     from .release._constraints import constraint_matrix  # deferred, as above
     from .release._files import check_layouts, count_of, write_release  # deferred, as above
     from .release._parquet_tables import is_dataset  # deferred, as above
@@ -253,10 +253,7 @@ def _release(args, parser) -> int:
                      "--reproducible-not-for-publication to confirm it is not for publication")
     delta = None
     if args.delta is not None:
-        try:
-            delta = float(_read_number(args.delta))
-        except ValueError:
-            raise UsageError(f"--delta must lie in (0, 1), written as {NUMBER_FORMS}; got {args.delta!r}") from None
+        delta = float(check.probability("--delta", args.delta, error=UsageError))
     req = Request(norm=args.norm, epsilon=args.epsilon, delta=delta, allow_chain=args.allow_chain,
                   free_cells=args.free_cells, nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
                   max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet,

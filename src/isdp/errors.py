@@ -31,6 +31,38 @@ class IsdpError(Exception):
     """
 
 
+class ArgumentError(IsdpError, ValueError):
+    """An argument of a public function that is not what it must be; ``argument`` names it.
+
+    Raised by every public entry point, through one set of checks (``isdp._validate``), for a number, a
+    size, a seed, a level or a matrix that is out of range or of the wrong kind: a bool where a number is
+    asked, 2.5 where an integer is, ``"1_0"`` or NaN where an exact number is, a level outside (0, 1).
+    The message starts with the argument's name and says what it must be. :class:`UsageError`, the
+    command line's bad options, is one kind of it.
+
+    Attributes
+    ----------
+    argument : str or None
+        The argument's name, as the message gives it.
+
+    Examples
+    --------
+    >>> from isdp.errors import ArgumentError
+    >>> from isdp.exact import as_fraction
+    >>> try:
+    ...     as_fraction("1_0", "epsilon")
+    ... except ArgumentError as err:
+    ...     print(err.argument, "|", str(err)[:40])
+    epsilon | epsilon: '1_0' is not written as an integ
+    >>> issubclass(ArgumentError, ValueError)
+    True
+    """
+
+    def __init__(self, message: str, argument: str | None = None):
+        super().__init__(message)
+        self.argument = argument
+
+
 class InvariantError(IsdpError, ValueError):
     """The constraints, the data or a release violate the integer-invariant set-up.
 
@@ -171,7 +203,7 @@ class ReleaseError(IsdpError):
     exit_code = 1
 
 
-class UsageError(ReleaseError, ValueError):
+class UsageError(ReleaseError, ArgumentError):
     """Bad parameters or output paths (ε ≤ 0, an unknown family, a missing δ, an output that exists, …).
 
     Raised by :meth:`isdp.release.Request.check` (ε not in [1e-9, 700], δ missing for the
@@ -364,6 +396,7 @@ class NotPartitionable(IsdpError, ValueError):  # noqa: N818 -- a decision, not 
 
 
 __all__ = [
+    "ArgumentError",
     "CertificationError",
     "DrawsError",
     "InfeasibleError",

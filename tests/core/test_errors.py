@@ -12,6 +12,7 @@ import pytest
 from isdp import errors
 
 BUILTIN = {
+    "ArgumentError": ValueError,
     "InvariantError": ValueError,
     "DrawsError": ValueError,
     "UsageError": ValueError,
@@ -43,6 +44,12 @@ def test_the_refusals_carry_their_exit_status_and_an_uncertifiable_release_is_a_
     assert refusals == {"UsageError": 2, "InputError": 3, "InfeasibleError": 4, "UncertifiableError": 5}
     assert issubclass(errors.UncertifiableError, errors.CertificationError)
     assert not issubclass(errors.CertificationError, errors.ReleaseError)
+
+
+def test_a_bad_option_is_a_bad_argument_that_names_itself():
+    assert issubclass(errors.UsageError, errors.ArgumentError)
+    err = errors.UsageError("--pairs must be an integer", "--pairs")
+    assert err.argument == "--pairs" and str(err) == "--pairs must be an integer" and err.exit_code == 2
 
 
 def test_no_other_module_of_the_core_defines_an_exception():

@@ -11,7 +11,6 @@ import pytest
 
 from isdp._runner import (
     DG_EPS_RANGE,
-    check_count,
     check_dg_eps,
     check_grid,
     check_positive,
@@ -21,18 +20,10 @@ from isdp._runner import (
 )
 
 
-def test_a_count_is_an_integer_in_range():
-    assert check_count("n", 3, 1) == 3 and type(check_count("n", np.int64(3), 1)) is int
-    assert check_count("n", 4.0, 0, high=4) == 4
-    for bad in (0, 5, 2.5, "3", None, float("nan"), float("inf")):
-        with pytest.raises(ValueError, match=r"n must be an integer in \[1, 4\]"):
-            check_count("n", bad, 1, high=4)
-
-
 def test_a_positive_number_is_finite_and_above_zero():
     assert check_positive("eps", 2) == 2.0
     for bad in (0, -1.0, float("nan"), float("inf"), "x", None):
-        with pytest.raises(ValueError, match="eps must be a finite positive number"):
+        with pytest.raises(ValueError, match="eps must be a positive number"):
             check_positive("eps", bad)
 
 
@@ -42,7 +33,7 @@ def test_a_double_geometric_eps_lies_where_its_law_is_not_degenerate():
     for bad in (lo / 2, 2 * hi):
         with pytest.raises(ValueError, match="numerically degenerate"):
             check_dg_eps("eps", bad)
-    with pytest.raises(ValueError, match="finite positive"):
+    with pytest.raises(ValueError, match="positive number"):
         check_dg_eps("eps", 0.0)
 
 

@@ -16,8 +16,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from .. import _validate as check
 from .._rng import derive_seed
-from .._runner import check_count
 from ..errors import CertificationError, UncertifiableError
 from ..lattice._integer_lattice import IntegerLattice
 from ..lattice._targets import Target
@@ -141,7 +141,7 @@ def certify(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
     >>> cert.t_cert, cert.n_censored
     (53, 0)
     """
-    n_pairs = check_count("n_pairs", n_pairs, 1)
+    n_pairs = check.size("n_pairs", n_pairs, 1)
     if (exact is None) == (lag is None):
         raise ValueError("give either exact (draws from pi: Y starts there, lag 0) or a lag, not both or neither")
     level, threshold = _check_level(level), _check_threshold(threshold)
@@ -279,7 +279,7 @@ def certify_augmented(lattice: IntegerLattice, target: Target, *,
     >>> cert.certified, cert.t_cert <= 20
     (True, True)
     """
-    mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=check_count("n_pairs", n_pairs, 1), seed=seed,
+    mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=check.size("n_pairs", n_pairs, 1), seed=seed,
                                  max_iter=max_iter, init=draw_states(start, n_pairs, "start"))
     return from_meetings(mt, CHAIN_NAME, exact_start=False, max_iter=max_iter, level=level, threshold=threshold)
 
@@ -344,7 +344,7 @@ def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndar
     # deferred: isdp.exact loads scipy.optimize (0.5 s at import), which only this certificate needs
     from ..exact._exact_laws import sample_sum_constraint_l1
 
-    n_pairs = check_count("n_pairs", n_pairs, 1)
+    n_pairs = check.size("n_pairs", n_pairs, 1)
     level, threshold = _check_level(level), _check_threshold(threshold)
     tick = time.perf_counter()
     starts = np.asarray(draw_states(start, n_pairs, "start"))
@@ -432,7 +432,7 @@ def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, n_p
     (True, 13)
     """
     level, threshold = _check_level(level), _check_threshold(threshold)
-    n_pairs = check_count("n_pairs", n_pairs, 1)
+    n_pairs = check.size("n_pairs", n_pairs, 1)
     tick = time.perf_counter()
     exact = None if lag is not None else mis_exact_sample(A, a, center, eps=eps, index_set=index_set, size=n_pairs,
                                                           seed=derive_seed(seed, "exact start"), B=B, b=b)

@@ -13,8 +13,9 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from .. import _validate as check
 from .._rng import dg_draw, dg_table, seed_states, uniform_pos
-from .._runner import check_count, check_dg_eps, over_streams
+from .._runner import check_dg_eps, over_streams
 from ..lattice._integer_lattice import IntegerLattice, as_integer_matrix
 from ..lattice._targets import Target
 from ..mcmc._double_geometric import dg_logpmf
@@ -155,9 +156,9 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int, *,
     [[0, 0, 0], [0, -1, 1], [0, 0, 0], [1, -1, 0]]
     """
     # outside DG_EPS_RANGE the rejection loop never accepts (nan, a = 0) or returns garbage (a = 1)
-    n = check_count("n", n, 2)  # a sum constraint needs 2 cells to leave room for noise
-    size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
-    max_proposals = check_count("max_proposals", max_proposals, 1, 2**62)
+    n = check.size("n", n, 2)  # a sum constraint needs 2 cells to leave room for noise
+    size, eps = check.size("size", size, 0), check_dg_eps("eps", eps)
+    max_proposals = check.size("max_proposals", max_proposals, 1, 2**62)
     acceptance = sum_constraint_acceptance(n, eps)
     cost = size * (n - 1) / acceptance
     if cost > max_proposals:
@@ -291,7 +292,7 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, -1, 1], [1, -1, 0, 0]]
     """
     A = np.ascontiguousarray(as_integer_matrix(A))
-    size, eps = check_count("size", size, 0), check_dg_eps("eps", eps)
+    size, eps = check.size("size", size, 0), check_dg_eps("eps", eps)
     out = np.empty((size, A.shape[1]), dtype=np.int64)
     over_streams(_conditioned_rejection, size, seed_states(seed, size), dg_table(eps), A, out)
     return out
@@ -305,7 +306,7 @@ def _check_box(lattice, radius) -> int:
     """``radius`` as a positive int whose box (2·radius + 1)^k fits :data:`MAX_STATES`, or an error."""
     if not isinstance(lattice, IntegerLattice):
         raise TypeError(f"lattice must be an IntegerLattice, got {type(lattice).__name__}")
-    radius = check_count("radius", radius, 1)
+    radius = check.size("radius", radius, 1)
     states = (2 * radius + 1) ** lattice.dim
     if states > MAX_STATES:
         raise ValueError(f"the box |w|_∞ <= {radius} of a {lattice.dim}-dimensional lattice has {states:.3g} "

@@ -12,7 +12,7 @@ import random
 import secrets
 from typing import Protocol
 
-from .._rng import check_seed
+from .. import _validate as check
 
 
 class IntegerSource(Protocol):  # numpydoc ignore=PR01
@@ -140,4 +140,4 @@ def seeded_source(seed: int) -> IntegerSource:
     >>> double_geometric_array(Fraction(1, 2), 6, seeded_source(2024)).tolist()  # the same seed, the same draws
     [-5, 0, -1, -5, -1, -5]
     """
-    return _Seeded(check_seed(seed))
+    return _Seeded(check.seed(seed))

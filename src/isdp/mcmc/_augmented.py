@@ -35,8 +35,9 @@ import time
 import numpy as np
 from numba import njit, uint64
 
+from .. import _validate as check
 from .._rng import next_u64, seed_states, uniform_pos
-from .._runner import check_count, over_streams
+from .._runner import over_streams
 from ..errors import InvariantError
 from ..lattice._bases import sum_blocks
 from ..lattice._integer_lattice import IntegerLattice
@@ -298,8 +299,8 @@ def augmented_sample(lattice: IntegerLattice, target: Target, *, n_chains: int, 
     ((2, 3, 3), [[0, 0, 0], [0, 0, 0]])
     """
     eps, blocks = _structure(lattice, target)
-    n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
-    burn_in, thin = check_count("burn_in", burn_in, 0), check_count("thin", thin, 1)
+    n_chains, n_draws = check.size("n_chains", n_chains, 1), check.size("n_draws", n_draws, 0)
+    burn_in, thin = check.size("burn_in", burn_in, 0), check.size("thin", thin, 1)
     u = starting_states(lattice, init, n_chains)
     out = np.zeros((n_chains, n_draws, lattice.n), dtype=np.int64)
     over_streams(_run, n_chains, u, seed_states(seed, n_chains), eps, blocks, burn_in, thin, out)
@@ -362,8 +363,8 @@ def augmented_meeting_times(lattice: IntegerLattice, target: Target, *, lag: int
     (True, True)
     """
     eps, blocks = _structure(lattice, target)
-    max_iter = check_count("max_iter", max_iter, 1)
-    lag, n_pairs = check_count("lag", lag, 1, high=max_iter), check_count("n_pairs", n_pairs, 1)
+    max_iter = check.size("max_iter", max_iter, 1)
+    lag, n_pairs = check.size("lag", lag, 1, high=max_iter), check.size("n_pairs", n_pairs, 1)
     start = starting_states(lattice, init, n_pairs)
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)

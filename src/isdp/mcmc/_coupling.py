@@ -21,8 +21,9 @@ import time
 import numpy as np
 from numba import njit
 
+from .. import _validate as check
 from .._rng import seed_states, uniform_pos
-from .._runner import check_count, check_dg_eps, over_streams
+from .._runner import check_dg_eps, over_streams
 from ..lattice._integer_lattice import IntegerLattice
 from ..lattice._targets import LAPLACE_L1, LAPLACE_L2, Target
 from ._double_geometric import maximal_coupling_dg
@@ -177,9 +178,9 @@ def meeting_times(
     >>> mt.tv_bound([0, 2]).tolist()
     [1.5, 0.75]
     """
-    max_iter, proposal_eps = check_count("max_iter", max_iter, 1), check_dg_eps("proposal_eps", proposal_eps)
-    lag = check_count("lag", lag, 0 if init_y is not None else 1, high=max_iter)
-    n_pairs = check_count("n_pairs", n_pairs, 1)
+    max_iter, proposal_eps = check.size("max_iter", max_iter, 1), check_dg_eps("proposal_eps", proposal_eps)
+    lag = check.size("lag", lag, 0 if init_y is not None else 1, high=max_iter)
+    n_pairs = check.size("n_pairs", n_pairs, 1)
     start_x = starting_states(lattice, init, n_pairs)
     start_y = start_x if init_y is None else starting_states(lattice, init_y, n_pairs)
     tau = np.zeros(n_pairs, dtype=np.int64)
@@ -217,7 +218,7 @@ def coupled_kernel_draws(
     For validation: each returned margin must follow the single-chain one-iteration law.
     """
     x, y = check_state(lattice, x, "x"), check_state(lattice, y, "y")
-    n_rep, proposal_eps = check_count("n_rep", n_rep, 1), check_dg_eps("proposal_eps", proposal_eps)
+    n_rep, proposal_eps = check.size("n_rep", n_rep, 1), check_dg_eps("proposal_eps", proposal_eps)
     wdiff = lattice.coordinates(y) - lattice.coordinates(x)
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)

@@ -29,8 +29,9 @@ import time
 import numpy as np
 from numba import njit
 
+from .. import _validate as check
 from .._rng import seed_states, uniform_pos
-from .._runner import check_count, check_positive, over_streams, run_chunked
+from .._runner import check_positive, over_streams, run_chunked
 from ..errors import InvariantError
 from ._meeting_times import MeetingTimes
 
@@ -186,7 +187,7 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
     """
     states = _check_states(init, "init").copy()
     ratio = _ratio(eps)
-    n_sweeps = check_count("n_sweeps", n_sweeps, 0)
+    n_sweeps = check.size("n_sweeps", n_sweeps, 0)
     rng = seed_states(seed, states.shape[0])
     run_chunked(lambda t, k: over_streams(_run, len(states), states, rng, ratio, k), n_sweeps, log=log,
                 label=f"{NAME} sweeps", progress=progress)
@@ -248,7 +249,7 @@ def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: 
     if x.shape != y.shape:
         raise InvariantError(f"init_x and init_y must have the same shape, got {x.shape} and {y.shape}")
     ratio = _ratio(eps)
-    max_iter = check_count("max_iter", max_iter, 1)
+    max_iter = check.size("max_iter", max_iter, 1)
     tau = np.zeros(len(x), dtype=np.int64)
     met = np.zeros(len(x), dtype=np.bool_)
     tick = time.perf_counter()

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._runner import check_count, check_positive
+from .. import _validate as check
+from .._runner import check_positive
 
 
 @dataclass
@@ -171,7 +172,7 @@ def tv_bound_terms(tau, lag: int, t) -> np.ndarray:
     >>> (terms.std(axis=0, ddof=1) / np.sqrt(3)).round(3).tolist()  # the estimate's standard error
     [0.577, 0.882, 0.667, 0.0]
     """
-    lag = check_count("lag", lag, 1)
+    lag = check.size("lag", lag, 1)
     tau = np.asarray(tau)
     if tau.ndim != 1 or tau.dtype.kind not in "iuf" or not np.all(np.isfinite(tau)) or np.any(np.rint(tau) != tau):
         raise ValueError(f"tau must be one meeting time per pair, whole numbers, got shape {tau.shape} "
@@ -226,7 +227,7 @@ def convergence_iteration(tau, lag: int, threshold: float = 0.01) -> int:
     >>> convergence_iteration([3, 5, 8], 2)
     6
     """
-    lag = check_count("lag", lag, 1)
+    lag = check.size("lag", lag, 1)
     threshold = check_positive("threshold", threshold)  # the bound is never below 0: 0 or nan never converge
     tau = np.asarray(tau, dtype=np.int64)
     hi = int(max(tau.max() - lag, 0))

@@ -37,8 +37,9 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from .. import _validate as check
 from .._rng import dg_draw, dg_table, seed_states, uniform_pos
-from .._runner import check_count, check_dg_eps, over_streams, run_chunked
+from .._runner import check_dg_eps, over_streams, run_chunked
 from ..errors import InvariantError
 from ..lattice._integer_lattice import as_integer_matrix, as_vector
 from ._kernels import copy_into
@@ -483,8 +484,8 @@ def mis_sample(
     >>> bool((result.draws @ A.T == A @ x).all()), bool((result.draws >= 0).all())
     (True, True)
     """
-    n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
-    thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)
+    n_chains, n_draws = check.size("n_chains", n_chains, 1), check.size("n_draws", n_draws, 0)
+    thin, burn_in = check.size("thin", thin, 1), check.size("burn_in", burn_in, 0)
     pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps, index_set=index_set, n_chains=n_chains,
                   init=init, allow_nonunimodular=allow_nonunimodular)
     A, a, B, b, state, logw, d = pb.A, pb.a, pb.B, pb.b, pb.state, pb.logw, pb.A.shape[1]

@@ -10,8 +10,9 @@ import time
 import numpy as np
 from numba import njit
 
+from .. import _validate as check
 from .._rng import seed_states, uniform_pos
-from .._runner import check_count, over_streams
+from .._runner import over_streams
 from ..errors import InvariantError
 from ._kernels import copy_into
 from ._meeting_times import MeetingTimes
@@ -124,9 +125,9 @@ def mis_meeting_times(A, a, center, *, eps: float, proposal_eps: float, index_se
     >>> mt.tau.tolist(), bool(mt.met.all())
     ([0, 0, 1, 0, 0], True)
     """
-    max_iter = check_count("max_iter", max_iter, 1)
-    lag = check_count("lag", lag, 0 if init_y is not None else 1, high=max_iter)
-    n_pairs = check_count("n_pairs", n_pairs, 1)
+    max_iter = check.size("max_iter", max_iter, 1)
+    lag = check.size("lag", lag, 0 if init_y is not None else 1, high=max_iter)
+    n_pairs = check.size("n_pairs", n_pairs, 1)
     pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps, index_set=index_set, n_chains=n_pairs,
                   init=init, allow_nonunimodular=allow_nonunimodular)
     py = pb if init_y is None else _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps,
@@ -205,7 +206,7 @@ def mis_exact_sample(A, a, center, *, eps: float, index_set, size: int, seed: in
     >>> mis_exact_sample(A, A @ x, x, eps=1.0, index_set=[0, 1], size=4, seed=0, B=np.eye(3), b=np.zeros(3)).tolist()
     [[3, 0, 1], [2, 1, 1], [3, 0, 1], [3, 1, 0]]
     """
-    size, max_tries = check_count("size", size, 1), check_count("max_tries", max_tries, 1)
+    size, max_tries = check.size("size", size, 1), check.size("max_tries", max_tries, 1)
     pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=eps, index_set=index_set, n_chains=1, init=None,
                   allow_nonunimodular=allow_nonunimodular)
     out = np.empty((size, pb.A.shape[1]), dtype=np.int64)

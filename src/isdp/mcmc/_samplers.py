@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from .. import _validate as check
 from .._rng import seed_states
-from .._runner import check_count, check_dg_eps, check_grid, check_range, over_streams, run_chunked
+from .._runner import check_dg_eps, check_grid, check_range, over_streams, run_chunked
 from ..errors import InvariantError
 from ..lattice._integer_lattice import IntegerLattice
 from ..lattice._targets import GAUSSIAN, LAPLACE_L1, LAPLACE_L2, Target, squared_norm
@@ -311,8 +312,8 @@ def sample(
     """
     if update not in UPDATES:
         raise ValueError(f"update must be one of {UPDATES}, got {update!r}")
-    n_chains, n_draws = check_count("n_chains", n_chains, 1), check_count("n_draws", n_draws, 0)
-    thin, burn_in = check_count("thin", thin, 1), check_count("burn_in", burn_in, 0)
+    n_chains, n_draws = check.size("n_chains", n_chains, 1), check.size("n_draws", n_draws, 0)
+    thin, burn_in = check.size("thin", thin, 1), check.size("burn_in", burn_in, 0)
     proposal_eps = check_dg_eps("proposal_eps", proposal_eps)
     u = starting_states(lattice, init, n_chains)
     sumsq = (u * u).sum(axis=1)
@@ -412,8 +413,8 @@ def tune_proposal(
     import pandas as pd  # deferred: pandas costs 0.25 s at import, and only this table needs it
 
     grid = check_grid("grid", grid)
-    n_chains = check_count("n_chains", n_chains, 1)
-    n_iter = check_count("n_iter", n_iter, 4)  # the second half must hold at least one jump
+    n_chains = check.size("n_chains", n_chains, 1)
+    n_iter = check.size("n_iter", n_iter, 4)  # the second half must hold at least one jump
     acceptance_range = check_range("acceptance_range", acceptance_range)
 
     rows = []

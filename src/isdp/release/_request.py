@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .. import _validate as check
 from ..errors import UncertifiableError, UsageError
-from ..exact._exact_numbers import NUMBER_FORMS, _read_number, as_fraction
 
 #: the norms of ``Request.norm`` (``--norm``): ``l1`` the generalized Laplace in ℓ1 (exact),
 #: ``l2`` the generalized Laplace in ℓ2 (certified chain), ``gaussian`` the generalized Gaussian (exact)
@@ -36,8 +36,9 @@ class Request:
         Gaussian drawn exactly.
     epsilon : str or None, default None
         The ε needed per person, > 0, read exactly as typed (``"0.1"`` is 1/10, ``"1/3"`` works);
-        required. Written as :data:`NUMBER_FORMS` (an int or a ``Fraction`` works too); other
-        forms Python reads (``"1_0"``, other scripts' digits) are refused.
+        required. Written as an integer, a decimal, a decimal with an exponent or a fraction in ASCII
+        digits (an int or a ``Fraction`` works too); other forms Python reads (``"1_0"``, other
+        scripts' digits) are refused.
     delta : float or None, default None
         The δ needed per person, in (0, 1): required by ``norm="gaussian"`` and by the chain
         (``norm="l2"``, ``allow_chain``), refused elsewhere.
@@ -114,8 +115,8 @@ class Request:
 
     @property
     def epsilon_person(self) -> Fraction:
-        """The ε per person as an exact fraction (``"0.1"`` is 1/10); ValueError if it is not positive."""
-        return as_fraction(self.epsilon)
+        """The ε per person as an exact fraction (``"0.1"`` is 1/10); UsageError if it is not positive."""
+        return check.positive("--epsilon", self.epsilon, error=UsageError)
 
     def check(self) -> None:
         """Refuse an inconsistent request before anything is read.
@@ -136,38 +137,31 @@ class Request:
             raise UsageError(f"unknown norm {self.norm!r}: choose from {', '.join(NORMS)}")
         if self.epsilon is None:
             raise UsageError("give --epsilon: the guarantee needed per person")
-        try:
-            eps = self.epsilon if isinstance(self.epsilon, Fraction) else _read_number(self.epsilon)
-        except ValueError:
-            raise UsageError(f"--epsilon must be a positive number written as {NUMBER_FORMS}, "
-                             f"got {str(self.epsilon)!r}") from None
-        if eps <= 0:
-            raise UsageError(f"--epsilon must be a positive number, got {self.epsilon!r}")
-        if not Fraction(1, 10**9) <= eps <= 700:
-            raise UsageError(f"--epsilon {self.epsilon} is outside [1e-9, 700]")
-        if self.seed is not None and self.seed < 0:
-            raise UsageError(f"--seed must be a non-negative integer, got {self.seed}")
+        eps = check.positive("--epsilon", self.epsilon, error=UsageError)
+        check.exact_number("--epsilon", eps, low=Fraction(1, 10**9), low_closed=True, high=700, high_closed=True,
+                           error=UsageError)
+        if self.seed is not None:
+            check.seed(self.seed, "--seed", error=UsageError)
         if self.norm == "gaussian" or self.chain_possible:
             if self.delta is None:
                 raise UsageError(f"the {'Gaussian' if self.norm == 'gaussian' else 'certified chain'}'s guarantee "
                                  "has a delta: give --delta (per person, in (0, 1))")
-            if not 0 < self.delta < 1:
-                raise UsageError(f"--delta must lie in (0, 1), got {self.delta}")
+            check.probability("--delta", self.delta, error=UsageError)
         elif self.delta is not None:
             raise UsageError("--delta is used only by --norm gaussian and the certified chain (--norm l2, "
                              "--allow-chain): the l1 exact release is pure epsilon")
         if self.free_cells and (self.norm != "l1" or self.allow_chain):
             raise UsageError("--free-cells is an l1 route of its own: not with --norm l2 or gaussian, nor with "
                              "--allow-chain")
-        if self.pairs is not None and not 2 <= self.pairs <= MAX_PAIRS:
-            raise UsageError(f"--pairs must lie in [2, {MAX_PAIRS:,}], got {self.pairs}")
+        if self.pairs is not None:
+            check.size("--pairs", self.pairs, 2, MAX_PAIRS, error=UsageError)
         for name in ("max_iter", "max_attempts"):
-            if getattr(self, name) < 2:
-                raise UsageError(f"--{name.replace('_', '-')} must be at least 2")
-        if self.uncertainty is not None and not (0 < self.uncertainty < 1 and not self.chain_possible):
-            raise UsageError(f"--uncertainty LEVEL needs a level in (0, 1) and an exact route (--norm l1 or gaussian, "
-                             f"without --allow-chain); got {self.uncertainty}"
-                             + (" with a chain" if self.chain_possible else ""))
+            check.size(f"--{name.replace('_', '-')}", getattr(self, name), 2, error=UsageError)
+        if self.uncertainty is not None:
+            check.level("--uncertainty", self.uncertainty, error=UsageError)
+        if self.uncertainty is not None and self.chain_possible:
+            raise UsageError("--uncertainty LEVEL needs an exact route (--norm l1 or gaussian, without "
+                             "--allow-chain); got a route that may run the chain")
         if self.chain_possible and self.seed is None:
             raise UncertifiableError(
                 "the certified chain is refused for publication: its random numbers come from xoshiro256** "
