@@ -20,8 +20,8 @@ SMK := snakemake --snakefile $(CURDIR)/Snakefile
 MAKE_START := $(shell date +%s)
 RECORD = python $(CURDIR)/benchmarks/measurements_table.py record --start $(MAKE_START) --stamp $(CURDIR)/$(STAMP)
 
-.PHONY: install reproduce report readme-numbers docs test lint unit workflow-ci workflow-run benchmark stability national \
-  lock clean
+.PHONY: install reproduce report readme-numbers docs test lint unit fuzz workflow-ci workflow-run benchmark stability \
+  national lock clean
 
 # uv installs the pinned set of the interpreter's lock in a fraction of pip's time; it is the
 # installer only, not a dependency of isdp.
@@ -101,6 +101,12 @@ lint: $(STAMP)
 # PYTEST_ARGS: more arguments (CI's newest-stack leg names the folders and a --basetemp of its own)
 unit: $(STAMP)
 	pytest -m "not workflow" -n auto --dist worksteal $(PYTEST_ARGS)
+
+## fuzz: the property-based tests (every test file that uses Hypothesis) with the "fuzz" profile: 2,000 fresh
+## examples per property instead of CI's fixed 25 (tests/conftest.py); what it finds is kept in .hypothesis/
+HYPOTHESIS_TESTS = $(shell grep -rl --include='test_*.py' '^from hypothesis' tests)
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz pytest -m "not workflow" -n auto --dist worksteal $(HYPOTHESIS_TESTS)
 
 # One run of the CI profile feeds every workflow test and the documentation site built from it ($(CI_DIR)/site); a second run of a small subset of it
 # (tests/workflow/ci_subset.txt: the sampler, coupling, projection and simulation steps) into

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout
@@ -55,6 +56,16 @@ def row_verdict(claim_id: str, run, **override):
     c = claims.claim(claim_id, REGISTRY)
     m = claims.measure_row(c, run, **override)
     return claims.verdict(c["criterion"], c["paper_value"], m)[0], m
+
+# The property-based tests' profiles (Hypothesis): "ci", the default, runs a fixed set of examples
+# (derandomized: the same examples on every run, so a red run is reproducible and randomness never decides
+# whether CI passes), each with a deadline so that a hang fails as one; "fuzz" (`make fuzz`) searches far more
+# examples from fresh randomness and keeps what it finds in .hypothesis/. HYPOTHESIS_PROFILE picks one.
+settings.register_profile("ci", max_examples=25, derandomize=True, deadline=10_000, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("fuzz", max_examples=2_000, deadline=60_000, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_configure(config):
