@@ -22,7 +22,8 @@ def _greedy_independent(columns: np.ndarray, order) -> list[int]:
     norms = np.sqrt(np.einsum("ij,ij->j", M, M))
     Q = np.zeros((min(M.shape), M.shape[0]))  # the orthonormal basis so far, one row per vector
     keep: list[int] = []
-    order = np.array([j for j in order if norms[j] > 0], dtype=np.int64)
+    order = np.asarray(order, dtype=np.int64)
+    order = order[norms[order] > 0]
     for start in range(0, len(order), 128):
         # a chunk at once: residuals against the basis so far, updated by one rank-one step per
         # vector the chunk adds (a column inside the span stays inside as the basis grows)
@@ -104,7 +105,7 @@ def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | N
         solved = np.array(sorted(_greedy_independent(A, order)), dtype=np.int64)
         if len(solved) != m:
             raise AssertionError("A's rows are not independent; pass A[independent_rows(A)]")
-        free = np.setdiff1d(np.arange(n), solved)
+        free = np.delete(np.arange(n), solved)  # solved is sorted and unique
         X = np.rint(-np.linalg.solve(A[:, solved].astype(float), A[:, free].astype(float)))
         if not np.all(np.abs(X) < 2**52):  # integers exact in floats
             continue
@@ -119,10 +120,13 @@ def _orders(A: np.ndarray, first) -> list[list[int]]:
     cells with a coefficient ±1 before the others (``w,1,3`` on two cells solves the first: u₀ = −3u₁, where the
     last column's 3 gave no integral solve and the invariants were refused while ``w,3,1`` was served)."""
     first = [int(j) for j in first]
-    rest = [j for j in reversed(range(A.shape[1])) if j not in set(first)]
-    unit = [j for j in rest if (np.abs(A[:, j]) == 1).any()]
-    other = first + unit + [j for j in rest if j not in set(unit)]
-    return [first + rest] + ([other] if other != first + rest else [])
+    taken = np.zeros(A.shape[1], dtype=bool)  # one pass over the cells: a set rebuilt per cell made this quadratic
+    taken[first] = True
+    rest = np.flatnonzero(~taken)[::-1]
+    has_unit = (np.abs(A) == 1).any(axis=0)[rest]
+    other = first + rest[has_unit].tolist() + rest[~has_unit].tolist()
+    rest = first + rest.tolist()
+    return [rest] + ([other] if other != rest else [])
 
 
 def _exact_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
