@@ -1,7 +1,8 @@
 """Tests of :mod:`isdp.experiments.claims`: the claims registry (its schema checks, unique ids, known measures,
 causes, ``same_fact_as``, the shared false-alarm budget, no paper value typed elsewhere, a paper value whose type fits
 its measure) and its evaluator (a run's summary rows, the fit rule, a failing measure, a non-finite measurement,
-the paper value withheld from a measure whose row does not declare reading it, combining the experiments' rows).
+the paper value withheld from a measure whose row does not declare reading it, a declared reading checked in the
+measure's code, a measure returning no measurement, combining the experiments' rows).
 The criteria themselves: test_criteria.py; the headline counts: test_reporting.py."""
 
 from __future__ import annotations
@@ -275,7 +276,7 @@ def test_a_measure_receives_the_paper_value_only_where_its_row_declares_it(monke
         received.append(paper)
         return claims.Measurement(1.0, "")
 
-    _evaluated(monkeypatch, spy)
+    _evaluated(monkeypatch, spy, paper_value="about 18")
     _evaluated(monkeypatch, spy, reads_paper_value=True)
     assert received == [None, {"a": 2.5, "b": 15.5}]
 
@@ -284,7 +285,7 @@ def test_a_measure_that_secretly_reads_its_paper_value_cannot_use_it(monkeypatch
     """Without ``reads_paper_value`` the measure is handed None, never the value it is judged against: a measure
     that reads it anyway fails, and its row is an error, not a verdict computed from the paper's own number."""
     assert _evaluated(monkeypatch, _reads_it, reads_paper_value=True)["status"] == "match"  # 2.5 + 15.5 ≤ 20
-    row = _evaluated(monkeypatch, _reads_it)
+    row = _evaluated(monkeypatch, _reads_it, paper_value="about 18")
     assert row["status"] == "error" and "'NoneType' object has no attribute 'values'" in row["note"]
 
 
@@ -321,7 +322,8 @@ def test_a_non_finite_measurement_is_an_error_row_with_the_reason(tmp_path, regi
     """NaN reaches no comparison: the row is `error`, its note says which number, the summary job fails."""
     entry = claims.claim("SDP-E6-reading-release-sd", registry)
     monkeypatch.setattr(claims, "resolve_measure",
-                        lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(float("nan"), "nan"))
+                        lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(float("nan") if paper
+                                                                                               else 0.0, "nan"))
     rows = claims.evaluate([entry], Run(tmp_path))
     assert rows.loc[0, "status"] == "error" and "value = nan" in rows.loc[0, "note"]
     with pytest.raises(claims.ClaimErrors, match="SDP-E6-reading-release-sd"):
@@ -335,3 +337,71 @@ def test_an_equal_row_whose_paper_value_does_not_fit_the_measured_value_is_an_er
                         lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(paper[0], "one"))
     row = claims.evaluate([{**entry, "reads_paper_value": True}], Run(tmp_path)).loc[0]  # this measure reads it
     assert row["status"] == "error" and "does not fit the measure" in row["note"]
+
+
+# --------------------------------------------------------------------------- a declaration checked, not trusted
+
+
+def _lag_table(tmp_path, converged_at=(100, 150)):
+    tables = tmp_path / "results" / "tables"
+    tables.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"target": ["l1", "l1"], "lag": [10, 20], "pairs": [5, 5], "converged_at": list(converged_at)}).to_csv(
+        tables / "e9_convergence.csv", index=False)
+    return Run(tmp_path, E9)
+
+
+def _lag_row(registry, **change):
+    """The lag-stability row (its measure, ``lag_spread``, never reads its paper value) on the E9 table above."""
+    entry = claims.claim("ISDP-E1-l1-lag-stability", registry)
+    return {**entry, "id": "ISDP-E9-lag-stability", "experiment": "E9", "args": {"exp": "e9", "norm": "l1"},
+            **change}
+
+
+@pytest.mark.parametrize("paper", [[1, 2], {"median": 0.8}, "stable across lags"])
+def test_a_declared_reading_of_the_paper_value_by_a_measure_that_ignores_it_is_an_error(tmp_path, registry, paper):
+    """``reads_paper_value: true`` on a row whose measure never reads its paper value: the row is an ``error`` naming
+    it and the measure, never a ``match`` beside a paper value the verdict never used."""
+    run = _lag_table(tmp_path)
+    row = claims.evaluate([_lag_row(registry, paper_value=paper, reads_paper_value=True)], run).loc[0]
+    assert row["status"] == "error"
+    assert "claim 'ISDP-E9-lag-stability'" in row["note"] and "lattice.run_tables.lag_spread never reads" in row["note"]
+    assert claims.evaluate([_lag_row(registry)], run).loc[0, "status"] == "match"  # the row as written
+
+
+def test_the_loader_refuses_a_declared_reading_the_measure_never_does(tmp_path, registry):
+    entry = {**claims.claim("ISDP-E1-l1-lag-stability", registry), "reads_paper_value": True}
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump({"claims": [entry]}, allow_unicode=True))
+    with pytest.raises(claims.RegistryError, match=r"claim 'ISDP-E1-l1-lag-stability': .*declares reads_paper_value"):
+        claims.load_registry(path)
+
+
+def _loads_in_a_closure(run, paper):
+    return claims.Measurement((lambda: paper)(), "")
+
+
+def _takes_and_drops_it(run, paper, *, scale=1):
+    del scale
+    return claims.Measurement(1.0, "")
+
+
+@pytest.mark.parametrize(("measure", "reads"), [(_reads_it, True), (_takes_words, True), (_loads_in_a_closure, True),
+                                                (_ignores_it, False), (_takes_and_drops_it, False),
+                                                (lambda run, paper: claims.Measurement(1.0, ""), False)])
+def test_reading_the_paper_value_is_seen_in_the_measures_code(measure, reads):
+    assert claims._reads_paper(measure) is reads
+
+
+def test_every_row_that_declares_reading_its_paper_value_has_a_measure_that_reads_it(registry):
+    declared = [c for c in registry if c.get("reads_paper_value")]
+    assert len(declared) > 20
+    for c in declared:
+        assert claims._reads_paper(claims.resolve_measure(c["measure"], c["id"])), c["id"]
+
+
+@pytest.mark.parametrize("returned", [0.5, None, {"value": 1.0}, "1.5"])
+def test_a_measure_that_returns_no_measurement_is_an_error_naming_it(monkeypatch, returned):
+    row = _evaluated(monkeypatch, lambda run, paper: returned, paper_value="about 18")
+    assert row["status"] == "error" and row["reproduced_value"] == "—"
+    assert f"measure e9.m failed: EvidenceError: it returned {claims._format_paper(returned)}" in row["note"]
+    assert f"(a {type(returned).__name__}), not a Measurement" in row["note"]

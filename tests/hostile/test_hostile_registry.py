@@ -1,9 +1,11 @@
 """Hostile registry entries (config/claims.yaml): every field typed and checked, unknown keys
 refused, criteria that would pass any value at the scale of the row's paper value refused, paper values
-whose type does not fit the measure refused, and claims of experiments not run listed."""
+whose type does not fit the measure refused (a YAML date among them), a key given twice refused with its
+line, claims of experiments not run listed and summary rows the registry does not hold refused."""
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import pandas as pd
@@ -72,6 +74,9 @@ BAD = [
     ("SDP-E6-reading-release-sd", {"paper_value": {"median": []}}, "paper_value.median is empty"),
     ("SWAP-E8-ma1940-table", {"paper_value": float("nan")}, "paper_value = nan"),
     ("SWAP-E8-ma1940-table", {"paper_value": [1.0, float("inf")]}, "paper_value[1] = inf"),
+    ("SWAP-E8-ma1940-table", {"paper_value": datetime.date(2020, 1, 1)}, "is not of type 'string', 'number'"),
+    ("SWAP-E8-ma1940-table", {"paper_value": {"first": datetime.date(2020, 1, 1)}}, "is not of type 'string'"),
+    ("SWAP-E8-ma1940-table", {"args": {"table": datetime.date(2020, 1, 1)}}, "is not of type 'string'"),
     ("SWAP-E8-ma1940-table", {"surprise": True}, "surprise"),
     ("SWAP-E8-ma1940-table", {"args": {"table": "e8_swap_ma1940", "typo": 1}}, "typo"),
     ("SWAP-E8-ma1940-table", {"args": {}}, "table"),
@@ -131,6 +136,46 @@ def test_the_shipped_registry_passes_the_new_checks(registry):
         claims.check_paper_value(c, measure)
 
 
+# --------------------------------------------------------------------------- the registry's YAML
+
+
+def test_a_key_given_twice_in_a_registry_row_is_refused_with_its_line(tmp_path, registry):
+    entry = claims.claim("SWAP-E8-ma1940-table", registry)
+    text = yaml.safe_dump({"claims": [entry]}, allow_unicode=True, sort_keys=False, width=1000)
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("paper_value:"))
+    lines.insert(at + 1, lines[at])  # a second paper_value, which YAML would keep silently
+    path = tmp_path / "claims.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(claims.RegistryError, match=rf"{re.escape(str(path))}: .*the key 'paper_value' is given twice"
+                                                    rf".*line {at + 2}"):
+        claims.load_registry(path)
+
+
+def test_a_merge_key_may_still_override_in_the_registry_yaml():
+    data = claims._read_registry("base: &b {x: 1, y: 2}\nmerged: {<<: *b, y: 3}\n", "t.yaml")
+    assert data["merged"] == {"x": 1, "y": 3}
+
+
+def test_a_registry_that_is_not_yaml_is_refused_naming_the_file(tmp_path):
+    path = tmp_path / "claims.yaml"
+    path.write_text("claims: [\n")
+    with pytest.raises(claims.RegistryError, match=rf"{re.escape(str(path))}: not a readable claims registry"):
+        claims.load_registry(path)
+
+
+@pytest.mark.parametrize("paper", ["2020-01-01", "[1, 2020-01-01]", "{first: 2001-12-14t21:59:43.10-05:00}",
+                                   "!!binary aGk=", "!!set {a: null}"])
+def test_a_yaml_date_or_other_non_json_value_is_refused_as_a_paper_value(tmp_path, registry, paper):
+    entry = claims.claim("SWAP-E8-ma1940-table", registry)
+    text = yaml.safe_dump({"claims": [{**entry, "paper_value": "PAPER"}]}, allow_unicode=True, width=1000)
+    path = tmp_path / "claims.yaml"
+    path.write_text(text.replace("paper_value: PAPER", f"paper_value: {paper}"))
+    with pytest.raises(claims.RegistryError, match=r"at claims/0/paper_value.* \(claim 'SWAP-E8-ma1940-table'\): "
+                                                   r".* is not of type 'string', 'number'"):
+        claims.load_registry(path)
+
+
 # --------------------------------------------------------------------------- not-run
 
 
@@ -158,4 +203,16 @@ def test_an_empty_per_experiment_summary_is_refused(tmp_path):
     summary.write_text(",".join(claims.COLUMNS) + "\n")
     with pytest.raises(claims.EvidenceError, match="e8.csv"):
         claims.combine([summary], tmp_path / "all.csv")
+    assert not (tmp_path / "all.csv").exists()
+
+
+def test_combine_refuses_a_summary_row_the_registry_does_not_hold(tmp_path, registry):
+    e8 = [c for c in registry if c["experiment"] == "E8"]
+    rows = [{"id": c["id"], "experiment": "E8", "kind": c["kind"], "claim": "c", "source": "s", "paper_value": "p",
+             "reproduced_value": "r", "criterion": "k", "reading": "r (a priori)", "status": "match", "cause": "",
+             "note": "", "evidence": "1 values", "same_fact_as": ""} for c in e8]
+    summary = tmp_path / "e8.csv"
+    pd.DataFrame([*rows, {**rows[0], "id": "SWAP-E8-nowhere"}]).to_csv(summary, index=False)
+    with pytest.raises(claims.RegistryError, match=r"the registry does not hold: \['SWAP-E8-nowhere'\]"):
+        claims.combine([summary], tmp_path / "all.csv", registry=e8, experiments=["e8"])
     assert not (tmp_path / "all.csv").exists()

@@ -11,10 +11,13 @@ written once. A measure reads the run through a :class:`Run` and returns a :clas
 
 A measure is called ``measure(run, paper, **args)`` (:func:`measure_row`); ``paper`` is the row's paper value
 only when the row declares ``reads_paper_value: true``, None otherwise. A measure therefore cannot read the value
-it is judged against unless its row says so, and the loader can trust the row (:func:`check_paper_value`).
+it is judged against unless its row says so; and a row that says so must name a measure whose code reads its
+paper-value parameter (:func:`check_paper_value`, when the registry is loaded and again when a row is judged), so
+the declaration is checked, not trusted.
 
 Two statuses belong to no kind. ``error``: the evidence behind the value is empty, NaN, infinite,
-of the wrong shape, or the measure failed reading it (the note says which) — never ``match``; an
+of the wrong shape, the measure failed reading it or returned something other than a :class:`Measurement`, or
+the row itself cannot be judged (the note says which) — never ``match``; an
 experiment's summary step fails on an ``error`` unless the config's ``claims.on_error`` is
 ``report``. ``not-run``: the claim's experiment is not configured in this run (added by
 :func:`combine`, so a dropped claim is never mistaken for one never written).
@@ -23,17 +26,19 @@ experiment's summary step fails on an ``error`` unless the config's ``claims.on_
 from __future__ import annotations
 
 import copy
+import dis
 import functools
 import importlib
 import inspect
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from isdp.errors import IsdpError
 from isdp.experiments.config import read_yaml
 from isdp.experiments.criteria import check_criterion, check_finite, describe, fit_rule, verdict
 from isdp.experiments.evidence import EvidenceError, Measurement, Run
@@ -46,6 +51,11 @@ SCHEMA = "claims.schema.yaml"  # package data of isdp.experiments
 
 
 # --------------------------------------------------------------------------- registry
+
+
+class RegistryError(IsdpError, ValueError):
+    """A claims registry, a row of it or a summary that cannot be used as it is; the message names the file or the
+    claim and what is wrong."""
 
 
 def schema() -> dict:
@@ -86,27 +96,66 @@ def load_registry(path, experiments: Sequence[str] | None = None) -> list[dict]:
     return copy.deepcopy(_validated(path.read_text(), str(path), chosen))
 
 
+@functools.cache
+def _registry_loader():
+    """PyYAML's safe loader (libyaml's where PyYAML has it) refusing a key given twice in one mapping: PyYAML keeps
+    the last silently, so a second ``paper_value:`` in a row would replace the first unseen."""
+    import yaml
+
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # a merge (<<) may be overridden
+                key = self.construct_object(key_node, deep=True)
+                if not isinstance(key, Hashable):
+                    continue  # refused by PyYAML itself
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {key!r} is given twice in one mapping (its first value would be lost)",
+                        key_node.start_mark)
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    return Loader
+
+
+def _read_registry(text: str, path: str):
+    """The registry's YAML ``text``: refused with :class:`RegistryError` naming ``path`` when it is not YAML or
+    gives a key twice in one mapping."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_registry_loader())  # noqa: S506 - a safe loader
+    except yaml.YAMLError as err:
+        raise RegistryError(f"{path}: not a readable claims registry: {' '.join(str(err).split())}") from None
+
+
 @functools.lru_cache(maxsize=8)
 def _validated(text: str, path: str, experiments: tuple[str, ...] | None) -> list[dict]:
     """The checks of :func:`load_registry` on the registry ``text`` read from ``path`` (named in errors)."""
     import jsonschema
 
-    data = read_yaml(text)
+    data = _read_registry(text, path)
     error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
     if error is not None:
         where = "/".join(map(str, error.absolute_path))
-        raise ValueError(f"{path}: invalid claims registry at {where or 'top level'}: {error.message}")
+        row = list(error.absolute_path)[:2]
+        if row[:1] == ["claims"] and len(row) == 2 and isinstance(data["claims"][row[1]], Mapping):
+            where += f" (claim {data['claims'][row[1]].get('id')!r})"
+        raise RegistryError(f"{path}: invalid claims registry at {where or 'top level'}: {error.message}")
     claims = data["claims"]
     seen = set()
     for c in claims:
         if c["id"] in seen:
-            raise ValueError(f"{path}: duplicate claim id {c['id']!r}")
+            raise RegistryError(f"{path}: duplicate claim id {c['id']!r}")
         seen.add(c["id"])
         try:
             check_finite(c["paper_value"], "paper_value")
             check_finite(c.get("args", {}), "args")
         except ValueError as err:
-            raise ValueError(f"{path}: claim {c['id']!r}: {err}") from None
+            raise RegistryError(f"{path}: claim {c['id']!r}: {err}") from None
         if experiments is not None and c["experiment"] not in experiments:
             continue
         measure = resolve_measure(c["measure"], claim_id=c["id"])
@@ -114,15 +163,15 @@ def _validated(text: str, path: str, experiments: tuple[str, ...] | None) -> lis
             check_paper_value(c, measure)
             check_criterion(c["criterion"], c["paper_value"], getattr(measure, "natural_scale", None))
         except ValueError as err:
-            raise ValueError(f"{path}: claim {c['id']!r}: {err}") from None
+            raise RegistryError(f"{path}: claim {c['id']!r}: {err}") from None
         _check_args(measure, c)
     by_id = {c["id"]: c for c in claims}
     for c in claims:
         ref = c.get("same_fact_as")
         target = by_id.get(ref)
         if ref is not None and (target is None or target is c or "same_fact_as" in target):
-            raise ValueError(f"{path}: claim {c['id']!r}: same_fact_as must name another row that is counted itself, "
-                             f"got {ref!r}")
+            raise RegistryError(f"{path}: claim {c['id']!r}: same_fact_as must name another row that is counted "
+                                f"itself, got {ref!r}")
     return claims
 
 
@@ -132,7 +181,7 @@ def _check_args(measure, c: Mapping) -> None:
     try:
         inspect.signature(measure).bind(None, c["paper_value"], **c.get("args", {}))
     except TypeError as err:
-        raise ValueError(f"claim {c['id']!r}: args {sorted(c.get('args', {}))} do not fit measure "
+        raise RegistryError(f"claim {c['id']!r}: args {sorted(c.get('args', {}))} do not fit measure "
                          f"{c['measure']}: {err}") from None
 
 
@@ -169,6 +218,19 @@ def _paper_parameter(measure) -> inspect.Parameter | None:
                                                                  params[1].POSITIONAL_OR_KEYWORD) else None
 
 
+def _reads_paper(measure) -> bool:
+    """Whether the code of ``measure`` reads its paper-value parameter (loads it, or hands it to a nested function):
+    a measure that only takes it does not."""
+    param, code = _paper_parameter(measure), getattr(inspect.unwrap(measure), "__code__", None)
+    if param is None or code is None:
+        return False
+    if param.name in code.co_cellvars:
+        return True
+    return any(ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF")) and ins.opname != "LOAD_FAST_AND_CLEAR"
+               and param.name in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+               for ins in dis.get_instructions(code))
+
+
 def _paper_schema(measure) -> tuple[str, dict] | None:
     """The annotation of ``measure``'s paper-value parameter, as written, and the JSON schema of the values it
     names (:data:`JSON_TYPES`); None when there is none or it names a type without a JSON type."""
@@ -198,25 +260,31 @@ def check_paper_value(c: Mapping, measure) -> None:
     verdict, and a list or mapping there (``[1, 2]`` on a row whose measure takes a gap from a printed table) would
     stand beside a verdict that ignores it, so it must be one number, a boolean or the paper's words. ``equal``
     compares the paper value with the measured one as they are: a type that does not fit is an ``error`` when the
-    row is judged.
+    row is judged. A row that declares ``reads_paper_value: true`` must name a measure whose code reads the paper
+    value (:func:`_reads_paper`): otherwise the declaration would let any paper value stand beside, or be compared
+    with, a verdict that never used it.
     """
     import jsonschema
 
     value, kind, reads = c["paper_value"], c["criterion"]["kind"], c.get("reads_paper_value", False)
     empty = _empty_part(value)
     if empty is not None:
-        raise ValueError(f"{empty} is empty: give the paper's number or its words")
+        raise RegistryError(f"{empty} is empty: give the paper's number or its words")
+    if reads and not _reads_paper(measure):
+        raise RegistryError(f"the row declares reads_paper_value: true, but measure {c['measure']} never reads its "
+                            "paper-value parameter: drop the declaration or make the measure use the value")
     annotation = _paper_schema(measure)
     if annotation is not None and not jsonschema.Draft7Validator(annotation[1]).is_valid(value):
-        raise ValueError(f"paper_value {value!r} does not fit measure {c['measure']}, which takes {annotation[0]}")
+        raise RegistryError(f"paper_value {value!r} does not fit measure {c['measure']}, which takes "
+                            f"{annotation[0]}")
     if kind == "within_se" and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise ValueError(f"paper_value {value!r} does not fit a within_se criterion, which compares the measured "
-                         "number with it: it must be one number")
+        raise RegistryError(f"paper_value {value!r} does not fit a within_se criterion, which compares the measured "
+                            "number with it: it must be one number")
     if kind in STATISTIC_KINDS and isinstance(value, list | dict) and not reads:
-        raise ValueError(f"paper_value {value!r} is a {type(value).__name__}, but measure {c['measure']} ignores its "
-                         f"paper value (the row does not declare reads_paper_value: true) and the {kind} criterion "
-                         "judges the measure's own statistic: shown beside a verdict that ignores it, the paper value "
-                         "must be one number, a boolean or the paper's words")
+        raise RegistryError(f"paper_value {value!r} is a {type(value).__name__}, but measure {c['measure']} ignores "
+                            f"its paper value (the row does not declare reads_paper_value: true) and the {kind} "
+                            "criterion judges the measure's own statistic: shown beside a verdict that ignores it, the "
+                            "paper value must be one number, a boolean or the paper's words")
 
 
 def claim(claim_id: str, registry) -> dict:
@@ -301,16 +369,26 @@ def _evidence_text(m: Measurement | None, reads: Mapping[str, int]) -> str:
 def measure_row(c: Mapping, run: Run, **args) -> Measurement:
     """This run's measurement of registry row ``c``: its measure called on ``run`` with the row's ``args`` (``args``
     replacing some of them) and, when the row declares ``reads_paper_value: true``, its paper value; None in its
-    place otherwise, so a measure reads the value it is judged against only where its row says so."""
+    place otherwise, so a measure reads the value it is judged against only where its row says so.
+
+    The row's paper value is checked against its measure first (:func:`check_paper_value`, raising
+    :class:`RegistryError`: a row built or changed after loading is held to the loader's checks), and what the
+    measure returns must be a :class:`Measurement` (:class:`EvidenceError` otherwise)."""
+    measure = resolve_measure(c["measure"], c["id"])
+    check_paper_value(c, measure)
     paper = c["paper_value"] if c.get("reads_paper_value") else None
-    return resolve_measure(c["measure"], c["id"])(run, paper, **{**c.get("args", {}), **args})
+    m = measure(run, paper, **{**c.get("args", {}), **args})
+    if not isinstance(m, Measurement):
+        raise EvidenceError(f"it returned {_format_paper(m)[:80]} (a {type(m).__name__}), not a Measurement")
+    return m
 
 
 def evaluate_claim(c: Mapping, run: Run) -> dict:
     """One summary row for registry entry ``c`` on ``run``.
 
-    A measure that fails (a missing, empty or damaged results file, a wrong shape) or evidence
-    that cannot be judged gives status ``error`` with the reason in the note, never ``match``.
+    A measure that fails (a missing, empty or damaged results file, a wrong shape) or returns something other
+    than a :class:`Measurement`, evidence that cannot be judged, or a row whose paper value does not fit its
+    measure (:func:`check_paper_value`) gives status ``error`` with the reason in the note, never ``match``.
     """
     run.reads = {}
     m, problem = None, None
@@ -318,6 +396,8 @@ def evaluate_claim(c: Mapping, run: Run) -> dict:
         m = measure_row(c, run)
         status, problem = verdict(c["criterion"], c["paper_value"], m)
         status = fit_rule(status, c["reading"])
+    except RegistryError as err:  # the row itself, whatever the run holds
+        problem, status = f"claim {c['id']!r}: {err}", "error"
     except Exception as err:  # noqa: BLE001 - any failure of a measure is this claim's error, reported
         read = f" (it read {', '.join(run.reads)})" if run.reads else ""
         problem, status = f"measure {c['measure']} failed{read}: {type(err).__name__}: {err}", "error"
@@ -350,7 +430,7 @@ def evaluate(registry, run: Run, experiment: str | None = None) -> pd.DataFrame:
               else load_registry(registry, experiments=None if experiment is None else [experiment]))
     rows = [evaluate_claim(c, run) for c in claims if experiment is None or c["experiment"] == experiment]
     if experiment is not None and not rows:
-        raise ValueError(f"the registry has no claim for experiment {experiment!r}")
+        raise RegistryError(f"the registry has no claim for experiment {experiment!r}")
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -389,7 +469,8 @@ def combine(paths, out, registry=None, experiments=None) -> pd.DataFrame:
     """Concatenate per-experiment summaries into the reproduction summary, checking statuses.
 
     With ``registry`` and the configured ``experiments``, the claims of every other experiment are
-    added as ``not-run`` rows and the rows follow the registry's order.
+    added as ``not-run`` rows and the rows follow the registry's order; a summary row whose id the registry does
+    not hold is refused (:class:`RegistryError` naming it), never kept at the end.
     """
     frames = [pd.read_csv(p, dtype=str, keep_default_na=False) for p in paths]
     for p, f in zip(paths, frames, strict=True):
@@ -400,16 +481,19 @@ def combine(paths, out, registry=None, experiments=None) -> pd.DataFrame:
         claims = registry if isinstance(registry, list) else load_registry(registry, experiments=())
         df = pd.concat([df, not_run_rows(claims, experiments or ())], ignore_index=True)
         order = {c["id"]: i for i, c in enumerate(claims)}
+        unknown = sorted(set(df["id"]) - set(order))
+        if unknown:
+            raise RegistryError(f"claim ids in the summaries that the registry does not hold: {unknown}")
         df = df.iloc[sorted(range(len(df)), key=lambda i: order.get(df["id"].iloc[i], len(order)))]
         df = df.reset_index(drop=True)
     if list(df.columns) != COLUMNS:
-        raise ValueError(f"summary columns {list(df.columns)} differ from {COLUMNS}")
+        raise RegistryError(f"summary columns {list(df.columns)} differ from {COLUMNS}")
     bad = set(df["status"]) - set(STATUSES)
     if bad:
-        raise ValueError(f"unknown status values in the summaries: {sorted(bad)}")
+        raise RegistryError(f"unknown status values in the summaries: {sorted(bad)}")
     dup = df["id"][df["id"].duplicated()]
     if len(dup):
-        raise ValueError(f"duplicate claim ids in the summaries: {sorted(set(dup))}")
+        raise RegistryError(f"duplicate claim ids in the summaries: {sorted(set(dup))}")
     write_table(df, out)
     return df
 
@@ -437,7 +521,8 @@ def load_summary(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False).set_index("id", drop=False)
 
 
-__all__ = ["COLUMNS", "JSON_TYPES", "STATISTIC_KINDS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement", "Run",
+__all__ = ["COLUMNS", "JSON_TYPES", "STATISTIC_KINDS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement",
+           "RegistryError", "Run",
            "check_errors", "check_paper_value", "claim", "claim_markdown", "combine", "evaluate", "evaluate_claim",
            "fmt_se", "load_registry", "load_summary", "measure_row", "not_run_rows", "paper_value", "resolve_measure",
            "verdict"]

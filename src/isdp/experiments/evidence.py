@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from isdp.errors import IsdpError
+
 
 @dataclass(frozen=True)
 class Measurement:
@@ -32,7 +34,7 @@ class Measurement:
     n: int | None = None
 
 
-class EvidenceError(ValueError):
+class EvidenceError(IsdpError, ValueError):
     """A results file a claim (or a step) reads is missing, empty, header-only or unreadable; the message names it.
 
     A damaged draws file raises :class:`isdp.errors.DrawsError` (also a ``ValueError`` naming the file)."""
