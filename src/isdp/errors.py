@@ -50,10 +50,10 @@ class ArgumentError(IsdpError, ValueError):
     >>> from isdp.errors import ArgumentError
     >>> from isdp.exact import as_fraction
     >>> try:
-    ...     as_fraction("1_0", "epsilon")
+    ...     as_fraction(0, "epsilon")
     ... except ArgumentError as err:
-    ...     print(err.argument, "|", str(err)[:40])
-    epsilon | epsilon: '1_0' is not written as an integ
+    ...     print(f"{err.argument!r}: {err}")
+    'epsilon': epsilon must be a positive number, got 0
     >>> issubclass(ArgumentError, ValueError)
     True
     """

@@ -299,7 +299,7 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     >>> dp.c.make_composition([meas, theirs]).map(1)  # 1 + 2/4
     1.5
     """
-    eps = as_fraction(epsilon)
+    eps = as_fraction(epsilon, "epsilon")
     unit = unit_epsilon(eps, "l1")
     _drawable(unit, f"ε = {epsilon} per person")
     A, sampler = _sampler(A)
@@ -367,7 +367,7 @@ def make_isdp_gaussian(A, sigma):
     >>> len(released), sum(released)
     (3, 12)
     """
-    sigma = as_fraction(sigma)
+    sigma = as_fraction(sigma, "sigma")
     _drawable(1 / sigma, f"σ = {sigma}")
     A, sampler = _sampler(A, gaussian=True)
     with _features() as dp:

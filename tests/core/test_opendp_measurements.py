@@ -157,7 +157,7 @@ def test_the_gaussian_map_rounds_rho_up(sigma, k):
 @pytest.mark.parametrize("make, message", [
     (lambda: make_isdp_laplace(TOTAL3, "1e-20"), "the exact sampler draws with ε per unit ℓ1 distance"),
     (lambda: make_isdp_gaussian(TOTAL3, 10**15), "the exact sampler draws with ε per unit ℓ1 distance"),
-    (lambda: make_isdp_laplace(TOTAL3, 0), "must be positive"),
+    (lambda: make_isdp_laplace(TOTAL3, 0), "epsilon must be a positive number"),
     (lambda: make_isdp_laplace([[2, 4, 6]], 1), "the exact route does not apply"),
 ], ids=["tiny epsilon", "huge sigma", "zero epsilon", "no integral solve"])
 def test_unusable_parameters_are_refused_when_built_with_a_message(make, message):

@@ -44,6 +44,6 @@ def as_fraction(value, name: str = "value") -> Fraction:
     >>> as_fraction(0)
     Traceback (most recent call last):
     ...
-    isdp.errors.ArgumentError: value must be > 0, got 0
+    isdp.errors.ArgumentError: value must be a positive number, got 0
     """
     return check.positive(name, value)
