@@ -18,3 +18,17 @@ def test_the_c_yaml_reader_reads_what_the_python_one_reads(rel):
 
     text = (ROOT / rel).read_text(encoding="utf-8")
     assert repr(read_yaml(text)) == repr(yaml.safe_load(text))
+
+
+@pytest.mark.parametrize("text, key", [("eps: 1\nn: 2\neps: 3\n", "'eps'"),
+                                       ("e1:\n  draws:\n    thin: 1\n    thin: 2\n", "'thin'")])
+def test_a_key_given_twice_in_one_mapping_is_refused_naming_its_line(tmp_path, text, key):
+    """PyYAML keeps the last of two equal keys; the config and the registry are read refusing them instead."""
+    import yaml
+
+    from isdp.experiments.config import load_config
+
+    (tmp_path / "c.yaml").write_text(text)
+    with pytest.raises(yaml.YAMLError, match=f"the key {key} is given twice") as err:
+        load_config(tmp_path / "c.yaml")
+    assert "line" in str(err.value)

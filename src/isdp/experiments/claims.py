@@ -32,7 +32,7 @@ import importlib
 import inspect
 import types
 import typing
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -96,38 +96,13 @@ def load_registry(path, experiments: Sequence[str] | None = None) -> list[dict]:
     return copy.deepcopy(_validated(path.read_text(), str(path), chosen))
 
 
-@functools.cache
-def _registry_loader():
-    """PyYAML's safe loader (libyaml's where PyYAML has it) refusing a key given twice in one mapping: PyYAML keeps
-    the last silently, so a second ``paper_value:`` in a row would replace the first unseen."""
-    import yaml
-
-    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-        def construct_mapping(self, node, deep=False):
-            seen = set()
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue  # a merge (<<) may be overridden
-                key = self.construct_object(key_node, deep=True)
-                if not isinstance(key, Hashable):
-                    continue  # refused by PyYAML itself
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"the key {key!r} is given twice in one mapping (its first value would be lost)",
-                        key_node.start_mark)
-                seen.add(key)
-            return super().construct_mapping(node, deep)
-
-    return Loader
-
-
 def _read_registry(text: str, path: str):
     """The registry's YAML ``text``: refused with :class:`RegistryError` naming ``path`` when it is not YAML or
     gives a key twice in one mapping."""
     import yaml
 
     try:
-        return yaml.load(text, Loader=_registry_loader())  # noqa: S506 - a safe loader
+        return read_yaml(text)
     except yaml.YAMLError as err:
         raise RegistryError(f"{path}: not a readable claims registry: {' '.join(str(err).split())}") from None
 
