@@ -62,7 +62,7 @@ def _text(value) -> str:
 
 
 def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = None, *, dataset: bool = False):
-    """A long table's release as Parquet: a Parquet input's schema kept, a CSV input's keys as text; one file, or
+    """A long table's release as Parquet: a Parquet input's columns kept, a CSV input's keys as text; one file, or
     a dataset of one file."""
     layout = table.layout
     if not isinstance(layout, LongTable) or len(values) != len(layout.counts):  # check_layouts refused a wide one
@@ -254,10 +254,11 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
         A checked release (:func:`isdp.release.make_release`).
     output : str or os.PathLike, or a list or tuple of them
         The released table: CSV in the input's layout, or Parquet for a path ending in
-        ``.parquet`` (a long table: a Parquet input's schema kept, the counts as int64), or a
-        Parquet dataset — a directory holding ``part-000000.parquet`` — for a name ending in ``/``
-        or an existing directory (:func:`~isdp.release._parquet_tables.is_dataset`); one per
-        table, in order, for several tables.
+        ``.parquet`` (a long table: a Parquet input's columns and types kept, none of its
+        metadata, the counts as int64), or a Parquet dataset — a directory holding
+        ``part-000000.parquet`` — for a name ending in ``/`` or an existing directory
+        (:func:`~isdp.release._parquet_tables.is_dataset`); one per table, in order, for several
+        tables.
     statement_path : str or os.PathLike
         The publishable privacy statement (JSON).
     audit_path : str or os.PathLike
@@ -270,8 +271,10 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     ------
     isdp.errors.UsageError
         A number of outputs that is not the number of tables; a wide table to Parquet
-        (:func:`check_layouts`); a file that exists without ``force`` (also one created by another
-        run meanwhile); another run holding the lock.
+        (:func:`check_layouts`); an output, statement or audit path that is the release's input
+        table, lies inside an input dataset or holds an input (:func:`input_clash`), also with
+        ``force``; a file that exists without ``force`` (also one created by another run
+        meanwhile); another run holding the lock.
         Nothing is written, and no earlier file is changed.
     OSError
         A file that cannot be written or moved into place (the command line reports it as a
@@ -347,7 +350,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
         files.append((out, _csv_writer(lines)))
     record = audit_record(release.audit, outputs, statement_path)
     files += [(statement_path, _json_writer(release.statement)), (audit_path, _json_writer(record))]
-    write_all(files, force=force)
+    write_all(files, force=force, inputs=[t.path for t in tables])
 
 
 def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict:
@@ -357,11 +360,56 @@ def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict
                       "statement": str(statement_path)}}
 
 
-def write_all(files: list[tuple[Path, object]], *, force: bool) -> None:
+def input_clash(path, inputs) -> str | None:
+    """How the output ``path`` would overwrite one of ``inputs``, or None when it would not.
+
+    An output may not be an input (also through a link), lie inside an input that is a Parquet
+    dataset (the confidential table would then hold released rows), nor be a directory that holds
+    an input (a dataset replaced with ``force`` would remove it).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An output: a released table, a statement or an audit record.
+    inputs : iterable of str or os.PathLike
+        The inputs: tables (files or datasets), a constraint file.
+
+    Returns
+    -------
+    str or None
+        The clash, as words that follow the output's name (``"is the input t.csv"``), or None.
+
+    Examples
+    --------
+    >>> from isdp.release._files import input_clash
+    >>> input_clash("ds/released.parquet", ["ds"]), input_clash("out.csv", ["t.csv"])
+    ('lies inside the input dataset ds', None)
+    """
+    try:
+        out = Path(path).resolve()
+        for given in inputs:
+            table = Path(given).resolve()
+            if out == table or (out.exists() and table.exists() and os.path.samefile(out, table)):
+                return f"is the input {given}"
+            if table in out.parents:
+                return f"lies inside the input dataset {given}"
+            if out in table.parents:
+                return f"holds the input {given}"
+    except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13) holds no input
+        return None
+    return None
+
+
+def write_all(files: list[tuple[Path, object]], *, force: bool, inputs=()) -> None:
     """Write each ``(name, write)`` pair's file beside its name, then publish them all or none (:func:`write_release`).
 
-    ``write(tmp)`` writes one file in full to ``tmp``; the first name's lock keeps two runs apart.
+    ``write(tmp)`` writes one file in full to ``tmp``; the first name's lock keeps two runs apart. A name that
+    would overwrite one of ``inputs`` (:func:`input_clash`) is refused before anything is written.
     """
+    for path, _ in files:
+        clash = input_clash(path, inputs)
+        if clash is not None:
+            raise UsageError(f"{path} {clash}: an input is never overwritten; nothing written")
     # one writer at a time per release name, also with --force: two runs replacing the three files
     # concurrently could leave one run's table beside the other's statement
     output = files[0][0]

@@ -270,7 +270,7 @@ def _count_columns(path, header: list[str], body, c: int) -> None:
 def _count_column(path, header: list[str], count_column: str) -> int:
     """The count column's position (names compared as they look: :func:`_seen_as`); a header
     with a repeated column name is refused (a second count column would be read as a key, and its
-    counts published as labels)."""
+    counts published as labels), and so is one without a key column."""
     names = [_seen_as(h) for h in header]
     for k, name in enumerate(names):
         if name in names[:k]:
@@ -278,4 +278,7 @@ def _count_column(path, header: list[str], count_column: str) -> int:
                                  f"{names.index(name) + 1} and {k + 1}): which one holds the counts?")
     if _seen_as(count_column) not in names:
         raise InvariantError(f"{path}: no count column {count_column!r} in the header {header}")
+    if len(names) < 2:
+        raise InvariantError(f"{path}: no key column: the table has its count column {count_column!r} only, and a "
+                             "long table names each cell by its key columns (one line per cell)")
     return names.index(_seen_as(count_column))

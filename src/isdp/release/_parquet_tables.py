@@ -5,9 +5,10 @@ type. Its rows become the lines every long table's checks read (:func:`read_long
 margin-like, alike or count-like keys, counts beyond ±2**53 or negative), numbered as the lines
 of the same table written as CSV (the header is line 1, the first row line 2), so each refusal
 names the row. Keys of any type are compared and published as their text (an integer key 2019
-as ``2019``); the released file keeps the input's schema, the count column replaced by the
-released counts as int64. pyarrow reads and writes (imported here only: a CSV release never
-loads it).
+as ``2019``, a float's ``-0.0`` as ``0``); the released file keeps the input's columns and their
+types, the count column replaced by the released counts as int64, and none of its metadata (of the
+file or of a column: it may describe the counts). pyarrow reads and writes (imported here only: a
+CSV release never loads it).
 """
 
 from __future__ import annotations
@@ -76,11 +77,31 @@ def is_dataset(output) -> bool:
     return text.endswith(("/", os.sep)) or Path(text).is_dir()
 
 
+def _marker(entry: Path) -> bool:
+    """Whether a directory's entry is a writer's marker that holds no rows: a file named ``_…`` or ``.…``
+    (``_SUCCESS``, a ``.crc`` checksum) that is not a ``.parquet`` file."""
+    return entry.name.startswith((".", "_")) and entry.suffix.lower() != SUFFIX and entry.is_file()
+
+
 def table_files(path: Path) -> list[Path]:
-    """The files of a Parquet table: the file itself, or a directory's ``.parquet`` files in name order."""
+    """The files of a Parquet table: the file itself, or a directory's ``.parquet`` files in name order.
+
+    A directory is read whole or refused: a subdirectory (a Hive-style ``state=B/``), a hidden
+    ``.parquet`` file or any other file but a writer's marker (``_SUCCESS``, ``.…crc``) would
+    otherwise be rows left out of the release without a word.
+    """
     if not path.is_dir():
         return [path]
-    files = sorted(p for p in path.iterdir() if p.suffix.lower() == SUFFIX and not p.name.startswith((".", "_")))
+    files = []
+    for entry in sorted(path.iterdir()):
+        if _marker(entry):
+            continue
+        if entry.is_dir() or entry.suffix.lower() != SUFFIX or entry.name.startswith((".", "_")) or not entry.is_file():
+            what = "a directory" if entry.is_dir() else "not a .parquet file of the table"
+            raise InvariantError(f"{entry}: {what} inside the Parquet dataset {path}, which is read as one table from "
+                                 "its own .parquet files only (no subdirectory, no other file): move it out, or "
+                                 "give its files as a dataset of their own")
+        files.append(entry)
     if not files:
         raise InvariantError(f"{path}: a directory without .parquet files (a directory is read as one Parquet "
                              "table, its files in the order of their names)")
@@ -131,22 +152,55 @@ def read_parquet_arrow(path):
     import pyarrow.parquet as pq
 
     path = Path(path)
+    files = table_files(path)
     parts = []
-    for file in table_files(path):
+    for file in files:
         try:
-            parts.append(pq.read_table(file))
+            parts.append(pq.ParquetFile(file).read())  # one file as written (read_table refuses a repeated name)
         except (pa.ArrowException, OSError) as err:
             raise InvariantError(f"{file}: not a readable Parquet file ({err})") from None
     first = parts[0].schema
-    for file, part in zip(table_files(path), parts, strict=True):
-        if not part.schema.equals(first):
+    for file, part in zip(files, parts, strict=True):
+        if not same_columns(part.schema, first):
             raise InvariantError(f"{file}: its columns ({part.schema.names}, types "
                                  f"{[str(t) for t in part.schema.types]}) differ from the first file's "
                                  f"({first.names}, {[str(t) for t in first.types]})")
-    table = pa.concat_tables(parts)
+    table = concat_parts(parts)
     if table.num_rows == 0:
         raise InvariantError(f"{path}: the table has no cells")
     return table
+
+
+def same_columns(schema, first) -> bool:
+    """Whether two files' schemas have the same column names and types: whether a column may hold a null, and
+    metadata, may differ (the rows' nulls are refused where they matter)."""
+    return schema.names == first.names and schema.types == first.types
+
+
+def concat_parts(parts):
+    """The rows of tables of :func:`same_columns`, in order, as one table whose columns may hold nulls."""
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+
+    schema = plain_schema(parts[0].schema)
+    return pa.concat_tables([part.cast(schema) for part in parts])
+
+
+def plain_schema(schema):
+    """``schema`` without any metadata (of the table or of a field) and with every column nullable: what a
+    release writes, so nothing of the input's metadata reaches it."""
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+
+    return pa.schema([pa.field(field.name, field.type) for field in schema])
+
+
+def key_text(column):
+    """A key column as text (nulls kept), a float's ``-0.0`` read as ``0.0``: one number, one cell."""
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+    import pyarrow.compute as pc
+
+    if pa.types.is_floating(column.type):
+        column = pc.if_else(pc.equal(column, 0), pa.scalar(0, column.type), column)
+    return pc.cast(column, pa.string())
 
 
 def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple[int, list[str]]]]:
@@ -174,14 +228,13 @@ def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple
         A count column that is not of an integer type, or a key column whose type has no text.
     """
     import pyarrow as pa  # deferred: only a Parquet table needs it
-    import pyarrow.compute as pc
 
     header = list(table.schema.names)
     _check_types(path, table, count_column)
     columns = []
     for k, column in enumerate(table.columns):
         try:
-            text = pc.cast(column, pa.string())
+            text = key_text(column)
         except pa.ArrowException:
             raise InvariantError(f"{path}: column {header[k]!r} holds {column.type}, which has no text to "
                                  "publish as a label") from None
@@ -241,7 +294,7 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
             seen.append((codes[-1], len(labels[-1])))
             continue
         try:
-            text = pc.cast(column, pa.string())
+            text = key_text(column)
         except pa.ArrowException:  # parquet_lines names the column
             return None
         if text.null_count or not pc.all(pc.string_is_ascii(text)).as_py():
@@ -301,7 +354,8 @@ def write_parquet(path, source, count_column: int, values: np.ndarray, extra: di
     path : str or os.PathLike
         Where to write: a new file.
     source : pyarrow.Table
-        The table read, its schema kept.
+        The table read: its columns and their types kept, its metadata (of the table and of each
+        column) left out.
     count_column : int
         The count column's position.
     values : numpy.ndarray of int64
@@ -316,6 +370,8 @@ def write_parquet(path, source, count_column: int, values: np.ndarray, extra: di
     released = source.set_column(count_column, pa.field(name, pa.int64()), pa.array(values, type=pa.int64()))
     for column, data in (extra or {}).items():
         released = released.append_column(column, pa.array(data))
+    # written from a schema made afresh: the input's metadata (of the file or a column) may describe the counts
+    released = released.cast(plain_schema(released.schema))
     with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
         pq.write_table(released, fh)
         fh.flush()

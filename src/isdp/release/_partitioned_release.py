@@ -45,9 +45,9 @@ from ..files import temporary_sibling
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ..lattice._invariants import as_sparse, implied_by_partition, row_values
 from ._constraints import _family_rows, _grouped_rows, first_rows
-from ._files import _json_writer, audit_record, sync_directory, write_all
+from ._files import _json_writer, audit_record, input_clash, sync_directory, write_all
 from ._neighbours import _PAIR_SUM_LIMIT, Neighbours, _repeated_column
-from ._parquet_tables import DATASET_FILE, is_dataset, plain_columns, write_parquet
+from ._parquet_tables import DATASET_FILE, concat_parts, is_dataset, plain_columns, write_parquet
 from ._partitions import PartitionLayout, partition_layout
 from ._plan import NO_EXACT_SAMPLER, Plan, calibrate, exact_sampler
 from ._release import Progress, _nonnegative, _sha256, no_acceptance
@@ -140,7 +140,6 @@ def read_part(layout: PartitionLayout, start: int, end: int):
     pyarrow.Table
         The rows, every column.
     """
-    import pyarrow as pa  # deferred: only a Parquet table comes here
     import pyarrow.parquet as pq
 
     pieces, offset = [], 0
@@ -154,7 +153,7 @@ def read_part(layout: PartitionLayout, start: int, end: int):
             table = reader.read_row_groups(groups)
             pieces.append(table.slice(lo - int(bounds[groups[0]]), hi - lo))
         offset += rows
-    return pa.concat_tables(pieces)
+    return concat_parts(pieces)
 
 
 def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fraction, output) -> PartResult:
@@ -353,6 +352,9 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     isdp.errors.NotPartitionable
         The table or the request cannot be released part by part with the whole table's
         statement (the caller releases the whole table). Nothing is written.
+    isdp.errors.UsageError
+        An output, statement or audit path that is the input, lies inside it (a dataset) or holds
+        it, also with ``force``: refused before any part is read.
     isdp.errors.ReleaseError
         As :func:`isdp.release.make_release` and :func:`isdp.release.write_release`.
 
@@ -384,6 +386,10 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     started = time.perf_counter()
     dataset = is_dataset(output)
     output, statement_path, audit_path = Path(output), Path(statement_path), Path(audit_path)
+    for name in (output, statement_path, audit_path):  # before any work: the input is never overwritten
+        clash = input_clash(name, [path])
+        if clash is not None:
+            raise UsageError(f"{name} {clash}: an input is never overwritten; nothing written")
     req.check()
     if req.norm not in ("l1", "gaussian") or req.allow_chain or req.ties:
         raise NotPartitionable("only the exact routes of one table are released part by part")
@@ -432,7 +438,7 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
                 _join_parts(outputs, tmp)
 
         write_all([(output, write_table), (statement_path, _json_writer(statement)),
-                   (audit_path, _json_writer(record))], force=force)
+                   (audit_path, _json_writer(record))], force=force, inputs=[path])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return PartitionedRelease(statement, record, layout.cells, len(statement["invariants"]))

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import InvariantError, NotPartitionable
 from ._long_tables import _count_column
-from ._parquet_tables import table_files
+from ._parquet_tables import key_text, same_columns, table_files
 
 #: rows read at a time from a Parquet file when its partition key is scanned
 _BATCH_ROWS = 1 << 18
@@ -218,7 +218,7 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
         c = _count_column(path, list(header), count_column)
     except (InvariantError, pa.ArrowException, OSError) as err:
         raise NotPartitionable(str(err)) from None
-    if any(not r.schema_arrow.equals(schema) for r in readers):
+    if any(not same_columns(r.schema_arrow, schema) for r in readers):
         raise NotPartitionable("the files' columns differ")
     key_names = [h for k, h in enumerate(header) if k != c]
     key, within, spanning_columns = partition_key(families, key_names)
@@ -229,7 +229,7 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
     for reader in readers:
         for batch in reader.iter_batches(batch_size=_BATCH_ROWS, columns=list(key)):
             try:
-                text = [pc.utf8_trim(pc.cast(col, pa.string()), " ") for col in batch.columns]
+                text = [pc.utf8_trim(key_text(col), " ") for col in batch.columns]
             except pa.ArrowException:
                 raise NotPartitionable("a key column has no text") from None
             if any(t.null_count for t in text):

@@ -98,3 +98,38 @@ def test_a_failed_write_gives_a_dataset_s_name_back_what_it_held(tmp_path, monke
     assert _files(tmp_path) == {**before, Path("t.csv"): (tmp_path / "t.csv").read_bytes()}
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.csv", *(["a.audit.json", "out", "s.json"]
                                                                             if force else [])])
+
+
+def _dataset_release(tmp_path):
+    """A release of the Parquet dataset ``tmp_path/in`` (one file)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "in").mkdir()
+    pq.write_table(pa.table({"g": ["u", "u", "v", "v"], "k": ["a", "b", "a", "b"], "count": [1, 2, 3, 4]}),
+                   tmp_path / "in" / "p.parquet")
+    table = load_table(tmp_path / "in")
+    A, labels = constraint_matrix(table, ["by:g"])
+    return make_release(table, A, labels, Request(epsilon="1", seed=1, progress=False))
+
+
+@pytest.mark.parametrize("where", ["output", "statement", "audit", "link", "inside", "holds"])
+def test_no_file_of_a_release_overwrites_its_input_also_with_force(tmp_path, where):
+    """The table, the statement or the audit record written on the input (also through a link), a table written
+    inside the input dataset, or a dataset output that holds the input: refused, nothing written."""
+    release = _dataset_release(tmp_path) if where in ("inside", "holds") else _release(tmp_path)
+    files = {"output": tmp_path / "o.csv", "statement": tmp_path / "s.json", "audit": tmp_path / "a.json"}
+    if where in files:
+        files[where] = release.table.path
+    elif where == "link":
+        (tmp_path / "o.csv").symlink_to(release.table.path)
+    elif where == "inside":
+        files["output"] = tmp_path / "in" / "released.parquet"
+    else:
+        files["output"] = f"{tmp_path}/"
+    before = _files(tmp_path)
+    with pytest.raises(UsageError, match="an input is never overwritten; nothing written"):
+        write_release(release, *files.values(), force=True)
+    assert _files(tmp_path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["o.csv", "t.csv"] if where == "link" else
+                                                                ["in"] if where in ("inside", "holds") else ["t.csv"])

@@ -85,6 +85,78 @@ def test_a_bad_parquet_table_is_refused_naming_the_row_and_nothing_is_written(tm
     only(tmp_path, "t.parquet")
 
 
+@pytest.mark.parametrize("inside", ["sub/p2.parquet", "state=B/part-0.parquet", "notes.txt", "_p2.parquet",
+                                    ".p2.parquet"])
+def test_a_dataset_is_read_whole_or_refused_naming_what_it_would_leave_out(tmp_path, capsys, inside):
+    """A subdirectory (Hive-style too) or a file that is not one of the table's would be rows left out silently:
+    refused, naming it; a writer's marker (``_SUCCESS``) holds no rows and is passed over."""
+    table = _table()
+    parts = tmp_path / "ds"
+    (parts / inside).parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table.slice(0, 300), parts / "p1.parquet")
+    pq.write_table(table.slice(300), parts / inside)
+    (parts / "_SUCCESS").write_text("")
+    assert _release(tmp_path, parts, "r.parquet") == 3
+    err = capsys.readouterr().err
+    assert f"{parts / inside.split('/')[0]}: " in err and "inside the Parquet dataset" in err
+    only(tmp_path, "ds")
+
+
+def test_a_parquet_table_that_repeats_a_column_name_or_has_no_key_is_refused_naming_why(tmp_path, capsys):
+    pq.write_table(pa.table([pa.array(["a", "b"]), pa.array(["x", "y"]), pa.array([1, 2])],
+                            names=["k", "k", "count"]), tmp_path / "t.parquet")
+    assert _release(tmp_path, tmp_path / "t.parquet", "r.parquet") == 3
+    assert "the header repeats the column 'k' (columns 1 and 2)" in capsys.readouterr().err
+    pq.write_table(pa.table({"count": [1, 2]}), tmp_path / "t.parquet")
+    assert _release(tmp_path, tmp_path / "t.parquet", "r.parquet") == 3
+    assert "no key column: the table has its count column 'count' only" in capsys.readouterr().err
+    only(tmp_path, "t.parquet")
+
+
+def test_files_that_differ_only_in_whether_a_column_may_hold_nulls_are_one_table(tmp_path):
+    table = _table()
+    strict = pa.schema([pa.field(f.name, f.type, nullable=False) for f in table.schema])
+    parts = tmp_path / "ds"
+    parts.mkdir()
+    pq.write_table(table.slice(0, 300), parts / "p1.parquet")
+    pq.write_table(table.slice(300).cast(strict), parts / "p2.parquet")
+    pq.write_table(table, tmp_path / "whole.parquet")
+    assert _release(tmp_path, parts, "from_parts.parquet") == 0
+    assert _release(tmp_path, tmp_path / "whole.parquet", "from_whole.parquet") == 0
+    assert pq.read_table(tmp_path / "from_parts.parquet").equals(pq.read_table(tmp_path / "from_whole.parquet"))
+
+
+#: metadata a Parquet input may carry about its counts, of the file and of a column
+_CONFIDENTIAL = {"confidential_note": "true counts: A=8,B=10"}
+
+
+def _published_metadata(path) -> list:
+    """Every metadata of a released file: of its schema, of each field, and of the Arrow schema stored in it."""
+    schema = pq.read_schema(path)
+    found = [schema.metadata] + [f.metadata for f in schema]
+    stored = (schema.metadata or {}).get(b"ARROW:schema")
+    if stored is not None:
+        import base64
+
+        arrow = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(stored)))
+        found += [arrow.metadata] + [f.metadata for f in arrow]
+    return found
+
+
+@pytest.mark.parametrize("output", ["r.parquet", "d/"], ids=["file", "dataset"])
+def test_no_metadata_of_the_input_reaches_a_released_file(tmp_path, output):
+    table = _table()
+    schema = pa.schema([f.with_metadata(_CONFIDENTIAL) for f in table.schema], metadata=_CONFIDENTIAL)
+    pq.write_table(table.cast(schema), tmp_path / "t.parquet")
+    assert main(["release", str(tmp_path / "t.parquet"), "--invariant", "by:group", "--epsilon", "1", "-o",
+                 f"{tmp_path}/{output}", "--quiet", *SEEDED]) == 0
+    files = [tmp_path / output] if output.endswith(".parquet") else list((tmp_path / output).iterdir())
+    assert len(files) == 1
+    for file in files:
+        assert b"true counts" not in file.read_bytes()
+        assert [m for m in _published_metadata(file) if m and set(m) != {b"ARROW:schema"}] == []
+
+
 def test_parts_whose_columns_differ_or_an_empty_directory_are_refused(tmp_path, capsys):
     parts = tmp_path / "parts"
     parts.mkdir()
@@ -155,6 +227,7 @@ _KEYS = {  # (key columns, counts) each read a column at a time and row by row: 
     "count-like key": ({"area": ["A", "B"], "n": [1, 2]}, [3, 4]),
     "too large": ({"area": ["A", "B"]}, [3, 2**53 + 1]),
     "negative": ({"area": ["A", "B"]}, [3, -4]),
+    "negative zero": ({"area": ["A", "A"], "x": [0.0, -0.0]}, [3, 4]),
 }
 
 

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from isdp.cli import main
-from isdp.errors import NotPartitionable
+from isdp.errors import NotPartitionable, UsageError
 from isdp.lattice import row_values
 from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
 from isdp.release._parquet_tables import read_parquet_arrow
@@ -146,8 +146,11 @@ def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_p
                                                                  "fa.json", "d.json", "da.json"])
 
 
+@pytest.mark.parametrize("interruption", [KeyboardInterrupt, SystemExit, MemoryError])
 @pytest.mark.parametrize("dataset", [False, True], ids=["file", "dataset"])
-def test_a_failing_part_publishes_nothing_and_keeps_the_earlier_release(tmp_path, dataset):
+def test_a_failing_part_publishes_nothing_and_keeps_the_earlier_release(tmp_path, dataset, interruption):
+    """Interrupted after two parts are written (Ctrl-C; a signal the command line turns into an exit): no scratch
+    part is left behind, and the earlier files are as they were."""
     path = _table(tmp_path, _blocks())
     req = Request(epsilon="1", rules=("by:group",), progress=False)
     files = [f"{tmp_path}/out/" if dataset else tmp_path / "o.parquet", tmp_path / "o.json", tmp_path / "oa.json"]
@@ -161,14 +164,64 @@ def test_a_failing_part_publishes_nothing_and_keeps_the_earlier_release(tmp_path
     def dies(release_one, parts):
         for k in parts:
             if k == 2:
-                raise KeyboardInterrupt
+                raise interruption
             yield release_one(k)
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(interruption):
         release_partitioned(path, ["by:group"], req, *files, force=True, part_cells=3_000, run_parts=dies)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", "out" if dataset else "o.parquet",
                                                                  "o.json", "oa.json"])
+
+
+@pytest.mark.parametrize("where", ["output", "statement", "audit", "inside", "holds"])
+def test_no_output_overwrites_the_input_also_with_force(tmp_path, where):
+    """The output, the statement or the audit record on the input, an output inside the input dataset, or a
+    dataset output that holds the input: refused before any part is read, the input untouched."""
+    data = tmp_path / "data"
+    data.mkdir()
+    path = _table(data, _blocks())
+    if where == "inside":  # the input is a dataset: its directory holds the table's file
+        path = data
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    files = {"output": tmp_path / "o.parquet", "statement": tmp_path / "o.json", "audit": tmp_path / "oa.json"}
+    if where in files:
+        files[where] = path
+    elif where == "inside":
+        files["output"] = data / "released.parquet"
+    else:
+        files["output"] = f"{data}/"
+    req = Request(epsilon="1", rules=("by:group",), progress=False)
+    with pytest.raises(UsageError, match="an input is never overwritten; nothing written"):
+        release_partitioned(path, ["by:group"], req, *files.values(), force=True, part_cells=3_000)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["data", "t.parquet"]
+
+
+def test_no_metadata_of_the_input_reaches_the_parts_or_a_dataset_whose_files_differ_in_nulls(tmp_path):
+    """A dataset whose files carry metadata about the counts, one of them declaring its columns never null: the
+    released file and every part of a released dataset carry none of it, and the release is the one file's."""
+    rows = pq.read_table(_table(tmp_path, _blocks()))
+    note = {"confidential_note": "true counts: A=8,B=10"}
+    strict = pa.schema([pa.field(f.name, f.type, nullable=False, metadata=note) for f in rows.schema], metadata=note)
+    (tmp_path / "in").mkdir()
+    for k, start in enumerate(range(0, CELLS, 4_000)):
+        part = rows.slice(start, 4_000)
+        part = part.cast(strict) if k == 1 else part.replace_schema_metadata(note)
+        pq.write_table(part, tmp_path / "in" / f"{k}.parquet")
+    req = Request(epsilon="1", rules=("by:group",), seed=5, progress=False)
+    release_partitioned(tmp_path / "t.parquet", ["by:group"], req, tmp_path / "f.parquet", tmp_path / "f.json",
+                        tmp_path / "fa.json", part_cells=3_000)
+    for output in (tmp_path / "o.parquet", f"{tmp_path}/d/"):
+        release_partitioned(tmp_path / "in", ["by:group"], req, output, tmp_path / "s.json", tmp_path / "a.json",
+                            force=True, part_cells=3_000)
+    files = [tmp_path / "o.parquet", *sorted((tmp_path / "d").iterdir())]
+    assert len(files) == 5
+    for file in files:
+        schema = pq.read_schema(file)
+        assert b"true counts" not in file.read_bytes() and set(schema.metadata or {}) <= {b"ARROW:schema"}
+        assert all(f.metadata is None for f in schema)
+    assert pq.read_table(tmp_path / "o.parquet").equals(pq.read_table(tmp_path / "f.parquet"))
 
 
 @pytest.mark.parametrize("change, reason", [
