@@ -3,27 +3,43 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import logging
 import os
+import re
+import signal
 import sys
 import tempfile
+import traceback
 from pathlib import Path
 
 from . import __version__
-from .errors import InputError, NotPartitionable, ReleaseError, UsageError
+from .errors import (
+    ArgumentError,
+    CertificationError,
+    InputError,
+    InvariantError,
+    IsdpError,
+    NotPartitionable,
+    ReleaseError,
+    UsageError,
+)
 
 #: the exit statuses of ``isdp release`` (the epilog of its ``--help``): each
 #: :class:`~isdp.errors.ReleaseError` kind carries its own as ``exit_code``
 EXIT_CODES = """exit codes:
   0  released: the table, its privacy statement and its audit record are written (or --dry-run printed)
+  1  the Dask cluster failed: its scheduler did not answer within 10 s, or a part was lost with its worker
   2  bad options or output paths (e.g. --epsilon <= 0, a Gaussian without --delta, an output that is an input)
   3  bad input: unreadable table, wrong shape or labels, non-integer or negative counts
   4  infeasible invariants: they leave no room for noise, or a stated value disagrees with the table
   5  refused: no route meets the requested guarantee within the budget, or the route is not for publication
-  130 interrupted
+  70 internal error (a bug in isdp): one line names the file that holds its details (the traceback)
+  130 interrupted (SIGINT)
   141 stdout closed early (e.g. piped into head): stops quietly; a release already written stays
+  143 terminated (SIGTERM, as timeout, SLURM or systemd send it)
 
 On any error nothing is written, and an earlier release replaced with --force is left as it was."""
 
@@ -54,6 +70,13 @@ Several tables of the same persons are released together, consistent and under o
 derived from them at no cost):
 
   isdp release county.csv county_sex.csv --tie by:county --epsilon 1 -o c.csv -o cs.csv"""
+
+
+def _whole_number(text: str) -> int:
+    """An integer option, in ASCII digits: ``int`` would also read ``1_0`` as 10, spaces, and other scripts' digits."""
+    if not re.fullmatch(r"-?[0-9]{1,30}", text):
+        raise argparse.ArgumentTypeError(f"must be a whole number in ASCII digits (such as 20000), got {text!r}")
+    return int(text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -105,22 +128,23 @@ def _parser() -> argparse.ArgumentParser:
                    help="l1: release the exact sampler's proposal (i.i.d. noise on free cells, the others solved "
                    "from the invariants): exact, the same epsilon, linear time at any size, but the solved cells "
                    "carry more noise (their variances are in the statement)")
-    m.add_argument("--uncertainty", type=float, metavar="LEVEL",
+    m.add_argument("--uncertainty", metavar="LEVEL",
                    help="add to a long table's release each cell's noise standard deviation (noise_sd) and an "
-                   "interval [lower, upper] holding its true count with probability at least LEVEL, in (0, 1): "
-                   "computed from the mechanism alone, exactly on the free-cell route, else by simulation (stated)")
+                   "interval [lower, upper] holding its true count with probability at least LEVEL, in (0, 1), "
+                   "written as --epsilon: computed from the mechanism alone, exactly on the free-cell route, else by "
+                   "simulation (stated)")
     m.add_argument("--allow-chain", action="store_true",
                    help="l1, gaussian: run the certified chain when the exact sampler cannot serve (stated; "
                    "study runs only)")
     c = p.add_argument_group("budget")
-    c.add_argument("--pairs", type=int, help="coupled pairs behind a chain's certificate (default: twice the "
+    c.add_argument("--pairs", type=_whole_number, help="coupled pairs behind a chain's certificate (default: twice the "
                    "least that can certify the TV bound --delta needs)")
-    c.add_argument("--max-iter", type=int, default=200_000, help="iterations a coupled pair may take to meet "
-                   "before the request is refused (default 200000)")
-    c.add_argument("--max-attempts", type=int, default=20_000, help="proposals of the exact sampler per block "
-                   "before it gives up (default 20000; its acceptance never depends on the counts)")
+    c.add_argument("--max-iter", type=_whole_number, default=200_000, help="iterations a coupled pair may take to "
+                   "meet before the request is refused (default 200000)")
+    c.add_argument("--max-attempts", type=_whole_number, default=20_000, help="proposals of the exact sampler per "
+                   "block before it gives up (default 20000; its acceptance never depends on the counts)")
     r = p.add_argument_group("randomness")
-    r.add_argument("--seed", type=int, help="reproducible run; needs --reproducible-not-for-publication")
+    r.add_argument("--seed", type=_whole_number, help="reproducible run; needs --reproducible-not-for-publication")
     r.add_argument("--reproducible-not-for-publication", action="store_true",
                    help="allow --seed; the statement records the release as not for publication")
     e = p.add_argument_group("engine (a large Parquet table, released part by part)")
@@ -129,9 +153,10 @@ def _parser() -> argparse.ArgumentParser:
                    "allow (default); dask: its parts as tasks on a Dask cluster (pip install isdp[distributed]); the "
                    "statement is the same")
     e.add_argument("--scheduler", metavar="ADDRESS", help="--engine dask: join this running scheduler "
-                   "(tcp://host:8786); the input and the output's folder must be visible to its workers")
-    e.add_argument("--workers", type=int, metavar="N", help="--engine dask without --scheduler: the local "
-                   "cluster's worker processes (default: the cores)")
+                   "(tcp://host:8786; it must answer within 10 s); the input and the output's folder must be "
+                   "visible to its workers")
+    e.add_argument("--workers", type=_whole_number, metavar="N", help="--engine dask without --scheduler: the local "
+                   "cluster's worker processes, at most 4 per core (default: the cores)")
     p.add_argument("--format", choices=("auto", "wide", "long"), default="auto",
                    help="table layout; auto: long if the header has the count column (default)")
     p.add_argument("--count-column", default="count", help="count column of a long table (default 'count')")
@@ -197,6 +222,9 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
             raise UsageError(f"{name} {str(path)!r} is not a file name")
         if _symlink_loop(path):
             raise UsageError(f"{name} {path} is a loop of symbolic links (they never reach a file): name a file")
+        if path.is_symlink() and not path.exists():  # else found only at the end, once the noise is drawn
+            raise UsageError(f"{name} {path} is a symbolic link to nothing (a dangling link): remove it or name "
+                             "another file")
         if name in datasets:
             if path.is_symlink():
                 raise UsageError(f"{name} {path} is a symbolic link: a Parquet dataset is a directory of its own")
@@ -254,16 +282,21 @@ def _release(args, parser) -> int:
     delta = None
     if args.delta is not None:
         delta = float(check.probability("--delta", args.delta, error=UsageError))
+    uncertainty = None
+    if args.uncertainty is not None:
+        uncertainty = check.level("--uncertainty", args.uncertainty, error=UsageError)
     req = Request(norm=args.norm, epsilon=args.epsilon, delta=delta, allow_chain=args.allow_chain,
                   free_cells=args.free_cells, nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
                   max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet,
-                  rules=tuple(args.invariant), ties=tuple(args.tie), uncertainty=args.uncertainty)
+                  rules=tuple(args.invariant), ties=tuple(args.tie), uncertainty=uncertainty)
     _check_inputs(args.table, args.constraints)
     if args.engine != "dask" and (args.scheduler is not None or args.workers is not None):
         raise UsageError("--scheduler and --workers choose the Dask cluster: add --engine dask")
-    if args.workers is not None and (args.workers < 1 or args.scheduler is not None):
-        raise UsageError("--workers N starts a local cluster of N >= 1 workers; with --scheduler the cluster has its "
-                         "own")
+    run_parts = None
+    if args.engine == "dask":  # its options checked before anything is read; Dask itself is loaded only to run
+        from .release._dask_parts import DaskParts  # deferred, as above
+
+        run_parts = DaskParts(args.scheduler, args.workers, progress=req.progress)
     if args.dry_run:
         req.check()
         table = load(labels_only=True)
@@ -285,7 +318,7 @@ def _release(args, parser) -> int:
                    [p for p in (*args.table, args.constraints) if p is not None], force=args.force,
                    datasets=frozenset(name for name, dataset in zip(named, datasets, strict=True) if dataset))
     req.check()  # cheap parameter errors before reading anything
-    done = _release_in_parts(args, req, given, statement_path, audit_path)
+    done = _release_in_parts(args, req, given, statement_path, audit_path, run_parts)
     if done is not None:
         _report(f"{given[0]} ({count_of(done.cells, 'cell')}, {count_of(done.invariants, 'invariant')} kept "
                 f"exactly, in {count_of(done.audit['partitions']['parts'], 'part')})", statement_path, audit_path,
@@ -318,10 +351,11 @@ def _report(released: str, statement_path: Path, audit_path: Path, statement: di
         print("warning: seeded run — reproducible, NOT for publication", file=sys.stderr)
 
 
-def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit_path: Path):
+def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit_path: Path, run_parts=None):
     """A large Parquet table released part by part (:func:`isdp.release.release_partitioned`), on Dask with
-    ``--engine dask``; None when it is small, or not a Parquet table to Parquet (a file or a dataset) under
-    families of totals, or cannot be released so (``--engine dask`` then refuses). ``outputs`` as typed."""
+    ``--engine dask`` (``run_parts``, a :class:`~isdp.release.DaskParts`); None when it is small, or not a
+    Parquet table to Parquet (a file or a dataset) under families of totals, or cannot be released so
+    (``--engine dask`` then refuses). ``outputs`` as typed."""
     from .release._parquet_tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
     from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
 
@@ -334,11 +368,6 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
                          "in /), under --invariant families (no --tie or --constraints)")
     if not eligible or (not dask and table_rows(args.table[0]) < PART_CELLS):
         return None
-    run_parts = None
-    if dask:
-        from .release._dask_parts import DaskParts  # deferred, as above
-
-        run_parts = DaskParts(args.scheduler, args.workers, progress=req.progress)
     try:
         return release_partitioned(args.table[0], args.invariant, req, outputs[0], statement_path, audit_path,
                                    force=args.force, count_column=args.count_column, part_cells=PART_CELLS,
@@ -398,12 +427,17 @@ def main(argv=None) -> int:
     -------
     int
         The exit status (:data:`EXIT_CODES`): 0 released (or the dry run printed); the
-        ``exit_code`` of the :class:`~isdp.errors.ReleaseError` refused — 2 bad options or
-        paths, 3 bad input, 4 infeasible invariants, 5 refused — after printing
-        ``isdp release: error: <message>`` on stderr; 130 interrupted (SIGINT); 141 when the
-        standard output is closed early (``isdp release --dry-run | head``: it stops quietly, as
-        other Unix tools do; a release already written stays). On any error nothing is written,
-        and an earlier release replaced with ``--force`` is left as it was.
+        ``exit_code`` of the :class:`~isdp.errors.ReleaseError` refused — 1 the Dask cluster
+        failed, 2 bad options or paths, 3 bad input, 4 infeasible invariants, 5 refused — after
+        printing ``isdp release: error: <message>`` on stderr (another
+        :class:`~isdp.errors.IsdpError` by its kind: an :class:`~isdp.errors.ArgumentError` 2, an
+        :class:`~isdp.errors.InvariantError` 4, a :class:`~isdp.errors.CertificationError` 5,
+        others 1); 70 an internal error, a bug: one line on stderr names a new file, readable
+        by this user only, that holds the traceback and the versions; 130 interrupted (SIGINT);
+        143 terminated (SIGTERM, handled as SIGINT); 141 when the standard output is closed
+        early (``isdp release --dry-run | head``: it stops quietly, as other Unix tools do; a
+        release already written stays). On any error nothing is written, and an earlier release
+        replaced with ``--force`` is left as it was.
 
     Raises
     ------
@@ -456,25 +490,88 @@ def main(argv=None) -> int:
     >>> tmp.cleanup()
     """
     try:
-        _numba_cache()
-        parser = _parser()
-        args = parser.parse_args(argv)
-        logging.basicConfig(level=logging.WARNING, format="%(message)s")
-        if not getattr(args, "quiet", True) and not sys.stderr.isatty():
-            logging.getLogger("isdp").setLevel(logging.INFO)  # the chain's progress lines (data-independent)
-        try:
-            status = _release(args, parser)
-            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
-            return status
-        except ReleaseError as err:
-            print(f"isdp release: error: {err}", file=sys.stderr)
-            return err.exit_code
+        with _terminated_as_interrupted():
+            _numba_cache()
+            parser = _parser()
+            args = parser.parse_args(argv)
+            logging.basicConfig(level=logging.WARNING, format="%(message)s")
+            if not getattr(args, "quiet", True) and not sys.stderr.isatty():
+                logging.getLogger("isdp").setLevel(logging.INFO)  # the chain's progress lines (data-independent)
+            try:
+                status = _release(args, parser)
+                sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+                return status
+            except IsdpError as err:
+                print(f"isdp release: error: {err}", file=sys.stderr)
+                return _exit_status(err)
     except KeyboardInterrupt:  # files are written last, from temporary files that are removed on the way out
         print("isdp release: interrupted: nothing written", file=sys.stderr)
         return 130
+    except _Terminated:  # as an interruption: every temporary file and part is removed on the way out
+        print("isdp release: terminated: nothing written", file=sys.stderr)
+        return 143
     except BrokenPipeError:  # the reader stopped early (`isdp release --dry-run | head`): stop quietly
         _silence_stdout()
         return 141
+    except Exception:  # a bug: one line on stderr, the traceback in a file of the user's own
+        print(f"isdp release: internal error: {_save_details()}", file=sys.stderr)
+        return 70
+
+
+def _exit_status(err: IsdpError) -> int:
+    """The exit status of an error isdp raised on purpose: a refusal's own, else by what its kind means."""
+    if isinstance(err, ReleaseError):
+        return err.exit_code
+    for kind, status in ((ArgumentError, 2), (InvariantError, 4), (CertificationError, 5)):
+        if isinstance(err, kind):
+            return status
+    return 1
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread as SIGINT raises KeyboardInterrupt (never caught as an Exception)."""
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupted():
+    """While the command runs, SIGTERM raises :class:`_Terminated`, so that ``finally`` clauses remove the
+    temporary files and parts as they do on SIGINT. Left as it is where this is not the main thread, or
+    where SIGTERM is not at its default (a parent that ignores it means it)."""
+    try:
+        installed = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        if installed:
+            signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: signals are the main thread's
+        installed = False
+    try:
+        yield
+    finally:
+        if installed:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _terminate(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM does not interrupt the clean-up
+    raise _Terminated
+
+
+def _save_details() -> str:
+    """Write the traceback being handled and the versions to a new file readable by this user only; say where.
+
+    The traceback is the only thing written: no variable's value, so no count beyond what an exception's
+    message says."""
+    import platform
+
+    kind = sys.exc_info()[0].__name__
+    versions = f"isdp {__version__}, Python {platform.python_version()} on {platform.platform()}"
+    details = f"{versions}\n\n{traceback.format_exc()}"
+    try:
+        fd, path = tempfile.mkstemp(prefix="isdp-error-", suffix=".txt")  # created 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(details)
+    except OSError as err:
+        return f"{kind}, a bug in isdp; its details could not be saved ({err.strerror or err}): please report it"
+    return f"{kind}, a bug in isdp: the details (a traceback) are in {path}; please report it with them"
 
 
 def _silence_stdout() -> None:

@@ -17,6 +17,7 @@ from conftest import ROOT
 from release_support import only, run_release
 
 from isdp.cli import main
+from isdp.errors import ArgumentError, CertificationError, DrawsError, InvariantError, UsageError
 
 E5_TABLE = ROOT / "data" / "e5" / "sex_by_age.csv"
 E5_INVARIANTS = ROOT / "data" / "release" / "sex_by_age_invariants.csv"
@@ -186,3 +187,147 @@ def test_python_m_isdp_help_explains_the_command():
     for needle in ("--epsilon", "--invariant", "--constraints", "exit codes", "--delta", "--dry-run",
                    "per person", "nothing is written"):
         assert needle in run.stdout
+
+
+# --------------------------------------------------------------------------- refusals before the noise, signals, bugs
+
+
+def test_a_dangling_symbolic_link_as_output_is_refused_before_anything_is_drawn(tmp_path, capsys, monkeypatch):
+    """Found only at the end, once the noise was drawn, as an output 'written by another run meanwhile'."""
+    import isdp.release._release as release
+
+    monkeypatch.setattr(release, "make_release", lambda *a, **k: pytest.fail("drawn before the refusal"))
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    (tmp_path / "out.csv").symlink_to(tmp_path / "missing.csv")
+    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1")
+    err = capsys.readouterr().err
+    assert code == 2 and "out.csv is a symbolic link to nothing (a dangling link)" in err
+    only(tmp_path, "t.csv", "out.csv")
+    assert not (tmp_path / "out.csv").exists()
+
+
+# A child that releases a 12,000-cell Parquet table in parts of 3,000 cells and sends itself SIGTERM, as `timeout`,
+# SLURM or systemd would, once part 0's file is written and part 1 begins.
+_TERMINATED_CHILD = """
+import os, signal, sys
+import isdp.release._partitioned_release as partitioned
+from isdp.cli import main
+
+partitioned.PART_CELLS = 3_000
+release_part = partitioned.release_part
+
+def part(layout, k, *args):
+    if k == 1:
+        os.kill(os.getpid(), signal.SIGTERM)
+    return release_part(layout, k, *args)
+
+partitioned.release_part = part
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_is_handled_as_sigint_and_leaves_no_part_behind(tmp_path):
+    """SIGTERM killed the release and left `.OUT.*.parts/part-000000.parquet`: noisy cells never published."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cells = np.arange(12_000)
+    pq.write_table(pa.table({"g": cells // 100, "cell": cells, "count": np.full(12_000, 5)}), tmp_path / "t.parquet")
+    run = subprocess.run([sys.executable, "-c", _TERMINATED_CHILD, "release", str(tmp_path / "t.parquet"),
+                          "--invariant", "by:g", "--epsilon", "1", "--free-cells", "-o", str(tmp_path / "o.parquet")],
+                         capture_output=True, encoding="utf-8", timeout=600, preexec_fn=_default_sigterm,
+                         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8"})
+    assert run.returncode == 143, run.stderr
+    assert "isdp release: terminated: nothing written" in run.stderr and "Traceback" not in run.stderr
+    only(tmp_path, "t.parquet")
+
+
+def _default_sigterm() -> None:
+    """In the child: SIGTERM at its default, whatever this run inherited (the command leaves an ignored one be)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _raising(error: BaseException):
+    def make_release(*args, **kwargs):
+        raise error
+
+    return make_release
+
+
+def test_an_unexpected_error_exits_70_and_names_the_file_holding_its_details(tmp_path, capsys, monkeypatch):
+    """A bug is never a traceback on stderr, nor silent: one line names a file of this user's only that holds the
+    traceback and the versions."""
+    import tempfile
+
+    import isdp
+    import isdp.release._release as release
+
+    monkeypatch.setattr(release, "make_release", _raising(KeyError("a bug")))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1")
+    err = capsys.readouterr().err
+    assert code == 70 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("isdp release: internal error: KeyError, a bug in isdp: the details (a traceback) are in ")
+    details = Path(re.search(r"are in (\S+);", err)[1])
+    assert details.parent == tmp_path / "tmp" and details.stat().st_mode & 0o777 == 0o600
+    text = details.read_text()
+    assert text.startswith(f"isdp {isdp.__version__}, Python ") and "Traceback" in text and "KeyError: 'a bug'" in text
+    only(tmp_path, "t.csv", "tmp")
+
+
+def test_an_unexpected_error_whose_details_cannot_be_saved_still_says_so(tmp_path, capsys, monkeypatch):
+    import tempfile
+
+    import isdp.release._release as release
+
+    monkeypatch.setattr(release, "make_release", _raising(RuntimeError("a bug")))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1")
+    err = capsys.readouterr().err
+    assert code == 70 and err.count("\n") == 1
+    assert "internal error: RuntimeError, a bug in isdp; its details could not be saved (" in err
+
+
+@pytest.mark.parametrize("error, status", [
+    (ArgumentError("sigma must be a positive number, got -2", "sigma"), 2),
+    (InvariantError("A admits no integer noise"), 4),
+    (CertificationError("not certified: 100 pairs cannot resolve 0.01"), 5),
+    (DrawsError("draws.nc: missing"), 1),
+    (UsageError("--epsilon must be a positive number"), 2),
+], ids=["argument", "invariant", "certification", "other", "usage"])
+def test_library_errors_reaching_the_command_line_exit_by_their_kind(tmp_path, capsys, monkeypatch, error, status):
+    import isdp.release._release as release
+
+    monkeypatch.setattr(release, "make_release", _raising(error))
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1")
+    assert code == status and capsys.readouterr().err == f"isdp release: error: {error}\n"
+    only(tmp_path, "t.csv")
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--max-attempts", "1_000"), ("--max-attempts", "١٠٠٠"), ("--max-iter", " 1000"), ("--pairs", "1e3"),
+    ("--seed", "3.0"),
+])
+def test_integer_options_are_whole_numbers_in_ascii_digits(tmp_path, capsys, option, value):
+    """int() would read 1_000 as 1000, and digits of other scripts."""
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", option, value,
+              "--dry-run"])
+    assert exc.value.code == 2
+    assert f"argument {option}: must be a whole number in ASCII digits" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["0.٩", "nan", "9_0e-2", "1.5"])
+def test_the_uncertainty_level_is_read_as_the_other_numbers(tmp_path, capsys, value):
+    (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
+    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1", "--uncertainty",
+                           value)
+    assert code == 2 and "--uncertainty must lie in (0, 1)" in capsys.readouterr().err
+    only(tmp_path, "t.csv")

@@ -10,9 +10,18 @@ parts' results come back in table order, so the statement is the single process'
 byte. The workers read the input and write their parts beside the output: both must be on a
 filesystem every worker sees.
 
-A part that fails (a refusal, a worker that dies) fails the release: nothing is published, and
-the files an earlier release wrote are as they were. A cluster started here retries no task
-(``distributed.scheduler.allowed-failures`` 0): a part whose worker died is not drawn again.
+A part that fails (a refusal, a worker that dies while drawing it) fails the release: nothing is
+published, and the files an earlier release wrote are as they were. A cluster started here retries
+no task (``distributed.scheduler.allowed-failures`` 0). A part already drawn whose worker dies
+before its result reaches the release is drawn once more by the cluster (Dask recomputes a result
+lost with its worker): the new draw replaces the part's file, and only that draw is published. A
+part's result is dropped from the cluster as soon as the release holds it, so a worker lost after
+that costs nothing.
+
+A scheduler is joined only after it has answered as one: its address must be
+``SCHEME://HOST:PORT`` (or ``HOST:PORT``, TCP), and on TCP it must send a Dask greeting within
+:data:`CONNECT_TIMEOUT` seconds (Dask's own connection waits for that greeting without a limit, and
+believes the length its first 8 bytes claim).
 """
 
 from __future__ import annotations
@@ -20,11 +29,128 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sys
+import socket
+import struct
+import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
+from urllib.parse import urlsplit
 
-from ..errors import ReleaseError
+from .. import _validate as check
+from ..errors import ReleaseError, UsageError
+
+#: seconds a scheduler has to accept the connection and greet (``--scheduler``)
+CONNECT_TIMEOUT = 10.0
+
+#: the most worker processes of a local cluster, per core: more only share the cores and add memory
+WORKERS_PER_CORE = 4
+
+#: the address schemes of Dask's communication layers that reach another process
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+#: the longest greeting a Dask scheduler sends (it is about 60 bytes): a longer claim is not Dask's
+_GREETING_LIMIT = 1 << 16
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one, as under SLURM).
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> from isdp.release._dask_parts import cores
+    >>> cores() >= 1
+    True
+    """
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def scheduler_address(address: str) -> str:
+    """A scheduler's address checked for its form, as Dask spells it: ``SCHEME://HOST:PORT``.
+
+    Parameters
+    ----------
+    address : str
+        ``tcp://HOST:PORT`` (also ``tls``, ``ws``, ``wss``, ``ucx``), or ``HOST:PORT`` for TCP; an
+        IPv6 host in brackets.
+
+    Returns
+    -------
+    str
+        The address with its scheme.
+
+    Raises
+    ------
+    isdp.errors.UsageError
+        Any other form (no port, a path, the dashboard's ``http://`` address, ...), naming
+        ``--scheduler``.
+
+    Examples
+    --------
+    >>> from isdp.release._dask_parts import scheduler_address
+    >>> scheduler_address("10.0.0.5:8786"), scheduler_address("tls://[::1]:8786")
+    ('tcp://10.0.0.5:8786', 'tls://[::1]:8786')
+    >>> scheduler_address("http://10.0.0.5:8787")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    isdp.errors.UsageError: --scheduler 'http://10.0.0.5:8787' is not ... (http:// is the dashboard's): write ...
+    """
+    text = str(address)
+    parts = urlsplit(text if "://" in text else f"tcp://{text}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    well_formed = (text.isascii() and text.isprintable() and parts.scheme in SCHEMES and parts.hostname
+                   and port is not None and port > 0 and not (parts.path or parts.query or parts.fragment)
+                   and "@" not in parts.netloc)
+    if not well_formed:
+        hint = f" ({parts.scheme}:// is the dashboard's)" if parts.scheme in ("http", "https") else ""
+        raise UsageError(f"--scheduler {text!r} is not a Dask scheduler's address{hint}: write tcp://HOST:PORT, "
+                         "e.g. tcp://10.0.0.5:8786")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _receive(sock: socket.socket, n: int, deadline: float) -> bytes:
+    """Exactly ``n`` bytes from ``sock`` before ``deadline`` (:func:`time.monotonic`)."""
+    data = bytearray()
+    while len(data) < n:
+        sock.settimeout(max(deadline - time.monotonic(), 1e-3))
+        chunk = sock.recv(min(n - len(data), 1 << 16))
+        if not chunk:
+            raise ConnectionResetError("the connection closed before its greeting")
+        data += chunk
+    return bytes(data)
+
+
+def _greets(address: str, timeout: float) -> None:
+    """Whether a Dask scheduler answers at the TCP ``address`` within ``timeout`` seconds: it sends one
+    message first, a small set of frames (a length, then the frames' count and lengths, then the frames).
+
+    Raises
+    ------
+    OSError
+        No connection, or no greeting within ``timeout`` (:class:`TimeoutError`).
+    ValueError
+        Something that is not a Dask greeting.
+    """
+    parts = urlsplit(address)
+    deadline = time.monotonic() + timeout
+    with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as sock:
+        (size,) = struct.unpack("<Q", _receive(sock, 8, deadline))
+        if not 8 <= size <= _GREETING_LIMIT:
+            raise ValueError(f"its first message claims {size} bytes")
+        body = _receive(sock, size, deadline)
+        (frames,) = struct.unpack_from("<Q", body)
+        if 8 * (1 + frames) > size or 8 * (1 + frames) + sum(struct.unpack_from(f"<{frames}Q", body, 8)) != size:
+            raise ValueError("its first message is not a set of Dask frames")
 
 
 class DaskParts:
@@ -34,13 +160,23 @@ class DaskParts:
     ----------
     scheduler : str, optional
         A running scheduler's address (``tcp://host:8786``) to join; else a
-        :class:`distributed.LocalCluster` is started for the release and closed after it.
+        :class:`distributed.LocalCluster` is started for the release and closed after it. Its form
+        is checked here (:func:`scheduler_address`); on TCP it must greet as a Dask scheduler within
+        :data:`CONNECT_TIMEOUT` seconds.
     workers : int, optional
-        The local cluster's worker processes (one thread each); default: the machine's cores.
+        The local cluster's worker processes (one thread each), from 1 to :data:`WORKERS_PER_CORE`
+        times the cores; default: the cores (:func:`cores`). Not with ``scheduler`` or ``client``.
     client : distributed.Client, optional
         A client to use as it is (a ``SLURMCluster``'s, say); it is not closed.
     progress : bool, default True
-        Show Dask's progress bar (on stderr) until every part is done.
+        Show the parts done on stderr (a bar on a terminal, else a line about every 5 s), as a
+        release in one process does.
+
+    Raises
+    ------
+    isdp.errors.UsageError
+        A malformed scheduler address, a number of workers out of range, or workers with a
+        scheduler or a client.
 
     See Also
     --------
@@ -69,6 +205,16 @@ class DaskParts:
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None, client=None,
                  progress: bool = True) -> None:
+        if scheduler is not None:
+            scheduler = scheduler_address(scheduler)
+        if workers is not None:
+            if scheduler is not None or client is not None:
+                raise UsageError("--workers N starts a local cluster: with --scheduler (or a client) the cluster "
+                                 "has its own workers")
+            workers, most = check.integer("--workers", workers, 1, error=UsageError), WORKERS_PER_CORE * cores()
+            if workers > most:
+                raise UsageError(f"--workers must be at most {most} ({WORKERS_PER_CORE} per core: more would only "
+                                 f"share the {cores()} cores and add memory), got {workers}")
         self.scheduler, self.workers, self.client, self.progress = scheduler, workers, client, progress
 
     @contextlib.contextmanager
@@ -80,7 +226,16 @@ class DaskParts:
             yield self.client
             return
         if self.scheduler is not None:
-            with Client(self.scheduler) as client:
+            try:
+                if self.scheduler.startswith("tcp://"):
+                    _greets(self.scheduler, CONNECT_TIMEOUT)
+                client = Client(self.scheduler, timeout=CONNECT_TIMEOUT)
+            except (OSError, ValueError) as err:  # TimeoutError is an OSError
+                why = err.strerror if isinstance(err, OSError) and err.strerror else err
+                raise ReleaseError(f"--scheduler {self.scheduler}: no Dask scheduler answered within "
+                                   f"{CONNECT_TIMEOUT:g} s ({type(err).__name__}: {why}); nothing was drawn"
+                                   ) from None
+            with client:
                 yield client
             return
         quiet = logging.getLogger("distributed")  # the scheduler runs here: its INFO lines are not the release's
@@ -88,7 +243,7 @@ class DaskParts:
         quiet.setLevel(logging.WARNING)
         try:
             with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-                with LocalCluster(n_workers=self.workers or os.cpu_count(), threads_per_worker=1, processes=True,
+                with LocalCluster(n_workers=self.workers or cores(), threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, Client(cluster) as client:
                     yield client
         finally:
@@ -107,32 +262,41 @@ class DaskParts:
         Yields
         ------
         object
-            ``release_one(k)``, part by part.
+            ``release_one(k)``, part by part, once every part is done.
 
         Raises
         ------
         isdp.errors.ReleaseError
             The first failing part's refusal, as raised; a part the cluster lost (a worker that
-            died, a connection closed) as the base class (exit status 1). The other parts are
-            cancelled.
+            died, a connection closed) as the base class (exit status 1); a scheduler that does
+            not answer, also as the base class. The other parts are cancelled.
         """
-        from distributed import KilledWorker, progress  # deferred: as above
+        from distributed import KilledWorker, as_completed  # deferred: as above
         from distributed.comm.core import CommClosedError  # deferred: as above
+
+        from ._release import Progress  # deferred: it loads the release's modules
 
         with self._connected() as client:
             parts = list(parts)
-            futures = client.map(release_one, parts, key=[f"isdp-part-{k}" for k in parts], pure=False)
+            run = uuid.uuid4().hex  # keys of this release only: a shared scheduler holds other releases' too
+            futures = client.map(release_one, parts, key=[f"isdp-part-{k}-{run}" for k in parts], pure=False)
+            part_of = {future.key: k for k, future in zip(parts, futures, strict=True)}
+            results = {}
+            bar = Progress(len(parts), "parts released", self.progress)
             try:
-                if self.progress:  # Dask's bar, on stderr: stdout is the command's report
-                    with contextlib.redirect_stdout(sys.stderr):
-                        progress(futures, interval="100ms" if sys.stderr.isatty() else "5s")
-                for k, future in zip(parts, futures, strict=True):
+                for future in as_completed(futures):
+                    k = part_of[future.key]
                     try:
-                        result = future.result()
+                        results[k] = future.result()
                     except (KilledWorker, CancelledError, CommClosedError) as err:  # the cluster, not the part
                         raise ReleaseError(f"the Dask cluster lost part {k} ({type(err).__name__}: {err}): nothing "
                                            "was written, and earlier files are as they were") from None
-                    yield result
+                    future.release()  # its result is here: a worker lost from now on costs no second draw
+                    bar.update()
             except BaseException:
                 client.cancel(futures)  # the other parts are not needed: their files would never be published
                 raise
+            finally:
+                bar.close()
+        for k in parts:
+            yield results[k]

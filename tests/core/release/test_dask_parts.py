@@ -1,16 +1,24 @@
 """A release's parts on a Dask cluster: the single process's statement and, seeded, its very counts; a worker
-that dies publishes nothing and keeps the earlier release."""
+that dies publishes nothing and keeps the earlier release; a scheduler address is checked for its form, and a
+scheduler joined only once it has greeted as one, within a bounded time."""
 
+import contextlib
+import logging
 import os
+import re
 import signal
+import socket
+import threading
+import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import isdp.release._dask_parts as dask_parts
 from isdp.cli import main
-from isdp.errors import ReleaseError
+from isdp.errors import ReleaseError, UsageError
 from isdp.release import DaskParts, Request, release_partitioned
 
 pytest.importorskip("distributed")
@@ -84,14 +92,19 @@ def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlier_release(tabl
                                                                  "o.json", "o.audit.json"])
 
 
-def test_isdp_release_engine_dask(table, tmp_path, capsys, monkeypatch):
+def test_isdp_release_engine_dask(table, tmp_path, capsys, caplog, monkeypatch):
+    """With progress on, the parts done are counted on stderr and nothing is logged as an error (Dask's own bar
+    left a cancelled task's traceback at the cluster's close)."""
     import isdp.release._partitioned_release as partitioned
 
     monkeypatch.setattr(partitioned, "PART_CELLS", 3_000)
     args = ["release", str(table), *[a for r in RULES for a in ("--invariant", r)], "--epsilon", "1", "--free-cells",
-            "-o", str(tmp_path / "o.parquet"), "--quiet"]
+            "-o", str(tmp_path / "o.parquet")]
     assert main([*args, "--engine", "dask", "--workers", "2"]) == 0
-    assert "(12000 cells, 441 invariants kept exactly, in 4 parts)" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "(12000 cells, 441 invariants kept exactly, in 4 parts)" in out
+    assert "parts released: started, 4 steps" in err and "Traceback" not in err
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     assert main([*args, "--workers", "2"]) == 2
     assert "add --engine dask" in capsys.readouterr().err
     csv = tmp_path / "t.csv"
@@ -99,3 +112,95 @@ def test_isdp_release_engine_dask(table, tmp_path, capsys, monkeypatch):
     assert main(["release", str(csv), "--invariant", "total", "--epsilon", "1", "-o", str(tmp_path / "c.csv"),
                  "--engine", "dask"]) == 2
     assert "releases one Parquet table" in capsys.readouterr().err
+
+
+def _release_on(table, tmp_path, *dask_options):
+    return main(["release", str(table), "--invariant", "by:state", "--epsilon", "1", "--free-cells", "-q",
+                 "-o", str(tmp_path / "o.parquet"), "--engine", "dask", *dask_options])
+
+
+@pytest.mark.parametrize("address", ["foo", "http://127.0.0.1:8787", "tcp://127.0.0.1", "tcp://127.0.0.1:99999",
+                                     "tcp://127.0.0.1:8786/status", "inproc://127.0.0.1/1/2", "tcp://:8786",
+                                     "tcp://user@127.0.0.1:8786", "tcp://127.0.0.1:0", "tcp://١٢٧.0.0.1:8786"])
+def test_a_scheduler_address_of_another_form_is_refused_before_anything(table, tmp_path, capsys, address):
+    assert _release_on(table, tmp_path, "--scheduler", address) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--scheduler {address!r} is not a Dask scheduler's address" in err
+    assert "dashboard" in err if address.startswith("http") else "dashboard" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]
+
+
+@contextlib.contextmanager
+def _listener(answer: bytes | None):
+    """A TCP server on the loopback for one test: every connection gets ``answer`` (None: silence until the
+    client leaves). It stops with the test: its socket times out, and its thread is a daemon."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve():
+        held = []
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            if answer is not None:
+                with contextlib.suppress(OSError):
+                    conn.sendall(answer)
+            held.append(conn)
+        for conn in held:
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(5)
+        server.close()
+
+
+def _refused_port() -> str:
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        return f"tcp://127.0.0.1:{s.getsockname()[1]}"  # closed on return: nothing listens there
+
+
+@pytest.mark.parametrize("answer", [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+                                    b"SSH-2.0-OpenSSH_9.6\r\n", (8).to_bytes(8, "little") + (5).to_bytes(8, "little"),
+                                    None, "refused"],
+                         ids=["http server", "ssh server", "frames that do not add up", "silent listener", "refused"])
+def test_a_listener_that_is_not_a_dask_scheduler_is_refused_in_bounded_time(table, tmp_path, capsys, monkeypatch,
+                                                                             answer):
+    """Dask's connection would wait for a silent listener's greeting for ever, and would try to allocate the 3 EiB
+    an HTTP server's first 8 bytes claim; a refused port was reported as the output's failure."""
+    monkeypatch.setattr(dask_parts, "CONNECT_TIMEOUT", 1.0)
+    with contextlib.ExitStack() as stack:
+        address = _refused_port() if answer == "refused" else stack.enter_context(_listener(answer))
+        started = time.monotonic()
+        assert _release_on(table, tmp_path, "--scheduler", address) == 1
+        assert time.monotonic() - started < 30
+    err = capsys.readouterr().err
+    assert err.startswith(f"isdp release: error: --scheduler {address}: no Dask scheduler answered within 1 s")
+    assert err.count("\n") == 1 and "o.parquet" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]
+
+
+@pytest.mark.parametrize("workers, message", [
+    (1000, "--workers must be at most"), (0, "--workers must be an integer in [1, inf]"),
+    (True, "--workers must be an integer"), (2.5, "--workers must be an integer"),
+])
+def test_a_local_cluster_s_workers_are_bounded_by_the_cores(workers, message):
+    """1,000 workers were started on 2 cores; the check comes before Dask is loaded, so no process starts."""
+    with pytest.raises(UsageError, match=re.escape(message)):
+        DaskParts(workers=workers)
+
+
+def test_isdp_release_refuses_more_workers_than_the_cores_can_run(table, tmp_path, capsys):
+    most = dask_parts.WORKERS_PER_CORE * dask_parts.cores()
+    assert _release_on(table, tmp_path, "--workers", str(most + 1)) == 2
+    assert f"--workers must be at most {most}" in capsys.readouterr().err
+    assert _release_on(table, tmp_path, "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786") == 2
+    assert "the cluster has its own workers" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]
