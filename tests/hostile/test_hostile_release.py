@@ -128,6 +128,23 @@ def test_no_output_may_be_an_input_even_with_force(tmp_path, capsys, which):
     _only(tmp_path, "t.csv", "c.csv", "link.csv")
 
 
+@pytest.mark.parametrize("output", ["inds/released.parquet", "inds/released.csv", "inds/sub/"])
+def test_an_output_inside_the_input_dataset_is_refused_even_with_force(tmp_path, monkeypatch, capsys, output):
+    """The round-six probe: a release written into the dataset it reads would leave released rows in the
+    confidential input (and refuse its next release)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "inds").mkdir()
+    pq.write_table(pa.table({"g": ["u", "u", "v"], "k": ["a", "b", "a"], "count": [1, 2, 3]}), "inds/p.parquet")
+    before = (tmp_path / "inds" / "p.parquet").read_bytes()
+    code = main(["release", "inds", "--invariant", "total", "--epsilon", "1", "-o", output, "--force", *SEEDED])
+    assert code == 2 and "lies inside the input dataset inds" in capsys.readouterr().err
+    assert os.listdir(tmp_path / "inds") == ["p.parquet"] and (tmp_path / "inds" / "p.parquet").read_bytes() == before
+    _only(tmp_path, "inds")
+
+
 @pytest.mark.parametrize("output, message", [
     ("", "is not a file name"), (".", "is not a file name"), ("./", "is not a file name"),
     ("adir", "holds more than a released dataset's files"), ("adir/", "holds more than a released dataset's files"),

@@ -18,7 +18,7 @@ from hypothesis.extra import numpy as hnp
 from isdp.cli import main
 from isdp.errors import InfeasibleError, InputError
 from isdp.experiments.problems import read_table_csv
-from isdp.release import load_table, read_constraint_file
+from isdp.release import Table, load_table, read_constraint_file
 
 
 def _csv(values, cols, rows=None):
@@ -62,6 +62,25 @@ def test_an_unlabelled_total_is_a_category_whatever_its_values(tmp_path_factory,
 # =========================================================================== round four (issue 57)
 
 SEEDED = ["--seed", "3", "--reproducible-not-for-publication", "--no-progress"]
+
+
+_DTYPES = st.one_of(hnp.integer_dtypes(), hnp.unsigned_integer_dtypes(), hnp.floating_dtypes(), hnp.boolean_dtypes())
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=hnp.arrays(_DTYPES, 4))
+def test_a_table_takes_counts_of_an_integer_dtype_in_range_and_refuses_the_rest(x):
+    """Counts a caller hands to :class:`~isdp.release.Table`, of any NumPy dtype and value: integers in
+    [0, 2**53] are kept exactly as int64; anything else is an InputError naming the counts, never another
+    exception."""
+    integers = x.dtype.kind in "iu"
+    fits = integers and bool((x >= 0).all() and (x <= 2**53).all())
+    try:
+        table = Table("t.csv", x, [(str(k),) for k in range(4)], None, ("k",))
+    except InputError as err:
+        assert not fits and str(err).startswith("t.csv: the counts (x) ")
+    else:
+        assert fits and table.x.dtype == np.int64 and table.x.tolist() == x.tolist()
 
 
 def _table(tmp_path, text, name="t.csv"):
