@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 import unicodedata
 from pathlib import Path
 
-from ..errors import InvariantError
+from ..errors import InvariantError, UsageError
 
 #: A row or column whose label contains one of these words is a margin (``Total``, ``Grand total``,
 #: ``Sum``, ``Overall``); ``All`` only as a label of its own or a first word (``All ages``).
@@ -93,12 +94,22 @@ def _count_like(name: str) -> bool:
     return seen in _COUNT_NAMES or bool(_COUNT_WORDS.intersection(re.split(r"[\W_]+", seen)))
 
 
+def table_path(path) -> Path:
+    """``path`` as a :class:`~pathlib.Path`, or a :class:`~isdp.errors.UsageError` naming the argument when it is
+    no file name (None, a number)."""
+    if not isinstance(path, str | os.PathLike):
+        raise UsageError(f"path must be a table's file name (str or os.PathLike), got {type(path).__name__}", "path")
+    return Path(path)
+
+
 def _labelled_lines(path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """The header and the (line number, fields) of every non-blank line, fields stripped."""
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")  # a byte-order mark is not part of a label
+        text = table_path(path).read_bytes().decode("utf-8-sig")  # a byte-order mark is not part of a label
     except UnicodeDecodeError as err:
         raise InvariantError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except OSError as err:
+        raise InvariantError(f"{path}: cannot read the table ({err.strerror or err})") from None
     try:
         reader = csv.reader(io.StringIO(text, newline=""))
         lines = [(reader.line_num, fields) for fields in (list(map(str.strip, row)) for row in reader) if any(fields)]

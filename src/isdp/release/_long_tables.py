@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvariantError
+from ..errors import InvariantError, UsageError
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ._entries import _WHOLE, _count
 from ._labels import _count_like, _distinct, _is_margin, _labelled_lines, _seen_as
@@ -146,8 +146,10 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
         a column name, an empty or invisible key field, a key labelled as a margin, a repeated key
         (both lines named), a key column that holds counts (above), a non-integer (ASCII digits
         0-9 with an optional sign only), too large (beyond ±2**53) or (with ``counts``) negative count, ragged lines, an
-        empty or non-UTF-8 file. :func:`load_table` turns it into an
+        empty, missing or non-UTF-8 file. :func:`load_table` turns it into an
         :class:`~isdp.errors.InputError`.
+    isdp.errors.UsageError
+        A ``count_column`` that is not text.
 
     See Also
     --------
@@ -267,10 +269,19 @@ def _count_columns(path, header: list[str], body, c: int) -> None:
                 "population, value, … when all its entries are integers)")
 
 
+def column_name(count_column) -> str:
+    """``count_column`` when it is a column's name (text), else a :class:`~isdp.errors.UsageError` naming it."""
+    if not isinstance(count_column, str):
+        raise UsageError(f"count_column must be a column's name (str), got {type(count_column).__name__}",
+                         "count_column")
+    return count_column
+
+
 def _count_column(path, header: list[str], count_column: str) -> int:
     """The count column's position (names compared as they look: :func:`_seen_as`); a header
     with a repeated column name is refused (a second count column would be read as a key, and its
     counts published as labels), and so is one without a key column."""
+    column_name(count_column)
     names = [_seen_as(h) for h in header]
     for k, name in enumerate(names):
         if name in names[:k]:

@@ -19,8 +19,8 @@ from ..errors import InputError, InvariantError, UsageError
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ._entries import _DECIMAL
 from ._key_columns import CellLabels, KeyColumns
-from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as
-from ._long_tables import LongTable, _count_column, _long_keys, _long_table_and_keys
+from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as, table_path
+from ._long_tables import LongTable, _count_column, _long_keys, _long_table_and_keys, column_name
 from ._parquet_tables import is_parquet, parquet_lines, plain_columns, read_parquet_arrow
 from ._wide_tables import WideTable, _wide_labels, _wide_table
 
@@ -268,7 +268,8 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
         :func:`read_long_table` refuses, a layout ``fmt="auto"`` cannot decide (above), or a
         label containing ``|`` (it joins a cell's keys). No message quotes a count.
     isdp.errors.UsageError
-        An unknown ``fmt``, or ``wide`` for a Parquet table.
+        An unknown ``fmt``, ``wide`` for a Parquet table, or a ``path`` or ``count_column`` that
+        is not a name (None, a number).
 
     See Also
     --------
@@ -305,7 +306,7 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
     >>> table.key_names, table.keys, table.x.tolist()
     (('state', 'year'), [('A', '2019'), ('A', '2020')], [5, 7])
     """
-    path = Path(path)
+    path, count_column = table_path(path), column_name(count_column)
     parquet = is_parquet(path)
     if not (path.is_file() or (parquet and path.is_dir())):
         raise InputError(f"{path}: no such file" if not path.exists() else f"{path}: not a regular file")

@@ -73,3 +73,13 @@ def test_the_column_at_a_time_checks_agree_with_the_line_by_line_ones(tmp_path, 
     monkeypatch.setattr(long_tables, "_plain_counts", lambda column, counts: None)
     assert fast == outcome()
     assert isinstance(fast, tuple) == (name in ("plain", "margin inside a word", "tab"))
+
+
+def test_a_missing_file_or_a_count_column_that_is_not_a_name_is_refused_naming_it(tmp_path):
+    from isdp.errors import UsageError
+
+    with pytest.raises(InvariantError, match="t.csv: cannot read the table .No such file or directory."):
+        read_long_table(tmp_path / "t.csv")
+    (tmp_path / "t.csv").write_text("g,count\na,1\n")
+    with pytest.raises(UsageError, match="count_column must be a column's name .str., got NoneType"):
+        read_long_table(tmp_path / "t.csv", count_column=None)

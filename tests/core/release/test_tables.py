@@ -78,6 +78,20 @@ def test_integer_counts_of_any_dtype_are_released_as_int64(tmp_path, x):
     assert release.values.dtype == np.int64 and release.values[:2].sum() == 7 and release.values[2] == 5
 
 
+@pytest.mark.parametrize("args, kwargs, argument", [
+    ((None,), {}, "path"), ((5,), {}, "path"), (("t.csv",), {"count_column": 5}, "count_column"),
+    (("t.parquet",), {"count_column": None}, "count_column"), (("t.csv",), {"count_column": b"count"}, "count_column"),
+], ids=["no path", "a number as path", "a number as count column", "None as count column", "bytes as count column"])
+def test_a_path_or_count_column_that_is_not_a_name_is_refused_naming_the_argument(tmp_path, monkeypatch, args,
+                                                                                   kwargs, argument):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.csv").write_text("g,count\na,1\nb,2\n")
+    (tmp_path / "t.parquet").write_bytes(b"")
+    with pytest.raises(UsageError, match=f"^{argument} must be") as err:
+        load_table(*args, **kwargs)
+    assert err.value.argument == argument
+
+
 # --------------------------------------------------------------------------- tables released together
 
 
