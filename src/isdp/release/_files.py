@@ -270,7 +270,8 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     Raises
     ------
     isdp.errors.UsageError
-        A number of outputs that is not the number of tables; a wide table to Parquet
+        A ``release`` that is not a :class:`~isdp.release.Release`, a path that is not a file
+        name (None, a number, ``""``); a number of outputs that is not the number of tables; a wide table to Parquet
         (:func:`check_layouts`); an output, statement or audit path that is the release's input
         table, lies inside an input dataset or holds an input (:func:`input_clash`), also with
         ``force``; a file that exists without ``force`` (also one created by another run
@@ -317,10 +318,15 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     ['release.csv', 'release.csv.audit.json', 'release.csv.statement.json', 'sex_by_age.csv'] 0o600
     /.../release.csv exists (written by another run meanwhile?): nothing written; remove it or pass --force
     """
+    from ._release import Release  # here: it loads the samplers, which writing needs not
+
+    if not isinstance(release, Release):
+        raise UsageError(f"release must be a Release (isdp.release.make_release), got {type(release).__name__}",
+                         "release")
     tables = release.table.tables if isinstance(release.table, TableSet) else (release.table,)
     given = output if isinstance(output, list | tuple) else [output]
-    outputs, datasets = [Path(o) for o in given], [is_dataset(o) for o in given]
-    statement_path, audit_path = Path(statement_path), Path(audit_path)
+    outputs, datasets = [output_path("output", o) for o in given], [is_dataset(o) for o in given]
+    statement_path, audit_path = output_path("statement_path", statement_path), output_path("audit_path", audit_path)
     if len(outputs) != len(tables):
         raise UsageError(f"{count_of(len(tables), 'table')} need{'s' if len(tables) == 1 else ''} "
                          f"{count_of(len(tables), 'output')} (one -o each, in order); got {len(outputs)}")
@@ -358,6 +364,17 @@ def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict
     return {"note": AUDIT_NOTE, **audit,
             "files": {"release": str(outputs[0]) if len(outputs) == 1 else [str(o) for o in outputs],
                       "statement": str(statement_path)}}
+
+
+def output_path(name: str, value) -> Path:
+    """``value`` as an output's :class:`~pathlib.Path`, or a :class:`~isdp.errors.UsageError` naming the argument
+    ``name`` when it is no file name (None, a number, ``""``, ``.``)."""
+    if not isinstance(value, str | os.PathLike):
+        raise UsageError(f"{name} must be a file name (str or os.PathLike), got {type(value).__name__}", name)
+    path = Path(value)
+    if path.name in ("", ".", ".."):
+        raise UsageError(f"{name} {os.fspath(value)!r} is not a file name", name)
+    return path
 
 
 def input_clash(path, inputs) -> str | None:

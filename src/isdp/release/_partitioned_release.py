@@ -45,7 +45,8 @@ from ..files import temporary_sibling
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ..lattice._invariants import as_sparse, implied_by_partition, row_values
 from ._constraints import _family_rows, _grouped_rows, first_rows
-from ._files import _json_writer, audit_record, input_clash, sync_directory, write_all
+from ._files import _json_writer, audit_record, input_clash, output_path, sync_directory, write_all
+from ._labels import table_path
 from ._neighbours import _PAIR_SUM_LIMIT, Neighbours, _repeated_column
 from ._parquet_tables import DATASET_FILE, concat_parts, is_dataset, plain_columns, write_parquet
 from ._partitions import PartitionLayout, partition_layout
@@ -384,8 +385,11 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     (30000, 'int64')
     """
     started = time.perf_counter()
-    dataset = is_dataset(output)
-    output, statement_path, audit_path = Path(output), Path(statement_path), Path(audit_path)
+    path = table_path(path)
+    output_path("output", output)
+    dataset = is_dataset(output)  # the name as given: a trailing / names a dataset
+    output, statement_path, audit_path = (Path(output), output_path("statement_path", statement_path),
+                                          output_path("audit_path", audit_path))
     for name in (output, statement_path, audit_path):  # before any work: the input is never overwritten
         clash = input_clash(name, [path])
         if clash is not None:

@@ -21,7 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InvariantError, NotPartitionable
+from .._validate import size
+from ..errors import InvariantError, NotPartitionable, UsageError
+from ._labels import table_path
 from ._long_tables import _count_column
 from ._parquet_tables import key_text, same_columns, table_files
 
@@ -189,6 +191,8 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
     ------
     isdp.errors.NotPartitionable
         As above, and as :func:`partition_key`.
+    isdp.errors.UsageError
+        A ``path`` or ``count_column`` that is not a name, or ``part_cells`` not an integer >= 1.
 
     Examples
     --------
@@ -209,7 +213,7 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    path = Path(path)
+    path, part_cells = table_path(path), size("part_cells", part_cells, low=1, error=UsageError)
     try:
         files = table_files(path)
         readers = [pq.ParquetFile(f) for f in files]

@@ -133,3 +133,15 @@ def test_no_file_of_a_release_overwrites_its_input_also_with_force(tmp_path, whe
     assert _files(tmp_path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["o.csv", "t.csv"] if where == "link" else
                                                                 ["in"] if where in ("inside", "holds") else ["t.csv"])
+
+
+@pytest.mark.parametrize("position, value, argument", [
+    (0, "release.json", "release"), (1, None, "output"), (1, 3, "output"), (1, "", "output"),
+    (2, None, "statement_path"), (3, 7, "audit_path")])
+def test_an_argument_that_is_not_a_release_or_a_file_name_is_refused_naming_it(tmp_path, position, value, argument):
+    args = [_release(tmp_path), tmp_path / "o.csv", tmp_path / "s.json", tmp_path / "a.json"]
+    args[position] = value
+    with pytest.raises(UsageError, match=f"^{argument} ") as err:
+        write_release(*args)
+    assert err.value.argument == argument
+    only(tmp_path, "t.csv")

@@ -198,6 +198,20 @@ def test_no_output_overwrites_the_input_also_with_force(tmp_path, where):
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["data", "t.parquet"]
 
 
+@pytest.mark.parametrize("change, argument", [
+    ({"output": None}, "output"), ({"statement_path": 5}, "statement_path"), ({"audit_path": "."}, "audit_path"),
+    ({"part_cells": 0}, "part_cells"), ({"part_cells": 2.5}, "part_cells"), ({"part_cells": "10"}, "part_cells"),
+    ({"count_column": None}, "count_column"), ({"path": None}, "path")])
+def test_an_argument_that_is_not_a_name_or_a_size_is_refused_naming_it(tmp_path, change, argument):
+    args = {"path": _table(tmp_path, _blocks()), "families": ["by:group"],
+            "req": Request(epsilon="1", rules=("by:group",), progress=False), "output": tmp_path / "o.parquet",
+            "statement_path": tmp_path / "s.json", "audit_path": tmp_path / "a.json", "part_cells": 3_000, **change}
+    with pytest.raises(UsageError, match=f"^{argument} ") as err:
+        release_partitioned(**args)
+    assert err.value.argument == argument
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]
+
+
 def test_no_metadata_of_the_input_reaches_the_parts_or_a_dataset_whose_files_differ_in_nulls(tmp_path):
     """A dataset whose files carry metadata about the counts, one of them declaring its columns never null: the
     released file and every part of a released dataset carry none of it, and the release is the one file's."""
