@@ -31,6 +31,7 @@ from ._privacy import Guarantee, gaussian_sigma, unit_epsilon
 from ._request import MAX_PAIRS, Request
 from ._statement import privacy_statement, route_record
 from ._tables import Table, TableSet
+from ._uncertainty import check_uncertainty
 
 #: the mechanism's name in the statement, by route: the norms of :data:`NORMS` and ``free-cells``
 MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
@@ -420,7 +421,8 @@ def exact_sampler(A, req: Request, unit, derived: np.ndarray | None = None) -> t
     Raises
     ------
     isdp.errors.UncertifiableError
-        A block whose forecast needs more than ``req.max_attempts`` proposals (without ``allow_chain``).
+        A block whose forecast needs more than ``req.max_attempts`` proposals (without ``allow_chain``), or an
+        ``req.uncertainty`` the route's laws cannot serve (:func:`isdp.release._uncertainty.check_uncertainty`).
     """
     gaussian = req.norm == "gaussian"
     worst = [0.0]
@@ -432,7 +434,10 @@ def exact_sampler(A, req: Request, unit, derived: np.ndarray | None = None) -> t
         if -worst[0] > math.log(req.max_attempts) and not req.allow_chain:
             raise UncertifiableError(_exact_refusal(req, unit, worst[0], sub))
 
-    return ExactSampler.build(A, vet, derived, gaussian=gaussian), worst[0]
+    exact = ExactSampler.build(A, vet, derived, gaussian=gaussian)
+    if exact is not None and req.uncertainty is not None:
+        check_uncertainty(exact, req, unit, req.uncertainty)  # refused here, before anything is drawn
+    return exact, worst[0]
 
 
 def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:

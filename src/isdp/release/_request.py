@@ -69,8 +69,8 @@ class Request:
         Likewise the ties between tables (``--tie``).
     uncertainty : float or None, default None
         Add to the released long table each cell's noise standard deviation and an interval at
-        this level, in (0, 1), for its true count (``--uncertainty``: exact routes only;
-        :func:`isdp.release.cell_uncertainty`).
+        this level, in (0, 1), for its true count (``--uncertainty``: exact routes only, not with
+        ``nonnegative``; :func:`isdp.release.cell_uncertainty`).
 
     See Also
     --------
@@ -128,7 +128,7 @@ class Request:
             missing or outside (0, 1) for the Gaussian or the chain, or given to the pure ℓ1
             route; ``free_cells`` with another norm or with ``allow_chain``; ``pairs`` outside
             [2, :data:`MAX_PAIRS`]; ``max_iter`` or ``max_attempts`` below 2; ``uncertainty``
-            outside (0, 1) or with a route that may run the chain.
+            outside (0, 1), with ``nonnegative``, or with a route that may run the chain.
         isdp.errors.UncertifiableError
             A run without a seed that may need the chain: its random numbers are not
             cryptographic, so it is refused for publication.
@@ -159,6 +159,10 @@ class Request:
             check.size(f"--{name.replace('_', '-')}", getattr(self, name), 2, error=UsageError)
         if self.uncertainty is not None:
             check.level("--uncertainty", self.uncertainty, error=UsageError)
+        if self.uncertainty is not None and self.nonnegative:
+            raise UsageError("--uncertainty with --nonnegative: the intervals are the noise's, around the release "
+                             "before its projection onto the non-negative tables, and do not hold their level around "
+                             "the projected counts; give one of the two")
         if self.uncertainty is not None and self.chain_possible:
             raise UsageError("--uncertainty LEVEL needs an exact route (--norm l1 or gaussian, without "
                              "--allow-chain); got a route that may run the chain")

@@ -7,10 +7,19 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from isdp.errors import UsageError
+from isdp.errors import ArgumentError, UncertifiableError, UsageError
 from isdp.exact import ExactSampler
-from isdp.release import Request, constraint_matrix, load_table, make_release
-from isdp.release._uncertainty import COLUMNS, cell_uncertainty
+from isdp.release import Request, constraint_matrix, load_table, make_release, noise_interval
+from isdp.release._uncertainty import (
+    COLUMNS,
+    MAX_DRAWS,
+    MIN_TAIL_DRAWS,
+    _dg_interval,
+    cell_uncertainty,
+    check_uncertainty,
+    combination_law,
+    simulated_draws,
+)
 
 LEVEL = 0.9
 
@@ -127,5 +136,109 @@ def test_the_docs_state_the_constants_the_code_uses():
     page = (Path(__file__).resolve().parents[3] / "docs" / "release.md").read_text()
     assert u.SIMULATED_CELLS == 2 * 10**7 and "⌈2·10⁷ / its cells⌉" in page
     assert (u.MIN_DRAWS, u.MAX_DRAWS) == (200, 20_000) and "between 200 and 20,000" in page
-    assert u._TAIL == 1e-15 and "(its tails below 10⁻¹⁵ left out)" in page and "below 10⁻¹⁶" in page
+    assert u._GRID_TAIL == 1e-16 and "below 10⁻¹⁶" in page
+    assert u.MAX_LAW_POINTS == 2**22 and "at most 2²² values (4,194,304)" in page
+    assert u.MIN_TAIL_DRAWS == 10 and "at least 10 draws beyond each end" in page and "⌈20 / (1 − L)⌉" in page
+    assert u.MAX_SIMULATED_CELLS == 5 * 10**7 and "exceed 5·10⁷" in page
+    assert u.MIN_TAIL == 1e-9 and "down to 10⁻⁹" in page and "above 1 − 2·10⁻⁹" in page
     assert "releases a known table 200 times at LEVEL 0.9" in page and LEVEL == 0.9
+
+
+@pytest.mark.parametrize("level", [1.5, float("nan"), 0, 1, True, "0.9x"])
+def test_a_level_outside_the_open_unit_interval_is_refused_by_name(level):
+    with pytest.raises(ArgumentError, match="^level must"):
+        cell_uncertainty(ExactSampler.build(np.array([[1, 1, 1]])), 3, Request(epsilon="1", free_cells=True),
+                         Fraction(1, 2), level)
+
+
+def test_intervals_are_refused_with_the_non_negative_projection(tmp_path):
+    """One total over 20 cells, counts [200, 0×19]: the projection moves the 200 cell by the other cells'
+    negative noise, and its 0.9 interval, centred on the projected count, held the count in about 75 % of
+    releases. The combination is refused (exit 2), nothing written."""
+    from isdp.cli import main
+
+    with pytest.raises(UsageError, match="--uncertainty with --nonnegative"):
+        Request(epsilon="1", uncertainty=0.9, nonnegative=True).check()
+    table = tmp_path / "t.csv"
+    table.write_text("cell,count\n" + "".join(f"c{i},{200 if i == 0 else 0}\n" for i in range(20)))
+    out = tmp_path / "o.csv"
+    for route in ([], ["--free-cells"], ["--norm", "gaussian", "--delta", "1e-6"]):
+        assert main(["release", str(table), "--invariant", "total", "--epsilon", "1", "--uncertainty", "0.9",
+                     "--nonnegative", "-o", str(out), "--quiet", *route]) == 2
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("options", [{}, {"norm": "gaussian", "delta": 1e-6}])
+def test_a_level_the_simulation_cannot_resolve_is_refused_before_anything_is_drawn(tmp_path, options):
+    """0.999999999 was stated for the range of 20,000 draws ([−12, 16], an exact miss probability of 2.4·10⁻⁵),
+    with a Monte Carlo standard error of 0.0; 0.999 is served, with M expecting 10 draws beyond each end."""
+    from isdp.release import Plan
+
+    table = _table(tmp_path, [5, 3, 8])
+    A, labels = constraint_matrix(table, ["total"])
+    with pytest.raises(UncertifiableError, match="beyond what a simulated law resolves.*at most 0.999"):
+        Plan.make(A, labels, Request(epsilon="1", uncertainty=0.999999999, **options))
+    release = make_release(table, A, labels, Request(epsilon="1", seed=1, uncertainty=0.999, **options))
+    record = release.statement["uncertainty"]
+    assert record["monte_carlo_standard_error"] == pytest.approx(math.sqrt(0.999 * 0.001 / 20_000), abs=1e-6)
+    assert simulated_draws(3, 0.999) * (1 - 0.999) / 2 >= MIN_TAIL_DRAWS
+
+
+def test_the_draws_rise_with_the_level_within_the_simulation_s_limit():
+    assert simulated_draws(10**5, 0.9) == 200 and simulated_draws(10**5, 0.95) == 400
+    assert simulated_draws(10**5, 0.99) == 2000 and simulated_draws(10, 0.9) == MAX_DRAWS
+    big = ExactSampler.build(np.ones((1, 10**5), dtype=np.int64), gaussian=True)
+    req = Request(norm="gaussian", delta=1e-6, epsilon="1")
+    check_uncertainty(big, req, Fraction(4), 0.95)  # 400 draws of 10⁵ cells: 4·10⁷ cell draws
+    with pytest.raises(UncertifiableError, match="100,000 cells would need 2,000 simulated draws"):
+        check_uncertainty(big, req, Fraction(4), 0.99)
+
+
+def test_a_free_cell_s_interval_is_in_closed_form_at_any_epsilon():
+    """DG(ε)'s interval was found on an array over its range, about 35/ε values: 1 TiB at ε = 10⁻⁹."""
+    import tracemalloc
+
+    for eps in (0.5, 0.05, 0.003):
+        k = np.arange(-int(80 / eps), int(80 / eps) + 1)
+        for level in (0.5, 0.9, 0.999999):
+            assert _dg_interval(eps, level) == pytest.approx(noise_interval(k, _dg(eps, k), level), rel=1e-9)
+    tracemalloc.start()
+    low, high, coverage = _dg_interval(1e-9, 0.9)
+    assert tracemalloc.get_traced_memory()[1] < 10**5
+    tracemalloc.stop()
+    assert -low == high == math.ceil(math.log(0.05 * (1 + math.exp(-1e-9))) / -1e-9) - 1  # P(u > h) = q^(h+1)/(1+q)
+    assert coverage == pytest.approx(0.9, abs=1e-8) and coverage >= 0.9
+
+
+@pytest.mark.parametrize("epsilon", ["1e-6", "1e-9"])
+def test_a_solved_cell_s_law_too_wide_to_compute_is_refused_before_any_allocation(tmp_path, epsilon):
+    """--free-cells --uncertainty at ε 10⁻⁶ and 10⁻⁹ tried to allocate 4 GiB and 1 TiB for one FFT."""
+    import tracemalloc
+
+    from isdp.release import Plan
+
+    table = _table(tmp_path, [5, 3, 8])
+    A, labels = constraint_matrix(table, ["total"])
+    tracemalloc.start()
+    with pytest.raises(UncertifiableError, match=r"spreads over about [\d,]+ values, beyond the 4,194,304"):
+        Plan.make(A, labels, Request(epsilon=epsilon, free_cells=True, uncertainty=0.9))
+    assert tracemalloc.get_traced_memory()[1] < 10**7
+    tracemalloc.stop()
+    with pytest.raises(UncertifiableError, match="spreads over"):
+        combination_law([1, 1], 1e-9)
+
+
+def test_a_free_cell_level_below_the_exact_laws_precision_is_refused():
+    total = ExactSampler.build(np.array([[1, 1, 1]]))
+    req = Request(epsilon="1", free_cells=True)
+    check_uncertainty(total, req, Fraction(1, 2), 0.999999998)  # tails of 10⁻⁹: computed
+    with pytest.raises(UncertifiableError, match="below the 1e-09"):
+        check_uncertainty(total, req, Fraction(1, 2), 0.9999999999)
+
+
+def test_a_long_sum_s_law_is_computed_on_a_grid_of_its_spread():
+    """The Chernoff bound at a fixed λ = ε/4 put a sum of 10⁴ DG(1/2) within ±11,457 (41 standard deviations);
+    optimised over λ, within 2,406 (8.6 of them), and the law is the same."""
+    values, pmf = combination_law(np.ones(10_000, dtype=np.int64), 0.5)
+    sd = math.sqrt(10_000 * 2 * math.exp(-0.5) / math.expm1(-0.5) ** 2)
+    assert values[-1] < 9 * sd and math.sqrt(pmf @ values.astype(float) ** 2) == pytest.approx(sd, rel=1e-9)
