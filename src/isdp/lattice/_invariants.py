@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from .. import _validate as check
+
 
 def as_sparse(A) -> sparse.csr_array:
     """A constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros).
@@ -27,6 +29,12 @@ def as_sparse(A) -> sparse.csr_array:
     scipy.sparse.csr_array
         ``A`` with dtype int64, in canonical form.
 
+    Raises
+    ------
+    isdp.errors.InvariantError
+        An entry that is not an integer within int64 (1.5 is refused, not cast to 1), a bool matrix, or a
+        dense ``A`` that is not a non-empty 2-D matrix (:func:`isdp.lattice.as_integer_matrix`).
+
     Examples
     --------
     >>> from isdp.lattice import as_sparse
@@ -35,8 +43,12 @@ def as_sparse(A) -> sparse.csr_array:
     ((2, 3), 2, 'int64')
     >>> A.toarray().tolist()
     [[1, 0, 2], [0, 0, 0]]
+    >>> as_sparse([[1, 1, 1.5]])
+    Traceback (most recent call last):
+    ...
+    isdp.errors.InvariantError: A must be integer-valued; entry (0, 2) is 1.5
     """
-    A = sparse.csr_array(A, dtype=np.int64)
+    A = sparse.csr_array(check.integer_matrix("A", A))  # read, never cast: 1.5 is not the invariant 1
     A.sum_duplicates()
     A.eliminate_zeros()
     A.sort_indices()

@@ -5,8 +5,10 @@ no invariant ties together."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy import sparse
 
+from isdp.errors import InvariantError
 from isdp.lattice import as_sparse, blocks, implied_by_partition, independent_rows, row_values, table_margins
 
 
@@ -36,3 +38,13 @@ def test_independent_rows_and_the_rows_a_partition_implies():
     assert implied_by_partition(nested).tolist() == [0, 1]
     assert implied_by_partition([[1, 1], [2, 2]]).tolist() == []  # other coefficients: not a partition
 
+
+
+def test_a_non_integer_or_boolean_invariant_is_refused_never_cast():
+    """1.5 cast to 1 would keep another invariant than the one asked; dense or sparse, it is refused by name."""
+    for A in ([[1, 1, 1.5]], sparse.csr_array(np.array([[1.0, 1.0, 1.5]])), [[1, 1, np.nan]],
+              np.array([[True, True]]), [[1, "a"]], [[2.0**64, 1]]):
+        with pytest.raises(InvariantError, match="^A must"):
+            as_sparse(A)
+    whole = as_sparse(sparse.csr_array(np.array([[1.0, 0.0, 2.0]])))  # whole floats are the integers they hold
+    assert whole.dtype == np.int64 and whole.toarray().tolist() == [[1, 0, 2]]
