@@ -26,12 +26,13 @@ from ..lattice._invariants import as_sparse
 from ..lattice._targets import generalized_gaussian, generalized_laplace
 from ..mcmc._double_geometric import dg_variance
 from ._constraints import constraint_matrix
+from ._long_tables import LongTable
 from ._neighbours import TWO_PERSON_SHIFT, Neighbours, two_person_shift
 from ._privacy import Guarantee, gaussian_sigma, unit_epsilon
 from ._request import MAX_PAIRS, Request
 from ._statement import privacy_statement, route_record
 from ._tables import Table, TableSet
-from ._uncertainty import check_uncertainty
+from ._uncertainty import COLUMNS, cell_uncertainty, check_uncertainty, uncertainty_record
 
 #: the mechanism's name in the statement, by route: the norms of :data:`NORMS` and ``free-cells``
 MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
@@ -160,7 +161,10 @@ class Plan:
         isdp.errors.UncertifiableError
             As :meth:`Request.check`; the exact sampler's forecast needs more than
             ``req.max_attempts`` proposals for some block (without ``allow_chain``); no exact
-            sampler applies and no chain is allowed; or a chain that cannot be certified at
+            sampler applies and no chain is allowed; noise that could exceed ±2**62, the
+            64-bit integers a release is held in (a chance above :data:`OVERFLOW_RISK`, forecast
+            from the invariants and ε); an exact route whose guarantee would be weaker than the
+            request (:meth:`check_not_weaker`); or a chain that cannot be certified at
             ``req.delta`` (:meth:`pairs`).
         """
         req.check()
@@ -187,12 +191,16 @@ class Plan:
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         if exact is None and not req.chain_possible:
             raise UncertifiableError(NO_EXACT_SAMPLER)
+        if exact is not None:
+            _refuse_noise_beyond_int64(exact, req, unit, worst)
         attempts = math.exp(-worst) if -worst < 700 else math.inf
         neighbours = Neighbours.of(A)
         if len(tables_in_norm) > 1 and not neighbours.one_person:
             # one person's change may touch every table at once: single-cell moves do not settle it
             neighbours = Neighbours(one_person=None, two_persons=None)
         plan = cls(req, A, labels, neighbours, exact, unit, attempts, tuple(bool(b) for b in tables_in_norm))
+        if exact is not None:  # the exact route's guarantee is known now: a refusal comes before any draw
+            plan.check_not_weaker(plan.guarantee())
         if req.chain_possible:
             plan.pairs()  # a chain that cannot be certified is refused before anything runs
         return plan
@@ -224,7 +232,9 @@ class Plan:
         Raises
         ------
         isdp.errors.ReleaseError
-            As :meth:`make`, or as :func:`isdp.release.constraint_matrix` for a rule of ``req``.
+            As :meth:`make`, or as :func:`isdp.release.constraint_matrix` for a rule of ``req``;
+            :class:`~isdp.errors.UsageError` for ``req.uncertainty`` with a wide table, or a long one
+            that has a column of the names it adds.
 
         Examples
         --------
@@ -242,6 +252,8 @@ class Plan:
         >>> list(zip(plan.labels, plan.rules))
         [('total', None), ('row Female', 'row-margins'), ('row Male', 'row-margins')]
         """
+        if req.uncertainty is not None:
+            _check_uncertainty_columns(table)
         plan = cls.make(A, labels, req, getattr(table, "groups", None))
         tables = (tuple((name, len(t.keys)) for name, t in zip(table.names, table.tables, strict=True))
                   if isinstance(table, TableSet) else ())
@@ -440,6 +452,42 @@ def exact_sampler(A, req: Request, unit, derived: np.ndarray | None = None) -> t
     return exact, worst[0]
 
 
+#: the most a cell's noise may reach: counts and invariants lie within ±2**53, so x + u stays within int64
+NOISE_LIMIT = 2**62
+#: the largest chance, forecast from the invariants and ε alone, that some cell's noise exceeds
+#: :data:`NOISE_LIMIT`; a plan above it is refused, so that randomness never decides whether a release succeeds
+OVERFLOW_RISK = 2.0**-64
+
+
+def _refuse_noise_beyond_int64(exact: ExactSampler, req: Request, unit, log_acceptance: float) -> None:
+    """Refuse a plan whose noise could leave int64, before anything is drawn.
+
+    A solved cell's noise is Σ_j X_ij z_j over the free cells' DG draws z, so it exceeds the limit only
+    if some |z_j| reaches K = ⌊limit / max_i Σ_j |X_ij|⌋ + 1, which a DG(ε) draw does with probability
+    2r^K/(1 + r) ≤ 2e^(−εK); the union over the free cells and blocks bounds the proposal's risk, and
+    rejection raises it by at most the forecast 1/P(accept). Klein's blocks are not bounded here: their
+    noise has the Gaussian's tails at a σ below 10^11, so it stays far inside the limit.
+    """
+    eps = float(1 / unit if req.norm == "gaussian" else unit)
+    shared: dict[int, list] = {}
+    for _, sub in exact.parts:
+        if isinstance(sub, IntegerL1Sampler):
+            shared.setdefault(id(sub), [sub, 0])[1] += 1
+    for sub, count in shared.values():
+        spread = max(1.0, float(np.abs(sub.solve.astype(float)).sum(axis=1).max(initial=0.0)))
+        reach = math.floor(NOISE_LIMIT / spread) + 1
+        log_risk = math.log(2 * count * max(1, len(sub.free))) - eps * reach
+        if not req.free_cells:
+            log_risk -= log_acceptance
+        if log_risk > math.log(OVERFLOW_RISK):
+            raise UncertifiableError(
+                f"at epsilon {req.epsilon} the noise could exceed the 64-bit integers a release is held in: a cell "
+                f"solved from the others carries up to {spread:,.0f} times a free cell's noise, whose scale is "
+                f"{1 / eps:,.3g}, and 2**62 is within reach (a chance above 2**-64 per release, from the "
+                "invariants and epsilon alone): nothing is drawn. Use a larger --epsilon, or invariants with "
+                "smaller coefficients")
+
+
 def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:
     r"""The statement a run with these options would carry, from the labels and the options only.
 
@@ -507,7 +555,11 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
         from ..convergence._certificate import LEVEL  # here: isdp.convergence loads pandas
 
         g = plan.guarantee(plan.eta_target(), LEVEL)
-    return {**privacy_statement(plan, g, route, None), "dry_run": True}
+    statement = privacy_statement(plan, g, route, None)
+    if req.uncertainty is not None:  # the intervals' offsets come from the mechanism alone: stated as the run would
+        got = cell_uncertainty(plan.exact, plan.A.shape[1], req, plan.unit, req.uncertainty)
+        statement["uncertainty"] = uncertainty_record(req.uncertainty, got["draws"])
+    return {**statement, "dry_run": True}
 
 
 def _exact_refusal(req: Request, unit, log_acceptance: float, block: IntegerL1Sampler) -> str:
@@ -537,6 +589,17 @@ def _exact_refusal(req: Request, unit, log_acceptance: float, block: IntegerL1Sa
             f"(estimated from {PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, never of the "
             f"counts), beyond --max-attempts {req.max_attempts:,}: nothing is released. What would work: "
             + "; ".join(options))
+
+
+def _check_uncertainty_columns(table: Table | TableSet) -> None:
+    """Refuse ``--uncertainty`` for a wide table, or a long one with a column of the names it adds."""
+    for t in table.tables if isinstance(table, TableSet) else (table,):
+        if not isinstance(t.layout, LongTable):
+            raise UsageError(f"--uncertainty adds columns to a long table (key columns and a count column); {t.path} "
+                             "is wide")
+        clash = [c for c in COLUMNS if c.casefold() in {h.casefold() for h in t.layout.header}]
+        if clash:
+            raise UsageError(f"--uncertainty adds the columns {', '.join(COLUMNS)}; {t.path} has {clash[0]!r} already")
 
 
 def _rules_of_rows(table: Table | TableSet, A: sparse.csr_array, labels: list[str], req: Request

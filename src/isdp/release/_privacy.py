@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 
-from ..exact._gaussian_profile import calibrate_sigma, profile_epsilon
+from ..exact._gaussian_profile import SIGMA_GRID, calibrate_sigma, profile_epsilon
 from ._neighbours import TWO_PERSON_SHIFT, Neighbours, SmallestChange
 
 #: ℓ1 distance of one person's change to a table: 2 for a move between cells (one cell down by one,
@@ -106,7 +106,9 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
     """The generalized Gaussian's σ that meets (ε, δ) per person.
 
     The smallest σ on a 10⁻⁶ grid whose exact privacy profile on the lattice meets
-    (``epsilon_person``, ``delta``) for one person's change (:func:`isdp.exact.calibrate_sigma`).
+    (``epsilon_person``, ``delta``) for one person's change (:func:`isdp.exact.calibrate_sigma`), stepped
+    up where needed so that the ε the statement states for it (:meth:`Guarantee.at`) is at most
+    ``epsilon_person``: the release's own check can never find it weaker than the request.
 
     Parameters
     ----------
@@ -120,7 +122,8 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
     Returns
     -------
     fractions.Fraction
-        The σ, an exact fraction whose denominator divides 10⁶ (the exact sampler needs a rational σ).
+        The σ, an exact fraction whose denominator divides 10⁶ (the exact sampler needs a rational σ), with
+        ``profile_epsilon(delta, σ, 2·n_tables) <= epsilon_person``.
 
     See Also
     --------
@@ -144,7 +147,13 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
     >>> round(gaussian_rho(sigma, 1), 6)  # 1/σ²
     0.027934
     """
-    return calibrate_sigma(float(epsilon_person), delta, PERSON_SHIFT * n_tables)
+    shift = PERSON_SHIFT * n_tables
+    sigma, step = calibrate_sigma(float(epsilon_person), delta, shift), Fraction(1, SIGMA_GRID)
+    # the statement states the ε that profile_epsilon reads off at this σ; where the profile is flat in ε (ε of
+    # 1e-8) its root-finding tolerance can put that a hair above the request, so σ steps up until it is not
+    while profile_epsilon(delta, sigma, shift) > epsilon_person:
+        sigma, step = sigma + step, 2 * step
+    return sigma
 
 
 def gaussian_rho(sigma, k: int, n_tables: int = 1) -> float:

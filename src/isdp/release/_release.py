@@ -67,19 +67,18 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from ..errors import InfeasibleError, InputError, InvariantError, UncertifiableError, UsageError
+from ..errors import InfeasibleError, InputError, InvariantError, UncertifiableError
 from ..exact._integer_sources import seeded_source, system_source
 from ..lattice._bases import with_mixing_basis
 from ..lattice._integer_lattice import COUNT_LIMIT, IntegerLattice
 from ..lattice._invariants import blocks, row_values
 from ..mcmc._samplers import sample
-from ._long_tables import LongTable
 from ._parquet_tables import table_files
 from ._plan import Plan
 from ._request import Request
 from ._statement import privacy_statement, route_record
 from ._tables import Table, TableSet
-from ._uncertainty import COLUMNS, cell_uncertainty, uncertainty_columns, uncertainty_record
+from ._uncertainty import cell_uncertainty, uncertainty_columns, uncertainty_record
 
 
 class Progress:
@@ -301,8 +300,6 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     >>> tmp.cleanup()
     """
     started = time.perf_counter()
-    if req.uncertainty is not None:
-        _check_uncertainty_columns(table)
     plan = Plan.of(table, A, labels, req)
     A = plan.A
     x = table.x
@@ -374,17 +371,6 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         route=statement["route"]["name"],
     )
     return Release(table, values, statement, audit, columns)
-
-
-def _check_uncertainty_columns(table: Table | TableSet) -> None:
-    """Refuse ``--uncertainty`` for a wide table, or a long one with a column of the names it adds."""
-    for t in table.tables if isinstance(table, TableSet) else (table,):
-        if not isinstance(t.layout, LongTable):
-            raise UsageError(f"--uncertainty adds columns to a long table (key columns and a count column); {t.path} "
-                             "is wide")
-        clash = [c for c in COLUMNS if c.casefold() in {h.casefold() for h in t.layout.header}]
-        if clash:
-            raise UsageError(f"--uncertainty adds the columns {', '.join(COLUMNS)}; {t.path} has {clash[0]!r} already")
 
 
 def no_acceptance(req: Request) -> str:

@@ -274,3 +274,86 @@ def test_the_gaussian_route_draws_margins_and_totals_by_klein_with_even_noise(tm
     assert (y.sum(axis=0) == x.sum(axis=0)).all() and (y.sum(axis=1) == x.sum(axis=1)).all() and (y != x).any()
 
 
+
+
+# --------------------------------------------------------------------------- what the plan accepts, the draw serves
+
+
+def _small_table(tmp_path: Path, text: str = "k,count\na,3\nb,5\nc,4\n"):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    return load_table(path)
+
+
+def _guarantee_lines(statement: dict) -> dict:
+    return {k: statement["guarantee"][k] for k in ("kind", "headline", "per_person", "two_persons")}
+
+
+@pytest.mark.parametrize("epsilon", ["0.1234567891", "0.3333333333", "2147483647/2147483648", "7/2000000000"])
+@pytest.mark.parametrize("free_cells", [False, True], ids=["l1", "free-cells"])
+def test_an_epsilon_beyond_the_compiled_kernel_is_released_as_the_dry_run_said(tmp_path, epsilon, free_cells):
+    """ε/2 with a numerator or denominator of 2**31 or more: drawn in Python integers, not a traceback, and
+    the dry run's guarantee is the release's."""
+    from isdp.release import Request, dry_run, make_release
+
+    table = _small_table(tmp_path)
+    A, labels = constraint_matrix(table, ["total"])
+    req = Request(epsilon=epsilon, seed=3, free_cells=free_cells)
+    release = make_release(table, A, labels, req)
+    assert release.values.dtype == np.int64 and release.values.sum() == table.x.sum()
+    assert release.statement["mechanism"]["epsilon_per_unit_l1_distance"] == str(Fraction(epsilon) / 2)
+    assert _guarantee_lines(dry_run(table, A, labels, req)) == _guarantee_lines(release.statement)
+
+
+def test_the_gaussian_sigma_at_a_tiny_epsilon_passes_the_release_check_it_was_planned_for(tmp_path):
+    """ε = 1e-8, δ = 1e-6 on both margins of 2 × 3: the plan's σ meets the request as stated, so the check after
+    the draw, which refused it before, passes on every seed."""
+    from isdp.release import Request, make_release
+
+    table = _small_table(tmp_path, "g,a,b,c\nu,1,2,3\nv,4,5,6\n")
+    A, labels = constraint_matrix(table, ["all-margins"])
+    for seed in range(3):
+        release = make_release(table, A, labels, Request(norm="gaussian", epsilon="1e-8", delta=1e-6, seed=seed))
+        assert release.statement["guarantee"]["per_person"]["epsilon"] <= 1e-8
+        assert (A @ release.values == A @ table.x).all()
+
+
+def test_noise_that_could_leave_int64_is_refused_before_anything_is_drawn(tmp_path):
+    """A coefficient of 2**31 − 1 at ε = 1e-9 puts a solved cell's noise within reach of 2**63: refused by the
+    plan (exit 5, saying why) on every seed, where it was an OverflowError on some."""
+    from isdp.release import Request, dry_run, make_release
+
+    table = _small_table(tmp_path)
+    A = np.array([[2147483647, 2147483647, 1]])
+    for seed in (3, 6):
+        with pytest.raises(UncertifiableError, match="64-bit integers") as err:
+            make_release(table, A, ["big"], Request(epsilon="1e-9", free_cells=True, seed=seed))
+        assert err.value.exit_code == 5
+    with pytest.raises(UncertifiableError, match="64-bit integers"):
+        dry_run(table, A, ["big"], Request(epsilon="1e-9", free_cells=True))
+    release = make_release(table, A, ["big"], Request(epsilon="1", free_cells=True, seed=3))  # a scale it fits
+    assert int(A[0] @ release.values) == int(A[0] @ table.x)
+
+
+def test_a_non_integer_invariant_is_refused_not_truncated(tmp_path):
+    """[1, 1, 1.5] read as [1, 1, 1] kept A·release = 24.5 against A·x = 25.5; it is refused by name."""
+    from isdp.errors import InvariantError
+    from isdp.release import Request, make_release
+
+    table = _small_table(tmp_path)
+    with pytest.raises(InvariantError, match=r"A must be integer-valued; entry \(0, 2\) is 1.5"):
+        make_release(table, np.array([[1, 1, 1.5]]), ["total"], Request(epsilon="1", seed=1))
+
+
+def test_the_dry_run_statement_is_the_release_s_without_what_the_draw_gives(tmp_path):
+    """With --uncertainty the dry run states the intervals' level too: the same keys as the release's statement
+    (less the invariants' values), and the same guarantee."""
+    from isdp.release import Request, dry_run, make_release
+
+    table = _small_table(tmp_path)
+    A, labels = constraint_matrix(table, ["total"])
+    req = Request(epsilon="1", seed=2, uncertainty=0.9)
+    planned, released = dry_run(table, A, labels, req), make_release(table, A, labels, req).statement
+    assert set(planned) - {"dry_run"} == set(released)
+    assert planned["uncertainty"]["level"] == released["uncertainty"]["level"] == 0.9
+    assert _guarantee_lines(planned) == _guarantee_lines(released)
