@@ -140,7 +140,7 @@ class Plan:
         A : array_like or scipy.sparse array
             The invariants, rows × cells (:func:`isdp.release.constraint_matrix`).
         labels : list of str
-            One label per row of ``A``.
+            One label per row of ``A`` (required: the statement names each invariant by it).
         req : Request
             The request (checked here: :meth:`Request.check`).
         groups : list of numpy.ndarray, optional
@@ -155,7 +155,10 @@ class Plan:
         Raises
         ------
         isdp.errors.UsageError
-            As :meth:`Request.check`, or several tables with a route that may run the chain.
+            As :meth:`Request.check`; ``labels`` that are not one str per row of ``A``; or several
+            tables with a route that may run the chain.
+        isdp.errors.InvariantError
+            ``A`` not a matrix of integers (:func:`isdp.lattice.as_sparse`).
         isdp.errors.InfeasibleError
             Invariants that fix every cell.
         isdp.errors.UncertifiableError
@@ -169,6 +172,10 @@ class Plan:
         """
         req.check()
         A = as_sparse(A)
+        if (isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != A.shape[0]
+                or not all(isinstance(label, str) for label in labels)):  # the statement names each row by its label
+            raise UsageError(f"labels must be a list of {A.shape[0]} str, one per row of A; got "
+                             f"{type(labels).__name__} {labels!r:.80}", "labels")
         if groups is not None and len(groups) > 1 and req.chain_possible:
             raise UsageError("several tables are released by the exact routes only (--norm l1, --norm gaussian, "
                              "--free-cells): the certified chain takes one table")
@@ -254,6 +261,11 @@ class Plan:
         """
         if req.uncertainty is not None:
             _check_uncertainty_columns(table)
+        cells = len(table.cell_labels)
+        A = as_sparse(A)
+        if A.shape[1] != cells:
+            raise UsageError(f"A has {A.shape[1]} columns; the table has {cells} cells: one column per cell, in the "
+                             "table's order", "A")
         plan = cls.make(A, labels, req, getattr(table, "groups", None))
         tables = (tuple((name, len(t.keys)) for name, t in zip(table.names, table.tables, strict=True))
                   if isinstance(table, TableSet) else ())
@@ -385,7 +397,8 @@ class Plan:
         delta_ok = got["delta"] <= (req.delta or 0.0) and got["delta"] < 1
         if not (eps_ok and delta_ok):
             raise UncertifiableError(f"the release would meet ({got['epsilon']:.6g}, {got['delta']:.3g}) per person, "
-                                     f"weaker than the ({req.epsilon}, {req.delta or 0:g}) asked: nothing is released")
+                                     f"weaker than the ({req.epsilon}, {req.delta or 0:g}) asked: nothing is "
+                                     "released")
 
 
 def calibrate(req: Request, n_in_norm: int = 1) -> Fraction | float:

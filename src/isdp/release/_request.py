@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from .. import _validate as check
 from ..errors import UncertifiableError, UsageError
 
@@ -40,8 +42,9 @@ class Request:
         digits (an int or a ``Fraction`` works too); other forms Python reads (``"1_0"``, other
         scripts' digits) are refused.
     delta : float or None, default None
-        The δ needed per person, in (0, 1): required by ``norm="gaussian"`` and by the chain
-        (``norm="l2"``, ``allow_chain``), refused elsewhere.
+        The δ needed per person, in (0, 1), read as ``epsilon`` is (a float, a ``Fraction`` or text
+        such as ``"1e-6"``): required by ``norm="gaussian"`` and by the chain (``norm="l2"``,
+        ``allow_chain``), refused elsewhere.
     allow_chain : bool, default False
         ``l1``, ``gaussian``: run the certified chain when the exact sampler cannot serve.
     free_cells : bool, default False
@@ -119,12 +122,18 @@ class Request:
         return check.positive("--epsilon", self.epsilon, error=UsageError)
 
     def check(self) -> None:
-        """Refuse an inconsistent request before anything is read.
+        """Refuse an inconsistent request before anything is read, and keep each value as read.
+
+        Each option is read through one check (:mod:`isdp._validate`) and kept in the form read: δ
+        and ``uncertainty`` as floats (``"1e-6"`` and ``Fraction(1, 10**6)`` work), the seed, the
+        pairs and the budgets as ints, ``rules`` and ``ties`` as tuples; ε stays as typed (the
+        statement repeats it).
 
         Raises
         ------
         isdp.errors.UsageError
-            An unknown norm; ε missing, not a number or outside [1e-9, 700]; a negative seed; δ
+            An unknown norm; ε missing, not a number or outside [1e-9, 700]; a seed that is not
+            an integer ≥ 0; a switch that is not a bool; ``rules`` or ``ties`` not a tuple of str; δ
             missing or outside (0, 1) for the Gaussian or the chain, or given to the pure ℓ1
             route; ``free_cells`` with another norm or with ``allow_chain``; ``pairs`` outside
             [2, :data:`MAX_PAIRS`]; ``max_iter`` or ``max_attempts`` below 2; ``uncertainty``
@@ -141,12 +150,20 @@ class Request:
         check.exact_number("--epsilon", eps, low=Fraction(1, 10**9), low_closed=True, high=700, high_closed=True,
                            error=UsageError)
         if self.seed is not None:
-            check.seed(self.seed, "--seed", error=UsageError)
+            self.seed = check.seed(self.seed, "--seed", error=UsageError)
+        for switch in ("allow_chain", "free_cells", "nonnegative", "progress"):
+            if not isinstance(getattr(self, switch), bool | np.bool_):  # "no" would be read as True
+                raise UsageError(f"{switch} must be True or False, got {getattr(self, switch)!r}", switch)
+        for name, option in (("rules", "--invariant"), ("ties", "--tie")):
+            given = getattr(self, name)
+            if not isinstance(given, tuple | list) or not all(isinstance(rule, str) for rule in given):
+                raise UsageError(f"{name} must be a tuple of str (each an {option} rule), got {given!r}", name)
+            setattr(self, name, tuple(given))
         if self.norm == "gaussian" or self.chain_possible:
             if self.delta is None:
                 raise UsageError(f"the {'Gaussian' if self.norm == 'gaussian' else 'certified chain'}'s guarantee "
                                  "has a delta: give --delta (per person, in (0, 1))")
-            check.probability("--delta", self.delta, error=UsageError)
+            self.delta = float(check.probability("--delta", self.delta, error=UsageError))
         elif self.delta is not None:
             raise UsageError("--delta is used only by --norm gaussian and the certified chain (--norm l2, "
                              "--allow-chain): the l1 exact release is pure epsilon")
@@ -154,11 +171,11 @@ class Request:
             raise UsageError("--free-cells is an l1 route of its own: not with --norm l2 or gaussian, nor with "
                              "--allow-chain")
         if self.pairs is not None:
-            check.size("--pairs", self.pairs, 2, MAX_PAIRS, error=UsageError)
+            self.pairs = check.size("--pairs", self.pairs, 2, MAX_PAIRS, error=UsageError)
         for name in ("max_iter", "max_attempts"):
-            check.size(f"--{name.replace('_', '-')}", getattr(self, name), 2, error=UsageError)
+            setattr(self, name, check.size(f"--{name.replace('_', '-')}", getattr(self, name), 2, error=UsageError))
         if self.uncertainty is not None:
-            check.level("--uncertainty", self.uncertainty, error=UsageError)
+            self.uncertainty = check.level("--uncertainty", self.uncertainty, error=UsageError)
         if self.uncertainty is not None and self.nonnegative:
             raise UsageError("--uncertainty with --nonnegative: the intervals are the noise's, around the release "
                              "before its projection onto the non-negative tables, and do not hold their level around "

@@ -298,7 +298,7 @@ def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values:
         "publishable": req.seed is None,
         "mechanism": plan.mechanism(),
         "route": route,
-        "requested": {"epsilon_per_person": req.epsilon, "delta_per_person": req.delta, "norm": req.norm,
+        "requested": {"epsilon_per_person": str(req.epsilon), "delta_per_person": req.delta, "norm": req.norm,
                       "allow_chain": req.allow_chain, "free_cells": req.free_cells, "nonnegative": req.nonnegative},
         "neighbouring_relation": (
             "two tables with the same invariants (A x = A x') that differ in the records of k persons, each added, "
@@ -326,7 +326,7 @@ def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values:
                   "labels": "the released table's, in its order"},
         "randomness": ("seeded: reproducible, NOT for publication" if req.seed is not None
                        else "operating-system entropy (Python secrets.SystemRandom)"),
-        "seed": req.seed,
+        "seed": None if req.seed is None else int(req.seed),  # a NumPy integer is no JSON number
         "package": {"name": "isdp", "version": __version__},
         "checks": ["integer", "every invariant exact (A·release = A·x)", "input shape and labels",
                    "guarantee at least as strong as requested", *(["non-negative"] if req.nonnegative else [])],

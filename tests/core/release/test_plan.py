@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from release_support import margins_table, only, run_release
 
-from isdp.errors import UncertifiableError
+from isdp.errors import UncertifiableError, UsageError
+from isdp.release import Plan, Request
 
 
 def test_the_forecast_acceptance_is_the_exact_acceptance_within_its_monte_carlo_error():
@@ -86,3 +87,22 @@ def test_the_plan_of_a_table_holds_what_the_statement_states_of_it(tmp_path):
     assert plan.cell_labels == ("county|A", "county|B", "county_sex|A|M", "county_sex|A|F", "county_sex|B|M",
                                 "county_sex|B|F")
     assert Plan.make(A, labels, Request(epsilon="1"), tables.groups).rules == ()  # make alone reads no table
+
+
+def test_labels_must_name_every_row_of_the_invariants():
+    """``labels=None`` was accepted and the statement then named no invariant; one str per row of A is asked."""
+    for labels in (None, "total", ["a", "b"], [1]):
+        with pytest.raises(UsageError, match="labels must be a list of 1 str, one per row of A"):
+            Plan.make([[1, 1, 1]], labels, Request(epsilon="1"))
+    assert Plan.make([[1, 1, 1]], ("total",), Request(epsilon="1")).labels == ("total",)
+
+
+def test_the_plan_s_gaussian_sigma_meets_the_request_as_stated_at_every_scale():
+    """σ is stepped up until the ε read off the profile at it is at most the one asked, also where the profile is
+    flat in ε (1e-8, 7/2e9), where it was 1e-4 above and the release refused after drawing."""
+    from isdp.release import Plan, Request
+
+    for epsilon in ("1e-9", "7/2000000000", "1e-8", "0.002", "1", "700"):
+        plan = Plan.make([[1, 1, 0], [0, 1, 1]], ["a", "b"], Request(norm="gaussian", epsilon=epsilon, delta=1e-6))
+        assert plan.guarantee().at(1)["epsilon"] <= float(Fraction(epsilon))
+        plan.check_not_weaker(plan.guarantee())
