@@ -15,10 +15,15 @@ from fractions import Fraction
 import numpy as np
 from scipy import sparse
 
+from ..errors import UncertifiableError
 from ..lattice._invariants import as_sparse, blocks
 from ._integer_l1_sampler import IntegerL1Sampler
 from ._integer_sources import IntegerSource
 from ._lattice_gaussian import lattice_block
+
+#: the largest block, counted as rows × cells, that :class:`IntegerL1Sampler` solves: it holds the block's
+#: invariants and its solve dense and finds them in O(rows² × cells), so a larger one is refused before that work
+DENSE_BLOCK_LIMIT = 2 * 10**7
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ class ExactSampler:
                 if gaussian and not derived[cells].any():
                     built[key] = lattice_block(sub)  # a total or two margins: Klein's sampler, no proposal wasted
                 if built.get(key) is None:
+                    _refuse_dense(len(rows), len(cells))
                     built[key] = IntegerL1Sampler.build(sub.toarray(), derived[cells])
                     if built[key] is not None and vet is not None:
                         vet(built[key])
@@ -252,6 +258,17 @@ class ExactSampler:
             if on_block is not None:
                 on_block(len(cells))
         return u, total
+
+
+def _refuse_dense(rows: int, cells: int) -> None:
+    """Refuse a block too large for :class:`IntegerL1Sampler`'s dense solve (:data:`DENSE_BLOCK_LIMIT`)."""
+    if rows * cells > DENSE_BLOCK_LIMIT:
+        raise UncertifiableError(
+            f"a block of {cells:,} cells under {rows:,} invariants is beyond the exact sampler's limit of "
+            f"{DENSE_BLOCK_LIMIT:,} rows x cells (it solves a block's invariants dense, in time rows² x cells): "
+            "nothing is drawn. What would work: --norm gaussian --delta D where the block's invariants are one "
+            "total or a table's two margins (Klein's sampler, linear time); fewer invariants, or invariants that "
+            "split the table into smaller blocks")
 
 
 def _block_entries(A, found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, list[tuple[int, int]]]:

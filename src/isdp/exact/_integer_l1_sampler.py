@@ -33,6 +33,8 @@ EXACT_SOLVE_LIMIT = 4_000_000
 #: and so any refusal it leads to, depends on the invariants and ε only)
 PILOT_PROPOSALS = 1000
 _PILOT_SEED = 20261124
+#: the most proposal entries (proposals × free cells) the estimate holds at once
+_PILOT_ENTRIES = 2**22
 
 
 @dataclass(frozen=True)
@@ -223,13 +225,19 @@ class IntegerL1Sampler:
             return 0.0
         rng = np.random.default_rng(_PILOT_SEED)
         p = -math.expm1(-float(eps))
-        shape = (PILOT_PROPOSALS, len(self.free))
-        z = (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
-        solved = (z @ self.solve.T.astype(float))[:, self.in_norm]  # floats: exact below 2**53, and BLAS-fast
-        log_keep = -float(eps) * np.abs(solved).sum(axis=1)
-        if sigma is not None:
-            u = np.abs(np.hstack([z, solved]))
-            log_keep = log_keep - ((u - float(sigma)) ** 2).sum(axis=1) / (2 * float(sigma) ** 2)
+        # proposals a chunk at a time, so the memory is bounded whatever the block (one chunk up to 4,194 free cells)
+        chunk = max(1, min(PILOT_PROPOSALS, _PILOT_ENTRIES // max(1, len(self.free))))
+        X, keep = self.solve.T.astype(float), []
+        for start in range(0, PILOT_PROPOSALS, chunk):
+            shape = (min(chunk, PILOT_PROPOSALS - start), len(self.free))
+            z = (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
+            solved = (z @ X)[:, self.in_norm]  # floats: exact below 2**53, and BLAS-fast
+            log_keep = -float(eps) * np.abs(solved).sum(axis=1)
+            if sigma is not None:
+                u = np.abs(np.hstack([z, solved]))
+                log_keep = log_keep - ((u - float(sigma)) ** 2).sum(axis=1) / (2 * float(sigma) ** 2)
+            keep.append(log_keep)
+        log_keep = np.concatenate(keep)
         top = log_keep.max()
         return float(top + np.log(np.mean(np.exp(log_keep - top))))
 

@@ -49,3 +49,25 @@ def test_the_gaussian_route_draws_totals_and_margins_by_klein_s_sampler_only():
         sampler.variances(Fraction(1))
     margins = ExactSampler.build(table_margins(2, 3), gaussian=True)
     assert isinstance(margins.parts[0][1], LatticeBlock) and margins.n_free == 2
+
+
+def test_a_block_beyond_the_dense_limit_is_refused_before_its_solve(monkeypatch):
+    """Both margins of 1000 × 1000 became a dense 2000 × 10⁶ matrix (14.9 GiB) and a MemoryError; 300 × 300 was
+    refused by the forecast after 138 s and 2.9 GB. Here with the limit lowered to 1,000 rows × cells: a 30 × 30
+    block's 60 × 900 is refused at once, with its size and the limit; the Gaussian route draws it by Klein's."""
+    import time
+
+    from scipy import sparse
+
+    from isdp.errors import UncertifiableError
+    from isdp.exact import _block_sampler
+
+    assert _block_sampler.DENSE_BLOCK_LIMIT == 2 * 10**7
+    monkeypatch.setattr(_block_sampler, "DENSE_BLOCK_LIMIT", 1000)
+    margins = sparse.csr_array(table_margins(30, 30))
+    start = time.perf_counter()
+    with pytest.raises(UncertifiableError, match="a block of 900 cells under 60 invariants .* limit of 1,000 rows"):
+        ExactSampler.build(margins)
+    assert time.perf_counter() - start < 1
+    assert isinstance(ExactSampler.build(margins, gaussian=True).parts[0][1], LatticeBlock)
+    assert ExactSampler.build(sparse.csr_array(table_margins(6, 6))).n_free == 25  # 12 × 36: within the limit

@@ -81,3 +81,21 @@ def test_the_table_tied_to_another_by_its_totals_leaves_the_norm_and_one_table_a
     total = np.array([[1, 1]])
     assert norm_tables(np.array([[1, -1]]), [np.array([0]), np.array([1])]).tolist() == [False, True]
     assert norm_tables(total, [np.arange(2)]).tolist() == [True]
+
+
+def test_the_forecast_holds_a_bounded_chunk_of_proposals_whatever_the_block(monkeypatch):
+    """The 1,000 pilot proposals were held at once: 1.1 GB for a total over 65,536 cells, a MemoryError at 10⁶.
+    Drawn a chunk at a time they hold at most _PILOT_ENTRIES entries; within one chunk the estimate is unchanged."""
+    import tracemalloc
+
+    from isdp.exact import _integer_l1_sampler
+
+    sampler = IntegerL1Sampler.build(np.ones((1, 20_000), dtype=np.int64))
+    whole = sampler.log_acceptance(Fraction(5))  # 1,000 × 19,999 entries: one chunk of the default
+    monkeypatch.setattr(_integer_l1_sampler, "_PILOT_ENTRIES", 2**16)
+    tracemalloc.start()
+    chunked = sampler.log_acceptance(Fraction(5))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 5 * 10**6  # 3 proposals at a time; all at once held 1,000 × 19,999 × 8 bytes per array
+    assert abs(chunked - whole) < 0.5  # two estimates from 1,000 proposals each of an acceptance near e^-2.9
