@@ -277,8 +277,8 @@ def _release(args, parser) -> int:
         return tables[0] if len(tables) == 1 else TableSet.of(tables)
 
     if args.seed is not None and not args.reproducible_not_for_publication:
-        parser.error("--seed makes the release reproducible, hence guessable: add "
-                     "--reproducible-not-for-publication to confirm it is not for publication")
+        raise UsageError("--seed makes the release reproducible, hence guessable: add "
+                         "--reproducible-not-for-publication to confirm it is not for publication")
     delta = None
     if args.delta is not None:
         delta = float(check.probability("--delta", args.delta, error=UsageError))
@@ -442,8 +442,8 @@ def main(argv=None) -> int:
     Raises
     ------
     SystemExit
-        From argparse: ``--help`` and ``--version`` (status 0), unknown or malformed options and
-        ``--seed`` without ``--reproducible-not-for-publication`` (status 2).
+        From argparse: ``--help`` and ``--version`` (status 0), unknown or malformed options
+        (status 2, after argparse's usage and one ``isdp release: error:`` line).
 
     See Also
     --------

@@ -150,11 +150,13 @@ def test_infeasible_invariants_exit_4(tmp_path, capsys, constraints, message):
 
 
 def test_seed_without_its_flag_is_refused(tmp_path, capsys):
+    """As every bad option: one line of the release command's (argparse's top-level usage and prefix came first)."""
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
-    with pytest.raises(SystemExit) as exc:
-        main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "--seed", "1",
-              "-o", str(tmp_path / "o.csv")])
-    assert exc.value.code == 2 and "--reproducible-not-for-publication" in capsys.readouterr().err
+    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "--seed", "1",
+                 "-o", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("isdp release: error: --seed makes") and err.count("\n") == 1
+    assert "--reproducible-not-for-publication" in err
     only(tmp_path, "t.csv")
 
 
@@ -330,4 +332,15 @@ def test_the_uncertainty_level_is_read_as_the_other_numbers(tmp_path, capsys, va
     code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1", "--uncertainty",
                            value)
     assert code == 2 and "--uncertainty must lie in (0, 1)" in capsys.readouterr().err
+    only(tmp_path, "t.csv")
+
+
+@pytest.mark.parametrize("family", ["total", "row-margins"])
+def test_a_table_of_margins_only_is_refused_by_the_dry_run_as_by_the_release(tmp_path, capsys, family):
+    """The dry run read the labels only, and ended in an IndexError (or 'no invariants') on a table whose one column is
+    its margin."""
+    (tmp_path / "t.csv").write_text("g,Total\na,0\n")
+    for extra in (["--dry-run"], ["-o", str(tmp_path / "o.csv")]):
+        code = main(["release", str(tmp_path / "t.csv"), "--invariant", family, "--epsilon", "1", "-q", *extra])
+        assert code == 3 and "the table has no cells besides its margins" in capsys.readouterr().err
     only(tmp_path, "t.csv")

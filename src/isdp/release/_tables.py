@@ -346,6 +346,8 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
         raise InputError(str(err)) from None
     except OSError as err:
         raise InputError(f"{path}: cannot read the table ({err.strerror or err})") from None
+    if not table.keys:  # as the full reading refuses it: a dry run reads the labels only
+        raise InputError(f"{path}: the table has no cells besides its margins")
     _refuse_bars(path, table.keys)
     return table
 
