@@ -13,13 +13,15 @@ are those of :func:`double_geometric` on a source whose ``randbelow`` reads bits
 
 from __future__ import annotations
 
-from fractions import Fraction
+import os
 
 import numpy as np
 from numba import njit
 
+from .. import _validate as check
+from ..errors import ArgumentError
 from ._exact_draws import double_geometric_array
-from ._integer_sources import IntegerSource
+from ._integer_sources import IntegerSource, bound, read_bytes
 
 #: the bits a draw is expected to use, when the buffer is sized (more are read as needed): about 11 at ε = 1/2,
 #: 18 at 1/3, 52 at 1/1000
@@ -126,7 +128,21 @@ def _fill(s, t, words, pos, out, start):
 
 
 def _words(rng: IntegerSource, n: int) -> np.ndarray:
-    return np.frombuffer(rng.randbytes(8 * n), dtype="<u8").astype(np.uint64, copy=False)
+    return np.frombuffer(read_bytes(rng, 8 * n), dtype="<u8").astype(np.uint64, copy=False)
+
+
+class _Forks:
+    """How many times this process is a fork's child: a :class:`WordSource` drops the words it read before a fork,
+    which the parent (and every other child) holds too."""
+
+    count = 0
+
+
+def _after_fork_in_child() -> None:
+    _Forks.count += 1
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
@@ -137,8 +153,9 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
 
     Parameters
     ----------
-    eps : fractions.Fraction, int or str
-        ε > 0 as an exact rational s/t, with s and t below 2**31.
+    eps : fractions.Fraction, int, float or str
+        ε > 0, read as :func:`isdp.exact.as_fraction` reads it, an exact rational s/t with s and t
+        below 2**31 (:func:`double_geometric_array` serves any other).
     size : int
         The number of draws, ≥ 0.
     rng : IntegerSource
@@ -151,8 +168,9 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        When ε is not positive, its numerator or denominator is 2**31 or more, or ``size`` < 0.
+    isdp.errors.ArgumentError
+        A ValueError, when ε is not a positive number in one of the number forms or its numerator or
+        denominator is 2**31 or more, or ``size`` is not an integer ≥ 0.
 
     See Also
     --------
@@ -166,13 +184,12 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
     >>> draws.dtype, round(float(draws.var()), 1)  # 2r/(1 − r)², r = e^(−1/2): 7.84
     (dtype('int64'), 7.8)
     """
-    eps = Fraction(eps)
+    eps, size = check.positive("eps", eps), check.size("size", size)
     s, t = eps.numerator, eps.denominator
-    if s <= 0 or s >= _LIMIT or t >= _LIMIT:
-        raise ValueError(f"ε = {eps} must be a positive fraction s/t with s and t below 2**31")
-    if int(size) != size or size < 0:
-        raise ValueError(f"size must be a non-negative integer, got {size!r}")
-    out = np.empty(int(size), dtype=np.int64)
+    if s >= _LIMIT or t >= _LIMIT:
+        raise ArgumentError(f"eps = {eps} must be a fraction s/t with s and t below 2**31 for the compiled draw "
+                            "(double_geometric_array serves any)", "eps")
+    out = np.empty(size, dtype=np.int64)
     reader = WordSource(rng)
     for start in range(0, out.size, _CHUNK):  # a chunk's words at a time: memory does not grow with size
         part, done = out[start:start + _CHUNK], 0
@@ -185,7 +202,7 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
     return out
 
 
-def dg_draws(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
+def dg_draws(eps, size: int, rng: IntegerSource) -> np.ndarray:
     """DG(ε) draws for the exact samplers: compiled where ε's numerator and denominator are below 2**31
     (:func:`compiled_double_geometric`), else in numpy integer arithmetic (:func:`double_geometric_array`,
     which takes any numerator); the same law either way."""
@@ -204,6 +221,8 @@ class WordSource:
     kernel reads :attr:`words` from bit :attr:`pos` on and sets :attr:`pos` to where it stopped, so
     the Python samplers on this source read on from the same bit: they reproduce the compiled
     draws bit for bit, and draw a block a kernel hands back from the bits it would have used.
+    A fork's child drops the words read before the fork (the parent holds the same ones) and reads
+    new ones from the source: on :func:`system_source`, parent and child draw differently.
 
     Parameters
     ----------
@@ -230,7 +249,7 @@ class WordSource:
     """
 
     def __init__(self, rng: IntegerSource) -> None:
-        self._rng, self.words, self.pos = rng, np.empty(0, dtype=np.uint64), 0
+        self._rng, self.words, self.pos, self._forks = rng, np.empty(0, dtype=np.uint64), 0, _Forks.count
 
     def ensure(self, n: int) -> None:
         """At least ``n`` unread words' worth of bits: the words not yet passed first, then new ones after them.
@@ -240,6 +259,8 @@ class WordSource:
         n : int
             The number of 64-bit words wanted.
         """
+        if self._forks != _Forks.count:  # the words read before a fork are the parent's too
+            self.words, self.pos, self._forks = np.empty(0, dtype=np.uint64), 0, _Forks.count
         passed = self.pos >> 6
         if self.words.size * 64 - self.pos < 64 * n:
             new = _words(self._rng, max(n + 1 - (self.words.size - passed), _READ_AHEAD))
@@ -258,8 +279,8 @@ class WordSource:
         bytes
             The bytes.
         """
-        if n % 8:
-            raise ValueError(f"a WordSource reads whole 8-byte words; got {n} bytes")
+        if check.size("n", n) % 8:
+            raise ArgumentError(f"n must be a multiple of 8 (a WordSource reads whole 8-byte words), got {n}", "n")
         k = n // 8
         self.ensure(k + 1)
         i, off = self.pos >> 6, np.uint64(self.pos & 63)
@@ -275,22 +296,30 @@ class WordSource:
         Parameters
         ----------
         n : int
-            The number of outcomes, 1 ≤ n ≤ 2**63.
+            The number of outcomes, ≥ 1 (any size: above 2**64 the bits span several words).
 
         Returns
         -------
         int
             The draw.
         """
+        n = bound(n)
         b = (n - 1).bit_length()
         if b == 0:
             return 0
-        while True:
-            self.ensure(1)
-            i, off = self.pos >> 6, self.pos & 63
-            x = (int(self.words[i]) << off) & 0xFFFF_FFFF_FFFF_FFFF
-            if off + b > 64:
-                x |= int(self.words[i + 1]) >> (64 - off)
-            self.pos += b
-            if (x := x >> (64 - b)) < n:
-                return x
+        while (x := self._bits(b)) >= n:
+            pass
+        return x
+
+    def _bits(self, b: int) -> int:
+        """The next ``b`` ≥ 1 bits of the stream as an integer, the first bit highest."""
+        x = 0
+        while b > 64:  # whole words first: the same bits, in the same order, as one read of b bits
+            x, b = (x << 64) | self._bits(64), b - 64
+        self.ensure(1)
+        i, off = self.pos >> 6, self.pos & 63
+        word = (int(self.words[i]) << off) & 0xFFFF_FFFF_FFFF_FFFF
+        if off + b > 64:
+            word |= int(self.words[i + 1]) >> (64 - off)
+        self.pos += b
+        return (x << b) | (word >> (64 - b))

@@ -26,7 +26,8 @@ import numpy as np
 from numba import njit
 
 from ._compiled_draws import _LIMIT, WordSource, _below, _bernoulli_exp, _draw
-from ._exact_draws import bernoulli_exp, double_geometric
+from ._exact_draws import _bernoulli_exp as _python_bernoulli_exp
+from ._exact_draws import _double_geometric
 from ._integer_sources import IntegerSource
 
 #: kernel outcomes: every block drawn; a block accepted nothing; the words ran out; an integer would reach 2**62
@@ -164,17 +165,17 @@ def reference_block(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, rng, *, m
     k = X.shape[1]
     rows = X.tolist()
     for attempt in range(1, max_attempts + 1):
-        free = [double_geometric(eps, rng) for _ in range(k)]
+        free = [_double_geometric(eps, rng) for _ in range(k)]
         solved = [sum(x * z for x, z in zip(r, free, strict=True)) for r in rows]
         if not accept:
             return free + solved, attempt
         gamma = eps * sum(abs(v) for v, keep in zip(solved, in_norm, strict=True) if keep)
-        if not bernoulli_exp(gamma.numerator, gamma.denominator, rng):
+        if not _python_bernoulli_exp(gamma.numerator, gamma.denominator, rng):
             continue
         if sigma is not None:
             normed = free + [v for v, keep in zip(solved, in_norm, strict=True) if keep]
             gamma = sum((abs(v) - sigma) ** 2 for v in normed) / (2 * sigma**2)
-            if not bernoulli_exp(gamma.numerator, gamma.denominator, rng):
+            if not _python_bernoulli_exp(gamma.numerator, gamma.denominator, rng):
                 continue
         return free + solved, attempt
     return None, max_attempts

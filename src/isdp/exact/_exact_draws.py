@@ -17,7 +17,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._integer_sources import IntegerSource
+from .. import _validate as check
+from ._integer_sources import IntegerSource, read_bytes
+
+_INT64_MAX = 2**63 - 1
+#: the array samplers' smallest ε: their draws, int64, reach 2**63 with probability below exp(−2**12)
+MIN_ARRAY_EPS = Fraction(1, 2**50)
 
 
 def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
@@ -26,9 +31,9 @@ def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
     Parameters
     ----------
     num : int
-        γ's numerator, ≥ 0.
+        γ's numerator, an integer ≥ 0 (0.5 is refused, not truncated: write γ = 1/2 as 1, 2).
     den : int
-        γ's denominator, > 0.
+        γ's denominator, an integer > 0.
     rng : IntegerSource
         The random source.
 
@@ -39,8 +44,9 @@ def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
 
     Raises
     ------
-    ValueError
-        When ``num`` < 0 or ``den`` ≤ 0.
+    isdp.errors.ArgumentError
+        A ValueError, when ``num`` is not an integer ≥ 0 or ``den`` not an integer > 0 (a bool, a
+        float with a fraction, NaN).
 
     Notes
     -----
@@ -59,10 +65,13 @@ def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
     >>> bernoulli_exp(0, 1, rng)  # exp(0) = 1
     True
     """
-    if num < 0 or den <= 0:
-        raise ValueError(f"gamma must be a non-negative fraction, got {num}/{den}")
+    return _bernoulli_exp(check.integer("num", num, low=0), check.integer("den", den, low=1), rng)
+
+
+def _bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
+    """:func:`bernoulli_exp` on integers known to be in range (the samplers' inner loops)."""
     while num > den:
-        if not bernoulli_exp(1, 1, rng):
+        if not _bernoulli_exp(1, 1, rng):
             return False
         num -= den
     k = 1
@@ -76,20 +85,20 @@ def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
 
     Parameters
     ----------
-    eps : fractions.Fraction
-        ε > 0, with a denominator below 2**31.
+    eps : fractions.Fraction, int, float or str
+        ε > 0, any positive number in one of the number forms (:func:`as_fraction`).
     rng : IntegerSource
         The random source.
 
     Returns
     -------
     int
-        The draw.
+        The draw, a Python integer (of any size).
 
     Raises
     ------
-    ValueError
-        When ``eps`` is not positive or its denominator is 2**31 or more.
+    isdp.errors.ArgumentError
+        A ValueError, when ``eps`` is not a positive number in one of the number forms.
 
     Examples
     --------
@@ -98,17 +107,20 @@ def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
     >>> double_geometric(Fraction(1, 2), seeded_source(2024))
     -2
     """
+    return _double_geometric(check.positive("eps", eps), rng)
+
+
+def _double_geometric(eps: Fraction, rng: IntegerSource) -> int:
+    """:func:`double_geometric` of an ε known to be a positive fraction (the samplers' inner loops)."""
     # CKS Algorithm 2 one draw at a time in Python integers (the array version's numpy overhead
     # dominates a single draw): P(y) ∝ exp(−|y| s/t)
     s, t = eps.numerator, eps.denominator
-    if not 0 < t < 2**31 or s <= 0:
-        raise ValueError(f"ε = {eps} must be a positive fraction with a denominator below 2**31")
     while True:
         u = rng.randbelow(t)
-        if not bernoulli_exp(u, t, rng):
+        if not _bernoulli_exp(u, t, rng):
             continue
         v = 0
-        while bernoulli_exp(1, 1, rng):  # V: successes of Bernoulli(exp(-1)) before the first failure
+        while _bernoulli_exp(1, 1, rng):  # V: successes of Bernoulli(exp(-1)) before the first failure
             v += 1
         y = (u + t * v) // s
         negative = rng.randbelow(2) == 1
@@ -122,11 +134,11 @@ def _uniform_below(m: np.ndarray, rng: IntegerSource) -> np.ndarray:
     those at or above the largest multiple of m_i below 2**63 drawn again (rejection, no modulo bias)."""
     m = np.asarray(m, dtype=np.uint64)
     limit = (np.uint64(1 << 63) // m) * m
-    words = np.frombuffer(rng.randbytes(8 * m.size), dtype="<u8") >> np.uint64(1)
+    words = np.frombuffer(read_bytes(rng, 8 * m.size), dtype="<u8") >> np.uint64(1)
     out = words % m
     todo = np.flatnonzero(words >= limit)  # almost always none (P < m_i / 2**63): the arrays stay whole
     while todo.size:
-        words = np.frombuffer(rng.randbytes(8 * todo.size), dtype="<u8") >> np.uint64(1)
+        words = np.frombuffer(read_bytes(rng, 8 * todo.size), dtype="<u8") >> np.uint64(1)
         ok = words < limit[todo]
         out[todo[ok]] = words[ok] % m[todo[ok]]
         todo = todo[~ok]
@@ -156,12 +168,13 @@ def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.n
 
     Parameters
     ----------
-    eps : fractions.Fraction
-        ε > 0 (per unit ℓ1 distance), with a denominator below 2**31.
+    eps : fractions.Fraction, int, float or str
+        ε ≥ 2**-50 (per unit ℓ1 distance), in one of the number forms (:func:`as_fraction`): any
+        numerator, any denominator (one of 2**31 or more is drawn one at a time, in Python integers).
     size : int
-        The number of draws.
+        The number of draws, ≥ 0.
     rng : IntegerSource
-        The random source (its ``randbytes`` is used).
+        The random source (its ``randbytes``; ``randbelow`` for a denominator of 2**31 or more).
 
     Returns
     -------
@@ -170,8 +183,9 @@ def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.n
 
     Raises
     ------
-    ValueError
-        When ``eps`` is not positive or its denominator is 2**31 or more.
+    isdp.errors.ArgumentError
+        A ValueError, when ``eps`` is not a number in one of the number forms or is below 2**-50 (the
+        draws, of scale 1/ε, would not fit int64), or ``size`` is not an integer ≥ 0.
 
     See Also
     --------
@@ -196,9 +210,11 @@ def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.n
     >>> round(float(np.mean(draws == 0)), 3)  # P(0) = (1 - e^-1)/(1 + e^-1) ≈ 0.462
     0.464
     """
+    eps = check.exact_number("eps", eps, low=MIN_ARRAY_EPS, low_closed=True)
+    size = check.size("size", size)
     s, t = eps.numerator, eps.denominator
-    if not 0 < t < 2**31 or s <= 0:
-        raise ValueError(f"ε = {eps} must be a positive fraction with a denominator below 2**31")
+    if t >= 2**31:  # den·k would leave uint64 in the array arithmetic
+        return np.array([_double_geometric(eps, rng) for _ in range(size)], dtype=np.int64)
     out = np.empty(size, dtype=np.int64)
     todo = np.arange(size)
     while todo.size:
@@ -211,7 +227,8 @@ def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.n
             success = _bernoulli_exp_array(np.ones(active.size), np.ones(active.size), rng)
             v[active[success]] += 1
             active = active[success]
-        y = (u.astype(np.int64) + t * v) // s
+        # u + t·v < 2**63 ≤ s: y = 0 (numpy cannot divide by an s beyond int64)
+        y = (u.astype(np.int64) + t * v) // s if s <= _INT64_MAX else np.zeros(n, dtype=np.int64)
         negative = _uniform_below(np.full(n, 2), rng) == 1
         good = kept & ~(negative & (y == 0))
         out[todo[good]] = np.where(negative, -y, y)[good]

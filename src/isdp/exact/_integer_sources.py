@@ -13,6 +13,7 @@ import secrets
 from typing import Protocol
 
 from .. import _validate as check
+from ..errors import ArgumentError
 
 
 class IntegerSource(Protocol):  # numpydoc ignore=PR01
@@ -68,18 +69,40 @@ class IntegerSource(Protocol):  # numpydoc ignore=PR01
         ...
 
 
+def bound(n) -> int:
+    """``n`` as the number of outcomes of a uniform draw, an integer ≥ 1: 0 or a negative bound has no draw, and
+    Python's own rejection loop would never end on one."""
+    return n if type(n) is int and n >= 1 else check.integer("n", n, low=1)
+
+
+def read_bytes(rng: IntegerSource, n: int) -> bytes:
+    """``rng.randbytes(n)``, refused when the source returns fewer (or more) bytes than asked: a sampler waiting
+    for more words from a source that has none would wait forever."""
+    data = rng.randbytes(n)
+    if len(data) != n:
+        raise ArgumentError(f"rng returned {len(data)} bytes when {n} were asked: a source's randbytes(n) must "
+                            "return n bytes", "rng")
+    return data
+
+
 class _Seeded(random.Random):
     """Python's Mersenne Twister; ``randbelow`` draws integers by rejection from random bits (exact)."""
 
     def randbelow(self, n: int) -> int:
-        return self._randbelow(n)
+        return self._randbelow(bound(n))
+
+    def randbytes(self, n: int) -> bytes:
+        return super().randbytes(check.size("n", n))
 
 
 class _System(secrets.SystemRandom):
     """Operating-system entropy (``os.urandom``); ``randbelow`` by rejection from random bits (exact)."""
 
     def randbelow(self, n: int) -> int:
-        return self._randbelow(n)
+        return self._randbelow(bound(n))
+
+    def randbytes(self, n: int) -> bytes:
+        return super().randbytes(check.size("n", n))
 
 
 def system_source() -> IntegerSource:

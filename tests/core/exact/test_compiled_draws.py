@@ -3,13 +3,17 @@ Python integers on the same words, the exact law against the DG pmf, and its ref
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from conftest import ALPHA, ByteStream, chisquare_gof_integers
+from exact_support import finishes
+from scipy import stats
 
 import isdp.exact._compiled_draws as compiled_draws
+from isdp.errors import ArgumentError
 from isdp.exact import WordSource, compiled_double_geometric, double_geometric, seeded_source, system_source
 from isdp.mcmc import dg_pmf
 
@@ -48,11 +52,78 @@ def test_publication_draws_come_from_the_operating_system():
     assert compiled_double_geometric("1/2", 0, system_source()).shape == (0,)
 
 
-@pytest.mark.parametrize(("eps", "size"), [(0, 10), (-1, 10), (Fraction(1, 2**31), 10), (2**31, 10), (1, -1),
-                                           (1, 2.5)])
-def test_out_of_range_arguments_are_refused(eps, size):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("eps", "size", "name"), [
+    (0, 10, "eps"), (-1, 10, "eps"), (Fraction(1, 2**31), 10, "eps"), (2**31, 10, "eps"), (1, -1, "size"),
+    (1, 2.5, "size"),
+    # read as as_fraction reads numbers: not a bool, not "1_0" as 10, not digits of another script, not NaN
+    (True, 10, "eps"), ("1_0", 10, "eps"), ("\u0661", 10, "eps"), (float("nan"), 10, "eps"), ("inf", 10, "eps"),
+    (1, True, "size"), (1, "3", "size"),
+])
+def test_out_of_range_arguments_are_refused_naming_the_argument(eps, size, name):
+    with pytest.raises(ArgumentError, match=f"^{name} ") as refused:
         compiled_double_geometric(eps, size, seeded_source(1))
+    assert refused.value.argument == name
+
+
+def test_a_source_that_returns_too_few_bytes_is_refused_not_waited_for():
+    class Short:
+        def __init__(self, keep):
+            self.keep = keep
+
+        def randbytes(self, n):
+            return bytes(min(n, self.keep))
+
+    for keep in (0, 8):
+        with pytest.raises(ArgumentError, match="^rng returned .* bytes when .* were asked"):
+            finishes(lambda: compiled_double_geometric(Fraction(1, 2), 10, Short(keep)))  # noqa: B023
+        with pytest.raises(ArgumentError, match="^rng returned"):
+            finishes(lambda: WordSource(Short(keep)).randbelow(3))  # noqa: B023
+
+
+@pytest.mark.parametrize("bad", [0, -1, -(2**70), 2.5, True, "3", float("nan")])
+def test_a_uniform_integer_below_no_positive_integer_is_refused_not_waited_for(bad):
+    with pytest.raises(ArgumentError, match="^n must be an integer"):
+        finishes(lambda: WordSource(ByteStream(1)).randbelow(bad))
+
+
+@pytest.mark.parametrize("n", [2**64 + 1, 2**63 * 3, 2**130 - 5])
+def test_a_uniform_integer_of_more_than_64_bits_reads_them_from_the_stream_highest_first(n):
+    """The reference samplers ask for bounds above 2**64 (Bernoulli(exp(−γ)) at γ's denominator near 2**63): the
+    bits of one read of b bits are the stream's next b bits, across as many words as they take."""
+    words = np.frombuffer(ByteStream(7).randbytes(8 * 16), dtype="<u8").tolist()
+    stream = int("".join(f"{w:064b}" for w in words), 2)  # the words' bits in order, highest first
+    reader = WordSource(ByteStream(7))
+    reader.randbelow(8)  # three bits in: the reads straddle the words
+    b, at = (n - 1).bit_length(), 3
+    while (expected := (stream >> (64 * 16 - at - b)) & ((1 << b) - 1)) >= n:
+        at += b
+    assert reader.randbelow(n) == expected and reader.pos == at + b
+
+
+def test_uniform_integers_of_more_than_64_bits_are_uniform():
+    """20,000 draws below 2**64 + 2**63 (a bound of 65 bits): each of 8 equal bins holds an eighth."""
+    n, reader = 2**64 + 2**63, WordSource(ByteStream(8))
+    bins = np.bincount([reader.randbelow(n) * 8 // n for _ in range(20_000)], minlength=8)
+    assert stats.chisquare(bins).pvalue > ALPHA
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX only")
+def test_a_fork_s_child_draws_other_words_than_its_parent():
+    """Words read ahead before a fork are the parent's and the child's; the child drops them."""
+    compiled_double_geometric(Fraction(1, 100), 1, system_source())  # the kernel loaded before the fork
+    reader = WordSource(system_source())
+    reader.ensure(8)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next draws, through the pipe, and out without pytest's clean-up
+        os.write(write, compiled_double_geometric(Fraction(1, 100), 64, reader).tobytes())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        child = np.frombuffer(pipe.read(), dtype=np.int64)
+    os.waitpid(pid, 0)
+    parent = compiled_double_geometric(Fraction(1, 100), 64, reader)
+    assert child.size == 64 and not np.array_equal(parent, child)  # the same draws with probability below 1e-100
 
 
 def test_a_word_source_hands_a_compiled_sampler_its_unread_bits_first():

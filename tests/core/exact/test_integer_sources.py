@@ -5,7 +5,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from exact_support import finishes
 
+from isdp.errors import ArgumentError
 from isdp.exact import double_geometric, seeded_source, system_source
 
 
@@ -30,3 +32,19 @@ def test_both_sources_draw_in_range_and_give_bytes(source):
     assert {rng.randbelow(3) for _ in range(200)} == {0, 1, 2}
     assert rng.randbelow(1) == 0
     assert len(rng.randbytes(16)) == 16
+
+
+@pytest.mark.parametrize("source", [lambda: seeded_source(1), system_source], ids=["seeded", "system"])
+@pytest.mark.parametrize("bad", [0, -1, -(2**70), 2.5, True, float("nan")])
+def test_a_uniform_integer_below_no_positive_integer_is_refused_not_waited_for(source, bad):
+    """randbelow(0) or a negative bound never ended (Python's rejection loop cannot draw below 0)."""
+    with pytest.raises(ArgumentError, match="^n must be an integer"):
+        finishes(lambda: source().randbelow(bad))
+
+
+@pytest.mark.parametrize("source", [lambda: seeded_source(1), system_source], ids=["seeded", "system"])
+def test_bytes_are_counted_by_an_integer(source):
+    assert source().randbytes(0) == b""
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ArgumentError, match="^n must be an integer"):
+            source().randbytes(bad)
