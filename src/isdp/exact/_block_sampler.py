@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import sparse
 
-from ..errors import UncertifiableError
+from ..errors import ArgumentError, UncertifiableError
 from ..lattice._invariants import as_sparse, blocks
 from ._integer_l1_sampler import IntegerL1Sampler
 from ._integer_sources import IntegerSource
@@ -235,7 +235,8 @@ class ExactSampler:
         """
         if sigma is None or not accept:
             if any(not isinstance(sub, IntegerL1Sampler) for _, sub in self.parts):
-                raise ValueError("a block drawn by Klein's sampler serves the Gaussian route only (sigma, accept)")
+                raise ArgumentError("sigma must be given, with accept, where a block is drawn by Klein's sampler "
+                                    "(the Gaussian route only)", "sigma")
         shared: dict[int, tuple[object, list[np.ndarray]]] = {}  # blocks with one sampler are drawn in one call
         for cells, sub in self.parts:
             shared.setdefault(id(sub), (sub, []))[1].append(cells)

@@ -24,11 +24,14 @@ import numpy as np
 from numba import njit
 
 from ._compiled_draws import WordSource, _bits, _draw
+from ._discrete_gaussian import NARROW
 
 #: kernel outcomes: every block drawn; the words ran out; a decision or an integer the kernel leaves to Python
 _DONE, _MORE_WORDS, _HAND_OVER = 0, 2, 3
 _FIRST_WORDS, _MAX_WORDS = 1 << 12, 1 << 20
 _EXACT = 2.0**53  # integers below this are exact in a double
+#: below this σ_k² the Python pass takes the least rejection bound (above NARROW in any rounding of σ_k²)
+_NARROW = 2 * float(NARROW)
 #: at most this many cells in all are drawn by the Python pass: loading the compiled kernel (about 0.4 s) costs more
 _PYTHON_CELLS = 4096
 
@@ -55,6 +58,8 @@ def _coordinate(C, R, sigma2, a, b, words, pos):
     """One draw of D_{Z,σ_k,C/R}, σ_k² = σ²·a/b (:func:`isdp.exact.discrete_gaussian` with
     :func:`~isdp.exact._discrete_gaussian.klein_scale`'s t): the value, the next position and the outcome."""
     s2 = sigma2 * a / b
+    if s2 < _NARROW:
+        return np.int64(0), pos, _HAND_OVER
     t = np.int64(math.sqrt(s2)) + 1
     c0 = (2 * C + R) // (2 * R)  # ⌊C/R + 1/2⌋ (R > 0)
     t1 = s2 / (2.0 * t * t)
@@ -63,8 +68,10 @@ def _coordinate(C, R, sigma2, a, b, words, pos):
         y, pos, complete = _draw(np.int64(1), t, words, pos)
         if not complete:
             return np.int64(0), pos, _MORE_WORDS
+        if abs(y) * float(R) >= _EXACT:  # before (c0 + y)·R, which could leave int64
+            return np.int64(0), pos, _HAND_OVER
         d = (c0 + y) * R - C
-        if abs(d) >= _EXACT or abs(y) >= _EXACT:
+        if abs(d) >= _EXACT:
             return np.int64(0), pos, _HAND_OVER
         t3 = float(d) * float(d) / (float(R) * float(R) * 2.0 * s2)
         t4 = abs(y) / float(t)
@@ -93,6 +100,8 @@ def _pass(total, r, c, sigma2, words, pos, z):
     gap = 0.0
     if total:
         for i in range(c - 1, 0, -1):
+            if i * float(abs(z[0, i + 1])) >= _EXACT:  # the centre's numerator, before it could leave int64
+                return _HAND_OVER, pos
             z[0, i], pos, outcome = _coordinate(i * z[0, i + 1], np.int64(i + 1), sigma2, i, i + 1, words, pos)
             if outcome != _DONE:
                 return outcome, pos
@@ -100,10 +109,12 @@ def _pass(total, r, c, sigma2, words, pos, z):
     else:
         for i in range(r - 1, 0, -1):
             for j in range(c - 1, 0, -1):
-                C = j * (i + 1) * z[i, j + 1] + i * (j + 1) * z[i + 1, j] - i * j * z[i + 1, j + 1]
                 R = np.int64((i + 1) * (j + 1))
-                if abs(C) >= _EXACT:
+                # |C| ≤ R Σ|z|: checked in floats before C, which could leave int64
+                near = float(abs(z[i, j + 1])) + float(abs(z[i + 1, j])) + float(abs(z[i + 1, j + 1]))
+                if float(R) * near >= _EXACT:
                     return _HAND_OVER, pos
+                C = j * (i + 1) * z[i, j + 1] + i * (j + 1) * z[i + 1, j] - i * j * z[i + 1, j + 1]
                 z[i, j], pos, outcome = _coordinate(C, R, sigma2, i * j, R, words, pos)
                 if outcome != _DONE:
                     return outcome, pos
@@ -166,7 +177,8 @@ def compiled_klein_blocks(kind: str, shape: tuple[int, int], sigma2, count: int,
     reader = WordSource(rng)
     if count * r * c <= _PYTHON_CELLS:  # the same draws from the same words, without loading the kernel
         z = [reference(reader) for _ in range(count)]
-        return np.array([v for v, _ in z], dtype=np.int64).reshape(count, -1), sum(a for _, a in z)
+        dim = c - 1 if kind == "total" else (r - 1) * (c - 1)
+        return np.array([v for v, _ in z], dtype=np.int64).reshape(count, dim), sum(a for _, a in z)
     want = min(_MAX_WORDS, max(_FIRST_WORDS, 4 * r * c * count))  # a coordinate takes about two words' bits
     done = 0
     while done < count:

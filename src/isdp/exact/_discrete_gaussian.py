@@ -20,11 +20,32 @@ from fractions import Fraction
 
 from mpmath import iv
 
-from ._exact_draws import double_geometric
+from .. import _validate as check
+from ..errors import ArgumentError
+from ._exact_draws import _double_geometric
 from ._integer_sources import IntegerSource
 
 #: bits of U each reading reveals
 WORD_BITS = 63
+#: the σ² the discrete Gaussians serve: below, σ² underflows the doubles that bound the decisions; above,
+#: a lattice block's draws (about 40σ at most) would leave int64
+SIGMA2_LOW, SIGMA2_HIGH = Fraction(1, 2**64), Fraction(2**100)
+#: below this σ², the rejection's bound is the least one over the integers (:func:`_least_bound`): the simple
+#: bound is 1/8σ² too high at a centre halfway between integers, and its acceptance exp(−1/8σ²) would never come
+NARROW = Fraction(1, 8)
+#: above this γ, exp(−γ) < 5e-324, the smallest double: bounds 0 and 5e-324 hold it
+_HUGE_GAMMA = 800
+
+
+def sigma2_argument(sigma2, name: str = "sigma2") -> Fraction:
+    """``sigma2`` as an exact fraction in [:data:`SIGMA2_LOW`, :data:`SIGMA2_HIGH`], or an ArgumentError naming the
+    range the samplers serve."""
+    value = check.positive(name, sigma2)
+    if not SIGMA2_LOW <= value <= SIGMA2_HIGH:
+        shown = str(sigma2) if len(str(sigma2)) <= 40 else f"{str(sigma2)[:20]}… ({len(str(sigma2))} characters)"
+        raise ArgumentError(f"{name} must lie in [2**-64, 2**100], the variances the exact samplers serve; got "
+                            f"{shown}", name)
+    return value
 
 
 def decided(word: int, low: float, high: float) -> bool | None:
@@ -123,8 +144,11 @@ def bernoulli_exp_real(gamma: Fraction, rng: IntegerSource) -> bool:
     598
     """
     word = rng.randbelow(1 << WORD_BITS)
-    approx = float(gamma)  # correctly rounded: within 2**-53 relative
-    outcome = decided(word, *exp_bounds(approx, abs(approx) * 2.0**-52))
+    if gamma > _HUGE_GAMMA:  # float(γ) may overflow; exp(−γ) lies in [0, 5e-324]
+        outcome = decided(word, 0.0, 5e-324)
+    else:
+        approx = float(gamma)  # correctly rounded: within 2**-53 relative
+        outcome = decided(word, *exp_bounds(approx, abs(approx) * 2.0**-52))
     if outcome is not None:
         return outcome
     return below(word, lambda prec: iv.exp(-(iv.mpf(gamma.numerator) / gamma.denominator)), rng)
@@ -156,26 +180,35 @@ def discrete_gaussian(centre: Fraction, sigma2: Fraction, rng: IntegerSource, *,
     Steinke 2020, Algorithm 3, moved to a rational centre): x = c₀ + Y, P(Y) ∝ exp(−|Y|/t),
     accepted with probability exp(−γ), γ = M + (x − c)²/2σ² − |Y|/t, where
     M = σ²/2t² + |c − c₀|/t bounds |Y|/t − (x − c)²/2σ² from above for every t > 0 (as
-    |Y| ≤ |x − c| + |c − c₀| and a·u − u²/2σ² ≤ a²σ²/2), so γ ≥ 0. The Bernoulli draw is exact
-    (:func:`bernoulli_exp_real`). Any t ≥ 1 gives the same law; t = ⌊σ⌋ + 1 keeps the
-    acceptance near its best.
+    |Y| ≤ |x − c| + |c − c₀| and a·u − u²/2σ² ≤ a²σ²/2), so γ ≥ 0. Below σ² = 1/8 (:data:`NARROW`)
+    M is the least bound, the maximum over the integers (:func:`_least_bound`): the other is then
+    too high by up to 1/8σ². The Bernoulli draw is exact (:func:`bernoulli_exp_real`). Any t ≥ 1
+    gives the same law; t = ⌊σ⌋ + 1 keeps the acceptance near its best, and a t far from it
+    makes it vanish, so ``scale`` is held within a factor 2 of it.
 
     Parameters
     ----------
-    centre : fractions.Fraction
-        The centre c.
-    sigma2 : fractions.Fraction
-        σ² > 0.
+    centre : fractions.Fraction, int, float or str
+        The centre c, any rational number (read as :func:`as_fraction` reads numbers).
+    sigma2 : fractions.Fraction, int, float or str
+        σ², in [2**-64, 2**100] (:data:`SIGMA2_LOW`, :data:`SIGMA2_HIGH`).
     rng : IntegerSource
         The random source.
     scale : int or None, default None
-        The double geometric's scale t ≥ 1; None: ⌊√σ²⌋ + 1, with the square root in double
-        precision (Klein's sampler passes the t its compiled twin computes).
+        The double geometric's scale t, an integer in [⌊T/2⌋, 2T] (at least 1) for T = ⌊√σ²⌋ + 1;
+        None: T, with the square root in double precision (Klein's sampler passes the t its compiled
+        twin computes).
 
     Returns
     -------
     int
         The draw.
+
+    Raises
+    ------
+    isdp.errors.ArgumentError
+        A ValueError, when ``centre`` or ``sigma2`` is not a number in one of the number forms,
+        ``sigma2`` lies outside [2**-64, 2**100], or ``scale`` is not an integer in its range.
 
     Examples
     --------
@@ -186,12 +219,33 @@ def discrete_gaussian(centre: Fraction, sigma2: Fraction, rng: IntegerSource, *,
     >>> [discrete_gaussian(Fraction(1, 3), Fraction(4), rng) for _ in range(6)]
     [3, 1, 2, -2, 1, -1]
     """
-    centre, sigma2 = Fraction(centre), Fraction(sigma2)
-    t = int(math.sqrt(float(sigma2))) + 1 if scale is None else int(scale)
+    centre, sigma2 = check.exact_number("centre", centre, low=None), sigma2_argument(sigma2)
+    best = int(math.sqrt(float(sigma2))) + 1
+    t = best if scale is None else check.integer("scale", scale, low=max(1, best // 2), high=2 * best)
+    return _discrete_gaussian(centre, sigma2, rng, t)
+
+
+def _discrete_gaussian(centre: Fraction, sigma2: Fraction, rng: IntegerSource, t: int) -> int:
+    """:func:`discrete_gaussian` of arguments known to be in range (Klein's pass), with the scale ``t``."""
     c0 = math.floor(centre + Fraction(1, 2))
-    bound = sigma2 / (2 * t * t) + abs(centre - c0) / t
+    if sigma2 < NARROW:
+        bound = _least_bound(centre - c0, sigma2, t)
+    else:
+        bound = sigma2 / (2 * t * t) + abs(centre - c0) / t
+    eps = Fraction(1, t)
     while True:
-        y = double_geometric(Fraction(1, t), rng)
+        y = _double_geometric(eps, rng)
         gamma = bound + (c0 + y - centre) ** 2 / (2 * sigma2) - Fraction(abs(y), t)
         if bernoulli_exp_real(gamma, rng):
             return c0 + y
+
+
+def _least_bound(d: Fraction, sigma2: Fraction, t: int) -> Fraction:
+    """max over the integers y of f(y) = |y|/t − (y − d)²/2σ², exactly: the least M with γ = M − f(y) ≥ 0.
+
+    On y ≥ 0 and on y ≤ 0, f is a concave quadratic whose peak is at d ± σ²/t; an integer maximum of
+    each side is the floor or the ceiling of its peak, or 0 when the peak lies on the other side."""
+    ys = {0}
+    for peak in (d + sigma2 / t, d - sigma2 / t):
+        ys.update((math.floor(peak), math.ceil(peak)))
+    return max(Fraction(abs(y), t) - (y - d) ** 2 / (2 * sigma2) for y in ys)

@@ -18,7 +18,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import InputError, UncertifiableError
+from .. import _validate as check
+from ..errors import ArgumentError, InputError, UncertifiableError
 from ..lattice._invariants import as_sparse, blocks, independent_rows
 from ..mcmc._double_geometric import dg_variance
 from ._compiled_l1 import compiled_blocks
@@ -275,14 +276,15 @@ class IntegerL1Sampler:
 
         Parameters
         ----------
-        eps : fractions.Fraction
-            ε per unit ℓ1 distance of the ℓ1 law (1/σ with ``sigma``).
+        eps : fractions.Fraction, int, float or str
+            ε > 0 per unit ℓ1 distance of the ℓ1 law (1/σ with ``sigma``), read as
+            :func:`isdp.exact.as_fraction` reads numbers.
         rng : IntegerSource
             The random source.
         max_attempts : int
-            Proposals drawn before giving up.
-        sigma : fractions.Fraction or None, default None
-            With a σ (and ``eps`` = 1/σ), the generalized Gaussian's second rejection step.
+            Proposals drawn before giving up, an integer ≥ 1.
+        sigma : fractions.Fraction, int, float, str or None, default None
+            With a σ > 0 (and ``eps`` = 1/σ), the generalized Gaussian's second rejection step.
         accept : bool, default True
             False for the free-cell route: the first proposal is the noise (``sigma`` is then not
             used).
@@ -293,6 +295,12 @@ class IntegerL1Sampler:
             A vector of Λ(A); None when no proposal was accepted within ``max_attempts``.
         attempts : int
             The proposals drawn (``max_attempts`` when none was accepted; 1 without ``accept``).
+
+        Raises
+        ------
+        isdp.errors.ArgumentError
+            A ValueError, when ``eps`` or ``sigma`` is not a positive number in one of the number
+            forms, ``eps`` is not 1/σ with a ``sigma``, or ``max_attempts`` is not an integer ≥ 1.
 
         Notes
         -----
@@ -328,9 +336,9 @@ class IntegerL1Sampler:
         eps, rng, sigma, accept
             As for :meth:`draw`.
         count : int
-            The number of draws.
+            The number of draws, ≥ 0.
         max_attempts : int
-            Proposals per draw before giving up.
+            Proposals per draw before giving up, ≥ 1.
 
         Returns
         -------
@@ -338,6 +346,11 @@ class IntegerL1Sampler:
             One vector of Λ(A) per row; None when some draw accepted nothing within ``max_attempts``.
         attempts : int
             The proposals drawn in all.
+
+        Raises
+        ------
+        isdp.errors.ArgumentError
+            As :meth:`draw`, and when ``count`` is not an integer ≥ 0.
 
         Notes
         -----
@@ -355,6 +368,12 @@ class IntegerL1Sampler:
         >>> noise.shape, noise.sum(axis=1).tolist()
         ((4, 3), [0, 0, 0, 0])
         """
+        eps, count = check.positive("eps", eps), check.size("count", count)
+        max_attempts = check.size("max_attempts", max_attempts, low=1)
+        if sigma is not None:
+            sigma = check.positive("sigma", sigma)
+            if eps != 1 / sigma:  # the second rejection leaves the Gaussian from the ℓ1 law at 1/σ only
+                raise ArgumentError(f"eps must be 1/sigma = {1 / sigma} with sigma = {sigma}, got {eps}", "eps")
         rows, attempts = compiled_blocks(self.solve, self.in_norm, eps, count, rng, max_attempts=max_attempts,
                                          sigma=sigma, accept=accept)
         if rows is None:

@@ -38,8 +38,9 @@ import numpy as np
 from mpmath import iv
 from scipy import sparse
 
+from .. import _validate as check
 from ._compiled_klein import compiled_klein_blocks
-from ._discrete_gaussian import WORD_BITS, below, decided, discrete_gaussian, klein_scale
+from ._discrete_gaussian import WORD_BITS, _discrete_gaussian, below, decided, klein_scale, sigma2_argument
 from ._integer_sources import IntegerSource
 
 #: the invariant structures this sampler serves: one total, or the two margins of a table
@@ -132,8 +133,8 @@ class LatticeBlock:
 
         Parameters
         ----------
-        sigma2 : fractions.Fraction
-            σ² > 0, rational.
+        sigma2 : fractions.Fraction, int, float or str
+            σ², rational, in [2**-64, 2**100] (as :func:`isdp.exact.discrete_gaussian` takes it).
         rng : IntegerSource
             The random source (:func:`isdp.exact.system_source` for a release).
 
@@ -143,6 +144,12 @@ class LatticeBlock:
             A vector of Λ(A) in the order of the block's cells, distributed exactly as D_{Λ,σ}.
         attempts : int
             Klein passes drawn until one was accepted (almost always 1).
+
+        Raises
+        ------
+        isdp.errors.ArgumentError
+            A ValueError, when ``sigma2`` is not a number in one of the number forms or lies outside
+            [2**-64, 2**100].
 
         Examples
         --------
@@ -158,10 +165,7 @@ class LatticeBlock:
         >>> (A @ noise).tolist()
         [0, 0, 0, 0]
         """
-        sigma2 = Fraction(sigma2)
-        if sigma2 <= 0:
-            raise ValueError(f"sigma2 must be positive, got {sigma2}")
-        z, attempts = self._coordinates(sigma2, rng)
+        z, attempts = self._coordinates(sigma2_argument(sigma2), rng)
         return self.noise(z), attempts
 
     def draw_blocks(self, sigma2: Fraction, count: int, rng: IntegerSource) -> tuple[np.ndarray, int]:
@@ -169,10 +173,10 @@ class LatticeBlock:
 
         Parameters
         ----------
-        sigma2 : fractions.Fraction
-            σ² > 0, rational.
+        sigma2 : fractions.Fraction, int, float or str
+            σ², as for :meth:`draw`.
         count : int
-            The number of draws.
+            The number of draws, ≥ 0.
         rng : IntegerSource
             The random source (:func:`isdp.exact.system_source` for a release).
 
@@ -182,6 +186,12 @@ class LatticeBlock:
             One vector of Λ(A) per row, in the order of the block's cells.
         attempts : int
             Klein passes drawn in all.
+
+        Raises
+        ------
+        isdp.errors.ArgumentError
+            A ValueError, when ``sigma2`` is out of :meth:`draw`'s range or ``count`` is not an
+            integer ≥ 0.
 
         Notes
         -----
@@ -199,9 +209,7 @@ class LatticeBlock:
         >>> noise.shape, noise.sum(axis=1).tolist(), attempts
         ((3, 4), [0, 0, 0], 3)
         """
-        sigma2 = Fraction(sigma2)
-        if sigma2 <= 0:
-            raise ValueError(f"sigma2 must be positive, got {sigma2}")
+        sigma2, count = sigma2_argument(sigma2), check.size("count", count)
 
         def reference(reader) -> tuple[np.ndarray, int]:
             z, attempts = self._coordinates(sigma2, reader)
@@ -212,7 +220,7 @@ class LatticeBlock:
             vectors = _differences(z, 1)
         else:
             r, c = self.grid.shape
-            vectors = _differences(_differences(z.reshape(count, r - 1, c - 1), 1), 2).reshape(count, -1)
+            vectors = _differences(_differences(z.reshape(count, r - 1, c - 1), 1), 2).reshape(count, r * c)
         noise = np.empty((count, self.grid.size), dtype=np.int64)
         noise[:, self.grid.ravel()] = vectors
         return noise, attempts
@@ -225,7 +233,7 @@ class LatticeBlock:
             attempts += 1
             z, centres, widths = _klein_pass(
                 self.kind, self.grid.shape, sigma2,
-                lambda centre, width, a, b: discrete_gaussian(centre, width, rng, scale=klein_scale(base, a, b)))
+                lambda centre, width, a, b: _discrete_gaussian(centre, width, rng, klein_scale(base, a, b)))
             if _accept(centres, widths, rng):
                 return z, attempts
 

@@ -9,9 +9,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from conftest import ALPHA, ByteStream, chisquare_gof_integers
+from exact_support import finishes
 from scipy import stats
 
 import isdp.exact._discrete_gaussian as dg
+from isdp.errors import ArgumentError
 from isdp.exact import WordSource, discrete_gaussian
 
 
@@ -67,3 +69,57 @@ def test_any_scale_gives_the_discrete_gaussian(scale):
 
 def test_the_scale_is_the_compiled_pass_s():
     assert dg.klein_scale(36.0, 1, 1) == 7 and dg.klein_scale(36.0, 1, 2) == 5 and dg.klein_scale(0.01, 1, 2) == 1
+
+
+@pytest.mark.parametrize("centre", [Fraction(1, 2), Fraction(-7, 2), Fraction(1, 3), Fraction(0)])
+@pytest.mark.parametrize("sigma2", [Fraction(1, 10**6), Fraction(1, 10), Fraction(1, 2**64)])
+def test_a_narrow_gaussian_is_drawn_with_its_law_without_waiting(centre, sigma2):
+    """σ² = 10⁻⁶ at a centre halfway between integers: the simple rejection bound accepted with probability
+    exp(−1/8σ²) = e^−125000, a hang; with the least bound, 2,000 draws take well under a second."""
+    rng = WordSource(ByteStream(5))
+    draws = finishes(lambda: np.array([discrete_gaussian(centre, sigma2, rng) for _ in range(2000)]))
+    support = np.arange(-8, 6)
+    nearest = min((k - centre) ** 2 for k in support.tolist())
+    pmf = [math.exp(-float(((k - centre) ** 2 - nearest) / (2 * sigma2))) for k in support.tolist()]
+    assert chisquare_gof_integers(draws, support, np.array(pmf) / sum(pmf)) > ALPHA
+    if centre.denominator == 2:  # both neighbours, half each: the test can fail (a third to one is refused)
+        low = int(centre - Fraction(1, 2))
+        assert stats.binomtest(int((draws == low).sum()), draws.size, 1 / 3).pvalue < ALPHA
+
+
+def test_the_least_bound_is_the_maximum_over_the_integers():
+    for d, sigma2, t in [(Fraction(1, 2), Fraction(1, 9), 1), (Fraction(-1, 3), Fraction(1, 20), 2),
+                         (Fraction(0), Fraction(1, 8), 1), (Fraction(2, 5), Fraction(7, 64), 3)]:
+        values = [Fraction(abs(y), t) - (y - d) ** 2 / (2 * sigma2) for y in range(-50, 51)]
+        assert dg._least_bound(d, sigma2, t) == max(values)
+
+
+def test_a_decision_against_a_vanishing_probability_is_made():
+    """γ far beyond a double (an outlying proposal at σ² = 2**-64): U < exp(−γ) is False unless U's first 63
+    bits are all zero, where interval arithmetic decides."""
+    gamma = Fraction(10**400, 3)
+    assert dg.bernoulli_exp_real(gamma, WordSource(ByteStream(6))) is False
+
+
+@pytest.mark.parametrize(("kw", "name", "message"), [
+    ({"sigma2": 0}, "sigma2", "positive"), ({"sigma2": -1}, "sigma2", "positive"),
+    ({"sigma2": Fraction(1, 10**400)}, "sigma2", r"\[2\*\*-64, 2\*\*100\]"),
+    ({"sigma2": 10**400}, "sigma2", r"\[2\*\*-64, 2\*\*100\]"), ({"sigma2": float("nan")}, "sigma2", ""),
+    ({"sigma2": True}, "sigma2", ""), ({"sigma2": "1_0"}, "sigma2", ""), ({"centre": float("inf")}, "centre", ""),
+    ({"centre": "½"}, "centre", ""), ({"scale": 2**31}, "scale", r"\[1, 6\]"), ({"scale": 0}, "scale", ""),
+    ({"scale": 2.5}, "scale", ""), ({"scale": True}, "scale", ""),
+])
+def test_arguments_outside_what_the_sampler_serves_are_refused_by_name(kw, name, message):
+    """σ² 0, −1, 10⁻⁴⁰⁰ and 10⁴⁰⁰ gave ZeroDivision, domain and Overflow errors; ``scale = 2**31`` a message about
+    an ε the caller never gave. The scale is held within a factor 2 of ⌊σ⌋ + 1, where the rejection keeps a
+    fair share of its proposals (at 2**31 it would keep one in a billion)."""
+    args = {"centre": Fraction(1, 3), "sigma2": Fraction(4), **kw}
+    scale = args.pop("scale", None)
+    with pytest.raises(ArgumentError, match=f"^{name} .*{message}") as refused:
+        finishes(lambda: discrete_gaussian(args["centre"], args["sigma2"], WordSource(ByteStream(1)), scale=scale))
+    assert refused.value.argument == name
+
+
+def test_the_largest_variance_is_served():
+    draw = finishes(lambda: discrete_gaussian(Fraction(1, 3), 2**100, WordSource(ByteStream(7))))
+    assert isinstance(draw, int) and abs(draw) < 2**57

@@ -14,7 +14,7 @@ import pytest
 from conftest import ALPHA, chisquare_gof_integers
 from scipy import stats
 
-from isdp.errors import InputError
+from isdp.errors import ArgumentError, InputError
 from isdp.exact import IntegerL1Sampler, norm_tables, seeded_source
 from isdp.lattice import table_margins
 
@@ -81,6 +81,56 @@ def test_the_table_tied_to_another_by_its_totals_leaves_the_norm_and_one_table_a
     total = np.array([[1, 1]])
     assert norm_tables(np.array([[1, -1]]), [np.array([0]), np.array([1])]).tolist() == [False, True]
     assert norm_tables(total, [np.arange(2)]).tolist() == [True]
+
+
+#: the σ of the release's Gaussian route at ε = 0.002, δ = 10⁻⁶ on the invariants [[1, 1, 0], [0, 1, 1]]
+RELEASE_SIGMA = Fraction(1862306287, 1000000)
+
+
+def test_the_gaussian_route_s_draws_succeed_on_every_seed():
+    """At this σ, 2a² is near 2**62: the kernel hands the blocks to Python integers, whose uniform integers below
+    2a²·k exceed 2**64, which the stream's reader failed on (43 of 200 seeds, 'negative shift count')."""
+    sampler = IntegerL1Sampler.build(np.array([[1, 1, 0], [0, 1, 1]]))
+    for seed in range(200):
+        noise, attempts = sampler.draw(1 / RELEASE_SIGMA, seeded_source(seed), max_attempts=20_000,
+                                       sigma=RELEASE_SIGMA)
+        assert noise is not None and not (np.array([[1, 1, 0], [0, 1, 1]]) @ noise).any(), seed
+
+
+def test_the_gaussian_route_releases_at_a_thousandth(tmp_path):
+    """ε = 0.001 failed on every seed."""
+    from isdp.release import Request, load_table, make_release
+
+    path = tmp_path / "t.csv"
+    path.write_text("row,a,b,c\nr,5,7,9\n")
+    A = np.array([[1, 1, 0], [0, 1, 1]])
+    release = make_release(load_table(path), A, ["ab", "bc"], Request(epsilon="0.001", norm="gaussian",
+                                                                     delta=1e-6, seed=3))
+    assert (A @ release.values).tolist() == [12, 16]
+
+
+@pytest.mark.parametrize("count", [3, 200])  # 3: in Python integers; 200: compiled
+@pytest.mark.parametrize(("kw", "name"), [
+    ({"sigma": Fraction(-2)}, "sigma"), ({"sigma": 0}, "sigma"), ({"sigma": float("nan")}, "sigma"),
+    ({"sigma": Fraction(2), "eps": Fraction(1, 3)}, "eps"), ({"eps": 0}, "eps"), ({"eps": True}, "eps"),
+    ({"eps": "1_0"}, "eps"), ({"max_attempts": 2.5}, "max_attempts"), ({"max_attempts": 0}, "max_attempts"),
+    ({"max_attempts": True}, "max_attempts"), ({"count": -1}, "count"), ({"count": 2.5}, "count"),
+])
+def test_both_paths_refuse_the_same_arguments_by_name(count, kw, name):
+    """σ = −2 or 0 drew the ℓ1 law on the compiled path and raised ZeroDivisionError on the Python one;
+    max_attempts = 2.5 was truncated on one and a TypeError on the other."""
+    sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
+    args = {"eps": Fraction(1, 2), "count": count, "max_attempts": 100, **kw}
+    eps, count = args.pop("eps"), args.pop("count")
+    with pytest.raises(ArgumentError, match=f"^{name} ") as refused:
+        sampler.draw_blocks(eps, count, seeded_source(1), **args)
+    assert refused.value.argument == name
+
+
+def test_no_blocks_are_an_empty_array():
+    noise, attempts = IntegerL1Sampler.build(np.array([[1, 1, 1]])).draw_blocks(Fraction(1, 2), 0, seeded_source(1),
+                                                                              max_attempts=10)
+    assert noise.shape == (0, 3) and attempts == 0
 
 
 def test_the_forecast_holds_a_bounded_chunk_of_proposals_whatever_the_block(monkeypatch):

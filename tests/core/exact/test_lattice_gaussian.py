@@ -15,9 +15,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import ByteStream
+from exact_support import finishes
 from scipy import stats
 
-from isdp.exact import LatticeBlock, discrete_gaussian, lattice_block, seeded_source
+from isdp.errors import ArgumentError
+from isdp.exact import LatticeBlock, WordSource, discrete_gaussian, lattice_block, seeded_source
 
 ALPHA = 1e-3  # a correct sampler fails one of these tests with probability below 1e-3 each
 
@@ -189,3 +192,46 @@ def test_the_continuous_variance_against_the_2x2_lattices_exact_one(sigma, below
     exact = float((z**2 * w).sum() / w.sum())
     stated = float(lattice_block(margins).variances(Fraction(sigma**2))[0])
     assert below[0] - 1e-12 <= 1 - exact / stated <= below[1]  # (rounding at σ = 3)
+
+
+@pytest.mark.parametrize(("sigma2", "count", "message"), [
+    (10**40, 100, r"\[2\*\*-64, 2\*\*100\]"), (0, 3, "positive"), (Fraction(-2), 3, "positive"),
+    (float("nan"), 3, ""), (True, 3, ""), ("1_0", 3, ""), (Fraction(4), -1, "count"), (Fraction(4), 2.5, "count"),
+])
+def test_a_variance_or_count_outside_what_the_sampler_serves_is_refused_by_name(sigma2, count, message):
+    """σ² = 10⁴⁰ made the compiled pass's scale leave int64 and loop forever on a negative bit length."""
+    block = lattice_block(np.ones((1, 100), dtype=int))
+    name = "count" if message == "count" else "sigma2"
+    with pytest.raises(ArgumentError, match=f"^{name} .*{message if name == 'sigma2' else ''}"):
+        finishes(lambda: block.draw_blocks(sigma2, count, seeded_source(1)))
+    if name == "sigma2":
+        with pytest.raises(ArgumentError, match=f"^{name} "):
+            finishes(lambda: block.draw(sigma2, seeded_source(1)))
+
+
+@pytest.mark.parametrize("grid", [(1, 5), (3, 4)])
+def test_no_blocks_are_an_empty_array(grid):
+    block = LatticeBlock(np.arange(grid[0] * grid[1]).reshape(grid), "total" if grid[0] == 1 else "margins")
+    noise, attempts = block.draw_blocks(Fraction(4), 0, seeded_source(1))
+    assert noise.shape == (0, grid[0] * grid[1]) and noise.dtype == np.int64 and attempts == 0
+
+
+@pytest.mark.parametrize("sigma2", [Fraction(10**20), Fraction(2**100), Fraction(1, 2**64), Fraction(1, 7)])
+@pytest.mark.parametrize(("kind", "grid"), [("total", (1, 40)), ("margins", (12, 12))])
+def test_the_compiled_pass_and_the_python_pass_serve_the_same_variances_with_the_same_draws(sigma2, kind, grid,
+                                                                                           monkeypatch):
+    """σ² = 10²⁰: the compiled pass drew while the Python pass refused (a message about an ε); at 2**100 the
+    centres' numerators of a 12 × 12 grid leave int64 unless handed over first; below 1/8 the Python pass takes
+    the least rejection bound and the kernel hands every block to it."""
+    import isdp.exact._compiled_klein as compiled_klein
+
+    monkeypatch.setattr(compiled_klein, "_PYTHON_CELLS", 0)
+    block = LatticeBlock(np.arange(grid[0] * grid[1]).reshape(grid), kind)
+    fast, attempts = finishes(lambda: block.draw_blocks(sigma2, 3, ByteStream(2)))
+    reader = WordSource(ByteStream(2))
+    slow = [block.draw(sigma2, reader) for _ in range(3)]
+    assert np.array_equal(fast, np.array([noise for noise, _ in slow])) and attempts == sum(a for _, a in slow)
+    tables = fast.reshape(3, *grid)
+    assert not tables.sum(axis=-1).any() and (kind == "total" or not tables.sum(axis=-2).any())
+    if sigma2 >= 10**20:
+        assert np.abs(fast).max() > 10**8
