@@ -25,6 +25,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from .._validate import integer_matrix
 from ..errors import SolverError
 from ..lattice._integer_lattice import as_integer_matrix, as_vector
 
@@ -32,8 +33,9 @@ _INT_TOL = 1e-6
 
 
 def _constraints(A, b=None, n: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """``A`` as int64 (r × n) and ``b`` as float (r,), checking shapes and finiteness."""
-    A = as_integer_matrix(A)
+    """``A`` as int64 (r × n) and ``b`` as float (r,), checking shapes and finiteness; a sparse ``A`` stays sparse
+    (a block of two margins of 1000 × 1000 is 16 GB dense, 32 MB sparse)."""
+    A = integer_matrix("A", A) if sp.issparse(A) else as_integer_matrix(A)
     if n is not None and A.shape[1] != n:
         raise ValueError(f"A has {A.shape[1]} columns but the vector has {n} cells")
     if b is None:
@@ -55,7 +57,7 @@ class L1Projector:
 
     Parameters
     ----------
-    A : array_like of int, shape (r, n)
+    A : array_like or scipy.sparse array of int, shape (r, n)
         Integer-valued constraint matrix.
     kind : {"vertex", "interior", "integer"}, default "vertex"
         Which optimum to return (the optimum is generally not unique):
@@ -246,7 +248,7 @@ def l1_projection_milp(m, A, b, nonnegative: bool = False) -> np.ndarray:
     ----------
     m : array_like, shape (n,)
         The point to project (e.g. noisy counts), finite.
-    A : array_like of int, shape (r, n)
+    A : array_like or scipy.sparse array of int, shape (r, n)
         Integer-valued constraint matrix.
     b : array_like, shape (r,)
         The right-hand side, integer-valued (with integer A and y nothing else is feasible).
@@ -303,7 +305,7 @@ def l1_projection_milp(m, A, b, nonnegative: bool = False) -> np.ndarray:
     """
     m = as_vector(m, "m")
     A, b = _constraints(A, b, n=m.size)
-    if A.shape[0] == 1 and np.all(A == 1):
+    if A.shape[0] == 1 and (A.nnz == A.shape[1] and bool(np.all(A.data == 1)) if sp.issparse(A) else np.all(A == 1)):
         return l1_total_projection(m, b[0], nonnegative)
     return L1Projector(A, "integer", nonnegative)(m, b)
 

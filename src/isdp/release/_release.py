@@ -396,7 +396,7 @@ def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
         if not len(rows):  # a cell in no invariant
             out[cells] = np.maximum(out[cells], 0)
             continue
-        sub = A[rows][:, cells].toarray()
+        sub = A[rows][:, cells]  # sparse: a block of Klein's may have millions of cells
         out[cells] = l1_projection_milp(out[cells].astype(float), sub, sub @ out[cells], nonnegative=True)
     if np.any(out < 0):
         raise AssertionError("release has a negative cell despite --nonnegative; this is a bug in isdp")
