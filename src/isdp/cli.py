@@ -215,7 +215,7 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
     Parquet dataset, not directories of a dataset's files only), collide with each other or with an input (the
     confidential table is never overwritten, nor a directory that holds it), exist without --force, or cannot be
     written."""
-    from .release._files import replaceable_dataset  # deferred, as the release's modules
+    from .release._files import input_clash, replaceable_dataset  # deferred, as the release's modules
 
     for name, path in outputs.items():
         if path.name in ("", ".", ".."):
@@ -231,9 +231,6 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
             if path.exists() and not path.is_dir():
                 raise UsageError(f"{name} {path} is not a directory: a Parquet dataset (a name ending in /) is "
                                  "written as one")
-            for input_path in inputs:
-                if path.resolve() in input_path.resolve().parents:
-                    raise UsageError(f"{name} {path} holds the input {input_path}: refusing to replace it")
             for other, other_path in outputs.items():
                 if path.resolve() in other_path.resolve().parents:
                     raise UsageError(f"{other} {other_path} lies inside the dataset {name} {path}: write it beside")
@@ -251,9 +248,9 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
             raise UsageError(f"{parent} is not a directory")
         if not os.access(parent, os.W_OK | os.X_OK):
             raise UsageError(f"{parent} is not writable: nothing was sampled")
-        for input_path in inputs:
-            if _same_file(path, input_path):
-                raise UsageError(f"{name} {path} is the input {input_path}: refusing to overwrite an input")
+        clash = input_clash(path, inputs)  # the input itself, a file inside an input dataset, or a folder holding one
+        if clash:
+            raise UsageError(f"{name} {path} {clash}: refusing to overwrite an input")
     names = list(outputs)
     for i, a in enumerate(names):
         for b in names[i + 1:]:
@@ -263,7 +260,6 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
 
 def _release(args, parser) -> int:
     # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
-    from . import _validate as check
     from .release._constraints import constraint_matrix  # deferred, as above
     from .release._files import check_layouts, count_of, write_release  # deferred, as above
     from .release._parquet_tables import is_dataset  # deferred, as above
@@ -279,16 +275,10 @@ def _release(args, parser) -> int:
     if args.seed is not None and not args.reproducible_not_for_publication:
         raise UsageError("--seed makes the release reproducible, hence guessable: add "
                          "--reproducible-not-for-publication to confirm it is not for publication")
-    delta = None
-    if args.delta is not None:
-        delta = float(check.probability("--delta", args.delta, error=UsageError))
-    uncertainty = None
-    if args.uncertainty is not None:
-        uncertainty = check.level("--uncertainty", args.uncertainty, error=UsageError)
-    req = Request(norm=args.norm, epsilon=args.epsilon, delta=delta, allow_chain=args.allow_chain,
+    req = Request(norm=args.norm, epsilon=args.epsilon, delta=args.delta, allow_chain=args.allow_chain,
                   free_cells=args.free_cells, nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
                   max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet,
-                  rules=tuple(args.invariant), ties=tuple(args.tie), uncertainty=uncertainty)
+                  rules=tuple(args.invariant), ties=tuple(args.tie), uncertainty=args.uncertainty)
     _check_inputs(args.table, args.constraints)
     if args.engine != "dask" and (args.scheduler is not None or args.workers is not None):
         raise UsageError("--scheduler and --workers choose the Dask cluster: add --engine dask")

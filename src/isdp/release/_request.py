@@ -146,9 +146,9 @@ class Request:
             raise UsageError(f"unknown norm {self.norm!r}: choose from {', '.join(NORMS)}")
         if self.epsilon is None:
             raise UsageError("give --epsilon: the guarantee needed per person")
-        eps = check.positive("--epsilon", self.epsilon, error=UsageError)
-        check.exact_number("--epsilon", eps, low=Fraction(1, 10**9), low_closed=True, high=700, high_closed=True,
-                           error=UsageError)
+        check.positive("--epsilon", self.epsilon, error=UsageError)
+        check.exact_number("--epsilon", self.epsilon, low=Fraction(1, 10**9), low_closed=True, high=700,
+                           high_closed=True, error=UsageError)
         if self.seed is not None:
             self.seed = check.seed(self.seed, "--seed", error=UsageError)
         for switch in ("allow_chain", "free_cells", "nonnegative", "progress"):
@@ -163,7 +163,10 @@ class Request:
             if self.delta is None:
                 raise UsageError(f"the {'Gaussian' if self.norm == 'gaussian' else 'certified chain'}'s guarantee "
                                  "has a delta: give --delta (per person, in (0, 1))")
-            self.delta = float(check.probability("--delta", self.delta, error=UsageError))
+            delta = check.probability("--delta", self.delta, error=UsageError)
+            if float(delta) == 0:  # the accounting is in floating point: a δ below 2**-1074 would be read as 0
+                raise UsageError(f"--delta must be at least 1e-300, got {self.delta!r}", "--delta")
+            self.delta = float(delta)
         elif self.delta is not None:
             raise UsageError("--delta is used only by --norm gaussian and the certified chain (--norm l2, "
                              "--allow-chain): the l1 exact release is pure epsilon")

@@ -81,3 +81,13 @@ def test_the_values_read_are_kept_so_every_use_sees_numbers():
     req.check()
     assert (req.delta, req.uncertainty, req.seed, req.rules) == (1e-6, 0.9, 4, ("total",))
     assert type(req.seed) is int and req.delta_split() == (1e-6, None)
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("epsilon", "701", r"--epsilon must lie in \[1e-09, 700\], got '701'"),
+    ("delta", "1e-400", r"--delta must be at least 1e-300, got '1e-400'"),
+])
+def test_a_refused_value_is_quoted_as_given(option, value, message):
+    kw = {"norm": "gaussian", "epsilon": "1", "delta": "1e-6", option: value}
+    with pytest.raises(UsageError, match=message):
+        Request(**kw).check()
