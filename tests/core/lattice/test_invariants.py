@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from scipy import sparse
 
 from isdp.errors import InvariantError
@@ -48,3 +51,34 @@ def test_a_non_integer_or_boolean_invariant_is_refused_never_cast():
             as_sparse(A)
     whole = as_sparse(sparse.csr_array(np.array([[1.0, 0.0, 2.0]])))  # whole floats are the integers they hold
     assert whole.dtype == np.int64 and whole.toarray().tolist() == [[1, 0, 2]]
+
+
+integer_matrices = st.integers(1, 4).flatmap(lambda m: st.integers(1, 6).flatmap(
+    lambda n: arrays(np.int64, (m, n), elements=st.integers(-3, 3) | st.sampled_from([2**31 - 1, -(2**40)]))))
+
+
+@given(A=integer_matrices, kind=st.sampled_from(["int", "float", "object", "csr", "coo"]),
+       x=arrays(np.int64, 6, elements=st.integers(-(2**53), 2**53)))
+def test_every_integer_matrix_reads_as_itself_and_its_blocks_partition_the_cells(A, kind, x):
+    given_A = {"int": A, "float": A.astype(float), "object": A.astype(object), "csr": sparse.csr_array(A),
+               "coo": sparse.coo_array(A)}[kind]
+    S = as_sparse(given_A)
+    assert S.dtype == np.int64 and np.array_equal(S.toarray(), A) and S.has_canonical_format
+    xs = x[:A.shape[1]]
+    assert row_values(S, xs) == [sum(int(a) * int(v) for a, v in zip(row, xs, strict=True)) for row in A.tolist()]
+    found = blocks(given_A)
+    cells = np.concatenate([c for c, _ in found])
+    assert sorted(cells.tolist()) == list(range(A.shape[1]))  # every cell in exactly one block
+    for c, rows in found:  # a block's rows touch its cells only
+        outside = np.setdiff1d(np.arange(A.shape[1]), c)
+        assert not A[np.ix_(rows, outside)].any()
+
+
+@given(A=integer_matrices, i=st.integers(0, 23), bad=st.sampled_from([0.5, -1.5, np.nan, np.inf, 2.0**64, 1e300]),
+       sparse_kind=st.booleans())
+def test_a_matrix_with_one_non_integer_entry_is_refused_naming_it(A, i, bad, sparse_kind):
+    F = A.astype(float)
+    F.flat[i % F.size] = bad
+    with pytest.raises(InvariantError, match="^A must") as err:
+        as_sparse(sparse.csr_array(F) if sparse_kind else F)
+    assert str(bad) in str(err.value) or "int64" in str(err.value)
