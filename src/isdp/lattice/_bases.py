@@ -26,9 +26,9 @@ import dataclasses
 
 import numpy as np
 
-from ..errors import InvariantError
+from ..errors import ArgumentError, InvariantError
 from ._constraint_builders import table_margins
-from ._integer_lattice import IntegerLattice, lll_reduce
+from ._integer_lattice import IntegerLattice, as_integer_matrix, lll_reduce
 
 #: The basis names :func:`with_mixing_basis` accepts: ``"auto"`` (:func:`default_basis`: path, else
 #: table, else lll), ``"smith"`` (the lattice's basis, unchanged), ``"path"`` (e_i − e_{i+1} within each
@@ -83,6 +83,7 @@ def default_basis(A) -> str:
     >>> default_basis(venn_constraints(2, 1))  # overlapping sums: neither
     'lll'
     """
+    A = as_integer_matrix(A)  # 1.5 is refused, not read as a sum's coefficient
     if sum_blocks(A) is not None:
         return "path"
     if table_shape(A) is not None:
@@ -217,8 +218,9 @@ def with_mixing_basis(lattice: IntegerLattice, basis: str = "auto") -> IntegerLa
 
     Raises
     ------
-    ValueError
-        If ``basis`` is not one of :data:`MIXING_BASES`.
+    isdp.errors.ArgumentError
+        A ValueError, if ``lattice`` is not an :class:`IntegerLattice` or ``basis`` is not one of
+        :data:`MIXING_BASES`.
     InvariantError
         If the basis does not apply to A (``"path"`` without sum blocks, ``"table"`` without
         two-way margins) or does not span the same lattice (checked by :func:`change_of_basis`).
@@ -240,8 +242,10 @@ def with_mixing_basis(lattice: IntegerLattice, basis: str = "auto") -> IntegerLa
     >>> table.basis_name, table.basis.T.tolist()
     ('table', [[1, -1, 0, -1, 1, 0], [0, 1, -1, 0, -1, 1]])
     """
+    if not isinstance(lattice, IntegerLattice):
+        raise ArgumentError(f"lattice must be an IntegerLattice, got {type(lattice).__name__}", "lattice")
     if basis not in MIXING_BASES:
-        raise ValueError(f"basis must be one of {MIXING_BASES}, got {basis!r}")
+        raise ArgumentError(f"basis must be one of {MIXING_BASES}, got {basis!r}", "basis")
     name = default_basis(lattice.A) if basis == "auto" else basis
     if name == "smith":
         return lattice

@@ -12,20 +12,22 @@ from itertools import combinations
 
 import numpy as np
 
+from ..errors import ArgumentError
+
 #: the most entries a constraint-matrix builder below makes (dense int64: 80 MB)
 MATRIX_LIMIT = 10**7
 
 
 def _size(name: str, value) -> int:
-    """``value`` as a positive int, or a ValueError naming ``name`` (2.5 cells is not a table)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, not {value!r}")
+    """``value`` as a positive int, or an ArgumentError (a ValueError) naming ``name`` (2.5 cells is not a table)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ArgumentError(f"{name} must be a positive integer, not {value!r}", name)
     return int(value)
 
 
 def _dense(shape: tuple[int, int]) -> np.ndarray:
     if shape[0] * shape[1] > MATRIX_LIMIT:
-        raise ValueError(f"a {shape[0]:,} × {shape[1]:,} constraint matrix has more than {MATRIX_LIMIT:,} entries: "
+        raise ArgumentError(f"a {shape[0]:,} × {shape[1]:,} constraint matrix has more than {MATRIX_LIMIT:,} entries: "
                          "build a larger system sparse (scipy.sparse), as isdp release does")
     return np.zeros(shape, dtype=np.int64)
 

@@ -11,6 +11,7 @@ import numpy as np
 from scipy import sparse
 
 from .. import _validate as check
+from ..errors import InvariantError
 
 
 def as_sparse(A) -> sparse.csr_array:
@@ -81,6 +82,8 @@ def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
     [2417851639229258349412352]
     """
     x = np.asarray(x)
+    if x.dtype.kind in "fb" and x.size:  # 1.5 would be truncated by the exact loop below, True read as 1
+        x = check.integer_matrix("x", x.reshape(1, -1), error=InvariantError)[0]
     width = int(np.diff(A.indptr).max()) if A.shape[0] else 0
     largest = (int(np.abs(A.data).max()) if A.nnz else 0) * (int(np.abs(x).max()) if x.size else 0)
     if x.dtype.kind in "iu" and largest * width < 2**63:  # no partial sum can wrap around: int64 is exact
@@ -117,8 +120,9 @@ def independent_rows(A: np.ndarray) -> np.ndarray:
     """
     from scipy.linalg import qr  # deferred: scipy.linalg costs 0.1 s at import, which isdp.lattice need not pay
 
-    if A.shape[0] == 0:
+    if np.size(A) == 0:  # no rows, or rows over no cells: rank 0
         return np.zeros(0, dtype=np.int64)
+    A = check.integer_matrix("A", A)  # NaN or 1.5 is no invariant: refused by name, not by LAPACK
     R, pivots = qr(np.asarray(A, dtype=float).T, mode="r", pivoting=True)
     diag = np.abs(np.diag(R))
     rank = int(np.sum(diag > 1e-9 * max(diag[0], 1.0))) if diag.size else 0

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _validate as check
+from ..errors import ArgumentError
+
 LAPLACE_L1 = 0
 LAPLACE_L2 = 1
 GAUSSIAN = 2
@@ -61,9 +64,9 @@ class Target:
 
     Raises
     ------
-    ValueError
-        For an unknown family, a norm the family does not support, or a scale that is not a
-        positive finite number.
+    isdp.errors.ArgumentError
+        A ValueError, for an unknown family, a norm the family does not support, or a scale that is
+        not a positive finite number (a bool or text that is not a number is not one).
 
     See Also
     --------
@@ -87,11 +90,10 @@ class Target:
 
     def __post_init__(self):
         if self.family not in ("laplace", "gaussian"):
-            raise ValueError(f"unknown target family {self.family!r}")
+            raise ArgumentError(f"unknown target family {self.family!r}", "family")
         if self.norm not in ("l1", "l2") or (self.family == "gaussian" and self.norm != "l2"):
-            raise ValueError(f"unsupported norm {self.norm!r} for the {self.family} target")
-        if not (np.isfinite(self.scale) and self.scale > 0):
-            raise ValueError(f"target scale must be a positive number, got {self.scale}")
+            raise ArgumentError(f"unsupported norm {self.norm!r} for the {self.family} target", "norm")
+        object.__setattr__(self, "scale", float(check.positive("scale", self.scale)))  # True or "1" is no scale
 
     @property
     def code(self) -> int:
@@ -151,8 +153,8 @@ def generalized_laplace(eps: float, norm: str = "l1") -> Target:
 
     Raises
     ------
-    ValueError
-        If ``norm`` is not ``"l1"`` or ``"l2"`` or ``eps`` is not positive and finite.
+    isdp.errors.ArgumentError
+        A ValueError, if ``norm`` is not ``"l1"`` or ``"l2"`` or ``eps`` is not a positive finite number.
 
     Notes
     -----
@@ -174,7 +176,7 @@ def generalized_laplace(eps: float, norm: str = "l1") -> Target:
     >>> print(round(float(generalized_laplace(0.5, norm="l2").log_density([1, -1, 0])), 3))
     -0.707
     """
-    return Target("laplace", norm, float(eps))
+    return Target("laplace", norm, float(check.positive("eps", eps)))
 
 
 def generalized_gaussian(sigma: float) -> Target:
@@ -192,8 +194,8 @@ def generalized_gaussian(sigma: float) -> Target:
 
     Raises
     ------
-    ValueError
-        If ``sigma`` is not positive and finite.
+    isdp.errors.ArgumentError
+        A ValueError, if ``sigma`` is not a positive finite number.
 
     Notes
     -----
@@ -210,4 +212,4 @@ def generalized_gaussian(sigma: float) -> Target:
     >>> print(target.log_density([1, -1, 0]))  # −‖u‖₂² / (2σ²) = −2 / 8
     -0.25
     """
-    return Target("gaussian", "l2", float(sigma))
+    return Target("gaussian", "l2", float(check.positive("sigma", sigma)))

@@ -82,3 +82,34 @@ def test_a_matrix_with_one_non_integer_entry_is_refused_naming_it(A, i, bad, spa
     with pytest.raises(InvariantError, match="^A must") as err:
         as_sparse(sparse.csr_array(F) if sparse_kind else F)
     assert str(bad) in str(err.value) or "int64" in str(err.value)
+
+
+def test_every_lattice_entry_refuses_a_non_integer_or_a_wrong_kind_with_an_isdp_error():
+    """Raw ValueErrors, silent truncations (row values of 1.5) and an AttributeError before: now each names its
+    argument in an IsdpError (a ValueError still)."""
+    from isdp.errors import IsdpError
+    from isdp.lattice import (
+        IntegerLattice,
+        default_basis,
+        generalized_gaussian,
+        generalized_laplace,
+        sum_constraint,
+        with_mixing_basis,
+    )
+
+    lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    calls = {"n must be a positive integer": lambda: sum_constraint(2.5),
+             "n_rows must be a positive integer": lambda: table_margins(0, 3),
+             "more than 10,000,000 entries": lambda: table_margins(10**6, 10**6),
+             "A must be integer-valued": lambda: default_basis(np.array([[1, 1.5]])),
+             "A must be integer-valued; entry (0, 1) is nan": lambda: independent_rows(np.array([[1, np.nan]])),
+             "x must be integer-valued": lambda: row_values(as_sparse([[1, 1, 1]]), np.array([1.5, 1, 1])),
+             "eps must be a positive number": lambda: generalized_laplace(True),
+             "sigma must be a positive number": lambda: generalized_gaussian(float("nan")),
+             "unsupported norm 'l3'": lambda: generalized_laplace(1, "l3"),
+             "lattice must be an IntegerLattice": lambda: with_mixing_basis(None),
+             "basis must be one of": lambda: with_mixing_basis(lattice, "best")}
+    for message, call in calls.items():
+        with pytest.raises(IsdpError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            call()
+    assert row_values(as_sparse([[1, 1, 1]]), np.array([1.0, 2.0, 3.0])) == [6]  # whole floats are integers
