@@ -133,8 +133,11 @@ def _log_delta_bound(epsilon: float, sigma2: float, s: int) -> float:
     # q = ε + log Φ(u − 1/τ) − log Φ(u) < 0, lowered by its rounding error: −expm1(q) is then an upper bound
     q = epsilon + (lq - lp) - 8 * np.finfo(float).eps * (abs(lp) + abs(lq) + epsilon + 1)
     log_integral = math.log(tau * math.sqrt(2 * math.pi)) + lp + math.log(-math.expm1(min(q, 0.0)) or 1e-300)
-    x = (a - math.sqrt(a * a + 4 * tau * tau)) / 2
-    log_max = -x * x / (2 * tau * tau) + math.log((a - x) / (tau * tau))
+    root = math.sqrt(a * a + 4 * tau * tau)
+    x = (a - root) / 2
+    # a − x = (a + root)/2 cancels to 0 where a ≪ −τ (σ of 10⁹ at ε of 1): 2τ²/(root − a) is the same, stably
+    a_minus_x = (a + root) / 2 if a >= 0 else 2 * tau * tau / (root - a)
+    log_max = -x * x / (2 * tau * tau) + math.log(a_minus_x / (tau * tau))
     log_z = math.log(tau * math.sqrt(2 * math.pi)) + math.log1p(-3 * math.exp(-2 * math.pi**2 * tau * tau))
     return float(np.logaddexp(log_integral, log_max)) - log_z
 
