@@ -7,7 +7,7 @@ Examples
 >>> from fractions import Fraction
 >>> from isdp.exact import double_geometric, seeded_source
 >>> double_geometric(Fraction(1), seeded_source(1))  # exact DG(1): integer arithmetic only
--1
+0
 """
 
 from .._deprecated import moved_attribute as _moved_attribute

@@ -59,7 +59,7 @@ class ExactSampler:
     (2, [1, 3], 2)
     >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(3), max_attempts=100)
     >>> noise.tolist(), attempts
-    ([0, 0, -3, 3], 3)
+    ([0, 0, 0, 0], 4)
     """
 
     n: int
@@ -231,7 +231,7 @@ class ExactSampler:
         >>> sampler = ExactSampler.build(np.array([[1, 1, 1]]))
         >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
         >>> noise.tolist(), attempts
-        ([0, 1, -1], 1)
+        ([-2, 0, 2], 2)
         """
         if sigma is None or not accept:
             if any(not isinstance(sub, IntegerL1Sampler) for _, sub in self.parts):

@@ -245,7 +245,7 @@ class WordSource:
     >>> reference == compiled_double_geometric(Fraction(1, 3), 1000, seeded_source(5)).tolist()
     True
     >>> round(reader.pos / 1000, 1)  # bits per draw at ε = 1/3
-    18.2
+    18.4
     """
 
     def __init__(self, rng: IntegerSource) -> None:

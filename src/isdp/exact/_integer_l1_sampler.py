@@ -90,7 +90,7 @@ class IntegerL1Sampler:
     ([0, 1], [2], [[-1, -1]])
     >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
     >>> noise.tolist(), attempts, int(noise.sum())
-    ([0, 1, -1], 1, 0)
+    ([-2, 0, 2], 2, 0)
     """
 
     A: np.ndarray  # independent rows of the invariants
@@ -318,10 +318,10 @@ class IntegerL1Sampler:
         >>> sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
         >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, accept=False)
         >>> noise.tolist(), attempts
-        ([0, 1, -1], 1)
+        ([0, -1, 1], 1)
         >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, sigma=Fraction(2))
         >>> noise.tolist(), attempts
-        ([0, 1, -1], 1)
+        ([1, 0, -1], 3)
         """
         noise, attempts = self.draw_blocks(eps, 1, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
         return (None if noise is None else noise[0]), attempts
@@ -418,7 +418,7 @@ class IntegerL1Sampler:
         >>> from isdp.exact import IntegerL1Sampler, seeded_source
         >>> draws = IntegerL1Sampler.build(np.array([[1, 1, 1]])).sample(Fraction(1, 2), 3, seeded_source(2024))
         >>> draws.tolist()
-        [[0, 1, -1], [-1, 0, 1], [0, 1, -1]]
+        [[-2, 0, 2], [1, -2, 1], [-4, 6, -2]]
         """
         noise, attempts = self.draw_blocks(eps, size, rng, max_attempts=max_attempts, sigma=sigma)
         if noise is None:

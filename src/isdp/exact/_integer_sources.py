@@ -12,8 +12,13 @@ import random
 import secrets
 from typing import Protocol
 
+import numpy as np
+
 from .. import _validate as check
 from ..errors import ArgumentError
+
+#: the words of a Mersenne Twister's state
+_MT_WORDS = 624
 
 
 class IntegerSource(Protocol):  # numpydoc ignore=PR01
@@ -33,7 +38,7 @@ class IntegerSource(Protocol):  # numpydoc ignore=PR01
     >>> from isdp.exact import seeded_source
     >>> rng = seeded_source(2024)
     >>> [rng.randbelow(6) for _ in range(5)]
-    [3, 1, 5, 4, 2]
+    [4, 1, 1, 4, 3]
     >>> len(rng.randbytes(8))
     8
     """
@@ -86,7 +91,18 @@ def read_bytes(rng: IntegerSource, n: int) -> bytes:
 
 
 class _Seeded(random.Random):
-    """Python's Mersenne Twister; ``randbelow`` draws integers by rejection from random bits (exact)."""
+    """Python's Mersenne Twister; ``randbelow`` draws integers by rejection from random bits (exact).
+
+    The state is the seed's :class:`numpy.random.SeedSequence` words, not ``random.seed``'s: that reads
+    a seed as a key of 32-bit words whose length varies with the seed, and keys of different lengths can
+    give one state (5 and 17179869189 do). SeedSequence mixes a seed below 2**128 into its 128-bit pool
+    one to one, and each of the first four words of its output is a one-to-one function of a word of
+    the pool, so distinct seeds below 2**128 give distinct states."""
+
+    def __init__(self, seed: int = 0) -> None:  # no seed: as pickle rebuilds a source, before its state
+        super().__init__(0)
+        words = np.random.SeedSequence(seed).generate_state(_MT_WORDS, np.uint32).tolist()
+        self.setstate((3, (*words, _MT_WORDS), None))
 
     def randbelow(self, n: int) -> int:
         return self._randbelow(bound(n))
@@ -137,7 +153,8 @@ def seeded_source(seed: int) -> IntegerSource:
     Parameters
     ----------
     seed : int
-        The seed of Python's Mersenne Twister.
+        A non-negative integer. The Mersenne Twister's state is ``numpy.random.SeedSequence(seed)``'s
+        words, so seeds below 2**128 give distinct streams.
 
     Returns
     -------
@@ -159,8 +176,8 @@ def seeded_source(seed: int) -> IntegerSource:
     >>> from fractions import Fraction
     >>> from isdp.exact import double_geometric_array, seeded_source
     >>> double_geometric_array(Fraction(1, 2), 6, seeded_source(2024)).tolist()
-    [-5, 0, -1, -5, -1, -5]
+    [3, 0, -1, 0, 0, -2]
     >>> double_geometric_array(Fraction(1, 2), 6, seeded_source(2024)).tolist()  # the same seed, the same draws
-    [-5, 0, -1, -5, -1, -5]
+    [3, 0, -1, 0, 0, -2]
     """
     return _Seeded(check.seed(seed))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import pytest
@@ -48,3 +49,20 @@ def test_bytes_are_counted_by_an_integer(source):
     for bad in (-1, 2.5, True):
         with pytest.raises(ArgumentError, match="^n must be an integer"):
             source().randbytes(bad)
+
+
+def test_seeds_that_mersenne_twister_s_own_seeding_merges_give_distinct_streams():
+    """random.seed reads s and s + ((s − 1) mod 2**32)·2**32 as keys of different lengths that give one state."""
+    for s in (5, 123_456_789, 2**32 - 1):
+        other = s + ((s - 1) % 2**32) * 2**32
+        assert random.Random(s).getrandbits(64) == random.Random(other).getrandbits(64)  # the collision
+        assert [seeded_source(s).randbelow(2**64) for _ in range(4)] != [
+            seeded_source(other).randbelow(2**64) for _ in range(4)]
+
+
+def test_a_seeded_source_s_state_is_its_seed_sequence_s_words():
+    import numpy as np
+
+    state = seeded_source(2024).getstate()[1]
+    assert list(state[:624]) == np.random.SeedSequence(2024).generate_state(624, np.uint32).tolist()
+    assert len({tuple(seeded_source(s).getstate()[1][:4]) for s in range(2000)}) == 2000
