@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit, uint64
 
 from . import _validate as check
+from .errors import ArgumentError
 
 _TWO_POW_M53 = 1.0 / 9007199254740992.0
 
@@ -41,8 +42,9 @@ def seed_states(seed: int, n_streams: int) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        If ``seed`` is not a non-negative integer, or ``n_streams`` is negative or 2³² or more.
+    isdp.errors.ArgumentError
+        A ValueError, if ``seed`` is not a non-negative integer, or ``n_streams`` is not an integer
+        in [0, 2³²).
 
     Examples
     --------
@@ -57,7 +59,7 @@ def seed_states(seed: int, n_streams: int) -> np.ndarray:
     """
     seed = check.seed(seed)
     if isinstance(n_streams, bool) or not isinstance(n_streams, int | np.integer) or not 0 <= n_streams < 2**32:
-        raise ValueError(f"n_streams must be an integer in [0, 2**32), got {n_streams!r}")
+        raise ArgumentError(f"n_streams must be an integer in [0, 2**32), got {n_streams!r}", "n_streams")
     words = _spawned_words(_uint32_words(seed), int(n_streams))
     states = words.astype("<u4").view("<u8").astype(np.uint64)  # numpy's word order for uint64 output
     states[~states.any(axis=1), 0] = 1  # the all-zero state is a fixed point of xoshiro

@@ -8,6 +8,7 @@ from mcmc_support import dg_rvs_compiled
 from scipy import stats
 
 from isdp._rng import dg_table, seed_states
+from isdp.errors import ArgumentError
 
 
 def _numpy_states(seed: int, n: int) -> np.ndarray:
@@ -40,8 +41,9 @@ def test_a_seed_that_is_not_a_non_negative_integer_is_refused(seed):
 
 @pytest.mark.parametrize("n", [-1, 2**32, 1.0, True])
 def test_a_stream_count_out_of_range_is_refused(n):
-    with pytest.raises(ValueError, match="n_streams must be an integer"):
+    with pytest.raises(ArgumentError, match="n_streams must be an integer") as refused:
         seed_states(0, n)
+    assert refused.value.argument == "n_streams"
 
 
 # --------------------------------------------------------------------------- the double geometric draw
