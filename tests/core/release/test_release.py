@@ -357,3 +357,21 @@ def test_the_dry_run_statement_is_the_release_s_without_what_the_draw_gives(tmp_
     assert set(planned) - {"dry_run"} == set(released)
     assert planned["uncertainty"]["level"] == released["uncertainty"]["level"] == 0.9
     assert _guarantee_lines(planned) == _guarantee_lines(released)
+
+
+def test_the_command_releases_an_epsilon_beyond_the_kernel_and_refuses_noise_beyond_int64(tmp_path, capsys):
+    """``isdp release`` ended both in a traceback (exit 1); now a release (exit 0) and a refusal (exit 5, one line,
+    nothing written)."""
+    table = tmp_path / "t.csv"
+    table.write_text("k,count\na,1\nb,2\nc,3\n")
+    code, out, statement, _ = run_release(tmp_path, table, "--invariant", "total", "--epsilon", "0.1234567891")
+    assert code == 0 and out.exists() and json.loads(statement.read_text())["requested"]["epsilon_per_person"] == (
+        "0.1234567891")
+    for path in tmp_path.glob("out.csv*"):
+        path.unlink()
+    constraints = tmp_path / "big.csv"
+    constraints.write_text("constraint,a,b,c\nbig,2147483647,2147483647,1\n")
+    code, *_ = run_release(tmp_path, table, "--constraints", constraints, "--epsilon", "1e-9", "--free-cells")
+    err = capsys.readouterr().err
+    assert code == 5 and "64-bit integers" in err and "Traceback" not in err
+    only(tmp_path, "t.csv", "big.csv")
