@@ -165,8 +165,8 @@ class Plan:
             As :meth:`Request.check`; the exact sampler's forecast needs more than
             ``req.max_attempts`` proposals for some block (without ``allow_chain``); no exact
             sampler applies and no chain is allowed; noise that could exceed ±2**62, the
-            64-bit integers a release is held in (a chance above :data:`OVERFLOW_RISK`, forecast
-            from the invariants and ε); an exact route whose guarantee would be weaker than the
+            64-bit integers a release is held in (a chance above 2**-64, forecast from the
+            invariants and ε); an exact route whose guarantee would be weaker than the
             request (:meth:`check_not_weaker`); or a chain that cannot be certified at
             ``req.delta`` (:meth:`pairs`).
         """
