@@ -39,6 +39,7 @@ from mpmath import iv
 from scipy import sparse
 
 from .. import _validate as check
+from ..lattice._invariants import as_sparse
 from ._compiled_klein import compiled_klein_blocks
 from ._discrete_gaussian import WORD_BITS, _discrete_gaussian, below, decided, klein_scale, sigma2_argument
 from ._integer_sources import IntegerSource
@@ -465,9 +466,7 @@ def lattice_block(A) -> LatticeBlock | None:
     >>> lattice_block(np.array([[1, 1, 0], [0, 1, 1]])) is None  # two overlapping totals
     True
     """
-    A = sparse.csr_array(A, dtype=np.int64)
-    A.sum_duplicates()
-    A.eliminate_zeros()
+    A = as_sparse(A)  # integer entries only: 1.5 is refused, not cast to 1
     n = A.shape[1]
     rows = [(A.indices[A.indptr[k]:A.indptr[k + 1]], A.data[A.indptr[k]:A.indptr[k + 1]])
             for k in range(A.shape[0]) if A.indptr[k + 1] > A.indptr[k]]

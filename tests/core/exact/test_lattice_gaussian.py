@@ -19,7 +19,7 @@ from conftest import ByteStream
 from exact_support import finishes
 from scipy import stats
 
-from isdp.errors import ArgumentError
+from isdp.errors import ArgumentError, InvariantError
 from isdp.exact import LatticeBlock, WordSource, discrete_gaussian, lattice_block, seeded_source
 
 ALPHA = 1e-3  # a correct sampler fails one of these tests with probability below 1e-3 each
@@ -235,3 +235,8 @@ def test_the_compiled_pass_and_the_python_pass_serve_the_same_variances_with_the
     assert not tables.sum(axis=-1).any() and (kind == "total" or not tables.sum(axis=-2).any())
     if sigma2 >= 10**20:
         assert np.abs(fast).max() > 10**8
+
+
+def test_a_non_integer_invariant_is_refused_not_cast_to_a_total():
+    with pytest.raises(InvariantError, match=r"entry \(0, 2\) is 1.5"):
+        lattice_block(np.array([[1, 1, 1.5]]))
