@@ -550,7 +550,7 @@ def _save_details() -> str:
 
     The traceback is the only thing written: no variable's value, so no count beyond what an exception's
     message says."""
-    import platform
+    import platform  # deferred: needed only to describe a bug
 
     kind = sys.exc_info()[0].__name__
     versions = f"isdp {__version__}, Python {platform.python_version()} on {platform.platform()}"

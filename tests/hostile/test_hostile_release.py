@@ -354,7 +354,7 @@ def test_children_get_default_signals_whatever_this_run_inherited():
 @pytest.mark.parametrize("args, message", [
     (["--epsilon", "nan"], "--epsilon must be a positive number"), (["--epsilon", "inf"], "--epsilon must be"),
     (["--epsilon", "1", "--norm", "l2", "--delta", "nan"], "--delta must lie in (0, 1)"),
-    (["--epsilon", "1", "--norm", "l2", "--delta", "0.3", "--pairs", "1000000000"], "--pairs must lie in"),
+    (["--epsilon", "1", "--norm", "l2", "--delta", "0.3", "--pairs", "1000000000"], "--pairs must be an integer in [2, 100000]"),
 ], ids=["eps nan", "eps inf", "delta nan", "a billion pairs"])
 def test_numbers_that_are_not_parameters_exit_2(tmp_path, capsys, args, message):
     assert _release(tmp_path, TABLE, "--invariant", "total", *args) == 2
@@ -542,7 +542,8 @@ def test_epsilon_in_other_forms_than_ascii_decimals_is_refused(tmp_path, capsys,
     (tmp_path / "t.csv").write_text(TABLE)
     code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", epsilon, "--dry-run"])
     err = capsys.readouterr().err
-    assert code == 2 and "--epsilon must be a positive number written as" in err and "ASCII digits" in err
+    assert code == 2 and "--epsilon must be a positive number" in err and repr(epsilon) in err
+    assert "written as" in err and "ASCII digits" in err or epsilon == "1/0" and "divides by zero" in err
     _only(tmp_path, "t.csv")
 
 
@@ -552,7 +553,7 @@ def test_delta_in_other_forms_than_ascii_decimals_is_refused(tmp_path, capsys, d
     code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "--norm", "gaussian",
                  f"--delta={delta}", "--dry-run"])
     err = capsys.readouterr().err
-    assert code == 2 and "--delta must lie in (0, 1), written as" in err and repr(delta) in err
+    assert code == 2 and "--delta must lie in (0, 1)" in err and repr(delta) in err
 
 
 @pytest.mark.parametrize("epsilon, exact", [("1", "1"), ("0.5", "1/2"), ("1/3", "1/3"), ("1e-6", "1/1000000"),

@@ -141,7 +141,7 @@ def read_part(layout: PartitionLayout, start: int, end: int):
     pyarrow.Table
         The rows, every column.
     """
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # deferred: pyarrow loads only for a Parquet table
 
     pieces, offset = [], 0
     for file, rows in zip(layout.files, layout.file_rows, strict=True):

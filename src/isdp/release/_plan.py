@@ -28,6 +28,7 @@ from ..mcmc._double_geometric import dg_variance
 from ._constraints import constraint_matrix
 from ._long_tables import LongTable
 from ._neighbours import TWO_PERSON_SHIFT, Neighbours, two_person_shift
+from ._noise_reach import refuse_noise_beyond_int64
 from ._privacy import Guarantee, gaussian_sigma, unit_epsilon
 from ._request import MAX_PAIRS, Request
 from ._statement import privacy_statement, route_record
@@ -199,7 +200,7 @@ class Plan:
         if exact is None and not req.chain_possible:
             raise UncertifiableError(NO_EXACT_SAMPLER)
         if exact is not None:
-            _refuse_noise_beyond_int64(exact, req, unit, worst)
+            refuse_noise_beyond_int64(exact, req, unit, worst)
         attempts = math.exp(-worst) if -worst < 700 else math.inf
         neighbours = Neighbours.of(A)
         if len(tables_in_norm) > 1 and not neighbours.one_person:
@@ -463,42 +464,6 @@ def exact_sampler(A, req: Request, unit, derived: np.ndarray | None = None) -> t
     if exact is not None and req.uncertainty is not None:
         check_uncertainty(exact, req, unit, req.uncertainty)  # refused here, before anything is drawn
     return exact, worst[0]
-
-
-#: the most a cell's noise may reach: counts and invariants lie within ±2**53, so x + u stays within int64
-NOISE_LIMIT = 2**62
-#: the largest chance, forecast from the invariants and ε alone, that some cell's noise exceeds
-#: :data:`NOISE_LIMIT`; a plan above it is refused, so that randomness never decides whether a release succeeds
-OVERFLOW_RISK = 2.0**-64
-
-
-def _refuse_noise_beyond_int64(exact: ExactSampler, req: Request, unit, log_acceptance: float) -> None:
-    """Refuse a plan whose noise could leave int64, before anything is drawn.
-
-    A solved cell's noise is Σ_j X_ij z_j over the free cells' DG draws z, so it exceeds the limit only
-    if some |z_j| reaches K = ⌊limit / max_i Σ_j |X_ij|⌋ + 1, which a DG(ε) draw does with probability
-    2r^K/(1 + r) ≤ 2e^(−εK); the union over the free cells and blocks bounds the proposal's risk, and
-    rejection raises it by at most the forecast 1/P(accept). Klein's blocks are not bounded here: their
-    noise has the Gaussian's tails at a σ below 10^11, so it stays far inside the limit.
-    """
-    eps = float(1 / unit if req.norm == "gaussian" else unit)
-    shared: dict[int, list] = {}
-    for _, sub in exact.parts:
-        if isinstance(sub, IntegerL1Sampler):
-            shared.setdefault(id(sub), [sub, 0])[1] += 1
-    for sub, count in shared.values():
-        spread = max(1.0, float(np.abs(sub.solve.astype(float)).sum(axis=1).max(initial=0.0)))
-        reach = math.floor(NOISE_LIMIT / spread) + 1
-        log_risk = math.log(2 * count * max(1, len(sub.free))) - eps * reach
-        if not req.free_cells:
-            log_risk -= log_acceptance
-        if log_risk > math.log(OVERFLOW_RISK):
-            raise UncertifiableError(
-                f"at epsilon {req.epsilon} the noise could exceed the 64-bit integers a release is held in: a cell "
-                f"solved from the others carries up to {spread:,.0f} times a free cell's noise, whose scale is "
-                f"{1 / eps:,.3g}, and 2**62 is within reach (a chance above 2**-64 per release, from the "
-                "invariants and epsilon alone): nothing is drawn. Use a larger --epsilon, or invariants with "
-                "smaller coefficients")
 
 
 def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:

@@ -1,0 +1,48 @@
+"""The forecast of how far a release's noise reaches (isdp.release._noise_reach): a plan whose noise could leave
+int64 is refused before anything is drawn, and one whose noise cannot is served."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from isdp.errors import UncertifiableError
+from isdp.exact import ExactSampler
+from isdp.release import Request, dry_run, load_table, make_release
+from isdp.release._noise_reach import refuse_noise_beyond_int64
+
+BIG = np.array([[2147483647, 2147483647, 1]])  # a solved cell carries 2**32 − 2 times a free cell's noise
+
+
+def _table(tmp_path):
+    (tmp_path / "t.csv").write_text("k,count\na,3\nb,5\nc,4\n")
+    return load_table(tmp_path / "t.csv")
+
+
+def test_noise_that_could_leave_int64_is_refused_before_anything_is_drawn(tmp_path):
+    """A coefficient of 2**31 − 1 at ε = 1e-9 puts a solved cell's noise within reach of 2**63: refused by the
+    plan (exit 5, saying why) on every seed, where it was an OverflowError on some."""
+    table = _table(tmp_path)
+    for seed in (3, 6):
+        with pytest.raises(UncertifiableError, match="64-bit integers") as err:
+            make_release(table, BIG, ["big"], Request(epsilon="1e-9", free_cells=True, seed=seed))
+        assert err.value.exit_code == 5
+    with pytest.raises(UncertifiableError, match="64-bit integers"):
+        dry_run(table, BIG, ["big"], Request(epsilon="1e-9", free_cells=True))
+    release = make_release(table, BIG, ["big"], Request(epsilon="1", free_cells=True, seed=3))  # a scale it fits
+    assert int(BIG[0] @ release.values) == int(BIG[0] @ table.x)
+
+
+@pytest.mark.parametrize("unit, refused", [("1e-9", True), ("1e-8", True), ("1e-7", False), ("1", False)])
+def test_the_forecast_refuses_where_the_tail_bound_passes_the_risk(unit, refused):
+    """With a spread of 2**32 − 2 a free cell must reach K = ⌊2**62 / spread⌋ + 1 ≈ 1.07e9 for a solved cell to
+    pass 2**62; its chance 2·e^(−unit·K) per free cell (two here) is above 2**-64 up to unit ≈ 4.3e-8."""
+    exact = ExactSampler.build(BIG)
+    req = Request(epsilon=unit, free_cells=True)
+    if refused:
+        with pytest.raises(UncertifiableError, match=r"2\*\*62 is within reach"):
+            refuse_noise_beyond_int64(exact, req, Fraction(unit), 0.0)
+    else:
+        refuse_noise_beyond_int64(exact, req, Fraction(unit), 0.0)
