@@ -334,7 +334,8 @@ def _release(args, parser) -> int:
 def _report(released: str, statement_path: Path, audit_path: Path, statement: dict, seed: int | None) -> None:
     """What a release wrote, and the guarantee it meets (stdout); a seeded run's warning (stderr)."""
     print(f"released {released}")
-    print(f"privacy statement (publishable): {statement_path}")
+    kind = "publishable" if statement["publishable"] else "NOT publishable: a seeded run"  # as the file says
+    print(f"privacy statement ({kind}): {statement_path}")
     print(f"audit record (CONFIDENTIAL, keep with the table, never publish): {audit_path}")
     _print_guarantee(statement)
     if seed is not None:
@@ -457,7 +458,7 @@ def main(argv=None) -> int:
     ...     main(["release", str(table), "--invariant", "all-margins", "--epsilon", "1", "--seed", "3",
     ...           "--reproducible-not-for-publication", "--quiet", "-o", str(out)])
     released /.../release.csv (4 cells, 4 invariants kept exactly)
-    privacy statement (publishable): /.../release.csv.statement.json
+    privacy statement (NOT publishable: a seeded run): /.../release.csv.statement.json
     audit record (CONFIDENTIAL, keep with the table, never publish): /.../release.csv.audit.json
     guarantee per two persons (a swap: ...): 2-DP for any two tables with the same invariants that differ in ...
     one person: 1-DP for any two tables with the same invariants that differ in one person's record ...

@@ -75,6 +75,17 @@ def test_the_example_invariants_are_e5s(tmp_path):
     assert np.array_equal(np.array([[int(v) for v in line[1:-1]] for line in lines]), A)
 
 
+def test_the_files_it_names_are_labelled_as_the_statement_says(tmp_path, capsys):
+    """A seeded statement says "publishable": false; the line naming it says so too, not "(publishable)"."""
+    table = tmp_path / "t.csv"
+    table.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
+    assert run_release(tmp_path, table, "--invariant", "total", "--epsilon", "1")[0] == 0
+    assert "privacy statement (NOT publishable: a seeded run): " in capsys.readouterr().out
+    out = tmp_path / "fresh.csv"
+    assert main(["release", str(table), "--invariant", "total", "--epsilon", "1", "-o", str(out), "-q"]) == 0
+    assert f"privacy statement (publishable): {out}.statement.json" in capsys.readouterr().out
+
+
 def test_same_seed_same_release_and_os_entropy_by_default(tmp_path):
     table = tmp_path / "t.csv"
     table.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")

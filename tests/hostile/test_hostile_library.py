@@ -355,7 +355,8 @@ def test_opendp_constructors_read_epsilon_as_the_cli_does(text):
     """make_isdp_laplace accepted '1_0' as 10, which the CLI refuses; both read one set of forms."""
     from isdp.opendp_measurements import make_isdp_laplace
 
-    _refused(lambda: make_isdp_laplace(np.array([[1, 1, 1]]), True if text == "True" else text), "^epsilon must be a positive number")
+    _refused(lambda: make_isdp_laplace(np.array([[1, 1, 1]]), True if text == "True" else text),
+             "^epsilon must be a positive number")
 
 
 def test_a_privacy_map_beyond_the_largest_float_is_infinite():

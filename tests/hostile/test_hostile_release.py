@@ -354,7 +354,8 @@ def test_children_get_default_signals_whatever_this_run_inherited():
 @pytest.mark.parametrize("args, message", [
     (["--epsilon", "nan"], "--epsilon must be a positive number"), (["--epsilon", "inf"], "--epsilon must be"),
     (["--epsilon", "1", "--norm", "l2", "--delta", "nan"], "--delta must lie in (0, 1)"),
-    (["--epsilon", "1", "--norm", "l2", "--delta", "0.3", "--pairs", "1000000000"], "--pairs must be an integer in [2, 100000]"),
+    (["--epsilon", "1", "--norm", "l2", "--delta", "0.3", "--pairs", "1000000000"],
+     "--pairs must be an integer in [2, 100000]"),
 ], ids=["eps nan", "eps inf", "delta nan", "a billion pairs"])
 def test_numbers_that_are_not_parameters_exit_2(tmp_path, capsys, args, message):
     assert _release(tmp_path, TABLE, "--invariant", "total", *args) == 2
