@@ -40,6 +40,13 @@ class ArgumentError(IsdpError, ValueError):
     The message starts with the argument's name and says what it must be. :class:`UsageError`, the
     command line's bad options, is one kind of it.
 
+    Parameters
+    ----------
+    message : str
+        What is wrong, starting with the argument's name.
+    argument : str or None, default None
+        The argument's name.
+
     Attributes
     ----------
     argument : str or None
@@ -216,6 +223,13 @@ class UsageError(ReleaseError, ArgumentError):
     raised before any count is read: the command line checks the output paths before sampling,
     and a file that another run creates meanwhile, or that cannot be written, is found at the
     end.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, naming the option or path.
+    argument : str or None, default None
+        The option's name, where one option is at fault (``"--delta"``).
 
     Attributes
     ----------
