@@ -33,12 +33,12 @@ unexport PYTHONDONTWRITEBYTECODE
 # A venv of another Python minor is made anew. UNPINNED=1 installs without the lock: the newest releases
 # pyproject.toml admits (CI's newest-stack leg).
 UV_VERSION := 0.13.9
-$(STAMP): pyproject.toml $(LOCK)
+$(STAMP): pyproject.toml papers/pyproject.toml $(LOCK)
 	@if test -x $(VENV)/bin/python && ! $(VENV)/bin/python -c 'import sys; sys.exit("%d.%d" % sys.version_info[:2] != "$(PY_MINOR)")'; \
 	  then echo "$(VENV) holds another Python: making it anew for $(PY_MINOR)"; rm -rf $(VENV); fi
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet uv==$(UV_VERSION)
-	$(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python $(if $(UNPINNED),,-c $(LOCK)) -e '.[$(EXTRAS)]'
+	$(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python $(if $(UNPINNED),,-c $(LOCK)) -e '.[$(EXTRAS)]' -e ./papers
 	@touch $@
 
 ## install: the venv alone (PYTHON, VENV and UNPINNED as above)
@@ -151,7 +151,7 @@ national: $(STAMP)
 RUN ?= $(CURDIR)
 readme-numbers: $(STAMP)
 	$(SMK) --directory $(RUN) --cores 1 results/claim_counts.md
-	python -m isdp.experiments.reporting README.md $(RUN)/results/claim_counts.md
+	python -m isdp_papers.reporting README.md $(RUN)/results/claim_counts.md
 	python benchmarks/measurements_table.py publish $(wildcard $(CURDIR)/results/make_times.csv \
 	  $(CI_DIR)/results/make_times.csv $(CURDIR)/national/results/make_times.csv)
 

@@ -34,7 +34,7 @@ search_path = os.environ["PATH"]
 os.environ.update(PATH=os.path.dirname(sys.executable) + os.pathsep + search_path)
 sys.path.insert(0, src)
 
-from isdp.experiments.config import check_config_values
+from isdp_papers.config import check_config_values
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")

@@ -19,10 +19,10 @@ import math
 from pathlib import Path
 
 import pandas as pd
+from isdp_papers.e3_census_counties.census import overdispersed_starts
 
 from isdp.convergence import certify, certify_heat_bath, pairs_needed
 from isdp.exact import sample_sum_constraint_l1
-from isdp.experiments.e3_census_counties.census import overdispersed_starts
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, with_mixing_basis
 
 RESULTS = Path(__file__).parent / "results"

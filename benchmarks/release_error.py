@@ -9,7 +9,7 @@ One person moving between cells changes the count vector by 2 in ℓ1 and √2 i
   solved cells computed from the invariants;
 - ``opendp-laplace``: OpenDP's discrete Laplace on every count (``make_laplace`` on i64 vectors under
   ``l1_distance``), scale 2/ε; its own map of an ℓ1 distance of 2 is ε;
-- ``gaussian``: isdp's Gaussian route, σ = :func:`isdp.release.gaussian_sigma` (1, 10⁻⁶), drawn exactly on the
+- ``gaussian``: isdp's Gaussian route, σ = :func:`isdp.privacy.gaussian_sigma` (1, 10⁻⁶), drawn exactly on the
   lattice by Klein's sampler (a total, or both margins);
 - ``opendp-gaussian``: OpenDP's discrete Gaussian on every count (``make_gaussian`` on i64 vectors under
   ``l2_distance``) at the least float ≥ that σ. σ is calibrated on a privacy profile that bounds every lattice,
@@ -62,7 +62,7 @@ Columns of ``benchmarks/results/release_error.csv``, one row per case and route:
   first half of the replicates and both variances are estimated on the second half (standard error by a
   seeded bootstrap of that half);
 - ``interval_width``, ``coverage``, ``coverage_se``, ``coverage_stated``: each noised cell's interval for its
-  true count at level 0.9 — isdp's ``--uncertainty`` columns (:func:`isdp.release.cell_uncertainty`:
+  true count at level 0.9 — isdp's ``--uncertainty`` columns (:func:`isdp.privacy.cell_uncertainty`:
   exact on the free-cell route, else simulated), and for OpenDP's i.i.d. noise the same quantiles of its exact
   law on Z — its mean width over the noised cells, the share of replicates' noised cells it holds (standard error
   over replicates) and the probability it is stated to hold (at least 0.9; a Monte Carlo estimate for isdp's
@@ -96,17 +96,9 @@ from scipy import optimize
 from isdp.errors import UncertifiableError
 from isdp.exact import LatticeBlock, double_geometric_array, seeded_source
 from isdp.lattice import blocks
-from isdp.release import (
-    MECHANISMS,
-    Plan,
-    Request,
-    cell_uncertainty,
-    constraint_matrix,
-    gaussian_sigma,
-    load_table,
-    make_release,
-    noise_interval,
-)
+from isdp.privacy import cell_uncertainty, gaussian_sigma, noise_interval
+from isdp.release import MECHANISMS, Plan, Request, make_release
+from isdp.tables import constraint_matrix, load_table
 
 RESULTS = Path(__file__).parent / "results"
 CSV = RESULTS / "release_error.csv"

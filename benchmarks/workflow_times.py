@@ -1,7 +1,7 @@
 """Per-rule and per-experiment times of a workflow run, from its job logs and benchmark files.
 
 Every job that runs a step ends its log (``results/logs/<job>.log``) with the line
-``resources: wall_s=… cpu_s=… max_rss_mb=…`` (:func:`isdp.experiments.resources.job_resources`: wall
+``resources: wall_s=… cpu_s=… max_rss_mb=…`` (:func:`isdp_papers.resources.job_resources`: wall
 time since the process started, CPU time, peak memory); the notebook rules and the per-state copies
 declare Snakemake's ``benchmark: results/benchmarks/<job>.tsv`` instead. This script reads both,
 groups the jobs by rule (a job name without its state, norm or vintage wildcard) and by experiment
@@ -22,8 +22,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
-
-from isdp.experiments.resources import RESOURCES_LINE
+from isdp_papers.resources import RESOURCES_LINE
 
 #: wildcards in job names: a state code or a batch of them (``CA+AL+DC``), a norm, a figure
 #: name inside a name (``e1_fig5_boxplots``; ``e5_fig1`` is a rule), an NHGIS vintage

@@ -55,7 +55,8 @@ def write(path: Path, python: str, extras, pip: bool) -> None:
              *(f"  - {name}={pinned[name]}" for name in declared(python, extras))]
     if pip:
         lines += ["  - pip:",
-                  "      - --no-deps -e .  # the project itself; its dependencies are the conda packages above"]
+                  "      - --no-deps -e .  # the project itself; its dependencies are the conda packages above",
+                  "      - --no-deps -e ./papers  # the paper layer the workflow runs (never in the isdp wheel)"]
     path.write_text(head + "dependencies:\n" + "\n".join(lines) + "\n")
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import yaml
 from conftest import ROOT
-
-from isdp.experiments.evidence import Run
+from isdp_papers.evidence import Run
 
 CONFIG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 E8 = CONFIG["e8"]

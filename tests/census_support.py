@@ -14,11 +14,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import yaml
 from conftest import NHGIS_ZIP, ROOT
-
-from isdp.experiments.e5_congenial_mis import small_lattice as sl
-from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
-from isdp.experiments.evidence import Run
-from isdp.experiments.nhgis.counties import load_counties
+from isdp_papers.e5_congenial_mis import small_lattice as sl
+from isdp_papers.e5_congenial_mis.problem import sex_by_age_constraints
+from isdp_papers.evidence import Run
+from isdp_papers.nhgis.counties import load_counties
 
 CONFIG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())  # the workflow's configuration
 

@@ -11,10 +11,9 @@ import pandas as pd
 import yaml
 from conftest import REGISTRY, ROOT
 from criteria_support import judge
-
-from isdp.experiments.claims import claim, load_registry, measure_row
-from isdp.experiments.e7_congenial_histogram.releases import MECHANISMS, release
-from isdp.experiments.evidence import Run
+from isdp_papers.claims import claim, load_registry, measure_row
+from isdp_papers.e7_congenial_histogram.releases import MECHANISMS, release
+from isdp_papers.evidence import Run
 
 # --------------------------------------------------------------------------- E6: a small §5.2 problem
 

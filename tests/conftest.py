@@ -48,10 +48,10 @@ class ByteStream:
 
 
 def row_verdict(claim_id: str, run, **override):
-    """A registry row's status and measurement on ``run`` (an ``isdp.experiments.evidence.Run``), with ``override``
+    """A registry row's status and measurement on ``run`` (an ``isdp_papers.evidence.Run``), with ``override``
     replacing the row's args (the measure handed the paper value only where the row declares it, as in the summary):
     how a test shows a row can match and can differ."""
-    from isdp.experiments import claims
+    from isdp_papers import claims
 
     c = claims.claim(claim_id, REGISTRY)
     m = claims.measure_row(c, run, **override)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from isdp.experiments.criteria import verdict
-from isdp.experiments.evidence import Measurement
+from isdp_papers.criteria import verdict
+from isdp_papers.evidence import Measurement
 
 
 def judge(criterion: Mapping, paper, m: Measurement) -> str:
     """The status of a measurement against the paper's value under ``criterion``; ``error`` when its evidence
-    cannot be judged (:func:`isdp.experiments.criteria.verdict` says why)."""
+    cannot be judged (:func:`isdp_papers.criteria.verdict` says why)."""
     return verdict(criterion, paper, m)[0]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from conftest import REGISTRY, ROOT, row_verdict
 from criteria_support import judge
-
-from isdp.experiments.claims import claim
-from isdp.experiments.config import load_config
-from isdp.experiments.evidence import Run
+from isdp_papers.claims import claim
+from isdp_papers.config import load_config
+from isdp_papers.evidence import Run
 
 CONFIG = load_config(ROOT / "config" / "config.yaml")  # the workflow's config, as the rows read it
 

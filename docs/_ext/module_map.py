@@ -42,7 +42,7 @@ def render() -> str:
             continue
         packages.setdefault(".".join(path.relative_to(SRC).parent.parts), []).append(path)
     lines = [HEADING, "", INTRO, ""]
-    for package in sorted(packages, key=lambda p: (p.startswith("isdp.experiments"), p)):
+    for package in sorted(packages, key=lambda p: (p.startswith("isdp_papers"), p)):
         lines += [f"### `{package}`", "", "| module | what it holds |", "|---|---|"]
         lines += [f"| `{p.stem}` | {first_sentence(p).replace(BAR, ESCAPED_BAR)} |" for p in packages[package]]
         lines.append("")

@@ -8,15 +8,17 @@ subpackages, each with one ``__all__``, imported on first use (``import isdp`` s
 - :mod:`isdp.mcmc`: the compiled samplers, their couplings and the building blocks of new kernels
 - :mod:`isdp.exact`: exact laws on small lattices and the exact integer-arithmetic samplers
 - :mod:`isdp.convergence`: the certificate, R-hat and ESS, draws as netCDF
-- :mod:`isdp.release`: release mode — tables, invariants, the guarantee, plan, run, audit, statement
+- :mod:`isdp.tables`: tables in and out (CSV, Parquet), their keys, the invariant families and files
+- :mod:`isdp.privacy`: neighbours, the guarantee per person, the exact audit, laws, cells' error bars
+- :mod:`isdp.release`: release mode — the request, plan, run, checks and statement, whole, in parts or on Dask
 - :mod:`isdp.baselines`: the projection mechanisms and the accounting the papers compare with
 
 and the modules :mod:`isdp.errors` (the one error hierarchy), :mod:`isdp.files` (atomic writes),
 :mod:`isdp.cli` (``isdp release``) and :mod:`isdp.opendp_measurements` (the exact routes as OpenDP
 measurements, extra ``isdp[opendp]``). Modules whose names start with ``_`` are private.
 
-The experiment layer (the papers' problems, data loaders, studies, figures and the claims
-registry) lives in :mod:`isdp.experiments` and needs the ``workflow`` extra.
+The papers' reproduction (their problems, data loaders, studies, figures and claims registry) is not
+part of this package: it lives beside the workflow in the repository's ``papers/`` folder.
 
 Examples
 --------
@@ -29,8 +31,6 @@ Examples
 import importlib
 import importlib.metadata
 
-from ._deprecated import install_finder as _install_finder
-from ._deprecated import moved_name as _moved_name
 
 try:  # the installed distribution's version (SemVer 0.x), so the package, `isdp --version` and statements agree
     __version__ = importlib.metadata.version("isdp")
@@ -43,6 +43,8 @@ __all__ = [  # noqa: RUF022 (the reading order: the method's layers, then the mo
     "mcmc",
     "exact",
     "convergence",
+    "tables",
+    "privacy",
     "release",
     "baselines",
     "errors",
@@ -53,13 +55,11 @@ __all__ = [  # noqa: RUF022 (the reading order: the method's layers, then the mo
 
 
 def __getattr__(name: str):
-    if name in __all__ or name == "experiments":
+    if name in __all__:
         return importlib.import_module(f".{name}", __name__)
-    return _moved_name(name)  # a name of the flat layout (before 0.3), or an AttributeError
+    raise AttributeError(f"module 'isdp' has no attribute {name!r}")
 
 
 def __dir__():
     return sorted(set(globals()) | set(__all__))
 
-
-_install_finder()

@@ -88,7 +88,7 @@ def over_streams(kernel: Callable[..., None], n_streams: int, *args) -> None:
 
     One range per thread, ``min(numba.get_num_threads(), n_streams)`` threads: numba's setting
     (``NUMBA_NUM_THREADS``, :func:`numba.set_num_threads`,
-    :func:`isdp.experiments.jobs.set_numba_threads`) stays the one knob. With one thread the kernel
+    :func:`isdp_papers.jobs.set_numba_threads`) stays the one knob. With one thread the kernel
     runs in the calling thread; with more, on a thread pool, and an exception in any range is raised
     here. The kernels are serial ``@njit(nogil=True)`` loops over their range, so the threads run
     in parallel; each stream owns its random state (:mod:`isdp._rng`), so the results do not depend

@@ -260,13 +260,13 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
 
 def _release(args, parser) -> int:
     # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
-    from .release._constraints import constraint_matrix  # deferred, as above
+    from .tables._constraints import constraint_matrix  # deferred, as above
     from .release._files import check_layouts, count_of, write_release  # deferred, as above
-    from .release._parquet_tables import is_dataset  # deferred, as above
+    from .tables._parquet_tables import is_dataset  # deferred, as above
     from .release._plan import dry_run  # deferred, as above
     from .release._release import make_release  # deferred, as above
     from .release._request import Request  # deferred, as above
-    from .release._tables import TableSet, load_table  # deferred, as above
+    from .tables._tables import TableSet, load_table  # deferred, as above
 
     def load(labels_only: bool = False):
         tables = [load_table(path, args.format, args.count_column, labels_only=labels_only) for path in args.table]
@@ -347,7 +347,7 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
     ``--engine dask`` (``run_parts``, a :class:`~isdp.release.DaskParts`); None when it is small, or not a
     Parquet table to Parquet (a file or a dataset) under families of totals, or cannot be released so
     (``--engine dask`` then refuses). ``outputs`` as typed."""
-    from .release._parquet_tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
+    from .tables._parquet_tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
     from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
 
     dask = args.engine == "dask"

@@ -215,9 +215,9 @@ class UsageError(ReleaseError, ArgumentError):
 
     Raised by :meth:`isdp.release.Request.check` (ε not in [1e-9, 700], δ missing for the
     Gaussian or the chain, δ given to the pure ℓ1 route, a negative seed, ``free_cells`` with
-    another norm, ``pairs`` outside [2, 100,000]), by :func:`isdp.release.constraint_matrix`
+    another norm, ``pairs`` outside [2, 100,000]), by :func:`isdp.tables.constraint_matrix`
     (an unknown invariant family or tie, a key column the table lacks, no invariant at all), by
-    :func:`isdp.release.load_table` (an unknown format), and by the command line and
+    :func:`isdp.tables.load_table` (an unknown format), and by the command line and
     :func:`isdp.release.write_release` for output paths (an output that exists without
     ``--force``, is a directory, is an input, or cannot be written). All but the last are
     raised before any count is read: the command line checks the output paths before sampling,
@@ -262,10 +262,10 @@ class UsageError(ReleaseError, ArgumentError):
 class InputError(ReleaseError, ValueError):
     r"""Unreadable table or constraint file: wrong shape, labels, non-integer or negative counts.
 
-    Raised by :func:`isdp.release.load_table` (a missing or unreadable file, ragged lines, a
+    Raised by :func:`isdp.tables.load_table` (a missing or unreadable file, ragged lines, a
     repeated label or column name, a non-integer, negative or too large count, a margin that
     disagrees with its cells, a wide table whose labels read as numbers under ``fmt="auto"``, a
-    label containing ``|``), by :func:`isdp.release.read_constraint_file` (cell labels that
+    label containing ``|``), by :func:`isdp.tables.read_constraint_file` (cell labels that
     are not the table's, a coefficient beyond ±2**31, an all-zero constraint), by a tie between
     tables that do not share their groups, and by :func:`isdp.release.make_release` when an
     invariant's value is beyond ±2**53. The message names the file and the line, row or column.
@@ -277,7 +277,7 @@ class InputError(ReleaseError, ValueError):
 
     See Also
     --------
-    isdp.release.load_table : Reads a table and raises it for anything a release cannot use.
+    isdp.tables.load_table : Reads a table and raises it for anything a release cannot use.
 
     Notes
     -----
@@ -289,7 +289,7 @@ class InputError(ReleaseError, ValueError):
     >>> import tempfile
     >>> from pathlib import Path
     >>> from isdp.errors import InputError
-    >>> from isdp.release import load_table
+    >>> from isdp.tables import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "ages.csv")
     ...     _ = path.write_text("sex,young,old\nFemale,3,-5\nMale,4,2\n")
@@ -309,9 +309,9 @@ class InfeasibleError(ReleaseError, ValueError):
     Raised by :meth:`isdp.release.Plan.make` when the invariants fix every cell (no non-zero
     integer change keeps them, so no noise can be added) and by
     :func:`isdp.release.make_release` when the chain's lattice cannot be built from them, by
-    :func:`isdp.release.read_constraint_file` when a constraint's stated ``value`` is not the
+    :func:`isdp.tables.read_constraint_file` when a constraint's stated ``value`` is not the
     table's (a constraint file written for another table), and by
-    :func:`isdp.release.constraint_matrix` when tables released together disagree where they
+    :func:`isdp.tables.constraint_matrix` when tables released together disagree where they
     are tied. Values are compared in exact integers; the message never shows a count beyond the
     invariant's own value.
 

@@ -45,7 +45,7 @@ from .exact._block_sampler import ExactSampler
 from .exact._exact_numbers import as_fraction
 from .exact._integer_sources import system_source
 from .lattice._integer_lattice import as_integer_matrix
-from .release._privacy import unit_epsilon
+from .privacy._guarantee import unit_epsilon
 
 #: The input metric's descriptor (OpenDP compares metrics by it): the number of persons whose
 #: records differ between two tables with the same invariants, infinite between tables whose
@@ -321,7 +321,7 @@ def make_isdp_gaussian(A, sigma):
         The invariants: one row per invariant, one column per cell.
     sigma : fractions.Fraction, int, float or str
         σ (> 0), read exactly (:func:`isdp.exact.as_fraction`);
-        :func:`isdp.release.gaussian_sigma` gives the σ of a requested (ε, δ) per person.
+        :func:`isdp.privacy.gaussian_sigma` gives the σ of a requested (ε, δ) per person.
 
     Returns
     -------
@@ -343,7 +343,7 @@ def make_isdp_gaussian(A, sigma):
     See Also
     --------
     make_isdp_laplace : The ℓ1 route, with a pure ε map.
-    isdp.release.gaussian_rho : The map, as a function.
+    isdp.privacy.gaussian_rho : The map, as a function.
 
     Notes
     -----
@@ -371,7 +371,7 @@ def make_isdp_gaussian(A, sigma):
     _drawable(1 / sigma, f"σ = {sigma}")
     A, sampler = _sampler(A, gaussian=True)
     with _features() as dp:
-        # ρ = (√2·k)²/(2σ²) = k²/σ² (isdp.release.gaussian_rho), exactly
+        # ρ = (√2·k)²/(2σ²) = k²/σ² (isdp.privacy.gaussian_rho), exactly
         return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(),
                                           dp.zero_concentrated_divergence(),
                                           function=_release_function(A, sampler, 1 / sigma, sigma),

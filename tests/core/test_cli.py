@@ -66,8 +66,9 @@ def test_end_to_end_on_the_e5_example(tmp_path):
 
 
 def test_the_example_invariants_are_e5s(tmp_path):
-    from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
-    from isdp.release import read_table_csv
+    from isdp_papers.e5_congenial_mis.problem import sex_by_age_constraints
+
+    from isdp.tables import read_table_csv
 
     _, rows, cols = read_table_csv(E5_TABLE)
     A, _ = sex_by_age_constraints(rows, cols, "18-19")

@@ -1,4 +1,4 @@
-"""The captions' result sentences (isdp.experiments.captions): which rows a fragment states, that it follows a
+"""The captions' result sentences (isdp_papers.captions): which rows a fragment states, that it follows a
 changed verdict, and that a caption including it renders as the report renders captions (docutils, from the
 run directory)."""
 
@@ -9,11 +9,10 @@ import json
 import pandas as pd
 import pytest
 from docutils.core import publish_parts
-
-from isdp.experiments.captions import caption_results, fragment, rst_escape, select
-from isdp.experiments.claims import COLUMNS
-from isdp.experiments.jobs import Job
-from isdp.experiments.scorecard import assign, registry_items
+from isdp_papers.captions import caption_results, fragment, rst_escape, select
+from isdp_papers.claims import COLUMNS
+from isdp_papers.jobs import Job
+from isdp_papers.scorecard import assign, registry_items
 
 
 def _row(id_, source, status="match", cause="", value="0.5") -> dict:

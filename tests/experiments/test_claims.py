@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.claims`: the claims registry (its schema checks, unique ids, known measures,
+"""Tests of :mod:`isdp_papers.claims`: the claims registry (its schema checks, unique ids, known measures,
 causes, ``same_fact_as``, the shared false-alarm budget, no paper value typed elsewhere, a paper value whose type fits
 its measure) and its evaluator (a run's summary rows, the fit rule, a failing measure, a non-finite measurement,
 the paper value withheld from a measure whose row does not declare reading it, a declared reading checked in the
@@ -14,9 +14,8 @@ import pytest
 import yaml
 from census_support import python_output
 from conftest import REGISTRY, ROOT
-
-from isdp.experiments import claims
-from isdp.experiments.evidence import Run
+from isdp_papers import claims
+from isdp_papers.evidence import Run
 
 A_PRIORI = {"text": "the printed number as printed", "basis": "a priori"}
 BY_FIT = {"text": "the one reading of three that fits", "basis": "chosen by fit"}
@@ -74,7 +73,7 @@ def test_checking_the_registry_imports_no_statistics_or_qp_library():
     import SciPy's statistics and qpsolvers (more than a second together) only in the functions that use them."""
     heavy = ("scipy.stats", "qpsolvers", "matplotlib", "sympy")
     loaded = python_output("import sys\n"
-                           "from isdp.experiments.claims import load_registry\n"
+                           "from isdp_papers.claims import load_registry\n"
                            f"load_registry({str(REGISTRY)!r})\n"
                            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
     assert loaded == "[]"

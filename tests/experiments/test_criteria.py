@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.criteria`: every criterion kind can return every status it allows, a reading
+"""Tests of :mod:`isdp_papers.criteria`: every criterion kind can return every status it allows, a reading
 chosen by fit is never a match, and evidence a criterion cannot judge is an error: NaN and ±inf anywhere in what a
 comparison of any kind would use, a paper value whose type does not fit the measured one. And a criterion's
 tolerance or bound is judged against the scale of the row's paper value."""
@@ -11,9 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from criteria_support import judge
-
-from isdp.experiments import criteria
-from isdp.experiments.evidence import Measurement
+from isdp_papers import criteria
+from isdp_papers.evidence import Measurement
 
 M = Measurement
 

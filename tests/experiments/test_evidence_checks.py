@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.evidence_checks`: every kind refuses NaN, infinities and values outside its range;
+"""Tests of :mod:`isdp_papers.evidence_checks`: every kind refuses NaN, infinities and values outside its range;
 a table's keys are checked for repeats, missing and unexpected rows; a stored derived value against its
 recomputation; the count a paper value states; a JSON file's fields; and the committed inputs against the SHA-256
 their PROVENANCE.md publishes (line endings aside), with the opt-out noted."""
@@ -13,9 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import ROOT
-
-from isdp.experiments import evidence_checks as ec
-from isdp.experiments.evidence import EvidenceError, Run
+from isdp_papers import evidence_checks as ec
+from isdp_papers.evidence import EvidenceError, Run
 
 BAD = {  # kind -> values each of which it refuses
     "finite": [math.nan, math.inf, -math.inf],
@@ -132,7 +131,7 @@ def test_a_measure_that_read_an_unverified_input_says_so(copy, tmp_path):
     @ec.reads_committed
     def measure(run, paper):
         ec.committed(run, "nhgis/county_housing_v20210608.csv")
-        from isdp.experiments.evidence import Measurement
+        from isdp_papers.evidence import Measurement
 
         return Measurement(1, "one", note="as measured")
 

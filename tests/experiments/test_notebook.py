@@ -1,11 +1,10 @@
-"""Tests of :mod:`isdp.experiments.notebook`'s published copy of an executed notebook (the saved context and
+"""Tests of :mod:`isdp_papers.notebook`'s published copy of an executed notebook (the saved context and
 the standalone runs are tested against a workflow run in tests/workflow/test_notebooks_standalone.py)."""
 
 from __future__ import annotations
 
 import nbformat
-
-from isdp.experiments.notebook import PREAMBLE_TAG, publishable
+from isdp_papers.notebook import PREAMBLE_TAG, publishable
 
 
 def test_publishable_replaces_the_preamble_with_a_note():

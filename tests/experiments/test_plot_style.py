@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.plot_style`: the collection-based box plot draws Matplotlib's own box-plot
+"""Tests of :mod:`isdp_papers.plot_style`: the collection-based box plot draws Matplotlib's own box-plot
 statistics (quartiles, medians, whisker ends, fliers)."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ import pytest
 def test_box_collection_draws_matplotlib_boxplot_statistics():
     """The collection-based box plot uses Matplotlib's own quartiles and whisker ends."""
     import matplotlib.pyplot as plt
+    from isdp_papers.plot_style import box_collection
     from matplotlib import cbook
-
-    from isdp.experiments.plot_style import box_collection
 
     data = np.random.default_rng(3).standard_t(3, size=(200, 5))
     fig, ax = plt.subplots()

@@ -1,11 +1,10 @@
-"""Tests of :mod:`isdp.experiments.problems`: an index set given by its complement is checked, and its errors name the
+"""Tests of :mod:`isdp_papers.problems`: an index set given by its complement is checked, and its errors name the
 config key and the bad value."""
 
 from __future__ import annotations
 
 import pytest
-
-from isdp.experiments.problems import index_set_from_complement
+from isdp_papers.problems import index_set_from_complement
 
 
 @pytest.mark.parametrize("complement, message", [([1, 23, 99], r"\[99\] outside the cells 1..46"),

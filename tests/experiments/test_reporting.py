@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.reporting`: the headline counts of a run's summary (the documents' claims apart
+"""Tests of :mod:`isdp_papers.reporting`: the headline counts of a run's summary (the documents' claims apart
 from the project's checks, differs rows by cause, a restating row counted once), their Markdown block, and README's
 generated block agreeing with the registry."""
 
@@ -7,8 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from conftest import REGISTRY, ROOT
-
-from isdp.experiments import claims
+from isdp_papers import claims
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +23,7 @@ def _summary_rows(rows):
 
 
 def test_counts_separate_claims_from_checks_with_causes(tmp_path):
-    from isdp.experiments import reporting
+    from isdp_papers import reporting
 
     summary = _summary_rows([("claim", "match", ""), ("claim", "differs", "paper error"),
                              ("claim", "differs", "data vintage"), ("claim", "differs", "data vintage"),
@@ -54,7 +53,7 @@ def test_counts_separate_claims_from_checks_with_causes(tmp_path):
 def test_readme_counts_are_a_generated_block_that_agrees_with_the_registry(registry):
     """README's headline counts come only from `make readme-counts`; when filled, its totals of
     claims and checks are the registry's."""
-    from isdp.experiments import reporting
+    from isdp_papers import reporting
 
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = text.split(reporting.README_START)[1].split(reporting.README_END)[0]
@@ -65,7 +64,7 @@ def test_readme_counts_are_a_generated_block_that_agrees_with_the_registry(regis
 
 
 def _verdict_row(status):
-    """A summary row with ``status``, as :func:`isdp.experiments.claims.claim_markdown` reads it."""
+    """A summary row with ``status``, as :func:`isdp_papers.claims.claim_markdown` reads it."""
     return {"id": "X-E1-a", "claim": "c", "source": "s", "kind": "claim", "paper_value": "p", "reproduced_value": "r",
             "reading": "read", "criterion": "k", "status": status, "cause": "", "note": ""}
 
@@ -77,8 +76,7 @@ def test_the_badge_font_draws_every_verdict_badge():
     import re
 
     from fontTools.ttLib import TTFont
-
-    from isdp.experiments import reporting
+    from isdp_papers import reporting
 
     font = reporting.badge_font()
     assert font == reporting.badge_font()
@@ -94,10 +92,9 @@ def test_notebook_html_publishes_the_notebook_without_preamble_or_paths(tmp_path
     """The executed copy loses Snakemake's preamble and papermill's temporary path, in place and for good;
     the HTML embeds the badge font and shows the verdicts as the notebook does."""
     import nbformat
-
-    from isdp.experiments import reporting
-    from isdp.experiments.jobs import Job
-    from isdp.experiments.notebook import PREAMBLE_TAG
+    from isdp_papers import reporting
+    from isdp_papers.jobs import Job
+    from isdp_papers.notebook import PREAMBLE_TAG
 
     monkeypatch.chdir(tmp_path)
     preamble = nbformat.v4.new_code_cell(f"import sys; sys.path.extend([{str(tmp_path)!r}])",

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.resources`: what a job cost (wall time, CPU time, peak memory) measured on a fresh
+"""Tests of :mod:`isdp_papers.resources`: what a job cost (wall time, CPU time, peak memory) measured on a fresh
 process, and the resources line a step's log ends with read back by ``benchmarks/workflow_times.py``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ def test_job_resources_measure_this_process():
     """A process that burns 0.4 s of CPU and holds 200 MB reports at least that much CPU and
     memory, and a wall time at least its CPU time (it runs one thread)."""
     out = _run("import time, numpy as np\n"
-               "from isdp.experiments.resources import job_resources\n"
+               "from isdp_papers.resources import job_resources\n"
                "block = np.ones(200 * 2**20 // 8)\n"
                "t = time.process_time()\n"
                "while time.process_time() - t < 0.4: pass\n"
@@ -29,7 +29,7 @@ def test_resources_line_round_trips_to_workflow_times(tmp_path):
     """The line run_step logs is what benchmarks/workflow_times.py reads, beside Snakemake's benchmark files."""
     import logging
 
-    from isdp.experiments.resources import RESOURCES_LINE, resources_line
+    from isdp_papers.resources import RESOURCES_LINE, resources_line
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
@@ -40,7 +40,7 @@ def test_resources_line_round_trips_to_workflow_times(tmp_path):
     (tmp_path / "results" / "benchmarks").mkdir()
     log = tmp_path / "results" / "logs" / "e3_states_TX+DC.log"
     handler = logging.FileHandler(log)
-    logger = logging.getLogger("isdp.experiments.jobs")
+    logger = logging.getLogger("isdp_papers.jobs")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     try:

@@ -1,4 +1,4 @@
-"""The scorecard (isdp.experiments.scorecard): the location parser on the registry's real strings, which rows
+"""The scorecard (isdp_papers.scorecard): the location parser on the registry's real strings, which rows
 speak of which registered item, and the page a hand-made run gives."""
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import REGISTRY
-
-from isdp.experiments.claims import COLUMNS, STATUSES, load_registry, schema
-from isdp.experiments.jobs import Job
-from isdp.experiments.scorecard import (
+from isdp_papers.claims import COLUMNS, STATUSES, load_registry, schema
+from isdp_papers.jobs import Job
+from isdp_papers.scorecard import (
     CAUSE_MEANINGS,
     STATUS_MEANINGS,
     ItemRef,
@@ -32,7 +31,7 @@ from isdp.experiments.scorecard import (
     status_counts,
     unregistered,
 )
-from isdp.experiments.scorecard import (
+from isdp_papers.scorecard import (
     page as scorecard_page,
 )
 

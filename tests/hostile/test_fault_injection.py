@@ -6,7 +6,7 @@ The corruptions repeat the probes of issue 58 — NaN and infinite values in wel
 printed row deleted or repeated, a negative residual, a committed county extract with 100 persons moved between two
 counties — and one per measure module of the same kind (a p-value above 1, a stored summary its source does not
 give, a stored z, bound or variance its columns contradict, a meeting time below its lag); the measures check what
-they read through :mod:`isdp.experiments.evidence_checks`."""
+they read through :mod:`isdp_papers.evidence_checks`."""
 
 from __future__ import annotations
 
@@ -20,10 +20,9 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REGISTRY, ROOT
-
-from isdp.experiments import claims
-from isdp.experiments.evidence import EvidenceError, Run
-from isdp.experiments.evidence_checks import verify_committed
+from isdp_papers import claims
+from isdp_papers.evidence import EvidenceError, Run
+from isdp_papers.evidence_checks import verify_committed
 
 CONFIG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 E8 = CONFIG["e8"]
@@ -120,7 +119,7 @@ def test_e6_negative_invariant_residual_is_an_error(tmp_path):
 def _swap_run(tmp_path, printed: pd.DataFrame | None = None) -> Run:
     """A run whose e8_swap_ma1940 reproduces ``printed`` (the committed table by default, else a copy of the run's
     printed input)."""
-    from isdp.experiments.e8_privacy_accounting.tables import swap_table
+    from isdp_papers.e8_privacy_accounting.tables import swap_table
 
     e8 = dict(E8)
     if printed is None:
@@ -204,7 +203,7 @@ def test_the_committed_extracts_are_the_published_ones():
 
 
 def test_a_changed_county_extract_is_refused_by_the_fetch_step_naming_it(tmp_path):
-    from isdp.experiments.nhgis.fallback import fetch_or_fallback
+    from isdp_papers.nhgis.fallback import fetch_or_fallback
 
     extract, out = _moved_extract(tmp_path), tmp_path / "counties.csv"
     with pytest.raises(EvidenceError, match=r"county_population_v20210608\.csv: sha256 .* is not the .* published"):
@@ -213,7 +212,7 @@ def test_a_changed_county_extract_is_refused_by_the_fetch_step_naming_it(tmp_pat
 
 
 def test_a_changed_county_extract_is_used_with_the_opt_out_and_the_run_says_so(tmp_path, caplog):
-    from isdp.experiments.nhgis.fallback import fetch_or_fallback
+    from isdp_papers.nhgis.fallback import fetch_or_fallback
 
     extract, out = _moved_extract(tmp_path), tmp_path / "counties.csv"
     info = fetch_or_fallback("20201116", "embedded", dest_zip=tmp_path / "z.zip", embedded_csv=extract, out_csv=out,
@@ -250,7 +249,7 @@ def test_e3_audit_with_a_p_value_above_one_is_an_error(tmp_path):
 
 
 def test_e4_metrics_with_a_nan_slope_p_value_are_an_error(tmp_path):
-    from isdp.experiments.e4_projection_comparison.comparison import DAS, METHODS
+    from isdp_papers.e4_projection_comparison.comparison import DAS, METHODS
 
     run = _results(tmp_path, {})
     run.path("e3/selection.json").write_text(json.dumps({"selected_states": ["IL"]}))
@@ -264,7 +263,7 @@ def test_e4_metrics_with_a_nan_slope_p_value_are_an_error(tmp_path):
 
 
 def test_e4_metrics_without_a_method_are_an_error(tmp_path):
-    from isdp.experiments.e4_projection_comparison.comparison import DAS, METHODS
+    from isdp_papers.e4_projection_comparison.comparison import DAS, METHODS
 
     run = _results(tmp_path, {})
     run.path("e3/selection.json").write_text(json.dumps({"selected_states": ["IL"]}))
@@ -302,7 +301,7 @@ def test_e7_simulation_with_a_stored_z_its_columns_do_not_give_is_an_error(tmp_p
 
 
 def _dorm_run(tmp_path) -> Run:
-    from isdp.experiments.e8_privacy_accounting.implied import feasible_totals, implied_bounds
+    from isdp_papers.e8_privacy_accounting.implied import feasible_totals, implied_bounds
 
     run = _results(tmp_path, {"e8": E8})
     d = E8["dorm"]
@@ -323,7 +322,7 @@ def test_e8_dorm_bounds_their_feasible_totals_do_not_give_are_an_error(tmp_path)
 
 
 def test_e8_variance_tripled_in_one_row_is_an_error(tmp_path):
-    from isdp.experiments.e8_privacy_accounting.tables import variance_table
+    from isdp_papers.e8_privacy_accounting.tables import variance_table
 
     run = _results(tmp_path, {"e8": E8})
     table = variance_table(pd.read_csv(ROOT / E8["printed"]["tda_variance"]), E8["tda"]["levels"],

@@ -8,9 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import ROOT
-
-from isdp.experiments import claims
-from isdp.experiments.config import load_config
+from isdp_papers import claims
+from isdp_papers.config import load_config
 
 SCHEMA = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 

@@ -1,5 +1,5 @@
 """Hostile evidence: no empty, NaN, infinite, wrong-shaped or truncated evidence reads as `match`,
-for every criterion kind (the claims evaluator, isdp.experiments.claims); damaged draws (off the lattice, made
+for every criterion kind (the claims evaluator, isdp_papers.claims); damaged draws (off the lattice, made
 float, of another target, half their cells, a flipped byte in a compressed chunk) and damaged JSON make the rows
 that read them `error` naming the file, and fail the workflow steps that read them."""
 
@@ -19,11 +19,10 @@ from criteria_support import judge
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-from isdp.experiments import claims, criteria
-from isdp.experiments.claims import Measurement
-from isdp.experiments.config import load_config
-from isdp.experiments.e8_privacy_accounting.tables import swap_table
+from isdp_papers import claims, criteria
+from isdp_papers.claims import Measurement
+from isdp_papers.config import load_config
+from isdp_papers.e8_privacy_accounting.tables import swap_table
 
 # one criterion of every kind that can say `match` (or `calibrated`), with a paper value it accepts
 CRITERIA = {
@@ -154,8 +153,8 @@ def test_the_same_table_intact_is_judged(tmp_path):
 
 
 def test_the_summary_step_writes_nothing_on_an_error(tmp_path, monkeypatch):
-    from isdp.experiments.jobs import Job
-    from isdp.experiments.reporting import claims_summary
+    from isdp_papers.jobs import Job
+    from isdp_papers.reporting import claims_summary
 
     config = e8_run(tmp_path).config
     (tmp_path / "results" / "tables" / "e8_swap_ma1940.csv").write_text(
@@ -185,7 +184,8 @@ DRAWS = "results/e1/draws_l1.nc"
 def e1_sample():
     """E1's problem, its ε and ℓ1 draws from this project's sampler (4 chains × 400, 1.2 s): the tail rows match on
     them."""
-    from isdp.experiments.e1_intersecting.problem import intersecting_constraints_problem
+    from isdp_papers.e1_intersecting.problem import intersecting_constraints_problem
+
     from isdp.lattice import generalized_laplace
     from isdp.mcmc import _samplers as samplers
 
@@ -258,7 +258,7 @@ def test_a_flipped_byte_in_a_compressed_chunk_is_an_error_naming_the_file(tmp_pa
 
 
 def _unbiasedness_job(root, e1_sample):
-    from isdp.experiments.jobs import Job
+    from isdp_papers.jobs import Job
 
     cfg = e1_sample[0]
     ess = root / "results" / "ess.csv"
@@ -270,8 +270,8 @@ def _unbiasedness_job(root, e1_sample):
 
 
 def test_the_unbiasedness_step_reads_intact_draws_as_before(tmp_path, e1_sample):
-    from isdp.experiments.lattice_study import steps
-    from isdp.experiments.unbiasedness import unbiasedness_table
+    from isdp_papers.lattice_study import steps
+    from isdp_papers.unbiasedness import unbiasedness_table
 
     _e1_run(tmp_path, e1_sample)
     job = _unbiasedness_job(tmp_path, e1_sample)
@@ -289,8 +289,9 @@ def _write(df, path):
 @pytest.mark.parametrize("corruption", list(CORRUPT_DRAWS))
 def test_a_step_that_reads_damaged_draws_fails_naming_the_file(tmp_path, e1_sample, corruption):
     """docs/reliability.md: the job fails naming the file; before, the unbiasedness table was written from them."""
+    from isdp_papers.lattice_study import steps
+
     from isdp.errors import DrawsError
-    from isdp.experiments.lattice_study import steps
 
     corrupt, message = CORRUPT_DRAWS[corruption]
     _e1_run(tmp_path, e1_sample, corrupt)
@@ -343,9 +344,10 @@ def test_a_directory_in_place_of_a_results_table_names_it(tmp_path):
 def test_the_draws_step_refuses_a_certificate_of_another_chain(tmp_path, e1_sample, change):
     """A certificate file did not say what it certifies, so "pairs started like the chains" could be checked only in
     the code (issue 64). It records the chain, and the draws step compares it with its own before using it."""
+    from isdp_papers.jobs import Job
+    from isdp_papers.lattice_study import steps
+
     from isdp.convergence import Certificate
-    from isdp.experiments.jobs import Job
-    from isdp.experiments.lattice_study import steps
     from isdp.lattice import generalized_laplace
 
     cfg = e1_sample[0]

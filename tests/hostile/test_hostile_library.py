@@ -244,8 +244,7 @@ def test_a_grid_with_any_unusable_value_is_refused(good, bad, at):
 
 def test_blank_evidence_is_an_error_not_a_match():
     from criteria_support import judge
-
-    from isdp.experiments.claims import Measurement
+    from isdp_papers.claims import Measurement
 
     for value in ("", "   "):
         assert judge({"kind": "equal"}, "", Measurement(value, "nothing")) == "error"

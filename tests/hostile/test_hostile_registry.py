@@ -12,8 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REGISTRY
-
-from isdp.experiments import claims, criteria
+from isdp_papers import claims, criteria
 
 
 @pytest.fixture(scope="module")

@@ -645,7 +645,8 @@ def test_counts_in_messages_agree_in_number(tmp_path, capsys, invariants, counts
 
 def test_one_table_with_two_outputs_is_counted_in_the_singular(tmp_path):
     from isdp.errors import UsageError
-    from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
+    from isdp.release import Request, make_release, write_release
+    from isdp.tables import constraint_matrix, load_table
 
     (tmp_path / "t.csv").write_text(TABLE)
     table = load_table(tmp_path / "t.csv")

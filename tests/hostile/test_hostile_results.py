@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from isdp_papers.inputs import DamagedInputError, check_inputs
+from isdp_papers.jobs import Job
 
 from isdp.convergence import save_draws
-from isdp.experiments.inputs import DamagedInputError, check_inputs
-from isdp.experiments.jobs import Job
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from isdp_papers.problems import read_table_csv
 
 from isdp.cli import main
 from isdp.errors import InfeasibleError, InputError
-from isdp.experiments.problems import read_table_csv
-from isdp.release import Table, load_table, read_constraint_file
+from isdp.tables import Table, load_table, read_constraint_file
 
 
 def _csv(values, cols, rows=None):
@@ -70,7 +70,7 @@ _DTYPES = st.one_of(hnp.integer_dtypes(), hnp.unsigned_integer_dtypes(), hnp.flo
 @settings(max_examples=200, deadline=None)
 @given(x=hnp.arrays(_DTYPES, 4))
 def test_a_table_takes_counts_of_an_integer_dtype_in_range_and_refuses_the_rest(x):
-    """Counts a caller hands to :class:`~isdp.release.Table`, of any NumPy dtype and value: integers in
+    """Counts a caller hands to :class:`~isdp.tables.Table`, of any NumPy dtype and value: integers in
     [0, 2**53] are kept exactly as int64; anything else is an InputError naming the counts, never another
     exception."""
     integers = x.dtype.kind in "iu"

@@ -24,8 +24,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from isdp.experiments.config import load_config
+from isdp_papers.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "config" / "README.md"

@@ -1,7 +1,8 @@
-"""Installed use: the sdist and the wheel pass ``twine check``; the wheel, in a fresh venv outside the checkout,
-says its version, releases a table and runs one experiment's steps.
+"""Installed use: the sdist and the wheel pass ``twine check``; the wheel holds the library alone (no paper
+code); in a fresh venv outside the checkout it says its version and releases a table, and with the paper layer's
+own wheel beside it one experiment's steps run.
 
-Both are built from this checkout by ``python -m build`` without build isolation (no network). The fresh venv gets
+The wheels are built from this checkout by ``python -m build`` without build isolation (no network). The fresh venv gets
 only the wheel (``--no-deps``); its dependencies come from the test's own environment through a
 ``.pth`` line, which adds that site-packages as a plain path (so the editable install there is not
 activated). The steps run in a scratch directory with no checkout around them: E6's studies and
@@ -29,10 +30,10 @@ SCRIPT = textwrap.dedent("""
     from pathlib import Path
 
     import isdp
-    from isdp.experiments.config import load_config
-    from isdp.experiments.jobs import Job, start_logging
-    from isdp.experiments.e6_spatiotemporal_gaussian.steps import studies
-    from isdp.experiments.reporting import claims_summary
+    from isdp_papers.config import load_config
+    from isdp_papers.jobs import Job, start_logging
+    from isdp_papers.e6_spatiotemporal_gaussian.steps import studies
+    from isdp_papers.reporting import claims_summary
 
     checkout = Path(sys.argv[1])
     assert checkout not in Path(isdp.__file__).resolve().parents, isdp.__file__
@@ -58,21 +59,24 @@ SCRIPT = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """A fresh venv holding only the wheel of this checkout; returns its python."""
+    """A fresh venv holding only the wheels of this checkout (isdp, and the paper layer's); returns its python."""
     work = tmp_path_factory.mktemp("installed")
     # Build from a copy of the tracked sources: setuptools writes build/ beside the sources it builds.
-    tracked = subprocess.run(["git", "ls-files", "pyproject.toml", "README.md", "LICENSE", "src"], cwd=ROOT,
+    tracked = subprocess.run(["git", "ls-files", "pyproject.toml", "README.md", "LICENSE", "src", "papers"], cwd=ROOT,
                              capture_output=True, text=True, check=True).stdout.split()
     for rel in tracked:
         (work / "source" / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, work / "source" / rel)
     subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir",
                     str(work / "dist"), str(work / "source")], check=True, cwd=work, capture_output=True)
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(work / "papers-dist"),
+                    str(work / "source" / "papers")], check=True, cwd=work, capture_output=True)
     wheel = next((work / "dist").glob("isdp-*.whl"))
+    papers_wheel = next((work / "papers-dist").glob("isdp_papers-*.whl"))
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(work / "venv")], check=True)
     python = work / "venv" / "bin" / "python"
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                    "--no-index", str(wheel)], check=True, cwd=work)
+                    "--no-index", str(wheel), str(papers_wheel)], check=True, cwd=work)
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
@@ -89,6 +93,18 @@ def test_the_sdist_and_the_wheel_pass_twine_check(installed):
     check = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dists)],
                            capture_output=True, text=True)
     assert check.returncode == 0 and check.stdout.count("PASSED") == 2, check.stdout + check.stderr
+
+
+def test_the_wheel_holds_the_library_alone(installed):
+    """`pip install isdp` brings the method and its command line: no paper layer, no experiment code."""
+    import zipfile
+
+    wheel = next(d for d in _dists(installed) if d.suffix == ".whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"isdp", f"isdp-{VERSION}.dist-info"}, tops
+    assert "isdp/py.typed" in names
+    assert not [n for n in names if "experiment" in n or "papers" in n or "claims" in n], names
 
 
 def test_the_installed_package_says_its_version(installed, tmp_path):
@@ -119,8 +135,8 @@ def test_the_installed_command_makes_a_seeded_release_twice_alike(installed, tmp
     assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) > 2
 
 
-def test_the_wheel_ships_the_claims_schema_and_no_checkout_paths(installed):
-    code = ("import isdp.experiments.claims as c, isdp; print(isdp.__file__); "
+def test_the_paper_wheel_ships_the_claims_schema_and_no_checkout_paths(installed):
+    code = ("import isdp_papers.claims as c, isdp; print(isdp.__file__); "
             "print(sorted(c.schema()['properties']))")
     out = subprocess.run([str(installed), "-c", code], capture_output=True, text=True, check=True,
                          cwd=installed.parents[2], env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})

@@ -73,7 +73,7 @@ def _code_sources():
 def _core(package: str) -> str:
     """The library's own subpackages share their private modules: ``isdp.mcmc`` and ``isdp.release`` are
     both the core ``isdp``; the experiment layer's packages are their own."""
-    return "isdp" if package.startswith("isdp") and not package.startswith("isdp.experiments") else package
+    return "isdp" if package.startswith("isdp") and not package.startswith("isdp_papers") else package
 
 
 def test_no_private_imports_across_packages():
@@ -90,13 +90,13 @@ def test_no_private_imports_across_packages():
 
 
 def test_the_private_import_check_can_fail():
-    assert _imported_modules("from isdp._rng import derive_seed", "isdp.experiments")[0] == "isdp._rng"
-    assert _private_owner("isdp._rng") == "isdp" != "isdp.experiments"
-    assert _imported_modules("from .._rng import x", "isdp.experiments")[0] == "isdp._rng"
-    assert _private_owner("isdp.experiments.jobs.Job") is None
+    assert _imported_modules("from isdp._rng import derive_seed", "isdp_papers")[0] == "isdp._rng"
+    assert _private_owner("isdp._rng") == "isdp" != "isdp_papers"
+    assert _imported_modules("from .._rng import x", "isdp_papers")[0] == "isdp._rng"
+    assert _private_owner("isdp_papers.jobs.Job") is None
     assert _private_owner("isdp.mcmc._samplers._run_chain") == "isdp.mcmc"
-    assert _core("isdp.mcmc") == _core("isdp.release") == "isdp" != _core("isdp.experiments.e1_intersecting")
-    assert _private_owner("isdp.experiments.nhgis.download._fetch_once") == "isdp.experiments.nhgis"
+    assert _core("isdp.mcmc") == _core("isdp.release") == "isdp" != _core("isdp_papers.e1_intersecting")
+    assert _private_owner("isdp_papers.nhgis.download._fetch_once") == "isdp_papers.nhgis"
 
 
 def test_no_file_is_found_by_counting_parents_in_src():
@@ -106,7 +106,7 @@ def test_no_file_is_found_by_counting_parents_in_src():
 
 
 def test_one_package_per_experiment():
-    """Every configured experiment eN has exactly one package isdp.experiments.eN_<name> with steps and a docstring."""
+    """Every configured experiment eN has exactly one package isdp_papers.eN_<name> with steps and a docstring."""
     import yaml
 
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
@@ -114,7 +114,7 @@ def test_one_package_per_experiment():
     assert experiments
     for exp in experiments:
         packages = [p for p in EXPERIMENTS.glob(f"{exp}_*") if p.is_dir()]
-        assert len(packages) == 1, f"{exp}: expected one package isdp/experiments/{exp}_*/, found {packages}"
+        assert len(packages) == 1, f"{exp}: expected one package isdp_papers/{exp}_*/, found {packages}"
         init = packages[0] / "__init__.py"
         assert init.is_file() and ast.get_docstring(ast.parse(init.read_text())), f"{init} needs a docstring"
 
@@ -149,7 +149,7 @@ def test_rules_are_found_also_in_loops():
 
 def test_rules_only_wire_files_to_steps():
     """At most five generic scripts; every `script:` rule names an importable step."""
-    from isdp.experiments.jobs import resolve_step
+    from isdp_papers.jobs import resolve_step
 
     scripts = sorted(p.name for p in (ROOT / "workflow" / "scripts").iterdir() if p.is_file())
     assert len(scripts) <= MAX_SCRIPTS, scripts
@@ -199,10 +199,10 @@ def _names_a_module(stem: str, package: str, modules: set[str]) -> bool:
 
 def test_every_test_file_is_named_after_the_module_it_tests():
     """Tests mirror the source: tests/core/<subpackage>/test_<module>.py tests isdp.<subpackage>.[_]<module>, and
-    tests/experiments/<package>/…/test_<module>.py tests isdp.experiments.<package>.….<module>."""
+    tests/experiments/<package>/…/test_<module>.py tests isdp_papers.<package>.….<module>."""
     modules = {_module_name(p) for p in SRC.rglob("*.py")}
     stray = []
-    for folder, package in (("core", "isdp"), ("experiments", "isdp.experiments")):
+    for folder, package in (("core", "isdp"), ("experiments", "isdp_papers")):
         for path in sorted((ROOT / "tests" / folder).rglob("test_*.py")):
             parts = path.relative_to(ROOT / "tests" / folder).parts
             if not _names_a_module(path.stem[len("test_"):], ".".join([package, *parts[:-1]]), modules):
@@ -225,11 +225,11 @@ def test_every_core_module_has_its_test_file():
 
 
 def test_the_test_name_rule_can_fail():
-    modules = {"isdp.release._release", "isdp.experiments.e8_privacy_accounting.measures.swapping_tables"}
+    modules = {"isdp.release._release", "isdp_papers.e8_privacy_accounting.measures.swapping_tables"}
     assert _names_a_module("release_privacy", "isdp.release", modules)
     assert not _names_a_module("release_privacy", "isdp", modules)
-    assert _names_a_module("swapping_tables", "isdp.experiments.e8_privacy_accounting.measures", modules)
-    assert not _names_a_module("audit_gap_rows", "isdp.experiments", modules)
+    assert _names_a_module("swapping_tables", "isdp_papers.e8_privacy_accounting.measures", modules)
+    assert not _names_a_module("audit_gap_rows", "isdp_papers", modules)
     assert not _names_a_module("releases", "isdp.release", modules)
 
 

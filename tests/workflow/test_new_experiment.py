@@ -26,7 +26,7 @@ STEP = '''"""E9's steps (a toy): what the rule e9_toy_step in ``workflow/rules/e
 
 import pandas as pd
 
-from isdp.experiments.jobs import Job
+from isdp_papers.jobs import Job
 from isdp.files import write_table
 
 
@@ -76,7 +76,7 @@ rule e9_toy_step:
         ENV
     params:
         e9=E9,
-        step="isdp.experiments.e9_toy.steps.toy",
+        step="isdp_papers.e9_toy.steps.toy",
     script:
         STEP
 '''
@@ -105,7 +105,7 @@ def _cell(i: int, kind: str, source: str) -> dict:
 NOTEBOOK = {
     "cells": [
         _cell(0, "markdown", "# E9 review: a toy table\n\nExecuted by the workflow (`rule e9_notebook`)."),
-        _cell(1, "code", "import pandas as pd\n\nfrom isdp.experiments.notebook import context"),
+        _cell(1, "code", "import pandas as pd\n\nfrom isdp_papers.notebook import context"),
         _cell(2, "code", "smk = context('e9_toy', globals().get('snakemake'))\n"
                          "table = pd.read_csv(smk.input.table)\n"
                          "checks = [{'check': 'square of i', 'value': len(table),\n"
@@ -121,9 +121,9 @@ NOTEBOOK = {
 }
 
 NEW_FILES = {
-    "src/isdp/experiments/e9_toy/__init__.py":
+    "papers/isdp_papers/e9_toy/__init__.py":
         '"""E9 — a toy experiment: one step writing a small table (:mod:`.steps`)."""\n',
-    "src/isdp/experiments/e9_toy/steps.py": STEP,
+    "papers/isdp_papers/e9_toy/steps.py": STEP,
     "workflow/rules/e9.smk": RULES,
     "notebooks/e9_toy.py.ipynb": json.dumps(NOTEBOOK, indent=1, ensure_ascii=False) + "\n",
     "docs/experiments/e9.md":

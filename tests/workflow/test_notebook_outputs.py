@@ -1,7 +1,7 @@
 """The review notebooks a CI-profile run publishes ($ISDP_CI_RESULTS, as in test_workflow.py): the executed
 copies in results/notebooks/ and their HTML show no path of this machine and no Snakemake preamble
-(:func:`isdp.experiments.notebook.publishable`), and the HTML draws every verdict badge with the font it
-embeds (:func:`isdp.experiments.reporting.badge_css`)."""
+(:func:`isdp_papers.notebook.publishable`), and the HTML draws every verdict badge with the font it
+embeds (:func:`isdp_papers.reporting.badge_css`)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,8 @@ import pandas as pd
 import pytest
 from ci_runs import ci_run_dir
 from conftest import ROOT
-
-from isdp.experiments.notebook import PREAMBLE_TAG
-from isdp.experiments.reporting import BADGE_FONT
+from isdp_papers.notebook import PREAMBLE_TAG
+from isdp_papers.reporting import BADGE_FONT
 
 pytestmark = pytest.mark.workflow
 BASE64 = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+")  # embedded images and fonts: any text by chance

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 
 import nbformat
 import pytest
+from isdp_papers.notebook import ENV_VAR, context, context_path
 from snakemake.iocontainers import Namedlist
 
 import isdp
-from isdp.experiments.notebook import ENV_VAR, context, context_path
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,8 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-
-from isdp.experiments.config import load_config
+from isdp_papers.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,7 +61,9 @@ def test_environment_yml_agrees_with_pyproject_and_the_lock_package_by_package()
     for name in declared:
         assert conda[name] == pins[name], f"{name}: environment.yml {conda[name]} != py{CONDA_PYTHON} lock {pins[name]}"
     pip = next(d["pip"] for d in deps if isinstance(d, dict))
-    assert pip == ["--no-deps -e ."], "pip installs only the project itself; conda provides its dependencies"
+    assert pip == ["--no-deps -e .", "--no-deps -e ./papers"], (
+        "pip installs only the project and its paper layer; conda provides their dependencies"
+    )
 
 
 def test_python_versions_agree_everywhere():
@@ -108,7 +109,7 @@ def test_core_package_needs_only_the_numerical_stack():
             "print(sorted({m.split('.')[0] for m in sys.modules}))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert not [m for m in WORKFLOW_ONLY if f"'{m}'" in loaded], loaded
-    assert "isdp.experiments" not in subprocess.run(
+    assert "isdp_papers" not in subprocess.run(
         [sys.executable, "-c", "import sys, isdp; print(list(sys.modules))"],
         capture_output=True, text=True, check=True).stdout
 

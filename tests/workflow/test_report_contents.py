@@ -14,9 +14,8 @@ from collections import Counter
 import pandas as pd
 import pytest
 from ci_runs import ci_run_dir
-
-from isdp.experiments import captions, scorecard
-from isdp.experiments.jobs import Job
+from isdp_papers import captions, scorecard
+from isdp_papers.jobs import Job
 
 pytestmark = pytest.mark.workflow
 

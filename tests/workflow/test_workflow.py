@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REGISTRY
+from isdp_papers.claims import COLUMNS, STATUSES, load_registry, paper_value
+from isdp_papers.config import load_config
+from isdp_papers.problems import Problem
 
 from isdp.convergence import load_draws
-from isdp.experiments.claims import COLUMNS, STATUSES, load_registry, paper_value
-from isdp.experiments.config import load_config
-from isdp.experiments.problems import Problem
 
 pytestmark = pytest.mark.workflow
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,7 +134,7 @@ def test_summary_has_exactly_the_registry_claims(run_dir):
 
 
 def test_headline_counts_are_the_summary_counted(run_dir):
-    from isdp.experiments import reporting
+    from isdp_papers import reporting
 
     summary = pd.read_csv(run_dir / "results" / "tables" / "reproduction_summary.csv", dtype=str,
                           keep_default_na=False)
@@ -173,7 +173,7 @@ def test_e3_audit(run_dir):
 
 
 def test_e3_draws_keep_state_totals_and_converged(run_dir):
-    from isdp.experiments.nhgis.counties import load_counties
+    from isdp_papers.nhgis.counties import load_counties
 
     counties = load_counties(run_dir / "results" / "data" / "counties.csv")
     conv = pd.read_csv(run_dir / "results" / "tables" / "e3_convergence.csv")
@@ -235,7 +235,7 @@ def test_e3_summary_rows(run_dir):
 
 
 def test_e4_releases_reuse_e3_and_keep_totals(run_dir):
-    from isdp.experiments.e4_projection_comparison.comparison import METHODS, load_releases
+    from isdp_papers.e4_projection_comparison.comparison import METHODS, load_releases
 
     selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")
     for state in selected["state_abbr"]:
@@ -274,7 +274,7 @@ def test_e4_metrics_table(run_dir):
 
 
 def test_e4_county_spread_table(run_dir):
-    from isdp.experiments.e4_projection_comparison.comparison import METHODS
+    from isdp_papers.e4_projection_comparison.comparison import METHODS
 
     t = pd.read_csv(run_dir / "results" / "tables" / "e4_county_spread.csv", dtype={"county": str})
     selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")
@@ -383,7 +383,7 @@ def test_every_job_is_timed(run_dir):
         import workflow_times
     finally:
         sys.path.pop(0)
-    from isdp.experiments.resources import RESOURCES_LINE
+    from isdp_papers.resources import RESOURCES_LINE
 
     logs = {p.stem: p.read_text(errors="ignore") for p in (run_dir / "results" / "logs").glob("*.log")}
     benchmarks = {p.stem for p in (run_dir / "results" / "benchmarks").glob("*.tsv")}

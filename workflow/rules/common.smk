@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from isdp.experiments.claims import load_registry
+from isdp_papers.claims import load_registry
 
 REPO = Path(workflow.basedir)
 
@@ -26,7 +26,7 @@ def repo_file(rel):
 
 
 ENV = "../envs/isdp.yaml"  # every rule: the project's dependencies; isdp itself comes from src/ (Snakefile)
-STEP = "../scripts/step.py"  # every rule's script: runs the isdp step named in its params (isdp.experiments.jobs)
+STEP = "../scripts/step.py"  # every rule's script: runs the isdp step named in its params (isdp_papers.jobs)
 SEED = config["seed"]
 REGISTRY = repo_file(
     "config/claims.yaml"
@@ -56,7 +56,7 @@ def paper_items(output, label, *reproduces):
     """The document items ``output`` reproduces, for register(): ``reproduces`` are (document,
     section, item) triples — ``("ISDP", "§5", "Fig 1")``, ``("Subspace DP", "§1", "Fig 1 (left)")``, or
     on slides the item by its quoted title, ``("Swapping slides", "", "table 'What if …?'")`` — as the
-    claims registry's locations name them (isdp.experiments.scorecard.parse_location); ``label`` is the
+    claims registry's locations name them (isdp_papers.scorecard.parse_location); ``label`` is the
     output's label in the report (item_label)."""
     return [
         {"document": d, "where": w, "item": i, "output": output, "label": label}
@@ -146,7 +146,7 @@ def executed_notebook(exp):
 
 
 def notebook_context(exp):
-    """The notebook's saved context, written beside the executed copy (isdp.experiments.notebook)
+    """The notebook's saved context, written beside the executed copy (isdp_papers.notebook)
     so the notebook can be reopened standalone against this run."""
     return f"results/notebooks/{EXPERIMENTS[exp]['notebook']}.context.json"
 

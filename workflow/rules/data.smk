@@ -24,7 +24,7 @@ rule fetch:
         timeout=DATA["timeout"],
         retries=DATA["retries"],
         backoff=DATA["backoff"],
-        step="isdp.experiments.nhgis.steps.fetch_step",
+        step="isdp_papers.nhgis.steps.fetch_step",
     script:
         STEP
 
@@ -44,6 +44,6 @@ rule extract:
         ENV
     params:
         vintage=lambda wc: wc.vintage,
-        step="isdp.experiments.nhgis.steps.extract_step",
+        step="isdp_papers.nhgis.steps.extract_step",
     script:
         STEP

@@ -87,7 +87,7 @@ rule e1_problem:
     params:
         x=E1["x"],
         records_per_region=E1["records_per_region"],
-        step="isdp.experiments.e1_intersecting.steps.problem",
+        step="isdp_papers.e1_intersecting.steps.problem",
     script:
         STEP
 
@@ -120,6 +120,6 @@ rule e1_tv:
         eps=E1["eps"],
         threshold=E1["coupling"]["tv_threshold"],
         title="E1",
-        step="isdp.experiments.lattice_study.steps.tv_bounds",
+        step="isdp_papers.lattice_study.steps.tv_bounds",
     script:
         STEP

@@ -119,7 +119,7 @@ rule e2_problem:
     conda:
         ENV
     params:
-        step="isdp.experiments.e2_delinquent_children.steps.problem",
+        step="isdp_papers.e2_delinquent_children.steps.problem",
     script:
         STEP
 
@@ -157,7 +157,7 @@ rule e2_tv:
         eps=E2["eps"],
         threshold=E2["coupling"]["tv_threshold"],
         title="E2",
-        step="isdp.experiments.lattice_study.steps.tv_bounds",
+        step="isdp_papers.lattice_study.steps.tv_bounds",
     script:
         STEP
 
@@ -183,7 +183,7 @@ rule e2_noise_tables:
         ENV
     params:
         norms=NORMS_E2,
-        step="isdp.experiments.e2_delinquent_children.steps.noise_tables",
+        step="isdp_papers.e2_delinquent_children.steps.noise_tables",
     script:
         STEP
 
@@ -204,6 +204,6 @@ rule e2_validation:
     params:
         validation=E2["validation"],
         seed=[SEED, "e2", "validation"],
-        step="isdp.experiments.e2_delinquent_children.steps.validation",
+        step="isdp_papers.e2_delinquent_children.steps.validation",
     script:
         STEP

@@ -129,7 +129,7 @@ checkpoint e3_audit:
         n_target=E3["selection"]["n_states"],
         always=E3["selection"]["always"],
         override=E3["selection"]["override"],
-        step="isdp.experiments.e3_census_counties.steps.audit",
+        step="isdp_papers.e3_census_counties.steps.audit",
     script:
         STEP
 
@@ -178,7 +178,7 @@ rule e3_audit_report:
     params:
         alpha=E3["audit"]["alpha"],
         always=E3["selection"]["always"],
-        step="isdp.experiments.e3_census_counties.steps.audit_report",
+        step="isdp_papers.e3_census_counties.steps.audit_report",
     script:
         STEP
 
@@ -201,7 +201,7 @@ rule e3_states:
         eps=E3["eps"],
         mcmc=E3["mcmc"],
         seed=[SEED, "e3", "state"],
-        step="isdp.experiments.e3_census_counties.steps.states",
+        step="isdp_papers.e3_census_counties.steps.states",
     script:
         STEP
 
@@ -261,7 +261,7 @@ rule e3_figures:
         headline=E3["selection"]["always"][0],
         eps=E3["eps"],
         seed=[SEED, "e3", "figures"],
-        step="isdp.experiments.e3_census_counties.steps.figures",
+        step="isdp_papers.e3_census_counties.steps.figures",
     script:
         STEP
 
@@ -306,7 +306,7 @@ rule e3_tables:
         states=e3_states,
         band=CLAIM_ARGS["ISDP-E3-noise-band"]["band"],
         may_be_empty=["exact"],  # a state of one county has no MCMC-vs-exact comparison
-        step="isdp.experiments.e3_census_counties.steps.tables",
+        step="isdp_papers.e3_census_counties.steps.tables",
     script:
         STEP
 
@@ -334,6 +334,6 @@ rule e3_certificates:
         ENV
     params:
         states=e3_states,
-        step="isdp.experiments.e3_census_counties.steps.certificates",
+        step="isdp_papers.e3_census_counties.steps.certificates",
     script:
         STEP

@@ -4,7 +4,7 @@
 import csv
 import json
 
-from isdp.experiments.e3_census_counties.scheduling import balanced_batches
+from isdp_papers.e3_census_counties.scheduling import balanced_batches
 
 
 def e3_states(wildcards=None):

@@ -90,7 +90,7 @@ rule e4_states:
         sensitivity=E4["sensitivity"],
         n_releases=E4["n_releases"],
         seed=[SEED, "e4", "state"],
-        step="isdp.experiments.e4_projection_comparison.steps.states",
+        step="isdp_papers.e4_projection_comparison.steps.states",
     script:
         STEP
 
@@ -157,7 +157,7 @@ rule e4_tables:
     conda:
         ENV
     params:
-        step="isdp.experiments.e4_projection_comparison.steps.tables",
+        step="isdp_papers.e4_projection_comparison.steps.tables",
     script:
         STEP
 
@@ -196,7 +196,7 @@ rule e4_figures:
         states=e3_states,
         headline=E3["selection"]["always"][0],
         eps=E3["eps"],
-        step="isdp.experiments.e4_projection_comparison.steps.figures",
+        step="isdp_papers.e4_projection_comparison.steps.figures",
     script:
         STEP
 
@@ -229,6 +229,6 @@ rule e4_overview:
     params:
         alpha=config["e3"]["audit"]["alpha"],
         eps=config["e3"]["eps"],
-        step="isdp.experiments.e4_projection_comparison.steps.overview",
+        step="isdp_papers.e4_projection_comparison.steps.overview",
     script:
         STEP

@@ -98,7 +98,7 @@ rule e5_problem:
     params:
         voting_age_from=E5["voting_age_from"],
         index_complement=E5["index_complement"],
-        step="isdp.experiments.e5_congenial_mis.steps.problem",
+        step="isdp_papers.e5_congenial_mis.steps.problem",
     script:
         STEP
 
@@ -130,7 +130,7 @@ rule e5_acceptance:
         eps=E5["eps"],
         acceptance=E5["acceptance"],
         seed=[SEED, "e5", "acceptance"],
-        step="isdp.experiments.e5_congenial_mis.steps.acceptance",
+        step="isdp_papers.e5_congenial_mis.steps.acceptance",
     script:
         STEP
 
@@ -163,7 +163,7 @@ rule e5_trace:
         trace=E5["trace"],
         certificate=E5["certificate"],
         seed=[SEED, "e5", "trace"],
-        step="isdp.experiments.e5_congenial_mis.steps.trace",
+        step="isdp_papers.e5_congenial_mis.steps.trace",
     script:
         STEP
 
@@ -188,7 +188,7 @@ rule e5_table1:
     params:
         eps=E5["eps"],
         proposal_eps=E5["proposal_eps"],
-        step="isdp.experiments.e5_congenial_mis.steps.table1",
+        step="isdp_papers.e5_congenial_mis.steps.table1",
     script:
         STEP
 
@@ -216,7 +216,7 @@ rule e5_simulation:
         proposal_eps=E5["proposal_eps"],
         methods=E5_METHODS,
         seed=[SEED, "e5", "simulation"],
-        step="isdp.experiments.e5_congenial_mis.steps.simulation",
+        step="isdp_papers.e5_congenial_mis.steps.simulation",
     script:
         STEP
 
@@ -245,6 +245,6 @@ rule e5_fig1:
     params:
         methods=E5_METHODS,
         labels=E5_LABELS,
-        step="isdp.experiments.e5_congenial_mis.steps.fig1",
+        step="isdp_papers.e5_congenial_mis.steps.fig1",
     script:
         STEP

@@ -82,6 +82,6 @@ rule e6_studies:
     params:
         e6=E6,
         seed=[SEED, "e6", "studies"],
-        step="isdp.experiments.e6_spatiotemporal_gaussian.steps.studies",
+        step="isdp_papers.e6_spatiotemporal_gaussian.steps.studies",
     script:
         STEP

@@ -116,7 +116,7 @@ rule e7_tables:
         dg_check=E7["dg_check"],
         labels=E7_LABELS,
         seed=[SEED, "e7", "simulation"],
-        step="isdp.experiments.e7_congenial_histogram.steps.tables",
+        step="isdp_papers.e7_congenial_histogram.steps.tables",
     script:
         STEP
 
@@ -156,6 +156,6 @@ rule e7_figures:
         ENV
     params:
         labels=E7_LABELS,
-        step="isdp.experiments.e7_congenial_histogram.steps.figures",
+        step="isdp_papers.e7_congenial_histogram.steps.figures",
     script:
         STEP

@@ -151,7 +151,7 @@ rule e8_swapping:
         ENV
     params:
         swapping=E8["swapping"],
-        step="isdp.experiments.e8_privacy_accounting.steps.swapping",
+        step="isdp_papers.e8_privacy_accounting.steps.swapping",
     script:
         STEP
 
@@ -174,7 +174,7 @@ rule e8_conversion:
             E8["tda"]["conversion"],
             *[m for m in E8["tda"]["alternatives"] if m != E8["tda"]["conversion"]],
         ],
-        step="isdp.experiments.e8_privacy_accounting.steps.conversion",
+        step="isdp_papers.e8_privacy_accounting.steps.conversion",
     script:
         STEP
 
@@ -202,7 +202,7 @@ rule e8_variance:
         ENV
     params:
         tda=E8["tda"],
-        step="isdp.experiments.e8_privacy_accounting.steps.variance",
+        step="isdp_papers.e8_privacy_accounting.steps.variance",
     script:
         STEP
 
@@ -222,6 +222,6 @@ rule e8_dorm:
         ENV
     params:
         dorm=E8["dorm"],
-        step="isdp.experiments.e8_privacy_accounting.steps.dorm",
+        step="isdp_papers.e8_privacy_accounting.steps.dorm",
     script:
         STEP

@@ -21,7 +21,7 @@ rule lattice_pilot:
         eps=lambda wc: config[wc.exp]["eps"],
         pilot=lambda wc: config[wc.exp]["pilot"],
         seed=lambda wc: [SEED, wc.exp, "pilot", wc.norm],
-        step="isdp.experiments.lattice_study.steps.pilot",
+        step="isdp_papers.lattice_study.steps.pilot",
     script:
         STEP
 
@@ -50,7 +50,7 @@ rule lattice_proposals:
         norms=lambda wc: lattice_norms(wc.exp),
         targets=lambda wc: config[wc.exp]["targets"],
         acceptance_range=lambda wc: config[wc.exp]["pilot"]["acceptance_range"],
-        step="isdp.experiments.lattice_study.steps.proposals",
+        step="isdp_papers.lattice_study.steps.proposals",
     script:
         STEP
 
@@ -72,7 +72,7 @@ rule lattice_coupling:
         target=lambda wc: config[wc.exp]["targets"][wc.norm],
         coupling=lambda wc: config[wc.exp]["coupling"],
         seed=lambda wc: [SEED, wc.exp, "coupling", wc.norm],
-        step="isdp.experiments.lattice_study.steps.coupling",
+        step="isdp_papers.lattice_study.steps.coupling",
     script:
         STEP
 
@@ -94,7 +94,7 @@ rule lattice_certificate:
         target=lambda wc: config[wc.exp]["targets"][wc.norm],
         coupling=lambda wc: config[wc.exp]["coupling"],
         seed=lambda wc: [SEED, wc.exp, "draws", wc.norm],  # the draws' base: their certificate's stream
-        step="isdp.experiments.lattice_study.steps.certificate",
+        step="isdp_papers.lattice_study.steps.certificate",
     script:
         STEP
 
@@ -119,7 +119,7 @@ rule lattice_draws:
         target=lambda wc: config[wc.exp]["targets"][wc.norm],
         draws=lambda wc: config[wc.exp]["draws"],
         seed=lambda wc: [SEED, wc.exp, "draws", wc.norm],
-        step="isdp.experiments.lattice_study.steps.draws",
+        step="isdp_papers.lattice_study.steps.draws",
     script:
         STEP
 
@@ -150,7 +150,7 @@ rule lattice_unbiasedness:
         ENV
     params:
         norms=lambda wc: lattice_norms(wc.exp),
-        step="isdp.experiments.lattice_study.steps.unbiasedness",
+        step="isdp_papers.lattice_study.steps.unbiasedness",
     script:
         STEP
 
@@ -181,6 +181,6 @@ rule lattice_boxplots:
         ENV
     params:
         norms=lambda wc: lattice_norms(wc.exp),
-        step="isdp.experiments.lattice_study.steps.boxplots",
+        step="isdp_papers.lattice_study.steps.boxplots",
     script:
         STEP

@@ -31,7 +31,7 @@ for exp, declared in EXPERIMENT_RULES.items():
         params:
             experiment=exp.upper(),
             repo=repo_file("."),
-            step="isdp.experiments.reporting.claims_summary",
+            step="isdp_papers.reporting.claims_summary",
         script:
             STEP
 
@@ -75,7 +75,7 @@ rule reproduction_summary:
         ENV
     params:
         experiments=list(EXPERIMENTS),
-        step="isdp.experiments.reporting.reproduction_summary",
+        step="isdp_papers.reporting.reproduction_summary",
     script:
         STEP
 
@@ -99,7 +99,7 @@ rule claim_counts:
         ENV
     params:
         configfiles=[Path(f).name for f in workflow.configfiles],
-        step="isdp.experiments.reporting.claim_counts_table",
+        step="isdp_papers.reporting.claim_counts_table",
     script:
         STEP
 
@@ -117,7 +117,7 @@ rule software_versions:
     conda:
         ENV
     params:
-        step="isdp.experiments.reporting.software_table",
+        step="isdp_papers.reporting.software_table",
     script:
         STEP
 
@@ -131,7 +131,7 @@ rule experiment_registry:
         ENV
     params:
         experiments=EXPERIMENTS,
-        step="isdp.experiments.scorecard.experiment_registry",
+        step="isdp_papers.scorecard.experiment_registry",
     script:
         STEP
 
@@ -161,7 +161,7 @@ rule scorecard:
     conda:
         ENV
     params:
-        step="isdp.experiments.scorecard.scorecard",
+        step="isdp_papers.scorecard.scorecard",
     script:
         STEP
 
@@ -180,7 +180,7 @@ rule report_captions:
         ENV
     params:
         captions=CAPTION_RESULTS,
-        step="isdp.experiments.captions.caption_results",
+        step="isdp_papers.captions.caption_results",
     script:
         STEP
 
@@ -214,6 +214,6 @@ rule notebook_html:
         ENV
     params:
         notebook=lambda wildcards: executed_notebook(wildcards.exp),
-        step="isdp.experiments.reporting.notebook_html",
+        step="isdp_papers.reporting.notebook_html",
     script:
         STEP

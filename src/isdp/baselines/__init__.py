@@ -10,7 +10,6 @@ Examples
 ((2, 3), True)
 """
 
-from .._deprecated import moved_attribute as _moved_attribute
 from ..release._nonnegative import L1Projector, l1_projection_milp, l1_total_projection
 from ._accounting import (
     CONVERSIONS,
@@ -66,6 +65,3 @@ __all__ = [
     "zcdp_to_dp",
 ]
 
-
-def __getattr__(name: str):  # a name this part held before 0.3 (isdp._deprecated)
-    return _moved_attribute(__name__, name)

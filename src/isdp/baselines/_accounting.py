@@ -26,7 +26,7 @@ ln(b + 1)/2 at o = √(b + 1), so every larger ε is reached by exactly two swap
   (Balle & Wang 2018, Thm. 8); it holds for Gaussian noise only, not for every ρ-zCDP mechanism.
 
 All four are increasing in ρ; ``dp_to_zcdp`` inverts them. The E8 reproductions of the printed
-tables built on these sit in :mod:`isdp.experiments.e8_privacy_accounting.tables`.
+tables built on these sit in :mod:`isdp_papers.e8_privacy_accounting.tables`.
 """
 
 from __future__ import annotations

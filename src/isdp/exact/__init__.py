@@ -10,7 +10,6 @@ Examples
 0
 """
 
-from .._deprecated import moved_attribute as _moved_attribute
 from ._block_sampler import ExactSampler
 from ._compiled_draws import WordSource, compiled_double_geometric
 from ._coupled_laws import UNIFORMS, apart_probabilities, coupled_sweep_exact, jump_law
@@ -80,6 +79,3 @@ __all__ = [
     "WordSource",
 ]
 
-
-def __getattr__(name: str):  # a name this part held before 0.3 (isdp._deprecated)
-    return _moved_attribute(__name__, name)

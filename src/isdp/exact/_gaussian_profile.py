@@ -212,8 +212,8 @@ def profile_delta(epsilon: float, sigma, largest_shift: int) -> float:
         The Gaussian's σ > 0.
     largest_shift : int
         S ≥ 1, the largest squared ℓ2 distance between neighbours (2 for one person moving
-        between cells of one table, :data:`isdp.release.PERSON_SHIFT`; two persons:
-        :func:`isdp.release.two_person_shift`).
+        between cells of one table, :data:`isdp.privacy.PERSON_SHIFT`; two persons:
+        :func:`isdp.privacy.two_person_shift`).
 
     Returns
     -------
@@ -332,7 +332,7 @@ def calibrate_sigma(epsilon: float, delta: float, largest_shift: int) -> Fractio
 
     See Also
     --------
-    isdp.release.gaussian_sigma : The release's σ per person, through this function.
+    isdp.privacy.gaussian_sigma : The release's σ per person, through this function.
 
     Notes
     -----

@@ -63,7 +63,7 @@ class IntegerL1Sampler:
     See Also
     --------
     ExactSampler : The sampler of a matrix of several blocks.
-    isdp.release.exact_route_noise : This sampler's exact law on a box.
+    isdp.privacy.exact_route_noise : This sampler's exact law on a box.
     sample_sum_constraint_l1 : The MCMC experiments' exact ℓ1 sampler: one sum constraint only, compiled,
         in floating point.
 

@@ -267,7 +267,7 @@ class LatticeBlock:
 
         The accepted pass returns z with probability Π_k ρ_{σ_k}(z_k − c_k)/ρ_{σ_k}(Z), the centres
         c_k computed by the pass from the later coordinates, as :meth:`draw` computes them: this is
-        the law an audit enumerates (:func:`isdp.release.exact_route_noise`). By the
+        the law an audit enumerates (:func:`isdp.privacy.exact_route_noise`). By the
         Gram–Schmidt identity it equals −‖u‖²/2σ² up to the constant.
 
         Parameters

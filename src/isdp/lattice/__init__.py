@@ -10,7 +10,6 @@ Examples
 (3, 2, True)
 """
 
-from .._deprecated import moved_attribute as _moved_attribute
 from ._bases import MIXING_BASES, change_of_basis, default_basis, with_mixing_basis
 from ._constraint_builders import sum_constraint, table_margins, venn_constraints
 from ._integer_lattice import IntegerLattice, as_integer_matrix, check_release, integer_solution
@@ -39,6 +38,3 @@ __all__ = [
     "with_mixing_basis",
 ]
 
-
-def __getattr__(name: str):  # a name this part held before 0.3 (isdp._deprecated)
-    return _moved_attribute(__name__, name)

@@ -24,9 +24,9 @@ import numpy as np
 
 from ..errors import UsageError
 from ..files import temporary_sibling
-from ._long_tables import LongTable
-from ._parquet_tables import DATASET_FILE, DATASET_FILE_PATTERN, is_dataset, is_parquet, write_parquet
-from ._tables import TableSet
+from ..tables._long_tables import LongTable
+from ..tables._parquet_tables import DATASET_FILE, DATASET_FILE_PATTERN, is_dataset, is_parquet, write_parquet
+from ..tables._tables import TableSet
 
 if TYPE_CHECKING:
     from ._release import Release
@@ -245,7 +245,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     before, so an earlier release replaced with ``force`` survives byte for byte; the backups are
     removed once all three names hold the new files. A lock file ``.OUTPUT.lock`` beside the
     first output keeps two runs from interleaving their files, also with ``force``. Several
-    tables (a :class:`~isdp.release.TableSet`) take one output each, in order, and share the
+    tables (a :class:`~isdp.tables.TableSet`) take one output each, in order, and share the
     statement and the audit record.
 
     Parameters
@@ -257,7 +257,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
         ``.parquet`` (a long table: a Parquet input's columns and types kept, none of its
         metadata, the counts as int64), or a Parquet dataset — a directory holding
         ``part-000000.parquet`` — for a name ending in ``/`` or an existing directory
-        (:func:`~isdp.release._parquet_tables.is_dataset`); one per table, in order, for several
+        (:func:`~isdp.tables._parquet_tables.is_dataset`); one per table, in order, for several
         tables.
     statement_path : str or os.PathLike
         The publishable privacy statement (JSON).
@@ -293,11 +293,11 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     >>> import stat
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.release import constraint_matrix
+    >>> from isdp.tables import constraint_matrix
     >>> from isdp.errors import UsageError
     >>> from isdp.release import Request, make_release
     >>> from isdp.release import write_release
-    >>> from isdp.release import load_table
+    >>> from isdp.tables import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old,Total\nFemale,3,5,8\nMale,4,2,6\n")

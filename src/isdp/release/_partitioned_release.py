@@ -44,24 +44,24 @@ from ..exact._integer_sources import seeded_source, system_source
 from ..files import temporary_sibling
 from ..lattice._integer_lattice import COUNT_LIMIT
 from ..lattice._invariants import as_sparse, implied_by_partition, row_values
-from ._constraints import _family_rows, _grouped_rows, first_rows
+from ..privacy._neighbours import _PAIR_SUM_LIMIT, Neighbours, _repeated_column
+from ..privacy._uncertainty import COLUMNS, cell_uncertainty, join_draws, uncertainty_columns, uncertainty_record
+from ..tables._constraints import _family_rows, _grouped_rows, first_rows
+from ..tables._labels import table_path
+from ..tables._parquet_tables import DATASET_FILE, concat_parts, is_dataset, plain_columns, write_parquet
+from ..tables._tables import Table
 from ._files import _json_writer, audit_record, input_clash, output_path, sync_directory, write_all
-from ._labels import table_path
-from ._neighbours import _PAIR_SUM_LIMIT, Neighbours, _repeated_column
-from ._parquet_tables import DATASET_FILE, concat_parts, is_dataset, plain_columns, write_parquet
 from ._partitions import PartitionLayout, partition_layout
 from ._plan import NO_EXACT_SAMPLER, Plan, calibrate, exact_sampler
 from ._release import Progress, _nonnegative, _sha256, no_acceptance
 from ._request import Request
 from ._statement import ExactPieces, exact_route, invariant_entry, privacy_statement
-from ._tables import Table
-from ._uncertainty import COLUMNS, cell_uncertainty, join_draws, uncertainty_columns, uncertainty_record
 
 #: the cells of a part, at least (whole partitions): a few MB of working memory per part
 PART_CELLS = 1 << 20
 
 #: the fewest cells released partition by partition: below, two persons' changes are decided from all of A
-#: (:meth:`isdp.release.Neighbours.of` compares the pairwise sums of up to 2·10⁷ entries), which no part sees
+#: (:meth:`isdp.privacy.Neighbours.of` compares the pairwise sums of up to 2·10⁷ entries), which no part sees
 MIN_CELLS = math.isqrt(2 * _PAIR_SUM_LIMIT) + 1
 
 
@@ -160,8 +160,8 @@ def read_part(layout: PartitionLayout, start: int, end: int):
 def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fraction, output) -> PartResult:
     """Release one part of the table: read, check, plan, draw, check and write it.
 
-    The part's rows get the checks of :func:`isdp.release.load_table`, its families' invariants
-    (:func:`isdp.release.constraint_matrix`, the whole table's rows that lie in the part, in their
+    The part's rows get the checks of :func:`isdp.tables.load_table`, its families' invariants
+    (:func:`isdp.tables.constraint_matrix`, the whole table's rows that lie in the part, in their
     order), their exact sampler (:func:`isdp.release._plan.exact_sampler`, with the forecast's
     refusal) and one draw; the release is checked integer and to keep every invariant, and
     each partition's total. It is written to ``output`` (the input's schema, the counts int64).
@@ -260,7 +260,7 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
 
 def _part_rows(table: Table, layout: PartitionLayout) -> tuple[sparse.csr_array, list[str], list[int]]:
     """The part's invariants: each family within partitions in order, a row equal to an earlier one dropped (as
-    :func:`isdp.release.constraint_matrix` drops it), with each row's family."""
+    :func:`isdp.tables.constraint_matrix` drops it), with each row's family."""
     parts, labels, families = [], [], []
     for i in layout.within:
         rows, lab = _family_rows(table, layout.families[i])

@@ -23,9 +23,9 @@ import numpy as np
 
 from .._validate import size
 from ..errors import InvariantError, NotPartitionable, UsageError
-from ._labels import table_path
-from ._long_tables import _count_column
-from ._parquet_tables import key_text, same_columns, table_files
+from ..tables._labels import table_path
+from ..tables._long_tables import _count_column
+from ..tables._parquet_tables import key_text, same_columns, table_files
 
 #: rows read at a time from a Parquet file when its partition key is scanned
 _BATCH_ROWS = 1 << 18
@@ -278,7 +278,7 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
 
 
 def _spanning(family: str, columns: tuple[str, ...], key: tuple[str, ...], runs: list[tuple[str, ...]]) -> Spanning:
-    """A spanning family's totals: labelled as :func:`isdp.release.constraint_matrix` labels them, in the order of
+    """A spanning family's totals: labelled as :func:`isdp.tables.constraint_matrix` labels them, in the order of
     their first cell, each run's total among them."""
     at = [key.index(col) for col in columns]
     groups: dict[tuple[str, ...], int] = {}

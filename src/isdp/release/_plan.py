@@ -25,15 +25,15 @@ from ..exact._lattice_gaussian import lattice_block
 from ..lattice._invariants import as_sparse
 from ..lattice._targets import generalized_gaussian, generalized_laplace
 from ..mcmc._double_geometric import dg_variance
-from ._constraints import constraint_matrix
-from ._long_tables import LongTable
-from ._neighbours import TWO_PERSON_SHIFT, Neighbours, two_person_shift
+from ..privacy._guarantee import Guarantee, gaussian_sigma, unit_epsilon
+from ..privacy._neighbours import TWO_PERSON_SHIFT, Neighbours, two_person_shift
+from ..privacy._uncertainty import COLUMNS, cell_uncertainty, check_uncertainty, uncertainty_record
+from ..tables._constraints import constraint_matrix
+from ..tables._long_tables import LongTable
+from ..tables._tables import Table, TableSet
 from ._noise_reach import refuse_noise_beyond_int64
-from ._privacy import Guarantee, gaussian_sigma, unit_epsilon
 from ._request import MAX_PAIRS, Request
 from ._statement import privacy_statement, route_record
-from ._tables import Table, TableSet
-from ._uncertainty import COLUMNS, cell_uncertainty, check_uncertainty, uncertainty_record
 
 #: the mechanism's name in the statement, by route: the norms of :data:`NORMS` and ``free-cells``
 MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
@@ -66,7 +66,7 @@ class Plan:
         The invariants, int64, rows × cells, canonical (:func:`isdp.lattice.as_sparse`).
     labels : list of str
         One label per row of ``A``.
-    neighbours : isdp.release.Neighbours
+    neighbours : isdp.privacy.Neighbours
         Whether a change of one or two persons can keep the invariants.
     exact : isdp.exact.ExactSampler or None
         The exact sampler, block by block; None on the ℓ2 route (the chain only).
@@ -100,7 +100,7 @@ class Plan:
     The calibration is that of docs/method.md §11: one person changes a table by at most 2 in
     ℓ1 and √2 in ℓ2, so ε per unit ℓ1 distance is ε/2 (ε/(2T) over T tables in the norm), per
     unit ℓ2 distance ε/√2, and the Gaussian's σ is the smallest on a 10⁻⁶ grid whose exact
-    privacy profile meets (ε, δ) for one person's change (:func:`isdp.release.gaussian_sigma`).
+    privacy profile meets (ε, δ) for one person's change (:func:`isdp.privacy.gaussian_sigma`).
 
     Examples
     --------
@@ -139,14 +139,14 @@ class Plan:
         Parameters
         ----------
         A : array_like or scipy.sparse array
-            The invariants, rows × cells (:func:`isdp.release.constraint_matrix`).
+            The invariants, rows × cells (:func:`isdp.tables.constraint_matrix`).
         labels : list of str
             One label per row of ``A`` (required: the statement names each invariant by it).
         req : Request
             The request (checked here: :meth:`Request.check`).
         groups : list of numpy.ndarray, optional
             Each table's cells, when several tables are released together
-            (:attr:`isdp.release.TableSet.groups`).
+            (:attr:`isdp.tables.TableSet.groups`).
 
         Returns
         -------
@@ -224,9 +224,9 @@ class Plan:
         Parameters
         ----------
         table : Table or TableSet
-            The table, its labels at least (:func:`isdp.release.load_table`).
+            The table, its labels at least (:func:`isdp.tables.load_table`).
         A : array_like or scipy.sparse array
-            The invariants, rows × cells (:func:`isdp.release.constraint_matrix`).
+            The invariants, rows × cells (:func:`isdp.tables.constraint_matrix`).
         labels : list of str
             One label per row of ``A``.
         req : Request
@@ -240,7 +240,7 @@ class Plan:
         Raises
         ------
         isdp.errors.ReleaseError
-            As :meth:`make`, or as :func:`isdp.release.constraint_matrix` for a rule of ``req``;
+            As :meth:`make`, or as :func:`isdp.tables.constraint_matrix` for a rule of ``req``;
             :class:`~isdp.errors.UsageError` for ``req.uncertainty`` with a wide table, or a long one
             that has a column of the names it adds.
 
@@ -248,7 +248,8 @@ class Plan:
         --------
         >>> import tempfile
         >>> from pathlib import Path
-        >>> from isdp.release import Plan, Request, constraint_matrix, load_table
+        >>> from isdp.release import Plan, Request
+        >>> from isdp.tables import constraint_matrix, load_table
         >>> with tempfile.TemporaryDirectory() as tmp:
         ...     path = Path(tmp, "sex_by_age.csv")
         ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
@@ -298,8 +299,8 @@ class Plan:
 
         Returns
         -------
-        isdp.release.Guarantee
-            Its ε, δ (and ρ) per person and for two persons (:meth:`~isdp.release.Guarantee.at`).
+        isdp.privacy.Guarantee
+            Its ε, δ (and ρ) per person and for two persons (:meth:`~isdp.privacy.Guarantee.at`).
         """
         return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence,
                          n_tables=sum(self.tables_in_norm), released=len(self.tables_in_norm),
@@ -385,7 +386,7 @@ class Plan:
 
         Parameters
         ----------
-        g : isdp.release.Guarantee
+        g : isdp.privacy.Guarantee
             The guarantee a release would meet.
 
         Raises
@@ -415,8 +416,8 @@ def calibrate(req: Request, n_in_norm: int = 1) -> Fraction | float:
     Returns
     -------
     fractions.Fraction or float
-        The Gaussian's σ (:func:`isdp.release.gaussian_sigma`), else ε per unit distance
-        (:func:`isdp.release.unit_epsilon`).
+        The Gaussian's σ (:func:`isdp.privacy.gaussian_sigma`), else ε per unit distance
+        (:func:`isdp.privacy.unit_epsilon`).
     """
     if req.norm == "gaussian":
         return gaussian_sigma(float(req.epsilon_person), req.delta_split()[0], n_in_norm)
@@ -448,7 +449,7 @@ def exact_sampler(A, req: Request, unit, derived: np.ndarray | None = None) -> t
     ------
     isdp.errors.UncertifiableError
         A block whose forecast needs more than ``req.max_attempts`` proposals (without ``allow_chain``), or an
-        ``req.uncertainty`` the route's laws cannot serve (:func:`isdp.release._uncertainty.check_uncertainty`).
+        ``req.uncertainty`` the route's laws cannot serve (:func:`isdp.privacy._uncertainty.check_uncertainty`).
     """
     gaussian = req.norm == "gaussian"
     worst = [0.0]
@@ -477,7 +478,7 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
     Parameters
     ----------
     table : Table or TableSet
-        The table, its labels at least (:func:`isdp.release.load_table`).
+        The table, its labels at least (:func:`isdp.tables.load_table`).
     A : array_like or scipy.sparse array
         The invariants, rows × cells.
     labels : list of str
@@ -506,9 +507,9 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
 
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.release import constraint_matrix
+    >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Request, dry_run
-    >>> from isdp.release import load_table
+    >>> from isdp.tables import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old\nFemale,?,?\nMale,?,?\n")

@@ -7,9 +7,9 @@ This module draws a release, one way: table → plan → draw → check → stat
 
 - the request (:class:`~isdp.release.Request`) and its plan (:class:`~isdp.release.Plan`: the
   route, the calibration, the forecast, the refusals) in :mod:`isdp.release`;
-- the tables (:class:`~isdp.release.Table`, :class:`~isdp.release.TableSet`,
-  :func:`~isdp.release.load_table`) in :mod:`isdp.release`;
-- the invariants A (:func:`~isdp.release.constraint_matrix`, :func:`~isdp.lattice.blocks`)
+- the tables (:class:`~isdp.tables.Table`, :class:`~isdp.tables.TableSet`,
+  :func:`~isdp.tables.load_table`) in :mod:`isdp.release`;
+- the invariants A (:func:`~isdp.tables.constraint_matrix`, :func:`~isdp.lattice.blocks`)
   in :mod:`isdp.release`;
 - the exact sampler (:class:`~isdp.exact.ExactSampler`, :func:`~isdp.exact.norm_tables`)
   in :mod:`isdp.exact`;
@@ -38,7 +38,7 @@ The user states the guarantee needed per person (ε, and δ where the route has 
   exact mechanism, which turns ε into (ε, δ) with δ = (1 + e^ε)η. Its random numbers are not
   cryptographic, so it is refused for publication (study runs only, seeded).
 
-Several tables of the same persons (:class:`~isdp.release.TableSet`) are one vector under their
+Several tables of the same persons (:class:`~isdp.tables.TableSet`) are one vector under their
 invariants and the ties between them; a table the others determine is derived (outside the norm,
 :func:`~isdp.exact.norm_tables`), and ε per person counts every table in the norm
 (docs/method.md §11).
@@ -73,12 +73,12 @@ from ..lattice._bases import with_mixing_basis
 from ..lattice._integer_lattice import COUNT_LIMIT, IntegerLattice
 from ..lattice._invariants import blocks, row_values
 from ..mcmc._samplers import sample
-from ._parquet_tables import table_files
+from ..privacy._uncertainty import cell_uncertainty, uncertainty_columns, uncertainty_record
+from ..tables._parquet_tables import table_files
+from ..tables._tables import Table, TableSet
 from ._plan import Plan
 from ._request import Request
 from ._statement import privacy_statement, route_record
-from ._tables import Table, TableSet
-from ._uncertainty import cell_uncertainty, uncertainty_columns, uncertainty_record
 
 
 class Progress:
@@ -173,15 +173,15 @@ class Release:
         sampler's attempts, the route, the run time.
     uncertainty : dict or None, default None
         With ``Request.uncertainty``, the columns added to the released table, each of shape (n,)
-        (:func:`isdp.release._uncertainty.uncertainty_columns`); else None.
+        (:func:`isdp.privacy._uncertainty.uncertainty_columns`); else None.
 
     Examples
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.release import constraint_matrix
+    >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Request, make_release
-    >>> from isdp.release import load_table
+    >>> from isdp.tables import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
@@ -214,10 +214,10 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     Parameters
     ----------
     table : Table or TableSet
-        The confidential table, counts included (:func:`isdp.release.load_table`), or tables
-        released together (:class:`isdp.release.TableSet`).
+        The confidential table, counts included (:func:`isdp.tables.load_table`), or tables
+        released together (:class:`isdp.tables.TableSet`).
     A : array_like or scipy.sparse array
-        The invariants, rows × cells (:func:`isdp.release.constraint_matrix`).
+        The invariants, rows × cells (:func:`isdp.tables.constraint_matrix`).
     labels : list of str
         One label per row of ``A``.
     req : Request
@@ -269,9 +269,9 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     >>> import tempfile
     >>> from pathlib import Path
     >>> from isdp.lattice import row_values
-    >>> from isdp.release import constraint_matrix
+    >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Request, make_release
-    >>> from isdp.release import load_table
+    >>> from isdp.tables import load_table
     >>> tmp = tempfile.TemporaryDirectory()
     >>> path = Path(tmp.name, "sex_by_age.csv")
     >>> _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")

@@ -73,7 +73,7 @@ class Request:
     uncertainty : float or None, default None
         Add to the released long table each cell's noise standard deviation and an interval at
         this level, in (0, 1), for its true count (``--uncertainty``: exact routes only, not with
-        ``nonnegative``; :func:`isdp.release.cell_uncertainty`).
+        ``nonnegative``; :func:`isdp.privacy.cell_uncertainty`).
 
     See Also
     --------

@@ -24,7 +24,7 @@ from ..mcmc._double_geometric import dg_variance
 if TYPE_CHECKING:
     from ..convergence._certificate import Certificate
     from ..lattice._integer_lattice import IntegerLattice
-    from ._privacy import Guarantee
+    from ..privacy._guarantee import Guarantee
 
 
 def route_record(plan, lattice: IntegerLattice | None = None, certificate: Certificate | None = None,
@@ -66,10 +66,10 @@ def route_record(plan, lattice: IntegerLattice | None = None, certificate: Certi
 
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.release import constraint_matrix
+    >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Plan, Request
     >>> from isdp.release import route_record
-    >>> from isdp.release import load_table
+    >>> from isdp.tables import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
@@ -234,7 +234,7 @@ def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values:
     plan : isdp.release.Plan
         The plan of the release, with the table's labels (:meth:`isdp.release.Plan.of`): its cell
         labels, each invariant's rule, and for several tables their names.
-    guarantee : isdp.release.Guarantee
+    guarantee : isdp.privacy.Guarantee
         The guarantee the release meets (:meth:`isdp.release.Plan.guarantee`).
     route : dict
         The route taken (:func:`route_record`).
@@ -264,7 +264,7 @@ def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values:
 
     Notes
     -----
-    The guarantee lines are :meth:`isdp.release.Guarantee.to_dict`: ε (and δ, ρ) for one person
+    The guarantee lines are :meth:`isdp.privacy.Guarantee.to_dict`: ε (and δ, ρ) for one person
     and for two, and whether the invariants can absorb such a change (docs/method.md §11,
     "Neighbours, per person").
 
@@ -274,10 +274,10 @@ def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values:
     >>> from pathlib import Path
     >>> import numpy as np
     >>> from isdp.lattice import row_values
-    >>> from isdp.release import constraint_matrix
+    >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Plan, Request
     >>> from isdp.release import privacy_statement, route_record
-    >>> from isdp.release import load_table
+    >>> from isdp.tables import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")

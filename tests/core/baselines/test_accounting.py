@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 from scipy import integrate, stats
 
 from isdp.baselines import (
@@ -18,7 +19,6 @@ from isdp.baselines import (
     swapping_min_epsilon,
     zcdp_to_dp,
 )
-from isdp.experiments.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
 B_VALUES = [1, 3, 50, 10**6]
 

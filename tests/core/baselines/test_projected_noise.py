@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg
+from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 from projection_support import TABLE, margins_4x4, sum_row
 
 from isdp.baselines import (
@@ -20,7 +21,6 @@ from isdp.baselines import (
     projection_sd,
     row_space_basis,
 )
-from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
 
 def test_margins_matrix_has_rank_7():

@@ -13,7 +13,7 @@ import pytest
 from isdp.baselines import gaussian_delta
 from isdp.exact import SIGMA_GRID, ExactSampler, calibrate_sigma, profile_delta, profile_epsilon, residue_profiles
 from isdp.lattice import table_margins
-from isdp.release import exact_route_noise, hockey_stick
+from isdp.privacy import exact_route_noise, hockey_stick
 
 
 def _cks_theorem7(eps: float, sigma: float, sensitivity: int) -> float:

@@ -99,7 +99,8 @@ def test_the_gaussian_route_s_draws_succeed_on_every_seed():
 
 def test_the_gaussian_route_releases_at_a_thousandth(tmp_path):
     """ε = 0.001 failed on every seed."""
-    from isdp.release import Request, load_table, make_release
+    from isdp.release import Request, make_release
+    from isdp.tables import load_table
 
     path = tmp_path / "t.csv"
     path.write_text("row,a,b,c\nr,5,7,9\n")

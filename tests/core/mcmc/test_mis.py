@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import ALPHA, REGISTRY, chisquare_gof, chisquare_two_sample, rows_to_categories
+from isdp_papers.claims import paper_value
+from isdp_papers.e5_congenial_mis.problem import sex_by_age_constraints
 
 from isdp.errors import InvariantError
-from isdp.experiments.claims import paper_value
-from isdp.experiments.e5_congenial_mis.problem import sex_by_age_constraints
 from isdp.lattice import IntegerLattice, generalized_laplace
 from isdp.mcmc import mis_sample, sample
 

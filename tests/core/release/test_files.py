@@ -12,8 +12,9 @@ import pytest
 from release_support import only, run_release
 
 from isdp.errors import UsageError
-from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
-from isdp.release._parquet_tables import read_parquet_arrow
+from isdp.release import Request, make_release, write_release
+from isdp.tables import constraint_matrix, load_table
+from isdp.tables._parquet_tables import read_parquet_arrow
 
 
 @pytest.mark.parametrize("force", [False, True], ids=["exclusive", "--force"])

@@ -10,8 +10,9 @@ import pytest
 
 from isdp.errors import UncertifiableError
 from isdp.exact import ExactSampler
-from isdp.release import Request, dry_run, load_table, make_release
+from isdp.release import Request, dry_run, make_release
 from isdp.release._noise_reach import refuse_noise_beyond_int64
+from isdp.tables import load_table
 
 BIG = np.array([[2147483647, 2147483647, 1]])  # a solved cell carries 2**32 − 2 times a free cell's noise
 

@@ -13,10 +13,11 @@ from scipy import stats
 from isdp.cli import main
 from isdp.errors import NotPartitionable, UsageError
 from isdp.lattice import row_values
-from isdp.release import Request, constraint_matrix, load_table, make_release, write_release
-from isdp.release._parquet_tables import read_parquet_arrow
+from isdp.privacy._uncertainty import COLUMNS
+from isdp.release import Request, make_release, write_release
 from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_partitioned
-from isdp.release._uncertainty import COLUMNS
+from isdp.tables import constraint_matrix, load_table
+from isdp.tables._parquet_tables import read_parquet_arrow
 
 CELLS = 12_000
 

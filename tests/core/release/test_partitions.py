@@ -7,8 +7,8 @@ import pytest
 
 from isdp.errors import NotPartitionable
 from isdp.lattice import blocks
-from isdp.release import constraint_matrix, load_table
 from isdp.release._partitions import partition_key, partition_layout
+from isdp.tables import constraint_matrix, load_table
 
 NESTED = ["total", "by:state", "by:state,county", "by:state,age"]
 

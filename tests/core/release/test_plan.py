@@ -72,7 +72,8 @@ def test_a_chain_cannot_certify_a_publication_delta_and_the_refusal_says_how_far
 def test_the_plan_of_a_table_holds_what_the_statement_states_of_it(tmp_path):
     """Each row's rule (a family or a tie; none for a constraint file's row, even one labelled like a rule's),
     the cells' labels and each table's name and size: the statement reads them from the plan, not the table."""
-    from isdp.release import Plan, Request, TableSet, constraint_matrix, load_table
+    from isdp.release import Plan, Request
+    from isdp.tables import TableSet, constraint_matrix, load_table
 
     (tmp_path / "county.csv").write_text("county,count\nA,22\nB,16\n")
     (tmp_path / "county_sex.csv").write_text("county,sex,count\nA,M,10\nA,F,12\nB,M,7\nB,F,9\n")

@@ -20,7 +20,7 @@ from isdp.convergence._certify import certify_chain
 from isdp.errors import UncertifiableError
 from isdp.exact import IntegerL1Sampler, enumerate_target, integral_solve, seeded_source
 from isdp.lattice import IntegerLattice, generalized_gaussian, generalized_laplace, independent_rows, table_margins
-from isdp.release import constraint_matrix, load_table
+from isdp.tables import constraint_matrix, load_table
 
 
 def _draws(A, eps, n, *, seed=1):

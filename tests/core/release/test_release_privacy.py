@@ -14,19 +14,9 @@ from scipy import optimize
 from isdp.baselines import l1_projection_milp, zcdp_to_dp
 from isdp.cli import main
 from isdp.lattice import IntegerLattice, table_margins, with_mixing_basis
-from isdp.release import (
-    Plan,
-    Request,
-    chain_noise,
-    constraint_matrix,
-    exact_route_noise,
-    hockey_stick,
-    load_table,
-    make_release,
-    max_privacy_loss,
-    pushforward,
-    truncation_slack,
-)
+from isdp.privacy import chain_noise, exact_route_noise, hockey_stick, max_privacy_loss, pushforward, truncation_slack
+from isdp.release import Plan, Request, make_release
+from isdp.tables import constraint_matrix, load_table
 
 SEEDED = ["--seed", "11", "--reproducible-not-for-publication", "--no-progress"]
 TOTAL3 = np.ones((1, 3), dtype=np.int64)

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from isdp.errors import InfeasibleError, IsdpError, UncertifiableError
 from isdp.lattice import row_values
-from isdp.release import Request, constraint_matrix, dry_run, load_table, make_release
+from isdp.release import Request, dry_run, make_release
+from isdp.tables import constraint_matrix, load_table
 
 FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
 #: ε per person at the boundaries the plan and the samplers meet: the range's ends, the compiled kernel's 2**31

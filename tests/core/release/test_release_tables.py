@@ -14,7 +14,8 @@ from conftest import ALPHA, chisquare_gof, rows_to_categories
 from isdp.cli import main
 from isdp.exact import ExactSampler, calibrate_sigma, enumerate_target, norm_tables, seeded_source
 from isdp.lattice import IntegerLattice, generalized_laplace
-from isdp.release import Plan, Request, TableSet, constraint_matrix, load_table
+from isdp.release import Plan, Request
+from isdp.tables import TableSet, constraint_matrix, load_table
 
 SEEDED = ["--seed", "5", "--reproducible-not-for-publication", "--no-progress"]
 COUNTY_SEX = "county,sex,count\nA,M,10\nA,F,12\nB,M,7\nB,F,9\n"

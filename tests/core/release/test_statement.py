@@ -89,7 +89,7 @@ def test_the_gaussian_rejection_text_names_sigma_before_using_it(tmp_path, capsy
 def test_a_headline_does_not_call_an_undetermined_swap_the_smallest_change():
     """Above about 30 x 30 under both margins the headline said "a swap: the smallest change the invariants absorb"
     while two_persons.realisable was null (issue 64)."""
-    from isdp.release import Guarantee, Neighbours
+    from isdp.privacy import Guarantee, Neighbours
 
     undetermined = Guarantee("l1", 0.5).to_dict(Neighbours(one_person=False, two_persons=None))
     assert undetermined["headline"]["persons"] == 2 and undetermined["two_persons"]["realisable"] is None

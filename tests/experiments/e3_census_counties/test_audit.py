@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e3_census_counties.audit`: the per-state DAS bias regressions (against a closed
+"""Tests of :mod:`isdp_papers.e3_census_counties.audit`: the per-state DAS bias regressions (against a closed
 form, on planted slopes), the audit counts, and the E3 state-selection rule (filling by p-value, forcing Illinois, the
 override and ``all``), on synthetic tables and on the committed v20210608 county file."""
 
@@ -6,10 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from census_support import EMBEDDED
+from isdp_papers.e3_census_counties import audit
+from isdp_papers.nhgis.counties import STATE_ABBR, load_counties
 from scipy import stats
-
-from isdp.experiments.e3_census_counties import audit
-from isdp.experiments.nhgis.counties import STATE_ABBR, load_counties
 
 
 def synthetic_counties(sizes: dict[str, int], slope: float, seed: int = 1) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e3_census_counties.census`: over-dispersed starts, the per-state run (certified,
+"""Tests of :mod:`isdp_papers.e3_census_counties.census`: over-dispersed starts, the per-state run (certified,
 converged and statistically exact; failing loudly naming the state; a one-county state's point mass), its certificate
 record, typed settings and summary row, non-negativity counts and the MCMC vs exact comparison."""
 
@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from isdp.errors import CertificationError
-from isdp.exact import sample_sum_constraint_l1
-from isdp.experiments.e3_census_counties.census import (
+from isdp_papers.e3_census_counties.census import (
     CONVERGENCE_COLUMNS,
     STATE_SUMMARY_COLUMNS,
     ConvergenceError,
@@ -22,6 +19,9 @@ from isdp.experiments.e3_census_counties.census import (
     overdispersed_starts,
     run_state,
 )
+
+from isdp.errors import CertificationError
+from isdp.exact import sample_sum_constraint_l1
 from isdp.lattice import IntegerLattice, sum_constraint
 
 CERTIFICATE = {"pairs": 400, "threshold": 0.01, "max_iter": 100_000, "margin": 0.5}

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e3_census_counties.measures`: the measures of E3's registry rows on hand-made runs
+"""Tests of :mod:`isdp_papers.e3_census_counties.measures`: the measures of E3's registry rows on hand-made runs
 and on the committed county data — the audit's excluded areas, the DAS's state totals, the truncation's bias, ISDP App.
 E.4's 'no instantiation triggers the truncation' (its tail bound against the brute-force marginal), the DAS histograms'
 consistency and sparsity (TopDown talk), the censored coupling pairs, the housing-units and group-quarters invariants
@@ -20,20 +20,14 @@ from census_support import EMBEDDED as COUNTIES
 from census_support import results_run as _run
 from conftest import NHGIS_ZIP as SHARED_ZIP
 from conftest import REGISTRY, ROOT, row_verdict
-from lattice_support import assert_row_flips
-
-from isdp.baselines import double_geometric_noise
-from isdp.convergence import save_draws
-from isdp.exact import sample_sum_constraint_l1
-from isdp.exact._exact_laws import sum_constraint_l1_marginal
-from isdp.experiments import claims
-from isdp.experiments.e3_census_counties import audit
-from isdp.experiments.e3_census_counties.measures import negative_count_bound, relational_breaks, truncation_bias
-from isdp.experiments.evidence import EvidenceError, Run
-from isdp.experiments.nhgis import group_quarters, histograms
-from isdp.experiments.nhgis.counties import load_counties
-from isdp.experiments.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
-from isdp.experiments.nhgis.histograms import (
+from isdp_papers import claims
+from isdp_papers.e3_census_counties import audit
+from isdp_papers.e3_census_counties.measures import negative_count_bound, relational_breaks, truncation_bias
+from isdp_papers.evidence import EvidenceError, Run
+from isdp_papers.nhgis import group_quarters, histograms
+from isdp_papers.nhgis.counties import load_counties
+from isdp_papers.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
+from isdp_papers.nhgis.histograms import (
     HISTOGRAM_CELLS,
     HISTOGRAM_CELLS_EXTRACT,
     N_RACES,
@@ -41,7 +35,13 @@ from isdp.experiments.nhgis.histograms import (
     histogram_cells_summary,
     load_histogram_cells,
 )
-from isdp.experiments.nhgis.housing import HOUSING_EXTRACT, load_housing
+from isdp_papers.nhgis.housing import HOUSING_EXTRACT, load_housing
+from lattice_support import assert_row_flips
+
+from isdp.baselines import double_geometric_noise
+from isdp.convergence import save_draws
+from isdp.exact import sample_sum_constraint_l1
+from isdp.exact._exact_laws import sum_constraint_l1_marginal
 from isdp.mcmc import dg_pmf
 
 E3 = CONFIG["e3"]
@@ -473,7 +473,7 @@ def test_all_zero_noise_in_place_of_a_states_draws_is_an_error(tmp_path, row):
 
 
 def test_a_zero_spread_county_has_no_standard_error():
-    from isdp.experiments.unbiasedness import unbiasedness_table
+    from isdp_papers.unbiasedness import unbiasedness_table
 
     draws = np.zeros((2, 50, 3), dtype=np.int64)
     draws[..., 0], draws[..., 1] = np.arange(50) % 3 - 1, -(np.arange(50) % 3 - 1)  # county 2 never moves

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e3_census_counties.scheduling`: the per-state jobs' batches cover every state once
+"""Tests of :mod:`isdp_papers.e3_census_counties.scheduling`: the per-state jobs' batches cover every state once
 and balance their weights, and the national run puts Texas in a batch of its own."""
 
 from __future__ import annotations
@@ -7,9 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import ROOT
-
-from isdp.experiments.config import load_config
-from isdp.experiments.e3_census_counties.scheduling import balanced_batches
+from isdp_papers.config import load_config
+from isdp_papers.e3_census_counties.scheduling import balanced_batches
 
 
 def test_balanced_batches_cover_every_item_once_and_balance_the_weights():

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e4_projection_comparison.comparison`: the metrics with known answers, the integer
+"""Tests of :mod:`isdp_papers.e4_projection_comparison.comparison`: the metrics with known answers, the integer
 and invariant flags, the concentration of a projection's discrepancy, the spread ratios and their standard errors,
 one state's releases by every method end to end (their streams, the interior-point LP, reproducibility and storage),
 a one-county state, and the state overview."""
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from isdp_papers.e4_projection_comparison import comparison as cmp
 
 from isdp._rng import derive_seed
 from isdp.baselines import dg_l1_projection
 from isdp.exact import sample_sum_constraint_l1
-from isdp.experiments.e4_projection_comparison import comparison as cmp
 from isdp.lattice import sum_constraint
 
 

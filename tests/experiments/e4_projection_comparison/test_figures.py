@@ -1,13 +1,13 @@
-"""Tests of :mod:`isdp.experiments.e4_projection_comparison.figures`: Fig 10 draws one collection of boxes per
+"""Tests of :mod:`isdp_papers.e4_projection_comparison.figures`: Fig 10 draws one collection of boxes per
 method, with one box per county."""
 
 from __future__ import annotations
 
 import numpy as np
+from isdp_papers.e4_projection_comparison import comparison as cmp
+from isdp_papers.e4_projection_comparison.figures import plot_fig10
 
 from isdp.exact import sample_sum_constraint_l1
-from isdp.experiments.e4_projection_comparison import comparison as cmp
-from isdp.experiments.e4_projection_comparison.figures import plot_fig10
 
 
 def test_plot_fig10_smoke():

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e4_projection_comparison.measures`: rounding a projected Laplace release breaks
+"""Tests of :mod:`isdp_papers.e4_projection_comparison.measures`: rounding a projected Laplace release breaks
 the state total in a large state and never in a two-county state (ISDP-E4-rounding-breaks-invariant), on hand-made
 runs; the stylised non-negativity bias (SDP-E4-inequality-invariants-bias, SDP-E4-nonnegativity-control), the
 non-negative projection's bias and data dependence (ISDP-E4-nonnegative-projection-bias, -projection-data-dependent)
@@ -15,10 +15,10 @@ import pytest
 from census_support import CONFIG
 from census_support import results_run as _run
 from conftest import ROOT, row_verdict
+from isdp_papers.e4_projection_comparison import comparison as cmp
+from isdp_papers.evidence import Run
 
 from isdp.baselines import projected_laplace
-from isdp.experiments.e4_projection_comparison import comparison as cmp
-from isdp.experiments.evidence import Run
 from isdp.lattice import sum_constraint
 
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e5_congenial_mis.measures`: the measures of E5's registry rows (Congenial DP §1.2's
+"""Tests of :mod:`isdp_papers.e5_congenial_mis.measures`: the measures of E5's registry rows (Congenial DP §1.2's
 sensitivity, §2.3's raw double geometric noise, rejection sampler and Algorithm 1, §3's table against SF1's P12, the
 MIS releases against the exact conditional law, the best proposal ε, §2.2's constrained posterior against record-level
 enumeration, §3's effective γ after Fig 1 against the exact raw L1), each against an independent computation, and
@@ -16,16 +16,16 @@ from census_support import A6, CONFIG
 from census_support import results_run as _run
 from conftest import REGISTRY, ROOT, row_verdict
 from criteria_support import judge
+from isdp_papers import claims
+from isdp_papers.e5_congenial_mis import measures as e5
+from isdp_papers.e5_congenial_mis import small_lattice as sl
+from isdp_papers.e5_congenial_mis.measures import best_proposal_steps
+from isdp_papers.e5_congenial_mis.mis_study import sex_by_age_problem
+from isdp_papers.evidence import Run
 
 import isdp.mcmc
-from isdp.experiments import claims
-from isdp.experiments.e5_congenial_mis import measures as e5
-from isdp.experiments.e5_congenial_mis import small_lattice as sl
-from isdp.experiments.e5_congenial_mis.measures import best_proposal_steps
-from isdp.experiments.e5_congenial_mis.mis_study import sex_by_age_problem
-from isdp.experiments.evidence import Run
 from isdp.mcmc import dg_logpmf, dg_pmf, mis_exact_sample, mis_sample
-from isdp.release import read_table_csv
+from isdp.tables import read_table_csv
 
 
 @pytest.fixture
@@ -281,7 +281,7 @@ def test_best_proposal_one_grid_step_away_is_within_one_step(tmp_path):
 
 def test_fig2_rows_say_where_the_chains_started(tmp_path):
     """The two rows that read the Fig 2 curve say the chains' start, from the table's ``start`` column."""
-    from isdp.experiments.e5_congenial_mis.mis_study import ACCEPTANCE_START
+    from isdp_papers.e5_congenial_mis.mis_study import ACCEPTANCE_START
 
     tables = tmp_path / "results" / "tables"
     tables.mkdir(parents=True)

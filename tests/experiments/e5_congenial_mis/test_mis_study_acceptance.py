@@ -1,4 +1,4 @@
-"""Tests of Fig 2's chains (:func:`isdp.experiments.e5_congenial_mis.mis_study.acceptance_chains`): they start at
+"""Tests of Fig 2's chains (:func:`isdp_papers.e5_congenial_mis.mis_study.acceptance_chains`): they start at
 exact draws of the target p*, so their acceptance rate is Algorithm 1's stationary one. On a 2 × 3 table with E5's
 invariants (the note's small lattice) both are known exactly: p* by enumeration, the stationary rate
 Σ_s p*(s) a(s) and the rate of a chain from s* over its first n proposals, Σ_t e_{s*} P^t a / n, from the
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from census_support import A6, CONFIG
 from conftest import ROOT
+from isdp_papers.e5_congenial_mis import mis_study as ms
+from isdp_papers.e5_congenial_mis import small_lattice as sl
 from scipy import stats
 
-from isdp.experiments.e5_congenial_mis import mis_study as ms
-from isdp.experiments.e5_congenial_mis import small_lattice as sl
 from isdp.mcmc import dg_logpmf, dg_rvs, mis_log_weight
-from isdp.release import read_table_csv
+from isdp.tables import read_table_csv
 
 LATTICE, INDEX_SET, EPS = (6, 3, 4), [1, 3, 4], 0.5  # 25 tables; I^c = {0, 2, 5}, A[:, I^c] unimodular
 TABLES = sl.invariant_tables(*LATTICE)

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e5_congenial_mis.small_lattice`: on the 2 × 3 tables with E5's invariants, Algorithm
+"""Tests of :mod:`isdp_papers.e5_congenial_mis.small_lattice`: on the 2 × 3 tables with E5's invariants, Algorithm
 1's transition matrix against one built proposal by proposal (and its stationary law), and the rejection sampler's
 law against simulated rejection sampling."""
 
@@ -9,8 +9,8 @@ import itertools
 import numpy as np
 import pytest
 from census_support import A6
+from isdp_papers.e5_congenial_mis import small_lattice as sl
 
-from isdp.experiments.e5_congenial_mis import small_lattice as sl
 from isdp.mcmc import dg_logpmf, dg_pmf
 
 
@@ -52,9 +52,8 @@ def test_transition_matrix_against_proposal_enumeration():
 def test_rejection_law_is_what_simulated_rejection_sampling_accepts():
     """Independent of the law's algebra: propose from q on S*, accept with p/(Rq), and compare the accepted draws'
     frequencies with p* (chi-square, fixed seed)."""
+    from isdp_papers.e5_congenial_mis import small_lattice as sl
     from scipy import stats
-
-    from isdp.experiments.e5_congenial_mis import small_lattice as sl
 
     tables = sl.invariant_tables(5, 2, 3)
     center, index_set = tables[3], [1, 3, 4]

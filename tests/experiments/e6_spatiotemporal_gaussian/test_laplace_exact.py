@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.laplace_exact`: the projected Laplace density is the
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.laplace_exact`: the projected Laplace density is the
 integral over the invariant direction and integrates to one on the null space, its level on a grid approaches but never
 exceeds the exact level, and the extended release is additive with noise in the null space (as printed: it adds h
 again)."""
@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from isdp_papers.e6_spatiotemporal_gaussian import laplace_exact as le
 from scipy import integrate
-
-from isdp.experiments.e6_spatiotemporal_gaussian import laplace_exact as le
 
 
 @pytest.mark.parametrize("a", [(0.0, 0.0), (1.0, 2.0), (-30.0, 5.0), (100.0, -40.0)])

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.problem`: §5.2's constraints are the two margin families
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.problem`: §5.2's constraints are the two margin families
 of each building (shape, rank, the margins they compute), and an empty dimension is refused."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from closed_form_support import B, G, H
+from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
 from isdp.errors import InvariantError
-from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
 
 def test_constraints_are_the_two_margin_families_of_each_building():

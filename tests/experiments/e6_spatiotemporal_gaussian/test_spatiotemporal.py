@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.spatiotemporal`: the reading statistics follow their
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.spatiotemporal`: the reading statistics follow their
 definitions; their exact laws and quantiles match simulated releases (Kolmogorov–Smirnov p-values above 1e-3 for the
 right law, below 1e-6 for a wrong one, empirical CDFs within 4 binomial standard errors); the studies are reproducible
 with one stream each; the readings table; projection equals conditioning (also at the paper's size, a rank-deficient
@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from closed_form_support import B, G, H
+from isdp_papers.e6_spatiotemporal_gaussian import spatiotemporal as st
+from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 from scipy import stats
 
 from isdp.baselines import projected_gaussian, projection_sd, row_space_basis
-from isdp.experiments.e6_spatiotemporal_gaussian import spatiotemporal as st
-from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +115,9 @@ def test_exact_sd_summary_matches_the_closed_form(problem):
 def test_conditioning_reference_cuts_the_rounding_eigenvalues_of_a_rank_deficient_gram():
     """At the paper's size A Aᵀ (760 rows, rank 740) has 20 eigenvalues of ~1e-14: NumPy's default
     pinv cutoff inverted them and the 'conditional' missed the invariants by 0.2 (gap 1.4e-2)."""
+    from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
+
     from isdp.baselines import row_space_basis
-    from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
     A, _ = group_hour_building_constraints(14, 24, 20)
     assert st.conditioning_gap(A, 1.0, row_space_basis(A), 5, np.random.default_rng(1)) < 1e-10

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.subspace_exact`: the truncated geometric law is the
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.subspace_exact`: the truncated geometric law is the
 clamped Double Geometric; the subspaces, their nesting and the neighbour pairs are what the rows say; the aligned
 divergences are privacy_audit's; Theorem 3.1's release meets the invariant."""
 
@@ -9,7 +9,8 @@ import pytest
 
 
 def test_truncated_geometric_law_is_the_clamped_double_geometric():
-    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
+    from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
+
     from isdp.mcmc import dg_pmf
 
     law = se.truncated_geometric((0, 1, 2, 0), 1.0, 0, 3)
@@ -24,8 +25,9 @@ def test_truncated_geometric_law_is_the_clamped_double_geometric():
 
 
 def test_subspaces_neighbours_and_fast_divergences_are_what_the_rows_say():
-    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
-    from isdp.release import hockey_stick, hockey_stick_divergence, max_privacy_loss
+    from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
+
+    from isdp.privacy import hockey_stick, hockey_stick_divergence, max_privacy_loss
 
     S = se.SUBSPACES
     assert not (se.C_ODD @ S["N(C)"]).any() and not (se.C_TOTAL @ S["N(1ᵀ)"]).any()

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.noise_laws`: the closed-form laws of the noise m1 − s1 against
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.noise_laws`: the closed-form laws of the noise m1 − s1 against
 simulated releases (and not a Laplace law of the same variance), (A.1)/(A.2) against numerical convolution, Remark 1's
 signed weights, and the Laplace / signed Gamma mixture that is the sum of two Laplace."""
 
@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 from closed_form_support import CASES, X, draws
 from conftest import ALPHA
+from isdp_papers.e7_congenial_histogram import noise_laws as nl
+from isdp_papers.e7_congenial_histogram import releases as rel
 from scipy import integrate, stats
-
-from isdp.experiments.e7_congenial_histogram import noise_laws as nl
-from isdp.experiments.e7_congenial_histogram import releases as rel
 
 
 @pytest.mark.parametrize(("mechanism", "beta"), CASES)

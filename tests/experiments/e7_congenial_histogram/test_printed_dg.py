@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.printed_dg`: App. B's quantile is the generalized inverse of
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.printed_dg`: App. B's quantile is the generalized inverse of
 the Double Geometric CDF (against a brute-force search), and the chi-square check accepts the law and rejects a
 shift."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import ALPHA
+from isdp_papers.e7_congenial_histogram import printed_dg as pdg
 
-from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
 from isdp.mcmc import dg_cdf
 
 

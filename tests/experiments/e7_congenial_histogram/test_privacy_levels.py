@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.privacy_levels`: the numerical levels against App. A's closed
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.privacy_levels`: the numerical levels against App. A's closed
 form (and M*'s and f_L2's ε), the worst log ratio search, the closed-form levels, and Example 5.1 / Theorem 1.3 (level ε
 without a restricting invariant, posterior moved by at most ε)."""
 
@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from isdp_papers.e7_congenial_histogram import privacy_levels as pl
 from scipy import stats
-
-from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
 
 
 @pytest.mark.parametrize("beta", [0.0, 0.2, 0.5, 0.7, 1.0])

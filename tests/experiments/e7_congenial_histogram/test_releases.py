@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.releases`: Example 4.1's three releases keep the total and the
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.releases`: Example 4.1's three releases keep the total and the
 L1/L2 projections are optimal, the simulated moments are the exact ones, f_L1's variance range over β is attained where
 stated, conditioning the base noise on a thin slab gives M*'s law, and bad arguments are refused."""
 
@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 from closed_form_support import CASES, N, X, draws
 from conftest import ALPHA, Z_TOL
+from isdp_papers.e7_congenial_histogram import noise_laws as nl
+from isdp_papers.e7_congenial_histogram import releases as rel
 from scipy import stats
-
-from isdp.experiments.e7_congenial_histogram import noise_laws as nl
-from isdp.experiments.e7_congenial_histogram import releases as rel
 
 
 def test_every_release_keeps_the_total_and_the_projections_are_optimal():

@@ -1,12 +1,11 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.rounding`: Example 5.2's rounded count, its secrecy level
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.rounding`: Example 5.2's rounded count, its secrecy level
 against brute force over the sums, and the projection onto S* that releases the query itself."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from isdp.experiments.e7_congenial_histogram import rounding as rnd
+from isdp_papers.e7_congenial_histogram import rounding as rnd
 
 
 def test_rounding_secrecy_singleton_and_a_wider_range():

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.implied`: implied constraints — the feasible parent totals
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.implied`: implied constraints — the feasible parent totals
 of the college-town example and the group-quarters totals against brute force, the network-flow reduction, Edmonds'
 facet criterion against the LP, and the extension of two-way margins (fractional and integer) against exhaustive
 enumeration."""
@@ -10,10 +10,9 @@ import itertools
 import numpy as np
 import pytest
 from conftest import REGISTRY, ROOT
-
-from isdp.experiments import claims
-from isdp.experiments.e8_privacy_accounting import implied
-from isdp.experiments.e8_privacy_accounting.implied import (
+from isdp_papers import claims
+from isdp_papers.e8_privacy_accounting import implied
+from isdp_papers.e8_privacy_accounting.implied import (
     feasible_totals,
     form_values,
     gq_extendable_totals,
@@ -56,7 +55,7 @@ def test_a_point_inside_the_single_type_bounds_can_be_infeasible():
 def test_network_flow_reduction_decides_feasibility_exactly():
     """Max-flow on the reduced network (the talk's 'via Network Flows') accepts exactly the
     enumerated feasible totals, on a small town where every split can be checked."""
-    from isdp.experiments.e8_privacy_accounting import implied
+    from isdp_papers.e8_privacy_accounting import implied
 
     regions, occupied, types = {"R1": 7, "R2": 5}, {"R1": ["F", "C"], "R2": ["M", "C"]}, ["F", "C", "M"]
     assert implied.flow_network(regions, occupied) == {"R1": 5, "R2": 3}
@@ -75,7 +74,7 @@ GQ_BLOCKS = [(4, {"A": 1}), (5, {"A": 1, "B": 2}), (3, {"B": 1, "C": 1}), (2, {"
 
 
 def test_gq_implied_constraints_describe_exactly_the_extendable_totals():
-    from isdp.experiments.e8_privacy_accounting.implied import gq_feasible
+    from isdp_papers.e8_privacy_accounting.implied import gq_feasible
 
     types = ["A", "B", "C"]
     feasible = gq_extendable_totals(GQ_BLOCKS, types)
@@ -86,7 +85,7 @@ def test_gq_implied_constraints_describe_exactly_the_extendable_totals():
 
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_every_combination_constraint_is_needed_when_every_combination_is_present(k):
-    from isdp.experiments.e8_privacy_accounting.implied import gq_blocks, gq_nonredundant
+    from isdp_papers.e8_privacy_accounting.implied import gq_blocks, gq_nonredundant
 
     types = list("ABCD")[:k]
     assert len(gq_nonredundant(gq_blocks(types, "every-combination"), types)) == 2**k - 1
@@ -106,7 +105,7 @@ def _random_gq_blocks(rng, types):
 
 def test_facet_criterion_agrees_with_the_lp_on_random_blocks():
     """Edmonds' criterion (closed and inseparable) picks exactly the combinations the LP finds needed."""
-    from isdp.experiments.e8_privacy_accounting.implied import gq_facets, gq_nonredundant
+    from isdp_papers.e8_privacy_accounting.implied import gq_facets, gq_nonredundant
 
     rng = np.random.default_rng(20261125)
     compared, counts = 0, set()
@@ -123,7 +122,7 @@ def test_facet_criterion_agrees_with_the_lp_on_random_blocks():
 
 
 def test_every_combination_needed_iff_every_type_alone_and_every_pair_share_a_block():
-    from isdp.experiments.e8_privacy_accounting.implied import gq_every_combination_needed, gq_facets
+    from isdp_papers.e8_privacy_accounting.implied import gq_every_combination_needed, gq_facets
 
     rng = np.random.default_rng(7)
     seen = set()
@@ -143,7 +142,7 @@ def test_every_combination_needed_iff_every_type_alone_and_every_pair_share_a_bl
 
 
 def test_facet_criterion_refuses_blocks_it_cannot_decide():
-    from isdp.experiments.e8_privacy_accounting.implied import gq_facets
+    from isdp_papers.e8_privacy_accounting.implied import gq_facets
 
     with pytest.raises(ValueError, match="cannot hold"):
         gq_facets([(1, {"A": 2})], ["A"])
@@ -153,7 +152,7 @@ def test_facet_criterion_refuses_blocks_it_cannot_decide():
 
 def test_dropping_a_needed_combination_admits_an_infeasible_total():
     """Control: the 2-type constraint of GQ_BLOCKS is not implied by the single-type ones."""
-    from isdp.experiments.e8_privacy_accounting.implied import (
+    from isdp_papers.e8_privacy_accounting.implied import (
         gq_capacity,
         gq_lower,
         gq_nonredundant,

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.rounding`: TopDown's rounding step — the printed LP against
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.rounding`: TopDown's rounding step — the printed LP against
 brute force over the integer roundings, the programs keep their equalities, and the two-level solve (with and
 without the failsafe) keeps the totals it is given."""
 
@@ -8,8 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-
-from isdp.experiments.e8_privacy_accounting import rounding
+from isdp_papers.e8_privacy_accounting import rounding
 
 
 def brute_force(children, parent):

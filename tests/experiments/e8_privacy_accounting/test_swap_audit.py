@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.swap_audit`: the approximate (δ > 0) privacy loss per unit
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.swap_audit`: the approximate (δ > 0) privacy loss per unit
 of permutation swapping is the root of the hockey-stick divergence, found here by brute force over every pair of
 neighbouring datasets."""
 
@@ -8,9 +8,8 @@ import itertools
 
 import numpy as np
 import pytest
+from isdp_papers.e8_privacy_accounting.swap_audit import approximate_loss_per_unit, universe_log_laws
 from scipy import optimize
-
-from isdp.experiments.e8_privacy_accounting.swap_audit import approximate_loss_per_unit, universe_log_laws
 
 
 def test_approximate_loss_is_the_hockey_stick_root():

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.tables`: E8's reproductions of the printed tables — swap
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.tables`: E8's reproductions of the printed tables — swap
 rates → ε (both rates of one ε), ε_b found numerically, and the TopDown talk's per-level noise variances (each
 conversion spends exactly the budget)."""
 
@@ -9,10 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
-from isdp.baselines import CONVERSIONS, dp_to_zcdp, swapping_epsilon, swapping_min_epsilon, zcdp_to_dp
-from isdp.experiments.e8_privacy_accounting.tables import (
+from isdp_papers.e8_privacy_accounting.tables import (
     per_level_gaussian_variance,
     per_level_laplace_variance,
     swap_min_table,
@@ -20,6 +17,9 @@ from isdp.experiments.e8_privacy_accounting.tables import (
     swap_table,
     variance_table,
 )
+from scipy import stats
+
+from isdp.baselines import CONVERSIONS, dp_to_zcdp, swapping_epsilon, swapping_min_epsilon, zcdp_to_dp
 
 B_VALUES = [1, 3, 50, 10**6]
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.dp_audits`: the worst log ratio on a grid is the brute-force privacy
+"""Tests of :mod:`isdp_papers.lattice_study.dp_audits`: the worst log ratio on a grid is the brute-force privacy
 loss (:func:`log_ratio_on_grid`), the joint update's transition matrix is row-stochastic (:func:`joint_update_matrix`)
 and the linear programme finds an unbiased DP mechanism exactly when one is known to exist
 (:func:`unbiased_dp_exists`)."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from isdp_papers.lattice_study.dp_audits import joint_update_matrix, log_ratio_on_grid, unbiased_dp_exists
 
-from isdp.experiments.lattice_study.dp_audits import joint_update_matrix, log_ratio_on_grid, unbiased_dp_exists
 from isdp.lattice import IntegerLattice, generalized_laplace, table_margins
 
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.tails`: the tail-rate fit behind ISDP-E1/E2-l1-tail-rate (Thm 12 (7)),
+"""Tests of :mod:`isdp_papers.lattice_study.tails`: the tail-rate fit behind ISDP-E1/E2-l1-tail-rate (Thm 12 (7)),
 on laws where its family is exact — the rate within its error, calibrated errors, the ESS fraction widening the error,
 a tail at half the rate failing the claims criterion, and tails without two distinct norms refused."""
 
@@ -7,9 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from criteria_support import judge
-
-from isdp.experiments.evidence import Measurement
-from isdp.experiments.lattice_study.tails import tail_rate
+from isdp_papers.evidence import Measurement
+from isdp_papers.lattice_study.tails import tail_rate
 
 CRITERION = {"kind": "within_se", "k": 3}
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.theory`: the index of a kernel basis (:func:`kernel_index`: 1 for a
+"""Tests of :mod:`isdp_papers.lattice_study.theory`: the index of a kernel basis (:func:`kernel_index`: 1 for a
 basis of the whole integer kernel, its index for a sublattice, 0 for vectors outside the kernel or dependent ones)
 and the exact probability that i.i.d. noise keeps the invariants (:func:`iid_invariant_probability`), against a sum's
 closed form and against brute-force enumeration for three overlapping counts."""
@@ -9,9 +9,9 @@ import itertools
 
 import numpy as np
 import pytest
+from isdp_papers.lattice_study.theory import iid_invariant_probability, kernel_index
 
 from isdp.exact._exact_laws import sum_constraint_acceptance
-from isdp.experiments.lattice_study.theory import iid_invariant_probability, kernel_index
 from isdp.mcmc import dg_pmf
 
 

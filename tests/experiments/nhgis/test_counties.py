@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.nhgis.counties`: reading a vintage's zip (the vintage from the member's name, the
+"""Tests of :mod:`isdp_papers.nhgis.counties`: reading a vintage's zip (the vintage from the member's name, the
 H7V columns of older vintages), the tidy table and its identity checks (a corrupted file is refused and nothing is
 written), a DAS file breaking a state total kept and flagged for the registry, and the committed county file
 re-derived from the real zip byte for byte and matching its provenance.
@@ -17,8 +17,7 @@ import pandas as pd
 import pytest
 from census_support import EMBEDDED, requires_zip
 from conftest import NHGIS_ZIP as SHARED_ZIP
-
-from isdp.experiments.nhgis.counties import (
+from isdp_papers.nhgis.counties import (
     COLUMNS,
     NATIONAL_SF1,
     STATE_ABBR,
@@ -177,7 +176,7 @@ def test_a_das_file_breaking_a_state_total_is_kept_for_the_registry(tmp_path, ra
     """The DAS's state totals are a claim under test, not a mark of a valid file: the extraction keeps a file that
     breaks them and says so, and the stored file shows it (the registry's rows count it)."""
     out = tmp_path / "counties.csv"
-    with caplog.at_level(logging.WARNING, logger="isdp.experiments.nhgis"):
+    with caplog.at_level(logging.WARNING, logger="isdp_papers.nhgis"):
         extract(write_zip(tmp_path / "vt.zip", _break_vermont_dp(raw_subset)), out)
     assert "VT (dp-sf1 = +5)" in caplog.text
     stored = pd.read_csv(out, dtype={"state_fips": str, "county_fips": str})

@@ -1,5 +1,5 @@
-"""Tests of :mod:`isdp.experiments.nhgis.download`: a vintage's URL, the SHA-256 of the real zip, and
-:func:`~isdp.experiments.nhgis.download.download` against a local server — a checksum mismatch leaves nothing, a 404
+"""Tests of :mod:`isdp_papers.nhgis.download`: a vintage's URL, the SHA-256 of the real zip, and
+:func:`~isdp_papers.nhgis.download.download` against a local server — a checksum mismatch leaves nothing, a 404
 is final, transient errors and cut connections are retried, a slow or trickling server is abandoned at the deadline,
 and a SIGTERM mid-download leaves no partial file.
 
@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 from census_support import FAST, ZIP_SHA256, requires_zip, serving
 from conftest import NHGIS_ZIP as SHARED_ZIP
-
-from isdp.experiments.nhgis.download import DownloadError, download, sha256sum, url_for
+from isdp_papers.nhgis.download import DownloadError, download, sha256sum, url_for
 
 
 @pytest.fixture
@@ -69,11 +68,11 @@ def test_download_404_is_final(tmp_path, server):
 def test_download_retries_transient_500(tmp_path, server, caplog):
     server.routes["/flaky"] = [(500, b"oops"), (200, b"payload")]
     dest = tmp_path / "flaky.bin"
-    with caplog.at_level(logging.INFO, logger="isdp.experiments.nhgis"):
+    with caplog.at_level(logging.INFO, logger="isdp_papers.nhgis"):
         download(server.url("/flaky"), dest, retries=3, **FAST)
     assert dest.read_bytes() == b"payload"
     assert server.hits["/flaky"] == 2
-    attempts = [r for r in caplog.records if "attempt" in r.getMessage() and r.name == "isdp.experiments.nhgis"]
+    attempts = [r for r in caplog.records if "attempt" in r.getMessage() and r.name == "isdp_papers.nhgis"]
     assert any("HTTP 500" in r.getMessage() and r.levelno == logging.WARNING for r in attempts)
     assert any("attempt 2/3" in r.getMessage() for r in attempts)
 
@@ -138,7 +137,7 @@ def test_sigterm_during_download_leaves_no_partial_file(tmp_path, server):
 
     server.routes["/trickle"] = [(200, b"x" * 400)]
     server.trickle["/trickle"] = 0.05
-    code = (f"from isdp.experiments.nhgis.download import download; download({server.url('/trickle')!r}, "
+    code = (f"from isdp_papers.nhgis.download import download; download({server.url('/trickle')!r}, "
             f"{str(tmp_path / 'x.zip')!r}, timeout=30, retries=1)")
     proc = subprocess.Popen([sys.executable, "-c", code])
     deadline = time.monotonic() + 20

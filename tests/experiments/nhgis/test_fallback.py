@@ -1,5 +1,5 @@
-"""Tests of :mod:`isdp.experiments.nhgis.fallback`: the data policy of
-:func:`~isdp.experiments.nhgis.fallback.fetch_or_fallback` — ``auto`` downloads and extracts or falls back loudly to
+"""Tests of :mod:`isdp_papers.nhgis.fallback`: the data policy of
+:func:`~isdp_papers.nhgis.fallback.fetch_or_fallback` — ``auto`` downloads and extracts or falls back loudly to
 the committed extract (on a 404, a corrupt zip, another vintage's zip, a dropped-in zip failing its checksum),
 ``nhgis`` raises instead, ``embedded`` never contacts the server, and a zip in place is reused.
 
@@ -12,10 +12,9 @@ import logging
 import pytest
 from census_support import EMBEDDED, FAST, ZIP_SHA256, requires_zip, serving
 from conftest import NHGIS_ZIP as SHARED_ZIP
-
-from isdp.experiments.nhgis.counties import DataValidationError
-from isdp.experiments.nhgis.download import DownloadError
-from isdp.experiments.nhgis.fallback import fetch_or_fallback
+from isdp_papers.nhgis.counties import DataValidationError
+from isdp_papers.nhgis.download import DownloadError
+from isdp_papers.nhgis.fallback import fetch_or_fallback
 
 
 @pytest.fixture
@@ -29,7 +28,7 @@ def _paths(tmp_path):
 
 def test_fetch_auto_falls_back_loudly(tmp_path, server, caplog):
     paths = _paths(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="isdp.experiments.nhgis"):
+    with caplog.at_level(logging.WARNING, logger="isdp_papers.nhgis"):
         info = fetch_or_fallback("20201116", "auto", url=server.url("/gone.zip"), retries=2, **paths, **FAST)
     assert info["source_used"] == "embedded"
     assert info["vintage_requested"] == "20201116" and info["vintage_used"] == "20210608"
@@ -90,7 +89,7 @@ def test_fetch_corrupt_zip(tmp_path, server, caplog):
     with pytest.raises(DataValidationError, match="zip archive"):  # an unknown one: the content checks catch it
         fetch_or_fallback("20990101", "nhgis", url=server.url("/county.zip"), **paths, **FAST)
     assert not paths["dest_zip"].exists() and not paths["out_csv"].exists()
-    with caplog.at_level(logging.WARNING, logger="isdp.experiments.nhgis"):
+    with caplog.at_level(logging.WARNING, logger="isdp_papers.nhgis"):
         info = fetch_or_fallback("20210608", "auto", url=server.url("/county.zip"), **paths, **FAST)
     assert info["source_used"] == "embedded"
     assert any("could not be fetched" in r.getMessage() for r in caplog.records)

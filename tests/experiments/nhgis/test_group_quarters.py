@@ -1,9 +1,8 @@
-"""Tests of :mod:`isdp.experiments.nhgis.group_quarters`: the committed per-county group-quarters extract is
+"""Tests of :mod:`isdp_papers.nhgis.group_quarters`: the committed per-county group-quarters extract is
 re-derived from the real zip byte for byte and lists the county file's counties."""
 
 from census_support import assert_rederived, assert_the_county_files_counties, requires_zip
-
-from isdp.experiments.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, extract_group_quarters, load_group_quarters
+from isdp_papers.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, extract_group_quarters, load_group_quarters
 
 
 @requires_zip

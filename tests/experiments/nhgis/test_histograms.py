@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.nhgis.histograms`: the committed histogram extracts (the per-county cell summary,
+"""Tests of :mod:`isdp_papers.nhgis.histograms`: the committed histogram extracts (the per-county cell summary,
 the per-state support, Illinois's county histograms) are re-derived from the real zip byte for byte, the cell
 summary lists the county file's counties, Illinois's histograms add up to its counties' populations, and their
 loader refuses a file of another state; the per-state support that TDA-E8-problem-size reads refuses a wrong table
@@ -10,10 +10,9 @@ import pytest
 from census_support import CONFIG, EMBEDDED, assert_rederived, assert_the_county_files_counties, requires_zip
 from conftest import NHGIS_ZIP as SHARED_ZIP
 from conftest import ROOT
-
-from isdp.experiments.nhgis import histograms
-from isdp.experiments.nhgis.counties import DataValidationError, load_counties
-from isdp.experiments.nhgis.histograms import (
+from isdp_papers.nhgis import histograms
+from isdp_papers.nhgis.counties import DataValidationError, load_counties
+from isdp_papers.nhgis.histograms import (
     HISTOGRAM_CELLS_EXTRACT,
     HISTOGRAM_SUPPORT_EXTRACT,
     N_RACES,

@@ -1,9 +1,8 @@
-"""Tests of :mod:`isdp.experiments.nhgis.housing`: the committed per-county housing-unit extract is re-derived from
+"""Tests of :mod:`isdp_papers.nhgis.housing`: the committed per-county housing-unit extract is re-derived from
 the real zip byte for byte and lists the county file's counties."""
 
 from census_support import assert_rederived, assert_the_county_files_counties, requires_zip
-
-from isdp.experiments.nhgis.housing import HOUSING_EXTRACT, extract_housing, load_housing
+from isdp_papers.nhgis.housing import HOUSING_EXTRACT, extract_housing, load_housing
 
 
 @requires_zip

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.nhgis.steps`: the workflow's ``extract`` rule (``extract_step``), run by Snakemake
+"""Tests of :mod:`isdp_papers.nhgis.steps`: the workflow's ``extract`` rule (``extract_step``), run by Snakemake
 on the real zip, remakes the committed county file byte for byte."""
 
 import pytest
@@ -24,7 +24,7 @@ def test_extract_rule_reproduces_the_committed_extract(tmp_path):
 
 
 def _fetch_job(tmp_path, embedded, verify):
-    from isdp.experiments.jobs import Job
+    from isdp_papers.jobs import Job
 
     params = {"vintage": "20201116", "source": "embedded", "dest_zip": str(tmp_path / "z.zip"), "timeout": 1,
               "retries": 1, "backoff": 0}
@@ -40,8 +40,8 @@ def test_fetch_step_checks_the_committed_extract_unless_the_config_opts_out(tmp_
     import json
     import shutil
 
-    from isdp.experiments.evidence import EvidenceError
-    from isdp.experiments.nhgis.steps import fetch_step
+    from isdp_papers.evidence import EvidenceError
+    from isdp_papers.nhgis.steps import fetch_step
 
     shutil.copytree(ROOT / "data" / "nhgis", tmp_path / "nhgis")
     embedded = tmp_path / "nhgis" / "county_population_v20210608.csv"
@@ -59,7 +59,7 @@ def test_fetch_step_checks_the_committed_extract_unless_the_config_opts_out(tmp_
 def test_fetch_step_uses_the_committed_extract_as_published(tmp_path):
     import json
 
-    from isdp.experiments.nhgis.steps import fetch_step
+    from isdp_papers.nhgis.steps import fetch_step
 
     fetch_step(_fetch_job(tmp_path, ROOT / "data" / "nhgis" / "county_population_v20210608.csv", True))
     assert "unverified" not in json.loads((tmp_path / "source.json").read_text())["reason"]

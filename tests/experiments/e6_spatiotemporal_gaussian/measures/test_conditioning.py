@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.measures.conditioning`: Theorem 4.2's projection against
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.measures.conditioning`: Theorem 4.2's projection against
 conditioning on a slab: the row fails for noise that is not Gaussian or not spherical, and projection is not
 conditioning for the Laplace but is for the Gaussian; for Gaussian noise with unequal variances projection is not
 conditioning (SDP-E6-nonspherical-gaussian), and the row fails for spherical noise and for cells whose null-space and
@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from closed_form_support import repo_run, row_status
 from conftest import row_verdict
-
-from isdp.experiments.e6_spatiotemporal_gaussian import spatiotemporal as st
+from isdp_papers.e6_spatiotemporal_gaussian import spatiotemporal as st
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.measures.gaussian_laplace`: §3.3's Gaussian corollaries
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.measures.gaussian_laplace`: §3.3's Gaussian corollaries
 inherit Lemma 3.4; the Laplace level rows (Lemma 3.7, Cor 3.8, Congenial DP's Laplace level) match at Def 2.1's scale
 and differ at the per-unit scale; the extended Laplace (Cor 3.9) keeps the invariants with the stated per-cell variance,
 matches, and fails with another basis's scale or as printed; the projected Laplace's heavier tails against simulation
@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from closed_form_support import registry_row, repo_run, row_status, row_status_value
 from conftest import REGISTRY, row_verdict
+from isdp_papers.claims import claim
+from isdp_papers.e6_spatiotemporal_gaussian.measures import gaussian_laplace
+from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 from scipy import stats
 
 from isdp.baselines import null_space_blocks
-from isdp.experiments.claims import claim
-from isdp.experiments.e6_spatiotemporal_gaussian.measures import gaussian_laplace
-from isdp.experiments.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
 
 @pytest.fixture(scope="module")

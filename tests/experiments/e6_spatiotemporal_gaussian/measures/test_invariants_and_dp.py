@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.measures.invariants_and_dp`: invariants against DP (§1,
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.measures.invariants_and_dp`: invariants against DP (§1,
 §2, §3.1, §6): Example 2.4's neighbours and event, nontrivial invariants force δ = 1, binary invariants leave no
 additive noise, composed margins link tables, independent rows give the same invariant, the exponential mechanism on a
 bounded range is not additive: each row matches and differs in a plausibly wrong world, with brute-force checks of the
@@ -9,9 +9,8 @@ from __future__ import annotations
 import pytest
 from closed_form_support import registry_row, repo_run, row_status
 from conftest import row_verdict
-
-from isdp.experiments.e6_spatiotemporal_gaussian.measures import invariants_and_dp
-from isdp.experiments.evidence import Run
+from isdp_papers.e6_spatiotemporal_gaussian.measures import invariants_and_dp
+from isdp_papers.evidence import Run
 
 
 @pytest.fixture(scope="module")

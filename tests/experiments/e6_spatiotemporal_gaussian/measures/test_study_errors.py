@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.measures.study_errors`: the reading measures use the
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.measures.study_errors`: the reading measures use the
 spread of one study and the printed rounding, and the projected sensitivity (SDP-E6-projected-sensitivity) is at most
 the query's unless the basis is not orthonormal."""
 
@@ -10,9 +10,8 @@ import pandas as pd
 import pytest
 from closed_form_support import repo_run
 from conftest import row_verdict
-
-from isdp.experiments.e6_spatiotemporal_gaussian.measures import study_errors
-from isdp.experiments.evidence import Run
+from isdp_papers.e6_spatiotemporal_gaussian.measures import study_errors
+from isdp_papers.evidence import Run
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.measures.subspace_properties`: the rows of §2.3 and
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.measures.subspace_properties`: the rows of §2.3 and
 Theorems 3.1, 3.3 on exact laws (subspace DP, projection privacy, nestedness, composition, post-processing, mixture, the
 extension's converse, a consistent release): each matches and differs on a plausibly wrong mechanism, translation or
 source of the total."""
@@ -19,9 +19,8 @@ def run():
 
 def test_section_23_and_theorem_31_rows_match_and_fail_on_wrong_mechanisms(monkeypatch):
     from criteria_support import judge
-
-    from isdp.experiments.e6_spatiotemporal_gaussian import subspace_exact as se
-    from isdp.experiments.evidence import Measurement
+    from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
+    from isdp_papers.evidence import Measurement
 
     ids = ["SDP-E6-subspace-dp", "SDP-E6-projection-privacy", "SDP-E6-nestedness", "SDP-E6-composition",
            "SDP-E6-post-processing", "SDP-E6-mixture"]

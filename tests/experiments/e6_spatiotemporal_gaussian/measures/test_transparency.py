@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e6_spatiotemporal_gaussian.measures.transparency`: §4's transparency rows: the
+"""Tests of :mod:`isdp_papers.e6_spatiotemporal_gaussian.measures.transparency`: §4's transparency rows: the
 invariants kept (extended release), unbiasedness of the extension mechanisms, the noise's independence of the data
 (fails when the error depends on the table or the release is clipped) and distributed privatization with a common seed
 (fails with agents' own seeds or a release that loses the invariant)."""
@@ -12,10 +12,10 @@ import pytest
 from closed_form_support import repo_run, row_status
 from conftest import REGISTRY, row_verdict
 from criteria_support import judge
+from isdp_papers.claims import claim, resolve_measure
+from isdp_papers.evidence import Run
 
 from isdp.baselines import nonnegative_total_projection
-from isdp.experiments.claims import claim, resolve_measure
-from isdp.experiments.evidence import Run
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.measures.conditioning`: Theorem 2.1's γ and level on Example
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.measures.conditioning`: Theorem 2.1's γ and level on Example
 5.2's rounded count and Example 4.1 (against enumeration of the binary databases), the rounding sensitivity and
 neighbour counts, γ = 1's slack, conditioning on a null set and on a vacuous model: each row matches on the real measure
 and differs under a plausibly wrong γ, neighbour definition, scale or likelihood."""
@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 from closed_form_support import privacy_table_run, repo_run
 from conftest import row_verdict
-
-from isdp.experiments.e7_congenial_histogram import neighbours as nbr
-from isdp.experiments.e7_congenial_histogram import rounding as rnd
-from isdp.experiments.evidence import Run
+from isdp_papers.e7_congenial_histogram import neighbours as nbr
+from isdp_papers.e7_congenial_histogram import rounding as rnd
+from isdp_papers.evidence import Run
 
 
 @pytest.fixture(scope="module")

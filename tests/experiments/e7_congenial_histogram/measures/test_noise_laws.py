@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.measures.noise_laws`: the rows CDP-E7-remark1-weights (Remark
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.measures.noise_laws`: the rows CDP-E7-remark1-weights (Remark
 1's weights sum to one with opposite signs; unsigned weights fail) and CDP-E7-a1-region-integrals (I₁ + I₂ + I₃ is
 (A.1); a wrong Jacobian fails)."""
 
@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from closed_form_support import eps_grid_run, privacy_table_run
 from conftest import row_verdict
-
-from isdp.experiments.e7_congenial_histogram import noise_laws as nl
+from isdp_papers.e7_congenial_histogram import noise_laws as nl
 
 
 def test_remark1_weights_sum_to_one_with_opposite_signs_and_unsigned_weights_fail(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.measures.postprocessing`: §4's L1 projection (the printed
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.measures.postprocessing`: §4's L1 projection (the printed
 point leaves the segment at the exact rate, the solution set is the segment, the interval law), the printed f_L2
 formula, and the post-processing rows (outside Theorem 2.1, within a level set, one-to-one maps): each row matches on
 the real measure and differs under a plausibly wrong premise."""
@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 from closed_form_support import eps_grid_run, privacy_table_run, repo_run
 from conftest import REGISTRY, row_verdict
+from isdp_papers import claims
+from isdp_papers.claims import claim
+from isdp_papers.e7_congenial_histogram import releases as rel
+from isdp_papers.evidence import Run
 from scipy import stats
-
-from isdp.experiments import claims
-from isdp.experiments.claims import claim
-from isdp.experiments.e7_congenial_histogram import releases as rel
-from isdp.experiments.evidence import Run
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.measures.privacy_vs_beta`: App. A's Theorem A.1
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.measures.privacy_vs_beta`: App. A's Theorem A.1
 (CDP-E7-theorem-a1: it holds, and a smaller constant, a wrong printed derivative or a law wider than α allows fails) and
 the g_α ratio of its proof (CDP-E7-theorem-a1-ratio: the printed exponent lacks ε)."""
 
@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 from closed_form_support import eps_grid_run, privacy_table_run
 from conftest import row_verdict
-
-from isdp.experiments.e7_congenial_histogram import noise_laws as nl
+from isdp_papers.e7_congenial_histogram import noise_laws as nl
 
 
 def test_theorem_a1_ratio_printed_exponent_lacks_eps(tmp_path):

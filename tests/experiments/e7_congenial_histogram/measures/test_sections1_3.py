@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.measures.sections1_3`: §1.3–1.4's rows (the Double Geometric's
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.measures.sections1_3`: §1.3–1.4's rows (the Double Geometric's
 level, printed pmf and CDF, its improper limit, the noise variance in ε, the posterior bound and its limit, the binary
 sensitivity) and §3's negative binomial moments: each row matches on the real measure and differs under a plausibly
 wrong law, scale or parametrisation."""
@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from closed_form_support import eps_grid_run, privacy_table_run, repo_run, table2_run
 from conftest import REGISTRY, row_verdict
+from isdp_papers.claims import claim
+from isdp_papers.e7_congenial_histogram import neighbours as nbr
+from isdp_papers.e7_congenial_histogram import printed_dg as pdg
+from isdp_papers.e7_congenial_histogram import privacy_levels as pl
+from isdp_papers.e7_congenial_histogram.measures import sections1_3
 from scipy import stats
 
-from isdp.experiments.claims import claim
-from isdp.experiments.e7_congenial_histogram import neighbours as nbr
-from isdp.experiments.e7_congenial_histogram import printed_dg as pdg
-from isdp.experiments.e7_congenial_histogram import privacy_levels as pl
-from isdp.experiments.e7_congenial_histogram.measures import sections1_3
 from isdp.mcmc import dg_pmf
 
 

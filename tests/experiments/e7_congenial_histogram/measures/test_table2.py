@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e7_congenial_histogram.measures.table2`: the expectation measure names the symbol the
+"""Tests of :mod:`isdp_papers.e7_congenial_histogram.measures.table2`: the expectation measure names the symbol the
 exact mean equals, and the CDP-E7-example41-density row matches and differs at the wrong scale."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ import pytest
 from closed_form_support import repo_run, table2_run
 from conftest import row_verdict
 from criteria_support import judge
-
-from isdp.experiments.e7_congenial_histogram.measures import table2
+from isdp_papers.e7_congenial_histogram.measures import table2
 
 
 @pytest.fixture(scope="module")

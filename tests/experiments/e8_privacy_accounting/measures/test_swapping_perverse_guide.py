@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.swapping_perverse_guide`: the Swapping slides'
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.swapping_perverse_guide`: the Swapping slides'
 ways of lowering ε without more noise — more invariants, approximate DP, person units, one-day units — each matching
 on the real measure and flipping where the way does not work (a variable that does not split the stratum, δ = 0,
 households of one person, a person present one day)."""
@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from accounting_support import e8_run
 from conftest import REGISTRY, row_verdict
-
-from isdp.experiments import claims
-from isdp.experiments.evidence import Run
+from isdp_papers import claims
+from isdp_papers.evidence import Run
 
 
 def test_more_invariants_fails_when_the_added_variable_does_not_split_the_stratum(tmp_path):

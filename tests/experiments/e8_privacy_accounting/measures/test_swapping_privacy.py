@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.swapping_privacy`: permutation swapping's DP
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.swapping_privacy`: permutation swapping's DP
 statements checked exactly on small strata (the ε formula, the proof sketch, the invariants' support, a varying
 mechanism's budget, derived products, releasing the invariants), the visualisation and the Hamming extension; each
 row matches on the real measure and flips under a plausibly wrong law, formula or parameter."""
@@ -10,10 +10,9 @@ import itertools
 from accounting_support import e8_run
 from conftest import REGISTRY, row_verdict
 from criteria_support import judge
-
-from isdp.experiments import claims
-from isdp.experiments.e8_privacy_accounting import swap_audit
-from isdp.experiments.e8_privacy_accounting.measures import swapping_privacy
+from isdp_papers import claims
+from isdp_papers.e8_privacy_accounting import swap_audit
+from isdp_papers.e8_privacy_accounting.measures import swapping_privacy
 
 # --------------------------------------------------------------------------- the mechanism, exactly
 
@@ -33,7 +32,7 @@ def test_proof_sketch_fails_for_another_m_another_law_of_sigma_or_o_above_one(tm
     import functools
     import itertools
 
-    from isdp.experiments.e8_privacy_accounting import swap_audit
+    from isdp_papers.e8_privacy_accounting import swap_audit
 
     run = e8_run(tmp_path)
     status, m = row_verdict("SWAP-E8-proof-sketch", run)
@@ -54,7 +53,7 @@ def test_proof_sketch_fails_for_another_m_another_law_of_sigma_or_o_above_one(tm
 
 
 def test_invariant_support_fails_when_a_lone_record_leaks_a_new_value(tmp_path, monkeypatch):
-    from isdp.experiments.e8_privacy_accounting import swap_audit
+    from isdp_papers.e8_privacy_accounting import swap_audit
 
     run = e8_run(tmp_path)
     assert row_verdict("SWAP-E8-invariant-support", run)[0] == "match"

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.swapping_tables`: the Swapping slides' tables and
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.swapping_tables`: the Swapping slides' tables and
 figure rows, each matching on the real measure and flipping under a plausibly wrong input — a printed cell off by one
 unit, two block-group sizes exchanged, a county table swapped at a tenth instead of a half, a decrease on the left
 branch of the ε curves, the left branch read for every rate (minimum and two rates), and the 2020 strata's b read as
@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 from accounting_support import CONFIG, E8, e8_run
 from conftest import ROOT, row_verdict
-
-from isdp.experiments.e8_privacy_accounting import tables
-from isdp.experiments.e8_privacy_accounting.tables import swap_table
-from isdp.experiments.evidence import Run
+from isdp_papers.e8_privacy_accounting import tables
+from isdp_papers.e8_privacy_accounting.tables import swap_table
+from isdp_papers.evidence import Run
 
 
 def test_swap_table_claims_fail_on_a_cell_off_by_one_printed_unit(tmp_path):
@@ -63,7 +62,7 @@ def test_ma1940_rate_tells_a_half_swap_from_a_tenth(tmp_path):
 
 
 def test_larger_b_fails_on_a_decrease_on_the_left_branch(tmp_path):
-    from isdp.experiments.e8_privacy_accounting.tables import swap_curves
+    from isdp_papers.e8_privacy_accounting.tables import swap_curves
 
     run = e8_run(tmp_path)
     b_values = sorted({int(b) for key in ("swap_ma1940", "swap_2020")

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.swapping_topdown`: the Swapping slides' statements
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.swapping_topdown`: the Swapping slides' statements
 on TopDown and SafeTab — the table's ε from ρ under each conversion, discrete Gaussian noise is ρ-zCDP (and not under a
 misstated budget), the TDA toy reads only the invariants, proper subsets of invariants, swapping's finer invariants,
 and the two budget statements that disagree under composition."""
@@ -11,11 +11,10 @@ import pytest
 from accounting_support import CONFIG, e8_run
 from conftest import REGISTRY, ROOT, row_verdict
 from criteria_support import judge
-
-from isdp.experiments import claims
-from isdp.experiments.e8_privacy_accounting.measures import swapping_topdown
-from isdp.experiments.e8_privacy_accounting.measures.swapping_topdown import zcdp_composition_gap
-from isdp.experiments.evidence import Run
+from isdp_papers import claims
+from isdp_papers.e8_privacy_accounting.measures import swapping_topdown
+from isdp_papers.e8_privacy_accounting.measures.swapping_topdown import zcdp_composition_gap
+from isdp_papers.evidence import Run
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +50,7 @@ def test_discrete_gaussian_zcdp_fails_for_a_misstated_budget(tmp_path, monkeypat
 
 
 def test_tda_toy_fails_for_a_release_that_reads_more_than_the_invariants(tmp_path, monkeypatch):
-    from isdp.experiments.e8_privacy_accounting import zcdp_audit
+    from isdp_papers.e8_privacy_accounting import zcdp_audit
 
     run = e8_run(tmp_path)
     assert row_verdict("SWAP-E8-tda-toy-invariants", run)[0] == "match"
@@ -77,7 +76,7 @@ def test_swapping_invariants_are_not_finer_with_an_empty_swap_key():
 
 
 def test_the_slides_two_budget_statements_disagree_under_composition(run):
-    from isdp.experiments.claims import paper_value
+    from isdp_papers.claims import paper_value
 
     status, m = row_verdict("SWAP-E8-rho-composition", run)
     assert status == "differs" and m.value == pytest.approx(paper_value("SWAP-E8-rho-composition", REGISTRY)["PL"])

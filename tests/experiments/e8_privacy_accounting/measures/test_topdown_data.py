@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.topdown_data`: the TopDown talk's counts from the
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.topdown_data`: the TopDown talk's counts from the
 committed 2010 data — attribute sizes, state measurements, the workload, the GQ codes, the population — and the sizes
 of the optimisation problems (TDA-E8-problem-size: differs in variables per problem, matches in people per problem)
 and the national zero cells, read from the committed per-state support of the ethnicity × race × voting-age
@@ -11,11 +11,10 @@ import pytest
 from accounting_support import e8_run, tda_run
 from conftest import REGISTRY, ROOT, row_verdict
 from criteria_support import judge
-
-from isdp.experiments import claims
-from isdp.experiments.e8_privacy_accounting.measures.topdown_data import workload_consistency
-from isdp.experiments.evidence import Run
-from isdp.experiments.nhgis.histograms import HISTOGRAM_SUPPORT_EXTRACT, N_RACES, NATION
+from isdp_papers import claims
+from isdp_papers.e8_privacy_accounting.measures.topdown_data import workload_consistency
+from isdp_papers.evidence import Run
+from isdp_papers.nhgis.histograms import HISTOGRAM_SUPPORT_EXTRACT, N_RACES, NATION
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.topdown_dorm`: the TopDown talk's dormitory
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.topdown_dorm`: the TopDown talk's dormitory
 example — the implied constraints and the counterexample, the Fourier–Motzkin projection, and the network-flow
 reduction — each matching on the talk's town and failing for other constraints, other regions or another town."""
 
@@ -8,11 +8,10 @@ import pytest
 from accounting_support import CONFIG, E8, e8_run, tda_run
 from conftest import REGISTRY, ROOT, row_verdict
 from criteria_support import judge
-
-from isdp.experiments import claims
-from isdp.experiments.e8_privacy_accounting.implied import feasible_totals, implied_bounds
-from isdp.experiments.e8_privacy_accounting.measures.topdown_dorm import dorm_constraints
-from isdp.experiments.evidence import Run
+from isdp_papers import claims
+from isdp_papers.e8_privacy_accounting.implied import feasible_totals, implied_bounds
+from isdp_papers.e8_privacy_accounting.measures.topdown_dorm import dorm_constraints
+from isdp_papers.evidence import Run
 
 
 @pytest.fixture

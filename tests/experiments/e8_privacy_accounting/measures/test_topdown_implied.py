@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.topdown_implied`: the TopDown talk's implied
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.topdown_implied`: the TopDown talk's implied
 constraints — the region margins (and a misprinted total), the integer gap of two marginals (absent on an instance
 without a hole), and the fractional extension that fails when implied constraints are missing."""
 
@@ -10,10 +10,9 @@ import pytest
 from accounting_support import e8_run, tda_run
 from conftest import REGISTRY, row_verdict
 from criteria_support import judge
-
-from isdp.experiments import claims
-from isdp.experiments.e8_privacy_accounting.measures.topdown_implied import region_margins
-from isdp.experiments.evidence import Run
+from isdp_papers import claims
+from isdp_papers.e8_privacy_accounting.measures.topdown_implied import region_margins
+from isdp_papers.evidence import Run
 
 
 @pytest.fixture

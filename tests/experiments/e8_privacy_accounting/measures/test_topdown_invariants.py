@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.topdown_invariants`: invariants against privacy
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.topdown_invariants`: invariants against privacy
 and accuracy in the TopDown talk — consistency increases accuracy (not with a wrong total), the pure-DP toy (within
 budget, flipping on other invariants), and the failsafe (TDA-E8-failsafe-accuracy: worse and keeping the total, not
 worse when the parent is much noisier, breaking the invariant when it drops the total as well)."""
@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 from accounting_support import e8_run, tda_run
 from conftest import row_verdict
-
-from isdp.experiments.evidence import Run
+from isdp_papers.evidence import Run
 
 
 @pytest.fixture

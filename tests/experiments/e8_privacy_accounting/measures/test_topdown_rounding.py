@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.topdown_rounding`: the TopDown talk's rounding
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.topdown_rounding`: the TopDown talk's rounding
 LPs (they return H* itself, and flip on an integer H*), total unimodularity and integral vertices (not for the GQ
 matrix of three types), and the GQ integer solution (which fails for capacities no blocks give)."""
 
@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 from accounting_support import e8_run, tda_run
 from conftest import REGISTRY, row_verdict
-
-from isdp.experiments import claims
-from isdp.experiments.evidence import Run
+from isdp_papers import claims
+from isdp_papers.evidence import Run
 
 
 @pytest.fixture
@@ -46,7 +45,7 @@ def test_tum_statements_fail_when_the_gq_matrix_is_tum(tmp_path):
 
 
 def test_gq_integer_solution_fails_for_capacities_not_from_blocks(tmp_path, monkeypatch):
-    from isdp.experiments.e8_privacy_accounting import implied
+    from isdp_papers.e8_privacy_accounting import implied
 
     run = e8_run(tmp_path)
     assert row_verdict("TDA-E8-gq-integer-solution", run)[0] == "match"

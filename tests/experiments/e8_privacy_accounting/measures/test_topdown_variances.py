@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.e8_privacy_accounting.measures.topdown_variances`: the TopDown talk's noise
+"""Tests of :mod:`isdp_papers.e8_privacy_accounting.measures.topdown_variances`: the TopDown talk's noise
 variance tables and δ — which zCDP conversions reproduce the Gaussian tables (the fitted one set beside the rows), the
 conservative table's δ, Gaussian larger than Laplace on the printed cells, fewer outliers on each scale, δ as the
 chance of a random record, and the privacy-loss tail of the printed tables against an exact Gaussian."""
@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from accounting_support import CONFIG, E8, e8_run, tda_run
 from conftest import REGISTRY, ROOT, row_verdict
+from isdp_papers import claims
+from isdp_papers.e8_privacy_accounting.tables import variance_table
+from isdp_papers.evidence import Run
 
 from isdp.baselines import CONVERSIONS, dp_to_zcdp
-from isdp.experiments import claims
-from isdp.experiments.e8_privacy_accounting.tables import variance_table
-from isdp.experiments.evidence import Run
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.composition`: composition and post-processing (ISDP
+"""Tests of :mod:`isdp_papers.lattice_study.measures.composition`: composition and post-processing (ISDP
 Props 6–7, §2 after Prop 7) on exact laws. Each row matches on the right law and differs on a plausibly wrong one:
 ISDP-E1-joint-invariant-inference (not for nested invariants), ISDP-E1-composition-relations and -delta (not when
 the budgets do not add) and ISDP-E1-post-processing-randomized (not for a map that reads the data)."""
@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import row_verdict
+from isdp_papers.evidence import Run
+from isdp_papers.lattice_study.measures import composition
 from lattice_support import assert_row_flips, config_run, registry_row, row_status
-
-from isdp.experiments.evidence import Run
-from isdp.experiments.lattice_study.measures import composition
 
 
 @pytest.fixture(scope="module")

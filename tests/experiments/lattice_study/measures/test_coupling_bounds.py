@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.coupling_bounds`: Alg. 2's L-lag coupling and its TV bound
+"""Tests of :mod:`isdp_papers.lattice_study.measures.coupling_bounds`: Alg. 2's L-lag coupling and its TV bound
 (ISDP §4, App. D.2). Each row matches on the right law and differs on a plausibly wrong one:
 ISDP-E1-coupling-finite (fails for met chains that part again), ISDP-E1-maximal-coupling-kernel (differs on the
 configured targets, matches where the sweep is maximal), ISDP-E1-tv-bound-valid (fails for meeting times recorded a
@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import row_verdict
+from isdp_papers.evidence import Run
+from isdp_papers.lattice_study.measures import coupling_bounds
+from isdp_papers.lattice_study.measures.sampler_kernel import _small_lattice
 from lattice_support import assert_row_flips, config_run, registry_row, row_status
 
 import isdp.exact
 import isdp.lattice
 import isdp.mcmc
-from isdp.experiments.evidence import Run
-from isdp.experiments.lattice_study.measures import coupling_bounds
-from isdp.experiments.lattice_study.measures.sampler_kernel import _small_lattice
 
 FINITE_ROW = "ISDP-E1-coupling-finite"
 KERNEL_ROW = "ISDP-E1-maximal-coupling-kernel"

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.gaussian_mechanism`: the generalized Gaussian mechanism
+"""Tests of :mod:`isdp_papers.lattice_study.measures.gaussian_mechanism`: the generalized Gaussian mechanism
 (ISDP Thm 15 / Prop 18, §4, §2) on exact laws. Each row can fail: the Gaussian route is unbiased (a shifted route is
 not), sub-Gaussian (ISDP-E1-gaussian-subgaussian; a Laplace law of its second moment is not), not pure DP
 (ISDP-E1-gaussian-not-pure; a Laplace loss does not grow with the box) and its smooth δ grows with the distance
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 from criteria_support import judge
+from isdp_papers.evidence import Run
+from isdp_papers.lattice_study.measures import gaussian_mechanism
 from lattice_support import registry_row, row_status
 
 import isdp.release
-from isdp.experiments.evidence import Run
-from isdp.experiments.lattice_study.measures import gaussian_mechanism
 
 CRITERION = {"kind": "interval", "max": 1.0e-9}
 
@@ -20,7 +20,7 @@ CRITERION = {"kind": "interval", "max": 1.0e-9}
 def _laplace_instead_of_gaussian(monkeypatch, eps_of=None):
     """Replace the Gaussian route by the ℓ1 generalized Laplace route on the same box (ε = 1/σ, or
     ``eps_of(sampler)``)."""
-    real = isdp.release.exact_route_noise
+    real = isdp.privacy.exact_route_noise
 
     def laplace(sampler, eps, radius, sigma=None, accept=True):
         return real(sampler, eps if eps_of is None else eps_of(sampler), radius, accept=accept)
@@ -31,7 +31,7 @@ def _laplace_instead_of_gaussian(monkeypatch, eps_of=None):
 def test_the_gaussian_route_is_unbiased_and_a_shifted_route_fails(monkeypatch):
     run = Run(".", {})
     assert judge(CRITERION, 0, gaussian_mechanism.gaussian_unbiased(run, None, sigma=3.0, radius=30)) == "match"
-    real = isdp.release.exact_route_noise
+    real = isdp.privacy.exact_route_noise
 
     def shifted(sampler, *args, **kwargs):  # the law moved by a lattice vector: invariants kept, mean not 0
         step = np.zeros(sampler.A.shape[1], dtype=np.int64)
@@ -50,7 +50,7 @@ def test_the_lattice_gaussian_is_sub_gaussian_and_a_laplace_law_of_its_second_mo
     c = registry_row("ISDP-E1-gaussian-subgaussian")
     m = gaussian_mechanism.gaussian_subgaussian(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "match" and abs(m.value) < 1e-12  # the bound is attained: the value sits at 0
-    sigma, real = c["args"]["sigma"], isdp.release.exact_route_noise
+    sigma, real = c["args"]["sigma"], isdp.privacy.exact_route_noise
 
     matched = {}
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.lattice_structure`: the lattice of the invariants (ISDP
+"""Tests of :mod:`isdp_papers.lattice_study.measures.lattice_structure`: the lattice of the invariants (ISDP
 Prop 8, Lemma 11 / App. B, §3.1, §1–2, §5). Each row matches on the right lattice and differs on a plausibly wrong
 one: ISDP-E1-lattice-complete (not for a sublattice basis), ISDP-E1-doubling-exponent (not with the cells' count as
 the exponent nor for a non-lattice), ISDP-E1/E2-lattice-proposal-efficiency (not for blind proposals that are almost
@@ -11,18 +11,18 @@ from __future__ import annotations
 import dataclasses
 from types import SimpleNamespace
 
+import isdp_papers.nhgis.counties
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import ROOT, row_verdict
+from isdp_papers.config import load_config
+from isdp_papers.e1_intersecting import problem as e1_problem
+from isdp_papers.evidence import Measurement, Run
+from isdp_papers.lattice_study import theory
+from isdp_papers.lattice_study.measures import lattice_structure
 from lattice_support import CONFIG, assert_row_flips, config_run, registry_row, row_status
 
-import isdp.experiments.nhgis.counties
-from isdp.experiments.config import load_config
-from isdp.experiments.e1_intersecting import problem as e1_problem
-from isdp.experiments.evidence import Measurement, Run
-from isdp.experiments.lattice_study import theory
-from isdp.experiments.lattice_study.measures import lattice_structure
 from isdp.lattice import IntegerLattice
 
 
@@ -93,14 +93,14 @@ def test_neighbours_keep_or_break_the_papers_invariants_and_a_total_or_per_cell_
     run = config_run()
     m = lattice_structure.neighbour_invariant_kinds(run, c["paper_value"])
     assert row_status(c, m) == "match" and m.value == 2, m.text
-    real_problem, real_counties = lattice_structure._experiment_problem, isdp.experiments.nhgis.counties.load_counties
+    real_problem, real_counties = lattice_structure._experiment_problem, isdp_papers.nhgis.counties.load_counties
 
     def problem(run, exp):
         p = real_problem(run, exp)
         return SimpleNamespace(A=system(p.A), x=p.x)
 
     monkeypatch.setattr(lattice_structure, "_experiment_problem", problem)
-    monkeypatch.setattr(isdp.experiments.nhgis.counties, "load_counties",
+    monkeypatch.setattr(isdp_papers.nhgis.counties, "load_counties",
                         lambda path: (c := real_counties(path)).assign(state_abbr=states(c)))
     m = lattice_structure.neighbour_invariant_kinds(run, c["paper_value"])
     assert row_status(c, m) == "differs" and m.value == 0, m.text

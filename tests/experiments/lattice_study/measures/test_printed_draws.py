@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.printed_draws`: the paper's printed noise tables (ISDP
+"""Tests of :mod:`isdp_papers.lattice_study.measures.printed_draws`: the paper's printed noise tables (ISDP
 App. E.3 Table 3) judged as draws of the run's laws, on E2's ℓ1 and ℓ2 draws from this project's sampler.
 ISDP-E2-l1/l2-printed-draw-shape match and fail for a stuck chain's table; ISDP-E2-printed-draws-same-eps matches
 and fails for tables drawn eight-fold apart in ε."""
@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 from conftest import ROOT, row_verdict
+from isdp_papers.evidence import Run
+from isdp_papers.problems import contingency_table_problem
 from lattice_support import CONFIG, registry_row
 
 from isdp.convergence import save_draws
-from isdp.experiments.evidence import Run
-from isdp.experiments.problems import contingency_table_problem
 from isdp.lattice import generalized_laplace
 from isdp.mcmc import _samplers as samplers
-from isdp.release import read_table_csv
+from isdp.tables import read_table_csv
 
 
 @pytest.fixture(scope="module")

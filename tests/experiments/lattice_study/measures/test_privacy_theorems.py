@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.privacy_theorems`: the generalized Laplace mechanism's
+"""Tests of :mod:`isdp_papers.lattice_study.measures.privacy_theorems`: the generalized Laplace mechanism's
 privacy (ISDP Thm 10, §3.2–3.3, Example 3, §2 footnote 1, App. E.4) on exact laws. Each row matches on the right law
 and differs on a plausibly wrong one: ISDP-E1-no-invariant-reduction (not for the ℓ2 law),
 ISDP-E1-privacy-theorem-l2 (not for a squared-norm target), ISDP-E1-singleton-bounded-dp (not for unbounded
@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import row_verdict
+from isdp_papers.evidence import Run
+from isdp_papers.lattice_study.measures import privacy_theorems
 from lattice_support import assert_row_flips, config_run, registry_row, row_status
 
 import isdp.lattice
-from isdp.experiments.evidence import Run
-from isdp.experiments.lattice_study.measures import privacy_theorems
 
 
 @pytest.fixture(scope="module")

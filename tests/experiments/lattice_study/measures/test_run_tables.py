@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.run_tables`: the rows read from a run's outputs and config.
+"""Tests of :mod:`isdp_papers.lattice_study.measures.run_tables`: the rows read from a run's outputs and config.
 Each matches a run that kept the printed numbers and differs from one that kept others: ISDP-E1-lag-tau-stable
 (τ − L stable across lags beyond mixing, not below it), the `*-lost` rows (they report the project's own value from
 the config), the checks ISDP-E1/E2-design-counts (the draws and convergence files against the run's config: a
@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 from census_support import results_run as _run
 from conftest import ROOT, row_verdict
+from isdp_papers.config import load_config
+from isdp_papers.evidence import EvidenceError, Run
+from isdp_papers.lattice_study.measures import run_tables
 from lattice_support import CONFIG, config_run, registry_row, row_status
 
 from isdp.convergence import Certificate, save_draws
-from isdp.experiments.config import load_config
-from isdp.experiments.evidence import EvidenceError, Run
-from isdp.experiments.lattice_study.measures import run_tables
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
 from isdp.mcmc import meeting_times
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.sampler_kernel`: the single chain's kernel on small
+"""Tests of :mod:`isdp_papers.lattice_study.measures.sampler_kernel`: the single chain's kernel on small
 lattices (ISDP Eq. 11, Alg. 1, App. D.1). Each row matches on the right law and differs on a plausibly wrong one:
 ISDP-E1-kernel-stationary (fails for an asymmetric proposal), ISDP-E1-jump-symmetric (fails for a skewed mean-zero z)
 and ISDP-E1-joint-update-stationary (fails for an asymmetric joint proposal)."""
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from isdp_papers.evidence import Run
+from isdp_papers.lattice_study.measures import sampler_kernel
 from lattice_support import assert_row_flips, config_run, registry_row, row_status
 
 import isdp.exact
-from isdp.experiments.evidence import Run
-from isdp.experiments.lattice_study.measures import sampler_kernel
 
 
 @pytest.fixture(scope="module")

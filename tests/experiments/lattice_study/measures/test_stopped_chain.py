@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.stopped_chain`: the chain stopped after finitely many
+"""Tests of :mod:`isdp_papers.lattice_study.measures.stopped_chain`: the chain stopped after finitely many
 iterations (ISDP §4). ISDP-E1-stopped-chain-cost matches (a stopped chain started at 0 loses more privacy than its
 target) and differs for a chain started at the target, which stays there; ISDP-E1-iterations-delta-tradeoff matches
 (more iterations buy a smaller δ) and differs for a chain that stops improving after one iteration."""
@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import row_verdict
+from isdp_papers.evidence import Run
+from isdp_papers.lattice_study.measures import stopped_chain
 from lattice_support import config_run, registry_row, row_status
 
 import isdp.release
 from isdp.exact import enumerate_target
-from isdp.experiments.evidence import Run
-from isdp.experiments.lattice_study.measures import stopped_chain
-from isdp.release import Law
+from isdp.privacy import Law
 
 
 @pytest.fixture(scope="module")

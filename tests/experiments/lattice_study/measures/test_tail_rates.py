@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.experiments.lattice_study.measures.tail_rates`: the ℓ1 noise's sub-exponential tail (ISDP
+"""Tests of :mod:`isdp_papers.lattice_study.measures.tail_rates`: the ℓ1 noise's sub-exponential tail (ISDP
 Thm 12 (7)). ISDP-E1-l1-tail-bound is one-sided where the sampler check ISDP-E1-l1-tail-rate is two-sided, and
 ISDP-E1-l1-tail-exact matches on the exact ℓ1 law and fails for a law at half the rate or with heavier tails on the
 same lattice points."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import row_verdict
+from isdp_papers.evidence import Measurement, Run
+from isdp_papers.lattice_study.measures import tail_rates
 from lattice_support import registry_row, row_status
 
 import isdp.release
-from isdp.experiments.evidence import Measurement, Run
-from isdp.experiments.lattice_study.measures import tail_rates
-from isdp.release import Law
+from isdp.privacy import Law
 
 ROW = "ISDP-E1-l1-tail-exact"
 
@@ -48,7 +48,7 @@ def test_a_law_at_half_the_rate_fails():
     (lambda norm, probs: (1.0 + norm) ** -5.0, 0.2),  # polynomial: ∝ (1 + ‖u‖₁)^−5 on the same box
 ])
 def test_heavier_tails_on_the_same_lattice_points_fail(monkeypatch, reweight, below):
-    real = isdp.release.exact_route_noise
+    real = isdp.privacy.exact_route_noise
 
     def heavier(*args, **kwargs):  # the same points, reweighted: a law on the box (nothing left out)
         law = real(*args, **kwargs)

@@ -1,0 +1,39 @@
+"""What a job cost: its wall time, CPU time and peak memory (:func:`job_resources`).
+
+:func:`isdp_papers.jobs.run_step` ends every step's log with :func:`resources_line`, the line
+:data:`RESOURCES_LINE` matches and ``benchmarks/workflow_times.py`` reads.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+
+#: matches the line :func:`resources_line` writes (``benchmarks/workflow_times.py`` reads it)
+RESOURCES_LINE = re.compile(r"resources: wall_s=([\d.]+) cpu_s=([\d.]+) max_rss_mb=([\d.]+)")
+
+
+def resources_line() -> str:
+    """``resources: wall_s=… cpu_s=… max_rss_mb=…`` of this process so far (:func:`job_resources`)."""
+    return "resources: " + " ".join(f"{k}={v:.3f}" for k, v in job_resources().items())
+
+
+def job_resources() -> dict[str, float]:
+    """This process's wall time since it started, its CPU time (with that of the children it
+    waited for) and its peak resident memory, in MB.
+
+    The script rules record these themselves instead of declaring Snakemake's ``benchmark:``, whose
+    sampler reads every job process's memory maps twice a second for the job's first 15 s: in a
+    national run that cost ~35 s of CPU in Snakemake's own process and slowed the jobs beside it
+    (docs/performance.md, "Snakemake itself").
+    """
+    import resource
+
+    import psutil
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss_unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    return {"wall_s": time.time() - psutil.Process().create_time(),
+            "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+            "max_rss_mb": max(own.ru_maxrss, children.ru_maxrss) * rss_unit / 2**20}

@@ -1,0 +1,378 @@
+"""Long tables in Parquet: a file, or a dataset (a directory of files read as one table), in and out of a release.
+
+A Parquet table is always long: key columns naming each cell, and a count column of an integer
+type. Its rows become the lines every long table's checks read (:func:`read_long_table`'s: empty,
+margin-like, alike or count-like keys, counts beyond ±2**53 or negative), numbered as the lines
+of the same table written as CSV (the header is line 1, the first row line 2), so each refusal
+names the row. Keys of any type are compared and published as their text (an integer key 2019
+as ``2019``, a float's ``-0.0`` as ``0``); the released file keeps the input's columns and their
+types, the count column replaced by the released counts as int64, and none of its metadata (of the
+file or of a column: it may describe the counts). pyarrow reads and writes (imported here only: a
+CSV release never loads it).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvariantError
+from ..lattice._integer_lattice import COUNT_LIMIT
+from ._key_columns import KeyColumns
+from ._labels import _MARGIN_RE, _count_like  # the margin pattern reads the same in RE2 on ASCII
+
+#: what names a Parquet table: the suffix of a file (a directory of such files is one table)
+SUFFIX = ".parquet"
+
+
+def is_parquet(path) -> bool:
+    """Whether ``path`` names a Parquet table: a ``.parquet`` file, or a directory (of ``.parquet`` files).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A table's path.
+
+    Returns
+    -------
+    bool
+        True for a Parquet file or a directory.
+    """
+    path = Path(path)
+    return path.suffix.lower() == SUFFIX or path.is_dir()
+
+
+#: the name of a released dataset's k-th file: read back in the order of their names, they are the table's rows
+DATASET_FILE = "part-{:06d}.parquet"
+#: the names :data:`DATASET_FILE` gives (six digits or more)
+DATASET_FILE_PATTERN = r"part-\d{6,}\.parquet"
+
+
+def is_dataset(output) -> bool:
+    """Whether an output names a Parquet dataset: a path written with a trailing ``/``, or an existing directory.
+
+    A released dataset is a directory of files named :data:`DATASET_FILE`, read back (as any
+    directory input) in the order of their names. The trailing separator says "a directory" for a
+    name that does not exist yet; a :class:`pathlib.Path` drops it, so give such a name as text.
+
+    Parameters
+    ----------
+    output : str or os.PathLike
+        An output's name, as given.
+
+    Returns
+    -------
+    bool
+        True for a dataset.
+
+    Examples
+    --------
+    >>> from isdp.tables._parquet_tables import is_dataset
+    >>> is_dataset("release/"), is_dataset("release.parquet"), is_dataset(".")
+    (True, False, True)
+    """
+    text = os.fspath(output)
+    return text.endswith(("/", os.sep)) or Path(text).is_dir()
+
+
+def _marker(entry: Path) -> bool:
+    """Whether a directory's entry is a writer's marker that holds no rows: a file named ``_…`` or ``.…``
+    (``_SUCCESS``, a ``.crc`` checksum) that is not a ``.parquet`` file."""
+    return entry.name.startswith((".", "_")) and entry.suffix.lower() != SUFFIX and entry.is_file()
+
+
+def table_files(path: Path) -> list[Path]:
+    """The files of a Parquet table: the file itself, or a directory's ``.parquet`` files in name order.
+
+    A directory is read whole or refused: a subdirectory (a Hive-style ``state=B/``), a hidden
+    ``.parquet`` file or any other file but a writer's marker (``_SUCCESS``, ``.…crc``) would
+    otherwise be rows left out of the release without a word.
+    """
+    if not path.is_dir():
+        return [path]
+    files = []
+    for entry in sorted(path.iterdir()):
+        if _marker(entry):
+            continue
+        if entry.is_dir() or entry.suffix.lower() != SUFFIX or entry.name.startswith((".", "_")) or not entry.is_file():
+            what = "a directory" if entry.is_dir() else "not a .parquet file of the table"
+            raise InvariantError(f"{entry}: {what} inside the Parquet dataset {path}, which is read as one table from "
+                                 "its own .parquet files only (no subdirectory, no other file): move it out, or "
+                                 "give its files as a dataset of their own")
+        files.append(entry)
+    if not files:
+        raise InvariantError(f"{path}: a directory without .parquet files (a directory is read as one Parquet "
+                             "table, its files in the order of their names)")
+    return files
+
+
+def table_rows(path) -> int:
+    """The rows of a Parquet table, from its files' metadata (0 when a file cannot be read: the reading says why).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A Parquet file or a directory of them.
+
+    Returns
+    -------
+    int
+        The rows of all its files.
+    """
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+    import pyarrow.parquet as pq
+
+    try:
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in table_files(Path(path)))
+    except (InvariantError, pa.ArrowException, OSError):
+        return 0
+
+
+def read_parquet_arrow(path):
+    """The Parquet table at ``path`` (a file, or a directory's files in name order, one schema) as a pyarrow Table.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file or directory.
+
+    Returns
+    -------
+    pyarrow.Table
+        The rows of every file, in order.
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        An unreadable file, files whose schemas differ, an empty table.
+    """
+    import pyarrow as pa  # deferred: only a Parquet table needs it (0.2 s at import)
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    files = table_files(path)
+    parts = []
+    for file in files:
+        try:
+            parts.append(pq.ParquetFile(file).read())  # one file as written (read_table refuses a repeated name)
+        except (pa.ArrowException, OSError) as err:
+            raise InvariantError(f"{file}: not a readable Parquet file ({err})") from None
+    first = parts[0].schema
+    for file, part in zip(files, parts, strict=True):
+        if not same_columns(part.schema, first):
+            raise InvariantError(f"{file}: its columns ({part.schema.names}, types "
+                                 f"{[str(t) for t in part.schema.types]}) differ from the first file's "
+                                 f"({first.names}, {[str(t) for t in first.types]})")
+    table = concat_parts(parts)
+    if table.num_rows == 0:
+        raise InvariantError(f"{path}: the table has no cells")
+    return table
+
+
+def same_columns(schema, first) -> bool:
+    """Whether two files' schemas have the same column names and types: whether a column may hold a null, and
+    metadata, may differ (the rows' nulls are refused where they matter)."""
+    return schema.names == first.names and schema.types == first.types
+
+
+def concat_parts(parts):
+    """The rows of tables of :func:`same_columns`, in order, as one table whose columns may hold nulls."""
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+
+    schema = plain_schema(parts[0].schema)
+    return pa.concat_tables([part.cast(schema) for part in parts])
+
+
+def plain_schema(schema):
+    """``schema`` without any metadata (of the table or of a field) and with every column nullable: what a
+    release writes, so nothing of the input's metadata reaches it."""
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+
+    return pa.schema([pa.field(field.name, field.type) for field in schema])
+
+
+def key_text(column):
+    """A key column as text (nulls kept), a float's ``-0.0`` read as ``0.0``: one number, one cell."""
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+    import pyarrow.compute as pc
+
+    if pa.types.is_floating(column.type):
+        column = pc.if_else(pc.equal(column, 0), pa.scalar(0, column.type), column)
+    return pc.cast(column, pa.string())
+
+
+def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the (line number, fields) of every row, as a CSV long table's are read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The table's path (for messages).
+    table : pyarrow.Table
+        The table (:func:`read_parquet_arrow`).
+    count_column : int
+        The count column's position.
+
+    Returns
+    -------
+    header : list of str
+        The column names.
+    body : list of tuple of (int, list of str)
+        Per row, its line number (the first row is line 2) and its fields as text, stripped; a null is empty.
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        A count column that is not of an integer type, or a key column whose type has no text.
+    """
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+
+    header = list(table.schema.names)
+    _check_types(path, table, count_column)
+    columns = []
+    for k, column in enumerate(table.columns):
+        try:
+            text = key_text(column)
+        except pa.ArrowException:
+            raise InvariantError(f"{path}: column {header[k]!r} holds {column.type}, which has no text to "
+                                 "publish as a label") from None
+        columns.append([("" if v is None else v.strip()) for v in text.to_pylist()])
+    body = [(row + 2, list(fields)) for row, fields in enumerate(zip(*columns, strict=True))]
+    return header, body
+
+
+def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns, np.ndarray] | None:
+    """The header, the keys and the counts of a Parquet table whose columns pass every check at Arrow speed.
+
+    The checks are :func:`isdp.tables.read_long_table`'s and :func:`isdp.tables.load_table`'s,
+    made a column at a time in ``pyarrow.compute``: every key printable ASCII (stripped of spaces),
+    none empty or null, none with a margin's label or a ``|``, no two alike (lower case, runs of
+    spaces as one), no key column named like a count column; every count present, within ±2**53
+    and non-negative. When any check fails, None: the caller reads the rows one by one
+    (:func:`parquet_lines`), so the refusal names the row.
+
+    Parameters
+    ----------
+    path, table, count_column
+        As for :func:`parquet_lines`.
+
+    Returns
+    -------
+    tuple or None
+        (header, keys, counts): the column names, the keys a column at a time
+        (:class:`~isdp.tables._key_columns.KeyColumns`), the counts (int64).
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        As :func:`parquet_lines`: a count column of another type than integers.
+    """
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+    import pyarrow.compute as pc
+
+    header = list(table.schema.names)
+    _check_types(path, table, count_column)
+    counts = table.column(count_column)
+    if (counts.null_count or table.num_columns < 2
+            or any(_count_like(h) for k, h in enumerate(header) if k != count_column)):
+        return None
+    values = counts.to_numpy()
+    if values.size and (values.min() < 0 or values.max() > COUNT_LIMIT):
+        return None
+    labels, codes, seen = [], [], []
+    for k, column in enumerate(table.columns):
+        if k == count_column:
+            continue
+        if pa.types.is_integer(column.type):  # digits with an optional sign: its text passes every check
+            if column.null_count:
+                return None
+            encoded = pc.dictionary_encode(column).combine_chunks()  # codes in the order of first appearance
+            labels.append(pc.cast(encoded.dictionary, pa.string()))
+            codes.append(np.asarray(encoded.indices))
+            seen.append((codes[-1], len(labels[-1])))
+            continue
+        try:
+            text = key_text(column)
+        except pa.ArrowException:  # parquet_lines names the column
+            return None
+        if text.null_count or not pc.all(pc.string_is_ascii(text)).as_py():
+            return None
+        text = pc.utf8_trim(text, " ")  # a printable ASCII field's str.strip()
+        if (not pc.all(pc.utf8_is_printable(text)).as_py() or pc.any(pc.equal(pc.utf8_length(text), 0)).as_py()
+                or pc.any(pc.match_substring(text, "|")).as_py()
+                or pc.any(pc.match_substring_regex(text, _MARGIN_RE.pattern, ignore_case=True)).as_py()):
+            return None
+        encoded = pc.dictionary_encode(text).combine_chunks()
+        labels.append(encoded.dictionary)
+        codes.append(np.asarray(encoded.indices))
+        if pc.any(pc.match_substring_regex(text, "[A-Z]|  ")).as_py():  # keys compared in lower case, spaces as one
+            looks = pc.dictionary_encode(pc.replace_substring_regex(pc.utf8_lower(text), " {2,}", " ")).combine_chunks()
+            seen.append((np.asarray(looks.indices), len(looks.dictionary)))
+        else:
+            seen.append((codes[-1], len(labels[-1])))
+    pa.default_memory_pool().release_unused()  # the checks' columns, else held by Arrow's allocator
+    if not _distinct_rows(seen, len(values)):
+        return None
+    return header, KeyColumns(labels, codes), np.asarray(values, dtype=np.int64)
+
+
+def _distinct_rows(columns: list[tuple[np.ndarray, int]], n: int) -> bool:
+    """Whether no two of ``n`` rows have the same codes in every column ((codes, number of codes) per column)."""
+    if any(size == n for _, size in columns):  # a column of distinct values
+        return True
+    combined, bound = np.zeros(n, dtype=np.int64), 1
+    for codes, size in columns:
+        if bound * size >= 2**62:  # number the combinations seen so far afresh, so the next product cannot wrap
+            combined = np.unique(combined, return_inverse=True)[1].ravel()
+            bound = int(combined.max()) + 1
+        combined = combined * size + codes
+        bound *= size
+    combined.sort()
+    return not np.any(combined[1:] == combined[:-1])
+
+
+def _check_types(path, table, count_column: int) -> None:
+    """Refuse a count column of another type than integers."""
+    import pyarrow as pa  # deferred: only a Parquet table needs it
+
+    count_type = table.schema.types[count_column]
+    if not pa.types.is_integer(count_type):
+        raise InvariantError(f"{path}: the count column {table.schema.names[count_column]!r} holds {count_type}, "
+                             "not integers (a Parquet table's counts are an integer type)")
+
+
+def write_parquet(path, source, count_column: int, values: np.ndarray, extra: dict | None = None) -> None:
+    """Write ``source`` (a pyarrow Table) with its count column replaced by ``values`` (int64) to ``path``.
+
+    The file is created readable by its owner only (it derives from the confidential table) and
+    is on disk when this returns.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Where to write: a new file.
+    source : pyarrow.Table
+        The table read: its columns and their types kept, its metadata (of the table and of each
+        column) left out.
+    count_column : int
+        The count column's position.
+    values : numpy.ndarray of int64
+        The released counts, one per row.
+    extra : dict of str to numpy.ndarray, optional
+        Columns appended after the input's (the uncertainty's), one value per row.
+    """
+    import pyarrow as pa  # deferred: only a Parquet release needs it
+    import pyarrow.parquet as pq
+
+    name = source.schema.names[count_column]
+    released = source.set_column(count_column, pa.field(name, pa.int64()), pa.array(values, type=pa.int64()))
+    for column, data in (extra or {}).items():
+        released = released.append_column(column, pa.array(data))
+    # written from a schema made afresh: the input's metadata (of the file or a column) may describe the counts
+    released = released.cast(plain_schema(released.schema))
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
+        pq.write_table(released, fh)
+        fh.flush()
+        os.fsync(fh.fileno())  # on disk before any name changes
