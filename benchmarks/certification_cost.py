@@ -34,14 +34,16 @@ def run(n: int, pairs: int, seed: int, path: bool) -> list[dict]:
     lattice, target = with_mixing_basis(smith, "auto"), generalized_laplace(EPS, "l1")
 
     def start(k):
-        return overdispersed_starts(smith, EPS, n_chains=k, factor=FACTOR, n_iter=FLAT_ITER,
-                                    proposal_eps=PROPOSAL_EPS, seed=seed)
+        return overdispersed_starts(
+            smith, EPS, n_chains=k, factor=FACTOR, n_iter=FLAT_ITER, proposal_eps=PROPOSAL_EPS, seed=seed
+        )
 
     routes = {"pair heat-bath, exact start, 1000 pairs (E3)": None}
     if path:
         routes |= {
             f"path basis, exact start, {pairs} pairs": dict(
-                exact=lambda k: sample_sum_constraint_l1(n, EPS, k, seed=seed + 1), n_pairs=pairs),
+                exact=lambda k: sample_sum_constraint_l1(n, EPS, k, seed=seed + 1), n_pairs=pairs
+            ),
             f"path basis, lag {LAG}, 100 pairs (E3 before)": dict(lag=LAG, n_pairs=100),
         }
     rows = []
@@ -49,15 +51,25 @@ def run(n: int, pairs: int, seed: int, path: bool) -> list[dict]:
         if kwargs is None:
             cert = certify_heat_bath(EPS, start=start, n_pairs=1000, seed=seed + 2)
         else:
-            cert = certify(lattice, target, proposal_eps=PROPOSAL_EPS, start=start, seed=seed + 2,
-                           max_iter=5_000_000, **kwargs)
+            cert = certify(
+                lattice, target, proposal_eps=PROPOSAL_EPS, start=start, seed=seed + 2, max_iter=5_000_000, **kwargs
+            )
         excess = cert.tau - (cert.lag or 0)
         burn_in = math.ceil(1.5 * cert.t_estimate) if cert.t_estimate is not None else -1
-        rows.append({"n": n, "route": route, "pairs": cert.n_pairs, "censored": cert.n_censored,
-                     "mean_tau_minus_lag": float(excess.mean()), "max_tau_minus_lag": int(excess.max()),
-                     "t_cert": cert.t_cert if cert.certified else -1, "t_star_estimate": cert.t_estimate,
-                     "bound_at_1.5_t_star": float(cert.bound(burn_in)[0]) if burn_in >= 0 else float("nan"),
-                     "seconds": round(cert.seconds, 1)})
+        rows.append(
+            {
+                "n": n,
+                "route": route,
+                "pairs": cert.n_pairs,
+                "censored": cert.n_censored,
+                "mean_tau_minus_lag": float(excess.mean()),
+                "max_tau_minus_lag": int(excess.max()),
+                "t_cert": cert.t_cert if cert.certified else -1,
+                "t_star_estimate": cert.t_estimate,
+                "bound_at_1.5_t_star": float(cert.bound(burn_in)[0]) if burn_in >= 0 else float("nan"),
+                "seconds": round(cert.seconds, 1),
+            }
+        )
         print(rows[-1], flush=True)
     return rows
 
@@ -65,8 +77,13 @@ def run(n: int, pairs: int, seed: int, path: bool) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[102, 254])
-    ap.add_argument("--path-sizes", type=int, nargs="*", default=[102],
-                    help="sizes that also run the path-basis routes (Texas' exact start takes ~1,200 s)")
+    ap.add_argument(
+        "--path-sizes",
+        type=int,
+        nargs="*",
+        default=[102],
+        help="sizes that also run the path-basis routes (Texas' exact start takes ~1,200 s)",
+    )
     ap.add_argument("--pairs", type=int, default=pairs_needed())
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--out", type=Path, default=RESULTS / "certification_cost.csv")

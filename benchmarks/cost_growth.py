@@ -76,8 +76,16 @@ def updates_per_second(lattice, target, proposal_eps, n_updates: int) -> float:
     rates = []
     for seed in range(3):
         tick = time.process_time()
-        sample(lattice, target, n_chains=1, n_draws=1, burn_in=iters - 1, proposal_eps=proposal_eps, seed=seed,
-               progress=False)
+        sample(
+            lattice,
+            target,
+            n_chains=1,
+            n_draws=1,
+            burn_in=iters - 1,
+            proposal_eps=proposal_eps,
+            seed=seed,
+            progress=False,
+        )
         rates.append(iters * lattice.dim / (time.process_time() - tick))
     return float(np.median(rates))
 
@@ -87,26 +95,52 @@ def time_to_rhat(lattice, target, proposal_eps, budget_s: float, seed: int) -> d
     rng = np.random.default_rng(seed)
     state = overdispersed_starts(lattice, rng)
     # One-off costs (compilation for this call pattern, importing ArviZ) stay out of the timing.
-    warm = sample(lattice, target, n_chains=N_CHAINS, n_draws=4, thin=2, proposal_eps=proposal_eps, init=state,
-                  seed=seed, progress=False)
+    warm = sample(
+        lattice,
+        target,
+        n_chains=N_CHAINS,
+        n_draws=4,
+        thin=2,
+        proposal_eps=proposal_eps,
+        init=state,
+        seed=seed,
+        progress=False,
+    )
     convergence_table(warm.draws)
     seconds, total, segment = 0.0, 0, 50
     while True:
         thin = -(-segment // MAX_KEPT)
         kept = segment // thin
         tick = time.process_time()
-        res = sample(lattice, target, n_chains=N_CHAINS, n_draws=kept, thin=thin, burn_in=segment - kept * thin,
-                     proposal_eps=proposal_eps, init=state, seed=seed + total, progress=False)
+        res = sample(
+            lattice,
+            target,
+            n_chains=N_CHAINS,
+            n_draws=kept,
+            thin=thin,
+            burn_in=segment - kept * thin,
+            proposal_eps=proposal_eps,
+            init=state,
+            seed=seed + total,
+            progress=False,
+        )
         half_seconds = time.process_time() - tick
         state, seconds, total = res.final_state, seconds + half_seconds, total + segment
         if total >= 2 * segment:  # the first segment is all start-up: not judged
             summary = summarize_convergence(convergence_table(res.draws))
             if summary["max_r_hat"] < RHAT_TARGET:
-                return {"rhat_iterations": total, "rhat_seconds": seconds,
-                        "ess_bulk_min_per_s": summary["min_ess_bulk"] / half_seconds}
+                return {
+                    "rhat_iterations": total,
+                    "rhat_seconds": seconds,
+                    "ess_bulk_min_per_s": summary["min_ess_bulk"] / half_seconds,
+                }
         if seconds > budget_s:
-            return {"rhat_iterations": np.nan, "rhat_seconds": np.nan, "ess_bulk_min_per_s": np.nan,
-                    "rhat_censored_after_s": seconds}
+            return {
+                "rhat_iterations": np.nan,
+                "rhat_seconds": np.nan,
+                "ess_bulk_min_per_s": np.nan,
+                "rhat_censored_after_s": seconds,
+            }
         segment = total  # the next checkpoint is at 2 × total, judged on the new half
 
 
@@ -115,13 +149,18 @@ def coupling(lattice, target, proposal_eps, budget_s: float, rate: float, seed: 
     # A coupled iteration updates two chains and draws maximally coupled jumps: ~4 single updates.
     max_iter = int(np.clip(budget_s * rate / (4 * lattice.dim * N_PAIRS), 2 * LAG, 200_000))
     tick = time.process_time()
-    mt = meeting_times(lattice, target, lag=LAG, n_pairs=N_PAIRS, proposal_eps=proposal_eps, seed=seed,
-                       max_iter=max_iter)
+    mt = meeting_times(
+        lattice, target, lag=LAG, n_pairs=N_PAIRS, proposal_eps=proposal_eps, seed=seed, max_iter=max_iter
+    )
     seconds = time.process_time() - tick
     met = mt.met
-    return {"max_iter": max_iter, "pairs_met": int(met.sum()), "pairs_censored": int((~met).sum()),
-            "median_tau_minus_lag_met": float(np.median(mt.tau[met] - LAG)) if met.any() else np.nan,
-            "coupling_seconds": seconds}
+    return {
+        "max_iter": max_iter,
+        "pairs_met": int(met.sum()),
+        "pairs_censored": int((~met).sum()),
+        "median_tau_minus_lag_met": float(np.median(mt.tau[met] - LAG)) if met.any() else np.nan,
+        "coupling_seconds": seconds,
+    }
 
 
 def certified(row: dict) -> dict:
@@ -134,15 +173,32 @@ def certified(row: dict) -> dict:
     rate = float(row["updates_per_s"])
     max_iter = 2_000_000 if family == "sum" else int(CERT_BUDGET_S * rate / (4 * dim * CERT_PAIRS))
     tick = time.process_time()
-    cert = certify(lattice, target, proposal_eps=float(row["proposal_eps"]), start=None, lag=CERT_LAG,
-                   n_pairs=CERT_PAIRS, seed=3, max_iter=max_iter)
+    cert = certify(
+        lattice,
+        target,
+        proposal_eps=float(row["proposal_eps"]),
+        start=None,
+        lag=CERT_LAG,
+        n_pairs=CERT_PAIRS,
+        seed=3,
+        max_iter=max_iter,
+    )
     seconds = time.process_time() - tick
     if not cert.certified:
-        return {"certified_basis": lattice.basis_name, "certified_max_iter": max_iter,
-                "certified_t": f"censored {cert.n_censored}/{CERT_PAIRS}", "certified_t_seconds": np.nan,
-                "certify_seconds": seconds}
-    return {"certified_basis": lattice.basis_name, "certified_max_iter": max_iter, "certified_t": cert.t_star,
-            "certified_t_seconds": cert.t_star * dim / rate, "certify_seconds": seconds}
+        return {
+            "certified_basis": lattice.basis_name,
+            "certified_max_iter": max_iter,
+            "certified_t": f"censored {cert.n_censored}/{CERT_PAIRS}",
+            "certified_t_seconds": np.nan,
+            "certify_seconds": seconds,
+        }
+    return {
+        "certified_basis": lattice.basis_name,
+        "certified_max_iter": max_iter,
+        "certified_t": cert.t_star,
+        "certified_t_seconds": cert.t_star * dim / rate,
+        "certify_seconds": seconds,
+    }
 
 
 def exact_rate(n: int, budget_s: float) -> float:
@@ -165,8 +221,9 @@ def machine() -> str:
     cpu = platform.machine()
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
-        models = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
-                  if line.startswith("model name")]
+        models = [
+            line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if line.startswith("model name")
+        ]
         cpu = f"{models[0]} ({len(models)} logical CPUs)" if models else cpu
     return f"{platform.system()} {cpu}, Python {platform.python_version()}, numba {numba.__version__}"
 
@@ -178,9 +235,12 @@ def plot(df: pd.DataFrame, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 4, figsize=(16, 3.8))
-    panels = [("updates_per_s", "component updates / s"), ("rhat_seconds", f"seconds to R-hat < {RHAT_TARGET}"),
-              ("ess_bulk_min_per_s", "min bulk ESS / s"),
-              ("median_tau_minus_lag_met", f"median τ − L, met pairs only (L = {LAG})")]
+    panels = [
+        ("updates_per_s", "component updates / s"),
+        ("rhat_seconds", f"seconds to R-hat < {RHAT_TARGET}"),
+        ("ess_bulk_min_per_s", "min bulk ESS / s"),
+        ("median_tau_minus_lag_met", f"median τ − L, met pairs only (L = {LAG})"),
+    ]
     for ax, (col, label) in zip(axes, panels, strict=True):
         for family, marker in (("sum", "o"), ("table", "s")):
             part = df[df["family"] == family]
@@ -222,8 +282,9 @@ def main():
     target = generalized_laplace(EPS, "l1")
     rows = []
     for family, size in problems:
-        lattice = (IntegerLattice.from_constraints(sum_constraint(size)) if family == "sum"
-                   else table_lattice(size, size))
+        lattice = (
+            IntegerLattice.from_constraints(sum_constraint(size)) if family == "sum" else table_lattice(size, size)
+        )
         _, proposal_eps = tune_proposal(lattice, target, PROPOSAL_GRID, n_iter=500)
         row = {"family": family, "cells": lattice.n, "dim": lattice.dim, "proposal_eps": proposal_eps}
         row["updates_per_s"] = updates_per_second(lattice, target, proposal_eps, n_updates)
@@ -235,9 +296,11 @@ def main():
     df = pd.DataFrame(rows)
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "cost_growth_quick" if args.quick else "cost_growth"
-    header = (f"# isdp cost growth, {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
-              f"{machine()}, numba 1 thread, "
-              f"{'quick' if args.quick else 'full'} run\n")
+    header = (
+        f"# isdp cost growth, {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
+        f"{machine()}, numba 1 thread, "
+        f"{'quick' if args.quick else 'full'} run\n"
+    )
     with open(args.out / f"{stem}.csv", "w") as fh:
         fh.write(header)
         df.to_csv(fh, index=False, float_format="%.6g")

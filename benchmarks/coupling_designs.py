@@ -90,8 +90,12 @@ class Design:
     far_gap: int | None = None  # common jumps while ‖x - y‖₁ exceeds this; None: never
 
     def __post_init__(self):
-        if (self.basis not in BASES or self.scan not in SCANS or self.anchor not in ANCHORS
-                or self.proposal not in PROPOSALS):
+        if (
+            self.basis not in BASES
+            or self.scan not in SCANS
+            or self.anchor not in ANCHORS
+            or self.proposal not in PROPOSALS
+        ):
             raise ValueError(f"unknown design {self}")
         if self.basis == "pairs" and (self.scan == "systematic" or self.anchor == "coordinate"):
             raise ValueError("the pair move set (not a basis) needs a random scan and cell anchors")
@@ -307,15 +311,28 @@ def _compiled_design(lattice: IntegerLattice, design: Design):
     anchor_pos = np.full(moves.shape[1], -1, dtype=np.int64)
     if design.anchor == "cell":
         for j in range(moves.shape[1]):
-            cells = idx[ptr[j]:ptr[j + 1]]
+            cells = idx[ptr[j] : ptr[j + 1]]
             anchor_pos[j] = ptr[j] + int(np.flatnonzero(cells == anchors[j])[0])
     far_gap = _NEVER if design.far_gap is None else int(design.far_gap)
-    return moves, (ptr, idx, val, anchor_pos), (SCANS.index(design.scan), lattice.dim,
-                                                PROPOSALS.index(design.proposal), far_gap)
+    return (
+        moves,
+        (ptr, idx, val, anchor_pos),
+        (SCANS.index(design.scan), lattice.dim, PROPOSALS.index(design.proposal), far_gap),
+    )
 
 
-def design_meeting_times(lattice: IntegerLattice, target: Target, design: Design, *, lag: int, n_pairs: int,
-                         proposal_eps: float, seed: int, max_iter: int = 1_000_000, init=None) -> MeetingTimes:
+def design_meeting_times(
+    lattice: IntegerLattice,
+    target: Target,
+    design: Design,
+    *,
+    lag: int,
+    n_pairs: int,
+    proposal_eps: float,
+    seed: int,
+    max_iter: int = 1_000_000,
+    init=None,
+) -> MeetingTimes:
     """L-lag meeting times of ``n_pairs`` pairs under ``design`` (as :func:`isdp.mcmc.meeting_times`
     for the sampler's own coupling).
 
@@ -330,8 +347,19 @@ def design_meeting_times(lattice: IntegerLattice, target: Target, design: Design
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    over_streams(_meeting_times, n_pairs, start, seed_states(seed, n_pairs), moves, sweep_law(target, proposal_eps),
-                 options, lag, max_iter, tau, met)
+    over_streams(
+        _meeting_times,
+        n_pairs,
+        start,
+        seed_states(seed, n_pairs),
+        moves,
+        sweep_law(target, proposal_eps),
+        options,
+        lag,
+        max_iter,
+        tau,
+        met,
+    )
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
 
 
@@ -350,8 +378,18 @@ def _iteration_draws(x0, y0, wdiff0, rng, moves, law, options, single, out_x, ou
             out_y[r, i] = y[i]
 
 
-def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, y, *,
-                    proposal_eps: float, n_rep: int, seed: int, coupled: bool = True):
+def iteration_draws(
+    lattice: IntegerLattice,
+    target: Target,
+    design: Design,
+    x,
+    y,
+    *,
+    proposal_eps: float,
+    n_rep: int,
+    seed: int,
+    coupled: bool = True,
+):
     """``n_rep`` independent coupled iterations from the fixed pair (x, y), for validation.
 
     With ``coupled=False`` only x moves, by the design's single-chain kernel.
@@ -366,8 +404,18 @@ def iteration_draws(lattice: IntegerLattice, target: Target, design: Design, x, 
         assert np.all(moves @ wdiff == y - x), "the move set is not a basis"
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
-    _iteration_draws(x, y, wdiff, seed_states(seed, 1)[0], kernel_moves, sweep_law(target, proposal_eps), options,
-                     not coupled, out_x, out_y)
+    _iteration_draws(
+        x,
+        y,
+        wdiff,
+        seed_states(seed, 1)[0],
+        kernel_moves,
+        sweep_law(target, proposal_eps),
+        options,
+        not coupled,
+        out_x,
+        out_y,
+    )
     return out_x, out_y
 
 
@@ -383,8 +431,18 @@ def _disagreement(lo, hi, init, rng, moves, law, options, lag, checkpoints, out)
             out[p, c] = st[2]
 
 
-def disagreement(lattice: IntegerLattice, target: Target, design: Design, *, lag: int, n_pairs: int,
-                 proposal_eps: float, seed: int, checkpoints, init=None) -> np.ndarray:
+def disagreement(
+    lattice: IntegerLattice,
+    target: Target,
+    design: Design,
+    *,
+    lag: int,
+    n_pairs: int,
+    proposal_eps: float,
+    seed: int,
+    checkpoints,
+    init=None,
+) -> np.ndarray:
     """Cells on which X_{t+L} and Y_t differ, per pair (rows) at each of the increasing ``checkpoints`` t
     (columns): how far censored pairs are from meeting. A met pair stays at 0 (the chains stay together)."""
     proposal_eps = _proposal_eps(proposal_eps)
@@ -395,6 +453,16 @@ def disagreement(lattice: IntegerLattice, target: Target, design: Design, *, lag
     start = starting_states(lattice, init, n_pairs)
     _, moves, options = _compiled_design(lattice, design)
     out = np.zeros((n_pairs, checkpoints.size), dtype=np.int64)
-    over_streams(_disagreement, n_pairs, start, seed_states(seed, n_pairs), moves, sweep_law(target, proposal_eps),
-                 options, lag, checkpoints, out)
+    over_streams(
+        _disagreement,
+        n_pairs,
+        start,
+        seed_states(seed, n_pairs),
+        moves,
+        sweep_law(target, proposal_eps),
+        options,
+        lag,
+        checkpoints,
+        out,
+    )
     return out

@@ -32,22 +32,49 @@ from isdp.mcmc import augmented_meeting_times, augmented_sample, convergence_ite
 
 RESULTS = Path(__file__).parent / "results"
 EPS, PROPOSAL_EPS, THRESHOLD = 0.192, 0.1, 0.01
-METROPOLIS = {"designs": ("smith-maximal", "path-maximal", "path-reflection", "path-random"),
-              "sizes": (10, 20, 30, 50, 102), "pairs": 40, "lag": 50, "max_iter": 100_000}
-AUGMENTED = {"sizes": (10, 20, 30, 50, 102, 254), "pairs": 1000, "lag": 5, "max_iter": 10_000,
-             "lags": (1, 2, 5, 10, 20, 50), "flat_factor": 0.25, "flat_iter": 20, "far_factor": 100}
+METROPOLIS = {
+    "designs": ("smith-maximal", "path-maximal", "path-reflection", "path-random"),
+    "sizes": (10, 20, 30, 50, 102),
+    "pairs": 40,
+    "lag": 50,
+    "max_iter": 100_000,
+}
+AUGMENTED = {
+    "sizes": (10, 20, 30, 50, 102, 254),
+    "pairs": 1000,
+    "lag": 5,
+    "max_iter": 10_000,
+    "lags": (1, 2, 5, 10, 20, 50),
+    "flat_factor": 0.25,
+    "flat_iter": 20,
+    "far_factor": 100,
+}
 
 
 def summarize(chain, design, start, n, mt, max_iter):
     excess = np.where(mt.met, mt.tau - mt.lag, np.inf)
     q25, median, q75 = np.quantile(excess, [0.25, 0.5, 0.75], method="inverted_cdf")
     certified = convergence_iteration(mt.tau, mt.lag, THRESHOLD) if mt.met.all() else None
-    row = {"chain": chain, "design": design, "start": start, "n": n, "pairs": len(mt.tau), "lag": mt.lag,
-           "max_iter": max_iter, "censored": int((~mt.met).sum()), "q25": q25, "median": median, "q75": q75,
-           "max": excess.max(), "certified_t": certified, "seconds": round(mt.seconds, 2)}
+    row = {
+        "chain": chain,
+        "design": design,
+        "start": start,
+        "n": n,
+        "pairs": len(mt.tau),
+        "lag": mt.lag,
+        "max_iter": max_iter,
+        "censored": int((~mt.met).sum()),
+        "q25": q25,
+        "median": median,
+        "q75": q75,
+        "max": excess.max(),
+        "certified_t": certified,
+        "seconds": round(mt.seconds, 2),
+    }
     print(row, flush=True)
-    taus = pd.DataFrame({"chain": chain, "design": design, "start": start, "n": n, "lag": mt.lag,
-                         "tau": mt.tau, "met": mt.met})
+    taus = pd.DataFrame(
+        {"chain": chain, "design": design, "start": start, "n": n, "lag": mt.lag, "tau": mt.tau, "met": mt.met}
+    )
     return row, taus
 
 
@@ -57,8 +84,9 @@ def augmented_starts(lattice, start, n_pairs, seed):
         return None
     if start == "overdispersed":
         flat = generalized_laplace(EPS * AUGMENTED["flat_factor"], "l2")
-        return augmented_sample(lattice, flat, n_chains=n_pairs, n_draws=1, burn_in=AUGMENTED["flat_iter"],
-                                seed=seed)[:, 0]
+        return augmented_sample(lattice, flat, n_chains=n_pairs, n_draws=1, burn_in=AUGMENTED["flat_iter"], seed=seed)[
+            :, 0
+        ]
     far = np.zeros(n, dtype=np.int64)
     m = int(AUGMENTED["far_factor"] * (n - 1) / EPS / np.sqrt(2))  # ‖u‖ = 100 (n − 1)/ε ≈ 100 × π's mean norm
     far[0], far[-1] = m, -m
@@ -72,8 +100,16 @@ def run_metropolis(quick):
     for name in cfg["designs"]:
         for n in cfg["sizes"][:3] if quick else cfg["sizes"]:
             lattice = IntegerLattice.from_constraints(sum_constraint(n))
-            mt = design_meeting_times(lattice, target, DESIGNS[name], lag=cfg["lag"], n_pairs=cfg["pairs"],
-                                      proposal_eps=PROPOSAL_EPS, seed=3000 + n, max_iter=cfg["max_iter"])
+            mt = design_meeting_times(
+                lattice,
+                target,
+                DESIGNS[name],
+                lag=cfg["lag"],
+                n_pairs=cfg["pairs"],
+                proposal_eps=PROPOSAL_EPS,
+                seed=3000 + n,
+                max_iter=cfg["max_iter"],
+            )
             row, tau = summarize("metropolis", name, "zero", n, mt, cfg["max_iter"])
             rows.append(row)
             taus.append(tau)
@@ -94,16 +130,18 @@ def run_augmented(quick):
         for n in cfg["sizes"]:
             lattice = IntegerLattice.from_constraints(sum_constraint(n))
             init = augmented_starts(lattice, start, pairs, seed=4000 + n)
-            mt = augmented_meeting_times(lattice, target, lag=cfg["lag"], n_pairs=pairs, seed=5000 + n,
-                                         max_iter=cfg["max_iter"], init=init)
+            mt = augmented_meeting_times(
+                lattice, target, lag=cfg["lag"], n_pairs=pairs, seed=5000 + n, max_iter=cfg["max_iter"], init=init
+            )
             row, tau = summarize("augmented", "da-maximal-t", start, n, mt, cfg["max_iter"])
             rows.append(row)
             taus.append(tau)
     lattice = IntegerLattice.from_constraints(sum_constraint(102))
     init = augmented_starts(lattice, "overdispersed", pairs, seed=4102)
     for lag in cfg["lags"]:
-        mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=pairs, seed=6000 + lag,
-                                     max_iter=cfg["max_iter"], init=init)
+        mt = augmented_meeting_times(
+            lattice, target, lag=lag, n_pairs=pairs, seed=6000 + lag, max_iter=cfg["max_iter"], init=init
+        )
         row, _ = summarize("augmented", "da-maximal-t (lag sweep)", "overdispersed", 102, mt, cfg["max_iter"])
         rows.append(row)
     return rows, taus
@@ -121,12 +159,21 @@ def plot(df: pd.DataFrame, taus: pd.DataFrame, path: Path):
         label = design if chain == "metropolis" else f"DA, start {start}"
         ok = g[np.isfinite(g["median"])]
         err = [ok["median"] - ok["q25"], np.where(np.isfinite(ok["q75"]), ok["q75"], ok["median"]) - ok["median"]]
-        line = ax.errorbar(ok["n"], ok["median"].clip(lower=1), yerr=err, marker="o", ms=4, capsize=2, label=label,
-                           ls="-" if chain == "metropolis" else "--")
+        line = ax.errorbar(
+            ok["n"],
+            ok["median"].clip(lower=1),
+            yerr=err,
+            marker="o",
+            ms=4,
+            capsize=2,
+            label=label,
+            ls="-" if chain == "metropolis" else "--",
+        )
         cens = g[g["censored"] > 0]
         ax.scatter(cens["n"], cens["max_iter"], marker="x", color=line[0].get_color())
-    ax.set(xscale="log", yscale="log", xlabel="cells n (one sum constraint)",
-           ylabel="median τ − L (iterations), IQR bars")
+    ax.set(
+        xscale="log", yscale="log", xlabel="cells n (one sum constraint)", ylabel="median τ − L (iterations), IQR bars"
+    )
     ax.set_title("ℓ2 meeting times; × = run with censored pairs, at its cap", fontsize=9)
     ax.legend(fontsize=7)
     largest = taus[(taus["chain"] == "metropolis")].groupby("design")["n"].max()
@@ -138,8 +185,7 @@ def plot(df: pd.DataFrame, taus: pd.DataFrame, path: Path):
         g = taus[(taus["chain"] == "augmented") & (taus["start"] == "far") & (taus["n"] == n)]
         t = np.sort(g["tau"][g["met"]] - g["lag"])
         ax_met.step(t, np.arange(1, len(t) + 1) / len(g), where="post", ls="--", label=f"DA from far, n={n}")
-    ax_met.set(xscale="log", xlabel="iterations after the lag, t − L", ylabel="fraction of pairs met",
-               ylim=(0, 1.02))
+    ax_met.set(xscale="log", xlabel="iterations after the lag, t − L", ylabel="fraction of pairs met", ylim=(0, 1.02))
     ax_met.set_title("fraction of pairs met by t − L (largest n run per design)", fontsize=9)
     ax_met.legend(fontsize=7)
     fig.suptitle(f"ℓ2 generalized Laplace, ε={EPS}: Metropolis designs against data augmentation", fontsize=10)

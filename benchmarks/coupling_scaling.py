@@ -37,16 +37,46 @@ def run_design(name, sizes, n_pairs, max_iter, budget, seed):
     target = generalized_laplace(EPS, "l1")
     for n in sizes:
         lattice = IntegerLattice.from_constraints(sum_constraint(n))
-        mt = design_meeting_times(lattice, target, DESIGNS[name], lag=LAG, n_pairs=n_pairs,
-                                  proposal_eps=PROPOSAL_EPS, seed=seed + n, max_iter=max_iter)
+        mt = design_meeting_times(
+            lattice,
+            target,
+            DESIGNS[name],
+            lag=LAG,
+            n_pairs=n_pairs,
+            proposal_eps=PROPOSAL_EPS,
+            seed=seed + n,
+            max_iter=max_iter,
+        )
         excess = np.where(mt.met, mt.tau - LAG, np.inf)
         q25, median, q75 = np.quantile(excess, [0.25, 0.5, 0.75], method="inverted_cdf")
         certified = convergence_iteration(mt.tau, LAG, THRESHOLD) if mt.met.all() else None
-        rows.append({"design": name, "n": n, "pairs": n_pairs, "censored": int((~mt.met).sum()),
-                     "max_iter": max_iter, "q25": q25, "median": median, "q75": q75,
-                     "max": excess.max(), "certified_t": certified, "seconds": round(mt.seconds, 2)})
-        log.info("%-18s n=%3d: median τ-L %s [%s, %s], %d/%d censored, certified t %s, %.1f s",
-                 name, n, median, q25, q75, (~mt.met).sum(), n_pairs, certified, mt.seconds)
+        rows.append(
+            {
+                "design": name,
+                "n": n,
+                "pairs": n_pairs,
+                "censored": int((~mt.met).sum()),
+                "max_iter": max_iter,
+                "q25": q25,
+                "median": median,
+                "q75": q75,
+                "max": excess.max(),
+                "certified_t": certified,
+                "seconds": round(mt.seconds, 2),
+            }
+        )
+        log.info(
+            "%-18s n=%3d: median τ-L %s [%s, %s], %d/%d censored, certified t %s, %.1f s",
+            name,
+            n,
+            median,
+            q25,
+            q75,
+            (~mt.met).sum(),
+            n_pairs,
+            certified,
+            mt.seconds,
+        )
         if not mt.met.all() or mt.seconds > budget:
             break
     return rows
@@ -62,8 +92,7 @@ def plot(df: pd.DataFrame, path: Path):
     for name, group in df.groupby("design", sort=False):
         g = group[np.isfinite(group["median"])]
         err = [g["median"] - g["q25"], np.where(np.isfinite(g["q75"]), g["q75"], g["median"]) - g["median"]]
-        line = ax.errorbar(g["n"], g["median"].clip(lower=1), yerr=err, marker="o", ms=4, capsize=2,
-                           label=name)
+        line = ax.errorbar(g["n"], g["median"].clip(lower=1), yerr=err, marker="o", ms=4, capsize=2, label=name)
         color = line[0].get_color()
         cens = group[group["censored"] > 0]
         ax.scatter(cens["n"], cens["max_iter"], marker="x", color=color)
@@ -77,8 +106,7 @@ def plot(df: pd.DataFrame, path: Path):
     ax_t.set_ylabel("certified t: TV bound < 0.01 (iterations)")
     ax_t.set_title("certified iteration (every pair met)", fontsize=9)
     ax.legend(fontsize=7, ncol=2)
-    fig.suptitle(f"L-lag coupling designs, Laplace ℓ1 ε={EPS}, proposal ε={PROPOSAL_EPS}, L={LAG}",
-                 fontsize=10)
+    fig.suptitle(f"L-lag coupling designs, Laplace ℓ1 ε={EPS}, proposal ε={PROPOSAL_EPS}, L={LAG}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
 
@@ -102,16 +130,19 @@ def main():
     sizes = args.sizes or (SIZES[:5] if args.quick else SIZES)
     max_iter = args.max_iter or (20_000 if args.quick else 200_000)
     budget = args.budget or (5.0 if args.quick else 15.0)
-    rows = [row for name in args.designs
-            for row in run_design(name, sizes, args.pairs, max_iter, budget, args.seed)]
+    rows = [row for name in args.designs for row in run_design(name, sizes, args.pairs, max_iter, budget, args.seed)]
     df = pd.DataFrame(rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out, index=False)
     plot(df, args.out.with_suffix(".png"))
     certified = df[df["certified_t"].notna()]
     best = certified[certified["n"] == certified["n"].max()].nsmallest(1, "certified_t")
-    log.info("wrote %s; largest n certified (TV < %g): %s", args.out, THRESHOLD,
-             best[["design", "n", "certified_t"]].to_dict("records") or "none")
+    log.info(
+        "wrote %s; largest n certified (TV < %g): %s",
+        args.out,
+        THRESHOLD,
+        best[["design", "n", "certified_t"]].to_dict("records") or "none",
+    )
 
 
 if __name__ == "__main__":

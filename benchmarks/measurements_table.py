@@ -39,8 +39,18 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 TIMES = ROOT / "benchmarks" / "results" / "make_times.csv"
 PERFORMANCE, README = ROOT / "docs" / "performance.md", ROOT / "README.md"
-COLUMNS = ["command", "wall_seconds", "jobs", "job_seconds", "install", "sampler_mups", "machine", "recorded_utc",
-           "commit", "note"]
+COLUMNS = [
+    "command",
+    "wall_seconds",
+    "jobs",
+    "job_seconds",
+    "install",
+    "sampler_mups",
+    "machine",
+    "recorded_utc",
+    "commit",
+    "note",
+]
 COMMANDS = ("make reproduce", "make test", "make national")  # table order; the README shows the first two
 SOURCE = "`benchmarks/results/make_times.csv`, which `make readme-numbers` updates from the commands' last runs"
 
@@ -62,12 +72,17 @@ def _notes(df: pd.DataFrame) -> str:
 
 
 def performance_block(df: pd.DataFrame) -> str:
-    lines = ["| command | wall time | jobs run (their summed time) | install included | "
-             "sampler speed, right after (M updates/s) | machine |", "|---|---:|---:|---|---:|---|"]
+    lines = [
+        "| command | wall time | jobs run (their summed time) | install included | "
+        "sampler speed, right after (M updates/s) | machine |",
+        "|---|---:|---:|---|---:|---|",
+    ]
     for command, r in df.iterrows():
         jobs = f"{r.jobs:.0f}" + ("" if pd.isna(r.job_seconds) else f" ({duration(r.job_seconds)})")
-        lines.append(f"| `{command}` | {duration(r.wall_seconds)} | {jobs} | {'yes' if r.install else 'no'} | "
-                     f"{r.sampler_mups:.1f} | {r.machine} |")
+        lines.append(
+            f"| `{command}` | {duration(r.wall_seconds)} | {jobs} | {'yes' if r.install else 'no'} | "
+            f"{r.sampler_mups:.1f} | {r.machine} |"
+        )
     return "\n".join(lines) + f"\n\n<sub>Generated from {SOURCE}.{_notes(df)}</sub>\n"
 
 
@@ -77,8 +92,10 @@ def readme_block(df: pd.DataFrame) -> str:
     for command, r in df.iterrows():
         install = ", install included" if r.install else ""
         lines.append(f"| `{command}` | {duration(r.wall_seconds)}{install} | {r.sampler_mups:.1f} M updates/s |")
-    return ("\n".join(lines) + f"\n\n<sub>Generated from {SOURCE}.{_notes(df)} How each time is measured: "
-            "[docs/performance.md](docs/performance.md#measurements).</sub>\n")
+    return (
+        "\n".join(lines) + f"\n\n<sub>Generated from {SOURCE}.{_notes(df)} How each time is measured: "
+        "[docs/performance.md](docs/performance.md#measurements).</sub>\n"
+    )
 
 
 def replace_block(path: Path, name: str, block: str) -> None:
@@ -120,12 +137,18 @@ def measure(command: str, start: float, run: Path, stamp: Path | None) -> dict |
         print(f"{command}: {len(done)} of {len(everything)} jobs in {run} ran now; only complete runs are recorded")
         return None
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True)
-    return {"command": command, "wall_seconds": round(wall), "jobs": len(done),
-            "job_seconds": round(done["seconds"].sum()),
-            "install": bool(stamp is not None and stamp.exists() and stamp.stat().st_mtime >= start),
-            "sampler_mups": round(sampler_speed(), 1), "machine": machine(),
-            "recorded_utc": f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M}", "commit": commit.stdout.strip(),
-            "note": ""}
+    return {
+        "command": command,
+        "wall_seconds": round(wall),
+        "jobs": len(done),
+        "job_seconds": round(done["seconds"].sum()),
+        "install": bool(stamp is not None and stamp.exists() and stamp.stat().st_mtime >= start),
+        "sampler_mups": round(sampler_speed(), 1),
+        "machine": machine(),
+        "recorded_utc": f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M}",
+        "commit": commit.stdout.strip(),
+        "note": "",
+    }
 
 
 def record(row: dict, times: Path = TIMES) -> None:
@@ -162,8 +185,10 @@ def main():
         own = args.run / "results" / "make_times.csv"
         own.unlink(missing_ok=True)
         record(row, own)
-        print(f"{args.command}: {duration(row['wall_seconds'])}, sampler {row['sampler_mups']} M updates/s "
-              f"(in {own}; `make readme-numbers` publishes it)")
+        print(
+            f"{args.command}: {duration(row['wall_seconds'])}, sampler {row['sampler_mups']} M updates/s "
+            f"(in {own}; `make readme-numbers` publishes it)"
+        )
         return
     if args.action == "publish":
         publish(args.records)

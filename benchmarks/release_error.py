@@ -110,17 +110,48 @@ REQUESTS = {"l1": {}, "free-cells": {"free_cells": True}, "gaussian": {"norm": "
 REPLICATES = {
     "national": {"l1": 200, "free-cells": 1000, "opendp-laplace": 300, "gaussian": 200, "opendp-gaussian": 300},
     "margins-50x23": {"l1": 0, "free-cells": 4000, "opendp-laplace": 600, "gaussian": 400, "opendp-gaussian": 600},
-    "margins-4x4": {"l1": 3000, "free-cells": 40000, "opendp-laplace": 20000, "gaussian": 20000,
-                    "opendp-gaussian": 20000},
+    "margins-4x4": {
+        "l1": 3000,
+        "free-cells": 40000,
+        "opendp-laplace": 20000,
+        "gaussian": 20000,
+        "opendp-gaussian": 20000,
+    },
 }
 CHUNKS = 8  # per route: the unit of work of a process, each with its own seed
 BOOTSTRAP = 200
-COLUMNS = ["case", "cells", "invariants", "route", "mechanism", "parameter", "status", "replicates",
-           "epsilon_per_person", "delta_per_person", "rho_per_person", "epsilon_opendp_accounting",
-           "invariants_exact", "invariant_mae", "invariant_mae_se", "mae", "mae_se", "mae_exact",
-           "variance", "variance_se", "variance_exact", "cell_classes", "variance_max_over_median",
-           "variance_max_over_median_se", "variance_max_over_median_exact", "interval_width", "coverage",
-           "coverage_se", "coverage_stated", "seconds_per_draw"]
+COLUMNS = [
+    "case",
+    "cells",
+    "invariants",
+    "route",
+    "mechanism",
+    "parameter",
+    "status",
+    "replicates",
+    "epsilon_per_person",
+    "delta_per_person",
+    "rho_per_person",
+    "epsilon_opendp_accounting",
+    "invariants_exact",
+    "invariant_mae",
+    "invariant_mae_se",
+    "mae",
+    "mae_se",
+    "mae_exact",
+    "variance",
+    "variance_se",
+    "variance_exact",
+    "cell_classes",
+    "variance_max_over_median",
+    "variance_max_over_median_se",
+    "variance_max_over_median_exact",
+    "interval_width",
+    "coverage",
+    "coverage_se",
+    "coverage_stated",
+    "seconds_per_draw",
+]
 #: the level of every route's per-cell interval for the true count (isdp's ``--uncertainty``)
 LEVEL = 0.9
 
@@ -164,6 +195,7 @@ def zn_gaussian_delta(epsilon: float, sigma: float, shift: int) -> float:
 def zn_gaussian_epsilon(sigma: float, delta: float) -> float:
     """The least ε at which OpenDP's discrete Gaussian on the counts meets δ for one person (added, removed or
     moved): the larger of the two shifts' roots of δ(ε) = ``delta``."""
+
     def root(shift: int) -> float:
         if zn_gaussian_delta(0.0, sigma, shift) <= delta:
             return 0.0
@@ -350,30 +382,49 @@ def _guarantee(case: str, route: str) -> dict:
         eps = _measurement(len(table.x), route).map(2)  # one person moving: ℓ1 distance 2
         if eps > EPSILON:
             raise AssertionError(f"OpenDP's discrete Laplace at scale 2/epsilon states {eps} per person, not {EPSILON}")
-        return {"mechanism": "OpenDP discrete Laplace", "parameter": f"scale {_opendp_scale(route):g}",
-                "epsilon_per_person": eps, "delta_per_person": 0.0, "epsilon_opendp_accounting": eps}
+        return {
+            "mechanism": "OpenDP discrete Laplace",
+            "parameter": f"scale {_opendp_scale(route):g}",
+            "epsilon_per_person": eps,
+            "delta_per_person": 0.0,
+            "epsilon_opendp_accounting": eps,
+        }
     if route == "opendp-gaussian":
         import opendp.prelude as dp
 
         meas = _measurement(len(table.x), route)
         eps = zn_gaussian_epsilon(_opendp_scale(route), DELTA)
         if eps > EPSILON:
-            raise AssertionError(f"OpenDP's discrete Gaussian at isdp's sigma meets ({eps}, {DELTA}), not ({EPSILON}, "
-                                 f"{DELTA}) per person: the profile does not bound Z^n")
-        return {"mechanism": "OpenDP discrete Gaussian", "parameter": f"scale {_opendp_scale(route)!r}",
-                "epsilon_per_person": eps, "delta_per_person": DELTA, "rho_per_person": meas.map(math.sqrt(2)),
-                "epsilon_opendp_accounting": dp.c.make_zCDP_to_approxDP(meas).map(math.sqrt(2)).epsilon(DELTA)}
+            raise AssertionError(
+                f"OpenDP's discrete Gaussian at isdp's sigma meets ({eps}, {DELTA}), not ({EPSILON}, "
+                f"{DELTA}) per person: the profile does not bound Z^n"
+            )
+        return {
+            "mechanism": "OpenDP discrete Gaussian",
+            "parameter": f"scale {_opendp_scale(route)!r}",
+            "epsilon_per_person": eps,
+            "delta_per_person": DELTA,
+            "rho_per_person": meas.map(math.sqrt(2)),
+            "epsilon_opendp_accounting": dp.c.make_zCDP_to_approxDP(meas).map(math.sqrt(2)).epsilon(DELTA),
+        }
     release = make_release(table, A, labels, Request(epsilon=str(EPSILON), seed=0, **REQUESTS[route]))
     if not np.array_equal(A @ release.values, A @ table.x):
         raise AssertionError(f"{case}, {route}: the release does not keep its invariants")
     statement = release.statement
     line = statement["guarantee"]["per_person"]
     mechanism = statement["mechanism"]
-    parameter = (f"sigma {mechanism['sigma']}" if "sigma" in mechanism
-                 else f"epsilon {mechanism['epsilon_per_unit_l1_distance']} per unit l1")
-    return {"mechanism": f"isdp {statement['route']['name']}: {mechanism['name']}", "parameter": parameter,
-            "epsilon_per_person": line["epsilon"], "delta_per_person": line["delta"],
-            "rho_per_person": line.get("rho")}
+    parameter = (
+        f"sigma {mechanism['sigma']}"
+        if "sigma" in mechanism
+        else f"epsilon {mechanism['epsilon_per_unit_l1_distance']} per unit l1"
+    )
+    return {
+        "mechanism": f"isdp {statement['route']['name']}: {mechanism['name']}",
+        "parameter": parameter,
+        "epsilon_per_person": line["epsilon"],
+        "delta_per_person": line["delta"],
+        "rho_per_person": line.get("rho"),
+    }
 
 
 def summarise(case: str, route: str, noise: np.ndarray, seconds: float, seed: int) -> dict:
@@ -420,8 +471,9 @@ def _intervals(case: str, route: str, n: int) -> tuple[np.ndarray, np.ndarray, n
         lo, hi, stated = noise_interval(k, pmf, LEVEL)
         return np.full(n, lo), np.full(n, hi), np.full(n, stated)
     plan = _plan(case, route)
-    got = cell_uncertainty(plan.exact, n, Request(epsilon=str(EPSILON), uncertainty=LEVEL, **REQUESTS[route]),
-                           plan.unit, LEVEL)
+    got = cell_uncertainty(
+        plan.exact, n, Request(epsilon=str(EPSILON), uncertainty=LEVEL, **REQUESTS[route]), plan.unit, LEVEL
+    )
     return got["low"], got["high"], got["coverage"]
 
 
@@ -469,17 +521,28 @@ def run(cases, replicates: dict | int | None = None, seed: int = 2024, jobs: int
             continue
         noise = np.vstack([done[i][0] for i in range(first, first + count)])
         seconds = sum(done[i][1] for i in range(first, first + count))
-        rows.append(_rounded({**row, "status": "released", **_guarantee(case, route),
-                              **summarise(case, route, noise, seconds, seed)}))
+        rows.append(
+            _rounded(
+                {**row, "status": "released", **_guarantee(case, route), **summarise(case, route, noise, seconds, seed)}
+            )
+        )
     return [{key: row.get(key) for key in COLUMNS} for row in rows]
 
 
 # --------------------------------------------------------------------------- the docs' table
 
-TABLES = {"national": "national county table, 52 state totals", "margins-50x23": "50 × 23, both margins",
-          "margins-4x4": "4 × 4, both margins"}
-ROUTE_NAMES = {"l1": "isdp ℓ1 exact", "free-cells": "isdp `--free-cells`", "opendp-laplace": "OpenDP discrete Laplace",
-               "gaussian": "isdp Gaussian (Klein)", "opendp-gaussian": "OpenDP discrete Gaussian"}
+TABLES = {
+    "national": "national county table, 52 state totals",
+    "margins-50x23": "50 × 23, both margins",
+    "margins-4x4": "4 × 4, both margins",
+}
+ROUTE_NAMES = {
+    "l1": "isdp ℓ1 exact",
+    "free-cells": "isdp `--free-cells`",
+    "opendp-laplace": "OpenDP discrete Laplace",
+    "gaussian": "isdp Gaussian (Klein)",
+    "opendp-gaussian": "OpenDP discrete Gaussian",
+}
 
 
 def _pm(row: dict, key: str) -> str:
@@ -491,9 +554,11 @@ def _pm(row: dict, key: str) -> str:
 
 def markdown_table(rows: list[dict]) -> str:
     """The table of docs/release.md, "Error against OpenDP", from the CSV's rows (strings or numbers)."""
-    lines = ["| table | cells | route | invariants | per-cell mean abs. error | per-cell variance, mean "
-             "| largest / median cell variance | 90 % interval: mean width, coverage (stated) |",
-             "|---|---:|---|---|---|---|---|---|"]
+    lines = [
+        "| table | cells | route | invariants | per-cell mean abs. error | per-cell variance, mean "
+        "| largest / median cell variance | 90 % interval: mean width, coverage (stated) |",
+        "|---|---:|---|---|---|---|---|---|",
+    ]
     for row in rows:
         name = TABLES.get(row["case"], row["case"])
         head = f"| {name} | {int(row['cells']):,} | {ROUTE_NAMES[row['route']]} |"
@@ -502,10 +567,12 @@ def markdown_table(rows: list[dict]) -> str:
             continue
         exact = str(row["invariants_exact"]) == "True"
         kept = "exact" if exact else f"off by {float(row['invariant_mae']):,.3g} ± {float(row['invariant_mae_se']):.2g}"
-        lines.append(f"{head} {kept} | {_pm(row, 'mae')} | {_pm(row, 'variance')} | "
-                     f"{_pm(row, 'variance_max_over_median')} | {float(row['interval_width']):,.4g}, "
-                     f"{float(row['coverage']):.3f} ± {float(row['coverage_se']):.2g} "
-                     f"({float(row['coverage_stated']):.3f}) |")
+        lines.append(
+            f"{head} {kept} | {_pm(row, 'mae')} | {_pm(row, 'variance')} | "
+            f"{_pm(row, 'variance_max_over_median')} | {float(row['interval_width']):,.4g}, "
+            f"{float(row['coverage']):.3f} ± {float(row['coverage_se']):.2g} "
+            f"({float(row['coverage_stated']):.3f}) |"
+        )
     return "\n".join(lines) + "\n"
 
 

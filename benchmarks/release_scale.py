@@ -67,13 +67,35 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
 SCALE = RESULTS / "release_scale.csv"
 DOC = ROOT / "docs" / "release.md"
-DEFAULT = ("national", "blocks-10000", "margins-6x6", "margins-10x10", "margins-50x23", "margins-50x23-free",
-           "county-age", "county-age-free", "tables-county-sex", "tables-sex-age", "national-gaussian",
-           "margins-4x4-gaussian", "margins-50x23-gaussian", "margins-300x300-gaussian", "county-age-gaussian")
+DEFAULT = (
+    "national",
+    "blocks-10000",
+    "margins-6x6",
+    "margins-10x10",
+    "margins-50x23",
+    "margins-50x23-free",
+    "county-age",
+    "county-age-free",
+    "tables-county-sex",
+    "tables-sex-age",
+    "national-gaussian",
+    "margins-4x4-gaussian",
+    "margins-50x23-gaussian",
+    "margins-300x300-gaussian",
+    "county-age-gaussian",
+)
 #: the Gaussian route's request: (1, 1e-6) per person
 GAUSSIAN = ["--norm", "gaussian", "--delta", "1e-6"]
-NESTED = ["--invariant", "total", "--invariant", "by:state", "--invariant", "by:state,county",
-          "--invariant", "by:state,age"]
+NESTED = [
+    "--invariant",
+    "total",
+    "--invariant",
+    "by:state",
+    "--invariant",
+    "by:state,county",
+    "--invariant",
+    "by:state,age",
+]
 _COUNTY_AGE = "county × 23 age groups (counties of the extract, split by a seeded multinomial)"
 _NESTED_TEXT = "nation, states, counties, each state's age margin"
 #: each case as the docs table names it: (the table, its invariants)
@@ -84,8 +106,10 @@ CASE_TEXT = {
     "county-age": (_COUNTY_AGE, _NESTED_TEXT),
     "county-age-free": (f"{_COUNTY_AGE}, `--free-cells`", _NESTED_TEXT),
     "county-age-gaussian": (f"{_COUNTY_AGE}, Gaussian", _NESTED_TEXT),
-    "tables-county-sex": ("two tables: county totals + county × sex (seeded binomial split)",
-                          "tied by county, state totals of the county table"),
+    "tables-county-sex": (
+        "two tables: county totals + county × sex (seeded binomial split)",
+        "tied by county, state totals of the county table",
+    ),
     "tables-sex-age": ("two tables: county × sex + county × 23 ages", "tied by county"),
     "national-gaussian": ("the national county table, Gaussian", "state totals"),
 }
@@ -100,20 +124,26 @@ def _tables(case: str, directory: Path, rng: np.random.Generator) -> tuple[list[
     number of blocks)."""
     rows = _counties()
     counties = [(r["state_abbr"], f"c{r['county_fips']}", int(r["sf1_pop"])) for r in rows]
-    split = {"sex": [rng.binomial(n, 0.5) for *_, n in counties],
-             "age": [rng.multinomial(n, np.full(23, 1 / 23)) for *_, n in counties]}
+    split = {
+        "sex": [rng.binomial(n, 0.5) for *_, n in counties],
+        "age": [rng.multinomial(n, np.full(23, 1 / 23)) for *_, n in counties],
+    }
     paths = {name: directory / f"{name}.csv" for name in ("county", "county_sex", "county_age")}
     with paths["county"].open("w") as fh:
         fh.write("state,county,count\n")
         fh.writelines(f"{s},{c},{n}\n" for s, c, n in counties)
     with paths["county_sex"].open("w") as fh:
         fh.write("state,county,sex,count\n")
-        fh.writelines(f"{s},{c},male,{m}\n{s},{c},female,{n - m}\n"
-                      for (s, c, n), m in zip(counties, split["sex"], strict=True))
+        fh.writelines(
+            f"{s},{c},male,{m}\n{s},{c},female,{n - m}\n" for (s, c, n), m in zip(counties, split["sex"], strict=True)
+        )
     with paths["county_age"].open("w") as fh:
         fh.write("state,county,age,count\n")
-        fh.writelines(f"{s},{c},a{a},{v}\n" for (s, c, _), ages in zip(counties, split["age"], strict=True)
-                      for a, v in enumerate(ages))
+        fh.writelines(
+            f"{s},{c},a{a},{v}\n"
+            for (s, c, _), ages in zip(counties, split["age"], strict=True)
+            for a, v in enumerate(ages)
+        )
     states = len({s for s, *_ in counties})
     if case == "tables-county-sex":
         args = ["--tie", "by:state,county", "--invariant", "by:state@county"]
@@ -154,14 +184,16 @@ def write_table(case: str, path: Path, rng: np.random.Generator) -> tuple[list[s
 
 #: runs ``isdp`` (its arguments after the file the peak goes to) and writes the process's own peak memory (VmHWM,
 #: KB) at exit: a child's rusage would count its parent's memory at the fork too
-_WITH_PEAK = ("import atexit, runpy, sys\n"
-              "peak_file = sys.argv.pop(1)\n"
-              "def peak():\n"
-              "    line = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
-              "    open(peak_file, 'w').write(line.split()[1])\n"
-              "atexit.register(peak)\n"
-              "sys.argv[0] = 'isdp'\n"
-              "runpy.run_module('isdp', run_name='__main__')\n")
+_WITH_PEAK = (
+    "import atexit, runpy, sys\n"
+    "peak_file = sys.argv.pop(1)\n"
+    "def peak():\n"
+    "    line = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+    "    open(peak_file, 'w').write(line.split()[1])\n"
+    "atexit.register(peak)\n"
+    "sys.argv[0] = 'isdp'\n"
+    "runpy.run_module('isdp', run_name='__main__')\n"
+)
 
 
 def run_isdp(args: list[str], stderr, tree: bool = False) -> tuple[float, int, int]:
@@ -195,8 +227,9 @@ def run_isdp(args: list[str], stderr, tree: bool = False) -> tuple[float, int, i
         return time.perf_counter() - tick, proc.returncode, peak // 1024
     with tempfile.NamedTemporaryFile(suffix=".peak") as peak:
         tick = time.perf_counter()
-        code = subprocess.call([sys.executable, "-c", _WITH_PEAK, peak.name, *args], stdout=subprocess.DEVNULL,
-                               stderr=stderr)
+        code = subprocess.call(
+            [sys.executable, "-c", _WITH_PEAK, peak.name, *args], stdout=subprocess.DEVNULL, stderr=stderr
+        )
         seconds = time.perf_counter() - tick
         return seconds, code, int(Path(peak.name).read_text() or 0)
 
@@ -260,26 +293,53 @@ def compare_engines(shape: str, cells: int = ENGINE_CELLS) -> list[dict]:
         counts = np.random.default_rng(1).poisson(50, cells)
         for k, start in enumerate(range(0, cells, FILE_ROWS)):
             stop = min(start + FILE_ROWS, cells)
-            pq.write_table(pa.table({name: column[start:stop] for name, column in columns.items()}
-                                    | {"count": counts[start:stop]}), table / f"{k:04d}.parquet")
+            pq.write_table(
+                pa.table(
+                    {name: column[start:stop] for name, column in columns.items()} | {"count": counts[start:stop]}
+                ),
+                table / f"{k:04d}.parquet",
+            )
         del columns, counts
         rows = []
         for engine, options in ENGINES.items():
             out = Path(tmp, engine.replace(" ", "-"))
             statement = Path(f"{out}.statement.json")
             with Path(tmp, "stderr").open("w") as err:
-                seconds, code, peak = run_isdp(["release", str(table), *ENGINE_SHAPES[shape], "--epsilon", "1",
-                                                "-o", f"{out}/", "--statement", str(statement), "--quiet", *options],
-                                               err, tree=True)
+                seconds, code, peak = run_isdp(
+                    [
+                        "release",
+                        str(table),
+                        *ENGINE_SHAPES[shape],
+                        "--epsilon",
+                        "1",
+                        "-o",
+                        f"{out}/",
+                        "--statement",
+                        str(statement),
+                        "--quiet",
+                        *options,
+                    ],
+                    err,
+                    tree=True,
+                )
             if code != 0:
                 raise RuntimeError(f"{shape}, {engine}: exit {code}: {Path(tmp, 'stderr').read_text()[-2000:]}")
             files = sorted(out.iterdir())
             released = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
             if released != cells:
                 raise RuntimeError(f"{shape}, {engine}: {released} rows released of {cells}")
-            rows.append({"shape": shape, "cells": cells, "engine": engine, "input_files": len(list(table.iterdir())),
-                         "output_files": len(files), "seconds": round(seconds, 1), "peak_mb": peak // 1024,
-                         "statement_sha256": hashlib.sha256(statement.read_bytes()).hexdigest()})
+            rows.append(
+                {
+                    "shape": shape,
+                    "cells": cells,
+                    "engine": engine,
+                    "input_files": len(list(table.iterdir())),
+                    "output_files": len(files),
+                    "seconds": round(seconds, 1),
+                    "peak_mb": peak // 1024,
+                    "statement_sha256": hashlib.sha256(statement.read_bytes()).hexdigest(),
+                }
+            )
             print(rows[-1], flush=True)
         return rows
 
@@ -308,20 +368,35 @@ def _engine_rows(rows: list[dict]) -> dict[tuple[str, int], dict[str, dict]]:
 def render_engines(rows: list[dict]) -> str:
     """The docs table of the engines' rows (the CSV's, as strings): per table, each engine's time and memory, Dask's
     wall time over the single process's against :data:`DASK_WALL_LIMIT`, and whether the statements are one."""
-    lines = ["| table | cells | files in | engine | files out | seconds | peak memory | wall time / single "
-             "process's | statement |", "|---|---:|---:|---|---:|---:|---:|---|---|"]
+    lines = [
+        "| table | cells | files in | engine | files out | seconds | peak memory | wall time / single "
+        "process's | statement |",
+        "|---|---:|---:|---|---:|---:|---:|---|---|",
+    ]
     for (shape, cells), engines in _engine_rows(rows).items():
         single = engines["single process"]
         for engine, row in engines.items():
             ratio = float(row["seconds"]) / float(single["seconds"])
-            verdict = "" if row is single else (f"{ratio:.2f} ({'within' if ratio <= DASK_WALL_LIMIT else 'beyond'}"
-                                                f" the {DASK_WALL_LIMIT}× limit)")
+            verdict = (
+                ""
+                if row is single
+                else (
+                    f"{ratio:.2f} ({'within' if ratio <= DASK_WALL_LIMIT else 'beyond'} the {DASK_WALL_LIMIT}× limit)"
+                )
+            )
             same = row["statement_sha256"] == single["statement_sha256"]
-            statement = ("SHA-256 " + row["statement_sha256"][:12] + "…" if row is single
-                         else "byte-identical" if same else "DIFFERS from the single process's")
-            lines.append(f"| {'nested geography, Gaussian' if shape == 'nested' else 'blocks of 100, ℓ1'} | "
-                         f"{cells:,} | {int(row['input_files'])} | {engine} | {int(row['output_files'])} | "
-                         f"{float(row['seconds']):,.1f} | {int(row['peak_mb']):,} MB | {verdict} | {statement} |")
+            statement = (
+                "SHA-256 " + row["statement_sha256"][:12] + "…"
+                if row is single
+                else "byte-identical"
+                if same
+                else "DIFFERS from the single process's"
+            )
+            lines.append(
+                f"| {'nested geography, Gaussian' if shape == 'nested' else 'blocks of 100, ℓ1'} | "
+                f"{cells:,} | {int(row['input_files'])} | {engine} | {int(row['output_files'])} | "
+                f"{float(row['seconds']):,.1f} | {int(row['peak_mb']):,} MB | {verdict} | {statement} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -345,8 +420,17 @@ def run(case: str, max_attempts: int, repeats: int = 1) -> dict:
         cells = sum(sum(1 for _ in table.open()) - 1 for table in tables)
         outputs = [Path(tmp) / f"out{i}.csv" for i in range(len(tables))]
         out = outputs[0]
-        args = ["release", *map(str, tables), *invariants, "--epsilon", "1", "--max-attempts", str(max_attempts),
-                *(a for o in outputs for a in ("-o", str(o))), "--quiet"]
+        args = [
+            "release",
+            *map(str, tables),
+            *invariants,
+            "--epsilon",
+            "1",
+            "--max-attempts",
+            str(max_attempts),
+            *(a for o in outputs for a in ("-o", str(o))),
+            "--quiet",
+        ]
         err = Path(tmp) / "stderr"
         seconds, peak = math.inf, 0
         for _ in range(repeats):
@@ -359,16 +443,23 @@ def run(case: str, max_attempts: int, repeats: int = 1) -> dict:
         audit = json.loads(Path(str(out) + ".audit.json").read_text()) if code == 0 else {}
         statement_path = Path(str(out) + ".statement.json")
         statement = json.loads(statement_path.read_text()) if code == 0 else {}
-        return {"case": case, "cells": cells,
-                "invariants": " ".join(a for a in invariants if a != "--invariant"),
-                "tables_in_norm": sum(t["in_norm"] for t in statement["tables"]) if "tables" in statement else None,
-                "rows": len(statement.get("invariants", [])) or None, "blocks": n_blocks, "exit": code,
-                "route": audit.get("route", "refused: "
-                                   + err.read_text().strip().removeprefix("isdp release: error: ")[:90]),
-                "attempts": audit.get("exact_sampler", {}).get("attempts"), "seconds": round(seconds, 2),
-                "peak_mb": round(peak / 1024),
-                "statement_kb": round(statement_path.stat().st_size / 1024, 1) if code == 0 else None,
-                **_variance_spread(statement)}
+        return {
+            "case": case,
+            "cells": cells,
+            "invariants": " ".join(a for a in invariants if a != "--invariant"),
+            "tables_in_norm": sum(t["in_norm"] for t in statement["tables"]) if "tables" in statement else None,
+            "rows": len(statement.get("invariants", [])) or None,
+            "blocks": n_blocks,
+            "exit": code,
+            "route": audit.get(
+                "route", "refused: " + err.read_text().strip().removeprefix("isdp release: error: ")[:90]
+            ),
+            "attempts": audit.get("exact_sampler", {}).get("attempts"),
+            "seconds": round(seconds, 2),
+            "peak_mb": round(peak / 1024),
+            "statement_kb": round(statement_path.stat().st_size / 1024, 1) if code == 0 else None,
+            **_variance_spread(statement),
+        }
 
 
 def _variance_spread(statement: dict) -> dict:
@@ -377,8 +468,7 @@ def _variance_spread(statement: dict) -> dict:
     route = statement.get("route", {})
     if "blocks" in route:
         per_cell = [b.get("noise_variance_per_cell", b.get("noise_variance_per_cell_at_most")) for b in route["blocks"]]
-        values = np.repeat(per_cell,
-                           [b["cells"] * b["blocks"] for b in route["blocks"]])
+        values = np.repeat(per_cell, [b["cells"] * b["blocks"] for b in route["blocks"]])
     elif "noise_variance" in route:
         v = route["noise_variance"]
         solved = np.array(list(v["solved_cells"].values()))
@@ -390,8 +480,11 @@ def _variance_spread(statement: dict) -> dict:
     if not values.size:
         return {"median_variance": None, "variance_max_over_median": None, "variance_median_over_min": None}
     median = float(np.median(values))
-    return {"median_variance": round(median, 2), "variance_max_over_median": round(float(values.max()) / median, 2),
-            "variance_median_over_min": round(median / float(values.min()), 2)}
+    return {
+        "median_variance": round(median, 2),
+        "variance_max_over_median": round(float(values.max()) / median, 2),
+        "variance_median_over_min": round(median / float(values.min()), 2),
+    }
 
 
 def study() -> list[dict]:
@@ -411,12 +504,19 @@ def study() -> list[dict]:
     rows = []
     for name, A in cases:
         sampler = ExactSampler.build(A)
-        (_, block), = sampler.parts
+        ((_, block),) = sampler.parts
         log_acc = block.log_acceptance(eps)
-        rows.append({"invariants": name, "cells": A.shape[1], "free": sampler.n_free,
-                     "log10_expected_proposals": round(-log_acc / np.log(10), 2),
-                     "free_cells_max_variance_ratio":
-                         round(float(sampler.variances(eps).max() / dg_variance(float(eps))), 1)})
+        rows.append(
+            {
+                "invariants": name,
+                "cells": A.shape[1],
+                "free": sampler.n_free,
+                "log10_expected_proposals": round(-log_acc / np.log(10), 2),
+                "free_cells_max_variance_ratio": round(
+                    float(sampler.variances(eps).max() / dg_variance(float(eps))), 1
+                ),
+            }
+        )
     return rows
 
 
@@ -433,8 +533,11 @@ def _outcome(row: dict) -> str:
     route, attempts = row["route"], row["attempts"]
     if route.startswith("refused"):
         reason = route.removeprefix("refused: ")
-        return "refused: " + (reason.split(" for one draw")[0].replace("the exact sampler would need ", "needs ")
-                              if "would need" in reason else reason)
+        return "refused: " + (
+            reason.split(" for one draw")[0].replace("the exact sampler would need ", "needs ")
+            if "would need" in reason
+            else reason
+        )
     if row["invariants"].endswith("--delta 1e-6"):
         return "exact Gaussian, Klein's sampler"
     if route == "free cells":
@@ -448,9 +551,11 @@ def _number(value: str, digits: int = 2) -> str:
 
 def render_table(rows: list[dict]) -> str:
     """The docs table of ``rows`` (the CSV's rows, as strings): one line per case, in the CSV's order."""
-    lines = ["| table | cells | invariants (rows) | groups | outcome | seconds | peak memory | statement | "
-             "median cell variance | largest / median / smallest |",
-             "|---|---:|---|---:|---|---:|---:|---:|---:|---|"]
+    lines = [
+        "| table | cells | invariants (rows) | groups | outcome | seconds | peak memory | statement | "
+        "median cell variance | largest / median / smallest |",
+        "|---|---:|---|---:|---|---:|---:|---:|---:|---|",
+    ]
     for row in rows:
         table, invariants = _case_text(row["case"])
         spread = ""
@@ -459,9 +564,11 @@ def render_table(rows: list[dict]) -> str:
             spread = f"{_number(row['variance_max_over_median'])} : 1 : {_number(smallest)}"
         rows_text = f" ({int(row['rows']):,})" if row["rows"] not in ("", "None") else ""
         kb = f"{_number(row['statement_kb'], 0)} kB" if row["statement_kb"] not in ("", "None") else ""
-        lines.append(f"| {table} | {int(row['cells']):,} | {invariants}{rows_text} | {int(row['blocks']):,} | "
-                     f"{_outcome(row)} | {_number(row['seconds'], 1)} | {row['peak_mb']} MB | {kb} | "
-                     f"{_number(row['median_variance'], 1)} | {spread} |")
+        lines.append(
+            f"| {table} | {int(row['cells']):,} | {invariants}{rows_text} | {int(row['blocks']):,} | "
+            f"{_outcome(row)} | {_number(row['seconds'], 1)} | {row['peak_mb']} MB | {kb} | "
+            f"{_number(row['median_variance'], 1)} | {spread} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -486,11 +593,18 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", default=list(DEFAULT))
     parser.add_argument("--max-attempts", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3, help="runs per case; the fastest is kept (default 3)")
-    parser.add_argument("--study", action="store_true", help="the exact route's acceptance against size "
-                        "(writes results/exact_acceptance.csv) instead of the cases")
-    parser.add_argument("--engines", action="store_true", help="a 10^8-cell Parquet dataset released by the single "
-                        "process and by a 2-worker Dask cluster (writes results/release_engines.csv) instead of the "
-                        "cases")
+    parser.add_argument(
+        "--study",
+        action="store_true",
+        help="the exact route's acceptance against size (writes results/exact_acceptance.csv) instead of the cases",
+    )
+    parser.add_argument(
+        "--engines",
+        action="store_true",
+        help="a 10^8-cell Parquet dataset released by the single "
+        "process and by a 2-worker Dask cluster (writes results/release_engines.csv) instead of the "
+        "cases",
+    )
     parser.add_argument("--docs", action="store_true", help="only rewrite the docs tables from the CSVs")
     args = parser.parse_args()
     if args.docs:

@@ -59,72 +59,93 @@ RESULTS = Path(__file__).parent / "results"
 THROUGHPUT = RESULTS / "release_throughput.csv"
 DOC = ROOT / "docs" / "performance.md"
 #: (row, cell counts) run by default; the release command is timed on the smaller tables only
-DEFAULT = {"isdp-release-l1": (10_000, 100_000, 1_000_000), "isdp-release-gaussian": (10_000, 100_000),
-           "isdp-release-l1-parquet": (100_000, 1_000_000, 10_000_000, 100_000_000),
-           "isdp-release-l1-parquet-dask": (10_000_000, 100_000_000),
-           "isdp-release-gaussian-margins": (1_000_000,), "isdp-release-gaussian-margins-parquet": (1_000_000,),
-           "isdp-release-nested-parquet": (1_000_000, 10_000_000, 100_000_000),
-           "isdp-release-nested-parquet-dask": (10_000_000, 100_000_000),
-           "isdp-klein-compiled": (100_000, 1_000_000, 10_000_000),
-           "isdp-dg-compiled": (100_000, 1_000_000, 10_000_000), "isdp-dg-array": (100_000, 1_000_000),
-           "opendp-laplace": (100_000, 1_000_000), "opendp-gaussian": (100_000, 1_000_000)}
-WHAT = {"isdp-release-l1": "`isdp release`, exact ℓ1 route (whole command)",
-        "isdp-release-l1-parquet": "`isdp release`, exact ℓ1 route, Parquet in and out (whole command)",
-        "isdp-release-gaussian-margins": "`isdp release`, exact Gaussian route, one 1000 × 1000 table under both "
-                                         "margins (whole command)",
-        "isdp-release-gaussian-margins-parquet": "`isdp release`, exact Gaussian route, one 1000 × 1000 table under "
-                                                 "both margins, Parquet in and out (whole command)",
-        "isdp-release-nested-parquet": "`isdp release`, exact Gaussian route, nested geography (50 states × "
-                                       "counties × 100 ages: nation, states, counties, each state's age margin), "
-                                       "Parquet in and out (whole command)",
-        "isdp-release-l1-parquet-dask": "`isdp release --engine dask --workers 2`, exact ℓ1 route, Parquet in and "
-                                        "out (whole command; memory: the process tree's)",
-        "isdp-release-nested-parquet-dask": "`isdp release --engine dask --workers 2`, nested geography as above "
-                                            "(whole command; memory: the process tree's)",
-        "isdp-klein-compiled": "isdp Klein sampler, blocks of 100 under one total (noise alone)",
-        "isdp-release-gaussian": "`isdp release`, exact Gaussian route (whole command)",
-        "isdp-dg-compiled": "isdp `compiled_double_geometric` (noise alone)",
-        "isdp-dg-array": "isdp `double_geometric_array` (noise alone)",
-        "opendp-laplace": "OpenDP discrete Laplace (noise alone)",
-        "opendp-gaussian": "OpenDP discrete Gaussian (noise alone)"}
+DEFAULT = {
+    "isdp-release-l1": (10_000, 100_000, 1_000_000),
+    "isdp-release-gaussian": (10_000, 100_000),
+    "isdp-release-l1-parquet": (100_000, 1_000_000, 10_000_000, 100_000_000),
+    "isdp-release-l1-parquet-dask": (10_000_000, 100_000_000),
+    "isdp-release-gaussian-margins": (1_000_000,),
+    "isdp-release-gaussian-margins-parquet": (1_000_000,),
+    "isdp-release-nested-parquet": (1_000_000, 10_000_000, 100_000_000),
+    "isdp-release-nested-parquet-dask": (10_000_000, 100_000_000),
+    "isdp-klein-compiled": (100_000, 1_000_000, 10_000_000),
+    "isdp-dg-compiled": (100_000, 1_000_000, 10_000_000),
+    "isdp-dg-array": (100_000, 1_000_000),
+    "opendp-laplace": (100_000, 1_000_000),
+    "opendp-gaussian": (100_000, 1_000_000),
+}
+WHAT = {
+    "isdp-release-l1": "`isdp release`, exact ℓ1 route (whole command)",
+    "isdp-release-l1-parquet": "`isdp release`, exact ℓ1 route, Parquet in and out (whole command)",
+    "isdp-release-gaussian-margins": "`isdp release`, exact Gaussian route, one 1000 × 1000 table under both "
+    "margins (whole command)",
+    "isdp-release-gaussian-margins-parquet": "`isdp release`, exact Gaussian route, one 1000 × 1000 table under "
+    "both margins, Parquet in and out (whole command)",
+    "isdp-release-nested-parquet": "`isdp release`, exact Gaussian route, nested geography (50 states × "
+    "counties × 100 ages: nation, states, counties, each state's age margin), "
+    "Parquet in and out (whole command)",
+    "isdp-release-l1-parquet-dask": "`isdp release --engine dask --workers 2`, exact ℓ1 route, Parquet in and "
+    "out (whole command; memory: the process tree's)",
+    "isdp-release-nested-parquet-dask": "`isdp release --engine dask --workers 2`, nested geography as above "
+    "(whole command; memory: the process tree's)",
+    "isdp-klein-compiled": "isdp Klein sampler, blocks of 100 under one total (noise alone)",
+    "isdp-release-gaussian": "`isdp release`, exact Gaussian route (whole command)",
+    "isdp-dg-compiled": "isdp `compiled_double_geometric` (noise alone)",
+    "isdp-dg-array": "isdp `double_geometric_array` (noise alone)",
+    "opendp-laplace": "OpenDP discrete Laplace (noise alone)",
+    "opendp-gaussian": "OpenDP discrete Gaussian (noise alone)",
+}
 
 _NOISE = {
-    "isdp-klein-compiled": ("from fractions import Fraction\n"
-                            "import numpy as np\n"
-                            "from isdp.exact import lattice_block, system_source\n"
-                            "block = lattice_block(np.ones((1, 100), dtype=np.int64))\n"
-                            "draw = lambda n: block.draw_blocks(Fraction(16), n // 100, system_source())[0].ravel()\n"),
-    "isdp-dg-compiled": ("from fractions import Fraction\n"
-                         "from isdp.exact import compiled_double_geometric, system_source\n"
-                         "draw = lambda n: compiled_double_geometric(Fraction(1, 2), n, system_source())\n"),
-    "isdp-dg-array": ("from fractions import Fraction\n"
-                      "from isdp.exact import double_geometric_array, system_source\n"
-                      "draw = lambda n: double_geometric_array(Fraction(1, 2), n, system_source())\n"),
-    "opendp-laplace": ("import opendp.prelude as dp\n"
-                       "dp.enable_features('contrib')\n"
-                       "draw = lambda n: dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=dp.i64), size=n),\n"
-                       "    dp.l1_distance(T=dp.i64), scale=2.0)([0] * n)\n"),
-    "opendp-gaussian": ("import opendp.prelude as dp\n"
-                        "dp.enable_features('contrib')\n"
-                        "draw = lambda n: dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=dp.i64), size=n),\n"
-                        "    dp.l2_distance(T=dp.f64), scale=4.0)([0] * n)\n"),
+    "isdp-klein-compiled": (
+        "from fractions import Fraction\n"
+        "import numpy as np\n"
+        "from isdp.exact import lattice_block, system_source\n"
+        "block = lattice_block(np.ones((1, 100), dtype=np.int64))\n"
+        "draw = lambda n: block.draw_blocks(Fraction(16), n // 100, system_source())[0].ravel()\n"
+    ),
+    "isdp-dg-compiled": (
+        "from fractions import Fraction\n"
+        "from isdp.exact import compiled_double_geometric, system_source\n"
+        "draw = lambda n: compiled_double_geometric(Fraction(1, 2), n, system_source())\n"
+    ),
+    "isdp-dg-array": (
+        "from fractions import Fraction\n"
+        "from isdp.exact import double_geometric_array, system_source\n"
+        "draw = lambda n: double_geometric_array(Fraction(1, 2), n, system_source())\n"
+    ),
+    "opendp-laplace": (
+        "import opendp.prelude as dp\n"
+        "dp.enable_features('contrib')\n"
+        "draw = lambda n: dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=dp.i64), size=n),\n"
+        "    dp.l1_distance(T=dp.i64), scale=2.0)([0] * n)\n"
+    ),
+    "opendp-gaussian": (
+        "import opendp.prelude as dp\n"
+        "dp.enable_features('contrib')\n"
+        "draw = lambda n: dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=dp.i64), size=n),\n"
+        "    dp.l2_distance(T=dp.f64), scale=4.0)([0] * n)\n"
+    ),
 }
 #: timing code appended to a noise row's set-up: one call of 10,000 first (past every small-size shortcut, so the
 #: compiled kernels are loaded before the timing), then N draws timed
-_TIMED = ("import sys, time\n"
-          "draw(10_000)\n"
-          "n = int(sys.argv[1])\n"
-          "tick = time.perf_counter()\n"
-          "out = draw(n)\n"
-          "seconds = time.perf_counter() - tick\n"
-          "assert len(out) == n\n"
-          "peak = [line for line in open('/proc/self/status') if line.startswith('VmHWM:')][0].split()[1]\n"
-          "print(seconds, int(peak) // 1024)\n")
+_TIMED = (
+    "import sys, time\n"
+    "draw(10_000)\n"
+    "n = int(sys.argv[1])\n"
+    "tick = time.perf_counter()\n"
+    "out = draw(n)\n"
+    "seconds = time.perf_counter() - tick\n"
+    "assert len(out) == n\n"
+    "peak = [line for line in open('/proc/self/status') if line.startswith('VmHWM:')][0].split()[1]\n"
+    "print(seconds, int(peak) // 1024)\n"
+)
 
 
 def _noise_row(sampler: str, cells: int) -> dict:
-    proc = subprocess.Popen([sys.executable, "-c", _NOISE[sampler] + _TIMED, str(cells)], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _NOISE[sampler] + _TIMED, str(cells)], stdout=subprocess.PIPE, text=True
+    )
     seconds, peak_mb = proc.communicate()[0].split()
     if proc.returncode != 0:
         raise RuntimeError(f"{sampler} at {cells} cells failed (exit {proc.returncode})")
@@ -149,14 +170,37 @@ def _release_row(sampler: str, cells: int) -> dict:
 #: the Parquet release rows: (the table's shape, the invariants and route); a ``-dask`` row is its row's release on a
 #: local Dask cluster of two worker processes
 _DASK = ["--engine", "dask", "--workers", "2"]
-_PARQUET = {"isdp-release-l1-parquet": ("blocks", ["--invariant", "by:group"]),
-            "isdp-release-gaussian-margins-parquet": ("margins", ["--invariant", "all-margins", "--norm", "gaussian",
-                                                                  "--delta", "1e-6"]),
-            "isdp-release-nested-parquet": ("nested", ["--invariant", "total", "--invariant", "by:state",
-                                                       "--invariant", "by:state,county", "--invariant", "by:state,age",
-                                                       "--norm", "gaussian", "--delta", "1e-6"])}
-_PARQUET.update({f"{row}-dask": (shape, [*invariants, *_DASK]) for row, (shape, invariants) in list(_PARQUET.items())
-                 if row != "isdp-release-gaussian-margins-parquet"})
+_PARQUET = {
+    "isdp-release-l1-parquet": ("blocks", ["--invariant", "by:group"]),
+    "isdp-release-gaussian-margins-parquet": (
+        "margins",
+        ["--invariant", "all-margins", "--norm", "gaussian", "--delta", "1e-6"],
+    ),
+    "isdp-release-nested-parquet": (
+        "nested",
+        [
+            "--invariant",
+            "total",
+            "--invariant",
+            "by:state",
+            "--invariant",
+            "by:state,county",
+            "--invariant",
+            "by:state,age",
+            "--norm",
+            "gaussian",
+            "--delta",
+            "1e-6",
+        ],
+    ),
+}
+_PARQUET.update(
+    {
+        f"{row}-dask": (shape, [*invariants, *_DASK])
+        for row, (shape, invariants) in list(_PARQUET.items())
+        if row != "isdp-release-gaussian-margins-parquet"
+    }
+)
 
 
 def _parquet_release_row(sampler: str, cells: int) -> dict:
@@ -174,8 +218,11 @@ def _parquet_release_row(sampler: str, cells: int) -> dict:
         columns = parquet_columns(shape, cells)
         pq.write_table(pa.table({**columns, "count": rng.poisson(50, cells)}), table)
         del columns
-        seconds, code, peak = run_isdp(["release", str(table), *invariants, "--epsilon", "1", "-o", str(out),
-                                        "--quiet"], None, tree=sampler.endswith("-dask"))
+        seconds, code, peak = run_isdp(
+            ["release", str(table), *invariants, "--epsilon", "1", "-o", str(out), "--quiet"],
+            None,
+            tree=sampler.endswith("-dask"),
+        )
         if code != 0:
             raise RuntimeError(f"the Parquet release {sampler} of {cells} cells failed")
         return {"seconds": seconds, "peak_mb": round(peak / 1024)}
@@ -189,36 +236,56 @@ def measure(sampler: str, cells: int) -> dict:
         timed = _release_row(sampler, cells)
     else:
         timed = _noise_row(sampler, cells)
-    return {"sampler": sampler, "cells": cells, "seconds": round(timed["seconds"], 6),
-            "cells_per_second": round(cells / timed["seconds"]), "peak_mb": timed["peak_mb"]}
+    return {
+        "sampler": sampler,
+        "cells": cells,
+        "seconds": round(timed["seconds"], 6),
+        "cells_per_second": round(cells / timed["seconds"]),
+        "peak_mb": timed["peak_mb"],
+    }
 
 
 def render_table(rows: list[dict], sampler_mups: float | None) -> str:
     """The docs table of ``rows`` (the CSV's rows, as strings), and the machine's sampler speed under it."""
     lines = ["| what | cells | seconds | cells per second | peak memory |", "|---|---:|---:|---:|---:|"]
     for row in rows:
-        lines.append(f"| {WHAT[row['sampler']]} | {int(row['cells']):,} | {float(row['seconds']):,.2f} | "
-                     f"{int(row['cells_per_second']):,} | {int(row['peak_mb']):,} MB |")
+        lines.append(
+            f"| {WHAT[row['sampler']]} | {int(row['cells']):,} | {float(row['seconds']):,.2f} | "
+            f"{int(row['cells_per_second']):,} | {int(row['peak_mb']):,} MB |"
+        )
     lines += _projection(rows)
     ratios = _family_ratios(rows)
     if ratios:
-        lines += ["", "Noise per core against OpenDP's exact sampler of the same family, on the same number of cells: "
-                  + "; ".join(ratios) + "."]
+        lines += [
+            "",
+            "Noise per core against OpenDP's exact sampler of the same family, on the same number of cells: "
+            + "; ".join(ratios)
+            + ".",
+        ]
     if sampler_mups is not None:
-        lines += ["", f"Measured in one run on a machine whose sampler speed was {sampler_mups:.1f} M updates/s "
-                      "(`benchmarks/measurements_table.py`'s reference case)."]
+        lines += [
+            "",
+            f"Measured in one run on a machine whose sampler speed was {sampler_mups:.1f} M updates/s "
+            "(`benchmarks/measurements_table.py`'s reference case).",
+        ]
     return "\n".join(lines) + "\n"
 
 
 #: isdp's exact noise and OpenDP's sampler of the same family
-FAMILIES = {"isdp-dg-compiled": ("opendp-laplace", "the double geometric (discrete Laplace)"),
-            "isdp-klein-compiled": ("opendp-gaussian", "Klein's discrete Gaussian on the invariants' lattice, against "
-                                                       "OpenDP's discrete Gaussian")}
+FAMILIES = {
+    "isdp-dg-compiled": ("opendp-laplace", "the double geometric (discrete Laplace)"),
+    "isdp-klein-compiled": (
+        "opendp-gaussian",
+        "Klein's discrete Gaussian on the invariants' lattice, against OpenDP's discrete Gaussian",
+    ),
+}
 
 
 #: the Dask rows whose largest release projects a histogram of billions of cells, and the workers they ran on
-_PROJECTED = {"isdp-release-l1-parquet-dask": "blocks of 100 (ℓ1)",
-              "isdp-release-nested-parquet-dask": "nested geography (Gaussian)"}
+_PROJECTED = {
+    "isdp-release-l1-parquet-dask": "blocks of 100 (ℓ1)",
+    "isdp-release-nested-parquet-dask": "nested geography (Gaussian)",
+}
 _WORKERS = 2
 
 
@@ -232,18 +299,24 @@ def _projection(rows: list[dict]) -> list[str]:
         run = max(runs, key=lambda r: int(r["cells"]))
         rate = int(run["cells"]) / (float(run["seconds"]) * _WORKERS)
         hours = [n / rate / 3600 for n in (1e9, 1e10)]
-        out.append(f"{what}: {rate:,.0f} cells per worker-second at {int(run['cells']):,} cells, so 10⁹ cells in "
-                   f"{hours[0]:,.1f} worker-hours ({hours[0] * 60 / 100:,.1f} min on 100 workers) and 10¹⁰ in "
-                   f"{hours[1]:,.0f} ({hours[1] * 60 / 100:,.0f} min on 100)")
+        out.append(
+            f"{what}: {rate:,.0f} cells per worker-second at {int(run['cells']):,} cells, so 10⁹ cells in "
+            f"{hours[0]:,.1f} worker-hours ({hours[0] * 60 / 100:,.1f} min on 100 workers) and 10¹⁰ in "
+            f"{hours[1]:,.0f} ({hours[1] * 60 / 100:,.0f} min on 100)"
+        )
     if not out:
         return []
-    return ["", "Projected for a census histogram of billions of cells, from the two-worker Dask rows (cells per "
-                "worker-second = cells / (seconds × 2), the command's start-up and the cluster's included): "
-            + "; ".join(out) + ". The projection assumes the parts stay independent (a partition key with many "
-            "values: no block larger than a part), the per-core speed of this machine, a filesystem that reads the "
-            "input and takes the parts' files as fast as the workers need, and the driver's own work (reading the "
-            "partition key, joining the parts' files and the statement, a share of the time measured here) "
-            "growing no faster than the cells."]
+    return [
+        "",
+        "Projected for a census histogram of billions of cells, from the two-worker Dask rows (cells per "
+        "worker-second = cells / (seconds × 2), the command's start-up and the cluster's included): "
+        + "; ".join(out)
+        + ". The projection assumes the parts stay independent (a partition key with many "
+        "values: no block larger than a part), the per-core speed of this machine, a filesystem that reads the "
+        "input and takes the parts' files as fast as the workers need, and the driver's own work (reading the "
+        "partition key, joining the parts' files and the statement, a share of the time measured here) "
+        "growing no faster than the cells.",
+    ]
 
 
 def _family_ratios(rows: list[dict]) -> list[str]:

@@ -40,8 +40,12 @@ def numpy_sampler(lattice, target, n_iter, proposal_eps, rng):
 def reference_case():
     """Case (a), the machine's reference speed: one sum constraint over 102 cells, ℓ1, ε = 0.192, proposal ε 0.1
     (benchmarks/measurements_table.py records it beside every recorded run time)."""
-    return ("102-cell sum constraint, l1", IntegerLattice.from_constraints(sum_constraint(102)),
-            generalized_laplace(0.192, "l1"), 0.1)
+    return (
+        "102-cell sum constraint, l1",
+        IntegerLattice.from_constraints(sum_constraint(102)),
+        generalized_laplace(0.192, "l1"),
+        0.1,
+    )
 
 
 def rates(lattice, target, proposal_eps, updates: int, repeats: int) -> tuple[list[float], list[float]]:
@@ -52,8 +56,16 @@ def rates(lattice, target, proposal_eps, updates: int, repeats: int) -> tuple[li
     wall, cpu = [], []
     for rep in range(repeats):
         tick = time.process_time()
-        res = sample(lattice, target, n_chains=1, n_draws=1, burn_in=iters - 1, proposal_eps=proposal_eps,
-                     seed=1 + rep, progress=False)
+        res = sample(
+            lattice,
+            target,
+            n_chains=1,
+            n_draws=1,
+            burn_in=iters - 1,
+            proposal_eps=proposal_eps,
+            seed=1 + rep,
+            progress=False,
+        )
         cpu.append(iters * lattice.dim / (time.process_time() - tick))
         wall.append(iters * lattice.dim / res.seconds)
     return wall, cpu
@@ -68,24 +80,37 @@ def main():
     numba.set_num_threads(1)
     cases = [
         reference_case(),
-        ("4x4 margins (E2), l1", IntegerLattice.from_constraints(table_margins(4, 4)),
-         generalized_laplace(0.2, "l1"), 0.2),
-        ("4x4 margins (E2), l2", IntegerLattice.from_constraints(table_margins(4, 4)),
-         generalized_laplace(0.2, "l2"), 0.05),
+        (
+            "4x4 margins (E2), l1",
+            IntegerLattice.from_constraints(table_margins(4, 4)),
+            generalized_laplace(0.2, "l1"),
+            0.2,
+        ),
+        (
+            "4x4 margins (E2), l2",
+            IntegerLattice.from_constraints(table_margins(4, 4)),
+            generalized_laplace(0.2, "l2"),
+            0.05,
+        ),
     ]
-    print(f"{'case':32s} {'wall: median (M/s)':>18s} {'range':>11s} {'CPU: median (M/s)':>18s} {'range':>11s} "
-          f"{'numpy loop (M/s)':>17s} {'speed-up':>9s}")
+    print(
+        f"{'case':32s} {'wall: median (M/s)':>18s} {'range':>11s} {'CPU: median (M/s)':>18s} {'range':>11s} "
+        f"{'numpy loop (M/s)':>17s} {'speed-up':>9s}"
+    )
     for name, lattice, target, eps_prop in cases:
         wall, cpu = rates(lattice, target, eps_prop, args.updates, args.repeats)
         compiled = float(np.median(wall))
         tick = time.perf_counter()
         numpy_sampler(lattice, target, args.numpy_iterations, eps_prop, np.random.default_rng(1))
         plain = args.numpy_iterations * lattice.dim / (time.perf_counter() - tick)
+
         def spread(rates):
             return f"{min(rates) / 1e6:.1f}-{max(rates) / 1e6:.1f}"
 
-        print(f"{name:32s} {compiled / 1e6:18.1f} {spread(wall):>11s} {np.median(cpu) / 1e6:18.1f} {spread(cpu):>11s} "
-              f"{plain / 1e6:17.3f} {compiled / plain:8.0f}x")
+        print(
+            f"{name:32s} {compiled / 1e6:18.1f} {spread(wall):>11s} {np.median(cpu) / 1e6:18.1f} {spread(cpu):>11s} "
+            f"{plain / 1e6:17.3f} {compiled / plain:8.0f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,7 @@ from isdp.lattice import IntegerLattice, generalized_laplace, table_margins, wit
 
 RESULTS = Path(__file__).parent / "results"
 #: table side r: (pairs, censoring cap)
-SIZES = {4: (100, 200_000), 6: (100, 200_000), 8: (20, 100_000), 10: (20, 50_000), 12: (10, 50_000),
-         16: (10, 30_000)}
+SIZES = {4: (100, 200_000), 6: (100, 200_000), 8: (20, 100_000), 10: (20, 50_000), 12: (10, 50_000), 16: (10, 30_000)}
 EPS, PROPOSAL_EPS, LAG = 0.192, 0.1, 50
 GAP_SIZES, GAP_PAIRS, GAP_CAP = (4, 6, 8, 12, 16), 10, 30_000
 
@@ -74,13 +73,19 @@ def plot(taus: pd.DataFrame, path: Path):
     for ax, (name, group) in zip(axes, taus.groupby("basis", sort=False), strict=True):
         for (r, cap), g in group.groupby(["r", "max_iter"]):
             grid = np.unique(np.geomspace(1, cap - LAG, 200).astype(np.int64))
-            ax.step(grid, met_fraction(g["tau"].to_numpy(), cap, grid), where="post",
-                    label=f"{r}x{r} ({len(g)} pairs, cap {cap:,})")
+            ax.step(
+                grid,
+                met_fraction(g["tau"].to_numpy(), cap, grid),
+                where="post",
+                label=f"{r}x{r} ({len(g)} pairs, cap {cap:,})",
+            )
         ax.set(xscale="log", title=f"{name} basis", xlabel="iterations after the lag, t − L")
         ax.legend(fontsize=7)
     axes[0].set_ylabel("fraction of pairs met")
-    fig.suptitle(f"Two-way tables, all margins fixed: Laplace ℓ1 ε={EPS}, proposal ε={PROPOSAL_EPS}, L={LAG}, "
-                 "pairs from u = 0", fontsize=10)
+    fig.suptitle(
+        f"Two-way tables, all margins fixed: Laplace ℓ1 ε={EPS}, proposal ε={PROPOSAL_EPS}, L={LAG}, pairs from u = 0",
+        fontsize=10,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
@@ -92,12 +97,29 @@ def disagreement_curves(path: Path):
     for name, build in (("adjacent", adjacent_lattice), ("smith", smith_lattice)):
         for r in GAP_SIZES:
             lattice = build(r)
-            gaps = disagreement(lattice, target, DESIGNS["smith-maximal"], lag=LAG, n_pairs=GAP_PAIRS,
-                                proposal_eps=PROPOSAL_EPS, seed=2500 + r, checkpoints=checkpoints)
+            gaps = disagreement(
+                lattice,
+                target,
+                DESIGNS["smith-maximal"],
+                lag=LAG,
+                n_pairs=GAP_PAIRS,
+                proposal_eps=PROPOSAL_EPS,
+                seed=2500 + r,
+                checkpoints=checkpoints,
+            )
             for c, t in enumerate(checkpoints):
-                rows.append({"basis": name, "r": r, "cells": r * r, "t_minus_lag": t, "pairs": GAP_PAIRS,
-                             "mean_differing_cells": gaps[:, c].mean(), "max_differing_cells": gaps[:, c].max(),
-                             "met": int((gaps[:, c] == 0).sum())})
+                rows.append(
+                    {
+                        "basis": name,
+                        "r": r,
+                        "cells": r * r,
+                        "t_minus_lag": t,
+                        "pairs": GAP_PAIRS,
+                        "mean_differing_cells": gaps[:, c].mean(),
+                        "max_differing_cells": gaps[:, c].max(),
+                        "met": int((gaps[:, c] == 0).sum()),
+                    }
+                )
             print(rows[-1], flush=True)
     df = pd.DataFrame(rows)
     df.to_csv(path, index=False)
@@ -114,8 +136,7 @@ def disagreement_curves(path: Path):
         ax.set(xscale="log", title=f"{name} basis", xlabel="iterations after the lag, t − L")
         ax.legend(fontsize=7)
     axes[0].set_ylabel("share of cells on which the pair differs (mean of pairs)")
-    fig.suptitle(f"Two-way tables: disagreement of coupled pairs ({GAP_PAIRS} pairs per size, from u = 0)",
-                 fontsize=10)
+    fig.suptitle(f"Two-way tables: disagreement of coupled pairs ({GAP_PAIRS} pairs per size, from u = 0)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path.with_suffix(".png"), dpi=120)
 
@@ -132,16 +153,37 @@ def main():
     rows, taus = [], []
     for name, build in (("adjacent", adjacent_lattice), ("smith", smith_lattice), ("corner", corner_lattice)):
         for r, (pairs, max_iter) in SIZES.items():
-            cert = certify(build(r), target, proposal_eps=PROPOSAL_EPS, start=None, lag=LAG, n_pairs=pairs,
-                           seed=2000 + r, max_iter=max_iter)
+            cert = certify(
+                build(r),
+                target,
+                proposal_eps=PROPOSAL_EPS,
+                start=None,
+                lag=LAG,
+                n_pairs=pairs,
+                seed=2000 + r,
+                max_iter=max_iter,
+            )
             excess = np.where(cert.tau < max_iter, cert.tau - LAG, np.inf)
             q = np.quantile(excess, [0.25, 0.5, 0.75], method="higher")  # interpolation would turn inf into nan
             met_by = met_fraction(cert.tau, max_iter, np.array([1_000, 10_000, max_iter - LAG]))
-            rows.append({"basis": name, "table": f"{r}x{r}", "cells": r * r, "dim": (r - 1) ** 2, "pairs": pairs,
-                         "max_iter": max_iter, "censored": cert.n_censored, "q25": q[0], "median": q[1], "q75": q[2],
-                         "met_by_1k": met_by[0], "met_by_10k": met_by[1],
-                         "certified_t": cert.t_star if cert.certified else "not certified",
-                         "seconds": round(cert.seconds, 2)})
+            rows.append(
+                {
+                    "basis": name,
+                    "table": f"{r}x{r}",
+                    "cells": r * r,
+                    "dim": (r - 1) ** 2,
+                    "pairs": pairs,
+                    "max_iter": max_iter,
+                    "censored": cert.n_censored,
+                    "q25": q[0],
+                    "median": q[1],
+                    "q75": q[2],
+                    "met_by_1k": met_by[0],
+                    "met_by_10k": met_by[1],
+                    "certified_t": cert.t_star if cert.certified else "not certified",
+                    "seconds": round(cert.seconds, 2),
+                }
+            )
             taus.append(pd.DataFrame({"basis": name, "r": r, "max_iter": max_iter, "tau": cert.tau}))
             print(rows[-1], flush=True)
     pd.DataFrame(rows).to_csv(args.out, index=False)

@@ -67,16 +67,39 @@ def read_jobs(run: Path, since: float | None = None) -> pd.DataFrame:
 
 def _row(job: str, seconds: float, cpu_seconds: float, max_rss_mb: float) -> dict:
     rule = rule_of(job)
-    return {"job": job, "rule": rule, "experiment": experiment_of(rule), "seconds": seconds,
-            "cpu_seconds": cpu_seconds, "max_rss_mb": max_rss_mb}
+    return {
+        "job": job,
+        "rule": rule,
+        "experiment": experiment_of(rule),
+        "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
+        "max_rss_mb": max_rss_mb,
+    }
 
 
 def summarise(jobs: pd.DataFrame, key: str) -> pd.DataFrame:
-    table = (jobs.groupby(key).agg(jobs=("job", "size"), seconds=("seconds", "sum"),
-                                   cpu_seconds=("cpu_seconds", "sum"), max_rss_mb=("max_rss_mb", "max"))
-             .sort_values("seconds", ascending=False).reset_index())
-    total = pd.DataFrame([{key: "all", "jobs": len(jobs), "seconds": jobs["seconds"].sum(),
-                           "cpu_seconds": jobs["cpu_seconds"].sum(), "max_rss_mb": jobs["max_rss_mb"].max()}])
+    table = (
+        jobs.groupby(key)
+        .agg(
+            jobs=("job", "size"),
+            seconds=("seconds", "sum"),
+            cpu_seconds=("cpu_seconds", "sum"),
+            max_rss_mb=("max_rss_mb", "max"),
+        )
+        .sort_values("seconds", ascending=False)
+        .reset_index()
+    )
+    total = pd.DataFrame(
+        [
+            {
+                key: "all",
+                "jobs": len(jobs),
+                "seconds": jobs["seconds"].sum(),
+                "cpu_seconds": jobs["cpu_seconds"].sum(),
+                "max_rss_mb": jobs["max_rss_mb"].max(),
+            }
+        ]
+    )
     return pd.concat([table, total], ignore_index=True).round(1)
 
 

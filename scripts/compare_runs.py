@@ -23,13 +23,19 @@ import pandas as pd
 COMPARED = (".csv", ".json", ".md")
 SKIPPED_DIRS = {"logs", "benchmarks", "notebooks", "figures"}
 # Columns and keys that measure the run, not the method.
-VOLATILE = re.compile(r"(^|_)(seconds|ms_per_release|wall_s|cpu_s|rss_mb|timestamp|date|path|version|host|elapsed)"
-                      r"(_|$)", re.IGNORECASE)
+VOLATILE = re.compile(
+    r"(^|_)(seconds|ms_per_release|wall_s|cpu_s|rss_mb|timestamp|date|path|version|host|elapsed)"
+    r"(_|$)",
+    re.IGNORECASE,
+)
 
 
 def _files(root: Path) -> set[str]:
-    return {str(p.relative_to(root)) for p in root.rglob("*")
-            if p.is_file() and p.suffix in COMPARED and not SKIPPED_DIRS & set(p.relative_to(root).parts[:-1])}
+    return {
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix in COMPARED and not SKIPPED_DIRS & set(p.relative_to(root).parts[:-1])
+    }
 
 
 def _strip_json(obj):
@@ -49,8 +55,10 @@ def _csv_difference(a: Path, b: Path) -> str | None:
     if not diff.to_numpy().any():
         return None
     row, col = map(int, next(zip(*diff.to_numpy().nonzero(), strict=True)))
-    return (f"{int(diff.to_numpy().sum())} cells differ, first row {row} column {kept[col]!r}: "
-            f"{left[kept].iat[row, col]!r} vs {right[kept].iat[row, col]!r}")
+    return (
+        f"{int(diff.to_numpy().sum())} cells differ, first row {row} column {kept[col]!r}: "
+        f"{left[kept].iat[row, col]!r} vs {right[kept].iat[row, col]!r}"
+    )
 
 
 def compare(before: Path, after: Path) -> pd.DataFrame:

@@ -40,8 +40,7 @@ def declared(python: str, extras=EXTRAS) -> list[str]:
     names: list[str] = []
     for spec in project["dependencies"] + [s for e in extras for s in project["optional-dependencies"][e]]:
         req = Requirement(spec)
-        if (req.marker is None or req.marker.evaluate({"python_version": python})) \
-                and normalise(req.name) not in names:
+        if (req.marker is None or req.marker.evaluate({"python_version": python})) and normalise(req.name) not in names:
             names.append(normalise(req.name))
     return names
 
@@ -49,14 +48,19 @@ def declared(python: str, extras=EXTRAS) -> list[str]:
 def write(path: Path, python: str, extras, pip: bool) -> None:
     """Replace ``path``'s ``dependencies:`` list, keeping everything above it."""
     text = path.read_text()
-    head = text[:text.index("dependencies:\n")]
+    head = text[: text.index("dependencies:\n")]
     pinned = pins(python)
-    lines = [f"  - python={python}", *(["  - pip"] if pip else []),
-             *(f"  - {name}={pinned[name]}" for name in declared(python, extras))]
+    lines = [
+        f"  - python={python}",
+        *(["  - pip"] if pip else []),
+        *(f"  - {name}={pinned[name]}" for name in declared(python, extras)),
+    ]
     if pip:
-        lines += ["  - pip:",
-                  "      - --no-deps -e .  # the project itself; its dependencies are the conda packages above",
-                  "      - --no-deps -e ./papers  # the paper layer the workflow runs (never in the isdp wheel)"]
+        lines += [
+            "  - pip:",
+            "      - --no-deps -e .  # the project itself; its dependencies are the conda packages above",
+            "      - --no-deps -e ./papers  # the paper layer the workflow runs (never in the isdp wheel)",
+        ]
     path.write_text(head + "dependencies:\n" + "\n".join(lines) + "\n")
 
 

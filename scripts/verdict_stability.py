@@ -24,8 +24,20 @@ REPO = Path(__file__).resolve().parents[1]
 
 def run_seed(seed: int, out: Path, configfile: str | None, extra: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(out),
-           "--cores", "all", "--config", f"seed={seed}", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(out),
+        "--cores",
+        "all",
+        "--config",
+        f"seed={seed}",
+        *extra,
+    ]
     if configfile:
         cmd[6:6] = ["--configfile", str(Path(configfile).resolve())]
     print(f"[stability] seed {seed}: {' '.join(cmd)}", flush=True)

@@ -143,5 +143,6 @@ def python_output(code: str) -> str:
     """What ``code`` prints, run by a fresh Python on the checkout's sources without ``NUMBA_NUM_THREADS`` set."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     env.pop("NUMBA_NUM_THREADS", None)
-    return subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()

@@ -40,9 +40,11 @@ def table2_run(tmp_path, x) -> Run:
     tables = tmp_path / "results" / "tables"
     tables.mkdir(parents=True, exist_ok=True)
     pd.DataFrame({"mechanism": list(MECHANISMS), "mean_m1": x[0], "mean_m2": x[1]}).to_csv(
-        tables / "e7_table2.csv", index=False)
+        tables / "e7_table2.csv", index=False
+    )
     pd.DataFrame({"mechanism": ["l2"], "mean_m1": [x[0] + 0.01], "se_mean_m1": [0.01], "z_mean": [1.0]}).to_csv(
-        tables / "e7_simulation.csv", index=False)
+        tables / "e7_simulation.csv", index=False
+    )
     return Run(tmp_path, config={"e7": {"x": list(x)}, "e5": {"simulation": {"nb_n": 10, "nb_p": 0.5}}})
 
 
@@ -52,11 +54,15 @@ def privacy_table_run(tmp_path, eps_grid=(0.5, 2.0), betas=(0.0, 0.25, 0.5, 1.0)
     tables = tmp_path / "results" / "tables"
     tables.mkdir(parents=True, exist_ok=True)
     pd.DataFrame({"mechanism": ["l1"], "max_optimality_gap": [l1_gap], "max_total_error": [0.0]}).to_csv(
-        tables / "e7_simulation.csv", index=False)
-    pd.DataFrame({"mechanism": ["conditional"] * len(eps_grid), "eps": list(eps_grid),
-                  "level_over_eps": [level] * len(eps_grid)}).to_csv(tables / "e7_privacy.csv", index=False)
-    return Run(tmp_path, config={"e7": {"x": [12, 35], "eps_grid": list(eps_grid), "betas": list(betas),
-                                        "dg_check": {"eps": [0.6]}}})
+        tables / "e7_simulation.csv", index=False
+    )
+    pd.DataFrame(
+        {"mechanism": ["conditional"] * len(eps_grid), "eps": list(eps_grid), "level_over_eps": [level] * len(eps_grid)}
+    ).to_csv(tables / "e7_privacy.csv", index=False)
+    return Run(
+        tmp_path,
+        config={"e7": {"x": [12, 35], "eps_grid": list(eps_grid), "betas": list(betas), "dg_check": {"eps": [0.6]}}},
+    )
 
 
 def eps_grid_run(tmp_path, x=(30, 70)) -> Run:

@@ -25,8 +25,9 @@ REGISTRY = ROOT / "config" / "claims.yaml"  # the claims registry (paper values)
 
 # The one setting that locates the real v20210608 NHGIS county zip (not committed: see data/nhgis/PROVENANCE.md);
 # tests that need it skip without it.
-NHGIS_ZIP = Path(os.environ.get("ISDP_NHGIS_ZIP",
-                                ROOT.parent / "shared" / "data" / "nhgis" / "nhgis_ppdd_20210608_county.zip"))
+NHGIS_ZIP = Path(
+    os.environ.get("ISDP_NHGIS_ZIP", ROOT.parent / "shared" / "data" / "nhgis" / "nhgis_ppdd_20210608_county.zip")
+)
 
 ALPHA = 1e-3  # rejection level of every goodness-of-fit test in the suite
 Z_TOL = 4.0  # mean checks: |estimate - truth| < Z_TOL * standard error
@@ -43,7 +44,7 @@ class ByteStream:
     def randbytes(self, n: int) -> bytes:
         if self.pos + n > len(self.data):
             self.data += np.random.default_rng(len(self.data)).bytes(n)
-        chunk, self.pos = self.data[self.pos: self.pos + n], self.pos + n
+        chunk, self.pos = self.data[self.pos : self.pos + n], self.pos + n
         return chunk
 
 
@@ -57,14 +58,26 @@ def row_verdict(claim_id: str, run, **override):
     m = claims.measure_row(c, run, **override)
     return claims.verdict(c["criterion"], c["paper_value"], m)[0], m
 
+
 # The property-based tests' profiles (Hypothesis): "ci", the default, runs a fixed set of examples
 # (derandomized: the same examples on every run, so a red run is reproducible and randomness never decides
 # whether CI passes), each with a deadline so that a hang fails as one; "fuzz" (`make fuzz`) searches far more
 # examples from fresh randomness and keeps what it finds in .hypothesis/. HYPOTHESIS_PROFILE picks one.
-settings.register_profile("ci", max_examples=25, derandomize=True, deadline=10_000, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("fuzz", max_examples=2_000, deadline=60_000, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "ci",
+    max_examples=25,
+    derandomize=True,
+    deadline=10_000,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=2_000,
+    deadline=60_000,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

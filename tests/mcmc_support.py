@@ -108,13 +108,13 @@ def inverse_gaussian_rvs(mean: float, shape: float, size: int, seed: int) -> np.
 def coupled_ig_rvs(mean_x: float, mean_y: float, shape: float, size: int, seed: int) -> np.ndarray:
     """``size`` draws (size × 2) of the maximal coupling of IG(mean_x, shape) and IG(mean_y, shape)."""
     out = np.empty((check.size("size", size, 1), 2), dtype=float)
-    _fill_ig_coupled(seed_states(seed, 1)[0], 1.0 / float(mean_x), 1.0 / float(mean_y),
-                     check_positive("shape", shape), out)
+    _fill_ig_coupled(
+        seed_states(seed, 1)[0], 1.0 / float(mean_x), 1.0 / float(mean_y), check_positive("shape", shape), out
+    )
     return out
 
 
-def coupled_iterations(lattice: IntegerLattice, target: Target, x, y, *, n_rep: int, seed: int,
-                       restart: bool = True):
+def coupled_iterations(lattice: IntegerLattice, target: Target, x, y, *, n_rep: int, seed: int, restart: bool = True):
     """Coupled iterations from the pair (x, y): ``n_rep`` independent one-step draws (``restart``) or
     one trajectory of ``n_rep`` iterations. Returns (x's, y's, (t_X, t_Y) per iteration)."""
     eps, blocks = _structure(lattice, target)

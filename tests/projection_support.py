@@ -24,4 +24,3 @@ def sum_row(n: int) -> np.ndarray:
 
 def l1(y, m) -> float:
     return float(np.abs(np.asarray(y, float) - np.asarray(m, float)).sum())
-

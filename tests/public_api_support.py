@@ -30,9 +30,13 @@ def documented_object(module: str, name: str):
 def _sections(doc: str) -> set[str]:
     """The numpydoc section titles of ``doc`` (a title line underlined by dashes)."""
     lines = doc.splitlines()
-    return {lines[i].strip() for i in range(len(lines) - 1)
-            if lines[i].strip() and set(lines[i + 1].strip()) == {"-"}
-            and len(lines[i + 1].strip()) == len(lines[i].strip())}
+    return {
+        lines[i].strip()
+        for i in range(len(lines) - 1)
+        if lines[i].strip()
+        and set(lines[i + 1].strip()) == {"-"}
+        and len(lines[i + 1].strip()) == len(lines[i].strip())
+    }
 
 
 def missing_sections(obj) -> list[str]:
@@ -44,8 +48,11 @@ def missing_sections(obj) -> list[str]:
     missing = [] if "Examples" in found and ">>>" in doc.split("Examples", 1)[1] else ["Examples"]
     target = obj.__init__ if inspect.isclass(obj) else obj
     try:
-        params = [p for p in inspect.signature(target).parameters.values()
-                  if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        params = [
+            p
+            for p in inspect.signature(target).parameters.values()
+            if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
     except (TypeError, ValueError):  # a builtin or an inherited object.__init__
         params = []
     if inspect.isclass(obj) and target is object.__init__:

@@ -22,8 +22,15 @@ def parts() -> list[str]:
 
 
 def _autosummary(module: str, names: list[str]) -> list[str]:
-    return [f".. currentmodule:: {module}", "", ".. autosummary::", "   :toctree: generated", "",
-            *(f"   {n}" for n in names), ""]
+    return [
+        f".. currentmodule:: {module}",
+        "",
+        ".. autosummary::",
+        "   :toctree: generated",
+        "",
+        *(f"   {n}" for n in names),
+        "",
+    ]
 
 
 def _title(text: str) -> list[str]:
@@ -41,8 +48,17 @@ def _part_page(part: str) -> list[str]:
 
 
 def _index() -> list[str]:
-    return [*_title("isdp"), ".. automodule:: isdp", "   :no-members:", "", ".. toctree::", "   :maxdepth: 1", "",
-            *(f"   {part}" for part in parts()), ""]
+    return [
+        *_title("isdp"),
+        ".. automodule:: isdp",
+        "   :no-members:",
+        "",
+        ".. toctree::",
+        "   :maxdepth: 1",
+        "",
+        *(f"   {part}" for part in parts()),
+        "",
+    ]
 
 
 def _write_if_changed(path: Path, lines: list[str]) -> None:

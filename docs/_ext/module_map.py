@@ -51,7 +51,7 @@ def render() -> str:
 
 def committed() -> str:
     text = PAGE.read_text()
-    return text[text.index(HEADING):]
+    return text[text.index(HEADING) :]
 
 
 def main() -> int:

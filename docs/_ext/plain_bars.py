@@ -23,7 +23,7 @@ def escape_bars(line: str) -> str:
         return line
     out, end = [], 0
     for span in _SPANS.finditer(line):
-        out += [line[end:span.start()].replace("|", r"\|"), span.group()]
+        out += [line[end : span.start()].replace("|", r"\|"), span.group()]
         end = span.end()
     return "".join(out) + line[end:].replace("|", r"\|")
 

@@ -46,12 +46,18 @@ def _index(notebooks: list[str], scorecard: bool, run: Path) -> str:
     lines = ["# The run's review notebooks", ""]
     if not notebooks:
         return "\n".join(lines) + "\n" + _NO_RUN
-    lines += [f"These pages are the review notebooks of the run in `{run.name or run}`, as the workflow",
-              "executed them: the paper's claims beside the figures, the registry's verdicts and the",
-              "notebook's own re-checks of the stored outputs.", ""]
+    lines += [
+        f"These pages are the review notebooks of the run in `{run.name or run}`, as the workflow",
+        "executed them: the paper's claims beside the figures, the registry's verdicts and the",
+        "notebook's own re-checks of the stored outputs.",
+        "",
+    ]
     if scorecard:
-        lines += ['The run\'s <a href="scorecard.html">scorecard</a> shows every figure and table of the',
-                  "papers with its verdict on one page.", ""]
+        lines += [
+            'The run\'s <a href="scorecard.html">scorecard</a> shows every figure and table of the',
+            "papers with its verdict on one page.",
+            "",
+        ]
     lines += ["```{toctree}", ":maxdepth: 1", "", *notebooks, "```", ""]
     return "\n".join(lines)
 

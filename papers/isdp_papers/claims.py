@@ -45,8 +45,22 @@ from isdp_papers.criteria import check_criterion, check_finite, describe, fit_ru
 from isdp_papers.evidence import EvidenceError, Measurement, Run
 
 STATUSES = ("match", "differs", "calibrated", "not-comparable", "error", "not-run")
-COLUMNS = ["id", "experiment", "kind", "claim", "source", "paper_value", "reproduced_value", "criterion", "reading",
-           "status", "cause", "note", "evidence", "same_fact_as"]
+COLUMNS = [
+    "id",
+    "experiment",
+    "kind",
+    "claim",
+    "source",
+    "paper_value",
+    "reproduced_value",
+    "criterion",
+    "reading",
+    "status",
+    "cause",
+    "note",
+    "evidence",
+    "same_fact_as",
+]
 SCHEMA = "claims.schema.yaml"  # package data of isdp_papers
 
 
@@ -145,8 +159,9 @@ def _validated(text: str, path: str, experiments: tuple[str, ...] | None) -> lis
         ref = c.get("same_fact_as")
         target = by_id.get(ref)
         if ref is not None and (target is None or target is c or "same_fact_as" in target):
-            raise RegistryError(f"{path}: claim {c['id']!r}: same_fact_as must name another row that is counted "
-                                f"itself, got {ref!r}")
+            raise RegistryError(
+                f"{path}: claim {c['id']!r}: same_fact_as must name another row that is counted itself, got {ref!r}"
+            )
     return claims
 
 
@@ -156,8 +171,9 @@ def _check_args(measure, c: Mapping) -> None:
     try:
         inspect.signature(measure).bind(None, c["paper_value"], **c.get("args", {}))
     except TypeError as err:
-        raise RegistryError(f"claim {c['id']!r}: args {sorted(c.get('args', {}))} do not fit measure "
-                         f"{c['measure']}: {err}") from None
+        raise RegistryError(
+            f"claim {c['id']!r}: args {sorted(c.get('args', {}))} do not fit measure {c['measure']}: {err}"
+        ) from None
 
 
 #: the kinds whose criterion judges the measure's own statistic, not the paper value: the paper value is the
@@ -166,8 +182,17 @@ STATISTIC_KINDS = ("interval", "calibrated", "zscores", "pvalues", "ordering")
 
 #: the JSON type of each annotation a measure may give its paper-value parameter (``paper: str``,
 #: ``paper: float | str``); an annotation outside it (``Any``, a class) is not checked
-JSON_TYPES = {str: "string", float: "number", int: "integer", bool: "boolean", type(None): "null", list: "array",
-              Sequence: "array", dict: "object", Mapping: "object"}
+JSON_TYPES = {
+    str: "string",
+    float: "number",
+    int: "integer",
+    bool: "boolean",
+    type(None): "null",
+    list: "array",
+    Sequence: "array",
+    dict: "object",
+    Mapping: "object",
+}
 
 
 def _empty_part(value, where: str = "paper_value") -> str | None:
@@ -175,11 +200,15 @@ def _empty_part(value, where: str = "paper_value") -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return where
     if isinstance(value, Mapping):
-        return where if not value else next(filter(None, (_empty_part(v, f"{where}.{k}") for k, v in value.items())),
-                                            None)
+        return (
+            where if not value else next(filter(None, (_empty_part(v, f"{where}.{k}") for k, v in value.items())), None)
+        )
     if isinstance(value, list):
-        return where if not value else next(filter(None, (_empty_part(v, f"{where}[{i}]")
-                                                          for i, v in enumerate(value))), None)
+        return (
+            where
+            if not value
+            else next(filter(None, (_empty_part(v, f"{where}[{i}]") for i, v in enumerate(value))), None)
+        )
     return None
 
 
@@ -189,8 +218,11 @@ def _paper_parameter(measure) -> inspect.Parameter | None:
         params = list(inspect.signature(inspect.unwrap(measure)).parameters.values())
     except (TypeError, ValueError):
         return None
-    return params[1] if len(params) > 1 and params[1].kind in (params[1].POSITIONAL_ONLY,
-                                                                 params[1].POSITIONAL_OR_KEYWORD) else None
+    return (
+        params[1]
+        if len(params) > 1 and params[1].kind in (params[1].POSITIONAL_ONLY, params[1].POSITIONAL_OR_KEYWORD)
+        else None
+    )
 
 
 def _reads_paper(measure) -> bool:
@@ -201,9 +233,12 @@ def _reads_paper(measure) -> bool:
         return False
     if param.name in code.co_cellvars:
         return True
-    return any(ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF")) and ins.opname != "LOAD_FAST_AND_CLEAR"
-               and param.name in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
-               for ins in dis.get_instructions(code))
+    return any(
+        ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF"))
+        and ins.opname != "LOAD_FAST_AND_CLEAR"
+        and param.name in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+        for ins in dis.get_instructions(code)
+    )
 
 
 def _paper_schema(measure) -> tuple[str, dict] | None:
@@ -246,20 +281,25 @@ def check_paper_value(c: Mapping, measure) -> None:
     if empty is not None:
         raise RegistryError(f"{empty} is empty: give the paper's number or its words")
     if reads and not _reads_paper(measure):
-        raise RegistryError(f"the row declares reads_paper_value: true, but measure {c['measure']} never reads its "
-                            "paper-value parameter: drop the declaration or make the measure use the value")
+        raise RegistryError(
+            f"the row declares reads_paper_value: true, but measure {c['measure']} never reads its "
+            "paper-value parameter: drop the declaration or make the measure use the value"
+        )
     annotation = _paper_schema(measure)
     if annotation is not None and not jsonschema.Draft7Validator(annotation[1]).is_valid(value):
-        raise RegistryError(f"paper_value {value!r} does not fit measure {c['measure']}, which takes "
-                            f"{annotation[0]}")
+        raise RegistryError(f"paper_value {value!r} does not fit measure {c['measure']}, which takes {annotation[0]}")
     if kind == "within_se" and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise RegistryError(f"paper_value {value!r} does not fit a within_se criterion, which compares the measured "
-                            "number with it: it must be one number")
+        raise RegistryError(
+            f"paper_value {value!r} does not fit a within_se criterion, which compares the measured "
+            "number with it: it must be one number"
+        )
     if kind in STATISTIC_KINDS and isinstance(value, list | dict) and not reads:
-        raise RegistryError(f"paper_value {value!r} is a {type(value).__name__}, but measure {c['measure']} ignores "
-                            f"its paper value (the row does not declare reads_paper_value: true) and the {kind} "
-                            "criterion judges the measure's own statistic: shown beside a verdict that ignores it, the "
-                            "paper value must be one number, a boolean or the paper's words")
+        raise RegistryError(
+            f"paper_value {value!r} is a {type(value).__name__}, but measure {c['measure']} ignores "
+            f"its paper value (the row does not declare reads_paper_value: true) and the {kind} "
+            "criterion judges the measure's own statistic: shown beside a verdict that ignores it, the "
+            "paper value must be one number, a boolean or the paper's words"
+        )
 
 
 def claim(claim_id: str, registry) -> dict:
@@ -310,9 +350,11 @@ def resolve_measure(name: str, claim_id: str = "?"):
             raise AttributeError(f"{func} is defined in {measure.__module__}, not {path}")
         return measure
     except (ImportError, AttributeError, ValueError):
-        raise ValueError(f"claim {claim_id!r}: unknown measure {name!r} (expected <experiment>.<function> or "
-                         "<experiment>.<module>.<function>, a function defined in isdp_papers.<experiment "
-                         "package>.measures or one of its modules)") from None
+        raise ValueError(
+            f"claim {claim_id!r}: unknown measure {name!r} (expected <experiment>.<function> or "
+            "<experiment>.<module>.<function>, a function defined in isdp_papers.<experiment "
+            "package>.measures or one of its modules)"
+        ) from None
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -401,8 +443,11 @@ def evaluate(registry, run: Run, experiment: str | None = None) -> pd.DataFrame:
 
     ``registry``: a loaded list of claims or a path to the YAML file.
     """
-    claims = (registry if isinstance(registry, list)
-              else load_registry(registry, experiments=None if experiment is None else [experiment]))
+    claims = (
+        registry
+        if isinstance(registry, list)
+        else load_registry(registry, experiments=None if experiment is None else [experiment])
+    )
     rows = [evaluate_claim(c, run) for c in claims if experiment is None or c["experiment"] == experiment]
     if experiment is not None and not rows:
         raise RegistryError(f"the registry has no claim for experiment {experiment!r}")
@@ -420,23 +465,37 @@ def check_errors(rows: pd.DataFrame, on_error: str = "fail") -> None:
     bad = rows[rows["status"] == "error"]
     if len(bad) and on_error == "fail":
         lines = "\n".join(f"  {r.id}: {r.note}" for r in bad.itertuples())
-        raise ClaimErrors(f"{len(bad)} claim(s) could not be judged (set claims.on_error: report in the config "
-                          f"to write them to the summary as 'error' instead):\n{lines}")
+        raise ClaimErrors(
+            f"{len(bad)} claim(s) could not be judged (set claims.on_error: report in the config "
+            f"to write them to the summary as 'error' instead):\n{lines}"
+        )
 
 
 def not_run_rows(claims: list[dict], experiments) -> pd.DataFrame:
     """A ``not-run`` row for every claim whose experiment is not among ``experiments`` (the
     configured ones), with the reason: a dropped claim is listed, never silently absent."""
     configured = {e.upper() for e in experiments}
-    rows = [{"id": c["id"], "experiment": c["experiment"], "kind": c["kind"], "claim": c["claim"],
-             "source": f"{c['document']} {c['location']}", "paper_value": _format_paper(c["paper_value"]),
-             "reproduced_value": "—", "criterion": f"{describe(c['criterion'])}. Why: {c['why']}",
-             "reading": f"{c['reading']['text']} ({c['reading']['basis']})", "status": "not-run",
-             "cause": c.get("cause", ""),
-             "note": f"not run: experiment {c['experiment']} is not configured in this run (configured: "
-                     f"{', '.join(sorted(configured, key=lambda e: int(e[1:]))) or 'none'})",
-             "evidence": "none", "same_fact_as": c.get("same_fact_as", "")}
-            for c in claims if c["experiment"] not in configured]
+    rows = [
+        {
+            "id": c["id"],
+            "experiment": c["experiment"],
+            "kind": c["kind"],
+            "claim": c["claim"],
+            "source": f"{c['document']} {c['location']}",
+            "paper_value": _format_paper(c["paper_value"]),
+            "reproduced_value": "—",
+            "criterion": f"{describe(c['criterion'])}. Why: {c['why']}",
+            "reading": f"{c['reading']['text']} ({c['reading']['basis']})",
+            "status": "not-run",
+            "cause": c.get("cause", ""),
+            "note": f"not run: experiment {c['experiment']} is not configured in this run (configured: "
+            f"{', '.join(sorted(configured, key=lambda e: int(e[1:]))) or 'none'})",
+            "evidence": "none",
+            "same_fact_as": c.get("same_fact_as", ""),
+        }
+        for c in claims
+        if c["experiment"] not in configured
+    ]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -480,15 +539,22 @@ def fmt_se(x: float, se: float, scale: float = 1.0, digits: int = 2) -> str:
 
 def claim_markdown(row: Mapping) -> str:
     """One summary row as a short Markdown block for the review notebooks."""
-    badge = {"match": "✅ match", "differs": "❌ differs", "calibrated": "⚖️ calibrated",
-             "not-comparable": "➖ not comparable", "error": "⚠️ error (evidence unusable)",
-             "not-run": "⏸ not run"}[row["status"]]
+    badge = {
+        "match": "✅ match",
+        "differs": "❌ differs",
+        "calibrated": "⚖️ calibrated",
+        "not-comparable": "➖ not comparable",
+        "error": "⚠️ error (evidence unusable)",
+        "not-run": "⏸ not run",
+    }[row["status"]]
     note = f"  \n*Note:* {row['note']}" if row.get("note") else ""
     cause = f" (cause: {row['cause']})" if row.get("cause") and row["status"] in ("differs", "not-comparable") else ""
-    return (f"**{row['id']}** — {row['claim']} ({row['source']}; {row['kind']})  \n"
-            f"*Paper:* {row['paper_value']}  \n*This run:* {row['reproduced_value']}  \n"
-            f"*Reading:* {row['reading']}  \n"
-            f"*Criterion:* {row['criterion']}  \n*Verdict:* **{badge}**{cause}{note}")
+    return (
+        f"**{row['id']}** — {row['claim']} ({row['source']}; {row['kind']})  \n"
+        f"*Paper:* {row['paper_value']}  \n*This run:* {row['reproduced_value']}  \n"
+        f"*Reading:* {row['reading']}  \n"
+        f"*Criterion:* {row['criterion']}  \n*Verdict:* **{badge}**{cause}{note}"
+    )
 
 
 def load_summary(path) -> pd.DataFrame:
@@ -496,8 +562,29 @@ def load_summary(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False).set_index("id", drop=False)
 
 
-__all__ = ["COLUMNS", "JSON_TYPES", "STATISTIC_KINDS", "STATUSES", "ClaimErrors", "EvidenceError", "Measurement",
-           "RegistryError", "Run",
-           "check_errors", "check_paper_value", "claim", "claim_markdown", "combine", "evaluate", "evaluate_claim",
-           "fmt_se", "load_registry", "load_summary", "measure_row", "not_run_rows", "paper_value", "resolve_measure",
-           "verdict"]
+__all__ = [
+    "COLUMNS",
+    "JSON_TYPES",
+    "STATISTIC_KINDS",
+    "STATUSES",
+    "ClaimErrors",
+    "EvidenceError",
+    "Measurement",
+    "RegistryError",
+    "Run",
+    "check_errors",
+    "check_paper_value",
+    "claim",
+    "claim_markdown",
+    "combine",
+    "evaluate",
+    "evaluate_claim",
+    "fmt_se",
+    "load_registry",
+    "load_summary",
+    "measure_row",
+    "not_run_rows",
+    "paper_value",
+    "resolve_measure",
+    "verdict",
+]

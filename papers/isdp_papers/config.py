@@ -65,8 +65,11 @@ def _unique_key_loader():
                     continue  # refused by PyYAML itself
                 if key in seen:
                     raise yaml.constructor.ConstructorError(
-                        None, None, f"the key {key!r} is given twice in one mapping (its first value would be lost)",
-                        key_node.start_mark)
+                        None,
+                        None,
+                        f"the key {key!r} is given twice in one mapping (its first value would be lost)",
+                        key_node.start_mark,
+                    )
                 seen.add(key)
             return super().construct_mapping(node, deep)
 

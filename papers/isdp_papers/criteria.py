@@ -170,12 +170,16 @@ def check_criterion(criterion: Mapping, paper=_NO_PAPER, natural_scale: float | 
     if kind not in KINDS:
         raise ValueError(f"unknown criterion kind {kind!r} (one of {KINDS})")
     if "k" in criterion and not 0 < criterion["k"] <= K_LIMIT:
-        raise ValueError(f"criterion.k = {criterion['k']} must lie in (0, {K_LIMIT}]: beyond {K_LIMIT} standard "
-                         "errors no Monte Carlo difference is ever detected")
+        raise ValueError(
+            f"criterion.k = {criterion['k']} must lie in (0, {K_LIMIT}]: beyond {K_LIMIT} standard "
+            "errors no Monte Carlo difference is ever detected"
+        )
     if "alpha" in criterion and not MIN_ALPHA <= criterion["alpha"] < 1:
-        raise ValueError(f"criterion.alpha = {criterion['alpha']} must lie in [{MIN_ALPHA:.3g}, 1): below, even one "
-                         f"test's threshold lies beyond {K_LIMIT} standard errors, where no Monte Carlo difference is "
-                         "ever detected")
+        raise ValueError(
+            f"criterion.alpha = {criterion['alpha']} must lie in [{MIN_ALPHA:.3g}, 1): below, even one "
+            f"test's threshold lies beyond {K_LIMIT} standard errors, where no Monte Carlo difference is "
+            "ever detected"
+        )
     for key in ("tol", "rounding"):
         if key in criterion and not criterion[key] >= 0:
             raise ValueError(f"criterion.{key} = {criterion[key]} must not be negative")
@@ -191,17 +195,24 @@ def check_criterion(criterion: Mapping, paper=_NO_PAPER, natural_scale: float | 
     for key in ("tol", "rounding"):
         limit = RELATIVE_TOLERANCE * tolerance_scale(paper, natural_scale)
         if key in criterion and criterion[key] > limit:
-            raise ValueError(f"criterion.{key} = {criterion[key]:g} would pass anything near the paper value {shown}: "
-                             f"a tolerance is at most {RELATIVE_TOLERANCE:g} × the scale of the value it tolerates "
-                             f"({limit:g} here), the rounding of a number printed with one significant digit")
+            raise ValueError(
+                f"criterion.{key} = {criterion[key]:g} would pass anything near the paper value {shown}: "
+                f"a tolerance is at most {RELATIVE_TOLERANCE:g} × the scale of the value it tolerates "
+                f"({limit:g} here), the rounding of a number printed with one significant digit"
+            )
     scale = value_scale(paper, natural_scale)
-    source = f"the paper value {shown}" if scale == max(_paper_numbers(paper), default=0.0) else \
-        "the measure's natural scale"
+    source = (
+        f"the paper value {shown}"
+        if scale == max(_paper_numbers(paper), default=0.0)
+        else "the measure's natural scale"
+    )
     for key in ("min", "max"):
         if key in criterion and abs(criterion[key]) > BOUND_FACTOR * scale:
-            raise ValueError(f"criterion.{key} = {criterion[key]:g} lies beyond {BOUND_FACTOR:g} × the row's scale "
-                             f"({scale:g}, from {source}), so the bound would exclude nothing (leave it out for a "
-                             "one-sided interval)")
+            raise ValueError(
+                f"criterion.{key} = {criterion[key]:g} lies beyond {BOUND_FACTOR:g} × the row's scale "
+                f"({scale:g}, from {source}), so the bound would exclude nothing (leave it out for a "
+                "one-sided interval)"
+            )
 
 
 def _format_value(value) -> str:
@@ -267,8 +278,9 @@ def evidence_problem(criterion: Mapping, m: Measurement) -> str | None:
         return "the measured value holds something that is neither a number, a boolean nor a string"
     if kind == "within_se" and (not is_number(m.se) or non_finite(m.se) is not None or not m.se >= 0):
         return f"a within_se criterion needs a finite, non-negative standard error (got {m.se})"
-    if kind in ("within_se", "interval", "calibrated", "zscores", "pvalues") and \
-            any(isinstance(v, bool | np.bool_ | str) for v in _leaves(m.value)):
+    if kind in ("within_se", "interval", "calibrated", "zscores", "pvalues") and any(
+        isinstance(v, bool | np.bool_ | str) for v in _leaves(m.value)
+    ):
         return f"a {kind} criterion needs numbers, not {m.value!r}"
     if kind in ("within_se", "interval", "calibrated") and np.ndim(m.value) != 0:
         return f"a {kind} criterion needs one number, got shape {np.shape(m.value)}"
@@ -344,13 +356,16 @@ def _equal(a, b, tol: float, where: str = "value") -> bool:
     b = b.item() if isinstance(b, np.ndarray) and b.ndim == 0 else b
     ta, tb = _type_name(a), _type_name(b)
     if ta != tb:
-        raise Unjudgeable(f"the paper value at {where} is a {tb} ({_format_value(b)}), the measured value a {ta} "
-                          f"({_format_value(a)}): the registry's paper value does not fit the measure")
+        raise Unjudgeable(
+            f"the paper value at {where} is a {tb} ({_format_value(b)}), the measured value a {ta} "
+            f"({_format_value(a)}): the registry's paper value does not fit the measure"
+        )
     if ta == "mapping":
         return a.keys() == b.keys() and all(_equal(a[k], b[k], tol, _key_path(where, k)) for k in a)
     if ta == "sequence":
-        return len(a) == len(b) and all(_equal(x, y, tol, f"{where}[{i}]")
-                                        for i, (x, y) in enumerate(zip(a, b, strict=True)))
+        return len(a) == len(b) and all(
+            _equal(x, y, tol, f"{where}[{i}]") for i, (x, y) in enumerate(zip(a, b, strict=True))
+        )
     if ta == "number":
         gap = abs(_num(a, f"the measured {where}") - _num(b, f"the paper's {where}"))
         return _num(gap, f"|{where} − paper|") <= tol
@@ -370,8 +385,10 @@ def _rule_within_se(criterion: Mapping, paper, m: Measurement) -> str:
     se = _num(m.se, "the standard error")
     if se < 0:
         raise Unjudgeable(f"the standard error {se} is negative")
-    bound = _num(_num(criterion["k"], "criterion.k") * se + _num(criterion.get("rounding", 0.0), "criterion.rounding"),
-                 "k·SE + rounding")
+    bound = _num(
+        _num(criterion["k"], "criterion.k") * se + _num(criterion.get("rounding", 0.0), "criterion.rounding"),
+        "k·SE + rounding",
+    )
     return _verdict(_num(abs(value - p), "|value − paper|") <= bound)
 
 
@@ -420,9 +437,16 @@ def _rule_not_comparable(criterion: Mapping, paper, m: Measurement) -> str:
 
 
 #: the comparison of each criterion kind: (criterion, paper value, measurement) -> status
-RULES = {"equal": _rule_equal, "within_se": _rule_within_se, "interval": _rule_interval, "zscores": _rule_zscores,
-         "pvalues": _rule_pvalues, "ordering": _rule_ordering, "calibrated": _rule_calibrated,
-         "not-comparable": _rule_not_comparable}
+RULES = {
+    "equal": _rule_equal,
+    "within_se": _rule_within_se,
+    "interval": _rule_interval,
+    "zscores": _rule_zscores,
+    "pvalues": _rule_pvalues,
+    "ordering": _rule_ordering,
+    "calibrated": _rule_calibrated,
+    "not-comparable": _rule_not_comparable,
+}
 
 
 def verdict(criterion: Mapping, paper, m: Measurement) -> tuple[str, str | None]:
@@ -453,14 +477,24 @@ def describe(criterion: Mapping, n_values: int | None = None) -> str:
         return f"|this run − paper| ≤ {criterion['k']:g} SE of this run" + (f" + {r:g} (printed rounding)" if r else "")
     if kind in ("interval", "calibrated"):
         lo, hi = criterion.get("min"), criterion.get("max")
-        rng = (f"in [{lo:g}, {hi:g}]" if lo is not None and hi is not None else
-               f"≥ {lo:g}" if lo is not None else f"≤ {hi:g}")
-        return (f"statistic {rng}" if kind == "interval" else
-                f"calibrated: the paper's value chose a parameter; consistency statistic {rng}")
+        rng = (
+            f"in [{lo:g}, {hi:g}]"
+            if lo is not None and hi is not None
+            else f"≥ {lo:g}"
+            if lo is not None
+            else f"≤ {hi:g}"
+        )
+        return (
+            f"statistic {rng}"
+            if kind == "interval"
+            else f"calibrated: the paper's value chose a parameter; consistency statistic {rng}"
+        )
     if kind == "zscores":
         m = n_values or 1
-        return (f"max |z| ≤ {z_threshold(criterion['alpha'], m):.2f} (two-sided Bonferroni, family-wise "
-                f"α = {criterion['alpha']:g} over {m} z-scores)")
+        return (
+            f"max |z| ≤ {z_threshold(criterion['alpha'], m):.2f} (two-sided Bonferroni, family-wise "
+            f"α = {criterion['alpha']:g} over {m} z-scores)"
+        )
     if kind == "pvalues":
         m = n_values or 1
         return f"every p > {criterion['alpha']:g}/{m} (Bonferroni over {m} tests)"
@@ -477,6 +511,25 @@ def fit_rule(status: str, reading: Mapping) -> str:
     return "calibrated" if status == "match" and reading["basis"] == CHOSEN_BY_FIT else status
 
 
-__all__ = ["BOUND_FACTOR", "CHOSEN_BY_FIT", "KINDS", "K_LIMIT", "MIN_ALPHA", "NATURAL_SCALE", "RELATIVE_TOLERANCE",
-           "RULES", "Unjudgeable", "check_criterion", "check_finite", "describe", "evidence_problem", "fit_rule",
-           "is_number", "non_finite", "tolerance_scale", "value_scale", "verdict", "z_threshold"]
+__all__ = [
+    "BOUND_FACTOR",
+    "CHOSEN_BY_FIT",
+    "KINDS",
+    "K_LIMIT",
+    "MIN_ALPHA",
+    "NATURAL_SCALE",
+    "RELATIVE_TOLERANCE",
+    "RULES",
+    "Unjudgeable",
+    "check_criterion",
+    "check_finite",
+    "describe",
+    "evidence_problem",
+    "fit_rule",
+    "is_number",
+    "non_finite",
+    "tolerance_scale",
+    "value_scale",
+    "verdict",
+    "z_threshold",
+]

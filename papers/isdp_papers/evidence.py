@@ -103,8 +103,9 @@ def read_results_json(path):
     except FileNotFoundError:
         raise EvidenceError(f"{path}: missing (run the workflow step that writes it)") from None
     except (OSError, UnicodeDecodeError) as err:
-        raise EvidenceError(f"{path}: unreadable ({type(err).__name__}: {err}); delete it so the workflow rebuilds "
-                            "it") from None
+        raise EvidenceError(
+            f"{path}: unreadable ({type(err).__name__}: {err}); delete it so the workflow rebuilds it"
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:

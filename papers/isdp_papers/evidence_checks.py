@@ -86,8 +86,17 @@ def _as_float(values, where: str, what: str) -> np.ndarray:
     return out
 
 
-def check_values(values, where: str, what: str, kind: str = "finite", *, lo: float | None = None,
-                 hi: float | None = None, size: int | None = None, allow_missing: bool = False) -> np.ndarray:
+def check_values(
+    values,
+    where: str,
+    what: str,
+    kind: str = "finite",
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    size: int | None = None,
+    allow_missing: bool = False,
+) -> np.ndarray:
     """``values`` (any shape) as a float array, every one of ``kind`` (:data:`KINDS`) and within [``lo``, ``hi``].
 
     Parameters
@@ -135,16 +144,31 @@ def check_values(values, where: str, what: str, kind: str = "finite", *, lo: flo
     if bad.any():
         first = arr.ravel()[np.flatnonzero(bad.ravel())[0]]
         bounds = "".join((f" ≥ {lo:g}" if lo is not None else "", f" ≤ {hi:g}" if hi is not None else ""))
-        raise EvidenceError(f"{where}: {what} = {first:.12g} is not {KINDS[kind]}{bounds} ({int(bad.sum())} of "
-                            f"{arr.size} values); delete the file so the workflow rebuilds it")
+        raise EvidenceError(
+            f"{where}: {what} = {first:.12g} is not {KINDS[kind]}{bounds} ({int(bad.sum())} of "
+            f"{arr.size} values); delete the file so the workflow rebuilds it"
+        )
     return arr
 
 
-def check_frame(df: pd.DataFrame, where: str, *, columns: Iterable[str] = (), filled: Iterable[str] = (),
-                finite: Iterable[str] = (), nonnegative: Iterable[str] = (), positive: Iterable[str] = (),
-                probability: Iterable[str] = (), rate: Iterable[str] = (), integer: Iterable[str] = (),
-                count: Iterable[str] = (), allow_missing: Iterable[str] = (), key: str | Sequence[str] | None = None,
-                keys: Iterable | None = None, rows: int | None = None) -> pd.DataFrame:
+def check_frame(
+    df: pd.DataFrame,
+    where: str,
+    *,
+    columns: Iterable[str] = (),
+    filled: Iterable[str] = (),
+    finite: Iterable[str] = (),
+    nonnegative: Iterable[str] = (),
+    positive: Iterable[str] = (),
+    probability: Iterable[str] = (),
+    rate: Iterable[str] = (),
+    integer: Iterable[str] = (),
+    count: Iterable[str] = (),
+    allow_missing: Iterable[str] = (),
+    key: str | Sequence[str] | None = None,
+    keys: Iterable | None = None,
+    rows: int | None = None,
+) -> pd.DataFrame:
     """Refuse a table that does not hold what a claim covers; return it unchanged.
 
     Parameters
@@ -179,14 +203,23 @@ def check_frame(df: pd.DataFrame, where: str, *, columns: Iterable[str] = (), fi
     EvidenceError
         Naming ``where`` and the first problem found.
     """
-    kinds = {"finite": finite, "nonnegative": nonnegative, "positive": positive, "probability": probability,
-             "rate": rate, "integer": integer, "count": count}
+    kinds = {
+        "finite": finite,
+        "nonnegative": nonnegative,
+        "positive": positive,
+        "probability": probability,
+        "rate": rate,
+        "integer": integer,
+        "count": count,
+    }
     key_columns = _names(key)
     needed = [*_names(columns), *_names(filled), *key_columns, *(c for cs in kinds.values() for c in _names(cs))]
     missing = [c for c in dict.fromkeys(needed) if c not in df.columns]
     if missing:
-        raise EvidenceError(f"{where}: no column {', '.join(map(repr, missing))} (columns: {list(df.columns)}); "
-                            "delete the file so the workflow rebuilds it")
+        raise EvidenceError(
+            f"{where}: no column {', '.join(map(repr, missing))} (columns: {list(df.columns)}); "
+            "delete the file so the workflow rebuilds it"
+        )
     for column in dict.fromkeys([*_names(filled), *key_columns]):
         empty = df[column].isna() | (df[column].astype(str).str.strip() == "")
         if empty.any():
@@ -206,16 +239,26 @@ def check_frame(df: pd.DataFrame, where: str, *, columns: Iterable[str] = (), fi
             expected = {row_key(k if isinstance(k, tuple) else (k,)) for k in keys}
             lacking, extra = sorted(expected - set(found), key=str), sorted(set(found) - expected, key=str)
             if lacking or extra:
-                raise EvidenceError(f"{where}: the claim covers {len(expected)} rows of key {key_columns}; "
-                                    + "; ".join(p for p in (f"missing {_shown(lacking)}" if lacking else "",
-                                                            f"unexpected {_shown(extra)}" if extra else "") if p))
+                raise EvidenceError(
+                    f"{where}: the claim covers {len(expected)} rows of key {key_columns}; "
+                    + "; ".join(
+                        p
+                        for p in (
+                            f"missing {_shown(lacking)}" if lacking else "",
+                            f"unexpected {_shown(extra)}" if extra else "",
+                        )
+                        if p
+                    )
+                )
     return df
 
 
 def row_key(values: tuple) -> tuple:
     """A row key with floats rounded to 12 significant digits (0.1 read from two files compares equal)."""
-    return tuple(float(f"{v:.12g}") if isinstance(v, float | np.floating) else
-                 (int(v) if isinstance(v, np.integer) else v) for v in values)
+    return tuple(
+        float(f"{v:.12g}") if isinstance(v, float | np.floating) else (int(v) if isinstance(v, np.integer) else v)
+        for v in values
+    )
 
 
 def _shown(keys: list[tuple]) -> str:
@@ -246,15 +289,22 @@ def check_consistent(stored, recomputed, where: str, what: str, *, rtol: float =
         bad = ~(np.abs(s - r) <= atol + rtol * np.abs(r))
     if bad.any():
         i = np.flatnonzero(bad.ravel())[0]
-        raise EvidenceError(f"{where}: {what} does not hold (stored {s.ravel()[i]:.12g}, recomputed "
-                            f"{r.ravel()[i]:.12g}; {int(bad.sum())} of {bad.size} values): the file is inconsistent")
+        raise EvidenceError(
+            f"{where}: {what} does not hold (stored {s.ravel()[i]:.12g}, recomputed "
+            f"{r.ravel()[i]:.12g}; {int(bad.sum())} of {bad.size} values): the file is inconsistent"
+        )
 
 
 def check_labels(values, where: str, what: str) -> list[str]:
     """``values`` as a non-empty list of distinct, non-blank strings (state abbreviations, method names), else
     :class:`EvidenceError` naming ``where`` and ``what``."""
-    if isinstance(values, str) or not isinstance(values, Sequence | np.ndarray) or len(values) == 0 or any(
-            not isinstance(v, str) or not v.strip() for v in values) or len(set(values)) != len(values):
+    if (
+        isinstance(values, str)
+        or not isinstance(values, Sequence | np.ndarray)
+        or len(values) == 0
+        or any(not isinstance(v, str) or not v.strip() for v in values)
+        or len(set(values)) != len(values)
+    ):
         raise EvidenceError(f"{where}: {what} = {values!r} is not a non-empty list of distinct labels")
     return list(values)
 
@@ -277,8 +327,9 @@ def load(path, loader, what: str = "file"):
     except FileNotFoundError:
         raise EvidenceError(f"{path}: missing (run the workflow step that writes it)") from None
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as err:
-        raise EvidenceError(f"{path}: unreadable {what} ({type(err).__name__}: {err}); delete it so the workflow "
-                            "rebuilds it") from None
+        raise EvidenceError(
+            f"{path}: unreadable {what} ({type(err).__name__}: {err}); delete it so the workflow rebuilds it"
+        ) from None
 
 
 def check_count(found: int, expected: int, where: str, what: str) -> None:
@@ -309,8 +360,21 @@ def table(run: Run, name: str, **checks_and_read_kwargs) -> pd.DataFrame:
     return table_at(run, f"tables/{name}.csv", **checks_and_read_kwargs)
 
 
-_CHECK_KEYS = ("columns", "filled", "finite", "nonnegative", "positive", "probability", "rate", "integer", "count",
-               "allow_missing", "key", "keys", "rows")
+_CHECK_KEYS = (
+    "columns",
+    "filled",
+    "finite",
+    "nonnegative",
+    "positive",
+    "probability",
+    "rate",
+    "integer",
+    "count",
+    "allow_missing",
+    "key",
+    "keys",
+    "rows",
+)
 
 
 def _split(kwargs: Mapping) -> tuple[dict, dict]:
@@ -459,11 +523,15 @@ def verify_committed(path, verify: bool = True) -> str | None:
     if expected in (actual, as_lf):
         return None
     if not verify:
-        return (f"{path} is not the committed file (sha256 {actual[:12]}…, {provenance} publishes "
-                f"{expected[:12]}…): used unverified, as data.verify_committed is false")
-    raise EvidenceError(f"{path}: sha256 {actual} is not the {expected} published in {provenance}: the committed "
-                        "input was changed. Restore it (git checkout -- <file>), or, to use your own extract in its "
-                        "place, set data: {verify_committed: false} in the config")
+        return (
+            f"{path} is not the committed file (sha256 {actual[:12]}…, {provenance} publishes "
+            f"{expected[:12]}…): used unverified, as data.verify_committed is false"
+        )
+    raise EvidenceError(
+        f"{path}: sha256 {actual} is not the {expected} published in {provenance}: the committed "
+        "input was changed. Restore it (git checkout -- <file>), or, to use your own extract in its "
+        "place, set data: {verify_committed: false} in the config"
+    )
 
 
 def verify_setting(config: Mapping | None) -> bool:
@@ -517,7 +585,26 @@ def finite_number(value: Any, where: str, what: str, kind: str = "finite") -> fl
     return float(check_values(value, where, what, kind).ravel()[0])
 
 
-__all__ = ["KINDS", "check_choices", "check_consistent", "check_count", "check_frame", "check_labels",
-           "check_values", "claimed_count", "committed", "committed_csv", "committed_note", "finite_number",
-           "json_values", "load", "published_sha256", "reads_committed", "row_key", "table", "table_at",
-           "verify_committed", "verify_setting"]
+__all__ = [
+    "KINDS",
+    "check_choices",
+    "check_consistent",
+    "check_count",
+    "check_frame",
+    "check_labels",
+    "check_values",
+    "claimed_count",
+    "committed",
+    "committed_csv",
+    "committed_note",
+    "finite_number",
+    "json_values",
+    "load",
+    "published_sha256",
+    "reads_committed",
+    "row_key",
+    "table",
+    "table_at",
+    "verify_committed",
+    "verify_setting",
+]

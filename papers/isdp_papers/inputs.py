@@ -80,5 +80,7 @@ def check_inputs(job) -> None:
             continue
         problem = _damage(path, may_be_empty=path in may_be_empty)
         if problem:
-            raise DamagedInputError(f"{path} is damaged: {problem}. Delete it and rerun snakemake, which "
-                                    f"rebuilds it (or: snakemake --forcerun {path})")
+            raise DamagedInputError(
+                f"{path} is damaged: {problem}. Delete it and rerun snakemake, which "
+                f"rebuilds it (or: snakemake --forcerun {path})"
+            )

@@ -70,8 +70,18 @@ class Job:
     ``Job(input={"x": "a.csv"}, output={...}, ...)``.
     """
 
-    def __init__(self, *, input=None, output=None, params=None, wildcards=None, log=None, threads: int = 1,
-                 config: Mapping | None = None, rule: str = "step"):
+    def __init__(
+        self,
+        *,
+        input=None,
+        output=None,
+        params=None,
+        wildcards=None,
+        log=None,
+        threads: int = 1,
+        config: Mapping | None = None,
+        rule: str = "step",
+    ):
         self.input = Namedlist.of(input)
         self.output = Namedlist.of(output)
         self.params = Namedlist.of(params)
@@ -85,8 +95,16 @@ class Job:
     @classmethod
     def from_snakemake(cls, smk) -> Job:
         """The Job of the ``snakemake`` object Snakemake injects into a script."""
-        return cls(input=smk.input, output=smk.output, params=smk.params, wildcards=smk.wildcards, log=smk.log,
-                   threads=smk.threads, config=smk.config, rule=smk.rule)
+        return cls(
+            input=smk.input,
+            output=smk.output,
+            params=smk.params,
+            wildcards=smk.wildcards,
+            log=smk.log,
+            threads=smk.threads,
+            config=smk.config,
+            rule=smk.rule,
+        )
 
     @property
     def log_file(self) -> str | None:
@@ -141,8 +159,10 @@ def resolve_step(name: str) -> Callable[[Job], Any]:
     try:
         step = getattr(importlib.import_module(module), func)
     except (ImportError, AttributeError, ValueError) as err:
-        raise ValueError(f"unknown step {name!r} (expected <module>.<function>, e.g. "
-                         f"isdp_papers.e7_congenial_histogram.steps.tables): {err}") from None
+        raise ValueError(
+            f"unknown step {name!r} (expected <module>.<function>, e.g. "
+            f"isdp_papers.e7_congenial_histogram.steps.tables): {err}"
+        ) from None
     if not callable(step):
         raise ValueError(f"step {name!r} is not a function")
     return step

@@ -14,8 +14,11 @@ def vintage_note(run: Run) -> str:
     """Which NHGIS vintage the run used, against the paper's: the DAS errors depend on it."""
     info = run.json("data/source.json")
     used, paper = info["vintage_used"], run.config["data"]["vintage"]
-    return (f"data vintage v{used}, as the paper" if used == paper else
-            f"data vintage v{used}, not the paper's v{paper} ({info['reason']}); the DAS errors differ by vintage")
+    return (
+        f"data vintage v{used}, as the paper"
+        if used == paper
+        else f"data vintage v{used}, not the paper's v{paper} ({info['reason']}); the DAS errors differ by vintage"
+    )
 
 
 def max_abs_z(z, what: str) -> Measurement:
@@ -38,8 +41,11 @@ def draws_keep_invariants(run: Run, problem_rel: str, draws_rels) -> Measurement
         n += flat.shape[0]
         if not ok:
             bad.append(rel)
-    text = (f"all {n:,} stored draws int64 with A u = 0" if not bad else
-            f"violations in {', '.join(bad)} ({n:,} draws checked)")
+    text = (
+        f"all {n:,} stored draws int64 with A u = 0"
+        if not bad
+        else f"violations in {', '.join(bad)} ({n:,} draws checked)"
+    )
     return Measurement(not bad and n > 0, text, n=n)
 
 

@@ -41,8 +41,7 @@ class Context:
 
     def __init__(self, data: dict, outputs: Path):
         # outputs land under `outputs`, never on top of the workflow's
-        data["output"]["items"] = [
-            str(outputs / Path(p).relative_to(Path(p).anchor)) for p in data["output"]["items"]]
+        data["output"]["items"] = [str(outputs / Path(p).relative_to(Path(p).anchor)) for p in data["output"]["items"]]
         for field in FIELDS:
             setattr(self, field, Namedlist(data[field]["items"], data[field]["names"]))
         for path in self.output:
@@ -106,7 +105,8 @@ def results_dir(name: str) -> Path:
     raise FileNotFoundError(
         f"No notebook context {context_path(name)} in {where}: run the workflow first "
         f"(snakemake --cores all) or set {ENV_VAR} to a finished run. A run finished before the "
-        f"notebooks saved their context needs its notebook rule rerun (--forcerun eN_notebook).")
+        f"notebooks saved their context needs its notebook rule rerun (--forcerun eN_notebook)."
+    )
 
 
 def publishable(nb, name: str):
@@ -115,9 +115,15 @@ def publishable(nb, name: str):
     temporary copy of the notebook left out. Running it again changes nothing."""
     import nbformat
 
-    note = (f"*Snakemake's preamble cell (the job's `snakemake` object) is left out of this copy: the job's "
-            f"inputs, outputs and params are in `{context_path(name).name}` beside it.*")
-    nb.cells = [nbformat.v4.new_markdown_cell(note, metadata={"tags": [PREAMBLE_TAG]}, id=cell.get("id", "preamble"))
-                if PREAMBLE_TAG in cell.metadata.get("tags", []) else cell for cell in nb.cells]
+    note = (
+        f"*Snakemake's preamble cell (the job's `snakemake` object) is left out of this copy: the job's "
+        f"inputs, outputs and params are in `{context_path(name).name}` beside it.*"
+    )
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(note, metadata={"tags": [PREAMBLE_TAG]}, id=cell.get("id", "preamble"))
+        if PREAMBLE_TAG in cell.metadata.get("tags", [])
+        else cell
+        for cell in nb.cells
+    ]
     nb.metadata.get("papermill", {}).pop("input_path", None)
     return nb

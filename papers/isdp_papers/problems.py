@@ -68,8 +68,14 @@ class Problem:
     def from_json(cls, path) -> Problem:
         """Read a problem written by :meth:`to_json`."""
         d = json.loads(Path(path).read_text())
-        return cls(d["name"], np.array(d["A"]), np.array(d["x"]), tuple(d["cell_labels"]),
-                   tuple(d["constraint_labels"]), d.get("meta", {}))
+        return cls(
+            d["name"],
+            np.array(d["A"]),
+            np.array(d["x"]),
+            tuple(d["cell_labels"]),
+            tuple(d["constraint_labels"]),
+            d.get("meta", {}),
+        )
 
 
 def contingency_table_problem(name: str, table, row_labels, col_labels) -> Problem:
@@ -80,8 +86,7 @@ def contingency_table_problem(name: str, table, row_labels, col_labels) -> Probl
     A = table_margins(*table.shape)
     cells = tuple(f"{r}|{c}" for r in row_labels for c in col_labels)
     constraints = tuple(f"row {r}" for r in row_labels) + tuple(f"col {c}" for c in col_labels)
-    return Problem(name, A, table.ravel(), cells, constraints,
-                   {"rows": list(row_labels), "cols": list(col_labels)})
+    return Problem(name, A, table.ravel(), cells, constraints, {"rows": list(row_labels), "cols": list(col_labels)})
 
 
 def index_set_from_complement(complement, n: int, key: str = "index_complement") -> tuple[list[int], list[int]]:

@@ -10,8 +10,23 @@ from isdp.files import write_table, write_text
 from isdp_papers import claims
 from isdp_papers.jobs import Job
 
-PACKAGES = ("isdp", "numpy", "scipy", "numba", "llvmlite", "sympy", "pandas", "xarray", "matplotlib",
-            "seaborn", "snakemake", "qpsolvers", "clarabel", "highspy", "papermill")
+PACKAGES = (
+    "isdp",
+    "numpy",
+    "scipy",
+    "numba",
+    "llvmlite",
+    "sympy",
+    "pandas",
+    "xarray",
+    "matplotlib",
+    "seaborn",
+    "snakemake",
+    "qpsolvers",
+    "clarabel",
+    "highspy",
+    "papermill",
+)
 #: ArviZ's distributions, by the generation installed (isdp.convergence): 1.x is split in two
 ARVIZ = {0: ("arviz",), 1: ("arviz-base", "arviz-stats")}
 
@@ -37,8 +52,12 @@ def claims_summary(job: Job) -> None:
     evaluated from the registry ``input.registry``; committed inputs are read under ``params.repo``."""
     run = claims.Run(".", job.config, repo=job.params.repo)
     rows = claims.evaluate(str(job.input.registry), run, experiment=job.params.experiment)
-    job.log.info("%s: %s\n%s", job.params.experiment, rows["status"].value_counts().to_dict(),
-                 rows[["id", "status", "reproduced_value", "evidence"]].to_string())
+    job.log.info(
+        "%s: %s\n%s",
+        job.params.experiment,
+        rows["status"].value_counts().to_dict(),
+        rows[["id", "status", "reproduced_value", "evidence"]].to_string(),
+    )
     # an `error` fails the job before anything is written, unless the config asks to report it
     claims.check_errors(rows, job.config.get("claims", {}).get("on_error", "fail"))
     write_table(rows, job.output.summary)
@@ -47,8 +66,9 @@ def claims_summary(job: Job) -> None:
 def reproduction_summary(job: Job) -> None:
     """Every experiment's summary rows in one table, in registry order; the claims of experiments
     not configured (``params.experiments``) listed as ``not-run``."""
-    df = claims.combine(job.input.summaries, job.output.table, registry=str(job.input.registry),
-                        experiments=job.params.experiments)
+    df = claims.combine(
+        job.input.summaries, job.output.table, registry=str(job.input.registry), experiments=job.params.experiments
+    )
     job.log.info("reproduction summary: %s", df["status"].value_counts().to_dict())
 
 
@@ -59,8 +79,12 @@ def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:
     df = summary.assign(cause=summary["cause"].where(summary["status"].isin(["differs", "not-comparable"]), ""))
     counts = df.groupby(["kind", "status", "cause"], sort=False).size().rename("count").reset_index()
     order = {k: i for i, k in enumerate(claims.STATUSES)}
-    return counts.sort_values(["kind", "status", "cause"], key=lambda c: c.map(order) if c.name == "status" else c,
-                              kind="stable", ignore_index=True)
+    return counts.sort_values(
+        ["kind", "status", "cause"],
+        key=lambda c: c.map(order) if c.name == "status" else c,
+        kind="stable",
+        ignore_index=True,
+    )
 
 
 def counts_markdown(counts: pd.DataFrame, source: str, restated: int = 0) -> str:
@@ -77,9 +101,12 @@ def counts_markdown(counts: pd.DataFrame, source: str, restated: int = 0) -> str
             causes = ", ".join(f"{r.cause} {r.count}" for r in g.itertuples() if r.cause)
             cells.append(f"{n}" + (f" ({causes})" if causes else ""))
         lines.append(f"| {status} | {' | '.join(cells)} |")
-    once = (f" {restated} further row{'s' if restated != 1 else ''} restate{'s' if restated == 1 else ''} another "
-            f"row's fact (another document or wording) and {'is' if restated == 1 else 'are'} counted once, under it."
-            if restated else "")
+    once = (
+        f" {restated} further row{'s' if restated != 1 else ''} restate{'s' if restated == 1 else ''} another "
+        f"row's fact (another document or wording) and {'is' if restated == 1 else 'are'} counted once, under it."
+        if restated
+        else ""
+    )
     return "\n".join(lines) + f"\n\n<sub>Generated from {source}.{once}</sub>\n"
 
 
@@ -88,8 +115,10 @@ def claim_counts_table(job: Job) -> None:
     summary = pd.read_csv(job.input.summary, dtype=str, keep_default_na=False)
     counts = claim_counts(summary)
     write_table(counts, job.output.table)
-    source = (f"`{job.input.summary}` of a run with {' + '.join(job.params.configfiles) or 'the default config'}"
-              f", base seed {job.config['seed']}")
+    source = (
+        f"`{job.input.summary}` of a run with {' + '.join(job.params.configfiles) or 'the default config'}"
+        f", base seed {job.config['seed']}"
+    )
     restated = int((summary["same_fact_as"] != "").sum())
     write_text(counts_markdown(counts, source, restated=restated), job.output.markdown)
     job.log.info("\n%s", counts.to_string(index=False))
@@ -160,10 +189,12 @@ def badge_css() -> str:
     ranges = ", ".join(f"U+{ord(badge):04X}" for badge in BADGE_GLYPHS)
     # set on body, these override the theme's :root values for the whole page; they name other variables
     # of the theme, so they never refer to themselves
-    return (f'@font-face {{ font-family: "{BADGE_FONT}"; src: url(data:font/ttf;base64,{data}) format("truetype");'
-            f" unicode-range: {ranges}; }}\n"
-            f'body {{ --jp-content-font-family: "{BADGE_FONT}", var(--jp-ui-font-family);'
-            f' --jp-code-font-family: "{BADGE_FONT}", var(--jp-code-font-family-default); }}')
+    return (
+        f'@font-face {{ font-family: "{BADGE_FONT}"; src: url(data:font/ttf;base64,{data}) format("truetype");'
+        f" unicode-range: {ranges}; }}\n"
+        f'body {{ --jp-content-font-family: "{BADGE_FONT}", var(--jp-ui-font-family);'
+        f' --jp-code-font-family: "{BADGE_FONT}", var(--jp-code-font-family-default); }}'
+    )
 
 
 def notebook_html(job: Job) -> None:

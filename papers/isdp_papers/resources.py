@@ -34,6 +34,8 @@ def job_resources() -> dict[str, float]:
 
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     rss_unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    return {"wall_s": time.time() - psutil.Process().create_time(),
-            "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
-            "max_rss_mb": max(own.ru_maxrss, children.ru_maxrss) * rss_unit / 2**20}
+    return {
+        "wall_s": time.time() - psutil.Process().create_time(),
+        "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+        "max_rss_mb": max(own.ru_maxrss, children.ru_maxrss) * rss_unit / 2**20,
+    }

@@ -44,7 +44,8 @@ _QUOTED = re.compile(r"(?<![\w'])'(.+?)'(?!\w)")
 # analogue of Table 1", which compares with it: neither names the item.
 _NUMBERED = re.compile(
     r"(?<!after )(?<!before )(?<!analogue of )\b(Figs?\.?|Tables?)\s*(\d+(?:\s*(?:,|and|–|-)\s*\d+)*)"
-    r"(?:\s+(?:caption\s+)?(?:\((left|right|top|bottom|[a-d])\)|(left|right)\b))?")
+    r"(?:\s+(?:caption\s+)?(?:\((left|right|top|bottom|[a-d])\)|(left|right)\b))?"
+)
 
 
 def documents() -> list[str]:
@@ -118,8 +119,8 @@ def _slide_refs(location: str) -> list[ItemRef]:
     for clause in _clauses(location):
         titles = list(_QUOTED.finditer(clause))
         for i, m in enumerate(titles):
-            lead = clause[titles[i - 1].end() if i else 0:m.start()]
-            part = clause[m.end():titles[i + 1].start() if i + 1 < len(titles) else len(clause)]
+            lead = clause[titles[i - 1].end() if i else 0 : m.start()]
+            part = clause[m.end() : titles[i + 1].start() if i + 1 < len(titles) else len(clause)]
             refs.append(ItemRef("slide", m.group(1), _words(part), _words(lead)))
     return refs
 
@@ -181,7 +182,7 @@ def split_source(source: str) -> tuple[str, str]:
     """A summary row's ``source`` (``"<document> <location>"``) as (document, location)."""
     for document in sorted(documents(), key=len, reverse=True):
         if source.startswith(document + " "):
-            return document, source[len(document) + 1:]
+            return document, source[len(document) + 1 :]
     raise ValueError(f"source {source!r} names none of the documents {documents()}")
 
 
@@ -193,9 +194,16 @@ def experiment_registry(job: Job) -> None:
     experiment: title (its report category), review notebook, outputs, and the document items it
     reproduces as JSON (``items``: document, section, item, output, report label; read by
     :func:`registry_items`)."""
-    rows = [{"experiment": exp, "title": e["title"], "notebook": e["notebook"], "outputs": ";".join(e["outputs"]),
-             "items": json.dumps([{k: i[k] for k in ITEM_FIELDS} for i in e.get("items", [])], ensure_ascii=False)}
-            for exp, e in job.params.experiments.items()]
+    rows = [
+        {
+            "experiment": exp,
+            "title": e["title"],
+            "notebook": e["notebook"],
+            "outputs": ";".join(e["outputs"]),
+            "items": json.dumps([{k: i[k] for k in ITEM_FIELDS} for i in e.get("items", [])], ensure_ascii=False),
+        }
+        for exp, e in job.params.experiments.items()
+    ]
     write_table(pd.DataFrame(rows), job.output.table)
 
 
@@ -217,15 +225,20 @@ def registry_items(registry: pd.DataFrame) -> pd.DataFrame:
     Each row also holds its parsed reference (``ref``) and ``experiment``; raises ``ValueError`` for an
     item that names no single figure or table, or for two registrations of the same item.
     """
-    rows = [{"experiment": exp, **item} for exp, entry in registry.set_index("experiment").iterrows()
-            for item in json.loads(entry.get("items", "[]") or "[]")]
+    rows = [
+        {"experiment": exp, **item}
+        for exp, entry in registry.set_index("experiment").iterrows()
+        for item in json.loads(entry.get("items", "[]") or "[]")
+    ]
     items = pd.DataFrame(rows, columns=["experiment", *ITEM_FIELDS])
     refs = []
     for it in items.itertuples():
         parsed = parse_location(it.document, it.item)
         if len(parsed) != 1:
-            raise ValueError(f"{it.experiment}: item {it.item!r} of {it.document} names {len(parsed)} figures or "
-                             "tables; name exactly one (e.g. 'Fig 2', or a slide's quoted title)")
+            raise ValueError(
+                f"{it.experiment}: item {it.item!r} of {it.document} names {len(parsed)} figures or "
+                "tables; name exactly one (e.g. 'Fig 2', or a slide's quoted title)"
+            )
         refs.append(parsed[0])
     items["ref"] = refs
     dup = items[items.duplicated(["document", "item"], keep=False)]
@@ -276,8 +289,14 @@ def unregistered(rows: pd.DataFrame) -> pd.DataFrame:
     """The rows (of :func:`assign`) whose location names a figure or table that no experiment registers:
     id, document, location and what it names."""
     lost = rows[rows["unregistered"].map(len) > 0]
-    return pd.DataFrame({"id": lost["id"], "document": lost["document"], "location": lost["location"],
-                         "names": lost["unregistered"].map("; ".join)}).reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "id": lost["id"],
+            "document": lost["document"],
+            "location": lost["location"],
+            "names": lost["unregistered"].map("; ".join),
+        }
+    ).reset_index(drop=True)
 
 
 def status_counts(rows: pd.DataFrame) -> dict[str, int]:
@@ -288,7 +307,7 @@ def status_counts(rows: pd.DataFrame) -> dict[str, int]:
 
 def _shorten(text: str, limit: int) -> str:
     text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def reason(row) -> str:
@@ -335,8 +354,10 @@ def legend() -> str:
     """
     statuses = "".join(f'<li><span class="chip s-{s}">{s}</span> {_esc(m)}</li>' for s, m in STATUS_MEANINGS.items())
     causes = "".join(f"<li><b>{_esc(c)}</b>: {_esc(m)}</li>" for c, m in CAUSE_MEANINGS.items())
-    return (f'<details class="legend"><summary>How to read the verdicts</summary><ul>{statuses}</ul>'
-            f"<div>The cause of a row that differs or cannot be compared:</div><ul>{causes}</ul></details>")
+    return (
+        f'<details class="legend"><summary>How to read the verdicts</summary><ul>{statuses}</ul>'
+        f"<div>The cause of a row that differs or cannot be compared:</div><ul>{causes}</ul></details>"
+    )
 
 
 def data_line(source: dict | None) -> str:
@@ -354,12 +375,17 @@ def data_line(source: dict | None) -> str:
     if not source:
         return ""
     used, asked = source.get("vintage_used"), source.get("vintage_requested")
-    what = ("the NHGIS file downloaded" if source.get("source_used") == "download"
-            else "the NHGIS extract committed to the repository")
+    what = (
+        "the NHGIS file downloaded"
+        if source.get("source_used") == "download"
+        else "the NHGIS extract committed to the repository"
+    )
     text = f"County data: {what}, vintage {_esc(used)} ({_esc(source.get('reason', ''))})."
     if used != asked:
-        text += (f" <b>This is not the vintage {_esc(asked)} the paper used</b>: rows that depend on it and differ "
-                 "give the cause <i>data vintage</i>.")
+        text += (
+            f" <b>This is not the vintage {_esc(asked)} the paper used</b>: rows that depend on it and differ "
+            "give the cause <i>data vintage</i>."
+        )
     return f'<div class="data-source">{text}</div>'
 
 
@@ -428,11 +454,15 @@ class _Links:
         p = json.dumps(path)
         view = {".png": "img", ".svg": "img", ".html": "html", ".pdf": "pdf"}.get(Path(path).suffix)
         if view is None:  # tables: shown as text in the report (decoded from their data URI, UTF-8)
-            return (f"javascript:app.setView({{navbarMode:'resultinfo',resultPath:{p},content:'text',"
-                    f"contentText:new TextDecoder().decode(Uint8Array.from(atob(results[{p}].data_uri.split(',')[1]),"
-                    "c=>c.charCodeAt(0)))})")
-        return (f"javascript:app.setView({{navbarMode:'resultinfo',resultPath:{p},content:'{view}',"
-                f"contentPath:results[{p}].data_uri}})")
+            return (
+                f"javascript:app.setView({{navbarMode:'resultinfo',resultPath:{p},content:'text',"
+                f"contentText:new TextDecoder().decode(Uint8Array.from(atob(results[{p}].data_uri.split(',')[1]),"
+                "c=>c.charCodeAt(0)))})"
+            )
+        return (
+            f"javascript:app.setView({{navbarMode:'resultinfo',resultPath:{p},content:'{view}',"
+            f"contentPath:results[{p}].data_uri}})"
+        )
 
 
 def thumbnail(path, width: int = 320) -> str:
@@ -475,18 +505,25 @@ def _differs(rows: pd.DataFrame) -> str:
     d = rows[rows["status"] == "differs"]
     if d.empty:
         return ""
-    lis = "".join(f"<li><code>{_esc(r['id'])}</code> <b>{_esc(r['cause'] or 'no cause given')}</b>: "
-                  f"{_esc(reason(r))}</li>" for _, r in d.iterrows())
+    lis = "".join(
+        f"<li><code>{_esc(r['id'])}</code> <b>{_esc(r['cause'] or 'no cause given')}</b>: {_esc(reason(r))}</li>"
+        for _, r in d.iterrows()
+    )
     return f'<ul class="differs">{lis}</ul>'
 
 
 def _all_rows(rows: pd.DataFrame) -> str:
-    trs = "".join(f'<tr><td><code>{_esc(r["id"])}</code></td><td><span class="chip s-{r["status"]}">'
-                  f'{_esc(r["status"])}</span></td><td>{_esc(_shorten(r["claim"], 120))}</td>'
-                  f'<td>{_esc(_shorten(r["reproduced_value"], 100))}</td></tr>' for _, r in rows.iterrows())
+    trs = "".join(
+        f'<tr><td><code>{_esc(r["id"])}</code></td><td><span class="chip s-{r["status"]}">'
+        f"{_esc(r['status'])}</span></td><td>{_esc(_shorten(r['claim'], 120))}</td>"
+        f"<td>{_esc(_shorten(r['reproduced_value'], 100))}</td></tr>"
+        for _, r in rows.iterrows()
+    )
     summary = f"the {len(rows)} rows" if len(rows) > 1 else "the row"
-    return (f'<details><summary>{summary}</summary><table class="rows"><tr><th>id</th><th>status</th>'
-            f"<th>claim</th><th>this run</th></tr>{trs}</table></details>")
+    return (
+        f'<details><summary>{summary}</summary><table class="rows"><tr><th>id</th><th>status</th>'
+        f"<th>claim</th><th>this run</th></tr>{trs}</table></details>"
+    )
 
 
 def _notebook(exp: str) -> str:
@@ -495,26 +532,36 @@ def _notebook(exp: str) -> str:
 
 def _item_html(it, rows: pd.DataFrame, link: _Links, full: bool, titles: dict[str, str]) -> str:
     figure = Path(it.output).suffix == ".png"
-    links = [_link(link(it.output), "figure" if figure else "table"), _link(link(_notebook(it.experiment)),
-                                                                           "review notebook")]
+    links = [
+        _link(link(it.output), "figure" if figure else "table"),
+        _link(link(_notebook(it.experiment)), "review notebook"),
+    ]
     pdf = str(Path(it.output).with_suffix(".pdf"))
     if full and figure and Path(pdf).exists():
         links.insert(1, _link(link(pdf), "PDF"))
-    head = (f'<h3 id="{_esc(re.sub(r"[^A-Za-z0-9]+", "-", item_key(it.document, it.item)))}">'
-            f'{_link(link(it.output), _esc(it.item))} <small>{_esc(it.where)} · {_esc(it.experiment.upper())}'
-            f' · {_esc(it.label)}</small></h3>')
-    body = (f"{head}<div>{chips(status_counts(rows))}</div>{_differs(rows)}"
-            f'<div class="meta">{_count(len(rows), "row")} · {" · ".join(links)}'
-            f'{" · in the report: " + _esc(titles[it.experiment]) + " › " + _esc(it.label) if full else ""}</div>')
+    head = (
+        f'<h3 id="{_esc(re.sub(r"[^A-Za-z0-9]+", "-", item_key(it.document, it.item)))}">'
+        f"{_link(link(it.output), _esc(it.item))} <small>{_esc(it.where)} · {_esc(it.experiment.upper())}"
+        f" · {_esc(it.label)}</small></h3>"
+    )
+    body = (
+        f"{head}<div>{chips(status_counts(rows))}</div>{_differs(rows)}"
+        f'<div class="meta">{_count(len(rows), "row")} · {" · ".join(links)}'
+        f"{' · in the report: ' + _esc(titles[it.experiment]) + ' › ' + _esc(it.label) if full else ''}</div>"
+    )
     if not full:
         return f'<div class="item"><div class="body">{body}</div></div>'
-    shown = (f'<a href="{_esc(link(it.output))}"><img src="{thumbnail(it.output)}" alt="{_esc(it.label)}"></a>'
-             if figure else table_html(it.output))
+    shown = (
+        f'<a href="{_esc(link(it.output))}"><img src="{thumbnail(it.output)}" alt="{_esc(it.label)}"></a>'
+        if figure
+        else table_html(it.output)
+    )
     return f'<div class="item"><div class="thumb">{shown}</div><div class="body">{body}{_all_rows(rows)}</div></div>'
 
 
-def render(rows: pd.DataFrame, items: pd.DataFrame, titles: dict[str, str], *, base: str | None,
-           source: dict | None = None) -> str:
+def render(
+    rows: pd.DataFrame, items: pd.DataFrame, titles: dict[str, str], *, base: str | None, source: dict | None = None
+) -> str:
     """The scorecard as HTML: per document its items in order with their verdicts, then the rows that
     speak of no item, grouped by document and experiment, then the locations naming unregistered items.
 
@@ -537,25 +584,32 @@ def render(rows: pd.DataFrame, items: pd.DataFrame, titles: dict[str, str], *, b
     out = [f'<div class="isdp-sc"><style>{_CSS}{"" if full else _REPORT_CSS}</style>']
     claims_only = rows[rows["kind"] == "claim"]
     restated = int((claims_only["same_fact_as"].fillna("").astype(str) != "").sum())
-    out.append(f"<h1>Scorecard: {len(rows)} rows of the claims registry on this run</h1>"
-               f"<div>{chips(status_counts(rows))}</div>"
-               f'<div class="meta">{len(claims_only)} statements of the documents '
-               f"({' '.join(f'{n} {s}' for s, n in status_counts(claims_only).items() if n)}), "
-               f"{len(rows) - len(claims_only)} checks of this project. Of the statements, {restated} restate "
-               f"another row's fact (in another document or wording): the README's table counts each fact once, "
-               f"{len(claims_only) - restated} claims. Each figure and table below lists "
-               "the rows whose location names it; every <i>differs</i> gives its cause and this run's value. "
-               + (_link(link("results/tables/reproduction_summary.csv"), "All rows (CSV)") + "." if full else
-                  "Figures open here; the full scorecard with thumbnails is "
-                  + _link(link("results/scorecard.html"), "results/scorecard.html") + ".") + "</div>")
+    out.append(
+        f"<h1>Scorecard: {len(rows)} rows of the claims registry on this run</h1>"
+        f"<div>{chips(status_counts(rows))}</div>"
+        f'<div class="meta">{len(claims_only)} statements of the documents '
+        f"({' '.join(f'{n} {s}' for s, n in status_counts(claims_only).items() if n)}), "
+        f"{len(rows) - len(claims_only)} checks of this project. Of the statements, {restated} restate "
+        f"another row's fact (in another document or wording): the README's table counts each fact once, "
+        f"{len(claims_only) - restated} claims. Each figure and table below lists "
+        "the rows whose location names it; every <i>differs</i> gives its cause and this run's value. "
+        + (
+            _link(link("results/tables/reproduction_summary.csv"), "All rows (CSV)") + "."
+            if full
+            else "Figures open here; the full scorecard with thumbnails is "
+            + _link(link("results/scorecard.html"), "results/scorecard.html")
+            + "."
+        )
+        + "</div>"
+    )
     out.append(data_line(source) + legend())
     nav = [f'<a href="#doc-{i}">{_esc(d)}</a>' for i, d in enumerate(documents())]
     if full:
-        out.append(f"<nav>{' '.join(nav)} <a href=\"#statements\">statements without a figure or table</a></nav>")
+        out.append(f'<nav>{" ".join(nav)} <a href="#statements">statements without a figure or table</a></nav>')
     for i, document in enumerate(documents()):
         mine = items[items["document"] == document]
         doc_rows = rows[rows["document"] == document]
-        sizes = f'{_count(len(mine), "figure or table", "figures and tables")}, {_count(len(doc_rows), "row")}'
+        sizes = f"{_count(len(mine), 'figure or table', 'figures and tables')}, {_count(len(doc_rows), 'row')}"
         out.append(f'<h2 id="doc-{i}">{_esc(document)} <small>{sizes}</small></h2>')
         if mine.empty:
             out.append('<div class="meta">no figure or table of this document is reproduced in this run</div>')
@@ -567,16 +621,18 @@ def render(rows: pd.DataFrame, items: pd.DataFrame, titles: dict[str, str], *, b
         doc_rows = loose[loose["document"] == document]
         if doc_rows.empty:
             continue
-        out.append(f"<h3 class=\"doc\">{_esc(document)} <small>{_count(len(doc_rows), 'row')}</small></h3>")
+        out.append(f'<h3 class="doc">{_esc(document)} <small>{_count(len(doc_rows), "row")}</small></h3>')
         for exp, group in doc_rows.groupby("experiment", sort=False):
             notebook = _link(link(_notebook(exp.lower())), "review notebook") if exp.lower() in titles else ""
-            out.append(f"<h4>{_esc(exp)} <small>{_count(len(group), 'row')} {notebook}</small></h4>"
-                       f"<div>{chips(status_counts(group))}</div>{_differs(group)}"
-                       + (_all_rows(group) if full else ""))
+            out.append(
+                f"<h4>{_esc(exp)} <small>{_count(len(group), 'row')} {notebook}</small></h4>"
+                f"<div>{chips(status_counts(group))}</div>{_differs(group)}" + (_all_rows(group) if full else "")
+            )
     lost = unregistered(rows)
     if len(lost):
-        lis = "".join(f"<li><code>{_esc(r.id)}</code> ({_esc(r.document)}): {_esc(r.names)}</li>"
-                      for r in lost.itertuples())
+        lis = "".join(
+            f"<li><code>{_esc(r.id)}</code> ({_esc(r.document)}): {_esc(r.names)}</li>" for r in lost.itertuples()
+        )
         out.append(f"<h2>Locations naming a figure or table no experiment registers</h2><ul>{lis}</ul>")
     out.append("</div>")
     return "\n".join(out)
@@ -599,8 +655,10 @@ if (!/^(file|https?):$/.test(location.protocol)) {
 
 def page(body: str, title: str = "Scorecard") -> str:
     """A standalone HTML page around ``body`` (its links made inert where it is shown as a data: URL)."""
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title></head>'
-            f'<body style="margin:16px 24px;max-width:1200px">\n{body}\n{_FRAMED}\n</body></html>\n')
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title></head>'
+        f'<body style="margin:16px 24px;max-width:1200px">\n{body}\n{_FRAMED}\n</body></html>\n'
+    )
 
 
 def load(summary_path, registry_path) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
@@ -624,13 +682,36 @@ def scorecard(job: Job) -> None:
     write_text(page(render(rows, items, titles, base=base, source=source)), job.output.html)
     write_text(render(rows, items, titles, base=None, source=source) + "\n", job.output.landing)
     lost = unregistered(rows)
-    job.log.info("scorecard: %d items, %d rows (%d on no item); %d rows name an unregistered figure or table%s",
-                 len(items), len(rows), int((rows["items"].map(len) == 0).sum()), len(lost),
-                 "".join(f"\n  {r.id}: {r.names}" for r in lost.itertuples()))
+    job.log.info(
+        "scorecard: %d items, %d rows (%d on no item); %d rows name an unregistered figure or table%s",
+        len(items),
+        len(rows),
+        int((rows["items"].map(len) == 0).sum()),
+        len(lost),
+        "".join(f"\n  {r.id}: {r.names}" for r in lost.itertuples()),
+    )
 
 
-__all__ = ["CAUSE_MEANINGS", "ItemRef", "STATUS_MEANINGS", "assign", "data_line", "documents", "experiment_registry",
-           "item_key", "legend", "load", "names_figure_or_table",
-           "parse_location", "reason", "registry_items", "render", "rows_of", "scorecard", "speaks_of",
-           "split_source",
-           "status_counts", "unregistered"]
+__all__ = [
+    "CAUSE_MEANINGS",
+    "ItemRef",
+    "STATUS_MEANINGS",
+    "assign",
+    "data_line",
+    "documents",
+    "experiment_registry",
+    "item_key",
+    "legend",
+    "load",
+    "names_figure_or_table",
+    "parse_location",
+    "reason",
+    "registry_items",
+    "render",
+    "rows_of",
+    "scorecard",
+    "speaks_of",
+    "split_source",
+    "status_counts",
+    "unregistered",
+]

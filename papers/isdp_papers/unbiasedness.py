@@ -21,9 +21,10 @@ def unbiasedness_table(draws: np.ndarray, ess_bulk, cell_labels, fixed=None) -> 
     frozen = (sd == 0) & ~fixed
     if frozen.any():
         cell = list(cell_labels)[int(np.flatnonzero(frozen)[0])]
-        raise ValueError(f"cell {cell}: the same value in all {len(flat):,} draws though the invariants do not fix "
-                         f"it ({int(frozen.sum())} such cells): its mean noise has no standard error")
+        raise ValueError(
+            f"cell {cell}: the same value in all {len(flat):,} draws though the invariants do not fix "
+            f"it ({int(frozen.sum())} such cells): its mean noise has no standard error"
+        )
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(sd > 0, mean / se, np.where(mean == 0, 0.0, np.inf))
-    return pd.DataFrame({"cell": list(cell_labels), "mean": mean, "sd": sd, "ess_bulk": ess_bulk,
-                         "mc_se": se, "z": z})
+    return pd.DataFrame({"cell": list(cell_labels), "mean": mean, "sd": sd, "ess_bulk": ess_bulk, "mc_se": se, "z": z})

@@ -31,7 +31,6 @@ Examples
 import importlib
 import importlib.metadata
 
-
 try:  # the installed distribution's version (SemVer 0.x), so the package, `isdp --version` and statements agree
     __version__ = importlib.metadata.version("isdp")
 except importlib.metadata.PackageNotFoundError:  # a source tree run without installing
@@ -62,4 +61,3 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(__all__))
-

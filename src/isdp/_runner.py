@@ -34,8 +34,10 @@ def check_dg_eps(name: str, value) -> float:
     v = check_positive(name, value)
     lo, hi = DG_EPS_RANGE
     if not lo <= v <= hi:
-        raise ArgumentError(f"{name} = {value!r} is outside [{lo:g}, {hi:g}]: the double geometric law "
-                         "e^(-ε|k|) is numerically degenerate there")
+        raise ArgumentError(
+            f"{name} = {value!r} is outside [{lo:g}, {hi:g}]: the double geometric law "
+            "e^(-ε|k|) is numerically degenerate there"
+        )
     return v
 
 
@@ -61,8 +63,15 @@ def check_range(name: str, value, low: float = 0.0, high: float = 1.0) -> tuple[
     return lo, hi
 
 
-def run_chunked(step: Callable[[int, int], None], n_iter: int, *, log: logging.Logger, label: str,
-                progress: bool = True, min_chunk: int = 1) -> float:
+def run_chunked(
+    step: Callable[[int, int], None],
+    n_iter: int,
+    *,
+    log: logging.Logger,
+    label: str,
+    progress: bool = True,
+    min_chunk: int = 1,
+) -> float:
     """Call ``step(t, n)`` for consecutive chunks covering ``n_iter`` iterations; return the seconds.
 
     With ``progress``, a line goes to ``log`` about every 5 s.

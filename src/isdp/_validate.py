@@ -26,14 +26,17 @@ import numpy as np
 from .errors import ArgumentError, InvariantError
 
 #: the forms in which an exact number is written as text: ``--epsilon``, ``--delta`` and every exact parameter
-NUMBER_FORMS = ("an integer, a decimal, a decimal with an exponent or a fraction of two integers, in ASCII digits "
-                "(1, 0.5, 1e-6, 1/3)")
+NUMBER_FORMS = (
+    "an integer, a decimal, a decimal with an exponent or a fraction of two integers, in ASCII digits "
+    "(1, 0.5, 1e-6, 1/3)"
+)
 _NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?|[0-9]+/[0-9]+")
 _INT64_MAX = 2**63 - 1
 
 
-def read_number(text: str, name: str = "value", *, error: type[ArgumentError] = ArgumentError,
-                must: str = "be a number") -> Fraction:
+def read_number(
+    text: str, name: str = "value", *, error: type[ArgumentError] = ArgumentError, must: str = "be a number"
+) -> Fraction:
     """``text`` as an exact fraction, in one of :data:`NUMBER_FORMS` only, an optional ``-`` before it.
 
     Python's ``Fraction`` and ``float`` also read ``1_0`` as 10, digits of other scripts, spaces,
@@ -56,15 +59,24 @@ def _bound(b) -> str:
     return str(b) if Fraction(b).denominator == 1 else f"{float(b):g}"
 
 
-def exact_number(name: str, value, *, low: Fraction | int | None = 0, low_closed: bool = False,
-                 high: Fraction | int | None = None, high_closed: bool = False,
-                 error: type[ArgumentError] = ArgumentError) -> Fraction:
+def exact_number(
+    name: str,
+    value,
+    *,
+    low: Fraction | int | None = 0,
+    low_closed: bool = False,
+    high: Fraction | int | None = None,
+    high_closed: bool = False,
+    error: type[ArgumentError] = ArgumentError,
+) -> Fraction:
     """``value`` as an exact ``Fraction`` within the given bounds (open unless ``*_closed``; None: unbounded)."""
     if low == 0 and not low_closed and high is None:
         must = "be a positive number"
     else:
-        must = (f"lie in {'[' if low_closed else '('}{'-inf' if low is None else _bound(low)}, "
-                f"{'inf' if high is None else _bound(high)}{']' if high_closed else ')'}")
+        must = (
+            f"lie in {'[' if low_closed else '('}{'-inf' if low is None else _bound(low)}, "
+            f"{'inf' if high is None else _bound(high)}{']' if high_closed else ')'}"
+        )
     if isinstance(value, Fraction):
         f = value
     elif isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_):
@@ -75,10 +87,14 @@ def exact_number(name: str, value, *, low: Fraction | int | None = 0, low_closed
         text = str(value) if isinstance(value, str | Decimal) else repr(float(value))
         f = read_number(text, name, error=error, must=must)
     else:
-        raise error(f"{name} must {must} (an int, a Fraction, a float or text such as '1/3'), got "
-                    f"{type(value).__name__} {value!r}", name)
+        raise error(
+            f"{name} must {must} (an int, a Fraction, a float or text such as '1/3'), got "
+            f"{type(value).__name__} {value!r}",
+            name,
+        )
     if (low is not None and (f < low or (f == low and not low_closed))) or (
-            high is not None and (f > high or (f == high and not high_closed))):
+        high is not None and (f > high or (f == high and not high_closed))
+    ):
         raise error(f"{name} must {must}, got {value!r}", name)
     return f
 
@@ -98,8 +114,9 @@ def level(name: str, value, *, error: type[ArgumentError] = ArgumentError) -> fl
     return float(exact_number(name, value, low=0, high=1, error=error))
 
 
-def integer(name: str, value, low: int | None = None, high: int | None = None, *,
-            error: type[ArgumentError] = ArgumentError) -> int:
+def integer(
+    name: str, value, low: int | None = None, high: int | None = None, *, error: type[ArgumentError] = ArgumentError
+) -> int:
     """``value`` as an int in [``low``, ``high``]: an int or NumPy integer, or a whole finite float."""
     if isinstance(value, bool | np.bool_):
         raise error(f"{name} must be an integer, got {value!r}", name)
@@ -153,8 +170,9 @@ def integer_matrix(name: str, A, *, error: type[ArgumentError] | type[InvariantE
         raise error(f"{name} must be a rectangular matrix of integers ({err})") from None
     if arr.ndim != 2 or arr.size == 0:
         raise error(f"{name} must be a non-empty 2-D matrix, got shape {arr.shape}")
-    return _integer_entries(name, arr.ravel(), lambda i: tuple(int(k) for k in np.unravel_index(i, arr.shape)),
-                            error).reshape(arr.shape)
+    return _integer_entries(
+        name, arr.ravel(), lambda i: tuple(int(k) for k in np.unravel_index(i, arr.shape)), error
+    ).reshape(arr.shape)
 
 
 def _integer_entries(name: str, flat: np.ndarray, where, error) -> np.ndarray:

@@ -83,85 +83,182 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="isdp", description="Integer subspace differential privacy.")
     parser.add_argument("--version", action="version", version=f"isdp {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("release", help="privatise a table, keeping its invariants exactly",
-                       description=RELEASE_HELP, epilog=EXIT_CODES,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("table", type=Path, nargs="+", help="confidential table: CSV, wide (row labels, one column "
-                   "per category; 'Total' rows/columns are checked and kept) or long (key columns and a count "
-                   "column), or long Parquet (a .parquet file, or a directory of them read as one table; the "
-                   "count column an integer type); several tables of the same persons are released together under "
-                   "one statement")
-    p.add_argument("-o", "--output", action="append", help="released table (CSV, the input's layout; Parquet for "
-                   "a name ending in .parquet, a long table's; a Parquet dataset, a directory of part-NNNNNN.parquet "
-                   "files, for a name ending in / or an existing directory), one per table in order; required "
-                   "unless --dry-run")
-    p.add_argument("--statement", type=Path, help="publishable privacy statement (JSON; default: the first "
-                   "OUTPUT with .statement.json)")
-    p.add_argument("--audit", type=Path, help="CONFIDENTIAL audit record: input path and hash, attempts, "
-                   "timings (JSON; default: the first OUTPUT with .audit.json)")
-    p.add_argument("--dry-run", action="store_true", help="print the privacy statement a run would carry "
-                   "(JSON), reading only the table's labels; write nothing")
+    p = sub.add_parser(
+        "release",
+        help="privatise a table, keeping its invariants exactly",
+        description=RELEASE_HELP,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "table",
+        type=Path,
+        nargs="+",
+        help="confidential table: CSV, wide (row labels, one column "
+        "per category; 'Total' rows/columns are checked and kept) or long (key columns and a count "
+        "column), or long Parquet (a .parquet file, or a directory of them read as one table; the "
+        "count column an integer type); several tables of the same persons are released together under "
+        "one statement",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        help="released table (CSV, the input's layout; Parquet for "
+        "a name ending in .parquet, a long table's; a Parquet dataset, a directory of part-NNNNNN.parquet "
+        "files, for a name ending in / or an existing directory), one per table in order; required "
+        "unless --dry-run",
+    )
+    p.add_argument(
+        "--statement",
+        type=Path,
+        help="publishable privacy statement (JSON; default: the first OUTPUT with .statement.json)",
+    )
+    p.add_argument(
+        "--audit",
+        type=Path,
+        help="CONFIDENTIAL audit record: input path and hash, attempts, "
+        "timings (JSON; default: the first OUTPUT with .audit.json)",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the privacy statement a run would carry (JSON), reading only the table's labels; write nothing",
+    )
     g = p.add_argument_group("invariants (at least one)")
-    g.add_argument("--invariant", action="append", default=[], metavar="FAMILY",
-                   help="total, row-margins, column-margins, all-margins or by:NAME[,NAME...] (a total per "
-                   "combination of those key columns); repeat to combine. With several tables each applies to "
-                   "every table; FAMILY@NAME to the table of file stem NAME")
-    g.add_argument("--tie", action="append", default=[], metavar="TIE",
-                   help="several tables: total or by:NAME[,NAME...]: the totals of each group agree in every "
-                   "table with those key columns (county totals = the county x sex table's sums); checked on "
-                   "the tables and kept exactly")
-    g.add_argument("--constraints", type=Path, metavar="FILE",
-                   help="constraint matrix CSV: header 'constraint,<cell labels>[,value]' with cell labels "
-                   "row|column (several tables: NAME|key...), one line of integer coefficients per invariant")
+    g.add_argument(
+        "--invariant",
+        action="append",
+        default=[],
+        metavar="FAMILY",
+        help="total, row-margins, column-margins, all-margins or by:NAME[,NAME...] (a total per "
+        "combination of those key columns); repeat to combine. With several tables each applies to "
+        "every table; FAMILY@NAME to the table of file stem NAME",
+    )
+    g.add_argument(
+        "--tie",
+        action="append",
+        default=[],
+        metavar="TIE",
+        help="several tables: total or by:NAME[,NAME...]: the totals of each group agree in every "
+        "table with those key columns (county totals = the county x sex table's sums); checked on "
+        "the tables and kept exactly",
+    )
+    g.add_argument(
+        "--constraints",
+        type=Path,
+        metavar="FILE",
+        help="constraint matrix CSV: header 'constraint,<cell labels>[,value]' with cell labels "
+        "row|column (several tables: NAME|key...), one line of integer coefficients per invariant",
+    )
     m = p.add_argument_group("guarantee and mechanism")
-    m.add_argument("--epsilon", help="epsilon needed per person, > 0, read exactly (0.1 is 1/10); written as an "
-                   "integer, a decimal, a decimal with an exponent or a fraction, in ASCII digits: 1, 0.5, 1e-6, 1/3")
-    m.add_argument("--delta", help="delta needed per person, in (0, 1): the Gaussian's, and the certified chain's; "
-                   "written as --epsilon (1e-6, 0.000001, 1/1000000)")
-    m.add_argument("--norm", choices=("l1", "l2", "gaussian"), default="l1",
-                   help="l1: generalized Laplace, exact sampler (default); l2: generalized Laplace in the l2 "
-                   "norm (certified chain); gaussian: generalized Gaussian, exact sampler")
-    m.add_argument("--nonnegative", action="store_true",
-                   help="post-process onto non-negative tables with the same invariants (integer l1 projection; "
-                   "no privacy cost)")
-    m.add_argument("--free-cells", action="store_true",
-                   help="l1: release the exact sampler's proposal (i.i.d. noise on free cells, the others solved "
-                   "from the invariants): exact, the same epsilon, linear time at any size, but the solved cells "
-                   "carry more noise (their variances are in the statement)")
-    m.add_argument("--uncertainty", metavar="LEVEL",
-                   help="add to a long table's release each cell's noise standard deviation (noise_sd) and an "
-                   "interval [lower, upper] holding its true count with probability at least LEVEL, in (0, 1), "
-                   "written as --epsilon: computed from the mechanism alone, exactly on the free-cell route, else by "
-                   "simulation (stated)")
-    m.add_argument("--allow-chain", action="store_true",
-                   help="l1, gaussian: run the certified chain when the exact sampler cannot serve (stated; "
-                   "study runs only)")
+    m.add_argument(
+        "--epsilon",
+        help="epsilon needed per person, > 0, read exactly (0.1 is 1/10); written as an "
+        "integer, a decimal, a decimal with an exponent or a fraction, in ASCII digits: 1, 0.5, 1e-6, 1/3",
+    )
+    m.add_argument(
+        "--delta",
+        help="delta needed per person, in (0, 1): the Gaussian's, and the certified chain's; "
+        "written as --epsilon (1e-6, 0.000001, 1/1000000)",
+    )
+    m.add_argument(
+        "--norm",
+        choices=("l1", "l2", "gaussian"),
+        default="l1",
+        help="l1: generalized Laplace, exact sampler (default); l2: generalized Laplace in the l2 "
+        "norm (certified chain); gaussian: generalized Gaussian, exact sampler",
+    )
+    m.add_argument(
+        "--nonnegative",
+        action="store_true",
+        help="post-process onto non-negative tables with the same invariants (integer l1 projection; no privacy cost)",
+    )
+    m.add_argument(
+        "--free-cells",
+        action="store_true",
+        help="l1: release the exact sampler's proposal (i.i.d. noise on free cells, the others solved "
+        "from the invariants): exact, the same epsilon, linear time at any size, but the solved cells "
+        "carry more noise (their variances are in the statement)",
+    )
+    m.add_argument(
+        "--uncertainty",
+        metavar="LEVEL",
+        help="add to a long table's release each cell's noise standard deviation (noise_sd) and an "
+        "interval [lower, upper] holding its true count with probability at least LEVEL, in (0, 1), "
+        "written as --epsilon: computed from the mechanism alone, exactly on the free-cell route, else by "
+        "simulation (stated)",
+    )
+    m.add_argument(
+        "--allow-chain",
+        action="store_true",
+        help="l1, gaussian: run the certified chain when the exact sampler cannot serve (stated; study runs only)",
+    )
     c = p.add_argument_group("budget")
-    c.add_argument("--pairs", type=_whole_number, help="coupled pairs behind a chain's certificate (default: twice the "
-                   "least that can certify the TV bound --delta needs)")
-    c.add_argument("--max-iter", type=_whole_number, default=200_000, help="iterations a coupled pair may take to "
-                   "meet before the request is refused (default 200000)")
-    c.add_argument("--max-attempts", type=_whole_number, default=20_000, help="proposals of the exact sampler per "
-                   "block before it gives up (default 20000; its acceptance never depends on the counts)")
+    c.add_argument(
+        "--pairs",
+        type=_whole_number,
+        help="coupled pairs behind a chain's certificate (default: twice the "
+        "least that can certify the TV bound --delta needs)",
+    )
+    c.add_argument(
+        "--max-iter",
+        type=_whole_number,
+        default=200_000,
+        help="iterations a coupled pair may take to meet before the request is refused (default 200000)",
+    )
+    c.add_argument(
+        "--max-attempts",
+        type=_whole_number,
+        default=20_000,
+        help="proposals of the exact sampler per "
+        "block before it gives up (default 20000; its acceptance never depends on the counts)",
+    )
     r = p.add_argument_group("randomness")
     r.add_argument("--seed", type=_whole_number, help="reproducible run; needs --reproducible-not-for-publication")
-    r.add_argument("--reproducible-not-for-publication", action="store_true",
-                   help="allow --seed; the statement records the release as not for publication")
+    r.add_argument(
+        "--reproducible-not-for-publication",
+        action="store_true",
+        help="allow --seed; the statement records the release as not for publication",
+    )
     e = p.add_argument_group("engine (a large Parquet table, released part by part)")
-    e.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="local: this process, a Parquet table of 2**20 cells or more part by part when its invariants "
-                   "allow (default); dask: its parts as tasks on a Dask cluster (pip install isdp[distributed]); the "
-                   "statement is the same")
-    e.add_argument("--scheduler", metavar="ADDRESS", help="--engine dask: join this running scheduler "
-                   "(tcp://host:8786; it must answer within 10 s); the input and the output's folder must be "
-                   "visible to its workers")
-    e.add_argument("--workers", type=_whole_number, metavar="N", help="--engine dask without --scheduler: the local "
-                   "cluster's worker processes, at most 4 per core (default: the cores)")
-    p.add_argument("--format", choices=("auto", "wide", "long"), default="auto",
-                   help="table layout; auto: long if the header has the count column (default)")
+    e.add_argument(
+        "--engine",
+        choices=("local", "dask"),
+        default="local",
+        help="local: this process, a Parquet table of 2**20 cells or more part by part when its invariants "
+        "allow (default); dask: its parts as tasks on a Dask cluster (pip install isdp[distributed]); the "
+        "statement is the same",
+    )
+    e.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="--engine dask: join this running scheduler "
+        "(tcp://host:8786; it must answer within 10 s); the input and the output's folder must be "
+        "visible to its workers",
+    )
+    e.add_argument(
+        "--workers",
+        type=_whole_number,
+        metavar="N",
+        help="--engine dask without --scheduler: the local "
+        "cluster's worker processes, at most 4 per core (default: the cores)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("auto", "wide", "long"),
+        default="auto",
+        help="table layout; auto: long if the header has the count column (default)",
+    )
     p.add_argument("--count-column", default="count", help="count column of a long table (default 'count')")
-    p.add_argument("-q", "--quiet", "--no-progress", dest="quiet", action="store_true",
-                   help="no progress (by default a bar on a terminal, else a line on stderr about every 5 s)")
+    p.add_argument(
+        "-q",
+        "--quiet",
+        "--no-progress",
+        dest="quiet",
+        action="store_true",
+        help="no progress (by default a bar on a terminal, else a line on stderr about every 5 s)",
+    )
     p.add_argument("--force", action="store_true", help="replace existing output files")
     return parser
 
@@ -173,16 +270,19 @@ def _print_guarantee(statement: dict) -> None:
         print(f"guarantee per {k} persons (the smallest change the invariants absorb): {g['smallest_change']['text']}")
         print(f"one person: {g['per_person']['text']}, but no change of fewer than {k} persons keeps the invariants")
     elif g["headline"]["persons"] == 2:  # no single person's change keeps the invariants: the swap comes first
-        print(f"guarantee per two persons (a swap: the smallest change the invariants absorb): "
-              f"{g['two_persons']['text']}")
+        print(
+            f"guarantee per two persons (a swap: the smallest change the invariants absorb): {g['two_persons']['text']}"
+        )
         print(f"one person: {g['per_person']['text']}, but no single person's change keeps the invariants")
     else:
         print(f"guarantee per person: {g['per_person']['text']}")
         print(f"two persons: {g['two_persons']['text']}")
     print(f"neighbours: {g['neighbours']}")
     if "tv_bound" in g:
-        print(f"the delta rests on a {g['confidence_level']:.0%} upper confidence bound on the chain's total "
-              "variation distance: a statistical statement, not a proof")
+        print(
+            f"the delta rests on a {g['confidence_level']:.0%} upper confidence bound on the chain's total "
+            "variation distance: a statistical statement, not a proof"
+        )
 
 
 def _symlink_loop(path: Path) -> bool:
@@ -209,8 +309,9 @@ def _check_inputs(tables: list[Path], constraints: Path | None) -> None:
             raise InputError(f"{path}: cannot read {what}: it is a loop of symbolic links (they never reach a file)")
 
 
-def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
-                   datasets: frozenset[str] = frozenset()) -> None:
+def _check_outputs(
+    outputs: dict[str, Path], inputs: list[Path], *, force: bool, datasets: frozenset[str] = frozenset()
+) -> None:
     """Refuse, before any work, output paths that are not files (or for ``datasets``, the options that name a
     Parquet dataset, not directories of a dataset's files only), collide with each other or with an input (the
     confidential table is never overwritten, nor a directory that holds it), exist without --force, or cannot be
@@ -223,20 +324,24 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
         if _symlink_loop(path):
             raise UsageError(f"{name} {path} is a loop of symbolic links (they never reach a file): name a file")
         if path.is_symlink() and not path.exists():  # else found only at the end, once the noise is drawn
-            raise UsageError(f"{name} {path} is a symbolic link to nothing (a dangling link): remove it or name "
-                             "another file")
+            raise UsageError(
+                f"{name} {path} is a symbolic link to nothing (a dangling link): remove it or name another file"
+            )
         if name in datasets:
             if path.is_symlink():
                 raise UsageError(f"{name} {path} is a symbolic link: a Parquet dataset is a directory of its own")
             if path.exists() and not path.is_dir():
-                raise UsageError(f"{name} {path} is not a directory: a Parquet dataset (a name ending in /) is "
-                                 "written as one")
+                raise UsageError(
+                    f"{name} {path} is not a directory: a Parquet dataset (a name ending in /) is written as one"
+                )
             for other, other_path in outputs.items():
                 if path.resolve() in other_path.resolve().parents:
                     raise UsageError(f"{other} {other_path} lies inside the dataset {name} {path}: write it beside")
             if path.is_dir() and force and not replaceable_dataset(path):
-                raise UsageError(f"{name} {path} holds more than a released dataset's files (part-NNNNNN.parquet): "
-                                 "it is never replaced; name another directory")
+                raise UsageError(
+                    f"{name} {path} holds more than a released dataset's files (part-NNNNNN.parquet): "
+                    "it is never replaced; name another directory"
+                )
         elif path.is_dir():
             raise UsageError(f"{name} {path} is a directory")
         elif path.exists() and not path.is_file():
@@ -253,19 +358,19 @@ def _check_outputs(outputs: dict[str, Path], inputs: list[Path], *, force: bool,
             raise UsageError(f"{name} {path} {clash}: refusing to overwrite an input")
     names = list(outputs)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             if _same_file(outputs[a], outputs[b]):
                 raise UsageError(f"{a} and {b} name the same file {outputs[a]}")
 
 
 def _release(args, parser) -> int:
     # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
-    from .tables._constraints import constraint_matrix  # deferred, as above
     from .release._files import check_layouts, count_of, write_release  # deferred, as above
-    from .tables._parquet_tables import is_dataset  # deferred, as above
     from .release._plan import dry_run  # deferred, as above
     from .release._release import make_release  # deferred, as above
     from .release._request import Request  # deferred, as above
+    from .tables._constraints import constraint_matrix  # deferred, as above
+    from .tables._parquet_tables import is_dataset  # deferred, as above
     from .tables._tables import TableSet, load_table  # deferred, as above
 
     def load(labels_only: bool = False):
@@ -273,12 +378,26 @@ def _release(args, parser) -> int:
         return tables[0] if len(tables) == 1 else TableSet.of(tables)
 
     if args.seed is not None and not args.reproducible_not_for_publication:
-        raise UsageError("--seed makes the release reproducible, hence guessable: add "
-                         "--reproducible-not-for-publication to confirm it is not for publication")
-    req = Request(norm=args.norm, epsilon=args.epsilon, delta=args.delta, allow_chain=args.allow_chain,
-                  free_cells=args.free_cells, nonnegative=args.nonnegative, pairs=args.pairs, max_iter=args.max_iter,
-                  max_attempts=args.max_attempts, seed=args.seed, progress=not args.quiet,
-                  rules=tuple(args.invariant), ties=tuple(args.tie), uncertainty=args.uncertainty)
+        raise UsageError(
+            "--seed makes the release reproducible, hence guessable: add "
+            "--reproducible-not-for-publication to confirm it is not for publication"
+        )
+    req = Request(
+        norm=args.norm,
+        epsilon=args.epsilon,
+        delta=args.delta,
+        allow_chain=args.allow_chain,
+        free_cells=args.free_cells,
+        nonnegative=args.nonnegative,
+        pairs=args.pairs,
+        max_iter=args.max_iter,
+        max_attempts=args.max_attempts,
+        seed=args.seed,
+        progress=not args.quiet,
+        rules=tuple(args.invariant),
+        ties=tuple(args.tie),
+        uncertainty=args.uncertainty,
+    )
     _check_inputs(args.table, args.constraints)
     if args.engine != "dask" and (args.scheduler is not None or args.workers is not None):
         raise UsageError("--scheduler and --workers choose the Dask cluster: add --engine dask")
@@ -296,38 +415,52 @@ def _release(args, parser) -> int:
     given = args.output or []  # as typed: a trailing / names a dataset
     outputs, datasets = [Path(o) for o in given], [is_dataset(o) for o in given]
     if len(outputs) != len(args.table):
-        raise UsageError(f"give one -o/--output per table ({len(args.table)}, in order; got {len(outputs)}), "
-                         "or --dry-run")
+        raise UsageError(
+            f"give one -o/--output per table ({len(args.table)}, in order; got {len(outputs)}), or --dry-run"
+        )
     for output in outputs:
         if output.name in ("", ".", ".."):
             raise UsageError(f"-o/--output {str(output)!r} is not a file name")
     statement_path = args.statement or outputs[0].with_name(outputs[0].name + ".statement.json")
     audit_path = args.audit or outputs[0].with_name(outputs[0].name + ".audit.json")
     named = {("-o/--output" if len(outputs) == 1 else f"-o/--output #{i + 1}"): o for i, o in enumerate(outputs)}
-    _check_outputs({**named, "--statement": statement_path, "--audit": audit_path},
-                   [p for p in (*args.table, args.constraints) if p is not None], force=args.force,
-                   datasets=frozenset(name for name, dataset in zip(named, datasets, strict=True) if dataset))
+    _check_outputs(
+        {**named, "--statement": statement_path, "--audit": audit_path},
+        [p for p in (*args.table, args.constraints) if p is not None],
+        force=args.force,
+        datasets=frozenset(name for name, dataset in zip(named, datasets, strict=True) if dataset),
+    )
     req.check()  # cheap parameter errors before reading anything
     done = _release_in_parts(args, req, given, statement_path, audit_path, run_parts)
     if done is not None:
-        _report(f"{given[0]} ({count_of(done.cells, 'cell')}, {count_of(done.invariants, 'invariant')} kept "
-                f"exactly, in {count_of(done.audit['partitions']['parts'], 'part')})", statement_path, audit_path,
-                done.statement, args.seed)
+        _report(
+            f"{given[0]} ({count_of(done.cells, 'cell')}, {count_of(done.invariants, 'invariant')} kept "
+            f"exactly, in {count_of(done.audit['partitions']['parts'], 'part')})",
+            statement_path,
+            audit_path,
+            done.statement,
+            args.seed,
+        )
         return 0
     table = load()
     check_layouts(table.tables if isinstance(table, TableSet) else [table], given)  # before anything is drawn
     A, labels = constraint_matrix(table, args.invariant, args.constraints, args.tie)
     release = make_release(table, A, labels, req)
     try:
-        write_release(release, given if len(given) > 1 else given[0], statement_path, audit_path,
-                      force=args.force)
+        write_release(release, given if len(given) > 1 else given[0], statement_path, audit_path, force=args.force)
     except OSError as err:
         kept = "; the earlier files are as they were" if args.force else ""
-        raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
-                         ) from None
-    _report(f"{', '.join(given)} ({count_of(len(release.values), 'cell')}, "
-            f"{count_of(len(labels), 'invariant')} kept exactly)", statement_path, audit_path, release.statement,
-            args.seed)
+        raise UsageError(
+            f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
+        ) from None
+    _report(
+        f"{', '.join(given)} ({count_of(len(release.values), 'cell')}, "
+        f"{count_of(len(labels), 'invariant')} kept exactly)",
+        statement_path,
+        audit_path,
+        release.statement,
+        args.seed,
+    )
     return 0
 
 
@@ -347,33 +480,51 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
     ``--engine dask`` (``run_parts``, a :class:`~isdp.release.DaskParts`); None when it is small, or not a
     Parquet table to Parquet (a file or a dataset) under families of totals, or cannot be released so
     (``--engine dask`` then refuses). ``outputs`` as typed."""
-    from .tables._parquet_tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
     from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
+    from .tables._parquet_tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
 
     dask = args.engine == "dask"
-    eligible = (len(args.table) == 1 and args.constraints is None and not args.tie and args.format != "wide"
-                and is_parquet(args.table[0])
-                and (is_dataset(outputs[0]) or Path(outputs[0]).suffix.lower() == ".parquet"))
+    eligible = (
+        len(args.table) == 1
+        and args.constraints is None
+        and not args.tie
+        and args.format != "wide"
+        and is_parquet(args.table[0])
+        and (is_dataset(outputs[0]) or Path(outputs[0]).suffix.lower() == ".parquet")
+    )
     if dask and not eligible:
-        raise UsageError("--engine dask releases one Parquet table, to a .parquet file or a dataset (a name ending "
-                         "in /), under --invariant families (no --tie or --constraints)")
+        raise UsageError(
+            "--engine dask releases one Parquet table, to a .parquet file or a dataset (a name ending "
+            "in /), under --invariant families (no --tie or --constraints)"
+        )
     if not eligible or (not dask and table_rows(args.table[0]) < PART_CELLS):
         return None
     try:
-        return release_partitioned(args.table[0], args.invariant, req, outputs[0], statement_path, audit_path,
-                                   force=args.force, count_column=args.count_column, part_cells=PART_CELLS,
-                                   run_parts=run_parts)
+        return release_partitioned(
+            args.table[0],
+            args.invariant,
+            req,
+            outputs[0],
+            statement_path,
+            audit_path,
+            force=args.force,
+            count_column=args.count_column,
+            part_cells=PART_CELLS,
+            run_parts=run_parts,
+        )
     except NotPartitionable as why:
         if dask:
-            raise UsageError(f"--engine dask: this table cannot be released part by part ({why}); release it "
-                             "without --engine dask") from None
+            raise UsageError(
+                f"--engine dask: this table cannot be released part by part ({why}); release it without --engine dask"
+            ) from None
         if req.progress:
             print(f"releasing the table as a whole ({why})", file=sys.stderr)
         return None
     except OSError as err:
         kept = "; the earlier files are as they were" if args.force else ""
-        raise UsageError(f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
-                         ) from None
+        raise UsageError(
+            f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
+        ) from None
     except ImportError as err:
         raise UsageError(f"--engine dask needs Dask: pip install isdp[distributed] ({err})") from None
 
@@ -574,6 +725,7 @@ def _silence_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError, AttributeError):  # no file descriptor (a captured stream): nothing to flush
         pass
+
 
 __all__ = [
     "EXIT_CODES",

@@ -232,6 +232,7 @@ def write_text(text: str, path) -> Path:
     """
     return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
+
 __all__ = [
     "atomic_write",
     "temporary_sibling",

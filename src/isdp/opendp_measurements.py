@@ -82,10 +82,12 @@ def _features() -> Iterator:
 def _persons(d_in) -> int:
     """A distance in persons as an int: a whole number ≥ 0, else ValueError (with its message)."""
     whole = (isinstance(d_in, numbers.Integral) and not isinstance(d_in, bool)) or (
-        isinstance(d_in, float) and math.isfinite(d_in) and d_in.is_integer())
+        isinstance(d_in, float) and math.isfinite(d_in) and d_in.is_integer()
+    )
     if not whole or d_in < 0:
-        raise ValueError(f"a distance in persons is a whole number >= 0 (persons are counted in integers), "
-                         f"got {d_in!r}")
+        raise ValueError(
+            f"a distance in persons is a whole number >= 0 (persons are counted in integers), got {d_in!r}"
+        )
     return int(d_in)
 
 
@@ -171,24 +173,29 @@ def counts_domain(n: int):
         return dp.vector_domain(dp.atom_domain(T=dp.i64), size=int(n))
 
 
-def _release_function(A: np.ndarray, sampler: ExactSampler, eps: Fraction, sigma: Fraction | None,
-                      accept: bool = True):
+def _release_function(A: np.ndarray, sampler: ExactSampler, eps: Fraction, sigma: Fraction | None, accept: bool = True):
     n = A.shape[1]
 
     def release(x):
         if len(x) != n:
-            raise ValueError(f"the table has {len(x)} cell{'' if len(x) == 1 else 's'}; this measurement's "
-                             f"invariants have {n} (one count per column of A, in its order)")
+            raise ValueError(
+                f"the table has {len(x)} cell{'' if len(x) == 1 else 's'}; this measurement's "
+                f"invariants have {n} (one count per column of A, in its order)"
+            )
         x = [int(v) for v in x]
         noise, _ = sampler.draw(eps, system_source(), max_attempts=MAX_ATTEMPTS, sigma=sigma, accept=accept)
         if noise is None:  # the acceptance depends on A and ε only
-            raise RuntimeError(f"the exact sampler accepted none of {MAX_ATTEMPTS:,} proposals in a block (a "
-                               "function of the invariants and ε only, never of the table): fewer cells per "
-                               "invariant, or the ℓ1 route, draw faster")
+            raise RuntimeError(
+                f"the exact sampler accepted none of {MAX_ATTEMPTS:,} proposals in a block (a "
+                "function of the invariants and ε only, never of the table): fewer cells per "
+                "invariant, or the ℓ1 route, draw faster"
+            )
         out = [v + int(u) for v, u in zip(x, noise.tolist(), strict=True)]
         if any(abs(v) >= 2**63 for v in out):
-            raise ValueError("a released count is beyond the 64-bit integers OpenDP carries: the table's counts "
-                             "are too large for this ε")
+            raise ValueError(
+                "a released count is beyond the 64-bit integers OpenDP carries: the table's counts "
+                "are too large for this ε"
+            )
         exact = A.astype(object)
         if any(exact @ np.array(out, dtype=object) != exact @ np.array(x, dtype=object)):
             raise AssertionError("release left its invariants; this is a bug in isdp")
@@ -208,8 +215,10 @@ def _sampler(A, gaussian: bool = False) -> tuple[np.ndarray, ExactSampler]:
 def _drawable(eps: Fraction, what: str) -> None:
     """Refuse, when the measurement is built, an ε per unit distance the exact sampler cannot draw from."""
     if not eps.denominator < 2**31 or not eps.numerator < 2**31:
-        raise ValueError(f"{what}: the exact sampler draws with ε per unit ℓ1 distance a fraction p/q with p and q "
-                         f"below 2**31, here {eps}; ε per person from 1e-9 to 1000 always works")
+        raise ValueError(
+            f"{what}: the exact sampler draws with ε per unit ℓ1 distance a fraction p/q with p and q "
+            f"below 2**31, here {eps}; ε per person from 1e-9 to 1000 always works"
+        )
 
 
 def make_isdp_laplace(A, epsilon, free_cells: bool = False):
@@ -304,9 +313,13 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     _drawable(unit, f"ε = {epsilon} per person")
     A, sampler = _sampler(A)
     with _features() as dp:
-        return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(), dp.max_divergence(),
-                                          function=_release_function(A, sampler, unit, None, accept=not free_cells),
-                                          privacy_map=lambda k: _up(eps * _persons(k)))
+        return dp.m.make_user_measurement(
+            counts_domain(A.shape[1]),
+            persons_metric(),
+            dp.max_divergence(),
+            function=_release_function(A, sampler, unit, None, accept=not free_cells),
+            privacy_map=lambda k: _up(eps * _persons(k)),
+        )
 
 
 def make_isdp_gaussian(A, sigma):
@@ -372,10 +385,13 @@ def make_isdp_gaussian(A, sigma):
     A, sampler = _sampler(A, gaussian=True)
     with _features() as dp:
         # ρ = (√2·k)²/(2σ²) = k²/σ² (isdp.privacy.gaussian_rho), exactly
-        return dp.m.make_user_measurement(counts_domain(A.shape[1]), persons_metric(),
-                                          dp.zero_concentrated_divergence(),
-                                          function=_release_function(A, sampler, 1 / sigma, sigma),
-                                          privacy_map=lambda k: _up(Fraction(_persons(k)) ** 2 / sigma**2))
+        return dp.m.make_user_measurement(
+            counts_domain(A.shape[1]),
+            persons_metric(),
+            dp.zero_concentrated_divergence(),
+            function=_release_function(A, sampler, 1 / sigma, sigma),
+            privacy_map=lambda k: _up(Fraction(_persons(k)) ** 2 / sigma**2),
+        )
 
 
 def make_counts_as_l1(n: int):
@@ -424,9 +440,15 @@ def make_counts_as_l1(n: int):
     0.5
     """
     with _features() as dp:
-        return dp.t.make_user_transformation(counts_domain(n), persons_metric(), counts_domain(n),
-                                             dp.l1_distance(T=dp.i64), function=lambda x: x,
-                                             stability_map=lambda k: 2 * _persons(k))
+        return dp.t.make_user_transformation(
+            counts_domain(n),
+            persons_metric(),
+            counts_domain(n),
+            dp.l1_distance(T=dp.i64),
+            function=lambda x: x,
+            stability_map=lambda k: 2 * _persons(k),
+        )
+
 
 __all__ = [
     "FEATURES",

@@ -78,17 +78,15 @@ FAR = np.array([-11, 6, 5])  # ‖x - y‖₁ = 22 > 20: the two-phase design st
 
 @pytest.mark.parametrize("start_y", [NEAR, FAR], ids=["near", "far"])
 @pytest.mark.parametrize("name", list(DESIGNS))
-@pytest.mark.parametrize(
-    "target", [generalized_laplace(0.5, "l1"), generalized_laplace(0.4, "l2")], ids=["l1", "l2"]
-)
+@pytest.mark.parametrize("target", [generalized_laplace(0.5, "l1"), generalized_laplace(0.4, "l2")], ids=["l1", "l2"])
 def test_each_margin_moves_by_the_design_kernel(sum3, target, name, start_y):
     design = DESIGNS[name]
     P, u = _iteration_kernel(sum3, target, design)
     x = np.zeros(3, dtype=np.int64)
-    out_x, out_y = iteration_draws(sum3, target, design, x, start_y, proposal_eps=EPS_PROP,
-                                   n_rep=30_000, seed=list(DESIGNS).index(name))
-    single, _ = iteration_draws(sum3, target, design, x, x, proposal_eps=EPS_PROP, n_rep=30_000,
-                                seed=7, coupled=False)
+    out_x, out_y = iteration_draws(
+        sum3, target, design, x, start_y, proposal_eps=EPS_PROP, n_rep=30_000, seed=list(DESIGNS).index(name)
+    )
+    single, _ = iteration_draws(sum3, target, design, x, x, proposal_eps=EPS_PROP, n_rep=30_000, seed=7, coupled=False)
     for what, start, out in (("X", x, out_x), ("Y", start_y, out_y), ("single", x, single)):
         row = P[int(rows_to_categories(start[None, :], u)[0])]
         # the box holds nearly all of the one-iteration law; the rest is tested as one category
@@ -102,8 +100,9 @@ def test_each_margin_moves_by_the_design_kernel(sum3, target, name, start_y):
 def test_met_chains_stay_together(name):
     lattice = IntegerLattice.from_constraints(sum_constraint(6))
     x = np.array([4, -3, 0, 7, -2, -6])
-    out_x, out_y = iteration_draws(lattice, generalized_laplace(0.3), DESIGNS[name], x, x,
-                                   proposal_eps=0.3, n_rep=3000, seed=5)
+    out_x, out_y = iteration_draws(
+        lattice, generalized_laplace(0.3), DESIGNS[name], x, x, proposal_eps=0.3, n_rep=3000, seed=5
+    )
     np.testing.assert_array_equal(out_x, out_y)
     assert np.mean(np.any(out_x != x, axis=1)) > 0.5  # and they do move
 
@@ -134,8 +133,9 @@ def test_meeting_times_bookkeeping(sum3, name):
     np.testing.assert_array_equal(mt.tau, again.tau)
     assert mt.met.all() and np.all(mt.tau > 5) and mt.lag == 5
     assert mt.tv_bound([0])[0] > 0 and mt.tv_bound([mt.tau.max()])[0] == 0
-    cut = design_meeting_times(sum3, target, DESIGNS[name], seed=2, max_iter=7,
-                               init=sum3.basis @ np.array([30, -30]), **kw)
+    cut = design_meeting_times(
+        sum3, target, DESIGNS[name], seed=2, max_iter=7, init=sum3.basis @ np.array([30, -30]), **kw
+    )
     assert not cut.met.all() and np.all(cut.tau[~cut.met] == 7)  # censoring is reported
 
 

@@ -50,7 +50,8 @@ def test_the_engines_table_is_generated_from_the_committed_csv(tmp_path):
 def test_the_committed_engines_csv_releases_each_shape_at_full_size_by_each_engine():
     rows = _engine_rows()
     assert {(r["shape"], int(r["cells"]), r["engine"]) for r in rows} == {
-        (shape, rs.ENGINE_CELLS, engine) for shape in rs.ENGINE_SHAPES for engine in rs.ENGINES}
+        (shape, rs.ENGINE_CELLS, engine) for shape in rs.ENGINE_SHAPES for engine in rs.ENGINES
+    }
     assert all(int(r["input_files"]) == rs.ENGINE_CELLS // rs.FILE_ROWS for r in rows)
 
 
@@ -70,14 +71,17 @@ def test_the_engines_verdicts_are_computed_and_can_fail():
     assert "byte-identical" in dask_line(statement_sha256=single["statement_sha256"])
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"engine": "spark"}, "unknown shape or engine"),
-    ({"seconds": "nan"}, "cannot be"),
-    ({"seconds": "-1"}, "cannot be"),
-    ({"peak_mb": "0"}, "cannot be"),
-    ({"statement_sha256": "abc"}, "not a SHA-256"),
-    ({"statement_sha256": "g" * 64}, "not a SHA-256"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"engine": "spark"}, "unknown shape or engine"),
+        ({"seconds": "nan"}, "cannot be"),
+        ({"seconds": "-1"}, "cannot be"),
+        ({"peak_mb": "0"}, "cannot be"),
+        ({"statement_sha256": "abc"}, "not a SHA-256"),
+        ({"statement_sha256": "g" * 64}, "not a SHA-256"),
+    ],
+)
 def test_damaged_engine_rows_are_an_error(change, message):
     rows = _engine_rows()
     rows[1] = {**rows[1], **change}

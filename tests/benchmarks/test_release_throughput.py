@@ -32,8 +32,7 @@ def test_a_changed_number_changes_the_table():
 
 def test_the_committed_csv_has_every_default_row_and_consistent_rates():
     rows = _rows()
-    assert {(r["sampler"], int(r["cells"])) for r in rows} == {(s, n) for s, sizes in rt.DEFAULT.items()
-                                                                for n in sizes}
+    assert {(r["sampler"], int(r["cells"])) for r in rows} == {(s, n) for s, sizes in rt.DEFAULT.items() for n in sizes}
     assert len({r["sampler_mups"] for r in rows}) == 1  # one run, one machine speed
     for row in rows:
         seconds, cells = float(row["seconds"]), int(row["cells"])

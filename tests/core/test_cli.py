@@ -30,14 +30,31 @@ def test_the_seeded_release_shown_in_the_release_guide_is_the_one_the_command_gi
     seed = int(re.search(r"One\s+release \(drawn with `--seed (\d+) --reproducible", page)[1])
     shown = re.search(r"so it can be shown here[^`]*?```\n(.*?)```", page, re.S)[1]
     out = tmp_path / "r.csv"
-    code = main(["release", str(E5_TABLE), "--format", "wide", "--constraints", str(E5_INVARIANTS), "--epsilon", "1",
-                 "--seed", str(seed), "--reproducible-not-for-publication", "--quiet", "-o", str(out)])
+    code = main(
+        [
+            "release",
+            str(E5_TABLE),
+            "--format",
+            "wide",
+            "--constraints",
+            str(E5_INVARIANTS),
+            "--epsilon",
+            "1",
+            "--seed",
+            str(seed),
+            "--reproducible-not-for-publication",
+            "--quiet",
+            "-o",
+            str(out),
+        ]
+    )
     assert code == 0 and out.read_text() == shown and "-" in shown.split("\n", 1)[1]  # it shows a negative cell
 
 
 def test_end_to_end_on_the_e5_example(tmp_path):
-    code, out, statement, audit = run_release(tmp_path, E5_TABLE, "--constraints", E5_INVARIANTS, "--epsilon", "1",
-                                              "--format", "wide")  # its age labels 20 and 21 are numbers
+    code, out, statement, audit = run_release(
+        tmp_path, E5_TABLE, "--constraints", E5_INVARIANTS, "--epsilon", "1", "--format", "wide"
+    )  # its age labels 20 and 21 are numbers
     assert code == 0
     released = [line.split(",") for line in out.read_text().splitlines()]
     original = [line.split(",") for line in E5_TABLE.read_text().splitlines()]
@@ -148,15 +165,27 @@ def test_constraint_file_of_the_wrong_shape_exits_3(tmp_path, capsys):
     only(tmp_path, "t.csv", "c.csv")
 
 
-@pytest.mark.parametrize("constraints, message", [
-    ("constraint,u|a,u|b,v|a,v|b\npin,1,0,0,0\n", "they fix every cell"),
-    ("constraint,u|a,u|b,v|a,v|b,value\nall,1,1,1,1,99\n", "states the value 99, the table gives 10"),
-], ids=["no room for noise", "stated value disagrees"])
+@pytest.mark.parametrize(
+    "constraints, message",
+    [
+        ("constraint,u|a,u|b,v|a,v|b\npin,1,0,0,0\n", "they fix every cell"),
+        ("constraint,u|a,u|b,v|a,v|b,value\nall,1,1,1,1,99\n", "states the value 99, the table gives 10"),
+    ],
+    ids=["no room for noise", "stated value disagrees"],
+)
 def test_infeasible_invariants_exit_4(tmp_path, capsys, constraints, message):
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
     (tmp_path / "c.csv").write_text(constraints)
-    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "all-margins", "--constraints",
-                           tmp_path / "c.csv", "--epsilon", "1")
+    code, *_ = run_release(
+        tmp_path,
+        tmp_path / "t.csv",
+        "--invariant",
+        "all-margins",
+        "--constraints",
+        tmp_path / "c.csv",
+        "--epsilon",
+        "1",
+    )
     assert code == 4 and message in capsys.readouterr().err
     only(tmp_path, "t.csv", "c.csv")
 
@@ -164,22 +193,40 @@ def test_infeasible_invariants_exit_4(tmp_path, capsys, constraints, message):
 def test_seed_without_its_flag_is_refused(tmp_path, capsys):
     """As every bad option: one line of the release command's (argparse's top-level usage and prefix came first)."""
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
-    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "--seed", "1",
-                 "-o", str(tmp_path / "o.csv")])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "--seed",
+            "1",
+            "-o",
+            str(tmp_path / "o.csv"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("isdp release: error: --seed makes") and err.count("\n") == 1
     assert "--reproducible-not-for-publication" in err
     only(tmp_path, "t.csv")
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--max-iter", "2"],
-     "of 16 pilot pairs did not meet within 2 iterations"),
-    (["--norm", "l2", "--epsilon", "1", "--delta", "1e-6"], "a certified chain cannot state a delta below"),
-    (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--pairs", "50"], "--pairs 50 cannot certify"),
-    (["--epsilon", "0.01", "--max-attempts", "2"], "proposals for one draw of a block of 6 cells"),
-    (["--epsilon", "0.01", "--max-attempts", "2"], "What would work: --max-attempts "),
-], ids=["chain budget", "delta below resolution", "too few pairs", "exact budget", "exact budget advice"])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--max-iter", "2"],
+            "of 16 pilot pairs did not meet within 2 iterations",
+        ),
+        (["--norm", "l2", "--epsilon", "1", "--delta", "1e-6"], "a certified chain cannot state a delta below"),
+        (["--norm", "l2", "--epsilon", "1", "--delta", "0.2", "--pairs", "50"], "--pairs 50 cannot certify"),
+        (["--epsilon", "0.01", "--max-attempts", "2"], "proposals for one draw of a block of 6 cells"),
+        (["--epsilon", "0.01", "--max-attempts", "2"], "What would work: --max-attempts "),
+    ],
+    ids=["chain budget", "delta below resolution", "too few pairs", "exact budget", "exact budget advice"],
+)
 def test_uncertifiable_requests_exit_5(tmp_path, capsys, args, message):
     (tmp_path / "t.csv").write_text("g,a,b,c\nu,0,0,2\nv,0,4,0\n")
     code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "all-margins", *args)
@@ -195,11 +242,24 @@ def test_the_isdp_console_script_is_declared():
 
 
 def test_python_m_isdp_help_explains_the_command():
-    run = subprocess.run([sys.executable, "-m", "isdp", "release", "--help"], capture_output=True, encoding="utf-8",
-                         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8",
-                              "COLUMNS": "100"}, check=True, timeout=300)  # the same help whatever the terminal
-    for needle in ("--epsilon", "--invariant", "--constraints", "exit codes", "--delta", "--dry-run",
-                   "per person", "nothing is written"):
+    run = subprocess.run(
+        [sys.executable, "-m", "isdp", "release", "--help"],
+        capture_output=True,
+        encoding="utf-8",
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8", "COLUMNS": "100"},
+        check=True,
+        timeout=300,
+    )  # the same help whatever the terminal
+    for needle in (
+        "--epsilon",
+        "--invariant",
+        "--constraints",
+        "exit codes",
+        "--delta",
+        "--dry-run",
+        "per person",
+        "nothing is written",
+    ):
         assert needle in run.stdout
 
 
@@ -247,10 +307,27 @@ def test_sigterm_is_handled_as_sigint_and_leaves_no_part_behind(tmp_path):
 
     cells = np.arange(12_000)
     pq.write_table(pa.table({"g": cells // 100, "cell": cells, "count": np.full(12_000, 5)}), tmp_path / "t.parquet")
-    run = subprocess.run([sys.executable, "-c", _TERMINATED_CHILD, "release", str(tmp_path / "t.parquet"),
-                          "--invariant", "by:g", "--epsilon", "1", "--free-cells", "-o", str(tmp_path / "o.parquet")],
-                         capture_output=True, encoding="utf-8", timeout=600, preexec_fn=_default_sigterm,
-                         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8"})
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _TERMINATED_CHILD,
+            "release",
+            str(tmp_path / "t.parquet"),
+            "--invariant",
+            "by:g",
+            "--epsilon",
+            "1",
+            "--free-cells",
+            "-o",
+            str(tmp_path / "o.parquet"),
+        ],
+        capture_output=True,
+        encoding="utf-8",
+        timeout=600,
+        preexec_fn=_default_sigterm,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8"},
+    )
     assert run.returncode == 143, run.stderr
     assert "isdp release: terminated: nothing written" in run.stderr and "Traceback" not in run.stderr
     only(tmp_path, "t.parquet")
@@ -307,13 +384,17 @@ def test_an_unexpected_error_whose_details_cannot_be_saved_still_says_so(tmp_pat
     assert "internal error: RuntimeError, a bug in isdp; its details could not be saved (" in err
 
 
-@pytest.mark.parametrize("error, status", [
-    (ArgumentError("sigma must be a positive number, got -2", "sigma"), 2),
-    (InvariantError("A admits no integer noise"), 4),
-    (CertificationError("not certified: 100 pairs cannot resolve 0.01"), 5),
-    (DrawsError("draws.nc: missing"), 1),
-    (UsageError("--epsilon must be a positive number"), 2),
-], ids=["argument", "invariant", "certification", "other", "usage"])
+@pytest.mark.parametrize(
+    "error, status",
+    [
+        (ArgumentError("sigma must be a positive number, got -2", "sigma"), 2),
+        (InvariantError("A admits no integer noise"), 4),
+        (CertificationError("not certified: 100 pairs cannot resolve 0.01"), 5),
+        (DrawsError("draws.nc: missing"), 1),
+        (UsageError("--epsilon must be a positive number"), 2),
+    ],
+    ids=["argument", "invariant", "certification", "other", "usage"],
+)
 def test_library_errors_reaching_the_command_line_exit_by_their_kind(tmp_path, capsys, monkeypatch, error, status):
     import isdp.release._release as release
 
@@ -324,16 +405,21 @@ def test_library_errors_reaching_the_command_line_exit_by_their_kind(tmp_path, c
     only(tmp_path, "t.csv")
 
 
-@pytest.mark.parametrize("option, value", [
-    ("--max-attempts", "1_000"), ("--max-attempts", "١٠٠٠"), ("--max-iter", " 1000"), ("--pairs", "1e3"),
-    ("--seed", "3.0"),
-])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--max-attempts", "1_000"),
+        ("--max-attempts", "١٠٠٠"),
+        ("--max-iter", " 1000"),
+        ("--pairs", "1e3"),
+        ("--seed", "3.0"),
+    ],
+)
 def test_integer_options_are_whole_numbers_in_ascii_digits(tmp_path, capsys, option, value):
     """int() would read 1_000 as 1000, and digits of other scripts."""
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
     with pytest.raises(SystemExit) as exc:
-        main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", option, value,
-              "--dry-run"])
+        main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", option, value, "--dry-run"])
     assert exc.value.code == 2
     assert f"argument {option}: must be a whole number in ASCII digits" in capsys.readouterr().err
 
@@ -341,8 +427,9 @@ def test_integer_options_are_whole_numbers_in_ascii_digits(tmp_path, capsys, opt
 @pytest.mark.parametrize("value", ["0.٩", "nan", "9_0e-2", "1.5"])
 def test_the_uncertainty_level_is_read_as_the_other_numbers(tmp_path, capsys, value):
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
-    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1", "--uncertainty",
-                           value)
+    code, *_ = run_release(
+        tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1", "--uncertainty", value
+    )
     assert code == 2 and "--uncertainty must lie in (0, 1)" in capsys.readouterr().err
     only(tmp_path, "t.csv")
 

@@ -56,6 +56,10 @@ def test_no_other_module_of_the_core_defines_an_exception():
     """``isdp.errors`` is the one place: a new error elsewhere would start a second root."""
     src = pathlib.Path(errors.__file__).parent
     base = re.compile(r"^class (\w+)\((?:\w+Error|Exception|ValueError|RuntimeError)\b", re.M)
-    others = [f"{p.relative_to(src)}: {m}" for p in src.rglob("*.py")
-              if "experiments" not in p.parts and p.name != "errors.py" for m in base.findall(p.read_text())]
+    others = [
+        f"{p.relative_to(src)}: {m}"
+        for p in src.rglob("*.py")
+        if "experiments" not in p.parts and p.name != "errors.py"
+        for m in base.findall(p.read_text())
+    ]
     assert not others, others

@@ -85,7 +85,8 @@ def test_it_composes_with_opendp_own_measurements_under_one_budget(contrib):
 
     isdp_release = make_isdp_laplace(TOTAL3, 1)
     opendp_counts = make_counts_as_l1(3) >> dp.m.make_laplace(
-        dp.vector_domain(dp.atom_domain(T=dp.i64), size=3), dp.l1_distance(T=dp.i64), scale=4.0)
+        dp.vector_domain(dp.atom_domain(T=dp.i64), size=3), dp.l1_distance(T=dp.i64), scale=4.0
+    )
     both = dp.c.make_composition([isdp_release, opendp_counts])
     # one person: ε = 1 from isdp, and 2 (ℓ1) / 4 (scale) = 0.5 from OpenDP's Laplace
     assert both.map(1) == pytest.approx(1.5)
@@ -96,8 +97,14 @@ def test_it_composes_with_opendp_own_measurements_under_one_budget(contrib):
 
 def test_no_feature_is_left_enabled_and_the_measurements_still_work(features):
     """Issue 56: calling the module once switched on contrib and honest-but-curious for the whole process."""
-    built = [persons_metric(), counts_domain(3), make_counts_as_l1(3), make_isdp_laplace(TOTAL3, 1),
-             make_isdp_laplace(TOTAL3, 1, free_cells=True), make_isdp_gaussian(TOTAL3, 2)]
+    built = [
+        persons_metric(),
+        counts_domain(3),
+        make_counts_as_l1(3),
+        make_isdp_laplace(TOTAL3, 1),
+        make_isdp_laplace(TOTAL3, 1, free_cells=True),
+        make_isdp_gaussian(TOTAL3, 2),
+    ]
     assert features == set()
     to_l1, laplace, free, gauss = built[2:]
     assert to_l1.map(1) == 2 and laplace.map(1) == 1.0 and free.map(2) == 2.0 and gauss.map(1) == 0.25
@@ -109,8 +116,12 @@ def test_no_feature_is_left_enabled_and_the_measurements_still_work(features):
     assert features == set(FEATURES)
 
 
-MAKERS = {"laplace": lambda: make_isdp_laplace(TOTAL3, 1), "free cells": lambda: make_isdp_laplace(TOTAL3, 1, True),
-          "gaussian": lambda: make_isdp_gaussian(TOTAL3, 2), "counts as l1": lambda: make_counts_as_l1(3)}
+MAKERS = {
+    "laplace": lambda: make_isdp_laplace(TOTAL3, 1),
+    "free cells": lambda: make_isdp_laplace(TOTAL3, 1, True),
+    "gaussian": lambda: make_isdp_gaussian(TOTAL3, 2),
+    "counts as l1": lambda: make_counts_as_l1(3),
+}
 
 
 def _refused(meas, d_in) -> None:
@@ -154,12 +165,16 @@ def test_the_gaussian_map_rounds_rho_up(sigma, k):
     assert Fraction(stated) >= exact and Fraction(math.nextafter(stated, -math.inf)) < exact
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: make_isdp_laplace(TOTAL3, "1e-20"), "the exact sampler draws with ε per unit ℓ1 distance"),
-    (lambda: make_isdp_gaussian(TOTAL3, 10**15), "the exact sampler draws with ε per unit ℓ1 distance"),
-    (lambda: make_isdp_laplace(TOTAL3, 0), "epsilon must be a positive number"),
-    (lambda: make_isdp_laplace([[2, 4, 6]], 1), "the exact route does not apply"),
-], ids=["tiny epsilon", "huge sigma", "zero epsilon", "no integral solve"])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: make_isdp_laplace(TOTAL3, "1e-20"), "the exact sampler draws with ε per unit ℓ1 distance"),
+        (lambda: make_isdp_gaussian(TOTAL3, 10**15), "the exact sampler draws with ε per unit ℓ1 distance"),
+        (lambda: make_isdp_laplace(TOTAL3, 0), "epsilon must be a positive number"),
+        (lambda: make_isdp_laplace([[2, 4, 6]], 1), "the exact route does not apply"),
+    ],
+    ids=["tiny epsilon", "huge sigma", "zero epsilon", "no integral solve"],
+)
 def test_unusable_parameters_are_refused_when_built_with_a_message(make, message):
     """Issue 57: a too-small ε raised an OpenDPException with an empty message when the measurement ran."""
     with pytest.raises(ValueError, match=message):

@@ -62,8 +62,11 @@ _OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 _SRC = Path(isdp.__file__).parent
 #: every module of the core (the experiment layer's examples run in tests/experiments)
-CORE_MODULES = sorted(".".join(p.relative_to(_SRC).with_suffix("").parts).removesuffix(".__init__")
-                      for p in _SRC.rglob("*.py") if "experiments" not in p.parts and p.name != "__main__.py")
+CORE_MODULES = sorted(
+    ".".join(p.relative_to(_SRC).with_suffix("").parts).removesuffix(".__init__")
+    for p in _SRC.rglob("*.py")
+    if "experiments" not in p.parts and p.name != "__main__.py"
+)
 
 
 @pytest.mark.parametrize("module", CORE_MODULES)

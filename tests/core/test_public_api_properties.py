@@ -28,7 +28,8 @@ def _usable(v) -> bool:
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 small_matrices = st.integers(1, 3).flatmap(
-    lambda m: st.integers(1, 6).flatmap(lambda n: arrays(np.int64, (m, n), elements=st.integers(-2, 2))))
+    lambda m: st.integers(1, 6).flatmap(lambda n: arrays(np.int64, (m, n), elements=st.integers(-2, 2)))
+)
 any_float = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(1e-3, 5.0))
 
 
@@ -48,14 +49,19 @@ def test_lattice_basis_spans_the_kernel_or_is_refused(A):
 
 
 @SETTINGS
-@given(A=small_matrices, eps=any_float, proposal=any_float, seed=st.integers(0, 2**32),
-       norm=st.sampled_from(["l1", "l2"]), x=arrays(np.int64, 6, elements=st.integers(0, 1000)))
+@given(
+    A=small_matrices,
+    eps=any_float,
+    proposal=any_float,
+    seed=st.integers(0, 2**32),
+    norm=st.sampled_from(["l1", "l2"]),
+    x=arrays(np.int64, 6, elements=st.integers(0, 1000)),
+)
 def test_sample_meets_the_invariants_or_raises_a_documented_error(A, eps, proposal, seed, norm, x):
     try:
         lattice = IntegerLattice.from_constraints(A)
         target = generalized_laplace(eps, norm)
-        res = sample(lattice, target, n_chains=2, n_draws=5, proposal_eps=proposal, seed=seed, thin=2,
-                     progress=False)
+        res = sample(lattice, target, n_chains=2, n_draws=5, proposal_eps=proposal, seed=seed, thin=2, progress=False)
     except (InvariantError, ValueError):
         valid = isinstance(eps, float) and math.isfinite(eps) and eps > 0 and _usable(proposal)
         assume(not valid or np.linalg.matrix_rank(A) == A.shape[1])  # only the documented refusals
@@ -66,30 +72,49 @@ def test_sample_meets_the_invariants_or_raises_a_documented_error(A, eps, propos
 
 
 @SETTINGS
-@given(lag=st.one_of(st.integers(-3, 40), st.floats(allow_nan=True)), pairs=st.integers(-2, 6),
-       proposal=any_float)
+@given(lag=st.one_of(st.integers(-3, 40), st.floats(allow_nan=True)), pairs=st.integers(-2, 6), proposal=any_float)
 def test_meeting_times_arguments(lag, pairs, proposal):
     lattice = IntegerLattice.from_constraints(np.ones((1, 4), dtype=np.int64))
     whole = isinstance(lag, int) or (math.isfinite(lag) and float(lag).is_integer())
     ok = whole and 1 <= lag <= 200_000 and pairs >= 1 and _usable(proposal)
     if not ok:
         with pytest.raises(ValueError):
-            meeting_times(lattice, generalized_laplace(1.0), lag=lag, n_pairs=pairs, proposal_eps=proposal, seed=1,
-                          max_iter=200_000)
+            meeting_times(
+                lattice,
+                generalized_laplace(1.0),
+                lag=lag,
+                n_pairs=pairs,
+                proposal_eps=proposal,
+                seed=1,
+                max_iter=200_000,
+            )
         return
-    mt = meeting_times(lattice, generalized_laplace(1.0), lag=lag, n_pairs=pairs, proposal_eps=proposal, seed=1,
-                       max_iter=200_000)
+    mt = meeting_times(
+        lattice, generalized_laplace(1.0), lag=lag, n_pairs=pairs, proposal_eps=proposal, seed=1, max_iter=200_000
+    )
     assert mt.met.all() and (mt.tau > lag).all()
 
 
 @SETTINGS
-@given(x=arrays(np.int64, 5, elements=st.integers(0, 20)), eps=any_float, proposal=any_float,
-       seed=st.integers(0, 2**32))
+@given(
+    x=arrays(np.int64, 5, elements=st.integers(0, 20)), eps=any_float, proposal=any_float, seed=st.integers(0, 2**32)
+)
 def test_mis_keeps_equalities_and_non_negativity_or_raises(x, eps, proposal, seed):
     A = np.array([[1, 1, 1, 1, 1], [1, 1, 0, 0, 0]])
     try:
-        res = mis_sample(A, A @ x, x, eps=eps, proposal_eps=proposal, index_set=[1, 2, 3], n_draws=20, seed=seed,
-                         B=np.eye(5), b=np.zeros(5), progress=False)
+        res = mis_sample(
+            A,
+            A @ x,
+            x,
+            eps=eps,
+            proposal_eps=proposal,
+            index_set=[1, 2, 3],
+            n_draws=20,
+            seed=seed,
+            B=np.eye(5),
+            b=np.zeros(5),
+            progress=False,
+        )
     except ValueError:
         assert not (_usable(eps) and _usable(proposal))
         return
@@ -136,26 +161,32 @@ def test_exact_sum_constraint_sampler_keeps_the_sum_or_raises(n, eps, seed):
     assert u.dtype == np.int64 and u.shape == (4, n) and not u.sum(axis=1).any()
 
 
-@pytest.mark.parametrize("release, invariants", [
-    (np.array([1e19, -1e19, 0, 0]), [0]),         # float beyond int64: the cast wrapped and passed
-    (np.array([2**62, 2**62, 0, 0]), [2**63]),     # A·x overflowed int64 and matched the wrapped target
-    (np.array([2**62, 2**62, 0, 0]), [-(2**63)]),
-    (np.array([0, 0, 0, 0]), [1e19]),
-])
+@pytest.mark.parametrize(
+    "release, invariants",
+    [
+        (np.array([1e19, -1e19, 0, 0]), [0]),  # float beyond int64: the cast wrapped and passed
+        (np.array([2**62, 2**62, 0, 0]), [2**63]),  # A·x overflowed int64 and matched the wrapped target
+        (np.array([2**62, 2**62, 0, 0]), [-(2**63)]),
+        (np.array([0, 0, 0, 0]), [1e19]),
+    ],
+)
 def test_check_release_refuses_counts_it_cannot_check_exactly(release, invariants):
     with pytest.raises(InvariantError, match="too large"):
         check_release(release, np.ones((1, 4), dtype=np.int64), invariants)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: tv_upper_bound([5, 6, 7], 2, [math.inf]),
-    lambda: tv_upper_bound([5, 6, 7], 2, [1.5]),
-    lambda: tv_upper_bound([5, 6, 7], 2, [-1]),
-    lambda: tv_upper_bound([5, 6, 7], 0, [1]),
-    lambda: convergence_iteration([5, 6, 7], 2, math.nan),
-    lambda: convergence_iteration([5, 6, 7], 2, 0.0),
-    lambda: convergence_iteration([5, 6, 7], 1.5, 0.01),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tv_upper_bound([5, 6, 7], 2, [math.inf]),
+        lambda: tv_upper_bound([5, 6, 7], 2, [1.5]),
+        lambda: tv_upper_bound([5, 6, 7], 2, [-1]),
+        lambda: tv_upper_bound([5, 6, 7], 0, [1]),
+        lambda: convergence_iteration([5, 6, 7], 2, math.nan),
+        lambda: convergence_iteration([5, 6, 7], 2, 0.0),
+        lambda: convergence_iteration([5, 6, 7], 1.5, 0.01),
+    ],
+)
 def test_tv_bound_arguments_are_checked(call):
     with pytest.raises(ValueError, match="t must|lag must|threshold must"):
         call()

@@ -39,8 +39,12 @@ def test_a_double_geometric_eps_lies_where_its_law_is_not_degenerate():
 
 def test_a_grid_is_a_non_empty_list_of_usable_eps():
     np.testing.assert_array_equal(check_grid("grid", [0.5, 1]), [0.5, 1.0])
-    for bad, message in (([], "non-empty"), ([[0.5]], "non-empty"), ("ab", "list of numbers"),
-                         ([0.5, 1e4], r"grid\[1\]")):
+    for bad, message in (
+        ([], "non-empty"),
+        ([[0.5]], "non-empty"),
+        ("ab", "list of numbers"),
+        ([0.5, 1e4], r"grid\[1\]"),
+    ):
         with pytest.raises(ValueError, match=message):
             check_grid("grid", bad)
 
@@ -54,8 +58,9 @@ def test_a_range_is_an_ordered_pair_within_its_bounds():
 
 def test_the_chunks_cover_the_iterations_in_order():
     calls = []
-    seconds = run_chunked(lambda t, n: calls.append((t, n)), 1000, log=logging.getLogger("test"), label="x",
-                          min_chunk=3)
+    seconds = run_chunked(
+        lambda t, n: calls.append((t, n)), 1000, log=logging.getLogger("test"), label="x", min_chunk=3
+    )
     assert calls[0] == (0, 3) and sum(n for _, n in calls) == 1000 and seconds >= 0
     assert all(t == sum(n for _, n in calls[:i]) for i, (t, _) in enumerate(calls))
     assert run_chunked(lambda t, n: calls.append((t, n)), 0, log=logging.getLogger("test"), label="x") >= 0

@@ -34,9 +34,33 @@ def test_every_kind_of_number_reads_the_same_fraction(f):
     assert check.positive("x", Decimal(f.numerator) / Decimal(f.denominator)) > 0
 
 
-@pytest.mark.parametrize("value", ["1_0", "nan", "inf", "-inf", " 1", "1 ", "١", "１", "0x10", "1/0", "", "--1",
-                                   "1e99999", "+1", True, np.bool_(False), float("nan"), float("inf"), None, [1],
-                                   complex(1, 0), "1" * 101])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "1_0",
+        "nan",
+        "inf",
+        "-inf",
+        " 1",
+        "1 ",
+        "١",
+        "１",
+        "0x10",
+        "1/0",
+        "",
+        "--1",
+        "1e99999",
+        "+1",
+        True,
+        np.bool_(False),
+        float("nan"),
+        float("inf"),
+        None,
+        [1],
+        complex(1, 0),
+        "1" * 101,
+    ],
+)
 def test_a_number_in_another_form_is_refused_naming_the_argument(value):
     with pytest.raises(ArgumentError, match=r"^--epsilon must be a positive number") as err:
         check.positive("--epsilon", value)
@@ -106,17 +130,20 @@ def test_an_integer_matrix_is_read_exactly_dense_or_sparse(rows):
     assert sparse.issparse(S) and S.dtype == np.int64 and np.array_equal(S.toarray(), A)
 
 
-@pytest.mark.parametrize("A, where", [
-    ([[1, 1, 1.5]], "entry (0, 2) is 1.5"),
-    ([[1, np.nan]], "entry (0, 1) is nan"),
-    (np.array([[1, 2**64 - 1]], dtype=np.uint64), "beyond the int64 range"),
-    (np.array([[1, 2**70]], dtype=object), "entry (0, 1) is"),
-    ([[True, False]], "not booleans"),
-    ([["1", "2"]], "numeric"),
-    (sparse.csr_array(np.array([[0, 0.5]])), "entry (0, 1) is 0.5"),
-    ([[1, 2], [3]], "rectangular"),
-    ([1, 2], "2-D"),
-])
+@pytest.mark.parametrize(
+    "A, where",
+    [
+        ([[1, 1, 1.5]], "entry (0, 2) is 1.5"),
+        ([[1, np.nan]], "entry (0, 1) is nan"),
+        (np.array([[1, 2**64 - 1]], dtype=np.uint64), "beyond the int64 range"),
+        (np.array([[1, 2**70]], dtype=object), "entry (0, 1) is"),
+        ([[True, False]], "not booleans"),
+        ([["1", "2"]], "numeric"),
+        (sparse.csr_array(np.array([[0, 0.5]])), "entry (0, 1) is 0.5"),
+        ([[1, 2], [3]], "rectangular"),
+        ([1, 2], "2-D"),
+    ],
+)
 def test_a_non_integer_matrix_is_refused_at_its_first_bad_entry(A, where):
     with pytest.raises(InvariantError, match=f"^A .*{__import__('re').escape(where)}"):
         check.integer_matrix("A", A)

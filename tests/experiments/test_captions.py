@@ -17,22 +17,62 @@ from isdp_papers.scorecard import assign, registry_items
 
 def _row(id_, source, status="match", cause="", value="0.5") -> dict:
     row = dict.fromkeys(COLUMNS, "")
-    row.update(id=id_, source=source, status=status, cause=cause, kind="claim", experiment="E3",
-               claim=f"claim {id_}", reproduced_value=value, paper_value="*0.4* |x|")
+    row.update(
+        id=id_,
+        source=source,
+        status=status,
+        cause=cause,
+        kind="claim",
+        experiment="E3",
+        claim=f"claim {id_}",
+        reproduced_value=value,
+        paper_value="*0.4* |x|",
+    )
     return row
 
 
-SUMMARY = pd.DataFrame([
-    _row("ISDP-E3-unbiased", "ISDP §5 Fig 2; App. E.4 Fig 8", value="max |z| = 2.1"),
-    _row("ISDP-E3-illinois-das-bias", "ISDP §5 Fig 2", status="differs", cause="data vintage",
-         value="slope -0.2 (p 0.4)"),
-    _row("SDP-E3-audit-negative", "Subspace DP §1, Fig 1 (left)"),
-    _row("SDP-E3-audit-sign", "Subspace DP §1, Fig 1 (left)", status="not-run"),
-])
-REGISTRY = pd.DataFrame([{"experiment": "e3", "title": "E3 t", "notebook": "e3_x", "outputs": "", "items": json.dumps([
-    {"document": "ISDP", "where": "§5", "item": "Fig 2", "output": "results/figures/f2.png", "label": "ISDP Fig 2"},
-    {"document": "ISDP", "where": "App. E.4", "item": "Fig 8", "output": "results/figures/f8.png", "label": "Fig 8"},
-])}])
+SUMMARY = pd.DataFrame(
+    [
+        _row("ISDP-E3-unbiased", "ISDP §5 Fig 2; App. E.4 Fig 8", value="max |z| = 2.1"),
+        _row(
+            "ISDP-E3-illinois-das-bias",
+            "ISDP §5 Fig 2",
+            status="differs",
+            cause="data vintage",
+            value="slope -0.2 (p 0.4)",
+        ),
+        _row("SDP-E3-audit-negative", "Subspace DP §1, Fig 1 (left)"),
+        _row("SDP-E3-audit-sign", "Subspace DP §1, Fig 1 (left)", status="not-run"),
+    ]
+)
+REGISTRY = pd.DataFrame(
+    [
+        {
+            "experiment": "e3",
+            "title": "E3 t",
+            "notebook": "e3_x",
+            "outputs": "",
+            "items": json.dumps(
+                [
+                    {
+                        "document": "ISDP",
+                        "where": "§5",
+                        "item": "Fig 2",
+                        "output": "results/figures/f2.png",
+                        "label": "ISDP Fig 2",
+                    },
+                    {
+                        "document": "ISDP",
+                        "where": "App. E.4",
+                        "item": "Fig 8",
+                        "output": "results/figures/f8.png",
+                        "label": "Fig 8",
+                    },
+                ]
+            ),
+        }
+    ]
+)
 
 
 def _rows(summary=SUMMARY):
@@ -70,7 +110,10 @@ def test_fragment_follows_a_changed_verdict():
     before = fragment(select(rows, ["ISDP Fig 2"], items))
     changed = SUMMARY.copy()
     changed.loc[changed["id"] == "ISDP-E3-illinois-das-bias", ["status", "cause", "reproduced_value"]] = [
-        "match", "", "slope -3.1 (p 0.001)"]
+        "match",
+        "",
+        "slope -3.1 (p 0.001)",
+    ]
     after = fragment(select(*_rows(changed)[:1], ["ISDP Fig 2"], items))
     assert "1 differs" in before and "2 match." in after and "differs" not in after
     assert "slope -3.1 (p 0.001)" in after and "data vintage" not in after
@@ -90,9 +133,13 @@ def test_the_step_writes_fragments_a_caption_includes_from_the_run_directory(tmp
     SUMMARY.to_csv("results/tables/reproduction_summary.csv", index=False)
     REGISTRY.to_csv("results/tables/experiments.csv", index=False)
     out = "results/report/captions/e3_fig2.rst"
-    caption_results(Job(input={"summary": "results/tables/reproduction_summary.csv",
-                               "registry": "results/tables/experiments.csv"},
-                        output={"fragments": [out]}, params={"captions": {"e3_fig2": ["ISDP Fig 2"]}}))
+    caption_results(
+        Job(
+            input={"summary": "results/tables/reproduction_summary.csv", "registry": "results/tables/experiments.csv"},
+            output={"fragments": [out]},
+            params={"captions": {"e3_fig2": ["ISDP Fig 2"]}},
+        )
+    )
     caption = "**Fig 2: Illinois.** What is plotted.\n\n.. include:: results/report/captions/e3_fig2.rst\n"
     html = publish_parts(caption, writer="html")["body"]
     assert "System Message" not in html and "What is plotted" in html

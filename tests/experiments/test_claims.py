@@ -43,22 +43,29 @@ def test_registry_is_valid_with_unique_ids_and_known_measures(registry):
         claims.resolve_measure(c["measure"], c["id"])
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda c: c.update(criterion={"kind": "within_se"}), "k"),
-    (lambda c: c.update(criterion={"kind": "interval"}), "criterion"),
-    (lambda c: c.update(criterion={"kind": "equal", "typo": 1}), "typo"),
-    (lambda c: c.pop("why"), "why"),
-    (lambda c: c.update(document="Another paper"), "Another paper"),
-    (lambda c: c.update(measure="e3.no_such_measure"), "unknown measure"),
-    (lambda c: c.update(id="bad id"), "bad id"),
-    (lambda c: c.pop("kind"), "kind"),
-    (lambda c: c.update(kind="finding"), "finding"),
-    (lambda c: c.update(reading={"text": "a reading of the words", "basis": "guessed"}), "guessed"),
-    (lambda c: c.pop("reading"), "reading"),
-    (lambda c: c.update(cause="bad luck"), "bad luck"),
-    (lambda c: c.update(criterion={"kind": "not-comparable", "reason": "figure only, no number"}) or c.pop("cause", 0),
-     "cause"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda c: c.update(criterion={"kind": "within_se"}), "k"),
+        (lambda c: c.update(criterion={"kind": "interval"}), "criterion"),
+        (lambda c: c.update(criterion={"kind": "equal", "typo": 1}), "typo"),
+        (lambda c: c.pop("why"), "why"),
+        (lambda c: c.update(document="Another paper"), "Another paper"),
+        (lambda c: c.update(measure="e3.no_such_measure"), "unknown measure"),
+        (lambda c: c.update(id="bad id"), "bad id"),
+        (lambda c: c.pop("kind"), "kind"),
+        (lambda c: c.update(kind="finding"), "finding"),
+        (lambda c: c.update(reading={"text": "a reading of the words", "basis": "guessed"}), "guessed"),
+        (lambda c: c.pop("reading"), "reading"),
+        (lambda c: c.update(cause="bad luck"), "bad luck"),
+        (
+            lambda c: (
+                c.update(criterion={"kind": "not-comparable", "reason": "figure only, no number"}) or c.pop("cause", 0)
+            ),
+            "cause",
+        ),
+    ],
+)
 def test_bad_registry_entries_are_rejected_with_their_location(tmp_path, registry, mutate, message):
     entry = dict(registry[0])
     mutate(entry)
@@ -72,10 +79,12 @@ def test_checking_the_registry_imports_no_statistics_or_qp_library():
     """Snakemake checks every claim whenever it parses the workflow, which imports every measure module; those
     import SciPy's statistics and qpsolvers (more than a second together) only in the functions that use them."""
     heavy = ("scipy.stats", "qpsolvers", "matplotlib", "sympy")
-    loaded = python_output("import sys\n"
-                           "from isdp_papers.claims import load_registry\n"
-                           f"load_registry({str(REGISTRY)!r})\n"
-                           f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    loaded = python_output(
+        "import sys\n"
+        "from isdp_papers.claims import load_registry\n"
+        f"load_registry({str(REGISTRY)!r})\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
     assert loaded == "[]"
 
 
@@ -115,8 +124,11 @@ def test_same_fact_as_must_name_another_counted_row(tmp_path, registry, target):
     bad = {"ISDP-E1-nowhere": target, "self": second["id"], "restating": second["id"]}[target]
     third = {**registry[2], "same_fact_as": bad} if target == "restating" else {**second, "same_fact_as": bad}
     path = tmp_path / "claims.yaml"
-    path.write_text(yaml.safe_dump({"claims": [first, second, third] if target == "restating" else [first, third]},
-                                   allow_unicode=True))
+    path.write_text(
+        yaml.safe_dump(
+            {"claims": [first, second, third] if target == "restating" else [first, third]}, allow_unicode=True
+        )
+    )
     with pytest.raises(ValueError, match="same_fact_as"):
         claims.load_registry(path)
 
@@ -179,11 +191,21 @@ def test_the_evaluator_applies_the_fit_rule(tmp_path):
     tables = tmp_path / "results" / "tables"
     tables.mkdir(parents=True)
     pd.DataFrame({"target": ["l1", "l1"], "lag": [10, 20], "pairs": [5, 5], "converged_at": [100, 150]}).to_csv(
-        tables / "e9_convergence.csv", index=False)
-    entry = {"id": "ISDP-E9-lag-stability", "experiment": "E9", "kind": "claim", "document": "ISDP",
-             "location": "Fig 4", "claim": "stable across lags", "paper_value": "stable",
-             "measure": "lattice.run_tables.lag_spread", "args": {"exp": "e9", "norm": "l1"},
-             "criterion": {"kind": "interval", "max": 2}, "why": "test entry with a ratio of 1.5"}
+        tables / "e9_convergence.csv", index=False
+    )
+    entry = {
+        "id": "ISDP-E9-lag-stability",
+        "experiment": "E9",
+        "kind": "claim",
+        "document": "ISDP",
+        "location": "Fig 4",
+        "claim": "stable across lags",
+        "paper_value": "stable",
+        "measure": "lattice.run_tables.lag_spread",
+        "args": {"exp": "e9", "norm": "l1"},
+        "criterion": {"kind": "interval", "max": 2},
+        "why": "test entry with a ratio of 1.5",
+    }
     run = Run(tmp_path, E9)
     assert claims.evaluate([{**entry, "reading": A_PRIORI}], run).loc[0, "status"] == "match"
     row = claims.evaluate([{**entry, "reading": BY_FIT}], run).loc[0]
@@ -194,12 +216,24 @@ def test_evaluate_builds_rows_from_a_run(tmp_path):
     tables = tmp_path / "results" / "tables"
     tables.mkdir(parents=True)
     pd.DataFrame({"target": ["l1", "l1"], "lag": [10, 20], "pairs": [5, 5], "converged_at": [100, 300]}).to_csv(
-        tables / "e9_convergence.csv", index=False)
-    registry = [{"id": "ISDP-E9-lag-stability", "experiment": "E9", "kind": "claim", "document": "ISDP",
-                 "location": "Fig 4", "claim": "stable across lags", "reading": A_PRIORI, "paper_value": "stable",
-                 "measure": "lattice.run_tables.lag_spread",
-                 "args": {"exp": "e9", "norm": "l1"}, "criterion": {"kind": "interval", "max": 2},
-                 "why": "test entry with a ratio of 3"}]
+        tables / "e9_convergence.csv", index=False
+    )
+    registry = [
+        {
+            "id": "ISDP-E9-lag-stability",
+            "experiment": "E9",
+            "kind": "claim",
+            "document": "ISDP",
+            "location": "Fig 4",
+            "claim": "stable across lags",
+            "reading": A_PRIORI,
+            "paper_value": "stable",
+            "measure": "lattice.run_tables.lag_spread",
+            "args": {"exp": "e9", "norm": "l1"},
+            "criterion": {"kind": "interval", "max": 2},
+            "why": "test entry with a ratio of 3",
+        }
+    ]
     rows = claims.evaluate(registry, Run(tmp_path, E9))
     assert list(rows.columns) == claims.COLUMNS
     assert rows.loc[0, "status"] == "differs" and "3.00" in rows.loc[0, "reproduced_value"]
@@ -209,10 +243,22 @@ def test_evaluate_builds_rows_from_a_run(tmp_path):
 
 
 def test_a_failing_measure_names_its_claim(tmp_path):
-    registry = [{"id": "ISDP-E9-x", "experiment": "E9", "kind": "claim", "document": "ISDP", "location": "Fig 4",
-                 "claim": "c", "reading": A_PRIORI, "paper_value": 1, "measure": "lattice.run_tables.lag_spread",
-                 "args": {"exp": "e9", "norm": "l1"},
-                 "criterion": {"kind": "interval", "max": 2}, "why": "missing outputs"}]
+    registry = [
+        {
+            "id": "ISDP-E9-x",
+            "experiment": "E9",
+            "kind": "claim",
+            "document": "ISDP",
+            "location": "Fig 4",
+            "claim": "c",
+            "reading": A_PRIORI,
+            "paper_value": 1,
+            "measure": "lattice.run_tables.lag_spread",
+            "args": {"exp": "e9", "norm": "l1"},
+            "criterion": {"kind": "interval", "max": 2},
+            "why": "missing outputs",
+        }
+    ]
     rows = claims.evaluate(registry, Run(tmp_path))
     assert rows.loc[0, "status"] == "error" and "e9_convergence.csv: missing" in rows.loc[0, "note"]
     with pytest.raises(claims.ClaimErrors, match="ISDP-E9-x"):
@@ -221,8 +267,13 @@ def test_a_failing_measure_names_its_claim(tmp_path):
 
 
 def test_combine_rejects_unknown_status_and_duplicate_ids(tmp_path):
-    row = dict(zip(claims.COLUMNS, ["ISDP-E1-a", "E1", "claim", "c", "s", "p", "r", "k", "read (a priori)", "match",
-                                    "", "", "1 values", ""], strict=True))
+    row = dict(
+        zip(
+            claims.COLUMNS,
+            ["ISDP-E1-a", "E1", "claim", "c", "s", "p", "r", "k", "read (a priori)", "match", "", "", "1 values", ""],
+            strict=True,
+        )
+    )
     good = tmp_path / "a.csv"
     pd.DataFrame([row]).to_csv(good, index=False)
     with pytest.raises(ValueError, match="duplicate"):
@@ -255,15 +306,31 @@ def _reads_it(run, paper_value):
 
 
 def _row(paper, kind="interval", reads=False, **criterion):
-    return {"id": "ISDP-E9-x", "measure": "e9.m", "paper_value": paper, "reads_paper_value": reads,
-            "criterion": {"kind": kind, **({"max": 2} if kind == "interval" else {}), **criterion}}
+    return {
+        "id": "ISDP-E9-x",
+        "measure": "e9.m",
+        "paper_value": paper,
+        "reads_paper_value": reads,
+        "criterion": {"kind": kind, **({"max": 2} if kind == "interval" else {}), **criterion},
+    }
 
 
 def _evaluated(monkeypatch, measure, **row):
     """The summary row of a registry row (``row`` changes it) whose measure is ``measure``."""
-    entry = {"id": "ISDP-E9-x", "experiment": "E9", "kind": "claim", "document": "ISDP", "location": "Fig 4",
-             "claim": "c", "reading": A_PRIORI, "paper_value": {"a": 2.5, "b": 15.5}, "measure": "e9.m",
-             "criterion": {"kind": "interval", "max": 20}, "why": "a measure that sums its paper value", **row}
+    entry = {
+        "id": "ISDP-E9-x",
+        "experiment": "E9",
+        "kind": "claim",
+        "document": "ISDP",
+        "location": "Fig 4",
+        "claim": "c",
+        "reading": A_PRIORI,
+        "paper_value": {"a": 2.5, "b": 15.5},
+        "measure": "e9.m",
+        "criterion": {"kind": "interval", "max": 20},
+        "why": "a measure that sums its paper value",
+        **row,
+    }
     monkeypatch.setattr(claims, "resolve_measure", lambda name, claim_id="?": measure)
     return claims.evaluate([entry], Run(".")).loc[0]
 
@@ -288,31 +355,42 @@ def test_a_measure_that_secretly_reads_its_paper_value_cannot_use_it(monkeypatch
     assert row["status"] == "error" and "'NoneType' object has no attribute 'values'" in row["note"]
 
 
-@pytest.mark.parametrize("measure, paper, reads, message", [
-    (_takes_words, [1, 2], True, "does not fit measure e9.m, which takes paper: str"),
-    (_takes_words, 4, True, "which takes paper: str"),
-    (_takes_words, 4, False, "which takes paper: str"),  # the annotation is checked even where the value is withheld
-    (_takes_a_number_or_words, {"a": 1}, True, "which takes paper: float | str"),
-    (_takes_a_number_or_words, True, True, "which takes paper"),
-    (_ignores_it, [1, 2], False, "ignores its paper value"),
-    (_ignores_it, {"median": 0.8}, False, "ignores its paper value"),
-    (_reads_it, {"a": 2.5, "b": 15.5}, False, "the row does not declare reads_paper_value: true"),
-])
+@pytest.mark.parametrize(
+    "measure, paper, reads, message",
+    [
+        (_takes_words, [1, 2], True, "does not fit measure e9.m, which takes paper: str"),
+        (_takes_words, 4, True, "which takes paper: str"),
+        (
+            _takes_words,
+            4,
+            False,
+            "which takes paper: str",
+        ),  # the annotation is checked even where the value is withheld
+        (_takes_a_number_or_words, {"a": 1}, True, "which takes paper: float | str"),
+        (_takes_a_number_or_words, True, True, "which takes paper"),
+        (_ignores_it, [1, 2], False, "ignores its paper value"),
+        (_ignores_it, {"median": 0.8}, False, "ignores its paper value"),
+        (_reads_it, {"a": 2.5, "b": 15.5}, False, "the row does not declare reads_paper_value: true"),
+    ],
+)
 def test_a_paper_value_that_does_not_fit_its_measure_is_refused(measure, paper, reads, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         claims.check_paper_value(_row(paper, reads=reads), measure)
 
 
-@pytest.mark.parametrize("measure, row", [
-    (_takes_words, _row("4 values (data/e9/paper_table.csv)", reads=True)),
-    (_takes_a_number_or_words, _row(0.5, reads=True)),
-    (_takes_a_number_or_words, _row("about a half", reads=True)),
-    (_ignores_it, _row("stable across lags")),
-    (_ignores_it, _row(1)),
-    (_ignores_it, _row({"rounds": 5, "first": 2001}, kind="not-comparable")),  # only reported: any shape
-    (_ignores_it, _row([9.5, 19.5], kind="equal")),  # compared as it is, when judged
-    (_reads_it, _row({"a": 2.5, "b": 15.5}, reads=True)),
-])
+@pytest.mark.parametrize(
+    "measure, row",
+    [
+        (_takes_words, _row("4 values (data/e9/paper_table.csv)", reads=True)),
+        (_takes_a_number_or_words, _row(0.5, reads=True)),
+        (_takes_a_number_or_words, _row("about a half", reads=True)),
+        (_ignores_it, _row("stable across lags")),
+        (_ignores_it, _row(1)),
+        (_ignores_it, _row({"rounds": 5, "first": 2001}, kind="not-comparable")),  # only reported: any shape
+        (_ignores_it, _row([9.5, 19.5], kind="equal")),  # compared as it is, when judged
+        (_reads_it, _row({"a": 2.5, "b": 15.5}, reads=True)),
+    ],
+)
 def test_a_paper_value_that_fits_is_accepted(measure, row):
     claims.check_paper_value(row, measure)
 
@@ -320,9 +398,11 @@ def test_a_paper_value_that_fits_is_accepted(measure, row):
 def test_a_non_finite_measurement_is_an_error_row_with_the_reason(tmp_path, registry, monkeypatch):
     """NaN reaches no comparison: the row is `error`, its note says which number, the summary job fails."""
     entry = claims.claim("SDP-E6-reading-release-sd", registry)
-    monkeypatch.setattr(claims, "resolve_measure",
-                        lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(float("nan") if paper
-                                                                                               else 0.0, "nan"))
+    monkeypatch.setattr(
+        claims,
+        "resolve_measure",
+        lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(float("nan") if paper else 0.0, "nan"),
+    )
     rows = claims.evaluate([entry], Run(tmp_path))
     assert rows.loc[0, "status"] == "error" and "value = nan" in rows.loc[0, "note"]
     with pytest.raises(claims.ClaimErrors, match="SDP-E6-reading-release-sd"):
@@ -332,8 +412,11 @@ def test_a_non_finite_measurement_is_an_error_row_with_the_reason(tmp_path, regi
 def test_an_equal_row_whose_paper_value_does_not_fit_the_measured_value_is_an_error(tmp_path, registry, monkeypatch):
     entry = claims.claim("SWAP-E8-swapping-range", registry)  # paper: a list of two numbers
     assert isinstance(entry["paper_value"], list)
-    monkeypatch.setattr(claims, "resolve_measure",
-                        lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(paper[0], "one"))
+    monkeypatch.setattr(
+        claims,
+        "resolve_measure",
+        lambda name, claim_id="?": lambda run, paper, **kw: claims.Measurement(paper[0], "one"),
+    )
     row = claims.evaluate([{**entry, "reads_paper_value": True}], Run(tmp_path)).loc[0]  # this measure reads it
     assert row["status"] == "error" and "does not fit the measure" in row["note"]
 
@@ -345,15 +428,15 @@ def _lag_table(tmp_path, converged_at=(100, 150)):
     tables = tmp_path / "results" / "tables"
     tables.mkdir(parents=True, exist_ok=True)
     pd.DataFrame({"target": ["l1", "l1"], "lag": [10, 20], "pairs": [5, 5], "converged_at": list(converged_at)}).to_csv(
-        tables / "e9_convergence.csv", index=False)
+        tables / "e9_convergence.csv", index=False
+    )
     return Run(tmp_path, E9)
 
 
 def _lag_row(registry, **change):
     """The lag-stability row (its measure, ``lag_spread``, never reads its paper value) on the E9 table above."""
     entry = claims.claim("ISDP-E1-l1-lag-stability", registry)
-    return {**entry, "id": "ISDP-E9-lag-stability", "experiment": "E9", "args": {"exp": "e9", "norm": "l1"},
-            **change}
+    return {**entry, "id": "ISDP-E9-lag-stability", "experiment": "E9", "args": {"exp": "e9", "norm": "l1"}, **change}
 
 
 @pytest.mark.parametrize("paper", [[1, 2], {"median": 0.8}, "stable across lags"])
@@ -384,9 +467,17 @@ def _takes_and_drops_it(run, paper, *, scale=1):
     return claims.Measurement(1.0, "")
 
 
-@pytest.mark.parametrize(("measure", "reads"), [(_reads_it, True), (_takes_words, True), (_loads_in_a_closure, True),
-                                                (_ignores_it, False), (_takes_and_drops_it, False),
-                                                (lambda run, paper: claims.Measurement(1.0, ""), False)])
+@pytest.mark.parametrize(
+    ("measure", "reads"),
+    [
+        (_reads_it, True),
+        (_takes_words, True),
+        (_loads_in_a_closure, True),
+        (_ignores_it, False),
+        (_takes_and_drops_it, False),
+        (lambda run, paper: claims.Measurement(1.0, ""), False),
+    ],
+)
 def test_reading_the_paper_value_is_seen_in_the_measures_code(measure, reads):
     assert claims._reads_paper(measure) is reads
 

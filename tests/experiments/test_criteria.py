@@ -74,7 +74,6 @@ def test_a_reading_chosen_by_fit_is_never_a_match(criterion, paper, measurement,
     assert criteria.fit_rule(status, A_PRIORI) == status
 
 
-
 def test_within_se_without_a_standard_error_is_an_error():
     m = M(1.0, "")
     assert judge({"kind": "within_se", "k": 3}, 1.0, m) == "error"
@@ -90,8 +89,12 @@ def test_bonferroni_threshold_grows_with_the_number_of_tests():
 
 # per kind: (criterion, paper value, a measured value it matches, se) — the value is then poisoned
 GOOD = {
-    "equal": ({"kind": "equal", "tol": 0.005}, {"rows": [20, 55], "total": 75.0},
-              {"rows": [20, 55], "total": 75.0}, None),
+    "equal": (
+        {"kind": "equal", "tol": 0.005},
+        {"rows": [20, 55], "total": 75.0},
+        {"rows": [20, 55], "total": 75.0},
+        None,
+    ),
     "within_se": ({"kind": "within_se", "k": 3, "rounding": 0.005}, 0.5, 0.5, 0.01),
     "interval": ({"kind": "interval", "min": 0.0}, "one-sided: anything ≥ 0 matches", 1.0, None),
     "zscores": ({"kind": "zscores", "alpha": 0.01}, "unbiased", np.array([0.5, -1.0, 0.2]), None),
@@ -196,25 +199,31 @@ def test_a_number_beyond_float_range_is_an_error_not_a_crash():
 # --------------------------------------------------------------------------- a paper value that does not fit
 
 
-@pytest.mark.parametrize("paper, value", [
-    ([1, 2], 1.5),                 # several values for one
-    (1.5, [1.5]),                  # one for several
-    ({"a": 1}, [1]),               # named against positional
-    (1, True),                     # a number against a boolean (True == 1 in Python)
-    (True, 1),
-    ("11", 11),                    # words against a number
-    ({"rows": [1, "x"]}, {"rows": [1, 2]}),  # inside a table
-])
+@pytest.mark.parametrize(
+    "paper, value",
+    [
+        ([1, 2], 1.5),  # several values for one
+        (1.5, [1.5]),  # one for several
+        ({"a": 1}, [1]),  # named against positional
+        (1, True),  # a number against a boolean (True == 1 in Python)
+        (True, 1),
+        ("11", 11),  # words against a number
+        ({"rows": [1, "x"]}, {"rows": [1, 2]}),  # inside a table
+    ],
+)
 def test_an_equal_paper_value_of_another_type_than_the_measured_one_is_an_error(paper, value):
     status, why = criteria.verdict({"kind": "equal"}, paper, M(value, ""))
     assert status == "error" and "does not fit the measure" in why
 
 
-@pytest.mark.parametrize("paper, value", [
-    ([20, 55], [20, 55, 35]),      # a list of another length: a difference, not a type error
-    ({"a": 1}, {"a": 1, "b": 2}),  # other keys
-    ({"a": [1, 2]}, {"a": [1, 3]}),
-])
+@pytest.mark.parametrize(
+    "paper, value",
+    [
+        ([20, 55], [20, 55, 35]),  # a list of another length: a difference, not a type error
+        ({"a": 1}, {"a": 1, "b": 2}),  # other keys
+        ({"a": [1, 2]}, {"a": [1, 3]}),
+    ],
+)
 def test_equal_values_of_the_same_type_that_differ_are_a_difference(paper, value):
     assert judge({"kind": "equal"}, paper, M(value, "")) == "differs"
 
@@ -228,35 +237,41 @@ def test_a_single_p_value_or_z_score_is_one_test():
 # --------------------------------------------------------------------------- tolerances against the paper's scale
 
 
-@pytest.mark.parametrize("criterion, paper, message", [
-    ({"kind": "equal", "tol": 30}, 50.5, "would pass anything"),                 # more than half of 50.5
-    ({"kind": "equal", "tol": 6e-7}, 1.0e-6, "would pass anything"),             # a value of 0.4e-6 would pass
-    ({"kind": "equal", "tol": 0.6}, 0, "would pass anything"),                   # paper 0: the natural scale, 1
-    ({"kind": "equal", "tol": 3}, {"mean": 5.5, "variance": 100}, "would pass anything"),  # the smallest number
-    ({"kind": "within_se", "k": 3, "rounding": 0.01}, 0.015, "would pass anything"),
-    ({"kind": "interval", "max": 1e14}, {"median": 0.8, "q05": 0.75}, "would exclude nothing"),
-    ({"kind": "interval", "max": 11}, "words: no number", "would exclude nothing"),
-    ({"kind": "interval", "min": -1e12, "max": 1e12}, 10_000_000_000, "would exclude nothing"),
-    ({"kind": "interval", "max": 1e-4}, 1e-6, "would exclude nothing"),          # a probability of order 1e-6
-    ({"kind": "calibrated", "min": -20, "max": 0.995}, "chosen", "would exclude nothing"),
-    ({"kind": "zscores", "alpha": 1e-30}, "unbiased", "no Monte Carlo difference"),
-])
+@pytest.mark.parametrize(
+    "criterion, paper, message",
+    [
+        ({"kind": "equal", "tol": 30}, 50.5, "would pass anything"),  # more than half of 50.5
+        ({"kind": "equal", "tol": 6e-7}, 1.0e-6, "would pass anything"),  # a value of 0.4e-6 would pass
+        ({"kind": "equal", "tol": 0.6}, 0, "would pass anything"),  # paper 0: the natural scale, 1
+        ({"kind": "equal", "tol": 3}, {"mean": 5.5, "variance": 100}, "would pass anything"),  # the smallest number
+        ({"kind": "within_se", "k": 3, "rounding": 0.01}, 0.015, "would pass anything"),
+        ({"kind": "interval", "max": 1e14}, {"median": 0.8, "q05": 0.75}, "would exclude nothing"),
+        ({"kind": "interval", "max": 11}, "words: no number", "would exclude nothing"),
+        ({"kind": "interval", "min": -1e12, "max": 1e12}, 10_000_000_000, "would exclude nothing"),
+        ({"kind": "interval", "max": 1e-4}, 1e-6, "would exclude nothing"),  # a probability of order 1e-6
+        ({"kind": "calibrated", "min": -20, "max": 0.995}, "chosen", "would exclude nothing"),
+        ({"kind": "zscores", "alpha": 1e-30}, "unbiased", "no Monte Carlo difference"),
+    ],
+)
 def test_a_tolerance_or_bound_beyond_the_paper_values_scale_is_refused(criterion, paper, message):
     with pytest.raises(ValueError, match=message):
         criteria.check_criterion(criterion, paper)
 
 
-@pytest.mark.parametrize("criterion, paper", [
-    ({"kind": "equal", "tol": 5e-7}, 1.0e-6),    # half a unit of one printed significant digit: the limit itself
-    ({"kind": "equal", "tol": 0.005}, [9.5, 19.5]),
-    ({"kind": "equal", "tol": 1e-4}, 0),
-    ({"kind": "within_se", "k": 3, "rounding": 0.005}, 0.75),
-    ({"kind": "interval", "min": 9.5e9, "max": 10.5e9}, 10_000_000_000),
-    ({"kind": "interval", "max": 3}, {"median": 0.8, "q05": 0.75}),
-    ({"kind": "interval", "min": 3.43}, "words: the natural scale"),
-    ({"kind": "interval", "max": 1e-6}, 1e-6),
-    ({"kind": "zscores", "alpha": 0.0003}, "unbiased"),
-])
+@pytest.mark.parametrize(
+    "criterion, paper",
+    [
+        ({"kind": "equal", "tol": 5e-7}, 1.0e-6),  # half a unit of one printed significant digit: the limit itself
+        ({"kind": "equal", "tol": 0.005}, [9.5, 19.5]),
+        ({"kind": "equal", "tol": 1e-4}, 0),
+        ({"kind": "within_se", "k": 3, "rounding": 0.005}, 0.75),
+        ({"kind": "interval", "min": 9.5e9, "max": 10.5e9}, 10_000_000_000),
+        ({"kind": "interval", "max": 3}, {"median": 0.8, "q05": 0.75}),
+        ({"kind": "interval", "min": 3.43}, "words: the natural scale"),
+        ({"kind": "interval", "max": 1e-6}, 1e-6),
+        ({"kind": "zscores", "alpha": 0.0003}, "unbiased"),
+    ],
+)
 def test_tolerances_and_bounds_at_the_paper_values_scale_are_accepted(criterion, paper):
     criteria.check_criterion(criterion, paper)
 

@@ -25,8 +25,15 @@ BAD = {  # kind -> values each of which it refuses
     "integer": [0.5, math.nan, math.inf],
     "count": [-1.0, 2.5, math.nan],
 }
-GOOD = {"finite": -3.5, "nonnegative": 0.0, "positive": 1e-9, "probability": 1.0, "rate": 0.5, "integer": -4,
-        "count": 0}
+GOOD = {
+    "finite": -3.5,
+    "nonnegative": 0.0,
+    "positive": 1e-9,
+    "probability": 1.0,
+    "rate": 0.5,
+    "integer": -4,
+    "count": 0,
+}
 
 
 @pytest.mark.parametrize("kind", sorted(ec.KINDS))

@@ -8,11 +8,14 @@ from isdp_papers.notebook import PREAMBLE_TAG, publishable
 
 
 def test_publishable_replaces_the_preamble_with_a_note():
-    preamble = nbformat.v4.new_code_cell("import pickle; snakemake = pickle.loads(b'/home/x/run')",
-                                         metadata={"tags": [PREAMBLE_TAG]}, execution_count=1)
+    preamble = nbformat.v4.new_code_cell(
+        "import pickle; snakemake = pickle.loads(b'/home/x/run')", metadata={"tags": [PREAMBLE_TAG]}, execution_count=1
+    )
     cells = [nbformat.v4.new_markdown_cell("# E9 review"), nbformat.v4.new_code_cell("smk = context('e9_x')")]
-    nb = nbformat.v4.new_notebook(cells=[preamble, *cells], metadata={"papermill": {"input_path": "/home/x/tmp.ipynb",
-                                                                                    "output_path": "results/x"}})
+    nb = nbformat.v4.new_notebook(
+        cells=[preamble, *cells],
+        metadata={"papermill": {"input_path": "/home/x/tmp.ipynb", "output_path": "results/x"}},
+    )
     out = publishable(nb, "e9_x")
     nbformat.validate(out)
     note = out.cells[0]

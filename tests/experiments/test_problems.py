@@ -7,8 +7,10 @@ import pytest
 from isdp_papers.problems import index_set_from_complement
 
 
-@pytest.mark.parametrize("complement, message", [([1, 23, 99], r"\[99\] outside the cells 1..46"),
-                                                 ([0, 23, 46], r"\[0\] outside"), ([1, 1, 46], "repeated")])
+@pytest.mark.parametrize(
+    "complement, message",
+    [([1, 23, 99], r"\[99\] outside the cells 1..46"), ([0, 23, 46], r"\[0\] outside"), ([1, 1, 46], "repeated")],
+)
 def test_index_complement_errors_name_the_key_and_value(complement, message):
     with pytest.raises(ValueError, match="e5.index_complement: " + message):
         index_set_from_complement(complement, 46, key="e5.index_complement")

@@ -16,19 +16,50 @@ def registry():
 
 
 def _summary_rows(rows):
-    return pd.DataFrame([dict(zip(claims.COLUMNS, ["X-E1-a", "E1", kind, "c", "s", "p", "r", "k", "read (a priori)",
-                                                   status, cause, "", "1 values", same], strict=True))
-                         for kind, status, cause, *same in ((*r, "") if len(r) == 3 else r for r in rows)
-                         for same in same])
+    return pd.DataFrame(
+        [
+            dict(
+                zip(
+                    claims.COLUMNS,
+                    [
+                        "X-E1-a",
+                        "E1",
+                        kind,
+                        "c",
+                        "s",
+                        "p",
+                        "r",
+                        "k",
+                        "read (a priori)",
+                        status,
+                        cause,
+                        "",
+                        "1 values",
+                        same,
+                    ],
+                    strict=True,
+                )
+            )
+            for kind, status, cause, *same in ((*r, "") if len(r) == 3 else r for r in rows)
+            for same in same
+        ]
+    )
 
 
 def test_counts_separate_claims_from_checks_with_causes(tmp_path):
     from isdp_papers import reporting
 
-    summary = _summary_rows([("claim", "match", ""), ("claim", "differs", "paper error"),
-                             ("claim", "differs", "data vintage"), ("claim", "differs", "data vintage"),
-                             ("claim", "match", "reading"),  # a cause on a match row is not counted
-                             ("check", "match", ""), ("check", "not-comparable", "not public")])
+    summary = _summary_rows(
+        [
+            ("claim", "match", ""),
+            ("claim", "differs", "paper error"),
+            ("claim", "differs", "data vintage"),
+            ("claim", "differs", "data vintage"),
+            ("claim", "match", "reading"),  # a cause on a match row is not counted
+            ("check", "match", ""),
+            ("check", "not-comparable", "not public"),
+        ]
+    )
     counts = reporting.claim_counts(summary)
     assert counts["count"].sum() == len(summary)
     md = reporting.counts_markdown(counts, "a test")
@@ -65,8 +96,19 @@ def test_readme_counts_are_a_generated_block_that_agrees_with_the_registry(regis
 
 def _verdict_row(status):
     """A summary row with ``status``, as :func:`isdp_papers.claims.claim_markdown` reads it."""
-    return {"id": "X-E1-a", "claim": "c", "source": "s", "kind": "claim", "paper_value": "p", "reproduced_value": "r",
-            "reading": "read", "criterion": "k", "status": status, "cause": "", "note": ""}
+    return {
+        "id": "X-E1-a",
+        "claim": "c",
+        "source": "s",
+        "kind": "claim",
+        "paper_value": "p",
+        "reproduced_value": "r",
+        "reading": "read",
+        "criterion": "k",
+        "status": status,
+        "cause": "",
+        "note": "",
+    }
 
 
 def test_the_badge_font_draws_every_verdict_badge():
@@ -97,12 +139,24 @@ def test_notebook_html_publishes_the_notebook_without_preamble_or_paths(tmp_path
     from isdp_papers.notebook import PREAMBLE_TAG
 
     monkeypatch.chdir(tmp_path)
-    preamble = nbformat.v4.new_code_cell(f"import sys; sys.path.extend([{str(tmp_path)!r}])",
-                                         metadata={"tags": [PREAMBLE_TAG]})
-    verdict = nbformat.v4.new_code_cell("show('X-E1-a')", outputs=[nbformat.v4.new_output(
-        "display_data", data={"text/markdown": claims.claim_markdown(_verdict_row("match"))})])
-    nb = nbformat.v4.new_notebook(cells=[preamble, verdict], metadata={"papermill": {
-        "input_path": str(tmp_path / ".snakemake" / "scripts" / "tmpx.a_review.py.ipynb"), "duration": 1.0}})
+    preamble = nbformat.v4.new_code_cell(
+        f"import sys; sys.path.extend([{str(tmp_path)!r}])", metadata={"tags": [PREAMBLE_TAG]}
+    )
+    verdict = nbformat.v4.new_code_cell(
+        "show('X-E1-a')",
+        outputs=[
+            nbformat.v4.new_output("display_data", data={"text/markdown": claims.claim_markdown(_verdict_row("match"))})
+        ],
+    )
+    nb = nbformat.v4.new_notebook(
+        cells=[preamble, verdict],
+        metadata={
+            "papermill": {
+                "input_path": str(tmp_path / ".snakemake" / "scripts" / "tmpx.a_review.py.ipynb"),
+                "duration": 1.0,
+            }
+        },
+    )
     executed = tmp_path / "results" / "notebooks" / "a_review.ipynb"
     executed.parent.mkdir(parents=True)
     nbformat.write(nb, executed)

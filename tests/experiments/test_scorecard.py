@@ -42,14 +42,25 @@ PAPER_CASES = [
     ("ISDP", "§5 Fig 2; App. E.4 Fig 8", ["Fig 2", "Fig 8"]),
     ("ISDP", "App. Fig 10; Subspace DP §1", ["Fig 10"]),
     ("ISDP", "App. E.4 (the states of Fig 2 and Fig 8)", ["Fig 2", "Fig 8"]),
-    ("ISDP", "§5 (Fig 1: 'estimated with 200 independent coupled chains'); App. E.3 (Fig 6, likewise; Fig 7: "
-             "'the boxplot of 1000 realizations')", ["Fig 1", "Fig 6", "Fig 7"]),
+    (
+        "ISDP",
+        "§5 (Fig 1: 'estimated with 200 independent coupled chains'); App. E.3 (Fig 6, likewise; Fig 7: "
+        "'the boxplot of 1000 realizations')",
+        ["Fig 1", "Fig 6", "Fig 7"],
+    ),
     ("ISDP", "§5 Table 1 and App. E.3 Table 3 (one instance each of the ℓ1 and the ℓ2 noise)", ["Table 1", "Table 3"]),
     # the documents' own words are quoted, and a comparison names no item
-    ("ISDP", "App. E.4 (comparison with TopDown: 'if we infuse the county-level counts with errors from the "
-             "proposed generalized Laplace mechanism (shown in Fig. 2 and 8)')", []),
-    ("ISDP", "App. E.3 Table 3 (the ℓ2 analogue of Table 1, 'obtained after the chain has achieved empirical "
-             "convergence')", ["Table 3"]),
+    (
+        "ISDP",
+        "App. E.4 (comparison with TopDown: 'if we infuse the county-level counts with errors from the "
+        "proposed generalized Laplace mechanism (shown in Fig. 2 and 8)')",
+        [],
+    ),
+    (
+        "ISDP",
+        "App. E.3 Table 3 (the ℓ2 analogue of Table 1, 'obtained after the chain has achieved empirical convergence')",
+        ["Table 3"],
+    ),
     ("ISDP", "App. D.2 ('we employ L values …'), for §5's delinquent children table", []),
     ("ISDP", "App. E.2, Fig 4 (not in E.2's surviving text; the statement may be in Fig 4's caption)", ["Fig 4"]),
     ("Subspace DP", "§1, Fig 1 (left)", ["Fig 1 (left)"]),
@@ -63,25 +74,47 @@ PAPER_CASES = [
     ("Congenial DP", "§4 after Table 2; App. A", []),
     ("Congenial DP", "§4 Table 2 (f_L1, Var(m1))", ["Table 2"]),
     ("Congenial DP", "§3 Table 1 (bottom) and caption", ["Table 1 (bottom)"]),
-    ("Congenial DP", "§3 (the 2 × 23 sex × age table: 'This data structure corresponds to the 2010 Census "
-                     "Table #P12')", []),
+    (
+        "Congenial DP",
+        "§3 (the 2 × 23 sex × age table: 'This data structure corresponds to the 2010 Census Table #P12')",
+        [],
+    ),
 ]
 SLIDE_CASES = [
-    ("Swapping slides", "'What if the 2020 Census used swapping?', note",
-     [("What if the 2020 Census used swapping?", "note", "")]),
-    ("Swapping slides", "'Numerical demonstration: 1940 Census full count data', table 'Conversion of swap rate to ε'",
-     [("Numerical demonstration: 1940 Census full count data", "table", ""),
-      ("Conversion of swap rate to ε", "", "table")]),
-    ("Swapping slides", "slide 'Examples from the US Decennial Censuses' (TopDown row: Invariants, "
-                        "'Population (state)')", [("Examples from the US Decennial Censuses", "", "slide")]),
+    (
+        "Swapping slides",
+        "'What if the 2020 Census used swapping?', note",
+        [("What if the 2020 Census used swapping?", "note", "")],
+    ),
+    (
+        "Swapping slides",
+        "'Numerical demonstration: 1940 Census full count data', table 'Conversion of swap rate to ε'",
+        [
+            ("Numerical demonstration: 1940 Census full count data", "table", ""),
+            ("Conversion of swap rate to ε", "", "table"),
+        ],
+    ),
+    (
+        "Swapping slides",
+        "slide 'Examples from the US Decennial Censuses' (TopDown row: Invariants, 'Population (state)')",
+        [("Examples from the US Decennial Censuses", "", "slide")],
+    ),
     # a title may hold parentheses; the remark in parentheses is dropped
-    ("Swapping slides", "'The TopDown Algorithm (TDA) (Abowd et al. 2022)', step 2; 'Theorem: TDA satisfies DP, "
-                        "subject to its Invariants'",
-     [("The TopDown Algorithm (TDA) (Abowd et al. 2022)", "step 2", ""),
-      ("Theorem: TDA satisfies DP, subject to its Invariants", "", "")]),
-    ("TopDown talk", "'zCDP/RDP vs. Pure DP', first slide 'RDP/zCDP' ('Moderate: δ = 10⁻⁶. Rough interpretation: "
-                     "each bit of a person's record has probability 10⁻⁶')",
-     [("zCDP/RDP vs. Pure DP", "first slide", ""), ("RDP/zCDP", "", "first slide")]),
+    (
+        "Swapping slides",
+        "'The TopDown Algorithm (TDA) (Abowd et al. 2022)', step 2; 'Theorem: TDA satisfies DP, "
+        "subject to its Invariants'",
+        [
+            ("The TopDown Algorithm (TDA) (Abowd et al. 2022)", "step 2", ""),
+            ("Theorem: TDA satisfies DP, subject to its Invariants", "", ""),
+        ],
+    ),
+    (
+        "TopDown talk",
+        "'zCDP/RDP vs. Pure DP', first slide 'RDP/zCDP' ('Moderate: δ = 10⁻⁶. Rough interpretation: "
+        "each bit of a person's record has probability 10⁻⁶')",
+        [("zCDP/RDP vs. Pure DP", "first slide", ""), ("RDP/zCDP", "", "first slide")],
+    ),
 ]
 
 ITEMS = [  # (experiment, document, where, item, output, label), as register() would record them
@@ -90,46 +123,94 @@ ITEMS = [  # (experiment, document, where, item, output, label), as register() w
     ("e2", "ISDP", "§5", "Table 1", "results/tables/table1.csv", "ISDP Table 1"),
     ("e3", "ISDP", "§5", "Fig 2", "results/figures/fig2.png", "ISDP Fig 2"),
     ("e3", "Subspace DP", "§1", "Fig 1 (left)", "results/figures/slopes.png", "SDP Fig 1 (left)"),
-    ("e8", "Swapping slides", "", "'Numerical demonstration: 1940 Census full count data', table",
-     "results/tables/ma1940.csv", "1940 table"),
+    (
+        "e8",
+        "Swapping slides",
+        "",
+        "'Numerical demonstration: 1940 Census full count data', table",
+        "results/tables/ma1940.csv",
+        "1940 table",
+    ),
 ]
 
 
 def _registry(items=ITEMS) -> pd.DataFrame:
     rows = []
     for exp in dict.fromkeys(i[0] for i in items):
-        mine = [dict(zip(("document", "where", "item", "output", "label"), i[1:], strict=True))
-                for i in items if i[0] == exp]
-        rows.append({"experiment": exp, "title": f"{exp.upper()} title", "notebook": f"{exp}_x", "outputs": "",
-                     "items": json.dumps(mine)})
+        mine = [
+            dict(zip(("document", "where", "item", "output", "label"), i[1:], strict=True))
+            for i in items
+            if i[0] == exp
+        ]
+        rows.append(
+            {
+                "experiment": exp,
+                "title": f"{exp.upper()} title",
+                "notebook": f"{exp}_x",
+                "outputs": "",
+                "items": json.dumps(mine),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def _row(id_, source, status="match", cause="", kind="claim", experiment="E2", value="1.0") -> dict:
     row = dict.fromkeys(COLUMNS, "")
-    row.update(id=id_, source=source, status=status, cause=cause, kind=kind, experiment=experiment,
-               claim=f"claim {id_}", reproduced_value=value, paper_value="2.0")
+    row.update(
+        id=id_,
+        source=source,
+        status=status,
+        cause=cause,
+        kind=kind,
+        experiment=experiment,
+        claim=f"claim {id_}",
+        reproduced_value=value,
+        paper_value="2.0",
+    )
     return row
 
 
-SUMMARY = pd.DataFrame([
-    _row("A-fig1", "ISDP §5 Fig 1"),
-    _row("A-fig1-b", "ISDP §5 (Fig 1: 'words'); App. E.3 (Fig 6, likewise)", status="differs", cause="Monte Carlo",
-         value="3.5 ± 0.1"),
-    _row("A-both", "ISDP §5 Table 1 and App. E.3 Table 3 (one each)", status="calibrated"),
-    _row("A-fig2", "ISDP §5 Fig 2; App. E.4 Fig 8", status="not-run", experiment="E3"),
-    _row("A-none", "ISDP §2 Prop 6", kind="check", experiment="E1"),
-    _row("S-left", "Subspace DP §1 (the DAS bias audit of Fig 1 left)", status="differs", cause="data vintage",
-         experiment="E3"),
-    _row("S-right", "Subspace DP §5.1 (Fig 1 right)", experiment="E4"),
-    _row("W-conv", "Swapping slides 'Numerical demonstration: 1940 Census full count data', table 'Conversion'",
-         experiment="E8"),
-    _row("W-cap", "Swapping slides 'Numerical demonstration: 1940 Census full count data', table caption",
-         experiment="E8"),
-    _row("W-mape", "Swapping slides 'Numerical demonstration: 1940 Census full count data', MAPE boxplots",
-         status="not-comparable", cause="not public", experiment="E8"),
-    _row("W-guide", "Swapping slides 'A Perverse Guide', item 2", experiment="E8"),
-])
+SUMMARY = pd.DataFrame(
+    [
+        _row("A-fig1", "ISDP §5 Fig 1"),
+        _row(
+            "A-fig1-b",
+            "ISDP §5 (Fig 1: 'words'); App. E.3 (Fig 6, likewise)",
+            status="differs",
+            cause="Monte Carlo",
+            value="3.5 ± 0.1",
+        ),
+        _row("A-both", "ISDP §5 Table 1 and App. E.3 Table 3 (one each)", status="calibrated"),
+        _row("A-fig2", "ISDP §5 Fig 2; App. E.4 Fig 8", status="not-run", experiment="E3"),
+        _row("A-none", "ISDP §2 Prop 6", kind="check", experiment="E1"),
+        _row(
+            "S-left",
+            "Subspace DP §1 (the DAS bias audit of Fig 1 left)",
+            status="differs",
+            cause="data vintage",
+            experiment="E3",
+        ),
+        _row("S-right", "Subspace DP §5.1 (Fig 1 right)", experiment="E4"),
+        _row(
+            "W-conv",
+            "Swapping slides 'Numerical demonstration: 1940 Census full count data', table 'Conversion'",
+            experiment="E8",
+        ),
+        _row(
+            "W-cap",
+            "Swapping slides 'Numerical demonstration: 1940 Census full count data', table caption",
+            experiment="E8",
+        ),
+        _row(
+            "W-mape",
+            "Swapping slides 'Numerical demonstration: 1940 Census full count data', MAPE boxplots",
+            status="not-comparable",
+            cause="not public",
+            experiment="E8",
+        ),
+        _row("W-guide", "Swapping slides 'A Perverse Guide', item 2", experiment="E8"),
+    ]
+)
 
 
 @pytest.mark.parametrize(("document", "location", "expected"), PAPER_CASES)
@@ -182,8 +263,9 @@ def test_an_item_must_name_one_figure_and_be_registered_once():
     with pytest.raises(ValueError, match="names 2 figures"):
         registry_items(_registry([("e1", "ISDP", "§5", "Fig 1 and Fig 2", "a.png", "x")]))
     with pytest.raises(ValueError, match="registered twice"):
-        registry_items(_registry([("e1", "ISDP", "§5", "Fig 1", "a.png", "x"),
-                                  ("e2", "ISDP", "§5", "Fig 1", "b.png", "y")]))
+        registry_items(
+            _registry([("e1", "ISDP", "§5", "Fig 1", "a.png", "x"), ("e2", "ISDP", "§5", "Fig 1", "b.png", "y")])
+        )
 
 
 def test_rows_are_assigned_to_the_items_their_locations_name():
@@ -238,16 +320,29 @@ def _fake_run(tmp_path: Path) -> None:
 def test_the_scorecard_step_writes_a_standalone_page_and_the_landing_text(tmp_path, monkeypatch):
     _fake_run(tmp_path)
     monkeypatch.chdir(tmp_path)
-    experiments = {exp: {"title": f"{exp.upper()} title", "notebook": f"{exp}_x", "outputs": [],
-                         "items": [dict(zip(("document", "where", "item", "output", "label"), i[1:], strict=True))
-                                   for i in ITEMS if i[0] == exp]} for exp in ("e2", "e3", "e8")}
+    experiments = {
+        exp: {
+            "title": f"{exp.upper()} title",
+            "notebook": f"{exp}_x",
+            "outputs": [],
+            "items": [
+                dict(zip(("document", "where", "item", "output", "label"), i[1:], strict=True))
+                for i in ITEMS
+                if i[0] == exp
+            ],
+        }
+        for exp in ("e2", "e3", "e8")
+    }
     experiment_registry(Job(params={"experiments": experiments}, output={"table": "results/tables/experiments.csv"}))
     registry = pd.read_csv("results/tables/experiments.csv")
     assert list(registry.columns) == ["experiment", "title", "notebook", "outputs", "items"]
     assert json.loads(registry.loc[0, "items"])[0]["item"] == "Fig 1"
-    scorecard(Job(input={"summary": "results/tables/reproduction_summary.csv",
-                         "registry": "results/tables/experiments.csv"},
-                  output={"html": "results/scorecard.html", "landing": "results/report/scorecard.html"}))
+    scorecard(
+        Job(
+            input={"summary": "results/tables/reproduction_summary.csv", "registry": "results/tables/experiments.csv"},
+            output={"html": "results/scorecard.html", "landing": "results/report/scorecard.html"},
+        )
+    )
     page = Path("results/scorecard.html").read_text()
     parser = _Links()
     parser.feed(page)
@@ -262,7 +357,7 @@ def test_the_scorecard_step_writes_a_standalone_page_and_the_landing_text(tmp_pa
     assert page.index(">Fig 1<") < page.index(">Table 1<") < page.index(">Fig 2<") < page.index('id="doc-1"')
     landing = Path("results/report/scorecard.html").read_text()
     assert "<img" not in landing and "javascript:app.setView" in landing
-    assert 'resultPath:&quot;results/figures/fig1.png&quot;' in landing
+    assert "resultPath:&quot;results/figures/fig1.png&quot;" in landing
 
 
 def test_render_shows_a_document_without_items():
@@ -292,8 +387,12 @@ def test_the_header_says_how_its_counts_relate_to_the_readmes():
 
 
 def test_a_fallback_to_another_data_vintage_is_stated_at_the_top():
-    fallback = {"source_used": "embedded", "vintage_used": "20210608", "vintage_requested": "20201116",
-                "reason": "the download failed (no network)"}
+    fallback = {
+        "source_used": "embedded",
+        "vintage_used": "20210608",
+        "vintage_requested": "20201116",
+        "reason": "the download failed (no network)",
+    }
     line = data_line(fallback)
     assert "vintage 20210608" in line and "not the vintage 20201116 the paper used" in line and "no network" in line
     assert "not the vintage" not in data_line({**fallback, "vintage_requested": "20210608"})

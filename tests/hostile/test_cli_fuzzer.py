@@ -27,9 +27,12 @@ STATUSES = {0, 2, 3, 4, 5}
 ERROR = "isdp release: error: "
 
 LABELS = st.sampled_from(["a", "b", "c", "Total", "", "1", "2.5", "a|b", " a", "ä", "=1+1", "nan", "-0", "a"])
-COUNTS = st.one_of(st.integers(0, 30).map(str),
-                   st.sampled_from(["-1", "2.5", "", "nan", "1e3", "9007199254740993", "\u0663", " 4", "0x10",
-                                    "1_000", "inf", "+3", "2" * 40]))
+COUNTS = st.one_of(
+    st.integers(0, 30).map(str),
+    st.sampled_from(
+        ["-1", "2.5", "", "nan", "1e3", "9007199254740993", "\u0663", " 4", "0x10", "1_000", "inf", "+3", "2" * 40]
+    ),
+)
 
 
 @st.composite
@@ -56,8 +59,11 @@ _COUNT_TYPES = ["int64", "int32", "uint64", "float64", "string", "bool", "int64 
 def parquet_tables(draw) -> tuple[str, list[pa.Table]]:
     """A small long Parquet table, as one file or a dataset of one or two parts: (name, parts). The count
     column of a hostile type now and then, a repeated column name, input metadata."""
-    rows = draw(st.lists(st.sampled_from(["a", "b", "c", "", "Total"]), min_size=1, max_size=3,
-                         unique=draw(_mostly(True, False))))
+    rows = draw(
+        st.lists(
+            st.sampled_from(["a", "b", "c", "", "Total"]), min_size=1, max_size=3, unique=draw(_mostly(True, False))
+        )
+    )
     cols = draw(st.lists(st.sampled_from(["x", "y", "1"]), min_size=1, max_size=3, unique=draw(_mostly(True, False))))
     keys_r = [r for r in rows for _ in cols]
     keys_c = [c for _ in rows for c in cols]
@@ -99,34 +105,57 @@ def _mostly(usual, *hostile, rare: int = 4):
 
 def run_options(rare: int = 4, output=None):
     """The options of one run: each hostile about once in ``rare + 1`` (the tables' tests: rarely)."""
-    return st.fixed_dictionaries({
-        "invariant": st.one_of(*[st.lists(st.sampled_from(["total", "row-margins", "column-margins", "all-margins",
-                                                           "by:r", "by:c"]), min_size=1, max_size=2)] * rare,
-                               st.lists(st.sampled_from(["total", "by:r,c", "by:nope", "bogus", "total@t", "by:"]),
-                                        max_size=2)),
-        "epsilon": st.one_of(*[st.sampled_from(["1", "0.5", "2", "1/3", "0.1234567891", "1e-9", "700",
-                                                "7/2000000000"])] * rare,
-                             st.sampled_from([None, "701", "0", "-1", "nan", "inf", "1_0", "", "abc", "\u0661",
-                                              "1/0"])),
-        "norm": st.sampled_from([None] * rare + ["gaussian"] * 3 + ["l1", "l2", "linf"]),
-        "delta": _mostly("1e-6", "0.5", "0", "1", "nan", "1e-400", "-1e-6", "1/3", rare=rare),
-        "pure_delta": _mostly(False, True, rare=2 * rare),  # a delta given to the pure l1 route too
-        "flags": st.tuples(*(_mostly(None, flag) for flag in ("--free-cells", "--nonnegative", "--dry-run",
-                                                              "--force")),
-                           _mostly(None, "--allow-chain", rare=2 * rare)).map(lambda f: [x for x in f if x]),
-        "uncertainty": _mostly(None, "0.9", "0.5", "1", "0", "nan", "0.999999999", rare=rare),
-        "max_attempts": _mostly(None, "2", "20000", "0", "1_0", "-5", "2.5", rare=rare),
-        "seed": _mostly(None, ["--seed", "3", "--reproducible-not-for-publication"], ["--seed", "3"],
-                        ["--seed", "-1", "--reproducible-not-for-publication"], ["--seed", "x"], rare=rare),
-        "format": _mostly(None, "auto", "wide", "long", "csv", rare=rare),
-        "count_column": _mostly(None, "count", "n", "", rare=rare),
-        "engine": _mostly(None, ["--engine", "dask"], ["--engine", "dask", "--scheduler", "foo"],
-                          ["--engine", "dask", "--workers", "100000"], ["--scheduler", "tcp://127.0.0.1:1"],
-                          ["--engine", "dask", "--scheduler", "http://127.0.0.1:8787"], rare=rare),
-        "output": output if output is not None else _mostly("out.csv", "out.parquet", "out/", "INPUT",
-                                                            "sub/out.csv", ".", rare=rare),
-        "earlier": _mostly(None, "file", "dangling link", rare=rare),
-    })
+    return st.fixed_dictionaries(
+        {
+            "invariant": st.one_of(
+                *[
+                    st.lists(
+                        st.sampled_from(["total", "row-margins", "column-margins", "all-margins", "by:r", "by:c"]),
+                        min_size=1,
+                        max_size=2,
+                    )
+                ]
+                * rare,
+                st.lists(st.sampled_from(["total", "by:r,c", "by:nope", "bogus", "total@t", "by:"]), max_size=2),
+            ),
+            "epsilon": st.one_of(
+                *[st.sampled_from(["1", "0.5", "2", "1/3", "0.1234567891", "1e-9", "700", "7/2000000000"])] * rare,
+                st.sampled_from([None, "701", "0", "-1", "nan", "inf", "1_0", "", "abc", "\u0661", "1/0"]),
+            ),
+            "norm": st.sampled_from([None] * rare + ["gaussian"] * 3 + ["l1", "l2", "linf"]),
+            "delta": _mostly("1e-6", "0.5", "0", "1", "nan", "1e-400", "-1e-6", "1/3", rare=rare),
+            "pure_delta": _mostly(False, True, rare=2 * rare),  # a delta given to the pure l1 route too
+            "flags": st.tuples(
+                *(_mostly(None, flag) for flag in ("--free-cells", "--nonnegative", "--dry-run", "--force")),
+                _mostly(None, "--allow-chain", rare=2 * rare),
+            ).map(lambda f: [x for x in f if x]),
+            "uncertainty": _mostly(None, "0.9", "0.5", "1", "0", "nan", "0.999999999", rare=rare),
+            "max_attempts": _mostly(None, "2", "20000", "0", "1_0", "-5", "2.5", rare=rare),
+            "seed": _mostly(
+                None,
+                ["--seed", "3", "--reproducible-not-for-publication"],
+                ["--seed", "3"],
+                ["--seed", "-1", "--reproducible-not-for-publication"],
+                ["--seed", "x"],
+                rare=rare,
+            ),
+            "format": _mostly(None, "auto", "wide", "long", "csv", rare=rare),
+            "count_column": _mostly(None, "count", "n", "", rare=rare),
+            "engine": _mostly(
+                None,
+                ["--engine", "dask"],
+                ["--engine", "dask", "--scheduler", "foo"],
+                ["--engine", "dask", "--workers", "100000"],
+                ["--scheduler", "tcp://127.0.0.1:1"],
+                ["--engine", "dask", "--scheduler", "http://127.0.0.1:8787"],
+                rare=rare,
+            ),
+            "output": output
+            if output is not None
+            else _mostly("out.csv", "out.parquet", "out/", "INPUT", "sub/out.csv", ".", rare=rare),
+            "earlier": _mostly(None, "file", "dangling link", rare=rare),
+        }
+    )
 
 
 def _arguments(table: Path, options: dict) -> list[str]:
@@ -209,11 +238,25 @@ def compiled():
         table = Path(tmp, "t.csv")
         table.write_text("g,a,b\nu,1,2\nv,3,4\n")
         for extra in ([], ["--free-cells"], ["--norm", "gaussian", "--delta", "1e-6"]):
-            code, _, err = _run(["release", str(table), "--invariant", "all-margins", "--epsilon", "1", "-q",
-                                 "--dry-run", *extra])
+            code, _, err = _run(
+                ["release", str(table), "--invariant", "all-margins", "--epsilon", "1", "-q", "--dry-run", *extra]
+            )
             assert code == 0, err
-            code, _, err = _run(["release", str(table), "--invariant", "total", "--epsilon", "1", "-q", "--force",
-                                 "-o", str(Path(tmp, "o.csv")), *extra])
+            code, _, err = _run(
+                [
+                    "release",
+                    str(table),
+                    "--invariant",
+                    "total",
+                    "--epsilon",
+                    "1",
+                    "-q",
+                    "--force",
+                    "-o",
+                    str(Path(tmp, "o.csv")),
+                    *extra,
+                ]
+            )
             assert code == 0, err
 
 

@@ -60,9 +60,18 @@ def _results(tmp_path, config: dict, repo=ROOT) -> Run:
 def _readings(run: Run, **change) -> None:
     """``e6_readings`` of the reading ``rep_sd`` (the three printed statistics), consistent, with ``change``."""
     sd, n = 0.0015, 20
-    rows = pd.DataFrame({"reading": "rep_sd", "statistic": ["median", "q05", "q95"], "exact": [0.943, 0.928, 0.958],
-                         "mean": [0.9436, 0.9281, 0.9585], "study_sd": sd, "se_mean": sd / math.sqrt(n),
-                         "se": math.hypot(sd, sd / math.sqrt(n)), "n_studies": n})
+    rows = pd.DataFrame(
+        {
+            "reading": "rep_sd",
+            "statistic": ["median", "q05", "q95"],
+            "exact": [0.943, 0.928, 0.958],
+            "mean": [0.9436, 0.9281, 0.9585],
+            "study_sd": sd,
+            "se_mean": sd / math.sqrt(n),
+            "se": math.hypot(sd, sd / math.sqrt(n)),
+            "n_studies": n,
+        }
+    )
     for column, value in change.items():
         rows[column] = value
     rows.to_csv(run.path("tables/e6_readings.csv"), index=False)
@@ -96,8 +105,9 @@ def test_e6_readings_with_an_se_its_spread_does_not_give_are_an_error(tmp_path):
 
 
 def _info(run: Run, residual: float) -> None:
-    run.path("e6/info.json").write_text(json.dumps({"max_invariant_residual": residual, "max_abs_invariant": 153.0,
-                                                     "n_studies": 20, "n_reps": 50}))
+    run.path("e6/info.json").write_text(
+        json.dumps({"max_invariant_residual": residual, "max_abs_invariant": 153.0, "n_studies": 20, "n_reps": 50})
+    )
 
 
 def test_e6_invariant_residual_intact_matches(tmp_path):
@@ -177,8 +187,9 @@ def test_printed_swap_table_with_a_row_deleted_is_an_error(tmp_path):
 
 def test_printed_swap_table_with_a_row_repeated_is_an_error(tmp_path):
     printed = pd.read_csv(ROOT / E8["printed"]["swap_ma1940"])
-    _refused("SWAP-E8-ma1940-table", _swap_run(tmp_path, pd.concat([printed, printed.iloc[[0]]])), "printed.csv",
-             "repeated")
+    _refused(
+        "SWAP-E8-ma1940-table", _swap_run(tmp_path, pd.concat([printed, printed.iloc[[0]]])), "printed.csv", "repeated"
+    )
 
 
 # --------------------------------------------------------------------------- the committed county extract
@@ -215,8 +226,9 @@ def test_a_changed_county_extract_is_used_with_the_opt_out_and_the_run_says_so(t
     from isdp_papers.nhgis.fallback import fetch_or_fallback
 
     extract, out = _moved_extract(tmp_path), tmp_path / "counties.csv"
-    info = fetch_or_fallback("20201116", "embedded", dest_zip=tmp_path / "z.zip", embedded_csv=extract, out_csv=out,
-                             verify_committed=False)
+    info = fetch_or_fallback(
+        "20201116", "embedded", dest_zip=tmp_path / "z.zip", embedded_csv=extract, out_csv=out, verify_committed=False
+    )
     assert out.read_bytes() == extract.read_bytes()
     assert "used unverified" in info["reason"] and "verify_committed is false" in info["reason"]
     assert any("used unverified" in r.getMessage() for r in caplog.records)
@@ -227,8 +239,9 @@ def test_a_changed_county_extract_is_an_error_in_the_rows_that_read_it(tmp_path)
     run = _results(tmp_path / "run", {"e8": E8, "data": CONFIG["data"]}, repo=tmp_path)
     assert _row("TDA-E8-state-measurements", Run(tmp_path / "run", run.config, repo=ROOT))["status"] == "match"
     _refused("TDA-E8-state-measurements", run, COUNTIES, "published")
-    opted_out = Run(tmp_path / "run", {**run.config, "data": {**CONFIG["data"], "verify_committed": False}},
-                    repo=tmp_path)
+    opted_out = Run(
+        tmp_path / "run", {**run.config, "data": {**CONFIG["data"], "verify_committed": False}}, repo=tmp_path
+    )
     row = _row("TDA-E8-state-measurements", opted_out)
     assert row["status"] == "match" and "used unverified" in row["note"], row["note"]
 
@@ -240,8 +253,15 @@ def test_e3_audit_with_a_p_value_above_one_is_an_error(tmp_path):
     run = _results(tmp_path, {"data": {"vintage": "20201116"}, "e3": {"audit": {"alpha": 0.01}}})
     run.path("data").mkdir(exist_ok=True)
     run.path("data/source.json").write_text(json.dumps({"vintage_used": "20201116", "reason": ""}))
-    audit = pd.DataFrame({"state_abbr": ["AL", "AK", "AZ"], "slope": [0.5, 0.2, -0.1], "stderr": 0.2,
-                          "p_value": [0.01, 0.3, 0.6], "n_counties": [67, 29, 15]})
+    audit = pd.DataFrame(
+        {
+            "state_abbr": ["AL", "AK", "AZ"],
+            "slope": [0.5, 0.2, -0.1],
+            "stderr": 0.2,
+            "p_value": [0.01, 0.3, 0.6],
+            "n_counties": [67, 29, 15],
+        }
+    )
     audit.to_csv(run.path("tables/e3_das_audit.csv"), index=False)
     assert _row("SDP-E3-caption-direction", run)["status"] == "match"
     audit.assign(p_value=[0.01, 1.5, 0.6]).to_csv(run.path("tables/e3_das_audit.csv"), index=False)
@@ -258,7 +278,8 @@ def test_e4_metrics_with_a_nan_slope_p_value_are_an_error(tmp_path):
     metrics.to_csv(run.path("tables/e4_metrics.csv"), index=False)
     assert _row("ISDP-E4-mechanisms-flat", run)["status"] == "match"
     metrics.assign(slope_p_value=np.where(metrics["method"] == "dg_l1_lp", np.nan, p)).to_csv(
-        run.path("tables/e4_metrics.csv"), index=False)
+        run.path("tables/e4_metrics.csv"), index=False
+    )
     _refused("ISDP-E4-mechanisms-flat", run, "e4_metrics.csv", "'slope_p_value' = nan")
 
 
@@ -268,18 +289,24 @@ def test_e4_metrics_without_a_method_are_an_error(tmp_path):
     run = _results(tmp_path, {})
     run.path("e3/selection.json").write_text(json.dumps({"selected_states": ["IL"]}))
     pd.DataFrame({"state": "IL", "method": [*METHODS[:-1], DAS], "n_counties": 102, "slope_p_value": 0.5}).to_csv(
-        run.path("tables/e4_metrics.csv"), index=False)
+        run.path("tables/e4_metrics.csv"), index=False
+    )
     _refused("ISDP-E4-mechanisms-flat", run, "e4_metrics.csv", "missing")
 
 
 def test_e5_fig1_medians_their_tables_do_not_give_are_an_error(tmp_path):
     run = _results(tmp_path, {})
-    per_table = pd.DataFrame([{"table": t, "method": m, "avg_l1": v + t}
-                              for t in range(3) for m, v in (("raw_dg_eps1", 40.0), ("mis_conditional", 73.0),
-                                                             ("raw_dg_eps05", 87.0))])
+    per_table = pd.DataFrame(
+        [
+            {"table": t, "method": m, "avg_l1": v + t}
+            for t in range(3)
+            for m, v in (("raw_dg_eps1", 40.0), ("mis_conditional", 73.0), ("raw_dg_eps05", 87.0))
+        ]
+    )
     per_table.to_csv(run.path("e5/fig1_distances.csv"), index=False)
-    medians = pd.DataFrame({"method": ["raw_dg_eps1", "mis_conditional", "raw_dg_eps05"],
-                            "avg_l1_median": [41.0, 74.0, 88.0]})
+    medians = pd.DataFrame(
+        {"method": ["raw_dg_eps1", "mis_conditional", "raw_dg_eps05"], "avg_l1_median": [41.0, 74.0, 88.0]}
+    )
     medians.to_csv(run.path("tables/e5_fig1_distances.csv"), index=False)
     assert _row("CDP-E5-fig1-order-l1", run)["status"] == "match"
     medians.assign(avg_l1_median=[41.0, 40.0, 88.0]).to_csv(run.path("tables/e5_fig1_distances.csv"), index=False)
@@ -288,10 +315,21 @@ def test_e5_fig1_medians_their_tables_do_not_give_are_an_error(tmp_path):
 
 def test_e7_simulation_with_a_stored_z_its_columns_do_not_give_is_an_error(tmp_path):
     run = _results(tmp_path, {"e7": {"eps_grid": [1.0], "betas": [0.5]}})
-    sim = pd.DataFrame({"mechanism": ["conditional", "l2", "l1"], "beta": [math.nan, math.nan, 0.5], "eps": 1.0,
-                        "exact_mean_m1": 30.0, "mean_m1": [30.01, 29.98, 30.02], "se_mean_m1": 0.02,
-                        "exact_var_m1": [2.0, 4.0, 4.0], "var_m1": [2.01, 3.99, 4.03], "se_var_m1": 0.03,
-                        "max_total_error": 0.0, "max_optimality_gap": [math.nan, 0.0, 0.0]})
+    sim = pd.DataFrame(
+        {
+            "mechanism": ["conditional", "l2", "l1"],
+            "beta": [math.nan, math.nan, 0.5],
+            "eps": 1.0,
+            "exact_mean_m1": 30.0,
+            "mean_m1": [30.01, 29.98, 30.02],
+            "se_mean_m1": 0.02,
+            "exact_var_m1": [2.0, 4.0, 4.0],
+            "var_m1": [2.01, 3.99, 4.03],
+            "se_var_m1": 0.03,
+            "max_total_error": 0.0,
+            "max_optimality_gap": [math.nan, 0.0, 0.0],
+        }
+    )
     sim["z_mean"] = (sim["mean_m1"] - sim["exact_mean_m1"]) / sim["se_mean_m1"]
     sim["z_var"] = (sim["var_m1"] - sim["exact_var_m1"]) / sim["se_var_m1"]
     sim.to_csv(run.path("tables/e7_simulation.csv"), index=False)
@@ -325,8 +363,9 @@ def test_e8_variance_tripled_in_one_row_is_an_error(tmp_path):
     from isdp_papers.e8_privacy_accounting.tables import variance_table
 
     run = _results(tmp_path, {"e8": E8})
-    table = variance_table(pd.read_csv(ROOT / E8["printed"]["tda_variance"]), E8["tda"]["levels"],
-                           E8["tda"]["changed_cells"], ["standard"])
+    table = variance_table(
+        pd.read_csv(ROOT / E8["printed"]["tda_variance"]), E8["tda"]["levels"], E8["tda"]["changed_cells"], ["standard"]
+    )
     table.to_csv(run.path("tables/e8_tda_variance.csv"), index=False)
     assert _row("TDA-E8-laplace-variance", run)["status"] == "match"
     table.loc[0, "variance"] *= 3
@@ -338,8 +377,14 @@ def test_e8_variance_tripled_in_one_row_is_an_error(tmp_path):
 def test_e1_meeting_time_below_its_lag_is_an_error(tmp_path):
     run = _results(tmp_path, {"e1": {"targets": {"l1": {}}}})
     gaps = np.arange(60) % 17
-    meet = pd.DataFrame({"target": "l1", "lag": np.repeat([100, 200], 60), "pair": np.tile(np.arange(60), 2),
-                         "tau": np.concatenate([100 + gaps, 200 + gaps])})
+    meet = pd.DataFrame(
+        {
+            "target": "l1",
+            "lag": np.repeat([100, 200], 60),
+            "pair": np.tile(np.arange(60), 2),
+            "tau": np.concatenate([100 + gaps, 200 + gaps]),
+        }
+    )
     meet.to_csv(run.path("e1/meeting_times_l1.csv"), index=False)
     assert _row("ISDP-E1-lag-tau-stable", run)["status"] == "match"
     meet.loc[0, "tau"] = 50

@@ -14,12 +14,15 @@ from isdp_papers.config import load_config
 SCHEMA = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 
-@pytest.mark.parametrize("value, message", [
-    ({"on_error": "maybe"}, "'maybe' is not one of"),
-    ({"on_error": True}, "True is not one of"),
-    ({"on_eror": "fail"}, "'on_eror' was unexpected"),
-    ("fail", "not of type 'object'"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ({"on_error": "maybe"}, "'maybe' is not one of"),
+        ({"on_error": True}, "True is not one of"),
+        ({"on_eror": "fail"}, "'on_eror' was unexpected"),
+        ("fail", "not of type 'object'"),
+    ],
+)
 def test_a_bad_on_error_is_refused_by_the_schema(value, message):
     config = load_config(ROOT / "config" / "config.yaml")
     config["claims"] = value

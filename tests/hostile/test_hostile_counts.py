@@ -16,14 +16,18 @@ import pytest
 from isdp.cli import main
 
 SEEDED = ["--seed", "3", "--reproducible-not-for-publication", "--no-progress"]
-ROUTES = {"l1": ["--norm", "l1", "--epsilon", "1"],
-          "gaussian": ["--norm", "gaussian", "--epsilon", "1", "--delta", "1e-6"],
-          "l2 chain": ["--norm", "l2", "--epsilon", "1", "--delta", "0.3"]}
+ROUTES = {
+    "l1": ["--norm", "l1", "--epsilon", "1"],
+    "gaussian": ["--norm", "gaussian", "--epsilon", "1", "--delta", "1e-6"],
+    "l2 chain": ["--norm", "l2", "--epsilon", "1", "--delta", "0.3"],
+}
 # an invariant family, as the wide and the long layout state it, and the moves that keep it
-FAMILIES = {"total": (["total"], ["total"]),
-            "row margins": (["row-margins"], ["by:g"]),
-            "column margins": (["column-margins"], ["by:h"]),
-            "both margins": (["all-margins"], ["by:g", "by:h"])}
+FAMILIES = {
+    "total": (["total"], ["total"]),
+    "row margins": (["row-margins"], ["by:g"]),
+    "column margins": (["column-margins"], ["by:h"]),
+    "both margins": (["all-margins"], ["by:g", "by:h"]),
+}
 ROWS, COLS = ["u", "v", "w"], ["a", "b", "c"]
 
 
@@ -64,8 +68,12 @@ def _pairs(family: str, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]
 
 def _text(x: np.ndarray, layout: str) -> str:
     if layout == "wide":
-        return "g," + ",".join(COLS) + "\n" + "".join(f"{r}," + ",".join(map(str, row)) + "\n"
-                                                     for r, row in zip(ROWS, x, strict=True))
+        return (
+            "g,"
+            + ",".join(COLS)
+            + "\n"
+            + "".join(f"{r}," + ",".join(map(str, row)) + "\n" for r, row in zip(ROWS, x, strict=True))
+        )
     return "g,h,count\n" + "".join(f"{r},{c},{x[i, j]}\n" for i, r in enumerate(ROWS) for j, c in enumerate(COLS))
 
 
@@ -75,13 +83,26 @@ def _shown(tmp_path, capsys, name: str, x: np.ndarray, layout: str, route: str, 
     folder.mkdir()
     (folder / "t.csv").write_text(_text(x, layout))
     invariants = FAMILIES[family][layout == "long"]
-    args = ["release", str(folder / "t.csv"), "--format", layout, *ROUTES[route], "-o", str(folder / "out.csv"),
-            *[a for inv in invariants for a in ("--invariant", inv)], *SEEDED]
+    args = [
+        "release",
+        str(folder / "t.csv"),
+        "--format",
+        layout,
+        *ROUTES[route],
+        "-o",
+        str(folder / "out.csv"),
+        *[a for inv in invariants for a in ("--invariant", inv)],
+        *SEEDED,
+    ]
     code = main(args)
     out, err = capsys.readouterr()
     statements = sorted(folder.glob("*.statement.json"))
-    shown = {"exit": code, "stdout": out.replace(str(folder), "<dir>"), "stderr": err.replace(str(folder), "<dir>"),
-             "statement": [json.loads(p.read_text()) for p in statements]}
+    shown = {
+        "exit": code,
+        "stdout": out.replace(str(folder), "<dir>"),
+        "stderr": err.replace(str(folder), "<dir>"),
+        "statement": [json.loads(p.read_text()) for p in statements],
+    }
     if code == 0:
         released = (folder / "out.csv").read_text()
         assert released.count("\n") == (4 if layout == "wide" else 10)

@@ -65,8 +65,15 @@ def test_broken_evidence_is_an_error_never_a_match(kind, label):
 @pytest.mark.parametrize("kind", CRITERIA)
 def test_a_measure_that_used_no_values_is_an_error(kind):
     criterion, paper = CRITERIA[kind]
-    good = {"equal": 1.0, "within_se": 1.0, "interval": 0.0, "zscores": np.array([0.1]),
-            "pvalues": np.array([0.5]), "ordering": {"a": 1, "b": 2}, "calibrated": 0.0}[kind]
+    good = {
+        "equal": 1.0,
+        "within_se": 1.0,
+        "interval": 0.0,
+        "zscores": np.array([0.1]),
+        "pvalues": np.array([0.5]),
+        "ordering": {"a": 1, "b": 2},
+        "calibrated": 0.0,
+    }[kind]
     assert judge(criterion, paper, Measurement(good, "", se=0.1)) in ("match", "calibrated")  # the probe can pass
     assert judge(criterion, paper, Measurement(good, "", se=0.1, n=0)) == "error"
 
@@ -76,14 +83,17 @@ def test_within_se_needs_a_finite_standard_error(se):
     assert judge({"kind": "within_se", "k": 3}, 1.0, Measurement(1.0, "", se=se)) == "error"
 
 
-@pytest.mark.parametrize("criterion, value", [
-    ({"kind": "pvalues", "alpha": 0.01}, np.array([0.5, 1.5])),      # not a p-value
-    ({"kind": "interval", "max": 1}, np.array([0.5, 0.6])),            # one number expected
-    ({"kind": "interval", "max": 1}, "small"),                         # a string is not a number
-    ({"kind": "zscores", "alpha": 0.01}, [True, False]),               # booleans are not z-scores
-    ({"kind": "ordering", "order": ["a", "b"]}, {"a": 1}),             # a missing key
-    ({"kind": "ordering", "order": ["a", "b"]}, [1, 2]),               # not named
-])
+@pytest.mark.parametrize(
+    "criterion, value",
+    [
+        ({"kind": "pvalues", "alpha": 0.01}, np.array([0.5, 1.5])),  # not a p-value
+        ({"kind": "interval", "max": 1}, np.array([0.5, 0.6])),  # one number expected
+        ({"kind": "interval", "max": 1}, "small"),  # a string is not a number
+        ({"kind": "zscores", "alpha": 0.01}, [True, False]),  # booleans are not z-scores
+        ({"kind": "ordering", "order": ["a", "b"]}, {"a": 1}),  # a missing key
+        ({"kind": "ordering", "order": ["a", "b"]}, [1, 2]),  # not named
+    ],
+)
 def test_wrong_shaped_evidence_is_an_error(criterion, value):
     assert judge(criterion, "paper", Measurement(value, "")) == "error"
 
@@ -93,8 +103,12 @@ non_finite = st.sampled_from([math.nan, math.inf, -math.inf])
 
 
 @settings(max_examples=200, deadline=None)
-@given(kind=st.sampled_from(["zscores", "pvalues"]),
-       values=st.lists(finite, max_size=20), bad=non_finite, at=st.integers(0, 20))
+@given(
+    kind=st.sampled_from(["zscores", "pvalues"]),
+    values=st.lists(finite, max_size=20),
+    bad=non_finite,
+    at=st.integers(0, 20),
+)
 def test_one_non_finite_value_anywhere_makes_an_array_criterion_an_error(kind, values, bad, at):
     values.insert(min(at, len(values)), bad)
     criterion, paper = CRITERIA[kind]
@@ -102,8 +116,10 @@ def test_one_non_finite_value_anywhere_makes_an_array_criterion_an_error(kind, v
 
 
 @settings(max_examples=200, deadline=None)
-@given(kind=st.sampled_from(list(CRITERIA)),
-       value=st.one_of(non_finite, hnp.arrays(float, st.integers(0, 0)), st.just([]), st.just({})))
+@given(
+    kind=st.sampled_from(list(CRITERIA)),
+    value=st.one_of(non_finite, hnp.arrays(float, st.integers(0, 0)), st.just([]), st.just({})),
+)
 def test_no_non_finite_or_empty_value_matches_any_kind(kind, value):
     criterion, paper = CRITERIA[kind]
     assert judge(criterion, paper, Measurement(value, "", se=1.0)) == "error"
@@ -148,8 +164,9 @@ def test_the_same_table_intact_is_judged(tmp_path):
     swap_table(printed).to_csv(tmp_path / "results" / "tables" / "e8_swap_ma1940.csv", index=False)
     rows = claims.evaluate([_claim("SWAP-E8-ma1940-table")], run)
     assert rows.loc[0, "status"] == "match"
-    assert rows.loc[0, "evidence"] == (f"data/e8/paper_swap_ma1940.csv: {len(printed)} rows; "
-                                       f"results/tables/e8_swap_ma1940.csv: {len(printed)} rows")
+    assert rows.loc[0, "evidence"] == (
+        f"data/e8/paper_swap_ma1940.csv: {len(printed)} rows; results/tables/e8_swap_ma1940.csv: {len(printed)} rows"
+    )
 
 
 def test_the_summary_step_writes_nothing_on_an_error(tmp_path, monkeypatch):
@@ -158,19 +175,26 @@ def test_the_summary_step_writes_nothing_on_an_error(tmp_path, monkeypatch):
 
     config = e8_run(tmp_path).config
     (tmp_path / "results" / "tables" / "e8_swap_ma1940.csv").write_text(
-        ",".join(swap_table(_printed_ma1940()).columns) + "\n")
+        ",".join(swap_table(_printed_ma1940()).columns) + "\n"
+    )
     registry = tmp_path / "claims.yaml"
     import yaml
+
     registry.write_text(yaml.safe_dump({"claims": [_claim("SWAP-E8-ma1940-table")]}, allow_unicode=True))
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "results" / "tables" / "summary.csv"
-    job = Job(input={"registry": str(registry)}, output={"summary": str(out)},
-              params={"experiment": "E8", "repo": str(ROOT)}, config=config)
+    job = Job(
+        input={"registry": str(registry)},
+        output={"summary": str(out)},
+        params={"experiment": "E8", "repo": str(ROOT)},
+        config=config,
+    )
     with pytest.raises(claims.ClaimErrors, match="header only"):
         claims_summary(job)
     assert not out.exists() and not list(out.parent.glob("*.tmp"))
-    claims_summary(Job(input=job.input, output=job.output, params=job.params,
-                       config={**config, "claims": {"on_error": "report"}}))
+    claims_summary(
+        Job(input=job.input, output=job.output, params=job.params, config={**config, "claims": {"on_error": "report"}})
+    )
     assert pd.read_csv(out)["status"].tolist() == ["error"]
 
 
@@ -191,9 +215,17 @@ def e1_sample():
 
     cfg = load_config(ROOT / "config" / "config.yaml")["e1"]
     problem = intersecting_constraints_problem(cfg["x"], cfg["records_per_region"])
-    res = samplers.sample(problem.lattice(), generalized_laplace(cfg["eps"], "l1"), n_chains=4, n_draws=400,
-                          proposal_eps=cfg["targets"]["l1"]["proposal_eps"], seed=4, burn_in=2000, thin=20,
-                          progress=False)
+    res = samplers.sample(
+        problem.lattice(),
+        generalized_laplace(cfg["eps"], "l1"),
+        n_chains=4,
+        n_draws=400,
+        proposal_eps=cfg["targets"]["l1"]["proposal_eps"],
+        seed=4,
+        burn_in=2000,
+        thin=20,
+        progress=False,
+    )
     return cfg, problem, res.draws
 
 
@@ -250,7 +282,7 @@ def test_a_flipped_byte_in_a_compressed_chunk_is_an_error_naming_the_file(tmp_pa
         info = f["posterior/noise"].id.get_chunk_info(0)
     data = bytearray(path.read_bytes())
     middle = info.byte_offset + info.size // 2
-    data[middle:middle + 8] = bytes(b ^ 0xFF for b in data[middle:middle + 8])
+    data[middle : middle + 8] = bytes(b ^ 0xFF for b in data[middle : middle + 8])
     path.write_bytes(bytes(data))
     rows = claims.evaluate([_claim(c) for c in TAIL_ROWS], claims.Run(tmp_path, {"e1": e1_sample[0]}, repo=ROOT))
     assert rows["status"].tolist() == ["error", "error"]
@@ -263,10 +295,17 @@ def _unbiasedness_job(root, e1_sample):
     cfg = e1_sample[0]
     ess = root / "results" / "ess.csv"
     pd.DataFrame({"ess_bulk": np.full(14, 1000.0)}).to_csv(ess, index=False)
-    return Job(input={"problem": str(root / "results" / "e1" / "problem.json"), "draws": [str(root / DRAWS)],
-                      "ess": [str(ess)]},
-               output={"unbiasedness": str(root / "results" / "unbiasedness.csv")}, params={"norms": ["l1"]},
-               wildcards={"exp": "e1"}, config={"e1": cfg})
+    return Job(
+        input={
+            "problem": str(root / "results" / "e1" / "problem.json"),
+            "draws": [str(root / DRAWS)],
+            "ess": [str(ess)],
+        },
+        output={"unbiasedness": str(root / "results" / "unbiasedness.csv")},
+        params={"norms": ["l1"]},
+        wildcards={"exp": "e1"},
+        config={"e1": cfg},
+    )
 
 
 def test_the_unbiasedness_step_reads_intact_draws_as_before(tmp_path, e1_sample):
@@ -277,8 +316,10 @@ def test_the_unbiasedness_step_reads_intact_draws_as_before(tmp_path, e1_sample)
     job = _unbiasedness_job(tmp_path, e1_sample)
     steps.unbiasedness(job)
     expected = unbiasedness_table(e1_sample[2], np.full(14, 1000.0), e1_sample[1].cell_labels)
-    pd.testing.assert_frame_equal(pd.read_csv(job.output.unbiasedness).drop(columns="target"),
-                                  pd.read_csv(_write(expected, tmp_path / "expected.csv")))
+    pd.testing.assert_frame_equal(
+        pd.read_csv(job.output.unbiasedness).drop(columns="target"),
+        pd.read_csv(_write(expected, tmp_path / "expected.csv")),
+    )
 
 
 def _write(df, path):
@@ -304,11 +345,14 @@ def test_a_step_that_reads_damaged_draws_fails_naming_the_file(tmp_path, e1_samp
 # --------------------------------------------------------------------------- damaged JSON and unreadable tables
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"max_invariant_residual": ', "damaged, not JSON"),
-    (None, "missing"),
-    (b"\xff\xfe\x00{", "unreadable"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"max_invariant_residual": ', "damaged, not JSON"),
+        (None, "missing"),
+        (b"\xff\xfe\x00{", "unreadable"),
+    ],
+)
 def test_a_damaged_json_result_names_the_file(tmp_path, content, message):
     """Before: a bare JSONDecodeError or FileNotFoundError from json.loads / read_text."""
     path = tmp_path / "results" / "e6" / "info.json"
@@ -337,10 +381,11 @@ def test_a_directory_in_place_of_a_results_table_names_it(tmp_path):
         claims.Run(tmp_path).table("e8_swap_ma1940")
 
 
-@pytest.mark.parametrize("change", [{"target": "another"}, {"proposal_eps": 0.5}, {"start": "u = x"},
-                                    {"basis": "path"}, None],
-                         ids=["another target", "another proposal", "another start", "another basis",
-                              "no chain recorded"])
+@pytest.mark.parametrize(
+    "change",
+    [{"target": "another"}, {"proposal_eps": 0.5}, {"start": "u = x"}, {"basis": "path"}, None],
+    ids=["another target", "another proposal", "another start", "another basis", "no chain recorded"],
+)
 def test_the_draws_step_refuses_a_certificate_of_another_chain(tmp_path, e1_sample, change):
     """A certificate file did not say what it certifies, so "pairs started like the chains" could be checked only in
     the code (issue 64). It records the chain, and the draws step compares it with its own before using it."""
@@ -354,17 +399,35 @@ def test_the_draws_step_refuses_a_certificate_of_another_chain(tmp_path, e1_samp
     _e1_run(tmp_path, e1_sample)
     proposal = cfg["targets"]["l1"]["proposal_eps"]
     chain = steps._chain(e1_sample[1].lattice(), generalized_laplace(cfg["eps"], "l1"), proposal)
-    cert = Certificate(basis="smith", lag=2, n_pairs=100, max_iter=50, level=0.95, threshold=0.01,
-                       tau=np.full(100, 3), met=np.ones(100, dtype=bool), seconds=0.1)
+    cert = Certificate(
+        basis="smith",
+        lag=2,
+        n_pairs=100,
+        max_iter=50,
+        level=0.95,
+        threshold=0.01,
+        tau=np.full(100, 3),
+        met=np.ones(100, dtype=bool),
+        seconds=0.1,
+    )
     record = {**cert.to_dict(), **({"chain": {**chain, **change}} if change else {})}
     (tmp_path / "cert.json").write_text(json.dumps(record))
     pd.DataFrame({"target": ["l1"], "converged_at": [5]}).to_csv(tmp_path / "conv.csv", index=False)
-    job = Job(input={"problem": str(tmp_path / "results" / "e1" / "problem.json"),
-                     "convergence": str(tmp_path / "conv.csv"), "certificate": str(tmp_path / "cert.json")},
-              output={"draws": str(tmp_path / "d.nc"), "ess": str(tmp_path / "ess.csv")},
-              params={"eps": cfg["eps"], "target": {"proposal_eps": proposal},
-                      "draws": {"n_draws": 8, "n_chains": 2, "thin": 1}},
-              wildcards={"exp": "e1", "norm": "l1"}, config={"e1": cfg})
+    job = Job(
+        input={
+            "problem": str(tmp_path / "results" / "e1" / "problem.json"),
+            "convergence": str(tmp_path / "conv.csv"),
+            "certificate": str(tmp_path / "cert.json"),
+        },
+        output={"draws": str(tmp_path / "d.nc"), "ess": str(tmp_path / "ess.csv")},
+        params={
+            "eps": cfg["eps"],
+            "target": {"proposal_eps": proposal},
+            "draws": {"n_draws": 8, "n_chains": 2, "thin": 1},
+        },
+        wildcards={"exp": "e1", "norm": "l1"},
+        config={"e1": cfg},
+    )
     with pytest.raises(ValueError, match="certifies the chain .*, not the draws'"):
         steps.draws(job)
     assert not (tmp_path / "d.nc").exists()

@@ -35,22 +35,27 @@ def test_membership_does_not_wrap_around():
     assert SUM3.contains(np.array([2**62, -(2**62), 0]))
 
 
-@pytest.mark.parametrize("u, member", [
-    (np.array([2.0**70, -(2.0**70), 0.0]), True),          # exact integers beyond 2**53, as floats
-    (np.array([2**70, -(2**70), 0], dtype=object), True),  # Python integers beyond int64
-    (np.array([2**70, -(2**70), 1], dtype=object), False),
-    (np.array([1.0, math.nan, -1.0]), False),
-    (np.array([math.inf, -math.inf, 0.0]), False),
-    (np.array([0.5, -0.5, 0.0]), False),
-    (np.array(["1", "-1", "0"]), False),
-])
+@pytest.mark.parametrize(
+    "u, member",
+    [
+        (np.array([2.0**70, -(2.0**70), 0.0]), True),  # exact integers beyond 2**53, as floats
+        (np.array([2**70, -(2**70), 0], dtype=object), True),  # Python integers beyond int64
+        (np.array([2**70, -(2**70), 1], dtype=object), False),
+        (np.array([1.0, math.nan, -1.0]), False),
+        (np.array([math.inf, -math.inf, 0.0]), False),
+        (np.array([0.5, -0.5, 0.0]), False),
+        (np.array(["1", "-1", "0"]), False),
+    ],
+)
 def test_membership_is_exact_for_any_numeric_input(u, member):
     assert SUM3.contains(u) is member
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(int64s, min_size=3, max_size=3), min_size=1, max_size=4),
-       st.lists(st.integers(-(2**31), 2**31), min_size=3, max_size=3))
+@given(
+    st.lists(st.lists(int64s, min_size=3, max_size=3), min_size=1, max_size=4),
+    st.lists(st.integers(-(2**31), 2**31), min_size=3, max_size=3),
+)
 def test_membership_agrees_with_python_integers(rows, coeffs):
     if not any(coeffs):
         coeffs[0] = 1
@@ -81,18 +86,28 @@ def test_squared_norm_refuses_where_int64_would_wrap():
 
 def test_a_sampler_start_with_a_huge_norm_is_refused():
     with pytest.raises(InvariantError, match="init: .*2\\*\\*62"):
-        sample(SUM3, generalized_laplace(1.0, "l2"), n_chains=1, n_draws=2, proposal_eps=1.0, seed=1,
-               init=np.array([2**62, -(2**62), 0]))
+        sample(
+            SUM3,
+            generalized_laplace(1.0, "l2"),
+            n_chains=1,
+            n_draws=2,
+            proposal_eps=1.0,
+            seed=1,
+            init=np.array([2**62, -(2**62), 0]),
+        )
 
 
 # --------------------------------------------------------------------------- lattice construction
 
 
-@pytest.mark.parametrize("A, message", [
-    ([[2**62, 2**62 - 1, 5]], "beyond the supported ±2\\*\\*31"),
-    ([[-(2**63), 1, 5]], "beyond the supported ±2\\*\\*31"),  # abs(int64 min) wraps to itself
-    ([[10**15, 10**15 + 1, 7]], "beyond the supported ±2\\*\\*31"),
-])
+@pytest.mark.parametrize(
+    "A, message",
+    [
+        ([[2**62, 2**62 - 1, 5]], "beyond the supported ±2\\*\\*31"),
+        ([[-(2**63), 1, 5]], "beyond the supported ±2\\*\\*31"),  # abs(int64 min) wraps to itself
+        ([[10**15, 10**15 + 1, 7]], "beyond the supported ±2\\*\\*31"),
+    ],
+)
 def test_constraints_with_huge_entries_get_a_clear_error(A, message):
     with pytest.raises(InvariantError, match=message):
         IntegerLattice.from_constraints(A)
@@ -177,22 +192,29 @@ def test_transition_matrix_checks_its_objects():
 X = np.array([1, -1, 0])
 
 
-@pytest.mark.parametrize("draw", [
-    lambda **kw: coupled_kernel_draws(SUM3, L1, **kw),
-    lambda **kw: iteration_draws(SUM3, L1, DESIGNS[next(iter(DESIGNS))], **kw),
-], ids=["coupled_kernel_draws", "iteration_draws"])
-@pytest.mark.parametrize("change, error, message", [
-    ({"x": np.array([1, -1])}, InvariantError, "shape"),
-    ({"y": np.array([[1, -1, 0]])}, InvariantError, "shape"),
-    ({"x": np.array([1, 1, 0])}, InvariantError, "Λ\\(A\\)"),
-    ({"x": np.array([0.5, -0.5, 0.0])}, InvariantError, "Λ\\(A\\)"),
-    ({"y": np.array([2**62, -(2**62), 0])}, InvariantError, "2\\*\\*62"),
-    ({"n_rep": 0}, ValueError, "n_rep"),
-    ({"n_rep": -5}, ValueError, "n_rep"),
-    ({"proposal_eps": 0.0}, ValueError, "proposal_eps"),
-    ({"proposal_eps": math.nan}, ValueError, "proposal_eps"),
-    ({"seed": -1}, ValueError, "seed"),
-])
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda **kw: coupled_kernel_draws(SUM3, L1, **kw),
+        lambda **kw: iteration_draws(SUM3, L1, DESIGNS[next(iter(DESIGNS))], **kw),
+    ],
+    ids=["coupled_kernel_draws", "iteration_draws"],
+)
+@pytest.mark.parametrize(
+    "change, error, message",
+    [
+        ({"x": np.array([1, -1])}, InvariantError, "shape"),
+        ({"y": np.array([[1, -1, 0]])}, InvariantError, "shape"),
+        ({"x": np.array([1, 1, 0])}, InvariantError, "Λ\\(A\\)"),
+        ({"x": np.array([0.5, -0.5, 0.0])}, InvariantError, "Λ\\(A\\)"),
+        ({"y": np.array([2**62, -(2**62), 0])}, InvariantError, "2\\*\\*62"),
+        ({"n_rep": 0}, ValueError, "n_rep"),
+        ({"n_rep": -5}, ValueError, "n_rep"),
+        ({"proposal_eps": 0.0}, ValueError, "proposal_eps"),
+        ({"proposal_eps": math.nan}, ValueError, "proposal_eps"),
+        ({"seed": -1}, ValueError, "seed"),
+    ],
+)
 def test_coupled_draw_helpers_check_their_inputs(draw, change, error, message):
     kwargs = {"x": X, "y": -X, "proposal_eps": 0.5, "n_rep": 10, "seed": 1, **change}
     with pytest.raises(error, match=message):
@@ -204,27 +226,31 @@ def test_coupled_draw_helpers_work_on_good_input():
     assert SUM3.contains(out_x) and SUM3.contains(out_y)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"grid": []}, "non-empty"),
-    ({"grid": [0.1, -1.0]}, "grid\\[1\\]"),
-    ({"grid": [math.nan]}, "grid\\[0\\]"),
-    ({"grid": [math.inf]}, "grid\\[0\\]"),
-    ({"grid": [[0.1, 0.2]]}, "non-empty list"),
-    ({"grid": "abc"}, "grid"),
-    ({"n_iter": 1}, "n_iter"),
-    ({"n_chains": 0}, "n_chains"),
-    ({"acceptance_range": (0.5, 0.2)}, "acceptance_range"),
-    ({"acceptance_range": (0.2, math.nan)}, "acceptance_range"),
-    ({"acceptance_range": (0.2,)}, "acceptance_range"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"grid": []}, "non-empty"),
+        ({"grid": [0.1, -1.0]}, "grid\\[1\\]"),
+        ({"grid": [math.nan]}, "grid\\[0\\]"),
+        ({"grid": [math.inf]}, "grid\\[0\\]"),
+        ({"grid": [[0.1, 0.2]]}, "non-empty list"),
+        ({"grid": "abc"}, "grid"),
+        ({"n_iter": 1}, "n_iter"),
+        ({"n_chains": 0}, "n_chains"),
+        ({"acceptance_range": (0.5, 0.2)}, "acceptance_range"),
+        ({"acceptance_range": (0.2, math.nan)}, "acceptance_range"),
+        ({"acceptance_range": (0.2,)}, "acceptance_range"),
+    ],
+)
 def test_tune_proposal_checks_its_inputs(change, message):
     kwargs = {"grid": [0.1, 0.5], "n_chains": 2, "n_iter": 50, "seed": 1, **change}
     with pytest.raises(ValueError, match=message):
         tune_proposal(SUM3, L1, **kwargs)
 
 
-edge_floats = st.one_of(st.sampled_from([0.0, -0.0, -1.0, math.nan, math.inf, -math.inf, 1e-300, 1e300]),
-                        st.floats(max_value=0.0))
+edge_floats = st.one_of(
+    st.sampled_from([0.0, -0.0, -1.0, math.nan, math.inf, -math.inf, 1e-300, 1e300]), st.floats(max_value=0.0)
+)
 
 
 @settings(max_examples=100, deadline=None)
@@ -264,8 +290,18 @@ def test_mis_refuses_a_start_of_the_wrong_length():
 
     A = np.array([[1, 1, 1, 1]])
     with pytest.raises(InvariantError, match="init has shape"):
-        mis_sample(A, np.array([8]), np.array([2.0, 2, 2, 2]), eps=1.0, proposal_eps=1.0, index_set=[0, 1, 2],
-                   n_draws=2, seed=1, init=np.array([2, 2, 4]), progress=False)
+        mis_sample(
+            A,
+            np.array([8]),
+            np.array([2.0, 2, 2, 2]),
+            eps=1.0,
+            proposal_eps=1.0,
+            index_set=[0, 1, 2],
+            n_draws=2,
+            seed=1,
+            init=np.array([2, 2, 4]),
+            progress=False,
+        )
 
 
 # --------------------------------------------------------------------------- near-dependent invariants
@@ -324,16 +360,20 @@ def _refused(call, message):
 
 
 LIBRARY_PROBES = {  # name: (call, the refusal's message); the comment says what it did before
-    "a centre beyond int64's reach": (lambda: maximal_coupling_rvs(2**62, -2**62, 1.0, 3, 0),
-                                      "mean_x must be an integer within ±2\\*\\*53"),  # wrapped in int64
+    "a centre beyond int64's reach": (
+        lambda: maximal_coupling_rvs(2**62, -(2**62), 1.0, 3, 0),
+        "mean_x must be an integer within ±2\\*\\*53",
+    ),  # wrapped in int64
     "a fractional centre": (lambda: maximal_coupling_rvs(2.5, 0, 1.0, 3, 0), "mean_x must be an integer"),
     "dg_rvs below 1e-9": (lambda: dg_rvs(1e-10, 3, np.random.default_rng(0)), "outside \\[1e-09, 700\\]"),
     "dg_rvs above 700": (lambda: dg_rvs(701.0, 3, np.random.default_rng(0)), "outside \\[1e-09, 700\\]"),
     "2.5 cells": (lambda: sum_constraint(2.5), "n must be a positive integer, not 2.5"),  # gave 2 cells
     "30 sets of one record": (lambda: venn_constraints(30, 1), "more than 10,000,000 entries"),  # hung
     "a float seed": (lambda: seeded_source(2.5), "seed must be a non-negative integer"),  # truncated to 2
-    "meeting times at their lag": (lambda: tv_upper_bound([1, 2, 3], 100, [0]),
-                                   "a meeting time of 1 is impossible at lag 100"),  # perfect convergence
+    "meeting times at their lag": (
+        lambda: tv_upper_bound([1, 2, 3], 100, [0]),
+        "a meeting time of 1 is impossible at lag 100",
+    ),  # perfect convergence
     "fractional meeting times": (lambda: tv_upper_bound([101.5, 102], 100, [0]), "whole numbers"),
 }
 
@@ -354,8 +394,10 @@ def test_opendp_constructors_read_epsilon_as_the_cli_does(text):
     """make_isdp_laplace accepted '1_0' as 10, which the CLI refuses; both read one set of forms."""
     from isdp.opendp_measurements import make_isdp_laplace
 
-    _refused(lambda: make_isdp_laplace(np.array([[1, 1, 1]]), True if text == "True" else text),
-             "^epsilon must be a positive number")
+    _refused(
+        lambda: make_isdp_laplace(np.array([[1, 1, 1]]), True if text == "True" else text),
+        "^epsilon must be a positive number",
+    )
 
 
 def test_a_privacy_map_beyond_the_largest_float_is_infinite():

@@ -33,8 +33,11 @@ def _load(tmp_path, entries):
 # (claim to start from, change, text the error must hold)
 BAD = [
     ("ISDP-E1-l1-lag-stability", {"criterion": {"kind": "interval", "max": float("inf")}}, "not a finite number"),
-    ("ISDP-E1-l1-lag-stability", {"criterion": {"kind": "interval", "min": float("-inf"), "max": float("inf")}},
-     "not a finite number"),
+    (
+        "ISDP-E1-l1-lag-stability",
+        {"criterion": {"kind": "interval", "min": float("-inf"), "max": float("inf")}},
+        "not a finite number",
+    ),
     ("ISDP-E1-l1-lag-stability", {"criterion": {"kind": "interval", "min": float("nan")}}, "not a finite number"),
     ("ISDP-E1-l1-lag-stability", {"criterion": {"kind": "interval", "min": 3, "max": 2}}, "is empty"),
     ("ISDP-E1-l1-lag-stability", {"criterion": {"kind": "interval", "max": "2"}}, "not of type 'number'"),
@@ -44,8 +47,11 @@ BAD = [
     ("SWAP-E8-ma1940-table", {"criterion": {"kind": "equal", "tol": -1}}, "less than the minimum"),
     # finite numbers that still pass anything (round three)
     ("SWAP-E8-ma1940-table", {"criterion": {"kind": "equal", "tol": 1e300}}, "would pass anything"),
-    ("ISDP-E1-l1-lag-stability", {"criterion": {"kind": "interval", "min": -1e308, "max": 1e308}},
-     "would exclude nothing"),
+    (
+        "ISDP-E1-l1-lag-stability",
+        {"criterion": {"kind": "interval", "min": -1e308, "max": 1e308}},
+        "would exclude nothing",
+    ),
     ("CDP-E5-acceptance", {"criterion": {"kind": "within_se", "k": 1e300}}, "no Monte Carlo difference"),
     ("CDP-E5-acceptance", {"criterion": {"kind": "within_se", "k": 3, "rounding": 1e300}}, "would pass anything"),
     # finite numbers that pass anything at the scale of the row's paper value (issue 58): the ±1e15 cap let these
@@ -92,8 +98,10 @@ def test_a_malformed_entry_is_refused_naming_the_problem(tmp_path, registry, cla
         _load(tmp_path, [entry])
 
 
-@pytest.mark.parametrize("claim_id, change, message", [b for b in BAD if "pass anything" in b[2]
-                                                      or "exclude nothing" in b[2] or "paper_value" in b[2]])
+@pytest.mark.parametrize(
+    "claim_id, change, message",
+    [b for b in BAD if "pass anything" in b[2] or "exclude nothing" in b[2] or "paper_value" in b[2]],
+)
 def test_a_refusal_names_the_registry_file_and_the_row(tmp_path, registry, claim_id, change, message):
     entry = {**_entry(registry, claim_id), **change}
     with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'claims.yaml'}: claim {claim_id!r}: ")):
@@ -112,9 +120,13 @@ def test_the_loosest_accepted_tolerance_is_half_a_printed_digit(tmp_path, regist
 
 def test_within_se_and_pvalues_parameters_must_be_finite_and_positive(tmp_path, registry):
     base = _entry(registry, "SWAP-E8-ma1940-table")
-    for criterion in ({"kind": "within_se", "k": float("inf")}, {"kind": "within_se", "k": 3, "rounding": float("nan")},
-                      {"kind": "within_se", "k": 0}, {"kind": "pvalues", "alpha": 1.0},
-                      {"kind": "zscores", "alpha": float("nan")}):
+    for criterion in (
+        {"kind": "within_se", "k": float("inf")},
+        {"kind": "within_se", "k": 3, "rounding": float("nan")},
+        {"kind": "within_se", "k": 0},
+        {"kind": "pvalues", "alpha": 1.0},
+        {"kind": "zscores", "alpha": float("nan")},
+    ):
         with pytest.raises(ValueError):
             _load(tmp_path, [{**base, "criterion": criterion}])
 
@@ -146,8 +158,11 @@ def test_a_key_given_twice_in_a_registry_row_is_refused_with_its_line(tmp_path, 
     lines.insert(at + 1, lines[at])  # a second paper_value, which YAML would keep silently
     path = tmp_path / "claims.yaml"
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(claims.RegistryError, match=rf"{re.escape(str(path))}: .*the key 'paper_value' is given twice"
-                                                    rf".*line {at + 2}"):
+    with pytest.raises(
+        claims.RegistryError,
+        match=rf"{re.escape(str(path))}: .*the key 'paper_value' is given twice"
+        rf".*line {at + 2}",
+    ):
         claims.load_registry(path)
 
 
@@ -163,15 +178,20 @@ def test_a_registry_that_is_not_yaml_is_refused_naming_the_file(tmp_path):
         claims.load_registry(path)
 
 
-@pytest.mark.parametrize("paper", ["2020-01-01", "[1, 2020-01-01]", "{first: 2001-12-14t21:59:43.10-05:00}",
-                                   "!!binary aGk=", "!!set {a: null}"])
+@pytest.mark.parametrize(
+    "paper",
+    ["2020-01-01", "[1, 2020-01-01]", "{first: 2001-12-14t21:59:43.10-05:00}", "!!binary aGk=", "!!set {a: null}"],
+)
 def test_a_yaml_date_or_other_non_json_value_is_refused_as_a_paper_value(tmp_path, registry, paper):
     entry = claims.claim("SWAP-E8-ma1940-table", registry)
     text = yaml.safe_dump({"claims": [{**entry, "paper_value": "PAPER"}]}, allow_unicode=True, width=1000)
     path = tmp_path / "claims.yaml"
     path.write_text(text.replace("paper_value: PAPER", f"paper_value: {paper}"))
-    with pytest.raises(claims.RegistryError, match=r"at claims/0/paper_value.* \(claim 'SWAP-E8-ma1940-table'\): "
-                                                   r".* is not of type 'string', 'number'"):
+    with pytest.raises(
+        claims.RegistryError,
+        match=r"at claims/0/paper_value.* \(claim 'SWAP-E8-ma1940-table'\): "
+        r".* is not of type 'string', 'number'",
+    ):
         claims.load_registry(path)
 
 
@@ -179,9 +199,21 @@ def test_a_yaml_date_or_other_non_json_value_is_refused_as_a_paper_value(tmp_pat
 
 
 def _summary_row(c, status="match"):
-    return {"id": c["id"], "experiment": c["experiment"], "kind": c["kind"], "claim": c["claim"], "source": "s",
-            "paper_value": "p", "reproduced_value": "r", "criterion": "k", "reading": "r (a priori)",
-            "status": status, "cause": "", "note": "", "evidence": "1 values"}
+    return {
+        "id": c["id"],
+        "experiment": c["experiment"],
+        "kind": c["kind"],
+        "claim": c["claim"],
+        "source": "s",
+        "paper_value": "p",
+        "reproduced_value": "r",
+        "criterion": "k",
+        "reading": "r (a priori)",
+        "status": status,
+        "cause": "",
+        "note": "",
+        "evidence": "1 values",
+    }
 
 
 def test_claims_of_an_experiment_not_configured_are_listed_as_not_run(tmp_path, registry):
@@ -207,9 +239,25 @@ def test_an_empty_per_experiment_summary_is_refused(tmp_path):
 
 def test_combine_refuses_a_summary_row_the_registry_does_not_hold(tmp_path, registry):
     e8 = [c for c in registry if c["experiment"] == "E8"]
-    rows = [{"id": c["id"], "experiment": "E8", "kind": c["kind"], "claim": "c", "source": "s", "paper_value": "p",
-             "reproduced_value": "r", "criterion": "k", "reading": "r (a priori)", "status": "match", "cause": "",
-             "note": "", "evidence": "1 values", "same_fact_as": ""} for c in e8]
+    rows = [
+        {
+            "id": c["id"],
+            "experiment": "E8",
+            "kind": c["kind"],
+            "claim": "c",
+            "source": "s",
+            "paper_value": "p",
+            "reproduced_value": "r",
+            "criterion": "k",
+            "reading": "r (a priori)",
+            "status": "match",
+            "cause": "",
+            "note": "",
+            "evidence": "1 values",
+            "same_fact_as": "",
+        }
+        for c in e8
+    ]
     summary = tmp_path / "e8.csv"
     pd.DataFrame([*rows, {**rows[0], "id": "SWAP-E8-nowhere"}]).to_csv(summary, index=False)
     with pytest.raises(claims.RegistryError, match=r"the registry does not hold: \['SWAP-E8-nowhere'\]"):

@@ -71,10 +71,14 @@ def _child(cmd, **kwargs):
 # --------------------------------------------------------------------------- layouts read two ways
 
 
-@pytest.mark.parametrize("text, message", [
-    ("r1,5,3,8\nr2,2,9,4\nr3,7,1,6\n", "the label of column 2 is a number: the file may have no header row"),
-    ("a,b,c\n5,3,8\n2,9,4\n7,1,6\n", "the row label on line 2 is a number: the file may have no row-label column"),
-], ids=["no header row", "no row-label column"])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("r1,5,3,8\nr2,2,9,4\nr3,7,1,6\n", "the label of column 2 is a number: the file may have no header row"),
+        ("a,b,c\n5,3,8\n2,9,4\n7,1,6\n", "the row label on line 2 is a number: the file may have no row-label column"),
+    ],
+    ids=["no header row", "no row-label column"],
+)
 def test_counts_are_never_read_as_labels(tmp_path, capsys, text, message):
     """Refused, the label named by its place: the message never quotes it (it may be a count)."""
     assert _release(tmp_path, text, "--invariant", "total", "--epsilon", "1") == 3
@@ -84,8 +88,19 @@ def test_counts_are_never_read_as_labels(tmp_path, capsys, text, message):
 
 
 def test_numeric_labels_pass_when_the_user_says_the_layout(tmp_path):
-    assert _release(tmp_path, "year,2019,2020\nnorth,5,3\nsouth,2,9\n", "--invariant", "total", "--epsilon", "1",
-                    "--format", "wide") == 0
+    assert (
+        _release(
+            tmp_path,
+            "year,2019,2020\nnorth,5,3\nsouth,2,9\n",
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "--format",
+            "wide",
+        )
+        == 0
+    )
 
 
 def test_a_repeated_count_column_is_refused(tmp_path, capsys):
@@ -106,8 +121,21 @@ def test_a_label_with_the_key_separator_is_refused(tmp_path, capsys):
 
 def test_the_statement_may_not_overwrite_the_release(tmp_path, capsys):
     (tmp_path / "t.csv").write_text(TABLE)
-    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "-o",
-                 str(tmp_path / "out.csv"), "--statement", str(tmp_path / "out.csv"), *SEEDED])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "-o",
+            str(tmp_path / "out.csv"),
+            "--statement",
+            str(tmp_path / "out.csv"),
+            *SEEDED,
+        ]
+    )
     assert code == 2 and "name the same file" in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
@@ -117,12 +145,30 @@ def test_no_output_may_be_an_input_even_with_force(tmp_path, capsys, which):
     (tmp_path / "t.csv").write_text(TABLE)
     (tmp_path / "c.csv").write_text("constraint,u|a,u|b,u|c,v|a,v|b,v|c\nall,1,1,1,1,1,1\n")
     (tmp_path / "link.csv").symlink_to(tmp_path / "t.csv")
-    target = {"output": "t.csv", "statement": "t.csv", "audit": "t.csv", "link to the input": "link.csv",
-              "constraints": "c.csv"}[which]
+    target = {
+        "output": "t.csv",
+        "statement": "t.csv",
+        "audit": "t.csv",
+        "link to the input": "link.csv",
+        "constraints": "c.csv",
+    }[which]
     flag = {"statement": "--statement", "audit": "--audit", "constraints": "--audit"}.get(which, "-o")
     out = [] if flag == "-o" else ["-o", str(tmp_path / "out.csv")]
-    code = main(["release", str(tmp_path / "t.csv"), "--constraints", str(tmp_path / "c.csv"), "--epsilon", "1",
-                 flag, str(tmp_path / target), *out, "--force", *SEEDED])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--constraints",
+            str(tmp_path / "c.csv"),
+            "--epsilon",
+            "1",
+            flag,
+            str(tmp_path / target),
+            *out,
+            "--force",
+            *SEEDED,
+        ]
+    )
     assert code == 2 and "refusing to overwrite an input" in capsys.readouterr().err
     assert (tmp_path / "t.csv").read_text() == TABLE and (tmp_path / "c.csv").read_text().startswith("constraint")
     _only(tmp_path, "t.csv", "c.csv", "link.csv")
@@ -145,11 +191,19 @@ def test_an_output_inside_the_input_dataset_is_refused_even_with_force(tmp_path,
     _only(tmp_path, "inds")
 
 
-@pytest.mark.parametrize("output, message", [
-    ("", "is not a file name"), (".", "is not a file name"), ("./", "is not a file name"),
-    ("adir", "holds more than a released dataset's files"), ("adir/", "holds more than a released dataset's files"),
-    ("t.csv/", "is not a directory"), ("empty", "a Parquet release is a long table"),
-    ("link/", "is a symbolic link")])
+@pytest.mark.parametrize(
+    "output, message",
+    [
+        ("", "is not a file name"),
+        (".", "is not a file name"),
+        ("./", "is not a file name"),
+        ("adir", "holds more than a released dataset's files"),
+        ("adir/", "holds more than a released dataset's files"),
+        ("t.csv/", "is not a directory"),
+        ("empty", "a Parquet release is a long table"),
+        ("link/", "is a symbolic link"),
+    ],
+)
 def test_an_output_that_is_not_a_file_or_a_dataset_is_refused(tmp_path, monkeypatch, capsys, output, message):
     """A directory names a Parquet dataset: replaced with --force only when it holds a dataset's files alone."""
     monkeypatch.chdir(tmp_path)
@@ -167,16 +221,41 @@ def test_an_output_that_is_not_a_file_or_a_dataset_is_refused(tmp_path, monkeypa
 def test_a_statement_inside_a_dataset_is_refused(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "t.csv").write_text("g,k,count\nu,a,1\nu,b,2\n")
-    code = main(["release", "t.csv", "--invariant", "total", "--epsilon", "1", "-o", "out/", "--statement",
-                 "out/s.json", *SEEDED])
+    code = main(
+        [
+            "release",
+            "t.csv",
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "-o",
+            "out/",
+            "--statement",
+            "out/s.json",
+            *SEEDED,
+        ]
+    )
     assert code == 2 and "--statement out/s.json lies inside the dataset -o/--output out" in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
 
 def test_a_device_is_never_replaced_even_with_force(tmp_path, capsys):
     (tmp_path / "t.csv").write_text(TABLE)
-    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "-o", os.devnull,
-                 "--force", *SEEDED])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "-o",
+            os.devnull,
+            "--force",
+            *SEEDED,
+        ]
+    )
     assert code == 2 and "is not a regular file" in capsys.readouterr().err
     assert Path(os.devnull).is_char_device()
 
@@ -188,11 +267,23 @@ def test_an_unwritable_directory_is_refused_before_any_sampling(tmp_path, monkey
     (tmp_path / "out").mkdir()
     real = os.access
     monkeypatch.setattr(isdp.cli.os, "access", lambda p, mode: False if Path(p) == tmp_path / "out" else real(p, mode))
-    monkeypatch.setattr(isdp.release._release, "make_release",
-                        lambda *a, **k: pytest.fail("sampled before checking the paths"))
+    monkeypatch.setattr(
+        isdp.release._release, "make_release", lambda *a, **k: pytest.fail("sampled before checking the paths")
+    )
     (tmp_path / "t.csv").write_text(TABLE)
-    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "-o",
-                 str(tmp_path / "out" / "r.csv"), *SEEDED])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "-o",
+            str(tmp_path / "out" / "r.csv"),
+            *SEEDED,
+        ]
+    )
     assert code == 2 and "is not writable: nothing was sampled" in capsys.readouterr().err
 
 
@@ -225,11 +316,25 @@ def test_a_release_being_written_is_not_replaced_even_with_force(tmp_path, capsy
 
 def test_two_releases_at_once_never_both_succeed(tmp_path):
     (tmp_path / "t.csv").write_text(TABLE)
-    cmd = [sys.executable, "-m", "isdp", "release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1",
-           "-o", str(tmp_path / "out.csv"), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "isdp",
+        "release",
+        str(tmp_path / "t.csv"),
+        "--invariant",
+        "total",
+        "--epsilon",
+        "1",
+        "-o",
+        str(tmp_path / "out.csv"),
+        "--no-progress",
+    ]
     for _ in range(3):
-        with (_child(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as one,
-              _child(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as other):
+        with (
+            _child(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as one,
+            _child(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as other,
+        ):
             codes = sorted(run.wait(timeout=120) for run in (one, other))
         assert codes == [0, 2], codes
         for path in tmp_path.iterdir():
@@ -256,11 +361,28 @@ def test_an_unreadable_input_exits_3(shared_dir):
     tmp_path = shared_dir
     (tmp_path / "t.csv").write_text(TABLE)
     (tmp_path / "t.csv").chmod(0o600)
-    run = subprocess.run([*AS_NOBODY, sys.executable, "-m", "isdp",
-                          "release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "-o",
-                          str(tmp_path / "out.csv"), "--no-progress"],
-                         capture_output=True, encoding="utf-8", env=_child_env(), preexec_fn=_default_signals,
-                         timeout=300)
+    run = subprocess.run(
+        [
+            *AS_NOBODY,
+            sys.executable,
+            "-m",
+            "isdp",
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "-o",
+            str(tmp_path / "out.csv"),
+            "--no-progress",
+        ],
+        capture_output=True,
+        encoding="utf-8",
+        env=_child_env(),
+        preexec_fn=_default_signals,
+        timeout=300,
+    )
     assert run.returncode == 3 and "cannot read the table" in run.stderr and "Traceback" not in run.stderr
 
 
@@ -271,11 +393,33 @@ def test_another_user_without_a_home_can_release(shared_dir):
     tmp_path = shared_dir
     (tmp_path / "t.csv").write_text(TABLE)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    run = subprocess.run([*AS_NOBODY, sys.executable, "-m", "isdp", "release", "t.csv", "--invariant", "total",
-                          "--norm", "l2", "--epsilon", "1", "--delta", "0.3", "-o", "out.csv", *SEEDED],
-                         capture_output=True, encoding="utf-8", cwd=tmp_path, preexec_fn=_default_signals,
-                         env={**env, "HOME": "/nonexistent", "PYTHONPATH": str(ROOT / "src"),
-                              "PYTHONIOENCODING": "utf-8"}, timeout=300)
+    run = subprocess.run(
+        [
+            *AS_NOBODY,
+            sys.executable,
+            "-m",
+            "isdp",
+            "release",
+            "t.csv",
+            "--invariant",
+            "total",
+            "--norm",
+            "l2",
+            "--epsilon",
+            "1",
+            "--delta",
+            "0.3",
+            "-o",
+            "out.csv",
+            *SEEDED,
+        ],
+        capture_output=True,
+        encoding="utf-8",
+        cwd=tmp_path,
+        preexec_fn=_default_signals,
+        env={**env, "HOME": "/nonexistent", "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8"},
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
 
 
@@ -291,8 +435,9 @@ def test_a_constraint_value_is_checked_exactly(tmp_path, capsys):
     assert _release(tmp_path, table, "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3
     assert "beyond ±2**53" in capsys.readouterr().err
     (tmp_path / "c.csv").write_text(f"constraint,u|a,u|b,v|a,v|b,value\nweighted,{2**11},0,0,0,0\n")
-    assert _release(tmp_path, f"g,a,b\nu,{big},0\nv,1,2\n", "--constraints", tmp_path / "c.csv",
-                    "--epsilon", "1") == 4  # 2**53 · 2**11 = 2**64 wraps to 0 in int64; the exact value is not 0
+    assert (
+        _release(tmp_path, f"g,a,b\nu,{big},0\nv,1,2\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 4
+    )  # 2**53 · 2**11 = 2**64 wraps to 0 in int64; the exact value is not 0
     assert "states the value 0" in capsys.readouterr().err
     _only(tmp_path, "t.csv", "c.csv")
 
@@ -303,8 +448,11 @@ def test_a_total_beyond_2_53_is_refused_with_exit_3(tmp_path, capsys):
     _only(tmp_path, "t.csv")
 
 
-@pytest.mark.parametrize("row, message", [(f"big,{2**63},1,1,1", "beyond ±2**31"), ("none,0,0,0,0", "no non-zero")],
-                         ids=["coefficient 2**63", "all-zero row"])
+@pytest.mark.parametrize(
+    "row, message",
+    [(f"big,{2**63},1,1,1", "beyond ±2**31"), ("none,0,0,0,0", "no non-zero")],
+    ids=["coefficient 2**63", "all-zero row"],
+)
 def test_bad_constraint_rows_exit_3(tmp_path, capsys, row, message):
     (tmp_path / "c.csv").write_text(f"constraint,u|a,u|b,v|a,v|b\n{row}\n")
     assert _release(tmp_path, "g,a,b\nu,1,2\nv,3,4\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3
@@ -323,9 +471,28 @@ def test_sigint_is_a_clean_refusal(tmp_path):
     import select
 
     (tmp_path / "t.csv").write_text(TABLE)
-    cmd = [sys.executable, "-m", "isdp", "release", str(tmp_path / "t.csv"), "--invariant", "total", "--norm", "l2",
-           "--epsilon", "0.01", "--delta", "0.3", "--pairs", "100000", "-o", str(tmp_path / "out.csv"),
-           "--seed", "3", "--reproducible-not-for-publication"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "isdp",
+        "release",
+        str(tmp_path / "t.csv"),
+        "--invariant",
+        "total",
+        "--norm",
+        "l2",
+        "--epsilon",
+        "0.01",
+        "--delta",
+        "0.3",
+        "--pairs",
+        "100000",
+        "-o",
+        str(tmp_path / "out.csv"),
+        "--seed",
+        "3",
+        "--reproducible-not-for-publication",
+    ]
     with _child(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8") as run:
         ready, _, _ = select.select([run.stderr], [], [], 120)
         assert ready and "certifying the chain" in run.stderr.readline()
@@ -339,8 +506,10 @@ def test_children_get_default_signals_whatever_this_run_inherited():
     """This run as a background job of a non-interactive shell would have it (`nohup bash .ci/run &`):
     SIGINT and SIGTERM ignored here. A child started by `_child` still has Python's KeyboardInterrupt
     handler and SIGTERM's default, so the SIGINT test does not depend on how the run was started."""
-    probe = ("import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, "
-             "signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)")
+    probe = (
+        "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, "
+        "signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)"
+    )
     saved = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         with _child([sys.executable, "-c", probe], stdout=subprocess.PIPE, encoding="utf-8") as run:
@@ -351,12 +520,19 @@ def test_children_get_default_signals_whatever_this_run_inherited():
     assert out.split() == ["True", "True"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--epsilon", "nan"], "--epsilon must be a positive number"), (["--epsilon", "inf"], "--epsilon must be"),
-    (["--epsilon", "1", "--norm", "l2", "--delta", "nan"], "--delta must lie in (0, 1)"),
-    (["--epsilon", "1", "--norm", "l2", "--delta", "0.3", "--pairs", "1000000000"],
-     "--pairs must be an integer in [2, 100000]"),
-], ids=["eps nan", "eps inf", "delta nan", "a billion pairs"])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--epsilon", "nan"], "--epsilon must be a positive number"),
+        (["--epsilon", "inf"], "--epsilon must be"),
+        (["--epsilon", "1", "--norm", "l2", "--delta", "nan"], "--delta must lie in (0, 1)"),
+        (
+            ["--epsilon", "1", "--norm", "l2", "--delta", "0.3", "--pairs", "1000000000"],
+            "--pairs must be an integer in [2, 100000]",
+        ),
+    ],
+    ids=["eps nan", "eps inf", "delta nan", "a billion pairs"],
+)
 def test_numbers_that_are_not_parameters_exit_2(tmp_path, capsys, args, message):
     assert _release(tmp_path, TABLE, "--invariant", "total", *args) == 2
     assert message in capsys.readouterr().err
@@ -367,8 +543,21 @@ def test_the_smallest_epsilon_is_accepted_and_a_negative_seed_refused(tmp_path, 
     (tmp_path / "t.csv").write_text(TABLE)
     assert main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1e-9", "--dry-run"]) == 0
     capsys.readouterr()
-    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "-o",
-                 str(tmp_path / "o.csv"), "--seed", "-1", "--reproducible-not-for-publication"])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "-o",
+            str(tmp_path / "o.csv"),
+            "--seed",
+            "-1",
+            "--reproducible-not-for-publication",
+        ]
+    )
     assert code == 2 and "non-negative" in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
@@ -400,6 +589,7 @@ class _FaultAt:
                         raise OSError(27, "File too large")
                     raise OSError(28, "No space left on device", str(args[1]))
             return real(*args, **kwargs)
+
         return step
 
 
@@ -415,8 +605,23 @@ def test_force_and_a_failed_write_never_change_an_earlier_release(tmp_path, monk
     before = _digests(tmp_path)
     capsys.readouterr()
     fault = _FaultAt(monkeypatch, tmp_path, step)
-    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "2", "-o",
-                 str(tmp_path / "out.csv"), "--force", "--seed", "4", "--reproducible-not-for-publication", "-q"])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "2",
+            "-o",
+            str(tmp_path / "out.csv"),
+            "--force",
+            "--seed",
+            "4",
+            "--reproducible-not-for-publication",
+            "-q",
+        ]
+    )
     monkeypatch.undo()
     err = capsys.readouterr().err
     assert code == 2 and "; nothing written; the earlier files are as they were" in err
@@ -443,8 +648,23 @@ def test_a_write_that_cannot_put_the_earlier_release_back_names_the_backup(tmp_p
     before = _digests(tmp_path)
     capsys.readouterr()
     _FaultAt(monkeypatch, tmp_path, 6, also=7)  # fsync×3, link, replace, link (fails), restore (fails)
-    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "2", "-o",
-                 str(tmp_path / "out.csv"), "--force", "-q", "--seed", "4", "--reproducible-not-for-publication"])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "2",
+            "-o",
+            str(tmp_path / "out.csv"),
+            "--force",
+            "-q",
+            "--seed",
+            "4",
+            "--reproducible-not-for-publication",
+        ]
+    )
     monkeypatch.undo()
     err = capsys.readouterr().err
     assert code == 2 and "putting the earlier files back failed too" in err
@@ -475,8 +695,21 @@ def test_without_hard_links_the_backups_are_copies_and_still_restore(tmp_path, m
             raise OSError(28, "No space left on device", str(dst))
         return real_replace(src, dst)
 
-    run = ["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "2", "-o",
-           str(tmp_path / "out.csv"), "--force", "-q", "--seed", "4", "--reproducible-not-for-publication"]
+    run = [
+        "release",
+        str(tmp_path / "t.csv"),
+        "--invariant",
+        "total",
+        "--epsilon",
+        "2",
+        "-o",
+        str(tmp_path / "out.csv"),
+        "--force",
+        "-q",
+        "--seed",
+        "4",
+        "--reproducible-not-for-publication",
+    ]
     monkeypatch.setattr(os, "link", no_hard_links)
     monkeypatch.setattr(os, "replace", audit_fails)
     assert main(run) == 2 and "the earlier files are as they were" in capsys.readouterr().err
@@ -497,9 +730,28 @@ def test_a_file_size_limit_leaves_the_earlier_release(tmp_path):
         _default_signals()
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))  # the table fits, the statement does not
 
-    run = subprocess.run([sys.executable, "-m", "isdp", "release", str(tmp_path / "t.csv"), "--invariant", "total",
-                          "--epsilon", "2", "-o", str(tmp_path / "out.csv"), "--force", "-q"],
-                         capture_output=True, encoding="utf-8", env=_child_env(), preexec_fn=limited, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "isdp",
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "2",
+            "-o",
+            str(tmp_path / "out.csv"),
+            "--force",
+            "-q",
+        ],
+        capture_output=True,
+        encoding="utf-8",
+        env=_child_env(),
+        preexec_fn=limited,
+        timeout=300,
+    )
     assert run.returncode == 2, run.stderr
     assert "out.csv.statement.json: File too large; nothing written; the earlier files are as they were" in run.stderr
     assert _digests(tmp_path) == before
@@ -508,15 +760,18 @@ def test_a_file_size_limit_leaves_the_earlier_release(tmp_path):
 # --------------------------------------------------------------------------- round four: paths and numbers
 
 
-@pytest.mark.parametrize("which, code, message", [
-    ("table", 3, "loop: cannot read the table: it is a loop of symbolic links"),
-    ("constraints", 3, "loop: cannot read the constraint file: it is a loop of symbolic links"),
-    ("output", 2, "-o/--output {loop} is a loop of symbolic links"),
-    ("output --force", 2, "-o/--output {loop} is a loop of symbolic links"),
-    ("statement", 2, "--statement {loop} is a loop of symbolic links"),
-    ("audit", 2, "--audit {loop} is a loop of symbolic links"),
-    ("table --dry-run", 3, "loop: cannot read the table: it is a loop of symbolic links"),
-])
+@pytest.mark.parametrize(
+    "which, code, message",
+    [
+        ("table", 3, "loop: cannot read the table: it is a loop of symbolic links"),
+        ("constraints", 3, "loop: cannot read the constraint file: it is a loop of symbolic links"),
+        ("output", 2, "-o/--output {loop} is a loop of symbolic links"),
+        ("output --force", 2, "-o/--output {loop} is a loop of symbolic links"),
+        ("statement", 2, "--statement {loop} is a loop of symbolic links"),
+        ("audit", 2, "--audit {loop} is a loop of symbolic links"),
+        ("table --dry-run", 3, "loop: cannot read the table: it is a loop of symbolic links"),
+    ],
+)
 def test_a_symlink_loop_is_a_clean_refusal(tmp_path, capsys, which, code, message):
     """Issue 57: `RuntimeError: Symlink loop` from cli._same_file, a traceback."""
     (tmp_path / "t.csv").write_text(TABLE)
@@ -527,17 +782,32 @@ def test_a_symlink_loop_is_a_clean_refusal(tmp_path, capsys, which, code, messag
     table = loop if which.startswith("table") else tmp_path / "t.csv"
     invariants = ["--constraints", str(loop)] if which == "constraints" else ["--invariant", "total"]
     paths = {"statement": ["--statement", str(loop)], "audit": ["--audit", str(loop)]}.get(which, [])
-    out = ["--dry-run"] if "dry-run" in which else ["-o", str(loop if which.startswith("output") else
-                                                              tmp_path / "out.csv")]
-    got = main(["release", str(table), *invariants, "--epsilon", "1", *paths, *out,
-                *(["--force"] if "force" in which else []), "-q"])
+    out = (
+        ["--dry-run"]
+        if "dry-run" in which
+        else ["-o", str(loop if which.startswith("output") else tmp_path / "out.csv")]
+    )
+    got = main(
+        [
+            "release",
+            str(table),
+            *invariants,
+            "--epsilon",
+            "1",
+            *paths,
+            *out,
+            *(["--force"] if "force" in which else []),
+            "-q",
+        ]
+    )
     assert got == code and message.format(loop=loop) in capsys.readouterr().err
     _only(tmp_path, "t.csv", "c.csv", "loop", "loop2")
     assert os.readlink(loop) == str(tmp_path / "loop2")
 
 
-@pytest.mark.parametrize("epsilon", ["1_0", "١", "１", "1٠", " 1", "1 ", "+1", "0x10", "1e-6/2", "½", "1e99999",
-                                     "nan", "1/0"])
+@pytest.mark.parametrize(
+    "epsilon", ["1_0", "١", "１", "1٠", " 1", "1 ", "+1", "0x10", "1e-6/2", "½", "1e99999", "nan", "1/0"]
+)
 def test_epsilon_in_other_forms_than_ascii_decimals_is_refused(tmp_path, capsys, epsilon):
     """Issue 57: `--epsilon 1_0` was read as 10, Arabic-Indic digits were accepted (Python's Fraction reads both)."""
     (tmp_path / "t.csv").write_text(TABLE)
@@ -551,14 +821,28 @@ def test_epsilon_in_other_forms_than_ascii_decimals_is_refused(tmp_path, capsys,
 @pytest.mark.parametrize("delta", ["1_0e-7", "١e-6", "1e-６", "-1e-6", "inf", "1e-6 ", "1/0"])
 def test_delta_in_other_forms_than_ascii_decimals_is_refused(tmp_path, capsys, delta):
     (tmp_path / "t.csv").write_text(TABLE)
-    code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "--norm", "gaussian",
-                 f"--delta={delta}", "--dry-run"])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "--norm",
+            "gaussian",
+            f"--delta={delta}",
+            "--dry-run",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "--delta must lie in (0, 1)" in err and repr(delta) in err
 
 
-@pytest.mark.parametrize("epsilon, exact", [("1", "1"), ("0.5", "1/2"), ("1/3", "1/3"), ("1e-6", "1/1000000"),
-                                            (".5", "1/2"), ("2.", "2"), ("25E-1", "5/2")])
+@pytest.mark.parametrize(
+    "epsilon, exact",
+    [("1", "1"), ("0.5", "1/2"), ("1/3", "1/3"), ("1e-6", "1/1000000"), (".5", "1/2"), ("2.", "2"), ("25E-1", "5/2")],
+)
 def test_the_documented_forms_of_epsilon_are_read_exactly(tmp_path, capsys, epsilon, exact):
     from fractions import Fraction
 
@@ -570,13 +854,31 @@ def test_the_documented_forms_of_epsilon_are_read_exactly(tmp_path, capsys, epsi
     assert f'"epsilon_per_person": "{epsilon}"' in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("delta, printed", [("0.999999", "0.999999"), ("1/3", "0.3333333333333333"),
-                                            ("1e-6", "1e-06"), ("0.9999999", "0.9999999")])
+@pytest.mark.parametrize(
+    "delta, printed",
+    [("0.999999", "0.999999"), ("1/3", "0.3333333333333333"), ("1e-6", "1e-06"), ("0.9999999", "0.9999999")],
+)
 def test_a_delta_is_printed_exactly_never_rounded(tmp_path, capsys, delta, printed):
     """Issue 57: '(0.999999, 1)-DP' was printed for δ = 0.999999 (δ to 3 significant digits)."""
     (tmp_path / "t.csv").write_text(TABLE)
-    assert main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "--norm", "gaussian",
-                 "--delta", delta, "--dry-run"]) == 0
+    assert (
+        main(
+            [
+                "release",
+                str(tmp_path / "t.csv"),
+                "--invariant",
+                "total",
+                "--epsilon",
+                "1",
+                "--norm",
+                "gaussian",
+                "--delta",
+                delta,
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert f", {printed})-DP" in out and ", 1)-DP" not in out
 
@@ -584,8 +886,24 @@ def test_a_delta_is_printed_exactly_never_rounded(tmp_path, capsys, delta, print
 @pytest.mark.parametrize("delta", ["1", "1.0", "2", "0"])
 def test_a_delta_outside_0_1_is_refused(tmp_path, capsys, delta):
     (tmp_path / "t.csv").write_text(TABLE)
-    assert main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", "1", "--norm", "gaussian",
-                 "--delta", delta, "--dry-run"]) == 2
+    assert (
+        main(
+            [
+                "release",
+                str(tmp_path / "t.csv"),
+                "--invariant",
+                "total",
+                "--epsilon",
+                "1",
+                "--norm",
+                "gaussian",
+                "--delta",
+                delta,
+                "--dry-run",
+            ]
+        )
+        == 2
+    )
     assert "--delta must lie in (0, 1)" in capsys.readouterr().err
 
 
@@ -595,13 +913,15 @@ def test_near_dependent_big_coefficients_are_released_exactly(tmp_path, capsys):
     release keeps both invariants exactly (checked in Python integers)."""
     a = 2**31 - 1
     rows = [[a, a - 1, 1], [a - 1, a - 2, 1]]
-    (tmp_path / "c.csv").write_text("constraint,u|a,u|b,u|c\n" + "".join(
-        f"r{i},{','.join(map(str, row))}\n" for i, row in enumerate(rows)))
+    (tmp_path / "c.csv").write_text(
+        "constraint,u|a,u|b,u|c\n" + "".join(f"r{i},{','.join(map(str, row))}\n" for i, row in enumerate(rows))
+    )
     for norm in (["--epsilon", "1"], ["--epsilon", "1", "--norm", "gaussian", "--delta", "1e-6"]):
         assert _release(tmp_path, "g,a,b,c\nu,5,3,7\n", "--constraints", tmp_path / "c.csv", *norm, "--force") == 0
         released = [int(v) for v in (tmp_path / "out.csv").read_text().splitlines()[1].split(",")[1:]]
-        assert [sum(c * v for c, v in zip(row, released, strict=True)) for row in rows] == \
-               [sum(c * v for c, v in zip(row, [5, 3, 7], strict=True)) for row in rows]
+        assert [sum(c * v for c, v in zip(row, released, strict=True)) for row in rows] == [
+            sum(c * v for c, v in zip(row, [5, 3, 7], strict=True)) for row in rows
+        ]
     assert "Traceback" not in capsys.readouterr().err
 
 
@@ -627,16 +947,36 @@ def test_a_dry_run_into_a_closed_pipe_stops_quietly(tmp_path):
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first line
     try:
-        with _child([sys.executable, "-m", "isdp", "release", str(tmp_path / "t.csv"), "--invariant", "total",
-                     "--epsilon", "1", "--dry-run"], stdout=write, stderr=subprocess.PIPE, encoding="utf-8") as run:
+        with _child(
+            [
+                sys.executable,
+                "-m",
+                "isdp",
+                "release",
+                str(tmp_path / "t.csv"),
+                "--invariant",
+                "total",
+                "--epsilon",
+                "1",
+                "--dry-run",
+            ],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            encoding="utf-8",
+        ) as run:
             _, err = run.communicate(timeout=120)
     finally:
         os.close(write)
     assert run.returncode == 141 and err == ""
 
 
-@pytest.mark.parametrize("invariants, counts", [(["--invariant", "total"], "(6 cells, 1 invariant kept exactly)"),
-                                                (["--invariant", "all-margins"], "(6 cells, 5 invariants kept")])
+@pytest.mark.parametrize(
+    "invariants, counts",
+    [
+        (["--invariant", "total"], "(6 cells, 1 invariant kept exactly)"),
+        (["--invariant", "all-margins"], "(6 cells, 5 invariants kept"),
+    ],
+)
 def test_counts_in_messages_agree_in_number(tmp_path, capsys, invariants, counts):
     """Issue 56: "1 invariants"."""
     assert _release(tmp_path, TABLE, *invariants, "--epsilon", "1") == 0

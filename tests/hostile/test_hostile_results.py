@@ -23,8 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _job(*paths, may_be_empty=()):
     """A job reading ``paths`` (inputs f0, f1, ...), those named in ``may_be_empty`` declared possibly empty."""
-    return Job(input={f"f{i}": str(p) for i, p in enumerate(paths)}, output={"out": "results/out.csv"},
-               params={"may_be_empty": list(may_be_empty)})
+    return Job(
+        input={f"f{i}": str(p) for i, p in enumerate(paths)},
+        output={"out": "results/out.csv"},
+        params={"may_be_empty": list(may_be_empty)},
+    )
 
 
 @pytest.fixture
@@ -35,14 +38,17 @@ def results(tmp_path, monkeypatch):
     return Path("results")
 
 
-@pytest.mark.parametrize("name, content, problem", [
-    ("tables/a.csv", "", "empty (0 bytes)"),
-    ("tables/a.csv", "x,y\n", "a header and no rows"),
-    ("tables/a.csv", 'x,y\n1,"2\n', "not a readable CSV"),
-    ("tables/a.csv", "x,y\n1,2\n3,4,5,6\n", "row 3 has 4 fields, the header 2"),
-    ("tables/a.json", '{"a": ', "not readable JSON"),
-    ("tables/a.nc", "not netcdf at all", "not a netCDF file"),
-])
+@pytest.mark.parametrize(
+    "name, content, problem",
+    [
+        ("tables/a.csv", "", "empty (0 bytes)"),
+        ("tables/a.csv", "x,y\n", "a header and no rows"),
+        ("tables/a.csv", 'x,y\n1,"2\n', "not a readable CSV"),
+        ("tables/a.csv", "x,y\n1,2\n3,4,5,6\n", "row 3 has 4 fields, the header 2"),
+        ("tables/a.json", '{"a": ', "not readable JSON"),
+        ("tables/a.nc", "not netcdf at all", "not a netCDF file"),
+    ],
+)
 def test_a_damaged_result_is_refused_naming_it(results, name, content, problem):
     path = results / name
     path.write_text(content)
@@ -81,8 +87,8 @@ def test_e3_tables_declares_its_exact_tables_possibly_empty():
     """A state of one county has no MCMC-vs-exact comparison: its exact_{state}.csv holds only a header,
     which the rule reading those tables declares (and no other rule needs to)."""
     rules = (ROOT / "workflow" / "rules" / "e3.smk").read_text()
-    block = rules[rules.index("rule e3_tables:"):]
-    block = block[:block.index("\nrule ")]
+    block = rules[rules.index("rule e3_tables:") :]
+    block = block[: block.index("\nrule ")]
     assert 'exact=e3_per_state("results/e3/exact_{state}.csv")' in block and 'may_be_empty=["exact"]' in block
 
 
@@ -96,21 +102,30 @@ def test_committed_inputs_are_left_to_their_readers(results):
 
 
 def _snakemake(cwd, *args):
-    return subprocess.run([sys.executable, "-m", "snakemake", "--configfile", "config/ci.yaml", "--cores", "1", *args],
-                          cwd=cwd, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "--configfile", "config/ci.yaml", "--cores", "1", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
 
 
 # E8's tables, every input of its summary: a few seconds each (the summary itself takes 20 s)
-E8_TARGETS = ["results/tables/e8_swap_min.csv", "results/tables/e8_tda_conversion.csv",
-              "results/tables/e8_tda_variance.csv", "results/tables/e8_dorm_bounds.csv"]
+E8_TARGETS = [
+    "results/tables/e8_swap_min.csv",
+    "results/tables/e8_tda_conversion.csv",
+    "results/tables/e8_tda_variance.csv",
+    "results/tables/e8_dorm_bounds.csv",
+]
 
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     """A checkout (tracked and new files) with a finished run of E8's cheap targets inside it."""
     repo = tmp_path_factory.mktemp("moved") / "isdp"
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
-                           text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     for rel in files:
         if (ROOT / rel).is_file():
             (repo / rel).parent.mkdir(parents=True, exist_ok=True)

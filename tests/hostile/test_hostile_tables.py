@@ -23,8 +23,9 @@ from isdp.tables import Table, load_table, read_constraint_file
 
 def _csv(values, cols, rows=None):
     rows = rows or [f"r{i}" for i in range(len(values))]
-    lines = ["county," + ",".join(cols)] + [f"{r}," + ",".join(str(int(v)) for v in line)
-                                             for r, line in zip(rows, values, strict=True)]
+    lines = ["county," + ",".join(cols)] + [
+        f"{r}," + ",".join(str(int(v)) for v in line) for r, line in zip(rows, values, strict=True)
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -43,8 +44,11 @@ def test_the_committed_tables_read_cell_for_cell(rel):
 
 
 @settings(max_examples=100, deadline=None)
-@given(cells=hnp.arrays(np.int64, st.tuples(st.integers(3, 8), st.integers(2, 6)), elements=st.integers(0, 10**6)),
-       which=st.integers(0, 7), delta=st.integers(-1000, 1000))
+@given(
+    cells=hnp.arrays(np.int64, st.tuples(st.integers(3, 8), st.integers(2, 6)), elements=st.integers(0, 10**6)),
+    which=st.integers(0, 7),
+    delta=st.integers(-1000, 1000),
+)
 def test_an_unlabelled_total_is_a_category_whatever_its_values(tmp_path_factory, cells, which, delta):
     """A column holding the row sums, exactly or but for one typo, under a label that does not mark a margin, is
     read as one more category. Whether a line is a margin is decided by its label: a refusal decided by the counts
@@ -92,8 +96,20 @@ def _table(tmp_path, text, name="t.csv"):
 def _release(tmp_path, text, *args):
     """`isdp release` of ``text`` with the total kept; its exit code."""
     path = _table(tmp_path, text)
-    return main(["release", str(path), "--invariant", "total", "--epsilon", "1", "-o", str(tmp_path / "out.csv"),
-                 *args, *SEEDED])
+    return main(
+        [
+            "release",
+            str(path),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "-o",
+            str(tmp_path / "out.csv"),
+            *args,
+            *SEEDED,
+        ]
+    )
 
 
 # --------------------------------------------------------------------------- 1. long or wide: the CSV parser decides
@@ -103,8 +119,7 @@ QUOTED_HEADERS = {
     "quoted count only": ('region,code,"count"\nN,1,5\nS,2,7\nE,3,3\n', ("region", "code")),
     "blank first line": ("\nregion,year,count\nN,2019,5\nS,2019,7\nE,2019,3\n", ("region", "year")),
     "blank first lines with commas": (",,\n\nregion,year,count\nN,2019,5\nS,2019,7\nE,2019,3\n", ("region", "year")),
-    "quoted newline in a header": ('"reg\nion","ye\nar",count\nN,2019,5\nS,2019,7\nE,2019,3\n',
-                                   ("reg\nion", "ye\nar")),
+    "quoted newline in a header": ('"reg\nion","ye\nar",count\nN,2019,5\nS,2019,7\nE,2019,3\n', ("reg\nion", "ye\nar")),
     "byte-order mark and quotes": ('\ufeff"region","year","Count"\nN,2019,5\nS,2019,7\nE,2019,3\n', ("region", "year")),
 }
 
@@ -124,7 +139,10 @@ def test_r_write_csv_is_released_with_its_years_as_labels(tmp_path):
     assert _release(tmp_path, QUOTED_HEADERS["R write.csv"][0]) == 0
     lines = (tmp_path / "out.csv").read_text().splitlines()
     assert lines[0] == "state,year,count" and [line.split(",")[:2] for line in lines[1:]] == [
-        ["A", "2019"], ["A", "2020"], ["B", "2019"]]
+        ["A", "2019"],
+        ["A", "2020"],
+        ["B", "2019"],
+    ]
     assert sum(int(line.split(",")[2]) for line in lines[1:]) == 15
 
 
@@ -140,24 +158,33 @@ def test_count_column_persons_on_a_quoted_header_is_used(tmp_path, labels_only):
 @pytest.mark.parametrize("labels_only", [False, True], ids=["read", "dry run"])
 def test_a_count_column_missing_from_the_header_is_refused_not_ignored(tmp_path, labels_only):
     path = _table(tmp_path, '"state","people"\n"A",5\n"B",7\n')
-    with pytest.raises(InputError, match=r"t\.csv: --count-column names 'persons', and the header \(state, people\) "
-                                         "has no such column: .* pass --format wide if the table is wide"):
+    with pytest.raises(
+        InputError,
+        match=r"t\.csv: --count-column names 'persons', and the header \(state, people\) "
+        "has no such column: .* pass --format wide if the table is wide",
+    ):
         load_table(path, count_column="persons", labels_only=labels_only)
 
 
-@pytest.mark.parametrize("text, name", [
-    ('"state","fips","counts"\nA,1,5\nB,2,7\n', "counts"),
-    ("state,fips,n\nA,1,5\nB,2,7\n", "n"),
-    ("state,fips,persons\nA,1,5\nB,2,7\n", "persons"),
-    ("state,fips,person_count\nA,1,5\nB,2,7\n", "person_count"),
-])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ('"state","fips","counts"\nA,1,5\nB,2,7\n', "counts"),
+        ("state,fips,n\nA,1,5\nB,2,7\n", "n"),
+        ("state,fips,persons\nA,1,5\nB,2,7\n", "persons"),
+        ("state,fips,person_count\nA,1,5\nB,2,7\n", "person_count"),
+    ],
+)
 @pytest.mark.parametrize("labels_only", [False, True], ids=["read", "dry run"])
 def test_a_header_that_could_be_either_layout_is_refused_under_auto(tmp_path, text, name, labels_only):
     """No column 'count', but one named like a count column: as a wide table the FIPS codes would be noised as
     counts. The message says which option settles it; each option then reads the file its way."""
     path = _table(tmp_path, text)
-    with pytest.raises(InputError, match=f"is named like the count column of a long table, .*pass --count-column "
-                                         f"{name} if the table is long .*or --format wide"):
+    with pytest.raises(
+        InputError,
+        match=f"is named like the count column of a long table, .*pass --count-column "
+        f"{name} if the table is long .*or --format wide",
+    ):
         load_table(path, labels_only=labels_only)
     assert load_table(path, count_column=name, labels_only=labels_only).key_names == ("state", "fips")
     assert load_table(path, fmt="wide", labels_only=labels_only).keys[0] == ("A", "fips")
@@ -179,13 +206,17 @@ def test_a_headerless_file_is_refused_without_quoting_its_first_line(tmp_path, c
 
 # --------------------------------------------------------------------------- 2. a count column published as a label
 
+
 @pytest.mark.parametrize("labels_only", [False, True], ids=["read", "dry run"])
 def test_a_count_column_read_as_a_key_is_refused(tmp_path, labels_only):
     """state,fips,count with --count-column fips: the counts 5, 7, 3 were published unchanged as labels."""
     path = _table(tmp_path, "state,fips,count\nAL,01,5\nAK,02,7\nAZ,04,3\n")
-    with pytest.raises(InputError, match=r"column 3, 'count', is named like a count column and holds only integers, "
-                                         r"but it is read as a key \(the count column is 'fips'\).*published "
-                                         r"unchanged as labels.*--count-column count") as err:
+    with pytest.raises(
+        InputError,
+        match=r"column 3, 'count', is named like a count column and holds only integers, "
+        r"but it is read as a key \(the count column is 'fips'\).*published "
+        r"unchanged as labels.*--count-column count",
+    ) as err:
         load_table(path, count_column="fips", labels_only=labels_only)
     assert not any(v in str(err.value).replace(str(path), "FILE") for v in ("5", "7"))
 
@@ -196,26 +227,35 @@ def test_the_issues_count_column_probe_exits_3_and_writes_nothing(tmp_path, caps
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
 
-@pytest.mark.parametrize("text, count_column", [
-    ("state,persons,n\nA,5,1\nB,7,2\n", "n"),
-    ("state,year,Total\nA,5,1\nB,7,2\n", "year"),
-    ("state,fips,value\nA,5,1\nB,7,2\n", "fips"),
-    ("state,count,n\nA,5,1\nB,7,2\n", "n"),
-    ("state,Count of persons,fips\nA,5,1\nB,7,2\n", "fips"),
-])
+@pytest.mark.parametrize(
+    "text, count_column",
+    [
+        ("state,persons,n\nA,5,1\nB,7,2\n", "n"),
+        ("state,year,Total\nA,5,1\nB,7,2\n", "year"),
+        ("state,fips,value\nA,5,1\nB,7,2\n", "fips"),
+        ("state,count,n\nA,5,1\nB,7,2\n", "n"),
+        ("state,Count of persons,fips\nA,5,1\nB,7,2\n", "fips"),
+    ],
+)
 def test_any_key_column_named_like_counts_and_all_integers_is_refused(tmp_path, text, count_column):
     with pytest.raises(InputError, match="is named like a count column and holds only integers"):
         load_table(_table(tmp_path, text), count_column=count_column, fmt="long")
 
 
-@pytest.mark.parametrize("text, count_column, keys", [
-    ("state,year,count\nA,2019,5\nA,2020,7\n", "count", [("A", "2019"), ("A", "2020")]),
-    ("state,fips,count\nAL,01,5\nAK,02,7\n", "count", [("AL", "01"), ("AK", "02")]),
-    ("NAME,P001001,state,county\nAutauga,54571,01,001\nBaldwin,182265,01,003\n", "P001001",
-     [("Autauga", "01", "001"), ("Baldwin", "01", "003")]),  # the Census API's layout: codes after the count
-    ("tenure,persons_in_household,count\nowner,1,5\nowner,2,7\n", "count", [("owner", "1"), ("owner", "2")]),
-    ("state,n,count\nA,north,5\nB,south,7\n", "count", [("A", "north"), ("B", "south")]),  # 'n' not numeric
-])
+@pytest.mark.parametrize(
+    "text, count_column, keys",
+    [
+        ("state,year,count\nA,2019,5\nA,2020,7\n", "count", [("A", "2019"), ("A", "2020")]),
+        ("state,fips,count\nAL,01,5\nAK,02,7\n", "count", [("AL", "01"), ("AK", "02")]),
+        (
+            "NAME,P001001,state,county\nAutauga,54571,01,001\nBaldwin,182265,01,003\n",
+            "P001001",
+            [("Autauga", "01", "001"), ("Baldwin", "01", "003")],
+        ),  # the Census API's layout: codes after the count
+        ("tenure,persons_in_household,count\nowner,1,5\nowner,2,7\n", "count", [("owner", "1"), ("owner", "2")]),
+        ("state,n,count\nA,north,5\nB,south,7\n", "count", [("A", "north"), ("B", "south")]),  # 'n' not numeric
+    ],
+)
 def test_numeric_keys_beside_the_count_column_are_accepted(tmp_path, text, count_column, keys):
     """Years, FIPS codes, census codes, household sizes: numeric keys not named like counts are keys."""
     table = load_table(_table(tmp_path, text), count_column=count_column)
@@ -224,6 +264,7 @@ def test_numeric_keys_beside_the_count_column_are_accepted(tmp_path, text, count
 
 # --------------------------------------------------------------------------- 3. the grand-total corner
 
+
 @pytest.mark.parametrize("labels_only", [False, True], ids=["read", "dry run"])
 def test_a_grand_total_corner_of_999_is_refused(tmp_path, labels_only):
     """Was accepted and rewritten as 21. The dry run reads no count, so only the release refuses it."""
@@ -231,8 +272,11 @@ def test_a_grand_total_corner_of_999_is_refused(tmp_path, labels_only):
     if labels_only:
         assert load_table(path, labels_only=True).cell_labels[0] == "u|a"
         return
-    with pytest.raises(InputError, match="the grand total where margin row 'Total' meets margin column 'Total' does "
-                                         "not equal the sum of the cells") as err:
+    with pytest.raises(
+        InputError,
+        match="the grand total where margin row 'Total' meets margin column 'Total' does "
+        "not equal the sum of the cells",
+    ) as err:
         load_table(path)
     assert not any(v in str(err.value).replace(str(path), "FILE") for v in ("999", "21"))
 
@@ -245,24 +289,45 @@ def test_the_grand_total_probe_exits_3_and_writes_nothing(tmp_path, capsys):
 
 # --------------------------------------------------------------------------- 4. labels that look alike
 
-INVISIBLE = ["\u200b", "\u200c", "\u200d", "\ufeff", "\u2060", "\u00ad", "\u034f", "\u180e", "\u2061", "\ufe0f",
-             "\U000e0041"]
+INVISIBLE = [
+    "\u200b",
+    "\u200c",
+    "\u200d",
+    "\ufeff",
+    "\u2060",
+    "\u00ad",
+    "\u034f",
+    "\u180e",
+    "\u2061",
+    "\ufe0f",
+    "\U000e0041",
+]
 
 
 @pytest.mark.parametrize("labels_only", [False, True], ids=["read", "dry run"])
 @pytest.mark.parametrize("char", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
 def test_labels_differing_by_an_invisible_character_are_refused(tmp_path, char, labels_only):
     path = _table(tmp_path, f"county,sex,count\nCook,F,3\nCo{char}ok,F,4\n")
-    with pytest.raises(InputError, match=r"line 3: duplicate cell .* at line 2: they differ only by Unicode "
-                                         r"normalisation \(NFKC\), case, spacing or invisible characters"):
+    with pytest.raises(
+        InputError,
+        match=r"line 3: duplicate cell .* at line 2: they differ only by Unicode "
+        r"normalisation \(NFKC\), case, spacing or invisible characters",
+    ):
         load_table(path, labels_only=labels_only)
 
 
 @pytest.mark.parametrize("labels_only", [False, True], ids=["read", "dry run"])
-@pytest.mark.parametrize("first, second", [("Mont\u00e9al", "Monte\u0301al"), ("Stra\u00dfe", "STRASSE"),
-                                           ("\u212bngstr\u00f6m", "\u00c5ngstr\u00f6m"), ("No 1", "\u2116 1"),
-                                           ("Unit\u2002A", "Unit A")],
-                         ids=["NFC-NFD", "casefold", "angstrom sign", "numero sign", "en space"])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("Mont\u00e9al", "Monte\u0301al"),
+        ("Stra\u00dfe", "STRASSE"),
+        ("\u212bngstr\u00f6m", "\u00c5ngstr\u00f6m"),
+        ("No 1", "\u2116 1"),
+        ("Unit\u2002A", "Unit A"),
+    ],
+    ids=["NFC-NFD", "casefold", "angstrom sign", "numero sign", "en space"],
+)
 def test_labels_differing_by_unicode_normalisation_are_refused(tmp_path, first, second, labels_only):
     path = _table(tmp_path, f"place,young,old\n{first},1,2\n{second},3,4\n")
     with pytest.raises(InputError, match="line 3: duplicate row label .* at line 2") as err:
@@ -280,8 +345,20 @@ def test_the_lookalike_probe_exits_3_on_a_release_and_on_a_dry_run(tmp_path, cap
 
 # --------------------------------------------------------------------------- 5. digits int() accepts
 
-NOT_ASCII_INTEGERS = ["1_0", "\u0661\u0660", "\u06f1\u06f0", "\u0967\u0966", "\uff11\uff10", " 1 0", "1,0", "10.",
-                      "1e1", "0x10", "\u00b9\u2070", "\u2460"]
+NOT_ASCII_INTEGERS = [
+    "1_0",
+    "\u0661\u0660",
+    "\u06f1\u06f0",
+    "\u0967\u0966",
+    "\uff11\uff10",
+    " 1 0",
+    "1,0",
+    "10.",
+    "1e1",
+    "0x10",
+    "\u00b9\u2070",
+    "\u2460",
+]
 
 
 @pytest.mark.parametrize("entry", NOT_ASCII_INTEGERS, ids=[ascii(e) for e in NOT_ASCII_INTEGERS])
@@ -384,8 +461,19 @@ def test_a_weighted_constraint_with_a_unit_coefficient_is_served_whichever_cell_
     value = 2 * sum(coefficients)
     (tmp_path / "c.csv").write_text("constraint," + ",".join(f"u|{c}" for c in cells) + f",value\nw,{row},{value}\n")
     (tmp_path / "t.csv").write_text(table)
-    code = main(["release", str(tmp_path / "t.csv"), "--constraints", str(tmp_path / "c.csv"), "--epsilon", "1",
-                 "-o", str(tmp_path / "out.csv"), *SEEDED])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "t.csv"),
+            "--constraints",
+            str(tmp_path / "c.csv"),
+            "--epsilon",
+            "1",
+            "-o",
+            str(tmp_path / "out.csv"),
+            *SEEDED,
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     released = (tmp_path / "out.csv").read_text().splitlines()[1].split(",")[1:]
     assert sum(c * int(v) for c, v in zip(coefficients, released, strict=True)) == value

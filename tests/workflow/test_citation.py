@@ -71,8 +71,9 @@ def test_the_citation_validates_against_the_cff_schema():
     schema = _cff_schema()
     assert schema["$id"] == "https://citation-file-format.github.io/1.2.0/schema.json"
     validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
-    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
-              for e in validator.iter_errors(_as_strings(_citation()))]
+    errors = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(_as_strings(_citation()))
+    ]
     assert not errors, "CITATION.cff is not valid CFF 1.2.0:\n" + "\n".join(errors)
 
 

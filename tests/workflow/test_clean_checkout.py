@@ -29,18 +29,28 @@ def test_make_reproduce_leaves_a_fresh_clone_clean(tmp_path):
         pytest.skip("not a git checkout")
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
-    for name in subprocess.run(["git", "ls-files"], cwd=clone, capture_output=True, text=True,
-                               check=True).stdout.splitlines():
+    for name in subprocess.run(
+        ["git", "ls-files"], cwd=clone, capture_output=True, text=True, check=True
+    ).stdout.splitlines():
         os.utime(clone / name, (LONG_AGO, LONG_AGO), follow_symlinks=False)
     shutil.copytree(run / "results", clone / "results", dirs_exist_ok=True, symlinks=True)
-    shutil.copytree(run / ".snakemake", clone / ".snakemake", symlinks=True,
-                    ignore=shutil.ignore_patterns("locks", "log", "incomplete"))
+    shutil.copytree(
+        run / ".snakemake",
+        clone / ".snakemake",
+        symlinks=True,
+        ignore=shutil.ignore_patterns("locks", "log", "incomplete"),
+    )
     minor = f"{sys.version_info.major}.{sys.version_info.minor}"
     (clone / ".venv").symlink_to(Path(sys.executable).parents[1])
-    smk = (f"snakemake --snakefile {clone / 'Snakefile'} --configfile {clone / 'config' / 'ci.yaml'} "
-           "--rerun-triggers mtime")
-    out = subprocess.run(["make", "-C", str(clone), "reproduce", f"SMK={smk}", "CORES=1",
-                          "-o", f".venv/.installed-{minor}"], capture_output=True, text=True)
+    smk = (
+        f"snakemake --snakefile {clone / 'Snakefile'} --configfile {clone / 'config' / 'ci.yaml'} "
+        "--rerun-triggers mtime"
+    )
+    out = subprocess.run(
+        ["make", "-C", str(clone), "reproduce", f"SMK={smk}", "CORES=1", "-o", f".venv/.installed-{minor}"],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
     assert "Nothing to be done" in out.stdout + out.stderr, "the copied run was not up to date: the test ran jobs"
     assert (clone / "results" / "report.html").stat().st_mtime > LONG_AGO

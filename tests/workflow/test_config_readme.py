@@ -237,24 +237,34 @@ def test_the_catalog_settings_match_the_workflow():
     assert set(usage["software-stack-deployment"]) <= {"conda", "apptainer", "apptainer+conda"}
     # `--sdm conda` works when every rule names a conda environment (workflow/envs/isdp.yaml); no rule names a
     # container image, so apptainer is not claimed
-    rules = [m.group(2) for p in sorted((ROOT / "workflow" / "rules").glob("*.smk"))
-             for m in re.finditer(r"^( *)(?:rule|checkpoint)(?: \w+)?:\n((?:\1 .*\n|\n)*)",
-                                  p.read_text(encoding="utf-8"), re.M)]
+    rules = [
+        m.group(2)
+        for p in sorted((ROOT / "workflow" / "rules").glob("*.smk"))
+        for m in re.finditer(
+            r"^( *)(?:rule|checkpoint)(?: \w+)?:\n((?:\1 .*\n|\n)*)", p.read_text(encoding="utf-8"), re.M
+        )
+    ]
     assert rules
     assert usage["software-stack-deployment"]["conda"] is all("conda:" in r for r in rules)
     assert usage["software-stack-deployment"].get("apptainer", False) is any("container:" in r for r in rules)
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda t: t.replace("| `eps` | number > 0 | ε of both targets. |", "", 1), "e1: no row for ['eps']"),
-    (lambda t: t.replace("| `records_per_region` |", "| `records_per_regions` |", 1), "no key e1.records_per_regions"),
-    (lambda t: t.replace("| `x` | list of at least 3", "| `x` | list of at least 4", 1), "e1.x: type"),
-    (lambda t: t.replace("`e3.state_jobs = 2`", "`e3.state_jobs = 3`", 1), "`e3.state_jobs = 3`, but"),
-    (lambda t: t.replace("the Venn diagram", "the 7 regions of the Venn diagram", 1), "a number outside"),
-    (lambda t: t.replace("at most `e3.mcmc.n_draws`", "at most `e3.mcmc.n_drawz`", 1), "`e3.mcmc.n_drawz` is not"),
-    (lambda t: t.replace(", `e6.n_probes` |", " |", 1), "the file sets"),
-    (lambda t: t.replace("## `e8`", "## `e9`", 1), "not the schema's top-level keys"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda t: t.replace("| `eps` | number > 0 | ε of both targets. |", "", 1), "e1: no row for ['eps']"),
+        (
+            lambda t: t.replace("| `records_per_region` |", "| `records_per_regions` |", 1),
+            "no key e1.records_per_regions",
+        ),
+        (lambda t: t.replace("| `x` | list of at least 3", "| `x` | list of at least 4", 1), "e1.x: type"),
+        (lambda t: t.replace("`e3.state_jobs = 2`", "`e3.state_jobs = 3`", 1), "`e3.state_jobs = 3`, but"),
+        (lambda t: t.replace("the Venn diagram", "the 7 regions of the Venn diagram", 1), "a number outside"),
+        (lambda t: t.replace("at most `e3.mcmc.n_draws`", "at most `e3.mcmc.n_drawz`", 1), "`e3.mcmc.n_drawz` is not"),
+        (lambda t: t.replace(", `e6.n_probes` |", " |", 1), "the file sets"),
+        (lambda t: t.replace("## `e8`", "## `e9`", 1), "not the schema's top-level keys"),
+    ],
+)
 def test_the_check_can_fail(mutate, message):
     text = README.read_text(encoding="utf-8")
     changed = mutate(text)

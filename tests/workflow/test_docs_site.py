@@ -20,14 +20,17 @@ import isdp
 
 def _search_index(site: Path) -> dict:
     text = (site / "searchindex.js").read_text(encoding="utf-8")
-    return json.loads(text[text.index("(") + 1: text.rindex(")")])
+    return json.loads(text[text.index("(") + 1 : text.rindex(")")])
 
 
 def object_search(index: dict, query: str) -> list[str]:
     """The API objects the site's search box lists for ``query``: like Sphinx's searchtools, every
     object whose full dotted name contains the query, case-insensitively."""
-    names = [f"{prefix}.{entry[4]}" if prefix else entry[4]
-             for prefix, entries in index["objects"].items() for entry in entries]
+    names = [
+        f"{prefix}.{entry[4]}" if prefix else entry[4]
+        for prefix, entries in index["objects"].items()
+        for entry in entries
+    ]
     return sorted(n for n in names if query.lower() in n.lower())
 
 

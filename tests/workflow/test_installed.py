@@ -62,23 +62,74 @@ def installed(tmp_path_factory):
     """A fresh venv holding only the wheels of this checkout (isdp, and the paper layer's); returns its python."""
     work = tmp_path_factory.mktemp("installed")
     # Build from a copy of the tracked sources: setuptools writes build/ beside the sources it builds.
-    tracked = subprocess.run(["git", "ls-files", "pyproject.toml", "README.md", "LICENSE", "src", "papers"], cwd=ROOT,
-                             capture_output=True, text=True, check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files", "pyproject.toml", "README.md", "LICENSE", "src", "papers"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     for rel in tracked:
         (work / "source" / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, work / "source" / rel)
-    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir",
-                    str(work / "dist"), str(work / "source")], check=True, cwd=work, capture_output=True)
-    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(work / "papers-dist"),
-                    str(work / "source" / "papers")], check=True, cwd=work, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--no-isolation",
+            "--sdist",
+            "--wheel",
+            "--outdir",
+            str(work / "dist"),
+            str(work / "source"),
+        ],
+        check=True,
+        cwd=work,
+        capture_output=True,
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--no-isolation",
+            "--wheel",
+            "--outdir",
+            str(work / "papers-dist"),
+            str(work / "source" / "papers"),
+        ],
+        check=True,
+        cwd=work,
+        capture_output=True,
+    )
     wheel = next((work / "dist").glob("isdp-*.whl"))
     papers_wheel = next((work / "papers-dist").glob("isdp_papers-*.whl"))
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(work / "venv")], check=True)
     python = work / "venv" / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                    "--no-index", str(wheel), str(papers_wheel)], check=True, cwd=work)
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+            str(papers_wheel),
+        ],
+        check=True,
+        cwd=work,
+    )
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(site, "test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return python
 
@@ -90,8 +141,9 @@ def _dists(installed) -> list[Path]:
 def test_the_sdist_and_the_wheel_pass_twine_check(installed):
     dists = _dists(installed)
     assert [d.name for d in dists] == [f"isdp-{VERSION}-py3-none-any.whl", f"isdp-{VERSION}.tar.gz"]
-    check = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dists)],
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *map(str, dists)], capture_output=True, text=True
+    )
     assert check.returncode == 0 and check.stdout.count("PASSED") == 2, check.stdout + check.stderr
 
 
@@ -111,13 +163,15 @@ def test_the_installed_package_says_its_version(installed, tmp_path):
     """One version everywhere: pyproject.toml's, the metadata's, ``isdp.__version__`` and ``isdp --version``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     code = "import isdp, importlib.metadata as m; print(isdp.__version__, m.version('isdp'))"
-    out = subprocess.run([str(installed), "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
-                         env=env)
+    out = subprocess.run(
+        [str(installed), "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path, env=env
+    )
     assert out.stdout.split() == [VERSION, VERSION]
     cli = subprocess.run([str(installed.parent / "isdp"), "--version"], capture_output=True, text=True, env=env)
     assert cli.returncode == 0 and cli.stdout.strip() == f"isdp {VERSION}"
-    help_ = subprocess.run([str(installed.parent / "isdp"), "release", "--help"], capture_output=True, text=True,
-                           env=env)
+    help_ = subprocess.run(
+        [str(installed.parent / "isdp"), "release", "--help"], capture_output=True, text=True, env=env
+    )
     assert help_.returncode == 0 and "--epsilon" in help_.stdout
 
 
@@ -125,21 +179,44 @@ def test_the_installed_command_makes_a_seeded_release_twice_alike(installed, tmp
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     outputs = []
     for name in ("a.csv", "b.csv"):
-        run = subprocess.run([str(installed.parent / "isdp"), "release", str(ROOT / "data" / "e5" / "sex_by_age.csv"),
-                              "--constraints", str(ROOT / "data" / "release" / "sex_by_age_invariants.csv"),
-                              "--epsilon", "1", "--format", "wide", "--seed", "6",
-                              "--reproducible-not-for-publication", "-o", name, "--no-progress"],
-                             capture_output=True, text=True, cwd=tmp_path, env=env)
+        run = subprocess.run(
+            [
+                str(installed.parent / "isdp"),
+                "release",
+                str(ROOT / "data" / "e5" / "sex_by_age.csv"),
+                "--constraints",
+                str(ROOT / "data" / "release" / "sex_by_age_invariants.csv"),
+                "--epsilon",
+                "1",
+                "--format",
+                "wide",
+                "--seed",
+                "6",
+                "--reproducible-not-for-publication",
+                "-o",
+                name,
+                "--no-progress",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+        )
         assert run.returncode == 0, run.stderr[-3000:]
         outputs.append((tmp_path / name).read_text())
     assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) > 2
 
 
 def test_the_paper_wheel_ships_the_claims_schema_and_no_checkout_paths(installed):
-    code = ("import isdp_papers.claims as c, isdp; print(isdp.__file__); "
-            "print(sorted(c.schema()['properties']))")
-    out = subprocess.run([str(installed), "-c", code], capture_output=True, text=True, check=True,
-                         cwd=installed.parents[2], env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    code = "import isdp_papers.claims as c, isdp; print(isdp.__file__); print(sorted(c.schema()['properties']))"
+    out = subprocess.run(
+        [str(installed), "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=installed.parents[2],
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
     isdp_file, props = out.stdout.splitlines()
     assert str(ROOT) not in isdp_file and "claims" in props
 
@@ -148,8 +225,9 @@ def test_an_experiment_runs_from_the_installed_package(installed, tmp_path):
     import json
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([str(installed), "-c", SCRIPT, str(ROOT)], capture_output=True, text=True,
-                         cwd=tmp_path, env=env)
+    out = subprocess.run(
+        [str(installed), "-c", SCRIPT, str(ROOT)], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.splitlines()[-1])
     assert str(ROOT) not in result["isdp"]
@@ -164,13 +242,28 @@ def test_the_installed_isdp_command_releases_the_example(installed, tmp_path):
     """`pip install .` gives the `isdp` script; run from elsewhere, it releases the committed example."""
     import json
 
-
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = tmp_path / "release.csv"
-    run = subprocess.run([str(installed.parent / "isdp"), "release", str(ROOT / "data" / "e5" / "sex_by_age.csv"),
-                          "--constraints", str(ROOT / "data" / "release" / "sex_by_age_invariants.csv"),
-                          "--epsilon", "1", "--format", "wide", "-o", str(out), "--no-progress"],
-                         capture_output=True, text=True, cwd=tmp_path, env=env)
+    run = subprocess.run(
+        [
+            str(installed.parent / "isdp"),
+            "release",
+            str(ROOT / "data" / "e5" / "sex_by_age.csv"),
+            "--constraints",
+            str(ROOT / "data" / "release" / "sex_by_age_invariants.csv"),
+            "--epsilon",
+            "1",
+            "--format",
+            "wide",
+            "-o",
+            str(out),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     statement = json.loads(Path(str(out) + ".statement.json").read_text())
     lines = [line.split(",") for line in out.read_text().splitlines()]

@@ -100,8 +100,12 @@ def test_the_private_import_check_can_fail():
 
 
 def test_no_file_is_found_by_counting_parents_in_src():
-    hits = [f"{p.relative_to(ROOT)}:{i}" for p in SRC.rglob("*.py")
-            for i, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"\.parents\[\d+\]", line)]
+    hits = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in SRC.rglob("*.py")
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if re.search(r"\.parents\[\d+\]", line)
+    ]
     assert not hits, hits
 
 
@@ -182,7 +186,8 @@ def test_the_architecture_page_s_module_map_is_the_package_s():
     import module_map
 
     assert module_map.committed() == module_map.render(), (
-        "docs/architecture.md's module map differs from the package: run python docs/_ext/module_map.py")
+        "docs/architecture.md's module map differs from the package: run python docs/_ext/module_map.py"
+    )
     assert module_map.render().count("\n| `") > 100
 
 
@@ -192,9 +197,12 @@ def _names_a_module(stem: str, package: str, modules: set[str]) -> bool:
     :mod:`isdp.release._release`); ``public_api`` names the package ``isdp`` itself (its ``__all__``)."""
     if package == "isdp" and (stem == "public_api" or stem.startswith("public_api_")):
         return True
-    return any(short == stem or stem.startswith(f"{short}_")
-               for name in modules if name.rpartition(".")[0] == package
-               for short in [name.rpartition(".")[2].removeprefix("_")])
+    return any(
+        short == stem or stem.startswith(f"{short}_")
+        for name in modules
+        if name.rpartition(".")[0] == package
+        for short in [name.rpartition(".")[2].removeprefix("_")]
+    )
 
 
 def test_every_test_file_is_named_after_the_module_it_tests():
@@ -205,7 +213,7 @@ def test_every_test_file_is_named_after_the_module_it_tests():
     for folder, package in (("core", "isdp"), ("experiments", "isdp_papers")):
         for path in sorted((ROOT / "tests" / folder).rglob("test_*.py")):
             parts = path.relative_to(ROOT / "tests" / folder).parts
-            if not _names_a_module(path.stem[len("test_"):], ".".join([package, *parts[:-1]]), modules):
+            if not _names_a_module(path.stem[len("test_") :], ".".join([package, *parts[:-1]]), modules):
                 stray.append(str(path.relative_to(ROOT)))
     assert not stray, "test files named after no module of src/isdp:\n" + "\n".join(stray)
 
@@ -361,5 +369,6 @@ def test_core_modules_are_short_or_say_why():
         doc = ast.get_docstring(ast.parse(text)) or ""
         if lines > LONGEST or (lines > LONG and "Long because" not in doc):
             offences.append(f"{path.relative_to(ROOT)}: {lines} lines")
-    assert not offences, (f"core modules over {LONG} lines without a reason (never over {LONGEST}):\n"
-                          + "\n".join(offences))
+    assert not offences, f"core modules over {LONG} lines without a reason (never over {LONGEST}):\n" + "\n".join(
+        offences
+    )

@@ -40,7 +40,7 @@ def toy(job: Job) -> None:
     job.log.info("%d rows", n)
 '''
 
-RULES = '''# E9 — a toy experiment (docs/experiments/e9.md).
+RULES = """# E9 — a toy experiment (docs/experiments/e9.md).
 
 E9 = config["e9"]
 
@@ -79,20 +79,20 @@ rule e9_toy_step:
         step="isdp_papers.e9_toy.steps.toy",
     script:
         STEP
-'''
+"""
 
-CONFIG_BLOCK = '''
+CONFIG_BLOCK = """
 e9:                     # a toy experiment (docs/experiments/e9.md)
   rows: 5               # chosen: rows of the toy table
-'''
+"""
 
-SCHEMA_BLOCK = '''  e9:
+SCHEMA_BLOCK = """  e9:
     type: object
     additionalProperties: false
     required: [rows]
     properties:
       rows: {$ref: "#/$defs/posint", description: "rows of the toy table"}
-'''
+"""
 
 
 def _cell(i: int, kind: str, source: str) -> dict:
@@ -106,37 +106,56 @@ NOTEBOOK = {
     "cells": [
         _cell(0, "markdown", "# E9 review: a toy table\n\nExecuted by the workflow (`rule e9_notebook`)."),
         _cell(1, "code", "import pandas as pd\n\nfrom isdp_papers.notebook import context"),
-        _cell(2, "code", "smk = context('e9_toy', globals().get('snakemake'))\n"
-                         "table = pd.read_csv(smk.input.table)\n"
-                         "checks = [{'check': 'square of i', 'value': len(table),\n"
-                         "           'passed': bool((table['square'] == table['i'] ** 2).all())}]"),
-        _cell(3, "code", "checks = pd.DataFrame(checks)\n"
-                         "checks.to_csv(smk.output.checks, index=False)\n"
-                         "checks"),
+        _cell(
+            2,
+            "code",
+            "smk = context('e9_toy', globals().get('snakemake'))\n"
+            "table = pd.read_csv(smk.input.table)\n"
+            "checks = [{'check': 'square of i', 'value': len(table),\n"
+            "           'passed': bool((table['square'] == table['i'] ** 2).all())}]",
+        ),
+        _cell(3, "code", "checks = pd.DataFrame(checks)\nchecks.to_csv(smk.output.checks, index=False)\nchecks"),
     ],
-    "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-                 "language_info": {"name": "python"}},
+    "metadata": {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    },
     "nbformat": 4,
     "nbformat_minor": 5,
 }
 
 NEW_FILES = {
-    "papers/isdp_papers/e9_toy/__init__.py":
-        '"""E9 — a toy experiment: one step writing a small table (:mod:`.steps`)."""\n',
+    "papers/isdp_papers/e9_toy/__init__.py": (
+        '"""E9 — a toy experiment: one step writing a small table (:mod:`.steps`)."""\n'
+    ),
     "papers/isdp_papers/e9_toy/steps.py": STEP,
     "workflow/rules/e9.smk": RULES,
     "notebooks/e9_toy.py.ipynb": json.dumps(NOTEBOOK, indent=1, ensure_ascii=False) + "\n",
-    "docs/experiments/e9.md":
-        "# E9 — a toy experiment\n\nOne step writes a table of i and i²; the review notebook checks it.\n",
+    "docs/experiments/e9.md": (
+        "# E9 — a toy experiment\n\nOne step writes a table of i and i²; the review notebook checks it.\n"
+    ),
     "workflow/report/e9_toy.rst": "**E9, toy table.** i and i² for ``rows`` rows (config ``e9``).\n",
 }
 EDITED = {"config/config.yaml", "workflow/schemas/config.schema.yaml"}
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=isdp test", "-c", "user.email=test@example.invalid",
-                           "-c", "commit.gpgsign=false", *args],
-                          cwd=cwd, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=isdp test",
+            "-c",
+            "user.email=test@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 def _copy_checkout(dest: Path) -> None:
@@ -203,9 +222,25 @@ def test_a_new_experiment_needs_only_its_own_files(tmp_path):
 
     # the copy's src/, put on the path by its Snakefile
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--snakefile", str(repo / "Snakefile"),
-                           "--directory", str(run), "--configfile", str(repo / "config" / "ci.yaml")],
-                          cwd=run.parent, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "--snakefile",
+            str(repo / "Snakefile"),
+            "--directory",
+            str(run),
+            "--configfile",
+            str(repo / "config" / "ci.yaml"),
+        ],
+        cwd=run.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     jobs = _jobs(proc.stdout + proc.stderr)
     by_rule = {}
@@ -217,8 +252,12 @@ def test_a_new_experiment_needs_only_its_own_files(tmp_path):
     assert by_rule["e9_toy_step"][0]["output"] == ["results/tables/e9_toy.csv"]
     assert by_rule["e9_notebook"][0]["log"][0] == "results/notebooks/e9_toy.ipynb"
     assert [j for j in by_rule["notebook_html"] if j["output"] == ["results/notebooks/e9_review.html"]]
-    wanted = {"results/tables/e9_toy.csv", "results/tables/summary/e9.csv", "results/tables/e9_review_checks.csv",
-              "results/notebooks/e9_review.html"}
+    wanted = {
+        "results/tables/e9_toy.csv",
+        "results/tables/summary/e9.csv",
+        "results/tables/e9_review_checks.csv",
+        "results/notebooks/e9_review.html",
+    }
     assert wanted <= set(by_rule["all"][0]["input"]), "rule all does not ask for e9's outputs"
     assert "results/tables/summary/e9.csv" in by_rule["reproduction_summary"][0]["input"]
 

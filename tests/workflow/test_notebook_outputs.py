@@ -35,8 +35,16 @@ def published(run: Path):
 def machine_paths(run: Path) -> re.Pattern:
     """Any of this machine's directories, as a whole path component: the run (as given and resolved), the
     checkout, the venv and the Python it was made from, the home and the temporary directory."""
-    dirs = {run, run.resolve(), ROOT, Path(sys.prefix), Path(sys.base_prefix), Path.home(),
-            Path(tempfile.gettempdir()), Path(tempfile.gettempdir()).resolve()}
+    dirs = {
+        run,
+        run.resolve(),
+        ROOT,
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+        Path.home(),
+        Path(tempfile.gettempdir()),
+        Path(tempfile.gettempdir()).resolve(),
+    }
     alternatives = "|".join(sorted((re.escape(str(d)) for d in dirs if str(d) != "/"), key=len, reverse=True))
     return re.compile(rf"(?<![\w.-])(?:{alternatives})(?![\w.-])")
 
@@ -63,8 +71,10 @@ def test_published_notebooks_show_no_machine_path(run_dir):
     hits = []
     for _, executed, html in published(run_dir):
         for path, text in ((executed, notebook_text(executed)), (html, BASE64.sub("", html.read_text()))):
-            hits += [f"{path.relative_to(run_dir)}: …{text[max(m.start() - 60, 0):m.end() + 40]}…"
-                     for m in pattern.finditer(text)]
+            hits += [
+                f"{path.relative_to(run_dir)}: …{text[max(m.start() - 60, 0) : m.end() + 40]}…"
+                for m in pattern.finditer(text)
+            ]
     assert not hits, "machine paths in the published notebooks:\n" + "\n".join(hits[:20])
 
 
@@ -85,13 +95,18 @@ def test_every_verdict_badge_is_drawn_by_the_embedded_font(run_dir):
 
     shown = 0
     for exp, executed, html in published(run_dir):
-        face = re.search(rf'@font-face {{ font-family: "{BADGE_FONT}"; src: url\(data:font/ttf;base64,([^)]+)\)',
-                         html.read_text())
+        face = re.search(
+            rf'@font-face {{ font-family: "{BADGE_FONT}"; src: url\(data:font/ttf;base64,([^)]+)\)', html.read_text()
+        )
         assert face, f"{html}: no embedded badge font"
         drawn = TTFont(io.BytesIO(base64.b64decode(face.group(1)))).getBestCmap()
         nb = json.loads(executed.read_text())
-        markdown = ["".join(out["data"]["text/markdown"]) for cell in nb["cells"] for out in cell.get("outputs", [])
-                    if "text/markdown" in out.get("data", {})]
+        markdown = [
+            "".join(out["data"]["text/markdown"])
+            for cell in nb["cells"]
+            for out in cell.get("outputs", [])
+            if "text/markdown" in out.get("data", {})
+        ]
         for badge in re.findall(r"\*Verdict:\* \*\*(.+?)\*\*", "\n".join(markdown)):
             shown += 1
             assert re.search(r"[a-z]{3,}", badge), f"{exp}: verdict {badge!r} not in words"

@@ -30,13 +30,19 @@ def injected(tmp_path):
     """What Snakemake injects into a notebook rule's kernel, one absolute input outside the run."""
     outside = tmp_path / "repo" / "config" / "claims.yaml"
     return SimpleNamespace(
-        input=named(["results/a/problem.json", "results/a/d1.nc", "results/a/d2.nc", str(outside)],
-                    {"problem": (0, None), "draws": (1, 3), "registry": (3, None)}),
+        input=named(
+            ["results/a/problem.json", "results/a/d1.nc", "results/a/d2.nc", str(outside)],
+            {"problem": (0, None), "draws": (1, 3), "registry": (3, None)},
+        ),
         output=named(["results/tables/a_review_checks.csv"], {"checks": (0, None)}),
-        params=named([["l1", "l2"], {"sigma": 1.0}, Path("x/y")], {"norms": (0, None), "cfg": (1, None),
-                                                                   "where": (2, None)}),
+        params=named(
+            [["l1", "l2"], {"sigma": 1.0}, Path("x/y")], {"norms": (0, None), "cfg": (1, None), "where": (2, None)}
+        ),
         log=named(["results/notebooks/a_review.ipynb"], {"notebook": (0, None)}),
-        wildcards=named([], {}), threads=2, rule="a_notebook")
+        wildcards=named([], {}),
+        threads=2,
+        rule="a_notebook",
+    )
 
 
 @pytest.fixture
@@ -100,8 +106,13 @@ def test_a_notebook_saving_under_another_name_fails(tmp_path, injected, monkeypa
 
 def shown(nb):
     """What a reviewer reads as the verdicts: every Markdown display, then the final tables."""
-    markdown = [out["data"]["text/markdown"] for cell in nb.cells if cell.cell_type == "code"
-                for out in cell.outputs if "text/markdown" in out.get("data", {})]
+    markdown = [
+        out["data"]["text/markdown"]
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
+        if "text/markdown" in out.get("data", {})
+    ]
     final = [out["data"]["text/plain"] for out in nb.cells[-1].outputs if "data" in out]
     return markdown, final
 
@@ -118,8 +129,9 @@ def test_e1_notebook_runs_standalone_against_the_ci_run(tmp_path, monkeypatch):
     before = checks.read_bytes()
     monkeypatch.setenv(ENV_VAR, str(run))
     # the kernel imports the isdp under test, whatever the kernel's working directory
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(Path(isdp.__file__).parents[1]),
-                                                      os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(Path(isdp.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])
+    )
     nb = nbformat.read(ROOT / "notebooks" / "e1_intersecting.py.ipynb", as_version=4)
     NotebookClient(nb, timeout=600, resources={"metadata": {"path": str(tmp_path)}}).execute()
 

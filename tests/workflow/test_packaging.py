@@ -104,14 +104,22 @@ def test_core_package_needs_only_the_numerical_stack():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     core = {_normalise(re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0]) for s in project["dependencies"]}
     assert not core & {"snakemake", "snakemake-executor-plugin-slurm", "seaborn", "nbclient", "ipykernel"}
-    code = ("import sys, isdp, isdp.baselines, isdp.baselines, isdp.exact, isdp.mcmc, "
-            "isdp.convergence, isdp.convergence; "
-            "print(sorted({m.split('.')[0] for m in sys.modules}))")
+    code = (
+        "import sys, isdp, isdp.baselines, isdp.baselines, isdp.exact, isdp.mcmc, "
+        "isdp.convergence, isdp.convergence; "
+        "print(sorted({m.split('.')[0] for m in sys.modules}))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert not [m for m in WORKFLOW_ONLY if f"'{m}'" in loaded], loaded
-    assert "isdp_papers" not in subprocess.run(
-        [sys.executable, "-c", "import sys, isdp; print(list(sys.modules))"],
-        capture_output=True, text=True, check=True).stdout
+    assert (
+        "isdp_papers"
+        not in subprocess.run(
+            [sys.executable, "-c", "import sys, isdp; print(list(sys.modules))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
 
 
 def test_core_modules_do_not_import_the_experiment_layer():
@@ -176,15 +184,23 @@ def _merged(override: dict) -> dict:
     return config
 
 
-@pytest.mark.parametrize("override, message, path", [
-    # under allOf + unevaluatedProperties these read "'coupling', 'draws', 'eps', 'pilot', 'targets' were unexpected"
-    ({"e1": {"draws": {"n_draws": 200, "n_chains": 4, "thin": 1.5}}}, "1.5 is not of type 'integer'", "e1/draws/thin"),
-    ({"e2": {"eps": "1e-3"}}, "'1e-3' is not of type 'number'", "e2/eps"),  # YAML 1.1 reads 1e-3 as a string
-    ({"e1": {"x": [3, 2]}}, "is too short", "e1/x"),
-    ({"e1": {"x": [-1, 7, 20]}}, "-1 is less than the minimum of 0", "e1/x/0"),  # a negative count was accepted
-    ({"e2": {"tabel": "data/other.csv"}}, "'tabel' was unexpected", "e2"),
-    ({"e1": {"targets": {"l3": {"proposal_eps": 0.1, "lags": [10]}}}}, "'l3' was unexpected", "e1/targets"),
-])
+@pytest.mark.parametrize(
+    "override, message, path",
+    [
+        # under allOf + unevaluatedProperties these read
+        # "'coupling', 'draws', 'eps', 'pilot', 'targets' were unexpected"
+        (
+            {"e1": {"draws": {"n_draws": 200, "n_chains": 4, "thin": 1.5}}},
+            "1.5 is not of type 'integer'",
+            "e1/draws/thin",
+        ),
+        ({"e2": {"eps": "1e-3"}}, "'1e-3' is not of type 'number'", "e2/eps"),  # YAML 1.1 reads 1e-3 as a string
+        ({"e1": {"x": [3, 2]}}, "is too short", "e1/x"),
+        ({"e1": {"x": [-1, 7, 20]}}, "-1 is less than the minimum of 0", "e1/x/0"),  # a negative count was accepted
+        ({"e2": {"tabel": "data/other.csv"}}, "'tabel' was unexpected", "e2"),
+        ({"e1": {"targets": {"l3": {"proposal_eps": 0.1, "lags": [10]}}}}, "'l3' was unexpected", "e1/targets"),
+    ],
+)
 def test_schema_errors_name_the_key_and_the_value(override, message, path):
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
     with pytest.raises(jsonschema.ValidationError) as err:
@@ -193,21 +209,40 @@ def test_schema_errors_name_the_key_and_the_value(override, message, path):
     assert "/".join(map(str, err.value.absolute_path)) == path
 
 
-@pytest.mark.parametrize("override, named", [
-    ("e1:\n  eps: -1\n", "eps"),
-    ("e1:\n  eps: .nan\n", "config.e1.eps: nan is not a finite number"),
-    ("e3:\n  eps: .inf\n", "config.e3.eps: inf is not a finite number"),
-    ("e2:\n  tabel: data/other.csv\n", "'tabel' was unexpected"),
-    ("e1:\n  pilot: {grid: [0.1], n_chains: 2, n_iter: 100, acceptance_range: [0.5, 0.2]}\n",
-     "config.e1.pilot.acceptance_range: the range [0.5, 0.2] must be increasing"),
-    ("e1:\n  draws: {n_draws: 200, n_chains: 4, thin: 1.5}\n", "1.5 is not of type 'integer'"),
-])
+@pytest.mark.parametrize(
+    "override, named",
+    [
+        ("e1:\n  eps: -1\n", "eps"),
+        ("e1:\n  eps: .nan\n", "config.e1.eps: nan is not a finite number"),
+        ("e3:\n  eps: .inf\n", "config.e3.eps: inf is not a finite number"),
+        ("e2:\n  tabel: data/other.csv\n", "'tabel' was unexpected"),
+        (
+            "e1:\n  pilot: {grid: [0.1], n_chains: 2, n_iter: 100, acceptance_range: [0.5, 0.2]}\n",
+            "config.e1.pilot.acceptance_range: the range [0.5, 0.2] must be increasing",
+        ),
+        ("e1:\n  draws: {n_draws: 200, n_chains: 4, thin: 1.5}\n", "1.5 is not of type 'integer'"),
+    ],
+)
 def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, override, named):
     bad = tmp_path / "bad.yaml"
     bad.write_text(override)
     out = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
-         "--configfile", str(ROOT / "config" / "ci.yaml"), str(bad), "-n"], capture_output=True, text=True)
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(ROOT / "config" / "ci.yaml"),
+            str(bad),
+            "-n",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode != 0
     assert named in out.stderr + out.stdout
     assert not (tmp_path / "results").exists()
@@ -261,8 +296,8 @@ def test_notebooks_declare_every_file_they_show():
         if not re.fullmatch(r"e\d+", exp):
             continue
         text = rules.read_text()
-        inputs = text[text.index("    notebook=dict(\n"):]  # the inputs register() gives rule {exp}_notebook
-        inputs = inputs[:inputs.index("\n    ),\n")]
+        inputs = text[text.index("    notebook=dict(\n") :]  # the inputs register() gives rule {exp}_notebook
+        inputs = inputs[: inputs.index("\n    ),\n")]
         notebook = next((ROOT / "notebooks").glob(f"{exp}_*.py.ipynb"))
         source = "".join("".join(c["source"]) for c in json.loads(notebook.read_text())["cells"])
         for path in re.findall(r"[\"'](?:results|data)/[^\"'{}]+[\"']", source):

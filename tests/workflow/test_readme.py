@@ -73,11 +73,19 @@ def test_readme_has_no_commit_hash_and_no_date():
 
 
 def test_the_hash_and_date_check_can_fail():
-    samples = ["on commit 1c806f9", "(bb11b87)", "`3877eb5`", "on 2026-11-25", "25 Nov 2026", "November 2026",
-               "the 2010 Census"]
+    samples = [
+        "on commit 1c806f9",
+        "(bb11b87)",
+        "`3877eb5`",
+        "on 2026-11-25",
+        "25 Nov 2026",
+        "November 2026",
+        "the 2010 Census",
+    ]
     assert all(_hashes_and_dates(s) for s in samples)
-    assert not _hashes_and_dates("base seed 20230207, `e3_census_counties/`, results/report.html, committed inputs,"
-                                 " AAAI-23, a deadbeef cafe")
+    assert not _hashes_and_dates(
+        "base seed 20230207, `e3_census_counties/`, results/report.html, committed inputs, AAAI-23, a deadbeef cafe"
+    )
 
 
 def _slug(heading: str) -> str:
@@ -125,8 +133,10 @@ def test_the_link_check_can_fail(tmp_path):
     doc = tmp_path / "page.md"
     doc.write_text("# A page (`isdp`; [x](y.md))\n")
     assert _anchors(doc) == {"a-page-isdp-x"}
-    assert _slug("11. What a release guarantees (`isdp.release`, `isdp release`; [release.md](release.md))") == \
-        "11-what-a-release-guarantees-isdprelease-isdp-release-releasemd"
+    assert (
+        _slug("11. What a release guarantees (`isdp.release`, `isdp release`; [release.md](release.md))")
+        == "11-what-a-release-guarantees-isdprelease-isdp-release-releasemd"
+    )
     assert _broken_links(doc, "[ok](page.md#a-page-isdp-x) [web](../../actions/x)") == []
     assert len(_broken_links(doc, "[a](missing.md) [b](page.md#nowhere) [c](#nowhere)")) == 3
 
@@ -144,8 +154,9 @@ def _tied_tokens() -> set[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     experiments = {f"E{key[1:]}" for key in config if re.fullmatch(r"e\d+", key)}
-    header = next(line for line in (ROOT / "config" / "claims.yaml").read_text().splitlines()
-                  if line.startswith("# Documents:"))
+    header = next(
+        line for line in (ROOT / "config" / "claims.yaml").read_text().splitlines() if line.startswith("# Documents:")
+    )
     venues = set(re.findall(r"\(([^)]*\d[^)]*)\)", header))
     return experiments | venues | set(_supported_pythons()) | {project["version"].split(".")[0] + ".x"}
 
@@ -163,8 +174,10 @@ def test_every_number_in_the_readme_prose_is_tied_to_the_code():
     assert not untied, f"numbers in README.md's prose that no test ties to the code or config: {untied}"
 
 
-@pytest.mark.parametrize("prose, untied", [("takes 5 min 25 s", ["5", "25"]), ("E1 to E8 (AAAI-23)", []),
-                                           ("1,517 tests", ["1,517"]), ("E42", ["E42"])])
+@pytest.mark.parametrize(
+    "prose, untied",
+    [("takes 5 min 25 s", ["5", "25"]), ("E1 to E8 (AAAI-23)", []), ("1,517 tests", ["1,517"]), ("E42", ["E42"])],
+)
 def test_the_number_check_can_fail(prose, untied):
     assert [n for n in _numbers(prose) if n not in _tied_tokens()] == untied
 

@@ -15,15 +15,26 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-pytestmark = [pytest.mark.workflow,
-              pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")
-                                      or shutil.which("google-chrome")),
-                                 reason="no Chromium on this machine (apt-get install chromium)")]
+pytestmark = [
+    pytest.mark.workflow,
+    pytest.mark.skipif(
+        not (shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")),
+        reason="no Chromium on this machine (apt-get install chromium)",
+    ),
+]
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 # Flags for a closed network and a root user (see the environment notes in the README).
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 VERDICTS = "All verdicts: scorecard and summary"
 
 
@@ -38,8 +49,11 @@ def results() -> Path:
 def _dom(page: Path, profile: Path) -> tuple[str, str]:
     """The page's DOM after its JavaScript ran, and Chromium's stderr."""
     out = subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=15000", "--dump-dom",
-         page.as_uri()], capture_output=True, text=True, timeout=120)
+        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=15000", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return out.stdout, out.stderr[-500:]
 
 
@@ -63,7 +77,7 @@ def test_report_renders_and_opens_on_the_scorecard(results, tmp_path):
     assert "Scorecard:" in dom and "isdp-sc" in dom, "the report does not open on the scorecard"
     assert dom.index("Scorecard:") < dom.index("Statements that belong to no figure or table")
     # and the first category of the menu's Results is the one holding the standalone scorecard
-    menu = dom[dom.index(">Results<"):]
+    menu = dom[dom.index(">Results<") :]
     assert menu.index(f">{VERDICTS}<") < menu.index(">E1 intersecting constraints<")
     assert "System Message" not in dom
 

@@ -127,10 +127,11 @@ def test_a_changed_verdict_changes_the_caption_fragment(run_dir, tmp_path, monke
     for name in ("reproduction_summary.csv", "experiments.csv"):
         shutil.copy(run_dir / "results" / "tables" / name, tables / name)
     monkeypatch.chdir(tmp_path)
-    job = Job(input={"summary": "results/tables/reproduction_summary.csv",
-                     "registry": "results/tables/experiments.csv"},
-              output={"fragments": ["results/report/captions/e3_fig2.rst"]},
-              params={"captions": {"e3_fig2": ["ISDP Fig 2"]}})
+    job = Job(
+        input={"summary": "results/tables/reproduction_summary.csv", "registry": "results/tables/experiments.csv"},
+        output={"fragments": ["results/report/captions/e3_fig2.rst"]},
+        params={"captions": {"e3_fig2": ["ISDP Fig 2"]}},
+    )
     captions.caption_results(job)
     fragment = tmp_path / "results" / "report" / "captions" / "e3_fig2.rst"
     assert fragment.read_text() == (run_dir / "results" / "report" / "captions" / "e3_fig2.rst").read_text()

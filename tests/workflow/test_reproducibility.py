@@ -37,6 +37,20 @@ def test_two_runs_give_identical_tables():
 def test_rerun_with_nothing_changed_does_no_work():
     run = ci_run_dir("ISDP_CI_RESULTS")
     out = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(run),
-         "--configfile", str(ROOT / "config" / "ci.yaml"), "-n"], capture_output=True, text=True, check=True)
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(run),
+            "--configfile",
+            str(ROOT / "config" / "ci.yaml"),
+            "-n",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "Nothing to be done" in out.stdout + out.stderr, out.stdout[-2000:]

@@ -43,8 +43,7 @@ def slurm_cluster(tmp_path_factory):
     scratch = tmp_path_factory.mktemp("slurm") / "cluster"
     script = ROOT / "scripts" / "slurm-local.sh"
     try:
-        out = subprocess.run(["bash", str(script), "start", str(scratch)], capture_output=True, text=True,
-                             timeout=120)
+        out = subprocess.run(["bash", str(script), "start", str(scratch)], capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         conf = out.stdout.strip().split("SLURM_CONF=")[-1]
         yield conf
@@ -58,12 +57,36 @@ def test_ci_profile_on_slurm_matches_the_local_run(slurm_cluster, tmp_path):
     run = tmp_path / "run"
     env = {**os.environ, "SLURM_CONF": slurm_cluster}
     out = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(run),
-         "--configfile", str(ROOT / "config" / "ci.yaml"), "--profile", str(ROOT / "profiles" / "slurm"),
-         "--slurm-status-command", "squeue", "--slurm-no-account", "--slurm-init-seconds-before-status-checks", "1",
-         "--seconds-between-status-checks", "2",
-         "--slurm-keep-successful-logs", "--default-resources", "slurm_partition=local", "--", *SUBSET],
-        capture_output=True, text=True, env=env, timeout=3000)
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(run),
+            "--configfile",
+            str(ROOT / "config" / "ci.yaml"),
+            "--profile",
+            str(ROOT / "profiles" / "slurm"),
+            "--slurm-status-command",
+            "squeue",
+            "--slurm-no-account",
+            "--slurm-init-seconds-before-status-checks",
+            "1",
+            "--seconds-between-status-checks",
+            "2",
+            "--slurm-keep-successful-logs",
+            "--default-resources",
+            "slurm_partition=local",
+            "--",
+            *SUBSET,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3000,
+    )
     assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
     # The jobs went through SLURM: one SLURM log per job, named by its SLURM job id.
     logs = list((run / ".snakemake" / "slurm_logs").rglob("*.log"))
@@ -98,14 +121,22 @@ def test_a_release_runs_on_a_dask_slurm_cluster(slurm_cluster, tmp_path, monkeyp
 
     def release(name, run_parts):
         out = tmp_path / name
-        release_partitioned(table, rules, req, out / "o.parquet", out / "s.json", out / "a.json", part_cells=3_000,
-                            run_parts=run_parts)
+        release_partitioned(
+            table, rules, req, out / "o.parquet", out / "s.json", out / "a.json", part_cells=3_000, run_parts=run_parts
+        )
         return (out / "s.json").read_bytes(), pq.read_table(out / "o.parquet").column("count").to_numpy()
 
     local = release("local", None)
-    with jobqueue.SLURMCluster(queue="local", cores=1, processes=1, memory="2GB", walltime="00:10:00",
-                               python=sys.executable, log_directory=str(tmp_path / "logs"),
-                               scheduler_options={"dashboard_address": None}) as cluster:
+    with jobqueue.SLURMCluster(
+        queue="local",
+        cores=1,
+        processes=1,
+        memory="2GB",
+        walltime="00:10:00",
+        python=sys.executable,
+        log_directory=str(tmp_path / "logs"),
+        scheduler_options={"dashboard_address": None},
+    ) as cluster:
         cluster.scale(jobs=2)
         with Client(cluster) as client:
             client.wait_for_workers(2, timeout=300)

@@ -98,10 +98,15 @@ def run_console(body: str, where: str) -> list[str]:
     steps = console_steps(body)
     mark = f"--- {uuid.uuid4().hex} ---"
     # each command's status survives the marker, so a shown `echo $?` reads the command's own
-    script = "exec 2>&1\n" + "".join(f"{cmd}\n__status=$?; printf '\\n{mark}\\n'; (exit $__status)\n"
-                                     for cmd, _ in steps)
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"}  # stdout and stderr interleave as on a terminal
+    script = "exec 2>&1\n" + "".join(
+        f"{cmd}\n__status=$?; printf '\\n{mark}\\n'; (exit $__status)\n" for cmd, _ in steps
+    )
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONIOENCODING": "utf-8",
+    }  # stdout and stderr interleave as on a terminal
     run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=300)
     finished = run.stdout.split(f"\n{mark}\n")[:-1]  # what follows the last marker belongs to no finished command
     failures = []

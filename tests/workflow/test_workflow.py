@@ -124,7 +124,8 @@ def test_summary_has_exactly_the_registry_claims(run_dir):
         assert row.experiment == c["experiment"] and row.claim == c["claim"]
         assert row.criterion.endswith(f"Why: {c['why']}")
         allowed = {"calibrated": {"calibrated", "differs"}, "not-comparable": {"not-comparable"}}.get(
-            c["criterion"]["kind"], {"match", "differs"})
+            c["criterion"]["kind"], {"match", "differs"}
+        )
         if c["reading"]["basis"] == "chosen by fit":  # agreement under a fit-chosen reading is calibration
             allowed = allowed - {"match"} | ({"calibrated"} if "match" in allowed else set())
         assert row.status in allowed, row
@@ -136,8 +137,7 @@ def test_summary_has_exactly_the_registry_claims(run_dir):
 def test_headline_counts_are_the_summary_counted(run_dir):
     from isdp_papers import reporting
 
-    summary = pd.read_csv(run_dir / "results" / "tables" / "reproduction_summary.csv", dtype=str,
-                          keep_default_na=False)
+    summary = pd.read_csv(run_dir / "results" / "tables" / "reproduction_summary.csv", dtype=str, keep_default_na=False)
     counts = pd.read_csv(run_dir / "results" / "tables" / "claim_counts.csv", keep_default_na=False)
     assert counts["count"].sum() == (summary["same_fact_as"] == "").sum()
     expected = reporting.claim_counts(summary)
@@ -255,8 +255,14 @@ def test_e4_metrics_table(run_dir):
     m = pd.read_csv(run_dir / "results" / "tables" / "e4_metrics.csv", keep_default_na=False, na_values=[""])
     selected = pd.read_csv(run_dir / "results" / "tables" / "e3_selected_states.csv")
     assert set(m["state"]) == set(selected["state_abbr"])
-    assert set(m["method"]) == {"generalized_laplace", "projected_laplace", "dg_l1_lp", "dg_l1_milp",
-                                "dg_l1_lp_interior", "das"}
+    assert set(m["method"]) == {
+        "generalized_laplace",
+        "projected_laplace",
+        "dg_l1_lp",
+        "dg_l1_milp",
+        "dg_l1_lp_interior",
+        "das",
+    }
     assert (m.loc[m["method"] != "das", "invariant_exact"] == "yes").all()
     m = m[m["n_counties"] > 1]  # a one-county state's releases are all exact, so integral; its slopes undefined
     mech = m[m["method"] != "das"]
@@ -354,7 +360,6 @@ def test_e6_readings_and_cells(run_dir):
     assert np.allclose(cells["exact_sd"], cfg["sigma"] * np.sqrt((G - 1) * (H - 1) / (G * H)))
     reps = pd.read_csv(run_dir / "results" / "e6" / "repetitions.csv")
     assert len(reps) == cfg["n_studies"] * cfg["n_reps"] and np.allclose(reps["sd"] ** 2, reps["var"])
-
 
 
 #: noise that once filled the console or the job logs; none of it asks the user to do anything

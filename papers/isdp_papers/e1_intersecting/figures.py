@@ -12,16 +12,31 @@ def plot_venn_constraints(problem, ax=None):
     centers = {0: (-0.55, 0.35), 1: (0.55, 0.35), 2: (0.0, -0.55)}
     for s, (cx, cy) in centers.items():
         ax.add_patch(Circle((cx, cy), 1.0, fill=False, lw=2, color=f"C{s}"))
-        ax.text(cx + (cx * 1.2), cy + (0.95 if cy > 0 else -1.2), problem.constraint_labels[s],
-                ha="center", fontsize=13, color=f"C{s}", weight="bold")
-    spots = {"1": (-1.0, 0.7), "2": (1.0, 0.7), "3": (0.0, -1.1), "12": (0.0, 0.85),
-             "13": (-0.72, -0.45), "23": (0.72, -0.45), "123": (0.0, 0.02)}
+        ax.text(
+            cx + (cx * 1.2),
+            cy + (0.95 if cy > 0 else -1.2),
+            problem.constraint_labels[s],
+            ha="center",
+            fontsize=13,
+            color=f"C{s}",
+            weight="bold",
+        )
+    spots = {
+        "1": (-1.0, 0.7),
+        "2": (1.0, 0.7),
+        "3": (0.0, -1.1),
+        "12": (0.0, 0.85),
+        "13": (-0.72, -0.45),
+        "23": (0.72, -0.45),
+        "123": (0.0, 0.02),
+    }
     regions = problem.meta["region"]
     for region, (px, py) in spots.items():
         members = [i for i, r in enumerate(regions) if r == region]
         for off, i in enumerate(members):
-            ax.text(px, py - 0.2 * off, f"{problem.cell_labels[i]}: {problem.x[i]}", ha="center",
-                    va="center", fontsize=9)
+            ax.text(
+                px, py - 0.2 * off, f"{problem.cell_labels[i]}: {problem.x[i]}", ha="center", va="center", fontsize=9
+            )
     ax.set_xlim(-2, 2)
     ax.set_ylim(-1.9, 1.7)
     ax.set_aspect("equal")

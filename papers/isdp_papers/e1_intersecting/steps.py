@@ -18,8 +18,13 @@ def problem(job: Job) -> None:
     """
     prob = intersecting_constraints_problem(job.params.x, job.params.records_per_region)
     lattice = prob.lattice()
-    job.log.info("E1: %d records, %d constraints, rank %d, lattice dimension %d", prob.A.shape[1],
-                 prob.A.shape[0], lattice.rank, lattice.dim)
+    job.log.info(
+        "E1: %d records, %d constraints, rank %d, lattice dimension %d",
+        prob.A.shape[1],
+        prob.A.shape[0],
+        lattice.rank,
+        lattice.dim,
+    )
     prob.to_json(job.output.problem)
     fig, ax = plt.subplots(figsize=(6, 5.5))
     plot_venn_constraints(prob, ax)

@@ -25,8 +25,13 @@ def problem(job: Job) -> None:
     values, rows, cols = read_table_csv(job.input.table)
     prob = contingency_table_problem("e2", values, rows, cols)
     lattice = prob.lattice()
-    job.log.info("E2: %d cells, %d margins, rank %d, lattice dimension %d", prob.A.shape[1], prob.A.shape[0],
-                 lattice.rank, lattice.dim)
+    job.log.info(
+        "E2: %d cells, %d margins, rank %d, lattice dimension %d",
+        prob.A.shape[1],
+        prob.A.shape[0],
+        lattice.rank,
+        lattice.dim,
+    )
     prob.to_json(job.output.problem)
     table = with_margins(values, rows, cols)
     write_table(table, job.output.csv, index=True)
@@ -40,8 +45,9 @@ def noise_tables(job: Job) -> None:
     (one file per norm each).
     """
     prob = Problem.from_json(job.input.problem)
-    for norm, path, csv, md in zip(job.params.norms, job.input.draws, job.outputs("csv"), job.outputs("md"),
-                                   strict=True):
+    for norm, path, csv, md in zip(
+        job.params.norms, job.input.draws, job.outputs("csv"), job.outputs("md"), strict=True
+    ):
         # the first retained draw of chain 0: after burn-in, fixed by the base seed (integer, on Λ(A), of the target)
         draw = load_draws(path, A=prob.A, target=generalized_laplace(job.config["e2"]["eps"], norm).label)[0, 0]
         table, markdown = noise_table(draw, prob, norm)
@@ -57,7 +63,15 @@ def validation(job: Job) -> None:
     ``seed``; output ``table``.
     """
     cfg = job.params.validation
-    out = mcmc_vs_exact(cfg["rows"], cfg["cols"], cfg["eps"], cfg["n_samples"], cfg["burn_in"], cfg["proposal_eps"],
-                        exact_seed=job.seed("exact"), mcmc_seed=job.seed("mcmc"))
+    out = mcmc_vs_exact(
+        cfg["rows"],
+        cfg["cols"],
+        cfg["eps"],
+        cfg["n_samples"],
+        cfg["burn_in"],
+        cfg["proposal_eps"],
+        exact_seed=job.seed("exact"),
+        mcmc_seed=job.seed("mcmc"),
+    )
     job.log.info("\n%s", out.to_string())
     write_table(out, job.output.table)

@@ -129,8 +129,9 @@ def available_states(counties: pd.DataFrame) -> list[str]:
     return list(counties.drop_duplicates("state_abbr").sort_values("state_fips")["state_abbr"])
 
 
-def selection_summary(counties: pd.DataFrame, reg_df: pd.DataFrame, states: Sequence[str], *, alpha: float,
-                      override, data_source: dict) -> dict:
+def selection_summary(
+    counties: pd.DataFrame, reg_df: pd.DataFrame, states: Sequence[str], *, alpha: float, override, data_source: dict
+) -> dict:
     """The audit's JSON record: vintage, ``alpha``, the counts of :func:`audit_counts`, the selected
     states, whether they came from the rule, the override or ``"all"``, and the data source."""
     return {
@@ -147,9 +148,19 @@ def data_source_table(info: dict) -> pd.DataFrame:
     """One row: the NHGIS vintage requested and used (next to the paper's), the source and why, URL and hash."""
     from isdp_papers.nhgis.counties import PAPER_VINTAGE
 
-    return pd.DataFrame([{"vintage_requested": info["vintage_requested"], "vintage_used": info["vintage_used"],
-                          "paper_vintage": PAPER_VINTAGE, "source_used": info["source_used"],
-                          "reason": info["reason"], "url": info["url"] or "", "sha256": info["sha256"]}])
+    return pd.DataFrame(
+        [
+            {
+                "vintage_requested": info["vintage_requested"],
+                "vintage_used": info["vintage_used"],
+                "paper_vintage": PAPER_VINTAGE,
+                "source_used": info["source_used"],
+                "reason": info["reason"],
+                "url": info["url"] or "",
+                "sha256": info["sha256"],
+            }
+        ]
+    )
 
 
 def audit_table(reg_df: pd.DataFrame, selected: Sequence[str], *, alpha: float, vintage: str) -> pd.DataFrame:
@@ -164,26 +175,38 @@ def audit_table(reg_df: pd.DataFrame, selected: Sequence[str], *, alpha: float, 
 def audit_counts_table(selection: dict, *, alpha: float, vintage: str) -> pd.DataFrame:
     """The audit counts of a :func:`selection_summary` record as rows ``quantity, this_run, vintage``
     (the paper's counts and the verdicts are in the reproduction summary, claims SDP-E3-audit-*)."""
-    counts = pd.DataFrame([
-        {"quantity": "regressions (states with > 5 counties)", "this_run": selection["n_regressions"]},
-        {"quantity": "negative slopes", "this_run": selection["n_negative"]},
-        {"quantity": f"significant slopes (p < {alpha:g})", "this_run": selection["n_significant"]},
-        {"quantity": f"significant negative slopes (p < {alpha:g})", "this_run": selection["n_significant_negative"]},
-    ])
+    counts = pd.DataFrame(
+        [
+            {"quantity": "regressions (states with > 5 counties)", "this_run": selection["n_regressions"]},
+            {"quantity": "negative slopes", "this_run": selection["n_negative"]},
+            {"quantity": f"significant slopes (p < {alpha:g})", "this_run": selection["n_significant"]},
+            {
+                "quantity": f"significant negative slopes (p < {alpha:g})",
+                "this_run": selection["n_significant_negative"],
+            },
+        ]
+    )
     counts["vintage"] = vintage
     return counts
 
 
-def selected_states_table(reg_df: pd.DataFrame, selection: dict, *, alpha: float, always: Iterable[str],
-                          vintage: str) -> pd.DataFrame:
+def selected_states_table(
+    reg_df: pd.DataFrame, selection: dict, *, alpha: float, always: Iterable[str], vintage: str
+) -> pd.DataFrame:
     """One row per selected state (in selection order): its regression and why it was selected
     (override, significant, always shown, or filler)."""
     sel = reg_df.set_index("state_abbr").reindex(selection["selected_states"])
     always = set(always)
-    sel["reason"] = ["override" if selection["selection"] == "override" else
-                     "significant" if (r.slope < 0 and r.p_value < alpha) else
-                     "always shown" if s in always else "filler (next smallest p among negative slopes)"
-                     for s, r in sel.iterrows()]
+    sel["reason"] = [
+        "override"
+        if selection["selection"] == "override"
+        else "significant"
+        if (r.slope < 0 and r.p_value < alpha)
+        else "always shown"
+        if s in always
+        else "filler (next smallest p among negative slopes)"
+        for s, r in sel.iterrows()
+    ]
     sel = sel.reset_index()[["state_abbr", "state_fips", "n_counties", "slope", "stderr", "p_value", "reason"]]
     sel["vintage"] = vintage
     return sel

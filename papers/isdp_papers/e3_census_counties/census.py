@@ -83,20 +83,32 @@ class StateSettings:
         if self.n_draws % self.n_chains:
             raise ValueError(f"n_draws={self.n_draws} is not a multiple of n_chains={self.n_chains}")
         if self.draws_per_chain % self.retained_per_chain:
-            raise ValueError(f"draws_per_chain={self.draws_per_chain} is not a multiple of "
-                             f"n_draws/n_chains={self.retained_per_chain}")
+            raise ValueError(
+                f"draws_per_chain={self.draws_per_chain} is not a multiple of "
+                f"n_draws/n_chains={self.retained_per_chain}"
+            )
 
     @classmethod
     def from_config(cls, eps: float, mcmc: Mapping) -> StateSettings:
         """From ``e3.eps`` and the ``e3.mcmc`` block (the params ``eps`` and ``mcmc`` of the rule ``e3_states``)."""
         over, cert = mcmc["overdispersion"], mcmc["certificate"]
-        return cls(eps=float(eps), n_chains=int(mcmc["n_chains"]), n_draws=int(mcmc["n_draws"]),
-                   draws_per_chain=int(mcmc["draws_per_chain"]), thin=int(mcmc["thin"]),
-                   draw_basis=str(mcmc["draw_basis"]), proposal_eps=float(mcmc["proposal_eps"]),
-                   r_hat_max=float(mcmc["r_hat_max"]),
-                   overdispersion=OverdispersionSettings(factor=float(over["factor"]), n_iter=int(over["n_iter"])),
-                   certificate=CertificateSettings(pairs=int(cert["pairs"]), threshold=float(cert["threshold"]),
-                                                   max_iter=int(cert["max_iter"]), margin=float(cert["margin"])))
+        return cls(
+            eps=float(eps),
+            n_chains=int(mcmc["n_chains"]),
+            n_draws=int(mcmc["n_draws"]),
+            draws_per_chain=int(mcmc["draws_per_chain"]),
+            thin=int(mcmc["thin"]),
+            draw_basis=str(mcmc["draw_basis"]),
+            proposal_eps=float(mcmc["proposal_eps"]),
+            r_hat_max=float(mcmc["r_hat_max"]),
+            overdispersion=OverdispersionSettings(factor=float(over["factor"]), n_iter=int(over["n_iter"])),
+            certificate=CertificateSettings(
+                pairs=int(cert["pairs"]),
+                threshold=float(cert["threshold"]),
+                max_iter=int(cert["max_iter"]),
+                margin=float(cert["margin"]),
+            ),
+        )
 
     @property
     def retained_per_chain(self) -> int:
@@ -147,10 +159,29 @@ class StateSummary:
 STATE_SUMMARY_COLUMNS = tuple(f.name for f in fields(StateSummary))
 #: the columns of E3's convergence table: the run record without the sampler label, the constant-county
 #: count and the timings
-CONVERGENCE_COLUMNS = ("state", "n_counties", "n_chains", "max_r_hat", "worst_county", "min_ess_bulk",
-                       "min_ess_tail", "min_ess_bulk_retained", "n_retained", "diagnostic_draws_per_chain",
-                       "burn_in_sampler", "t_cert", "burn_in", "draw_basis", "thin", "retained_thin",
-                       "overdispersion_factor", "overdispersion_iter", "start_l1_mean", "acceptance", "proposal_eps")
+CONVERGENCE_COLUMNS = (
+    "state",
+    "n_counties",
+    "n_chains",
+    "max_r_hat",
+    "worst_county",
+    "min_ess_bulk",
+    "min_ess_tail",
+    "min_ess_bulk_retained",
+    "n_retained",
+    "diagnostic_draws_per_chain",
+    "burn_in_sampler",
+    "t_cert",
+    "burn_in",
+    "draw_basis",
+    "thin",
+    "retained_thin",
+    "overdispersion_factor",
+    "overdispersion_iter",
+    "start_l1_mean",
+    "acceptance",
+    "proposal_eps",
+)
 
 
 @dataclass
@@ -164,8 +195,9 @@ class StateRun:
     certificate: Certificate | None = None  # None: one county, nothing to certify
 
 
-def overdispersed_starts(lattice: IntegerLattice, eps: float, *, n_chains: int, factor: float, n_iter: int,
-                         proposal_eps: float, seed: int) -> np.ndarray:
+def overdispersed_starts(
+    lattice: IntegerLattice, eps: float, *, n_chains: int, factor: float, n_iter: int, proposal_eps: float, seed: int
+) -> np.ndarray:
     """Initial states from independent chains run ``n_iter`` iterations on the flatter target ε·factor.
 
     The flatter target has ``1/factor`` times the noise scale, so the proposal scale is widened by
@@ -175,13 +207,22 @@ def overdispersed_starts(lattice: IntegerLattice, eps: float, *, n_chains: int, 
     if not 0 < factor <= 1:
         raise ValueError(f"factor must be in (0, 1], got {factor}")
     flat = generalized_laplace(eps * factor, "l1")
-    res = sample(lattice, flat, n_chains=n_chains, n_draws=0, burn_in=int(n_iter),
-                 proposal_eps=proposal_eps * factor, seed=seed, progress=False)
+    res = sample(
+        lattice,
+        flat,
+        n_chains=n_chains,
+        n_draws=0,
+        burn_in=int(n_iter),
+        proposal_eps=proposal_eps * factor,
+        seed=seed,
+        progress=False,
+    )
     return res.final_state
 
 
-def run_state(n_counties: int, settings: StateSettings, *, seed: int, cell_names=None,
-              label: str = "state") -> StateRun:
+def run_state(
+    n_counties: int, settings: StateSettings, *, seed: int, cell_names=None, label: str = "state"
+) -> StateRun:
     """Draws of ℓ1 generalized Laplace noise with one sum constraint over ``n_counties`` cells.
 
     Every chain starts at :func:`overdispersed_starts` (``settings.overdispersion``) and burns in on the
@@ -207,9 +248,16 @@ def run_state(n_counties: int, settings: StateSettings, *, seed: int, cell_names
     # Any π-invariant kernel K contracts TV to π (‖μK − π‖ ≤ ‖μ − π‖), so every draw after the
     # certified burn-in is within the certified bound, whichever kernel stores the draws.
     draw_lattice = with_mixing_basis(smith, settings.draw_basis)
-    res = sample(draw_lattice, generalized_laplace(settings.eps, "l1"), n_chains=settings.n_chains,
-                 n_draws=settings.draws_per_chain, thin=settings.thin, proposal_eps=settings.proposal_eps,
-                 seed=derive_seed(seed, "chains"), init=burnt)
+    res = sample(
+        draw_lattice,
+        generalized_laplace(settings.eps, "l1"),
+        n_chains=settings.n_chains,
+        n_draws=settings.draws_per_chain,
+        thin=settings.thin,
+        proposal_eps=settings.proposal_eps,
+        seed=derive_seed(seed, "chains"),
+        init=burnt,
+    )
     check_release(res.draws, A, np.zeros(1, dtype=np.int64), what=f"{label} noise draws")
     table = convergence_table(res.draws, names)
     step = settings.draws_per_chain // settings.retained_per_chain
@@ -217,16 +265,29 @@ def run_state(n_counties: int, settings: StateSettings, *, seed: int, cell_names
     table["ess_bulk_retained"] = convergence_table(retained, names)["ess_bulk"].to_numpy()
     worst = table.loc[table["r_hat"].fillna(np.inf).idxmax()]
     summary = StateSummary(
-        state=label, n_counties=n_counties, n_chains=settings.n_chains, sampler="mcmc",
-        **summarize_convergence(table), worst_county=str(worst["cell"]),
+        state=label,
+        n_counties=n_counties,
+        n_chains=settings.n_chains,
+        sampler="mcmc",
+        **summarize_convergence(table),
+        worst_county=str(worst["cell"]),
         min_ess_bulk_retained=float(table["ess_bulk_retained"].min()),
         start_l1_mean=float(np.abs(starts).sum(axis=1).mean()),
-        overdispersion_factor=settings.overdispersion.factor, overdispersion_iter=settings.overdispersion.n_iter,
-        burn_in_sampler=cert.basis, draw_basis=draw_lattice.basis_name, t_cert=int(cert.t_cert),
-        certify_seconds=float(cert.seconds), burn_in=int(burn_in), thin=settings.thin,
-        diagnostic_draws_per_chain=settings.draws_per_chain, retained_thin=settings.thin * step,
-        n_retained=int(retained.shape[0] * retained.shape[1]), acceptance=float(res.acceptance.mean()),
-        proposal_eps=settings.proposal_eps, seconds=float(res.seconds))
+        overdispersion_factor=settings.overdispersion.factor,
+        overdispersion_iter=settings.overdispersion.n_iter,
+        burn_in_sampler=cert.basis,
+        draw_basis=draw_lattice.basis_name,
+        t_cert=int(cert.t_cert),
+        certify_seconds=float(cert.seconds),
+        burn_in=int(burn_in),
+        thin=settings.thin,
+        diagnostic_draws_per_chain=settings.draws_per_chain,
+        retained_thin=settings.thin * step,
+        n_retained=int(retained.shape[0] * retained.shape[1]),
+        acceptance=float(res.acceptance.mean()),
+        proposal_eps=settings.proposal_eps,
+        seconds=float(res.seconds),
+    )
     log.info("%s: %s", label, summary)
     bad = table[~(table["r_hat"] < settings.r_hat_max)]
     if len(bad):
@@ -241,12 +302,20 @@ def run_state(n_counties: int, settings: StateSettings, *, seed: int, cell_names
 def _starts(lattice: IntegerLattice, settings: StateSettings, n_chains: int, seed: int) -> np.ndarray:
     """``n_chains`` draws of the over-dispersed starting law of ``settings``."""
     over = settings.overdispersion
-    return overdispersed_starts(lattice, settings.eps, n_chains=n_chains, factor=over.factor, n_iter=over.n_iter,
-                                proposal_eps=settings.proposal_eps, seed=seed)
+    return overdispersed_starts(
+        lattice,
+        settings.eps,
+        n_chains=n_chains,
+        factor=over.factor,
+        n_iter=over.n_iter,
+        proposal_eps=settings.proposal_eps,
+        seed=seed,
+    )
 
 
-def _certified_burn_in(smith: IntegerLattice, settings: StateSettings, *, seed: int,
-                       label: str) -> tuple[Certificate, int]:
+def _certified_burn_in(
+    smith: IntegerLattice, settings: StateSettings, *, seed: int, label: str
+) -> tuple[Certificate, int]:
     """The certificate of the pair heat-bath burn-in and the burn-in it sets, ⌈t_cert · (1 + margin)⌉ sweeps.
 
     :func:`isdp.convergence.certify_heat_bath` couples ``settings.certificate.pairs`` pairs of that kernel, each
@@ -255,8 +324,14 @@ def _certified_burn_in(smith: IntegerLattice, settings: StateSettings, *, seed: 
     """
     cfg = settings.certificate
     start_seed = derive_seed(seed, "certificate starts")
-    cert = certify_heat_bath(settings.eps, start=lambda n: _starts(smith, settings, n, start_seed), n_pairs=cfg.pairs,
-                             threshold=cfg.threshold, max_iter=cfg.max_iter, seed=derive_seed(seed, "certificate"))
+    cert = certify_heat_bath(
+        settings.eps,
+        start=lambda n: _starts(smith, settings, n, start_seed),
+        n_pairs=cfg.pairs,
+        threshold=cfg.threshold,
+        max_iter=cfg.max_iter,
+        seed=derive_seed(seed, "certificate"),
+    )
     if not cert.certified:
         raise CertificationError(f"{label}: {cert.status}; raise e3.mcmc.certificate.pairs or max_iter")
     burn_in = cert.burn_in(0, cfg.margin)
@@ -269,18 +344,38 @@ def _point_mass_run(names, settings: StateSettings, *, label: str) -> StateRun:
     is the point mass at u = 0. Its draws are exact zeros; R-hat and ESS are undefined (no chain)."""
     log.info("%s: one county, fixed by the state total: the noise is exactly 0 (no chain to run)", label)
     nan = float("nan")
-    table = pd.DataFrame({"cell": names, "r_hat": [nan], "ess_bulk": [nan], "ess_tail": [nan],
-                          "ess_bulk_retained": [nan]})
+    table = pd.DataFrame(
+        {"cell": names, "r_hat": [nan], "ess_bulk": [nan], "ess_tail": [nan], "ess_bulk_retained": [nan]}
+    )
     summary = StateSummary(
-        state=label, n_counties=1, n_chains=settings.n_chains, sampler="point mass (one county)", max_r_hat=nan,
-        min_ess_bulk=nan, min_ess_tail=nan, n_constant=1, worst_county=names[0], min_ess_bulk_retained=nan,
-        start_l1_mean=0.0, overdispersion_factor=nan, overdispersion_iter=0, burn_in_sampler="none (one county)",
-        draw_basis="none (one county)", t_cert=0, certify_seconds=0.0, burn_in=0, thin=0,
-        diagnostic_draws_per_chain=0, retained_thin=0, n_retained=settings.n_draws, acceptance=nan,
-        proposal_eps=nan, seconds=0.0)
+        state=label,
+        n_counties=1,
+        n_chains=settings.n_chains,
+        sampler="point mass (one county)",
+        max_r_hat=nan,
+        min_ess_bulk=nan,
+        min_ess_tail=nan,
+        n_constant=1,
+        worst_county=names[0],
+        min_ess_bulk_retained=nan,
+        start_l1_mean=0.0,
+        overdispersion_factor=nan,
+        overdispersion_iter=0,
+        burn_in_sampler="none (one county)",
+        draw_basis="none (one county)",
+        t_cert=0,
+        certify_seconds=0.0,
+        burn_in=0,
+        thin=0,
+        diagnostic_draws_per_chain=0,
+        retained_thin=0,
+        n_retained=settings.n_draws,
+        acceptance=nan,
+        proposal_eps=nan,
+        seconds=0.0,
+    )
     draws = np.zeros((settings.n_chains, settings.retained_per_chain, 1), dtype=np.int64)
-    return StateRun(draws=draws, diagnostics=table, summary=summary,
-                    starts=np.zeros((settings.n_chains, 1), np.int64))
+    return StateRun(draws=draws, diagnostics=table, summary=summary, starts=np.zeros((settings.n_chains, 1), np.int64))
 
 
 def nonnegativity(sf1, draws, band: int = 30) -> dict:
@@ -301,8 +396,18 @@ def nonnegativity(sf1, draws, band: int = 30) -> dict:
     }
 
 
-EXACT_COLUMNS = ["statistic", "mcmc_mean", "exact_mean", "diff_se", "chi2", "dof", "p_chi2", "p_ks", "n_mcmc",
-                 "n_exact"]
+EXACT_COLUMNS = [
+    "statistic",
+    "mcmc_mean",
+    "exact_mean",
+    "diff_se",
+    "chi2",
+    "dof",
+    "p_chi2",
+    "p_ks",
+    "n_mcmc",
+    "n_exact",
+]
 
 
 def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
@@ -321,14 +426,27 @@ def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
     exact = np.asarray(exact).reshape(-1, sf1.shape[0])
     big, small = int(np.argmax(sf1)), int(np.argmin(sf1))
     rows = []
-    for name, f in (("largest county", lambda d: d[:, big]), ("smallest county", lambda d: d[:, small]),
-                    ("l1 norm", lambda d: np.abs(d).sum(axis=1))):
+    for name, f in (
+        ("largest county", lambda d: d[:, big]),
+        ("smallest county", lambda d: d[:, small]),
+        ("l1 norm", lambda d: np.abs(d).sum(axis=1)),
+    ):
         x, y = f(mcmc).astype(float), f(exact).astype(float)
         chi2, dof, p = two_sample_chi2(x, y)
-        rows.append({"statistic": name, "mcmc_mean": x.mean(), "exact_mean": y.mean(),
-                     "diff_se": float(np.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))),
-                     "chi2": chi2, "dof": dof, "p_chi2": p, "p_ks": float(stats.ks_2samp(x, y).pvalue),
-                     "n_mcmc": len(x), "n_exact": len(y)})
+        rows.append(
+            {
+                "statistic": name,
+                "mcmc_mean": x.mean(),
+                "exact_mean": y.mean(),
+                "diff_se": float(np.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))),
+                "chi2": chi2,
+                "dof": dof,
+                "p_chi2": p,
+                "p_ks": float(stats.ks_2samp(x, y).pvalue),
+                "n_mcmc": len(x),
+                "n_exact": len(y),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -358,10 +476,28 @@ def mcmc_vs_exact(run: StateRun, group: pd.DataFrame, eps: float, seed: int, sta
 
 
 #: the columns of ``results/tables/e3_certificates.csv``
-CERTIFICATE_COLUMNS = ("state", "counties", "basis", "lag", "pairs", "censored", "confidence_level", "threshold",
-                       "t_star", "t_cert", "burn_in", "tv_estimate_at_burn_in", "tv_bound_at_burn_in",
-                       "certified_at_burn_in", "tau_minus_lag_q50", "tau_minus_lag_q90", "tau_minus_lag_q99",
-                       "tau_minus_lag_max", "certify_seconds", "status")
+CERTIFICATE_COLUMNS = (
+    "state",
+    "counties",
+    "basis",
+    "lag",
+    "pairs",
+    "censored",
+    "confidence_level",
+    "threshold",
+    "t_star",
+    "t_cert",
+    "burn_in",
+    "tv_estimate_at_burn_in",
+    "tv_bound_at_burn_in",
+    "certified_at_burn_in",
+    "tau_minus_lag_q50",
+    "tau_minus_lag_q90",
+    "tau_minus_lag_q99",
+    "tau_minus_lag_max",
+    "certify_seconds",
+    "status",
+)
 NOTHING_TO_CERTIFY = "one county: the state total fixes it, the noise is exactly 0; nothing to certify"
 
 
@@ -370,19 +506,45 @@ def certificate_record(run: StateRun, state: str) -> dict:
     the sweeps ``curve_t``: ``curve_bound`` (the 95 % upper confidence bound) and ``curve_estimate``
     (the point estimate). A one-county state's record says it has nothing to certify."""
     if run.certificate is None:
-        return {"state": state, "counties": 1, "basis": "none", "lag": 0, "pairs": 0, "censored": 0,
-                "confidence_level": float("nan"), "threshold": float("nan"), "t_star": 0, "t_cert": 0, "burn_in": 0,
-                "tv_estimate_at_burn_in": 0.0, "tv_bound_at_burn_in": 0.0, "certified_at_burn_in": 1,
-                "tau_minus_lag_q50": float("nan"),
-                "tau_minus_lag_q90": float("nan"), "tau_minus_lag_q99": float("nan"),
-                "tau_minus_lag_max": float("nan"), "certify_seconds": 0.0, "status": NOTHING_TO_CERTIFY,
-                "curve_t": [], "curve_estimate": [], "curve_bound": []}
+        return {
+            "state": state,
+            "counties": 1,
+            "basis": "none",
+            "lag": 0,
+            "pairs": 0,
+            "censored": 0,
+            "confidence_level": float("nan"),
+            "threshold": float("nan"),
+            "t_star": 0,
+            "t_cert": 0,
+            "burn_in": 0,
+            "tv_estimate_at_burn_in": 0.0,
+            "tv_bound_at_burn_in": 0.0,
+            "certified_at_burn_in": 1,
+            "tau_minus_lag_q50": float("nan"),
+            "tau_minus_lag_q90": float("nan"),
+            "tau_minus_lag_q99": float("nan"),
+            "tau_minus_lag_max": float("nan"),
+            "certify_seconds": 0.0,
+            "status": NOTHING_TO_CERTIFY,
+            "curve_t": [],
+            "curve_estimate": [],
+            "curve_bound": [],
+        }
     summary = run.certificate.summary(burn_in=run.summary.burn_in)
     t, estimate = run.certificate.curve()
-    record = {"state": state, "counties": run.summary.n_counties, "burn_in": run.summary.burn_in,
-              **{k: summary[k] for k in CERTIFICATE_COLUMNS if k in summary}}
-    return {**{k: record[k] for k in CERTIFICATE_COLUMNS}, "curve_t": t.tolist(),
-            "curve_estimate": estimate.tolist(), "curve_bound": run.certificate.bound(t).tolist()}
+    record = {
+        "state": state,
+        "counties": run.summary.n_counties,
+        "burn_in": run.summary.burn_in,
+        **{k: summary[k] for k in CERTIFICATE_COLUMNS if k in summary},
+    }
+    return {
+        **{k: record[k] for k in CERTIFICATE_COLUMNS},
+        "curve_t": t.tolist(),
+        "curve_estimate": estimate.tolist(),
+        "curve_bound": run.certificate.bound(t).tolist(),
+    }
 
 
 def certificate_attrs(record: dict) -> dict:
@@ -390,8 +552,9 @@ def certificate_attrs(record: dict) -> dict:
     return {f"certificate_{k}": record[k] for k in CERTIFICATE_COLUMNS if k not in ("state", "counties")}
 
 
-def state_tables(counties: pd.DataFrame, states, draws_paths, diagnostics_paths, run_paths,
-                 band: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def state_tables(
+    counties: pd.DataFrame, states, draws_paths, diagnostics_paths, run_paths, band: int
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """E3's tables across states, one row per state (in ``states`` order; the paths in the same order):
     convergence (:meth:`StateSummary.convergence_row` of each run record), non-negativity
     (:func:`nonnegativity` with ``band``, and the vintage) and unbiasedness (z of the per-county
@@ -402,19 +565,34 @@ def state_tables(counties: pd.DataFrame, states, draws_paths, diagnostics_paths,
     from isdp.lattice import sum_constraint
 
     conv, nonneg, unb = [], [], []
-    for state, draws_path, diag_path, run_path in zip(states, draws_paths, diagnostics_paths, run_paths,
-                                                      strict=True):
+    for state, draws_path, diag_path, run_path in zip(states, draws_paths, diagnostics_paths, run_paths, strict=True):
         group = state_counties(counties, state)
         with open(run_path) as fh:
             summary = StateSummary(**json.loads(fh.read()))
         diag = pd.read_csv(diag_path)
         conv.append(summary.convergence_row())
         draws = load_draws(draws_path, A=sum_constraint(len(group)))  # integer noise keeping the state total
-        nonneg.append({"state": state, **nonnegativity(group["sf1_pop"].to_numpy(), draws, band=band),
-                       "vintage": group["vintage"].iloc[0]})
-        t = unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(group["gisjoin"]),
-                               fixed=np.full(len(group), len(group) == 1))  # one county: its total fixes it
-        unb.append({"state": state, "n_counties": len(group), "max_abs_z": float(np.abs(t["z"]).max()),
-                    "mean_abs_z": float(np.abs(t["z"]).mean()), "max_abs_mean": float(np.abs(t["mean"]).max()),
-                    "mean_sd": float(t["sd"].mean())})
+        nonneg.append(
+            {
+                "state": state,
+                **nonnegativity(group["sf1_pop"].to_numpy(), draws, band=band),
+                "vintage": group["vintage"].iloc[0],
+            }
+        )
+        t = unbiasedness_table(
+            draws,
+            diag["ess_bulk_retained"].to_numpy(),
+            list(group["gisjoin"]),
+            fixed=np.full(len(group), len(group) == 1),
+        )  # one county: its total fixes it
+        unb.append(
+            {
+                "state": state,
+                "n_counties": len(group),
+                "max_abs_z": float(np.abs(t["z"]).max()),
+                "mean_abs_z": float(np.abs(t["z"]).mean()),
+                "max_abs_mean": float(np.abs(t["mean"]).max()),
+                "mean_sd": float(t["sd"].mean()),
+            }
+        )
     return pd.DataFrame(conv), pd.DataFrame(nonneg), pd.DataFrame(unb)

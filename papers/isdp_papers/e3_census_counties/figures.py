@@ -26,8 +26,14 @@ def plot_das_slopes(reg: pd.DataFrame, alpha: float = 0.01, ax=None, title: str 
     sig = reg["p_value"] < alpha
     x = np.arange(len(reg))
     ax.errorbar(x, reg["slope"], yerr=half, fmt="none", ecolor="grey", lw=1)
-    ax.scatter(x[~sig], reg.loc[~sig, "slope"], facecolors="white", edgecolors="black", zorder=3,
-               label=f"not significant (p ≥ {alpha:g})")
+    ax.scatter(
+        x[~sig],
+        reg.loc[~sig, "slope"],
+        facecolors="white",
+        edgecolors="black",
+        zorder=3,
+        label=f"not significant (p ≥ {alpha:g})",
+    )
     ax.scatter(x[sig], reg.loc[sig, "slope"], color="red", zorder=4, label=f"significant (p < {alpha:g})")
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xticks(x, reg["state_abbr"], rotation=90, fontsize=8)
@@ -45,8 +51,9 @@ def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
     order = np.argsort(sf1, kind="stable")
     flat = np.asarray(draws).reshape(-1, sf1.shape[0])[:, order]
     pos = np.arange(1, len(order) + 1)
-    box_collection(ax, flat, pos, width=0.6, color="0.4", filled=False, lw=1.0, fliers=True, flier_size=1.5,
-                   flier_alpha=0.4)
+    box_collection(
+        ax, flat, pos, width=0.6, color="0.4", filled=False, lw=1.0, fliers=True, flier_size=1.5, flier_alpha=0.4
+    )
     ax.scatter(pos, np.asarray(one_draw)[order], marker="s", s=10, color="tab:blue", zorder=3, label="one noise draw")
     ax.scatter(pos, np.asarray(das_error)[order], marker="o", s=10, color="red", zorder=4, label="DAS error (dp − sf1)")
     ax.axhline(0, color="black", lw=0.6)
@@ -67,26 +74,41 @@ def state_noise_panel(counties: pd.DataFrame, state: str, draws_path, rng: np.ra
     group = state_counties(counties, state)
     flat = load_draws(draws_path, A=sum_constraint(len(group))).reshape(-1, len(group))
     one = flat[rng.integers(len(flat))]
-    plot_state_noise(group["sf1_pop"], flat, group["dp_pop"] - group["sf1_pop"], one, ax=ax,
-                     title=f"{state}: {len(group)} counties, {len(flat)} draws")
+    plot_state_noise(
+        group["sf1_pop"],
+        flat,
+        group["dp_pop"] - group["sf1_pop"],
+        one,
+        ax=ax,
+        title=f"{state}: {len(group)} counties, {len(flat)} draws",
+    )
     return group
 
 
-def plot_fig2(counties: pd.DataFrame, state: str, draws_path, rng: np.random.Generator, *, eps: float,
-              vintage: str):
+def plot_fig2(counties: pd.DataFrame, state: str, draws_path, rng: np.random.Generator, *, eps: float, vintage: str):
     """ISDP Fig 2: the headline state's noise per county (:func:`state_noise_panel`). Returns the figure."""
     from isdp_papers.nhgis.counties import STATE_NAMES
 
     fig, ax = plt.subplots(figsize=(14, 4.5))
     state_noise_panel(counties, state, draws_path, rng, ax)
-    ax.set_title(f"{STATE_NAMES[state]}: ℓ1 generalized Laplace noise (ε = {eps}), state total invariant; "
-                 f"DAS errors from NHGIS v{vintage}")
+    ax.set_title(
+        f"{STATE_NAMES[state]}: ℓ1 generalized Laplace noise (ε = {eps}), state total invariant; "
+        f"DAS errors from NHGIS v{vintage}"
+    )
     ax.legend(frameon=False, loc="upper left")
     return fig
 
 
-def plot_fig8(counties: pd.DataFrame, states, draws_paths: dict, rng: np.random.Generator, *, eps: float,
-              vintage: str, headline: str):
+def plot_fig8(
+    counties: pd.DataFrame,
+    states,
+    draws_paths: dict,
+    rng: np.random.Generator,
+    *,
+    eps: float,
+    vintage: str,
+    headline: str,
+):
     """ISDP Fig 8: one :func:`state_noise_panel` per state of ``states`` (the selected states but the
     headline one), two per row; a note when there is none. Returns the figure."""
     import math
@@ -99,7 +121,7 @@ def plot_fig8(counties: pd.DataFrame, states, draws_paths: dict, rng: np.random.
     fig, axes = plt.subplots(nrow, ncol, figsize=(14, 3.2 * nrow), squeeze=False)
     for ax, state in zip(axes.flat, states, strict=False):
         state_noise_panel(counties, state, draws_paths[state], rng, ax)
-    for ax in list(axes.flat)[len(states):]:
+    for ax in list(axes.flat)[len(states) :]:
         ax.axis("off")
     if not states:
         axes.flat[0].text(0.5, 0.5, f"no selected state besides {STATE_NAMES[headline]}", ha="center", va="center")
@@ -135,8 +157,10 @@ def plot_certificates(records: list[dict]):
     ax.set_xlabel("heat-bath sweep t")
     ax.set_ylabel("bound on TV(law of X_t, π)")
     certified = sum(bool(r["certified_at_burn_in"]) for r in records if r["curve_t"])
-    title = (f"{level:.0%} upper confidence bound (solid) and point estimate (dotted); dot: t_cert, cross: burn-in; "
-             f"certified at the burn-in: {certified} of {sum(1 for r in records if r['curve_t'])}")
+    title = (
+        f"{level:.0%} upper confidence bound (solid) and point estimate (dotted); dot: t_cert, cross: burn-in; "
+        f"certified at the burn-in: {certified} of {sum(1 for r in records if r['curve_t'])}"
+    )
     ax.set_title(title + (f"; nothing to certify: {', '.join(skipped)}" if skipped else ""), fontsize=9)
     ax.legend(frameon=False, fontsize=7, ncol=2)
     return fig

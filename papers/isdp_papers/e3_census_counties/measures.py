@@ -22,15 +22,28 @@ def _states(run: Run) -> list[str]:
 def _audit(run: Run):
     """``e3_das_audit``: one regression per state, a finite slope with a positive standard error, a p-value in [0, 1]
     and at least 3 counties (one residual degree of freedom)."""
-    reg = ec.table(run, "e3_das_audit", dtype={"state_fips": str}, key="state_abbr", finite=["slope"],
-                   positive=["stderr"], probability=["p_value"], count=["n_counties"])
+    reg = ec.table(
+        run,
+        "e3_das_audit",
+        dtype={"state_fips": str},
+        key="state_abbr",
+        finite=["slope"],
+        positive=["stderr"],
+        probability=["p_value"],
+        count=["n_counties"],
+    )
     ec.check_values(reg["n_counties"], str(run.path("tables/e3_das_audit.csv")), "column 'n_counties'", "count", lo=3)
     return reg
 
 
 #: the county file's columns the measures read: counts of people (SF1 never negative; the DAS's may be)
-_COUNTY_CHECKS = {"key": "gisjoin", "filled": ["state_abbr", "name"], "count": ["sf1_pop"], "integer": ["dp_pop"],
-                  "columns": ["vintage"]}
+_COUNTY_CHECKS = {
+    "key": "gisjoin",
+    "filled": ["state_abbr", "name"],
+    "count": ["sf1_pop"],
+    "integer": ["dp_pop"],
+    "columns": ["vintage"],
+}
 
 
 def _counties(run: Run, **checks):
@@ -50,11 +63,17 @@ def audit_count(run: Run, paper, *, count: str) -> Measurement:
     alpha = float(run.config["e3"]["audit"]["alpha"])
     neg = reg["slope"] < 0
     sig = reg["p_value"] < alpha
-    value = {"regressions": len(reg), "negative": int(neg.sum()), "significant_negative": int((neg & sig).sum()),
-             "significant_positive": int((~neg & sig).sum())}[count]
+    value = {
+        "regressions": len(reg),
+        "negative": int(neg.sum()),
+        "significant_negative": int((neg & sig).sum()),
+        "significant_positive": int((~neg & sig).sum()),
+    }[count]
     listed = ", ".join(reg.loc[neg & sig, "state_abbr"]) or "none"
-    text = (f"{value} (of {len(reg)} regressions: {int(neg.sum())} negative, {int((neg & sig).sum())} of them with "
-            f"p < {alpha:g} [{listed}], {int((~neg & sig).sum())} significant positive)")
+    text = (
+        f"{value} (of {len(reg)} regressions: {int(neg.sum())} negative, {int((neg & sig).sum())} of them with "
+        f"p < {alpha:g} [{listed}], {int((~neg & sig).sum())} significant positive)"
+    )
     return Measurement(value, text, note=vintage_note(run))
 
 
@@ -62,8 +81,9 @@ def positive_slope_share(run: Run, paper) -> Measurement:
     """Share of the audit's state regressions of (DAS − SF1) on log population whose slope is positive."""
     reg = _audit(run)
     pos = int((reg["slope"] > 0).sum())
-    return Measurement(pos / len(reg), f"{pos} of {len(reg)} slopes positive ({pos / len(reg):.2f})",
-                       note=vintage_note(run))
+    return Measurement(
+        pos / len(reg), f"{pos} of {len(reg)} slopes positive ({pos / len(reg):.2f})", note=vintage_note(run)
+    )
 
 
 def sign_test(run: Run, paper) -> Measurement:
@@ -88,8 +108,9 @@ def _state_draws(run: Run, state: str) -> np.ndarray:
     if draws.dtype != np.int64 or draws.sum(axis=-1).any():
         raise ec.EvidenceError(f"{path}: noise that is not integer or does not keep the state total")
     if draws.shape[-1] >= 2 and draws.size and (draws == draws.reshape(-1, draws.shape[-1])[0]).all():
-        raise ec.EvidenceError(f"{path}: every draw of every chain is the same noise vector, which no run of "
-                               "over-dispersed chains makes")
+        raise ec.EvidenceError(
+            f"{path}: every draw of every chain is the same noise vector, which no run of over-dispersed chains makes"
+        )
     return draws
 
 
@@ -98,11 +119,21 @@ def unbiased_z(run: Run, paper) -> Measurement:
     z = []
     for state in _states(run):
         draws = _state_draws(run, state)
-        diag = ec.table_at(run, f"e3/diagnostics_{state}.csv", key="gisjoin", positive=["ess_bulk_retained"],
-                           allow_missing=["ess_bulk_retained"], rows=draws.shape[-1])
+        diag = ec.table_at(
+            run,
+            f"e3/diagnostics_{state}.csv",
+            key="gisjoin",
+            positive=["ess_bulk_retained"],
+            allow_missing=["ess_bulk_retained"],
+            rows=draws.shape[-1],
+        )
         try:
-            table = unbiasedness_table(draws, diag["ess_bulk_retained"].to_numpy(), list(diag["gisjoin"]),
-                                       fixed=np.full(draws.shape[-1], draws.shape[-1] == 1))
+            table = unbiasedness_table(
+                draws,
+                diag["ess_bulk_retained"].to_numpy(),
+                list(diag["gisjoin"]),
+                fixed=np.full(draws.shape[-1], draws.shape[-1] == 1),
+            )
         except ValueError as err:
             raise ec.EvidenceError(f"{run.path(f'e3/draws_{state}.nc')}: {err}") from None
         z.append(table["z"])
@@ -111,17 +142,28 @@ def unbiased_z(run: Run, paper) -> Measurement:
 
 def negative_counts(run: Run, paper) -> Measurement:
     """Number of negative noisy county counts over all retained releases."""
-    nn = ec.table(run, "e3_nonnegativity", key="state", keys=_states(run), count=["n_negative", "n_noisy_counts"],
-                  integer=["min_noisy_count"])
+    nn = ec.table(
+        run,
+        "e3_nonnegativity",
+        key="state",
+        keys=_states(run),
+        count=["n_negative", "n_noisy_counts"],
+        integer=["min_noisy_count"],
+    )
     if (nn["n_negative"] > nn["n_noisy_counts"]).any():
         raise ec.EvidenceError(f"{run.path('tables/e3_nonnegativity.csv')}: more negative counts than noisy counts")
     if ((nn["min_noisy_count"] < 0) != (nn["n_negative"] > 0)).any():  # one derives from the other
-        raise ec.EvidenceError(f"{run.path('tables/e3_nonnegativity.csv')}: the smallest noisy count and the number "
-                               "of negative counts disagree (a negative smallest count with none negative, or the "
-                               "reverse)")
+        raise ec.EvidenceError(
+            f"{run.path('tables/e3_nonnegativity.csv')}: the smallest noisy count and the number "
+            "of negative counts disagree (a negative smallest count with none negative, or the "
+            "reverse)"
+        )
     neg = int(nn["n_negative"].sum())
-    return Measurement(neg, f"{neg} negative of {int(nn['n_noisy_counts'].sum()):,} noisy counts (smallest "
-                            f"{int(nn['min_noisy_count'].min())})")
+    return Measurement(
+        neg,
+        f"{neg} negative of {int(nn['n_noisy_counts'].sum()):,} noisy counts (smallest "
+        f"{int(nn['min_noisy_count'].min())})",
+    )
 
 
 def band_share(run: Run, paper, *, band: int) -> Measurement:
@@ -182,9 +224,11 @@ def design_kept(run: Run, paper) -> Measurement:
         c, per_chain, n = _state_draws(run, state).shape
         if (c, c * per_chain, n) != (chains, draws, counties.get(state, 0)):
             departures.append(f"{state}: {c} chains, {c * per_chain} draws, {n} of {counties.get(state, 0)} counties")
-    text = (f"configured: {chains} chains and {draws} draws per state; {len(selected)} states selected "
-            f"({', '.join(selected)}); " + (f"{len(departures)} departures: {'; '.join(departures)}"
-                                            if departures else "all kept"))
+    text = (
+        f"configured: {chains} chains and {draws} draws per state; {len(selected)} states selected "
+        f"({', '.join(selected)}); "
+        + (f"{len(departures)} departures: {'; '.join(departures)}" if departures else "all kept")
+    )
     return Measurement(len(departures), text)
 
 
@@ -195,8 +239,10 @@ def max_r_hat(run: Run, paper) -> Measurement:
     if noisy.empty:
         raise ec.EvidenceError(f"{run.path('tables/e3_convergence.csv')}: no state with more than one county")
     ec.check_frame(noisy, str(run.path("tables/e3_convergence.csv")), positive=["max_r_hat", "min_ess_bulk"])
-    r, text = max_r_hat_of(conv, f"{int(conv['n_counties'].sum())} counties "
-                                 f"({int(conv['n_chains'].iloc[0])} over-dispersed chains per state)")
+    r, text = max_r_hat_of(
+        conv,
+        f"{int(conv['n_counties'].sum())} counties ({int(conv['n_chains'].iloc[0])} over-dispersed chains per state)",
+    )
     return Measurement(r, text)
 
 
@@ -206,9 +252,12 @@ def exact_p(run: Run, paper) -> Measurement:
     unknown = sorted(set(ex["state"]) - set(_states(run)))
     if unknown:
         raise ec.EvidenceError(f"{run.path('tables/e3_mcmc_vs_exact.csv')}: states {unknown} were not selected")
-    return Measurement(ex["p_chi2"].to_numpy(), f"{len(ex)} chi-square tests ({ex['state'].nunique()} states × "
-                                                f"{ex['statistic'].nunique()} statistics): min p "
-                                                f"{ex['p_chi2'].min():.3g}")
+    return Measurement(
+        ex["p_chi2"].to_numpy(),
+        f"{len(ex)} chi-square tests ({ex['state'].nunique()} states × "
+        f"{ex['statistic'].nunique()} statistics): min p "
+        f"{ex['p_chi2'].min():.3g}",
+    )
 
 
 def smallest_county(run: Run, paper) -> Measurement:
@@ -227,8 +276,11 @@ def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
     share = float((smallest >= 1000).mean())
     strict = float(((smallest >= 1000) & (smallest < 10000)).mean())
     below = ", ".join(f"{s} {v}" for s, v in smallest[smallest < 1000].sort_values().items())
-    return Measurement(share, f"{int((smallest >= 1000).sum())} of {len(smallest)} states and DC ({share:.0%}; "
-                              f"1,000–9,999: {strict:.0%}); below 1,000: {below}")
+    return Measurement(
+        share,
+        f"{int((smallest >= 1000).sum())} of {len(smallest)} states and DC ({share:.0%}; "
+        f"1,000–9,999: {strict:.0%}); below 1,000: {below}",
+    )
 
 
 def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
@@ -239,8 +291,11 @@ def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
     r = reg.loc[state]
     t = r["slope"] / r["stderr"]
     p = float(stats.t.cdf(t, df=int(r["n_counties"]) - 2))
-    return Measurement(p, f"{state}: slope {r['slope']:+.3f} ± {r['stderr']:.3f} per log-person, one-sided p = {p:.2g}",
-                       note=vintage_note(run))
+    return Measurement(
+        p,
+        f"{state}: slope {r['slope']:+.3f} ± {r['stderr']:.3f} per log-person, one-sided p = {p:.2g}",
+        note=vintage_note(run),
+    )
 
 
 def audit_excluded(run: Run, paper) -> Measurement:
@@ -248,8 +303,11 @@ def audit_excluded(run: Run, paper) -> Measurement:
     counts = _counties(run).groupby("state_abbr").size()
     reg = _audit(run)
     left_out = sorted(set(counts.index) - set(reg["state_abbr"]))
-    return Measurement(left_out, f"{len(reg)} of {len(counts)} state-level areas regressed; left out (counties): "
-                                 + ", ".join(f"{s} {counts[s]}" for s in left_out))
+    return Measurement(
+        left_out,
+        f"{len(reg)} of {len(counts)} state-level areas regressed; left out (counties): "
+        + ", ".join(f"{s} {counts[s]}" for s in left_out),
+    )
 
 
 @ec.reads_committed
@@ -262,20 +320,25 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
     beside it."""
     from isdp_papers.nhgis.counties import state_totals_off
 
-    c = (ec.committed_csv(run, file, dtype={"state_fips": str}, **_COUNTY_CHECKS) if file else _counties(run))
+    c = ec.committed_csv(run, file, dtype={"state_fips": str}, **_COUNTY_CHECKS) if file else _counties(run)
     off = state_totals_off(c)
     listed = "".join(f"; {s} DAS − SF1 = {d:+d}" for s, d in off.items())
     nation = c[c["state_abbr"] != "PR"]
     gap = abs(int(nation["dp_pop"].sum() - nation["sf1_pop"].sum()))
-    return Measurement(gap if level == "nation" else len(off),
-                       f"{len(off)} of {c['state_abbr'].nunique()} state-level areas whose DAS county counts miss "
-                       f"the SF1 state total{listed}; the nation (50 states and DC): DAS {nation['dp_pop'].sum():,} "
-                       f"against SF1 {nation['sf1_pop'].sum():,}; {int((c['dp_pop'] < 0).sum())} of {len(c):,} DAS "
-                       "county counts negative",
-                       note=f"data vintage v{c['vintage'].iloc[0]} (the file read)"
-                            + ("" if str(c["vintage"].iloc[0]) == str(run.config["data"]["vintage"]) else
-                               f"; the paper's v{run.config['data']['vintage']} was not reachable; the invariant is "
-                               "part of the DAS design in both"))
+    return Measurement(
+        gap if level == "nation" else len(off),
+        f"{len(off)} of {c['state_abbr'].nunique()} state-level areas whose DAS county counts miss "
+        f"the SF1 state total{listed}; the nation (50 states and DC): DAS {nation['dp_pop'].sum():,} "
+        f"against SF1 {nation['sf1_pop'].sum():,}; {int((c['dp_pop'] < 0).sum())} of {len(c):,} DAS "
+        "county counts negative",
+        note=f"data vintage v{c['vintage'].iloc[0]} (the file read)"
+        + (
+            ""
+            if str(c["vintage"].iloc[0]) == str(run.config["data"]["vintage"])
+            else f"; the paper's v{run.config['data']['vintage']} was not reachable; the invariant is "
+            "part of the DAS design in both"
+        ),
+    )
 
 
 def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:
@@ -308,11 +371,14 @@ def truncation_bias_se(run: Run, paper) -> Measurement:
     ratio, state, x, bias, n = max(rows)
     ratio = float(ratio)
     ten, sd = truncation_bias(10, n, eps)
-    return Measurement(ratio, f"largest: {state}, smallest county {x}: bias {bias:.2g} = {ratio:.2g} SE of a "
-                              f"{n_draws}-draw mean; per state (smallest county, bias/SE): "
-                              + ", ".join(f"{s} {m} {r:.1g}" for r, s, m, _, _ in rows),
-                       note=f"for scale: a county of 10 people in {state} would have bias {ten:.2f} = "
-                            f"{ten / (sd / np.sqrt(n_draws)):.2f} SE")
+    return Measurement(
+        ratio,
+        f"largest: {state}, smallest county {x}: bias {bias:.2g} = {ratio:.2g} SE of a "
+        f"{n_draws}-draw mean; per state (smallest county, bias/SE): "
+        + ", ".join(f"{s} {m} {r:.1g}" for r, s, m, _, _ in rows),
+        note=f"for scale: a county of 10 people in {state} would have bias {ten:.2f} = "
+        f"{ten / (sd / np.sqrt(n_draws)):.2f} SE",
+    )
 
 
 def _certificates(run: Run) -> pd.DataFrame:
@@ -320,12 +386,20 @@ def _certificates(run: Run) -> pd.DataFrame:
     more censored pairs than pairs; ``certified_at_burn_in`` exactly when the bound there is at most the threshold,
     and then a burn-in at or after ``t_cert``; a bound no smaller than n pairs can give (1 − α^(1/n), every pair
     met at once), nor than the point estimate."""
-    cert = ec.table(run, "e3_certificates", key="state", keys=_states(run), filled=["basis"],
-                    count=["censored", "pairs", "burn_in", "t_cert"], integer=["certified_at_burn_in"])
+    cert = ec.table(
+        run,
+        "e3_certificates",
+        key="state",
+        keys=_states(run),
+        filled=["basis"],
+        count=["censored", "pairs", "burn_in", "t_cert"],
+        integer=["certified_at_burn_in"],
+    )
     where = str(run.path("tables/e3_certificates.csv"))
     coupled = cert[cert["pairs"] > 0]
-    ec.check_frame(coupled, where, probability=["confidence_level", "threshold", "tv_bound_at_burn_in",
-                                                 "tv_estimate_at_burn_in"])
+    ec.check_frame(
+        coupled, where, probability=["confidence_level", "threshold", "tv_bound_at_burn_in", "tv_estimate_at_burn_in"]
+    )
     floor = 1 - (1 - coupled["confidence_level"]) ** (1 / coupled["pairs"])
     certified = coupled["tv_bound_at_burn_in"] <= coupled["threshold"]
     problems = {
@@ -351,9 +425,12 @@ def coupling_censored(run: Run, paper) -> Measurement:
         raise ec.EvidenceError(f"{where}: no state with coupled pairs")
     ec.check_frame(coupled, where, count=["tau_minus_lag_max"])
     censored, latest = int(cert["censored"].sum()), int(cert["tau_minus_lag_max"].max())
-    return Measurement(censored, f"{censored} censored of {int(cert['pairs'].sum()):,} pairs ({len(cert)} states, "
-                                 f"{cert['basis'].iloc[0]} coupling; latest meeting {latest} sweeps, max_iter "
-                                 f"{int(run.config['e3']['mcmc']['certificate']['max_iter']):,})")
+    return Measurement(
+        censored,
+        f"{censored} censored of {int(cert['pairs'].sum()):,} pairs ({len(cert)} states, "
+        f"{cert['basis'].iloc[0]} coupling; latest meeting {latest} sweeps, max_iter "
+        f"{int(run.config['e3']['mcmc']['certificate']['max_iter']):,})",
+    )
 
 
 def _state_sizes(run: Run):
@@ -390,12 +467,15 @@ def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None)
     worst = max(kept, key=lambda n: kept[n][0])
     value, most = kept[worst][0], max(kept)
     dg = _dg_total_kept(worst, eps)
-    return Measurement(value, f"largest P(i.i.d. discrete Gaussian noise keeps the state total) = {value:.4f} at "
-                              f"σ = {sigma:.2f} ({', '.join(sizes[sizes == worst].index)}, {worst} counties; "
-                              f"{kept[most][0]:.2g} at {most} counties; exact, error ≤ "
-                              f"{max(b for _, b, _ in kept.values()):.0e}); i.i.d. double geometric at ε = {eps:g} "
-                              f"there: {dg:.4f}; {len(sizes)} areas of the county file with ≥ 2 counties",
-                       n=len(sizes))
+    return Measurement(
+        value,
+        f"largest P(i.i.d. discrete Gaussian noise keeps the state total) = {value:.4f} at "
+        f"σ = {sigma:.2f} ({', '.join(sizes[sizes == worst].index)}, {worst} counties; "
+        f"{kept[most][0]:.2g} at {most} counties; exact, error ≤ "
+        f"{max(b for _, b, _ in kept.values()):.0e}); i.i.d. double geometric at ε = {eps:g} "
+        f"there: {dg:.4f}; {len(sizes)} areas of the county file with ≥ 2 counties",
+        n=len(sizes),
+    )
 
 
 @ec.reads_committed
@@ -410,12 +490,14 @@ def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> 
     changed = {u: h[f"dp_{u}_units"] != h[f"sf1_{u}_units"] for u in ("housing", "occupied")}
     other = "occupied" if units == "housing" else "housing"
     diff = (h[f"dp_{units}_units"] - h[f"sf1_{units}_units"]).abs()
-    return Measurement(int(changed[units].sum()),
-                       f"{int(changed[units].sum())} of {len(h):,} counties with DAS ≠ SF1 {units} units (largest "
-                       f"|DAS − SF1| {int(diff.max())}); {other} units: {int(changed[other].sum())} counties differ",
-                       note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings), county "
-                            "level: equal county totals are necessary for a block-level invariant, not sufficient",
-                       n=len(h))
+    return Measurement(
+        int(changed[units].sum()),
+        f"{int(changed[units].sum())} of {len(h):,} counties with DAS ≠ SF1 {units} units (largest "
+        f"|DAS − SF1| {int(diff.max())}); {other} units: {int(changed[other].sum())} counties differ",
+        note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings), county "
+        "level: equal county totals are necessary for a block-level invariant, not sufficient",
+        n=len(h),
+    )
 
 
 @ec.reads_committed
@@ -433,14 +515,17 @@ def das_group_quarters_presence_changed(run: Run, paper) -> Measurement:
     changed = int(((sf1 > 0) != (das > 0)).sum())
     occupied = sf1 > 0
     same_population = int((das[occupied] == sf1[occupied]).sum())
-    return Measurement(changed, f"{changed} of {sf1.size:,} county × type cells (7 types) where DAS and SF1 disagree "
-                                f"on whether the type is occupied ({int(occupied.sum()):,} occupied in SF1); the "
-                                f"population itself is unchanged in {same_population:,} of those "
-                                f"{int(occupied.sum()):,} occupied cells",
-                       note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings), table "
-                            "P42 by county: presence kept in every county is necessary for a block-level facility "
-                            "invariant, not sufficient",
-                       n=sf1.size)
+    return Measurement(
+        changed,
+        f"{changed} of {sf1.size:,} county × type cells (7 types) where DAS and SF1 disagree "
+        f"on whether the type is occupied ({int(occupied.sum()):,} occupied in SF1); the "
+        f"population itself is unchanged in {same_population:,} of those "
+        f"{int(occupied.sum()):,} occupied cells",
+        note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings), table "
+        "P42 by county: presence kept in every county is necessary for a block-level facility "
+        "invariant, not sufficient",
+        n=sf1.size,
+    )
 
 
 def relational_breaks(pop, gq, housing, occupied) -> dict[str, np.ndarray]:
@@ -459,19 +544,24 @@ def das_logical_relationships(run: Run, paper) -> Measurement:
     from isdp_papers.nhgis.housing import HOUSING_EXTRACT, load_housing
 
     c = load_counties(ec.committed(run, run.config["data"]["embedded"])).set_index("gisjoin")
-    h, g = (load(ec.committed(run, path)).set_index("gisjoin").loc[c.index]
-            for load, path in ((load_housing, HOUSING_EXTRACT), (load_group_quarters, GROUP_QUARTERS_EXTRACT)))
+    h, g = (
+        load(ec.committed(run, path)).set_index("gisjoin").loc[c.index]
+        for load, path in ((load_housing, HOUSING_EXTRACT), (load_group_quarters, GROUP_QUARTERS_EXTRACT))
+    )
     gq = g[[f"dp_gq_{t}" for t in GROUP_QUARTERS_TYPES]].sum(axis=1)
     broken = relational_breaks(c["dp_pop"], gq, h["dp_housing_units"], h["dp_occupied_units"])
     n_broken = int(np.logical_or.reduce(list(broken.values())).sum())
     vacant = h["dp_housing_units"] - h["dp_occupied_units"]
     persons = (c["dp_pop"] - gq) / h["dp_occupied_units"]
-    return Measurement(n_broken, f"{n_broken} of {len(c):,} counties break a relation ("
-                                 + ", ".join(f"{k}: {int(v.sum())}" for k, v in broken.items())
-                                 + f"); tightest slack: {int(vacant.min())} vacant units ({vacant.idxmin()}), "
-                                   f"{persons.min():.2f} persons per household ({persons.idxmin()})",
-                       note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings)",
-                       n=len(c))
+    return Measurement(
+        n_broken,
+        f"{n_broken} of {len(c):,} counties break a relation ("
+        + ", ".join(f"{k}: {int(v.sum())}" for k, v in broken.items())
+        + f"); tightest slack: {int(vacant.min())} vacant units ({vacant.idxmin()}), "
+        f"{persons.min():.2f} persons per household ({persons.idxmin()})",
+        note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings)",
+        n=len(c),
+    )
 
 
 @ec.reads_committed
@@ -484,11 +574,15 @@ def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: flo
     sizes = _state_sizes(run)
     kept = {n: _dg_total_kept(n, eps / sensitivity) for n in sorted(set(sizes))}
     fewest, most = min(kept), max(kept)
-    return Measurement(kept[fewest], f"largest P(i.i.d. DG noise keeps the state total) = {kept[fewest]:.4f} "
-                                     f"({', '.join(sizes[sizes == fewest].index)}, {fewest} counties; "
-                                     f"{kept[most]:.2g} at {most} counties); DG(ε/Δ₁) with ε = {eps:g}, Δ₁ = "
-                                     f"{sensitivity:g}; {len(sizes)} areas of the county file with ≥ 2 counties",
-                       note="continuous (Laplace) noise keeps a total with probability 0", n=len(sizes))
+    return Measurement(
+        kept[fewest],
+        f"largest P(i.i.d. DG noise keeps the state total) = {kept[fewest]:.4f} "
+        f"({', '.join(sizes[sizes == fewest].index)}, {fewest} counties; "
+        f"{kept[most]:.2g} at {most} counties); DG(ε/Δ₁) with ε = {eps:g}, Δ₁ = "
+        f"{sensitivity:g}; {len(sizes)} areas of the county file with ≥ 2 counties",
+        note="continuous (Laplace) noise keeps a total with probability 0",
+        n=len(sizes),
+    )
 
 
 @ec.reads_committed
@@ -525,12 +619,15 @@ def das_histogram_consistency(run: Run, paper) -> Measurement:
 
     h = load_histogram_cells(ec.committed(run, HISTOGRAM_CELLS_EXTRACT))
     negative, off = int(h["dp_negative_cells"].sum()), int(h["dp_cells_off_totals"].sum())
-    return Measurement(negative + off, f"{negative} negative cells among {HISTOGRAM_CELLS * len(h):,} "
-                                       f"({HISTOGRAM_CELLS} per county, "
-                                       f"{len(h):,} counties) derived from the DAS's race tables P8–P11; {off} "
-                                       "counties whose cells miss the DAS's total or voting-age population",
-                       note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings)",
-                       n=HISTOGRAM_CELLS * len(h))
+    return Measurement(
+        negative + off,
+        f"{negative} negative cells among {HISTOGRAM_CELLS * len(h):,} "
+        f"({HISTOGRAM_CELLS} per county, "
+        f"{len(h):,} counties) derived from the DAS's race tables P8–P11; {off} "
+        "counties whose cells miss the DAS's total or voting-age population",
+        note="NHGIS PPDD v20210608 (the 2010 demonstration data from the production settings)",
+        n=HISTOGRAM_CELLS * len(h),
+    )
 
 
 @ec.reads_committed
@@ -549,8 +646,13 @@ def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement
     cells = HISTOGRAM_CELLS
     if level == "nation":
         support = ec.committed_csv(run, HISTOGRAM_SUPPORT_EXTRACT, key="state_abbr", count=["nonzero_cells"])
-        ec.check_values(support["nonzero_cells"], str(run.data(HISTOGRAM_SUPPORT_EXTRACT)), "column 'nonzero_cells'",
-                        "count", hi=cells)
+        ec.check_values(
+            support["nonzero_cells"],
+            str(run.data(HISTOGRAM_SUPPORT_EXTRACT)),
+            "column 'nonzero_cells'",
+            "count",
+            hi=cells,
+        )
         if NATION not in set(support["state_abbr"]):
             raise ec.EvidenceError(f"{run.data(HISTOGRAM_SUPPORT_EXTRACT)}: no row of the nation ({NATION})")
         share = 1 - int(support.loc[support["state_abbr"] == NATION, "nonzero_cells"].iloc[0]) / cells
@@ -558,12 +660,15 @@ def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement
     h = load_histogram_cells(ec.committed(run, HISTOGRAM_CELLS_EXTRACT))
     zero = 1 - h["sf1_nonzero_cells"] / cells
     dp_zero = 1 - h["dp_nonzero_cells"] / cells
-    return Measurement(float(zero.median()), f"median county: {zero.median():.1%} of the {cells} SF1 cells are zero "
-                                             f"(quartiles {zero.quantile(0.25):.1%}, {zero.quantile(0.75):.1%}; "
-                                             f"{(zero > 0.5).sum():,} of {len(h):,} counties above half); after the "
-                                             f"DAS {dp_zero.median():.1%}",
-                       note="a zero county cell is zero in every block of the county, so the blocks' share is at "
-                            "least the county's", n=len(h))
+    return Measurement(
+        float(zero.median()),
+        f"median county: {zero.median():.1%} of the {cells} SF1 cells are zero "
+        f"(quartiles {zero.quantile(0.25):.1%}, {zero.quantile(0.75):.1%}; "
+        f"{(zero > 0.5).sum():,} of {len(h):,} counties above half); after the "
+        f"DAS {dp_zero.median():.1%}",
+        note="a zero county cell is zero in every block of the county, so the blocks' share is at least the county's",
+        n=len(h),
+    )
 
 
 def negative_count_bound(x, n: int, eps: float) -> np.ndarray:
@@ -608,7 +713,10 @@ def no_truncation_probability(run: Run, paper, *, releases: int, eps: float | No
         upper *= (1.0 - p) ** releases
         parts.append(f"{state} {x} {p:.1g}")
     every = np.prod([_no_negative_lower(g, eps, releases) for _, g in c.groupby("state_abbr")["sf1_pop"] if len(g) > 1])
-    return Measurement(lower, f"P(no negative county count in {releases} releases, ε = {eps:g}) between "
-                              f"{lower:.6g} and {upper:.6g} over {len(parts)} states; per state (smallest county, "
-                              "P(negative in one release)): " + ", ".join(parts),
-                       note=f"over every state-level area of the county file with ≥ 2 counties: ≥ {every:.4g}")
+    return Measurement(
+        lower,
+        f"P(no negative county count in {releases} releases, ε = {eps:g}) between "
+        f"{lower:.6g} and {upper:.6g} over {len(parts)} states; per state (smallest county, "
+        "P(negative in one release)): " + ", ".join(parts),
+        note=f"over every state-level area of the county file with ≥ 2 counties: ≥ {every:.4g}",
+    )

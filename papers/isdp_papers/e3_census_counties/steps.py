@@ -32,10 +32,17 @@ def audit(job: Job) -> None:
     counties = load_counties(job.input.counties)
     reg = au.das_bias_regressions(counties, min_counties=int(job.params.min_counties))
     write_table(reg, job.output.regressions, float_format="%.10g")
-    states = au.select_states(reg, alpha=alpha, n_target=int(job.params.n_target), always=tuple(job.params.always),
-                              override=override, available=au.available_states(counties))
-    summary = au.selection_summary(counties, reg, states, alpha=alpha, override=override,
-                                   data_source=json.loads(Path(job.input.info).read_text()))
+    states = au.select_states(
+        reg,
+        alpha=alpha,
+        n_target=int(job.params.n_target),
+        always=tuple(job.params.always),
+        override=override,
+        available=au.available_states(counties),
+    )
+    summary = au.selection_summary(
+        counties, reg, states, alpha=alpha, override=override, data_source=json.loads(Path(job.input.info).read_text())
+    )
     write_json(summary, job.output.summary)
     job.log.info("audit %s: selected %s", {k: v for k, v in summary.items() if k.startswith("n_")}, states)
 
@@ -55,8 +62,12 @@ def audit_report(job: Job) -> None:
     selection = json.loads(Path(job.input.selection).read_text())
     vintage = info["vintage_used"]
     write_table(au.data_source_table(info), job.output.source)
-    reg = au.audit_table(pd.read_csv(job.input.regressions, dtype={"state_fips": str}), selection["selected_states"],
-                         alpha=alpha, vintage=vintage)
+    reg = au.audit_table(
+        pd.read_csv(job.input.regressions, dtype={"state_fips": str}),
+        selection["selected_states"],
+        alpha=alpha,
+        vintage=vintage,
+    )
     write_table(reg, job.output.table, float_format="%.6g")
     counts = au.audit_counts_table(selection, alpha=alpha, vintage=vintage)
     write_table(counts, job.output.counts)
@@ -104,10 +115,20 @@ def state(job: Job, st: str, counties: pd.DataFrame, settings: census.StateSetti
     seed = job.seed(st)
     run = census.run_state(len(group), settings, seed=seed, cell_names=list(group["gisjoin"]), label=st)
     record = census.certificate_record(run, st)
-    save_draws(output["draws"], run.draws, list(group["gisjoin"]),
-               {"state": st, "target": f"l1 generalized Laplace, eps={settings.eps}", "seed": seed,
-                "vintage": group["vintage"].iloc[0], "burn_in": run.summary.burn_in,
-                "retained_thin": run.summary.retained_thin, **census.certificate_attrs(record)})
+    save_draws(
+        output["draws"],
+        run.draws,
+        list(group["gisjoin"]),
+        {
+            "state": st,
+            "target": f"l1 generalized Laplace, eps={settings.eps}",
+            "seed": seed,
+            "vintage": group["vintage"].iloc[0],
+            "burn_in": run.summary.burn_in,
+            "retained_thin": run.summary.retained_thin,
+            **census.certificate_attrs(record),
+        },
+    )
     write_table(census.diagnostics_table(run, st, group), output["diagnostics"])
     write_json(run.summary.as_row(), output["run"])
     write_json(record, output["certificate"])
@@ -163,8 +184,14 @@ def tables(job: Job) -> None:
     one per state, ``draws``, ``diagnostics``, ``runs``, ``exact``; outputs ``convergence``, ``nonneg``,
     ``exact``, ``unbiasedness``.
     """
-    conv, nonneg, unb = census.state_tables(load_counties(job.input.counties), job.params.states, job.input.draws,
-                                            job.input.diagnostics, job.input.runs, band=int(job.params.band))
+    conv, nonneg, unb = census.state_tables(
+        load_counties(job.input.counties),
+        job.params.states,
+        job.input.draws,
+        job.input.diagnostics,
+        job.input.runs,
+        band=int(job.params.band),
+    )
     write_table(conv, job.output.convergence, float_format="%.6g")
     write_table(nonneg, job.output.nonneg, float_format="%.6g")
     write_table(unb, job.output.unbiasedness, float_format="%.6g")

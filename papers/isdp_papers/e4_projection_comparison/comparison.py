@@ -54,15 +54,20 @@ LABELS = {
     DAS: "DAS (NHGIS)",
 }
 #: integer-valued by construction (the check in :func:`metrics_table` is separate and on the data)
-INTEGER_BY_CONSTRUCTION = {"generalized_laplace": True, "projected_laplace": False, "dg_l1_lp": False,
-                           "dg_l1_milp": True, "dg_l1_lp_interior": False, DAS: True}
+INTEGER_BY_CONSTRUCTION = {
+    "generalized_laplace": True,
+    "projected_laplace": False,
+    "dg_l1_lp": False,
+    "dg_l1_milp": True,
+    "dg_l1_lp_interior": False,
+    DAS: True,
+}
 #: the ℓ1 projections solved to a vertex (simplex LP, MILP): one county absorbs the discrepancy
 PROJECTIONS = ("dg_l1_lp", "dg_l1_milp")
 #: every method with a projection step, i.e. a noisy vector m and a discrepancy to place
 L1_PROJECTIONS = (*PROJECTIONS, "dg_l1_lp_interior")
 #: (integer, LP method) of each ℓ1 projection, for :func:`isdp.baselines.dg_l1_projection`
-_L1_SOLVES = {"dg_l1_lp": (False, "vertex"), "dg_l1_milp": (True, "vertex"),
-              "dg_l1_lp_interior": (False, "interior")}
+_L1_SOLVES = {"dg_l1_lp": (False, "vertex"), "dg_l1_milp": (True, "vertex"), "dg_l1_lp_interior": (False, "interior")}
 #: absolute tolerance on the state total for real-valued releases
 REAL_TOL = 1e-6
 #: a release "concentrates" when one county carries at least this share of Σ|y − m|
@@ -90,8 +95,19 @@ class StateReleases:
         return np.asarray(self.releases[method], dtype=float) - self.sf1[None, :]
 
 
-def releases_for_state(state: str, sf1, dp, gl_noise, *, eps: float, n_releases: int, seed: int,
-                       sensitivity: float = 1.0, counties=None, names=None) -> StateReleases:
+def releases_for_state(
+    state: str,
+    sf1,
+    dp,
+    gl_noise,
+    *,
+    eps: float,
+    n_releases: int,
+    seed: int,
+    sensitivity: float = 1.0,
+    counties=None,
+    names=None,
+) -> StateReleases:
     """The five mechanisms' releases for one state (one sum constraint over its counties).
 
     ``gl_noise`` are E3's retained generalized Laplace noise vectors ((chains, draws, n), or
@@ -124,16 +140,31 @@ def releases_for_state(state: str, sf1, dp, gl_noise, *, eps: float, n_releases:
     for method, (integer, lp_method) in _L1_SOLVES.items():
         t0 = time.perf_counter()
         rng = np.random.default_rng(derive_seed(seed, method))
-        y, m = dg_l1_projection(sf1, A, eps, n_releases, rng, integer=integer, sensitivity=sensitivity,
-                                return_noisy=True, method=lp_method)
+        y, m = dg_l1_projection(
+            sf1, A, eps, n_releases, rng, integer=integer, sensitivity=sensitivity, return_noisy=True, method=lp_method
+        )
         releases[method], noisy[method] = y, m
         seconds[method] = time.perf_counter() - t0
         log.info("%s %s: %d releases in %.1f s", state, method, n_releases, seconds[method])
     counties = list(counties) if counties is not None else [str(i) for i in range(n)]
     names = list(names) if names is not None else counties
-    return StateReleases(state, counties, names, sf1, dp, releases, noisy, seconds,
-                         {"eps": float(eps), "sensitivity": float(sensitivity), "seed": int(seed),
-                          "n_releases": int(n_releases), "gl_draws_per_chain": int(per_chain)})
+    return StateReleases(
+        state,
+        counties,
+        names,
+        sf1,
+        dp,
+        releases,
+        noisy,
+        seconds,
+        {
+            "eps": float(eps),
+            "sensitivity": float(sensitivity),
+            "seed": int(seed),
+            "n_releases": int(n_releases),
+            "gl_draws_per_chain": int(per_chain),
+        },
+    )
 
 
 # --------------------------------------------------------------------------- storage
@@ -159,14 +190,22 @@ def load_releases(path) -> StateReleases:
 
     with xr.open_dataset(path) as ds:
         ds = ds.load()
-    releases = {k[len("release_"):]: ds[k].values for k in ds.data_vars if k.startswith("release_")}
-    noisy = {k[len("noisy_"):]: ds[k].values for k in ds.data_vars if k.startswith("noisy_")}
+    releases = {k[len("release_") :]: ds[k].values for k in ds.data_vars if k.startswith("release_")}
+    noisy = {k[len("noisy_") :]: ds[k].values for k in ds.data_vars if k.startswith("noisy_")}
     attrs = dict(ds.attrs)
-    seconds = {k[len("seconds_"):]: float(attrs.pop(k)) for k in list(attrs) if k.startswith("seconds_")}
+    seconds = {k[len("seconds_") :]: float(attrs.pop(k)) for k in list(attrs) if k.startswith("seconds_")}
     state = str(attrs.pop("state"))
-    return StateReleases(state, [str(c) for c in ds["county"].values], [str(c) for c in ds["name"].values],
-                         ds["sf1"].values.astype(np.int64), ds["dp"].values.astype(np.int64), releases, noisy,
-                         seconds, attrs)
+    return StateReleases(
+        state,
+        [str(c) for c in ds["county"].values],
+        [str(c) for c in ds["name"].values],
+        ds["sf1"].values.astype(np.int64),
+        ds["dp"].values.astype(np.int64),
+        releases,
+        noisy,
+        seconds,
+        attrs,
+    )
 
 
 # --------------------------------------------------------------------------- checks and metrics
@@ -210,11 +249,13 @@ def concentration(y, m) -> dict:
     single = share[nonzero] >= 1 - CONCENTRATION_TOL
     k = np.argmax(np.abs(y - m), axis=1)[nonzero][single]
     mode = int(np.bincount(k, minlength=y.shape[1]).argmax()) if k.size else -1
-    return {"n_with_discrepancy": int(nonzero.sum()),
-            "single_county_share": float(single.mean()) if single.size else np.nan,
-            "absorbing_county_index": mode,
-            "absorbing_county_share": float((k == mode).sum() / single.size) if single.size else np.nan,
-            "mean_max_share": float(share[nonzero].mean()) if single.size else np.nan}
+    return {
+        "n_with_discrepancy": int(nonzero.sum()),
+        "single_county_share": float(single.mean()) if single.size else np.nan,
+        "absorbing_county_index": mode,
+        "absorbing_county_share": float((k == mode).sum() / single.size) if single.size else np.nan,
+        "mean_max_share": float(share[nonzero].mean()) if single.size else np.nan,
+    }
 
 
 def slope_on_log_population(errors, sf1) -> tuple[float, float, float]:
@@ -287,9 +328,13 @@ def metrics_table(rel: StateReleases) -> pd.DataFrame:
             continue
         integer = INTEGER_BY_CONSTRUCTION[method]
         values = rel.dp[None, :] if method == DAS else rel.releases[method]
-        row = {"state": rel.state, "method": method, "label": LABELS[method],
-               **method_metrics(rel.errors(method), rel.sf1, integer_check=values, total=total, integer=integer),
-               "integer_by_construction": "yes" if integer else "no"}
+        row = {
+            "state": rel.state,
+            "method": method,
+            "label": LABELS[method],
+            **method_metrics(rel.errors(method), rel.sf1, integer_check=values, total=total, integer=integer),
+            "integer_by_construction": "yes" if integer else "no",
+        }
         w = row["widest_county_index"]
         row["widest_county"] = rel.names[w] if w >= 0 else ""
         if method in rel.noisy:
@@ -329,13 +374,24 @@ def spread_ratios(rel: StateReleases, reference: str = "generalized_laplace") ->
         others = np.delete(np.arange(len(sd)), k)
         if not len(others):
             others = np.array([k])
-        rows.append({"state": rel.state, "method": method, "reference": reference, "n_counties": len(sd),
-                     "median_sd_ratio": float(np.median(sd)), "median_iqr_ratio": float(np.nanmedian(iqr)),
-                     "sd_ratio_q05": float(np.quantile(sd, 0.05)), "sd_ratio_q95": float(np.quantile(sd, 0.95)),
-                     "max_sd_ratio": float(sd[k]), "max_iqr_ratio": float(iqr[k]), "max_ratio_county": rel.names[k],
-                     "max_ratio_county_index": k,
-                     "median_sd_ratio_others": float(np.median(sd[others])) if len(sd) > 1 else float("nan"),
-                     "max_sd_ratio_others": float(np.max(sd[others])) if len(sd) > 1 else float("nan")})
+        rows.append(
+            {
+                "state": rel.state,
+                "method": method,
+                "reference": reference,
+                "n_counties": len(sd),
+                "median_sd_ratio": float(np.median(sd)),
+                "median_iqr_ratio": float(np.nanmedian(iqr)),
+                "sd_ratio_q05": float(np.quantile(sd, 0.05)),
+                "sd_ratio_q95": float(np.quantile(sd, 0.95)),
+                "max_sd_ratio": float(sd[k]),
+                "max_iqr_ratio": float(iqr[k]),
+                "max_ratio_county": rel.names[k],
+                "max_ratio_county_index": k,
+                "median_sd_ratio_others": float(np.median(sd[others])) if len(sd) > 1 else float("nan"),
+                "max_sd_ratio_others": float(np.max(sd[others])) if len(sd) > 1 else float("nan"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -408,19 +464,35 @@ def county_spread(rel: StateReleases, reference: str = "generalized_laplace") ->
         se = ref_se if own else log_sd_se(e, ess)
         sd, iqr = e.std(axis=0, ddof=1), _iqr(e)
         with np.errstate(divide="ignore", invalid="ignore"):
-            frames.append(pd.DataFrame({
-                "state": rel.state, "county": rel.counties, "name": rel.names, "sf1": rel.sf1,
-                "method": method, "n_releases": len(e), "mean": e.mean(axis=0), "sd": sd, "iqr": iqr,
-                "ess": ess, "se_log_sd": se, "sd_ratio": sd / ref_sd, "iqr_ratio": iqr / ref_iqr,
-                "se_log_sd_ratio": np.full(len(sd), np.nan) if own else np.sqrt(se**2 + ref_se**2)}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "state": rel.state,
+                        "county": rel.counties,
+                        "name": rel.names,
+                        "sf1": rel.sf1,
+                        "method": method,
+                        "n_releases": len(e),
+                        "mean": e.mean(axis=0),
+                        "sd": sd,
+                        "iqr": iqr,
+                        "ess": ess,
+                        "se_log_sd": se,
+                        "sd_ratio": sd / ref_sd,
+                        "iqr_ratio": iqr / ref_iqr,
+                        "se_log_sd_ratio": np.full(len(sd), np.nan) if own else np.sqrt(se**2 + ref_se**2),
+                    }
+                )
+            )
     return pd.concat(frames, ignore_index=True)
 
 
 # --------------------------------------------------------------------------- across states
 
 
-def state_overview(counties: pd.DataFrame, regressions: pd.DataFrame, noise: pd.DataFrame,
-                   metrics: pd.DataFrame, states) -> pd.DataFrame:
+def state_overview(
+    counties: pd.DataFrame, regressions: pd.DataFrame, noise: pd.DataFrame, metrics: pd.DataFrame, states
+) -> pd.DataFrame:
     """One row per state (in ``states`` order): its size, E3's noise, the DAS audit, E4's errors.
 
     ``counties`` is the county table, ``regressions`` the DAS audit (slope of the DAS error on log
@@ -430,8 +502,9 @@ def state_overview(counties: pd.DataFrame, regressions: pd.DataFrame, noise: pd.
     the DAS, of its one release); ``mae_<method>``: their mean absolute value.
     """
     states = list(states)
-    by_state = counties.groupby("state_abbr").agg(n_counties=("sf1_pop", "size"), sf1_total=("sf1_pop", "sum"),
-                                                  min_county=("sf1_pop", "min"))
+    by_state = counties.groupby("state_abbr").agg(
+        n_counties=("sf1_pop", "size"), sf1_total=("sf1_pop", "sum"), min_county=("sf1_pop", "min")
+    )
     table = by_state.loc[states].reset_index().rename(columns={"state_abbr": "state"})
     table["noise_sd"] = noise.set_index("state").loc[states, "mean_sd"].to_numpy()
     audit = regressions.set_index("state_abbr").reindex(states)
@@ -458,18 +531,25 @@ def check_guarantees(state: str, metrics: pd.DataFrame) -> None:
     for _, row in metrics[metrics["method"].isin(METHODS)].iterrows():
         by_construction = INTEGER_BY_CONSTRUCTION[row["method"]]
         if row["invariant_exact"] != "yes" or (by_construction and row["integer_valued"] != "yes"):
-            raise InvariantError(f"{state} {row['method']}: integer_valued={row['integer_valued']}, invariant_exact="
-                                 f"{row['invariant_exact']} (max residual {row['invariant_max_residual']:.3g})")
+            raise InvariantError(
+                f"{state} {row['method']}: integer_valued={row['integer_valued']}, invariant_exact="
+                f"{row['invariant_exact']} (max residual {row['invariant_max_residual']:.3g})"
+            )
 
 
 def run_record(rel: StateReleases, *, n_releases: int, seed: int, gl_noise) -> dict:
     """A state's run record (``run_<state>.json``): size, releases, seed, seconds per method (total
     and per release) and how many E3 draws were available."""
     n = len(rel.sf1)
-    return {"state": rel.state, "n_counties": n, "n_releases": n_releases, "seed": seed,
-            "seconds": rel.seconds,
-            "ms_per_release": {k: 1000 * v / n_releases for k, v in rel.seconds.items()},
-            "e3_draws_available": int(np.asarray(gl_noise).reshape(-1, n).shape[0])}
+    return {
+        "state": rel.state,
+        "n_counties": n,
+        "n_releases": n_releases,
+        "seed": seed,
+        "seconds": rel.seconds,
+        "ms_per_release": {k: 1000 * v / n_releases for k, v in rel.seconds.items()},
+        "e3_draws_available": int(np.asarray(gl_noise).reshape(-1, n).shape[0]),
+    }
 
 
 def runtime_table(runs) -> pd.DataFrame:
@@ -477,7 +557,14 @@ def runtime_table(runs) -> pd.DataFrame:
     rows = []
     for run in runs:
         for method, sec in run["seconds"].items():
-            rows.append({"state": run["state"], "n_counties": run["n_counties"], "method": method,
-                         "n_releases": run["n_releases"], "seconds": sec,
-                         "ms_per_release": run["ms_per_release"][method]})
+            rows.append(
+                {
+                    "state": run["state"],
+                    "n_counties": run["n_counties"],
+                    "method": method,
+                    "n_releases": run["n_releases"],
+                    "seconds": sec,
+                    "ms_per_release": run["ms_per_release"][method],
+                }
+            )
     return pd.DataFrame(rows)

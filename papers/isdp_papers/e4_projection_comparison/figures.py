@@ -9,8 +9,7 @@ import pandas as pd
 from isdp_papers.plot_style import METHOD_COLORS, box_collection
 
 
-def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bool = True,
-               clip: float | None = None):
+def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bool = True, clip: float | None = None):
     """ISDP Fig 10-style panel: per-county box plots of the errors of the mechanisms side by side
     (hue = method), counties by increasing SF1 population, DAS errors as red dots.
 
@@ -56,12 +55,17 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
             xk = int(np.where(order == k)[0][0]) + 1
             ax.axvspan(xk - 0.5, xk + 0.5, color="0.85", zorder=0)
             sd = float(np.std(y[:, k] - rel.sf1[k], ddof=1))
-            ax.annotate(f"{rel.names[k]}: absorbs the whole simplex LP/MILP discrepancy in "
-                        f"{c['single_county_share']:.0%} of releases\n(rank {xk} of {n} by population; "
-                        f"LP error SD {sd:.0f})",
-                        xy=(xk, ax.get_ylim()[1] * 0.9), xytext=(0.02 if xk > n / 2 else 0.55, 0.97),
-                        textcoords="axes fraction", va="top", fontsize=8,
-                        arrowprops={"arrowstyle": "->", "color": "0.3", "lw": 0.8})
+            ax.annotate(
+                f"{rel.names[k]}: absorbs the whole simplex LP/MILP discrepancy in "
+                f"{c['single_county_share']:.0%} of releases\n(rank {xk} of {n} by population; "
+                f"LP error SD {sd:.0f})",
+                xy=(xk, ax.get_ylim()[1] * 0.9),
+                xytext=(0.02 if xk > n / 2 else 0.55, 0.97),
+                textcoords="axes fraction",
+                va="top",
+                fontsize=8,
+                arrowprops={"arrowstyle": "->", "color": "0.3", "lw": 0.8},
+            )
     ax.set_xlim(0.3, n + 0.7)
     ax.set_xticks([])
     ax.set_xlabel("counties, by increasing 2010 SF1 population")
@@ -69,8 +73,6 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
     ax.set_title(title)
     ax.legend(handles=handles, frameon=False, loc="lower left", fontsize=7, ncol=len(handles))
     return ax
-
-
 
 
 def fig10_title(rel) -> str:
@@ -85,12 +87,15 @@ def plot_fig10_headline(rel, *, eps: float, vintage: str):
 
     fig, (ax, zoom) = plt.subplots(2, 1, figsize=(20, 10), sharex=True)
     plot_fig10(rel, ax=ax, fliers=True)
-    ax.set_title(f"{STATE_NAMES[rel.state]}: errors (release − SF1) of five mechanisms, ε = {eps}, Δ = 1, state total "
-                 f"invariant; DAS errors (red) from NHGIS v{vintage}")
+    ax.set_title(
+        f"{STATE_NAMES[rel.state]}: errors (release − SF1) of five mechanisms, ε = {eps}, Δ = 1, state total "
+        f"invariant; DAS errors (red) from NHGIS v{vintage}"
+    )
     plot_fig10(rel, ax=zoom, clip=1.5)
     zoom.get_legend().remove()
-    zoom.set_title("the same, y-axis zoomed to ±1.5 × the 99th percentile of the generalized Laplace |errors| "
-                   "(outliers not drawn)")
+    zoom.set_title(
+        "the same, y-axis zoomed to ±1.5 × the 99th percentile of the generalized Laplace |errors| (outliers not drawn)"
+    )
     return fig
 
 
@@ -108,9 +113,12 @@ def plot_fig10_states(rels: dict, states, *, eps: float, vintage: str, headline:
             ax.get_legend().remove()
     if not states:
         axes[0, 0].text(0.5, 0.5, f"no selected state besides {STATE_NAMES[headline]}", ha="center", va="center")
-    fig.suptitle(f"Fig 10 (other states): errors of five mechanisms per county (ε = {eps}); DAS errors from NHGIS "
-                 f"v{vintage}; whiskers 1.5 IQR, outliers not drawn; y-axis ±2.5 × the 99th percentile of the "
-                 "generalized Laplace |errors|, so the absorbing county's box runs off the axis", y=1.0)
+    fig.suptitle(
+        f"Fig 10 (other states): errors of five mechanisms per county (ε = {eps}); DAS errors from NHGIS "
+        f"v{vintage}; whiskers 1.5 IQR, outliers not drawn; y-axis ±2.5 × the 99th percentile of the "
+        "generalized Laplace |errors|, so the absorbing county's box runs off the axis",
+        y=1.0,
+    )
     fig.tight_layout()
     return fig
 
@@ -132,15 +140,18 @@ def plot_sd_ratio(rels: dict):
             k = int(np.argmax(ratio))
             if ratio[k] > 3:
                 ax.annotate(state, (r.sf1[k], ratio[k]), fontsize=7, xytext=(3, 3), textcoords="offset points")
-        ax.scatter(np.concatenate(xs), np.concatenate(ys), s=6, alpha=0.6, color=METHOD_COLORS[method],
-                   label=LABELS[method])
+        ax.scatter(
+            np.concatenate(xs), np.concatenate(ys), s=6, alpha=0.6, color=METHOD_COLORS[method], label=LABELS[method]
+        )
     ax.axhline(1, color="black", lw=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("county 2010 SF1 population")
     ax.set_ylabel("SD of errors / SD of generalized Laplace noise")
-    ax.set_title(f"Per-county spread relative to generalized Laplace, {len(rels)} states; points far above 1: the "
-                 "county that absorbs the simplex LP/MILP discrepancy (state code)")
+    ax.set_title(
+        f"Per-county spread relative to generalized Laplace, {len(rels)} states; points far above 1: the "
+        "county that absorbs the simplex LP/MILP discrepancy (state code)"
+    )
     ax.legend(frameon=False, markerscale=3)
     return fig
 
@@ -153,8 +164,14 @@ def plot_state_overview(overview: pd.DataFrame, labels: dict, alpha: float = 0.0
     ax, audit = axes
     for column in (c for c in overview.columns if c.startswith("sd_")):
         method = column.removeprefix("sd_")
-        ax.scatter(overview["n_counties"], overview[column], s=14, alpha=0.8,
-                   color=METHOD_COLORS.get(method, "grey"), label=labels.get(method, method))
+        ax.scatter(
+            overview["n_counties"],
+            overview[column],
+            s=14,
+            alpha=0.8,
+            color=METHOD_COLORS.get(method, "grey"),
+            label=labels.get(method, method),
+        )
     ax.set_xscale("log")
     ax.set_yscale("symlog", linthresh=1)
     ax.set_xlabel("counties in the state (log scale)")
@@ -162,10 +179,16 @@ def plot_state_overview(overview: pd.DataFrame, labels: dict, alpha: float = 0.0
     ax.legend(frameon=False, fontsize=8)
     rows = overview.dropna(subset=["das_slope"]).sort_values("das_slope").reset_index(drop=True)
     significant = rows["das_slope_p"] < alpha
-    audit.errorbar(rows.index, rows["das_slope"], yerr=2 * rows["das_slope_stderr"], fmt="none",
-                   ecolor="grey", lw=0.8)
-    audit.scatter(rows.index, rows["das_slope"], s=18, color=np.where(significant, "red", "white"),
-                  edgecolor="red", zorder=3, label=f"p < {alpha:g} filled")
+    audit.errorbar(rows.index, rows["das_slope"], yerr=2 * rows["das_slope_stderr"], fmt="none", ecolor="grey", lw=0.8)
+    audit.scatter(
+        rows.index,
+        rows["das_slope"],
+        s=18,
+        color=np.where(significant, "red", "white"),
+        edgecolor="red",
+        zorder=3,
+        label=f"p < {alpha:g} filled",
+    )
     audit.axhline(0, color="black", lw=0.6)
     audit.set_xticks(rows.index, rows["state"], rotation=90, fontsize=7)
     audit.set_ylabel("DAS error slope on log SF1 (±2 SE)")

@@ -16,8 +16,9 @@ from isdp_papers.measure_helpers import vintage_note
 
 def _metrics(run: Run):
     """``e4_metrics``: one row per (state, method), each state of E3's selection, with its number of counties."""
-    m = ec.table(run, "e4_metrics", keep_default_na=False, na_values=[""], key=["state", "method"],
-                 count=["n_counties"])
+    m = ec.table(
+        run, "e4_metrics", keep_default_na=False, na_values=[""], key=["state", "method"], count=["n_counties"]
+    )
     ec.check_values(m["n_counties"], str(run.path("tables/e4_metrics.csv")), "column 'n_counties'", "count", lo=1)
     return m
 
@@ -79,8 +80,13 @@ def _releases(run: Run):
 
 def _effective_size(run: Run, rel) -> np.ndarray:
     """Per county, the effective number of generalized Laplace releases (thinned MCMC, from E3's ESS)."""
-    diag = ec.table_at(run, f"e3/diagnostics_{rel.state}.csv", key="gisjoin", keys=rel.counties,
-                       positive=["ess_bulk_retained"]).set_index("gisjoin").loc[rel.counties]
+    diag = (
+        ec.table_at(
+            run, f"e3/diagnostics_{rel.state}.csv", key="gisjoin", keys=rel.counties, positive=["ess_bulk_retained"]
+        )
+        .set_index("gisjoin")
+        .loc[rel.counties]
+    )
     n_ret = ec.json_values(run, f"e3/run_{rel.state}.json", positive=["n_retained"])["n_retained"]
     r = len(rel.releases["generalized_laplace"])
     return np.minimum(r, r * diag["ess_bulk_retained"].to_numpy() / n_ret)
@@ -103,12 +109,16 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
     z = z_threshold(alpha, len(g))
     outside = np.abs(np.log(ratio)) > np.log(band) + z * se
     worst = int(np.argmax(np.abs(np.log(ratio))))
-    named = "; ".join(f"{s} {c} ({r:.1f}×)" for s, c, r in
-                      zip(g["state"][outside], g["name"][outside], ratio[outside], strict=True))
-    text = (f"{int(outside.sum())} of {len(g)} counties outside [1/{band:g}, {band:g}] beyond MC error "
-            f"(z = {z:.2f}); SD ratio to generalized Laplace: median {np.median(ratio):.3f}, range "
-            f"{ratio.min():.2f}–{ratio.max():.2f}, widest {g['state'].iloc[worst]} {g['name'].iloc[worst]}"
-            + (f". Outside: {named}" if named else "") + left_out)
+    named = "; ".join(
+        f"{s} {c} ({r:.1f}×)" for s, c, r in zip(g["state"][outside], g["name"][outside], ratio[outside], strict=True)
+    )
+    text = (
+        f"{int(outside.sum())} of {len(g)} counties outside [1/{band:g}, {band:g}] beyond MC error "
+        f"(z = {z:.2f}); SD ratio to generalized Laplace: median {np.median(ratio):.3f}, range "
+        f"{ratio.min():.2f}–{ratio.max():.2f}, widest {g['state'].iloc[worst]} {g['name'].iloc[worst]}"
+        + (f". Outside: {named}" if named else "")
+        + left_out
+    )
     return Measurement(int(outside.sum()), text)
 
 
@@ -122,12 +132,13 @@ def design_kept(run: Run, paper) -> Measurement:
     for state in selected:
         g = sp[sp["state"] == state]
         departures += [f"{state} {m}: missing" for m in METHODS if m not in set(g["method"])]
-        for (m, releases) in sorted(set(zip(g["method"], g["n_releases"].astype(int), strict=True))):
+        for m, releases in sorted(set(zip(g["method"], g["n_releases"].astype(int), strict=True))):
             if releases != n:
                 departures.append(f"{state} {m}: {releases} releases")
     departures += [f"{s}: not selected by E3" for s in sorted(set(sp["state"]) - set(selected))]
-    text = (f"configured: {n} releases per state and method ({len(METHODS)} methods, {len(selected)} states); "
-            + (f"{len(departures)} departures: {'; '.join(departures)}" if departures else "all kept"))
+    text = f"configured: {n} releases per state and method ({len(METHODS)} methods, {len(selected)} states); " + (
+        f"{len(departures)} departures: {'; '.join(departures)}" if departures else "all kept"
+    )
     return Measurement(len(departures), text)
 
 
@@ -145,8 +156,10 @@ def integer_and_invariant(run: Run, paper) -> Measurement:
         by_construction = (g["integer_by_construction"] == "yes").all()
         ok &= n_inv == len(g) and (n_int == len(g) if by_construction else True)
         ok &= method != "projected_laplace" or n_int == 0
-        parts.append(f"{method}: integer {n_int}/{len(g)}, invariant {n_inv}/{len(g)} (max residual "
-                     f"{g['invariant_max_residual'].max():.2g})")
+        parts.append(
+            f"{method}: integer {n_int}/{len(g)}, invariant {n_inv}/{len(g)} (max residual "
+            f"{g['invariant_max_residual'].max():.2g})"
+        )
     return Measurement(bool(ok), "; ".join(parts) + left_out)
 
 
@@ -174,24 +187,41 @@ def mechanism_slopes(run: Run, paper) -> Measurement:
 
 def das_selected_significant(run: Run, paper) -> Measurement:
     """Selected states whose DAS error slope on log population is negative with p < α."""
-    sel = ec.table(run, "e3_selected_states", dtype={"state_fips": str}, key="state_abbr", keys=_selected(run),
-                   columns=["slope", "p_value"])
+    sel = ec.table(
+        run,
+        "e3_selected_states",
+        dtype={"state_fips": str},
+        key="state_abbr",
+        keys=_selected(run),
+        columns=["slope", "p_value"],
+    )
     # a selected state the audit regressed carries the audit's slope and p-value; the others (DC) none
-    audit = ec.table(run, "e3_das_audit", dtype={"state_fips": str}, key="state_abbr", finite=["slope"],
-                     probability=["p_value"]).set_index("state_abbr")
+    audit = ec.table(
+        run, "e3_das_audit", dtype={"state_fips": str}, key="state_abbr", finite=["slope"], probability=["p_value"]
+    ).set_index("state_abbr")
     fitted = sel["state_abbr"].isin(audit.index)
     where = str(run.path("tables/e3_selected_states.csv"))
     for column in ("slope", "p_value"):
-        ec.check_consistent(sel.loc[fitted, column], audit.loc[sel.loc[fitted, "state_abbr"], column], where,
-                            f"{column} = the DAS audit's {column} of the state", rtol=1e-6, atol=1e-9)
+        ec.check_consistent(
+            sel.loc[fitted, column],
+            audit.loc[sel.loc[fitted, "state_abbr"], column],
+            where,
+            f"{column} = the DAS audit's {column} of the state",
+            rtol=1e-6,
+            atol=1e-9,
+        )
         if sel.loc[~fitted, column].notna().any():
             raise ec.EvidenceError(f"{where}: a {column} for a state the DAS audit did not regress")
     alpha = float(run.config["e3"]["audit"]["alpha"])
     sig = (sel["slope"] < 0) & (sel["p_value"] < alpha)
-    return Measurement(int(sig.sum()), f"{int(sig.sum())} of {len(sel)} selected states ("
-                                       + ", ".join(f"{s} {b:+.3f} (p {p:.2g})" for s, b, p in
-                                                   zip(sel["state_abbr"], sel["slope"], sel["p_value"], strict=True))
-                                       + ")")
+    return Measurement(
+        int(sig.sum()),
+        f"{int(sig.sum())} of {len(sel)} selected states ("
+        + ", ".join(
+            f"{s} {b:+.3f} (p {p:.2g})" for s, b, p in zip(sel["state_abbr"], sel["slope"], sel["p_value"], strict=True)
+        )
+        + ")",
+    )
 
 
 def scale_vs_das(run: Run, paper, *, state: str, method: str, sensitivity: float | None = None) -> Measurement:
@@ -208,31 +238,48 @@ def scale_vs_das(run: Run, paper, *, state: str, method: str, sensitivity: float
     errors = rel.errors(method) * factor
     das = rel.errors(DAS).ravel()
     ratio = float(errors[:10].std() / das.std())
-    scaled = "" if factor == 1 else (f" (at Laplace scale {sensitivity:g}/ε: this run's releases, drawn at "
-                                     f"{configured:g}/ε, times {factor:g})")
-    return Measurement(ratio, f"{state}: SD of the {method.replace('_', ' ')} errors over counties and the first "
-                              f"{min(10, len(errors))} releases {errors[:10].std():.1f}{scaled} (all {len(errors)}: "
-                              f"{errors.std():.1f}) against the DAS errors' {das.std():.1f}: ratio {ratio:.2f}; ranges "
-                              f"{errors[:10].min():.0f}…{errors[:10].max():.0f} and {das.min():.0f}…{das.max():.0f}",
-                       note=vintage_note(run))
+    scaled = (
+        ""
+        if factor == 1
+        else (
+            f" (at Laplace scale {sensitivity:g}/ε: this run's releases, drawn at {configured:g}/ε, times {factor:g})"
+        )
+    )
+    return Measurement(
+        ratio,
+        f"{state}: SD of the {method.replace('_', ' ')} errors over counties and the first "
+        f"{min(10, len(errors))} releases {errors[:10].std():.1f}{scaled} (all {len(errors)}: "
+        f"{errors.std():.1f}) against the DAS errors' {das.std():.1f}: ratio {ratio:.2f}; ranges "
+        f"{errors[:10].min():.0f}…{errors[:10].max():.0f} and {das.min():.0f}…{das.max():.0f}",
+        note=vintage_note(run),
+    )
 
 
 def lp_concentration(run: Run, paper) -> Measurement:
     """Share of releases in which one county absorbs the whole ℓ1 discrepancy, per LP/MILP variant."""
     m, _ = _without_one_county(run, _every_method(run))
-    ec.check_frame(m, str(run.path("tables/e4_metrics.csv")), probability=["single_county_share"],
-                   allow_missing=["single_county_share"])
+    ec.check_frame(
+        m,
+        str(run.path("tables/e4_metrics.csv")),
+        probability=["single_county_share"],
+        allow_missing=["single_county_share"],
+    )
     pr = m[m["single_county_share"].notna() & (m["method"] != DAS)]
-    parts = [f"{k}: {g['single_county_share'].min():.1%}–{g['single_county_share'].max():.1%} of releases"
-             for k, g in pr.groupby("method", sort=False)]
+    parts = [
+        f"{k}: {g['single_county_share'].min():.1%}–{g['single_county_share'].max():.1%} of releases"
+        for k, g in pr.groupby("method", sort=False)
+    ]
     return Measurement(float(pr["single_county_share"].max()), "one county absorbs it all — " + "; ".join(parts))
 
 
 def budget_product(run: Run, paper, *, factors) -> Measurement:
     """The product of the printed budget factors, with the ε this workflow configures for E3/E4 in the note."""
     product = float(np.prod(list(factors.values())))
-    return Measurement(product, " × ".join(f"{v:g} ({k})" for k, v in factors.items()) + f" = {product:.6g}",
-                       note=f"configured ε: E3 {run.config['e3']['eps']:g}")
+    return Measurement(
+        product,
+        " × ".join(f"{v:g} ({k})" for k, v in factors.items()) + f" = {product:.6g}",
+        note=f"configured ε: E3 {run.config['e3']['eps']:g}",
+    )
 
 
 def rounding_breaks_total(run: Run, paper, *, method: str) -> Measurement:
@@ -247,9 +294,12 @@ def rounding_breaks_total(run: Run, paper, *, method: str) -> Measurement:
     if not shares:
         raise ValueError("no selected state has more than one county: nothing to round")
     share, state, _, _ = min(shares)
-    return Measurement(share, f"smallest share of rounded releases off the state total: {state} {share:.3f}; "
-                              + ", ".join(f"{s} {v:.3f} (n = {n}, uniform errors {1 - (np.pi * n / 6) ** -0.5:.2f})"
-                                          for v, s, n, _ in shares) + f"; {shares[0][3]} releases per state")
+    return Measurement(
+        share,
+        f"smallest share of rounded releases off the state total: {state} {share:.3f}; "
+        + ", ".join(f"{s} {v:.3f} (n = {n}, uniform errors {1 - (np.pi * n / 6) ** -0.5:.2f})" for v, s, n, _ in shares)
+        + f"; {shares[0][3]} releases per state",
+    )
 
 
 # --------------------------------------------------------------------------- Subspace DP §1, §6: non-negativity
@@ -262,8 +312,9 @@ def _noisy_counts(x: np.ndarray, eps: float, sensitivity: float, releases: int, 
     return x + double_geometric_noise(len(x), eps, releases, np.random.default_rng(seed), sensitivity)
 
 
-def _size_trend(cells: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int, nonnegative: bool,
-                alternative: str) -> dict:
+def _size_trend(
+    cells: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int, nonnegative: bool, alternative: str
+) -> dict:
     """The audit's regression on a post-processed release: ``cells`` (counties × cells per county) true counts,
     DG(ε/Δ₁) noise on every cell, the state total kept by the ℓ2 projection over all cells with s ≥ 0
     (``nonnegative``) or without (Π e, the projected mechanism); a county's error is the sum of its cells'. Returns
@@ -274,35 +325,66 @@ def _size_trend(cells: np.ndarray, eps: float, sensitivity: float, releases: int
     x, pop = cells.ravel().astype(float), cells.sum(axis=1)
     noisy = _noisy_counts(x, eps, sensitivity, releases, seed)
     total = float(x.sum())
-    released = (nonnegative_total_projection(noisy, total) if nonnegative
-                else noisy - (noisy.sum(axis=1, keepdims=True) - total) / x.size)
+    released = (
+        nonnegative_total_projection(noisy, total)
+        if nonnegative
+        else noisy - (noisy.sum(axis=1, keepdims=True) - total) / x.size
+    )
     bias = (released - x).reshape(releases, *cells.shape).sum(axis=2).mean(axis=0)
     fit = stats.linregress(np.log(pop), bias)
     t, df = fit.slope / fit.stderr, len(pop) - 2
     p = float(stats.t.cdf(t, df) if alternative == "less" else 2 * stats.t.sf(abs(t), df))
-    return {"p": p, "slope": fit.slope, "bias": bias, "residual": float(np.abs(released.sum(axis=1) - total).max()),
-            "what": "non-negative ℓ2 projection" if nonnegative else "ℓ2 projection without s ≥ 0",
-            "sided": "one-sided" if alternative == "less" else "two-sided"}
+    return {
+        "p": p,
+        "slope": fit.slope,
+        "bias": bias,
+        "residual": float(np.abs(released.sum(axis=1) - total).max()),
+        "what": "non-negative ℓ2 projection" if nonnegative else "ℓ2 projection without s ≥ 0",
+        "sided": "one-sided" if alternative == "less" else "two-sided",
+    }
 
 
-def nonnegativity_bias(run: Run, paper, *, counties: int, smallest: float, largest: float, eps: float,
-                       sensitivity: float, releases: int, seed: int, nonnegative: bool = True,
-                       alternative: str = "less") -> Measurement:
+def nonnegativity_bias(
+    run: Run,
+    paper,
+    *,
+    counties: int,
+    smallest: float,
+    largest: float,
+    eps: float,
+    sensitivity: float,
+    releases: int,
+    seed: int,
+    nonnegative: bool = True,
+    alternative: str = "less",
+) -> Measurement:
     """:func:`_size_trend` on a stylised state: ``counties`` true counts log-spaced from ``smallest`` to ``largest``
     (rounded), one cell each; the mean errors of the smallest and largest tenth beside it."""
     x = np.round(np.geomspace(smallest, largest, counties))
     r = _size_trend(x[:, None], eps, sensitivity, releases, seed, nonnegative, alternative)
     tenth = max(1, counties // 10)
-    return Measurement(r["p"], f"{r['what']}: slope {r['slope']:+.3f} per log unit ({r['sided']} p {r['p']:.2g}); "
-                               f"mean error of the smallest tenth {r['bias'][:tenth].mean():+.2f}, largest tenth "
-                               f"{r['bias'][-tenth:].mean():+.2f}; largest |invariant residual| {r['residual']:.1e}",
-                       note=f"synthetic: {counties} counts {smallest:g}…{largest:g}, DG(ε/{sensitivity:g}) at "
-                            f"ε = {eps:g}, {releases} releases, seed {seed}")
+    return Measurement(
+        r["p"],
+        f"{r['what']}: slope {r['slope']:+.3f} per log unit ({r['sided']} p {r['p']:.2g}); "
+        f"mean error of the smallest tenth {r['bias'][:tenth].mean():+.2f}, largest tenth "
+        f"{r['bias'][-tenth:].mean():+.2f}; largest |invariant residual| {r['residual']:.1e}",
+        note=f"synthetic: {counties} counts {smallest:g}…{largest:g}, DG(ε/{sensitivity:g}) at "
+        f"ε = {eps:g}, {releases} releases, seed {seed}",
+    )
 
 
 @ec.reads_committed
-def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: float, releases: int, seed: int,
-                                 nonnegative: bool = True, alternative: str = "less") -> Measurement:
+def histogram_nonnegativity_bias(
+    run: Run,
+    paper,
+    *,
+    eps: float,
+    sensitivity: float,
+    releases: int,
+    seed: int,
+    nonnegative: bool = True,
+    alternative: str = "less",
+) -> Measurement:
     """:func:`_size_trend` on a real state's cell structure: Illinois's 102 counties × 252-cell SF1 histograms
     (:data:`isdp_papers.nhgis.histograms.STATE_HISTOGRAMS_EXTRACT`), the projection over all its cells."""
     from isdp_papers.nhgis.histograms import (
@@ -314,31 +396,46 @@ def histogram_nonnegativity_bias(run: Run, paper, *, eps: float, sensitivity: fl
     cells = load_state_histograms(ec.committed(run, STATE_HISTOGRAMS_EXTRACT))[STATE_HISTOGRAMS_SOURCE].to_numpy()
     r = _size_trend(cells, eps, sensitivity, releases, seed, nonnegative, alternative)
     order, tenth = np.argsort(cells.sum(axis=1)), len(cells) // 10
-    return Measurement(r["p"], f"{r['what']} of Illinois's {cells.size:,} county cells ({(cells == 0).mean():.0%} "
-                               f"zero): slope {r['slope']:+.2f} persons per log unit of county population "
-                               f"({r['sided']} p {r['p']:.2g}); mean error of the smallest tenth of counties "
-                               f"{r['bias'][order[:tenth]].mean():+.1f}, largest tenth "
-                               f"{r['bias'][order[-tenth:]].mean():+.1f}",
-                       note=f"2010 SF1 cells (committed), DG(ε/{sensitivity:g}) at ε = {eps:g} per cell, {releases} "
-                            f"releases, seed {seed}", n=len(cells))
+    return Measurement(
+        r["p"],
+        f"{r['what']} of Illinois's {cells.size:,} county cells ({(cells == 0).mean():.0%} "
+        f"zero): slope {r['slope']:+.2f} persons per log unit of county population "
+        f"({r['sided']} p {r['p']:.2g}); mean error of the smallest tenth of counties "
+        f"{r['bias'][order[:tenth]].mean():+.1f}, largest tenth "
+        f"{r['bias'][order[-tenth:]].mean():+.1f}",
+        note=f"2010 SF1 cells (committed), DG(ε/{sensitivity:g}) at ε = {eps:g} per cell, {releases} "
+        f"releases, seed {seed}",
+        n=len(cells),
+    )
 
 
 # --------------------------------------------------------------------------- ISDP §1, App. E.4: projection bias
 
 
-def _integer_l1_releases(x: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int,
-                         nonnegative: bool) -> np.ndarray:
+def _integer_l1_releases(
+    x: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int, nonnegative: bool
+) -> np.ndarray:
     """DG + the integer ℓ1 projection onto {s : Σ s = Σ x} (and s ≥ 0 with ``nonnegative``) of a stylised state:
     the projection of ``isdp release --nonnegative`` for one total (:func:`isdp.baselines.l1_total_projection`,
     the ℓ2-nearest of the ℓ1 optima, so the releases do not depend on a solver's tie-breaking)."""
     from isdp.baselines import l1_total_projection
 
-    return np.stack([l1_total_projection(m, x.sum(), nonnegative)
-                     for m in _noisy_counts(x, eps, sensitivity, releases, seed)])
+    return np.stack(
+        [l1_total_projection(m, x.sum(), nonnegative) for m in _noisy_counts(x, eps, sensitivity, releases, seed)]
+    )
 
 
-def nonnegative_l1_bias(run: Run, paper, *, counts: list[int], smallest: int, releases: int, seed: int,
-                        alpha: float, nonnegative: bool = True) -> Measurement:
+def nonnegative_l1_bias(
+    run: Run,
+    paper,
+    *,
+    counts: list[int],
+    smallest: int,
+    releases: int,
+    seed: int,
+    alpha: float,
+    nonnegative: bool = True,
+) -> Measurement:
     """A stylised state of ``counts``, DG noise at E3's ε (E4's Δ₁) and the integer ℓ1 projection under the state
     total, with s ≥ 0 (``nonnegative``) or without: z = mean error / (SD/√R) of each of the ``smallest`` counties
     with the smallest counts; the value is the smallest of these z (beside it the one-sided Bonferroni threshold at
@@ -353,21 +450,25 @@ def nonnegative_l1_bias(run: Run, paper, *, counts: list[int], smallest: int, re
     z = np.where(sd > 0, errors.mean(axis=0) / np.where(sd > 0, sd, 1) * np.sqrt(releases), 0.0)
     small, low = np.argsort(x, kind="stable")[:smallest], np.argsort(z, kind="stable")[:3]
     what = "integer ℓ1 projection with s ≥ 0" if nonnegative else "integer ℓ1 projection without s ≥ 0"
-    return Measurement(float(z[small].min()),
-                       f"{what}: z of the {smallest} smallest counties "
-                       + ", ".join(f"{x[i]:.0f}: {z[i]:+.1f} (mean error {errors[:, i].mean():+.2f})" for i in small)
-                       + f" against the one-sided Bonferroni {stats.norm.isf(alpha / smallest):.2f}; the excess is "
-                         "taken back most from the counties of "
-                       + ", ".join(f"{x[i]:.0f} (z {z[i]:+.1f})" for i in low)
-                       + f"; largest county {x.max():.0f}: z {z[np.argmax(x)]:+.1f}; totals kept "
-                         f"{int((released.sum(axis=1) == x.sum()).sum())}/{releases}, smallest count "
-                         f"{released.min()}",
-                       note=f"synthetic: {len(x)} counties, DG(ε/{sensitivity:g}) at E3's ε = {eps:g}, "
-                            f"{releases} releases, seed {seed}", n=releases * smallest)
+    return Measurement(
+        float(z[small].min()),
+        f"{what}: z of the {smallest} smallest counties "
+        + ", ".join(f"{x[i]:.0f}: {z[i]:+.1f} (mean error {errors[:, i].mean():+.2f})" for i in small)
+        + f" against the one-sided Bonferroni {stats.norm.isf(alpha / smallest):.2f}; the excess is "
+        "taken back most from the counties of "
+        + ", ".join(f"{x[i]:.0f} (z {z[i]:+.1f})" for i in low)
+        + f"; largest county {x.max():.0f}: z {z[np.argmax(x)]:+.1f}; totals kept "
+        f"{int((released.sum(axis=1) == x.sum()).sum())}/{releases}, smallest count "
+        f"{released.min()}",
+        note=f"synthetic: {len(x)} counties, DG(ε/{sensitivity:g}) at E3's ε = {eps:g}, "
+        f"{releases} releases, seed {seed}",
+        n=releases * smallest,
+    )
 
 
-def nonnegative_l1_data_dependence(run: Run, paper, *, counts: list[int], swap: list[int], releases: int, seed: int,
-                                   nonnegative: bool = True) -> Measurement:
+def nonnegative_l1_data_dependence(
+    run: Run, paper, *, counts: list[int], swap: list[int], releases: int, seed: int, nonnegative: bool = True
+) -> Measurement:
     """The error law of one county under two inputs with the same total: ``counts``, and ``counts`` with the
     counties ``swap`` exchanged, each released ``releases`` times (DG at E3's ε, the integer ℓ1 projection as
     :func:`nonnegative_l1_bias`) from independent seeds; the value is the two-sample Kolmogorov–Smirnov p-value of
@@ -379,14 +480,20 @@ def nonnegative_l1_data_dependence(run: Run, paper, *, counts: list[int], swap: 
     second = first.copy()
     second[swap] = first[swap[::-1]]
     county = swap[0]
-    errors = [(_integer_l1_releases(x, eps, sensitivity, releases, seed + i, nonnegative) - x)[:, county]
-              for i, x in enumerate((first, second))]
+    errors = [
+        (_integer_l1_releases(x, eps, sensitivity, releases, seed + i, nonnegative) - x)[:, county]
+        for i, x in enumerate((first, second))
+    ]
     p = float(stats.ks_2samp(*errors).pvalue)
     what = "integer ℓ1 projection with s ≥ 0" if nonnegative else "integer ℓ1 projection without s ≥ 0"
-    return Measurement(p, f"{what}: county {county}'s error at count {first[county]:.0f} (mean "
-                          f"{errors[0].mean():+.2f}, SD {errors[0].std():.2f}, negative {np.mean(errors[0] < 0):.0%}) "
-                          f"and at count {second[county]:.0f} (mean {errors[1].mean():+.2f}, SD {errors[1].std():.2f}, "
-                          f"negative {np.mean(errors[1] < 0):.0%}), same total {first.sum():.0f}: two-sample KS p "
-                          f"{p:.2g}",
-                       note=f"synthetic: {len(first)} counties, DG(ε/{sensitivity:g}) at E3's ε = {eps:g}, "
-                            f"{releases} releases per input, seeds {seed}, {seed + 1}", n=2 * releases)
+    return Measurement(
+        p,
+        f"{what}: county {county}'s error at count {first[county]:.0f} (mean "
+        f"{errors[0].mean():+.2f}, SD {errors[0].std():.2f}, negative {np.mean(errors[0] < 0):.0%}) "
+        f"and at count {second[county]:.0f} (mean {errors[1].mean():+.2f}, SD {errors[1].std():.2f}, "
+        f"negative {np.mean(errors[1] < 0):.0%}), same total {first.sum():.0f}: two-sample KS p "
+        f"{p:.2g}",
+        note=f"synthetic: {len(first)} counties, DG(ε/{sensitivity:g}) at E3's ε = {eps:g}, "
+        f"{releases} releases per input, seeds {seed}, {seed + 1}",
+        n=2 * releases,
+    )

@@ -49,9 +49,18 @@ def state(job: Job, st: str, counties: pd.DataFrame, draws, output: dict) -> Non
     gl = load_draws(draws, A=sum_constraint(len(group)))  # integer noise keeping the state total
     n_releases = int(job.params.n_releases)
     seed = job.seed(st)
-    rel = cmp.releases_for_state(st, group["sf1_pop"].to_numpy(), group["dp_pop"].to_numpy(), gl, eps=job.params.eps,
-                                 n_releases=n_releases, seed=seed, sensitivity=job.params.sensitivity,
-                                 counties=list(group["gisjoin"]), names=list(group["name"]))
+    rel = cmp.releases_for_state(
+        st,
+        group["sf1_pop"].to_numpy(),
+        group["dp_pop"].to_numpy(),
+        gl,
+        eps=job.params.eps,
+        n_releases=n_releases,
+        seed=seed,
+        sensitivity=job.params.sensitivity,
+        counties=list(group["gisjoin"]),
+        names=list(group["name"]),
+    )
     metrics = cmp.metrics_table(rel)
     cmp.check_guarantees(st, metrics)
     cmp.save_releases(output["releases"], rel)
@@ -71,8 +80,9 @@ def tables(job: Job) -> None:
     Inputs, one per state: ``metrics``, ``spread``, ``county_spread``, ``runs``; outputs ``metrics``,
     ``spread``, ``runtime``, ``county_spread``.
     """
-    metrics = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in job.input.metrics],
-                        ignore_index=True)
+    metrics = pd.concat(
+        [pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in job.input.metrics], ignore_index=True
+    )
     write_table(metrics, job.output.metrics, float_format="%.6g")
     spread = pd.concat([pd.read_csv(p) for p in job.input.spread], ignore_index=True)
     write_table(spread, job.output.spread, float_format="%.6g")
@@ -81,8 +91,13 @@ def tables(job: Job) -> None:
     runtime = cmp.runtime_table(json.loads(Path(p).read_text()) for p in job.input.runs)
     write_table(runtime, job.output.runtime, float_format="%.6g")
     widest = county.groupby(["state", "method"], sort=False)["sd_ratio"].max().unstack()
-    job.log.info("\n%s\n%s\n%s\nlargest per-county SD ratio:\n%s", metrics.to_string(), spread.to_string(),
-                 runtime.to_string(), widest.to_string())
+    job.log.info(
+        "\n%s\n%s\n%s\nlargest per-county SD ratio:\n%s",
+        metrics.to_string(),
+        spread.to_string(),
+        runtime.to_string(),
+        widest.to_string(),
+    )
 
 
 def figures(job: Job) -> None:
@@ -106,8 +121,11 @@ def figures(job: Job) -> None:
     head = job.params.headline
     save_figure(plot_fig10_headline(rels[head], eps=eps, vintage=vintage), job.output.il_pdf, job.output.il_png)
     others = [s for s in job.params.states if s != head]
-    save_figure(plot_fig10_states(rels, others, eps=eps, vintage=vintage, headline=head), job.output.states_pdf,
-                job.output.states_png)
+    save_figure(
+        plot_fig10_states(rels, others, eps=eps, vintage=vintage, headline=head),
+        job.output.states_pdf,
+        job.output.states_png,
+    )
     save_figure(plot_sd_ratio(rels), job.output.ratio_pdf, job.output.ratio_png)
     job.log.info("figures: %s + %s", head, others)
 
@@ -126,14 +144,21 @@ def overview(job: Job) -> None:
     from isdp_papers.plot_style import save_figure
 
     states = json.loads(Path(job.input.selection).read_text())["selected_states"]
-    table = cmp.state_overview(load_counties(job.input.counties), pd.read_csv(job.input.regressions),
-                               pd.read_csv(job.input.noise), pd.read_csv(job.input.metrics), states)
+    table = cmp.state_overview(
+        load_counties(job.input.counties),
+        pd.read_csv(job.input.regressions),
+        pd.read_csv(job.input.noise),
+        pd.read_csv(job.input.metrics),
+        states,
+    )
     table.insert(1, "name", table["state"].map(STATE_NAMES))
     write_table(table, job.output.table, float_format="%.6g")
     fig, axes = plt.subplots(1, 2, figsize=(16, 5.5), gridspec_kw={"width_ratios": [1, 1.4]})
     plot_state_overview(table, cmp.LABELS, alpha=job.params.alpha, axes=axes)
-    fig.suptitle(f"{len(table)} states, {int(table['n_counties'].sum())} counties: mechanism errors and the "
-                 f"DAS audit (ε = {job.params.eps})")
+    fig.suptitle(
+        f"{len(table)} states, {int(table['n_counties'].sum())} counties: mechanism errors and the "
+        f"DAS audit (ε = {job.params.eps})"
+    )
     fig.tight_layout()
     save_figure(fig, job.output.fig_pdf, job.output.fig_png)
     job.log.info("\n%s", table.to_string())

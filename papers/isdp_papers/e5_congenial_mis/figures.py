@@ -12,11 +12,17 @@ def plot_acceptance(table: pd.DataFrame, paper_eps: float, paper_acc: float, eps
     """Fig 2: acceptance rate (%) against ε̃ with ±2 SE, the paper's point and the target ε; the legend says
     where the chains started (the table's ``start`` column)."""
     start = ", ".join(table["start"].unique())
-    ax.errorbar(table["proposal_eps"], 100 * table["acceptance"], yerr=200 * table["se"].fillna(0), marker="o",
-                capsize=3, label=f"this run ({cfg['n_chains']} chains x {cfg['n_iter']:,} proposals,\n"
-                                 f"started at {start}; ±2 SE)")
-    ax.plot([paper_eps], [100 * paper_acc], "r*", markersize=12,
-            label=f"paper: ε̃ = {paper_eps}, {100 * paper_acc:.2f} %")
+    ax.errorbar(
+        table["proposal_eps"],
+        100 * table["acceptance"],
+        yerr=200 * table["se"].fillna(0),
+        marker="o",
+        capsize=3,
+        label=f"this run ({cfg['n_chains']} chains x {cfg['n_iter']:,} proposals,\nstarted at {start}; ±2 SE)",
+    )
+    ax.plot(
+        [paper_eps], [100 * paper_acc], "r*", markersize=12, label=f"paper: ε̃ = {paper_eps}, {100 * paper_acc:.2f} %"
+    )
     ax.axvline(eps, color="grey", linestyle=":", label=f"ε = {eps} (target)")
     ax.set_xlabel("proposal parameter ε̃")
     ax.set_ylabel("acceptance rate (%)")

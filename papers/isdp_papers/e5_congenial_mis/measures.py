@@ -50,8 +50,9 @@ def _fig1(run: Run) -> dict[str, np.ndarray]:
 def _acceptance(run: Run, **checks):
     """``e5_fig2_acceptance``: one row per proposal ε̃ > 0 on the grid, its acceptance rate in [0, 1] (``checks``
     on the other columns a measure reads)."""
-    return ec.table(run, "e5_fig2_acceptance", key="proposal_eps", positive=["proposal_eps"],
-                    probability=["acceptance"], **checks)
+    return ec.table(
+        run, "e5_fig2_acceptance", key="proposal_eps", positive=["proposal_eps"], probability=["acceptance"], **checks
+    )
 
 
 def _per_table_distances(run: Run, metric: str):
@@ -72,10 +73,16 @@ def _medians(run: Run, metric: str):
     med = ec.table(run, "e5_fig1_distances", key="method", nonnegative=[column]).set_index("method")[column]
     per_table = _per_table_distances(run, metric)
     if set(med.index) != set(per_table.columns):
-        raise ec.EvidenceError(f"{run.path('tables/e5_fig1_distances.csv')}: methods {sorted(med.index)}, the "
-                               f"per-table file has {sorted(per_table.columns)}")
-    ec.check_consistent(med, per_table.median()[med.index], str(run.path("tables/e5_fig1_distances.csv")),
-                        f"{column} = the median over tables of e5/fig1_distances.csv")
+        raise ec.EvidenceError(
+            f"{run.path('tables/e5_fig1_distances.csv')}: methods {sorted(med.index)}, the "
+            f"per-table file has {sorted(per_table.columns)}"
+        )
+    ec.check_consistent(
+        med,
+        per_table.median()[med.index],
+        str(run.path("tables/e5_fig1_distances.csv")),
+        f"{column} = the median over tables of e5/fig1_distances.csv",
+    )
     return med, per_table
 
 
@@ -84,9 +91,14 @@ def table_totals(run: Run, paper) -> Measurement:
     p = _problem(run)
     k = len(p.meta["cols"])
     first = p.meta["cols"].index(p.meta["voting_age_from"])
-    under = int(p.x[:first].sum() + p.x[k:k + first].sum())
-    v = {"female": int(p.x[:k].sum()), "male": int(p.x[k:].sum()), "total": int(p.x.sum()), "under_18": under,
-         "voting_age": int(p.x.sum()) - under}
+    under = int(p.x[:first].sum() + p.x[k : k + first].sum())
+    v = {
+        "female": int(p.x[:k].sum()),
+        "male": int(p.x[k:].sum()),
+        "total": int(p.x.sum()),
+        "under_18": under,
+        "voting_age": int(p.x.sum()) - under,
+    }
     return Measurement(v, ", ".join(f"{a} {b}" for a, b in v.items()))
 
 
@@ -110,11 +122,21 @@ def p12_categories(run: Run, paper, *, file: str) -> Measurement:
         raise ec.EvidenceError(f"{run.data(file)}: an age category ending before it starts")
     p12_spans = [(int(lo), None if pd.isna(hi) else int(hi)) for lo, hi in zip(p12["lower"], p12["upper"], strict=True)]
     spans = [_age_span(c) for c in p.meta["cols"]]
-    unlike = [f"{c} (P12: {lab})" for c, s, t, lab in zip(p.meta["cols"], spans, p12_spans, p12["label"], strict=False)
-              if s != t] if len(spans) == len(p12_spans) else list(p.meta["cols"])
+    unlike = (
+        [
+            f"{c} (P12: {lab})"
+            for c, s, t, lab in zip(p.meta["cols"], spans, p12_spans, p12["label"], strict=False)
+            if s != t
+        ]
+        if len(spans) == len(p12_spans)
+        else list(p.meta["cols"])
+    )
     value = {"sexes": len(p.meta["rows"]), "age categories": len(spans), "age categories unlike P12": len(unlike)}
-    return Measurement(value, f"{value['sexes']} × {value['age categories']} (P12: 2 × {len(p12_spans)}); "
-                              f"{len(unlike)} age columns unlike P12's" + (f": {'; '.join(unlike)}" if unlike else ""))
+    return Measurement(
+        value,
+        f"{value['sexes']} × {value['age categories']} (P12: 2 × {len(p12_spans)}); "
+        f"{len(unlike)} age columns unlike P12's" + (f": {'; '.join(unlike)}" if unlike else ""),
+    )
 
 
 def age_bucket_widths(run: Run, paper, *, ages: list[int]) -> Measurement:
@@ -126,15 +148,19 @@ def age_bucket_widths(run: Run, paper, *, ages: list[int]) -> Measurement:
     median = float(np.median(widths))
 
     def width_at(age: int) -> int:
-        return next(w for (first, last), w in zip((s for s in spans if s[1] is not None), widths, strict=True)
-                    if first <= age <= last)
+        return next(
+            w
+            for (first, last), w in zip((s for s in spans if s[1] is not None), widths, strict=True)
+            if first <= age <= last
+        )
 
     at = {age: width_at(age) for age in ages}
-    value = {"mean width": int(np.rint(widths.mean())),
-             "finer at the key ages": all(w < median for w in at.values())}
-    return Measurement(value, f"{widths.size} closed age buckets, mean width {widths.mean():.2f} years (median "
-                              f"{median:g}); widths (years) of the buckets holding "
-                              + ", ".join(f"{a}: {w}" for a, w in at.items()))
+    value = {"mean width": int(np.rint(widths.mean())), "finer at the key ages": all(w < median for w in at.values())}
+    return Measurement(
+        value,
+        f"{widths.size} closed age buckets, mean width {widths.mean():.2f} years (median "
+        f"{median:g}); widths (years) of the buckets holding " + ", ".join(f"{a}: {w}" for a, w in at.items()),
+    )
 
 
 def best_proposal_steps(run: Run, paper) -> Measurement:
@@ -145,9 +171,12 @@ def best_proposal_steps(run: Run, paper) -> Measurement:
     best = acc.loc[acc["acceptance"].idxmax()]
     steps = round(abs(float(best["proposal_eps"]) - float(paper)) / step, 9)  # 0.05/0.05 is not exactly 1.0 in floats
     start = ", ".join(acc["start"].unique()) if "start" in acc else "s*"
-    return Measurement(steps, f"best ε̃ = {best['proposal_eps']:g} ({100 * best['acceptance']:.2f} %) on the grid "
-                              f"{grid.min():g}–{grid.max():g} (step {step:g}): {steps:.1f} steps from the paper's; "
-                              f"chains started at {start}")
+    return Measurement(
+        steps,
+        f"best ε̃ = {best['proposal_eps']:g} ({100 * best['acceptance']:.2f} %) on the grid "
+        f"{grid.min():g}–{grid.max():g} (step {step:g}): {steps:.1f} steps from the paper's; "
+        f"chains started at {start}",
+    )
 
 
 def acceptance_at(run: Run, paper, *, proposal_eps: float) -> Measurement:
@@ -158,11 +187,15 @@ def acceptance_at(run: Run, paper, *, proposal_eps: float) -> Measurement:
         raise ValueError(f"ε̃ = {proposal_eps} is not on the acceptance grid {list(acc['proposal_eps'])}")
     r = row.iloc[0]
     gap = abs(r["acceptance"] - paper) / r["se"] if r["se"] > 0 else float("inf")
-    return Measurement(float(r["acceptance"]), f"{fmt_se(r['acceptance'], r['se'], 100)} % at ε̃ = {proposal_eps:g} "
-                       f"({int(r['n_chains'])} chains × {int(r['proposals_per_chain']):,} proposals started at "
-                       f"{r.get('start', 's*')}); "
-                       f"gap to the paper {gap:.1f} SE", se=float(r["se"]),
-                       note="the paper gives no run length, so its own Monte Carlo error is unknown")
+    return Measurement(
+        float(r["acceptance"]),
+        f"{fmt_se(r['acceptance'], r['se'], 100)} % at ε̃ = {proposal_eps:g} "
+        f"({int(r['n_chains'])} chains × {int(r['proposals_per_chain']):,} proposals started at "
+        f"{r.get('start', 's*')}); "
+        f"gap to the paper {gap:.1f} SE",
+        se=float(r["se"]),
+        note="the paper gives no run length, so its own Monte Carlo error is unknown",
+    )
 
 
 def releases_exact(run: Run, paper) -> Measurement:
@@ -187,14 +220,18 @@ def releases_exact(run: Run, paper) -> Measurement:
 def printed_release_quantile(run: Run, paper, *, file: str) -> Measurement:
     """Quantile of the printed release's L1 distance to the confidential table among this run's MIS states."""
     p = _problem(run)
-    draws = load_draws(run.path(f"e5/trace_thin{run.config['e5']['trace']['thins'][-1]}.nc"), A=p.A,
-                       invariants=p.invariants)  # MIS states: integer, A s = A s*
+    draws = load_draws(
+        run.path(f"e5/trace_thin{run.config['e5']['trace']['thins'][-1]}.nc"), A=p.A, invariants=p.invariants
+    )  # MIS states: integer, A s = A s*
     l1 = np.abs(draws.reshape(-1, p.x.size) - p.x).sum(axis=1)
     printed = int(np.abs(read_table_csv(ec.committed(run, file))[0].ravel() - p.x).sum())
     q = float((l1 < printed).mean() + 0.5 * (l1 == printed).mean())
     lo, hi = np.percentile(l1, [0.5, 99.5])
-    return Measurement(q, f"printed release: L1 distance {printed}, at quantile {q:.2f} of this run's "
-                          f"{l1.size} MIS states (mean {l1.mean():.1f}, 99 % range [{lo:.0f}, {hi:.0f}])")
+    return Measurement(
+        q,
+        f"printed release: L1 distance {printed}, at quantile {q:.2f} of this run's "
+        f"{l1.size} MIS states (mean {l1.mean():.1f}, 99 % range [{lo:.0f}, {hi:.0f}])",
+    )
 
 
 def fig1_medians(run: Run, paper, *, metric: str) -> Measurement:
@@ -212,8 +249,10 @@ def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str, other_den: s
 
     def describe(d: str) -> str:
         r, t = med[num] / med[d], per_table[num] / per_table[d]
-        return (f"median {num} / median {d} = {r:.3f} ({med[num]:.1f} / {med[d]:.1f}; per table "
-                f"{t.min():.3f}–{t.max():.3f})")
+        return (
+            f"median {num} / median {d} = {r:.3f} ({med[num]:.1f} / {med[d]:.1f}; per table "
+            f"{t.min():.3f}–{t.max():.3f})"
+        )
 
     note = f"the other reading: {describe(other_den)}" if other_den else ""
     return Measurement(float(med[num] / med[den]), describe(den), note=note)
@@ -221,19 +260,37 @@ def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str, other_den: s
 
 def fig1_max_r_hat(run: Run, paper) -> Measurement:
     """Largest split R-hat over the cells of the Fig 1 MIS chains of every table."""
-    conv = ec.table(run, "e5_fig1_convergence", key="table", rows=int(run.config["e5"]["simulation"]["n_tables"]),
-                    positive=["max_r_hat", "min_ess_bulk"], count=["n_chains"], probability=["acceptance"])
+    conv = ec.table(
+        run,
+        "e5_fig1_convergence",
+        key="table",
+        rows=int(run.config["e5"]["simulation"]["n_tables"]),
+        positive=["max_r_hat", "min_ess_bulk"],
+        count=["n_chains"],
+        probability=["acceptance"],
+    )
     r, text = max_r_hat_of(conv, f"{len(conv)} tables × {int(conv['n_chains'].iloc[0])} chains")
     return Measurement(r, f"{text}, acceptance {conv['acceptance'].min():.4f}–{conv['acceptance'].max():.4f}")
 
 
 def trace_diagnostics(run: Run, paper) -> Measurement:
     """Acceptance, R-hat and ESS of the Fig 3 trace chains."""
-    trace = ec.table(run, "e5_trace_diagnostics", key="thin", keys=run.config["e5"]["trace"]["thins"],
-                     probability=["acceptance"], positive=["max_r_hat", "min_ess_bulk"])
-    return Measurement(float(trace["max_r_hat"].max()), "; ".join(
-        f"thin {int(r.thin)}: acceptance {r.acceptance:.4f}, max R-hat {r.max_r_hat:.3f}, min bulk ESS "
-        f"{r.min_ess_bulk:.0f}" for r in trace.itertuples()))
+    trace = ec.table(
+        run,
+        "e5_trace_diagnostics",
+        key="thin",
+        keys=run.config["e5"]["trace"]["thins"],
+        probability=["acceptance"],
+        positive=["max_r_hat", "min_ess_bulk"],
+    )
+    return Measurement(
+        float(trace["max_r_hat"].max()),
+        "; ".join(
+            f"thin {int(r.thin)}: acceptance {r.acceptance:.4f}, max R-hat {r.max_r_hat:.3f}, min bulk ESS "
+            f"{r.min_ess_bulk:.0f}"
+            for r in trace.itertuples()
+        ),
+    )
 
 
 @ec.reads_committed
@@ -244,12 +301,14 @@ def printed_release_invariants(run: Run, paper, *, file: str) -> Measurement:
     printed = np.asarray(read_table_csv(ec.committed(run, file))[0]).ravel()
     k = len(p.meta["cols"])
     first = p.meta["cols"].index(p.meta["voting_age_from"])
-    totals = {"total": int(printed.sum()), "female": int(printed[:k].sum()),
-              "voting_age": int(printed[first:k].sum() + printed[k + first:].sum())}
+    totals = {
+        "total": int(printed.sum()),
+        "female": int(printed[:k].sum()),
+        "voting_age": int(printed[first:k].sum() + printed[k + first :].sum()),
+    }
     kept = bool(np.array_equal(p.A @ printed, p.A @ p.x))
     value = {**totals, "nonnegative_integer": bool(np.all(printed >= 0) and np.all(printed == np.round(printed)))}
-    return Measurement(value, ", ".join(f"{a} {b}" for a, b in value.items())
-                       + f"; A·release = A·confidential: {kept}")
+    return Measurement(value, ", ".join(f"{a} {b}" for a, b in value.items()) + f"; A·release = A·confidential: {kept}")
 
 
 def index_set_complement(run: Run, paper, *, index_ranges) -> Measurement:
@@ -264,16 +323,20 @@ def index_set_complement(run: Run, paper, *, index_ranges) -> Measurement:
     square = len(complement) == p.A.shape[0]
     det = int(sympy.Matrix(p.A[:, [i - 1 for i in complement]].tolist()).det()) if square else 0
     value = {"cells": int(d), "complement": complement, "unimodular": abs(det) == 1}
-    return Measurement(value, f"{d} cells ({len(p.meta['rows'])} × {len(p.meta['cols'])}); I has {len(index_set)} "
-                              f"indices, I^c = {complement}; det A[:, I^c] = {det}")
+    return Measurement(
+        value,
+        f"{d} cells ({len(p.meta['rows'])} × {len(p.meta['cols'])}); I has {len(index_set)} "
+        f"indices, I^c = {complement}; det A[:, I^c] = {det}",
+    )
 
 
 def trace_cells_in_index_set(run: Run, paper, *, cells) -> Measurement:
     """Whether each of the paper's trace cells (1-based) lies in the proposal index set I."""
     index_set = set(_problem(run).meta["index_set"])
     value = [int(c) - 1 in index_set for c in cells]
-    return Measurement(value, ", ".join(f"cell {c}: {'in I' if v else 'not in I'}" for c, v in zip(cells, value,
-                                                                                                  strict=True)))
+    return Measurement(
+        value, ", ".join(f"cell {c}: {'in I' if v else 'not in I'}" for c, v in zip(cells, value, strict=True))
+    )
 
 
 def raw_dg_violations(run: Run, paper, *, event: str) -> Measurement:
@@ -287,9 +350,12 @@ def raw_dg_violations(run: Run, paper, *, event: str) -> Measurement:
     kept = sum_constraint_acceptance(x.size, eps) * float(dg_pmf(0, eps))
     negative = float(1.0 - np.prod(1.0 - dg_cdf(-x - 1, eps)))
     value = {"total_kept": kept, "negative_cell": negative}[event]
-    return Measurement(value, f"raw DG(ε = {eps:g}) per cell on the {x.size}-cell confidential table (smallest cell "
-                              f"{int(x.min())}), exactly: P(total kept) = {kept:.4f} (broken with probability "
-                              f"{1 - kept:.4f}); P(some cell negative) = {negative:.4f}")
+    return Measurement(
+        value,
+        f"raw DG(ε = {eps:g}) per cell on the {x.size}-cell confidential table (smallest cell "
+        f"{int(x.min())}), exactly: P(total kept) = {kept:.4f} (broken with probability "
+        f"{1 - kept:.4f}); P(some cell negative) = {negative:.4f}",
+    )
 
 
 def _binned_by_pooled_quantiles(a, b, bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -314,18 +380,30 @@ def mis_against_exact(run: Run, paper, *, tables: int, exact_draws: int, cells, 
     A, d = fig1["A"], fig1["x"].shape[1]
     pvalues = []
     for k, (x, mis) in enumerate(zip(fig1["x"][:tables], fig1["mis_conditional"][:tables], strict=True)):
-        exact = mis_exact_sample(A, A @ x, x, eps=eps, index_set=p.meta["index_set"], size=exact_draws,
-                                 seed=derive_seed(run.config["seed"], "claims", "e5-mis-exact", k),
-                                 B=np.eye(d), b=np.zeros(d))
+        exact = mis_exact_sample(
+            A,
+            A @ x,
+            x,
+            eps=eps,
+            index_set=p.meta["index_set"],
+            size=exact_draws,
+            seed=derive_seed(run.config["seed"], "claims", "e5-mis-exact", k),
+            B=np.eye(d),
+            b=np.zeros(d),
+        )
         pvalues += [two_sample_chi2(mis[:, c], exact[:, c])[2] for c in cells]
         l1_mis, l1_exact = (np.abs(s - x).sum(axis=1) for s in (mis, exact))
         pvalues.append(two_sample_chi2(*_binned_by_pooled_quantiles(l1_mis, l1_exact, l1_bins))[2])
     pvalues = np.asarray(pvalues)
     n_tables, n_rel = fig1["mis_conditional"].shape[:2]
-    return Measurement(pvalues, f"{pvalues.size} chi-square tests ({min(tables, n_tables)} of {n_tables} tables × "
-                                f"cells {', '.join(str(c + 1) for c in cells)} and the L1 distance in {l1_bins} bins; "
-                                f"{n_rel} MIS releases against {exact_draws} exact draws per table): min p "
-                                f"{pvalues.min():.3g}", n=pvalues.size)
+    return Measurement(
+        pvalues,
+        f"{pvalues.size} chi-square tests ({min(tables, n_tables)} of {n_tables} tables × "
+        f"cells {', '.join(str(c + 1) for c in cells)} and the L1 distance in {l1_bins} bins; "
+        f"{n_rel} MIS releases against {exact_draws} exact draws per table): min p "
+        f"{pvalues.min():.3g}",
+        n=pvalues.size,
+    )
 
 
 def constrained_posterior(run: Run, paper, *, lattices, eps0) -> Measurement:
@@ -342,11 +420,16 @@ def constrained_posterior(run: Run, paper, *, lattices, eps0) -> Measurement:
     gammas = [r["gamma_star"] for _, r in res]
     at_one = max(r["shift"] / (2.0 * r["eps"]) for _, r in res)
     informed = max(r["m_star_level"] / ((1.0 + r["gamma_star"]) * r["eps"]) for _, r in res)
-    return Measurement(ratio, "max |log(posterior/prior)| / ((1 + γ*) ε): " + ", ".join(
-        f"ε₀ = {e:g}: {v:.3f}" for e, v in per_eps.items()) + f" (γ* {min(gammas):.3f}–{max(gammas):.3f}; "
+    return Measurement(
+        ratio,
+        "max |log(posterior/prior)| / ((1 + γ*) ε): "
+        + ", ".join(f"ε₀ = {e:g}: {v:.3f}" for e, v in per_eps.items())
+        + f" (γ* {min(gammas):.3f}–{max(gammas):.3f}; "
         f"{len(lattices)} lattices, {max(r['tables'] for _, r in res)} tables at most)",
         note=f"the other readings: against γ = 1 (2ε) {at_one:.3f}; other records known (a prior about x_i "
-             f"alone) at most M*'s d = 1 level / ((1 + γ*) ε) = {informed:.3f}", n=len(res))
+        f"alone) at most M*'s d = 1 level / ((1 + γ*) ε) = {informed:.3f}",
+        n=len(res),
+    )
 
 
 def _dg_mean_abs(eps: float) -> float:
@@ -371,12 +454,19 @@ def fig1_effective_gamma(run: Run, paper, *, method: str) -> Measurement:
     gamma = _dg_eps_of_mean_abs(per_table[method].median() / cells) / eps0 - 1.0
     each = _dg_eps_of_mean_abs(per_table[method].to_numpy() / cells) / eps0 - 1.0
     eps_raw = {"raw_dg_eps1": float(run.config["e5"]["simulation"]["eps_raw"]), "raw_dg_eps05": eps0}
-    raw = "; ".join(f"{k}: median {per_table[k].median():.2f} against exactly {cells * _dg_mean_abs(e):.2f}"
-                    for k, e in eps_raw.items() if k in per_table)
-    return Measurement(float(gamma), f"median average L1 of {method} {per_table[method].median():.2f} = raw DG at "
-                                     f"ε = {(1 + gamma) * eps0:.3f} per cell: γ = {gamma:.3f} (per table "
-                                     f"{each.min():.3f}–{each.max():.3f}, {len(each)} tables; ε₀ = {eps0:g})",
-                       note=f"the raw panels (a), (d): {raw}", n=len(each))
+    raw = "; ".join(
+        f"{k}: median {per_table[k].median():.2f} against exactly {cells * _dg_mean_abs(e):.2f}"
+        for k, e in eps_raw.items()
+        if k in per_table
+    )
+    return Measurement(
+        float(gamma),
+        f"median average L1 of {method} {per_table[method].median():.2f} = raw DG at "
+        f"ε = {(1 + gamma) * eps0:.3f} per cell: γ = {gamma:.3f} (per table "
+        f"{each.min():.3f}–{each.max():.3f}, {len(each)} tables; ε₀ = {eps0:g})",
+        note=f"the raw panels (a), (d): {raw}",
+        n=len(each),
+    )
 
 
 # --------------------------------------------------------------------------- §1.2, §2.3: rows of the third audit round
@@ -401,8 +491,10 @@ def raw_dg_in_invariant_set(A, x, eps: float) -> tuple[float, float]:
     classes = [np.flatnonzero(labels == c) for c in range(labels.max() + 1)]
     C = np.stack([A[:, g[0]] for g in classes], axis=1)
     if len(classes) - np.linalg.matrix_rank(C) != 1:
-        raise ValueError(f"the class sums solve C t = 0 in {len(classes) - np.linalg.matrix_rank(C)} dimensions; "
-                         "this needs exactly one")
+        raise ValueError(
+            f"the class sums solve C t = 0 in {len(classes) - np.linalg.matrix_rank(C)} dimensions; "
+            "this needs exactly one"
+        )
     kernel = np.linalg.svd(C.astype(float))[2][-1]
     v = np.rint(kernel / np.abs(kernel[np.abs(kernel) > 1e-9]).min()).astype(np.int64)
     if np.any(C @ v != 0):
@@ -435,18 +527,22 @@ def raw_rejection_acceptance(run: Run, paper, *, mis_acceptance: float, eps: flo
     p = _problem(run)
     eps = float(run.config["e5"]["eps"] if eps is None else eps)
     equalities, accepted = raw_dg_in_invariant_set(p.A, p.x, eps)
-    return Measurement(accepted, f"raw DG(ε = {eps:g}) per cell at Table 1 (top): P(release meets (1)–(4)) = "
-                                 f"{accepted:.3g} exactly, {1 / accepted:,.0f} proposals per draw, against "
-                                 f"Algorithm 1's printed {100 * mis_acceptance:.2f} % ({1 / mis_acceptance:.0f} "
-                                 f"proposals per accepted move)",
-                       note=f"(1)–(3) alone: {equalities:.3g}; non-negativity then keeps {accepted / equalities:.3f} "
-                            "of those. A rejection draw is independent, an MIS move is not: this project's exact "
-                            "sampler of p* (q on I at ε̃ = ε) needs thousands of proposals per independent draw "
-                            "(CDP-E5-mis-exact's why), still far fewer than rejection with q = p")
+    return Measurement(
+        accepted,
+        f"raw DG(ε = {eps:g}) per cell at Table 1 (top): P(release meets (1)–(4)) = "
+        f"{accepted:.3g} exactly, {1 / accepted:,.0f} proposals per draw, against "
+        f"Algorithm 1's printed {100 * mis_acceptance:.2f} % ({1 / mis_acceptance:.0f} "
+        f"proposals per accepted move)",
+        note=f"(1)–(3) alone: {equalities:.3g}; non-negativity then keeps {accepted / equalities:.3f} "
+        "of those. A rejection draw is independent, an MIS move is not: this project's exact "
+        "sampler of p* (q on I at ε̃ = ε) needs thousands of proposals per independent draw "
+        "(CDP-E5-mis-exact's why), still far fewer than rejection with q = p",
+    )
 
 
-def algorithm1_stationarity(run: Run, paper, *, lattices, eps: float, proposal_eps: float, complement,
-                            rule: str = "printed") -> Measurement:
+def algorithm1_stationarity(
+    run: Run, paper, *, lattices, eps: float, proposal_eps: float, complement, rule: str = "printed"
+) -> Measurement:
     """§2.3 Algorithm 1, exactly on small E5-like lattices (:mod:`.small_lattice`; ``lattices`` of (n, female,
     voting), ``complement`` = I^c 0-based, mirroring the paper's {1, 23, 46}): ‖p* P − p*‖₁ for the transition
     matrix P of step 2's acceptance rule, worst over the lattices and over every table of S* as the confidential
@@ -466,14 +562,19 @@ def algorithm1_stationarity(run: Run, paper, *, lattices, eps: float, proposal_e
 
     gap, cases = worst(rule)
     other = "metropolis" if rule == "printed" else "printed"
-    return Measurement(gap, f"max ‖p* P − p*‖₁ = {gap:.2g} under the {rule} rule, over {cases} confidential tables "
-                            f"of {len(lattices)} lattices (ε = {eps:g}, ε̃ = {proposal_eps:g}, I^c = "
-                            f"{[i + 1 for i in complement]})", note=f"the {other} rule: {worst(other)[0]:.3g}",
-                       n=cases)
+    return Measurement(
+        gap,
+        f"max ‖p* P − p*‖₁ = {gap:.2g} under the {rule} rule, over {cases} confidential tables "
+        f"of {len(lattices)} lattices (ε = {eps:g}, ε̃ = {proposal_eps:g}, I^c = "
+        f"{[i + 1 for i in complement]})",
+        note=f"the {other} rule: {worst(other)[0]:.3g}",
+        n=cases,
+    )
 
 
-def rejection_sampler_exact(run: Run, paper, *, lattices, eps: float, proposal_eps: float, complement,
-                            rule: str = "printed") -> Measurement:
+def rejection_sampler_exact(
+    run: Run, paper, *, lattices, eps: float, proposal_eps: float, complement, rule: str = "printed"
+) -> Measurement:
     """§2.3's rejection sampler (q supported on S*, R ≥ sup p/q, accept s ~ q with probability p(s)/(R q(s))),
     exactly on the small E5-like lattices of :func:`algorithm1_stationarity`: the total variation between the law of
     an accepted draw and p*, worst over the lattices and every table of S* as the confidential one; the text gives
@@ -488,13 +589,18 @@ def rejection_sampler_exact(run: Run, paper, *, lattices, eps: float, proposal_e
             law, target, rate = sl.rejection_law(tables, center, eps, proposal_eps, index_set, rule)
             tv, cases = max(tv, 0.5 * float(np.abs(law - target).sum())), cases + 1
             rates.append(rate)
-    return Measurement(tv, f"max TV(accepted draw, p*) = {tv:.2g} under the {rule} acceptance, over {cases} "
-                           f"confidential tables of {len(lattices)} lattices (ε = {eps:g}, ε̃ = {proposal_eps:g}); "
-                           f"acceptance probability {min(rates):.3f} to {max(rates):.3f}", n=cases)
+    return Measurement(
+        tv,
+        f"max TV(accepted draw, p*) = {tv:.2g} under the {rule} acceptance, over {cases} "
+        f"confidential tables of {len(lattices)} lattices (ε = {eps:g}, ε̃ = {proposal_eps:g}); "
+        f"acceptance probability {min(rates):.3f} to {max(rates):.3f}",
+        n=cases,
+    )
 
 
-def algorithm1_continuous(run: Run, paper, *, eps, proposal_ratio: float, n_chains: int, steps: int, seed: int,
-                          rule: str = "printed") -> Measurement:
+def algorithm1_continuous(
+    run: Run, paper, *, eps, proposal_ratio: float, n_chains: int, steps: int, seed: int, rule: str = "printed"
+) -> Measurement:
     """§2.3 Algorithm 1 on a continuous scheme: §4 Example 4.1 (two bins, i.i.d. Lap(2/ε), the total invariant,
     I = {1}, q = Lap(1/ε̃) on s̃1, s̃2 solved), ``n_chains`` independent chains of ``steps`` proposals from s*. Each
     chain's last m1 − s1 against (4.6)'s Lap(1/ε): Kolmogorov–Smirnov p per ε. With ε̃ = ``proposal_ratio`` · ε ≤ ε
@@ -516,12 +622,15 @@ def algorithm1_continuous(run: Run, paper, *, eps, proposal_ratio: float, n_chai
         pvalues.append(float(stats.kstest(u, stats.laplace(scale=1.0 / e).cdf).pvalue))
         means.append(float(np.mean(np.abs(u)) * e))
     pvalues = np.asarray(pvalues)
-    return Measurement(pvalues, f"KS of {n_chains} chains' last states ({steps} proposals, ε̃ = {proposal_ratio:g} ε, "
-                                f"{rule} rule) against Lap(1/ε): p = " + ", ".join(
-                                    f"{v:.3g} (ε = {e:g})" for v, e in zip(pvalues, np.atleast_1d(eps), strict=True))
-                       + f"; TV to p* at most {(1 - proposal_ratio) ** steps:.1g}",
-                       note="ε · mean |m1 − s1| (1 under Lap(1/ε)): " + ", ".join(f"{m:.3f}" for m in means),
-                       n=pvalues.size)
+    return Measurement(
+        pvalues,
+        f"KS of {n_chains} chains' last states ({steps} proposals, ε̃ = {proposal_ratio:g} ε, "
+        f"{rule} rule) against Lap(1/ε): p = "
+        + ", ".join(f"{v:.3g} (ε = {e:g})" for v, e in zip(pvalues, np.atleast_1d(eps), strict=True))
+        + f"; TV to p* at most {(1 - proposal_ratio) ** steps:.1g}",
+        note="ε · mean |m1 − s1| (1 under Lap(1/ε)): " + ", ".join(f"{m:.3f}" for m in means),
+        n=pvalues.size,
+    )
 
 
 def sensitivity_ratio(run: Run, paper, *, neighbours: str = "bounded", norm: str = "l1") -> Measurement:
@@ -546,11 +655,14 @@ def sensitivity_ratio(run: Run, paper, *, neighbours: str = "bounded", norm: str
 
     on_star, on_x = ratio(neighbours, norm)
     others = [(nb, nm) for nb in ("bounded", "add_remove") for nm in norms if (nb, nm) != (neighbours, norm)]
-    return Measurement(on_star / on_x, f"{neighbours} neighbours, {norm}: ∇ over X* = {on_star:g}, over X = "
-                                       f"{on_x:g} (ratio {on_star / on_x:g}; Table 1's {p.x.size} cells, "
-                                       f"{labels.max() + 1} classes of cells with the same invariant column)",
-                       note="other readings, ∇_X*/∇_X: " + ", ".join(
-                           f"{nb} {nm} {ratio(nb, nm)[0] / ratio(nb, nm)[1]:g}" for nb, nm in others))
+    return Measurement(
+        on_star / on_x,
+        f"{neighbours} neighbours, {norm}: ∇ over X* = {on_star:g}, over X = "
+        f"{on_x:g} (ratio {on_star / on_x:g}; Table 1's {p.x.size} cells, "
+        f"{labels.max() + 1} classes of cells with the same invariant column)",
+        note="other readings, ∇_X*/∇_X: "
+        + ", ".join(f"{nb} {nm} {ratio(nb, nm)[0] / ratio(nb, nm)[1]:g}" for nb, nm in others),
+    )
 
 
 def inequality_rank_deficit(run: Run, paper, *, encoding: str = "identity") -> Measurement:
@@ -576,10 +688,13 @@ def inequality_rank_deficit(run: Run, paper, *, encoding: str = "identity") -> M
             s = p.x.copy()
             s[i], s[partners[0]] = -1, s[partners[0]] + p.x[i] + 1
             needed += bool(np.array_equal(p.A @ s, p.A @ p.x) and (np.delete(s, i) >= 0).all())
-    return Measurement(d - rank, f"(4) as {encoding}: rank B = {rank}, d = {d}, d − rank = {d - rank}",
-                       note=f"{needed} of the {d} inequalities s_i ≥ 0 are irredundant on A s = a (a witness each), "
-                            "so B needs at least that many rows; Algorithm 1 uses B only in 1(B s̃ ≥ b), which works "
-                            "at any rank")
+    return Measurement(
+        d - rank,
+        f"(4) as {encoding}: rank B = {rank}, d = {d}, d − rank = {d - rank}",
+        note=f"{needed} of the {d} inequalities s_i ≥ 0 are irredundant on A s = a (a witness each), "
+        "so B needs at least that many rows; Algorithm 1 uses B only in 1(B s̃ ≥ b), which works "
+        "at any rank",
+    )
 
 
 def _valid_complements(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -621,14 +736,22 @@ def index_set_choices(run: Run, paper, *, lattice, matrix=None, rel_tol: float =
     subsets, det = _valid_complements(A)
     valid, unimodular = int((det != 0).sum()), int((np.abs(det) == 1).sum())
     printed = sorted(problem.meta["index_complement"])
-    configured = (f"; the configured I^c {[i + 1 for i in printed]} among them: "
-                  f"{bool(np.any(np.all(subsets[det != 0] == printed, axis=1)))}" if matrix is None else "")
+    configured = (
+        f"; the configured I^c {[i + 1 for i in printed]} among them: "
+        f"{bool(np.any(np.all(subsets[det != 0] == printed, axis=1)))}"
+        if matrix is None
+        else ""
+    )
     e5 = run.config["e5"]
     rates = _small_lattice_acceptance(lattice, float(e5["eps"]), float(e5["proposal_eps"]))
     ratio = float(rates.max() / rates.min())
     value = {"not_unique": valid >= 2, "affects_efficiency": ratio > 1.0 + rel_tol}
-    return Measurement(value, f"{valid:,} of the {len(subsets):,} choices of I^c ({m} of {d} cells) give rank "
-                              f"A[I^c] = {m}; {unimodular:,} of them unimodular{configured}. On the 2 × 3 lattice "
-                              f"{list(lattice)} at ε = {e5['eps']:g}, ε̃ = {e5['proposal_eps']:g}, the {rates.size} "
-                              f"valid I give stationary acceptance {rates.min():.4f}–{rates.max():.4f} "
-                              f"(max/min − 1 = {ratio - 1.0:.3g})", n=len(subsets))
+    return Measurement(
+        value,
+        f"{valid:,} of the {len(subsets):,} choices of I^c ({m} of {d} cells) give rank "
+        f"A[I^c] = {m}; {unimodular:,} of them unimodular{configured}. On the 2 × 3 lattice "
+        f"{list(lattice)} at ε = {e5['eps']:g}, ε̃ = {e5['proposal_eps']:g}, the {rates.size} "
+        f"valid I give stationary acceptance {rates.min():.4f}–{rates.max():.4f} "
+        f"(max/min − 1 = {ratio - 1.0:.3g})",
+        n=len(subsets),
+    )

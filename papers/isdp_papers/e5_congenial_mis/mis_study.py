@@ -28,9 +28,20 @@ def sex_by_age_problem(values: np.ndarray, rows, cols, voting_age_from: str, ind
     index_set, complement = index_set_from_complement(index_complement, n, key="e5.index_complement")
     if len(complement) != A.shape[0]:
         raise ValueError(f"e5.index_complement: {len(complement)} indices for {A.shape[0]} equality constraints")
-    problem = Problem("e5", A, values.ravel(), tuple(f"{r}|{c}" for r in rows for c in cols), labels,
-                      {"rows": rows, "cols": cols, "index_set": index_set, "index_complement": complement,
-                       "voting_age_from": voting_age_from})
+    problem = Problem(
+        "e5",
+        A,
+        values.ravel(),
+        tuple(f"{r}|{c}" for r in rows for c in cols),
+        labels,
+        {
+            "rows": rows,
+            "cols": cols,
+            "index_set": index_set,
+            "index_complement": complement,
+            "voting_age_from": voting_age_from,
+        },
+    )
     assert np.linalg.matrix_rank(A) == A.shape[0]
     return problem
 
@@ -40,8 +51,9 @@ def run_mis(A, a, x, index_set, *, eps: float, proposal_eps: float, seed: int, *
     ``mis_sample``'s ``n_chains``, ``n_draws``, ``burn_in``, ``thin`` and ``init`` (default: every chain
     starts at ``x``, as Algorithm 1)."""
     d = len(x)
-    return mis_sample(A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set, **sizes,
-                      B=np.eye(d), b=np.zeros(d), seed=seed)
+    return mis_sample(
+        A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set, **sizes, B=np.eye(d), b=np.zeros(d), seed=seed
+    )
 
 
 ACCEPTANCE_START = "exact draws of p*"
@@ -53,12 +65,12 @@ def exact_starts(A, a, x, index_set, *, eps: float, n_chains: int, seed: int) ->
     ``x``, restricted to ``A s = a`` and s ≥ 0 — by :func:`isdp.mcmc.mis_exact_sample` (rejection from the
     MIS proposal at ε̃ = ε). p* does not depend on the proposal's ε̃, so the same law starts a chain at any ε̃."""
     d = len(x)
-    return mis_exact_sample(A, a, x, eps=eps, index_set=index_set, size=n_chains, seed=seed, B=np.eye(d),
-                            b=np.zeros(d))
+    return mis_exact_sample(A, a, x, eps=eps, index_set=index_set, size=n_chains, seed=seed, B=np.eye(d), b=np.zeros(d))
 
 
-def acceptance_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, n_chains: int, n_iter: int,
-                      seed: int, start_seed: int):
+def acceptance_chains(
+    A, a, x, index_set, *, eps: float, proposal_eps: float, n_chains: int, n_iter: int, seed: int, start_seed: int
+):
     """Fig 2's chains at one ε̃: ``n_chains`` MIS chains of ``n_iter`` proposals each, each started at its own
     exact draw of the target (:func:`exact_starts`, seed ``start_seed``). p* is stationary for the MIS, so
     every state of such a chain — its first included — has law p*, and the share of accepted proposals
@@ -66,21 +78,44 @@ def acceptance_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, n_
     the point of largest importance weight p/q when ε̃ < ε, rarely leaves it, which depresses the rate
     there.) Returns (the :class:`isdp.mcmc.MISResult`, the starts)."""
     starts = exact_starts(A, a, x, index_set, eps=eps, n_chains=n_chains, seed=start_seed)
-    res = run_mis(A, a, x, index_set, eps=eps, proposal_eps=proposal_eps, n_chains=n_chains, n_draws=0,
-                  burn_in=n_iter, init=starts, seed=seed)
+    res = run_mis(
+        A,
+        a,
+        x,
+        index_set,
+        eps=eps,
+        proposal_eps=proposal_eps,
+        n_chains=n_chains,
+        n_draws=0,
+        burn_in=n_iter,
+        init=starts,
+        seed=seed,
+    )
     return res, starts
 
 
-def certify_chains(A, a, x, index_set, *, eps: float, proposal_eps: float, certificate: Mapping, seed: int,
-                   label: str) -> Certificate:
+def certify_chains(
+    A, a, x, index_set, *, eps: float, proposal_eps: float, certificate: Mapping, seed: int, label: str
+) -> Certificate:
     """:func:`isdp.convergence.certify_mis` of the MIS chains of :func:`run_mis` from their start, the confidential
     ``x``, against exact draws of the target; ``certificate`` is the config block (``pairs``,
     ``threshold``, ``max_iter``). Raises :class:`isdp.errors.CertificationError` naming ``label`` when it
     certifies nothing."""
     d = len(x)
-    cert = certify_mis(A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set,
-                       n_pairs=int(certificate["pairs"]), threshold=float(certificate["threshold"]),
-                       max_iter=int(certificate["max_iter"]), B=np.eye(d), b=np.zeros(d), seed=seed)
+    cert = certify_mis(
+        A,
+        a,
+        x,
+        eps=eps,
+        proposal_eps=proposal_eps,
+        index_set=index_set,
+        n_pairs=int(certificate["pairs"]),
+        threshold=float(certificate["threshold"]),
+        max_iter=int(certificate["max_iter"]),
+        B=np.eye(d),
+        b=np.zeros(d),
+        seed=seed,
+    )
     if not cert.certified:
         raise CertificationError(f"{label}: {cert.status}; raise e5.certificate.pairs or max_iter")
     return cert
@@ -95,10 +130,16 @@ def acceptance_row(proposal_eps: float, res, start: str = ACCEPTANCE_START) -> d
     """One row of the Fig 2 table: the mean acceptance rate over chains with its SE (spread of the chains)
     and how the chains started (``start``)."""
     acc = res.acceptance
-    return {"proposal_eps": proposal_eps, "acceptance": acc.mean(),
-            "se": acc.std(ddof=1) / np.sqrt(len(acc)) if len(acc) > 1 else np.nan,
-            "infeasible": res.infeasible.mean(), "n_chains": len(acc), "proposals_per_chain": res.n_iterations,
-            "start": start, "seconds": res.seconds}
+    return {
+        "proposal_eps": proposal_eps,
+        "acceptance": acc.mean(),
+        "se": acc.std(ddof=1) / np.sqrt(len(acc)) if len(acc) > 1 else np.nan,
+        "infeasible": res.infeasible.mean(),
+        "n_chains": len(acc),
+        "proposals_per_chain": res.n_iterations,
+        "start": start,
+        "seconds": res.seconds,
+    }
 
 
 def mark_best(table: pd.DataFrame) -> pd.DataFrame:
@@ -112,9 +153,17 @@ def trace_row(res, x: np.ndarray, cfg: Mapping, thin: int) -> tuple[dict, dict]:
     share of retained draws that changed. Returns (the row, the convergence summary)."""
     summary = summarize_convergence(convergence_table(res.draws - x))
     moves = (np.diff(res.draws, axis=1) != 0).any(axis=2).mean()
-    row = {"thin": thin, "n_chains": cfg["n_chains"], "n_draws": cfg["n_draws"], "burn_in": res.burn_in,
-           "proposals_per_chain": res.n_iterations, "acceptance": float(res.acceptance.mean()),
-           "share_draws_changed": float(moves), **summary, "seconds": res.seconds}
+    row = {
+        "thin": thin,
+        "n_chains": cfg["n_chains"],
+        "n_draws": cfg["n_draws"],
+        "burn_in": res.burn_in,
+        "proposals_per_chain": res.n_iterations,
+        "acceptance": float(res.acceptance.mean()),
+        "share_draws_changed": float(moves),
+        **summary,
+        "seconds": res.seconds,
+    }
     return row, summary
 
 
@@ -134,9 +183,13 @@ def table1(problem: Problem, release: np.ndarray, paper_release: np.ndarray) -> 
     asserts that the invariant margins agree exactly in every block."""
     rows, cols = problem.meta["rows"], problem.meta["cols"]
     first_voting = cols.index(problem.meta["voting_age_from"])
-    table = pd.concat([_block("confidential", problem.x, rows, cols, first_voting),
-                       _block("release (this run)", release, rows, cols, first_voting),
-                       _block("release (paper)", paper_release, rows, cols, first_voting)])
+    table = pd.concat(
+        [
+            _block("confidential", problem.x, rows, cols, first_voting),
+            _block("release (this run)", release, rows, cols, first_voting),
+            _block("release (paper)", paper_release, rows, cols, first_voting),
+        ]
+    )
     for name in table.index.get_level_values(0).unique():
         t = table.loc[name]
         assert t.loc[rows[0], "Total"] == problem.invariants[1] and t.loc["Total", "Total"] == problem.invariants[0]
@@ -144,22 +197,36 @@ def table1(problem: Problem, release: np.ndarray, paper_release: np.ndarray) -> 
     return table
 
 
-def table1_markdown(table: pd.DataFrame, problem: Problem, release: np.ndarray, paper_release: np.ndarray,
-                    eps: float, proposal_eps: float) -> str:
+def table1_markdown(
+    table: pd.DataFrame,
+    problem: Problem,
+    release: np.ndarray,
+    paper_release: np.ndarray,
+    eps: float,
+    proposal_eps: float,
+) -> str:
     """Table 1 as Markdown, the invariants in bold as the paper prints them, with the L1 distances
     of both releases to the confidential table."""
     rows = problem.meta["rows"]
     md = table.astype(str)
     for name in md.index.get_level_values(0).unique():
-        for r, c in ((rows[0], "Total"), (rows[1], "Total"), ("Total", "Total"), ("Total", "under 18"),
-                     ("Total", "voting age")):
+        for r, c in (
+            (rows[0], "Total"),
+            (rows[1], "Total"),
+            ("Total", "Total"),
+            ("Total", "under 18"),
+            ("Total", "voting age"),
+        ):
             md.loc[(name, r), c] = f"**{md.loc[(name, r), c]}**"
     dist = np.abs(release - problem.x).sum()
-    return ("Table 1 (FODS-20 §3): confidential sex × age table and constrained releases "
-            f"(ε = {eps}, ε̃ = {proposal_eps}); invariants in bold\n\n"
-            + md.reset_index().to_markdown(index=False) + "\n\n"
-            + f"L1 distance to the confidential table: this run {int(dist)}, "
-            f"paper {int(np.abs(paper_release - problem.x).sum())}\n")
+    return (
+        "Table 1 (FODS-20 §3): confidential sex × age table and constrained releases "
+        f"(ε = {eps}, ε̃ = {proposal_eps}); invariants in bold\n\n"
+        + md.reset_index().to_markdown(index=False)
+        + "\n\n"
+        + f"L1 distance to the confidential table: this run {int(dist)}, "
+        f"paper {int(np.abs(paper_release - problem.x).sum())}\n"
+    )
 
 
 def simulated_tables(cfg: Mapping, d: int, seed: int) -> np.ndarray:
@@ -168,9 +235,19 @@ def simulated_tables(cfg: Mapping, d: int, seed: int) -> np.ndarray:
     return rng.negative_binomial(cfg["nb_n"], cfg["nb_p"], size=(cfg["n_tables"], d)).astype(np.int64)
 
 
-def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping, proposal_eps: float, *,
-                   certificate: Mapping, noise_seed: int, mis_seed: int,
-                   certificate_seed: int) -> tuple[tuple[np.ndarray, ...], dict, dict]:
+def simulate_table(
+    k: int,
+    x: np.ndarray,
+    A: np.ndarray,
+    index_set,
+    cfg: Mapping,
+    proposal_eps: float,
+    *,
+    certificate: Mapping,
+    noise_seed: int,
+    mis_seed: int,
+    certificate_seed: int,
+) -> tuple[tuple[np.ndarray, ...], dict, dict]:
     """Fig 1's four releases of table ``k`` (``n_releases`` each): (a) raw DG at ``eps_raw``,
     (b) (a) then NNL2 onto S*, (c) MIS at ``eps_mis`` (evenly spaced over the stored states of all
     chains), (d) raw DG at ``eps_mis``. The MIS chains are certified first (:func:`certify_chains`);
@@ -186,28 +263,57 @@ def simulate_table(k: int, x: np.ndarray, A: np.ndarray, index_set, cfg: Mapping
     raw_d = x + dg_rvs(cfg["eps_mis"], (n_rel, d), rng)
     nnl2 = np.array([nnl2_projection(m, A, a) for m in raw_a])
     assert np.allclose(nnl2 @ A.T, a, atol=1e-6) and nnl2.min() >= 0
-    cert = certify_chains(A, a, x, index_set, eps=cfg["eps_mis"], proposal_eps=proposal_eps, certificate=certificate,
-                          seed=certificate_seed, label=f"E5 Fig 1, table {k}")
+    cert = certify_chains(
+        A,
+        a,
+        x,
+        index_set,
+        eps=cfg["eps_mis"],
+        proposal_eps=proposal_eps,
+        certificate=certificate,
+        seed=certificate_seed,
+        label=f"E5 Fig 1, table {k}",
+    )
     burn_in = cert.burn_in(mis_cfg["burn_in"], certificate["margin"])
-    res = run_mis(A, a, x, index_set, eps=cfg["eps_mis"], proposal_eps=proposal_eps, n_chains=mis_cfg["n_chains"],
-                  n_draws=mis_cfg["draws_per_chain"], burn_in=burn_in, thin=mis_cfg["thin"], seed=mis_seed)
+    res = run_mis(
+        A,
+        a,
+        x,
+        index_set,
+        eps=cfg["eps_mis"],
+        proposal_eps=proposal_eps,
+        n_chains=mis_cfg["n_chains"],
+        n_draws=mis_cfg["draws_per_chain"],
+        burn_in=burn_in,
+        thin=mis_cfg["thin"],
+        seed=mis_seed,
+    )
     check_release(res.draws, A, a, what=f"E5 Fig 1 MIS draws, table {k}")
     assert res.draws.min() >= 0
     conv = summarize_convergence(convergence_table(res.draws - x))
     mis = res.draws.reshape(-1, d)[:: stored // n_rel]  # evenly spaced over all chains
-    row = {"table": k, "n_chains": mis_cfg["n_chains"], "draws_per_chain": mis_cfg["draws_per_chain"],
-           "thin": mis_cfg["thin"], "burn_in": burn_in,
-           "acceptance": float(res.acceptance.mean()), **conv, "seconds": res.seconds,
-           **certificate_columns(cert, burn_in)}
+    row = {
+        "table": k,
+        "n_chains": mis_cfg["n_chains"],
+        "draws_per_chain": mis_cfg["draws_per_chain"],
+        "thin": mis_cfg["thin"],
+        "burn_in": burn_in,
+        "acceptance": float(res.acceptance.mean()),
+        **conv,
+        "seconds": res.seconds,
+        **certificate_columns(cert, burn_in),
+    }
     return (raw_a, nnl2, mis, raw_d), row, conv
 
 
 def check_converged(k: int, conv: Mapping, r_hat_max: float) -> None:
     """RuntimeError when table ``k``'s MIS chains have not converged (max split R-hat ≥ ``r_hat_max``)."""
     if not conv["max_r_hat"] < r_hat_max:
-        raise RuntimeError(f"E5 Fig 1, table {k}: MIS chains not converged (max R-hat {conv['max_r_hat']:.4f} >= "
-                           f"e5.simulation.mis.r_hat_max = {r_hat_max}); raise burn_in, draws_per_chain "
-                           "or thin")
+        raise RuntimeError(
+            f"E5 Fig 1, table {k}: MIS chains not converged (max R-hat {conv['max_r_hat']:.4f} >= "
+            f"e5.simulation.mis.r_hat_max = {r_hat_max}); raise burn_in, draws_per_chain "
+            "or thin"
+        )
 
 
 def release_distances(releases, x) -> tuple[np.ndarray, np.ndarray]:

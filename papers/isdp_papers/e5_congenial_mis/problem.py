@@ -24,5 +24,5 @@ def sex_by_age_constraints(rows, cols, voting_age_from: str):
     A[0] = 1
     A[1, :k] = 1
     A[2, first:k] = 1
-    A[2, k + first:] = 1
+    A[2, k + first :] = 1
     return A, ("total population", f"{rows[0]} total", f"voting age ({voting_age_from} and older)")

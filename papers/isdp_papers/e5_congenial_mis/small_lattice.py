@@ -22,8 +22,10 @@ COLS = ("child", "adult1", "adult2")
 def invariant_tables(n: int, female: int, voting: int) -> np.ndarray:
     """S*: the non-negative integer 2 × 3 tables (female row first, row-vectorised) with E5's totals."""
     A, _ = sex_by_age_constraints(("F", "M"), COLS, "adult1")
+
     def rows(total):
         return [c for c in itertools.product(range(total + 1), repeat=len(COLS)) if sum(c) == total]
+
     tables = np.array([f + m for f in rows(female) for m in rows(n - female)], dtype=np.int64)
     tables = tables.reshape(-1, 2 * len(COLS))
     return tables[np.all(tables @ A.T == (n, female, voting), axis=1)]
@@ -63,12 +65,20 @@ def constrained_posterior(n: int, female: int, voting: int, eps0: float) -> dict
     post = (joint.T @ share) / joint.sum(axis=0)[:, None]  # [m, ω]
     seen = log_prior > -np.inf
     shift = float(np.abs(np.log(post[:, seen]) - log_prior[seen]).max())
-    return {"eps": eps, "gamma_star": gamma_star, "shift": shift, "ratio": shift / ((1.0 + gamma_star) * eps),
-            "m_star_level": float(np.abs(cond[a] - cond[b]).max()), "tables": len(h), "pairs": int(a.size // 2)}
+    return {
+        "eps": eps,
+        "gamma_star": gamma_star,
+        "shift": shift,
+        "ratio": shift / ((1.0 + gamma_star) * eps),
+        "m_star_level": float(np.abs(cond[a] - cond[b]).max()),
+        "tables": len(h),
+        "pairs": int(a.size // 2),
+    }
 
 
-def mis_transition_matrix(tables: np.ndarray, center: np.ndarray, eps: float, proposal_eps: float, index_set,
-                          rule: str = "printed") -> tuple[np.ndarray, np.ndarray]:
+def mis_transition_matrix(
+    tables: np.ndarray, center: np.ndarray, eps: float, proposal_eps: float, index_set, rule: str = "printed"
+) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 1's one-step transition matrix on S* = ``tables``, exactly, and its target p* (DG(ε) per cell
     centred on ``center``, conditioned on S*).
 
@@ -94,8 +104,9 @@ def mis_transition_matrix(tables: np.ndarray, center: np.ndarray, eps: float, pr
     return P, target
 
 
-def rejection_law(tables: np.ndarray, center: np.ndarray, eps: float, proposal_eps: float, index_set,
-                  rule: str = "printed") -> tuple[np.ndarray, np.ndarray, float]:
+def rejection_law(
+    tables: np.ndarray, center: np.ndarray, eps: float, proposal_eps: float, index_set, rule: str = "printed"
+) -> tuple[np.ndarray, np.ndarray, float]:
     """§2.3's rejection sampler on S* = ``tables``, exactly: a proposal s ~ q, q = Π_{i∈I} DG(ε̃) around ``center``
     normalised on S* (I determines the point), accepted with probability p(s)/(R q(s)), p = Π DG(ε) the
     unconstrained law and R = max_{S*} p/q. ``rule`` "no-R" accepts with min{1, p*(s)/q(s)} instead (the

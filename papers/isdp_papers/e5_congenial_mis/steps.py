@@ -28,8 +28,13 @@ def problem(job: Job) -> None:
     """
     values, rows, cols = read_table_csv(job.input.table)
     prob = ms.sex_by_age_problem(values, rows, cols, job.params.voting_age_from, job.params.index_complement)
-    job.log.info("E5: %d cells, invariants %s = %s; I^c (0-based) %s", values.size, prob.constraint_labels,
-                 prob.invariants.tolist(), prob.meta["index_complement"])
+    job.log.info(
+        "E5: %d cells, invariants %s = %s; I^c (0-based) %s",
+        values.size,
+        prob.constraint_labels,
+        prob.invariants.tolist(),
+        prob.meta["index_complement"],
+    )
     prob.to_json(job.output.problem)
 
 
@@ -51,22 +56,43 @@ def acceptance(job: Job) -> None:
     rows = []
     for eps_q in cfg["grid"]:
         tick = time.perf_counter()
-        res, starts = ms.acceptance_chains(prob.A, prob.invariants, prob.x, prob.meta["index_set"],
-                                           eps=job.params.eps, proposal_eps=eps_q, n_chains=cfg["n_chains"],
-                                           n_iter=cfg["n_iter"], seed=job.seed(eps_q),
-                                           start_seed=job.seed("start", eps_q))
+        res, starts = ms.acceptance_chains(
+            prob.A,
+            prob.invariants,
+            prob.x,
+            prob.meta["index_set"],
+            eps=job.params.eps,
+            proposal_eps=eps_q,
+            n_chains=cfg["n_chains"],
+            n_iter=cfg["n_iter"],
+            seed=job.seed(eps_q),
+            start_seed=job.seed("start", eps_q),
+        )
         rows.append(ms.acceptance_row(eps_q, res))
-        job.log.info("eps~ %.3f: acceptance %.5f (chains %s), infeasible %.3f; starts: %s, L1 to s* %s; %.1f s "
-                     "(chains %.1f s)", eps_q, res.acceptance.mean(), np.round(res.acceptance, 5).tolist(),
-                     res.infeasible.mean(), ms.ACCEPTANCE_START, np.abs(starts - prob.x).sum(axis=1).tolist(),
-                     time.perf_counter() - tick, res.seconds)
+        job.log.info(
+            "eps~ %.3f: acceptance %.5f (chains %s), infeasible %.3f; starts: %s, L1 to s* %s; %.1f s (chains %.1f s)",
+            eps_q,
+            res.acceptance.mean(),
+            np.round(res.acceptance, 5).tolist(),
+            res.infeasible.mean(),
+            ms.ACCEPTANCE_START,
+            np.abs(starts - prob.x).sum(axis=1).tolist(),
+            time.perf_counter() - tick,
+            res.seconds,
+        )
     table = ms.mark_best(pd.DataFrame(rows))
     write_table(table, job.output.table)
 
     registry = str(job.input.registry)
     fig, ax = plt.subplots(figsize=(6, 4))
-    plot_acceptance(table, paper_value("CDP-E5-best-proposal", registry), paper_value("CDP-E5-acceptance", registry),
-                    job.params.eps, cfg, ax)
+    plot_acceptance(
+        table,
+        paper_value("CDP-E5-best-proposal", registry),
+        paper_value("CDP-E5-acceptance", registry),
+        job.params.eps,
+        cfg,
+        ax,
+    )
     save_figure(fig, job.output.fig_pdf, job.output.fig_png)
 
 
@@ -92,28 +118,61 @@ def trace(job: Job) -> None:
     assert cells[0] in prob.meta["index_set"] and cells[1] not in prob.meta["index_set"]
     rows = []
     fig, axes = plt.subplots(2, len(cfg["thins"]), figsize=(5.5 * len(cfg["thins"]), 5), squeeze=False, sharey="row")
-    cert = ms.certify_chains(prob.A, prob.invariants, prob.x, prob.meta["index_set"], eps=job.params.eps,
-                             proposal_eps=job.params.proposal_eps, certificate=job.params.certificate,
-                             seed=job.seed("certificate"), label="E5 Fig 3 chains")
+    cert = ms.certify_chains(
+        prob.A,
+        prob.invariants,
+        prob.x,
+        prob.meta["index_set"],
+        eps=job.params.eps,
+        proposal_eps=job.params.proposal_eps,
+        certificate=job.params.certificate,
+        seed=job.seed("certificate"),
+        label="E5 Fig 3 chains",
+    )
     burn_in = cert.burn_in(cfg["burn_in"], job.params.certificate["margin"])
     job.log.info("%s (%.1f s)", cert.verdict(burn_in), cert.seconds)
     for j, (thin, out) in enumerate(zip(cfg["thins"], job.outputs("draws"), strict=True)):
-        res = ms.run_mis(prob.A, prob.invariants, prob.x, prob.meta["index_set"], eps=job.params.eps,
-                         proposal_eps=job.params.proposal_eps, n_chains=cfg["n_chains"], n_draws=cfg["n_draws"],
-                         burn_in=burn_in, thin=thin, seed=job.seed(thin))
-        save_draws(out, res.draws, prob.cell_labels,
-                   {"what": "MIS states s (releases), not noise", "eps": res.eps, "proposal_eps": res.proposal_eps,
-                    "burn_in": res.burn_in, "thin": thin, "seed": res.seed, "acceptance": float(res.acceptance.mean()),
-                    **ms.certificate_columns(cert, burn_in)})
+        res = ms.run_mis(
+            prob.A,
+            prob.invariants,
+            prob.x,
+            prob.meta["index_set"],
+            eps=job.params.eps,
+            proposal_eps=job.params.proposal_eps,
+            n_chains=cfg["n_chains"],
+            n_draws=cfg["n_draws"],
+            burn_in=burn_in,
+            thin=thin,
+            seed=job.seed(thin),
+        )
+        save_draws(
+            out,
+            res.draws,
+            prob.cell_labels,
+            {
+                "what": "MIS states s (releases), not noise",
+                "eps": res.eps,
+                "proposal_eps": res.proposal_eps,
+                "burn_in": res.burn_in,
+                "thin": thin,
+                "seed": res.seed,
+                "acceptance": float(res.acceptance.mean()),
+                **ms.certificate_columns(cert, burn_in),
+            },
+        )
         row, summary = ms.trace_row(res, prob.x, cfg, thin)
         rows.append({**row, **ms.certificate_columns(cert, burn_in)})
-        job.log.info("thin %d: acceptance %s, %.1f s, %s", thin, np.round(res.acceptance, 4).tolist(), res.seconds,
-                     summary)
+        job.log.info(
+            "thin %d: acceptance %s, %.1f s, %s", thin, np.round(res.acceptance, 4).tolist(), res.seconds, summary
+        )
         for i, cell in enumerate(cells):
             plot_trace(axes[i, j], res.draws, prob, cell, thin, first_column=j == 0)
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle(f"E5 Fig 3: MIS traces, {cfg['n_draws']:,} draws, ε = {job.params.eps}, "
-                 f"ε̃ = {job.params.proposal_eps} (chain 1 of {cfg['n_chains']})", fontsize=10)
+    fig.suptitle(
+        f"E5 Fig 3: MIS traces, {cfg['n_draws']:,} draws, ε = {job.params.eps}, "
+        f"ε̃ = {job.params.proposal_eps} (chain 1 of {cfg['n_chains']})",
+        fontsize=10,
+    )
     fig.tight_layout()
     save_figure(fig, job.output.fig_pdf, job.output.fig_png)
     write_table(pd.DataFrame(rows), job.output.table)
@@ -134,8 +193,9 @@ def table1(job: Job) -> None:
     paper_release = read_table_csv(job.input.paper_release)[0].ravel()
     table = ms.table1(prob, release, paper_release)
     write_table(table, job.output.csv, index=True)
-    write_text(ms.table1_markdown(table, prob, release, paper_release, job.params.eps, job.params.proposal_eps),
-               job.output.md)
+    write_text(
+        ms.table1_markdown(table, prob, release, paper_release, job.params.eps, job.params.proposal_eps), job.output.md
+    )
     job.log.info("release L1 distance %d", np.abs(release - prob.x).sum())
 
 
@@ -165,12 +225,22 @@ def simulation(job: Job) -> None:
     dist_rows, conv_rows = [], []
     releases = {m: np.zeros((cfg["n_tables"], n_rel, d)) for m in methods}
     for k, x in enumerate(X):
-        rels, row, conv = ms.simulate_table(k, x, A, prob.meta["index_set"], cfg, job.params.proposal_eps,
-                                            certificate=job.params.certificate, noise_seed=job.seed("noise", k),
-                                            mis_seed=job.seed("mis", k), certificate_seed=job.seed("certificate", k))
+        rels, row, conv = ms.simulate_table(
+            k,
+            x,
+            A,
+            prob.meta["index_set"],
+            cfg,
+            job.params.proposal_eps,
+            certificate=job.params.certificate,
+            noise_seed=job.seed("noise", k),
+            mis_seed=job.seed("mis", k),
+            certificate_seed=job.seed("certificate", k),
+        )
         conv_rows.append(row)
-        job.log.info("table %d (total %d): MIS acceptance %.4f, %s, %.1f s", k, x.sum(), row["acceptance"], conv,
-                     row["seconds"])
+        job.log.info(
+            "table %d (total %d): MIS acceptance %.4f, %s, %.1f s", k, x.sum(), row["acceptance"], conv, row["seconds"]
+        )
         ms.check_converged(k, conv, mis_cfg["r_hat_max"])
         for name, rel in zip(methods, rels, strict=True):
             releases[name][k] = rel

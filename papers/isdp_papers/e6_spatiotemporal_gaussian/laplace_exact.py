@@ -50,8 +50,10 @@ def product_grid_level(shifts: np.ndarray, b: float, t: np.ndarray) -> float:
     """Lemma 3.7's largest log ratio with the density evaluated on the points ``t`` of every coordinate: the
     ratio is a product over coordinates, so its largest value on the product grid is the sum of each
     coordinate's largest (E7's :func:`worst_log_ratio`)."""
+
     def logpdf(u):
         return -np.abs(u) / b - np.log(2 * b)
+
     return float(max(sum(worst_log_ratio(logpdf, t, -float(di))[0] for di in d if di) for d in shifts))
 
 

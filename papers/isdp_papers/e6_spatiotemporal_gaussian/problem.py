@@ -22,8 +22,7 @@ def group_hour_building_constraints(groups: int, hours: int, buildings: int):
     G, H, B = (int(k) for k in sizes.values())
     eye_hb = np.eye(H * B, dtype=np.int64)
     over_groups = np.kron(np.ones((1, G), dtype=np.int64), eye_hb)
-    over_hours = np.kron(np.eye(G, dtype=np.int64), np.kron(np.ones((1, H), dtype=np.int64),
-                                                           np.eye(B, dtype=np.int64)))
+    over_hours = np.kron(np.eye(G, dtype=np.int64), np.kron(np.ones((1, H), dtype=np.int64), np.eye(B, dtype=np.int64)))
     labels = tuple(f"hour {h}, building {b}: all groups" for h in range(H) for b in range(B))
     labels += tuple(f"group {g}, building {b}: all hours" for g in range(G) for b in range(B))
     return np.vstack([over_groups, over_hours]), labels

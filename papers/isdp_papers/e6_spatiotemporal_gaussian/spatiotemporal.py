@@ -148,13 +148,17 @@ def run_studies(x, A, sigma: float, n_reps: int, n_studies: int, seed: int, prob
         max_rep_mean = max(max_rep_mean, float(np.abs(err.mean(axis=1)).max()))
         rows.append({"study": k, **reading_statistics(err, probs)})
         var = err.var(axis=1, ddof=1)
-        reps.append(pd.DataFrame({"study": k, "rep": np.arange(n_reps), "sd": np.sqrt(var), "var": var,
-                                  "sq_error": (err**2).sum(axis=1)}))
+        reps.append(
+            pd.DataFrame(
+                {"study": k, "rep": np.arange(n_reps), "sd": np.sqrt(var), "var": var, "sq_error": (err**2).sum(axis=1)}
+            )
+        )
     n_total = int(n_studies) * int(n_reps)
     mean = total / n_total
     sd = np.sqrt(np.maximum(total_sq - n_total * mean**2, 0.0) / (n_total - 1))
-    return StudyResult(pd.DataFrame(rows), pd.concat(reps, ignore_index=True), first, mean, sd, max_residual,
-                       max_rep_mean)
+    return StudyResult(
+        pd.DataFrame(rows), pd.concat(reps, ignore_index=True), first, mean, sd, max_residual, max_rep_mean
+    )
 
 
 def readings_table(studies: pd.DataFrame, exact: dict, probs, paper: dict | None = None) -> pd.DataFrame:
@@ -172,10 +176,20 @@ def readings_table(studies: pd.DataFrame, exact: dict, probs, paper: dict | None
             col = studies[f"{reading}_{name}"]
             spread = float(col.std(ddof=1)) if r > 1 else float("nan")
             se_mean = spread / np.sqrt(r)
-            rows.append({"reading": reading, "statistic": name, "exact": exact[f"{reading}_{name}"],
-                         "mean": float(col.mean()), "study_sd": spread, "se_mean": se_mean,
-                         "se": float(np.hypot(spread, se_mean)), "n_studies": r,
-                         "paper": (paper or {}).get(name, np.nan), "description": description})
+            rows.append(
+                {
+                    "reading": reading,
+                    "statistic": name,
+                    "exact": exact[f"{reading}_{name}"],
+                    "mean": float(col.mean()),
+                    "study_sd": spread,
+                    "se_mean": se_mean,
+                    "se": float(np.hypot(spread, se_mean)),
+                    "n_studies": r,
+                    "paper": (paper or {}).get(name, np.nan),
+                    "description": description,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -195,8 +209,9 @@ def conditioning_gap(A, sigma: float, basis, n_probes: int, rng: np.random.Gener
     return float(sigma**2 * np.abs(conditional - projected).max())
 
 
-def conditioning_by_slab(C, n_accepted: int, window: float, rng: np.random.Generator, noise=None,
-                         chunk: int = 250_000) -> tuple[np.ndarray, np.ndarray]:
+def conditioning_by_slab(
+    C, n_accepted: int, window: float, rng: np.random.Generator, noise=None, chunk: int = 250_000
+) -> tuple[np.ndarray, np.ndarray]:
     """Subspace DP Thm 4.2 by brute force: ``n_accepted`` noise vectors e kept when max |C e| < ``window``
     (conditioning on a thin slab around C e = 0), and as many independent draws projected orthogonally
     onto null(C) (the projected mechanism's noise, through :func:`isdp.baselines.row_space_basis`).
@@ -247,30 +262,48 @@ def extended_errors(x, A, scale: float, n_reps: int, n_studies: int, seed: int) 
     S = sp.csr_array(A.astype(float))
     sq, residual, sigma = [], 0.0, float("nan")
     for k in range(int(n_studies)):
-        y, sigma = extended_gaussian(x, A, scale, n_reps, np.random.default_rng(derive_seed(seed, "study", k)),
-                                     basis=basis)
+        y, sigma = extended_gaussian(
+            x, A, scale, n_reps, np.random.default_rng(derive_seed(seed, "study", k)), basis=basis
+        )
         sq.append(((y - x) ** 2).sum(axis=1))
         residual = max(residual, float(np.abs((S @ y.T).T - S @ x).max()))
     sq = np.concatenate(sq)
-    return {"extended_sigma": sigma, "extended_sq_error_mean": float(sq.mean()),
-            "extended_sq_error_se": float(sq.std(ddof=1) / np.sqrt(sq.size)),
-            "extended_sq_error_expected": float(null_dim * sigma**2), "extended_max_residual": residual}
+    return {
+        "extended_sigma": sigma,
+        "extended_sq_error_mean": float(sq.mean()),
+        "extended_sq_error_se": float(sq.std(ddof=1) / np.sqrt(sq.size)),
+        "extended_sq_error_expected": float(null_dim * sigma**2),
+        "extended_max_residual": residual,
+    }
 
 
 def exact_sd_summary(A, sigma: float, groups: int, hours: int, basis) -> dict:
     """Exact per-cell SDs from the projector's diagonal, against the closed form."""
     sd = projection_sd(A, sigma, basis=basis)
     closed = closed_form_sd(groups, hours, sigma)
-    return {"exact_sd_min": float(sd.min()), "exact_sd_median": float(np.median(sd)),
-            "exact_sd_max": float(sd.max()), "closed_form_sd": closed,
-            "max_gap_to_closed_form": float(np.abs(sd - closed).max())}
+    return {
+        "exact_sd_min": float(sd.min()),
+        "exact_sd_median": float(np.median(sd)),
+        "exact_sd_max": float(sd.max()),
+        "closed_form_sd": closed,
+        "max_gap_to_closed_form": float(np.abs(sd - closed).max()),
+    }
 
 
 # --------------------------------------------------------------------------- figure
 
 
-def plot_readings(per_cell_sd, n_reps: int, repetitions: pd.DataFrame, exact_sd: float, null_dim: int,
-                  sigma: float, paper: dict, probs, axes=None):
+def plot_readings(
+    per_cell_sd,
+    n_reps: int,
+    repetitions: pd.DataFrame,
+    exact_sd: float,
+    null_dim: int,
+    sigma: float,
+    paper: dict,
+    probs,
+    axes=None,
+):
     """Two panels: (a) one study's per-cell SDs; (b) every release's SD and variance over the cells.
 
     ``per_cell_sd``: each cell's SD over the ``n_reps`` releases of one study. Each panel
@@ -288,8 +321,13 @@ def plot_readings(per_cell_sd, n_reps: int, repetitions: pd.DataFrame, exact_sd:
     ax.hist(per_cell, bins=60, density=True, color="#9ecae1", label=f"{n:,} cells, one study of {n_reps} releases")
     t = np.linspace(per_cell.min(), per_cell.max(), 400)
     dof = n_reps - 1
-    ax.plot(t, stats.chi2.pdf(dof * t**2 / exact_sd**2, dof) * 2 * dof * t / exact_sd**2, "k-", lw=1,
-            label=f"exact law: {exact_sd:.4f}·√(χ²_{dof}/{dof})")
+    ax.plot(
+        t,
+        stats.chi2.pdf(dof * t**2 / exact_sd**2, dof) * 2 * dof * t / exact_sd**2,
+        "k-",
+        lw=1,
+        label=f"exact law: {exact_sd:.4f}·√(χ²_{dof}/{dof})",
+    )
     ax.axvline(exact_sd, color="k", lw=2, label=f"exact per-cell SD {exact_sd:.4f}")
     ax.set_xlabel("per-cell error SD over the repetitions")
     ax.set_title("(a) per-cell SD over the repetitions")
@@ -307,8 +345,14 @@ def plot_readings(per_cell_sd, n_reps: int, repetitions: pd.DataFrame, exact_sd:
     for a in axes:
         a.axvline(paper["median"], color="r", ls="--", label="paper: median")
         for name in stat_names(probs)[1:]:
-            a.axvline(paper[name], color="r", ls=":", label="paper: " + " / ".join(
-                f"{round(100 * p)} %" for p in probs) + " quantiles" if name == stat_names(probs)[1] else None)
+            a.axvline(
+                paper[name],
+                color="r",
+                ls=":",
+                label="paper: " + " / ".join(f"{round(100 * p)} %" for p in probs) + " quantiles"
+                if name == stat_names(probs)[1]
+                else None,
+            )
         a.set_ylabel("density")
         a.legend(fontsize=7)
     return axes

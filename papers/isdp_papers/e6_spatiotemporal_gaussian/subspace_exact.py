@@ -63,8 +63,7 @@ def neighbours(records: int = RECORDS) -> list[tuple[tuple[int, ...], tuple[int,
 
 
 @lru_cache(maxsize=256)
-def truncated_geometric(h: tuple[int, ...], eps: float, low: int, high: int,
-                        sensitivity: int = SENSITIVITY) -> Law:
+def truncated_geometric(h: tuple[int, ...], eps: float, low: int, high: int, sensitivity: int = SENSITIVITY) -> Law:
     """The law of clamp(h_i + DG(ε/sensitivity), low, high), independent over the 4 cells."""
     k = np.arange(low, high + 1)
     cells = []
@@ -107,10 +106,9 @@ def aligned(laws: Mapping) -> dict:
     size, out, start = index.max() + 1, {}, 0
     for k in keys:
         n = len(laws[k].points)
-        out[k] = np.bincount(index[start:start + n], weights=laws[k].probs, minlength=size)
+        out[k] = np.bincount(index[start : start + n], weights=laws[k].probs, minlength=size)
         start += n
     return out
-
 
 
 def level(p: np.ndarray, q: np.ndarray) -> float:
@@ -176,8 +174,11 @@ def nestedness(eps: float, records: int = RECORDS, nested=NESTED) -> dict:
         vectors = {n: _projected(laws, n, C) for n in names}
         levels = {n: worst(vectors[n], pairs) for n in names}
         finite = [(big, small) for big, small in nested if np.isfinite(levels[big])]
-        out[mechanism] = {"levels": levels, "pairs": finite,
-                          "delta": max(worst(vectors[small], pairs, levels[big]) for big, small in finite)}
+        out[mechanism] = {
+            "levels": levels,
+            "pairs": finite,
+            "delta": max(worst(vectors[small], pairs, levels[big]) for big, small in finite),
+        }
     return out
 
 
@@ -189,9 +190,12 @@ def composition(eps1: float, eps2: float, records: int = RECORDS) -> dict:
     first = _projected(_base(eps1, records), "N(C)", C_ODD)
     second = _projected(_base(eps2, records), "N(1ᵀ)", C_TOTAL)
     joint = {h: np.outer(first[h], second[h]).ravel() for h in first}
-    return {"level": worst(joint, pairs), "delta_sum": worst(joint, pairs, eps1 + eps2),
-            "delta_max": worst(joint, pairs, max(eps1, eps2)),
-            "levels": (worst(first, pairs), worst(second, pairs))}
+    return {
+        "level": worst(joint, pairs),
+        "delta_sum": worst(joint, pairs, eps1 + eps2),
+        "delta_max": worst(joint, pairs, max(eps1, eps2)),
+        "levels": (worst(first, pairs), worst(second, pairs)),
+    }
 
 
 #: post-processings acting on N(C) only: maps of the N-coordinates a (w = B a, B = SUBSPACES["N(C)"]); the
@@ -228,8 +232,13 @@ def mixture(eps: float, weight, records: int = RECORDS) -> tuple[float, float]:
     [−1, records + 1] (both (ε, 0) on N(C), C = (1, 0, 1, 0)); ``weight``: λ, or h → λ. Returns (level, δ at ε)
     of the mixture on N(C)."""
     pairs = neighbours(records)
-    both = aligned({(k, h): project(invariant_respecting(law, h, C_ODD), SUBSPACES["N(C)"])
-                    for k, widen in enumerate((0, 1)) for h, law in _base(eps, records, widen=widen).items()})
+    both = aligned(
+        {
+            (k, h): project(invariant_respecting(law, h, C_ODD), SUBSPACES["N(C)"])
+            for k, widen in enumerate((0, 1))
+            for h, law in _base(eps, records, widen=widen).items()
+        }
+    )
     lam = weight if callable(weight) else (lambda h: weight)
     mixed = {h: lam(h) * both[(0, h)] + (1 - lam(h)) * both[(1, h)] for h in histograms(records)}
     return worst(mixed, pairs), worst(mixed, pairs, eps)

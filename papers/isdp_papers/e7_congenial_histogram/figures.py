@@ -31,19 +31,43 @@ def plot_e7_variance(sim: pd.DataFrame, table2: pd.DataFrame, labels: dict, pape
         ls = "-" if beta is None else ":"
         shift = 1.0 if beta is None else 10 ** offsets[beta]  # spread the β markers along the log axis
         axes[0].plot(fine, coef / fine**2, color=COLORS[mech], ls=ls, lw=1)
-        axes[0].errorbar(g["eps"] * shift, g["var_m1"], yerr=2 * g["se_var_m1"], fmt=marker, ms=4,
-                         color=COLORS[mech], mfc="white" if beta is not None else None, label=label)
+        axes[0].errorbar(
+            g["eps"] * shift,
+            g["var_m1"],
+            yerr=2 * g["se_var_m1"],
+            fmt=marker,
+            ms=4,
+            color=COLORS[mech],
+            mfc="white" if beta is not None else None,
+            label=label,
+        )
         axes[1].axhline(coef, color=COLORS[mech], ls=ls, lw=1)
-        axes[1].errorbar(g["eps"] * shift, g["var_coef"], yerr=2 * g["se_var_coef"], fmt=marker, ms=4,
-                         color=COLORS[mech], mfc="white" if beta is not None else None)
+        axes[1].errorbar(
+            g["eps"] * shift,
+            g["var_coef"],
+            yerr=2 * g["se_var_coef"],
+            fmt=marker,
+            ms=4,
+            color=COLORS[mech],
+            mfc="white" if beta is not None else None,
+        )
     printed = {}
     for name, coef in paper_coefs.items():
         for c in np.atleast_1d(coef):
             printed.setdefault(float(c), []).append(name)
     for c, names in printed.items():
         axes[1].axhline(c, color="0.3", ls="--", lw=0.7)
-        axes[1].annotate(f"paper ({', '.join(names)}): {c:g}", (1.0, c), xycoords=("axes fraction", "data"),
-                         xytext=(-2, 2), textcoords="offset points", fontsize=7, ha="right", va="bottom", color="0.3")
+        axes[1].annotate(
+            f"paper ({', '.join(names)}): {c:g}",
+            (1.0, c),
+            xycoords=("axes fraction", "data"),
+            xytext=(-2, 2),
+            textcoords="offset points",
+            fontsize=7,
+            ha="right",
+            va="bottom",
+            color="0.3",
+        )
     for ax in axes:
         ax.set_xscale("log")
         ax.xaxis.set_major_locator(FixedLocator(eps))
@@ -66,14 +90,19 @@ def plot_e7_noise_laws(noise, mixture_components, axes, x_max: float = 8.0):
     t = np.linspace(-x_max, x_max, 801)
     bins = np.linspace(-x_max, x_max, 81)
     ax = axes[0]
-    ax.hist(noise["l2"][list(noise["eps"]).index(noise["figure_eps"])], bins=bins, density=True,
-            color=COLORS["l2"], alpha=0.35, label="f_L2 draws")
+    ax.hist(
+        noise["l2"][list(noise["eps"]).index(noise["figure_eps"])],
+        bins=bins,
+        density=True,
+        color=COLORS["l2"],
+        alpha=0.35,
+        label="f_L2 draws",
+    )
     ax.plot(t, nl.noise_pdf(t, "l2", 1.0), color=COLORS["l2"], lw=2, label="exact (A.2): Lap + Lap")
     ax.plot(t, nl.mixture(t, mixture_components), color="k", ls="--", lw=1, label="paper's mixture (4.7)")
     for c in mixture_components:
         ax.plot(t, nl.mixture(t, [c]), color="0.4", ls=":", lw=1)
-    ax.plot(t, nl.noise_pdf(t, "conditional", 1.0), color=COLORS["conditional"], lw=1,
-            label="M*: Lap(1/ε)")
+    ax.plot(t, nl.noise_pdf(t, "conditional", 1.0), color=COLORS["conditional"], lw=1, label="M*: Lap(1/ε)")
     ax.set_title("f_L2 noise; dotted: the weighted mixture parts", fontsize=9)
     ax = axes[1]
     cmap = plt.get_cmap("viridis")
@@ -97,19 +126,35 @@ def plot_e7_privacy(privacy: pd.DataFrame, ax=None):
 
     ax = ax or plt.gca()
     b = np.linspace(0, 1, 401)
-    ax.plot(b, [pl.l1_privacy_level(1.0, v) for v in b], color=COLORS["l1"], lw=1.5,
-            label="f_L1: ε / (2 max(β, 1 − β))")
+    ax.plot(
+        b, [pl.l1_privacy_level(1.0, v) for v in b], color=COLORS["l1"], lw=1.5, label="f_L1: ε / (2 max(β, 1 − β))"
+    )
     l1 = privacy[privacy["mechanism"] == "l1"]
     for i, (eps, g) in enumerate(l1.groupby("eps")):
-        ax.plot(g["beta"], g["level_over_eps"], ls="", marker="os^Dv<>"[i % 7], ms=5, mfc="none",
-                color=plt.get_cmap("tab10")(i), label=f"numerical, ε = {eps:g}")
+        ax.plot(
+            g["beta"],
+            g["level_over_eps"],
+            ls="",
+            marker="os^Dv<>"[i % 7],
+            ms=5,
+            mfc="none",
+            color=plt.get_cmap("tab10")(i),
+            label=f"numerical, ε = {eps:g}",
+        )
     for mech, beta in (("conditional", None), ("l2", 0.5)):
         v = privacy.loc[privacy["mechanism"] == mech, "level_over_eps"]
         if beta is None:
             ax.axhline(v.min(), color=COLORS[mech], lw=1, ls="--", label=f"M*: numerical {v.min():.4f} ε")
         else:
-            ax.plot([beta], [v.min()], marker="*", ms=10, color=COLORS[mech], ls="",
-                    label=f"f_L2: numerical {v.min():.4f} ε")
+            ax.plot(
+                [beta],
+                [v.min()],
+                marker="*",
+                ms=10,
+                color=COLORS[mech],
+                ls="",
+                label=f"f_L2: numerical {v.min():.4f} ε",
+            )
     ax.set_xlabel("β")
     ax.set_ylabel("attained level / ε")
     ax.set_ylim(0.4, 1.05)

@@ -15,8 +15,10 @@ def binary_databases(n: int) -> np.ndarray:
     return np.array(list(itertools.product((0, 1), repeat=n)), dtype=np.int64).reshape(-1, n)
 
 
-QUERIES = {"count": lambda x: x.sum(axis=1, keepdims=True),
-           "histogram": lambda x: np.column_stack([(x == 0).sum(axis=1), (x == 1).sum(axis=1)])}
+QUERIES = {
+    "count": lambda x: x.sum(axis=1, keepdims=True),
+    "histogram": lambda x: np.column_stack([(x == 0).sum(axis=1), (x == 1).sum(axis=1)]),
+}
 
 
 def sensitivity(query: str, n_max: int, *, norm: float = 1, neighbours: str = "bounded") -> float:

@@ -41,8 +41,9 @@ def noise_logpdf(t, mechanism: str, eps: float, beta: float | None = None) -> np
     if 2.0 * b - 1.0 < _NEAR_HALF:
         return np.log(eps / 4.0) + np.log1p(eps * t) - eps * t
     slow, fast = eps / (2.0 * b), eps / (2.0 * (1.0 - b))
-    return (np.log(eps * b / (4.0 * (2.0 * b - 1.0))) - slow * t
-            + np.log1p(-((1.0 - b) / b) * np.exp(-(fast - slow) * t)))
+    return (
+        np.log(eps * b / (4.0 * (2.0 * b - 1.0))) - slow * t + np.log1p(-((1.0 - b) / b) * np.exp(-(fast - slow) * t))
+    )
 
 
 def noise_pdf(t, mechanism: str, eps: float, beta: float | None = None) -> np.ndarray:
@@ -79,8 +80,10 @@ def a1_g_log_ratio(x, a: float, b: float, beta: float, eps: float) -> np.ndarray
     density and ``α = ε/(2β)`` (β > 1/2), evaluated from the density itself."""
     x = np.asarray(x, dtype=float)
     alpha = eps / (2.0 * beta)
+
     def log_g(t):
         return alpha * np.abs(t) + noise_logpdf(t, "l1", eps, beta)
+
     return log_g(x - a) - log_g(x - b)
 
 
@@ -93,8 +96,10 @@ def a1_g_log_ratio_closed(x, a: float, b: float, beta: float, rate: float) -> np
     """The closed form App. A gives the ratio, ``log (β − (1 − β) e^{−rate|x − a|})`` minus the same at ``b``;
     the paper prints ``rate = τ``."""
     x = np.asarray(x, dtype=float)
+
     def log_num(t):
         return np.log(beta - (1.0 - beta) * np.exp(-rate * np.abs(t)))
+
     return log_num(x - a) - log_num(x - b)
 
 
@@ -113,8 +118,14 @@ def a1_printed_dg(x, eps: float, beta: float, c: float) -> np.ndarray:
     ``ε²/(8(2β − 1)) [w e^{w εx/(2β)} + (w + c′) e^{−(w + c′) εx/(2(1 − β))}]``, ``w = 2cβ − 1``, ``c′ = 2(1 − c)``."""
     x = np.asarray(x, dtype=float)
     w, c_prime = 2.0 * c * beta - 1.0, 2.0 * (1.0 - c)
-    return eps**2 / (8.0 * (2.0 * beta - 1.0)) * (w * np.exp(w / (2.0 * beta) * eps * x) + (w + c_prime) * np.exp(
-        -(w + c_prime) / (2.0 * (1.0 - beta)) * eps * x))
+    return (
+        eps**2
+        / (8.0 * (2.0 * beta - 1.0))
+        * (
+            w * np.exp(w / (2.0 * beta) * eps * x)
+            + (w + c_prime) * np.exp(-(w + c_prime) / (2.0 * (1.0 - beta)) * eps * x)
+        )
+    )
 
 
 def a1_joint_density(u, u2, eps: float, beta: float) -> np.ndarray:
@@ -160,11 +171,13 @@ def mixture(t, components: Sequence[Mapping], cdf: bool = False) -> np.ndarray:
 
 def mixture_variance(components: Sequence[Mapping]) -> float:
     """Variance of the mixture: Σ w · E X² (2 b² for Lap(b), k(k + 1) θ² for a signed Gamma(k, θ))."""
+
     def second_moment(c):
         s = float(c["scale"])
         if c["law"] == "laplace":
             return laplace_variance_of_scale(s)
         return float(c["shape"]) * (float(c["shape"]) + 1) * s**2
+
     return sum(float(c["weight"]) * second_moment(c) for c in components)
 
 

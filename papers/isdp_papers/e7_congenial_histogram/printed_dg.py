@@ -22,8 +22,12 @@ def dg_level(eps: float, sensitivity: int, reach: int = 50) -> float:
     the supremum over sets is attained at a point; the ratio is constant for ``u ≥ 0``, so any reach ≥ ∇ is
     exact)."""
     u = np.arange(-reach, reach + 1)
-    return float(max((dg_logpmf_printed(u, eps, sensitivity) - dg_logpmf_printed(u + d, eps, sensitivity)).max()
-                     for d in range(1, sensitivity + 1)))
+    return float(
+        max(
+            (dg_logpmf_printed(u, eps, sensitivity) - dg_logpmf_printed(u + d, eps, sensitivity)).max()
+            for d in range(1, sensitivity + 1)
+        )
+    )
 
 
 def dg_cdf_printed(u, eps: float) -> np.ndarray:

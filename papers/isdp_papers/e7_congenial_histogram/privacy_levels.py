@@ -35,8 +35,9 @@ def worst_log_ratio(logpdf, t: np.ndarray, shift: float = 1.0) -> tuple[float, f
     return float(r[i]), float(t[i])
 
 
-def privacy_level(mechanism: str, eps: float, beta: float | None = None, *, t_max: float = 1e6,
-                  n_grid: int = 4001) -> tuple[float, float]:
+def privacy_level(
+    mechanism: str, eps: float, beta: float | None = None, *, t_max: float = 1e6, n_grid: int = 4001
+) -> tuple[float, float]:
     """Numerical privacy level of one release (sensitivity 1 in ``s1``) and where it is attained.
 
     ``t_max`` is in units of ``1/ε``; the supremum is approached as ``|t| → ∞`` for all three laws
@@ -55,8 +56,10 @@ def unconstrained_level(eps: float, *, bins_moved: int = 2, t_max: float = 1e6, 
     ``bins_moved = 1`` is an add/remove neighbour (one bin changes by one)."""
     b = base_scale(eps)
     t = privacy_grid(b, t_max, n_grid)
+
     def logpdf(v):
         return -np.abs(v) / b - np.log(2.0 * b)
+
     return bins_moved * worst_log_ratio(logpdf, t, 1.0)[0]
 
 
@@ -74,7 +77,7 @@ def posterior_shift(eps: float, priors, *, n_grid: int = 801, linked: int = 1) -
     log_r = (one[:, None] + one[None, ::-1]).ravel()  # the second coordinate shifts the other way
     pi = np.asarray(priors, dtype=float)[:, None]
     log_post1 = log_r - np.log(pi * np.exp(log_r) + (1.0 - pi))  # posterior/prior of x_i = 1
-    log_post0 = -np.log(pi * np.exp(log_r) + (1.0 - pi))         # posterior/prior of x_i = 0
+    log_post0 = -np.log(pi * np.exp(log_r) + (1.0 - pi))  # posterior/prior of x_i = 0
     return float(max(np.abs(log_post1).max(), np.abs(log_post0).max()))
 
 

@@ -61,8 +61,11 @@ def laplace_quantile_grid(eps: float, n: int) -> np.ndarray:
     from scipy import stats
 
     i = np.arange(n)
-    u1, u2 = np.meshgrid(stats.laplace.ppf((i + 0.5) / n, scale=base_scale(eps)),
-                         stats.laplace.ppf((i + 0.25) / n, scale=base_scale(eps)), indexing="ij")
+    u1, u2 = np.meshgrid(
+        stats.laplace.ppf((i + 0.5) / n, scale=base_scale(eps)),
+        stats.laplace.ppf((i + 0.25) / n, scale=base_scale(eps)),
+        indexing="ij",
+    )
     return np.column_stack([u1.ravel(), u2.ravel()])
 
 
@@ -83,8 +86,9 @@ def project_l1(m: np.ndarray, n: float, beta: float) -> np.ndarray:
     return np.column_stack([first, n - first])
 
 
-def release(mechanism: str, x, eps: float, size: int, rng: np.random.Generator,
-            beta: float | None = None) -> np.ndarray:
+def release(
+    mechanism: str, x, eps: float, size: int, rng: np.random.Generator, beta: float | None = None
+) -> np.ndarray:
     """``size`` releases (shape (size, 2), rows summing to ``n``) of one of :data:`MECHANISMS`."""
     beta = _check(mechanism, eps, beta)
     x = np.asarray(x, dtype=float)
@@ -96,8 +100,9 @@ def release(mechanism: str, x, eps: float, size: int, rng: np.random.Generator,
     return project_l2(m, n) if mechanism == "l2" else project_l1(m, n, beta)
 
 
-def condition_on_zero_sum(eps: float, window: float, n_accepted: int, rng: np.random.Generator,
-                          chunk: int = 1_000_000) -> np.ndarray:
+def condition_on_zero_sum(
+    eps: float, window: float, n_accepted: int, rng: np.random.Generator, chunk: int = 1_000_000
+) -> np.ndarray:
     """``u1`` of base noise pairs kept when ``|u1 + u2| < window / ε``: M*'s noise, by brute force.
 
     An independent check of the conditional law: rejection on a thin slab around ``u1 + u2 = 0``

@@ -37,15 +37,27 @@ def rounding_secrecy(lo: int, hi: int, group: int, eps: float, k: int = 1) -> di
     logp = dg_logpmf(s_star[None, :] - _ceil_div(sums, group)[:, None], eps)
     log_in = np.logaddexp.reduce(logp, axis=1)  # log P(M(x) ∈ S*)
     cond = logp - log_in[:, None]  # log P(M*(x) = m)
-    pairs = [(i, i + j) for i, total in enumerate(sums) for j in range(-k, k + 1, 2)
-             if 0 <= i + j < len(sums) and total >= (k - j) // 2 and n - total >= (k + j) // 2]
+    pairs = [
+        (i, i + j)
+        for i, total in enumerate(sums)
+        for j in range(-k, k + 1, 2)
+        if 0 <= i + j < len(sums) and total >= (k - j) // 2 and n - total >= (k + j) // 2
+    ]
     a, b = np.array(pairs, dtype=np.int64).reshape(-1, 2).T
     s = _ceil_div(sums, group)
+
     def worst(v):
         return float(np.abs(v[a] - v[b]).max(initial=0.0))
+
     level = worst(cond)
-    return {"s_star": [int(v) for v in s_star], "level": level, "gamma": level / (k * eps) - 1.0,
-            "gamma_star": worst(log_in) / (k * eps), "m_level": eps * worst(s.astype(float)), "n_pairs": len(pairs)}
+    return {
+        "s_star": [int(v) for v in s_star],
+        "level": level,
+        "gamma": level / (k * eps) - 1.0,
+        "gamma_star": worst(log_in) / (k * eps),
+        "m_level": eps * worst(s.astype(float)),
+        "n_pairs": len(pairs),
+    }
 
 
 def invariant_block(total: int, block: Sequence[int]) -> tuple[int, int]:
@@ -57,8 +69,9 @@ def invariant_block(total: int, block: Sequence[int]) -> tuple[int, int]:
     return start, start + width - 1
 
 
-def projected_rounding_pmf(total: int, eps: float, group: int, s_star: Sequence[int],
-                           outputs: np.ndarray) -> np.ndarray:
+def projected_rounding_pmf(
+    total: int, eps: float, group: int, s_star: Sequence[int], outputs: np.ndarray
+) -> np.ndarray:
     """Law on ``outputs`` of ``f(M(x); S*)``: ``M = ⌈total / group⌉ + DG(ε)`` projected onto the L1/L2-nearest point of
     the consecutive integers ``S*`` (a clamp to [min S*, max S*]): the optimization post-processing of (4.1) on
     Example 5.2's query."""
@@ -70,8 +83,9 @@ def projected_rounding_pmf(total: int, eps: float, group: int, s_star: Sequence[
     return pmf + np.where((outputs == hi) & (lo < hi), 1.0 - float(dg_cdf(hi - 1 - s, eps)), 0.0)
 
 
-def rounding_postprocessing_slack(n: int, group: int, block: Sequence[int], eps: float, *,
-                                  confidential_total: int | None = None) -> dict:
+def rounding_postprocessing_slack(
+    n: int, group: int, block: Sequence[int], eps: float, *, confidential_total: int | None = None
+) -> dict:
     """(4.4) on Example 5.2's query, exactly: the largest δ
     (:func:`isdp.privacy.hockey_stick_divergence`)
     of ``f(M(x); S*(x))`` over §1.3 neighbours (one record changed: Σx and Σx ± 1, both in [0, n]), split into
@@ -79,27 +93,34 @@ def rounding_postprocessing_slack(n: int, group: int, block: Sequence[int], eps:
     across as well.
     ``confidential_total``: project every x onto S* of that one database instead (a fixed public function, the
     g of the post-processing theorem)."""
+
     def s_star(total):
         lo, hi = invariant_block(confidential_total if confidential_total is not None else total, block)
         return tuple(np.unique(_ceil_div(np.arange(lo, hi + 1), group)).tolist())
+
     outputs = np.arange(-1, _ceil_div(np.int64(n), group) + 2)
     laws = {}  # both laws depend on x only through (s(x), S*(x)): compute each once
+
     def law(t):
         key = (int(_ceil_div(np.int64(t), group)), s_star(t))
         if key not in laws:
             m = np.where(np.isin(outputs, key[1]), dg_pmf(outputs - key[0], eps), 0.0)  # M* on S*(x)
             laws[key] = projected_rounding_pmf(t, eps, group, key[1], outputs), m / m.sum()
         return laws[key]
+
     f = {t: law(t)[0] for t in range(n + 1)}
+
     def m_star(t):
         return law(t)[1]
+
     out = {"within": 0.0, "across": 0.0, "m_star_across": 0.0, "pairs_within": 0, "pairs_across": 0}
     for t in range(n):
         same = invariant_block(t, block) == invariant_block(t + 1, block)
         key = "within" if same else "across"
         out[f"pairs_{key}"] += 1
-        out[key] = max(out[key], hockey_stick_divergence(f[t], f[t + 1], eps),
-                       hockey_stick_divergence(f[t + 1], f[t], eps))
+        out[key] = max(
+            out[key], hockey_stick_divergence(f[t], f[t + 1], eps), hockey_stick_divergence(f[t + 1], f[t], eps)
+        )
         if not same:
             out["m_star_across"] = max(out["m_star_across"], hockey_stick_divergence(m_star(t), m_star(t + 1), eps))
     return out

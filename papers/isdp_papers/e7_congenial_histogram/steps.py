@@ -68,13 +68,18 @@ def figures(job: Job) -> None:
 
     registry = claims.load_registry(job.input.registry)
     sim = pd.read_csv(job.input.simulation)
-    paper_coefs = {name: claims.paper_value(f"CDP-E7-table2-var-{mech}", registry)
-                   for name, mech in (("M*", "conditional"), ("f_L2", "l2"), ("f_L1", "l1"))}
+    paper_coefs = {
+        name: claims.paper_value(f"CDP-E7-table2-var-{mech}", registry)
+        for name, mech in (("M*", "conditional"), ("f_L2", "l2"), ("f_L1", "l1"))
+    }
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     plot_e7_variance(sim, pd.read_csv(job.input.table2), job.params.labels, paper_coefs, axes)
-    fig.suptitle(f"E7 (Congenial DP Table 2): Var(m1) of the three releases, {int(sim['n_draws'].iloc[0]):,} draws "
-                 "per point (±2 SE)", fontsize=10)
+    fig.suptitle(
+        f"E7 (Congenial DP Table 2): Var(m1) of the three releases, {int(sim['n_draws'].iloc[0]):,} draws "
+        "per point (±2 SE)",
+        fontsize=10,
+    )
     save_figure(fig, job.output.variance_pdf, job.output.variance_png)
 
     noise = np.load(job.input.noise)

@@ -8,8 +8,7 @@ import pandas as pd
 import seaborn as sns
 
 
-def plot_swap_epsilon(curves: pd.DataFrame, printed: pd.DataFrame, minima: pd.DataFrame, ax=None,
-                      highlight=()):
+def plot_swap_epsilon(curves: pd.DataFrame, printed: pd.DataFrame, minima: pd.DataFrame, ax=None, highlight=()):
     """Permutation swapping's ε against the log-odds ln o of the swap rate, one curve per largest stratum size b.
 
     ``curves`` has columns ``b, logit_swap_rate, epsilon``; ``printed`` the documents' cells (``b,
@@ -26,8 +25,14 @@ def plot_swap_epsilon(curves: pd.DataFrame, printed: pd.DataFrame, minima: pd.Da
     for b, c in zip(bs, colors, strict=True):
         g = curves[curves["b"] == b]
         bold = b in highlight
-        ax.plot(g["logit_swap_rate"], g["epsilon"], color=c, lw=2.2 if bold else 1, alpha=1 if bold else 0.6,
-                label=f"b = {b:,}")
+        ax.plot(
+            g["logit_swap_rate"],
+            g["epsilon"],
+            color=c,
+            lw=2.2 if bold else 1,
+            alpha=1 if bold else 0.6,
+            label=f"b = {b:,}",
+        )
         p = printed[printed["b"] == b]
         t = logit(p["swap_rate"].to_numpy())
         ax.scatter(t, p["epsilon_printed"], color=c, edgecolor="black", s=28, zorder=5)
@@ -40,8 +45,13 @@ def plot_swap_epsilon(curves: pd.DataFrame, printed: pd.DataFrame, minima: pd.Da
     ax.axvline(0.0, color="grey", ls=":", lw=0.8)
     ax.set_xlabel("log-odds of the swap rate, ln o = ln(p / (1 − p))")
     ax.set_ylabel("ε (privacy-loss budget)")
-    top = ax.secondary_xaxis("top", functions=(lambda t: expit(np.asarray(t, dtype=float)),
-                                              lambda p: logit(np.clip(np.asarray(p, dtype=float), 1e-300, 1 - 1e-16))))
+    top = ax.secondary_xaxis(
+        "top",
+        functions=(
+            lambda t: expit(np.asarray(t, dtype=float)),
+            lambda p: logit(np.clip(np.asarray(p, dtype=float), 1e-300, 1 - 1e-16)),
+        ),
+    )
     ticks = {1e-4: "1e-4", 1e-2: "0.01", 0.5: "0.5", 1 - 1e-4: "1−1e-4", 1 - 1e-8: "1−1e-8"}
     top.set_xticks(list(ticks), labels=list(ticks.values()))
     top.set_xlabel("swap rate p")
@@ -59,8 +69,14 @@ def plot_variance_tables(table: pd.DataFrame, conversion: str, levels: int, unit
     integer orders, with the ±0.5 rounding band. ``levels`` labels the per-level budget split."""
     deltas = sorted(table["delta"].unique())
     if axes is None:
-        _, axes = plt.subplots(2, len(deltas), figsize=(4.3 * len(deltas), 6.5), sharex=True,
-                               gridspec_kw={"height_ratios": [2, 1]}, squeeze=False)
+        _, axes = plt.subplots(
+            2,
+            len(deltas),
+            figsize=(4.3 * len(deltas), 6.5),
+            sharex=True,
+            gridspec_kw={"height_ratios": [2, 1]},
+            squeeze=False,
+        )
         for ax in axes[1, 1:]:
             ax.sharey(axes[1, 0])
     styles = {"standard": "-", "integer-orders": "--", "cks": "-.", "gaussian-exact": ":"}
@@ -72,18 +88,27 @@ def plot_variance_tables(table: pd.DataFrame, conversion: str, levels: int, unit
         top.scatter(lap["epsilon"], lap["printed"], color="C0", edgecolor="black", zorder=5)
         gau = t[t["mechanism"] == "gaussian"]
         for m, g in gau.groupby("conversion", sort=False):
-            top.plot(g["epsilon"], g["variance"], color="C3", ls=styles.get(m, "-"), lw=1.2,
-                     label=f"Gaussian, {m}")
+            top.plot(g["epsilon"], g["variance"], color="C3", ls=styles.get(m, "-"), lw=1.2, label=f"Gaussian, {m}")
         printed = gau.drop_duplicates("epsilon")
-        top.scatter(printed["epsilon"], printed["printed"], color="C3", edgecolor="black", zorder=5,
-                    label="printed in the talk")
+        top.scatter(
+            printed["epsilon"], printed["printed"], color="C3", edgecolor="black", zorder=5, label="printed in the talk"
+        )
         top.set_yscale("log")
         top.set_title(f"δ = {d:.0e}")
-        for (mech, m), c, mk in ((("laplace", None), "C0", "o"), (("gaussian", conversion), "C3", "s"),
-                                 (("gaussian", "integer-orders"), "C1", "^")):
+        for (mech, m), c, mk in (
+            (("laplace", None), "C0", "o"),
+            (("gaussian", conversion), "C3", "s"),
+            (("gaussian", "integer-orders"), "C1", "^"),
+        ):
             g = t[(t["mechanism"] == mech) & ((t["conversion"] == m) if m else True)]
-            bottom.plot(g["epsilon"], g["gap"] / unit, marker=mk, color=c, lw=0.8,
-                        label="Laplace" if mech == "laplace" else f"Gaussian, {m}")
+            bottom.plot(
+                g["epsilon"],
+                g["gap"] / unit,
+                marker=mk,
+                color=c,
+                lw=0.8,
+                label="Laplace" if mech == "laplace" else f"Gaussian, {m}",
+            )
         bottom.axhspan(-0.5, 0.5, color="0.9", zorder=0)
         bottom.axhline(0, color="black", lw=0.5)
         bottom.set_xlabel("ε (total)")

@@ -23,8 +23,9 @@ def _compositions(total: int, parts: int):
         yield tuple(b - a for a, b in itertools.pairwise(bounds))
 
 
-def feasible_totals(region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]],
-                    types: Sequence[str]) -> pd.DataFrame:
+def feasible_totals(
+    region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]], types: Sequence[str]
+) -> pd.DataFrame:
     """Every vector of town-wide counts per type that some region-level table explains.
 
     Parameters
@@ -75,8 +76,9 @@ def flow_network(region_totals: Mapping[str, int], occupied: Mapping[str, Sequen
     return {r: int(total) - len(occupied[r]) for r, total in region_totals.items()}
 
 
-def flow_feasible(totals, region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]],
-                  types: Sequence[str]) -> np.ndarray:
+def flow_feasible(
+    totals, region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]], types: Sequence[str]
+) -> np.ndarray:
     """Whether each row of town-wide ``totals`` (columns in the order of ``types``) extends to the regions,
     by max-flow/min-cut on the reduced network.
 
@@ -107,8 +109,9 @@ def flow_feasible(totals, region_totals: Mapping[str, int], occupied: Mapping[st
     heads = [type_node.ravel(), *(region_node[:, j] for _, j in links), np.ones(region_node.size, np.int64)]
     capacity = [(totals[rows] - lower).ravel(), *(np.full(rows.size, big) for _ in links), np.tile(caps, rows.size)]
     n = 2 + type_node.size + region_node.size
-    graph = coo_array((np.concatenate(capacity).astype(np.int32), (np.concatenate(tails), np.concatenate(heads))),
-                      shape=(n, n)).tocsr()
+    graph = coo_array(
+        (np.concatenate(capacity).astype(np.int32), (np.concatenate(tails), np.concatenate(heads))), shape=(n, n)
+    ).tocsr()
     into_sink = maximum_flow(graph, 0, 1).flow.tocsc()[:, [1]].toarray().ravel()
     filled = into_sink[region_node].sum(axis=1)
     out[rows] = filled == caps.sum()
@@ -131,8 +134,11 @@ def gq_capacity(blocks: Sequence[tuple[int, Mapping[str, int]]], subset) -> int:
     and the block's GQ population is at most its population (the rest live in households).
     """
     subset = set(subset)
-    return sum(pop - sum(n for t, n in occ.items() if t not in subset)
-               for pop, occ in blocks if subset & {t for t, n in occ.items() if n > 0})
+    return sum(
+        pop - sum(n for t, n in occ.items() if t not in subset)
+        for pop, occ in blocks
+        if subset & {t for t, n in occ.items() if n > 0}
+    )
 
 
 def gq_lower(blocks: Sequence[tuple[int, Mapping[str, int]]], gq_type: str) -> int:
@@ -186,8 +192,10 @@ def _spare_blocks(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequen
     masks = np.array(masks, dtype=np.int64)
     fixed = [t for t in types if not np.any(masks & (1 << index[t]))]
     if fixed:
-        raise ValueError(f"types {fixed} have no block with a spare person: their totals are fixed and the polytope "
-                         "is not full-dimensional; decide with gq_nonredundant")
+        raise ValueError(
+            f"types {fixed} have no block with a spare person: their totals are fixed and the polytope "
+            "is not full-dimensional; decide with gq_nonredundant"
+        )
     return masks
 
 
@@ -242,8 +250,9 @@ def gq_matrix(types: Sequence[str]) -> np.ndarray:
     return np.array([[t in S for t in types] for S in _combinations(types)], dtype=float)
 
 
-def gq_vertices(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str],
-                max_combination: int | None = None) -> np.ndarray:
+def gq_vertices(
+    blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str], max_combination: int | None = None
+) -> np.ndarray:
     """Every vertex of the implied-constraint polytope {y : y_t ≥ the lower bound of t, Σ_{t ∈ S} y_t ≤ c_S for every
     combination S (of at most ``max_combination`` types, default all)}."""
     combos = [S for S in _combinations(types) if max_combination is None or len(S) <= max_combination]
@@ -262,16 +271,23 @@ def polytope_vertices(A, b) -> np.ndarray:
     return np.array(sorted({tuple(v) for v in np.round(y[feasible], 9)}))
 
 
-def gq_lp_extends(totals: Sequence[float], blocks: Sequence[tuple[int, Mapping[str, int]]],
-                  types: Sequence[str]) -> bool:
+def gq_lp_extends(
+    totals: Sequence[float], blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]
+) -> bool:
     """Whether GQ totals per type (in the order of ``types``, fractional allowed) extend to a fractional block-level
     table: x[b, t] ≥ the facilities of t in block b (0 where it has none), Σ_t x[b, t] ≤ the block's population,
     Σ_b x[b, t] = the total of t (HiGHS LP feasibility)."""
     cells = [(i, t) for i, (_, occ) in enumerate(blocks) for t in types if occ.get(t, 0) > 0]
     per_type = np.array([[t == u for _, u in cells] for t in types], dtype=float)
     per_block = np.array([[i == j for j, _ in cells] for i in range(len(blocks))], dtype=float)
-    return _lp_feasible(len(cells), A_ub=per_block, b_ub=[pop for pop, _ in blocks], A_eq=per_type,
-                        b_eq=np.asarray(totals, dtype=float), bounds=[(blocks[i][1][t], None) for i, t in cells])
+    return _lp_feasible(
+        len(cells),
+        A_ub=per_block,
+        b_ub=[pop for pop, _ in blocks],
+        A_eq=per_type,
+        b_eq=np.asarray(totals, dtype=float),
+        bounds=[(blocks[i][1][t], None) for i, t in cells],
+    )
 
 
 def _lp_feasible(n: int, **constraints) -> bool:
@@ -290,8 +306,9 @@ def _milp_feasible(n: int, A_eq: np.ndarray, b_eq: np.ndarray) -> bool:
     a zero objective, infeasible read as False, any other failure raised."""
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    res = milp(np.zeros(n), constraints=LinearConstraint(A_eq, b_eq, b_eq), integrality=np.ones(n),
-               bounds=Bounds(0, np.inf))
+    res = milp(
+        np.zeros(n), constraints=LinearConstraint(A_eq, b_eq, b_eq), integrality=np.ones(n), bounds=Bounds(0, np.inf)
+    )
     if res.status not in (0, 2):
         raise RuntimeError(f"HiGHS could not decide the integer extension: {res.message}")
     return res.status == 0
@@ -303,7 +320,8 @@ def margin_extension(region_a: np.ndarray, region_b: np.ndarray, parent: np.ndar
     ``region_b``, fractionally (HiGHS LP) and with nonnegative integer counts (HiGHS MILP)."""
     region_a, region_b, parent = (np.asarray(m, dtype=int) for m in (region_a, region_b, parent))
     cell = np.arange(region_a.shape[0] * region_a.shape[1] * region_b.shape[1]).reshape(
-        region_a.shape[0], region_a.shape[1], region_b.shape[1])
+        region_a.shape[0], region_a.shape[1], region_b.shape[1]
+    )
     rows, rhs = [], []
     for margin, axis in ((region_a, 2), (region_b, 1), (parent, 0)):
         lines = np.moveaxis(cell, axis, -1).reshape(-1, cell.shape[axis])
@@ -334,9 +352,11 @@ def read_three_way_margins(path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def merge_last_values(region_b: np.ndarray, parent: np.ndarray, pair: tuple[int, int]):
     """The same extension problem with B's values ``pair`` merged into one (B one value smaller)."""
+
     def merged(m):
         keep = [k for k in range(m.shape[1]) if k not in pair]
         return np.column_stack([m[:, keep], m[:, list(pair)].sum(axis=1)])
+
     return merged(region_b), merged(parent)
 
 
@@ -376,8 +396,11 @@ def gq_extendable_totals(blocks: Sequence[tuple[int, Mapping[str, int]]], types:
     per_block = []
     for pop, occ in blocks:
         present = [t for t in types if occ.get(t, 0) > 0]
-        options = [v for v in itertools.product(range(pop + 1), repeat=len(present))
-                   if sum(v) <= pop and all(x >= occ[t] for x, t in zip(v, present, strict=True))]
+        options = [
+            v
+            for v in itertools.product(range(pop + 1), repeat=len(present))
+            if sum(v) <= pop and all(x >= occ[t] for x, t in zip(v, present, strict=True))
+        ]
         per_block.append([dict(zip(present, v, strict=True)) for v in options])
     return {tuple(sum(choice.get(t, 0) for choice in combo) for t in types) for combo in itertools.product(*per_block)}
 
@@ -398,8 +421,28 @@ def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, in
     return [(2 * len(S) + 1, dict.fromkeys(S, 1)) for S in combos]
 
 
-__all__ = ["feasible_totals", "form_values", "implied_bounds", "flow_network", "flow_feasible", "gq_capacity",
-           "gq_lower", "gq_feasible", "gq_nonredundant", "gq_facets", "gq_every_combination_needed", "gq_blocks",
-           "gq_matrix", "gq_vertices", "gq_extendable_totals", "polytope_vertices", "gq_lp_extends", "dorm_lp",
-           "dorm_lp_range", "dorm_lp_extends", "margin_extension", "read_three_way_margins", "merge_last_values"]
-
+__all__ = [
+    "feasible_totals",
+    "form_values",
+    "implied_bounds",
+    "flow_network",
+    "flow_feasible",
+    "gq_capacity",
+    "gq_lower",
+    "gq_feasible",
+    "gq_nonredundant",
+    "gq_facets",
+    "gq_every_combination_needed",
+    "gq_blocks",
+    "gq_matrix",
+    "gq_vertices",
+    "gq_extendable_totals",
+    "polytope_vertices",
+    "gq_lp_extends",
+    "dorm_lp",
+    "dorm_lp_range",
+    "dorm_lp_extends",
+    "margin_extension",
+    "read_three_way_margins",
+    "merge_last_values",
+]

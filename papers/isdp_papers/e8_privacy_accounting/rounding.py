@@ -21,8 +21,9 @@ from scipy import optimize, sparse
 def _sum_rows(m: int, c: int, per_cell: bool = True, per_child: bool = True) -> sparse.csr_array:
     """Σ_j v_j[x] for every cell x (rows 0..c−1, ``per_cell``), then Σ_x v_j[x] for every child j (rows c..c+m−1,
     ``per_child``), of v flattened child-major (m × c)."""
-    rows = ([sparse.kron(np.ones((1, m)), sparse.eye(c))] if per_cell else []) \
-        + ([sparse.kron(sparse.eye(m), np.ones((1, c)))] if per_child else [])
+    rows = ([sparse.kron(np.ones((1, m)), sparse.eye(c))] if per_cell else []) + (
+        [sparse.kron(sparse.eye(m), np.ones((1, c)))] if per_child else []
+    )
     return sparse.csr_array(sparse.vstack(rows))
 
 
@@ -35,8 +36,9 @@ def _program(children, parent, child_totals: bool) -> tuple[np.ndarray, sparse.c
         raise ValueError("children must be a nonnegative (m, cells) array and parent None or a vector of cells")
     if parent is not None and not np.allclose(H.sum(axis=0), parent):
         raise ValueError("the children must add up to the parent")
-    b = np.concatenate([[] if parent is None else np.asarray(parent, dtype=float),
-                        H.sum(axis=1) if child_totals else []])
+    b = np.concatenate(
+        [[] if parent is None else np.asarray(parent, dtype=float), H.sum(axis=1) if child_totals else []]
+    )
     if not np.allclose(b, np.rint(b)):
         raise ValueError("the parent and the kept child totals (the invariants) must be integers")
     return H, _sum_rows(*H.shape, per_cell=parent is not None, per_child=child_totals), np.rint(b)
@@ -54,8 +56,9 @@ def _solve(c, A_eq, b_eq, bounds, method: str = "simplex") -> optimize.OptimizeR
     return res
 
 
-def printed_lp(children, parent, integer: bool = False, child_totals: bool = True,
-               method: str = "simplex") -> tuple[np.ndarray, float]:
+def printed_lp(
+    children, parent, integer: bool = False, child_totals: bool = True, method: str = "simplex"
+) -> tuple[np.ndarray, float]:
     """The LP relaxation of the talk's rounding IP (``integer``: the IP itself, by HiGHS's MILP solver):
     variables H̃_j and t_j ≥ |H̃_j − H*_j|. ``parent`` None: the national program (one histogram, its total
     kept); ``child_totals`` False: the state-level program without invariants; ``method`` one of
@@ -66,16 +69,24 @@ def printed_lp(children, parent, integer: bool = False, child_totals: bool = Tru
     h = H.ravel()
     eye = sparse.eye(k)
     # t − H̃ ≥ −H*  and  t + H̃ ≥ H*, written as equalities with slacks s1, s2 ≥ 0
-    A_eq = sparse.vstack([sparse.hstack([S, sparse.csr_array((S.shape[0], 3 * k))]),
-                          sparse.hstack([-eye, eye, -eye, sparse.csr_array((k, k))]),
-                          sparse.hstack([eye, eye, sparse.csr_array((k, k)), -eye])])
+    A_eq = sparse.vstack(
+        [
+            sparse.hstack([S, sparse.csr_array((S.shape[0], 3 * k))]),
+            sparse.hstack([-eye, eye, -eye, sparse.csr_array((k, k))]),
+            sparse.hstack([eye, eye, sparse.csr_array((k, k)), -eye]),
+        ]
+    )
     b_eq = np.concatenate([b, -h, h])
     lo = np.concatenate([np.maximum(0.0, h - 1.0), np.zeros(3 * k)])
     hi = np.concatenate([h + 1.0, np.full(3 * k, np.inf)])
     cost = np.concatenate([np.zeros(k), np.ones(k), np.zeros(2 * k)])
     if integer:
-        res = optimize.milp(cost, constraints=optimize.LinearConstraint(sparse.csr_array(A_eq), b_eq, b_eq),
-                            bounds=optimize.Bounds(lo, hi), integrality=np.r_[np.ones(k), np.zeros(3 * k)])
+        res = optimize.milp(
+            cost,
+            constraints=optimize.LinearConstraint(sparse.csr_array(A_eq), b_eq, b_eq),
+            bounds=optimize.Bounds(lo, hi),
+            integrality=np.r_[np.ones(k), np.zeros(3 * k)],
+        )
         if res.status != 0:
             raise RuntimeError(f"HiGHS did not solve the rounding IP: {res.message}")
     else:

@@ -32,8 +32,10 @@ def swapping(job: Job) -> None:
     from isdp_papers.plot_style import save_figure
 
     cfg = job.params.swapping
-    tables = {name: swap_table(pd.read_csv(path)) for name, path in
-              (("ma1940", job.input.ma1940), ("census2020", job.input.census2020))}
+    tables = {
+        name: swap_table(pd.read_csv(path))
+        for name, path in (("ma1940", job.input.ma1940), ("census2020", job.input.census2020))
+    }
     write_table(tables["ma1940"], job.output.ma1940)
     write_table(tables["census2020"], job.output.census2020)
     for name, t in tables.items():
@@ -75,8 +77,10 @@ def variance(job: Job) -> None:
     cfg = job.params.tda
     table = variance_table(pd.read_csv(job.input.printed), cfg["levels"], cfg["changed_cells"], conversion_order(cfg))
     write_table(table, job.output.table)
-    job.log.info("max |gap| per mechanism, conversion and δ:\n%s",
-                 table.groupby(["mechanism", "conversion", "delta"])["gap"].agg(lambda g: g.abs().max()).to_string())
+    job.log.info(
+        "max |gap| per mechanism, conversion and δ:\n%s",
+        table.groupby(["mechanism", "conversion", "delta"])["gap"].agg(lambda g: g.abs().max()).to_string(),
+    )
 
     fig = plot_variance_tables(table, cfg["conversion"], cfg["levels"])[0, 0].figure
     fig.suptitle("E8 (TopDown talk): noise variance of identity queries, printed vs recomputed")

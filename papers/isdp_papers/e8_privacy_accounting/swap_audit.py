@@ -48,8 +48,10 @@ def output_law(h: Sequence, k: Sequence, p: float) -> dict[tuple, float]:
     n = len(h)
     z = 1 - n * p * (1 - p) ** (n - 1)  # the selection is not a single record
     selection = [p**r * (1 - p) ** (n - r) / z for r in range(n + 1)]
-    return {w: sum(c * s for c, s in zip(counts, selection, strict=True))
-            for w, counts in _selection_weights(tuple(h), tuple(k)).items()}
+    return {
+        w: sum(c * s for c, s in zip(counts, selection, strict=True))
+        for w, counts in _selection_weights(tuple(h), tuple(k)).items()
+    }
 
 
 def _records(x) -> tuple[list, list]:
@@ -67,8 +69,9 @@ def universe(h: Sequence, k: Sequence) -> set[tuple]:
     return {tuple(sorted(zip(h, perm, strict=True))) for perm in itertools.permutations(k)}
 
 
-def universe_log_laws(h: Sequence, k: Sequence, p: float, release: Callable | None = None,
-                       persons: Callable | None = None):
+def universe_log_laws(
+    h: Sequence, k: Sequence, p: float, release: Callable | None = None, persons: Callable | None = None
+):
     """For the datasets of the universe of ``zip(h, k)`` (sorted): the log-probabilities of their releases (rows) on
     the releases' union of outputs (columns; −inf where a dataset cannot give one) and the distances between them.
 
@@ -92,8 +95,9 @@ def universe_log_laws(h: Sequence, k: Sequence, p: float, release: Callable | No
     return log_p, distance
 
 
-def worst_loss_per_unit(h: Sequence, k: Sequence, p: float, release: Callable | None = None,
-                        persons: Callable | None = None) -> float:
+def worst_loss_per_unit(
+    h: Sequence, k: Sequence, p: float, release: Callable | None = None, persons: Callable | None = None
+) -> float:
     """max over datasets x ≠ x' with the invariants of ``zip(h, k)`` and outputs w of
     ln(P(w | x)/P(w | x')) / d(x, x') (``release`` and ``persons`` as in :func:`universe_log_laws`)."""
     log_p, distance = universe_log_laws(h, k, p, release, persons)
@@ -143,11 +147,16 @@ def support_audit(h: Sequence, k: Sequence, p: float, k_values: Sequence) -> dic
             for v in k_values:
                 if v == ki:
                     continue
-                other = tuple(sorted(x[:i] + ((hi, v),) + x[i + 1:]))
+                other = tuple(sorted(x[:i] + ((hi, v),) + x[i + 1 :]))
                 pairs += 1
                 shared += bool(laws[x].keys() & output_law(*_records(other), p).keys())
-    return {"datasets": len(data), "outputs_breaking_invariants": breaking, "support_mismatches_within": mismatches,
-            "pairs_across": pairs, "shared_support_across": shared}
+    return {
+        "datasets": len(data),
+        "outputs_breaking_invariants": breaking,
+        "support_mismatches_within": mismatches,
+        "pairs_across": pairs,
+        "shared_support_across": shared,
+    }
 
 
 def hamming(x, x2) -> int:
@@ -229,12 +238,29 @@ def proof_sketch_audit(h: Sequence, k: Sequence, rates: Sequence[float]) -> dict
             image[tuple(sorted(zip(h0, [k0[j] for j in pi], strict=True)))] += q
         exact = output_law(h0, k0, p)
         law_dev = max(law_dev, max(abs(image[w] - exact.get(w, 0.0)) for w in image.keys() | exact.keys()))
-    return {"datasets": len(data), "pairs": len(data) * (len(data) - 1), "distance_mismatches": mismatches,
-            "unreachable": unreachable, "rhos": len(steps), "permutations": len(perms),
-            "support_violations": violations, "identity_deviation": identity_dev, "bound_ratio": bound_ratio,
-            "law_deviation": law_dev}
+    return {
+        "datasets": len(data),
+        "pairs": len(data) * (len(data) - 1),
+        "distance_mismatches": mismatches,
+        "unreachable": unreachable,
+        "rhos": len(steps),
+        "permutations": len(perms),
+        "support_violations": violations,
+        "identity_deviation": identity_dev,
+        "bound_ratio": bound_ratio,
+        "law_deviation": law_dev,
+    }
 
 
-__all__ = ["approximate_loss_per_unit", "hamming", "invariants", "loss_per_unit",
-           "output_law", "permutation_law", "proof_sketch_audit", "support_audit", "universe",
-           "worst_loss_per_unit"]
+__all__ = [
+    "approximate_loss_per_unit",
+    "hamming",
+    "invariants",
+    "loss_per_unit",
+    "output_law",
+    "permutation_law",
+    "proof_sketch_audit",
+    "support_audit",
+    "universe",
+    "worst_loss_per_unit",
+]

@@ -32,9 +32,17 @@ def conversion_table(budget: Mapping, methods: Sequence[str]) -> pd.DataFrame:
     """ε at δ of the budget ρ (``budget``: ``rho``, ``delta``, ``rho_rounding``) by each conversion, and
     at ρ ∓ the rounding of the printed ρ."""
     rho, delta, r = budget["rho"], budget["delta"], budget["rho_rounding"]
-    rows = [{"conversion": m, "rho": rho, "delta": delta, "epsilon": zcdp_to_dp(rho, delta, m),
-             "epsilon_rho_low": zcdp_to_dp(rho - r, delta, m), "epsilon_rho_high": zcdp_to_dp(rho + r, delta, m)}
-            for m in methods]
+    rows = [
+        {
+            "conversion": m,
+            "rho": rho,
+            "delta": delta,
+            "epsilon": zcdp_to_dp(rho, delta, m),
+            "epsilon_rho_low": zcdp_to_dp(rho - r, delta, m),
+            "epsilon_rho_high": zcdp_to_dp(rho + r, delta, m),
+        }
+        for m in methods
+    ]
     return pd.DataFrame(rows)
 
 
@@ -43,8 +51,13 @@ def swap_curves(b_values: Sequence[int], rate_grid: Mapping) -> pd.DataFrame:
     (``rate_grid``: ``logit_range``, ``n``), one curve per largest stratum size b."""
     t = np.linspace(*rate_grid["logit_range"], rate_grid["n"])
     p = special.expit(t)
-    return pd.DataFrame([{"b": b, "logit_swap_rate": ti, "swap_rate": pi, "epsilon": e}
-                         for b in b_values for ti, pi, e in zip(t, p, swapping_epsilon(p, b), strict=True)])
+    return pd.DataFrame(
+        [
+            {"b": b, "logit_swap_rate": ti, "swap_rate": pi, "epsilon": e}
+            for b in b_values
+            for ti, pi, e in zip(t, p, swapping_epsilon(p, b), strict=True)
+        ]
+    )
 
 
 def per_level_laplace_variance(eps: float, levels: int, sensitivity: float) -> float:
@@ -57,8 +70,9 @@ def per_level_laplace_variance(eps: float, levels: int, sensitivity: float) -> f
     return 2 * (sensitivity * levels / eps) ** 2
 
 
-def per_level_gaussian_variance(eps: float, delta: float, levels: int, sensitivity: float,
-                                method: str = "standard") -> float:
+def per_level_gaussian_variance(
+    eps: float, delta: float, levels: int, sensitivity: float, method: str = "standard"
+) -> float:
     """Variance of Gaussian noise when (ε, δ)-DP is met through zCDP split equally across ``levels``.
 
     The total ρ = ``dp_to_zcdp(eps, delta, method)`` composes additively, so each level gets ρ/levels,
@@ -96,13 +110,18 @@ def swap_rate_roots(eps: float, b: int, n_grid: int = 4001) -> np.ndarray:
     numerically found minimiser added so that two roots closer than the grid step are still
     separated, and refines each with Brent's method. Log-odds keep rates near 1 distinct.
     """
-    t_min = optimize.minimize_scalar(lambda u: swapping_epsilon_from_log_odds(u, b),
-                                     bounds=(-LOG_ODDS_BOUND, LOG_ODDS_BOUND), method="bounded",
-                                     options={"xatol": 1e-12}).x
+    t_min = optimize.minimize_scalar(
+        lambda u: swapping_epsilon_from_log_odds(u, b),
+        bounds=(-LOG_ODDS_BOUND, LOG_ODDS_BOUND),
+        method="bounded",
+        options={"xatol": 1e-12},
+    ).x
     t = np.sort(np.append(np.linspace(-LOG_ODDS_BOUND, LOG_ODDS_BOUND, n_grid), t_min))
     f = swapping_epsilon_from_log_odds(t, b) - eps
-    roots = [optimize.brentq(lambda u: swapping_epsilon_from_log_odds(u, b) - eps, t[i], t[i + 1], xtol=1e-13)
-             for i in np.flatnonzero(np.sign(f[:-1]) != np.sign(f[1:]))]
+    roots = [
+        optimize.brentq(lambda u: swapping_epsilon_from_log_odds(u, b) - eps, t[i], t[i + 1], xtol=1e-13)
+        for i in np.flatnonzero(np.sign(f[:-1]) != np.sign(f[1:]))
+    ]
     return np.array(roots)
 
 
@@ -113,22 +132,33 @@ def swap_min_table(b_values, eps_offsets=()) -> pd.DataFrame:
     rows = []
     for b in sorted({int(v) for v in b_values}):
         eps_b, p_star = swapping_min_epsilon(b)
-        res = optimize.minimize_scalar(lambda u, b=b: swapping_epsilon_from_log_odds(u, b),
-                                       bounds=(-LOG_ODDS_BOUND, LOG_ODDS_BOUND), method="bounded",
-                                       options={"xatol": 1e-10})
-        row = {"b": b, "ln_b_plus_1": math.log1p(b), "min_epsilon": eps_b, "argmin_swap_rate": p_star,
-               "min_epsilon_numeric": float(res.fun), "argmin_swap_rate_numeric": float(special.expit(res.x))}
+        res = optimize.minimize_scalar(
+            lambda u, b=b: swapping_epsilon_from_log_odds(u, b),
+            bounds=(-LOG_ODDS_BOUND, LOG_ODDS_BOUND),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
+        row = {
+            "b": b,
+            "ln_b_plus_1": math.log1p(b),
+            "min_epsilon": eps_b,
+            "argmin_swap_rate": p_star,
+            "min_epsilon_numeric": float(res.fun),
+            "argmin_swap_rate_numeric": float(special.expit(res.x)),
+        }
         for k, off in enumerate(eps_offsets):
             roots = swap_rate_roots(eps_b + off, b)
             closed = [math.log1p(b) - eps_b - off, eps_b + off]  # logit of swap_rates_for_epsilon's pair
-            row |= {f"offset_{k}": off, f"n_rates_{k}": len(roots),
-                    f"log_odds_gap_{k}": float(np.max(np.abs(roots - closed))) if len(roots) == 2 else np.inf}
+            row |= {
+                f"offset_{k}": off,
+                f"n_rates_{k}": len(roots),
+                f"log_odds_gap_{k}": float(np.max(np.abs(roots - closed))) if len(roots) == 2 else np.inf,
+            }
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def variance_table(printed: pd.DataFrame, levels: int, changed_cells: int,
-                   methods=CONVERSIONS) -> pd.DataFrame:
+def variance_table(printed: pd.DataFrame, levels: int, changed_cells: int, methods=CONVERSIONS) -> pd.DataFrame:
     """Reproduce the talk's noise-variance tables (columns ``delta``, ``epsilon``, ``laplace_variance``,
     ``gaussian_variance``) under each zCDP conversion of ``methods``.
 
@@ -139,14 +169,27 @@ def variance_table(printed: pd.DataFrame, levels: int, changed_cells: int,
     """
     rows = []
     for r in printed.itertuples(index=False):
-        rows.append({"delta": r.delta, "epsilon": r.epsilon, "mechanism": "laplace",
-                     "conversion": "basic composition", "printed": r.laplace_variance,
-                     "variance": per_level_laplace_variance(r.epsilon, levels, changed_cells)})
+        rows.append(
+            {
+                "delta": r.delta,
+                "epsilon": r.epsilon,
+                "mechanism": "laplace",
+                "conversion": "basic composition",
+                "printed": r.laplace_variance,
+                "variance": per_level_laplace_variance(r.epsilon, levels, changed_cells),
+            }
+        )
         for m in methods:
-            rows.append({"delta": r.delta, "epsilon": r.epsilon, "mechanism": "gaussian", "conversion": m,
-                         "printed": r.gaussian_variance,
-                         "variance": per_level_gaussian_variance(r.epsilon, r.delta, levels,
-                                                                 math.sqrt(changed_cells), m)})
+            rows.append(
+                {
+                    "delta": r.delta,
+                    "epsilon": r.epsilon,
+                    "mechanism": "gaussian",
+                    "conversion": m,
+                    "printed": r.gaussian_variance,
+                    "variance": per_level_gaussian_variance(r.epsilon, r.delta, levels, math.sqrt(changed_cells), m),
+                }
+            )
     out = pd.DataFrame(rows)
     out["gap"] = out["variance"] - out["printed"]
     return out

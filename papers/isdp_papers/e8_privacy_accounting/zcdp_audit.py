@@ -53,16 +53,19 @@ def closest_dataset(t: Sequence[int], x: Sequence[int], kept: Sequence[int]) -> 
     c(z) = c(x), c = (the total, the cells ``kept``). It reads x only through c(x)."""
     free = [i for i in range(len(x)) if i not in kept]
     rest = sum(x) - sum(x[i] for i in kept)
-    best = min((z for z in itertools.product(range(rest + 1), repeat=len(free) - 1) if sum(z) <= rest),
-               key=lambda z: sum((zi - t[i]) ** 2 for zi, i in zip((*z, rest - sum(z)), free, strict=True)))
+    best = min(
+        (z for z in itertools.product(range(rest + 1), repeat=len(free) - 1) if sum(z) <= rest),
+        key=lambda z: sum((zi - t[i]) ** 2 for zi, i in zip((*z, rest - sum(z)), free, strict=True)),
+    )
     out = list(x)
     for i, zi in zip(free, (*best, rest - sum(best)), strict=True):
         out[i] = zi
     return tuple(out)
 
 
-def release_law(x: Sequence[int], sigma2: float, radius: int, kept: Sequence[int],
-                post: Callable | None = None) -> dict[tuple, float]:
+def release_law(
+    x: Sequence[int], sigma2: float, radius: int, kept: Sequence[int], post: Callable | None = None
+) -> dict[tuple, float]:
     """Law of the toy TDA's released dataset z = ``post``(T, x, kept) (default :func:`closest_dataset`)."""
     post = post or closest_dataset
     law: dict[tuple, float] = defaultdict(float)
@@ -71,5 +74,11 @@ def release_law(x: Sequence[int], sigma2: float, radius: int, kept: Sequence[int
     return dict(law)
 
 
-__all__ = ["closest_dataset", "discrete_gaussian_law", "discrete_gaussian_pmf", "noisy_cells_law", "release_law",
-           "renyi_divergence"]
+__all__ = [
+    "closest_dataset",
+    "discrete_gaussian_law",
+    "discrete_gaussian_pmf",
+    "noisy_cells_law",
+    "release_law",
+    "renyi_divergence",
+]

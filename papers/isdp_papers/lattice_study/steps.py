@@ -38,9 +38,15 @@ def pilot(job: Job) -> None:
     cfg = job.params.pilot
     problem = Problem.from_json(job.input.problem)
     target = generalized_laplace(job.params.eps, job.wildcards.norm)
-    table, chosen = tune_proposal(problem.lattice(), target, cfg["grid"], n_chains=cfg["n_chains"],
-                                  n_iter=cfg["n_iter"], seed=job.seed(),
-                                  acceptance_range=tuple(cfg["acceptance_range"]))
+    table, chosen = tune_proposal(
+        problem.lattice(),
+        target,
+        cfg["grid"],
+        n_chains=cfg["n_chains"],
+        n_iter=cfg["n_iter"],
+        seed=job.seed(),
+        acceptance_range=tuple(cfg["acceptance_range"]),
+    )
     table.insert(0, "target", job.wildcards.norm)
     job.log.info("%s pilot: chosen proposal eps %g\n%s", target.label, chosen, table.to_string())
     write_table(table, job.output.table)
@@ -53,12 +59,22 @@ def proposals(job: Job) -> None:
     input ``pilots`` (one pilot table per norm); output ``table``.
     """
     lo, hi = job.params.acceptance_range
-    table = proposals_table([pd.read_csv(path) for path in job.input.pilots], job.params.norms,
-                            job.params.targets, job.params.acceptance_range)
+    table = proposals_table(
+        [pd.read_csv(path) for path in job.input.pilots],
+        job.params.norms,
+        job.params.targets,
+        job.params.acceptance_range,
+    )
     for row in table.itertuples():
         if not row.in_acceptance_range:
-            job.log.warning("%s: configured proposal eps %g has pilot acceptance %s, outside [%g, %g]",
-                            row.target, row.proposal_eps, row.pilot_acceptance_at_configured, lo, hi)
+            job.log.warning(
+                "%s: configured proposal eps %g has pilot acceptance %s, outside [%g, %g]",
+                row.target,
+                row.proposal_eps,
+                row.pilot_acceptance_at_configured,
+                lo,
+                hi,
+            )
     write_table(table, job.output.table)
 
 
@@ -71,9 +87,15 @@ def coupling(job: Job) -> None:
     problem = Problem.from_json(job.input.problem)
     target = generalized_laplace(job.params.eps, job.wildcards.norm)
     cfg = job.params.coupling
-    meetings = coupling_study(problem.lattice(), target, lags=job.params.target["lags"], n_pairs=cfg["n_pairs"],
-                              proposal_eps=job.params.target["proposal_eps"], seed=job.seed(),
-                              max_iter=cfg["max_iter"])
+    meetings = coupling_study(
+        problem.lattice(),
+        target,
+        lags=job.params.target["lags"],
+        n_pairs=cfg["n_pairs"],
+        proposal_eps=job.params.target["proposal_eps"],
+        seed=job.seed(),
+        max_iter=cfg["max_iter"],
+    )
     meetings.insert(0, "target", job.wildcards.norm)
     write_table(meetings, job.output.meetings)
 
@@ -103,8 +125,9 @@ def tv_bounds(job: Job) -> None:
     else:
         figs, axes = zip(*(plt.subplots(figsize=(6.5, 4.2)) for _ in norms), strict=True)
     curves, tables = [], []
-    for i, (ax, norm, path, cert_path) in enumerate(zip(axes, norms, job.input.meetings, job.input.certificates,
-                                                       strict=True)):
+    for i, (ax, norm, path, cert_path) in enumerate(
+        zip(axes, norms, job.input.meetings, job.input.certificates, strict=True)
+    ):
         meetings = pd.read_csv(path)
         table = convergence_by_lag(meetings, threshold)
         table.insert(0, "target", norm)
@@ -114,9 +137,15 @@ def tv_bounds(job: Job) -> None:
         tables.append(table)
         cert = json.loads(Path(cert_path).read_text())
         t_max = int(max(table["converged_at"].max(), cert["summary"]["t_cert"]) * 1.3) + 10
-        plot_tv_bounds(c, ax, title=f"{job.params.title}: {NORM_LABELS[norm]}, ε = {job.params.eps:g}",
-                       threshold=threshold, t_max=t_max,
-                       converged=dict(zip(table["lag"], table["converged_at"], strict=True)), certificate=cert)
+        plot_tv_bounds(
+            c,
+            ax,
+            title=f"{job.params.title}: {NORM_LABELS[norm]}, ε = {job.params.eps:g}",
+            threshold=threshold,
+            t_max=t_max,
+            converged=dict(zip(table["lag"], table["converged_at"], strict=True)),
+            certificate=cert,
+        )
         job.log.info("%s convergence by lag:\n%s", norm, table.to_string())
         if not panels:
             save_figure(figs[i], pdfs[i], pngs[i])
@@ -133,8 +162,13 @@ CHAIN_START = "u = 0"
 def _chain(lattice, target, proposal_eps: float) -> dict:
     """What a certificate certifies: the chain its pairs run, as the draws' chains run it (the paper's sweep on the
     lattice's basis, :data:`CHAIN_START`), recorded in its file and checked by :func:`draws` before it is used."""
-    return {"sampler": "isdp.mcmc.sample (Metropolis sweep, Algorithm 1)", "basis": lattice.basis_name,
-            "target": target.label, "proposal_eps": float(proposal_eps), "start": CHAIN_START}
+    return {
+        "sampler": "isdp.mcmc.sample (Metropolis sweep, Algorithm 1)",
+        "basis": lattice.basis_name,
+        "target": target.label,
+        "proposal_eps": float(proposal_eps),
+        "start": CHAIN_START,
+    }
 
 
 def certificate(job: Job) -> None:
@@ -158,13 +192,28 @@ def certificate(job: Job) -> None:
     target = generalized_laplace(job.params.eps, job.wildcards.norm)
     lattice = problem.lattice()
     chain = _chain(lattice, target, job.params.target["proposal_eps"])
-    cert = certify_searching_lag(lattice, target, proposal_eps=chain["proposal_eps"],
-                                 start=None, n_pairs=coupling["certificate_pairs"], seed=job.seed("certificate"),
-                                 threshold=coupling["tv_threshold"], max_iter=coupling["max_iter"]).require()
+    cert = certify_searching_lag(
+        lattice,
+        target,
+        proposal_eps=chain["proposal_eps"],
+        start=None,
+        n_pairs=coupling["certificate_pairs"],
+        seed=job.seed("certificate"),
+        threshold=coupling["tv_threshold"],
+        max_iter=coupling["max_iter"],
+    ).require()
     t = np.unique(np.linspace(0, 2 * cert.t_cert, 200).astype(np.int64))
-    write_json({**cert.to_dict(), "chain": {**chain, "seed": job.seed("certificate")}, "summary": cert.summary(),
-                "curve_t": t.tolist(), "curve_bound": cert.bound(t).tolist(),
-                "curve_estimate": cert.estimate(t).tolist()}, job.output.certificate)
+    write_json(
+        {
+            **cert.to_dict(),
+            "chain": {**chain, "seed": job.seed("certificate")},
+            "summary": cert.summary(),
+            "curve_t": t.tolist(),
+            "curve_bound": cert.bound(t).tolist(),
+            "curve_estimate": cert.estimate(t).tolist(),
+        },
+        job.output.certificate,
+    )
     job.log.info("%s: %s (%.1f s)", target.label, cert.status, cert.seconds)
 
 
@@ -197,14 +246,39 @@ def draws(job: Job) -> None:
     burn_in = max(estimated, cert.burn_in())
     columns = {f"certificate_{k}": v for k, v in cert.summary(burn_in=burn_in).items()}
     job.log.info("%s: %s; the estimate's crossing %d", target.label, cert.verdict(burn_in), estimated)
-    res, table, worst = retained_draws(lattice, target, n_draws=cfg["n_draws"], n_chains=cfg["n_chains"],
-                                       burn_in=burn_in, thin=cfg["thin"], proposal_eps=proposal_eps, seed=job.seed(),
-                                       invariants_A=problem.A, label=norm)
-    job.log.info("%s: burn-in %d, thin %d, acceptance %s, %s", target.label, burn_in, cfg["thin"],
-                 res.acceptance.round(3).tolist(), worst)
-    save_draws(job.output.draws, res.draws, problem.cell_labels,
-               {"target": target.label, "burn_in": burn_in, "thin": cfg["thin"], "seed": res.seed,
-                "proposal_eps": res.proposal_eps, **columns})
+    res, table, worst = retained_draws(
+        lattice,
+        target,
+        n_draws=cfg["n_draws"],
+        n_chains=cfg["n_chains"],
+        burn_in=burn_in,
+        thin=cfg["thin"],
+        proposal_eps=proposal_eps,
+        seed=job.seed(),
+        invariants_A=problem.A,
+        label=norm,
+    )
+    job.log.info(
+        "%s: burn-in %d, thin %d, acceptance %s, %s",
+        target.label,
+        burn_in,
+        cfg["thin"],
+        res.acceptance.round(3).tolist(),
+        worst,
+    )
+    save_draws(
+        job.output.draws,
+        res.draws,
+        problem.cell_labels,
+        {
+            "target": target.label,
+            "burn_in": burn_in,
+            "thin": cfg["thin"],
+            "seed": res.seed,
+            "proposal_eps": res.proposal_eps,
+            **columns,
+        },
+    )
     table.insert(0, "target", norm)
     table["burn_in"] = burn_in
     table["thin"] = cfg["thin"]
@@ -248,8 +322,10 @@ def boxplots(job: Job) -> None:
     from isdp_papers.plot_style import save_figure
 
     problem = Problem.from_json(job.input.problem)
-    by_norm = {norm: _target_draws(job, problem, norm, path)
-               for norm, path in zip(job.params.norms, job.input.draws, strict=True)}
+    by_norm = {
+        norm: _target_draws(job, problem, norm, path)
+        for norm, path in zip(job.params.norms, job.input.draws, strict=True)
+    }
     n = sum(d.shape[0] * d.shape[1] for d in by_norm.values()) // len(by_norm)
     fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(problem.cell_labels)), 4.5))
     plot_noise_boxplots(by_norm, problem.cell_labels, ax)

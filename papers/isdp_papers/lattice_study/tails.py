@@ -67,8 +67,14 @@ def tail_rate(norms, rank: int, threshold: int, *, ess_fraction: float = 1.0) ->
     target = float(tail.mean())
     rate = brentq(lambda lam: moments(lam)[0] - target, _RATE_RANGE[0] / step, _RATE_RANGE[1] / step, xtol=1e-12)
     n_eff = tail.size * ess_fraction
-    return TailRate(rate=rate, se=1 / math.sqrt(n_eff * moments(rate)[1]), threshold=threshold, step=step,
-                    n_tail=int(tail.size), n_effective=n_eff)
+    return TailRate(
+        rate=rate,
+        se=1 / math.sqrt(n_eff * moments(rate)[1]),
+        threshold=threshold,
+        step=step,
+        n_tail=int(tail.size),
+        n_effective=n_eff,
+    )
 
 
 __all__ = ["TailRate", "tail_rate"]

@@ -28,8 +28,9 @@ def maximal_minors_gcd(B) -> int:
         dets = np.linalg.det(B[chosen])
         rounded = np.rint(dets)
         if np.any(np.abs(rounded) >= EXACT_MINOR) or np.any(np.abs(dets - rounded) > 1e-6):
-            raise ValueError(f"a {k} × {k} minor ({dets[np.argmax(np.abs(dets - rounded))]:.6g}) is not exact in "
-                             "floating point")
+            raise ValueError(
+                f"a {k} × {k} minor ({dets[np.argmax(np.abs(dets - rounded))]:.6g}) is not exact in floating point"
+            )
         for d in np.unique(np.abs(rounded)).astype(np.int64):
             g = gcd(g, int(d))
         batch *= 2
@@ -113,8 +114,13 @@ def iid_invariant_probability(A, pmf, tol: float = 1e-12) -> tuple[float, float,
     fine_phi, tails = phi(fine), np.zeros(fine // 2)
     for row in A:  # tails[N] = Σ_rows P(|S_row| ≥ N)
         weights, counts = np.unique(row[row != 0], return_counts=True)
-        law = np.abs(np.fft.ifft(np.prod([fine_phi[(w * np.arange(fine)) % fine] ** c
-                                          for w, c in zip(weights, counts, strict=True)], axis=0)).real)
+        law = np.abs(
+            np.fft.ifft(
+                np.prod(
+                    [fine_phi[(w * np.arange(fine)) % fine] ** c for w, c in zip(weights, counts, strict=True)], axis=0
+                )
+            ).real
+        )
         folded = law[: fine // 2] + np.r_[0.0, law[: fine // 2 : -1]]  # P(|S| = s), s < fine/2
         tails += folded.sum() - np.cumsum(np.r_[0.0, folded[:-1]])
     grid = next(n for n in range(8, fine // 2, 8) if tails[n] <= tol)

@@ -43,14 +43,58 @@ _POP_TABLES = ("H72001", "H7V001")
 
 #: State FIPS code → USPS abbreviation: the 50 states, DC and Puerto Rico (the PPDD geography).
 STATE_ABBR: dict[str, str] = {
-    "01": "AL", "02": "AK", "04": "AZ", "05": "AR", "06": "CA", "08": "CO", "09": "CT",
-    "10": "DE", "11": "DC", "12": "FL", "13": "GA", "15": "HI", "16": "ID", "17": "IL",
-    "18": "IN", "19": "IA", "20": "KS", "21": "KY", "22": "LA", "23": "ME", "24": "MD",
-    "25": "MA", "26": "MI", "27": "MN", "28": "MS", "29": "MO", "30": "MT", "31": "NE",
-    "32": "NV", "33": "NH", "34": "NJ", "35": "NM", "36": "NY", "37": "NC", "38": "ND",
-    "39": "OH", "40": "OK", "41": "OR", "42": "PA", "44": "RI", "45": "SC", "46": "SD",
-    "47": "TN", "48": "TX", "49": "UT", "50": "VT", "51": "VA", "53": "WA", "54": "WV",
-    "55": "WI", "56": "WY", "72": "PR",
+    "01": "AL",
+    "02": "AK",
+    "04": "AZ",
+    "05": "AR",
+    "06": "CA",
+    "08": "CO",
+    "09": "CT",
+    "10": "DE",
+    "11": "DC",
+    "12": "FL",
+    "13": "GA",
+    "15": "HI",
+    "16": "ID",
+    "17": "IL",
+    "18": "IN",
+    "19": "IA",
+    "20": "KS",
+    "21": "KY",
+    "22": "LA",
+    "23": "ME",
+    "24": "MD",
+    "25": "MA",
+    "26": "MI",
+    "27": "MN",
+    "28": "MS",
+    "29": "MO",
+    "30": "MT",
+    "31": "NE",
+    "32": "NV",
+    "33": "NH",
+    "34": "NJ",
+    "35": "NM",
+    "36": "NY",
+    "37": "NC",
+    "38": "ND",
+    "39": "OH",
+    "40": "OK",
+    "41": "OR",
+    "42": "PA",
+    "44": "RI",
+    "45": "SC",
+    "46": "SD",
+    "47": "TN",
+    "48": "TX",
+    "49": "UT",
+    "50": "VT",
+    "51": "VA",
+    "53": "WA",
+    "54": "WV",
+    "55": "WI",
+    "56": "WY",
+    "72": "PR",
 }
 
 #: USPS abbreviation → state name (figure titles, national tables).
@@ -124,12 +168,10 @@ class DataValidationError(ValueError):
     """The county data failed a consistency check; the message names the check(s)."""
 
 
-
 def infer_vintage(name: str | os.PathLike) -> str | None:
     """The 8-digit vintage in an NHGIS file name (``nhgis_ppdd_<V>_...``), or None."""
     match = _VINTAGE_RE.search(Path(name).name)
     return match.group(1) if match else None
-
 
 
 def read_county_csv(
@@ -162,7 +204,10 @@ def read_county_csv(
     wanted.update(f"{t}_{s}" for t in _POP_TABLES for s in ("sf", "dp"))
     wanted.update(extra)
     df = pd.read_csv(
-        io.BytesIO(raw), encoding="latin-1", dtype=str, keep_default_na=False,
+        io.BytesIO(raw),
+        encoding="latin-1",
+        dtype=str,
+        keep_default_na=False,
         usecols=lambda c: c in wanted,
     )
     df.attrs["vintage"] = vintage
@@ -192,8 +237,7 @@ def tidy_extract(raw_df: pd.DataFrame, vintage: str) -> pd.DataFrame:
     table = next((t for t in _POP_TABLES if {f"{t}_sf", f"{t}_dp"} <= set(raw_df.columns)), None)
     if missing or table is None:
         raise DataValidationError(
-            f"columns: need gisjoin, name and one of {[f'{t}_sf/_dp' for t in _POP_TABLES]}, "
-            f"got {list(raw_df.columns)}"
+            f"columns: need gisjoin, name and one of {[f'{t}_sf/_dp' for t in _POP_TABLES]}, got {list(raw_df.columns)}"
         )
     gisjoin = raw_df["gisjoin"].astype(str).str.strip()
     bad = ~gisjoin.str.fullmatch(_GISJOIN_RE)
@@ -278,7 +322,7 @@ def das_claims_broken(tidy_df: pd.DataFrame) -> list[str]:
     """What the papers claim of the DAS county populations and this file breaks: negative counts, and states whose
     DAS counts miss the SF1 total. Reported, not refused (see :func:`validate`)."""
     broken = []
-    if (negative := int((tidy_df["dp_pop"] < 0).sum())):
+    if negative := int((tidy_df["dp_pop"] < 0).sum()):
         broken.append(f"{negative} negative DAS county counts")
     if len(off := state_totals_off(tidy_df)):
         broken.append("state totals not kept: " + ", ".join(f"{s} (dp-sf1 = {d:+d})" for s, d in off.items()))
@@ -330,7 +374,7 @@ def _extract_county_counts(zip_path, out_csv, vintage, source: dict[str, str], w
     sf1_columns = [c for c in source if c.startswith("sf1_")]
     if (out[sf1_columns] < 0).to_numpy().any():
         raise DataValidationError(f"non-negative counts: negative SF1 {what} counts")
-    if (negative := int((out[[c for c in source if c not in sf1_columns]] < 0).to_numpy().sum())):
+    if negative := int((out[[c for c in source if c not in sf1_columns]] < 0).to_numpy().sum()):
         log.warning("kept, for the claims registry to report: %d negative DAS %s counts", negative, what)
     if check is not None:
         check(out)
@@ -372,9 +416,11 @@ def check_recorded_sha256(csv_path: str | os.PathLike) -> None:
         raise DataValidationError(f"{record}: not a fetch record with a 'sha256'") from None
     actual = hashlib.sha256(Path(csv_path).read_bytes()).hexdigest()
     if actual != expected:
-        raise DataValidationError(f"{csv_path}: sha256 {actual} is not the {expected} the fetch recorded in {record}: "
-                                  "the county file was changed after it was fetched. Run the fetch again "
-                                  "(snakemake --forcerun fetch)")
+        raise DataValidationError(
+            f"{csv_path}: sha256 {actual} is not the {expected} the fetch recorded in {record}: "
+            "the county file was changed after it was fetched. Run the fetch again "
+            "(snakemake --forcerun fetch)"
+        )
 
 
 def load_counties(csv_path: str | os.PathLike) -> pd.DataFrame:

@@ -35,7 +35,6 @@ class DownloadError(RuntimeError):
     """A download failed after all attempts; the message names the URL and the last cause."""
 
 
-
 def url_for(vintage: str) -> str:
     """Official NHGIS download URL of a vintage's county zip (no account needed)."""
     return URL_TEMPLATE.format(v=vintage)
@@ -87,6 +86,7 @@ class _Watchdog:
                 def connect(self):
                     super().connect()
                     watchdog.sockets.append(self.sock)
+
             return Watched
 
         class HTTP(urllib.request.HTTPHandler):

@@ -22,8 +22,9 @@ log = logging.getLogger("isdp_papers.nhgis")  # one logger for the package: test
 _SOURCES = ("auto", "nhgis", "embedded")
 
 
-def _use_embedded(embedded_csv: str | os.PathLike, out_csv: str | os.PathLike,
-                  verify: bool = True) -> tuple[str, str, str]:
+def _use_embedded(
+    embedded_csv: str | os.PathLike, out_csv: str | os.PathLike, verify: bool = True
+) -> tuple[str, str, str]:
     """Check the committed extract against the SHA-256 its PROVENANCE.md publishes (unless ``verify`` is False: a
     user's own extract in its place), validate it and copy its bytes to ``out_csv``; return (vintage, sha256, a note
     when it was used unverified, else "")."""
@@ -76,9 +77,12 @@ def fetch_or_fallback(
         used, digest, note = _use_embedded(embedded_csv, out_csv, verify_committed)
         log.info("source='embedded': using the committed v%s extract %s", used, embedded_csv)
         return {
-            "vintage_requested": vintage, "vintage_used": used, "source_used": "embedded",
+            "vintage_requested": vintage,
+            "vintage_used": used,
+            "source_used": "embedded",
             "reason": "source='embedded' configured; no download attempted" + (f"; {note}" if note else ""),
-            "url": None, "sha256": digest,
+            "url": None,
+            "sha256": digest,
         }
 
     url = url or url_for(vintage)
@@ -89,12 +93,12 @@ def fetch_or_fallback(
         if dest_zip.exists():
             log.info("using the zip already present at %s (not downloading)", dest_zip)
             if expected_sha256 and sha256sum(dest_zip) != expected_sha256:
-                raise DataValidationError(f"{dest_zip}: sha256 {sha256sum(dest_zip)} is not the published "
-                                          f"v{vintage} zip's {expected_sha256}")
+                raise DataValidationError(
+                    f"{dest_zip}: sha256 {sha256sum(dest_zip)} is not the published v{vintage} zip's {expected_sha256}"
+                )
             reason = f"zip already present at {dest_zip}"
         else:
-            download(url, dest_zip, timeout=timeout, retries=retries, backoff=backoff,
-                     expected_sha256=expected_sha256)
+            download(url, dest_zip, timeout=timeout, retries=retries, backoff=backoff, expected_sha256=expected_sha256)
             downloaded = True
             reason = f"downloaded from {url}"
         extract(dest_zip, out_csv, vintage=vintage)
@@ -108,14 +112,27 @@ def fetch_or_fallback(
         log.warning(
             "\n%s\nNHGIS vintage v%s (the paper used v%s) could not be fetched or validated:\n  %s\n"
             "USING THE COMMITTED v%s EXTRACT %s INSTEAD. Results are NOT for the requested vintage.\n%s",
-            banner, vintage, PAPER_VINTAGE, exc, used, embedded_csv, banner,
+            banner,
+            vintage,
+            PAPER_VINTAGE,
+            exc,
+            used,
+            embedded_csv,
+            banner,
         )
         return {
-            "vintage_requested": vintage, "vintage_used": used, "source_used": "embedded",
-            "reason": f"fallback: v{vintage} unavailable ({exc})" + (f"; {note}" if note else ""), "url": url,
+            "vintage_requested": vintage,
+            "vintage_used": used,
+            "source_used": "embedded",
+            "reason": f"fallback: v{vintage} unavailable ({exc})" + (f"; {note}" if note else ""),
+            "url": url,
             "sha256": digest,
         }
     return {
-        "vintage_requested": vintage, "vintage_used": vintage, "source_used": "download",
-        "reason": reason, "url": url, "sha256": sha256sum(dest_zip),
+        "vintage_requested": vintage,
+        "vintage_used": vintage,
+        "source_used": "download",
+        "reason": reason,
+        "url": url,
+        "sha256": sha256sum(dest_zip),
     }

@@ -17,12 +17,21 @@ from isdp_papers.nhgis.counties import COUNT_IDS, _extract_county_counts, _load_
 GROUP_QUARTERS_EXTRACT = "data/nhgis/county_group_quarters_v20210608.csv"
 #: The seven leaf group-quarters types of SF1 table P42 (NHGIS H80; universe: population in group quarters) and
 #: their NHGIS columns; the three-digit GQ codes each covers are in the zip's codebook.
-GROUP_QUARTERS_TYPES = {"correctional": "H80003", "juvenile": "H80004", "nursing": "H80005",
-                        "other_institutional": "H80006", "college": "H80008", "military": "H80009",
-                        "other_noninstitutional": "H80010"}
+GROUP_QUARTERS_TYPES = {
+    "correctional": "H80003",
+    "juvenile": "H80004",
+    "nursing": "H80005",
+    "other_institutional": "H80006",
+    "college": "H80008",
+    "military": "H80009",
+    "other_noninstitutional": "H80010",
+}
 #: Columns of the group-quarters extract after the identifiers: the population of each type, SF1 then DAS.
-GROUP_QUARTERS_SOURCE = {f"{src}_gq_{name}": f"{code}_{suffix}" for src, suffix in (("sf1", "sf"), ("dp", "dp"))
-                         for name, code in GROUP_QUARTERS_TYPES.items()}
+GROUP_QUARTERS_SOURCE = {
+    f"{src}_gq_{name}": f"{code}_{suffix}"
+    for src, suffix in (("sf1", "sf"), ("dp", "dp"))
+    for name, code in GROUP_QUARTERS_TYPES.items()
+}
 GROUP_QUARTERS_COLUMNS = [*COUNT_IDS, *GROUP_QUARTERS_SOURCE]
 
 

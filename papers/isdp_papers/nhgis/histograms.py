@@ -57,16 +57,24 @@ def _codebook_races(zip_path: str | os.PathLike) -> dict[str, list[str]]:
     codes = {}
     for key, table in _RACE_TABLES.items():
         labels = dict(re.findall(rf"^\s+({table}\d{{3}}):\s+(.+?)\s*$", text, flags=re.M))
-        leaves = {label: code for code, label in labels.items()
-                  if label != "Total" and not any(o.startswith(label + ": ") for o in labels.values())}
+        leaves = {
+            label: code
+            for code, label in labels.items()
+            if label != "Total" and not any(o.startswith(label + ": ") for o in labels.values())
+        }
         if key.endswith("not_hispanic"):
-            leaves = {label.removeprefix(_NOT_HISPANIC): code for label, code in leaves.items()
-                      if label.startswith(_NOT_HISPANIC)}
+            leaves = {
+                label.removeprefix(_NOT_HISPANIC): code
+                for label, code in leaves.items()
+                if label.startswith(_NOT_HISPANIC)
+            }
         codes[key] = leaves
     races = sorted(codes["all"])
     if len(races) != N_RACES or any(sorted(leaves) != races for leaves in codes.values()):
-        raise DataValidationError(f"codebook: the race leaves of {list(_RACE_TABLES.values())} are not the same "
-                                  f"{N_RACES} labels ({[len(v) for v in codes.values()]})")
+        raise DataValidationError(
+            f"codebook: the race leaves of {list(_RACE_TABLES.values())} are not the same "
+            f"{N_RACES} labels ({[len(v) for v in codes.values()]})"
+        )
     return {key: [leaves[r] for r in races] for key, leaves in codes.items()}
 
 
@@ -76,8 +84,10 @@ def _county_histograms(zip_path, vintage, sources) -> dict[str, tuple[pd.DataFra
     each source suffix in ``sources`` (``sf`` 2010 SF1, ``dp`` the DAS): {source: (counties, (cells, pop, adults))}.
     The counties are :func:`extract`'s, validated the same way; the cells are not checked here."""
     races = _codebook_races(zip_path)
-    columns = {src: ({key: [f"{c}_{src}" for c in codes] for key, codes in races.items()},
-                     [f"H72001_{src}", f"H74001_{src}"]) for src in sources}
+    columns = {
+        src: ({key: [f"{c}_{src}" for c in codes] for key, codes in races.items()}, [f"H72001_{src}", f"H74001_{src}"])
+        for src in sources
+    }
     extra = [c for tables, totals in columns.values() for c in (*[c for cs in tables.values() for c in cs], *totals)]
     raw = read_county_csv(zip_path, vintage, extra=tuple(extra))
     counties = tidy_extract(raw, raw.attrs["vintage"])
@@ -91,8 +101,10 @@ def _county_histograms(zip_path, vintage, sources) -> dict[str, tuple[pd.DataFra
     for src, (tables, totals) in columns.items():
         t = {key: counts(names) for key, names in tables.items()}
         adult = {"not_hispanic": t["adult_not_hispanic"], "hispanic": t["adult"] - t["adult_not_hispanic"]}
-        child = {"not_hispanic": t["all_not_hispanic"] - t["adult_not_hispanic"],
-                 "hispanic": t["all"] - t["all_not_hispanic"] - adult["hispanic"]}
+        child = {
+            "not_hispanic": t["all_not_hispanic"] - t["adult_not_hispanic"],
+            "hispanic": t["all"] - t["all_not_hispanic"] - adult["hispanic"],
+        }
         pop, adults = counts(totals).T
         out[src] = (counties, (np.hstack([*adult.values(), *child.values()]), pop, adults))
     return out
@@ -121,21 +133,28 @@ def extract_histogram_support(
     histograms = _county_histograms(zip_path, vintage, ("sf", "dp"))
     counties, (cells, pop, adults) = histograms["sf"]
     _check_sf1_cells(cells, pop, adults)
-    by_state, dp_by_state = (pd.DataFrame(c).groupby(counties["state_abbr"].to_numpy()).sum()
-                             for c in (cells, histograms["dp"][1][0]))
+    by_state, dp_by_state = (
+        pd.DataFrame(c).groupby(counties["state_abbr"].to_numpy()).sum() for c in (cells, histograms["dp"][1][0])
+    )
     nation, dp_nation = by_state.drop(index="PR").sum(), dp_by_state.drop(index="PR").sum()
     n_counties = counties.groupby("state_abbr").size().loc[by_state.index]
-    support = pd.DataFrame({
-        "state_abbr": [*by_state.index, NATION],
-        "counties": [*n_counties, int(n_counties.drop(index="PR").sum())],
-        "nonzero_cells": [*(by_state > 0).sum(axis=1), int((nation > 0).sum())],
-        "sf1_pop": [*by_state.sum(axis=1), int(nation.sum())],
-        "dp_nonzero_cells": [*(dp_by_state > 0).sum(axis=1), int((dp_nation > 0).sum())],  # populated
-    })
+    support = pd.DataFrame(
+        {
+            "state_abbr": [*by_state.index, NATION],
+            "counties": [*n_counties, int(n_counties.drop(index="PR").sum())],
+            "nonzero_cells": [*(by_state > 0).sum(axis=1), int((nation > 0).sum())],
+            "sf1_pop": [*by_state.sum(axis=1), int(nation.sum())],
+            "dp_nonzero_cells": [*(dp_by_state > 0).sum(axis=1), int((dp_nation > 0).sum())],  # populated
+        }
+    )
     support = support.astype({c: "int64" for c in HISTOGRAM_SUPPORT_COLUMNS[1:]})[HISTOGRAM_SUPPORT_COLUMNS]
     atomic_write(out_csv, lambda tmp: support.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
-    log.info("wrote the histogram support of %d states (vintage %s) to %s", len(support) - 1,
-             counties["vintage"].iloc[0], out_csv)
+    log.info(
+        "wrote the histogram support of %d states (vintage %s) to %s",
+        len(support) - 1,
+        counties["vintage"].iloc[0],
+        out_csv,
+    )
     return support
 
 
@@ -152,8 +171,11 @@ def histogram_cells_summary(counties: pd.DataFrame, sf1: np.ndarray, dp: tuple[n
     cells, pop, adults = dp
     off = (cells.sum(axis=1) != pop) | (cells[:, : 2 * N_RACES].sum(axis=1) != adults)
     summary = counties[COUNT_IDS].copy()
-    for column, values in zip(HISTOGRAM_CELLS_SOURCE, ((sf1 > 0).sum(axis=1), (cells > 0).sum(axis=1),
-                                                       (cells < 0).sum(axis=1), off), strict=True):
+    for column, values in zip(
+        HISTOGRAM_CELLS_SOURCE,
+        ((sf1 > 0).sum(axis=1), (cells > 0).sum(axis=1), (cells < 0).sum(axis=1), off),
+        strict=True,
+    ):
         summary[column] = np.asarray(values, dtype="int64")
     return summary
 
@@ -193,8 +215,13 @@ def extract_state_histograms(
     counties, (cells, pop, adults) = _county_histograms(zip_path, vintage, ("sf",))["sf"]
     _check_sf1_cells(cells, pop, adults)
     keep = (counties["state_abbr"] == STATE_HISTOGRAMS_STATE).to_numpy()
-    out = pd.concat([counties.loc[keep, COUNT_IDS].reset_index(drop=True),
-                     pd.DataFrame(cells[keep], columns=STATE_HISTOGRAMS_SOURCE)], axis=1)
+    out = pd.concat(
+        [
+            counties.loc[keep, COUNT_IDS].reset_index(drop=True),
+            pd.DataFrame(cells[keep], columns=STATE_HISTOGRAMS_SOURCE),
+        ],
+        axis=1,
+    )
     atomic_write(out_csv, lambda tmp: out.to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"))
     log.info("wrote the SF1 histograms of %d %s counties to %s", len(out), STATE_HISTOGRAMS_STATE, out_csv)
     return out

@@ -17,8 +17,12 @@ from isdp_papers.nhgis.counties import COUNT_IDS, DataValidationError, _extract_
 HOUSING_EXTRACT = "data/nhgis/county_housing_v20210608.csv"
 #: Columns of the housing-unit extract, in file order, and their NHGIS source (table H3, Occupancy Status, whose
 #: universe is housing units: IFE001 total, IFE002 occupied; ``_sf`` 2010 SF1, ``_dp`` the DAS of the vintage).
-HOUSING_SOURCE = {"sf1_housing_units": "IFE001_sf", "dp_housing_units": "IFE001_dp",
-                  "sf1_occupied_units": "IFE002_sf", "dp_occupied_units": "IFE002_dp"}
+HOUSING_SOURCE = {
+    "sf1_housing_units": "IFE001_sf",
+    "dp_housing_units": "IFE001_dp",
+    "sf1_occupied_units": "IFE002_sf",
+    "dp_occupied_units": "IFE002_dp",
+}
 HOUSING_COLUMNS = [*COUNT_IDS, *HOUSING_SOURCE]
 
 

@@ -27,9 +27,17 @@ def fetch_step(job) -> None:
     console.setLevel(logging.WARNING)
     logging.getLogger().addHandler(console)
     p = job.params
-    info = fetch_or_fallback(str(p.vintage), p.source, dest_zip=p.dest_zip, embedded_csv=job.input.embedded,
-                             out_csv=job.output.csv, timeout=float(p.timeout), retries=int(p.retries),
-                             backoff=float(p.backoff), verify_committed=verify_setting(job.config))
+    info = fetch_or_fallback(
+        str(p.vintage),
+        p.source,
+        dest_zip=p.dest_zip,
+        embedded_csv=job.input.embedded,
+        out_csv=job.output.csv,
+        timeout=float(p.timeout),
+        retries=int(p.retries),
+        backoff=float(p.backoff),
+        verify_committed=verify_setting(job.config),
+    )
     write_json(info, job.output.info, sort_keys=True)
     job.log.info("data source: %s", info)
 

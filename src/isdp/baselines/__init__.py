@@ -64,4 +64,3 @@ __all__ = [
     "swapping_min_epsilon",
     "zcdp_to_dp",
 ]
-

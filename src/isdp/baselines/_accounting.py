@@ -381,19 +381,22 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
         orders = {max(2, math.floor(alpha0)), max(2, math.ceil(alpha0))}
         return min(a * rho + L / (a - 1) for a in orders)
     if method == "cks":
+
         def eps_at(t):  # t = ln(α − 1): the optimum can sit very close to α = 1
             a = 1 + math.exp(t)
             return a * rho + (L - math.log(a)) / (a - 1) + math.log1p(-1 / a)
 
         t0 = math.log(alpha0 - 1)
-        res = optimize.minimize_scalar(eps_at, bounds=(t0 - 10, t0 + 10), method="bounded",
-                                       options={"xatol": 1e-10})
+        res = optimize.minimize_scalar(eps_at, bounds=(t0 - 10, t0 + 10), method="bounded", options={"xatol": 1e-10})
         return float(min(res.fun, eps_at(t0)))
     mu = math.sqrt(2 * rho)  # gaussian-exact: Δ/σ of the Gaussian with ρ = Δ²/(2σ²)
     if gaussian_delta(0.0, mu) <= delta:
         return 0.0
-    return float(optimize.brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, rho + 2 * math.sqrt(rho * L),
-                                 xtol=1e-13, rtol=1e-13))
+    return float(
+        optimize.brentq(
+            lambda e: gaussian_delta(e, mu) - delta, 0.0, rho + 2 * math.sqrt(rho * L), xtol=1e-13, rtol=1e-13
+        )
+    )
 
 
 def dp_to_zcdp(eps: float, delta: float, method: str = "standard") -> float:

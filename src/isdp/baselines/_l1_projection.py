@@ -317,9 +317,7 @@ def discrepancy_concentration(m, y) -> np.ndarray | float:
     """
     m, y = np.asarray(m, dtype=float), np.asarray(y, dtype=float)
     if m.shape != y.shape or m.ndim not in (1, 2) or m.shape[-1] == 0:
-        raise ValueError(
-            f"m and y must be equal-shaped 1-D or 2-D arrays, got {m.shape}, {y.shape}"
-        )
+        raise ValueError(f"m and y must be equal-shaped 1-D or 2-D arrays, got {m.shape}, {y.shape}")
     d = np.abs(y - m)
     total = d.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -138,9 +138,7 @@ def _basis(A: np.ndarray, basis) -> np.ndarray:
 # --------------------------------------------------------------------------- projected Laplace and Gaussian
 
 
-def projected_laplace(
-    x, A, eps: float, size: int, rng: np.random.Generator, sensitivity: float = 1.0
-) -> np.ndarray:
+def projected_laplace(x, A, eps: float, size: int, rng: np.random.Generator, sensitivity: float = 1.0) -> np.ndarray:
     """Draw releases of the projected Laplace mechanism: Laplace noise projected onto null(A).
 
     Each release is ``x + Π e`` with ``e`` i.i.d. Laplace(Δ/ε) in every cell and Π the
@@ -207,9 +205,7 @@ def projected_laplace(
     return x + _project(e, row_space_basis(A))
 
 
-def projected_gaussian(
-    x, A, sigma: float, size: int, rng: np.random.Generator, basis=None
-) -> np.ndarray:
+def projected_gaussian(x, A, sigma: float, size: int, rng: np.random.Generator, basis=None) -> np.ndarray:
     """Draw releases of the projected Gaussian mechanism: Gaussian noise projected onto null(A).
 
     Each release is ``x + Π e`` with ``e`` i.i.d. N(0, σ²) in every cell and Π the orthogonal
@@ -401,9 +397,7 @@ def null_space_blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def extended_gaussian(
-    x, A, scale: float, size: int, rng: np.random.Generator, basis=None
-) -> tuple[np.ndarray, float]:
+def extended_gaussian(x, A, scale: float, size: int, rng: np.random.Generator, basis=None) -> tuple[np.ndarray, float]:
     """Draw releases of the extended Gaussian mechanism: Gaussian noise in the null space's coordinates.
 
     Each release is ``x + Q_N e_N`` with Q_N an orthonormal basis of null(A) and ``e_N`` i.i.d.
@@ -472,8 +466,9 @@ def extended_gaussian(
     x = as_vector(x, "x")
     A, _ = _constraints(A, n=x.size)
     parts = null_space_blocks(A) if basis is None else basis
-    sigma = _positive(scale, "scale") * max(float(np.sqrt(np.einsum("ik,ik->i", Q, Q).max()))
-                                            for _, Q in parts if Q.size)
+    sigma = _positive(scale, "scale") * max(
+        float(np.sqrt(np.einsum("ik,ik->i", Q, Q).max())) for _, Q in parts if Q.size
+    )
     out = np.repeat(x[None, :], _size(size), axis=0)
     for cells, Q in parts:
         if Q.shape[1]:

@@ -196,13 +196,17 @@ class Certificate:
         # within max_iter, else it is censored (a τ at or below L once read as perfect convergence)
         tau, met = np.asarray(self.tau), np.asarray(self.met)
         if tau.shape != (self.n_pairs,) or met.shape != (self.n_pairs,) or met.dtype != bool:
-            raise ValueError(f"a certificate needs n_pairs = {self.n_pairs} meeting times and met flags, got "
-                             f"shapes {tau.shape} and {met.shape}")
+            raise ValueError(
+                f"a certificate needs n_pairs = {self.n_pairs} meeting times and met flags, got "
+                f"shapes {tau.shape} and {met.shape}"
+            )
         low = (self.lag or 0) + (self.lag is not None)
         bad = met & ((tau < low) | (tau > self.max_iter))
         if bad.any():
-            raise ValueError(f"a meeting time of {int(tau[bad][0])} is impossible at lag {self.lag} with max_iter "
-                             f"{self.max_iter}: a pair that met has {low} ≤ τ ≤ max_iter")
+            raise ValueError(
+                f"a meeting time of {int(tau[bad][0])} is impossible at lag {self.lag} with max_iter "
+                f"{self.max_iter}: a pair that met has {low} ≤ τ ≤ max_iter"
+            )
 
     # ------------------------------------------------------------------ the bound
     @property
@@ -314,22 +318,32 @@ class Certificate:
     @property
     def coupling(self) -> str:
         """One phrase naming the coupling and the bound it gives (exact start, or L-lag with its L)."""
-        return ("Y started from pi (exact draws); bound P(tau > t)" if self.lag is None
-                else f"L-lag, L = {self.lag}; bound E[max(0, ceil((tau - L - t)/L))]")
+        return (
+            "Y started from pi (exact draws); bound P(tau > t)"
+            if self.lag is None
+            else f"L-lag, L = {self.lag}; bound E[max(0, ceil((tau - L - t)/L))]"
+        )
 
     @property
     def status(self) -> str:
         """One line: what is certified, or why nothing is."""
         pct = f"{self.level:.0%}"
         if self.certified:
-            return (f"certified: the {pct} upper confidence bound on the TV bound is <= {self.threshold:g} "
-                    f"from iteration {self.t_cert} ({self.n_pairs} pairs)")
+            return (
+                f"certified: the {pct} upper confidence bound on the TV bound is <= {self.threshold:g} "
+                f"from iteration {self.t_cert} ({self.n_pairs} pairs)"
+            )
         floor = clopper_pearson_upper(self.n_censored, self.n_pairs, self.alpha)
-        why = (f"{self.n_censored} of {self.n_pairs} pairs did not meet within {self.horizon} coupled iterations"
-               if self.n_censored else f"{self.n_pairs} pairs cannot resolve {self.threshold:g}")
-        return (f"not certified: {why}; the {pct} upper confidence bound stays above {self.threshold:g} "
-                f"(at least {float(floor):.3g}; {pairs_needed(self.threshold, self.level)} pairs are the fewest "
-                "that can reach it)")
+        why = (
+            f"{self.n_censored} of {self.n_pairs} pairs did not meet within {self.horizon} coupled iterations"
+            if self.n_censored
+            else f"{self.n_pairs} pairs cannot resolve {self.threshold:g}"
+        )
+        return (
+            f"not certified: {why}; the {pct} upper confidence bound stays above {self.threshold:g} "
+            f"(at least {float(floor):.3g}; {pairs_needed(self.threshold, self.level)} pairs are the fewest "
+            "that can reach it)"
+        )
 
     def require(self) -> Certificate:
         """The certificate itself if it certifies some t, else an error.
@@ -386,9 +400,11 @@ class Certificate:
         """
         bound = float(self.bound(burn_in)[0])
         ok = bound <= self.threshold
-        return (f"{'certified' if ok else 'not certified'} at burn-in {burn_in}: the {self.level:.0%} upper "
-                f"confidence bound on the TV bound there is {bound:.3g} ({'<=' if ok else '>'} {self.threshold:g}; "
-                f"{self.n_pairs} pairs, {self.coupling}); the point estimate is {float(self.estimate(burn_in)[0]):.3g}")
+        return (
+            f"{'certified' if ok else 'not certified'} at burn-in {burn_in}: the {self.level:.0%} upper "
+            f"confidence bound on the TV bound there is {bound:.3g} ({'<=' if ok else '>'} {self.threshold:g}; "
+            f"{self.n_pairs} pairs, {self.coupling}); the point estimate is {float(self.estimate(burn_in)[0]):.3g}"
+        )
 
     def quantiles(self) -> dict[str, float]:
         """Quantiles of τ − L over the pairs (censored pairs count as +∞, never dropped).
@@ -400,8 +416,7 @@ class Certificate:
             observed value) and ``tau_minus_lag_max``.
         """
         excess = np.where(self.met, self.tau - (self.lag or 0), np.inf).astype(float)
-        out = {f"tau_minus_lag_q{round(q * 100)}": float(np.quantile(excess, q, method="higher"))
-               for q in QUANTILES}
+        out = {f"tau_minus_lag_q{round(q * 100)}": float(np.quantile(excess, q, method="higher")) for q in QUANTILES}
         out["tau_minus_lag_max"] = float(excess.max())
         return out
 
@@ -432,9 +447,17 @@ class Certificate:
         dict
             The constructor's arguments, ``tau`` and ``met`` as lists.
         """
-        return {"basis": self.basis, "lag": self.lag, "n_pairs": self.n_pairs, "max_iter": self.max_iter,
-                "level": self.level, "threshold": self.threshold, "tau": self.tau.tolist(),
-                "met": self.met.tolist(), "seconds": self.seconds}
+        return {
+            "basis": self.basis,
+            "lag": self.lag,
+            "n_pairs": self.n_pairs,
+            "max_iter": self.max_iter,
+            "level": self.level,
+            "threshold": self.threshold,
+            "tau": self.tau.tolist(),
+            "met": self.met.tolist(),
+            "seconds": self.seconds,
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> Certificate:
@@ -458,11 +481,21 @@ class Certificate:
         """
         tau, met = np.asarray(d["tau"], dtype=np.int64), np.asarray(d["met"], dtype=bool)
         if tau.shape != met.shape or len(tau) != d["n_pairs"]:
-            raise ValueError(f"a certificate record needs n_pairs = {d['n_pairs']} meeting times and flags, "
-                             f"got {tau.shape} and {met.shape}")
-        return cls(basis=str(d["basis"]), lag=None if d["lag"] is None else int(d["lag"]), n_pairs=int(d["n_pairs"]),
-                   max_iter=int(d["max_iter"]), level=_check_level(d["level"]),
-                   threshold=_check_threshold(d["threshold"]), tau=tau, met=met, seconds=float(d["seconds"]))
+            raise ValueError(
+                f"a certificate record needs n_pairs = {d['n_pairs']} meeting times and flags, "
+                f"got {tau.shape} and {met.shape}"
+            )
+        return cls(
+            basis=str(d["basis"]),
+            lag=None if d["lag"] is None else int(d["lag"]),
+            n_pairs=int(d["n_pairs"]),
+            max_iter=int(d["max_iter"]),
+            level=_check_level(d["level"]),
+            threshold=_check_threshold(d["threshold"]),
+            tau=tau,
+            met=met,
+            seconds=float(d["seconds"]),
+        )
 
     def summary(self, burn_in: int | None = None) -> dict:
         """Flat JSON-able record of the certificate, for tables and netCDF attributes.
@@ -481,17 +514,30 @@ class Certificate:
             the :meth:`quantiles` and ``certify_seconds``.
         """
         t_cert = self.t_cert
-        out = {"basis": self.basis, "coupling": self.coupling, "lag": -1 if self.lag is None else self.lag,
-               "pairs": self.n_pairs, "censored": self.n_censored, "max_iter": self.max_iter,
-               "confidence_level": self.level, "threshold": self.threshold,
-               "t_cert": -1 if t_cert is None else t_cert,
-               "t_star": -1 if self.t_estimate is None else self.t_estimate, "status": self.status, **self.quantiles(),
-               "certify_seconds": round(self.seconds, 3)}
+        out = {
+            "basis": self.basis,
+            "coupling": self.coupling,
+            "lag": -1 if self.lag is None else self.lag,
+            "pairs": self.n_pairs,
+            "censored": self.n_censored,
+            "max_iter": self.max_iter,
+            "confidence_level": self.level,
+            "threshold": self.threshold,
+            "t_cert": -1 if t_cert is None else t_cert,
+            "t_star": -1 if self.t_estimate is None else self.t_estimate,
+            "status": self.status,
+            **self.quantiles(),
+            "certify_seconds": round(self.seconds, 3),
+        }
         if burn_in is not None:
             bound = float(self.bound(burn_in)[0])
-            out.update(burn_in=int(burn_in), tv_bound_at_burn_in=bound,
-                       certified_at_burn_in=int(bound <= self.threshold),
-                       tv_estimate_at_burn_in=float(self.estimate(burn_in)[0]), status=self.verdict(burn_in))
+            out.update(
+                burn_in=int(burn_in),
+                tv_bound_at_burn_in=bound,
+                certified_at_burn_in=int(bound <= self.threshold),
+                tv_estimate_at_burn_in=float(self.estimate(burn_in)[0]),
+                status=self.verdict(burn_in),
+            )
         return out
 
 

@@ -30,15 +30,29 @@ from ..mcmc._samplers import tune_proposal
 from ._certificate import LEVEL, THRESHOLD, Certificate, _check_level, _check_threshold, pairs_needed
 
 
-def from_meetings(mt: MeetingTimes, basis: str, *, exact_start: bool, max_iter: int,
-                  level: float = LEVEL, threshold: float = THRESHOLD) -> Certificate:
+def from_meetings(
+    mt: MeetingTimes,
+    basis: str,
+    *,
+    exact_start: bool,
+    max_iter: int,
+    level: float = LEVEL,
+    threshold: float = THRESHOLD,
+) -> Certificate:
     """The :class:`Certificate` of measured meeting times (``exact_start``: Y was started from π, lag 0)."""
     if exact_start and mt.lag != 0:
         raise ValueError(f"an exact start couples at lag 0, got lag {mt.lag}")
-    return Certificate(basis=basis, lag=None if exact_start else int(mt.lag), n_pairs=len(mt.tau),
-                       max_iter=int(max_iter), level=_check_level(level), threshold=_check_threshold(threshold),
-                       tau=np.asarray(mt.tau, dtype=np.int64), met=np.asarray(mt.met, dtype=bool),
-                       seconds=float(mt.seconds))
+    return Certificate(
+        basis=basis,
+        lag=None if exact_start else int(mt.lag),
+        n_pairs=len(mt.tau),
+        max_iter=int(max_iter),
+        level=_check_level(level),
+        threshold=_check_threshold(threshold),
+        tau=np.asarray(mt.tau, dtype=np.int64),
+        met=np.asarray(mt.met, dtype=bool),
+        seconds=float(mt.seconds),
+    )
 
 
 def draw_states(start, n: int, what: str):
@@ -51,10 +65,20 @@ def draw_states(start, n: int, what: str):
     return out
 
 
-def certify(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
-            start: np.ndarray | Callable[[int], np.ndarray] | None, n_pairs: int, seed: int,
-            lag: int | None = None, exact: np.ndarray | Callable[[int], np.ndarray] | None = None,
-            level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 1_000_000) -> Certificate:
+def certify(
+    lattice: IntegerLattice,
+    target: Target,
+    *,
+    proposal_eps: float,
+    start: np.ndarray | Callable[[int], np.ndarray] | None,
+    n_pairs: int,
+    seed: int,
+    lag: int | None = None,
+    exact: np.ndarray | Callable[[int], np.ndarray] | None = None,
+    level: float = LEVEL,
+    threshold: float = THRESHOLD,
+    max_iter: int = 1_000_000,
+) -> Certificate:
     """Certify the sampler :func:`isdp.mcmc.sample` on ``lattice`` (its basis), ``target`` and ``proposal_eps``.
 
     Runs ``n_pairs`` coupled pairs of the chain that produces the draws and returns their
@@ -146,17 +170,34 @@ def certify(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
         raise ValueError("give either exact (draws from pi: Y starts there, lag 0) or a lag, not both or neither")
     level, threshold = _check_level(level), _check_threshold(threshold)
     starts = draw_states(start, n_pairs, "start")
-    mt = meeting_times(lattice, target, lag=0 if exact is not None else lag, n_pairs=n_pairs,
-                       proposal_eps=proposal_eps, seed=seed, max_iter=max_iter, init=starts,
-                       init_y=draw_states(exact, n_pairs, "exact"))
-    return from_meetings(mt, lattice.basis_name,
-                         exact_start=exact is not None, max_iter=max_iter, level=level, threshold=threshold)
+    mt = meeting_times(
+        lattice,
+        target,
+        lag=0 if exact is not None else lag,
+        n_pairs=n_pairs,
+        proposal_eps=proposal_eps,
+        seed=seed,
+        max_iter=max_iter,
+        init=starts,
+        init_y=draw_states(exact, n_pairs, "exact"),
+    )
+    return from_meetings(
+        mt, lattice.basis_name, exact_start=exact is not None, max_iter=max_iter, level=level, threshold=threshold
+    )
 
 
-def certify_searching_lag(lattice: IntegerLattice, target: Target, *, proposal_eps: float,
-                          start: np.ndarray | Callable[[int], np.ndarray] | None, n_pairs: int, seed: int,
-                          level: float = LEVEL, threshold: float = THRESHOLD,
-                          max_iter: int = 1_000_000) -> Certificate:
+def certify_searching_lag(
+    lattice: IntegerLattice,
+    target: Target,
+    *,
+    proposal_eps: float,
+    start: np.ndarray | Callable[[int], np.ndarray] | None,
+    n_pairs: int,
+    seed: int,
+    level: float = LEVEL,
+    threshold: float = THRESHOLD,
+    max_iter: int = 1_000_000,
+) -> Certificate:
     """:func:`certify` on the lag route with one term, the lag chosen by a pilot run.
 
     Each pair may take L coupled iterations after its lag L (``max_iter`` = 2L per pair, horizon
@@ -206,19 +247,47 @@ def certify_searching_lag(lattice: IntegerLattice, target: Target, *, proposal_e
     (True, 256, 60)
     """
     pilot_start = start if start is None or callable(start) else np.asarray(start)[:16]
-    pilot = meeting_times(lattice, target, lag=1, n_pairs=16, proposal_eps=proposal_eps, seed=seed,
-                          max_iter=max_iter, init=draw_states(pilot_start, 16, "start"))
+    pilot = meeting_times(
+        lattice,
+        target,
+        lag=1,
+        n_pairs=16,
+        proposal_eps=proposal_eps,
+        seed=seed,
+        max_iter=max_iter,
+        init=draw_states(pilot_start, 16, "start"),
+    )
     if not pilot.met.all():
-        raise CertificationError(f"{int((~pilot.met).sum())} of 16 pilot pairs did not meet within {max_iter} "
-                                 "iterations")
+        raise CertificationError(
+            f"{int((~pilot.met).sum())} of 16 pilot pairs did not meet within {max_iter} iterations"
+        )
     lag = max(1, min(max(16 * int(pilot.tau.max()), 50), max_iter // 2))
-    return certify(lattice, target, proposal_eps=proposal_eps, start=start, lag=lag, n_pairs=n_pairs,
-                   seed=seed + 1, level=level, threshold=threshold, max_iter=2 * lag)
+    return certify(
+        lattice,
+        target,
+        proposal_eps=proposal_eps,
+        start=start,
+        lag=lag,
+        n_pairs=n_pairs,
+        seed=seed + 1,
+        level=level,
+        threshold=threshold,
+        max_iter=2 * lag,
+    )
 
 
-def certify_augmented(lattice: IntegerLattice, target: Target, *,
-                      start: np.ndarray | Callable[[int], np.ndarray] | None, lag: int, n_pairs: int, seed: int,
-                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
+def certify_augmented(
+    lattice: IntegerLattice,
+    target: Target,
+    *,
+    start: np.ndarray | Callable[[int], np.ndarray] | None,
+    lag: int,
+    n_pairs: int,
+    seed: int,
+    level: float = LEVEL,
+    threshold: float = THRESHOLD,
+    max_iter: int = 100_000,
+) -> Certificate:
     """Certify :func:`isdp.mcmc.augmented_sample` (the ℓ2 data-augmentation chain) from the chains' starting law.
 
     ``start`` is as in :func:`isdp.convergence.certify`: an array of ``n_pairs`` states, a callable returning
@@ -279,13 +348,28 @@ def certify_augmented(lattice: IntegerLattice, target: Target, *,
     >>> cert.certified, cert.t_cert <= 20
     (True, True)
     """
-    mt = augmented_meeting_times(lattice, target, lag=lag, n_pairs=check.size("n_pairs", n_pairs, 1), seed=seed,
-                                 max_iter=max_iter, init=draw_states(start, n_pairs, "start"))
+    mt = augmented_meeting_times(
+        lattice,
+        target,
+        lag=lag,
+        n_pairs=check.size("n_pairs", n_pairs, 1),
+        seed=seed,
+        max_iter=max_iter,
+        init=draw_states(start, n_pairs, "start"),
+    )
     return from_meetings(mt, CHAIN_NAME, exact_start=False, max_iter=max_iter, level=level, threshold=threshold)
 
 
-def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndarray], n_pairs: int, seed: int,
-                      level: float = LEVEL, threshold: float = THRESHOLD, max_iter: int = 100_000) -> Certificate:
+def certify_heat_bath(
+    eps: float,
+    *,
+    start: np.ndarray | Callable[[int], np.ndarray],
+    n_pairs: int,
+    seed: int,
+    level: float = LEVEL,
+    threshold: float = THRESHOLD,
+    max_iter: int = 100_000,
+) -> Certificate:
     """Certify the pair heat-bath chain (:func:`isdp.mcmc.heat_bath_sweeps`) for exp(−ε‖u‖₁) on {Σu = 0}.
 
     From its starting law ``start`` (``n_pairs`` states, or a callable returning them): Y starts at
@@ -356,9 +440,24 @@ def certify_heat_bath(eps: float, *, start: np.ndarray | Callable[[int], np.ndar
     return from_meetings(mt, NAME, exact_start=True, max_iter=max_iter, level=level, threshold=threshold)
 
 
-def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, n_pairs: int, seed: int,
-                lag: int | None = None, B=None, b=None, init=None, level: float = LEVEL, threshold: float = THRESHOLD,
-                max_iter: int = 1_000_000) -> Certificate:
+def certify_mis(
+    A,
+    a,
+    center,
+    *,
+    eps: float,
+    proposal_eps: float,
+    index_set,
+    n_pairs: int,
+    seed: int,
+    lag: int | None = None,
+    B=None,
+    b=None,
+    init=None,
+    level: float = LEVEL,
+    threshold: float = THRESHOLD,
+    max_iter: int = 1_000_000,
+) -> Certificate:
     """Certify the Metropolized independence sampler (:func:`isdp.mcmc.mis_sample`, same arguments) from its start.
 
     The starting law is ``init`` (default s*, as the chains start). The pairs share every proposal
@@ -434,22 +533,49 @@ def certify_mis(A, a, center, *, eps: float, proposal_eps: float, index_set, n_p
     level, threshold = _check_level(level), _check_threshold(threshold)
     n_pairs = check.size("n_pairs", n_pairs, 1)
     tick = time.perf_counter()
-    exact = None if lag is not None else mis_exact_sample(A, a, center, eps=eps, index_set=index_set, size=n_pairs,
-                                                          seed=derive_seed(seed, "exact start"), B=B, b=b)
-    mt = mis_meeting_times(A, a, center, eps=eps, proposal_eps=proposal_eps, index_set=index_set,
-                           lag=0 if lag is None else lag, n_pairs=n_pairs, seed=seed, B=B, b=b, init=init,
-                           init_y=exact, max_iter=max_iter)
+    exact = (
+        None
+        if lag is not None
+        else mis_exact_sample(
+            A, a, center, eps=eps, index_set=index_set, size=n_pairs, seed=derive_seed(seed, "exact start"), B=B, b=b
+        )
+    )
+    mt = mis_meeting_times(
+        A,
+        a,
+        center,
+        eps=eps,
+        proposal_eps=proposal_eps,
+        index_set=index_set,
+        lag=0 if lag is None else lag,
+        n_pairs=n_pairs,
+        seed=seed,
+        B=B,
+        b=b,
+        init=init,
+        init_y=exact,
+        max_iter=max_iter,
+    )
     mt = replace(mt, seconds=time.perf_counter() - tick)  # the exact draws are part of the cost
-    return from_meetings(mt, "independence proposal (MIS)", exact_start=lag is None, max_iter=max_iter,
-                         level=level, threshold=threshold)
+    return from_meetings(
+        mt, "independence proposal (MIS)", exact_start=lag is None, max_iter=max_iter, level=level, threshold=threshold
+    )
 
 
 #: proposal scales the release chain is tuned over (:func:`certify_chain`)
 _CHAIN_PROPOSAL_GRID = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
 
 
-def certify_chain(lattice: IntegerLattice, target: Target, *, threshold: float, n_pairs: int, max_iter: int,
-                  seed: int, on_step: Callable[[], object] | None = None) -> tuple[float, Certificate]:
+def certify_chain(
+    lattice: IntegerLattice,
+    target: Target,
+    *,
+    threshold: float,
+    n_pairs: int,
+    max_iter: int,
+    seed: int,
+    on_step: Callable[[], object] | None = None,
+) -> tuple[float, Certificate]:
     """The release chain's (:mod:`isdp.release`) proposal scale and its certified :class:`Certificate`.
 
     The proposal is tuned on :data:`_CHAIN_PROPOSAL_GRID`; the pairs start at u = 0, as the release
@@ -462,18 +588,32 @@ def certify_chain(lattice: IntegerLattice, target: Target, *, threshold: float, 
     """
     step = on_step or (lambda: None)
     if n_pairs < pairs_needed(threshold):
-        raise UncertifiableError(f"a TV bound of {threshold:.3g} is below what {n_pairs} coupled pairs can resolve at "
-                                 f"95 % ({pairs_needed(threshold)} are needed): raise --pairs")
+        raise UncertifiableError(
+            f"a TV bound of {threshold:.3g} is below what {n_pairs} coupled pairs can resolve at "
+            f"95 % ({pairs_needed(threshold)} are needed): raise --pairs"
+        )
     _, proposal_eps = tune_proposal(lattice, target, _CHAIN_PROPOSAL_GRID, n_chains=2, n_iter=1000, seed=seed)
     step()
     try:
-        cert = certify_searching_lag(lattice, target, proposal_eps=proposal_eps, start=None, n_pairs=n_pairs,
-                                     seed=seed + 1, threshold=threshold, max_iter=max_iter)
+        cert = certify_searching_lag(
+            lattice,
+            target,
+            proposal_eps=proposal_eps,
+            start=None,
+            n_pairs=n_pairs,
+            seed=seed + 1,
+            threshold=threshold,
+            max_iter=max_iter,
+        )
     except CertificationError as err:
-        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {err}; raise "
-                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells") from None
+        raise UncertifiableError(
+            f"cannot certify the chain within --max-iter {max_iter}: {err}; raise "
+            "--max-iter, use the l1 norm (exact sampler) or fewer cells"
+        ) from None
     step()
     if not cert.certified:
-        raise UncertifiableError(f"cannot certify the chain within --max-iter {max_iter}: {cert.status}; raise "
-                                 "--max-iter, use the l1 norm (exact sampler) or fewer cells")
+        raise UncertifiableError(
+            f"cannot certify the chain within --max-iter {max_iter}: {cert.status}; raise "
+            "--max-iter, use the l1 norm (exact sampler) or fewer cells"
+        )
     return float(proposal_eps), cert

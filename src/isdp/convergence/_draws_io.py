@@ -123,8 +123,9 @@ def _read(path, var_name: str | None):
     except FileNotFoundError:
         raise DrawsError(f"{path}: missing (run the workflow step that writes it)") from None
     except _READ_ERRORS as err:
-        raise DrawsError(f"{path}: unreadable netCDF ({type(err).__name__}: {err}); delete it so the workflow "
-                         "rebuilds it") from err
+        raise DrawsError(
+            f"{path}: unreadable netCDF ({type(err).__name__}: {err}); delete it so the workflow rebuilds it"
+        ) from err
 
 
 def load_draws(path, var_name: str = "noise", *, A=None, invariants=None, target: str | None = None) -> np.ndarray:
@@ -221,14 +222,15 @@ def _check_lattice(path, draws: np.ndarray, A, invariants) -> None:
         check_release(draws, A, b, what="the draws")
     except InvariantError as err:
         rows = draws.reshape(-1, A.shape[1])
-        bad = np.flatnonzero(np.any(rows @ A.T != np.asarray(b, dtype=np.int64), axis=1)) if "break" in str(err) \
-            else []
+        bad = np.flatnonzero(np.any(rows @ A.T != np.asarray(b, dtype=np.int64), axis=1)) if "break" in str(err) else []
         if not len(bad):
             raise DrawsError(f"{path}: {err}") from None
         chain, draw = divmod(int(bad[0]), draws.shape[1])
         rhs = "0" if invariants is None else "the invariants"
-        raise DrawsError(f"{path}: off the lattice: {len(bad)} of {len(rows)} draws break A u = {rhs} (first: chain "
-                         f"{chain}, draw {draw})") from None
+        raise DrawsError(
+            f"{path}: off the lattice: {len(bad)} of {len(rows)} draws break A u = {rhs} (first: chain "
+            f"{chain}, draw {draw})"
+        ) from None
 
 
 def draws_attrs(path) -> dict:

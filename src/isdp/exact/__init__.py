@@ -78,4 +78,3 @@ __all__ = [
     "UNIFORMS",
     "WordSource",
 ]
-

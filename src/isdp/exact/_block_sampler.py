@@ -115,8 +115,9 @@ class ExactSampler:
             if key not in built:
                 # kept sparse: a block of two margins has 2·cells non-zeros, and Klein's sampler needs no more
                 local = entries[start:end]
-                sub = sparse.csr_array((local[:, 2], (local[:, 0], local[:, 1])), shape=(len(rows), len(cells)),
-                                       dtype=np.int64)
+                sub = sparse.csr_array(
+                    (local[:, 2], (local[:, 0], local[:, 1])), shape=(len(rows), len(cells)), dtype=np.int64
+                )
                 if gaussian and not derived[cells].any():
                     built[key] = lattice_block(sub)  # a total or two margins: Klein's sampler, no proposal wasted
                 if built.get(key) is None:
@@ -196,8 +197,16 @@ class ExactSampler:
             out[cells] = sub.variances(eps)
         return out
 
-    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int, sigma: Fraction | None = None,
-             accept: bool = True, on_block: Callable[[int], object] | None = None) -> tuple[np.ndarray | None, int]:
+    def draw(
+        self,
+        eps: Fraction,
+        rng: IntegerSource,
+        *,
+        max_attempts: int,
+        sigma: Fraction | None = None,
+        accept: bool = True,
+        on_block: Callable[[int], object] | None = None,
+    ) -> tuple[np.ndarray | None, int]:
         """One draw of the noise on every block.
 
         Parameters
@@ -235,8 +244,11 @@ class ExactSampler:
         """
         if sigma is None or not accept:
             if any(not isinstance(sub, IntegerL1Sampler) for _, sub in self.parts):
-                raise ArgumentError("sigma must be given, with accept, where a block is drawn by Klein's sampler "
-                                    "(the Gaussian route only)", "sigma")
+                raise ArgumentError(
+                    "sigma must be given, with accept, where a block is drawn by Klein's sampler "
+                    "(the Gaussian route only)",
+                    "sigma",
+                )
         shared: dict[int, tuple[object, list[np.ndarray]]] = {}  # blocks with one sampler are drawn in one call
         for cells, sub in self.parts:
             shared.setdefault(id(sub), (sub, []))[1].append(cells)
@@ -244,8 +256,9 @@ class ExactSampler:
         total = 0
         for sub, cells in shared.values():
             if isinstance(sub, IntegerL1Sampler):
-                noise, attempts = sub.draw_blocks(eps, len(cells), rng, max_attempts=max_attempts, sigma=sigma,
-                                                  accept=accept)
+                noise, attempts = sub.draw_blocks(
+                    eps, len(cells), rng, max_attempts=max_attempts, sigma=sigma, accept=accept
+                )
                 total += attempts
                 if noise is None:
                     return None, total
@@ -269,7 +282,8 @@ def _refuse_dense(rows: int, cells: int) -> None:
             f"{DENSE_BLOCK_LIMIT:,} rows x cells (it solves a block's invariants dense, in time rows² x cells): "
             "nothing is drawn. What would work: --norm gaussian --delta D where the block's invariants are one "
             "total or a table's two margins (Klein's sampler, linear time); fewer invariants, or invariants that "
-            "split the table into smaller blocks")
+            "split the table into smaller blocks"
+        )
 
 
 def _block_entries(A, found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, list[tuple[int, int]]]:

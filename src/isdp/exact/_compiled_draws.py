@@ -187,12 +187,15 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
     eps, size = check.positive("eps", eps), check.size("size", size)
     s, t = eps.numerator, eps.denominator
     if s >= _LIMIT or t >= _LIMIT:
-        raise ArgumentError(f"eps = {eps} must be a fraction s/t with s and t below 2**31 for the compiled draw "
-                            "(double_geometric_array serves any)", "eps")
+        raise ArgumentError(
+            f"eps = {eps} must be a fraction s/t with s and t below 2**31 for the compiled draw "
+            "(double_geometric_array serves any)",
+            "eps",
+        )
     out = np.empty(size, dtype=np.int64)
     reader = WordSource(rng)
     for start in range(0, out.size, _CHUNK):  # a chunk's words at a time: memory does not grow with size
-        part, done = out[start:start + _CHUNK], 0
+        part, done = out[start : start + _CHUNK], 0
         want = -(-_BITS_PER_DRAW * part.size // 64) + 1
         while done < part.size:
             reader.ensure(want)
@@ -284,9 +287,9 @@ class WordSource:
         k = n // 8
         self.ensure(k + 1)
         i, off = self.pos >> 6, np.uint64(self.pos & 63)
-        out = self.words[i:i + k]
+        out = self.words[i : i + k]
         if off:  # the words straddle two of the buffer's
-            out = (out << off) | (self.words[i + 1:i + k + 1] >> (np.uint64(64) - off))
+            out = (out << off) | (self.words[i + 1 : i + k + 1] >> (np.uint64(64) - off))
         self.pos += 64 * k
         return out.astype("<u8").tobytes()
 

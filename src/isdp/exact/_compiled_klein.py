@@ -144,8 +144,9 @@ def _blocks(total, r, c, sigma2, words, pos, out, attempts, start):
     return _DONE, out.shape[0], pos
 
 
-def compiled_klein_blocks(kind: str, shape: tuple[int, int], sigma2, count: int, rng, reference
-                          ) -> tuple[np.ndarray, int]:
+def compiled_klein_blocks(
+    kind: str, shape: tuple[int, int], sigma2, count: int, rng, reference
+) -> tuple[np.ndarray, int]:
     """``count`` independent Klein draws of the lattice coordinates of one block shape, compiled.
 
     Parameters
@@ -183,8 +184,17 @@ def compiled_klein_blocks(kind: str, shape: tuple[int, int], sigma2, count: int,
     done = 0
     while done < count:
         reader.ensure(want)
-        outcome, done, reader.pos = _blocks(kind == "total", np.int64(r), np.int64(c), float(sigma2), reader.words,
-                                            np.int64(reader.pos), out, attempts, np.int64(done))
+        outcome, done, reader.pos = _blocks(
+            kind == "total",
+            np.int64(r),
+            np.int64(c),
+            float(sigma2),
+            reader.words,
+            np.int64(reader.pos),
+            out,
+            attempts,
+            np.int64(done),
+        )
         if outcome == _MORE_WORDS:  # the block at `done` starts over on a buffer with more words after these
             want = max(want, 2 * (reader.words.size - (reader.pos >> 6)))
         elif outcome == _HAND_OVER:  # the block at `done` is drawn again in Python, from its first word

@@ -124,8 +124,7 @@ def _blocks(s, t, X, scale, in_norm, a, b, accept, max_attempts, words, pos, out
     stopped block's first word when the words ran out or an integer would grow too large)."""
     for block in range(start, out.shape[0]):
         first = pos
-        outcome, used, pos = _attempts(s, t, X, scale, in_norm, a, b, accept, max_attempts, words, pos,
-                                       out[block])
+        outcome, used, pos = _attempts(s, t, X, scale, in_norm, a, b, accept, max_attempts, words, pos, out[block])
         attempts[block] = used
         if outcome == _FAILED:
             return outcome, block, pos
@@ -134,8 +133,16 @@ def _blocks(s, t, X, scale, in_norm, a, b, accept, max_attempts, words, pos, out
     return _DONE, out.shape[0], pos
 
 
-def reference_block(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, rng, *, max_attempts: int,
-                    sigma: Fraction | None = None, accept: bool = True) -> tuple[list[int] | None, int]:
+def reference_block(
+    X: np.ndarray,
+    in_norm: np.ndarray,
+    eps: Fraction,
+    rng,
+    *,
+    max_attempts: int,
+    sigma: Fraction | None = None,
+    accept: bool = True,
+) -> tuple[list[int] | None, int]:
     """One block by rejection in Python integers, one attempt after another: the compiled kernel's algorithm.
 
     Parameters
@@ -181,9 +188,17 @@ def reference_block(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, rng, *, m
     return None, max_attempts
 
 
-def compiled_blocks(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, count: int, rng: IntegerSource, *,
-                    max_attempts: int, sigma: Fraction | None = None,
-                    accept: bool = True) -> tuple[np.ndarray | None, int]:
+def compiled_blocks(
+    X: np.ndarray,
+    in_norm: np.ndarray,
+    eps: Fraction,
+    count: int,
+    rng: IntegerSource,
+    *,
+    max_attempts: int,
+    sigma: Fraction | None = None,
+    accept: bool = True,
+) -> tuple[np.ndarray | None, int]:
     """``count`` independent blocks' noise by the ℓ1 sampler's rejection, compiled where the integers allow.
 
     Parameters
@@ -212,8 +227,9 @@ def compiled_blocks(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, count: in
     # outside the kernel's integers, or so few cells that loading the kernel (about 0.35 s) costs more than them
     if not (0 < s < _LIMIT and t < _LIMIT and a < _LIMIT and b < _LIMIT) or count * (k + m) <= _PYTHON_CELLS:
         for block in range(count):
-            row, attempts[block] = reference_block(X, in_norm, eps, reader, max_attempts=max_attempts, sigma=sigma,
-                                                   accept=accept)
+            row, attempts[block] = reference_block(
+                X, in_norm, eps, reader, max_attempts=max_attempts, sigma=sigma, accept=accept
+            )
             if row is None:
                 return None, int(attempts.sum())
             out[block] = row
@@ -226,18 +242,32 @@ def compiled_blocks(X: np.ndarray, in_norm: np.ndarray, eps: Fraction, count: in
     done = 0
     while done < count:
         reader.ensure(want)
-        outcome, done, reader.pos = _blocks(np.int64(s), np.int64(t), X, scale, norm, np.int64(a), np.int64(b),
-                                            accept, np.int64(max_attempts), reader.words, np.int64(reader.pos),
-                                            out, attempts, np.int64(done))
+        outcome, done, reader.pos = _blocks(
+            np.int64(s),
+            np.int64(t),
+            X,
+            scale,
+            norm,
+            np.int64(a),
+            np.int64(b),
+            accept,
+            np.int64(max_attempts),
+            reader.words,
+            np.int64(reader.pos),
+            out,
+            attempts,
+            np.int64(done),
+        )
         if outcome == _FAILED:
-            return None, int(attempts[:done + 1].sum())
+            return None, int(attempts[: done + 1].sum())
         if outcome == _MORE_WORDS:  # the block at `done` starts over on a buffer with more words after these
             want = max(want, 2 * (reader.words.size - (reader.pos >> 6)))
         elif outcome == _TOO_LARGE:  # the block at `done` is drawn again in Python integers, from its first word
-            row, attempts[done] = reference_block(X, in_norm, eps, reader, max_attempts=max_attempts, sigma=sigma,
-                                                  accept=accept)
+            row, attempts[done] = reference_block(
+                X, in_norm, eps, reader, max_attempts=max_attempts, sigma=sigma, accept=accept
+            )
             if row is None:
-                return None, int(attempts[:done + 1].sum())
+                return None, int(attempts[: done + 1].sum())
             out[done] = row
             done += 1
     return out, int(attempts.sum())

@@ -32,7 +32,6 @@ from ..mcmc._double_geometric import dg_pmf
 UNIFORMS = ("common", "independent")
 
 
-
 def jump_law(lattice, pmf: dict[int, float]) -> dict[tuple[int, ...], float]:
     """The exact law of ISDP Eq. 11's jump v = V(0, …, 0, z) = B z.
 
@@ -343,8 +342,17 @@ def _pair_step(P, logpi, pmf, common):
     return out
 
 
-def apart_probabilities(lattice, target, *, proposal_eps: float, lag: int, horizon: int, radius: int,
-                        uniforms: str = "common", mass: float = 1e-13) -> np.ndarray:
+def apart_probabilities(
+    lattice,
+    target,
+    *,
+    proposal_eps: float,
+    lag: int,
+    horizon: int,
+    radius: int,
+    uniforms: str = "common",
+    mass: float = 1e-13,
+) -> np.ndarray:
     """P(X_{L+t} ≠ Y_t) for t = 1, …, ``horizon``, from the exact law of Alg. 2's L-lag coupled pair.
 
     The pair of chains started at 0 (X runs ``lag`` iterations alone first, as :func:`isdp.mcmc.meeting_times`)

@@ -43,8 +43,9 @@ def sigma2_argument(sigma2, name: str = "sigma2") -> Fraction:
     value = check.positive(name, sigma2)
     if not SIGMA2_LOW <= value <= SIGMA2_HIGH:
         shown = str(sigma2) if len(str(sigma2)) <= 40 else f"{str(sigma2)[:20]}… ({len(str(sigma2))} characters)"
-        raise ArgumentError(f"{name} must lie in [2**-64, 2**100], the variances the exact samplers serve; got "
-                            f"{shown}", name)
+        raise ArgumentError(
+            f"{name} must lie in [2**-64, 2**100], the variances the exact samplers serve; got {shown}", name
+        )
     return value
 
 

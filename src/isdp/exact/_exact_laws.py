@@ -95,8 +95,9 @@ def sum_constraint_acceptance(n: int, eps: float) -> float:
     return float(np.fft.ifft(phi**n).real[0]) / p0
 
 
-def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int, *,
-                             max_proposals: int = MAX_PROPOSALS) -> np.ndarray:
+def sample_sum_constraint_l1(
+    n: int, eps: float, size: int, seed: int, *, max_proposals: int = MAX_PROPOSALS
+) -> np.ndarray:
     """The MCMC experiments' exact ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, one sum constraint
     only, compiled and in floating point (int64, size × n).
 
@@ -162,10 +163,12 @@ def sample_sum_constraint_l1(n: int, eps: float, size: int, seed: int, *,
     acceptance = sum_constraint_acceptance(n, eps)
     cost = size * (n - 1) / acceptance
     if cost > max_proposals:
-        raise ValueError(f"sample_sum_constraint_l1(n={n}, eps={eps:g}, size={size}): the rejection sampler "
-                         f"accepts {acceptance:.3g} of its proposals, so it would need about {cost:.3g} "
-                         f"double geometric draws, more than max_proposals = {max_proposals:.3g}; raise "
-                         "max_proposals, use a larger eps, or the MCMC sampler (isdp.mcmc.sample)")
+        raise ValueError(
+            f"sample_sum_constraint_l1(n={n}, eps={eps:g}, size={size}): the rejection sampler "
+            f"accepts {acceptance:.3g} of its proposals, so it would need about {cost:.3g} "
+            f"double geometric draws, more than max_proposals = {max_proposals:.3g}; raise "
+            "max_proposals, use a larger eps, or the MCMC sampler (isdp.mcmc.sample)"
+        )
     out = np.empty((size, n), dtype=np.int64)
     tries = np.empty(size, dtype=np.int64)
     over_streams(_sum_zero_rejection, size, seed_states(seed, size), dg_table(eps), out, tries)
@@ -309,8 +312,10 @@ def _check_box(lattice, radius) -> int:
     radius = check.size("radius", radius, 1)
     states = (2 * radius + 1) ** lattice.dim
     if states > MAX_STATES:
-        raise ValueError(f"the box |w|_∞ <= {radius} of a {lattice.dim}-dimensional lattice has {states:.3g} "
-                         f"states, more than {MAX_STATES:.0e}: use a smaller radius or lattice")
+        raise ValueError(
+            f"the box |w|_∞ <= {radius} of a {lattice.dim}-dimensional lattice has {states:.3g} "
+            f"states, more than {MAX_STATES:.0e}: use a smaller radius or lattice"
+        )
     return radius
 
 
@@ -473,8 +478,9 @@ def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_ep
     return P.tocsr(), w, u
 
 
-def exact_tv_curve(lattice: IntegerLattice, target: Target, proposal_eps: float, radius: int, start_points,
-                   start_probs, ts) -> tuple[np.ndarray, np.ndarray]:
+def exact_tv_curve(
+    lattice: IntegerLattice, target: Target, proposal_eps: float, radius: int, start_points, start_probs, ts
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact d_TV(μ K^t, π) of the component-wise sampler on ``lattice`` (its basis) started from μ.
 
     The ground truth that coupling bounds and certificates are tested against. μ puts

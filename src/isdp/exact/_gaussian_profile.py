@@ -102,7 +102,7 @@ def _log_delta_classes(epsilon: float, sigma2: float, s: int) -> np.ndarray:
         loss = (s - 2 * t) / (2 * sigma2)  # log P(t)/Q(t), Q the law shifted by s
         gap = np.where(loss > epsilon, -np.expm1(np.minimum(epsilon - loss, 0.0)), 0.0)  # 1 − e^{ε − L}, where > 0
         with np.errstate(divide="ignore"):
-            out[first:first + len(t)] = logsumexp(logw + np.log(gap), axis=1) - logsumexp(logw, axis=1)
+            out[first : first + len(t)] = logsumexp(logw + np.log(gap), axis=1) - logsumexp(logw, axis=1)
     return out
 
 

@@ -156,8 +156,13 @@ class IntegerL1Sampler:
         if A.shape[0] == 0 and not full.any():  # no invariant: every cell free
             if derived.any():
                 raise AssertionError("a derived cell in no invariant; this is a bug in isdp")
-            return cls(A, np.arange(A.shape[1]), np.zeros(0, np.int64), np.zeros((0, A.shape[1]), np.int64),
-                       np.zeros(0, dtype=bool))
+            return cls(
+                A,
+                np.arange(A.shape[1]),
+                np.zeros(0, np.int64),
+                np.zeros((0, A.shape[1]), np.int64),
+                np.zeros(0, dtype=bool),
+            )
         first = np.flatnonzero(derived)
         try:  # floating point decides the rank and the solve; both are checked exactly below
             found = integral_solve(A, first=first) if A.shape[0] else None
@@ -167,9 +172,11 @@ class IntegerL1Sampler:
         # Λ(A) has dimension at least |free|, and A_S is invertible (|det| an integer ≥ 1), so at
         # most |free|: z ↦ (z, X z) is onto Λ(A)
         spans = found is not None and (
-            np.array_equal(_exact_product(full[:, found[0]], found[1]),
-                           -full[:, np.setdiff1d(np.arange(A.shape[1]), found[0])])
-            and np.linalg.slogdet(A[:, found[0]].astype(float))[1] >= math.log(0.5))
+            np.array_equal(
+                _exact_product(full[:, found[0]], found[1]), -full[:, np.setdiff1d(np.arange(A.shape[1]), found[0])]
+            )
+            and np.linalg.slogdet(A[:, found[0]].astype(float))[1] >= math.log(0.5)
+        )
         if not spans:
             # near-dependent rows with large coefficients can fool floating point (rows of about
             # 2**31 that differ by one): decide again in exact integer arithmetic, where it is affordable
@@ -188,7 +195,8 @@ class IntegerL1Sampler:
                     f"{int(np.abs(full).max()):,}, are too close to linearly dependent for floating-point "
                     f"arithmetic, and the block is too large ({m}² × {n} > {EXACT_SOLVE_LIMIT:,}) to decide "
                     "in exact arithmetic: use smaller coefficients, drop rows that are (nearly) combinations "
-                    "of others, or split the block")
+                    "of others, or split the block"
+                )
         else:
             solved, solve = found
         free = np.setdiff1d(np.arange(A.shape[1]), solved)
@@ -270,8 +278,15 @@ class IntegerL1Sampler:
         out[self.solved] = v * (self.solve.astype(float) ** 2).sum(axis=1)
         return out
 
-    def draw(self, eps: Fraction, rng: IntegerSource, *, max_attempts: int,
-             sigma: Fraction | None = None, accept: bool = True) -> tuple[np.ndarray | None, int]:
+    def draw(
+        self,
+        eps: Fraction,
+        rng: IntegerSource,
+        *,
+        max_attempts: int,
+        sigma: Fraction | None = None,
+        accept: bool = True,
+    ) -> tuple[np.ndarray | None, int]:
         """One draw of the noise, by rejection.
 
         Parameters
@@ -326,8 +341,16 @@ class IntegerL1Sampler:
         noise, attempts = self.draw_blocks(eps, 1, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
         return (None if noise is None else noise[0]), attempts
 
-    def draw_blocks(self, eps: Fraction, count: int, rng: IntegerSource, *, max_attempts: int,
-                    sigma: Fraction | None = None, accept: bool = True) -> tuple[np.ndarray | None, int]:
+    def draw_blocks(
+        self,
+        eps: Fraction,
+        count: int,
+        rng: IntegerSource,
+        *,
+        max_attempts: int,
+        sigma: Fraction | None = None,
+        accept: bool = True,
+    ) -> tuple[np.ndarray | None, int]:
         """``count`` independent draws of :meth:`draw`'s law (the noise of ``count`` blocks with these
         invariants), compiled.
 
@@ -374,18 +397,20 @@ class IntegerL1Sampler:
             sigma = check.positive("sigma", sigma)
             if eps != 1 / sigma:  # the second rejection leaves the Gaussian from the ℓ1 law at 1/σ only
                 raise ArgumentError(f"eps must be 1/sigma = {1 / sigma} with sigma = {sigma}, got {eps}", "eps")
-        rows, attempts = compiled_blocks(self.solve, self.in_norm, eps, count, rng, max_attempts=max_attempts,
-                                         sigma=sigma, accept=accept)
+        rows, attempts = compiled_blocks(
+            self.solve, self.in_norm, eps, count, rng, max_attempts=max_attempts, sigma=sigma, accept=accept
+        )
         if rows is None:
             return None, attempts
         u = np.empty((count, self.A.shape[1]), dtype=np.int64)
-        u[:, self.free], u[:, self.solved] = rows[:, :len(self.free)], rows[:, len(self.free):]
+        u[:, self.free], u[:, self.solved] = rows[:, : len(self.free)], rows[:, len(self.free) :]
         if np.any(u @ self.A.T != 0):
             raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
         return u, attempts
 
-    def sample(self, eps: Fraction, size: int, rng: IntegerSource, *, sigma: Fraction | None = None,
-               max_attempts: int = 10**9) -> np.ndarray:
+    def sample(
+        self, eps: Fraction, size: int, rng: IntegerSource, *, sigma: Fraction | None = None, max_attempts: int = 10**9
+    ) -> np.ndarray:
         """``size`` independent draws (rows) of the law :meth:`draw` draws; for studies and tests.
 
         Parameters
@@ -422,8 +447,9 @@ class IntegerL1Sampler:
         """
         noise, attempts = self.draw_blocks(eps, size, rng, max_attempts=max_attempts, sigma=sigma)
         if noise is None:
-            raise UncertifiableError(f"a draw of {size} accepted none of its {max_attempts:,} proposals "
-                                     f"({attempts:,} proposals in all)")
+            raise UncertifiableError(
+                f"a draw of {size} accepted none of its {max_attempts:,} proposals ({attempts:,} proposals in all)"
+            )
         return noise
 
 

@@ -85,8 +85,9 @@ def read_bytes(rng: IntegerSource, n: int) -> bytes:
     for more words from a source that has none would wait forever."""
     data = rng.randbytes(n)
     if len(data) != n:
-        raise ArgumentError(f"rng returned {len(data)} bytes when {n} were asked: a source's randbytes(n) must "
-                            "return n bytes", "rng")
+        raise ArgumentError(
+            f"rng returned {len(data)} bytes when {n} were asked: a source's randbytes(n) must return n bytes", "rng"
+        )
     return data
 
 

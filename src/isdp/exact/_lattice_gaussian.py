@@ -233,8 +233,11 @@ class LatticeBlock:
         while True:
             attempts += 1
             z, centres, widths = _klein_pass(
-                self.kind, self.grid.shape, sigma2,
-                lambda centre, width, a, b: _discrete_gaussian(centre, width, rng, klein_scale(base, a, b)))
+                self.kind,
+                self.grid.shape,
+                sigma2,
+                lambda centre, width, a, b: _discrete_gaussian(centre, width, rng, klein_scale(base, a, b)),
+            )
             if _accept(centres, widths, rng):
                 return z, attempts
 
@@ -328,8 +331,9 @@ def _klein_pass(kind: str, shape: tuple[int, int], sigma2: Fraction, choose):
     z = [[0] * (c + 1) for _ in range(r + 1)]  # z[i][j], i < r, j < c; zero beyond
     for i in range(r - 1, 0, -1):
         for j in range(c - 1, 0, -1):
-            centre = Fraction(j * (i + 1) * z[i][j + 1] + i * (j + 1) * z[i + 1][j] - i * j * z[i + 1][j + 1],
-                              (i + 1) * (j + 1))
+            centre = Fraction(
+                j * (i + 1) * z[i][j + 1] + i * (j + 1) * z[i + 1][j] - i * j * z[i + 1][j + 1], (i + 1) * (j + 1)
+            )
             z[i][j] = step(centre, i * j, (i + 1) * (j + 1))
     return np.array([row[1:c] for row in z[1:r]], dtype=np.int64), centres, widths
 
@@ -389,13 +393,15 @@ def _theta_ratio_float(centre: Fraction, sigma2: Fraction) -> float:
         q = math.exp(-2 * math.pi**2 * s2)
         terms = [q ** (m * m) for m in range(1, 40) if q ** (m * m) > 1e-18]
         return (1 + 2 * sum(t * math.cos(2 * math.pi * (m + 1) * c) for m, t in enumerate(terms))) / (
-            1 + 2 * sum(terms))
+            1 + 2 * sum(terms)
+        )
     ks = range(-40, 41)
     return sum(math.exp(-((k - c) ** 2) / (2 * s2)) for k in ks) / sum(math.exp(-(k**2) / (2 * s2)) for k in ks)
 
 
 def _accept_exactly(word: int, centres, widths, rng: IntegerSource) -> bool:
     """The rare case: interval arithmetic (mpmath.iv) at growing precision against more bits of U."""
+
     def product(prec: int):
         out = iv.mpf(1)
         for centre, width in zip(centres, widths, strict=True):
@@ -468,8 +474,11 @@ def lattice_block(A) -> LatticeBlock | None:
     """
     A = as_sparse(A)  # integer entries only: 1.5 is refused, not cast to 1
     n = A.shape[1]
-    rows = [(A.indices[A.indptr[k]:A.indptr[k + 1]], A.data[A.indptr[k]:A.indptr[k + 1]])
-            for k in range(A.shape[0]) if A.indptr[k + 1] > A.indptr[k]]
+    rows = [
+        (A.indices[A.indptr[k] : A.indptr[k + 1]], A.data[A.indptr[k] : A.indptr[k + 1]])
+        for k in range(A.shape[0])
+        if A.indptr[k + 1] > A.indptr[k]
+    ]
     if n < 2 or not rows:
         return None
     if all(len(idx) == n and (data == data[0]).all() for idx, data in rows):  # multiples of a total over every cell

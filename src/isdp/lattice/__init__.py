@@ -37,4 +37,3 @@ __all__ = [
     "venn_constraints",
     "with_mixing_basis",
 ]
-

@@ -77,5 +77,13 @@ def implied_rows(A: sparse.csr_array) -> np.ndarray:
     order = np.lexsort((rank[rows], A.indices))  # by cell, then by the row's rank: each cell's rows narrowest first
     cell_ptr = np.zeros(A.shape[1] + 1, dtype=np.int64)
     np.cumsum(np.bincount(A.indices, minlength=A.shape[1]), out=cell_ptr[1:])
-    return _implied(A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data.astype(np.int64), width,
-                    np.argsort(-width, kind="stable"), cell_ptr, rows[order], A.shape[1])
+    return _implied(
+        A.indptr.astype(np.int64),
+        A.indices.astype(np.int64),
+        A.data.astype(np.int64),
+        width,
+        np.argsort(-width, kind="stable"),
+        cell_ptr,
+        rows[order],
+        A.shape[1],
+    )

@@ -27,8 +27,10 @@ def _size(name: str, value) -> int:
 
 def _dense(shape: tuple[int, int]) -> np.ndarray:
     if shape[0] * shape[1] > MATRIX_LIMIT:
-        raise ArgumentError(f"a {shape[0]:,} × {shape[1]:,} constraint matrix has more than {MATRIX_LIMIT:,} entries: "
-                         "build a larger system sparse (scipy.sparse), as isdp release does")
+        raise ArgumentError(
+            f"a {shape[0]:,} × {shape[1]:,} constraint matrix has more than {MATRIX_LIMIT:,} entries: "
+            "build a larger system sparse (scipy.sparse), as isdp release does"
+        )
     return np.zeros(shape, dtype=np.int64)
 
 

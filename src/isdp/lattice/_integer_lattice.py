@@ -87,8 +87,10 @@ def _to_int64(values, what: str) -> np.ndarray:
     """Exact integers (Python ints from sympy) as int64, or an InvariantError naming the limit."""
     arr = np.asarray(values, dtype=object)
     if arr.size and max(abs(int(x)) for x in arr.ravel()) >= INT64_LIMIT:
-        raise InvariantError(f"{what} has entries beyond the int64 range (|x| < 2**63) that the samplers "
-                             "compute in; use a constraint matrix with smaller entries")
+        raise InvariantError(
+            f"{what} has entries beyond the int64 range (|x| < 2**63) that the samplers "
+            "compute in; use a constraint matrix with smaller entries"
+        )
     return arr.astype(np.int64)
 
 
@@ -114,8 +116,10 @@ def lll_reduce(basis: np.ndarray) -> np.ndarray:
         reduced = DomainMatrix.from_Matrix(sympy.Matrix(basis.T.tolist())).lll().to_Matrix()
     except (AssertionError, OverflowError, ZeroDivisionError) as err:
         biggest = max(abs(int(x)) for x in np.asarray(basis, dtype=object).ravel())
-        raise InvariantError(f"LLL reduction failed ({type(err).__name__}) on a basis with entries up to "
-                             f"2**{biggest.bit_length()}; pass reduce=False or smaller constraints") from None
+        raise InvariantError(
+            f"LLL reduction failed ({type(err).__name__}) on a basis with entries up to "
+            f"2**{biggest.bit_length()}; pass reduce=False or smaller constraints"
+        ) from None
     return _to_int64(reduced.tolist(), "the LLL-reduced lattice basis").T
 
 
@@ -243,9 +247,11 @@ class IntegerLattice:
         """
         A = as_integer_matrix(A)
         if np.abs(A.astype(float)).max() > CONSTRAINT_LIMIT:  # float: abs(int64 min) wraps
-            raise InvariantError(f"A has entries up to {np.abs(A.astype(float)).max():.4g} in size, beyond the "
-                                 "supported ±2**31 (larger entries overflow the lattice basis and its exact "
-                                 "reduction)")
+            raise InvariantError(
+                f"A has entries up to {np.abs(A.astype(float)).max():.4g} in size, beyond the "
+                "supported ±2**31 (larger entries overflow the lattice basis and its exact "
+                "reduction)"
+            )
         diag, rank, _, V = _smith(A)
         n = A.shape[1]
         if rank == n:
@@ -284,8 +290,11 @@ class IntegerLattice:
         if u.ndim not in (1, 2) or u.shape[-1] != self.n:
             return False  # not a vector (or rows) of n cells
         if u.dtype == object:
-            if not all(isinstance(x, int | np.integer) or (isinstance(x, float | np.floating) and np.isfinite(x)
-                                                           and x == int(x)) for x in u.ravel()):
+            if not all(
+                isinstance(x, int | np.integer)
+                or (isinstance(x, float | np.floating) and np.isfinite(x) and x == int(x))
+                for x in u.ravel()
+            ):
                 return False
             u = np.vectorize(int, otypes=[object])(u) if u.size else u
         elif not np.issubdtype(u.dtype, np.integer):
@@ -382,9 +391,7 @@ def integer_solution(A, b) -> np.ndarray:
             if ci != 0:
                 raise InvariantError("the constraints A x = b are inconsistent: no solution exists")
         elif ci % d:
-            raise InvariantError(
-                f"A x = b has no integer solution (invariant factor {d} does not divide {ci})"
-            )
+            raise InvariantError(f"A x = b has no integer solution (invariant factor {d} does not divide {ci})")
         else:
             y[i] = ci // d
     x = V.dot(y).astype(np.int64)
@@ -443,8 +450,9 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
     """
     r = np.asarray(release)
     if r.dtype.kind not in "iuf" or r.ndim == 0:
-        raise InvariantError(f"{what} must be a numeric vector or array of vectors, got dtype {r.dtype}, "
-                             f"shape {r.shape}")
+        raise InvariantError(
+            f"{what} must be a numeric vector or array of vectors, got dtype {r.dtype}, shape {r.shape}"
+        )
     if not np.issubdtype(r.dtype, np.integer):
         if not np.all(np.isfinite(r)) or np.any(np.rint(r) != r):
             raise InvariantError(f"{what} is not integer-valued")

@@ -166,25 +166,44 @@ def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
         from ._compiled_partition import implied_rows  # deferred: it loads numba, which small tables need not
 
         return np.flatnonzero(implied_rows(A))
-    support = [frozenset(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist()) for i in range(A.shape[0])]
+    support = [frozenset(A.indices[A.indptr[i] : A.indptr[i + 1]].tolist()) for i in range(A.shape[0])]
     rows_of_cell: dict[int, list[int]] = {}
     for i in np.argsort(width, kind="stable"):
         for j in support[i]:
             rows_of_cell.setdefault(j, []).append(int(i))
     dropped = np.zeros(A.shape[0], dtype=bool)
     for i in np.argsort(-width, kind="stable"):
-        coef = dict(zip(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist(), A.data[A.indptr[i]:A.indptr[i + 1]].tolist(),
-                        strict=True))
+        coef = dict(
+            zip(
+                A.indices[A.indptr[i] : A.indptr[i + 1]].tolist(),
+                A.data[A.indptr[i] : A.indptr[i + 1]].tolist(),
+                strict=True,
+            )
+        )
         covered: set[int] = set()
         for j in sorted(support[i]):
             if j in covered:
                 continue
-            part = next((r for r in rows_of_cell[j] if r != i and not dropped[r] and width[r] < width[i]
-                         and support[r] <= support[i] and not (support[r] & covered)
-                         and all(coef[c] == v for c, v in zip(A.indices[A.indptr[r]:A.indptr[r + 1]].tolist(),
-                                                             A.data[A.indptr[r]:A.indptr[r + 1]].tolist(),
-                                                             strict=True))),
-                        None)
+            part = next(
+                (
+                    r
+                    for r in rows_of_cell[j]
+                    if r != i
+                    and not dropped[r]
+                    and width[r] < width[i]
+                    and support[r] <= support[i]
+                    and not (support[r] & covered)
+                    and all(
+                        coef[c] == v
+                        for c, v in zip(
+                            A.indices[A.indptr[r] : A.indptr[r + 1]].tolist(),
+                            A.data[A.indptr[r] : A.indptr[r + 1]].tolist(),
+                            strict=True,
+                        )
+                    )
+                ),
+                None,
+            )
             if part is None:
                 break
             covered |= support[part]

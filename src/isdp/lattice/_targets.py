@@ -31,8 +31,10 @@ def squared_norm(u) -> np.ndarray:
     if u.size and float(np.square(u.astype(float)).sum(axis=-1).max()) >= SUMSQ_LIMIT / 2:
         exact = max(sum(int(x) ** 2 for x in row) for row in u.reshape(-1, u.shape[-1]))
         if exact >= SUMSQ_LIMIT:
-            raise ValueError(f"‖u‖₂² = {exact} is beyond the exact int64 range the samplers use "
-                             f"(< 2**62): entries this large are not supported")
+            raise ValueError(
+                f"‖u‖₂² = {exact} is beyond the exact int64 range the samplers use "
+                f"(< 2**62): entries this large are not supported"
+            )
     return (u.astype(np.int64) ** 2).sum(axis=-1)
 
 

@@ -51,6 +51,7 @@ CHAIN_NAME = "data augmentation (inverse-Gaussian / discrete Gaussian)"
 
 # ---- exact draws -------------------------------------------------------------------------------
 
+
 @njit(inline="always")
 def _normal(rng):
     """Standard normal (Box–Muller, one of the pair)."""
@@ -176,6 +177,7 @@ def _coupled_iteration(x, y, rng, eps, blocks):
 
 # ---- compiled runs -----------------------------------------------------------------------------
 
+
 @njit(nogil=True, cache=True)
 def _run(lo, hi, u, rng, eps, blocks, burn_in, thin, out):
     for c in range(lo, hi):
@@ -207,6 +209,7 @@ def _meeting_times(lo, hi, init, rng, eps, blocks, lag, max_iter, tau, met):
 
 # ---- public API --------------------------------------------------------------------------------
 
+
 def _structure(lattice: IntegerLattice, target: Target):
     """(ε, blocks) of a sum-block lattice and an ℓ2 Laplace target: the kernels' ``blocks`` =
     (block_ptr, block_cells, free_cells), block b's cells being ``block_cells[block_ptr[b]:block_ptr[b+1]]``."""
@@ -216,8 +219,10 @@ def _structure(lattice: IntegerLattice, target: Target):
         raise ValueError(f"the data-augmentation sampler targets the ℓ2 generalized Laplace, got {target!r}")
     blocks = sum_blocks(lattice.A)
     if blocks is None:
-        raise ValueError("the data-augmentation sampler needs one sum constraint, or one sum per block of "
-                         "cells (A with 0/1 entries, each cell in at most one row)")
+        raise ValueError(
+            "the data-augmentation sampler needs one sum constraint, or one sum per block of "
+            "cells (A with 0/1 entries, each cell in at most one row)"
+        )
     block_ptr = np.cumsum([0] + [len(b) for b in blocks]).astype(np.int64)
     block_cells = np.concatenate(blocks).astype(np.int64)
     free_cells = np.setdiff1d(np.arange(lattice.n), block_cells).astype(np.int64)
@@ -232,8 +237,17 @@ def _checked(lattice: IntegerLattice, draws: np.ndarray) -> np.ndarray:
     return draws
 
 
-def augmented_sample(lattice: IntegerLattice, target: Target, *, n_chains: int, n_draws: int, seed: int,
-                     burn_in: int = 0, thin: int = 1, init=None) -> np.ndarray:
+def augmented_sample(
+    lattice: IntegerLattice,
+    target: Target,
+    *,
+    n_chains: int,
+    n_draws: int,
+    seed: int,
+    burn_in: int = 0,
+    thin: int = 1,
+    init=None,
+) -> np.ndarray:
     """``n_chains`` independent data-augmentation chains for the ℓ2 Laplace ``target`` on a sum-block ``lattice``.
 
     Each iteration draws t | u (inverse Gaussian) and then u | t (discrete Gaussians conditioned on
@@ -307,8 +321,9 @@ def augmented_sample(lattice: IntegerLattice, target: Target, *, n_chains: int, 
     return _checked(lattice, out)
 
 
-def augmented_meeting_times(lattice: IntegerLattice, target: Target, *, lag: int, n_pairs: int, seed: int,
-                            max_iter: int = 100_000, init=None) -> MeetingTimes:
+def augmented_meeting_times(
+    lattice: IntegerLattice, target: Target, *, lag: int, n_pairs: int, seed: int, max_iter: int = 100_000, init=None
+) -> MeetingTimes:
     """L-lag meeting times of ``n_pairs`` coupled pairs of the data-augmentation chain :func:`augmented_sample`.
 
     Pair p starts at X₀ = Y₀ = ``init[p]`` (default 0); X runs ``lag`` iterations alone, then the

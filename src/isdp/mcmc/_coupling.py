@@ -186,12 +186,30 @@ def meeting_times(
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    over_streams(_meeting_times, n_pairs, start_x, start_y, lattice.coordinates(start_y - start_x),
-                 seed_states(seed, n_pairs), basis_csr(lattice.basis), sweep_law(target, proposal_eps), int(lag),
-                 int(max_iter), tau, met)
+    over_streams(
+        _meeting_times,
+        n_pairs,
+        start_x,
+        start_y,
+        lattice.coordinates(start_y - start_x),
+        seed_states(seed, n_pairs),
+        basis_csr(lattice.basis),
+        sweep_law(target, proposal_eps),
+        int(lag),
+        int(max_iter),
+        tau,
+        met,
+    )
     seconds = time.perf_counter() - tick
-    log.info("%s, lag %d: %d of %d pairs met, median τ - L = %d, %.1f s", target.label, lag, met.sum(), n_pairs,
-             int(np.median(tau - lag)), seconds)
+    log.info(
+        "%s, lag %d: %d of %d pairs met, median τ - L = %d, %.1f s",
+        target.label,
+        lag,
+        met.sum(),
+        n_pairs,
+        int(np.median(tau - lag)),
+        seconds,
+    )
     return MeetingTimes(tau=tau, met=met, lag=int(lag), seconds=seconds)
 
 
@@ -210,9 +228,7 @@ def _coupled_steps(x0, y0, wdiff0, rng, csr, law, out_x, out_y):
         copy_into(out_y[r], y)
 
 
-def coupled_kernel_draws(
-    lattice: IntegerLattice, target: Target, x, y, *, proposal_eps: float, n_rep: int, seed: int
-):
+def coupled_kernel_draws(lattice: IntegerLattice, target: Target, x, y, *, proposal_eps: float, n_rep: int, seed: int):
     """``n_rep`` independent applications of one coupled iteration to the fixed pair (x, y).
 
     For validation: each returned margin must follow the single-chain one-iteration law.
@@ -222,6 +238,7 @@ def coupled_kernel_draws(
     wdiff = lattice.coordinates(y) - lattice.coordinates(x)
     out_x = np.empty((n_rep, lattice.n), dtype=np.int64)
     out_y = np.empty((n_rep, lattice.n), dtype=np.int64)
-    _coupled_steps(x, y, wdiff, seed_states(seed, 1)[0], basis_csr(lattice.basis), sweep_law(target, proposal_eps),
-                   out_x, out_y)
+    _coupled_steps(
+        x, y, wdiff, seed_states(seed, 1)[0], basis_csr(lattice.basis), sweep_law(target, proposal_eps), out_x, out_y
+    )
     return out_x, out_y

@@ -115,13 +115,16 @@ def _check_states(states, name: str) -> np.ndarray:
     arr = np.asarray(states)
     if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] < 1:
         raise InvariantError(f"{name} must be a (rows, n) array with n >= 2 cells, got shape {arr.shape}")
-    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and np.all(np.isfinite(arr))
-                                           and np.all(arr == np.rint(arr))):
+    if arr.dtype.kind not in "iu" and not (
+        arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.rint(arr))
+    ):
         raise InvariantError(f"{name} must be integer-valued")
     out = np.ascontiguousarray(arr, dtype=np.int64)
     if np.any(out.sum(axis=1) != 0):
-        raise InvariantError(f"{name}: every row must sum to 0 (the invariant total), "
-                             f"{int(np.count_nonzero(out.sum(axis=1)))} rows do not")
+        raise InvariantError(
+            f"{name}: every row must sum to 0 (the invariant total), "
+            f"{int(np.count_nonzero(out.sum(axis=1)))} rows do not"
+        )
     return out
 
 
@@ -189,8 +192,13 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
     ratio = _ratio(eps)
     n_sweeps = check.size("n_sweeps", n_sweeps, 0)
     rng = seed_states(seed, states.shape[0])
-    run_chunked(lambda t, k: over_streams(_run, len(states), states, rng, ratio, k), n_sweeps, log=log,
-                label=f"{NAME} sweeps", progress=progress)
+    run_chunked(
+        lambda t, k: over_streams(_run, len(states), states, rng, ratio, k),
+        n_sweeps,
+        log=log,
+        label=f"{NAME} sweeps",
+        progress=progress,
+    )
     return states
 
 
@@ -255,6 +263,13 @@ def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: 
     tick = time.perf_counter()
     over_streams(_meeting_times, len(x), x, y, seed_states(seed, len(x)), ratio, max_iter, tau, met)
     seconds = time.perf_counter() - tick
-    log.info("%s, %d cells: %d of %d pairs met, median τ = %d sweeps, %.2f s", NAME, x.shape[1], met.sum(), len(x),
-             int(np.median(tau)), seconds)
+    log.info(
+        "%s, %d cells: %d of %d pairs met, median τ = %d sweeps, %.2f s",
+        NAME,
+        x.shape[1],
+        met.sum(),
+        len(x),
+        int(np.median(tau)),
+        seconds,
+    )
     return MeetingTimes(tau=tau, met=met, lag=0, seconds=seconds)

@@ -175,8 +175,7 @@ def tv_bound_terms(tau, lag: int, t) -> np.ndarray:
     lag = check.size("lag", lag, 1)
     tau = np.asarray(tau)
     if tau.ndim != 1 or tau.dtype.kind not in "iuf" or not np.all(np.isfinite(tau)) or np.any(np.rint(tau) != tau):
-        raise ValueError(f"tau must be one meeting time per pair, whole numbers, got shape {tau.shape} "
-                         f"of {tau.dtype}")
+        raise ValueError(f"tau must be one meeting time per pair, whole numbers, got shape {tau.shape} of {tau.dtype}")
     if np.any(tau <= lag):  # τ = inf{t > L : X_t = Y_{t−L}}: a pair meets after its lag, never at or before it
         raise ValueError(f"a meeting time of {int(tau.min())} is impossible at lag {lag}: every τ exceeds its lag")
     tau = tau.astype(np.int64)[:, None]

@@ -288,8 +288,24 @@ def _propose(rng, prop, r, equalities, inequalities, law):
 
 
 @njit(nogil=True, cache=True)
-def _mis_run(lo, hi, state, logw, rng, equalities, inequalities, law, t0, n_iter, burn_in, thin, out, accepted,
-             infeasible, nonintegral):
+def _mis_run(
+    lo,
+    hi,
+    state,
+    logw,
+    rng,
+    equalities,
+    inequalities,
+    law,
+    t0,
+    n_iter,
+    burn_in,
+    thin,
+    out,
+    accepted,
+    infeasible,
+    nonintegral,
+):
     """Iterations t0..t0+n_iter of chains lo..hi − 1; the per-chain counts are added to in place."""
     m = equalities[-1].shape[0]
     d = state.shape[1]
@@ -486,8 +502,19 @@ def mis_sample(
     """
     n_chains, n_draws = check.size("n_chains", n_chains, 1), check.size("n_draws", n_draws, 0)
     thin, burn_in = check.size("thin", thin, 1), check.size("burn_in", burn_in, 0)
-    pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps, index_set=index_set, n_chains=n_chains,
-                  init=init, allow_nonunimodular=allow_nonunimodular)
+    pb = _problem(
+        A,
+        a,
+        center,
+        B,
+        b,
+        eps=eps,
+        proposal_eps=proposal_eps,
+        index_set=index_set,
+        n_chains=n_chains,
+        init=init,
+        allow_nonunimodular=allow_nonunimodular,
+    )
     A, a, B, b, state, logw, d = pb.A, pb.a, pb.B, pb.b, pb.state, pb.logw, pb.A.shape[1]
     rng = seed_states(seed, n_chains)
     n_iter = int(burn_in + n_draws * thin)
@@ -497,8 +524,22 @@ def mis_sample(
     nonintegral = np.zeros(n_chains, dtype=np.int64)
 
     def step(t, n):
-        over_streams(_mis_run, n_chains, state, logw, rng, *pb.kernel, t, n, burn_in, thin, out, accepted, infeasible,
-                     nonintegral)
+        over_streams(
+            _mis_run,
+            n_chains,
+            state,
+            logw,
+            rng,
+            *pb.kernel,
+            t,
+            n,
+            burn_in,
+            thin,
+            out,
+            accepted,
+            infeasible,
+            nonintegral,
+        )
 
     seconds = run_chunked(step, n_iter, log=log, label="MIS proposals per chain", progress=progress, min_chunk=1000)
 

@@ -20,8 +20,7 @@ from ._mis import _in_set, _problem, _propose, log
 
 
 @njit(nogil=True, cache=True)
-def _mis_meeting(lo, hi, init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, law, lag, max_iter, tau,
-                 met):
+def _mis_meeting(lo, hi, init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, law, lag, max_iter, tau, met):
     """Meeting times of the MIS: X runs ``lag`` proposals alone, then X and Y share every proposal
     and one uniform; they meet when both accept the same proposal (or already agree: τ = 0 at lag 0)."""
     m = equalities[-1].shape[0]
@@ -65,9 +64,24 @@ def _mis_meeting(lo, hi, init_x, init_y, logw_x, logw_y, rng, equalities, inequa
         tau[p] = t
 
 
-def mis_meeting_times(A, a, center, *, eps: float, proposal_eps: float, index_set, lag: int, n_pairs: int,
-                      seed: int, B=None, b=None, init=None, init_y=None, max_iter: int = 1_000_000,
-                      allow_nonunimodular: bool = False):
+def mis_meeting_times(
+    A,
+    a,
+    center,
+    *,
+    eps: float,
+    proposal_eps: float,
+    index_set,
+    lag: int,
+    n_pairs: int,
+    seed: int,
+    B=None,
+    b=None,
+    init=None,
+    init_y=None,
+    max_iter: int = 1_000_000,
+    allow_nonunimodular: bool = False,
+):
     """Meeting times of coupled pairs of the MIS, for its convergence certificate.
 
     X runs ``lag`` proposals alone, then X and Y share every proposal and one uniform, each
@@ -128,16 +142,53 @@ def mis_meeting_times(A, a, center, *, eps: float, proposal_eps: float, index_se
     max_iter = check.size("max_iter", max_iter, 1)
     lag = check.size("lag", lag, 0 if init_y is not None else 1, high=max_iter)
     n_pairs = check.size("n_pairs", n_pairs, 1)
-    pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps, index_set=index_set, n_chains=n_pairs,
-                  init=init, allow_nonunimodular=allow_nonunimodular)
-    py = pb if init_y is None else _problem(A, a, center, B, b, eps=eps, proposal_eps=proposal_eps,
-                                            index_set=index_set, n_chains=n_pairs, init=init_y,
-                                            allow_nonunimodular=allow_nonunimodular)
+    pb = _problem(
+        A,
+        a,
+        center,
+        B,
+        b,
+        eps=eps,
+        proposal_eps=proposal_eps,
+        index_set=index_set,
+        n_chains=n_pairs,
+        init=init,
+        allow_nonunimodular=allow_nonunimodular,
+    )
+    py = (
+        pb
+        if init_y is None
+        else _problem(
+            A,
+            a,
+            center,
+            B,
+            b,
+            eps=eps,
+            proposal_eps=proposal_eps,
+            index_set=index_set,
+            n_chains=n_pairs,
+            init=init_y,
+            allow_nonunimodular=allow_nonunimodular,
+        )
+    )
     tau = np.zeros(n_pairs, dtype=np.int64)
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
-    over_streams(_mis_meeting, n_pairs, pb.state, py.state, pb.logw, py.logw, seed_states(seed, n_pairs), *pb.kernel,
-                 lag, max_iter, tau, met)
+    over_streams(
+        _mis_meeting,
+        n_pairs,
+        pb.state,
+        py.state,
+        pb.logw,
+        py.logw,
+        seed_states(seed, n_pairs),
+        *pb.kernel,
+        lag,
+        max_iter,
+        tau,
+        met,
+    )
     return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
 
 
@@ -160,8 +211,20 @@ def _mis_exact(lo, hi, out, rng, equalities, inequalities, law, max_tries, tries
                 break
 
 
-def mis_exact_sample(A, a, center, *, eps: float, index_set, size: int, seed: int, B=None, b=None,
-                     max_tries: int = 10**8, allow_nonunimodular: bool = False) -> np.ndarray:
+def mis_exact_sample(
+    A,
+    a,
+    center,
+    *,
+    eps: float,
+    index_set,
+    size: int,
+    seed: int,
+    B=None,
+    b=None,
+    max_tries: int = 10**8,
+    allow_nonunimodular: bool = False,
+) -> np.ndarray:
     """Exact draws of the MIS target p(s) ∝ Π_i DG(s_i − s*_i | ε) on S*, by rejection.
 
     The ground truth of :func:`mis_sample` and the exact start of its certificate
@@ -207,14 +270,27 @@ def mis_exact_sample(A, a, center, *, eps: float, index_set, size: int, seed: in
     [[3, 0, 1], [2, 1, 1], [3, 0, 1], [3, 1, 0]]
     """
     size, max_tries = check.size("size", size, 1), check.size("max_tries", max_tries, 1)
-    pb = _problem(A, a, center, B, b, eps=eps, proposal_eps=eps, index_set=index_set, n_chains=1, init=None,
-                  allow_nonunimodular=allow_nonunimodular)
+    pb = _problem(
+        A,
+        a,
+        center,
+        B,
+        b,
+        eps=eps,
+        proposal_eps=eps,
+        index_set=index_set,
+        n_chains=1,
+        init=None,
+        allow_nonunimodular=allow_nonunimodular,
+    )
     out = np.empty((size, pb.A.shape[1]), dtype=np.int64)
     tries = np.zeros(size, dtype=np.int64)
     over_streams(_mis_exact, size, out, seed_states(seed, size), *pb.kernel, max_tries, tries)
     if np.any(tries == 0):
-        raise ValueError(f"mis_exact_sample: {int((tries == 0).sum())} of {size} draws were not accepted within "
-                         f"max_tries = {max_tries} proposals; raise max_tries")
+        raise ValueError(
+            f"mis_exact_sample: {int((tries == 0).sum())} of {size} draws were not accepted within "
+            f"max_tries = {max_tries} proposals; raise max_tries"
+        )
     if not _in_set(out, pb.A, pb.a, pb.B, pb.b).all():  # holds by construction; check anyway
         raise InvariantError("mis_exact_sample produced a draw outside S*; this is a bug in isdp")
     log.info("mis_exact_sample: %d draws, %.0f proposals per draw", size, tries.mean())

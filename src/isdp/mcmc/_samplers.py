@@ -419,8 +419,9 @@ def tune_proposal(
 
     rows = []
     for eps_prop in grid:
-        res = sample(lattice, target, n_chains=n_chains, n_draws=n_iter, proposal_eps=float(eps_prop), seed=seed,
-                     progress=False)
+        res = sample(
+            lattice, target, n_chains=n_chains, n_draws=n_iter, proposal_eps=float(eps_prop), seed=seed, progress=False
+        )
         jumps = np.diff(res.draws[:, n_iter // 2 :], axis=1)  # second half: past the start-up
         rows.append(
             {

@@ -24,8 +24,7 @@ from ..lattice._integer_lattice import IntegerLattice
 from ._laws import Law
 
 
-def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | None = None,
-                      accept: bool = True) -> Law:
+def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | None = None, accept: bool = True) -> Law:
     """The law of the exact route's noise, from the sampler's own construction.
 
     Enumerates the free cells' noise on the box |u_free|_∞ ≤ ``radius``, computes the solved cells

@@ -324,8 +324,7 @@ class Guarantee:
             eps = profile_epsilon(self.delta_conversion, self.unit, shift)
             out.update(rho=rho, epsilon=eps, delta=self.delta_conversion)
         else:
-            distance = (PERSON_L1 * k * self.n_tables if self.norm == "l1"
-                        else PERSON_L2 * k * math.sqrt(self.n_tables))
+            distance = PERSON_L1 * k * self.n_tables if self.norm == "l1" else PERSON_L2 * k * math.sqrt(self.n_tables)
             eps = float(self.unit) * distance
             out.update(epsilon=eps, delta=0.0)
         if self.eta is not None:
@@ -421,16 +420,26 @@ class Guarantee:
         who = {1: "one person's record", 2: "two persons' records"}.get(k, f"{k} persons' records")
         eps, delta = _loss_text(g["epsilon"]), _delta_text(g["delta"])
         rho = _loss_text(g["rho"]) if "rho" in g else None
-        what = (f"({eps}, {delta})-DP (the exact privacy profile), and rho-zCDP with rho = {rho},"
-                if self.norm == "gaussian" else f"{eps}-DP" if g["delta"] == 0 else f"({eps}, {delta})-DP")
+        what = (
+            f"({eps}, {delta})-DP (the exact privacy profile), and rho-zCDP with rho = {rho},"
+            if self.norm == "gaussian"
+            else f"{eps}-DP"
+            if g["delta"] == 0
+            else f"({eps}, {delta})-DP"
+        )
         if self.norm == "gaussian" and self.eta is not None:
-            what = (f"({eps}, {delta})-DP (rho = {rho} for the exact mechanism, widened by the chain's certified TV "
-                    "bound)")
+            what = (
+                f"({eps}, {delta})-DP (rho = {rho} for the exact mechanism, widened by the chain's certified TV bound)"
+            )
         if self.released > 1:
-            return (f"{what} for any two inputs (the {self.released} tables together) with the same invariants that "
-                    f"differ in {who} (added, removed, or moved between cells, in every table at once)")
-        return (f"{what} for any two tables with the same invariants that differ in {who} "
-                "(added, removed, or moved between cells)")
+            return (
+                f"{what} for any two inputs (the {self.released} tables together) with the same invariants that "
+                f"differ in {who} (added, removed, or moved between cells, in every table at once)"
+            )
+        return (
+            f"{what} for any two tables with the same invariants that differ in {who} "
+            "(added, removed, or moved between cells)"
+        )
 
     def to_dict(self, neighbours: Neighbours) -> dict:
         """The per-group guarantees with whether each group's change is realisable under A.
@@ -475,31 +484,44 @@ class Guarantee:
         (3, 2.0, 4)
         """
         one, two = neighbours.realisable(1), neighbours.realisable(2)
-        larger = (self.at_change(neighbours.smallest) if one is False and two is False and neighbours.smallest
-                  else None)
+        larger = self.at_change(neighbours.smallest) if one is False and two is False and neighbours.smallest else None
         # the headline: the strongest guarantee for a change the invariants can absorb (a change they
         # cannot absorb is revealed by them, so a line that covers none would mislead)
         if larger is not None:
-            headline = {"persons": larger["persons"], "text": self._sentence(larger),
-                        "applies_to": f"{larger['persons']} persons' changes (the smallest change the invariants "
-                                      "absorb; no change of fewer persons keeps them)"}
+            headline = {
+                "persons": larger["persons"],
+                "text": self._sentence(larger),
+                "applies_to": f"{larger['persons']} persons' changes (the smallest change the invariants "
+                "absorb; no change of fewer persons keeps them)",
+            }
         elif one is False and two is False:
-            headline = {"persons": 1, "text": self.sentence(1),
-                        "applies_to": "one person's change, as a bound: no change of one or two persons keeps the "
-                                      "invariants, and the smallest that does was not determined (group privacy "
-                                      "bounds it from this line)"}
+            headline = {
+                "persons": 1,
+                "text": self.sentence(1),
+                "applies_to": "one person's change, as a bound: no change of one or two persons keeps the "
+                "invariants, and the smallest that does was not determined (group privacy "
+                "bounds it from this line)",
+            }
         elif one is False:
-            swap = ("a swap between cells: the smallest change the invariants absorb; no single person's change keeps "
-                    "them" if two else "no single person's change keeps the invariants; whether two persons' changes "
-                    "can was not determined: the line bounds any that does")
+            swap = (
+                "a swap between cells: the smallest change the invariants absorb; no single person's change keeps them"
+                if two
+                else "no single person's change keeps the invariants; whether two persons' changes "
+                "can was not determined: the line bounds any that does"
+            )
             headline = {"persons": 2, "text": self.sentence(2), "applies_to": f"two persons' changes ({swap})"}
         else:
             headline = {"persons": 1, "text": self.sentence(1), "applies_to": "one person's change"}
-        return {"kind": self.kind,
-                "headline": headline,
-                "per_person": {**self.at(1), "realisable": one, "text": self.sentence(1)},
-                "two_persons": {**self.at(2), "realisable": two, "text": self.sentence(2)},
-                **({"smallest_change": {**larger, "realisable": True, "text": self._sentence(larger)}}
-                   if larger is not None else {}),
-                "neighbours": neighbours.describe(),
-                **({"tv_bound": self.eta, "confidence_level": self.confidence} if self.eta is not None else {})}
+        return {
+            "kind": self.kind,
+            "headline": headline,
+            "per_person": {**self.at(1), "realisable": one, "text": self.sentence(1)},
+            "two_persons": {**self.at(2), "realisable": two, "text": self.sentence(2)},
+            **(
+                {"smallest_change": {**larger, "realisable": True, "text": self._sentence(larger)}}
+                if larger is not None
+                else {}
+            ),
+            "neighbours": neighbours.describe(),
+            **({"tv_bound": self.eta, "confidence_level": self.confidence} if self.eta is not None else {}),
+        }

@@ -232,8 +232,10 @@ def aligned(p: Law, q: Law) -> tuple[np.ndarray, np.ndarray]:
     index = np.empty(len(points), dtype=np.int64)
     index[order] = np.cumsum(new) - 1
     m = index.max() + 1
-    return (np.bincount(index[: len(p.points)], weights=p.probs, minlength=m),
-            np.bincount(index[len(p.points):], weights=q.probs, minlength=m))
+    return (
+        np.bincount(index[: len(p.points)], weights=p.probs, minlength=m),
+        np.bincount(index[len(p.points) :], weights=q.probs, minlength=m),
+    )
 
 
 def max_loss(a: np.ndarray, b: np.ndarray, floor: float = 1e-12) -> float:

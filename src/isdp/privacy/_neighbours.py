@@ -219,23 +219,33 @@ class Neighbours:
         if self.one_person:
             return "a change of one person's record can keep the invariants: the per-person line covers everyone"
         if self.one_person is None:
-            return ("whether a change of one person's record (in every table at once) can keep the invariants was "
-                    "not determined; the per-person and two-person lines bound any such change")
+            return (
+                "whether a change of one person's record (in every table at once) can keep the invariants was "
+                "not determined; the per-person and two-person lines bound any such change"
+            )
         if self.two_persons:
-            return ("no change of a single person's record keeps the invariants (the published invariants reveal it); "
-                    "the smallest change they absorb involves two persons: the guarantee per two persons applies")
+            return (
+                "no change of a single person's record keeps the invariants (the published invariants reveal it); "
+                "the smallest change they absorb involves two persons: the guarantee per two persons applies"
+            )
         if self.two_persons is None:
-            return ("no change of a single person's record keeps the invariants (the published invariants reveal it); "
-                    "whether two persons' changes can was not determined (too many distinct invariant columns)")
+            return (
+                "no change of a single person's record keeps the invariants (the published invariants reveal it); "
+                "whether two persons' changes can was not determined (too many distinct invariant columns)"
+            )
         found = self.smallest
         if found is not None and found.persons is not None:
-            return (f"no change of fewer than {found.persons} persons keeps the invariants (the published invariants "
-                    f"reveal any such change); the smallest change they absorb involves {found.persons} persons "
-                    f"(‖v‖₁ ≤ {found.l1}, ‖v‖₂² ≤ {found.l2_squared}): the guarantee per {found.persons} persons "
-                    "applies")
+            return (
+                f"no change of fewer than {found.persons} persons keeps the invariants (the published invariants "
+                f"reveal any such change); the smallest change they absorb involves {found.persons} persons "
+                f"(‖v‖₁ ≤ {found.l1}, ‖v‖₂² ≤ {found.l2_squared}): the guarantee per {found.persons} persons "
+                "applies"
+            )
         searched = found.searched if found is not None else 2
-        return (f"no change of up to {searched} persons keeps the invariants: the published invariants reveal any "
-                "such change; the per-person line bounds larger groups by group privacy")
+        return (
+            f"no change of up to {searched} persons keeps the invariants: the published invariants reveal any "
+            "such change; the per-person line bounds larger groups by group privacy"
+        )
 
 
 def _repeated_column(A: sparse.csc_array) -> bool:
@@ -279,10 +289,12 @@ def _smallest_change(effects: np.ndarray) -> SmallestChange:
         count = math.comb(m + k - 1, k)
         if count > _GROUP_LIMIT or count * max(rows, 1) > _PAIR_SUM_LIMIT:
             break
-        groups = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(m), k)),
-                             dtype=np.int64, count=count * k).reshape(count, k)
-        _, inverse, sizes = np.unique(effects[groups].sum(axis=1), axis=0, return_inverse=True,
-                                      return_counts=True)
+        groups = np.fromiter(
+            itertools.chain.from_iterable(itertools.combinations_with_replacement(range(m), k)),
+            dtype=np.int64,
+            count=count * k,
+        ).reshape(count, k)
+        _, inverse, sizes = np.unique(effects[groups].sum(axis=1), axis=0, return_inverse=True, return_counts=True)
         inverse = inverse.reshape(-1)
         if (sizes > 1).any():
             l1 = l2 = 0
@@ -341,4 +353,3 @@ def two_person_shift(A, neighbours: Neighbours) -> int:
         return TWO_PERSON_SHIFT
     data = A.data if sparse.issparse(A) else np.asarray(A)
     return 4 if np.all((data == 0) | (data == 1)) else 6
-

@@ -180,8 +180,10 @@ def _half_width(c: np.ndarray, multiplicity: np.ndarray, eps: float) -> int:
     """H with P(Σ c_j X_j > H) ≤ 10⁻¹⁶: the Chernoff bound min_λ E[e^(λ sum)] e^(−λH), over λ in (0, ε / max c)."""
     lam = eps / int(c.max()) * np.geomspace(1e-6, 0.999, 400)[:, None]  # a fixed λ was loose by 50× for long sums
     # log E e^(λcX) = 2 log(1 − q) − log(1 − q e^(λc)) − log(1 − q e^(−λc)), q = e^−ε, in expm1 for a small ε
-    log_mgf = (multiplicity * (2 * math.log(-math.expm1(-eps)) - np.log(-np.expm1(-(eps - lam * c)))
-                               - np.log(-np.expm1(-(eps + lam * c))))).sum(axis=1)
+    log_mgf = (
+        multiplicity
+        * (2 * math.log(-math.expm1(-eps)) - np.log(-np.expm1(-(eps - lam * c))) - np.log(-np.expm1(-(eps + lam * c))))
+    ).sum(axis=1)
     return math.ceil(float(np.min((log_mgf - math.log(_GRID_TAIL)) / lam[:, 0])))
 
 
@@ -191,10 +193,12 @@ def _grid(half: int) -> int:
 
 
 def _too_wide(half: int, eps: float) -> str:
-    return (f"--uncertainty: a solved cell's noise at epsilon {eps:.3g} per unit l1 distance spreads over about "
-            f"{2 * half + 1:,} values, beyond the {MAX_LAW_POINTS:,} its exact law is computed on: give a larger "
-            "--epsilon, or release without --uncertainty (the statement's route.noise_variance gives each cell's "
-            "noise variance)")
+    return (
+        f"--uncertainty: a solved cell's noise at epsilon {eps:.3g} per unit l1 distance spreads over about "
+        f"{2 * half + 1:,} values, beyond the {MAX_LAW_POINTS:,} its exact law is computed on: give a larger "
+        "--epsilon, or release without --uncertainty (the statement's route.noise_variance gives each cell's "
+        "noise variance)"
+    )
 
 
 def _dg_interval(eps: float, level: float) -> tuple[int, int, float]:
@@ -268,13 +272,16 @@ def _simulated_law(sub, req, unit: Fraction, level: float) -> CellLaw:
     """The law of each cell of ``sub``'s blocks from M draws, seeded by the block's shape alone."""
     n = _cells(sub)
     draws = simulated_draws(n, level)
-    rng = seeded_source(int.from_bytes(hashlib.sha256(repr((req.norm, str(unit), _shape(sub))).encode()).digest()[:8],
-                                       "big"))
+    rng = seeded_source(
+        int.from_bytes(hashlib.sha256(repr((req.norm, str(unit), _shape(sub))).encode()).digest()[:8], "big")
+    )
     pooled = isinstance(sub, LatticeBlock) or (bool(sub.in_norm.all()) and lattice_block(np.asarray(sub.A)) is not None)
     if pooled:  # one law for every cell: counted chunk by chunk, so the memory is a chunk's whatever the draws
         chunk = math.ceil(SIMULATED_CELLS / n)
-        found = [np.unique(_draw(sub, req, unit, min(chunk, draws - start), rng), return_counts=True)
-                 for start in range(0, draws, chunk)]
+        found = [
+            np.unique(_draw(sub, req, unit, min(chunk, draws - start), rng), return_counts=True)
+            for start in range(0, draws, chunk)
+        ]
         values, inverse = np.unique(np.concatenate([v for v, _ in found]), return_inverse=True)
         laws = [_empirical(values, np.bincount(inverse, weights=np.concatenate([c for _, c in found])), level)] * n
     else:
@@ -289,12 +296,15 @@ def _draw(sub, req, unit: Fraction, count: int, rng) -> np.ndarray:
     if isinstance(sub, LatticeBlock):
         return sub.draw_blocks(unit * unit, count, rng)[0]
     sigma = unit if req.norm == "gaussian" else None
-    u, _ = sub.draw_blocks(1 / sigma if sigma is not None else unit, count, rng, max_attempts=req.max_attempts,
-                           sigma=sigma)
+    u, _ = sub.draw_blocks(
+        1 / sigma if sigma is not None else unit, count, rng, max_attempts=req.max_attempts, sigma=sigma
+    )
     if u is None:
-        raise UncertifiableError(f"--uncertainty: the simulation of the noise law accepted none of --max-attempts "
-                                 f"{req.max_attempts:,} proposals for a block of {_cells(sub):,} cells: raise "
-                                 "--max-attempts, or release without --uncertainty")
+        raise UncertifiableError(
+            f"--uncertainty: the simulation of the noise law accepted none of --max-attempts "
+            f"{req.max_attempts:,} proposals for a block of {_cells(sub):,} cells: raise "
+            "--max-attempts, or release without --uncertainty"
+        )
     return u
 
 
@@ -367,9 +377,11 @@ def check_uncertainty(exact, req, unit: Fraction, level: float) -> None:
     for _, sub in exact.parts:
         if req.free_cells and isinstance(sub, IntegerL1Sampler):
             if tail < MIN_TAIL:
-                raise UncertifiableError(f"--uncertainty {level}: tails of {tail:.2g} are below the {MIN_TAIL:g} "
-                                         "the exact laws are computed to (their floating-point sums are good to "
-                                         f"about 1e-12): give a level of at most {1 - 2 * MIN_TAIL}")
+                raise UncertifiableError(
+                    f"--uncertainty {level}: tails of {tail:.2g} are below the {MIN_TAIL:g} "
+                    "the exact laws are computed to (their floating-point sums are good to "
+                    f"about 1e-12): give a level of at most {1 - 2 * MIN_TAIL}"
+                )
             for coefficients, _ in _solved_sums(sub).values():
                 half = _half_width(*_coefficients(coefficients), float(unit))
                 if _grid(half) > MAX_LAW_POINTS:
@@ -381,7 +393,8 @@ def check_uncertainty(exact, req, unit: Fraction, level: float) -> None:
                 f"--uncertainty {level} is beyond what a simulated law resolves: {need:,} draws would be needed to "
                 f"expect {MIN_TAIL_DRAWS} beyond each end of the interval, and at most {MAX_DRAWS:,} are made, so "
                 f"the level is at most {1 - 2 * MIN_TAIL_DRAWS / MAX_DRAWS:g} on this route"
-                + (" (--free-cells computes its laws exactly)" if req.norm == "l1" else ""))
+                + (" (--free-cells computes its laws exactly)" if req.norm == "l1" else "")
+            )
         cells = _cells(sub)
         if cells * simulated_draws(cells, level) > MAX_SIMULATED_CELLS:
             raise UncertifiableError(
@@ -389,7 +402,8 @@ def check_uncertainty(exact, req, unit: Fraction, level: float) -> None:
                 f"simulated draws, {cells * simulated_draws(cells, level):,} cell draws, beyond the "
                 f"{MAX_SIMULATED_CELLS:,} the simulation is limited to: give a lower level, split the block with "
                 "more invariants, or release without --uncertainty"
-                + (" (--free-cells computes its laws exactly)" if req.norm == "l1" else ""))
+                + (" (--free-cells computes its laws exactly)" if req.norm == "l1" else "")
+            )
 
 
 def cell_uncertainty(exact, n: int, req, unit: Fraction, level: float) -> dict:
@@ -442,8 +456,13 @@ def cell_uncertainty(exact, n: int, req, unit: Fraction, level: float) -> dict:
     """
     level = check.level("level", level)
     check_uncertainty(exact, req, unit, level)
-    out = {"sd": np.zeros(n), "low": np.zeros(n, np.int64), "high": np.zeros(n, np.int64),
-           "coverage": np.zeros(n), "draws": (0, 0)}
+    out = {
+        "sd": np.zeros(n),
+        "low": np.zeros(n, np.int64),
+        "high": np.zeros(n, np.int64),
+        "coverage": np.zeros(n),
+        "draws": (0, 0),
+    }
     for cells, sub in exact.parts:
         law = _law(sub, req, unit, level)
         for key in ("sd", "low", "high", "coverage"):
@@ -464,19 +483,27 @@ def uncertainty_record(level: float, draws: tuple[int, int]) -> dict:
 
     ``draws`` is the fewest and the most simulated draws of a block shape ((0, 0): every law exact)."""
     fewest, most = draws
-    return {"level": level, "columns": list(COLUMNS),
-            "meaning": (f"[lower, upper] holds the true count with probability at least {level} under the "
-                        "mechanism's noise law; noise_sd is the noise's standard deviation. Computed from the "
-                        "mechanism alone (the invariants, the route and its parameter), never from the counts"),
-            "method": ("exact: the free cells' double geometric law and, for a solved cell, the law of the "
-                       "combination of free cells it sums, from its characteristic function (tails below 1e-16 "
-                       "and rounding of about 1e-15 aside)" if most == 0 else
-                       f"simulation: {fewest} to {most} draws of each block shape (ceil({SIMULATED_CELLS:.0e} / its "
-                       f"cells), within [{MIN_DRAWS}, {MAX_DRAWS}], and at least {MIN_TAIL_DRAWS} expected beyond "
-                       "each end of the interval), from a seed fixed by the shape, pooled over a "
-                       "block's cells when its invariants are one total or two margins; each interval's probability "
-                       "is a Monte Carlo estimate, its standard error at most sqrt(L(1-L)/M) for the fewest draws M"),
-            "monte_carlo_standard_error": 0.0 if most == 0 else round(math.sqrt(level * (1 - level) / fewest), 6)}
+    return {
+        "level": level,
+        "columns": list(COLUMNS),
+        "meaning": (
+            f"[lower, upper] holds the true count with probability at least {level} under the "
+            "mechanism's noise law; noise_sd is the noise's standard deviation. Computed from the "
+            "mechanism alone (the invariants, the route and its parameter), never from the counts"
+        ),
+        "method": (
+            "exact: the free cells' double geometric law and, for a solved cell, the law of the "
+            "combination of free cells it sums, from its characteristic function (tails below 1e-16 "
+            "and rounding of about 1e-15 aside)"
+            if most == 0
+            else f"simulation: {fewest} to {most} draws of each block shape (ceil({SIMULATED_CELLS:.0e} / its "
+            f"cells), within [{MIN_DRAWS}, {MAX_DRAWS}], and at least {MIN_TAIL_DRAWS} expected beyond "
+            "each end of the interval), from a seed fixed by the shape, pooled over a "
+            "block's cells when its invariants are one total or two margins; each interval's probability "
+            "is a Monte Carlo estimate, its standard error at most sqrt(L(1-L)/M) for the fewest draws M"
+        ),
+        "monte_carlo_standard_error": 0.0 if most == 0 else round(math.sqrt(level * (1 - level) / fewest), 6),
+    }
 
 
 def uncertainty_columns(values: np.ndarray, got: dict) -> dict[str, np.ndarray]:

@@ -35,4 +35,3 @@ __all__ = [
     "route_record",
     "write_release",
 ]
-

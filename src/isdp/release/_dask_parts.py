@@ -108,13 +108,22 @@ def scheduler_address(address: str) -> str:
         port = parts.port
     except ValueError:
         port = None
-    well_formed = (text.isascii() and text.isprintable() and parts.scheme in SCHEMES and parts.hostname
-                   and port is not None and port > 0 and not (parts.path or parts.query or parts.fragment)
-                   and "@" not in parts.netloc)
+    well_formed = (
+        text.isascii()
+        and text.isprintable()
+        and parts.scheme in SCHEMES
+        and parts.hostname
+        and port is not None
+        and port > 0
+        and not (parts.path or parts.query or parts.fragment)
+        and "@" not in parts.netloc
+    )
     if not well_formed:
         hint = f" ({parts.scheme}:// is the dashboard's)" if parts.scheme in ("http", "https") else ""
-        raise UsageError(f"--scheduler {text!r} is not a Dask scheduler's address{hint}: write tcp://HOST:PORT, "
-                         "e.g. tcp://10.0.0.5:8786")
+        raise UsageError(
+            f"--scheduler {text!r} is not a Dask scheduler's address{hint}: write tcp://HOST:PORT, "
+            "e.g. tcp://10.0.0.5:8786"
+        )
     return f"{parts.scheme}://{parts.netloc}"
 
 
@@ -203,18 +212,22 @@ class DaskParts:
     (12000, 3)
     """
 
-    def __init__(self, scheduler: str | None = None, workers: int | None = None, client=None,
-                 progress: bool = True) -> None:
+    def __init__(
+        self, scheduler: str | None = None, workers: int | None = None, client=None, progress: bool = True
+    ) -> None:
         if scheduler is not None:
             scheduler = scheduler_address(scheduler)
         if workers is not None:
             if scheduler is not None or client is not None:
-                raise UsageError("--workers N starts a local cluster: with --scheduler (or a client) the cluster "
-                                 "has its own workers")
+                raise UsageError(
+                    "--workers N starts a local cluster: with --scheduler (or a client) the cluster has its own workers"
+                )
             workers, most = check.integer("--workers", workers, 1, error=UsageError), WORKERS_PER_CORE * cores()
             if workers > most:
-                raise UsageError(f"--workers must be at most {most} ({WORKERS_PER_CORE} per core: more would only "
-                                 f"share the {cores()} cores and add memory), got {workers}")
+                raise UsageError(
+                    f"--workers must be at most {most} ({WORKERS_PER_CORE} per core: more would only "
+                    f"share the {cores()} cores and add memory), got {workers}"
+                )
         self.scheduler, self.workers, self.client, self.progress = scheduler, workers, client, progress
 
     @contextlib.contextmanager
@@ -232,9 +245,10 @@ class DaskParts:
                 client = Client(self.scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, ValueError) as err:  # TimeoutError is an OSError
                 why = err.strerror if isinstance(err, OSError) and err.strerror else err
-                raise ReleaseError(f"--scheduler {self.scheduler}: no Dask scheduler answered within "
-                                   f"{CONNECT_TIMEOUT:g} s ({type(err).__name__}: {why}); nothing was drawn"
-                                   ) from None
+                raise ReleaseError(
+                    f"--scheduler {self.scheduler}: no Dask scheduler answered within "
+                    f"{CONNECT_TIMEOUT:g} s ({type(err).__name__}: {why}); nothing was drawn"
+                ) from None
             with client:
                 yield client
             return
@@ -243,8 +257,12 @@ class DaskParts:
         quiet.setLevel(logging.WARNING)
         try:
             with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-                with LocalCluster(n_workers=self.workers or cores(), threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, Client(cluster) as client:
+                with (
+                    LocalCluster(
+                        n_workers=self.workers or cores(), threads_per_worker=1, processes=True, dashboard_address=None
+                    ) as cluster,
+                    Client(cluster) as client,
+                ):
                     yield client
         finally:
             quiet.setLevel(level)
@@ -289,8 +307,10 @@ class DaskParts:
                     try:
                         results[k] = future.result()
                     except (KilledWorker, CancelledError, CommClosedError) as err:  # the cluster, not the part
-                        raise ReleaseError(f"the Dask cluster lost part {k} ({type(err).__name__}: {err}): nothing "
-                                           "was written, and earlier files are as they were") from None
+                        raise ReleaseError(
+                            f"the Dask cluster lost part {k} ({type(err).__name__}: {err}): nothing "
+                            "was written, and earlier files are as they were"
+                        ) from None
                     future.release()  # its result is here: a worker lost from now on costs no second draw
                     bar.update()
             except BaseException:

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
 
 
 #: the ``note`` that opens every audit record: it is confidential, derived from the table
-AUDIT_NOTE = ("CONFIDENTIAL: derived from the confidential table (its path, hash, attempt counts and timings can "
-              "reveal counts). Keep it with the table; never publish it. The publishable file is the statement.")
+AUDIT_NOTE = (
+    "CONFIDENTIAL: derived from the confidential table (its path, hash, attempt counts and timings can "
+    "reveal counts). Keep it with the table; never publish it. The publishable file is the statement."
+)
 
 
 def count_of(n: int, noun: str) -> str:
@@ -53,6 +55,7 @@ def _csv_writer(lines: list[list[str]]):
             csv.writer(fh, lineterminator="\n").writerows(lines)
             fh.flush()
             os.fsync(fh.fileno())  # on disk before any name changes
+
     return write
 
 
@@ -76,8 +79,9 @@ def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = N
     def write(path: Path) -> None:
         if dataset:
             path.mkdir(mode=0o700)
-            write_parquet(path / DATASET_FILE.format(0), source, layout.count_column,
-                          np.asarray(values, dtype=np.int64), extra)
+            write_parquet(
+                path / DATASET_FILE.format(0), source, layout.count_column, np.asarray(values, dtype=np.int64), extra
+            )
             sync_directory(path)
         else:
             write_parquet(path, source, layout.count_column, np.asarray(values, dtype=np.int64), extra)
@@ -104,8 +108,10 @@ def check_layouts(tables, outputs) -> None:
     """
     for table, out in zip(tables, outputs, strict=True):
         if (is_dataset(out) or is_parquet(out)) and not isinstance(table.layout, LongTable):
-            raise UsageError(f"{Path(out)}: a Parquet release is a long table (key columns and a count column); "
-                             f"{table.path} is wide: write it as CSV")
+            raise UsageError(
+                f"{Path(out)}: a Parquet release is a long table (key columns and a count column); "
+                f"{table.path} is wide: write it as CSV"
+            )
 
 
 def sync_directory(path: Path) -> None:
@@ -120,8 +126,10 @@ def sync_directory(path: Path) -> None:
 def replaceable_dataset(path: Path) -> bool:
     """Whether the directory ``path`` holds a released dataset only (files named as :data:`DATASET_FILE`'s), so
     ``force`` may replace it: any other directory (a home, a folder of inputs) is never removed."""
-    return all(entry.is_file(follow_symlinks=False) and re.fullmatch(DATASET_FILE_PATTERN, entry.name)
-               for entry in os.scandir(path))
+    return all(
+        entry.is_file(follow_symlinks=False) and re.fullmatch(DATASET_FILE_PATTERN, entry.name)
+        for entry in os.scandir(path)
+    )
 
 
 def _remove(path: Path) -> None:
@@ -138,6 +146,7 @@ def _json_writer(payload: dict):
             fh.write(json.dumps(payload, indent=1) + "\n")  # one write: json.dump writes each token on its own
             fh.flush()
             os.fsync(fh.fileno())
+
     return write
 
 
@@ -177,8 +186,9 @@ def _publish(files: list[tuple[Path, Path]], *, force: bool) -> None:
                     else:
                         os.link(tmp, path)
                 except FileExistsError:
-                    raise UsageError(f"{path} exists (written by another run meanwhile?): nothing written; "
-                                     "remove it or pass --force") from None
+                    raise UsageError(
+                        f"{path} exists (written by another run meanwhile?): nothing written; remove it or pass --force"
+                    ) from None
                 done.append((path, None))
                 if directory:
                     os.rename(tmp, path)  # onto the empty directory just made: rename(2) replaces it
@@ -186,8 +196,10 @@ def _publish(files: list[tuple[Path, Path]], *, force: bool) -> None:
             backup = _backup_name(path)
             if path.is_dir() and not path.is_symlink():
                 if not replaceable_dataset(path):
-                    raise UsageError(f"{path} is a directory that holds more than a released dataset's files "
-                                     f"({DATASET_FILE.format(0)}, ...): it is never replaced; nothing written")
+                    raise UsageError(
+                        f"{path} is a directory that holds more than a released dataset's files "
+                        f"({DATASET_FILE.format(0)}, ...): it is never replaced; nothing written"
+                    )
                 os.rename(path, backup)
             elif directory:
                 try:
@@ -219,12 +231,18 @@ def _publish(files: list[tuple[Path, Path]], *, force: bool) -> None:
                     os.replace(backup, path)
                     backup.unlink(missing_ok=True)  # still there if the name never changed: rename(2) of two links
             except OSError:
-                stranded.append(f"the new {path} could not be removed" if backup is None
-                                else f"the earlier {path} is kept as {backup}")
+                stranded.append(
+                    f"the new {path} could not be removed"
+                    if backup is None
+                    else f"the earlier {path} is kept as {backup}"
+                )
         if stranded:
-            raise OSError(getattr(err, "errno", None) or 0,
-                          f"{getattr(err, 'strerror', None) or err}; putting the earlier files back failed too: "
-                          f"{'; '.join(stranded)}", getattr(err, "filename", None)) from err
+            raise OSError(
+                getattr(err, "errno", None) or 0,
+                f"{getattr(err, 'strerror', None) or err}; putting the earlier files back failed too: "
+                f"{'; '.join(stranded)}",
+                getattr(err, "filename", None),
+            ) from err
         raise
     for _, backup in done:
         if backup is not None:
@@ -321,36 +339,48 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     from ._release import Release  # here: it loads the samplers, which writing needs not
 
     if not isinstance(release, Release):
-        raise UsageError(f"release must be a Release (isdp.release.make_release), got {type(release).__name__}",
-                         "release")
+        raise UsageError(
+            f"release must be a Release (isdp.release.make_release), got {type(release).__name__}", "release"
+        )
     tables = release.table.tables if isinstance(release.table, TableSet) else (release.table,)
     given = output if isinstance(output, list | tuple) else [output]
     outputs, datasets = [output_path("output", o) for o in given], [is_dataset(o) for o in given]
     statement_path, audit_path = output_path("statement_path", statement_path), output_path("audit_path", audit_path)
     if len(outputs) != len(tables):
-        raise UsageError(f"{count_of(len(tables), 'table')} need{'s' if len(tables) == 1 else ''} "
-                         f"{count_of(len(tables), 'output')} (one -o each, in order); got {len(outputs)}")
+        raise UsageError(
+            f"{count_of(len(tables), 'table')} need{'s' if len(tables) == 1 else ''} "
+            f"{count_of(len(tables), 'output')} (one -o each, in order); got {len(outputs)}"
+        )
     check_layouts(tables, given)
     files = []
     cuts = np.cumsum([len(t.keys) for t in tables])[:-1]
-    extras = ([dict(zip(release.uncertainty, parts, strict=True))
-               for parts in zip(*(np.split(c, cuts) for c in release.uncertainty.values()), strict=True)]
-              if release.uncertainty is not None else [None] * len(tables))
-    for t, values, extra, out, dataset in zip(tables, np.split(release.values, cuts), extras, outputs, datasets,
-                                              strict=True):
+    extras = (
+        [
+            dict(zip(release.uncertainty, parts, strict=True))
+            for parts in zip(*(np.split(c, cuts) for c in release.uncertainty.values()), strict=True)
+        ]
+        if release.uncertainty is not None
+        else [None] * len(tables)
+    )
+    for t, values, extra, out, dataset in zip(
+        tables, np.split(release.values, cuts), extras, outputs, datasets, strict=True
+    ):
         if dataset or is_parquet(out):
             files.append((out, _parquet_writer(t, out, values, extra, dataset=dataset)))
             continue
         lines = t.with_cells(values)
         if extra is not None:  # a long table's lines: the columns appended (make_release refused a wide one)
-            lines = [[*lines[0], *extra], *([*line, *(_text(c[i]) for c in extra.values())]
-                                           for i, line in enumerate(lines[1:]))]
+            lines = [
+                [*lines[0], *extra],
+                *([*line, *(_text(c[i]) for c in extra.values())] for i, line in enumerate(lines[1:])),
+            ]
         if isinstance(t.layout, LongTable):  # the header and the input's lines, each with its new count
             same = len(lines) == len(t.layout.counts) + 1
         else:  # a wide table's margins are recomputed: its rows and their labels must stay the input's
             expected = t.with_cells(t.x)
-            same = len(lines) == len(expected) and all(len(a) == len(b) and a[0] == b[0]
-                                                       for a, b in zip(lines, expected, strict=True))
+            same = len(lines) == len(expected) and all(
+                len(a) == len(b) and a[0] == b[0] for a, b in zip(lines, expected, strict=True)
+            )
         if not same:
             raise AssertionError("release layout differs from the input's; this is a bug in isdp")
         files.append((out, _csv_writer(lines)))
@@ -361,9 +391,14 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
 
 def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict:
     """The audit record as written: :data:`AUDIT_NOTE`, the release's record, and the files' names."""
-    return {"note": AUDIT_NOTE, **audit,
-            "files": {"release": str(outputs[0]) if len(outputs) == 1 else [str(o) for o in outputs],
-                      "statement": str(statement_path)}}
+    return {
+        "note": AUDIT_NOTE,
+        **audit,
+        "files": {
+            "release": str(outputs[0]) if len(outputs) == 1 else [str(o) for o in outputs],
+            "statement": str(statement_path),
+        },
+    }
 
 
 def output_path(name: str, value) -> Path:
@@ -434,8 +469,9 @@ def write_all(files: list[tuple[Path, object]], *, force: bool, inputs=()) -> No
     try:
         os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     except FileExistsError:
-        raise UsageError(f"another run is writing {output} ({lock} exists; remove it if no run is): "
-                         "nothing written") from None
+        raise UsageError(
+            f"another run is writing {output} ({lock} exists; remove it if no run is): nothing written"
+        ) from None
     temporaries: list[tuple[Path, Path]] = []
     try:
         for path, write in files:  # every file complete beside its name before any name changes

@@ -45,4 +45,5 @@ def refuse_noise_beyond_int64(exact: ExactSampler, req, unit, log_acceptance: fl
                 f"solved from the others carries up to {spread:,.0f} times a free cell's noise, whose scale is "
                 f"{1 / eps:,.3g}, and 2**62 is within reach (a chance above 2**-64 per release, from the "
                 "invariants and epsilon alone): nothing is drawn. Use a larger --epsilon, or invariants with "
-                "smaller coefficients")
+                "smaller coefficients"
+            )

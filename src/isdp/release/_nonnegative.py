@@ -130,8 +130,14 @@ class L1Projector:
         self.kind = kind
         n, k = self.A.shape[1], self.A.shape[0]
         eye = sp.eye_array(n, format="csc")
-        matrix = sp.vstack([sp.hstack([eye, -eye]), sp.hstack([-eye, -eye]),
-                            sp.hstack([sp.csc_array(self.A.astype(float)), sp.csc_array((k, n))])], format="csc")
+        matrix = sp.vstack(
+            [
+                sp.hstack([eye, -eye]),
+                sp.hstack([-eye, -eye]),
+                sp.hstack([sp.csc_array(self.A.astype(float)), sp.csc_array((k, n))]),
+            ],
+            format="csc",
+        )
         inf = highspy.kHighsInf
         lp = highspy.HighsLp()
         lp.num_col_, lp.num_row_ = 2 * n, 2 * n + k
@@ -217,8 +223,9 @@ class L1Projector:
         h.clearSolver()
         if self.kind == "interior" and self._nonnegative:  # the interior model's columns are d = y − m: y ≥ 0 is d ≥ −m
             h.changeColsBounds(n, np.arange(n, dtype=np.int32), -m, np.full(n, inf))
-        h.changeRowsBounds(len(self._rows), self._rows, np.concatenate([np.full(2 * n, -inf), rhs]),
-                           np.concatenate([upper, rhs]))
+        h.changeRowsBounds(
+            len(self._rows), self._rows, np.concatenate([np.full(2 * n, -inf), rhs]), np.concatenate([upper, rhs])
+        )
         h.run()
         status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:
@@ -230,8 +237,9 @@ class L1Projector:
             return y
         rounded = np.rint(y)
         if np.max(np.abs(y - rounded)) >= _INT_TOL:
-            raise SolverError(f"HiGHS MILP returned a non-integer point (max rounding error "
-                              f"{np.max(np.abs(y - rounded)):.3g})")
+            raise SolverError(
+                f"HiGHS MILP returned a non-integer point (max rounding error {np.max(np.abs(y - rounded)):.3g})"
+            )
         rounded = rounded.astype(np.int64)
         if np.any(self.A @ rounded != b):
             raise SolverError("the rounded HiGHS MILP solution violates A y = b")

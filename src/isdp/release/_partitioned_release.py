@@ -203,8 +203,10 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
     kept = row_values(A, x)
     if kept and max(map(abs, kept)) > COUNT_LIMIT:
         label = next(lab for lab, v in zip(labels, kept, strict=True) if abs(v) > COUNT_LIMIT)
-        raise InputError(f"{layout.path}: the invariant {label!r} is beyond ±2**53: counts and every invariant's "
-                         "value must lie within ±2**53 (exact in int64 and float arithmetic)")
+        raise InputError(
+            f"{layout.path}: the invariant {label!r} is beyond ±2**53: counts and every invariant's "
+            "value must lie within ±2**53 (exact in int64 and float arithmetic)"
+        )
     runs = None
     if layout.spanning:  # each partition's total is a sum of its own invariants, as in the whole table
         axes = [names.index(k) for k in layout.key]
@@ -227,8 +229,13 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
         raise UncertifiableError(NO_EXACT_SAMPLER)
     rng = seeded_source(part_seed(req.seed, part)) if req.seed is not None else system_source()
     sigma = unit if req.norm == "gaussian" else None
-    noise, attempts = exact.draw(1 / sigma if sigma is not None else unit, rng, max_attempts=req.max_attempts,
-                                 sigma=sigma, accept=not req.free_cells)
+    noise, attempts = exact.draw(
+        1 / sigma if sigma is not None else unit,
+        rng,
+        max_attempts=req.max_attempts,
+        sigma=sigma,
+        accept=not req.free_cells,
+    )
     if noise is None:
         raise UncertifiableError(no_acceptance(req))
     values = x + noise
@@ -252,10 +259,17 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
         os.replace(tmp, output)
     finally:
         tmp.unlink(missing_ok=True)
-    return PartResult(invariants, row_values(runs, x) if runs is not None else [],
-                      row_values(runs, values) if runs is not None else [],
-                      ExactPieces.of(exact, unit, table.cell_labels, req), _repeated_column(sparse.csc_array(A)),
-                      attempts, exact.n_free, len(x), draws)
+    return PartResult(
+        invariants,
+        row_values(runs, x) if runs is not None else [],
+        row_values(runs, values) if runs is not None else [],
+        ExactPieces.of(exact, unit, table.cell_labels, req),
+        _repeated_column(sparse.csc_array(A)),
+        attempts,
+        exact.n_free,
+        len(x),
+        draws,
+    )
 
 
 def _part_rows(table: Table, layout: PartitionLayout) -> tuple[sparse.csr_array, list[str], list[int]]:
@@ -305,10 +319,19 @@ class PartitionedRelease:
     invariants: int
 
 
-def release_partitioned(path, families, req: Request, output, statement_path, audit_path, *, force: bool = False,
-                        count_column: str = "count", part_cells: int = PART_CELLS,
-                        run_parts: Callable[[Callable, Iterable[int]], Iterable[PartResult]] | None = None
-                        ) -> PartitionedRelease:
+def release_partitioned(
+    path,
+    families,
+    req: Request,
+    output,
+    statement_path,
+    audit_path,
+    *,
+    force: bool = False,
+    count_column: str = "count",
+    part_cells: int = PART_CELLS,
+    run_parts: Callable[[Callable, Iterable[int]], Iterable[PartResult]] | None = None,
+) -> PartitionedRelease:
     r"""Release a large Parquet table part by part and write the three files, with the whole table's statement.
 
     What ``isdp release TABLE.parquet --invariant … -o OUT.parquet`` runs for a table of at least
@@ -388,8 +411,11 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
     path = table_path(path)
     output_path("output", output)
     dataset = is_dataset(output)  # the name as given: a trailing / names a dataset
-    output, statement_path, audit_path = (Path(output), output_path("statement_path", statement_path),
-                                          output_path("audit_path", audit_path))
+    output, statement_path, audit_path = (
+        Path(output),
+        output_path("statement_path", statement_path),
+        output_path("audit_path", audit_path),
+    )
     for name in (output, statement_path, audit_path):  # before any work: the input is never overwritten
         clash = input_clash(name, [path])
         if clash is not None:
@@ -424,12 +450,21 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
         finally:
             bar.close()
         statement = _statement(layout, req, unit, results)
-        audit = {"exact_sampler": {"attempts": sum(r.attempts for r in results), "accepted": True},
-                 "input": {"path": str(layout.path), "sha256": _sha256(layout.path), "cells": layout.cells},
-                 "seconds": round(time.perf_counter() - started, 3), "route": statement["route"]["name"],
-                 "partitions": {"key": list(layout.key), "parts": len(layout.parts), "partitions": layout.runs,
-                                "each": [{"rows": [start, end], "partitions": [first, last], "attempts": r.attempts}
-                                         for (start, end, first, last), r in zip(layout.parts, results, strict=True)]}}
+        audit = {
+            "exact_sampler": {"attempts": sum(r.attempts for r in results), "accepted": True},
+            "input": {"path": str(layout.path), "sha256": _sha256(layout.path), "cells": layout.cells},
+            "seconds": round(time.perf_counter() - started, 3),
+            "route": statement["route"]["name"],
+            "partitions": {
+                "key": list(layout.key),
+                "parts": len(layout.parts),
+                "partitions": layout.runs,
+                "each": [
+                    {"rows": [start, end], "partitions": [first, last], "attempts": r.attempts}
+                    for (start, end, first, last), r in zip(layout.parts, results, strict=True)
+                ],
+            },
+        }
         record = audit_record(audit, [output], statement_path)
 
         def write_table(tmp: Path) -> None:
@@ -441,8 +476,11 @@ def release_partitioned(path, families, req: Request, output, statement_path, au
             else:
                 _join_parts(outputs, tmp)
 
-        write_all([(output, write_table), (statement_path, _json_writer(statement)),
-                   (audit_path, _json_writer(record))], force=force, inputs=[path])
+        write_all(
+            [(output, write_table), (statement_path, _json_writer(statement)), (audit_path, _json_writer(record))],
+            force=force,
+            inputs=[path],
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return PartitionedRelease(statement, record, layout.cells, len(statement["invariants"]))
@@ -473,10 +511,13 @@ def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartRe
             raise AssertionError("release failed its checks (an invariant across parts); this is a bug in isdp")
         if values.size and np.abs(values).max() > COUNT_LIMIT:
             label = spanning.labels[int(np.argmax(np.abs(values)))]
-            raise InputError(f"{layout.path}: the invariant {label!r} is beyond ±2**53: counts and every "
-                             "invariant's value must lie within ±2**53 (exact in int64 and float arithmetic)")
-        entries += [invariant_entry(lab, family, None, int(v)) for lab, v in zip(spanning.labels, values.tolist(),
-                                                                                 strict=True)]
+            raise InputError(
+                f"{layout.path}: the invariant {label!r} is beyond ±2**53: counts and every "
+                "invariant's value must lie within ±2**53 (exact in int64 and float arithmetic)"
+            )
+        entries += [
+            invariant_entry(lab, family, None, int(v)) for lab, v in zip(spanning.labels, values.tolist(), strict=True)
+        ]
     if any(r.repeated for r in results):
         neighbours = Neighbours(one_person=True, two_persons=True)
     else:  # as Neighbours.of decides for the whole A: too many columns to compare their pairwise sums
@@ -488,8 +529,14 @@ def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartRe
     pieces = results[0].pieces
     for r in results[1:]:
         pieces = pieces.join(r.pieces)
-    statement = privacy_statement(plan, guarantee, exact_route(req, unit, plan.tables_in_norm, pieces), None,
-                                  invariants=entries, cells=layout.cells)
+    statement = privacy_statement(
+        plan,
+        guarantee,
+        exact_route(req, unit, plan.tables_in_norm, pieces),
+        None,
+        invariants=entries,
+        cells=layout.cells,
+    )
     if req.uncertainty is not None:
         draws = (0, 0)
         for r in results:
@@ -511,4 +558,3 @@ def _join_parts(parts: list[Path], path: Path) -> None:
                     writer.write_table(reader.read_row_group(g))
         fh.flush()
         os.fsync(fh.fileno())
-

@@ -101,8 +101,9 @@ class PartitionLayout:
         return self.parts[-1][3]
 
 
-def partition_key(families, key_names) -> tuple[tuple[str, ...], tuple[int, ...],
-                                               tuple[tuple[int, tuple[str, ...]], ...]]:
+def partition_key(
+    families, key_names
+) -> tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[int, tuple[str, ...]], ...]]:
     """The partition key of ``families`` over a long table's key columns, and which families span partitions.
 
     A family ``by:NAMES`` sums cells by those key columns, ``total`` by none. A family on a strict
@@ -273,8 +274,18 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
         end = min(max(end, first_run + 1), len(run_rows))
         parts.append((int(bounds[first_run]), int(bounds[end]), first_run, end))
         first_run = end
-    return PartitionLayout(path, tuple(files), tuple(r.metadata.num_rows for r in readers), header, c,
-                           tuple(families), key, within, spanning, tuple(parts))
+    return PartitionLayout(
+        path,
+        tuple(files),
+        tuple(r.metadata.num_rows for r in readers),
+        header,
+        c,
+        tuple(families),
+        key,
+        within,
+        spanning,
+        tuple(parts),
+    )
 
 
 def _spanning(family: str, columns: tuple[str, ...], key: tuple[str, ...], runs: list[tuple[str, ...]]) -> Spanning:
@@ -285,6 +296,8 @@ def _spanning(family: str, columns: tuple[str, ...], key: tuple[str, ...], runs:
     members = np.array([groups.setdefault(tuple(kt[a] for a in at), len(groups)) for kt in runs], dtype=np.int64)
     if np.bincount(members).min() < 2:  # a total of one partition would repeat one of the partition's own
         raise NotPartitionable(f"a total of {family!r} covers a single partition")
-    labels = tuple("by " + ", ".join(f"{col}={v}" for col, v in zip(columns, g, strict=True)) if columns else "total"
-                   for g in groups)
+    labels = tuple(
+        "by " + ", ".join(f"{col}={v}" for col, v in zip(columns, g, strict=True)) if columns else "total"
+        for g in groups
+    )
     return Spanning(family, labels, members)

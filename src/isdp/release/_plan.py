@@ -36,16 +36,20 @@ from ._request import MAX_PAIRS, Request
 from ._statement import privacy_statement, route_record
 
 #: the mechanism's name in the statement, by route: the norms of :data:`NORMS` and ``free-cells``
-MECHANISMS = {"l1": "generalized Laplace, l1 norm (ISDP Def. 9)", "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
-              "gaussian": "generalized Gaussian (ISDP Eq. 8)",
-              "free-cells": "free-cell double geometric: i.i.d. noise on the lattice's coordinates "
-                            "(docs/method.md §11)"}
+MECHANISMS = {
+    "l1": "generalized Laplace, l1 norm (ISDP Def. 9)",
+    "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
+    "gaussian": "generalized Gaussian (ISDP Eq. 8)",
+    "free-cells": "free-cell double geometric: i.i.d. noise on the lattice's coordinates (docs/method.md §11)",
+}
 
 
 #: the refusal when some block's free cells are not its lattice's coordinates (no exact sampler applies)
-NO_EXACT_SAMPLER = ("the free cells are not the lattice's coordinates (no set of cells whose values the invariants "
-                    "give in integers from the others), so the exact sampler does not apply: change the invariants, or "
-                    "run a study with --allow-chain --delta D --seed N --reproducible-not-for-publication")
+NO_EXACT_SAMPLER = (
+    "the free cells are not the lattice's coordinates (no set of cells whose values the invariants "
+    "give in integers from the others), so the exact sampler does not apply: change the invariants, or "
+    "run a study with --allow-chain --delta D --seed N --reproducible-not-for-publication"
+)
 
 
 @dataclass(frozen=True)
@@ -173,15 +177,27 @@ class Plan:
         """
         req.check()
         A = as_sparse(A)
-        if (isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != A.shape[0]
-                or not all(isinstance(label, str) for label in labels)):  # the statement names each row by its label
-            raise UsageError(f"labels must be a list of {A.shape[0]} str, one per row of A; got "
-                             f"{type(labels).__name__} {labels!r:.80}", "labels")
+        if (
+            isinstance(labels, str)
+            or not isinstance(labels, Sequence)
+            or len(labels) != A.shape[0]
+            or not all(isinstance(label, str) for label in labels)
+        ):  # the statement names each row by its label
+            raise UsageError(
+                f"labels must be a list of {A.shape[0]} str, one per row of A; got "
+                f"{type(labels).__name__} {labels!r:.80}",
+                "labels",
+            )
         if groups is not None and len(groups) > 1 and req.chain_possible:
-            raise UsageError("several tables are released by the exact routes only (--norm l1, --norm gaussian, "
-                             "--free-cells): the certified chain takes one table")
-        if (req.norm == "l2" and A.shape[0] >= A.shape[1]
-                and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]):
+            raise UsageError(
+                "several tables are released by the exact routes only (--norm l1, --norm gaussian, "
+                "--free-cells): the certified chain takes one table"
+            )
+        if (
+            req.norm == "l2"
+            and A.shape[0] >= A.shape[1]
+            and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]
+        ):
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         tables_in_norm = norm_tables(A, groups) if groups is not None and len(groups) > 1 else np.ones(1, dtype=bool)
         derived = np.zeros(A.shape[1], dtype=bool)
@@ -189,10 +205,12 @@ class Plan:
             derived[groups[k]] = True
         n_in_norm = int(tables_in_norm.sum())
         if req.norm == "gaussian" and n_in_norm * TWO_PERSON_SHIFT > MAX_SHIFT:
-            raise UsageError(f"--norm gaussian: {n_in_norm} tables enter the norm, and the exact privacy profile "
-                             f"serves at most {MAX_SHIFT // TWO_PERSON_SHIFT} (two persons' change has ‖v‖² up to "
-                             f"{TWO_PERSON_SHIFT} in each, {MAX_SHIFT} in all): release them in groups, or with "
-                             "--norm l1")
+            raise UsageError(
+                f"--norm gaussian: {n_in_norm} tables enter the norm, and the exact privacy profile "
+                f"serves at most {MAX_SHIFT // TWO_PERSON_SHIFT} (two persons' change has ‖v‖² up to "
+                f"{TWO_PERSON_SHIFT} in each, {MAX_SHIFT} in all): release them in groups, or with "
+                "--norm l1"
+            )
         unit = calibrate(req, n_in_norm)
         exact, worst = exact_sampler(A, req, unit, derived) if req.norm != "l2" else (None, 0.0)
         if exact is not None and exact.n_free == 0:
@@ -266,14 +284,23 @@ class Plan:
         cells = len(table.cell_labels)
         A = as_sparse(A)
         if A.shape[1] != cells:
-            raise UsageError(f"A has {A.shape[1]} columns; the table has {cells} cells: one column per cell, in the "
-                             "table's order", "A")
+            raise UsageError(
+                f"A has {A.shape[1]} columns; the table has {cells} cells: one column per cell, in the table's order",
+                "A",
+            )
         plan = cls.make(A, labels, req, getattr(table, "groups", None))
-        tables = (tuple((name, len(t.keys)) for name, t in zip(table.names, table.tables, strict=True))
-                  if isinstance(table, TableSet) else ())
+        tables = (
+            tuple((name, len(t.keys)) for name, t in zip(table.names, table.tables, strict=True))
+            if isinstance(table, TableSet)
+            else ()
+        )
         cells = table.cell_labels  # a large table's are made when read (CellLabels), not held
-        return replace(plan, cell_labels=tuple(cells) if isinstance(cells, list) else cells, tables=tables,
-                       rules=_rules_of_rows(table, plan.A, labels, req))
+        return replace(
+            plan,
+            cell_labels=tuple(cells) if isinstance(cells, list) else cells,
+            tables=tables,
+            rules=_rules_of_rows(table, plan.A, labels, req),
+        )
 
     @property
     def exact_feasible(self) -> bool | None:
@@ -302,9 +329,16 @@ class Plan:
         isdp.privacy.Guarantee
             Its ε, δ (and ρ) per person and for two persons (:meth:`~isdp.privacy.Guarantee.at`).
         """
-        return Guarantee(self.req.norm, self.unit, self.req.delta_split()[0], eta, confidence,
-                         n_tables=sum(self.tables_in_norm), released=len(self.tables_in_norm),
-                         two_person_shift=two_person_shift(self.A, self.neighbours))
+        return Guarantee(
+            self.req.norm,
+            self.unit,
+            self.req.delta_split()[0],
+            eta,
+            confidence,
+            n_tables=sum(self.tables_in_norm),
+            released=len(self.tables_in_norm),
+            two_person_shift=two_person_shift(self.A, self.neighbours),
+        )
 
     def eta_target(self) -> float:
         """The TV bound a chain must certify so that δ per person stays within the request.
@@ -340,15 +374,19 @@ class Plan:
         needed = pairs_needed(eta)
         if needed > MAX_PAIRS:
             floor = (1 + math.exp(self.guarantee().at(1)["epsilon"])) * (1 - (1 - LEVEL) ** (1 / MAX_PAIRS))
-            raise UncertifiableError(f"--delta {req.delta:g} needs the chain within TV {eta:.3g} of the exact "
-                                     f"mechanism, which {needed:,} coupled pairs would be needed to certify at 95 % "
-                                     f"(at most {MAX_PAIRS:,}): a certified chain cannot state a delta below about "
-                                     f"{floor:.2g} here; raise --delta or use an exact route")
+            raise UncertifiableError(
+                f"--delta {req.delta:g} needs the chain within TV {eta:.3g} of the exact "
+                f"mechanism, which {needed:,} coupled pairs would be needed to certify at 95 % "
+                f"(at most {MAX_PAIRS:,}): a certified chain cannot state a delta below about "
+                f"{floor:.2g} here; raise --delta or use an exact route"
+            )
         if req.pairs is None:
             return min(max(200, 2 * needed), MAX_PAIRS)
         if req.pairs < needed:
-            raise UncertifiableError(f"--pairs {req.pairs} cannot certify TV {eta:.3g} (needed for --delta "
-                                     f"{req.delta:g}) at 95 %: {needed} pairs are needed")
+            raise UncertifiableError(
+                f"--pairs {req.pairs} cannot certify TV {eta:.3g} (needed for --delta "
+                f"{req.delta:g}) at 95 %: {needed} pairs are needed"
+            )
         return req.pairs
 
     def chain_target(self):
@@ -398,9 +436,11 @@ class Plan:
         eps_ok = got["epsilon"] <= float(req.epsilon_person) * (1 + 1e-12)
         delta_ok = got["delta"] <= (req.delta or 0.0) and got["delta"] < 1
         if not (eps_ok and delta_ok):
-            raise UncertifiableError(f"the release would meet ({got['epsilon']:.6g}, {got['delta']:.3g}) per person, "
-                                     f"weaker than the ({req.epsilon}, {req.delta or 0:g}) asked: nothing is "
-                                     "released")
+            raise UncertifiableError(
+                f"the release would meet ({got['epsilon']:.6g}, {got['delta']:.3g}) per person, "
+                f"weaker than the ({req.epsilon}, {req.delta or 0:g}) asked: nothing is "
+                "released"
+            )
 
 
 def calibrate(req: Request, n_in_norm: int = 1) -> Fraction | float:
@@ -529,8 +569,12 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
         route = route_record(plan)
         g = plan.guarantee()
     else:
-        route = {"name": "certified chain", "pairs": plan.pairs(), "tv_target": plan.eta_target(),
-                 "certificate": "computed at run time from the invariants and fresh random numbers"}
+        route = {
+            "name": "certified chain",
+            "pairs": plan.pairs(),
+            "tv_target": plan.eta_target(),
+            "certificate": "computed at run time from the invariants and fresh random numbers",
+        }
         from ..convergence._certificate import LEVEL  # here: isdp.convergence loads pandas
 
         g = plan.guarantee(plan.eta_target(), LEVEL)
@@ -543,46 +587,65 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
 
 def _exact_refusal(req: Request, unit, log_acceptance: float, block: IntegerL1Sampler) -> str:
     """Why the exact route cannot serve this request (its hardest block), and what would."""
-    need = ("more than 10^300" if -log_acceptance > 690 else f"about 10^{-log_acceptance / math.log(10):.0f}"
-            if -log_acceptance > math.log(1e6) else f"about {math.exp(-log_acceptance):,.0f}")
+    need = (
+        "more than 10^300"
+        if -log_acceptance > 690
+        else f"about 10^{-log_acceptance / math.log(10):.0f}"
+        if -log_acceptance > math.log(1e6)
+        else f"about {math.exp(-log_acceptance):,.0f}"
+    )
     options = []
     if -log_acceptance < math.log(1e9):  # within reach of a larger budget
-        options.append(f"--max-attempts {math.ceil(3 * math.exp(-log_acceptance)):,} (three times the forecast; "
-                       "more time, the same law)")
+        options.append(
+            f"--max-attempts {math.ceil(3 * math.exp(-log_acceptance)):,} (three times the forecast; "
+            "more time, the same law)"
+        )
     if req.norm == "l1":
         ratio = block.variances(unit).max() / dg_variance(float(unit))
-        options.append(f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
-                       f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)")
+        options.append(
+            f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
+            f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)"
+        )
         if lattice_block(block.A) is not None:
-            options.append("--norm gaussian --delta D (this block's invariants are a total or a table's two margins, "
-                           "which Klein's exact sampler draws in linear time with even noise; the guarantee becomes "
-                           "(epsilon, delta) per person)")
+            options.append(
+                "--norm gaussian --delta D (this block's invariants are a total or a table's two margins, "
+                "which Klein's exact sampler draws in linear time with even noise; the guarantee becomes "
+                "(epsilon, delta) per person)"
+            )
     else:
-        options += ["--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 "
-                    "--free-cells"]
-    options += ["fewer invariants (one margin, or totals over blocks of cells)", "a larger --epsilon",
-                "a smaller table",
-                "a study run with --allow-chain --delta D --seed N --reproducible-not-for-publication (a certified "
-                "chain; about 6 x 6 cells with both margins at most)"]
-    return (f"the exact sampler would need {need} proposals for one draw of a block of {block.A.shape[1]:,} cells "
-            f"(estimated from {PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, never of the "
-            f"counts), beyond --max-attempts {req.max_attempts:,}: nothing is released. What would work: "
-            + "; ".join(options))
+        options += [
+            "--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 --free-cells"
+        ]
+    options += [
+        "fewer invariants (one margin, or totals over blocks of cells)",
+        "a larger --epsilon",
+        "a smaller table",
+        "a study run with --allow-chain --delta D --seed N --reproducible-not-for-publication (a certified "
+        "chain; about 6 x 6 cells with both margins at most)",
+    ]
+    return (
+        f"the exact sampler would need {need} proposals for one draw of a block of {block.A.shape[1]:,} cells "
+        f"(estimated from {PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, never of the "
+        f"counts), beyond --max-attempts {req.max_attempts:,}: nothing is released. What would work: "
+        + "; ".join(options)
+    )
 
 
 def _check_uncertainty_columns(table: Table | TableSet) -> None:
     """Refuse ``--uncertainty`` for a wide table, or a long one with a column of the names it adds."""
     for t in table.tables if isinstance(table, TableSet) else (table,):
         if not isinstance(t.layout, LongTable):
-            raise UsageError(f"--uncertainty adds columns to a long table (key columns and a count column); {t.path} "
-                             "is wide")
+            raise UsageError(
+                f"--uncertainty adds columns to a long table (key columns and a count column); {t.path} is wide"
+            )
         clash = [c for c in COLUMNS if c.casefold() in {h.casefold() for h in t.layout.header}]
         if clash:
             raise UsageError(f"--uncertainty adds the columns {', '.join(COLUMNS)}; {t.path} has {clash[0]!r} already")
 
 
-def _rules_of_rows(table: Table | TableSet, A: sparse.csr_array, labels: list[str], req: Request
-                   ) -> tuple[str | None, ...]:
+def _rules_of_rows(
+    table: Table | TableSet, A: sparse.csr_array, labels: list[str], req: Request
+) -> tuple[str | None, ...]:
     """Per row of ``A``, the rule of ``req`` that made it (:attr:`Plan.rules`): each rule's own rows, built from
     the table's keys alone, matched by label and coefficients (the first rule that makes a row names it)."""
     ruled: dict[tuple[str, tuple[bytes, bytes]], str] = {}
@@ -595,4 +658,4 @@ def _rules_of_rows(table: Table | TableSet, A: sparse.csr_array, labels: list[st
 
 
 def _row_key(A: sparse.csr_array, i: int) -> tuple[bytes, bytes]:
-    return A.indices[A.indptr[i]:A.indptr[i + 1]].tobytes(), A.data[A.indptr[i]:A.indptr[i + 1]].tobytes()
+    return A.indices[A.indptr[i] : A.indptr[i + 1]].tobytes(), A.data[A.indptr[i] : A.indptr[i + 1]].tobytes()

@@ -143,8 +143,11 @@ class Progress:
         now = time.perf_counter()
         if now - self.last >= 5 and self.done < self.total:
             left = (self.total - self.done) * (now - self.start) / self.done
-            print(f"{self.desc}: {self.done}/{self.total} after {now - self.start:.0f} s, about {left:.0f} s left",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{self.desc}: {self.done}/{self.total} after {now - self.start:.0f} s, about {left:.0f} s left",
+                file=sys.stderr,
+                flush=True,
+            )
             self.last = now
 
     def close(self) -> None:
@@ -306,8 +309,10 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     kept = row_values(A, x)
     for label, value in zip(labels, kept, strict=True):
         if abs(value) > COUNT_LIMIT:
-            raise InputError(f"{table.path}: the invariant {label!r} is {value}, beyond ±2**53: counts and every "
-                             "invariant's value must lie within ±2**53 (exact in int64 and float arithmetic)")
+            raise InputError(
+                f"{table.path}: the invariant {label!r} is {value}, beyond ±2**53: counts and every "
+                "invariant's value must lie within ±2**53 (exact in int64 and float arithmetic)"
+            )
     invariants = np.array(kept, dtype=np.int64)
     rng = seeded_source(req.seed) if req.seed is not None else system_source()
     audit: dict = {}
@@ -316,9 +321,14 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         sigma = plan.unit if req.norm == "gaussian" else None
         bar = Progress(len(plan.exact.parts), "exact sampler (blocks)", req.progress)
         try:
-            noise, attempts = plan.exact.draw(1 / sigma if sigma is not None else plan.unit, rng,
-                                              max_attempts=req.max_attempts, sigma=sigma, accept=not req.free_cells,
-                                              on_block=bar.update)
+            noise, attempts = plan.exact.draw(
+                1 / sigma if sigma is not None else plan.unit,
+                rng,
+                max_attempts=req.max_attempts,
+                sigma=sigma,
+                accept=not req.free_cells,
+                on_block=bar.update,
+            )
         finally:
             bar.close()
         audit["exact_sampler"] = {"attempts": attempts, "accepted": noise is not None}
@@ -337,14 +347,29 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         seed = rng.randbelow(2**62)
         bar = Progress(2, f"certifying the chain ({plan.pairs()} coupled pairs)", req.progress)
         try:
-            proposal_eps, certificate = certify_chain(lattice, plan.chain_target(), threshold=plan.eta_target(),
-                                                      n_pairs=plan.pairs(), max_iter=req.max_iter, seed=seed,
-                                                      on_step=bar.update)
+            proposal_eps, certificate = certify_chain(
+                lattice,
+                plan.chain_target(),
+                threshold=plan.eta_target(),
+                n_pairs=plan.pairs(),
+                max_iter=req.max_iter,
+                seed=seed,
+                on_step=bar.update,
+            )
         finally:
             bar.close()
         iterations = certificate.burn_in(floor=1)  # the certified iteration, at least one
-        res = sample(lattice, plan.chain_target(), n_chains=1, n_draws=1, burn_in=iterations - 1, thin=1,
-                     proposal_eps=proposal_eps, seed=seed + 3, progress=False)
+        res = sample(
+            lattice,
+            plan.chain_target(),
+            n_chains=1,
+            n_draws=1,
+            burn_in=iterations - 1,
+            thin=1,
+            proposal_eps=proposal_eps,
+            seed=seed + 3,
+            progress=False,
+        )
         noise = res.draws[0, -1]
         audit["certificate_seconds"] = round(certificate.seconds, 3)
     values = x + noise
@@ -363,8 +388,10 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         got = cell_uncertainty(plan.exact, len(x), req, plan.unit, req.uncertainty)
         columns = uncertainty_columns(values, got)
         statement["uncertainty"] = uncertainty_record(req.uncertainty, got["draws"])
-    inputs = [{"path": str(t.path), "sha256": _sha256(t.path), "cells": len(t.keys)}
-              for t in (table.tables if isinstance(table, TableSet) else [table])]
+    inputs = [
+        {"path": str(t.path), "sha256": _sha256(t.path), "cells": len(t.keys)}
+        for t in (table.tables if isinstance(table, TableSet) else [table])
+    ]
     audit.update(
         input=inputs[0] if len(inputs) == 1 else inputs,
         seconds=round(time.perf_counter() - started, 3),
@@ -375,11 +402,16 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
 
 def no_acceptance(req: Request) -> str:
     """The refusal when a block of the exact sampler accepted no proposal within ``req.max_attempts``."""
-    advice = ("its Gaussian step accepts a share that falls geometrically with the number of cells: raise "
-              "--max-attempts, use --norm l1, or fewer cells" if req.norm == "gaussian" else
-              "raise --max-attempts or --epsilon, or use --free-cells")
-    return (f"the exact sampler accepted none of --max-attempts {req.max_attempts} proposals (its acceptance depends "
-            f"on the invariants and epsilon, never on the counts): {advice}")
+    advice = (
+        "its Gaussian step accepts a share that falls geometrically with the number of cells: raise "
+        "--max-attempts, use --norm l1, or fewer cells"
+        if req.norm == "gaussian"
+        else "raise --max-attempts or --epsilon, or use --free-cells"
+    )
+    return (
+        f"the exact sampler accepted none of --max-attempts {req.max_attempts} proposals (its acceptance depends "
+        f"on the invariants and epsilon, never on the counts): {advice}"
+    )
 
 
 def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:

@@ -147,8 +147,15 @@ class Request:
         if self.epsilon is None:
             raise UsageError("give --epsilon: the guarantee needed per person")
         check.positive("--epsilon", self.epsilon, error=UsageError)
-        check.exact_number("--epsilon", self.epsilon, low=Fraction(1, 10**9), low_closed=True, high=700,
-                           high_closed=True, error=UsageError)
+        check.exact_number(
+            "--epsilon",
+            self.epsilon,
+            low=Fraction(1, 10**9),
+            low_closed=True,
+            high=700,
+            high_closed=True,
+            error=UsageError,
+        )
         if self.seed is not None:
             self.seed = check.seed(self.seed, "--seed", error=UsageError)
         for switch in ("allow_chain", "free_cells", "nonnegative", "progress"):
@@ -161,18 +168,23 @@ class Request:
             setattr(self, name, tuple(given))
         if self.norm == "gaussian" or self.chain_possible:
             if self.delta is None:
-                raise UsageError(f"the {'Gaussian' if self.norm == 'gaussian' else 'certified chain'}'s guarantee "
-                                 "has a delta: give --delta (per person, in (0, 1))")
+                raise UsageError(
+                    f"the {'Gaussian' if self.norm == 'gaussian' else 'certified chain'}'s guarantee "
+                    "has a delta: give --delta (per person, in (0, 1))"
+                )
             delta = check.probability("--delta", self.delta, error=UsageError)
             if float(delta) == 0:  # the accounting is in floating point: a δ below 2**-1074 would be read as 0
                 raise UsageError(f"--delta must be at least 1e-300, got {self.delta!r}", "--delta")
             self.delta = float(delta)
         elif self.delta is not None:
-            raise UsageError("--delta is used only by --norm gaussian and the certified chain (--norm l2, "
-                             "--allow-chain): the l1 exact release is pure epsilon")
+            raise UsageError(
+                "--delta is used only by --norm gaussian and the certified chain (--norm l2, "
+                "--allow-chain): the l1 exact release is pure epsilon"
+            )
         if self.free_cells and (self.norm != "l1" or self.allow_chain):
-            raise UsageError("--free-cells is an l1 route of its own: not with --norm l2 or gaussian, nor with "
-                             "--allow-chain")
+            raise UsageError(
+                "--free-cells is an l1 route of its own: not with --norm l2 or gaussian, nor with --allow-chain"
+            )
         if self.pairs is not None:
             self.pairs = check.size("--pairs", self.pairs, 2, MAX_PAIRS, error=UsageError)
         for name in ("max_iter", "max_attempts"):
@@ -180,19 +192,27 @@ class Request:
         if self.uncertainty is not None:
             self.uncertainty = check.level("--uncertainty", self.uncertainty, error=UsageError)
         if self.uncertainty is not None and self.nonnegative:
-            raise UsageError("--uncertainty with --nonnegative: the intervals are the noise's, around the release "
-                             "before its projection onto the non-negative tables, and do not hold their level around "
-                             "the projected counts; give one of the two")
+            raise UsageError(
+                "--uncertainty with --nonnegative: the intervals are the noise's, around the release "
+                "before its projection onto the non-negative tables, and do not hold their level around "
+                "the projected counts; give one of the two"
+            )
         if self.uncertainty is not None and self.chain_possible:
-            raise UsageError("--uncertainty LEVEL needs an exact route (--norm l1 or gaussian, without "
-                             "--allow-chain); got a route that may run the chain")
+            raise UsageError(
+                "--uncertainty LEVEL needs an exact route (--norm l1 or gaussian, without "
+                "--allow-chain); got a route that may run the chain"
+            )
         if self.chain_possible and self.seed is None:
             raise UncertifiableError(
                 "the certified chain is refused for publication: its random numbers come from xoshiro256** "
                 "(fast, not cryptographic) and its delta rests on a statistical certificate; "
-                + ("use --norm l1 or gaussian (exact, operating-system entropy), or " if self.norm == "l2" else
-                   "drop --allow-chain (the exact route draws from operating-system entropy), or ")
-                + "run a study with --seed N --reproducible-not-for-publication")
+                + (
+                    "use --norm l1 or gaussian (exact, operating-system entropy), or "
+                    if self.norm == "l2"
+                    else "drop --allow-chain (the exact route draws from operating-system entropy), or "
+                )
+                + "run a study with --seed N --reproducible-not-for-publication"
+            )
 
     def delta_split(self) -> tuple[float | None, float | None]:
         """How δ per person is spent: the Gaussian's zCDP → (ε, δ) conversion, and a chain's TV bound.

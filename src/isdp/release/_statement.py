@@ -27,8 +27,12 @@ if TYPE_CHECKING:
     from ..privacy._guarantee import Guarantee
 
 
-def route_record(plan, lattice: IntegerLattice | None = None, certificate: Certificate | None = None,
-                 proposal_eps: float | None = None) -> dict:
+def route_record(
+    plan,
+    lattice: IntegerLattice | None = None,
+    certificate: Certificate | None = None,
+    proposal_eps: float | None = None,
+) -> dict:
     r"""The route taken, for the statement: the exact routes' construction, or the chain's run and its certificate.
 
     Everything in it follows from the plan (the invariants and the options) and, for the chain,
@@ -85,28 +89,39 @@ def route_record(plan, lattice: IntegerLattice | None = None, certificate: Certi
     'exact rejection in integer arithmetic: free cells i.i.d. dou'
     """
     if certificate is None:
-        return exact_route(plan.req, plan.unit, plan.tables_in_norm, ExactPieces.of(plan.exact, plan.unit,
-                                                                                   plan.cell_labels, plan.req))
+        return exact_route(
+            plan.req, plan.unit, plan.tables_in_norm, ExactPieces.of(plan.exact, plan.unit, plan.cell_labels, plan.req)
+        )
     iterations = certificate.burn_in(floor=1)
     summary = certificate.summary(burn_in=iterations)
     summary.pop("certify_seconds")
-    return {"name": "certified chain",
-            "sampler": ("compiled Gibbs-within-Metropolis (ISDP Alg. 1), one chain from u = 0, run "
-                        f"{iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"),
-            "basis": {"kind": lattice.basis_name, "vectors": lattice.basis.T.tolist()},
-            "certificate": {"method": "L-lag coupling (Biswas, Jacob & Vanetti 2019), pairs started at u = 0, as the "
-                                      "chain",
-                            "iterations": iterations, "proposal_eps": proposal_eps,
-                            "tv_certified": summary["tv_bound_at_burn_in"], **summary, "tv_target": plan.eta_target()}}
+    return {
+        "name": "certified chain",
+        "sampler": (
+            "compiled Gibbs-within-Metropolis (ISDP Alg. 1), one chain from u = 0, run "
+            f"{iterations} iterations; double geometric jumps from a 2**-52-rounded alias table"
+        ),
+        "basis": {"kind": lattice.basis_name, "vectors": lattice.basis.T.tolist()},
+        "certificate": {
+            "method": "L-lag coupling (Biswas, Jacob & Vanetti 2019), pairs started at u = 0, as the chain",
+            "iterations": iterations,
+            "proposal_eps": proposal_eps,
+            "tv_certified": summary["tv_bound_at_burn_in"],
+            **summary,
+            "tv_target": plan.eta_target(),
+        },
+    }
 
 
-_KLEIN = ("exact discrete Gaussian on the lattice of each block whose invariants are one total or a table's two "
-          "margins: Klein's sampler on the basis of differences of adjacent cells (their Gram-Schmidt vectors in "
-          "closed form), one-dimensional discrete Gaussians drawn exactly in integer arithmetic, then an exact "
-          "rejection step (Brakerski-Langlois-Peikert-Regev-Stehle 2013, Lemma 2.3), so the noise is exactly the "
-          "discrete Gaussian on the lattice and every cell of a block has the same variance, at most the continuous "
-          "Gaussian's on the same subspace (the lattice Gaussian is sub-Gaussian with the same sigma), equal to it "
-          "in double precision from sigma = 3 and below it where sigma is small against the lattice's spacing")
+_KLEIN = (
+    "exact discrete Gaussian on the lattice of each block whose invariants are one total or a table's two "
+    "margins: Klein's sampler on the basis of differences of adjacent cells (their Gram-Schmidt vectors in "
+    "closed form), one-dimensional discrete Gaussians drawn exactly in integer arithmetic, then an exact "
+    "rejection step (Brakerski-Langlois-Peikert-Regev-Stehle 2013, Lemma 2.3), so the noise is exactly the "
+    "discrete Gaussian on the lattice and every cell of a block has the same variance, at most the continuous "
+    "Gaussian's on the same subspace (the lattice Gaussian is sub-Gaussian with the same sigma), equal to it "
+    "in double precision from sigma = 3 and below it where sigma is small against the lattice's spacing"
+)
 
 
 @dataclass
@@ -145,10 +160,16 @@ class ExactPieces:
             sigma2 = unit * unit
             for _, sub in exact.parts:
                 if isinstance(sub, LatticeBlock):
-                    entry = klein.setdefault((sub.kind, sub.grid.shape), {
-                        "invariants": "one total" if sub.kind == "total" else "both margins",
-                        "cells": int(sub.grid.size), **({} if sub.kind == "total" else {"grid": list(sub.grid.shape)}),
-                        "blocks": 0, "noise_variance_per_cell_at_most": float(sub.variances(sigma2)[0])})
+                    entry = klein.setdefault(
+                        (sub.kind, sub.grid.shape),
+                        {
+                            "invariants": "one total" if sub.kind == "total" else "both margins",
+                            "cells": int(sub.grid.size),
+                            **({} if sub.kind == "total" else {"grid": list(sub.grid.shape)}),
+                            "blocks": 0,
+                            "noise_variance_per_cell_at_most": float(sub.variances(sigma2)[0]),
+                        },
+                    )
                     entry["blocks"] += 1
         return cls([cell_labels[i] for i in solved], variances, klein, len(exact.parts))
 
@@ -160,45 +181,65 @@ class ExactPieces:
                 klein[key]["blocks"] += entry["blocks"]
             else:
                 klein[key] = dict(entry)
-        return ExactPieces(self.solved + other.solved, self.variances + other.variances, klein,
-                           self.blocks + other.blocks)
+        return ExactPieces(
+            self.solved + other.solved, self.variances + other.variances, klein, self.blocks + other.blocks
+        )
 
 
 def exact_route(req, unit, tables_in_norm, pieces: ExactPieces) -> dict:
     """The route record of the exact and free-cell routes (:func:`route_record`), from the blocks' pieces."""
     if req.free_cells:
-        return {"name": "free cells",
-                "sampler": ("exact, in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
-                            f"Alg. 2) with epsilon {unit}, the invariants solved for the other cells; no "
-                            "rejection. The free cells are the coordinates of the lattice of invariant-keeping "
-                            "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
-                            "person as the l1 route, with the noise not spread evenly"),
-                "solved_cells": pieces.solved,
-                "noise_variance": {"free_cell": dg_variance(float(unit)),
-                                   "solved_cells": dict(zip(pieces.solved, pieces.variances, strict=True))}}
+        return {
+            "name": "free cells",
+            "sampler": (
+                "exact, in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
+                f"Alg. 2) with epsilon {unit}, the invariants solved for the other cells; no "
+                "rejection. The free cells are the coordinates of the lattice of invariant-keeping "
+                "changes, so a change of l1 size d moves them by at most d: the same epsilon per "
+                "person as the l1 route, with the noise not spread evenly"
+            ),
+            "solved_cells": pieces.solved,
+            "noise_variance": {
+                "free_cell": dg_variance(float(unit)),
+                "solved_cells": dict(zip(pieces.solved, pieces.variances, strict=True)),
+            },
+        }
     eps = 1 / unit if req.norm == "gaussian" else unit
-    how = ("exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
-           f"Alg. 2) with epsilon {eps}, the invariants solved for the other cells, accepted with probability "
-           f"exp(-{eps}·sum |u_solved|)" + ("" if all(tables_in_norm) else
-                                             " (the sum over the tables in the norm; a derived table's cells "
-                                             "are solved and do not enter it)"))
+    how = (
+        "exact rejection in integer arithmetic: free cells i.i.d. double geometric (Canonne-Kamath-Steinke "
+        f"Alg. 2) with epsilon {eps}, the invariants solved for the other cells, accepted with probability "
+        f"exp(-{eps}·sum |u_solved|)"
+        + (
+            ""
+            if all(tables_in_norm)
+            else " (the sum over the tables in the norm; a derived table's cells are solved and do not enter it)"
+        )
+    )
     if req.norm == "gaussian":
         # sigma named, then given: a fraction written inside the formula (2·239329/40000^2) read as 3e-4
-        how += (f", then kept with probability exp(-sum (|u_i| - sigma)^2 / (2 sigma^2)), sigma = {unit} "
-                f"({float(unit):.6g})")
+        how += (
+            f", then kept with probability exp(-sum (|u_i| - sigma)^2 / (2 sigma^2)), sigma = {unit} "
+            f"({float(unit):.6g})"
+        )
         if pieces.klein:  # per shape, the largest first (a stable sort: equal sizes in the order first drawn)
             klein = sorted(pieces.klein.values(), key=lambda e: -e["cells"])
             every = sum(e["blocks"] for e in klein) == pieces.blocks
-            return {"name": "exact", "sampler": _KLEIN + ("" if every else f"; on the other blocks, {how}"),
-                    "blocks": klein, "solved_cells": pieces.solved}
+            return {
+                "name": "exact",
+                "sampler": _KLEIN + ("" if every else f"; on the other blocks, {how}"),
+                "blocks": klein,
+                "solved_cells": pieces.solved,
+            }
     return {"name": "exact", "sampler": how, "solved_cells": pieces.solved}
 
 
 #: what an invariant stated by rule means (the statement's ``invariant_rules``)
-RULE_MEANING = ("an invariant with a rule is the sum of the cells its label names: 'total' every cell, 'row R' or "
-                "'column C' a row or column of a wide table, 'by K=v, L=w' the cells whose key K is v and L is w; "
-                "'tie …: S = T' says the group's total in table S equals that in table T; 'NAME: …' applies to the "
-                "table NAME; the others are stated with their coefficients by cell label")
+RULE_MEANING = (
+    "an invariant with a rule is the sum of the cells its label names: 'total' every cell, 'row R' or "
+    "'column C' a row or column of a wide table, 'by K=v, L=w' the cells whose key K is v and L is w; "
+    "'tie …: S = T' says the group's total in table S equals that in table T; 'NAME: …' applies to the "
+    "table NAME; the others are stated with their coefficients by cell label"
+)
 
 
 def invariant_entry(label: str, rule: str | None, coefficients: dict | None, value: int | None) -> dict:
@@ -214,14 +255,33 @@ def _invariants(plan, values: np.ndarray | None) -> list[dict]:
     ``rules``), so the statement grows with the invariants and not with the cells; else with its coefficients
     by cell label."""
     A, cells = plan.A, plan.cell_labels
-    return [invariant_entry(lab, rule, None if rule is not None else {
-        cells[j]: int(c) for j, c in zip(A.indices[A.indptr[i]:A.indptr[i + 1]], A.data[A.indptr[i]:A.indptr[i + 1]],
-                                         strict=True)}, None if values is None else int(values[i]))
-            for i, (lab, rule) in enumerate(zip(plan.labels, plan.rules, strict=True))]
+    return [
+        invariant_entry(
+            lab,
+            rule,
+            None
+            if rule is not None
+            else {
+                cells[j]: int(c)
+                for j, c in zip(
+                    A.indices[A.indptr[i] : A.indptr[i + 1]], A.data[A.indptr[i] : A.indptr[i + 1]], strict=True
+                )
+            },
+            None if values is None else int(values[i]),
+        )
+        for i, (lab, rule) in enumerate(zip(plan.labels, plan.rules, strict=True))
+    ]
 
 
-def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values: np.ndarray | None, *,
-                      invariants: list[dict] | None = None, cells: int | None = None) -> dict:
+def privacy_statement(
+    plan,
+    guarantee: Guarantee,
+    route: dict,
+    invariant_values: np.ndarray | None,
+    *,
+    invariants: list[dict] | None = None,
+    cells: int | None = None,
+) -> dict:
     r"""The publishable privacy statement of a release, from the plan, the labels and the invariants' values.
 
     Derived from A, the options, the labels and the invariants' values (disclosed by the release
@@ -298,36 +358,78 @@ def privacy_statement(plan, guarantee: Guarantee, route: dict, invariant_values:
         "publishable": req.seed is None,
         "mechanism": plan.mechanism(),
         "route": route,
-        "requested": {"epsilon_per_person": str(req.epsilon), "delta_per_person": req.delta, "norm": req.norm,
-                      "allow_chain": req.allow_chain, "free_cells": req.free_cells, "nonnegative": req.nonnegative},
+        "requested": {
+            "epsilon_per_person": str(req.epsilon),
+            "delta_per_person": req.delta,
+            "norm": req.norm,
+            "allow_chain": req.allow_chain,
+            "free_cells": req.free_cells,
+            "nonnegative": req.nonnegative,
+        },
         "neighbouring_relation": (
             "two tables with the same invariants (A x = A x') that differ in the records of k persons, each added, "
             "removed, or moved from one cell to another (at most 2k in l1 and sqrt(2)·k in l2); stated for k = 1 "
-            "(per person) and k = 2" if not several else
-            f"two inputs of the {len(plan.tables_in_norm)} tables together with the same invariants (A x = A x', the "
+            "(per person) and k = 2"
+            if not several
+            else f"two inputs of the {len(plan.tables_in_norm)} tables together with the same invariants "
+            "(A x = A x', the "
             "ties included) that differ in the records of k persons, each person counted in at most one cell of each "
             "table and added, removed, or moved between cells in every table at once (at most 2k per table in l1 "
             "and sqrt(2)·k in l2; only the tables in the norm count: a derived table's change follows from the "
-            "others'); stated for k = 1 (per person) and k = 2"),
-        **({"tables": [{"name": name, "cells": cells, "in_norm": in_norm,
-                        **({} if in_norm else {"derived": "its cells are determined by the other tables' through "
-                                               "the invariants: its noise is theirs, summed"})}
-                       for (name, cells), in_norm in zip(plan.tables, plan.tables_in_norm, strict=True)]}
-           if several else {}),
+            "others'); stated for k = 1 (per person) and k = 2"
+        ),
+        **(
+            {
+                "tables": [
+                    {
+                        "name": name,
+                        "cells": cells,
+                        "in_norm": in_norm,
+                        **(
+                            {}
+                            if in_norm
+                            else {
+                                "derived": "its cells are determined by the other tables' through "
+                                "the invariants: its noise is theirs, summed"
+                            }
+                        ),
+                    }
+                    for (name, cells), in_norm in zip(plan.tables, plan.tables_in_norm, strict=True)
+                ]
+            }
+            if several
+            else {}
+        ),
         "guarantee": guarantee.to_dict(plan.neighbours),
         "post_processing": (
             "non-negative: the integer l1 projection onto {z >= 0, A z = A x} (of its optima the l2-nearest where "
             "a block is one total, else HiGHS' MILP optimum), a function of the noisy table and the invariants "
-            "only, so the guarantee is unchanged" if req.nonnegative else None),
-        **({"invariant_rules": {"families": list(req.rules), "ties": list(req.ties), "meaning": RULE_MEANING}}
-           if req.rules or req.ties else {}),
+            "only, so the guarantee is unchanged"
+            if req.nonnegative
+            else None
+        ),
+        **(
+            {"invariant_rules": {"families": list(req.rules), "ties": list(req.ties), "meaning": RULE_MEANING}}
+            if req.rules or req.ties
+            else {}
+        ),
         "invariants": _invariants(plan, invariant_values) if invariants is None else invariants,
-        "cells": {"count": len(plan.cell_labels) if cells is None else cells,
-                  "labels": "the released table's, in its order"},
-        "randomness": ("seeded: reproducible, NOT for publication" if req.seed is not None
-                       else "operating-system entropy (Python secrets.SystemRandom)"),
+        "cells": {
+            "count": len(plan.cell_labels) if cells is None else cells,
+            "labels": "the released table's, in its order",
+        },
+        "randomness": (
+            "seeded: reproducible, NOT for publication"
+            if req.seed is not None
+            else "operating-system entropy (Python secrets.SystemRandom)"
+        ),
         "seed": None if req.seed is None else int(req.seed),  # a NumPy integer is no JSON number
         "package": {"name": "isdp", "version": __version__},
-        "checks": ["integer", "every invariant exact (A·release = A·x)", "input shape and labels",
-                   "guarantee at least as strong as requested", *(["non-negative"] if req.nonnegative else [])],
+        "checks": [
+            "integer",
+            "every invariant exact (A·release = A·x)",
+            "input shape and labels",
+            "guarantee at least as strong as requested",
+            *(["non-negative"] if req.nonnegative else []),
+        ],
     }

@@ -72,21 +72,31 @@ def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]
         names = [n.casefold() for n in table.key_names]
         missing = [w for w in wanted if w.casefold() not in names]
         if missing or len(set(map(str.casefold, wanted))) != len(wanted):
-            raise UsageError(f"invariant {family!r}: name key columns of {table.path}, each once: "
-                             f"{', '.join(table.key_names)}"
-                             + (f" (no {', '.join(map(repr, missing))})" if missing else ""))
+            raise UsageError(
+                f"invariant {family!r}: name key columns of {table.path}, each once: "
+                f"{', '.join(table.key_names)}" + (f" (no {', '.join(map(repr, missing))})" if missing else "")
+            )
         axes = [names.index(w.casefold()) for w in wanted]
-        return _grouped_rows(table, axes, lambda g: "by " + ", ".join(
-            f"{table.key_names[a]}={v}" for a, v in zip(axes, g, strict=True)) if axes else "total")
+        return _grouped_rows(
+            table,
+            axes,
+            lambda g: (
+                "by " + ", ".join(f"{table.key_names[a]}={v}" for a, v in zip(axes, g, strict=True))
+                if axes
+                else "total"
+            ),
+        )
     if family not in FAMILIES:
         raise UsageError(f"unknown invariant family {family!r}: choose from {', '.join(FAMILIES)} or by:NAME[,NAME…]")
     width = len(table.keys[0])
     axes = {"row-margins": [0], "column-margins": [1], "all-margins": [0, 1]}[family]
     if width < max(axes) + 1:
-        raise UsageError(f"invariant {family!r} needs a table with two key columns (rows and columns); "
-                         f"{table.path} has {width}")
-    parts = [_grouped_rows(table, [axis], lambda g, axis=axis: f"{'row' if axis == 0 else 'column'} {g[0]}")
-             for axis in axes]
+        raise UsageError(
+            f"invariant {family!r} needs a table with two key columns (rows and columns); {table.path} has {width}"
+        )
+    parts = [
+        _grouped_rows(table, [axis], lambda g, axis=axis: f"{'row' if axis == 0 else 'column'} {g[0]}") for axis in axes
+    ]
     return sparse.vstack([a for a, _ in parts], format="csr"), [lab for _, labs in parts for lab in labs]
 
 
@@ -167,9 +177,11 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
     has_value = header[-1].casefold() == "value"
     cells = header[1:-1] if has_value else header[1:]
     if cells != table.cell_labels:
-        raise InputError(f"{path}: the header must name the table's {len(table.keys)} cells in order "
-                         f"({', '.join(table.cell_labels[:3])}, …); got {len(cells)} columns "
-                         f"({', '.join(cells[:3])}, …)")
+        raise InputError(
+            f"{path}: the header must name the table's {len(table.keys)} cells in order "
+            f"({', '.join(table.cell_labels[:3])}, …); got {len(cells)} columns "
+            f"({', '.join(cells[:3])}, …)"
+        )
     rows, labels = [], []
     for number, fields in body:
         if len(fields) != len(header):
@@ -177,8 +189,10 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
         ints = [_integer(f) for f in fields[1 : 1 + len(cells)]]
         if None in ints:
             cell = cells[ints.index(None)]
-            raise InputError(f"{path}: line {number}: the coefficient of {cell!r} is not an integer (coefficients "
-                             "are ASCII digits 0-9 with an optional sign)")
+            raise InputError(
+                f"{path}: line {number}: the coefficient of {cell!r} is not an integer (coefficients "
+                "are ASCII digits 0-9 with an optional sign)"
+            )
         if max(map(abs, ints)) > COEFFICIENT_LIMIT:
             raise InputError(f"{path}: line {number}: a coefficient is beyond ±2**31")
         if not any(ints):
@@ -187,13 +201,17 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
         if has_value:
             stated = _integer(fields[-1])
             if stated is None:
-                raise InputError(f"{path}: line {number}: the value of constraint {fields[0]!r} is not an integer "
-                                 "(ASCII digits 0-9 with an optional sign)")
+                raise InputError(
+                    f"{path}: line {number}: the value of constraint {fields[0]!r} is not an integer "
+                    "(ASCII digits 0-9 with an optional sign)"
+                )
             actual = stated if table.x is None else sum(c * int(v) for c, v in zip(ints, table.x, strict=True))
             if stated != actual:
                 said = f"the value {stated}" if abs(stated) < 10**30 else "a value beyond ±10**30"
-                raise InfeasibleError(f"{path}: constraint {fields[0]!r} states {said}, "
-                                      f"the table gives {actual}: the invariants do not hold on this table")
+                raise InfeasibleError(
+                    f"{path}: constraint {fields[0]!r} states {said}, "
+                    f"the table gives {actual}: the invariants do not hold on this table"
+                )
         rows.append(coef)
         labels.append(fields[0] or f"constraint {len(labels) + 1}")
     return rows, labels
@@ -244,8 +262,10 @@ def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
     for k, groups, rows in totals[1:]:
         if set(groups) != set(first_groups):
             odd = next(iter(set(groups) ^ set(first_groups)))
-            raise InputError(f"tie {tie!r}: {tset.names[first]} and {tset.names[k]} do not have the same groups "
-                             f"({'|'.join(odd)} is in one only)")
+            raise InputError(
+                f"tie {tie!r}: {tset.names[first]} and {tset.names[k]} do not have the same groups "
+                f"({'|'.join(odd)} is in one only)"
+            )
         order = list(first_groups)
         parts.append(first_rows[[first_groups[g] for g in order]] - rows[[groups[g] for g in order]])
         labels += [f"tie {_group_name(sorted(wanted), g)}: {tset.names[first]} = {tset.names[k]}" for g in order]
@@ -253,13 +273,16 @@ def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
     if tset.x is not None:
         broken = [lab for lab, value in zip(labels, row_values(as_sparse(A), tset.x), strict=True) if value != 0]
         if broken:
-            raise InfeasibleError(f"the tables disagree where they are tied ({len(broken)} of {len(labels)} ties, "
-                                  f"e.g. {broken[0]!r}): they cannot be released as one consistent set")
+            raise InfeasibleError(
+                f"the tables disagree where they are tied ({len(broken)} of {len(labels)} ties, "
+                f"e.g. {broken[0]!r}): they cannot be released as one consistent set"
+            )
     return A, labels
 
 
-def constraint_matrix(table: Table | TableSet, families=(), constraint_file=None,
-                      ties=()) -> tuple[sparse.csr_array, list[str]]:
+def constraint_matrix(
+    table: Table | TableSet, families=(), constraint_file=None, ties=()
+) -> tuple[sparse.csr_array, list[str]]:
     r"""The invariants as a sparse matrix A (rows without repeats) with a label per row.
 
     What ``--invariant``, ``--tie`` and ``--constraints`` of ``isdp release`` build: the rows of
@@ -354,8 +377,10 @@ def constraint_matrix(table: Table | TableSet, families=(), constraint_file=None
         parts.append(sparse.csr_array(np.array(r, dtype=np.int64).reshape(len(r), len(table.keys))))
         labels += lab
     if not labels:
-        raise UsageError("no invariants: give --invariant (total, row-margins, column-margins, all-margins, "
-                         "by:NAME[,NAME…]) and/or --constraints FILE")
+        raise UsageError(
+            "no invariants: give --invariant (total, row-margins, column-margins, all-margins, "
+            "by:NAME[,NAME…]) and/or --constraints FILE"
+        )
     A = as_sparse(sparse.vstack(parts, format="csr"))
     keep = first_rows(A)
     return A[keep], [labels[i] for i in keep]

@@ -50,8 +50,10 @@ def _count(path, where: str, text: str, counts: bool) -> int:
     """An entry as an integer; the message of a refusal never quotes it (it may be a count)."""
     v = _integer(text)
     if v is None:
-        raise InvariantError(f"{path}: {where}: not an integer{' count' if counts else ''} ({_not_integer(text)}; "
-                             f"{'counts' if counts else 'entries'} are ASCII digits 0-9 with an optional sign)")
+        raise InvariantError(
+            f"{path}: {where}: not an integer{' count' if counts else ''} ({_not_integer(text)}; "
+            f"{'counts' if counts else 'entries'} are ASCII digits 0-9 with an optional sign)"
+        )
     if abs(v) > COUNT_LIMIT:
         raise InvariantError(f"{path}: {where}: the entry is too large (beyond ±2**53)")
     if counts and v < 0:

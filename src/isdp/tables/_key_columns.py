@@ -57,13 +57,15 @@ class KeyColumns(Sequence):
         out = []
         for (offsets, data), codes in zip(self._text, self.codes, strict=True):
             code = codes[i]
-            out.append(str(data[offsets[code]:offsets[code + 1]], "utf-8"))
+            out.append(str(data[offsets[code] : offsets[code + 1]], "utf-8"))
         return tuple(out)
 
     def __iter__(self):
         for start in range(0, len(self), _CHUNK):
-            columns = [labels.take(codes[start:start + _CHUNK]).to_pylist()
-                       for labels, codes in zip(self.labels, self.codes, strict=True)]
+            columns = [
+                labels.take(codes[start : start + _CHUNK]).to_pylist()
+                for labels, codes in zip(self.labels, self.codes, strict=True)
+            ]
             yield from zip(*columns, strict=True)
 
     def __eq__(self, other) -> bool:
@@ -90,8 +92,11 @@ class KeyColumns(Sequence):
 def _same(ours: Sequence, other, kind=None) -> bool:
     """Whether ``other`` is a sequence of the same items as ``ours`` (each made a ``kind`` first, if given), as a
     list compares."""
-    return isinstance(other, Sequence) and len(other) == len(ours) and all(
-        a == (b if kind is None else kind(b)) for a, b in zip(ours, other, strict=True))
+    return (
+        isinstance(other, Sequence)
+        and len(other) == len(ours)
+        and all(a == (b if kind is None else kind(b)) for a, b in zip(ours, other, strict=True))
+    )
 
 
 def _offsets_and_data(column) -> tuple[np.ndarray, memoryview]:
@@ -99,7 +104,7 @@ def _offsets_and_data(column) -> tuple[np.ndarray, memoryview]:
     import pyarrow as pa  # deferred: only a table held a column at a time comes here, and it has loaded pyarrow
 
     width = np.int64 if pa.types.is_large_string(column.type) else np.int32
-    offsets = np.frombuffer(column.buffers()[1], dtype=width)[column.offset:column.offset + len(column) + 1]
+    offsets = np.frombuffer(column.buffers()[1], dtype=width)[column.offset : column.offset + len(column) + 1]
     data = column.buffers()[2]
     return offsets, memoryview(data) if data is not None else memoryview(b"")
 

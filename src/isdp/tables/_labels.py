@@ -28,10 +28,25 @@ def _is_margin(label: str) -> bool:
 #: code points that display as nothing (Unicode's Default_Ignorable_Code_Point, besides the format
 #: characters, category Cf, found by :func:`unicodedata.category`): zero-width spaces and joiners,
 #: the byte-order mark, word joiners, variation selectors, Hangul fillers, tags
-_IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
-              (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
-              (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
-              (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
+_IGNORABLE = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
 
 
 def _invisible(ch: str) -> bool:
@@ -65,19 +80,25 @@ def _distinct(path, what: str, items) -> None:
         key = tuple(looks[p] if p in looks else looks.setdefault(p, _seen_as(p)) for p in parts)
         if "" in key and any(p and not k for p, k in zip(parts, key, strict=True)):
             made = "has a field made" if isinstance(label, tuple) else "is made"
-            raise InvariantError(f"{path}: {where}: the {what} {ascii(label)} {made} of invisible characters only "
-                                 "(it would look empty in the published table)")
+            raise InvariantError(
+                f"{path}: {where}: the {what} {ascii(label)} {made} of invisible characters only "
+                "(it would look empty in the published table)"
+            )
         if key in seen:
             first_where, first = seen[key]
             if first == label:
                 raise InvariantError(f"{path}: {where}: duplicate {what} {label!r}, as at {first_where}")
             firsts = first if isinstance(first, tuple) else (first,)
             if all(a.casefold() == b.casefold() for a, b in zip(parts, firsts, strict=True)):
-                raise InvariantError(f"{path}: {where}: duplicate {what} {label!r}, as {first!r} at {first_where} "
-                                     "(labels are compared ignoring case)")
-            raise InvariantError(f"{path}: {where}: duplicate {what} {ascii(label)}, as {ascii(first)} at "
-                                 f"{first_where}: they differ only by Unicode normalisation (NFKC), case, spacing or "
-                                 "invisible characters, so they would look the same in the published table")
+                raise InvariantError(
+                    f"{path}: {where}: duplicate {what} {label!r}, as {first!r} at {first_where} "
+                    "(labels are compared ignoring case)"
+                )
+            raise InvariantError(
+                f"{path}: {where}: duplicate {what} {ascii(label)}, as {ascii(first)} at "
+                f"{first_where}: they differ only by Unicode normalisation (NFKC), case, spacing or "
+                "invisible characters, so they would look the same in the published table"
+            )
         seen[key] = (where, label)
 
 
@@ -85,8 +106,9 @@ def _distinct(path, what: str, items) -> None:
 #: ``Count of persons``) …
 _COUNT_WORDS = frozenset({"count", "counts", "freq", "frequency", "frequencies"})
 #: … or one of these names on its own
-_COUNT_NAMES = frozenset({"n", "nb", "num", "number", "pop", "population", "persons", "people", "total", "totals",
-                          "value", "values"})
+_COUNT_NAMES = frozenset(
+    {"n", "nb", "num", "number", "pop", "population", "persons", "people", "total", "totals", "value", "values"}
+)
 
 
 def _count_like(name: str) -> bool:

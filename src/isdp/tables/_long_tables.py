@@ -178,8 +178,9 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
     return _long_table_and_keys(path, header, body, _count_column(path, header, count_column), counts)[0]
 
 
-def _long_table_and_keys(path, header: list[str], body, c: int, counts: bool
-                         ) -> tuple[LongTable, list[tuple[str, ...]]]:
+def _long_table_and_keys(
+    path, header: list[str], body, c: int, counts: bool
+) -> tuple[LongTable, list[tuple[str, ...]]]:
     """The table and its keys (:attr:`LongTable.keys`, found once by the checks)."""
     keys = _long_keys(path, header, body, c)
     values = _plain_counts([fields[c] for _, fields in body], counts)
@@ -191,8 +192,9 @@ def _long_table_and_keys(path, header: list[str], body, c: int, counts: bool
 #: a column of counts joined by NUL, every one ASCII digits with an optional sign, at most 16 digits (below 2**63)
 _PLAIN_COUNTS = re.compile(r"[+-]?[0-9]{1,16}(?:\x00[+-]?[0-9]{1,16})*")
 #: a margin's label anywhere in a column joined by NUL (:data:`isdp.tables._labels._MARGIN_RE`, at each label)
-_MARGIN_IN_COLUMN = re.compile(r"\b(total|totals|subtotal|sum|sums|overall|margin|margins)\b|(?:^|(?<=\x00))all\b",
-                               re.I)
+_MARGIN_IN_COLUMN = re.compile(
+    r"\b(total|totals|subtotal|sum|sums|overall|margin|margins)\b|(?:^|(?<=\x00))all\b", re.I
+)
 
 
 #: every margin's label contains one of these (lower case): a column without them needs no regular expression
@@ -218,8 +220,12 @@ def _plain_keys(columns: list[tuple[str, ...]]) -> list[tuple[str, ...]] | None:
     seen = []
     for column in columns:
         joined = "\x00".join(column)
-        if (not all(column) or joined.count("\x00") != len(column) - 1 or not joined.isascii()
-                or not joined.replace("\x00", " ").isprintable()):
+        if (
+            not all(column)
+            or joined.count("\x00") != len(column) - 1
+            or not joined.isascii()
+            or not joined.replace("\x00", " ").isprintable()
+        ):
             return None
         lower = joined.lower()
         if any(word in lower for word in _MARGIN_WORDS) and _MARGIN_IN_COLUMN.search(joined):
@@ -250,7 +256,8 @@ def _long_keys(path, header: list[str], body, c: int) -> list[tuple[str, ...]]:
             raise InvariantError(
                 f"{path}: line {lineno}: the key in column {margin!r} is labelled as a margin (Total, Sum, All, …): "
                 "a long table lists cells only, each counted once, so a total line would be released as one more "
-                "cell. Remove the line (the released cells give every total), or rename the key if it is a category")
+                "cell. Remove the line (the released cells give every total), or rename the key if it is a category"
+            )
         keys.append(key)
     _distinct(path, "cell", [(f"line {lineno}", key) for (lineno, _), key in zip(body, keys, strict=True)])
     _count_columns(path, header, body, c)
@@ -266,14 +273,16 @@ def _count_columns(path, header: list[str], body, c: int) -> None:
                 f"read as a key (the count column is {header[c]!r}), so its entries would be published unchanged "
                 f"as labels. If it holds the counts, name it as the count column (--count-column {name}); if it "
                 "is a key, rename it (a key may not be called count, counts, n, number, total, persons, "
-                "population, value, … when all its entries are integers)")
+                "population, value, … when all its entries are integers)"
+            )
 
 
 def column_name(count_column) -> str:
     """``count_column`` when it is a column's name (text), else a :class:`~isdp.errors.UsageError` naming it."""
     if not isinstance(count_column, str):
-        raise UsageError(f"count_column must be a column's name (str), got {type(count_column).__name__}",
-                         "count_column")
+        raise UsageError(
+            f"count_column must be a column's name (str), got {type(count_column).__name__}", "count_column"
+        )
     return count_column
 
 
@@ -285,11 +294,15 @@ def _count_column(path, header: list[str], count_column: str) -> int:
     names = [_seen_as(h) for h in header]
     for k, name in enumerate(names):
         if name in names[:k]:
-            raise InvariantError(f"{path}: the header repeats the column {header[k]!r} (columns "
-                                 f"{names.index(name) + 1} and {k + 1}): which one holds the counts?")
+            raise InvariantError(
+                f"{path}: the header repeats the column {header[k]!r} (columns "
+                f"{names.index(name) + 1} and {k + 1}): which one holds the counts?"
+            )
     if _seen_as(count_column) not in names:
         raise InvariantError(f"{path}: no count column {count_column!r} in the header {header}")
     if len(names) < 2:
-        raise InvariantError(f"{path}: no key column: the table has its count column {count_column!r} only, and a "
-                             "long table names each cell by its key columns (one line per cell)")
+        raise InvariantError(
+            f"{path}: no key column: the table has its count column {count_column!r} only, and a "
+            "long table names each cell by its key columns (one line per cell)"
+        )
     return names.index(_seen_as(count_column))

@@ -98,13 +98,17 @@ def table_files(path: Path) -> list[Path]:
             continue
         if entry.is_dir() or entry.suffix.lower() != SUFFIX or entry.name.startswith((".", "_")) or not entry.is_file():
             what = "a directory" if entry.is_dir() else "not a .parquet file of the table"
-            raise InvariantError(f"{entry}: {what} inside the Parquet dataset {path}, which is read as one table from "
-                                 "its own .parquet files only (no subdirectory, no other file): move it out, or "
-                                 "give its files as a dataset of their own")
+            raise InvariantError(
+                f"{entry}: {what} inside the Parquet dataset {path}, which is read as one table from "
+                "its own .parquet files only (no subdirectory, no other file): move it out, or "
+                "give its files as a dataset of their own"
+            )
         files.append(entry)
     if not files:
-        raise InvariantError(f"{path}: a directory without .parquet files (a directory is read as one Parquet "
-                             "table, its files in the order of their names)")
+        raise InvariantError(
+            f"{path}: a directory without .parquet files (a directory is read as one Parquet "
+            "table, its files in the order of their names)"
+        )
     return files
 
 
@@ -162,9 +166,11 @@ def read_parquet_arrow(path):
     first = parts[0].schema
     for file, part in zip(files, parts, strict=True):
         if not same_columns(part.schema, first):
-            raise InvariantError(f"{file}: its columns ({part.schema.names}, types "
-                                 f"{[str(t) for t in part.schema.types]}) differ from the first file's "
-                                 f"({first.names}, {[str(t) for t in first.types]})")
+            raise InvariantError(
+                f"{file}: its columns ({part.schema.names}, types "
+                f"{[str(t) for t in part.schema.types]}) differ from the first file's "
+                f"({first.names}, {[str(t) for t in first.types]})"
+            )
     table = concat_parts(parts)
     if table.num_rows == 0:
         raise InvariantError(f"{path}: the table has no cells")
@@ -236,8 +242,9 @@ def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple
         try:
             text = key_text(column)
         except pa.ArrowException:
-            raise InvariantError(f"{path}: column {header[k]!r} holds {column.type}, which has no text to "
-                                 "publish as a label") from None
+            raise InvariantError(
+                f"{path}: column {header[k]!r} holds {column.type}, which has no text to publish as a label"
+            ) from None
         columns.append([("" if v is None else v.strip()) for v in text.to_pylist()])
     body = [(row + 2, list(fields)) for row, fields in enumerate(zip(*columns, strict=True))]
     return header, body
@@ -275,8 +282,11 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
     header = list(table.schema.names)
     _check_types(path, table, count_column)
     counts = table.column(count_column)
-    if (counts.null_count or table.num_columns < 2
-            or any(_count_like(h) for k, h in enumerate(header) if k != count_column)):
+    if (
+        counts.null_count
+        or table.num_columns < 2
+        or any(_count_like(h) for k, h in enumerate(header) if k != count_column)
+    ):
         return None
     values = counts.to_numpy()
     if values.size and (values.min() < 0 or values.max() > COUNT_LIMIT):
@@ -300,9 +310,12 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
         if text.null_count or not pc.all(pc.string_is_ascii(text)).as_py():
             return None
         text = pc.utf8_trim(text, " ")  # a printable ASCII field's str.strip()
-        if (not pc.all(pc.utf8_is_printable(text)).as_py() or pc.any(pc.equal(pc.utf8_length(text), 0)).as_py()
-                or pc.any(pc.match_substring(text, "|")).as_py()
-                or pc.any(pc.match_substring_regex(text, _MARGIN_RE.pattern, ignore_case=True)).as_py()):
+        if (
+            not pc.all(pc.utf8_is_printable(text)).as_py()
+            or pc.any(pc.equal(pc.utf8_length(text), 0)).as_py()
+            or pc.any(pc.match_substring(text, "|")).as_py()
+            or pc.any(pc.match_substring_regex(text, _MARGIN_RE.pattern, ignore_case=True)).as_py()
+        ):
             return None
         encoded = pc.dictionary_encode(text).combine_chunks()
         labels.append(encoded.dictionary)
@@ -339,8 +352,10 @@ def _check_types(path, table, count_column: int) -> None:
 
     count_type = table.schema.types[count_column]
     if not pa.types.is_integer(count_type):
-        raise InvariantError(f"{path}: the count column {table.schema.names[count_column]!r} holds {count_type}, "
-                             "not integers (a Parquet table's counts are an integer type)")
+        raise InvariantError(
+            f"{path}: the count column {table.schema.names[count_column]!r} holds {count_type}, "
+            "not integers (a Parquet table's counts are an integer type)"
+        )
 
 
 def write_parquet(path, source, count_column: int, values: np.ndarray, extra: dict | None = None) -> None:

@@ -158,20 +158,25 @@ def table_counts(path, x, cells: int) -> np.ndarray:
         counts = np.asarray(x)  # a pandas Int64 column reads as int64, or as objects when it has a missing value
     except (TypeError, ValueError) as err:  # ragged nested sequences
         raise InputError(f"{path}: the counts (x) must be a one-dimensional array of integers ({err})") from None
-    if ((counts.dtype == object and any(_missing(v) for v in counts.ravel().tolist()))
-            or (counts.dtype.kind == "f" and np.isnan(counts).any())):  # pandas reads a missing Int64 as NaN
+    if (counts.dtype == object and any(_missing(v) for v in counts.ravel().tolist())) or (
+        counts.dtype.kind == "f" and np.isnan(counts).any()
+    ):  # pandas reads a missing Int64 as NaN
         raise InputError(f"{path}: the counts (x) have a missing value: every cell needs a count")
     if counts.dtype == bool or not np.issubdtype(counts.dtype, np.integer):
-        raise InputError(f"{path}: the counts (x) must be of an integer dtype, got {counts.dtype}"
-                         f"{' (a count is an integer, not a float)' if counts.dtype.kind == 'f' else ''}")
+        raise InputError(
+            f"{path}: the counts (x) must be of an integer dtype, got {counts.dtype}"
+            f"{' (a count is an integer, not a float)' if counts.dtype.kind == 'f' else ''}"
+        )
     if counts.ndim != 1 or counts.shape[0] != cells:
         raise InputError(f"{path}: the counts (x) must be one per cell ({cells}), got shape {counts.shape}")
     if counts.size and counts.min() < 0:
         raise InputError(f"{path}: the counts (x) include a negative count (cell {int(np.argmax(counts < 0))})")
     if counts.size and counts.max() > COUNT_LIMIT:
         cell = int(np.argmax(counts > COUNT_LIMIT))
-        raise InputError(f"{path}: the counts (x) include one beyond 2**53 (cell {cell}): counts must be exact in "
-                         "int64 and float arithmetic")
+        raise InputError(
+            f"{path}: the counts (x) include one beyond 2**53 (cell {cell}): counts must be exact in "
+            "int64 and float arithmetic"
+        )
     return counts.astype(np.int64, copy=False)
 
 
@@ -183,15 +188,17 @@ def _missing(value) -> bool:
 def _numeric_labels(path, header: list[str], body) -> None:
     """Refuse a wide table (read with ``--format auto``) whose row or column label reads as a number,
     naming its position only: the label may be a count."""
-    hint = ("and a count read as a label would be published unchanged; if the labels are right, say so with "
-            "--format wide")
+    hint = (
+        "and a count read as a label would be published unchanged; if the labels are right, say so with --format wide"
+    )
     for k, label in enumerate(header[1:], start=2):
         if _DECIMAL.fullmatch(_seen_as(label)):
             raise InputError(f"{path}: the label of column {k} is a number: the file may have no header row, {hint}")
     for lineno, fields in body:
         if _DECIMAL.fullmatch(_seen_as(fields[0])):
-            raise InputError(f"{path}: the row label on line {lineno} is a number: the file may have no row-label "
-                             f"column, {hint}")
+            raise InputError(
+                f"{path}: the row label on line {lineno} is a number: the file may have no row-label column, {hint}"
+            )
 
 
 def _layout(path, header: list[str], body, fmt: str, count_column: str) -> str:
@@ -204,14 +211,18 @@ def _layout(path, header: list[str], body, fmt: str, count_column: str) -> str:
     if _seen_as(count_column) in names:
         return "long"
     if _seen_as(count_column) != "count":
-        raise InputError(f"{path}: --count-column names {count_column!r}, and the header ({', '.join(header)}) has "
-                         "no such column: give the count column's name as the header writes it, or pass "
-                         "--format wide if the table is wide")
+        raise InputError(
+            f"{path}: --count-column names {count_column!r}, and the header ({', '.join(header)}) has "
+            "no such column: give the count column's name as the header writes it, or pass "
+            "--format wide if the table is wide"
+        )
     for k, name in enumerate(header[1:], start=2):  # (a count column first gives numeric row labels, below)
         if _count_like(name) and not _is_margin(name):
-            raise InputError(f"{path}: column {k}, {name!r}, is named like the count column of a long table, but "
-                             f"the header has no column 'count': pass --count-column {name} if the table is long "
-                             f"(one line per cell), or --format wide if {name!r} is a category of a wide table")
+            raise InputError(
+                f"{path}: column {k}, {name!r}, is named like the count column of a long table, but "
+                f"the header has no column 'count': pass --count-column {name} if the table is long "
+                f"(one line per cell), or --format wide if {name!r} is a category of a wide table"
+            )
     _numeric_labels(path, header, body)
     return "wide"
 
@@ -337,8 +348,9 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
                 table = Table(path, long.counts, keys, replace(long, source=source), names)
         elif labels_only:
             rows, cols = _wide_labels(path, header, body)
-            table = Table(path, None, [(r, c) for r in rows if not _is_margin(r) for c in cols if not _is_margin(c)],
-                          None)
+            table = Table(
+                path, None, [(r, c) for r in rows if not _is_margin(r) for c in cols if not _is_margin(c)], None
+            )
         else:
             wide = _wide_table(path, header, body, True)
             table = Table(path, wide.cells.ravel(), [(r, c) for r in wide.row_labels for c in wide.col_labels], wide)
@@ -352,8 +364,9 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
     return table
 
 
-def _parquet_table(path: Path, header: list[str], keys: KeyColumns, counts: np.ndarray, c: int, source,
-                   labels_only: bool) -> Table:
+def _parquet_table(
+    path: Path, header: list[str], keys: KeyColumns, counts: np.ndarray, c: int, source, labels_only: bool
+) -> Table:
     """A Parquet table whose columns passed every check (:func:`isdp.tables._parquet_tables.plain_columns`)."""
     names = tuple(h for k, h in enumerate(header) if k != c)
     if labels_only:
@@ -365,8 +378,10 @@ def _refuse_bars(path: Path, keys: list[tuple[str, ...]]) -> None:
     """Refuse a label with ``|``, which joins a cell's keys (one C-speed search; the label named)."""
     if "|" in "\x00".join(map("\x00".join, keys)):
         label = next(f for key in keys for f in key if "|" in f)
-        raise InputError(f"{path}: the label {label!r} contains '|', which joins a cell's keys in constraint files "
-                         "and statements (two cells could get one name)")
+        raise InputError(
+            f"{path}: the label {label!r} contains '|', which joins a cell's keys in constraint files "
+            "and statements (two cells could get one name)"
+        )
 
 
 def read_table_keys(path, count_column: str | None = None) -> list[tuple[str, ...]]:
@@ -474,8 +489,10 @@ class TableSet:
         """
         names = tuple(t.path.stem for t in tables)
         if len(set(names)) < len(names):
-            raise UsageError(f"tables released together need distinct file names (their stems name them in "
-                             f"invariants and statements): {', '.join(names)}")
+            raise UsageError(
+                f"tables released together need distinct file names (their stems name them in "
+                f"invariants and statements): {', '.join(names)}"
+            )
         return cls(tuple(tables), names)
 
     @property

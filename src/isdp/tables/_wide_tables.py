@@ -102,20 +102,26 @@ def _wide_table(path, header: list[str], body, counts: bool) -> WideTable:
     cells = values[np.ix_(keep_r, keep_c)]
     for j in set(range(len(cols))) - set(keep_c):  # margin columns: row totals of the cells
         if not np.array_equal(values[keep_r, j], cells.sum(axis=1)):
-            raise InvariantError(f"{path}: margin column {cols[j]!r} does not equal the row sums of the cells "
-                                 "(its label marks a margin: rename it if it is a category)")
+            raise InvariantError(
+                f"{path}: margin column {cols[j]!r} does not equal the row sums of the cells "
+                "(its label marks a margin: rename it if it is a category)"
+            )
     for i in set(range(len(rows))) - set(keep_r):
         expected = values[i, keep_c]
         if not np.array_equal(expected, cells.sum(axis=0)):
-            raise InvariantError(f"{path}: margin row {rows[i]!r} does not equal the column sums of the cells "
-                                 "(its label marks a margin: rename it if it is a category)")
+            raise InvariantError(
+                f"{path}: margin row {rows[i]!r} does not equal the column sums of the cells "
+                "(its label marks a margin: rename it if it is a category)"
+            )
     if cells.size == 0:
         raise InvariantError(f"{path}: the table has no cells besides its margins")
     for i in set(range(len(rows))) - set(keep_r):  # the grand total, where a margin row meets a margin column
         for j in set(range(len(cols))) - set(keep_c):
             if values[i, j] != cells.sum():
-                raise InvariantError(f"{path}: the grand total where margin row {rows[i]!r} meets margin column "
-                                     f"{cols[j]!r} does not equal the sum of the cells")
+                raise InvariantError(
+                    f"{path}: the grand total where margin row {rows[i]!r} meets margin column "
+                    f"{cols[j]!r} does not equal the sum of the cells"
+                )
     return WideTable(cells, rows, cols, keep_r, keep_c, header[0])
 
 

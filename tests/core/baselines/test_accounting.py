@@ -140,8 +140,13 @@ def test_exact_gaussian_profile_matches_numerical_integration(rho):
     for delta in (1e-3, 1e-6):
         eps = zcdp_to_dp(rho, delta, "gaussian-exact")
         x0 = eps / mu + mu / 2  # where p/q = e^ε; the integrand vanishes below it
-        val, _ = integrate.quad(lambda x, e=eps: stats.norm.pdf(x, mu) - math.exp(e) * stats.norm.pdf(x), x0, np.inf,
-                                epsabs=1e-15, epsrel=1e-10)
+        val, _ = integrate.quad(
+            lambda x, e=eps: stats.norm.pdf(x, mu) - math.exp(e) * stats.norm.pdf(x),
+            x0,
+            np.inf,
+            epsabs=1e-15,
+            epsrel=1e-10,
+        )
         assert val == pytest.approx(delta, rel=1e-6)
 
 
@@ -161,8 +166,12 @@ def test_invalid_conversion_arguments_are_rejected():
 def test_gaussian_delta_is_the_hockey_stick_divergence_of_two_normals(eps, mu):
     """∫ max(0, φ(y) − e^ε φ(y − μ)) dy by quadrature (positive below y* = μ/2 − ε/μ)."""
     cross = mu / 2 - eps / mu
-    direct, _ = integrate.quad(lambda y: stats.norm.pdf(y) - math.exp(eps) * stats.norm.pdf(y, loc=mu), -np.inf, cross,
-                               epsabs=1e-15, epsrel=1e-10)
+    direct, _ = integrate.quad(
+        lambda y: stats.norm.pdf(y) - math.exp(eps) * stats.norm.pdf(y, loc=mu),
+        -np.inf,
+        cross,
+        epsabs=1e-15,
+        epsrel=1e-10,
+    )
     assert gaussian_delta(eps, mu) == pytest.approx(direct, rel=1e-7, abs=1e-15)
     assert gaussian_delta(eps, mu) > gaussian_delta(eps * 1.1, mu)  # decreasing in ε
-

@@ -171,12 +171,14 @@ def test_interior_lp_hand_instance_and_releases():
     y = l1_projection_lp([3.0, 0, 0], sum_row(3), [0], method="interior")
     np.testing.assert_allclose(y, [2, -1, -1], atol=1e-9)
     x = np.random.default_rng(30).integers(0, 100_000, 20)
-    r, noisy = dg_l1_projection(x, sum_row(20), 0.192, 30, np.random.default_rng(31), integer=False,
-                                return_noisy=True, method="interior")
+    r, noisy = dg_l1_projection(
+        x, sum_row(20), 0.192, 30, np.random.default_rng(31), integer=False, return_noisy=True, method="interior"
+    )
     np.testing.assert_allclose(r, noisy - noisy.mean(axis=1, keepdims=True) + x.mean(), atol=1e-8)
     # Same noise as the vertex variant from the same stream: only the projection step differs.
-    _, noisy_v = dg_l1_projection(x, sum_row(20), 0.192, 30, np.random.default_rng(31), integer=False,
-                                  return_noisy=True)
+    _, noisy_v = dg_l1_projection(
+        x, sum_row(20), 0.192, 30, np.random.default_rng(31), integer=False, return_noisy=True
+    )
     np.testing.assert_array_equal(noisy, noisy_v)
 
 
@@ -184,10 +186,7 @@ def test_discrepancy_concentration():
     assert discrepancy_concentration([1.5, 0, 0], [0, 0, 0]) == 1.0
     assert discrepancy_concentration([0, 0, 0], [-0.5, -0.5, -0.5]) == pytest.approx(1 / 3)
     assert np.isnan(discrepancy_concentration([1, 2], [1, 2]))
-    np.testing.assert_allclose(
-        discrepancy_concentration([[0, 0], [0, 0]], [[1, 3], [2, 2]]), [0.75, 0.5]
-    )
-
+    np.testing.assert_allclose(discrepancy_concentration([[0, 0], [0, 0]], [[1, 3], [2, 2]]), [0.75, 0.5])
 
 
 # --------------------------------------------------------------------------- validation

@@ -41,9 +41,7 @@ def test_nnl2_sum_constraint_matches_kkt_solution():
         excess = np.cumsum(u) - b
         k = np.flatnonzero(u - excess / np.arange(1, 31) > 0)[-1]
         lam = excess[k] / (k + 1)
-        np.testing.assert_allclose(
-            nnl2_projection(m, sum_row(30), [b]), np.maximum(m - lam, 0), atol=1e-6
-        )
+        np.testing.assert_allclose(nnl2_projection(m, sum_row(30), [b]), np.maximum(m - lam, 0), atol=1e-6)
 
 
 def test_vectorised_simplex_projection_agrees_with_the_qp_per_row_total_and_zero_total():

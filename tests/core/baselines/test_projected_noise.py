@@ -45,9 +45,7 @@ def test_projected_laplace_keeps_invariants(A):
 
 def test_projected_laplace_sum_constraint_subtracts_the_mean():
     x = np.arange(7)
-    r = projected_laplace(
-        x, sum_row(7), eps=0.5, size=100, rng=np.random.default_rng(3), sensitivity=2
-    )
+    r = projected_laplace(x, sum_row(7), eps=0.5, size=100, rng=np.random.default_rng(3), sensitivity=2)
     e = np.random.default_rng(3).laplace(0.0, 2 / 0.5, (100, 7))
     np.testing.assert_allclose(r - x, e - e.mean(axis=1, keepdims=True), atol=1e-12)
 
@@ -179,7 +177,6 @@ def test_projection_sd_of_two_margin_families_is_the_double_centring_closed_form
     A, _ = group_hour_building_constraints(G, H, B)
     sd = projection_sd(A, sigma=2.0)
     np.testing.assert_allclose(sd, 2.0 * np.sqrt((G - 1) * (H - 1) / (G * H)), atol=1e-12)
-
 
 
 # --------------------------------------------------------------------------- validation

@@ -34,8 +34,9 @@ def test_clopper_pearson_upper_is_the_exact_binomial_bound():
 
 def test_certificate_bookkeeping():
     lattice = with_mixing_basis(IntegerLattice.from_constraints(sum_constraint(20)))
-    cert = certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=None, exact=_exact_draws(20, 4),
-                   n_pairs=400, seed=5)
+    cert = certify(
+        lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=None, exact=_exact_draws(20, 4), n_pairs=400, seed=5
+    )
     assert cert.certified and cert.basis == "path" and cert.lag is None and cert.n_censored == 0
     t = cert.t_cert
     assert cert.bound(t)[0] <= 0.01 < cert.bound(t - 1)[0]
@@ -62,8 +63,17 @@ def test_a_certificate_record_rebuilds_it_exactly():
     from isdp.convergence import Certificate
 
     for lag in (None, 7):
-        cert = Certificate(basis="b", lag=lag, n_pairs=4, max_iter=100, level=0.95, threshold=0.01,
-                           tau=np.array([8, 9, 100, 20]), met=np.array([True, True, False, True]), seconds=1.5)
+        cert = Certificate(
+            basis="b",
+            lag=lag,
+            n_pairs=4,
+            max_iter=100,
+            level=0.95,
+            threshold=0.01,
+            tau=np.array([8, 9, 100, 20]),
+            met=np.array([True, True, False, True]),
+            seconds=1.5,
+        )
         back = Certificate.from_dict(json.loads(json.dumps(cert.to_dict())))
         assert back.summary(burn_in=50) == cert.summary(burn_in=50) and np.array_equal(back.tau, cert.tau)
     with pytest.raises(ValueError, match="n_pairs = 4"):
@@ -97,8 +107,9 @@ def test_censored_pairs_count_against_the_bound_and_say_so():
 
 def test_too_few_pairs_are_never_certified():
     lattice = with_mixing_basis(IntegerLattice.from_constraints(sum_constraint(3)))
-    cert = certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=None, exact=_exact_draws(3, 1), n_pairs=298,
-                   seed=1)
+    cert = certify(
+        lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=None, exact=_exact_draws(3, 1), n_pairs=298, seed=1
+    )
     assert cert.n_censored == 0 and not cert.certified and "299 pairs" in cert.status
     one = certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=None, exact=_exact_draws(3, 1), n_pairs=1, seed=1)
     assert not one.certified

@@ -54,9 +54,20 @@ def _most_misses(reps: int, alpha: float) -> int:
 
 def _repeat(lattice, points, *, n_pairs, exact=None, lag=None, max_iter=10_000):
     """REPS independent certifications from the same start law (fresh seeds)."""
-    return [certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=lambda n, r=r: _starts(points, n, 1000 + r),
-                    exact=None if exact is None else _exact_draws(lattice.n, 2000 + r), lag=lag, n_pairs=n_pairs,
-                    seed=3000 + r, max_iter=max_iter) for r in range(REPS)]
+    return [
+        certify(
+            lattice,
+            TARGET,
+            proposal_eps=PROPOSAL_EPS,
+            start=lambda n, r=r: _starts(points, n, 1000 + r),
+            exact=None if exact is None else _exact_draws(lattice.n, 2000 + r),
+            lag=lag,
+            n_pairs=n_pairs,
+            seed=3000 + r,
+            max_iter=max_iter,
+        )
+        for r in range(REPS)
+    ]
 
 
 def _sum3_lattice():
@@ -115,8 +126,16 @@ def test_the_certified_iteration_holds_the_coupling_bound_and_the_old_rule_does_
     point estimate below 0.01) it does in about 0.99^100 ≈ 37 % of them."""
     points = SUM3[2]
     lattice = _sum3_lattice()
-    ref = certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=lambda n: _starts(points, n, 7),
-                  exact=_exact_draws(3, 8), n_pairs=100_000, seed=9, max_iter=10_000)
+    ref = certify(
+        lattice,
+        TARGET,
+        proposal_eps=PROPOSAL_EPS,
+        start=lambda n: _starts(points, n, 7),
+        exact=_exact_draws(3, 8),
+        n_pairs=100_000,
+        seed=9,
+        max_iter=10_000,
+    )
     q = ref.estimate(np.arange(200))
     se = np.sqrt(q * (1 - q) / ref.n_pairs)
     new = np.array([c.t_cert for c in _sum3_repeats(pairs_needed(), "exact start")])
@@ -137,8 +156,16 @@ def test_the_estimated_curve_is_above_the_exact_tv_from_the_same_start_law(case,
     lattice = with_mixing_basis(IntegerLattice.from_constraints(A), basis)
     tv_upper = _exact_tv_upper(case, lattice)
     assert tv_upper[0] > 0.99 and tv_upper[-1] < 0.2  # the curve spans the interesting range
-    cert = certify(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=lambda n: _starts(points, n, 1), lag=lag,
-                   n_pairs=N_PAIRS, seed=2, max_iter=10_000)
+    cert = certify(
+        lattice,
+        TARGET,
+        proposal_eps=PROPOSAL_EPS,
+        start=lambda n: _starts(points, n, 1),
+        lag=lag,
+        n_pairs=N_PAIRS,
+        seed=2,
+        max_iter=10_000,
+    )
     assert cert.certified and cert.basis == lattice.basis_name
     terms = np.maximum(0, -((-(cert.tau[:, None] - lag - np.array(TS)[None, :])) // lag))
     assert np.allclose(terms.mean(axis=0), cert.estimate(TS))
@@ -237,12 +264,31 @@ def test_mis_certified_bound_is_above_the_exact_tv(lag):
 
 def test_mis_exact_sample_has_the_enumerated_law():
     S, pi, _ = _mis_exact_law()
-    draws = mis_exact_sample(MIS_A, MIS_A @ MIS_X, MIS_X, eps=MIS_ARGS["eps"], index_set=MIS_ARGS["index_set"],
-                             size=20_000, seed=3, B=MIS_ARGS["B"], b=MIS_ARGS["b"])
+    draws = mis_exact_sample(
+        MIS_A,
+        MIS_A @ MIS_X,
+        MIS_X,
+        eps=MIS_ARGS["eps"],
+        index_set=MIS_ARGS["index_set"],
+        size=20_000,
+        seed=3,
+        B=MIS_ARGS["B"],
+        b=MIS_ARGS["b"],
+    )
     assert chisquare_gof(rows_to_categories(draws, S), pi) > ALPHA
     with pytest.raises(ValueError, match="not accepted within max_tries = 1"):
-        mis_exact_sample(MIS_A, MIS_A @ MIS_X, MIS_X, eps=MIS_ARGS["eps"], index_set=MIS_ARGS["index_set"],
-                         size=200, seed=3, B=MIS_ARGS["B"], b=MIS_ARGS["b"], max_tries=1)
+        mis_exact_sample(
+            MIS_A,
+            MIS_A @ MIS_X,
+            MIS_X,
+            eps=MIS_ARGS["eps"],
+            index_set=MIS_ARGS["index_set"],
+            size=200,
+            seed=3,
+            B=MIS_ARGS["B"],
+            b=MIS_ARGS["b"],
+            max_tries=1,
+        )
 
 
 def test_mis_exact_start_covers_the_exact_tv():
@@ -255,8 +301,9 @@ def test_mis_exact_start_covers_the_exact_tv():
     assert big.lag is None and big.n_censored == 0
     tail = big.estimate(ts)
     assert np.all(tail + Z_TOL * np.sqrt(np.maximum(tail * (1 - tail), 1 / N_PAIRS) / N_PAIRS) >= tv)
-    certs = [certify_mis(MIS_A, MIS_A @ MIS_X, MIS_X, **MIS_ARGS, n_pairs=pairs_needed(), seed=100 + r)
-             for r in range(REPS)]
+    certs = [
+        certify_mis(MIS_A, MIS_A @ MIS_X, MIS_X, **MIS_ARGS, n_pairs=pairs_needed(), seed=100 + r) for r in range(REPS)
+    ]
     assert all(c.certified and c.t_cert < len(ts) for c in certs)
     misses = sum(tv[c.t_cert] > c.bound(c.t_cert)[0] for c in certs)
     assert misses <= _most_misses(REPS, 1 - LEVEL)
@@ -288,13 +335,22 @@ def test_the_lag_search_fixes_one_lag_from_the_pilot_and_certifies_with_one_term
     max_iter / 2; a pilot pair that cannot meet within max_iter is an error."""
     lattice = with_mixing_basis(IntegerLattice.from_constraints(sum_constraint(3)))
     points = CASES["sum3"][2]
-    cert = certify_searching_lag(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=lambda n: _starts(points, n, 3),
-                                 n_pairs=400, seed=7)
+    cert = certify_searching_lag(
+        lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=lambda n: _starts(points, n, 3), n_pairs=400, seed=7
+    )
     assert cert.certified and cert.max_iter == 2 * cert.lag and cert.horizon == cert.lag
     assert len(cert._terms(cert.t_cert)) == 1 and cert.bound(cert.t_cert)[0] <= 0.01
-    capped = certify_searching_lag(lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=_starts(points, 400, 3),
-                                   n_pairs=400, seed=7, max_iter=120)
+    capped = certify_searching_lag(
+        lattice, TARGET, proposal_eps=PROPOSAL_EPS, start=_starts(points, 400, 3), n_pairs=400, seed=7, max_iter=120
+    )
     assert capped.lag == 60 and capped.max_iter == 120
     with pytest.raises(CertificationError, match="pilot pairs did not meet within 1 iterations"):
-        certify_searching_lag(IntegerLattice.from_constraints(sum_constraint(40)), TARGET, proposal_eps=PROPOSAL_EPS,
-                              start=None, n_pairs=400, seed=7, max_iter=1)
+        certify_searching_lag(
+            IntegerLattice.from_constraints(sum_constraint(40)),
+            TARGET,
+            proposal_eps=PROPOSAL_EPS,
+            start=None,
+            n_pairs=400,
+            seed=7,
+            max_iter=1,
+        )

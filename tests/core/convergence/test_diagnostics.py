@@ -14,9 +14,7 @@ CHAINS, DRAWS = 4, 1000
 
 def _iid(seed: int, cells: int = 5) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return (
-        rng.geometric(0.3, (CHAINS, DRAWS, cells)) - rng.geometric(0.3, (CHAINS, DRAWS, cells))
-    ).astype(np.int64)
+    return (rng.geometric(0.3, (CHAINS, DRAWS, cells)) - rng.geometric(0.3, (CHAINS, DRAWS, cells))).astype(np.int64)
 
 
 def test_iid_draws_look_converged():
@@ -97,11 +95,7 @@ def test_save_load_round_trip(tmp_path):
     post = from_netcdf(path)["posterior"]  # the installed ArviZ reads what save_draws wrote
     assert post["noise"].dims == ("chain", "draw", "cell")
     assert list(post["cell"].values) == ["x", "y", "z"]
-    assert (
-        post.attrs["seed"] == 7
-        and post.attrs["eps"] == 0.2
-        and post.attrs["target"] == "Laplace ℓ1"
-    )
+    assert post.attrs["seed"] == 7 and post.attrs["eps"] == 0.2 and post.attrs["target"] == "Laplace ℓ1"
     assert post.attrs["obj"] == "[1, 2]"
     # overwriting an existing file works
     save_draws(path, draws[:, :10])

@@ -75,8 +75,9 @@ def test_draws_off_the_lattice_are_refused_naming_the_first(tmp_path):
     noise[1, 3, 0] += 1  # one draw off Λ(A)
     path = tmp_path / "draws_l1.nc"
     save_draws(path, noise, attrs={"target": TARGET})
-    with pytest.raises(DrawsError, match=re.escape(f"{path}: off the lattice: 1 of 12 draws break A u = 0 "
-                                                   "(first: chain 1, draw 3)")):
+    with pytest.raises(
+        DrawsError, match=re.escape(f"{path}: off the lattice: 1 of 12 draws break A u = 0 (first: chain 1, draw 3)")
+    ):
         load_draws(path, A=A, target=TARGET)
     assert load_draws(path).shape == noise.shape  # without A nothing says what the lattice is
 
@@ -97,8 +98,9 @@ def test_a_file_with_half_the_cells_is_refused_naming_it(tmp_path):
 
 
 def test_draws_of_another_target_are_refused(tmp_path, good):
-    with pytest.raises(DrawsError, match=re.escape(f"{good}: holds draws of target {TARGET!r}, the step expects "
-                                                   "'Laplace ℓ2 (ε=0.2)'")):
+    with pytest.raises(
+        DrawsError, match=re.escape(f"{good}: holds draws of target {TARGET!r}, the step expects 'Laplace ℓ2 (ε=0.2)'")
+    ):
         load_draws(good, A=A, target="Laplace ℓ2 (ε=0.2)")
     bare = tmp_path / "bare.nc"
     save_draws(bare, _noise())
@@ -122,7 +124,7 @@ def _flip_inside_the_compressed_chunk(path) -> None:
         info = ds.id.get_chunk_info(0)
     data = bytearray(path.read_bytes())
     middle = info.byte_offset + info.size // 2
-    data[middle - 4:middle + 4] = bytes(b ^ 0xFF for b in data[middle - 4:middle + 4])
+    data[middle - 4 : middle + 4] = bytes(b ^ 0xFF for b in data[middle - 4 : middle + 4])
     path.write_bytes(bytes(data))
 
 

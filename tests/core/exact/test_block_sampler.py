@@ -31,8 +31,7 @@ def test_a_block_without_an_integral_solve_leaves_no_sampler():
 
 def test_each_block_keeps_its_invariants_and_reports_its_progress():
     sampler, blocks_done = ExactSampler.build(TWO_TOTALS_AND_A_FREE_CELL), []
-    noise, attempts = sampler.draw(Fraction(1), seeded_source(6), max_attempts=1000,
-                                   on_block=blocks_done.append)
+    noise, attempts = sampler.draw(Fraction(1), seeded_source(6), max_attempts=1000, on_block=blocks_done.append)
     assert not np.any(TWO_TOTALS_AND_A_FREE_CELL @ noise) and attempts >= 3 and sum(blocks_done) == 3
 
 

@@ -52,13 +52,25 @@ def test_publication_draws_come_from_the_operating_system():
     assert compiled_double_geometric("1/2", 0, system_source()).shape == (0,)
 
 
-@pytest.mark.parametrize(("eps", "size", "name"), [
-    (0, 10, "eps"), (-1, 10, "eps"), (Fraction(1, 2**31), 10, "eps"), (2**31, 10, "eps"), (1, -1, "size"),
-    (1, 2.5, "size"),
-    # read as as_fraction reads numbers: not a bool, not "1_0" as 10, not digits of another script, not NaN
-    (True, 10, "eps"), ("1_0", 10, "eps"), ("\u0661", 10, "eps"), (float("nan"), 10, "eps"), ("inf", 10, "eps"),
-    (1, True, "size"), (1, "3", "size"),
-])
+@pytest.mark.parametrize(
+    ("eps", "size", "name"),
+    [
+        (0, 10, "eps"),
+        (-1, 10, "eps"),
+        (Fraction(1, 2**31), 10, "eps"),
+        (2**31, 10, "eps"),
+        (1, -1, "size"),
+        (1, 2.5, "size"),
+        # read as as_fraction reads numbers: not a bool, not "1_0" as 10, not digits of another script, not NaN
+        (True, 10, "eps"),
+        ("1_0", 10, "eps"),
+        ("\u0661", 10, "eps"),
+        (float("nan"), 10, "eps"),
+        ("inf", 10, "eps"),
+        (1, True, "size"),
+        (1, "3", "size"),
+    ],
+)
 def test_out_of_range_arguments_are_refused_naming_the_argument(eps, size, name):
     with pytest.raises(ArgumentError, match=f"^{name} ") as refused:
         compiled_double_geometric(eps, size, seeded_source(1))

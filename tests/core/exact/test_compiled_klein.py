@@ -56,16 +56,16 @@ def test_only_the_blocks_it_cannot_decide_are_handed_over(monkeypatch):
     assert len(handed) == 30  # narrow σ_k: no closed-form bound on the acceptance, so Python decides
 
 
-@pytest.mark.parametrize(("kind", "shape", "sigma2"), [("total", (1, 4), Fraction(3, 2)),
-                                                       ("margins", (3, 3), Fraction(2))])
+@pytest.mark.parametrize(
+    ("kind", "shape", "sigma2"), [("total", (1, 4), Fraction(3, 2)), ("margins", (3, 3), Fraction(2))]
+)
 def test_the_compiled_blocks_follow_the_lattice_gaussian(kind, shape, sigma2):
     """40,000 blocks in one call against D_{Λ,σ} enumerated on the coordinates' box [-6, 6]^dim (outside it
     < 1e-6 of the mass); the test can fail: the law at 1.2 σ² is refused on the same draws."""
     block = LatticeBlock(np.arange(shape[0] * shape[1]).reshape(shape), kind)
     noise, _ = block.draw_blocks(sigma2, 40_000, ByteStream(4, 1 << 26))
     z = np.array(list(itertools.product(range(-6, 7), repeat=block.dim)))
-    points = np.array([block.noise(v.reshape((-1,) if kind == "total" else (shape[0] - 1, shape[1] - 1)))
-                       for v in z])
+    points = np.array([block.noise(v.reshape((-1,) if kind == "total" else (shape[0] - 1, shape[1] - 1))) for v in z])
     categories = rows_to_categories(noise, points)
     for s2, expect in ((sigma2, True), (sigma2 * Fraction(6, 5), False)):
         log = -(points.astype(float) ** 2).sum(axis=1) / (2 * float(s2))

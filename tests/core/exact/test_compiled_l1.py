@@ -31,8 +31,9 @@ def _reference(sampler, eps, count, stream, **kw):
 
 @pytest.mark.parametrize(("A", "eps", "sigma", "accept"), CASES)
 @pytest.mark.parametrize("first_words", [1 << 12, 3])  # 3: the words run out again and again, mid-block
-def test_the_compiled_blocks_are_the_reference_blocks_on_the_same_words(A, eps, sigma, accept, first_words,
-                                                                       monkeypatch):
+def test_the_compiled_blocks_are_the_reference_blocks_on_the_same_words(
+    A, eps, sigma, accept, first_words, monkeypatch
+):
     monkeypatch.setattr(compiled_l1, "_FIRST_WORDS", first_words)
     monkeypatch.setattr(compiled_l1, "_MAX_WORDS", max(first_words, 64))
     monkeypatch.setattr(compiled_l1, "_PYTHON_CELLS", 0)  # the kernel even for a few cells
@@ -47,8 +48,9 @@ def test_the_compiled_blocks_are_the_reference_blocks_on_the_same_words(A, eps, 
 def test_the_word_comparison_can_fail(monkeypatch):
     monkeypatch.setattr(compiled_l1, "_PYTHON_CELLS", 0)
     sampler = IntegerL1Sampler.build(TOTAL)
-    fast, _ = compiled_l1.compiled_blocks(sampler.solve, sampler.in_norm, Fraction(1, 2), 100, ByteStream(1),
-                                          max_attempts=1000)
+    fast, _ = compiled_l1.compiled_blocks(
+        sampler.solve, sampler.in_norm, Fraction(1, 2), 100, ByteStream(1), max_attempts=1000
+    )
     rows, _ = _reference(sampler, Fraction(1, 2), 100, ByteStream(2), max_attempts=1000)
     assert fast.tolist() != rows
 
@@ -72,8 +74,9 @@ def test_a_block_whose_integers_could_overflow_is_drawn_in_python_integers_from_
 def test_an_epsilon_beyond_the_kernel_is_drawn_in_python_integers():
     sampler = IntegerL1Sampler.build(TOTAL)
     eps = Fraction(2**31 + 1, 2**30)  # numerator past the kernel's 2**31
-    fast, attempts = compiled_l1.compiled_blocks(sampler.solve, sampler.in_norm, eps, 20, ByteStream(4),
-                                                 max_attempts=1000)
+    fast, attempts = compiled_l1.compiled_blocks(
+        sampler.solve, sampler.in_norm, eps, 20, ByteStream(4), max_attempts=1000
+    )
     rows, reference_attempts = _reference(sampler, eps, 20, ByteStream(4), max_attempts=1000)
     assert fast.tolist() == rows and attempts == reference_attempts
 
@@ -110,9 +113,11 @@ def test_blocks_that_keep_nothing_say_so_with_the_attempts_made():
 def test_a_few_cells_are_drawn_in_python_with_the_kernel_s_draws(monkeypatch):
     sampler = IntegerL1Sampler.build(TOTAL)
     assert 10 * 4 <= compiled_l1._PYTHON_CELLS
-    python = compiled_l1.compiled_blocks(sampler.solve, sampler.in_norm, Fraction(1, 2), 10, ByteStream(7),
-                                         max_attempts=1000)
+    python = compiled_l1.compiled_blocks(
+        sampler.solve, sampler.in_norm, Fraction(1, 2), 10, ByteStream(7), max_attempts=1000
+    )
     monkeypatch.setattr(compiled_l1, "_PYTHON_CELLS", 0)
-    kernel = compiled_l1.compiled_blocks(sampler.solve, sampler.in_norm, Fraction(1, 2), 10, ByteStream(7),
-                                         max_attempts=1000)
+    kernel = compiled_l1.compiled_blocks(
+        sampler.solve, sampler.in_norm, Fraction(1, 2), 10, ByteStream(7), max_attempts=1000
+    )
     assert np.array_equal(python[0], kernel[0]) and python[1] == kernel[1]

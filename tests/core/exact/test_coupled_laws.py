@@ -74,8 +74,9 @@ def _pair_step_plain(P, logpi, pmf, common):
             for q in range(max(i, j) - T, min(i, j) + T + 1):  # both propose q (maximal coupling)
                 c = min(pmf[q - i + T], pmf[q - j + T])
                 overlap += c
-                both, x_only, y_only = tests(min(1.0, math.exp(logpi[q + T] - li)),
-                                             min(1.0, math.exp(logpi[q + T] - lj)))
+                both, x_only, y_only = tests(
+                    min(1.0, math.exp(logpi[q + T] - li)), min(1.0, math.exp(logpi[q + T] - lj))
+                )
                 put(q, q, mass * c * both)
                 put(q, j, mass * c * x_only)
                 put(i, q, mass * c * y_only)
@@ -119,7 +120,10 @@ def test_the_compiled_pair_step_is_the_plain_loop_to_the_last_bit():
         P /= P.sum()
         for common in (True, False):
             assert np.array_equal(_pair_step(P, logpi, pmf, common), _pair_step_plain(P, logpi, pmf, common)), (
-                n, T, common)
+                n,
+                T,
+                common,
+            )
 
 
 def test_only_rank_one_lattices_and_known_uniforms():

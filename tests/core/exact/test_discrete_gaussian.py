@@ -88,8 +88,12 @@ def test_a_narrow_gaussian_is_drawn_with_its_law_without_waiting(centre, sigma2)
 
 
 def test_the_least_bound_is_the_maximum_over_the_integers():
-    for d, sigma2, t in [(Fraction(1, 2), Fraction(1, 9), 1), (Fraction(-1, 3), Fraction(1, 20), 2),
-                         (Fraction(0), Fraction(1, 8), 1), (Fraction(2, 5), Fraction(7, 64), 3)]:
+    for d, sigma2, t in [
+        (Fraction(1, 2), Fraction(1, 9), 1),
+        (Fraction(-1, 3), Fraction(1, 20), 2),
+        (Fraction(0), Fraction(1, 8), 1),
+        (Fraction(2, 5), Fraction(7, 64), 3),
+    ]:
         values = [Fraction(abs(y), t) - (y - d) ** 2 / (2 * sigma2) for y in range(-50, 51)]
         assert dg._least_bound(d, sigma2, t) == max(values)
 
@@ -101,14 +105,24 @@ def test_a_decision_against_a_vanishing_probability_is_made():
     assert dg.bernoulli_exp_real(gamma, WordSource(ByteStream(6))) is False
 
 
-@pytest.mark.parametrize(("kw", "name", "message"), [
-    ({"sigma2": 0}, "sigma2", "positive"), ({"sigma2": -1}, "sigma2", "positive"),
-    ({"sigma2": Fraction(1, 10**400)}, "sigma2", r"\[2\*\*-64, 2\*\*100\]"),
-    ({"sigma2": 10**400}, "sigma2", r"\[2\*\*-64, 2\*\*100\]"), ({"sigma2": float("nan")}, "sigma2", ""),
-    ({"sigma2": True}, "sigma2", ""), ({"sigma2": "1_0"}, "sigma2", ""), ({"centre": float("inf")}, "centre", ""),
-    ({"centre": "½"}, "centre", ""), ({"scale": 2**31}, "scale", r"\[1, 6\]"), ({"scale": 0}, "scale", ""),
-    ({"scale": 2.5}, "scale", ""), ({"scale": True}, "scale", ""),
-])
+@pytest.mark.parametrize(
+    ("kw", "name", "message"),
+    [
+        ({"sigma2": 0}, "sigma2", "positive"),
+        ({"sigma2": -1}, "sigma2", "positive"),
+        ({"sigma2": Fraction(1, 10**400)}, "sigma2", r"\[2\*\*-64, 2\*\*100\]"),
+        ({"sigma2": 10**400}, "sigma2", r"\[2\*\*-64, 2\*\*100\]"),
+        ({"sigma2": float("nan")}, "sigma2", ""),
+        ({"sigma2": True}, "sigma2", ""),
+        ({"sigma2": "1_0"}, "sigma2", ""),
+        ({"centre": float("inf")}, "centre", ""),
+        ({"centre": "½"}, "centre", ""),
+        ({"scale": 2**31}, "scale", r"\[1, 6\]"),
+        ({"scale": 0}, "scale", ""),
+        ({"scale": 2.5}, "scale", ""),
+        ({"scale": True}, "scale", ""),
+    ],
+)
 def test_arguments_outside_what_the_sampler_serves_are_refused_by_name(kw, name, message):
     """σ² 0, −1, 10⁻⁴⁰⁰ and 10⁴⁰⁰ gave ZeroDivision, domain and Overflow errors; ``scale = 2**31`` a message about
     an ε the caller never gave. The scale is held within a factor 2 of ⌊σ⌋ + 1, where the rejection keeps a

@@ -65,10 +65,20 @@ def test_uniform_integers_below_each_bound_are_uniform():
     assert stats.kstest(big, "uniform").pvalue > ALPHA
 
 
-@pytest.mark.parametrize(("num", "den", "name"), [
-    (0.5, 1, "num"), (float("nan"), 1, "num"), (True, 1, "num"), (-1, 1, "num"), ("1", 2, "num"),
-    (1, 0, "den"), (1, -2, "den"), (1, 2.5, "den"), (1, False, "den"),
-])
+@pytest.mark.parametrize(
+    ("num", "den", "name"),
+    [
+        (0.5, 1, "num"),
+        (float("nan"), 1, "num"),
+        (True, 1, "num"),
+        (-1, 1, "num"),
+        ("1", 2, "num"),
+        (1, 0, "den"),
+        (1, -2, "den"),
+        (1, 2.5, "den"),
+        (1, False, "den"),
+    ],
+)
 def test_bernoulli_exp_refuses_what_is_not_an_integer_numerator_and_denominator(num, den, name):
     """γ = num/den in integers: 0.5 was truncated (a law of mean e⁻¹, not e^−0.5), NaN drew True."""
     with pytest.raises(ArgumentError, match=f"^{name} must be an integer"):
@@ -93,8 +103,10 @@ def test_any_denominator_is_served_with_the_dg_law(eps):
     integers, and the array sampler too."""
     support = np.arange(-150, 151)
     rng = seeded_source(10)
-    for draws in (np.array([double_geometric(eps, rng) for _ in range(4000)]),
-                  double_geometric_array(eps, 4000, seeded_source(11))):
+    for draws in (
+        np.array([double_geometric(eps, rng) for _ in range(4000)]),
+        double_geometric_array(eps, 4000, seeded_source(11)),
+    ):
         assert draws.dtype == np.int64
         assert chisquare_gof_integers(draws, support, stats.dlaplace.pmf(support, float(eps))) > ALPHA
         assert chisquare_gof_integers(draws, support, stats.dlaplace.pmf(support, 1.2 * float(eps))) < ALPHA
@@ -109,10 +121,19 @@ def test_any_numerator_is_served():
     assert chisquare_gof_integers(draws, support, stats.dlaplace.pmf(support, 1.0)) > ALPHA
 
 
-@pytest.mark.parametrize(("eps", "size", "name"), [
-    (Fraction(1, 2**51), 3, "eps"), (0, 3, "eps"), (True, 3, "eps"), ("1_0", 3, "eps"), (float("nan"), 3, "eps"),
-    (1, -1, "size"), (1, 2.5, "size"), (1, True, "size"),
-])
+@pytest.mark.parametrize(
+    ("eps", "size", "name"),
+    [
+        (Fraction(1, 2**51), 3, "eps"),
+        (0, 3, "eps"),
+        (True, 3, "eps"),
+        ("1_0", 3, "eps"),
+        (float("nan"), 3, "eps"),
+        (1, -1, "size"),
+        (1, 2.5, "size"),
+        (1, True, "size"),
+    ],
+)
 def test_the_array_sampler_refuses_what_it_cannot_serve_naming_the_argument(eps, size, name):
     """Below ε = 2**-50 the draws (scale 1/ε) would not fit int64."""
     with pytest.raises(ArgumentError, match=f"^{name} "):

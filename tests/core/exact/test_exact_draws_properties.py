@@ -53,17 +53,39 @@ EPSILONS = st.one_of(
     st.sampled_from(["0.1234567891", "0.3333333333", "2147483647/2147483648", "7/2000000000", "1e-6", 1, 0.5]),
 )
 #: ε the compiled double geometric serves: numerator and denominator below 2**31, scale below 2**20
-COMPILED_EPSILONS = st.builds(Fraction, st.one_of(st.integers(1, 60), _near(LIMIT - 3)),
-                              st.one_of(st.integers(1, 60), _near(LIMIT - 3))).filter(lambda e: e > Fraction(1, 2**20))
-SIGMA2S = st.one_of(st.builds(Fraction, st.integers(1, 400), st.integers(1, 40)),
-                    st.sampled_from([Fraction(1, 2**64), Fraction(1, 8), Fraction(1, 7), Fraction(10**20), 2**100,
-                                     "0.125", "1e-6"]))
+COMPILED_EPSILONS = st.builds(
+    Fraction, st.one_of(st.integers(1, 60), _near(LIMIT - 3)), st.one_of(st.integers(1, 60), _near(LIMIT - 3))
+).filter(lambda e: e > Fraction(1, 2**20))
+SIGMA2S = st.one_of(
+    st.builds(Fraction, st.integers(1, 400), st.integers(1, 40)),
+    st.sampled_from([Fraction(1, 2**64), Fraction(1, 8), Fraction(1, 7), Fraction(10**20), 2**100, "0.125", "1e-6"]),
+)
 SIZES = st.integers(0, 40)
 SEEDS = st.integers(0, 2**64)
 
 #: what is never an exact positive number, a size or a seed: bools, NaN, infinities, text in other forms
-NOT_NUMBERS = st.sampled_from([True, False, float("nan"), float("inf"), -float("inf"), "1_0", "\u0661", " 1", "",
-                               "0x10", "1e99999", "nan", "one", None, [1], b"1", 1j, Decimal("NaN")])
+NOT_NUMBERS = st.sampled_from(
+    [
+        True,
+        False,
+        float("nan"),
+        float("inf"),
+        -float("inf"),
+        "1_0",
+        "\u0661",
+        " 1",
+        "",
+        "0x10",
+        "1e99999",
+        "nan",
+        "one",
+        None,
+        [1],
+        b"1",
+        1j,
+        Decimal("NaN"),
+    ]
+)
 NOT_POSITIVE = st.one_of(st.sampled_from([0, -1, 0.0, -0.5, "-1/3", "0", Fraction(-2)]), st.integers(max_value=0))
 NOT_SIZES = st.one_of(NOT_NUMBERS, st.sampled_from([-1, 2.5, "3", 2**64, -(2**70)]))
 
@@ -109,9 +131,14 @@ def test_a_word_source_draws_below_any_bound(n, seed):
     assert 0 <= finishes(lambda: WordSource(seeded_source(seed)).randbelow(n)) < n
 
 
-@given(centre=st.one_of(st.builds(Fraction, st.integers(-10**6, 10**6), st.integers(1, 10**6)),
-                        st.sampled_from([Fraction(1, 2), Fraction(-7, 2), "0.5", 3])),
-       sigma2=SIGMA2S, seed=SEEDS)
+@given(
+    centre=st.one_of(
+        st.builds(Fraction, st.integers(-(10**6), 10**6), st.integers(1, 10**6)),
+        st.sampled_from([Fraction(1, 2), Fraction(-7, 2), "0.5", 3]),
+    ),
+    sigma2=SIGMA2S,
+    seed=SEEDS,
+)
 def test_a_discrete_gaussian_draw_is_an_integer_for_any_variance_it_serves(centre, sigma2, seed):
     draw = finishes(lambda: discrete_gaussian(centre, sigma2, WordSource(seeded_source(seed))))
     assert isinstance(draw, int)
@@ -119,8 +146,12 @@ def test_a_discrete_gaussian_draw_is_an_integer_for_any_variance_it_serves(centr
         assert abs(draw - Fraction(centre)) <= Fraction(1, 2)
 
 
-@given(shape=st.sampled_from([(1, 2), (1, 7), (2, 2), (3, 4), (6, 5)]), sigma2=SIGMA2S, count=st.integers(0, 4),
-       seed=st.integers(0, 1000))
+@given(
+    shape=st.sampled_from([(1, 2), (1, 7), (2, 2), (3, 4), (6, 5)]),
+    sigma2=SIGMA2S,
+    count=st.integers(0, 4),
+    seed=st.integers(0, 1000),
+)
 def test_lattice_blocks_keep_their_invariants_and_the_compiled_draws_are_the_python_draws(shape, sigma2, count, seed):
     kind = "total" if shape[0] == 1 else "margins"
     block = LatticeBlock(np.arange(shape[0] * shape[1]).reshape(shape), kind)
@@ -135,18 +166,28 @@ def test_lattice_blocks_keep_their_invariants_and_the_compiled_draws_are_the_pyt
     assert noise.tolist() == [v.tolist() for v in python]
 
 
-INVARIANTS = [np.array([[1, 1, 1]]), np.array([[1, 1, 0], [0, 1, 1]]), np.array([[1, 2, 3]]),
-              np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]])]
+INVARIANTS = [
+    np.array([[1, 1, 1]]),
+    np.array([[1, 1, 0], [0, 1, 1]]),
+    np.array([[1, 2, 3]]),
+    np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]]),
+]
 
 
-@given(A=st.sampled_from(INVARIANTS), unit=st.sampled_from([Fraction(1, 2), Fraction(3), Fraction(2, 7),
-                                                            Fraction(LIMIT - 1, 2 * LIMIT - 1)]),
-       gaussian=st.booleans(), accept=st.booleans(), count=st.integers(0, 30), seed=SEEDS)
+@given(
+    A=st.sampled_from(INVARIANTS),
+    unit=st.sampled_from([Fraction(1, 2), Fraction(3), Fraction(2, 7), Fraction(LIMIT - 1, 2 * LIMIT - 1)]),
+    gaussian=st.booleans(),
+    accept=st.booleans(),
+    count=st.integers(0, 30),
+    seed=SEEDS,
+)
 def test_l1_and_gaussian_blocks_lie_on_the_lattice(A, unit, gaussian, accept, count, seed):
     sampler = IntegerL1Sampler.build(A)
     sigma = 1 / unit if gaussian else None
-    noise, attempts = finishes(lambda: sampler.draw_blocks(unit, count, seeded_source(seed), max_attempts=10**6,
-                                                           sigma=sigma, accept=accept))
+    noise, attempts = finishes(
+        lambda: sampler.draw_blocks(unit, count, seeded_source(seed), max_attempts=10**6, sigma=sigma, accept=accept)
+    )
     assert noise.dtype == np.int64 and noise.shape == (count, A.shape[1]) and attempts >= count
     assert not (noise @ A.T).any()
 
@@ -162,9 +203,12 @@ def test_an_epsilon_that_is_not_a_positive_number_is_refused_everywhere(eps):
     _refused(lambda: IntegerL1Sampler.build(INVARIANTS[0]).draw_blocks(eps, 3, seeded_source(1), max_attempts=9))
 
 
-@given(eps=st.one_of(st.builds(Fraction, st.integers(1, 3), st.integers(2**50 + 1, 2**90)),
-                     st.builds(Fraction, st.integers(LIMIT, 2**80), st.integers(1, 2**30)).filter(
-                         lambda e: e.numerator >= LIMIT)))
+@given(
+    eps=st.one_of(
+        st.builds(Fraction, st.integers(1, 3), st.integers(2**50 + 1, 2**90)),
+        st.builds(Fraction, st.integers(LIMIT, 2**80), st.integers(1, 2**30)).filter(lambda e: e.numerator >= LIMIT),
+    )
+)
 def test_an_epsilon_beyond_a_sampler_s_range_is_refused_with_the_range(eps):
     if eps < Fraction(1, 2**50):
         _refused(lambda: double_geometric_array(eps, 3, seeded_source(1)))
@@ -180,8 +224,13 @@ def test_a_size_that_is_not_a_count_is_refused_everywhere(size):
     _refused(lambda: LatticeBlock(np.arange(4).reshape(1, 4), "total").draw_blocks(4, size, seeded_source(1)))
 
 
-@given(sigma2=st.one_of(NOT_NUMBERS, NOT_POSITIVE, st.sampled_from([Fraction(1, 2**65), 2**100 + 1, 10**400,
-                                                                   Fraction(1, 10**400), "1e-400"])))
+@given(
+    sigma2=st.one_of(
+        NOT_NUMBERS,
+        NOT_POSITIVE,
+        st.sampled_from([Fraction(1, 2**65), 2**100 + 1, 10**400, Fraction(1, 10**400), "1e-400"]),
+    )
+)
 def test_a_variance_outside_the_range_served_is_refused_everywhere(sigma2):
     _refused(lambda: discrete_gaussian(0, sigma2, seeded_source(1)))
     _refused(lambda: LatticeBlock(np.arange(4).reshape(2, 2), "margins").draw(sigma2, seeded_source(1)))
@@ -192,12 +241,21 @@ def test_a_variance_outside_the_range_served_is_refused_everywhere(sigma2):
 def test_a_sigma_that_is_not_positive_is_refused_on_both_paths(sigma):
     sampler = IntegerL1Sampler.build(INVARIANTS[0])
     for count in (1, 100):  # in Python integers, and compiled
-        _refused(lambda: sampler.draw_blocks(Fraction(1, 2), count, seeded_source(1), max_attempts=9,  # noqa: B023
-                                             sigma=sigma))
+        _refused(
+            lambda count=count: sampler.draw_blocks(
+                Fraction(1, 2),
+                count,
+                seeded_source(1),
+                max_attempts=9,
+                sigma=sigma,
+            )
+        )
 
 
-@given(num=st.one_of(NOT_NUMBERS, st.integers(max_value=-1), st.sampled_from([0.5, 2.5, Fraction(1, 2)])),
-       den=st.one_of(st.just(1), NOT_NUMBERS, st.integers(max_value=0)))
+@given(
+    num=st.one_of(NOT_NUMBERS, st.integers(max_value=-1), st.sampled_from([0.5, 2.5, Fraction(1, 2)])),
+    den=st.one_of(st.just(1), NOT_NUMBERS, st.integers(max_value=0)),
+)
 def test_bernoulli_exp_refuses_anything_but_integers_in_range(num, den):
     _refused(lambda: bernoulli_exp(num, den, seeded_source(1)))
     _refused(lambda: bernoulli_exp(1, den if den != 1 else 0, seeded_source(1)))

@@ -38,9 +38,7 @@ def test_enumerate_two_cells_l2_and_gaussian(sum2, eps):
     radius = 80
     # ℓ2: ‖w·(1,-1)‖₂ = √2 |w|  ⇒  w ~ DG(e^{-√2 ε})
     _, p, w = enumerate_target(sum2, generalized_laplace(eps, "l2"), radius)
-    np.testing.assert_allclose(
-        p, _dg_on_box(np.sqrt(2) * eps, radius), rtol=1e-10, atol=1e-300
-    )
+    np.testing.assert_allclose(p, _dg_on_box(np.sqrt(2) * eps, radius), rtol=1e-10, atol=1e-300)
     # Gaussian σ: π(w) ∝ exp(-2w²/(2σ²))
     sigma = 1 / eps
     _, p, w = enumerate_target(sum2, generalized_gaussian(sigma), radius)

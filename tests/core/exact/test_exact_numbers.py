@@ -26,7 +26,16 @@ def test_only_the_stated_number_forms_are_read(bad):
         as_fraction(bad)
 
 
-@pytest.mark.parametrize("text, value", [("3", 3), ("0.5", Fraction(1, 2)), (".25", Fraction(1, 4)),
-                                         ("1e-6", Fraction(1, 10**6)), ("2E+2", 200), ("1/3", Fraction(1, 3))])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("3", 3),
+        ("0.5", Fraction(1, 2)),
+        (".25", Fraction(1, 4)),
+        ("1e-6", Fraction(1, 10**6)),
+        ("2E+2", 200),
+        ("1/3", Fraction(1, 3)),
+    ],
+)
 def test_each_stated_number_form_is_read_exactly(text, value):
     assert as_fraction(text) == value

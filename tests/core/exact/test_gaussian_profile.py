@@ -56,8 +56,11 @@ def test_one_residue_class_attains_the_profile():
         assert exact <= profile_delta(eps, sigma, 4) * (1 + 1e-12)  # equal here, up to the sums' rounding
 
 
-@pytest.mark.parametrize(("A", "v", "shift"), [(np.ones((1, 3), dtype=np.int64), MOVE3, 2),
-                                               (table_margins(2, 3), SWAP23, 4)], ids=["total of 3", "2x3 margins"])
+@pytest.mark.parametrize(
+    ("A", "v", "shift"),
+    [(np.ones((1, 3), dtype=np.int64), MOVE3, 2), (table_margins(2, 3), SWAP23, 4)],
+    ids=["total of 3", "2x3 margins"],
+)
 @pytest.mark.parametrize("sigma", [0.7, 1.5, 4.0])
 def test_the_profile_bounds_the_enumerated_lattice_law(A, v, shift, sigma):
     """The profile is an upper bound on every lattice (a convex combination over residue classes), and a
@@ -115,19 +118,22 @@ def test_the_profile_saves_variance_against_the_zcdp_conversion():
 # --------------------------------------------------------------------------- round five (issue 64)
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: profile_delta(1.0, 0, 2), "sigma must be a finite number > 0"),  # was nan
-    (lambda: profile_delta(1.0, -6, 2), "sigma must be a finite number > 0"),  # was read as 6
-    (lambda: profile_delta(1.0, 6, 2.7), "must be an integer, not 2.7"),  # was truncated to 2: δ understated
-    (lambda: profile_delta(-1.0, 6, 2), "epsilon must be a finite number ≥ 0"),
-    (lambda: profile_delta(math.nan, 6, 2), "epsilon must be a finite number ≥ 0"),
-    (lambda: profile_epsilon(2, 6, 2), "delta must lie strictly between 0 and 1"),  # was 0.0
-    (lambda: calibrate_sigma(1, 1, 2), "delta must lie strictly between 0 and 1"),  # was σ 0.213
-    (lambda: calibrate_sigma(0, 1e-6, 2), "epsilon must be a finite number > 0"),  # was a MemoryError after 20 s
-    (lambda: calibrate_sigma(-1, 1e-6, 2), "epsilon must be a finite number > 0"),
-    (lambda: residue_profiles(1.0, 6, 10**5), "must lie in 1 … 200, not 100000"),  # hung
-    (lambda: profile_delta(1.0, 6, True), "must be an integer"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: profile_delta(1.0, 0, 2), "sigma must be a finite number > 0"),  # was nan
+        (lambda: profile_delta(1.0, -6, 2), "sigma must be a finite number > 0"),  # was read as 6
+        (lambda: profile_delta(1.0, 6, 2.7), "must be an integer, not 2.7"),  # was truncated to 2: δ understated
+        (lambda: profile_delta(-1.0, 6, 2), "epsilon must be a finite number ≥ 0"),
+        (lambda: profile_delta(math.nan, 6, 2), "epsilon must be a finite number ≥ 0"),
+        (lambda: profile_epsilon(2, 6, 2), "delta must lie strictly between 0 and 1"),  # was 0.0
+        (lambda: calibrate_sigma(1, 1, 2), "delta must lie strictly between 0 and 1"),  # was σ 0.213
+        (lambda: calibrate_sigma(0, 1e-6, 2), "epsilon must be a finite number > 0"),  # was a MemoryError after 20 s
+        (lambda: calibrate_sigma(-1, 1e-6, 2), "epsilon must be a finite number > 0"),
+        (lambda: residue_profiles(1.0, 6, 10**5), "must lie in 1 … 200, not 100000"),  # hung
+        (lambda: profile_delta(1.0, 6, True), "must be an integer"),
+    ],
+)
 def test_inputs_outside_the_documented_ranges_are_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -92,8 +92,7 @@ def test_the_gaussian_route_s_draws_succeed_on_every_seed():
     2a²·k exceed 2**64, which the stream's reader failed on (43 of 200 seeds, 'negative shift count')."""
     sampler = IntegerL1Sampler.build(np.array([[1, 1, 0], [0, 1, 1]]))
     for seed in range(200):
-        noise, attempts = sampler.draw(1 / RELEASE_SIGMA, seeded_source(seed), max_attempts=20_000,
-                                       sigma=RELEASE_SIGMA)
+        noise, attempts = sampler.draw(1 / RELEASE_SIGMA, seeded_source(seed), max_attempts=20_000, sigma=RELEASE_SIGMA)
         assert noise is not None and not (np.array([[1, 1, 0], [0, 1, 1]]) @ noise).any(), seed
 
 
@@ -105,18 +104,30 @@ def test_the_gaussian_route_releases_at_a_thousandth(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("row,a,b,c\nr,5,7,9\n")
     A = np.array([[1, 1, 0], [0, 1, 1]])
-    release = make_release(load_table(path), A, ["ab", "bc"], Request(epsilon="0.001", norm="gaussian",
-                                                                     delta=1e-6, seed=3))
+    release = make_release(
+        load_table(path), A, ["ab", "bc"], Request(epsilon="0.001", norm="gaussian", delta=1e-6, seed=3)
+    )
     assert (A @ release.values).tolist() == [12, 16]
 
 
 @pytest.mark.parametrize("count", [3, 200])  # 3: in Python integers; 200: compiled
-@pytest.mark.parametrize(("kw", "name"), [
-    ({"sigma": Fraction(-2)}, "sigma"), ({"sigma": 0}, "sigma"), ({"sigma": float("nan")}, "sigma"),
-    ({"sigma": Fraction(2), "eps": Fraction(1, 3)}, "eps"), ({"eps": 0}, "eps"), ({"eps": True}, "eps"),
-    ({"eps": "1_0"}, "eps"), ({"max_attempts": 2.5}, "max_attempts"), ({"max_attempts": 0}, "max_attempts"),
-    ({"max_attempts": True}, "max_attempts"), ({"count": -1}, "count"), ({"count": 2.5}, "count"),
-])
+@pytest.mark.parametrize(
+    ("kw", "name"),
+    [
+        ({"sigma": Fraction(-2)}, "sigma"),
+        ({"sigma": 0}, "sigma"),
+        ({"sigma": float("nan")}, "sigma"),
+        ({"sigma": Fraction(2), "eps": Fraction(1, 3)}, "eps"),
+        ({"eps": 0}, "eps"),
+        ({"eps": True}, "eps"),
+        ({"eps": "1_0"}, "eps"),
+        ({"max_attempts": 2.5}, "max_attempts"),
+        ({"max_attempts": 0}, "max_attempts"),
+        ({"max_attempts": True}, "max_attempts"),
+        ({"count": -1}, "count"),
+        ({"count": 2.5}, "count"),
+    ],
+)
 def test_both_paths_refuse_the_same_arguments_by_name(count, kw, name):
     """σ = −2 or 0 drew the ℓ1 law on the compiled path and raised ZeroDivisionError on the Python one;
     max_attempts = 2.5 was truncated on one and a TypeError on the other."""
@@ -129,8 +140,9 @@ def test_both_paths_refuse_the_same_arguments_by_name(count, kw, name):
 
 
 def test_no_blocks_are_an_empty_array():
-    noise, attempts = IntegerL1Sampler.build(np.array([[1, 1, 1]])).draw_blocks(Fraction(1, 2), 0, seeded_source(1),
-                                                                              max_attempts=10)
+    noise, attempts = IntegerL1Sampler.build(np.array([[1, 1, 1]])).draw_blocks(
+        Fraction(1, 2), 0, seeded_source(1), max_attempts=10
+    )
     assert noise.shape == (0, 3) and attempts == 0
 
 

@@ -57,7 +57,8 @@ def test_seeds_that_mersenne_twister_s_own_seeding_merges_give_distinct_streams(
         other = s + ((s - 1) % 2**32) * 2**32
         assert random.Random(s).getrandbits(64) == random.Random(other).getrandbits(64)  # the collision
         assert [seeded_source(s).randbelow(2**64) for _ in range(4)] != [
-            seeded_source(other).randbelow(2**64) for _ in range(4)]
+            seeded_source(other).randbelow(2**64) for _ in range(4)
+        ]
 
 
 def test_a_seeded_source_s_state_is_its_seed_sequence_s_words():

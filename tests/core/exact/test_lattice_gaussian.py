@@ -43,8 +43,10 @@ def chi_square_p(counts: dict, law: dict, n: int) -> float:
     return float(stats.chisquare(observed, expected).pvalue)
 
 
-@pytest.mark.parametrize(("centre", "sigma2"), [(Fraction(1, 3), Fraction(4)), (Fraction(-7, 2), Fraction(1, 5)),
-                                                (Fraction(5, 2), Fraction(30))])
+@pytest.mark.parametrize(
+    ("centre", "sigma2"),
+    [(Fraction(1, 3), Fraction(4)), (Fraction(-7, 2), Fraction(1, 5)), (Fraction(5, 2), Fraction(30))],
+)
 def test_the_one_dimensional_draw_is_the_discrete_gaussian(centre, sigma2):
     rng, n = seeded_source(11), 8_000
     draws = [discrete_gaussian(centre, sigma2, rng) for _ in range(n)]
@@ -60,6 +62,7 @@ def test_the_one_dimensional_draw_is_the_discrete_gaussian(centre, sigma2):
 
 def _klein_raw_probability(kind: str, shape: tuple[int, int], z: np.ndarray, sigma2: float) -> float:
     """P(Klein's pass returns coordinates z) without the rejection step, written out independently."""
+
     @functools.cache
     def rho_z(c, w):
         return sum(math.exp(-((k - c) ** 2) / (2 * w)) for k in range(-60, 61))
@@ -93,12 +96,21 @@ def _noise(kind, shape, z):
     return np.diff(np.diff(full, axis=0), axis=1).astype(int)
 
 
-@pytest.mark.parametrize(("A", "kind", "shape", "sigma2", "n"), [
-    (np.array([[1, 1, 1, 1]]), "total", (1, 4), Fraction(1, 4), 6_000),
-    (np.kron(np.eye(3, dtype=int), np.ones(3, dtype=int)).tolist() + np.kron(np.ones(3, dtype=int),
-                                                                               np.eye(3, dtype=int)).tolist(),
-     "margins", (3, 3), Fraction(1, 2), 2_500),
-], ids=["total-4", "margins-3x3"])
+@pytest.mark.parametrize(
+    ("A", "kind", "shape", "sigma2", "n"),
+    [
+        (np.array([[1, 1, 1, 1]]), "total", (1, 4), Fraction(1, 4), 6_000),
+        (
+            np.kron(np.eye(3, dtype=int), np.ones(3, dtype=int)).tolist()
+            + np.kron(np.ones(3, dtype=int), np.eye(3, dtype=int)).tolist(),
+            "margins",
+            (3, 3),
+            Fraction(1, 2),
+            2_500,
+        ),
+    ],
+    ids=["total-4", "margins-3x3"],
+)
 def test_the_block_draws_follow_the_lattice_gaussian_and_the_pass_alone_does_not(A, kind, shape, sigma2, n):
     block = lattice_block(np.array(A))
     assert block.kind == kind and block.grid.shape == shape
@@ -139,8 +151,9 @@ def test_the_variance_is_even_and_the_invariants_hold_at_scale():
 
 
 def test_the_structures_it_serves_and_those_it_leaves():
-    margins = np.vstack([np.kron(np.eye(2, dtype=int), np.ones(3, dtype=int)),
-                         np.kron(np.ones(2, dtype=int), np.eye(3, dtype=int))])
+    margins = np.vstack(
+        [np.kron(np.eye(2, dtype=int), np.ones(3, dtype=int)), np.kron(np.ones(2, dtype=int), np.eye(3, dtype=int))]
+    )
     assert lattice_block(margins).grid.tolist() == [[0, 1, 2], [3, 4, 5]]
     assert lattice_block(margins[:-1]).grid.tolist() == [[0, 1, 2], [3, 4, 5]]  # an implied margin left out
     assert lattice_block(np.vstack([margins, np.ones((1, 6), dtype=int)])).kind == "margins"  # the grand total
@@ -163,8 +176,10 @@ def test_two_margins_are_recognised_from_a_sparse_matrix_without_densifying_it()
     r, c = 300, 300
     cells = np.arange(r * c).reshape(r, c)
     rows = np.concatenate([np.repeat(np.arange(r), c), r + np.tile(np.arange(c), r)])
-    A = sparse.csr_array((np.ones(2 * r * c, dtype=np.int64), (rows, np.concatenate([cells.ravel(), cells.ravel()]))),
-                         shape=(r + c, r * c))
+    A = sparse.csr_array(
+        (np.ones(2 * r * c, dtype=np.int64), (rows, np.concatenate([cells.ravel(), cells.ravel()]))),
+        shape=(r + c, r * c),
+    )
     block = lattice_block(A)
     assert block.kind == "margins" and block.grid.shape == (r, c)
     assert lattice_block(A[1:]).kind == "margins"  # a margin the others imply, left out
@@ -194,10 +209,19 @@ def test_the_continuous_variance_against_the_2x2_lattices_exact_one(sigma, below
     assert below[0] - 1e-12 <= 1 - exact / stated <= below[1]  # (rounding at σ = 3)
 
 
-@pytest.mark.parametrize(("sigma2", "count", "message"), [
-    (10**40, 100, r"\[2\*\*-64, 2\*\*100\]"), (0, 3, "positive"), (Fraction(-2), 3, "positive"),
-    (float("nan"), 3, ""), (True, 3, ""), ("1_0", 3, ""), (Fraction(4), -1, "count"), (Fraction(4), 2.5, "count"),
-])
+@pytest.mark.parametrize(
+    ("sigma2", "count", "message"),
+    [
+        (10**40, 100, r"\[2\*\*-64, 2\*\*100\]"),
+        (0, 3, "positive"),
+        (Fraction(-2), 3, "positive"),
+        (float("nan"), 3, ""),
+        (True, 3, ""),
+        ("1_0", 3, ""),
+        (Fraction(4), -1, "count"),
+        (Fraction(4), 2.5, "count"),
+    ],
+)
 def test_a_variance_or_count_outside_what_the_sampler_serves_is_refused_by_name(sigma2, count, message):
     """σ² = 10⁴⁰ made the compiled pass's scale leave int64 and loop forever on a negative bit length."""
     block = lattice_block(np.ones((1, 100), dtype=int))
@@ -218,8 +242,9 @@ def test_no_blocks_are_an_empty_array(grid):
 
 @pytest.mark.parametrize("sigma2", [Fraction(10**20), Fraction(2**100), Fraction(1, 2**64), Fraction(1, 7)])
 @pytest.mark.parametrize(("kind", "grid"), [("total", (1, 40)), ("margins", (12, 12))])
-def test_the_compiled_pass_and_the_python_pass_serve_the_same_variances_with_the_same_draws(sigma2, kind, grid,
-                                                                                           monkeypatch):
+def test_the_compiled_pass_and_the_python_pass_serve_the_same_variances_with_the_same_draws(
+    sigma2, kind, grid, monkeypatch
+):
     """σ² = 10²⁰: the compiled pass drew while the Python pass refused (a message about an ε); at 2**100 the
     centres' numerators of a 12 × 12 grid leave int64 unless handed over first; below 1/8 the Python pass takes
     the least rejection bound and the kernel hands every block to it."""

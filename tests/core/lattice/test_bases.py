@@ -97,8 +97,16 @@ def test_sampler_law_on_every_mixing_basis_against_enumeration(family, basis, ep
     A, _ = FAMILIES[family]
     smith = IntegerLattice.from_constraints(A)
     target = generalized_laplace(eps, "l1")
-    res = sample(with_mixing_basis(smith, basis), target, n_chains=20_000, n_draws=1, burn_in=200,
-                 proposal_eps=0.5, seed=31, progress=False)
+    res = sample(
+        with_mixing_basis(smith, basis),
+        target,
+        n_chains=20_000,
+        n_draws=1,
+        burn_in=200,
+        proposal_eps=0.5,
+        seed=31,
+        progress=False,
+    )
     u = res.draws[:, 0, :]
     assert np.all(u @ A.T == 0)
     points, probs, _ = enumerate_target(smith, target, radius=radius)

@@ -30,8 +30,10 @@ def test_constraint_builders():
     assert np.any(V[0] & V[1] & V[2])
 
 
-@pytest.mark.parametrize(("build", "args"), [(sum_constraint, (0,)), (sum_constraint, (2.5,)), (table_margins, (0, 3)),
-                                             (venn_constraints, (-1, 1))])
+@pytest.mark.parametrize(
+    ("build", "args"),
+    [(sum_constraint, (0,)), (sum_constraint, (2.5,)), (table_margins, (0, 3)), (venn_constraints, (-1, 1))],
+)
 def test_sizes_must_be_positive_integers(build, args):
     with pytest.raises(ValueError):
         build(*args)

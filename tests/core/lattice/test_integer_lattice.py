@@ -223,9 +223,7 @@ def test_integer_solution_rejects_impossible_systems(A, b):
         integer_solution(A, b)
 
 
-@pytest.mark.parametrize(
-    ("A", "b"), [([[1, 1, 1]], [1, 2]), ([[1, 1, 1]], [0.5]), ([[1, 1, 1]], [[1]])]
-)
+@pytest.mark.parametrize(("A", "b"), [([[1, 1, 1]], [1, 2]), ([[1, 1, 1]], [0.5]), ([[1, 1, 1]], [[1]])])
 def test_integer_solution_rejects_bad_right_hand_sides(A, b):
     with pytest.raises(InvariantError):
         integer_solution(A, b)
@@ -266,13 +264,16 @@ def test_check_release_rejects_invariants_of_the_wrong_length():
         check_release(np.array([5, 5]), A, [5])  # two constraints, one invariant value
 
 
-@pytest.mark.parametrize("release, invariants, message", [
-    (np.array([[1, 2, 3]]), [6.5], "must be integers"),
-    (np.array([[1, 2, 3]]), [float("nan")], "must be integers"),
-    (np.array([["1", "2", "3"]]), [6], "numeric"),
-    (np.array([[1.0, 2.5, 2.5]]), [6], "not integer-valued"),
-    (np.array(6), [6], "numeric vector"),
-])
+@pytest.mark.parametrize(
+    "release, invariants, message",
+    [
+        (np.array([[1, 2, 3]]), [6.5], "must be integers"),
+        (np.array([[1, 2, 3]]), [float("nan")], "must be integers"),
+        (np.array([["1", "2", "3"]]), [6], "numeric"),
+        (np.array([[1.0, 2.5, 2.5]]), [6], "not integer-valued"),
+        (np.array(6), [6], "numeric vector"),
+    ],
+)
 def test_check_release_rejects_non_integer_invariants_and_non_numeric_releases(release, invariants, message):
     with pytest.raises(InvariantError, match=message):
         check_release(release, sum_constraint(3), invariants)

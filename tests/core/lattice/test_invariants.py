@@ -42,29 +42,45 @@ def test_independent_rows_and_the_rows_a_partition_implies():
     assert implied_by_partition([[1, 1], [2, 2]]).tolist() == []  # other coefficients: not a partition
 
 
-
 def test_a_non_integer_or_boolean_invariant_is_refused_never_cast():
     """1.5 cast to 1 would keep another invariant than the one asked; dense or sparse, it is refused by name."""
-    for A in ([[1, 1, 1.5]], sparse.csr_array(np.array([[1.0, 1.0, 1.5]])), [[1, 1, np.nan]],
-              np.array([[True, True]]), [[1, "a"]], [[2.0**64, 1]]):
+    for A in (
+        [[1, 1, 1.5]],
+        sparse.csr_array(np.array([[1.0, 1.0, 1.5]])),
+        [[1, 1, np.nan]],
+        np.array([[True, True]]),
+        [[1, "a"]],
+        [[2.0**64, 1]],
+    ):
         with pytest.raises(InvariantError, match="^A must"):
             as_sparse(A)
     whole = as_sparse(sparse.csr_array(np.array([[1.0, 0.0, 2.0]])))  # whole floats are the integers they hold
     assert whole.dtype == np.int64 and whole.toarray().tolist() == [[1, 0, 2]]
 
 
-integer_matrices = st.integers(1, 4).flatmap(lambda m: st.integers(1, 6).flatmap(
-    lambda n: arrays(np.int64, (m, n), elements=st.integers(-3, 3) | st.sampled_from([2**31 - 1, -(2**40)]))))
+integer_matrices = st.integers(1, 4).flatmap(
+    lambda m: st.integers(1, 6).flatmap(
+        lambda n: arrays(np.int64, (m, n), elements=st.integers(-3, 3) | st.sampled_from([2**31 - 1, -(2**40)]))
+    )
+)
 
 
-@given(A=integer_matrices, kind=st.sampled_from(["int", "float", "object", "csr", "coo"]),
-       x=arrays(np.int64, 6, elements=st.integers(-(2**53), 2**53)))
+@given(
+    A=integer_matrices,
+    kind=st.sampled_from(["int", "float", "object", "csr", "coo"]),
+    x=arrays(np.int64, 6, elements=st.integers(-(2**53), 2**53)),
+)
 def test_every_integer_matrix_reads_as_itself_and_its_blocks_partition_the_cells(A, kind, x):
-    given_A = {"int": A, "float": A.astype(float), "object": A.astype(object), "csr": sparse.csr_array(A),
-               "coo": sparse.coo_array(A)}[kind]
+    given_A = {
+        "int": A,
+        "float": A.astype(float),
+        "object": A.astype(object),
+        "csr": sparse.csr_array(A),
+        "coo": sparse.coo_array(A),
+    }[kind]
     S = as_sparse(given_A)
     assert S.dtype == np.int64 and np.array_equal(S.toarray(), A) and S.has_canonical_format
-    xs = x[:A.shape[1]]
+    xs = x[: A.shape[1]]
     assert row_values(S, xs) == [sum(int(a) * int(v) for a, v in zip(row, xs, strict=True)) for row in A.tolist()]
     found = blocks(given_A)
     cells = np.concatenate([c for c, _ in found])
@@ -74,8 +90,12 @@ def test_every_integer_matrix_reads_as_itself_and_its_blocks_partition_the_cells
         assert not A[np.ix_(rows, outside)].any()
 
 
-@given(A=integer_matrices, i=st.integers(0, 23), bad=st.sampled_from([0.5, -1.5, np.nan, np.inf, 2.0**64, 1e300]),
-       sparse_kind=st.booleans())
+@given(
+    A=integer_matrices,
+    i=st.integers(0, 23),
+    bad=st.sampled_from([0.5, -1.5, np.nan, np.inf, 2.0**64, 1e300]),
+    sparse_kind=st.booleans(),
+)
 def test_a_matrix_with_one_non_integer_entry_is_refused_naming_it(A, i, bad, sparse_kind):
     F = A.astype(float)
     F.flat[i % F.size] = bad
@@ -98,17 +118,19 @@ def test_every_lattice_entry_refuses_a_non_integer_or_a_wrong_kind_with_an_isdp_
     )
 
     lattice = IntegerLattice.from_constraints(sum_constraint(3))
-    calls = {"n must be a positive integer": lambda: sum_constraint(2.5),
-             "n_rows must be a positive integer": lambda: table_margins(0, 3),
-             "more than 10,000,000 entries": lambda: table_margins(10**6, 10**6),
-             "A must be integer-valued": lambda: default_basis(np.array([[1, 1.5]])),
-             "A must be integer-valued; entry (0, 1) is nan": lambda: independent_rows(np.array([[1, np.nan]])),
-             "x must be integer-valued": lambda: row_values(as_sparse([[1, 1, 1]]), np.array([1.5, 1, 1])),
-             "eps must be a positive number": lambda: generalized_laplace(True),
-             "sigma must be a positive number": lambda: generalized_gaussian(float("nan")),
-             "unsupported norm 'l3'": lambda: generalized_laplace(1, "l3"),
-             "lattice must be an IntegerLattice": lambda: with_mixing_basis(None),
-             "basis must be one of": lambda: with_mixing_basis(lattice, "best")}
+    calls = {
+        "n must be a positive integer": lambda: sum_constraint(2.5),
+        "n_rows must be a positive integer": lambda: table_margins(0, 3),
+        "more than 10,000,000 entries": lambda: table_margins(10**6, 10**6),
+        "A must be integer-valued": lambda: default_basis(np.array([[1, 1.5]])),
+        "A must be integer-valued; entry (0, 1) is nan": lambda: independent_rows(np.array([[1, np.nan]])),
+        "x must be integer-valued": lambda: row_values(as_sparse([[1, 1, 1]]), np.array([1.5, 1, 1])),
+        "eps must be a positive number": lambda: generalized_laplace(True),
+        "sigma must be a positive number": lambda: generalized_gaussian(float("nan")),
+        "unsupported norm 'l3'": lambda: generalized_laplace(1, "l3"),
+        "lattice must be an IntegerLattice": lambda: with_mixing_basis(None),
+        "basis must be one of": lambda: with_mixing_basis(lattice, "best"),
+    }
     for message, call in calls.items():
         with pytest.raises(IsdpError, match=message.replace("(", r"\(").replace(")", r"\)")):
             call()

@@ -68,11 +68,15 @@ def _two_blocks():
     return IntegerLattice.from_constraints(np.array([[1, 1, 0, 0, 0], [0, 0, 1, 1, 0]]))
 
 
-@pytest.mark.parametrize(("lattice", "eps", "radius"), [
-    (IntegerLattice.from_constraints(sum_constraint(3)), 1.0, 30),
-    (IntegerLattice.from_constraints(sum_constraint(4)), 1.5, 16),
-    (_two_blocks(), 1.5, 16),
-], ids=["sum3", "sum4", "blocks"])
+@pytest.mark.parametrize(
+    ("lattice", "eps", "radius"),
+    [
+        (IntegerLattice.from_constraints(sum_constraint(3)), 1.0, 30),
+        (IntegerLattice.from_constraints(sum_constraint(4)), 1.5, 16),
+        (_two_blocks(), 1.5, 16),
+    ],
+    ids=["sum3", "sum4", "blocks"],
+)
 def test_sampler_law_matches_enumeration(lattice, eps, radius):
     """The last state of 20,000 independent chains after 40 iterations (pairs meet within ~10) against
     π enumerated on a box whose outside mass is below e^-20."""
@@ -123,8 +127,7 @@ def test_met_chains_stay_together_and_keep_moving():
     rng = np.random.default_rng(19)
     x = rng.integers(-200, 200, 20)
     x[-1] -= x.sum()
-    xs, ys, ts = coupled_iterations(lattice, target, x, np.zeros(20, dtype=np.int64), n_rep=300, seed=20,
-                                    restart=False)
+    xs, ys, ts = coupled_iterations(lattice, target, x, np.zeros(20, dtype=np.int64), n_rep=300, seed=20, restart=False)
     equal = (xs == ys).all(axis=1)
     assert equal.any(), "the pair never met in 300 iterations"
     first = int(np.argmax(equal))
@@ -160,7 +163,12 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="ℓ2 generalized Laplace"):
         augmented_sample(sums, generalized_laplace(1.0, "l1"), n_chains=1, n_draws=1, seed=0)
     with pytest.raises(ValueError, match="one sum per block"):
-        augmented_sample(IntegerLattice.from_constraints(table_margins(2, 3)), generalized_laplace(1.0, "l2"),
-                         n_chains=1, n_draws=1, seed=0)
+        augmented_sample(
+            IntegerLattice.from_constraints(table_margins(2, 3)),
+            generalized_laplace(1.0, "l2"),
+            n_chains=1,
+            n_draws=1,
+            seed=0,
+        )
     with pytest.raises(InvariantError):
         augmented_sample(sums, generalized_laplace(1.0, "l2"), n_chains=1, n_draws=1, seed=0, init=[1, 0, 0, 0])

@@ -14,17 +14,13 @@ from isdp.mcmc._coupling import coupled_kernel_draws
 # --------------------------------------------------------------------------- coupled kernel margins
 
 
-@pytest.mark.parametrize(
-    "target", [generalized_laplace(0.5, "l1"), generalized_laplace(0.4, "l2")], ids=["l1", "l2"]
-)
+@pytest.mark.parametrize("target", [generalized_laplace(0.5, "l1"), generalized_laplace(0.4, "l2")], ids=["l1", "l2"])
 def test_each_margin_of_the_coupled_kernel_is_the_single_chain_kernel(sum3, target):
     eps_prop, radius, n_rep = 0.5, 12, 40_000
     P, w, u = sweep_transition_matrix(sum3, target, eps_prop, radius)
     x = np.zeros(3, dtype=np.int64)
     y = sum3.basis @ np.array([3, -2])  # a different lattice point: the chains are apart
-    out_x, out_y = coupled_kernel_draws(
-        sum3, target, x, y, proposal_eps=eps_prop, n_rep=n_rep, seed=21
-    )
+    out_x, out_y = coupled_kernel_draws(sum3, target, x, y, proposal_eps=eps_prop, n_rep=n_rep, seed=21)
     assert out_x.shape == out_y.shape == (n_rep, 3)
     assert np.all(out_x.sum(axis=1) == 0) and np.all(out_y.sum(axis=1) == 0)
     for name, start, out in (("X", x, out_x), ("Y", y, out_y)):
@@ -71,9 +67,7 @@ def _exact_tv_curve(lattice, target, eps_prop, radius, ts):
     return np.array([tv[t] for t in ts]), lost, pi[edge].sum()
 
 
-@pytest.mark.parametrize(
-    ("n", "target", "eps_prop", "radius", "lags"), TV_CASES, ids=["1d-l1", "1d-l2", "2d-l1"]
-)
+@pytest.mark.parametrize(("n", "target", "eps_prop", "radius", "lags"), TV_CASES, ids=["1d-l1", "1d-l2", "2d-l1"])
 def test_tv_estimate_bounds_the_exact_tv(n, target, eps_prop, radius, lags):
     lattice = IntegerLattice.from_constraints(sum_constraint(n))
     ts = [0, 2, 4, 8, 16, 32, 48]
@@ -87,9 +81,7 @@ def test_tv_estimate_bounds_the_exact_tv(n, target, eps_prop, radius, lags):
     assert np.all(np.diff(exact) <= 1e-12)  # TV to stationarity never increases
     n_pairs = 2000
     for lag in lags:
-        mt = meeting_times(
-            lattice, target, lag=lag, n_pairs=n_pairs, proposal_eps=eps_prop, seed=31 + lag
-        )
+        mt = meeting_times(lattice, target, lag=lag, n_pairs=n_pairs, proposal_eps=eps_prop, seed=31 + lag)
         assert mt.met.all() and np.all(mt.tau > lag)
         tt = np.asarray(ts)
         terms = np.maximum(0, np.ceil((mt.tau[:, None] - lag - tt[None, :]) / lag))
@@ -101,9 +93,7 @@ def test_tv_estimate_bounds_the_exact_tv(n, target, eps_prop, radius, lags):
         check = exact >= 0.01
         assert check.sum() >= 4
         short = exact[check] - (est[check] + Z_TOL * se[check])
-        assert np.all(short <= 0), (
-            f"lag {lag}: estimate below exact TV at t = {tt[check][short > 0]}"
-        )
+        assert np.all(short <= 0), f"lag {lag}: estimate below exact TV at t = {tt[check][short > 0]}"
         # and the bound is informative, not vacuous, once the chain has mixed a little
         assert est[ts.index(16)] < 0.5, f"lag {lag}: bound {est} is uninformative"
 
@@ -132,9 +122,7 @@ def test_meeting_times_bookkeeping(sum3):
     mt_far = meeting_times(sum3, target, lag=4, n_pairs=300, proposal_eps=0.5, seed=41, init=far)
     assert mt_far.met.all() and np.median(mt_far.tau) > np.median(mt.tau)
     # censoring is reported, not hidden
-    cut = meeting_times(
-        sum3, target, lag=4, n_pairs=300, proposal_eps=0.5, seed=43, init=far, max_iter=6
-    )
+    cut = meeting_times(sum3, target, lag=4, n_pairs=300, proposal_eps=0.5, seed=43, init=far, max_iter=6)
     assert not cut.met.all() and np.all(cut.tau[~cut.met] == 6)
 
 

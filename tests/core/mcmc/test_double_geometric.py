@@ -113,9 +113,7 @@ def test_tv_shift_closed_form(a, d):
     assert dg_tv_shift(d, _eps(a)) == pytest.approx(_tv_closed_form(d, a), abs=1e-12)
 
 
-@pytest.mark.parametrize(
-    ("mean_x", "mean_y", "a"), [(0, 1, 0.6), (2, -1, 0.6), (0, 4, 0.92), (3, 3, 0.6), (0, 2, 0.2)]
-)
+@pytest.mark.parametrize(("mean_x", "mean_y", "a"), [(0, 1, 0.6), (2, -1, 0.6), (0, 4, 0.92), (3, 3, 0.6), (0, 2, 0.2)])
 def test_maximal_coupling_margins_and_meeting_probability(mean_x, mean_y, a):
     n = 40_000
     pairs = maximal_coupling_rvs(mean_x, mean_y, _eps(a), n, seed=11)

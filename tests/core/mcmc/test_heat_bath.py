@@ -55,14 +55,17 @@ def _sweep_matrix(states: np.ndarray, eps: float):
         new = np.repeat(states[:, None, :], a.shape[1], axis=1)
         new[:, :, i], new[:, :, j] = a, s - a
         inside = np.all(np.abs(new) <= RADIUS, axis=2)
-        target = np.where(inside, grid[np.clip(new[:, :, 0], -RADIUS, RADIUS) + RADIUS,
-                                       np.clip(new[:, :, 1], -RADIUS, RADIUS) + RADIUS], -1)
+        target = np.where(
+            inside,
+            grid[np.clip(new[:, :, 0], -RADIUS, RADIUS) + RADIUS, np.clip(new[:, :, 1], -RADIUS, RADIUS) + RADIUS],
+            -1,
+        )
         prob = np.exp(-eps * (np.abs(a) + np.abs(s - a))) / (
-            np.exp(-eps * np.abs(s)) * (np.abs(s) + 1 + 2 * np.exp(-2 * eps) / (1 - np.exp(-2 * eps))))
+            np.exp(-eps * np.abs(s)) * (np.abs(s) + 1 + 2 * np.exp(-2 * eps) / (1 - np.exp(-2 * eps)))
+        )
         rows = np.broadcast_to(np.arange(len(states))[:, None], target.shape)
         keep = target >= 0
-        update = update + sparse.csr_matrix((prob[keep] / len(pairs), (rows[keep], target[keep])),
-                                            shape=update.shape)
+        update = update + sparse.csr_matrix((prob[keep] / len(pairs), (rows[keep], target[keep])), shape=update.shape)
     return update @ update @ update
 
 
@@ -172,8 +175,12 @@ def test_certify_heat_bath_covers_the_exact_tv(exact_laws):
     tv = 0.5 * np.abs(laws - pi[None, :]).sum(axis=1)
     misses = 0
     for r in range(100):
-        cert = certify_heat_bath(EPS, start=lambda n, r=r: START[np.random.default_rng(r).integers(0, 3, n)],
-                                 n_pairs=pairs_needed(), seed=500 + r)
+        cert = certify_heat_bath(
+            EPS,
+            start=lambda n, r=r: START[np.random.default_rng(r).integers(0, 3, n)],
+            n_pairs=pairs_needed(),
+            seed=500 + r,
+        )
         assert cert.certified and cert.lag is None and cert.basis == NAME
         misses += tv[cert.t_cert] > cert.bound(cert.t_cert)[0]
     assert misses <= stats.binom.ppf(1 - ALPHA, 100, 0.05)
@@ -187,6 +194,5 @@ def test_certify_heat_bath_bookkeeping():
         cert.burn_in()
     with pytest.raises(ValueError, match="50 states"):
         certify_heat_bath(0.3, start=start[:10], n_pairs=50, seed=2)
-    censored = certify_heat_bath(0.3, start=np.tile([40, -40, 0, 0, 0, 0], (300, 1)), n_pairs=300, seed=3,
-                                 max_iter=1)
+    censored = certify_heat_bath(0.3, start=np.tile([40, -40, 0, 0, 0, 0], (300, 1)), n_pairs=300, seed=3, max_iter=1)
     assert censored.n_censored > 0 and not censored.certified

@@ -10,8 +10,14 @@ from isdp.mcmc import acceptance_ratio, basis_csr, exp_table, norm_change
 
 
 @pytest.mark.parametrize(
-    "target", [generalized_laplace(0.3, "l1"), generalized_laplace(0.005, "l1"), generalized_laplace(0.2, "l2"),
-               generalized_gaussian(3.0)], ids=["l1", "l1-small-eps", "l2", "gaussian"]
+    "target",
+    [
+        generalized_laplace(0.3, "l1"),
+        generalized_laplace(0.005, "l1"),
+        generalized_laplace(0.2, "l2"),
+        generalized_gaussian(3.0),
+    ],
+    ids=["l1", "l1-small-eps", "l2", "gaussian"],
 )
 def test_acceptance_ratio_is_the_target_ratio(target):
     """The kernels' table/exp acceptance ratio equals min(1, π(u')/π(u)) for random moves."""

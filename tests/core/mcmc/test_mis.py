@@ -38,8 +38,7 @@ def _e5_problem():
 
 def _enumerate(A, a, center, eps, box):
     """Every s >= 0 with s_i <= box and A s = a, and its target probability ∝ exp(-eps |s - s*|_1)."""
-    pts = np.array([p for p in itertools.product(range(box + 1), repeat=A.shape[1])
-                    if np.all(A @ np.array(p) == a)])
+    pts = np.array([p for p in itertools.product(range(box + 1), repeat=A.shape[1]) if np.all(A @ np.array(p) == a)])
     w = np.exp(-eps * np.abs(pts - center).sum(axis=1))
     return pts, w / w.sum()
 
@@ -64,8 +63,20 @@ def test_e5_table_totals_as_printed():
 
 def test_e5_draws_meet_equalities_and_inequalities():
     _, x, A, index_set = _e5_problem()
-    res = mis_sample(A, A @ x, x, eps=0.5, proposal_eps=0.6, index_set=index_set, n_chains=2, n_draws=2000,
-                     thin=50, seed=5, B=np.eye(46), b=np.zeros(46))
+    res = mis_sample(
+        A,
+        A @ x,
+        x,
+        eps=0.5,
+        proposal_eps=0.6,
+        index_set=index_set,
+        n_chains=2,
+        n_draws=2000,
+        thin=50,
+        seed=5,
+        B=np.eye(46),
+        b=np.zeros(46),
+    )
     flat = res.draws.reshape(-1, 46)
     assert res.draws.dtype == np.int64 and res.determinant in (1, -1)
     assert np.all(flat @ A.T == A @ x) and flat.min() >= 0
@@ -82,14 +93,27 @@ def test_mis_matches_enumerated_conditional_law():
     a = A5 @ S5
     pts, probs = _enumerate(A5, a, S5, 0.5, int(a[0]))
     assert len(pts) == 4 * 15  # s0 + s1 = 3, s2 + s3 + s4 = 4
-    res = mis_sample(A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_chains=4000, n_draws=1,
-                     burn_in=300, seed=11, B=np.eye(5), b=np.zeros(5))
+    res = mis_sample(
+        A5,
+        a,
+        S5,
+        eps=0.5,
+        proposal_eps=0.6,
+        index_set=I5,
+        n_chains=4000,
+        n_draws=1,
+        burn_in=300,
+        seed=11,
+        B=np.eye(5),
+        b=np.zeros(5),
+    )
     cats = rows_to_categories(res.draws[:, 0], pts)  # independent chains: i.i.d. draws
     assert (cats >= 0).all()
     assert chisquare_gof(cats, probs) > ALPHA
     # one long chain, thinned, agrees too (the ergodic average)
-    res = mis_sample(A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=4000, thin=20,
-                     seed=12, B=np.eye(5), b=np.zeros(5))
+    res = mis_sample(
+        A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=4000, thin=20, seed=12, B=np.eye(5), b=np.zeros(5)
+    )
     assert chisquare_gof(rows_to_categories(res.draws[0], pts), probs) > ALPHA
 
 
@@ -97,12 +121,21 @@ def test_mis_matches_enumerated_conditional_law():
 def test_mis_without_inequalities_matches_gibbs_sampler():
     """docs/method.md §2: ℓ1 generalized Laplace on Λ(A) = i.i.d. DG conditioned on A u = 0 = the MIS target."""
     eps, n = 0.7, 3000
-    mis = mis_sample(A5, A5 @ S5, S5, eps=eps, proposal_eps=eps, index_set=I5, n_chains=n, n_draws=1,
-                     burn_in=400, seed=21)
+    mis = mis_sample(
+        A5, A5 @ S5, S5, eps=eps, proposal_eps=eps, index_set=I5, n_chains=n, n_draws=1, burn_in=400, seed=21
+    )
     u_mis = mis.draws[:, 0] - S5
     assert (u_mis < -S5).any()  # no inequalities: cells may go negative
-    gibbs = sample(IntegerLattice.from_constraints(A5), generalized_laplace(eps, "l1"), n_chains=n,
-                   n_draws=1, burn_in=300, proposal_eps=eps, seed=22, progress=False)
+    gibbs = sample(
+        IntegerLattice.from_constraints(A5),
+        generalized_laplace(eps, "l1"),
+        n_chains=n,
+        n_draws=1,
+        burn_in=300,
+        proposal_eps=eps,
+        seed=22,
+        progress=False,
+    )
     u_gibbs = gibbs.draws[:, 0]
     assert np.all(u_mis @ A5.T == 0) and np.all(u_gibbs @ A5.T == 0)
     for f in (lambda u: u[:, 0], lambda u: u[:, 2], lambda u: u[:, 0] + u[:, 3], lambda u: np.abs(u).sum(1)):
@@ -117,8 +150,21 @@ def test_nonunimodular_complement_rejected_or_handled():
     a = A @ center
     with pytest.raises(InvariantError, match="determinant -2"):
         mis_sample(A, a, center, eps=0.5, proposal_eps=0.6, index_set=[2, 3], n_draws=10, seed=1)
-    res = mis_sample(A, a, center, eps=0.5, proposal_eps=0.6, index_set=[2, 3], n_chains=3000, n_draws=1,
-                     burn_in=200, seed=2, B=np.eye(4), b=np.zeros(4), allow_nonunimodular=True)
+    res = mis_sample(
+        A,
+        a,
+        center,
+        eps=0.5,
+        proposal_eps=0.6,
+        index_set=[2, 3],
+        n_chains=3000,
+        n_draws=1,
+        burn_in=200,
+        seed=2,
+        B=np.eye(4),
+        b=np.zeros(4),
+        allow_nonunimodular=True,
+    )
     assert res.nonintegral.mean() > 0.2  # odd s2 + s3: rejected, not rounded
     pts, probs = _enumerate(A, a, center, 0.5, 6)
     assert len(pts) == 16
@@ -141,18 +187,21 @@ def test_start_outside_feasible_set_is_an_error():
     with pytest.raises(InvariantError, match="outside S"):
         mis_sample(A5, a + 1, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0)
     with pytest.raises(InvariantError, match="outside S"):
-        mis_sample(A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0,
-                   B=np.eye(5), b=np.ones(5))  # s* has a zero cell
+        mis_sample(
+            A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0, B=np.eye(5), b=np.ones(5)
+        )  # s* has a zero cell
     with pytest.raises(InvariantError, match="outside S"):
-        mis_sample(A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0,
-                   init=S5 + np.array([1, -1, 1, 0, 0]))
+        mis_sample(
+            A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0, init=S5 + np.array([1, -1, 1, 0, 0])
+        )
 
 
 def test_seeded_and_thread_independent():
     import numba
 
-    kw = dict(eps=0.5, proposal_eps=0.6, index_set=I5, n_chains=3, n_draws=50, thin=3, B=np.eye(5),
-              b=np.zeros(5), seed=7)
+    kw = dict(
+        eps=0.5, proposal_eps=0.6, index_set=I5, n_chains=3, n_draws=50, thin=3, B=np.eye(5), b=np.zeros(5), seed=7
+    )
     first = mis_sample(A5, A5 @ S5, S5, **kw)
     old = numba.get_num_threads()
     numba.set_num_threads(1)

@@ -49,8 +49,17 @@ def test_exact_draws_are_seeded():
 def test_meeting_times_count_from_the_lag_and_are_seeded(lag):
     a = A5 @ S5
     start = np.array([3, 0, 4, 0, 0])
-    kwargs = dict(eps=0.5, proposal_eps=0.6, index_set=I5, lag=lag, n_pairs=200, seed=4, init=start,
-                  max_iter=10_000, **NONNEGATIVE)
+    kwargs = dict(
+        eps=0.5,
+        proposal_eps=0.6,
+        index_set=I5,
+        lag=lag,
+        n_pairs=200,
+        seed=4,
+        init=start,
+        max_iter=10_000,
+        **NONNEGATIVE,
+    )
     mt = mis_meeting_times(A5, a, S5, **kwargs)
     assert mt.met.all() and (mt.tau >= lag).all()
     np.testing.assert_array_equal(mt.tau, mis_meeting_times(A5, a, S5, **kwargs).tau)
@@ -60,6 +69,18 @@ def test_meeting_times_count_from_the_lag_and_are_seeded(lag):
 def test_pairs_started_together_meet_at_once():
     a = A5 @ S5
     start = np.tile(S5, (20, 1))
-    mt = mis_meeting_times(A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, lag=0, n_pairs=20, seed=1,
-                           init=start, init_y=start, **NONNEGATIVE)
+    mt = mis_meeting_times(
+        A5,
+        a,
+        S5,
+        eps=0.5,
+        proposal_eps=0.6,
+        index_set=I5,
+        lag=0,
+        n_pairs=20,
+        seed=1,
+        init=start,
+        init_y=start,
+        **NONNEGATIVE,
+    )
     assert (mt.tau == 0).all()

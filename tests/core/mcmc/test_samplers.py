@@ -121,9 +121,7 @@ TARGETS_3 = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("name", "update", "target"), TARGETS_3, ids=[f"{t[0]}-{t[1]}" for t in TARGETS_3]
-)
+@pytest.mark.parametrize(("name", "update", "target"), TARGETS_3, ids=[f"{t[0]}-{t[1]}" for t in TARGETS_3])
 def test_three_cell_sum_joint_law_against_enumeration(sum3, name, update, target):
     u = iid_draws(sum3, target, seed=5, update=update)
     assert np.all(u.sum(axis=1) == 0)
@@ -138,9 +136,7 @@ def test_three_cell_sum_joint_law_against_enumeration(sum3, name, update, target
 def test_mcmc_marginals_match_exact_sampler_n30():
     n, eps, n_draws = 30, 0.2, 4000
     lattice = IntegerLattice.from_constraints(sum_constraint(n))
-    mcmc = iid_draws(
-        lattice, generalized_laplace(eps), seed=6, n_chains=n_draws, burn_in=300, proposal_eps=0.3
-    )
+    mcmc = iid_draws(lattice, generalized_laplace(eps), seed=6, n_chains=n_draws, burn_in=300, proposal_eps=0.3)
     exact = sample_sum_constraint_l1(n, eps, n_draws, seed=7)
     assert np.all(mcmc.sum(axis=1) == 0)
     # cell 0 is touched by every basis vector of the Smith basis, cell n-1 by one only
@@ -301,9 +297,7 @@ def test_invalid_arguments(sum3):
 def test_tune_proposal():
     lattice = IntegerLattice.from_constraints(table_margins(4, 4))
     grid = [0.02, 0.1, 0.3, 1.0, 3.0]
-    table, chosen = tune_proposal(
-        lattice, generalized_laplace(0.2), grid, n_chains=4, n_iter=600, seed=1
-    )
+    table, chosen = tune_proposal(lattice, generalized_laplace(0.2), grid, n_chains=4, n_iter=600, seed=1)
     assert list(table["proposal_eps"]) == grid
     # a wider proposal (smaller ε_prop) is accepted less often
     assert np.all(np.diff(table["acceptance"].to_numpy()) > 0)
@@ -317,15 +311,18 @@ def test_tune_proposal():
     assert in_range.loc[in_range["msjd"].idxmax(), "proposal_eps"] == chosen
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"proposal_eps": float("inf")}, "proposal_eps"),
-    ({"proposal_eps": float("nan")}, "proposal_eps"),
-    ({"proposal_eps": "0.1"}, None),  # a numeric string is accepted as the number it spells
-    ({"proposal_eps": -1.0}, "proposal_eps"),
-    ({"n_draws": 2.5}, "n_draws"),
-    ({"thin": 0}, "thin"),
-    ({"n_chains": None}, "n_chains"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"proposal_eps": float("inf")}, "proposal_eps"),
+        ({"proposal_eps": float("nan")}, "proposal_eps"),
+        ({"proposal_eps": "0.1"}, None),  # a numeric string is accepted as the number it spells
+        ({"proposal_eps": -1.0}, "proposal_eps"),
+        ({"n_draws": 2.5}, "n_draws"),
+        ({"thin": 0}, "thin"),
+        ({"n_chains": None}, "n_chains"),
+    ],
+)
 def test_sample_rejects_bad_arguments_by_name(kwargs, message):
     lattice = IntegerLattice.from_constraints(sum_constraint(3))
     args = {"n_chains": 2, "n_draws": 5, "proposal_eps": 0.5, "seed": 1, **kwargs}

@@ -40,4 +40,5 @@ def test_product_law_multiplies_probabilities_and_adds_privacy_losses():
     p2 = Law(p.points, np.array([0.5, 0.5]), 0.0)
     q2 = Law(q.points, np.array([0.2, 0.3, 0.5]), 0.0)
     assert max_privacy_loss(product(p, q), product(p2, q2)) == pytest.approx(
-        max_privacy_loss(p, p2) + max_privacy_loss(q, q2))
+        max_privacy_loss(p, p2) + max_privacy_loss(q, q2)
+    )

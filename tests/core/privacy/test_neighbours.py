@@ -33,11 +33,20 @@ def _brute_force(A):
     return one, two
 
 
-@pytest.mark.parametrize("A", [
-    TOTAL3, MARGINS23, table_margins(3, 3), np.array([[1, 3, 7, 12]]), np.array([[1, 2, 4, 8]]),
-    np.array([[1, 0, 0], [0, 1, 0]]), np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]]),
-    np.eye(3, dtype=np.int64)[:2] + np.eye(3, dtype=np.int64)[1:],
-], ids=["total", "2x3 margins", "3x3 margins", "Sidon 1,3,7,12", "powers of 2", "a free cell", "chain", "overlap"])
+@pytest.mark.parametrize(
+    "A",
+    [
+        TOTAL3,
+        MARGINS23,
+        table_margins(3, 3),
+        np.array([[1, 3, 7, 12]]),
+        np.array([[1, 2, 4, 8]]),
+        np.array([[1, 0, 0], [0, 1, 0]]),
+        np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]]),
+        np.eye(3, dtype=np.int64)[:2] + np.eye(3, dtype=np.int64)[1:],
+    ],
+    ids=["total", "2x3 margins", "3x3 margins", "Sidon 1,3,7,12", "powers of 2", "a free cell", "chain", "overlap"],
+)
 def test_realisable_changes_match_brute_force(A):
     one, two = _brute_force(A)
     found = Neighbours.of(A)
@@ -57,8 +66,9 @@ def _kept_changes(A, k):
     return v[np.any(v, axis=1) & ~np.any(v @ A.T, axis=1)]
 
 
-@pytest.mark.parametrize("A", [np.array([[3, 1]]), np.array([[5, 2]]), np.array([[1, 3, 7, 12]])],
-                         ids=["3,1", "5,2", "Sidon 1,3,7,12"])
+@pytest.mark.parametrize(
+    "A", [np.array([[3, 1]]), np.array([[5, 2]]), np.array([[1, 3, 7, 12]])], ids=["3,1", "5,2", "Sidon 1,3,7,12"]
+)
 def test_the_smallest_change_matches_brute_force(A):
     """Where no one or two persons' change keeps A: the fewest persons whose change does, and the largest ‖v‖₁
     and ‖v‖₂² among those changes, against every sum of k moves."""
@@ -68,12 +78,17 @@ def test_the_smallest_change_matches_brute_force(A):
     while not len(kept := _kept_changes(A, k)):
         k += 1
     assert (found.smallest.persons, found.smallest.l1, found.smallest.l2_squared) == (
-        k, np.abs(kept).sum(axis=1).max(), (kept * kept).sum(axis=1).max())
+        k,
+        np.abs(kept).sum(axis=1).max(),
+        (kept * kept).sum(axis=1).max(),
+    )
 
 
-@pytest.mark.parametrize("A, attained", [(TOTAL3, True), (MARGINS23, True), (np.array([[1, 2, 3]]), True),
-                                         (np.array([[1, 0, 0], [0, 1, 0]]), False)],
-                         ids=["total", "2x3 margins", "weights 1,2,3", "a free cell"])
+@pytest.mark.parametrize(
+    "A, attained",
+    [(TOTAL3, True), (MARGINS23, True), (np.array([[1, 2, 3]]), True), (np.array([[1, 0, 0], [0, 1, 0]]), False)],
+    ids=["total", "2x3 margins", "weights 1,2,3", "a free cell"],
+)
 def test_two_person_shift_bounds_every_kept_two_person_change(A, attained):
     """The Gaussian's two-person line is taken at the largest ‖v‖₂² of two persons' change that keeps A: attained
     when two persons can make the same move, a swap or share a cell; a bound when they can only be added."""

@@ -34,8 +34,9 @@ def _dg(eps: float, k: np.ndarray) -> np.ndarray:
 def test_the_free_cell_route_s_intervals_are_exact():
     """Free cells: DG(1/2)'s tails beyond the interval are each at most 5 %, and one step narrower they are not;
     the solved cell of a total over three cells: the law of the sum of two, enumerated directly."""
-    got = cell_uncertainty(ExactSampler.build(np.array([[1, 1, 1]])), 3, Request(epsilon="1", free_cells=True),
-                           Fraction(1, 2), LEVEL)
+    got = cell_uncertainty(
+        ExactSampler.build(np.array([[1, 1, 1]])), 3, Request(epsilon="1", free_cells=True), Fraction(1, 2), LEVEL
+    )
     k = np.arange(-200, 201)
     free = _dg(0.5, k)
     two = np.convolve(free, free)
@@ -74,8 +75,9 @@ def test_coverage_on_repeated_releases_is_the_intervals_probability(tmp_path, op
         if probability is None:
             plan_sd = release.uncertainty["noise_sd"]
             assert np.all(plan_sd > 0)
-            got = cell_uncertainty(_sampler(A, options), 30, Request(epsilon="1", uncertainty=LEVEL, **options),
-                                   _unit(options), LEVEL)
+            got = cell_uncertainty(
+                _sampler(A, options), 30, Request(epsilon="1", uncertainty=LEVEL, **options), _unit(options), LEVEL
+            )
             probability = float(got["coverage"].mean())
     assert probability >= LEVEL - 3 * math.sqrt(LEVEL * (1 - LEVEL) / 200)
     se = math.sqrt(probability * (1 - probability) / len(hits))
@@ -100,8 +102,14 @@ def test_tables_with_the_same_invariants_get_the_same_columns(tmp_path):
         A, labels = constraint_matrix(table, ["by:group"])
         release = make_release(table, A, labels, Request(epsilon="1", uncertainty=LEVEL))
         cols = release.uncertainty
-        out.append((cols["noise_sd"], release.values - cols["lower"], cols["upper"] - release.values,
-                    release.statement["uncertainty"]))
+        out.append(
+            (
+                cols["noise_sd"],
+                release.values - cols["lower"],
+                cols["upper"] - release.values,
+                release.statement["uncertainty"],
+            )
+        )
     for first, second in zip(*out, strict=True):
         assert first == second if isinstance(first, dict) else np.array_equal(first, second)
 
@@ -111,8 +119,24 @@ def test_the_columns_are_written_and_refused_where_they_cannot_be(tmp_path):
 
     table = tmp_path / "t.csv"
     table.write_text("group,cell,count\n" + "".join(f"g{i // 10},c{i},5\n" for i in range(20)))
-    assert main(["release", str(table), "--invariant", "by:group", "--epsilon", "1", "--uncertainty", "0.9", "-o",
-                 str(tmp_path / "o.csv"), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "release",
+                str(table),
+                "--invariant",
+                "by:group",
+                "--epsilon",
+                "1",
+                "--uncertainty",
+                "0.9",
+                "-o",
+                str(tmp_path / "o.csv"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     header, first = (tmp_path / "o.csv").read_text().splitlines()[:2]
     assert header == "group,cell,count," + ",".join(COLUMNS) and len(first.split(",")) == 6
     wide = tmp_path / "w.csv"
@@ -149,8 +173,9 @@ def test_the_docs_state_the_constants_the_code_uses():
 @pytest.mark.parametrize("level", [1.5, float("nan"), 0, 1, True, "0.9x"])
 def test_a_level_outside_the_open_unit_interval_is_refused_by_name(level):
     with pytest.raises(ArgumentError, match="^level must"):
-        cell_uncertainty(ExactSampler.build(np.array([[1, 1, 1]])), 3, Request(epsilon="1", free_cells=True),
-                         Fraction(1, 2), level)
+        cell_uncertainty(
+            ExactSampler.build(np.array([[1, 1, 1]])), 3, Request(epsilon="1", free_cells=True), Fraction(1, 2), level
+        )
 
 
 def test_intervals_are_refused_with_the_non_negative_projection(tmp_path):
@@ -165,8 +190,26 @@ def test_intervals_are_refused_with_the_non_negative_projection(tmp_path):
     table.write_text("cell,count\n" + "".join(f"c{i},{200 if i == 0 else 0}\n" for i in range(20)))
     out = tmp_path / "o.csv"
     for route in ([], ["--free-cells"], ["--norm", "gaussian", "--delta", "1e-6"]):
-        assert main(["release", str(table), "--invariant", "total", "--epsilon", "1", "--uncertainty", "0.9",
-                     "--nonnegative", "-o", str(out), "--quiet", *route]) == 2
+        assert (
+            main(
+                [
+                    "release",
+                    str(table),
+                    "--invariant",
+                    "total",
+                    "--epsilon",
+                    "1",
+                    "--uncertainty",
+                    "0.9",
+                    "--nonnegative",
+                    "-o",
+                    str(out),
+                    "--quiet",
+                    *route,
+                ]
+            )
+            == 2
+        )
         assert not out.exists()
 
 

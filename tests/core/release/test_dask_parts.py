@@ -59,8 +59,13 @@ def test_a_running_scheduler_is_joined_by_its_address(table, tmp_path):
 
     local = _release(table, tmp_path / "local", None, free_cells=True, seed=2)
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        joined = _release(table, tmp_path / "joined", DaskParts(scheduler=cluster.scheduler_address, progress=False),
-                          free_cells=True, seed=2)
+        joined = _release(
+            table,
+            tmp_path / "joined",
+            DaskParts(scheduler=cluster.scheduler_address, progress=False),
+            free_cells=True,
+            seed=2,
+        )
         assert cluster.scheduler.status.name == "running"  # joined, not closed: the cluster is the caller's
     assert joined[0] == local[0] and np.array_equal(joined[1], local[1])
 
@@ -88,8 +93,9 @@ def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlier_release(tabl
     with pytest.raises(ReleaseError, match=r"lost part \d .KilledWorker"):
         release_partitioned(table, RULES, req, *files, force=True, part_cells=3_000, run_parts=killing)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", "o" if dataset else "o.parquet",
-                                                                 "o.json", "o.audit.json"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["t.parquet", "o" if dataset else "o.parquet", "o.json", "o.audit.json"]
+    )
 
 
 def test_isdp_release_engine_dask(table, tmp_path, capsys, caplog, monkeypatch):
@@ -98,8 +104,16 @@ def test_isdp_release_engine_dask(table, tmp_path, capsys, caplog, monkeypatch):
     import isdp.release._partitioned_release as partitioned
 
     monkeypatch.setattr(partitioned, "PART_CELLS", 3_000)
-    args = ["release", str(table), *[a for r in RULES for a in ("--invariant", r)], "--epsilon", "1", "--free-cells",
-            "-o", str(tmp_path / "o.parquet")]
+    args = [
+        "release",
+        str(table),
+        *[a for r in RULES for a in ("--invariant", r)],
+        "--epsilon",
+        "1",
+        "--free-cells",
+        "-o",
+        str(tmp_path / "o.parquet"),
+    ]
     assert main([*args, "--engine", "dask", "--workers", "2"]) == 0
     out, err = capsys.readouterr()
     assert "(12000 cells, 441 invariants kept exactly, in 4 parts)" in out
@@ -109,19 +123,61 @@ def test_isdp_release_engine_dask(table, tmp_path, capsys, caplog, monkeypatch):
     assert "add --engine dask" in capsys.readouterr().err
     csv = tmp_path / "t.csv"
     csv.write_text("state,age,count\nA,1,2\nA,2,3\n")
-    assert main(["release", str(csv), "--invariant", "total", "--epsilon", "1", "-o", str(tmp_path / "c.csv"),
-                 "--engine", "dask"]) == 2
+    assert (
+        main(
+            [
+                "release",
+                str(csv),
+                "--invariant",
+                "total",
+                "--epsilon",
+                "1",
+                "-o",
+                str(tmp_path / "c.csv"),
+                "--engine",
+                "dask",
+            ]
+        )
+        == 2
+    )
     assert "releases one Parquet table" in capsys.readouterr().err
 
 
 def _release_on(table, tmp_path, *dask_options):
-    return main(["release", str(table), "--invariant", "by:state", "--epsilon", "1", "--free-cells", "-q",
-                 "-o", str(tmp_path / "o.parquet"), "--engine", "dask", *dask_options])
+    return main(
+        [
+            "release",
+            str(table),
+            "--invariant",
+            "by:state",
+            "--epsilon",
+            "1",
+            "--free-cells",
+            "-q",
+            "-o",
+            str(tmp_path / "o.parquet"),
+            "--engine",
+            "dask",
+            *dask_options,
+        ]
+    )
 
 
-@pytest.mark.parametrize("address", ["foo", "http://127.0.0.1:8787", "tcp://127.0.0.1", "tcp://127.0.0.1:99999",
-                                     "tcp://127.0.0.1:8786/status", "inproc://127.0.0.1/1/2", "tcp://:8786",
-                                     "tcp://user@127.0.0.1:8786", "tcp://127.0.0.1:0", "tcp://١٢٧.0.0.1:8786"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "foo",
+        "http://127.0.0.1:8787",
+        "tcp://127.0.0.1",
+        "tcp://127.0.0.1:99999",
+        "tcp://127.0.0.1:8786/status",
+        "inproc://127.0.0.1/1/2",
+        "tcp://:8786",
+        "tcp://user@127.0.0.1:8786",
+        "tcp://127.0.0.1:0",
+        "tcp://١٢٧.0.0.1:8786",
+    ],
+)
 def test_a_scheduler_address_of_another_form_is_refused_before_anything(table, tmp_path, capsys, address):
     assert _release_on(table, tmp_path, "--scheduler", address) == 2
     err = capsys.readouterr().err
@@ -167,12 +223,20 @@ def _refused_port() -> str:
         return f"tcp://127.0.0.1:{s.getsockname()[1]}"  # closed on return: nothing listens there
 
 
-@pytest.mark.parametrize("answer", [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
-                                    b"SSH-2.0-OpenSSH_9.6\r\n", (8).to_bytes(8, "little") + (5).to_bytes(8, "little"),
-                                    None, "refused"],
-                         ids=["http server", "ssh server", "frames that do not add up", "silent listener", "refused"])
-def test_a_listener_that_is_not_a_dask_scheduler_is_refused_in_bounded_time(table, tmp_path, capsys, monkeypatch,
-                                                                             answer):
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+        b"SSH-2.0-OpenSSH_9.6\r\n",
+        (8).to_bytes(8, "little") + (5).to_bytes(8, "little"),
+        None,
+        "refused",
+    ],
+    ids=["http server", "ssh server", "frames that do not add up", "silent listener", "refused"],
+)
+def test_a_listener_that_is_not_a_dask_scheduler_is_refused_in_bounded_time(
+    table, tmp_path, capsys, monkeypatch, answer
+):
     """Dask's connection would wait for a silent listener's greeting for ever, and would try to allocate the 3 EiB
     an HTTP server's first 8 bytes claim; a refused port was reported as the output's failure."""
     monkeypatch.setattr(dask_parts, "CONNECT_TIMEOUT", 1.0)
@@ -187,10 +251,15 @@ def test_a_listener_that_is_not_a_dask_scheduler_is_refused_in_bounded_time(tabl
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]
 
 
-@pytest.mark.parametrize("workers, message", [
-    (1000, "--workers must be at most"), (0, "--workers must be an integer in [1, inf]"),
-    (True, "--workers must be an integer"), (2.5, "--workers must be an integer"),
-])
+@pytest.mark.parametrize(
+    "workers, message",
+    [
+        (1000, "--workers must be at most"),
+        (0, "--workers must be an integer in [1, inf]"),
+        (True, "--workers must be an integer"),
+        (2.5, "--workers must be an integer"),
+    ],
+)
 def test_a_local_cluster_s_workers_are_bounded_by_the_cores(workers, message):
     """1,000 workers were started on 2 cores; the check comes before Dask is loaded, so no process starts."""
     with pytest.raises(UsageError, match=re.escape(message)):

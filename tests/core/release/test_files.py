@@ -30,8 +30,9 @@ def test_a_failed_write_leaves_no_output(tmp_path, monkeypatch, capsys, force):
         return real(src, dst)
 
     monkeypatch.setattr(os, name, fail_on_audit)
-    code, *_ = run_release(tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1",
-                           *(["--force"] if force else []))
+    code, *_ = run_release(
+        tmp_path, tmp_path / "t.csv", "--invariant", "total", "--epsilon", "1", *(["--force"] if force else [])
+    )
     assert code == 2 and "No space left on device; nothing written" in capsys.readouterr().err
     only(tmp_path, "t.csv")
 
@@ -61,7 +62,11 @@ def test_a_dataset_is_a_directory_of_part_files_replaced_only_with_force(tmp_pat
     write_release(_release(tmp_path, 2), out, tmp_path / "s.json", tmp_path / "a.json", force=True)
     second = read_parquet_arrow(out).column("count").to_numpy()
     assert not np.array_equal(first, second) and sorted(p.name for p in tmp_path.iterdir()) == [
-        "a.json", "out", "s.json", "t.csv"]  # the earlier dataset's backup is gone
+        "a.json",
+        "out",
+        "s.json",
+        "t.csv",
+    ]  # the earlier dataset's backup is gone
 
 
 @pytest.mark.parametrize("other", ["notes.txt", "sub/part-000000.parquet", ".hidden"])
@@ -90,6 +95,7 @@ def test_a_failed_write_gives_a_dataset_s_name_back_what_it_held(tmp_path, monke
             if str(dst).endswith(".audit.json") and not str(src).endswith(".backup"):
                 raise OSError(28, "No space left on device", str(dst))
             return real[name](src, dst, **kw)
+
         return call
 
     for name in real:
@@ -97,8 +103,9 @@ def test_a_failed_write_gives_a_dataset_s_name_back_what_it_held(tmp_path, monke
     with pytest.raises(OSError, match="No space left"):
         write_release(_release(tmp_path, 4), f"{out}/", tmp_path / "s.json", tmp_path / "a.audit.json", force=force)
     assert _files(tmp_path) == {**before, Path("t.csv"): (tmp_path / "t.csv").read_bytes()}
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.csv", *(["a.audit.json", "out", "s.json"]
-                                                                            if force else [])])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["t.csv", *(["a.audit.json", "out", "s.json"] if force else [])]
+    )
 
 
 def _dataset_release(tmp_path):
@@ -107,8 +114,10 @@ def _dataset_release(tmp_path):
     import pyarrow.parquet as pq
 
     (tmp_path / "in").mkdir()
-    pq.write_table(pa.table({"g": ["u", "u", "v", "v"], "k": ["a", "b", "a", "b"], "count": [1, 2, 3, 4]}),
-                   tmp_path / "in" / "p.parquet")
+    pq.write_table(
+        pa.table({"g": ["u", "u", "v", "v"], "k": ["a", "b", "a", "b"], "count": [1, 2, 3, 4]}),
+        tmp_path / "in" / "p.parquet",
+    )
     table = load_table(tmp_path / "in")
     A, labels = constraint_matrix(table, ["by:g"])
     return make_release(table, A, labels, Request(epsilon="1", seed=1, progress=False))
@@ -132,13 +141,22 @@ def test_no_file_of_a_release_overwrites_its_input_also_with_force(tmp_path, whe
     with pytest.raises(UsageError, match="an input is never overwritten; nothing written"):
         write_release(release, *files.values(), force=True)
     assert _files(tmp_path) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["o.csv", "t.csv"] if where == "link" else
-                                                                ["in"] if where in ("inside", "holds") else ["t.csv"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["o.csv", "t.csv"] if where == "link" else ["in"] if where in ("inside", "holds") else ["t.csv"]
+    )
 
 
-@pytest.mark.parametrize("position, value, argument", [
-    (0, "release.json", "release"), (1, None, "output"), (1, 3, "output"), (1, "", "output"),
-    (2, None, "statement_path"), (3, 7, "audit_path")])
+@pytest.mark.parametrize(
+    "position, value, argument",
+    [
+        (0, "release.json", "release"),
+        (1, None, "output"),
+        (1, 3, "output"),
+        (1, "", "output"),
+        (2, None, "statement_path"),
+        (3, 7, "audit_path"),
+    ],
+)
 def test_an_argument_that_is_not_a_release_or_a_file_name_is_refused_naming_it(tmp_path, position, value, argument):
     args = [_release(tmp_path), tmp_path / "o.csv", tmp_path / "s.json", tmp_path / "a.json"]
     args[position] = value

@@ -27,20 +27,32 @@ def _scipy_projection(m, A, b, kind):
     A_eq = sp.hstack([sp.csr_array(A.astype(float)), sp.csr_array((A.shape[0], n))], format="csr")
     bounds = [(None, None)] * n + [(0, None)] * n
     if kind == "vertex":
-        return linprog(c, A_ub=A_ub, b_ub=np.concatenate([m, -m]), A_eq=A_eq, b_eq=b, bounds=bounds,
-                       method="highs").x[:n]
+        return linprog(c, A_ub=A_ub, b_ub=np.concatenate([m, -m]), A_eq=A_eq, b_eq=b, bounds=bounds, method="highs").x[
+            :n
+        ]
     if kind == "interior":
         import warnings
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = linprog(c, A_ub=A_ub, b_ub=np.zeros(2 * n), A_eq=A_eq, b_eq=b - A @ m, bounds=bounds,
-                          method="highs-ipm", options={"run_crossover": "off", "presolve": False})
+            res = linprog(
+                c,
+                A_ub=A_ub,
+                b_ub=np.zeros(2 * n),
+                A_eq=A_eq,
+                b_eq=b - A @ m,
+                bounds=bounds,
+                method="highs-ipm",
+                options={"run_crossover": "off", "presolve": False},
+            )
         return m + res.x[:n]
-    res = milp(c, integrality=np.concatenate([np.ones(n), np.zeros(n)]),
-               bounds=Bounds(np.concatenate([np.full(n, -np.inf), np.zeros(n)]), np.inf),
-               constraints=[LinearConstraint(A_ub, -np.inf, np.concatenate([m, -m])), LinearConstraint(A_eq, b, b)],
-               options={"mip_rel_gap": 0.0})
+    res = milp(
+        c,
+        integrality=np.concatenate([np.ones(n), np.zeros(n)]),
+        bounds=Bounds(np.concatenate([np.full(n, -np.inf), np.zeros(n)]), np.inf),
+        constraints=[LinearConstraint(A_ub, -np.inf, np.concatenate([m, -m])), LinearConstraint(A_eq, b, b)],
+        options={"mip_rel_gap": 0.0},
+    )
     return np.rint(res.x[:n]).astype(np.int64)
 
 
@@ -112,8 +124,9 @@ def _greedy_reference(m, total, nonnegative):
 
 
 @settings(max_examples=300, deadline=None)
-@given(m8=st.lists(st.integers(-40, 100), min_size=1, max_size=7), total=st.integers(-20, 40),
-       nonnegative=st.booleans())
+@given(
+    m8=st.lists(st.integers(-40, 100), min_size=1, max_size=7), total=st.integers(-20, 40), nonnegative=st.booleans()
+)
 def test_one_total_projection_is_feasible_integer_l1_optimal_and_the_rules_choice(m8, total, nonnegative):
     """Feasible, integer, as ℓ1-close as HiGHS' proven MILP optimum, no further in ℓ2, and the unit-by-unit
     greedy of the Notes (m in eighths, so every cost is exact in floating point)."""
@@ -131,8 +144,11 @@ def test_one_total_projection_is_feasible_integer_l1_optimal_and_the_rules_choic
 
 
 @settings(max_examples=100, deadline=None)
-@given(m8=st.lists(st.integers(-40, 100), min_size=1, max_size=7), total=st.integers(-20, 40),
-       shift=st.integers(-1000, 1000))
+@given(
+    m8=st.lists(st.integers(-40, 100), min_size=1, max_size=7),
+    total=st.integers(-20, 40),
+    shift=st.integers(-1000, 1000),
+)
 def test_one_total_projection_without_bounds_commutes_with_integer_shifts(m8, total, shift):
     """Without y ≥ 0 the error of x + e projected onto Σx depends on e alone (the Notes): a shift v of m and of the
     total shifts y by v."""

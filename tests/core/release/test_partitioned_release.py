@@ -45,10 +45,12 @@ def _both(tmp_path, path, rules, part_cells, **options):
     req = Request(epsilon="1", rules=tuple(rules), progress=False, **options)
     table = load_table(path)
     A, labels = constraint_matrix(table, rules)
-    write_release(make_release(table, A, labels, req), tmp_path / "w.parquet", tmp_path / "w.json",
-                  tmp_path / "wa.json")
-    done = release_partitioned(path, rules, req, tmp_path / "p.parquet", tmp_path / "p.json", tmp_path / "pa.json",
-                               part_cells=part_cells)
+    write_release(
+        make_release(table, A, labels, req), tmp_path / "w.parquet", tmp_path / "w.json", tmp_path / "wa.json"
+    )
+    done = release_partitioned(
+        path, rules, req, tmp_path / "p.parquet", tmp_path / "p.json", tmp_path / "pa.json", part_cells=part_cells
+    )
     released = pq.read_table(tmp_path / "p.parquet")
     assert released.schema.field("count").type == pa.int64()
     added = list(COLUMNS) if req.uncertainty is not None else []
@@ -61,24 +63,26 @@ def _both(tmp_path, path, rules, part_cells, **options):
         whole_values = whole.column("count").to_numpy()
         assert np.array_equal(released.column("noise_sd").to_numpy(), whole.column("noise_sd").to_numpy())
         for end in ("lower", "upper"):
-            assert np.array_equal(values - released.column(end).to_numpy(),
-                                  whole_values - whole.column(end).to_numpy())
+            assert np.array_equal(values - released.column(end).to_numpy(), whole_values - whole.column(end).to_numpy())
     values = released.column("count").to_numpy()
     assert row_values(A, values) == row_values(A, table.x)  # every invariant, the spanning ones included
     return (tmp_path / "w.json").read_bytes(), (tmp_path / "p.json").read_bytes(), done, table.x, values
 
 
-@pytest.mark.parametrize("shape, rules, options", [
-    ("blocks", ["by:group"], {}),
-    ("blocks", ["total", "by:group"], {"norm": "gaussian", "delta": 1e-6}),
-    ("blocks", ["by:group"], {"free_cells": True}),
-    ("blocks", ["by:group"], {"nonnegative": True}),
-    ("nested", ["total", "by:state", "by:state,county", "by:state,age"], {"norm": "gaussian", "delta": 1e-6}),
-    ("nested", ["by:state,age", "total", "by:state,county"], {"free_cells": True}),
-    ("nested", ["by:state,county"], {}),
-    ("blocks", ["total", "by:group"], {"uncertainty": 0.9}),
-    ("nested", ["by:state,age", "by:state,county"], {"free_cells": True, "uncertainty": 0.8}),
-])
+@pytest.mark.parametrize(
+    "shape, rules, options",
+    [
+        ("blocks", ["by:group"], {}),
+        ("blocks", ["total", "by:group"], {"norm": "gaussian", "delta": 1e-6}),
+        ("blocks", ["by:group"], {"free_cells": True}),
+        ("blocks", ["by:group"], {"nonnegative": True}),
+        ("nested", ["total", "by:state", "by:state,county", "by:state,age"], {"norm": "gaussian", "delta": 1e-6}),
+        ("nested", ["by:state,age", "total", "by:state,county"], {"free_cells": True}),
+        ("nested", ["by:state,county"], {}),
+        ("blocks", ["total", "by:group"], {"uncertainty": 0.9}),
+        ("nested", ["by:state,age", "by:state,county"], {"free_cells": True, "uncertainty": 0.8}),
+    ],
+)
 def test_the_statement_is_the_whole_table_s_byte_for_byte(tmp_path, shape, rules, options):
     path = _table(tmp_path, _blocks() if shape == "blocks" else _nested())
     whole, parts, done, _, _ = _both(tmp_path, path, rules, 2_500, seed=5, **options)
@@ -114,8 +118,16 @@ def test_a_seeded_release_is_the_same_however_its_parts_are_run(tmp_path):
 
     outs = []
     for name, run_parts in (("a", None), ("b", backwards)):
-        release_partitioned(path, ["by:group"], req, tmp_path / f"{name}.parquet", tmp_path / f"{name}.json",
-                            tmp_path / f"{name}a.json", part_cells=3_000, run_parts=run_parts)
+        release_partitioned(
+            path,
+            ["by:group"],
+            req,
+            tmp_path / f"{name}.parquet",
+            tmp_path / f"{name}.json",
+            tmp_path / f"{name}a.json",
+            part_cells=3_000,
+            run_parts=run_parts,
+        )
         outs.append(pq.read_table(tmp_path / f"{name}.parquet").column("count").to_numpy())
     assert np.array_equal(*outs)
     assert part_seed(3, 0) != part_seed(3, 1) != part_seed(4, 1)
@@ -131,10 +143,12 @@ def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_p
         pq.write_table(rows.slice(start, 4_000), tmp_path / "in" / f"{k}.parquet")
     rules = ("by:state,county", "by:state,age", "total")
     req = Request(epsilon="1", norm="gaussian", delta=1e-6, rules=rules, seed=4, progress=False)
-    release_partitioned(path, rules, req, tmp_path / "f.parquet", tmp_path / "f.json", tmp_path / "fa.json",
-                        part_cells=2_500)
-    done = release_partitioned(tmp_path / "in", rules, req, f"{tmp_path}/out/", tmp_path / "d.json",
-                               tmp_path / "da.json", part_cells=2_500)
+    release_partitioned(
+        path, rules, req, tmp_path / "f.parquet", tmp_path / "f.json", tmp_path / "fa.json", part_cells=2_500
+    )
+    done = release_partitioned(
+        tmp_path / "in", rules, req, f"{tmp_path}/out/", tmp_path / "d.json", tmp_path / "da.json", part_cells=2_500
+    )
     out = tmp_path / "out"
     names = sorted(p.name for p in out.iterdir())
     assert names == [f"part-{k:06d}.parquet" for k in range(done.audit["partitions"]["parts"])] and len(names) == 4
@@ -143,8 +157,9 @@ def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_p
     assert (tmp_path / "d.json").read_bytes() == (tmp_path / "f.json").read_bytes()
     assert read_parquet_arrow(out).equals(pq.read_table(tmp_path / "f.parquet"))
     assert done.audit["files"]["release"] == str(out)
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", "in", "out", "f.parquet", "f.json",
-                                                                 "fa.json", "d.json", "da.json"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["t.parquet", "in", "out", "f.parquet", "f.json", "fa.json", "d.json", "da.json"]
+    )
 
 
 @pytest.mark.parametrize("interruption", [KeyboardInterrupt, SystemExit, MemoryError])
@@ -171,8 +186,9 @@ def test_a_failing_part_publishes_nothing_and_keeps_the_earlier_release(tmp_path
     with pytest.raises(interruption):
         release_partitioned(path, ["by:group"], req, *files, force=True, part_cells=3_000, run_parts=dies)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.parquet", "out" if dataset else "o.parquet",
-                                                                 "o.json", "oa.json"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["t.parquet", "out" if dataset else "o.parquet", "o.json", "oa.json"]
+    )
 
 
 @pytest.mark.parametrize("where", ["output", "statement", "audit", "inside", "holds"])
@@ -199,14 +215,30 @@ def test_no_output_overwrites_the_input_also_with_force(tmp_path, where):
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["data", "t.parquet"]
 
 
-@pytest.mark.parametrize("change, argument", [
-    ({"output": None}, "output"), ({"statement_path": 5}, "statement_path"), ({"audit_path": "."}, "audit_path"),
-    ({"part_cells": 0}, "part_cells"), ({"part_cells": 2.5}, "part_cells"), ({"part_cells": "10"}, "part_cells"),
-    ({"count_column": None}, "count_column"), ({"path": None}, "path")])
+@pytest.mark.parametrize(
+    "change, argument",
+    [
+        ({"output": None}, "output"),
+        ({"statement_path": 5}, "statement_path"),
+        ({"audit_path": "."}, "audit_path"),
+        ({"part_cells": 0}, "part_cells"),
+        ({"part_cells": 2.5}, "part_cells"),
+        ({"part_cells": "10"}, "part_cells"),
+        ({"count_column": None}, "count_column"),
+        ({"path": None}, "path"),
+    ],
+)
 def test_an_argument_that_is_not_a_name_or_a_size_is_refused_naming_it(tmp_path, change, argument):
-    args = {"path": _table(tmp_path, _blocks()), "families": ["by:group"],
-            "req": Request(epsilon="1", rules=("by:group",), progress=False), "output": tmp_path / "o.parquet",
-            "statement_path": tmp_path / "s.json", "audit_path": tmp_path / "a.json", "part_cells": 3_000, **change}
+    args = {
+        "path": _table(tmp_path, _blocks()),
+        "families": ["by:group"],
+        "req": Request(epsilon="1", rules=("by:group",), progress=False),
+        "output": tmp_path / "o.parquet",
+        "statement_path": tmp_path / "s.json",
+        "audit_path": tmp_path / "a.json",
+        "part_cells": 3_000,
+        **change,
+    }
     with pytest.raises(UsageError, match=f"^{argument} ") as err:
         release_partitioned(**args)
     assert err.value.argument == argument
@@ -225,11 +257,26 @@ def test_no_metadata_of_the_input_reaches_the_parts_or_a_dataset_whose_files_dif
         part = part.cast(strict) if k == 1 else part.replace_schema_metadata(note)
         pq.write_table(part, tmp_path / "in" / f"{k}.parquet")
     req = Request(epsilon="1", rules=("by:group",), seed=5, progress=False)
-    release_partitioned(tmp_path / "t.parquet", ["by:group"], req, tmp_path / "f.parquet", tmp_path / "f.json",
-                        tmp_path / "fa.json", part_cells=3_000)
+    release_partitioned(
+        tmp_path / "t.parquet",
+        ["by:group"],
+        req,
+        tmp_path / "f.parquet",
+        tmp_path / "f.json",
+        tmp_path / "fa.json",
+        part_cells=3_000,
+    )
     for output in (tmp_path / "o.parquet", f"{tmp_path}/d/"):
-        release_partitioned(tmp_path / "in", ["by:group"], req, output, tmp_path / "s.json", tmp_path / "a.json",
-                            force=True, part_cells=3_000)
+        release_partitioned(
+            tmp_path / "in",
+            ["by:group"],
+            req,
+            output,
+            tmp_path / "s.json",
+            tmp_path / "a.json",
+            force=True,
+            part_cells=3_000,
+        )
     files = [tmp_path / "o.parquet", *sorted((tmp_path / "d").iterdir())]
     assert len(files) == 5
     for file in files:
@@ -239,11 +286,14 @@ def test_no_metadata_of_the_input_reaches_the_parts_or_a_dataset_whose_files_dif
     assert pq.read_table(tmp_path / "o.parquet").equals(pq.read_table(tmp_path / "f.parquet"))
 
 
-@pytest.mark.parametrize("change, reason", [
-    ({"norm": "l2", "delta": 1e-6, "seed": 1, "allow_chain": True}, "exact routes"),
-    ({"output": "o.csv"}, "written as Parquet"),
-    ({"cells": MIN_CELLS - 1}, "fewer than"),
-])
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        ({"norm": "l2", "delta": 1e-6, "seed": 1, "allow_chain": True}, "exact routes"),
+        ({"output": "o.csv"}, "written as Parquet"),
+        ({"cells": MIN_CELLS - 1}, "fewer than"),
+    ],
+)
 def test_what_the_parts_cannot_serve_is_left_to_the_whole_table(tmp_path, change, reason):
     cells = change.pop("cells", CELLS)
     path = tmp_path / "t.parquet"
@@ -262,14 +312,30 @@ def test_isdp_release_runs_a_large_parquet_table_in_parts(tmp_path, monkeypatch,
     path = _table(tmp_path, _nested())
 
     def release(table, out):
-        return main(["release", str(table), "--invariant", "by:state,county", "--invariant", "by:state,age", "--norm",
-                     "gaussian", "--delta", "1e-6", "--epsilon", "1", "-o", f"{tmp_path}/{out}", "--quiet"])
+        return main(
+            [
+                "release",
+                str(table),
+                "--invariant",
+                "by:state,county",
+                "--invariant",
+                "by:state,age",
+                "--norm",
+                "gaussian",
+                "--delta",
+                "1e-6",
+                "--epsilon",
+                "1",
+                "-o",
+                f"{tmp_path}/{out}",
+                "--quiet",
+            ]
+        )
 
     assert release(path, "o.parquet") == 0
     assert "(12000 cells, 440 invariants kept exactly, in 4 parts)" in capsys.readouterr().out
     assert release(path, "d/") == 0  # a dataset: the parts' files
-    assert f"released {tmp_path}/d/ (12000 cells, 440 invariants kept exactly, in 4 parts)" in \
-        capsys.readouterr().out
+    assert f"released {tmp_path}/d/ (12000 cells, 440 invariants kept exactly, in 4 parts)" in capsys.readouterr().out
     assert len(list((tmp_path / "d").iterdir())) == 4
     # a table whose partitions are not contiguous is released whole
     pq.write_table(pq.read_table(path).take(np.random.default_rng(0).permutation(CELLS)), tmp_path / "s.parquet")

@@ -24,12 +24,15 @@ def test_the_key_is_what_every_family_not_summed_from_another_includes():
     assert key == ("State", "county", "age") and spanning == ((1, ("county", "State")),)
 
 
-@pytest.mark.parametrize("families, reason", [
-    (["by:row", "by:col"], "no key column"),  # both margins of one table: no partition
-    (["all-margins"], "not a total by key columns"),
-    (["by:state,county", "by:state,age", "by:age"], "not on a subset"),  # a national age margin
-    (["by:nowhere"], "does not name key columns"),
-])
+@pytest.mark.parametrize(
+    "families, reason",
+    [
+        (["by:row", "by:col"], "no key column"),  # both margins of one table: no partition
+        (["all-margins"], "not a total by key columns"),
+        (["by:state,county", "by:state,age", "by:age"], "not on a subset"),  # a national age margin
+        (["by:nowhere"], "does not name key columns"),
+    ],
+)
 def test_families_without_a_partition_are_refused(families, reason):
     with pytest.raises(NotPartitionable, match=reason):
         partition_key(families, ["state", "county", "age", "row", "col"])
@@ -37,8 +40,9 @@ def test_families_without_a_partition_are_refused(families, reason):
 
 def _write(path, columns, counts=None):
     n = len(next(iter(columns.values())))
-    pq.write_table(pa.table({**columns, "count": np.ones(n, dtype=np.int64) if counts is None else counts}), path,
-                   row_group_size=7)
+    pq.write_table(
+        pa.table({**columns, "count": np.ones(n, dtype=np.int64) if counts is None else counts}), path, row_group_size=7
+    )
     return path
 
 
@@ -57,7 +61,7 @@ def test_a_directory_s_files_are_one_table_and_a_run_may_cross_them(tmp_path):
     _write(folder / "b.parquet", {"group": np.array([1, 2]), "cell": np.arange(3, 5)})
     layout = partition_layout(folder, ["total", "by:group"], part_cells=1)
     assert layout.file_rows == (3, 2) and layout.parts == ((0, 2, 0, 1), (2, 4, 1, 2), (4, 5, 2, 3))
-    (position, total), = layout.spanning
+    ((position, total),) = layout.spanning
     assert position == 0 and total.labels == ("total",) and total.members.tolist() == [0, 0, 0]
 
 
@@ -66,7 +70,7 @@ def test_spanning_totals_are_labelled_and_ordered_as_the_whole_table_s(tmp_path)
     state = np.array(["a", "a", "b", "b", "c", "c", "d", "d"])
     path = _write(tmp_path / "t.parquet", {"Region": region, "State": state, "age": np.arange(8) % 2})
     layout = partition_layout(path, ["by:state,region", "by:region"], part_cells=1)
-    (_, family), = layout.spanning
+    ((_, family),) = layout.spanning
     table = load_table(path)
     _, labels = constraint_matrix(table, ["by:region"])
     assert list(family.labels) == labels == ["by Region=North", "by Region=South"]
@@ -77,10 +81,13 @@ def test_spanning_totals_are_labelled_and_ordered_as_the_whole_table_s(tmp_path)
         partition_layout(path, ["by:state,region", "by:region"])
 
 
-@pytest.mark.parametrize("state, reason", [
-    (["A", "A", "B", "B", "A", "A"], "not contiguous"),
-    (["A", "A", "B", "B", "a", "a"], "look alike"),
-])
+@pytest.mark.parametrize(
+    "state, reason",
+    [
+        (["A", "A", "B", "B", "A", "A"], "not contiguous"),
+        (["A", "A", "B", "B", "a", "a"], "look alike"),
+    ],
+)
 def test_keys_seen_twice_or_alike_are_not_partitioned(tmp_path, state, reason):
     path = _write(tmp_path / "t.parquet", {"state": np.array(state), "age": np.arange(6)})
     with pytest.raises(NotPartitionable, match=reason):
@@ -98,8 +105,10 @@ def test_a_partition_total_the_search_cannot_set_aside_is_not_partitioned(tmp_pa
 
     b = ["z", "z", "y1", "y2", "y2", "z"]
     c = ["x", "x", "y", "y", "w", "w"]
-    path = _write(tmp_path / "t.parquet", {"state": np.repeat(["s1", "s2"], 6), "b": np.array(b * 2),
-                                           "c": np.array(c * 2), "id": np.arange(12)})
+    path = _write(
+        tmp_path / "t.parquet",
+        {"state": np.repeat(["s1", "s2"], 6), "b": np.array(b * 2), "c": np.array(c * 2), "id": np.arange(12)},
+    )
     families = ["total", "by:state,b", "by:state,c"]
     A, _ = constraint_matrix(load_table(path), families)
     assert len(blocks(A)) == 1  # the whole table: one block across both states

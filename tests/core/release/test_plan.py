@@ -41,8 +41,9 @@ def test_both_margins_of_a_50x23_table_are_refused_with_what_would_work_or_relea
     assert "--free-cells" in err and "fewer invariants" in err and "--norm gaussian --delta D" in err
     assert "--max-attempts 3" not in err  # 10^140 proposals: no budget would do, so none is offered
     only(tmp_path, "t.csv")
-    code, out, statement, _ = run_release(tmp_path, table, "--invariant", "all-margins", "--epsilon", "1",
-                                          "--free-cells")
+    code, out, statement, _ = run_release(
+        tmp_path, table, "--invariant", "all-margins", "--epsilon", "1", "--free-cells"
+    )
     s = json.loads(statement.read_text())
     released = np.loadtxt(out, delimiter=",", skiprows=1, usecols=2, dtype=np.int64).reshape(50, 23)
     x = np.loadtxt(table, delimiter=",", skiprows=1, usecols=2, dtype=np.int64).reshape(50, 23)
@@ -50,7 +51,8 @@ def test_both_margins_of_a_50x23_table_are_refused_with_what_would_work_or_relea
     assert np.array_equal(released.sum(axis=0), x.sum(axis=0)) and np.array_equal(released.sum(axis=1), x.sum(axis=1))
     assert len(s["route"]["solved_cells"]) == 50 + 23 - 1  # the last row and the last column
     assert s["route"]["noise_variance"]["solved_cells"]["r49|c22"] == pytest.approx(
-        49 * 22 * s["route"]["noise_variance"]["free_cell"])  # the corner carries every free cell
+        49 * 22 * s["route"]["noise_variance"]["free_cell"]
+    )  # the corner carries every free cell
     assert s["guarantee"]["per_person"]["epsilon"] == pytest.approx(1)
 
 
@@ -62,8 +64,7 @@ def test_a_chain_cannot_certify_a_publication_delta_and_the_refusal_says_how_far
 
     A = table_margins(6, 6)
     with pytest.raises(UncertifiableError) as refusal:
-        Plan.make(A, [f"m{i}" for i in range(A.shape[0])],
-                  Request(epsilon="1", delta=1e-6, allow_chain=True, seed=1))
+        Plan.make(A, [f"m{i}" for i in range(A.shape[0])], Request(epsilon="1", delta=1e-6, allow_chain=True, seed=1))
     said = str(refusal.value)
     assert "TV 2.69e-07" in said and "11,138,976 coupled pairs" in said and "at most 100,000" in said
     assert "cannot state a delta below about 0.00011" in said
@@ -77,17 +78,28 @@ def test_the_plan_of_a_table_holds_what_the_statement_states_of_it(tmp_path):
 
     (tmp_path / "county.csv").write_text("county,count\nA,22\nB,16\n")
     (tmp_path / "county_sex.csv").write_text("county,sex,count\nA,M,10\nA,F,12\nB,M,7\nB,F,9\n")
-    (tmp_path / "c.csv").write_text("constraint,county|A,county|B,county_sex|A|M,county_sex|A|F,county_sex|B|M,"
-                                    "county_sex|B|F\ncounty: total,1,0,0,0,0,0\n")
+    (tmp_path / "c.csv").write_text(
+        "constraint,county|A,county|B,county_sex|A|M,county_sex|A|F,county_sex|B|M,"
+        "county_sex|B|F\ncounty: total,1,0,0,0,0,0\n"
+    )
     tables = TableSet.of([load_table(tmp_path / "county.csv"), load_table(tmp_path / "county_sex.csv")])
     A, labels = constraint_matrix(tables, ["total@county"], tmp_path / "c.csv", ties=["by:county"])
     plan = Plan.of(tables, A, labels, Request(epsilon="1", rules=("total@county",), ties=("by:county",)))
     assert list(zip(plan.labels, plan.rules, strict=True)) == [
-        ("county: total", "total@county"), ("tie county=A: county = county_sex", "tie by:county"),
-        ("tie county=B: county = county_sex", "tie by:county"), ("county: total", None)]
+        ("county: total", "total@county"),
+        ("tie county=A: county = county_sex", "tie by:county"),
+        ("tie county=B: county = county_sex", "tie by:county"),
+        ("county: total", None),
+    ]
     assert plan.tables == (("county", 2), ("county_sex", 4)) and plan.tables_in_norm == (False, True)
-    assert plan.cell_labels == ("county|A", "county|B", "county_sex|A|M", "county_sex|A|F", "county_sex|B|M",
-                                "county_sex|B|F")
+    assert plan.cell_labels == (
+        "county|A",
+        "county|B",
+        "county_sex|A|M",
+        "county_sex|A|F",
+        "county_sex|B|M",
+        "county_sex|B|F",
+    )
     assert Plan.make(A, labels, Request(epsilon="1"), tables.groups).rules == ()  # make alone reads no table
 
 

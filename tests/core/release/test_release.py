@@ -30,8 +30,9 @@ def _draws(A, eps, n, *, seed=1):
 # --------------------------------------------------------------------------- exact laws
 
 
-@pytest.mark.parametrize("A, eps", [(np.ones((1, 3), dtype=np.int64), "1/2"), (table_margins(2, 3), "1")],
-                         ids=["sum of 3", "2x3 margins"])
+@pytest.mark.parametrize(
+    "A, eps", [(np.ones((1, 3), dtype=np.int64), "1/2"), (table_margins(2, 3), "1")], ids=["sum of 3", "2x3 margins"]
+)
 def test_exact_sampler_draws_the_l1_generalized_laplace(A, eps):
     """Against the enumerated target on Λ(A) (the 2×3 margins are rank-deficient: a row is dropped)."""
     lattice = IntegerLattice.from_constraints(A)
@@ -94,8 +95,9 @@ def test_integral_solve_on_margins_and_its_absence():
 
 def test_certificate_meets_its_target_and_delta_follows_the_derivation():
     lattice = IntegerLattice.from_constraints(table_margins(2, 3))
-    _, cert = certify_chain(lattice, generalized_laplace(1.0, "l2"), threshold=0.05, n_pairs=200, max_iter=10_000,
-                            seed=3)
+    _, cert = certify_chain(
+        lattice, generalized_laplace(1.0, "l2"), threshold=0.05, n_pairs=200, max_iter=10_000, seed=3
+    )
     # η is the exact 95 % bound at the run length: one term, the pairs not met by then out of 200
     iterations = cert.burn_in(floor=1)
     eta = float(cert.bound(iterations)[0])
@@ -119,8 +121,9 @@ def test_certificate_refuses_a_budget_too_small_and_a_target_below_resolution():
 def test_certified_chain_release_states_delta_per_person_within_the_request(tmp_path):
     table = tmp_path / "t.csv"
     table.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
-    code, _, statement, _ = run_release(tmp_path, table, "--invariant", "all-margins", "--norm", "l2", "--epsilon", "1",
-                                        "--delta", "0.2")
+    code, _, statement, _ = run_release(
+        tmp_path, table, "--invariant", "all-margins", "--norm", "l2", "--epsilon", "1", "--delta", "0.2"
+    )
     assert code == 0
     p = json.loads(statement.read_text())
     cert, g = p["route"]["certificate"], p["guarantee"]
@@ -137,8 +140,9 @@ def test_gaussian_release_is_exact_and_meets_epsilon_delta_per_person(tmp_path):
 
     small = tmp_path / "s.csv"
     small.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
-    code, _, statement, _ = run_release(tmp_path, small, "--invariant", "all-margins", "--norm", "gaussian",
-                                        "--epsilon", "2", "--delta", "1e-6")
+    code, _, statement, _ = run_release(
+        tmp_path, small, "--invariant", "all-margins", "--norm", "gaussian", "--epsilon", "2", "--delta", "1e-6"
+    )
     p = json.loads(statement.read_text())
     g = p["guarantee"]["per_person"]
     sigma = Fraction(p["mechanism"]["sigma"])
@@ -158,8 +162,20 @@ def test_no_silent_fallback_to_the_chain(tmp_path, capsys):
     small.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
     extra = tmp_path / "extra.csv"
     extra.write_text("constraint,u|a,u|b,u|c,v|a,v|b,v|c\nu: a and b,1,1,0,0,0,0\n")
-    args = ["--invariant", "all-margins", "--constraints", str(extra), "--norm", "gaussian", "--epsilon", "1",
-            "--delta", "0.2", "--max-attempts", "2"]
+    args = [
+        "--invariant",
+        "all-margins",
+        "--constraints",
+        str(extra),
+        "--norm",
+        "gaussian",
+        "--epsilon",
+        "1",
+        "--delta",
+        "0.2",
+        "--max-attempts",
+        "2",
+    ]
     code, *_ = run_release(tmp_path, small, *args)
     assert code == 5 and "beyond --max-attempts 2: nothing is released" in capsys.readouterr().err
     only(tmp_path, "s.csv", "extra.csv")
@@ -229,16 +245,32 @@ def test_a_forecast_within_budget_that_accepts_nothing_is_still_refused(tmp_path
 
 def _nested_table(path: Path) -> Path:
     """Two states (one of a single county) × counties × two age groups."""
-    rows = [("S", "c1", "a0", 3), ("S", "c1", "a1", 4), ("S", "c2", "a0", 5), ("S", "c2", "a1", 1),
-            ("S", "c3", "a0", 2), ("S", "c3", "a1", 2), ("T", "d1", "a0", 6), ("T", "d1", "a1", 0)]
+    rows = [
+        ("S", "c1", "a0", 3),
+        ("S", "c1", "a1", 4),
+        ("S", "c2", "a0", 5),
+        ("S", "c2", "a1", 1),
+        ("S", "c3", "a0", 2),
+        ("S", "c3", "a1", 2),
+        ("T", "d1", "a0", 6),
+        ("T", "d1", "a1", 0),
+    ]
     path.write_text("state,county,age,count\n" + "".join(f"{s},{c},{a},{v}\n" for s, c, a, v in rows))
     return path
 
 
 def test_a_nested_release_keeps_every_level_exactly(tmp_path):
     table = _nested_table(tmp_path / "t.csv")
-    nested = ["--invariant", "total", "--invariant", "by:state", "--invariant", "by:state,county",
-              "--invariant", "by:state,age"]
+    nested = [
+        "--invariant",
+        "total",
+        "--invariant",
+        "by:state",
+        "--invariant",
+        "by:state,county",
+        "--invariant",
+        "by:state,age",
+    ]
     code, out, statement, _ = run_release(tmp_path, table, *nested, "--epsilon", "1")
     assert code == 0
     s = json.loads(statement.read_text())
@@ -255,25 +287,32 @@ def test_the_gaussian_route_draws_margins_and_totals_by_klein_with_even_noise(tm
     draw), every cell the same variance, at most the stated σ²(1 − 1/r)(1 − 1/c), the invariants exact."""
     r, c = 8, 6
     rng = np.random.default_rng(0)
-    rows = ["g," + ",".join(f"c{j}" for j in range(c))] + [f"r{i}," + ",".join(str(v) for v in rng.poisson(30, c))
-                                                            for i in range(r)]
+    rows = ["g," + ",".join(f"c{j}" for j in range(c))] + [
+        f"r{i}," + ",".join(str(v) for v in rng.poisson(30, c)) for i in range(r)
+    ]
     table = tmp_path / "t.csv"
     table.write_text("\n".join(rows) + "\n")
-    code, out, statement, audit = run_release(tmp_path, table, "--invariant", "all-margins", "--norm", "gaussian",
-                                              "--epsilon", "1", "--delta", "1e-6")
+    code, out, statement, audit = run_release(
+        tmp_path, table, "--invariant", "all-margins", "--norm", "gaussian", "--epsilon", "1", "--delta", "1e-6"
+    )
     assert code == 0
     p = json.loads(statement.read_text())
     blocks = p["route"]["blocks"]
     sigma = float(Fraction(p["mechanism"]["sigma"]))
-    assert blocks == [{"invariants": "both margins", "cells": r * c, "grid": [r, c], "blocks": 1,
-                       "noise_variance_per_cell_at_most": pytest.approx(sigma**2 * (1 - 1 / r) * (1 - 1 / c))}]
+    assert blocks == [
+        {
+            "invariants": "both margins",
+            "cells": r * c,
+            "grid": [r, c],
+            "blocks": 1,
+            "noise_variance_per_cell_at_most": pytest.approx(sigma**2 * (1 - 1 / r) * (1 - 1 / c)),
+        }
+    ]
     assert "Klein" in p["route"]["sampler"] and p["route"]["solved_cells"] == []
     assert json.loads(audit.read_text())["exact_sampler"]["attempts"] <= 2
     x = np.array([[int(v) for v in line.split(",")[1:]] for line in rows[1:]])
     y = np.array([[int(v) for v in line.split(",")[1:]] for line in out.read_text().splitlines()[1:]])
     assert (y.sum(axis=0) == x.sum(axis=0)).all() and (y.sum(axis=1) == x.sum(axis=1)).all() and (y != x).any()
-
-
 
 
 # --------------------------------------------------------------------------- what the plan accepts, the draw serves
@@ -348,8 +387,11 @@ def test_the_command_releases_an_epsilon_beyond_the_kernel_and_refuses_noise_bey
     table = tmp_path / "t.csv"
     table.write_text("k,count\na,1\nb,2\nc,3\n")
     code, out, statement, _ = run_release(tmp_path, table, "--invariant", "total", "--epsilon", "0.1234567891")
-    assert code == 0 and out.exists() and json.loads(statement.read_text())["requested"]["epsilon_per_person"] == (
-        "0.1234567891")
+    assert (
+        code == 0
+        and out.exists()
+        and json.loads(statement.read_text())["requested"]["epsilon_per_person"] == ("0.1234567891")
+    )
     for path in tmp_path.glob("out.csv*"):
         path.unlink()
     constraints = tmp_path / "big.csv"

@@ -35,8 +35,9 @@ ROUTES = {
 
 
 @pytest.mark.parametrize("route", sorted(ROUTES))
-def test_the_statement_and_the_output_do_not_distinguish_tables_with_the_same_invariants(tmp_path, monkeypatch,
-                                                                                          capsys, route):
+def test_the_statement_and_the_output_do_not_distinguish_tables_with_the_same_invariants(
+    tmp_path, monkeypatch, capsys, route
+):
     """The attacker of the hash leak: two tables one swap apart (same margins), the same options and
     seed. Their publishable statements and everything printed must be byte-identical; only the
     confidential audit record (which holds the input's hash) and the released cells differ."""
@@ -48,8 +49,9 @@ def test_the_statement_and_the_output_do_not_distinguish_tables_with_the_same_in
         monkeypatch.chdir(d)
         assert main(["release", "t.csv", "--invariant", "all-margins", *ROUTES[route], "-o", "out.csv", *SEEDED]) == 0
         out = capsys.readouterr()
-        seen.append(((d / "out.csv.statement.json").read_bytes(), out.out, out.err,
-                     (d / "out.csv.audit.json").read_bytes()))
+        seen.append(
+            ((d / "out.csv.statement.json").read_bytes(), out.out, out.err, (d / "out.csv.audit.json").read_bytes())
+        )
     (s0, out0, err0, audit0), (s1, out1, err1, audit1) = seen
     assert s0 == s1 and out0 == out1 and err0 == err1
     assert audit0 != audit1  # the audit record would tell them apart: it is the confidential file
@@ -65,24 +67,48 @@ def test_the_dry_run_reads_no_count_and_states_what_a_run_states(tmp_path, monke
     assert main(["release", "labels.csv", "--invariant", "all-margins", "--epsilon", "1", "--dry-run"]) == 0
     planned = json.loads(capsys.readouterr().out)
     assert planned["dry_run"] and all("value" not in inv for inv in planned["invariants"])
-    assert main(["release", "t.csv", "--invariant", "all-margins", "--epsilon", "1", "-o", "out.csv",
-                 "--no-progress"]) == 0
+    assert (
+        main(["release", "t.csv", "--invariant", "all-margins", "--epsilon", "1", "-o", "out.csv", "--no-progress"])
+        == 0
+    )
     made = json.loads((tmp_path / "out.csv.statement.json").read_text())
     for key in ("guarantee", "mechanism", "route", "requested", "cells", "randomness", "publishable"):
         assert planned[key] == made[key], key
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.csv", "out.csv", "out.csv.audit.json",
-                                                          "out.csv.statement.json", "t.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "labels.csv",
+        "out.csv",
+        "out.csv.audit.json",
+        "out.csv.statement.json",
+        "t.csv",
+    ]
 
 
 def test_the_cli_states_the_smallest_change_first_where_no_one_or_two_persons_change_keeps_the_invariants(
-        tmp_path, capsys):
+    tmp_path, capsys
+):
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,3\n")
     (tmp_path / "c.csv").write_text("constraint,u|a,u|b\nw,3,1\n")
-    assert main(["release", str(tmp_path / "t.csv"), "--constraints", str(tmp_path / "c.csv"), "--epsilon", "1",
-                 "-o", str(tmp_path / "out.csv"), *SEEDED]) == 0
+    assert (
+        main(
+            [
+                "release",
+                str(tmp_path / "t.csv"),
+                "--constraints",
+                str(tmp_path / "c.csv"),
+                "--epsilon",
+                "1",
+                "-o",
+                str(tmp_path / "out.csv"),
+                *SEEDED,
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
-    assert ("guarantee per 3 persons (the smallest change the invariants absorb): 2-DP for any two tables with the "
-            "same invariants that differ in 3 persons' records") in printed
+    assert (
+        "guarantee per 3 persons (the smallest change the invariants absorb): 2-DP for any two tables with the "
+        "same invariants that differ in 3 persons' records"
+    ) in printed
     assert "but no change of fewer than 3 persons keeps the invariants" in printed
     statement = json.loads((tmp_path / "out.csv.statement.json").read_text())["guarantee"]
     assert statement["headline"]["persons"] == 3 and statement["smallest_change"]["l1"] == 4
@@ -90,8 +116,25 @@ def test_the_cli_states_the_smallest_change_first_where_no_one_or_two_persons_ch
 
 def test_a_dry_run_of_the_chain_states_the_most_it_may_reach(tmp_path, capsys):
     (tmp_path / "t.csv").write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
-    assert main(["release", str(tmp_path / "t.csv"), "--invariant", "all-margins", "--norm", "l2", "--epsilon", "1",
-                 "--delta", "0.2", "--dry-run", *SEEDED]) == 0
+    assert (
+        main(
+            [
+                "release",
+                str(tmp_path / "t.csv"),
+                "--invariant",
+                "all-margins",
+                "--norm",
+                "l2",
+                "--epsilon",
+                "1",
+                "--delta",
+                "0.2",
+                "--dry-run",
+                *SEEDED,
+            ]
+        )
+        == 0
+    )
     planned = json.loads(capsys.readouterr().out)
     assert planned["route"]["name"] == "certified chain" and planned["route"]["pairs"] >= 200
     assert planned["guarantee"]["per_person"]["delta"] == pytest.approx(0.2)
@@ -147,8 +190,10 @@ def test_free_cell_route_privacy_loss_is_at_most_the_stated_epsilon(case):
 # is the largest over the residue classes of ⟨u, v⟩ (isdp.exact), within a fraction of a per cent of
 # the lattice's own at a publication's (1, 1e-6) (docs/method.md §11 states 0.2 % for the total, 1 % for the
 # swap); the coarser (3, 1e-3) gives σ ≈ 1.5, where the classes differ more.
-GAUSSIAN_TIGHTNESS = {("1", 1e-6): {"total, one person moves": 0.998, "margins, two persons swap": 0.99},
-                      ("3", 1e-3): {"total, one person moves": 0.9, "margins, two persons swap": 0.9}}
+GAUSSIAN_TIGHTNESS = {
+    ("1", 1e-6): {"total, one person moves": 0.998, "margins, two persons swap": 0.99},
+    ("3", 1e-3): {"total, one person moves": 0.9, "margins, two persons swap": 0.9},
+}
 
 
 @pytest.mark.parametrize("request_", sorted(GAUSSIAN_TIGHTNESS), ids=str)
@@ -263,10 +308,22 @@ TIED_X = np.array([3, 2, 1, 2, 1, 1])
 CROSSED = np.array([[1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, -1, -1, 0, 0], [0, 0, 1, 1, 0, 0, -1, -1]])
 CROSSED_X = np.array([1, 2, 1, 1, 2, 1, 1, 1])
 TABLE_CASES = {
-    "derived table, a person moves county": (TIED, [np.arange(2), np.arange(2, 6)], TIED_X,
-                                             np.array([-1, 1, -1, 0, 0, 1]), (False, True), 20),
-    "two tables in the norm, a person moves county": (CROSSED, [np.arange(4), np.arange(4, 8)], CROSSED_X,
-                                                      np.array([-1, 0, 0, 1, -1, 0, 1, 0]), (True, True), 5),
+    "derived table, a person moves county": (
+        TIED,
+        [np.arange(2), np.arange(2, 6)],
+        TIED_X,
+        np.array([-1, 1, -1, 0, 0, 1]),
+        (False, True),
+        20,
+    ),
+    "two tables in the norm, a person moves county": (
+        CROSSED,
+        [np.arange(4), np.arange(4, 8)],
+        CROSSED_X,
+        np.array([-1, 0, 0, 1, -1, 0, 1, 0]),
+        (True, True),
+        5,
+    ),
 }
 
 

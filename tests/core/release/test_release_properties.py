@@ -25,12 +25,26 @@ from isdp.tables import constraint_matrix, load_table
 FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
 #: ε per person at the boundaries the plan and the samplers meet: the range's ends, the compiled kernel's 2**31
 #: limit on ε/2's numerator and denominator, decimals whose fraction has a denominator beyond it
-BOUNDARY_EPSILONS = ("1e-9", "0.000000001", "1.000000001e-9", "700", "699.9999999", "7/2000000000", "0.1234567891",
-                     "0.3333333333", "2147483647/2147483648", "4294967294/2147483647", "3/2147483648", "0.002", "1")
+BOUNDARY_EPSILONS = (
+    "1e-9",
+    "0.000000001",
+    "1.000000001e-9",
+    "700",
+    "699.9999999",
+    "7/2000000000",
+    "0.1234567891",
+    "0.3333333333",
+    "2147483647/2147483648",
+    "4294967294/2147483647",
+    "3/2147483648",
+    "0.002",
+    "1",
+)
 epsilons = st.one_of(
     st.sampled_from(BOUNDARY_EPSILONS),
     st.fractions(Fraction(1, 10**9), 700, max_denominator=2**40).map(str),
-    st.decimals(Fraction(1, 10**9), 700, places=10).map(str))
+    st.decimals(Fraction(1, 10**9), 700, places=10).map(str),
+)
 deltas = st.one_of(st.sampled_from(["1e-6", Fraction(1, 3), 1e-12, 1e-300, 0.5]), st.floats(1e-12, 0.5))
 seeds = st.one_of(st.none(), st.integers(0, 2**70))
 
@@ -45,7 +59,8 @@ def tables(draw):
         families = FAMILIES + ("by:a", "by:b")
     else:
         lines = ["g," + ",".join(f"y{j}" for j in range(c))] + [
-            f"x{i}," + ",".join(str(counts[i * c + j]) for j in range(c)) for i in range(r)]
+            f"x{i}," + ",".join(str(counts[i * c + j]) for j in range(c)) for i in range(r)
+        ]
         families = FAMILIES
     rules = draw(st.lists(st.sampled_from(families), min_size=1, max_size=2, unique=True))
     return "\n".join(lines) + "\n", tuple(rules)
@@ -62,8 +77,12 @@ def _compiled(epsilon: str) -> bool:
 def requests(draw, long: bool = True):
     """A request's options; ``uncertainty`` only for a long table (the columns it adds)."""
     route = draw(st.sampled_from(["l1", "free-cells", "gaussian"]))
-    options = {"epsilon": draw(epsilons), "seed": draw(seeds), "norm": "gaussian" if route == "gaussian" else "l1",
-               "free_cells": route == "free-cells"}
+    options = {
+        "epsilon": draw(epsilons),
+        "seed": draw(seeds),
+        "norm": "gaussian" if route == "gaussian" else "l1",
+        "free_cells": route == "free-cells",
+    }
     if route == "gaussian":
         options["delta"] = draw(deltas)
     if draw(st.integers(0, 3)) == 0:
@@ -111,32 +130,70 @@ def test_a_valid_request_is_released_keeping_every_invariant_as_its_dry_run_said
     assert set(planned) - {"dry_run"} == set(release.statement)
 
 
-BAD_OPTIONS = [
-    {"epsilon": bad} for bad in (0, -1, "0", "1e-10", 701, "1_0", "abc", "\u0663", float("nan"), float("inf"), True,
-                                 None, [1], b"1", "1/0")
-] + [
-    {"epsilon": "1", "norm": "gaussian", "delta": bad} for bad in (0, 1, 1.5, "x", float("nan"), True, None)
-] + [
-    {"epsilon": "1", "delta": 1e-6},  # a δ given to the pure ℓ1 route
-    {"epsilon": "1", "norm": "L1"}, {"epsilon": "1", "norm": None},
-    {"epsilon": "1", "seed": -1}, {"epsilon": "1", "seed": 1.5}, {"epsilon": "1", "seed": "3"},
-    {"epsilon": "1", "seed": True},
-    {"epsilon": "1", "max_attempts": 1}, {"epsilon": "1", "max_attempts": 2.5}, {"epsilon": "1", "max_attempts": True},
-    {"epsilon": "1", "uncertainty": 0}, {"epsilon": "1", "uncertainty": 1.5}, {"epsilon": "1", "uncertainty": "x"},
-    {"epsilon": "1", "uncertainty": float("nan")}, {"epsilon": "1", "free_cells": "no"},
-    {"epsilon": "1", "free_cells": True, "norm": "gaussian", "delta": 1e-6},
-    {"epsilon": "1", "allow_chain": True, "delta": 0.1},  # the chain without a seed: refused for publication
-]
+BAD_OPTIONS = (
+    [
+        {"epsilon": bad}
+        for bad in (
+            0,
+            -1,
+            "0",
+            "1e-10",
+            701,
+            "1_0",
+            "abc",
+            "\u0663",
+            float("nan"),
+            float("inf"),
+            True,
+            None,
+            [1],
+            b"1",
+            "1/0",
+        )
+    ]
+    + [{"epsilon": "1", "norm": "gaussian", "delta": bad} for bad in (0, 1, 1.5, "x", float("nan"), True, None)]
+    + [
+        {"epsilon": "1", "delta": 1e-6},  # a δ given to the pure ℓ1 route
+        {"epsilon": "1", "norm": "L1"},
+        {"epsilon": "1", "norm": None},
+        {"epsilon": "1", "seed": -1},
+        {"epsilon": "1", "seed": 1.5},
+        {"epsilon": "1", "seed": "3"},
+        {"epsilon": "1", "seed": True},
+        {"epsilon": "1", "max_attempts": 1},
+        {"epsilon": "1", "max_attempts": 2.5},
+        {"epsilon": "1", "max_attempts": True},
+        {"epsilon": "1", "uncertainty": 0},
+        {"epsilon": "1", "uncertainty": 1.5},
+        {"epsilon": "1", "uncertainty": "x"},
+        {"epsilon": "1", "uncertainty": float("nan")},
+        {"epsilon": "1", "free_cells": "no"},
+        {"epsilon": "1", "free_cells": True, "norm": "gaussian", "delta": 1e-6},
+        {"epsilon": "1", "allow_chain": True, "delta": 0.1},  # the chain without a seed: refused for publication
+    ]
+)
 
 
 def _bad_matrices(cells: int) -> list:
-    return [np.array([[1.0] * (cells - 1) + [1.5]]), np.array([[np.nan] * cells]), np.ones((1, cells), dtype=bool),
-            np.ones((1, cells + 1), dtype=np.int64), np.ones(cells, dtype=np.int64), np.zeros((0, cells)),
-            np.array([["1"] * cells], dtype=object), np.array([[2.0**64] * cells])]
+    return [
+        np.array([[1.0] * (cells - 1) + [1.5]]),
+        np.array([[np.nan] * cells]),
+        np.ones((1, cells), dtype=bool),
+        np.ones((1, cells + 1), dtype=np.int64),
+        np.ones(cells, dtype=np.int64),
+        np.zeros((0, cells)),
+        np.array([["1"] * cells], dtype=object),
+        np.array([[2.0**64] * cells]),
+    ]
 
 
-@given(table=tables(), bad=st.sampled_from(range(len(BAD_OPTIONS))), which=st.sampled_from(["options", "A", "labels"]),
-       matrix=st.integers(0, 7), labels=st.sampled_from([None, "total", [], [1], ["a"] * 50]))
+@given(
+    table=tables(),
+    bad=st.sampled_from(range(len(BAD_OPTIONS))),
+    which=st.sampled_from(["options", "A", "labels"]),
+    matrix=st.integers(0, 7),
+    labels=st.sampled_from([None, "total", [], [1], ["a"] * 50]),
+)
 def test_an_invalid_request_is_refused_with_a_message_and_nothing_else(table, bad, which, matrix, labels):
     text, rules = table
     with tempfile.TemporaryDirectory() as tmp:

@@ -64,8 +64,9 @@ def test_the_joint_sampler_draws_the_finer_tables_law_and_derives_the_coarser(tm
 
 def _release(tmp_path, *extra, tables=("county", "county_sex"), code=0):
     outputs = [arg for name in tables for arg in ("-o", str(tmp_path / f"out_{name}.csv"))]
-    got = main(["release", *(str(tmp_path / f"{name}.csv") for name in tables), *outputs, "--epsilon", "1",
-                *extra, *SEEDED])
+    got = main(
+        ["release", *(str(tmp_path / f"{name}.csv") for name in tables), *outputs, "--epsilon", "1", *extra, *SEEDED]
+    )
     assert got == code
     statement = tmp_path / f"out_{tables[0]}.csv.statement.json"
     return json.loads(statement.read_text()) if code == 0 else None
@@ -107,16 +108,21 @@ def test_the_gaussian_over_two_tables_counts_both(tmp_path):
     assert two.guarantee().at(1)["epsilon"] <= 1.0
 
 
-@pytest.mark.parametrize("extra, tables, code, says", [
-    (["--tie", "by:county"], ("county", "county_sex"), 4, "disagree where they are tied"),
-    (["--tie", "by:sex"], ("county", "county_sex"), 2, "fewer than two tables"),
-    (["--invariant", "total@nowhere"], ("county", "county_sex"), 2, "no table called"),
-    (["--tie", "by:county", "--allow-chain", "--delta", "0.1"], ("county", "county_sex"), 2, "exact routes only"),
-    (["--tie", "by:county"], ("county", "county_other"), 3, "do not have the same groups"),
-], ids=["tie broken", "tie on nothing", "unknown table", "chain", "groups differ"])
+@pytest.mark.parametrize(
+    "extra, tables, code, says",
+    [
+        (["--tie", "by:county"], ("county", "county_sex"), 4, "disagree where they are tied"),
+        (["--tie", "by:sex"], ("county", "county_sex"), 2, "fewer than two tables"),
+        (["--invariant", "total@nowhere"], ("county", "county_sex"), 2, "no table called"),
+        (["--tie", "by:county", "--allow-chain", "--delta", "0.1"], ("county", "county_sex"), 2, "exact routes only"),
+        (["--tie", "by:county"], ("county", "county_other"), 3, "do not have the same groups"),
+    ],
+    ids=["tie broken", "tie on nothing", "unknown table", "chain", "groups differ"],
+)
 def test_bad_sets_of_tables_are_refused_naming_the_problem(tmp_path, capsys, extra, tables, code, says):
-    _tables(tmp_path, county="county,count\nA,22\nB,17\n", county_sex=COUNTY_SEX,
-            county_other="county,count\nA,22\nC,16\n")
+    _tables(
+        tmp_path, county="county,count\nA,22\nB,17\n", county_sex=COUNTY_SEX, county_other="county,count\nA,22\nC,16\n"
+    )
     if code != 4:
         (tmp_path / "county.csv").write_text(COUNTY)
     _release(tmp_path, *extra, tables=tables, code=code)
@@ -127,8 +133,20 @@ def test_bad_sets_of_tables_are_refused_naming_the_problem(tmp_path, capsys, ext
 
 def test_one_output_per_table(tmp_path, capsys):
     _tables(tmp_path, county=COUNTY, county_sex=COUNTY_SEX)
-    got = main(["release", str(tmp_path / "county.csv"), str(tmp_path / "county_sex.csv"), "-o",
-                str(tmp_path / "out.csv"), "--epsilon", "1", "--tie", "by:county", *SEEDED])
+    got = main(
+        [
+            "release",
+            str(tmp_path / "county.csv"),
+            str(tmp_path / "county_sex.csv"),
+            "-o",
+            str(tmp_path / "out.csv"),
+            "--epsilon",
+            "1",
+            "--tie",
+            "by:county",
+            *SEEDED,
+        ]
+    )
     assert got == 2 and "one -o/--output per table" in capsys.readouterr().err
     assert not list(tmp_path.glob("out*"))
 
@@ -138,7 +156,20 @@ def test_a_dry_run_of_two_tables_reads_no_count(tmp_path, capsys):
     for name in ("county", "county_sex"):  # counts that break the tie: a dry run never reads them
         path = tmp_path / f"{name}.csv"
         path.write_text(path.read_text().replace("22", "99").replace("10", "1"))
-    assert main(["release", str(tmp_path / "county.csv"), str(tmp_path / "county_sex.csv"), "--epsilon", "1",
-                 "--tie", "by:county", "--dry-run"]) == 0
+    assert (
+        main(
+            [
+                "release",
+                str(tmp_path / "county.csv"),
+                str(tmp_path / "county_sex.csv"),
+                "--epsilon",
+                "1",
+                "--tie",
+                "by:county",
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     planned = json.loads(capsys.readouterr().out)
     assert planned["dry_run"] and [t["in_norm"] for t in planned["tables"]] == [False, True]

@@ -14,8 +14,9 @@ SEEDED = ["--seed", "3", "--reproducible-not-for-publication", "--no-progress"]
 
 
 def _long_table(path, states: int, counties: int, rng) -> None:
-    lines = ["state,county,count"] + [f"S{s},C{c},{rng.integers(0, 50)}"
-                                      for s in range(states) for c in range(counties)]
+    lines = ["state,county,count"] + [
+        f"S{s},C{c},{rng.integers(0, 50)}" for s in range(states) for c in range(counties)
+    ]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -44,10 +45,16 @@ def test_the_statement_does_not_grow_with_the_cells(tmp_path, capsys):
 def test_each_rule_states_the_sum_of_the_cells_its_label_names(tmp_path, capsys):
     rng = np.random.default_rng(6)
     _long_table(tmp_path / "t.csv", 3, 4, rng)
-    (tmp_path / "c.csv").write_text("constraint," + ",".join(f"S{s}|C{c}" for s in range(3) for c in range(4))
-                                    + "\ntwo counties," + ",".join(["1", "1"] + ["0"] * 10) + "\n")
-    statement, out = _statement(tmp_path, "t", "--invariant", "total", "--invariant", "by:state",
-                                "--constraints", str(tmp_path / "c.csv"))
+    (tmp_path / "c.csv").write_text(
+        "constraint,"
+        + ",".join(f"S{s}|C{c}" for s in range(3) for c in range(4))
+        + "\ntwo counties,"
+        + ",".join(["1", "1"] + ["0"] * 10)
+        + "\n"
+    )
+    statement, out = _statement(
+        tmp_path, "t", "--invariant", "total", "--invariant", "by:state", "--constraints", str(tmp_path / "c.csv")
+    )
     capsys.readouterr()
     released = [line.split(",") for line in out.read_text().splitlines()[1:]]
     by_state: dict[str, int] = {}
@@ -79,8 +86,9 @@ def test_the_gaussian_rejection_text_names_sigma_before_using_it(tmp_path, capsy
     """The text wrote exp(... / (2·239329/40000^2)), which reads as 2·239329/40000² = 3e-4 (issue 64)."""
     (tmp_path / "w.csv").write_text("g,a,b,c\nu,5,3,2\n")
     (tmp_path / "c.csv").write_text("constraint,u|a,u|b,u|c,value\nweighted,1,2,3,17\n")  # not a total: rejection
-    statement, _ = _statement(tmp_path, "w", "--constraints", str(tmp_path / "c.csv"), "--norm", "gaussian",
-                              "--delta", "1e-6")
+    statement, _ = _statement(
+        tmp_path, "w", "--constraints", str(tmp_path / "c.csv"), "--norm", "gaussian", "--delta", "1e-6"
+    )
     capsys.readouterr()
     text = statement["route"]["sampler"]
     assert "(2 sigma^2)), sigma = " in text and "^2 /" not in text.replace("sigma)^2 /", ""), text

@@ -16,8 +16,16 @@ from isdp.tables import constraint_matrix, load_table, read_constraint_file
 
 def _nested_table(path: Path) -> Path:
     """Two states (one of a single county) × counties × two age groups."""
-    rows = [("S", "c1", "a0", 3), ("S", "c1", "a1", 4), ("S", "c2", "a0", 5), ("S", "c2", "a1", 1),
-            ("S", "c3", "a0", 2), ("S", "c3", "a1", 2), ("T", "d1", "a0", 6), ("T", "d1", "a1", 0)]
+    rows = [
+        ("S", "c1", "a0", 3),
+        ("S", "c1", "a1", 4),
+        ("S", "c2", "a0", 5),
+        ("S", "c2", "a1", 1),
+        ("S", "c3", "a0", 2),
+        ("S", "c3", "a1", 2),
+        ("T", "d1", "a0", 6),
+        ("T", "d1", "a1", 0),
+    ]
     path.write_text("state,county,age,count\n" + "".join(f"{s},{c},{a},{v}\n" for s, c, a, v in rows))
     return path
 
@@ -54,12 +62,28 @@ def test_the_margin_families_of_a_wide_table(tmp_path):
         constraint_matrix(table, ["diagonal"])
 
 
-@pytest.mark.parametrize("text, error, message", [
-    ("constraint,u|a,u|b,v|a\nfirst,1,1,0\n", InputError, "must name the table's 4 cells"),
-    ("constraint,u|a,u|b,v|a,v|b\nnone,0,0,0,0\n", InputError, "line 2: constraint 'none' has no non-zero coefficient"),
-    ("constraint,u|a,u|b,v|a,v|b\nhalf,1,0.5,0,0\n", InputError, "line 2: the coefficient of 'u|b' is not an integer"),
-    ("constraint,u|a,u|b,v|a,v|b,value\nall,1,1,1,1,99\n", InfeasibleError, "states the value 99, the table gives 10"),
-], ids=["wrong header", "no coefficient", "not an integer", "value disagrees"])
+@pytest.mark.parametrize(
+    "text, error, message",
+    [
+        ("constraint,u|a,u|b,v|a\nfirst,1,1,0\n", InputError, "must name the table's 4 cells"),
+        (
+            "constraint,u|a,u|b,v|a,v|b\nnone,0,0,0,0\n",
+            InputError,
+            "line 2: constraint 'none' has no non-zero coefficient",
+        ),
+        (
+            "constraint,u|a,u|b,v|a,v|b\nhalf,1,0.5,0,0\n",
+            InputError,
+            "line 2: the coefficient of 'u|b' is not an integer",
+        ),
+        (
+            "constraint,u|a,u|b,v|a,v|b,value\nall,1,1,1,1,99\n",
+            InfeasibleError,
+            "states the value 99, the table gives 10",
+        ),
+    ],
+    ids=["wrong header", "no coefficient", "not an integer", "value disagrees"],
+)
 def test_a_constraint_file_is_refused_naming_the_problem(tmp_path, text, error, message):
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
     (tmp_path / "c.csv").write_text(text)

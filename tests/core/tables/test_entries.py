@@ -11,9 +11,20 @@ from isdp.tables import load_table, read_table_csv
 SECRET = "987654"
 
 
-@pytest.mark.parametrize("entry", [f"-{SECRET}", f"{SECRET}.5", f"{SECRET[:3]}_{SECRET[3:]}", f"{SECRET}x",
-                                   "\u0669\u0668\u0667\u0666\u0665\u0664", SECRET * 4, f"{SECRET[:3]},{SECRET[3:]}",
-                                   f"{SECRET}e3", f"+{SECRET}" + "0" * 5000])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        f"-{SECRET}",
+        f"{SECRET}.5",
+        f"{SECRET[:3]}_{SECRET[3:]}",
+        f"{SECRET}x",
+        "\u0669\u0668\u0667\u0666\u0665\u0664",
+        SECRET * 4,
+        f"{SECRET[:3]},{SECRET[3:]}",
+        f"{SECRET}e3",
+        f"+{SECRET}" + "0" * 5000,
+    ],
+)
 @pytest.mark.parametrize("layout", ["wide", "long"])
 def test_no_message_quotes_an_entry(tmp_path, entry, layout):
     """A refused count is named by its row and column (or line), with the kind of problem, never by its value."""

@@ -38,8 +38,16 @@ def test_labels_of_a_sliced_arrow_array_are_read_from_its_offset():
 
 def test_a_plain_parquet_tables_keys_are_held_as_codes_and_read_as_tuples(tmp_path):
     n = 600
-    pq.write_table(pa.table({"group": [f"b{i // 100}" for i in range(n)], "cell": pa.array(np.arange(n), pa.int32()),
-                             "count": pa.array(np.full(n, 3), pa.uint16())}), tmp_path / "t.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "group": [f"b{i // 100}" for i in range(n)],
+                "cell": pa.array(np.arange(n), pa.int32()),
+                "count": pa.array(np.full(n, 3), pa.uint16()),
+            }
+        ),
+        tmp_path / "t.parquet",
+    )
     table = load_table(tmp_path / "t.parquet")
     assert isinstance(table.keys, KeyColumns) and all(codes.dtype == np.int32 for codes in table.keys.codes)
     assert isinstance(table.cell_labels, CellLabels)

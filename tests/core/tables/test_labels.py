@@ -19,8 +19,15 @@ def test_non_utf8_file_is_named(tmp_path):
         read_table_csv(path)
 
 
-@pytest.mark.parametrize("raw", [("\ufeff" + GOOD).encode(), GOOD.replace("\n", "\r\n").encode(),
-                                 GOOD.replace("\nB", "\n\nB").encode(), GOOD.replace(",", " , ").encode()])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        ("\ufeff" + GOOD).encode(),
+        GOOD.replace("\n", "\r\n").encode(),
+        GOOD.replace("\nB", "\n\nB").encode(),
+        GOOD.replace(",", " , ").encode(),
+    ],
+)
 def test_bom_crlf_blank_lines_and_padding_read_the_same_table(tmp_path, raw):
     path = tmp_path / "t.csv"
     path.write_bytes(raw)
@@ -32,21 +39,38 @@ def test_bom_crlf_blank_lines_and_padding_read_the_same_table(tmp_path, raw):
 # --------------------------------------------------------------------------- labels that look alike
 
 
-LOOKALIKES = [("\u00e9", "e\u0301"), ("A", "A\u200b"), ("A", "\u200cA"), ("AB", "A\u200dB"), ("A", "A\ufeff"),
-              ("A", "A\u2060"), ("AB", "A\u00adB"), ("A", "\uff21"), ("fi", "\ufb01"), ("A B", "A\u00a0B"),
-              ("A B", "A  B"), ("A", "a")]
+LOOKALIKES = [
+    ("\u00e9", "e\u0301"),
+    ("A", "A\u200b"),
+    ("A", "\u200cA"),
+    ("AB", "A\u200dB"),
+    ("A", "A\ufeff"),
+    ("A", "A\u2060"),
+    ("AB", "A\u00adB"),
+    ("A", "\uff21"),
+    ("fi", "\ufb01"),
+    ("A B", "A\u00a0B"),
+    ("A B", "A  B"),
+    ("A", "a"),
+]
 
 
 @pytest.mark.parametrize("first, second", LOOKALIKES, ids=[ascii(b) for _, b in LOOKALIKES])
 @pytest.mark.parametrize("where", ["row", "column", "long key"])
 @pytest.mark.parametrize("labels_only", [False, True], ids=["read", "dry run"])
 def test_labels_that_look_the_same_are_duplicates(tmp_path, first, second, where, labels_only):
-    text = {"row": f"g,x,y\n{first},1,2\n{second},3,4\n", "column": f"g,{first},{second}\nu,1,2\nv,3,4\n",
-            "long key": f"g,h,count\n{first},k,1\n{second},k,2\n"}[where]
+    text = {
+        "row": f"g,x,y\n{first},1,2\n{second},3,4\n",
+        "column": f"g,{first},{second}\nu,1,2\nv,3,4\n",
+        "long key": f"g,h,count\n{first},k,1\n{second},k,2\n",
+    }[where]
     path = tmp_path / "t.csv"
     path.write_text(text, encoding="utf-8")
-    positions = {"row": "line 3: .* at line 2", "column": "column 3: .* at column 2",
-                 "long key": "line 3: .* at line 2"}
+    positions = {
+        "row": "line 3: .* at line 2",
+        "column": "column 3: .* at column 2",
+        "long key": "line 3: .* at line 2",
+    }
     with pytest.raises(InputError, match=positions[where]) as err:
         load_table(path, labels_only=labels_only)
     assert "duplicate" in str(err.value)

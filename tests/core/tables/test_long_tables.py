@@ -17,20 +17,32 @@ def test_the_count_column_may_be_anywhere_and_the_lines_are_written_back_as_read
     table = read_long_table(path, count_column="persons", counts=False)  # matched ignoring case
     assert table.count_column == 1 and table.key_columns == [0, 2]
     assert table.keys == [("A", "2019"), ("A", "2020"), ("B", "2019")] and table.counts.tolist() == [3, 4, -1]
-    assert table.with_cells([5, 0, 2]) == [["state", "Persons", "year"], ["A", "5", "2019"], ["A", "0", "2020"],
-                                           ["B", "2", "2019"]]
+    assert table.with_cells([5, 0, 2]) == [
+        ["state", "Persons", "year"],
+        ["A", "5", "2019"],
+        ["A", "0", "2020"],
+        ["B", "2", "2019"],
+    ]
     with pytest.raises(InvariantError, match="line 4, column 'Persons': negative count"):
         read_long_table(path, count_column="persons")
 
 
-@pytest.mark.parametrize("text, count_column, message", [
-    ("state,year,count\nA,2019,3\n", "n", "no count column 'n' in the header"),
-    ("state,count,Count\nA,3,4\n", "count", "the header repeats the column 'Count' .columns 2 and 3."),
-    ("state,year,count\nA,,3\n", "count", "line 2: a key field is empty .column 'year'."),
-    ("state,count\nA,3\nTotal,3\n", "count", "line 3: the key in column 'state' is labelled as a margin"),
-    ("state,year,count\nA,2019,3\nA,2019,4\n", "count", "line 3: duplicate cell .'A', '2019'., as at line 2"),
-    ("state,n,count\nA,3,9\nB,4,9\n", "count", "column 2, 'n', is named like a count column and holds only integers"),
-], ids=["no count column", "two count columns", "empty key", "total line", "repeated key", "counts as keys"])
+@pytest.mark.parametrize(
+    "text, count_column, message",
+    [
+        ("state,year,count\nA,2019,3\n", "n", "no count column 'n' in the header"),
+        ("state,count,Count\nA,3,4\n", "count", "the header repeats the column 'Count' .columns 2 and 3."),
+        ("state,year,count\nA,,3\n", "count", "line 2: a key field is empty .column 'year'."),
+        ("state,count\nA,3\nTotal,3\n", "count", "line 3: the key in column 'state' is labelled as a margin"),
+        ("state,year,count\nA,2019,3\nA,2019,4\n", "count", "line 3: duplicate cell .'A', '2019'., as at line 2"),
+        (
+            "state,n,count\nA,3,9\nB,4,9\n",
+            "count",
+            "column 2, 'n', is named like a count column and holds only integers",
+        ),
+    ],
+    ids=["no count column", "two count columns", "empty key", "total line", "repeated key", "counts as keys"],
+)
 def test_keys_a_release_would_publish_wrongly_are_refused(tmp_path, text, count_column, message):
     path = tmp_path / "t.csv"
     path.write_text(text)
@@ -47,7 +59,7 @@ _TABLES = {  # each read by the column-at-a-time checks and by the line-by-line 
     "margin word": "area,count\nA,3\nGrand total,4\n",
     "non-ASCII": "area,count\nZürich,3\nZu\u0308rich,4\n",
     "invisible": "area,count\nA,3\n\u200b,4\n",
-    "tab": "area,count\n\"a\tb\",3\nc,4\n",
+    "tab": 'area,count\n"a\tb",3\nc,4\n',
     "empty second key": "area,sex,count\nA,F,3\nB,,4\n",
     "seventeen digits": "area,count\nA,3\nB,12345678901234567\n",
     "too large": "area,count\nA,3\nB,9007199254740993\n",

@@ -18,19 +18,38 @@ from isdp.tables._parquet_tables import plain_columns
 
 def _table(n: int = 600, block: int = 100) -> pa.Table:
     rng = np.random.default_rng(8)
-    return pa.table({"group": [f"b{i // block}" for i in range(n)], "cell": pa.array(np.arange(n), pa.int32()),
-                     "count": pa.array(rng.poisson(30, n), pa.uint16())})
+    return pa.table(
+        {
+            "group": [f"b{i // block}" for i in range(n)],
+            "cell": pa.array(np.arange(n), pa.int32()),
+            "count": pa.array(rng.poisson(30, n), pa.uint16()),
+        }
+    )
 
 
 def _release(tmp_path, table, out, *extra) -> int:
-    return main(["release", str(table), "--invariant", "by:group", "--epsilon", "1", "-o", str(tmp_path / out),
-                 "--quiet", *SEEDED, *extra])
+    return main(
+        [
+            "release",
+            str(table),
+            "--invariant",
+            "by:group",
+            "--epsilon",
+            "1",
+            "-o",
+            str(tmp_path / out),
+            "--quiet",
+            *SEEDED,
+            *extra,
+        ]
+    )
 
 
 def _csv(table: pa.Table, path) -> None:
     columns = table.to_pydict()
-    lines = [",".join(table.schema.names)] + [",".join(str(columns[k][i]) for k in table.schema.names)
-                                              for i in range(table.num_rows)]
+    lines = [",".join(table.schema.names)] + [
+        ",".join(str(columns[k][i]) for k in table.schema.names) for i in range(table.num_rows)
+    ]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -70,13 +89,19 @@ def test_a_directory_is_one_table_its_files_in_name_order(tmp_path):
     assert audit["input"]["cells"] == 600 and len(audit["input"]["sha256"]) == 64
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda t: t.set_column(2, "count", pa.array(np.full(600, 1.5))), "holds double, not integers"),
-    (lambda t: t.set_column(0, "group", pa.array(["b0"] * 5 + [None] + ["b0"] * 594)), "line 7: a key field is empty"),
-    (lambda t: t.set_column(2, "count", pa.array([3] * 9 + [-1] + [3] * 590)), "line 11, column 'count': negative"),
-    (lambda t: t.set_column(1, "cell", pa.array([0] + list(range(599)))), "line 3: duplicate cell"),
-    (lambda t: t.rename_columns(["group", "cell", "n"]), "no count column 'count'"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda t: t.set_column(2, "count", pa.array(np.full(600, 1.5))), "holds double, not integers"),
+        (
+            lambda t: t.set_column(0, "group", pa.array(["b0"] * 5 + [None] + ["b0"] * 594)),
+            "line 7: a key field is empty",
+        ),
+        (lambda t: t.set_column(2, "count", pa.array([3] * 9 + [-1] + [3] * 590)), "line 11, column 'count': negative"),
+        (lambda t: t.set_column(1, "cell", pa.array([0] + list(range(599)))), "line 3: duplicate cell"),
+        (lambda t: t.rename_columns(["group", "cell", "n"]), "no count column 'count'"),
+    ],
+)
 def test_a_bad_parquet_table_is_refused_naming_the_row_and_nothing_is_written(tmp_path, capsys, change, message):
     pq.write_table(change(_table()), tmp_path / "t.parquet")
     assert _release(tmp_path, tmp_path / "t.parquet", "r.parquet") == 3
@@ -85,8 +110,9 @@ def test_a_bad_parquet_table_is_refused_naming_the_row_and_nothing_is_written(tm
     only(tmp_path, "t.parquet")
 
 
-@pytest.mark.parametrize("inside", ["sub/p2.parquet", "state=B/part-0.parquet", "notes.txt", "_p2.parquet",
-                                    ".p2.parquet"])
+@pytest.mark.parametrize(
+    "inside", ["sub/p2.parquet", "state=B/part-0.parquet", "notes.txt", "_p2.parquet", ".p2.parquet"]
+)
 def test_a_dataset_is_read_whole_or_refused_naming_what_it_would_leave_out(tmp_path, capsys, inside):
     """A subdirectory (Hive-style too) or a file that is not one of the table's would be rows left out silently:
     refused, naming it; a writer's marker (``_SUCCESS``) holds no rows and is passed over."""
@@ -103,8 +129,10 @@ def test_a_dataset_is_read_whole_or_refused_naming_what_it_would_leave_out(tmp_p
 
 
 def test_a_parquet_table_that_repeats_a_column_name_or_has_no_key_is_refused_naming_why(tmp_path, capsys):
-    pq.write_table(pa.table([pa.array(["a", "b"]), pa.array(["x", "y"]), pa.array([1, 2])],
-                            names=["k", "k", "count"]), tmp_path / "t.parquet")
+    pq.write_table(
+        pa.table([pa.array(["a", "b"]), pa.array(["x", "y"]), pa.array([1, 2])], names=["k", "k", "count"]),
+        tmp_path / "t.parquet",
+    )
     assert _release(tmp_path, tmp_path / "t.parquet", "r.parquet") == 3
     assert "the header repeats the column 'k' (columns 1 and 2)" in capsys.readouterr().err
     pq.write_table(pa.table({"count": [1, 2]}), tmp_path / "t.parquet")
@@ -148,8 +176,23 @@ def test_no_metadata_of_the_input_reaches_a_released_file(tmp_path, output):
     table = _table()
     schema = pa.schema([f.with_metadata(_CONFIDENTIAL) for f in table.schema], metadata=_CONFIDENTIAL)
     pq.write_table(table.cast(schema), tmp_path / "t.parquet")
-    assert main(["release", str(tmp_path / "t.parquet"), "--invariant", "by:group", "--epsilon", "1", "-o",
-                 f"{tmp_path}/{output}", "--quiet", *SEEDED]) == 0
+    assert (
+        main(
+            [
+                "release",
+                str(tmp_path / "t.parquet"),
+                "--invariant",
+                "by:group",
+                "--epsilon",
+                "1",
+                "-o",
+                f"{tmp_path}/{output}",
+                "--quiet",
+                *SEEDED,
+            ]
+        )
+        == 0
+    )
     files = [tmp_path / output] if output.endswith(".parquet") else list((tmp_path / output).iterdir())
     assert len(files) == 1
     for file in files:
@@ -170,8 +213,9 @@ def test_parts_whose_columns_differ_or_an_empty_directory_are_refused(tmp_path, 
 
 
 @pytest.mark.parametrize("output", ["w.parquet", "w/"])
-def test_a_wide_reading_of_parquet_and_a_parquet_release_of_a_wide_table_are_refused(tmp_path, capsys, monkeypatch,
-                                                                                      output):
+def test_a_wide_reading_of_parquet_and_a_parquet_release_of_a_wide_table_are_refused(
+    tmp_path, capsys, monkeypatch, output
+):
     import isdp.release._release
 
     pq.write_table(_table(), tmp_path / "t.parquet")
@@ -183,8 +227,20 @@ def test_a_wide_reading_of_parquet_and_a_parquet_release_of_a_wide_table_are_ref
         raise AssertionError("sampled before the refusal")
 
     monkeypatch.setattr(isdp.release._release, "make_release", never)  # refused before anything is drawn
-    code = main(["release", str(tmp_path / "w.csv"), "--invariant", "total", "--epsilon", "1", "-o",
-                 f"{tmp_path}/{output}", "--quiet", *SEEDED])
+    code = main(
+        [
+            "release",
+            str(tmp_path / "w.csv"),
+            "--invariant",
+            "total",
+            "--epsilon",
+            "1",
+            "-o",
+            f"{tmp_path}/{output}",
+            "--quiet",
+            *SEEDED,
+        ]
+    )
     assert code == 2 and "a Parquet release is a long table" in capsys.readouterr().err
     only(tmp_path, "t.parquet", "w.csv")
 
@@ -249,8 +305,13 @@ def test_the_column_at_a_time_checks_agree_with_the_row_by_row_ones(tmp_path, mo
 
     fast = outcome()
     table = pq.read_table(tmp_path / "t.parquet")
-    plain = name in ("plain", "spaces stripped", "margin inside a word", "keys alike once joined",
-                     "negative integer keys")
+    plain = name in (
+        "plain",
+        "spaces stripped",
+        "margin inside a word",
+        "keys alike once joined",
+        "negative integer keys",
+    )
     assert (plain_columns(tmp_path, table, table.num_columns - 1) is not None) == plain
     monkeypatch.setattr(tables, "plain_columns", lambda *args: None)
     assert fast == outcome()
@@ -266,4 +327,3 @@ def test_rows_are_told_apart_also_when_their_codes_must_be_renumbered():
     columns[2] = (np.array([1, 2, 3]), 2**40)
     assert _distinct_rows(columns, 3)
     assert _distinct_rows([(np.array([0, 0, 1]), 2), (np.array([0, 1, 2]), 3)], 3)  # a column of distinct values
-

@@ -12,8 +12,16 @@ from isdp.release import Request, make_release
 from isdp.tables import Table, TableSet, constraint_matrix, load_table, read_table_keys
 
 
-@pytest.mark.parametrize("text", ["g,a,b\nu,?,?\nu,?,?\n", "g,a,A\nu,?,?\nv,?,?\n", "g,h,count\nu,k,?\nU,K,?\n",
-                                  "g,count,count\nu,?,?\n", "g,a,b\n\u200b,?,?\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "g,a,b\nu,?,?\nu,?,?\n",
+        "g,a,A\nu,?,?\nv,?,?\n",
+        "g,h,count\nu,k,?\nU,K,?\n",
+        "g,count,count\nu,?,?\n",
+        "g,a,b\n\u200b,?,?\n",
+    ],
+)
 def test_a_dry_run_refuses_the_labels_a_release_refuses_without_reading_a_count(tmp_path, text):
     """Counts written '?' would be refused by a full read: the dry run's refusal comes from the labels alone."""
     path = tmp_path / "t.csv"
@@ -30,9 +38,11 @@ def test_a_dry_run_never_reads_a_count(tmp_path):
     assert table.key_names == ("state", "year")
 
 
-@pytest.mark.parametrize("text, count_column", [("g,a,b,Total\nu,?,?,?\nv,?,?,?\n", None),
-                                                ("state,year,count\nA,2019,?\nB,2019,?\n", "count")],
-                         ids=["wide", "long"])
+@pytest.mark.parametrize(
+    "text, count_column",
+    [("g,a,b,Total\nu,?,?,?\nv,?,?,?\n", None), ("state,year,count\nA,2019,?\nB,2019,?\n", "count")],
+    ids=["wide", "long"],
+)
 def test_read_table_keys_gives_the_dry_run_s_keys(tmp_path, text, count_column):
     path = tmp_path / "t.csv"
     path.write_text(text)
@@ -44,20 +54,35 @@ def test_read_table_keys_gives_the_dry_run_s_keys(tmp_path, text, count_column):
 _KEYS = [("A", "F"), ("A", "M"), ("B", "F")]
 
 
-@pytest.mark.parametrize("x, message", [
-    (np.array([3.0, 4.0, 5.0]), "integer dtype, got float64 .a count is an integer, not a float."),
-    (np.array([3.5, 4.0, 5.0]), "integer dtype, got float64"),
-    (np.array([3, 4, 5], dtype=object), "integer dtype, got object"),
-    (np.array([3, 2**63 + 1, 5], dtype=np.uint64), "include one beyond 2..53 .cell 1."),
-    (np.array([3, 2**53 + 1, 5]), "include one beyond 2..53 .cell 1."),
-    (pd.array([3, None, 5], dtype="Int64"), "have a missing value"),
-    (np.array([3, None, 5], dtype=object), "have a missing value"),
-    (np.array([3, -4, 5]), "include a negative count .cell 1."),
-    (np.array([True, False, True]), "integer dtype, got bool"),
-    (np.array([3, 4]), "one per cell .3., got shape .2,."),
-    (np.array([[3, 4, 5]]), "one per cell .3., got shape .1, 3."),
-], ids=["whole floats", "floats", "objects", "uint64 beyond int64", "beyond 2**53", "pandas NA", "None", "negative",
-        "bools", "too few", "two-dimensional"])
+@pytest.mark.parametrize(
+    "x, message",
+    [
+        (np.array([3.0, 4.0, 5.0]), "integer dtype, got float64 .a count is an integer, not a float."),
+        (np.array([3.5, 4.0, 5.0]), "integer dtype, got float64"),
+        (np.array([3, 4, 5], dtype=object), "integer dtype, got object"),
+        (np.array([3, 2**63 + 1, 5], dtype=np.uint64), "include one beyond 2..53 .cell 1."),
+        (np.array([3, 2**53 + 1, 5]), "include one beyond 2..53 .cell 1."),
+        (pd.array([3, None, 5], dtype="Int64"), "have a missing value"),
+        (np.array([3, None, 5], dtype=object), "have a missing value"),
+        (np.array([3, -4, 5]), "include a negative count .cell 1."),
+        (np.array([True, False, True]), "integer dtype, got bool"),
+        (np.array([3, 4]), "one per cell .3., got shape .2,."),
+        (np.array([[3, 4, 5]]), "one per cell .3., got shape .1, 3."),
+    ],
+    ids=[
+        "whole floats",
+        "floats",
+        "objects",
+        "uint64 beyond int64",
+        "beyond 2**53",
+        "pandas NA",
+        "None",
+        "negative",
+        "bools",
+        "too few",
+        "two-dimensional",
+    ],
+)
 def test_a_table_s_counts_are_refused_as_the_command_line_refuses_them(x, message):
     """Counts the command line would refuse in a file are refused when a caller makes the table: never an
     AssertionError (or a negative count accepted) further on."""
@@ -65,9 +90,16 @@ def test_a_table_s_counts_are_refused_as_the_command_line_refuses_them(x, messag
         Table("t.csv", x, _KEYS, None, ("g", "k"))
 
 
-@pytest.mark.parametrize("x", [np.array([3, 4, 5], dtype=np.uint64), np.array([3, 4, 5], dtype=np.int8),
-                               pd.Series([3, 4, 5], dtype="Int64"), [3, 4, 5]],
-                         ids=["uint64", "int8", "pandas Int64", "list"])
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array([3, 4, 5], dtype=np.uint64),
+        np.array([3, 4, 5], dtype=np.int8),
+        pd.Series([3, 4, 5], dtype="Int64"),
+        [3, 4, 5],
+    ],
+    ids=["uint64", "int8", "pandas Int64", "list"],
+)
 def test_integer_counts_of_any_dtype_are_released_as_int64(tmp_path, x):
     path = tmp_path / "t.csv"
     path.write_text("g,k,count\nA,F,3\nA,M,4\nB,F,5\n")
@@ -79,12 +111,20 @@ def test_integer_counts_of_any_dtype_are_released_as_int64(tmp_path, x):
     assert release.values.dtype == np.int64 and release.values[:2].sum() == 7 and release.values[2] == 5
 
 
-@pytest.mark.parametrize("args, kwargs, argument", [
-    ((None,), {}, "path"), ((5,), {}, "path"), (("t.csv",), {"count_column": 5}, "count_column"),
-    (("t.parquet",), {"count_column": None}, "count_column"), (("t.csv",), {"count_column": b"count"}, "count_column"),
-], ids=["no path", "a number as path", "a number as count column", "None as count column", "bytes as count column"])
-def test_a_path_or_count_column_that_is_not_a_name_is_refused_naming_the_argument(tmp_path, monkeypatch, args,
-                                                                                   kwargs, argument):
+@pytest.mark.parametrize(
+    "args, kwargs, argument",
+    [
+        ((None,), {}, "path"),
+        ((5,), {}, "path"),
+        (("t.csv",), {"count_column": 5}, "count_column"),
+        (("t.parquet",), {"count_column": None}, "count_column"),
+        (("t.csv",), {"count_column": b"count"}, "count_column"),
+    ],
+    ids=["no path", "a number as path", "a number as count column", "None as count column", "bytes as count column"],
+)
+def test_a_path_or_count_column_that_is_not_a_name_is_refused_naming_the_argument(
+    tmp_path, monkeypatch, args, kwargs, argument
+):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "t.csv").write_text("g,count\na,1\nb,2\n")
     (tmp_path / "t.parquet").write_bytes(b"")

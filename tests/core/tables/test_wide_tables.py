@@ -13,33 +13,52 @@ from isdp.errors import InvariantError
 from isdp.tables import load_table, read_table_csv
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "not a readable CSV"),
-    ("county,Low,High\n", "no cells"),
-    ("county,Low,High,Mid\nA,1,2,4\nB,3,-4,0\nC,5,0,2\n", "row 'B', column 'High': negative count$"),
-    ("county,Low,High,Mid\nA,1,2,4\nB,3,4.5,0\nC,5,0,2\n", "row 'B', column 'High': not an integer count (a fraction"),
-    ("county,Low,High,Mid\nA,1,2,4\nB,3,,0\nC,5,0,2\n", "row 'B', column 'High': not an integer count (empty"),
-    ("county,Low,High,Mid\nA,1,2,x\nB,3,4,0\nC,5,0,2\n", "row 'A', column 'Mid': not an integer count (not a number"),
-    ("county,Low,Low,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n", "duplicate column label 'Low'"),  # was read as 'Low.1'
-    ("county,Low,low ,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n", "duplicate column label 'low'"),
-    ("county,Low,High,Mid\nA,1,2,4\n,3,4,0\nC,5,0,2\n", "line 3: the row has no label"),
-    ("county,Low,High,Mid,\nA,1,2,4,\nB,3,4,0,\nC,5,0,2,\n", "column 5 has no label"),
-    ("county,Low,High,Mid\nA,1,2,4,9\nB,3,4,0\nC,5,0,2\n", "line 2 has 5 fields, the header 4"),  # named row 'B' before
-    ("county,Low,High,Mid\nA,1,2\nB,3,4,0\nC,5,0,2\n", "line 2 has 3 fields, the header 4"),
-    ("county;Low;High;Mid\nA;1;2;4\nB;3;4;0\n", "comma-separated"),
-    ("county,Low,High,Mid\nA,1,2,99999999999999999999\nB,3,4,0\nC,5,0,2\n",
-     "row 'A', column 'Mid': the entry is too large"),
-    ("county,Low,High,Mid\nA,1,2,\u0664\nB,3,4,0\nC,5,0,2\n", "not an integer count (digits other than"),  # int(): 4
-    ("county,Low,High,Mid\nA,1,2,1_0\nB,3,4,0\nC,5,0,2\n", "not an integer count (digits grouped"),  # int(): 10
-    ("county,Low,High,Mid,Grand Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n",
-     "margin column 'Grand Total' does not equal"),
-    ("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nAll ages,9,6,5\n", "margin row 'All ages' does not equal"),
-    ("county,Low,High,Mid\nA,1,2,4\nA,3,4,0\nC,5,0,2\n", "duplicate row label 'A'"),
-    ("county,Low,High,Mid,Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n", "margin column 'Total' does not equal"),
-    ("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nTotal,9,6,5\n", "margin row 'Total' does not equal"),
-    ("county,Low,High,Mid,All\nA,1,2,4,7\nB,3,4,0,7\nC,5,0,2,7\nTotal,9,6,6,21\n", None),  # verified and dropped
-    ("county,Total\nTotal,5\n", "no cells besides its margins"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "not a readable CSV"),
+        ("county,Low,High\n", "no cells"),
+        ("county,Low,High,Mid\nA,1,2,4\nB,3,-4,0\nC,5,0,2\n", "row 'B', column 'High': negative count$"),
+        (
+            "county,Low,High,Mid\nA,1,2,4\nB,3,4.5,0\nC,5,0,2\n",
+            "row 'B', column 'High': not an integer count (a fraction",
+        ),
+        ("county,Low,High,Mid\nA,1,2,4\nB,3,,0\nC,5,0,2\n", "row 'B', column 'High': not an integer count (empty"),
+        (
+            "county,Low,High,Mid\nA,1,2,x\nB,3,4,0\nC,5,0,2\n",
+            "row 'A', column 'Mid': not an integer count (not a number",
+        ),
+        ("county,Low,Low,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n", "duplicate column label 'Low'"),  # was read as 'Low.1'
+        ("county,Low,low ,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\n", "duplicate column label 'low'"),
+        ("county,Low,High,Mid\nA,1,2,4\n,3,4,0\nC,5,0,2\n", "line 3: the row has no label"),
+        ("county,Low,High,Mid,\nA,1,2,4,\nB,3,4,0,\nC,5,0,2,\n", "column 5 has no label"),
+        (
+            "county,Low,High,Mid\nA,1,2,4,9\nB,3,4,0\nC,5,0,2\n",
+            "line 2 has 5 fields, the header 4",
+        ),  # named row 'B' before
+        ("county,Low,High,Mid\nA,1,2\nB,3,4,0\nC,5,0,2\n", "line 2 has 3 fields, the header 4"),
+        ("county;Low;High;Mid\nA;1;2;4\nB;3;4;0\n", "comma-separated"),
+        (
+            "county,Low,High,Mid\nA,1,2,99999999999999999999\nB,3,4,0\nC,5,0,2\n",
+            "row 'A', column 'Mid': the entry is too large",
+        ),
+        (
+            "county,Low,High,Mid\nA,1,2,\u0664\nB,3,4,0\nC,5,0,2\n",
+            "not an integer count (digits other than",
+        ),  # int(): 4
+        ("county,Low,High,Mid\nA,1,2,1_0\nB,3,4,0\nC,5,0,2\n", "not an integer count (digits grouped"),  # int(): 10
+        (
+            "county,Low,High,Mid,Grand Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n",
+            "margin column 'Grand Total' does not equal",
+        ),
+        ("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nAll ages,9,6,5\n", "margin row 'All ages' does not equal"),
+        ("county,Low,High,Mid\nA,1,2,4\nA,3,4,0\nC,5,0,2\n", "duplicate row label 'A'"),
+        ("county,Low,High,Mid,Total\nA,1,2,4,7\nB,3,4,0,8\nC,5,0,2,7\n", "margin column 'Total' does not equal"),
+        ("county,Low,High,Mid\nA,1,2,4\nB,3,4,0\nC,5,0,2\nTotal,9,6,5\n", "margin row 'Total' does not equal"),
+        ("county,Low,High,Mid,All\nA,1,2,4,7\nB,3,4,0,7\nC,5,0,2,7\nTotal,9,6,6,21\n", None),  # verified and dropped
+        ("county,Total\nTotal,5\n", "no cells besides its margins"),
+    ],
+)
 def test_malformed_tables(tmp_path, text, message):
     path = tmp_path / "table.csv"
     path.write_text(text)
@@ -79,11 +98,14 @@ def test_noise_tables_may_be_negative(tmp_path):
 # --------------------------------------------------------------------------- the grand total
 
 
-@pytest.mark.parametrize("text", [
-    "g,a,b,Total\nu,1,2,3\nv,4,5,9\nTotal,5,7,999\n",
-    "g,a,b,Total\nu,1,2,3\nv,4,5,9\nTotal,5,7,0\n",
-    "g,a,b,Total,Sum\nu,1,2,3,3\nv,4,5,9,9\nTotal,5,7,12,13\n",  # the second corner is wrong
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "g,a,b,Total\nu,1,2,3\nv,4,5,9\nTotal,5,7,999\n",
+        "g,a,b,Total\nu,1,2,3\nv,4,5,9\nTotal,5,7,0\n",
+        "g,a,b,Total,Sum\nu,1,2,3,3\nv,4,5,9,9\nTotal,5,7,12,13\n",  # the second corner is wrong
+    ],
+)
 def test_a_wrong_grand_total_is_refused_naming_the_margins_not_the_values(tmp_path, text):
     path = tmp_path / "t.csv"
     path.write_text(text)

@@ -56,8 +56,9 @@ def test_regression_matches_closed_form_and_recovers_slope():
         y = (state["dp_pop"] - state["sf1_pop"]).to_numpy(float)
         slope, intercept, se, p = closed_form(x, y)
         assert row["n_counties"] == len(state)
-        np.testing.assert_allclose([row["slope"], row["intercept"], row["stderr"], row["p_value"]],
-                                   [slope, intercept, se, p], rtol=1e-9)
+        np.testing.assert_allclose(
+            [row["slope"], row["intercept"], row["stderr"], row["p_value"]], [slope, intercept, se, p], rtol=1e-9
+        )
     il = reg.set_index("state_abbr").loc["IL"]
     assert abs(il["slope"] + 0.8) < 4 * il["stderr"]  # the planted slope, within noise
     assert il["p_value"] < 1e-6
@@ -97,14 +98,19 @@ def reg_table(rows: list[tuple[str, float, float]]) -> pd.DataFrame:
 # 2 significant negatives, 1 significant positive, 12 non-significant negatives, IL positive
 TABLE = reg_table(
     [("VT", -1.0, 0.004), ("AL", -0.5, 0.0001), ("MD", 0.6, 0.001), ("IL", 0.01, 0.97)]
-    + [(a, -0.2, 0.02 + 0.05 * i) for i, a in enumerate(
-        ["TX", "OH", "MA", "OK", "MO", "NV", "SC", "CA", "MI", "MT", "WA", "NY"])]
+    + [
+        (a, -0.2, 0.02 + 0.05 * i)
+        for i, a in enumerate(["TX", "OH", "MA", "OK", "MO", "NV", "SC", "CA", "MI", "MT", "WA", "NY"])
+    ]
 )
 
 
 def test_audit_counts():
     assert audit.audit_counts(TABLE) == {
-        "n_regressions": 16, "n_negative": 14, "n_significant": 3, "n_significant_negative": 2,
+        "n_regressions": 16,
+        "n_negative": 14,
+        "n_significant": 3,
+        "n_significant_negative": 2,
     }
     assert audit.audit_counts(TABLE, alpha=0.05)["n_significant_negative"] == 3
 

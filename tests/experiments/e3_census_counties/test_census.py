@@ -25,9 +25,17 @@ from isdp.exact import sample_sum_constraint_l1
 from isdp.lattice import IntegerLattice, sum_constraint
 
 CERTIFICATE = {"pairs": 400, "threshold": 0.01, "max_iter": 100_000, "margin": 0.5}
-MCMC = {"n_chains": 4, "n_draws": 400, "draws_per_chain": 500, "thin": 10, "draw_basis": "smith",
-        "certificate": CERTIFICATE, "proposal_eps": 0.1, "overdispersion": {"factor": 0.1, "n_iter": 500},
-        "r_hat_max": 1.01}
+MCMC = {
+    "n_chains": 4,
+    "n_draws": 400,
+    "draws_per_chain": 500,
+    "thin": 10,
+    "draw_basis": "smith",
+    "certificate": CERTIFICATE,
+    "proposal_eps": 0.1,
+    "overdispersion": {"factor": 0.1, "n_iter": 500},
+    "r_hat_max": 1.01,
+}
 SETTINGS = StateSettings.from_config(0.192, MCMC)
 
 

@@ -55,12 +55,19 @@ def _e3_run(tmp_path, counties: pd.DataFrame, states, eps=None, min_counties=5) 
     e3 = {**CONFIG["e3"], "eps": CONFIG["e3"]["eps"] if eps is None else eps}
     run = _run(tmp_path, {"e3": e3, "data": CONFIG["data"]})
     counties.to_csv(run.path("data/counties.csv"), index=False)
-    run.path("data/source.json").write_text(json.dumps({
-        "vintage_used": CONFIG["data"]["vintage"], "reason": "",
-        "sha256": hashlib.sha256(run.path("data/counties.csv").read_bytes()).hexdigest()}))
+    run.path("data/source.json").write_text(
+        json.dumps(
+            {
+                "vintage_used": CONFIG["data"]["vintage"],
+                "reason": "",
+                "sha256": hashlib.sha256(run.path("data/counties.csv").read_bytes()).hexdigest(),
+            }
+        )
+    )
     run.path("e3/selection.json").write_text(json.dumps({"selected_states": list(states)}))
-    audit.das_bias_regressions(counties, min_counties=min_counties).to_csv(run.path("tables/e3_das_audit.csv"),
-                                                                            index=False)
+    audit.das_bias_regressions(counties, min_counties=min_counties).to_csv(
+        run.path("tables/e3_das_audit.csv"), index=False
+    )
     return run
 
 
@@ -85,8 +92,14 @@ def test_audit_leaves_out_the_four_areas_and_an_off_by_one_threshold_differs(tmp
 
 
 @pytest.mark.parametrize(
-    "row", ["SDP-E3-das-state-invariant", "ISDP-E3-das-state-invariant", "SWAP-E3-tda-state-invariant",
-            "TDA-E3-state-invariant", "TDA-E3-national-invariant"]
+    "row",
+    [
+        "SDP-E3-das-state-invariant",
+        "ISDP-E3-das-state-invariant",
+        "SWAP-E3-tda-state-invariant",
+        "TDA-E3-state-invariant",
+        "TDA-E3-national-invariant",
+    ],
 )
 def test_das_keeps_every_state_total_in_the_run_s_file_and_one_county_off_differs(tmp_path, row):
     """The rows read the county file the run used (the extraction keeps a file that breaks a state total), so such
@@ -113,9 +126,18 @@ def test_truncation_bias_is_the_exact_samplers_clamped_mean():
 
 
 def _state(sizes) -> pd.DataFrame:
-    return pd.DataFrame({"gisjoin": [f"G{i}" for i in range(len(sizes))], "state_fips": "48", "state_abbr": "TX",
-                         "county_fips": [f"{i:03d}" for i in range(len(sizes))], "name": "c", "sf1_pop": sizes,
-                         "dp_pop": sizes, "vintage": CONFIG["data"]["vintage"]})
+    return pd.DataFrame(
+        {
+            "gisjoin": [f"G{i}" for i in range(len(sizes))],
+            "state_fips": "48",
+            "state_abbr": "TX",
+            "county_fips": [f"{i:03d}" for i in range(len(sizes))],
+            "name": "c",
+            "sf1_pop": sizes,
+            "dp_pop": sizes,
+            "vintage": CONFIG["data"]["vintage"],
+        }
+    )
 
 
 def test_truncation_is_invisible_at_the_smallest_county_but_not_at_10_people_or_a_tenth_of_eps(tmp_path):
@@ -126,8 +148,9 @@ def test_truncation_is_invisible_at_the_smallest_county_but_not_at_10_people_or_
     small[0] = 10
     status, m = row_verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(small), ["TX"]))
     assert m.value > 1 and status == "differs"
-    status, m = row_verdict("ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(sizes), ["TX"],
-                                                                 eps=CONFIG["e3"]["eps"] / 10))
+    status, m = row_verdict(
+        "ISDP-E3-truncation-unbiased", _e3_run(tmp_path, _state(sizes), ["TX"], eps=CONFIG["e3"]["eps"] / 10)
+    )
     assert m.value > 1 and status == "differs"
 
 
@@ -143,8 +166,12 @@ def run(tmp_path_factory) -> Run:
     counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
     counties.to_csv(root / "results" / "data" / "counties.csv", index=False)
     sel = E3["selection"]
-    states = audit.select_states(audit.das_bias_regressions(counties, min_counties=E3["audit"]["min_counties"]),
-                                 alpha=E3["audit"]["alpha"], n_target=sel["n_states"], always=sel["always"])
+    states = audit.select_states(
+        audit.das_bias_regressions(counties, min_counties=E3["audit"]["min_counties"]),
+        alpha=E3["audit"]["alpha"],
+        n_target=sel["n_states"],
+        always=sel["always"],
+    )
     (root / "results" / "e3" / "selection.json").write_text(json.dumps({"selected_states": states}))
     return Run(root, {"seed": CONFIG["seed"], "e3": E3, "data": CONFIG["data"]}, repo=ROOT)
 
@@ -199,8 +226,7 @@ def checkout_run() -> Run:
 
 
 def test_histogram_cells_are_counts_of_the_252_cells():
-    nonzero = load_histogram_cells(ROOT / HISTOGRAM_CELLS_EXTRACT)[["sf1_nonzero_cells",
-                                                                                "dp_nonzero_cells"]].to_numpy()
+    nonzero = load_histogram_cells(ROOT / HISTOGRAM_CELLS_EXTRACT)[["sf1_nonzero_cells", "dp_nonzero_cells"]].to_numpy()
     assert (nonzero >= 1).all() and (nonzero <= HISTOGRAM_CELLS).all()  # every county has people
 
 
@@ -216,17 +242,25 @@ def test_tables_noised_one_by_one_are_not_one_nonnegative_histogram(checkout_run
     would be: the cells derived from them go negative where they are small."""
     counties, (sf1, pop, adults) = _county_histograms(SHARED_ZIP, None, ("sf",))["sf"]
     r = N_RACES
-    adult_nh, adult_h, child_nh, child_h = (sf1[:, i * r:(i + 1) * r] for i in range(4))
-    tables = {"adult_not_hispanic": adult_nh, "adult": adult_nh + adult_h, "all_not_hispanic": adult_nh + child_nh,
-              "all": adult_nh + adult_h + child_nh + child_h}
+    adult_nh, adult_h, child_nh, child_h = (sf1[:, i * r : (i + 1) * r] for i in range(4))
+    tables = {
+        "adult_not_hispanic": adult_nh,
+        "adult": adult_nh + adult_h,
+        "all_not_hispanic": adult_nh + child_nh,
+        "all": adult_nh + adult_h + child_nh + child_h,
+    }
     rng = np.random.default_rng(20230207)
     a = np.exp(-1.0)
     noisy = {k: t + rng.geometric(1 - a, t.shape) - rng.geometric(1 - a, t.shape) for k, t in tables.items()}
-    cells = np.hstack([noisy["adult_not_hispanic"], noisy["adult"] - noisy["adult_not_hispanic"],
-                       noisy["all_not_hispanic"] - noisy["adult_not_hispanic"],
-                       noisy["all"] - noisy["all_not_hispanic"] - (noisy["adult"] - noisy["adult_not_hispanic"])])
-    summary = histogram_cells_summary(counties, sf1, (cells, noisy["all"].sum(axis=1),
-                                                            noisy["adult"].sum(axis=1)))
+    cells = np.hstack(
+        [
+            noisy["adult_not_hispanic"],
+            noisy["adult"] - noisy["adult_not_hispanic"],
+            noisy["all_not_hispanic"] - noisy["adult_not_hispanic"],
+            noisy["all"] - noisy["all_not_hispanic"] - (noisy["adult"] - noisy["adult_not_hispanic"]),
+        ]
+    )
+    summary = histogram_cells_summary(counties, sf1, (cells, noisy["all"].sum(axis=1), noisy["adult"].sum(axis=1)))
     monkeypatch.setattr(histograms, "load_histogram_cells", lambda path: summary)
     for row in ("TDA-E3-nonnegative-integer-histogram", "ISDP-E3-das-nonnegative"):
         status, m = row_verdict(row, checkout_run)
@@ -248,10 +282,22 @@ def _certificates_run(tmp_path, **changes):
     1 − 0.05^(1/1000) = 0.00299), ``changes`` applied to VT's row."""
     run = _run(tmp_path, {"e3": CONFIG["e3"]})
     run.path("e3/selection.json").write_text(json.dumps({"selected_states": ["IL", "VT"]}))
-    rows = pd.DataFrame({"state": ["IL", "VT"], "censored": 0, "pairs": 1000, "basis": "pair heat-bath",
-                         "confidence_level": 0.95, "threshold": 0.01, "t_cert": [301, 44], "burn_in": [452, 66],
-                         "tv_bound_at_burn_in": 1 - 0.05 ** (1 / 1000), "tv_estimate_at_burn_in": 0.0,
-                         "certified_at_burn_in": 1, "tau_minus_lag_max": [407, 50]})
+    rows = pd.DataFrame(
+        {
+            "state": ["IL", "VT"],
+            "censored": 0,
+            "pairs": 1000,
+            "basis": "pair heat-bath",
+            "confidence_level": 0.95,
+            "threshold": 0.01,
+            "t_cert": [301, 44],
+            "burn_in": [452, 66],
+            "tv_bound_at_burn_in": 1 - 0.05 ** (1 / 1000),
+            "tv_estimate_at_burn_in": 0.0,
+            "certified_at_burn_in": 1,
+            "tau_minus_lag_max": [407, 50],
+        }
+    )
     for column, value in changes.items():
         rows.loc[1, column] = value
     rows.to_csv(run.path("tables/e3_certificates.csv"), index=False)
@@ -264,12 +310,16 @@ def test_a_censored_pair_fails_the_e3_coupling_row(tmp_path, censored):
     assert row_verdict("ISDP-E3-coupling-met", _certificates_run(tmp_path, censored=censored))[0] == expected
 
 
-@pytest.mark.parametrize(("changes", "problem"), [
-    ({"tv_bound_at_burn_in": 0.5}, "certified_at_burn_in is not"),  # certified with a bound of 0.5
-    ({"pairs": 3}, "a bound below what its pairs can give"),  # 0.00299 from 3 pairs
-    ({"burn_in": 5}, "a certified burn-in before t_cert"),  # burn-in 5 below t_cert 44
-    ({"tv_estimate_at_burn_in": 0.004}, "a bound below its point estimate"),
-], ids=["bound 0.5 certified", "three pairs", "burn-in before t_cert", "estimate above bound"])
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"tv_bound_at_burn_in": 0.5}, "certified_at_burn_in is not"),  # certified with a bound of 0.5
+        ({"pairs": 3}, "a bound below what its pairs can give"),  # 0.00299 from 3 pairs
+        ({"burn_in": 5}, "a certified burn-in before t_cert"),  # burn-in 5 below t_cert 44
+        ({"tv_estimate_at_burn_in": 0.004}, "a bound below its point estimate"),
+    ],
+    ids=["bound 0.5 certified", "three pairs", "burn-in before t_cert", "estimate above bound"],
+)
 def test_a_certificate_row_no_run_makes_is_an_error(tmp_path, changes, problem):
     """Each was read as `match` (issue 64): a certificate's columns derive from one another and are checked."""
     with pytest.raises(EvidenceError, match=problem):
@@ -353,8 +403,10 @@ def test_county_tables_keep_logical_relationships_even_when_noised_independently
     g = load_group_quarters(ROOT / GROUP_QUARTERS_EXTRACT).set_index("gisjoin").loc[c.index]
     gq = g[[f"sf1_gq_{t}" for t in GROUP_QUARTERS_TYPES]].sum(axis=1).to_numpy()
     rng = np.random.default_rng(5)
-    noised = [x + double_geometric_noise(len(c), 0.1, 1, rng, 1)[0]
-              for x in (c["sf1_pop"].to_numpy(), gq, h["sf1_housing_units"].to_numpy(), h["sf1_occupied_units"])]
+    noised = [
+        x + double_geometric_noise(len(c), 0.1, 1, rng, 1)[0]
+        for x in (c["sf1_pop"].to_numpy(), gq, h["sf1_housing_units"].to_numpy(), h["sf1_occupied_units"])
+    ]
     assert not any(v.any() for v in relational_breaks(*noised).values())
     # the relations can fail: occupied units above housing units break the first in every county
     broken = relational_breaks(c["sf1_pop"], gq, h["sf1_housing_units"], h["sf1_housing_units"] + 1)
@@ -410,14 +462,18 @@ def _design_run(tmp_path, shapes, *, override=("IL", "TX"), n_states=2):
     (tmp_path / "results" / "data").mkdir(parents=True)
     (tmp_path / "results" / "e3" / "selection.json").write_text(json.dumps({"selected_states": list(shapes)}))
     pd.DataFrame({"state_abbr": [s for s, n in COUNTY_FILE.items() for _ in range(n)]}).to_csv(
-        tmp_path / "results" / "data" / "counties.csv", index=False)
+        tmp_path / "results" / "data" / "counties.csv", index=False
+    )
     rng = np.random.default_rng(5)
     for state, shape in shapes.items():
         noise = rng.integers(-3, 4, shape)
         noise[..., -1] -= noise.sum(axis=-1)  # noise keeping the state total, as a run's (one county: none)
         save_draws(tmp_path / "results" / "e3" / f"draws_{state}.nc", noise.astype(np.int64))
-    selection = {**CONFIG["e3"]["selection"], "n_states": n_states,
-                 "override": list(override) if isinstance(override, tuple) else override}
+    selection = {
+        **CONFIG["e3"]["selection"],
+        "n_states": n_states,
+        "override": list(override) if isinstance(override, tuple) else override,
+    }
     return Run(tmp_path, {"e3": {**CONFIG["e3"], "selection": selection}})
 
 
@@ -434,8 +490,18 @@ def test_e3_design_check_matches_a_run_that_kept_its_configured_design(tmp_path,
     assert status == "match" and m.value == 0, m.text
 
 
-@pytest.mark.parametrize("change", ["a chain missing", "draws missing", "a county missing", "a state missing",
-                                    "another state", "the rule one state short", "all: a state missing"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        "a chain missing",
+        "draws missing",
+        "a county missing",
+        "a state missing",
+        "another state",
+        "the rule one state short",
+        "all: a state missing",
+    ],
+)
 def test_e3_design_check_fails_when_a_state_chain_draw_or_county_is_missing(tmp_path, change):
     chains, per_chain, _ = _kept_shape("IL")
     shapes = {"IL": _kept_shape("IL"), "TX": _kept_shape("TX")}
@@ -486,7 +552,8 @@ def test_a_zero_spread_county_has_no_standard_error():
 def test_a_smallest_count_that_disagrees_with_the_negatives_is_an_error(tmp_path, smallest, negative):
     run = _run(tmp_path, {"e3": CONFIG["e3"]})
     run.path("e3/selection.json").write_text(json.dumps({"selected_states": ["IL"]}))
-    pd.DataFrame({"state": ["IL"], "n_negative": [negative], "n_noisy_counts": [1000],
-                  "min_noisy_count": [smallest]}).to_csv(run.path("tables/e3_nonnegativity.csv"), index=False)
+    pd.DataFrame(
+        {"state": ["IL"], "n_negative": [negative], "n_noisy_counts": [1000], "min_noisy_count": [smallest]}
+    ).to_csv(run.path("tables/e3_nonnegativity.csv"), index=False)
     with pytest.raises(EvidenceError, match="the smallest noisy count and the number of negative counts disagree"):
         row_verdict("ISDP-E3-nonnegative", run)

@@ -61,8 +61,14 @@ def test_integer_and_invariant_flags_flip_when_a_release_breaks_them():
     bad = good.copy()
     bad[1, 0] += 1
     # a real release off by 1e-3, and a non-integer entry in an "integer" method
-    rel = _state({"dg_l1_milp": bad, "projected_laplace": good + np.array([1e-3, 0, 0, 0]),
-                  "generalized_laplace": good + np.array([0.5, -0.5, 0, 0])}, sf1=sf1)
+    rel = _state(
+        {
+            "dg_l1_milp": bad,
+            "projected_laplace": good + np.array([1e-3, 0, 0, 0]),
+            "generalized_laplace": good + np.array([0.5, -0.5, 0, 0]),
+        },
+        sf1=sf1,
+    )
     t = cmp.metrics_table(rel).set_index("method")
     assert t.loc["dg_l1_milp", "invariant_exact"] == "no" and t.loc["dg_l1_milp", "invariant_max_residual"] == 1
     assert t.loc["projected_laplace", "invariant_exact"] == "no"
@@ -92,8 +98,12 @@ def test_spread_ratios_known_answer():
     base = rng.normal(size=(400, 4))
     base -= base.mean(axis=1, keepdims=True)
     wide = base * np.array([2.0, 2.0, 2.0, 8.0])
-    rel = _state({"generalized_laplace": np.array([10, 100, 1000, 10000]) + base,
-                  "projected_laplace": np.array([10, 100, 1000, 10000]) + wide})
+    rel = _state(
+        {
+            "generalized_laplace": np.array([10, 100, 1000, 10000]) + base,
+            "projected_laplace": np.array([10, 100, 1000, 10000]) + wide,
+        }
+    )
     r = cmp.spread_ratios(rel).iloc[0]
     assert r["median_sd_ratio"] == pytest.approx(2.0) and r["max_sd_ratio"] == pytest.approx(8.0)
     assert r["max_ratio_county"] == "c3" and r["median_sd_ratio_others"] == pytest.approx(2.0)
@@ -120,16 +130,18 @@ def test_releases_for_state_keys_each_baselines_stream_by_its_name(end_to_end):
     """Adding a method leaves the others unchanged."""
     sf1, _, _, rel = end_to_end
     rng = np.random.default_rng(derive_seed(9, "dg_l1_lp"))
-    np.testing.assert_array_equal(rel.releases["dg_l1_lp"],
-                                  dg_l1_projection(sf1, sum_constraint(5), 0.192, 40, rng, integer=False))
+    np.testing.assert_array_equal(
+        rel.releases["dg_l1_lp"], dg_l1_projection(sf1, sum_constraint(5), 0.192, 40, rng, integer=False)
+    )
 
 
 def test_releases_for_state_interior_point_lp_spreads_the_discrepancy_evenly(end_to_end):
     """The interior-point LP's release is the analytic centre of the optimal face."""
     sf1, _, _, rel = end_to_end
     m = rel.noisy["dg_l1_lp_interior"]
-    np.testing.assert_allclose(rel.releases["dg_l1_lp_interior"], m - m.mean(axis=1, keepdims=True) + sf1.mean(),
-                               atol=1e-8)
+    np.testing.assert_allclose(
+        rel.releases["dg_l1_lp_interior"], m - m.mean(axis=1, keepdims=True) + sf1.mean(), atol=1e-8
+    )
 
 
 def test_releases_for_state_metrics_flag_integers_invariants_and_concentration(end_to_end):
@@ -228,8 +240,18 @@ def test_releases_for_state_rejects_too_few_draws():
 
 def test_one_county_state_every_mechanism_releases_the_count_exactly():
     noise = np.zeros((2, 10, 1), dtype=np.int64)
-    rel = cmp.releases_for_state("DC", np.array([601_723]), np.array([601_723]), noise, eps=0.192, n_releases=20,
-                                 seed=1, sensitivity=1, counties=["G1100010"], names=["DC"])
+    rel = cmp.releases_for_state(
+        "DC",
+        np.array([601_723]),
+        np.array([601_723]),
+        noise,
+        eps=0.192,
+        n_releases=20,
+        seed=1,
+        sensitivity=1,
+        counties=["G1100010"],
+        names=["DC"],
+    )
     metrics = cmp.metrics_table(rel).set_index("method")
     assert (metrics.loc[list(cmp.METHODS), "invariant_exact"] == "yes").all()
     assert metrics.loc["generalized_laplace", "sd"] == 0
@@ -243,8 +265,14 @@ def test_state_overview_joins_size_noise_audit_and_errors():
     counties = pd.DataFrame({"state_abbr": ["IL", "IL", "IL", "DC"], "sf1_pop": [10, 20, 30, 5]})
     regressions = pd.DataFrame({"state_abbr": ["IL"], "slope": [-0.5], "stderr": [0.1], "p_value": [0.01]})
     noise = pd.DataFrame({"state": ["DC", "IL"], "mean_sd": [0.0, 7.2]})
-    metrics = pd.DataFrame({"state": ["IL", "IL", "DC", "DC"], "method": ["generalized_laplace", "das"] * 2,
-                            "sd": [7.0, 3.0, 0.0, 0.0], "mean_abs_error": [5.0, 2.0, 0.0, 0.0]})
+    metrics = pd.DataFrame(
+        {
+            "state": ["IL", "IL", "DC", "DC"],
+            "method": ["generalized_laplace", "das"] * 2,
+            "sd": [7.0, 3.0, 0.0, 0.0],
+            "mean_abs_error": [5.0, 2.0, 0.0, 0.0],
+        }
+    )
     table = cmp.state_overview(counties, regressions, noise, metrics, ["IL", "DC"])
     assert list(table["state"]) == ["IL", "DC"] and list(table["n_counties"]) == [3, 1]
     assert list(table["sf1_total"]) == [60, 5] and list(table["noise_sd"]) == [7.2, 0.0]

@@ -32,13 +32,19 @@ def _e4_run(tmp_path, n_counties: int) -> Run:
     run = _run(tmp_path, {"e4": CONFIG["e4"]})
     sf1 = np.geomspace(100, 1e5, n_counties).astype(np.int64)
     rng = np.random.default_rng(5)
-    rel = cmp.StateReleases("TX", [f"G{i}" for i in range(n_counties)], [f"c{i}" for i in range(n_counties)], sf1,
-                            sf1, {"projected_laplace": projected_laplace(sf1, sum_constraint(n_counties),
-                                                                         CONFIG["e3"]["eps"], 1000, rng)})
+    rel = cmp.StateReleases(
+        "TX",
+        [f"G{i}" for i in range(n_counties)],
+        [f"c{i}" for i in range(n_counties)],
+        sf1,
+        sf1,
+        {"projected_laplace": projected_laplace(sf1, sum_constraint(n_counties), CONFIG["e3"]["eps"], 1000, rng)},
+    )
     cmp.save_releases(run.path("e4/releases_TX.nc"), rel)
     run.path("e3/selection.json").write_text(json.dumps({"selected_states": ["TX"]}))
     pd.DataFrame({"state": ["TX"], "method": ["projected_laplace"], "n_counties": [n_counties]}).to_csv(
-        run.path("tables/e4_metrics.csv"), index=False)
+        run.path("tables/e4_metrics.csv"), index=False
+    )
     return run
 
 
@@ -99,12 +105,14 @@ def _spread_run(tmp_path, releases: dict, *, selected=("IL", "TX")) -> Run:
     (tmp_path / "results" / "e3").mkdir(parents=True)
     (tmp_path / "results" / "e3" / "selection.json").write_text(json.dumps({"selected_states": list(selected)}))
     pd.DataFrame([{"state": s, "county": "1", "method": m, "n_releases": n} for (s, m), n in releases.items()]).to_csv(
-        tmp_path / "results" / "tables" / "e4_county_spread.csv", index=False)
+        tmp_path / "results" / "tables" / "e4_county_spread.csv", index=False
+    )
     return Run(tmp_path, {"e4": CONFIG["e4"]})
 
 
-@pytest.mark.parametrize("change", ["none", "fewer releases", "a method missing", "a state missing",
-                                    "a state not selected"])
+@pytest.mark.parametrize(
+    "change", ["none", "fewer releases", "a method missing", "a state missing", "a state not selected"]
+)
 def test_e4_design_check_fails_when_a_state_method_or_release_is_missing(tmp_path, change):
     n = CONFIG["e4"]["n_releases"]
     releases = {(s, m): n for s in ("IL", "TX") for m in cmp.METHODS}

@@ -175,7 +175,8 @@ def _problem_with_columns(tmp_path, cols) -> Run:
     values = np.ones((2, len(cols)), dtype=np.int64)
     complement = [1, len(cols), 2 * len(cols)]  # one index per invariant, as the paper's choice
     sex_by_age_problem(values, ["Female", "Male"], list(cols), "18-19", complement).to_json(
-        tmp_path / "results" / "e5" / "problem.json")
+        tmp_path / "results" / "e5" / "problem.json"
+    )
     return Run(tmp_path, {}, repo=ROOT)
 
 
@@ -185,8 +186,31 @@ def test_p12_row_differs_on_the_printed_labels_and_names_the_four_columns(run):
 
 
 def test_p12_row_matches_a_table_labelled_with_p12s_categories_and_fails_one_short(tmp_path):
-    p12 = ["<=4", "5-9", "10-14", "15-17", "18-19", "20", "21", "22-24", "25-29", "30-34", "35-39", "40-44", "45-49",
-           "50-54", "55-59", "60-61", "62-64", "65-66", "67-69", "70-74", "75-79", "80-84", "85+"]
+    p12 = [
+        "<=4",
+        "5-9",
+        "10-14",
+        "15-17",
+        "18-19",
+        "20",
+        "21",
+        "22-24",
+        "25-29",
+        "30-34",
+        "35-39",
+        "40-44",
+        "45-49",
+        "50-54",
+        "55-59",
+        "60-61",
+        "62-64",
+        "65-66",
+        "67-69",
+        "70-74",
+        "75-79",
+        "80-84",
+        "85+",
+    ]
     assert row_verdict("CDP-E5-p12-categories", _problem_with_columns(tmp_path / "a", p12))[0] == "match"
     assert row_verdict("CDP-E5-p12-categories", _problem_with_columns(tmp_path / "b", p12[:-1]))[0] == "differs"
 
@@ -200,8 +224,9 @@ def test_age_buckets_row_reads_the_printed_columns(run):
 def test_five_year_buckets_fail_the_age_reading(tmp_path):
     five = [f"{a}-{a + 4}" for a in range(0, 85, 5)] + ["85+"]
     (tmp_path / "results" / "e5").mkdir(parents=True)
-    sex_by_age_problem(np.ones((2, len(five)), dtype=np.int64), ["Female", "Male"], five, "20-24",
-                       [1, len(five), 2 * len(five)]).to_json(tmp_path / "results" / "e5" / "problem.json")
+    sex_by_age_problem(
+        np.ones((2, len(five)), dtype=np.int64), ["Female", "Male"], five, "20-24", [1, len(five), 2 * len(five)]
+    ).to_json(tmp_path / "results" / "e5" / "problem.json")
     status, m = row_verdict("CDP-E5-age-buckets", Run(tmp_path, {}, repo=ROOT))
     assert status == "differs" and m.value == {"mean width": 5, "finer at the key ages": False}
 
@@ -240,8 +265,7 @@ def test_raw_dg_goes_negative_but_a_one_sided_noise_does_not(tmp_path, monkeypat
     status, m = row_verdict("CDP-E5-raw-negative-cells", run)
     assert m.value > 0.5 and status == "match"
     real = isdp.mcmc.dg_cdf
-    monkeypatch.setattr(isdp.mcmc, "dg_cdf",
-                        lambda k, eps: np.where(np.asarray(k) < 0, 0.0, real(k, eps)))
+    monkeypatch.setattr(isdp.mcmc, "dg_cdf", lambda k, eps: np.where(np.asarray(k) < 0, 0.0, real(k, eps)))
     status, m = row_verdict("CDP-E5-raw-negative-cells", run)  # noise ≥ 0: no count can go negative
     assert m.value == 0 and status == "differs"
 
@@ -253,8 +277,17 @@ def test_mis_releases_drawn_from_the_conditional_law_match_and_at_a_wrong_eps_di
     x, A, d = problem.x, problem.A, problem.x.size
 
     def releases(at_eps, seed):
-        draws = mis_exact_sample(A, A @ x, x, eps=at_eps, index_set=problem.meta["index_set"], size=100, seed=seed,
-                                 B=np.eye(d), b=np.zeros(d))
+        draws = mis_exact_sample(
+            A,
+            A @ x,
+            x,
+            eps=at_eps,
+            index_set=problem.meta["index_set"],
+            size=100,
+            seed=seed,
+            B=np.eye(d),
+            b=np.zeros(d),
+        )
         np.savez(run.path("e5/fig1_releases.npz"), x=x[None], A=A, mis_conditional=draws[None])
 
     releases(eps, seed=11)
@@ -285,9 +318,16 @@ def test_fig2_rows_say_where_the_chains_started(tmp_path):
 
     tables = tmp_path / "results" / "tables"
     tables.mkdir(parents=True)
-    pd.DataFrame({"proposal_eps": [0.55, 0.6, 0.65], "acceptance": [0.012, 0.015, 0.016], "se": [2e-4, 2e-4, 3e-4],
-                  "n_chains": 16, "proposals_per_chain": 250_000, "start": ACCEPTANCE_START}).to_csv(
-        tables / "e5_fig2_acceptance.csv", index=False)
+    pd.DataFrame(
+        {
+            "proposal_eps": [0.55, 0.6, 0.65],
+            "acceptance": [0.012, 0.015, 0.016],
+            "se": [2e-4, 2e-4, 3e-4],
+            "n_chains": 16,
+            "proposals_per_chain": 250_000,
+            "start": ACCEPTANCE_START,
+        }
+    ).to_csv(tables / "e5_fig2_acceptance.csv", index=False)
     for m in (best_proposal_steps(Run(tmp_path), 0.6), e5.acceptance_at(Run(tmp_path), 0.0168, proposal_eps=0.6)):
         assert "started at exact draws of p*" in m.text
 
@@ -352,8 +392,11 @@ def _fig1_run(tmp_path, monkeypatch, conditional_eps):
     monkeypatch.setattr(e5, "_problem", lambda run: types.SimpleNamespace(x=np.zeros(cells)))
     (tmp_path / "results" / "e5").mkdir(parents=True)
     methods = {"raw_dg_eps1": 1.0, "mis_conditional": conditional_eps, "raw_dg_eps05": 0.5}
-    rows = [{"table": t, "method": k, "avg_l1": cells * e5._dg_mean_abs(e) * (1 + 0.01 * (t - 1))}
-            for t in range(3) for k, e in methods.items()]
+    rows = [
+        {"table": t, "method": k, "avg_l1": cells * e5._dg_mean_abs(e) * (1 + 0.01 * (t - 1))}
+        for t in range(3)
+        for k, e in methods.items()
+    ]
     pd.DataFrame(rows).to_csv(tmp_path / "results" / "e5" / "fig1_distances.csv", index=False)
     return Run(tmp_path, config={"e5": {"simulation": {"eps_mis": 0.5, "eps_raw": 1.0}}})
 

@@ -73,15 +73,35 @@ def test_acceptance_from_exact_starts_is_the_stationary_rate_and_from_s_star_is_
     rate, here far below the stationary one (s*, the mode of p*, is hard to leave), so a start at s* fails."""
     n_chains, n_iter = 20_000, 10
     _, stationary, from_s_star = _exact(proposal_eps, n_iter)
-    res, starts = ms.acceptance_chains(A6, A6 @ CENTER, CENTER, INDEX_SET, eps=EPS, proposal_eps=proposal_eps,
-                                       n_chains=n_chains, n_iter=n_iter, seed=5, start_seed=6)
+    res, starts = ms.acceptance_chains(
+        A6,
+        A6 @ CENTER,
+        CENTER,
+        INDEX_SET,
+        eps=EPS,
+        proposal_eps=proposal_eps,
+        n_chains=n_chains,
+        n_iter=n_iter,
+        seed=5,
+        start_seed=6,
+    )
     assert starts.shape == (n_chains, 6) and res.n_iterations == n_iter
     row = ms.acceptance_row(proposal_eps, res)
     assert row["start"] == ms.ACCEPTANCE_START == "exact draws of p*" and row["n_chains"] == n_chains
     assert abs(row["acceptance"] - stationary) < 4 * row["se"]
 
-    s_star = ms.run_mis(A6, A6 @ CENTER, CENTER, INDEX_SET, eps=EPS, proposal_eps=proposal_eps, n_chains=n_chains,
-                        n_draws=0, burn_in=n_iter, seed=5)
+    s_star = ms.run_mis(
+        A6,
+        A6 @ CENTER,
+        CENTER,
+        INDEX_SET,
+        eps=EPS,
+        proposal_eps=proposal_eps,
+        n_chains=n_chains,
+        n_draws=0,
+        burn_in=n_iter,
+        seed=5,
+    )
     se = s_star.acceptance.std(ddof=1) / np.sqrt(n_chains)
     assert abs(s_star.acceptance.mean() - from_s_star) < 4 * se  # the exact transient rate: the runs are right
     assert stationary - from_s_star > 20 * row["se"]  # 0.0162 against 0.0092 (ε̃ = 0.3), 0.090 against 0.072 (0.6)
@@ -118,6 +138,16 @@ def test_fig2_acceptance_on_e5s_table_is_the_stationary_rate_at_a_small_proposal
     row = ms.acceptance_row(eps_q, res)
     band = 4 * np.hypot(row["se"], stationary_se)
     assert abs(row["acceptance"] - stationary) < band
-    s_star = ms.run_mis(A, a, x, index_set, eps=eps, proposal_eps=eps_q, n_chains=sizes["n_chains"], n_draws=0,
-                        burn_in=sizes["n_iter"], seed=sizes["seed"])
+    s_star = ms.run_mis(
+        A,
+        a,
+        x,
+        index_set,
+        eps=eps,
+        proposal_eps=eps_q,
+        n_chains=sizes["n_chains"],
+        n_draws=0,
+        burn_in=sizes["n_iter"],
+        seed=sizes["seed"],
+    )
     assert stationary - s_star.acceptance.mean() > band  # Algorithm 1's start, s*: the rate the issue reports

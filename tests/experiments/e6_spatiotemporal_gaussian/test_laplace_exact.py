@@ -15,11 +15,15 @@ from scipy import integrate
 def test_projected_density_is_the_integral_over_the_invariant_direction(a):
     b, Q = 3.0, le.helmert_basis(3)
     v = Q @ np.array(a)
+
     def integrand(s):
         return np.prod(np.exp(-np.abs(v + s) / b) / (2 * b))
+
     breaks = sorted(-v)
-    direct = sum(integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12)[0]
-                 for lo, hi in zip([-np.inf, *breaks], [*breaks, np.inf], strict=True))
+    direct = sum(
+        integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12)[0]
+        for lo, hi in zip([-np.inf, *breaks], [*breaks, np.inf], strict=True)
+    )
     assert le.projected_logpdf(v, b)[0] == pytest.approx(np.log(np.sqrt(3) * direct), abs=1e-9)
 
 

@@ -41,8 +41,10 @@ def test_subspaces_neighbours_and_fast_divergences_are_what_the_rows_say():
     assert all(sorted(np.subtract(b, a)) == [-1, 0, 0, 1] for a, b in pairs)
     # the aligned divergences are privacy_audit's on the same laws
     h, g = pairs[5]
-    p, q = (se.project(se.invariant_respecting(se.truncated_geometric(k, 1.0, 0, 3), k, se.C_ODD), S["N(C)"])
-            for k in (h, g))
+    p, q = (
+        se.project(se.invariant_respecting(se.truncated_geometric(k, 1.0, 0, 3), k, se.C_ODD), S["N(C)"])
+        for k in (h, g)
+    )
     v = se.aligned({h: p, g: q})
     assert hockey_stick_divergence(v[h], v[g], 0.5) == pytest.approx(hockey_stick(p, q, 0.5), abs=1e-15)
     assert se.level(v[h], v[g]) == pytest.approx(max_privacy_loss(p, q), abs=1e-12)

@@ -39,8 +39,14 @@ def test_noise_density_is_the_numerical_convolution(beta):
             return lap(t)
         hi = 1.0 - beta  # density of βU1 + hi·U2 = ∫ f(u/β) f((t − u)/hi) / (β hi) du
         reach = 80 * b + abs(t)  # the integrand is below e^-40 of its peak beyond
-        return integrate.quad(lambda u: lap(u / beta) * lap((t - u) / hi) / (beta * hi), -reach, reach,
-                              points=sorted({0.0, t}), limit=400, epsabs=0)[0]
+        return integrate.quad(
+            lambda u: lap(u / beta) * lap((t - u) / hi) / (beta * hi),
+            -reach,
+            reach,
+            points=sorted({0.0, t}),
+            limit=400,
+            epsabs=0,
+        )[0]
 
     for t in (-7.0, -0.4, 0.0, 1.1, 6.0, 25.0):
         np.testing.assert_allclose(nl.noise_pdf(t, "l1", eps, beta), conv(t), rtol=1e-6)
@@ -62,8 +68,10 @@ def test_signed_weights_sum_to_one_with_opposite_signs():
 
 def test_mixture_of_laplace_and_signed_gamma_is_the_sum_of_two_laplace():
     eps = 1.7
-    half = [{"law": "laplace", "weight": 0.5, "scale": 1 / eps},
-            {"law": "signed_gamma", "weight": 0.5, "shape": 2, "scale": 1 / eps}]
+    half = [
+        {"law": "laplace", "weight": 0.5, "scale": 1 / eps},
+        {"law": "signed_gamma", "weight": 0.5, "shape": 2, "scale": 1 / eps},
+    ]
     t = np.linspace(-20, 20, 4001)
     np.testing.assert_allclose(nl.mixture(t, half), nl.laplace_sum_pdf(t, 1 / eps), atol=1e-12)
     np.testing.assert_allclose(nl.mixture(t, half, cdf=True), nl.noise_cdf(t, "l2", eps), atol=1e-12)

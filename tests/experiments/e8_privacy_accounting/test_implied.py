@@ -160,10 +160,12 @@ def test_dropping_a_needed_combination_admits_an_infeasible_total():
 
     types = ["A", "B", "C"]
     assert ("A", "B") in gq_nonredundant(GQ_BLOCKS, types)
-    singles_only = {y for y in itertools.product(range(15), repeat=3)
-                    if all(gq_lower(GQ_BLOCKS, t) <= y[i] <= gq_capacity(GQ_BLOCKS, [t]) for i, t in enumerate(types))}
+    singles_only = {
+        y
+        for y in itertools.product(range(15), repeat=3)
+        if all(gq_lower(GQ_BLOCKS, t) <= y[i] <= gq_capacity(GQ_BLOCKS, [t]) for i, t in enumerate(types))
+    }
     assert singles_only - gq_extendable_totals(GQ_BLOCKS, types)
-
 
 
 def test_lp_extension_agrees_with_the_brute_force_on_integer_totals():
@@ -181,6 +183,7 @@ def test_lp_extension_agrees_with_the_brute_force_on_integer_totals():
 def _integer_extensions(region_a, region_b, parent) -> int:
     """Brute force: the nonnegative integer region × A × B tables with the three margins, region by region (each
     region's A × B slice has the region's two margins and stays within what the parent has left)."""
+
     def slices(rows, cols, upper):
         if len(rows) == 0:
             if not cols.any():
@@ -203,9 +206,12 @@ def test_margin_extension_agrees_with_brute_force():
     """HiGHS's integer answer against exhaustive enumeration on the instance and its three contractions, and the
     count on a 2 × 2 × 2 table of ones (one free checkerboard: cell (0,0,0) ∈ {0, 1, 2})."""
     region_a, region_b, parent = implied.read_three_way_margins(
-        ROOT / claims.claim("TDA-E8-two-marginals-integer-gap", REGISTRY)["args"]["instance"])
-    cases = [(region_b, parent), *(implied.merge_last_values(region_b, parent, pair)
-                                   for pair in itertools.combinations(range(3), 2))]
+        ROOT / claims.claim("TDA-E8-two-marginals-integer-gap", REGISTRY)["args"]["instance"]
+    )
+    cases = [
+        (region_b, parent),
+        *(implied.merge_last_values(region_b, parent, pair) for pair in itertools.combinations(range(3), 2)),
+    ]
     for b_region, b_parent in cases:
         fractional, integer = implied.margin_extension(region_a, b_region, b_parent)
         assert fractional and integer == (_integer_extensions(region_a, b_region, b_parent) > 0)

@@ -137,8 +137,10 @@ def test_sigterm_during_download_leaves_no_partial_file(tmp_path, server):
 
     server.routes["/trickle"] = [(200, b"x" * 400)]
     server.trickle["/trickle"] = 0.05
-    code = (f"from isdp_papers.nhgis.download import download; download({server.url('/trickle')!r}, "
-            f"{str(tmp_path / 'x.zip')!r}, timeout=30, retries=1)")
+    code = (
+        f"from isdp_papers.nhgis.download import download; download({server.url('/trickle')!r}, "
+        f"{str(tmp_path / 'x.zip')!r}, timeout=30, retries=1)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code])
     deadline = time.monotonic() + 20
     while server.hits.get("/trickle", 0) == 0 and time.monotonic() < deadline:

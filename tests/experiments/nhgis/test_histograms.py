@@ -29,9 +29,14 @@ from isdp_papers.nhgis.histograms import (
 
 
 @requires_zip
-@pytest.mark.parametrize("extractor, path", [(extract_histogram_cells, HISTOGRAM_CELLS_EXTRACT),
-                                             (extract_histogram_support, HISTOGRAM_SUPPORT_EXTRACT),
-                                             (extract_state_histograms, STATE_HISTOGRAMS_EXTRACT)])
+@pytest.mark.parametrize(
+    "extractor, path",
+    [
+        (extract_histogram_cells, HISTOGRAM_CELLS_EXTRACT),
+        (extract_histogram_support, HISTOGRAM_SUPPORT_EXTRACT),
+        (extract_state_histograms, STATE_HISTOGRAMS_EXTRACT),
+    ],
+)
 def test_committed_extract_is_rederived_byte_for_byte(tmp_path, extractor, path):
     assert_rederived(extractor, path, tmp_path)
 
@@ -85,7 +90,5 @@ def test_support_table_agrees_with_the_county_extract():
     assert support.loc[NATION, "sf1_pop"] == us["sf1_pop"].sum()
     assert support.loc[NATION, "counties"] == us["counties"].sum()
     cells = 4 * N_RACES
-    assert (
-        (states["nonzero_cells"] > 0) & (states["nonzero_cells"] <= support.loc[NATION, "nonzero_cells"])
-    ).all()
+    assert ((states["nonzero_cells"] > 0) & (states["nonzero_cells"] <= support.loc[NATION, "nonzero_cells"])).all()
     assert support.loc[NATION, "nonzero_cells"] <= cells

@@ -16,9 +16,26 @@ def test_extract_rule_reproduces_the_committed_extract(tmp_path):
     (tmp_path / "results" / "data").mkdir(parents=True)
     (tmp_path / "results" / "data" / zip_path.name).symlink_to(zip_path)
     target = "results/data/counties_v20210608.csv"
-    subprocess.run([sys.executable, "-m", "snakemake", target, "--snakefile", str(ROOT / "Snakefile"),
-                    "--directory", str(tmp_path), "--configfile", str(ROOT / "config" / "ci.yaml"),
-                    "--cores", "1", "--quiet", "all"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            target,
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(ROOT / "config" / "ci.yaml"),
+            "--cores",
+            "1",
+            "--quiet",
+            "all",
+        ],
+        check=True,
+        capture_output=True,
+    )
     committed = ROOT / "data" / "nhgis" / "county_population_v20210608.csv"
     assert (tmp_path / target).read_bytes() == committed.read_bytes()
 
@@ -26,11 +43,20 @@ def test_extract_rule_reproduces_the_committed_extract(tmp_path):
 def _fetch_job(tmp_path, embedded, verify):
     from isdp_papers.jobs import Job
 
-    params = {"vintage": "20201116", "source": "embedded", "dest_zip": str(tmp_path / "z.zip"), "timeout": 1,
-              "retries": 1, "backoff": 0}
-    return Job(input={"embedded": str(embedded)}, params=params,
-               output={"csv": str(tmp_path / "counties.csv"), "info": str(tmp_path / "source.json")},
-               config={"data": {"verify_committed": verify}})
+    params = {
+        "vintage": "20201116",
+        "source": "embedded",
+        "dest_zip": str(tmp_path / "z.zip"),
+        "timeout": 1,
+        "retries": 1,
+        "backoff": 0,
+    }
+    return Job(
+        input={"embedded": str(embedded)},
+        params=params,
+        output={"csv": str(tmp_path / "counties.csv"), "info": str(tmp_path / "source.json")},
+        config={"data": {"verify_committed": verify}},
+    )
 
 
 @pytest.mark.parametrize("verify", [True, False])

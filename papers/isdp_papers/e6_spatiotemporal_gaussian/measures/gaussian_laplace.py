@@ -36,8 +36,11 @@ def lemma34_profile(run: Run, paper, *, eps: list[float], delta: list[float]) ->
     """Lemma 3.4's Gaussian noise σ = Δ₂ c_{ε,δ}, c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε, against the exact privacy profile
     of the Gaussian mechanism (:func:`isdp.baselines.gaussian_delta`): the largest δ_exact(ε)/δ over the grid."""
     worst, failing = _gaussian_profile(eps, delta, 1.0)
-    return Measurement(worst, f"largest exact δ / stated δ = {worst:.3g} over {len(eps)} × {len(delta)} (ε, δ); "
-                              + (f"above 1 at {len(failing)}: " + ", ".join(failing) if failing else "never above 1"))
+    return Measurement(
+        worst,
+        f"largest exact δ / stated δ = {worst:.3g} over {len(eps)} × {len(delta)} (ε, δ); "
+        + (f"above 1 at {len(failing)}: " + ", ".join(failing) if failing else "never above 1"),
+    )
 
 
 def gaussian_corollaries_profile(run: Run, paper, *, eps: list[float], delta: list[float]) -> Measurement:
@@ -58,16 +61,23 @@ def gaussian_corollaries_profile(run: Run, paper, *, eps: list[float], delta: li
     for name, C in invariants.items():
         projector = eye - C.T @ np.linalg.solve(C @ C.T, C)
         in_null_coordinates = np.linalg.norm(diffs @ scipy.linalg.null_space(C), axis=1)  # ‖Q_Nᵀ Δ‖
-        shifts = {"Cor 3.5": np.linalg.norm(diffs @ projector, axis=1).max() / sensitivity,
-                  "Cor 3.6": in_null_coordinates.max() / in_null_coordinates.max()}  # over Δ₂(Q_Nᵀ A), the same sup
+        shifts = {
+            "Cor 3.5": np.linalg.norm(diffs @ projector, axis=1).max() / sensitivity,
+            "Cor 3.6": in_null_coordinates.max() / in_null_coordinates.max(),
+        }  # over Δ₂(Q_Nᵀ A), the same sup
         for cor, shift in shifts.items():
             w, failing = _gaussian_profile(eps, delta, float(shift))
             worst = max(worst, w)
-            parts.append(f"{cor}, {name}: μ c = {shift:.4f}, largest ratio {w:.3g} (above 1 at {len(failing)} of "
-                         f"{len(eps) * len(delta)})")
-    return Measurement(worst, f"largest exact δ / stated δ = {worst:.3g} ({'; '.join(parts)})",
-                       note="the projected release's worst shift equals Δ₂(hist) whenever some Δ lies in N (always "
-                            "for 1ᵀ), the extended one's is Δ₂(Q_Nᵀ A) by its definition: μ = 1/c, Lemma 3.4's case")
+            parts.append(
+                f"{cor}, {name}: μ c = {shift:.4f}, largest ratio {w:.3g} (above 1 at {len(failing)} of "
+                f"{len(eps) * len(delta)})"
+            )
+    return Measurement(
+        worst,
+        f"largest exact δ / stated δ = {worst:.3g} ({'; '.join(parts)})",
+        note="the projected release's worst shift equals Δ₂(hist) whenever some Δ lies in N (always "
+        "for 1ᵀ), the extended one's is Δ₂(Q_Nᵀ A) by its definition: μ = 1/c, Lemma 3.4's case",
+    )
 
 
 def _laplace_setting(n: int, eps: float, sensitivity: float | None):
@@ -87,9 +97,12 @@ def laplace_product_level(run: Run, paper, *, eps: float, n: int, sensitivity: f
 
     shifts, delta1, b = _laplace_setting(n, eps, sensitivity)
     exact, on_grid = le.product_level(shifts, b), le.product_grid_level(shifts, b, le.grid(b))
-    return Measurement(max(exact, on_grid) / eps, f"level {exact / eps:.6f} ε (closed form max ‖Δ‖₁/b), "
-                       f"{on_grid / eps:.6f} ε on the grid; Δ₁(hist) = {delta1:g} over {len(shifts)} shifts, "
-                       f"b = {b * eps:g}/ε; at b = 1/ε: {le.product_level(shifts, 1 / eps) / eps:.6f} ε")
+    return Measurement(
+        max(exact, on_grid) / eps,
+        f"level {exact / eps:.6f} ε (closed form max ‖Δ‖₁/b), "
+        f"{on_grid / eps:.6f} ε on the grid; Δ₁(hist) = {delta1:g} over {len(shifts)} shifts, "
+        f"b = {b * eps:g}/ε; at b = 1/ε: {le.product_level(shifts, 1 / eps) / eps:.6f} ε",
+    )
 
 
 def projected_laplace_level(run: Run, paper, *, eps: float, n: int, sensitivity: float | None = None) -> Measurement:
@@ -101,15 +114,28 @@ def projected_laplace_level(run: Run, paper, *, eps: float, n: int, sensitivity:
     shifts, delta1, b = _laplace_setting(n, eps, sensitivity)
     exact = le.projected_level(shifts, b)
     on_grid, where = le.projected_grid_level(shifts, b, le.grid(b))
-    return Measurement(max(exact, on_grid) / eps, f"level on N {exact / eps:.6f} ε (exact: min_σ ‖Δ + σ1‖₁/b), "
-                       f"{on_grid / eps:.6f} ε on the grid (at |v| ≈ {np.abs(where).max() / b:.0e} scales); "
-                       f"Δ₁(hist) = {delta1:g}, b = {b * eps:g}/ε; at E4's b = 1/ε: "
-                       f"{le.projected_level(shifts, 1 / eps) / eps:.6f} ε",
-                       note=f"n = {n} values, C = 1ᵀ, bounded neighbours (Def 2.1)")
+    return Measurement(
+        max(exact, on_grid) / eps,
+        f"level on N {exact / eps:.6f} ε (exact: min_σ ‖Δ + σ1‖₁/b), "
+        f"{on_grid / eps:.6f} ε on the grid (at |v| ≈ {np.abs(where).max() / b:.0e} scales); "
+        f"Δ₁(hist) = {delta1:g}, b = {b * eps:g}/ε; at E4's b = 1/ε: "
+        f"{le.projected_level(shifts, 1 / eps) / eps:.6f} ε",
+        note=f"n = {n} values, C = 1ᵀ, bounded neighbours (Def 2.1)",
+    )
 
 
-def extended_laplace_check(run: Run, paper, *, eps: float, n: int, records: int, releases: int, seed: int,
-                           as_printed: bool = False, noise_basis: str = "helmert") -> Measurement:
+def extended_laplace_check(
+    run: Run,
+    paper,
+    *,
+    eps: float,
+    n: int,
+    records: int,
+    releases: int,
+    seed: int,
+    as_printed: bool = False,
+    noise_basis: str = "helmert",
+) -> Measurement:
     """Cor 3.9 on hist of ``records`` rows over ``n`` values, C = 1ᵀ, Q_N = :func:`laplace_exact.helmert_basis`:
     ``(ε, 0) on N`` — the exact level of the release's N-coordinates Q_Nᵀ y (a product Laplace located at
     Q_Nᵀ of the noiseless release) is at most ε (1 + 1e-9) over every neighbour pair; ``keeps C y = C h`` — the
@@ -127,16 +153,24 @@ def extended_laplace_check(run: Run, paper, *, eps: float, n: int, records: int,
 
     def location(h):  # Q_Nᵀ of the release without noise: the N-coordinates' centre
         return (le.extended_release(h, Q, np.zeros(n - 1), as_printed) @ Q)[0]
+
     level = max(np.abs(location(h) - location(hp)).sum() for h, hp in pairs) / b
     rng = np.random.default_rng(seed)
     hists = {tuple(h) for h, _ in pairs}
-    residual = max(np.abs(le.extended_release(np.array(h), Q, rng.laplace(0.0, b, (releases, n - 1)), as_printed)
-                          .sum(axis=1) - sum(h)).max() for h in sorted(hists))
+    residual = max(
+        np.abs(
+            le.extended_release(np.array(h), Q, rng.laplace(0.0, b, (releases, n - 1)), as_printed).sum(axis=1) - sum(h)
+        ).max()
+        for h in sorted(hists)
+    )
     value = {"(ε, 0) on N": bool(level <= eps * (1 + 1e-9)), "keeps C y = C h": bool(residual <= 1e-9)}
-    return Measurement(value, f"level on N {level / eps:.6f} ε over {len(pairs)} neighbour pairs (b = Δ₁(Q_Nᵀ A)/ε "
-                       f"= {b * eps:.4f}/ε); largest |1ᵀ y − 1ᵀ h| {residual:.3g} over {releases} releases of each of "
-                       f"{len(hists)} histograms" + (" (noise as printed: h + Q_N w)" if as_printed else ""),
-                       note=f"{records} rows over {n} values, C = 1ᵀ, bounded neighbours; Q_N the Helmert basis")
+    return Measurement(
+        value,
+        f"level on N {level / eps:.6f} ε over {len(pairs)} neighbour pairs (b = Δ₁(Q_Nᵀ A)/ε "
+        f"= {b * eps:.4f}/ε); largest |1ᵀ y − 1ᵀ h| {residual:.3g} over {releases} releases of each of "
+        f"{len(hists)} histograms" + (" (noise as printed: h + Q_N w)" if as_printed else ""),
+        note=f"{records} rows over {n} values, C = 1ᵀ, bounded neighbours; Q_N the Helmert basis",
+    )
 
 
 def _projected_laplace_tail(k: float) -> float:
@@ -153,8 +187,11 @@ def _projected_laplace_tail(k: float) -> float:
 
     def integrand(s):
         return laplace_sum_pdf(s, 1.0) * (upper((c + s) / 2) + 1 - upper((s - c) / 2))
-    return sum(integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
-               for lo, hi in ((-np.inf, -c), (-c, c), (c, np.inf)))
+
+    return sum(
+        integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+        for lo, hi in ((-np.inf, -c), (-c, c), (c, np.inf))
+    )
 
 
 def laplace_tail_ratio(run: Run, paper, *, ks: list[float], laplace_tail=None) -> Measurement:
@@ -171,16 +208,22 @@ def laplace_tail_ratio(run: Run, paper, *, ks: list[float], laplace_tail=None) -
         ratios[("Lemma 3.7 / 3.4", k)] = base(k) / gauss
         ratios[("Cor 3.8 / 3.5", k)] = _projected_laplace_tail(k) / gauss
     worst = min(ratios.values())
-    parts = [f"{name}: " + ", ".join(f"{ratios[(name, k)]:.3g}" for k in ks) for name in ("Lemma 3.7 / 3.4",
-                                                                                          "Cor 3.8 / 3.5")]
-    return Measurement(worst, f"tail ratio Laplace / Gaussian at k = {', '.join(f'{k:g}' for k in ks)} SD — "
-                              + "; ".join(parts) + f"; smallest {worst:.3g}; at k = 1: "
-                              f"{base(1.0) / (2 * stats.norm.sf(1.0)):.3g} (base) — the shoulders are lighter",
-                       note="excess kurtosis: Laplace 3, its projected coordinate 3·Σa⁴/(Σa²)² = 1.5, Gaussians 0")
+    parts = [
+        f"{name}: " + ", ".join(f"{ratios[(name, k)]:.3g}" for k in ks) for name in ("Lemma 3.7 / 3.4", "Cor 3.8 / 3.5")
+    ]
+    return Measurement(
+        worst,
+        f"tail ratio Laplace / Gaussian at k = {', '.join(f'{k:g}' for k in ks)} SD — "
+        + "; ".join(parts)
+        + f"; smallest {worst:.3g}; at k = 1: "
+        f"{base(1.0) / (2 * stats.norm.sf(1.0)):.3g} (base) — the shoulders are lighter",
+        note="excess kurtosis: Laplace 3, its projected coordinate 3·Σa⁴/(Σa²)² = 1.5, Gaussians 0",
+    )
 
 
-def _extended_laplace(x: np.ndarray, eps: float, size: int, rng: np.random.Generator,
-                      basis) -> tuple[np.ndarray, float]:
+def _extended_laplace(
+    x: np.ndarray, eps: float, size: int, rng: np.random.Generator, basis
+) -> tuple[np.ndarray, float]:
     """``size`` releases x + Q_N w_N of the extended Laplace mechanism (Cor 3.9 with Algorithm 1's noise Q_N w_N) for
     the identity query, one cell changing by 1: w_N ~ Lap(b) i.i.d., b = Δ₁(Q_Nᵀ)/ε = max_i ‖Q_Nᵀ e_i‖₁/ε, drawn
     block by block as :func:`isdp.baselines.extended_gaussian`. Returns (releases, b)."""

@@ -17,9 +17,11 @@ from isdp_papers.claims import Measurement, Run
 def _exact_note() -> str:
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
-    return (f"exact laws, no Monte Carlo: databases of {se.RECORDS} rows over {{1, 2, 3, 4}}, A = hist, bounded "
-            f"neighbours ({len(se.neighbours())} ordered pairs), cells clamp(h_i + DG(ε/{se.SENSITIVITY}), 0, "
-            f"{se.RECORDS}) (subspace_exact)")
+    return (
+        f"exact laws, no Monte Carlo: databases of {se.RECORDS} rows over {{1, 2, 3, 4}}, A = hist, bounded "
+        f"neighbours ({len(se.neighbours())} ordered pairs), cells clamp(h_i + DG(ε/{se.SENSITIVITY}), 0, "
+        f"{se.RECORDS}) (subspace_exact)"
+    )
 
 
 def _levels(levels: dict) -> str:
@@ -33,9 +35,13 @@ def subspace_dp_delta(run: Run, paper, *, eps: float) -> Measurement:
 
     out = se.dp_implies_subspace_dp(eps)
     worst = max(delta for _, delta in out.values())
-    return Measurement(worst, f"largest δ at ε = {eps:g} over {len(out)} subspaces: {worst:.1e}; levels / ε: "
-                              + _levels({k: lv / eps for k, (lv, _) in out.items()}),
-                       note=_exact_note(), n=len(out))
+    return Measurement(
+        worst,
+        f"largest δ at ε = {eps:g} over {len(out)} subspaces: {worst:.1e}; levels / ε: "
+        + _levels({k: lv / eps for k, (lv, _) in out.items()}),
+        note=_exact_note(),
+        n=len(out),
+    )
 
 
 def projection_privacy_delta(run: Run, paper, *, eps: float) -> Measurement:
@@ -45,10 +51,14 @@ def projection_privacy_delta(run: Run, paper, *, eps: float) -> Measurement:
 
     out = se.projection_privacy(eps)
     worst = max(v[1] for v in out.values())
-    parts = [f"{name}: level on N {lv / eps:.6f} ε, on ℝ⁴ {'∞' if not np.isfinite(full) else f'{full / eps:.6f} ε'}, "
-             f"invariant residual {res}" for name, (lv, _, full, res) in out.items()]
-    return Measurement(worst, f"largest δ at ε = {eps:g} on N: {worst:.1e} ({'; '.join(parts)})", note=_exact_note(),
-                       n=len(out))
+    parts = [
+        f"{name}: level on N {lv / eps:.6f} ε, on ℝ⁴ {'∞' if not np.isfinite(full) else f'{full / eps:.6f} ε'}, "
+        f"invariant residual {res}"
+        for name, (lv, _, full, res) in out.items()
+    ]
+    return Measurement(
+        worst, f"largest δ at ε = {eps:g} on N: {worst:.1e} ({'; '.join(parts)})", note=_exact_note(), n=len(out)
+    )
 
 
 def extension_converse_check(run: Run, paper, *, eps: float, translate: str = "row space") -> Measurement:
@@ -60,11 +70,17 @@ def extension_converse_check(run: Run, paper, *, eps: float, translate: str = "r
 
     out = se.extension_converse(eps, translate=translate)
     residual, delta = max(v[0] for v in out.values()), max(v[2] for v in out.values())
-    parts = [f"{name}: largest |C M̂| {res}, level on ℝ⁴ {'∞' if not np.isfinite(lv) else f'{lv / eps:.6f} ε'}, "
-             f"δ at ε {d:.1e}" for name, (res, lv, d) in out.items()]
-    return Measurement({"image in N": residual == 0, "(ε, 0)-DP on ℝⁿ": bool(delta <= 1e-12)},
-                       f"M̂ = 𝓜 − {'Π_R A(x)' if translate == 'row space' else translate} at ε = {eps:g}: "
-                       + "; ".join(parts), note=_exact_note(), n=len(out))
+    parts = [
+        f"{name}: largest |C M̂| {res}, level on ℝ⁴ {'∞' if not np.isfinite(lv) else f'{lv / eps:.6f} ε'}, "
+        f"δ at ε {d:.1e}"
+        for name, (res, lv, d) in out.items()
+    ]
+    return Measurement(
+        {"image in N": residual == 0, "(ε, 0)-DP on ℝⁿ": bool(delta <= 1e-12)},
+        f"M̂ = 𝓜 − {'Π_R A(x)' if translate == 'row space' else translate} at ε = {eps:g}: " + "; ".join(parts),
+        note=_exact_note(),
+        n=len(out),
+    )
 
 
 def consistent_release_delta(run: Run, paper, *, eps: float, total_from: str = "release") -> Measurement:
@@ -75,8 +91,9 @@ def consistent_release_delta(run: Run, paper, *, eps: float, total_from: str = "
 
     delta = se.consistent_release(eps, total_from=total_from)
     source = "its released cells y₁ + y₃" if total_from == "release" else "the confidential h₁ + h₃"
-    return Measurement(delta, f"largest δ at ε = {eps:g} of (y, total) on ℝ⁵, the total from {source}: {delta:.1e}",
-                       note=_exact_note())
+    return Measurement(
+        delta, f"largest δ at ε = {eps:g} of (y, total) on ℝ⁵, the total from {source}: {delta:.1e}", note=_exact_note()
+    )
 
 
 def nestedness_delta(run: Run, paper, *, eps: float) -> Measurement:
@@ -86,10 +103,16 @@ def nestedness_delta(run: Run, paper, *, eps: float) -> Measurement:
 
     out = se.nestedness(eps)
     worst = max(v["delta"] for v in out.values())
-    parts = [f"{m}: levels / ε {_levels({k: lv / eps for k, lv in v['levels'].items()})}; {len(v['pairs'])} nested "
-             f"pairs" for m, v in out.items()]
-    return Measurement(worst, f"largest δ on V₂ at V₁'s level: {worst:.1e} ({'; '.join(parts)})", note=_exact_note(),
-                       n=sum(len(v["pairs"]) for v in out.values()))
+    parts = [
+        f"{m}: levels / ε {_levels({k: lv / eps for k, lv in v['levels'].items()})}; {len(v['pairs'])} nested pairs"
+        for m, v in out.items()
+    ]
+    return Measurement(
+        worst,
+        f"largest δ on V₂ at V₁'s level: {worst:.1e} ({'; '.join(parts)})",
+        note=_exact_note(),
+        n=sum(len(v["pairs"]) for v in out.values()),
+    )
 
 
 def composition_delta(run: Run, paper, *, eps: list[float]) -> Measurement:
@@ -100,10 +123,14 @@ def composition_delta(run: Run, paper, *, eps: list[float]) -> Measurement:
 
     e1, e2 = eps
     out = se.composition(e1, e2)
-    return Measurement(out["delta_sum"], f"largest δ at ε₁ + ε₂ = {e1 + e2:g}: {out['delta_sum']:.1e}; joint level "
-                                         f"{out['level']:.6f} (each alone {out['levels'][0]:.6f}, "
-                                         f"{out['levels'][1]:.6f}); at max(ε₁, ε₂) = {max(e1, e2):g} δ would be "
-                                         f"{out['delta_max']:.3f}", note=_exact_note())
+    return Measurement(
+        out["delta_sum"],
+        f"largest δ at ε₁ + ε₂ = {e1 + e2:g}: {out['delta_sum']:.1e}; joint level "
+        f"{out['level']:.6f} (each alone {out['levels'][0]:.6f}, "
+        f"{out['levels'][1]:.6f}); at max(ε₁, ε₂) = {max(e1, e2):g} δ would be "
+        f"{out['delta_max']:.3f}",
+        note=_exact_note(),
+    )
 
 
 def post_processing_delta(run: Run, paper, *, eps: float) -> Measurement:
@@ -113,9 +140,14 @@ def post_processing_delta(run: Run, paper, *, eps: float) -> Measurement:
 
     out = se.post_processing(eps)
     worst = max(delta for _, delta in out.values())
-    return Measurement(worst, f"largest δ at ε = {eps:g} on N: {worst:.1e} ("
-                              + "; ".join(f"{name}: level {lv / eps:.6f} ε" for name, (lv, _) in out.items()) + ")",
-                       note=_exact_note(), n=len(out))
+    return Measurement(
+        worst,
+        f"largest δ at ε = {eps:g} on N: {worst:.1e} ("
+        + "; ".join(f"{name}: level {lv / eps:.6f} ε" for name, (lv, _) in out.items())
+        + ")",
+        note=_exact_note(),
+        n=len(out),
+    )
 
 
 def mixture_delta(run: Run, paper, *, eps: float, weights: list[float]) -> Measurement:
@@ -125,6 +157,11 @@ def mixture_delta(run: Run, paper, *, eps: float, weights: list[float]) -> Measu
 
     out = {lam: se.mixture(eps, lam) for lam in weights}
     worst = max(delta for _, delta in out.values())
-    return Measurement(worst, f"largest δ at ε = {eps:g} on N: {worst:.1e} ("
-                              + "; ".join(f"λ = {lam:g}: level {lv / eps:.6f} ε" for lam, (lv, _) in out.items()) + ")",
-                       note=_exact_note(), n=len(out))
+    return Measurement(
+        worst,
+        f"largest δ at ε = {eps:g} on N: {worst:.1e} ("
+        + "; ".join(f"λ = {lam:g}: level {lv / eps:.6f} ε" for lam, (lv, _) in out.items())
+        + ")",
+        note=_exact_note(),
+        n=len(out),
+    )

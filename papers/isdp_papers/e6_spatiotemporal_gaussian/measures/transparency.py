@@ -22,8 +22,10 @@ def unbiased_z(run: Run, paper) -> Measurement:
     """Per-cell z-scores of the mean error over all releases (exact per-cell SD)."""
     info = _info(run, count=["n_studies", "n_reps", "cells"])
     z = ec.table_at(run, "e6/cells.csv", key="cell", finite=["z"], rows=info["cells"])["z"].to_numpy()
-    return Measurement(z, f"max |z| = {np.abs(z).max():.2f} over {z.size:,} cells "
-                          f"({info['n_studies'] * info['n_reps']:,} releases each)")
+    return Measurement(
+        z,
+        f"max |z| = {np.abs(z).max():.2f} over {z.size:,} cells ({info['n_studies'] * info['n_reps']:,} releases each)",
+    )
 
 
 def invariant_residual(run: Run, paper, *, mechanism: str = "projected") -> Measurement:
@@ -33,19 +35,36 @@ def invariant_residual(run: Run, paper, *, mechanism: str = "projected") -> Meas
     r = info[field]
     which = "extended releases" if mechanism == "extended" else "releases"
     ulps = r / (np.finfo(float).eps * info["max_abs_invariant"])
-    return Measurement(r, f"max |A y − A x| = {r:.1e} over {info['n_studies'] * info['n_reps']:,} {which} "
-                          f"({ulps:.0f} units of rounding of the largest invariant, {info['max_abs_invariant']:.0f})")
+    return Measurement(
+        r,
+        f"max |A y − A x| = {r:.1e} over {info['n_studies'] * info['n_reps']:,} {which} "
+        f"({ulps:.0f} units of rounding of the largest invariant, {info['max_abs_invariant']:.0f})",
+    )
 
 
 def data_independence(run: Run, paper) -> Measurement:
     """The errors of two different stand-in tables under the same noise: the error law needs no data."""
     gap = _info(run, nonnegative=["data_independence_gap"])["data_independence_gap"]
-    return Measurement(gap, f"error(x) − error(x') with the same noise: max |gap| = {gap:.1e}, so the error "
-                            "statistics above need no confidential data")
+    return Measurement(
+        gap,
+        f"error(x) − error(x') with the same noise: max |gap| = {gap:.1e}, so the error "
+        "statistics above need no confidential data",
+    )
 
 
-def extended_unbiased_z(run: Run, paper, *, groups: int, hours: int, buildings: int, poisson_mean: float,
-                        releases: int, eps: float, seed: int, clip_at: float | None = None) -> Measurement:
+def extended_unbiased_z(
+    run: Run,
+    paper,
+    *,
+    groups: int,
+    hours: int,
+    buildings: int,
+    poisson_mean: float,
+    releases: int,
+    eps: float,
+    seed: int,
+    clip_at: float | None = None,
+) -> Measurement:
     """§4: per-cell z of the mean error of the two extension mechanisms, the extended Gaussian (Algorithm 1, Cor 3.6;
     scale c = 1 as E6's σ) and the extended Laplace (Cor 3.9), on §5.2's invariants at a small size (a
     Poisson(``poisson_mean``) stand-in table), ``releases`` fixed-seed releases each, against the exact per-cell SDs
@@ -64,24 +83,42 @@ def extended_unbiased_z(run: Run, paper, *, groups: int, hours: int, buildings: 
     gauss, sigma = extended_gaussian(x, A, 1.0, releases, rng, basis=basis)
     laplace, b = _extended_laplace(x, eps, releases, rng, basis)
     z, parts = [], []
-    for name, y, sd in (("extended Gaussian", gauss, sigma * np.sqrt(pi)),
-                        ("extended Laplace", laplace, b * np.sqrt(2 * pi))):
+    for name, y, sd in (
+        ("extended Gaussian", gauss, sigma * np.sqrt(pi)),
+        ("extended Laplace", laplace, b * np.sqrt(2 * pi)),
+    ):
         if clip_at is not None:
             y = np.maximum(y, clip_at)
         bias = (y - x).mean(axis=0)
         z.append(bias / (sd / np.sqrt(releases)))
-        parts.append(f"{name}: largest |mean error| {np.abs(bias).max():.3f} (per-cell SD {sd.max():.3f}), "
-                     f"max |z| {np.abs(z[-1]).max():.2f}")
+        parts.append(
+            f"{name}: largest |mean error| {np.abs(bias).max():.3f} (per-cell SD {sd.max():.3f}), "
+            f"max |z| {np.abs(z[-1]).max():.2f}"
+        )
     z = np.concatenate(z)
-    return Measurement(z, f"{'; '.join(parts)} — {x.size} cells ({groups} groups × {hours} hours × {buildings} "
-                          f"buildings, null space of dimension {sum(Q.shape[1] for _, Q in basis)}), {releases:,} "
-                          "releases each",
-                       note=f"σ_N = {sigma:.4f} (c = 1), b = {b * eps:.4f}/ε at ε = {eps:g}; unbiasedness does not "
-                            "depend on the scale")
+    return Measurement(
+        z,
+        f"{'; '.join(parts)} — {x.size} cells ({groups} groups × {hours} hours × {buildings} "
+        f"buildings, null space of dimension {sum(Q.shape[1] for _, Q in basis)}), {releases:,} "
+        "releases each",
+        note=f"σ_N = {sigma:.4f} (c = 1), b = {b * eps:.4f}/ε at ε = {eps:g}; unbiasedness does not "
+        "depend on the scale",
+    )
 
 
-def noise_data_independence(run: Run, paper, *, groups: int, hours: int, buildings: int, poisson_mean: float,
-                            releases: int, eps: float, seed: int, clip_at: float | None = None) -> Measurement:
+def noise_data_independence(
+    run: Run,
+    paper,
+    *,
+    groups: int,
+    hours: int,
+    buildings: int,
+    poisson_mean: float,
+    releases: int,
+    eps: float,
+    seed: int,
+    clip_at: float | None = None,
+) -> Measurement:
     """§4 after Cor 4.1: the largest |error(x) − error(x')| of two different stand-in tables (Poisson(``poisson_mean``)
     cells, §5.2's invariants at a small size) released with the same seed by the extended Gaussian (Algorithm 1,
     Cor 3.6), the projected Laplace (Cor 3.8, E4's :func:`isdp.baselines.projected_laplace`) and the extended Laplace
@@ -107,17 +144,33 @@ def noise_data_independence(run: Run, paper, *, groups: int, hours: int, buildin
             errors.append((y if clip_at is None else np.maximum(y, clip_at)) - x)
         gaps[name] = float(np.abs(errors[0] - errors[1]).max())
     worst = max(gaps.values())
-    return Measurement(worst, f"largest |error(x) − error(x')| with the same seed: {worst:.1e} ("
-                              + "; ".join(f"{name} {g:.1e}" for name, g in gaps.items())
-                              + f") — two tables of {A.shape[1]} cells differing in "
-                              f"{int((tables[0] != tables[1]).sum())}, {releases} releases each",
-                       n=len(gaps))
+    return Measurement(
+        worst,
+        f"largest |error(x) − error(x')| with the same seed: {worst:.1e} ("
+        + "; ".join(f"{name} {g:.1e}" for name, g in gaps.items())
+        + f") — two tables of {A.shape[1]} cells differing in "
+        f"{int((tables[0] != tables[1]).sum())}, {releases} releases each",
+        n=len(gaps),
+    )
 
 
-def distributed_privatization_gap(run: Run, paper, *, groups: int, hours: int, buildings: int, sum_cells: int,
-                                  random_c: list[int], poisson_mean: float, block_sizes: list[int], seeds: list[int],
-                                  releases: int, eps: float, shared_seed: bool = True,
-                                  clip_at: float | None = None) -> Measurement:
+def distributed_privatization_gap(
+    run: Run,
+    paper,
+    *,
+    groups: int,
+    hours: int,
+    buildings: int,
+    sum_cells: int,
+    random_c: list[int],
+    poisson_mean: float,
+    block_sizes: list[int],
+    seeds: list[int],
+    releases: int,
+    eps: float,
+    shared_seed: bool = True,
+    clip_at: float | None = None,
+) -> Measurement:
     """§4 'Implementation: distributed privatization' (A = identity): each local agent holds only its own entries of
     x, knows C and the common seed, runs the mechanism on its local view (its entries, 0 for every entry it does not
     hold) with the common seed and keeps its own entries; the assembled release is compared with the central
@@ -136,10 +189,11 @@ def distributed_privatization_gap(run: Run, paper, *, groups: int, hours: int, b
 
     data = np.random.default_rng([seeds[0], 0])
     rows, cols = random_c
-    instances = {f"§5.2 ({groups} × {hours} × {buildings})": group_hour_building_constraints(groups, hours,
-                                                                                            buildings)[0],
-                 f"one total of {sum_cells}": np.ones((1, sum_cells), dtype=np.int64),
-                 f"random C {rows} × {cols}": data.integers(-2, 3, (rows, cols))}
+    instances = {
+        f"§5.2 ({groups} × {hours} × {buildings})": group_hour_building_constraints(groups, hours, buildings)[0],
+        f"one total of {sum_cells}": np.ones((1, sum_cells), dtype=np.int64),
+        f"random C {rows} × {cols}": data.integers(-2, 3, (rows, cols)),
+    }
     gaps, residuals = {}, {}
     for A in instances.values():
         x = data.poisson(poisson_mean, A.shape[1]).astype(float)
@@ -147,8 +201,9 @@ def distributed_privatization_gap(run: Run, paper, *, groups: int, hours: int, b
         mechanisms = {
             "projected Gaussian": lambda v, rng, A=A: projected_gaussian(v, A, 1.0, releases, rng),
             "projected Laplace": lambda v, rng, A=A: projected_laplace(v, A, eps, releases, rng),
-            "extended Gaussian": lambda v, rng, A=A, basis=basis: extended_gaussian(v, A, 1.0, releases, rng,
-                                                                                   basis=basis)[0],
+            "extended Gaussian": lambda v, rng, A=A, basis=basis: extended_gaussian(
+                v, A, 1.0, releases, rng, basis=basis
+            )[0],
             "extended Laplace": lambda v, rng, basis=basis: _extended_laplace(v, eps, releases, rng, basis)[0],
         }
         for k, (name, release) in enumerate(mechanisms.items()):
@@ -166,9 +221,12 @@ def distributed_privatization_gap(run: Run, paper, *, groups: int, hours: int, b
                     gaps[name] = max(gaps.get(name, 0.0), gap)
                     residuals[name] = max(residuals.get(name, 0.0), residual)
     worst = max(*gaps.values(), *residuals.values())
-    return Measurement(worst, f"largest |assembled − central| or relative |C y − C x|: {worst:.1e} ("
-                              + "; ".join(f"{name} {gaps[name]:.1e} / {residuals[name]:.1e}" for name in gaps)
-                              + f") — {', '.join(instances)}; agents holding blocks of {block_sizes} entries, "
-                              f"{'a common seed' if shared_seed else 'one seed per agent'}, {len(seeds)} seeds × "
-                              f"{releases} releases",
-                       n=len(gaps) * len(instances) * len(seeds) * len(block_sizes))
+    return Measurement(
+        worst,
+        f"largest |assembled − central| or relative |C y − C x|: {worst:.1e} ("
+        + "; ".join(f"{name} {gaps[name]:.1e} / {residuals[name]:.1e}" for name in gaps)
+        + f") — {', '.join(instances)}; agents holding blocks of {block_sizes} entries, "
+        f"{'a common seed' if shared_seed else 'one seed per agent'}, {len(seeds)} seeds × "
+        f"{releases} releases",
+        n=len(gaps) * len(instances) * len(seeds) * len(block_sizes),
+    )

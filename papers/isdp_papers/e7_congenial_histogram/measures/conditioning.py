@@ -32,11 +32,14 @@ def gamma_example41(run: Run, paper, *, n_max: int) -> Measurement:
     gammas = level / k - 1.0
     worst = float(gammas.loc[(gammas - paper).abs().idxmax()])
     m_half = max(pl.unconstrained_level(e, bins_moved=1) / e for e in run.config["e7"]["eps_grid"])
-    return Measurement(worst, f"k = {k} (bounded neighbours, enumerated on n = 1..{n_max}); M*'s level "
-                              f"{level.min():.6f} ε, so γ = {worst:.6f}",
-                       note=f"with add/remove neighbours k = {k_other} and γ = {level.max() / k_other - 1:.6f} "
-                            f"against the nominal ε, but M's own level is then {m_half:.6f} ε (one bin moves), "
-                            f"and against it γ = {level.max() / (k_other * m_half) - 1:.6f}")
+    return Measurement(
+        worst,
+        f"k = {k} (bounded neighbours, enumerated on n = 1..{n_max}); M*'s level "
+        f"{level.min():.6f} ε, so γ = {worst:.6f}",
+        note=f"with add/remove neighbours k = {k_other} and γ = {level.max() / k_other - 1:.6f} "
+        f"against the nominal ε, but M's own level is then {m_half:.6f} ε (one bin moves), "
+        f"and against it γ = {level.max() / (k_other * m_half) - 1:.6f}",
+    )
 
 
 def rounding_secrecy(run: Run, paper, *, lo: int, hi: int, group: int) -> Measurement:
@@ -44,9 +47,11 @@ def rounding_secrecy(run: Run, paper, *, lo: int, hi: int, group: int) -> Measur
     res = [rnd.rounding_secrecy(lo, hi, group, e) for e in run.config["e7"]["eps_grid"]]
     s_star = res[0]["s_star"]
     gamma = max(r["gamma"] for r in res)
-    return Measurement({"s_star": s_star, "gamma": gamma},
-                       f"S* = {set(s_star)}; largest conditional level {max(r['level'] for r in res):g}, so "
-                       f"γ = {gamma:g} at every ε of {run.config['e7']['eps_grid']}")
+    return Measurement(
+        {"s_star": s_star, "gamma": gamma},
+        f"S* = {set(s_star)}; largest conditional level {max(r['level'] for r in res):g}, so "
+        f"γ = {gamma:g} at every ε of {run.config['e7']['eps_grid']}",
+    )
 
 
 def rounding_sensitivity(run: Run, paper, *, group: int, n: int) -> Measurement:
@@ -60,10 +65,12 @@ def rounding_neighbours(run: Run, paper, *, lo: int, hi: int, group: int) -> Mea
     the whole range), with the pairs one record apart and M*'s level on them."""
     pairs = rnd.invariant_pairs(lo, hi, hi)
     level = max(rnd.rounding_secrecy(lo, hi, group, e)["level"] for e in run.config["e7"]["eps_grid"])
-    return Measurement(float(pairs["distinct"]),
-                       f"{pairs['distinct']:.3e} pairs of distinct databases in X* ({pairs['size']:,} databases of "
-                       f"n = {hi} records), {pairs['d1']:,} of them one record apart (d = 1); M*'s level on "
-                       f"them {level:g}")
+    return Measurement(
+        float(pairs["distinct"]),
+        f"{pairs['distinct']:.3e} pairs of distinct databases in X* ({pairs['size']:,} databases of "
+        f"n = {hi} records), {pairs['d1']:,} of them one record apart (d = 1); M*'s level on "
+        f"them {level:g}",
+    )
 
 
 def trivial_invariant_gamma(run: Run, paper) -> Measurement:
@@ -71,24 +78,34 @@ def trivial_invariant_gamma(run: Run, paper) -> Measurement:
     two-bin release (k = 1); worst over the configured ε grid."""
     gammas = [pl.unconstrained_level(e) / e - 1.0 for e in run.config["e7"]["eps_grid"]]
     worst = max(gammas, key=abs)
-    return Measurement(worst, f"γ = {worst:.2e} (level of the unconstrained release / ε − 1, worst over "
-                              f"{len(gammas)} ε)")
+    return Measurement(
+        worst, f"γ = {worst:.2e} (level of the unconstrained release / ε − 1, worst over {len(gammas)} ε)"
+    )
 
 
 def theorem21_bound(run: Run, paper, *, settings, ks) -> Measurement:
     """Theorem 2.1 exactly, on Example 5.2's query s = ⌈Σx/group⌉ with DG(ε) noise and the invariant
     Σx ∈ [lo, hi]: whether γ* of (2.5) lies in [0, 1] and M*'s attained level is at most (1 + γ*) k ε, over
     the (lo, hi, group) settings, k-neighbours and the ε grid."""
-    res = [(k, e, rnd.rounding_secrecy(lo, hi, group, e, k)) for lo, hi, group in settings for k in ks
-           for e in run.config["e7"]["eps_grid"]]
+    res = [
+        (k, e, rnd.rounding_secrecy(lo, hi, group, e, k))
+        for lo, hi, group in settings
+        for k in ks
+        for e in run.config["e7"]["eps_grid"]
+    ]
     gamma = np.array([r["gamma_star"] for _, _, r in res])
     ratio = np.array([r["level"] / ((1.0 + r["gamma_star"]) * k * e) for k, e, r in res])
-    value = {"gamma_star_in_0_1": bool(np.all((gamma >= 0) & (gamma <= 1))),
-             "level_within_bound": bool(np.all(ratio <= 1.0 + 1e-9))}
-    return Measurement(value, f"γ* from {gamma.min():.4f} to {gamma.max():.4f}; M*'s level / ((1 + γ*) k ε) at most "
-                              f"{ratio.max():.9f} over {len(res)} (setting, k, ε) (k ∈ {list(ks)}); the bound is "
-                              f"attained (ratio 1 within 1e-9) in {int(np.sum(np.abs(ratio - 1) < 1e-9))}",
-                       n=len(res))
+    value = {
+        "gamma_star_in_0_1": bool(np.all((gamma >= 0) & (gamma <= 1))),
+        "level_within_bound": bool(np.all(ratio <= 1.0 + 1e-9)),
+    }
+    return Measurement(
+        value,
+        f"γ* from {gamma.min():.4f} to {gamma.max():.4f}; M*'s level / ((1 + γ*) k ε) at most "
+        f"{ratio.max():.9f} over {len(res)} (setting, k, ε) (k ∈ {list(ks)}); the bound is "
+        f"attained (ratio 1 within 1e-9) in {int(np.sum(np.abs(ratio - 1) < 1e-9))}",
+        n=len(res),
+    )
 
 
 def example41_nearest_distance(run: Run, paper, *, n_max: int) -> Measurement:
@@ -96,10 +113,12 @@ def example41_nearest_distance(run: Run, paper, *, n_max: int) -> Measurement:
     enumeration for n = 1..n_max, under §1.3's neighbours (the add/remove distance in the note)."""
     bounded = [nbr.example41_nearest(n) for n in range(1, n_max + 1)]
     other = [nbr.example41_nearest(n, "add/remove") for n in range(1, n_max + 1)]
-    return Measurement(min(bounded), f"smallest d between distinct databases of X*: {min(bounded)} for every "
-                                     f"n = 1..{n_max} (one record changed keeps the total n)",
-                       note=f"counting records added or deleted (the add/remove neighbours §1.3 sets aside): "
-                            f"{min(other)}")
+    return Measurement(
+        min(bounded),
+        f"smallest d between distinct databases of X*: {min(bounded)} for every "
+        f"n = 1..{n_max} (one record changed keeps the total n)",
+        note=f"counting records added or deleted (the add/remove neighbours §1.3 sets aside): {min(other)}",
+    )
 
 
 def gamma_one_slack(run: Run, paper, *, settings, ks, gamma: float = 1.0) -> Measurement:
@@ -108,20 +127,28 @@ def gamma_one_slack(run: Run, paper, *, settings, ks, gamma: float = 1.0) -> Mea
     range invariants ``settings``, k-neighbours ``ks``) and §5.1's Examples 5.1 (no invariant: the two-bin
     Lap(2/ε) release) and 4.1 (M*, k = 1 under §1.3), over the E7 ε grid."""
     eps_grid = run.config["e7"]["eps_grid"]
-    ratios = [rnd.rounding_secrecy(lo, hi, group, e, k)["level"] / ((1.0 + gamma) * k * e)
-              for lo, hi, group in settings for k in ks for e in eps_grid]
+    ratios = [
+        rnd.rounding_secrecy(lo, hi, group, e, k)["level"] / ((1.0 + gamma) * k * e)
+        for lo, hi, group in settings
+        for k in ks
+        for e in eps_grid
+    ]
     ratios += [pl.unconstrained_level(e) / ((1.0 + gamma) * e) for e in eps_grid]
     ratios += [pl.privacy_level("conditional", e)[0] / ((1.0 + gamma) * e) for e in eps_grid]
     ratios = np.array(ratios)
     share = float(np.mean(ratios < 1.0 - 1e-9))
-    return Measurement(share, f"level below (1 + {gamma:g}) k ε in {int(np.sum(ratios < 1 - 1e-9))} of {len(ratios)} "
-                              f"instances; level / bound: median {np.median(ratios):.3f}, largest {ratios.max():.6f}",
-                       note=f"at most half the bound in {int(np.sum(ratios <= 0.5 + 1e-9))} of {len(ratios)}",
-                       n=len(ratios))
+    return Measurement(
+        share,
+        f"level below (1 + {gamma:g}) k ε in {int(np.sum(ratios < 1 - 1e-9))} of {len(ratios)} "
+        f"instances; level / bound: median {np.median(ratios):.3f}, largest {ratios.max():.6f}",
+        note=f"at most half the bound in {int(np.sum(ratios <= 0.5 + 1e-9))} of {len(ratios)}",
+        n=len(ratios),
+    )
 
 
-def null_set_conditioning_level(run: Run, paper, *, bins: int, bin_scale: float, reach: float,
-                                n_grid: int) -> Measurement:
+def null_set_conditioning_level(
+    run: Run, paper, *, bins: int, bin_scale: float, reach: float, n_grid: int
+) -> Measurement:
     """§2.2 after Thm 2.1, a continuous mechanism conditioned on a null set: ``bins`` i.i.d. Lap(``bin_scale``/ε)
     conditioned on their sum being 0 (the total kept), the density restricted to that hyperplane. §1.3 neighbours
     (one record moved from bin i to bin j) keep the total, so both conditional laws share the plane and its
@@ -143,12 +170,22 @@ def null_set_conditioning_level(run: Run, paper, *, bins: int, bin_scale: float,
                     shift = np.zeros(bins)
                     shift[i], shift[j] = 1.0, -1.0
                     worst = max(worst, float((logdens(v) - logdens(v + shift)).max()) / e)
-    return Measurement(worst, f"M*'s level {worst:.9f} ε (γ = {worst - 1:.2e}); Thm 2.1's γ = 1 bound 2 ε; {bins} "
-                              f"bins of Lap({bin_scale:g}/ε), {len(run.config['e7']['eps_grid'])} ε")
+    return Measurement(
+        worst,
+        f"M*'s level {worst:.9f} ε (γ = {worst - 1:.2e}); Thm 2.1's γ = 1 bound 2 ε; {bins} "
+        f"bins of Lap({bin_scale:g}/ε), {len(run.config['e7']['eps_grid'])} ε",
+    )
 
 
-def vacuous_conditioning(run: Run, paper, *, priors: list[float], outputs: int, dependence: str = "none",
-                         likelihood: list[float] | None = None) -> Measurement:
+def vacuous_conditioning(
+    run: Run,
+    paper,
+    *,
+    priors: list[float],
+    outputs: int,
+    dependence: str = "none",
+    likelihood: list[float] | None = None,
+) -> Measurement:
     """Congenial DP §5.3: conditioning a precise prior π on one record x_i ∈ {0, 1} on the event M(x) ∈ B when M's
     output law is known only through a lower probability, by the three rules of Gong & Meng (2020). M₀ vacuous on
     ``outputs`` outputs: a belief function with focal sets {x} × Y of masses π(x); as a credal set, any law q of the
@@ -171,12 +208,18 @@ def vacuous_conditioning(run: Run, paper, *, priors: list[float], outputs: int, 
     geometric_defined, worst = 0, 0.0
     for p1 in priors:
         prior = (1 - p1, p1)
-        focal = ([(x, set(ys), prior[x]) for x in (0, 1)] if law is None
-                 else [(x, {y}, prior[x] * law[x, y]) for x in (0, 1) for y in ys])
+        focal = (
+            [(x, set(ys), prior[x]) for x in (0, 1)]
+            if law is None
+            else [(x, {y}, prior[x] * law[x, y]) for x in (0, 1) for y in ys]
+        )
         for b in events:
             idx = sorted(b)
-            posts = [prior[1] * q1[idx].sum() / (prior[0] * q0[idx].sum() + prior[1] * q1[idx].sum())
-                     for q0, q1 in members if prior[0] * q0[idx].sum() + prior[1] * q1[idx].sum() > 0]
+            posts = [
+                prior[1] * q1[idx].sum() / (prior[0] * q0[idx].sum() + prior[1] * q1[idx].sum())
+                for q0, q1 in members
+                if prior[0] * q0[idx].sum() + prior[1] * q1[idx].sum() > 0
+            ]
             worst = max(worst, abs(min(posts) - p1), abs(max(posts) - p1))
             agree["generalized_bayes"] &= bool(np.isclose(min(posts), p1) and np.isclose(max(posts), p1))
             kept = [(x, m) for x, ys_f, m in focal if ys_f & b]  # Dempster: focal sets that meet X × B
@@ -184,14 +227,21 @@ def vacuous_conditioning(run: Run, paper, *, priors: list[float], outputs: int, 
             within = [(x, m) for x, ys_f, m in focal if ys_f <= b]  # Bel(E): focal sets inside X × B
             if sum(m for _, m in within) > 0:
                 geometric_defined += 1
-                agree["geometric"] &= bool(np.isclose(sum(m for x, m in within if x == 1)
-                                                      / sum(m for _, m in within), p1))
+                agree["geometric"] &= bool(
+                    np.isclose(sum(m for x, m in within if x == 1) / sum(m for _, m in within), p1)
+                )
     value = all(agree.values())
-    model = ("M precise" if law is not None
-             else f"M₀ vacuous, {'the same unknown law for every x' if dependence == 'none' else 'any kernel'}")
-    return Measurement(value, f"{model}; priors {priors}, {len(events)} events B on {outputs} outputs: returns the "
-                              "prior — " + ", ".join(f"{k.replace('_', ' ')}: {'yes' if v else 'NO'}"
-                                                     for k, v in agree.items())
-                              + f" (largest deviation of the generalized Bayes envelope {worst:.3f}); the geometric "
-                              f"rule defined at {geometric_defined} of {len(priors) * len(events)} (π, B)"
-                              + ("" if geometric_defined else ", so its 'yes' is vacuous"))
+    model = (
+        "M precise"
+        if law is not None
+        else f"M₀ vacuous, {'the same unknown law for every x' if dependence == 'none' else 'any kernel'}"
+    )
+    return Measurement(
+        value,
+        f"{model}; priors {priors}, {len(events)} events B on {outputs} outputs: returns the "
+        "prior — "
+        + ", ".join(f"{k.replace('_', ' ')}: {'yes' if v else 'NO'}" for k, v in agree.items())
+        + f" (largest deviation of the generalized Bayes envelope {worst:.3f}); the geometric "
+        f"rule defined at {geometric_defined} of {len(priors) * len(events)} (π, B)"
+        + ("" if geometric_defined else ", so its 'yes' is vacuous"),
+    )

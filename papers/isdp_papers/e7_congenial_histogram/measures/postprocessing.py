@@ -52,9 +52,13 @@ def l1_solution_set(run: Run, paper, *, n_grid: int) -> Measurement:
         unique += int((hi - lo <= 1e-9).sum())
         total += len(m)
     value = {"segment_gap": gap, "outside_optimal": outside / total, "unique": unique / total}
-    return Measurement(value, f"largest L1 excess at points of the segment {gap:.1e} (the run's releases at "
-                              f"{len(l1)} (β, ε) and 11 points per segment); beyond its ends nearest in "
-                              f"{outside} of {total:,} grid pairs; a single solution in {unique}", n=total)
+    return Measurement(
+        value,
+        f"largest L1 excess at points of the segment {gap:.1e} (the run's releases at "
+        f"{len(l1)} (β, ε) and 11 points per segment); beyond its ends nearest in "
+        f"{outside} of {total:,} grid pairs; a single solution in {unique}",
+        n=total,
+    )
 
 
 def l1_printed_point(run: Run, paper, *, n_grid: int) -> Measurement:
@@ -72,9 +76,12 @@ def l1_printed_point(run: Run, paper, *, n_grid: int) -> Measurement:
             shares[b].append(float(np.mean(_l1_excess(m, x[0] + b * u[:, 0] + (1 - b) * u[:, 1], n) > 1e-9)))
             fixed = max(fixed, float(np.mean(_l1_excess(m, rel.project_l1(m, n, b)[:, 0], n) > 1e-9)))
     worst = max(max(v) for v in shares.values())
-    return Measurement(worst, "share not nearest: " + ", ".join(
-        f"β = {b:g}: {max(v):.4f} (exact {(3 - b) / 4 if b < 1 else 0:g})" for b, v in shares.items())
-        + f"; with the sign of u2 reversed (the segment's own point, f_L1 here): {fixed:g}")
+    return Measurement(
+        worst,
+        "share not nearest: "
+        + ", ".join(f"β = {b:g}: {max(v):.4f} (exact {(3 - b) / 4 if b < 1 else 0:g})" for b, v in shares.items())
+        + f"; with the sign of u2 reversed (the segment's own point, f_L1 here): {fixed:g}",
+    )
 
 
 def l2_printed_formula_gap(run: Run, paper, *, n_grid: int) -> Measurement:
@@ -86,22 +93,29 @@ def l2_printed_formula_gap(run: Run, paper, *, n_grid: int) -> Measurement:
     for x, n, _, m in _base_grid(run, n_grid):
         u = m - x
         nearest = rel.project_l2(m, n)
-        u_tildes = {"printed": (u[:, 0] - u[:, 1]) / 2, "other sign": (u[:, 0] + u[:, 1]) / 2,
-                    "with (s1 − s2)/2": (x[0] - x[1] + u[:, 0] - u[:, 1]) / 2}
+        u_tildes = {
+            "printed": (u[:, 0] - u[:, 1]) / 2,
+            "other sign": (u[:, 0] + u[:, 1]) / 2,
+            "with (s1 − s2)/2": (x[0] - x[1] + u[:, 0] - u[:, 1]) / 2,
+        }
         for name, u_tilde in u_tildes.items():
             point = np.column_stack([n / 2 + u_tilde, n / 2 - u_tilde])
             gaps[name] = max(gaps[name], float(np.abs(nearest - point).max()))
     worst = gaps["printed"]
     x1, x2 = run.config["e7"]["x"]
-    return Measurement(worst, f"largest |project_l2(M(x)) − (x̄ + ũ, x̄ − ũ)| = {worst:.6g} at x = ({x1:g}, {x2:g}) "
-                              f"(|s1 − s2|/2 = {abs(x1 - x2) / 2:g}), {n_grid**2:,} base releases per ε, "
-                              f"{len(run.config['e7']['eps_grid'])} ε",
-                       note=f"ũ = (u1 + u2)/2 instead: {gaps['other sign']:.3g}; the printed point with (s1 − s2)/2 "
-                            f"added to ũ: {gaps['with (s1 − s2)/2']:.1e}")
+    return Measurement(
+        worst,
+        f"largest |project_l2(M(x)) − (x̄ + ũ, x̄ − ũ)| = {worst:.6g} at x = ({x1:g}, {x2:g}) "
+        f"(|s1 − s2|/2 = {abs(x1 - x2) / 2:g}), {n_grid**2:,} base releases per ε, "
+        f"{len(run.config['e7']['eps_grid'])} ε",
+        note=f"ũ = (u1 + u2)/2 instead: {gaps['other sign']:.3g}; the printed point with (s1 − s2)/2 "
+        f"added to ũ: {gaps['with (s1 − s2)/2']:.1e}",
+    )
 
 
-def postprocessing_outside_theorem(run: Run, paper, *, n: int, group: int, block,
-                                   confidential_total=None, pairs: str = "all") -> Measurement:
+def postprocessing_outside_theorem(
+    run: Run, paper, *, n: int, group: int, block, confidential_total=None, pairs: str = "all"
+) -> Measurement:
     """§4 (4.3)-(4.4): the largest δ = sup_B P(f(x) ∈ B) − e^ε P(f(x′) ∈ B) of invariant-imposing post-processing
     f(M(x); S*(x)) over §1.3 neighbours, on the two instances the passage names, the E7 ε grid: Example 5.2
     (``n`` records, s = ⌈Σx/``group``⌉, DG(ε), the invariant's level sets the blocks of Σx like ``block``; f the
@@ -113,20 +127,27 @@ def postprocessing_outside_theorem(run: Run, paper, *, n: int, group: int, block
     if pairs not in ("all", "within"):
         raise ValueError(f"pairs must be 'all' or 'within', got {pairs!r}")
     eps_grid, betas = run.config["e7"]["eps_grid"], run.config["e7"]["betas"]
-    r52 = [rnd.rounding_postprocessing_slack(n, group, block, e, confidential_total=confidential_total)
-           for e in eps_grid]
-    ex41 = max(pl.continuous_slack(partial(nl.noise_logpdf, mechanism="l1", eps=e, beta=b), e, rel.base_scale(e))
-               for e in eps_grid for b in betas)
+    r52 = [
+        rnd.rounding_postprocessing_slack(n, group, block, e, confidential_total=confidential_total) for e in eps_grid
+    ]
+    ex41 = max(
+        pl.continuous_slack(partial(nl.noise_logpdf, mechanism="l1", eps=e, beta=b), e, rel.base_scale(e))
+        for e in eps_grid
+        for b in betas
+    )
     across, within = max(r["across"] for r in r52), max(r["within"] for r in r52)
     value = max(across, within, ex41) if pairs == "all" else max(within, ex41)
-    return Measurement(value, f"largest δ at the nominal ε over {pairs} pairs: {value:.3g}. Example 5.2 ({n} "
-                              f"records, blocks like {list(block)}): neighbours across two invariant level sets "
-                              f"{across:.3g} ({r52[0]['pairs_across']} pairs), within one {within:.1e} "
-                              f"({r52[0]['pairs_within']} pairs); Example 4.1 f_L2/f_L1 (β ∈ {list(betas)}; §1.3 "
-                              f"neighbours keep n, all pairs within) {ex41:.1e}; {len(eps_grid)} ε",
-                       note=f"the conditional M* across level sets: δ = {max(r['m_star_across'] for r in r52):.3g} "
-                            f"as well (its releases lie in S*(x) too); within one level set S*(x) = S*(x′), f is a "
-                            f"fixed function of M and the post-processing theorem applies (δ = 0 up to quadrature)")
+    return Measurement(
+        value,
+        f"largest δ at the nominal ε over {pairs} pairs: {value:.3g}. Example 5.2 ({n} "
+        f"records, blocks like {list(block)}): neighbours across two invariant level sets "
+        f"{across:.3g} ({r52[0]['pairs_across']} pairs), within one {within:.1e} "
+        f"({r52[0]['pairs_within']} pairs); Example 4.1 f_L2/f_L1 (β ∈ {list(betas)}; §1.3 "
+        f"neighbours keep n, all pairs within) {ex41:.1e}; {len(eps_grid)} ε",
+        note=f"the conditional M* across level sets: δ = {max(r['m_star_across'] for r in r52):.3g} "
+        f"as well (its releases lie in S*(x) too); within one level set S*(x) = S*(x′), f is a "
+        f"fixed function of M and the post-processing theorem applies (δ = 0 up to quadrature)",
+    )
 
 
 def l1_interval_law_ks(run: Run, paper, *, n_draws: int, seed: int, printed_scale: float = 2.0) -> Measurement:
@@ -142,26 +163,39 @@ def l1_interval_law_ks(run: Run, paper, *, n_draws: int, seed: int, printed_scal
         m = rel.unconstrained(x, e, n_draws, rng)
         lo, hi = np.minimum(m[:, 0], n - m[:, 1]), np.maximum(m[:, 0], n - m[:, 1])
         b = printed_scale / e
+
         def f(t, b=b):
             return stats.laplace.cdf(t - x[0], scale=b)
-        p += [stats.kstest(lo, lambda t, f=f: 1.0 - (1.0 - f(t)) ** 2).pvalue,
-              stats.kstest(hi, lambda t, f=f: f(t) ** 2).pvalue,
-              stats.kstest(hi - lo, lambda t, b=b: 1.0 - (1.0 + t / (2.0 * b)) * np.exp(-t / b)).pvalue]
-    return Measurement(np.array(p), f"KS p (lower end, upper end, length) per ε: min {min(p):.3f} over "
-                                    f"{len(p)} tests, {n_draws:,} base releases per ε of "
-                                    f"{run.config['e7']['eps_grid']} at x = {x.tolist()}", n=len(p))
+
+        p += [
+            stats.kstest(lo, lambda t, f=f: 1.0 - (1.0 - f(t)) ** 2).pvalue,
+            stats.kstest(hi, lambda t, f=f: f(t) ** 2).pvalue,
+            stats.kstest(hi - lo, lambda t, b=b: 1.0 - (1.0 + t / (2.0 * b)) * np.exp(-t / b)).pvalue,
+        ]
+    return Measurement(
+        np.array(p),
+        f"KS p (lower end, upper end, length) per ε: min {min(p):.3f} over "
+        f"{len(p)} tests, {n_draws:,} base releases per ε of "
+        f"{run.config['e7']['eps_grid']} at x = {x.tolist()}",
+        n=len(p),
+    )
 
 
 #: Post-processings of a count y for CDP-E7-post-processing-one-to-one: one-to-one maps and maps that merge outputs.
 POST_PROCESSINGS = {
-    "shift": lambda y: y + 3, "negate": lambda y: -y, "double": lambda y: 2 * y,
-    "parity": lambda y: y % 2, "clamp": lambda y: max(y, 0), "halve": lambda y: y // 2,
+    "shift": lambda y: y + 3,
+    "negate": lambda y: -y,
+    "double": lambda y: 2 * y,
+    "parity": lambda y: y % 2,
+    "clamp": lambda y: max(y, 0),
+    "halve": lambda y: y // 2,
     "sign": lambda y: int(np.sign(y)),
 }
 
 
-def post_processing_one_to_one(run: Run, paper, *, eps: float, radius: int, one_to_one: list[str],
-                               many_to_one: list[str]) -> Measurement:
+def post_processing_one_to_one(
+    run: Run, paper, *, eps: float, radius: int, one_to_one: list[str], many_to_one: list[str]
+) -> Measurement:
     """Congenial DP §4 after (4.2): the privacy level (the largest |log-ratio| over outputs) of g∘M against M's, for
     M the double geometric mechanism at ``eps`` on a count and its neighbour one apart, each g of
     :data:`POST_PROCESSINGS`: exact laws on a box of ``radius`` (mass outside below e^(−ε·radius)). The value: every
@@ -174,15 +208,24 @@ def post_processing_one_to_one(run: Run, paper, *, eps: float, radius: int, one_
     x, x_prime = base, base.shifted([1])
 
     def level(g=None):
-        p, q = (x, x_prime) if g is None else (pushforward(x, lambda y: [g(int(y[0]))]),
-                                                pushforward(x_prime, lambda y: [g(int(y[0]))]))
+        p, q = (
+            (x, x_prime)
+            if g is None
+            else (pushforward(x, lambda y: [g(int(y[0]))]), pushforward(x_prime, lambda y: [g(int(y[0]))]))
+        )
         return max(max_privacy_loss(p, q), max_privacy_loss(q, p))
 
     m = level()
     levels = {name: level(POST_PROCESSINGS[name]) for name in [*one_to_one, *many_to_one]}
-    value = {"one_to_one_equal": all(abs(levels[n] - m) <= 1e-9 for n in one_to_one),
-             "never_exceeds": all(v <= m + 1e-9 for v in levels.values()),
-             "some_below": any(levels[n] < m - 1e-6 for n in many_to_one)}
-    return Measurement(value, f"M = DG at ε = {eps:g}, neighbours one apart: level {m:.4f}; one-to-one g: "
-                              + ", ".join(f"{n} {levels[n]:.4f}" for n in one_to_one) + "; merging g: "
-                              + ", ".join(f"{n} {levels[n]:.4f}" for n in many_to_one))
+    value = {
+        "one_to_one_equal": all(abs(levels[n] - m) <= 1e-9 for n in one_to_one),
+        "never_exceeds": all(v <= m + 1e-9 for v in levels.values()),
+        "some_below": any(levels[n] < m - 1e-6 for n in many_to_one),
+    }
+    return Measurement(
+        value,
+        f"M = DG at ε = {eps:g}, neighbours one apart: level {m:.4f}; one-to-one g: "
+        + ", ".join(f"{n} {levels[n]:.4f}" for n in one_to_one)
+        + "; merging g: "
+        + ", ".join(f"{n} {levels[n]:.4f}" for n in many_to_one),
+    )

@@ -39,8 +39,10 @@ def privacy_levels(run: Run, paper) -> Measurement:
         g = pr[pr["mechanism"] == mech]
         r = g.loc[(g["level_over_eps"] - claimed).abs().idxmax()]
         value[mech] = float(r["level_over_eps"])
-        parts.append(f"{mech} {r['level_over_eps']:.6f} ε (worst over ε; largest ratio found at |t| ≈ "
-                     f"{r['t_at_sup_times_eps']:.0e}/ε)")
+        parts.append(
+            f"{mech} {r['level_over_eps']:.6f} ε (worst over ε; largest ratio found at |t| ≈ "
+            f"{r['t_at_sup_times_eps']:.0e}/ε)"
+        )
     return Measurement(value, "; ".join(parts))
 
 
@@ -51,8 +53,12 @@ def l1_privacy_gap(run: Run, paper) -> Measurement:
     ec.check_frame(g, str(run.path("tables/e7_privacy.csv")), probability=["beta"], positive=["closed_form_over_eps"])
     gap = float((g["level_over_eps"] - g["closed_form_over_eps"]).abs().max())
     per_beta = g.groupby("beta")["level_over_eps"].min()
-    return Measurement(gap, "numerical level / ε: " + ", ".join(f"β = {b:g}: {v:.6f}" for b, v in per_beta.items())
-                       + f"; largest gap to the formula {gap:.1e} ε over {len(g)} (β, ε) settings")
+    return Measurement(
+        gap,
+        "numerical level / ε: "
+        + ", ".join(f"β = {b:g}: {v:.6f}" for b, v in per_beta.items())
+        + f"; largest gap to the formula {gap:.1e} ε over {len(g)} (β, ε) settings",
+    )
 
 
 def a1_g_ratio_gap(run: Run, paper, *, betas, shifts) -> Measurement:
@@ -66,13 +72,17 @@ def a1_g_ratio_gap(run: Run, paper, *, betas, shifts) -> Measurement:
                 true = nl.a1_g_log_ratio(x, a, c, b, e)
                 printed = nl.a1_g_log_ratio_closed(x, a, c, b, nl.a1_tau(b))
                 gaps[e] = max(gaps.get(e, 0.0), float(np.abs(printed - true).max()))
-                with_eps = max(with_eps, float(np.abs(nl.a1_g_log_ratio_closed(x, a, c, b, nl.a1_tau(b) * e)
-                                                      - true).max()))
+                with_eps = max(
+                    with_eps, float(np.abs(nl.a1_g_log_ratio_closed(x, a, c, b, nl.a1_tau(b) * e) - true).max())
+                )
     worst = max(gaps.values())
-    return Measurement(worst, "largest |log printed ratio − log ratio of (A.1)|: " + ", ".join(
-        f"ε = {e:g}: {g:.1e}" for e, g in gaps.items()),
+    return Measurement(
+        worst,
+        "largest |log printed ratio − log ratio of (A.1)|: "
+        + ", ".join(f"ε = {e:g}: {g:.1e}" for e, g in gaps.items()),
         note=f"with τ ε in place of τ: {with_eps:.1e}; the ratio tends to 1 as |x| → ∞ either way, so Thm A.1's "
-             f"conclusion stands")
+        f"conclusion stands",
+    )
 
 
 def _central_difference(f, x: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -106,14 +116,22 @@ def theorem_a1(run: Run, paper, *, betas, shifts, below: float) -> Measurement:
                 ok["a3_within"] &= ratio <= 1.0 + 1e-9
             if b == 1.0:  # β ∈ {0, 1}: Lap(2/ε), which the printed derivatives leave out ("trivial")
                 continue
-            derivs = [(nl.a1_printed_dp(fine, e, beta), _central_difference(lambda v, logp=logp: np.exp(logp(v)),
-                                                                            fine, h))]
+            derivs = [
+                (nl.a1_printed_dp(fine, e, beta), _central_difference(lambda v, logp=logp: np.exp(logp(v)), fine, h))
+            ]
             if 2.0 * b - 1.0 >= 1e-4:  # the printed dg/dx is for 1/2 < β < 1
                 for c in (1.0 / (2.0 * b), 1.0, below / (2.0 * b)):
-                    derivs.append((nl.a1_printed_dg(fine, e, b, c), _central_difference(
-                        lambda v, rate=c * e, logp=logp: np.exp(rate * v + logp(v)), fine, h)))
+                    derivs.append(
+                        (
+                            nl.a1_printed_dg(fine, e, b, c),
+                            _central_difference(lambda v, rate=c * e, logp=logp: np.exp(rate * v + logp(v)), fine, h),
+                        )
+                    )
             gap = max(gap, *(float(np.abs(p - n).max() / max(np.abs(p).max(), np.abs(n).max())) for p, n in derivs))
     value = {**ok, "derivative_gap": gap}
-    return Measurement(value, ", ".join(f"{k} {v}" for k, v in ok.items()) + f"; largest sup log-ratio / (α|a − b|) "
-                       f"{a3_worst:.9f}; printed dp/dx, dg/dx against central differences: largest gap {gap:.1e} "
-                       f"of the largest |derivative| (β ∈ {list(betas)}, {len(run.config['e7']['eps_grid'])} ε)")
+    return Measurement(
+        value,
+        ", ".join(f"{k} {v}" for k, v in ok.items()) + f"; largest sup log-ratio / (α|a − b|) "
+        f"{a3_worst:.9f}; printed dp/dx, dg/dx against central differences: largest gap {gap:.1e} "
+        f"of the largest |derivative| (β ∈ {list(betas)}, {len(run.config['e7']['eps_grid'])} ε)",
+    )

@@ -26,14 +26,24 @@ from isdp_papers.e7_congenial_histogram import releases as rel
 
 def dg_quantile_exact(run: Run, paper) -> Measurement:
     """Whether the App. B quantile is the generalized inverse of the DG CDF for every uniform drawn."""
-    dg = ec.table(run, "e7_dg_quantile", key="eps", keys=run.config["e7"]["dg_check"]["eps"], positive=["eps"],
-                  count=["n_inverse_ok", "n_draws"], probability=["p_value"])
+    dg = ec.table(
+        run,
+        "e7_dg_quantile",
+        key="eps",
+        keys=run.config["e7"]["dg_check"]["eps"],
+        positive=["eps"],
+        count=["n_inverse_ok", "n_draws"],
+        probability=["p_value"],
+    )
     if (dg["n_inverse_ok"] > dg["n_draws"]).any() or (dg["n_draws"] == 0).any():
         raise ec.EvidenceError(f"{run.path('tables/e7_dg_quantile.csv')}: n_inverse_ok not within 0..n_draws > 0")
     ok = bool((dg["n_inverse_ok"] == dg["n_draws"]).all())
-    return Measurement(ok, f"{int(dg['n_inverse_ok'].sum()):,} of {int(dg['n_draws'].sum()):,} uniforms mapped to "
-                           f"q with F(q − 1) < v ≤ F(q) at ε = {', '.join(f'{e:g}' for e in dg['eps'])}; chi-square "
-                           f"p = {', '.join(f'{p:.2f}' for p in dg['p_value'])}")
+    return Measurement(
+        ok,
+        f"{int(dg['n_inverse_ok'].sum()):,} of {int(dg['n_draws'].sum()):,} uniforms mapped to "
+        f"q with F(q − 1) < v ≤ F(q) at ε = {', '.join(f'{e:g}' for e in dg['eps'])}; chi-square "
+        f"p = {', '.join(f'{p:.2f}' for p in dg['p_value'])}",
+    )
 
 
 def negbin_moments(run: Run, paper) -> Measurement:
@@ -44,44 +54,62 @@ def negbin_moments(run: Run, paper) -> Measurement:
     law = stats.nbinom(sim["nb_n"], sim["nb_p"])
     value = {"mean": float(law.mean()), "variance": float(law.var())}
     other = stats.nbinom(sim["nb_n"], 1 - sim["nb_p"])
-    return Measurement(value, f"NegativeBinomial({sim['nb_n']}, {sim['nb_p']:g}): mean {value['mean']:.4f}, variance "
-                              f"{value['variance']:.4f}",
-                       note=f"the other reading (success probability {1 - sim['nb_p']:g}) has mean "
-                            f"{other.mean():.0f}: the printed moments fix the parametrisation")
+    return Measurement(
+        value,
+        f"NegativeBinomial({sim['nb_n']}, {sim['nb_p']:g}): mean {value['mean']:.4f}, variance {value['variance']:.4f}",
+        note=f"the other reading (success probability {1 - sim['nb_p']:g}) has mean "
+        f"{other.mean():.0f}: the printed moments fix the parametrisation",
+    )
 
 
 def posterior_bound(run: Run, paper, *, priors, linked: int = 1) -> Measurement:
     """Theorem 1.3: the largest |log(posterior/prior)| / ε of one record over releases, priors and the ε grid, with
     ``linked`` records moving together (:func:`privacy_levels.posterior_shift`); the note: a prior under which a second
     record always equals x_i."""
+
     def worst(k):
         return max(pl.posterior_shift(e, priors, linked=k) / e for e in run.config["e7"]["eps_grid"])
 
     value = worst(linked)
-    return Measurement(value, f"max |log(posterior/prior)| = {value:.6f} ε over {len(priors)} priors and "
-                              f"{len(run.config['e7']['eps_grid'])} ε (the bound is 1 ε)",
-                       note=f"a prior on the whole database in which a second record always equals x_i (the records "
-                            f"not independent): {worst(2):.4f} ε")
+    return Measurement(
+        value,
+        f"max |log(posterior/prior)| = {value:.6f} ε over {len(priors)} priors and "
+        f"{len(run.config['e7']['eps_grid'])} ε (the bound is 1 ε)",
+        note=f"a prior on the whole database in which a second record always equals x_i (the records "
+        f"not independent): {worst(2):.4f} ε",
+    )
 
 
 def dg_level(run: Run, paper, *, sensitivities) -> Measurement:
     """Def 1.2: the attained level / ε of the Double Geometric mechanism (1.3), a = exp(−ε/∇), on integer
     queries of sensitivity ∇, worst over ∇ and the ε grid."""
     levels = [pdg.dg_level(e, d) / e for e in run.config["e7"]["eps_grid"] for d in sensitivities]
-    return Measurement(max(levels), f"level / ε from {min(levels):.12f} to {max(levels):.12f} over ∇ ∈ "
-                                    f"{list(sensitivities)} and {len(run.config['e7']['eps_grid'])} ε")
+    return Measurement(
+        max(levels),
+        f"level / ε from {min(levels):.12f} to {max(levels):.12f} over ∇ ∈ "
+        f"{list(sensitivities)} and {len(run.config['e7']['eps_grid'])} ε",
+    )
 
 
 def binary_sensitivity(run: Run, paper, *, n_max: int) -> Measurement:
     """Def 1.1: ∇ of the counting and the histogram query on binary databases, by enumeration (n = 1..n_max),
     under §1.3's bounded neighbours and the L1 norm."""
     value = {q: nbr.sensitivity(q, n_max) for q in ("count", "histogram")}
-    other = {q: (nbr.sensitivity(q, n_max, norm=2), nbr.sensitivity(q, n_max, norm=np.inf),
-                 nbr.sensitivity(q, n_max, neighbours="add/remove")) for q in value}
-    return Measurement(value, f"L1, bounded neighbours: count {value['count']:g}, histogram {value['histogram']:g} "
-                              f"(n = 1..{n_max})",
-                       note="; ".join(f"{q}: L2 {v[0]:.4g}, L∞ {v[1]:g}, add/remove neighbours (L1) {v[2]:g}"
-                                      for q, v in other.items()))
+    other = {
+        q: (
+            nbr.sensitivity(q, n_max, norm=2),
+            nbr.sensitivity(q, n_max, norm=np.inf),
+            nbr.sensitivity(q, n_max, neighbours="add/remove"),
+        )
+        for q in value
+    }
+    return Measurement(
+        value,
+        f"L1, bounded neighbours: count {value['count']:g}, histogram {value['histogram']:g} (n = 1..{n_max})",
+        note="; ".join(
+            f"{q}: L2 {v[0]:.4g}, L∞ {v[1]:g}, add/remove neighbours (L1) {v[2]:g}" for q, v in other.items()
+        ),
+    )
 
 
 def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
@@ -90,8 +118,11 @@ def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
     u = np.arange(-reach, reach + 1)
     eps = sorted({*run.config["e7"]["dg_check"]["eps"], *run.config["e7"]["eps_grid"]})
     gap = max(float(np.abs(pdg.dg_cdf_printed(u, e) - dg_cdf(u, e)).max()) for e in eps)
-    return Measurement(gap, f"largest |printed F − CDF| = {gap:.1e} for u = −{reach}..{reach} at ε = "
-                            f"{', '.join(f'{e:g}' for e in eps)}", n=len(eps) * len(u))
+    return Measurement(
+        gap,
+        f"largest |printed F − CDF| = {gap:.1e} for u = −{reach}..{reach} at ε = {', '.join(f'{e:g}' for e in eps)}",
+        n=len(eps) * len(u),
+    )
 
 
 # Var of each §1.3 noise law at (ε, ∇): Laplace scale ∇/ε, Double Geometric (1.3) with a = exp(−ε/∇).
@@ -101,8 +132,9 @@ NOISE_VARIANCE = {
 }
 
 
-def noise_variance_in_eps(run: Run, paper, *, sensitivities, eps_min: float, eps_max: float,
-                          n_grid: int) -> Measurement:
+def noise_variance_in_eps(
+    run: Run, paper, *, sensitivities, eps_min: float, eps_max: float, n_grid: int
+) -> Measurement:
     """§1.3-1.4: the closed-form noise variance of each law in :data:`NOISE_VARIANCE`, per ∇ in ``sensitivities``, on
     ``n_grid`` geometric ε from ``eps_min`` to ``eps_max``: ``decreasing in ε`` — strictly at every step;
     ``unbounded as ε → 0`` — ε² Var / ∇² at least 1 at every ε ≤ ∇ of the grid, i.e. Var ≥ ∇²/ε², which no
@@ -117,9 +149,12 @@ def noise_variance_in_eps(run: Run, paper, *, sensitivities, eps_min: float, eps
             floor = min(floor, float((eps[near_zero] ** 2 * v[near_zero]).min() / d**2))
             parts.append(f"{law} ∇ = {d:g}: Var {v[0]:.3g} at ε = {eps[0]:g}, {v[-1]:.3g} at {eps[-1]:g}")
     value = {"decreasing in ε": steepest < 1, "unbounded as ε → 0": floor >= 1}
-    return Measurement(value, f"largest Var(ε')/Var(ε) over grid steps ε < ε' {steepest:.4g}; smallest ε² Var/∇² at "
-                              f"ε ≤ ∇ {floor:.4g} (the limit is 2) — " + "; ".join(parts),
-                       note=f"{n_grid} ε from {eps_min:g} to {eps_max:g}, geometric")
+    return Measurement(
+        value,
+        f"largest Var(ε')/Var(ε) over grid steps ε < ε' {steepest:.4g}; smallest ε² Var/∇² at "
+        f"ε ≤ ∇ {floor:.4g} (the limit is 2) — " + "; ".join(parts),
+        note=f"{n_grid} ε from {eps_min:g} to {eps_max:g}, geometric",
+    )
 
 
 def negbin_printed_moments(run: Run, paper, *, size: float, prob: float) -> Measurement:
@@ -129,9 +164,12 @@ def negbin_printed_moments(run: Run, paper, *, size: float, prob: float) -> Meas
 
     law, swapped = stats.nbinom(size, prob), stats.nbinom(size, 1 - prob)
     value = {"mean": float(law.mean()), "variance": float(law.var())}
-    return Measurement(value, f"nbinom({size:g}, {prob:g}): mean {value['mean']:.6g}, variance {value['variance']:.6g}",
-                       note=f"with {prob:g} the failure probability (nbinom({size:g}, {1 - prob:g}), what E5 "
-                            f"simulates): mean {swapped.mean():.4f}, variance {swapped.var():.4f}")
+    return Measurement(
+        value,
+        f"nbinom({size:g}, {prob:g}): mean {value['mean']:.6g}, variance {value['variance']:.6g}",
+        note=f"with {prob:g} the failure probability (nbinom({size:g}, {1 - prob:g}), what E5 "
+        f"simulates): mean {swapped.mean():.4f}, variance {swapped.var():.4f}",
+    )
 
 
 def dg_pmf_printed_checks(run: Run, paper, *, sensitivities) -> Measurement:
@@ -149,12 +187,16 @@ def dg_pmf_printed_checks(run: Run, paper, *, sensitivities) -> Measurement:
         diff = pdg.dg_cdf_printed(u, e) - pdg.dg_cdf_printed(u - 1, e)
         diff_gap = max(diff_gap, float(np.abs(np.exp(pdg.dg_logpmf_printed(u, e)) - diff).max()))
     value = {"total mass": mass, "F(u) − F(u − 1) gap": diff_gap}
-    return Measurement(value, f"total mass farthest from 1: {mass:.15f} (∇ ∈ {list(sensitivities)}); largest "
-                              f"|p(u) − (F(u) − F(u − 1))| {diff_gap:.1e}; {len(eps_grid)} ε")
+    return Measurement(
+        value,
+        f"total mass farthest from 1: {mass:.15f} (∇ ∈ {list(sensitivities)}); largest "
+        f"|p(u) − (F(u) − F(u − 1))| {diff_gap:.1e}; {len(eps_grid)} ε",
+    )
 
 
-def noise_mass_vanishes(run: Run, paper, *, sensitivities, window: int, eps_min: float, eps_max: float,
-                        n_grid: int) -> Measurement:
+def noise_mass_vanishes(
+    run: Run, paper, *, sensitivities, window: int, eps_min: float, eps_max: float, n_grid: int
+) -> Measurement:
     """§1.4: the probability each §1.3 noise law (Lap(∇/ε); (1.3) with a = exp(−ε/∇)) gives the bounded window
     |u| ≤ ``window``, over (2 ``window`` + 1) ε, the largest over ∇ ∈ ``sensitivities`` and ``n_grid`` geometric
     ε from ``eps_min`` to ``eps_max``: at most 1 means no point carries more than ε of mass, so every bounded set's
@@ -170,8 +212,12 @@ def noise_mass_vanishes(run: Run, paper, *, sensitivities, window: int, eps_min:
         for law, mass in (("Laplace", lap), ("Double Geometric", dg)):
             worst = max(worst, float((mass / ((2 * window + 1) * eps)).max()))
             parts.append(f"{law} ∇ = {d:g}: {mass[0]:.2e} at ε = {eps[0]:g}")
-    return Measurement(worst, f"largest P(|U| ≤ {window}) / ({2 * window + 1} ε) {worst:.4f} — " + "; ".join(parts),
-                       note=f"{n_grid} ε from {eps_min:g} to {eps_max:g}, geometric", n=n_grid)
+    return Measurement(
+        worst,
+        f"largest P(|U| ≤ {window}) / ({2 * window + 1} ε) {worst:.4f} — " + "; ".join(parts),
+        note=f"{n_grid} ε from {eps_min:g} to {eps_max:g}, geometric",
+        n=n_grid,
+    )
 
 
 def posterior_shift_limit(run: Run, paper, *, priors, eps_values, n_grid: int) -> Measurement:
@@ -180,5 +226,9 @@ def posterior_shift_limit(run: Run, paper, *, priors, eps_values, n_grid: int) -
     the smallest."""
     shifts = {float(e): pl.posterior_shift(e, priors, n_grid=n_grid) for e in eps_values}
     e_min = min(shifts)
-    return Measurement(shifts[e_min], "max |log(posterior/prior)|: " + ", ".join(
-        f"ε = {e:g}: {v:.3g}" for e, v in sorted(shifts.items(), reverse=True)) + f" ({len(priors)} priors)")
+    return Measurement(
+        shifts[e_min],
+        "max |log(posterior/prior)|: "
+        + ", ".join(f"ε = {e:g}: {v:.3g}" for e, v in sorted(shifts.items(), reverse=True))
+        + f" ({len(priors)} priors)",
+    )

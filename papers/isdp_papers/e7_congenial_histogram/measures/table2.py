@@ -61,14 +61,19 @@ def expectation(run: Run, paper, *, mechanism: str) -> Measurement:
     sym = _symbols(run)
     t2 = _table2(run, mechanism, finite=["mean_m1", "mean_m2"]).loc[mechanism]
     exact = {"m1": float(t2["mean_m1"]), "m2": float(t2["mean_m2"])}
-    value = {k: next((s for s, v in sym.items() if np.isclose(v, exact[k], rtol=0, atol=1e-9)), f"{exact[k]:g}")
-             for k in exact}
+    value = {
+        k: next((s for s, v in sym.items() if np.isclose(v, exact[k], rtol=0, atol=1e-9)), f"{exact[k]:g}")
+        for k in exact
+    }
     rows = _rows(run, mechanism, finite=["mean_m1", "z_mean"], positive=["se_mean_m1"])
     z_paper = np.abs(rows["mean_m1"] - sym[paper["m1"]]) / rows["se_mean_m1"]
-    return Measurement(value, f"exact E(m1, m2) = ({exact['m1']:g}, {exact['m2']:g}) = ({value['m1']}, {value['m2']}) "
-                              f"at x = ({sym['s1']:g}, {sym['s2']:g}); simulated E(m1) vs exact: max |z| = "
-                              f"{rows['z_mean'].abs().max():.1f}, vs the paper's {paper['m1']}: max |z| = "
-                              f"{z_paper.max():.1f} ({len(rows)} settings)")
+    return Measurement(
+        value,
+        f"exact E(m1, m2) = ({exact['m1']:g}, {exact['m2']:g}) = ({value['m1']}, {value['m2']}) "
+        f"at x = ({sym['s1']:g}, {sym['s2']:g}); simulated E(m1) vs exact: max |z| = "
+        f"{rows['z_mean'].abs().max():.1f}, vs the paper's {paper['m1']}: max |z| = "
+        f"{z_paper.max():.1f} ({len(rows)} settings)",
+    )
 
 
 def variance_coefficient(run: Run, paper, *, mechanism: str) -> Measurement:
@@ -78,40 +83,71 @@ def variance_coefficient(run: Run, paper, *, mechanism: str) -> Measurement:
     if lo > hi:
         raise ec.EvidenceError(f"{run.path('tables/e7_table2.csv')}: {mechanism}: var_coef_low > var_coef_high")
     value = lo if np.isclose(lo, hi) else [lo, hi]
-    rows = _rows(run, mechanism, nonnegative=["var_coef"], finite=["z_var"], count=["n_draws"],
-                 probability=["beta"], allow_missing=["beta"])
+    rows = _rows(
+        run,
+        mechanism,
+        nonnegative=["var_coef"],
+        finite=["z_var"],
+        count=["n_draws"],
+        probability=["beta"],
+        allow_missing=["beta"],
+    )
     sims = []
     for b, g in rows.groupby(rows["beta"].fillna(-1.0), sort=True):  # β is empty for M* and f_L2
         span = f"{g['var_coef'].min():.3f}–{g['var_coef'].max():.3f}"
         sims.append(f"{f'β = {b:g}' if b >= 0 else 'all ε'}: {span}")
     exact = f"{lo:g}" if value == lo else f"[{lo:g}, {hi:g}] (β = 1/2 and β ∈ {{0, 1}})"
-    return Measurement(value, f"exact ε² Var(m1) = {exact}; simulated over ε ({rows['n_draws'].iloc[0]:,} draws "
-                              f"each): " + "; ".join(sims) + f"; max |z| vs exact {rows['z_var'].abs().max():.1f}")
+    return Measurement(
+        value,
+        f"exact ε² Var(m1) = {exact}; simulated over ε ({rows['n_draws'].iloc[0]:,} draws "
+        f"each): " + "; ".join(sims) + f"; max |z| vs exact {rows['z_var'].abs().max():.1f}",
+    )
 
 
 def simulation_zscores(run: Run, paper) -> Measurement:
     """z-scores of the simulated mean and variance of m1 against the exact formulas, every setting."""
-    sim = _simulation(run, finite=["mean_m1", "exact_mean_m1", "var_m1", "exact_var_m1", "z_mean", "z_var"],
-                      positive=["se_mean_m1", "se_var_m1"], nonnegative=["max_total_error", "max_optimality_gap"],
-                      allow_missing=["max_optimality_gap"])
+    sim = _simulation(
+        run,
+        finite=["mean_m1", "exact_mean_m1", "var_m1", "exact_var_m1", "z_mean", "z_var"],
+        positive=["se_mean_m1", "se_var_m1"],
+        nonnegative=["max_total_error", "max_optimality_gap"],
+        allow_missing=["max_optimality_gap"],
+    )
     where = str(run.path("tables/e7_simulation.csv"))
-    ec.check_consistent(sim["z_mean"], (sim["mean_m1"] - sim["exact_mean_m1"]) / sim["se_mean_m1"], where,
-                        "z_mean = (mean_m1 − exact_mean_m1) / se_mean_m1", rtol=1e-6, atol=1e-9)
-    ec.check_consistent(sim["z_var"], (sim["var_m1"] - sim["exact_var_m1"]) / sim["se_var_m1"], where,
-                        "z_var = (var_m1 − exact_var_m1) / se_var_m1", rtol=1e-6, atol=1e-9)
+    ec.check_consistent(
+        sim["z_mean"],
+        (sim["mean_m1"] - sim["exact_mean_m1"]) / sim["se_mean_m1"],
+        where,
+        "z_mean = (mean_m1 − exact_mean_m1) / se_mean_m1",
+        rtol=1e-6,
+        atol=1e-9,
+    )
+    ec.check_consistent(
+        sim["z_var"],
+        (sim["var_m1"] - sim["exact_var_m1"]) / sim["se_var_m1"],
+        where,
+        "z_var = (var_m1 − exact_var_m1) / se_var_m1",
+        rtol=1e-6,
+        atol=1e-9,
+    )
     e7 = run.config.get("e7", {})
     if "eps_grid" in e7 and "betas" in e7:  # every configured setting once
         expected = {(m, -1.0, float(e)) for m in ("conditional", "l2") for e in e7["eps_grid"]} | {
-            ("l1", float(b), float(e)) for b in e7["betas"] for e in e7["eps_grid"]}
-        found = set(zip(sim["mechanism"], sim["beta"].fillna(-1.0).astype(float), sim["eps"].astype(float),
-                        strict=True))
+            ("l1", float(b), float(e)) for b in e7["betas"] for e in e7["eps_grid"]
+        }
+        found = set(
+            zip(sim["mechanism"], sim["beta"].fillna(-1.0).astype(float), sim["eps"].astype(float), strict=True)
+        )
         if found != expected:
             raise ec.EvidenceError(f"{where}: settings {sorted(found ^ expected)[:5]} missing or not configured")
     z = np.concatenate([sim["z_mean"], sim["z_var"]])
     exact_ok = (sim["max_total_error"] < 1e-9).all() and (sim["max_optimality_gap"].fillna(0) < 1e-9).all()
-    return Measurement(z, f"max |z| = {np.abs(z).max():.2f} over {len(sim)} (mechanism, β, ε) settings × (mean, "
-                          f"variance); every release sums to n and every projection is optimal: {bool(exact_ok)}",
-                       note="" if exact_ok else "SOME RELEASES BREAK THE TOTAL OR ARE NOT NEAREST POINTS")
+    return Measurement(
+        z,
+        f"max |z| = {np.abs(z).max():.2f} over {len(sim)} (mechanism, β, ε) settings × (mean, "
+        f"variance); every release sums to n and every projection is optimal: {bool(exact_ok)}",
+        note="" if exact_ok else "SOME RELEASES BREAK THE TOTAL OR ARE NOT NEAREST POINTS",
+    )
 
 
 def variance_order(run: Run, paper) -> Measurement:
@@ -123,13 +159,18 @@ def variance_order(run: Run, paper) -> Measurement:
     sim = _simulation(run, finite=["eps"], positive=["var_m1", "se_var_m1"])
     for _, g in sim.groupby("eps"):
         if (g["mechanism"] == "conditional").sum() != 1 or len(g) < 2:
-            raise ec.EvidenceError(f"{run.path('tables/e7_simulation.csv')}: at ε = {g['eps'].iloc[0]:g} not one "
-                                   "M* row beside the post-processed ones")
+            raise ec.EvidenceError(
+                f"{run.path('tables/e7_simulation.csv')}: at ε = {g['eps'].iloc[0]:g} not one "
+                "M* row beside the post-processed ones"
+            )
         c = g[g["mechanism"] == "conditional"].iloc[0]
         o = g.loc[g.loc[g["mechanism"] != "conditional", "var_m1"].idxmin()]
         gaps.append((o["var_m1"] - c["var_m1"]) / np.hypot(o["se_var_m1"], c["se_var_m1"]))
-    return Measurement(value, f"ε² Var(m1): M* {value['conditional']:g} < smallest post-processed "
-                              f"{post:g} (f_L2 = f_L1 at β = 1/2); simulated gap ≥ {min(gaps):.0f} SE at every ε")
+    return Measurement(
+        value,
+        f"ε² Var(m1): M* {value['conditional']:g} < smallest post-processed "
+        f"{post:g} (f_L2 = f_L1 at β = 1/2); simulated gap ≥ {min(gaps):.0f} SE at every ε",
+    )
 
 
 def example41_density_gap(run: Run, paper, *, bin_scale: float = 2.0) -> Measurement:
@@ -145,5 +186,8 @@ def example41_density_gap(run: Run, paper, *, bin_scale: float = 2.0) -> Measure
         printed = (e / 4.0) ** 2 * np.exp(-e / 2.0 * (np.abs(m1 - s[0]) + np.abs(m2 - s[1])))
         lap = stats.laplace(scale=bin_scale / e)
         gap = max(gap, float(np.abs(printed / (lap.pdf(m1 - s[0]) * lap.pdf(m2 - s[1])) - 1.0).max()))
-    return Measurement(gap, f"largest relative gap {gap:.1e} against Lap({bin_scale:g}/ε) × Lap({bin_scale:g}/ε) "
-                            f"at {len(run.config['e7']['eps_grid'])} ε")
+    return Measurement(
+        gap,
+        f"largest relative gap {gap:.1e} against Lap({bin_scale:g}/ε) × Lap({bin_scale:g}/ε) "
+        f"at {len(run.config['e7']['eps_grid'])} ε",
+    )

@@ -38,14 +38,18 @@ def swap_privacy_audit(run: Run, paper, *, strata: list, rates: list[float]) -> 
     attained = [f"p = {p:g} (h {list(h)})" for (h, _, p), r in ratios.items() if r > 1 - 1e-9]
     (h_min, p_min), least = min(slack.items(), key=lambda kv: kv[1])
     sizes = sorted({len(h) for h, _ in strata})
-    return Measurement(worst, f"largest exact loss / ε(p, b) = {worst:.6f} over {len(strata)} strata (b = "
-                              f"{', '.join(map(str, sizes))}) × {len(rates)} rates; attained at "
-                              + (", ".join(attained) if attained else "none")
-                              + f"; smallest ratio {min(ratios.values()):.3f}. On p ≤ 1/2 never attained: ε(p, b) "
-                                f"exceeds the exact loss by {least:.3f} to {max(slack.values()):.3f} (least at b = "
-                                f"{len(h_min)}, p = {p_min:g})", n=len(ratios),
-                       note=f"on p ≤ 1/2 the formula is tested as an upper bound only: a formula up to {least:.3f} "
-                            "smaller there would pass too")
+    return Measurement(
+        worst,
+        f"largest exact loss / ε(p, b) = {worst:.6f} over {len(strata)} strata (b = "
+        f"{', '.join(map(str, sizes))}) × {len(rates)} rates; attained at "
+        + (", ".join(attained) if attained else "none")
+        + f"; smallest ratio {min(ratios.values()):.3f}. On p ≤ 1/2 never attained: ε(p, b) "
+        f"exceeds the exact loss by {least:.3f} to {max(slack.values()):.3f} (least at b = "
+        f"{len(h_min)}, p = {p_min:g})",
+        n=len(ratios),
+        note=f"on p ≤ 1/2 the formula is tested as an upper bound only: a formula up to {least:.3f} "
+        "smaller there would pass too",
+    )
 
 
 def swap_proof_sketch(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
@@ -56,24 +60,32 @@ def swap_proof_sketch(run: Run, paper, *, strata: list, rates: list[float]) -> M
     from isdp_papers.e8_privacy_accounting.swap_audit import proof_sketch_audit
 
     audits = [proof_sketch_audit(h, k, rates) for h, k in strata]
-    total = {key: sum(a[key] for a in audits) for key in ("pairs", "distance_mismatches", "unreachable", "rhos",
-                                                           "support_violations")}
+    total = {
+        key: sum(a[key] for a in audits)
+        for key in ("pairs", "distance_mismatches", "unreachable", "rhos", "support_violations")
+    }
     worst = {key: max(a[key] for a in audits) for key in ("identity_deviation", "bound_ratio", "law_deviation")}
-    value = {"derangement_of_m_records": total["distance_mismatches"] + total["unreachable"] == 0,
-             "m_sigma_within_m": total["support_violations"] == 0,
-             "ratio_in_derangement_numbers": worst["identity_deviation"] < 1e-9,
-             "ratio_within_bound": worst["bound_ratio"] <= 1 + 1e-9}
+    value = {
+        "derangement_of_m_records": total["distance_mismatches"] + total["unreachable"] == 0,
+        "m_sigma_within_m": total["support_violations"] == 0,
+        "ratio_in_derangement_numbers": worst["identity_deviation"] < 1e-9,
+        "ratio_within_bound": worst["bound_ratio"] <= 1 + 1e-9,
+    }
     bounds = ", ".join(f"b = {len(h)}: {a['bound_ratio']:.3f}" for (h, _), a in zip(strata, audits, strict=True))
-    return Measurement(value, f"{len(strata)} strata (b = {', '.join(str(len(h)) for h, _ in strata)}), "
-                              f"{total['pairs']:,} ordered pairs of one universe: the fewest records a permutation "
-                              f"moves to turn x' into x differs from d_HAM^u(x, x') at {total['distance_mismatches']} "
-                              f"(unreachable datasets {total['unreachable']}); over the {total['rhos']} such ρ and "
-                              f"every σ, m_σ − m ≤ m_σ' ≤ m_σ + m fails {total['support_violations']} times; "
-                              f"Pr(σ)/Pr(σ') against o^(m_σ − m_σ') D(m_σ')/D(m_σ): largest relative gap "
-                              f"{worst['identity_deviation']:.1e}; largest Pr(σ)/Pr(σ') / (o^−m (b + 1)^m) at p = "
-                              f"{', '.join(f'{p:g}' for p in rates)}: {bounds}", n=total["pairs"],
-                       note=f"the permutation law's image on a dataset agrees with the output law "
-                            f"SWAP-E8-permutation-dp audits to {worst['law_deviation']:.0e}")
+    return Measurement(
+        value,
+        f"{len(strata)} strata (b = {', '.join(str(len(h)) for h, _ in strata)}), "
+        f"{total['pairs']:,} ordered pairs of one universe: the fewest records a permutation "
+        f"moves to turn x' into x differs from d_HAM^u(x, x') at {total['distance_mismatches']} "
+        f"(unreachable datasets {total['unreachable']}); over the {total['rhos']} such ρ and "
+        f"every σ, m_σ − m ≤ m_σ' ≤ m_σ + m fails {total['support_violations']} times; "
+        f"Pr(σ)/Pr(σ') against o^(m_σ − m_σ') D(m_σ')/D(m_σ): largest relative gap "
+        f"{worst['identity_deviation']:.1e}; largest Pr(σ)/Pr(σ') / (o^−m (b + 1)^m) at p = "
+        f"{', '.join(f'{p:g}' for p in rates)}: {bounds}",
+        n=total["pairs"],
+        note=f"the permutation law's image on a dataset agrees with the output law "
+        f"SWAP-E8-permutation-dp audits to {worst['law_deviation']:.0e}",
+    )
 
 
 def swap_invariant_support(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
@@ -88,15 +100,21 @@ def swap_invariant_support(run: Run, paper, *, strata: list, rates: list[float])
         for p in rates:
             for key, v in support_audit(h, k, p, sorted(set(k)) + [max(k) + 1]).items():
                 totals[key] = totals.get(key, 0) + v
-    value = {"invariants_kept": totals["outputs_breaking_invariants"] == 0,
-             "common_support_within": totals["support_mismatches_within"] == 0,
-             "common_support_across": totals["shared_support_across"] > 0}
-    return Measurement(value, f"{len(strata)} strata × {len(rates)} rates, {totals['datasets']} datasets: "
-                              f"{totals['outputs_breaking_invariants']} outputs break an invariant; "
-                              f"{totals['support_mismatches_within']} pairs of one universe differ in support; "
-                              f"{totals['shared_support_across']} of {totals['pairs_across']} pairs one record apart "
-                              "with different invariants share an output (none: total variation 1, so "
-                              "d_MULT = D_nor = ∞)", n=totals["datasets"])
+    value = {
+        "invariants_kept": totals["outputs_breaking_invariants"] == 0,
+        "common_support_within": totals["support_mismatches_within"] == 0,
+        "common_support_across": totals["shared_support_across"] > 0,
+    }
+    return Measurement(
+        value,
+        f"{len(strata)} strata × {len(rates)} rates, {totals['datasets']} datasets: "
+        f"{totals['outputs_breaking_invariants']} outputs break an invariant; "
+        f"{totals['support_mismatches_within']} pairs of one universe differ in support; "
+        f"{totals['shared_support_across']} of {totals['pairs_across']} pairs one record apart "
+        "with different invariants share an output (none: total variation 1, so "
+        "d_MULT = D_nor = ∞)",
+        n=totals["datasets"],
+    )
 
 
 def invariant_release(run: Run, paper, *, strata: list, release: str, rate: float) -> Measurement:
@@ -108,12 +126,17 @@ def invariant_release(run: Run, paper, *, strata: list, release: str, rate: floa
     law = {"invariants": lambda x, _: {invariants(x): 1.0}, "swapped": None}[release]
     losses = {len(h): worst_loss_per_unit(h, k, rate, law) for h, k in _strata(strata)}
     worst = max(losses.values())
-    return Measurement(worst, f"T releases the {release}: worst loss per unit over the universes of "
-                              + ", ".join(f"b = {b}: {v:.4f}" for b, v in losses.items()), n=len(losses))
+    return Measurement(
+        worst,
+        f"T releases the {release}: worst loss per unit over the universes of "
+        + ", ".join(f"b = {b}: {v:.4f}" for b, v in losses.items()),
+        n=len(losses),
+    )
 
 
-def swap_varies_needs_budget(run: Run, paper, *, strata: list, rates: list[float],
-                             compare: str = "dataset") -> Measurement:
+def swap_varies_needs_budget(
+    run: Run, paper, *, strata: list, rates: list[float], compare: str = "dataset"
+) -> Measurement:
     """The slides' statement (3) applied to permutation swapping: a mechanism that varies within a universe (some
     x, x' of it at finite distance with P_x ≠ P_x') has a budget ε > 0 when d_Pr is a metric. Exactly, on every
     (stratum, rate) case of the registry's set, whether swapping varies (the largest total variation between
@@ -138,16 +161,20 @@ def swap_varies_needs_budget(run: Run, paper, *, strata: list, rates: list[float
 
     least = min(cases)
     constant = [f"{label(c)} (budget {c[0]:.1e})" for c in cases if c[1] <= 1e-12]
-    return Measurement(least[0], f"{len(cases) - len(constant)} of {len(cases)} (stratum, rate) cases vary within "
-                                 f"their universe; smallest exact budget {least[0]:.4f} ({label(least)}, largest "
-                                 f"total variation {least[1]:.3f}); d_Pr compares the {compare}",
-                       note="cases that do not vary (every dataset of the universe has the same law, so ε = 0 is "
-                            "allowed and the premise of (3) fails): " + ("; ".join(constant) or "none"),
-                       n=len(cases))
+    return Measurement(
+        least[0],
+        f"{len(cases) - len(constant)} of {len(cases)} (stratum, rate) cases vary within "
+        f"their universe; smallest exact budget {least[0]:.4f} ({label(least)}, largest "
+        f"total variation {least[1]:.3f}); d_Pr compares the {compare}",
+        note="cases that do not vary (every dataset of the universe has the same law, so ε = 0 is "
+        "allowed and the premise of (3) fails): " + ("; ".join(constant) or "none"),
+        n=len(cases),
+    )
 
 
-def swap_derived_products(run: Run, paper, *, strata: list, rates: list[float], products: list[str],
-                          leak: float = 0.0) -> Measurement:
+def swap_derived_products(
+    run: Run, paper, *, strata: list, rates: list[float], products: list[str], leak: float = 0.0
+) -> Measurement:
     """'The total PLB for all data products derived from the swapped dataset': the exact worst loss per unit of
     distance of products computed from the swapped stratum (records h = (a, c), swapping variable k) over the slides'
     ε(p, b), the value the largest ratio. ``products``: ``dataset`` (the swapped stratum itself), ``a_by_k`` and
@@ -158,10 +185,12 @@ def swap_derived_products(run: Run, paper, *, strata: list, rates: list[float], 
     from isdp.baselines import swapping_epsilon
     from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
-    derive = {"dataset": lambda w: w,
-              "a_by_k": lambda w: tuple(sorted(Counter((h[0], k) for h, k in w).items())),
-              "c_by_k": lambda w: tuple(sorted(Counter((h[1], k) for h, k in w).items())),
-              "k": lambda w: tuple(sorted(k for _, k in w))}
+    derive = {
+        "dataset": lambda w: w,
+        "a_by_k": lambda w: tuple(sorted(Counter((h[0], k) for h, k in w).items())),
+        "c_by_k": lambda w: tuple(sorted(Counter((h[1], k) for h, k in w).items())),
+        "k": lambda w: tuple(sorted(k for _, k in w)),
+    }
 
     def release(f):
         def law_of(x, law):
@@ -170,20 +199,37 @@ def swap_derived_products(run: Run, paper, *, strata: list, rates: list[float], 
                 out[f(w)] = out.get(f(w), 0.0) + (1 - leak) * q
             out[f(x)] = out.get(f(x), 0.0) + leak
             return out
+
         return law_of
 
-    ratios = {(len(h), p, name): worst_loss_per_unit(h, k, p, release(derive[name])) / swapping_epsilon(p, len(h))
-              for h, k in _strata(strata) for p in rates for name in products}
+    ratios = {
+        (len(h), p, name): worst_loss_per_unit(h, k, p, release(derive[name])) / swapping_epsilon(p, len(h))
+        for h, k in _strata(strata)
+        for p in rates
+        for name in products
+    }
     worst = max(ratios.values())
     per_product = "; ".join(f"{name} {max(r for (_, _, n), r in ratios.items() if n == name):.4f}" for name in products)
     leaked = f" (a share {leak:g} from the unswapped data)" if leak else ""
-    return Measurement(worst, f"largest exact loss / ε(p, b) per product over {len(strata)} strata × {len(rates)} "
-                              f"rates: {per_product}{leaked}",
-                       n=len(ratios))
+    return Measurement(
+        worst,
+        f"largest exact loss / ε(p, b) per product over {len(strata)} strata × {len(rates)} "
+        f"rates: {per_product}{leaked}",
+        n=len(ratios),
+    )
 
 
-def swap_visualisation(run: Run, paper, *, columns: list[str], before: list, after: list, v_match: list[str],
-                       v_swap: list[str], table: list[str]) -> Measurement:
+def swap_visualisation(
+    run: Run,
+    paper,
+    *,
+    columns: list[str],
+    before: list,
+    after: list,
+    v_match: list[str],
+    v_swap: list[str],
+    table: list[str],
+) -> Measurement:
     """The slides' swapping visualisation, from its printed records (row i before the swap is row i after): whether
     the records that changed share their swap key ``v_match`` and changed only in ``v_swap`` (their values
     permuted), whether both invariants (the multisets of V_Hold = every column but ``v_swap``, and of
@@ -207,14 +253,20 @@ def swap_visualisation(run: Run, paper, *, columns: list[str], before: list, aft
     changes: dict = {}
     for row, col in sorted(cells):
         changes.setdefault(row, {})[col] = int(diff.get((row, col), 0))
-    value = {"changes": changes, "swapped_records_share_match_key": share_key,
-             "only_swap_variable_changes": only_swap and permuted, "invariants_kept": kept}
-    return Measurement(value, f"{int(changed.sum())} of {len(b)} records changed, sharing "
-                              f"{'their' if share_key else 'NOT their'} {' × '.join(v_match)}; "
-                              f"{'only' if value['only_swap_variable_changes'] else 'NOT only'} {', '.join(v_swap)} "
-                              f"changed (permuted); invariants {'kept' if kept else 'BROKEN'}; {' × '.join(table)} "
-                              "changes: " + "; ".join(f"{r} {c} {d:+d}" for r, cs in changes.items()
-                                                      for c, d in cs.items()))
+    value = {
+        "changes": changes,
+        "swapped_records_share_match_key": share_key,
+        "only_swap_variable_changes": only_swap and permuted,
+        "invariants_kept": kept,
+    }
+    return Measurement(
+        value,
+        f"{int(changed.sum())} of {len(b)} records changed, sharing "
+        f"{'their' if share_key else 'NOT their'} {' × '.join(v_match)}; "
+        f"{'only' if value['only_swap_variable_changes'] else 'NOT only'} {', '.join(v_swap)} "
+        f"changed (permuted); invariants {'kept' if kept else 'BROKEN'}; {' × '.join(table)} "
+        "changes: " + "; ".join(f"{r} {c} {d:+d}" for r, cs in changes.items() for c, d in cs.items()),
+    )
 
 
 def slides_distances(c, c2) -> tuple[float, float]:
@@ -237,7 +289,7 @@ def hamming_extension(run: Run, paper, *, values: int, max_size: int) -> Measure
     edges = {"bounded": [], "unbounded": []}
     for c in data:
         for v in range(values):
-            up = c[:v] + (c[v] + 1,) + c[v + 1:]
+            up = c[:v] + (c[v] + 1,) + c[v + 1 :]
             if up in index:
                 edges["unbounded"].append((index[c], index[up]))
             for w in range(values):
@@ -248,18 +300,25 @@ def hamming_extension(run: Run, paper, *, values: int, max_size: int) -> Measure
     paths = {}
     for name, e in edges.items():
         rows, cols = np.array(e).T
-        paths[name] = shortest_path(csr_array((np.ones(len(e)), (rows, cols)), shape=(n, n)), unweighted=True,
-                                    directed=False)
+        paths[name] = shortest_path(
+            csr_array((np.ones(len(e)), (rows, cols)), shape=(n, n)), unweighted=True, directed=False
+        )
     closed = np.array([[slides_distances(c, c2) for c2 in data] for c in data])
     mismatches = {name: int(np.sum(paths[name] != closed[:, :, i])) for i, name in enumerate(("bounded", "unbounded"))}
     counts = np.array(data)
     same = counts.sum(axis=1)[:, None] == counts.sum(axis=1)[None, :]
     audit = counts.sum(axis=1)[:, None] - np.minimum(counts[:, None, :], counts[None, :, :]).sum(axis=2)
     audit_mismatches = int(np.sum(audit[same] != paths["bounded"][same]))
-    value = {"bounded_is_half_symmetric_difference": mismatches["bounded"] == 0,
-             "unbounded_is_symmetric_difference": mismatches["unbounded"] == 0}
-    return Measurement(value, f"{n} unordered datasets of 0 to {max_size} records over {values} values, {n * n:,} "
-                              f"ordered pairs: shortest paths over bounded neighbours differ from ½|x ⊖ x'| (∞ across "
-                              f"sizes) at {mismatches['bounded']} pairs, over unbounded neighbours from |X ⊖ X'| at "
-                              f"{mismatches['unbounded']}; the swapping audit's distance (records of x not in x') "
-                              f"differs from the bounded path length at {audit_mismatches} same-size pairs", n=n * n)
+    value = {
+        "bounded_is_half_symmetric_difference": mismatches["bounded"] == 0,
+        "unbounded_is_symmetric_difference": mismatches["unbounded"] == 0,
+    }
+    return Measurement(
+        value,
+        f"{n} unordered datasets of 0 to {max_size} records over {values} values, {n * n:,} "
+        f"ordered pairs: shortest paths over bounded neighbours differ from ½|x ⊖ x'| (∞ across "
+        f"sizes) at {mismatches['bounded']} pairs, over unbounded neighbours from |X ⊖ X'| at "
+        f"{mismatches['unbounded']}; the swapping audit's distance (records of x not in x') "
+        f"differs from the bounded path length at {audit_mismatches} same-size pairs",
+        n=n * n,
+    )

@@ -37,18 +37,39 @@ def _swap_results(run: Run, table: str, printed: pd.DataFrame) -> pd.DataFrame:
     from isdp.baselines import swapping_epsilon
 
     key = SWAP_KEYS[table]
-    t = ec.table(run, table, key=key, keys=list(printed[key].itertuples(index=False, name=None)), count=["b"],
-                 positive=["b", "epsilon"], rate=["swap_rate"], finite=["epsilon_printed", "gap"])
+    t = ec.table(
+        run,
+        table,
+        key=key,
+        keys=list(printed[key].itertuples(index=False, name=None)),
+        count=["b"],
+        positive=["b", "epsilon"],
+        rate=["swap_rate"],
+        finite=["epsilon_printed", "gap"],
+    )
     where = str(run.path(f"tables/{table}.csv"))
-    cell = {ec.row_key(k): r for k, r in zip(printed[key].itertuples(index=False, name=None),
-                                             printed.itertuples(index=False), strict=True)}
+    cell = {
+        ec.row_key(k): r
+        for k, r in zip(printed[key].itertuples(index=False, name=None), printed.itertuples(index=False), strict=True)
+    }
     own = [cell[ec.row_key(k)] for k in t[key].itertuples(index=False, name=None)]
-    ec.check_consistent(t["epsilon_printed"], [r.epsilon for r in own], where,
-                        "epsilon_printed = the committed printed ε of the same cell", rtol=0, atol=1e-9)
-    ec.check_consistent(t["b"], [r.b for r in own], where, "b = the committed printed b of the same cell", rtol=0,
-                        atol=0)
-    ec.check_consistent(t["epsilon"], swapping_epsilon(t["swap_rate"].to_numpy(float), t["b"].to_numpy(float)),
-                        where, "epsilon = the slides' formula max{ln o, ln(b + 1) − ln o} at the row's b and swap rate")
+    ec.check_consistent(
+        t["epsilon_printed"],
+        [r.epsilon for r in own],
+        where,
+        "epsilon_printed = the committed printed ε of the same cell",
+        rtol=0,
+        atol=1e-9,
+    )
+    ec.check_consistent(
+        t["b"], [r.b for r in own], where, "b = the committed printed b of the same cell", rtol=0, atol=0
+    )
+    ec.check_consistent(
+        t["epsilon"],
+        swapping_epsilon(t["swap_rate"].to_numpy(float), t["b"].to_numpy(float)),
+        where,
+        "epsilon = the slides' formula max{ln o, ln(b + 1) − ln o} at the row's b and swap rate",
+    )
     ec.check_consistent(t["gap"], t["epsilon"] - t["epsilon_printed"], where, "gap = epsilon − epsilon_printed")
     return t
 
@@ -61,8 +82,11 @@ def swap_table_gap(run: Run, paper, *, table: str) -> Measurement:
     ec.check_count(len(printed), ec.claimed_count(paper), where, "printed cells")
     t = _swap_results(run, table, printed)
     gap = float((t["epsilon"] - t["epsilon_printed"]).abs().max())
-    return Measurement(gap, f"max |ε − printed| = {gap:.5f} over {len(t)} cells; ε at the printed precision: "
-                            + _cells_text(t["epsilon"], t["epsilon_printed"], 2))
+    return Measurement(
+        gap,
+        f"max |ε − printed| = {gap:.5f} over {len(t)} cells; ε at the printed precision: "
+        + _cells_text(t["epsilon"], t["epsilon_printed"], 2),
+    )
 
 
 @ec.reads_committed
@@ -70,9 +94,11 @@ def swap_range(run: Run, paper) -> Measurement:
     """Smallest and largest ε of the 2020 what-if table, this run."""
     t = _swap_results(run, "e8_swap_2020", _printed_swap(run, "e8_swap_2020")[0])
     lo, hi = t.loc[t["epsilon"].idxmin()], t.loc[t["epsilon"].idxmax()]
-    return Measurement([float(lo["epsilon"]), float(hi["epsilon"])],
-                       f"{lo['epsilon']:.4f} ({lo['v_match']}, p = {lo['swap_rate']:g}) to {hi['epsilon']:.4f} "
-                       f"({hi['v_match']}, p = {hi['swap_rate']:g})")
+    return Measurement(
+        [float(lo["epsilon"]), float(hi["epsilon"])],
+        f"{lo['epsilon']:.4f} ({lo['v_match']}, p = {lo['swap_rate']:g}) to {hi['epsilon']:.4f} "
+        f"({hi['v_match']}, p = {hi['swap_rate']:g})",
+    )
 
 
 @ec.reads_committed
@@ -90,8 +116,11 @@ def swap_rate_gap(run: Run, paper, *, table: str, low: float, high: float) -> Me
     expected = math.log(high / (1 - high)) - math.log(low / (1 - low))
     diff = wide[low] - wide[high]
     gap = float((diff - expected).abs().max())
-    return Measurement(gap, f"ε({100 * low:g} %) − ε({100 * high:g} %) per row: {', '.join(f'{d:.2f}' for d in diff)}; "
-                            f"ln(o_high/o_low) = {expected:.4f}; largest gap {gap:.4f}")
+    return Measurement(
+        gap,
+        f"ε({100 * low:g} %) − ε({100 * high:g} %) per row: {', '.join(f'{d:.2f}' for d in diff)}; "
+        f"ln(o_high/o_low) = {expected:.4f}; largest gap {gap:.4f}",
+    )
 
 
 def _printed_b(run: Run) -> list[int]:
@@ -102,8 +131,17 @@ def _printed_b(run: Run) -> list[int]:
 def _swap_min(run: Run) -> pd.DataFrame:
     """``e8_swap_min``: one row per b of the printed tables, ε_b and its minimiser by closed form and numerically,
     and per budget offset the root count and log-odds gap (inf only where the count is not 2)."""
-    t = ec.table(run, "e8_swap_min", key="b", keys=_printed_b(run), positive=["b", "min_epsilon"], count=["b"],
-                 finite=["min_epsilon_numeric"], rate=["argmin_swap_rate"], probability=["argmin_swap_rate_numeric"])
+    t = ec.table(
+        run,
+        "e8_swap_min",
+        key="b",
+        keys=_printed_b(run),
+        positive=["b", "min_epsilon"],
+        count=["b"],
+        finite=["min_epsilon_numeric"],
+        rate=["argmin_swap_rate"],
+        probability=["argmin_swap_rate_numeric"],
+    )
     where = str(run.path("tables/e8_swap_min.csv"))
     ec.check_consistent(t["min_epsilon"], np.log1p(t["b"].to_numpy(float)) / 2, where, "min_epsilon = ln(b + 1)/2")
     offsets = [c.removeprefix("offset_") for c in t.columns if c.startswith("offset_")]
@@ -115,8 +153,12 @@ def _swap_min(run: Run) -> pd.DataFrame:
             raise ec.EvidenceError(f"{where}: column offset_{k} differs between rows")
         two = t[f"n_rates_{k}"] == 2
         if two.any():
-            ec.check_values(t.loc[two, f"log_odds_gap_{k}"].to_numpy(), where,
-                            f"column 'log_odds_gap_{k}' (two roots)", "nonnegative")
+            ec.check_values(
+                t.loc[two, f"log_odds_gap_{k}"].to_numpy(),
+                where,
+                f"column 'log_odds_gap_{k}' (two roots)",
+                "nonnegative",
+            )
         if np.isnan(t.loc[~two, f"log_odds_gap_{k}"].to_numpy(float)).any():
             raise ec.EvidenceError(f"{where}: column log_odds_gap_{k} is NaN")
     return t
@@ -135,13 +177,21 @@ def min_epsilon(run: Run, paper) -> Measurement:
     t = _swap_min(run)
     with np.errstate(divide="ignore"):  # a minimiser at p = 0 or 1 in floating point: logit ±inf
         t_min = special.logit(t["argmin_swap_rate_numeric"].to_numpy(float))
-    value = {"positive": bool((t["min_epsilon_numeric"] > 0).all()),
-             "attained_inside": bool(np.all(np.abs(t_min) < LOG_ODDS_BOUND - 1))}
+    value = {
+        "positive": bool((t["min_epsilon_numeric"] > 0).all()),
+        "attained_inside": bool(np.all(np.abs(t_min) < LOG_ODDS_BOUND - 1)),
+    }
     dev = float((t["min_epsilon_numeric"] - t["min_epsilon"]).abs().max())
-    parts = [f"b = {int(r.b):,}: ε_b = {r.min_epsilon_numeric:.3f} at logit p = {lt:.4f} (p = "
-             f"{r.argmin_swap_rate_numeric:.6f})" for r, lt in zip(t.itertuples(), t_min, strict=True)]
-    return Measurement(value, "; ".join(parts) + f" (search over logit p in ±{LOG_ODDS_BOUND:g})",
-                       note=f"the numerical minimum is within {dev:.1e} of ln(b + 1)/2 at p* with odds √(b + 1)")
+    parts = [
+        f"b = {int(r.b):,}: ε_b = {r.min_epsilon_numeric:.3f} at logit p = {lt:.4f} (p = "
+        f"{r.argmin_swap_rate_numeric:.6f})"
+        for r, lt in zip(t.itertuples(), t_min, strict=True)
+    ]
+    return Measurement(
+        value,
+        "; ".join(parts) + f" (search over logit p in ±{LOG_ODDS_BOUND:g})",
+        note=f"the numerical minimum is within {dev:.1e} of ln(b + 1)/2 at p* with odds √(b + 1)",
+    )
 
 
 @ec.reads_committed
@@ -154,11 +204,12 @@ def two_rates(run: Run, paper) -> Measurement:
     gaps = t.filter(like="log_odds_gap_").to_numpy()
     offsets = t.filter(like="offset_").iloc[0].tolist()
     listed = ", ".join(f"{o:g}" for o in offsets)
-    return Measurement(bool(np.all(counts == 2)),
-                       f"{counts.size} budgets ε_b + {{{listed}}} for {len(t)} values of b: root counts "
-                       f"{sorted(set(counts.ravel().tolist()))}",
-                       note=f"largest log-odds distance of the roots from the closed-form pair (ln(b + 1) − ε, ε): "
-                            f"{np.max(gaps):.1e}")
+    return Measurement(
+        bool(np.all(counts == 2)),
+        f"{counts.size} budgets ε_b + {{{listed}}} for {len(t)} values of b: root counts "
+        f"{sorted(set(counts.ravel().tolist()))}",
+        note=f"largest log-odds distance of the roots from the closed-form pair (ln(b + 1) − ε, ε): {np.max(gaps):.1e}",
+    )
 
 
 @ec.reads_committed
@@ -168,8 +219,9 @@ def larger_b(run: Run, paper) -> Measurement:
     must cover every b of the printed tables on one grid of swap rates."""
     from isdp.baselines import swapping_min_epsilon
 
-    curves = ec.table_at(run, "e8/swap_curves.csv", key=["b", "swap_rate"], count=["b"], positive=["b", "epsilon"],
-                         rate=["swap_rate"])
+    curves = ec.table_at(
+        run, "e8/swap_curves.csv", key=["b", "swap_rate"], count=["b"], positive=["b", "epsilon"], rate=["swap_rate"]
+    )
     where = str(run.path("e8/swap_curves.csv"))
     ec.check_frame(curves.drop_duplicates("b"), where, key="b", keys=_printed_b(run))
     c = curves.pivot(index="swap_rate", columns="b", values="epsilon").sort_index(axis=1)
@@ -180,13 +232,15 @@ def larger_b(run: Run, paper) -> Measurement:
     left = p < swapping_min_epsilon(c.columns.to_numpy()[1:])[1][None, :]  # the larger b's left branch
     strict_left, non_decreasing = bool(np.all(diffs[left] > 0)), bool(np.all(diffs >= 0))
     strict_all = float(np.mean(diffs > 0))
-    return Measurement(strict_left and non_decreasing,
-                       f"{len(c.columns)} values of b × {len(c)} swap rates: strictly larger for the larger b on "
-                       f"{'every' if strict_left else 'NOT every'} one of the {int(left.sum())} (rate, b) pairs on "
-                       f"the larger b's left branch, {'non-decreasing' if non_decreasing else 'DECREASING'} at the "
-                       f"others (equal, ln o); strictly larger at {100 * strict_all:.1f} % of all pairs",
-                       note="read strictly everywhere the note would fail on the right branches (p ≥ p*(b) of "
-                            "the larger b), where the slides' own formula gives ln o whatever b")
+    return Measurement(
+        strict_left and non_decreasing,
+        f"{len(c.columns)} values of b × {len(c)} swap rates: strictly larger for the larger b on "
+        f"{'every' if strict_left else 'NOT every'} one of the {int(left.sum())} (rate, b) pairs on "
+        f"the larger b's left branch, {'non-decreasing' if non_decreasing else 'DECREASING'} at the "
+        f"others (equal, ln o); strictly larger at {100 * strict_all:.1f} % of all pairs",
+        note="read strictly everywhere the note would fail on the right branches (p ≥ p*(b) of "
+        "the larger b), where the slides' own formula gives ln o whatever b",
+    )
 
 
 #: the columns of the printed 1940 county table: the counts before and after swapping
@@ -211,18 +265,21 @@ def ma1940_invariants(run: Run, paper, *, file: str) -> Measurement:
     t = _county_table(run, file)
     counties, total = t.drop(index="total"), t.loc["total"]
     checks = {
-        "owned + rented = total (both tables)": bool((counties["owned"] + counties["rented"] == counties["total"]).all()
-                                                     and (counties["owned_swapped"] + counties["rented_swapped"]
-                                                          == counties["total_swapped"]).all()),
+        "owned + rented = total (both tables)": bool(
+            (counties["owned"] + counties["rented"] == counties["total"]).all()
+            and (counties["owned_swapped"] + counties["rented_swapped"] == counties["total_swapped"]).all()
+        ),
         "county totals unchanged": bool((counties["total"] == counties["total_swapped"]).all()),
         "printed total row = column sums": bool((counties.sum() == total).all()),
-        "state owned and rented unchanged": bool(total["owned"] == total["owned_swapped"]
-                                                 and total["rented"] == total["rented_swapped"]),
+        "state owned and rented unchanged": bool(
+            total["owned"] == total["owned_swapped"] and total["rented"] == total["rented_swapped"]
+        ),
     }
     moved = int((counties["owned"] - counties["owned_swapped"]).abs().sum())
     listed = "; ".join(f"{k}: {'yes' if v else 'NO'}" for k, v in checks.items())
-    return Measurement(all(checks.values()),
-                       f"{len(counties)} counties: {listed}; {moved:,} owned dwellings moved between counties")
+    return Measurement(
+        all(checks.values()), f"{len(counties)} counties: {listed}; {moved:,} owned dwellings moved between counties"
+    )
 
 
 @ec.reads_committed
@@ -231,16 +288,22 @@ def ma1940_swapped_mape(run: Run, paper, *, file: str) -> Measurement:
     t = _county_table(run, file).drop(index="total")
     ape = pd.concat([(t[f"{c}_swapped"] - t[c]).abs() / t[c] for c in ("owned", "rented")])
     mape = 100 * float(ape.mean())
-    return Measurement(mape, f"the printed p = 50 % instance: MAPE {mape:.1f} % over {len(ape)} owned/rented cells "
-                             f"(largest county error {100 * ape.max():.0f} %)")
+    return Measurement(
+        mape,
+        f"the printed p = 50 % instance: MAPE {mape:.1f} % over {len(ape)} owned/rented cells "
+        f"(largest county error {100 * ape.max():.0f} %)",
+    )
 
 
 @ec.reads_committed
 def ma1940_stratum(run: Run, paper, *, file: str) -> Measurement:
     """The largest stratum beside the dwellings of the printed county table (the count itself needs microdata)."""
     total = int(_county_table(run, file).loc["total", "total"])
-    return Measurement(float(paper) / total, f"b = {int(paper):,} is {100 * float(paper) / total:.1f} % of the "
-                       f"{total:,} dwellings of the printed county table; ε depends on b only through ln(b + 1)")
+    return Measurement(
+        float(paper) / total,
+        f"b = {int(paper):,} is {100 * float(paper) / total:.1f} % of the "
+        f"{total:,} dwellings of the printed county table; ε depends on b only through ln(b + 1)",
+    )
 
 
 @ec.reads_committed
@@ -259,29 +322,36 @@ def ma1940_swap_rate(run: Run, paper, *, file: str) -> Measurement:
     se = float(np.sqrt(resid @ resid / (len(a) - 1) / (a @ a)))
     ratio = d / a
     # the expected instance moves each county by p (total s − owned): its MAPE over the owned and rented cells
-    mape = {p: 100 * float(np.mean(np.r_[np.abs(p * a) / c["owned"], np.abs(p * a) / c["rented"]]))
-            for p in (p_hat, 0.5)}
-    return Measurement(p_hat, f"p̂ = {p_hat:.4f} (SE {se:.4f} from the residuals of {len(a)} counties; per county "
-                              f"(owned' − owned)/(total s − owned) from {ratio.min():.2f} to {ratio.max():.2f}, "
-                              f"s = {s:.4f}); expected MAPE of the owned/rented cells {mape[0.5]:.1f} % at p = 0.5, "
-                              f"{mape[p_hat]:.1f} % at p̂", se=se,
-                       note="the model leaves out the household-size strata (the swap key), whose counts by county "
-                            "and tenure are not in the slides")
+    mape = {
+        p: 100 * float(np.mean(np.r_[np.abs(p * a) / c["owned"], np.abs(p * a) / c["rented"]])) for p in (p_hat, 0.5)
+    }
+    return Measurement(
+        p_hat,
+        f"p̂ = {p_hat:.4f} (SE {se:.4f} from the residuals of {len(a)} counties; per county "
+        f"(owned' − owned)/(total s − owned) from {ratio.min():.2f} to {ratio.max():.2f}, "
+        f"s = {s:.4f}); expected MAPE of the owned/rented cells {mape[0.5]:.1f} % at p = 0.5, "
+        f"{mape[p_hat]:.1f} % at p̂",
+        se=se,
+        note="the model leaves out the household-size strata (the swap key), whose counts by county "
+        "and tenure are not in the slides",
+    )
 
 
 @ec.reads_committed
 def census2020_strata(run: Run, paper) -> Measurement:
     """The 2020 strata sizes as used; how much ε moves if one were off."""
     t = _swap_results(run, "e8_swap_2020", _printed_swap(run, "e8_swap_2020")[0]).drop_duplicates("b")
-    return Measurement(len(t), f"{len(t)} sizes from {t['b'].min():,} to {t['b'].max():,}, used as printed; ε "
-                       "depends on b only through ln(b + 1), so a size off by 1 % moves ε by 0.01")
+    return Measurement(
+        len(t),
+        f"{len(t)} sizes from {t['b'].min():,} to {t['b'].max():,}, used as printed; ε "
+        "depends on b only through ln(b + 1), so a size off by 1 % moves ε by 0.01",
+    )
 
 
 def _strata_sizes(run: Run, printed: str) -> pd.Series:
     """The printed b of each V_Match of a 2020 what-if table (``printed``): every cell named once, b a positive count
     and the same on every row of its V_Match."""
-    t = ec.committed_csv(run, printed, key=SWAP_KEYS["e8_swap_2020"], filled=["v_match"], count=["b"],
-                         positive=["b"])
+    t = ec.committed_csv(run, printed, key=SWAP_KEYS["e8_swap_2020"], filled=["v_match"], count=["b"], positive=["b"])
     if (t.groupby("v_match")["b"].nunique() > 1).any():
         raise ec.EvidenceError(f"{run.data(printed)}: a V_Match with two values of b")
     return t.drop_duplicates("v_match").set_index("v_match")["b"]
@@ -299,13 +369,18 @@ def census2020_strata_nesting(run: Run, paper, *, printed: str, geography: list[
         geo, *crossed = [part.strip() for part in v.split(" x ")]
         return geography.index(geo), set(crossed)
 
-    pairs = [(fine, coarse) for fine, coarse in itertools.permutations(b.index, 2)
-             if key(fine)[0] >= key(coarse)[0] and key(fine)[1] >= key(coarse)[1]]
+    pairs = [
+        (fine, coarse)
+        for fine, coarse in itertools.permutations(b.index, 2)
+        if key(fine)[0] >= key(coarse)[0] and key(fine)[1] >= key(coarse)[1]
+    ]
     broken = [(f, c) for f, c in pairs if b[f] > b[c]]
-    return Measurement(len(broken), f"{len(broken)} of {len(pairs)} refining pairs of matching keys with a larger "
-                                    "printed b than the key they refine"
-                                    + "".join(f"; {f} {b[f]:,} > {c} {b[c]:,}" for f, c in broken),
-                       n=len(pairs))
+    return Measurement(
+        len(broken),
+        f"{len(broken)} of {len(pairs)} refining pairs of matching keys with a larger "
+        "printed b than the key they refine" + "".join(f"; {f} {b[f]:,} > {c} {b[c]:,}" for f, c in broken),
+        n=len(pairs),
+    )
 
 
 @ec.reads_committed
@@ -320,8 +395,10 @@ def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, st
     b = _strata_sizes(run, printed)
     t = load_housing(ec.committed(run, housing))
     columns = ["sf1_housing_units", "sf1_occupied_units"]
-    levels = {"state": t.groupby("state_abbr")[columns].sum(),
-              "county": t.set_index(t["state_abbr"] + " " + t["county_fips"])[columns]}
+    levels = {
+        "state": t.groupby("state_abbr")[columns].sum(),
+        "county": t.set_index(t["state_abbr"] + " " + t["county_fips"])[columns],
+    }
     value, parts = {}, []
     for v_match, key in strata.items():
         counts = levels[v_match]
@@ -329,8 +406,14 @@ def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, st
         top = counts["sf1_occupied_units"].idxmax()
         value[f"{v_match}_largest_by_households"] = bool(top == key)
         value[f"{v_match}_b_is_housing_units"] = bool(b[v_match] == units != households)
-        parts.append(f"V_Match {v_match}: printed b = {b[v_match]:,}; {key} in 2010: {units:,} housing units, "
-                     f"{households:,} households (b / households = {b[v_match] / households:.4f}, ε lower by "
-                     f"{math.log((b[v_match] + 1) / (households + 1)):.3f} with households); most households: {top}")
-    return Measurement(value, "; ".join(parts), note="the 2020 counts (DHC) are not reachable offline; 2010 SF1 H3 "
-                                                    "from the NHGIS county extract, vintage v20210608")
+        parts.append(
+            f"V_Match {v_match}: printed b = {b[v_match]:,}; {key} in 2010: {units:,} housing units, "
+            f"{households:,} households (b / households = {b[v_match] / households:.4f}, ε lower by "
+            f"{math.log((b[v_match] + 1) / (households + 1)):.3f} with households); most households: {top}"
+        )
+    return Measurement(
+        value,
+        "; ".join(parts),
+        note="the 2020 counts (DHC) are not reachable offline; 2010 SF1 H3 "
+        "from the NHGIS county extract, vintage v20210608",
+    )

@@ -18,36 +18,61 @@ from isdp_papers import evidence_checks as ec
 from isdp_papers.claims import Measurement, Run
 
 
-def tda_epsilon(run: Run, paper, *, rho: float, delta: float, rho_rounding: float, eps_rounding: float,
-                conversion: str | None = None) -> Measurement:
+def tda_epsilon(
+    run: Run,
+    paper,
+    *,
+    rho: float,
+    delta: float,
+    rho_rounding: float,
+    eps_rounding: float,
+    conversion: str | None = None,
+) -> Measurement:
     """ε of the printed ρ at δ under ``conversion`` (default: the configured one): the point of ε([ρ − r, ρ + r])
     nearest the paper's.
 
     ``rho_rounding`` and ``eps_rounding`` are half a unit of the last printed digit of ρ and ε.
     """
     method = conversion or run.config["e8"]["tda"]["conversion"]
-    t = ec.table(run, "e8_tda_conversion", key="conversion", filled=["conversion"], positive=[
-        "rho", "delta", "epsilon", "epsilon_rho_low", "epsilon_rho_high"])
+    t = ec.table(
+        run,
+        "e8_tda_conversion",
+        key="conversion",
+        filled=["conversion"],
+        positive=["rho", "delta", "epsilon", "epsilon_rho_low", "epsilon_rho_high"],
+    )
     where = str(run.path("tables/e8_tda_conversion.csv"))
     if method not in set(t["conversion"]):
         raise ec.EvidenceError(f"{where}: no row of the conversion {method!r}")
     # every ε is its conversion of the printed ρ (and of ρ ± its rounding) at the printed δ: recomputed, not trusted
     ec.check_consistent(t["rho"], rho, where, f"rho = the printed {rho:g}")
     ec.check_consistent(t["delta"], delta, where, f"delta = the printed {delta:g}")
-    for column, r in (("epsilon", rho), ("epsilon_rho_low", rho - rho_rounding),
-                      ("epsilon_rho_high", rho + rho_rounding)):
-        ec.check_consistent(t[column], [zcdp_to_dp(r, delta, m) for m in t["conversion"]], where,
-                            f"{column} = the row's conversion of ρ = {r:g} at δ = {delta:g}", rtol=1e-6)
+    for column, r in (
+        ("epsilon", rho),
+        ("epsilon_rho_low", rho - rho_rounding),
+        ("epsilon_rho_high", rho + rho_rounding),
+    ):
+        ec.check_consistent(
+            t[column],
+            [zcdp_to_dp(r, delta, m) for m in t["conversion"]],
+            where,
+            f"{column} = the row's conversion of ρ = {r:g} at δ = {delta:g}",
+            rtol=1e-6,
+        )
     t = t.set_index("conversion")
     lo, hi = float(t.loc[method, "epsilon_rho_low"]), float(t.loc[method, "epsilon_rho_high"])
     value = min(max(float(paper), lo), hi)
     rho_needed = dp_to_zcdp(float(paper) - eps_rounding, delta, method)  # smallest ρ whose ε rounds to the paper's
     others = "; ".join(f"{m} {r.epsilon:.3f}" for m, r in t.iterrows() if m != method)
-    text = (f"{method}: ε({rho:g}) = {t.loc[method, 'epsilon']:.4f}, over ρ ∈ [{rho - rho_rounding:g}, "
-            f"{rho + rho_rounding:g}] ε ∈ [{lo:.4f}, {hi:.4f}]; nearest to the paper: {value:.4f}. Other "
-            f"conversions at ρ = {rho:g}: {others}")
-    note = (f"at ρ = {rho:g} exactly the {method} conversion gives {zcdp_to_dp(rho, delta, method):.2f}; the printed "
-            f"ε needs an unrounded ρ ≥ {rho_needed:.4f}, inside ρ's printed rounding")
+    text = (
+        f"{method}: ε({rho:g}) = {t.loc[method, 'epsilon']:.4f}, over ρ ∈ [{rho - rho_rounding:g}, "
+        f"{rho + rho_rounding:g}] ε ∈ [{lo:.4f}, {hi:.4f}]; nearest to the paper: {value:.4f}. Other "
+        f"conversions at ρ = {rho:g}: {others}"
+    )
+    note = (
+        f"at ρ = {rho:g} exactly the {method} conversion gives {zcdp_to_dp(rho, delta, method):.2f}; the printed "
+        f"ε needs an unrounded ρ ≥ {rho_needed:.4f}, inside ρ's printed rounding"
+    )
     return Measurement(value, text, note=note)
 
 
@@ -63,13 +88,17 @@ def zcdp_composition_gap(run: Run, paper, *, parts: list[str], total: str) -> Me
     |ρ(total) − Σ ρ(parts)|, ``paper`` mapping each printed label to its ρ."""
     added = sum(float(paper[p]) for p in parts)
     gap = abs(float(paper[total]) - added)
-    return Measurement(gap, f"{total}: ρ = {float(paper[total]):g} printed; "
-                            + " + ".join(f"{p} {float(paper[p]):g}" for p in parts)
-                            + f" = {added:g} by composition; gap {gap:.2f}")
+    return Measurement(
+        gap,
+        f"{total}: ρ = {float(paper[total]):g} printed; "
+        + " + ".join(f"{p} {float(paper[p]):g}" for p in parts)
+        + f" = {added:g} by composition; gap {gap:.2f}",
+    )
 
 
-def discrete_gaussian_zcdp(run: Run, paper, *, variances: list[float], shifts: list[list[int]],
-                           alphas: list[float], radius_sd: float) -> Measurement:
+def discrete_gaussian_zcdp(
+    run: Run, paper, *, variances: list[float], shifts: list[list[int]], alphas: list[float], radius_sd: float
+) -> Measurement:
     """The exact sup over α of D_α/α between N_Z(0, σ²) and its shift (cells independent, divergences add), over
     the cited zCDP budget ρ = ‖shift‖₂²/(2σ²) (Canonne, Kamath & Steinke): the ratio farthest from 1 over the
     settings. D_nor of the slides is √(sup D_α/α) = √ρ. The laws live on ±``radius_sd`` SDs (the mass beyond is
@@ -85,8 +114,12 @@ def discrete_gaussian_zcdp(run: Run, paper, *, variances: list[float], shifts: l
             sup = max(sum(renyi_divergence(centred, m, a) for m in moved) / a for a in alphas)
             ratios[(sigma2, tuple(shift))] = sup / zcdp_budget(shift, sigma2)
     far = max(ratios.values(), key=lambda r: abs(r - 1))
-    return Measurement(far, "sup_α D_α/α over ρ = ‖shift‖₂²/(2σ²): " + ", ".join(
-        f"σ² {s2:g}, shift {list(sh)}: {r:.6f}" for (s2, sh), r in ratios.items()), n=len(ratios))
+    return Measurement(
+        far,
+        "sup_α D_α/α over ρ = ‖shift‖₂²/(2σ²): "
+        + ", ".join(f"σ² {s2:g}, shift {list(sh)}: {r:.6f}" for (s2, sh), r in ratios.items()),
+        n=len(ratios),
+    )
 
 
 def zcdp_budget(shift, sigma2: float) -> float:
@@ -94,8 +127,18 @@ def zcdp_budget(shift, sigma2: float) -> float:
     return float(np.sum(np.square(shift))) / (2 * sigma2)
 
 
-def tda_toy_invariants(run: Run, paper, *, x: list[int], within: list[int], across: list[int], kept: list[int],
-                       variance: float, radius: int, alphas: list[float]) -> Measurement:
+def tda_toy_invariants(
+    run: Run,
+    paper,
+    *,
+    x: list[int],
+    within: list[int],
+    across: list[int],
+    kept: list[int],
+    variance: float,
+    radius: int,
+    alphas: list[float],
+) -> Measurement:
     """A toy TDA on a few cells: discrete Gaussian noise on every cell, then the closest nonnegative integer table
     with the invariants c = (total, the cells ``kept``). For ``within`` (one person moved, same c) the exact
     sup_α D_α/α of the released tables, both ways, over the noise's budget ρ = ‖x − x'‖₂²/(2σ²); for ``across``
@@ -103,22 +146,30 @@ def tda_toy_invariants(run: Run, paper, *, x: list[int], within: list[int], acro
     tables can coincide."""
     from isdp_papers.e8_privacy_accounting.zcdp_audit import release_law, renyi_divergence
 
-    law = {name: release_law(v, variance, radius, kept) for name, v in (("x", x), ("within", within),
-                                                                        ("across", across))}
+    law = {
+        name: release_law(v, variance, radius, kept) for name, v in (("x", x), ("within", within), ("across", across))
+    }
     rho = zcdp_budget(np.subtract(within, x), variance)
-    ratio = max(renyi_divergence(law[a], law[b], alpha) / alpha / rho
-                for a, b in (("x", "within"), ("within", "x")) for alpha in alphas)
+    ratio = max(
+        renyi_divergence(law[a], law[b], alpha) / alpha / rho
+        for a, b in (("x", "within"), ("within", "x"))
+        for alpha in alphas
+    )
     shared = law["x"].keys() & law["across"].keys()
     value = {"within_budget": ratio <= 1 + 1e-9, "common_support_across": bool(shared)}
-    return Measurement(value, f"x = {x}, c = (total, cells {kept}), σ² = {variance:g}: sup_α D_α/α of the released "
-                              f"tables / ρ = {ratio:.4f} for x' = {within} (ρ = {rho:g}); x'' = {across} (same total "
-                              f"only): {len(shared)} released tables in common, so D_nor = ∞",
-                       note=f"noise truncated to ±{radius} per cell (mass beyond about "
-                            f"{2 * math.exp(-radius**2 / (2 * variance)):.0e} per cell)")
+    return Measurement(
+        value,
+        f"x = {x}, c = (total, cells {kept}), σ² = {variance:g}: sup_α D_α/α of the released "
+        f"tables / ρ = {ratio:.4f} for x' = {within} (ρ = {rho:g}); x'' = {across} (same total "
+        f"only): {len(shared)} released tables in common, so D_nor = ∞",
+        note=f"noise truncated to ±{radius} per cell (mass beyond about "
+        f"{2 * math.exp(-(radius**2) / (2 * variance)):.0e} per cell)",
+    )
 
 
-def tda_proper_subsets(run: Run, paper, *, cells: list[str], zero_cells: list[str], persons: int,
-                       invariants: dict) -> Measurement:
+def tda_proper_subsets(
+    run: Run, paper, *, cells: list[str], zero_cells: list[str], persons: int, invariants: dict
+) -> Measurement:
     """'Let c' be any proper subset of TDA's invariants: no finite budget.' A toy census: ``persons`` persons in
     ``cells`` (``zero_cells`` structural zeros, empty in every CEF), the invariants named in ``invariants`` (each the
     sum of its cells). TDA releases c exactly, so two datasets with different c have released tables with no common
@@ -144,15 +195,19 @@ def tda_proper_subsets(run: Run, paper, *, cells: list[str], zero_cells: list[st
             if not np.any(same_sub & differ):
                 finite.append("{" + ", ".join(names[i] for i in subset) + "}")
     total = 2 ** len(names) - 1
-    return Measurement(len(finite), f"{len(data)} datasets of {persons} persons in cells {', '.join(free)}"
-                                    + (f" (structural zeros {', '.join(zero_cells)})" if zero_cells else "")
-                                    + f"; {len(finite)} of the {total} proper subsets of the {len(names)} invariants "
-                                      "leave a finite budget" + (": " + "; ".join(finite) if finite else ""),
-                       n=len(data))
+    return Measurement(
+        len(finite),
+        f"{len(data)} datasets of {persons} persons in cells {', '.join(free)}"
+        + (f" (structural zeros {', '.join(zero_cells)})" if zero_cells else "")
+        + f"; {len(finite)} of the {total} proper subsets of the {len(names)} invariants "
+        "leave a finite budget" + (": " + "; ".join(finite) if finite else ""),
+        n=len(data),
+    )
 
 
-def swap_finer_than_tda(run: Run, paper, *, blocks: list, sizes: list[int], households: int,
-                        settings: list) -> Measurement:
+def swap_finer_than_tda(
+    run: Run, paper, *, blocks: list, sizes: list[int], households: int, settings: list
+) -> Measurement:
     """'Swapping invariants: varies but greater than TDA.' A toy of ``households`` household records (state, county,
     block, size) over ``blocks`` ([state, county, block] each) and ``sizes``. TDA's invariants here: the population
     of each state and the housing units (households) of each block. Permutation swapping's with key V_Match and
@@ -185,8 +240,13 @@ def swap_finer_than_tda(run: Run, paper, *, blocks: list, sizes: list[int], hous
         is_finer = all(len(cs) == 1 for cs in groups.values())
         is_strict = any(len(s) > 1 for s in coarse.values())
         finer, strictly = finer and is_finer, strictly and is_strict
-        words.append(f"V_Match {' × '.join(match) or 'none'}, V_Swap {' × '.join(swap)}: "
-                     f"{'finer' if is_finer else 'NOT finer'} ({len(groups)} swapping universes, {len(coarse)} TDA "
-                     "ones)")
-    return Measurement({"finer": finer, "strictly": strictly},
-                       f"{len(data)} datasets of {households} households: " + "; ".join(words), n=len(data))
+        words.append(
+            f"V_Match {' × '.join(match) or 'none'}, V_Swap {' × '.join(swap)}: "
+            f"{'finer' if is_finer else 'NOT finer'} ({len(groups)} swapping universes, {len(coarse)} TDA "
+            "ones)"
+        )
+    return Measurement(
+        {"finer": finer, "strictly": strictly},
+        f"{len(data)} datasets of {households} households: " + "; ".join(words),
+        n=len(data),
+    )

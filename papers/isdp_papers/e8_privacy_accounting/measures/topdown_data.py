@@ -29,9 +29,12 @@ def histogram_cells(run: Run, paper, *, blocks: float, attributes: dict) -> Meas
     """Cells of the block-level histogram: blocks × the product of the attribute sizes."""
     per_block = math.prod(attributes.values())
     n = blocks * per_block
-    return Measurement(n, f"{blocks:.0e} blocks × {' × '.join(f'{v} ({k})' for k, v in attributes.items())} = "
-                          f"{per_block:,} cells per block → {n / 1e9:.2f} billion cells",
-                       note="one identity query per cell: the talk's '+12 billion identity queries' is the same count")
+    return Measurement(
+        n,
+        f"{blocks:.0e} blocks × {' × '.join(f'{v} ({k})' for k, v in attributes.items())} = "
+        f"{per_block:,} cells per block → {n / 1e9:.2f} billion cells",
+        note="one identity query per cell: the talk's '+12 billion identity queries' is the same count",
+    )
 
 
 @ec.reads_committed
@@ -39,12 +42,16 @@ def attribute_sizes(run: Run, paper, *, races: list[str], gq_codes: str) -> Meas
     """The histogram's attribute sizes from their categories: a race is any nonempty combination of ``races``
     (alone or in combination), a residence type a household or one of the major group-quarters types of the
     committed 2010 GQ code list ``gq_codes``."""
-    major_types = ec.committed_csv(run, gq_codes, dtype={"code": str}, key="code",
-                                   filled=["major_type"])["major_type"].unique()
+    major_types = ec.committed_csv(run, gq_codes, dtype={"code": str}, key="code", filled=["major_type"])[
+        "major_type"
+    ].unique()
     value = {"race": 2 ** len(races) - 1, "residence_type": 1 + len(major_types)}
-    return Measurement(value, f"race: 2^{len(races)} − 1 = {value['race']} nonempty combinations of "
-                              f"{len(races)} categories; residence type: household + {len(major_types)} major "
-                              f"group-quarters types of the 2010 code list = {value['residence_type']}")
+    return Measurement(
+        value,
+        f"race: 2^{len(races)} − 1 = {value['race']} nonempty combinations of "
+        f"{len(races)} categories; residence type: household + {len(major_types)} major "
+        f"group-quarters types of the 2010 code list = {value['residence_type']}",
+    )
 
 
 @ec.reads_committed
@@ -54,21 +61,36 @@ def us_population(run: Run, paper) -> Measurement:
     t = _county_file(run, run.config["data"]["embedded"])
     us = t[t["state_fips"] != "72"]  # Puerto Rico is outside the national total
     n = int(us["sf1_pop"].sum())
-    return Measurement(n, f"{n:,} (2010 Summary File 1, {len(us):,} counties of the 50 states and DC)",
-                       note=f"from {path.name}: the confidential 2010 counts, the same in every NHGIS vintage")
+    return Measurement(
+        n,
+        f"{n:,} (2010 Summary File 1, {len(us):,} counties of the 50 states and DC)",
+        note=f"from {path.name}: the confidential 2010 counts, the same in every NHGIS vintage",
+    )
 
 
 def workload_queries(run: Run, paper, *, per_unit: int, blocks: float) -> Measurement:
     """Geographic units the printed query total implies, beside the number of blocks."""
     implied = float(paper) / per_unit
-    return Measurement(implied, f"{float(paper):.1e} / {per_unit} = {implied / 1e6:.1f} million geographic units "
-                                f"implied; {per_unit} × {blocks / 1e6:g} million blocks alone would be "
-                                f"{per_unit * blocks / 1e9:.2f} billion")
+    return Measurement(
+        implied,
+        f"{float(paper):.1e} / {per_unit} = {implied / 1e6:.1f} million geographic units "
+        f"implied; {per_unit} × {blocks / 1e6:g} million blocks alone would be "
+        f"{per_unit * blocks / 1e9:.2f} billion",
+    )
 
 
 @ec.reads_committed
-def workload_consistency(run: Run, paper, *, per_unit: int, blocks: float, queries_rounding: float,
-                         blocks_rounding: float, tallies: dict, exclude: list[str]) -> Measurement:
+def workload_consistency(
+    run: Run,
+    paper,
+    *,
+    per_unit: int,
+    blocks: float,
+    queries_rounding: float,
+    blocks_rounding: float,
+    tallies: dict,
+    exclude: list[str],
+) -> Measurement:
     """Whether the printed query total, queries per unit and number of blocks fit together over the talk's six
     geographic levels: the units U the total allows (641 U rounding to it) against the fewest units the levels
     need — the nation (1), the states and counties of the committed county extract (states ``exclude`` left out),
@@ -77,22 +99,32 @@ def workload_consistency(run: Run, paper, *, per_unit: int, blocks: float, queri
     beside the extract's, and their blocks beside the printed number."""
     t = _county_file(run, run.config["data"]["embedded"])
     t = t[~t["state_fips"].isin(exclude)]
-    levels = {"nation": 1, "state": t["state_fips"].nunique(), "county": len(t),
-              "tract": int(tallies["tract"]), "block group": int(tallies["block_group"])}
+    levels = {
+        "nation": 1,
+        "state": t["state_fips"].nunique(),
+        "county": len(t),
+        "tract": int(tallies["tract"]),
+        "block group": int(tallies["block_group"]),
+    }
     lo, hi = (float(paper) - queries_rounding) / per_unit, (float(paper) + queries_rounding) / per_unit
     fewest, most = blocks - blocks_rounding, blocks + blocks_rounding
     needed = fewest + sum(levels.values())
-    text = (f"{float(paper):.2g} queries (±{queries_rounding:.2g}) / {per_unit} allow {lo / 1e6:.3f} to "
-            f"{hi / 1e6:.3f} million units; ≈ {blocks / 1e6:g} million blocks (at least {fewest / 1e6:g}) + "
-            + ", ".join(f"{n:,} {k}" for k, n in levels.items()) + f" need at least {needed / 1e6:.3f} million")
+    text = (
+        f"{float(paper):.2g} queries (±{queries_rounding:.2g}) / {per_unit} allow {lo / 1e6:.3f} to "
+        f"{hi / 1e6:.3f} million units; ≈ {blocks / 1e6:g} million blocks (at least {fewest / 1e6:g}) + "
+        + ", ".join(f"{n:,} {k}" for k, n in levels.items())
+        + f" need at least {needed / 1e6:.3f} million"
+    )
     agree = all(levels[k] == int(tallies[k]) for k in ("state", "county"))
-    note = (f"the extract's {levels['state']} states and {levels['county']:,} counties "
-            f"{'agree with' if agree else 'differ from'} the tallies' {int(tallies['state'])} and "
-            f"{int(tallies['county']):,}; counted alone, the blocks ({fewest / 1e6:g} to {most / 1e6:g} million) "
-            f"{'fit' if fewest <= hi and most >= lo else 'do not fit'} the total; the tallies count "
-            f"{int(tallies['block']):,} tabulation blocks, not the talk's ≈ {blocks / 1e6:g} million; at "
-            f"{blocks / 1e6:g} million blocks exactly, {per_unit} queries per unit over the six levels would be "
-            f"{per_unit * (blocks + sum(levels.values())) / 1e9:.2f} billion")
+    note = (
+        f"the extract's {levels['state']} states and {levels['county']:,} counties "
+        f"{'agree with' if agree else 'differ from'} the tallies' {int(tallies['state'])} and "
+        f"{int(tallies['county']):,}; counted alone, the blocks ({fewest / 1e6:g} to {most / 1e6:g} million) "
+        f"{'fit' if fewest <= hi and most >= lo else 'do not fit'} the total; the tallies count "
+        f"{int(tallies['block']):,} tabulation blocks, not the talk's ≈ {blocks / 1e6:g} million; at "
+        f"{blocks / 1e6:g} million blocks exactly, {per_unit} queries per unit over the six levels would be "
+        f"{per_unit * (blocks + sum(levels.values())) / 1e9:.2f} billion"
+    )
     return Measurement(hi - needed, text, note=note)
 
 
@@ -101,8 +133,10 @@ def state_units(run: Run, paper, *, exclude: list[str]) -> Measurement:
     """The state-level geographic units (states and DC) of the committed 2010 county extract, ``exclude`` left out."""
     t = _county_file(run, run.config["data"]["embedded"])
     states = sorted(set(t["state_fips"]) - set(exclude))
-    return Measurement(len(states), f"{len(states)} state FIPS codes in the 2010 county extract (left out: "
-                                    f"{', '.join(exclude) or 'none'})")
+    return Measurement(
+        len(states),
+        f"{len(states)} state FIPS codes in the 2010 county extract (left out: {', '.join(exclude) or 'none'})",
+    )
 
 
 @ec.reads_committed
@@ -112,15 +146,19 @@ def gq_type_count(run: Run, paper, *, file: str, counted: str) -> Measurement:
     t = ec.committed_csv(run, file, dtype={"code": str}, key="code", filled=["major_type", counted])
     n = int(t[counted].nunique())
     per_major = ", ".join(f"{k} {len(g)}" for k, g in t.groupby("major_type", sort=False))
-    return Measurement(n, f"{n} distinct {counted} values among {len(t)} 3-digit codes ({t['code'].min()} to "
-                          f"{t['code'].max()}; per major type: {per_major})")
+    return Measurement(
+        n,
+        f"{n} distinct {counted} values among {len(t)} 3-digit codes ({t['code'].min()} to "
+        f"{t['code'].max()}; per major type: {per_major})",
+    )
 
 
 def _support_table(run: Run, file: str) -> tuple[pd.Series, pd.DataFrame]:
     """The nation's row and the states' rows (the 50 states and DC) of the committed per-state support table of the
     252-cell histogram; Puerto Rico is outside the nation's hierarchy."""
-    t = ec.committed_csv(run, file, key="state_abbr", count=["counties", "nonzero_cells", "sf1_pop",
-                                                           "dp_nonzero_cells"]).set_index("state_abbr")
+    t = ec.committed_csv(
+        run, file, key="state_abbr", count=["counties", "nonzero_cells", "sf1_pop", "dp_nonzero_cells"]
+    ).set_index("state_abbr")
     where = str(run.data(file))
     for column in ("nonzero_cells", "dp_nonzero_cells"):
         ec.check_values(t[column], where, f"column {column!r}", "count", hi=HISTOGRAM_CELLS)
@@ -143,8 +181,11 @@ def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Mea
         raise ValueError(f"size must be one of {sorted(sizes)}, got {size!r}")
     per_state = sizes[size](states["counties"], states)
     top = per_state.idxmax()
-    value = {"largest_state_county": int(per_state.max()), "median_state_county": float(per_state.median()),
-             "nation_state": int(sizes[size](len(states), nation))}
+    value = {
+        "largest_state_county": int(per_state.max()),
+        "median_state_county": float(per_state.median()),
+        "nation_state": int(sizes[size](len(states), nation)),
+    }
     above = int((per_state >= value["nation_state"]).sum())
     cells = HISTOGRAM_CELLS
     nation_detail, top_detail = "the 50 states and DC", top
@@ -157,9 +198,9 @@ def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Mea
         f"{value['median_state_county']:,.0f}, largest {value['largest_state_county']:,} ({top_detail}); "
         f"{above} of {len(states)} state problems not smaller",
         note=f"people per problem: nation→state {int(nation['sf1_pop']):,}, state→county median "
-             f"{states['sf1_pop'].median():,.0f}, largest {int(states['sf1_pop'].max()):,} "
-             f"({states['sf1_pop'].idxmax()}); variables without dropping the zeros (children × {cells}): "
-             f"nation→state {len(states) * cells:,}, state→county median {states['counties'].median() * cells:,.0f}",
+        f"{states['sf1_pop'].median():,.0f}, largest {int(states['sf1_pop'].max()):,} "
+        f"({states['sf1_pop'].idxmax()}); variables without dropping the zeros (children × {cells}): "
+        f"nation→state {len(states) * cells:,}, state→county median {states['counties'].median() * cells:,.0f}",
         n=len(states) + 1,
     )
 
@@ -179,7 +220,7 @@ def national_zero_cells(run: Run, paper, *, file: str) -> Measurement:
         f"{zero} of the nation's {cells} DAS cells are 0 ({sf1_zero} in SF1), so ignoring them drops "
         f"{zero * len(states):,} of the nation→state problem's {cells * len(states):,} variables",
         note=f"one level down the same rule drops variables: {int((state_zero > 0).sum())} of {len(states)} states' "
-             f"DAS histograms have zero cells ({int(state_zero.sum()):,} in all, {int(state_zero.median())} in the "
-             f"median state; {int(((states['counties']) * state_zero).sum()):,} county variables)",
+        f"DAS histograms have zero cells ({int(state_zero.sum()):,} in all, {int(state_zero.median())} in the "
+        f"median state; {int(((states['counties']) * state_zero).sum()):,} county variables)",
         n=1,
     )

@@ -19,6 +19,7 @@ from isdp_papers.claims import Measurement, Run
 def region_margins(run: Run, paper) -> Measurement:
     """Whether each printed two-way region table's row and column totals admit a nonnegative integer table
     (northwest-corner rule); the value counts the regions whose margins admit none."""
+
     def fill(rows, cols):
         rows, cols, table = list(rows), list(cols), np.zeros((len(rows), len(cols)), dtype=int)
         i = j = 0
@@ -31,9 +32,12 @@ def region_margins(run: Run, paper) -> Measurement:
 
     tables = {name: fill(m["rows"], m["columns"]) for name, m in paper.items()}
     bad = sum(t is None for t in tables.values())
-    text = "; ".join(f"region {name}: rows {m['rows']} (total {sum(m['rows'])}), columns {m['columns']} (total "
-                     f"{sum(m['columns'])}): " + (f"e.g. {tables[name].tolist()}" if tables[name] is not None
-                                                   else "NO nonnegative table") for name, m in paper.items())
+    text = "; ".join(
+        f"region {name}: rows {m['rows']} (total {sum(m['rows'])}), columns {m['columns']} (total "
+        f"{sum(m['columns'])}): "
+        + (f"e.g. {tables[name].tolist()}" if tables[name] is not None else "NO nonnegative table")
+        for name, m in paper.items()
+    )
     return Measurement(bad, text, note=_region_parents_text(paper) if not bad else "")
 
 
@@ -46,15 +50,20 @@ def _region_parents_text(paper) -> str:
     region_a = np.array([m["rows"] for m in paper.values()])
     region_b = np.array([m["columns"] for m in paper.values()])
     rows, cols = region_a.sum(axis=0), region_b.sum(axis=0)
-    parents = [p for p in (np.array([[t, rows[0] - t], [cols[0] - t, cols[1] - rows[0] + t]])
-                           for t in range(int(rows[0]) + 1)) if (p >= 0).all()]
+    parents = [
+        p
+        for p in (np.array([[t, rows[0] - t], [cols[0] - t, cols[1] - rows[0] + t]]) for t in range(int(rows[0]) + 1))
+        if (p >= 0).all()
+    ]
     results = [implied.margin_extension(region_a, region_b, p) for p in parents]
     fractional = [int(p[0, 0]) for p, (f, _) in zip(parents, results, strict=True) if f]
     integer = [int(p[0, 0]) for p, (_, n) in zip(parents, results, strict=True) if n]
-    return (f"the regions together: of the {len(parents)} parent tables with rows {rows.tolist()} and columns "
-            f"{cols.tolist()}, {len(fractional)} extend fractionally and {len(integer)} with integer counts "
-            f"({'the same' if fractional == integer else 'NOT the same'} parents: top-left cell "
-            f"{min(fractional, default='-')} to {max(fractional, default='-')})")
+    return (
+        f"the regions together: of the {len(parents)} parent tables with rows {rows.tolist()} and columns "
+        f"{cols.tolist()}, {len(fractional)} extend fractionally and {len(integer)} with integer counts "
+        f"({'the same' if fractional == integer else 'NOT the same'} parents: top-left cell "
+        f"{min(fractional, default='-')} to {max(fractional, default='-')})"
+    )
 
 
 @ec.reads_committed
@@ -67,16 +76,23 @@ def two_marginals_integer_gap(run: Run, paper, *, instance: str) -> Measurement:
 
     region_a, region_b, parent = implied.read_three_way_margins(ec.committed(run, instance))
     fractional, integer = implied.margin_extension(region_a, region_b, parent)
-    merged = {pair: implied.margin_extension(region_a, *implied.merge_last_values(region_b, parent, pair))
-              for pair in itertools.combinations(range(region_b.shape[1]), 2)}
+    merged = {
+        pair: implied.margin_extension(region_a, *implied.merge_last_values(region_b, parent, pair))
+        for pair in itertools.combinations(range(region_b.shape[1]), 2)
+    }
     value = {"size_3_gap": fractional and not integer, "size_2_gap": any(f and not n for f, n in merged.values())}
-    return Measurement(value, f"{region_a.shape[0]} regions × A ({region_a.shape[1]} values) × B "
-                              f"({region_b.shape[1]} values): fractional extension "
-                              f"{'exists' if fractional else 'NONE'}, integer {'exists' if integer else 'NONE'}; B's "
-                              "values merged pairwise (|B| = 2): " + "; ".join(
-                                  f"{a + 1}+{b + 1}: fractional {'yes' if f else 'no'}, integer {'yes' if n else 'no'}"
-                                  for (a, b), (f, n) in merged.items()),
-                       note="fractional: HiGHS LP feasibility; integer: HiGHS MILP feasibility")
+    return Measurement(
+        value,
+        f"{region_a.shape[0]} regions × A ({region_a.shape[1]} values) × B "
+        f"({region_b.shape[1]} values): fractional extension "
+        f"{'exists' if fractional else 'NONE'}, integer {'exists' if integer else 'NONE'}; B's "
+        "values merged pairwise (|B| = 2): "
+        + "; ".join(
+            f"{a + 1}+{b + 1}: fractional {'yes' if f else 'no'}, integer {'yes' if n else 'no'}"
+            for (a, b), (f, n) in merged.items()
+        ),
+        note="fractional: HiGHS LP feasibility; integer: HiGHS MILP feasibility",
+    )
 
 
 def gq_combinations(run: Run, paper, *, types: int, small: list[int]) -> Measurement:
@@ -97,19 +113,25 @@ def gq_combinations(run: Run, paper, *, types: int, small: list[int]) -> Measure
     names = [f"type {i + 1}" for i in range(types)]
     all_needed = implied.gq_every_combination_needed(implied.gq_blocks(names, "singles-and-pairs"), names)
     all_needed_apart = implied.gq_every_combination_needed(implied.gq_blocks(names, "one-type-per-block"), names)
-    value = {"one_per_combination": all(every[k] == 2**k - 1 for k in small) and all_needed,
-             "smaller_on_other_data": all(apart[k] < 2**k - 1 for k in small if k > 1) and not all_needed_apart}
-    return Measurement(value, "needed constraints for k types (LP), every combination sharing a block: "
-                              + ", ".join(f"k = {k}: {every[k]} (2^k − 1 = {2**k - 1})" for k in small)
-                              + "; no block with two types: " + ", ".join(f"{apart[k]}" for k in small)
-                              + f". At {types} types (Edmonds' criterion): blocks holding every type alone and every "
-                                f"pair need {'all' if all_needed else 'NOT all'} 2^{types} − 1 = {2**types - 1:,} "
-                                f"≈ 2^{types}; one type per block needs "
-                              + ("all" if all_needed_apart else "fewer"))
+    value = {
+        "one_per_combination": all(every[k] == 2**k - 1 for k in small) and all_needed,
+        "smaller_on_other_data": all(apart[k] < 2**k - 1 for k in small if k > 1) and not all_needed_apart,
+    }
+    return Measurement(
+        value,
+        "needed constraints for k types (LP), every combination sharing a block: "
+        + ", ".join(f"k = {k}: {every[k]} (2^k − 1 = {2**k - 1})" for k in small)
+        + "; no block with two types: "
+        + ", ".join(f"{apart[k]}" for k in small)
+        + f". At {types} types (Edmonds' criterion): blocks holding every type alone and every "
+        f"pair need {'all' if all_needed else 'NOT all'} 2^{types} − 1 = {2**types - 1:,} "
+        f"≈ 2^{types}; one type per block needs " + ("all" if all_needed_apart else "fewer"),
+    )
 
 
-def implied_fractional_extension(run: Run, paper, *, blocks: list, types: list[str], vertex_types: list[int],
-                                 max_combination: int | None = None) -> Measurement:
+def implied_fractional_extension(
+    run: Run, paper, *, blocks: list, types: list[str], vertex_types: list[int], max_combination: int | None = None
+) -> Measurement:
     """The talk's 'implied constraints C0 … imply a fractional feasible extension exists', on the GQ example: every
     vertex of the polytope the implied constraints (combinations of at most ``max_combination`` types, default all)
     cut out of block data extends to a fractional block-level table (HiGHS LP); convexity covers the rest. Data:
@@ -118,13 +140,21 @@ def implied_fractional_extension(run: Run, paper, *, blocks: list, types: list[s
 
     blocks = [(int(pop), dict(occ)) for pop, occ in blocks]
     data = [("the blocks", blocks, types)] + [
-        (f"every combination of {k} types", implied.gq_blocks(list(string.ascii_uppercase[:k]), "every-combination"),
-         list(string.ascii_uppercase[:k])) for k in vertex_types]
+        (
+            f"every combination of {k} types",
+            implied.gq_blocks(list(string.ascii_uppercase[:k]), "every-combination"),
+            list(string.ascii_uppercase[:k]),
+        )
+        for k in vertex_types
+    ]
     counts = {}
     for name, b, t in data:
         vertices = implied.gq_vertices(b, t, max_combination)
         counts[name] = (len(vertices), sum(not implied.gq_lp_extends(v, b, t) for v in vertices))
     value = all(n > 0 and bad == 0 for n, bad in counts.values())
     scope = "every combination" if max_combination is None else f"combinations of at most {max_combination} types"
-    return Measurement(value, f"implied constraints over {scope}: " + "; ".join(
-        f"{name}: {n} vertices, {bad} without a fractional extension" for name, (n, bad) in counts.items()))
+    return Measurement(
+        value,
+        f"implied constraints over {scope}: "
+        + "; ".join(f"{name}: {n} vertices, {bad} without a fractional extension" for name, (n, bad) in counts.items()),
+    )

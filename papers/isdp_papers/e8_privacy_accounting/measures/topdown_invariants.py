@@ -16,8 +16,9 @@ from isdp_papers.claims import Measurement, Run
 from isdp_papers.nhgis.counties import load_counties
 
 
-def tda_toy_pure_dp(run: Run, paper, *, x: list[int], within: list[int], across: list[int], kept: list[int],
-                    epsilon: float, radius: int) -> Measurement:
+def tda_toy_pure_dp(
+    run: Run, paper, *, x: list[int], within: list[int], across: list[int], kept: list[int], epsilon: float, radius: int
+) -> Measurement:
     """The toy TDA of :func:`tda_toy_invariants` with the talk's pure-DP noise: two-sided geometric noise,
     P(k) ∝ e^(−ε|k|), on every cell, then the closest nonnegative integer table with c = (total, the cells
     ``kept``). For ``within`` (same c) the exact largest |ln P_x(z) − ln P_x'(z)| over the released tables z, over
@@ -45,12 +46,15 @@ def tda_toy_pure_dp(run: Run, paper, *, x: list[int], within: list[int], across:
     loss = max(abs(laws["x"].get(z, -np.inf) - laws["within"].get(z, -np.inf)) for z in support)
     shared = laws["x"].keys() & laws["across"].keys()
     value = {"within_budget": bool(loss <= budget * (1 + 1e-9)), "common_support_across": bool(shared)}
-    return Measurement(value, f"x = {x}, c = (total, cells {kept}), two-sided geometric noise at ε = {epsilon:g} per "
-                              f"cell: largest |log-ratio| of the released tables for x' = {within} {loss:.4f}, over "
-                              f"ε‖x − x'‖₁ = {budget:g}: {loss / budget:.4f}; x'' = {across} (same total only): "
-                              f"{len(shared)} released tables in common, so no finite ε",
-                       note=f"noise truncated to ±{radius} per cell (mass beyond about "
-                            f"{2 * math.exp(-epsilon * radius):.0e} per cell)")
+    return Measurement(
+        value,
+        f"x = {x}, c = (total, cells {kept}), two-sided geometric noise at ε = {epsilon:g} per "
+        f"cell: largest |log-ratio| of the released tables for x' = {within} {loss:.4f}, over "
+        f"ε‖x − x'‖₁ = {budget:g}: {loss / budget:.4f}; x'' = {across} (same total only): "
+        f"{len(shared)} released tables in common, so no finite ε",
+        note=f"noise truncated to ±{radius} per cell (mass beyond about "
+        f"{2 * math.exp(-epsilon * radius):.0e} per cell)",
+    )
 
 
 @ec.reads_committed
@@ -80,14 +84,18 @@ def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, 
     worst = min(zs, key=zs.get)
     extremes = sorted(ratios, key=lambda s: ratios[s][0])
     better = sum(r < 1 for r, _ in ratios.values())
-    return Measurement(float(zs[worst]), f"{len(zs)} states with ≥ 2 counties, {draws} releases each at ε = {eps:g}"
-                                         f"{f', the total off by {total_offset:+d}' if total_offset else ''}: "
-                                         f"consistent counts more accurate in {better}; "
-                                         f"squared error of the consistent counts over the noisy ones from "
-                                         f"{ratios[extremes[0]][0]:.3f} ({extremes[0]}; (k − 1)/k = "
-                                         f"{ratios[extremes[0]][1]:.3f}) to {ratios[extremes[-1]][0]:.4f} "
-                                         f"({extremes[-1]}; {ratios[extremes[-1]][1]:.4f}); smallest z of the drop "
-                                         f"{zs[worst]:.1f} ({worst})", n=len(zs))
+    return Measurement(
+        float(zs[worst]),
+        f"{len(zs)} states with ≥ 2 counties, {draws} releases each at ε = {eps:g}"
+        f"{f', the total off by {total_offset:+d}' if total_offset else ''}: "
+        f"consistent counts more accurate in {better}; "
+        f"squared error of the consistent counts over the noisy ones from "
+        f"{ratios[extremes[0]][0]:.3f} ({extremes[0]}; (k − 1)/k = "
+        f"{ratios[extremes[0]][1]:.3f}) to {ratios[extremes[-1]][0]:.4f} "
+        f"({extremes[-1]}; {ratios[extremes[-1]][1]:.4f}); smallest z of the drop "
+        f"{zs[worst]:.1f} ({worst})",
+        n=len(zs),
+    )
 
 
 @ec.reads_committed
@@ -114,8 +122,14 @@ def tda_failsafe(
     from isdp.baselines import double_geometric_noise
     from isdp_papers.e8_privacy_accounting.rounding import two_level_solve
 
-    t = ec.committed_csv(run, run.config["data"]["embedded"], dtype={"state_fips": str}, key="gisjoin",
-                         filled=["state_abbr"], count=["sf1_pop"])
+    t = ec.committed_csv(
+        run,
+        run.config["data"]["embedded"],
+        dtype={"state_fips": str},
+        key="gisjoin",
+        filled=["state_abbr"],
+        count=["sf1_pop"],
+    )
     pop = t.loc[t["state_abbr"] == state, "sf1_pop"].to_numpy()
     children = np.floor(np.outer(pop, shares)).astype(int)
     children[:, int(np.argmax(shares))] += pop - children.sum(axis=1)

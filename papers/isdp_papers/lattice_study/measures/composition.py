@@ -30,12 +30,23 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     e1, e2 = (Fraction(str(e)) for e in eps)
     sampler = IntegerL1Sampler.build(A)
     n1, n2 = (exact_route_noise(sampler, e, radius) for e in (e1, e2))
-    pairs = {"both releases": (product(n1.shifted(x), n2.shifted(x)), product(n1.shifted(x + v), n2.shifted(x + v)),
-                               float(e1 + e2)),
-             "the first's first cell": (pushforward(n1.shifted(x), lambda y: y[:1]),
-                                        pushforward(n1.shifted(x + v), lambda y: y[:1]), float(e1)),
-             "the first clamped at 0": (pushforward(n1.shifted(x), lambda y: np.maximum(y, 0)),
-                                        pushforward(n1.shifted(x + v), lambda y: np.maximum(y, 0)), float(e1))}
+    pairs = {
+        "both releases": (
+            product(n1.shifted(x), n2.shifted(x)),
+            product(n1.shifted(x + v), n2.shifted(x + v)),
+            float(e1 + e2),
+        ),
+        "the first's first cell": (
+            pushforward(n1.shifted(x), lambda y: y[:1]),
+            pushforward(n1.shifted(x + v), lambda y: y[:1]),
+            float(e1),
+        ),
+        "the first clamped at 0": (
+            pushforward(n1.shifted(x), lambda y: np.maximum(y, 0)),
+            pushforward(n1.shifted(x + v), lambda y: np.maximum(y, 0)),
+            float(e1),
+        ),
+    }
     ratios, parts = [], []
     for name, (p, q, budget) in pairs.items():
         loss = max(max_privacy_loss(p, q), max_privacy_loss(q, p))
@@ -143,8 +154,10 @@ def post_processing_randomized(
     for name, make in maps.items():
         fp, fq = make(x)(p), make(x + v)(q)
         a, b = aligned(fp, fq)
-        excess = [hockey_stick_divergence(a, b, e) - d - truncation_slack(fp, fq, e)
-                  for e, d in zip(eps_grid, base, strict=True)]
+        excess = [
+            hockey_stick_divergence(a, b, e) - d - truncation_slack(fp, fq, e)
+            for e, d in zip(eps_grid, base, strict=True)
+        ]
         worst = max(worst, max(excess))
         parts.append(f"{name}: largest {max(excess):.2e}")
     return Measurement(
@@ -157,8 +170,9 @@ def post_processing_randomized(
     )
 
 
-def joint_invariant_inference(run: Run, paper, *, invariants: list[list[int]], quantity: list[int],
-                              box: int) -> Measurement:
+def joint_invariant_inference(
+    run: Run, paper, *, invariants: list[list[int]], quantity: list[int], box: int
+) -> Measurement:
     """ISDP §2 after Prop 7: mechanisms that keep different invariants, released together, let one infer what
     neither reveals. Each mechanism discloses its invariant A_i x exactly (A_i M_i(x) = A_i x); over every table x
     in {0, …, ``box``}^n, whether the disclosed values determine ``quantity``·x: from each invariant alone (some x
@@ -176,7 +190,9 @@ def joint_invariant_inference(run: Run, paper, *, invariants: list[list[int]], q
         return all(len(v) == 1 for v in seen.values())
 
     value = {"alone": [determined([a]) for a in A], "together": determined(A)}
-    return Measurement(value, f"{len(xs):,} tables in {{0…{box}}}^{q.size}, quantity {q.tolist()}·x: determined by "
-                              + ", ".join(f"{a.tolist()} alone: {'yes' if d else 'no'}"
-                                          for a, d in zip(A, value["alone"], strict=True))
-                              + f"; by all together: {'yes' if value['together'] else 'no'}")
+    return Measurement(
+        value,
+        f"{len(xs):,} tables in {{0…{box}}}^{q.size}, quantity {q.tolist()}·x: determined by "
+        + ", ".join(f"{a.tolist()} alone: {'yes' if d else 'no'}" for a, d in zip(A, value["alone"], strict=True))
+        + f"; by all together: {'yes' if value['together'] else 'no'}",
+    )

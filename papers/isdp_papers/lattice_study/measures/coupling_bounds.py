@@ -16,8 +16,17 @@ from isdp_papers.claims import Measurement, Run
 from .sampler_kernel import _small_lattice
 
 
-def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pairs: int, iterations: list[int],
-                   resolvable: float, seed: int) -> Measurement:
+def tv_bound_valid(
+    run: Run,
+    paper,
+    *,
+    cases: list[dict],
+    lags: list[int],
+    n_pairs: int,
+    iterations: list[int],
+    resolvable: float,
+    seed: int,
+) -> Measurement:
     """ISDP §4 / App. D.2: the L-lag meeting times estimate an upper bound on d_TV(π_t, π). On small lattices the
     exact TV of the chain started at u = 0 (:func:`isdp.exact.exact_tv_curve`; its lower end, tv_box minus the
     box's losses, so truncation can only favour a violation) against the estimate E max(0, ⌈(τ − L − t)/L⌉) from
@@ -35,13 +44,20 @@ def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pai
     pvalues, parts = [], []
     for i, case in enumerate(cases):
         lattice, target = _small_lattice(case["lattice"]), generalized_laplace(case["eps"], case["norm"])
-        box, upper = exact_tv_curve(lattice, target, case["proposal_eps"], case["radius"],
-                                    [np.zeros(lattice.n, dtype=np.int64)], [1.0], ts)
+        box, upper = exact_tv_curve(
+            lattice, target, case["proposal_eps"], case["radius"], [np.zeros(lattice.n, dtype=np.int64)], [1.0], ts
+        )
         exact = 2 * box - upper  # the true TV is at least tv_box less what the box lost (upper − box)
         check = exact >= resolvable
         for lag in lags:
-            mt = mcmc.meeting_times(lattice, target, lag=int(lag), n_pairs=n_pairs,
-                                    proposal_eps=case["proposal_eps"], seed=seed + 1000 * i + int(lag))
+            mt = mcmc.meeting_times(
+                lattice,
+                target,
+                lag=int(lag),
+                n_pairs=n_pairs,
+                proposal_eps=case["proposal_eps"],
+                seed=seed + 1000 * i + int(lag),
+            )
             curve = tv_curves(pd.DataFrame({"lag": lag, "tau": mt.tau}), t_max=int(ts.max()))
             est, se = curve["tv_bound"].to_numpy()[ts], curve["se"].to_numpy()[ts]
             gap = exact[check] - est[check]
@@ -49,16 +65,23 @@ def tv_bound_valid(run: Run, paper, *, cases: list[dict], lags: list[int], n_pai
                 z = np.where(se[check] > 0, gap / se[check], np.where(gap > 0, np.inf, -np.inf))
             pvalues.extend(normal.sf(z).tolist())
             worst = int(np.argmax(z))
-            parts.append(f"{case['lattice']} {case['norm']} ε {case['eps']:g}, lag {lag}: at t = {ts[check][worst]} "
-                         f"exact {exact[check][worst]:.3f}, estimate {est[check][worst]:.3f} ± {se[check][worst]:.3f}")
+            parts.append(
+                f"{case['lattice']} {case['norm']} ε {case['eps']:g}, lag {lag}: at t = {ts[check][worst]} "
+                f"exact {exact[check][worst]:.3f}, estimate {est[check][worst]:.3f} ± {se[check][worst]:.3f}"
+            )
         parts[-1] += f" (exact TV ≥ {resolvable:g} at t ≤ {ts[check].max()}; box losses ≤ {np.max(upper - box):.0e})"
     p = np.asarray(pvalues)
-    return Measurement(p, f"smallest one-sided p of the estimate below the exact TV = {p.min():.3f} over {p.size} "
-                          f"(case, lag, t), {n_pairs} pairs each; closest: " + "; ".join(parts), n=int(p.size))
+    return Measurement(
+        p,
+        f"smallest one-sided p of the estimate below the exact TV = {p.min():.3f} over {p.size} "
+        f"(case, lag, t), {n_pairs} pairs each; closest: " + "; ".join(parts),
+        n=int(p.size),
+    )
 
 
-def tv_bound_not_sharp(run: Run, paper, *, case: dict, lags: list[int], n_pairs: int, iterations: list[int],
-                       seed: int) -> Measurement:
+def tv_bound_not_sharp(
+    run: Run, paper, *, case: dict, lags: list[int], n_pairs: int, iterations: list[int], seed: int
+) -> Measurement:
     """ISDP App. D.2 ("the TV upper bound itself is not an optimal one thus the benefit of sharpness is limited"):
     even at large lags the L-lag estimate stays above the exact TV. On a small lattice where the exact TV of the
     chain started at u = 0 is known (:func:`isdp.exact.exact_tv_curve`, its upper end, so truncation can only
@@ -70,18 +93,22 @@ def tv_bound_not_sharp(run: Run, paper, *, case: dict, lags: list[int], n_pairs:
 
     lat, target = _small_lattice(case["lattice"]), generalized_laplace(case["eps"], case["norm"])
     ts = np.asarray(iterations, dtype=np.int64)
-    _, tv = exact_tv_curve(lat, target, case["proposal_eps"], case["radius"], [np.zeros(lat.n, dtype=np.int64)],
-                           [1.0], ts)
+    _, tv = exact_tv_curve(
+        lat, target, case["proposal_eps"], case["radius"], [np.zeros(lat.n, dtype=np.int64)], [1.0], ts
+    )
     zs, parts = [], []
     for lag in lags:
-        tau = mcmc.meeting_times(lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=case["proposal_eps"],
-                                 seed=seed + int(lag)).tau
+        tau = mcmc.meeting_times(
+            lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=case["proposal_eps"], seed=seed + int(lag)
+        ).tau
         terms = mcmc.tv_bound_terms(tau, lag, ts)
         gap = (terms - tv[None, :]).mean(axis=1)
         zs.append(gap.mean() / (gap.std(ddof=1) / np.sqrt(gap.size)))
         worst = int(np.argmax(terms.mean(axis=0) - tv))
-        parts.append(f"L = {lag}: mean gap {gap.mean():.3f} ± {gap.std(ddof=1) / np.sqrt(gap.size):.3f} "
-                     f"(largest at t = {ts[worst]})")
+        parts.append(
+            f"L = {lag}: mean gap {gap.mean():.3f} ± {gap.std(ddof=1) / np.sqrt(gap.size):.3f} "
+            f"(largest at t = {ts[worst]})"
+        )
     return Measurement(
         float(min(zs)),
         f"{case['lattice']} {case['norm']} ε {case['eps']:g}, {n_pairs} pairs per lag: estimate − exact TV averaged "
@@ -90,8 +117,19 @@ def tv_bound_not_sharp(run: Run, paper, *, case: dict, lags: list[int], n_pairs:
     )
 
 
-def lag_tradeoff(run: Run, paper, *, lattice: str, norm: str, eps: float, proposal_eps: float, lags: list[int],
-                 n_pairs: int, iterations: list[int], seed: int) -> Measurement:
+def lag_tradeoff(
+    run: Run,
+    paper,
+    *,
+    lattice: str,
+    norm: str,
+    eps: float,
+    proposal_eps: float,
+    lags: list[int],
+    n_pairs: int,
+    iterations: list[int],
+    seed: int,
+) -> Measurement:
     """ISDP App. D.2 on the lag L: a smaller L couples sooner but gives a poorer (looser) TV upper bound; a larger L a
     tighter bound at a heavier computational cost. For each lag (increasing), ``n_pairs`` coupled pairs on a small
     lattice (:func:`isdp.mcmc.meeting_times`): the bound E max(0, ⌈(τ − L − t)/L⌉) averaged over ``iterations``
@@ -105,8 +143,9 @@ def lag_tradeoff(run: Run, paper, *, lattice: str, norm: str, eps: float, propos
     ts = np.asarray(iterations, dtype=np.int64)
     per_pair = {}
     for lag in lags:
-        tau = mcmc.meeting_times(lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=proposal_eps,
-                                 seed=seed + int(lag)).tau
+        tau = mcmc.meeting_times(
+            lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=proposal_eps, seed=seed + int(lag)
+        ).tau
         per_pair[lag] = (mcmc.tv_bound_terms(tau, lag, ts).mean(axis=1), 2 * tau - lag)
 
     def z(a, b):  # mean(a) − mean(b) over its standard error (independent pairs)
@@ -114,12 +153,16 @@ def lag_tradeoff(run: Run, paper, *, lattice: str, norm: str, eps: float, propos
 
     steps = list(zip(lags[:-1], lags[1:], strict=True))
     zs = [z(per_pair[a][0], per_pair[b][0]) for a, b in steps] + [z(per_pair[b][1], per_pair[a][1]) for a, b in steps]
-    return Measurement(float(min(zs)), f"{lattice} {norm} ε {eps:g}, {n_pairs} pairs per lag: mean TV bound over t = "
-                                       f"{ts.min()}…{ts.max()}: " + ", ".join(f"L = {lag}: {b.mean():.3f}"
-                                                                               for lag, (b, _) in per_pair.items())
-                       + "; mean iterations per pair: " + ", ".join(f"L = {lag}: {c.mean():.1f}"
-                                                                    for lag, (_, c) in per_pair.items())
-                       + f"; smallest step {min(zs):.1f} SE", n=n_pairs * len(lags))
+    return Measurement(
+        float(min(zs)),
+        f"{lattice} {norm} ε {eps:g}, {n_pairs} pairs per lag: mean TV bound over t = "
+        f"{ts.min()}…{ts.max()}: "
+        + ", ".join(f"L = {lag}: {b.mean():.3f}" for lag, (b, _) in per_pair.items())
+        + "; mean iterations per pair: "
+        + ", ".join(f"L = {lag}: {c.mean():.1f}" for lag, (_, c) in per_pair.items())
+        + f"; smallest step {min(zs):.1f} SE",
+        n=n_pairs * len(lags),
+    )
 
 
 def maximal_coupling_z(
@@ -198,7 +241,15 @@ def coupled_kernel_maximal(
 
 
 def coupling_finite_exact(
-    run: Run, paper, *, lattice: str, eps: float, proposal_eps: float, lag: int, horizon: int, radius: int,
+    run: Run,
+    paper,
+    *,
+    lattice: str,
+    eps: float,
+    proposal_eps: float,
+    lag: int,
+    horizon: int,
+    radius: int,
     uniforms: str = "common",
 ) -> Measurement:
     """ISDP §4 / App. D.2 (the L-lag coupled chains "will couple in finite time with probability one"), exactly on
@@ -212,12 +263,22 @@ def coupling_finite_exact(
     lat = _small_lattice(lattice)
     ends, parts = [], []
     for norm in ("l1", "l2"):
-        apart = apart_probabilities(lat, generalized_laplace(eps, norm), proposal_eps=proposal_eps, lag=lag,
-                                    horizon=horizon, radius=radius, uniforms=uniforms)
+        apart = apart_probabilities(
+            lat,
+            generalized_laplace(eps, norm),
+            proposal_eps=proposal_eps,
+            lag=lag,
+            horizon=horizon,
+            radius=radius,
+            uniforms=uniforms,
+        )
         rate = (apart[59] / apart[19]) ** (1 / 40) if horizon >= 60 else np.nan
         ends.append(float(apart[-1]))
-        parts.append(f"{norm}: " + ", ".join(f"t={t} {apart[t - 1]:.2g}" for t in (1, 10, 50, horizon))
-                     + f", per-iteration ratio {rate:.3f} from t=20 to 60")
+        parts.append(
+            f"{norm}: "
+            + ", ".join(f"t={t} {apart[t - 1]:.2g}" for t in (1, 10, 50, horizon))
+            + f", per-iteration ratio {rate:.3f} from t=20 to 60"
+        )
     return Measurement(
         max(ends),
         f"largest P(X_(L+t) ≠ Y_t) at t = {horizon} is {max(ends):.1e} ({lattice}, ε {eps:g}, proposal ε "

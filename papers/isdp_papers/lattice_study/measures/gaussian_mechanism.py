@@ -25,13 +25,16 @@ def gaussian_unbiased(run: Run, paper, *, sigma: float, radius: int) -> Measurem
         law = exact_route_noise(IntegerL1Sampler.build(A), 1 / sig, radius, sigma=sig)
         bias = float(np.abs(law.probs @ law.points).max()) / sigma
         worst = max(worst, bias)
-        parts.append(f"{name}: largest |E u_i| / σ {bias:.1e} (cell SD {np.sqrt(law.probs @ law.points**2).max():.2f}, "
-                     f"mass outside the box ≤ {law.outside:.0e})")
+        parts.append(
+            f"{name}: largest |E u_i| / σ {bias:.1e} (cell SD {np.sqrt(law.probs @ law.points**2).max():.2f}, "
+            f"mass outside the box ≤ {law.outside:.0e})"
+        )
     return Measurement(worst, f"largest |E u_i| / σ = {worst:.1e} at σ = {sigma:g} ({'; '.join(parts)})", n=2)
 
 
-def gaussian_subgaussian(run: Run, paper, *, sigma: float, radius: int, max_lambda_sigma: float,
-                         steps: int) -> Measurement:
+def gaussian_subgaussian(
+    run: Run, paper, *, sigma: float, radius: int, max_lambda_sigma: float, steps: int
+) -> Measurement:
     """ISDP Thm 15 (10) / Prop 18 in a constant-free form: the generalized Gaussian noise is sub-Gaussian with
     variance proxy σ², E exp⟨λ, u⟩ ≤ exp(σ²‖λ‖²/2) for every λ. For the centred lattice Gaussian this holds
     exactly: completing the square, E e^⟨λ,u⟩ = e^{σ²‖λ‖²/2} ρ(Λ − σ²λ)/ρ(Λ), and ρ(Λ − c) ≤ ρ(Λ) by Poisson
@@ -54,11 +57,17 @@ def gaussian_subgaussian(run: Run, paper, *, sigma: float, radius: int, max_lamb
         excess = subgaussian_excess(law, lambdas, sigma)
         worst, count = max(worst, float(excess.max())), count + len(lambdas)
         far = np.linalg.norm(lambdas, axis=1) >= max_lambda_sigma / sigma * (1 - 1e-9)
-        parts.append(f"{name}: largest {excess.max():.1e}, at ‖λ‖σ = {max_lambda_sigma:g} from {excess[far].min():.1e} "
-                     f"to {excess[far].max():.1e} ({len(lambdas)} λ; mass outside the box ≤ {law.outside:.0e})")
-    return Measurement(worst, f"largest ln E e^⟨λ,u⟩ − σ²‖λ‖²/2 = {worst:.1e} at σ = {sigma:g} ({'; '.join(parts)})",
-                       note="exact enumeration; the bound is attained up to rounding (ρ(Λ − c)/ρ(Λ) differs from 1 "
-                            "by about e^(−2π²σ²λ₁(Λ*)²), far below double precision at this σ)", n=count)
+        parts.append(
+            f"{name}: largest {excess.max():.1e}, at ‖λ‖σ = {max_lambda_sigma:g} from {excess[far].min():.1e} "
+            f"to {excess[far].max():.1e} ({len(lambdas)} λ; mass outside the box ≤ {law.outside:.0e})"
+        )
+    return Measurement(
+        worst,
+        f"largest ln E e^⟨λ,u⟩ − σ²‖λ‖²/2 = {worst:.1e} at σ = {sigma:g} ({'; '.join(parts)})",
+        note="exact enumeration; the bound is attained up to rounding (ρ(Λ − c)/ρ(Λ) differs from 1 "
+        "by about e^(−2π²σ²λ₁(Λ*)²), far below double precision at this σ)",
+        n=count,
+    )
 
 
 def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Measurement:
@@ -78,11 +87,15 @@ def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Mea
     losses = {}
     for radius in radii:
         law = exact_route_noise(sampler, 1 / sig, radius, sigma=sig)
-        losses[f"R{radius}"] = round(max_privacy_loss(law.shifted(x), law.shifted(x + v),
-                                                      floor=np.finfo(float).tiny), 9)
-    return Measurement(losses, "largest privacy loss over the output box |u_free|_∞ ≤ R, one person moving, σ = "
-                               f"{sigma:g}: " + ", ".join(f"R = {r}: {losses[f'R{r}']:.3f}" for r in radii),
-                       n=len(radii))
+        losses[f"R{radius}"] = round(
+            max_privacy_loss(law.shifted(x), law.shifted(x + v), floor=np.finfo(float).tiny), 9
+        )
+    return Measurement(
+        losses,
+        "largest privacy loss over the output box |u_free|_∞ ≤ R, one person moving, σ = "
+        f"{sigma:g}: " + ", ".join(f"R = {r}: {losses[f'R{r}']:.3f}" for r in radii),
+        n=len(radii),
+    )
 
 
 def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: list[int], radius: int) -> Measurement:
@@ -102,6 +115,10 @@ def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: 
         p, q = law, law.shifted([d])
         slack = max(slack, truncation_slack(p, q, eps * d))
         deltas[f"d{d}"] = round(hockey_stick(p, q, eps * d) - truncation_slack(p, q, eps * d), 9)
-    return Measurement(deltas, f"δ(d) at ε d, ε = {eps:g}, σ = {sigma:g}: "
-                               + ", ".join(f"d = {d}: {deltas[f'd{d}']:.4f}" for d in distances)
-                               + f" (truncation slack ≤ {slack:.0e})", n=len(distances))
+    return Measurement(
+        deltas,
+        f"δ(d) at ε d, ε = {eps:g}, σ = {sigma:g}: "
+        + ", ".join(f"d = {d}: {deltas[f'd{d}']:.4f}" for d in distances)
+        + f" (truncation slack ≤ {slack:.0e})",
+        n=len(distances),
+    )

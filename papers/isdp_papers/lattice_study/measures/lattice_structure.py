@@ -38,14 +38,23 @@ def constraint_structure(run: Run, paper) -> Measurement:
     ec.check_values(A, str(path), "A", "count", hi=1)  # E1's constraints: which records each counts
     A = A.astype(bool)
     m, n = A.shape
-    empty = [s for r in range(2, m + 1) for s in itertools.combinations(range(m), r)
-             if not np.logical_and.reduce(A[list(s)]).any()]
+    empty = [
+        s
+        for r in range(2, m + 1)
+        for s in itertools.combinations(range(m), r)
+        if not np.logical_and.reduce(A[list(s)]).any()
+    ]
     value = {"constraints": int(m), "records": int(n), "all_intersections_nonempty": not empty}
-    sizes = [int(np.logical_and.reduce(A[list(s)]).sum()) for r in range(1, m + 1)
-             for s in itertools.combinations(range(m), r)]
-    return Measurement(value, f"{m} constraints over {n} records; records in each subset's intersection "
-                              f"(singles, pairs, all): {fmt_list(sizes)}"
-                              + (f"; empty: {empty}" if empty else ""))
+    sizes = [
+        int(np.logical_and.reduce(A[list(s)]).sum())
+        for r in range(1, m + 1)
+        for s in itertools.combinations(range(m), r)
+    ]
+    return Measurement(
+        value,
+        f"{m} constraints over {n} records; records in each subset's intersection "
+        f"(singles, pairs, all): {fmt_list(sizes)}" + (f"; empty: {empty}" if empty else ""),
+    )
 
 
 @ec.reads_committed
@@ -61,8 +70,11 @@ def lattice_complete(run: Run, paper) -> Measurement:
     from isdp_papers.nhgis.counties import load_counties
 
     e1, e2 = _experiment_problem(run, "e1"), _experiment_problem(run, "e2")
-    sizes = sorted(int(s) for s in set(load_counties(ec.committed(run, run.config["data"]["embedded"]))
-                                       .groupby("state_abbr").size()) if s >= 2)
+    sizes = sorted(
+        int(s)
+        for s in set(load_counties(ec.committed(run, run.config["data"]["embedded"])).groupby("state_abbr").size())
+        if s >= 2
+    )
     draw_basis = run.config["e3"]["mcmc"]["draw_basis"]
     e3, checked = 1, 0
     for n in sizes:  # smallest first; the first index ≠ 1 decides
@@ -72,12 +84,14 @@ def lattice_complete(run: Run, paper) -> Measurement:
             break
     lat1, lat2 = e1.lattice(), e2.lattice()
     value = {"e1_venn": kernel_index(e1.A, lat1.basis), "e2_margins": kernel_index(e2.A, lat2.basis), "e3_sum": e3}
-    return Measurement(value, f"index in Z^n ∩ ker A of the basis's lattice: E1 Venn ({e1.A.shape[1]} records, "
-                              f"dimension {lat1.dim}) {value['e1_venn']}; E2 margins ({e2.A.shape[1]} cells, dimension "
-                              f"{lat2.dim}) {value['e2_margins']}; E3 sums of {sizes[0]}–{sizes[-1]} counties "
-                              f"({len(sizes)} sizes, {draw_basis} basis) {e3}"
-                              + ("" if e3 == 1 else f" at {sizes[checked - 1]} counties"),
-                       n=2 + checked)
+    return Measurement(
+        value,
+        f"index in Z^n ∩ ker A of the basis's lattice: E1 Venn ({e1.A.shape[1]} records, "
+        f"dimension {lat1.dim}) {value['e1_venn']}; E2 margins ({e2.A.shape[1]} cells, dimension "
+        f"{lat2.dim}) {value['e2_margins']}; E3 sums of {sizes[0]}–{sizes[-1]} counties "
+        f"({len(sizes)} sizes, {draw_basis} basis) {e3}" + ("" if e3 == 1 else f" at {sizes[checked - 1]} counties"),
+        n=2 + checked,
+    )
 
 
 def doubling_exponent(run: Run, paper, *, k: int, norms: list[str]) -> Measurement:
@@ -88,8 +102,11 @@ def doubling_exponent(run: Run, paper, *, k: int, norms: list[str]) -> Measureme
     from isdp.lattice import table_margins
     from isdp_papers.lattice_study.theory import ball_counts
 
-    lattices = {"a total of 3 cells": np.ones((1, 3), dtype=np.int64), "2 × 3 margins": table_margins(2, 3),
-                "a total of 4 cells": np.ones((1, 4), dtype=np.int64)}
+    lattices = {
+        "a total of 3 cells": np.ones((1, 3), dtype=np.int64),
+        "2 × 3 margins": table_margins(2, 3),
+        "a total of 4 cells": np.ones((1, 4), dtype=np.int64),
+    }
     gaps, parts = [], []
     for name, A in lattices.items():
         r = A.shape[1] - int(np.linalg.matrix_rank(A))
@@ -97,8 +114,9 @@ def doubling_exponent(run: Run, paper, *, k: int, norms: list[str]) -> Measureme
             small, big = ball_counts(A, [k, 2 * k], norm)
             gaps.append(abs(big / (2**r * small) - 1))
             parts.append(f"{name} ({norm}, r = {r}): N = {small}, {big}, ratio {big / small:.3f} against {2**r}")
-    return Measurement(max(gaps), f"largest |N(2k)/(2^r N(k)) − 1| = {max(gaps):.3f} at k = {k} ({'; '.join(parts)})",
-                       n=len(gaps))
+    return Measurement(
+        max(gaps), f"largest |N(2k)/(2^r N(k)) − 1| = {max(gaps):.3f} at k = {k} ({'; '.join(parts)})", n=len(gaps)
+    )
 
 
 def lattice_point_volume(run: Run, paper, *, radii: list[int], covolume: str = "gram") -> Measurement:
@@ -148,15 +166,22 @@ def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
     support = np.arange(-int(np.ceil(45 / eps)), int(np.ceil(45 / eps)) + 1)  # DG mass beyond it below e^-45
     steps = range(A.shape[0] + 1)
     dims = {f"k{k}": A.shape[1] - (int(np.linalg.matrix_rank(A[:k])) if k else 0) for k in steps}
-    text = (f"E1's {A.shape[1]} records, constraints imposed one at a time (k = 0…{A.shape[0]}): lattice dimension "
-            + ", ".join(f"{d}" for d in dims.values()))
+    text = (
+        f"E1's {A.shape[1]} records, constraints imposed one at a time (k = 0…{A.shape[0]}): lattice dimension "
+        + ", ".join(f"{d}" for d in dims.values())
+    )
     if quantity == "dimension":
         return Measurement(dims, text, n=len(steps))
     exact = [iid_invariant_probability(A[:k], dg_pmf(support, eps), tol) for k in steps]
     probs = {f"k{k}": float(f"{p:.5g}") for k, (p, _, _) in zip(steps, exact, strict=True)}
-    return Measurement(probs, text + f"; P(i.i.d. DG at ε = {eps:g} keeps them) "
-                              + ", ".join(f"{p:.5g}" for p in probs.values())
-                              + f" (exact, error ≤ {max(b for _, b, _ in exact):.0e})", n=len(steps))
+    return Measurement(
+        probs,
+        text
+        + f"; P(i.i.d. DG at ε = {eps:g} keeps them) "
+        + ", ".join(f"{p:.5g}" for p in probs.values())
+        + f" (exact, error ≤ {max(b for _, b, _ in exact):.0e})",
+        n=len(steps),
+    )
 
 
 @ec.reads_committed
@@ -181,13 +206,17 @@ def neighbour_invariant_kinds(run: Run, paper) -> Measurement:
         moves = int(populated.sum() * (len(group) - 1))
         both += keep > 0 and moves - keep > 0
         parts.append(f"{exp}: {keep:,} of {moves:,} one-person moves keep the invariants")
-    return Measurement(both, f"{both} of {len(systems)} invariant systems have neighbours of both kinds ("
-                             + "; ".join(parts) + ")", n=len(systems))
+    return Measurement(
+        both,
+        f"{both} of {len(systems)} invariant systems have neighbours of both kinds (" + "; ".join(parts) + ")",
+        n=len(systems),
+    )
 
 
 @ec.reads_committed
-def lattice_proposal_efficiency(run: Run, paper, *, exp: str, invariants: int,
-                                blind_eps: float | None = None) -> Measurement:
+def lattice_proposal_efficiency(
+    run: Run, paper, *, exp: str, invariants: int, blind_eps: float | None = None
+) -> Measurement:
     """ISDP §1/§4: proposals that satisfy the invariants keep a reasonable acceptance rate. Per target of ``exp``
     (E1's or E2's), the run's acceptance rate of the lattice proposals (the chains' per-component rate, in the ESS
     table) against the best any invariant-blind proposal at the same scale can do: i.i.d. DG noise at the target's
@@ -209,7 +238,9 @@ def lattice_proposal_efficiency(run: Run, paper, *, exp: str, invariants: int,
             raise ec.EvidenceError(f"{run.path(f'tables/{exp}_ess_{norm}.csv')}: the acceptance differs between rows")
         accepted = float(ess["acceptance"].iloc[0])
         ratios.append(accepted / landing)
-        parts.append(f"{norm}: lattice proposals accepted {accepted:.3f}, blind DG(ε = {eps:g}) meets the first "
-                     f"{invariants} invariants with probability {landing:.3g}: "
-                     f"ratio {accepted / landing:,.0f}")
+        parts.append(
+            f"{norm}: lattice proposals accepted {accepted:.3f}, blind DG(ε = {eps:g}) meets the first "
+            f"{invariants} invariants with probability {landing:.3g}: "
+            f"ratio {accepted / landing:,.0f}"
+        )
     return Measurement(min(ratios), f"{exp.upper()}: " + "; ".join(parts))

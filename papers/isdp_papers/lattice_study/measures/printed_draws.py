@@ -34,8 +34,11 @@ def printed_draw_quantile(run: Run, paper, *, exp: str, norm: str, file: str) ->
     stat, mine = _norm(flat, norm), float(_norm(printed, norm))
     q = float((stat < mine).mean() + 0.5 * (stat == mine).mean())
     lo, hi = np.percentile(stat, [2.5, 97.5])
-    return Measurement(q, f"printed draw ‖u‖ = {mine:.4g} at quantile {q:.2f} of this run's law "
-                          f"(mean {stat.mean():.1f}, 95 % range [{lo:.0f}, {hi:.0f}], {stat.size} draws)")
+    return Measurement(
+        q,
+        f"printed draw ‖u‖ = {mine:.4g} at quantile {q:.2f} of this run's law "
+        f"(mean {stat.mean():.1f}, 95 % range [{lo:.0f}, {hi:.0f}], {stat.size} draws)",
+    )
 
 
 def printed_draw_margins(run: Run, paper, *, file: str) -> Measurement:
@@ -43,10 +46,16 @@ def printed_draw_margins(run: Run, paper, *, file: str) -> Measurement:
     printed = read_table_csv(ec.committed(run, file), counts=False)[0]
     integer = bool(np.all(np.asarray(printed) == np.round(printed)))
     rows, cols = printed.sum(axis=1), printed.sum(axis=0)
-    value = {"integer": integer, "zero_row_totals": bool(np.all(rows == 0)),
-             "zero_column_totals": bool(np.all(cols == 0))}
-    return Measurement(value, f"{printed.shape[0]}×{printed.shape[1]} printed cells, integer: {integer}; row totals "
-                              f"{fmt_list(rows)}; column totals {fmt_list(cols)}")
+    value = {
+        "integer": integer,
+        "zero_row_totals": bool(np.all(rows == 0)),
+        "zero_column_totals": bool(np.all(cols == 0)),
+    }
+    return Measurement(
+        value,
+        f"{printed.shape[0]}×{printed.shape[1]} printed cells, integer: {integer}; row totals "
+        f"{fmt_list(rows)}; column totals {fmt_list(cols)}",
+    )
 
 
 def printed_draw_shape(run: Run, paper, *, exp: str, norm: str, file: str, window: float) -> Measurement:

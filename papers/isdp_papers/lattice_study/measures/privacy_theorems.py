@@ -54,15 +54,21 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
     tv_g = total_variation(defined(generalized_gaussian(sigma), closed_g), closed_g)
     sampler = IntegerL1Sampler.build(np.zeros((0, 2), dtype=np.int64))
     route_l = total_variation(exact_route_noise(sampler, Fraction(str(eps)), radius), closed_l)
-    route_g = total_variation(exact_route_noise(sampler, 1 / Fraction(str(sigma)), radius,
-                                                sigma=Fraction(str(sigma))), closed_g)
-    text = (f"the definitions' laws ({norm} generalized Laplace at ε = {eps:g}, generalized Gaussian at σ = "
-            f"{sigma:g}; box |u|∞ ≤ {radius}): TV to the double geometric {tv_l:.1e}, to the discrete Gaussian "
-            f"{tv_g:.1e}; the two closed forms are {total_variation(closed_l, closed_g):.2f} apart; with real "
-            f"output, TV of the {norm} density to the product of Laplace densities {tv_r:.1e}")
-    return Measurement(max(tv_l, tv_g, tv_r), text,
-                       note=f"the release's exact route against the same closed forms: TV {route_l:.1e} (Laplace), "
-                            f"{route_g:.1e} (Gaussian)")
+    route_g = total_variation(
+        exact_route_noise(sampler, 1 / Fraction(str(sigma)), radius, sigma=Fraction(str(sigma))), closed_g
+    )
+    text = (
+        f"the definitions' laws ({norm} generalized Laplace at ε = {eps:g}, generalized Gaussian at σ = "
+        f"{sigma:g}; box |u|∞ ≤ {radius}): TV to the double geometric {tv_l:.1e}, to the discrete Gaussian "
+        f"{tv_g:.1e}; the two closed forms are {total_variation(closed_l, closed_g):.2f} apart; with real "
+        f"output, TV of the {norm} density to the product of Laplace densities {tv_r:.1e}"
+    )
+    return Measurement(
+        max(tv_l, tv_g, tv_r),
+        text,
+        note=f"the release's exact route against the same closed forms: TV {route_l:.1e} (Laplace), "
+        f"{route_g:.1e} (Gaussian)",
+    )
 
 
 def _neighbour_cases() -> dict:
@@ -70,8 +76,10 @@ def _neighbour_cases() -> dict:
     invariants (a total of 3 cells with one person moving; 2 × 3 margins with two persons swapping)."""
     from isdp.lattice import table_margins
 
-    return {"a total of 3 cells, one person moves": (np.ones((1, 3), dtype=np.int64), [1, 0, 2], [-1, 1, 0]),
-            "2 x 3 margins, two persons swap": (table_margins(2, 3), [2, 1, 3, 1, 2, 0], [1, -1, 0, -1, 1, 0])}
+    return {
+        "a total of 3 cells, one person moves": (np.ones((1, 3), dtype=np.int64), [1, 0, 2], [-1, 1, 0]),
+        "2 x 3 margins, two persons swap": (table_margins(2, 3), [2, 1, 3, 1, 2, 0], [1, -1, 0, -1, 1, 0]),
+    }
 
 
 def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
@@ -95,10 +103,13 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
         excess = hockey_stick(p, q, bound) - truncation_slack(p, q, bound)
         ratios.append(loss / bound)
         parts.append(f"{name}: largest loss {loss:.9f} against ε‖v‖₁ = {bound:g}, hockey-stick at it {excess:.1e}")
-    return Measurement(max(ratios), f"largest privacy loss / ε‖x − x'‖₁ = {max(ratios):.9f} at ε = {eps} "
-                                    f"({'; '.join(parts)})",
-                       note="exact enumeration of the sampler's law (no Monte Carlo); the ratio is 1 when the "
-                            "bound is attained (at y = x), as the proof's triangle inequality allows", n=len(cases))
+    return Measurement(
+        max(ratios),
+        f"largest privacy loss / ε‖x − x'‖₁ = {max(ratios):.9f} at ε = {eps} ({'; '.join(parts)})",
+        note="exact enumeration of the sampler's law (no Monte Carlo); the ratio is 1 when the "
+        "bound is attained (at y = x), as the proof's triangle inequality allows",
+        n=len(cases),
+    )
 
 
 def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
@@ -124,14 +135,18 @@ def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
         loss = max_privacy_loss(noise.shifted(x), noise.shifted(np.add(x, v)))
         ratios.append(loss / bound)
         parts.append(f"{name}: largest loss {loss:.9f} against ε‖v‖₂ = {bound:.6f} ({len(points)} points)")
-    return Measurement(max(ratios), f"largest privacy loss / ε‖x − x'‖₂ = {max(ratios):.9f} at ε = {eps:g} "
-                                    f"({'; '.join(parts)})",
-                       note="exact enumeration of the ℓ2 target law (no Monte Carlo); the ratio is 1 when the bound "
-                            "is attained (at y = x)", n=len(cases))
+    return Measurement(
+        max(ratios),
+        f"largest privacy loss / ε‖x − x'‖₂ = {max(ratios):.9f} at ε = {eps:g} ({'; '.join(parts)})",
+        note="exact enumeration of the ℓ2 target law (no Monte Carlo); the ratio is 1 when the bound "
+        "is attained (at y = x)",
+        n=len(cases),
+    )
 
 
-def singleton_bounded_dp(run: Run, paper, *, cells: int, agents: int, eps: float, radius: int,
-                         distance: int = 2) -> Measurement:
+def singleton_bounded_dp(
+    run: Run, paper, *, cells: int, agents: int, eps: float, radius: int, distance: int = 2
+) -> Measurement:
     """ISDP Example 3: with one counting constraint on the whole universe (the total), the equivalent pairs at the
     smallest nonzero ℓ1 distance (``distance``, 2 for histograms) are exactly the bounded-DP neighbours (one agent's
     record changed), over every histogram of ``agents`` agents on ``cells`` cells; and the generalized Laplace
@@ -144,8 +159,9 @@ def singleton_bounded_dp(run: Run, paper, *, cells: int, agents: int, eps: float
     from isdp.privacy import exact_route_noise, max_privacy_loss
 
     hists = [np.array(h) for h in itertools.product(range(agents + 1), repeat=cells) if sum(h) == agents]
-    equivalent = {(tuple(a), tuple(b)) for a in hists for b in hists
-                  if np.abs(a - b).sum() == distance}  # same total, hence equivalent under the singleton
+    equivalent = {
+        (tuple(a), tuple(b)) for a in hists for b in hists if np.abs(a - b).sum() == distance
+    }  # same total, hence equivalent under the singleton
     bounded = set()
     for a in hists:
         for i in range(cells):
@@ -159,11 +175,14 @@ def singleton_bounded_dp(run: Run, paper, *, cells: int, agents: int, eps: float
     a, b = hists[0], next(np.array(q) for p, q in sorted(bounded) if p == tuple(hists[0]))
     ratio = max_privacy_loss(noise.shifted(a), noise.shifted(b)) / (eps * np.abs(a - b).sum())
     value = {"same_pairs": equivalent == bounded}
-    return Measurement(value, f"{len(hists)} histograms of {agents} agents on {cells} cells: {len(equivalent)} "
-                              f"ordered equivalent pairs at ℓ1 distance {distance}, {len(bounded)} bounded-DP "
-                              f"neighbour pairs ({'the same set' if value['same_pairs'] else 'NOT the same set'}); "
-                              f"the exact ℓ1 route at ε = {eps:g} loses {ratio:.6f} × ε·‖x − x'‖₁ = "
-                              f"{ratio * eps * np.abs(a - b).sum():.4f} on a neighbour pair")
+    return Measurement(
+        value,
+        f"{len(hists)} histograms of {agents} agents on {cells} cells: {len(equivalent)} "
+        f"ordered equivalent pairs at ℓ1 distance {distance}, {len(bounded)} bounded-DP "
+        f"neighbour pairs ({'the same set' if value['same_pairs'] else 'NOT the same set'}); "
+        f"the exact ℓ1 route at ε = {eps:g} loses {ratio:.6f} × ε·‖x − x'‖₁ = "
+        f"{ratio * eps * np.abs(a - b).sum():.4f} on a neighbour pair",
+    )
 
 
 def smooth_dp_equivalence(run: Run, paper, *, eps: float, norm: str, span: int, radius: int) -> Measurement:
@@ -224,11 +243,14 @@ def release_data_independence(run: Run, paper, *, seeds: list[int], nonnegative:
             req = Request(norm="l1", epsilon=eps, nonnegative=nonnegative, seed=int(seed))
             errors = [make_release(t, A, labels, req).values - t.x for t in (table, other)]
             gaps.append(int(np.abs(errors[0] - errors[1]).max()))
-    return Measurement(max(gaps), f"largest |error(x) − error(x')| = {max(gaps)} over {len(seeds)} seeds ("
-                                  + ", ".join(f"seed {s}: {g}" for s, g in zip(seeds, gaps, strict=True))
-                                  + f"); E2's table and the table turned by 180°, all margins kept, exact ℓ1 route at "
-                                    f"ε = {eps} per person" + (", --nonnegative" if nonnegative else ""),
-                       n=2 * len(seeds))
+    return Measurement(
+        max(gaps),
+        f"largest |error(x) − error(x')| = {max(gaps)} over {len(seeds)} seeds ("
+        + ", ".join(f"seed {s}: {g}" for s, g in zip(seeds, gaps, strict=True))
+        + f"); E2's table and the table turned by 180°, all margins kept, exact ℓ1 route at "
+        f"ε = {eps} per person" + (", --nonnegative" if nonnegative else ""),
+        n=2 * len(seeds),
+    )
 
 
 def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: bool = False) -> Measurement:

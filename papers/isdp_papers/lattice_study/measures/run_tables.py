@@ -26,8 +26,13 @@ def _lags_of(run: Run, exp: str, norm: str):
     """The convergence rows of target ``norm``: one per configured lag, each with its iteration of convergence."""
     conv = _convergence(run, exp)
     g = conv[conv["target"] == norm]
-    ec.check_frame(g, str(run.path(f"tables/{exp}_convergence.csv")), key="lag",
-                   keys=[int(v) for v in run.config[exp]["targets"][norm]["lags"]], count=["converged_at"])
+    ec.check_frame(
+        g,
+        str(run.path(f"tables/{exp}_convergence.csv")),
+        key="lag",
+        keys=[int(v) for v in run.config[exp]["targets"][norm]["lags"]],
+        count=["converged_at"],
+    )
     return g
 
 
@@ -36,8 +41,10 @@ def tv_bound_crossing_iteration(run: Run, paper, *, exp: str, norm: str) -> Meas
     the latest over the lags."""
     g = _lags_of(run, exp, norm)
     its = g["converged_at"].astype(int)
-    return Measurement(int(its.max()), f"{int(its.max())} (lags {fmt_list(g['lag'])}: {fmt_list(its)}; "
-                                       f"{int(g['pairs'].iloc[0])} pairs)")
+    return Measurement(
+        int(its.max()),
+        f"{int(its.max())} (lags {fmt_list(g['lag'])}: {fmt_list(its)}; {int(g['pairs'].iloc[0])} pairs)",
+    )
 
 
 def lag_spread(run: Run, paper, *, exp: str, norm: str) -> Measurement:
@@ -45,21 +52,30 @@ def lag_spread(run: Run, paper, *, exp: str, norm: str) -> Measurement:
     g = _lags_of(run, exp, norm)
     its = g["converged_at"].astype(int)
     spread = its.max() / max(its.min(), 1)
-    return Measurement(float(spread), f"max/min convergence iteration across lags {fmt_list(g['lag'])} = "
-                                      f"{spread:.2f} ({fmt_list(its)})")
+    return Measurement(
+        float(spread),
+        f"max/min convergence iteration across lags {fmt_list(g['lag'])} = {spread:.2f} ({fmt_list(its)})",
+    )
 
 
 def unbiased_z(run: Run, paper, *, exp: str) -> Measurement:
     """z = mean / MC SE (ESS-based) of every cell and target."""
-    unb = ec.table(run, f"{exp}_unbiasedness", key=["target", "cell"], finite=["mean", "z"],
-                   nonnegative=["sd", "mc_se"], positive=["ess_bulk"])
+    unb = ec.table(
+        run,
+        f"{exp}_unbiasedness",
+        key=["target", "cell"],
+        finite=["mean", "z"],
+        nonnegative=["sd", "mc_se"],
+        positive=["ess_bulk"],
+    )
     where = str(run.path(f"tables/{exp}_unbiasedness.csv"))
     ec.check_frame(unb.drop_duplicates("target"), where, key="target", keys=list(run.config[exp]["targets"]))
     # the SE and z of each cell from its mean, SD and ESS: recomputed, not trusted
     ec.check_consistent(unb["mc_se"], unb["sd"] / np.sqrt(unb["ess_bulk"]), where, "mc_se = sd/√ess_bulk", rtol=1e-6)
     moving = unb["mc_se"] > 0
-    ec.check_consistent(unb.loc[moving, "z"], unb.loc[moving, "mean"] / unb.loc[moving, "mc_se"], where,
-                        "z = mean/mc_se", rtol=1e-6)
+    ec.check_consistent(
+        unb.loc[moving, "z"], unb.loc[moving, "mean"] / unb.loc[moving, "mc_se"], where, "z = mean/mc_se", rtol=1e-6
+    )
     return max_abs_z(unb["z"], "cell-target pairs (SE from the bulk ESS)")
 
 
@@ -75,8 +91,11 @@ def design_kept(run: Run, paper, *, exp: str) -> Measurement:
     lags (the target's ``lags``), each with ``coupling.n_pairs`` coupled pairs. The value is the number of
     departures: a target, lag, chain, draw or pair missing, or a count other than configured."""
     cfg = run.config[exp]
-    chains, draws, pairs = (int(cfg["draws"]["n_chains"]), int(cfg["draws"]["n_draws"]),
-                            int(cfg["coupling"]["n_pairs"]))
+    chains, draws, pairs = (
+        int(cfg["draws"]["n_chains"]),
+        int(cfg["draws"]["n_draws"]),
+        int(cfg["coupling"]["n_pairs"]),
+    )
     conv = _convergence(run, exp)
     departures, kept = [], []
     for norm, target in cfg["targets"].items():
@@ -87,15 +106,23 @@ def design_kept(run: Run, paper, *, exp: str) -> Measurement:
                 departures.append(f"{norm}: {c} chains, {c * per_chain} draws")
         else:
             departures.append(f"{norm}: no draws file")
-        found = dict(zip(conv.loc[conv["target"] == norm, "lag"].astype(int),
-                         conv.loc[conv["target"] == norm, "pairs"].astype(int), strict=True))
+        found = dict(
+            zip(
+                conv.loc[conv["target"] == norm, "lag"].astype(int),
+                conv.loc[conv["target"] == norm, "pairs"].astype(int),
+                strict=True,
+            )
+        )
         for lag in sorted(set(found) | {int(v) for v in target["lags"]}):
             if found.get(lag) != pairs or lag not in target["lags"]:
-                departures.append(f"{norm} lag {lag}: {found.get(lag, 'no')} pairs"
-                                  + ("" if lag in target["lags"] else " (lag not configured)"))
+                departures.append(
+                    f"{norm} lag {lag}: {found.get(lag, 'no')} pairs"
+                    + ("" if lag in target["lags"] else " (lag not configured)")
+                )
         kept.append(f"{norm} lags {fmt_list(target['lags'])}")
-    text = (f"configured: {chains} chains, {draws} draws and {pairs} pairs per lag per target ({'; '.join(kept)}); "
-            + (f"{len(departures)} departures: {'; '.join(departures)}" if departures else "all kept"))
+    text = f"configured: {chains} chains, {draws} draws and {pairs} pairs per lag per target ({'; '.join(kept)}); " + (
+        f"{len(departures)} departures: {'; '.join(departures)}" if departures else "all kept"
+    )
     return Measurement(len(departures), text)
 
 
@@ -118,11 +145,13 @@ def retained_share(run: Run, paper, *, exp: str) -> Measurement:
 
 def min_ess(run: Run, paper, *, exp: str) -> Measurement:
     """The smallest bulk ESS over cells and targets of the retained draws."""
-    ess = pd.concat(ec.table(run, f"{exp}_ess_{n}", key="cell", positive=["ess_bulk"])
-                    for n in run.config[exp]["targets"])
+    ess = pd.concat(
+        ec.table(run, f"{exp}_ess_{n}", key="cell", positive=["ess_bulk"]) for n in run.config[exp]["targets"]
+    )
     n = int(run.config[exp]["draws"]["n_draws"])
-    return Measurement(float(ess["ess_bulk"].min()),
-                       f"min bulk ESS {ess['ess_bulk'].min():.0f} of {n} retained draws per target")
+    return Measurement(
+        float(ess["ess_bulk"].min()), f"min bulk ESS {ess['ess_bulk'].min():.0f} of {n} retained draws per target"
+    )
 
 
 def margins_from_cells(run: Run, paper, *, exp: str) -> Measurement:
@@ -135,20 +164,23 @@ def margins_from_cells(run: Run, paper, *, exp: str) -> Measurement:
     cells = t.drop(index="Total", columns="Total")
     # the margins are the cells' sums: recomputed, not trusted
     ec.check_consistent(t.loc[cells.index, "Total"], cells.sum(axis=1), where, "Total column = the row sums", rtol=0)
-    ec.check_consistent(t.loc["Total"], t.drop(index="Total").sum(axis=0), where, "Total row = the column sums",
-                        rtol=0)
+    ec.check_consistent(t.loc["Total"], t.drop(index="Total").sum(axis=0), where, "Total row = the column sums", rtol=0)
     rows, cols = cells.sum(axis=1).astype(int).tolist(), cells.sum(axis=0).astype(int).tolist()
     total = int(cells.to_numpy().sum())
-    return Measurement({"rows": rows, "cols": cols, "total": total},
-                       f"rows {'/'.join(map(str, rows))}, cols {'/'.join(map(str, cols))}, total {total}")
+    return Measurement(
+        {"rows": rows, "cols": cols, "total": total},
+        f"rows {'/'.join(map(str, rows))}, cols {'/'.join(map(str, cols))}, total {total}",
+    )
 
 
 def validation_p(run: Run, paper, *, exp: str) -> Measurement:
     """p-values of the chi-square tests of MCMC against exact rejection sampling."""
-    val = ec.table(run, f"{exp}_validation", key="statistic", filled=["table"], probability=["p_value"],
-                   positive=["eps"])
-    text = (f"{val['table'].iloc[0]} table, ε {val['eps'].iloc[0]}: p = "
-            + ", ".join(f"{s} {p:.3f}" for s, p in zip(val["statistic"], val["p_value"], strict=True)))
+    val = ec.table(
+        run, f"{exp}_validation", key="statistic", filled=["table"], probability=["p_value"], positive=["eps"]
+    )
+    text = f"{val['table'].iloc[0]} table, ε {val['eps'].iloc[0]}: p = " + ", ".join(
+        f"{s} {p:.3f}" for s, p in zip(val["statistic"], val["p_value"], strict=True)
+    )
     return Measurement(val["p_value"].to_numpy(), text)
 
 
@@ -178,8 +210,10 @@ def coupling_censored(run: Run, paper, *, exp: str) -> Measurement:
             raise ec.EvidenceError(f"{path}: {s['censored']} censored of {s['pairs']} pairs")
         censored += int(s["censored"])
         latest = "never, for some" if s["censored"] else int(s["tau_minus_lag_max"])
-        parts.append(f"{norm}: {int(s['censored'])} of {int(s['pairs'])} pairs (lag {int(s['lag'])}, max_iter "
-                     f"{int(s['max_iter'])}, latest meeting τ − L = {latest})")
+        parts.append(
+            f"{norm}: {int(s['censored'])} of {int(s['pairs'])} pairs (lag {int(s['lag'])}, max_iter "
+            f"{int(s['max_iter'])}, latest meeting τ − L = {latest})"
+        )
     return Measurement(censored, f"{censored} censored; " + "; ".join(parts))
 
 
@@ -204,8 +238,10 @@ def lag_tau_ks(run: Run, paper, *, exp: str) -> Measurement:
             tests.append(f"{a}–{b} p {p:.3f}")
         means = ", ".join(f"L {lag}: {v.mean():.0f}" for lag, v in sorted(by_lag.items()))
         parts.append(f"{norm}: mean τ − L {means}; KS {', '.join(tests)}")
-    return Measurement(np.asarray(pvalues), f"smallest KS p = {min(pvalues):.3f} over {len(pvalues)} lag pairs ("
-                                            + "; ".join(parts) + ")")
+    return Measurement(
+        np.asarray(pvalues),
+        f"smallest KS p = {min(pvalues):.3f} over {len(pvalues)} lag pairs (" + "; ".join(parts) + ")",
+    )
 
 
 def configured_value(run: Run, paper, *, keys: list[str]) -> Measurement:

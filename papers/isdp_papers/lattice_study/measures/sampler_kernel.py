@@ -25,8 +25,9 @@ def _small_lattice(name: str):
     raise ValueError(f"unknown small lattice {name!r} (sum<n>, margins2x3, venn1)")
 
 
-def jump_symmetric(run: Run, paper, *, lattices: list[str], laws: dict[str, dict], eps: float,
-                   reach: int) -> Measurement:
+def jump_symmetric(
+    run: Run, paper, *, lattices: list[str], laws: dict[str, dict], eps: float, reach: int
+) -> Measurement:
     """ISDP §4 after Eq. 11: with z's coordinates unbiased and symmetric about 0, the jump v = V(0, z) is unbiased
     and symmetric and keeps the invariants. Exactly (:func:`isdp.exact.jump_law`) on small lattices, for the
     double geometric DG(``eps``) cut at ±``reach`` (its tail mass left out, below 1e-12 of it) and each further
@@ -36,8 +37,10 @@ def jump_symmetric(run: Run, paper, *, lattices: list[str], laws: dict[str, dict
     from isdp.mcmc import dg_pmf
 
     k = np.arange(-reach, reach + 1)
-    named = {f"DG({eps:g})": dict(zip(k.tolist(), dg_pmf(k, eps).tolist(), strict=True)),
-             **{name: {int(v): float(p) for v, p in law.items()} for name, law in laws.items()}}
+    named = {
+        f"DG({eps:g})": dict(zip(k.tolist(), dg_pmf(k, eps).tolist(), strict=True)),
+        **{name: {int(v): float(p) for v, p in law.items()} for name, law in laws.items()},
+    }
     worst, parts = 0.0, []
     for name in lattices:
         lattice = _small_lattice(name)
@@ -74,10 +77,15 @@ def kernel_stationary(run: Run, paper, *, cases: list[dict], proposal_eps: float
             gap = float(np.abs(P.T @ pi - pi).sum())
             moved = float(pi @ (1 - P.diagonal()))
             excess.append(gap - lattice.dim * outside)
-            parts.append(f"{case['lattice']} {norm} (ε {case['eps']:g}, R {radius}): ‖πP − π‖₁ {gap:.1e}, allowance "
-                         f"{lattice.dim * outside:.1e}, moves per sweep {moved:.2f}")
-    return Measurement(max(excess), f"largest ‖πP − π‖₁ − k π(outside) = {max(excess):.1e} at proposal ε "
-                                    f"{proposal_eps:g} ({'; '.join(parts)})", n=len(excess))
+            parts.append(
+                f"{case['lattice']} {norm} (ε {case['eps']:g}, R {radius}): ‖πP − π‖₁ {gap:.1e}, allowance "
+                f"{lattice.dim * outside:.1e}, moves per sweep {moved:.2f}"
+            )
+    return Measurement(
+        max(excess),
+        f"largest ‖πP − π‖₁ − k π(outside) = {max(excess):.1e} at proposal ε {proposal_eps:g} ({'; '.join(parts)})",
+        n=len(excess),
+    )
 
 
 def joint_update_stationary(

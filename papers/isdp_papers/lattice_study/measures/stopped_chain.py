@@ -37,8 +37,9 @@ def _stopped_chain_cached(eps: float, proposal_eps: float, radius: int, iteratio
     return x, v, eps * np.abs(v).sum(), pi, list(zip(iterations, laws, strict=True))
 
 
-def tv_absorption(run: Run, paper, *, eps: float, proposal_eps: float, radius: int,
-                  iterations: list[int]) -> Measurement:
+def tv_absorption(
+    run: Run, paper, *, eps: float, proposal_eps: float, radius: int, iterations: list[int]
+) -> Measurement:
     """ISDP §4, measured exactly: the chain's noise after t iterations, at TV distance η_t from the generalized
     Laplace law, releases x + u with hockey-stick divergence δ_t(ε‖x − x'‖₁) at most η_t (1 + e^{ε‖x − x'‖₁})
     — the TV bound absorbed as an additive δ, on :func:`_stopped_chain`. The value is the largest δ_t over its
@@ -55,15 +56,19 @@ def tv_absorption(run: Run, paper, *, eps: float, proposal_eps: float, radius: i
         parts.append(f"t = {t}: η {eta:.2e}, δ {delta:.2e}, largest loss {loss:.3f}")
     e3 = run.config["e3"]
     eta3, eps3 = float(e3["mcmc"]["certificate"]["threshold"]), 2 * float(e3["eps"])  # a person moving county: 2 counts
-    return Measurement(max(ratios), f"largest δ_t / (η_t (1 + e^ε‖v‖)) = {max(ratios):.3f} at ε = {eps:g}, ε‖v‖₁ = "
-                                    f"{budget:g} ({'; '.join(parts)}). E3's certificate (95 % upper bound η ≤ {eta3:g} "
-                                    f"at the burn-in) implies per person ε = {eps3:g}, δ = η (1 + e^ε) ≤ "
-                                    f"{eta3 * (1 + np.exp(eps3)):.4f}, at 95 % confidence (a statistical statement)",
-                       n=len(ratios))
+    return Measurement(
+        max(ratios),
+        f"largest δ_t / (η_t (1 + e^ε‖v‖)) = {max(ratios):.3f} at ε = {eps:g}, ε‖v‖₁ = "
+        f"{budget:g} ({'; '.join(parts)}). E3's certificate (95 % upper bound η ≤ {eta3:g} "
+        f"at the burn-in) implies per person ε = {eps3:g}, δ = η (1 + e^ε) ≤ "
+        f"{eta3 * (1 + np.exp(eps3)):.4f}, at 95 % confidence (a statistical statement)",
+        n=len(ratios),
+    )
 
 
-def iterations_delta_tradeoff(run: Run, paper, *, eps: float, proposal_eps: float, radius: int,
-                              iterations: list[int]) -> Measurement:
+def iterations_delta_tradeoff(
+    run: Run, paper, *, eps: float, proposal_eps: float, radius: int, iterations: list[int]
+) -> Measurement:
     """ISDP §4's trade-off between iterations and the extra δ, exactly on :func:`_stopped_chain`: the δ the chain
     stopped after t iterations needs at the target's ε‖x − x'‖₁ (its hockey-stick divergence between neighbours)
     for each t of ``iterations``. The value is the largest ratio δ_{t'}/δ_t of consecutive ones: below 1 when
@@ -73,13 +78,19 @@ def iterations_delta_tradeoff(run: Run, paper, *, eps: float, proposal_eps: floa
     x, v, budget, _, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
     deltas = [hockey_stick(law.shifted(x), law.shifted(x + v), budget) for _, law in laws]
     ratios = [later / earlier for earlier, later in itertools.pairwise(deltas)]
-    return Measurement(max(ratios), "δ needed at ε‖x − x'‖₁ = " + f"{budget:g} after t iterations: "
-                       + ", ".join(f"t = {t}: {d:.2e}" for (t, _), d in zip(laws, deltas, strict=True))
-                       + f"; consecutive ratios {', '.join(f'{r:.3f}' for r in ratios)}", n=len(ratios))
+    return Measurement(
+        max(ratios),
+        "δ needed at ε‖x − x'‖₁ = "
+        + f"{budget:g} after t iterations: "
+        + ", ".join(f"t = {t}: {d:.2e}" for (t, _), d in zip(laws, deltas, strict=True))
+        + f"; consecutive ratios {', '.join(f'{r:.3f}' for r in ratios)}",
+        n=len(ratios),
+    )
 
 
-def stopped_chain_loss(run: Run, paper, *, eps: float, proposal_eps: float, radius: int,
-                       iterations: list[int]) -> Measurement:
+def stopped_chain_loss(
+    run: Run, paper, *, eps: float, proposal_eps: float, radius: int, iterations: list[int]
+) -> Measurement:
     """ISDP §4 ("the MCMC sampler may fail to converge … in finite time, thus incur additional cost to privacy"),
     exactly on :func:`_stopped_chain`: the largest privacy loss ln P(x + u_t = y) / P(x' + u_t = y) of the chain
     stopped after t iterations, over the target's ε‖x − x'‖₁. The value is the smallest ratio over ``iterations``:

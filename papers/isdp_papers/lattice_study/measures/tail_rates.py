@@ -23,16 +23,23 @@ def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
 
     A = as_integer_matrix(Problem.from_json(run.path(f"{exp}/problem.json")).A)
     rank = A.shape[1] - int(np.linalg.matrix_rank(A))
-    draws = load_draws(run.path(f"{exp}/draws_l1.nc"), A=A,  # integer, on Λ(A), of the ℓ1 target
-                       target=generalized_laplace(run.config[exp]["eps"], "l1").label)
+    draws = load_draws(
+        run.path(f"{exp}/draws_l1.nc"),
+        A=A,  # integer, on Λ(A), of the ℓ1 target
+        target=generalized_laplace(run.config[exp]["eps"], "l1").label,
+    )
     norms = np.abs(draws).sum(axis=2)  # (chains, draws)
     ess = float(arviz_ess(norms, method="bulk"))
     eps = float(run.config[exp]["eps"])
     fit = tail_rate(norms, rank, int(np.quantile(norms, quantile)), ess_fraction=min(1.0, ess / norms.size))
-    return Measurement(fit.rate / eps, f"λ̂/ε = {fit.rate / eps:.3f} ± {fit.se / eps:.3f} (λ̂ = {fit.rate:.4f}, ε = "
-                                       f"{eps:g}; rank {rank}, norms ≥ {fit.threshold} in steps of {fit.step}: "
-                                       f"{fit.n_tail} of {norms.size} draws, ESS of the norm {ess:.0f})",
-                       se=fit.se / eps, n=int(norms.size))
+    return Measurement(
+        fit.rate / eps,
+        f"λ̂/ε = {fit.rate / eps:.3f} ± {fit.se / eps:.3f} (λ̂ = {fit.rate:.4f}, ε = "
+        f"{eps:g}; rank {rank}, norms ≥ {fit.threshold} in steps of {fit.step}: "
+        f"{fit.n_tail} of {norms.size} draws, ESS of the norm {ess:.0f})",
+        se=fit.se / eps,
+        n=int(norms.size),
+    )
 
 
 def l1_tail_rate_floor(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
@@ -58,8 +65,9 @@ def _exact_tail_rate(law, rank: int, window: list[int]) -> tuple[float, int, int
     return float(rate), t1, t2, low, high
 
 
-def l1_tail_exact(run: Run, paper, *, lattices: list[str], eps: list[float], window: list[int], radius: int,
-                  law_scale: float = 1.0) -> Measurement:
+def l1_tail_exact(
+    run: Run, paper, *, lattices: list[str], eps: list[float], window: list[int], radius: int, law_scale: float = 1.0
+) -> Measurement:
     """ISDP Thm 12 (7) on the exact law, without draws and without the lost constant: P(‖u‖₁ ≥ t) ≤ c t^{r−1} e^{−εt}
     for large t means T(t) e^{εt}/t^{r−1} does not grow, i.e. the exponential rate of T(t)/t^{r−1} over ``window``
     is at least ε. The ℓ1 law is the exact route's, from its construction (:func:`isdp.privacy.exact_route_noise`
@@ -79,7 +87,13 @@ def l1_tail_exact(run: Run, paper, *, lattices: list[str], eps: list[float], win
             law = exact_route_noise(sampler, Fraction(str(e)) * Fraction(str(law_scale)), radius)
             rate, t1, t2, low, high = _exact_tail_rate(law, lattice.dim, window)
             rates.append(rate / e)
-            parts.append(f"{name} (r = {lattice.dim}) at ε = {e:g}: λ/ε = {rate / e:.4f} (T({t1}) ≥ {low:.3g}, "
-                         f"T({t2}) ≤ {high:.3g}, left out ≤ {law.outside:.0e})")
-    return Measurement(min(rates), f"smallest exact tail rate λ/ε = {min(rates):.4f} over t ∈ [{window[0]}, "
-                                   f"{window[1]}] beyond t^(r−1) ({'; '.join(parts)})", n=len(rates))
+            parts.append(
+                f"{name} (r = {lattice.dim}) at ε = {e:g}: λ/ε = {rate / e:.4f} (T({t1}) ≥ {low:.3g}, "
+                f"T({t2}) ≤ {high:.3g}, left out ≤ {law.outside:.0e})"
+            )
+    return Measurement(
+        min(rates),
+        f"smallest exact tail rate λ/ε = {min(rates):.4f} over t ∈ [{window[0]}, "
+        f"{window[1]}] beyond t^(r−1) ({'; '.join(parts)})",
+        n=len(rates),
+    )

@@ -22,8 +22,10 @@ def run():
 def test_conditioning_slab_row_fails_where_projection_is_not_conditioning(monkeypatch):
     assert row_status("SDP-E6-conditioning-slab") == "match"
     original = st.conditioning_by_slab
-    for noise in (lambda g, shape: g.laplace(0.0, 1.0, shape),  # not Gaussian
-                  lambda g, shape: g.standard_normal(shape) * np.arange(1, shape[1] + 1)):  # not spherical
+    for noise in (
+        lambda g, shape: g.laplace(0.0, 1.0, shape),  # not Gaussian
+        lambda g, shape: g.standard_normal(shape) * np.arange(1, shape[1] + 1),
+    ):  # not spherical
         with monkeypatch.context() as m:
             m.setattr(st, "conditioning_by_slab", lambda C, n, w, rng, noise=noise: original(C, n, w, rng, noise))
             assert row_status("SDP-E6-conditioning-slab") == "differs"

@@ -25,9 +25,20 @@ def test_reading_measures_use_the_spread_of_one_study_and_the_printed_rounding(t
     tables.mkdir(parents=True)
     (tmp_path / "results" / "e6").mkdir()
     (tmp_path / "results" / "e6" / "info.json").write_text(json.dumps({"n_reps": 50}))
-    sd = 0.01 / (1.1 ** 0.5)  # one study's spread over 10 studies whose se = √(sd² + sd²/10) is 0.01
-    rows = [{"reading": "rep_var", "statistic": s, "exact": m, "mean": m, "study_sd": sd, "se_mean": sd / 10 ** 0.5,
-             "se": 0.01, "n_studies": 10} for s, m in (("median", 0.50), ("q05", 0.40), ("q95", 0.60))]
+    sd = 0.01 / (1.1**0.5)  # one study's spread over 10 studies whose se = √(sd² + sd²/10) is 0.01
+    rows = [
+        {
+            "reading": "rep_var",
+            "statistic": s,
+            "exact": m,
+            "mean": m,
+            "study_sd": sd,
+            "se_mean": sd / 10**0.5,
+            "se": 0.01,
+            "n_studies": 10,
+        }
+        for s, m in (("median", 0.50), ("q05", 0.40), ("q95", 0.60))
+    ]
     pd.DataFrame(rows).to_csv(tables / "e6_readings.csv", index=False)
     run = Run(tmp_path)
     m = study_errors.reading_statistic(run, 0.5, reading="rep_var", statistic="q05")

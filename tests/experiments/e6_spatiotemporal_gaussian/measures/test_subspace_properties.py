@@ -22,26 +22,42 @@ def test_section_23_and_theorem_31_rows_match_and_fail_on_wrong_mechanisms(monke
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
     from isdp_papers.evidence import Measurement
 
-    ids = ["SDP-E6-subspace-dp", "SDP-E6-projection-privacy", "SDP-E6-nestedness", "SDP-E6-composition",
-           "SDP-E6-post-processing", "SDP-E6-mixture"]
+    ids = [
+        "SDP-E6-subspace-dp",
+        "SDP-E6-projection-privacy",
+        "SDP-E6-nestedness",
+        "SDP-E6-composition",
+        "SDP-E6-post-processing",
+        "SDP-E6-mixture",
+    ]
     assert all(row_status(i) == "match" for i in ids)
-    original = {name: getattr(se, name) for name in
-                ("dp_implies_subspace_dp", "projection_privacy", "nestedness", "post_processing", "mixture")}
+    original = {
+        name: getattr(se, name)
+        for name in ("dp_implies_subspace_dp", "projection_privacy", "nestedness", "post_processing", "mixture")
+    }
     wrong = {
         # a base mechanism at the scale of Δ₁ = 1: level 2ε
-        "SDP-E6-subspace-dp": ("dp_implies_subspace_dp",
-                               lambda eps: original["dp_implies_subspace_dp"](eps, sensitivity=1)),
+        "SDP-E6-subspace-dp": (
+            "dp_implies_subspace_dp",
+            lambda eps: original["dp_implies_subspace_dp"](eps, sensitivity=1),
+        ),
         # a projection onto N along (1, 1, 0, 0), not the row space: the invariant holds, privacy on N does not
-        "SDP-E6-projection-privacy": ("projection_privacy", lambda eps: original["projection_privacy"](
-            eps, along={"C = (1,0,1,0)": [1, 1, 0, 0]})),
+        "SDP-E6-projection-privacy": (
+            "projection_privacy",
+            lambda eps: original["projection_privacy"](eps, along={"C = (1,0,1,0)": [1, 1, 0, 0]}),
+        ),
         # a subspace that is not inside N(C)
         "SDP-E6-nestedness": ("nestedness", lambda eps: original["nestedness"](eps, nested=(("N(C)", "N(1ᵀ)"),))),
         # a map that writes the invariant component into N
-        "SDP-E6-post-processing": ("post_processing", lambda eps: original["post_processing"](
-            eps, maps={"reads C z": lambda a, c: a + c * np.array([0, 1, 0])})),
+        "SDP-E6-post-processing": (
+            "post_processing",
+            lambda eps: original["post_processing"](eps, maps={"reads C z": lambda a, c: a + c * np.array([0, 1, 0])}),
+        ),
         # a choice between the two mechanisms that depends on the data
-        "SDP-E6-mixture": ("mixture", lambda eps, lam: original["mixture"](
-            eps, lambda h: 0.2 if (h[0] + h[2]) % 2 == 0 else 0.8)),
+        "SDP-E6-mixture": (
+            "mixture",
+            lambda eps, lam: original["mixture"](eps, lambda h: 0.2 if (h[0] + h[2]) % 2 == 0 else 0.8),
+        ),
     }
     for claim_id, (name, replacement) in wrong.items():
         with monkeypatch.context() as m:

@@ -32,8 +32,11 @@ def test_rounding_sensitivity_and_neighbour_counts_against_enumeration(tmp_path)
     x = nbr.binary_databases(6)
     star = x[(x.sum(1) >= 3) & (x.sum(1) <= 5)]
     ham = (star[:, None, :] != star[None, :, :]).sum(2)
-    assert rnd.invariant_pairs(3, 5, 6) == {"size": len(star), "distinct": int((ham > 0).sum()) // 2,
-                                           "d1": int((ham == 1).sum()) // 2}
+    assert rnd.invariant_pairs(3, 5, 6) == {
+        "size": len(star),
+        "distinct": int((ham > 0).sum()) // 2,
+        "d1": int((ham == 1).sum()) // 2,
+    }
     assert row_verdict("CDP-E7-rounding-neighbours", run)[0] == "match"
     assert row_verdict("CDP-E7-rounding-neighbours", run, lo=50, hi=50)[0] == "differs"  # X* = {all ones}
 

@@ -22,8 +22,9 @@ def test_remark1_weights_sum_to_one_with_opposite_signs_and_unsigned_weights_fai
 def test_a1_region_integrals_match_and_a_wrong_jacobian_fails(tmp_path, monkeypatch):
     run = eps_grid_run(tmp_path)
     eps, beta, u = 0.8, 0.7, 2.0
-    assert sum(nl.a1_region_integrals(u, eps, beta)) == pytest.approx(float(nl.noise_pdf(u, "l1", eps, beta)),
-                                                                      rel=1e-12)  # I₁ + I₂ + I₃ = (A.1)
+    assert sum(nl.a1_region_integrals(u, eps, beta)) == pytest.approx(
+        float(nl.noise_pdf(u, "l1", eps, beta)), rel=1e-12
+    )  # I₁ + I₂ + I₃ = (A.1)
     status, m = row_verdict("CDP-E7-a1-region-integrals", run)
     assert status == "match" and m.value < 1e-12
     orig = nl.a1_joint_density

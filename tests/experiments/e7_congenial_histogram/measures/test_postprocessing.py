@@ -44,10 +44,12 @@ def test_l1_solution_set_is_the_segment_and_a_gap_or_a_unique_solution_fails(tmp
     status, m = row_verdict("CDP-E7-l1-solution-set", privacy_table_run(tmp_path))
     assert status == "match" and m.value["segment_gap"] < 1e-9
     assert row_verdict("CDP-E7-l1-solution-set", privacy_table_run(tmp_path / "b", l1_gap=1e-3))[0] == "differs"
+
     # a mirror-symmetric grid has pairs with u1 + u2 = 0: one solution only, which the row must see
     def symmetric(eps, n):
         u = stats.laplace.ppf((np.arange(n) + 0.5) / n, scale=rel.base_scale(eps))
         return np.column_stack([np.repeat(u, n), np.tile(u, n)])
+
     monkeypatch.setattr(rel, "laplace_quantile_grid", symmetric)
     status, m = row_verdict("CDP-E7-l1-solution-set", privacy_table_run(tmp_path / "c"))
     assert status == "differs" and m.value["unique"] > 0

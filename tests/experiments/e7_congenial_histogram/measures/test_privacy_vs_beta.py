@@ -15,8 +15,9 @@ def test_theorem_a1_ratio_printed_exponent_lacks_eps(tmp_path):
     for eps in (0.3, 1.0, 2.5):
         for beta in (0.6, 0.8):
             exact = nl.a1_g_log_ratio(x, 0.0, 2.0, beta, eps)
-            np.testing.assert_allclose(nl.a1_g_log_ratio_closed(x, 0.0, 2.0, beta, nl.a1_tau(beta) * eps), exact,
-                                       atol=1e-12)
+            np.testing.assert_allclose(
+                nl.a1_g_log_ratio_closed(x, 0.0, 2.0, beta, nl.a1_tau(beta) * eps), exact, atol=1e-12
+            )
     # at ε = 1 the printed form is right, so the row can match; elsewhere it differs
     assert row_verdict("CDP-E7-theorem-a1-ratio", privacy_table_run(tmp_path / "a", eps_grid=(1.0,)))[0] == "match"
     status, m = row_verdict("CDP-E7-theorem-a1-ratio", privacy_table_run(tmp_path / "b"))

@@ -45,12 +45,20 @@ def test_dg_level_is_eps_and_a_scale_that_ignores_the_sensitivity_is_not(tmp_pat
 def test_printed_dg_cdf_is_the_cdf_and_an_off_by_one_is_caught(tmp_path, monkeypatch):
     run = privacy_table_run(tmp_path)
     u = np.arange(-30, 31)
-    np.testing.assert_allclose(pdg.dg_cdf_printed(u, 0.8),
-                               np.cumsum(np.exp(pdg.dg_logpmf_printed(np.arange(-400, 31), 0.8)))[-len(u):], atol=1e-12)
+    np.testing.assert_allclose(
+        pdg.dg_cdf_printed(u, 0.8),
+        np.cumsum(np.exp(pdg.dg_logpmf_printed(np.arange(-400, 31), 0.8)))[-len(u) :],
+        atol=1e-12,
+    )
     assert row_verdict("CDP-E7-dg-cdf", run)[0] == "match"
     orig = pdg.dg_cdf_printed
-    monkeypatch.setattr(pdg, "dg_cdf_printed", lambda u, eps: np.where(  # a^u in place of a^(u+1)
-        np.asarray(u) > 0, 1 - np.exp(-eps) ** np.asarray(u, float) / (1 + np.exp(-eps)), orig(u, eps)))
+    monkeypatch.setattr(
+        pdg,
+        "dg_cdf_printed",
+        lambda u, eps: np.where(  # a^u in place of a^(u+1)
+            np.asarray(u) > 0, 1 - np.exp(-eps) ** np.asarray(u, float) / (1 + np.exp(-eps)), orig(u, eps)
+        ),
+    )
     status, m = row_verdict("CDP-E7-dg-cdf", run)
     assert status == "differs" and m.value > 1e-3
 
@@ -91,7 +99,8 @@ def test_noise_variance_row_matches_and_fails_for_a_misread_scale_or_bounded_noi
         assert sections1_3.NOISE_VARIANCE["Laplace"](e, 2) == pytest.approx(stats.laplace(scale=2 / e).var())
         u = np.arange(-4000, 4001)
         assert sections1_3.NOISE_VARIANCE["Double Geometric"](e, 1) == pytest.approx(
-            (u**2 * dg_pmf(u, e)).sum(), rel=1e-6)
+            (u**2 * dg_pmf(u, e)).sum(), rel=1e-6
+        )
     with monkeypatch.context() as mp:  # ε read as the Laplace scale: Var grows with ε
         mp.setitem(sections1_3.NOISE_VARIANCE, "Laplace", lambda eps, sensitivity: 2 * (eps / sensitivity) ** 2)
         status, m = row_verdict("CDP-E7-noise-variance-eps", run)
@@ -126,8 +135,9 @@ def test_binary_sensitivity_depends_on_the_neighbours_and_the_norm(tmp_path, mon
     assert m.value == {"count": 1.0, "histogram": 2.0} and status == "differs"
     assert nbr.sensitivity("histogram", 4, norm=np.inf) == nbr.sensitivity("histogram", 4, neighbours="add/remove") == 1
     orig = nbr.sensitivity
-    monkeypatch.setattr(nbr, "sensitivity", lambda q, n, norm=1, neighbours="bounded": orig(q, n, norm=norm,
-                                                                                         neighbours="add/remove"))
+    monkeypatch.setattr(
+        nbr, "sensitivity", lambda q, n, norm=1, neighbours="bounded": orig(q, n, norm=norm, neighbours="add/remove")
+    )
     assert row_verdict("CDP-E7-sensitivity-binary", run)[0] == "match"
 
 

@@ -83,6 +83,7 @@ def test_varies_needs_budget_fails_for_a_case_where_swapping_does_not_vary():
 
 def test_varies_needs_budget_fails_for_a_mechanism_whose_output_does_not_vary(monkeypatch):
     """The stratum's swapping variable redrawn uniformly whatever the data: one law on the whole universe."""
+
     def uniform(h, k, p):
         perms = list(itertools.permutations(k))
         law = {}
@@ -119,8 +120,10 @@ def test_visualisation_fails_on_a_wrong_sign_or_a_second_swapped_variable(tmp_pa
     run = e8_run(tmp_path)
     c = claims.claim("SWAP-E8-visualisation", REGISTRY)
     assert row_verdict("SWAP-E8-visualisation", run)[0] == "match"
-    flipped = {**c["paper_value"], "changes": {loc: {race: -d for race, d in cells.items()}
-                                               for loc, cells in c["paper_value"]["changes"].items()}}
+    flipped = {
+        **c["paper_value"],
+        "changes": {loc: {race: -d for race, d in cells.items()} for loc, cells in c["paper_value"]["changes"].items()},
+    }
     m = swapping_privacy.swap_visualisation(run, flipped, **c["args"])
     assert judge(c["criterion"], flipped, m) == "differs"
     race = c["args"]["columns"].index("race")

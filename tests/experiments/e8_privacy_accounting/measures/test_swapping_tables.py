@@ -65,8 +65,9 @@ def test_larger_b_fails_on_a_decrease_on_the_left_branch(tmp_path):
     from isdp_papers.e8_privacy_accounting.tables import swap_curves
 
     run = e8_run(tmp_path)
-    b_values = sorted({int(b) for key in ("swap_ma1940", "swap_2020")
-                       for b in pd.read_csv(ROOT / E8["printed"][key])["b"]})
+    b_values = sorted(
+        {int(b) for key in ("swap_ma1940", "swap_2020") for b in pd.read_csv(ROOT / E8["printed"][key])["b"]}
+    )
     curves = swap_curves(b_values, E8["swapping"]["rate_grid"])  # as the workflow: every b of the printed tables
     curves.to_csv(run.path("e8/swap_curves.csv"), index=False)
     status, m = row_verdict("SWAP-E8-larger-b", run)

@@ -30,11 +30,19 @@ def test_tda_epsilon_rejects_a_conversion_outside_the_rounding(tmp_path):
     a = c["args"]
     for method, expected in (("standard", "match"), ("cks", "differs")):
         run = e8_run(tmp_path)
-        pd.DataFrame([{"conversion": m, "rho": a["rho"], "delta": a["delta"],
-                       "epsilon": zcdp_to_dp(a["rho"], a["delta"], m),
-                       "epsilon_rho_low": zcdp_to_dp(a["rho"] - a["rho_rounding"], a["delta"], m),
-                       "epsilon_rho_high": zcdp_to_dp(a["rho"] + a["rho_rounding"], a["delta"], m)}
-                      for m in CONVERSIONS]).to_csv(run.path("tables/e8_tda_conversion.csv"), index=False)
+        pd.DataFrame(
+            [
+                {
+                    "conversion": m,
+                    "rho": a["rho"],
+                    "delta": a["delta"],
+                    "epsilon": zcdp_to_dp(a["rho"], a["delta"], m),
+                    "epsilon_rho_low": zcdp_to_dp(a["rho"] - a["rho_rounding"], a["delta"], m),
+                    "epsilon_rho_high": zcdp_to_dp(a["rho"] + a["rho_rounding"], a["delta"], m),
+                }
+                for m in CONVERSIONS
+            ]
+        ).to_csv(run.path("tables/e8_tda_conversion.csv"), index=False)
         assert row_verdict("SWAP-E8-tda-epsilon", run, conversion=method)[0] == expected, method
 
 
@@ -44,8 +52,9 @@ def test_discrete_gaussian_zcdp_fails_for_a_misstated_budget(tmp_path, monkeypat
     l1 = lambda shift, sigma2: float(np.sum(np.abs(shift))) ** 2 / (2 * sigma2)  # noqa: E731 - Δ₁ for Δ₂
     monkeypatch.setattr(swapping_topdown, "zcdp_budget", l1)
     assert row_verdict("SWAP-E8-discrete-gaussian-zcdp", run)[0] == "differs"
-    monkeypatch.setattr(swapping_topdown, "zcdp_budget",
-                        lambda shift, sigma2: float(np.sum(np.square(shift))) / (4 * sigma2))
+    monkeypatch.setattr(
+        swapping_topdown, "zcdp_budget", lambda shift, sigma2: float(np.sum(np.square(shift))) / (4 * sigma2)
+    )
     assert row_verdict("SWAP-E8-discrete-gaussian-zcdp", run)[0] == "differs"
 
 

@@ -34,8 +34,11 @@ def test_region_margins_note_compares_fractional_and_integer_parents(tmp_path):
 
 
 def _write_margins(path, region_a, region_b, parent):
-    rows = [(name, i + 1, j + 1, int(v)) for name, table in (("top", region_a), ("left", region_b), ("right", parent))
-            for (i, j), v in np.ndenumerate(table)]
+    rows = [
+        (name, i + 1, j + 1, int(v))
+        for name, table in (("top", region_a), ("left", region_b), ("right", parent))
+        for (i, j), v in np.ndenumerate(table)
+    ]
     pd.DataFrame(rows, columns=["margin", "i", "j", "count"]).to_csv(path, index=False)
 
 

@@ -25,15 +25,25 @@ def run(tmp_path) -> Run:
 GAUSSIAN_ROWS = ("TDA-E8-gaussian-variance-d14", "TDA-E8-gaussian-variance-d9", "TDA-E8-gaussian-variance-d6")
 
 
-@pytest.mark.parametrize("conversion, expected",
-                         [("integer-orders", ("match", "match", "differs")), ("standard", ("match",) * 3),
-                          ("cks", ("differs",) * 3), ("gaussian-exact", ("differs",) * 3)])
+@pytest.mark.parametrize(
+    "conversion, expected",
+    [
+        ("integer-orders", ("match", "match", "differs")),
+        ("standard", ("match",) * 3),
+        ("cks", ("differs",) * 3),
+        ("gaussian-exact", ("differs",) * 3),
+    ],
+)
 def test_gaussian_variance_claims_tell_the_conversions_apart(tmp_path, conversion, expected):
     """The rows' own reading (integer orders, the moments accountant) misses only the δ = 1e-6 table; real orders
     reproduce all three (the fitted conversion, beside the rows); the tighter conversions reproduce none."""
     run = e8_run(tmp_path)
-    table = variance_table(pd.read_csv(ROOT / E8["printed"]["tda_variance"]), E8["tda"]["levels"],
-                           E8["tda"]["changed_cells"], list(CONVERSIONS))
+    table = variance_table(
+        pd.read_csv(ROOT / E8["printed"]["tda_variance"]),
+        E8["tda"]["levels"],
+        E8["tda"]["changed_cells"],
+        list(CONVERSIONS),
+    )
     table.to_csv(run.path("tables/e8_tda_variance.csv"), index=False)
     for cid, status in zip(GAUSSIAN_ROWS, expected, strict=True):
         assert row_verdict(cid, run, conversion=conversion)[0] == status, cid
@@ -59,8 +69,12 @@ def _variance_run(tmp_path, printed=None):
         path = tmp_path / "paper_tda_variance.csv"
         printed.to_csv(path, index=False)
         run.config["e8"] = {**run.config["e8"], "printed": {**E8["printed"], "tda_variance": str(path)}}
-    variance_table(pd.read_csv(ROOT / E8["printed"]["tda_variance"]), E8["tda"]["levels"], E8["tda"]["changed_cells"],
-                   ["standard", "integer-orders"]).to_csv(run.path("tables/e8_tda_variance.csv"), index=False)
+    variance_table(
+        pd.read_csv(ROOT / E8["printed"]["tda_variance"]),
+        E8["tda"]["levels"],
+        E8["tda"]["changed_cells"],
+        ["standard", "integer-orders"],
+    ).to_csv(run.path("tables/e8_tda_variance.csv"), index=False)
     return run
 
 

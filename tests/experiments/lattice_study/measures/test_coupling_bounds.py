@@ -95,9 +95,15 @@ def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(m
     case = c["args"]["case"]
     lattice = _small_lattice(case["lattice"])
     ts = np.asarray(c["args"]["iterations"])
-    _, tv = isdp.exact.exact_tv_curve(lattice, isdp.lattice.generalized_laplace(case["eps"], case["norm"]),
-                                      case["proposal_eps"], case["radius"], [np.zeros(lattice.n, dtype=np.int64)],
-                                      [1.0], ts)
+    _, tv = isdp.exact.exact_tv_curve(
+        lattice,
+        isdp.lattice.generalized_laplace(case["eps"], case["norm"]),
+        case["proposal_eps"],
+        case["radius"],
+        [np.zeros(lattice.n, dtype=np.int64)],
+        [1.0],
+        ts,
+    )
     rng = np.random.default_rng(11)
 
     def sharp(tau, lag, t):  # one Bernoulli(TV(t)) term per pair: an unbiased estimate of the exact TV itself

@@ -58,6 +58,7 @@ def test_the_lattice_gaussian_is_sub_gaussian_and_a_laplace_law_of_its_second_mo
         def excess(eps):
             law = real(sampler, eps, 100)  # DG tail beyond the box below e^-25 for ε ≥ 0.25
             return law.probs @ (law.points**2).sum(axis=1) - 2 * sigma**2
+
         key = sampler.A.tobytes()
         if key not in matched:
             matched[key] = brentq(excess, 0.25, 1.0, xtol=1e-4)

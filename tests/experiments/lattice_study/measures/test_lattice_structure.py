@@ -100,8 +100,11 @@ def test_neighbours_keep_or_break_the_papers_invariants_and_a_total_or_per_cell_
         return SimpleNamespace(A=system(p.A), x=p.x)
 
     monkeypatch.setattr(lattice_structure, "_experiment_problem", problem)
-    monkeypatch.setattr(isdp_papers.nhgis.counties, "load_counties",
-                        lambda path: (c := real_counties(path)).assign(state_abbr=states(c)))
+    monkeypatch.setattr(
+        isdp_papers.nhgis.counties,
+        "load_counties",
+        lambda path: (c := real_counties(path)).assign(state_abbr=states(c)),
+    )
     m = lattice_structure.neighbour_invariant_kinds(run, c["paper_value"])
     assert row_status(c, m) == "differs" and m.value == 0, m.text
 
@@ -121,8 +124,11 @@ def test_sparser_rows_fail_when_an_invariant_is_implied_by_the_others(run, row, 
     assert status == "match", m.text
     A = e1_problem.intersecting_constraints_problem(CONFIG["e1"]["x"], CONFIG["e1"]["records_per_region"]).A
     for implied in (A[0], A[0] + A[1]):  # the first count again; the sum of the first two
-        monkeypatch.setattr(e1_problem, "intersecting_constraints_problem",
-                            lambda *_, third=implied: SimpleNamespace(A=np.vstack([A[:2], third])))
+        monkeypatch.setattr(
+            e1_problem,
+            "intersecting_constraints_problem",
+            lambda *_, third=implied: SimpleNamespace(A=np.vstack([A[:2], third])),
+        )
         status, m = row_verdict(row, run)
         assert status == "differs", m.text
         assert m.value["k3"] == m.value["k2"]

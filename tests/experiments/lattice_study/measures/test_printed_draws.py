@@ -63,8 +63,9 @@ def test_printed_draws_same_eps_row_fails_for_tables_drawn_eight_fold_apart_in_e
     assert status == "match", m.text
     table = read_table_csv(ROOT / c["args"]["files"]["l2"], counts=False)[0]
     scaled = tmp_path / "scaled.csv"
-    lines = ["county,a,b,c,d"] + [f"r{i}," + ",".join(str(round(v * scale)) for v in row)
-                                  for i, row in enumerate(table)]
+    lines = ["county,a,b,c,d"] + [
+        f"r{i}," + ",".join(str(round(v * scale)) for v in row) for i, row in enumerate(table)
+    ]
     scaled.write_text("\n".join(lines) + "\n")
     status, m = row_verdict(c["id"], e2_run, files={**c["args"]["files"], "l2": str(scaled)})
     assert status == "differs", m.text

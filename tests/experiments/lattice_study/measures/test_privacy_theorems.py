@@ -39,8 +39,11 @@ def test_the_l2_privacy_theorem_holds_and_a_squared_norm_target_fails(monkeypatc
     c = registry_row("ISDP-E1-privacy-theorem-l2")
     run = config_run()
     assert row_status(c, privacy_theorems.privacy_theorem_l2(run, c["paper_value"], **c["args"])) == "match"
-    monkeypatch.setattr(isdp.lattice, "generalized_laplace",  # exp(−ε‖u‖₂²): the norm squared by mistake
-                        lambda eps, norm="l1": isdp.lattice.Target("gaussian", "l2", (2 * eps) ** -0.5))
+    monkeypatch.setattr(
+        isdp.lattice,
+        "generalized_laplace",  # exp(−ε‖u‖₂²): the norm squared by mistake
+        lambda eps, norm="l1": isdp.lattice.Target("gaussian", "l2", (2 * eps) ** -0.5),
+    )
     m = privacy_theorems.privacy_theorem_l2(run, c["paper_value"], **c["args"])
     assert m.value > 2 and row_status(c, m) == "differs"
 

@@ -96,10 +96,14 @@ def _lattice_run(tmp_path, exp, *, chains, per_chain, thin, pairs, lags=(10, 20)
     (tmp_path / "results" / exp).mkdir(parents=True)
     (tmp_path / "results" / "tables").mkdir()
     for norm in targets:
-        save_draws(tmp_path / "results" / exp / f"draws_{norm}.nc", np.zeros((chains, per_chain, 3), dtype=np.int64),
-                   attrs={"thin": thin})
-    rows = [{"target": norm, "lag": lag, "pairs": n}
-            for norm in ("l1", "l2") for lag, n in zip(lags, pairs, strict=True)]
+        save_draws(
+            tmp_path / "results" / exp / f"draws_{norm}.nc",
+            np.zeros((chains, per_chain, 3), dtype=np.int64),
+            attrs={"thin": thin},
+        )
+    rows = [
+        {"target": norm, "lag": lag, "pairs": n} for norm in ("l1", "l2") for lag, n in zip(lags, pairs, strict=True)
+    ]
     pd.DataFrame(rows).to_csv(tmp_path / "results" / "tables" / f"{exp}_convergence.csv", index=False)
     return Run(tmp_path, config or {exp: {"targets": {"l1": {"lags": list(lags)}, "l2": {"lags": list(lags)}}}})
 
@@ -110,8 +114,14 @@ def _kept(tmp_path, exp, **change):
     chains, per_chain = cfg["draws"]["n_chains"], cfg["draws"]["n_draws"] // cfg["draws"]["n_chains"]
     lags = cfg["targets"]["l1"]["lags"]  # both targets' files get these lags: configured alike
     config = {exp: {**cfg, "targets": {n: {**t, "lags": lags} for n, t in cfg["targets"].items()}}}
-    design = {"chains": chains, "per_chain": per_chain, "thin": cfg["draws"]["thin"], "lags": lags,
-              "pairs": [cfg["coupling"]["n_pairs"]] * len(lags), "config": config}
+    design = {
+        "chains": chains,
+        "per_chain": per_chain,
+        "thin": cfg["draws"]["thin"],
+        "lags": lags,
+        "pairs": [cfg["coupling"]["n_pairs"]] * len(lags),
+        "config": config,
+    }
     return _lattice_run(tmp_path, exp, **(design | change))
 
 
@@ -121,21 +131,34 @@ def test_design_check_matches_a_run_that_kept_its_configured_design(tmp_path, ex
     assert status == "match" and m.value == 0 and "all kept" in m.text, m.text
 
 
-@pytest.mark.parametrize("change", ["one chain short", "fewer draws", "fewer pairs at one lag", "a lag missing",
-                                    "a lag not configured", "a target missing"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        "one chain short",
+        "fewer draws",
+        "fewer pairs at one lag",
+        "a lag missing",
+        "a lag not configured",
+        "a target missing",
+    ],
+)
 @pytest.mark.parametrize("exp", ["e1", "e2"])
 def test_design_check_fails_when_a_chain_draw_lag_pair_or_target_is_missing(tmp_path, exp, change):
     cfg = CONFIG[exp]
     chains, per_chain = cfg["draws"]["n_chains"], cfg["draws"]["n_draws"] // cfg["draws"]["n_chains"]
     lags, n = cfg["targets"]["l1"]["lags"], cfg["coupling"]["n_pairs"]
-    run = _kept(tmp_path, exp, **{
-        "one chain short": {"chains": chains - 1},
-        "fewer draws": {"per_chain": per_chain - 1},
-        "fewer pairs at one lag": {"pairs": [n] * (len(lags) - 1) + [n - 1]},
-        "a lag missing": {"lags": lags[:-1], "pairs": [n] * (len(lags) - 1)},
-        "a lag not configured": {"lags": [*lags, lags[-1] + 1], "pairs": [n] * (len(lags) + 1)},
-        "a target missing": {"targets": ("l1",)},
-    }[change])
+    run = _kept(
+        tmp_path,
+        exp,
+        **{
+            "one chain short": {"chains": chains - 1},
+            "fewer draws": {"per_chain": per_chain - 1},
+            "fewer pairs at one lag": {"pairs": [n] * (len(lags) - 1) + [n - 1]},
+            "a lag missing": {"lags": lags[:-1], "pairs": [n] * (len(lags) - 1)},
+            "a lag not configured": {"lags": [*lags, lags[-1] + 1], "pairs": [n] * (len(lags) + 1)},
+            "a target missing": {"targets": ("l1",)},
+        }[change],
+    )
     status, m = row_verdict(f"ISDP-{exp.upper()}-design-counts", run)
     assert status == "differs" and m.value >= 1, m.text
 
@@ -144,8 +167,12 @@ def test_design_check_reads_the_config_it_was_given_not_the_papers_numbers(tmp_p
     """The CI profile's smaller sizes are kept when configured; the same outputs depart from config.yaml's."""
     ci = load_config(ROOT / "config" / "config.yaml", ROOT / "config" / "ci.yaml")["e2"]
     config = {"e2": {**ci, "targets": {n: {**t, "lags": [10, 20]} for n, t in ci["targets"].items()}}}
-    shape = {"chains": ci["draws"]["n_chains"], "per_chain": ci["draws"]["n_draws"] // ci["draws"]["n_chains"],
-             "thin": ci["draws"]["thin"], "pairs": (ci["coupling"]["n_pairs"],) * 2}
+    shape = {
+        "chains": ci["draws"]["n_chains"],
+        "per_chain": ci["draws"]["n_draws"] // ci["draws"]["n_chains"],
+        "thin": ci["draws"]["thin"],
+        "pairs": (ci["coupling"]["n_pairs"],) * 2,
+    }
     ci_run = _lattice_run(tmp_path / "ci", "e2", **shape, config=config)
     assert row_verdict("ISDP-E2-design-counts", ci_run)[0] == "match"
     paper = {"e2": {**CONFIG["e2"], "targets": config["e2"]["targets"]}}
@@ -170,13 +197,41 @@ def _certificate_run(tmp_path, censored=0, tau=None, summary_changes=None):
     rng = np.random.default_rng(1)
     met = np.arange(400) >= censored
     times = np.where(met, 100 + rng.integers(1, 900, 400), 1000) if tau is None else np.asarray(tau)
-    cert = Certificate(basis="smith", lag=100, n_pairs=400, max_iter=1000, level=0.95, threshold=0.01,
-                       tau=times, met=met, seconds=1.0) if tau is None else None
-    record = cert.to_dict() if cert is not None else {"basis": "smith", "lag": 100, "n_pairs": 400, "max_iter": 1000,
-                                                       "level": 0.95, "threshold": 0.01, "tau": times.tolist(),
-                                                       "met": [True] * 400, "seconds": 1.0}
-    summary = cert.summary() if cert is not None else {"censored": 0, "pairs": 400, "lag": 100, "max_iter": 1000,
-                                                       "tau_minus_lag_max": 0}
+    cert = (
+        Certificate(
+            basis="smith",
+            lag=100,
+            n_pairs=400,
+            max_iter=1000,
+            level=0.95,
+            threshold=0.01,
+            tau=times,
+            met=met,
+            seconds=1.0,
+        )
+        if tau is None
+        else None
+    )
+    record = (
+        cert.to_dict()
+        if cert is not None
+        else {
+            "basis": "smith",
+            "lag": 100,
+            "n_pairs": 400,
+            "max_iter": 1000,
+            "level": 0.95,
+            "threshold": 0.01,
+            "tau": times.tolist(),
+            "met": [True] * 400,
+            "seconds": 1.0,
+        }
+    )
+    summary = (
+        cert.summary()
+        if cert is not None
+        else {"censored": 0, "pairs": 400, "lag": 100, "max_iter": 1000, "tau_minus_lag_max": 0}
+    )
     run = _run(tmp_path, {"e1": {"targets": {"l1": {}}}})
     summary = {**summary, **(summary_changes or {})}
     run.path("e1/certificate_l1.json").write_text(json.dumps({**record, "summary": summary}))
@@ -194,5 +249,7 @@ def test_impossible_meeting_times_or_a_stale_summary_are_errors(tmp_path):
     with pytest.raises(EvidenceError, match="a meeting time of 99 is impossible at lag 100"):
         row_verdict("ISDP-E1-coupling-met", _certificate_run(tmp_path / "a", tau=np.full(400, 99)))
     with pytest.raises(EvidenceError, match="summary.censored = the meeting times' censored does not hold"):
-        row_verdict("ISDP-E1-coupling-met", _certificate_run(tmp_path / "b", censored=3,
-                                                             summary_changes={"censored": 0, "tau_minus_lag_max": 899}))
+        row_verdict(
+            "ISDP-E1-coupling-met",
+            _certificate_run(tmp_path / "b", censored=3, summary_changes={"censored": 0, "tau_minus_lag_max": 899}),
+        )

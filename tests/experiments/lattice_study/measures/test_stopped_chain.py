@@ -31,8 +31,7 @@ def uncached():
     stopped_chain._stopped_chain_cached.cache_clear()
 
 
-def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_target_does_not(monkeypatch,
-                                                                                                 uncached):
+def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_target_does_not(monkeypatch, uncached):
     c = registry_row("ISDP-E1-stopped-chain-cost")
     m = stopped_chain.stopped_chain_loss(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "match" and m.value > 1.01, m.text

@@ -22,8 +22,11 @@ def test_the_tail_bound_is_one_sided_where_the_sampler_check_is_two_sided(monkey
     bound, check = registry_row("ISDP-E1-l1-tail-bound"), registry_row("ISDP-E1-l1-tail-rate")
     assert bound["kind"] == "claim" and check["kind"] == "check"
     run = Run(".", {})
-    for rate, bound_status, check_status in ((1.0, "match", "match"), (1.3, "match", "differs"),
-                                             (0.5, "differs", "differs")):  # exact, lighter and heavier tails
+    for rate, bound_status, check_status in (
+        (1.0, "match", "match"),
+        (1.3, "match", "differs"),
+        (0.5, "differs", "differs"),
+    ):  # exact, lighter and heavier tails
         fit = Measurement(rate, "", se=0.03)
         monkeypatch.setattr(tail_rates, "l1_tail_rate", lambda *a, fit=fit, **k: fit)
         m = tail_rates.l1_tail_rate_floor(run, bound["paper_value"], **bound["args"])
@@ -43,10 +46,13 @@ def test_a_law_at_half_the_rate_fails():
     assert status == "differs" and m.value == pytest.approx(0.5, abs=0.05)
 
 
-@pytest.mark.parametrize("reweight, below", [
-    (lambda norm, probs: probs * norm, 0.95),  # ∝ ‖u‖₁ e^(−ε‖u‖₁): one more power of t than Lemma 11's count
-    (lambda norm, probs: (1.0 + norm) ** -5.0, 0.2),  # polynomial: ∝ (1 + ‖u‖₁)^−5 on the same box
-])
+@pytest.mark.parametrize(
+    "reweight, below",
+    [
+        (lambda norm, probs: probs * norm, 0.95),  # ∝ ‖u‖₁ e^(−ε‖u‖₁): one more power of t than Lemma 11's count
+        (lambda norm, probs: (1.0 + norm) ** -5.0, 0.2),  # polynomial: ∝ (1 + ‖u‖₁)^−5 on the same box
+    ],
+)
 def test_heavier_tails_on_the_same_lattice_points_fail(monkeypatch, reweight, below):
     real = isdp.privacy.exact_route_noise
 
