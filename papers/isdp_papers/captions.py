@@ -31,7 +31,7 @@ def rst_escape(text) -> str:
 
 
 def select(rows: pd.DataFrame, selectors, items: pd.DataFrame) -> pd.DataFrame:
-    """The rows (:func:`isdp_papers.scorecard.assign`) a fragment names, in summary order.
+    """Return the rows (:func:`isdp_papers.scorecard.assign`) a fragment names, in summary order.
 
     Parameters
     ----------
@@ -63,8 +63,11 @@ def select(rows: pd.DataFrame, selectors, items: pd.DataFrame) -> pd.DataFrame:
 
 
 def fragment(rows: pd.DataFrame) -> str:
-    """The result sentence of a caption, as reStructuredText: how many rows of the claims registry speak
-    of it and with which verdicts, then one line per row (status, cause, this run's value, the paper's)."""
+    """Return the result sentence of a caption, as reStructuredText.
+
+    How many rows of the claims registry speak of it and with which verdicts, then one line per row (status, cause, this
+    run's value, the paper's).
+    """
     counts = scorecard.status_counts(rows)
     tally = " · ".join(f"{n} {s}" for s, n in counts.items() if n)
     lines = [f"**This run** ({len(rows)} row{'s' if len(rows) != 1 else ''} of the claims registry): {tally}.", ""]
@@ -77,7 +80,8 @@ def fragment(rows: pd.DataFrame) -> str:
 def caption_results(job: Job) -> None:
     """Write each caption fragment ``output.fragments`` (``<name>.rst``) from ``input.summary`` (the
     reproduction summary) and ``input.registry`` (``experiments.csv``, for the items), the rows it states
-    named by ``params.captions[<name>]``."""
+    named by ``params.captions[<name>]``.
+    """
     rows, items, _ = scorecard.load(job.input.summary, job.input.registry)
     for path in job.outputs("fragments"):
         name = Path(path).stem

@@ -68,12 +68,14 @@ SCHEMA = "claims.schema.yaml"  # package data of isdp_papers
 
 
 class RegistryError(IsdpError, ValueError):
-    """A claims registry, a row of it or a summary that cannot be used as it is; the message names the file or the
-    claim and what is wrong."""
+    """A claims registry, a row of it or a summary that cannot be used as it is.
+
+    The message names the file or the claim and what is wrong.
+    """
 
 
 def schema() -> dict:
-    """The registry's JSON schema (package data, so an installed isdp needs no checkout)."""
+    """Return the registry's JSON schema (package data, so an installed isdp needs no checkout)."""
     from importlib.resources import files
 
     return read_yaml(files("isdp_papers").joinpath(SCHEMA).read_text(encoding="utf-8"))
@@ -81,7 +83,7 @@ def schema() -> dict:
 
 @functools.cache
 def _validator():
-    """The schema's validator, made once (``jsonschema.validate`` checks the schema itself again on each call)."""
+    """Return the schema's validator, made once (``jsonschema.validate`` checks the schema itself again on each call)."""
     import jsonschema
 
     registry_schema = schema()
@@ -91,7 +93,7 @@ def _validator():
 
 
 def load_registry(path, experiments: Sequence[str] | None = None) -> list[dict]:
-    """The claims of ``path`` (the workflow's ``config/claims.yaml``), validated.
+    """Return the claims of ``path`` (the workflow's ``config/claims.yaml``), validated.
 
     Checks the schema, that ids are unique, that every measure exists and takes the claim's ``args``,
     that every number is finite, that the criterion cannot pass anything at the scale of the row's paper
@@ -111,8 +113,10 @@ def load_registry(path, experiments: Sequence[str] | None = None) -> list[dict]:
 
 
 def _read_registry(text: str, path: str):
-    """The registry's YAML ``text``: refused with :class:`RegistryError` naming ``path`` when it is not YAML or
-    gives a key twice in one mapping."""
+    """Return the registry's YAML ``text``.
+
+    Refused with :class:`RegistryError` naming ``path`` when it is not YAML or gives a key twice in one mapping.
+    """
     import yaml
 
     try:
@@ -123,7 +127,7 @@ def _read_registry(text: str, path: str):
 
 @functools.lru_cache(maxsize=8)
 def _validated(text: str, path: str, experiments: tuple[str, ...] | None) -> list[dict]:
-    """The checks of :func:`load_registry` on the registry ``text`` read from ``path`` (named in errors)."""
+    """Return the checks of :func:`load_registry` on the registry ``text`` read from ``path`` (named in errors)."""
     import jsonschema
 
     data = _read_registry(text, path)
@@ -167,7 +171,8 @@ def _validated(text: str, path: str, experiments: tuple[str, ...] | None) -> lis
 
 def _check_args(measure, c: Mapping) -> None:
     """The claim's ``args`` are exactly the keyword arguments its measure takes (an unknown or a
-    missing key is refused when the registry is loaded, not when the run is summarised)."""
+    missing key is refused when the registry is loaded, not when the run is summarised).
+    """
     try:
         inspect.signature(measure).bind(None, c["paper_value"], **c.get("args", {}))
     except TypeError as err:
@@ -213,7 +218,7 @@ def _empty_part(value, where: str = "paper_value") -> str | None:
 
 
 def _paper_parameter(measure) -> inspect.Parameter | None:
-    """The parameter through which ``measure`` receives the paper value (its second), or None."""
+    """Return the parameter through which ``measure`` receives the paper value (its second), or None."""
     try:
         params = list(inspect.signature(inspect.unwrap(measure)).parameters.values())
     except (TypeError, ValueError):
@@ -226,8 +231,10 @@ def _paper_parameter(measure) -> inspect.Parameter | None:
 
 
 def _reads_paper(measure) -> bool:
-    """Whether the code of ``measure`` reads its paper-value parameter (loads it, or hands it to a nested function):
-    a measure that only takes it does not."""
+    """Whether the code of ``measure`` reads its paper-value parameter (loads it, or hands it to a nested function).
+
+    A measure that only takes it does not.
+    """
     param, code = _paper_parameter(measure), getattr(inspect.unwrap(measure), "__code__", None)
     if param is None or code is None:
         return False
@@ -243,7 +250,8 @@ def _reads_paper(measure) -> bool:
 
 def _paper_schema(measure) -> tuple[str, dict] | None:
     """The annotation of ``measure``'s paper-value parameter, as written, and the JSON schema of the values it
-    names (:data:`JSON_TYPES`); None when there is none or it names a type without a JSON type."""
+    names (:data:`JSON_TYPES`); None when there is none or it names a type without a JSON type.
+    """
     param = _paper_parameter(measure)
     if param is None or param.annotation is inspect.Parameter.empty:
         return None
@@ -312,7 +320,7 @@ def claim(claim_id: str, registry) -> dict:
 
 
 def paper_value(claim_id: str, registry):
-    """The paper's value of one claim: figures and notebooks read paper values from here."""
+    """Return the paper's value of one claim: figures and notebooks read paper values from here."""
     return claim(claim_id, registry)["paper_value"]
 
 
@@ -326,9 +334,11 @@ def _experiment_packages() -> tuple[str, ...]:
 
 
 def measures_module(prefix: str) -> str:
-    """The measures module of ``prefix``: ``e3`` -> ``isdp_papers.e3_census_counties.measures``
-    (the experiment package whose name starts with ``e3_``); any other name -> the package of that
-    name (``lattice_study``, shared by E1 and E2)."""
+    """Return the measures module of ``prefix``.
+
+    ``e3`` -> ``isdp_papers.e3_census_counties.measures`` (the experiment package whose name starts with ``e3_``); any
+    other name -> the package of that name (``lattice_study``, shared by E1 and E2).
+    """
     packages = _experiment_packages()
     matches = [p for p in packages if p == prefix or p.startswith(f"{prefix}_")]
     if len(matches) != 1:
@@ -337,11 +347,13 @@ def measures_module(prefix: str) -> str:
 
 
 def resolve_measure(name: str, claim_id: str = "?"):
-    """The measure named ``<experiment>.<function>`` or ``<experiment>.<module>.<function>``: the
-    function defined in that experiment package's ``measures`` module, or in the module ``<module>``
-    of its ``measures`` package (``e3.band_share`` -> ``isdp_papers.e3_census_counties.measures``;
-    ``e8.swapping_tables.ma1940_gap`` -> ``….e8_privacy_accounting.measures.swapping_tables``), so
-    the name says which file to open (see :func:`measures_module`)."""
+    """Return the measure named ``<experiment>.<function>`` or ``<experiment>.<module>.<function>``.
+
+    The function defined in that experiment package's ``measures`` module, or in the module ``<module>`` of its
+    ``measures`` package (``e3.band_share`` -> ``isdp_papers.e3_census_counties.measures``;
+    ``e8.swapping_tables.ma1940_gap`` -> ``….e8_privacy_accounting.measures.swapping_tables``), so the name says which
+    file to open (see :func:`measures_module`).
+    """
     prefix, *module, func = name.split(".")
     try:
         path = ".".join([measures_module(prefix), *module]) if len(module) <= 1 else ""
@@ -384,13 +396,16 @@ def _evidence_text(m: Measurement | None, reads: Mapping[str, int]) -> str:
 
 
 def measure_row(c: Mapping, run: Run, **args) -> Measurement:
-    """This run's measurement of registry row ``c``: its measure called on ``run`` with the row's ``args`` (``args``
-    replacing some of them) and, when the row declares ``reads_paper_value: true``, its paper value; None in its
-    place otherwise, so a measure reads the value it is judged against only where its row says so.
+    """Return this run's measurement of registry row ``c``.
+
+    Its measure called on ``run`` with the row's ``args`` (``args`` replacing some of them) and, when the row declares
+    ``reads_paper_value: true``, its paper value; None in its place otherwise, so a measure reads the value it is judged
+    against only where its row says so.
 
     The row's paper value is checked against its measure first (:func:`check_paper_value`, raising
     :class:`RegistryError`: a row built or changed after loading is held to the loader's checks), and what the
-    measure returns must be a :class:`Measurement` (:class:`EvidenceError` otherwise)."""
+    measure returns must be a :class:`Measurement` (:class:`EvidenceError` otherwise).
+    """
     measure = resolve_measure(c["measure"], c["id"])
     check_paper_value(c, measure)
     paper = c["paper_value"] if c.get("reads_paper_value") else None
@@ -473,7 +488,8 @@ def check_errors(rows: pd.DataFrame, on_error: str = "fail") -> None:
 
 def not_run_rows(claims: list[dict], experiments) -> pd.DataFrame:
     """A ``not-run`` row for every claim whose experiment is not among ``experiments`` (the
-    configured ones), with the reason: a dropped claim is listed, never silently absent."""
+    configured ones), with the reason: a dropped claim is listed, never silently absent.
+    """
     configured = {e.upper() for e in experiments}
     rows = [
         {
@@ -558,7 +574,7 @@ def claim_markdown(row: Mapping) -> str:
 
 
 def load_summary(path) -> pd.DataFrame:
-    """A summary CSV written by the workflow, indexed by claim id (for the review notebooks)."""
+    """Return a summary CSV written by the workflow, indexed by claim id (for the review notebooks)."""
     return pd.read_csv(path, dtype=str, keep_default_na=False).set_index("id", drop=False)
 
 

@@ -1,6 +1,8 @@
-"""The workflow's config outside Snakemake: what its schema cannot check (:func:`check_config_values`,
-which the Snakefile calls after validating) and the config files merged as Snakemake merges them
-(:func:`load_config`, for the tests and installed use), and the YAML reader they share (:func:`read_yaml`).
+"""The workflow's config outside Snakemake.
+
+What its schema cannot check (:func:`check_config_values`, which the Snakefile calls after validating) and the config
+files merged as Snakemake merges them (:func:`load_config`, for the tests and installed use), and the YAML reader they
+share (:func:`read_yaml`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ def check_config_values(config, path: str = "config") -> None:
 
 def load_config(path, *overrides) -> dict:
     """The config file ``path`` with each override file merged over it, key by key, as Snakemake
-    merges ``--configfile`` files (nested mappings merged; lists and scalars replaced)."""
+    merges ``--configfile`` files (nested mappings merged; lists and scalars replaced).
+    """
     from snakemake.utils import update_config
 
     config = read_yaml(Path(path).read_text())
@@ -44,7 +47,8 @@ def read_yaml(text: str):
     """Safe YAML loading, through libyaml where PyYAML has it (the claims registry is parsed on every start of the
     workflow, each cluster job's too: 0.44 s in pure Python, 0.04 s in C), refusing a key given twice in one
     mapping with a ``yaml.YAMLError`` naming its line: PyYAML keeps the last silently, so a second ``paper_value:``
-    in a claim, or a second ``eps:`` in a config, would replace the first unseen."""
+    in a claim, or a second ``eps:`` in a config, would replace the first unseen.
+    """
     import yaml
 
     return yaml.load(text, Loader=_unique_key_loader())  # noqa: S506 - a safe loader

@@ -49,9 +49,12 @@ CHOSEN_BY_FIT = "chosen by fit"
 
 
 class Unjudgeable(ValueError):
-    """A number or value that no comparison may use: NaN, ±inf, a number beyond float range, something that is
-    not a number where one is compared, or a paper value whose type does not fit the measured value. The
-    criteria raise it from inside every comparison and :func:`verdict` turns it into ``error`` with its reason."""
+    """A number or value that no comparison may use.
+
+    NaN, ±inf, a number beyond float range, something that is not a number where one is compared, or a paper value whose
+    type does not fit the measured value. The criteria raise it from inside every comparison and :func:`verdict` turns
+    it into ``error`` with its reason.
+    """
 
 
 def is_number(x) -> bool:
@@ -105,8 +108,10 @@ def non_finite(value, where: str = "value") -> str | None:
 
 
 def check_finite(value, where: str) -> None:
-    """Raise ``ValueError`` unless every number inside ``value`` is finite (:func:`non_finite` says where): the
-    registry's numbers are checked so, YAML's .nan and .inf passing a JSON schema's ``number``."""
+    """Raise ``ValueError`` unless every number inside ``value`` is finite (:func:`non_finite` says where).
+
+    The registry's numbers are checked so, YAML's .nan and .inf passing a JSON schema's ``number``.
+    """
     bad = non_finite(value, where)
     if bad is not None:
         raise ValueError(f"{bad} is not a finite number")
@@ -141,9 +146,12 @@ def _paper_numbers(paper) -> list[float]:
 
 
 def value_scale(paper, natural_scale: float | None = None) -> float:
-    """The scale a criterion's bounds are judged against: the largest |number| of the paper value, or the
-    measure's natural scale (:data:`NATURAL_SCALE` unless the measure declares ``natural_scale``) when the
-    paper value states no number other than 0; a declared natural scale also widens a paper value's."""
+    """Return the scale a criterion's bounds are judged against.
+
+    The largest |number| of the paper value, or the measure's natural scale (:data:`NATURAL_SCALE` unless the measure
+    declares ``natural_scale``) when the paper value states no number other than 0; a declared natural scale also widens
+    a paper value's.
+    """
     largest = max(_paper_numbers(paper), default=0.0)
     if natural_scale is not None:
         return max(largest, float(natural_scale))
@@ -151,8 +159,11 @@ def value_scale(paper, natural_scale: float | None = None) -> float:
 
 
 def tolerance_scale(paper, natural_scale: float | None = None) -> float:
-    """The scale a tolerance is judged against: the smallest |number| of the paper value (a tolerance applies
-    to every number, element-wise), a 0 or a paper value without numbers counting as the natural scale."""
+    """Return the scale a tolerance is judged against.
+
+    The smallest |number| of the paper value (a tolerance applies to every number, element-wise), a 0 or a paper value
+    without numbers counting as the natural scale.
+    """
     natural = NATURAL_SCALE if natural_scale is None else float(natural_scale)
     return min((x or natural for x in _paper_numbers(paper)), default=natural)
 
@@ -228,7 +239,7 @@ def z_threshold(alpha: float, m: int) -> float:
 
 
 def _leaves(value):
-    """The scalar leaves of a measured value (mappings, sequences, arrays and pandas tables flattened)."""
+    """Yield the scalar leaves of a measured value (mappings, sequences, arrays and pandas tables flattened)."""
     if isinstance(value, pd.Series | pd.DataFrame):
         value = value.to_numpy()
     if isinstance(value, Mapping):
@@ -244,7 +255,7 @@ def _leaves(value):
 
 
 def _is_empty(value) -> bool:
-    """True when the value, or any part of it, has no elements."""
+    """Return True when the value, or any part of it, has no elements."""
     if isinstance(value, pd.Series | pd.DataFrame):
         return value.size == 0
     if isinstance(value, Mapping):
@@ -317,8 +328,7 @@ def _num(x, what: str) -> float:
 
 
 def _nums(value, what: str) -> np.ndarray:
-    """``value`` (one number, or an array or a sequence of numbers, nested or not) as a flat array of finite
-    floats."""
+    """``value`` (one number, or an array or a sequence of numbers, nested or not) as a flat array of finite floats."""
     if is_number(value):
         value = [value]
     if isinstance(value, Mapping | str) or not (_is_sequence(value) or isinstance(value, pd.Series)):
@@ -334,7 +344,7 @@ def _is_sequence(x) -> bool:
 
 
 def _type_name(x) -> str:
-    """What kind of value ``x`` is, for matching a paper value against a measured one."""
+    """Return what kind of value ``x`` is, for matching a paper value against a measured one."""
     if isinstance(x, Mapping):
         return "mapping"
     if _is_sequence(x):
@@ -349,9 +359,11 @@ def _type_name(x) -> str:
 
 
 def _equal(a, b, tol: float, where: str = "value") -> bool:
-    """``a`` (measured) equals ``b`` (paper) within ``tol`` in every number. Keys or lengths that differ are a
-    difference; a paper value of another type than the measured one (a list for a number, a number for a
-    boolean) does not fit the measure and is :class:`Unjudgeable`."""
+    """Return whether ``a`` (measured) equals ``b`` (paper) within ``tol`` in every number.
+
+    Keys or lengths that differ are a difference; a paper value of another type than the measured one (a list for a
+    number, a number for a boolean) does not fit the measure and is :class:`Unjudgeable`.
+    """
     a = a.item() if isinstance(a, np.ndarray) and a.ndim == 0 else a
     b = b.item() if isinstance(b, np.ndarray) and b.ndim == 0 else b
     ta, tb = _type_name(a), _type_name(b)
@@ -453,7 +465,8 @@ def verdict(criterion: Mapping, paper, m: Measurement) -> tuple[str, str | None]
     """The status of a measurement against the paper's value under ``criterion``, and why it is ``error``
     (None otherwise): evidence that cannot be judged (:func:`evidence_problem`), or a number that a
     comparison would use that is NaN, infinite or not a number, or a paper value whose type does not fit
-    the measured value (:class:`Unjudgeable`, raised inside the comparisons of every kind)."""
+    the measured value (:class:`Unjudgeable`, raised inside the comparisons of every kind).
+    """
     kind = criterion["kind"]
     if kind not in RULES:
         raise ValueError(f"unknown criterion kind {kind!r} (one of {KINDS})")
@@ -467,7 +480,7 @@ def verdict(criterion: Mapping, paper, m: Measurement) -> tuple[str, str | None]
 
 
 def describe(criterion: Mapping, n_values: int | None = None) -> str:
-    """The criterion in words, for the summary's ``criterion`` column."""
+    """Return the criterion in words, for the summary's ``criterion`` column."""
     kind = criterion["kind"]
     if kind == "equal":
         tol = criterion.get("tol", 0)
@@ -506,8 +519,11 @@ def describe(criterion: Mapping, n_values: int | None = None) -> str:
 
 
 def fit_rule(status: str, reading: Mapping) -> str:
-    """``status`` under the registry's rule for readings: a reading chosen because it fits cannot
-    confirm the paper, so its ``match`` becomes ``calibrated`` (``differs`` stays ``differs``)."""
+    """``status`` under the registry's rule for readings.
+
+    A reading chosen because it fits cannot confirm the paper, so its ``match`` becomes ``calibrated`` (``differs``
+    stays ``differs``).
+    """
     return "calibrated" if status == "match" and reading["basis"] == CHOSEN_BY_FIT else status
 
 

@@ -1,5 +1,7 @@
-"""What a claim's measure reads and returns: one run's outputs (:class:`Run`, refusing a damaged
-results file with :class:`EvidenceError`) and the value it hands to the criterion (:class:`Measurement`).
+"""What a claim's measure reads and returns.
+
+One run's outputs (:class:`Run`, refusing a damaged results file with :class:`EvidenceError`) and the value it hands to
+the criterion (:class:`Measurement`).
 
 Measures import these from :mod:`isdp_papers.claims`, their public home.
 """
@@ -37,7 +39,8 @@ class Measurement:
 class EvidenceError(IsdpError, ValueError):
     """A results file a claim (or a step) reads is missing, empty, header-only or unreadable; the message names it.
 
-    A damaged draws file raises :class:`isdp.errors.DrawsError` (also a ``ValueError`` naming the file)."""
+    A damaged draws file raises :class:`isdp.errors.DrawsError` (also a ``ValueError`` naming the file).
+    """
 
 
 class Run:
@@ -66,19 +69,21 @@ class Run:
         return df
 
     def data(self, rel) -> Path:
-        """A committed input of the repository (e.g. a paper's printed table under ``data/``)."""
+        """Return a committed input of the repository (e.g. a paper's printed table under ``data/``)."""
         self.reads.setdefault(str(rel), None)
         return self.repo / rel
 
     def json(self, rel):
         """``results/<rel>`` parsed as JSON, refused with :class:`EvidenceError` naming it when missing or
-        unreadable (:func:`read_results_json`)."""
+        unreadable (:func:`read_results_json`).
+        """
         return read_results_json(self.path(rel))
 
 
 def read_results_csv(path, **read_csv_kwargs) -> pd.DataFrame:
     """A results CSV, refused with :class:`EvidenceError` naming it when missing, empty, header-only
-    or unparsable: a damaged result never reads as a table without rows."""
+    or unparsable: a damaged result never reads as a table without rows.
+    """
     path = Path(path)
     try:
         df = pd.read_csv(path, **read_csv_kwargs)
@@ -94,9 +99,12 @@ def read_results_csv(path, **read_csv_kwargs) -> pd.DataFrame:
 
 
 def read_results_json(path):
-    """A results JSON file, parsed; refused with :class:`EvidenceError` naming it when missing, unreadable or not
-    JSON (``NaN`` and ``Infinity``, which the workflow writes for quantities a one-county state lacks, are read as
-    floats: the criteria refuse them where a claim would use them)."""
+    """Return a results JSON file, parsed.
+
+    Refused with :class:`EvidenceError` naming it when missing, unreadable or not JSON (``NaN`` and ``Infinity``, which
+    the workflow writes for quantities a one-county state lacks, are read as floats: the criteria refuse them where a
+    claim would use them).
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -1,5 +1,7 @@
-"""Checks of what a claim's measure reads: the keys, values and derived columns of a results file, and the
-committed inputs against the SHA-256 their ``PROVENANCE.md`` publishes.
+"""Checks of what a claim's measure reads.
+
+The keys, values and derived columns of a results file, and the committed inputs against the SHA-256 their
+``PROVENANCE.md`` publishes.
 
 A well-formed file can still hold numbers that must not be judged: a NaN mean (``max(0.0, nan)`` is 0.0), an
 infinite standard error, a negative residual, a stored gap that is not its columns' difference, a row missing or
@@ -55,7 +57,7 @@ def _names(columns) -> list[str]:
 
 
 def _bad_values(values: np.ndarray, kind: str) -> np.ndarray:
-    """A mask of the values that are not of ``kind`` (:data:`KINDS`); ``values`` float."""
+    """Return a mask of the values that are not of ``kind`` (:data:`KINDS`); ``values`` float."""
     bad = ~np.isfinite(values)
     with np.errstate(invalid="ignore"):
         if kind in ("nonnegative", "count"):
@@ -254,7 +256,7 @@ def check_frame(
 
 
 def row_key(values: tuple) -> tuple:
-    """A row key with floats rounded to 12 significant digits (0.1 read from two files compares equal)."""
+    """Return a row key with floats rounded to 12 significant digits (0.1 read from two files compares equal)."""
     return tuple(
         float(f"{v:.12g}") if isinstance(v, float | np.floating) else (int(v) if isinstance(v, np.integer) else v)
         for v in values
@@ -297,7 +299,8 @@ def check_consistent(stored, recomputed, where: str, what: str, *, rtol: float =
 
 def check_labels(values, where: str, what: str) -> list[str]:
     """``values`` as a non-empty list of distinct, non-blank strings (state abbreviations, method names), else
-    :class:`EvidenceError` naming ``where`` and ``what``."""
+    :class:`EvidenceError` naming ``where`` and ``what``.
+    """
     if (
         isinstance(values, str)
         or not isinstance(values, Sequence | np.ndarray)
@@ -319,7 +322,8 @@ def check_choices(values, where: str, what: str, choices: Iterable) -> None:
 
 def load(path, loader, what: str = "file"):
     """``loader(path)`` with its low-level failures (a missing file, bytes that do not decode, a missing variable)
-    turned into :class:`EvidenceError` naming ``path``."""
+    turned into :class:`EvidenceError` naming ``path``.
+    """
     try:
         return loader(path)
     except EvidenceError:
@@ -339,7 +343,7 @@ def check_count(found: int, expected: int, where: str, what: str) -> None:
 
 
 def claimed_count(paper, what: str = "values") -> int:
-    """The number a paper value such as ``"4 values (data/e8/paper_swap_ma1940.csv)"`` says the claim covers.
+    """Return the number a paper value such as ``"4 values (data/e8/paper_swap_ma1940.csv)"`` says the claim covers.
 
     Raises
     ------
@@ -450,7 +454,8 @@ _FILE_NAME = re.compile(r"`?([\w.\-]+\.(?:csv|json|txt|zip|nc|npz))`?")
 @lru_cache(maxsize=64)
 def _published(provenance: Path, mtime_ns: int) -> dict[str, str]:
     """File name → SHA-256 of every hash a PROVENANCE.md publishes, each in the section whose heading names its
-    file (its sub-sections included)."""
+    file (its sub-sections included).
+    """
     current, level, out = None, 0, {}
     for line in provenance.read_text(encoding="utf-8").splitlines():
         if heading := _HEADING.match(line):
@@ -468,7 +473,10 @@ def _published(provenance: Path, mtime_ns: int) -> dict[str, str]:
 
 
 def published_sha256(path) -> tuple[str, Path] | None:
-    """The SHA-256 the ``PROVENANCE.md`` beside ``path`` publishes for it, with that file; None when none does."""
+    """Return the SHA-256 the ``PROVENANCE.md`` beside ``path`` publishes for it, with that file.
+
+    None when none does.
+    """
     path = Path(path)
     provenance = path.parent / "PROVENANCE.md"
     if not provenance.is_file():
@@ -480,7 +488,8 @@ def published_sha256(path) -> tuple[str, Path] | None:
 @lru_cache(maxsize=64)
 def _sha256(path: Path, mtime_ns: int, size: int) -> tuple[str, str]:
     """The SHA-256 of the file's bytes, and of the same bytes with CRLF line endings read as LF (a checkout that
-    converts line endings keeps the content the hash publishes)."""
+    converts line endings keeps the content the hash publishes).
+    """
     data = path.read_bytes()
     return hashlib.sha256(data).hexdigest(), hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
 
@@ -535,13 +544,14 @@ def verify_committed(path, verify: bool = True) -> str | None:
 
 
 def verify_setting(config: Mapping | None) -> bool:
-    """The config's ``data.verify_committed`` (true when absent)."""
+    """Return the config's ``data.verify_committed`` (true when absent)."""
     return bool(((config or {}).get("data") or {}).get("verify_committed", True))
 
 
 def committed(run: Run, rel) -> Path:
     """The path of the committed input ``rel`` (:meth:`Run.data`, which records it as evidence), verified against
-    its published SHA-256 unless the run's config opts out (:func:`verify_committed`, :func:`verify_setting`)."""
+    its published SHA-256 unless the run's config opts out (:func:`verify_committed`, :func:`verify_setting`).
+    """
     path = run.data(rel)
     verify_committed(path, verify_setting(run.config))
     return path
@@ -549,7 +559,8 @@ def committed(run: Run, rel) -> Path:
 
 def committed_note(run: Run) -> str:
     """What the claim being evaluated read of the committed inputs without verifying it (config
-    ``data: {verify_committed: false}`` and bytes other than the published ones), for its note; "" otherwise."""
+    ``data: {verify_committed: false}`` and bytes other than the published ones), for its note; "" otherwise.
+    """
     if verify_setting(run.config):
         return ""
     notes = (verify_committed(run.repo / rel, verify=False) for rel in run.reads if not rel.startswith("results/"))
@@ -557,8 +568,11 @@ def committed_note(run: Run) -> str:
 
 
 def reads_committed(measure):
-    """Decorate a measure that reads committed inputs (:func:`committed`): when the config opts out of their
-    verification and one differs from its published bytes, its measurement's note says so."""
+    """Decorate a measure that reads committed inputs (:func:`committed`).
+
+    When the config opts out of their verification and one differs from its published bytes, its measurement's note says
+    so.
+    """
 
     @functools.wraps(measure)
     def wrapper(run: Run, paper, *args, **kwargs):
@@ -570,7 +584,7 @@ def reads_committed(measure):
 
 
 def committed_csv(run: Run, rel, **checks_and_read_kwargs) -> pd.DataFrame:
-    """A committed CSV (:func:`committed`), refused when empty or header-only, checked by :func:`check_frame`."""
+    """Return a committed CSV (:func:`committed`), refused when empty or header-only, checked by :func:`check_frame`."""
     checks, read = _split(checks_and_read_kwargs)
     path = committed(run, rel)
     df = check_frame(read_results_csv(path, **read), str(path), **checks)

@@ -21,13 +21,15 @@ class DamagedInputError(RuntimeError):
 
 
 def _paths(value) -> list[Path]:
-    """An input item (one path or a list of them) as paths."""
+    """Return an input item (one path or a list of them) as paths."""
     return [Path(value)] if isinstance(value, str | os.PathLike) else [Path(p) for p in value]
 
 
 def _damage(path: Path, may_be_empty: bool = False) -> str | None:
-    """Why the results file ``path`` is damaged (None when it reads back as its kind of file); a CSV
-    with a header and no rows is damaged unless ``may_be_empty``."""
+    """Why the results file ``path`` is damaged (None when it reads back as its kind of file).
+
+    A CSV with a header and no rows is damaged unless ``may_be_empty``.
+    """
     import pandas as pd
 
     if path.stat().st_size == 0:

@@ -38,7 +38,7 @@ class Namedlist(list):
 
     @classmethod
     def of(cls, value) -> Namedlist:
-        """A Namedlist from a mapping (named items), a sequence (unnamed) or an existing Namedlist."""
+        """Return a Namedlist from a mapping (named items), a sequence (unnamed) or an existing Namedlist."""
         if value is None:
             return cls()
         if isinstance(value, Mapping):
@@ -94,7 +94,7 @@ class Job:
 
     @classmethod
     def from_snakemake(cls, smk) -> Job:
-        """The Job of the ``snakemake`` object Snakemake injects into a script."""
+        """Return the Job of the ``snakemake`` object Snakemake injects into a script."""
         return cls(
             input=smk.input,
             output=smk.output,
@@ -111,8 +111,10 @@ class Job:
         return str(self.log_files[0]) if len(self.log_files) else None
 
     def seed(self, *keys) -> int:
-        """This step's seed: :func:`isdp.mcmc.derive_seed` of ``params.seed`` (a list: base seed and names)
-        followed by ``keys``."""
+        """Return this step's seed.
+
+        :func:`isdp.mcmc.derive_seed` of ``params.seed`` (a list: base seed and names) followed by ``keys``.
+        """
         # Imported here, not at the top: a step without seeds need not load numba.
         from isdp.mcmc import derive_seed
 
@@ -154,7 +156,7 @@ def set_numba_threads(threads: int) -> None:
 
 
 def resolve_step(name: str) -> Callable[[Job], Any]:
-    """The function ``package.module.function`` named by a rule's ``params.step``."""
+    """Return the function ``package.module.function`` named by a rule's ``params.step``."""
     module, _, func = str(name).rpartition(".")
     try:
         step = getattr(importlib.import_module(module), func)
@@ -171,7 +173,8 @@ def resolve_step(name: str) -> Callable[[Job], Any]:
 def run_step(smk) -> None:
     """Run the step the rule's ``params.step`` names, with the job Snakemake injected, after
     checking its inputs are not damaged results (:func:`~isdp_papers.inputs.check_inputs`); end the
-    job's log with its time, CPU and memory (:func:`~isdp_papers.resources.resources_line`)."""
+    job's log with its time, CPU and memory (:func:`~isdp_papers.resources.resources_line`).
+    """
     job = Job.from_snakemake(smk)
     start_logging(job)
     check_inputs(job)

@@ -22,7 +22,7 @@ def vintage_note(run: Run) -> str:
 
 
 def max_abs_z(z, what: str) -> Measurement:
-    """The z-scores themselves (the criterion sets the threshold) and their largest |z|."""
+    """Return the z-scores themselves (the criterion sets the threshold) and their largest |z|."""
     z = np.asarray(z, dtype=float)
     if z.size == 0:
         return Measurement(z, f"no {what}", n=0)
@@ -30,7 +30,7 @@ def max_abs_z(z, what: str) -> Measurement:
 
 
 def draws_keep_invariants(run: Run, problem_rel: str, draws_rels) -> Measurement:
-    """True when every stored draw is int64 with A u = 0, checked afresh from the files."""
+    """Return True when every stored draw is int64 with A u = 0, checked afresh from the files."""
     problem = Problem.from_json(run.path(problem_rel))
     A = as_integer_matrix(problem.A)
     n, bad = 0, []

@@ -56,7 +56,7 @@ def context_path(name: str, root: Path | str = ".") -> Path:
 
 
 def context(name: str, injected=None):
-    """The notebook's ``snakemake`` object: the injected one, or one rebuilt from the saved context.
+    """Return the notebook's ``snakemake`` object: the injected one, or one rebuilt from the saved context.
 
     ``injected`` is ``globals().get('snakemake')`` in the notebook: set by Snakemake, else None.
     """
@@ -92,7 +92,7 @@ def save(name: str, smk) -> Path:
 
 
 def results_dir(name: str) -> Path:
-    """The run directory holding ``results/notebooks/<name>.context.json`` (see the module docstring)."""
+    """Return the run directory holding ``results/notebooks/<name>.context.json`` (see the module docstring)."""
     if os.environ.get(ENV_VAR):
         candidates = [Path(os.environ[ENV_VAR]).expanduser().resolve()]
     else:
@@ -110,9 +110,11 @@ def results_dir(name: str) -> Path:
 
 
 def publishable(nb, name: str):
-    """The executed notebook ``nb`` (nbformat, changed in place) without the machine's paths: Snakemake's
-    preamble cell replaced by a note pointing at the saved context, and papermill's path of the job's
-    temporary copy of the notebook left out. Running it again changes nothing."""
+    """Return the executed notebook ``nb`` (nbformat, changed in place) without the machine's paths.
+
+    Snakemake's preamble cell replaced by a note pointing at the saved context, and papermill's path of the job's
+    temporary copy of the notebook left out. Running it again changes nothing.
+    """
     import nbformat
 
     note = (

@@ -79,7 +79,7 @@ class Problem:
 
 
 def contingency_table_problem(name: str, table, row_labels, col_labels) -> Problem:
-    """A two-way table with all row and column totals invariant (cells row-major)."""
+    """Return a two-way table with all row and column totals invariant (cells row-major)."""
     table = np.asarray(table)
     if table.ndim != 2 or table.shape != (len(row_labels), len(col_labels)):
         raise InvariantError(f"{name}: table shape {table.shape} does not match its labels")
@@ -101,7 +101,7 @@ def index_set_from_complement(complement, n: int, key: str = "index_complement")
 
 
 def with_margins(values, row_labels, col_labels, row_name: str = "county"):
-    """A table as a DataFrame with a Total column and a Total row, all computed from the cells."""
+    """Return a table as a DataFrame with a Total column and a Total row, all computed from the cells."""
     import pandas as pd
 
     values = np.asarray(values).reshape(len(row_labels), len(col_labels))

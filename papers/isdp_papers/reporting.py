@@ -1,6 +1,8 @@
-"""Steps across experiments: each experiment's claims summary, the reproduction summary, the
-software versions and the review notebooks rendered to HTML (the experiment registry table and the
-scorecard are :mod:`isdp_papers.scorecard`'s)."""
+"""Steps across experiments.
+
+Each experiment's claims summary, the reproduction summary, the software versions and the review notebooks rendered to
+HTML (the experiment registry table and the scorecard are :mod:`isdp_papers.scorecard`'s).
+"""
 
 from __future__ import annotations
 
@@ -49,7 +51,8 @@ def software_versions() -> pd.DataFrame:
 
 def claims_summary(job: Job) -> None:
     """One experiment's rows of the reproduction summary (``params.experiment``, e.g. ``E3``),
-    evaluated from the registry ``input.registry``; committed inputs are read under ``params.repo``."""
+    evaluated from the registry ``input.registry``; committed inputs are read under ``params.repo``.
+    """
     run = claims.Run(".", job.config, repo=job.params.repo)
     rows = claims.evaluate(str(job.input.registry), run, experiment=job.params.experiment)
     job.log.info(
@@ -64,8 +67,10 @@ def claims_summary(job: Job) -> None:
 
 
 def reproduction_summary(job: Job) -> None:
-    """Every experiment's summary rows in one table, in registry order; the claims of experiments
-    not configured (``params.experiments``) listed as ``not-run``."""
+    """Every experiment's summary rows in one table, in registry order.
+
+    The claims of experiments not configured (``params.experiments``) listed as ``not-run``.
+    """
     df = claims.combine(
         job.input.summaries, job.output.table, registry=str(job.input.registry), experiments=job.params.experiments
     )
@@ -73,8 +78,10 @@ def reproduction_summary(job: Job) -> None:
 
 
 def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:
-    """Facts of the summary counted by kind (document claim or own check), status and cause: a row that
-    restates another row's fact (``same_fact_as``) is counted once, under that row."""
+    """Facts of the summary counted by kind (document claim or own check), status and cause.
+
+    A row that restates another row's fact (``same_fact_as``) is counted once, under that row.
+    """
     summary = summary[summary["same_fact_as"] == ""]
     df = summary.assign(cause=summary["cause"].where(summary["status"].isin(["differs", "not-comparable"]), ""))
     counts = df.groupby(["kind", "status", "cause"], sort=False).size().rename("count").reset_index()
@@ -88,8 +95,11 @@ def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def counts_markdown(counts: pd.DataFrame, source: str, restated: int = 0) -> str:
-    """The headline table of README and report: statuses by kind, each with its causes, from ``counts``;
-    ``restated``: the rows left out because they restate another row's fact."""
+    """Return the headline table of README and report.
+
+    Statuses by kind, each with its causes, from ``counts``; ``restated``: the rows left out because they restate
+    another row's fact.
+    """
     kinds = (("claim", "the documents' claims"), ("check", "this project's own checks"))
     total = {k: int(counts.loc[counts["kind"] == k, "count"].sum()) for k, _ in kinds}
     lines = [f"| status | {' | '.join(f'{label} ({total[k]})' for k, label in kinds)} |", "|---|---|---|"]
@@ -156,7 +166,8 @@ BADGE_FONT = "isdp badges"
 
 def badge_font() -> bytes:
     """A TrueType font drawing each badge of :data:`BADGE_GLYPHS` with its DejaVu Sans glyph (the copy
-    matplotlib ships), byte-identical from run to run."""
+    matplotlib ships), byte-identical from run to run.
+    """
     import io
     import logging
     from pathlib import Path
@@ -200,7 +211,8 @@ def badge_css() -> str:
 def notebook_html(job: Job) -> None:
     """An executed review notebook (``params.notebook``) made publishable, in place (Snakemake's preamble and
     the machine's paths left out: :func:`isdp_papers.notebook.publishable`), and rendered to HTML for
-    the report, its verdict badges drawn by an embedded font (:func:`badge_css`)."""
+    the report, its verdict badges drawn by an embedded font (:func:`badge_css`).
+    """
     from pathlib import Path
 
     import nbformat

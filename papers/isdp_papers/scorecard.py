@@ -1,6 +1,7 @@
-"""The scorecard: every figure and table of the five documents beside the verdicts of the claims that speak
-of it, built from the experiment registry and one run's reproduction summary (docs/claims.md, "The
-scorecard").
+"""The scorecard.
+
+Every figure and table of the five documents beside the verdicts of the claims that speak of it, built from the
+experiment registry and one run's reproduction summary (docs/claims.md, "The scorecard").
 
 Which figures and tables exist is the experiment registry's word: each experiment's ``register()`` call
 (``workflow/rules/common.smk``) names the document items it reproduces — document, section, item
@@ -49,7 +50,7 @@ _NUMBERED = re.compile(
 
 
 def documents() -> list[str]:
-    """The five documents, in the claims registry schema's order (ISDP first)."""
+    """Return the five documents, in the claims registry schema's order (ISDP first)."""
     return list(claims.schema()["properties"]["claims"]["items"]["properties"]["document"]["enum"])
 
 
@@ -85,8 +86,10 @@ class ItemRef:
 
 
 def _clauses(location: str) -> list[str]:
-    """The ``;``-separated clauses of ``location`` with their parenthesised remarks removed; a quoted
-    passage is kept or dropped whole (a title may hold parentheses or a semicolon)."""
+    """Return the ``;``-separated clauses of ``location`` with their parenthesised remarks removed.
+
+    A quoted passage is kept or dropped whole (a title may hold parentheses or a semicolon).
+    """
     clauses, out, depth, i = [], [], 0, 0
     while i < len(location):
         m = _QUOTED.match(location, i)
@@ -136,7 +139,7 @@ def _paper_refs(location: str) -> list[ItemRef]:
 
 
 def parse_location(document: str, location: str) -> list[ItemRef]:
-    """The figures and tables a claim's ``location`` names, in order, each once.
+    """Return the figures and tables a claim's ``location`` names, in order, each once.
 
     Parameters
     ----------
@@ -174,12 +177,13 @@ def speaks_of(ref: ItemRef, item: ItemRef) -> bool:
 
 def names_figure_or_table(ref: ItemRef) -> bool:
     """Whether ``ref`` names a figure or table (every paper reference; a slide reference whose words
-    say table, figure, box plots …), as opposed to a statement on a slide."""
+    say table, figure, box plots …), as opposed to a statement on a slide.
+    """
     return ref.kind != "slide" or bool(_FIGURE_WORDS.search(f"{ref.lead} {ref.part}"))
 
 
 def split_source(source: str) -> tuple[str, str]:
-    """A summary row's ``source`` (``"<document> <location>"``) as (document, location)."""
+    """Return a summary row's ``source`` (``"<document> <location>"``) as (document, location)."""
     for document in sorted(documents(), key=len, reverse=True):
         if source.startswith(document + " "):
             return document, source[len(document) + 1 :]
@@ -190,10 +194,11 @@ def split_source(source: str) -> tuple[str, str]:
 
 
 def experiment_registry(job: Job) -> None:
-    """The workflow's experiment registry (``params.experiments``, common.smk) as a table, one row per
-    experiment: title (its report category), review notebook, outputs, and the document items it
-    reproduces as JSON (``items``: document, section, item, output, report label; read by
-    :func:`registry_items`)."""
+    """The workflow's experiment registry (``params.experiments``, common.smk) as a table, one row per experiment.
+
+    Title (its report category), review notebook, outputs, and the document items it reproduces as JSON (``items``:
+    document, section, item, output, report label; read by :func:`registry_items`).
+    """
     rows = [
         {
             "experiment": exp,
@@ -208,8 +213,11 @@ def experiment_registry(job: Job) -> None:
 
 
 def _section_key(where: str) -> tuple:
-    """Sort key of a section: the body (``§5.1``) before the appendix (``App. E.3``), each by its numbers
-    and letters; no section (a slide) last, in registration order."""
+    """Sort key of a section.
+
+    The body (``§5.1``) before the appendix (``App. E.3``), each by its numbers and letters; no section (a slide) last,
+    in registration order.
+    """
     where = where.strip()
     if not where:
         return (2,)
@@ -261,7 +269,8 @@ def item_key(document: str, item: str) -> str:
 def assign(summary: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     """The summary rows with their ``document``, ``location``, the items they speak of (``items``: a tuple
     of :func:`item_key` names) and the figures or tables they name that no registered item is
-    (``unregistered``: a tuple of references as text)."""
+    (``unregistered``: a tuple of references as text).
+    """
     out = summary.copy()
     docs, locs, spoken, missing = [], [], [], []
     for source in summary["source"]:
@@ -281,13 +290,15 @@ def assign(summary: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
 
 
 def rows_of(rows: pd.DataFrame, key: str) -> pd.DataFrame:
-    """The rows (of :func:`assign`) that speak of the item named ``key`` (:func:`item_key`)."""
+    """Return the rows (of :func:`assign`) that speak of the item named ``key`` (:func:`item_key`)."""
     return rows[rows["items"].map(lambda spoken: key in spoken)]
 
 
 def unregistered(rows: pd.DataFrame) -> pd.DataFrame:
-    """The rows (of :func:`assign`) whose location names a figure or table that no experiment registers:
-    id, document, location and what it names."""
+    """Return the rows (of :func:`assign`) whose location names a figure or table that no experiment registers.
+
+    Id, document, location and what it names.
+    """
     lost = rows[rows["unregistered"].map(len) > 0]
     return pd.DataFrame(
         {
@@ -300,7 +311,7 @@ def unregistered(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def status_counts(rows: pd.DataFrame) -> dict[str, int]:
-    """The number of ``rows`` of each status, every status of the registry present (0 if none)."""
+    """Return the number of ``rows`` of each status, every status of the registry present (0 if none)."""
     counts = Counter(rows["status"])
     return {s: counts.get(s, 0) for s in claims.STATUSES}
 
@@ -311,7 +322,7 @@ def _shorten(text: str, limit: int) -> str:
 
 
 def reason(row) -> str:
-    """A one-line reason for a verdict: this run's value against the paper's, then the start of the note."""
+    """Return a one-line reason for a verdict: this run's value against the paper's, then the start of the note."""
     text = f"this run {_shorten(row['reproduced_value'], 110)}; paper {_shorten(row['paper_value'], 60)}"
     note = str(row.get("note", ""))
     return text + (f" — {_shorten(note, 90)}" if note else "")
@@ -344,7 +355,7 @@ CAUSE_MEANINGS = {
 
 
 def legend() -> str:
-    """The statuses and causes the scorecard uses, each in one line (a ``<details>`` block).
+    """Return the statuses and causes the scorecard uses, each in one line (a ``<details>`` block).
 
     Examples
     --------
@@ -425,7 +436,7 @@ div.items-start:has(.isdp-sc){flex-wrap:wrap}
 
 
 def chips(counts: dict[str, int]) -> str:
-    """The verdict counts as coloured chips (a zero is shown faded, so every status is always there)."""
+    """Return the verdict counts as coloured chips (a zero is shown faded, so every status is always there)."""
     return "".join(f'<span class="chip s-{s}{"" if n else " zero"}">{n} {s}</span>' for s, n in counts.items())
 
 
@@ -442,8 +453,11 @@ def _link(target: str, text: str) -> str:
 
 
 class _Links:
-    """Where a scorecard's links point: files relative to the page (``results/``), or results of the
-    Snakemake report (its ``app`` and ``results`` objects, in the report's landing text)."""
+    """Where a scorecard's links point.
+
+    Files relative to the page (``results/``), or results of the Snakemake report (its ``app`` and ``results`` objects,
+    in the report's landing text).
+    """
 
     def __init__(self, base: str | None):
         self.base = base  # the page's directory; None: inside the Snakemake report
@@ -467,7 +481,8 @@ class _Links:
 
 def thumbnail(path, width: int = 320) -> str:
     """A figure (PNG) shrunk to ``width`` pixels as a ``data:`` URI (JPEG), so the page carries its own
-    thumbnails also when shown inside the report."""
+    thumbnails also when shown inside the report.
+    """
     from PIL import Image
 
     with Image.open(path) as im:
@@ -487,7 +502,7 @@ def _cell(v) -> str:
 
 
 def table_html(path, max_rows: int = 8, max_cols: int = 8) -> str:
-    """The first rows and columns of a CSV table as HTML, saying how much is left out."""
+    """Return the first rows and columns of a CSV table as HTML, saying how much is left out."""
     df = pd.read_csv(path)
     shown = df.iloc[:max_rows, :max_cols]
     head = "".join(f"<th>{_esc(c)}</th>" for c in shown.columns)
@@ -562,8 +577,10 @@ def _item_html(it, rows: pd.DataFrame, link: _Links, full: bool, titles: dict[st
 def render(
     rows: pd.DataFrame, items: pd.DataFrame, titles: dict[str, str], *, base: str | None, source: dict | None = None
 ) -> str:
-    """The scorecard as HTML: per document its items in order with their verdicts, then the rows that
-    speak of no item, grouped by document and experiment, then the locations naming unregistered items.
+    """Return the scorecard as HTML.
+
+    Per document its items in order with their verdicts, then the rows that speak of no item, grouped by document and
+    experiment, then the locations naming unregistered items.
 
     Parameters
     ----------
@@ -654,7 +671,7 @@ if (!/^(file|https?):$/.test(location.protocol)) {
 
 
 def page(body: str, title: str = "Scorecard") -> str:
-    """A standalone HTML page around ``body`` (its links made inert where it is shown as a data: URL)."""
+    """Return a standalone HTML page around ``body`` (its links made inert where it is shown as a data: URL)."""
     return (
         f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title></head>'
         f'<body style="margin:16px 24px;max-width:1200px">\n{body}\n{_FRAMED}\n</body></html>\n'
@@ -663,7 +680,8 @@ def page(body: str, title: str = "Scorecard") -> str:
 
 def load(summary_path, registry_path) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
     """A run's summary rows (:func:`assign`), its registered items (:func:`registry_items`) and its report
-    categories, from ``reproduction_summary.csv`` and ``experiments.csv``."""
+    categories, from ``reproduction_summary.csv`` and ``experiments.csv``.
+    """
     registry = pd.read_csv(registry_path, dtype=str, keep_default_na=False)
     items = registry_items(registry)
     rows = assign(claims.load_summary(summary_path).reset_index(drop=True), items)
@@ -671,11 +689,13 @@ def load(summary_path, registry_path) -> tuple[pd.DataFrame, pd.DataFrame, dict[
 
 
 def scorecard(job: Job) -> None:
-    """The scorecard of a run: ``output.html`` (standalone, links relative to its directory) and
-    ``output.landing`` (the report's landing text, links into the report), from ``input.summary`` (the
-    reproduction summary), ``input.registry`` (``experiments.csv``) and, where the run read county data,
-    ``input.source`` (its ``source.json``); the figures, tables and notebooks it links are the rule's other
-    inputs."""
+    """The scorecard of a run.
+
+    ``output.html`` (standalone, links relative to its directory) and ``output.landing`` (the report's landing text,
+    links into the report), from ``input.summary`` (the reproduction summary), ``input.registry`` (``experiments.csv``)
+    and, where the run read county data, ``input.source`` (its ``source.json``); the figures, tables and notebooks it
+    links are the rule's other inputs.
+    """
     rows, items, titles = load(job.input.summary, job.input.registry)
     source = json.loads(Path(job.input.source).read_text()) if job.input.get("source") else None
     base = os.path.dirname(str(job.output.html)) or "."

@@ -12,7 +12,8 @@ def unbiasedness_table(draws: np.ndarray, ess_bulk, cell_labels, fixed=None) -> 
     ``fixed`` marks the cells the invariants fix (boolean, one per cell; default none): such a cell has no noise,
     is exactly unbiased, and gets z = 0. A cell the invariants do not fix but whose draws never vary has a mean
     with no standard error: draws no chain could make (all-zero noise once read as z = 0, unbiased), refused with
-    a ValueError naming the cell."""
+    a ValueError naming the cell.
+    """
     flat = np.asarray(draws).reshape(-1, draws.shape[-1]).astype(float)
     mean = flat.mean(axis=0)
     sd = flat.std(axis=0, ddof=1)

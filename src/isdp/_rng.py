@@ -75,7 +75,7 @@ _XSHIFT = np.uint32(16)
 
 
 def _uint32_words(n: int) -> list[int]:
-    """A non-negative int as SeedSequence reads it: 32-bit words, least significant first ([0] for 0)."""
+    """Return a non-negative int as SeedSequence reads it: 32-bit words, least significant first ([0] for 0)."""
     words = [n & 0xFFFFFFFF]
     while n >> 32:
         n >>= 32
@@ -296,7 +296,7 @@ def dg_draw(s, dg):
 
 
 def derive_seed(base: int, *keys) -> int:
-    """A stable 63-bit seed for one (experiment, step, setting) from the config's base seed.
+    """Return a stable 63-bit seed for one (experiment, step, setting) from the config's base seed.
 
     Distinct steps get independent streams, and adding a step never shifts the others: the
     seed depends on ``base`` and the step's own keys only, not on how many seeds were derived

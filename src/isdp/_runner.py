@@ -42,7 +42,7 @@ def check_dg_eps(name: str, value) -> float:
 
 
 def check_grid(name: str, grid) -> np.ndarray:
-    """A non-empty 1-D grid of usable double geometric ε (each in DG_EPS_RANGE), or a ValueError."""
+    """Return a non-empty 1-D grid of usable double geometric ε (each in DG_EPS_RANGE), or a ValueError."""
     try:
         arr = np.asarray(grid, dtype=float)
     except (TypeError, ValueError):
@@ -53,7 +53,7 @@ def check_grid(name: str, grid) -> np.ndarray:
 
 
 def check_range(name: str, value, low: float = 0.0, high: float = 1.0) -> tuple[float, float]:
-    """A pair (lo, hi) of finite numbers with ``low`` ≤ lo ≤ hi ≤ ``high``, or a ValueError."""
+    """Return a pair (lo, hi) of finite numbers with ``low`` ≤ lo ≤ hi ≤ ``high``, or a ValueError."""
     try:
         lo, hi = (float(v) for v in value)
     except (TypeError, ValueError):

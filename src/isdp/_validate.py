@@ -142,8 +142,11 @@ def size(name: str, value, low: int = 0, high: int = MAX_SIZE, *, error: type[Ar
 
 
 def seed(value, name: str = "seed", *, error: type[ArgumentError] = ArgumentError) -> int:
-    """``value`` as a non-negative int: a string, a float or a negative seed is refused, as two seeds that a
-    cast would make equal would give the same draws."""
+    """``value`` as a non-negative int.
+
+    A string, a float or a negative seed is refused, as two seeds that a cast would make equal would give the same
+    draws.
+    """
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_) and value >= 0
     if not ok:  # a whole float is not a seed either: 1e20 is not exact
         raise error(f"{name} must be a non-negative integer, got {type(value).__name__} {value!r}", name)
@@ -151,7 +154,7 @@ def seed(value, name: str = "seed", *, error: type[ArgumentError] = ArgumentErro
 
 
 def integer_matrix(name: str, A, *, error: type[ArgumentError] | type[InvariantError] = InvariantError):
-    """``A`` (array-like or SciPy sparse) as int64 of the same kind, refusing any entry that is not an integer.
+    """Return ``A`` (array-like or SciPy sparse) as int64 of the same kind, refusing any entry that is not an integer.
 
     Accepted: integer dtypes within int64, floats with whole finite values, Python ints in an object array.
     Refused: a bool matrix, a non-whole, non-finite or out-of-int64 entry, and non-numeric entries; the
@@ -176,7 +179,7 @@ def integer_matrix(name: str, A, *, error: type[ArgumentError] | type[InvariantE
 
 
 def _integer_entries(name: str, flat: np.ndarray, where, error) -> np.ndarray:
-    """The entries of a flat array as int64, or ``error`` naming the first that is not an integer."""
+    """Return the entries of a flat array as int64, or ``error`` naming the first that is not an integer."""
     if flat.dtype == bool:
         raise error(f"{name} must hold integers, not booleans")
     if np.issubdtype(flat.dtype, np.integer):

@@ -73,7 +73,10 @@ derived from them at no cost):
 
 
 def _whole_number(text: str) -> int:
-    """An integer option, in ASCII digits: ``int`` would also read ``1_0`` as 10, spaces, and other scripts' digits."""
+    """Return an integer option, in ASCII digits.
+
+    ``int`` would also read ``1_0`` as 10, spaces, and other scripts' digits.
+    """
     if not re.fullmatch(r"-?[0-9]{1,30}", text):
         raise argparse.ArgumentTypeError(f"must be a whole number in ASCII digits (such as 20000), got {text!r}")
     return int(text)
@@ -315,7 +318,8 @@ def _check_outputs(
     """Refuse, before any work, output paths that are not files (or for ``datasets``, the options that name a
     Parquet dataset, not directories of a dataset's files only), collide with each other or with an input (the
     confidential table is never overwritten, nor a directory that holds it), exist without --force, or cannot be
-    written."""
+    written.
+    """
     from .release._files import input_clash, replaceable_dataset  # deferred, as the release's modules
 
     for name, path in outputs.items():
@@ -479,7 +483,8 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
     """A large Parquet table released part by part (:func:`isdp.release.release_partitioned`), on Dask with
     ``--engine dask`` (``run_parts``, a :class:`~isdp.release.DaskParts`); None when it is small, or not a
     Parquet table to Parquet (a file or a dataset) under families of totals, or cannot be released so
-    (``--engine dask`` then refuses). ``outputs`` as typed."""
+    (``--engine dask`` then refuses). ``outputs`` as typed.
+    """
     from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
     from .tables._parquet_tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
 
@@ -530,10 +535,12 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
 
 
 def _numba_cache() -> None:
-    """Give numba a private, writable cache when it has none: an installed package directory that
-    this user cannot write, and no writable HOME, leave numba no place to cache a compiled function,
-    and it refuses to compile. The directory is the user's own (created 0700, checked to be theirs)
-    so that no other user can plant compiled code in it."""
+    """Give numba a private, writable cache when it has none.
+
+    An installed package directory that this user cannot write, and no writable HOME, leave numba no place to cache a
+    compiled function, and it refuses to compile. The directory is the user's own (created 0700, checked to be theirs)
+    so that no other user can plant compiled code in it.
+    """
     if "NUMBA_CACHE_DIR" in os.environ or os.access(Path(__file__).parent, os.W_OK):
         return
     cache = Path(tempfile.gettempdir()) / f"isdp-numba-cache-{os.getuid()}"
@@ -661,7 +668,7 @@ def main(argv=None) -> int:
 
 
 def _exit_status(err: IsdpError) -> int:
-    """The exit status of an error isdp raised on purpose: a refusal's own, else by what its kind means."""
+    """Return the exit status of an error isdp raised on purpose: a refusal's own, else by what its kind means."""
     if isinstance(err, ReleaseError):
         return err.exit_code
     for kind, status in ((ArgumentError, 2), (InvariantError, 4), (CertificationError, 5)):
@@ -678,7 +685,8 @@ class _Terminated(BaseException):
 def _terminated_as_interrupted():
     """While the command runs, SIGTERM raises :class:`_Terminated`, so that ``finally`` clauses remove the
     temporary files and parts as they do on SIGINT. Left as it is where this is not the main thread, or
-    where SIGTERM is not at its default (a parent that ignores it means it)."""
+    where SIGTERM is not at its default (a parent that ignores it means it).
+    """
     try:
         installed = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
         if installed:
@@ -701,7 +709,8 @@ def _save_details() -> str:
     """Write the traceback being handled and the versions to a new file readable by this user only; say where.
 
     The traceback is the only thing written: no variable's value, so no count beyond what an exception's
-    message says."""
+    message says.
+    """
     import platform  # deferred: needed only to describe a bug
 
     kind = sys.exc_info()[0].__name__
@@ -718,7 +727,8 @@ def _save_details() -> str:
 
 def _silence_stdout() -> None:
     """Point the standard output at /dev/null, so that the interpreter's last flush of what the
-    closed pipe did not take raises nothing either (the Python docs' recipe for SIGPIPE)."""
+    closed pipe did not take raises nothing either (the Python docs' recipe for SIGPIPE).
+    """
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 def temporary_sibling(path) -> Path:
-    """A fresh hidden name beside ``path``, on the same filesystem, for writing it atomically.
+    """Return a fresh hidden name beside ``path``, on the same filesystem, for writing it atomically.
 
     The name is ``.<name>.<32 hex digits>.tmp`` in the directory of ``path``: the same
     directory, so the same filesystem and an atomic rename; unique (a random UUID), so two
@@ -129,7 +129,7 @@ def atomic_write(path, write: Callable[[Path], object], *, replace: bool = True)
 
 
 def write_table(df, path, **to_csv_kwargs) -> Path:
-    r"""A DataFrame as CSV (no index, ``\n`` line ends unless given), atomically.
+    r"""Return a DataFrame as CSV (no index, ``\n`` line ends unless given), atomically.
 
     Parameters
     ----------
@@ -203,7 +203,7 @@ def write_json(obj, path, **dumps_kwargs) -> Path:
 
 
 def write_text(text: str, path) -> Path:
-    r"""A text file (UTF-8), atomically.
+    r"""Return a text file (UTF-8), atomically.
 
     Parameters
     ----------

@@ -63,8 +63,10 @@ _building = threading.RLock()  # one build at a time in this module: none gives 
 
 @contextmanager
 def _features() -> Iterator:
-    """``opendp.prelude`` with :data:`FEATURES` enabled for the block only: the features the user
-    had not enabled are disabled again on the way out, whatever happens inside."""
+    """``opendp.prelude`` with :data:`FEATURES` enabled for the block only.
+
+    The features the user had not enabled are disabled again on the way out, whatever happens inside.
+    """
     try:  # here: OpenDP is the optional extra isdp[opendp], loaded only when a measurement is built
         import opendp.prelude as dp
         from opendp.mod import GLOBAL_FEATURES
@@ -80,7 +82,7 @@ def _features() -> Iterator:
 
 
 def _persons(d_in) -> int:
-    """A distance in persons as an int: a whole number ≥ 0, else ValueError (with its message)."""
+    """Return a distance in persons as an int: a whole number ≥ 0, else ValueError (with its message)."""
     whole = (isinstance(d_in, numbers.Integral) and not isinstance(d_in, bool)) or (
         isinstance(d_in, float) and math.isfinite(d_in) and d_in.is_integer()
     )
@@ -92,7 +94,7 @@ def _persons(d_in) -> int:
 
 
 def _up(value: Fraction) -> float:
-    """The least float ≥ ``value``: a stated loss is rounded up, never down."""
+    """Return the least float ≥ ``value``: a stated loss is rounded up, never down."""
     try:
         out = float(value)
     except OverflowError:  # a loss beyond the largest float (10**200 persons): stated as infinite
@@ -101,7 +103,7 @@ def _up(value: Fraction) -> float:
 
 
 def persons_metric():
-    """The input metric: persons changed between tables with the same invariants.
+    """Return the input metric: persons changed between tables with the same invariants.
 
     An OpenDP user-defined distance named :data:`PERSONS`: the number of persons whose records
     differ (each added, removed, or moved between cells) between two tables with the same
@@ -143,7 +145,7 @@ def persons_metric():
 
 
 def counts_domain(n: int):
-    """The OpenDP domain of vectors of ``n`` integer counts: the tables the measurements take.
+    """Return the OpenDP domain of vectors of ``n`` integer counts: the tables the measurements take.
 
     Parameters
     ----------
@@ -222,7 +224,7 @@ def _drawable(eps: Fraction, what: str) -> None:
 
 
 def make_isdp_laplace(A, epsilon, free_cells: bool = False):
-    """The exact ℓ1 release under invariants ``A`` as an OpenDP measurement.
+    """Return the exact ℓ1 release under invariants ``A`` as an OpenDP measurement.
 
     Adds exact ℓ1 generalized Laplace noise on Λ(A) to a table of counts, so the release keeps
     every invariant exactly, and states ε per person to OpenDP.
@@ -323,7 +325,7 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
 
 
 def make_isdp_gaussian(A, sigma):
-    """The exact generalized Gaussian under invariants ``A`` as an OpenDP measurement.
+    """Return the exact generalized Gaussian under invariants ``A`` as an OpenDP measurement.
 
     Adds exact generalized Gaussian noise exp(−‖u‖₂²/2σ²) on Λ(A) to a table of counts, so the
     release keeps every invariant exactly, and states ρ-zCDP per person to OpenDP.
@@ -395,7 +397,7 @@ def make_isdp_gaussian(A, sigma):
 
 
 def make_counts_as_l1(n: int):
-    """The identity on ``n`` counts, from the persons metric to OpenDP's ``l1_distance``.
+    """Return the identity on ``n`` counts, from the persons metric to OpenDP's ``l1_distance``.
 
     k persons change the counts by at most 2k in ℓ1 (a person moving changes two cells by one), so
     OpenDP's own measurements on the counts chain after it and compose with this module's

@@ -1,6 +1,8 @@
-"""E1's own step (ISDP §5, App. E.2): what rule ``e1_problem`` in ``workflow/rules/e1.smk`` calls.
-The pilot, coupling, TV bounds, draws, unbiasedness and box plots are the shared steps of
-:mod:`isdp_papers.lattice_study.steps`."""
+"""E1's own step (ISDP §5, App. E.2).
+
+What rule ``e1_problem`` in ``workflow/rules/e1.smk`` calls. The pilot, coupling, TV bounds, draws, unbiasedness and box
+plots are the shared steps of :mod:`isdp_papers.lattice_study.steps`.
+"""
 
 import matplotlib.pyplot as plt
 

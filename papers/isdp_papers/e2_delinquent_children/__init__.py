@@ -2,4 +2,5 @@
 
 Its steps (:mod:`.steps`), the printed tables (:mod:`.tables`) and the validation against the exact
 law on a small table (:mod:`.validation`); the chains, TV bounds and draws come from the shared
-:mod:`isdp_papers.lattice_study`."""
+:mod:`isdp_papers.lattice_study`.
+"""

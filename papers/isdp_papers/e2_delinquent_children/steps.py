@@ -1,7 +1,9 @@
-"""E2's own steps (ISDP §5 Table 1, App. E.3 Tables 2–3): what the rules in ``workflow/rules/e2.smk``
-call (``e2_problem`` → :func:`problem`, ``e2_noise_tables`` → :func:`noise_tables`, ``e2_validation`` →
-:func:`validation`). The pilot, coupling, TV bounds, draws, unbiasedness and box plots are the shared
-steps of :mod:`isdp_papers.lattice_study.steps`."""
+"""E2's own steps (ISDP §5 Table 1, App. E.3 Tables 2–3).
+
+What the rules in ``workflow/rules/e2.smk`` call (``e2_problem`` → :func:`problem`, ``e2_noise_tables`` →
+:func:`noise_tables`, ``e2_validation`` → :func:`validation`). The pilot, coupling, TV bounds, draws, unbiasedness and
+box plots are the shared steps of :mod:`isdp_papers.lattice_study.steps`.
+"""
 
 from isdp.convergence import load_draws
 from isdp.files import write_table, write_text

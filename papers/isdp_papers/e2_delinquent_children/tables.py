@@ -1,5 +1,8 @@
-"""E2's printed tables: the confidential table (Table 2) and one noise draw per target (Tables 1 and 3),
-each with its margins, as DataFrames and as the Markdown the workflow writes beside the CSV."""
+"""E2's printed tables.
+
+The confidential table (Table 2) and one noise draw per target (Tables 1 and 3), each with its margins, as DataFrames
+and as the Markdown the workflow writes beside the CSV.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Beyond the paper: the MCMC ℓ1 sampler against exact rejection sampling of i.i.d. DG noise
-conditioned on zero margins (docs/method.md §2), on a smaller table with the same structure."""
+"""Beyond the paper.
+
+The MCMC ℓ1 sampler against exact rejection sampling of i.i.d. DG noise conditioned on zero margins (docs/method.md §2),
+on a smaller table with the same structure.
+"""
 
 from __future__ import annotations
 

@@ -125,15 +125,18 @@ def select_states(
 
 
 def available_states(counties: pd.DataFrame) -> list[str]:
-    """The data's states (USPS abbreviations) in FIPS order: what ``override="all"`` selects."""
+    """Return the data's states (USPS abbreviations) in FIPS order: what ``override="all"`` selects."""
     return list(counties.drop_duplicates("state_abbr").sort_values("state_fips")["state_abbr"])
 
 
 def selection_summary(
     counties: pd.DataFrame, reg_df: pd.DataFrame, states: Sequence[str], *, alpha: float, override, data_source: dict
 ) -> dict:
-    """The audit's JSON record: vintage, ``alpha``, the counts of :func:`audit_counts`, the selected
-    states, whether they came from the rule, the override or ``"all"``, and the data source."""
+    """Return the audit's JSON record.
+
+    Vintage, ``alpha``, the counts of :func:`audit_counts`, the selected states, whether they came from the rule, the
+    override or ``"all"``, and the data source.
+    """
     return {
         "vintage": counties["vintage"].iloc[0],
         "alpha": alpha,
@@ -164,7 +167,7 @@ def data_source_table(info: dict) -> pd.DataFrame:
 
 
 def audit_table(reg_df: pd.DataFrame, selected: Sequence[str], *, alpha: float, vintage: str) -> pd.DataFrame:
-    """The regressions with ``significant`` (p < alpha), ``selected`` and the vintage added (a copy)."""
+    """Return the regressions with ``significant`` (p < alpha), ``selected`` and the vintage added (a copy)."""
     reg = reg_df.copy()
     reg["significant"] = reg["p_value"] < alpha
     reg["selected"] = reg["state_abbr"].isin(selected)
@@ -174,7 +177,8 @@ def audit_table(reg_df: pd.DataFrame, selected: Sequence[str], *, alpha: float, 
 
 def audit_counts_table(selection: dict, *, alpha: float, vintage: str) -> pd.DataFrame:
     """The audit counts of a :func:`selection_summary` record as rows ``quantity, this_run, vintage``
-    (the paper's counts and the verdicts are in the reproduction summary, claims SDP-E3-audit-*)."""
+    (the paper's counts and the verdicts are in the reproduction summary, claims SDP-E3-audit-*).
+    """
     counts = pd.DataFrame(
         [
             {"quantity": "regressions (states with > 5 counties)", "this_run": selection["n_regressions"]},
@@ -193,8 +197,10 @@ def audit_counts_table(selection: dict, *, alpha: float, vintage: str) -> pd.Dat
 def selected_states_table(
     reg_df: pd.DataFrame, selection: dict, *, alpha: float, always: Iterable[str], vintage: str
 ) -> pd.DataFrame:
-    """One row per selected state (in selection order): its regression and why it was selected
-    (override, significant, always shown, or filler)."""
+    """One row per selected state (in selection order).
+
+    Its regression and why it was selected (override, significant, always shown, or filler).
+    """
     sel = reg_df.set_index("state_abbr").reindex(selection["selected_states"])
     always = set(always)
     sel["reason"] = [

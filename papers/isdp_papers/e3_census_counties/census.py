@@ -46,8 +46,10 @@ class ConvergenceError(RuntimeError):
 
 @dataclass(frozen=True)
 class CertificateSettings:
-    """``e3.mcmc.certificate``: the coupling certificate that sets the burn-in
-    (:func:`isdp.convergence.certify_heat_bath`)."""
+    """``e3.mcmc.certificate``.
+
+    The coupling certificate that sets the burn-in (:func:`isdp.convergence.certify_heat_bath`).
+    """
 
     pairs: int  # each pair starts at a fresh over-dispersed draw against an exact draw from π
     threshold: float  # the TV bound to certify
@@ -57,8 +59,11 @@ class CertificateSettings:
 
 @dataclass(frozen=True)
 class OverdispersionSettings:
-    """``e3.mcmc.overdispersion``: each start is the end of a chain of ``n_iter`` iterations on the
-    flatter target ε · ``factor`` (:func:`overdispersed_starts`)."""
+    """``e3.mcmc.overdispersion``.
+
+    Each start is the end of a chain of ``n_iter`` iterations on the flatter target ε · ``factor``
+    (:func:`overdispersed_starts`).
+    """
 
     factor: float
     n_iter: int
@@ -117,8 +122,11 @@ class StateSettings:
 
 @dataclass(frozen=True)
 class StateSummary:
-    """A state's run record (``run_<state>.json``, :meth:`as_row`): what :func:`run_state` ran and how
-    it converged. A one-county state has no chain: NaN or 0 where a chain's figure would be."""
+    """A state's run record (``run_<state>.json``, :meth:`as_row`).
+
+    What :func:`run_state` ran and how it converged. A one-county state has no chain: NaN or 0 where a chain's figure
+    would be.
+    """
 
     state: str
     n_counties: int
@@ -147,11 +155,11 @@ class StateSummary:
     seconds: float  # of the chains that store the draws
 
     def as_row(self) -> dict:
-        """The record as a JSON-able dict, keys in :data:`STATE_SUMMARY_COLUMNS` order."""
+        """Return the record as a JSON-able dict, keys in :data:`STATE_SUMMARY_COLUMNS` order."""
         return asdict(self)
 
     def convergence_row(self) -> dict:
-        """The state's row of E3's convergence table (:data:`CONVERGENCE_COLUMNS`)."""
+        """Return the state's row of E3's convergence table (:data:`CONVERGENCE_COLUMNS`)."""
         return {k: getattr(self, k) for k in CONVERGENCE_COLUMNS}
 
 
@@ -198,7 +206,7 @@ class StateRun:
 def overdispersed_starts(
     lattice: IntegerLattice, eps: float, *, n_chains: int, factor: float, n_iter: int, proposal_eps: float, seed: int
 ) -> np.ndarray:
-    """Initial states from independent chains run ``n_iter`` iterations on the flatter target ε·factor.
+    """Return initial states from independent chains run ``n_iter`` iterations on the flatter target ε·factor.
 
     The flatter target has ``1/factor`` times the noise scale, so the proposal scale is widened by
     the same factor (``proposal_eps * factor``). Starting at 0, the chains spread out to a few
@@ -316,7 +324,7 @@ def _starts(lattice: IntegerLattice, settings: StateSettings, n_chains: int, see
 def _certified_burn_in(
     smith: IntegerLattice, settings: StateSettings, *, seed: int, label: str
 ) -> tuple[Certificate, int]:
-    """The certificate of the pair heat-bath burn-in and the burn-in it sets, ⌈t_cert · (1 + margin)⌉ sweeps.
+    """Return the certificate of the pair heat-bath burn-in and the burn-in it sets, ⌈t_cert · (1 + margin)⌉ sweeps.
 
     :func:`isdp.convergence.certify_heat_bath` couples ``settings.certificate.pairs`` pairs of that kernel, each
     started at a fresh draw of the over-dispersed law against an exact draw from π, for at most
@@ -340,8 +348,11 @@ def _certified_burn_in(
 
 
 def _point_mass_run(names, settings: StateSettings, *, label: str) -> StateRun:
-    """A one-county state (e.g. DC): the invariant total fixes the county, so Λ = {0} and the target
-    is the point mass at u = 0. Its draws are exact zeros; R-hat and ESS are undefined (no chain)."""
+    """Return a one-county state (e.g. DC).
+
+    The invariant total fixes the county, so Λ = {0} and the target is the point mass at u = 0. Its draws are exact
+    zeros; R-hat and ESS are undefined (no chain).
+    """
     log.info("%s: one county, fixed by the state total: the noise is exactly 0 (no chain to run)", label)
     nan = float("nan")
     table = pd.DataFrame(
@@ -454,8 +465,10 @@ def compare_with_exact(mcmc, exact, sf1) -> pd.DataFrame:
 
 
 def diagnostics_table(run: StateRun, state: str, group: pd.DataFrame) -> pd.DataFrame:
-    """Per county of ``group``: the state, its ``gisjoin``, the run's convergence diagnostics, then
-    name and the SF1 and DAS populations."""
+    """Per county of ``group``.
+
+    The state, its ``gisjoin``, the run's convergence diagnostics, then name and the SF1 and DAS populations.
+    """
     diag = run.diagnostics.rename(columns={"cell": "gisjoin"})
     diag.insert(0, "state", state)
     return diag.merge(group[["gisjoin", "name", "sf1_pop", "dp_pop"]], on="gisjoin")
@@ -464,7 +477,8 @@ def diagnostics_table(run: StateRun, state: str, group: pd.DataFrame) -> pd.Data
 def mcmc_vs_exact(run: StateRun, group: pd.DataFrame, eps: float, seed: int, state: str) -> pd.DataFrame:
     """:func:`compare_with_exact` of the run's retained draws against as many exact draws
     (:func:`isdp.exact.sample_sum_constraint_l1`, seed ``derive_seed(seed, "exact")``), with the state
-    as first column. One county: the point mass at 0 is the exact law (no test rows)."""
+    as first column. One county: the point mass at 0 is the exact law (no test rows).
+    """
     from isdp.exact import sample_sum_constraint_l1
 
     n = len(group)
@@ -502,9 +516,11 @@ NOTHING_TO_CERTIFY = "one county: the state total fixes it, the noise is exactly
 
 
 def certificate_record(run: StateRun, state: str) -> dict:
-    """The run's certificate as a JSON-able record: the :data:`CERTIFICATE_COLUMNS` and its curves at
-    the sweeps ``curve_t``: ``curve_bound`` (the 95 % upper confidence bound) and ``curve_estimate``
-    (the point estimate). A one-county state's record says it has nothing to certify."""
+    """Return the run's certificate as a JSON-able record.
+
+    The :data:`CERTIFICATE_COLUMNS` and its curves at the sweeps ``curve_t``: ``curve_bound`` (the 95 % upper confidence
+    bound) and ``curve_estimate`` (the point estimate). A one-county state's record says it has nothing to certify.
+    """
     if run.certificate is None:
         return {
             "state": state,
@@ -548,17 +564,19 @@ def certificate_record(run: StateRun, state: str) -> dict:
 
 
 def certificate_attrs(record: dict) -> dict:
-    """netCDF attributes of a state's draws (``certificate_*``, scalars only), from :func:`certificate_record`."""
+    """NetCDF attributes of a state's draws (``certificate_*``, scalars only), from :func:`certificate_record`."""
     return {f"certificate_{k}": record[k] for k in CERTIFICATE_COLUMNS if k not in ("state", "counties")}
 
 
 def state_tables(
     counties: pd.DataFrame, states, draws_paths, diagnostics_paths, run_paths, band: int
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """E3's tables across states, one row per state (in ``states`` order; the paths in the same order):
-    convergence (:meth:`StateSummary.convergence_row` of each run record), non-negativity
-    (:func:`nonnegativity` with ``band``, and the vintage) and unbiasedness (z of the per-county
-    noise means, :func:`isdp_papers.unbiasedness.unbiasedness_table`, with the retained-draw ESS)."""
+    """E3's tables across states, one row per state (in ``states`` order; the paths in the same order).
+
+    Convergence (:meth:`StateSummary.convergence_row` of each run record), non-negativity (:func:`nonnegativity` with
+    ``band``, and the vintage) and unbiasedness (z of the per-county noise means,
+    :func:`isdp_papers.unbiasedness.unbiasedness_table`, with the retained-draw ESS).
+    """
     import json
 
     from isdp.convergence import load_draws

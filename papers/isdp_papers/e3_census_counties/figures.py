@@ -44,8 +44,11 @@ def plot_das_slopes(reg: pd.DataFrame, alpha: float = 0.01, ax=None, title: str 
 
 
 def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
-    """ISDP Fig 2 / Fig 8 panel: counties by increasing SF1 on the x-axis; box plots of the noise
-    draws; one draw as blue squares; the DAS errors (dp − sf1) as red dots."""
+    """ISDP Fig 2 / Fig 8 panel.
+
+    Counties by increasing SF1 on the x-axis; box plots of the noise draws; one draw as blue squares; the DAS errors (dp
+    − sf1) as red dots.
+    """
     ax = ax or plt.gca()
     sf1 = np.asarray(sf1)
     order = np.argsort(sf1, kind="stable")
@@ -66,8 +69,11 @@ def plot_state_noise(sf1, draws, das_error, one_draw, ax=None, title: str = ""):
 
 
 def state_noise_panel(counties: pd.DataFrame, state: str, draws_path, rng: np.random.Generator, ax):
-    """One state's :func:`plot_state_noise` panel from its stored draws; the one draw shown is picked
-    with ``rng`` (one ``integers`` call per panel, so the panels' order fixes the draws shown)."""
+    """One state's :func:`plot_state_noise` panel from its stored draws.
+
+    The one draw shown is picked with ``rng`` (one ``integers`` call per panel, so the panels' order fixes the draws
+    shown).
+    """
     from isdp.convergence import load_draws
     from isdp.lattice import sum_constraint
 
@@ -110,7 +116,8 @@ def plot_fig8(
     headline: str,
 ):
     """ISDP Fig 8: one :func:`state_noise_panel` per state of ``states`` (the selected states but the
-    headline one), two per row; a note when there is none. Returns the figure."""
+    headline one), two per row; a note when there is none. Returns the figure.
+    """
     import math
 
     from isdp_papers.nhgis.counties import STATE_NAMES
@@ -136,7 +143,8 @@ def plot_certificates(records: list[dict]):
     """Per state, the 95 % upper confidence bound on d_TV(law of X_t, π) (solid) and its point
     estimate, the share of pairs not yet met (dotted), against the heat-bath sweep t; dot: t_cert
     (where the bound reaches the threshold), cross: the burn-in used. States with nothing to
-    certify are listed in the title."""
+    certify are listed in the title.
+    """
     fig, ax = plt.subplots(figsize=(8, 4.5))
     skipped = []
     for rec in records:

@@ -14,14 +14,17 @@ from isdp_papers.unbiasedness import unbiasedness_table
 
 
 def _states(run: Run) -> list[str]:
-    """The states the run selected (``e3/selection.json``): a non-empty list of distinct abbreviations."""
+    """Return the states the run selected (``e3/selection.json``): a non-empty list of distinct abbreviations."""
     sel = ec.json_values(run, "e3/selection.json", required=["selected_states"])
     return ec.check_labels(sel["selected_states"], str(run.path("e3/selection.json")), "selected_states")
 
 
 def _audit(run: Run):
-    """``e3_das_audit``: one regression per state, a finite slope with a positive standard error, a p-value in [0, 1]
-    and at least 3 counties (one residual degree of freedom)."""
+    """``e3_das_audit``.
+
+    One regression per state, a finite slope with a positive standard error, a p-value in [0, 1] and at least 3 counties
+    (one residual degree of freedom).
+    """
     reg = ec.table(
         run,
         "e3_das_audit",
@@ -47,9 +50,11 @@ _COUNTY_CHECKS = {
 
 
 def _counties(run: Run, **checks):
-    """The county file this run used (``results/data/counties.csv``): each county once, SF1 counts non-negative
-    integers, DAS counts integers (``checks``: only those of :func:`~isdp_papers.evidence_checks.check_frame`
-    given, for a measure that reads less)."""
+    """Return the county file this run used (``results/data/counties.csv``).
+
+    Each county once, SF1 counts non-negative integers, DAS counts integers (``checks``: only those of
+    :func:`~isdp_papers.evidence_checks.check_frame` given, for a measure that reads less).
+    """
     try:
         check_recorded_sha256(run.path("data/counties.csv"))
     except DataValidationError as err:
@@ -97,9 +102,11 @@ def sign_test(run: Run, paper) -> Measurement:
 
 
 def _state_draws(run: Run, state: str) -> np.ndarray:
-    """A state's stored noise draws (chains, draws, counties), refused unless a run could have made them: integers
-    that keep the state total, and, for a state of two or more counties, not one vector repeated in every draw of
-    every chain (the chains start apart and move: all-zero noise once read as unbiased, in band and as designed)."""
+    """Return a state's stored noise draws (chains, draws, counties), refused unless a run could have made them.
+
+    Integers that keep the state total, and, for a state of two or more counties, not one vector repeated in every draw
+    of every chain (the chains start apart and move: all-zero noise once read as unbiased, in band and as designed).
+    """
     path = run.path(f"e3/draws_{state}.nc")
     try:
         draws = load_draws(path)
@@ -115,7 +122,7 @@ def _state_draws(run: Run, state: str) -> np.ndarray:
 
 
 def unbiased_z(run: Run, paper) -> Measurement:
-    """z = mean noise / MC SE per county (SE from the retained draws' bulk ESS), every selected state."""
+    """Z = mean noise / MC SE per county (SE from the retained draws' bulk ESS), every selected state."""
     z = []
     for state in _states(run):
         draws = _state_draws(run, state)
@@ -141,7 +148,7 @@ def unbiased_z(run: Run, paper) -> Measurement:
 
 
 def negative_counts(run: Run, paper) -> Measurement:
-    """Number of negative noisy county counts over all retained releases."""
+    """Return the number of negative noisy county counts over all retained releases."""
     nn = ec.table(
         run,
         "e3_nonnegativity",
@@ -167,7 +174,7 @@ def negative_counts(run: Run, paper) -> Measurement:
 
 
 def band_share(run: Run, paper, *, band: int) -> Measurement:
-    """The smallest state's share of released noise entries in [−band, band], with its MC SE.
+    """Return the smallest state's share of released noise entries in [−band, band], with its MC SE.
 
     The SE comes from the ESS of the per-release share series, so autocorrelation between retained
     releases is accounted for. The exact law's share is shown beside it for the reader; the
@@ -198,11 +205,14 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
 
 
 def design_kept(run: Run, paper) -> Measurement:
-    """Whether this run kept the design it was configured with, read from its outputs: the selected states against
-    the configured selection (the ``override`` list, every state of the county file for ``all``, else
-    ``n_states`` states including the ``always`` ones), and each selected state's stored draws — ``mcmc.n_chains``
-    chains, ``mcmc.n_draws`` retained noise vectors, one column per county of the state in the county file. The
-    value is the number of departures: a state, chain, draw or county missing, or a count other than configured."""
+    """Whether this run kept the design it was configured with, read from its outputs.
+
+    The selected states against the configured selection (the ``override`` list, every state of the county file for
+    ``all``, else ``n_states`` states including the ``always`` ones), and each selected state's stored draws —
+    ``mcmc.n_chains`` chains, ``mcmc.n_draws`` retained noise vectors, one column per county of the state in the county
+    file. The value is the number of departures: a state, chain, draw or county missing, or a count other than
+    configured.
+    """
     cfg = run.config["e3"]
     selected = list(_states(run))
     counties = _counties(run, filled=["state_abbr"])["state_abbr"].value_counts()  # one row per county
@@ -261,7 +271,7 @@ def exact_p(run: Run, paper) -> Measurement:
 
 
 def smallest_county(run: Run, paper) -> Measurement:
-    """The least populous county of the country (SF1) and its population."""
+    """Return the least populous county of the country (SF1) and its population."""
     c = _counties(run)
     row = c.loc[c["sf1_pop"].idxmin()]
     value = {"county": f"{row['name']}, {row['state_abbr']}", "population": int(row["sf1_pop"])}
@@ -270,7 +280,8 @@ def smallest_county(run: Run, paper) -> Measurement:
 
 def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
     """Share of the states and DC (Puerto Rico, in the county file, is not a state) whose least populous county
-    has at least 1,000 people (SF1); the share with 1,000–9,999 (a stricter 'in the thousands') beside it."""
+    has at least 1,000 people (SF1); the share with 1,000–9,999 (a stricter 'in the thousands') beside it.
+    """
     c = _counties(run)
     smallest = c[c["state_abbr"] != "PR"].groupby("state_abbr")["sf1_pop"].min()
     share = float((smallest >= 1000).mean())
@@ -299,7 +310,7 @@ def state_das_trend(run: Run, paper, *, state: str) -> Measurement:
 
 
 def audit_excluded(run: Run, paper) -> Measurement:
-    """The state-level areas of the county file that the DAS audit fitted no regression to, sorted."""
+    """Return the state-level areas of the county file that the DAS audit fitted no regression to, sorted."""
     counts = _counties(run).groupby("state_abbr").size()
     reg = _audit(run)
     left_out = sorted(set(counts.index) - set(reg["state_abbr"]))
@@ -317,7 +328,8 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
     used (``results/data/counties.csv``: the download when it succeeded, else the committed extract) or from the
     repository file ``file``. The extraction keeps a file that breaks them
     (:func:`isdp_papers.nhgis.counties.validate`); the national difference and the number of negative DAS counts
-    beside it."""
+    beside it.
+    """
     from isdp_papers.nhgis.counties import state_totals_off
 
     c = ec.committed_csv(run, file, dtype={"state_fips": str}, **_COUNTY_CHECKS) if file else _counties(run)
@@ -343,7 +355,8 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
 
 def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:
     """Exact bias E[max(x + u, 0)] − x = Σ_{k < −x} (−x − k) P(u = k) of clamping a county's noisy count at 0, and
-    the SD of u, where u is one county's ℓ1 generalized Laplace noise under its state's total (n counties)."""
+    the SD of u, where u is one county's ℓ1 generalized Laplace noise under its state's total (n counties).
+    """
     from isdp.exact import sum_constraint_l1_marginal
 
     reach = int(np.ceil(45 / eps))  # the law's mass beyond ±reach is below e^-45 times a modest factor
@@ -356,7 +369,8 @@ def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:
 def truncation_bias_se(run: Run, paper) -> Measurement:
     """The largest exact bias of clamping the noisy county counts at 0 over the selected states, in Monte Carlo
     SEs of a county's mean over E3's ``mcmc.n_draws`` releases (SD/√n_draws). The bias falls with the count, so
-    a state's largest is at its smallest county."""
+    a state's largest is at its smallest county.
+    """
     eps, n_draws = float(run.config["e3"]["eps"]), int(run.config["e3"]["mcmc"]["n_draws"])
     c = _counties(run)
     rows = []
@@ -382,10 +396,12 @@ def truncation_bias_se(run: Run, paper) -> Measurement:
 
 
 def _certificates(run: Run) -> pd.DataFrame:
-    """The selected states' certificate rows, each refused unless its columns agree as a certificate's must: no
-    more censored pairs than pairs; ``certified_at_burn_in`` exactly when the bound there is at most the threshold,
-    and then a burn-in at or after ``t_cert``; a bound no smaller than n pairs can give (1 − α^(1/n), every pair
-    met at once), nor than the point estimate."""
+    """Return the selected states' certificate rows, each refused unless its columns agree as a certificate's must.
+
+    No more censored pairs than pairs; ``certified_at_burn_in`` exactly when the bound there is at most the threshold,
+    and then a burn-in at or after ``t_cert``; a bound no smaller than n pairs can give (1 − α^(1/n), every pair met at
+    once), nor than the point estimate.
+    """
     cert = ec.table(
         run,
         "e3_certificates",
@@ -449,12 +465,14 @@ def _dg_total_kept(n: int, eps: float) -> float:
 
 @ec.reads_committed
 def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None) -> Measurement:
-    """ISDP §3.3: discrete Gaussian mechanisms "do not satisfy (non-trivial) invariants constraints". For every
-    state (and Puerto Rico) of the committed county file with at least 2 counties, the exact probability that i.i.d.
-    discrete Gaussian noise on its counties keeps the state total
-    (:func:`isdp_papers.lattice_study.theory.iid_invariant_probability`), at ``sigma`` or, by default, at the
-    SD of E3's double geometric noise (DG at E3's ε: the same noise size); the value is the largest over the states
-    (the one with the fewest counties). The i.i.d. double geometric's is beside it."""
+    """ISDP §3.3: discrete Gaussian mechanisms "do not satisfy (non-trivial) invariants constraints".
+
+    For every state (and Puerto Rico) of the committed county file with at least 2 counties, the exact probability that
+    i.i.d. discrete Gaussian noise on its counties keeps the state total
+    (:func:`isdp_papers.lattice_study.theory.iid_invariant_probability`), at ``sigma`` or, by default, at the SD of E3's
+    double geometric noise (DG at E3's ε: the same noise size); the value is the largest over the states (the one with
+    the fewest counties). The i.i.d. double geometric's is beside it.
+    """
     from isdp.mcmc import dg_variance
     from isdp_papers.e8_privacy_accounting.zcdp_audit import discrete_gaussian_pmf
     from isdp_papers.lattice_study.theory import iid_invariant_probability
@@ -483,7 +501,8 @@ def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> 
     """Counties whose DAS count of ``units`` differs from SF1 in the committed housing extract
     (:data:`isdp_papers.nhgis.housing.HOUSING_EXTRACT`): ``housing`` = total housing units (IFE001), ``occupied`` =
     occupied units (IFE002). A block-level invariant holds in every county, its sum of blocks; the other count is
-    shown beside it."""
+    shown beside it.
+    """
     from isdp_papers.nhgis.housing import HOUSING_EXTRACT, load_housing
 
     h = load_housing(ec.committed(run, HOUSING_EXTRACT))
@@ -506,7 +525,8 @@ def das_group_quarters_presence_changed(run: Run, paper) -> Measurement:
     (:data:`isdp_papers.nhgis.group_quarters.GROUP_QUARTERS_EXTRACT`, the seven P42 types) where the DAS and SF1
     disagree on whether the type houses anyone: (DAS > 0) ≠ (SF1 > 0). An invariant count of occupied facilities per
     type and block, each occupied facility housing at least one person, keeps that presence in every block and so in
-    every county; the cells whose population itself is unchanged are shown beside it."""
+    every county; the cells whose population itself is unchanged are shown beside it.
+    """
     from isdp_papers.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
 
     gq = load_group_quarters(ec.committed(run, GROUP_QUARTERS_EXTRACT))
@@ -529,9 +549,11 @@ def das_group_quarters_presence_changed(run: Run, paper) -> Measurement:
 
 
 def relational_breaks(pop, gq, housing, occupied) -> dict[str, np.ndarray]:
-    """Per county, whether its tables break a logical relationship between tabulated quantities: more occupied
-    units than housing units, or fewer people in households (population less group quarters) than occupied units,
-    each occupied unit being one household of at least one person."""
+    """Per county, whether its tables break a logical relationship between tabulated quantities.
+
+    More occupied units than housing units, or fewer people in households (population less group quarters) than occupied
+    units, each occupied unit being one household of at least one person.
+    """
     pop, gq, housing, occupied = (np.asarray(a) for a in (pop, gq, housing, occupied))
     return {"occupied > housing units": occupied > housing, "household population < households": pop - gq < occupied}
 
@@ -539,7 +561,8 @@ def relational_breaks(pop, gq, housing, occupied) -> dict[str, np.ndarray]:
 @ec.reads_committed
 def das_logical_relationships(run: Run, paper) -> Measurement:
     """The counties where the DAS output (the committed population, housing and group-quarters extracts: one DAS
-    run) breaks a relation of :func:`relational_breaks`, beside the tightest slack of each in the DAS output."""
+    run) breaks a relation of :func:`relational_breaks`, beside the tightest slack of each in the DAS output.
+    """
     from isdp_papers.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
     from isdp_papers.nhgis.housing import HOUSING_EXTRACT, load_housing
 
@@ -566,11 +589,12 @@ def das_logical_relationships(run: Run, paper) -> Measurement:
 
 @ec.reads_committed
 def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: float) -> Measurement:
-    """Subspace DP §1: the exact probability that i.i.d. double geometric noise DG(ε/``sensitivity``) on a state's
-    county counts keeps the state total, P(Σ u = 0)
-    (:func:`isdp.exact.sum_constraint_acceptance` times P(u = 0)),
-    for every state (and Puerto Rico) of the committed county file with at least 2 counties; the value is the
-    largest (at the fewest counties)."""
+    """Subspace DP §1.
+
+    The exact probability that i.i.d. double geometric noise DG(ε/``sensitivity``) on a state's county counts keeps the
+    state total, P(Σ u = 0) (:func:`isdp.exact.sum_constraint_acceptance` times P(u = 0)), for every state (and Puerto
+    Rico) of the committed county file with at least 2 counties; the value is the largest (at the fewest counties).
+    """
     sizes = _state_sizes(run)
     kept = {n: _dg_total_kept(n, eps / sensitivity) for n in sorted(set(sizes))}
     fewest, most = min(kept), max(kept)
@@ -587,11 +611,13 @@ def double_geometric_total_kept(run: Run, paper, *, eps: float, sensitivity: flo
 
 @ec.reads_committed
 def block_truncation_bias(run: Run, paper, *, counts: list[int], state: str) -> Measurement:
-    """ISDP App. E.4 ("maintaining unbiasedness and nonnegativity is difficult at the block level"): the exact bias
-    of truncating at 0 (:func:`truncation_bias`) for stylised block-sized counts, the same noise as the county
-    rows — one cell's ℓ1 generalized Laplace noise at E3's ε under a total over ``state``'s number of counties (the
-    committed county file; the marginal hardly depends on it) — in Monte Carlo SEs of a 1000-draw mean
-    (SD/√n_draws, as :func:`truncation_bias_se`). The value is the smallest ratio over ``counts``."""
+    """ISDP App. E.4 ("maintaining unbiasedness and nonnegativity is difficult at the block level").
+
+    The exact bias of truncating at 0 (:func:`truncation_bias`) for stylised block-sized counts, the same noise as the
+    county rows — one cell's ℓ1 generalized Laplace noise at E3's ε under a total over ``state``'s number of counties
+    (the committed county file; the marginal hardly depends on it) — in Monte Carlo SEs of a 1000-draw mean
+    (SD/√n_draws, as :func:`truncation_bias_se`). The value is the smallest ratio over ``counts``.
+    """
     eps, n_draws = float(run.config["e3"]["eps"]), int(run.config["e3"]["mcmc"]["n_draws"])
     n = int(_state_sizes(run)[state])
     ratios = {}
@@ -611,10 +637,13 @@ def block_truncation_bias(run: Run, paper, *, counts: list[int], state: str) -> 
 
 @ec.reads_committed
 def das_histogram_consistency(run: Run, paper) -> Measurement:
-    """The DAS output as one nonnegative integer histogram: over the counties of the committed histogram-cells
-    extract (:data:`isdp_papers.nhgis.histograms.HISTOGRAM_CELLS_EXTRACT`), the negative cells of the 252-cell
-    ethnicity × race × voting-age histograms derived from the DAS's published race tables, plus the counties whose
-    cells do not add up to the DAS's published total and voting-age populations."""
+    """Return the DAS output as one nonnegative integer histogram.
+
+    Over the counties of the committed histogram-cells extract
+    (:data:`isdp_papers.nhgis.histograms.HISTOGRAM_CELLS_EXTRACT`), the negative cells of the 252-cell ethnicity × race
+    × voting-age histograms derived from the DAS's published race tables, plus the counties whose cells do not add up to
+    the DAS's published total and voting-age populations.
+    """
     from isdp_papers.nhgis.histograms import HISTOGRAM_CELLS, HISTOGRAM_CELLS_EXTRACT, load_histogram_cells
 
     h = load_histogram_cells(ec.committed(run, HISTOGRAM_CELLS_EXTRACT))
@@ -632,9 +661,11 @@ def das_histogram_consistency(run: Run, paper) -> Measurement:
 
 @ec.reads_committed
 def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement:
-    """The share of zero cells of the 252-cell SF1 histogram (ethnicity × race × voting age): the median over the
-    counties of the committed histogram-cells extract (``level`` county), or the nation's (``level`` nation: the 50
-    states and DC, from the committed histogram-support table)."""
+    """Return the share of zero cells of the 252-cell SF1 histogram (ethnicity × race × voting age).
+
+    The median over the counties of the committed histogram-cells extract (``level`` county), or the nation's (``level``
+    nation: the 50 states and DC, from the committed histogram-support table).
+    """
     from isdp_papers.nhgis.histograms import (
         HISTOGRAM_CELLS,
         HISTOGRAM_CELLS_EXTRACT,
@@ -677,7 +708,8 @@ def negative_count_bound(x, n: int, eps: float) -> np.ndarray:
     P(S_n = 0) (the marginal of :func:`isdp.exact.sum_constraint_l1_marginal`) and the sum
     S_{n−1} of i.i.d. DG is
     symmetric and log-concave, so P(S_{n−1} = −k) ≤ P(S_{n−1} = 0); the DG tail P(DG ≤ −x − 1) is
-    a^{x+1}/(1 + a), a = e^{−ε}."""
+    a^{x+1}/(1 + a), a = e^{−ε}.
+    """
     from isdp.exact import sum_constraint_acceptance
 
     a = np.exp(-eps)
@@ -686,17 +718,21 @@ def negative_count_bound(x, n: int, eps: float) -> np.ndarray:
 
 
 def _no_negative_lower(counts: pd.Series, eps: float, releases: int) -> float:
-    """Lower bound on P(no county of one state negative in ``releases`` independent releases): a union bound over
-    the counties within a release."""
+    """Lower bound on P(no county of one state negative in ``releases`` independent releases).
+
+    A union bound over the counties within a release.
+    """
     return max(0.0, 1.0 - float(negative_count_bound(counts, len(counts), eps).sum())) ** releases
 
 
 def no_truncation_probability(run: Run, paper, *, releases: int, eps: float | None = None) -> Measurement:
-    """ISDP App. E.4: 'none of the 1000 instantiations triggers the truncation in any county of any state'. The
-    probability of that under the mechanism (``releases`` independent releases of every selected state at E3's ε,
-    or ``eps``), bounded below by a union bound over each state's counties with :func:`negative_count_bound`
-    (states are released independently). The upper bound from each state's smallest county alone, with its exact
-    marginal, is shown beside it, and the lower bound over every state-level area of the county file."""
+    """ISDP App. E.4: 'none of the 1000 instantiations triggers the truncation in any county of any state'.
+
+    The probability of that under the mechanism (``releases`` independent releases of every selected state at E3's ε, or
+    ``eps``), bounded below by a union bound over each state's counties with :func:`negative_count_bound` (states are
+    released independently). The upper bound from each state's smallest county alone, with its exact marginal, is shown
+    beside it, and the lower bound over every state-level area of the county file.
+    """
     from isdp.exact import sum_constraint_l1_marginal
 
     eps = float(run.config["e3"]["eps"]) if eps is None else float(eps)

@@ -1,5 +1,8 @@
-"""How the workflow spreads E3's (and E4's) states over jobs: :func:`balanced_batches`, called by
-``workflow/rules/e3.smk`` with ``e3.state_jobs`` batches weighted by squared county counts."""
+"""How the workflow spreads E3's (and E4's) states over jobs.
+
+:func:`balanced_batches`, called by ``workflow/rules/e3.smk`` with ``e3.state_jobs`` batches weighted by squared county
+counts.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,8 @@ from collections.abc import Mapping
 def balanced_batches(items, weights: Mapping[str, float], n_batches: int | None) -> list[list[str]]:
     """``items`` split into ``n_batches`` batches of about equal total weight (all of them in their
     own batch when None): the heaviest first, each to the batch with the smallest total so far
-    (longest-processing-time scheduling); ties keep the order of ``items``."""
+    (longest-processing-time scheduling); ties keep the order of ``items``.
+    """
     items = list(items)
     if not items:
         raise ValueError("no items to batch")

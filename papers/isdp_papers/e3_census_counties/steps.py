@@ -1,7 +1,9 @@
-"""E3's steps (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left): what the rules in
-``workflow/rules/e3.smk`` call — the checkpoint ``e3_audit`` (:func:`audit`), ``e3_audit_report``
-(:func:`audit_report`), ``e3_states`` (:func:`states`), ``e3_figures`` (:func:`figures`) and
-``e3_tables`` (:func:`tables`) and ``e3_certificates`` (:func:`certificates`)."""
+"""E3's steps (ISDP §5 Fig 2, App. E.4 Fig 8; Subspace DP §1 Fig 1 left).
+
+What the rules in ``workflow/rules/e3.smk`` call — the checkpoint ``e3_audit`` (:func:`audit`), ``e3_audit_report``
+(:func:`audit_report`), ``e3_states`` (:func:`states`), ``e3_figures`` (:func:`figures`) and ``e3_tables``
+(:func:`tables`) and ``e3_certificates`` (:func:`certificates`).
+"""
 
 import json
 from pathlib import Path
@@ -48,8 +50,9 @@ def audit(job: Job) -> None:
 
 
 def audit_report(job: Job) -> None:
-    """The audit for the report: data vintage, regression table, audit counts, selected states and
-    the slope figure (Subspace DP Fig 1 left).
+    """The audit for the report.
+
+    Data vintage, regression table, audit counts, selected states and the slope figure (Subspace DP Fig 1 left).
 
     Params: ``alpha``, ``always``; inputs ``regressions``, ``selection``, ``info``; outputs
     ``source``, ``table``, ``counts``, ``selected``, ``fig_pdf``, ``fig_png``.
@@ -83,11 +86,11 @@ STATE_FILES = {"draws": "nc", "diagnostics": "csv", "run": "json", "certificate"
 
 
 def states(job: Job) -> None:
-    """A batch of states, one after another in this job (see :func:`state`): their files go to the
-    directory ``output.batch`` under the names of the per-state results (``draws_IL.nc``, …), from
-    which the rule ``e3_state`` copies them. One job per batch saves each state the start-up of a job
-    (imports and numba loading, about 5 s); each state keeps its own seed, so the results do not
-    depend on the batching.
+    """A batch of states, one after another in this job (see :func:`state`).
+
+    Their files go to the directory ``output.batch`` under the names of the per-state results (``draws_IL.nc``, …), from
+    which the rule ``e3_state`` copies them. One job per batch saves each state the start-up of a job (imports and numba
+    loading, about 5 s); each state keeps its own seed, so the results do not depend on the batching.
 
     Params ``states`` (USPS codes), ``eps``, ``mcmc`` (the config block; both read once into
     :class:`.census.StateSettings`), ``seed`` (the base of every state's seed: :meth:`.Job.seed` of the

@@ -108,7 +108,7 @@ def releases_for_state(
     counties=None,
     names=None,
 ) -> StateReleases:
-    """The five mechanisms' releases for one state (one sum constraint over its counties).
+    """Return the five mechanisms' releases for one state (one sum constraint over its counties).
 
     ``gl_noise`` are E3's retained generalized Laplace noise vectors ((chains, draws, n), or
     (draws, n) for one chain); the first ``n_releases`` of them (pooled over chains,
@@ -172,7 +172,6 @@ def releases_for_state(
 
 def save_releases(path, rel: StateReleases) -> None:
     """Write one state's releases as netCDF (xarray), via a temporary file."""
-
     import xarray as xr
 
     data = {f"release_{m}": (("release", "county"), rel.releases[m]) for m in rel.releases}
@@ -212,7 +211,7 @@ def load_releases(path) -> StateReleases:
 
 
 def integer_valued(release) -> bool:
-    """True when every entry is an exact integer (int dtype, or floats with rint(r) == r)."""
+    """Return True when every entry is an exact integer (int dtype, or floats with rint(r) == r)."""
     r = np.asarray(release)
     if np.issubdtype(r.dtype, np.integer):
         return True
@@ -220,7 +219,7 @@ def integer_valued(release) -> bool:
 
 
 def invariant_residual(release, total) -> float:
-    """max over releases of |Σ release − total| (0.0 exactly for exact integer releases)."""
+    """Max over releases of |Σ release − total| (0.0 exactly for exact integer releases)."""
     r = np.atleast_2d(np.asarray(release))
     if np.issubdtype(r.dtype, np.integer):
         return float(np.abs(r.sum(axis=-1) - int(total)).max())
@@ -228,8 +227,10 @@ def invariant_residual(release, total) -> float:
 
 
 def invariant_exact(release, total, integer: bool) -> bool:
-    """Integer methods: Σ release == total exactly (int64 arithmetic, after checking the values are
-    integers). Real methods: within :data:`REAL_TOL` (absolute)."""
+    """Integer methods: Σ release == total exactly (int64 arithmetic, after checking the values are integers).
+
+    Real methods: within :data:`REAL_TOL` (absolute).
+    """
     r = np.atleast_2d(np.asarray(release))
     if integer:
         if not integer_valued(r):
@@ -239,10 +240,12 @@ def invariant_exact(release, total, integer: bool) -> bool:
 
 
 def concentration(y, m) -> dict:
-    """How the projection places the discrepancy, over the releases with a non-zero discrepancy:
-    the share of them in which one county absorbs all of Σ|y − m|, the county that does so most
-    often (index; −1 when none ever does) with the share of releases in which it does, and the mean
-    over releases of the largest county's share of Σ|y − m| (1 for a vertex, 1/n when spread evenly)."""
+    """How the projection places the discrepancy, over the releases with a non-zero discrepancy.
+
+    The share of them in which one county absorbs all of Σ|y − m|, the county that does so most often (index; −1 when
+    none ever does) with the share of releases in which it does, and the mean over releases of the largest county's
+    share of Σ|y − m| (1 for a vertex, 1/n when spread evenly).
+    """
     y, m = np.atleast_2d(np.asarray(y, float)), np.atleast_2d(np.asarray(m, float))
     share = discrepancy_concentration(m, y)
     nonzero = ~np.isnan(share)
@@ -525,7 +528,8 @@ def state_overview(
 def check_guarantees(state: str, metrics: pd.DataFrame) -> None:
     """Raise :class:`isdp.errors.InvariantError` when a mechanism of ``metrics`` (a
     :func:`metrics_table`) breaks what it guarantees by construction: the state total (exactly for
-    integer methods, to :data:`REAL_TOL` for real ones) and, for integer methods, integer values."""
+    integer methods, to :data:`REAL_TOL` for real ones) and, for integer methods, integer values.
+    """
     from isdp.errors import InvariantError
 
     for _, row in metrics[metrics["method"].isin(METHODS)].iterrows():
@@ -538,8 +542,10 @@ def check_guarantees(state: str, metrics: pd.DataFrame) -> None:
 
 
 def run_record(rel: StateReleases, *, n_releases: int, seed: int, gl_noise) -> dict:
-    """A state's run record (``run_<state>.json``): size, releases, seed, seconds per method (total
-    and per release) and how many E3 draws were available."""
+    """Return a state's run record (``run_<state>.json``).
+
+    Size, releases, seed, seconds per method (total and per release) and how many E3 draws were available.
+    """
     n = len(rel.sf1)
     return {
         "state": rel.state,

@@ -10,8 +10,10 @@ from isdp_papers.plot_style import METHOD_COLORS, box_collection
 
 
 def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bool = True, clip: float | None = None):
-    """ISDP Fig 10-style panel: per-county box plots of the errors of the mechanisms side by side
-    (hue = method), counties by increasing SF1 population, DAS errors as red dots.
+    """ISDP Fig 10-style panel.
+
+    Per-county box plots of the errors of the mechanisms side by side (hue = method), counties by increasing SF1
+    population, DAS errors as red dots.
 
     The county that absorbs the (simplex) LP/MILP discrepancy is shaded and named (with its LP
     error SD); the interior-point LP spreads the discrepancy and has no such county.
@@ -76,13 +78,16 @@ def plot_fig10(rel, ax=None, title: str = "", fliers: bool = False, annotate: bo
 
 
 def fig10_title(rel) -> str:
-    """A Fig 10 panel's title: state, counties, releases per method."""
+    """Return a Fig 10 panel's title: state, counties, releases per method."""
     return f"{rel.state}: {len(rel.sf1)} counties, {rel.attrs['n_releases']} releases per method"
 
 
 def plot_fig10_headline(rel, *, eps: float, vintage: str):
-    """ISDP Fig 10 for the headline state: :func:`plot_fig10` with outliers, and below it the same
-    zoomed to ±1.5 × the 99th percentile of the generalized Laplace |errors|. Returns the figure."""
+    """ISDP Fig 10 for the headline state.
+
+    :func:`plot_fig10` with outliers, and below it the same zoomed to ±1.5 × the 99th percentile of the generalized
+    Laplace |errors|. Returns the figure.
+    """
     from isdp_papers.nhgis.counties import STATE_NAMES
 
     fig, (ax, zoom) = plt.subplots(2, 1, figsize=(20, 10), sharex=True)
@@ -100,9 +105,12 @@ def plot_fig10_headline(rel, *, eps: float, vintage: str):
 
 
 def plot_fig10_states(rels: dict, states, *, eps: float, vintage: str, headline: str):
-    """Fig 10 for the other states: one :func:`plot_fig10` panel per state of ``states`` (y-axis
-    ±2.5 × the 99th percentile of the generalized Laplace |errors|), the legend on the first; a note
-    when there is none. ``rels`` maps state to its releases. Returns the figure."""
+    """Fig 10 for the other states.
+
+    One :func:`plot_fig10` panel per state of ``states`` (y-axis ±2.5 × the 99th percentile of the generalized Laplace
+    |errors|), the legend on the first; a note when there is none. ``rels`` maps state to its releases. Returns the
+    figure.
+    """
     from isdp_papers.nhgis.counties import STATE_NAMES
 
     states = list(states)
@@ -124,9 +132,11 @@ def plot_fig10_states(rels: dict, states, *, eps: float, vintage: str, headline:
 
 
 def plot_sd_ratio(rels: dict):
-    """Per county of every state in ``rels``: each mechanism's error SD over the generalized Laplace
-    one, against SF1 population (log-log); a state's largest ratio above 3 is labelled with its code.
-    Returns the figure."""
+    """Per county of every state in ``rels``.
+
+    Each mechanism's error SD over the generalized Laplace one, against SF1 population (log-log); a state's largest
+    ratio above 3 is labelled with its code. Returns the figure.
+    """
     from isdp_papers.e4_projection_comparison.comparison import LABELS, METHODS
 
     fig, ax = plt.subplots(figsize=(11, 5))
@@ -157,8 +167,11 @@ def plot_sd_ratio(rels: dict):
 
 
 def plot_state_overview(overview: pd.DataFrame, labels: dict, alpha: float = 0.01, axes=None):
-    """Across states: each mechanism's error SD against the number of counties, and the DAS audit
-    slope per state with ±2 SE (filled where p < ``alpha``). Returns the two Axes."""
+    """Across states.
+
+    Each mechanism's error SD against the number of counties, and the DAS audit slope per state with ±2 SE (filled where
+    p < ``alpha``). Returns the two Axes.
+    """
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(15, 5.5))
     ax, audit = axes

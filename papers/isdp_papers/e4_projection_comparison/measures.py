@@ -25,15 +25,18 @@ def _metrics(run: Run):
 
 def _every_method(run: Run):
     """``e4_metrics`` (:func:`_metrics`) refused unless it has a row for every compared method and the DAS in every
-    state E3 selected: a row per method the claim covers."""
+    state E3 selected: a row per method the claim covers.
+    """
     m = _metrics(run)
     expected = [(s, method) for s in _selected(run) for method in (*METHODS, DAS)]
     return ec.check_frame(m, str(run.path("tables/e4_metrics.csv")), key=["state", "method"], keys=expected)
 
 
 def _one_county_states(run: Run) -> list[str]:
-    """States whose one county is fixed by the invariant total (DC): every mechanism releases it
-    exactly, so spread, slopes and integrality say nothing about the mechanisms there."""
+    """States whose one county is fixed by the invariant total (DC).
+
+    Every mechanism releases it exactly, so spread, slopes and integrality say nothing about the mechanisms there.
+    """
     m = _metrics(run)
     return sorted(set(m.loc[m["n_counties"] == 1, "state"]))
 
@@ -46,7 +49,8 @@ def _selected(run: Run) -> list[str]:
 
 def _load_releases(run: Run, state: str):
     """``e4/releases_<state>.nc``, refused (naming it) when unreadable, or when a release is not a finite array of
-    one column per county, or a count of SF1 is negative."""
+    one column per county, or a count of SF1 is negative.
+    """
     path = run.path(f"e4/releases_{state}.nc")
     rel = ec.load(path, load_releases, "releases file")
     where, n = str(path), len(rel.counties)
@@ -62,8 +66,11 @@ def _load_releases(run: Run, state: str):
 
 
 def _county_spread(run: Run, **checks):
-    """``e4_county_spread``: one row per (state, county, method), with ``checks`` (of
-    :func:`~isdp_papers.evidence_checks.check_frame`) on its columns."""
+    """``e4_county_spread``.
+
+    One row per (state, county, method), with ``checks`` (of :func:`~isdp_papers.evidence_checks.check_frame`) on its
+    columns.
+    """
     return ec.table(run, "e4_county_spread", dtype={"county": str}, key=["state", "county", "method"], **checks)
 
 
@@ -125,7 +132,8 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
 def design_kept(run: Run, paper) -> Measurement:
     """Whether this run kept the design it was configured with, read from the county spread table the comparison
     writes: every state E3 selected, every compared method in each, each with ``e4.n_releases`` releases. The value
-    is the number of departures: a state or (state, method) missing, or another number of releases."""
+    is the number of departures: a state or (state, method) missing, or another number of releases.
+    """
     sp = _county_spread(run, filled=["state", "method"], count=["n_releases"])
     selected, n = _selected(run), int(run.config["e4"]["n_releases"])
     departures = []
@@ -164,7 +172,7 @@ def integer_and_invariant(run: Run, paper) -> Measurement:
 
 
 def unbiased_z(run: Run, paper, *, methods: Sequence[str] | None = None) -> Measurement:
-    """z = mean error / (SD/√R_eff) per county, method (all, or ``methods``) and state."""
+    """Z = mean error / (SD/√R_eff) per county, method (all, or ``methods``) and state."""
     z = []
     for rel in _releases(run):
         for method in methods or rel.releases:
@@ -186,7 +194,7 @@ def mechanism_slopes(run: Run, paper) -> Measurement:
 
 
 def das_selected_significant(run: Run, paper) -> Measurement:
-    """Selected states whose DAS error slope on log population is negative with p < α."""
+    """Return selected states whose DAS error slope on log population is negative with p < α."""
     sel = ec.table(
         run,
         "e3_selected_states",
@@ -225,13 +233,15 @@ def das_selected_significant(run: Run, paper) -> Measurement:
 
 
 def scale_vs_das(run: Run, paper, *, state: str, method: str, sensitivity: float | None = None) -> Measurement:
-    """A state's error spread of ``method`` over its DAS errors': the SD over counties and releases of
-    ``release − SF1`` over the SD over counties of ``DAS − SF1`` (the first ten releases, as the paper's ten runs,
-    and all of them).
+    """Return a state's error spread of ``method`` over its DAS errors'.
+
+    The SD over counties and releases of ``release − SF1`` over the SD over counties of ``DAS − SF1`` (the first ten
+    releases, as the paper's ten runs, and all of them).
 
     ``sensitivity``: the ℓ1 sensitivity the document's mechanism is calibrated to, when it is not E4's
     (``e4.sensitivity``); the errors are rescaled by their ratio, exact for a mechanism whose noise is linear in
-    its Laplace scale (the projected Laplace)."""
+    its Laplace scale (the projected Laplace).
+    """
     rel = _load_releases(run, state)
     configured = float(run.config["e4"]["sensitivity"])
     factor = 1.0 if sensitivity is None else float(sensitivity) / configured
@@ -273,7 +283,7 @@ def lp_concentration(run: Run, paper) -> Measurement:
 
 
 def budget_product(run: Run, paper, *, factors) -> Measurement:
-    """The product of the printed budget factors, with the ε this workflow configures for E3/E4 in the note."""
+    """Return the product of the printed budget factors, with the ε this workflow configures for E3/E4 in the note."""
     product = float(np.prod(list(factors.values())))
     return Measurement(
         product,
@@ -285,7 +295,8 @@ def budget_product(run: Run, paper, *, factors) -> Measurement:
 def rounding_breaks_total(run: Run, paper, *, method: str) -> Measurement:
     """The smallest share, over the selected states (with noise: more than one county), of ``method``'s
     real-valued releases whose counts rounded to the nearest integer no longer sum to the state total; with
-    each state's share and 1 − 1/√(2πn/12), the share if the n rounding errors were independent uniforms."""
+    each state's share and 1 − 1/√(2πn/12), the share if the n rounding errors were independent uniforms.
+    """
     shares = []
     for rel in _releases(run):
         rounded = np.rint(rel.releases[method]).astype(np.int64).sum(axis=1)
@@ -315,11 +326,14 @@ def _noisy_counts(x: np.ndarray, eps: float, sensitivity: float, releases: int, 
 def _size_trend(
     cells: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int, nonnegative: bool, alternative: str
 ) -> dict:
-    """The audit's regression on a post-processed release: ``cells`` (counties × cells per county) true counts,
-    DG(ε/Δ₁) noise on every cell, the state total kept by the ℓ2 projection over all cells with s ≥ 0
-    (``nonnegative``) or without (Π e, the projected mechanism); a county's error is the sum of its cells'. Returns
-    the p-value of the OLS slope of the per-county mean error on log county count (one-sided for a negative slope,
-    ``alternative="less"``, or two-sided), the slope, the per-county bias and the largest invariant residual."""
+    """Return the audit's regression on a post-processed release.
+
+    ``cells`` (counties × cells per county) true counts, DG(ε/Δ₁) noise on every cell, the state total kept by the ℓ2
+    projection over all cells with s ≥ 0 (``nonnegative``) or without (Π e, the projected mechanism); a county's error
+    is the sum of its cells'. Returns the p-value of the OLS slope of the per-county mean error on log county count
+    (one-sided for a negative slope, ``alternative="less"``, or two-sided), the slope, the per-county bias and the
+    largest invariant residual.
+    """
     from scipy import stats
 
     x, pop = cells.ravel().astype(float), cells.sum(axis=1)
@@ -358,8 +372,11 @@ def nonnegativity_bias(
     nonnegative: bool = True,
     alternative: str = "less",
 ) -> Measurement:
-    """:func:`_size_trend` on a stylised state: ``counties`` true counts log-spaced from ``smallest`` to ``largest``
-    (rounded), one cell each; the mean errors of the smallest and largest tenth beside it."""
+    """:func:`_size_trend` on a stylised state.
+
+    ``counties`` true counts log-spaced from ``smallest`` to ``largest`` (rounded), one cell each; the mean errors of
+    the smallest and largest tenth beside it.
+    """
     x = np.round(np.geomspace(smallest, largest, counties))
     r = _size_trend(x[:, None], eps, sensitivity, releases, seed, nonnegative, alternative)
     tenth = max(1, counties // 10)
@@ -385,8 +402,11 @@ def histogram_nonnegativity_bias(
     nonnegative: bool = True,
     alternative: str = "less",
 ) -> Measurement:
-    """:func:`_size_trend` on a real state's cell structure: Illinois's 102 counties × 252-cell SF1 histograms
-    (:data:`isdp_papers.nhgis.histograms.STATE_HISTOGRAMS_EXTRACT`), the projection over all its cells."""
+    """:func:`_size_trend` on a real state's cell structure.
+
+    Illinois's 102 counties × 252-cell SF1 histograms (:data:`isdp_papers.nhgis.histograms.STATE_HISTOGRAMS_EXTRACT`),
+    the projection over all its cells.
+    """
     from isdp_papers.nhgis.histograms import (
         STATE_HISTOGRAMS_EXTRACT,
         STATE_HISTOGRAMS_SOURCE,
@@ -415,9 +435,12 @@ def histogram_nonnegativity_bias(
 def _integer_l1_releases(
     x: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int, nonnegative: bool
 ) -> np.ndarray:
-    """DG + the integer ℓ1 projection onto {s : Σ s = Σ x} (and s ≥ 0 with ``nonnegative``) of a stylised state:
-    the projection of ``isdp release --nonnegative`` for one total (:func:`isdp.baselines.l1_total_projection`,
-    the ℓ2-nearest of the ℓ1 optima, so the releases do not depend on a solver's tie-breaking)."""
+    """DG + the integer ℓ1 projection onto {s.
+
+    Σ s = Σ x} (and s ≥ 0 with ``nonnegative``) of a stylised state: the projection of ``isdp release --nonnegative``
+    for one total (:func:`isdp.baselines.l1_total_projection`, the ℓ2-nearest of the ℓ1 optima, so the releases do not
+    depend on a solver's tie-breaking).
+    """
     from isdp.baselines import l1_total_projection
 
     return np.stack(
@@ -439,7 +462,8 @@ def nonnegative_l1_bias(
     """A stylised state of ``counts``, DG noise at E3's ε (E4's Δ₁) and the integer ℓ1 projection under the state
     total, with s ≥ 0 (``nonnegative``) or without: z = mean error / (SD/√R) of each of the ``smallest`` counties
     with the smallest counts; the value is the smallest of these z (beside it the one-sided Bonferroni threshold at
-    ``alpha`` and where the total takes the excess back)."""
+    ``alpha`` and where the total takes the excess back).
+    """
     from scipy import stats
 
     eps, sensitivity = float(run.config["e3"]["eps"]), float(run.config["e4"]["sensitivity"])
@@ -469,10 +493,12 @@ def nonnegative_l1_bias(
 def nonnegative_l1_data_dependence(
     run: Run, paper, *, counts: list[int], swap: list[int], releases: int, seed: int, nonnegative: bool = True
 ) -> Measurement:
-    """The error law of one county under two inputs with the same total: ``counts``, and ``counts`` with the
-    counties ``swap`` exchanged, each released ``releases`` times (DG at E3's ε, the integer ℓ1 projection as
-    :func:`nonnegative_l1_bias`) from independent seeds; the value is the two-sample Kolmogorov–Smirnov p-value of
-    county ``swap[0]``'s errors (conservative for integer errors: ties only raise it)."""
+    """Return the error law of one county under two inputs with the same total.
+
+    ``counts``, and ``counts`` with the counties ``swap`` exchanged, each released ``releases`` times (DG at E3's ε, the
+    integer ℓ1 projection as :func:`nonnegative_l1_bias`) from independent seeds; the value is the two-sample
+    Kolmogorov–Smirnov p-value of county ``swap[0]``'s errors (conservative for integer errors: ties only raise it).
+    """
     from scipy import stats
 
     eps, sensitivity = float(run.config["e3"]["eps"]), float(run.config["e4"]["sensitivity"])

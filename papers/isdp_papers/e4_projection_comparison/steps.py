@@ -1,6 +1,8 @@
-"""E4's steps (ISDP App. "Comparison with projected discrete Laplace", Fig 10): what the rules in
-``workflow/rules/e4.smk`` call — ``e4_states`` (:func:`states`), ``e4_tables`` (:func:`tables`),
-``e4_figures`` (:func:`figures`) and ``e4_overview`` (:func:`overview`)."""
+"""E4's steps (ISDP App. "Comparison with projected discrete Laplace", Fig 10).
+
+What the rules in ``workflow/rules/e4.smk`` call — ``e4_states`` (:func:`states`), ``e4_tables`` (:func:`tables`),
+``e4_figures`` (:func:`figures`) and ``e4_overview`` (:func:`overview`).
+"""
 
 import json
 from pathlib import Path
@@ -22,9 +24,10 @@ STATE_FILES = {"releases": "nc", "metrics": "csv", "spread": "csv", "county_spre
 
 
 def states(job: Job) -> None:
-    """A batch of states, one after another in this job (see :func:`state`): their files go to the
-    directory ``output.batch`` under the names of the per-state results (``releases_IL.nc``, …), from
-    which the rule ``e4_state`` copies them; each state keeps its own seed.
+    """A batch of states, one after another in this job (see :func:`state`).
+
+    Their files go to the directory ``output.batch`` under the names of the per-state results (``releases_IL.nc``, …),
+    from which the rule ``e4_state`` copies them; each state keeps its own seed.
 
     Params ``states`` (USPS codes), ``eps``, ``sensitivity``, ``n_releases``, ``seed`` (the base of
     every state's seed); inputs ``counties`` and ``draws`` (E3's, one per state, in the order of
@@ -74,8 +77,10 @@ def state(job: Job, st: str, counties: pd.DataFrame, draws, output: dict) -> Non
 
 
 def tables(job: Job) -> None:
-    """E4's tables across the selected states: metrics per state and method, spread ratios, solver
-    cost (:func:`.comparison.runtime_table`) and the spread per county and method.
+    """E4's tables across the selected states.
+
+    Metrics per state and method, spread ratios, solver cost (:func:`.comparison.runtime_table`) and the spread per
+    county and method.
 
     Inputs, one per state: ``metrics``, ``spread``, ``county_spread``, ``runs``; outputs ``metrics``,
     ``spread``, ``runtime``, ``county_spread``.
@@ -101,9 +106,10 @@ def tables(job: Job) -> None:
 
 
 def figures(job: Job) -> None:
-    """ISDP Fig 10-style figures: the headline state's per-county error box plots of the five
-    mechanisms, the other selected states one panel each, and the per-county SD ratio to
-    generalized Laplace.
+    """ISDP Fig 10-style figures.
+
+    The headline state's per-county error box plots of the five mechanisms, the other selected states one panel each,
+    and the per-county SD ratio to generalized Laplace.
 
     Params ``states``, ``headline``, ``eps``; inputs ``releases`` (one per state), ``info``; outputs
     ``il_pdf``, ``il_png``, ``states_pdf``, ``states_png``, ``ratio_pdf``, ``ratio_png``.
@@ -131,8 +137,9 @@ def figures(job: Job) -> None:
 
 
 def overview(job: Job) -> None:
-    """Across the selected states (all of them in the national run): one row per state with its size,
-    E3's noise SD, the DAS audit slope and every mechanism's error SD
+    """Across the selected states (all of them in the national run).
+
+    One row per state with its size, E3's noise SD, the DAS audit slope and every mechanism's error SD
     (:func:`.comparison.state_overview`); and the figure.
 
     Params ``alpha``, ``eps``; inputs ``counties``, ``selection``, ``regressions``, ``noise`` (E3's

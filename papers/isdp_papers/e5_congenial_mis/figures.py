@@ -9,8 +9,10 @@ import seaborn as sns
 
 
 def plot_acceptance(table: pd.DataFrame, paper_eps: float, paper_acc: float, eps: float, cfg: Mapping, ax):
-    """Fig 2: acceptance rate (%) against ε̃ with ±2 SE, the paper's point and the target ε; the legend says
-    where the chains started (the table's ``start`` column)."""
+    """Fig 2: acceptance rate (%) against ε̃ with ±2 SE, the paper's point and the target ε.
+
+    The legend says where the chains started (the table's ``start`` column).
+    """
     start = ", ".join(table["start"].unique())
     ax.errorbar(
         table["proposal_eps"],
@@ -44,8 +46,10 @@ def plot_trace(ax, draws, problem, cell: int, thin: int, first_column: bool):
 
 
 def plot_distances(dist: pd.DataFrame, methods: Sequence[str], labels: Mapping[str, str], axes):
-    """Fig 1: box plots (with points) over the tables of each method's average L1 and L2 distances;
-    ``labels`` are wrapped onto lines."""
+    """Fig 1: box plots (with points) over the tables of each method's average L1 and L2 distances.
+
+    ``labels`` are wrapped onto lines.
+    """
     labels = {k: v.replace(", ", "\n").replace(" + ", "\n+ ") for k, v in labels.items()}
     dist = dist.assign(label=dist["method"].map(labels))
     order = [labels[m] for m in methods]

@@ -15,8 +15,11 @@ from isdp_papers.problems import Problem, read_table_csv
 
 
 def _problem(run: Run) -> Problem:
-    """``e5/problem.json``: the confidential table x (non-negative integer counts, one per cell of its rows × columns)
-    and the integer invariants A over its cells; refused naming the file otherwise."""
+    """``e5/problem.json``.
+
+    The confidential table x (non-negative integer counts, one per cell of its rows × columns) and the integer
+    invariants A over its cells; refused naming the file otherwise.
+    """
     path = run.path("e5/problem.json")
     p = ec.load(path, Problem.from_json, "problem file")
     where = str(path)
@@ -29,8 +32,11 @@ def _problem(run: Run) -> Problem:
 
 
 def _fig1(run: Run) -> dict[str, np.ndarray]:
-    """``e5/fig1_releases.npz``: the tables x (non-negative counts), the invariants A and the MIS releases of each
-    table (integer arrays, one release per row, one column per cell)."""
+    """``e5/fig1_releases.npz``.
+
+    The tables x (non-negative counts), the invariants A and the MIS releases of each table (integer arrays, one release
+    per row, one column per cell).
+    """
     path = run.path("e5/fig1_releases.npz")
 
     def read(p):
@@ -48,8 +54,11 @@ def _fig1(run: Run) -> dict[str, np.ndarray]:
 
 
 def _acceptance(run: Run, **checks):
-    """``e5_fig2_acceptance``: one row per proposal ε̃ > 0 on the grid, its acceptance rate in [0, 1] (``checks``
-    on the other columns a measure reads)."""
+    """``e5_fig2_acceptance``.
+
+    One row per proposal ε̃ > 0 on the grid, its acceptance rate in [0, 1] (``checks`` on the other columns a measure
+    reads).
+    """
     return ec.table(
         run, "e5_fig2_acceptance", key="proposal_eps", positive=["proposal_eps"], probability=["acceptance"], **checks
     )
@@ -57,7 +66,8 @@ def _acceptance(run: Run, **checks):
 
 def _per_table_distances(run: Run, metric: str):
     """``e5/fig1_distances.csv`` as tables × methods of the average ``metric`` distance (every table has every
-    method, each distance ≥ 0)."""
+    method, each distance ≥ 0).
+    """
     where = str(run.path("e5/fig1_distances.csv"))
     t = ec.table_at(run, "e5/fig1_distances.csv", key=["table", "method"], nonnegative=[f"avg_{metric}"])
     wide = t.pivot(index="table", columns="method", values=f"avg_{metric}")
@@ -68,7 +78,8 @@ def _per_table_distances(run: Run, metric: str):
 
 def _medians(run: Run, metric: str):
     """``e5_fig1_distances``' median per method of the average ``metric`` distance, refused unless it is the median
-    over the tables of ``e5/fig1_distances.csv`` (recomputed, not trusted)."""
+    over the tables of ``e5/fig1_distances.csv`` (recomputed, not trusted).
+    """
     column = f"avg_{metric}_median"
     med = ec.table(run, "e5_fig1_distances", key="method", nonnegative=[column]).set_index("method")[column]
     per_table = _per_table_distances(run, metric)
@@ -115,7 +126,8 @@ def _age_span(label: str) -> tuple[int, int | None]:
 @ec.reads_committed
 def p12_categories(run: Run, paper, *, file: str) -> Measurement:
     """The transcribed table's sexes and age columns against the 2010 SF1 table P12's 23 age categories per sex
-    (``file``: label, lower, upper); the columns whose span of ages differs from P12's at the same place."""
+    (``file``: label, lower, upper); the columns whose span of ages differs from P12's at the same place.
+    """
     p = _problem(run)
     p12 = ec.committed_csv(run, file, key="label", count=["lower", "upper"], allow_missing=["upper"])
     if (p12["upper"] < p12["lower"]).any():
@@ -140,9 +152,11 @@ def p12_categories(run: Run, paper, *, file: str) -> Measurement:
 
 
 def age_bucket_widths(run: Run, paper, *, ages: list[int]) -> Measurement:
-    """The printed table's age columns as buckets: the mean width in years of the closed ones (the open last one
-    left out), rounded to whole years, and whether the bucket holding each of ``ages`` is narrower than the median
-    closed bucket."""
+    """Return the printed table's age columns as buckets.
+
+    The mean width in years of the closed ones (the open last one left out), rounded to whole years, and whether the
+    bucket holding each of ``ages`` is narrower than the median closed bucket.
+    """
     spans = [_age_span(c) for c in _problem(run).meta["cols"]]
     widths = np.array([last - first + 1 for first, last in spans if last is not None])
     median = float(np.median(widths))
@@ -180,7 +194,7 @@ def best_proposal_steps(run: Run, paper) -> Measurement:
 
 
 def acceptance_at(run: Run, paper, *, proposal_eps: float) -> Measurement:
-    """Acceptance rate at ``proposal_eps`` with its SE (spread of the independent chains' rates)."""
+    """Return acceptance rate at ``proposal_eps`` with its SE (spread of the independent chains' rates)."""
     acc = _acceptance(run, nonnegative=["se"], count=["n_chains", "proposals_per_chain"])
     row = acc.loc[np.isclose(acc["proposal_eps"], proposal_eps)]
     if row.empty:
@@ -244,7 +258,8 @@ def fig1_ratio(run: Run, paper, *, metric: str, num: str, den: str, other_den: s
     """Ratio of two methods' median per-table average distances, with its range over the tables.
 
     ``other_den``: the denominator of the statement's other reading, whose ratio goes into the note,
-    so each reading is shown beside the other."""
+    so each reading is shown beside the other.
+    """
     med, per_table = _medians(run, metric)
 
     def describe(d: str) -> str:
@@ -274,7 +289,7 @@ def fig1_max_r_hat(run: Run, paper) -> Measurement:
 
 
 def trace_diagnostics(run: Run, paper) -> Measurement:
-    """Acceptance, R-hat and ESS of the Fig 3 trace chains."""
+    """Return acceptance, R-hat and ESS of the Fig 3 trace chains."""
     trace = ec.table(
         run,
         "e5_trace_diagnostics",
@@ -295,8 +310,10 @@ def trace_diagnostics(run: Run, paper) -> Measurement:
 
 @ec.reads_committed
 def printed_release_invariants(run: Run, paper, *, file: str) -> Measurement:
-    """The printed constrained release keeps invariants (1)–(4): its totals are the confidential
-    table's, and it is a non-negative integer table."""
+    """Return the printed constrained release keeps invariants (1)–(4).
+
+    Its totals are the confidential table's, and it is a non-negative integer table.
+    """
     p = _problem(run)
     printed = np.asarray(read_table_csv(ec.committed(run, file))[0]).ravel()
     k = len(p.meta["cols"])
@@ -312,8 +329,10 @@ def printed_release_invariants(run: Run, paper, *, file: str) -> Measurement:
 
 
 def index_set_complement(run: Run, paper, *, index_ranges) -> Measurement:
-    """The paper's proposal index set I (1-based inclusive ranges): its complement I^c and whether
-    A[:, I^c] is unimodular, so that solving A s = a for s_(I^c) always gives integers."""
+    """Return the paper's proposal index set I (1-based inclusive ranges).
+
+    Its complement I^c and whether A[:, I^c] is unimodular, so that solving A s = a for s_(I^c) always gives integers.
+    """
     import sympy
 
     p = _problem(run)
@@ -340,8 +359,10 @@ def trace_cells_in_index_set(run: Run, paper, *, cells) -> Measurement:
 
 
 def raw_dg_violations(run: Run, paper, *, event: str) -> Measurement:
-    """Exact probabilities of the raw DG release x* + U (U i.i.d. DG(ε) per cell, E5's ε) at the confidential
-    table: ``total_kept`` = P(Σ U = 0), ``negative_cell`` = P(some x*_i + U_i < 0) = 1 − Π_i P(U_i ≥ −x*_i)."""
+    """Exact probabilities of the raw DG release x* + U (U i.i.d. DG(ε) per cell, E5's ε) at the confidential table.
+
+    ``total_kept`` = P(Σ U = 0), ``negative_cell`` = P(some x*_i + U_i < 0) = 1 − Π_i P(U_i ≥ −x*_i).
+    """
     from isdp.exact import sum_constraint_acceptance
     from isdp.mcmc import dg_cdf, dg_pmf
 
@@ -360,7 +381,8 @@ def raw_dg_violations(run: Run, paper, *, event: str) -> Measurement:
 
 def _binned_by_pooled_quantiles(a, b, bins: int) -> tuple[np.ndarray, np.ndarray]:
     """``a`` and ``b`` as bin labels of the pooled sample's quantiles (a rank statistic: under one law the pooled
-    sample is exchangeable, so the chi-square of the labels tests the two laws)."""
+    sample is exchangeable, so the chi-square of the labels tests the two laws).
+    """
     edges = np.quantile(np.concatenate([a, b]), np.linspace(0, 1, bins + 1)[1:-1])
     return np.searchsorted(edges, a, side="right"), np.searchsorted(edges, b, side="right")
 
@@ -370,7 +392,8 @@ def mis_against_exact(run: Run, paper, *, tables: int, exact_draws: int, cells, 
     (:func:`isdp.mcmc.mis_exact_sample`, DG(ε₀) on S* with s ≥ 0), for the first ``tables`` tables: the given
     cells (0-based) and the L1 distance to the table, binned at the pooled sample's quantiles. The exact
     sampler needs thousands of proposals per draw (2–5 ms), so ``tables`` × ``exact_draws`` sets the cost; the
-    seed is derived from the run's base seed, so stability reruns draw afresh."""
+    seed is derived from the run's base seed, so stability reruns draw afresh.
+    """
     from isdp.convergence import two_sample_chi2
     from isdp.mcmc import derive_seed, mis_exact_sample
 
@@ -411,7 +434,8 @@ def constrained_posterior(run: Run, paper, *, lattices, eps0) -> Measurement:
     (n, female, voting)): the largest |log(posterior/prior)| of one record's cell over releases m ∈ S*, under the
     uniform prior on the databases of X*, in units of (1 + γ*) ε (ε = M's level 2 ε₀, γ* of (2.5) at k = 1),
     worst over the lattices and ``eps0``. The note gives the other readings: γ = 1, and a prior about x_i alone
-    with the other records known (the shift is then at most M*'s level over the d = 1 pairs)."""
+    with the other records known (the shift is then at most M*'s level over the d = 1 pairs).
+    """
     from isdp_papers.e5_congenial_mis.small_lattice import constrained_posterior as exact
 
     res = [(e, exact(*lat, e)) for lat in lattices for e in eps0]
@@ -439,15 +463,18 @@ def _dg_mean_abs(eps: float) -> float:
 
 
 def _dg_eps_of_mean_abs(mean_abs: np.ndarray) -> np.ndarray:
-    """The ε whose DG has E|U| = ``mean_abs``: the root a ∈ (0, 1) of m a² + 2a − m = 0, ε = −log a."""
+    """Return the ε whose DG has E|U| = ``mean_abs``: the root a ∈ (0, 1) of m a² + 2a − m = 0, ε = −log a."""
     m = np.asarray(mean_abs, dtype=float)
     return -np.log((np.sqrt(1.0 + m**2) - 1.0) / m)
 
 
 def fig1_effective_gamma(run: Run, paper, *, method: str) -> Measurement:
-    """§3 after Fig 1: the effective γ of ``method``, (1 + γ) ε₀ = the per-cell ε of the raw DG release with the same
-    expected L1 distance (46 E|DG(ε)|, exact) as the median over tables of ``method``'s average L1 distance; the
-    per-table range in the text, the raw panels against their exact expectation in the note."""
+    """§3 after Fig 1.
+
+    The effective γ of ``method``, (1 + γ) ε₀ = the per-cell ε of the raw DG release with the same expected L1 distance
+    (46 E|DG(ε)|, exact) as the median over tables of ``method``'s average L1 distance; the per-table range in the text,
+    the raw panels against their exact expectation in the note.
+    """
     eps0 = float(run.config["e5"]["simulation"]["eps_mis"])
     per_table = _per_table_distances(run, "l1")
     cells = _problem(run).x.size
@@ -473,17 +500,22 @@ def fig1_effective_gamma(run: Run, paper, *, method: str) -> Measurement:
 
 
 def _cell_classes(A: np.ndarray) -> np.ndarray:
-    """A label per cell: cells with the same column of A (a record moves between them keeping every invariant)."""
+    """Return a label per cell.
+
+    Cells with the same column of A (a record moves between them keeping every invariant).
+    """
     return np.unique(A.T, axis=0, return_inverse=True)[1].ravel()
 
 
 def raw_dg_in_invariant_set(A, x, eps: float) -> tuple[float, float]:
-    """Exact P(A U = 0) and P(A U = 0, x + U ≥ 0) for U i.i.d. DG(ε) per cell: rejection sampling with q = p
-    (§2.3) accepts a raw release x + U with the second probability.
+    """Exact P(A U = 0) and P(A U = 0, x + U ≥ 0) for U i.i.d. DG(ε) per cell.
+
+    Rejection sampling with q = p (§2.3) accepts a raw release x + U with the second probability.
 
     Cells with the same column of A enter A U only through their class's sum, so each class's (truncated)
     sum law is a convolution; the class sums t must solve C t = 0 (C: one column per class), which must be
-    a one-dimensional lattice, as for the sex × age invariants (t, −t, −t, t over female/male × child/adult)."""
+    a one-dimensional lattice, as for the sex × age invariants (t, −t, −t, t over female/male × child/adult).
+    """
     from isdp.mcmc import dg_pmf
 
     A, x = np.asarray(A, dtype=np.int64), np.asarray(x, dtype=np.int64)
@@ -523,7 +555,8 @@ def raw_dg_in_invariant_set(A, x, eps: float) -> tuple[float, float]:
 
 def raw_rejection_acceptance(run: Run, paper, *, mis_acceptance: float, eps: float | None = None) -> Measurement:
     """§2.3: the acceptance rate of rejection sampling with q = p (a raw DG release kept when it meets (1)–(4)) at
-    Table 1 (top), exactly, against Algorithm 1's printed acceptance ``mis_acceptance``; ``eps`` defaults to E5's."""
+    Table 1 (top), exactly, against Algorithm 1's printed acceptance ``mis_acceptance``; ``eps`` defaults to E5's.
+    """
     p = _problem(run)
     eps = float(run.config["e5"]["eps"] if eps is None else eps)
     equalities, accepted = raw_dg_in_invariant_set(p.A, p.x, eps)
@@ -546,7 +579,8 @@ def algorithm1_stationarity(
     """§2.3 Algorithm 1, exactly on small E5-like lattices (:mod:`.small_lattice`; ``lattices`` of (n, female,
     voting), ``complement`` = I^c 0-based, mirroring the paper's {1, 23, 46}): ‖p* P − p*‖₁ for the transition
     matrix P of step 2's acceptance rule, worst over the lattices and over every table of S* as the confidential
-    table. The note: the same for the other ``rule``."""
+    table. The note: the same for the other ``rule``.
+    """
     from isdp_papers.e5_congenial_mis import small_lattice as sl
 
     index_set = [i for i in range(2 * len(sl.COLS)) if i not in set(complement)]
@@ -578,7 +612,8 @@ def rejection_sampler_exact(
     """§2.3's rejection sampler (q supported on S*, R ≥ sup p/q, accept s ~ q with probability p(s)/(R q(s))),
     exactly on the small E5-like lattices of :func:`algorithm1_stationarity`: the total variation between the law of
     an accepted draw and p*, worst over the lattices and every table of S* as the confidential one; the text gives
-    the range of the acceptance probability (:func:`.small_lattice.rejection_law`)."""
+    the range of the acceptance probability (:func:`.small_lattice.rejection_law`).
+    """
     from isdp_papers.e5_congenial_mis import small_lattice as sl
 
     index_set = [i for i in range(2 * len(sl.COLS)) if i not in set(complement)]
@@ -601,11 +636,14 @@ def rejection_sampler_exact(
 def algorithm1_continuous(
     run: Run, paper, *, eps, proposal_ratio: float, n_chains: int, steps: int, seed: int, rule: str = "printed"
 ) -> Measurement:
-    """§2.3 Algorithm 1 on a continuous scheme: §4 Example 4.1 (two bins, i.i.d. Lap(2/ε), the total invariant,
-    I = {1}, q = Lap(1/ε̃) on s̃1, s̃2 solved), ``n_chains`` independent chains of ``steps`` proposals from s*. Each
-    chain's last m1 − s1 against (4.6)'s Lap(1/ε): Kolmogorov–Smirnov p per ε. With ε̃ = ``proposal_ratio`` · ε ≤ ε
-    the weight p*/q is at most 1/ratio, so an independence sampler is within (1 − ratio)^steps of p* in total
-    variation (Liu 1996). ``rule`` as :func:`.small_lattice.mis_transition_matrix`."""
+    """§2.3 Algorithm 1 on a continuous scheme.
+
+    §4 Example 4.1 (two bins, i.i.d. Lap(2/ε), the total invariant, I = {1}, q = Lap(1/ε̃) on s̃1, s̃2 solved),
+    ``n_chains`` independent chains of ``steps`` proposals from s*. Each chain's last m1 − s1 against (4.6)'s Lap(1/ε):
+    Kolmogorov–Smirnov p per ε. With ε̃ = ``proposal_ratio`` · ε ≤ ε the weight p*/q is at most 1/ratio, so an
+    independence sampler is within (1 − ratio)^steps of p* in total variation (Liu 1996). ``rule`` as
+    :func:`.small_lattice.mis_transition_matrix`.
+    """
     from scipy import stats
 
     rng = np.random.default_rng(seed)
@@ -637,7 +675,8 @@ def sensitivity_ratio(run: Run, paper, *, neighbours: str = "bounded", norm: str
     """§1.2: Def 1.1's global sensitivity of the 46-cell histogram over X* (databases with Table 1's invariants)
     against over X, exactly, as ∇_X* / ∇_X. ``neighbours``: ``bounded`` (§1.3: one record's value changes; X* keeps
     it only between cells with the same column of A) or ``add_remove`` (a record added or removed: no such pair in
-    X*, whose total is fixed, so ∇_X* = 0). The note: the other norms and neighbours."""
+    X*, whose total is fixed, so ∇_X* = 0). The note: the other norms and neighbours.
+    """
     p = _problem(run)
     labels = _cell_classes(p.A)
     class_total = np.bincount(labels, weights=p.x)
@@ -666,11 +705,14 @@ def sensitivity_ratio(run: Run, paper, *, neighbours: str = "bounded", norm: str
 
 
 def inequality_rank_deficit(run: Run, paper, *, encoding: str = "identity") -> Measurement:
-    """§2.3's setting d_B < d against §3's constraint (4): d − rank B for B encoding s ≥ 0 on Table 1's 46 cells.
-    ``identity``: one row per entry (B = I, b = 0), as (4) says; ``nullspace``: the same half-spaces restricted to
-    A s = a (B = I − A⁺A, b = −A⁺a), of rank d − d_A but not of full row rank. The note counts the irredundant
-    inequalities: a point of A s = a with only s_i < 0 (move x*_i + 1 records from cell i to a cell with the same
-    column of A) shows inequality i is needed, so no description has fewer than that many rows."""
+    """§2.3's setting d_B < d against §3's constraint (4).
+
+    D − rank B for B encoding s ≥ 0 on Table 1's 46 cells. ``identity``: one row per entry (B = I, b = 0), as (4) says;
+    ``nullspace``: the same half-spaces restricted to A s = a (B = I − A⁺A, b = −A⁺a), of rank d − d_A but not of full
+    row rank. The note counts the irredundant inequalities: a point of A s = a with only s_i < 0 (move x*_i + 1 records
+    from cell i to a cell with the same column of A) shows inequality i is needed, so no description has fewer than that
+    many rows.
+    """
     p = _problem(run)
     d = p.x.size
     if encoding == "identity":
@@ -707,7 +749,8 @@ def _valid_complements(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _small_lattice_acceptance(lattice, eps: float, proposal_eps: float) -> np.ndarray:
     """Algorithm 1's exact stationary acceptance rate on a small E5-like lattice, centred on its first table, for
-    every valid I: Σ_s p*(s) (Σ_{s' ≠ s} P[s, s'] + q(s_I)), proposing the current point being accepted."""
+    every valid I: Σ_s p*(s) (Σ_{s' ≠ s} P[s, s'] + q(s_I)), proposing the current point being accepted.
+    """
     from isdp.mcmc import dg_logpmf
     from isdp_papers.e5_congenial_mis import small_lattice as sl
 
@@ -725,11 +768,14 @@ def _small_lattice_acceptance(lattice, eps: float, proposal_eps: float) -> np.nd
 
 
 def index_set_choices(run: Run, paper, *, lattice, matrix=None, rel_tol: float = 1e-9) -> Measurement:
-    """§2.3's two halves: ``not_unique``, more than one proposal index set I (|I| = d − d_A) has rank A[I^c] = d_A,
-    for E5's A (or ``matrix``), by enumerating every d_A-subset I^c (the text also counts the unimodular ones, integer
-    solves); ``affects_efficiency``, Algorithm 1's exact stationary acceptance differs between the valid I (max/min
-    above 1 + ``rel_tol``, floating-point slack) on a small E5-like ``lattice`` (n, female, voting) at E5's ε and ε̃
-    (at Table 1 itself each I's rate is a Monte Carlo run of millions of proposals, too slow for a measure)."""
+    """§2.3's two halves.
+
+    ``not_unique``, more than one proposal index set I (|I| = d − d_A) has rank A[I^c] = d_A, for E5's A (or
+    ``matrix``), by enumerating every d_A-subset I^c (the text also counts the unimodular ones, integer solves);
+    ``affects_efficiency``, Algorithm 1's exact stationary acceptance differs between the valid I (max/min above 1 +
+    ``rel_tol``, floating-point slack) on a small E5-like ``lattice`` (n, female, voting) at E5's ε and ε̃ (at Table 1
+    itself each I's rate is a Monte Carlo run of millions of proposals, too slow for a measure).
+    """
     problem = _problem(run)
     A = problem.A if matrix is None else np.asarray(matrix, dtype=np.int64)
     m, d = A.shape

@@ -1,5 +1,8 @@
-"""E5's study (Congenial DP §3 Table 1, Fig 1; App. C Figs 2–3): the sex × age problem, MIS runs
-under non-negativity, and the tables built from them. The steps in :mod:`.steps` wire these to files."""
+"""E5's study (Congenial DP §3 Table 1, Fig 1; App. C Figs 2–3).
+
+The sex × age problem, MIS runs under non-negativity, and the tables built from them. The steps in :mod:`.steps` wire
+these to files.
+"""
 
 from __future__ import annotations
 
@@ -21,8 +24,11 @@ TRACE_CELLS = (1, 0)
 
 
 def sex_by_age_problem(values: np.ndarray, rows, cols, voting_age_from: str, index_complement) -> Problem:
-    """The E5 problem of a 2 × k sex × age table: invariants (1)–(3) and the proposal index set I
-    given by its complement I^c (as many indices as equality constraints)."""
+    """Return the E5 problem of a 2 × k sex × age table.
+
+    Invariants (1)–(3) and the proposal index set I given by its complement I^c (as many indices as equality
+    constraints).
+    """
     A, labels = sex_by_age_constraints(rows, cols, voting_age_from)
     n = values.size
     index_set, complement = index_set_from_complement(index_complement, n, key="e5.index_complement")
@@ -47,9 +53,11 @@ def sex_by_age_problem(values: np.ndarray, rows, cols, voting_age_from: str, ind
 
 
 def run_mis(A, a, x, index_set, *, eps: float, proposal_eps: float, seed: int, **sizes):
-    """MIS chains (FODS-20 Algorithm 1) centred on ``x`` under ``A s = a`` and s ≥ 0; ``sizes`` are
-    ``mis_sample``'s ``n_chains``, ``n_draws``, ``burn_in``, ``thin`` and ``init`` (default: every chain
-    starts at ``x``, as Algorithm 1)."""
+    """MIS chains (FODS-20 Algorithm 1) centred on ``x`` under ``A s = a`` and s ≥ 0.
+
+    ``sizes`` are ``mis_sample``'s ``n_chains``, ``n_draws``, ``burn_in``, ``thin`` and ``init`` (default: every chain
+    starts at ``x``, as Algorithm 1).
+    """
     d = len(x)
     return mis_sample(
         A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set, **sizes, B=np.eye(d), b=np.zeros(d), seed=seed
@@ -61,9 +69,12 @@ ACCEPTANCE_START = "exact draws of p*"
 
 
 def exact_starts(A, a, x, index_set, *, eps: float, n_chains: int, seed: int) -> np.ndarray:
-    """``n_chains`` independent exact draws (n_chains × d) of the MIS target p* — DG(ε) per cell centred on
-    ``x``, restricted to ``A s = a`` and s ≥ 0 — by :func:`isdp.mcmc.mis_exact_sample` (rejection from the
-    MIS proposal at ε̃ = ε). p* does not depend on the proposal's ε̃, so the same law starts a chain at any ε̃."""
+    """``n_chains`` independent exact draws (n_chains × d) of the MIS target p*.
+
+    DG(ε) per cell centred on ``x``, restricted to ``A s = a`` and s ≥ 0 — by :func:`isdp.mcmc.mis_exact_sample`
+    (rejection from the MIS proposal at ε̃ = ε). p* does not depend on the proposal's ε̃, so the same law starts a chain
+    at any ε̃.
+    """
     d = len(x)
     return mis_exact_sample(A, a, x, eps=eps, index_set=index_set, size=n_chains, seed=seed, B=np.eye(d), b=np.zeros(d))
 
@@ -71,12 +82,14 @@ def exact_starts(A, a, x, index_set, *, eps: float, n_chains: int, seed: int) ->
 def acceptance_chains(
     A, a, x, index_set, *, eps: float, proposal_eps: float, n_chains: int, n_iter: int, seed: int, start_seed: int
 ):
-    """Fig 2's chains at one ε̃: ``n_chains`` MIS chains of ``n_iter`` proposals each, each started at its own
-    exact draw of the target (:func:`exact_starts`, seed ``start_seed``). p* is stationary for the MIS, so
-    every state of such a chain — its first included — has law p*, and the share of accepted proposals
-    estimates the stationary acceptance rate without a burn-in or a certificate. (A chain started at s*,
-    the point of largest importance weight p/q when ε̃ < ε, rarely leaves it, which depresses the rate
-    there.) Returns (the :class:`isdp.mcmc.MISResult`, the starts)."""
+    """Fig 2's chains at one ε̃.
+
+    ``n_chains`` MIS chains of ``n_iter`` proposals each, each started at its own exact draw of the target
+    (:func:`exact_starts`, seed ``start_seed``). p* is stationary for the MIS, so every state of such a chain — its
+    first included — has law p*, and the share of accepted proposals estimates the stationary acceptance rate without a
+    burn-in or a certificate. (A chain started at s*, the point of largest importance weight p/q when ε̃ < ε, rarely
+    leaves it, which depresses the rate there.) Returns (the :class:`isdp.mcmc.MISResult`, the starts).
+    """
     starts = exact_starts(A, a, x, index_set, eps=eps, n_chains=n_chains, seed=start_seed)
     res = run_mis(
         A,
@@ -100,7 +113,8 @@ def certify_chains(
     """:func:`isdp.convergence.certify_mis` of the MIS chains of :func:`run_mis` from their start, the confidential
     ``x``, against exact draws of the target; ``certificate`` is the config block (``pairs``,
     ``threshold``, ``max_iter``). Raises :class:`isdp.errors.CertificationError` naming ``label`` when it
-    certifies nothing."""
+    certifies nothing.
+    """
     d = len(x)
     cert = certify_mis(
         A,
@@ -122,13 +136,15 @@ def certify_chains(
 
 
 def certificate_columns(cert: Certificate, burn_in: int) -> dict:
-    """A certificate's scalars at the burn-in used as ``certificate_*`` columns (tables) or attributes (netCDF)."""
+    """Return a certificate's scalars at the burn-in used as ``certificate_*`` columns (tables) or attributes (netCDF)."""
     return {f"certificate_{k}": v for k, v in cert.summary(burn_in=burn_in).items()}
 
 
 def acceptance_row(proposal_eps: float, res, start: str = ACCEPTANCE_START) -> dict:
-    """One row of the Fig 2 table: the mean acceptance rate over chains with its SE (spread of the chains)
-    and how the chains started (``start``)."""
+    """One row of the Fig 2 table.
+
+    The mean acceptance rate over chains with its SE (spread of the chains) and how the chains started (``start``).
+    """
     acc = res.acceptance
     return {
         "proposal_eps": proposal_eps,
@@ -143,14 +159,17 @@ def acceptance_row(proposal_eps: float, res, start: str = ACCEPTANCE_START) -> d
 
 
 def mark_best(table: pd.DataFrame) -> pd.DataFrame:
-    """The acceptance table with a ``best`` column: the ε̃ of the highest rate."""
+    """Return the acceptance table with a ``best`` column: the ε̃ of the highest rate."""
     table["best"] = table["acceptance"] == table["acceptance"].max()
     return table
 
 
 def trace_row(res, x: np.ndarray, cfg: Mapping, thin: int) -> tuple[dict, dict]:
-    """Diagnostics of one Fig 3 run (thinning ``thin``): convergence of the errors s − x and the
-    share of retained draws that changed. Returns (the row, the convergence summary)."""
+    """Diagnostics of one Fig 3 run (thinning ``thin``).
+
+    Convergence of the errors s − x and the share of retained draws that changed. Returns (the row, the convergence
+    summary).
+    """
     summary = summarize_convergence(convergence_table(res.draws - x))
     moves = (np.diff(res.draws, axis=1) != 0).any(axis=2).mean()
     row = {
@@ -179,8 +198,10 @@ def _block(name: str, s, rows, cols, first_voting: int) -> pd.DataFrame:
 
 
 def table1(problem: Problem, release: np.ndarray, paper_release: np.ndarray) -> pd.DataFrame:
-    """Table 1: the confidential table, this run's release and the paper's, each with its margins;
-    asserts that the invariant margins agree exactly in every block."""
+    """Table 1: the confidential table, this run's release and the paper's, each with its margins.
+
+    Asserts that the invariant margins agree exactly in every block.
+    """
     rows, cols = problem.meta["rows"], problem.meta["cols"]
     first_voting = cols.index(problem.meta["voting_age_from"])
     table = pd.concat(
@@ -206,7 +227,8 @@ def table1_markdown(
     proposal_eps: float,
 ) -> str:
     """Table 1 as Markdown, the invariants in bold as the paper prints them, with the L1 distances
-    of both releases to the confidential table."""
+    of both releases to the confidential table.
+    """
     rows = problem.meta["rows"]
     md = table.astype(str)
     for name in md.index.get_level_values(0).unique():
@@ -230,7 +252,7 @@ def table1_markdown(
 
 
 def simulated_tables(cfg: Mapping, d: int, seed: int) -> np.ndarray:
-    """The Fig 1 confidential tables: ``n_tables`` rows of ``d`` negative binomial cells."""
+    """Return the Fig 1 confidential tables: ``n_tables`` rows of ``d`` negative binomial cells."""
     rng = np.random.default_rng(seed)
     return rng.negative_binomial(cfg["nb_n"], cfg["nb_p"], size=(cfg["n_tables"], d)).astype(np.int64)
 
@@ -248,12 +270,13 @@ def simulate_table(
     mis_seed: int,
     certificate_seed: int,
 ) -> tuple[tuple[np.ndarray, ...], dict, dict]:
-    """Fig 1's four releases of table ``k`` (``n_releases`` each): (a) raw DG at ``eps_raw``,
-    (b) (a) then NNL2 onto S*, (c) MIS at ``eps_mis`` (evenly spaced over the stored states of all
-    chains), (d) raw DG at ``eps_mis``. The MIS chains are certified first (:func:`certify_chains`);
-    their burn-in is max(``mis.burn_in``, t_cert · (1 + ``certificate["margin"]``)). Returns the releases
-    in that order, the MIS convergence row of the table (with the certificate) and its convergence
-    summary (R-hat/ESS by ArviZ)."""
+    """Fig 1's four releases of table ``k`` (``n_releases`` each).
+
+    (a) raw DG at ``eps_raw``, (b) (a) then NNL2 onto S*, (c) MIS at ``eps_mis`` (evenly spaced over the stored states
+    of all chains), (d) raw DG at ``eps_mis``. The MIS chains are certified first (:func:`certify_chains`); their
+    burn-in is max(``mis.burn_in``, t_cert · (1 + ``certificate["margin"]``)). Returns the releases in that order, the
+    MIS convergence row of the table (with the certificate) and its convergence summary (R-hat/ESS by ArviZ).
+    """
     mis_cfg = cfg["mis"]
     n_rel, d = cfg["n_releases"], x.size
     stored = mis_cfg["n_chains"] * mis_cfg["draws_per_chain"]

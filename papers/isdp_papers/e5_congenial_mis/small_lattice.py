@@ -1,6 +1,8 @@
-"""Congenial DP §2.2 exactly on a small E5-like lattice: n records in a sex × age table of 2 × 3 cells
-(child, two voting-age groups), E5's invariants (1)–(3) (total, female total, voting-age total; (4) holds for
-any table of records), and DG(ε₀) noise per cell conditioned on S* = s(X*) (2.1)-(2.3).
+"""Congenial DP §2.2 exactly on a small E5-like lattice.
+
+N records in a sex × age table of 2 × 3 cells (child, two voting-age groups), E5's invariants (1)–(3) (total, female
+total, voting-age total; (4) holds for any table of records), and DG(ε₀) noise per cell conditioned on S* = s(X*)
+(2.1)-(2.3).
 
 Every law depends on a database only through its histogram h, so the record-level quantities are sums over
 the histograms of S* weighted by their number of orderings n!/Π h_j! (the uniform prior on databases).
@@ -32,13 +34,13 @@ def invariant_tables(n: int, female: int, voting: int) -> np.ndarray:
 
 
 def _log_orderings(h: np.ndarray) -> np.ndarray:
-    """log of n!/Π h_j!, the number of record-level databases with histogram h."""
+    """Log of n!/Π h_j!, the number of record-level databases with histogram h."""
     lg = np.vectorize(math.lgamma)
     return lg(h.sum(axis=1) + 1.0) - lg(h + 1.0).sum(axis=1)
 
 
 def constrained_posterior(n: int, female: int, voting: int, eps0: float) -> dict:
-    """The §2.2 posterior bound under the uniform prior on the databases of X*, exactly.
+    """Return the §2.2 posterior bound under the uniform prior on the databases of X*, exactly.
 
     ``eps``: M's level under §1.3's neighbours (one record changed moves one count between two cells: 2 ε₀);
     ``gamma_star``: (2.5) at k = 1 over the d = 1 pairs of X* (one record moved between two cells, both tables
@@ -107,11 +109,13 @@ def mis_transition_matrix(
 def rejection_law(
     tables: np.ndarray, center: np.ndarray, eps: float, proposal_eps: float, index_set, rule: str = "printed"
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """§2.3's rejection sampler on S* = ``tables``, exactly: a proposal s ~ q, q = Π_{i∈I} DG(ε̃) around ``center``
-    normalised on S* (I determines the point), accepted with probability p(s)/(R q(s)), p = Π DG(ε) the
-    unconstrained law and R = max_{S*} p/q. ``rule`` "no-R" accepts with min{1, p*(s)/q(s)} instead (the
-    normalised target, no envelope constant: a plausible slip). Returns the law of an accepted draw, p* and the
-    acceptance probability."""
+    """§2.3's rejection sampler on S* = ``tables``, exactly.
+
+    A proposal s ~ q, q = Π_{i∈I} DG(ε̃) around ``center`` normalised on S* (I determines the point), accepted with
+    probability p(s)/(R q(s)), p = Π DG(ε) the unconstrained law and R = max_{S*} p/q. ``rule`` "no-R" accepts with
+    min{1, p*(s)/q(s)} instead (the normalised target, no envelope constant: a plausible slip). Returns the law of an
+    accepted draw, p* and the acceptance probability.
+    """
     idx = np.asarray(index_set)
     log_p = dg_logpmf(tables - center, eps).sum(axis=1)
     log_q = dg_logpmf(tables[:, idx] - center[idx], proposal_eps).sum(axis=1)

@@ -1,8 +1,10 @@
-"""E5's steps (Congenial DP §3 Table 1, Fig 1; App. C Figs 2–3): what the rules in
-``workflow/rules/e5.smk`` call — :func:`problem` (rule ``e5_problem``), :func:`acceptance`
-(``e5_acceptance``), :func:`trace` (``e5_trace``), :func:`table1` (``e5_table1``),
-:func:`simulation` (``e5_simulation``) and :func:`fig1` (``e5_fig1``). The study's logic is in
-:mod:`.mis_study`, its plots in :mod:`.figures`."""
+"""E5's steps (Congenial DP §3 Table 1, Fig 1; App. C Figs 2–3).
+
+What the rules in ``workflow/rules/e5.smk`` call — :func:`problem` (rule ``e5_problem``), :func:`acceptance`
+(``e5_acceptance``), :func:`trace` (``e5_trace``), :func:`table1` (``e5_table1``), :func:`simulation`
+(``e5_simulation``) and :func:`fig1` (``e5_fig1``). The study's logic is in :mod:`.mis_study`, its plots in
+:mod:`.figures`.
+"""
 
 import time
 
@@ -179,8 +181,10 @@ def trace(job: Job) -> None:
 
 
 def table1(job: Job) -> None:
-    """Table 1 (FODS-20 §3): the confidential table and one constrained release (the last retained
-    state of chain 1 of the most thinned trace run), with the invariant margins.
+    """Table 1 (FODS-20 §3).
+
+    The confidential table and one constrained release (the last retained state of chain 1 of the most thinned trace
+    run), with the invariant margins.
 
     Params: ``eps``, ``proposal_eps``; inputs ``problem``, ``draws``, ``paper_release``; outputs
     ``csv`` (with its MultiIndex) and ``md``.
@@ -251,8 +255,9 @@ def simulation(job: Job) -> None:
 
 
 def fig1(job: Job) -> None:
-    """Fig 1 (FODS-20 §3): box plots over the tables of the average L1 and L2 distances per method,
-    and their summary table.
+    """Fig 1 (FODS-20 §3).
+
+    Box plots over the tables of the average L1 and L2 distances per method, and their summary table.
 
     Params: ``methods``, ``labels``; input ``distances``; outputs ``table``, ``fig_pdf``, ``fig_png``.
     """

@@ -32,7 +32,7 @@ def histogram_shifts(n: int) -> np.ndarray:
 
 
 def helmert_basis(n: int) -> np.ndarray:
-    """An orthonormal basis (n × (n−1)) of N(1ᵀ): column k ∝ (1, …, 1, −k, 0, …) with k ones."""
+    """Return an orthonormal basis (n × (n−1)) of N(1ᵀ): column k ∝ (1, …, 1, −k, 0, …) with k ones."""
     Q = np.zeros((n, n - 1))
     for k in range(1, n):
         Q[:k, k - 1] = 1.0
@@ -47,9 +47,11 @@ def product_level(shifts: np.ndarray, b: float) -> float:
 
 
 def product_grid_level(shifts: np.ndarray, b: float, t: np.ndarray) -> float:
-    """Lemma 3.7's largest log ratio with the density evaluated on the points ``t`` of every coordinate: the
-    ratio is a product over coordinates, so its largest value on the product grid is the sum of each
-    coordinate's largest (E7's :func:`worst_log_ratio`)."""
+    """Lemma 3.7's largest log ratio with the density evaluated on the points ``t`` of every coordinate.
+
+    The ratio is a product over coordinates, so its largest value on the product grid is the sum of each coordinate's
+    largest (E7's :func:`worst_log_ratio`).
+    """
 
     def logpdf(u):
         return -np.abs(u) / b - np.log(2 * b)
@@ -58,10 +60,11 @@ def product_grid_level(shifts: np.ndarray, b: float, t: np.ndarray) -> float:
 
 
 def projected_logpdf(v: np.ndarray, b: float) -> np.ndarray:
-    """log density of Π_N e on N = N(1ᵀ) at ``v`` (rows in N), e ~ Lap(b)ⁿ, with respect to Lebesgue measure on N.
+    """Log density of Π_N e on N = N(1ᵀ) at ``v`` (rows in N), e ~ Lap(b)ⁿ, with respect to Lebesgue measure on N.
 
     √n ∫ exp(−φ(s)) ds / (2b)ⁿ with φ(s) = Σ|s − p_i|/b, p_i = −v_i: on each interval between sorted
-    breakpoints φ is linear with slope (2k − n)/b, so the integral is a sum of closed-form pieces."""
+    breakpoints φ is linear with slope (2k − n)/b, so the integral is a sum of closed-form pieces.
+    """
     v = np.atleast_2d(np.asarray(v, dtype=float))
     n = v.shape[1]
     p = np.sort(-v, axis=1)
@@ -82,15 +85,18 @@ def projected_logpdf(v: np.ndarray, b: float) -> np.ndarray:
 
 
 def projected_level(shifts: np.ndarray, b: float) -> float:
-    """Cor 3.8: the largest log ratio of h + Π_N Lap(b)ⁿ between neighbours, C = 1ᵀ: max_Δ min_σ ‖Π_NΔ + σ1‖₁/b
-    (the recession slope of −log g along Π_N Δ; see the module docstring), σ = −median."""
+    """Cor 3.8: the largest log ratio of h + Π_N Lap(b)ⁿ between neighbours, C = 1ᵀ.
+
+    Max_Δ min_σ ‖Π_NΔ + σ1‖₁/b (the recession slope of −log g along Π_N Δ; see the module docstring), σ = −median.
+    """
     v = shifts - shifts.mean(axis=1, keepdims=True)
     return float(np.abs(v - np.median(v, axis=1, keepdims=True)).sum(axis=1).max() / b)
 
 
 def projected_grid_level(shifts: np.ndarray, b: float, t: np.ndarray) -> tuple[float, np.ndarray]:
     """Cor 3.8's largest log ratio log g(v) − log g(v + Π_N Δ) over a product grid of ``t`` in the coordinates of
-    :func:`helmert_basis` (n = 3: a 2-D grid of N), and the point attaining it."""
+    :func:`helmert_basis` (n = 3: a 2-D grid of N), and the point attaining it.
+    """
     Q = helmert_basis(shifts.shape[1])
     a = np.stack(np.meshgrid(*([t] * Q.shape[1]), indexing="ij"), axis=-1).reshape(-1, Q.shape[1])
     v = a @ Q.T
@@ -110,8 +116,11 @@ def extended_scale(shifts: np.ndarray, Q: np.ndarray, eps: float) -> float:
 
 
 def extended_level(shifts: np.ndarray, Q: np.ndarray, b: float) -> float:
-    """The largest log ratio on N of h + Q w, w ~ Lap(b)^(n−1): in Q's coordinates a product Laplace shifted by
-    Qᵀ Δ, so max ‖Qᵀ Δ‖₁ / b (the N-component of the release is Q Qᵀ y, a bijection of Qᵀ y)."""
+    """Return the largest log ratio on N of h + Q w, w ~ Lap(b)^(n−1).
+
+    In Q's coordinates a product Laplace shifted by Qᵀ Δ, so max ‖Qᵀ Δ‖₁ / b (the N-component of the release is Q Qᵀ y,
+    a bijection of Qᵀ y).
+    """
     return float(np.abs(shifts @ Q).sum(axis=1).max() / b)
 
 
@@ -122,8 +131,10 @@ def histogram_pairs(n: int, records: int) -> list[tuple[np.ndarray, np.ndarray]]
 
 
 def extended_release(h, Q: np.ndarray, w: np.ndarray, as_printed: bool = False) -> np.ndarray:
-    """Cor 3.9's release h + e for the rows of ``w``: e = Q w, or with ``as_printed`` e = h + Q w, the noise as the
-    corollary prints it (the release is then 2h + Q w)."""
+    """Cor 3.9's release h + e for the rows of ``w``.
+
+    E = Q w, or with ``as_printed`` e = h + Q w, the noise as the corollary prints it (the release is then 2h + Q w).
+    """
     h = np.asarray(h, dtype=float)
     noise = np.atleast_2d(w) @ Q.T
     return h + (h + noise if as_printed else noise)

@@ -50,7 +50,7 @@ def closed_form_sd(groups: int, hours: int, sigma: float = 1.0) -> float:
 
 
 def reading_statistics(errors: np.ndarray, probs) -> dict[str, float]:
-    """The three readings' median and quantiles for one study's errors (n_reps × n_cells).
+    """Return the three readings' median and quantiles for one study's errors (n_reps × n_cells).
 
     SDs and variances use ``ddof=1``; quantiles are NumPy's default (linear interpolation, as
     R's default type 7).
@@ -68,7 +68,7 @@ def reading_statistics(errors: np.ndarray, probs) -> dict[str, float]:
 
 
 def exact_reading_quantiles(cell_sd: np.ndarray, n_reps: int, null_dim: int, sigma: float, probs) -> dict:
-    """Population quantiles (median first, then ``probs``) of each reading's statistic.
+    """Return population quantiles (median first, then ``probs``) of each reading's statistic.
 
     - ``cell_sd``: one cell's sample SD over ``n_reps`` repetitions is s_i √(χ²_{k−1}/(k−1));
       across cells the law is the mixture over cells (one scaled χ when all s_i are equal).
@@ -212,9 +212,11 @@ def conditioning_gap(A, sigma: float, basis, n_probes: int, rng: np.random.Gener
 def conditioning_by_slab(
     C, n_accepted: int, window: float, rng: np.random.Generator, noise=None, chunk: int = 250_000
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Subspace DP Thm 4.2 by brute force: ``n_accepted`` noise vectors e kept when max |C e| < ``window``
-    (conditioning on a thin slab around C e = 0), and as many independent draws projected orthogonally
-    onto null(C) (the projected mechanism's noise, through :func:`isdp.baselines.row_space_basis`).
+    """Subspace DP Thm 4.2 by brute force.
+
+    ``n_accepted`` noise vectors e kept when max |C e| < ``window`` (conditioning on a thin slab around C e = 0), and as
+    many independent draws projected orthogonally onto null(C) (the projected mechanism's noise, through
+    :func:`isdp.baselines.row_space_basis`).
 
     ``noise(rng, shape)`` draws i.i.d. noise (default: standard normal, the theorem's spherical Gaussian).
     A kept draw differs from an exactly conditioned one by its component in the row space of C, of norm
@@ -254,7 +256,8 @@ def extended_errors(x, A, scale: float, n_reps: int, n_studies: int, seed: int) 
     """``n_studies`` × ``n_reps`` releases of the extended Gaussian mechanism (Subspace DP Cor. 3.6) at the
     projected mechanism's ``scale`` (c_{ε,δ}): its noise scale σ_N, the mean squared error per release
     with its SE, Cor. 3.6's (n − rank) σ_N², and the largest |A y − A x|. Study ``k`` draws from
-    ``derive_seed(seed, "study", k)``."""
+    ``derive_seed(seed, "study", k)``.
+    """
     x = np.asarray(x, dtype=float)
     A = np.asarray(A)
     basis = null_space_blocks(A)

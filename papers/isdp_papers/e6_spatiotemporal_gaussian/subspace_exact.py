@@ -64,7 +64,7 @@ def neighbours(records: int = RECORDS) -> list[tuple[tuple[int, ...], tuple[int,
 
 @lru_cache(maxsize=256)
 def truncated_geometric(h: tuple[int, ...], eps: float, low: int, high: int, sensitivity: int = SENSITIVITY) -> Law:
-    """The law of clamp(h_i + DG(ε/sensitivity), low, high), independent over the 4 cells."""
+    """Return the law of clamp(h_i + DG(ε/sensitivity), low, high), independent over the 4 cells."""
     k = np.arange(low, high + 1)
     cells = []
     for hi in h:
@@ -77,7 +77,7 @@ def truncated_geometric(h: tuple[int, ...], eps: float, low: int, high: int, sen
 
 
 def project(law: Law, basis) -> Law:
-    """The law of Bᵀy for y ~ ``law``: the projection onto span(B), B = ``basis``."""
+    """Return the law of Bᵀy for y ~ ``law``: the projection onto span(B), B = ``basis``."""
     return Law(law.points @ np.asarray(basis, dtype=np.int64), law.probs, law.outside)
 
 
@@ -96,10 +96,11 @@ def invariant_respecting(law: Law, h, C, along=None) -> Law:
 
 
 def aligned(laws: Mapping) -> dict:
-    """The laws' probabilities on one common index (the union of their supports, repeated points added).
+    """Return the laws' probabilities on one common index (the union of their supports, repeated points added).
 
     Aligning a family once lets every neighbour pair be compared by vector arithmetic:
-    :func:`isdp.privacy.hockey_stick` aligns each pair anew (38 s against 0.4 s on the composition's laws)."""
+    :func:`isdp.privacy.hockey_stick` aligns each pair anew (38 s against 0.4 s on the composition's laws).
+    """
     keys = list(laws)
     _, index = np.unique(np.vstack([laws[k].points for k in keys]), axis=0, return_inverse=True)
     index = index.ravel()
@@ -112,7 +113,7 @@ def aligned(laws: Mapping) -> dict:
 
 
 def level(p: np.ndarray, q: np.ndarray) -> float:
-    """max ln p/q on an aligned index (∞ when p has mass where q has none)."""
+    """Max ln p/q on an aligned index (∞ when p has mass where q has none)."""
     if hockey_stick_divergence(p, q, SUPPORT_EPS) > 0:
         return float("inf")
     both = p > 0
@@ -127,7 +128,7 @@ def worst(vectors: Mapping, pairs, eps: float | None = None) -> float:
 
 
 def _base(eps: float, records: int, sensitivity: int = SENSITIVITY, widen: int = 0) -> dict:
-    """The base mechanism's law for every histogram, cells clamped to [−widen, records + widen]."""
+    """Return the base mechanism's law for every histogram, cells clamped to [−widen, records + widen]."""
     return {h: truncated_geometric(h, float(eps), -widen, records + widen, sensitivity) for h in histograms(records)}
 
 
@@ -149,8 +150,11 @@ def dp_implies_subspace_dp(eps: float, records: int = RECORDS, sensitivity: int 
 
 
 def projection_privacy(eps: float, records: int = RECORDS, along: Mapping | None = None) -> dict:
-    """Thm 3.1 for Examples 2.4 (C = (1, 0, 1, 0)) and 2.3 (C = 1ᵀ): name → (level on N, δ at ε on N, level
-    on ℝ⁴, largest |C·release − D C h|). ``along``: name → direction of an oblique projection instead of Π_N."""
+    """Thm 3.1 for Examples 2.4 (C = (1, 0, 1, 0)) and 2.3 (C = 1ᵀ).
+
+    Name → (level on N, δ at ε on N, level on ℝ⁴, largest |C·release − D C h|). ``along``: name → direction of an
+    oblique projection instead of Π_N.
+    """
     laws, pairs = _base(eps, records), neighbours(records)
     out = {}
     for name, C, null in (("C = (1,0,1,0)", C_ODD, "N(C)"), ("C = 1ᵀ", C_TOTAL, "N(1ᵀ)")):
@@ -165,8 +169,10 @@ def projection_privacy(eps: float, records: int = RECORDS, along: Mapping | None
 
 
 def nestedness(eps: float, records: int = RECORDS, nested=NESTED) -> dict:
-    """Prop 2.7 for the base mechanism and for its Thm 3.1 mechanism with C = (1, 0, 1, 0) (not DP on ℝ⁴):
-    mechanism → {"levels": name → level, "delta": largest δ on the smaller space at the larger one's level}."""
+    """Prop 2.7 for the base mechanism and for its Thm 3.1 mechanism with C = (1, 0, 1, 0) (not DP on ℝ⁴).
+
+    Mechanism → {"levels": name → level, "delta": largest δ on the smaller space at the larger one's level}.
+    """
     laws, pairs = _base(eps, records), neighbours(records)
     out = {}
     for mechanism, C in (("base", None), ("Thm 3.1", C_ODD)):
@@ -185,7 +191,8 @@ def nestedness(eps: float, records: int = RECORDS, nested=NESTED) -> dict:
 def composition(eps1: float, eps2: float, records: int = RECORDS) -> dict:
     """Prop 2.9: Thm 3.1 mechanisms for (hist, C = (1, 0, 1, 0)) at ε₁ and (hist, 1ᵀ) at ε₂, run independently
     on the same data; their joint law on N(C₁) × N(C₂). Returns the joint level and its δ at ε₁ + ε₂ and at
-    max(ε₁, ε₂)."""
+    max(ε₁, ε₂).
+    """
     pairs = neighbours(records)
     first = _projected(_base(eps1, records), "N(C)", C_ODD)
     second = _projected(_base(eps2, records), "N(1ᵀ)", C_TOTAL)
@@ -208,7 +215,8 @@ ON_NULL_SPACE: dict[str, Callable] = {
 
 def post_processing(eps: float, records: int = RECORDS, maps: Mapping[str, Callable] | None = None) -> dict:
     """L114: maps f(z) = Π_R z + B g(a, C z) of Thm 3.1's release z (C = (1, 0, 1, 0)), a the coordinates of
-    Π_N z in B = SUBSPACES["N(C)"]; name → (level, δ at ε) of f's output projected onto N(C)."""
+    Π_N z in B = SUBSPACES["N(C)"]; name → (level, δ at ε) of f's output projected onto N(C).
+    """
     laws, pairs = _base(eps, records), neighbours(records)
     B = SUBSPACES["N(C)"]
     D = int(C_ODD @ C_ODD)
@@ -230,7 +238,8 @@ def post_processing(eps: float, records: int = RECORDS, maps: Mapping[str, Calla
 def mixture(eps: float, weight, records: int = RECORDS) -> tuple[float, float]:
     """L116: with probability λ Thm 3.1's release from cells clamped to [0, records], else from cells clamped to
     [−1, records + 1] (both (ε, 0) on N(C), C = (1, 0, 1, 0)); ``weight``: λ, or h → λ. Returns (level, δ at ε)
-    of the mixture on N(C)."""
+    of the mixture on N(C).
+    """
     pairs = neighbours(records)
     both = aligned(
         {
@@ -248,7 +257,8 @@ def extension_converse(eps: float, records: int = RECORDS, translate: str = "row
     """Thm 3.3 "only if": for Thm 3.1's release 𝓜 (induced subspace DP) with Examples 2.4's and 2.3's C, the
     mechanism M̂(x) = 𝓜(x) − Π_R A(x), kept as D M̂ = D 𝓜 − C (C·h) (integer, D = C·C). ``translate``: what is
     subtracted, ``row space`` (Π_R A(x), the theorem's), ``query`` (A(x)) or ``none``. Returns name → (largest
-    |C·D M̂| over support points, level of M̂ on ℝ⁴, δ at ε on ℝ⁴ over every ordered neighbour pair)."""
+    |C·D M̂| over support points, level of M̂ on ℝ⁴, δ at ε on ℝ⁴ over every ordered neighbour pair).
+    """
     laws, pairs = _base(eps, records), neighbours(records)
     out = {}
     for name, C in (("C = (1,0,1,0)", C_ODD), ("C = 1ᵀ", C_TOTAL)):
@@ -265,10 +275,13 @@ def extension_converse(eps: float, records: int = RECORDS, translate: str = "row
 
 
 def consistent_release(eps: float, records: int = RECORDS, total_from: str = "release") -> float:
-    """§1 (internal consistency): the base release y (cells clamped to [0, records]: non-negative) together with a
-    relational total, the 'school' count of records with an odd feature, y₁ + y₃ of the released cells
-    (``total_from = "release"``) or C_ODD·h of the confidential histogram (``"data"``, an invariant). Returns the
-    largest hockey-stick δ at ε of the joint release (y, total) on ℝ⁵ over every ordered neighbour pair."""
+    """§1 (internal consistency).
+
+    The base release y (cells clamped to [0, records]: non-negative) together with a relational total, the 'school'
+    count of records with an odd feature, y₁ + y₃ of the released cells (``total_from = "release"``) or C_ODD·h of the
+    confidential histogram (``"data"``, an invariant). Returns the largest hockey-stick δ at ε of the joint release (y,
+    total) on ℝ⁵ over every ordered neighbour pair.
+    """
     laws = _base(eps, records)
     joint = {}
     for h, law in laws.items():

@@ -4,4 +4,5 @@ The three releases and their exact moments (:mod:`.releases`), their noise laws,
 (:mod:`.noise_laws`), their privacy levels (:mod:`.privacy_levels`), the Double Geometric as printed
 (:mod:`.printed_dg`), Example 5.2's rounded count (:mod:`.rounding`) and §1.3's neighbours (:mod:`.neighbours`);
 the simulation and its tables (:mod:`.study`), steps (:mod:`.steps`), measures (:mod:`.measures`) and figures
-(:mod:`.figures`)."""
+(:mod:`.figures`).
+"""

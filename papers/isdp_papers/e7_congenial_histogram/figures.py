@@ -10,8 +10,11 @@ COLORS = {"conditional": "#1b9e77", "l2": "#d95f02", "l1": "#7570b3"}
 
 
 def plot_e7_variance(sim: pd.DataFrame, table2: pd.DataFrame, labels: dict, paper_coefs: dict, axes):
-    """Congenial DP Table 2: Var(m1) against ε (left, log-log) and ε² Var(m1) (right), exact lines and
-    simulated points (±2 SE); f_L1's exact range over β shaded, the paper's printed coefficients dashed."""
+    """Congenial DP Table 2.
+
+    Var(m1) against ε (left, log-log) and ε² Var(m1) (right), exact lines and simulated points (±2 SE); f_L1's exact
+    range over β shaded, the paper's printed coefficients dashed.
+    """
     from matplotlib.ticker import FixedLocator, NullLocator
 
     t2 = table2.set_index("mechanism")
@@ -84,7 +87,8 @@ def plot_e7_variance(sim: pd.DataFrame, table2: pd.DataFrame, labels: dict, pape
 
 def plot_e7_noise_laws(noise, mixture_components, axes, x_max: float = 8.0):
     """Left: f_L2 noise (units of 1/ε) over the exact density (A.2), the paper's mixture (4.7) and its
-    weighted parts. Right: f_L1 noise for each β over (A.1)."""
+    weighted parts. Right: f_L1 noise for each β over (A.1).
+    """
     from isdp_papers.e7_congenial_histogram import noise_laws as nl
 
     t = np.linspace(-x_max, x_max, 801)
@@ -120,8 +124,11 @@ def plot_e7_noise_laws(noise, mixture_components, axes, x_max: float = 8.0):
 
 
 def plot_e7_privacy(privacy: pd.DataFrame, ax=None):
-    """Attained privacy level / ε against β: f_L1's closed form ε/(2 max(β, 1 − β)) (line), the numerical
-    worst-case log likelihood ratio at each ε (markers), f_L2 and M* at level ε."""
+    """Attained privacy level / ε against β.
+
+    F_L1's closed form ε/(2 max(β, 1 − β)) (line), the numerical worst-case log likelihood ratio at each ε (markers),
+    f_L2 and M* at level ε.
+    """
     from isdp_papers.e7_congenial_histogram import privacy_levels as pl
 
     ax = ax or plt.gca()

@@ -1,6 +1,7 @@
-"""Congenial DP §1.3's neighbours, by enumeration: Def 1.1's sensitivity of the count and the histogram of
-binary databases (bounded or add/remove neighbours, any norm), and the smallest distance between two databases of
-Example 4.1's X* (Theorem 2.1's k).
+"""Congenial DP §1.3's neighbours, by enumeration.
+
+Def 1.1's sensitivity of the count and the histogram of binary databases (bounded or add/remove neighbours, any norm),
+and the smallest distance between two databases of Example 4.1's X* (Theorem 2.1's k).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ QUERIES = {
 
 def sensitivity(query: str, n_max: int, *, norm: float = 1, neighbours: str = "bounded") -> float:
     """Def 1.1's ∇(s) = max ‖s(x) − s(x′)‖ over neighbouring binary databases of up to ``n_max`` records, by
-    enumeration: ``bounded`` neighbours (§1.3: one record changed) or ``add/remove`` (one record deleted)."""
+    enumeration: ``bounded`` neighbours (§1.3: one record changed) or ``add/remove`` (one record deleted).
+    """
     q = QUERIES[query]
     worst = 0.0
     for n in range(1, n_max + 1):
@@ -41,7 +43,7 @@ def sensitivity(query: str, n_max: int, *, norm: float = 1, neighbours: str = "b
 
 
 def example41_nearest(n: int, neighbours: str = "bounded") -> int:
-    """The smallest distance between two distinct databases of Example 4.1's ``X*``, by enumeration.
+    """Return the smallest distance between two distinct databases of Example 4.1's ``X*``, by enumeration.
 
     ``X``: each of ``n`` individuals absent, 0 or 1 (``3^n`` databases); ``X*``: those whose histogram
     total is ``n`` (4.5). ``bounded`` (§1.3): the number of individuals whose records differ (defined

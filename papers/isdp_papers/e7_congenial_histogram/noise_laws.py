@@ -1,5 +1,6 @@
-"""The noise ``m1 − s1`` of Congenial DP Example 4.1's three releases (:mod:`.releases`): its exact laws and
-the laws as the paper prints them.
+"""The noise ``m1 − s1`` of Congenial DP Example 4.1's three releases (:mod:`.releases`).
+
+Its exact laws and the laws as the paper prints them.
 
 M*'s noise is Lap(1/ε) (4.6). The noise of f_L1 is a convex combination of two i.i.d. Laplace variables; its law
 is the signed two-scale Laplace "mixture" of App. A (A.1), and at ``β = 1/2`` (f_L2) the sum of two i.i.d.
@@ -20,12 +21,12 @@ _NEAR_HALF = 1e-4  # |2β − 1| below this: the β = 1/2 limit (error O((2β �
 
 
 def _weight(beta: float) -> float:
-    """The law of β u1 ± (1 − β) u2 is symmetric in β ↔ 1 − β: use the larger weight."""
+    """Return the law of β u1 ± (1 − β) u2 is symmetric in β ↔ 1 − β: use the larger weight."""
     return max(beta, 1.0 - beta)
 
 
 def noise_logpdf(t, mechanism: str, eps: float, beta: float | None = None) -> np.ndarray:
-    """log density of the noise ``m1 − s1``, stable far in the tails.
+    """Log density of the noise ``m1 − s1``, stable far in the tails.
 
     M*: Lap(1/ε). f_L1 (β ≠ 1/2; b = max(β, 1 − β)), App. A (A.1):
     ``ε / (4(2b − 1)) [b exp(−ε|t| / (2b)) − (1 − b) exp(−ε|t| / (2(1 − b)))]``;
@@ -71,13 +72,14 @@ def noise_cdf(t, mechanism: str, eps: float, beta: float | None = None) -> np.nd
 
 
 def a1_weights(beta: float) -> tuple[float, float]:
-    """The two weights of (A.1) as printed, at β itself: ``β²/(2β − 1)`` and ``−(1 − β)²/(2β − 1)`` (β ≠ 1/2)."""
+    """Return the two weights of (A.1) as printed, at β itself: ``β²/(2β − 1)`` and ``−(1 − β)²/(2β − 1)`` (β ≠ 1/2)."""
     return beta**2 / (2.0 * beta - 1.0), -((1.0 - beta) ** 2) / (2.0 * beta - 1.0)
 
 
 def a1_g_log_ratio(x, a: float, b: float, beta: float, eps: float) -> np.ndarray:
     """``log g_α(|x − a|) − log g_α(|x − b|)`` of App. A, ``g_α(t) = e^{α|t|} p_ε(t)`` with the (A.1)
-    density and ``α = ε/(2β)`` (β > 1/2), evaluated from the density itself."""
+    density and ``α = ε/(2β)`` (β > 1/2), evaluated from the density itself.
+    """
     x = np.asarray(x, dtype=float)
     alpha = eps / (2.0 * beta)
 
@@ -93,8 +95,10 @@ def a1_tau(beta: float) -> float:
 
 
 def a1_g_log_ratio_closed(x, a: float, b: float, beta: float, rate: float) -> np.ndarray:
-    """The closed form App. A gives the ratio, ``log (β − (1 − β) e^{−rate|x − a|})`` minus the same at ``b``;
-    the paper prints ``rate = τ``."""
+    """Return the closed form App. A gives the ratio, ``log (β − (1 − β) e^{−rate|x − a|})`` minus the same at ``b``.
+
+    The paper prints ``rate = τ``.
+    """
     x = np.asarray(x, dtype=float)
 
     def log_num(t):
@@ -104,8 +108,10 @@ def a1_g_log_ratio_closed(x, a: float, b: float, beta: float, rate: float) -> np
 
 
 def a1_printed_dp(x, eps: float, beta: float) -> np.ndarray:
-    """App. A's printed ``dp_ε/dx`` for ``x > 0``: ``ε²/(8(2β − 1)) [e^{−εx/(2(1−β))} − e^{−εx/(2β)}]`` (β ≠ 1/2),
-    and from (A.2) ``−ε³/4 x e^{−εx}`` at β = 1/2."""
+    """App. A's printed ``dp_ε/dx`` for ``x > 0``.
+
+    ``ε²/(8(2β − 1)) [e^{−εx/(2(1−β))} − e^{−εx/(2β)}]`` (β ≠ 1/2), and from (A.2) ``−ε³/4 x e^{−εx}`` at β = 1/2.
+    """
     x = np.asarray(x, dtype=float)
     if abs(2.0 * beta - 1.0) < _NEAR_HALF:
         return -(eps**3) / 4.0 * x * np.exp(-eps * x)
@@ -114,8 +120,10 @@ def a1_printed_dp(x, eps: float, beta: float) -> np.ndarray:
 
 
 def a1_printed_dg(x, eps: float, beta: float, c: float) -> np.ndarray:
-    """App. A's printed ``dg_α/dx`` of ``g_α(x) = e^{cεx} p_ε(x)`` for ``x > 0``, β > 1/2:
-    ``ε²/(8(2β − 1)) [w e^{w εx/(2β)} + (w + c′) e^{−(w + c′) εx/(2(1 − β))}]``, ``w = 2cβ − 1``, ``c′ = 2(1 − c)``."""
+    """App. A's printed ``dg_α/dx`` of ``g_α(x) = e^{cεx} p_ε(x)`` for ``x > 0``, β > 1/2.
+
+    ``ε²/(8(2β − 1)) [w e^{w εx/(2β)} + (w + c′) e^{−(w + c′) εx/(2(1 − β))}]``, ``w = 2cβ − 1``, ``c′ = 2(1 − c)``.
+    """
     x = np.asarray(x, dtype=float)
     w, c_prime = 2.0 * c * beta - 1.0, 2.0 * (1.0 - c)
     return (
@@ -140,7 +148,7 @@ def a1_region_integrals(u: float, eps: float, beta: float) -> tuple[float, float
 
 
 def signed_weights(beta: float) -> tuple[float, float]:
-    """The weights of Lap(2b/ε) and Lap(2(1 − b)/ε) in (A.1) (b = max(β, 1 − β) > 1/2): sum 1, opposite signs."""
+    """Return the weights of Lap(2b/ε) and Lap(2(1 − b)/ε) in (A.1) (b = max(β, 1 − β) > 1/2): sum 1, opposite signs."""
     b = _weight(beta)
     if 2.0 * b - 1.0 < _NEAR_HALF:
         raise ValueError("(A.1) is 0/0 at β = 1/2: use the limit (A.2)")

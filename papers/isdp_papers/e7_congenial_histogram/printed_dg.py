@@ -1,6 +1,7 @@
-"""The Double Geometric mechanism as Congenial DP prints it: the pmf (1.3), ``a = exp(−ε/∇)``, and its
-attained level (Def 1.2); App. B's CDF and quantile function, with the checks that the quantile inverts the CDF
-and that draws through it follow DG(ε) (chi-square).
+"""The Double Geometric mechanism as Congenial DP prints it.
+
+The pmf (1.3), ``a = exp(−ε/∇)``, and its attained level (Def 1.2); App. B's CDF and quantile function, with the checks
+that the quantile inverts the CDF and that draws through it follow DG(ε) (chi-square).
 """
 
 from __future__ import annotations
@@ -11,16 +12,17 @@ from isdp.mcmc import dg_cdf
 
 
 def dg_logpmf_printed(u, eps: float, sensitivity: float = 1.0) -> np.ndarray:
-    """log of (1.3) as printed: ``(1 − a)/(1 + a) · a^|u|`` with ``a = exp(−ε/∇(s))``."""
+    """Log of (1.3) as printed: ``(1 − a)/(1 + a) · a^|u|`` with ``a = exp(−ε/∇(s))``."""
     a = np.exp(-eps / sensitivity)
     return np.log((1.0 - a) / (1.0 + a)) + np.abs(np.asarray(u, dtype=float)) * np.log(a)
 
 
 def dg_level(eps: float, sensitivity: int, reach: int = 50) -> float:
-    """The attained level of the Double Geometric mechanism (1.3) on an integer query of sensitivity ``∇``:
-    ``max log p(u) − log p(u + δ)`` over shifts ``δ = 1..∇`` and ``|u| ≤ reach`` (for a discrete additive law
-    the supremum over sets is attained at a point; the ratio is constant for ``u ≥ 0``, so any reach ≥ ∇ is
-    exact)."""
+    """Return the attained level of the Double Geometric mechanism (1.3) on an integer query of sensitivity ``∇``.
+
+    ``max log p(u) − log p(u + δ)`` over shifts ``δ = 1..∇`` and ``|u| ≤ reach`` (for a discrete additive law the
+    supremum over sets is attained at a point; the ratio is constant for ``u ≥ 0``, so any reach ≥ ∇ is exact).
+    """
     u = np.arange(-reach, reach + 1)
     return float(
         max(
@@ -31,8 +33,10 @@ def dg_level(eps: float, sensitivity: int, reach: int = 50) -> float:
 
 
 def dg_cdf_printed(u, eps: float) -> np.ndarray:
-    """The DG CDF as printed in Congenial DP App. B: ``a^{−u}/(1 + a)`` for ``u ≤ 0``, ``1 − a^{u+1}/(1 + a)`` for
-    ``u > 0``, ``a = exp(−ε)``."""
+    """Return the DG CDF as printed in Congenial DP App. B.
+
+    ``a^{−u}/(1 + a)`` for ``u ≤ 0``, ``1 − a^{u+1}/(1 + a)`` for ``u > 0``, ``a = exp(−ε)``.
+    """
     u = np.asarray(u, dtype=float)
     a = float(np.exp(-eps))
     with np.errstate(over="ignore"):
@@ -40,7 +44,7 @@ def dg_cdf_printed(u, eps: float) -> np.ndarray:
 
 
 def dg_quantile(v, eps: float) -> np.ndarray:
-    """The quantile function of DG(ε) as printed in Congenial DP App. B, with ``a = exp(−ε)``:
+    """Return the quantile function of DG(ε) as printed in Congenial DP App. B, with ``a = exp(−ε)``:
 
     ``⌈(−log v − log(1 + a)) / log a⌉`` for ``v ≤ 1/(1 + a)``, else ``⌊(log(1 − v) + log(1 + a)) / log a⌋``.
     """
@@ -54,7 +58,7 @@ def dg_quantile(v, eps: float) -> np.ndarray:
 
 
 def dg_inverse_check(v, eps: float) -> np.ndarray:
-    """True where ``q = dg_quantile(v)`` is the generalized inverse: ``F(q − 1) < v ≤ F(q)``."""
+    """Return True where ``q = dg_quantile(v)`` is the generalized inverse: ``F(q − 1) < v ≤ F(q)``."""
     v = np.asarray(v, dtype=float)
     q = dg_quantile(v, eps)
     return (dg_cdf(q - 1, eps) < v) & (v <= dg_cdf(q, eps))

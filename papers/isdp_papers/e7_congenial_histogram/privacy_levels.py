@@ -50,10 +50,12 @@ def privacy_level(
 
 
 def unconstrained_level(eps: float, *, bins_moved: int = 2, t_max: float = 1e6, n_grid: int = 4001) -> float:
-    """Numerical privacy level of the unconstrained two-bin release M (Example 4.1 without the
-    invariant): a bounded neighbour (§1.3) moves one record between the bins, shifting (s1, s2) by
-    (1, −1), and the two independent Lap(2/ε) coordinates each contribute their worst log ratio;
-    ``bins_moved = 1`` is an add/remove neighbour (one bin changes by one)."""
+    """Numerical privacy level of the unconstrained two-bin release M (Example 4.1 without the invariant).
+
+    A bounded neighbour (§1.3) moves one record between the bins, shifting (s1, s2) by (1, −1), and the two independent
+    Lap(2/ε) coordinates each contribute their worst log ratio; ``bins_moved = 1`` is an add/remove neighbour (one bin
+    changes by one).
+    """
     b = base_scale(eps)
     t = privacy_grid(b, t_max, n_grid)
 
@@ -64,8 +66,10 @@ def unconstrained_level(eps: float, *, bins_moved: int = 2, t_max: float = 1e6, 
 
 
 def posterior_shift(eps: float, priors, *, n_grid: int = 801, linked: int = 1) -> float:
-    """Theorem 1.3 on the unconstrained two-bin release: the largest |log(posterior/prior)| of one
-    record's value x_i ∈ {0, 1} over releases (m1, m2) on a grid and the given prior probabilities of 1.
+    """Theorem 1.3 on the unconstrained two-bin release.
+
+    The largest |log(posterior/prior)| of one record's value x_i ∈ {0, 1} over releases (m1, m2) on a grid and the given
+    prior probabilities of 1.
 
     Moving the record from bin 1 to bin 2 shifts (s1, s2) by (−1, +1); the likelihood ratio of a
     release is the product of the two coordinates' Laplace ratios. ``linked`` records move with x_i: 1 when the
@@ -82,20 +86,23 @@ def posterior_shift(eps: float, priors, *, n_grid: int = 801, linked: int = 1) -
 
 
 def l1_privacy_level(eps: float, beta: float) -> float:
-    """The attained level of f_L1 derived in Congenial DP App. A: ``ε / (2 max(β, 1 − β))``."""
+    """Return the attained level of f_L1 derived in Congenial DP App. A: ``ε / (2 max(β, 1 − β))``."""
     return eps / (2.0 * _weight(beta))
 
 
 def closed_form_level(mechanism: str, eps: float, beta: float | None = None) -> float:
-    """The level each release attains in closed form: ε for M* (a Laplace(1/ε) mechanism on ``s1``),
-    :func:`l1_privacy_level` for f_L1 and for f_L2 (β = 1/2)."""
+    """Return the level each release attains in closed form.
+
+    ε for M* (a Laplace(1/ε) mechanism on ``s1``), :func:`l1_privacy_level` for f_L1 and for f_L2 (β = 1/2).
+    """
     beta = _check(mechanism, eps, beta)
     return eps if mechanism == "conditional" else l1_privacy_level(eps, beta)
 
 
 def continuous_slack(logpdf, eps: float, scale: float, shift: float = 1.0, n_grid: int = 40_001) -> float:
     """``δ = ∫ max(0, p(t) − e^ε p(t + shift)) dt`` of an additive noise density on a grid of ±200 scales (the
-    mass beyond is below e^{−100} of the laws here)."""
+    mass beyond is below e^{−100} of the laws here).
+    """
     t = np.linspace(-200.0 * scale, 200.0 * scale, n_grid)
     excess = np.maximum(np.exp(logpdf(t)) - np.exp(eps + logpdf(t + shift)), 0.0)
     return float(np.trapezoid(excess, t))

@@ -54,10 +54,12 @@ def unconstrained(x, eps: float, size: int, rng: np.random.Generator) -> np.ndar
 
 
 def laplace_quantile_grid(eps: float, n: int) -> np.ndarray:
-    """Base noise ``(u1, u2)`` on a product of ``n`` quantiles of Lap(2/ε) each, shape (n², 2): a deterministic
-    stand-in for draws, each pair carrying probability ``1/n²``. The quantile levels are ``(i + 1/2)/n`` for
-    ``u1`` and ``(i + 1/4)/n`` for ``u2``: not mirror images, so no pair has ``u1 + u2 = 0`` (an event of
-    probability 0 that a symmetric grid would hit ``n`` times)."""
+    """Return base noise ``(u1, u2)`` on a product of ``n`` quantiles of Lap(2/ε) each, shape (n², 2).
+
+    A deterministic stand-in for draws, each pair carrying probability ``1/n²``. The quantile levels are ``(i + 1/2)/n``
+    for ``u1`` and ``(i + 1/4)/n`` for ``u2``: not mirror images, so no pair has ``u1 + u2 = 0`` (an event of
+    probability 0 that a symmetric grid would hit ``n`` times).
+    """
     from scipy import stats
 
     i = np.arange(n)
@@ -70,14 +72,14 @@ def laplace_quantile_grid(eps: float, n: int) -> np.ndarray:
 
 
 def project_l2(m: np.ndarray, n: float) -> np.ndarray:
-    """The L2-nearest point of the line ``a1 + a2 = n`` to each row of ``m``."""
+    """Return the L2-nearest point of the line ``a1 + a2 = n`` to each row of ``m``."""
     m = np.asarray(m, dtype=float)
     excess = (m.sum(axis=1, keepdims=True) - n) / 2.0
     return m - excess
 
 
 def project_l1(m: np.ndarray, n: float, beta: float) -> np.ndarray:
-    """The point ``β m1 + (1 − β)(n − m2)`` (first coordinate) of the L1-nearest segment of each row.
+    """Return the point ``β m1 + (1 − β)(n − m2)`` (first coordinate) of the L1-nearest segment of each row.
 
     Every point between ``m1`` and ``n − m2`` is at L1 distance ``|m1 + m2 − n|`` from ``m``, the minimum.
     """
@@ -122,7 +124,7 @@ def condition_on_zero_sum(
 
 
 def _release_map(mechanism: str, x: np.ndarray, u: np.ndarray, beta: float | None) -> np.ndarray:
-    """The release at base noise ``u`` (rows (u1, u2)): M* keeps ``(s1 + u1, s2 − u1)`` on ``u1 + u2 = 0``."""
+    """Return the release at base noise ``u`` (rows (u1, u2)): M* keeps ``(s1 + u1, s2 − u1)`` on ``u1 + u2 = 0``."""
     if mechanism == "conditional":
         return np.column_stack([x[0] + u[:, 0], x[1] - u[:, 0]])
     m, n = x + u, float(x.sum())

@@ -1,7 +1,8 @@
-"""Congenial DP Example 5.2, exactly: the rounded count ``s = ⌈Σx / group⌉`` with DG(ε) noise and the
-invariant ``Σx ∈ [lo, hi]`` on binary databases. Theorem 2.1's γ and (2.5)'s γ* of the conditional mechanism, the
-query's sensitivity, the pairs of databases in X*, and the slack δ (4.4) of the post-processing that projects onto
-S*(x).
+"""Congenial DP Example 5.2, exactly.
+
+The rounded count ``s = ⌈Σx / group⌉`` with DG(ε) noise and the invariant ``Σx ∈ [lo, hi]`` on binary databases. Theorem
+2.1's γ and (2.5)'s γ* of the conditional mechanism, the query's sensitivity, the pairs of databases in X*, and the
+slack δ (4.4) of the post-processing that projects onto S*(x).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ def _ceil_div(sums: np.ndarray, group: int) -> np.ndarray:
 
 
 def rounding_secrecy(lo: int, hi: int, group: int, eps: float, k: int = 1) -> dict:
-    """Example 5.2 and Theorem 2.1, exactly: ``s = ⌈Σx / group⌉`` with DG(ε) noise (∇(s) = 1), invariant
-    ``Σx ∈ [lo, hi]`` on binary databases of ``n = hi + k`` records.
+    """Return example 5.2 and Theorem 2.1, exactly.
+
+    ``s = ⌈Σx / group⌉`` with DG(ε) noise (∇(s) = 1), invariant ``Σx ∈ [lo, hi]`` on binary databases of ``n = hi + k``
+    records.
 
     The conditional mechanism draws ``M | M ∈ S*`` with ``S* = {s(x) : Σx ∈ [lo, hi]}`` (2.1). A
     k-neighbour (k records changed, §1.3) moves ``Σx`` by ``j ∈ {−k, −k + 2, …, k}``, which needs
@@ -61,8 +64,11 @@ def rounding_secrecy(lo: int, hi: int, group: int, eps: float, k: int = 1) -> di
 
 
 def invariant_block(total: int, block: Sequence[int]) -> tuple[int, int]:
-    """The invariant's level set of Σx that contains ``total``: blocks of Σx of the width of ``block`` = [lo, hi],
-    aligned with it (Example 5.2's [41, 50] gives the decades [10j + 1, 10j + 10])."""
+    """Return the invariant's level set of Σx that contains ``total``.
+
+    Blocks of Σx of the width of ``block`` = [lo, hi], aligned with it (Example 5.2's [41, 50] gives the decades [10j +
+    1, 10j + 10]).
+    """
     lo, hi = int(block[0]), int(block[1])
     width = hi - lo + 1
     start = lo + width * math.floor((total - lo) / width)
@@ -72,9 +78,11 @@ def invariant_block(total: int, block: Sequence[int]) -> tuple[int, int]:
 def projected_rounding_pmf(
     total: int, eps: float, group: int, s_star: Sequence[int], outputs: np.ndarray
 ) -> np.ndarray:
-    """Law on ``outputs`` of ``f(M(x); S*)``: ``M = ⌈total / group⌉ + DG(ε)`` projected onto the L1/L2-nearest point of
-    the consecutive integers ``S*`` (a clamp to [min S*, max S*]): the optimization post-processing of (4.1) on
-    Example 5.2's query."""
+    """Law on ``outputs`` of ``f(M(x); S*)``.
+
+    ``M = ⌈total / group⌉ + DG(ε)`` projected onto the L1/L2-nearest point of the consecutive integers ``S*`` (a clamp
+    to [min S*, max S*]): the optimization post-processing of (4.1) on Example 5.2's query.
+    """
     s = int(_ceil_div(np.int64(total), group))
     lo, hi = int(min(s_star)), int(max(s_star))
     pmf = np.where((outputs > lo) & (outputs < hi), dg_pmf(outputs - s, eps), 0.0)
@@ -86,13 +94,13 @@ def projected_rounding_pmf(
 def rounding_postprocessing_slack(
     n: int, group: int, block: Sequence[int], eps: float, *, confidential_total: int | None = None
 ) -> dict:
-    """(4.4) on Example 5.2's query, exactly: the largest δ
-    (:func:`isdp.privacy.hockey_stick_divergence`)
-    of ``f(M(x); S*(x))`` over §1.3 neighbours (one record changed: Σx and Σx ± 1, both in [0, n]), split into
-    pairs in the same invariant level set (:func:`invariant_block`; S*(x) = S*(x′)) and pairs across two; M*'s δ
-    across as well.
-    ``confidential_total``: project every x onto S* of that one database instead (a fixed public function, the
-    g of the post-processing theorem)."""
+    """(4.4) on Example 5.2's query, exactly.
+
+    The largest δ (:func:`isdp.privacy.hockey_stick_divergence`) of ``f(M(x); S*(x))`` over §1.3 neighbours (one record
+    changed: Σx and Σx ± 1, both in [0, n]), split into pairs in the same invariant level set (:func:`invariant_block`;
+    S*(x) = S*(x′)) and pairs across two; M*'s δ across as well. ``confidential_total``: project every x onto S* of that
+    one database instead (a fixed public function, the g of the post-processing theorem).
+    """
 
     def s_star(total):
         lo, hi = invariant_block(confidential_total if confidential_total is not None else total, block)
@@ -127,15 +135,20 @@ def rounding_postprocessing_slack(
 
 
 def rounding_sensitivity(group: int, n: int) -> int:
-    """∇(⌈Σx / group⌉) over binary databases of ``n`` records: a bounded neighbour (one record changed)
-    moves ``Σx`` by one, so the largest change of the query over consecutive sums in ``[0, n]``."""
+    """∇(⌈Σx / group⌉) over binary databases of ``n`` records.
+
+    A bounded neighbour (one record changed) moves ``Σx`` by one, so the largest change of the query over consecutive
+    sums in ``[0, n]``.
+    """
     return int(np.abs(np.diff(_ceil_div(np.arange(n + 1), group))).max())
 
 
 def invariant_pairs(lo: int, hi: int, n: int) -> dict:
-    """Pairs of distinct databases in ``X* = {x ∈ {0, 1}^n : Σx ∈ [lo, hi]}``, counted exactly: ``distinct``
-    (unordered, ``d ≥ 1``) and ``d1`` (unordered pairs one record apart: a 0 of a database with ``Σx < hi``
-    turned into a 1)."""
+    """Pairs of distinct databases in ``X* = {x ∈ {0, 1}^n : Σx ∈ [lo, hi]}``, counted exactly.
+
+    ``distinct`` (unordered, ``d ≥ 1``) and ``d1`` (unordered pairs one record apart: a 0 of a database with ``Σx < hi``
+    turned into a 1).
+    """
     size = sum(math.comb(n, t) for t in range(lo, hi + 1))
     d1 = sum(math.comb(n, t) * (n - t) for t in range(lo, hi))
     return {"size": size, "distinct": math.comb(size, 2), "d1": d1}

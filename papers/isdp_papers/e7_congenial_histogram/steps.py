@@ -1,5 +1,8 @@
-"""E7's steps (Congenial DP §4 Table 2, App. A-B): what the rules in ``workflow/rules/e7.smk`` call —
-:func:`tables` (rule ``e7_tables``) and :func:`figures` (rule ``e7_figures``)."""
+"""E7's steps (Congenial DP §4 Table 2, App. A-B).
+
+What the rules in ``workflow/rules/e7.smk`` call — :func:`tables` (rule ``e7_tables``) and :func:`figures` (rule
+``e7_figures``).
+"""
 
 import numpy as np
 import pandas as pd
@@ -14,8 +17,10 @@ from isdp_papers.jobs import Job
 
 
 def tables(job: Job) -> None:
-    """The exact Table 2 and privacy levels of M*, f_L2 and f_L1; Monte Carlo releases at a fixed x;
-    M*'s law by conditioning on a thin slab; the App. B DG sampler (see :mod:`.study`).
+    """The exact Table 2 and privacy levels of M*, f_L2 and f_L1.
+
+    Monte Carlo releases at a fixed x; M*'s law by conditioning on a thin slab; the App. B DG sampler (see
+    :mod:`.study`).
 
     Params: ``x``, ``eps_grid``, ``betas``, ``n_draws``, ``figure_eps`` (on ``eps_grid``),
     ``conditioning`` (``window``, ``n_accepted``), ``privacy`` (``t_max``, ``n_grid``), ``dg_check``

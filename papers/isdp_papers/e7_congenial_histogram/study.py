@@ -23,13 +23,14 @@ from isdp_papers.e7_congenial_histogram import releases as rel
 
 
 def settings(betas: Sequence[float]) -> list[tuple[str, float | None]]:
-    """The releases compared: (mechanism, β) for M*, f_L2 and f_L1 at each β."""
+    """Return the releases compared: (mechanism, β) for M*, f_L2 and f_L1 at each β."""
     return [("conditional", None), ("l2", None), *(("l1", b) for b in betas)]
 
 
 def moments(m1: np.ndarray, exact_mean: float, exact_var: float) -> dict:
     """Sample mean and variance of m1 with their standard errors (the latter from the 4th moment)
-    and their z-scores against the exact values."""
+    and their z-scores against the exact values.
+    """
     c = m1 - m1.mean()
     var = m1.var(ddof=1)
     se_var = np.sqrt(max(np.mean(c**4) - np.mean(c**2) ** 2, 0.0) / len(m1))
@@ -45,8 +46,11 @@ def moments(m1: np.ndarray, exact_mean: float, exact_var: float) -> dict:
 
 
 def table2_exact(x, eps_grid: Sequence[float], labels: Mapping[str, str]) -> pd.DataFrame:
-    """Table 2, exact: each mechanism's expectation at ``x`` and ε² Var(m1) (low and high: f_L1's
-    range over β), which must not depend on ε (a 1/ε² law); RuntimeError when it does."""
+    """Table 2, exact.
+
+    Each mechanism's expectation at ``x`` and ε² Var(m1) (low and high: f_L1's range over β), which must not depend on ε
+    (a 1/ε² law); RuntimeError when it does.
+    """
     x = np.asarray(x, dtype=float)
     rows = []
     for mech in rel.MECHANISMS:
@@ -73,7 +77,8 @@ def table2_exact(x, eps_grid: Sequence[float], labels: Mapping[str, str]) -> pd.
 
 def privacy_table(eps_grid: Sequence[float], betas: Sequence[float], *, t_max: float, n_grid: int) -> pd.DataFrame:
     """Worst-case log likelihood ratio of each release for a unit shift of s1 (on a grid of
-    ``n_grid`` points up to ``t_max``), against the closed forms, per ε; levels also over ε."""
+    ``n_grid`` points up to ``t_max``), against the closed forms, per ε; levels also over ε.
+    """
     rows = []
     for eps in eps_grid:
         for mech, beta in settings(betas):
@@ -97,9 +102,11 @@ def privacy_table(eps_grid: Sequence[float], betas: Sequence[float], *, t_max: f
 def simulation_table(
     x, eps_grid: Sequence[float], betas: Sequence[float], n_draws: int, figure_eps: float, seed: int
 ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
-    """Table 2 by simulation: ``n_draws`` releases of each mechanism at ``x`` per ε — M* from its
-    closed form, f_L2 and f_L1 by projecting base releases — with moments, z-scores, the largest
-    total error, the projections' optimality gap and a KS test against the exact noise law.
+    """Table 2 by simulation.
+
+    ``n_draws`` releases of each mechanism at ``x`` per ε — M* from its closed form, f_L2 and f_L1 by projecting base
+    releases — with moments, z-scores, the largest total error, the projections' optimality gap and a KS test against
+    the exact noise law.
 
     Returns the table and the arrays of the noise file: ``eps``, ``l2`` (f_L2's noise times ε at
     every ε), ``figure_eps``, ``conditional`` and ``l1`` (per β) at ``figure_eps``, ``betas``.
@@ -157,8 +164,11 @@ def simulation_table(
 
 
 def conditioning_table(eps: float, window: float, n_accepted: int, seed: int) -> pd.DataFrame:
-    """(4.6) by brute force: u1 of base noise pairs with |u1 + u2| < window / ε (generator seeded by
-    ``derive_seed(seed, "conditioning")``), its moments and KS tests against M*'s law and Lap(1/ε)."""
+    """(4.6) by brute force.
+
+    U1 of base noise pairs with |u1 + u2| < window / ε (generator seeded by ``derive_seed(seed, "conditioning")``), its
+    moments and KS tests against M*'s law and Lap(1/ε).
+    """
     from scipy import stats
 
     u1 = rel.condition_on_zero_sum(eps, window, n_accepted, np.random.default_rng(derive_seed(seed, "conditioning")))
@@ -184,7 +194,8 @@ def conditioning_table(eps: float, window: float, n_accepted: int, seed: int) ->
 def dg_quantile_table(eps_values: Sequence[float], n_draws: int, seed: int) -> pd.DataFrame:
     """App. B: inverse-CDF sampling of the double geometric law with the printed quantile function,
     per ε (uniforms seeded by ``derive_seed(seed, "dg", ε)``): how many draws invert exactly, a χ²
-    test, and the moments against the exact variance."""
+    test, and the moments against the exact variance.
+    """
     rows = []
     for eps in eps_values:
         a = float(np.exp(-eps))

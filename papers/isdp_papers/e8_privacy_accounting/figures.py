@@ -63,10 +63,12 @@ def plot_swap_epsilon(curves: pd.DataFrame, printed: pd.DataFrame, minima: pd.Da
 
 
 def plot_variance_tables(table: pd.DataFrame, conversion: str, levels: int, unit: float = 0.1, axes=None):
-    """The talk's noise-variance tables: printed cells (markers) and each conversion's variances (lines)
-    per δ on the top row; on the bottom row this run's minus the printed value in units of the last
-    printed digit (``unit``) for the Laplace rows and the Gaussian rows of ``conversion`` and of
-    integer orders, with the ±0.5 rounding band. ``levels`` labels the per-level budget split."""
+    """Return the talk's noise-variance tables.
+
+    Printed cells (markers) and each conversion's variances (lines) per δ on the top row; on the bottom row this run's
+    minus the printed value in units of the last printed digit (``unit``) for the Laplace rows and the Gaussian rows of
+    ``conversion`` and of integer orders, with the ±0.5 rounding band. ``levels`` labels the per-level budget split.
+    """
     deltas = sorted(table["delta"].unique())
     if axes is None:
         _, axes = plt.subplots(

@@ -71,8 +71,11 @@ def implied_bounds(totals: pd.DataFrame, forms: Sequence[str]) -> pd.DataFrame:
 
 
 def flow_network(region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]]) -> dict[str, int]:
-    """The talk's network-flow reduction: each "≥ 1" (every dorm occupied) moved out of the flow,
-    a region's sink capacity is its population less one person per occupied dorm."""
+    """Return the talk's network-flow reduction.
+
+    Each "≥ 1" (every dorm occupied) moved out of the flow, a region's sink capacity is its population less one person
+    per occupied dorm.
+    """
     return {r: int(total) - len(occupied[r]) for r, total in region_totals.items()}
 
 
@@ -127,8 +130,10 @@ def _combinations(types: Sequence[str]) -> list[tuple[str, ...]]:
 
 
 def gq_capacity(blocks: Sequence[tuple[int, Mapping[str, int]]], subset) -> int:
-    """The talk's c for the combination ``subset`` of GQ types: over the blocks holding a type of ``subset``,
-    their population less one person per occupied facility of their other types.
+    """Return the talk's c for the combination ``subset`` of GQ types.
+
+    Over the blocks holding a type of ``subset``, their population less one person per occupied facility of their other
+    types.
 
     ``blocks``: (population, {type: occupied facilities}) per block; each facility holds at least one person
     and the block's GQ population is at most its population (the rest live in households).
@@ -147,9 +152,11 @@ def gq_lower(blocks: Sequence[tuple[int, Mapping[str, int]]], gq_type: str) -> i
 
 
 def gq_feasible(totals: Mapping[str, int], blocks: Sequence[tuple[int, Mapping[str, int]]]) -> bool:
-    """Whether GQ population ``totals`` per type extend to the blocks, by the implied constraints: every type at
-    least its lower bound and, for every non-empty combination S, Σ_{t ∈ S} totals ≤ :func:`gq_capacity` (Gale's
-    supply–demand theorem for the bipartite types → blocks network)."""
+    """Whether GQ population ``totals`` per type extend to the blocks, by the implied constraints.
+
+    Every type at least its lower bound and, for every non-empty combination S, Σ_{t ∈ S} totals ≤ :func:`gq_capacity`
+    (Gale's supply–demand theorem for the bipartite types → blocks network).
+    """
     types = sorted(totals)
     if any(totals[t] < gq_lower(blocks, t) for t in types):
         return False
@@ -158,7 +165,8 @@ def gq_feasible(totals: Mapping[str, int], blocks: Sequence[tuple[int, Mapping[s
 
 def gq_nonredundant(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> list[tuple[str, ...]]:
     """The combinations S whose constraint Σ_{t ∈ S} y_t ≤ c_S is not implied by the lower bounds and the other
-    combinations' constraints: maximising Σ_{t ∈ S} y_t without it (HiGHS LP) exceeds c_S."""
+    combinations' constraints: maximising Σ_{t ∈ S} y_t without it (HiGHS LP) exceeds c_S.
+    """
     import numpy as np
     from scipy.optimize import linprog
 
@@ -179,7 +187,8 @@ def gq_nonredundant(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequ
 
 def _spare_blocks(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> np.ndarray:
     """The blocks with a spare person (population beyond one per occupied facility), as bitmasks of the types they
-    hold; raises when a block is overfull or a type has no such block (its total is then fixed)."""
+    hold; raises when a block is overfull or a type has no such block (its total is then fixed).
+    """
     index = {t: i for i, t in enumerate(types)}
     masks = []
     for pop, occ in blocks:
@@ -246,15 +255,18 @@ def gq_every_combination_needed(blocks: Sequence[tuple[int, Mapping[str, int]]],
 
 
 def gq_matrix(types: Sequence[str]) -> np.ndarray:
-    """The implied constraints' matrix: one row per non-empty combination S of ``types``, its indicator."""
+    """Return the implied constraints' matrix: one row per non-empty combination S of ``types``, its indicator."""
     return np.array([[t in S for t in types] for S in _combinations(types)], dtype=float)
 
 
 def gq_vertices(
     blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str], max_combination: int | None = None
 ) -> np.ndarray:
-    """Every vertex of the implied-constraint polytope {y : y_t ≥ the lower bound of t, Σ_{t ∈ S} y_t ≤ c_S for every
-    combination S (of at most ``max_combination`` types, default all)}."""
+    """Every vertex of the implied-constraint polytope {y.
+
+    Y_t ≥ the lower bound of t, Σ_{t ∈ S} y_t ≤ c_S for every combination S (of at most ``max_combination`` types,
+    default all)}.
+    """
     combos = [S for S in _combinations(types) if max_combination is None or len(S) <= max_combination]
     A = np.vstack([-np.eye(len(types)), [[t in S for t in types] for S in combos]])
     b = np.array([-gq_lower(blocks, t) for t in types] + [gq_capacity(blocks, S) for S in combos], dtype=float)
@@ -276,7 +288,8 @@ def gq_lp_extends(
 ) -> bool:
     """Whether GQ totals per type (in the order of ``types``, fractional allowed) extend to a fractional block-level
     table: x[b, t] ≥ the facilities of t in block b (0 where it has none), Σ_t x[b, t] ≤ the block's population,
-    Σ_b x[b, t] = the total of t (HiGHS LP feasibility)."""
+    Σ_b x[b, t] = the total of t (HiGHS LP feasibility).
+    """
     cells = [(i, t) for i, (_, occ) in enumerate(blocks) for t in types if occ.get(t, 0) > 0]
     per_type = np.array([[t == u for _, u in cells] for t in types], dtype=float)
     per_block = np.array([[i == j for j, _ in cells] for i in range(len(blocks))], dtype=float)
@@ -292,7 +305,8 @@ def gq_lp_extends(
 
 def _lp_feasible(n: int, **constraints) -> bool:
     """Whether the linear system ``constraints`` (``scipy.optimize.linprog``'s keywords) in ``n`` variables has a
-    fractional solution: HiGHS with a zero objective, infeasible (status 2) read as False, any other failure raised."""
+    fractional solution: HiGHS with a zero objective, infeasible (status 2) read as False, any other failure raised.
+    """
     from scipy.optimize import linprog
 
     res = linprog(np.zeros(n), method="highs", **constraints)
@@ -302,8 +316,10 @@ def _lp_feasible(n: int, **constraints) -> bool:
 
 
 def _milp_feasible(n: int, A_eq: np.ndarray, b_eq: np.ndarray) -> bool:
-    """Whether ``A_eq x = b_eq`` has a nonnegative integer solution in ``n`` variables: HiGHS's branch and bound with
-    a zero objective, infeasible read as False, any other failure raised."""
+    """Whether ``A_eq x = b_eq`` has a nonnegative integer solution in ``n`` variables.
+
+    HiGHS's branch and bound with a zero objective, infeasible read as False, any other failure raised.
+    """
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     res = milp(
@@ -315,9 +331,11 @@ def _milp_feasible(n: int, A_eq: np.ndarray, b_eq: np.ndarray) -> bool:
 
 
 def margin_extension(region_a: np.ndarray, region_b: np.ndarray, parent: np.ndarray) -> tuple[bool, bool]:
-    """The talk's schema extension with regions that know two one-way marginals each: whether the parent A × B table
-    ``parent`` extends to a region × A × B table whose region × A and region × B margins are ``region_a`` and
-    ``region_b``, fractionally (HiGHS LP) and with nonnegative integer counts (HiGHS MILP)."""
+    """Return the talk's schema extension with regions that know two one-way marginals each.
+
+    Whether the parent A × B table ``parent`` extends to a region × A × B table whose region × A and region × B margins
+    are ``region_a`` and ``region_b``, fractionally (HiGHS LP) and with nonnegative integer counts (HiGHS MILP).
+    """
     region_a, region_b, parent = (np.asarray(m, dtype=int) for m in (region_a, region_b, parent))
     cell = np.arange(region_a.shape[0] * region_a.shape[1] * region_b.shape[1]).reshape(
         region_a.shape[0], region_a.shape[1], region_b.shape[1]
@@ -337,7 +355,8 @@ def margin_extension(region_a: np.ndarray, region_b: np.ndarray, parent: np.ndar
 
 def read_three_way_margins(path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The region × A, region × B and A × B tables of a committed three-way margins file (long CSV ``margin, i,
-    j, count``, 1-based, margins ``top``, ``left``, ``right``)."""
+    j, count``, 1-based, margins ``top``, ``left``, ``right``).
+    """
     long = pd.read_csv(path)
     tables = []
     for name in ("top", "left", "right"):
@@ -351,7 +370,7 @@ def read_three_way_margins(path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def merge_last_values(region_b: np.ndarray, parent: np.ndarray, pair: tuple[int, int]):
-    """The same extension problem with B's values ``pair`` merged into one (B one value smaller)."""
+    """Return the same extension problem with B's values ``pair`` merged into one (B one value smaller)."""
 
     def merged(m):
         keep = [k for k in range(m.shape[1]) if k not in pair]
@@ -361,9 +380,11 @@ def merge_last_values(region_b: np.ndarray, parent: np.ndarray, pair: tuple[int,
 
 
 def dorm_lp(region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]], types: Sequence[str]):
-    """The dorm example's fractional region-level system: x[r, t] ≥ 1 where region r has a dorm of type t, 0
-    elsewhere, Σ_t x[r, t] = the region's population. Returns (A_eq, b_eq, bounds, P) with P x the town-wide
-    totals per type (in the order of ``types``)."""
+    """Return the dorm example's fractional region-level system.
+
+    X[r, t] ≥ 1 where region r has a dorm of type t, 0 elsewhere, Σ_t x[r, t] = the region's population. Returns (A_eq,
+    b_eq, bounds, P) with P x the town-wide totals per type (in the order of ``types``).
+    """
     regions = list(region_totals)
     A_eq = np.kron(np.eye(len(regions)), np.ones((1, len(types))))
     P = np.kron(np.ones((1, len(regions))), np.eye(len(types)))
@@ -372,7 +393,7 @@ def dorm_lp(region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[st
 
 
 def dorm_lp_range(form: Sequence[float], region_totals, occupied, types) -> tuple[float, float]:
-    """The least and largest value of the linear form ``form`` · (town-wide totals) over the fractional tables."""
+    """Return the least and largest value of the linear form ``form`` · (town-wide totals) over the fractional tables."""
     from scipy.optimize import linprog
 
     A_eq, b_eq, bounds, P = dorm_lp(region_totals, occupied, types)
@@ -390,9 +411,11 @@ def dorm_lp_extends(totals: Sequence[float], region_totals, occupied, types) -> 
 
 
 def gq_extendable_totals(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> set[tuple]:
-    """Every GQ total per type that some integer block-level table explains, by brute force: each occupied facility
-    holds ≥ 1 person, a type without a facility in a block holds none there, a block's GQ population ≤ its
-    population."""
+    """Every GQ total per type that some integer block-level table explains, by brute force.
+
+    Each occupied facility holds ≥ 1 person, a type without a facility in a block holds none there, a block's GQ
+    population ≤ its population.
+    """
     per_block = []
     for pop, occ in blocks:
         present = [t for t in types if occ.get(t, 0) > 0]
@@ -406,10 +429,12 @@ def gq_extendable_totals(blocks: Sequence[tuple[int, Mapping[str, int]]], types:
 
 
 def gq_blocks(types: Sequence[str], layout: str) -> list[tuple[int, dict[str, int]]]:
-    """Block data for :func:`gq_nonredundant`: ``"every-combination"`` — one block per non-empty combination of
-    types, one facility of each, population 2·|combination| + 1; ``"singles-and-pairs"`` — the same for the
-    combinations of one or two types only (k + k(k − 1)/2 blocks, so it can be built for many types);
-    ``"one-type-per-block"`` — one block per type."""
+    """Block data for :func:`gq_nonredundant`.
+
+    ``"every-combination"`` — one block per non-empty combination of types, one facility of each, population
+    2·|combination| + 1; ``"singles-and-pairs"`` — the same for the combinations of one or two types only (k + k(k −
+    1)/2 blocks, so it can be built for many types); ``"one-type-per-block"`` — one block per type.
+    """
     if layout == "every-combination":
         combos = _combinations(types)
     elif layout == "singles-and-pairs":

@@ -20,7 +20,8 @@ from scipy import optimize, sparse
 
 def _sum_rows(m: int, c: int, per_cell: bool = True, per_child: bool = True) -> sparse.csr_array:
     """Σ_j v_j[x] for every cell x (rows 0..c−1, ``per_cell``), then Σ_x v_j[x] for every child j (rows c..c+m−1,
-    ``per_child``), of v flattened child-major (m × c)."""
+    ``per_child``), of v flattened child-major (m × c).
+    """
     rows = ([sparse.kron(np.ones((1, m)), sparse.eye(c))] if per_cell else []) + (
         [sparse.kron(sparse.eye(m), np.ones((1, c)))] if per_child else []
     )
@@ -28,9 +29,12 @@ def _sum_rows(m: int, c: int, per_cell: bool = True, per_child: bool = True) -> 
 
 
 def _program(children, parent, child_totals: bool) -> tuple[np.ndarray, sparse.csr_array, np.ndarray]:
-    """The rounding's equalities S H̃ = b: Σ_j H̃_j = ``parent`` (left out when ``parent`` is None: the national
-    program, one 'child' whose total is kept) and, with ``child_totals``, each child's total (its invariant).
-    Returns (H* (m, cells), S, b); the right-hand sides must be integers."""
+    """Return the rounding's equalities S H̃ = b.
+
+    Σ_j H̃_j = ``parent`` (left out when ``parent`` is None: the national program, one 'child' whose total is kept) and,
+    with ``child_totals``, each child's total (its invariant). Returns (H* (m, cells), S, b); the right-hand sides must
+    be integers.
+    """
     H = np.asarray(children, dtype=float)
     if H.ndim != 2 or (H < 0).any() or (parent is not None and np.shape(parent) != (H.shape[1],)):
         raise ValueError("children must be a nonnegative (m, cells) array and parent None or a vector of cells")
@@ -59,10 +63,12 @@ def _solve(c, A_eq, b_eq, bounds, method: str = "simplex") -> optimize.OptimizeR
 def printed_lp(
     children, parent, integer: bool = False, child_totals: bool = True, method: str = "simplex"
 ) -> tuple[np.ndarray, float]:
-    """The LP relaxation of the talk's rounding IP (``integer``: the IP itself, by HiGHS's MILP solver):
-    variables H̃_j and t_j ≥ |H̃_j − H*_j|. ``parent`` None: the national program (one histogram, its total
-    kept); ``child_totals`` False: the state-level program without invariants; ``method`` one of
-    :data:`LP_METHODS`. Returns (H̃ (m, cells), objective)."""
+    """Return the LP relaxation of the talk's rounding IP (``integer``: the IP itself, by HiGHS's MILP solver).
+
+    Variables H̃_j and t_j ≥ |H̃_j − H*_j|. ``parent`` None: the national program (one histogram, its total kept);
+    ``child_totals`` False: the state-level program without invariants; ``method`` one of :data:`LP_METHODS`. Returns
+    (H̃ (m, cells), objective).
+    """
     H, S, b = _program(children, parent, child_totals)
     m, c = H.shape
     k = m * c
@@ -95,10 +101,12 @@ def printed_lp(
 
 
 def offset_lp(children, parent, child_totals: bool = True, method: str = "simplex") -> tuple[np.ndarray, float]:
-    """The same rounding in offsets: H̃ = ⌊H*⌋ + d, d ∈ [0, 1], minimising Σ |⌊H*⌋ + d − H*| = Σ (f + (1 − 2f) d)
-    (f the fractional parts); its equalities have integer right-hand sides and the matrix of :func:`_sum_rows`
-    (rows of a transportation matrix), which is TUM; ``method`` one of :data:`LP_METHODS`. Returns (H̃ (m, cells),
-    objective)."""
+    """Return the same rounding in offsets.
+
+    H̃ = ⌊H*⌋ + d, d ∈ [0, 1], minimising Σ |⌊H*⌋ + d − H*| = Σ (f + (1 − 2f) d) (f the fractional parts); its
+    equalities have integer right-hand sides and the matrix of :func:`_sum_rows` (rows of a transportation matrix),
+    which is TUM; ``method`` one of :data:`LP_METHODS`. Returns (H̃ (m, cells), objective).
+    """
     H, S, b = _program(children, parent, child_totals)
     floor = np.floor(H)
     f = (H - floor).ravel()
@@ -108,19 +116,23 @@ def offset_lp(children, parent, child_totals: bool = True, method: str = "simple
 
 def national_matrix(cells: int) -> np.ndarray:
     """The constraint matrix of the talk's national rounding IP in H̃: a row per cell for nonnegativity and for
-    |H̃ − H*| ≤ 1 (the same unit rows, with either sign), and the total-sum row."""
+    |H̃ − H*| ≤ 1 (the same unit rows, with either sign), and the total-sum row.
+    """
     return np.vstack([np.eye(cells), np.ones((1, cells))])
 
 
 def state_matrix(children: int, cells: int) -> np.ndarray:
-    """The constraint matrix of the state-level rounding with each child's total invariant: the sums over
-    children per cell and over cells per child (:func:`_sum_rows`), and the unit rows of the bounds."""
+    """Return the constraint matrix of the state-level rounding with each child's total invariant.
+
+    The sums over children per cell and over cells per child (:func:`_sum_rows`), and the unit rows of the bounds.
+    """
     return np.vstack([_sum_rows(children, cells).toarray(), np.eye(children * cells)])
 
 
 def non_unimodular_minor(A) -> tuple[tuple[int, ...], tuple[int, ...], float] | None:
     """A square submatrix of ``A`` whose determinant is not −1, 0 or 1 (rows, columns, determinant), by brute
-    force over every square submatrix; None when ``A`` is totally unimodular."""
+    force over every square submatrix; None when ``A`` is totally unimodular.
+    """
     A = np.asarray(A, dtype=float)
     m, n = A.shape
     for k in range(1, min(m, n) + 1):
@@ -149,7 +161,8 @@ def two_level_solve(
     talk's failsafe ('Workarounds'), ``weaker="total"``: the children with only Σ_j Σ_x H_j[x] = Σ_x H_parent[x],
     and the parent changed to the sum of the children; ``weaker="none"`` drops that requirement too (nonnegativity
     only, rounded to the nearest integer). ``parent_noisy`` (R, cells), ``children_noisy`` (R, m, cells); returns
-    the final parent (R, cells) and children (R, m, cells)."""
+    the final parent (R, cells) and children (R, m, cells).
+    """
     from isdp.baselines import nonnegative_total_projection
 
     P = np.asarray(parent_noisy, dtype=float)

@@ -1,5 +1,8 @@
-"""E8's steps (Swapping slides, TopDown talk): what the rules e8_swapping, e8_conversion, e8_variance
-and e8_dorm in ``workflow/rules/e8.smk`` call. Deterministic: no seeds."""
+"""E8's steps (Swapping slides, TopDown talk).
+
+What the rules e8_swapping, e8_conversion, e8_variance and e8_dorm in ``workflow/rules/e8.smk`` call. Deterministic: no
+seeds.
+"""
 
 import pandas as pd
 

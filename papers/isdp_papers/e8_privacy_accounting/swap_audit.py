@@ -21,14 +21,17 @@ import numpy as np
 
 @functools.cache
 def _derangements(r: int) -> tuple[tuple[int, ...], ...]:
-    """The derangements of 0, …, r − 1."""
+    """Return the derangements of 0, …, r − 1."""
     return tuple(perm for perm in itertools.permutations(range(r)) if all(a != c for a, c in enumerate(perm)))
 
 
 @functools.cache
 def _selection_weights(h: tuple, k: tuple) -> dict[tuple, tuple[float, ...]]:
-    """Per output of the dataset ``zip(h, k)``: for each number r of selected records, the number of
-    selections of r records that give it, each weighted by the share of its derangements that do."""
+    """Per output of the dataset ``zip(h, k)``.
+
+    For each number r of selected records, the number of selections of r records that give it, each weighted by the
+    share of its derangements that do.
+    """
     n = len(h)
     weights: dict[tuple, list[float]] = defaultdict(lambda: [0.0] * (n + 1))
     for r in (0, *range(2, n + 1)):
@@ -44,7 +47,8 @@ def _selection_weights(h: tuple, k: tuple) -> dict[tuple, tuple[float, ...]]:
 
 def output_law(h: Sequence, k: Sequence, p: float) -> dict[tuple, float]:
     """Exact law of the swapped stratum (as a sorted tuple of (h, k) records) of the dataset with records
-    ``zip(h, k)`` under permutation swapping at rate ``p``."""
+    ``zip(h, k)`` under permutation swapping at rate ``p``.
+    """
     n = len(h)
     z = 1 - n * p * (1 - p) ** (n - 1)  # the selection is not a single record
     selection = [p**r * (1 - p) ** (n - r) / z for r in range(n + 1)]
@@ -59,7 +63,10 @@ def _records(x) -> tuple[list, list]:
 
 
 def invariants(x) -> tuple[tuple, tuple]:
-    """The invariants of permutation swapping on a stratum ``x`` of (h, k) records: the multisets of h and of k."""
+    """Return the invariants of permutation swapping on a stratum ``x`` of (h, k) records.
+
+    The multisets of h and of k.
+    """
     h, k = _records(x)
     return tuple(sorted(h)), tuple(sorted(k))
 
@@ -72,12 +79,15 @@ def universe(h: Sequence, k: Sequence) -> set[tuple]:
 def universe_log_laws(
     h: Sequence, k: Sequence, p: float, release: Callable | None = None, persons: Callable | None = None
 ):
-    """For the datasets of the universe of ``zip(h, k)`` (sorted): the log-probabilities of their releases (rows) on
-    the releases' union of outputs (columns; −inf where a dataset cannot give one) and the distances between them.
+    """For the datasets of the universe of ``zip(h, k)`` (sorted).
+
+    The log-probabilities of their releases (rows) on the releases' union of outputs (columns; −inf where a dataset
+    cannot give one) and the distances between them.
 
     ``release(x, law)``: the law of what is released from dataset x whose swapped stratum has law ``law`` (default:
     the swapped stratum itself). The distance counts the records of x not in x' (unordered Hamming), each weighted by
-    ``persons(h)`` when given (the person-level distance when records are households of that many persons)."""
+    ``persons(h)`` when given (the person-level distance when records are households of that many persons).
+    """
     data = sorted(universe(h, k))
     laws = [output_law(*_records(x), p) for x in data]
     if release is not None:
@@ -98,26 +108,29 @@ def universe_log_laws(
 def worst_loss_per_unit(
     h: Sequence, k: Sequence, p: float, release: Callable | None = None, persons: Callable | None = None
 ) -> float:
-    """max over datasets x ≠ x' with the invariants of ``zip(h, k)`` and outputs w of
-    ln(P(w | x)/P(w | x')) / d(x, x') (``release`` and ``persons`` as in :func:`universe_log_laws`)."""
+    """Max over datasets x ≠ x' with the invariants of ``zip(h, k)`` and outputs w of
+    ln(P(w | x)/P(w | x')) / d(x, x') (``release`` and ``persons`` as in :func:`universe_log_laws`).
+    """
     log_p, distance = universe_log_laws(h, k, p, release, persons)
     return loss_per_unit(log_p, distance)
 
 
 def loss_per_unit(log_p: np.ndarray, distance: np.ndarray) -> float:
-    """max over pairs (i, j) and outputs w of (log_p[i, w] − log_p[j, w]) / distance[i, j] (at least 0)."""
+    """Max over pairs (i, j) and outputs w of (log_p[i, w] − log_p[j, w]) / distance[i, j] (at least 0)."""
     with np.errstate(invalid="ignore"):  # −inf − (−inf) where neither dataset gives the output
         loss = np.nanmax(log_p[:, None, :] - log_p[None, :, :], axis=2)
     return float(max(0.0, np.max(loss / distance)))
 
 
 def approximate_loss_per_unit(h: Sequence, k: Sequence, p: float, delta: float) -> float:
-    """The (ε, δ) analogue of :func:`worst_loss_per_unit`: max over datasets x ≠ x' of the universe of
-    ``zip(h, k)`` of d_δ(P_x, P_x') / d(x, x'), d_δ(P, Q) the smallest ε ≥ 0 with P(S) ≤ e^ε Q(S) + δ for every
-    set S of outputs (at δ = 0, ln max P/Q).
+    """Return the (ε, δ) analogue of :func:`worst_loss_per_unit`.
+
+    Max over datasets x ≠ x' of the universe of ``zip(h, k)`` of d_δ(P_x, P_x') / d(x, x'), d_δ(P, Q) the smallest ε ≥ 0
+    with P(S) ≤ e^ε Q(S) + δ for every set S of outputs (at δ = 0, ln max P/Q).
 
     Exact: P(S) − e^ε Q(S) is largest on a set of the outputs of highest ratio P/Q, so d_δ is the largest
-    ln((P(S) − δ)/Q(S)) over those sets (each prefix of the outputs sorted by decreasing ratio)."""
+    ln((P(S) − δ)/Q(S)) over those sets (each prefix of the outputs sorted by decreasing ratio).
+    """
     log_p, distance = universe_log_laws(h, k, p)
     prob = np.exp(log_p)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -160,14 +173,15 @@ def support_audit(h: Sequence, k: Sequence, p: float, k_values: Sequence) -> dic
 
 
 def hamming(x, x2) -> int:
-    """The records of the unordered dataset ``x`` not in ``x2``: d_HAM^u of two datasets of one size."""
+    """Return the records of the unordered dataset ``x`` not in ``x2``: d_HAM^u of two datasets of one size."""
     return len(x) - sum((Counter(x) & Counter(x2)).values())
 
 
 def permutation_law(n: int, p: float) -> dict[tuple[int, ...], float]:
     """Law of the permutation π that permutation swapping applies to a stratum of ``n`` records (record i receives
     the swapping variable of record π(i)): each record selected with probability ``p``, a lone selection redrawn,
-    a uniform derangement of the selected records. :func:`output_law` is its image on a dataset."""
+    a uniform derangement of the selected records. :func:`output_law` is its image on a dataset.
+    """
     z = 1 - n * p * (1 - p) ** (n - 1)
     law: dict[tuple[int, ...], float] = defaultdict(float)
     for r in (0, *range(2, n + 1)):
@@ -193,7 +207,8 @@ def proof_sketch_audit(h: Sequence, k: Sequence, rates: Sequence[float]) -> dict
     ``identity_deviation``, the largest relative gap between Pr(σ)/Pr(σ') and o^(m_σ − m_σ') D(m_σ')/D(m_σ)
     (D(r) the derangements of r records, o = p/(1 − p)); step 6, ``bound_ratio``, the largest
     Pr(σ)/Pr(σ') / (o^−m (b + 1)^m) over ``rates`` (b the stratum size). ``law_deviation``: the largest gap between
-    the image of the permutation law on a dataset and :func:`output_law`."""
+    the image of the permutation law on a dataset and :func:`output_law`.
+    """
     n = len(h)
     perms = np.array(list(itertools.permutations(range(n))))
     index = {pi: i for i, pi in enumerate(map(tuple, perms.tolist()))}

@@ -1,6 +1,8 @@
-"""E8 tables built from :mod:`isdp.baselines`: the printed swap-rate → ε tables and ε_b recomputed,
-ρ → ε under each zCDP conversion, the ε-vs-swap-rate curves, and the TopDown talk's noise-variance
-tables with the per-level variances they need."""
+"""E8 tables built from :mod:`isdp.baselines`.
+
+The printed swap-rate → ε tables and ε_b recomputed, ρ → ε under each zCDP conversion, the ε-vs-swap-rate curves, and
+the TopDown talk's noise-variance tables with the per-level variances they need.
+"""
 
 from __future__ import annotations
 
@@ -24,13 +26,14 @@ LOG_ODDS_BOUND = 40.0  # the swap-rate searches run over logit p in ±this: ε e
 
 
 def conversion_order(tda: Mapping) -> list[str]:
-    """The zCDP conversions to tabulate: the configured ``conversion`` first, then the other ``alternatives``."""
+    """Return the zCDP conversions to tabulate: the configured ``conversion`` first, then the other ``alternatives``."""
     return [tda["conversion"], *[m for m in tda["alternatives"] if m != tda["conversion"]]]
 
 
 def conversion_table(budget: Mapping, methods: Sequence[str]) -> pd.DataFrame:
     """ε at δ of the budget ρ (``budget``: ``rho``, ``delta``, ``rho_rounding``) by each conversion, and
-    at ρ ∓ the rounding of the printed ρ."""
+    at ρ ∓ the rounding of the printed ρ.
+    """
     rho, delta, r = budget["rho"], budget["delta"], budget["rho_rounding"]
     rows = [
         {
@@ -48,7 +51,8 @@ def conversion_table(budget: Mapping, methods: Sequence[str]) -> pd.DataFrame:
 
 def swap_curves(b_values: Sequence[int], rate_grid: Mapping) -> pd.DataFrame:
     """Permutation swapping's ε on a grid of swap rates evenly spaced in log-odds
-    (``rate_grid``: ``logit_range``, ``n``), one curve per largest stratum size b."""
+    (``rate_grid``: ``logit_range``, ``n``), one curve per largest stratum size b.
+    """
     t = np.linspace(*rate_grid["logit_range"], rate_grid["n"])
     p = special.expit(t)
     return pd.DataFrame(
@@ -103,7 +107,7 @@ def swap_table(printed: pd.DataFrame) -> pd.DataFrame:
 
 
 def swap_rate_roots(eps: float, b: int, n_grid: int = 4001) -> np.ndarray:
-    """The log-odds logit p of every swap rate with budget ``eps``, found numerically.
+    """Return the log-odds logit p of every swap rate with budget ``eps``, found numerically.
 
     Independent of the closed form of :func:`isdp.baselines.swap_rates_for_epsilon`: brackets the
     sign changes of ε − ``eps`` on a grid uniform in logit p over ±``LOG_ODDS_BOUND``, with the
@@ -126,9 +130,12 @@ def swap_rate_roots(eps: float, b: int, n_grid: int = 4001) -> np.ndarray:
 
 
 def swap_min_table(b_values, eps_offsets=()) -> pd.DataFrame:
-    """Per largest stratum size b: ε_b and p* in closed form and by numerical minimisation, and, for
-    each ε = ε_b + ``eps_offsets[k]``, the number of swap rates found numerically (``n_rates_k``) and
-    their largest log-odds distance from the closed-form pair (``log_odds_gap_k``)."""
+    """Per largest stratum size b.
+
+    ε_b and p* in closed form and by numerical minimisation, and, for each ε = ε_b + ``eps_offsets[k]``, the number of
+    swap rates found numerically (``n_rates_k``) and their largest log-odds distance from the closed-form pair
+    (``log_odds_gap_k``).
+    """
     rows = []
     for b in sorted({int(v) for v in b_values}):
         eps_b, p_star = swapping_min_epsilon(b)

@@ -17,8 +17,7 @@ from scipy import special
 
 
 def discrete_gaussian_pmf(sigma2: float, radius: int, mean: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Support −radius, …, radius and probabilities of N_Z(mean, σ²) (∝ exp(−(t − mean)²/2σ²)), normalised
-    on that box."""
+    """Support −radius, …, radius and probabilities of N_Z(mean, σ²) (∝ exp(−(t − mean)²/2σ²)), normalised on that box."""
     t = np.arange(-radius, radius + 1)
     logw = -((t - mean).astype(float) ** 2) / (2 * sigma2)
     return t, np.exp(logw - special.logsumexp(logw))
@@ -31,8 +30,10 @@ def discrete_gaussian_law(sigma2: float, radius: int, mean: int = 0) -> dict[int
 
 
 def renyi_divergence(p: dict, q: dict, alpha: float) -> float:
-    """D_α(P‖Q) = ln Σ p^α q^(1−α) / (α − 1) of two laws given as {outcome: probability}; infinite when
-    P puts mass where Q has none."""
+    """D_α(P‖Q) = ln Σ p^α q^(1−α) / (α − 1) of two laws given as {outcome.
+
+    Probability}; infinite when P puts mass where Q has none.
+    """
     if any(q.get(w, 0.0) == 0.0 for w, pw in p.items() if pw > 0):
         return np.inf
     terms = np.array([alpha * np.log(pw) + (1 - alpha) * np.log(q[w]) for w, pw in p.items() if pw > 0])
@@ -49,8 +50,11 @@ def noisy_cells_law(x: Sequence[int], sigma2: float, radius: int) -> dict[tuple,
 
 
 def closest_dataset(t: Sequence[int], x: Sequence[int], kept: Sequence[int]) -> tuple[int, ...]:
-    """TDA's post-processing on a toy of cells: the nonnegative integer table z closest to ``t`` in ℓ2 with
-    c(z) = c(x), c = (the total, the cells ``kept``). It reads x only through c(x)."""
+    """TDA's post-processing on a toy of cells.
+
+    The nonnegative integer table z closest to ``t`` in ℓ2 with c(z) = c(x), c = (the total, the cells ``kept``). It
+    reads x only through c(x).
+    """
     free = [i for i in range(len(x)) if i not in kept]
     rest = sum(x) - sum(x[i] for i in kept)
     best = min(

@@ -1,7 +1,8 @@
 """Exact computations behind the rows on ISDP §2's privacy properties (composition across invariants, randomized
 post-processing, the smooth-DP equivalence), App. E.4's projection and non-negativity statements and §4's kernels:
 laws of products and of Markov kernels applied to an enumerated law, an LP feasibility problem and a one-step
-transition matrix. Laws are :class:`isdp.privacy.Law` (a box and a bound on what it leaves out)."""
+transition matrix. Laws are :class:`isdp.privacy.Law` (a box and a bound on what it leaves out).
+"""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from isdp.privacy import Law, aligned
 
 
 def product_ratio_arrays(pairs):
-    """For independent releases i with laws (P_i, Q_i) at x and x', each aligned on its support: the product laws'
-    probabilities as two flat arrays (the outer products), without enumerating the product's points."""
+    """For independent releases i with laws (P_i, Q_i) at x and x', each aligned on its support.
+
+    The product laws' probabilities as two flat arrays (the outer products), without enumerating the product's points.
+    """
     a, b = np.ones(1), np.ones(1)
     for p, q in pairs:
         pa, qb = aligned(p, q)
@@ -23,22 +26,24 @@ def product_ratio_arrays(pairs):
 
 
 def randomized_map(law: Law, images) -> Law:
-    """The law of F(Y), Y ~ ``law``, for a Markov kernel given as ``images``: a list of (f, weight) with f a
-    vectorised map from the points (m × n) to images (m × d) and weights summing to 1 (F(Y) = f(Y) with that
-    probability, independently of Y; f may itself add independent noise through several entries)."""
+    """Return the law of F(Y), Y ~ ``law``, for a Markov kernel given as ``images``.
+
+    A list of (f, weight) with f a vectorised map from the points (m × n) to images (m × d) and weights summing to 1
+    (F(Y) = f(Y) with that probability, independently of Y; f may itself add independent noise through several entries).
+    """
     points = np.vstack([np.asarray(f(law.points), dtype=np.int64) for f, _ in images])
     probs = np.concatenate([w * law.probs for _, w in images])
     return Law(points, probs, law.outside)
 
 
 def compact(law: Law) -> Law:
-    """The same law with repeated points merged (their probabilities added)."""
+    """Return the same law with repeated points merged (their probabilities added)."""
     points, index = np.unique(law.points, axis=0, return_inverse=True)
     return Law(points, np.bincount(index.ravel(), weights=law.probs), law.outside)
 
 
 def add_noise(law: Law, pmf, support) -> Law:
-    """The law of Y + Z, Z independent on ``support`` (integers) with probabilities ``pmf``, Y one-dimensional."""
+    """Return the law of Y + Z, Z independent on ``support`` (integers) with probabilities ``pmf``, Y one-dimensional."""
     steps = np.asarray(support, dtype=np.int64)[None, :, None]
     points = (law.points[:, None, :] + steps).reshape(-1, law.points.shape[1])
     return Law(points, np.outer(law.probs, pmf).ravel(), law.outside + max(0.0, 1.0 - float(np.sum(pmf))))
@@ -47,7 +52,8 @@ def add_noise(law: Law, pmf, support) -> Law:
 def log_ratio_on_grid(logp: np.ndarray, v) -> float:
     """max_y ln p(y) − ln p(y − v) for a law on the cube {−R..R}^n given by its log-probabilities ``logp`` (an
     n-dimensional array), over the y with both y and y − v in the cube: the privacy loss of x ↦ x + U between
-    x and x + v (U ~ p), exact on the cube when the law's normalisation cancels."""
+    x and x + v (U ~ p), exact on the cube when the law's normalisation cancels.
+    """
     sl_y, sl_shift = [], []
     for vi in v:
         vi = int(vi)
@@ -60,7 +66,8 @@ def unbiased_dp_exists(total: int, eps: float, nonnegative: bool, margin: int) -
     """Whether a mechanism releasing (y, total − y) for two counts (x, total − x), x = 0…total, can be unbiased
     (E y = x for every x) and ε-DP for one person moving between them (P(y | x) ≤ e^{2ε} P(y | x ± 1): the two
     counts change by 1 each, ℓ1 distance 2), with y in {0..total} (both releases non-negative) or, without
-    ``nonnegative``, in {−margin..total + margin}: the feasibility of a linear programme (HiGHS)."""
+    ``nonnegative``, in {−margin..total + margin}: the feasibility of a linear programme (HiGHS).
+    """
     from scipy.optimize import linprog
     from scipy.sparse import coo_array
 
@@ -97,7 +104,8 @@ def joint_update_matrix(lattice, target, proposal_eps: float, radius: int, tilt:
     tilts each towards +1, ∝ e^{−ε|z| + tilt·z}: an asymmetric proposal), one Metropolis test
     min(1, π(w + z)/π(w)) with no Hastings term. Moves that would leave the box stay at w (row-stochastic): against
     the true kernel, π P on the box then misses the inflow from outside and keeps the outflow, each at most
-    π(outside). Returns (P, w)."""
+    π(outside). Returns (P, w).
+    """
     from isdp.mcmc import dg_logpmf
 
     k = lattice.dim

@@ -1,9 +1,11 @@
-"""The steps E1 and E2 share (ISDP §5, App. E.2–E.3): what the rules in ``workflow/rules/lattice.smk``
-call (``lattice_pilot`` → :func:`pilot`, ``lattice_proposals`` → :func:`proposals`, ``lattice_coupling`` →
-:func:`coupling`, ``lattice_draws`` → :func:`draws`, ``lattice_unbiasedness`` → :func:`unbiasedness`,
-``lattice_boxplots`` → :func:`boxplots`, ``lattice_certificate`` → :func:`certificate`), and ``e1_tv`` /
-``e2_tv`` in ``e1.smk`` / ``e2.smk`` → :func:`tv_bounds`. Each runs for one experiment (wildcard ``exp``)
-and, where it has one, one target (wildcard ``norm``: ``l1`` or ``l2``)."""
+"""The steps E1 and E2 share (ISDP §5, App. E.2–E.3).
+
+What the rules in ``workflow/rules/lattice.smk`` call (``lattice_pilot`` → :func:`pilot`, ``lattice_proposals`` →
+:func:`proposals`, ``lattice_coupling`` → :func:`coupling`, ``lattice_draws`` → :func:`draws`, ``lattice_unbiasedness``
+→ :func:`unbiasedness`, ``lattice_boxplots`` → :func:`boxplots`, ``lattice_certificate`` → :func:`certificate`), and
+``e1_tv`` / ``e2_tv`` in ``e1.smk`` / ``e2.smk`` → :func:`tv_bounds`. Each runs for one experiment (wildcard ``exp``)
+and, where it has one, one target (wildcard ``norm``: ``l1`` or ``l2``).
+"""
 
 import json
 from pathlib import Path
@@ -160,8 +162,11 @@ CHAIN_START = "u = 0"
 
 
 def _chain(lattice, target, proposal_eps: float) -> dict:
-    """What a certificate certifies: the chain its pairs run, as the draws' chains run it (the paper's sweep on the
-    lattice's basis, :data:`CHAIN_START`), recorded in its file and checked by :func:`draws` before it is used."""
+    """Return what a certificate certifies.
+
+    The chain its pairs run, as the draws' chains run it (the paper's sweep on the lattice's basis,
+    :data:`CHAIN_START`), recorded in its file and checked by :func:`draws` before it is used.
+    """
     return {
         "sampler": "isdp.mcmc.sample (Metropolis sweep, Algorithm 1)",
         "basis": lattice.basis_name,
@@ -290,7 +295,8 @@ def draws(job: Job) -> None:
 
 def _target_draws(job: Job, problem: Problem, norm: str, path):
     """The ``norm`` target's stored draws, refused naming the file unless integer, on Λ(A) and of the target this
-    experiment configures (:func:`isdp.convergence.load_draws`)."""
+    experiment configures (:func:`isdp.convergence.load_draws`).
+    """
     return load_draws(path, A=problem.A, target=generalized_laplace(job.config[job.wildcards.exp]["eps"], norm).label)
 
 

@@ -18,8 +18,10 @@ from isdp.mcmc import convergence_iteration, derive_seed, sample, tv_bound_terms
 def coupling_study(
     lattice: IntegerLattice, target: Target, *, lags, n_pairs: int, proposal_eps: float, seed: int, max_iter: int
 ) -> pd.DataFrame:
-    """Meeting times for each lag (:func:`isdp.convergence.certify` from u = 0, where the chains start): one row
-    per (lag, pair). Fails (:class:`isdp.errors.CertificationError`) if any pair did not meet."""
+    """Meeting times for each lag (:func:`isdp.convergence.certify` from u = 0, where the chains start).
+
+    One row per (lag, pair). Fails (:class:`isdp.errors.CertificationError`) if any pair did not meet.
+    """
     frames = []
     for lag in lags:
         cert = certify(

@@ -1,6 +1,9 @@
-"""Exact computations behind E1's rows on ISDP's lattice theory: the index of a basis's lattice in the
-integer kernel (Prop 8), lattice points in balls (Lemma 11) and the moment generating function of a
-law on a box (Thm 15 (10), Prop 18), and the probability that i.i.d. noise keeps invariants (§3.1, §4)."""
+"""Exact computations behind E1's rows on ISDP's lattice theory.
+
+The index of a basis's lattice in the integer kernel (Prop 8), lattice points in balls (Lemma 11) and the moment
+generating function of a law on a box (Thm 15 (10), Prop 18), and the probability that i.i.d. noise keeps invariants
+(§3.1, §4).
+"""
 
 from __future__ import annotations
 
@@ -14,9 +17,12 @@ EXACT_MINOR = 2.0**50
 
 
 def maximal_minors_gcd(B) -> int:
-    """gcd of the k × k minors of the n × k integer matrix ``B``: 1 iff the columns span every integer vector
-    of their real span (the Smith form of Bᵀ is all ones). Minors are taken in batches of growing size and the
-    search stops at gcd 1. Raises ValueError when a minor is too large to be exact in floating point."""
+    """Gcd of the k × k minors of the n × k integer matrix ``B``.
+
+    1 iff the columns span every integer vector of their real span (the Smith form of Bᵀ is all ones). Minors are taken
+    in batches of growing size and the search stops at gcd 1. Raises ValueError when a minor is too large to be exact in
+    floating point.
+    """
     B = np.asarray(B, dtype=float)
     n, k = B.shape
     rows = itertools.combinations(range(n), k)
@@ -38,9 +44,11 @@ def maximal_minors_gcd(B) -> int:
 
 
 def kernel_index(A, B) -> int:
-    """The index of the lattice spanned by ``B``'s columns in Z^n ∩ ker A: the gcd of B's maximal minors when
-    A B = 0 and B has n − rank(A) columns (1: B spans all integer solutions of A u = 0; 0: its columns are
-    dependent), else 0 (B leaves the kernel or has the wrong number of columns)."""
+    """Return the index of the lattice spanned by ``B``'s columns in Z^n ∩ ker A.
+
+    The gcd of B's maximal minors when A B = 0 and B has n − rank(A) columns (1: B spans all integer solutions of A u =
+    0; 0: its columns are dependent), else 0 (B leaves the kernel or has the wrong number of columns).
+    """
     A, B = np.asarray(A, dtype=np.int64), np.asarray(B, dtype=np.int64)
     dim = A.shape[1] - int(np.linalg.matrix_rank(A.astype(float)))
     if np.any(A @ B != 0) or B.shape[1] != dim:
@@ -52,7 +60,8 @@ def ball_counts(A, radii, norm: str) -> np.ndarray:
     """The number of points u of Λ(A) with ‖u‖ ≤ r (``norm`` "l1" or "l2"), for each r of ``radii``, enumerated
     over the free cells of :class:`isdp.exact.IntegerL1Sampler` (the lattice's coordinates): |u_free|_∞ ≤ ‖u‖
     in both norms, so the box of the largest radius holds every ball. One value of the first free cell at a
-    time keeps memory small."""
+    time keeps memory small.
+    """
     from isdp.exact import IntegerL1Sampler
 
     sampler = IntegerL1Sampler.build(np.asarray(A, dtype=np.int64))
@@ -70,7 +79,8 @@ def ball_counts(A, radii, norm: str) -> np.ndarray:
 
 def kernel_grid(A, max_norm: float, steps: int) -> np.ndarray:
     """Vectors λ = Q t of ker A (Q an orthonormal basis of it), t on the grid {−steps..steps}^k · max_norm/steps
-    with ‖t‖ ≤ max_norm, so ‖λ‖ = ‖t‖ (rows)."""
+    with ‖t‖ ≤ max_norm, so ‖λ‖ = ‖t‖ (rows).
+    """
     from scipy.linalg import null_space
 
     Q = null_space(np.asarray(A, dtype=float))
@@ -80,8 +90,10 @@ def kernel_grid(A, max_norm: float, steps: int) -> np.ndarray:
 
 
 def subgaussian_excess(law, lambdas, sigma: float) -> np.ndarray:
-    """ln E exp⟨λ, U⟩ − σ²‖λ‖²/2 for U ~ ``law`` (an :class:`isdp.privacy.Law`), per row λ of ``lambdas``;
-    at most 0 for every λ when U is sub-Gaussian with variance proxy σ²."""
+    """Ln E exp⟨λ, U⟩ − σ²‖λ‖²/2 for U ~ ``law`` (an :class:`isdp.privacy.Law`), per row λ of ``lambdas``.
+
+    At most 0 for every λ when U is sub-Gaussian with variance proxy σ².
+    """
     keep = law.probs > 0
     exponents = law.points[keep] @ lambdas.T + np.log(law.probs[keep])[:, None]
     top = exponents.max(axis=0)
@@ -96,7 +108,8 @@ def iid_invariant_probability(A, pmf, tol: float = 1e-12) -> tuple[float, float,
     exceeds P(A u = 0) by at most Σ_rows P(|(A u)_row| ≥ N), each row's law from a 1-D FFT on a grid of 80 of its
     SDs (aliasing below 1e-15 for laws with Gaussian or exponential tails); N is the smallest multiple of 8 with
     that bound at most ``tol``. Identical columns of A are grouped (φ to their multiplicity); A has at most 3 rows
-    (the grid has N^k points)."""
+    (the grid has N^k points).
+    """
     A, pmf = np.asarray(A, dtype=np.int64), np.asarray(pmf, dtype=float)
     radius, k = (len(pmf) - 1) // 2, A.shape[0]
     if k == 0:

@@ -1,5 +1,6 @@
-"""IPUMS NHGIS Privacy-Protected 2010 Census Demonstration Data, county level: the input data of E3, E4 and E8 (and
-the county populations of the lattice study of E1/E2), one module per concept:
+"""IPUMS NHGIS Privacy-Protected 2010 Census Demonstration Data, county level.
+
+The input data of E3, E4 and E8 (and the county populations of the lattice study of E1/E2), one module per concept:
 
 * :mod:`.counties` — the county file: reading a vintage's zip, the tidy table of county populations (SF1 and DAS),
   its identity checks and the DAS state-total checks, :func:`~.counties.load_counties`,

@@ -1,11 +1,12 @@
-"""The NHGIS county file: reading a vintage's ``*_county.csv`` from its zip (:func:`read_county_csv`), reducing it to
-the tidy table of county identifiers and the two total-population counts (2010 SF1 and the DAS of that vintage,
-:func:`tidy_extract`), the identity checks that hold in every vintage (:func:`validate`), the DAS state totals the
-claims registry tests (:func:`state_totals_off`, :func:`das_claims_broken`), the deterministic CSV (:func:`extract`)
-and its reader (:func:`load_counties`); one state's counties (:func:`state_counties`), state FIPS codes, abbreviations
-and names, the vintages (:data:`PAPER_VINTAGE`, :func:`infer_vintage`), :class:`DataValidationError`, and the
-helpers the other per-county extracts build on (:data:`COUNT_IDS`, ``_extract_county_counts``,
-``_load_county_counts``).
+"""The NHGIS county file.
+
+Reading a vintage's ``*_county.csv`` from its zip (:func:`read_county_csv`), reducing it to the tidy table of county
+identifiers and the two total-population counts (2010 SF1 and the DAS of that vintage, :func:`tidy_extract`), the
+identity checks that hold in every vintage (:func:`validate`), the DAS state totals the claims registry tests
+(:func:`state_totals_off`, :func:`das_claims_broken`), the deterministic CSV (:func:`extract`) and its reader
+(:func:`load_counties`); one state's counties (:func:`state_counties`), state FIPS codes, abbreviations and names, the
+vintages (:data:`PAPER_VINTAGE`, :func:`infer_vintage`), :class:`DataValidationError`, and the helpers the other
+per-county extracts build on (:data:`COUNT_IDS`, ``_extract_county_counts``, ``_load_county_counts``).
 
 Used by E3 (draws, measures, audit, figures), E4 (releases and figures), the lattice study of E1/E2 and E8's
 measures (:func:`load_counties`), and by the other modules of this package.
@@ -169,7 +170,7 @@ class DataValidationError(ValueError):
 
 
 def infer_vintage(name: str | os.PathLike) -> str | None:
-    """The 8-digit vintage in an NHGIS file name (``nhgis_ppdd_<V>_...``), or None."""
+    """Return the 8-digit vintage in an NHGIS file name (``nhgis_ppdd_<V>_...``), or None."""
     match = _VINTAGE_RE.search(Path(name).name)
     return match.group(1) if match else None
 
@@ -312,15 +313,18 @@ def validate(tidy_df: pd.DataFrame) -> None:
 
 def state_totals_off(counties: pd.DataFrame) -> pd.Series:
     """DAS − SF1 population of each state-level area whose DAS county counts miss its SF1 total (empty when the
-    DAS keeps every state total)."""
+    DAS keeps every state total).
+    """
     sums = counties.groupby("state_abbr")[_POP_COLUMNS].sum()
     gap = sums["dp_pop"] - sums["sf1_pop"]
     return gap[gap != 0]
 
 
 def das_claims_broken(tidy_df: pd.DataFrame) -> list[str]:
-    """What the papers claim of the DAS county populations and this file breaks: negative counts, and states whose
-    DAS counts miss the SF1 total. Reported, not refused (see :func:`validate`)."""
+    """Return what the papers claim of the DAS county populations and this file breaks.
+
+    Negative counts, and states whose DAS counts miss the SF1 total. Reported, not refused (see :func:`validate`).
+    """
     broken = []
     if negative := int((tidy_df["dp_pop"] < 0).sum()):
         broken.append(f"{negative} negative DAS county counts")
@@ -360,7 +364,8 @@ def _extract_county_counts(zip_path, out_csv, vintage, source: dict[str, str], w
     """The ``source`` count columns (file column → NHGIS column) of an NHGIS county zip beside the identifiers of
     :func:`extract` (its counties, validated the same way), as a deterministic CSV sorted by gisjoin. ``check`` may
     raise :class:`DataValidationError` on the counts; nothing is written when a check fails. As :func:`validate`,
-    the SF1 counts are checked and the DAS's are kept as published (a negative one is logged). Returns the frame."""
+    the SF1 counts are checked and the DAS's are kept as published (a negative one is logged). Returns the frame.
+    """
     raw = read_county_csv(zip_path, vintage, extra=tuple(source.values()))
     missing = sorted(set(source.values()) - set(raw.columns))
     if missing:
@@ -384,7 +389,7 @@ def _extract_county_counts(zip_path, out_csv, vintage, source: dict[str, str], w
 
 
 def _read_extract(csv_path: str | os.PathLike, columns: list[str], counts) -> pd.DataFrame:
-    """A committed extract with exactly ``columns``, identifiers as strings and the ``counts`` as integers."""
+    """Return a committed extract with exactly ``columns``, identifiers as strings and the ``counts`` as integers."""
     df = pd.read_csv(csv_path, dtype=str, keep_default_na=False, encoding="utf-8")
     if list(df.columns) != columns:
         raise DataValidationError(f"columns: expected {columns}, got {list(df.columns)}")
@@ -401,9 +406,11 @@ def _load_county_counts(csv_path: str | os.PathLike, columns: list[str], counts)
 
 
 def check_recorded_sha256(csv_path: str | os.PathLike) -> None:
-    """Refuse a run's county file whose bytes are not those the fetch step recorded: ``source.json`` beside it
-    holds their SHA-256 (a county edited from 90 to 60 persons once read as a finding, six claims ``differs``).
-    A file with no record beside it (a committed extract, a user's own) is left to its own checks."""
+    """Refuse a run's county file whose bytes are not those the fetch step recorded.
+
+    ``source.json`` beside it holds their SHA-256 (a county edited from 90 to 60 persons once read as a finding, six
+    claims ``differs``). A file with no record beside it (a committed extract, a user's own) is left to its own checks.
+    """
     record = Path(csv_path).with_name("source.json")
     if not record.is_file():
         return
@@ -424,8 +431,11 @@ def check_recorded_sha256(csv_path: str | os.PathLike) -> None:
 
 
 def load_counties(csv_path: str | os.PathLike) -> pd.DataFrame:
-    """Read a tidy extract written by :func:`extract` (FIPS codes as strings) and validate it: its bytes those
-    the fetch recorded beside it (:func:`check_recorded_sha256`), its values consistent (:func:`validate`)."""
+    """Read a tidy extract written by :func:`extract` (FIPS codes as strings) and validate it.
+
+    Its bytes those the fetch recorded beside it (:func:`check_recorded_sha256`), its values consistent
+    (:func:`validate`).
+    """
     check_recorded_sha256(csv_path)
     df = _read_extract(csv_path, COLUMNS, _POP_COLUMNS)
     validate(df)
@@ -433,9 +443,11 @@ def load_counties(csv_path: str | os.PathLike) -> pd.DataFrame:
 
 
 def state_counties(counties: pd.DataFrame, state: str, source="") -> pd.DataFrame:
-    """One state's rows of a county table (:func:`load_counties`), ordered by ``gisjoin``: the column
-    order of E3's draws and E4's releases. Raises ValueError when the state has no counties
-    (``source`` names the file)."""
+    """One state's rows of a county table (:func:`load_counties`), ordered by ``gisjoin``.
+
+    The column order of E3's draws and E4's releases. Raises ValueError when the state has no counties (``source`` names
+    the file).
+    """
     group = counties[counties["state_abbr"] == state].sort_values("gisjoin")
     if group.empty:
         raise ValueError(f"state {state}: no counties in {source}")

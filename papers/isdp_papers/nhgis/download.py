@@ -1,6 +1,8 @@
-"""Downloading an NHGIS county zip: :func:`download` (retries, an overall deadline per attempt enforced by a socket
-watchdog, SIGTERM/SIGHUP turned into an exception, an atomic write checked against a SHA-256), the official URL of a
-vintage (:func:`url_for`), the checksums this project has verified (:data:`KNOWN_SHA256`) and :class:`DownloadError`.
+"""Downloading an NHGIS county zip.
+
+:func:`download` (retries, an overall deadline per attempt enforced by a socket watchdog, SIGTERM/SIGHUP turned into an
+exception, an atomic write checked against a SHA-256), the official URL of a vintage (:func:`url_for`), the checksums
+this project has verified (:data:`KNOWN_SHA256`) and :class:`DownloadError`.
 
 Used by the data policy (:mod:`.fallback`), hence by the workflow's ``fetch`` rule, whose county file E3, E4 and the
 E3 claims rows read.
@@ -78,7 +80,7 @@ class _Watchdog:
                 sock.shutdown(socket.SHUT_RDWR)
 
     def opener(self) -> urllib.request.OpenerDirector:
-        """An opener whose every connection (redirects included) is watched."""
+        """Return an opener whose every connection (redirects included) is watched."""
         watchdog = self
 
         def watched(http_class):

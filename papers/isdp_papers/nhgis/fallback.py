@@ -1,5 +1,7 @@
-"""The data policy: :func:`fetch_or_fallback` makes the tidy county CSV of a vintage from a zip already in place, a
-download, or (``source`` auto, loudly) the committed extract, and says which vintage it used and why.
+"""The data policy.
+
+:func:`fetch_or_fallback` makes the tidy county CSV of a vintage from a zip already in place, a download, or (``source``
+auto, loudly) the committed extract, and says which vintage it used and why.
 
 Used by the workflow's ``fetch`` rule (:func:`~isdp_papers.nhgis.steps.fetch_step`), whose county file E3's
 measures read.
@@ -27,7 +29,8 @@ def _use_embedded(
 ) -> tuple[str, str, str]:
     """Check the committed extract against the SHA-256 its PROVENANCE.md publishes (unless ``verify`` is False: a
     user's own extract in its place), validate it and copy its bytes to ``out_csv``; return (vintage, sha256, a note
-    when it was used unverified, else "")."""
+    when it was used unverified, else "").
+    """
     note = verify_committed(embedded_csv, verify) or ""
     if note:
         log.warning("%s", note)

@@ -1,6 +1,7 @@
-"""The per-county group-quarters extract (the seven leaf types of SF1 table P42, SF1 and DAS): the committed file
-(:data:`GROUP_QUARTERS_EXTRACT`), how it is made from the county zip (:func:`extract_group_quarters`) and read
-(:func:`load_group_quarters`).
+"""The per-county group-quarters extract (the seven leaf types of SF1 table P42, SF1 and DAS).
+
+The committed file (:data:`GROUP_QUARTERS_EXTRACT`), how it is made from the county zip (:func:`extract_group_quarters`)
+and read (:func:`load_group_quarters`).
 
 Used by E3's claims measures (the group-quarters facilities invariant, the DAS's logical relationships).
 """
@@ -41,7 +42,8 @@ def extract_group_quarters(
     """The per-county group-quarters population of each of the seven P42 types (SF1 and DAS), written as a
     deterministic CSV of :data:`GROUP_QUARTERS_COLUMNS` sorted by gisjoin: the evidence for the TopDown invariant on
     occupied group-quarters facilities per type and block. Counties and identifiers as :func:`extract`'s; nothing
-    is written when a check fails. Returns the frame."""
+    is written when a check fails. Returns the frame.
+    """
     return _extract_county_counts(zip_path, out_csv, vintage, GROUP_QUARTERS_SOURCE, "group-quarters population")
 
 

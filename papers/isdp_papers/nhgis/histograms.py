@@ -50,7 +50,8 @@ HISTOGRAM_CELLS = 2 * N_RACES * 2
 
 def _codebook_races(zip_path: str | os.PathLike) -> dict[str, list[str]]:
     """The race leaves of each :data:`_RACE_TABLES` table, read from the codebook in the zip and matched by label: per
-    table, the codes of the 63 races in one order. A leaf is a label no other label of its table refines."""
+    table, the codes of the 63 races in one order. A leaf is a label no other label of its table refines.
+    """
     with zipfile.ZipFile(zip_path) as zf:
         (member,) = [m for m in zf.namelist() if m.endswith("_codebook.txt")]
         text = zf.read(member).decode("latin-1")
@@ -82,7 +83,8 @@ def _county_histograms(zip_path, vintage, sources) -> dict[str, tuple[pd.DataFra
     """Per county, the 252 cells ethnicity (2) × race (63) × voting age (2) as differences of the zip's race tables
     (:data:`_RACE_TABLES`, the 18+ cells first), with the total (H72001) and voting-age (H74001) populations, for
     each source suffix in ``sources`` (``sf`` 2010 SF1, ``dp`` the DAS): {source: (counties, (cells, pop, adults))}.
-    The counties are :func:`extract`'s, validated the same way; the cells are not checked here."""
+    The counties are :func:`extract`'s, validated the same way; the cells are not checked here.
+    """
     races = _codebook_races(zip_path)
     columns = {
         src: ({key: [f"{c}_{src}" for c in codes] for key, codes in races.items()}, [f"H72001_{src}", f"H74001_{src}"])
@@ -129,7 +131,8 @@ def extract_histogram_support(
     histogram-cells extract counts for the registry, is not a populated one here); in every county (hence every state)
     the 252 SF1 cells add up to the population (H72001) and the 18+ cells to the voting-age population (H74001). The
     counties are :func:`extract`'s (validated the same way). Writes a deterministic CSV of
-    :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a check fails. Returns the frame."""
+    :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a check fails. Returns the frame.
+    """
     histograms = _county_histograms(zip_path, vintage, ("sf", "dp"))
     counties, (cells, pop, adults) = histograms["sf"]
     _check_sf1_cells(cells, pop, adults)
@@ -167,7 +170,8 @@ HISTOGRAM_CELLS_COLUMNS = [*COUNT_IDS, *HISTOGRAM_CELLS_SOURCE]
 
 def histogram_cells_summary(counties: pd.DataFrame, sf1: np.ndarray, dp: tuple[np.ndarray, ...]) -> pd.DataFrame:
     """Per county: the nonzero cells of its SF1 and DAS 252-cell histograms, the DAS cells that are negative, and
-    whether the DAS cells fail to add up to the DAS's published total and voting-age populations (1) or not (0)."""
+    whether the DAS cells fail to add up to the DAS's published total and voting-age populations (1) or not (0).
+    """
     cells, pop, adults = dp
     off = (cells.sum(axis=1) != pop) | (cells[:, : 2 * N_RACES].sum(axis=1) != adults)
     summary = counties[COUNT_IDS].copy()
@@ -186,7 +190,8 @@ def extract_histogram_cells(
     """Per county, :func:`histogram_cells_summary` of its 252-cell ethnicity × race × voting-age histograms, SF1 and
     DAS, derived from the zip's race tables (:func:`_county_histograms`; the SF1 cells checked as in
     :func:`extract_histogram_support`): the TopDown talk's sparse histograms and its nonnegative integer microdata.
-    Writes a deterministic CSV of :data:`HISTOGRAM_CELLS_COLUMNS`; nothing is written when a check fails."""
+    Writes a deterministic CSV of :data:`HISTOGRAM_CELLS_COLUMNS`; nothing is written when a check fails.
+    """
     histograms = _county_histograms(zip_path, vintage, ("sf", "dp"))
     counties, (sf1, pop, adults) = histograms["sf"]
     _check_sf1_cells(sf1, pop, adults)
@@ -211,7 +216,8 @@ def extract_state_histograms(
     :func:`_county_histograms`' order (18+ not Hispanic, 18+ Hispanic, under-18 not Hispanic, under-18 Hispanic;
     63 races each, in the codebook's order), checked as in :func:`extract_histogram_support`. SF1 is the same in
     every vintage. Writes a deterministic CSV of :data:`STATE_HISTOGRAMS_COLUMNS`; nothing is written when a check
-    fails. Returns the frame."""
+    fails. Returns the frame.
+    """
     counties, (cells, pop, adults) = _county_histograms(zip_path, vintage, ("sf",))["sf"]
     _check_sf1_cells(cells, pop, adults)
     keep = (counties["state_abbr"] == STATE_HISTOGRAMS_STATE).to_numpy()

@@ -1,5 +1,6 @@
-"""The per-county housing-unit extract (SF1 table H3, total and occupied units, SF1 and DAS): the committed file
-(:data:`HOUSING_EXTRACT`), how it is made from the county zip (:func:`extract_housing`) and read
+"""The per-county housing-unit extract (SF1 table H3, total and occupied units, SF1 and DAS).
+
+The committed file (:data:`HOUSING_EXTRACT`), how it is made from the county zip (:func:`extract_housing`) and read
 (:func:`load_housing`).
 
 Used by E3's claims measures (the housing-units invariant, the DAS's logical relationships) and E8's measures.
@@ -37,7 +38,8 @@ def extract_housing(
     """The per-county housing-unit counts of an NHGIS county zip (SF1 and DAS, total and occupied), written as a
     deterministic CSV of :data:`HOUSING_COLUMNS` sorted by gisjoin: Subspace DP §1's 'counts of total housing
     units' invariant. The counties and their identifiers are :func:`extract`'s (validated the same way); nothing
-    is written when a check fails (also: SF1 occupied ≤ total). Returns the frame."""
+    is written when a check fails (also: SF1 occupied ≤ total). Returns the frame.
+    """
     return _extract_county_counts(zip_path, out_csv, vintage, HOUSING_SOURCE, "housing units", _occupied_within_total)
 
 

@@ -1,5 +1,7 @@
-"""The workflow steps of the county data (``workflow/rules/data.smk``): :func:`fetch_step` (rule ``fetch``, the county
-file E3, E4 and the claims rows read) and :func:`extract_step` (rule ``extract``, any vintage's zip to its tidy CSV).
+"""The workflow steps of the county data (``workflow/rules/data.smk``).
+
+:func:`fetch_step` (rule ``fetch``, the county file E3, E4 and the claims rows read) and :func:`extract_step` (rule
+``extract``, any vintage's zip to its tidy CSV).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ def fetch_step(job) -> None:
     extract is used only if its SHA-256 is the one its PROVENANCE.md publishes, unless the config sets
     ``data: {verify_committed: false}`` (then the JSON's ``reason`` says it was used unverified).
     """
-
     console = logging.StreamHandler(sys.__stderr__)  # the fallback warning must also reach the console
     console.setLevel(logging.WARNING)
     logging.getLogger().addHandler(console)

@@ -1,5 +1,7 @@
-"""The papers' comparisons: the projection mechanisms and the privacy accounting (swapping budget, zCDP
-conversions) the experiments set beside isdp.
+"""The papers' comparisons.
+
+The projection mechanisms and the privacy accounting (swapping budget, zCDP conversions) the experiments set beside
+isdp.
 
 Examples
 --------

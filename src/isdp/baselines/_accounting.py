@@ -200,7 +200,7 @@ def swapping_min_epsilon(b):
 
 
 def swap_rates_for_epsilon(eps, b):
-    """The two swap rates p_low ≤ p* ≤ p_high whose permutation-swapping budget is ``eps``.
+    """Return the two swap rates p_low ≤ p* ≤ p_high whose permutation-swapping budget is ``eps``.
 
     The inverse of :func:`swapping_epsilon` on each branch of its V: ``p_low`` is the swap rate
     below p*, where the budget falls as p grows, and ``p_high`` the one above, where it rises.
@@ -309,7 +309,7 @@ def gaussian_delta(eps: float, mu: float) -> float:
 
 
 def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
-    """The ε of (ε, δ)-DP implied by ρ-zCDP under one of :data:`CONVERSIONS`.
+    """Return the ε of (ε, δ)-DP implied by ρ-zCDP under one of :data:`CONVERSIONS`.
 
     A ρ-zCDP mechanism is (ε, δ)-DP for this ε at the given δ; the conversions differ in how
     small an ε they certify, and ``"gaussian-exact"`` holds for the Gaussian mechanism only.
@@ -400,7 +400,7 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
 
 
 def dp_to_zcdp(eps: float, delta: float, method: str = "standard") -> float:
-    """The largest ρ whose ρ-zCDP converts to (ε, δ)-DP: the inverse of :func:`zcdp_to_dp`.
+    """Return the largest ρ whose ρ-zCDP converts to (ε, δ)-DP: the inverse of :func:`zcdp_to_dp`.
 
     Every ρ-zCDP mechanism with ρ at most the result is (ε, δ)-DP by the conversion ``method``;
     e.g. the zCDP budget to give a Gaussian mechanism that must be (ε, δ)-DP.

@@ -1,5 +1,7 @@
-"""Convergence of the chains: the one certificate (a 95 % upper confidence bound on the coupling bound),
-R-hat and ESS via ArviZ, and draws stored as ArviZ-readable netCDF (docs/method.md §4).
+"""Convergence of the chains.
+
+The one certificate (a 95 % upper confidence bound on the coupling bound), R-hat and ESS via ArviZ, and draws stored as
+ArviZ-readable netCDF (docs/method.md §4).
 
 Examples
 --------

@@ -21,7 +21,7 @@ import numpy as np
 
 @functools.cache
 def generation() -> int:
-    """The major version of the ArviZ whose diagnostics are used: 1 (``arviz_stats``) or 0 (``arviz``).
+    """Return the major version of the ArviZ whose diagnostics are used: 1 (``arviz_stats``) or 0 (``arviz``).
 
     ArviZ 1.x (``arviz_base``, ``arviz_stats``) needs Python 3.12; on Python 3.11 the last 0.x release
     serves. R-hat and ESS agree between the two; the container :func:`from_netcdf` returns does not.
@@ -173,7 +173,7 @@ def inference_data(draws: np.ndarray, var_name: str, names: list, attrs: dict):
 
 
 def from_netcdf(path):
-    """A netCDF file opened by the installed ArviZ, for ArviZ's own plots and summaries.
+    """Return a netCDF file opened by the installed ArviZ, for ArviZ's own plots and summaries.
 
     Parameters
     ----------

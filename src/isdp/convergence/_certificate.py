@@ -1,5 +1,6 @@
-"""Coupling certificates: a confidence statement about how close a chain is to π, from its own
-starting law (docs/method.md §4, "Certificates").
+"""Coupling certificates.
+
+A confidence statement about how close a chain is to π, from its own starting law (docs/method.md §4, "Certificates").
 
 A certificate runs n coupled pairs of the chain that will produce the draws — the same basis,
 target and proposal — each started the way the chains start, and turns their meeting times into
@@ -46,10 +47,12 @@ QUANTILES = (0.5, 0.9, 0.99)
 
 
 def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
-    """Exact one-sided (1 − ``alpha``) upper confidence bound on a binomial p from k successes in n:
-    the p with P(Bin(n, p) ≤ k) = alpha, i.e. the (1 − alpha) quantile of Beta(k + 1, n − k); 1 at k = n.
-    SciPy's inverse regularised incomplete beta function is that quantile (``scipy.stats.beta.ppf`` calls
-    it) without the 1 s import of ``scipy.stats``, which a certificate job would pay for this one call."""
+    """Exact one-sided (1 − ``alpha``) upper confidence bound on a binomial p from k successes in n.
+
+    The p with P(Bin(n, p) ≤ k) = alpha, i.e. the (1 − alpha) quantile of Beta(k + 1, n − k); 1 at k = n. SciPy's
+    inverse regularised incomplete beta function is that quantile (``scipy.stats.beta.ppf`` calls it) without the 1 s
+    import of ``scipy.stats``, which a certificate job would pay for this one call.
+    """
     from scipy.special import betaincinv  # deferred: scipy.special costs 0.2 s at import, for this one call
 
     k = np.asarray(k, dtype=np.int64)
@@ -60,7 +63,7 @@ def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
 
 
 def pairs_needed(threshold: float = THRESHOLD, level: float = LEVEL) -> int:
-    """The fewest pairs whose bound can reach ``threshold`` at all: 1 − (1 − level)^{1/n} ≤ threshold.
+    """Return the fewest pairs whose bound can reach ``threshold`` at all: 1 − (1 − level)^{1/n} ≤ threshold.
 
     With every pair met and one term, the certificate's bound is the Clopper–Pearson upper bound
     on a probability estimated as 0 from n pairs, 1 − (1 − level)^{1/n}; fewer pairs than this can
@@ -93,7 +96,7 @@ def pairs_needed(threshold: float = THRESHOLD, level: float = LEVEL) -> int:
 
 
 def _check_unit(name: str, value, low: float) -> float:
-    """A number in [low, 1): thresholds in (0, 1) (TV never exceeds 1), levels in [0.5, 1)."""
+    """Return a number in [low, 1): thresholds in (0, 1) (TV never exceeds 1), levels in [0.5, 1)."""
     ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
     if not ok or not (low <= float(value) < 1) or float(value) == 0:
         raise ValueError(f"{name} must be a number in {'(0' if low == 0 else f'[{low:g}'}, 1), got {value!r}")
@@ -233,14 +236,14 @@ class Certificate:
         return len(excess_sorted) - np.searchsorted(excess_sorted, s, side="right") + self.n_censored
 
     def _terms(self, t: int) -> np.ndarray:
-        """The thresholds t + (j − 1)L of the terms short of the horizon (at least one)."""
+        """Return the thresholds t + (j − 1)L of the terms short of the horizon (at least one)."""
         if self.lag is None:
             return np.array([t], dtype=np.int64)
         n_terms = max(1, -(-(self.horizon - t) // self.lag))
         return t + self.lag * np.arange(n_terms, dtype=np.int64)
 
     def bound(self, t) -> np.ndarray:
-        """The ``level`` upper confidence bound on the coupling bound of d_TV(law of X_t, π) at iterations ``t``.
+        """Return the ``level`` upper confidence bound on the coupling bound of d_TV(law of X_t, π) at iterations ``t``.
 
         Parameters
         ----------
@@ -266,7 +269,7 @@ class Certificate:
         return np.array(out)
 
     def estimate(self, t) -> np.ndarray:
-        """The point estimate of the coupling bound at ``t`` (the papers' curve), not a bound.
+        """Return the point estimate of the coupling bound at ``t`` (the papers' curve), not a bound.
 
         The mean over pairs of max(0, ⌈(τ − L − t)/L⌉), or the share of pairs not met by t with an
         exact start. Censored pairs count as met at the horizon, so it is a lower end where any pair
@@ -346,7 +349,7 @@ class Certificate:
         )
 
     def require(self) -> Certificate:
-        """The certificate itself if it certifies some t, else an error.
+        """Return the certificate itself if it certifies some t, else an error.
 
         Returns
         -------
@@ -363,7 +366,7 @@ class Certificate:
         return self
 
     def burn_in(self, floor: int = 0, margin: float = 0.0) -> int:
-        """A burn-in at or past the certified iteration: max(``floor``, ⌈t_cert · (1 + ``margin``)⌉).
+        """Return a burn-in at or past the certified iteration: max(``floor``, ⌈t_cert · (1 + ``margin``)⌉).
 
         Parameters
         ----------
@@ -421,7 +424,7 @@ class Certificate:
         return out
 
     def curve(self, n_points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-        """The point estimate on an even grid from 0 to the last meeting (or the horizon), for figures.
+        """Return the point estimate on an even grid from 0 to the last meeting (or the horizon), for figures.
 
         Parameters
         ----------
@@ -461,7 +464,7 @@ class Certificate:
 
     @classmethod
     def from_dict(cls, d: dict) -> Certificate:
-        """The certificate of :meth:`to_dict`'s record.
+        """Return the certificate of :meth:`to_dict`'s record.
 
         Parameters
         ----------
@@ -543,7 +546,8 @@ class Certificate:
 
 def _first_at_most(curve, hi: int, threshold: float, strict: bool = False) -> int:
     """The first t in [0, hi] with curve(t) ≤ threshold (< with ``strict``), for a curve that never
-    increases in t and meets the condition at hi: bisection."""
+    increases in t and meets the condition at hi: bisection.
+    """
     lo = 0
     while lo < hi:
         mid = (lo + hi) // 2

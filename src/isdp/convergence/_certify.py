@@ -1,5 +1,7 @@
-"""Certifying each sampler: coupled pairs of the chain that will produce the draws, run from its own starting law
-(docs/method.md §4, "Certificates").
+"""Certifying each sampler.
+
+Coupled pairs of the chain that will produce the draws, run from its own starting law (docs/method.md §4,
+"Certificates").
 
 :func:`certify` (with :func:`certify_searching_lag` and :func:`certify_chain` for the release chain) certifies
 the Gibbs-within-Metropolis sampler, :func:`certify_augmented` the ℓ2 data-augmentation chain,
@@ -39,7 +41,7 @@ def from_meetings(
     level: float = LEVEL,
     threshold: float = THRESHOLD,
 ) -> Certificate:
-    """The :class:`Certificate` of measured meeting times (``exact_start``: Y was started from π, lag 0)."""
+    """Return the :class:`Certificate` of measured meeting times (``exact_start``: Y was started from π, lag 0)."""
     if exact_start and mt.lag != 0:
         raise ValueError(f"an exact start couples at lag 0, got lag {mt.lag}")
     return Certificate(
@@ -576,7 +578,7 @@ def certify_chain(
     seed: int,
     on_step: Callable[[], object] | None = None,
 ) -> tuple[float, Certificate]:
-    """The release chain's (:mod:`isdp.release`) proposal scale and its certified :class:`Certificate`.
+    """Return the release chain's (:mod:`isdp.release`) proposal scale and its certified :class:`Certificate`.
 
     The proposal is tuned on :data:`_CHAIN_PROPOSAL_GRID`; the pairs start at u = 0, as the release
     chain does (:func:`certify_searching_lag`: one term, the lag fixed by a pilot before the pairs

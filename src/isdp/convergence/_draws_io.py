@@ -32,7 +32,7 @@ def _cell_names(draws: np.ndarray, cell_names) -> list[str]:
 
 
 def _attrs(attrs: dict | None) -> dict:
-    """netCDF attributes: integers, floats and strings as they are, anything else as its ``str``."""
+    """NetCDF attributes: integers, floats and strings as they are, anything else as its ``str``."""
     return {key: value if isinstance(value, (int, float, str)) else str(value) for key, value in (attrs or {}).items()}
 
 
@@ -234,7 +234,7 @@ def _check_lattice(path, draws: np.ndarray, A, invariants) -> None:
 
 
 def draws_attrs(path) -> dict:
-    """The attributes :func:`save_draws` stored with the draws (thinning, burn-in, certificate, seed).
+    """Return the attributes :func:`save_draws` stored with the draws (thinning, burn-in, certificate, seed).
 
     Reads the attributes only, not the draws, so a notebook can label a figure without loading them.
 

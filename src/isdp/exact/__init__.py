@@ -1,6 +1,7 @@
-"""Exact laws and exact samplers: enumeration and transition matrices on small lattices, the exact law of
-coupled pairs, the integer-arithmetic samplers of release mode, the lattice Gaussian and its privacy profile
-(docs/method.md §7).
+"""Exact laws and exact samplers.
+
+Enumeration and transition matrices on small lattices, the exact law of coupled pairs, the integer-arithmetic samplers
+of release mode, the lattice Gaussian and its privacy profile (docs/method.md §7).
 
 Examples
 --------

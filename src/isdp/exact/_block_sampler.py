@@ -1,5 +1,6 @@
-"""The release's exact sampler of a whole invariants matrix, block by block: each block of cells that share
-invariants drawn by its own sampler (docs/method.md §11).
+"""The release's exact sampler of a whole invariants matrix, block by block.
+
+Each block of cells that share invariants drawn by its own sampler (docs/method.md §11).
 
 A block is drawn by :class:`IntegerL1Sampler` (ℓ1 and, by a second rejection, the generalized
 Gaussian), or on the Gaussian route by Klein's sampler (:func:`lattice_block`) where its invariants
@@ -67,8 +68,7 @@ class ExactSampler:
 
     @classmethod
     def build(cls, A, vet=None, derived: np.ndarray | None = None, gaussian: bool = False) -> ExactSampler | None:
-        """The sampler for Λ(A), or None when in some block the free cells are not the lattice's
-        coordinates.
+        """Return the sampler for Λ(A), or None when in some block the free cells are not the lattice's coordinates.
 
         Blocks with the same invariants (52 states' totals of a few sizes) share one sampler.
 
@@ -287,9 +287,12 @@ def _refuse_dense(rows: int, cells: int) -> None:
 
 
 def _block_entries(A, found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """Every block's invariants at once: rows (block's row, block's cell, coefficient) in each block's CSR order,
-    and each block's (start, end) in them. Blocks with equal entries, shape and derived cells share a sampler,
-    so they are compared by these bytes instead of slicing A once per block."""
+    """Every block's invariants at once.
+
+    Rows (block's row, block's cell, coefficient) in each block's CSR order, and each block's (start, end) in them.
+    Blocks with equal entries, shape and derived cells share a sampler, so they are compared by these bytes instead of
+    slicing A once per block.
+    """
     A = sparse.csr_array(A, dtype=np.int64)
     A.sum_duplicates()
     A.eliminate_zeros()  # as blocks() sees A: an explicit zero joins nothing

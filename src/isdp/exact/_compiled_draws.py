@@ -36,8 +36,10 @@ _LIMIT = 2**31
 
 @njit(cache=True, nogil=True)
 def _bits(words, pos, b):
-    """The ``b`` bits (1 ≤ b ≤ 63) of the stream from bit ``pos`` on, first bit highest, and the next position;
-    -1 when the words run out. Bit ``pos`` is bit 63 − pos % 64 of word pos // 64 (each word read highest first)."""
+    """Return the ``b`` bits (1 ≤ b ≤ 63) of the stream from bit ``pos`` on, first bit highest, and the next position.
+
+    -1 when the words run out. Bit ``pos`` is bit 63 − pos % 64 of word pos // 64 (each word read highest first).
+    """
     end = pos + b
     if end > words.size * 64:
         return np.int64(-1), pos
@@ -50,7 +52,7 @@ def _bits(words, pos, b):
 
 @njit(cache=True, nogil=True)
 def _bit_length(n):
-    """The number of bits of ``n`` ≥ 0 (Python's ``int.bit_length``)."""
+    """Return the number of bits of ``n`` ≥ 0 (Python's ``int.bit_length``)."""
     b = 0
     while n:
         n >>= 1
@@ -61,7 +63,8 @@ def _bit_length(n):
 @njit(cache=True, nogil=True)
 def _below(words, pos, m):
     """A uniform integer on [0, m) from the stream at bit ``pos`` on, and the next position; -1 when the words
-    run out. ``(m − 1).bit_length()`` bits at a time, read again while they are m or more (no bits when m = 1)."""
+    run out. ``(m − 1).bit_length()`` bits at a time, read again while they are m or more (no bits when m = 1).
+    """
     b = _bit_length(m - 1)
     if b == 0:
         return np.int64(0), pos
@@ -73,8 +76,10 @@ def _below(words, pos, m):
 
 @njit(cache=True, nogil=True)
 def _bernoulli_exp(num, den, words, pos):
-    """Bernoulli(exp(−num/den)) for 0 ≤ num ≤ den (CKS Algorithm 1): 1 or 0, and the next position; -1 when
-    the words run out."""
+    """Bernoulli(exp(−num/den)) for 0 ≤ num ≤ den (CKS Algorithm 1).
+
+    1 or 0, and the next position; -1 when the words run out.
+    """
     k = 1
     while True:
         x, pos = _below(words, pos, den * k)
@@ -116,8 +121,11 @@ def _draw(s, t, words, pos):
 
 @njit(cache=True, nogil=True)
 def _fill(s, t, words, pos, out, start):
-    """Draws into ``out[start:]`` from bit ``pos`` on until the words run out: how many of ``out`` are drawn, and
-    the position of the first bit of the draw that ran out (read again, with more words, by the next call)."""
+    """Draws into ``out[start:]`` from bit ``pos`` on until the words run out.
+
+    How many of ``out`` are drawn, and the position of the first bit of the draw that ran out (read again, with more
+    words, by the next call).
+    """
     for i in range(start, out.size):
         first = pos
         value, pos, complete = _draw(s, t, words, pos)
@@ -132,8 +140,10 @@ def _words(rng: IntegerSource, n: int) -> np.ndarray:
 
 
 class _Forks:
-    """How many times this process is a fork's child: a :class:`WordSource` drops the words it read before a fork,
-    which the parent (and every other child) holds too."""
+    """How many times this process is a fork's child.
+
+    A :class:`WordSource` drops the words it read before a fork, which the parent (and every other child) holds too.
+    """
 
     count = 0
 
@@ -206,9 +216,11 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
 
 
 def dg_draws(eps, size: int, rng: IntegerSource) -> np.ndarray:
-    """DG(ε) draws for the exact samplers: compiled where ε's numerator and denominator are below 2**31
-    (:func:`compiled_double_geometric`), else in numpy integer arithmetic (:func:`double_geometric_array`,
-    which takes any numerator); the same law either way."""
+    """DG(ε) draws for the exact samplers.
+
+    Compiled where ε's numerator and denominator are below 2**31 (:func:`compiled_double_geometric`), else in numpy
+    integer arithmetic (:func:`double_geometric_array`, which takes any numerator); the same law either way.
+    """
     if 0 < eps.numerator < _LIMIT and eps.denominator < _LIMIT:
         return compiled_double_geometric(eps, size, rng)
     return double_geometric_array(eps, size, rng)
@@ -270,7 +282,7 @@ class WordSource:
             self.words, self.pos = np.concatenate([self.words[passed:], new]), self.pos & 63
 
     def randbytes(self, n: int) -> bytes:
-        """The next ``8 n`` bytes' bits of the stream, as ``n / 8`` words (each written little-endian).
+        """Return the next ``8 n`` bytes' bits of the stream, as ``n / 8`` words (each written little-endian).
 
         Parameters
         ----------
@@ -294,7 +306,7 @@ class WordSource:
         return out.astype("<u8").tobytes()
 
     def randbelow(self, n: int) -> int:
-        """A uniform integer on [0, n): ``(n − 1).bit_length()`` bits at a time, by rejection.
+        """Return a uniform integer on [0, n): ``(n − 1).bit_length()`` bits at a time, by rejection.
 
         Parameters
         ----------
@@ -315,7 +327,7 @@ class WordSource:
         return x
 
     def _bits(self, b: int) -> int:
-        """The next ``b`` ≥ 1 bits of the stream as an integer, the first bit highest."""
+        """Return the next ``b`` ≥ 1 bits of the stream as an integer, the first bit highest."""
         x = 0
         while b > 64:  # whole words first: the same bits, in the same order, as one read of b bits
             x, b = (x << 64) | self._bits(64), b - 64

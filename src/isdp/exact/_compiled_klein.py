@@ -1,5 +1,6 @@
-"""Klein's sampler compiled: the exact discrete Gaussian on the lattice of a total or of two margins, for many
-blocks of one shape at once.
+"""Klein's sampler compiled.
+
+The exact discrete Gaussian on the lattice of a total or of two margins, for many blocks of one shape at once.
 
 The pass of :meth:`isdp.exact.LatticeBlock.draw`, run by numba on a stream of random bits read in bulk
 (:class:`isdp.exact.WordSource`): each coordinate z_k is drawn from
@@ -38,8 +39,11 @@ _PYTHON_CELLS = 4096
 
 @njit(cache=True, nogil=True)
 def _below_exp(gamma, err, words, pos):
-    """U < exp(−γ) from the next word, |γ̃ − γ| ≤ err: 1 or 0 and the next position; -1 when the words run out,
-    -2 when the bounds cannot tell (:func:`isdp.exact._discrete_gaussian.decided`)."""
+    """U < exp(−γ) from the next word, |γ̃ − γ| ≤ err.
+
+    1 or 0 and the next position; -1 when the words run out, -2 when the bounds cannot tell
+    (:func:`isdp.exact._discrete_gaussian.decided`).
+    """
     bits, pos = _bits(words, pos, 63)
     if bits < 0:
         return np.int64(-1), pos
@@ -56,7 +60,8 @@ def _below_exp(gamma, err, words, pos):
 @njit(cache=True, nogil=True)
 def _coordinate(C, R, sigma2, a, b, words, pos):
     """One draw of D_{Z,σ_k,C/R}, σ_k² = σ²·a/b (:func:`isdp.exact.discrete_gaussian` with
-    :func:`~isdp.exact._discrete_gaussian.klein_scale`'s t): the value, the next position and the outcome."""
+    :func:`~isdp.exact._discrete_gaussian.klein_scale`'s t): the value, the next position and the outcome.
+    """
     s2 = sigma2 * a / b
     if s2 < _NARROW:
         return np.int64(0), pos, _HAND_OVER
@@ -86,7 +91,7 @@ def _coordinate(C, R, sigma2, a, b, words, pos):
 
 @njit(cache=True, nogil=True)
 def _gap(s2):
-    """A bound on 1 − ρ_s(Z − c)/ρ_s(Z) for every c (:func:`isdp.exact._lattice_gaussian._theta_gap_bound`)."""
+    """Return a bound on 1 − ρ_s(Z − c)/ρ_s(Z) for every c (:func:`isdp.exact._lattice_gaussian._theta_gap_bound`)."""
     if s2 * 2 * math.pi < 1:
         return 1.0
     q = math.exp(-2 * math.pi**2 * s2)
@@ -95,8 +100,10 @@ def _gap(s2):
 
 @njit(cache=True, nogil=True)
 def _pass(total, r, c, sigma2, words, pos, z):
-    """One Klein pass into ``z`` (shape (r + 1, c + 1), zero beyond the coordinates) and its acceptance: the
-    outcome and the next position."""
+    """One Klein pass into ``z`` (shape (r + 1, c + 1), zero beyond the coordinates) and its acceptance.
+
+    The outcome and the next position.
+    """
     gap = 0.0
     if total:
         for i in range(c - 1, 0, -1):
@@ -131,8 +138,10 @@ def _pass(total, r, c, sigma2, words, pos, z):
 
 @njit(cache=True, nogil=True)
 def _blocks(total, r, c, sigma2, words, pos, out, attempts, start):
-    """Blocks ``start`` on into ``out`` (count, r + 1, c + 1): the outcome, the block it stopped at, and the
-    position (a stopped block's first word)."""
+    """Blocks ``start`` on into ``out`` (count, r + 1, c + 1).
+
+    The outcome, the block it stopped at, and the position (a stopped block's first word).
+    """
     for block in range(start, out.shape[0]):
         first = pos
         attempts[block] = 1

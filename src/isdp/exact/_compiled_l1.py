@@ -48,8 +48,10 @@ def _gcd(a, b):
 
 @njit(cache=True, nogil=True)
 def _bernoulli_exp_any(num, den, words, pos):
-    """Bernoulli(exp(−num/den)) for any num ≥ 0 (CKS Algorithm 1, as :func:`isdp.exact.bernoulli_exp`):
-    1 or 0 and the next position; -1 when the words run out, -2 when den·k would reach 2**62."""
+    """Bernoulli(exp(−num/den)) for any num ≥ 0 (CKS Algorithm 1, as :func:`isdp.exact.bernoulli_exp`).
+
+    1 or 0 and the next position; -1 when the words run out, -2 when den·k would reach 2**62.
+    """
     g = _gcd(num, den)
     num, den = num // g, den // g
     while num > den:
@@ -71,8 +73,10 @@ def _bernoulli_exp_any(num, den, words, pos):
 
 @njit(cache=True, nogil=True)
 def _attempts(s, t, X, scale, in_norm, a, b, accept, max_attempts, words, pos, row):
-    """One block: attempts until a proposal is kept (``row`` = free cells then solved cells); the outcome, the
-    attempts made and the next position."""
+    """One block: attempts until a proposal is kept (``row`` = free cells then solved cells).
+
+    The outcome, the attempts made and the next position.
+    """
     k, m = X.shape[1], X.shape[0]
     attempt = 0
     while attempt < max_attempts:
@@ -120,8 +124,11 @@ def _attempts(s, t, X, scale, in_norm, a, b, accept, max_attempts, words, pos, r
 
 @njit(cache=True, nogil=True)
 def _blocks(s, t, X, scale, in_norm, a, b, accept, max_attempts, words, pos, out, attempts, start):
-    """Blocks ``start`` on into ``out``'s rows: the outcome, the block it stopped at, and the position (a
-    stopped block's first word when the words ran out or an integer would grow too large)."""
+    """Blocks ``start`` on into ``out``'s rows.
+
+    The outcome, the block it stopped at, and the position (a stopped block's first word when the words ran out or an
+    integer would grow too large).
+    """
     for block in range(start, out.shape[0]):
         first = pos
         outcome, used, pos = _attempts(s, t, X, scale, in_norm, a, b, accept, max_attempts, words, pos, out[block])

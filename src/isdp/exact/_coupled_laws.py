@@ -33,7 +33,7 @@ UNIFORMS = ("common", "independent")
 
 
 def jump_law(lattice, pmf: dict[int, float]) -> dict[tuple[int, ...], float]:
-    """The exact law of ISDP Eq. 11's jump v = V(0, …, 0, z) = B z.
+    """Return the exact law of ISDP Eq. 11's jump v = V(0, …, 0, z) = B z.
 
     B is the lattice basis (V's last columns, Smith or LLL-reduced) and z has i.i.d. coordinates of the finite
     law ``pmf``. Every z of the product support is enumerated, so the law is exact; the cost is
@@ -226,15 +226,17 @@ def _acceptances(logpi, n, T):
 
 @njit(cache=True)
 def _pair_step(P, logpi, pmf, common):
-    """One coupled iteration applied to the pair law ``P`` (index w + K on both axes). ``logpi`` is the log
-    target on [-K - T, K + T] (index w + K + T), ``pmf`` the DG proposal on [-T, T].
+    """One coupled iteration applied to the pair law ``P`` (index w + K on both axes).
+
+    ``logpi`` is the log target on [-K - T, K + T] (index w + K + T), ``pmf`` the DG proposal on [-T, T].
 
     Every term is added to its cell in the order of the plain double loop over the states (i, j) and the
     proposals (q, r), so the result does not depend on how the loop is arranged, to the last bit: the
     acceptances are tabulated once, the residual proposals listed once per state, and the cells (i, j) and
     (q, j) that a proposal row keeps adding to are held in registers. (Summing the stay-put share of the
     residual moves that leave the box in closed form would be faster still, but it changes the rounding of the
-    kept mass, and 1 − trace, the dropped mass a row reads at 1e-11, carries that rounding: about 1e-14.)"""
+    kept mass, and 1 − trace, the dropped mass a row reads at 1e-11, carries that rounding: about 1e-14.)
+    """
     n, T = P.shape[0], (pmf.shape[0] - 1) // 2
     m = 2 * T + 1
     out = np.zeros_like(P)

@@ -39,7 +39,8 @@ _HUGE_GAMMA = 800
 
 def sigma2_argument(sigma2, name: str = "sigma2") -> Fraction:
     """``sigma2`` as an exact fraction in [:data:`SIGMA2_LOW`, :data:`SIGMA2_HIGH`], or an ArgumentError naming the
-    range the samplers serve."""
+    range the samplers serve.
+    """
     value = check.positive(name, sigma2)
     if not SIGMA2_LOW <= value <= SIGMA2_HIGH:
         shown = str(sigma2) if len(str(sigma2)) <= 40 else f"{str(sigma2)[:20]}… ({len(str(sigma2))} characters)"
@@ -120,8 +121,9 @@ def below(word: int, bounds, rng: IntegerSource) -> bool:
 
 
 def bernoulli_exp_real(gamma: Fraction, rng: IntegerSource) -> bool:
-    """Bernoulli(exp(−γ)) for a rational γ ≥ 0, exactly: U < exp(−γ), decided by double bounds or, where they
-    cannot tell, by interval arithmetic on more bits of U.
+    """Bernoulli(exp(−γ)) for a rational γ ≥ 0, exactly.
+
+    U < exp(−γ), decided by double bounds or, where they cannot tell, by interval arithmetic on more bits of U.
 
     Parameters
     ----------
@@ -156,8 +158,9 @@ def bernoulli_exp_real(gamma: Fraction, rng: IntegerSource) -> bool:
 
 
 def klein_scale(sigma2: float, a: int, b: int) -> int:
-    """The double geometric's scale t for a coordinate of Klein's pass with σ_k² = σ²·a/b: ⌊√(σ²·a/b)⌋ + 1, in the
-    double-precision operations the compiled pass makes (so both pick the same t).
+    """Return the double geometric's scale t for a coordinate of Klein's pass with σ_k² = σ²·a/b.
+
+    ⌊√(σ²·a/b)⌋ + 1, in the double-precision operations the compiled pass makes (so both pick the same t).
 
     Parameters
     ----------
@@ -242,10 +245,11 @@ def _discrete_gaussian(centre: Fraction, sigma2: Fraction, rng: IntegerSource, t
 
 
 def _least_bound(d: Fraction, sigma2: Fraction, t: int) -> Fraction:
-    """max over the integers y of f(y) = |y|/t − (y − d)²/2σ², exactly: the least M with γ = M − f(y) ≥ 0.
+    """Max over the integers y of f(y) = |y|/t − (y − d)²/2σ², exactly: the least M with γ = M − f(y) ≥ 0.
 
     On y ≥ 0 and on y ≤ 0, f is a concave quadratic whose peak is at d ± σ²/t; an integer maximum of
-    each side is the floor or the ceiling of its peak, or 0 when the peak lies on the other side."""
+    each side is the floor or the ceiling of its peak, or 0 when the peak lies on the other side.
+    """
     ys = {0}
     for peak in (d + sigma2 / t, d - sigma2 / t):
         ys.update((math.floor(peak), math.ceil(peak)))

@@ -131,7 +131,8 @@ def _double_geometric(eps: Fraction, rng: IntegerSource) -> int:
 
 def _uniform_below(m: np.ndarray, rng: IntegerSource) -> np.ndarray:
     """Uniform integers on [0, m_i) for each m_i < 2**62, exactly: 63-bit words from ``rng.randbytes``,
-    those at or above the largest multiple of m_i below 2**63 drawn again (rejection, no modulo bias)."""
+    those at or above the largest multiple of m_i below 2**63 drawn again (rejection, no modulo bias).
+    """
     m = np.asarray(m, dtype=np.uint64)
     limit = (np.uint64(1 << 63) // m) * m
     words = np.frombuffer(read_bytes(rng, 8 * m.size), dtype="<u8") >> np.uint64(1)
@@ -146,8 +147,10 @@ def _uniform_below(m: np.ndarray, rng: IntegerSource) -> np.ndarray:
 
 
 def _bernoulli_exp_array(num: np.ndarray, den: np.ndarray, rng: IntegerSource) -> np.ndarray:
-    """Bernoulli(exp(-num_i/den_i)) for 0 ≤ num_i ≤ den_i, elementwise (CKS Algorithm 1 for γ ≤ 1):
-    K_i is the first k at which Bernoulli(γ_i/k) fails, and the draw is K_i odd."""
+    """Bernoulli(exp(-num_i/den_i)) for 0 ≤ num_i ≤ den_i, elementwise (CKS Algorithm 1 for γ ≤ 1).
+
+    K_i is the first k at which Bernoulli(γ_i/k) fails, and the draw is K_i odd.
+    """
     num, den = np.asarray(num, dtype=np.uint64), np.asarray(den, dtype=np.uint64)
     odd = np.zeros(num.shape, dtype=bool)
     active = np.arange(num.size)

@@ -1,5 +1,7 @@
-"""Exact laws in floating point: the MCMC experiments' compiled exact ℓ1 sampler for one sum constraint
-(docs/method.md §7), and the MCMC's ground truth on small lattices (enumeration, transition matrices).
+"""Exact laws in floating point.
+
+The MCMC experiments' compiled exact ℓ1 sampler for one sum constraint (docs/method.md §7), and the MCMC's ground truth
+on small lattices (enumeration, transition matrices).
 
 Release mode's exact sampler, in integer arithmetic and for any invariants, is
 :class:`isdp.exact.IntegerL1Sampler`.
@@ -46,8 +48,9 @@ MAX_PROPOSALS = 10**9
 
 
 def sum_constraint_acceptance(n: int, eps: float) -> float:
-    """Acceptance probability of :func:`sample_sum_constraint_l1`'s rejection step: P(S_n = 0)/P(DG = 0),
-    S_n a sum of n i.i.d. DG(e^{-ε}).
+    """Return acceptance probability of :func:`sample_sum_constraint_l1`'s rejection step.
+
+    P(S_n = 0)/P(DG = 0), S_n a sum of n i.i.d. DG(e^{-ε}).
 
     It fixes the sampler's cost, (n − 1)/acceptance DG draws per draw, which the sampler forecasts
     before it runs (and refuses beyond ``max_proposals``, :data:`MAX_PROPOSALS` by default).
@@ -98,8 +101,9 @@ def sum_constraint_acceptance(n: int, eps: float) -> float:
 def sample_sum_constraint_l1(
     n: int, eps: float, size: int, seed: int, *, max_proposals: int = MAX_PROPOSALS
 ) -> np.ndarray:
-    """The MCMC experiments' exact ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, one sum constraint
-    only, compiled and in floating point (int64, size × n).
+    """Return the MCMC experiments' exact ℓ1 generalized Laplace noise on {u ∈ Z^n.
+
+    Σ u = 0}, one sum constraint only, compiled and in floating point (int64, size × n).
 
     The target is π(u) ∝ exp(−ε‖u‖₁) on the lattice of one sum constraint over n cells; the draws
     are exact (rejection), so they serve as Y's start of an exact-start certificate

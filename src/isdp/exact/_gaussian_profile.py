@@ -88,9 +88,10 @@ def _shift(shift) -> int:
 
 
 def _log_delta_classes(epsilon: float, sigma2: float, s: int) -> np.ndarray:
-    """log δ_r(ε) for every residue class r = 0 … s − 1 of t = ⟨u, v⟩ modulo s = ‖v‖² (−inf for 0).
+    """Log δ_r(ε) for every residue class r = 0 … s − 1 of t = ⟨u, v⟩ modulo s = ‖v‖² (−inf for 0).
 
-    Summed exactly, a block of classes at a time (at most :data:`_BLOCK` terms in memory)."""
+    Summed exactly, a block of classes at a time (at most :data:`_BLOCK` terms in memory).
+    """
     sd = math.sqrt(sigma2 * s)
     half = math.ceil((max(epsilon, 0.0) * sigma2 + _SPAN * sd + 2 * s) / s)
     n = np.arange(-half, half + 1)
@@ -112,7 +113,7 @@ def _exact_terms(epsilon: float, sigma2: float, s: int) -> int:
 
 
 def _log_delta_bound(epsilon: float, sigma2: float, s: int) -> float:
-    """An upper bound on log max_r δ_r(ε) that costs the same for every σ: for a wide law (τ = σ/√s ≥ 1000).
+    """Return an upper bound on log max_r δ_r(ε) that costs the same for every σ: for a wide law (τ = σ/√s ≥ 1000).
 
     In units x = t/s the class r is the grid Z + r/s, P ∝ g(x) = exp(−x²/2τ²), and
     δ_r = Σ_{x < a} D(x) / Σ_x g(x) with D(x) = g(x) − e^ε g(x − 1) = g(x)(1 − e^{−(a − x)/τ²}) and
@@ -143,8 +144,11 @@ def _log_delta_bound(epsilon: float, sigma2: float, s: int) -> float:
 
 
 def _log_delta_max(epsilon: float, sigma2: float, s: int) -> float:
-    """log max_r δ_r(ε): summed exactly up to :data:`_EXACT_TERMS` terms, else the bound of :func:`_log_delta_bound`
-    where τ = σ/√s ≥ 1000 (a narrower law is summed exactly whatever the cost)."""
+    """Log max_r δ_r(ε).
+
+    Summed exactly up to :data:`_EXACT_TERMS` terms, else the bound of :func:`_log_delta_bound` where τ = σ/√s ≥ 1000 (a
+    narrower law is summed exactly whatever the cost).
+    """
     if _exact_terms(epsilon, sigma2, s) <= _EXACT_TERMS or sigma2 < 1000**2 * s:
         return float(_log_delta_classes(epsilon, sigma2, s).max())
     return _log_delta_bound(epsilon, sigma2, s)
@@ -197,7 +201,7 @@ def _log_profile(epsilon: float, sigma2: float, largest: int) -> float:
 
 
 def profile_delta(epsilon: float, sigma, largest_shift: int) -> float:
-    """The δ(ε) of the lattice discrete Gaussian for changes of squared ℓ2 norm at most ``largest_shift``.
+    """Return the δ(ε) of the lattice discrete Gaussian for changes of squared ℓ2 norm at most ``largest_shift``.
 
     The largest, over squared distances s = 1 … ``largest_shift`` and residue classes r mod s, of
     the one-dimensional profile δ_r(ε) (module docstring): an upper bound on the hockey-stick
@@ -252,7 +256,7 @@ def profile_delta(epsilon: float, sigma, largest_shift: int) -> float:
 
 
 def profile_epsilon(delta: float, sigma, largest_shift: int) -> float:
-    """The smallest ε at which the lattice discrete Gaussian's profile is at most ``delta``.
+    """Return the smallest ε at which the lattice discrete Gaussian's profile is at most ``delta``.
 
     Parameters
     ----------
@@ -305,7 +309,7 @@ def _profile_epsilon(delta: float, sigma2: float, largest: int) -> float:
 
 
 def calibrate_sigma(epsilon: float, delta: float, largest_shift: int) -> Fraction:
-    """The smallest σ on a 10⁻⁶ grid whose profile meets (ε, δ) for shifts of squared norm ≤ ``largest_shift``.
+    """Return the smallest σ on a 10⁻⁶ grid whose profile meets (ε, δ) for shifts of squared norm ≤ ``largest_shift``.
 
     Parameters
     ----------

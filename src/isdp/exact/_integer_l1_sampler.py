@@ -1,5 +1,6 @@
-"""The release's exact ℓ1 sampler, in integer arithmetic, for any invariants: the ℓ1 generalized Laplace on
-Λ(A) by rejection, and the generalized Gaussian by a second rejection from it.
+"""The release's exact ℓ1 sampler, in integer arithmetic, for any invariants.
+
+The ℓ1 generalized Laplace on Λ(A) by rejection, and the generalized Gaussian by a second rejection from it.
 
 Not :func:`isdp.exact.sample_sum_constraint_l1`, the compiled floating-point sampler of one sum
 constraint that the MCMC experiments use. Here (docs/release.md, docs/method.md §11) the free
@@ -101,7 +102,7 @@ class IntegerL1Sampler:
 
     @classmethod
     def build(cls, A: np.ndarray, derived: np.ndarray | None = None) -> IntegerL1Sampler | None:
-        """The sampler for Λ(A), or None when the free cells are not the lattice's coordinates.
+        """Return the sampler for Λ(A), or None when the free cells are not the lattice's coordinates.
 
         Parameters
         ----------
@@ -251,8 +252,9 @@ class IntegerL1Sampler:
         return float(top + np.log(np.mean(np.exp(log_keep - top))))
 
     def variances(self, eps: Fraction) -> np.ndarray:
-        """Each cell's noise variance under the free-cell route: DG(ε) on the free cells, v = 2r/(1−r)²
-        with r = e^−ε, and v Σ_j X_ij² on solved cell i.
+        """Each cell's noise variance under the free-cell route.
+
+        DG(ε) on the free cells, v = 2r/(1−r)² with r = e^−ε, and v Σ_j X_ij² on solved cell i.
 
         Parameters
         ----------

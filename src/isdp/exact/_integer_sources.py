@@ -44,7 +44,7 @@ class IntegerSource(Protocol):  # numpydoc ignore=PR01
     """
 
     def randbelow(self, n: int) -> int:
-        """A uniform integer on {0, …, n − 1}, exactly (no modulo bias).
+        """Return a uniform integer on {0, …, n − 1}, exactly (no modulo bias).
 
         Parameters
         ----------
@@ -75,14 +75,18 @@ class IntegerSource(Protocol):  # numpydoc ignore=PR01
 
 
 def bound(n) -> int:
-    """``n`` as the number of outcomes of a uniform draw, an integer ≥ 1: 0 or a negative bound has no draw, and
-    Python's own rejection loop would never end on one."""
+    """``n`` as the number of outcomes of a uniform draw, an integer ≥ 1.
+
+    0 or a negative bound has no draw, and Python's own rejection loop would never end on one.
+    """
     return n if type(n) is int and n >= 1 else check.integer("n", n, low=1)
 
 
 def read_bytes(rng: IntegerSource, n: int) -> bytes:
-    """``rng.randbytes(n)``, refused when the source returns fewer (or more) bytes than asked: a sampler waiting
-    for more words from a source that has none would wait forever."""
+    """``rng.randbytes(n)``, refused when the source returns fewer (or more) bytes than asked.
+
+    A sampler waiting for more words from a source that has none would wait forever.
+    """
     data = rng.randbytes(n)
     if len(data) != n:
         raise ArgumentError(
@@ -98,7 +102,8 @@ class _Seeded(random.Random):
     a seed as a key of 32-bit words whose length varies with the seed, and keys of different lengths can
     give one state (5 and 17179869189 do). SeedSequence mixes a seed below 2**128 into its 128-bit pool
     one to one, and each of the first four words of its output is a one-to-one function of a word of
-    the pool, so distinct seeds below 2**128 give distinct states."""
+    the pool, so distinct seeds below 2**128 give distinct states.
+    """
 
     def __init__(self, seed: int = 0) -> None:  # no seed: as pickle rebuilds a source, before its state
         super().__init__(0)
@@ -149,7 +154,7 @@ def system_source() -> IntegerSource:
 
 
 def seeded_source(seed: int) -> IntegerSource:
-    """A reproducible source from ``seed``: for tests and reproductions, not for publication.
+    """Return a reproducible source from ``seed``: for tests and reproductions, not for publication.
 
     Parameters
     ----------

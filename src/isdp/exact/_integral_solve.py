@@ -1,5 +1,7 @@
-"""The integral solve of invariants A: the solved cells S and the integer map from the free cells' noise to
-theirs, so the free cells are the coordinates of the lattice Λ(A) (docs/method.md §11).
+"""The integral solve of invariants A.
+
+The solved cells S and the integer map from the free cells' noise to theirs, so the free cells are the coordinates of
+the lattice Λ(A) (docs/method.md §11).
 
 Floating point chooses the cells and solves; the solve is checked exactly in integers, and an exact
 integer elimination in the same order of preference serves when floating point decides wrongly
@@ -14,10 +16,12 @@ import numpy as np
 
 
 def _greedy_independent(columns: np.ndarray, order) -> list[int]:
-    """Positions (in ``order``) of a maximal linearly independent set of ``columns``' columns, taken
-    greedily: one Gram-Schmidt step per column (O(m² n) in all, where the rank-per-column search it
-    replaces was O(m³ n)). Float decisions on integer matrices; the sampler verifies its solve
-    exactly in integers (:meth:`IntegerL1Sampler.build`), so a wrong call cannot pass unnoticed."""
+    """Positions (in ``order``) of a maximal linearly independent set of ``columns``' columns, taken greedily.
+
+    One Gram-Schmidt step per column (O(m² n) in all, where the rank-per-column search it replaces was O(m³ n)). Float
+    decisions on integer matrices; the sampler verifies its solve exactly in integers (:meth:`IntegerL1Sampler.build`),
+    so a wrong call cannot pass unnoticed.
+    """
     M = np.asarray(columns, dtype=float)
     norms = np.sqrt(np.einsum("ij,ij->j", M, M))
     Q = np.zeros((min(M.shape), M.shape[0]))  # the orthonormal basis so far, one row per vector
@@ -53,7 +57,7 @@ def _greedy_independent(columns: np.ndarray, order) -> list[int]:
 
 
 def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | None:
-    """The solved cells S and the integral solve X = -A[:, S]⁻¹ A[:, F] of invariants A.
+    """Return the solved cells S and the integral solve X = -A[:, S]⁻¹ A[:, F] of invariants A.
 
     With A[:, S] square and invertible and X integral (F the other cells, the free ones),
     z ↦ (u_F = z, u_S = X z) is a bijection from Z^F onto Λ(A) = {u integer : A u = 0}: the free
@@ -116,9 +120,12 @@ def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | N
 
 
 def _orders(A: np.ndarray, first) -> list[list[int]]:
-    """The orders in which the solves try cells: ``first``, then from the last column backwards; failing that, the
-    cells with a coefficient ±1 before the others (``w,1,3`` on two cells solves the first: u₀ = −3u₁, where the
-    last column's 3 gave no integral solve and the invariants were refused while ``w,3,1`` was served)."""
+    """Return the orders in which the solves try cells.
+
+    ``first``, then from the last column backwards; failing that, the cells with a coefficient ±1 before the others
+    (``w,1,3`` on two cells solves the first: u₀ = −3u₁, where the last column's 3 gave no integral solve and the
+    invariants were refused while ``w,3,1`` was served).
+    """
     first = [int(j) for j in first]
     taken = np.zeros(A.shape[1], dtype=bool)  # one pass over the cells: a set rebuilt per cell made this quadratic
     taken[first] = True

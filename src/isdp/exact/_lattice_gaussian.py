@@ -242,7 +242,7 @@ class LatticeBlock:
                 return z, attempts
 
     def noise(self, z: np.ndarray) -> np.ndarray:
-        """The noise vector u = Σ_k z_k b_k of basis coordinates ``z``, in the order of the block's cells.
+        """Return the noise vector u = Σ_k z_k b_k of basis coordinates ``z``, in the order of the block's cells.
 
         Parameters
         ----------
@@ -266,7 +266,7 @@ class LatticeBlock:
         return out
 
     def log_weight(self, z: np.ndarray, sigma2: Fraction) -> float:
-        """log P(the sampler returns the coordinates ``z``) up to a constant, from Klein's pass itself.
+        """Log P(the sampler returns the coordinates ``z``) up to a constant, from Klein's pass itself.
 
         The accepted pass returns z with probability Π_k ρ_{σ_k}(z_k − c_k)/ρ_{σ_k}(Z), the centres
         c_k computed by the pass from the later coordinates, as :meth:`draw` computes them: this is
@@ -311,9 +311,11 @@ class LatticeBlock:
 
 
 def _klein_pass(kind: str, shape: tuple[int, int], sigma2: Fraction, choose):
-    """Klein's backward pass over the basis: ``choose(centre, σ_k², a, b)`` gives each coordinate z_k (a draw,
-    or a given value when a law is computed), σ_k² = σ²·a/b; returns z with the centres and σ_k² in the pass's
-    order."""
+    """Klein's backward pass over the basis.
+
+    ``choose(centre, σ_k², a, b)`` gives each coordinate z_k (a draw, or a given value when a law is computed), σ_k² =
+    σ²·a/b; returns z with the centres and σ_k² in the pass's order.
+    """
     centres, widths = [], []
 
     def step(centre: Fraction, a: int, b: int) -> int:
@@ -352,14 +354,14 @@ def _differences(z: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _lattice_vector(kind: str, shape: tuple[int, int], z: np.ndarray) -> np.ndarray:
-    """u = Σ_k z_k b_k on the grid."""
+    """U = Σ_k z_k b_k on the grid."""
     if kind == "total":
         return _differences(z, 0).reshape(shape)
     return _differences(_differences(z, 0), 1)
 
 
 def _theta_gap_bound(sigma2: float) -> float:
-    """An upper bound on 1 − ρ_s(Z − c)/ρ_s(Z) for every c, s² = ``sigma2`` (float, rounded up)."""
+    """Return an upper bound on 1 − ρ_s(Z − c)/ρ_s(Z) for every c, s² = ``sigma2`` (float, rounded up)."""
     if sigma2 * 2 * math.pi < 1:
         return 1.0  # narrow: no useful bound in closed form; the exact comparison decides
     q = math.exp(-2 * math.pi**2 * sigma2)
@@ -369,8 +371,11 @@ def _theta_gap_bound(sigma2: float) -> float:
 
 
 def _accept(centres: list[Fraction], widths: list[Fraction], rng: IntegerSource) -> bool:
-    """Bernoulli(Π_k ρ_{σ_k}(Z − c_k)/ρ_{σ_k}(Z)), exactly: a uniform number read 63 bits at a time against
-    rigorous bounds on the product, refined until they decide (:func:`isdp.exact._discrete_gaussian.below`)."""
+    """Bernoulli(Π_k ρ_{σ_k}(Z − c_k)/ρ_{σ_k}(Z)), exactly.
+
+    A uniform number read 63 bits at a time against rigorous bounds on the product, refined until they decide
+    (:func:`isdp.exact._discrete_gaussian.below`).
+    """
     word = rng.randbelow(1 << WORD_BITS)
     gap = sum(_theta_gap_bound(float(w)) for w in widths)  # 1 − P ≤ gap
     # U < P surely when U's interval lies below 1 − gap (2**-40: the rounding of the sum and of 1 − gap)
@@ -400,7 +405,7 @@ def _theta_ratio_float(centre: Fraction, sigma2: Fraction) -> float:
 
 
 def _accept_exactly(word: int, centres, widths, rng: IntegerSource) -> bool:
-    """The rare case: interval arithmetic (mpmath.iv) at growing precision against more bits of U."""
+    """Return the rare case: interval arithmetic (mpmath.iv) at growing precision against more bits of U."""
 
     def product(prec: int):
         out = iv.mpf(1)
@@ -442,7 +447,7 @@ def _theta_ratio(centre: Fraction, sigma2: Fraction, iv):
 
 
 def lattice_block(A) -> LatticeBlock | None:
-    """The block's cells as a grid when its invariants are a total or a table's two margins.
+    """Return the block's cells as a grid when its invariants are a total or a table's two margins.
 
     The invariants' row space must be exactly that of one total over every cell, or that of the
     row and column totals of an r × c arrangement of the cells (r, c ≥ 2): rows the margins imply
@@ -496,7 +501,8 @@ def _spans_the_margins(rows, grid: np.ndarray) -> bool:
     the relation ρ = (1, …, 1, −1, …, −1) (the row totals sum to the column totals). So the rows span the margins
     iff each is in the span and their coordinates with ρ have rank r + c. A row or column total is a unit
     coordinate and the grand total is (1, …, 1, 0, …, 0), so the usual invariants cost their non-zeros; any other
-    row is checked on the grid, O(cells) each."""
+    row is checked on the grid, O(cells) each.
+    """
     r, c = grid.shape
     row_of, col_of = np.empty(grid.size, dtype=np.int64), np.empty(grid.size, dtype=np.int64)
     row_of[grid] = np.arange(r)[:, None]
@@ -529,7 +535,8 @@ def _two_margins_grid(rows, n: int) -> np.ndarray | None:
     Array operations over the totals' cells throughout (a 1000 × 1000 table's 2,000 totals of 1,000
     cells each): each cell in at most two totals, the totals that share a cell coloured in two
     families (a breadth-first order per component of their graph), each family completed by the
-    total the others imply, and each row total holding one cell of every column."""
+    total the others imply, and each row total holding one cell of every column.
+    """
     from scipy.sparse.csgraph import breadth_first_order, connected_components  # deferred: 0.07 s at import
 
     parts = sorted({tuple(idx.tolist()) for idx, data in rows if (data == 1).all() and 1 < len(idx) < n})

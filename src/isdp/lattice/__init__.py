@@ -1,5 +1,7 @@
-"""Lattices and the laws on them: Λ(A) of a set of counting invariants, bases chosen for mixing, and the
-generalized Laplace and Gaussian targets on Λ(A) (docs/method.md §1–2).
+"""Lattices and the laws on them.
+
+Λ(A) of a set of counting invariants, bases chosen for mixing, and the generalized Laplace and Gaussian targets on Λ(A)
+(docs/method.md §1–2).
 
 Examples
 --------

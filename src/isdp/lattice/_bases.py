@@ -38,7 +38,7 @@ MIXING_BASES = ("auto", "smith", "path", "table", "lll")
 
 
 def sum_blocks(A) -> list[np.ndarray] | None:
-    """The blocks of cells of a "one sum per block" constraint matrix, or None if A is not one.
+    """Return the blocks of cells of a "one sum per block" constraint matrix, or None if A is not one.
 
     A qualifies when every row is 0/1 and no cell is in two rows (cells in no row are free).
     """
@@ -59,7 +59,7 @@ def table_shape(A) -> tuple[int, int] | None:
 
 
 def default_basis(A) -> str:
-    """The mixing basis ``"auto"`` picks for a constraint matrix.
+    """Return the mixing basis ``"auto"`` picks for a constraint matrix.
 
     ``"path"`` when A is one 0/1 sum per block of cells (no cell in two sums; a single total is
     one block), else ``"table"`` when A is exactly :func:`isdp.lattice.table_margins` of a two-way table,
@@ -109,7 +109,7 @@ def path_basis(A) -> np.ndarray:
 
 
 def table_basis(A) -> np.ndarray:
-    """The adjacent 2×2 moves of a two-way table with both margins fixed (n × (r−1)(c−1))."""
+    """Return the adjacent 2×2 moves of a two-way table with both margins fixed (n × (r−1)(c−1))."""
     shape = table_shape(A)
     if shape is None:
         raise InvariantError("the table basis needs the row and column margins of a two-way table")
@@ -125,7 +125,7 @@ def table_basis(A) -> np.ndarray:
 
 
 def change_of_basis(old, new) -> tuple[np.ndarray, np.ndarray]:
-    """The integer change of basis between two bases of one lattice, or an error if there is none.
+    """Return the integer change of basis between two bases of one lattice, or an error if there is none.
 
     Parameters
     ----------
@@ -187,7 +187,7 @@ def change_of_basis(old, new) -> tuple[np.ndarray, np.ndarray]:
 
 
 def with_mixing_basis(lattice: IntegerLattice, basis: str = "auto") -> IntegerLattice:
-    """The same lattice Λ(A) on a basis chosen for mixing.
+    """Return the same lattice Λ(A) on a basis chosen for mixing.
 
     The sampler moves along one basis column at a time, so the basis is a choice of the
     sampler: :func:`isdp.mcmc.sample` on the returned lattice targets the same π with another Markov

@@ -1,5 +1,6 @@
-"""The constraint matrices of the papers' problems: one total, a table's two margins, the counts of
-every union of intersecting sets (ISDP §5–6).
+"""The constraint matrices of the papers' problems.
+
+One total, a table's two margins, the counts of every union of intersecting sets (ISDP §5–6).
 
 Each builder checks its sizes (positive integers, at most :data:`MATRIX_LIMIT` entries) and returns a
 dense int64 matrix for :meth:`isdp.lattice.IntegerLattice.from_constraints`.

@@ -17,7 +17,7 @@ from ..errors import InvariantError
 
 
 def as_integer_matrix(A, name: str = "A") -> np.ndarray:
-    """``A`` as a 2-D int64 array; raises :class:`InvariantError` on non-integer entries.
+    """Return ``A`` as a 2-D int64 array; raises :class:`InvariantError` on non-integer entries.
 
     The check every entry point applies to a matrix of invariants: floats that are whole numbers
     are rounded, anything else is refused with the entry that fails.
@@ -75,8 +75,11 @@ CONSTRAINT_LIMIT = 2**31
 
 
 def _exact_matmul(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """``X @ Y`` of integer arrays without wrap-around: int64 when a bound on every entry of the
-    product fits (the common case), else Python integers (object dtype, exact at any size)."""
+    """``X @ Y`` of integer arrays without wrap-around.
+
+    Int64 when a bound on every entry of the product fits (the common case), else Python integers (object dtype, exact
+    at any size).
+    """
     bound = np.abs(X.astype(float)).sum(axis=-1).max(initial=0) * np.abs(Y.astype(float)).max(initial=0)
     if bound < 2.0**62:  # float bound with a factor-2 margin for its own rounding
         return X.astype(np.int64) @ Y.astype(np.int64)
@@ -106,9 +109,11 @@ def _smith(A: np.ndarray):
 
 
 def lll_reduce(basis: np.ndarray) -> np.ndarray:
-    """The LLL reduction (sympy's exact integer LLL) of the columns of the integer ``basis`` (n × k): an
-    int64 basis of the same lattice with short, nearly orthogonal columns. Raises
-    :class:`InvariantError` when the reduction fails or its result does not fit int64."""
+    """Return the LLL reduction (sympy's exact integer LLL) of the columns of the integer ``basis`` (n × k).
+
+    An int64 basis of the same lattice with short, nearly orthogonal columns. Raises :class:`InvariantError` when the
+    reduction fails or its result does not fit int64.
+    """
     import sympy  # deferred, as in _smith: sympy costs 0.35 s at import
     from sympy.polys.matrices import DomainMatrix  # deferred, as above
 
@@ -306,7 +311,7 @@ class IntegerLattice:
         return bool(np.all(_exact_matmul(u, self.A.T) == 0))
 
     def coordinates(self, u) -> np.ndarray:
-        """The integer coordinates w with ``basis @ w == u``.
+        """Return the integer coordinates w with ``basis @ w == u``.
 
         Parameters
         ----------

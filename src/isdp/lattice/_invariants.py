@@ -1,8 +1,8 @@
-"""The structure of a set of invariants A (rows × cells, integer coefficients) that the samplers
-rely on: its canonical sparse form (:func:`as_sparse`), its row values A x computed exactly
-(:func:`row_values`), a set of independent rows (:func:`independent_rows`), the rows the others
-imply (:func:`implied_by_partition`) and the independent blocks each sampler draws on its own
-(:func:`blocks`; docs/release.md, "Scale").
+"""The structure of a set of invariants A (rows × cells, integer coefficients) that the samplers rely on.
+
+Its canonical sparse form (:func:`as_sparse`), its row values A x computed exactly (:func:`row_values`), a set of
+independent rows (:func:`independent_rows`), the rows the others imply (:func:`implied_by_partition`) and the
+independent blocks each sampler draws on its own (:func:`blocks`; docs/release.md, "Scale").
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ..errors import InvariantError
 
 
 def as_sparse(A) -> sparse.csr_array:
-    """A constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros).
+    """Return a constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros).
 
     Canonical: duplicate entries summed, explicit zeros removed, column indices sorted within
     each row, so two equal matrices have equal ``indptr``, ``indices`` and ``data``.
@@ -57,7 +57,7 @@ def as_sparse(A) -> sparse.csr_array:
 
 
 def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
-    """A x exactly, in Python integers (no int64 wrap-around).
+    """Return a x exactly, in Python integers (no int64 wrap-around).
 
     Parameters
     ----------
@@ -96,7 +96,7 @@ def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
 
 
 def independent_rows(A: np.ndarray) -> np.ndarray:
-    """The positions (sorted) of a maximal set of linearly independent rows of A.
+    """Return the positions (sorted) of a maximal set of linearly independent rows of A.
 
     The pivots of a rank-revealing QR of Aᵀ (LAPACK, a relative tolerance of 1e-9 on R's
     diagonal): any maximal set gives the same Λ(A), and the sampler checks every row exactly.
@@ -134,7 +134,7 @@ _PYTHON_ENTRIES = 4096
 
 
 def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
-    """The rows that are the sum of other rows with disjoint supports and the same coefficients.
+    """Return the rows that are the sum of other rows with disjoint supports and the same coefficients.
 
     A nation's total of its states', a state's of its counties': implied, so dropping them keeps
     Λ(A) and lets the rest fall into :func:`blocks`. Rows are taken widest first; a row of a
@@ -213,7 +213,7 @@ def implied_by_partition(A: sparse.csr_array) -> np.ndarray:
 
 
 def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The invariants' independent blocks: (cells, rows) of each connected component.
+    """Return the invariants' independent blocks: (cells, rows) of each connected component.
 
     The components of the graph joining a cell to every invariant it enters, rows
     :func:`implied_by_partition` set aside (they hold on every block's noise). Λ(A) is the direct

@@ -24,7 +24,8 @@ SUMSQ_LIMIT = 2**62
 
 def squared_norm(u) -> np.ndarray:
     """Exact ‖u‖₂² of integer vectors (last axis = cells) as int64, or a ValueError naming the limit
-    when it would exceed :data:`SUMSQ_LIMIT` (int64 arithmetic would wrap around silently)."""
+    when it would exceed :data:`SUMSQ_LIMIT` (int64 arithmetic would wrap around silently).
+    """
     u = np.asarray(u)
     if u.dtype == object or not np.issubdtype(u.dtype, np.integer):
         raise ValueError(f"squared_norm needs integer vectors, got dtype {u.dtype}")
@@ -117,7 +118,7 @@ class Target:
         return f"Laplace {'ℓ1' if self.norm == 'l1' else 'ℓ2'} (ε={self.scale:g})"
 
     def log_density(self, u) -> np.ndarray:
-        """The unnormalised log π(u): −ε‖u‖₁, −ε‖u‖₂ or −‖u‖₂²/(2σ²).
+        """Return the unnormalised log π(u): −ε‖u‖₁, −ε‖u‖₂ or −‖u‖₂²/(2σ²).
 
         Parameters
         ----------
@@ -139,7 +140,7 @@ class Target:
 
 
 def generalized_laplace(eps: float, norm: str = "l1") -> Target:
-    """The generalized Laplace target π(u) ∝ exp(−ε‖u‖) on the lattice (ISDP Definition 9).
+    """Return the generalized Laplace target π(u) ∝ exp(−ε‖u‖) on the lattice (ISDP Definition 9).
 
     Parameters
     ----------
@@ -182,7 +183,7 @@ def generalized_laplace(eps: float, norm: str = "l1") -> Target:
 
 
 def generalized_gaussian(sigma: float) -> Target:
-    """The generalized Gaussian target π(u) ∝ exp(−‖u‖₂²/(2σ²)) on the lattice (ISDP Eq. 8).
+    """Return the generalized Gaussian target π(u) ∝ exp(−‖u‖₂²/(2σ²)) on the lattice (ISDP Eq. 8).
 
     Parameters
     ----------

@@ -1,6 +1,7 @@
-"""The compiled Markov chains on Λ(A): Gibbs-within-Metropolis, the Metropolized independence sampler, the
-data-augmentation and heat-bath samplers, their couplings and meeting times, and the building blocks of new
-kernels (docs/method.md §3–6).
+"""The compiled Markov chains on Λ(A).
+
+Gibbs-within-Metropolis, the Metropolized independence sampler, the data-augmentation and heat-bath samplers, their
+couplings and meeting times, and the building blocks of new kernels (docs/method.md §3–6).
 
 Examples
 --------

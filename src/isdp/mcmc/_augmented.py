@@ -54,7 +54,7 @@ CHAIN_NAME = "data augmentation (inverse-Gaussian / discrete Gaussian)"
 
 @njit(inline="always")
 def _normal(rng):
-    """Standard normal (Box–Muller, one of the pair)."""
+    """Return standard normal (Box–Muller, one of the pair)."""
     return math.sqrt(-2.0 * math.log(uniform_pos(rng))) * math.cos(2.0 * math.pi * uniform_pos(rng))
 
 
@@ -79,14 +79,16 @@ def inverse_gaussian(rng, nu, lam):
 
 @njit(inline="always")
 def ig_log_ratio(x, nu_p, nu_q, lam):
-    """log p(x) − log q(x) for inverse Gaussians of shape λ and means 1/ν_p, 1/ν_q (ν = 0 allowed)."""
+    """Log p(x) − log q(x) for inverse Gaussians of shape λ and means 1/ν_p, 1/ν_q (ν = 0 allowed)."""
     return -0.5 * lam * ((nu_p * nu_p - nu_q * nu_q) * x - 2.0 * (nu_p - nu_q))
 
 
 @njit
 def maximal_coupling_ig(rng, nu_x, nu_y, lam):
-    """(t_X, t_Y) from the maximal coupling of IG(1/ν_X, λ) and IG(1/ν_Y, λ) (Thorisson): equal with
-    probability 1 − TV; always equal when ν_X = ν_Y."""
+    """(t_X, t_Y) from the maximal coupling of IG(1/ν_X, λ) and IG(1/ν_Y, λ) (Thorisson).
+
+    Equal with probability 1 − TV; always equal when ν_X = ν_Y.
+    """
     tx = inverse_gaussian(rng, nu_x, lam)
     if math.log(uniform_pos(rng)) <= ig_log_ratio(tx, nu_y, nu_x, lam):
         return tx, tx
@@ -118,8 +120,9 @@ def discrete_gaussian(rng, t):
 
 @njit
 def draw_given_t(u, rng, t, blocks):
-    """u | t: discrete Gaussians exp(−t k²) on free cells, and per block conditioned on a zero sum
-    (``blocks`` as :func:`_structure`)."""
+    """U | t: discrete Gaussians exp(−t k²) on free cells, and per block conditioned on a zero sum
+    (``blocks`` as :func:`_structure`).
+    """
     block_ptr, block_cells, free_cells = blocks
     for c in free_cells:
         u[c] = discrete_gaussian(rng, t)
@@ -148,7 +151,7 @@ def _nu(u, eps):
 
 @njit(inline="always")
 def _substream(rng):
-    """A fresh xoshiro state drawn from ``rng``: the common stream of one coupled u-draw."""
+    """Return a fresh xoshiro state drawn from ``rng``: the common stream of one coupled u-draw."""
     sub = np.empty(4, dtype=np.uint64)
     for i in range(4):
         sub[i] = next_u64(rng)
@@ -211,8 +214,11 @@ def _meeting_times(lo, hi, init, rng, eps, blocks, lag, max_iter, tau, met):
 
 
 def _structure(lattice: IntegerLattice, target: Target):
-    """(ε, blocks) of a sum-block lattice and an ℓ2 Laplace target: the kernels' ``blocks`` =
-    (block_ptr, block_cells, free_cells), block b's cells being ``block_cells[block_ptr[b]:block_ptr[b+1]]``."""
+    """(ε, blocks) of a sum-block lattice and an ℓ2 Laplace target.
+
+    The kernels' ``blocks`` = (block_ptr, block_cells, free_cells), block b's cells being
+    ``block_cells[block_ptr[b]:block_ptr[b+1]]``.
+    """
     if not isinstance(lattice, IntegerLattice):
         raise TypeError(f"lattice must be an IntegerLattice, got {type(lattice).__name__}")
     if not isinstance(target, Target) or target.code != LAPLACE_L2:
@@ -230,7 +236,7 @@ def _structure(lattice: IntegerLattice, target: Target):
 
 
 def _checked(lattice: IntegerLattice, draws: np.ndarray) -> np.ndarray:
-    """The draws, after checking every one is an integer vector of Λ(A) (A u = 0 exactly)."""
+    """Return the draws, after checking every one is an integer vector of Λ(A) (A u = 0 exactly)."""
     flat = draws.reshape(-1, lattice.n)
     if flat.size and not lattice.contains(flat):
         raise InvariantError("a data-augmentation draw left Λ(A): this is a bug, nothing is returned")

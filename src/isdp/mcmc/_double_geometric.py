@@ -41,7 +41,7 @@ def _law(eps: float):
 
 
 def dg_logpmf(k, eps: float) -> np.ndarray:
-    """The log-probability log P(K = k) for K ~ DG(ε), the double geometric law.
+    """Return the log-probability log P(K = k) for K ~ DG(ε), the double geometric law.
 
     Parameters
     ----------
@@ -74,7 +74,7 @@ def dg_logpmf(k, eps: float) -> np.ndarray:
 
 
 def dg_pmf(k, eps: float) -> np.ndarray:
-    """The probability P(K = k) = (1 − a)/(1 + a) · a^|k|, a = e^{−ε}, for K ~ DG(ε).
+    """Return the probability P(K = k) = (1 − a)/(1 + a) · a^|k|, a = e^{−ε}, for K ~ DG(ε).
 
     The double geometric (discrete Laplace) law: the ℓ1 generalized Laplace on the integers,
     the noise of a cell without invariants. The same law as ``scipy.stats.dlaplace(eps)``.
@@ -114,7 +114,7 @@ def dg_pmf(k, eps: float) -> np.ndarray:
 
 
 def dg_cdf(k, eps: float) -> np.ndarray:
-    """The distribution function P(K ≤ k) for K ~ DG(ε).
+    """Return the distribution function P(K ≤ k) for K ~ DG(ε).
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ def dg_cdf(k, eps: float) -> np.ndarray:
 
 
 def dg_variance(eps: float) -> float:
-    """The variance of DG(ε): Var K = 2a / (1 − a)², a = e^{−ε}.
+    """Return the variance of DG(ε): Var K = 2a / (1 − a)², a = e^{−ε}.
 
     Parameters
     ----------

@@ -46,7 +46,8 @@ def conditional_inverse(u, s, r, log_r):
     """F_s⁻¹(u) = min{a : F_s(a) ≥ u} for the conditional law of u_i given u_i + u_j = s, u ∈ (0, 1].
 
     Masses (before normalising): r^k at lo − k and hi + k (k ≥ 1), 1 at each of lo..hi, where
-    lo = min(0, s), hi = max(0, s); each tail weighs T = r / (1 − r)."""
+    lo = min(0, s), hi = max(0, s); each tail weighs T = r / (1 − r).
+    """
     lo, hi = min(0, s), max(0, s)
     tail = r / (1.0 - r)
     width = hi - lo + 1

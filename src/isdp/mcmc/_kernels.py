@@ -64,7 +64,7 @@ def basis_csr(basis: np.ndarray):
 
 
 def sweep_law(target: Target, proposal_eps: float) -> tuple:
-    """The kernels' ``law`` argument: the target and the proposal, built once per run.
+    """Return the kernels' ``law`` argument: the target and the proposal, built once per run.
 
     Parameters
     ----------
@@ -130,7 +130,7 @@ def exp_table(target_code: int, param: float) -> np.ndarray:
 
 @njit(inline="always")
 def norm_change(u, idx, val, start, end, z, code):
-    """The integer change of the target's norm statistic under the move u → u + z b_j.
+    """Return the integer change of the target's norm statistic under the move u → u + z b_j.
 
     Δ‖u‖₁ for the ℓ1 target, Δ‖u‖₂² otherwise (the chain caches ‖u‖₂², so no drift builds up).
     Compiled (numba); inlined into the kernels.
@@ -367,7 +367,7 @@ def copy_into(dst, src):
 
 @njit
 def joint_sweep(u, sumsq, rng, csr, law, scratch, z):
-    """The 'joint' variant of :func:`component_sweep`: all k pre-jumps at once, one accept/reject.
+    """Return the 'joint' variant of :func:`component_sweep`: all k pre-jumps at once, one accept/reject.
 
     Proposes u + Σ_j z_j b_j with every z_j ~ DG(ε̃) and accepts it with probability
     min(1, π(u')/π(u)); ``u`` is updated in place. Compiled (numba).

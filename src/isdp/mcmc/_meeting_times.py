@@ -60,7 +60,7 @@ class MeetingTimes:
     seconds: float
 
     def tv_bound(self, t) -> np.ndarray:
-        """The point estimate of the L-lag bound on d_TV(π_t, π) at iterations ``t``.
+        """Return the point estimate of the L-lag bound on d_TV(π_t, π) at iterations ``t``.
 
         Parameters
         ----------
@@ -140,8 +140,9 @@ def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
 
 
 def tv_bound_terms(tau, lag: int, t) -> np.ndarray:
-    """Each pair's term max(0, ⌈(τ - L - t)/L⌉) of :func:`tv_upper_bound`: pairs by rows, iterations ``t`` by
-    columns (their spread over pairs gives the estimate's Monte Carlo error).
+    """Each pair's term max(0, ⌈(τ - L - t)/L⌉) of :func:`tv_upper_bound`.
+
+    Pairs by rows, iterations ``t`` by columns (their spread over pairs gives the estimate's Monte Carlo error).
 
     Parameters
     ----------
@@ -189,7 +190,7 @@ def tv_bound_terms(tau, lag: int, t) -> np.ndarray:
 
 
 def convergence_iteration(tau, lag: int, threshold: float = 0.01) -> int:
-    """The smallest t at which the point estimate :func:`tv_upper_bound` is below ``threshold``.
+    """Return the smallest t at which the point estimate :func:`tv_upper_bound` is below ``threshold``.
 
     The papers' reading of their curves (t*): a point estimate, found on the grid 0 … max(τ) − L
     (the estimate never increases in t). A certified iteration is

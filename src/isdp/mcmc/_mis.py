@@ -180,7 +180,7 @@ def _adjugate(data: bytes, shape: tuple[int, int]) -> tuple[np.ndarray, int]:
 
 
 def mis_log_weight(s, center, index_set, eps: float, proposal_eps: float) -> np.ndarray:
-    """log p(s) − log q(s_I) up to a constant: −ε Σ_i |s_i − s*_i| + ε̃ Σ_{i∈I} |s_i − s*_i|.
+    """Log p(s) − log q(s_I) up to a constant: −ε Σ_i |s_i − s*_i| + ε̃ Σ_{i∈I} |s_i − s*_i|.
 
     The MIS accepts a proposal s̃ from s with probability min{1, exp(w(s̃) − w(s))}, w this weight
     (and 1(B s̃ ≥ b)), so the weights of two states give the chain's acceptance ratio.
@@ -218,7 +218,7 @@ def mis_log_weight(s, center, index_set, eps: float, proposal_eps: float) -> np.
 
 
 def _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps) -> tuple:
-    """The compiled kernels' (equalities, inequalities, law), each a tuple built once per run:
+    """Return the compiled kernels' (equalities, inequalities, law), each a tuple built once per run:
 
     - equalities (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a): I, I^c, A[:, I] row-wise in CSR
       form with column positions in the full vector, and adj(M), det(M) of M = A[:, I^c], to solve
@@ -248,8 +248,11 @@ def _in_set(S: np.ndarray, A, a, B, b) -> np.ndarray:
 
 @njit(inline="always")
 def _propose(rng, prop, r, equalities, inequalities, law):
-    """Draw one proposal into ``prop`` (``r``: scratch of length m); returns (status, its log weight):
-    status 0 non-integral, 1 infeasible (B s̃ < b), 2 a point of S*. Arguments as :func:`_kernel_inputs`."""
+    """Draw one proposal into ``prop`` (``r``: scratch of length m).
+
+    Returns (status, its log weight): status 0 non-integral, 1 infeasible (B s̃ < b), 2 a point of S*. Arguments as
+    :func:`_kernel_inputs`.
+    """
     idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec = equalities
     b_ptr, b_idx, b_val, b_vec = inequalities
     center, eps, eps_q, dg_q = law

@@ -1,6 +1,7 @@
-"""The MIS's coupling and its exact draws: meeting times of pairs of Metropolized independence chains
-(Congenial DP Algorithm 1 coupled), and exact draws of its target by rejection, which the
-certificate starts its pairs from (docs/method.md §6, "Certificates").
+"""The MIS's coupling and its exact draws.
+
+Meeting times of pairs of Metropolized independence chains (Congenial DP Algorithm 1 coupled), and exact draws of its
+target by rejection, which the certificate starts its pairs from (docs/method.md §6, "Certificates").
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from ._mis import _in_set, _problem, _propose, log
 
 @njit(nogil=True, cache=True)
 def _mis_meeting(lo, hi, init_x, init_y, logw_x, logw_y, rng, equalities, inequalities, law, lag, max_iter, tau, met):
-    """Meeting times of the MIS: X runs ``lag`` proposals alone, then X and Y share every proposal
-    and one uniform; they meet when both accept the same proposal (or already agree: τ = 0 at lag 0)."""
+    """Meeting times of the MIS.
+
+    X runs ``lag`` proposals alone, then X and Y share every proposal and one uniform; they meet when both accept the
+    same proposal (or already agree: τ = 0 at lag 0).
+    """
     m = equalities[-1].shape[0]
     d = init_x.shape[1]
     for p in range(lo, hi):
@@ -195,7 +199,8 @@ def mis_meeting_times(
 @njit(nogil=True, cache=True)
 def _mis_exact(lo, hi, out, rng, equalities, inequalities, law, max_tries, tries):
     """Rejection: proposals from the MIS proposal at ε̃ = ε (``law`` built with both equal), accepted with
-    probability exp(−ε Σ_{i∈I^c} |s̃_i − s*_i|) ≤ 1 when they lie in S* (see :func:`mis_exact_sample`)."""
+    probability exp(−ε Σ_{i∈I^c} |s̃_i − s*_i|) ≤ 1 when they lie in S* (see :func:`mis_exact_sample`).
+    """
     m = equalities[-1].shape[0]
     d = out.shape[1]
     for k in range(lo, hi):

@@ -124,8 +124,10 @@ def _run(lo, hi, u, sumsq, rng, csr, law, t0, n_iter, burn_in, thin, out, accept
 
 
 def starting_states(lattice: IntegerLattice, init, n_chains: int) -> np.ndarray:
-    """The int64 start (n_chains, n) of ``n_chains`` chains: 0 when ``init`` is None, else ``init`` (one
-    lattice vector for all chains, or one per chain), checked to lie in Λ(A) with ‖u‖₂² exact in int64.
+    """Return the int64 start (n_chains, n) of ``n_chains`` chains.
+
+    0 when ``init`` is None, else ``init`` (one lattice vector for all chains, or one per chain), checked to lie in Λ(A)
+    with ‖u‖₂² exact in int64.
 
     The samplers check their ``init`` this way; a new sampler built from the kernels' pieces
     (:func:`sweep_law`, :func:`basis_csr`) starts from it too.
@@ -183,7 +185,8 @@ def starting_states(lattice: IntegerLattice, init, n_chains: int) -> np.ndarray:
 
 def check_state(lattice, u, name: str) -> np.ndarray:
     """``u`` as one int64 vector of ``lattice`` (n cells, integer, A u = 0, ‖u‖₂² within the exact
-    int64 range), or an InvariantError naming ``name`` and the problem."""
+    int64 range), or an InvariantError naming ``name`` and the problem.
+    """
     arr = np.asarray(u)
     if arr.shape != (lattice.n,):
         raise InvariantError(f"{name} must be one vector of {lattice.n} cells, got shape {arr.shape}")

@@ -1,6 +1,8 @@
-"""The privacy mathematics of a release: who a person is and which changes the invariants admit (neighbours),
-the guarantee each route gives per person, the exact audit on small lattices, laws of integer vectors and
-their divergences, and the error bars a reader puts on a released cell (docs/method.md).
+"""The privacy mathematics of a release.
+
+Who a person is and which changes the invariants admit (neighbours), the guarantee each route gives per person, the
+exact audit on small lattices, laws of integer vectors and their divergences, and the error bars a reader puts on a
+released cell (docs/method.md).
 
 Examples
 --------

@@ -25,7 +25,7 @@ from ._laws import Law
 
 
 def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | None = None, accept: bool = True) -> Law:
-    """The law of the exact route's noise, from the sampler's own construction.
+    """Return the law of the exact route's noise, from the sampler's own construction.
 
     Enumerates the free cells' noise on the box |u_free|_∞ ≤ ``radius``, computes the solved cells
     from it and weighs each point by the proposal and the acceptance steps the sampler applies —
@@ -114,7 +114,8 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
 
 def _klein_noise(block, sigma, radius: int) -> Law:
     """The law of Klein's sampler's accepted output on the box |z_k| ≤ ``radius`` of its basis coordinates,
-    computed from the pass's own centres (:meth:`isdp.exact.LatticeBlock.log_weight`)."""
+    computed from the pass's own centres (:meth:`isdp.exact.LatticeBlock.log_weight`).
+    """
     if sigma is None:
         raise ValueError("Klein's sampler serves the Gaussian route only: give sigma")
     sigma2 = Fraction(sigma) ** 2
@@ -169,7 +170,7 @@ def dg_box_tail(eps: float, radius: int, k: int) -> float:
 
 
 def chain_noise(lattice: IntegerLattice, target, proposal_eps: float, iterations: int, radius: int) -> Law:
-    """The law of the release chain's noise after ``iterations`` iterations from u = 0, exactly.
+    """Return the law of the release chain's noise after ``iterations`` iterations from u = 0, exactly.
 
     Propagates the point mass at u = 0 by the component-wise sampler's exact transition matrix on
     the box |w|_∞ ≤ ``radius`` of ``lattice``'s coordinates

@@ -1,5 +1,6 @@
-"""What a release promises the people in the table: the guarantee per person and per group of
-persons, and the calibration of each mechanism to it (docs/method.md §11).
+"""What a release promises the people in the table.
+
+The guarantee per person and per group of persons, and the calibration of each mechanism to it (docs/method.md §11).
 
 Everything here is computed from the invariant matrix A and the request alone, never from the
 counts: a privacy statement built here can be published and printed before any count is read
@@ -45,7 +46,7 @@ PERSON_SHIFT = 2
 
 
 def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Fraction | float:
-    """The mechanism's ε per unit distance that gives ``epsilon_person`` per person.
+    """Return the mechanism's ε per unit distance that gives ``epsilon_person`` per person.
 
     A person's change moves a table by at most :data:`PERSON_L1` in ℓ1 and :data:`PERSON_L2` in
     ℓ2, and reaches every one of the ``n_tables`` tables in the mechanism's norm, so the
@@ -103,7 +104,7 @@ def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Frac
 
 
 def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fraction:
-    """The generalized Gaussian's σ that meets (ε, δ) per person.
+    """Return the generalized Gaussian's σ that meets (ε, δ) per person.
 
     The smallest σ on a 10⁻⁶ grid whose exact privacy profile on the lattice meets
     (``epsilon_person``, ``delta``) for one person's change (:func:`isdp.exact.calibrate_sigma`), stepped
@@ -157,7 +158,7 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
 
 
 def gaussian_rho(sigma, k: int, n_tables: int = 1) -> float:
-    """The zCDP ρ of the generalized Gaussian for a change of ``k`` persons.
+    """Return the zCDP ρ of the generalized Gaussian for a change of ``k`` persons.
 
     Parameters
     ----------
@@ -193,10 +194,12 @@ def gaussian_rho(sigma, k: int, n_tables: int = 1) -> float:
 
 
 def _loss_text(x: float) -> str:
-    """An ε or ρ for a sentence: 6 significant digits, rounded up unless they give ``x`` to within
-    floating-point noise (a relative 1e-12, the tolerance of the release's own check), so that a
-    printed loss is never below the one it states (1.0000001 prints as 1.00001, 0.25000000000000006
-    as 0.25)."""
+    """Return an ε or ρ for a sentence.
+
+    6 significant digits, rounded up unless they give ``x`` to within floating-point noise (a relative 1e-12, the
+    tolerance of the release's own check), so that a printed loss is never below the one it states (1.0000001 prints as
+    1.00001, 0.25000000000000006 as 0.25).
+    """
     text = f"{x:.6g}"
     if not math.isfinite(x) or float(text) >= x * (1 - 1e-12):
         return text
@@ -206,8 +209,11 @@ def _loss_text(x: float) -> str:
 
 
 def _delta_text(x: float) -> str:
-    """A δ for a sentence, exactly: 6 significant digits when they give ``x`` back, else its shortest
-    exact decimal (0.999999 stays 0.999999 and 1/3 prints as 0.3333333333333333, never as 1 or 0.333)."""
+    """Return a δ for a sentence, exactly.
+
+    6 significant digits when they give ``x`` back, else its shortest exact decimal (0.999999 stays 0.999999 and 1/3
+    prints as 0.3333333333333333, never as 1 or 0.333).
+    """
     text = f"{x:.6g}"
     return text if float(text) == x else repr(float(x))
 
@@ -295,7 +301,7 @@ class Guarantee:
     two_person_shift: int = TWO_PERSON_SHIFT  # the Gaussian's largest ‖v‖² of two persons' change, per table
 
     def at(self, k: int) -> dict:
-        """The ε, δ (and ρ for the Gaussian) of a change of ``k`` persons.
+        """Return the ε, δ (and ρ for the Gaussian) of a change of ``k`` persons.
 
         Parameters
         ----------
@@ -352,7 +358,7 @@ class Guarantee:
         return "zCDP" if self.norm == "gaussian" else "pure"
 
     def sentence(self, k: int) -> str:
-        """The guarantee for ``k`` persons in words.
+        """Return the guarantee for ``k`` persons in words.
 
         Parameters
         ----------
@@ -377,7 +383,7 @@ class Guarantee:
         return self._sentence(self.at(k))
 
     def at_change(self, change: SmallestChange) -> dict | None:
-        """The ε, δ (and ρ) of the smallest change the invariants absorb, when no one or two persons' does.
+        """Return the ε, δ (and ρ) of the smallest change the invariants absorb, when no one or two persons' does.
 
         Parameters
         ----------
@@ -415,7 +421,7 @@ class Guarantee:
         return {**out, "l1": change.l1, "l2_squared": change.l2_squared}
 
     def _sentence(self, g: dict) -> str:
-        """The guarantee line ``g`` (:meth:`at`, :meth:`at_change`) in words."""
+        """Return the guarantee line ``g`` (:meth:`at`, :meth:`at_change`) in words."""
         k = g["persons"]
         who = {1: "one person's record", 2: "two persons' records"}.get(k, f"{k} persons' records")
         eps, delta = _loss_text(g["epsilon"]), _delta_text(g["delta"])
@@ -442,7 +448,7 @@ class Guarantee:
         )
 
     def to_dict(self, neighbours: Neighbours) -> dict:
-        """The per-group guarantees with whether each group's change is realisable under A.
+        """Return the per-group guarantees with whether each group's change is realisable under A.
 
         Parameters
         ----------

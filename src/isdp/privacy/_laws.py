@@ -1,6 +1,7 @@
-"""Laws on a box of lattice points and what separates two of them: total variation, the largest
-privacy loss and the hockey-stick divergence, with the slack the truncation leaves (docs/method.md §11,
-"The audit").
+"""Laws on a box of lattice points and what separates two of them.
+
+Total variation, the largest privacy loss and the hockey-stick divergence, with the slack the truncation leaves
+(docs/method.md §11, "The audit").
 
 A :class:`Law` is a truncation: the mass outside its box is carried with it and is what separates a
 computed divergence from the true one (it can only add that much). :mod:`isdp.release`'s audit
@@ -56,7 +57,7 @@ class Law:
     outside: float
 
     def shifted(self, x) -> Law:
-        """The law of x + U for U of this law: the output law of a release of ``x``.
+        """Return the law of x + U for U of this law: the output law of a release of ``x``.
 
         Parameters
         ----------
@@ -78,7 +79,7 @@ class Law:
         return Law(self.points + np.asarray(x, dtype=np.int64), self.probs, self.outside)
 
     def as_dict(self) -> dict[bytes, float]:
-        """The probabilities keyed by point, repeated points added up.
+        """Return the probabilities keyed by point, repeated points added up.
 
         Returns
         -------
@@ -101,7 +102,7 @@ class Law:
 
 
 def total_variation(p: Law, q: Law) -> float:
-    """An upper bound on the total variation distance between two truncated laws.
+    """Return an upper bound on the total variation distance between two truncated laws.
 
     Parameters
     ----------
@@ -128,7 +129,7 @@ def total_variation(p: Law, q: Law) -> float:
 
 
 def product(p: Law, q: Law) -> Law:
-    """The joint law of two independent laws: two mechanisms run on the same data.
+    """Return the joint law of two independent laws: two mechanisms run on the same data.
 
     Parameters
     ----------
@@ -163,7 +164,7 @@ def product(p: Law, q: Law) -> Law:
 
 
 def pushforward(law: Law, f) -> Law:
-    """The law of f(Y) for Y ~ ``law``: a post-processing of the release.
+    """Return the law of f(Y) for Y ~ ``law``: a post-processing of the release.
 
     Parameters
     ----------
@@ -198,8 +199,9 @@ def pushforward(law: Law, f) -> Law:
 
 
 def aligned(p: Law, q: Law) -> tuple[np.ndarray, np.ndarray]:
-    """The two laws' probabilities on the union of their points (repeated points added up): the arrays
-    :func:`hockey_stick_divergence` and :func:`max_loss` compare.
+    """Return the two laws' probabilities on the union of their points (repeated points added up).
+
+    The arrays :func:`hockey_stick_divergence` and :func:`max_loss` compare.
 
     Parameters
     ----------
@@ -239,7 +241,7 @@ def aligned(p: Law, q: Law) -> tuple[np.ndarray, np.ndarray]:
 
 
 def max_loss(a: np.ndarray, b: np.ndarray, floor: float = 1e-12) -> float:
-    """max ln a/b of two probability arrays on the same outputs, where both are at least ``floor``.
+    """Max ln a/b of two probability arrays on the same outputs, where both are at least ``floor``.
 
     :func:`max_privacy_loss` for laws already aligned (:func:`aligned`), e.g. product laws built as
     outer products of aligned arrays without enumerating their points.
@@ -274,7 +276,7 @@ def max_loss(a: np.ndarray, b: np.ndarray, floor: float = 1e-12) -> float:
 
 
 def max_privacy_loss(p: Law, q: Law, floor: float = 1e-12) -> float:
-    """The largest privacy loss max ln p(y)/q(y) of two output laws.
+    """Return the largest privacy loss max ln p(y)/q(y) of two output laws.
 
     Parameters
     ----------
@@ -318,8 +320,9 @@ def max_privacy_loss(p: Law, q: Law, floor: float = 1e-12) -> float:
 
 
 def hockey_stick_divergence(a: np.ndarray, b: np.ndarray, eps: float) -> float:
-    """Σ max(0, a − e^ε b) of two probability arrays on the same outputs: the largest P(B) − e^ε Q(B) over
-    sets B, the smallest δ of (ε, δ) for this ordered pair (no truncation slack).
+    """Σ max(0, a − e^ε b) of two probability arrays on the same outputs.
+
+    The largest P(B) − e^ε Q(B) over sets B, the smallest δ of (ε, δ) for this ordered pair (no truncation slack).
 
     :func:`hockey_stick` for laws already aligned (:func:`aligned`), without its truncation slack.
 
@@ -347,7 +350,7 @@ def hockey_stick_divergence(a: np.ndarray, b: np.ndarray, eps: float) -> float:
 
 
 def hockey_stick(p: Law, q: Law, eps: float) -> float:
-    """An upper bound on the hockey-stick divergence of two truncated laws: the δ of (ε, δ).
+    """Return an upper bound on the hockey-stick divergence of two truncated laws: the δ of (ε, δ).
 
     Parameters
     ----------
@@ -388,7 +391,7 @@ def hockey_stick(p: Law, q: Law, eps: float) -> float:
 
 
 def truncation_slack(p: Law, q: Law, eps: float) -> float:
-    """What the truncations can hide from a hockey-stick divergence.
+    """Return what the truncations can hide from a hockey-stick divergence.
 
     Parameters
     ----------

@@ -249,9 +249,11 @@ class Neighbours:
 
 
 def _repeated_column(A: sparse.csc_array) -> bool:
-    """Whether two columns of A ∪ {0} are equal, in time and memory linear in A's non-zeros: columns
-    are hashed by a fixed random projection (floats: equal columns, summed in the same order, hash
-    alike), and equal hashes are confirmed exactly."""
+    """Whether two columns of A ∪ {0} are equal, in time and memory linear in A's non-zeros.
+
+    Columns are hashed by a fixed random projection (floats: equal columns, summed in the same order, hash alike), and
+    equal hashes are confirmed exactly.
+    """
     A.sort_indices()
     weights = np.random.default_rng(20230207).standard_normal(A.shape[0])
     h = np.append(A.T.astype(float) @ weights if A.shape[0] else np.zeros(A.shape[1]), 0.0)
@@ -275,7 +277,7 @@ def _repeated_column(A: sparse.csc_array) -> bool:
 
 
 def _smallest_change(effects: np.ndarray) -> SmallestChange:
-    """The fewest persons whose change keeps A, and the largest ‖v‖₁ and ‖v‖₂² of such a change.
+    """Return the fewest persons whose change keeps A, and the largest ‖v‖₁ and ‖v‖₂² of such a change.
 
     ``effects``: the distinct columns of A with a zero row last (a person outside the table), one per
     row. k persons keep A x iff two different multisets of k effects have equal sums (each person's
@@ -310,7 +312,7 @@ def _smallest_change(effects: np.ndarray) -> SmallestChange:
 
 
 def two_person_shift(A, neighbours: Neighbours) -> int:
-    """The largest squared ℓ2 distance of a change of two persons that keeps the invariants A.
+    """Return the largest squared ℓ2 distance of a change of two persons that keeps the invariants A.
 
     Parameters
     ----------

@@ -80,7 +80,7 @@ class CellLaw:
 
 
 def noise_interval(values: np.ndarray, pmf: np.ndarray, level: float) -> tuple[int, int, float]:
-    """The shortest-tailed interval of a noise law: q_lo, q_hi and P(q_lo ≤ u ≤ q_hi).
+    """Return the shortest-tailed interval of a noise law: q_lo, q_hi and P(q_lo ≤ u ≤ q_hi).
 
     q_lo is the least value with P(u ≤ q_lo) > (1 − level)/2, q_hi the least with P(u ≤ q_hi) ≥
     (1 + level)/2, so P(u < q_lo) and P(u > q_hi) are at most (1 − level)/2 each (up to 10⁻¹², the
@@ -119,7 +119,9 @@ def noise_interval(values: np.ndarray, pmf: np.ndarray, level: float) -> tuple[i
 
 
 def combination_law(coefficients, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    """The law of Σ_j c_j X_j for i.i.d. X_j ~ DG(ε): its support and probabilities, from its characteristic function.
+    """Return the law of Σ_j c_j X_j for i.i.d. X_j ~ DG(ε).
+
+    Its support and probabilities, from its characteristic function.
 
     The characteristic function Π_j (1 − q)² / ((1 − q)² + 4q sin²(c_j t/2)), q = e^−ε, is evaluated on a
     grid of N points and inverted by one FFT: exact but for the mass beyond ±H, which a Chernoff bound
@@ -171,7 +173,7 @@ def combination_law(coefficients, eps: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _coefficients(coefficients) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct non-zero |c_j| and how often each occurs."""
+    """Return the distinct non-zero |c_j| and how often each occurs."""
     c, multiplicity = np.unique(np.abs(np.asarray(coefficients, dtype=np.int64)), return_counts=True)
     return c[c > 0], multiplicity[c > 0]
 
@@ -188,7 +190,7 @@ def _half_width(c: np.ndarray, multiplicity: np.ndarray, eps: float) -> int:
 
 
 def _grid(half: int) -> int:
-    """The FFT's points for the values −half … half: a power of two."""
+    """Return the FFT's points for the values −half … half: a power of two."""
     return 1 << (2 * half + 1).bit_length()
 
 
@@ -202,8 +204,11 @@ def _too_wide(half: int, eps: float) -> str:
 
 
 def _dg_interval(eps: float, level: float) -> tuple[int, int, float]:
-    """DG(ε)'s interval in closed form: P(u > h) = q^(h+1)/(1 + q) for h ≥ 0, so h is the least with that at most
-    the tail; no array over the law's range, which is about 35/ε wide."""
+    """DG(ε)'s interval in closed form.
+
+    P(u > h) = q^(h+1)/(1 + q) for h ≥ 0, so h is the least with that at most the tail; no array over the law's range,
+    which is about 35/ε wide.
+    """
     tail = (1 - level) / 2
     log_1q = math.log1p(math.exp(-eps))
 
@@ -219,7 +224,7 @@ def _dg_interval(eps: float, level: float) -> tuple[int, int, float]:
 
 
 def _solved_sums(sub: IntegerL1Sampler) -> dict[bytes, tuple[np.ndarray, list[int]]]:
-    """The solved cells grouped by the |coefficients| they sum (sorted): cells that sum the same have one law."""
+    """Return the solved cells grouped by the |coefficients| they sum (sorted): cells that sum the same have one law."""
     out: dict[bytes, tuple[np.ndarray, list[int]]] = {}
     for i, cell in enumerate(sub.solved.tolist()):
         coefficients = np.sort(np.abs(sub.solve[i][sub.solve[i] != 0]))
@@ -228,7 +233,7 @@ def _solved_sums(sub: IntegerL1Sampler) -> dict[bytes, tuple[np.ndarray, list[in
 
 
 def _free_cell_law(sub: IntegerL1Sampler, unit: Fraction, level: float) -> CellLaw:
-    """The exact law of each cell on the free-cell route: DG(ε), or a solved cell's combination of them."""
+    """Return the exact law of each cell on the free-cell route: DG(ε), or a solved cell's combination of them."""
     eps = float(unit)
     n = sub.A.shape[1]
     sd, low, high, cov = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n)
@@ -242,7 +247,7 @@ def _free_cell_law(sub: IntegerL1Sampler, unit: Fraction, level: float) -> CellL
 
 
 def _shape(sub) -> tuple:
-    """A block sampler's shape: Klein's kind and grid, or the invariants' matrix."""
+    """Return a block sampler's shape: Klein's kind and grid, or the invariants' matrix."""
     return (sub.kind, sub.grid.shape) if isinstance(sub, LatticeBlock) else (sub.A.shape, sub.A.tobytes())
 
 
@@ -251,8 +256,10 @@ def _cells(sub) -> int:
 
 
 def simulated_draws(cells: int, level: float) -> int:
-    """The draws simulated of a block shape of ``cells`` cells at ``level``: ⌈SIMULATED_CELLS / cells⌉ within
-    [MIN_DRAWS, MAX_DRAWS], raised to the ⌈2·MIN_TAIL_DRAWS / (1 − level)⌉ that resolve the level's tails.
+    """Return the draws simulated of a block shape of ``cells`` cells at ``level``.
+
+    ⌈SIMULATED_CELLS / cells⌉ within [MIN_DRAWS, MAX_DRAWS], raised to the ⌈2·MIN_TAIL_DRAWS / (1 − level)⌉ that resolve
+    the level's tails.
 
     Examples
     --------
@@ -264,12 +271,12 @@ def simulated_draws(cells: int, level: float) -> int:
 
 
 def _tail_draws(level: float) -> int:
-    """The fewest draws that expect MIN_TAIL_DRAWS beyond each end at ``level`` (read as printed: 0.9 is 9/10)."""
+    """Return the fewest draws that expect MIN_TAIL_DRAWS beyond each end at ``level`` (read as printed: 0.9 is 9/10)."""
     return math.ceil(2 * MIN_TAIL_DRAWS / (1 - Fraction(repr(float(level)))))
 
 
 def _simulated_law(sub, req, unit: Fraction, level: float) -> CellLaw:
-    """The law of each cell of ``sub``'s blocks from M draws, seeded by the block's shape alone."""
+    """Return the law of each cell of ``sub``'s blocks from M draws, seeded by the block's shape alone."""
     n = _cells(sub)
     draws = simulated_draws(n, level)
     rng = seeded_source(
@@ -309,7 +316,7 @@ def _draw(sub, req, unit: Fraction, count: int, rng) -> np.ndarray:
 
 
 def _empirical(values: np.ndarray, counts: np.ndarray, level: float) -> tuple[int, int, float, float]:
-    """The interval and its probability under the simulated law, and the law's standard deviation."""
+    """Return the interval and its probability under the simulated law, and the law's standard deviation."""
     pmf = counts / counts.sum()
     mean = float(pmf @ values)
     return (*noise_interval(values, pmf, level), math.sqrt(float(pmf @ (values - mean) ** 2)))
@@ -320,7 +327,7 @@ _LAWS: dict[tuple, CellLaw] = {}
 
 
 def _law(sub, req, unit: Fraction, level: float) -> CellLaw:
-    """The law of ``sub``'s cells, computed once per shape, route and level in a process."""
+    """Return the law of ``sub``'s cells, computed once per shape, route and level in a process."""
     in_norm = None if isinstance(sub, LatticeBlock) else sub.in_norm.tobytes()
     key = (req.norm, req.free_cells, req.max_attempts, str(unit), level, _shape(sub), in_norm)
     if key not in _LAWS:
@@ -472,16 +479,17 @@ def cell_uncertainty(exact, n: int, req, unit: Fraction, level: float) -> dict:
 
 
 def join_draws(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
-    """The fewest and the most simulated draws of two sets of block shapes ((0, 0): every law exact)."""
+    """Return the fewest and the most simulated draws of two sets of block shapes ((0, 0): every law exact)."""
     if a == (0, 0) or b == (0, 0):
         return a if b == (0, 0) else b
     return min(a[0], b[0]), max(a[1], b[1])
 
 
 def uncertainty_record(level: float, draws: tuple[int, int]) -> dict:
-    """What the statement says of the uncertainty columns: their level, how they were computed, their error.
+    """Return what the statement says of the uncertainty columns: their level, how they were computed, their error.
 
-    ``draws`` is the fewest and the most simulated draws of a block shape ((0, 0): every law exact)."""
+    ``draws`` is the fewest and the most simulated draws of a block shape ((0, 0): every law exact).
+    """
     fewest, most = draws
     return {
         "level": level,
@@ -507,7 +515,7 @@ def uncertainty_record(level: float, draws: tuple[int, int]) -> dict:
 
 
 def uncertainty_columns(values: np.ndarray, got: dict) -> dict[str, np.ndarray]:
-    """The columns added to the released table: each cell's noise sd, and its interval's ends for the true count.
+    """Return the columns added to the released table: each cell's noise sd, and its interval's ends for the true count.
 
     Parameters
     ----------

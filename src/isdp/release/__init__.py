@@ -1,5 +1,7 @@
-"""Release mode (`isdp release`): the request, the plan, the run, the checks and the statement, and the three
-files written all or none, for a whole table, part by part or on Dask (docs/release.md).
+"""Release mode (`isdp release`).
+
+The request, the plan, the run, the checks and the statement, and the three files written all or none, for a whole
+table, part by part or on Dask (docs/release.md).
 
 Examples
 --------

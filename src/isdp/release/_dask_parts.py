@@ -54,7 +54,7 @@ _GREETING_LIMIT = 1 << 16
 
 
 def cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system has one, as under SLURM).
+    """Return the cores this process may run on (its CPU affinity where the system has one, as under SLURM).
 
     Returns
     -------
@@ -73,7 +73,7 @@ def cores() -> int:
 
 
 def scheduler_address(address: str) -> str:
-    """A scheduler's address checked for its form, as Dask spells it: ``SCHEME://HOST:PORT``.
+    """Return a scheduler's address checked for its form, as Dask spells it: ``SCHEME://HOST:PORT``.
 
     Parameters
     ----------
@@ -140,8 +140,9 @@ def _receive(sock: socket.socket, n: int, deadline: float) -> bytes:
 
 
 def _greets(address: str, timeout: float) -> None:
-    """Whether a Dask scheduler answers at the TCP ``address`` within ``timeout`` seconds: it sends one
-    message first, a small set of frames (a length, then the frames' count and lengths, then the frames).
+    """Whether a Dask scheduler answers at the TCP ``address`` within ``timeout`` seconds.
+
+    It sends one message first, a small set of frames (a length, then the frames' count and lengths, then the frames).
 
     Raises
     ------

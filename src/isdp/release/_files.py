@@ -1,5 +1,6 @@
-"""Writing a release's three files — the table, its privacy statement and its confidential audit record —
-all or none (docs/release.md, "What is written").
+"""Writing a release's three files.
+
+The table, its privacy statement and its confidential audit record — all or none (docs/release.md, "What is written").
 
 Each file is created readable by its owner only (all three derive from the confidential table). All three are
 written in full to temporary files beside their names first; only then do the names change, each by an atomic
@@ -45,7 +46,7 @@ def count_of(n: int, noun: str) -> str:
 
 
 def _open_private(path: Path):
-    """A new file for text, readable by its owner only: all three files derive from the confidential table."""
+    """Return a new file for text, readable by its owner only: all three files derive from the confidential table."""
     return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8", newline="")
 
 
@@ -60,13 +61,15 @@ def _csv_writer(lines: list[list[str]]):
 
 
 def _text(value) -> str:
-    """A cell of an added column as CSV text: an integer as it is, a float as Python writes it (exactly)."""
+    """Return a cell of an added column as CSV text: an integer as it is, a float as Python writes it (exactly)."""
     return repr(float(value)) if isinstance(value, np.floating) else str(int(value))
 
 
 def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = None, *, dataset: bool = False):
-    """A long table's release as Parquet: a Parquet input's columns kept, a CSV input's keys as text; one file, or
-    a dataset of one file."""
+    """Return a long table's release as Parquet.
+
+    A Parquet input's columns kept, a CSV input's keys as text; one file, or a dataset of one file.
+    """
     layout = table.layout
     if not isinstance(layout, LongTable) or len(values) != len(layout.counts):  # check_layouts refused a wide one
         raise AssertionError("release layout differs from the input's; this is a bug in isdp")
@@ -125,7 +128,8 @@ def sync_directory(path: Path) -> None:
 
 def replaceable_dataset(path: Path) -> bool:
     """Whether the directory ``path`` holds a released dataset only (files named as :data:`DATASET_FILE`'s), so
-    ``force`` may replace it: any other directory (a home, a folder of inputs) is never removed."""
+    ``force`` may replace it: any other directory (a home, a folder of inputs) is never removed.
+    """
     return all(
         entry.is_file(follow_symlinks=False) and re.fullmatch(DATASET_FILE_PATTERN, entry.name)
         for entry in os.scandir(path)
@@ -155,7 +159,7 @@ _NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK}
 
 
 def _backup_name(path: Path) -> Path:
-    """A fresh hidden name beside ``path`` for a hard link to the file it replaces."""
+    """Return a fresh hidden name beside ``path`` for a hard link to the file it replaces."""
     return path.with_name(f".{path.name}.{uuid.uuid4().hex}.backup")
 
 
@@ -390,7 +394,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
 
 
 def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict:
-    """The audit record as written: :data:`AUDIT_NOTE`, the release's record, and the files' names."""
+    """Return the audit record as written: :data:`AUDIT_NOTE`, the release's record, and the files' names."""
     return {
         "note": AUDIT_NOTE,
         **audit,
@@ -403,7 +407,8 @@ def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict
 
 def output_path(name: str, value) -> Path:
     """``value`` as an output's :class:`~pathlib.Path`, or a :class:`~isdp.errors.UsageError` naming the argument
-    ``name`` when it is no file name (None, a number, ``""``, ``.``)."""
+    ``name`` when it is no file name (None, a number, ``""``, ``.``).
+    """
     if not isinstance(value, str | os.PathLike):
         raise UsageError(f"{name} must be a file name (str or os.PathLike), got {type(value).__name__}", name)
     path = Path(value)

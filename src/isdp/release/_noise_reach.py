@@ -1,5 +1,7 @@
-"""How far a release's noise can reach, forecast from the invariants and ε alone: a plan whose noise could leave
-the 64-bit integers a release is held in is refused before anything is drawn (docs/release.md, "Refusal").
+"""How far a release's noise can reach, forecast from the invariants and ε alone.
+
+A plan whose noise could leave the 64-bit integers a release is held in is refused before anything is drawn
+(docs/release.md, "Refusal").
 """
 
 from __future__ import annotations

@@ -33,8 +33,10 @@ _INT_TOL = 1e-6
 
 
 def _constraints(A, b=None, n: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """``A`` as int64 (r × n) and ``b`` as float (r,), checking shapes and finiteness; a sparse ``A`` stays sparse
-    (a block of two margins of 1000 × 1000 is 16 GB dense, 32 MB sparse)."""
+    """Return ``A`` as int64 (r × n) and ``b`` as float (r,), checking shapes and finiteness.
+
+    A sparse ``A`` stays sparse (a block of two margins of 1000 × 1000 is 16 GB dense, 32 MB sparse).
+    """
     A = integer_matrix("A", A) if sp.issparse(A) else as_integer_matrix(A)
     if n is not None and A.shape[1] != n:
         raise ValueError(f"A has {A.shape[1]} columns but the vector has {n} cells")
@@ -319,7 +321,7 @@ def l1_projection_milp(m, A, b, nonnegative: bool = False) -> np.ndarray:
 
 
 def l1_total_projection(m, total, nonnegative: bool = False) -> np.ndarray:
-    """The integer ℓ1 projection onto one total, the same optimum whatever the solver: the ℓ2-nearest.
+    """Return the integer ℓ1 projection onto one total, the same optimum whatever the solver: the ℓ2-nearest.
 
     Returns the integer y with Σ y = ``total`` (and y ≥ 0 with ``nonnegative``) that minimises
     ‖y − m‖₁ and, among the many such minimisers, ‖y − m‖₂; of these, when several remain (see
@@ -420,7 +422,8 @@ def _cheapest_steps(start, cap, count: int) -> np.ndarray:
     Cell i's j-th step (j = 0 … cap_i − 1) costs ``start_i + j``; the ``count`` cheapest steps,
     ties to the lower index, are taken. Steps are counted by integer level: every step whose
     cost's integer part is below ``level`` is taken, then those at ``level`` by (fractional part,
-    index)."""
+    index).
+    """
     whole = np.floor(start)
     frac = start - whole
 

@@ -66,7 +66,7 @@ MIN_CELLS = math.isqrt(2 * _PAIR_SUM_LIMIT) + 1
 
 
 def part_seed(seed: int, part: int) -> int:
-    """The seed of part ``part``'s stream in a seeded release: SHA-256 of ``"seed/part"``, 64 bits.
+    """Return the seed of part ``part``'s stream in a seeded release: SHA-256 of ``"seed/part"``, 64 bits.
 
     Parameters
     ----------
@@ -273,8 +273,11 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
 
 
 def _part_rows(table: Table, layout: PartitionLayout) -> tuple[sparse.csr_array, list[str], list[int]]:
-    """The part's invariants: each family within partitions in order, a row equal to an earlier one dropped (as
-    :func:`isdp.tables.constraint_matrix` drops it), with each row's family."""
+    """Return the part's invariants.
+
+    Each family within partitions in order, a row equal to an earlier one dropped (as
+    :func:`isdp.tables.constraint_matrix` drops it), with each row's family.
+    """
     parts, labels, families = [], [], []
     for i in layout.within:
         rows, lab = _family_rows(table, layout.families[i])
@@ -487,7 +490,7 @@ def release_partitioned(
 
 
 def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartResult]) -> dict:
-    """The whole table's statement, joined from the parts' results in table order."""
+    """Return the whole table's statement, joined from the parts' results in table order."""
     if sum(r.cells for r in results) != layout.cells:
         raise AssertionError("the parts do not cover the table; this is a bug in isdp")
     if sum(r.free for r in results) == 0:

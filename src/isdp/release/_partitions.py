@@ -104,7 +104,7 @@ class PartitionLayout:
 def partition_key(
     families, key_names
 ) -> tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[int, tuple[str, ...]], ...]]:
-    """The partition key of ``families`` over a long table's key columns, and which families span partitions.
+    """Return the partition key of ``families`` over a long table's key columns, and which families span partitions.
 
     A family ``by:NAMES`` sums cells by those key columns, ``total`` by none. A family on a strict
     subset of another's columns is a sum of the other's totals; the partition key is what every other
@@ -289,8 +289,11 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
 
 
 def _spanning(family: str, columns: tuple[str, ...], key: tuple[str, ...], runs: list[tuple[str, ...]]) -> Spanning:
-    """A spanning family's totals: labelled as :func:`isdp.tables.constraint_matrix` labels them, in the order of
-    their first cell, each run's total among them."""
+    """Return a spanning family's totals.
+
+    Labelled as :func:`isdp.tables.constraint_matrix` labels them, in the order of their first cell, each run's total
+    among them.
+    """
     at = [key.index(col) for col in columns]
     groups: dict[tuple[str, ...], int] = {}
     members = np.array([groups.setdefault(tuple(kt[a] for a in at), len(groups)) for kt in runs], dtype=np.int64)

@@ -1,5 +1,7 @@
-"""The plan of a release, decided before any count is read: the route, the mechanism calibrated to the
-guarantee per person, the exact sampler and the forecast of its acceptance, the refusals, and the dry run.
+"""The plan of a release, decided before any count is read.
+
+The route, the mechanism calibrated to the guarantee per person, the exact sampler and the forecast of its acceptance,
+the refusals, and the dry run.
 
 The plan is made from A, the options and the table's labels alone (:meth:`Plan.make`,
 :meth:`Plan.of`), so neither it nor a refusal depends on the counts; a release draws under it
@@ -233,7 +235,7 @@ class Plan:
 
     @classmethod
     def of(cls, table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> Plan:
-        r"""The plan of releasing ``table``: :meth:`make`, and what the statement states of the table.
+        r"""Return the plan of releasing ``table``: :meth:`make`, and what the statement states of the table.
 
         The table's labels only are read (its cells', its tables' names), never its counts; each
         row's rule is found by building each of ``req.rules`` and ``req.ties`` alone on the table's
@@ -315,7 +317,7 @@ class Plan:
         return self.expected_attempts <= self.req.max_attempts
 
     def guarantee(self, eta: float | None = None, confidence: float | None = None) -> Guarantee:
-        """The guarantee of the exact mechanism, or of the chain within TV ``eta`` of it.
+        """Return the guarantee of the exact mechanism, or of the chain within TV ``eta`` of it.
 
         Parameters
         ----------
@@ -341,7 +343,7 @@ class Plan:
         )
 
     def eta_target(self) -> float:
-        """The TV bound a chain must certify so that δ per person stays within the request.
+        """Return the TV bound a chain must certify so that δ per person stays within the request.
 
         Returns
         -------
@@ -352,7 +354,7 @@ class Plan:
         return self.req.delta_split()[1] / (1 + math.exp(self.guarantee().at(1)["epsilon"]))
 
     def pairs(self) -> int:
-        """The coupled pairs behind the chain's certificate.
+        """Return the coupled pairs behind the chain's certificate.
 
         Returns
         -------
@@ -390,7 +392,7 @@ class Plan:
         return req.pairs
 
     def chain_target(self):
-        """The chain's target law on Λ(A).
+        """Return the chain's target law on Λ(A).
 
         Returns
         -------
@@ -403,7 +405,7 @@ class Plan:
         return generalized_laplace(float(self.unit), self.req.norm)
 
     def mechanism(self) -> dict:
-        """The mechanism and its own parameter, for the statement.
+        """Return the mechanism and its own parameter, for the statement.
 
         Returns
         -------
@@ -444,7 +446,7 @@ class Plan:
 
 
 def calibrate(req: Request, n_in_norm: int = 1) -> Fraction | float:
-    """The mechanism's own parameter for the guarantee asked (docs/method.md §11).
+    """Return the mechanism's own parameter for the guarantee asked (docs/method.md §11).
 
     Parameters
     ----------
@@ -465,7 +467,7 @@ def calibrate(req: Request, n_in_norm: int = 1) -> Fraction | float:
 
 
 def exact_sampler(A, req: Request, unit, derived: np.ndarray | None = None) -> tuple[ExactSampler | None, float]:
-    """The exact sampler of Λ(A) for ``req``, each distinct block's acceptance forecast on the way.
+    """Return the exact sampler of Λ(A) for ``req``, each distinct block's acceptance forecast on the way.
 
     Parameters
     ----------
@@ -508,7 +510,7 @@ def exact_sampler(A, req: Request, unit, derived: np.ndarray | None = None) -> t
 
 
 def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:
-    r"""The statement a run with these options would carry, from the labels and the options only.
+    r"""Return the statement a run with these options would carry, from the labels and the options only.
 
     What ``isdp release --dry-run`` prints. The route is the one that would be tried first; on
     the chain route the δ stated is the most a run may reach (its certificate is computed at run
@@ -646,8 +648,11 @@ def _check_uncertainty_columns(table: Table | TableSet) -> None:
 def _rules_of_rows(
     table: Table | TableSet, A: sparse.csr_array, labels: list[str], req: Request
 ) -> tuple[str | None, ...]:
-    """Per row of ``A``, the rule of ``req`` that made it (:attr:`Plan.rules`): each rule's own rows, built from
-    the table's keys alone, matched by label and coefficients (the first rule that makes a row names it)."""
+    """Per row of ``A``, the rule of ``req`` that made it (:attr:`Plan.rules`).
+
+    Each rule's own rows, built from the table's keys alone, matched by label and coefficients (the first rule that
+    makes a row names it).
+    """
     ruled: dict[tuple[str, tuple[bytes, bytes]], str] = {}
     sources = [((rule,), (), rule) for rule in req.rules] + [((), (tie,), f"tie {tie}") for tie in req.ties]
     for families, ties, name in sources:

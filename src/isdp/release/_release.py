@@ -1,6 +1,8 @@
-"""Release mode: privatise one confidential integer table, keep its invariants exactly, and state
-the guarantee the release meets per person (docs/release.md, derived in docs/method.md §11).
-The neighbouring relation and the calibration are :mod:`isdp.release`'s.
+"""Release mode.
+
+Privatise one confidential integer table, keep its invariants exactly, and state the guarantee the release meets per
+person (docs/release.md, derived in docs/method.md §11). The neighbouring relation and the calibration are
+:mod:`isdp.release`'s.
 
 This module draws a release, one way: table → plan → draw → check → statement (the files are
 :func:`isdp.release.write_release`'s). The pieces it runs live where their idea does:
@@ -401,7 +403,7 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
 
 
 def no_acceptance(req: Request) -> str:
-    """The refusal when a block of the exact sampler accepted no proposal within ``req.max_attempts``."""
+    """Return the refusal when a block of the exact sampler accepted no proposal within ``req.max_attempts``."""
     advice = (
         "its Gaussian step accepts a share that falls geometrically with the number of cells: raise "
         "--max-attempts, use --norm l1, or fewer cells"
@@ -418,7 +420,8 @@ def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
     """The integer ℓ1 projection onto {z ≥ 0, A z = A values}, block by block (the objective and the
     constraints separate over :func:`blocks`); a block already non-negative is left as it is. A block
     that is one total gets the ℓ2-nearest of the ℓ1 optima, whatever the solver
-    (:func:`isdp.baselines.l1_total_projection`); other blocks HiGHS' optimum."""
+    (:func:`isdp.baselines.l1_total_projection`); other blocks HiGHS' optimum.
+    """
     from ._nonnegative import l1_projection_milp  # here: it loads HiGHS (highspy), which only --nonnegative needs
 
     out = values.copy()
@@ -436,7 +439,7 @@ def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
 
 
 def _sha256(path: Path) -> str:
-    """The file's SHA-256, read in blocks; for a directory of Parquet files, that of their names and digests."""
+    """Return the file's SHA-256, read in blocks; for a directory of Parquet files, that of their names and digests."""
     if path.is_dir():
         digest = hashlib.sha256()
         for file in table_files(path):

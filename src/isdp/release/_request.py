@@ -1,5 +1,7 @@
-"""What to release and how: the options of a release (the norm, ε and δ per person, the route's switches
-and budgets) and their checks, made before anything is read (docs/release.md, "Options").
+"""What to release and how.
+
+The options of a release (the norm, ε and δ per person, the route's switches and budgets) and their checks, made before
+anything is read (docs/release.md, "Options").
 
 ε and δ are the guarantee needed per person (the neighbouring relation is :mod:`isdp.release`'s); the
 mechanism's own parameters follow from them in the plan (:class:`~isdp.release.Plan`).

@@ -1,5 +1,7 @@
-"""The privacy statement of a release: the publishable record of the mechanism, the route taken, the
-guarantee per person and the invariants (docs/release.md, "The statement").
+"""The privacy statement of a release.
+
+The publishable record of the mechanism, the route taken, the guarantee per person and the invariants (docs/release.md,
+"The statement").
 
 Everything in it is derived from the invariants A, the options, the labels and the invariants' values
 (which the release discloses anyway), never from anything else in the confidential table; the route's
@@ -33,7 +35,9 @@ def route_record(
     certificate: Certificate | None = None,
     proposal_eps: float | None = None,
 ) -> dict:
-    r"""The route taken, for the statement: the exact routes' construction, or the chain's run and its certificate.
+    r"""Return the route taken, for the statement.
+
+    The exact routes' construction, or the chain's run and its certificate.
 
     Everything in it follows from the plan (the invariants and the options) and, for the chain,
     from its certificate — fresh random numbers, never the counts. The certificate's run time is
@@ -152,7 +156,7 @@ class ExactPieces:
 
     @classmethod
     def of(cls, exact, unit, cell_labels, req) -> ExactPieces:
-        """The pieces of a whole sampler (:class:`isdp.exact.ExactSampler`) over cells named ``cell_labels``."""
+        """Return the pieces of a whole sampler (:class:`isdp.exact.ExactSampler`) over cells named ``cell_labels``."""
         solved = exact.solved
         variances = exact.variances(unit)[solved].tolist() if req.free_cells else []
         klein: dict[tuple, dict] = {}
@@ -174,7 +178,7 @@ class ExactPieces:
         return cls([cell_labels[i] for i in solved], variances, klein, len(exact.parts))
 
     def join(self, other: ExactPieces) -> ExactPieces:
-        """These pieces followed by ``other``'s (a later part of the table)."""
+        """Return these pieces followed by ``other``'s (a later part of the table)."""
         klein = {key: dict(entry) for key, entry in self.klein.items()}
         for key, entry in other.klein.items():
             if key in klein:
@@ -187,7 +191,7 @@ class ExactPieces:
 
 
 def exact_route(req, unit, tables_in_norm, pieces: ExactPieces) -> dict:
-    """The route record of the exact and free-cell routes (:func:`route_record`), from the blocks' pieces."""
+    """Return the route record of the exact and free-cell routes (:func:`route_record`), from the blocks' pieces."""
     if req.free_cells:
         return {
             "name": "free cells",
@@ -251,9 +255,11 @@ def invariant_entry(label: str, rule: str | None, coefficients: dict | None, val
 
 
 def _invariants(plan, values: np.ndarray | None) -> list[dict]:
-    """Each invariant by label (and value): by its rule where ``--invariant``/``--tie`` made it (the plan's
-    ``rules``), so the statement grows with the invariants and not with the cells; else with its coefficients
-    by cell label."""
+    """Each invariant by label (and value).
+
+    By its rule where ``--invariant``/``--tie`` made it (the plan's ``rules``), so the statement grows with the
+    invariants and not with the cells; else with its coefficients by cell label.
+    """
     A, cells = plan.A, plan.cell_labels
     return [
         invariant_entry(
@@ -282,7 +288,7 @@ def privacy_statement(
     invariants: list[dict] | None = None,
     cells: int | None = None,
 ) -> dict:
-    r"""The publishable privacy statement of a release, from the plan, the labels and the invariants' values.
+    r"""Return the publishable privacy statement of a release, from the plan, the labels and the invariants' values.
 
     Derived from A, the options, the labels and the invariants' values (disclosed by the release
     itself), never from anything else in the table: two tables with the same invariants give

@@ -1,5 +1,7 @@
-"""Tables in and out of a release: wide and long CSV, Parquet files and datasets, their cell keys, and the
-invariant families and constraint files that say which totals are held exactly (docs/release.md).
+"""Tables in and out of a release.
+
+Wide and long CSV, Parquet files and datasets, their cell keys, and the invariant families and constraint files that say
+which totals are held exactly (docs/release.md).
 
 Examples
 --------

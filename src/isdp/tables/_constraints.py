@@ -1,6 +1,7 @@
-"""The invariants of a table: the matrix A whose rows are the totals a release keeps exactly, built
-from families of totals, ties between tables and constraint files (docs/release.md, "Options" and
-"Scale").
+"""The invariants of a table.
+
+The matrix A whose rows are the totals a release keeps exactly, built from families of totals, ties between tables and
+constraint files (docs/release.md, "Options" and "Scale").
 
 :func:`constraint_matrix` builds A (sparse, int64, no repeated row, a label per row) for one
 :class:`~isdp.tables.Table` or a :class:`~isdp.tables.TableSet`; a request it cannot build is a
@@ -50,7 +51,8 @@ def _grouped_rows(table: Table, axes: list[int], what) -> tuple[sparse.csr_array
 def _first_seen_codes(values) -> tuple[np.ndarray, int]:
     """Each value's group number, groups numbered in the order of their first value, and the number of groups.
 
-    Labels are sorted as fixed-width strings (a C-speed sort) unless one is long; integers as they are."""
+    Labels are sorted as fixed-width strings (a C-speed sort) unless one is long; integers as they are.
+    """
     if isinstance(values, list):
         if max(map(len, values), default=0) > 64:  # a fixed-width array would take 4 bytes per character of the longest
             groups: dict = {}
@@ -63,8 +65,11 @@ def _first_seen_codes(values) -> tuple[np.ndarray, int]:
 
 
 def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]]:
-    """The rows of an invariant family: ``total``, ``row-margins``, ``column-margins``,
-    ``all-margins`` or ``by:NAME[,NAME…]`` (a total for every combination of those key columns)."""
+    """Return the rows of an invariant family.
+
+    ``total``, ``row-margins``, ``column-margins``, ``all-margins`` or ``by:NAME[,NAME…]`` (a total for every
+    combination of those key columns).
+    """
     if family == "total":
         return _grouped_rows(table, [], lambda g: "total")
     if family.startswith("by:"):
@@ -101,7 +106,7 @@ def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]
 
 
 def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str]]:
-    r"""The constraints of a CSV file: header ``constraint,<cell labels>[,value]``, one line per constraint.
+    r"""Return the constraints of a CSV file: header ``constraint,<cell labels>[,value]``, one line per constraint.
 
     The file of ``isdp release --constraints FILE``: any counting invariants beyond the families.
     Cell labels are ``row|column`` (wide) or the key fields joined by ``|`` (long; ``NAME|key…``
@@ -225,7 +230,7 @@ def _placed(tset: TableSet, k: int, rows: sparse.csr_array) -> sparse.csr_array:
 
 
 def _set_family_rows(tset: TableSet, family: str) -> tuple[sparse.csr_array, list[str]]:
-    """A family on every table, or on one with ``FAMILY@NAME``."""
+    """Return a family on every table, or on one with ``FAMILY@NAME``."""
     family, _, name = family.partition("@")
     which = [tset.position(name)] if name else range(len(tset.tables))
     parts, labels = [], []
@@ -242,8 +247,11 @@ def _group_name(columns: list[str], values: tuple[str, ...]) -> str:
 
 
 def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
-    """``total`` or ``by:NAME[,NAME…]``: the totals of each group agree in every table that has those
-    key columns (the first such table's against each other's)."""
+    """``total`` or ``by:NAME[,NAME…]``.
+
+    The totals of each group agree in every table that has those key columns (the first such table's against each
+    other's).
+    """
     if tie != "total" and not tie.startswith("by:"):
         raise UsageError(f"unknown tie {tie!r}: total or by:NAME[,NAME…] (key columns the tables share)")
     wanted = {w.strip().casefold() for w in tie[3:].split(",") if w.strip()} if tie != "total" else set()
@@ -283,7 +291,7 @@ def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
 def constraint_matrix(
     table: Table | TableSet, families=(), constraint_file=None, ties=()
 ) -> tuple[sparse.csr_array, list[str]]:
-    r"""The invariants as a sparse matrix A (rows without repeats) with a label per row.
+    r"""Return the invariants as a sparse matrix A (rows without repeats) with a label per row.
 
     What ``--invariant``, ``--tie`` and ``--constraints`` of ``isdp release`` build: the rows of
     the families in order, then the ties, then the constraint file's; a row equal to an earlier
@@ -387,7 +395,7 @@ def constraint_matrix(
 
 
 def first_rows(A: sparse.csr_array) -> list[int]:
-    """The rows of ``A`` (canonical) that equal no earlier row, in order: what :func:`constraint_matrix` keeps.
+    """Return the rows of ``A`` (canonical) that equal no earlier row, in order: what :func:`constraint_matrix` keeps.
 
     Parameters
     ----------

@@ -20,8 +20,7 @@ _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def _not_integer(text: str) -> str:
-    """What is wrong with an entry that is not an integer, without quoting it (it may be a
-    confidential count)."""
+    """Return what is wrong with an entry that is not an integer, without quoting it (it may be a confidential count)."""
     if not text:
         return "empty"
     if any(ch.isdigit() and not "0" <= ch <= "9" for ch in text):
@@ -47,7 +46,7 @@ def _integer(text: str) -> int | None:
 
 
 def _count(path, where: str, text: str, counts: bool) -> int:
-    """An entry as an integer; the message of a refusal never quotes it (it may be a count)."""
+    """Return an entry as an integer; the message of a refusal never quotes it (it may be a count)."""
     v = _integer(text)
     if v is None:
         raise InvariantError(

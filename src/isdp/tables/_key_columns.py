@@ -91,7 +91,8 @@ class KeyColumns(Sequence):
 
 def _same(ours: Sequence, other, kind=None) -> bool:
     """Whether ``other`` is a sequence of the same items as ``ours`` (each made a ``kind`` first, if given), as a
-    list compares."""
+    list compares.
+    """
     return (
         isinstance(other, Sequence)
         and len(other) == len(ours)
@@ -100,7 +101,7 @@ def _same(ours: Sequence, other, kind=None) -> bool:
 
 
 def _offsets_and_data(column) -> tuple[np.ndarray, memoryview]:
-    """A string array's offsets (from its first label) and the bytes they index."""
+    """Return a string array's offsets (from its first label) and the bytes they index."""
     import pyarrow as pa  # deferred: only a table held a column at a time comes here, and it has loaded pyarrow
 
     width = np.int64 if pa.types.is_large_string(column.type) else np.int32

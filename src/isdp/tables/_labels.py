@@ -1,5 +1,7 @@
-"""Labels of a table file as they will look once published: margins known by their labels, labels
-that would look alike, column names that say they hold counts, and the file's labelled lines.
+"""Labels of a table file as they will look once published.
+
+Margins known by their labels, labels that would look alike, column names that say they hold counts, and the file's
+labelled lines.
 
 The wide and long readers and the layout detection share these checks; each refusal is an
 :class:`~isdp.errors.InvariantError` naming the file and the line or column, never quoting a count.
@@ -50,8 +52,10 @@ _IGNORABLE = (
 
 
 def _invisible(ch: str) -> bool:
-    """A character that displays as nothing: a format or control character (not whitespace) or a
-    default-ignorable code point."""
+    """Return a character that displays as nothing.
+
+    A format or control character (not whitespace) or a default-ignorable code point.
+    """
     if ch.isspace():
         return False
     o = ord(ch)
@@ -59,10 +63,12 @@ def _invisible(ch: str) -> bool:
 
 
 def _seen_as(label: str) -> str:
-    """What a label looks like, for comparing labels: NFKC-normalised and case-folded, invisible
-    characters removed, runs of whitespace as one space. Two labels that look the same in a
-    published table (``é`` composed or not, ``A`` and ``A`` + U+200B, ``ﬁ`` and ``fi``, a
-    no-break space and a space) are seen as the same."""
+    """Return what a label looks like, for comparing labels.
+
+    NFKC-normalised and case-folded, invisible characters removed, runs of whitespace as one space. Two labels that look
+    the same in a published table (``é`` composed or not, ``A`` and ``A`` + U+200B, ``ﬁ`` and ``fi``, a no-break space
+    and a space) are seen as the same.
+    """
     if label.isascii() and label.isprintable():
         return " ".join(label.casefold().split())
     text = "".join(ch for ch in label if not _invisible(ch))
@@ -71,8 +77,11 @@ def _seen_as(label: str) -> str:
 
 
 def _distinct(path, what: str, items) -> None:
-    """Refuse two of ``items`` — (position, label or tuple of labels) — that look the same
-    (:func:`_seen_as`), naming both positions, and a label with nothing visible in it."""
+    """Refuse two of ``items``.
+
+    (position, label or tuple of labels) — that look the same (:func:`_seen_as`), naming both positions, and a label
+    with nothing visible in it.
+    """
     seen: dict = {}
     looks: dict[str, str] = {}  # labels repeat (a long table's keys): each is normalised once
     for where, label in items:
@@ -118,14 +127,15 @@ def _count_like(name: str) -> bool:
 
 def table_path(path) -> Path:
     """``path`` as a :class:`~pathlib.Path`, or a :class:`~isdp.errors.UsageError` naming the argument when it is
-    no file name (None, a number)."""
+    no file name (None, a number).
+    """
     if not isinstance(path, str | os.PathLike):
         raise UsageError(f"path must be a table's file name (str or os.PathLike), got {type(path).__name__}", "path")
     return Path(path)
 
 
 def _labelled_lines(path) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """The header and the (line number, fields) of every non-blank line, fields stripped."""
+    """Return the header and the (line number, fields) of every non-blank line, fields stripped."""
     try:
         text = table_path(path).read_bytes().decode("utf-8-sig")  # a byte-order mark is not part of a label
     except UnicodeDecodeError as err:

@@ -1,5 +1,4 @@
-"""The long layout of a table file: a header, then one line per cell, key columns naming it and one
-count column.
+"""The long layout of a table file: a header, then one line per cell, key columns naming it and one count column.
 
 The keys are published as labels: they are refused when empty, labelled as a margin, alike, or
 counts in a column named like a count column (:func:`read_long_table`), naming the line, never
@@ -88,7 +87,7 @@ class LongTable:
         return [fields for _, fields in parquet_lines("", self.source, self.count_column)[1]]
 
     def with_cells(self, cells) -> list[list[str]]:
-        """The file's lines with the count column replaced by ``cells``.
+        """Return the file's lines with the count column replaced by ``cells``.
 
         Parameters
         ----------
@@ -110,7 +109,7 @@ class LongTable:
 
 
 def read_long_table(path, count_column: str = "count", counts: bool = True) -> LongTable:
-    r"""A long table: a header, then one line per cell; ``count_column`` holds the integer count.
+    r"""Return a long table: a header, then one line per cell; ``count_column`` holds the integer count.
 
     Every other column is a key, published unchanged as labels; each key must be non-empty, not
     labelled as a margin (a field such as ``Total``, ``Sum`` or ``All``, as
@@ -181,7 +180,7 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
 def _long_table_and_keys(
     path, header: list[str], body, c: int, counts: bool
 ) -> tuple[LongTable, list[tuple[str, ...]]]:
-    """The table and its keys (:attr:`LongTable.keys`, found once by the checks)."""
+    """Return the table and its keys (:attr:`LongTable.keys`, found once by the checks)."""
     keys = _long_keys(path, header, body, c)
     values = _plain_counts([fields[c] for _, fields in body], counts)
     if values is None:  # some entry is refused: read one by one, for the message naming its line
@@ -203,7 +202,8 @@ _MARGIN_WORDS = ("total", "sum", "overall", "margin", "all")
 
 def _plain_counts(column: list[str], counts: bool) -> np.ndarray | None:
     """The column's counts when every entry passes :func:`_count` (a C-speed check of the whole column), else
-    None (the caller reads them one by one for the refusal's message)."""
+    None (the caller reads them one by one for the refusal's message).
+    """
     joined = "\x00".join(column)
     if joined.count("\x00") != len(column) - 1 or not _PLAIN_COUNTS.fullmatch(joined):
         return None
@@ -214,9 +214,12 @@ def _plain_counts(column: list[str], counts: bool) -> np.ndarray | None:
 
 
 def _plain_keys(columns: list[tuple[str, ...]]) -> list[tuple[str, ...]] | None:
-    """The keys when every key column is plain — printable ASCII, no empty field, no margin's label — and no two
-    keys look alike (lower case, runs of spaces as one: :func:`_seen_as` on printable ASCII), checked at C speed
-    a column at a time; else None (the caller checks line by line, for the refusal's message)."""
+    """Return the keys when every key column is plain.
+
+    Printable ASCII, no empty field, no margin's label — and no two keys look alike (lower case, runs of spaces as one:
+    :func:`_seen_as` on printable ASCII), checked at C speed a column at a time; else None (the caller checks line by
+    line, for the refusal's message).
+    """
     seen = []
     for column in columns:
         joined = "\x00".join(column)
@@ -238,8 +241,10 @@ def _plain_keys(columns: list[tuple[str, ...]]) -> list[tuple[str, ...]] | None:
 
 
 def _long_keys(path, header: list[str], body, c: int) -> list[tuple[str, ...]]:
-    """Each line's key (its fields but the count column ``c``), checked: no empty field, no two keys
-    that look the same, no key column that holds counts. The count column is never read."""
+    """Each line's key (its fields but the count column ``c``), checked.
+
+    No empty field, no two keys that look the same, no key column that holds counts. The count column is never read.
+    """
     fields = list(zip(*(f for _, f in body), strict=True))
     keys = _plain_keys([column for k, column in enumerate(fields) if k != c])
     if keys is not None:  # every line passes the checks below, made a column at a time
@@ -287,9 +292,11 @@ def column_name(count_column) -> str:
 
 
 def _count_column(path, header: list[str], count_column: str) -> int:
-    """The count column's position (names compared as they look: :func:`_seen_as`); a header
-    with a repeated column name is refused (a second count column would be read as a key, and its
-    counts published as labels), and so is one without a key column."""
+    """Return the count column's position (names compared as they look: :func:`_seen_as`).
+
+    A header with a repeated column name is refused (a second count column would be read as a key, and its counts
+    published as labels), and so is one without a key column.
+    """
     column_name(count_column)
     names = [_seen_as(h) for h in header]
     for k, name in enumerate(names):

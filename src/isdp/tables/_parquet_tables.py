@@ -78,13 +78,15 @@ def is_dataset(output) -> bool:
 
 
 def _marker(entry: Path) -> bool:
-    """Whether a directory's entry is a writer's marker that holds no rows: a file named ``_…`` or ``.…``
-    (``_SUCCESS``, a ``.crc`` checksum) that is not a ``.parquet`` file."""
+    """Whether a directory's entry is a writer's marker that holds no rows.
+
+    A file named ``_…`` or ``.…`` (``_SUCCESS``, a ``.crc`` checksum) that is not a ``.parquet`` file.
+    """
     return entry.name.startswith((".", "_")) and entry.suffix.lower() != SUFFIX and entry.is_file()
 
 
 def table_files(path: Path) -> list[Path]:
-    """The files of a Parquet table: the file itself, or a directory's ``.parquet`` files in name order.
+    """Return the files of a Parquet table: the file itself, or a directory's ``.parquet`` files in name order.
 
     A directory is read whole or refused: a subdirectory (a Hive-style ``state=B/``), a hidden
     ``.parquet`` file or any other file but a writer's marker (``_SUCCESS``, ``.…crc``) would
@@ -178,13 +180,15 @@ def read_parquet_arrow(path):
 
 
 def same_columns(schema, first) -> bool:
-    """Whether two files' schemas have the same column names and types: whether a column may hold a null, and
-    metadata, may differ (the rows' nulls are refused where they matter)."""
+    """Whether two files' schemas have the same column names and types.
+
+    Whether a column may hold a null, and metadata, may differ (the rows' nulls are refused where they matter).
+    """
     return schema.names == first.names and schema.types == first.types
 
 
 def concat_parts(parts):
-    """The rows of tables of :func:`same_columns`, in order, as one table whose columns may hold nulls."""
+    """Return the rows of tables of :func:`same_columns`, in order, as one table whose columns may hold nulls."""
     import pyarrow as pa  # deferred: only a Parquet table needs it
 
     schema = plain_schema(parts[0].schema)
@@ -192,15 +196,17 @@ def concat_parts(parts):
 
 
 def plain_schema(schema):
-    """``schema`` without any metadata (of the table or of a field) and with every column nullable: what a
-    release writes, so nothing of the input's metadata reaches it."""
+    """Return ``schema`` without any metadata (of the table or of a field) and with every column nullable.
+
+    What a release writes, so nothing of the input's metadata reaches it.
+    """
     import pyarrow as pa  # deferred: only a Parquet table needs it
 
     return pa.schema([pa.field(field.name, field.type) for field in schema])
 
 
 def key_text(column):
-    """A key column as text (nulls kept), a float's ``-0.0`` read as ``0.0``: one number, one cell."""
+    """Return a key column as text (nulls kept), a float's ``-0.0`` read as ``0.0``: one number, one cell."""
     import pyarrow as pa  # deferred: only a Parquet table needs it
     import pyarrow.compute as pc
 
@@ -210,7 +216,7 @@ def key_text(column):
 
 
 def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """The header and the (line number, fields) of every row, as a CSV long table's are read.
+    """Return the header and the (line number, fields) of every row, as a CSV long table's are read.
 
     Parameters
     ----------
@@ -251,7 +257,7 @@ def parquet_lines(path, table, count_column: int) -> tuple[list[str], list[tuple
 
 
 def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns, np.ndarray] | None:
-    """The header, the keys and the counts of a Parquet table whose columns pass every check at Arrow speed.
+    """Return the header, the keys and the counts of a Parquet table whose columns pass every check at Arrow speed.
 
     The checks are :func:`isdp.tables.read_long_table`'s and :func:`isdp.tables.load_table`'s,
     made a column at a time in ``pyarrow.compute``: every key printable ASCII (stripped of spaces),

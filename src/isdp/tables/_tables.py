@@ -1,6 +1,7 @@
-"""A release's tables: one vector of counts with a label per cell, whatever the file's layout
-(:func:`load_table` reads it, deciding wide or long), and several tables of the same persons
-released together (:class:`TableSet`).
+"""A release's tables.
+
+One vector of counts with a label per cell, whatever the file's layout (:func:`load_table` reads it, deciding wide or
+long), and several tables of the same persons released together (:class:`TableSet`).
 
 A table a release cannot use is an :class:`~isdp.errors.InputError` (exit 3) naming the file,
 line, row or column, never quoting a count: what the wide and long readers refuse
@@ -99,7 +100,7 @@ class Table:
         return ["|".join(k) for k in self.keys]
 
     def with_cells(self, cells) -> list[list[str]]:
-        """The input's layout filled with ``cells``.
+        """Return the input's layout filled with ``cells``.
 
         Parameters
         ----------
@@ -187,7 +188,8 @@ def _missing(value) -> bool:
 
 def _numeric_labels(path, header: list[str], body) -> None:
     """Refuse a wide table (read with ``--format auto``) whose row or column label reads as a number,
-    naming its position only: the label may be a count."""
+    naming its position only: the label may be a count.
+    """
     hint = (
         "and a count read as a label would be published unchanged; if the labels are right, say so with --format wide"
     )
@@ -202,9 +204,11 @@ def _numeric_labels(path, header: list[str], body) -> None:
 
 
 def _layout(path, header: list[str], body, fmt: str, count_column: str) -> str:
-    """``long`` or ``wide``: ``fmt`` if it says, else decided from the header as the CSV reader
-    reads it (quotes, blank lines and a byte-order mark as in the table's own reading), refusing
-    what could be either."""
+    """``long`` or ``wide``.
+
+    ``fmt`` if it says, else decided from the header as the CSV reader reads it (quotes, blank lines and a byte-order
+    mark as in the table's own reading), refusing what could be either.
+    """
     if fmt != "auto":
         return fmt
     names = [_seen_as(h) for h in header]
@@ -367,7 +371,7 @@ def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only
 def _parquet_table(
     path: Path, header: list[str], keys: KeyColumns, counts: np.ndarray, c: int, source, labels_only: bool
 ) -> Table:
-    """A Parquet table whose columns passed every check (:func:`isdp.tables._parquet_tables.plain_columns`)."""
+    """Return a Parquet table whose columns passed every check (:func:`isdp.tables._parquet_tables.plain_columns`)."""
     names = tuple(h for k, h in enumerate(header) if k != c)
     if labels_only:
         return Table(path, None, keys, None, names)
@@ -528,7 +532,7 @@ class TableSet:
         return [np.arange(end - len(t.keys), end) for t, end in zip(self.tables, ends, strict=True)]
 
     def position(self, name: str) -> int:
-        """The position of the table called ``name``.
+        """Return the position of the table called ``name``.
 
         Parameters
         ----------

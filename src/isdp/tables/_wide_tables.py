@@ -1,5 +1,7 @@
-"""The wide layout of a table file: row labels, then one column per category, margins checked
-against the cells when read and recomputed from them when written.
+"""The wide layout of a table file.
+
+Row labels, then one column per category, margins checked against the cells when read and recomputed from them when
+written.
 
 A margin is known by its label alone (:func:`read_wide_table`); a refusal names the file, line,
 row or column, never quoting a count.
@@ -17,14 +19,14 @@ from ._labels import _distinct, _is_margin, _labelled_lines
 
 
 def _wide_labels(path, header: list[str], body) -> tuple[list[str], list[str]]:
-    """A wide table's row and column labels (margins included), refused if two look the same."""
+    """Return a wide table's row and column labels (margins included), refused if two look the same."""
     _distinct(path, "row label", [(f"line {lineno}", fields[0]) for lineno, fields in body])
     _distinct(path, "column label", [(f"column {k}", label) for k, label in enumerate(header[1:], start=2)])
     return [fields[0] for _, fields in body], header[1:]
 
 
 def read_wide_table(path, counts: bool = True) -> WideTable:
-    r"""A two-way integer table stored as CSV (first column = row labels, header = column labels).
+    r"""Return a two-way integer table stored as CSV (first column = row labels, header = column labels).
 
     A row or column labelled as a margin (``Total``, ``Grand total``, ``Sum``, ``All``, …) is
     checked against the cells and dropped from them (it stays in the layout, so a writer
@@ -126,7 +128,7 @@ def _wide_table(path, header: list[str], body, counts: bool) -> WideTable:
 
 
 def read_table_csv(path, counts: bool = True):
-    r"""The cells and labels of a wide CSV table, margins dropped (:func:`read_wide_table`).
+    r"""Return the cells and labels of a wide CSV table, margins dropped (:func:`read_wide_table`).
 
     Parameters
     ----------
@@ -220,7 +222,7 @@ class WideTable:
         return [self.all_cols[j] for j in self.keep_c]
 
     def with_cells(self, cells) -> list[list[str]]:
-        """The file's layout filled with ``cells``; margin rows and columns recomputed from them.
+        """Return the file's layout filled with ``cells``; margin rows and columns recomputed from them.
 
         Parameters
         ----------

@@ -1,5 +1,7 @@
-"""Measures of Subspace DP §4 Theorem 4.2: the projected noise is the noise conditioned on the invariant for the
-spherical Gaussian, and not for other noises (the remark after it).
+"""Measures of Subspace DP §4 Theorem 4.2.
+
+The projected noise is the noise conditioned on the invariant for the spherical Gaussian, and not for other noises (the
+remark after it).
 
 Statements: the conditional and the projected covariance on E6's query (``conditioning_gap``); brute-force
 conditioning on a slab against projection (``conditioning_slab_ks``, ``slab_adjusted_min_p``; Laplace noise in
@@ -30,10 +32,12 @@ SLAB_NOISES = {"laplace": lambda g, shape: g.laplace(0.0, 1 / np.sqrt(2), shape)
 def conditioning_slab_ks(
     run: Run, paper, *, n_accepted: int, window: float, seed: int, noise: str = "gaussian"
 ) -> Measurement:
-    """Thm 4.2 by brute force: i.i.d. ``noise`` (``gaussian``, the theorem's spherical Gaussian, or :data:`SLAB_NOISES`)
-    kept on a slab max |C e| < ``window`` against the projected noise (:func:`spatiotemporal.conditioning_by_slab`),
-    two-sample KS on every cell and every difference of two cells, for Example 2.3's invariant (1ᵀ, 3 cells) and
-    Example 2.4's ((1, 0, 1, 0))."""
+    """Thm 4.2 by brute force.
+
+    I.i.d. ``noise`` (``gaussian``, the theorem's spherical Gaussian, or :data:`SLAB_NOISES`) kept on a slab max |C e| <
+    ``window`` against the projected noise (:func:`spatiotemporal.conditioning_by_slab`), two-sample KS on every cell
+    and every difference of two cells, for Example 2.3's invariant (1ᵀ, 3 cells) and Example 2.4's ((1, 0, 1, 0)).
+    """
     from isdp_papers.e6_spatiotemporal_gaussian.spatiotemporal import conditioning_by_slab, slab_ks_pvalues
 
     pvalues, parts = [], []
@@ -54,8 +58,11 @@ def conditioning_slab_ks(
 
 
 def slab_adjusted_min_p(run: Run, paper, *, n_accepted: int, window: float, seed: int, noise: str) -> Measurement:
-    """§4 after Thm 4.2: the Bonferroni-adjusted smallest p, min(1, m · min p), of :func:`conditioning_slab_ks`'s m
-    tests of the projected ``noise`` against the same noise conditioned on the invariant (a slab)."""
+    """§4 after Thm 4.2.
+
+    The Bonferroni-adjusted smallest p, min(1, m · min p), of :func:`conditioning_slab_ks`'s m tests of the projected
+    ``noise`` against the same noise conditioned on the invariant (a slab).
+    """
     m = conditioning_slab_ks(run, paper, n_accepted=n_accepted, window=window, seed=seed, noise=noise)
     adjusted = float(min(1.0, m.value.size * m.value.min()))
     return Measurement(adjusted, f"Bonferroni-adjusted smallest p {adjusted:.2g}; {m.text}", n=m.value.size)
@@ -64,10 +71,13 @@ def slab_adjusted_min_p(run: Run, paper, *, n_accepted: int, window: float, seed
 def gaussian_projection_gap(
     run: Run, paper, *, constraint: list[list[float]], covariance: list[list[float]]
 ) -> Measurement:
-    """§4 after Thm 4.2, exactly for Gaussian noise N(0, Σ): the projected noise Π_N e and the noise conditioned on
-    C e = 0 are both centred Gaussians, so they agree in law iff Π_N Σ Π_N = Σ − Σ Cᵀ(C Σ Cᵀ)⁻¹ C Σ. The value is
-    the largest entry of the difference for ``covariance``; beside it the spherical Σ = I (Thm 4.2) and the
-    condition that decides it, Σ-uncorrelated invariant and null-space parts (Π_N Σ (I − Π_N) = 0)."""
+    """§4 after Thm 4.2, exactly for Gaussian noise N(0, Σ).
+
+    The projected noise Π_N e and the noise conditioned on C e = 0 are both centred Gaussians, so they agree in law iff
+    Π_N Σ Π_N = Σ − Σ Cᵀ(C Σ Cᵀ)⁻¹ C Σ. The value is the largest entry of the difference for ``covariance``; beside it
+    the spherical Σ = I (Thm 4.2) and the condition that decides it, Σ-uncorrelated invariant and null-space parts (Π_N
+    Σ (I − Π_N) = 0).
+    """
     C, sigma = np.asarray(constraint, dtype=float), np.asarray(covariance, dtype=float)
     proj = np.eye(C.shape[1]) - np.linalg.pinv(C) @ C
 

@@ -1,6 +1,7 @@
-"""Measures of Subspace DP §3.3's Gaussian and Laplace mechanisms, exactly: the privacy of Lemma 3.4's Gaussian
-and its Corollaries 3.5 and 3.6, of Lemma 3.7's Laplace and its Corollaries 3.8 and 3.9
-(:mod:`isdp_papers.e6_spatiotemporal_gaussian.laplace_exact`), and the Laplace noise's tails.
+"""Measures of Subspace DP §3.3's Gaussian and Laplace mechanisms, exactly.
+
+The privacy of Lemma 3.4's Gaussian and its Corollaries 3.5 and 3.6, of Lemma 3.7's Laplace and its Corollaries 3.8 and
+3.9 (:mod:`isdp_papers.e6_spatiotemporal_gaussian.laplace_exact`), and the Laplace noise's tails.
 
 Statements: Lemma 3.4's constant against the exact Gaussian profile (``lemma34_profile``) and Cor 3.5 and 3.6's
 subspace privacy at it (``gaussian_corollaries_profile``); the levels of Lemma 3.7 (``laplace_product_level``) and
@@ -17,8 +18,11 @@ from isdp_papers.claims import Measurement, Run
 
 
 def _gaussian_profile(eps: list[float], delta: list[float], shift: float) -> tuple[float, list[str]]:
-    """Over the grid: the largest exact δ(ε) / δ of Gaussian noise of SD c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε whose
-    neighbours lie ``shift`` apart (:func:`isdp.baselines.gaussian_delta` at μ = shift / c), and where it exceeds 1."""
+    """Over the grid.
+
+    The largest exact δ(ε) / δ of Gaussian noise of SD c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε whose neighbours lie ``shift``
+    apart (:func:`isdp.baselines.gaussian_delta` at μ = shift / c), and where it exceeds 1.
+    """
     from isdp.baselines import gaussian_delta
 
     worst, failing = 0.0, []
@@ -34,7 +38,8 @@ def _gaussian_profile(eps: list[float], delta: list[float], shift: float) -> tup
 
 def lemma34_profile(run: Run, paper, *, eps: list[float], delta: list[float]) -> Measurement:
     """Lemma 3.4's Gaussian noise σ = Δ₂ c_{ε,δ}, c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε, against the exact privacy profile
-    of the Gaussian mechanism (:func:`isdp.baselines.gaussian_delta`): the largest δ_exact(ε)/δ over the grid."""
+    of the Gaussian mechanism (:func:`isdp.baselines.gaussian_delta`): the largest δ_exact(ε)/δ over the grid.
+    """
     worst, failing = _gaussian_profile(eps, delta, 1.0)
     return Measurement(
         worst,
@@ -50,7 +55,8 @@ def gaussian_corollaries_profile(run: Run, paper, *, eps: list[float], delta: li
     On N both releases are spherical Gaussian (SD c Δ₂(A) for the projected mechanism, c Δ₂(Q_Nᵀ A) in Q_N's
     coordinates for the extended one) and neighbours lie ‖Π_N Δ‖ (resp. ‖Q_Nᵀ Δ‖) apart, so the exact profile
     is the Gaussian one at μ = (largest shift)/(c · sensitivity). The value is the largest δ_exact(ε)/δ over the
-    grid and both corollaries."""
+    grid and both corollaries.
+    """
     import scipy.linalg
 
     eye = np.eye(4)
@@ -81,8 +87,10 @@ def gaussian_corollaries_profile(run: Run, paper, *, eps: list[float], delta: li
 
 
 def _laplace_setting(n: int, eps: float, sensitivity: float | None):
-    """Neighbour shifts of hist on ``n`` values under Def 2.1, Δ₁ = max ‖Δ‖₁ (2), and the Laplace scale: Δ₁/ε, or
-    ``sensitivity``/ε when given (E4's per-unit convention is 1)."""
+    """Neighbour shifts of hist on ``n`` values under Def 2.1, Δ₁ = max ‖Δ‖₁ (2), and the Laplace scale.
+
+    Δ₁/ε, or ``sensitivity``/ε when given (E4's per-unit convention is 1).
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import laplace_exact as le
 
     shifts = le.histogram_shifts(n)
@@ -92,7 +100,8 @@ def _laplace_setting(n: int, eps: float, sensitivity: float | None):
 
 def laplace_product_level(run: Run, paper, *, eps: float, n: int, sensitivity: float | None = None) -> Measurement:
     """Lemma 3.7: privacy level / ε of hist + Lap(Δ₁/ε)ⁿ under bounded neighbours, the larger of the closed form
-    max ‖Δ‖₁/b and the density's largest log ratio on E7's grid (rounding near 10⁶ scales shows as ~1e-9)."""
+    max ‖Δ‖₁/b and the density's largest log ratio on E7's grid (rounding near 10⁶ scales shows as ~1e-9).
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import laplace_exact as le
 
     shifts, delta1, b = _laplace_setting(n, eps, sensitivity)
@@ -106,9 +115,11 @@ def laplace_product_level(run: Run, paper, *, eps: float, n: int, sensitivity: f
 
 
 def projected_laplace_level(run: Run, paper, *, eps: float, n: int, sensitivity: float | None = None) -> Measurement:
-    """Cor 3.8: N-subspace privacy level / ε of hist + Π_N Lap(Δ₁/ε)ⁿ, C = 1ᵀ (:mod:`laplace_exact`): the larger of
-    the exact level (the recession slope of the log-concave projected density) and its closed-form density's
-    largest log ratio on a 2-D grid of N reaching 10⁶ scales (the grid approaches the supremum from below)."""
+    """Cor 3.8: N-subspace privacy level / ε of hist + Π_N Lap(Δ₁/ε)ⁿ, C = 1ᵀ (:mod:`laplace_exact`).
+
+    The larger of the exact level (the recession slope of the log-concave projected density) and its closed-form
+    density's largest log ratio on a 2-D grid of N reaching 10⁶ scales (the grid approaches the supremum from below).
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import laplace_exact as le
 
     shifts, delta1, b = _laplace_setting(n, eps, sensitivity)
@@ -136,12 +147,14 @@ def extended_laplace_check(
     as_printed: bool = False,
     noise_basis: str = "helmert",
 ) -> Measurement:
-    """Cor 3.9 on hist of ``records`` rows over ``n`` values, C = 1ᵀ, Q_N = :func:`laplace_exact.helmert_basis`:
-    ``(ε, 0) on N`` — the exact level of the release's N-coordinates Q_Nᵀ y (a product Laplace located at
-    Q_Nᵀ of the noiseless release) is at most ε (1 + 1e-9) over every neighbour pair; ``keeps C y = C h`` — the
-    largest |1ᵀ y − 1ᵀ h| over ``releases`` draws per histogram is at most 1e-9. ``as_printed``: the noise
-    e = h + Q_N w as printed. ``noise_basis = "scipy"``: the noise added in SciPy's null-space basis while
-    Δ₁(Q_Nᵀ A) is computed in Helmert's (a plausible bug: the ℓ1 sensitivity depends on the basis)."""
+    """Cor 3.9 on hist of ``records`` rows over ``n`` values, C = 1ᵀ, Q_N = :func:`laplace_exact.helmert_basis`.
+
+    ``(ε, 0) on N`` — the exact level of the release's N-coordinates Q_Nᵀ y (a product Laplace located at Q_Nᵀ of the
+    noiseless release) is at most ε (1 + 1e-9) over every neighbour pair; ``keeps C y = C h`` — the largest |1ᵀ y − 1ᵀ
+    h| over ``releases`` draws per histogram is at most 1e-9. ``as_printed``: the noise e = h + Q_N w as printed.
+    ``noise_basis = "scipy"``: the noise added in SciPy's null-space basis while Δ₁(Q_Nᵀ A) is computed in Helmert's (a
+    plausible bug: the ℓ1 sensitivity depends on the basis).
+    """
     import scipy.linalg
 
     from isdp_papers.e6_spatiotemporal_gaussian import laplace_exact as le
@@ -174,8 +187,10 @@ def extended_laplace_check(
 
 
 def _projected_laplace_tail(k: float) -> float:
-    """P(|X| > k SD(X)) for X = (2e₁ − e₂ − e₃)/3, e ~ Lap(1)³ (a coordinate of Π_N e, C = 1ᵀ on 3 values): over
-    S = e₂ + e₃ (E7's density of a sum of two Laplaces), P(2e₁ > c + S) + P(2e₁ < S − c) with c = 3k SD(X)."""
+    """P(|X| > k SD(X)) for X = (2e₁ − e₂ − e₃)/3, e ~ Lap(1)³ (a coordinate of Π_N e, C = 1ᵀ on 3 values).
+
+    Over S = e₂ + e₃ (E7's density of a sum of two Laplaces), P(2e₁ > c + S) + P(2e₁ < S − c) with c = 3k SD(X).
+    """
     from scipy import integrate
 
     from isdp_papers.e7_congenial_histogram.noise_laws import laplace_sum_pdf
@@ -195,10 +210,12 @@ def _projected_laplace_tail(k: float) -> float:
 
 
 def laplace_tail_ratio(run: Run, paper, *, ks: list[float], laplace_tail=None) -> Measurement:
-    """§3.3: P(|e| > k SD) of the Laplace noise over the Gaussian's at the same variance, for each k in ``ks``: a
-    coordinate of Lemma 3.7's noise (closed form e^{−√2 k} against 2Φ(−k)) and of Cor 3.8's projected noise on
-    3 values with C = 1ᵀ (one quadrature) against Cor 3.5's (Gaussian, 2Φ(−k)). Value: the smallest ratio.
-    ``laplace_tail``: k → the base noise's tail (a plausibly wrong law, in the tests)."""
+    """§3.3: P(|e| > k SD) of the Laplace noise over the Gaussian's at the same variance, for each k in ``ks``.
+
+    A coordinate of Lemma 3.7's noise (closed form e^{−√2 k} against 2Φ(−k)) and of Cor 3.8's projected noise on 3
+    values with C = 1ᵀ (one quadrature) against Cor 3.5's (Gaussian, 2Φ(−k)). Value: the smallest ratio.
+    ``laplace_tail``: k → the base noise's tail (a plausibly wrong law, in the tests).
+    """
     from scipy import stats
 
     base = laplace_tail or (lambda k: float(np.exp(-np.sqrt(2) * k)))
@@ -226,7 +243,8 @@ def _extended_laplace(
 ) -> tuple[np.ndarray, float]:
     """``size`` releases x + Q_N w_N of the extended Laplace mechanism (Cor 3.9 with Algorithm 1's noise Q_N w_N) for
     the identity query, one cell changing by 1: w_N ~ Lap(b) i.i.d., b = Δ₁(Q_Nᵀ)/ε = max_i ‖Q_Nᵀ e_i‖₁/ε, drawn
-    block by block as :func:`isdp.baselines.extended_gaussian`. Returns (releases, b)."""
+    block by block as :func:`isdp.baselines.extended_gaussian`. Returns (releases, b).
+    """
     b = max(float(np.abs(Q).sum(axis=1).max()) for _, Q in basis if Q.size) / eps
     out = np.repeat(x[None, :], size, axis=0)
     for cells, Q in basis:

@@ -1,5 +1,6 @@
-"""Measures of what Subspace DP says about invariants and DP (§1, §2, §3.1, §6): which invariants defeat DP,
-which mechanisms can keep them, and what composed invariants reveal.
+"""Measures of what Subspace DP says about invariants and DP (§1, §2, §3.1, §6).
+
+Which invariants defeat DP, which mechanisms can keep them, and what composed invariants reveal.
 
 Statements: Example 2.4's event, on which no ε bounds the ratio (``example_24_ratio``); nontrivial invariants force
 δ = 1 (``invariant_dp_incompatibility``, §1); no data-independent additive noise keeps binary records' invariant
@@ -16,11 +17,13 @@ from isdp_papers.claims import Measurement, Run
 
 
 def example_24_ratio(run: Run, paper, *, domain, invariant, x, x_prime, value: int) -> Measurement:
-    """Subspace DP Example 2.4: P[M(x) ∈ S] / P[M(x') ∈ S] for S = {y : C y = value} under any
-    mechanism that keeps the invariant C. Named values: ``neighbours`` (x and x' have the same size and differ
-    in exactly one row, Def 2.1), ``ratio_unbounded`` (C hist(x) = value ≠ C hist(x')) and
-    ``smallest_delta``, inf over ε > 0 of max(0, P[M(x) ∈ S] − e^ε P[M(x') ∈ S]): the δ below which no ε makes
-    the DP inequality hold on S."""
+    """Subspace DP Example 2.4.
+
+    P[M(x) ∈ S] / P[M(x') ∈ S] for S = {y : C y = value} under any mechanism that keeps the invariant C. Named values:
+    ``neighbours`` (x and x' have the same size and differ in exactly one row, Def 2.1), ``ratio_unbounded`` (C hist(x)
+    = value ≠ C hist(x')) and ``smallest_delta``, inf over ε > 0 of max(0, P[M(x) ∈ S] − e^ε P[M(x') ∈ S]): the δ below
+    which no ε makes the DP inequality hold on S.
+    """
 
     def c_hist(db):
         hist = np.array([sum(1 for r in db if r == z) for z in domain])
@@ -47,7 +50,8 @@ def invariant_dp_incompatibility(run: Run, paper, *, eps: float, sizes: list[int
     when C hist(x) is not constant over the databases of the sizes in ``sizes``; its *forced δ* is 1 when some
     neighbour pair has C hist(x) ≠ C hist(x') — Example 2.4's event {y : C y = C hist(x)} then has probability 1
     under x and 0 under x' for every mechanism that keeps C, so no ε makes δ < 1 — else 0 (no bound). Value: the
-    smallest forced δ over the nontrivial invariants. Beside it, Thm 3.1's release for 1ᵀ on ℝ⁴ (exact level)."""
+    smallest forced δ over the nontrivial invariants. Beside it, Thm 3.1's release for 1ᵀ on ℝ⁴ (exact level).
+    """
     import itertools
 
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
@@ -77,11 +81,14 @@ def invariant_dp_incompatibility(run: Run, paper, *, eps: float, sizes: list[int
 
 
 def binary_invariant_additive_noise(run: Run, paper, *, sizes: list[int], outputs: str = "binary") -> Measurement:
-    """§6: binary records x ∈ {0, 1}ⁿ with the invariant Σ x = k. An additive mechanism x + e whose noise e does not
-    depend on x must put every x of the invariant's fibre {x : Σ x = k} on an allowed output (``binary``: {0, 1}ⁿ;
-    ``integer``: ℤⁿ, the linear case) with Σ e = 0. Value: the number of nonzero such e over every n in ``sizes``
-    and every k (brute force over e ∈ {−2, …, 2}ⁿ, which holds every candidate for binary outputs, where |e_i| ≤ 1;
-    for ``integer`` outputs every zero-sum e qualifies, and the value only counts those in that box)."""
+    """§6: binary records x ∈ {0, 1}ⁿ with the invariant Σ x = k.
+
+    An additive mechanism x + e whose noise e does not depend on x must put every x of the invariant's fibre {x : Σ x =
+    k} on an allowed output (``binary``: {0, 1}ⁿ; ``integer``: ℤⁿ, the linear case) with Σ e = 0. Value: the number of
+    nonzero such e over every n in ``sizes`` and every k (brute force over e ∈ {−2, …, 2}ⁿ, which holds every candidate
+    for binary outputs, where |e_i| ≤ 1; for ``integer`` outputs every zero-sum e qualifies, and the value only counts
+    those in that box).
+    """
     import itertools
 
     found, parts = 0, []
@@ -103,10 +110,12 @@ def binary_invariant_additive_noise(run: Run, paper, *, sizes: list[int], output
 def margins_linkage(
     run: Run, paper, *, shapes: list[list[int]], max_total: int, second: str = "columns"
 ) -> Measurement:
-    """§2.3 after Prop 2.9: an age × zip table with C₁ its row (age) margins and C₂ its column (zip) margins. Every
-    table of each shape in ``shapes`` with 1 to ``max_total`` individuals is grouped by C₁ alone and by (C₁, C₂)
+    """§2.3 after Prop 2.9: an age × zip table with C₁ its row (age) margins and C₂ its column (zip) margins.
+
+    Every table of each shape in ``shapes`` with 1 to ``max_total`` individuals is grouped by C₁ alone and by (C₁, C₂)
     (``second = "rows"``: C₂ = C₁ again, no new information). Value: the number of tables whose cells, hence every
-    individual's age and zip, the two invariants fix (a fibre of one table) while C₁ alone does not."""
+    individual's age and zip, the two invariants fix (a fibre of one table) while C₁ alone does not.
+    """
     import itertools
     from collections import Counter
 
@@ -140,10 +149,12 @@ def margins_linkage(
 def independent_rows_equivalence(
     run: Run, paper, *, groups: int, hours: int, buildings: int, drop: int = 0
 ) -> Measurement:
-    """Footnote 1 on §5.2's invariants: per building (the constraints of different buildings share no cell), C′ =
-    the rows of C that QR with column pivoting of Cᵀ picks as independent (rank-many, minus ``drop``). Value: the
-    largest of ‖C − T C′‖_max with T = C C′⁺ (C from C′ by a linear map) and ‖Π_N(C) − Π_N(C′)‖_max (the same null
-    space, so the same mechanisms) over the buildings."""
+    """Footnote 1 on §5.2's invariants.
+
+    Per building (the constraints of different buildings share no cell), C′ = the rows of C that QR with column pivoting
+    of Cᵀ picks as independent (rank-many, minus ``drop``). Value: the largest of ‖C − T C′‖_max with T = C C′⁺ (C from
+    C′ by a linear map) and ‖Π_N(C) − Π_N(C′)‖_max (the same null space, so the same mechanisms) over the buildings.
+    """
     import scipy.linalg
 
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
@@ -180,12 +191,14 @@ def independent_rows_equivalence(
 def exponential_not_additive(
     run: Run, paper, *, eps: float, n_max: int, counts: list[int], bounded: bool = True
 ) -> Measurement:
-    """Subspace DP §3.1: the exponential mechanism is in general not additive. For a count released on the range
-    {0, …, ``n_max``} (``bounded``) with utility −|y − x| (sensitivity 1), P(y | x) ∝ exp(−ε|y − x|/2), the exact law
-    of the error y − x at each count in ``counts``; the value is the largest total variation distance between two of
-    them (0 for an additive mechanism, whose error law is the same at every x). Without ``bounded`` the range is
-    every integer (a box of half-width 60/ε around x, the rest below e^-30), where the mechanism is a double
-    geometric one: additive."""
+    """Subspace DP §3.1: the exponential mechanism is in general not additive.
+
+    For a count released on the range {0, …, ``n_max``} (``bounded``) with utility −|y − x| (sensitivity 1), P(y | x) ∝
+    exp(−ε|y − x|/2), the exact law of the error y − x at each count in ``counts``; the value is the largest total
+    variation distance between two of them (0 for an additive mechanism, whose error law is the same at every x).
+    Without ``bounded`` the range is every integer (a box of half-width 60/ε around x, the rest below e^-30), where the
+    mechanism is a double geometric one: additive.
+    """
 
     def error_law(x):
         lo, hi = (0, n_max) if bounded else (x - int(60 / eps), x + int(60 / eps))

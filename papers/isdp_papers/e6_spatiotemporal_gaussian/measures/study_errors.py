@@ -19,7 +19,8 @@ from isdp_papers.e6_spatiotemporal_gaussian.spatiotemporal import READINGS
 
 def _info(run: Run, **kinds) -> dict:
     """``results/e6/info.json``, the fields a measure reads checked by kind (``nonnegative=[...]``, ...:
-    :data:`isdp_papers.evidence_checks.KINDS`)."""
+    :data:`isdp_papers.evidence_checks.KINDS`).
+    """
     return ec.json_values(run, "e6/info.json", **kinds)
 
 
@@ -31,7 +32,8 @@ def _readings(run: Run, reading: str, statistics) -> pd.DataFrame:
     """``e6_readings`` indexed by (reading, statistic), refused unless every row is one (reading, statistic) with a
     finite mean and exact value, a spread of one study ``study_sd`` ≥ 0 over ``n_studies`` ≥ 2 studies, and its
     SEs derived from them (``se_mean`` = study_sd/√n_studies, ``se`` = √(study_sd² + se_mean²): recomputed, not
-    trusted), and unless it has ``reading``'s ``statistics``."""
+    trusted), and unless it has ``reading``'s ``statistics``.
+    """
     where = str(run.path("tables/e6_readings.csv"))
     t = ec.table(
         run,
@@ -53,7 +55,7 @@ def _readings(run: Run, reading: str, statistics) -> pd.DataFrame:
 
 
 def dimensions(run: Run, paper) -> Measurement:
-    """Number of cells and rank of the constraint matrix (numerical rank of its row-space basis)."""
+    """Return the number of cells and rank of the constraint matrix (numerical rank of its row-space basis)."""
     info = _info(run, count=["cells", "rank", "constraint_rows"])
     if not 0 < info["rank"] <= min(info["cells"], info["constraint_rows"]):
         raise ec.EvidenceError(
@@ -121,7 +123,7 @@ def exact_sd(run: Run, paper) -> Measurement:
 
 
 def total_error_z(run: Run, paper) -> Measurement:
-    """z of the mean squared error per release against (n − rank) σ²."""
+    """Z of the mean squared error per release against (n − rank) σ²."""
     info = _info(run, positive=["sq_error_mean", "sq_error_expected", "sq_error_se"])
     z = (info["sq_error_mean"] - info["sq_error_expected"]) / info["sq_error_se"]
     return Measurement(
@@ -134,7 +136,8 @@ def total_error_z(run: Run, paper) -> Measurement:
 def extended_over_projected_error(run: Run, paper) -> Measurement:
     """One-sided 99 % upper confidence bound on err_EG / err_PG (Cor. 3.6 against Cor. 3.5) at the same
     c_{ε,δ}, from the simulated mean squared errors (SE by the delta method), beside the closed form
-    Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii for this query."""
+    Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii for this query.
+    """
     from scipy import stats
 
     info = _info(
@@ -163,11 +166,13 @@ def extended_over_projected_error(run: Run, paper) -> Measurement:
 
 
 def projected_sensitivity(run: Run, paper) -> Measurement:
-    """Subspace DP §3.3 after Cor. 3.6: with Q_N's columns orthonormal, Δ₂(Q_Nᵀ A) ≤ Δ₂(A). Exact for §5.2's
-    histogram query A = I on the configured groups × hours × buildings invariants: under Def 2.1's neighbours (one
-    person's record moves from cell i to cell j, Δ₂(A) = √2) Δ₂(Q_Nᵀ A)² = max over i ≠ j of Π_ii + Π_jj − 2Π_ij,
-    Π = Q_N Q_Nᵀ block by block (Π_ij = 0 across blocks). The value is Δ₂(Q_Nᵀ A) / Δ₂(A); the text adds the
-    one-cell (add or remove) version, max_i √Π_ii against 1."""
+    """Subspace DP §3.3 after Cor. 3.6.
+
+    With Q_N's columns orthonormal, Δ₂(Q_Nᵀ A) ≤ Δ₂(A). Exact for §5.2's histogram query A = I on the configured groups
+    × hours × buildings invariants: under Def 2.1's neighbours (one person's record moves from cell i to cell j, Δ₂(A) =
+    √2) Δ₂(Q_Nᵀ A)² = max over i ≠ j of Π_ii + Π_jj − 2Π_ij, Π = Q_N Q_Nᵀ block by block (Π_ij = 0 across blocks). The
+    value is Δ₂(Q_Nᵀ A) / Δ₂(A); the text adds the one-cell (add or remove) version, max_i √Π_ii against 1.
+    """
     from isdp.baselines import null_space_blocks
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
@@ -193,8 +198,9 @@ def projected_sensitivity(run: Run, paper) -> Measurement:
 
 
 def extended_error_z(run: Run, paper) -> Measurement:
-    """z of the extended mechanism's simulated mean ‖error‖² against Cor. 3.6's (n − n_c) c² Δ₂(Q_Nᵀ A)²,
-    and its largest invariant residual."""
+    """Z of the extended mechanism's simulated mean ‖error‖² against Cor. 3.6's (n − n_c) c² Δ₂(Q_Nᵀ A)²,
+    and its largest invariant residual.
+    """
     info = _info(
         run,
         positive=["extended_sq_error_mean", "extended_sq_error_expected", "extended_sq_error_se", "extended_sigma"],

@@ -1,5 +1,6 @@
-"""Measures of Subspace DP's properties and Theorems 3.1 and 3.3 on exact laws (no Monte Carlo): databases of a
-few rows over {1, 2, 3, 4} (:mod:`isdp_papers.e6_spatiotemporal_gaussian.subspace_exact`).
+"""Measures of Subspace DP's properties and Theorems 3.1 and 3.3 on exact laws (no Monte Carlo).
+
+Databases of a few rows over {1, 2, 3, 4} (:mod:`isdp_papers.e6_spatiotemporal_gaussian.subspace_exact`).
 
 Statements: DP implies subspace DP (``subspace_dp_delta``, Cor 2.8); nestedness (``nestedness_delta``, Prop 2.7);
 composition (``composition_delta``, Prop 2.9); post-processing on N (``post_processing_delta``) and mixtures
@@ -30,7 +31,8 @@ def _levels(levels: dict) -> str:
 
 def subspace_dp_delta(run: Run, paper, *, eps: float) -> Measurement:
     """Cor. 2.8: the largest δ at ε of an (ε, 0)-DP mechanism projected onto each subspace of
-    :data:`subspace_exact.SUBSPACES` (ℝ⁴, N(C), N(C) ∩ N(1ᵀ), a line, N(1ᵀ)), over every neighbour pair."""
+    :data:`subspace_exact.SUBSPACES` (ℝ⁴, N(C), N(C) ∩ N(1ᵀ), a line, N(1ᵀ)), over every neighbour pair.
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
     out = se.dp_implies_subspace_dp(eps)
@@ -45,8 +47,11 @@ def subspace_dp_delta(run: Run, paper, *, eps: float) -> Measurement:
 
 
 def projection_privacy_delta(run: Run, paper, *, eps: float) -> Measurement:
-    """Thm 3.1, privacy half: the largest δ at ε on N of 𝓜(x) = h + Π_N(M(x) − h), M the (ε, 0)-DP base, for
-    Examples 2.4's and 2.3's invariants; beside it the level on ℝ⁴ and the invariants' largest residual."""
+    """Thm 3.1, privacy half.
+
+    The largest δ at ε on N of 𝓜(x) = h + Π_N(M(x) − h), M the (ε, 0)-DP base, for Examples 2.4's and 2.3's invariants;
+    beside it the level on ℝ⁴ and the invariants' largest residual.
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
     out = se.projection_privacy(eps)
@@ -62,10 +67,13 @@ def projection_privacy_delta(run: Run, paper, *, eps: float) -> Measurement:
 
 
 def extension_converse_check(run: Run, paper, *, eps: float, translate: str = "row space") -> Measurement:
-    """Thm 3.3 "only if": M̂(x) = 𝓜(x) − Π_R A(x) for Thm 3.1's release 𝓜 (Examples 2.4's and 2.3's invariants),
-    :func:`subspace_exact.extension_converse`: ``image in N`` — C M̂ = 0 on every support point (integer
-    arithmetic); ``(ε, 0)-DP on ℝⁿ`` — the largest hockey-stick δ at ε over every ordered neighbour pair at most
-    1e-12 (rounding). ``translate``: what is subtracted instead of Π_R A(x) (``query``, ``none``; the tests)."""
+    """Thm 3.3 "only if".
+
+    M̂(x) = 𝓜(x) − Π_R A(x) for Thm 3.1's release 𝓜 (Examples 2.4's and 2.3's invariants),
+    :func:`subspace_exact.extension_converse`: ``image in N`` — C M̂ = 0 on every support point (integer arithmetic);
+    ``(ε, 0)-DP on ℝⁿ`` — the largest hockey-stick δ at ε over every ordered neighbour pair at most 1e-12 (rounding).
+    ``translate``: what is subtracted instead of Π_R A(x) (``query``, ``none``; the tests).
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
     out = se.extension_converse(eps, translate=translate)
@@ -86,7 +94,8 @@ def extension_converse_check(run: Run, paper, *, eps: float, translate: str = "r
 def consistent_release_delta(run: Run, paper, *, eps: float, total_from: str = "release") -> Measurement:
     """§1: the largest δ at ε of the non-negative base release with a relational total, y₁ + y₃ of the released
     cells (:func:`subspace_exact.consistent_release`); ``total_from = "data"``: the total of the confidential
-    histogram instead (an invariant, Example 2.4's)."""
+    histogram instead (an invariant, Example 2.4's).
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
     delta = se.consistent_release(eps, total_from=total_from)
@@ -98,7 +107,8 @@ def consistent_release_delta(run: Run, paper, *, eps: float, total_from: str = "
 
 def nestedness_delta(run: Run, paper, *, eps: float) -> Measurement:
     """Prop. 2.7: for nested V₂ ⊆ V₁, the largest δ on V₂ at the mechanism's exact level on V₁, for the (ε, 0)-DP
-    base and for its Thm 3.1 mechanism with C = (1, 0, 1, 0), which is V₁ = N(C)-private but not DP on ℝ⁴."""
+    base and for its Thm 3.1 mechanism with C = (1, 0, 1, 0), which is V₁ = N(C)-private but not DP on ℝ⁴.
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
     out = se.nestedness(eps)
@@ -118,7 +128,8 @@ def nestedness_delta(run: Run, paper, *, eps: float) -> Measurement:
 def composition_delta(run: Run, paper, *, eps: list[float]) -> Measurement:
     """Prop. 2.9: two Thm 3.1 mechanisms, (hist, C₁ = (1, 0, 1, 0)) at ε₁ and (hist, C₂ = 1ᵀ) at ε₂, run on the same
     data; the largest δ at ε₁ + ε₂ of their joint law on N(C₁) × N(C₂), with the joint level and the δ at
-    max(ε₁, ε₂) beside it."""
+    max(ε₁, ε₂) beside it.
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
     e1, e2 = eps
@@ -135,7 +146,8 @@ def composition_delta(run: Run, paper, *, eps: list[float]) -> Measurement:
 
 def post_processing_delta(run: Run, paper, *, eps: float) -> Measurement:
     """L114: the largest δ at ε on N(C), C = (1, 0, 1, 0), of Thm 3.1's release after post-processings that act only
-    on its N-component (:data:`subspace_exact.ON_NULL_SPACE`)."""
+    on its N-component (:data:`subspace_exact.ON_NULL_SPACE`).
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
     out = se.post_processing(eps)
@@ -152,7 +164,8 @@ def post_processing_delta(run: Run, paper, *, eps: float) -> Measurement:
 
 def mixture_delta(run: Run, paper, *, eps: float, weights: list[float]) -> Measurement:
     """L116: the largest δ at ε on N(C), C = (1, 0, 1, 0), of mixtures (weight λ, data-independent) of two Thm 3.1
-    mechanisms that are each (ε, 0) on N(C) (:func:`subspace_exact.mixture`)."""
+    mechanisms that are each (ε, 0) on N(C) (:func:`subspace_exact.mixture`).
+    """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
     out = {lam: se.mixture(eps, lam) for lam in weights}

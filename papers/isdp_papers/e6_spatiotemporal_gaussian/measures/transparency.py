@@ -43,7 +43,7 @@ def invariant_residual(run: Run, paper, *, mechanism: str = "projected") -> Meas
 
 
 def data_independence(run: Run, paper) -> Measurement:
-    """The errors of two different stand-in tables under the same noise: the error law needs no data."""
+    """Return the errors of two different stand-in tables under the same noise: the error law needs no data."""
     gap = _info(run, nonnegative=["data_independence_gap"])["data_independence_gap"]
     return Measurement(
         gap,
@@ -69,7 +69,8 @@ def extended_unbiased_z(
     scale c = 1 as E6's σ) and the extended Laplace (Cor 3.9), on §5.2's invariants at a small size (a
     Poisson(``poisson_mean``) stand-in table), ``releases`` fixed-seed releases each, against the exact per-cell SDs
     σ_N √Π_ii and b √(2 Π_ii). ``clip_at``: releases clipped below (counts made non-negative: a biased mechanism,
-    in the tests)."""
+    in the tests).
+    """
     from isdp.baselines import extended_gaussian, null_space_blocks
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
@@ -119,11 +120,14 @@ def noise_data_independence(
     seed: int,
     clip_at: float | None = None,
 ) -> Measurement:
-    """§4 after Cor 4.1: the largest |error(x) − error(x')| of two different stand-in tables (Poisson(``poisson_mean``)
-    cells, §5.2's invariants at a small size) released with the same seed by the extended Gaussian (Algorithm 1,
-    Cor 3.6), the projected Laplace (Cor 3.8, E4's :func:`isdp.baselines.projected_laplace`) and the extended Laplace
-    (Cor 3.9); Cor 3.5's projected Gaussian is SDP-E6-data-independence's. ``clip_at``: releases clipped below (a
-    non-negativity post-processing, whose error depends on the data: the tests)."""
+    """§4 after Cor 4.1.
+
+    The largest |error(x) − error(x')| of two different stand-in tables (Poisson(``poisson_mean``) cells, §5.2's
+    invariants at a small size) released with the same seed by the extended Gaussian (Algorithm 1, Cor 3.6), the
+    projected Laplace (Cor 3.8, E4's :func:`isdp.baselines.projected_laplace`) and the extended Laplace (Cor 3.9); Cor
+    3.5's projected Gaussian is SDP-E6-data-independence's. ``clip_at``: releases clipped below (a non-negativity
+    post-processing, whose error depends on the data: the tests).
+    """
     from isdp.baselines import extended_gaussian, null_space_blocks, projected_laplace
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
@@ -171,16 +175,19 @@ def distributed_privatization_gap(
     shared_seed: bool = True,
     clip_at: float | None = None,
 ) -> Measurement:
-    """§4 'Implementation: distributed privatization' (A = identity): each local agent holds only its own entries of
-    x, knows C and the common seed, runs the mechanism on its local view (its entries, 0 for every entry it does not
-    hold) with the common seed and keeps its own entries; the assembled release is compared with the central
-    release of the whole x under the same seed. Mechanisms: the projected Gaussian (Cor 3.5, σ = 1), projected
-    Laplace (Cor 3.8, E4's code), extended Gaussian (Algorithm 1, Cor 3.6) and extended Laplace (Cor 3.9). Invariants:
-    §5.2's at ``groups`` × ``hours`` × ``buildings``, one total over ``sum_cells`` cells (a state's counties), and a
-    random integer C of ``random_c`` = [rows, cells] (entries −2..2). Agents hold contiguous blocks of each size in
-    ``block_sizes``. Value: the largest of |assembled − central| and the invariant residual |C y − C x| / max(1, |C x|).
-    ``shared_seed=False``: each agent seeds its own generator (the statement's 'if' broken); ``clip_at``: every
-    release clipped below (a non-negativity post-processing: local, so the agents still agree, but C is lost)."""
+    """§4 'Implementation.
+
+    Distributed privatization' (A = identity): each local agent holds only its own entries of x, knows C and the common
+    seed, runs the mechanism on its local view (its entries, 0 for every entry it does not hold) with the common seed
+    and keeps its own entries; the assembled release is compared with the central release of the whole x under the same
+    seed. Mechanisms: the projected Gaussian (Cor 3.5, σ = 1), projected Laplace (Cor 3.8, E4's code), extended Gaussian
+    (Algorithm 1, Cor 3.6) and extended Laplace (Cor 3.9). Invariants: §5.2's at ``groups`` × ``hours`` × ``buildings``,
+    one total over ``sum_cells`` cells (a state's counties), and a random integer C of ``random_c`` = [rows, cells]
+    (entries −2..2). Agents hold contiguous blocks of each size in ``block_sizes``. Value: the largest of |assembled −
+    central| and the invariant residual |C y − C x| / max(1, |C x|). ``shared_seed=False``: each agent seeds its own
+    generator (the statement's 'if' broken); ``clip_at``: every release clipped below (a non-negativity post-processing:
+    local, so the agents still agree, but C is lost).
+    """
     from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projected_laplace
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 

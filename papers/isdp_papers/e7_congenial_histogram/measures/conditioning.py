@@ -1,5 +1,6 @@
-"""Measures of what conditioning on the invariant costs, Congenial DP §2.2 Theorem 2.1 and §5: the γ of the
-conditional mechanism on §5.1's examples, and conditioning beyond them.
+"""Measures of what conditioning on the invariant costs, Congenial DP §2.2 Theorem 2.1 and §5.
+
+The γ of the conditional mechanism on §5.1's examples, and conditioning beyond them.
 
 Statements: Theorem 2.1's bound with (2.5)'s γ* on Example 5.2's rounded count (``theorem21_bound``) and how loose
 γ = 1 is (``gamma_one_slack``); Example 5.1, no restricting invariant (``trivial_invariant_gamma``); Example 4.1's γ
@@ -24,7 +25,8 @@ from isdp_papers.e7_congenial_histogram.measures.privacy_vs_beta import _privacy
 
 def gamma_example41(run: Run, paper, *, n_max: int) -> Measurement:
     """Theorem 2.1's γ for M* of Example 4.1 at the nearest-neighbour distance k of its X* under §1.3's
-    neighbours, found by enumeration: γ = M*'s level / (k ε) − 1, the one farthest from the paper's over ε."""
+    neighbours, found by enumeration: γ = M*'s level / (k ε) − 1, the one farthest from the paper's over ε.
+    """
     k = min(nbr.example41_nearest(n) for n in range(1, n_max + 1))
     k_other = min(nbr.example41_nearest(n, "add/remove") for n in range(1, n_max + 1))
     g = _privacy(run, "conditional")
@@ -43,7 +45,7 @@ def gamma_example41(run: Run, paper, *, n_max: int) -> Measurement:
 
 
 def rounding_secrecy(run: Run, paper, *, lo: int, hi: int, group: int) -> Measurement:
-    """Example 5.2: S* and the largest γ over the configured ε grid."""
+    """Return example 5.2: S* and the largest γ over the configured ε grid."""
     res = [rnd.rounding_secrecy(lo, hi, group, e) for e in run.config["e7"]["eps_grid"]]
     s_star = res[0]["s_star"]
     gamma = max(r["gamma"] for r in res)
@@ -55,14 +57,17 @@ def rounding_secrecy(run: Run, paper, *, lo: int, hi: int, group: int) -> Measur
 
 
 def rounding_sensitivity(run: Run, paper, *, group: int, n: int) -> Measurement:
-    """Example 5.2: ∇(⌈Σx / group⌉) under §1.3's neighbours, on binary databases of up to ``n`` records."""
+    """Return example 5.2: ∇(⌈Σx / group⌉) under §1.3's neighbours, on binary databases of up to ``n`` records."""
     value = rnd.rounding_sensitivity(group, n)
     return Measurement(value, f"largest change of ⌈Σx/{group}⌉ when one record changes: {value} (Σx = 0..{n})")
 
 
 def rounding_neighbours(run: Run, paper, *, lo: int, hi: int, group: int) -> Measurement:
-    """Example 5.2: pairs of distinct databases in X* (Σx ∈ [lo, hi], n = hi records, the fewest that admit
-    the whole range), with the pairs one record apart and M*'s level on them."""
+    """Return example 5.2.
+
+    Pairs of distinct databases in X* (Σx ∈ [lo, hi], n = hi records, the fewest that admit the whole range), with the
+    pairs one record apart and M*'s level on them.
+    """
     pairs = rnd.invariant_pairs(lo, hi, hi)
     level = max(rnd.rounding_secrecy(lo, hi, group, e)["level"] for e in run.config["e7"]["eps_grid"])
     return Measurement(
@@ -74,8 +79,11 @@ def rounding_neighbours(run: Run, paper, *, lo: int, hi: int, group: int) -> Mea
 
 
 def trivial_invariant_gamma(run: Run, paper) -> Measurement:
-    """Example 5.1: with no restricting invariant M* is M, so γ = level/ε − 1 of the unconstrained
-    two-bin release (k = 1); worst over the configured ε grid."""
+    """Return example 5.1.
+
+    With no restricting invariant M* is M, so γ = level/ε − 1 of the unconstrained two-bin release (k = 1); worst over
+    the configured ε grid.
+    """
     gammas = [pl.unconstrained_level(e) / e - 1.0 for e in run.config["e7"]["eps_grid"]]
     worst = max(gammas, key=abs)
     return Measurement(
@@ -84,9 +92,11 @@ def trivial_invariant_gamma(run: Run, paper) -> Measurement:
 
 
 def theorem21_bound(run: Run, paper, *, settings, ks) -> Measurement:
-    """Theorem 2.1 exactly, on Example 5.2's query s = ⌈Σx/group⌉ with DG(ε) noise and the invariant
-    Σx ∈ [lo, hi]: whether γ* of (2.5) lies in [0, 1] and M*'s attained level is at most (1 + γ*) k ε, over
-    the (lo, hi, group) settings, k-neighbours and the ε grid."""
+    """Theorem 2.1 exactly, on Example 5.2's query s = ⌈Σx/group⌉ with DG(ε) noise and the invariant Σx ∈ [lo, hi].
+
+    Whether γ* of (2.5) lies in [0, 1] and M*'s attained level is at most (1 + γ*) k ε, over the (lo, hi, group)
+    settings, k-neighbours and the ε grid.
+    """
     res = [
         (k, e, rnd.rounding_secrecy(lo, hi, group, e, k))
         for lo, hi, group in settings
@@ -109,8 +119,11 @@ def theorem21_bound(run: Run, paper, *, settings, ks) -> Measurement:
 
 
 def example41_nearest_distance(run: Run, paper, *, n_max: int) -> Measurement:
-    """Example 4.1: the smallest d(x, x′) between distinct databases of X* (histogram total n), by
-    enumeration for n = 1..n_max, under §1.3's neighbours (the add/remove distance in the note)."""
+    """Return example 4.1.
+
+    The smallest d(x, x′) between distinct databases of X* (histogram total n), by enumeration for n = 1..n_max, under
+    §1.3's neighbours (the add/remove distance in the note).
+    """
     bounded = [nbr.example41_nearest(n) for n in range(1, n_max + 1)]
     other = [nbr.example41_nearest(n, "add/remove") for n in range(1, n_max + 1)]
     return Measurement(
@@ -125,7 +138,8 @@ def gamma_one_slack(run: Run, paper, *, settings, ks, gamma: float = 1.0) -> Mea
     """§5.1: the share of exact instances whose conditional mechanism's attained level is below Theorem 2.1's
     bound (1 + ``gamma``) k ε by more than 1e-9 of it: CDP-E7-theorem21-gamma's instances (rounded count, DG(ε),
     range invariants ``settings``, k-neighbours ``ks``) and §5.1's Examples 5.1 (no invariant: the two-bin
-    Lap(2/ε) release) and 4.1 (M*, k = 1 under §1.3), over the E7 ε grid."""
+    Lap(2/ε) release) and 4.1 (M*, k = 1 under §1.3), over the E7 ε grid.
+    """
     eps_grid = run.config["e7"]["eps_grid"]
     ratios = [
         rnd.rounding_secrecy(lo, hi, group, e, k)["level"] / ((1.0 + gamma) * k * e)
@@ -149,11 +163,14 @@ def gamma_one_slack(run: Run, paper, *, settings, ks, gamma: float = 1.0) -> Mea
 def null_set_conditioning_level(
     run: Run, paper, *, bins: int, bin_scale: float, reach: float, n_grid: int
 ) -> Measurement:
-    """§2.2 after Thm 2.1, a continuous mechanism conditioned on a null set: ``bins`` i.i.d. Lap(``bin_scale``/ε)
-    conditioned on their sum being 0 (the total kept), the density restricted to that hyperplane. §1.3 neighbours
-    (one record moved from bin i to bin j) keep the total, so both conditional laws share the plane and its
-    normaliser; the level is the largest log density ratio for the shift e_j − e_i, on a grid of ``n_grid`` points
-    per free coordinate reaching ±``reach`` scales, over every (i, j) and the E7 ε grid, in units of k ε (k = 1)."""
+    """§2.2 after Thm 2.1, a continuous mechanism conditioned on a null set.
+
+    ``bins`` i.i.d. Lap(``bin_scale``/ε) conditioned on their sum being 0 (the total kept), the density restricted to
+    that hyperplane. §1.3 neighbours (one record moved from bin i to bin j) keep the total, so both conditional laws
+    share the plane and its normaliser; the level is the largest log density ratio for the shift e_j − e_i, on a grid of
+    ``n_grid`` points per free coordinate reaching ±``reach`` scales, over every (i, j) and the E7 ε grid, in units of k
+    ε (k = 1).
+    """
     worst = 0.0
     for e in run.config["e7"]["eps_grid"]:
         b = bin_scale / e
@@ -186,16 +203,18 @@ def vacuous_conditioning(
     dependence: str = "none",
     likelihood: list[float] | None = None,
 ) -> Measurement:
-    """Congenial DP §5.3: conditioning a precise prior π on one record x_i ∈ {0, 1} on the event M(x) ∈ B when M's
-    output law is known only through a lower probability, by the three rules of Gong & Meng (2020). M₀ vacuous on
-    ``outputs`` outputs: a belief function with focal sets {x} × Y of masses π(x); as a credal set, any law q of the
-    output, the same for every x (``dependence`` "none": M₀ ignores the data) or any kernel q(·|x) (``dependence``
-    "kernel"). ``likelihood`` (P(y | x = 0) then P(y | x = 1)) makes M precise instead: singleton focal sets. The
-    rules: generalized Bayes (the envelope of Bayes' rule over the credal set's extreme points with P(B) > 0),
-    Dempster's (the focal sets intersected with X × B, renormalised) and the geometric (Bel(A ∩ E)/Bel(E), defined
-    when Bel(E) > 0), E = X × B, A = {x_i = 1}. Exact, over every prior in ``priors`` and every nonempty proper B.
-    The value: whether every rule returns the prior wherever it is defined; the text gives each rule's verdict
-    and where the geometric rule is defined."""
+    """Congenial DP §5.3.
+
+    Conditioning a precise prior π on one record x_i ∈ {0, 1} on the event M(x) ∈ B when M's output law is known only
+    through a lower probability, by the three rules of Gong & Meng (2020). M₀ vacuous on ``outputs`` outputs: a belief
+    function with focal sets {x} × Y of masses π(x); as a credal set, any law q of the output, the same for every x
+    (``dependence`` "none": M₀ ignores the data) or any kernel q(·|x) (``dependence`` "kernel"). ``likelihood`` (P(y | x
+    = 0) then P(y | x = 1)) makes M precise instead: singleton focal sets. The rules: generalized Bayes (the envelope of
+    Bayes' rule over the credal set's extreme points with P(B) > 0), Dempster's (the focal sets intersected with X × B,
+    renormalised) and the geometric (Bel(A ∩ E)/Bel(E), defined when Bel(E) > 0), E = X × B, A = {x_i = 1}. Exact, over
+    every prior in ``priors`` and every nonempty proper B. The value: whether every rule returns the prior wherever it
+    is defined; the text gives each rule's verdict and where the geometric rule is defined.
+    """
     ys = range(outputs)
     events = [set(b) for r in range(1, outputs) for b in itertools.combinations(ys, r)]
     law = None if likelihood is None else np.asarray(likelihood, dtype=float).reshape(2, outputs)

@@ -122,8 +122,11 @@ def mixture_over_laplace_variance(run: Run, paper, *, components) -> Measurement
 
 
 def remark1_weights(run: Run, paper, *, n_beta: int) -> Measurement:
-    """App. A Remark I: the printed weights of (A.1) on a grid of β in (0, 1) without 1/2: the sum farthest from 1
-    and whether the two weights have opposite signs at every β."""
+    """App. A Remark I.
+
+    The printed weights of (A.1) on a grid of β in (0, 1) without 1/2: the sum farthest from 1 and whether the two
+    weights have opposite signs at every β.
+    """
     betas = np.linspace(0.0, 1.0, n_beta + 2)[1:-1]
     betas = betas[np.abs(betas - 0.5) > 1e-9]
     w = np.array([nl.a1_weights(b) for b in betas])
@@ -141,7 +144,8 @@ def a1_region_integrals(run: Run, paper, *, betas, points) -> Measurement:
     """App. A: the printed joint density p_ε(ũ, u2) against the two Laplace densities through the change of variables
     (Jacobian 1/β), and the printed I₁, I₂, I₃ against numerical integration of that density over u2 < 0,
     0 ≤ u2 ≤ ũ/(1 − β), u2 > ũ/(1 − β), at ũ = ``points``/ε, β ∈ ``betas`` (≠ 1/2) and the ε grid: the largest
-    relative gap (ũ > 0: at 0, I₂ is 0)."""
+    relative gap (ũ > 0: at 0, I₂ is 0).
+    """
     from scipy import integrate, stats
 
     joint_gap, region_gap = [], []

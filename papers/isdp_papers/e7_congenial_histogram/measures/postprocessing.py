@@ -1,5 +1,6 @@
-"""Measures of Congenial DP §4's post-processing that imposes the invariant: the L2 and L1 nearest points of
-{a1 + a2 = n} (f_L2, f_L1) and the post-processing theorem around (4.1)–(4.4).
+"""Measures of Congenial DP §4's post-processing that imposes the invariant.
+
+The L2 and L1 nearest points of {a1 + a2 = n} (f_L2, f_L1) and the post-processing theorem around (4.1)–(4.4).
 
 Statements: the printed f_L2 formula (``l2_printed_formula_gap``); the L1 solutions, a segment
 (``l1_solution_set``), the printed point on it (``l1_printed_point``) and the law of its ends (``l1_interval_law_ks``);
@@ -39,7 +40,8 @@ def l1_solution_set(run: Run, paper, *, n_grid: int) -> Measurement:
     The run's f_L1 releases (every β, ε: their optimality gap and total error) and, on a deterministic grid of
     base noise (``n_grid``² quantile pairs per ε), 11 points of each segment (largest L1 excess over the
     minimum), points 1 % of its length beyond either end (share that are still nearest) and the share of
-    segments of length 0 (a unique solution)."""
+    segments of length 0 (a unique solution).
+    """
     l1 = _rows(run, "l1", nonnegative=["max_optimality_gap", "max_total_error"])
     gap = max(float(l1["max_optimality_gap"].max()), float(l1["max_total_error"].max()))
     outside, unique, total = 0, 0, 0
@@ -67,7 +69,8 @@ def l1_printed_point(run: Run, paper, *, n_grid: int) -> Measurement:
     quantile pairs per ε); the largest share over β and ε.
 
     The exact share is (3 − β)/4 for β < 1: the point is nearest iff u2/u1 ∈ [−β/(2 − β), 1], and the ratio R of
-    two i.i.d. Laplace variables is symmetric with P(|R| ≤ t) = t/(1 + t)."""
+    two i.i.d. Laplace variables is symmetric with P(|R| ≤ t) = t/(1 + t).
+    """
     betas = run.config["e7"]["betas"]
     shares, fixed = {b: [] for b in betas}, 0.0
     for x, n, _, m in _base_grid(run, n_grid):
@@ -88,7 +91,8 @@ def l2_printed_formula_gap(run: Run, paper, *, n_grid: int) -> Measurement:
     """§4: the printed f_L2 = (x̄ + ũ, x̄ − ũ) against :func:`releases.project_l2` of the same base releases (the
     Laplace quantile grid, ``n_grid``² pairs per ε): x̄ = n/2 (the printed point sums to 2x̄ = n) and ũ = (u1 − u2)/2,
     the average of u1 and −u2, both Lap(2/ε) (the projection depends on M(x) only through m1 − m2). Value: the
-    largest |gap| over coordinates, draws and ε; the note has the other sign and the point with (s1 − s2)/2 added."""
+    largest |gap| over coordinates, draws and ε; the note has the other sign and the point with (s1 − s2)/2 added.
+    """
     gaps = {"printed": 0.0, "other sign": 0.0, "with (s1 − s2)/2": 0.0}
     for x, n, _, m in _base_grid(run, n_grid):
         u = m - x
@@ -116,14 +120,17 @@ def l2_printed_formula_gap(run: Run, paper, *, n_grid: int) -> Measurement:
 def postprocessing_outside_theorem(
     run: Run, paper, *, n: int, group: int, block, confidential_total=None, pairs: str = "all"
 ) -> Measurement:
-    """§4 (4.3)-(4.4): the largest δ = sup_B P(f(x) ∈ B) − e^ε P(f(x′) ∈ B) of invariant-imposing post-processing
-    f(M(x); S*(x)) over §1.3 neighbours, on the two instances the passage names, the E7 ε grid: Example 5.2
-    (``n`` records, s = ⌈Σx/``group``⌉, DG(ε), the invariant's level sets the blocks of Σx like ``block``; f the
-    nearest point of S*(x)), exact, and Example 4.1's f_L1 at every configured β (f_L2 is its β = 1/2, so it is
-    covered when ``e7.betas`` holds 0.5, as the paper-fidelity config does; §1.3 neighbours keep the
-    total n, so S*(x) = S*(x′) and the pair's δ is that of the noise law for a unit shift), by quadrature.
-    ``confidential_total``: project onto one database's S* for every x instead (the theorem's fixed g). ``pairs``:
-    "all" §1.3 neighbours, or "within" one invariant level set only (Thm 2.1's frame, x, x′ ∈ X*)."""
+    """§4 (4.3)-(4.4).
+
+    The largest δ = sup_B P(f(x) ∈ B) − e^ε P(f(x′) ∈ B) of invariant-imposing post-processing f(M(x); S*(x)) over §1.3
+    neighbours, on the two instances the passage names, the E7 ε grid: Example 5.2 (``n`` records, s = ⌈Σx/``group``⌉,
+    DG(ε), the invariant's level sets the blocks of Σx like ``block``; f the nearest point of S*(x)), exact, and Example
+    4.1's f_L1 at every configured β (f_L2 is its β = 1/2, so it is covered when ``e7.betas`` holds 0.5, as the
+    paper-fidelity config does; §1.3 neighbours keep the total n, so S*(x) = S*(x′) and the pair's δ is that of the
+    noise law for a unit shift), by quadrature. ``confidential_total``: project onto one database's S* for every x
+    instead (the theorem's fixed g). ``pairs``: "all" §1.3 neighbours, or "within" one invariant level set only (Thm
+    2.1's frame, x, x′ ∈ X*).
+    """
     if pairs not in ("all", "within"):
         raise ValueError(f"pairs must be 'all' or 'within', got {pairs!r}")
     eps_grid, betas = run.config["e7"]["eps_grid"], run.config["e7"]["betas"]
@@ -154,7 +161,8 @@ def l1_interval_law_ks(run: Run, paper, *, n_draws: int, seed: int, printed_scal
     """§4: the L1 solution interval [min{m1, n − m2}, max{m1, n − m2}] of base releases M(x) = s + (u1, u2),
     u_i ~ Lap(2/ε) i.i.d. (``n_draws`` per ε, fixed seed), against the printed law [s1 + min(u1, u2),
     s1 + max(u1, u2)] with u_i ~ Lap(``printed_scale``/ε): KS p-values of its lower end, upper end and length per ε
-    against their exact CDFs (1 − (1 − F)², F², and |u1 − u2| the modulus of a sum of two i.i.d. Laplace)."""
+    against their exact CDFs (1 − (1 − F)², F², and |u1 − u2| the modulus of a sum of two i.i.d. Laplace).
+    """
     from scipy import stats
 
     x = np.asarray(run.config["e7"]["x"], dtype=float)
@@ -196,10 +204,13 @@ POST_PROCESSINGS = {
 def post_processing_one_to_one(
     run: Run, paper, *, eps: float, radius: int, one_to_one: list[str], many_to_one: list[str]
 ) -> Measurement:
-    """Congenial DP §4 after (4.2): the privacy level (the largest |log-ratio| over outputs) of g∘M against M's, for
-    M the double geometric mechanism at ``eps`` on a count and its neighbour one apart, each g of
-    :data:`POST_PROCESSINGS`: exact laws on a box of ``radius`` (mass outside below e^(−ε·radius)). The value: every
-    one-to-one g keeps the level, no g raises it, and some g that merges outputs lowers it strictly."""
+    """Congenial DP §4 after (4.2).
+
+    The privacy level (the largest |log-ratio| over outputs) of g∘M against M's, for M the double geometric mechanism at
+    ``eps`` on a count and its neighbour one apart, each g of :data:`POST_PROCESSINGS`: exact laws on a box of
+    ``radius`` (mass outside below e^(−ε·radius)). The value: every one-to-one g keeps the level, no g raises it, and
+    some g that merges outputs lowers it strictly.
+    """
     from isdp.mcmc import dg_pmf
     from isdp.privacy import Law, max_privacy_loss, pushforward
 

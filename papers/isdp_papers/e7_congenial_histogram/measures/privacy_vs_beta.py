@@ -19,8 +19,11 @@ from isdp_papers.e7_congenial_histogram import privacy_levels as pl
 
 
 def _privacy(run: Run, *mechanisms: str, **checks):
-    """``e7_privacy``: no (mechanism, β, ε) twice, a row for each of ``mechanisms``, every level / ε positive and
-    finite, and ``checks`` (of :func:`~isdp_papers.evidence_checks.check_frame`) on the other columns read."""
+    """``e7_privacy``.
+
+    No (mechanism, β, ε) twice, a row for each of ``mechanisms``, every level / ε positive and finite, and ``checks``
+    (of :func:`~isdp_papers.evidence_checks.check_frame`) on the other columns read.
+    """
     pr = ec.table(run, "e7_privacy", filled=["mechanism"], positive=["level_over_eps"], **checks)
     where = str(run.path("tables/e7_privacy.csv"))
     if pr.duplicated([c for c in ("mechanism", "beta", "eps") if c in pr.columns]).any():
@@ -62,8 +65,11 @@ def l1_privacy_gap(run: Run, paper) -> Measurement:
 
 
 def a1_g_ratio_gap(run: Run, paper, *, betas, shifts) -> Measurement:
-    """App. A proof of Thm A.1: the largest |log(printed g_α ratio, rate τ) − log(ratio from the (A.1) density)|
-    over x, β > 1/2, the (a, b) pairs and the ε grid (α = ε/(2β)); the note shows the gap at rate τ ε."""
+    """App. A proof of Thm A.1.
+
+    The largest |log(printed g_α ratio, rate τ) − log(ratio from the (A.1) density)| over x, β > 1/2, the (a, b) pairs
+    and the ε grid (α = ε/(2β)); the note shows the gap at rate τ ε.
+    """
     gaps, with_eps = {}, 0.0
     for e in run.config["e7"]["eps_grid"]:
         x = np.linspace(-30.0, 30.0, 1201) / e
@@ -95,7 +101,8 @@ def theorem_a1(run: Run, paper, *, betas, shifts, below: float) -> Measurement:
     non-decreasing (log steps ≥ −1e-9); ``below``·α, a smaller constant, makes g decrease somewhere (α is the
     smallest); (A.3) sup_x log p(x − a)/p(x − b) ≤ α|a − b| for |a − b| ∈ ``shifts``; and the printed dp/dx and
     dg/dx (c = 1/(2b), 1, ``below``/(2b)) against central differences, the largest gap over the grid's largest
-    |derivative| (printed or numerical)."""
+    |derivative| (printed or numerical).
+    """
     ok = {"decreasing": True, "g_increasing": True, "g_decreasing_below": True, "a3_within": True}
     gap, a3_worst = 0.0, 0.0
     for e in run.config["e7"]["eps_grid"]:

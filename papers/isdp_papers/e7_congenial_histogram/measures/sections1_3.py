@@ -1,5 +1,6 @@
-"""Measures of Congenial DP §1–§3 outside Example 4.1: the definitions and noise laws of §1.3–1.4 with App. B's
-Double Geometric, and §3's simulation law.
+"""Measures of Congenial DP §1–§3 outside Example 4.1.
+
+The definitions and noise laws of §1.3–1.4 with App. B's Double Geometric, and §3's simulation law.
 
 Statements: Def 1.1's sensitivity (``binary_sensitivity``); the Double Geometric (1.3) as printed, its level
 (``dg_level``, Def 1.2), its pmf against App. B's CDF (``dg_pmf_printed_checks``), App. B's CDF
@@ -65,7 +66,8 @@ def negbin_moments(run: Run, paper) -> Measurement:
 def posterior_bound(run: Run, paper, *, priors, linked: int = 1) -> Measurement:
     """Theorem 1.3: the largest |log(posterior/prior)| / ε of one record over releases, priors and the ε grid, with
     ``linked`` records moving together (:func:`privacy_levels.posterior_shift`); the note: a prior under which a second
-    record always equals x_i."""
+    record always equals x_i.
+    """
 
     def worst(k):
         return max(pl.posterior_shift(e, priors, linked=k) / e for e in run.config["e7"]["eps_grid"])
@@ -82,7 +84,8 @@ def posterior_bound(run: Run, paper, *, priors, linked: int = 1) -> Measurement:
 
 def dg_level(run: Run, paper, *, sensitivities) -> Measurement:
     """Def 1.2: the attained level / ε of the Double Geometric mechanism (1.3), a = exp(−ε/∇), on integer
-    queries of sensitivity ∇, worst over ∇ and the ε grid."""
+    queries of sensitivity ∇, worst over ∇ and the ε grid.
+    """
     levels = [pdg.dg_level(e, d) / e for e in run.config["e7"]["eps_grid"] for d in sensitivities]
     return Measurement(
         max(levels),
@@ -93,7 +96,8 @@ def dg_level(run: Run, paper, *, sensitivities) -> Measurement:
 
 def binary_sensitivity(run: Run, paper, *, n_max: int) -> Measurement:
     """Def 1.1: ∇ of the counting and the histogram query on binary databases, by enumeration (n = 1..n_max),
-    under §1.3's bounded neighbours and the L1 norm."""
+    under §1.3's bounded neighbours and the L1 norm.
+    """
     value = {q: nbr.sensitivity(q, n_max) for q in ("count", "histogram")}
     other = {
         q: (
@@ -114,7 +118,8 @@ def binary_sensitivity(run: Run, paper, *, n_max: int) -> Measurement:
 
 def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
     """App. B: the largest |printed F(u) − P(U ≤ u)| for u = −reach..reach over the ε of the App. B check and
-    the grid (P from SciPy's discrete Laplace, isdp.mcmc.dg_cdf)."""
+    the grid (P from SciPy's discrete Laplace, isdp.mcmc.dg_cdf).
+    """
     u = np.arange(-reach, reach + 1)
     eps = sorted({*run.config["e7"]["dg_check"]["eps"], *run.config["e7"]["eps_grid"]})
     gap = max(float(np.abs(pdg.dg_cdf_printed(u, e) - dg_cdf(u, e)).max()) for e in eps)
@@ -138,7 +143,8 @@ def noise_variance_in_eps(
     """§1.3-1.4: the closed-form noise variance of each law in :data:`NOISE_VARIANCE`, per ∇ in ``sensitivities``, on
     ``n_grid`` geometric ε from ``eps_min`` to ``eps_max``: ``decreasing in ε`` — strictly at every step;
     ``unbounded as ε → 0`` — ε² Var / ∇² at least 1 at every ε ≤ ∇ of the grid, i.e. Var ≥ ∇²/ε², which no
-    bounded variance meets as ε → 0."""
+    bounded variance meets as ε → 0.
+    """
     eps = np.geomspace(eps_min, eps_max, n_grid)
     steepest, floor, parts = 0.0, np.inf, []
     for law, variance in NOISE_VARIANCE.items():
@@ -159,7 +165,8 @@ def noise_variance_in_eps(
 
 def negbin_printed_moments(run: Run, paper, *, size: float, prob: float) -> Measurement:
     """§3: mean and variance of NegativeBinomial(``size``, ``prob``) in SciPy's nbinom and R's dnbinom convention
-    (failures before the ``size``-th success, success probability ``prob``); the other convention in the note."""
+    (failures before the ``size``-th success, success probability ``prob``); the other convention in the note.
+    """
     from scipy import stats
 
     law, swapped = stats.nbinom(size, prob), stats.nbinom(size, 1 - prob)
@@ -173,9 +180,12 @@ def negbin_printed_moments(run: Run, paper, *, size: float, prob: float) -> Meas
 
 
 def dg_pmf_printed_checks(run: Run, paper, *, sensitivities) -> Measurement:
-    """(1.3) as printed, a = exp(−ε/∇): its total mass over u = −R..R, R = ⌈40 ∇/ε⌉ (the rest is below e^{−40}),
-    farthest from 1 over ∇ ∈ ``sensitivities`` and the E7 ε grid; and its largest gap to the differences
-    F(u) − F(u − 1) of App. B's printed CDF (a = exp(−ε), ∇ = 1) on u = −R..R."""
+    """(1.3) as printed, a = exp(−ε/∇).
+
+    Its total mass over u = −R..R, R = ⌈40 ∇/ε⌉ (the rest is below e^{−40}), farthest from 1 over ∇ ∈ ``sensitivities``
+    and the E7 ε grid; and its largest gap to the differences F(u) − F(u − 1) of App. B's printed CDF (a = exp(−ε), ∇ =
+    1) on u = −R..R.
+    """
     eps_grid = run.config["e7"]["eps_grid"]
     mass, diff_gap = 1.0, 0.0
     for e in eps_grid:
@@ -200,7 +210,8 @@ def noise_mass_vanishes(
     """§1.4: the probability each §1.3 noise law (Lap(∇/ε); (1.3) with a = exp(−ε/∇)) gives the bounded window
     |u| ≤ ``window``, over (2 ``window`` + 1) ε, the largest over ∇ ∈ ``sensitivities`` and ``n_grid`` geometric
     ε from ``eps_min`` to ``eps_max``: at most 1 means no point carries more than ε of mass, so every bounded set's
-    mass vanishes with ε (no proper limit)."""
+    mass vanishes with ε (no proper limit).
+    """
     from scipy import stats
 
     eps = np.geomspace(eps_min, eps_max, n_grid)
@@ -223,7 +234,8 @@ def noise_mass_vanishes(
 def posterior_shift_limit(run: Run, paper, *, priors, eps_values, n_grid: int) -> Measurement:
     """(1.6): the largest |log(posterior/prior)| of one record (Example 4.1's unconstrained two-bin release, as
     CDP-E7-posterior-bound, ``n_grid`` points per coordinate) at each ε of ``eps_values``; the value is the shift at
-    the smallest."""
+    the smallest.
+    """
     shifts = {float(e): pl.posterior_shift(e, priors, n_grid=n_grid) for e in eps_values}
     e_min = min(shifts)
     return Measurement(

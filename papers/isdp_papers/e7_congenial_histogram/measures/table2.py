@@ -1,6 +1,7 @@
-"""Measures of Congenial DP §4 Example 4.1 and Table 2: the two-bin histogram with its total kept, released
-by M*, f_L2 and f_L1 (:mod:`isdp_papers.e7_congenial_histogram.releases`), read from E7's exact and
-simulated tables.
+"""Measures of Congenial DP §4 Example 4.1 and Table 2.
+
+The two-bin histogram with its total kept, released by M*, f_L2 and f_L1
+(:mod:`isdp_papers.e7_congenial_histogram.releases`), read from E7's exact and simulated tables.
 
 Statements: Table 2's expectations (``expectation``) and ε² Var(m1) (``variance_coefficient``), the simulation
 against the exact formulas (``simulation_zscores``), M* ahead of every post-processed release (``variance_order``),
@@ -16,7 +17,7 @@ from isdp_papers.claims import Measurement, Run
 
 
 def _symbols(run: Run) -> dict[str, float]:
-    """The values of Table 2's symbols at the configured histogram: s1, s2 and their average s̄."""
+    """Return the values of Table 2's symbols at the configured histogram: s1, s2 and their average s̄."""
     x1, x2 = run.config["e7"]["x"]
     sym = {"s1": float(x1), "s2": float(x2), "sbar": (x1 + x2) / 2.0}
     if len(set(sym.values())) < len(sym):
@@ -29,8 +30,11 @@ SETTING = ["mechanism", "beta", "eps"]
 
 
 def _simulation(run: Run, **checks):
-    """``e7_simulation``: a mechanism named on every row, no setting twice, and ``checks`` (of
-    :func:`~isdp_papers.evidence_checks.check_frame`) on the columns a measure reads."""
+    """``e7_simulation``.
+
+    A mechanism named on every row, no setting twice, and ``checks`` (of
+    :func:`~isdp_papers.evidence_checks.check_frame`) on the columns a measure reads.
+    """
     sim = ec.table(run, "e7_simulation", filled=["mechanism"], **checks)
     setting = [c for c in SETTING if c in sim.columns]
     if sim.duplicated(setting).any():
@@ -39,7 +43,7 @@ def _simulation(run: Run, **checks):
 
 
 def _rows(run: Run, mechanism: str, **checks):
-    """The rows of ``mechanism`` in ``e7_simulation`` (at least one), their ``checks`` applied."""
+    """Return the rows of ``mechanism`` in ``e7_simulation`` (at least one), their ``checks`` applied."""
     sim = _simulation(run)
     rows = sim[sim["mechanism"] == mechanism]
     if rows.empty:
@@ -174,9 +178,12 @@ def variance_order(run: Run, paper) -> Measurement:
 
 
 def example41_density_gap(run: Run, paper, *, bin_scale: float = 2.0) -> Measurement:
-    """§4 Example 4.1: the printed p(m1, m2) = (ε/4)² exp{−ε/2 (|m1 − s1| + |m2 − s2|)} against the product of two
-    Laplace densities of scale ``bin_scale``/ε (SciPy) centred at (s1, s2), on a 201² grid reaching ±40/ε around s,
-    the E7 ε grid: the largest relative gap."""
+    """§4 Example 4.1.
+
+    The printed p(m1, m2) = (ε/4)² exp{−ε/2 (|m1 − s1| + |m2 − s2|)} against the product of two Laplace densities of
+    scale ``bin_scale``/ε (SciPy) centred at (s1, s2), on a 201² grid reaching ±40/ε around s, the E7 ε grid: the
+    largest relative gap.
+    """
     from scipy import stats
 
     s = np.asarray(run.config["e7"]["x"], dtype=float)

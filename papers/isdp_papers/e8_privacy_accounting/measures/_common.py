@@ -1,6 +1,8 @@
-"""Helpers shared by the E8 measure modules of both documents: a run's values at the printed precision beside
-the printed ones (the Swapping slides' ε tables, the TopDown talk's variance tables), and the registry's small
-swapping strata made hashable (the exact audits of permutation swapping)."""
+"""Helpers shared by the E8 measure modules of both documents.
+
+A run's values at the printed precision beside the printed ones (the Swapping slides' ε tables, the TopDown talk's
+variance tables), and the registry's small swapping strata made hashable (the exact audits of permutation swapping).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import math
 
 
 def _cells_text(values, printed, digits: int) -> str:
-    """This run's values at the printed precision, with the printed value beside any that differs."""
+    """Return this run's values at the printed precision, with the printed value beside any that differs."""
     out = []
     for v, p in zip(values, printed, strict=True):
         s = f"{v:.{digits}f}"

@@ -1,9 +1,11 @@
-"""Measures of the Swapping slides' 'A Perverse Guide to Reducing the Privacy Loss ε (without adding more
-noise)': each way of lowering ε measured exactly on small cases.
+"""Measures of the Swapping slides' 'A Perverse Guide to Reducing the Privacy Loss ε (without adding more noise)'.
+
+Each way of lowering ε measured exactly on small cases.
 
 Statements: more invariants (``swap_more_invariants``), persons instead of households and one day instead of a
 person's whole history as the privacy unit (``swap_person_units``, ``day_units``), (ε, δ)-DP instead of ε-DP
-(``swap_approximate_budget``)."""
+(``swap_approximate_budget``).
+"""
 
 from __future__ import annotations
 
@@ -16,9 +18,12 @@ from isdp_papers.e8_privacy_accounting.measures._common import _strata
 
 @ec.reads_committed
 def swap_more_invariants(run: Run, paper, *, coarse: list, refined: list, rates: list[float]) -> Measurement:
-    """Adding a variable to the swap key V_Match (more invariants): the printed 2020 what-if ε with and without
-    household size, and the exact worst loss of one stratum against the same records split by the added variable
-    (the worst loss of independent strata is the largest of theirs: loss and distance add up)."""
+    """Adding a variable to the swap key V_Match (more invariants).
+
+    The printed 2020 what-if ε with and without household size, and the exact worst loss of one stratum against the same
+    records split by the added variable (the worst loss of independent strata is the largest of theirs: loss and
+    distance add up).
+    """
     from isdp_papers.e8_privacy_accounting.measures.swapping_tables import _printed_swap
     from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
@@ -46,10 +51,13 @@ def swap_more_invariants(run: Run, paper, *, coarse: list, refined: list, rates:
 
 
 def swap_person_units(run: Run, paper, *, strata: list, rates: list[float], beside: list | None = None) -> Measurement:
-    """'Persons instead of households': permutation swapping of household records (h[0] the household's size), its
-    exact worst loss per unit of the person-level distance (each household that differs counts its persons) against
-    per unit of the household-level one, on small strata and rates. ``beside``: a stratum reported in the note only
-    (e.g. one with a single-person household)."""
+    """'Persons instead of households'.
+
+    Permutation swapping of household records (h[0] the household's size), its exact worst loss per unit of the
+    person-level distance (each household that differs counts its persons) against per unit of the household-level one,
+    on small strata and rates. ``beside``: a stratum reported in the note only (e.g. one with a single-person
+    household).
+    """
     from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
     def ratios(h, k):
@@ -82,11 +90,13 @@ def swap_person_units(run: Run, paper, *, strata: list, rates: list[float], besi
 def day_units(
     run: Run, paper, *, eps: float, days: list[int], days_present: int | None = None, radius: int = 40
 ) -> Measurement:
-    """The Swapping slides' 'one day's worth of data, instead of all of an individual's data over time': the same
-    mechanism, a daily count released with double geometric noise at ``eps`` each day for T days, judged per
-    person over time (neighbours: one person's whole history, present on ``days_present`` days, all T by default)
-    and per person-day (neighbours: one day of it). Exact laws of the T releases (products of DG laws on a box of
-    ``radius``); the budget is the largest privacy loss. The value: whether the per-day budget is lower for every T."""
+    """Return the Swapping slides' 'one day's worth of data, instead of all of an individual's data over time'.
+
+    The same mechanism, a daily count released with double geometric noise at ``eps`` each day for T days, judged per
+    person over time (neighbours: one person's whole history, present on ``days_present`` days, all T by default) and
+    per person-day (neighbours: one day of it). Exact laws of the T releases (products of DG laws on a box of
+    ``radius``); the budget is the largest privacy loss. The value: whether the per-day budget is lower for every T.
+    """
     from isdp.mcmc import dg_pmf
     from isdp.privacy import Law, max_privacy_loss, product
 
@@ -111,10 +121,12 @@ def day_units(
 
 
 def swap_approximate_budget(run: Run, paper, *, strata: list, rates: list[float], deltas: list[float]) -> Measurement:
-    """'Use (ε, δ)-DP instead of ε-DP': permutation swapping's exact (ε, δ) budget per unit of distance
-    (:func:`~isdp_papers.e8_privacy_accounting.swap_audit.approximate_loss_per_unit`) against its exact pure
-    budget (δ = 0) on small strata, every rate and δ; the value is the largest ratio over the cases with a positive
-    pure budget."""
+    """'Use (ε, δ)-DP instead of ε-DP'.
+
+    Permutation swapping's exact (ε, δ) budget per unit of distance
+    (:func:`~isdp_papers.e8_privacy_accounting.swap_audit.approximate_loss_per_unit`) against its exact pure budget (δ =
+    0) on small strata, every rate and δ; the value is the largest ratio over the cases with a positive pure budget.
+    """
     from isdp.baselines import swapping_epsilon
     from isdp_papers.e8_privacy_accounting.swap_audit import approximate_loss_per_unit
 

@@ -5,7 +5,8 @@ Statements: swapping satisfies DP subject to its invariants with ε = ln(b + 1) 
 the proof sketch's steps (``swap_proof_sketch``); invariants and common support (``swap_invariant_support``); the
 restricted data universe's (1) and (3) (``invariant_release``, ``swap_varies_needs_budget``); the total PLB of
 derived products (``swap_derived_products``); the swapping visualisation (``swap_visualisation``); the shortest-path
-extension of neighbours, d_HAM^u (``hamming_extension``, ``slides_distances``)."""
+extension of neighbours, d_HAM^u (``hamming_extension``, ``slides_distances``).
+"""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def swap_privacy_audit(run: Run, paper, *, strata: list, rates: list[float]) -> 
     """The slides' budget ε(p, b) against the exact worst privacy loss per unit of Hamming distance of permutation
     swapping, enumerated on small strata (:mod:`isdp_papers.e8_privacy_accounting.swap_audit`): the largest
     ratio loss / ε(p, b) over the strata and swap rates, where the bound is attained, and how loose it is on the
-    branch p ≤ 1/2 (the one every printed table uses)."""
+    branch p ≤ 1/2 (the one every printed table uses).
+    """
     from isdp.baselines import swapping_epsilon
     from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
@@ -56,7 +58,8 @@ def swap_proof_sketch(run: Run, paper, *, strata: list, rates: list[float]) -> M
     """The steps of the slides' proof sketch that permutation swapping is DP, enumerated exactly on small strata
     (:func:`isdp_papers.e8_privacy_accounting.swap_audit.proof_sketch_audit`): x = ρ(x') for a derangement ρ of
     m = d_HAM^u(x, x') records; m_σ − m ≤ m_σ' ≤ m_σ + m for σ' = σ ∘ ρ; Pr(σ)/Pr(σ') = o^(m_σ − m_σ') times the
-    ratio of the derangement numbers of m_σ' and m_σ records; that ratio at most o^−m (b + 1)^m at the ``rates``."""
+    ratio of the derangement numbers of m_σ' and m_σ records; that ratio at most o^−m (b + 1)^m at the ``rates``.
+    """
     from isdp_papers.e8_privacy_accounting.swap_audit import proof_sketch_audit
 
     audits = [proof_sketch_audit(h, k, rates) for h, k in strata]
@@ -89,10 +92,12 @@ def swap_proof_sketch(run: Run, paper, *, strata: list, rates: list[float]) -> M
 
 
 def swap_invariant_support(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
-    """Permutation swapping's outputs against its invariants, exactly on small strata: whether every output keeps
-    the multisets of h and k, whether the datasets of one universe share their support (finite loss), and whether
-    a dataset one record away with another k value (other invariants) shares any output with it (a value of k
-    outside the stratum's included)."""
+    """Permutation swapping's outputs against its invariants, exactly on small strata.
+
+    Whether every output keeps the multisets of h and k, whether the datasets of one universe share their support
+    (finite loss), and whether a dataset one record away with another k value (other invariants) shares any output with
+    it (a value of k outside the stratum's included).
+    """
     from isdp_papers.e8_privacy_accounting.swap_audit import support_audit
 
     totals: dict[str, int] = {}
@@ -118,9 +123,12 @@ def swap_invariant_support(run: Run, paper, *, strata: list, rates: list[float])
 
 
 def invariant_release(run: Run, paper, *, strata: list, release: str, rate: float) -> Measurement:
-    """'T(x) = c(x), releasing the invariants exactly, has budget 0': the exact worst loss per unit of distance of
-    T over the universes of small strata of permutation swapping (c the multisets of h and k). ``release``:
-    ``invariants`` (T = c) or ``swapped`` (the stratum swapped at ``rate``, beside it)."""
+    """'T(x) = c(x), releasing the invariants exactly, has budget 0'.
+
+    The exact worst loss per unit of distance of T over the universes of small strata of permutation swapping (c the
+    multisets of h and k). ``release``: ``invariants`` (T = c) or ``swapped`` (the stratum swapped at ``rate``, beside
+    it).
+    """
     from isdp_papers.e8_privacy_accounting.swap_audit import invariants, worst_loss_per_unit
 
     law = {"invariants": lambda x, _: {invariants(x): 1.0}, "swapped": None}[release]
@@ -137,13 +145,15 @@ def invariant_release(run: Run, paper, *, strata: list, release: str, rate: floa
 def swap_varies_needs_budget(
     run: Run, paper, *, strata: list, rates: list[float], compare: str = "dataset"
 ) -> Measurement:
-    """The slides' statement (3) applied to permutation swapping: a mechanism that varies within a universe (some
-    x, x' of it at finite distance with P_x ≠ P_x') has a budget ε > 0 when d_Pr is a metric. Exactly, on every
-    (stratum, rate) case of the registry's set, whether swapping varies (the largest total variation between
-    datasets of the universe) and its exact budget, the worst loss per unit of distance; the value is the smallest
-    budget over every case, so a case where the mechanism does not vary reads 0. ``compare``: what d_Pr compares,
-    the swapped stratum (``dataset``: d_MULT, a metric) or only its invariants (``invariants``: a pseudometric,
-    which the statement excludes)."""
+    """Return the slides' statement (3) applied to permutation swapping.
+
+    A mechanism that varies within a universe (some x, x' of it at finite distance with P_x ≠ P_x') has a budget ε > 0
+    when d_Pr is a metric. Exactly, on every (stratum, rate) case of the registry's set, whether swapping varies (the
+    largest total variation between datasets of the universe) and its exact budget, the worst loss per unit of distance;
+    the value is the smallest budget over every case, so a case where the mechanism does not vary reads 0. ``compare``:
+    what d_Pr compares, the swapped stratum (``dataset``: d_MULT, a metric) or only its invariants (``invariants``: a
+    pseudometric, which the statement excludes).
+    """
     from isdp_papers.e8_privacy_accounting.swap_audit import invariants, loss_per_unit, universe_log_laws
 
     cases = []  # (budget, total variation, b, repeated values, p)
@@ -175,11 +185,14 @@ def swap_varies_needs_budget(
 def swap_derived_products(
     run: Run, paper, *, strata: list, rates: list[float], products: list[str], leak: float = 0.0
 ) -> Measurement:
-    """'The total PLB for all data products derived from the swapped dataset': the exact worst loss per unit of
-    distance of products computed from the swapped stratum (records h = (a, c), swapping variable k) over the slides'
-    ε(p, b), the value the largest ratio. ``products``: ``dataset`` (the swapped stratum itself), ``a_by_k`` and
-    ``c_by_k`` (the two-way counts with one of h's variables dropped), ``k`` (the k margin). ``leak``: the share of
-    releases computed from the unswapped stratum instead (a product not derived from the swapped dataset alone)."""
+    """Return 'The total PLB for all data products derived from the swapped dataset'.
+
+    The exact worst loss per unit of distance of products computed from the swapped stratum (records h = (a, c),
+    swapping variable k) over the slides' ε(p, b), the value the largest ratio. ``products``: ``dataset`` (the swapped
+    stratum itself), ``a_by_k`` and ``c_by_k`` (the two-way counts with one of h's variables dropped), ``k`` (the k
+    margin). ``leak``: the share of releases computed from the unswapped stratum instead (a product not derived from the
+    swapped dataset alone).
+    """
     from collections import Counter
 
     from isdp.baselines import swapping_epsilon
@@ -230,11 +243,13 @@ def swap_visualisation(
     v_swap: list[str],
     table: list[str],
 ) -> Measurement:
-    """The slides' swapping visualisation, from its printed records (row i before the swap is row i after): whether
-    the records that changed share their swap key ``v_match`` and changed only in ``v_swap`` (their values
-    permuted), whether both invariants (the multisets of V_Hold = every column but ``v_swap``, and of
-    V_Match × V_Swap) are kept, and the change of the ``table`` contingency table the records give, in every cell that
-    changed or for which ``paper["changes"]`` prints a change."""
+    """Return the slides' swapping visualisation, from its printed records (row i before the swap is row i after).
+
+    Whether the records that changed share their swap key ``v_match`` and changed only in ``v_swap`` (their values
+    permuted), whether both invariants (the multisets of V_Hold = every column but ``v_swap``, and of V_Match × V_Swap)
+    are kept, and the change of the ``table`` contingency table the records give, in every cell that changed or for
+    which ``paper["changes"]`` prints a change.
+    """
     b, a = (pd.DataFrame(rows, columns=columns) for rows in (before, after))
     changed = (b != a).any(axis=1)
     hold = [c for c in columns if c not in v_swap]
@@ -270,8 +285,10 @@ def swap_visualisation(
 
 
 def slides_distances(c, c2) -> tuple[float, float]:
-    """The slides' distances between unordered datasets given as count vectors: d_HAM^u = ½|x ⊖ x'| (∞ across
-    sizes) and d_SymDiff^u = |X ⊖ X'|."""
+    """Return the slides' distances between unordered datasets given as count vectors.
+
+    D_HAM^u = ½|x ⊖ x'| (∞ across sizes) and d_SymDiff^u = |X ⊖ X'|.
+    """
     sym = float(np.abs(np.subtract(c, c2)).sum())
     return (sym / 2 if sum(c) == sum(c2) else math.inf), sym
 
@@ -280,7 +297,8 @@ def hamming_extension(run: Run, paper, *, values: int, max_size: int) -> Measure
     """Shortest-path extensions of the bounded (replace one record) and unbounded (add or remove one record)
     neighbour relations, by breadth-first search over every unordered dataset of at most ``max_size`` records
     over ``values`` values, against the slides' closed forms (:func:`slides_distances`); beside them, the distance
-    the swapping audit uses (records of x not in x', same size)."""
+    the swapping audit uses (records of x not in x', same size).
+    """
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import shortest_path
 

@@ -1,10 +1,12 @@
-"""Measures of the Swapping slides' printed tables: the swap rate → ε formula and its figure, the 1940 Census
-county table, and the 2020 what-if table with its strata.
+"""Measures of the Swapping slides' printed tables.
+
+The swap rate → ε formula and its figure, the 1940 Census county table, and the 2020 what-if table with its strata.
 
 Statements: the ε tables of the 1940 demonstration and the 2020 what-if (``swap_table_gap``, ``swap_range``,
 ``swap_rate_gap``); the figure's notes (a smallest ε_b, two rates per budget, larger b larger ε: ``min_epsilon``,
 ``two_rates``, ``larger_b``); the 1940 county table (invariants, MAPE, largest stratum, the implied swap rate:
-``ma1940_*``); the 2020 what-if strata (``census2020_*``)."""
+``ma1940_*``); the 2020 what-if strata (``census2020_*``).
+"""
 
 from __future__ import annotations
 
@@ -24,8 +26,10 @@ SWAP_KEYS = {"e8_swap_ma1940": ["b", "swap_rate"], "e8_swap_2020": ["v_match", "
 
 
 def _printed_swap(run: Run, table: str) -> tuple[pd.DataFrame, str]:
-    """The committed printed table that ``table`` reproduces (config ``e8.printed``), checked: every cell named once,
-    b a positive count, the swap rate in (0, 1), ε positive; with its path."""
+    """Return the committed printed table that ``table`` reproduces (config ``e8.printed``), checked.
+
+    Every cell named once, b a positive count, the swap rate in (0, 1), ε positive; with its path.
+    """
     rel = run.config["e8"]["printed"][table.removeprefix("e8_")]
     t = ec.committed_csv(run, rel, key=SWAP_KEYS[table], count=["b"], positive=["b", "epsilon"], rate=["swap_rate"])
     return t, str(run.data(rel))
@@ -33,7 +37,8 @@ def _printed_swap(run: Run, table: str) -> tuple[pd.DataFrame, str]:
 
 def _swap_results(run: Run, table: str, printed: pd.DataFrame) -> pd.DataFrame:
     """This run's table ``table``, refused unless it holds exactly the printed cells, each with the printed ε, the
-    slides' formula ε(p, b) at its b and swap rate, and gap = ε − printed (recomputed, never trusted)."""
+    slides' formula ε(p, b) at its b and swap rate, and gap = ε − printed (recomputed, never trusted).
+    """
     from isdp.baselines import swapping_epsilon
 
     key = SWAP_KEYS[table]
@@ -76,8 +81,11 @@ def _swap_results(run: Run, table: str, printed: pd.DataFrame) -> pd.DataFrame:
 
 @ec.reads_committed
 def swap_table_gap(run: Run, paper, *, table: str) -> Measurement:
-    """Largest |this run − printed| over the ε cells of one printed swap-rate table: every printed cell (as many as
-    the paper value says, e.g. "4 values"), each once, the gap recomputed from its columns."""
+    """Largest |this run − printed| over the ε cells of one printed swap-rate table.
+
+    Every printed cell (as many as the paper value says, e.g. "4 values"), each once, the gap recomputed from its
+    columns.
+    """
     printed, where = _printed_swap(run, table)
     ec.check_count(len(printed), ec.claimed_count(paper), where, "printed cells")
     t = _swap_results(run, table, printed)
@@ -129,8 +137,11 @@ def _printed_b(run: Run) -> list[int]:
 
 
 def _swap_min(run: Run) -> pd.DataFrame:
-    """``e8_swap_min``: one row per b of the printed tables, ε_b and its minimiser by closed form and numerically,
-    and per budget offset the root count and log-odds gap (inf only where the count is not 2)."""
+    """``e8_swap_min``.
+
+    One row per b of the printed tables, ε_b and its minimiser by closed form and numerically, and per budget offset the
+    root count and log-odds gap (inf only where the count is not 2).
+    """
     t = ec.table(
         run,
         "e8_swap_min",
@@ -166,10 +177,12 @@ def _swap_min(run: Run) -> pd.DataFrame:
 
 @ec.reads_committed
 def min_epsilon(run: Run, paper) -> Measurement:
-    """For every b of the printed tables, whether the slides' formula has a smallest budget ε_b > 0 over p ∈ (0, 1):
-    the numerical minimum over logit p (a bounded search over ±``LOG_ODDS_BOUND``) is positive and attained strictly
-    inside the search interval (a budget falling towards p = 0 or 1 would end on its edge). The closed form
-    ln(b + 1)/2 goes into the note."""
+    """For every b of the printed tables, whether the slides' formula has a smallest budget ε_b > 0 over p ∈ (0, 1).
+
+    The numerical minimum over logit p (a bounded search over ±``LOG_ODDS_BOUND``) is positive and attained strictly
+    inside the search interval (a budget falling towards p = 0 or 1 would end on its edge). The closed form ln(b + 1)/2
+    goes into the note.
+    """
     from scipy import special
 
     from isdp_papers.e8_privacy_accounting.tables import LOG_ODDS_BOUND
@@ -198,7 +211,8 @@ def min_epsilon(run: Run, paper) -> Measurement:
 def two_rates(run: Run, paper) -> Measurement:
     """Whether each budget ε_b + offset (every b of the printed tables, every configured offset) is reached by exactly
     two swap rates: the numerical root count of the slides' formula over logit p. The distance of the roots from the
-    closed-form pair goes into the note."""
+    closed-form pair goes into the note.
+    """
     t = _swap_min(run)
     counts = t.filter(like="n_rates_").to_numpy()
     gaps = t.filter(like="log_odds_gap_").to_numpy()
@@ -216,7 +230,8 @@ def two_rates(run: Run, paper) -> Measurement:
 def larger_b(run: Run, paper) -> Measurement:
     """For the same swap rate, ε is non-decreasing in b, and strictly larger for the larger b wherever that b's
     budget is on its left branch ln(b + 1) − ln o, i.e. p < p*(b) (on the figure's grid, adjacent b's). The curves
-    must cover every b of the printed tables on one grid of swap rates."""
+    must cover every b of the printed tables on one grid of swap rates.
+    """
     from isdp.baselines import swapping_min_epsilon
 
     curves = ec.table_at(
@@ -248,8 +263,11 @@ COUNTY_COUNTS = ["owned", "rented", "total", "owned_swapped", "rented_swapped", 
 
 
 def _county_table(run: Run, file: str) -> pd.DataFrame:
-    """The printed 1940 county table (``file``), indexed by county: every count a non-negative integer, each county
-    once, the printed ``total`` row present, and more than one county beside it."""
+    """Return the printed 1940 county table (``file``), indexed by county.
+
+    Every count a non-negative integer, each county once, the printed ``total`` row present, and more than one county
+    beside it.
+    """
     t = ec.committed_csv(run, file, key="county", count=COUNTY_COUNTS).set_index("county")
     where = str(run.data(file))
     if "total" not in t.index:
@@ -261,7 +279,7 @@ def _county_table(run: Run, file: str) -> pd.DataFrame:
 
 @ec.reads_committed
 def ma1940_invariants(run: Run, paper, *, file: str) -> Measurement:
-    """The printed county table keeps its invariants: county totals and the state's owned/rented totals."""
+    """Return the printed county table keeps its invariants: county totals and the state's owned/rented totals."""
     t = _county_table(run, file)
     counties, total = t.drop(index="total"), t.loc["total"]
     checks = {
@@ -297,7 +315,7 @@ def ma1940_swapped_mape(run: Run, paper, *, file: str) -> Measurement:
 
 @ec.reads_committed
 def ma1940_stratum(run: Run, paper, *, file: str) -> Measurement:
-    """The largest stratum beside the dwellings of the printed county table (the count itself needs microdata)."""
+    """Return the largest stratum beside the dwellings of the printed county table (the count itself needs microdata)."""
     total = int(_county_table(run, file).loc["total", "total"])
     return Measurement(
         float(paper) / total,
@@ -308,10 +326,13 @@ def ma1940_stratum(run: Run, paper, *, file: str) -> Measurement:
 
 @ec.reads_committed
 def ma1940_swap_rate(run: Run, paper, *, file: str) -> Measurement:
-    """The swap rate the printed 1940 instance implies. A selected dwelling keeps its ownership and receives the
-    county of another selected one of its stratum; ignoring the household-size strata, a county's owned count
-    moves towards total × s (s the state's owned share) by the fraction p: E[owned' − owned] = p (total s − owned).
-    p̂ is the least-squares slope through the origin over the counties, its SE from the residuals."""
+    """Return the swap rate the printed 1940 instance implies.
+
+    A selected dwelling keeps its ownership and receives the county of another selected one of its stratum; ignoring the
+    household-size strata, a county's owned count moves towards total × s (s the state's owned share) by the fraction p:
+    E[owned' − owned] = p (total s − owned). p̂ is the least-squares slope through the origin over the counties, its SE
+    from the residuals.
+    """
     t = _county_table(run, file)
     state, c = t.loc["total"], t.drop(index="total")
     s = state["owned"] / state["total"]
@@ -339,7 +360,7 @@ def ma1940_swap_rate(run: Run, paper, *, file: str) -> Measurement:
 
 @ec.reads_committed
 def census2020_strata(run: Run, paper) -> Measurement:
-    """The 2020 strata sizes as used; how much ε moves if one were off."""
+    """Return the 2020 strata sizes as used; how much ε moves if one were off."""
     t = _swap_results(run, "e8_swap_2020", _printed_swap(run, "e8_swap_2020")[0]).drop_duplicates("b")
     return Measurement(
         len(t),
@@ -349,8 +370,10 @@ def census2020_strata(run: Run, paper) -> Measurement:
 
 
 def _strata_sizes(run: Run, printed: str) -> pd.Series:
-    """The printed b of each V_Match of a 2020 what-if table (``printed``): every cell named once, b a positive count
-    and the same on every row of its V_Match."""
+    """Return the printed b of each V_Match of a 2020 what-if table (``printed``).
+
+    Every cell named once, b a positive count and the same on every row of its V_Match.
+    """
     t = ec.committed_csv(run, printed, key=SWAP_KEYS["e8_swap_2020"], filled=["v_match"], count=["b"], positive=["b"])
     if (t.groupby("v_match")["b"].nunique() > 1).any():
         raise ec.EvidenceError(f"{run.data(printed)}: a V_Match with two values of b")
@@ -359,10 +382,12 @@ def _strata_sizes(run: Run, printed: str) -> pd.Series:
 
 @ec.reads_committed
 def census2020_strata_nesting(run: Run, paper, *, printed: str, geography: list[str]) -> Measurement:
-    """The 2020 what-if table's b are largest strata of nested partitions: a matching key V' refines V when its
-    geography is V's or finer (``geography``, coarsest first) and it crosses every variable V crosses (household
-    size), and then every V' stratum lies inside a V stratum, so b(V') ≤ b(V). The value is the number of refining
-    pairs of printed rows that break it."""
+    """Return the 2020 what-if table's b are largest strata of nested partitions.
+
+    A matching key V' refines V when its geography is V's or finer (``geography``, coarsest first) and it crosses every
+    variable V crosses (household size), and then every V' stratum lies inside a V stratum, so b(V') ≤ b(V). The value
+    is the number of refining pairs of printed rows that break it.
+    """
     b = _strata_sizes(run, printed)
 
     def key(v):
@@ -389,7 +414,8 @@ def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, st
     extract (H3: total and occupied housing units; occupied units are households): whether the named stratum
     (``strata``: V_Match → state abbreviation, or 'state abbreviation county FIPS') has the most households at its
     level, and whether the printed b is exactly its total housing units (vacant units included) and not its
-    households."""
+    households.
+    """
     from isdp_papers.nhgis.housing import load_housing
 
     b = _strata_sizes(run, printed)

@@ -1,10 +1,12 @@
-"""Measures of the Swapping slides' statements about TopDown (TDA) and SafeTab: zCDP budgets as ε, their
-composition, and TDA's invariants.
+"""Measures of the Swapping slides' statements about TopDown (TDA) and SafeTab.
+
+ZCDP budgets as ε, their composition, and TDA's invariants.
 
 Statements: the US Decennial Censuses table's ρ and ε (``tda_epsilon``, ``zcdp_budget_epsilon``,
 ``zcdp_composition_gap``); discrete Gaussian noise is ρ-zCDP (``discrete_gaussian_zcdp``, ``zcdp_budget``); TDA
 satisfies DP subject to its invariants, and not for a proper subset of them (``tda_toy_invariants``,
-``tda_proper_subsets``); swapping's invariants are finer than TDA's (``swap_finer_than_tda``)."""
+``tda_proper_subsets``); swapping's invariants are finer than TDA's (``swap_finer_than_tda``).
+"""
 
 from __future__ import annotations
 
@@ -28,8 +30,9 @@ def tda_epsilon(
     eps_rounding: float,
     conversion: str | None = None,
 ) -> Measurement:
-    """ε of the printed ρ at δ under ``conversion`` (default: the configured one): the point of ε([ρ − r, ρ + r])
-    nearest the paper's.
+    """ε of the printed ρ at δ under ``conversion`` (default: the configured one).
+
+    The point of ε([ρ − r, ρ + r]) nearest the paper's.
 
     ``rho_rounding`` and ``eps_rounding`` are half a unit of the last printed digit of ρ and ε.
     """
@@ -77,7 +80,7 @@ def tda_epsilon(
 
 
 def zcdp_budget_epsilon(run: Run, paper, *, delta: float, conversion: str) -> Measurement:
-    """The printed zCDP ρ as ε at δ (to set beside a budget that cannot be checked here)."""
+    """Return the printed zCDP ρ as ε at δ (to set beside a budget that cannot be checked here)."""
     eps = zcdp_to_dp(float(paper), delta, conversion)
     return Measurement(eps, f"ρ = {float(paper):g} is ε = {eps:.2f} at δ = {delta:g} ({conversion} conversion)")
 
@@ -85,7 +88,8 @@ def zcdp_budget_epsilon(run: Run, paper, *, delta: float, conversion: str) -> Me
 def zcdp_composition_gap(run: Run, paper, *, parts: list[str], total: str) -> Measurement:
     """Printed zCDP budgets against composition: zCDP's ρ adds up over releases of the same persons (Bun & Steinke
     2016, Lemma 2.3), so the budget printed for several products together should be the sum of theirs. The value is
-    |ρ(total) − Σ ρ(parts)|, ``paper`` mapping each printed label to its ρ."""
+    |ρ(total) − Σ ρ(parts)|, ``paper`` mapping each printed label to its ρ.
+    """
     added = sum(float(paper[p]) for p in parts)
     gap = abs(float(paper[total]) - added)
     return Measurement(
@@ -102,7 +106,8 @@ def discrete_gaussian_zcdp(
     """The exact sup over α of D_α/α between N_Z(0, σ²) and its shift (cells independent, divergences add), over
     the cited zCDP budget ρ = ‖shift‖₂²/(2σ²) (Canonne, Kamath & Steinke): the ratio farthest from 1 over the
     settings. D_nor of the slides is √(sup D_α/α) = √ρ. The laws live on ±``radius_sd`` SDs (the mass beyond is
-    below e^(−radius_sd²/2), and every probability inside stays above floating-point underflow)."""
+    below e^(−radius_sd²/2), and every probability inside stays above floating-point underflow).
+    """
     from isdp_papers.e8_privacy_accounting.zcdp_audit import discrete_gaussian_law, renyi_divergence
 
     ratios = {}
@@ -123,7 +128,7 @@ def discrete_gaussian_zcdp(
 
 
 def zcdp_budget(shift, sigma2: float) -> float:
-    """The zCDP budget of discrete Gaussian noise N_Z(0, σ²) per cell for a change ``shift`` of the cells."""
+    """Return the zCDP budget of discrete Gaussian noise N_Z(0, σ²) per cell for a change ``shift`` of the cells."""
     return float(np.sum(np.square(shift))) / (2 * sigma2)
 
 
@@ -139,11 +144,13 @@ def tda_toy_invariants(
     radius: int,
     alphas: list[float],
 ) -> Measurement:
-    """A toy TDA on a few cells: discrete Gaussian noise on every cell, then the closest nonnegative integer table
-    with the invariants c = (total, the cells ``kept``). For ``within`` (one person moved, same c) the exact
-    sup_α D_α/α of the released tables, both ways, over the noise's budget ρ = ‖x − x'‖₂²/(2σ²); for ``across``
-    (one person moved, same total, another kept cell: a proper subset of the invariants) whether the released
-    tables can coincide."""
+    """Return a toy TDA on a few cells.
+
+    Discrete Gaussian noise on every cell, then the closest nonnegative integer table with the invariants c = (total,
+    the cells ``kept``). For ``within`` (one person moved, same c) the exact sup_α D_α/α of the released tables, both
+    ways, over the noise's budget ρ = ‖x − x'‖₂²/(2σ²); for ``across`` (one person moved, same total, another kept cell:
+    a proper subset of the invariants) whether the released tables can coincide.
+    """
     from isdp_papers.e8_privacy_accounting.zcdp_audit import release_law, renyi_divergence
 
     law = {
@@ -170,12 +177,14 @@ def tda_toy_invariants(
 def tda_proper_subsets(
     run: Run, paper, *, cells: list[str], zero_cells: list[str], persons: int, invariants: dict
 ) -> Measurement:
-    """'Let c' be any proper subset of TDA's invariants: no finite budget.' A toy census: ``persons`` persons in
-    ``cells`` (``zero_cells`` structural zeros, empty in every CEF), the invariants named in ``invariants`` (each the
-    sum of its cells). TDA releases c exactly, so two datasets with different c have released tables with no common
-    support; a universe of c' gives an infinite budget if and only if two of its datasets at finite d_HAM^p (the same
-    number of persons: every pair here) differ on c. The value counts the proper subsets c' left with a finite
-    budget; the text names them."""
+    """'Let c' be any proper subset of TDA's invariants.
+
+    No finite budget.' A toy census: ``persons`` persons in ``cells`` (``zero_cells`` structural zeros, empty in every
+    CEF), the invariants named in ``invariants`` (each the sum of its cells). TDA releases c exactly, so two datasets
+    with different c have released tables with no common support; a universe of c' gives an infinite budget if and only
+    if two of its datasets at finite d_HAM^p (the same number of persons: every pair here) differ on c. The value counts
+    the proper subsets c' left with a finite budget; the text names them.
+    """
     index = {c: i for i, c in enumerate(cells)}
     free = [c for c in cells if c not in zero_cells]
     data = []
@@ -208,12 +217,15 @@ def tda_proper_subsets(
 def swap_finer_than_tda(
     run: Run, paper, *, blocks: list, sizes: list[int], households: int, settings: list
 ) -> Measurement:
-    """'Swapping invariants: varies but greater than TDA.' A toy of ``households`` household records (state, county,
-    block, size) over ``blocks`` ([state, county, block] each) and ``sizes``. TDA's invariants here: the population
-    of each state and the housing units (households) of each block. Permutation swapping's with key V_Match and
-    swapped geography V_Swap (each setting [V_Match, V_Swap], lists of state/county/block/size): the multisets of
-    V_Hold (every variable but V_Swap) and of V_Match × V_Swap. Whether, in every setting, equal swapping invariants
-    imply equal TDA invariants (finer), and some datasets share TDA's but not swapping's (strictly)."""
+    """Return 'Swapping invariants.
+
+    Varies but greater than TDA.' A toy of ``households`` household records (state, county, block, size) over ``blocks``
+    ([state, county, block] each) and ``sizes``. TDA's invariants here: the population of each state and the housing
+    units (households) of each block. Permutation swapping's with key V_Match and swapped geography V_Swap (each setting
+    [V_Match, V_Swap], lists of state/county/block/size): the multisets of V_Hold (every variable but V_Swap) and of
+    V_Match × V_Swap. Whether, in every setting, equal swapping invariants imply equal TDA invariants (finer), and some
+    datasets share TDA's but not swapping's (strictly).
+    """
     fields = ("state", "county", "block", "size")
     records = [(*b, s) for b in map(tuple, blocks) for s in sizes]
     data = list(itertools.combinations_with_replacement(records, households))

@@ -1,10 +1,13 @@
-"""Measures of the TopDown talk's counts from the committed 2010 data: the 'Goal' slide's histogram, population
-and workload, the state-level measurements, the GQ codes, and the sizes of the optimisation problems.
+"""Measures of the TopDown talk's counts from the committed 2010 data.
+
+The 'Goal' slide's histogram, population and workload, the state-level measurements, the GQ codes, and the sizes of the
+optimisation problems.
 
 Statements: cells, identity queries and attribute sizes (``histogram_cells``, ``attribute_sizes``); the population
 (``us_population``); the workload (``workload_queries``, ``workload_consistency``); one measurement per state and DC
 (``state_units``); 28 GQ types (``gq_type_count``); problem sizes down the hierarchy and the national zero cells
-(``problem_sizes``, ``national_zero_cells``)."""
+(``problem_sizes``, ``national_zero_cells``).
+"""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ _COUNTY_CHECKS = {"key": "gisjoin", "filled": ["state_fips", "state_abbr"], "cou
 
 
 def _county_file(run: Run, rel) -> pd.DataFrame:
-    """The committed county extract ``rel`` (verified against its published SHA-256), its columns checked."""
+    """Return the committed county extract ``rel`` (verified against its published SHA-256), its columns checked."""
     return ec.committed_csv(run, rel, dtype={"state_fips": str}, **_COUNTY_CHECKS)
 
 
@@ -39,9 +42,11 @@ def histogram_cells(run: Run, paper, *, blocks: float, attributes: dict) -> Meas
 
 @ec.reads_committed
 def attribute_sizes(run: Run, paper, *, races: list[str], gq_codes: str) -> Measurement:
-    """The histogram's attribute sizes from their categories: a race is any nonempty combination of ``races``
-    (alone or in combination), a residence type a household or one of the major group-quarters types of the
-    committed 2010 GQ code list ``gq_codes``."""
+    """Return the histogram's attribute sizes from their categories.
+
+    A race is any nonempty combination of ``races`` (alone or in combination), a residence type a household or one of
+    the major group-quarters types of the committed 2010 GQ code list ``gq_codes``.
+    """
     major_types = ec.committed_csv(run, gq_codes, dtype={"code": str}, key="code", filled=["major_type"])[
         "major_type"
     ].unique()
@@ -96,7 +101,8 @@ def workload_consistency(
     need — the nation (1), the states and counties of the committed county extract (states ``exclude`` left out),
     the tracts and block groups of the published 2010 ``tallies``, and the blocks, rounding to the printed number.
     The value is the largest allowed U minus the smallest needed. The tallies' own states and counties are set
-    beside the extract's, and their blocks beside the printed number."""
+    beside the extract's, and their blocks beside the printed number.
+    """
     t = _county_file(run, run.config["data"]["embedded"])
     t = t[~t["state_fips"].isin(exclude)]
     levels = {
@@ -142,7 +148,8 @@ def state_units(run: Run, paper, *, exclude: list[str]) -> Measurement:
 @ec.reads_committed
 def gq_type_count(run: Run, paper, *, file: str, counted: str) -> Measurement:
     """Distinct values of the column ``counted`` (``code``: the 3-digit GQ type codes; ``major_type``: the major
-    types they group into) in the committed list of 2010 Census group-quarters codes."""
+    types they group into) in the committed list of 2010 Census group-quarters codes.
+    """
     t = ec.committed_csv(run, file, dtype={"code": str}, key="code", filled=["major_type", counted])
     n = int(t[counted].nunique())
     per_major = ", ".join(f"{k} {len(g)}" for k, g in t.groupby("major_type", sort=False))
@@ -155,7 +162,8 @@ def gq_type_count(run: Run, paper, *, file: str, counted: str) -> Measurement:
 
 def _support_table(run: Run, file: str) -> tuple[pd.Series, pd.DataFrame]:
     """The nation's row and the states' rows (the 50 states and DC) of the committed per-state support table of the
-    252-cell histogram; Puerto Rico is outside the nation's hierarchy."""
+    252-cell histogram; Puerto Rico is outside the nation's hierarchy.
+    """
     t = ec.committed_csv(
         run, file, key="state_abbr", count=["counties", "nonzero_cells", "sf1_pop", "dp_nonzero_cells"]
     ).set_index("state_abbr")
@@ -174,7 +182,8 @@ def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Mea
     """Size of the TopDown talk's optimisation problems at the nation→state step and at each state→county step, from
     the committed per-state support of the 2010 ethnicity × race × voting-age histogram (252 cells):
     ``variables`` = children × cells nonzero at the parent (the talk drops the variables that are 0 at the parent);
-    ``people`` = the parent's population. Puerto Rico is outside the nation's hierarchy."""
+    ``people`` = the parent's population. Puerto Rico is outside the nation's hierarchy.
+    """
     nation, states = _support_table(run, file)
     sizes = {"variables": lambda children, r: children * r["nonzero_cells"], "people": lambda children, r: r["sf1_pop"]}
     if size not in sizes:
@@ -210,7 +219,8 @@ def national_zero_cells(run: Run, paper, *, file: str) -> Measurement:
     """The cells of the nation's DAS histogram (ethnicity × race × voting age, 252 cells; the 50 states and DC) that
     are 0, which the talk's state level ignores, from the committed per-state support table; the variables this
     drops from the nation→state problem (51 states per cell) beside those the states' own zero cells drop at the
-    state→county step."""
+    state→county step.
+    """
     nation, states = _support_table(run, file)
     cells = HISTOGRAM_CELLS
     zero, sf1_zero = cells - int(nation["dp_nonzero_cells"]), cells - int(nation["nonzero_cells"])

@@ -3,7 +3,8 @@ the helpers of :mod:`isdp_papers.e8_privacy_accounting.implied`.
 
 Statements: the necessary and sufficient town-wide constraints (``dorm_constraints``), the counterexample
 (``dorm_point``), the projection FME computes over fractional tables (``dorm_fractional_projection``), the
-network-flow reduction (``dorm_flow``)."""
+network-flow reduction (``dorm_flow``).
+"""
 
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ from isdp_papers.claims import Measurement, Run
 
 
 def _dorm(run: Run):
-    """``e8_dorm_bounds`` (indexed by form) and ``e8/dorm_feasible_totals.csv``: every configured form once with
-    integer bounds; every feasible (F, C, M) once, non-negative integers with the same town total; and each form's
-    bounds the least and largest value of the form over the feasible totals (recomputed, not trusted)."""
+    """``e8_dorm_bounds`` (indexed by form) and ``e8/dorm_feasible_totals.csv``.
+
+    Every configured form once with integer bounds; every feasible (F, C, M) once, non-negative integers with the same
+    town total; and each form's bounds the least and largest value of the form over the feasible totals (recomputed, not
+    trusted).
+    """
     forms = run.config["e8"]["dorm"]["forms"]
     b = ec.table(run, "e8_dorm_bounds", key="form", keys=forms, integer=["min", "max"])
     feas = ec.table_at(run, "e8/dorm_feasible_totals.csv", key=["F", "C", "M"], count=["F", "C", "M"])
@@ -93,10 +97,12 @@ def dorm_point(run: Run, paper, *, point: dict) -> Measurement:
 
 
 def dorm_fractional_projection(run: Run, paper, *, region_totals: dict | None = None) -> Measurement:
-    """The dorm example's constraints as the projection FME computes, over fractional region-level tables: the LP
-    bounds of the talk's forms (in ``paper``'s keys), and whether every vertex of the polytope the stated
-    inequalities cut out has a fractional extension (then, by convexity, every point of it has one).
-    ``region_totals`` replaces the configured populations."""
+    """Return the dorm example's constraints as the projection FME computes, over fractional region-level tables.
+
+    The LP bounds of the talk's forms (in ``paper``'s keys), and whether every vertex of the polytope the stated
+    inequalities cut out has a fractional extension (then, by convexity, every point of it has one). ``region_totals``
+    replaces the configured populations.
+    """
     from isdp_papers.e8_privacy_accounting import implied
 
     cfg = run.config["e8"]["dorm"]
@@ -148,9 +154,11 @@ def dorm_fractional_projection(run: Run, paper, *, region_totals: dict | None = 
 
 
 def dorm_flow(run: Run, paper) -> Measurement:
-    """The network-flow reduction of the dorm example: the region capacities after moving the
-    "≥ 1" constraints out, the uncapacitated dorm → region arcs, and whether max-flow feasibility equals the
-    enumerated feasible set for every split of the town total."""
+    """Return the network-flow reduction of the dorm example.
+
+    The region capacities after moving the "≥ 1" constraints out, the uncapacitated dorm → region arcs, and whether
+    max-flow feasibility equals the enumerated feasible set for every split of the town total.
+    """
     from isdp_papers.e8_privacy_accounting import implied
 
     cfg = run.config["e8"]["dorm"]

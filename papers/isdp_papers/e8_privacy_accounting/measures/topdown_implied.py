@@ -3,7 +3,8 @@
 
 Statements: the regions' printed margins (``region_margins``); two one-way marginals per region, an integer gap
 (``two_marginals_integer_gap``); one implied constraint per combination of GQ types (``gq_combinations``); implied
-constraints imply a fractional extension (``implied_fractional_extension``)."""
+constraints imply a fractional extension (``implied_fractional_extension``).
+"""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from isdp_papers.claims import Measurement, Run
 
 def region_margins(run: Run, paper) -> Measurement:
     """Whether each printed two-way region table's row and column totals admit a nonnegative integer table
-    (northwest-corner rule); the value counts the regions whose margins admit none."""
+    (northwest-corner rule); the value counts the regions whose margins admit none.
+    """
 
     def fill(rows, cols):
         rows, cols, table = list(rows), list(cols), np.zeros((len(rows), len(cols)), dtype=int)
@@ -44,7 +46,8 @@ def region_margins(run: Run, paper) -> Measurement:
 def _region_parents_text(paper) -> str:
     """The regions' two one-way marginals against every parent (all regions together) two-way table with their
     totals: how many parents extend fractionally and how many with integer counts (the talk's 'works for fractional
-    histograms (often provable for integer histograms)' on its own example)."""
+    histograms (often provable for integer histograms)' on its own example).
+    """
     from isdp_papers.e8_privacy_accounting import implied
 
     region_a = np.array([m["rows"] for m in paper.values()])
@@ -71,7 +74,8 @@ def two_marginals_integer_gap(run: Run, paper, *, instance: str) -> Measurement:
     """The talk's extension with regions that know two one-way marginals each (region × A and region × B fixed, and
     the parent's A × B table): on the committed three-way instance ``instance`` (|B| = 3), whether a fractional
     extension exists and integer ones do not (a hole), and the same with two of B's values merged (|B| = 2, each of
-    the three ways), where the problem is a network flow. The value: {size_3_gap, size_2_gap}."""
+    the three ways), where the problem is a network flow. The value: {size_3_gap, size_2_gap}.
+    """
     from isdp_papers.e8_privacy_accounting import implied
 
     region_a, region_b, parent = implied.read_three_way_margins(ec.committed(run, instance))
@@ -96,11 +100,14 @@ def two_marginals_integer_gap(run: Run, paper, *, instance: str) -> Measurement:
 
 
 def gq_combinations(run: Run, paper, *, types: int, small: list[int]) -> Measurement:
-    """The implied GQ constraints counted. For ``small`` numbers of types, how many combinations' constraints are
-    needed (not implied by the others, one HiGHS LP each) when every combination shares a block, and when no block
-    holds two types. At ``types`` itself, where 2^types LPs are out of reach, whether all 2^types − 1 are needed,
-    by Edmonds' facet criterion (:func:`~isdp_papers.e8_privacy_accounting.implied.gq_every_combination_needed`),
-    on blocks holding every single type and every pair, and on one type per block."""
+    """Return the implied GQ constraints counted.
+
+    For ``small`` numbers of types, how many combinations' constraints are needed (not implied by the others, one HiGHS
+    LP each) when every combination shares a block, and when no block holds two types. At ``types`` itself, where
+    2^types LPs are out of reach, whether all 2^types − 1 are needed, by Edmonds' facet criterion
+    (:func:`~isdp_papers.e8_privacy_accounting.implied.gq_every_combination_needed`), on blocks holding every single
+    type and every pair, and on one type per block.
+    """
     import string
 
     from isdp_papers.e8_privacy_accounting import implied
@@ -132,10 +139,12 @@ def gq_combinations(run: Run, paper, *, types: int, small: list[int]) -> Measure
 def implied_fractional_extension(
     run: Run, paper, *, blocks: list, types: list[str], vertex_types: list[int], max_combination: int | None = None
 ) -> Measurement:
-    """The talk's 'implied constraints C0 … imply a fractional feasible extension exists', on the GQ example: every
-    vertex of the polytope the implied constraints (combinations of at most ``max_combination`` types, default all)
-    cut out of block data extends to a fractional block-level table (HiGHS LP); convexity covers the rest. Data:
-    ``blocks``, and every-combination data for each number of types in ``vertex_types``."""
+    """Return the talk's 'implied constraints C0 … imply a fractional feasible extension exists', on the GQ example.
+
+    Every vertex of the polytope the implied constraints (combinations of at most ``max_combination`` types, default
+    all) cut out of block data extends to a fractional block-level table (HiGHS LP); convexity covers the rest. Data:
+    ``blocks``, and every-combination data for each number of types in ``vertex_types``.
+    """
     from isdp_papers.e8_privacy_accounting import implied
 
     blocks = [(int(pop), dict(occ)) for pop, occ in blocks]

@@ -1,8 +1,10 @@
-"""Measures of what the TopDown talk says invariants do to privacy and accuracy: DP algorithms stay DP under
-invariants (a toy TopDown with pure-DP noise), consistency with the invariants can increase accuracy, and the
-failsafe ('Workarounds').
+"""Measures of what the TopDown talk says invariants do to privacy and accuracy.
 
-Statements: ``tda_toy_pure_dp``, ``consistency_accuracy``, ``tda_failsafe``."""
+DP algorithms stay DP under invariants (a toy TopDown with pure-DP noise), consistency with the invariants can increase
+accuracy, and the failsafe ('Workarounds').
+
+Statements: ``tda_toy_pure_dp``, ``consistency_accuracy``, ``tda_failsafe``.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +21,14 @@ from isdp_papers.nhgis.counties import load_counties
 def tda_toy_pure_dp(
     run: Run, paper, *, x: list[int], within: list[int], across: list[int], kept: list[int], epsilon: float, radius: int
 ) -> Measurement:
-    """The toy TDA of :func:`tda_toy_invariants` with the talk's pure-DP noise: two-sided geometric noise,
-    P(k) ∝ e^(−ε|k|), on every cell, then the closest nonnegative integer table with c = (total, the cells
-    ``kept``). For ``within`` (same c) the exact largest |ln P_x(z) − ln P_x'(z)| over the released tables z, over
-    the noise's ε‖x − x'‖₁; for ``across`` (another c) whether the released tables can coincide. The release reads
-    the noisy cells only where they are not kept, so only those are enumerated (±``radius`` around each count)."""
+    """Return the toy TDA of :func:`tda_toy_invariants` with the talk's pure-DP noise.
+
+    Two-sided geometric noise, P(k) ∝ e^(−ε|k|), on every cell, then the closest nonnegative integer table with c =
+    (total, the cells ``kept``). For ``within`` (same c) the exact largest |ln P_x(z) − ln P_x'(z)| over the released
+    tables z, over the noise's ε‖x − x'‖₁; for ``across`` (another c) whether the released tables can coincide. The
+    release reads the noisy cells only where they are not kept, so only those are enumerated (±``radius`` around each
+    count).
+    """
     from isdp_papers.e8_privacy_accounting.zcdp_audit import closest_dataset
 
     steps = np.arange(-radius, radius + 1)
@@ -59,12 +64,14 @@ def tda_toy_pure_dp(
 
 @ec.reads_committed
 def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, total_offset: int = 0) -> Measurement:
-    """The talk's 'making published data consistent with the invariants could increase accuracy', in its frame: for
-    each state of the committed county file with at least two counties, ``draws`` releases of i.i.d. DG(ε) noisy
+    """Return the talk's 'making published data consistent with the invariants could increase accuracy', in its frame.
+
+    For each state of the committed county file with at least two counties, ``draws`` releases of i.i.d. DG(ε) noisy
     county counts, and the same made consistent with the state total (+ ``total_offset``: a wrong invariant) by
-    TopDown's L2 step, the nonnegative least-squares fit (:func:`isdp.baselines.nonnegative_total_projection`).
-    The value is the smallest z over the states of the paired drop in squared error (noisy − consistent), SE from
-    the draws; the text gives the error ratios beside the exact (k − 1)/k of the projection without s ≥ 0."""
+    TopDown's L2 step, the nonnegative least-squares fit (:func:`isdp.baselines.nonnegative_total_projection`). The
+    value is the smallest z over the states of the paired drop in squared error (noisy − consistent), SE from the draws;
+    the text gives the error ratios beside the exact (k − 1)/k of the projection without s ≥ 0.
+    """
     from isdp.baselines import nonnegative_total_projection
     from isdp.mcmc import dg_rvs
 
@@ -112,13 +119,15 @@ def tda_failsafe(
     k: float,
     weaker: str = "total",
 ) -> Measurement:
-    """The talk's failsafe ('Workarounds') on a two-level toy: the parent ``state`` (its population the invariant)
-    and its counties as the children, each county's 2010 population split into cells by ``shares`` (the remainder
-    of the flooring in the largest); identity queries with double geometric noise at ε per cell on each level
-    (``epsilon_parent``, ``epsilon_children``); the regular solve and the failsafe (``weaker``) of
-    :func:`rounding.two_level_solve` on the same ``draws`` measurements. Value: whether the final parent's mean L1
-    error is larger in the failsafe beyond ``k`` SE of the paired difference, and whether the state total is exact
-    in every draw of both."""
+    """Return the talk's failsafe ('Workarounds') on a two-level toy.
+
+    The parent ``state`` (its population the invariant) and its counties as the children, each county's 2010 population
+    split into cells by ``shares`` (the remainder of the flooring in the largest); identity queries with double
+    geometric noise at ε per cell on each level (``epsilon_parent``, ``epsilon_children``); the regular solve and the
+    failsafe (``weaker``) of :func:`rounding.two_level_solve` on the same ``draws`` measurements. Value: whether the
+    final parent's mean L1 error is larger in the failsafe beyond ``k`` SE of the paired difference, and whether the
+    state total is exact in every draw of both.
+    """
     from isdp.baselines import double_geometric_noise
     from isdp_papers.e8_privacy_accounting.rounding import two_level_solve
 

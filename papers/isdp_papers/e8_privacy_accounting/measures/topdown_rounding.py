@@ -3,7 +3,8 @@
 
 Statements: the rounding LP gives integer solutions (``rounding_lp``); total unimodularity of the national, state
 and GQ constraint matrices and integral vertices (``tum_statements``, ``tum_integral_vertices``); the GQ constraints
-and integer solutions (``gq_integer_solution``)."""
+and integer solutions (``gq_integer_solution``).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def rounding_lp(run: Run, paper, *, children, parent=None, child_totals: bool = 
     """Whether each LP algorithm the talk names (HiGHS's simplex; its barrier with crossover) returns an integer
     solution of the talk's rounding LP as printed, on the instance ``children`` (fractional H*_j adding up to the
     integer ``parent``; ``parent`` None: the national program, one histogram whose total is kept; ``child_totals``:
-    each child's total kept, the invariants); beside it the IP's optimum and the offset formulation's LP."""
+    each child's total kept, the invariants); beside it the IP's optimum and the offset formulation's LP.
+    """
     from isdp_papers.e8_privacy_accounting import rounding
 
     _, ip_obj = rounding.printed_lp(children, parent, integer=True, child_totals=child_totals)
@@ -39,9 +41,11 @@ def rounding_lp(run: Run, paper, *, children, parent=None, child_totals: bool = 
 
 
 def tum_statements(run: Run, paper, *, cells: int, children: int, child_cells: int, gq_types: list[str]) -> Measurement:
-    """Total unimodularity by brute force over every square submatrix: the national rounding's constraint matrix
-    (``cells`` cells), the state-level one with each child's total invariant (``children`` × ``child_cells``), and
-    the matrix of the GQ implied constraints (every combination of ``gq_types``)."""
+    """Total unimodularity by brute force over every square submatrix.
+
+    The national rounding's constraint matrix (``cells`` cells), the state-level one with each child's total invariant
+    (``children`` × ``child_cells``), and the matrix of the GQ implied constraints (every combination of ``gq_types``).
+    """
     from isdp_papers.e8_privacy_accounting import implied, rounding
 
     combos = [S for k in range(1, len(gq_types) + 1) for S in itertools.combinations(gq_types, k)]
@@ -80,7 +84,8 @@ def tum_integral_vertices(
     matrix is TUM': for each of ``systems`` ("national", "state" or "gq": the matrices of
     :func:`tum_statements`), ``draws`` random integer bounds lo ≤ M y ≤ hi (lo in 0…2, hi − lo in 0…2, ``seed``)
     and every vertex of each non-empty polytope (:func:`implied.polytope_vertices`). The value is the number of
-    fractional vertices over the systems; the text gives each system's counts."""
+    fractional vertices over the systems; the text gives each system's counts.
+    """
     from isdp_papers.e8_privacy_accounting import implied, rounding
 
     matrices = {
@@ -111,10 +116,13 @@ def tum_integral_vertices(
 
 
 def gq_integer_solution(run: Run, paper, *, blocks: list, types: list[str], vertex_types: list[int]) -> Measurement:
-    """The GQ implied constraints: whether their (not TUM) matrix with some other integer right-hand side admits a
-    fractional point but no integer one; whether every vertex of the polytope they cut out of block data is
-    integral (``blocks``, and every-combination data for each size in ``vertex_types``); and whether every integer
-    total meeting them extends to an integer block-level table (brute force over ``blocks``)."""
+    """Return the GQ implied constraints.
+
+    Whether their (not TUM) matrix with some other integer right-hand side admits a fractional point but no integer one;
+    whether every vertex of the polytope they cut out of block data is integral (``blocks``, and every-combination data
+    for each size in ``vertex_types``); and whether every integer total meeting them extends to an integer block-level
+    table (brute force over ``blocks``).
+    """
     from scipy.optimize import linprog
 
     from isdp_papers.e8_privacy_accounting import implied, rounding

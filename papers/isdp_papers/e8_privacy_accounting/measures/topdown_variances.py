@@ -3,7 +3,8 @@
 Statements: the Laplace and Gaussian variance tables (``variance_gap``, ``table_at_other_delta``,
 ``laplace_column_delta_free``); Gaussian variance larger, tails lighter (``gaussian_over_laplace``,
 ``gaussian_outliers``); the conservative and moderate δ (``failure_probability``, ``random_record_delta``,
-``privacy_loss_tail``)."""
+``privacy_loss_tail``).
+"""
 
 from __future__ import annotations
 
@@ -26,9 +27,11 @@ VARIANCE_KEY = ["delta", "epsilon", "mechanism", "conversion"]
 
 
 def _variances(run: Run):
-    """``e8_tda_variance``: every (δ, ε, mechanism, conversion) once, positive variances printed and recomputed,
-    each variance the configured levels' formula at its δ, ε and conversion, and gap = variance − printed (all
-    recomputed, not trusted)."""
+    """``e8_tda_variance``.
+
+    Every (δ, ε, mechanism, conversion) once, positive variances printed and recomputed, each variance the configured
+    levels' formula at its δ, ε and conversion, and gap = variance − printed (all recomputed, not trusted).
+    """
     from isdp_papers.e8_privacy_accounting.tables import per_level_gaussian_variance, per_level_laplace_variance
 
     t = ec.table(
@@ -56,7 +59,10 @@ def _variances(run: Run):
 
 
 def _printed_variances(run: Run):
-    """The committed printed variance tables (config ``e8.printed.tda_variance``): every (δ, ε) once, positive."""
+    """Return the committed printed variance tables (config ``e8.printed.tda_variance``).
+
+    Every (δ, ε) once, positive.
+    """
     return ec.committed_csv(
         run,
         run.config["e8"]["printed"]["tda_variance"],
@@ -141,7 +147,8 @@ def variance_gap(
 def table_at_other_delta(run: Run, paper, *, table_delta: float, delta: float, conversion: str) -> Measurement:
     """The talk's Gaussian variance table printed for δ = ``table_delta``, recomputed at another δ the talk gives
     for the same label (the first 'RDP/zCDP' slide's conservative 10⁻¹⁴/4 against the table's 10⁻¹⁴): the largest
-    |variance − printed| under ``conversion``, the table's own δ beside it."""
+    |variance − printed| under ``conversion``, the table's own δ beside it.
+    """
     from isdp_papers.e8_privacy_accounting.tables import per_level_gaussian_variance
 
     tda = run.config["e8"]["tda"]
@@ -191,8 +198,10 @@ def laplace_column_delta_free(run: Run, paper) -> Measurement:
 
 @ec.reads_committed
 def gaussian_over_laplace(run: Run, paper) -> Measurement:
-    """Every printed Gaussian variance exceeds the printed Laplace variance at the same (ε, δ); this run's
-    recomputed ratios (configured conversion) beside them."""
+    """Every printed Gaussian variance exceeds the printed Laplace variance at the same (ε, δ).
+
+    This run's recomputed ratios (configured conversion) beside them.
+    """
     printed = _printed_variances(run)
     ratio = printed["gaussian_variance"] / printed["laplace_variance"]
     t = _variances(run)
@@ -212,7 +221,8 @@ def gaussian_outliers(run: Run, paper, *, k: float, scale: str) -> Measurement:
     """At every (ε, δ) of the tables, the chance of an error beyond ``k`` SDs, Gaussian against Laplace, and whether
     the Gaussian's is the smaller everywhere. ``scale``: ``own`` (each mechanism's own SD: 2Φ(−k) against
     exp(−k√2), the tails' shape) or ``laplace`` (the Laplace SD for both: 2Φ(−k sd_L/sd_G), this run's variances);
-    the other scale and the far-tail crossover are set beside it."""
+    the other scale and the far-tail crossover are set beside it.
+    """
     from scipy import stats
 
     t = _variances(run)
@@ -266,7 +276,8 @@ def random_record_delta(
     chosen uniformly at random (its index and value) and otherwise nothing: the exact hockey-stick divergence over
     every pair of neighbouring binary datasets (one record changed) of each size in ``records``, at each ε in
     ``eps``, against ``release_probability`` / n (equal within 1e-9, relative); then that δ at ``people``
-    records."""
+    records.
+    """
     from isdp.privacy import hockey_stick_divergence
 
     def law(data):  # outputs: nothing, then (i, v) for every index i and value v
@@ -303,7 +314,8 @@ def privacy_loss_tail(run: Run, paper, *, delta: float) -> Measurement:
     its printed table: the printed per-query variance σ² at each of the configured levels (``e8.tda.levels``),
     neighbours changing ``e8.tda.changed_cells`` cells by one (Δ₂² = that count), so ρ = levels·Δ₂²/(2σ²) and the
     privacy loss of the composed Gaussian mechanism is N(ρ, 2ρ) exactly: P(L > ε) = Φ̄((ε − ρ)/√(2ρ)). The value
-    is the largest."""
+    is the largest.
+    """
     from scipy.stats import norm
 
     levels, changed_cells = (run.config["e8"]["tda"][k] for k in ("levels", "changed_cells"))

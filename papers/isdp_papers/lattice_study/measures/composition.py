@@ -1,6 +1,7 @@
-"""Composition and post-processing (ISDP Props 6–7), measured exactly: two releases together, deterministic and
-randomized post-processing, releases that keep different invariants, and what such releases let one infer
-together (§2 after Prop 7).
+"""Composition and post-processing (ISDP Props 6–7), measured exactly.
+
+Two releases together, deterministic and randomized post-processing, releases that keep different invariants, and what
+such releases let one infer together (§2 after Prop 7).
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from .privacy_theorems import _neighbour_cases
 
 
 def composition_post_processing(run: Run, paper, *, eps: list[float], radius: int) -> Measurement:
-    """ISDP Props 6–7 measured exactly: on a total of 2 cells with one person moving, the largest privacy loss
-    of two independent exact ℓ1 releases at ε₁ and ε₂ together (composition) and of post-processings of one
-    release (its first cell; its cells clamped at 0), each over its stated budget ε‖x − x'‖₁ — (ε₁ + ε₂)
-    and ε₁. The value is the largest ratio."""
+    """ISDP Props 6–7 measured exactly.
+
+    On a total of 2 cells with one person moving, the largest privacy loss of two independent exact ℓ1 releases at ε₁
+    and ε₂ together (composition) and of post-processings of one release (its first cell; its cells clamped at 0), each
+    over its stated budget ε‖x − x'‖₁ — (ε₁ + ε₂) and ε₁. The value is the largest ratio.
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
@@ -58,15 +61,17 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
 def composition_relations(
     run: Run, paper, *, route: str, scales: list[float], radius: int, eps_grid: list[float], rule: str = "sum"
 ) -> Measurement:
-    """ISDP Prop 6 across two different invariants: release 1 keeps A₁ = (1, 1, 0), release 2 keeps A₂ = (0, 1, 1)
-    (3 cells), and x, x' = x + (1, −1, 1) meet both (x ~₁ x' and x ~₂ x'). Both releases' laws are enumerated from
-    their construction (:func:`isdp.privacy.exact_route_noise`) and their product (run together on the same
-    data) compared with the composition's guarantee. ``route`` "l1": the exact ℓ1 routes at ε = ``scales``; the
-    value is the product's largest privacy loss over the composed budget — (ε₁ + ε₂)‖x − x'‖₁ (``rule`` "sum") or
-    max(ε₁, ε₂)‖x − x'‖₁ ("max"). ``route`` "gaussian": the Gaussian routes at σ = ``scales``, each (εᵢ, δᵢ(εᵢ))-DP
-    for every εᵢ with δᵢ its hockey-stick divergence; for each (ε₁, ε₂) on ``eps_grid`` × ``eps_grid`` the value is
-    the product's δ at ε₁ + ε₂ less δ₁ + δ₂ ("sum") or max(δ₁, δ₂) ("max"), less the boxes' truncation slack; the
-    largest over the grid."""
+    """ISDP Prop 6 across two different invariants.
+
+    Release 1 keeps A₁ = (1, 1, 0), release 2 keeps A₂ = (0, 1, 1) (3 cells), and x, x' = x + (1, −1, 1) meet both (x ~₁
+    x' and x ~₂ x'). Both releases' laws are enumerated from their construction (:func:`isdp.privacy.exact_route_noise`)
+    and their product (run together on the same data) compared with the composition's guarantee. ``route`` "l1": the
+    exact ℓ1 routes at ε = ``scales``; the value is the product's largest privacy loss over the composed budget — (ε₁ +
+    ε₂)‖x − x'‖₁ (``rule`` "sum") or max(ε₁, ε₂)‖x − x'‖₁ ("max"). ``route`` "gaussian": the Gaussian routes at σ =
+    ``scales``, each (εᵢ, δᵢ(εᵢ))-DP for every εᵢ with δᵢ its hockey-stick divergence; for each (ε₁, ε₂) on ``eps_grid``
+    × ``eps_grid`` the value is the product's δ at ε₁ + ε₂ less δ₁ + δ₂ ("sum") or max(δ₁, δ₂) ("max"), less the boxes'
+    truncation slack; the largest over the grid.
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
@@ -119,12 +124,15 @@ def composition_relations(
 def post_processing_randomized(
     run: Run, paper, *, sigma: float, radius: int, eps_grid: list[float], reads_data: bool = False
 ) -> Measurement:
-    """ISDP Prop 7 with a randomized map and δ > 0: the release's Gaussian route at σ on a total of 3 cells, one
-    person moving (x = (1, 0, 2), x' = x + (−1, 1, 0)), its law enumerated from its construction; the release is
-    (ε′, δ(ε′))-DP for every ε′, δ its hockey-stick divergence. Two randomized maps: the first cell plus independent
-    double geometric noise (ε = 1); one cell chosen uniformly at random. ``reads_data`` makes the first map add the
-    confidential first cell as well (a map that reads x: not a post-processing). The value is the largest
-    δ_post(ε′) − δ(ε′) over the maps and ``eps_grid``, less the truncation slack."""
+    """ISDP Prop 7 with a randomized map and δ > 0.
+
+    The release's Gaussian route at σ on a total of 3 cells, one person moving (x = (1, 0, 2), x' = x + (−1, 1, 0)), its
+    law enumerated from its construction; the release is (ε′, δ(ε′))-DP for every ε′, δ its hockey-stick divergence. Two
+    randomized maps: the first cell plus independent double geometric noise (ε = 1); one cell chosen uniformly at
+    random. ``reads_data`` makes the first map add the confidential first cell as well (a map that reads x: not a
+    post-processing). The value is the largest δ_post(ε′) − δ(ε′) over the maps and ``eps_grid``, less the truncation
+    slack.
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
@@ -173,11 +181,13 @@ def post_processing_randomized(
 def joint_invariant_inference(
     run: Run, paper, *, invariants: list[list[int]], quantity: list[int], box: int
 ) -> Measurement:
-    """ISDP §2 after Prop 7: mechanisms that keep different invariants, released together, let one infer what
-    neither reveals. Each mechanism discloses its invariant A_i x exactly (A_i M_i(x) = A_i x); over every table x
-    in {0, …, ``box``}^n, whether the disclosed values determine ``quantity``·x: from each invariant alone (some x
-    shares its A_i x with an x' of another quantity) and from all together. The value: {alone, together}, true
-    where the quantity is determined at every x."""
+    """ISDP §2 after Prop 7.
+
+    Mechanisms that keep different invariants, released together, let one infer what neither reveals. Each mechanism
+    discloses its invariant A_i x exactly (A_i M_i(x) = A_i x); over every table x in {0, …, ``box``}^n, whether the
+    disclosed values determine ``quantity``·x: from each invariant alone (some x shares its A_i x with an x' of another
+    quantity) and from all together. The value: {alone, together}, true where the quantity is determined at every x.
+    """
     A = [np.atleast_2d(np.asarray(a, dtype=np.int64)) for a in invariants]
     q = np.asarray(quantity, dtype=np.int64)
     xs = np.array(list(itertools.product(range(box + 1), repeat=q.size)), dtype=np.int64)

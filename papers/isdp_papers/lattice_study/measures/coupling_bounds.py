@@ -1,7 +1,8 @@
-"""Alg. 2's L-lag coupling and its TV upper bound (ISDP §4, App. D.2): the bound against the exact TV, its
-(lack of) sharpness and the lag trade-off, the proposals' maximal coupling, the joint kernel against a maximal
-coupling of the one-iteration kernels, and meeting in finite time. The exact laws of the coupled sweep and pair
-are :mod:`isdp.exact`.
+"""Alg. 2's L-lag coupling and its TV upper bound (ISDP §4, App. D.2).
+
+The bound against the exact TV, its (lack of) sharpness and the lag trade-off, the proposals' maximal coupling, the
+joint kernel against a maximal coupling of the one-iteration kernels, and meeting in finite time. The exact laws of the
+coupled sweep and pair are :mod:`isdp.exact`.
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ def tv_bound_valid(
     resolvable: float,
     seed: int,
 ) -> Measurement:
-    """ISDP §4 / App. D.2: the L-lag meeting times estimate an upper bound on d_TV(π_t, π). On small lattices the
-    exact TV of the chain started at u = 0 (:func:`isdp.exact.exact_tv_curve`; its lower end, tv_box minus the
-    box's losses, so truncation can only favour a violation) against the estimate E max(0, ⌈(τ − L − t)/L⌉) from
-    ``n_pairs`` coupled pairs (:func:`isdp.mcmc.meeting_times`, :func:`.studies.tv_curves`), per lag and per
-    t where the exact TV is at least ``resolvable``. The value is the one-sided p-value of each shortfall,
-    Φ̄((TV − estimate)/SE): small when the estimate falls below the exact TV beyond its Monte Carlo error."""
+    """ISDP §4 / App. D.2: the L-lag meeting times estimate an upper bound on d_TV(π_t, π).
+
+    On small lattices the exact TV of the chain started at u = 0 (:func:`isdp.exact.exact_tv_curve`; its lower end,
+    tv_box minus the box's losses, so truncation can only favour a violation) against the estimate E max(0, ⌈(τ − L −
+    t)/L⌉) from ``n_pairs`` coupled pairs (:func:`isdp.mcmc.meeting_times`, :func:`.studies.tv_curves`), per lag and per
+    t where the exact TV is at least ``resolvable``. The value is the one-sided p-value of each shortfall, Φ̄((TV −
+    estimate)/SE): small when the estimate falls below the exact TV beyond its Monte Carlo error.
+    """
     from scipy.stats import norm as normal
 
     from isdp import mcmc
@@ -82,11 +85,13 @@ def tv_bound_valid(
 def tv_bound_not_sharp(
     run: Run, paper, *, case: dict, lags: list[int], n_pairs: int, iterations: list[int], seed: int
 ) -> Measurement:
-    """ISDP App. D.2 ("the TV upper bound itself is not an optimal one thus the benefit of sharpness is limited"):
-    even at large lags the L-lag estimate stays above the exact TV. On a small lattice where the exact TV of the
-    chain started at u = 0 is known (:func:`isdp.exact.exact_tv_curve`, its upper end, so truncation can only
-    shrink the gap), ``n_pairs`` coupled pairs per lag: each pair's bound minus the exact TV, averaged over
-    ``iterations``. The value is the smallest z-score of the mean gap over the lags (SE from the pairs)."""
+    """ISDP App. D.2 ("the TV upper bound itself is not an optimal one thus the benefit of sharpness is limited").
+
+    Even at large lags the L-lag estimate stays above the exact TV. On a small lattice where the exact TV of the chain
+    started at u = 0 is known (:func:`isdp.exact.exact_tv_curve`, its upper end, so truncation can only shrink the gap),
+    ``n_pairs`` coupled pairs per lag: each pair's bound minus the exact TV, averaged over ``iterations``. The value is
+    the smallest z-score of the mean gap over the lags (SE from the pairs).
+    """
     from isdp import mcmc
     from isdp.exact import exact_tv_curve
     from isdp.lattice import generalized_laplace
@@ -130,12 +135,15 @@ def lag_tradeoff(
     iterations: list[int],
     seed: int,
 ) -> Measurement:
-    """ISDP App. D.2 on the lag L: a smaller L couples sooner but gives a poorer (looser) TV upper bound; a larger L a
-    tighter bound at a heavier computational cost. For each lag (increasing), ``n_pairs`` coupled pairs on a small
-    lattice (:func:`isdp.mcmc.meeting_times`): the bound E max(0, ⌈(τ − L − t)/L⌉) averaged over ``iterations``
-    (per pair, so its SE comes from the pairs) and the cost, the iterations a pair runs (τ for X, τ − L for Y). The
-    value is the smallest z-score over the successive steps of both: bound(L) − bound(L') and cost(L') − cost(L)
-    for each consecutive L < L', each over its standard error."""
+    """ISDP App. D.2 on the lag L.
+
+    A smaller L couples sooner but gives a poorer (looser) TV upper bound; a larger L a tighter bound at a heavier
+    computational cost. For each lag (increasing), ``n_pairs`` coupled pairs on a small lattice
+    (:func:`isdp.mcmc.meeting_times`): the bound E max(0, ⌈(τ − L − t)/L⌉) averaged over ``iterations`` (per pair, so
+    its SE comes from the pairs) and the cost, the iterations a pair runs (τ for X, τ − L for Y). The value is the
+    smallest z-score over the successive steps of both: bound(L) − bound(L') and cost(L') − cost(L) for each consecutive
+    L < L', each over its standard error.
+    """
     from isdp import mcmc
     from isdp.lattice import generalized_laplace
 
@@ -168,11 +176,14 @@ def lag_tradeoff(
 def maximal_coupling_z(
     run: Run, paper, *, shifts: list[int], size: int, seed: int, coupling: str = "maximal"
 ) -> Measurement:
-    """ISDP §4 / App. D.2: Alg. 2's joint kernel couples each coordinate's proposals maximally — X ~ DG(ε) and
-    Y ~ s + DG(ε) with P(X = Y) = 1 − TV (:func:`isdp.mcmc.maximal_coupling_rvs`, the draw the coupled
-    sweep makes). At each proposal ε of E1's and E2's targets (config) and each shift s, ``size`` pairs: z-scores
-    of the meeting rate against 1 − TV (:func:`isdp.mcmc.dg_tv_shift`) and of the two marginal means
-    against 0 and s (binomial and DG standard errors). ``coupling`` "independent" draws X and Y independently."""
+    """ISDP §4 / App. D.2.
+
+    Alg. 2's joint kernel couples each coordinate's proposals maximally — X ~ DG(ε) and Y ~ s + DG(ε) with P(X = Y) = 1
+    − TV (:func:`isdp.mcmc.maximal_coupling_rvs`, the draw the coupled sweep makes). At each proposal ε of E1's and E2's
+    targets (config) and each shift s, ``size`` pairs: z-scores of the meeting rate against 1 − TV
+    (:func:`isdp.mcmc.dg_tv_shift`) and of the two marginal means against 0 and s (binomial and DG standard errors).
+    ``coupling`` "independent" draws X and Y independently.
+    """
     from isdp.mcmc import dg_rvs, dg_tv_shift, dg_variance, maximal_coupling_rvs
 
     eps_list = sorted({float(t["proposal_eps"]) for exp in ("e1", "e2") for t in run.config[exp]["targets"].values()})
@@ -203,12 +214,14 @@ def maximal_coupling_z(
 def coupled_kernel_maximal(
     run: Run, paper, *, lattice: str, pairs: list, mass: float = 1e-15, target_eps: float | None = None
 ) -> Measurement:
-    """ISDP §4 / App. D.2 ("The joint kernel, given by Algorithm 2 …, is a maximal coupling kernel"), read
-    literally: one coupled iteration K̄((x, y), ·) is a maximal coupling of the one-iteration kernels K(x, ·) and
-    K(y, ·), P(X' = Y') = 1 − TV(K(x, ·), K(y, ·)). Exact on a two-dimensional ``lattice``
-    (:func:`isdp.exact.coupled_sweep_exact`) at each target ε (config; ``target_eps`` replaces it) and
-    proposal ε of E1's and E2's targets, for ``pairs`` of lattice coordinates. The value is the smallest
-    P(X' = Y') / (1 − TV): 1 when the kernel is maximal at every pair, never above 1 (the coupling inequality)."""
+    """ISDP §4 / App. D.2 ("The joint kernel, given by Algorithm 2 …, is a maximal coupling kernel"), read literally.
+
+    One coupled iteration K̄((x, y), ·) is a maximal coupling of the one-iteration kernels K(x, ·) and K(y, ·), P(X' =
+    Y') = 1 − TV(K(x, ·), K(y, ·)). Exact on a two-dimensional ``lattice`` (:func:`isdp.exact.coupled_sweep_exact`) at
+    each target ε (config; ``target_eps`` replaces it) and proposal ε of E1's and E2's targets, for ``pairs`` of lattice
+    coordinates. The value is the smallest P(X' = Y') / (1 − TV): 1 when the kernel is maximal at every pair, never
+    above 1 (the coupling inequality).
+    """
     from isdp.exact import coupled_sweep_exact
     from isdp.lattice import generalized_laplace
 
@@ -256,7 +269,8 @@ def coupling_finite_exact(
     a rank-1 ``lattice``: the law of Alg. 2's pair propagated for ``horizon`` iterations
     (:func:`isdp.exact.apart_probabilities`) for the ℓ1 and ℓ2 generalized Laplace targets at ``eps``. The
     value is the larger P(X_{L+horizon} ≠ Y_horizon): 0 up to the mass the computation drops when the pair meets with
-    probability one and stays met. ``uniforms`` "independent" tests the two Metropolis steps with one uniform each."""
+    probability one and stays met. ``uniforms`` "independent" tests the two Metropolis steps with one uniform each.
+    """
     from isdp.exact import apart_probabilities
     from isdp.lattice import generalized_laplace
 

@@ -1,5 +1,7 @@
-"""The generalized Gaussian mechanism, measured exactly on its release route: unbiased and sub-Gaussian
-(ISDP Thm 15 (9), (10) / Prop 18), not pure DP (§4), and its smooth-DP δ growing with the distance (§2 footnote).
+"""The generalized Gaussian mechanism, measured exactly on its release route.
+
+Unbiased and sub-Gaussian (ISDP Thm 15 (9), (10) / Prop 18), not pure DP (§4), and its smooth-DP δ growing with the
+distance (§2 footnote).
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from isdp_papers.claims import Measurement, Run
 
 
 def gaussian_unbiased(run: Run, paper, *, sigma: float, radius: int) -> Measurement:
-    """ISDP Thm 15 (9): the generalized Gaussian noise is unbiased. The release's exact Gaussian route, its law
-    from its construction (:func:`isdp.privacy.exact_route_noise`) on two small lattices with invariants (a
-    total of 3 cells; 2 × 3 margins), each cell's mean; the value is the largest |E u_i| in units of σ."""
+    """ISDP Thm 15 (9): the generalized Gaussian noise is unbiased.
+
+    The release's exact Gaussian route, its law from its construction (:func:`isdp.privacy.exact_route_noise`) on two
+    small lattices with invariants (a total of 3 cells; 2 × 3 margins), each cell's mean; the value is the largest |E
+    u_i| in units of σ.
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
@@ -35,13 +40,15 @@ def gaussian_unbiased(run: Run, paper, *, sigma: float, radius: int) -> Measurem
 def gaussian_subgaussian(
     run: Run, paper, *, sigma: float, radius: int, max_lambda_sigma: float, steps: int
 ) -> Measurement:
-    """ISDP Thm 15 (10) / Prop 18 in a constant-free form: the generalized Gaussian noise is sub-Gaussian with
-    variance proxy σ², E exp⟨λ, u⟩ ≤ exp(σ²‖λ‖²/2) for every λ. For the centred lattice Gaussian this holds
-    exactly: completing the square, E e^⟨λ,u⟩ = e^{σ²‖λ‖²/2} ρ(Λ − σ²λ)/ρ(Λ), and ρ(Λ − c) ≤ ρ(Λ) by Poisson
-    summation. The release's exact Gaussian route (ℓ1 proposals at ε = 1/σ, then the Gaussian step: a law
-    ∝ exp(−‖u‖²/2σ²) on Λ(A), centred at 0), its law from its construction on two lattices (a total of 3 cells;
-    2 × 3 margins), λ on a grid of ker A with ‖λ‖ ≤ ``max_lambda_sigma``/σ. The value is the largest
-    ln E e^⟨λ,u⟩ − σ²‖λ‖²/2; the box can raise it by at most its left-out mass (reported)."""
+    """ISDP Thm 15 (10) / Prop 18 in a constant-free form.
+
+    The generalized Gaussian noise is sub-Gaussian with variance proxy σ², E exp⟨λ, u⟩ ≤ exp(σ²‖λ‖²/2) for every λ. For
+    the centred lattice Gaussian this holds exactly: completing the square, E e^⟨λ,u⟩ = e^{σ²‖λ‖²/2} ρ(Λ − σ²λ)/ρ(Λ),
+    and ρ(Λ − c) ≤ ρ(Λ) by Poisson summation. The release's exact Gaussian route (ℓ1 proposals at ε = 1/σ, then the
+    Gaussian step: a law ∝ exp(−‖u‖²/2σ²) on Λ(A), centred at 0), its law from its construction on two lattices (a total
+    of 3 cells; 2 × 3 margins), λ on a grid of ker A with ‖λ‖ ≤ ``max_lambda_sigma``/σ. The value is the largest ln E
+    e^⟨λ,u⟩ − σ²‖λ‖²/2; the box can raise it by at most its left-out mass (reported).
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
@@ -71,12 +78,14 @@ def gaussian_subgaussian(
 
 
 def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Measurement:
-    """ISDP §4 ("a discrete Gaussian mechanism only provides (ε,δ)-DP"): the generalized Gaussian is not pure
-    DP — its privacy loss ln P(M(x) = y)/P(M(x') = y) = (‖y − x'‖² − ‖y − x‖²)/2σ² is linear in y, so its largest
-    value over the outputs grows without bound with the output box. The release's exact Gaussian route on a
-    total of 3 cells, one person moving, its law enumerated on the box |u_free|_∞ ≤ R (both laws normalised on
-    the same box, so each ratio is exact); the value per R is the largest loss over the box, rounded to 1e-9
-    (the precision of the enumeration) so that a loss that stops growing reads as equal."""
+    """ISDP §4 ("a discrete Gaussian mechanism only provides (ε,δ)-DP").
+
+    The generalized Gaussian is not pure DP — its privacy loss ln P(M(x) = y)/P(M(x') = y) = (‖y − x'‖² − ‖y − x‖²)/2σ²
+    is linear in y, so its largest value over the outputs grows without bound with the output box. The release's exact
+    Gaussian route on a total of 3 cells, one person moving, its law enumerated on the box |u_free|_∞ ≤ R (both laws
+    normalised on the same box, so each ratio is exact); the value per R is the largest loss over the box, rounded to
+    1e-9 (the precision of the enumeration) so that a loss that stops growing reads as equal.
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
@@ -99,10 +108,12 @@ def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Mea
 
 
 def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: list[int], radius: int) -> Measurement:
-    """ISDP §2 footnote: for approximate smooth DP the error term of the Gaussian mechanism grows with the
-    distance. The discrete Gaussian on Z (the release's Gaussian route with no invariant), x and x' = x + d: the
-    smallest δ with P(M(x) ∈ S) ≤ e^{εd} P(M(x') ∈ S) + δ for all S, the hockey-stick divergence at εd, on the
-    box (its truncation slack, reported, taken off), rounded to 1e-9 (so a δ that stays at 0 reads as equal)."""
+    """ISDP §2 footnote: for approximate smooth DP the error term of the Gaussian mechanism grows with the distance.
+
+    The discrete Gaussian on Z (the release's Gaussian route with no invariant), x and x' = x + d: the smallest δ with
+    P(M(x) ∈ S) ≤ e^{εd} P(M(x') ∈ S) + δ for all S, the hockey-stick divergence at εd, on the box (its truncation
+    slack, reported, taken off), rounded to 1e-9 (so a δ that stays at 0 reads as equal).
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler

@@ -1,7 +1,8 @@
-"""The lattice Λ(A) of E1's and E2's invariants and what it implies: E1's constraint structure (ISDP §5), the
-basis spanning the whole integer kernel (Prop 8), lattice point counts in balls (Lemma 11 / App. B Thm 17, Eq 12),
-sparser lattices under more invariants (§3.1), neighbours that do or do not keep the invariants (§1, §2), and the
-lattice proposals' acceptance against invariant-blind ones (§1, §4).
+"""The lattice Λ(A) of E1's and E2's invariants and what it implies.
+
+E1's constraint structure (ISDP §5), the basis spanning the whole integer kernel (Prop 8), lattice point counts in balls
+(Lemma 11 / App. B Thm 17, Eq 12), sparser lattices under more invariants (§3.1), neighbours that do or do not keep the
+invariants (§1, §2), and the lattice proposals' acceptance against invariant-blind ones (§1, §4).
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ def _experiment_problem(run: Run, exp: str):
 
 
 def constraint_structure(run: Run, paper) -> Measurement:
-    """E1's invariants as built: number of constraints and records, and whether every subset of
-    the constraints shares a record (ISDP §5: "the intersection of all subsets ... nonempty")."""
+    """E1's invariants as built.
+
+    Number of constraints and records, and whether every subset of the constraints shares a record (ISDP §5: "the
+    intersection of all subsets ... nonempty").
+    """
     import itertools
 
     from isdp_papers.problems import Problem
@@ -59,12 +63,14 @@ def constraint_structure(run: Run, paper) -> Measurement:
 
 @ec.reads_committed
 def lattice_complete(run: Run, paper) -> Measurement:
-    """ISDP Prop 8's "iff": the basis of each experiment's lattice spans every integer solution of A u = 0, not
-    a sublattice. For E1 (the Venn constraints of the config), E2 (the margins of the committed table) and E3 (a
-    sum over the counties of each state with at least 2 counties in the committed county file, on the config's
-    draw basis): the index of the basis's lattice in Z^n ∩ ker A (:func:`.theory.kernel_index`; 1 = the whole
-    kernel, 0 = not a basis of a full-dimensional part of the kernel). E3's value is the first index ≠ 1 over
-    the states' sizes, else 1."""
+    """ISDP Prop 8's "iff".
+
+    The basis of each experiment's lattice spans every integer solution of A u = 0, not a sublattice. For E1 (the Venn
+    constraints of the config), E2 (the margins of the committed table) and E3 (a sum over the counties of each state
+    with at least 2 counties in the committed county file, on the config's draw basis): the index of the basis's lattice
+    in Z^n ∩ ker A (:func:`.theory.kernel_index`; 1 = the whole kernel, 0 = not a basis of a full-dimensional part of
+    the kernel). E3's value is the first index ≠ 1 over the states' sizes, else 1.
+    """
     from isdp.lattice import IntegerLattice, sum_constraint, with_mixing_basis
     from isdp_papers.lattice_study.theory import kernel_index
     from isdp_papers.nhgis.counties import load_counties
@@ -95,10 +101,13 @@ def lattice_complete(run: Run, paper) -> Measurement:
 
 
 def doubling_exponent(run: Run, paper, *, k: int, norms: list[str]) -> Measurement:
-    """ISDP Lemma 11 / App. B Eq 12's growth exponent: doubling the radius multiplies the number of lattice points
-    in a ball by 2^r, r = n − rank(A) the lattice's dimension. N(ρ) = #{u ∈ Λ(A) : ‖u‖ ≤ ρ} counted exactly
-    (:func:`.theory.ball_counts`) at ρ = k and 2k on three small lattices (a total of 3 cells and 2 × 3 margins,
-    r = 2; a total of 4 cells, r = 3), in each of ``norms``; the value is the largest |N(2k)/(2^r N(k)) − 1|."""
+    """ISDP Lemma 11 / App. B Eq 12's growth exponent.
+
+    Doubling the radius multiplies the number of lattice points in a ball by 2^r, r = n − rank(A) the lattice's
+    dimension. N(ρ) = #{u ∈ Λ(A) : ‖u‖ ≤ ρ} counted exactly (:func:`.theory.ball_counts`) at ρ = k and 2k on three small
+    lattices (a total of 3 cells and 2 × 3 margins, r = 2; a total of 4 cells, r = 3), in each of ``norms``; the value
+    is the largest |N(2k)/(2^r N(k)) − 1|.
+    """
     from isdp.lattice import table_margins
     from isdp_papers.lattice_study.theory import ball_counts
 
@@ -120,11 +129,13 @@ def doubling_exponent(run: Run, paper, *, k: int, norms: list[str]) -> Measureme
 
 
 def lattice_point_volume(run: Run, paper, *, radii: list[int], covolume: str = "gram") -> Measurement:
-    """ISDP Lemma 11 / App. B Thm 17, Eq 12: the number of lattice points in a ball is approximated by its volume
-    — in the lattice's coordinates w (u = B w), ‖B w‖₂ ≤ ρ is an ellipsoid of volume V_r ρ^r / √det(BᵀB), V_r the
-    unit r-ball's volume. N(ρ) counted exactly (:func:`.theory.ball_counts`) on the three lattices of
-    :func:`doubling_exponent`; the value is the largest |N(ρ)/volume − 1| over them and ``radii``. ``covolume``
-    "one" takes the lattice as Z^r (no √det): a wrong volume."""
+    """ISDP Lemma 11 / App. B Thm 17, Eq 12.
+
+    The number of lattice points in a ball is approximated by its volume — in the lattice's coordinates w (u = B w), ‖B
+    w‖₂ ≤ ρ is an ellipsoid of volume V_r ρ^r / √det(BᵀB), V_r the unit r-ball's volume. N(ρ) counted exactly
+    (:func:`.theory.ball_counts`) on the three lattices of :func:`doubling_exponent`; the value is the largest
+    |N(ρ)/volume − 1| over them and ``radii``. ``covolume`` "one" takes the lattice as Z^r (no √det): a wrong volume.
+    """
     from math import gamma, pi
 
     from isdp.lattice import IntegerLattice, table_margins
@@ -156,7 +167,8 @@ def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
     feasible solution". E1's constraints (config) imposed one at a time, A_k its first k rows (k = 0…3): per k the
     lattice's dimension n − rank(A_k) (``quantity`` "dimension") or the exact probability that i.i.d. DG noise at
     E1's ε keeps A_k u = 0 (``quantity`` "probability"; :func:`.theory.iid_invariant_probability` with error at
-    most ``tol``, rounded to 5 significant digits so that a constraint that changes nothing reads as equal)."""
+    most ``tol``, rounded to 5 significant digits so that a constraint that changes nothing reads as equal).
+    """
     from isdp.mcmc import dg_pmf
     from isdp_papers.e1_intersecting.problem import intersecting_constraints_problem
     from isdp_papers.lattice_study.theory import iid_invariant_probability
@@ -186,11 +198,14 @@ def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
 
 @ec.reads_committed
 def neighbour_invariant_kinds(run: Run, paper) -> Measurement:
-    """ISDP §1 / §2: neighbouring datasets (one person's record changed) "may or may not meet the same invariants".
-    For each of the paper's invariant systems — E1's three intersecting constraints over 14 records, E2's table
-    margins, E3's state totals over the committed county file — every one-person move from a populated cell a to
-    another cell b keeps the invariants exactly when A's columns a and b are equal. The value is the number of
-    systems with moves of both kinds; the text gives each system's counts."""
+    """ISDP §1 / §2.
+
+    Neighbouring datasets (one person's record changed) "may or may not meet the same invariants". For each of the
+    paper's invariant systems — E1's three intersecting constraints over 14 records, E2's table margins, E3's state
+    totals over the committed county file — every one-person move from a populated cell a to another cell b keeps the
+    invariants exactly when A's columns a and b are equal. The value is the number of systems with moves of both kinds;
+    the text gives each system's counts.
+    """
     from isdp_papers.nhgis.counties import load_counties
 
     counties = load_counties(ec.committed(run, run.config["data"]["embedded"]))
@@ -217,13 +232,15 @@ def neighbour_invariant_kinds(run: Run, paper) -> Measurement:
 def lattice_proposal_efficiency(
     run: Run, paper, *, exp: str, invariants: int, blind_eps: float | None = None
 ) -> Measurement:
-    """ISDP §1/§4: proposals that satisfy the invariants keep a reasonable acceptance rate. Per target of ``exp``
-    (E1's or E2's), the run's acceptance rate of the lattice proposals (the chains' per-component rate, in the ESS
-    table) against the best any invariant-blind proposal at the same scale can do: i.i.d. DG noise at the target's
-    proposal ε on every cell (``blind_eps`` replaces it) is accepted only if it lands on the lattice, P(A z = 0)
-    (:func:`.theory.iid_invariant_probability`, exact) for the first ``invariants`` rows of A only: a larger
-    probability than for all of them, so a bound in the blind proposal's favour (and a 2-D rather than a 3-D grid).
-    The value is the smallest ratio."""
+    """ISDP §1/§4: proposals that satisfy the invariants keep a reasonable acceptance rate.
+
+    Per target of ``exp`` (E1's or E2's), the run's acceptance rate of the lattice proposals (the chains' per-component
+    rate, in the ESS table) against the best any invariant-blind proposal at the same scale can do: i.i.d. DG noise at
+    the target's proposal ε on every cell (``blind_eps`` replaces it) is accepted only if it lands on the lattice, P(A z
+    = 0) (:func:`.theory.iid_invariant_probability`, exact) for the first ``invariants`` rows of A only: a larger
+    probability than for all of them, so a bound in the blind proposal's favour (and a 2-D rather than a 3-D grid). The
+    value is the smallest ratio.
+    """
     from isdp.mcmc import dg_pmf
     from isdp_papers.lattice_study.theory import iid_invariant_probability
 

@@ -1,5 +1,6 @@
-"""The paper's printed noise tables as draws of the run's laws (ISDP §5 Table 1, App. E.3 Table 3): their
-margins, their norm's quantile, their shape among draws of the same norm, and the ℓ2/ℓ1 ratio of the two tables.
+"""The paper's printed noise tables as draws of the run's laws (ISDP §5 Table 1, App. E.3 Table 3).
+
+Their margins, their norm's quantile, their shape among draws of the same norm, and the ℓ2/ℓ1 ratio of the two tables.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def _norm(u, norm: str) -> np.ndarray:
 
 
 def _printed_and_drawn(run: Run, exp: str, norm: str, file: str) -> tuple[np.ndarray, np.ndarray]:
-    """A printed noise table (any sign) flattened, and this run's ``norm``-target draws of ``exp``, one per row."""
+    """Return a printed noise table (any sign) flattened, and this run's ``norm``-target draws of ``exp``, one per row."""
     d = load_draws(run.path(f"{exp}/draws_{norm}.nc"), A=_experiment_problem(run, exp).A)  # integer, on Λ(A)
     printed = read_table_csv(ec.committed(run, file), counts=False)[0].ravel().astype(float)
     return printed, d.reshape(-1, d.shape[-1]).astype(float)
@@ -42,7 +43,7 @@ def printed_draw_quantile(run: Run, paper, *, exp: str, norm: str, file: str) ->
 
 
 def printed_draw_margins(run: Run, paper, *, file: str) -> Measurement:
-    """The paper's printed noise table: integer, with every row and column summing to zero."""
+    """Return the paper's printed noise table: integer, with every row and column summing to zero."""
     printed = read_table_csv(ec.committed(run, file), counts=False)[0]
     integer = bool(np.all(np.asarray(printed) == np.round(printed)))
     rows, cols = printed.sum(axis=1), printed.sum(axis=0)
@@ -59,11 +60,13 @@ def printed_draw_margins(run: Run, paper, *, file: str) -> Measurement:
 
 
 def printed_draw_shape(run: Run, paper, *, exp: str, norm: str, file: str, window: float) -> Measurement:
-    """ISDP §5 Table 1 / App. E.3 Table 3 as single draws of their law, without ε: under π ∝ e^{−ε‖u‖} on Λ, u
-    given its norm is uniform on that shell whatever ε is, so the printed table's shape is judged among this run's
-    draws whose norm is within ``window`` (relative) of the printed one. Two statistics that do not grow with the
-    norm: the number of zero cells and the largest |u_i| over the norm. The value is each statistic's two-sided
-    p-value, 2 min(q, 1 − q), q the printed table's mid-quantile among those draws."""
+    """ISDP §5 Table 1 / App. E.3 Table 3 as single draws of their law, without ε.
+
+    Under π ∝ e^{−ε‖u‖} on Λ, u given its norm is uniform on that shell whatever ε is, so the printed table's shape is
+    judged among this run's draws whose norm is within ``window`` (relative) of the printed one. Two statistics that do
+    not grow with the norm: the number of zero cells and the largest |u_i| over the norm. The value is each statistic's
+    two-sided p-value, 2 min(q, 1 − q), q the printed table's mid-quantile among those draws.
+    """
     printed, flat = _printed_and_drawn(run, exp, norm, file)
 
     def size(u):
@@ -91,10 +94,12 @@ def printed_draw_shape(run: Run, paper, *, exp: str, norm: str, file: str, windo
 
 
 def printed_draws_same_eps(run: Run, paper, *, exp: str, files: dict[str, str]) -> Measurement:
-    """ISDP §5 Table 1 and App. E.3 Table 3 as draws of the ℓ1 and ℓ2 laws at one ε, without knowing it: under
-    π ∝ e^{−ε‖u‖} on a rank-r lattice, ε‖u‖ is close to Gamma(r, 1) for either norm (Lemma 11's shell counts), so
+    """ISDP §5 Table 1 and App. E.3 Table 3 as draws of the ℓ1 and ℓ2 laws at one ε, without knowing it.
+
+    Under π ∝ e^{−ε‖u‖} on a rank-r lattice, ε‖u‖ is close to Gamma(r, 1) for either norm (Lemma 11's shell counts), so
     the ratio ‖u_ℓ2‖₂ / ‖u_ℓ1‖₁ of independent draws of the two laws hardly depends on ε. The value is the printed
-    ratio's two-sided mid-quantile p-value among the ratios of every pair of this run's ℓ2 and ℓ1 draws."""
+    ratio's two-sided mid-quantile p-value among the ratios of every pair of this run's ℓ2 and ℓ1 draws.
+    """
     from scipy import stats
 
     sizes, printed = {}, {}

@@ -1,7 +1,8 @@
-"""The generalized Laplace mechanism's privacy, measured exactly on small lattices: ISDP Thm 10 (ℓ1 and ℓ2
-targets), its reduction to the double geometric / discrete Gaussian with no invariant (§3.2–3.3, Def 9, Eq. 8),
-Example 3 (one total: bounded DP), smooth DP (§2 footnote 1), the noise's independence of the data (§1, §4), and
-App. E.4's comparisons (projected DG is still private; no unbiased non-negative mechanism).
+"""The generalized Laplace mechanism's privacy, measured exactly on small lattices.
+
+ISDP Thm 10 (ℓ1 and ℓ2 targets), its reduction to the double geometric / discrete Gaussian with no invariant (§3.2–3.3,
+Def 9, Eq. 8), Example 3 (one total: bounded DP), smooth DP (§2 footnote 1), the noise's independence of the data (§1,
+§4), and App. E.4's comparisons (projected DG is still private; no unbiased non-negative mechanism).
 """
 
 from __future__ import annotations
@@ -14,15 +15,17 @@ from isdp_papers.claims import Measurement, Run
 
 
 def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius: int, norm: str = "l1") -> Measurement:
-    """ISDP §3.2–3.3: with no invariant the generalized Laplace mechanism (``norm``) is the double geometric
-    mechanism and the generalized Gaussian the discrete Gaussian. Each mechanism's law on 2 free cells from its
-    definition (Def 9, Eq. 8: ∝ exp(−ε‖u‖), ∝ exp(−‖u‖₂²/2σ²) on Z², through :mod:`isdp.lattice`) against the
-    product of the closed-form pmfs, on a box whose left-out mass is counted, and the real-valued output (§3.2 after
-    Def 9: 'the original Laplace mechanism'): the density ∝ exp(−ε‖u‖) on R² against the product of Laplace(1/ε)
-    densities, both on a midpoint grid of step 1/(20ε) over |u|∞ ≤ 30/ε and normalised there. The value is the
-    largest total variation distance of the three. Beside it, the release's exact route
-    (:func:`isdp.privacy.exact_route_noise`) against the same closed forms: the sampler that draws these
-    mechanisms."""
+    """ISDP §3.2–3.3.
+
+    With no invariant the generalized Laplace mechanism (``norm``) is the double geometric mechanism and the generalized
+    Gaussian the discrete Gaussian. Each mechanism's law on 2 free cells from its definition (Def 9, Eq. 8: ∝
+    exp(−ε‖u‖), ∝ exp(−‖u‖₂²/2σ²) on Z², through :mod:`isdp.lattice`) against the product of the closed-form pmfs, on a
+    box whose left-out mass is counted, and the real-valued output (§3.2 after Def 9: 'the original Laplace mechanism'):
+    the density ∝ exp(−ε‖u‖) on R² against the product of Laplace(1/ε) densities, both on a midpoint grid of step
+    1/(20ε) over |u|∞ ≤ 30/ε and normalised there. The value is the largest total variation distance of the three.
+    Beside it, the release's exact route (:func:`isdp.privacy.exact_route_noise`) against the same closed forms: the
+    sampler that draws these mechanisms.
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
@@ -72,8 +75,11 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
 
 
 def _neighbour_cases() -> dict:
-    """The two small lattices of the Thm 10 audits: name → (A, x, x' − x) for neighbouring tables with the same
-    invariants (a total of 3 cells with one person moving; 2 × 3 margins with two persons swapping)."""
+    """Return the two small lattices of the Thm 10 audits.
+
+    Name → (A, x, x' − x) for neighbouring tables with the same invariants (a total of 3 cells with one person moving; 2
+    × 3 margins with two persons swapping).
+    """
     from isdp.lattice import table_margins
 
     return {
@@ -83,9 +89,12 @@ def _neighbour_cases() -> dict:
 
 
 def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
-    """ISDP Thm 10 measured exactly: the largest privacy loss of the exact ℓ1 sampler's output law
-    over ε‖x − x'‖₁, for neighbouring tables on two small lattices (a total of 3 cells, one person
-    moving; 2 × 3 margins, two persons swapping), at the experiment's ε (:mod:`isdp.release`)."""
+    """ISDP Thm 10 measured exactly.
+
+    The largest privacy loss of the exact ℓ1 sampler's output law over ε‖x − x'‖₁, for neighbouring tables on two small
+    lattices (a total of 3 cells, one person moving; 2 × 3 margins, two persons swapping), at the experiment's ε
+    (:mod:`isdp.release`).
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
@@ -113,12 +122,14 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
 
 
 def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
-    """ISDP Thm 10 for the ℓ2 target, measured exactly: the generalized Laplace law ∝ exp(−ε‖u‖₂) on Λ(A)
-    (:func:`isdp.exact.enumerate_target`; the law E1/E2's ℓ2 chains target), for neighbouring tables on the two
-    small lattices of :func:`_neighbour_cases`, at the experiment's ε: the largest privacy loss over ε‖x − x'‖₂.
-    The box |w|_∞ ≤ R in the lattice's coordinates holds every u with ‖u‖₂ ≤ R·s_min(B), chosen ≥ 30/ε, so it
-    holds every output whose probability passes :func:`~isdp.privacy.max_privacy_loss`'s floor; both laws
-    are one law shifted, so the ratios are exact."""
+    """ISDP Thm 10 for the ℓ2 target, measured exactly.
+
+    The generalized Laplace law ∝ exp(−ε‖u‖₂) on Λ(A) (:func:`isdp.exact.enumerate_target`; the law E1/E2's ℓ2 chains
+    target), for neighbouring tables on the two small lattices of :func:`_neighbour_cases`, at the experiment's ε: the
+    largest privacy loss over ε‖x − x'‖₂. The box |w|_∞ ≤ R in the lattice's coordinates holds every u with ‖u‖₂ ≤
+    R·s_min(B), chosen ≥ 30/ε, so it holds every output whose probability passes
+    :func:`~isdp.privacy.max_privacy_loss`'s floor; both laws are one law shifted, so the ratios are exact.
+    """
     from isdp.exact import enumerate_target
     from isdp.lattice import IntegerLattice, generalized_laplace
     from isdp.privacy import Law, max_privacy_loss
@@ -147,11 +158,14 @@ def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
 def singleton_bounded_dp(
     run: Run, paper, *, cells: int, agents: int, eps: float, radius: int, distance: int = 2
 ) -> Measurement:
-    """ISDP Example 3: with one counting constraint on the whole universe (the total), the equivalent pairs at the
-    smallest nonzero ℓ1 distance (``distance``, 2 for histograms) are exactly the bounded-DP neighbours (one agent's
-    record changed), over every histogram of ``agents`` agents on ``cells`` cells; and the generalized Laplace
-    mechanism's exact privacy loss on such a pair (the release's exact ℓ1 route at ``eps`` under the total), in the
-    text: bounded DP at 2ε. The value: whether the two sets of pairs are the same."""
+    """ISDP Example 3.
+
+    With one counting constraint on the whole universe (the total), the equivalent pairs at the smallest nonzero ℓ1
+    distance (``distance``, 2 for histograms) are exactly the bounded-DP neighbours (one agent's record changed), over
+    every histogram of ``agents`` agents on ``cells`` cells; and the generalized Laplace mechanism's exact privacy loss
+    on such a pair (the release's exact ℓ1 route at ``eps`` under the total), in the text: bounded DP at 2ε. The value:
+    whether the two sets of pairs are the same.
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
@@ -186,12 +200,14 @@ def singleton_bounded_dp(
 
 
 def smooth_dp_equivalence(run: Run, paper, *, eps: float, norm: str, span: int, radius: int) -> Measurement:
-    """ISDP §2 footnote 1, pure case: a mechanism ε-DP on neighbours (d(x, x') = 1) is ε·d(x, x')-smooth DP. Two
-    mechanisms on 3 free cells, their laws on the cube {−R..R}³ from their formulas: double geometric noise
-    (∝ e^{−ε‖u‖₁}) and the ℓ2 generalized Laplace (∝ e^{−ε‖u‖₂}). For each, ε₁ = its largest privacy loss over
-    the neighbours (the unit vectors, at distance 1 in ℓ1 and ℓ2 alike), and the largest loss over ε₁·d(v) for
-    every v in {−span..span}³ \\ {0}, d the ``norm``; the value is the largest over both mechanisms (1: smooth DP
-    at ε₁ per unit of d)."""
+    """ISDP §2 footnote 1, pure case: a mechanism ε-DP on neighbours (d(x, x') = 1) is ε·d(x, x')-smooth DP.
+
+    Two mechanisms on 3 free cells, their laws on the cube {−R..R}³ from their formulas: double geometric noise (∝
+    e^{−ε‖u‖₁}) and the ℓ2 generalized Laplace (∝ e^{−ε‖u‖₂}). For each, ε₁ = its largest privacy loss over the
+    neighbours (the unit vectors, at distance 1 in ℓ1 and ℓ2 alike), and the largest loss over ε₁·d(v) for every v in
+    {−span..span}³ \\ {0}, d the ``norm``; the value is the largest over both mechanisms (1: smooth DP at ε₁ per unit of
+    d).
+    """
     from isdp_papers.lattice_study.dp_audits import log_ratio_on_grid
 
     grid = np.array(np.meshgrid(*[np.arange(-radius, radius + 1)] * 3, indexing="ij"))
@@ -217,11 +233,13 @@ def smooth_dp_equivalence(run: Run, paper, *, eps: float, norm: str, span: int, 
 
 
 def release_data_independence(run: Run, paper, *, seeds: list[int], nonnegative: bool = False) -> Measurement:
-    """ISDP §1, §4: the noise keeps "statistical independence between the confidential data and the privacy
-    errors". The project's release (:func:`isdp.release.make_release`, the exact ℓ1 route at E2's ε per person,
-    all margins invariant) of E2's committed table x and of x' = x turned by 180° (another table with the same
-    invariant structure), with the same seed, for each of ``seeds``: the largest |(y − x) − (y' − x')|.
-    ``nonnegative`` adds the release's --nonnegative post-processing (the integer ℓ1 projection onto s ≥ 0)."""
+    """ISDP §1, §4: the noise keeps "statistical independence between the confidential data and the privacy errors".
+
+    The project's release (:func:`isdp.release.make_release`, the exact ℓ1 route at E2's ε per person, all margins
+    invariant) of E2's committed table x and of x' = x turned by 180° (another table with the same invariant structure),
+    with the same seed, for each of ``seeds``: the largest |(y − x) − (y' − x')|. ``nonnegative`` adds the release's
+    --nonnegative post-processing (the integer ℓ1 projection onto s ≥ 0).
+    """
     import csv
     import tempfile
     from pathlib import Path
@@ -254,13 +272,15 @@ def release_data_independence(run: Run, paper, *, seeds: list[int], nonnegative:
 
 
 def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: bool = False) -> Measurement:
-    """ISDP App. E.4 (comparison with projected DG): double geometric noise at ε per cell, then the integer ℓ1
-    projection onto the public total (:class:`isdp.baselines.L1Projector`, the MILP of Fig 10), "still private" as
-    a post-processing. On 3 cells, x = (2, 1, 0) and x' = (1, 2, 0) (one person moving; ‖x − x'‖₁ = 2):
-    the projection is solved once for every noisy m in the union of the two boxes |m − x|_∞, |m − x'|_∞ ≤ R, and
-    the output laws summed from the DG pmf. The value is the hockey-stick divergence at ε‖x − x'‖₁ on the boxes
-    less its truncation slack (≤ 0 when private). ``reads_data`` replaces the projection by one that reads x: the
-    discrepancy put on x's largest cell."""
+    """ISDP App. E.4 (comparison with projected DG).
+
+    Double geometric noise at ε per cell, then the integer ℓ1 projection onto the public total
+    (:class:`isdp.baselines.L1Projector`, the MILP of Fig 10), "still private" as a post-processing. On 3 cells, x = (2,
+    1, 0) and x' = (1, 2, 0) (one person moving; ‖x − x'‖₁ = 2): the projection is solved once for every noisy m in the
+    union of the two boxes |m − x|_∞, |m − x'|_∞ ≤ R, and the output laws summed from the DG pmf. The value is the
+    hockey-stick divergence at ε‖x − x'‖₁ on the boxes less its truncation slack (≤ 0 when private). ``reads_data``
+    replaces the projection by one that reads x: the discrepancy put on x's largest cell.
+    """
     from isdp.baselines import L1Projector
     from isdp.mcmc import dg_pmf
     from isdp.privacy import Law, dg_box_tail, hockey_stick, truncation_slack
@@ -300,9 +320,11 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
 def nonnegative_unbiased_lp(
     run: Run, paper, *, total: int, eps: list[float], nonnegative: bool, margin: int
 ) -> Measurement:
-    """ISDP App. E.4 ("when non-negativity is enforced, bias is theoretically unavoidable"): whether an unbiased
-    ε-DP mechanism for two counts under their total exists, with non-negative releases or (without
-    ``nonnegative``) releases within ``margin`` of the range (:func:`.dp_audits.unbiased_dp_exists`), per ε."""
+    """ISDP App. E.4 ("when non-negativity is enforced, bias is theoretically unavoidable").
+
+    Whether an unbiased ε-DP mechanism for two counts under their total exists, with non-negative releases or (without
+    ``nonnegative``) releases within ``margin`` of the range (:func:`.dp_audits.unbiased_dp_exists`), per ε.
+    """
     from isdp_papers.lattice_study.dp_audits import unbiased_dp_exists
 
     exists = {f"eps {e:g}": unbiased_dp_exists(total, float(e), nonnegative, margin) for e in eps}

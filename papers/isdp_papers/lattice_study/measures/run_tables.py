@@ -1,6 +1,7 @@
-"""Readers of the run's own outputs for E1 and E2 (ISDP §5–6, App. D.2): the convergence (L-lag TV bound),
-unbiasedness, ESS and validation tables, the draws files, the coupling certificates and meeting times, and the
-config's own values. Each measure reads what a step wrote; none recomputes a law.
+"""Readers of the run's own outputs for E1 and E2 (ISDP §5–6, App. D.2).
+
+The convergence (L-lag TV bound), unbiasedness, ESS and validation tables, the draws files, the coupling certificates
+and meeting times, and the config's own values. Each measure reads what a step wrote; none recomputes a law.
 
 Both experiments share one set of outputs: ``results/<exp>/...`` and ``results/tables/<exp>_*.csv``; the ``exp``
 argument ("e1" or "e2") picks the experiment.
@@ -23,7 +24,10 @@ def _convergence(run: Run, exp: str):
 
 
 def _lags_of(run: Run, exp: str, norm: str):
-    """The convergence rows of target ``norm``: one per configured lag, each with its iteration of convergence."""
+    """Return the convergence rows of target ``norm``.
+
+    One per configured lag, each with its iteration of convergence.
+    """
     conv = _convergence(run, exp)
     g = conv[conv["target"] == norm]
     ec.check_frame(
@@ -37,8 +41,10 @@ def _lags_of(run: Run, exp: str, norm: str):
 
 
 def tv_bound_crossing_iteration(run: Run, paper, *, exp: str, norm: str) -> Measurement:
-    """The iteration at which the L-lag TV bound first drops below the threshold, per lag; the value is
-    the latest over the lags."""
+    """Return the iteration at which the L-lag TV bound first drops below the threshold, per lag.
+
+    The value is the latest over the lags.
+    """
     g = _lags_of(run, exp, norm)
     its = g["converged_at"].astype(int)
     return Measurement(
@@ -59,7 +65,7 @@ def lag_spread(run: Run, paper, *, exp: str, norm: str) -> Measurement:
 
 
 def unbiased_z(run: Run, paper, *, exp: str) -> Measurement:
-    """z = mean / MC SE (ESS-based) of every cell and target."""
+    """Z = mean / MC SE (ESS-based) of every cell and target."""
     unb = ec.table(
         run,
         f"{exp}_unbiasedness",
@@ -86,10 +92,12 @@ def invariants_exact(run: Run, paper, *, exp: str) -> Measurement:
 
 
 def design_kept(run: Run, paper, *, exp: str) -> Measurement:
-    """Whether this run kept the design it was configured with, read from its outputs: per configured target, the
-    draws file's chains (``draws.n_chains``) and retained draws (``draws.n_draws``), and the convergence table's
-    lags (the target's ``lags``), each with ``coupling.n_pairs`` coupled pairs. The value is the number of
-    departures: a target, lag, chain, draw or pair missing, or a count other than configured."""
+    """Whether this run kept the design it was configured with, read from its outputs.
+
+    Per configured target, the draws file's chains (``draws.n_chains``) and retained draws (``draws.n_draws``), and the
+    convergence table's lags (the target's ``lags``), each with ``coupling.n_pairs`` coupled pairs. The value is the
+    number of departures: a target, lag, chain, draw or pair missing, or a count other than configured.
+    """
     cfg = run.config[exp]
     chains, draws, pairs = (
         int(cfg["draws"]["n_chains"]),
@@ -127,7 +135,7 @@ def design_kept(run: Run, paper, *, exp: str) -> Measurement:
 
 
 def retained_share(run: Run, paper, *, exp: str) -> Measurement:
-    """The share of sampler iterations kept as draws, 1/thin, from the draws files' own record of the thinning."""
+    """Return the share of sampler iterations kept as draws, 1/thin, from the draws files' own record of the thinning."""
     thins = set()
     for n in run.config[exp]["targets"]:
         path = run.path(f"{exp}/draws_{n}.nc")
@@ -144,7 +152,7 @@ def retained_share(run: Run, paper, *, exp: str) -> Measurement:
 
 
 def min_ess(run: Run, paper, *, exp: str) -> Measurement:
-    """The smallest bulk ESS over cells and targets of the retained draws."""
+    """Return the smallest bulk ESS over cells and targets of the retained draws."""
     ess = pd.concat(
         ec.table(run, f"{exp}_ess_{n}", key="cell", positive=["ess_bulk"]) for n in run.config[exp]["targets"]
     )
@@ -218,9 +226,12 @@ def coupling_censored(run: Run, paper, *, exp: str) -> Measurement:
 
 
 def lag_tau_ks(run: Run, paper, *, exp: str) -> Measurement:
-    """ISDP App. D.2: the lags are such that "the distribution of the L-lag coupling time, τ − L, appears to be
-    empirically stable in L". Per target, two-sample Kolmogorov–Smirnov tests of τ − L between every two configured
-    lags (the pairs of each lag are independent, from their own seeds); the value is their p-values."""
+    """ISDP App. D.2.
+
+    The lags are such that "the distribution of the L-lag coupling time, τ − L, appears to be empirically stable in L".
+    Per target, two-sample Kolmogorov–Smirnov tests of τ − L between every two configured lags (the pairs of each lag
+    are independent, from their own seeds); the value is their p-values.
+    """
     import itertools
 
     from scipy.stats import ks_2samp
@@ -245,8 +256,10 @@ def lag_tau_ks(run: Run, paper, *, exp: str) -> Measurement:
 
 
 def configured_value(run: Run, paper, *, keys: list[str]) -> Measurement:
-    """The project's own value of a setting the document states but our text copy lost: the config entries at the
-    dotted ``keys`` (none: the project has no such value)."""
+    """Return the project's own value of a setting the document states but our text copy lost.
+
+    The config entries at the dotted ``keys`` (none: the project has no such value).
+    """
     values = {}
     for key in keys:
         node = run.config

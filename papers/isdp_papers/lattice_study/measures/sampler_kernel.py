@@ -11,8 +11,11 @@ from isdp_papers.claims import Measurement, Run
 
 
 def _small_lattice(name: str):
-    """The small lattices the exact coupling and kernel rows enumerate on, by name: a total of ``sum<n>`` cells,
-    2 × 3 margins, or E1's Venn construction with one record per region (7 records, dimension 4)."""
+    """Return the small lattices the exact coupling and kernel rows enumerate on, by name.
+
+    A total of ``sum<n>`` cells, 2 × 3 margins, or E1's Venn construction with one record per region (7 records,
+    dimension 4).
+    """
     from isdp.lattice import IntegerLattice, sum_constraint, table_margins
     from isdp_papers.e1_intersecting.problem import intersecting_constraints_problem
 
@@ -28,11 +31,13 @@ def _small_lattice(name: str):
 def jump_symmetric(
     run: Run, paper, *, lattices: list[str], laws: dict[str, dict], eps: float, reach: int
 ) -> Measurement:
-    """ISDP §4 after Eq. 11: with z's coordinates unbiased and symmetric about 0, the jump v = V(0, z) is unbiased
-    and symmetric and keeps the invariants. Exactly (:func:`isdp.exact.jump_law`) on small lattices, for the
-    double geometric DG(``eps``) cut at ±``reach`` (its tail mass left out, below 1e-12 of it) and each further
-    finite law of ``laws``. The value is the largest of max_v |q(v) − q(−v)|, ‖Σ v q(v)‖∞ and max |A v| over the
-    lattices and laws."""
+    """ISDP §4 after Eq. 11.
+
+    With z's coordinates unbiased and symmetric about 0, the jump v = V(0, z) is unbiased and symmetric and keeps the
+    invariants. Exactly (:func:`isdp.exact.jump_law`) on small lattices, for the double geometric DG(``eps``) cut at
+    ±``reach`` (its tail mass left out, below 1e-12 of it) and each further finite law of ``laws``. The value is the
+    largest of max_v |q(v) − q(−v)|, ‖Σ v q(v)‖∞ and max |A v| over the lattices and laws.
+    """
     from isdp.exact import jump_law
     from isdp.mcmc import dg_pmf
 
@@ -57,11 +62,14 @@ def jump_symmetric(
 
 
 def kernel_stationary(run: Run, paper, *, cases: list[dict], proposal_eps: float) -> Measurement:
-    """ISDP §4, Alg. 1: the Gibbs-within-Metropolis sweep leaves the target π invariant. On each small lattice and
-    norm, the sweep's transition matrix on the box |w|_∞ ≤ R (:func:`isdp.exact.sweep_transition_matrix`, moves
-    leaving the box dropped) and π, the untruncated target restricted to the box (normalised on the box of radius
-    2R): ‖π P − π‖₁. Each of the k component updates is the true kernel restricted to the box, so it loses at most
-    the flux into the box from outside, at most π(outside); the value is the largest ‖π P − π‖₁ − k π(outside)."""
+    """ISDP §4, Alg. 1: the Gibbs-within-Metropolis sweep leaves the target π invariant.
+
+    On each small lattice and norm, the sweep's transition matrix on the box |w|_∞ ≤ R
+    (:func:`isdp.exact.sweep_transition_matrix`, moves leaving the box dropped) and π, the untruncated target restricted
+    to the box (normalised on the box of radius 2R): ‖π P − π‖₁. Each of the k component updates is the true kernel
+    restricted to the box, so it loses at most the flux into the box from outside, at most π(outside); the value is the
+    largest ‖π P − π‖₁ − k π(outside).
+    """
     from isdp.exact import enumerate_target, sweep_transition_matrix
     from isdp.lattice import generalized_laplace
 
@@ -91,11 +99,13 @@ def kernel_stationary(run: Run, paper, *, cases: list[dict], proposal_eps: float
 def joint_update_stationary(
     run: Run, paper, *, lattice: str, eps: float, proposal_eps: float, radius: int, tilt: float = 0.0
 ) -> Measurement:
-    """ISDP §4 / App. D.1 ("these updates may also be performed simultaneously"): the simultaneous update (all
-    pre-jumps at once, one Metropolis test: :func:`isdp.mcmc.joint_sweep`) leaves π invariant. Its exact
-    transition matrix on a box (:func:`.dp_audits.joint_update_matrix`) for both norms' targets; π the untruncated
-    target restricted to the box (normalised on the box of twice the radius). The value is the largest
-    ‖πP − π‖₁ − 2π(outside) (the inflow the box misses and the outflow it keeps)."""
+    """ISDP §4 / App. D.1 ("these updates may also be performed simultaneously").
+
+    The simultaneous update (all pre-jumps at once, one Metropolis test: :func:`isdp.mcmc.joint_sweep`) leaves π
+    invariant. Its exact transition matrix on a box (:func:`.dp_audits.joint_update_matrix`) for both norms' targets; π
+    the untruncated target restricted to the box (normalised on the box of twice the radius). The value is the largest
+    ‖πP − π‖₁ − 2π(outside) (the inflow the box misses and the outflow it keeps).
+    """
     from isdp.exact import enumerate_target
     from isdp.lattice import generalized_laplace
     from isdp_papers.lattice_study.dp_audits import joint_update_matrix

@@ -14,9 +14,12 @@ from isdp_papers.claims import Measurement, Run
 
 
 def _stopped_chain(eps: float, proposal_eps: float, radius: int, iterations: list[int]):
-    """ISDP §4's stopped chain, exactly: a total of 3 cells, x = (1, 0, 2) and one person moving (v = (−1, 1, 0));
-    the chain started at u = 0 and propagated by its transition matrix (:func:`isdp.privacy.chain_noise_path`).
-    Returns x, v, the target's budget ε‖v‖₁, the target law π on the box and the chain's law at each iteration."""
+    """ISDP §4's stopped chain, exactly.
+
+    A total of 3 cells, x = (1, 0, 2) and one person moving (v = (−1, 1, 0)); the chain started at u = 0 and propagated
+    by its transition matrix (:func:`isdp.privacy.chain_noise_path`). Returns x, v, the target's budget ε‖v‖₁, the
+    target law π on the box and the chain's law at each iteration.
+    """
     return _stopped_chain_cached(float(eps), float(proposal_eps), int(radius), tuple(int(t) for t in iterations))
 
 
@@ -40,10 +43,13 @@ def _stopped_chain_cached(eps: float, proposal_eps: float, radius: int, iteratio
 def tv_absorption(
     run: Run, paper, *, eps: float, proposal_eps: float, radius: int, iterations: list[int]
 ) -> Measurement:
-    """ISDP §4, measured exactly: the chain's noise after t iterations, at TV distance η_t from the generalized
-    Laplace law, releases x + u with hockey-stick divergence δ_t(ε‖x − x'‖₁) at most η_t (1 + e^{ε‖x − x'‖₁})
-    — the TV bound absorbed as an additive δ, on :func:`_stopped_chain`. The value is the largest δ_t over its
-    bound; the text gives each t's largest privacy loss and the (ε, δ) per person that E3's certificate implies."""
+    """ISDP §4, measured exactly.
+
+    The chain's noise after t iterations, at TV distance η_t from the generalized Laplace law, releases x + u with
+    hockey-stick divergence δ_t(ε‖x − x'‖₁) at most η_t (1 + e^{ε‖x − x'‖₁}) — the TV bound absorbed as an additive δ,
+    on :func:`_stopped_chain`. The value is the largest δ_t over its bound; the text gives each t's largest privacy loss
+    and the (ε, δ) per person that E3's certificate implies.
+    """
     from isdp.privacy import hockey_stick, max_privacy_loss, total_variation
 
     x, v, budget, pi, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
@@ -69,10 +75,12 @@ def tv_absorption(
 def iterations_delta_tradeoff(
     run: Run, paper, *, eps: float, proposal_eps: float, radius: int, iterations: list[int]
 ) -> Measurement:
-    """ISDP §4's trade-off between iterations and the extra δ, exactly on :func:`_stopped_chain`: the δ the chain
-    stopped after t iterations needs at the target's ε‖x − x'‖₁ (its hockey-stick divergence between neighbours)
-    for each t of ``iterations``. The value is the largest ratio δ_{t'}/δ_t of consecutive ones: below 1 when
-    every further iteration budget buys a smaller δ."""
+    """ISDP §4's trade-off between iterations and the extra δ, exactly on :func:`_stopped_chain`.
+
+    The δ the chain stopped after t iterations needs at the target's ε‖x − x'‖₁ (its hockey-stick divergence between
+    neighbours) for each t of ``iterations``. The value is the largest ratio δ_{t'}/δ_t of consecutive ones: below 1
+    when every further iteration budget buys a smaller δ.
+    """
     from isdp.privacy import hockey_stick
 
     x, v, budget, _, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
@@ -94,7 +102,8 @@ def stopped_chain_loss(
     """ISDP §4 ("the MCMC sampler may fail to converge … in finite time, thus incur additional cost to privacy"),
     exactly on :func:`_stopped_chain`: the largest privacy loss ln P(x + u_t = y) / P(x' + u_t = y) of the chain
     stopped after t iterations, over the target's ε‖x − x'‖₁. The value is the smallest ratio over ``iterations``:
-    above 1 when every stopped chain costs more than the target law it approximates."""
+    above 1 when every stopped chain costs more than the target law it approximates.
+    """
     from isdp.privacy import max_privacy_loss
 
     x, v, budget, pi, laws = _stopped_chain(eps, proposal_eps, radius, iterations)

@@ -1,5 +1,6 @@
-"""The ℓ1 noise's sub-exponential tail (ISDP Thm 12 (7)): the rate fitted to the run's draws, read two- and
-one-sidedly, and the rate of the exact law on small lattices.
+"""The ℓ1 noise's sub-exponential tail (ISDP Thm 12 (7)).
+
+The rate fitted to the run's draws, read two- and one-sidedly, and the rate of the exact law on small lattices.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from .sampler_kernel import _small_lattice
 
 
 def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
-    """ISDP Thm 12 (7): the exponential rate of the ℓ1 draws' norm above its ``quantile``, fitted in the family
-    k^{r−1} e^{−λk} (:func:`~isdp_papers.lattice_study.tails.tail_rate`), over ε: 1 for a sub-exponential
-    tail of rate ε. The SE counts the draws at the norm's ESS across chains (ArviZ)."""
+    """ISDP Thm 12 (7).
+
+    The exponential rate of the ℓ1 draws' norm above its ``quantile``, fitted in the family k^{r−1} e^{−λk}
+    (:func:`~isdp_papers.lattice_study.tails.tail_rate`), over ε: 1 for a sub-exponential tail of rate ε. The SE counts
+    the draws at the norm's ESS across chains (ArviZ).
+    """
     from isdp.convergence import ess as arviz_ess
     from isdp.lattice import as_integer_matrix, generalized_laplace
     from isdp_papers.lattice_study.tails import tail_rate
@@ -43,8 +47,10 @@ def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
 
 
 def l1_tail_rate_floor(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
-    """ISDP Thm 12 (7) read one-sidedly: the tail is at least as light as the rate ``paper`` (in units of ε). The
-    fitted rate of :func:`l1_tail_rate` as a z-score against it, (λ̂/ε − paper)/SE: a heavier tail is negative."""
+    """ISDP Thm 12 (7) read one-sidedly: the tail is at least as light as the rate ``paper`` (in units of ε).
+
+    The fitted rate of :func:`l1_tail_rate` as a z-score against it, (λ̂/ε − paper)/SE: a heavier tail is negative.
+    """
     fit = l1_tail_rate(run, paper, exp=exp, quantile=quantile)
     z = (fit.value - float(paper)) / fit.se
     return Measurement(z, f"z = {z:+.2f} ({fit.text})", n=fit.n)
@@ -55,7 +61,8 @@ def _exact_tail_rate(law, rank: int, window: list[int]) -> tuple[float, int, int
     norm the lattice attains: a multiple of the norms' gcd), from ``law`` (an :class:`isdp.privacy.Law` on a
     box), taken conservatively: the box's left-out mass (``law.outside``, relative to the mass inside) lowers the
     tail at the first end by at most the factor 1 + outside and raises it at the second by at most outside.
-    Returns (rate, t1, t2, T(t1) lower, T(t2) upper)."""
+    Returns (rate, t1, t2, T(t1) lower, T(t2) upper).
+    """
     norms = np.abs(law.points).sum(axis=1)
     step = int(np.gcd.reduce(norms))
     t1, t2 = (int(t) + (-int(t) % step) for t in window)
@@ -68,12 +75,15 @@ def _exact_tail_rate(law, rank: int, window: list[int]) -> tuple[float, int, int
 def l1_tail_exact(
     run: Run, paper, *, lattices: list[str], eps: list[float], window: list[int], radius: int, law_scale: float = 1.0
 ) -> Measurement:
-    """ISDP Thm 12 (7) on the exact law, without draws and without the lost constant: P(‖u‖₁ ≥ t) ≤ c t^{r−1} e^{−εt}
-    for large t means T(t) e^{εt}/t^{r−1} does not grow, i.e. the exponential rate of T(t)/t^{r−1} over ``window``
-    is at least ε. The ℓ1 law is the exact route's, from its construction (:func:`isdp.privacy.exact_route_noise`
-    on the box |u_free|∞ ≤ ``radius``, which holds every point of norm ≤ radius), on each of ``lattices``
-    (:func:`.sampler_kernel._small_lattice`) at each ε of ``eps``; ``law_scale`` < 1 draws the law at that
-    multiple of ε instead (a heavier tail) while the rate is still divided by ε. The value is the smallest rate / ε."""
+    """ISDP Thm 12 (7) on the exact law, without draws and without the lost constant.
+
+    P(‖u‖₁ ≥ t) ≤ c t^{r−1} e^{−εt} for large t means T(t) e^{εt}/t^{r−1} does not grow, i.e. the exponential rate of
+    T(t)/t^{r−1} over ``window`` is at least ε. The ℓ1 law is the exact route's, from its construction
+    (:func:`isdp.privacy.exact_route_noise` on the box |u_free|∞ ≤ ``radius``, which holds every point of norm ≤
+    radius), on each of ``lattices`` (:func:`.sampler_kernel._small_lattice`) at each ε of ``eps``; ``law_scale`` < 1
+    draws the law at that multiple of ε instead (a heavier tail) while the rate is still divided by ε. The value is the
+    smallest rate / ε.
+    """
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
