@@ -258,8 +258,10 @@ def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
 # and no speed gained: docs/performance.md).
 @njit
 def dg_draw(s, dg):
-    """One draw of DG(a), P(k) = (1-a)/(1+a) a^|k|, from the alias table ``dg`` = :func:`dg_table` (compiled,
-    floating-point; :func:`isdp.exact.double_geometric` is the exact integer-arithmetic draw of a release).
+    """Draw once from DG(a), P(k) = (1-a)/(1+a) a^|k|, with the alias table ``dg`` = :func:`dg_table`.
+
+    Compiled and floating-point; :func:`isdp.exact.double_geometric` is the exact integer-arithmetic draw of a
+    release.
 
     No logarithm except in the tail (probability < 2**-10), where |K| - M - 1 given |K| > M is
     Geometric(1 - a) on {0, 1, ...} and is drawn by inversion from a fresh uniform.

@@ -315,10 +315,11 @@ def _check_inputs(tables: list[Path], constraints: Path | None) -> None:
 def _check_outputs(
     outputs: dict[str, Path], inputs: list[Path], *, force: bool, datasets: frozenset[str] = frozenset()
 ) -> None:
-    """Refuse, before any work, output paths that are not files (or for ``datasets``, the options that name a
-    Parquet dataset, not directories of a dataset's files only), collide with each other or with an input (the
-    confidential table is never overwritten, nor a directory that holds it), exist without --force, or cannot be
-    written.
+    """Refuse, before any work, output paths that cannot be written as asked.
+
+    Refused are paths that are not files (or for ``datasets``, the options that name a Parquet dataset, not
+    directories of a dataset's files only), collide with each other or with an input (the confidential table is
+    never overwritten, nor a directory that holds it), exist without --force, or cannot be written.
     """
     from .release._files import input_clash, replaceable_dataset  # deferred, as the release's modules
 
@@ -469,7 +470,7 @@ def _release(args, parser) -> int:
 
 
 def _report(released: str, statement_path: Path, audit_path: Path, statement: dict, seed: int | None) -> None:
-    """What a release wrote, and the guarantee it meets (stdout); a seeded run's warning (stderr)."""
+    """Report what a release wrote and the guarantee it meets (stdout), and a seeded run's warning (stderr)."""
     print(f"released {released}")
     kind = "publishable" if statement["publishable"] else "NOT publishable: a seeded run"  # as the file says
     print(f"privacy statement ({kind}): {statement_path}")
@@ -480,9 +481,10 @@ def _report(released: str, statement_path: Path, audit_path: Path, statement: di
 
 
 def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit_path: Path, run_parts=None):
-    """A large Parquet table released part by part (:func:`isdp.release.release_partitioned`), on Dask with
-    ``--engine dask`` (``run_parts``, a :class:`~isdp.release.DaskParts`); None when it is small, or not a
-    Parquet table to Parquet (a file or a dataset) under families of totals, or cannot be released so
+    """Release a large Parquet table part by part (:func:`isdp.release.release_partitioned`).
+
+    On Dask with ``--engine dask`` (``run_parts``, a :class:`~isdp.release.DaskParts`); None when it is small, or
+    not a Parquet table to Parquet (a file or a dataset) under families of totals, or cannot be released so
     (``--engine dask`` then refuses). ``outputs`` as typed.
     """
     from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
@@ -683,9 +685,10 @@ class _Terminated(BaseException):
 
 @contextlib.contextmanager
 def _terminated_as_interrupted():
-    """While the command runs, SIGTERM raises :class:`_Terminated`, so that ``finally`` clauses remove the
-    temporary files and parts as they do on SIGINT. Left as it is where this is not the main thread, or
-    where SIGTERM is not at its default (a parent that ignores it means it).
+    """Make SIGTERM raise :class:`_Terminated` while the command runs.
+
+    So ``finally`` clauses remove the temporary files and parts as they do on SIGINT. Left as it is where this
+    is not the main thread, or where SIGTERM is not at its default (a parent that ignores it means it).
     """
     try:
         installed = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
@@ -726,8 +729,10 @@ def _save_details() -> str:
 
 
 def _silence_stdout() -> None:
-    """Point the standard output at /dev/null, so that the interpreter's last flush of what the
-    closed pipe did not take raises nothing either (the Python docs' recipe for SIGPIPE).
+    """Point the standard output at /dev/null.
+
+    So the interpreter's last flush of what the closed pipe did not take raises nothing either (the Python
+    docs' recipe for SIGPIPE).
     """
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)

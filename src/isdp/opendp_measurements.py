@@ -1,5 +1,7 @@
-"""The release routes as OpenDP measurements, so that an agency that budgets with OpenDP composes
-them with its own measurements under one budget (docs/release.md, "Inside OpenDP").
+"""The release routes as OpenDP measurements.
+
+An agency that budgets with OpenDP composes them with its own measurements under one budget (docs/release.md,
+"Inside OpenDP").
 
 Needs the optional extra ``isdp[opendp]`` (OpenDP ≥ 0.16). OpenDP asks for two features to build
 measurements from user code: ``contrib`` and ``honest-but-curious`` — the latter because OpenDP

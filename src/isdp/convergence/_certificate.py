@@ -545,8 +545,9 @@ class Certificate:
 
 
 def _first_at_most(curve, hi: int, threshold: float, strict: bool = False) -> int:
-    """The first t in [0, hi] with curve(t) ≤ threshold (< with ``strict``), for a curve that never
-    increases in t and meets the condition at hi: bisection.
+    """Return the first t in [0, hi] with curve(t) ≤ threshold (< with ``strict``), by bisection.
+
+    For a curve that never increases in t and meets the condition at hi.
     """
     lo = 0
     while lo < hi:

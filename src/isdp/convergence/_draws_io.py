@@ -105,7 +105,10 @@ _READ_ERRORS = (OSError, KeyError, RuntimeError, ValueError, TypeError, IndexErr
 
 
 def _read(path, var_name: str | None):
-    """The posterior group's ``var_name`` values (None: not read) and attributes, every read error naming ``path``."""
+    """Read the posterior group's ``var_name`` values (None: not read) and attributes.
+
+    Every read error names ``path``.
+    """
     import h5netcdf  # deferred, as in save_draws: h5netcdf and xarray cost 0.4 s at import
     import xarray as xr  # deferred, as above
 

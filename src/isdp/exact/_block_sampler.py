@@ -29,8 +29,9 @@ DENSE_BLOCK_LIMIT = 2 * 10**7
 
 @dataclass(frozen=True)
 class ExactSampler:
-    """Exact noise on Λ(A), block by block, each by :class:`IntegerL1Sampler` (or, on the Gaussian
-    route, by Klein's sampler where a block's invariants are a total or a table's two margins).
+    """Exact noise on Λ(A), block by block, each by :class:`IntegerL1Sampler`.
+
+    On the Gaussian route, Klein's sampler draws a block whose invariants are a total or a table's two margins.
 
     Cells whose invariants share no row are independent blocks (:func:`isdp.lattice.blocks`);
     each is drawn by its own sampler with its own attempt budget, and blocks with the same

@@ -62,8 +62,10 @@ def _bit_length(n):
 
 @njit(cache=True, nogil=True)
 def _below(words, pos, m):
-    """A uniform integer on [0, m) from the stream at bit ``pos`` on, and the next position; -1 when the words
-    run out. ``(m − 1).bit_length()`` bits at a time, read again while they are m or more (no bits when m = 1).
+    """Return a uniform integer on [0, m) from the stream at bit ``pos`` on, and the next position.
+
+    -1 when the words run out. ``(m − 1).bit_length()`` bits at a time, read again while they are m or more (no
+    bits when m = 1).
     """
     b = _bit_length(m - 1)
     if b == 0:

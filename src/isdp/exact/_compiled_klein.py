@@ -59,8 +59,9 @@ def _below_exp(gamma, err, words, pos):
 
 @njit(cache=True, nogil=True)
 def _coordinate(C, R, sigma2, a, b, words, pos):
-    """One draw of D_{Z,σ_k,C/R}, σ_k² = σ²·a/b (:func:`isdp.exact.discrete_gaussian` with
-    :func:`~isdp.exact._discrete_gaussian.klein_scale`'s t): the value, the next position and the outcome.
+    """Draw once from D_{Z,σ_k,C/R}, σ_k² = σ²·a/b: the value, the next position and the outcome.
+
+    As :func:`isdp.exact.discrete_gaussian` with :func:`~isdp.exact._discrete_gaussian.klein_scale`'s t.
     """
     s2 = sigma2 * a / b
     if s2 < _NARROW:

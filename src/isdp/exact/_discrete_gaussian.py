@@ -1,5 +1,6 @@
-"""The one-dimensional discrete Gaussian with a rational centre, and exact decisions against a uniform number read
-63 bits at a time.
+"""The one-dimensional discrete Gaussian with a rational centre.
+
+Its decisions are exact, against a uniform number read 63 bits at a time.
 
 Klein's sampler (:mod:`isdp.exact._lattice_gaussian`) draws one coordinate at a time from
 D_{Z,σ,c}(x) ∝ exp(−(x − c)²/2σ²) with c and σ² rational, by rejection from a double geometric
@@ -38,8 +39,9 @@ _HUGE_GAMMA = 800
 
 
 def sigma2_argument(sigma2, name: str = "sigma2") -> Fraction:
-    """``sigma2`` as an exact fraction in [:data:`SIGMA2_LOW`, :data:`SIGMA2_HIGH`], or an ArgumentError naming the
-    range the samplers serve.
+    """Return ``sigma2`` as an exact fraction in [:data:`SIGMA2_LOW`, :data:`SIGMA2_HIGH`].
+
+    Outside it, an ArgumentError names the range the samplers serve.
     """
     value = check.positive(name, sigma2)
     if not SIGMA2_LOW <= value <= SIGMA2_HIGH:

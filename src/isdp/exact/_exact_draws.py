@@ -1,5 +1,6 @@
-"""Bernoulli(exp(−γ)) and the double geometric DG(ε) drawn exactly in integer arithmetic (Canonne, Kamath &
-Steinke 2020, §5).
+"""Bernoulli(exp(−γ)) and the double geometric DG(ε) drawn exactly in integer arithmetic.
+
+As in Canonne, Kamath & Steinke 2020, §5.
 
 The compiled double geometric of the MCMC kernels (:func:`isdp._rng.dg_table`) is a Walker alias
 table whose probabilities are rounded to multiples of 2**-52, with a floating-point logarithm in
@@ -130,8 +131,10 @@ def _double_geometric(eps: Fraction, rng: IntegerSource) -> int:
 
 
 def _uniform_below(m: np.ndarray, rng: IntegerSource) -> np.ndarray:
-    """Uniform integers on [0, m_i) for each m_i < 2**62, exactly: 63-bit words from ``rng.randbytes``,
-    those at or above the largest multiple of m_i below 2**63 drawn again (rejection, no modulo bias).
+    """Draw uniform integers on [0, m_i) for each m_i < 2**62, exactly.
+
+    63-bit words from ``rng.randbytes``, those at or above the largest multiple of m_i below 2**63 drawn again
+    (rejection, no modulo bias).
     """
     m = np.asarray(m, dtype=np.uint64)
     limit = (np.uint64(1 << 63) // m) * m

@@ -41,8 +41,9 @@ _PILOT_ENTRIES = 2**22
 
 @dataclass(frozen=True)
 class IntegerL1Sampler:
-    """Release mode's exact ℓ1 generalized Laplace noise on Λ(A), any invariants, in integer arithmetic (by
-    rejection), and the generalized Gaussian from it.
+    """Release mode's exact ℓ1 generalized Laplace noise on Λ(A), and the generalized Gaussian from it.
+
+    Any invariants, in integer arithmetic (by rejection).
 
     The free cells are drawn i.i.d. DG(ε), the solved cells follow from the invariants, and the
     proposal is kept with probability exp(−ε Σ_{solved cells in the norm} |u_i|). Build one with
@@ -206,8 +207,9 @@ class IntegerL1Sampler:
         return cls(A, free, solved, solve, ~derived[solved])
 
     def log_acceptance(self, eps: Fraction, sigma: Fraction | None = None) -> float:
-        """An estimate of ln P(a proposal is kept), from :data:`PILOT_PROPOSALS` proposals of a fixed
-        seed (floats: a plan's forecast, never a release's noise).
+        """Estimate ln P(a proposal is kept) from :data:`PILOT_PROPOSALS` proposals of a fixed seed.
+
+        In floats: a plan's forecast, never a release's noise.
 
         Parameters
         ----------
@@ -353,8 +355,9 @@ class IntegerL1Sampler:
         sigma: Fraction | None = None,
         accept: bool = True,
     ) -> tuple[np.ndarray | None, int]:
-        """``count`` independent draws of :meth:`draw`'s law (the noise of ``count`` blocks with these
-        invariants), compiled.
+        """Draw ``count`` times from :meth:`draw`'s law, compiled.
+
+        The noise of ``count`` blocks with these invariants.
 
         Parameters
         ----------

@@ -529,8 +529,9 @@ def _spans_the_margins(rows, grid: np.ndarray) -> bool:
 
 
 def _two_margins_grid(rows, n: int) -> np.ndarray | None:
-    """The r × c grid whose row and column totals are among the invariants ``rows`` (cells, coefficients) with
-    every coefficient 1, or None.
+    """Return the r × c grid whose row and column totals are among the invariants ``rows``, or None.
+
+    ``rows`` are (cells, coefficients), every coefficient 1.
 
     Array operations over the totals' cells throughout (a 1000 × 1000 table's 2,000 totals of 1,000
     cells each): each cell in at most two totals, the totals that share a cell coloured in two

@@ -23,8 +23,10 @@ SUMSQ_LIMIT = 2**62
 
 
 def squared_norm(u) -> np.ndarray:
-    """Exact ‖u‖₂² of integer vectors (last axis = cells) as int64, or a ValueError naming the limit
-    when it would exceed :data:`SUMSQ_LIMIT` (int64 arithmetic would wrap around silently).
+    """Return the exact ‖u‖₂² of integer vectors (last axis = cells) as int64.
+
+    A ValueError names the limit when it would exceed :data:`SUMSQ_LIMIT` (int64 arithmetic would wrap around
+    silently).
     """
     u = np.asarray(u)
     if u.dtype == object or not np.issubdtype(u.dtype, np.integer):

@@ -1,5 +1,6 @@
-"""A data-augmentation Gibbs sampler for the ℓ2 generalized Laplace on sum constraints, and its
-coupling (docs/method.md §4, "ℓ2 by data augmentation"; docs/coupling-study.md).
+"""A data-augmentation Gibbs sampler for the ℓ2 generalized Laplace on sum constraints, and its coupling.
+
+See docs/method.md §4, "ℓ2 by data augmentation", and docs/coupling-study.md.
 
 Target π(u) ∝ exp(-ε‖u‖₂) on Λ(A), A one sum constraint or one sum per block of cells (cells in no
 block are free). Subordination writes the Laplace factor as a mixture of Gaussians: for a > 0, r ≥ 0,
@@ -120,8 +121,9 @@ def discrete_gaussian(rng, t):
 
 @njit
 def draw_given_t(u, rng, t, blocks):
-    """U | t: discrete Gaussians exp(−t k²) on free cells, and per block conditioned on a zero sum
-    (``blocks`` as :func:`_structure`).
+    """Draw u | t: discrete Gaussians exp(−t k²) on free cells, and per block conditioned on a zero sum.
+
+    ``blocks`` as :func:`_structure` makes them.
     """
     block_ptr, block_cells, free_cells = blocks
     for c in free_cells:

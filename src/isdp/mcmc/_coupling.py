@@ -1,5 +1,6 @@
-"""L-lag coupling of the Gibbs-within-Metropolis sampler (Biswas, Jacob & Vanetti 2019;
-ISDP Algorithms 2–3; docs/method.md §4).
+"""L-lag coupling of the Gibbs-within-Metropolis sampler.
+
+Biswas, Jacob & Vanetti 2019; ISDP Algorithms 2–3; docs/method.md §4.
 
 Chain X runs L iterations alone; then (X_t, Y_{t-L}) move together under a coupled kernel
 whose two marginals are the single-chain kernel: for each basis column j the two pre-jumps

@@ -1,5 +1,6 @@
-"""Pair heat-bath kernel for ℓ1 generalized Laplace noise under one sum constraint, and its
-monotone coupling (docs/method.md §4, "A chain that couples fast").
+"""Pair heat-bath kernel for ℓ1 generalized Laplace noise under one sum constraint, and its monotone coupling.
+
+See docs/method.md §4, "A chain that couples fast".
 
 Target π(u) ∝ exp(−ε‖u‖₁) on {u ∈ Z^n : Σu = 0} (one invariant total, as E3's states). An update
 picks two cells i ≠ j uniformly and redraws u_i from its exact conditional law given

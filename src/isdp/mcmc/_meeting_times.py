@@ -1,5 +1,6 @@
-"""Meeting times of coupled pairs, as every sampler's coupling returns them, and the point estimate of the L-lag
-bound on d_TV they give (Biswas, Jacob & Vanetti 2019; docs/method.md §4).
+"""Meeting times of coupled pairs, as every sampler's coupling returns them.
+
+And the point estimate of the L-lag bound on d_TV they give (Biswas, Jacob & Vanetti 2019; docs/method.md §4).
 
 :class:`MeetingTimes` is the record of :func:`isdp.mcmc.meeting_times`, :func:`isdp.mcmc.augmented_meeting_times`,
 :func:`isdp.mcmc.heat_bath_meeting_times` and :func:`isdp.mcmc.mis_meeting_times`; it sits below all of them.

@@ -218,7 +218,7 @@ def mis_log_weight(s, center, index_set, eps: float, proposal_eps: float) -> np.
 
 
 def _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps) -> tuple:
-    """Return the compiled kernels' (equalities, inequalities, law), each a tuple built once per run:
+    """Return the compiled kernels' (equalities, inequalities, law), each a tuple built once per run.
 
     - equalities (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a): I, I^c, A[:, I] row-wise in CSR
       form with column positions in the full vector, and adj(M), det(M) of M = A[:, I^c], to solve
@@ -309,7 +309,7 @@ def _mis_run(
     infeasible,
     nonintegral,
 ):
-    """Iterations t0..t0+n_iter of chains lo..hi − 1; the per-chain counts are added to in place."""
+    """Run iterations t0..t0+n_iter of chains lo..hi − 1, adding to the per-chain counts in place."""
     m = equalities[-1].shape[0]
     d = state.shape[1]
     for c in range(lo, hi):

@@ -198,8 +198,10 @@ def mis_meeting_times(
 
 @njit(nogil=True, cache=True)
 def _mis_exact(lo, hi, out, rng, equalities, inequalities, law, max_tries, tries):
-    """Rejection: proposals from the MIS proposal at ε̃ = ε (``law`` built with both equal), accepted with
-    probability exp(−ε Σ_{i∈I^c} |s̃_i − s*_i|) ≤ 1 when they lie in S* (see :func:`mis_exact_sample`).
+    """Draw by rejection from the MIS proposal at ε̃ = ε (``law`` built with both equal).
+
+    A proposal is accepted with probability exp(−ε Σ_{i∈I^c} |s̃_i − s*_i|) ≤ 1 when it lies in S* (see
+    :func:`mis_exact_sample`).
     """
     m = equalities[-1].shape[0]
     d = out.shape[1]

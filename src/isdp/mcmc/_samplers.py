@@ -184,8 +184,9 @@ def starting_states(lattice: IntegerLattice, init, n_chains: int) -> np.ndarray:
 
 
 def check_state(lattice, u, name: str) -> np.ndarray:
-    """``u`` as one int64 vector of ``lattice`` (n cells, integer, A u = 0, ‖u‖₂² within the exact
-    int64 range), or an InvariantError naming ``name`` and the problem.
+    """Return ``u`` as one int64 vector of ``lattice``, or an InvariantError naming ``name`` and the problem.
+
+    A vector of the lattice has n cells, integer entries, A u = 0 and ‖u‖₂² within the exact int64 range.
     """
     arr = np.asarray(u)
     if arr.shape != (lattice.n,):

@@ -113,8 +113,9 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
 
 
 def _klein_noise(block, sigma, radius: int) -> Law:
-    """The law of Klein's sampler's accepted output on the box |z_k| ≤ ``radius`` of its basis coordinates,
-    computed from the pass's own centres (:meth:`isdp.exact.LatticeBlock.log_weight`).
+    """Return the law of Klein's sampler's accepted output on the box |z_k| ≤ ``radius`` of its basis coordinates.
+
+    Computed from the pass's own centres (:meth:`isdp.exact.LatticeBlock.log_weight`).
     """
     if sigma is None:
         raise ValueError("Klein's sampler serves the Gaussian route only: give sigma")

@@ -1,6 +1,7 @@
-"""Which changes of persons' records keep a release's invariants A x = A x', decided from A alone,
-never from the counts, and the smallest change they absorb when no change of one or two persons
-does (docs/method.md §11).
+"""Which changes of persons' records keep a release's invariants A x = A x'.
+
+Decided from A alone, never from the counts, with the smallest change they absorb when no change of one or two
+persons does (docs/method.md §11).
 
 Two tables are neighbours when they have the same invariants and differ in the records of k
 persons: each person is added, removed, or moves from one cell to another. Whether a change of k

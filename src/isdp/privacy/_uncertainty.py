@@ -271,7 +271,10 @@ def simulated_draws(cells: int, level: float) -> int:
 
 
 def _tail_draws(level: float) -> int:
-    """Return the fewest draws that expect MIN_TAIL_DRAWS beyond each end at ``level`` (read as printed: 0.9 is 9/10)."""
+    """Return the fewest draws that expect MIN_TAIL_DRAWS beyond each end at ``level``.
+
+    ``level`` is read as printed: 0.9 is 9/10.
+    """
     return math.ceil(2 * MIN_TAIL_DRAWS / (1 - Fraction(repr(float(level)))))
 
 

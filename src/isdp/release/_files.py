@@ -127,8 +127,10 @@ def sync_directory(path: Path) -> None:
 
 
 def replaceable_dataset(path: Path) -> bool:
-    """Whether the directory ``path`` holds a released dataset only (files named as :data:`DATASET_FILE`'s), so
-    ``force`` may replace it: any other directory (a home, a folder of inputs) is never removed.
+    """Return whether the directory ``path`` holds a released dataset only, so ``force`` may replace it.
+
+    A released dataset's files are named as :data:`DATASET_FILE`'s; any other directory (a home, a folder of
+    inputs) is never removed.
     """
     return all(
         entry.is_file(follow_symlinks=False) and re.fullmatch(DATASET_FILE_PATTERN, entry.name)
@@ -406,8 +408,10 @@ def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict
 
 
 def output_path(name: str, value) -> Path:
-    """``value`` as an output's :class:`~pathlib.Path`, or a :class:`~isdp.errors.UsageError` naming the argument
-    ``name`` when it is no file name (None, a number, ``""``, ``.``).
+    """Return ``value`` as an output's :class:`~pathlib.Path`.
+
+    A :class:`~isdp.errors.UsageError` names the argument ``name`` when it is no file name (None, a number,
+    ``""``, ``.``).
     """
     if not isinstance(value, str | os.PathLike):
         raise UsageError(f"{name} must be a file name (str or os.PathLike), got {type(value).__name__}", name)

@@ -1,5 +1,6 @@
-"""A release of a large Parquet table made one part at a time, with the statement of the whole table
-(docs/release.md, "Scale").
+"""A release of a large Parquet table made one part at a time, with the statement of the whole table.
+
+See docs/release.md, "Scale".
 
 :func:`isdp.release.make_release` holds the whole table, its invariants A and its noise at once: at
 10⁸ cells that is tens of GB. Under families of totals whose blocks lie within one value of a
@@ -126,8 +127,9 @@ class PartResult:
 
 
 def read_part(layout: PartitionLayout, start: int, end: int):
-    """Rows ``start`` to ``end`` (exclusive, over the whole table) as one pyarrow Table, reading only the row
-    groups they lie in.
+    """Read rows ``start`` to ``end`` (exclusive, over the whole table) as one pyarrow Table.
+
+    Only the row groups they lie in are read.
 
     Parameters
     ----------

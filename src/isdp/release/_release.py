@@ -417,9 +417,10 @@ def no_acceptance(req: Request) -> str:
 
 
 def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
-    """The integer ℓ1 projection onto {z ≥ 0, A z = A values}, block by block (the objective and the
-    constraints separate over :func:`blocks`); a block already non-negative is left as it is. A block
-    that is one total gets the ℓ2-nearest of the ℓ1 optima, whatever the solver
+    """Return the integer ℓ1 projection onto {z ≥ 0, A z = A values}, block by block.
+
+    The objective and the constraints separate over :func:`blocks`; a block already non-negative is left as it
+    is. A block that is one total gets the ℓ2-nearest of the ℓ1 optima, whatever the solver
     (:func:`isdp.baselines.l1_total_projection`); other blocks HiGHS' optimum.
     """
     from ._nonnegative import l1_projection_milp  # here: it loads HiGHS (highspy), which only --nonnegative needs

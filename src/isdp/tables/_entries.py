@@ -1,5 +1,7 @@
-"""Entries of a table or constraint file read as integers (ASCII digits with an optional sign, at
-most ±2**53), refused without quoting the entry: it may be a confidential count.
+"""Entries of a table or constraint file read as integers.
+
+An entry is ASCII digits with an optional sign, at most ±2**53; a refusal never quotes the entry: it may be a
+confidential count.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def _not_integer(text: str) -> str:
-    """Return what is wrong with an entry that is not an integer, without quoting it (it may be a confidential count)."""
+    """Return what is wrong with an entry that is not an integer, without quoting it.
+
+    The entry may be a confidential count.
+    """
     if not text:
         return "empty"
     if any(ch.isdigit() and not "0" <= ch <= "9" for ch in text):

@@ -90,8 +90,9 @@ class KeyColumns(Sequence):
 
 
 def _same(ours: Sequence, other, kind=None) -> bool:
-    """Whether ``other`` is a sequence of the same items as ``ours`` (each made a ``kind`` first, if given), as a
-    list compares.
+    """Return whether ``other`` is a sequence of the same items as ``ours``, as a list compares.
+
+    Each item is made a ``kind`` first, if given.
     """
     return (
         isinstance(other, Sequence)

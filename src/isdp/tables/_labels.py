@@ -126,8 +126,9 @@ def _count_like(name: str) -> bool:
 
 
 def table_path(path) -> Path:
-    """``path`` as a :class:`~pathlib.Path`, or a :class:`~isdp.errors.UsageError` naming the argument when it is
-    no file name (None, a number).
+    """Return ``path`` as a :class:`~pathlib.Path`.
+
+    A :class:`~isdp.errors.UsageError` names the argument when it is no file name (None, a number).
     """
     if not isinstance(path, str | os.PathLike):
         raise UsageError(f"path must be a table's file name (str or os.PathLike), got {type(path).__name__}", "path")

@@ -73,7 +73,9 @@ class LongTable:
         return [tuple(fields[k] for k in columns) for fields in self.rows()]
 
     def rows(self) -> list[list[str]]:
-        """The data lines, fields as text (a Parquet table's made from its rows, as :func:`parquet_lines` reads them).
+        """Return the data lines, fields as text.
+
+        A Parquet table's are made from its rows, as :func:`parquet_lines` reads them.
 
         Returns
         -------
@@ -201,8 +203,10 @@ _MARGIN_WORDS = ("total", "sum", "overall", "margin", "all")
 
 
 def _plain_counts(column: list[str], counts: bool) -> np.ndarray | None:
-    """The column's counts when every entry passes :func:`_count` (a C-speed check of the whole column), else
-    None (the caller reads them one by one for the refusal's message).
+    """Return the column's counts when every entry passes :func:`_count`, else None.
+
+    :func:`_count` is a C-speed check of the whole column; on None the caller reads the entries one by one for
+    the refusal's message.
     """
     joined = "\x00".join(column)
     if joined.count("\x00") != len(column) - 1 or not _PLAIN_COUNTS.fullmatch(joined):

@@ -115,7 +115,9 @@ def table_files(path: Path) -> list[Path]:
 
 
 def table_rows(path) -> int:
-    """The rows of a Parquet table, from its files' metadata (0 when a file cannot be read: the reading says why).
+    """Return the rows of a Parquet table, from its files' metadata.
+
+    0 when a file cannot be read: the reading says why.
 
     Parameters
     ----------
@@ -137,7 +139,9 @@ def table_rows(path) -> int:
 
 
 def read_parquet_arrow(path):
-    """The Parquet table at ``path`` (a file, or a directory's files in name order, one schema) as a pyarrow Table.
+    """Read the Parquet table at ``path`` as a pyarrow Table.
+
+    ``path`` is a file, or a directory whose files are read in name order (one schema).
 
     Parameters
     ----------

@@ -187,8 +187,9 @@ def _missing(value) -> bool:
 
 
 def _numeric_labels(path, header: list[str], body) -> None:
-    """Refuse a wide table (read with ``--format auto``) whose row or column label reads as a number,
-    naming its position only: the label may be a count.
+    """Refuse a wide table (read with ``--format auto``) whose row or column label reads as a number.
+
+    The refusal names its position only: the label may be a count.
     """
     hint = (
         "and a count read as a label would be published unchanged; if the labels are right, say so with --format wide"
@@ -232,8 +233,9 @@ def _layout(path, header: list[str], body, fmt: str, count_column: str) -> str:
 
 
 def load_table(path, fmt: str = "auto", count_column: str = "count", labels_only: bool = False) -> Table:
-    r"""Read a wide or long CSV table, or a long Parquet table, of non-negative integer counts (``fmt``: auto,
-    wide or long).
+    r"""Read a wide or long CSV table, or a long Parquet table, of non-negative integer counts.
+
+    ``fmt`` is auto, wide or long.
 
     A path ending in ``.parquet``, or a directory (its ``.parquet`` files read as one table, in the
     order of their names), is a Parquet table: always long, its count column of an integer type,
