@@ -78,9 +78,10 @@ def fragment(rows: pd.DataFrame) -> str:
 
 
 def caption_results(job: Job) -> None:
-    """Write each caption fragment ``output.fragments`` (``<name>.rst``) from ``input.summary`` (the
-    reproduction summary) and ``input.registry`` (``experiments.csv``, for the items), the rows it states
-    named by ``params.captions[<name>]``.
+    """Write each caption fragment ``output.fragments`` (``<name>.rst``).
+
+    It is written from ``input.summary`` (the reproduction summary) and ``input.registry`` (``experiments.csv``, for the
+    items), the rows it states named by ``params.captions[<name>]``.
     """
     rows, items, _ = scorecard.load(job.input.summary, job.input.registry)
     for path in job.outputs("fragments"):

@@ -83,7 +83,10 @@ def schema() -> dict:
 
 @functools.cache
 def _validator():
-    """Return the schema's validator, made once (``jsonschema.validate`` checks the schema itself again on each call)."""
+    """Return the schema's validator, made once.
+
+    ``jsonschema.validate`` checks the schema itself again on each call.
+    """
     import jsonschema
 
     registry_schema = schema()
@@ -170,8 +173,9 @@ def _validated(text: str, path: str, experiments: tuple[str, ...] | None) -> lis
 
 
 def _check_args(measure, c: Mapping) -> None:
-    """The claim's ``args`` are exactly the keyword arguments its measure takes (an unknown or a
-    missing key is refused when the registry is loaded, not when the run is summarised).
+    """Check that the claim's ``args`` are exactly the keyword arguments its measure takes.
+
+    An unknown or a missing key is refused when the registry is loaded, not when the run is summarised.
     """
     try:
         inspect.signature(measure).bind(None, c["paper_value"], **c.get("args", {}))
@@ -249,8 +253,10 @@ def _reads_paper(measure) -> bool:
 
 
 def _paper_schema(measure) -> tuple[str, dict] | None:
-    """The annotation of ``measure``'s paper-value parameter, as written, and the JSON schema of the values it
-    names (:data:`JSON_TYPES`); None when there is none or it names a type without a JSON type.
+    """Return the annotation of ``measure``'s paper-value parameter, as written, and the JSON schema of its values.
+
+    The schema is that of the values the annotation names (:data:`JSON_TYPES`); None when there is none or it names a
+    type without a JSON type.
     """
     param = _paper_parameter(measure)
     if param is None or param.annotation is inspect.Parameter.empty:
@@ -487,8 +493,9 @@ def check_errors(rows: pd.DataFrame, on_error: str = "fail") -> None:
 
 
 def not_run_rows(claims: list[dict], experiments) -> pd.DataFrame:
-    """A ``not-run`` row for every claim whose experiment is not among ``experiments`` (the
-    configured ones), with the reason: a dropped claim is listed, never silently absent.
+    """Return a ``not-run`` row, with the reason, for every claim whose experiment is not among ``experiments``.
+
+    ``experiments`` are the configured ones: a dropped claim is listed, never silently absent.
     """
     configured = {e.upper() for e in experiments}
     rows = [

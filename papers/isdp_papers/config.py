@@ -14,7 +14,7 @@ from pathlib import Path
 
 
 def check_config_values(config, path: str = "config") -> None:
-    """What a JSON schema cannot say: every number finite and every ``*_range`` ordered.
+    """Check what a JSON schema cannot say: every number finite and every ``*_range`` ordered.
 
     Raises ValueError naming the key (e.g. ``config.e1.pilot.acceptance_range``).
     """
@@ -32,8 +32,9 @@ def check_config_values(config, path: str = "config") -> None:
 
 
 def load_config(path, *overrides) -> dict:
-    """The config file ``path`` with each override file merged over it, key by key, as Snakemake
-    merges ``--configfile`` files (nested mappings merged; lists and scalars replaced).
+    """Return the config file ``path`` with each override file merged over it, key by key.
+
+    Snakemake merges ``--configfile`` files so: nested mappings merged, lists and scalars replaced.
     """
     from snakemake.utils import update_config
 
@@ -44,10 +45,11 @@ def load_config(path, *overrides) -> dict:
 
 
 def read_yaml(text: str):
-    """Safe YAML loading, through libyaml where PyYAML has it (the claims registry is parsed on every start of the
-    workflow, each cluster job's too: 0.44 s in pure Python, 0.04 s in C), refusing a key given twice in one
-    mapping with a ``yaml.YAMLError`` naming its line: PyYAML keeps the last silently, so a second ``paper_value:``
-    in a claim, or a second ``eps:`` in a config, would replace the first unseen.
+    """Load YAML safely, through libyaml where PyYAML has it, refusing a key given twice in one mapping.
+
+    The claims registry is parsed on every start of the workflow, each cluster job's too: 0.44 s in pure Python, 0.04 s
+    in C. A key given twice raises a ``yaml.YAMLError`` naming its line: PyYAML keeps the last silently, so a second
+    ``paper_value:`` in a claim, or a second ``eps:`` in a config, would replace the first unseen.
     """
     import yaml
 

@@ -71,8 +71,9 @@ def _index_path(where: str, idx) -> str:
 
 
 def non_finite(value, where: str = "value") -> str | None:
-    """The first number inside ``value`` that is NaN, infinite or beyond the range of a float, as
-    ``"<where>[i] = nan"`` (mappings by key, sequences, arrays and tables by position), or None when every
+    """Return the first number inside ``value`` that is NaN, infinite or beyond the range of a float, or None.
+
+    It is given as ``"<where>[i] = nan"`` (mappings by key, sequences, arrays and tables by position); None when every
     number in it is finite.
 
     ``value`` may be a number, a sequence, a mapping, a NumPy array or a pandas table, nested in any way;
@@ -462,10 +463,11 @@ RULES = {
 
 
 def verdict(criterion: Mapping, paper, m: Measurement) -> tuple[str, str | None]:
-    """The status of a measurement against the paper's value under ``criterion``, and why it is ``error``
-    (None otherwise): evidence that cannot be judged (:func:`evidence_problem`), or a number that a
-    comparison would use that is NaN, infinite or not a number, or a paper value whose type does not fit
-    the measured value (:class:`Unjudgeable`, raised inside the comparisons of every kind).
+    """Return the status of a measurement against the paper's value under ``criterion``, and why it is ``error``.
+
+    The reason, None when there is none, is evidence that cannot be judged (:func:`evidence_problem`), or a number that
+    a comparison would use that is NaN, infinite or not a number, or a paper value whose type does not fit the measured
+    value (:class:`Unjudgeable`, raised inside the comparisons of every kind).
     """
     kind = criterion["kind"]
     if kind not in RULES:

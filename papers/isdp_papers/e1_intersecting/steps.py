@@ -13,7 +13,7 @@ from isdp_papers.plot_style import save_figure
 
 
 def problem(job: Job) -> None:
-    """The intersecting-constraints problem and Fig 3 (its constraints as a Venn diagram).
+    """Write the intersecting-constraints problem and Fig 3 (its constraints as a Venn diagram).
 
     Params: ``x`` (the records' counts), ``records_per_region``; outputs ``problem`` (JSON),
     ``fig_pdf``, ``fig_png``.

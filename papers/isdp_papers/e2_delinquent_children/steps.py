@@ -20,7 +20,7 @@ from isdp_papers.problems import (
 
 
 def problem(job: Job) -> None:
-    """The confidential 4x4 table (Table 2, margins computed from the cells) and its problem.
+    """Write the confidential 4x4 table (Table 2, margins computed from the cells) and its problem.
 
     Input ``table`` (the cells as CSV); outputs ``problem`` (JSON), ``csv`` and ``md`` (Table 2).
     """
@@ -59,7 +59,7 @@ def noise_tables(job: Job) -> None:
 
 
 def validation(job: Job) -> None:
-    """The MCMC ℓ1 sampler against exact conditioned-DG sampling on a small table (beyond the paper).
+    """Compare the MCMC ℓ1 sampler with exact conditioned-DG sampling on a small table (beyond the paper).
 
     Params: ``validation`` (``rows``, ``cols``, ``eps``, ``n_samples``, ``burn_in``, ``proposal_eps``),
     ``seed``; output ``table``.

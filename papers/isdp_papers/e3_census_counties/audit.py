@@ -176,8 +176,9 @@ def audit_table(reg_df: pd.DataFrame, selected: Sequence[str], *, alpha: float, 
 
 
 def audit_counts_table(selection: dict, *, alpha: float, vintage: str) -> pd.DataFrame:
-    """The audit counts of a :func:`selection_summary` record as rows ``quantity, this_run, vintage``
-    (the paper's counts and the verdicts are in the reproduction summary, claims SDP-E3-audit-*).
+    """Return the audit counts of a :func:`selection_summary` record as rows ``quantity, this_run, vintage``.
+
+    The paper's counts and the verdicts are in the reproduction summary, claims SDP-E3-audit-*.
     """
     counts = pd.DataFrame(
         [

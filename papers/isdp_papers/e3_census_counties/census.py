@@ -475,9 +475,10 @@ def diagnostics_table(run: StateRun, state: str, group: pd.DataFrame) -> pd.Data
 
 
 def mcmc_vs_exact(run: StateRun, group: pd.DataFrame, eps: float, seed: int, state: str) -> pd.DataFrame:
-    """:func:`compare_with_exact` of the run's retained draws against as many exact draws
-    (:func:`isdp.exact.sample_sum_constraint_l1`, seed ``derive_seed(seed, "exact")``), with the state
-    as first column. One county: the point mass at 0 is the exact law (no test rows).
+    """Compare the run's retained draws with as many exact draws (:func:`compare_with_exact`), the state first.
+
+    The exact draws are :func:`isdp.exact.sample_sum_constraint_l1`'s, seed ``derive_seed(seed, "exact")``. One county:
+    the point mass at 0 is the exact law (no test rows).
     """
     from isdp.exact import sample_sum_constraint_l1
 

@@ -115,8 +115,9 @@ def plot_fig8(
     vintage: str,
     headline: str,
 ):
-    """ISDP Fig 8: one :func:`state_noise_panel` per state of ``states`` (the selected states but the
-    headline one), two per row; a note when there is none. Returns the figure.
+    """Plot ISDP Fig 8: one :func:`state_noise_panel` per state of ``states``, two per row.
+
+    ``states`` are the selected states but the headline one; a note when there is none. Returns the figure.
     """
     import math
 
@@ -140,10 +141,10 @@ def plot_fig8(
 
 
 def plot_certificates(records: list[dict]):
-    """Per state, the 95 % upper confidence bound on d_TV(law of X_t, π) (solid) and its point
-    estimate, the share of pairs not yet met (dotted), against the heat-bath sweep t; dot: t_cert
-    (where the bound reaches the threshold), cross: the burn-in used. States with nothing to
-    certify are listed in the title.
+    """Plot per state the 95 % upper confidence bound on d_TV(law of X_t, π) against the heat-bath sweep t.
+
+    The bound is solid, its point estimate and the share of pairs not yet met (dotted) beside it; dot: t_cert (where the
+    bound reaches the threshold), cross: the burn-in used. States with nothing to certify are listed in the title.
     """
     fig, ax = plt.subplots(figsize=(8, 4.5))
     skipped = []

@@ -279,8 +279,10 @@ def smallest_county(run: Run, paper) -> Measurement:
 
 
 def states_smallest_county_in_thousands(run: Run, paper) -> Measurement:
-    """Share of the states and DC (Puerto Rico, in the county file, is not a state) whose least populous county
-    has at least 1,000 people (SF1); the share with 1,000–9,999 (a stricter 'in the thousands') beside it.
+    """Measure the share of the states and DC whose least populous county has at least 1,000 people (SF1).
+
+    Puerto Rico, in the county file, is not a state. The share with 1,000–9,999 (a stricter 'in the thousands') is
+    beside it.
     """
     c = _counties(run)
     smallest = c[c["state_abbr"] != "PR"].groupby("state_abbr")["sf1_pop"].min()
@@ -323,12 +325,13 @@ def audit_excluded(run: Run, paper) -> Measurement:
 
 @ec.reads_committed
 def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: str = "state") -> Measurement:
-    """Number of state-level areas whose DAS county counts do not sum to the SF1 state total (``level`` "nation":
-    |Σ DAS − Σ SF1| over the 50 states and DC, the talk's national histogram), read from the county file this run
-    used (``results/data/counties.csv``: the download when it succeeded, else the committed extract) or from the
-    repository file ``file``. The extraction keeps a file that breaks them
-    (:func:`isdp_papers.nhgis.counties.validate`); the national difference and the number of negative DAS counts
-    beside it.
+    """Count the state-level areas whose DAS county counts do not sum to the SF1 state total.
+
+    With ``level`` "nation" the value is |Σ DAS − Σ SF1| over the 50 states and DC, the talk's national histogram. The
+    counts are read from the county file this run used (``results/data/counties.csv``: the download when it succeeded,
+    else the committed extract) or from the repository file ``file``. The extraction keeps a file that breaks them
+    (:func:`isdp_papers.nhgis.counties.validate`); the national difference and the number of negative DAS counts beside
+    it.
     """
     from isdp_papers.nhgis.counties import state_totals_off
 
@@ -354,8 +357,10 @@ def das_state_totals_broken(run: Run, paper, *, file: str | None = None, level: 
 
 
 def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:
-    """Exact bias E[max(x + u, 0)] − x = Σ_{k < −x} (−x − k) P(u = k) of clamping a county's noisy count at 0, and
-    the SD of u, where u is one county's ℓ1 generalized Laplace noise under its state's total (n counties).
+    """Return the exact bias of clamping a county's noisy count at 0, and the SD of u.
+
+    The bias is E[max(x + u, 0)] − x = Σ_{k < −x} (−x − k) P(u = k), where u is one county's ℓ1 generalized Laplace
+    noise under its state's total (n counties).
     """
     from isdp.exact import sum_constraint_l1_marginal
 
@@ -367,9 +372,10 @@ def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:
 
 
 def truncation_bias_se(run: Run, paper) -> Measurement:
-    """The largest exact bias of clamping the noisy county counts at 0 over the selected states, in Monte Carlo
-    SEs of a county's mean over E3's ``mcmc.n_draws`` releases (SD/√n_draws). The bias falls with the count, so
-    a state's largest is at its smallest county.
+    """Measure the largest exact bias of clamping the noisy county counts at 0 over the selected states.
+
+    It is counted in Monte Carlo SEs of a county's mean over E3's ``mcmc.n_draws`` releases (SD/√n_draws). The bias
+    falls with the count, so a state's largest is at its smallest county.
     """
     eps, n_draws = float(run.config["e3"]["eps"]), int(run.config["e3"]["mcmc"]["n_draws"])
     c = _counties(run)
@@ -498,10 +504,11 @@ def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None)
 
 @ec.reads_committed
 def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> Measurement:
-    """Counties whose DAS count of ``units`` differs from SF1 in the committed housing extract
-    (:data:`isdp_papers.nhgis.housing.HOUSING_EXTRACT`): ``housing`` = total housing units (IFE001), ``occupied`` =
-    occupied units (IFE002). A block-level invariant holds in every county, its sum of blocks; the other count is
-    shown beside it.
+    """Count the counties whose DAS count of ``units`` differs from SF1 in the committed housing extract.
+
+    The extract is :data:`isdp_papers.nhgis.housing.HOUSING_EXTRACT`: ``housing`` = total housing units (IFE001),
+    ``occupied`` = occupied units (IFE002). A block-level invariant holds in every county, its sum of blocks; the other
+    count is shown beside it.
     """
     from isdp_papers.nhgis.housing import HOUSING_EXTRACT, load_housing
 
@@ -521,11 +528,13 @@ def das_housing_counties_changed(run: Run, paper, *, units: str = "housing") -> 
 
 @ec.reads_committed
 def das_group_quarters_presence_changed(run: Run, paper) -> Measurement:
-    """County × group-quarters-type cells of the committed group-quarters extract
-    (:data:`isdp_papers.nhgis.group_quarters.GROUP_QUARTERS_EXTRACT`, the seven P42 types) where the DAS and SF1
-    disagree on whether the type houses anyone: (DAS > 0) ≠ (SF1 > 0). An invariant count of occupied facilities per
-    type and block, each occupied facility housing at least one person, keeps that presence in every block and so in
-    every county; the cells whose population itself is unchanged are shown beside it.
+    """Count the county × group-quarters-type cells where the DAS and SF1 disagree on whether the type houses anyone.
+
+    The cells are those of the committed group-quarters extract
+    (:data:`isdp_papers.nhgis.group_quarters.GROUP_QUARTERS_EXTRACT`, the seven P42 types); they disagree when (DAS > 0)
+    ≠ (SF1 > 0). An invariant count of occupied facilities per type and block, each occupied facility housing at least
+    one person, keeps that presence in every block and so in every county; the cells whose population itself is
+    unchanged are shown beside it.
     """
     from isdp_papers.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
 
@@ -560,8 +569,10 @@ def relational_breaks(pop, gq, housing, occupied) -> dict[str, np.ndarray]:
 
 @ec.reads_committed
 def das_logical_relationships(run: Run, paper) -> Measurement:
-    """The counties where the DAS output (the committed population, housing and group-quarters extracts: one DAS
-    run) breaks a relation of :func:`relational_breaks`, beside the tightest slack of each in the DAS output.
+    """Count the counties where the DAS output breaks a relation of :func:`relational_breaks`.
+
+    The DAS output is the committed population, housing and group-quarters extracts (one DAS run); the tightest slack of
+    each relation in it is beside the count.
     """
     from isdp_papers.nhgis.group_quarters import GROUP_QUARTERS_EXTRACT, GROUP_QUARTERS_TYPES, load_group_quarters
     from isdp_papers.nhgis.housing import HOUSING_EXTRACT, load_housing
@@ -703,11 +714,11 @@ def histogram_sparsity(run: Run, paper, *, level: str = "county") -> Measurement
 
 
 def negative_count_bound(x, n: int, eps: float) -> np.ndarray:
-    """Upper bounds on P(x + u < 0) for counts ``x`` of one state, u one county's ℓ1 generalized Laplace noise under
-    the state's total (n ≥ 2 counties), free of FFT rounding in the tail: P(u = k) = DG(k) P(S_{n−1} = −k) /
-    P(S_n = 0) (the marginal of :func:`isdp.exact.sum_constraint_l1_marginal`) and the sum
-    S_{n−1} of i.i.d. DG is
-    symmetric and log-concave, so P(S_{n−1} = −k) ≤ P(S_{n−1} = 0); the DG tail P(DG ≤ −x − 1) is
+    """Return upper bounds on P(x + u < 0) for counts ``x`` of one state, free of FFT rounding in the tail.
+
+    Here u is one county's ℓ1 generalized Laplace noise under the state's total (n ≥ 2 counties). P(u = k) = DG(k)
+    P(S_{n−1} = −k) / P(S_n = 0) (the marginal of :func:`isdp.exact.sum_constraint_l1_marginal`) and the sum S_{n−1} of
+    i.i.d. DG is symmetric and log-concave, so P(S_{n−1} = −k) ≤ P(S_{n−1} = 0); the DG tail P(DG ≤ −x − 1) is
     a^{x+1}/(1 + a), a = e^{−ε}.
     """
     from isdp.exact import sum_constraint_acceptance

@@ -10,9 +10,10 @@ from collections.abc import Mapping
 
 
 def balanced_batches(items, weights: Mapping[str, float], n_batches: int | None) -> list[list[str]]:
-    """``items`` split into ``n_batches`` batches of about equal total weight (all of them in their
-    own batch when None): the heaviest first, each to the batch with the smallest total so far
-    (longest-processing-time scheduling); ties keep the order of ``items``.
+    """Split ``items`` into ``n_batches`` batches of about equal total weight (each its own batch when None).
+
+    The heaviest first, each to the batch with the smallest total so far (longest-processing-time scheduling); ties keep
+    the order of ``items``.
     """
     items = list(items)
     if not items:

@@ -23,7 +23,7 @@ from isdp_papers.nhgis.counties import load_counties, state_counties
 
 
 def audit(job: Job) -> None:
-    """The DAS bias audit (per-state regressions of the DAS error on log SF1) and the state selection.
+    """Run the DAS bias audit (per-state regressions of the DAS error on log SF1) and the state selection.
 
     Params: ``alpha``, ``min_counties``, ``n_target``, ``always``, ``override``; inputs ``counties``,
     ``info`` (the data source JSON); outputs ``regressions`` (CSV) and ``summary`` (JSON: audit counts,
@@ -50,7 +50,7 @@ def audit(job: Job) -> None:
 
 
 def audit_report(job: Job) -> None:
-    """The audit for the report.
+    """Write the audit for the report.
 
     Data vintage, regression table, audit counts, selected states and the slope figure (Subspace DP Fig 1 left).
 
@@ -86,7 +86,7 @@ STATE_FILES = {"draws": "nc", "diagnostics": "csv", "run": "json", "certificate"
 
 
 def states(job: Job) -> None:
-    """A batch of states, one after another in this job (see :func:`state`).
+    """Run a batch of states, one after another in this job (see :func:`state`).
 
     Their files go to the directory ``output.batch`` under the names of the per-state results (``draws_IL.nc``, …), from
     which the rule ``e3_state`` copies them. One job per batch saves each state the start-up of a job (imports and numba
@@ -105,9 +105,10 @@ def states(job: Job) -> None:
 
 
 def state(job: Job, st: str, counties: pd.DataFrame, settings: census.StateSettings, output: dict) -> None:
-    """One state: ℓ1 generalized Laplace noise on its counties with the state total invariant, from
-    over-dispersed chains on the certified basis — first the coupling certificate sets the burn-in,
-    then R-hat must be below ``settings.r_hat_max``; fails naming the state when either gate fails.
+    """Draw one state's ℓ1 generalized Laplace noise on its counties with the state total invariant.
+
+    From over-dispersed chains on the certified basis — first the coupling certificate sets the burn-in, then R-hat must
+    be below ``settings.r_hat_max``; fails naming the state when either gate fails.
 
     Writes ``output`` (paths by :data:`STATE_FILES` name): ``draws`` (netCDF of the retained draws,
     the certificate in its ``certificate_*`` attributes), ``diagnostics`` (per county), ``run`` (JSON
@@ -141,7 +142,7 @@ def state(job: Job, st: str, counties: pd.DataFrame, settings: census.StateSetti
 
 
 def certificates(job: Job) -> None:
-    """The coupling certificates of the selected states: a table and the figure of the bound curves.
+    """Write the coupling certificates of the selected states: a table and the figure of the bound curves.
 
     Params ``states``; inputs ``certificates`` (one JSON per state); outputs ``table``, ``fig_pdf``,
     ``fig_png``.

@@ -526,8 +526,9 @@ def state_overview(
 
 
 def check_guarantees(state: str, metrics: pd.DataFrame) -> None:
-    """Raise :class:`isdp.errors.InvariantError` when a mechanism of ``metrics`` (a
-    :func:`metrics_table`) breaks what it guarantees by construction: the state total (exactly for
+    """Raise :class:`isdp.errors.InvariantError` when a mechanism breaks what it guarantees by construction.
+
+    The mechanisms are those of ``metrics`` (a :func:`metrics_table`); they guarantee the state total (exactly for
     integer methods, to :data:`REAL_TOL` for real ones) and, for integer methods, integer values.
     """
     from isdp.errors import InvariantError

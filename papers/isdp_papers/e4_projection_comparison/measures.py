@@ -24,8 +24,10 @@ def _metrics(run: Run):
 
 
 def _every_method(run: Run):
-    """``e4_metrics`` (:func:`_metrics`) refused unless it has a row for every compared method and the DAS in every
-    state E3 selected: a row per method the claim covers.
+    """Return ``e4_metrics`` (:func:`_metrics`), refused unless it has a row for every compared method.
+
+    It must have a row for every compared method and the DAS in every state E3 selected: a row per method the claim
+    covers.
     """
     m = _metrics(run)
     expected = [(s, method) for s in _selected(run) for method in (*METHODS, DAS)]
@@ -48,8 +50,9 @@ def _selected(run: Run) -> list[str]:
 
 
 def _load_releases(run: Run, state: str):
-    """``e4/releases_<state>.nc``, refused (naming it) when unreadable, or when a release is not a finite array of
-    one column per county, or a count of SF1 is negative.
+    """Return ``e4/releases_<state>.nc``, refused (naming it) when it is unreadable or not as written.
+
+    It is refused when a release is not a finite array of one column per county, or a count of SF1 is negative.
     """
     path = run.path(f"e4/releases_{state}.nc")
     rel = ec.load(path, load_releases, "releases file")
@@ -130,9 +133,11 @@ def overlap(run: Run, paper, *, method: str, band: float, alpha: float) -> Measu
 
 
 def design_kept(run: Run, paper) -> Measurement:
-    """Whether this run kept the design it was configured with, read from the county spread table the comparison
-    writes: every state E3 selected, every compared method in each, each with ``e4.n_releases`` releases. The value
-    is the number of departures: a state or (state, method) missing, or another number of releases.
+    """Measure whether this run kept the design it was configured with.
+
+    Read from the county spread table the comparison writes: every state E3 selected, every compared method in each,
+    each with ``e4.n_releases`` releases. The value is the number of departures: a state or (state, method) missing, or
+    another number of releases.
     """
     sp = _county_spread(run, filled=["state", "method"], count=["n_releases"])
     selected, n = _selected(run), int(run.config["e4"]["n_releases"])
@@ -293,9 +298,11 @@ def budget_product(run: Run, paper, *, factors) -> Measurement:
 
 
 def rounding_breaks_total(run: Run, paper, *, method: str) -> Measurement:
-    """The smallest share, over the selected states (with noise: more than one county), of ``method``'s
-    real-valued releases whose counts rounded to the nearest integer no longer sum to the state total; with
-    each state's share and 1 − 1/√(2πn/12), the share if the n rounding errors were independent uniforms.
+    """Measure the smallest share over the selected states of releases whose rounded counts break the state total.
+
+    The share is that of ``method``'s real-valued releases whose counts rounded to the nearest integer no longer sum to
+    the state total, over the selected states with noise (more than one county); with each state's share and 1 −
+    1/√(2πn/12), the share if the n rounding errors were independent uniforms.
     """
     shares = []
     for rel in _releases(run):
@@ -459,10 +466,12 @@ def nonnegative_l1_bias(
     alpha: float,
     nonnegative: bool = True,
 ) -> Measurement:
-    """A stylised state of ``counts``, DG noise at E3's ε (E4's Δ₁) and the integer ℓ1 projection under the state
-    total, with s ≥ 0 (``nonnegative``) or without: z = mean error / (SD/√R) of each of the ``smallest`` counties
-    with the smallest counts; the value is the smallest of these z (beside it the one-sided Bonferroni threshold at
-    ``alpha`` and where the total takes the excess back).
+    """Measure the bias of the integer ℓ1 projection of DG noise under a state total, with s ≥ 0 or without.
+
+    On a stylised state of ``counts``, with DG noise at E3's ε (E4's Δ₁) and the integer ℓ1 projection under the state
+    total, with s ≥ 0 (``nonnegative``) or without: z = mean error / (SD/√R) of each of the ``smallest`` counties with
+    the smallest counts; the value is the smallest of these z (beside it the one-sided Bonferroni threshold at ``alpha``
+    and where the total takes the excess back).
     """
     from scipy import stats
 

@@ -24,7 +24,7 @@ STATE_FILES = {"releases": "nc", "metrics": "csv", "spread": "csv", "county_spre
 
 
 def states(job: Job) -> None:
-    """A batch of states, one after another in this job (see :func:`state`).
+    """Run a batch of states, one after another in this job (see :func:`state`).
 
     Their files go to the directory ``output.batch`` under the names of the per-state results (``releases_IL.nc``, …),
     from which the rule ``e4_state`` copies them; each state keeps its own seed.
@@ -41,8 +41,9 @@ def states(job: Job) -> None:
 
 
 def state(job: Job, st: str, counties: pd.DataFrame, draws, output: dict) -> None:
-    """One state: the five mechanisms' releases (generalized Laplace = E3's retained draws ``draws``),
-    their metrics, spread ratios and per-county spread. Fails loudly when a method breaks what it
+    """Release one state by the five mechanisms and write their metrics, spread ratios and per-county spread.
+
+    The generalized Laplace releases are E3's retained draws ``draws``. Fails loudly when a method breaks what it
     guarantees by construction (:func:`.comparison.check_guarantees`).
 
     Writes ``output`` (paths by :data:`STATE_FILES` name): ``releases`` (netCDF), ``metrics``,

@@ -65,8 +65,9 @@ def _acceptance(run: Run, **checks):
 
 
 def _per_table_distances(run: Run, metric: str):
-    """``e5/fig1_distances.csv`` as tables × methods of the average ``metric`` distance (every table has every
-    method, each distance ≥ 0).
+    """Return ``e5/fig1_distances.csv`` as tables × methods of the average ``metric`` distance.
+
+    Every table has every method, each distance ≥ 0.
     """
     where = str(run.path("e5/fig1_distances.csv"))
     t = ec.table_at(run, "e5/fig1_distances.csv", key=["table", "method"], nonnegative=[f"avg_{metric}"])
@@ -77,8 +78,9 @@ def _per_table_distances(run: Run, metric: str):
 
 
 def _medians(run: Run, metric: str):
-    """``e5_fig1_distances``' median per method of the average ``metric`` distance, refused unless it is the median
-    over the tables of ``e5/fig1_distances.csv`` (recomputed, not trusted).
+    """Return ``e5_fig1_distances``' median per method of the average ``metric`` distance.
+
+    It is refused unless it is the median over the tables of ``e5/fig1_distances.csv`` (recomputed, not trusted).
     """
     column = f"avg_{metric}_median"
     med = ec.table(run, "e5_fig1_distances", key="method", nonnegative=[column]).set_index("method")[column]
@@ -125,8 +127,10 @@ def _age_span(label: str) -> tuple[int, int | None]:
 
 @ec.reads_committed
 def p12_categories(run: Run, paper, *, file: str) -> Measurement:
-    """The transcribed table's sexes and age columns against the 2010 SF1 table P12's 23 age categories per sex
-    (``file``: label, lower, upper); the columns whose span of ages differs from P12's at the same place.
+    """Compare the transcribed table's sexes and age columns with the 2010 SF1 table P12's 23 age categories per sex.
+
+    ``file`` holds label, lower, upper; the value is the columns whose span of ages differs from P12's at the same
+    place.
     """
     p = _problem(run)
     p12 = ec.committed_csv(run, file, key="label", count=["lower", "upper"], allow_missing=["upper"])
@@ -380,19 +384,22 @@ def raw_dg_violations(run: Run, paper, *, event: str) -> Measurement:
 
 
 def _binned_by_pooled_quantiles(a, b, bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """``a`` and ``b`` as bin labels of the pooled sample's quantiles (a rank statistic: under one law the pooled
-    sample is exchangeable, so the chi-square of the labels tests the two laws).
+    """Return ``a`` and ``b`` as bin labels of the pooled sample's quantiles.
+
+    A rank statistic: under one law the pooled sample is exchangeable, so the chi-square of the labels tests the two
+    laws.
     """
     edges = np.quantile(np.concatenate([a, b]), np.linspace(0, 1, bins + 1)[1:-1])
     return np.searchsorted(edges, a, side="right"), np.searchsorted(edges, b, side="right")
 
 
 def mis_against_exact(run: Run, paper, *, tables: int, exact_draws: int, cells, l1_bins: int) -> Measurement:
-    """Chi-square p-values of the Fig 1 MIS releases (c) against exact draws of the conditional law p*
-    (:func:`isdp.mcmc.mis_exact_sample`, DG(ε₀) on S* with s ≥ 0), for the first ``tables`` tables: the given
-    cells (0-based) and the L1 distance to the table, binned at the pooled sample's quantiles. The exact
-    sampler needs thousands of proposals per draw (2–5 ms), so ``tables`` × ``exact_draws`` sets the cost; the
-    seed is derived from the run's base seed, so stability reruns draw afresh.
+    """Measure chi-square p-values of the Fig 1 MIS releases (c) against exact draws of the conditional law p*.
+
+    The exact draws are :func:`isdp.mcmc.mis_exact_sample`'s, DG(ε₀) on S* with s ≥ 0, for the first ``tables`` tables:
+    the given cells (0-based) and the L1 distance to the table, binned at the pooled sample's quantiles. The exact
+    sampler needs thousands of proposals per draw (2–5 ms), so ``tables`` × ``exact_draws`` sets the cost; the seed is
+    derived from the run's base seed, so stability reruns draw afresh.
     """
     from isdp.convergence import two_sample_chi2
     from isdp.mcmc import derive_seed, mis_exact_sample
@@ -430,11 +437,13 @@ def mis_against_exact(run: Run, paper, *, tables: int, exact_draws: int, cells, 
 
 
 def constrained_posterior(run: Run, paper, *, lattices, eps0) -> Measurement:
-    """§2.2 after Thm 2.1, exactly on small E5-like lattices (:mod:`.small_lattice`; ``lattices`` of
-    (n, female, voting)): the largest |log(posterior/prior)| of one record's cell over releases m ∈ S*, under the
-    uniform prior on the databases of X*, in units of (1 + γ*) ε (ε = M's level 2 ε₀, γ* of (2.5) at k = 1),
-    worst over the lattices and ``eps0``. The note gives the other readings: γ = 1, and a prior about x_i alone
-    with the other records known (the shift is then at most M*'s level over the d = 1 pairs).
+    """Measure §2.2's posterior shift after Thm 2.1, exactly on small E5-like lattices.
+
+    §2.2 after Thm 2.1, exactly on small E5-like lattices (:mod:`.small_lattice`; ``lattices`` of (n, female, voting)):
+    the largest |log(posterior/prior)| of one record's cell over releases m ∈ S*, under the uniform prior on the
+    databases of X*, in units of (1 + γ*) ε (ε = M's level 2 ε₀, γ* of (2.5) at k = 1), worst over the lattices and
+    ``eps0``. The note gives the other readings: γ = 1, and a prior about x_i alone with the other records known (the
+    shift is then at most M*'s level over the d = 1 pairs).
     """
     from isdp_papers.e5_congenial_mis.small_lattice import constrained_posterior as exact
 
@@ -554,8 +563,10 @@ def raw_dg_in_invariant_set(A, x, eps: float) -> tuple[float, float]:
 
 
 def raw_rejection_acceptance(run: Run, paper, *, mis_acceptance: float, eps: float | None = None) -> Measurement:
-    """§2.3: the acceptance rate of rejection sampling with q = p (a raw DG release kept when it meets (1)–(4)) at
-    Table 1 (top), exactly, against Algorithm 1's printed acceptance ``mis_acceptance``; ``eps`` defaults to E5's.
+    """Measure §2.3's acceptance rate of rejection sampling with q = p at Table 1 (top), exactly.
+
+    §2.3: the acceptance rate of rejection sampling with q = p (a raw DG release kept when it meets (1)–(4)) at Table 1
+    (top), exactly, against Algorithm 1's printed acceptance ``mis_acceptance``; ``eps`` defaults to E5's.
     """
     p = _problem(run)
     eps = float(run.config["e5"]["eps"] if eps is None else eps)
@@ -576,10 +587,12 @@ def raw_rejection_acceptance(run: Run, paper, *, mis_acceptance: float, eps: flo
 def algorithm1_stationarity(
     run: Run, paper, *, lattices, eps: float, proposal_eps: float, complement, rule: str = "printed"
 ) -> Measurement:
-    """§2.3 Algorithm 1, exactly on small E5-like lattices (:mod:`.small_lattice`; ``lattices`` of (n, female,
-    voting), ``complement`` = I^c 0-based, mirroring the paper's {1, 23, 46}): ‖p* P − p*‖₁ for the transition
-    matrix P of step 2's acceptance rule, worst over the lattices and over every table of S* as the confidential
-    table. The note: the same for the other ``rule``.
+    """Measure how far Algorithm 1 (§2.3) is from stationary, exactly on small E5-like lattices.
+
+    §2.3 Algorithm 1, exactly on small E5-like lattices (:mod:`.small_lattice`; ``lattices`` of (n, female, voting),
+    ``complement`` = I^c 0-based, mirroring the paper's {1, 23, 46}): ‖p* P − p*‖₁ for the transition matrix P of step
+    2's acceptance rule, worst over the lattices and over every table of S* as the confidential table. The note: the
+    same for the other ``rule``.
     """
     from isdp_papers.e5_congenial_mis import small_lattice as sl
 
@@ -609,10 +622,12 @@ def algorithm1_stationarity(
 def rejection_sampler_exact(
     run: Run, paper, *, lattices, eps: float, proposal_eps: float, complement, rule: str = "printed"
 ) -> Measurement:
-    """§2.3's rejection sampler (q supported on S*, R ≥ sup p/q, accept s ~ q with probability p(s)/(R q(s))),
-    exactly on the small E5-like lattices of :func:`algorithm1_stationarity`: the total variation between the law of
-    an accepted draw and p*, worst over the lattices and every table of S* as the confidential one; the text gives
-    the range of the acceptance probability (:func:`.small_lattice.rejection_law`).
+    """Measure §2.3's rejection sampler exactly on the small E5-like lattices of :func:`algorithm1_stationarity`.
+
+    §2.3's rejection sampler (q supported on S*, R ≥ sup p/q, accept s ~ q with probability p(s)/(R q(s))), exactly on
+    the small E5-like lattices of :func:`algorithm1_stationarity`: the total variation between the law of an accepted
+    draw and p*, worst over the lattices and every table of S* as the confidential one; the text gives the range of the
+    acceptance probability (:func:`.small_lattice.rejection_law`).
     """
     from isdp_papers.e5_congenial_mis import small_lattice as sl
 
@@ -672,10 +687,12 @@ def algorithm1_continuous(
 
 
 def sensitivity_ratio(run: Run, paper, *, neighbours: str = "bounded", norm: str = "l1") -> Measurement:
-    """§1.2: Def 1.1's global sensitivity of the 46-cell histogram over X* (databases with Table 1's invariants)
-    against over X, exactly, as ∇_X* / ∇_X. ``neighbours``: ``bounded`` (§1.3: one record's value changes; X* keeps
-    it only between cells with the same column of A) or ``add_remove`` (a record added or removed: no such pair in
-    X*, whose total is fixed, so ∇_X* = 0). The note: the other norms and neighbours.
+    """Measure §1.2's ratio ∇_X* / ∇_X of Def 1.1's global sensitivity of the 46-cell histogram, exactly.
+
+    §1.2: Def 1.1's global sensitivity of the 46-cell histogram over X* (databases with Table 1's invariants) against
+    over X, exactly, as ∇_X* / ∇_X. ``neighbours``: ``bounded`` (§1.3: one record's value changes; X* keeps it only
+    between cells with the same column of A) or ``add_remove`` (a record added or removed: no such pair in X*, whose
+    total is fixed, so ∇_X* = 0). The note: the other norms and neighbours.
     """
     p = _problem(run)
     labels = _cell_classes(p.A)
@@ -748,8 +765,10 @@ def _valid_complements(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _small_lattice_acceptance(lattice, eps: float, proposal_eps: float) -> np.ndarray:
-    """Algorithm 1's exact stationary acceptance rate on a small E5-like lattice, centred on its first table, for
-    every valid I: Σ_s p*(s) (Σ_{s' ≠ s} P[s, s'] + q(s_I)), proposing the current point being accepted.
+    """Return Algorithm 1's exact stationary acceptance rate on a small E5-like lattice, for every valid I.
+
+    The lattice is centred on its first table; the rate is Σ_s p*(s) (Σ_{s' ≠ s} P[s, s'] + q(s_I)), proposing the
+    current point being accepted.
     """
     from isdp.mcmc import dg_logpmf
     from isdp_papers.e5_congenial_mis import small_lattice as sl

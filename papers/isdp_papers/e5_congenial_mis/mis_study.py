@@ -110,10 +110,11 @@ def acceptance_chains(
 def certify_chains(
     A, a, x, index_set, *, eps: float, proposal_eps: float, certificate: Mapping, seed: int, label: str
 ) -> Certificate:
-    """:func:`isdp.convergence.certify_mis` of the MIS chains of :func:`run_mis` from their start, the confidential
-    ``x``, against exact draws of the target; ``certificate`` is the config block (``pairs``,
-    ``threshold``, ``max_iter``). Raises :class:`isdp.errors.CertificationError` naming ``label`` when it
-    certifies nothing.
+    """Certify the MIS chains of :func:`run_mis` from their start (:func:`isdp.convergence.certify_mis`).
+
+    The chains start from the confidential ``x`` and are compared with exact draws of the target; ``certificate`` is the
+    config block (``pairs``, ``threshold``, ``max_iter``). Raises :class:`isdp.errors.CertificationError` naming
+    ``label`` when it certifies nothing.
     """
     d = len(x)
     cert = certify_mis(
@@ -136,7 +137,10 @@ def certify_chains(
 
 
 def certificate_columns(cert: Certificate, burn_in: int) -> dict:
-    """Return a certificate's scalars at the burn-in used as ``certificate_*`` columns (tables) or attributes (netCDF)."""
+    """Return a certificate's scalars at the burn-in used as ``certificate_*`` columns or attributes.
+
+    Columns of tables, attributes of netCDF files.
+    """
     return {f"certificate_{k}": v for k, v in cert.summary(burn_in=burn_in).items()}
 
 
@@ -226,8 +230,9 @@ def table1_markdown(
     eps: float,
     proposal_eps: float,
 ) -> str:
-    """Table 1 as Markdown, the invariants in bold as the paper prints them, with the L1 distances
-    of both releases to the confidential table.
+    """Return Table 1 as Markdown, the invariants in bold as the paper prints them.
+
+    With the L1 distances of both releases to the confidential table.
     """
     rows = problem.meta["rows"]
     md = table.astype(str)

@@ -81,8 +81,9 @@ def constrained_posterior(n: int, female: int, voting: int, eps0: float) -> dict
 def mis_transition_matrix(
     tables: np.ndarray, center: np.ndarray, eps: float, proposal_eps: float, index_set, rule: str = "printed"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Algorithm 1's one-step transition matrix on S* = ``tables``, exactly, and its target p* (DG(ε) per cell
-    centred on ``center``, conditioned on S*).
+    """Return Algorithm 1's one-step transition matrix on S* = ``tables``, exactly, and its target p*.
+
+    The target is DG(ε) per cell centred on ``center``, conditioned on S*.
 
     A proposal draws s̃_I ~ q = Π_{i∈I} DG(ε̃) around ``center`` and solves the rest from A s̃ = a; the s̃_I of a
     point of S* is its own (I determines the point), and every other draw lands outside S* (rejected by

@@ -24,7 +24,7 @@ from isdp_papers.problems import Problem, read_table_csv
 
 
 def problem(job: Job) -> None:
-    """The confidential 2 × 23 sex-by-age table (FODS-20 Table 1 top) and its invariants (1)–(3).
+    """Write the confidential 2 × 23 sex-by-age table (FODS-20 Table 1 top) and its invariants (1)–(3).
 
     Params: ``voting_age_from``, ``index_complement``; input ``table``; output ``problem`` (JSON).
     """

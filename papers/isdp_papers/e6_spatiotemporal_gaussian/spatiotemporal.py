@@ -253,10 +253,11 @@ def data_independence_gap(x1, x2, A, sigma: float, n_reps: int, seed: int, basis
 
 
 def extended_errors(x, A, scale: float, n_reps: int, n_studies: int, seed: int) -> dict:
-    """``n_studies`` × ``n_reps`` releases of the extended Gaussian mechanism (Subspace DP Cor. 3.6) at the
-    projected mechanism's ``scale`` (c_{ε,δ}): its noise scale σ_N, the mean squared error per release
-    with its SE, Cor. 3.6's (n − rank) σ_N², and the largest |A y − A x|. Study ``k`` draws from
-    ``derive_seed(seed, "study", k)``.
+    """Return ``n_studies`` × ``n_reps`` releases of the extended Gaussian mechanism (Subspace DP Cor. 3.6).
+
+    At the projected mechanism's ``scale`` (c_{ε,δ}), with its noise scale σ_N, the mean squared error per release with
+    its SE, Cor. 3.6's (n − rank) σ_N², and the largest |A y − A x|. Study ``k`` draws from ``derive_seed(seed, "study",
+    k)``.
     """
     x = np.asarray(x, dtype=float)
     A = np.asarray(A)

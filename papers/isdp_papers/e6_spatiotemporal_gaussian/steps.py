@@ -17,8 +17,10 @@ from isdp_papers.plot_style import save_figure
 
 
 def studies(job: Job) -> None:
-    """Exact per-cell error SDs, repeated studies of the projected Gaussian (each ``n_reps`` releases),
-    the three readings of the paper's error statistics, the mechanism checks and the figure.
+    """Write E6's study: exact per-cell error SDs, repeated studies of the projected Gaussian, readings and checks.
+
+    Each study is ``n_reps`` releases; the readings are the paper's three readings of its error statistics, the checks
+    the mechanism checks; the figure is written too.
 
     Params: ``e6`` (the config block), ``seed``; input ``registry``; outputs ``readings``,
     ``mechanism``, ``studies``, ``repetitions``, ``cells``, ``info``, ``fig_pdf``, ``fig_png``.

@@ -1,5 +1,6 @@
-"""Exact laws for Subspace DP §2.3 (nestedness, Cor 2.8, composition, post-processing, mixtures) and
-the privacy half of Thm 3.1, on a small discrete example.
+"""Exact laws for Subspace DP §2.3 and the privacy half of Thm 3.1, on a small discrete example.
+
+§2.3's statements are nestedness, Cor 2.8, composition, post-processing and mixtures.
 
 Databases of ``RECORDS`` rows over Example 2.4's domain X = {1, 2, 3, 4}, query A = hist, bounded
 neighbours (Def 2.1: one row changes, h' = h − e_i + e_j, so Δ₁(hist) = 2). The base mechanism
@@ -189,9 +190,10 @@ def nestedness(eps: float, records: int = RECORDS, nested=NESTED) -> dict:
 
 
 def composition(eps1: float, eps2: float, records: int = RECORDS) -> dict:
-    """Prop 2.9: Thm 3.1 mechanisms for (hist, C = (1, 0, 1, 0)) at ε₁ and (hist, 1ᵀ) at ε₂, run independently
-    on the same data; their joint law on N(C₁) × N(C₂). Returns the joint level and its δ at ε₁ + ε₂ and at
-    max(ε₁, ε₂).
+    """Return the joint law of Prop 2.9's two Thm 3.1 mechanisms on N(C₁) × N(C₂), run on the same data.
+
+    The mechanisms are (hist, C = (1, 0, 1, 0)) at ε₁ and (hist, 1ᵀ) at ε₂, run independently. Returns the joint level
+    and its δ at ε₁ + ε₂ and at max(ε₁, ε₂).
     """
     pairs = neighbours(records)
     first = _projected(_base(eps1, records), "N(C)", C_ODD)
@@ -214,8 +216,10 @@ ON_NULL_SPACE: dict[str, Callable] = {
 
 
 def post_processing(eps: float, records: int = RECORDS, maps: Mapping[str, Callable] | None = None) -> dict:
-    """L114: maps f(z) = Π_R z + B g(a, C z) of Thm 3.1's release z (C = (1, 0, 1, 0)), a the coordinates of
-    Π_N z in B = SUBSPACES["N(C)"]; name → (level, δ at ε) of f's output projected onto N(C).
+    """Return the level and δ at ε on N(C) of L114's maps of Thm 3.1's release z, C = (1, 0, 1, 0).
+
+    The maps are f(z) = Π_R z + B g(a, C z), a the coordinates of Π_N z in B = SUBSPACES["N(C)"]; name → (level, δ at ε)
+    of f's output projected onto N(C).
     """
     laws, pairs = _base(eps, records), neighbours(records)
     B = SUBSPACES["N(C)"]
@@ -236,9 +240,10 @@ def post_processing(eps: float, records: int = RECORDS, maps: Mapping[str, Calla
 
 
 def mixture(eps: float, weight, records: int = RECORDS) -> tuple[float, float]:
-    """L116: with probability λ Thm 3.1's release from cells clamped to [0, records], else from cells clamped to
-    [−1, records + 1] (both (ε, 0) on N(C), C = (1, 0, 1, 0)); ``weight``: λ, or h → λ. Returns (level, δ at ε)
-    of the mixture on N(C).
+    """Return (level, δ at ε) on N(C) of L116's mixture of two Thm 3.1 releases.
+
+    With probability λ Thm 3.1's release from cells clamped to [0, records], else from cells clamped to [−1, records +
+    1] (both (ε, 0) on N(C), C = (1, 0, 1, 0)); ``weight``: λ, or h → λ.
     """
     pairs = neighbours(records)
     both = aligned(
@@ -254,10 +259,12 @@ def mixture(eps: float, weight, records: int = RECORDS) -> tuple[float, float]:
 
 
 def extension_converse(eps: float, records: int = RECORDS, translate: str = "row space") -> dict:
-    """Thm 3.3 "only if": for Thm 3.1's release 𝓜 (induced subspace DP) with Examples 2.4's and 2.3's C, the
-    mechanism M̂(x) = 𝓜(x) − Π_R A(x), kept as D M̂ = D 𝓜 − C (C·h) (integer, D = C·C). ``translate``: what is
-    subtracted, ``row space`` (Π_R A(x), the theorem's), ``query`` (A(x)) or ``none``. Returns name → (largest
-    |C·D M̂| over support points, level of M̂ on ℝ⁴, δ at ε on ℝ⁴ over every ordered neighbour pair).
+    """Return Thm 3.3's "only if" check of M̂(x) = 𝓜(x) − Π_R A(x) for Thm 3.1's release 𝓜.
+
+    Thm 3.3 "only if": for Thm 3.1's release 𝓜 (induced subspace DP) with Examples 2.4's and 2.3's C, the mechanism
+    M̂(x) = 𝓜(x) − Π_R A(x), kept as D M̂ = D 𝓜 − C (C·h) (integer, D = C·C). ``translate``: what is subtracted, ``row
+    space`` (Π_R A(x), the theorem's), ``query`` (A(x)) or ``none``. Returns name → (largest |C·D M̂| over support
+    points, level of M̂ on ℝ⁴, δ at ε on ℝ⁴ over every ordered neighbour pair).
     """
     laws, pairs = _base(eps, records), neighbours(records)
     out = {}

@@ -86,8 +86,10 @@ def plot_e7_variance(sim: pd.DataFrame, table2: pd.DataFrame, labels: dict, pape
 
 
 def plot_e7_noise_laws(noise, mixture_components, axes, x_max: float = 8.0):
-    """Left: f_L2 noise (units of 1/ε) over the exact density (A.2), the paper's mixture (4.7) and its
-    weighted parts. Right: f_L1 noise for each β over (A.1).
+    """Plot the noise laws of f_L2 (left) and f_L1 (right).
+
+    Left: f_L2 noise (units of 1/ε) over the exact density (A.2), the paper's mixture (4.7) and its weighted parts.
+    Right: f_L1 noise for each β over (A.1).
     """
     from isdp_papers.e7_congenial_histogram import noise_laws as nl
 

@@ -23,8 +23,10 @@ QUERIES = {
 
 
 def sensitivity(query: str, n_max: int, *, norm: float = 1, neighbours: str = "bounded") -> float:
-    """Def 1.1's ∇(s) = max ‖s(x) − s(x′)‖ over neighbouring binary databases of up to ``n_max`` records, by
-    enumeration: ``bounded`` neighbours (§1.3: one record changed) or ``add/remove`` (one record deleted).
+    """Return Def 1.1's ∇(s) = max ‖s(x) − s(x′)‖ over neighbouring binary databases, by enumeration.
+
+    The databases have up to ``n_max`` records; ``bounded`` neighbours (§1.3: one record changed) or ``add/remove`` (one
+    record deleted).
     """
     q = QUERIES[query]
     worst = 0.0

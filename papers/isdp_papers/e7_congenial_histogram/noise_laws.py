@@ -77,8 +77,9 @@ def a1_weights(beta: float) -> tuple[float, float]:
 
 
 def a1_g_log_ratio(x, a: float, b: float, beta: float, eps: float) -> np.ndarray:
-    """``log g_α(|x − a|) − log g_α(|x − b|)`` of App. A, ``g_α(t) = e^{α|t|} p_ε(t)`` with the (A.1)
-    density and ``α = ε/(2β)`` (β > 1/2), evaluated from the density itself.
+    """Return ``log g_α(|x − a|) − log g_α(|x − b|)`` of App. A, evaluated from the density itself.
+
+    Here ``g_α(t) = e^{α|t|} p_ε(t)`` with the (A.1) density and ``α = ε/(2β)`` (β > 1/2).
     """
     x = np.asarray(x, dtype=float)
     alpha = eps / (2.0 * beta)

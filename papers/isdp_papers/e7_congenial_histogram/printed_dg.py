@@ -44,7 +44,7 @@ def dg_cdf_printed(u, eps: float) -> np.ndarray:
 
 
 def dg_quantile(v, eps: float) -> np.ndarray:
-    """Return the quantile function of DG(ε) as printed in Congenial DP App. B, with ``a = exp(−ε)``:
+    """Return the quantile function of DG(ε) as printed in Congenial DP App. B, with ``a = exp(−ε)``.
 
     ``⌈(−log v − log(1 + a)) / log a⌉`` for ``v ≤ 1/(1 + a)``, else ``⌊(log(1 − v) + log(1 + a)) / log a⌋``.
     """

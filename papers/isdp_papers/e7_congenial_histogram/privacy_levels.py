@@ -1,8 +1,9 @@
-"""Privacy levels of Congenial DP Example 4.1's releases (:mod:`.releases`), from their noise laws
-(:mod:`.noise_laws`): the largest log density ratio of an additive noise on a grid, each release's level
-(numerically, and in closed form: ε for M*, App. A's ε/(2 max(β, 1 − β)) for f_L1 and f_L2), the level of the
-unconstrained two-bin release, Theorem 1.3's posterior shift of one record, and the slack δ of a noise law at a
-nominal ε.
+"""Privacy levels of Congenial DP Example 4.1's releases (:mod:`.releases`), from their noise laws.
+
+The noise laws are :mod:`.noise_laws`'s. The module computes the largest log density ratio of an additive noise on a
+grid, each release's level (numerically, and in closed form: ε for M*, App. A's ε/(2 max(β, 1 − β)) for f_L1 and f_L2),
+the level of the unconstrained two-bin release, Theorem 1.3's posterior shift of one record, and the slack δ of a noise
+law at a nominal ε.
 
 :func:`privacy_grid`, :func:`worst_log_ratio` and :func:`continuous_slack` take any additive noise density: E6's
 exact Laplace levels use the first two.
@@ -100,8 +101,9 @@ def closed_form_level(mechanism: str, eps: float, beta: float | None = None) -> 
 
 
 def continuous_slack(logpdf, eps: float, scale: float, shift: float = 1.0, n_grid: int = 40_001) -> float:
-    """``δ = ∫ max(0, p(t) − e^ε p(t + shift)) dt`` of an additive noise density on a grid of ±200 scales (the
-    mass beyond is below e^{−100} of the laws here).
+    """Return ``δ = ∫ max(0, p(t) − e^ε p(t + shift)) dt`` of an additive noise density on a grid.
+
+    The grid spans ±200 scales (the mass beyond is below e^{−100} of the laws here).
     """
     t = np.linspace(-200.0 * scale, 200.0 * scale, n_grid)
     excess = np.maximum(np.exp(logpdf(t)) - np.exp(eps + logpdf(t + shift)), 0.0)

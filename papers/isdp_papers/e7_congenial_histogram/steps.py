@@ -17,7 +17,7 @@ from isdp_papers.jobs import Job
 
 
 def tables(job: Job) -> None:
-    """The exact Table 2 and privacy levels of M*, f_L2 and f_L1.
+    """Write the exact Table 2 and privacy levels of M*, f_L2 and f_L1.
 
     Monte Carlo releases at a fixed x; M*'s law by conditioning on a thin slab; the App. B DG sampler (see
     :mod:`.study`).

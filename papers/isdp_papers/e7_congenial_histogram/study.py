@@ -1,5 +1,7 @@
-"""E7's tables (Congenial DP §4 Table 2, App. A-B), built from the releases, noise laws and privacy levels
-of :mod:`.releases`, :mod:`.noise_laws`, :mod:`.privacy_levels` and :mod:`.printed_dg`.
+"""E7's tables (Congenial DP §4 Table 2, App. A-B).
+
+They are built from the releases, noise laws and privacy levels of :mod:`.releases`, :mod:`.noise_laws`,
+:mod:`.privacy_levels` and :mod:`.printed_dg`.
 
 The exact Table 2 (:func:`table2_exact`), the attained privacy levels (:func:`privacy_table`), Table 2
 by Monte Carlo at a fixed x (:func:`simulation_table`), M*'s law by conditioning on a thin slab
@@ -28,8 +30,9 @@ def settings(betas: Sequence[float]) -> list[tuple[str, float | None]]:
 
 
 def moments(m1: np.ndarray, exact_mean: float, exact_var: float) -> dict:
-    """Sample mean and variance of m1 with their standard errors (the latter from the 4th moment)
-    and their z-scores against the exact values.
+    """Return the sample mean and variance of m1 with their standard errors and their z-scores.
+
+    The variance's standard error comes from the 4th moment; the z-scores are against the exact values.
     """
     c = m1 - m1.mean()
     var = m1.var(ddof=1)
@@ -76,8 +79,9 @@ def table2_exact(x, eps_grid: Sequence[float], labels: Mapping[str, str]) -> pd.
 
 
 def privacy_table(eps_grid: Sequence[float], betas: Sequence[float], *, t_max: float, n_grid: int) -> pd.DataFrame:
-    """Worst-case log likelihood ratio of each release for a unit shift of s1 (on a grid of
-    ``n_grid`` points up to ``t_max``), against the closed forms, per ε; levels also over ε.
+    """Return the worst-case log likelihood ratio of each release for a unit shift of s1, per ε.
+
+    On a grid of ``n_grid`` points up to ``t_max``, against the closed forms; levels also over ε.
     """
     rows = []
     for eps in eps_grid:
@@ -192,9 +196,10 @@ def conditioning_table(eps: float, window: float, n_accepted: int, seed: int) ->
 
 
 def dg_quantile_table(eps_values: Sequence[float], n_draws: int, seed: int) -> pd.DataFrame:
-    """App. B: inverse-CDF sampling of the double geometric law with the printed quantile function,
-    per ε (uniforms seeded by ``derive_seed(seed, "dg", ε)``): how many draws invert exactly, a χ²
-    test, and the moments against the exact variance.
+    """Return App. B's inverse-CDF sampling of the double geometric law with the printed quantile function.
+
+    Per ε (uniforms seeded by ``derive_seed(seed, "dg", ε)``): how many draws invert exactly, a χ² test, and the moments
+    against the exact variance.
     """
     rows = []
     for eps in eps_values:

@@ -82,8 +82,9 @@ def flow_network(region_totals: Mapping[str, int], occupied: Mapping[str, Sequen
 def flow_feasible(
     totals, region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[str]], types: Sequence[str]
 ) -> np.ndarray:
-    """Whether each row of town-wide ``totals`` (columns in the order of ``types``) extends to the regions,
-    by max-flow/min-cut on the reduced network.
+    """Return whether each row of town-wide ``totals`` extends to the regions, by max-flow/min-cut.
+
+    The columns are in the order of ``types``; the flow is on the reduced network.
 
     Per row: source → type (capacity: the type's total less its lower bounds), type → region (unbounded
     where the type has a dorm there), region → sink (:func:`flow_network`); feasible iff the flow fills
@@ -164,8 +165,10 @@ def gq_feasible(totals: Mapping[str, int], blocks: Sequence[tuple[int, Mapping[s
 
 
 def gq_nonredundant(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> list[tuple[str, ...]]:
-    """The combinations S whose constraint Σ_{t ∈ S} y_t ≤ c_S is not implied by the lower bounds and the other
-    combinations' constraints: maximising Σ_{t ∈ S} y_t without it (HiGHS LP) exceeds c_S.
+    """Return the combinations S whose constraint Σ_{t ∈ S} y_t ≤ c_S the others do not imply.
+
+    Not implied by the lower bounds and the other combinations' constraints: maximising Σ_{t ∈ S} y_t without it (HiGHS
+    LP) exceeds c_S.
     """
     import numpy as np
     from scipy.optimize import linprog
@@ -186,8 +189,10 @@ def gq_nonredundant(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequ
 
 
 def _spare_blocks(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> np.ndarray:
-    """The blocks with a spare person (population beyond one per occupied facility), as bitmasks of the types they
-    hold; raises when a block is overfull or a type has no such block (its total is then fixed).
+    """Return the blocks with a spare person, as bitmasks of the types they hold.
+
+    A spare person is population beyond one per occupied facility; raises when a block is overfull or a type has no such
+    block (its total is then fixed).
     """
     index = {t: i for i, t in enumerate(types)}
     masks = []
@@ -209,8 +214,9 @@ def _spare_blocks(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequen
 
 
 def gq_facets(blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]) -> list[tuple[str, ...]]:
-    """The combinations whose constraint is needed, as :func:`gq_nonredundant` decides by LP, here by Edmonds'
-    facet theorem for polymatroids.
+    """Return the combinations whose constraint is needed, by Edmonds' facet theorem for polymatroids.
+
+    :func:`gq_nonredundant` decides the same by LP.
 
     Shifted by the lower bounds, z = y − lower, the constraints read z ≥ 0 and z(S) ≤ f(S) = Σ w_b over the
     blocks b holding a type of S, with w_b the block's population less one person per occupied facility (a block
@@ -286,9 +292,10 @@ def polytope_vertices(A, b) -> np.ndarray:
 def gq_lp_extends(
     totals: Sequence[float], blocks: Sequence[tuple[int, Mapping[str, int]]], types: Sequence[str]
 ) -> bool:
-    """Whether GQ totals per type (in the order of ``types``, fractional allowed) extend to a fractional block-level
-    table: x[b, t] ≥ the facilities of t in block b (0 where it has none), Σ_t x[b, t] ≤ the block's population,
-    Σ_b x[b, t] = the total of t (HiGHS LP feasibility).
+    """Return whether GQ totals per type extend to a fractional block-level table (HiGHS LP feasibility).
+
+    The totals are in the order of ``types``, fractional allowed; the table has x[b, t] ≥ the facilities of t in block b
+    (0 where it has none), Σ_t x[b, t] ≤ the block's population, Σ_b x[b, t] = the total of t (HiGHS LP feasibility).
     """
     cells = [(i, t) for i, (_, occ) in enumerate(blocks) for t in types if occ.get(t, 0) > 0]
     per_type = np.array([[t == u for _, u in cells] for t in types], dtype=float)
@@ -304,8 +311,10 @@ def gq_lp_extends(
 
 
 def _lp_feasible(n: int, **constraints) -> bool:
-    """Whether the linear system ``constraints`` (``scipy.optimize.linprog``'s keywords) in ``n`` variables has a
-    fractional solution: HiGHS with a zero objective, infeasible (status 2) read as False, any other failure raised.
+    """Return whether the linear system ``constraints`` in ``n`` variables has a fractional solution.
+
+    ``constraints`` are ``scipy.optimize.linprog``'s keywords; HiGHS with a zero objective, infeasible (status 2) read
+    as False, any other failure raised.
     """
     from scipy.optimize import linprog
 
@@ -354,8 +363,9 @@ def margin_extension(region_a: np.ndarray, region_b: np.ndarray, parent: np.ndar
 
 
 def read_three_way_margins(path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The region × A, region × B and A × B tables of a committed three-way margins file (long CSV ``margin, i,
-    j, count``, 1-based, margins ``top``, ``left``, ``right``).
+    """Read the region × A, region × B and A × B tables of a committed three-way margins file.
+
+    The file is a long CSV ``margin, i, j, count``, 1-based, margins ``top``, ``left``, ``right``.
     """
     long = pd.read_csv(path)
     tables = []
@@ -393,7 +403,10 @@ def dorm_lp(region_totals: Mapping[str, int], occupied: Mapping[str, Sequence[st
 
 
 def dorm_lp_range(form: Sequence[float], region_totals, occupied, types) -> tuple[float, float]:
-    """Return the least and largest value of the linear form ``form`` · (town-wide totals) over the fractional tables."""
+    """Return the least and largest value of the linear form ``form`` · (town-wide totals).
+
+    Over the fractional tables.
+    """
     from scipy.optimize import linprog
 
     A_eq, b_eq, bounds, P = dorm_lp(region_totals, occupied, types)

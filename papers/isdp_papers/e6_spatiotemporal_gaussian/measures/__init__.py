@@ -1,5 +1,6 @@
-"""Measures of E6, Subspace DP (the projected Gaussian on §5.2's spatio-temporal query, and the statements checked
-beside it), one module per concept; the registry names them ``e6.<module>.<function>``.
+"""Measures of E6, Subspace DP: the projected Gaussian on §5.2's spatio-temporal query and the statements beside it.
+
+One module per concept; the registry names them ``e6.<module>.<function>``.
 
 :mod:`.study_errors` (§5.2's study: the printed error statistic and its readings, the exact error of the projected
 and extended Gaussian), :mod:`.transparency` (§4: unbiasedness, data independence, distributed privatization, the

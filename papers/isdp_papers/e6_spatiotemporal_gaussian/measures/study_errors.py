@@ -198,8 +198,9 @@ def projected_sensitivity(run: Run, paper) -> Measurement:
 
 
 def extended_error_z(run: Run, paper) -> Measurement:
-    """Z of the extended mechanism's simulated mean ‖error‖² against Cor. 3.6's (n − n_c) c² Δ₂(Q_Nᵀ A)²,
-    and its largest invariant residual.
+    """Measure the z of the extended mechanism's simulated mean ‖error‖² against Cor. 3.6's (n − n_c) c² Δ₂(Q_Nᵀ A)².
+
+    Its largest invariant residual is beside it.
     """
     info = _info(
         run,

@@ -30,8 +30,10 @@ def _levels(levels: dict) -> str:
 
 
 def subspace_dp_delta(run: Run, paper, *, eps: float) -> Measurement:
-    """Cor. 2.8: the largest δ at ε of an (ε, 0)-DP mechanism projected onto each subspace of
-    :data:`subspace_exact.SUBSPACES` (ℝ⁴, N(C), N(C) ∩ N(1ᵀ), a line, N(1ᵀ)), over every neighbour pair.
+    """Measure Cor. 2.8: the largest δ at ε of an (ε, 0)-DP mechanism projected onto each subspace.
+
+    The subspaces are those of :data:`subspace_exact.SUBSPACES` (ℝ⁴, N(C), N(C) ∩ N(1ᵀ), a line, N(1ᵀ)); the δ is the
+    largest over every neighbour pair.
     """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
@@ -92,9 +94,10 @@ def extension_converse_check(run: Run, paper, *, eps: float, translate: str = "r
 
 
 def consistent_release_delta(run: Run, paper, *, eps: float, total_from: str = "release") -> Measurement:
-    """§1: the largest δ at ε of the non-negative base release with a relational total, y₁ + y₃ of the released
-    cells (:func:`subspace_exact.consistent_release`); ``total_from = "data"``: the total of the confidential
-    histogram instead (an invariant, Example 2.4's).
+    """Measure §1: the largest δ at ε of the non-negative base release with a relational total.
+
+    The total is y₁ + y₃ of the released cells (:func:`subspace_exact.consistent_release`); ``total_from = "data"``: the
+    total of the confidential histogram instead (an invariant, Example 2.4's).
     """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
@@ -106,8 +109,10 @@ def consistent_release_delta(run: Run, paper, *, eps: float, total_from: str = "
 
 
 def nestedness_delta(run: Run, paper, *, eps: float) -> Measurement:
-    """Prop. 2.7: for nested V₂ ⊆ V₁, the largest δ on V₂ at the mechanism's exact level on V₁, for the (ε, 0)-DP
-    base and for its Thm 3.1 mechanism with C = (1, 0, 1, 0), which is V₁ = N(C)-private but not DP on ℝ⁴.
+    """Measure Prop. 2.7: for nested V₂ ⊆ V₁, the largest δ on V₂ at the mechanism's exact level on V₁.
+
+    For the (ε, 0)-DP base and for its Thm 3.1 mechanism with C = (1, 0, 1, 0), which is V₁ = N(C)-private but not DP on
+    ℝ⁴.
     """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
@@ -126,9 +131,10 @@ def nestedness_delta(run: Run, paper, *, eps: float) -> Measurement:
 
 
 def composition_delta(run: Run, paper, *, eps: list[float]) -> Measurement:
-    """Prop. 2.9: two Thm 3.1 mechanisms, (hist, C₁ = (1, 0, 1, 0)) at ε₁ and (hist, C₂ = 1ᵀ) at ε₂, run on the same
-    data; the largest δ at ε₁ + ε₂ of their joint law on N(C₁) × N(C₂), with the joint level and the δ at
-    max(ε₁, ε₂) beside it.
+    """Measure Prop. 2.9: the largest δ at ε₁ + ε₂ of two Thm 3.1 mechanisms run on the same data.
+
+    The mechanisms are (hist, C₁ = (1, 0, 1, 0)) at ε₁ and (hist, C₂ = 1ᵀ) at ε₂; the δ is that of their joint law on
+    N(C₁) × N(C₂), with the joint level and the δ at max(ε₁, ε₂) beside it.
     """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
@@ -145,8 +151,9 @@ def composition_delta(run: Run, paper, *, eps: list[float]) -> Measurement:
 
 
 def post_processing_delta(run: Run, paper, *, eps: float) -> Measurement:
-    """L114: the largest δ at ε on N(C), C = (1, 0, 1, 0), of Thm 3.1's release after post-processings that act only
-    on its N-component (:data:`subspace_exact.ON_NULL_SPACE`).
+    """Measure L114: the largest δ at ε on N(C) of Thm 3.1's release after post-processings of its N-component.
+
+    C = (1, 0, 1, 0); the post-processings act only on the release's N-component (:data:`subspace_exact.ON_NULL_SPACE`).
     """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
@@ -163,8 +170,9 @@ def post_processing_delta(run: Run, paper, *, eps: float) -> Measurement:
 
 
 def mixture_delta(run: Run, paper, *, eps: float, weights: list[float]) -> Measurement:
-    """L116: the largest δ at ε on N(C), C = (1, 0, 1, 0), of mixtures (weight λ, data-independent) of two Thm 3.1
-    mechanisms that are each (ε, 0) on N(C) (:func:`subspace_exact.mixture`).
+    """Measure L116: the largest δ at ε on N(C) of mixtures of two Thm 3.1 mechanisms each (ε, 0) on N(C).
+
+    C = (1, 0, 1, 0); the mixtures have weight λ, data-independent (:func:`subspace_exact.mixture`).
     """
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 

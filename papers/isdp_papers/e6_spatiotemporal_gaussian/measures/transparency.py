@@ -1,6 +1,7 @@
-"""Measures of Subspace DP §4's transparency of the additive mechanisms on §5.2's query ('Transparency and
-statistical intelligibility' after Cor 4.1, 'Implementation: distributed privatization') and of the invariants they
-keep (Thm 3.1, Cor 3.6).
+"""Measures of Subspace DP §4's transparency of the additive mechanisms on §5.2's query.
+
+The statements are 'Transparency and statistical intelligibility' after Cor 4.1 and 'Implementation: distributed
+privatization'; the measures also check the invariants the mechanisms keep (Thm 3.1, Cor 3.6).
 
 Statements: unbiased releases (``unbiased_z`` for the projected Gaussian, ``extended_unbiased_z`` for the extended
 Gaussian and Laplace); the invariants kept exactly (``invariant_residual``); noise independent of the data
@@ -65,11 +66,12 @@ def extended_unbiased_z(
     seed: int,
     clip_at: float | None = None,
 ) -> Measurement:
-    """§4: per-cell z of the mean error of the two extension mechanisms, the extended Gaussian (Algorithm 1, Cor 3.6;
-    scale c = 1 as E6's σ) and the extended Laplace (Cor 3.9), on §5.2's invariants at a small size (a
-    Poisson(``poisson_mean``) stand-in table), ``releases`` fixed-seed releases each, against the exact per-cell SDs
-    σ_N √Π_ii and b √(2 Π_ii). ``clip_at``: releases clipped below (counts made non-negative: a biased mechanism,
-    in the tests).
+    """Measure §4: the per-cell z of the mean error of the two extension mechanisms against the exact per-cell SDs.
+
+    The mechanisms are the extended Gaussian (Algorithm 1, Cor 3.6; scale c = 1 as E6's σ) and the extended Laplace (Cor
+    3.9), on §5.2's invariants at a small size (a Poisson(``poisson_mean``) stand-in table), ``releases`` fixed-seed
+    releases each, against the exact per-cell SDs σ_N √Π_ii and b √(2 Π_ii). ``clip_at``: releases clipped below (counts
+    made non-negative: a biased mechanism, in the tests).
     """
     from isdp.baselines import extended_gaussian, null_space_blocks
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints

@@ -1,5 +1,6 @@
-"""Measures of E7, Congenial DP (the two-bin histogram of Example 4.1 and the statements around it), one module
-per concept; the registry names them ``e7.<module>.<function>``.
+"""Measures of E7, Congenial DP: the two-bin histogram of Example 4.1 and the statements around it.
+
+One module per concept; the registry names them ``e7.<module>.<function>``.
 
 :mod:`.table2` (Example 4.1's Table 2: expectations, variances, their order), :mod:`.noise_laws` (the noise laws
 (4.6), (4.7), (A.1) and App. A's Remarks), :mod:`.privacy_vs_beta` (the attained levels against β, Theorem A.1),

@@ -24,8 +24,9 @@ from isdp_papers.e7_congenial_histogram.measures.privacy_vs_beta import _privacy
 
 
 def gamma_example41(run: Run, paper, *, n_max: int) -> Measurement:
-    """Theorem 2.1's γ for M* of Example 4.1 at the nearest-neighbour distance k of its X* under §1.3's
-    neighbours, found by enumeration: γ = M*'s level / (k ε) − 1, the one farthest from the paper's over ε.
+    """Measure Theorem 2.1's γ for M* of Example 4.1 at the nearest-neighbour distance k of its X*.
+
+    Under §1.3's neighbours, found by enumeration: γ = M*'s level / (k ε) − 1, the one farthest from the paper's over ε.
     """
     k = min(nbr.example41_nearest(n) for n in range(1, n_max + 1))
     k_other = min(nbr.example41_nearest(n, "add/remove") for n in range(1, n_max + 1))
@@ -135,10 +136,12 @@ def example41_nearest_distance(run: Run, paper, *, n_max: int) -> Measurement:
 
 
 def gamma_one_slack(run: Run, paper, *, settings, ks, gamma: float = 1.0) -> Measurement:
-    """§5.1: the share of exact instances whose conditional mechanism's attained level is below Theorem 2.1's
-    bound (1 + ``gamma``) k ε by more than 1e-9 of it: CDP-E7-theorem21-gamma's instances (rounded count, DG(ε),
-    range invariants ``settings``, k-neighbours ``ks``) and §5.1's Examples 5.1 (no invariant: the two-bin
-    Lap(2/ε) release) and 4.1 (M*, k = 1 under §1.3), over the E7 ε grid.
+    """Measure §5.1: the share of exact instances whose conditional mechanism is below Theorem 2.1's bound.
+
+    The share of exact instances whose conditional mechanism's attained level is below Theorem 2.1's bound (1 +
+    ``gamma``) k ε by more than 1e-9 of it: CDP-E7-theorem21-gamma's instances (rounded count, DG(ε), range invariants
+    ``settings``, k-neighbours ``ks``) and §5.1's Examples 5.1 (no invariant: the two-bin Lap(2/ε) release) and 4.1 (M*,
+    k = 1 under §1.3), over the E7 ε grid.
     """
     eps_grid = run.config["e7"]["eps_grid"]
     ratios = [

@@ -1,6 +1,7 @@
-"""Measures of the noise m1 − s1 of Congenial DP Example 4.1's releases
-(:mod:`isdp_papers.e7_congenial_histogram.noise_laws`): M*'s (4.6), f_L2's printed mixture (4.7), f_L1's
-(A.1) with App. A's Remarks I–II.
+"""Measures of the noise m1 − s1 of Congenial DP Example 4.1's releases.
+
+The laws are those of :mod:`isdp_papers.e7_congenial_histogram.noise_laws`: M*'s (4.6), f_L2's printed mixture (4.7),
+f_L1's (A.1) with App. A's Remarks I–II.
 
 Statements: M*'s noise by conditioning on a thin slab (``conditioning_ks``); the simulated f_L2 noise against the
 printed mixture (``l2_mixture_ks``), whose signed Gamma is no sum of two Laplaces (``signed_gamma_is_laplace_sum``)
@@ -141,10 +142,12 @@ def remark1_weights(run: Run, paper, *, n_beta: int) -> Measurement:
 
 
 def a1_region_integrals(run: Run, paper, *, betas, points) -> Measurement:
-    """App. A: the printed joint density p_ε(ũ, u2) against the two Laplace densities through the change of variables
-    (Jacobian 1/β), and the printed I₁, I₂, I₃ against numerical integration of that density over u2 < 0,
-    0 ≤ u2 ≤ ũ/(1 − β), u2 > ũ/(1 − β), at ũ = ``points``/ε, β ∈ ``betas`` (≠ 1/2) and the ε grid: the largest
-    relative gap (ũ > 0: at 0, I₂ is 0).
+    """Measure App. A: the printed joint density and I₁, I₂, I₃ against the two Laplace densities and integration.
+
+    The printed joint density p_ε(ũ, u2) against the two Laplace densities through the change of variables (Jacobian
+    1/β), and the printed I₁, I₂, I₃ against numerical integration of that density over u2 < 0, 0 ≤ u2 ≤ ũ/(1 − β), u2 >
+    ũ/(1 − β), at ũ = ``points``/ε, β ∈ ``betas`` (≠ 1/2) and the ε grid: the largest relative gap (ũ > 0: at 0, I₂ is
+    0).
     """
     from scipy import integrate, stats
 

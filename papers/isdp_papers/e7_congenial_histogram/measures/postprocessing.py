@@ -64,9 +64,10 @@ def l1_solution_set(run: Run, paper, *, n_grid: int) -> Measurement:
 
 
 def l1_printed_point(run: Run, paper, *, n_grid: int) -> Measurement:
-    """§4: the share of base releases for which the printed point s1 + β u1 + (1 − β) u2 is not an L1-nearest
-    point of {a1 + a2 = n}, per configured β, on a deterministic grid of base noise (``n_grid``²
-    quantile pairs per ε); the largest share over β and ε.
+    """Measure §4: the share of base releases for which the printed f_L1 point is not an L1-nearest point.
+
+    The printed point s1 + β u1 + (1 − β) u2 is checked against {a1 + a2 = n}, per configured β, on a deterministic grid
+    of base noise (``n_grid``² quantile pairs per ε); the value is the largest share over β and ε.
 
     The exact share is (3 − β)/4 for β < 1: the point is nearest iff u2/u1 ∈ [−β/(2 − β), 1], and the ratio R of
     two i.i.d. Laplace variables is symmetric with P(|R| ≤ t) = t/(1 + t).
@@ -88,10 +89,12 @@ def l1_printed_point(run: Run, paper, *, n_grid: int) -> Measurement:
 
 
 def l2_printed_formula_gap(run: Run, paper, *, n_grid: int) -> Measurement:
-    """§4: the printed f_L2 = (x̄ + ũ, x̄ − ũ) against :func:`releases.project_l2` of the same base releases (the
-    Laplace quantile grid, ``n_grid``² pairs per ε): x̄ = n/2 (the printed point sums to 2x̄ = n) and ũ = (u1 − u2)/2,
-    the average of u1 and −u2, both Lap(2/ε) (the projection depends on M(x) only through m1 − m2). Value: the
-    largest |gap| over coordinates, draws and ε; the note has the other sign and the point with (s1 − s2)/2 added.
+    """Measure §4: the printed f_L2 = (x̄ + ũ, x̄ − ũ) against :func:`releases.project_l2` of the same base releases.
+
+    The base releases are the Laplace quantile grid, ``n_grid``² pairs per ε; x̄ = n/2 (the printed point sums to 2x̄ =
+    n) and ũ = (u1 − u2)/2, the average of u1 and −u2, both Lap(2/ε) (the projection depends on M(x) only through m1 −
+    m2). Value: the largest |gap| over coordinates, draws and ε; the note has the other sign and the point with (s1 −
+    s2)/2 added.
     """
     gaps = {"printed": 0.0, "other sign": 0.0, "with (s1 − s2)/2": 0.0}
     for x, n, _, m in _base_grid(run, n_grid):
@@ -158,10 +161,12 @@ def postprocessing_outside_theorem(
 
 
 def l1_interval_law_ks(run: Run, paper, *, n_draws: int, seed: int, printed_scale: float = 2.0) -> Measurement:
-    """§4: the L1 solution interval [min{m1, n − m2}, max{m1, n − m2}] of base releases M(x) = s + (u1, u2),
-    u_i ~ Lap(2/ε) i.i.d. (``n_draws`` per ε, fixed seed), against the printed law [s1 + min(u1, u2),
-    s1 + max(u1, u2)] with u_i ~ Lap(``printed_scale``/ε): KS p-values of its lower end, upper end and length per ε
-    against their exact CDFs (1 − (1 − F)², F², and |u1 − u2| the modulus of a sum of two i.i.d. Laplace).
+    """Measure §4: the L1 solution interval of base releases against its printed law, by KS tests.
+
+    The L1 solution interval is [min{m1, n − m2}, max{m1, n − m2}] of base releases M(x) = s + (u1, u2), u_i ~ Lap(2/ε)
+    i.i.d. (``n_draws`` per ε, fixed seed), against the printed law [s1 + min(u1, u2), s1 + max(u1, u2)] with u_i ~
+    Lap(``printed_scale``/ε): KS p-values of its lower end, upper end and length per ε against their exact CDFs (1 − (1
+    − F)², F², and |u1 − u2| the modulus of a sum of two i.i.d. Laplace).
     """
     from scipy import stats
 

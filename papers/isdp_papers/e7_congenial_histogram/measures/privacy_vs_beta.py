@@ -1,5 +1,7 @@
-"""Measures of the privacy levels of Congenial DP Example 4.1's releases against f_L1's weight β (§4 after
-Table 2, App. A): the attained levels of E7's privacy table, and Theorem A.1 behind App. A's ε/(2 max(β, 1 − β)).
+"""Measures of the privacy levels of Congenial DP Example 4.1's releases against f_L1's weight β.
+
+§4 after Table 2, App. A: the attained levels of E7's privacy table, and Theorem A.1 behind App. A's ε/(2 max(β, 1 −
+β)).
 
 Statements: the levels of M* and f_L2 (``privacy_levels``) and of f_L1 against the closed form over β
 (``l1_privacy_gap``); Theorem A.1's conditions and the printed derivatives (``theorem_a1``) and the g_α ratio of its
@@ -96,12 +98,13 @@ def _central_difference(f, x: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 
 def theorem_a1(run: Run, paper, *, betas, shifts, below: float) -> Measurement:
-    """App. A Thm A.1 applied to the f_L1 / f_L2 noise (A.1)-(A.2), b = max(β, 1 − β), α = ε/(2b), on a geometric
-    grid of x > 0 reaching 10⁴/ε, for each β and the ε grid: (i) p_ε strictly decreasing; (ii) g_α = e^{α|x|} p_ε
-    non-decreasing (log steps ≥ −1e-9); ``below``·α, a smaller constant, makes g decrease somewhere (α is the
-    smallest); (A.3) sup_x log p(x − a)/p(x − b) ≤ α|a − b| for |a − b| ∈ ``shifts``; and the printed dp/dx and
-    dg/dx (c = 1/(2b), 1, ``below``/(2b)) against central differences, the largest gap over the grid's largest
-    |derivative| (printed or numerical).
+    """Measure App. A's Theorem A.1 applied to the f_L1 / f_L2 noise (A.1)-(A.2).
+
+    Here b = max(β, 1 − β), α = ε/(2b), on a geometric grid of x > 0 reaching 10⁴/ε, for each β and the ε grid: (i) p_ε
+    strictly decreasing; (ii) g_α = e^{α|x|} p_ε non-decreasing (log steps ≥ −1e-9); ``below``·α, a smaller constant,
+    makes g decrease somewhere (α is the smallest); (A.3) sup_x log p(x − a)/p(x − b) ≤ α|a − b| for |a − b| ∈
+    ``shifts``; and the printed dp/dx and dg/dx (c = 1/(2b), 1, ``below``/(2b)) against central differences, the largest
+    gap over the grid's largest |derivative| (printed or numerical).
     """
     ok = {"decreasing": True, "g_increasing": True, "g_decreasing_below": True, "a3_within": True}
     gap, a3_worst = 0.0, 0.0

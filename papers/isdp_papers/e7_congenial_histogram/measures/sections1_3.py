@@ -64,9 +64,10 @@ def negbin_moments(run: Run, paper) -> Measurement:
 
 
 def posterior_bound(run: Run, paper, *, priors, linked: int = 1) -> Measurement:
-    """Theorem 1.3: the largest |log(posterior/prior)| / ε of one record over releases, priors and the ε grid, with
-    ``linked`` records moving together (:func:`privacy_levels.posterior_shift`); the note: a prior under which a second
-    record always equals x_i.
+    """Measure Theorem 1.3: the largest |log(posterior/prior)| / ε of one record over releases, priors and ε.
+
+    With ``linked`` records moving together (:func:`privacy_levels.posterior_shift`); the note: a prior under which a
+    second record always equals x_i.
     """
 
     def worst(k):
@@ -83,8 +84,9 @@ def posterior_bound(run: Run, paper, *, priors, linked: int = 1) -> Measurement:
 
 
 def dg_level(run: Run, paper, *, sensitivities) -> Measurement:
-    """Def 1.2: the attained level / ε of the Double Geometric mechanism (1.3), a = exp(−ε/∇), on integer
-    queries of sensitivity ∇, worst over ∇ and the ε grid.
+    """Measure Def 1.2: the attained level / ε of the Double Geometric mechanism (1.3), a = exp(−ε/∇).
+
+    On integer queries of sensitivity ∇, worst over ∇ and the ε grid.
     """
     levels = [pdg.dg_level(e, d) / e for e in run.config["e7"]["eps_grid"] for d in sensitivities]
     return Measurement(
@@ -95,8 +97,9 @@ def dg_level(run: Run, paper, *, sensitivities) -> Measurement:
 
 
 def binary_sensitivity(run: Run, paper, *, n_max: int) -> Measurement:
-    """Def 1.1: ∇ of the counting and the histogram query on binary databases, by enumeration (n = 1..n_max),
-    under §1.3's bounded neighbours and the L1 norm.
+    """Measure Def 1.1: ∇ of the counting and the histogram query on binary databases, by enumeration.
+
+    With n = 1..n_max, under §1.3's bounded neighbours and the L1 norm.
     """
     value = {q: nbr.sensitivity(q, n_max) for q in ("count", "histogram")}
     other = {
@@ -117,8 +120,9 @@ def binary_sensitivity(run: Run, paper, *, n_max: int) -> Measurement:
 
 
 def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
-    """App. B: the largest |printed F(u) − P(U ≤ u)| for u = −reach..reach over the ε of the App. B check and
-    the grid (P from SciPy's discrete Laplace, isdp.mcmc.dg_cdf).
+    """Measure App. B: the largest |printed F(u) − P(U ≤ u)| for u = −reach..reach.
+
+    Over the ε of the App. B check and the grid (P from SciPy's discrete Laplace, isdp.mcmc.dg_cdf).
     """
     u = np.arange(-reach, reach + 1)
     eps = sorted({*run.config["e7"]["dg_check"]["eps"], *run.config["e7"]["eps_grid"]})
@@ -140,10 +144,11 @@ NOISE_VARIANCE = {
 def noise_variance_in_eps(
     run: Run, paper, *, sensitivities, eps_min: float, eps_max: float, n_grid: int
 ) -> Measurement:
-    """§1.3-1.4: the closed-form noise variance of each law in :data:`NOISE_VARIANCE`, per ∇ in ``sensitivities``, on
-    ``n_grid`` geometric ε from ``eps_min`` to ``eps_max``: ``decreasing in ε`` — strictly at every step;
-    ``unbounded as ε → 0`` — ε² Var / ∇² at least 1 at every ε ≤ ∇ of the grid, i.e. Var ≥ ∇²/ε², which no
-    bounded variance meets as ε → 0.
+    """Measure §1.3-1.4: how the closed-form noise variance of each law in :data:`NOISE_VARIANCE` moves with ε.
+
+    Per ∇ in ``sensitivities``, on ``n_grid`` geometric ε from ``eps_min`` to ``eps_max``: ``decreasing in ε`` —
+    strictly at every step; ``unbounded as ε → 0`` — ε² Var / ∇² at least 1 at every ε ≤ ∇ of the grid, i.e. Var ≥
+    ∇²/ε², which no bounded variance meets as ε → 0.
     """
     eps = np.geomspace(eps_min, eps_max, n_grid)
     steepest, floor, parts = 0.0, np.inf, []
@@ -164,8 +169,10 @@ def noise_variance_in_eps(
 
 
 def negbin_printed_moments(run: Run, paper, *, size: float, prob: float) -> Measurement:
-    """§3: mean and variance of NegativeBinomial(``size``, ``prob``) in SciPy's nbinom and R's dnbinom convention
-    (failures before the ``size``-th success, success probability ``prob``); the other convention in the note.
+    """Measure §3: the mean and variance of NegativeBinomial(``size``, ``prob``).
+
+    In SciPy's nbinom and R's dnbinom convention (failures before the ``size``-th success, success probability
+    ``prob``); the other convention in the note.
     """
     from scipy import stats
 
@@ -207,10 +214,11 @@ def dg_pmf_printed_checks(run: Run, paper, *, sensitivities) -> Measurement:
 def noise_mass_vanishes(
     run: Run, paper, *, sensitivities, window: int, eps_min: float, eps_max: float, n_grid: int
 ) -> Measurement:
-    """§1.4: the probability each §1.3 noise law (Lap(∇/ε); (1.3) with a = exp(−ε/∇)) gives the bounded window
-    |u| ≤ ``window``, over (2 ``window`` + 1) ε, the largest over ∇ ∈ ``sensitivities`` and ``n_grid`` geometric
-    ε from ``eps_min`` to ``eps_max``: at most 1 means no point carries more than ε of mass, so every bounded set's
-    mass vanishes with ε (no proper limit).
+    """Measure §1.4: the probability each §1.3 noise law gives a bounded window, over (2 ``window`` + 1) ε.
+
+    The laws are Lap(∇/ε) and (1.3) with a = exp(−ε/∇); the window is |u| ≤ ``window``; the largest over ∇ ∈
+    ``sensitivities`` and ``n_grid`` geometric ε from ``eps_min`` to ``eps_max``: at most 1 means no point carries more
+    than ε of mass, so every bounded set's mass vanishes with ε (no proper limit).
     """
     from scipy import stats
 
@@ -232,9 +240,10 @@ def noise_mass_vanishes(
 
 
 def posterior_shift_limit(run: Run, paper, *, priors, eps_values, n_grid: int) -> Measurement:
-    """(1.6): the largest |log(posterior/prior)| of one record (Example 4.1's unconstrained two-bin release, as
-    CDP-E7-posterior-bound, ``n_grid`` points per coordinate) at each ε of ``eps_values``; the value is the shift at
-    the smallest.
+    """Measure (1.6): the largest |log(posterior/prior)| of one record at each ε of ``eps_values``.
+
+    The release is Example 4.1's unconstrained two-bin release, as in CDP-E7-posterior-bound, with ``n_grid`` points per
+    coordinate; the value is the shift at the smallest ε.
     """
     shifts = {float(e): pl.posterior_shift(e, priors, n_grid=n_grid) for e in eps_values}
     e_min = min(shifts)
