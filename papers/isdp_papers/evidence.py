@@ -74,15 +74,17 @@ class Run:
         return self.repo / rel
 
     def json(self, rel):
-        """``results/<rel>`` parsed as JSON, refused with :class:`EvidenceError` naming it when missing or
-        unreadable (:func:`read_results_json`).
+        """Return ``results/<rel>`` parsed as JSON.
+
+        It is refused with :class:`EvidenceError` naming it when missing or unreadable (:func:`read_results_json`).
         """
         return read_results_json(self.path(rel))
 
 
 def read_results_csv(path, **read_csv_kwargs) -> pd.DataFrame:
-    """A results CSV, refused with :class:`EvidenceError` naming it when missing, empty, header-only
-    or unparsable: a damaged result never reads as a table without rows.
+    """Read a results CSV, refused with :class:`EvidenceError` naming it when damaged.
+
+    It is refused when missing, empty, header-only or unparsable: a damaged result never reads as a table without rows.
     """
     path = Path(path)
     try:

@@ -298,8 +298,9 @@ def check_consistent(stored, recomputed, where: str, what: str, *, rtol: float =
 
 
 def check_labels(values, where: str, what: str) -> list[str]:
-    """``values`` as a non-empty list of distinct, non-blank strings (state abbreviations, method names), else
-    :class:`EvidenceError` naming ``where`` and ``what``.
+    """Return ``values`` as a non-empty list of distinct, non-blank strings.
+
+    Such as state abbreviations or method names; else an :class:`EvidenceError` names ``where`` and ``what``.
     """
     if (
         isinstance(values, str)
@@ -321,8 +322,9 @@ def check_choices(values, where: str, what: str, choices: Iterable) -> None:
 
 
 def load(path, loader, what: str = "file"):
-    """``loader(path)`` with its low-level failures (a missing file, bytes that do not decode, a missing variable)
-    turned into :class:`EvidenceError` naming ``path``.
+    """Return ``loader(path)``, its low-level failures turned into :class:`EvidenceError` naming ``path``.
+
+    The failures are a missing file, bytes that do not decode, a missing variable.
     """
     try:
         return loader(path)
@@ -453,8 +455,9 @@ _FILE_NAME = re.compile(r"`?([\w.\-]+\.(?:csv|json|txt|zip|nc|npz))`?")
 
 @lru_cache(maxsize=64)
 def _published(provenance: Path, mtime_ns: int) -> dict[str, str]:
-    """File name → SHA-256 of every hash a PROVENANCE.md publishes, each in the section whose heading names its
-    file (its sub-sections included).
+    """Return file name → SHA-256 of every hash a PROVENANCE.md publishes.
+
+    Each hash is in the section whose heading names its file (its sub-sections included).
     """
     current, level, out = None, 0, {}
     for line in provenance.read_text(encoding="utf-8").splitlines():
@@ -487,8 +490,9 @@ def published_sha256(path) -> tuple[str, Path] | None:
 
 @lru_cache(maxsize=64)
 def _sha256(path: Path, mtime_ns: int, size: int) -> tuple[str, str]:
-    """The SHA-256 of the file's bytes, and of the same bytes with CRLF line endings read as LF (a checkout that
-    converts line endings keeps the content the hash publishes).
+    """Return the SHA-256 of the file's bytes, and of the same bytes with CRLF line endings read as LF.
+
+    A checkout that converts line endings keeps the content the hash publishes.
     """
     data = path.read_bytes()
     return hashlib.sha256(data).hexdigest(), hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
@@ -549,8 +553,10 @@ def verify_setting(config: Mapping | None) -> bool:
 
 
 def committed(run: Run, rel) -> Path:
-    """The path of the committed input ``rel`` (:meth:`Run.data`, which records it as evidence), verified against
-    its published SHA-256 unless the run's config opts out (:func:`verify_committed`, :func:`verify_setting`).
+    """Return the path of the committed input ``rel``, verified against its published SHA-256.
+
+    :meth:`Run.data` records it as evidence; it is verified unless the run's config opts out (:func:`verify_committed`,
+    :func:`verify_setting`).
     """
     path = run.data(rel)
     verify_committed(path, verify_setting(run.config))
@@ -558,8 +564,9 @@ def committed(run: Run, rel) -> Path:
 
 
 def committed_note(run: Run) -> str:
-    """What the claim being evaluated read of the committed inputs without verifying it (config
-    ``data: {verify_committed: false}`` and bytes other than the published ones), for its note; "" otherwise.
+    """Return what the claim being evaluated read of the committed inputs without verifying it, for its note.
+
+    That is, under config ``data: {verify_committed: false}``, bytes other than the published ones; "" otherwise.
     """
     if verify_setting(run.config):
         return ""

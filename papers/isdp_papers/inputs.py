@@ -66,10 +66,11 @@ def _damage(path: Path, may_be_empty: bool = False) -> str | None:
 
 
 def check_inputs(job) -> None:
-    """Refuse a damaged result of an earlier step among ``job.input`` (files under ``results/``;
-    the repository's committed inputs have their own readers' checks), naming it and how to rebuild it.
-    ``job`` is the step's :class:`isdp_papers.jobs.Job`, which calls this before the step runs (so
-    this module does not import it: the dependency points one way).
+    """Refuse a damaged result of an earlier step among ``job.input``, naming it and how to rebuild it.
+
+    The results are files under ``results/``; the repository's committed inputs have their own readers' checks. ``job``
+    is the step's :class:`isdp_papers.jobs.Job`, which calls this before the step runs (so this module does not import
+    it: the dependency points one way).
 
     The inputs named in ``job.params.may_be_empty`` may hold a header and no rows.
     """

@@ -51,12 +51,15 @@ class Namedlist(list):
         return getattr(self, key) if isinstance(key, str) else super().__getitem__(key)
 
     def get(self, key, default=None):
+        """Return the item named ``key`` (an item or a slice), or ``default`` when no item has that name."""
         return getattr(self, key, default) if key in self._names else default
 
     def keys(self):
+        """Return the names of the named items."""
         return self._names.keys()
 
     def items(self):
+        """Return the (name, item) pairs of the named items."""
         return ((name, getattr(self, name)) for name in self._names)
 
 
@@ -108,6 +111,7 @@ class Job:
 
     @property
     def log_file(self) -> str | None:
+        """The job's first log file, or None when it has none."""
         return str(self.log_files[0]) if len(self.log_files) else None
 
     def seed(self, *keys) -> int:
@@ -171,9 +175,10 @@ def resolve_step(name: str) -> Callable[[Job], Any]:
 
 
 def run_step(smk) -> None:
-    """Run the step the rule's ``params.step`` names, with the job Snakemake injected, after
-    checking its inputs are not damaged results (:func:`~isdp_papers.inputs.check_inputs`); end the
-    job's log with its time, CPU and memory (:func:`~isdp_papers.resources.resources_line`).
+    """Run the step the rule's ``params.step`` names, with the job Snakemake injected.
+
+    Its inputs are first checked not to be damaged results (:func:`~isdp_papers.inputs.check_inputs`); the job's log
+    ends with its time, CPU and memory (:func:`~isdp_papers.resources.resources_line`).
     """
     job = Job.from_snakemake(smk)
     start_logging(job)

@@ -50,6 +50,7 @@ def draws_keep_invariants(run: Run, problem_rel: str, draws_rels) -> Measurement
 
 
 def fmt_list(values, fmt: str = "{}") -> str:
+    """Return ``values``, each formatted by ``fmt``, joined by commas."""
     return ", ".join(fmt.format(v) for v in values)
 
 

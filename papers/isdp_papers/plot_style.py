@@ -51,9 +51,11 @@ def box_collection(
     flier_size: float = 1.0,
     flier_alpha: float = 0.3,
 ):
-    """Box plots of the columns of ``data`` at ``positions``, as Matplotlib's ``boxplot`` draws them
-    (quartiles, median, whiskers to the furthest point within ``whis`` × IQR, caps at half the box
-    width, points beyond as fliers), but as four collections instead of six artists per box.
+    """Draw box plots of the columns of ``data`` at ``positions``, as four collections.
+
+    They are drawn as Matplotlib's ``boxplot`` draws them (quartiles, median, whiskers to the furthest point within
+    ``whis`` × IQR, caps at half the box width, points beyond as fliers), but as four collections instead of six artists
+    per box.
 
     The census figures draw thousands of boxes (counties × mechanisms); one artist per line made
     drawing them take over a minute. The statistics are Matplotlib's own (``cbook.boxplot_stats``).

@@ -50,8 +50,9 @@ def software_versions() -> pd.DataFrame:
 
 
 def claims_summary(job: Job) -> None:
-    """One experiment's rows of the reproduction summary (``params.experiment``, e.g. ``E3``),
-    evaluated from the registry ``input.registry``; committed inputs are read under ``params.repo``.
+    """Write one experiment's rows of the reproduction summary (``params.experiment``, e.g. ``E3``).
+
+    They are evaluated from the registry ``input.registry``; committed inputs are read under ``params.repo``.
     """
     run = claims.Run(".", job.config, repo=job.params.repo)
     rows = claims.evaluate(str(job.input.registry), run, experiment=job.params.experiment)
@@ -121,7 +122,7 @@ def counts_markdown(counts: pd.DataFrame, source: str, restated: int = 0) -> str
 
 
 def claim_counts_table(job: Job) -> None:
-    """The reproduction summary's counts by kind, status and cause, as a table and as Markdown."""
+    """Write the reproduction summary's counts by kind, status and cause, as a table and as Markdown."""
     summary = pd.read_csv(job.input.summary, dtype=str, keep_default_na=False)
     counts = claim_counts(summary)
     write_table(counts, job.output.table)
@@ -151,7 +152,7 @@ def update_readme(readme, counts_md) -> None:
 
 
 def software_table(job: Job) -> None:
-    """The software versions behind this run's numbers, for the report."""
+    """Write the software versions behind this run's numbers, for the report."""
     table = software_versions()
     job.log.info("\n%s", table.to_string(index=False))
     write_table(table, job.output.table)
@@ -165,8 +166,9 @@ BADGE_FONT = "isdp badges"
 
 
 def badge_font() -> bytes:
-    """A TrueType font drawing each badge of :data:`BADGE_GLYPHS` with its DejaVu Sans glyph (the copy
-    matplotlib ships), byte-identical from run to run.
+    """Return a TrueType font drawing each badge of :data:`BADGE_GLYPHS` with its DejaVu Sans glyph.
+
+    The glyphs are those of the copy matplotlib ships; the font is byte-identical from run to run.
     """
     import io
     import logging
@@ -209,9 +211,10 @@ def badge_css() -> str:
 
 
 def notebook_html(job: Job) -> None:
-    """An executed review notebook (``params.notebook``) made publishable, in place (Snakemake's preamble and
-    the machine's paths left out: :func:`isdp_papers.notebook.publishable`), and rendered to HTML for
-    the report, its verdict badges drawn by an embedded font (:func:`badge_css`).
+    """Make an executed review notebook (``params.notebook``) publishable, in place, and render it to HTML.
+
+    Snakemake's preamble and the machine's paths are left out (:func:`isdp_papers.notebook.publishable`); the HTML is
+    for the report, its verdict badges drawn by an embedded font (:func:`badge_css`).
     """
     from pathlib import Path
 

@@ -20,8 +20,10 @@ def resources_line() -> str:
 
 
 def job_resources() -> dict[str, float]:
-    """This process's wall time since it started, its CPU time (with that of the children it
-    waited for) and its peak resident memory, in MB.
+    """Return this process's wall time, CPU time and peak resident memory.
+
+    The wall time since it started, the CPU time with that of the children it waited for, the peak resident memory in
+    MB.
 
     The script rules record these themselves instead of declaring Snakemake's ``benchmark:``, whose
     sampler reads every job process's memory maps twice a second for the job's first 15 s: in a

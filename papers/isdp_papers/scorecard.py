@@ -176,8 +176,9 @@ def speaks_of(ref: ItemRef, item: ItemRef) -> bool:
 
 
 def names_figure_or_table(ref: ItemRef) -> bool:
-    """Whether ``ref`` names a figure or table (every paper reference; a slide reference whose words
-    say table, figure, box plots …), as opposed to a statement on a slide.
+    """Return whether ``ref`` names a figure or table, as opposed to a statement on a slide.
+
+    Every paper reference does; a slide reference does when its words say table, figure, box plots …
     """
     return ref.kind != "slide" or bool(_FIGURE_WORDS.search(f"{ref.lead} {ref.part}"))
 
@@ -194,7 +195,7 @@ def split_source(source: str) -> tuple[str, str]:
 
 
 def experiment_registry(job: Job) -> None:
-    """The workflow's experiment registry (``params.experiments``, common.smk) as a table, one row per experiment.
+    """Write the workflow's experiment registry (``params.experiments``, common.smk) as a table, one row per experiment.
 
     Title (its report category), review notebook, outputs, and the document items it reproduces as JSON (``items``:
     document, section, item, output, report label; read by :func:`registry_items`).
@@ -227,8 +228,9 @@ def _section_key(where: str) -> tuple:
 
 
 def registry_items(registry: pd.DataFrame) -> pd.DataFrame:
-    """The document items of the experiment registry (``experiments.csv`` as a DataFrame), one row each,
-    in the documents' order (:func:`documents`) and each document's order: by section, then as registered.
+    """Return the document items of the experiment registry (``experiments.csv`` as a DataFrame), one row each.
+
+    In the documents' order (:func:`documents`) and each document's order: by section, then as registered.
 
     Each row also holds its parsed reference (``ref``) and ``experiment``; raises ``ValueError`` for an
     item that names no single figure or table, or for two registrations of the same item.
@@ -267,9 +269,10 @@ def item_key(document: str, item: str) -> str:
 
 
 def assign(summary: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """The summary rows with their ``document``, ``location``, the items they speak of (``items``: a tuple
-    of :func:`item_key` names) and the figures or tables they name that no registered item is
-    (``unregistered``: a tuple of references as text).
+    """Return the summary rows with their ``document``, ``location``, items and unregistered references.
+
+    The items are those they speak of (``items``: a tuple of :func:`item_key` names); the unregistered references are
+    the figures or tables they name that no registered item is (``unregistered``: a tuple of references as text).
     """
     out = summary.copy()
     docs, locs, spoken, missing = [], [], [], []
@@ -372,8 +375,9 @@ def legend() -> str:
 
 
 def data_line(source: dict | None) -> str:
-    """The county data this run used, said plainly where it is not the vintage asked for (``source.json`` of the
-    fetch step; empty when the run read no county data).
+    """Return the county data this run used, said plainly where it is not the vintage asked for.
+
+    Read from ``source.json`` of the fetch step; empty when the run read no county data.
 
     Examples
     --------
@@ -480,8 +484,9 @@ class _Links:
 
 
 def thumbnail(path, width: int = 320) -> str:
-    """A figure (PNG) shrunk to ``width`` pixels as a ``data:`` URI (JPEG), so the page carries its own
-    thumbnails also when shown inside the report.
+    """Return a figure (PNG) shrunk to ``width`` pixels as a ``data:`` URI (JPEG).
+
+    So the page carries its own thumbnails also when shown inside the report.
     """
     from PIL import Image
 
@@ -679,8 +684,9 @@ def page(body: str, title: str = "Scorecard") -> str:
 
 
 def load(summary_path, registry_path) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
-    """A run's summary rows (:func:`assign`), its registered items (:func:`registry_items`) and its report
-    categories, from ``reproduction_summary.csv`` and ``experiments.csv``.
+    """Load a run's summary rows (:func:`assign`), its registered items and its report categories.
+
+    The items are :func:`registry_items`'; they are read from ``reproduction_summary.csv`` and ``experiments.csv``.
     """
     registry = pd.read_csv(registry_path, dtype=str, keep_default_na=False)
     items = registry_items(registry)
@@ -689,7 +695,7 @@ def load(summary_path, registry_path) -> tuple[pd.DataFrame, pd.DataFrame, dict[
 
 
 def scorecard(job: Job) -> None:
-    """The scorecard of a run.
+    """Write the scorecard of a run.
 
     ``output.html`` (standalone, links relative to its directory) and ``output.landing`` (the report's landing text,
     links into the report), from ``input.summary`` (the reproduction summary), ``input.registry`` (``experiments.csv``)

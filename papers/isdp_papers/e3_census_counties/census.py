@@ -117,6 +117,7 @@ class StateSettings:
 
     @property
     def retained_per_chain(self) -> int:
+        """The draws each chain keeps: ``n_draws`` shared equally among the ``n_chains`` chains."""
         return self.n_draws // self.n_chains
 
 

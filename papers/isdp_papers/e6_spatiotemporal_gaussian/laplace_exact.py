@@ -1,5 +1,6 @@
-"""Exact privacy levels of Subspace DP's Laplace mechanisms (Lemma 3.7, Cor 3.8, Cor 3.9) on a histogram
-of ``n`` values whose total is kept (C = 1ᵀ, Example 2.3), under Def 2.1's bounded neighbours.
+"""Exact privacy levels of Subspace DP's Laplace mechanisms (Lemma 3.7, Cor 3.8, Cor 3.9).
+
+On a histogram of ``n`` values whose total is kept (C = 1ᵀ, Example 2.3), under Def 2.1's bounded neighbours.
 
 A bounded neighbour moves one row from value i to value j, so hist changes by Δ = e_j − e_i and
 Δ₁(hist) = 2. Every release here is real-valued with a density, and its privacy level (the largest
@@ -94,8 +95,9 @@ def projected_level(shifts: np.ndarray, b: float) -> float:
 
 
 def projected_grid_level(shifts: np.ndarray, b: float, t: np.ndarray) -> tuple[float, np.ndarray]:
-    """Cor 3.8's largest log ratio log g(v) − log g(v + Π_N Δ) over a product grid of ``t`` in the coordinates of
-    :func:`helmert_basis` (n = 3: a 2-D grid of N), and the point attaining it.
+    """Return Cor 3.8's largest log ratio log g(v) − log g(v + Π_N Δ) over a grid, and the point attaining it.
+
+    The grid is a product grid of ``t`` in the coordinates of :func:`helmert_basis` (n = 3: a 2-D grid of N).
     """
     Q = helmert_basis(shifts.shape[1])
     a = np.stack(np.meshgrid(*([t] * Q.shape[1]), indexing="ij"), axis=-1).reshape(-1, Q.shape[1])

@@ -19,7 +19,9 @@ from scipy import optimize, sparse
 
 
 def _sum_rows(m: int, c: int, per_cell: bool = True, per_child: bool = True) -> sparse.csr_array:
-    """Σ_j v_j[x] for every cell x (rows 0..c−1, ``per_cell``), then Σ_x v_j[x] for every child j (rows c..c+m−1,
+    """Return the rows summing v, flattened child-major (m × c), per cell and per child.
+
+    Σ_j v_j[x] for every cell x (rows 0..c−1, ``per_cell``), then Σ_x v_j[x] for every child j (rows c..c+m−1,
     ``per_child``), of v flattened child-major (m × c).
     """
     rows = ([sparse.kron(np.ones((1, m)), sparse.eye(c))] if per_cell else []) + (
@@ -115,8 +117,10 @@ def offset_lp(children, parent, child_totals: bool = True, method: str = "simple
 
 
 def national_matrix(cells: int) -> np.ndarray:
-    """The constraint matrix of the talk's national rounding IP in H̃: a row per cell for nonnegativity and for
-    |H̃ − H*| ≤ 1 (the same unit rows, with either sign), and the total-sum row.
+    """Return the constraint matrix of the talk's national rounding IP in H̃.
+
+    A row per cell for nonnegativity and for |H̃ − H*| ≤ 1 (the same unit rows, with either sign), and the total-sum
+    row.
     """
     return np.vstack([np.eye(cells), np.ones((1, cells))])
 
@@ -130,8 +134,9 @@ def state_matrix(children: int, cells: int) -> np.ndarray:
 
 
 def non_unimodular_minor(A) -> tuple[tuple[int, ...], tuple[int, ...], float] | None:
-    """A square submatrix of ``A`` whose determinant is not −1, 0 or 1 (rows, columns, determinant), by brute
-    force over every square submatrix; None when ``A`` is totally unimodular.
+    """Return a square submatrix of ``A`` whose determinant is not −1, 0 or 1, or None.
+
+    As (rows, columns, determinant), by brute force over every square submatrix; None when ``A`` is totally unimodular.
     """
     A = np.asarray(A, dtype=float)
     m, n = A.shape
@@ -154,14 +159,15 @@ def is_integral(H, tol: float = 1e-9) -> bool:
 def two_level_solve(
     parent_noisy, children_noisy, total: int, weaker: str | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """TopDown on a parent and its children for R draws of noisy identity measurements, each level in the talk's
-    two solves: L2 (the nonnegative histogram closest to the measurements under the level's equalities) then the
-    rounding (:func:`offset_lp`, the same equalities). The parent first, with its total = ``total`` (the invariant);
-    then the children (``weaker`` None, the regular solve) with Σ_j H_j[x] = H_parent[x] for every cell x. The
-    talk's failsafe ('Workarounds'), ``weaker="total"``: the children with only Σ_j Σ_x H_j[x] = Σ_x H_parent[x],
-    and the parent changed to the sum of the children; ``weaker="none"`` drops that requirement too (nonnegativity
-    only, rounded to the nearest integer). ``parent_noisy`` (R, cells), ``children_noisy`` (R, m, cells); returns
-    the final parent (R, cells) and children (R, m, cells).
+    """Run TopDown on a parent and its children for R draws of noisy identity measurements.
+
+    Each level in the talk's two solves: L2 (the nonnegative histogram closest to the measurements under the level's
+    equalities) then the rounding (:func:`offset_lp`, the same equalities). The parent first, with its total = ``total``
+    (the invariant); then the children (``weaker`` None, the regular solve) with Σ_j H_j[x] = H_parent[x] for every cell
+    x. The talk's failsafe ('Workarounds'), ``weaker="total"``: the children with only Σ_j Σ_x H_j[x] = Σ_x H_parent[x],
+    and the parent changed to the sum of the children; ``weaker="none"`` drops that requirement too (nonnegativity only,
+    rounded to the nearest integer). ``parent_noisy`` (R, cells), ``children_noisy`` (R, m, cells); returns the final
+    parent (R, cells) and children (R, m, cells).
     """
     from isdp.baselines import nonnegative_total_projection
 

@@ -23,7 +23,7 @@ from isdp_papers.jobs import Job
 
 
 def swapping(job: Job) -> None:
-    """The swap-rate → ε tables recomputed, ε_b and the two rates per ε, the ε-vs-p curves and figure.
+    """Recompute the swap-rate → ε tables, ε_b and the two rates per ε, the ε-vs-p curves and figure.
 
     Params: ``swapping`` (the config block: ``two_rate_offsets``, ``rate_grid``); inputs ``ma1940``,
     ``census2020`` (the printed tables); outputs ``ma1940``, ``census2020``, ``minima``, ``curves``,
@@ -59,7 +59,7 @@ def swapping(job: Job) -> None:
 
 
 def conversion(job: Job) -> None:
-    """The Swapping slides' TopDown row: a zCDP budget ρ converted to ε at δ by every conversion.
+    """Convert the Swapping slides' TopDown row, a zCDP budget ρ, to ε at δ by every conversion.
 
     Params: ``budget`` (``rho``, ``delta``, ``rho_rounding``), ``methods``; output ``table``.
     """
@@ -69,7 +69,7 @@ def conversion(job: Job) -> None:
 
 
 def variance(job: Job) -> None:
-    """The TopDown talk's Laplace and Gaussian noise-variance tables recomputed under each zCDP conversion.
+    """Recompute the TopDown talk's Laplace and Gaussian noise-variance tables under each zCDP conversion.
 
     Params: ``tda`` (the config block: ``conversion``, ``alternatives``, ``levels``, ``changed_cells``);
     input ``printed``; outputs ``table``, ``fig_pdf``, ``fig_png``.
@@ -91,7 +91,7 @@ def variance(job: Job) -> None:
 
 
 def dorm(job: Job) -> None:
-    """The TopDown talk's college-town example: feasible town-wide totals and their implied bounds.
+    """Write the TopDown talk's college-town example: feasible town-wide totals and their implied bounds.
 
     Params: ``dorm`` (``region_totals``, ``occupied``, ``types``, ``forms``); outputs ``feasible``, ``bounds``.
     """

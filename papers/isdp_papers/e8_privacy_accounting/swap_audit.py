@@ -1,5 +1,6 @@
-"""An exact privacy audit of permutation swapping on small strata (swapping slides, 'Swapping satisfies
-DP, subject to its invariants').
+"""An exact privacy audit of permutation swapping on small strata.
+
+Swapping slides, 'Swapping satisfies DP, subject to its invariants'.
 
 Within a stratum each record is selected with probability p and the swapping variable of the selected
 records is permuted by a uniform derangement; a selection of exactly one record cannot be deranged
@@ -46,8 +47,9 @@ def _selection_weights(h: tuple, k: tuple) -> dict[tuple, tuple[float, ...]]:
 
 
 def output_law(h: Sequence, k: Sequence, p: float) -> dict[tuple, float]:
-    """Exact law of the swapped stratum (as a sorted tuple of (h, k) records) of the dataset with records
-    ``zip(h, k)`` under permutation swapping at rate ``p``.
+    """Return the exact law of the swapped stratum under permutation swapping at rate ``p``.
+
+    The stratum is a sorted tuple of (h, k) records, of the dataset with records ``zip(h, k)``.
     """
     n = len(h)
     z = 1 - n * p * (1 - p) ** (n - 1)  # the selection is not a single record
@@ -108,8 +110,10 @@ def universe_log_laws(
 def worst_loss_per_unit(
     h: Sequence, k: Sequence, p: float, release: Callable | None = None, persons: Callable | None = None
 ) -> float:
-    """Max over datasets x ≠ x' with the invariants of ``zip(h, k)`` and outputs w of
-    ln(P(w | x)/P(w | x')) / d(x, x') (``release`` and ``persons`` as in :func:`universe_log_laws`).
+    """Return the worst privacy loss per unit distance over datasets with the invariants of ``zip(h, k)``.
+
+    Max over datasets x ≠ x' with those invariants and outputs w of ln(P(w | x)/P(w | x')) / d(x, x') (``release`` and
+    ``persons`` as in :func:`universe_log_laws`).
     """
     log_p, distance = universe_log_laws(h, k, p, release, persons)
     return loss_per_unit(log_p, distance)
@@ -178,9 +182,10 @@ def hamming(x, x2) -> int:
 
 
 def permutation_law(n: int, p: float) -> dict[tuple[int, ...], float]:
-    """Law of the permutation π that permutation swapping applies to a stratum of ``n`` records (record i receives
-    the swapping variable of record π(i)): each record selected with probability ``p``, a lone selection redrawn,
-    a uniform derangement of the selected records. :func:`output_law` is its image on a dataset.
+    """Return the law of the permutation π that permutation swapping applies to a stratum of ``n`` records.
+
+    Record i receives the swapping variable of record π(i): each record selected with probability ``p``, a lone
+    selection redrawn, a uniform derangement of the selected records. :func:`output_law` is its image on a dataset.
     """
     z = 1 - n * p * (1 - p) ** (n - 1)
     law: dict[tuple[int, ...], float] = defaultdict(float)
@@ -196,8 +201,9 @@ def permutation_law(n: int, p: float) -> dict[tuple[int, ...], float]:
 
 
 def proof_sketch_audit(h: Sequence, k: Sequence, rates: Sequence[float]) -> dict[str, float]:
-    """The steps of the slides' proof sketch that permutation swapping is DP, enumerated on the universe of
-    ``zip(h, k)`` with the law of :func:`permutation_law`.
+    """Check the steps of the slides' proof sketch that permutation swapping is DP, by enumeration.
+
+    On the universe of ``zip(h, k)`` with the law of :func:`permutation_law`.
 
     Step 2: for every ordered pair x' ≠ x of the universe, the fewest records a permutation must move to turn x'
     into x (moved records: a derangement of them), against m = :func:`hamming` (x, x'); ``unreachable``: datasets

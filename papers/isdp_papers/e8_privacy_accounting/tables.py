@@ -31,8 +31,9 @@ def conversion_order(tda: Mapping) -> list[str]:
 
 
 def conversion_table(budget: Mapping, methods: Sequence[str]) -> pd.DataFrame:
-    """ε at δ of the budget ρ (``budget``: ``rho``, ``delta``, ``rho_rounding``) by each conversion, and
-    at ρ ∓ the rounding of the printed ρ.
+    """Return ε at δ of the budget ρ by each conversion, and at ρ ∓ the rounding of the printed ρ.
+
+    ``budget`` holds ``rho``, ``delta`` and ``rho_rounding``.
     """
     rho, delta, r = budget["rho"], budget["delta"], budget["rho_rounding"]
     rows = [
@@ -50,8 +51,9 @@ def conversion_table(budget: Mapping, methods: Sequence[str]) -> pd.DataFrame:
 
 
 def swap_curves(b_values: Sequence[int], rate_grid: Mapping) -> pd.DataFrame:
-    """Permutation swapping's ε on a grid of swap rates evenly spaced in log-odds
-    (``rate_grid``: ``logit_range``, ``n``), one curve per largest stratum size b.
+    """Return permutation swapping's ε on a grid of swap rates evenly spaced in log-odds.
+
+    ``rate_grid`` holds ``logit_range`` and ``n``; one curve per largest stratum size b.
     """
     t = np.linspace(*rate_grid["logit_range"], rate_grid["n"])
     p = special.expit(t)
@@ -166,8 +168,9 @@ def swap_min_table(b_values, eps_offsets=()) -> pd.DataFrame:
 
 
 def variance_table(printed: pd.DataFrame, levels: int, changed_cells: int, methods=CONVERSIONS) -> pd.DataFrame:
-    """Reproduce the talk's noise-variance tables (columns ``delta``, ``epsilon``, ``laplace_variance``,
-    ``gaussian_variance``) under each zCDP conversion of ``methods``.
+    """Reproduce the talk's noise-variance tables under each zCDP conversion of ``methods``.
+
+    The columns are ``delta``, ``epsilon``, ``laplace_variance`` and ``gaussian_variance``.
 
     A neighbouring database changes one record, i.e. ``changed_cells`` identity-query cells by one
     each: ℓ1 sensitivity ``changed_cells``, ℓ2 sensitivity √``changed_cells``. Returns one row per

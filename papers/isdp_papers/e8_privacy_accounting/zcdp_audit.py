@@ -1,5 +1,6 @@
-"""Exact Rényi divergences of discrete Gaussian noise and of a toy TopDown (swapping slides, 'The TopDown
-Algorithm (TDA)' and 'Theorem: TDA satisfies DP, subject to its Invariants').
+"""Exact Rényi divergences of discrete Gaussian noise and of a toy TopDown.
+
+Swapping slides, 'The TopDown Algorithm (TDA)' and 'Theorem: TDA satisfies DP, subject to its Invariants'.
 
 The slides add discrete Gaussian noise to the cells, T(x) = q(x) + W, W ~ N_Z(0, σ²) per cell, and then
 post-process T to a dataset z with the invariants c(x). Laws are exact pmfs on a box of ±``radius`` around each
@@ -17,7 +18,10 @@ from scipy import special
 
 
 def discrete_gaussian_pmf(sigma2: float, radius: int, mean: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Support −radius, …, radius and probabilities of N_Z(mean, σ²) (∝ exp(−(t − mean)²/2σ²)), normalised on that box."""
+    """Return the support −radius, …, radius and probabilities of N_Z(mean, σ²), normalised on that box.
+
+    N_Z(mean, σ²) ∝ exp(−(t − mean)²/2σ²).
+    """
     t = np.arange(-radius, radius + 1)
     logw = -((t - mean).astype(float) ** 2) / (2 * sigma2)
     return t, np.exp(logw - special.logsumexp(logw))

@@ -1,7 +1,9 @@
-"""Exact computations behind the rows on ISDP §2's privacy properties (composition across invariants, randomized
-post-processing, the smooth-DP equivalence), App. E.4's projection and non-negativity statements and §4's kernels:
-laws of products and of Markov kernels applied to an enumerated law, an LP feasibility problem and a one-step
-transition matrix. Laws are :class:`isdp.privacy.Law` (a box and a bound on what it leaves out).
+"""Exact computations behind the rows on ISDP §2's privacy properties, App. E.4's statements and §4's kernels.
+
+§2's properties are composition across invariants, randomized post-processing and the smooth-DP equivalence; App. E.4's
+statements are on projection and non-negativity. The computations are laws of products and of Markov kernels applied to
+an enumerated law, an LP feasibility problem and a one-step transition matrix. Laws are :class:`isdp.privacy.Law` (a box
+and a bound on what it leaves out).
 """
 
 from __future__ import annotations
@@ -43,16 +45,21 @@ def compact(law: Law) -> Law:
 
 
 def add_noise(law: Law, pmf, support) -> Law:
-    """Return the law of Y + Z, Z independent on ``support`` (integers) with probabilities ``pmf``, Y one-dimensional."""
+    """Return the law of Y + Z, Y one-dimensional, Z independent on ``support`` (integers).
+
+    Z has the probabilities ``pmf``.
+    """
     steps = np.asarray(support, dtype=np.int64)[None, :, None]
     points = (law.points[:, None, :] + steps).reshape(-1, law.points.shape[1])
     return Law(points, np.outer(law.probs, pmf).ravel(), law.outside + max(0.0, 1.0 - float(np.sum(pmf))))
 
 
 def log_ratio_on_grid(logp: np.ndarray, v) -> float:
-    """max_y ln p(y) − ln p(y − v) for a law on the cube {−R..R}^n given by its log-probabilities ``logp`` (an
-    n-dimensional array), over the y with both y and y − v in the cube: the privacy loss of x ↦ x + U between
-    x and x + v (U ~ p), exact on the cube when the law's normalisation cancels.
+    """Return max_y ln p(y) − ln p(y − v) for a law on the cube {−R..R}^n: the privacy loss of x ↦ x + U.
+
+    The law is given by its log-probabilities ``logp`` (an n-dimensional array); the max is over the y with both y and y
+    − v in the cube. It is the privacy loss of x ↦ x + U between x and x + v (U ~ p), exact on the cube when the law's
+    normalisation cancels.
     """
     sl_y, sl_shift = [], []
     for vi in v:
@@ -63,10 +70,12 @@ def log_ratio_on_grid(logp: np.ndarray, v) -> float:
 
 
 def unbiased_dp_exists(total: int, eps: float, nonnegative: bool, margin: int) -> bool:
-    """Whether a mechanism releasing (y, total − y) for two counts (x, total − x), x = 0…total, can be unbiased
-    (E y = x for every x) and ε-DP for one person moving between them (P(y | x) ≤ e^{2ε} P(y | x ± 1): the two
-    counts change by 1 each, ℓ1 distance 2), with y in {0..total} (both releases non-negative) or, without
-    ``nonnegative``, in {−margin..total + margin}: the feasibility of a linear programme (HiGHS).
+    """Return whether a mechanism releasing (y, total − y) for two counts can be unbiased and ε-DP (HiGHS LP).
+
+    The counts are (x, total − x), x = 0…total; unbiased means E y = x for every x, ε-DP for one person moving between
+    them means P(y | x) ≤ e^{2ε} P(y | x ± 1) (the two counts change by 1 each, ℓ1 distance 2). Here y is in {0..total}
+    (both releases non-negative) or, without ``nonnegative``, in {−margin..total + margin}; the answer is the
+    feasibility of a linear programme.
     """
     from scipy.optimize import linprog
     from scipy.sparse import coo_array
@@ -99,12 +108,13 @@ def unbiased_dp_exists(total: int, eps: float, nonnegative: bool, margin: int) -
 
 
 def joint_update_matrix(lattice, target, proposal_eps: float, radius: int, tilt: float = 0.0):
-    """The one-step transition matrix (dense) of §4's simultaneous update on the box |w|_∞ ≤ ``radius`` of the
-    lattice's coordinates: all k pre-jumps z_j i.i.d. double geometric at ``proposal_eps`` at once (``tilt``
-    tilts each towards +1, ∝ e^{−ε|z| + tilt·z}: an asymmetric proposal), one Metropolis test
-    min(1, π(w + z)/π(w)) with no Hastings term. Moves that would leave the box stay at w (row-stochastic): against
-    the true kernel, π P on the box then misses the inflow from outside and keeps the outflow, each at most
-    π(outside). Returns (P, w).
+    """Return the dense one-step transition matrix of §4's simultaneous update on a box, and the box's points.
+
+    The box is |w|_∞ ≤ ``radius`` of the lattice's coordinates: all k pre-jumps z_j i.i.d. double geometric at
+    ``proposal_eps`` at once (``tilt`` tilts each towards +1, ∝ e^{−ε|z| + tilt·z}: an asymmetric proposal), one
+    Metropolis test min(1, π(w + z)/π(w)) with no Hastings term. Moves that would leave the box stay at w
+    (row-stochastic): against the true kernel, π P on the box then misses the inflow from outside and keeps the outflow,
+    each at most π(outside). Returns (P, w).
     """
     from isdp.mcmc import dg_logpmf
 

@@ -177,9 +177,10 @@ def _chain(lattice, target, proposal_eps: float) -> dict:
 
 
 def certificate(job: Job) -> None:
-    """The certificate of one target's chain (:func:`isdp.convergence.certify_searching_lag`:
-    ``coupling.certificate_pairs`` pairs from u = 0, where the chains start; docs/method.md §4).
-    Fails (:class:`isdp.errors.CertificationError`) when the chain cannot be certified.
+    """Certify one target's chain (:func:`isdp.convergence.certify_searching_lag`).
+
+    ``coupling.certificate_pairs`` pairs from u = 0, where the chains start (docs/method.md §4). Fails
+    (:class:`isdp.errors.CertificationError`) when the chain cannot be certified.
 
     Params: ``eps``, ``target`` (``proposal_eps``), ``coupling`` (``certificate_pairs``,
     ``tv_threshold``, ``max_iter``), ``seed``; wildcard ``norm``; input ``problem``; output
@@ -294,8 +295,9 @@ def draws(job: Job) -> None:
 
 
 def _target_draws(job: Job, problem: Problem, norm: str, path):
-    """The ``norm`` target's stored draws, refused naming the file unless integer, on Λ(A) and of the target this
-    experiment configures (:func:`isdp.convergence.load_draws`).
+    """Return the ``norm`` target's stored draws, refused naming the file unless they are as configured.
+
+    They must be integer, on Λ(A) and of the target this experiment configures (:func:`isdp.convergence.load_draws`).
     """
     return load_draws(path, A=problem.A, target=generalized_laplace(job.config[job.wildcards.exp]["eps"], norm).label)
 

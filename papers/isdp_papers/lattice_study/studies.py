@@ -123,8 +123,10 @@ def retained_draws(
 
 
 def proposals_table(pilots, norms, targets, acceptance_range) -> pd.DataFrame:
-    """The configured proposal ε per target beside the pilot's choice, and the pilot's acceptance at the
-    configured value (NaN if the pilot grid does not hold it) and whether it lies in ``acceptance_range``.
+    """Return the configured proposal ε per target beside the pilot's choice and the pilot's acceptance.
+
+    The acceptance is the pilot's at the configured value (NaN if the pilot grid does not hold it), with whether it lies
+    in ``acceptance_range``.
 
     ``pilots`` are the pilot tables (:func:`isdp.mcmc.tune_proposal`) in the order of ``norms``; ``targets``
     maps each norm to its config (``proposal_eps``, ``lags``).

@@ -57,10 +57,11 @@ def kernel_index(A, B) -> int:
 
 
 def ball_counts(A, radii, norm: str) -> np.ndarray:
-    """The number of points u of Λ(A) with ‖u‖ ≤ r (``norm`` "l1" or "l2"), for each r of ``radii``, enumerated
-    over the free cells of :class:`isdp.exact.IntegerL1Sampler` (the lattice's coordinates): |u_free|_∞ ≤ ‖u‖
-    in both norms, so the box of the largest radius holds every ball. One value of the first free cell at a
-    time keeps memory small.
+    """Count the points u of Λ(A) with ‖u‖ ≤ r (``norm`` "l1" or "l2"), for each r of ``radii``.
+
+    Enumerated over the free cells of :class:`isdp.exact.IntegerL1Sampler` (the lattice's coordinates): |u_free|_∞ ≤ ‖u‖
+    in both norms, so the box of the largest radius holds every ball. One value of the first free cell at a time keeps
+    memory small.
     """
     from isdp.exact import IntegerL1Sampler
 
@@ -78,8 +79,9 @@ def ball_counts(A, radii, norm: str) -> np.ndarray:
 
 
 def kernel_grid(A, max_norm: float, steps: int) -> np.ndarray:
-    """Vectors λ = Q t of ker A (Q an orthonormal basis of it), t on the grid {−steps..steps}^k · max_norm/steps
-    with ‖t‖ ≤ max_norm, so ‖λ‖ = ‖t‖ (rows).
+    """Return vectors λ = Q t of ker A on a grid, Q an orthonormal basis of it, as rows.
+
+    t is on the grid {−steps..steps}^k · max_norm/steps with ‖t‖ ≤ max_norm, so ‖λ‖ = ‖t‖.
     """
     from scipy.linalg import null_space
 
@@ -102,12 +104,13 @@ def subgaussian_excess(law, lambdas, sigma: float) -> np.ndarray:
 
 
 def iid_invariant_probability(A, pmf, tol: float = 1e-12) -> tuple[float, float, int]:
-    """P(A u = 0) for u with i.i.d. entries of the symmetric integer law ``pmf`` (probabilities of −R, …, R), with
-    a bound on its error and the grid size N. The mean over the torus grid (2π/N · Z_N)^k of ∏_i φ((Aᵀt)_i), φ the
-    law's characteristic function (real: an FFT of the law wrapped mod N), is Σ_ℓ P(A u = N ℓ) exactly, so it
-    exceeds P(A u = 0) by at most Σ_rows P(|(A u)_row| ≥ N), each row's law from a 1-D FFT on a grid of 80 of its
-    SDs (aliasing below 1e-15 for laws with Gaussian or exponential tails); N is the smallest multiple of 8 with
-    that bound at most ``tol``. Identical columns of A are grouped (φ to their multiplicity); A has at most 3 rows
+    """Return P(A u = 0) for u with i.i.d. entries of the symmetric integer law ``pmf``, its error bound and grid size.
+
+    ``pmf`` gives the probabilities of −R, …, R; the grid size is N. The mean over the torus grid (2π/N · Z_N)^k of ∏_i
+    φ((Aᵀt)_i), φ the law's characteristic function (real: an FFT of the law wrapped mod N), is Σ_ℓ P(A u = N ℓ)
+    exactly, so it exceeds P(A u = 0) by at most Σ_rows P(|(A u)_row| ≥ N), each row's law from a 1-D FFT on a grid of
+    80 of its SDs (aliasing below 1e-15 for laws with Gaussian or exponential tails); N is the smallest multiple of 8
+    with that bound at most ``tol``. Identical columns of A are grouped (φ to their multiplicity); A has at most 3 rows
     (the grid has N^k points).
     """
     A, pmf = np.asarray(A, dtype=np.int64), np.asarray(pmf, dtype=float)

@@ -178,8 +178,9 @@ def infer_vintage(name: str | os.PathLike) -> str | None:
 def read_county_csv(
     zip_path: str | os.PathLike, vintage: str | None = None, extra: tuple[str, ...] = ()
 ) -> pd.DataFrame:
-    """Read the identifier and total-population columns (and the ``extra`` ones) of the ``*_county.csv`` in an
-    NHGIS zip.
+    """Read the identifier and total-population columns of the ``*_county.csv`` in an NHGIS zip.
+
+    And the ``extra`` columns.
 
     All columns are returned as strings, as in the file (Latin-1). The vintage (given, else
     inferred from the member or zip name) is stored in ``df.attrs["vintage"]``; a given vintage
@@ -312,8 +313,9 @@ def validate(tidy_df: pd.DataFrame) -> None:
 
 
 def state_totals_off(counties: pd.DataFrame) -> pd.Series:
-    """DAS − SF1 population of each state-level area whose DAS county counts miss its SF1 total (empty when the
-    DAS keeps every state total).
+    """Return DAS − SF1 population of each state-level area whose DAS county counts miss its SF1 total.
+
+    Empty when the DAS keeps every state total.
     """
     sums = counties.groupby("state_abbr")[_POP_COLUMNS].sum()
     gap = sums["dp_pop"] - sums["sf1_pop"]
@@ -334,7 +336,7 @@ def das_claims_broken(tidy_df: pd.DataFrame) -> list[str]:
 
 
 def _write_csv(tidy_df: pd.DataFrame, out_csv: str | os.PathLike) -> Path:
-    """Deterministic bytes: fixed column order, no index, UTF-8, ``\\n`` line endings."""
+    r"""Write deterministic bytes: fixed column order, no index, UTF-8, ``\n`` line endings."""
     return atomic_write(
         out_csv,
         lambda tmp: tidy_df[COLUMNS].to_csv(tmp, index=False, lineterminator="\n", encoding="utf-8"),
@@ -361,10 +363,12 @@ COUNT_IDS = ["gisjoin", "state_fips", "county_fips", "state_abbr"]
 
 
 def _extract_county_counts(zip_path, out_csv, vintage, source: dict[str, str], what: str, check=None) -> pd.DataFrame:
-    """The ``source`` count columns (file column → NHGIS column) of an NHGIS county zip beside the identifiers of
-    :func:`extract` (its counties, validated the same way), as a deterministic CSV sorted by gisjoin. ``check`` may
-    raise :class:`DataValidationError` on the counts; nothing is written when a check fails. As :func:`validate`,
-    the SF1 counts are checked and the DAS's are kept as published (a negative one is logged). Returns the frame.
+    """Extract the ``source`` count columns (file column → NHGIS column) of an NHGIS county zip.
+
+    They are written beside the identifiers of :func:`extract` (its counties, validated the same way), as a
+    deterministic CSV sorted by gisjoin. ``check`` may raise :class:`DataValidationError` on the counts; nothing is
+    written when a check fails. As :func:`validate`, the SF1 counts are checked and the DAS's are kept as published (a
+    negative one is logged). Returns the frame.
     """
     raw = read_county_csv(zip_path, vintage, extra=tuple(source.values()))
     missing = sorted(set(source.values()) - set(raw.columns))

@@ -27,9 +27,10 @@ _SOURCES = ("auto", "nhgis", "embedded")
 def _use_embedded(
     embedded_csv: str | os.PathLike, out_csv: str | os.PathLike, verify: bool = True
 ) -> tuple[str, str, str]:
-    """Check the committed extract against the SHA-256 its PROVENANCE.md publishes (unless ``verify`` is False: a
-    user's own extract in its place), validate it and copy its bytes to ``out_csv``; return (vintage, sha256, a note
-    when it was used unverified, else "").
+    """Check the committed extract against the SHA-256 its PROVENANCE.md publishes, validate it and copy it.
+
+    It is checked unless ``verify`` is False (a user's own extract in its place); its bytes are copied to ``out_csv``.
+    Return (vintage, sha256, a note when it was used unverified, else "").
     """
     note = verify_committed(embedded_csv, verify) or ""
     if note:

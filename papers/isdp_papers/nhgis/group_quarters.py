@@ -39,10 +39,11 @@ GROUP_QUARTERS_COLUMNS = [*COUNT_IDS, *GROUP_QUARTERS_SOURCE]
 def extract_group_quarters(
     zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
 ) -> pd.DataFrame:
-    """The per-county group-quarters population of each of the seven P42 types (SF1 and DAS), written as a
-    deterministic CSV of :data:`GROUP_QUARTERS_COLUMNS` sorted by gisjoin: the evidence for the TopDown invariant on
-    occupied group-quarters facilities per type and block. Counties and identifiers as :func:`extract`'s; nothing
-    is written when a check fails. Returns the frame.
+    """Extract the per-county group-quarters population of each of the seven P42 types (SF1 and DAS).
+
+    Written as a deterministic CSV of :data:`GROUP_QUARTERS_COLUMNS` sorted by gisjoin: the evidence for the TopDown
+    invariant on occupied group-quarters facilities per type and block. Counties and identifiers as :func:`extract`'s;
+    nothing is written when a check fails. Returns the frame.
     """
     return _extract_county_counts(zip_path, out_csv, vintage, GROUP_QUARTERS_SOURCE, "group-quarters population")
 

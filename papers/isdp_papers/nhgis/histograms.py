@@ -1,8 +1,9 @@
-"""The 252-cell ethnicity (2) × race (63) × voting age (2) histograms of 2010 SF1 and the DAS, derived from the county
-zip's race tables (P8–P11) as matched in its codebook, and the three extracts made of them: the per-state support
-(:func:`extract_histogram_support`), the per-county cell summary (:func:`extract_histogram_cells`,
-:func:`load_histogram_cells`) and Illinois's county histograms (:func:`extract_state_histograms`,
-:func:`load_state_histograms`).
+"""The 252-cell ethnicity (2) × race (63) × voting age (2) histograms of 2010 SF1 and the DAS.
+
+They are derived from the county zip's race tables (P8–P11) as matched in its codebook, and the three extracts made of
+them: the per-state support (:func:`extract_histogram_support`), the per-county cell summary
+(:func:`extract_histogram_cells`, :func:`load_histogram_cells`) and Illinois's county histograms
+(:func:`extract_state_histograms`, :func:`load_state_histograms`).
 
 Used by E3's claims measures (histogram cells and sparsity, the national histogram), E4's measures (the Illinois
 histograms) and E8's measures (the TopDown problem sizes: :data:`HISTOGRAM_CELLS`, :data:`NATION`).
@@ -49,8 +50,10 @@ HISTOGRAM_CELLS = 2 * N_RACES * 2
 
 
 def _codebook_races(zip_path: str | os.PathLike) -> dict[str, list[str]]:
-    """The race leaves of each :data:`_RACE_TABLES` table, read from the codebook in the zip and matched by label: per
-    table, the codes of the 63 races in one order. A leaf is a label no other label of its table refines.
+    """Return the race leaves of each :data:`_RACE_TABLES` table, read from the codebook in the zip.
+
+    Matched by label: per table, the codes of the 63 races in one order. A leaf is a label no other label of its table
+    refines.
     """
     with zipfile.ZipFile(zip_path) as zf:
         (member,) = [m for m in zf.namelist() if m.endswith("_codebook.txt")]
@@ -80,10 +83,12 @@ def _codebook_races(zip_path: str | os.PathLike) -> dict[str, list[str]]:
 
 
 def _county_histograms(zip_path, vintage, sources) -> dict[str, tuple[pd.DataFrame, tuple[np.ndarray, ...]]]:
-    """Per county, the 252 cells ethnicity (2) × race (63) × voting age (2) as differences of the zip's race tables
-    (:data:`_RACE_TABLES`, the 18+ cells first), with the total (H72001) and voting-age (H74001) populations, for
-    each source suffix in ``sources`` (``sf`` 2010 SF1, ``dp`` the DAS): {source: (counties, (cells, pop, adults))}.
-    The counties are :func:`extract`'s, validated the same way; the cells are not checked here.
+    """Return per county the 252 cells ethnicity (2) × race (63) × voting age (2), for each source in ``sources``.
+
+    The cells are differences of the zip's race tables (:data:`_RACE_TABLES`, the 18+ cells first), with the total
+    (H72001) and voting-age (H74001) populations; the source suffixes are ``sf`` (2010 SF1) and ``dp`` (the DAS):
+    {source: (counties, (cells, pop, adults))}. The counties are :func:`extract`'s, validated the same way; the cells
+    are not checked here.
     """
     races = _codebook_races(zip_path)
     columns = {
@@ -123,15 +128,17 @@ def _check_sf1_cells(cells: np.ndarray, pop: np.ndarray, adults: np.ndarray) -> 
 def extract_histogram_support(
     zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
 ) -> pd.DataFrame:
-    """Per state, the number of counties and of nonzero cells of the state's 2010 SF1 histogram ethnicity (2) × race
-    (63) × voting age (2) = 252 cells (the TopDown talk's attributes without residence type, which SF1 does not cross
-    with them), beside the state's SF1 population and the nonzero cells of the same histogram after the DAS (the sum
-    of its counties' DAS cells); one :data:`NATION` row for the 50 states and DC. The cells are differences of the
-    zip's tables (:data:`_RACE_TABLES`), checked: no negative SF1 cell (a negative DAS cell, which the
-    histogram-cells extract counts for the registry, is not a populated one here); in every county (hence every state)
-    the 252 SF1 cells add up to the population (H72001) and the 18+ cells to the voting-age population (H74001). The
-    counties are :func:`extract`'s (validated the same way). Writes a deterministic CSV of
-    :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a check fails. Returns the frame.
+    """Extract per state the number of counties and of nonzero cells of the state's 2010 SF1 252-cell histogram.
+
+    Per state, the number of counties and of nonzero cells of the state's 2010 SF1 histogram ethnicity (2) × race (63) ×
+    voting age (2) = 252 cells (the TopDown talk's attributes without residence type, which SF1 does not cross with
+    them), beside the state's SF1 population and the nonzero cells of the same histogram after the DAS (the sum of its
+    counties' DAS cells); one :data:`NATION` row for the 50 states and DC. The cells are differences of the zip's tables
+    (:data:`_RACE_TABLES`), checked: no negative SF1 cell (a negative DAS cell, which the histogram-cells extract counts
+    for the registry, is not a populated one here); in every county (hence every state) the 252 SF1 cells add up to the
+    population (H72001) and the 18+ cells to the voting-age population (H74001). The counties are :func:`extract`'s
+    (validated the same way). Writes a deterministic CSV of :data:`HISTOGRAM_SUPPORT_COLUMNS`; nothing is written when a
+    check fails. Returns the frame.
     """
     histograms = _county_histograms(zip_path, vintage, ("sf", "dp"))
     counties, (cells, pop, adults) = histograms["sf"]
@@ -169,8 +176,10 @@ HISTOGRAM_CELLS_COLUMNS = [*COUNT_IDS, *HISTOGRAM_CELLS_SOURCE]
 
 
 def histogram_cells_summary(counties: pd.DataFrame, sf1: np.ndarray, dp: tuple[np.ndarray, ...]) -> pd.DataFrame:
-    """Per county: the nonzero cells of its SF1 and DAS 252-cell histograms, the DAS cells that are negative, and
-    whether the DAS cells fail to add up to the DAS's published total and voting-age populations (1) or not (0).
+    """Return per county the nonzero and negative cells of its 252-cell histograms and whether they add up.
+
+    Per county: the nonzero cells of its SF1 and DAS 252-cell histograms, the DAS cells that are negative, and whether
+    the DAS cells fail to add up to the DAS's published total and voting-age populations (1) or not (0).
     """
     cells, pop, adults = dp
     off = (cells.sum(axis=1) != pop) | (cells[:, : 2 * N_RACES].sum(axis=1) != adults)
@@ -187,10 +196,12 @@ def histogram_cells_summary(counties: pd.DataFrame, sf1: np.ndarray, dp: tuple[n
 def extract_histogram_cells(
     zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
 ) -> pd.DataFrame:
-    """Per county, :func:`histogram_cells_summary` of its 252-cell ethnicity × race × voting-age histograms, SF1 and
-    DAS, derived from the zip's race tables (:func:`_county_histograms`; the SF1 cells checked as in
-    :func:`extract_histogram_support`): the TopDown talk's sparse histograms and its nonnegative integer microdata.
-    Writes a deterministic CSV of :data:`HISTOGRAM_CELLS_COLUMNS`; nothing is written when a check fails.
+    """Extract per county the :func:`histogram_cells_summary` of its 252-cell histograms, SF1 and DAS.
+
+    The histograms are ethnicity × race × voting age, derived from the zip's race tables (:func:`_county_histograms`;
+    the SF1 cells checked as in :func:`extract_histogram_support`): the TopDown talk's sparse histograms and its
+    nonnegative integer microdata. Writes a deterministic CSV of :data:`HISTOGRAM_CELLS_COLUMNS`; nothing is written
+    when a check fails.
     """
     histograms = _county_histograms(zip_path, vintage, ("sf", "dp"))
     counties, (sf1, pop, adults) = histograms["sf"]
@@ -212,11 +223,12 @@ STATE_HISTOGRAMS_COLUMNS = [*COUNT_IDS, *STATE_HISTOGRAMS_SOURCE]
 def extract_state_histograms(
     zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
 ) -> pd.DataFrame:
-    """The 252 SF1 cells ethnicity × race × voting age of every county of :data:`STATE_HISTOGRAMS_STATE`, in
-    :func:`_county_histograms`' order (18+ not Hispanic, 18+ Hispanic, under-18 not Hispanic, under-18 Hispanic;
-    63 races each, in the codebook's order), checked as in :func:`extract_histogram_support`. SF1 is the same in
-    every vintage. Writes a deterministic CSV of :data:`STATE_HISTOGRAMS_COLUMNS`; nothing is written when a check
-    fails. Returns the frame.
+    """Extract the 252 SF1 cells ethnicity × race × voting age of every county of :data:`STATE_HISTOGRAMS_STATE`.
+
+    In :func:`_county_histograms`' order (18+ not Hispanic, 18+ Hispanic, under-18 not Hispanic, under-18 Hispanic; 63
+    races each, in the codebook's order), checked as in :func:`extract_histogram_support`. SF1 is the same in every
+    vintage. Writes a deterministic CSV of :data:`STATE_HISTOGRAMS_COLUMNS`; nothing is written when a check fails.
+    Returns the frame.
     """
     counties, (cells, pop, adults) = _county_histograms(zip_path, vintage, ("sf",))["sf"]
     _check_sf1_cells(cells, pop, adults)

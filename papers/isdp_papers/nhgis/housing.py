@@ -35,9 +35,10 @@ def _occupied_within_total(housing: pd.DataFrame) -> None:
 def extract_housing(
     zip_path: str | os.PathLike, out_csv: str | os.PathLike, vintage: str | None = None
 ) -> pd.DataFrame:
-    """The per-county housing-unit counts of an NHGIS county zip (SF1 and DAS, total and occupied), written as a
-    deterministic CSV of :data:`HOUSING_COLUMNS` sorted by gisjoin: Subspace DP §1's 'counts of total housing
-    units' invariant. The counties and their identifiers are :func:`extract`'s (validated the same way); nothing
+    """Extract the per-county housing-unit counts of an NHGIS county zip (SF1 and DAS, total and occupied).
+
+    Written as a deterministic CSV of :data:`HOUSING_COLUMNS` sorted by gisjoin: Subspace DP §1's 'counts of total
+    housing units' invariant. The counties and their identifiers are :func:`extract`'s (validated the same way); nothing
     is written when a check fails (also: SF1 occupied ≤ total). Returns the frame.
     """
     return _extract_county_counts(zip_path, out_csv, vintage, HOUSING_SOURCE, "housing units", _occupied_within_total)

@@ -37,8 +37,10 @@ def _gaussian_profile(eps: list[float], delta: list[float], shift: float) -> tup
 
 
 def lemma34_profile(run: Run, paper, *, eps: list[float], delta: list[float]) -> Measurement:
-    """Lemma 3.4's Gaussian noise σ = Δ₂ c_{ε,δ}, c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε, against the exact privacy profile
-    of the Gaussian mechanism (:func:`isdp.baselines.gaussian_delta`): the largest δ_exact(ε)/δ over the grid.
+    """Measure Lemma 3.4's Gaussian noise against the exact privacy profile of the Gaussian mechanism.
+
+    The noise is σ = Δ₂ c_{ε,δ}, c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε; the profile is
+    :func:`isdp.baselines.gaussian_delta`'s; the value is the largest δ_exact(ε)/δ over the grid.
     """
     worst, failing = _gaussian_profile(eps, delta, 1.0)
     return Measurement(
@@ -49,8 +51,10 @@ def lemma34_profile(run: Run, paper, *, eps: list[float], delta: list[float]) ->
 
 
 def gaussian_corollaries_profile(run: Run, paper, *, eps: list[float], delta: list[float]) -> Measurement:
-    """Cor. 3.5 and 3.6's N-subspace privacy at Lemma 3.4's constant, for A = hist on 4 values with bounded neighbours
-    (Δ = e_j − e_i) and the invariants of Examples 2.3 (1ᵀ) and 2.4 ((1, 0, 1, 0)).
+    """Measure Cor. 3.5 and 3.6's N-subspace privacy at Lemma 3.4's constant.
+
+    For A = hist on 4 values with bounded neighbours (Δ = e_j − e_i) and the invariants of Examples 2.3 (1ᵀ) and 2.4
+    ((1, 0, 1, 0)).
 
     On N both releases are spherical Gaussian (SD c Δ₂(A) for the projected mechanism, c Δ₂(Q_Nᵀ A) in Q_N's
     coordinates for the extended one) and neighbours lie ‖Π_N Δ‖ (resp. ‖Q_Nᵀ Δ‖) apart, so the exact profile
@@ -99,8 +103,10 @@ def _laplace_setting(n: int, eps: float, sensitivity: float | None):
 
 
 def laplace_product_level(run: Run, paper, *, eps: float, n: int, sensitivity: float | None = None) -> Measurement:
-    """Lemma 3.7: privacy level / ε of hist + Lap(Δ₁/ε)ⁿ under bounded neighbours, the larger of the closed form
-    max ‖Δ‖₁/b and the density's largest log ratio on E7's grid (rounding near 10⁶ scales shows as ~1e-9).
+    """Measure Lemma 3.7: the privacy level / ε of hist + Lap(Δ₁/ε)ⁿ under bounded neighbours.
+
+    The level is the larger of the closed form max ‖Δ‖₁/b and the density's largest log ratio on E7's grid (rounding
+    near 10⁶ scales shows as ~1e-9).
     """
     from isdp_papers.e6_spatiotemporal_gaussian import laplace_exact as le
 
@@ -241,9 +247,11 @@ def laplace_tail_ratio(run: Run, paper, *, ks: list[float], laplace_tail=None) -
 def _extended_laplace(
     x: np.ndarray, eps: float, size: int, rng: np.random.Generator, basis
 ) -> tuple[np.ndarray, float]:
-    """``size`` releases x + Q_N w_N of the extended Laplace mechanism (Cor 3.9 with Algorithm 1's noise Q_N w_N) for
-    the identity query, one cell changing by 1: w_N ~ Lap(b) i.i.d., b = Δ₁(Q_Nᵀ)/ε = max_i ‖Q_Nᵀ e_i‖₁/ε, drawn
-    block by block as :func:`isdp.baselines.extended_gaussian`. Returns (releases, b).
+    """Draw ``size`` releases x + Q_N w_N of the extended Laplace mechanism for the identity query.
+
+    The mechanism is Cor 3.9 with Algorithm 1's noise Q_N w_N, one cell changing by 1: w_N ~ Lap(b) i.i.d., b =
+    Δ₁(Q_Nᵀ)/ε = max_i ‖Q_Nᵀ e_i‖₁/ε, drawn block by block as :func:`isdp.baselines.extended_gaussian`. Returns
+    (releases, b).
     """
     b = max(float(np.abs(Q).sum(axis=1).max()) for _, Q in basis if Q.size) / eps
     out = np.repeat(x[None, :], size, axis=0)

@@ -45,12 +45,14 @@ def example_24_ratio(run: Run, paper, *, domain, invariant, x, x_prime, value: i
 
 
 def invariant_dp_incompatibility(run: Run, paper, *, eps: float, sizes: list[int], entries: list[int]) -> Measurement:
-    """§1 and §2.2: DP and a linear invariant on databases over X = {1, 2, 3, 4}, A = hist, Def 2.1's neighbours (one
-    row changes, the size stays). For every one-row C with entries in ``entries`` (not all 0): C is *nontrivial*
-    when C hist(x) is not constant over the databases of the sizes in ``sizes``; its *forced δ* is 1 when some
-    neighbour pair has C hist(x) ≠ C hist(x') — Example 2.4's event {y : C y = C hist(x)} then has probability 1
-    under x and 0 under x' for every mechanism that keeps C, so no ε makes δ < 1 — else 0 (no bound). Value: the
-    smallest forced δ over the nontrivial invariants. Beside it, Thm 3.1's release for 1ᵀ on ℝ⁴ (exact level).
+    """Measure §1 and §2.2: the smallest δ DP can reach beside a nontrivial linear invariant.
+
+    §1 and §2.2: DP and a linear invariant on databases over X = {1, 2, 3, 4}, A = hist, Def 2.1's neighbours (one row
+    changes, the size stays). For every one-row C with entries in ``entries`` (not all 0): C is *nontrivial* when C
+    hist(x) is not constant over the databases of the sizes in ``sizes``; its *forced δ* is 1 when some neighbour pair
+    has C hist(x) ≠ C hist(x') — Example 2.4's event {y : C y = C hist(x)} then has probability 1 under x and 0 under x'
+    for every mechanism that keeps C, so no ε makes δ < 1 — else 0 (no bound). Value: the smallest forced δ over the
+    nontrivial invariants. Beside it, Thm 3.1's release for 1ᵀ on ℝ⁴ (exact level).
     """
     import itertools
 

@@ -1,5 +1,7 @@
-"""Measures of Subspace DP §5.2's study, the projected Gaussian on the groups × hours × buildings query, and of
-the error of its Gaussian mechanisms (§3.3 Cor 3.5, 3.6), read from E6's run.
+"""Measures of Subspace DP §5.2's study and of the error of its Gaussian mechanisms, read from E6's run.
+
+The study is the projected Gaussian on the groups × hours × buildings query; the mechanisms' errors are §3.3's Cor 3.5
+and 3.6.
 
 Statements: the query's size (``dimensions``); the printed error statistic under each reading
 (``reading_statistic``, ``reading_gap``); the exact per-cell error SD (``exact_sd``); the mean squared error of the
@@ -18,8 +20,9 @@ from isdp_papers.e6_spatiotemporal_gaussian.spatiotemporal import READINGS
 
 
 def _info(run: Run, **kinds) -> dict:
-    """``results/e6/info.json``, the fields a measure reads checked by kind (``nonnegative=[...]``, ...:
-    :data:`isdp_papers.evidence_checks.KINDS`).
+    """Return ``results/e6/info.json``, the fields a measure reads checked by kind.
+
+    The kinds are ``nonnegative=[...]``, ... (:data:`isdp_papers.evidence_checks.KINDS`).
     """
     return ec.json_values(run, "e6/info.json", **kinds)
 
@@ -29,10 +32,11 @@ _SIZE = ["n_studies", "n_reps"]
 
 
 def _readings(run: Run, reading: str, statistics) -> pd.DataFrame:
-    """``e6_readings`` indexed by (reading, statistic), refused unless every row is one (reading, statistic) with a
-    finite mean and exact value, a spread of one study ``study_sd`` ≥ 0 over ``n_studies`` ≥ 2 studies, and its
-    SEs derived from them (``se_mean`` = study_sd/√n_studies, ``se`` = √(study_sd² + se_mean²): recomputed, not
-    trusted), and unless it has ``reading``'s ``statistics``.
+    """Return ``e6_readings`` indexed by (reading, statistic), refused unless every row is consistent.
+
+    It is refused unless every row is one (reading, statistic) with a finite mean and exact value, a spread of one study
+    ``study_sd`` ≥ 0 over ``n_studies`` ≥ 2 studies, and its SEs derived from them (``se_mean`` = study_sd/√n_studies,
+    ``se`` = √(study_sd² + se_mean²): recomputed, not trusted), and unless it has ``reading``'s ``statistics``.
     """
     where = str(run.path("tables/e6_readings.csv"))
     t = ec.table(
@@ -134,9 +138,10 @@ def total_error_z(run: Run, paper) -> Measurement:
 
 
 def extended_over_projected_error(run: Run, paper) -> Measurement:
-    """One-sided 99 % upper confidence bound on err_EG / err_PG (Cor. 3.6 against Cor. 3.5) at the same
-    c_{ε,δ}, from the simulated mean squared errors (SE by the delta method), beside the closed form
-    Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii for this query.
+    """Measure a one-sided 99 % upper confidence bound on err_EG / err_PG at the same c_{ε,δ}.
+
+    The ratio is Cor. 3.6's against Cor. 3.5's, from the simulated mean squared errors (SE by the delta method), beside
+    the closed form Δ₂(Q_Nᵀ A)² / Δ₂(A)² = max_i Π_ii for this query.
     """
     from scipy import stats
 

@@ -1,5 +1,6 @@
-"""Measures of the Swapping slides' privacy statements about permutation swapping, by exact enumeration on small
-strata (:mod:`isdp_papers.e8_privacy_accounting.swap_audit`), and of the slides' definitions behind them.
+"""Measures of the Swapping slides' privacy statements about permutation swapping, and of their definitions.
+
+The statements are checked by exact enumeration on small strata (:mod:`isdp_papers.e8_privacy_accounting.swap_audit`).
 
 Statements: swapping satisfies DP subject to its invariants with ε = ln(b + 1) − ln o (``swap_privacy_audit``) and
 the proof sketch's steps (``swap_proof_sketch``); invariants and common support (``swap_invariant_support``); the
@@ -21,10 +22,11 @@ from isdp_papers.e8_privacy_accounting.measures._common import _strata
 
 
 def swap_privacy_audit(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
-    """The slides' budget ε(p, b) against the exact worst privacy loss per unit of Hamming distance of permutation
-    swapping, enumerated on small strata (:mod:`isdp_papers.e8_privacy_accounting.swap_audit`): the largest
-    ratio loss / ε(p, b) over the strata and swap rates, where the bound is attained, and how loose it is on the
-    branch p ≤ 1/2 (the one every printed table uses).
+    """Measure the slides' budget ε(p, b) against the exact worst privacy loss of permutation swapping.
+
+    The loss is per unit of Hamming distance, enumerated on small strata
+    (:mod:`isdp_papers.e8_privacy_accounting.swap_audit`): the largest ratio loss / ε(p, b) over the strata and swap
+    rates, where the bound is attained, and how loose it is on the branch p ≤ 1/2 (the one every printed table uses).
     """
     from isdp.baselines import swapping_epsilon
     from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
@@ -55,10 +57,12 @@ def swap_privacy_audit(run: Run, paper, *, strata: list, rates: list[float]) -> 
 
 
 def swap_proof_sketch(run: Run, paper, *, strata: list, rates: list[float]) -> Measurement:
-    """The steps of the slides' proof sketch that permutation swapping is DP, enumerated exactly on small strata
-    (:func:`isdp_papers.e8_privacy_accounting.swap_audit.proof_sketch_audit`): x = ρ(x') for a derangement ρ of
-    m = d_HAM^u(x, x') records; m_σ − m ≤ m_σ' ≤ m_σ + m for σ' = σ ∘ ρ; Pr(σ)/Pr(σ') = o^(m_σ − m_σ') times the
-    ratio of the derangement numbers of m_σ' and m_σ records; that ratio at most o^−m (b + 1)^m at the ``rates``.
+    """Measure the steps of the slides' proof sketch that permutation swapping is DP, exactly on small strata.
+
+    The steps are enumerated by :func:`isdp_papers.e8_privacy_accounting.swap_audit.proof_sketch_audit`: x = ρ(x') for a
+    derangement ρ of m = d_HAM^u(x, x') records; m_σ − m ≤ m_σ' ≤ m_σ + m for σ' = σ ∘ ρ; Pr(σ)/Pr(σ') = o^(m_σ − m_σ')
+    times the ratio of the derangement numbers of m_σ' and m_σ records; that ratio at most o^−m (b + 1)^m at the
+    ``rates``.
     """
     from isdp_papers.e8_privacy_accounting.swap_audit import proof_sketch_audit
 
@@ -294,10 +298,11 @@ def slides_distances(c, c2) -> tuple[float, float]:
 
 
 def hamming_extension(run: Run, paper, *, values: int, max_size: int) -> Measurement:
-    """Shortest-path extensions of the bounded (replace one record) and unbounded (add or remove one record)
-    neighbour relations, by breadth-first search over every unordered dataset of at most ``max_size`` records
-    over ``values`` values, against the slides' closed forms (:func:`slides_distances`); beside them, the distance
-    the swapping audit uses (records of x not in x', same size).
+    """Measure the shortest-path extensions of the bounded and unbounded neighbour relations.
+
+    Bounded: replace one record; unbounded: add or remove one record. They are found by breadth-first search over every
+    unordered dataset of at most ``max_size`` records over ``values`` values, against the slides' closed forms
+    (:func:`slides_distances`); beside them, the distance the swapping audit uses (records of x not in x', same size).
     """
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import shortest_path

@@ -36,8 +36,10 @@ def _printed_swap(run: Run, table: str) -> tuple[pd.DataFrame, str]:
 
 
 def _swap_results(run: Run, table: str, printed: pd.DataFrame) -> pd.DataFrame:
-    """This run's table ``table``, refused unless it holds exactly the printed cells, each with the printed ε, the
-    slides' formula ε(p, b) at its b and swap rate, and gap = ε − printed (recomputed, never trusted).
+    """Return this run's table ``table``, refused unless it holds exactly the printed cells.
+
+    Each cell with the printed ε, the slides' formula ε(p, b) at its b and swap rate, and gap = ε − printed (recomputed,
+    never trusted).
     """
     from isdp.baselines import swapping_epsilon
 
@@ -209,9 +211,10 @@ def min_epsilon(run: Run, paper) -> Measurement:
 
 @ec.reads_committed
 def two_rates(run: Run, paper) -> Measurement:
-    """Whether each budget ε_b + offset (every b of the printed tables, every configured offset) is reached by exactly
-    two swap rates: the numerical root count of the slides' formula over logit p. The distance of the roots from the
-    closed-form pair goes into the note.
+    """Measure whether each budget ε_b + offset is reached by exactly two swap rates.
+
+    Every b of the printed tables and every configured offset; the count is the numerical root count of the slides'
+    formula over logit p. The distance of the roots from the closed-form pair goes into the note.
     """
     t = _swap_min(run)
     counts = t.filter(like="n_rates_").to_numpy()
@@ -228,9 +231,11 @@ def two_rates(run: Run, paper) -> Measurement:
 
 @ec.reads_committed
 def larger_b(run: Run, paper) -> Measurement:
-    """For the same swap rate, ε is non-decreasing in b, and strictly larger for the larger b wherever that b's
-    budget is on its left branch ln(b + 1) − ln o, i.e. p < p*(b) (on the figure's grid, adjacent b's). The curves
-    must cover every b of the printed tables on one grid of swap rates.
+    """Measure whether, for the same swap rate, ε is non-decreasing in b.
+
+    It must also be strictly larger for the larger b wherever that b's budget is on its left branch ln(b + 1) − ln o,
+    i.e. p < p*(b) (on the figure's grid, adjacent b's). The curves must cover every b of the printed tables on one grid
+    of swap rates.
     """
     from isdp.baselines import swapping_min_epsilon
 
@@ -315,7 +320,10 @@ def ma1940_swapped_mape(run: Run, paper, *, file: str) -> Measurement:
 
 @ec.reads_committed
 def ma1940_stratum(run: Run, paper, *, file: str) -> Measurement:
-    """Return the largest stratum beside the dwellings of the printed county table (the count itself needs microdata)."""
+    """Return the largest stratum beside the dwellings of the printed county table.
+
+    The count itself needs microdata.
+    """
     total = int(_county_table(run, file).loc["total", "total"])
     return Measurement(
         float(paper) / total,
@@ -410,11 +418,12 @@ def census2020_strata_nesting(run: Run, paper, *, printed: str, geography: list[
 
 @ec.reads_committed
 def census2020_largest_strata(run: Run, paper, *, printed: str, housing: str, strata: dict) -> Measurement:
-    """The 2020 what-if table's state and county strata against the 2010 SF1 housing counts of the committed county
-    extract (H3: total and occupied housing units; occupied units are households): whether the named stratum
-    (``strata``: V_Match → state abbreviation, or 'state abbreviation county FIPS') has the most households at its
-    level, and whether the printed b is exactly its total housing units (vacant units included) and not its
-    households.
+    """Measure the 2020 what-if table's state and county strata against the 2010 SF1 housing counts.
+
+    The counts are those of the committed county extract (H3: total and occupied housing units; occupied units are
+    households): whether the named stratum (``strata``: V_Match → state abbreviation, or 'state abbreviation county
+    FIPS') has the most households at its level, and whether the printed b is exactly its total housing units (vacant
+    units included) and not its households.
     """
     from isdp_papers.nhgis.housing import load_housing
 

@@ -86,9 +86,11 @@ def zcdp_budget_epsilon(run: Run, paper, *, delta: float, conversion: str) -> Me
 
 
 def zcdp_composition_gap(run: Run, paper, *, parts: list[str], total: str) -> Measurement:
-    """Printed zCDP budgets against composition: zCDP's ρ adds up over releases of the same persons (Bun & Steinke
-    2016, Lemma 2.3), so the budget printed for several products together should be the sum of theirs. The value is
-    |ρ(total) − Σ ρ(parts)|, ``paper`` mapping each printed label to its ρ.
+    """Measure printed zCDP budgets against composition.
+
+    ZCDP's ρ adds up over releases of the same persons (Bun & Steinke 2016, Lemma 2.3), so the budget printed for
+    several products together should be the sum of theirs. The value is |ρ(total) − Σ ρ(parts)|, ``paper`` mapping each
+    printed label to its ρ.
     """
     added = sum(float(paper[p]) for p in parts)
     gap = abs(float(paper[total]) - added)
@@ -103,10 +105,12 @@ def zcdp_composition_gap(run: Run, paper, *, parts: list[str], total: str) -> Me
 def discrete_gaussian_zcdp(
     run: Run, paper, *, variances: list[float], shifts: list[list[int]], alphas: list[float], radius_sd: float
 ) -> Measurement:
-    """The exact sup over α of D_α/α between N_Z(0, σ²) and its shift (cells independent, divergences add), over
-    the cited zCDP budget ρ = ‖shift‖₂²/(2σ²) (Canonne, Kamath & Steinke): the ratio farthest from 1 over the
-    settings. D_nor of the slides is √(sup D_α/α) = √ρ. The laws live on ±``radius_sd`` SDs (the mass beyond is
-    below e^(−radius_sd²/2), and every probability inside stays above floating-point underflow).
+    """Measure the exact sup over α of D_α/α between N_Z(0, σ²) and its shift against the cited zCDP budget.
+
+    Cells are independent and their divergences add; the budget is ρ = ‖shift‖₂²/(2σ²) (Canonne, Kamath & Steinke); the
+    value is the ratio farthest from 1 over the settings. D_nor of the slides is √(sup D_α/α) = √ρ. The laws live on
+    ±``radius_sd`` SDs (the mass beyond is below e^(−radius_sd²/2), and every probability inside stays above
+    floating-point underflow).
     """
     from isdp_papers.e8_privacy_accounting.zcdp_audit import discrete_gaussian_law, renyi_divergence
 

@@ -96,12 +96,13 @@ def workload_consistency(
     tallies: dict,
     exclude: list[str],
 ) -> Measurement:
-    """Whether the printed query total, queries per unit and number of blocks fit together over the talk's six
-    geographic levels: the units U the total allows (641 U rounding to it) against the fewest units the levels
-    need — the nation (1), the states and counties of the committed county extract (states ``exclude`` left out),
-    the tracts and block groups of the published 2010 ``tallies``, and the blocks, rounding to the printed number.
-    The value is the largest allowed U minus the smallest needed. The tallies' own states and counties are set
-    beside the extract's, and their blocks beside the printed number.
+    """Measure whether the printed query total, queries per unit and number of blocks fit together.
+
+    Over the talk's six geographic levels: the units U the total allows (641 U rounding to it) against the fewest units
+    the levels need — the nation (1), the states and counties of the committed county extract (states ``exclude`` left
+    out), the tracts and block groups of the published 2010 ``tallies``, and the blocks, rounding to the printed number.
+    The value is the largest allowed U minus the smallest needed. The tallies' own states and counties are set beside
+    the extract's, and their blocks beside the printed number.
     """
     t = _county_file(run, run.config["data"]["embedded"])
     t = t[~t["state_fips"].isin(exclude)]
@@ -136,7 +137,10 @@ def workload_consistency(
 
 @ec.reads_committed
 def state_units(run: Run, paper, *, exclude: list[str]) -> Measurement:
-    """The state-level geographic units (states and DC) of the committed 2010 county extract, ``exclude`` left out."""
+    """Count the state-level geographic units (states and DC) of the committed 2010 county extract.
+
+    ``exclude`` is left out.
+    """
     t = _county_file(run, run.config["data"]["embedded"])
     states = sorted(set(t["state_fips"]) - set(exclude))
     return Measurement(
@@ -147,8 +151,9 @@ def state_units(run: Run, paper, *, exclude: list[str]) -> Measurement:
 
 @ec.reads_committed
 def gq_type_count(run: Run, paper, *, file: str, counted: str) -> Measurement:
-    """Distinct values of the column ``counted`` (``code``: the 3-digit GQ type codes; ``major_type``: the major
-    types they group into) in the committed list of 2010 Census group-quarters codes.
+    """Count the distinct values of the column ``counted`` in the committed list of 2010 Census group-quarters codes.
+
+    ``code``: the 3-digit GQ type codes; ``major_type``: the major types they group into.
     """
     t = ec.committed_csv(run, file, dtype={"code": str}, key="code", filled=["major_type", counted])
     n = int(t[counted].nunique())
@@ -161,8 +166,10 @@ def gq_type_count(run: Run, paper, *, file: str, counted: str) -> Measurement:
 
 
 def _support_table(run: Run, file: str) -> tuple[pd.Series, pd.DataFrame]:
-    """The nation's row and the states' rows (the 50 states and DC) of the committed per-state support table of the
-    252-cell histogram; Puerto Rico is outside the nation's hierarchy.
+    """Return the nation's row and the states' rows of the committed per-state support table.
+
+    The table is that of the 252-cell histogram; the states are the 50 states and DC; Puerto Rico is outside the
+    nation's hierarchy.
     """
     t = ec.committed_csv(
         run, file, key="state_abbr", count=["counties", "nonzero_cells", "sf1_pop", "dp_nonzero_cells"]
@@ -179,10 +186,11 @@ def _support_table(run: Run, file: str) -> tuple[pd.Series, pd.DataFrame]:
 
 @ec.reads_committed
 def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Measurement:
-    """Size of the TopDown talk's optimisation problems at the nation→state step and at each state→county step, from
-    the committed per-state support of the 2010 ethnicity × race × voting-age histogram (252 cells):
-    ``variables`` = children × cells nonzero at the parent (the talk drops the variables that are 0 at the parent);
-    ``people`` = the parent's population. Puerto Rico is outside the nation's hierarchy.
+    """Measure the size of the TopDown talk's optimisation problems at the nation→state and state→county steps.
+
+    From the committed per-state support of the 2010 ethnicity × race × voting-age histogram (252 cells): ``variables``
+    = children × cells nonzero at the parent (the talk drops the variables that are 0 at the parent); ``people`` = the
+    parent's population. Puerto Rico is outside the nation's hierarchy.
     """
     nation, states = _support_table(run, file)
     sizes = {"variables": lambda children, r: children * r["nonzero_cells"], "people": lambda children, r: r["sf1_pop"]}
@@ -216,10 +224,11 @@ def problem_sizes(run: Run, paper, *, file: str, size: str = "variables") -> Mea
 
 @ec.reads_committed
 def national_zero_cells(run: Run, paper, *, file: str) -> Measurement:
-    """The cells of the nation's DAS histogram (ethnicity × race × voting age, 252 cells; the 50 states and DC) that
-    are 0, which the talk's state level ignores, from the committed per-state support table; the variables this
-    drops from the nation→state problem (51 states per cell) beside those the states' own zero cells drop at the
-    state→county step.
+    """Count the cells of the nation's DAS histogram that are 0, which the talk's state level ignores.
+
+    The histogram is ethnicity × race × voting age, 252 cells, over the 50 states and DC, read from the committed
+    per-state support table; the variables this drops from the nation→state problem (51 states per cell) beside those
+    the states' own zero cells drop at the state→county step.
     """
     nation, states = _support_table(run, file)
     cells = HISTOGRAM_CELLS

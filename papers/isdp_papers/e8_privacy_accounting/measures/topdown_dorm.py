@@ -1,5 +1,6 @@
-"""Measures of the TopDown talk's dormitory example ('Invariants', 'An Example' and 'via Network Flows'), with
-the helpers of :mod:`isdp_papers.e8_privacy_accounting.implied`.
+"""Measures of the TopDown talk's dormitory example ('Invariants', 'An Example' and 'via Network Flows').
+
+With the helpers of :mod:`isdp_papers.e8_privacy_accounting.implied`.
 
 Statements: the necessary and sufficient town-wide constraints (``dorm_constraints``), the counterexample
 (``dorm_point``), the projection FME computes over fractional tables (``dorm_fractional_projection``), the
@@ -44,10 +45,10 @@ def _dorm(run: Run):
 
 
 def dorm_constraints(run: Run, paper) -> Measurement:
-    """The tight bounds of the talk's linear forms by enumeration, and whether the stated set is exactly the
-    feasible one.
+    """Measure the tight bounds of the talk's linear forms, and whether the stated set is exactly the feasible one.
 
-    ``paper`` maps ``F_min, C_min, M_min, F_max, CF_min, total, sufficient`` (the talk's inequalities).
+    The bounds are found by enumeration. ``paper`` maps ``F_min, C_min, M_min, F_max, CF_min, total, sufficient`` (the
+    talk's inequalities).
     """
     b, feas = _dorm(run)
     total = int(b.loc["F+C+M", "min"]) if b.loc["F+C+M", "min"] == b.loc["F+C+M", "max"] else None

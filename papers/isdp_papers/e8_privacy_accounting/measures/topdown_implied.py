@@ -1,5 +1,6 @@
-"""Measures of the TopDown talk's implied constraints ('Implied Constraints', 'TopDown with Invariants', the GQ
-'Example'), with the helpers of :mod:`isdp_papers.e8_privacy_accounting.implied`.
+"""Measures of the TopDown talk's implied constraints ('Implied Constraints', 'TopDown with Invariants', GQ 'Example').
+
+With the helpers of :mod:`isdp_papers.e8_privacy_accounting.implied`.
 
 Statements: the regions' printed margins (``region_margins``); two one-way marginals per region, an integer gap
 (``two_marginals_integer_gap``); one implied constraint per combination of GQ types (``gq_combinations``); implied
@@ -18,8 +19,9 @@ from isdp_papers.claims import Measurement, Run
 
 
 def region_margins(run: Run, paper) -> Measurement:
-    """Whether each printed two-way region table's row and column totals admit a nonnegative integer table
-    (northwest-corner rule); the value counts the regions whose margins admit none.
+    """Measure whether each printed two-way region table's row and column totals admit a nonnegative integer table.
+
+    By the northwest-corner rule; the value counts the regions whose margins admit none.
     """
 
     def fill(rows, cols):
@@ -44,9 +46,10 @@ def region_margins(run: Run, paper) -> Measurement:
 
 
 def _region_parents_text(paper) -> str:
-    """The regions' two one-way marginals against every parent (all regions together) two-way table with their
-    totals: how many parents extend fractionally and how many with integer counts (the talk's 'works for fractional
-    histograms (often provable for integer histograms)' on its own example).
+    """Return how many parent tables extend the regions' two one-way marginals, fractionally and with integer counts.
+
+    The parents are every parent (all regions together) two-way table with their totals: the talk's 'works for
+    fractional histograms (often provable for integer histograms)' on its own example.
     """
     from isdp_papers.e8_privacy_accounting import implied
 
@@ -71,10 +74,12 @@ def _region_parents_text(paper) -> str:
 
 @ec.reads_committed
 def two_marginals_integer_gap(run: Run, paper, *, instance: str) -> Measurement:
-    """The talk's extension with regions that know two one-way marginals each (region × A and region × B fixed, and
-    the parent's A × B table): on the committed three-way instance ``instance`` (|B| = 3), whether a fractional
-    extension exists and integer ones do not (a hole), and the same with two of B's values merged (|B| = 2, each of
-    the three ways), where the problem is a network flow. The value: {size_3_gap, size_2_gap}.
+    """Measure the talk's extension with regions that know two one-way marginals each.
+
+    Region × A and region × B are fixed, and the parent's A × B table; the value checks, on the committed three-way
+    instance ``instance`` (|B| = 3), whether a fractional extension exists and integer ones do not (a hole), and the
+    same with two of B's values merged (|B| = 2, each of the three ways), where the problem is a network flow. The
+    value: {size_3_gap, size_2_gap}.
     """
     from isdp_papers.e8_privacy_accounting import implied
 

@@ -1,5 +1,7 @@
-"""Measures of the TopDown talk's integer solutions, with the helpers of
-:mod:`isdp_papers.e8_privacy_accounting.rounding` and :mod:`~isdp_papers.e8_privacy_accounting.implied`.
+"""Measures of the TopDown talk's integer solutions.
+
+With the helpers of :mod:`isdp_papers.e8_privacy_accounting.rounding` and
+:mod:`~isdp_papers.e8_privacy_accounting.implied`.
 
 Statements: the rounding LP gives integer solutions (``rounding_lp``); total unimodularity of the national, state
 and GQ constraint matrices and integral vertices (``tum_statements``, ``tum_integral_vertices``); the GQ constraints
@@ -17,10 +19,12 @@ from isdp_papers.claims import Measurement, Run
 
 
 def rounding_lp(run: Run, paper, *, children, parent=None, child_totals: bool = True) -> Measurement:
-    """Whether each LP algorithm the talk names (HiGHS's simplex; its barrier with crossover) returns an integer
-    solution of the talk's rounding LP as printed, on the instance ``children`` (fractional H*_j adding up to the
-    integer ``parent``; ``parent`` None: the national program, one histogram whose total is kept; ``child_totals``:
-    each child's total kept, the invariants); beside it the IP's optimum and the offset formulation's LP.
+    """Measure whether each LP algorithm the talk names returns an integer solution of its rounding LP as printed.
+
+    The algorithms are HiGHS's simplex and its barrier with crossover; on the instance ``children`` (fractional H*_j
+    adding up to the integer ``parent``; ``parent`` None: the national program, one histogram whose total is kept;
+    ``child_totals``: each child's total kept, the invariants); beside it the IP's optimum and the offset formulation's
+    LP.
     """
     from isdp_papers.e8_privacy_accounting import rounding
 
@@ -80,11 +84,13 @@ def tum_integral_vertices(
     draws: int,
     seed: int,
 ) -> Measurement:
-    """The talk's 'linear implied constraints … do [guarantee a feasible integer solution] if the problem constraint
-    matrix is TUM': for each of ``systems`` ("national", "state" or "gq": the matrices of
-    :func:`tum_statements`), ``draws`` random integer bounds lo ≤ M y ≤ hi (lo in 0…2, hi − lo in 0…2, ``seed``)
-    and every vertex of each non-empty polytope (:func:`implied.polytope_vertices`). The value is the number of
-    fractional vertices over the systems; the text gives each system's counts.
+    """Count the fractional vertices of the talk's systems, whose constraint matrices it calls TUM.
+
+    The talk's 'linear implied constraints … do [guarantee a feasible integer solution] if the problem constraint matrix
+    is TUM': for each of ``systems`` ("national", "state" or "gq": the matrices of :func:`tum_statements`), ``draws``
+    random integer bounds lo ≤ M y ≤ hi (lo in 0…2, hi − lo in 0…2, ``seed``) and every vertex of each non-empty
+    polytope (:func:`implied.polytope_vertices`). The value is the number of fractional vertices over the systems; the
+    text gives each system's counts.
     """
     from isdp_papers.e8_privacy_accounting import implied, rounding
 

@@ -145,9 +145,10 @@ def variance_gap(
 
 @ec.reads_committed
 def table_at_other_delta(run: Run, paper, *, table_delta: float, delta: float, conversion: str) -> Measurement:
-    """The talk's Gaussian variance table printed for δ = ``table_delta``, recomputed at another δ the talk gives
-    for the same label (the first 'RDP/zCDP' slide's conservative 10⁻¹⁴/4 against the table's 10⁻¹⁴): the largest
-    |variance − printed| under ``conversion``, the table's own δ beside it.
+    """Measure the talk's Gaussian variance table printed for δ = ``table_delta`` at another δ the talk gives.
+
+    The other δ is given for the same label (the first 'RDP/zCDP' slide's conservative 10⁻¹⁴/4 against the table's
+    10⁻¹⁴); the largest |variance − printed| under ``conversion``, the table's own δ beside it.
     """
     from isdp_papers.e8_privacy_accounting.tables import per_level_gaussian_variance
 
@@ -218,10 +219,11 @@ def gaussian_over_laplace(run: Run, paper) -> Measurement:
 
 
 def gaussian_outliers(run: Run, paper, *, k: float, scale: str) -> Measurement:
-    """At every (ε, δ) of the tables, the chance of an error beyond ``k`` SDs, Gaussian against Laplace, and whether
-    the Gaussian's is the smaller everywhere. ``scale``: ``own`` (each mechanism's own SD: 2Φ(−k) against
-    exp(−k√2), the tails' shape) or ``laplace`` (the Laplace SD for both: 2Φ(−k sd_L/sd_G), this run's variances);
-    the other scale and the far-tail crossover are set beside it.
+    """Measure at every (ε, δ) of the tables the chance of an error beyond ``k`` SDs, Gaussian against Laplace.
+
+    And whether the Gaussian's is the smaller everywhere. ``scale``: ``own`` (each mechanism's own SD: 2Φ(−k) against
+    exp(−k√2), the tails' shape) or ``laplace`` (the Laplace SD for both: 2Φ(−k sd_L/sd_G), this run's variances); the
+    other scale and the far-tail crossover are set beside it.
     """
     from scipy import stats
 
@@ -272,11 +274,12 @@ def failure_probability(run: Run, paper, *, people: float, delta: float) -> Meas
 def random_record_delta(
     run: Run, paper, *, release_probability: float, people: float, records: list[int], eps: list[float]
 ) -> Measurement:
-    """The δ of the talk's yardstick algorithm, which with probability ``release_probability`` publishes one record
-    chosen uniformly at random (its index and value) and otherwise nothing: the exact hockey-stick divergence over
-    every pair of neighbouring binary datasets (one record changed) of each size in ``records``, at each ε in
-    ``eps``, against ``release_probability`` / n (equal within 1e-9, relative); then that δ at ``people``
-    records.
+    """Measure the δ of the talk's yardstick algorithm, which may publish one record chosen uniformly at random.
+
+    With probability ``release_probability`` it publishes one record chosen uniformly at random (its index and value),
+    otherwise nothing; the exact hockey-stick divergence over every pair of neighbouring binary datasets (one record
+    changed) of each size in ``records``, at each ε in ``eps``, against ``release_probability`` / n (equal within 1e-9,
+    relative); then that δ at ``people`` records.
     """
     from isdp.privacy import hockey_stick_divergence
 
@@ -310,11 +313,12 @@ def random_record_delta(
 
 @ec.reads_committed
 def privacy_loss_tail(run: Run, paper, *, delta: float) -> Measurement:
-    """The chance that one person's privacy loss exceeds ε under the talk's Gaussian mechanism at δ, for each ε of
-    its printed table: the printed per-query variance σ² at each of the configured levels (``e8.tda.levels``),
-    neighbours changing ``e8.tda.changed_cells`` cells by one (Δ₂² = that count), so ρ = levels·Δ₂²/(2σ²) and the
-    privacy loss of the composed Gaussian mechanism is N(ρ, 2ρ) exactly: P(L > ε) = Φ̄((ε − ρ)/√(2ρ)). The value
-    is the largest.
+    """Measure the chance that one person's privacy loss exceeds ε under the talk's Gaussian mechanism at δ.
+
+    For each ε of its printed table: the printed per-query variance σ² at each of the configured levels
+    (``e8.tda.levels``), neighbours changing ``e8.tda.changed_cells`` cells by one (Δ₂² = that count), so ρ =
+    levels·Δ₂²/(2σ²) and the privacy loss of the composed Gaussian mechanism is N(ρ, 2ρ) exactly: P(L > ε) = Φ̄((ε −
+    ρ)/√(2ρ)). The value is the largest.
     """
     from scipy.stats import norm
 

@@ -1,5 +1,6 @@
-"""Measures of the two lattice experiments, E1 (intersecting constraints) and E2 (4×4 margins), and the exact
-checks of ISDP's statements on small lattices, one module per concept:
+"""Measures of the two lattice experiments and the exact checks of ISDP's statements on small lattices.
+
+The experiments are E1 (intersecting constraints) and E2 (4×4 margins); one module per concept:
 
 - :mod:`.run_tables`: readers of the run's outputs (convergence, unbiasedness, ESS, validation tables, draws files,
   coupling certificates, meeting times, config values);

@@ -265,11 +265,13 @@ def coupling_finite_exact(
     radius: int,
     uniforms: str = "common",
 ) -> Measurement:
-    """ISDP §4 / App. D.2 (the L-lag coupled chains "will couple in finite time with probability one"), exactly on
-    a rank-1 ``lattice``: the law of Alg. 2's pair propagated for ``horizon`` iterations
-    (:func:`isdp.exact.apart_probabilities`) for the ℓ1 and ℓ2 generalized Laplace targets at ``eps``. The
-    value is the larger P(X_{L+horizon} ≠ Y_horizon): 0 up to the mass the computation drops when the pair meets with
-    probability one and stays met. ``uniforms`` "independent" tests the two Metropolis steps with one uniform each.
+    """Measure ISDP §4 / App. D.2 exactly on a rank-1 ``lattice``: the coupled chains meet in finite time.
+
+    The paper: the L-lag coupled chains "will couple in finite time with probability one". Measured exactly on a rank-1
+    ``lattice``: the law of Alg. 2's pair propagated for ``horizon`` iterations (:func:`isdp.exact.apart_probabilities`)
+    for the ℓ1 and ℓ2 generalized Laplace targets at ``eps``. The value is the larger P(X_{L+horizon} ≠ Y_horizon): 0 up
+    to the mass the computation drops when the pair meets with probability one and stays met. ``uniforms`` "independent"
+    tests the two Metropolis steps with one uniform each.
     """
     from isdp.exact import apart_probabilities
     from isdp.lattice import generalized_laplace

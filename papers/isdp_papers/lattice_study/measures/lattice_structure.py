@@ -163,11 +163,13 @@ def lattice_point_volume(run: Run, paper, *, radii: list[int], covolume: str = "
 
 
 def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
-    """ISDP §3.1: "as we impose more counting invariants, the lattice becomes sparser, making it harder to find a
-    feasible solution". E1's constraints (config) imposed one at a time, A_k its first k rows (k = 0…3): per k the
-    lattice's dimension n − rank(A_k) (``quantity`` "dimension") or the exact probability that i.i.d. DG noise at
-    E1's ε keeps A_k u = 0 (``quantity`` "probability"; :func:`.theory.iid_invariant_probability` with error at
-    most ``tol``, rounded to 5 significant digits so that a constraint that changes nothing reads as equal).
+    """Measure ISDP §3.1: "as we impose more counting invariants, the lattice becomes sparser".
+
+    ISDP §3.1: "as we impose more counting invariants, the lattice becomes sparser, making it harder to find a feasible
+    solution". E1's constraints (config) imposed one at a time, A_k its first k rows (k = 0…3): per k the lattice's
+    dimension n − rank(A_k) (``quantity`` "dimension") or the exact probability that i.i.d. DG noise at E1's ε keeps A_k
+    u = 0 (``quantity`` "probability"; :func:`.theory.iid_invariant_probability` with error at most ``tol``, rounded to
+    5 significant digits so that a constraint that changes nothing reads as equal).
     """
     from isdp.mcmc import dg_pmf
     from isdp_papers.e1_intersecting.problem import intersecting_constraints_problem

@@ -23,7 +23,10 @@ def _norm(u, norm: str) -> np.ndarray:
 
 
 def _printed_and_drawn(run: Run, exp: str, norm: str, file: str) -> tuple[np.ndarray, np.ndarray]:
-    """Return a printed noise table (any sign) flattened, and this run's ``norm``-target draws of ``exp``, one per row."""
+    """Return a printed noise table (any sign) flattened, and this run's ``norm``-target draws of ``exp``.
+
+    One draw per row.
+    """
     d = load_draws(run.path(f"{exp}/draws_{norm}.nc"), A=_experiment_problem(run, exp).A)  # integer, on Λ(A)
     printed = read_table_csv(ec.committed(run, file), counts=False)[0].ravel().astype(float)
     return printed, d.reshape(-1, d.shape[-1]).astype(float)

@@ -200,12 +200,14 @@ def singleton_bounded_dp(
 
 
 def smooth_dp_equivalence(run: Run, paper, *, eps: float, norm: str, span: int, radius: int) -> Measurement:
-    """ISDP §2 footnote 1, pure case: a mechanism ε-DP on neighbours (d(x, x') = 1) is ε·d(x, x')-smooth DP.
+    r"""Measure ISDP §2 footnote 1, pure case: a mechanism ε-DP on neighbours is ε·d(x, x')-smooth DP.
+
+    The neighbours have d(x, x') = 1.
 
     Two mechanisms on 3 free cells, their laws on the cube {−R..R}³ from their formulas: double geometric noise (∝
     e^{−ε‖u‖₁}) and the ℓ2 generalized Laplace (∝ e^{−ε‖u‖₂}). For each, ε₁ = its largest privacy loss over the
     neighbours (the unit vectors, at distance 1 in ℓ1 and ℓ2 alike), and the largest loss over ε₁·d(v) for every v in
-    {−span..span}³ \\ {0}, d the ``norm``; the value is the largest over both mechanisms (1: smooth DP at ε₁ per unit of
+    {−span..span}³ \ {0}, d the ``norm``; the value is the largest over both mechanisms (1: smooth DP at ε₁ per unit of
     d).
     """
     from isdp_papers.lattice_study.dp_audits import log_ratio_on_grid

@@ -135,7 +135,10 @@ def design_kept(run: Run, paper, *, exp: str) -> Measurement:
 
 
 def retained_share(run: Run, paper, *, exp: str) -> Measurement:
-    """Return the share of sampler iterations kept as draws, 1/thin, from the draws files' own record of the thinning."""
+    """Return the share of sampler iterations kept as draws, 1/thin.
+
+    From the draws files' own record of the thinning.
+    """
     thins = set()
     for n in run.config[exp]["targets"]:
         path = run.path(f"{exp}/draws_{n}.nc")

@@ -1,6 +1,8 @@
-"""The single chain's kernel, exactly on small lattices (:func:`_small_lattice`, the lattices every exact
-coupling and kernel row enumerates on): Eq. 11's jump unbiased and symmetric (ISDP §4), Alg. 1's sweep leaving π
-invariant, and the simultaneous update of App. D.1.
+"""The single chain's kernel, exactly on small lattices.
+
+The lattices are :func:`_small_lattice`'s, which every exact coupling and kernel row enumerates on. The measures check
+Eq. 11's jump unbiased and symmetric (ISDP §4), Alg. 1's sweep leaving π invariant, and the simultaneous update of App.
+D.1.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The chain stopped after finitely many iterations (ISDP §4: a sampler that has not converged "incurs
-additional cost to privacy"), exactly on a total of 3 cells: the TV distance absorbed as an additive δ, the δ each
-iteration budget needs, and the stopped chain's privacy loss against the target law's.
+"""The chain stopped after finitely many iterations, exactly on a total of 3 cells.
+
+ISDP §4: a sampler that has not converged "incurs additional cost to privacy". The measures are the TV distance absorbed
+as an additive δ, the δ each iteration budget needs, and the stopped chain's privacy loss against the target law's.
 """
 
 from __future__ import annotations
@@ -99,10 +100,12 @@ def iterations_delta_tradeoff(
 def stopped_chain_loss(
     run: Run, paper, *, eps: float, proposal_eps: float, radius: int, iterations: list[int]
 ) -> Measurement:
-    """ISDP §4 ("the MCMC sampler may fail to converge … in finite time, thus incur additional cost to privacy"),
-    exactly on :func:`_stopped_chain`: the largest privacy loss ln P(x + u_t = y) / P(x' + u_t = y) of the chain
-    stopped after t iterations, over the target's ε‖x − x'‖₁. The value is the smallest ratio over ``iterations``:
-    above 1 when every stopped chain costs more than the target law it approximates.
+    """Measure ISDP §4 exactly on :func:`_stopped_chain`: a stopped chain's privacy loss against the target's.
+
+    The paper: "the MCMC sampler may fail to converge … in finite time, thus incur additional cost to privacy". Measured
+    exactly on :func:`_stopped_chain`: the largest privacy loss ln P(x + u_t = y) / P(x' + u_t = y) of the chain stopped
+    after t iterations, over the target's ε‖x − x'‖₁. The value is the smallest ratio over ``iterations``: above 1 when
+    every stopped chain costs more than the target law it approximates.
     """
     from isdp.privacy import max_privacy_loss
 

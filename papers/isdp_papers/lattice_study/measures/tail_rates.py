@@ -57,11 +57,12 @@ def l1_tail_rate_floor(run: Run, paper, *, exp: str, quantile: float) -> Measure
 
 
 def _exact_tail_rate(law, rank: int, window: list[int]) -> tuple[float, int, int, float, float]:
-    """The exponential rate of P(‖u‖₁ ≥ t)/t^{rank−1} between the two ends of ``window`` (each raised to the next
-    norm the lattice attains: a multiple of the norms' gcd), from ``law`` (an :class:`isdp.privacy.Law` on a
-    box), taken conservatively: the box's left-out mass (``law.outside``, relative to the mass inside) lowers the
-    tail at the first end by at most the factor 1 + outside and raises it at the second by at most outside.
-    Returns (rate, t1, t2, T(t1) lower, T(t2) upper).
+    """Return the exponential rate of P(‖u‖₁ ≥ t)/t^{rank−1} between the two ends of ``window``, conservatively.
+
+    Each end is raised to the next norm the lattice attains (a multiple of the norms' gcd); the rate is computed from
+    ``law`` (an :class:`isdp.privacy.TruncatedLaw` on a box), taken conservatively: the box's left-out mass
+    (``law.outside``, relative to the mass inside) lowers the tail at the first end by at most the factor 1 + outside
+    and raises it at the second by at most outside. Returns (rate, t1, t2, T(t1) lower, T(t2) upper).
     """
     norms = np.abs(law.points).sum(axis=1)
     step = int(np.gcd.reduce(norms))
