@@ -9,7 +9,7 @@ post-processing of the additive double geometric mechanism at scale Δ₁/ε, he
 support is finite, so every law below is exact (nothing is cut off) and each privacy statement is a
 finite sum.
 
-Laws are :class:`isdp.privacy.Law` of integer vectors. The projection onto V = span(B) (B an
+Laws are :class:`isdp.privacy.TruncatedLaw` of integer vectors. The projection onto V = span(B) (B an
 integer matrix of full column rank) is kept as the law of Bᵀy, which determines Π_V y and is
 determined by it. Thm 3.1's invariant-respecting mechanism h + Π_N(y − h) for a one-row integer C is
 kept as D times itself, D = C·C, an integer vector. A pure (ε, 0) statement on V holds when the
@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from isdp.mcmc import dg_cdf, dg_pmf
-from isdp.privacy import Law, hockey_stick_divergence
+from isdp.privacy import TruncatedLaw, hockey_stick_divergence
 
 RECORDS = 3  # Example 2.4's database size
 SENSITIVITY = 2  # Δ₁(hist) under bounded neighbours
@@ -64,7 +64,9 @@ def neighbours(records: int = RECORDS) -> list[tuple[tuple[int, ...], tuple[int,
 
 
 @lru_cache(maxsize=256)
-def truncated_geometric(h: tuple[int, ...], eps: float, low: int, high: int, sensitivity: int = SENSITIVITY) -> Law:
+def truncated_geometric(
+    h: tuple[int, ...], eps: float, low: int, high: int, sensitivity: int = SENSITIVITY
+) -> TruncatedLaw:
     """Return the law of clamp(h_i + DG(ε/sensitivity), low, high), independent over the 4 cells."""
     k = np.arange(low, high + 1)
     cells = []
@@ -74,15 +76,15 @@ def truncated_geometric(h: tuple[int, ...], eps: float, low: int, high: int, sen
         cells.append(p)
     index = np.array(list(itertools.product(range(k.size), repeat=4)))
     probs = np.prod([cells[c][index[:, c]] for c in range(4)], axis=0)
-    return Law(index + low, probs, 0.0)
+    return TruncatedLaw(index + low, probs, 0.0)
 
 
-def project(law: Law, basis) -> Law:
+def project(law: TruncatedLaw, basis) -> TruncatedLaw:
     """Return the law of Bᵀy for y ~ ``law``: the projection onto span(B), B = ``basis``."""
-    return Law(law.points @ np.asarray(basis, dtype=np.int64), law.probs, law.outside)
+    return TruncatedLaw(law.points @ np.asarray(basis, dtype=np.int64), law.probs, law.outside)
 
 
-def invariant_respecting(law: Law, h, C, along=None) -> Law:
+def invariant_respecting(law: TruncatedLaw, h, C, along=None) -> TruncatedLaw:
     """Thm 3.1's h + P(y − h) for y ~ ``law``, scaled by D = C·along to stay integer.
 
     P = I − along C / (C·along) projects onto N = null(C) along ``along``; the theorem's orthogonal
@@ -93,14 +95,14 @@ def invariant_respecting(law: Law, h, C, along=None) -> Law:
     D = int(C @ along)
     scaled = D * np.eye(C.size, dtype=np.int64) - np.outer(along, C)
     h = np.asarray(h, dtype=np.int64)
-    return Law(D * h + (law.points - h) @ scaled.T, law.probs, law.outside)
+    return TruncatedLaw(D * h + (law.points - h) @ scaled.T, law.probs, law.outside)
 
 
 def aligned(laws: Mapping) -> dict:
     """Return the laws' probabilities on one common index (the union of their supports, repeated points added).
 
     Aligning a family once lets every neighbour pair be compared by vector arithmetic:
-    :func:`isdp.privacy.hockey_stick` aligns each pair anew (38 s against 0.4 s on the composition's laws).
+    :func:`isdp.privacy.hockey_stick_bound` aligns each pair anew (38 s against 0.4 s on the composition's laws).
     """
     keys = list(laws)
     _, index = np.unique(np.vstack([laws[k].points for k in keys]), axis=0, return_inverse=True)
@@ -233,7 +235,7 @@ def post_processing(eps: float, records: int = RECORDS, maps: Mapping[str, Calla
             w = z - np.outer(c // D, C_ODD)  # Π_N z (integer: C·z is divisible by D)
             a = w[:, [0, 1, 3]]  # w = B a on N(C), whose vectors have w_3 = −w_1
             released = (z - w) + g(a, c[:, None]) @ B.T
-            projected[h] = project(Law(released, law.probs, law.outside), B)
+            projected[h] = project(TruncatedLaw(released, law.probs, law.outside), B)
         v = aligned(projected)
         out[name] = (worst(v, pairs), worst(v, pairs, eps))
     return out
@@ -274,7 +276,7 @@ def extension_converse(eps: float, records: int = RECORDS, translate: str = "row
         for h, law in laws.items():
             released = invariant_respecting(law, h, C)
             shift = {"row space": C * int(C @ h), "query": D * np.asarray(h), "none": 0}[translate]
-            hat[h] = Law(released.points - shift, released.probs, released.outside)
+            hat[h] = TruncatedLaw(released.points - shift, released.probs, released.outside)
         residual = max(int(np.abs(law.points @ C).max()) for law in hat.values())
         v = aligned(hat)
         out[name] = (residual, worst(v, pairs), worst(v, pairs, eps))
@@ -293,5 +295,5 @@ def consistent_release(eps: float, records: int = RECORDS, total_from: str = "re
     joint = {}
     for h, law in laws.items():
         total = law.points @ C_ODD if total_from == "release" else np.full(len(law.points), C_ODD @ np.asarray(h))
-        joint[h] = Law(np.column_stack([law.points, total]), law.probs, law.outside)
+        joint[h] = TruncatedLaw(np.column_stack([law.points, total]), law.probs, law.outside)
     return worst(aligned(joint), neighbours(records), eps)

@@ -2,7 +2,7 @@
 
 §2's properties are composition across invariants, randomized post-processing and the smooth-DP equivalence; App. E.4's
 statements are on projection and non-negativity. The computations are laws of products and of Markov kernels applied to
-an enumerated law, an LP feasibility problem and a one-step transition matrix. Laws are :class:`isdp.privacy.Law` (a box
+an enumerated law, an LP feasibility problem and a one-step transition matrix. Laws are :class:`isdp.privacy.TruncatedLaw` (a box
 and a bound on what it leaves out).
 """
 
@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from isdp.privacy import Law, aligned
+from isdp.privacy import TruncatedLaw
 
 
 def product_ratio_arrays(pairs):
@@ -22,12 +22,22 @@ def product_ratio_arrays(pairs):
     """
     a, b = np.ones(1), np.ones(1)
     for p, q in pairs:
-        pa, qb = aligned(p, q)
+        pa, qb = p.aligned_with(q)
         a, b = np.outer(a, pa).ravel(), np.outer(b, qb).ravel()
     return a, b
 
 
-def randomized_map(law: Law, images) -> Law:
+def max_log_ratio(a: np.ndarray, b: np.ndarray, floor: float = 1e-12) -> float:
+    """Return max ln a/b of two probability arrays on the same outputs, where both are at least ``floor``.
+
+    :func:`isdp.privacy.max_privacy_loss` for laws already aligned, such as the outer products of
+    :func:`product_ratio_arrays`, whose points are never enumerated.
+    """
+    both = (a >= floor) & (b >= floor)
+    return float(np.max(np.log(a[both]) - np.log(b[both])))
+
+
+def randomized_map(law: TruncatedLaw, images) -> TruncatedLaw:
     """Return the law of F(Y), Y ~ ``law``, for a Markov kernel given as ``images``.
 
     A list of (f, weight) with f a vectorised map from the points (m × n) to images (m × d) and weights summing to 1
@@ -35,23 +45,23 @@ def randomized_map(law: Law, images) -> Law:
     """
     points = np.vstack([np.asarray(f(law.points), dtype=np.int64) for f, _ in images])
     probs = np.concatenate([w * law.probs for _, w in images])
-    return Law(points, probs, law.outside)
+    return TruncatedLaw(points, probs, law.outside)
 
 
-def compact(law: Law) -> Law:
+def compact(law: TruncatedLaw) -> TruncatedLaw:
     """Return the same law with repeated points merged (their probabilities added)."""
     points, index = np.unique(law.points, axis=0, return_inverse=True)
-    return Law(points, np.bincount(index.ravel(), weights=law.probs), law.outside)
+    return TruncatedLaw(points, np.bincount(index.ravel(), weights=law.probs), law.outside)
 
 
-def add_noise(law: Law, pmf, support) -> Law:
+def add_noise(law: TruncatedLaw, pmf, support) -> TruncatedLaw:
     """Return the law of Y + Z, Y one-dimensional, Z independent on ``support`` (integers).
 
     Z has the probabilities ``pmf``.
     """
     steps = np.asarray(support, dtype=np.int64)[None, :, None]
     points = (law.points[:, None, :] + steps).reshape(-1, law.points.shape[1])
-    return Law(points, np.outer(law.probs, pmf).ravel(), law.outside + max(0.0, 1.0 - float(np.sum(pmf))))
+    return TruncatedLaw(points, np.outer(law.probs, pmf).ravel(), law.outside + max(0.0, 1.0 - float(np.sum(pmf))))
 
 
 def log_ratio_on_grid(logp: np.ndarray, v) -> float:

@@ -92,7 +92,7 @@ def kernel_grid(A, max_norm: float, steps: int) -> np.ndarray:
 
 
 def subgaussian_excess(law, lambdas, sigma: float) -> np.ndarray:
-    """Ln E exp⟨λ, U⟩ − σ²‖λ‖²/2 for U ~ ``law`` (an :class:`isdp.privacy.Law`), per row λ of ``lambdas``.
+    """Ln E exp⟨λ, U⟩ − σ²‖λ‖²/2 for U ~ ``law`` (an :class:`isdp.privacy.TruncatedLaw`), per row λ of ``lambdas``.
 
     At most 0 for every λ when U is sub-Gaussian with variance proxy σ².
     """

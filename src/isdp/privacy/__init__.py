@@ -12,50 +12,48 @@ Examples
 Fraction(1, 2)
 """
 
-from ._audit import chain_noise, chain_noise_path, dg_box_tail, exact_route_noise
-from ._guarantee import PERSON_L1, PERSON_L2, PERSON_SHIFT, Guarantee, gaussian_rho, gaussian_sigma, unit_epsilon
+from ._audit import chain_noise_path, dg_box_tail, exact_route_noise
+from ._guarantee import Guarantee, gaussian_sigma, unit_epsilon
 from ._laws import (
-    Law,
-    aligned,
-    hockey_stick,
+    TruncatedLaw,
+    hockey_stick_bound,
     hockey_stick_divergence,
-    max_loss,
     max_privacy_loss,
-    product,
-    pushforward,
     total_variation,
     truncation_slack,
 )
-from ._neighbours import LARGEST_GROUP, TWO_PERSON_SHIFT, Neighbours, SmallestChange, two_person_shift
-from ._uncertainty import cell_uncertainty, noise_interval
+from ._neighbours import TWO_PERSON_SHIFT, Neighbours, two_person_shift
+from ._uncertainty import (
+    UNCERTAINTY_COLUMNS,
+    cell_uncertainty,
+    check_uncertainty,
+    join_draws,
+    noise_interval,
+    uncertainty_columns,
+    uncertainty_record,
+)
 
-__all__ = [
-    "aligned",
+__all__ = [  # noqa: RUF022 (by topic: who a person is, the guarantee, the error bars, the audit and its laws)
+    "Neighbours",
+    "two_person_shift",
+    "TWO_PERSON_SHIFT",
+    "Guarantee",
+    "unit_epsilon",
+    "gaussian_sigma",
     "cell_uncertainty",
-    "chain_noise",
+    "check_uncertainty",
+    "noise_interval",
+    "uncertainty_columns",
+    "uncertainty_record",
+    "join_draws",
+    "UNCERTAINTY_COLUMNS",
+    "exact_route_noise",
     "chain_noise_path",
     "dg_box_tail",
-    "exact_route_noise",
-    "gaussian_rho",
-    "gaussian_sigma",
-    "Guarantee",
-    "hockey_stick",
-    "hockey_stick_divergence",
-    "LARGEST_GROUP",
-    "Law",
-    "max_loss",
-    "max_privacy_loss",
-    "Neighbours",
-    "noise_interval",
-    "PERSON_L1",
-    "PERSON_L2",
-    "PERSON_SHIFT",
-    "product",
-    "pushforward",
-    "SmallestChange",
+    "TruncatedLaw",
     "total_variation",
+    "max_privacy_loss",
+    "hockey_stick_bound",
+    "hockey_stick_divergence",
     "truncation_slack",
-    "TWO_PERSON_SHIFT",
-    "two_person_shift",
-    "unit_epsilon",
 ]

@@ -19,12 +19,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..exact._exact_laws import sweep_transition_matrix
-from ..lattice._integer_lattice import IntegerLattice
-from ._laws import Law
+from ..exact import sweep_transition_matrix
+from ..lattice import IntegerLattice
+from ._laws import TruncatedLaw
 
 
-def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | None = None, accept: bool = True) -> Law:
+def exact_route_noise(
+    sampler, epsilon: Fraction, radius: int, sigma: Fraction | None = None, accept: bool = True
+) -> TruncatedLaw:
     """Return the law of the exact route's noise, from the sampler's own construction.
 
     Enumerates the free cells' noise on the box |u_free|_∞ ≤ ``radius``, computes the solved cells
@@ -35,18 +37,18 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
     ----------
     sampler : isdp.exact.IntegerL1Sampler or isdp.exact.ExactSampler
         The exact sampler; an ``ExactSampler`` must have exactly one block.
-    eps : fractions.Fraction or float
+    epsilon : fractions.Fraction or float
         ε per unit ℓ1 distance of the proposal's double geometric DG(ε); 1/σ for the Gaussian.
     radius : int
         Half-width of the box of free-cell noise: (2·radius + 1)^k points for k free cells.
     sigma : fractions.Fraction, float or None, default None
-        With a σ, the generalized Gaussian's second acceptance step (pass ``eps = 1/sigma``).
+        With a σ, the generalized Gaussian's second acceptance step (pass ``epsilon = 1/sigma``).
     accept : bool, default True
         False for the free-cell route: the proposal itself, without the ℓ1 acceptance step.
 
     Returns
     -------
-    Law
+    TruncatedLaw
         The noise vectors (points of shape (m, n), n the sampler's cells) with their
         probabilities on the box; ``outside`` bounds the accepted mass beyond the box relative to
         the mass inside.
@@ -59,7 +61,7 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
     See Also
     --------
     isdp.exact.IntegerL1Sampler.draw : The sampler whose law this is.
-    max_privacy_loss, hockey_stick : Compare two shifted copies of the law.
+    max_privacy_loss, hockey_stick_bound : Compare two shifted copies of the law.
 
     Notes
     -----
@@ -94,7 +96,7 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
         sampler = sampler.parts[0][1]
     if hasattr(sampler, "grid"):  # Klein's sampler (isdp.exact.LatticeBlock): the Gaussian route's
         return _klein_noise(sampler, sigma, radius)
-    eps, k = float(eps), len(sampler.free)
+    eps, k = float(epsilon), len(sampler.free)
     free = np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)
     u = np.zeros((len(free), sampler.A.shape[1]), dtype=np.int64)
     u[:, sampler.free] = free
@@ -109,10 +111,10 @@ def exact_route_noise(sampler, eps: Fraction, radius: int, sigma: Fraction | Non
     r = np.exp(-eps)
     tail = dg_box_tail(eps, radius, k)  # P(some free cell beyond the box) under the proposal
     inside = float(w.sum() * np.exp(logw.max()) * ((1 - r) / (1 + r)) ** k)  # proposal mass accepted inside
-    return Law(u, w / w.sum(), min(1.0, tail / inside))
+    return TruncatedLaw(u, w / w.sum(), min(1.0, tail / inside))
 
 
-def _klein_noise(block, sigma, radius: int) -> Law:
+def _klein_noise(block, sigma, radius: int) -> TruncatedLaw:
     """Return the law of Klein's sampler's accepted output on the box |z_k| ≤ ``radius`` of its basis coordinates.
 
     Computed from the pass's own centres (:meth:`isdp.exact.LatticeBlock.log_weight`).
@@ -133,17 +135,17 @@ def _klein_noise(block, sigma, radius: int) -> Law:
     beyond = 2 * np.exp(-lam * j[j > radius] ** 2 / (2 * float(sigma2))).sum()
     # log_weight is −‖u‖²/2σ² itself, so the box's mass in the same units is w.sum()·e^{max}
     outside = block.dim * beyond * one ** (block.dim - 1) / float(w.sum() * np.exp(logw.max()))
-    return Law(u, w / w.sum(), min(1.0, outside))
+    return TruncatedLaw(u, w / w.sum(), min(1.0, outside))
 
 
-def dg_box_tail(eps: float, radius: int, k: int) -> float:
+def dg_box_tail(epsilon: float, radius: int, k: int) -> float:
     """P(some of k i.i.d. double geometric DG(ε) cells lies beyond |u| ≤ radius): what a box leaves out.
 
-    The ``outside`` of a :class:`Law` of DG noise enumerated on the box |u|_∞ ≤ ``radius``.
+    The ``outside`` of a :class:`TruncatedLaw` of DG noise enumerated on the box |u|_∞ ≤ ``radius``.
 
     Parameters
     ----------
-    eps : float
+    epsilon : float
         ε of the double geometric DG(ε), positive.
     radius : int
         Half-width of the box, ≥ 0.
@@ -166,11 +168,11 @@ def dg_box_tail(eps: float, radius: int, k: int) -> float:
     >>> round(dg_box_tail(1.0, 5, 1), 12), round(float(2 * a**6 / (1 + a)), 12)  # one cell: 2 P(K > 5)
     (0.003624226086, 0.003624226086)
     """
-    r = np.exp(-float(eps))
+    r = np.exp(-float(epsilon))
     return float(-np.expm1(k * np.log1p(-2 * r ** (radius + 1) / (1 + r))))  # 1 − (1 − p)^k, exact for tiny p
 
 
-def chain_noise(lattice: IntegerLattice, target, proposal_eps: float, iterations: int, radius: int) -> Law:
+def chain_noise(lattice: IntegerLattice, target, proposal_epsilon: float, iterations: int, radius: int) -> TruncatedLaw:
     """Return the law of the release chain's noise after ``iterations`` iterations from u = 0, exactly.
 
     Propagates the point mass at u = 0 by the component-wise sampler's exact transition matrix on
@@ -185,7 +187,7 @@ def chain_noise(lattice: IntegerLattice, target, proposal_eps: float, iterations
     target : isdp.lattice.Target
         The chain's target law (:func:`isdp.lattice.generalized_laplace`,
         :func:`isdp.lattice.generalized_gaussian`).
-    proposal_eps : float
+    proposal_epsilon : float
         ε of the chain's double geometric jumps.
     iterations : int
         t, the number of iterations (sweeps over the basis) from u = 0.
@@ -195,14 +197,13 @@ def chain_noise(lattice: IntegerLattice, target, proposal_eps: float, iterations
 
     Returns
     -------
-    Law
+    TruncatedLaw
         The noise vectors u = B w (shape (m, n)) and their probabilities after t iterations,
         normalised on the box; ``outside`` is the mass that left the box.
 
     See Also
     --------
-    chain_noise_path : The same at several iterations in one pass.
-    total_variation : The distance of this law from the target.
+    chain_noise_path : The same at several iterations in one pass (the public entry).
 
     Notes
     -----
@@ -215,25 +216,33 @@ def chain_noise(lattice: IntegerLattice, target, proposal_eps: float, iterations
     >>> import numpy as np
     >>> from isdp.lattice import IntegerLattice
     >>> from isdp.lattice import generalized_laplace
-    >>> from isdp.privacy import chain_noise
+    >>> from isdp.privacy._audit import chain_noise
     >>> lattice = IntegerLattice.from_constraints(np.ones((1, 3), dtype=np.int64))
     >>> law = chain_noise(lattice, generalized_laplace(1.0), 1.0, 4, radius=8)
     >>> law.points.shape, law.outside < 1e-9
     ((289, 3), True)
     """
-    return chain_noise_path(lattice, target, proposal_eps, [iterations], radius)[0]
+    return chain_noise_path(lattice, target, proposal_epsilon, [iterations], radius)[0]
 
 
-def chain_noise_path(lattice: IntegerLattice, target, proposal_eps: float, iterations, radius: int) -> list[Law]:
-    """:func:`chain_noise` at each of ``iterations`` (one transition matrix, one pass).
+def chain_noise_path(
+    lattice: IntegerLattice, target, proposal_epsilon: float, iterations, radius: int
+) -> list[TruncatedLaw]:
+    """Return the laws of the release chain's noise after each of ``iterations`` iterations from u = 0, exactly.
+
+    Propagates the point mass at u = 0 by the component-wise sampler's exact transition matrix on
+    the box |w|_∞ ≤ ``radius`` of ``lattice``'s coordinates (:func:`isdp.exact.sweep_transition_matrix`),
+    one matrix for every iteration count, in one pass.
 
     Parameters
     ----------
     lattice : isdp.lattice.IntegerLattice
-        Λ(A) with the basis the chain moves along.
+        Λ(A) with the basis the chain moves along (the release chain uses a mixing basis,
+        :mod:`isdp.lattice`).
     target : isdp.lattice.Target
-        The chain's target law.
-    proposal_eps : float
+        The chain's target law (:func:`isdp.lattice.generalized_laplace`,
+        :func:`isdp.lattice.generalized_gaussian`).
+    proposal_epsilon : float
         ε of the chain's double geometric jumps.
     iterations : iterable of int
         The iteration counts t at which the law is wanted, in any order, repeats allowed.
@@ -242,12 +251,19 @@ def chain_noise_path(lattice: IntegerLattice, target, proposal_eps: float, itera
 
     Returns
     -------
-    list of Law
-        One law per entry of ``iterations``, in their order.
+    list of TruncatedLaw
+        One law per entry of ``iterations``, in their order: the noise vectors u = B w (shape (m, n)) and
+        their probabilities, normalised on the box; ``outside`` is the mass that left the box.
 
     See Also
     --------
-    chain_noise : The law at one iteration count.
+    total_variation : The distance of a law from the target.
+
+    Notes
+    -----
+    The chain is the Gibbs-within-Metropolis sampler of ISDP Algorithm 1 (docs/method.md §3),
+    started at 0 as the release chain is; moves that leave the box are dropped rather than folded
+    back, so ``outside`` is exactly the mass lost.
 
     Examples
     --------
@@ -257,16 +273,16 @@ def chain_noise_path(lattice: IntegerLattice, target, proposal_eps: float, itera
     >>> from isdp.exact import enumerate_target
     >>> from isdp.lattice import IntegerLattice
     >>> from isdp.lattice import generalized_laplace
-    >>> from isdp.privacy import Law, chain_noise_path, total_variation
+    >>> from isdp.privacy import TruncatedLaw, chain_noise_path, total_variation
     >>> lattice = IntegerLattice.from_constraints(np.ones((1, 3), dtype=np.int64))
     >>> target = generalized_laplace(1.0)
     >>> laws = chain_noise_path(lattice, target, 1.0, [1, 4, 16], radius=8)
     >>> points, probs, _ = enumerate_target(lattice, target, 8)
-    >>> pi = Law(np.asarray(points, dtype=np.int64), probs, 0.0)
+    >>> pi = TruncatedLaw(np.asarray(points, dtype=np.int64), probs, 0.0)
     >>> [round(total_variation(law, pi), 3) for law in laws]
     [0.426, 0.247, 0.037]
     """
-    P, w, u = sweep_transition_matrix(lattice, target, proposal_eps, radius)
+    P, w, u = sweep_transition_matrix(lattice, target, proposal_epsilon, radius)
     dist = np.zeros(len(w))
     dist[np.flatnonzero(np.all(w == 0, axis=1))[0]] = 1.0
     PT = P.T.tocsr()
@@ -275,5 +291,5 @@ def chain_noise_path(lattice: IntegerLattice, target, proposal_eps: float, itera
         for _ in range(t - t_now):
             dist = PT @ dist
         t_now = t
-        laws[t] = Law(np.asarray(u, dtype=np.int64), dist / dist.sum(), float(1.0 - dist.sum()))
+        laws[t] = TruncatedLaw(np.asarray(u, dtype=np.int64), dist / dist.sum(), float(1.0 - dist.sum()))
     return [laws[int(t)] for t in iterations]

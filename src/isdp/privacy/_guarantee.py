@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 
-from ..exact._gaussian_profile import SIGMA_GRID, calibrate_sigma, profile_epsilon
+from ..exact import SIGMA_GRID, calibrate_sigma, profile_epsilon
 from ._neighbours import TWO_PERSON_SHIFT, Neighbours, SmallestChange
 
 #: ℓ1 distance of one person's change to a table: 2 for a move between cells (one cell down by one,
@@ -128,7 +128,7 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
 
     See Also
     --------
-    gaussian_rho : The zCDP ρ of a σ for a group of persons.
+    Guarantee.at : The ε, δ and zCDP ρ of a σ for a group of persons.
     isdp.exact.profile_delta : The profile the σ is calibrated on.
 
     Notes
@@ -141,11 +141,11 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
 
     Examples
     --------
-    >>> from isdp.privacy import gaussian_rho, gaussian_sigma
+    >>> from isdp.privacy import Guarantee, gaussian_sigma
     >>> sigma = gaussian_sigma(1.0, 1e-6)
     >>> sigma, float(sigma)
     (Fraction(239329, 40000), 5.983225)
-    >>> round(gaussian_rho(sigma, 1), 6)  # 1/σ²
+    >>> round(Guarantee("gaussian", sigma, delta_conversion=1e-6).at(1)["rho"], 6)  # 1/σ²
     0.027934
     """
     shift = PERSON_SHIFT * n_tables
@@ -186,7 +186,7 @@ def gaussian_rho(sigma, k: int, n_tables: int = 1) -> float:
 
     Examples
     --------
-    >>> from isdp.privacy import gaussian_rho
+    >>> from isdp.privacy._guarantee import gaussian_rho
     >>> round(gaussian_rho(2, 1), 6), round(gaussian_rho(2, 2), 6), round(gaussian_rho(2, 1, n_tables=2), 6)
     (0.25, 1.0, 0.5)
     """

@@ -3,9 +3,12 @@
 Total variation, the largest privacy loss and the hockey-stick divergence, with the slack the truncation leaves
 (docs/method.md §11, "The audit").
 
-A :class:`Law` is a truncation: the mass outside its box is carried with it and is what separates a
-computed divergence from the true one (it can only add that much). :mod:`isdp.release`'s audit
-(``exact_route_noise``, ``chain_noise``) builds the laws of the routes' noise; this module compares them.
+A :class:`TruncatedLaw` is a truncation: the mass outside its box is carried with it and is what separates a
+computed divergence from the true one (it can only add that much). The audit (:func:`exact_route_noise`,
+:func:`chain_noise_path`) builds the laws of the routes' noise; this module compares them. Two laws are
+compared as laws (:func:`max_privacy_loss`, :func:`hockey_stick_bound`, with the truncations' slack) or,
+once aligned on the union of their points (:meth:`TruncatedLaw.aligned_with`), as two probability arrays
+(:func:`hockey_stick_divergence`).
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ import numpy as np
 
 
 @dataclass(frozen=True)
-class Law:
+class TruncatedLaw:
     """A law on integer vectors, truncated to a box.
 
     The audit's laws of noise and of outputs: finitely many points with their probabilities,
     normalised on the box, and a bound on the probability the box leaves out, which every
-    comparison (:func:`hockey_stick`, :func:`total_variation`) adds back as slack.
+    comparison (:func:`hockey_stick_bound`, :func:`total_variation`) adds back as slack.
 
     Parameters
     ----------
@@ -37,15 +40,15 @@ class Law:
     See Also
     --------
     exact_route_noise : The law of an exact route's noise.
-    chain_noise : The law of the release chain's noise after t iterations.
+    chain_noise_path : The laws of the release chain's noise along its iterations.
 
     Examples
     --------
     A fair coin on {0, 1} shifted by 5, and its probabilities by point:
 
     >>> import numpy as np
-    >>> from isdp.privacy import Law
-    >>> coin = Law(np.array([[0], [1]]), np.array([0.5, 0.5]), 0.0)
+    >>> from isdp.privacy import TruncatedLaw
+    >>> coin = TruncatedLaw(np.array([[0], [1]]), np.array([0.5, 0.5]), 0.0)
     >>> coin.shifted([5]).points.tolist()
     [[5], [6]]
     >>> sorted(coin.as_dict().values())
@@ -56,7 +59,7 @@ class Law:
     probs: np.ndarray
     outside: float
 
-    def shifted(self, x) -> Law:
+    def shifted(self, x) -> TruncatedLaw:
         """Return the law of x + U for U of this law: the output law of a release of ``x``.
 
         Parameters
@@ -66,17 +69,17 @@ class Law:
 
         Returns
         -------
-        Law
+        TruncatedLaw
             The points moved by ``x``; the same ``probs`` and ``outside``.
 
         Examples
         --------
         >>> import numpy as np
-        >>> from isdp.privacy import Law
-        >>> Law(np.array([[0, 0], [1, -1]]), np.array([0.75, 0.25]), 0.0).shifted([3, 4]).points.tolist()
+        >>> from isdp.privacy import TruncatedLaw
+        >>> TruncatedLaw(np.array([[0, 0], [1, -1]]), np.array([0.75, 0.25]), 0.0).shifted([3, 4]).points.tolist()
         [[3, 4], [4, 3]]
         """
-        return Law(self.points + np.asarray(x, dtype=np.int64), self.probs, self.outside)
+        return TruncatedLaw(self.points + np.asarray(x, dtype=np.int64), self.probs, self.outside)
 
     def as_dict(self) -> dict[bytes, float]:
         """Return the probabilities keyed by point, repeated points added up.
@@ -89,8 +92,8 @@ class Law:
         Examples
         --------
         >>> import numpy as np
-        >>> from isdp.privacy import Law
-        >>> law = Law(np.array([[0], [1], [1]]), np.array([0.5, 0.25, 0.25]), 0.0)
+        >>> from isdp.privacy import TruncatedLaw
+        >>> law = TruncatedLaw(np.array([[0], [1], [1]]), np.array([0.5, 0.25, 0.25]), 0.0)
         >>> {int(np.frombuffer(k, dtype=np.int64)[0]): v for k, v in law.as_dict().items()}
         {0: 0.5, 1: 0.5}
         """
@@ -100,13 +103,121 @@ class Law:
             out[key] = out.get(key, 0.0) + float(p)
         return out
 
+    def aligned_with(self, other: TruncatedLaw) -> tuple[np.ndarray, np.ndarray]:
+        """Return the two laws' probabilities on the union of their points (repeated points added up).
 
-def total_variation(p: Law, q: Law) -> float:
+        These are the arrays :func:`hockey_stick_divergence` compares.
+
+        Parameters
+        ----------
+        other : TruncatedLaw
+            The other law, on integer vectors of the same length.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            (this law's probabilities, ``other``'s), both float of one length: one entry per distinct
+            point of either law, in the points' lexicographic order, 0 where a law has no mass. The
+            ``outside`` masses are not included.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.privacy import TruncatedLaw
+        >>> p = TruncatedLaw(np.array([[0], [1]]), np.array([0.75, 0.25]), 0.0)
+        >>> q = TruncatedLaw(np.array([[1], [2], [1]]), np.array([0.5, 0.25, 0.25]), 0.0)
+        >>> [a.tolist() for a in p.aligned_with(q)]  # on the points 0, 1, 2
+        [[0.75, 0.25, 0.0], [0.0, 0.75, 0.25]]
+        """
+        points = np.vstack([self.points, other.points])
+        # the rows' ranks among the distinct rows in lexicographic order: np.unique(points, axis=0,
+        # return_inverse=True)'s index, 6 times faster (it sorts the rows as structured records)
+        order = np.lexsort(points.T[::-1])
+        ordered = points[order]
+        new = np.ones(len(points), dtype=bool)
+        new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+        index = np.empty(len(points), dtype=np.int64)
+        index[order] = np.cumsum(new) - 1
+        m = index.max() + 1
+        return (
+            np.bincount(index[: len(self.points)], weights=self.probs, minlength=m),
+            np.bincount(index[len(self.points) :], weights=other.probs, minlength=m),
+        )
+
+    def product(self, other: TruncatedLaw) -> TruncatedLaw:
+        """Return the joint law of this law and an independent one: two mechanisms run on the same data.
+
+        Parameters
+        ----------
+        other : TruncatedLaw
+            The law of Z, independent of Y of this law.
+
+        Returns
+        -------
+        TruncatedLaw
+            The law of (Y, Z) as concatenated vectors (shape (m_p·m_q, n_p + n_q)); ``outside``
+            bounds the mass either box leaves out.
+
+        Notes
+        -----
+        Privacy losses add under independent composition: the largest loss of the joint laws of two
+        inputs is the sum of the two mechanisms' largest losses.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.privacy import TruncatedLaw
+        >>> p = TruncatedLaw(np.array([[0], [1]]), np.array([0.25, 0.75]), 0.0)
+        >>> q = TruncatedLaw(np.array([[0], [1], [2]]), np.array([0.5, 0.3, 0.2]), 0.01)
+        >>> joint = p.product(q)
+        >>> joint.points.tolist()
+        [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
+        >>> [round(float(v), 4) for v in joint.probs], joint.outside
+        ([0.125, 0.075, 0.05, 0.375, 0.225, 0.15], 0.01)
+        """
+        p, q = self, other
+        points = np.hstack([np.repeat(p.points, len(q.points), axis=0), np.tile(q.points, (len(p.points), 1))])
+        return TruncatedLaw(points, np.outer(p.probs, q.probs).ravel(), min(1.0, p.outside + q.outside))
+
+    def pushforward(self, f) -> TruncatedLaw:
+        """Return the law of f(Y) for Y of this law: a post-processing of the release.
+
+        Parameters
+        ----------
+        f : callable
+            Maps one point (a 1-d int64 array) to an integer vector (of any fixed length).
+
+        Returns
+        -------
+        TruncatedLaw
+            The images f(y) with the probabilities of their points (images may repeat; the
+            comparisons add them up); ``outside`` is unchanged.
+
+        Examples
+        --------
+        Clipping a law at 1, then comparing two clipped laws: post-processing never increases the
+        privacy loss.
+
+        >>> import numpy as np
+        >>> from isdp.privacy import TruncatedLaw, max_privacy_loss
+        >>> p = TruncatedLaw(np.array([[0], [1], [2]]), np.array([0.5, 0.3, 0.2]), 0.0)
+        >>> q = TruncatedLaw(np.array([[0], [1], [2]]), np.array([0.2, 0.3, 0.5]), 0.0)
+        >>> clip = lambda y: np.minimum(y, 1)
+        >>> p.pushforward(clip).points.tolist()
+        [[0], [1], [1]]
+        >>> round(max_privacy_loss(p, q), 4), round(max_privacy_loss(p.pushforward(clip), q.pushforward(clip)), 4)
+        (0.9163, 0.9163)
+        """
+        images = np.array([f(point) for point in self.points], dtype=np.int64)
+        return TruncatedLaw(images, self.probs, self.outside)
+
+
+def total_variation(p: TruncatedLaw, q: TruncatedLaw) -> float:
     """Return an upper bound on the total variation distance between two truncated laws.
 
     Parameters
     ----------
-    p, q : Law
+    p, q : TruncatedLaw
         The two laws, on integer vectors of the same length.
 
     Returns
@@ -118,171 +229,30 @@ def total_variation(p: Law, q: Law) -> float:
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.privacy import Law, total_variation
-    >>> p = Law(np.array([[0], [1]]), np.array([0.5, 0.5]), 0.0)
-    >>> q = Law(np.array([[1], [2]]), np.array([0.5, 0.5]), 0.0)
+    >>> from isdp.privacy import TruncatedLaw, total_variation
+    >>> p = TruncatedLaw(np.array([[0], [1]]), np.array([0.5, 0.5]), 0.0)
+    >>> q = TruncatedLaw(np.array([[1], [2]]), np.array([0.5, 0.5]), 0.0)
     >>> total_variation(p, q), total_variation(p, p)
     (0.5, 0.0)
     """
-    a, b = aligned(p, q)
+    a, b = p.aligned_with(q)
     return float(0.5 * np.abs(a - b).sum() + p.outside + q.outside)
 
 
-def product(p: Law, q: Law) -> Law:
-    """Return the joint law of two independent laws: two mechanisms run on the same data.
-
-    Parameters
-    ----------
-    p, q : Law
-        The laws of Y and of Z, independent.
-
-    Returns
-    -------
-    Law
-        The law of (Y, Z) as concatenated vectors (shape (m_p·m_q, n_p + n_q)); ``outside``
-        bounds the mass either box leaves out.
-
-    Notes
-    -----
-    Privacy losses add under independent composition: the largest loss of the joint laws of two
-    inputs is the sum of the two mechanisms' largest losses.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.privacy import Law, product
-    >>> p = Law(np.array([[0], [1]]), np.array([0.25, 0.75]), 0.0)
-    >>> q = Law(np.array([[0], [1], [2]]), np.array([0.5, 0.3, 0.2]), 0.01)
-    >>> joint = product(p, q)
-    >>> joint.points.tolist()
-    [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
-    >>> [round(float(v), 4) for v in joint.probs], joint.outside
-    ([0.125, 0.075, 0.05, 0.375, 0.225, 0.15], 0.01)
-    """
-    points = np.hstack([np.repeat(p.points, len(q.points), axis=0), np.tile(q.points, (len(p.points), 1))])
-    return Law(points, np.outer(p.probs, q.probs).ravel(), min(1.0, p.outside + q.outside))
-
-
-def pushforward(law: Law, f) -> Law:
-    """Return the law of f(Y) for Y ~ ``law``: a post-processing of the release.
-
-    Parameters
-    ----------
-    law : Law
-        The law of Y.
-    f : callable
-        Maps one point (a 1-d int64 array) to an integer vector (of any fixed length).
-
-    Returns
-    -------
-    Law
-        The images f(y) with the probabilities of their points (images may repeat; the
-        comparisons add them up); ``outside`` is unchanged.
-
-    Examples
-    --------
-    Clipping a law at 1, then comparing two clipped laws: post-processing never increases the
-    privacy loss.
-
-    >>> import numpy as np
-    >>> from isdp.privacy import Law, max_privacy_loss, pushforward
-    >>> p = Law(np.array([[0], [1], [2]]), np.array([0.5, 0.3, 0.2]), 0.0)
-    >>> q = Law(np.array([[0], [1], [2]]), np.array([0.2, 0.3, 0.5]), 0.0)
-    >>> clip = lambda y: np.minimum(y, 1)
-    >>> pushforward(p, clip).points.tolist()
-    [[0], [1], [1]]
-    >>> round(max_privacy_loss(p, q), 4), round(max_privacy_loss(pushforward(p, clip), pushforward(q, clip)), 4)
-    (0.9163, 0.9163)
-    """
-    images = np.array([f(point) for point in law.points], dtype=np.int64)
-    return Law(images, law.probs, law.outside)
-
-
-def aligned(p: Law, q: Law) -> tuple[np.ndarray, np.ndarray]:
-    """Return the two laws' probabilities on the union of their points (repeated points added up).
-
-    The arrays :func:`hockey_stick_divergence` and :func:`max_loss` compare.
-
-    Parameters
-    ----------
-    p, q : Law
-        The two laws, on integer vectors of the same length.
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        (p's probabilities, q's probabilities), both float of one length: one entry per distinct
-        point of either law, in the points' lexicographic order, 0 where a law has no mass. The
-        ``outside`` masses are not included.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.privacy import Law, aligned
-    >>> p = Law(np.array([[0], [1]]), np.array([0.75, 0.25]), 0.0)
-    >>> q = Law(np.array([[1], [2], [1]]), np.array([0.5, 0.25, 0.25]), 0.0)
-    >>> [a.tolist() for a in aligned(p, q)]  # on the points 0, 1, 2
-    [[0.75, 0.25, 0.0], [0.0, 0.75, 0.25]]
-    """
-    points = np.vstack([p.points, q.points])
-    # the rows' ranks among the distinct rows in lexicographic order: np.unique(points, axis=0,
-    # return_inverse=True)'s index, 6 times faster (it sorts the rows as structured records)
-    order = np.lexsort(points.T[::-1])
-    ordered = points[order]
-    new = np.ones(len(points), dtype=bool)
-    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-    index = np.empty(len(points), dtype=np.int64)
-    index[order] = np.cumsum(new) - 1
-    m = index.max() + 1
-    return (
-        np.bincount(index[: len(p.points)], weights=p.probs, minlength=m),
-        np.bincount(index[len(p.points) :], weights=q.probs, minlength=m),
-    )
-
-
-def max_loss(a: np.ndarray, b: np.ndarray, floor: float = 1e-12) -> float:
-    """Max ln a/b of two probability arrays on the same outputs, where both are at least ``floor``.
-
-    :func:`max_privacy_loss` for laws already aligned (:func:`aligned`), e.g. product laws built as
-    outer products of aligned arrays without enumerating their points.
-
-    Parameters
-    ----------
-    a, b : numpy.ndarray
-        float, one entry per output, the same outputs in the same order.
-    floor : float, default 1e-12
-        Outputs where either probability is below ``floor`` are left out.
-
-    Returns
-    -------
-    float
-        The largest ln a/b over the outputs where both are at least ``floor``.
-
-    Raises
-    ------
-    ValueError
-        When no output has both probabilities at least ``floor``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.privacy import max_loss
-    >>> a, b = np.array([0.75, 0.25]), np.array([0.25, 0.75])
-    >>> round(max_loss(a, b), 6), round(max_loss(np.outer(a, a).ravel(), np.outer(b, b).ravel()), 6)  # ln 3, ln 9
-    (1.098612, 2.197225)
-    """
+def _max_log_ratio(a: np.ndarray, b: np.ndarray, floor: float) -> float:
+    """Return max ln a/b of two probability arrays on the same outputs, where both are at least ``floor``."""
     both = (a >= floor) & (b >= floor)
     return float(np.max(np.log(a[both]) - np.log(b[both])))
 
 
-def max_privacy_loss(p: Law, q: Law, floor: float = 1e-12) -> float:
+def max_privacy_loss(p: TruncatedLaw, q: TruncatedLaw, floor: float = 1e-12) -> float:
     """Return the largest privacy loss max ln p(y)/q(y) of two output laws.
 
     Parameters
     ----------
-    p, q : Law
+    p, q : TruncatedLaw
         The output laws of a mechanism on two neighbouring inputs (the same noise law shifted by
-        x and x', :meth:`Law.shifted`).
+        x and x', :meth:`TruncatedLaw.shifted`).
     floor : float, default 1e-12
         Outputs where either probability is below ``floor`` are left out, which keeps the
         comparison away from the box edge, where truncation distorts the ratio.
@@ -300,7 +270,7 @@ def max_privacy_loss(p: Law, q: Law, floor: float = 1e-12) -> float:
 
     See Also
     --------
-    hockey_stick : The δ of (ε, δ) for this ordered pair.
+    hockey_stick_bound : The δ of (ε, δ) for this ordered pair.
 
     Notes
     -----
@@ -310,27 +280,28 @@ def max_privacy_loss(p: Law, q: Law, floor: float = 1e-12) -> float:
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.privacy import Law, max_privacy_loss
-    >>> p = Law(np.array([[0], [1]]), np.array([0.75, 0.25]), 0.0)
-    >>> q = Law(np.array([[0], [1]]), np.array([0.25, 0.75]), 0.0)
+    >>> from isdp.privacy import TruncatedLaw, max_privacy_loss
+    >>> p = TruncatedLaw(np.array([[0], [1]]), np.array([0.75, 0.25]), 0.0)
+    >>> q = TruncatedLaw(np.array([[0], [1]]), np.array([0.25, 0.75]), 0.0)
     >>> round(max_privacy_loss(p, q), 6)  # ln 3
     1.098612
     """
-    return max_loss(*aligned(p, q), floor)
+    return _max_log_ratio(*p.aligned_with(q), floor)
 
 
-def hockey_stick_divergence(a: np.ndarray, b: np.ndarray, eps: float) -> float:
-    """Σ max(0, a − e^ε b) of two probability arrays on the same outputs.
+def hockey_stick_divergence(a: np.ndarray, b: np.ndarray, epsilon: float) -> float:
+    """Return Σ max(0, a − e^ε b) of two probability arrays on the same outputs.
 
     The largest P(B) − e^ε Q(B) over sets B, the smallest δ of (ε, δ) for this ordered pair (no truncation slack).
 
-    :func:`hockey_stick` for laws already aligned (:func:`aligned`), without its truncation slack.
+    The divergence itself, of two probability arrays; :func:`hockey_stick_bound` bounds it for two truncated
+    laws (their arrays :meth:`TruncatedLaw.aligned_with`, plus the truncations' slack).
 
     Parameters
     ----------
     a, b : array_like of float
         The two laws' probabilities, one entry per output, the same outputs in the same order.
-    eps : float
+    epsilon : float
         The ε at which δ is measured.
 
     Returns
@@ -346,17 +317,17 @@ def hockey_stick_divergence(a: np.ndarray, b: np.ndarray, eps: float) -> float:
     >>> hockey_stick_divergence(a, b, 0.0), hockey_stick_divergence(a, b, float(np.log(3)))
     (0.5, 0.0)
     """
-    return float(np.maximum(np.asarray(a, dtype=float) - np.exp(eps) * np.asarray(b, dtype=float), 0.0).sum())
+    return float(np.maximum(np.asarray(a, dtype=float) - np.exp(epsilon) * np.asarray(b, dtype=float), 0.0).sum())
 
 
-def hockey_stick(p: Law, q: Law, eps: float) -> float:
+def hockey_stick_bound(p: TruncatedLaw, q: TruncatedLaw, epsilon: float) -> float:
     """Return an upper bound on the hockey-stick divergence of two truncated laws: the δ of (ε, δ).
 
     Parameters
     ----------
-    p, q : Law
+    p, q : TruncatedLaw
         The output laws on two neighbouring inputs, in this order.
-    eps : float
+    epsilon : float
         The ε at which δ is measured.
 
     Returns
@@ -379,38 +350,38 @@ def hockey_stick(p: Law, q: Law, eps: float) -> float:
     >>> from fractions import Fraction
     >>> import numpy as np
     >>> from isdp.exact import IntegerL1Sampler
-    >>> from isdp.privacy import exact_route_noise, hockey_stick, truncation_slack
+    >>> from isdp.privacy import exact_route_noise, hockey_stick_bound, truncation_slack
     >>> noise = exact_route_noise(IntegerL1Sampler.build(np.array([[1, 1, 1]])), Fraction(1, 2), radius=30)
     >>> p, q = noise.shifted([1, 0, 2]), noise.shifted([0, 1, 2])
-    >>> hockey_stick(p, q, 1.0) - truncation_slack(p, q, 1.0) < 1e-10
+    >>> hockey_stick_bound(p, q, 1.0) - truncation_slack(p, q, 1.0) < 1e-10
     True
-    >>> round(hockey_stick(p, q, 0.5), 2)
+    >>> round(hockey_stick_bound(p, q, 0.5), 2)
     0.21
     """
-    return hockey_stick_divergence(*aligned(p, q), eps) + truncation_slack(p, q, eps)
+    return hockey_stick_divergence(*p.aligned_with(q), epsilon) + truncation_slack(p, q, epsilon)
 
 
-def truncation_slack(p: Law, q: Law, eps: float) -> float:
+def truncation_slack(p: TruncatedLaw, q: TruncatedLaw, epsilon: float) -> float:
     """Return what the truncations can hide from a hockey-stick divergence.
 
     Parameters
     ----------
-    p, q : Law
-        The two laws, in the order :func:`hockey_stick` takes them.
-    eps : float
+    p, q : TruncatedLaw
+        The two laws, in the order :func:`hockey_stick_bound` takes them.
+    epsilon : float
         The ε of the divergence.
 
     Returns
     -------
     float
-        ``p.outside + exp(eps) * q.outside``: p's mass outside its box and e^ε times q's.
+        ``p.outside + exp(epsilon) * q.outside``: p's mass outside its box and e^ε times q's.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.privacy import Law, truncation_slack
-    >>> p = Law(np.array([[0]]), np.array([1.0]), 0.001)
+    >>> from isdp.privacy import TruncatedLaw, truncation_slack
+    >>> p = TruncatedLaw(np.array([[0]]), np.array([1.0]), 0.001)
     >>> round(truncation_slack(p, p, 0.0), 6)
     0.002
     """
-    return float(p.outside + np.exp(eps) * q.outside)
+    return float(p.outside + np.exp(epsilon) * q.outside)

@@ -34,12 +34,11 @@ import numpy as np
 
 from .. import _validate as check
 from ..errors import UncertifiableError
-from ..exact._integer_l1_sampler import IntegerL1Sampler
-from ..exact._integer_sources import seeded_source
-from ..exact._lattice_gaussian import LatticeBlock, lattice_block
+from ..exact import IntegerL1Sampler, LatticeBlock, lattice_block, seeded_source
 
 #: the columns added to a released long table: the noise's standard deviation, the interval for the true count
-COLUMNS = ("noise_sd", "lower", "upper")
+UNCERTAINTY_COLUMNS = ("noise_sd", "lower", "upper")
+COLUMNS = UNCERTAINTY_COLUMNS  # the name the release modules import until they read UNCERTAINTY_COLUMNS
 #: simulated cell draws of a block shape: ceil(SIMULATED_CELLS / its cells) draws, within [MIN_DRAWS, MAX_DRAWS]
 SIMULATED_CELLS = 20_000_000
 MIN_DRAWS, MAX_DRAWS = 200, 20_000
@@ -103,7 +102,7 @@ def noise_interval(values: np.ndarray, pmf: np.ndarray, level: float) -> tuple[i
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.privacy._uncertainty import noise_interval
+    >>> from isdp.privacy import noise_interval
     >>> low, high, p = noise_interval(np.arange(-2, 3), np.array([0.1, 0.2, 0.4, 0.2, 0.1]), 0.8)
     >>> low, high, round(p, 12)
     (-1, 1, 0.8)
@@ -373,7 +372,7 @@ def check_uncertainty(exact, req, unit: Fraction, level: float) -> None:
     >>> from isdp.errors import UncertifiableError
     >>> from isdp.exact import ExactSampler
     >>> from isdp.release import Request
-    >>> from isdp.privacy._uncertainty import check_uncertainty
+    >>> from isdp.privacy import check_uncertainty
     >>> total = ExactSampler.build(np.array([[1, 1, 1]]))
     >>> check_uncertainty(total, Request(epsilon="1"), Fraction(1, 2), 0.999)  # 20,000 draws resolve it
     >>> try:
@@ -456,7 +455,7 @@ def cell_uncertainty(exact, n: int, req, unit: Fraction, level: float) -> dict:
     >>> import numpy as np
     >>> from isdp.exact import ExactSampler
     >>> from isdp.release import Request
-    >>> from isdp.privacy._uncertainty import cell_uncertainty
+    >>> from isdp.privacy import cell_uncertainty
     >>> req = Request(epsilon="1", free_cells=True)
     >>> got = cell_uncertainty(ExactSampler.build(np.array([[1, 1, 1]])), 3, req, Fraction(1, 2), 0.9)
     >>> got["low"].tolist(), got["high"].tolist(), [round(float(s), 3) for s in got["sd"]], got["draws"]
@@ -482,7 +481,24 @@ def cell_uncertainty(exact, n: int, req, unit: Fraction, level: float) -> dict:
 
 
 def join_draws(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
-    """Return the fewest and the most simulated draws of two sets of block shapes ((0, 0): every law exact)."""
+    """Return the fewest and the most simulated draws of two sets of block shapes ((0, 0): every law exact).
+
+    Parameters
+    ----------
+    a, b : tuple of int
+        Each (fewest, most) draws of a set of block shapes, as :func:`cell_uncertainty` returns them.
+
+    Returns
+    -------
+    tuple of int
+        (fewest, most) over both sets; (0, 0) only where every law of both is exact.
+
+    Examples
+    --------
+    >>> from isdp.privacy import join_draws
+    >>> join_draws((0, 0), (200, 400)), join_draws((300, 500), (200, 400))
+    ((200, 400), (200, 500))
+    """
     if a == (0, 0) or b == (0, 0):
         return a if b == (0, 0) else b
     return min(a[0], b[0]), max(a[1], b[1])
@@ -491,12 +507,32 @@ def join_draws(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
 def uncertainty_record(level: float, draws: tuple[int, int]) -> dict:
     """Return what the statement says of the uncertainty columns: their level, how they were computed, their error.
 
-    ``draws`` is the fewest and the most simulated draws of a block shape ((0, 0): every law exact).
+    Parameters
+    ----------
+    level : float
+        The intervals' probability, in (0, 1).
+    draws : tuple of int
+        The fewest and the most simulated draws of a block shape ((0, 0): every law exact).
+
+    Returns
+    -------
+    dict
+        ``level``, ``columns`` (:data:`UNCERTAINTY_COLUMNS`), ``meaning``, ``method`` and
+        ``monte_carlo_standard_error`` (0 where every law is exact).
+
+    Examples
+    --------
+    >>> from isdp.privacy import uncertainty_record
+    >>> record = uncertainty_record(0.9, (0, 0))
+    >>> record["columns"], record["method"].split(":")[0], record["monte_carlo_standard_error"]
+    (['noise_sd', 'lower', 'upper'], 'exact', 0.0)
+    >>> uncertainty_record(0.9, (400, 400))["monte_carlo_standard_error"]  # sqrt(0.9 · 0.1 / 400)
+    0.015
     """
     fewest, most = draws
     return {
         "level": level,
-        "columns": list(COLUMNS),
+        "columns": list(UNCERTAINTY_COLUMNS),
         "meaning": (
             f"[lower, upper] holds the true count with probability at least {level} under the "
             "mechanism's noise law; noise_sd is the noise's standard deviation. Computed from the "
@@ -524,6 +560,14 @@ def uncertainty_columns(values: np.ndarray, got: dict) -> dict[str, np.ndarray]:
     ----------
     values : numpy.ndarray of int64
         The released counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.privacy import uncertainty_columns
+    >>> got = {"sd": np.array([2.8, 4.0]), "low": np.array([-5, -6]), "high": np.array([5, 6])}
+    >>> {k: v.tolist() for k, v in uncertainty_columns(np.array([10, 20]), got).items()}
+    {'noise_sd': [2.8, 4.0], 'lower': [5, 14], 'upper': [15, 26]}
     got : dict
         :func:`cell_uncertainty`'s result for the same cells.
 

@@ -13,7 +13,7 @@ import pytest
 from isdp.baselines import gaussian_delta
 from isdp.exact import SIGMA_GRID, ExactSampler, calibrate_sigma, profile_delta, profile_epsilon, residue_profiles
 from isdp.lattice import table_margins
-from isdp.privacy import exact_route_noise, hockey_stick
+from isdp.privacy import exact_route_noise, hockey_stick_bound
 
 
 def _cks_theorem7(eps: float, sigma: float, sensitivity: int) -> float:
@@ -39,7 +39,7 @@ def _lattice_deltas(A, x, v, sigma, epsilons, radius=40):
     noise = exact_route_noise(sampler, 1 / Fraction(sigma), radius=radius, sigma=Fraction(sigma))
     assert noise.outside < 1e-12
     p, q = noise.shifted(x), noise.shifted(x + v)
-    return [hockey_stick(p, q, eps) for eps in epsilons]
+    return [hockey_stick_bound(p, q, eps) for eps in epsilons]
 
 
 SWAP22 = np.array([1, -1, -1, 1])

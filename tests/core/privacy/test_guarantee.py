@@ -10,7 +10,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from isdp.privacy import LARGEST_GROUP, Guarantee, Neighbours, gaussian_rho, gaussian_sigma, unit_epsilon
+from isdp.privacy import Guarantee, Neighbours, gaussian_sigma, unit_epsilon
+from isdp.privacy._guarantee import gaussian_rho
+from isdp.privacy._neighbours import LARGEST_GROUP
 
 
 def test_a_change_beyond_the_search_is_stated_as_not_determined():

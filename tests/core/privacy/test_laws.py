@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isdp.privacy import Law, aligned, hockey_stick_divergence, max_privacy_loss, product
+from isdp.privacy import TruncatedLaw, hockey_stick_divergence, max_privacy_loss
 
 
 def test_hockey_stick_is_the_largest_set_difference():
@@ -21,8 +21,8 @@ def test_aligned_adds_up_each_laws_mass_on_the_union_of_points():
     rng = np.random.default_rng(5)
     for _ in range(50):
         k, d = rng.integers(1, 40, size=2), int(rng.integers(1, 4))
-        laws = [Law(rng.integers(-2, 3, size=(n, d)), rng.random(n), 0.0) for n in k]
-        a, b = aligned(*laws)
+        laws = [TruncatedLaw(rng.integers(-2, 3, size=(n, d)), rng.random(n), 0.0) for n in k]
+        a, b = laws[0].aligned_with(laws[1])
         # the union's points in lexicographic order, each law's probabilities summed on them
         union = sorted({tuple(row) for law in laws for row in law.points.tolist()})
         rows = [list(zip(map(tuple, law.points.tolist()), law.probs, strict=True)) for law in laws]
@@ -31,14 +31,14 @@ def test_aligned_adds_up_each_laws_mass_on_the_union_of_points():
 
 
 def test_product_law_multiplies_probabilities_and_adds_privacy_losses():
-    p = Law(np.array([[0], [1]]), np.array([0.25, 0.75]), 0.0)
-    q = Law(np.array([[0], [1], [2]]), np.array([0.5, 0.3, 0.2]), 0.01)
-    joint = product(p, q)
+    p = TruncatedLaw(np.array([[0], [1]]), np.array([0.25, 0.75]), 0.0)
+    q = TruncatedLaw(np.array([[0], [1], [2]]), np.array([0.5, 0.3, 0.2]), 0.01)
+    joint = p.product(q)
     assert joint.points.tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
     np.testing.assert_allclose(joint.probs, [0.125, 0.075, 0.05, 0.375, 0.225, 0.15])
     assert joint.outside == pytest.approx(0.01)
-    p2 = Law(p.points, np.array([0.5, 0.5]), 0.0)
-    q2 = Law(q.points, np.array([0.2, 0.3, 0.5]), 0.0)
-    assert max_privacy_loss(product(p, q), product(p2, q2)) == pytest.approx(
+    p2 = TruncatedLaw(p.points, np.array([0.5, 0.5]), 0.0)
+    q2 = TruncatedLaw(q.points, np.array([0.2, 0.3, 0.5]), 0.0)
+    assert max_privacy_loss(p.product(q), p2.product(q2)) == pytest.approx(
         max_privacy_loss(p, p2) + max_privacy_loss(q, q2)
     )

@@ -11,9 +11,9 @@ from isdp.errors import ArgumentError, UncertifiableError, UsageError
 from isdp.exact import ExactSampler
 from isdp.privacy import noise_interval
 from isdp.privacy._uncertainty import (
-    COLUMNS,
     MAX_DRAWS,
     MIN_TAIL_DRAWS,
+    UNCERTAINTY_COLUMNS,
     _dg_interval,
     cell_uncertainty,
     check_uncertainty,
@@ -138,7 +138,7 @@ def test_the_columns_are_written_and_refused_where_they_cannot_be(tmp_path):
         == 0
     )
     header, first = (tmp_path / "o.csv").read_text().splitlines()[:2]
-    assert header == "group,cell,count," + ",".join(COLUMNS) and len(first.split(",")) == 6
+    assert header == "group,cell,count," + ",".join(UNCERTAINTY_COLUMNS) and len(first.split(",")) == 6
     wide = tmp_path / "w.csv"
     wide.write_text("sex,young,old\nF,3,5\nM,4,2\n")
     with pytest.raises(UsageError, match="is wide"):

@@ -217,17 +217,17 @@ def post_processing_one_to_one(
     some g that merges outputs lowers it strictly.
     """
     from isdp.mcmc import dg_pmf
-    from isdp.privacy import Law, max_privacy_loss, pushforward
+    from isdp.privacy import TruncatedLaw, max_privacy_loss
 
     k = np.arange(-radius, radius + 1)
-    base = Law(k[:, None], dg_pmf(k, eps), 0.0)
+    base = TruncatedLaw(k[:, None], dg_pmf(k, eps), 0.0)
     x, x_prime = base, base.shifted([1])
 
     def level(g=None):
         p, q = (
             (x, x_prime)
             if g is None
-            else (pushforward(x, lambda y: [g(int(y[0]))]), pushforward(x_prime, lambda y: [g(int(y[0]))]))
+            else (x.pushforward(lambda y: [g(int(y[0]))]), x_prime.pushforward(lambda y: [g(int(y[0]))]))
         )
         return max(max_privacy_loss(p, q), max_privacy_loss(q, p))
 

@@ -98,15 +98,15 @@ def day_units(
     ``radius``); the budget is the largest privacy loss. The value: whether the per-day budget is lower for every T.
     """
     from isdp.mcmc import dg_pmf
-    from isdp.privacy import Law, max_privacy_loss, product
+    from isdp.privacy import TruncatedLaw, max_privacy_loss
 
     k = np.arange(-radius, radius + 1)
-    daily = Law(k[:, None], dg_pmf(k, eps), 0.0)
+    daily = TruncatedLaw(k[:, None], dg_pmf(k, eps), 0.0)
     ratios = {}
     for t in days:
         joint = daily
         for _ in range(t - 1):
-            joint = product(joint, daily)
+            joint = joint.product(daily)
         present = t if days_present is None else days_present
         history = [1] * present + [0] * (t - present)
         per_person = max_privacy_loss(joint.shifted(history), joint)

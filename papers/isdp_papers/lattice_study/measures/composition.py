@@ -26,7 +26,7 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
-    from isdp.privacy import exact_route_noise, max_privacy_loss, product, pushforward
+    from isdp.privacy import exact_route_noise, max_privacy_loss
 
     A, x, v = np.ones((1, 2), dtype=np.int64), np.array([1, 2]), np.array([1, -1])
     d = float(np.abs(v).sum())
@@ -35,18 +35,18 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     n1, n2 = (exact_route_noise(sampler, e, radius) for e in (e1, e2))
     pairs = {
         "both releases": (
-            product(n1.shifted(x), n2.shifted(x)),
-            product(n1.shifted(x + v), n2.shifted(x + v)),
+            n1.shifted(x).product(n2.shifted(x)),
+            n1.shifted(x + v).product(n2.shifted(x + v)),
             float(e1 + e2),
         ),
         "the first's first cell": (
-            pushforward(n1.shifted(x), lambda y: y[:1]),
-            pushforward(n1.shifted(x + v), lambda y: y[:1]),
+            n1.shifted(x).pushforward(lambda y: y[:1]),
+            n1.shifted(x + v).pushforward(lambda y: y[:1]),
             float(e1),
         ),
         "the first clamped at 0": (
-            pushforward(n1.shifted(x), lambda y: np.maximum(y, 0)),
-            pushforward(n1.shifted(x + v), lambda y: np.maximum(y, 0)),
+            n1.shifted(x).pushforward(lambda y: np.maximum(y, 0)),
+            n1.shifted(x + v).pushforward(lambda y: np.maximum(y, 0)),
             float(e1),
         ),
     }
@@ -75,8 +75,8 @@ def composition_relations(
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
-    from isdp.privacy import aligned, exact_route_noise, hockey_stick_divergence, max_loss, max_privacy_loss
-    from isdp_papers.lattice_study.dp_audits import product_ratio_arrays
+    from isdp.privacy import exact_route_noise, hockey_stick_divergence, max_privacy_loss
+    from isdp_papers.lattice_study.dp_audits import max_log_ratio, product_ratio_arrays
 
     combine = {"sum": lambda a, b: a + b, "max": max}[rule]
     x, v = np.array([2, 1, 3]), np.array([1, -1, 1])
@@ -93,7 +93,7 @@ def composition_relations(
     a, b = product_ratio_arrays(laws)
     if route == "l1":
         losses = [max_privacy_loss(p, q) for p, q in laws]
-        loss = max_loss(a, b)
+        loss = max_log_ratio(a, b)
         budget = combine(*scales) * d
         return Measurement(
             loss / budget,
@@ -105,7 +105,7 @@ def composition_relations(
     slack = laws[0][0].outside + laws[1][0].outside
     worst, at = -np.inf, None
     for e1, e2 in itertools.product(eps_grid, repeat=2):
-        parts = [hockey_stick_divergence(*aligned(p, q), e) for (p, q), e in zip(laws, (e1, e2), strict=True)]
+        parts = [hockey_stick_divergence(*p.aligned_with(q), e) for (p, q), e in zip(laws, (e1, e2), strict=True)]
         joint = hockey_stick_divergence(a, b, e1 + e2)
         excess = joint - combine(*parts) - slack * (1 + np.exp(e1 + e2))
         if excess > worst:
@@ -137,7 +137,7 @@ def post_processing_randomized(
 
     from isdp.exact import IntegerL1Sampler
     from isdp.mcmc import dg_pmf
-    from isdp.privacy import aligned, exact_route_noise, hockey_stick_divergence, truncation_slack
+    from isdp.privacy import exact_route_noise, hockey_stick_divergence, truncation_slack
     from isdp_papers.lattice_study.dp_audits import add_noise, compact, randomized_map
 
     sig = Fraction(str(sigma))
@@ -157,11 +157,11 @@ def post_processing_randomized(
         ),
     }
     p, q = law.shifted(x), law.shifted(x + v)
-    base = [hockey_stick_divergence(*aligned(p, q), e) for e in eps_grid]  # the release's δ(ε′) on the box
+    base = [hockey_stick_divergence(*p.aligned_with(q), e) for e in eps_grid]  # the release's δ(ε′) on the box
     worst, parts = -np.inf, []
     for name, make in maps.items():
         fp, fq = make(x)(p), make(x + v)(q)
-        a, b = aligned(fp, fq)
+        a, b = fp.aligned_with(fq)
         excess = [
             hockey_stick_divergence(a, b, e) - d - truncation_slack(fp, fq, e)
             for e, d in zip(eps_grid, base, strict=True)

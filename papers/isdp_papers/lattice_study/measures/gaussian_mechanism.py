@@ -117,7 +117,7 @@ def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: 
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
-    from isdp.privacy import exact_route_noise, hockey_stick, truncation_slack
+    from isdp.privacy import exact_route_noise, hockey_stick_bound, truncation_slack
 
     sig = Fraction(str(sigma))
     law = exact_route_noise(IntegerL1Sampler.build(np.zeros((0, 1), dtype=np.int64)), 1 / sig, radius, sigma=sig)
@@ -125,7 +125,7 @@ def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: 
     for d in distances:
         p, q = law, law.shifted([d])
         slack = max(slack, truncation_slack(p, q, eps * d))
-        deltas[f"d{d}"] = round(hockey_stick(p, q, eps * d) - truncation_slack(p, q, eps * d), 9)
+        deltas[f"d{d}"] = round(hockey_stick_bound(p, q, eps * d) - truncation_slack(p, q, eps * d), 9)
     return Measurement(
         deltas,
         f"δ(d) at ε d, ε = {eps:g}, σ = {sigma:g}: "

@@ -30,7 +30,7 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
 
     from isdp.exact import IntegerL1Sampler
     from isdp.lattice import generalized_gaussian, generalized_laplace
-    from isdp.privacy import Law, exact_route_noise, total_variation
+    from isdp.privacy import TruncatedLaw, exact_route_noise, total_variation
 
     k = np.arange(-radius, radius + 1)
     a = np.exp(-eps)
@@ -41,11 +41,11 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
 
     def closed(pmf):
         joint = np.outer(pmf, pmf).ravel()
-        return Law(grid, joint / joint.sum(), max(0.0, float(1 - joint.sum())))
+        return TruncatedLaw(grid, joint / joint.sum(), max(0.0, float(1 - joint.sum())))
 
     def defined(target, like):  # the definition's law on the box, its left-out mass taken from the closed form
         p = np.exp(target.log_density(grid.astype(float)))
-        return Law(grid, p / p.sum(), like.outside)
+        return TruncatedLaw(grid, p / p.sum(), like.outside)
 
     closed_l, closed_g = closed(dg), closed(gauss)
     tv_l = total_variation(defined(generalized_laplace(eps, norm), closed_l), closed_l)
@@ -98,7 +98,7 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
-    from isdp.privacy import exact_route_noise, hockey_stick, max_privacy_loss, truncation_slack
+    from isdp.privacy import exact_route_noise, hockey_stick_bound, max_privacy_loss, truncation_slack
 
     eps = Fraction(str(run.config[exp]["eps"]))
     cases = _neighbour_cases()
@@ -109,7 +109,7 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
         bound = float(eps) * np.abs(v).sum()
         p, q = noise.shifted(x), noise.shifted(np.add(x, v))
         loss = max_privacy_loss(p, q)
-        excess = hockey_stick(p, q, bound) - truncation_slack(p, q, bound)
+        excess = hockey_stick_bound(p, q, bound) - truncation_slack(p, q, bound)
         ratios.append(loss / bound)
         parts.append(f"{name}: largest loss {loss:.9f} against ε‖v‖₁ = {bound:g}, hockey-stick at it {excess:.1e}")
     return Measurement(
@@ -132,7 +132,7 @@ def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
     """
     from isdp.exact import enumerate_target
     from isdp.lattice import IntegerLattice, generalized_laplace
-    from isdp.privacy import Law, max_privacy_loss
+    from isdp.privacy import TruncatedLaw, max_privacy_loss
 
     eps = float(run.config[exp]["eps"])
     cases = _neighbour_cases()
@@ -141,7 +141,7 @@ def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
         lattice = IntegerLattice.from_constraints(A)
         radius = int(np.ceil(30 / (eps * np.linalg.svd(lattice.basis.astype(float), compute_uv=False).min())))
         points, probs, _ = enumerate_target(lattice, generalized_laplace(eps, "l2"), radius)
-        noise = Law(np.asarray(points, dtype=np.int64), probs, 0.0)
+        noise = TruncatedLaw(np.asarray(points, dtype=np.int64), probs, 0.0)
         bound = eps * float(np.linalg.norm(v))
         loss = max_privacy_loss(noise.shifted(x), noise.shifted(np.add(x, v)))
         ratios.append(loss / bound)
@@ -285,7 +285,7 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
     """
     from isdp.baselines import L1Projector
     from isdp.mcmc import dg_pmf
-    from isdp.privacy import Law, dg_box_tail, hockey_stick, truncation_slack
+    from isdp.privacy import TruncatedLaw, dg_box_tail, hockey_stick_bound, truncation_slack
 
     x, xp = np.array([2, 1, 0]), np.array([1, 2, 0])
     total = int(x.sum())
@@ -307,10 +307,10 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
     for data in (x, xp):
         inside = np.all(np.abs(m - data) <= radius, axis=1)
         probs = np.prod(dg_pmf(m[inside] - data, eps), axis=1)
-        laws.append(Law(project(data)[inside], probs / probs.sum(), dg_box_tail(eps, radius, 3)))
+        laws.append(TruncatedLaw(project(data)[inside], probs / probs.sum(), dg_box_tail(eps, radius, 3)))
     budget = eps * float(np.abs(x - xp).sum())
     slack = truncation_slack(*laws, budget)
-    raw = hockey_stick(*laws, budget) - slack
+    raw = hockey_stick_bound(*laws, budget) - slack
     return Measurement(
         raw - slack,
         f"hockey-stick at ε‖x − x'‖₁ = {budget:g} on the boxes {raw:.2e} (truncation "

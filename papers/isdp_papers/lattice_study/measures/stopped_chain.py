@@ -30,13 +30,13 @@ def _stopped_chain(eps: float, proposal_eps: float, radius: int, iterations: lis
 def _stopped_chain_cached(eps: float, proposal_eps: float, radius: int, iterations: tuple[int, ...]):
     from isdp.exact import enumerate_target
     from isdp.lattice import IntegerLattice, generalized_laplace, with_mixing_basis
-    from isdp.privacy import Law, chain_noise_path
+    from isdp.privacy import TruncatedLaw, chain_noise_path
 
     A, x, v = np.ones((1, 3), dtype=np.int64), np.array([1, 0, 2]), np.array([-1, 1, 0])
     lattice = with_mixing_basis(IntegerLattice.from_constraints(A))
     target = generalized_laplace(eps)
     points, probs, _ = enumerate_target(lattice, target, radius)
-    pi = Law(np.asarray(points, dtype=np.int64), probs, 0.0)
+    pi = TruncatedLaw(np.asarray(points, dtype=np.int64), probs, 0.0)
     laws = chain_noise_path(lattice, target, proposal_eps, iterations, radius)
     return x, v, eps * np.abs(v).sum(), pi, list(zip(iterations, laws, strict=True))
 
@@ -51,13 +51,13 @@ def tv_absorption(
     on :func:`_stopped_chain`. The value is the largest δ_t over its bound; the text gives each t's largest privacy loss
     and the (ε, δ) per person that E3's certificate implies.
     """
-    from isdp.privacy import hockey_stick, max_privacy_loss, total_variation
+    from isdp.privacy import hockey_stick_bound, max_privacy_loss, total_variation
 
     x, v, budget, pi, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
     ratios, parts = [], []
     for t, law in laws:
         eta = total_variation(law, pi)
-        delta = hockey_stick(law.shifted(x), law.shifted(x + v), budget)
+        delta = hockey_stick_bound(law.shifted(x), law.shifted(x + v), budget)
         ratios.append(delta / (eta * (1 + np.exp(budget))))
         loss = max_privacy_loss(law.shifted(x), law.shifted(x + v))
         parts.append(f"t = {t}: η {eta:.2e}, δ {delta:.2e}, largest loss {loss:.3f}")
@@ -82,10 +82,10 @@ def iterations_delta_tradeoff(
     neighbours) for each t of ``iterations``. The value is the largest ratio δ_{t'}/δ_t of consecutive ones: below 1
     when every further iteration budget buys a smaller δ.
     """
-    from isdp.privacy import hockey_stick
+    from isdp.privacy import hockey_stick_bound
 
     x, v, budget, _, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
-    deltas = [hockey_stick(law.shifted(x), law.shifted(x + v), budget) for _, law in laws]
+    deltas = [hockey_stick_bound(law.shifted(x), law.shifted(x + v), budget) for _, law in laws]
     ratios = [later / earlier for earlier, later in itertools.pairwise(deltas)]
     return Measurement(
         max(ratios),

@@ -12,7 +12,7 @@ from isdp_papers.evidence import Run
 from isdp_papers.lattice_study.measures import gaussian_mechanism
 from lattice_support import registry_row, row_status
 
-import isdp.release
+import isdp.privacy
 
 CRITERION = {"kind": "interval", "max": 1.0e-9}
 
@@ -25,7 +25,7 @@ def _laplace_instead_of_gaussian(monkeypatch, eps_of=None):
     def laplace(sampler, eps, radius, sigma=None, accept=True):
         return real(sampler, eps if eps_of is None else eps_of(sampler), radius, accept=accept)
 
-    monkeypatch.setattr(isdp.release, "exact_route_noise", laplace)
+    monkeypatch.setattr(isdp.privacy, "exact_route_noise", laplace)
 
 
 def test_the_gaussian_route_is_unbiased_and_a_shifted_route_fails(monkeypatch):
@@ -39,7 +39,7 @@ def test_the_gaussian_route_is_unbiased_and_a_shifted_route_fails(monkeypatch):
         step[sampler.solved] = sampler.solve[:, 0]
         return real(sampler, *args, **kwargs).shifted(step)
 
-    monkeypatch.setattr(isdp.release, "exact_route_noise", shifted)
+    monkeypatch.setattr(isdp.privacy, "exact_route_noise", shifted)
     m = gaussian_mechanism.gaussian_unbiased(run, None, sigma=3.0, radius=30)
     assert m.value > 0.3 and judge(CRITERION, 0, m) == "differs"
 

@@ -12,9 +12,9 @@ from isdp_papers.evidence import Run
 from isdp_papers.lattice_study.measures import stopped_chain
 from lattice_support import config_run, registry_row, row_status
 
-import isdp.release
+import isdp.privacy
 from isdp.exact import enumerate_target
-from isdp.privacy import Law
+from isdp.privacy import TruncatedLaw
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +38,9 @@ def test_a_stopped_chain_costs_more_than_its_target_and_a_chain_started_at_the_t
 
     def stationary(lattice, target, proposal_eps, iterations, radius):  # started from π, the chain stays there
         points, probs, _ = enumerate_target(lattice, target, radius)
-        return [Law(np.asarray(points, dtype=np.int64), probs, 0.0) for _ in iterations]
+        return [TruncatedLaw(np.asarray(points, dtype=np.int64), probs, 0.0) for _ in iterations]
 
-    monkeypatch.setattr(isdp.release, "chain_noise_path", stationary)
+    monkeypatch.setattr(isdp.privacy, "chain_noise_path", stationary)
     uncached()
     m = stopped_chain.stopped_chain_loss(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "differs" and abs(m.value - 1) < 1e-9, m.text

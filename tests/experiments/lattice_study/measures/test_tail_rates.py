@@ -12,8 +12,8 @@ from isdp_papers.evidence import Measurement, Run
 from isdp_papers.lattice_study.measures import tail_rates
 from lattice_support import registry_row, row_status
 
-import isdp.release
-from isdp.privacy import Law
+import isdp.privacy
+from isdp.privacy import TruncatedLaw
 
 ROW = "ISDP-E1-l1-tail-exact"
 
@@ -59,8 +59,8 @@ def test_heavier_tails_on_the_same_lattice_points_fail(monkeypatch, reweight, be
     def heavier(*args, **kwargs):  # the same points, reweighted: a law on the box (nothing left out)
         law = real(*args, **kwargs)
         probs = reweight(np.abs(law.points).sum(axis=1).astype(float), law.probs)
-        return Law(law.points, probs / probs.sum(), 0.0)
+        return TruncatedLaw(law.points, probs / probs.sum(), 0.0)
 
-    monkeypatch.setattr(isdp.release, "exact_route_noise", heavier)
+    monkeypatch.setattr(isdp.privacy, "exact_route_noise", heavier)
     status, m = row_verdict(ROW, Run(".", {}))
     assert status == "differs" and m.value < below
