@@ -265,8 +265,8 @@ class InputError(ReleaseError, ValueError):
     Raised by :func:`isdp.tables.load_table` (a missing or unreadable file, ragged lines, a
     repeated label or column name, a non-integer, negative or too large count, a margin that
     disagrees with its cells, a wide table whose labels read as numbers under ``fmt="auto"``, a
-    label containing ``|``), by :func:`isdp.tables.read_constraint_file` (cell labels that
-    are not the table's, a coefficient beyond ±2**31, an all-zero constraint), by a tie between
+    label containing ``|``), by :func:`isdp.tables.constraint_matrix` reading a constraint file (cell labels
+    that are not the table's, a coefficient beyond ±2**31, an all-zero constraint), by a tie between
     tables that do not share their groups, and by :func:`isdp.release.make_release` when an
     invariant's value is beyond ±2**53. The message names the file and the line, row or column.
 
@@ -309,7 +309,7 @@ class InfeasibleError(ReleaseError, ValueError):
     Raised by :meth:`isdp.release.Plan.make` when the invariants fix every cell (no non-zero
     integer change keeps them, so no noise can be added) and by
     :func:`isdp.release.make_release` when the chain's lattice cannot be built from them, by
-    :func:`isdp.tables.read_constraint_file` when a constraint's stated ``value`` is not the
+    :func:`isdp.tables.constraint_matrix` when a constraint file's stated ``value`` is not the
     table's (a constraint file written for another table), and by
     :func:`isdp.tables.constraint_matrix` when tables released together disagree where they
     are tied. Values are compared in exact integers; the message never shows a count beyond the

@@ -18,7 +18,8 @@ from isdp_papers.problems import read_table_csv
 
 from isdp.cli import main
 from isdp.errors import InfeasibleError, InputError
-from isdp.tables import Table, load_table, read_constraint_file
+from isdp.tables import Table, load_table
+from isdp.tables._constraints import read_constraint_file
 
 
 def _csv(values, cols, rows=None):

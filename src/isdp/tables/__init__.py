@@ -5,28 +5,37 @@ which totals are held exactly (docs/release.md).
 
 Examples
 --------
->>> from isdp.tables import FAMILIES
->>> "total" in FAMILIES
-True
+>>> from isdp.tables import is_dataset
+>>> is_dataset("released/"), is_dataset("released.parquet")  # a trailing / names a Parquet dataset
+(True, False)
 """
 
-from ._constraints import COEFFICIENT_LIMIT, FAMILIES, constraint_matrix, read_constraint_file
-from ._long_tables import LongTable, read_long_table
-from ._tables import Table, TableSet, load_table, read_table_keys
-from ._wide_tables import WideTable, read_table_csv, read_wide_table
+from ._constraints import constraint_matrix
+from ._long_tables import LongTable
+from ._parquet_tables import (
+    DATASET_FILE,
+    DATASET_FILE_PATTERN,
+    is_dataset,
+    is_parquet,
+    table_files,
+    table_rows,
+    write_parquet,
+)
+from ._tables import Table, TableSet, load_table
+from ._wide_tables import read_table_csv
 
 __all__ = [
-    "COEFFICIENT_LIMIT",
+    "DATASET_FILE",
+    "DATASET_FILE_PATTERN",
+    "is_dataset",
+    "is_parquet",
+    "table_files",
+    "table_rows",
+    "write_parquet",
     "constraint_matrix",
-    "FAMILIES",
     "load_table",
     "LongTable",
-    "read_constraint_file",
-    "read_long_table",
     "read_table_csv",
-    "read_table_keys",
-    "read_wide_table",
     "Table",
     "TableSet",
-    "WideTable",
 ]

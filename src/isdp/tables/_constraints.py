@@ -20,7 +20,7 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import InfeasibleError, InputError, UsageError
-from ..lattice._invariants import as_sparse, row_values
+from ..lattice import as_sparse, row_values
 from ._entries import _integer
 from ._key_columns import KeyColumns
 from ._tables import Table, TableSet
@@ -148,7 +148,7 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.tables import read_constraint_file
+    >>> from isdp.tables._constraints import read_constraint_file
     >>> from isdp.errors import InfeasibleError
     >>> from isdp.tables import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:

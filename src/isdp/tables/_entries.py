@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..errors import InvariantError
-from ..lattice._integer_lattice import COUNT_LIMIT
+from ..lattice import COUNT_LIMIT
 
 #: a count as a table or a constraint file writes it: ASCII digits with an optional sign (``int``
 #: would also take ``1_0``, non-ASCII digits such as Arabic-Indic ``٤`` and surrounding spaces)

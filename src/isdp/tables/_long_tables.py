@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvariantError, UsageError
-from ..lattice._integer_lattice import COUNT_LIMIT
+from ..lattice import COUNT_LIMIT
 from ._entries import _WHOLE, _count
 from ._labels import _count_like, _distinct, _is_margin, _labelled_lines, _seen_as
 
@@ -44,7 +44,7 @@ class LongTable:
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.tables import read_long_table
+    >>> from isdp.tables._long_tables import read_long_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "county_sex.csv")
     ...     _ = path.write_text("county,sex,count\nA,F,3\nA,M,4\nB,F,5\n")
@@ -161,7 +161,7 @@ def read_long_table(path, count_column: str = "count", counts: bool = True) -> L
     >>> import tempfile
     >>> from pathlib import Path
     >>> from isdp.errors import InvariantError
-    >>> from isdp.tables import read_long_table
+    >>> from isdp.tables._long_tables import read_long_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "county_sex.csv")
     ...     _ = path.write_text("county,sex,n\nA,F,3\nA,M,4\nB,F,5\n")

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvariantError
-from ..lattice._integer_lattice import COUNT_LIMIT
+from ..lattice import COUNT_LIMIT
 from ._key_columns import KeyColumns
 from ._labels import _MARGIN_RE, _count_like  # the margin pattern reads the same in RE2 on ASCII
 
@@ -39,6 +39,12 @@ def is_parquet(path) -> bool:
     -------
     bool
         True for a Parquet file or a directory.
+
+    Examples
+    --------
+    >>> from isdp.tables import is_parquet
+    >>> is_parquet("counts.parquet"), is_parquet("counts.PARQUET"), is_parquet("counts.csv")
+    (True, True, False)
     """
     path = Path(path)
     return path.suffix.lower() == SUFFIX or path.is_dir()
@@ -69,7 +75,7 @@ def is_dataset(output) -> bool:
 
     Examples
     --------
-    >>> from isdp.tables._parquet_tables import is_dataset
+    >>> from isdp.tables import is_dataset
     >>> is_dataset("release/"), is_dataset("release.parquet"), is_dataset(".")
     (True, False, True)
     """
@@ -91,6 +97,25 @@ def table_files(path: Path) -> list[Path]:
     A directory is read whole or refused: a subdirectory (a Hive-style ``state=B/``), a hidden
     ``.parquet`` file or any other file but a writer's marker (``_SUCCESS``, ``.…crc``) would
     otherwise be rows left out of the release without a word.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A Parquet file or a directory of them.
+
+    Returns
+    -------
+    list of pathlib.Path
+        ``[path]`` for a file; a directory's ``.parquet`` files, in the order of their names.
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        A directory holding anything but its ``.parquet`` files and writers' markers, or none.
+
+    Examples
+    --------
+    See :func:`write_parquet`.
     """
     if not path.is_dir():
         return [path]
@@ -128,6 +153,10 @@ def table_rows(path) -> int:
     -------
     int
         The rows of all its files.
+
+    Examples
+    --------
+    See :func:`write_parquet`.
     """
     import pyarrow as pa  # deferred: only a Parquet table needs it
     import pyarrow.parquet as pq
@@ -387,6 +416,23 @@ def write_parquet(path, source, count_column: int, values: np.ndarray, extra: di
         The released counts, one per row.
     extra : dict of str to numpy.ndarray, optional
         Columns appended after the input's (the uncertainty's), one value per row.
+
+    Examples
+    --------
+    Two files of a released dataset, named as :data:`DATASET_FILE`, read back as one table of 3 rows:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> import pyarrow as pa
+    >>> from isdp.tables import DATASET_FILE, table_files, table_rows, write_parquet
+    >>> source = pa.table({"cell": ["a", "b"], "count": [3, 4]})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_parquet(Path(tmp, DATASET_FILE.format(0)), source, 1, np.array([2, 5]))
+    ...     write_parquet(Path(tmp, DATASET_FILE.format(1)), source.slice(0, 1), 1, np.array([7]))
+    ...     names, rows = [f.name for f in table_files(Path(tmp))], table_rows(tmp)
+    >>> names, rows
+    (['part-000000.parquet', 'part-000001.parquet'], 3)
     """
     import pyarrow as pa  # deferred: only a Parquet release needs it
     import pyarrow.parquet as pq

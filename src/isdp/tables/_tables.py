@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, InvariantError, UsageError
-from ..lattice._integer_lattice import COUNT_LIMIT
+from ..lattice import COUNT_LIMIT
 from ._entries import _DECIMAL
 from ._key_columns import CellLabels, KeyColumns
 from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as, table_path
@@ -423,7 +423,7 @@ def read_table_keys(path, count_column: str | None = None) -> list[tuple[str, ..
 
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.tables import read_table_keys
+    >>> from isdp.tables._tables import read_table_keys
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old,Total\nFemale,?,?,?\nMale,?,?,?\n")

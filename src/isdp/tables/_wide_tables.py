@@ -74,7 +74,7 @@ def read_wide_table(path, counts: bool = True) -> WideTable:
     >>> import tempfile
     >>> from pathlib import Path
     >>> from isdp.errors import InvariantError
-    >>> from isdp.tables import read_wide_table
+    >>> from isdp.tables._wide_tables import read_wide_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old,Total\nFemale,3,5,8\nMale,4,2,6\n")
@@ -193,7 +193,7 @@ class WideTable:
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.tables import read_wide_table
+    >>> from isdp.tables._wide_tables import read_wide_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\nTotal,7,7\n")

@@ -1,5 +1,5 @@
 """Tests of :mod:`isdp.tables._constraints` (:func:`~isdp.tables.constraint_matrix`,
-:func:`~isdp.tables.read_constraint_file`): families of totals name the table's key columns and nest into
+:func:`~isdp.tables._constraints.read_constraint_file`): families of totals name the table's key columns and nest into
 blocks, and a constraint file is read in the table's order or refused naming the line."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 
 from isdp.errors import InfeasibleError, InputError, UsageError
 from isdp.lattice import blocks, implied_by_partition
-from isdp.tables import constraint_matrix, load_table, read_constraint_file
+from isdp.tables import constraint_matrix, load_table
+from isdp.tables._constraints import read_constraint_file
 
 
 def _nested_table(path: Path) -> Path:

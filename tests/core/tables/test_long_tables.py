@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.tables._long_tables` (:func:`~isdp.tables.read_long_table`): the count column found by
+"""Tests of :mod:`isdp.tables._long_tables` (:func:`~isdp.tables._long_tables.read_long_table`): the count column found by
 its name as it looks, the other fields kept as each cell's key and written back unchanged, and keys a release
 would publish wrongly refused, naming the line or column."""
 
@@ -8,7 +8,7 @@ import pytest
 
 import isdp.tables._long_tables as long_tables
 from isdp.errors import InvariantError
-from isdp.tables import read_long_table
+from isdp.tables._long_tables import read_long_table
 
 
 def test_the_count_column_may_be_anywhere_and_the_lines_are_written_back_as_read(tmp_path):

@@ -9,7 +9,8 @@ import pytest
 
 from isdp.errors import InputError, UsageError
 from isdp.release import Request, make_release
-from isdp.tables import Table, TableSet, constraint_matrix, load_table, read_table_keys
+from isdp.tables import Table, TableSet, constraint_matrix, load_table
+from isdp.tables._tables import read_table_keys
 
 
 @pytest.mark.parametrize(
