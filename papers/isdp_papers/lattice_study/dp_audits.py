@@ -2,8 +2,8 @@
 
 §2's properties are composition across invariants, randomized post-processing and the smooth-DP equivalence; App. E.4's
 statements are on projection and non-negativity. The computations are laws of products and of Markov kernels applied to
-an enumerated law, an LP feasibility problem and a one-step transition matrix. Laws are :class:`isdp.privacy.TruncatedLaw` (a box
-and a bound on what it leaves out).
+an enumerated law, an LP feasibility problem and a one-step transition matrix. Laws are
+:class:`isdp.privacy.TruncatedLaw` (a box and a bound on what it leaves out).
 """
 
 from __future__ import annotations
