@@ -87,12 +87,13 @@ docs: $(STAMP)
 test: lint workflow-ci
 	$(RECORD) "make test" --run $(CI_DIR)
 
+## lint: every hook of .pre-commit-config.yaml on every tracked file (ruff check with the numpydoc rules, ruff format,
+## mypy on the library, snakefmt, the CITATION.cff and GitHub workflow schemas, zizmor), then Snakemake's lint and a
+## dry run of the SLURM profile
+# The hooks are local (the venv's tools, found on PATH above): pre-commit downloads nothing, and keeps its state in
+# the venv, so no file outside it is written.
 lint: $(STAMP)
-	ruff check src tests workflow/scripts benchmarks notebooks scripts
-	check-jsonschema --builtin-schema vendor.citation-file-format CITATION.cff
-	snakefmt --check Snakefile workflow/rules
-	check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
-	zizmor --offline --quiet .github/workflows
+	PRE_COMMIT_HOME=$(CURDIR)/$(VENV)/pre-commit pre-commit run --all-files
 	$(SMK) --lint --configfile $(CURDIR)/config/ci.yaml
 	$(SMK) --profile $(CURDIR)/profiles/slurm --directory $(CI_DIR)-slurm-dry-run -n --quiet all > /dev/null
 
