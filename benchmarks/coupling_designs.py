@@ -1,5 +1,5 @@
 """Alternative L-lag couplings of the component-wise sampler, for the coupling scaling study
-(docs/coupling-study.md; issue #14): the benchmarks' support module, built from :mod:`isdp.mcmc`.
+(docs/coupling-study.md): the benchmarks' support module, built from :mod:`isdp.mcmc`.
 
 A *design* fixes
 

@@ -1,5 +1,5 @@
-"""Meeting times for the ℓ2 generalized Laplace on one sum constraint (issue #20, item 5;
-docs/coupling-study.md, "ℓ2").
+"""Meeting times for the ℓ2 generalized Laplace on one sum constraint
+(docs/coupling-study.md, "ℓ2").
 
 Target exp(-ε‖u‖₂), ε = 0.192, on {u ∈ Z^n : Σu = 0}. Two chains, same target:
 

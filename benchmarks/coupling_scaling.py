@@ -1,4 +1,4 @@
-"""Meeting times of the L-lag coupling designs against the number of cells (issue #14, part 4).
+"""Meeting times of the L-lag coupling designs against the number of cells.
 
 One sum constraint over n cells, Laplace ℓ1 with ε = 0.192, proposal ε = 0.1, lag 50. For each
 design (coupling_designs.DESIGNS) the sizes are run in increasing order until one has a

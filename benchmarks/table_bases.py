@@ -1,5 +1,5 @@
 """Coupling certificates on two-way tables with all margins fixed: adjacent 2×2 moves against the
-Smith basis and the corner moves (issue #20, item 5; docs/coupling-study.md).
+Smith basis and the corner moves (docs/coupling-study.md).
 
 r × r tables, r = 4 … 16, Laplace ℓ1 with ε = 0.192, proposal ε = 0.1, lag 50, pairs started at
 u = 0. Bases: ``adjacent`` (isdp.lattice.with_mixing_basis(..., "table"): e_(i,j) − e_(i,j+1) − e_(i+1,j) +

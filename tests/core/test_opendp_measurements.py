@@ -96,7 +96,7 @@ def test_it_composes_with_opendp_own_measurements_under_one_budget(contrib):
 
 
 def test_no_feature_is_left_enabled_and_the_measurements_still_work(features):
-    """Issue 56: calling the module once switched on contrib and honest-but-curious for the whole process."""
+    """Calling the module once switched on contrib and honest-but-curious for the whole process."""
     built = [
         persons_metric(),
         counts_domain(3),
@@ -133,7 +133,7 @@ def _refused(meas, d_in) -> None:
 
 @pytest.mark.parametrize("make", MAKERS)
 def test_maps_refuse_distances_that_are_not_whole_persons(make):
-    """Issue 57: .map(-1) returned -1, .map(0.5) returned 0.5, make_counts_as_l1(3).map(-1) returned -2."""
+    """`.map(-1)` returned -1, .map(0.5) returned 0.5, make_counts_as_l1(3).map(-1) returned -2."""
     meas = MAKERS[make]()
     for d_in in (-1, 0.5):
         _refused(meas, d_in)
@@ -176,7 +176,7 @@ def test_the_gaussian_map_rounds_rho_up(sigma, k):
     ids=["tiny epsilon", "huge sigma", "zero epsilon", "no integral solve"],
 )
 def test_unusable_parameters_are_refused_when_built_with_a_message(make, message):
-    """Issue 57: a too-small ε raised an OpenDPException with an empty message when the measurement ran."""
+    """A too-small ε raised an OpenDPException with an empty message when the measurement ran."""
     with pytest.raises(ValueError, match=message):
         make()
 

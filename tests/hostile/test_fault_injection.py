@@ -2,7 +2,7 @@
 measure needs (built in tmp_path, no workflow run), each asserting that the affected registry row reads ``error``
 naming the file (never ``match``), beside a control showing the intact evidence is judged.
 
-The corruptions repeat the probes of issue 58 — NaN and infinite values in well-formed files, a stored ε tripled, a
+The corruptions repeat earlier probes — NaN and infinite values in well-formed files, a stored ε tripled, a
 printed row deleted or repeated, a negative residual, a committed county extract with 100 persons moved between two
 counties — and one per measure module of the same kind (a p-value above 1, a stored summary its source does not
 give, a stored z, bound or variance its columns contradict, a meeting time below its lag); the measures check what
@@ -84,14 +84,14 @@ def test_e6_readings_intact_are_judged(tmp_path):
 
 
 def test_e6_readings_with_nan_means_are_an_error(tmp_path):
-    """Issue 58: the three rep_sd means NaN read as match (max(0.0, nan) is 0.0)."""
+    """The three rep_sd means NaN read as match (max(0.0, nan) is 0.0)."""
     run = _results(tmp_path, {})
     _readings(run, mean=math.nan)
     _refused("SDP-E6-reading-release-sd", run, "e6_readings.csv", "'mean' = nan")
 
 
 def test_e6_readings_with_an_infinite_se_are_an_error(tmp_path):
-    """Issue 58: se = inf read as match (every gap divided by it is 0)."""
+    """se = inf read as match (every gap divided by it is 0)."""
     run = _results(tmp_path, {})
     _readings(run, se=math.inf)
     _refused("SDP-E6-reading-release-sd", run, "e6_readings.csv", "'se' = inf")
@@ -117,7 +117,7 @@ def test_e6_invariant_residual_intact_matches(tmp_path):
 
 
 def test_e6_negative_invariant_residual_is_an_error(tmp_path):
-    """Issue 58: max_invariant_residual = −5 matched ('max |A y − A x| = -5.0e+00')."""
+    """max_invariant_residual = −5 matched ('max |A y − A x| = -5.0e+00')."""
     run = _results(tmp_path, {})
     _info(run, -5.0)
     _refused("SDP-E6-invariants", run, "info.json", "'max_invariant_residual' = -5")
@@ -152,7 +152,7 @@ def test_swap_table_intact_matches(tmp_path):
 
 
 def test_swap_table_with_epsilon_tripled_in_one_row_is_an_error(tmp_path):
-    """Issue 58: ε × 3 in one row matched beside 'ε 51.24 (printed 17.08)': the measure read only the stored gap."""
+    """ε × 3 in one row matched beside 'ε 51.24 (printed 17.08)': the measure read only the stored gap."""
     run = _swap_run(tmp_path)
     _edit_swap(run, lambda t: t.assign(epsilon=t["epsilon"].where(t.index != 0, 3 * t["epsilon"])))
     _refused("SWAP-E8-ma1940-table", run, "e8_swap_ma1940.csv", "the slides' formula")
@@ -165,21 +165,21 @@ def test_swap_table_with_a_stored_gap_edited_is_an_error(tmp_path):
 
 
 def test_swap_table_with_a_row_deleted_is_an_error(tmp_path):
-    """Issue 58: one row deleted matched 'over 3 cells' (the claim names 4 swap rates)."""
+    """One row deleted matched 'over 3 cells' (the claim names 4 swap rates)."""
     run = _swap_run(tmp_path)
     _edit_swap(run, lambda t: t.drop(index=1))
     _refused("SWAP-E8-ma1940-table", run, "e8_swap_ma1940.csv", "missing")
 
 
 def test_swap_table_with_a_row_repeated_is_an_error(tmp_path):
-    """Issue 58: a duplicated row matched 'over 5 cells'."""
+    """A duplicated row matched 'over 5 cells'."""
     run = _swap_run(tmp_path)
     _edit_swap(run, lambda t: pd.concat([t, t.iloc[[2]]]))
     _refused("SWAP-E8-ma1940-table", run, "e8_swap_ma1940.csv", "repeated")
 
 
 def test_printed_swap_table_with_a_row_deleted_is_an_error(tmp_path):
-    """Issue 58: the committed data/e8/paper_swap_ma1940.csv with a row deleted (and the run's table made from it)
+    """The committed data/e8/paper_swap_ma1940.csv with a row deleted (and the run's table made from it)
     matched over 3 cells: the claim's paper value says 4."""
     printed = pd.read_csv(ROOT / E8["printed"]["swap_ma1940"]).drop(index=0)
     _refused("SWAP-E8-ma1940-table", _swap_run(tmp_path, printed), "printed.csv", "3 printed cells")

@@ -1,4 +1,4 @@
-"""Hostile input, round five: the attacker who sees what `isdp release` says. Two tables with the same
+"""Hostile input: the attacker who sees what `isdp release` says. Two tables with the same
 invariants differ in the persons' records only, and nothing but the released counts may tell them apart:
 not the exit code, not a refusal or its message, not stdout or stderr, not the privacy statement. Each
 test releases random pairs of such tables on every route and layout and compares everything the command

@@ -198,7 +198,7 @@ def test_the_summary_step_writes_nothing_on_an_error(tmp_path, monkeypatch):
     assert pd.read_csv(out)["status"].tolist() == ["error"]
 
 
-# --------------------------------------------------------------------------- damaged draws (issue 58)
+# --------------------------------------------------------------------------- damaged draws
 
 TAIL_ROWS = ("ISDP-E1-l1-tail-rate", "ISDP-E1-l1-tail-bound")
 DRAWS = "results/e1/draws_l1.nc"
@@ -248,7 +248,7 @@ def _e1_run(root, e1_sample, corrupt=None) -> claims.Run:
     return claims.Run(root, {"e1": cfg}, repo=ROOT)
 
 
-CORRUPT_DRAWS = {  # the probes of issue 58: each left both tail rows `match`, or failed naming no file
+CORRUPT_DRAWS = {  # each once left both tail rows `match`, or failed naming no file
     "noise + 1 (off the lattice)": (lambda d, t: (d + 1, t), "off the lattice: 1600 of 1600 draws break A u = 0"),
     "made float (+0.5)": (lambda d, t: (d + 0.5, t), "holds float64 values, not integers"),
     "integral floats": (lambda d, t: (d.astype(float), t), "holds float64 values, not integers"),
@@ -388,7 +388,7 @@ def test_a_directory_in_place_of_a_results_table_names_it(tmp_path):
 )
 def test_the_draws_step_refuses_a_certificate_of_another_chain(tmp_path, e1_sample, change):
     """A certificate file did not say what it certifies, so "pairs started like the chains" could be checked only in
-    the code (issue 64). It records the chain, and the draws step compares it with its own before using it."""
+    the code. It records the chain, and the draws step compares it with its own before using it."""
     from isdp_papers.jobs import Job
     from isdp_papers.lattice_study import steps
 

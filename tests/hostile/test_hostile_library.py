@@ -316,7 +316,7 @@ def _kernel_rank(A: np.ndarray) -> int:
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 3), st.integers(3, 5), st.integers(20, 31), st.data())
 def test_the_exact_sampler_is_exact_on_near_dependent_big_coefficients(m, n, bits, data):
-    """Issue 57: rows of 2**20–2**31 that differ by a little fooled the floating-point rank and raised
+    """Rows of 2**20–2**31 that differ by a little fooled the floating-point rank and raised
     `AssertionError: the exact sampler's solve does not span Λ(A)`. Now every such A is either served —
     a sampler whose free cells are as many as Λ(A)'s dimension (sympy, exact) and whose draws keep
     every row exactly, in Python integers — or refused by None (no integral solve), never an error."""
@@ -351,7 +351,7 @@ def test_the_issue_57_rows_are_served_and_their_lattice_is_the_exact_one():
     assert np.array_equal(draws[:, 1], -draws[:, 0]) and np.array_equal(draws[:, 2], -draws[:, 0])
 
 
-# =========================================================================== round five (issue 64)
+# =========================================================================== arguments outside their ranges
 
 
 def _refused(call, message):

@@ -45,7 +45,7 @@ BAD = [
     ("ISDP-E1-l1-lag-stability", {"criterion": {"kind": "between", "max": 2}}, "between"),
     ("SWAP-E8-ma1940-table", {"criterion": {"kind": "equal", "tol": float("inf")}}, "not a finite number"),
     ("SWAP-E8-ma1940-table", {"criterion": {"kind": "equal", "tol": -1}}, "less than the minimum"),
-    # finite numbers that still pass anything (round three)
+    # finite numbers that still pass anything
     ("SWAP-E8-ma1940-table", {"criterion": {"kind": "equal", "tol": 1e300}}, "would pass anything"),
     (
         "ISDP-E1-l1-lag-stability",
@@ -54,7 +54,7 @@ BAD = [
     ),
     ("CDP-E5-acceptance", {"criterion": {"kind": "within_se", "k": 1e300}}, "no Monte Carlo difference"),
     ("CDP-E5-acceptance", {"criterion": {"kind": "within_se", "k": 3, "rounding": 1e300}}, "would pass anything"),
-    # finite numbers that pass anything at the scale of the row's paper value (issue 58): the ±1e15 cap let these
+    # finite numbers that pass anything at the scale of the row's paper value: the ±1e15 cap let these
     # through, and `max: 1e14` turned the row's `differs` into `match`
     ("SDP-E6-reading-release-sd", {"criterion": {"kind": "interval", "max": 1e14}}, "would exclude nothing"),
     ("SWAP-E8-ma1940-table", {"criterion": {"kind": "interval", "max": 1e14}}, "would exclude nothing"),

@@ -176,7 +176,7 @@ def test_no_output_may_be_an_input_even_with_force(tmp_path, capsys, which):
 
 @pytest.mark.parametrize("output", ["inds/released.parquet", "inds/released.csv", "inds/sub/"])
 def test_an_output_inside_the_input_dataset_is_refused_even_with_force(tmp_path, monkeypatch, capsys, output):
-    """The round-six probe: a release written into the dataset it reads would leave released rows in the
+    """A release written into the dataset it reads would leave released rows in the
     confidential input (and refuse its next release)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -465,7 +465,7 @@ def test_bad_constraint_rows_exit_3(tmp_path, capsys, row, message):
 
 def test_sigint_is_a_clean_refusal(tmp_path):
     """SIGINT once the work has started (the progress line on stderr says so): exit 130, no traceback.
-    The child gets SIGINT's default disposition whatever this run inherited (issue 57: under
+    The child gets SIGINT's default disposition whatever this run inherited (under
     `nohup bash .ci/run &` it inherited SIGINT ignored, the test waited 120 s and left the child
     running), and is killed if the test fails."""
     import select
@@ -562,7 +562,7 @@ def test_the_smallest_epsilon_is_accepted_and_a_negative_seed_refused(tmp_path, 
     _only(tmp_path, "t.csv")
 
 
-# --------------------------------------------------------------------------- round four: faults mid-write
+# --------------------------------------------------------------------------- faults mid-write
 
 
 def _digests(tmp_path) -> dict:
@@ -599,7 +599,7 @@ EXCLUSIVE_STEPS = 6  # three fsyncs, then three links
 
 @pytest.mark.parametrize("step", range(1, FORCE_STEPS + 1))
 def test_force_and_a_failed_write_never_change_an_earlier_release(tmp_path, monkeypatch, capsys, step):
-    """Issue 57: -o keep.csv --force replaced the old table, failed, and removed it. A fault at any step
+    """`-o keep.csv --force` replaced the old table, failed, and removed it. A fault at any step
     leaves the earlier release's three files byte for byte, and nothing else."""
     assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1") == 0
     before = _digests(tmp_path)
@@ -757,7 +757,7 @@ def test_a_file_size_limit_leaves_the_earlier_release(tmp_path):
     assert _digests(tmp_path) == before
 
 
-# --------------------------------------------------------------------------- round four: paths and numbers
+# --------------------------------------------------------------------------- paths and numbers
 
 
 @pytest.mark.parametrize(
@@ -773,7 +773,7 @@ def test_a_file_size_limit_leaves_the_earlier_release(tmp_path):
     ],
 )
 def test_a_symlink_loop_is_a_clean_refusal(tmp_path, capsys, which, code, message):
-    """Issue 57: `RuntimeError: Symlink loop` from cli._same_file, a traceback."""
+    """A symlink loop once gave `RuntimeError: Symlink loop` from cli._same_file, a traceback."""
     (tmp_path / "t.csv").write_text(TABLE)
     (tmp_path / "c.csv").write_text("constraint,u|a,u|b,u|c,v|a,v|b,v|c\nall,1,1,1,1,1,1\n")
     loop = tmp_path / "loop"
@@ -809,7 +809,7 @@ def test_a_symlink_loop_is_a_clean_refusal(tmp_path, capsys, which, code, messag
     "epsilon", ["1_0", "١", "１", "1٠", " 1", "1 ", "+1", "0x10", "1e-6/2", "½", "1e99999", "nan", "1/0"]
 )
 def test_epsilon_in_other_forms_than_ascii_decimals_is_refused(tmp_path, capsys, epsilon):
-    """Issue 57: `--epsilon 1_0` was read as 10, Arabic-Indic digits were accepted (Python's Fraction reads both)."""
+    """`--epsilon 1_0` was read as 10, Arabic-Indic digits were accepted (Python's Fraction reads both)."""
     (tmp_path / "t.csv").write_text(TABLE)
     code = main(["release", str(tmp_path / "t.csv"), "--invariant", "total", "--epsilon", epsilon, "--dry-run"])
     err = capsys.readouterr().err
@@ -859,7 +859,7 @@ def test_the_documented_forms_of_epsilon_are_read_exactly(tmp_path, capsys, epsi
     [("0.999999", "0.999999"), ("1/3", "0.3333333333333333"), ("1e-6", "1e-06"), ("0.9999999", "0.9999999")],
 )
 def test_a_delta_is_printed_exactly_never_rounded(tmp_path, capsys, delta, printed):
-    """Issue 57: '(0.999999, 1)-DP' was printed for δ = 0.999999 (δ to 3 significant digits)."""
+    """'(0.999999, 1)-DP' was printed for δ = 0.999999 (δ to 3 significant digits)."""
     (tmp_path / "t.csv").write_text(TABLE)
     assert (
         main(
@@ -908,7 +908,7 @@ def test_a_delta_outside_0_1_is_refused(tmp_path, capsys, delta):
 
 
 def test_near_dependent_big_coefficients_are_released_exactly(tmp_path, capsys):
-    """Issue 57: two rows of about 2**31 that differ by one in each coefficient fooled the floating-point
+    """Two rows of about 2**31 that differ by one in each coefficient fooled the floating-point
     rank (`AssertionError: the exact sampler's solve does not span Λ(A)`). Decided in exact integers, the
     release keeps both invariants exactly (checked in Python integers)."""
     a = 2**31 - 1
@@ -937,11 +937,11 @@ def test_near_dependent_rows_beyond_the_exact_limit_are_refused_with_a_reason(tm
     _only(tmp_path, "t.csv", "c.csv")
 
 
-# --------------------------------------------------------------------------- round four: small things
+# --------------------------------------------------------------------------- small things
 
 
 def test_a_dry_run_into_a_closed_pipe_stops_quietly(tmp_path):
-    """Issue 56: `isdp release --dry-run | head` ended in a BrokenPipeError traceback. It now stops as
+    """`isdp release --dry-run | head` ended in a BrokenPipeError traceback. It now stops as
     other Unix tools do: nothing on stderr, status 141 (128 + SIGPIPE)."""
     (tmp_path / "t.csv").write_text(TABLE)
     read, write = os.pipe()
@@ -978,7 +978,7 @@ def test_a_dry_run_into_a_closed_pipe_stops_quietly(tmp_path):
     ],
 )
 def test_counts_in_messages_agree_in_number(tmp_path, capsys, invariants, counts):
-    """Issue 56: "1 invariants"."""
+    """A count agrees with its noun in number: never "1 invariants"."""
     assert _release(tmp_path, TABLE, *invariants, "--epsilon", "1") == 0
     assert counts in capsys.readouterr().out
 

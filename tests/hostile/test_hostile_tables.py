@@ -1,5 +1,5 @@
 """Hostile table files: those read by the workflow (read_table_csv; an unlabelled total whose values are
-wrong in a minority of places is refused, not read as one more category), and, round four (issue 57), the
+wrong in a minority of places is refused, not read as one more category), and the
 files agencies really export as `isdp release` reads them (load_table, and the command for the headline
 probes): quoted headers, a count column named wrongly, a wrong grand total, labels that look alike, digits
 int() accepts, a dry run that must refuse what the release refuses. Each probe is a test asserting the
@@ -53,7 +53,7 @@ def test_the_committed_tables_read_cell_for_cell(rel):
 def test_an_unlabelled_total_is_a_category_whatever_its_values(tmp_path_factory, cells, which, delta):
     """A column holding the row sums, exactly or but for one typo, under a label that does not mark a margin, is
     read as one more category. Whether a line is a margin is decided by its label: a refusal decided by the counts
-    told two tables with the same invariants apart (issue 64: 30 of 300 random 3 x 3 tables refused)."""
+    told two tables with the same invariants apart (30 of 300 random 3 x 3 tables were refused)."""
     totals = cells.sum(axis=1)
     totals[which % len(totals)] = max(totals[which % len(totals)] + delta, 0)
     path = tmp_path_factory.mktemp("t") / "t.csv"
@@ -64,7 +64,7 @@ def test_an_unlabelled_total_is_a_category_whatever_its_values(tmp_path_factory,
     assert cols[-1] == "\u2211"
 
 
-# =========================================================================== round four (issue 57)
+# =========================================================================== the files agencies export
 
 SEEDED = ["--seed", "3", "--reproducible-not-for-publication", "--no-progress"]
 
@@ -432,7 +432,7 @@ def test_the_dry_run_refuses_the_labels_the_release_refuses(tmp_path, name, caps
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
 
-# =========================================================================== round five (issue 64)
+# =========================================================================== margins told by their labels
 
 
 @pytest.mark.parametrize("total", ["Total", "All towns", "Sum"])

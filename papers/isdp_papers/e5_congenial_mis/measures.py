@@ -505,7 +505,7 @@ def fig1_effective_gamma(run: Run, paper, *, method: str) -> Measurement:
     )
 
 
-# --------------------------------------------------------------------------- §1.2, §2.3: rows of the third audit round
+# --------------------------------------------------------------------------- §1.2, §2.3: raw noise, samplers, ratios
 
 
 def _cell_classes(A: np.ndarray) -> np.ndarray:

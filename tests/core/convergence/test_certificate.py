@@ -78,7 +78,7 @@ def test_a_certificate_record_rebuilds_it_exactly():
         assert back.summary(burn_in=50) == cert.summary(burn_in=50) and np.array_equal(back.tau, cert.tau)
     with pytest.raises(ValueError, match="n_pairs = 4"):
         Certificate.from_dict({**cert.to_dict(), "tau": [1, 2]})
-    with pytest.raises(ValueError, match="a meeting time of 6 is impossible at lag 7"):  # issue 64: read as met
+    with pytest.raises(ValueError, match="a meeting time of 6 is impossible at lag 7"):  # was read as met
         Certificate.from_dict({**cert.to_dict(), "tau": [6, 6, 6, 6]})
 
 

@@ -115,7 +115,7 @@ def test_the_profile_saves_variance_against_the_zcdp_conversion():
     assert 1.25 < ratio < 1.27 and 1.55 < ratio**2 < 1.62
 
 
-# --------------------------------------------------------------------------- round five (issue 64)
+# --------------------------------------------------------------------------- arguments, bounds and memory
 
 
 @pytest.mark.parametrize(

@@ -170,7 +170,7 @@ def test_the_structures_it_serves_and_those_it_leaves():
 
 def test_two_margins_are_recognised_from_a_sparse_matrix_without_densifying_it():
     """lattice_block built a dense matrix and an SVD: 300 x 300 under both margins took 113 s and 3.2 GB, 1000 x 1000
-    was a MemoryError (issue 64). It reads the non-zeros; a dense 600 x 90,000 matrix is never made."""
+    was a MemoryError. It reads the non-zeros; a dense 600 x 90,000 matrix is never made."""
     from scipy import sparse
 
     r, c = 300, 300
@@ -188,8 +188,8 @@ def test_two_margins_are_recognised_from_a_sparse_matrix_without_densifying_it()
 
 @pytest.mark.parametrize("row", [[2, 0, 2], [1, 1, 0], [0, 3, 3, 3]])
 def test_a_total_over_some_cells_is_not_the_blocks_total(row):
-    """[[2, 0, 2]] and [[1, 1, 0]] were taken for a total over every cell, and most draws broke A u = 0
-    (issue 64): a total covers every cell of its block."""
+    """[[2, 0, 2]] and [[1, 1, 0]] were taken for a total over every cell, and most draws broke A u = 0:
+    a total covers every cell of its block."""
     A = np.array([row])
     assert lattice_block(A) is None
     wrong = LatticeBlock(np.arange(A.shape[1]).reshape(1, -1), "total")  # what was served: Σ u = 0 only

@@ -63,7 +63,7 @@ def _printed(text: str, before: str, after: str) -> str:
 
 @pytest.mark.parametrize("delta", [0.999999, 1 / 3, 1e-6, 0.9999999, 2.5e-7, 0.123456789])
 def test_a_printed_delta_is_the_delta_exactly(delta):
-    """Issue 57: δ = 0.999999 was printed '(0.999999, 1)-DP' (3 significant digits): a δ is printed so
+    """δ = 0.999999 was printed '(0.999999, 1)-DP' (3 significant digits): a δ is printed so
     that it reads back as the very float stated, never as a rounder, weaker- or stronger-looking one."""
     for g in (Guarantee("gaussian", Fraction(3), delta_conversion=delta), Guarantee("l1", Fraction(1, 4), eta=delta)):
         line = g.at(1)

@@ -83,7 +83,7 @@ def test_a_constraint_row_equal_to_a_rules_row_but_labelled_otherwise_keeps_its_
 
 
 def test_the_gaussian_rejection_text_names_sigma_before_using_it(tmp_path, capsys):
-    """The text wrote exp(... / (2·239329/40000^2)), which reads as 2·239329/40000² = 3e-4 (issue 64)."""
+    """The text wrote exp(... / (2·239329/40000^2)), which reads as 2·239329/40000² = 3e-4."""
     (tmp_path / "w.csv").write_text("g,a,b,c\nu,5,3,2\n")
     (tmp_path / "c.csv").write_text("constraint,u|a,u|b,u|c,value\nweighted,1,2,3,17\n")  # not a total: rejection
     statement, _ = _statement(
@@ -96,7 +96,7 @@ def test_the_gaussian_rejection_text_names_sigma_before_using_it(tmp_path, capsy
 
 def test_a_headline_does_not_call_an_undetermined_swap_the_smallest_change():
     """Above about 30 x 30 under both margins the headline said "a swap: the smallest change the invariants absorb"
-    while two_persons.realisable was null (issue 64)."""
+    while two_persons.realisable was null."""
     from isdp.privacy import Guarantee, Neighbours
 
     undetermined = Guarantee("l1", 0.5).to_dict(Neighbours(one_person=False, two_persons=None))

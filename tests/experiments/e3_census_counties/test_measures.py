@@ -73,7 +73,7 @@ def _e3_run(tmp_path, counties: pd.DataFrame, states, eps=None, min_counties=5) 
 
 def test_a_county_file_edited_after_its_fetch_is_an_error(tmp_path):
     """One county 90 → 60 in results/data/counties.csv turned six claims to differs: damage read as a finding.
-    The fetch's record holds the file's SHA-256, which its readers compare (issue 64)."""
+    The fetch's record holds the file's SHA-256, which its readers compare."""
     counties = pd.read_csv(COUNTIES, dtype={"state_fips": str, "county_fips": str})
     run = _e3_run(tmp_path, counties, [])
     assert row_verdict("SDP-E3-audit-excluded", run)[0] == "match"
@@ -321,7 +321,7 @@ def test_a_censored_pair_fails_the_e3_coupling_row(tmp_path, censored):
     ids=["bound 0.5 certified", "three pairs", "burn-in before t_cert", "estimate above bound"],
 )
 def test_a_certificate_row_no_run_makes_is_an_error(tmp_path, changes, problem):
-    """Each was read as `match` (issue 64): a certificate's columns derive from one another and are checked."""
+    """Each was once read as `match`: a certificate's columns derive from one another and are checked."""
     with pytest.raises(EvidenceError, match=problem):
         row_verdict("ISDP-E3-coupling-met", _certificates_run(tmp_path, **changes))
 
@@ -524,7 +524,7 @@ def test_e3_design_check_fails_when_a_state_chain_draw_or_county_is_missing(tmp_
     assert status == "differs" and m.value >= 1, m.text
 
 
-# --------------------------------------------------------------------------- evidence no run makes (issue 64)
+# --------------------------------------------------------------------------- evidence no run makes
 
 
 @pytest.mark.parametrize("row", ["ISDP-E3-design-counts", "ISDP-E3-noise-band"])

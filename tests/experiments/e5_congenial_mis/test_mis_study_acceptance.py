@@ -110,7 +110,7 @@ def test_acceptance_from_exact_starts_is_the_stationary_rate_and_from_s_star_is_
 
 @pytest.mark.slow
 def test_fig2_acceptance_on_e5s_table_is_the_stationary_rate_at_a_small_proposal_eps():
-    """Issue 58 on E5's own table at ε̃ = 0.4 < ε: Fig 2's chains (exact starts) against the stationary rate
+    """Fig 2's acceptance on E5's own table at ε̃ = 0.4 < ε: Fig 2's chains (exact starts) against the stationary rate
     E_{s ~ p*, s̃ ~ q}[min{1, w(s̃)/w(s)} 1(s̃ ∈ S*)], w = p/q, estimated without chains (exact draws of p*, each
     paired with fresh proposals), within 4 SE; the same chains from s* accept almost never and fail it."""
     e5 = CONFIG["e5"]

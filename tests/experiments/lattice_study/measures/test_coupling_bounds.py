@@ -75,7 +75,7 @@ def test_the_lag_estimate_bounds_the_exact_tv_and_meeting_times_recorded_a_lag_e
         return isdp.mcmc.MeetingTimes(tau=mt.tau - mt.lag, met=mt.met, lag=mt.lag, seconds=mt.seconds)
 
     monkeypatch.setattr(isdp.mcmc, "meeting_times", early)
-    # such meeting times (some at or below their lag) are no coupling's: refused, never judged (issue 64)
+    # such meeting times (some at or below their lag) are no coupling's: refused, never judged
     with pytest.raises(ValueError, match="is impossible at lag"):
         coupling_bounds.tv_bound_valid(Run(".", {}), c["paper_value"], **c["args"])
 

@@ -245,7 +245,7 @@ def test_a_censored_pair_fails_the_e1_coupling_row(tmp_path, censored):
 
 
 def test_impossible_meeting_times_or_a_stale_summary_are_errors(tmp_path):
-    """Every τ set to lag − 1 left ISDP-E1-coupling-met `match`, quoting the summary block (issue 64)."""
+    """Every τ set to lag − 1 left ISDP-E1-coupling-met `match`, quoting the summary block."""
     with pytest.raises(EvidenceError, match="a meeting time of 99 is impossible at lag 100"):
         row_verdict("ISDP-E1-coupling-met", _certificate_run(tmp_path / "a", tau=np.full(400, 99)))
     with pytest.raises(EvidenceError, match="summary.censored = the meeting times' censored does not hold"):
