@@ -1,6 +1,6 @@
 """Helpers shared by the tests of E6 (Subspace DP's projected Gaussian and Laplace) and E7 (Congenial DP's two-bin
-histogram): Example 4.1's data and simulated releases, the small runs E7's measures read, the run on the committed
-config, and a registry row's verdict under overridden arguments."""
+histogram): Example 4.1's data and simulated releases, the small runs E7's measures read, and a registry row's verdict
+under overridden arguments (the run on the committed config is ``tests/experiments/conftest.py``'s ``run``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import functools
 
 import numpy as np
 import pandas as pd
-import yaml
-from conftest import REGISTRY, ROOT
+from conftest import REGISTRY
 from criteria_support import judge
 from isdp_papers.claims import claim, load_registry, measure_row
 from isdp_papers.e7_congenial_histogram.releases import MECHANISMS, release
@@ -70,12 +69,7 @@ def eps_grid_run(tmp_path, x=(30, 70)) -> Run:
     return Run(tmp_path, config={"e7": {"x": list(x), "eps_grid": [0.5, 2.0]}})
 
 
-# --------------------------------------------------------------------------- the committed config and registry rows
-
-
-def repo_run() -> Run:
-    """A run on the checkout with the committed config: for rows that read only the config and committed inputs."""
-    return Run(ROOT, yaml.safe_load((ROOT / "config" / "config.yaml").read_text()), repo=ROOT)
+# --------------------------------------------------------------------------- registry rows
 
 
 @functools.cache

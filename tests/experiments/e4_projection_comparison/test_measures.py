@@ -14,18 +14,12 @@ import pandas as pd
 import pytest
 from census_support import CONFIG
 from census_support import results_run as _run
-from conftest import ROOT, row_verdict
+from conftest import row_verdict
 from isdp_papers.e4_projection_comparison import comparison as cmp
 from isdp_papers.evidence import Run
 
 from isdp.baselines import projected_laplace
 from isdp.lattice import sum_constraint
-
-
-@pytest.fixture(scope="module")
-def run() -> Run:
-    """The rows read only the config and committed inputs."""
-    return Run(ROOT, CONFIG, repo=ROOT)
 
 
 def _e4_run(tmp_path, n_counties: int) -> Run:

@@ -8,15 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from closed_form_support import repo_run, row_status
+from closed_form_support import row_status
 from conftest import row_verdict
 from isdp_papers.e6_spatiotemporal_gaussian import spatiotemporal as st
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
 
 
 def test_conditioning_slab_row_fails_where_projection_is_not_conditioning(monkeypatch):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from closed_form_support import registry_row, repo_run, row_status, row_status_value
+from closed_form_support import registry_row, row_status, row_status_value
 from conftest import REGISTRY, row_verdict
 from isdp_papers.claims import claim
 from isdp_papers.e6_spatiotemporal_gaussian.measures import gaussian_laplace
@@ -17,12 +17,6 @@ from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_c
 from scipy import stats
 
 from isdp.baselines import null_space_blocks
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
 
 
 def test_gaussian_corollaries_inherit_lemma_34_and_pass_where_the_constant_suffices():

@@ -6,17 +6,10 @@ smallest cases."""
 
 from __future__ import annotations
 
-import pytest
-from closed_form_support import registry_row, repo_run, row_status
+from closed_form_support import registry_row, row_status
 from conftest import row_verdict
 from isdp_papers.e6_spatiotemporal_gaussian.measures import invariants_and_dp
 from isdp_papers.evidence import Run
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
 
 
 def test_example_24_row_checks_the_neighbours_and_the_event():

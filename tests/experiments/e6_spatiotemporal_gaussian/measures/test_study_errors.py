@@ -8,16 +8,9 @@ import json
 
 import pandas as pd
 import pytest
-from closed_form_support import repo_run
 from conftest import row_verdict
 from isdp_papers.e6_spatiotemporal_gaussian.measures import study_errors
 from isdp_papers.evidence import Run
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
 
 
 def test_reading_measures_use_the_spread_of_one_study_and_the_printed_rounding(tmp_path):

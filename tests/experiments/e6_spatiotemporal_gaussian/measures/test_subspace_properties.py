@@ -7,14 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from closed_form_support import registry_row, repo_run, row_status
+from closed_form_support import registry_row, row_status
 from conftest import row_verdict
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
 
 
 def test_section_23_and_theorem_31_rows_match_and_fail_on_wrong_mechanisms(monkeypatch):

@@ -8,20 +8,13 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
-from closed_form_support import repo_run, row_status
+from closed_form_support import row_status
 from conftest import REGISTRY, row_verdict
 from criteria_support import judge
 from isdp_papers.claims import claim, resolve_measure
 from isdp_papers.evidence import Run
 
 from isdp.baselines import nonnegative_total_projection
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
 
 
 def test_extended_invariants_row_fails_on_a_violated_invariant(tmp_path):

@@ -7,17 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from closed_form_support import privacy_table_run, repo_run
+from closed_form_support import privacy_table_run
 from conftest import row_verdict
 from isdp_papers.e7_congenial_histogram import neighbours as nbr
 from isdp_papers.e7_congenial_histogram import rounding as rnd
 from isdp_papers.evidence import Run
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
 
 
 def test_rounding_sensitivity_and_neighbour_counts_against_enumeration(tmp_path):

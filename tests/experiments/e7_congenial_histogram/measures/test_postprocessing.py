@@ -7,20 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from closed_form_support import eps_grid_run, privacy_table_run, repo_run
+from closed_form_support import eps_grid_run, privacy_table_run
 from conftest import REGISTRY, row_verdict
 from isdp_papers import claims
 from isdp_papers.claims import claim
 from isdp_papers.e7_congenial_histogram import releases as rel
 from isdp_papers.evidence import Run
 from scipy import stats
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
-
 
 # --------------------------------------------------------------------------- §4's L1 and L2 projections
 

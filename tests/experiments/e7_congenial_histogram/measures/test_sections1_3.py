@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from closed_form_support import eps_grid_run, privacy_table_run, repo_run, table2_run
+from closed_form_support import eps_grid_run, privacy_table_run, table2_run
 from conftest import REGISTRY, row_verdict
 from isdp_papers.claims import claim
 from isdp_papers.e7_congenial_histogram import neighbours as nbr
@@ -17,12 +17,6 @@ from isdp_papers.e7_congenial_histogram.measures import sections1_3
 from scipy import stats
 
 from isdp.mcmc import dg_pmf
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
 
 
 def test_e7_negbin_measure_uses_the_e5_parametrisation(tmp_path):

@@ -4,16 +4,10 @@ exact mean equals, and the CDP-E7-example41-density row matches and differs at t
 from __future__ import annotations
 
 import pytest
-from closed_form_support import repo_run, table2_run
+from closed_form_support import table2_run
 from conftest import row_verdict
 from criteria_support import judge
 from isdp_papers.e7_congenial_histogram.measures import table2
-
-
-@pytest.fixture(scope="module")
-def run():
-    """The rows read only the config and committed inputs."""
-    return repo_run()
 
 
 def test_e7_expectation_measure_names_the_symbol_the_exact_mean_equals(tmp_path):

@@ -19,7 +19,8 @@ from isdp_papers.evidence import Run
 
 @pytest.fixture(scope="module")
 def run():
-    """The checkout's run on the workflow's configuration (the rows read only the registry and the config)."""
+    """The checkout's run on the workflow's configuration, not the folder's temporary one (the rows read only the
+    registry and the config)."""
     return Run(ROOT, config=CONFIG)
 
 

@@ -8,20 +8,13 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from accounting_support import e8_run, tda_run
+from accounting_support import e8_run
 from conftest import REGISTRY, ROOT, row_verdict
 from criteria_support import judge
 from isdp_papers import claims
 from isdp_papers.e8_privacy_accounting.measures.topdown_data import workload_consistency
 from isdp_papers.evidence import Run
 from isdp_papers.nhgis.histograms import HISTOGRAM_SUPPORT_EXTRACT, N_RACES, NATION
-
-
-@pytest.fixture
-def run(tmp_path) -> Run:
-    """The rows read only committed inputs."""
-    return tda_run(tmp_path)
-
 
 # --------------------------------------------------------------------------- printed counts
 

@@ -5,18 +5,13 @@ reduction — each matching on the talk's town and failing for other constraints
 from __future__ import annotations
 
 import pytest
-from accounting_support import CONFIG, E8, e8_run, tda_run
+from accounting_support import CONFIG, E8, e8_run
 from conftest import REGISTRY, ROOT, row_verdict
 from criteria_support import judge
 from isdp_papers import claims
 from isdp_papers.e8_privacy_accounting.implied import feasible_totals, implied_bounds
 from isdp_papers.e8_privacy_accounting.measures.topdown_dorm import dorm_constraints
 from isdp_papers.evidence import Run
-
-
-@pytest.fixture
-def run(tmp_path) -> Run:
-    return tda_run(tmp_path)
 
 
 def test_dorm_claims_fail_for_other_constraints(tmp_path):

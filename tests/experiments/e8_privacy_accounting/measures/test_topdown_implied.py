@@ -6,18 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
-from accounting_support import e8_run, tda_run
+from accounting_support import e8_run
 from conftest import REGISTRY, row_verdict
 from criteria_support import judge
 from isdp_papers import claims
 from isdp_papers.e8_privacy_accounting.measures.topdown_implied import region_margins
-from isdp_papers.evidence import Run
-
-
-@pytest.fixture
-def run(tmp_path) -> Run:
-    return tda_run(tmp_path)
 
 
 def test_region_margins_fail_on_a_misprinted_total(tmp_path):

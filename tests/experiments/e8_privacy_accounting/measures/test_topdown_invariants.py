@@ -5,15 +5,8 @@ worse when the parent is much noisier, breaking the invariant when it drops the 
 
 from __future__ import annotations
 
-import pytest
-from accounting_support import e8_run, tda_run
+from accounting_support import e8_run
 from conftest import row_verdict
-from isdp_papers.evidence import Run
-
-
-@pytest.fixture
-def run(tmp_path) -> Run:
-    return tda_run(tmp_path)
 
 
 def test_consistency_increases_accuracy_with_true_invariants_and_not_with_a_wrong_total(tmp_path):

@@ -6,15 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from accounting_support import e8_run, tda_run
+from accounting_support import e8_run
 from conftest import REGISTRY, row_verdict
 from isdp_papers import claims
-from isdp_papers.evidence import Run
-
-
-@pytest.fixture
-def run(tmp_path) -> Run:
-    return tda_run(tmp_path)
 
 
 @pytest.mark.parametrize("cid", ["TDA-E8-rounding-lp-national", "TDA-E8-rounding-lp-no-invariants"])

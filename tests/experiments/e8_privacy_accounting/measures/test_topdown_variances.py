@@ -8,19 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from accounting_support import CONFIG, E8, e8_run, tda_run
+from accounting_support import CONFIG, E8, e8_run
 from conftest import REGISTRY, ROOT, row_verdict
 from isdp_papers import claims
 from isdp_papers.e8_privacy_accounting.tables import variance_table
 from isdp_papers.evidence import Run
 
 from isdp.baselines import CONVERSIONS, dp_to_zcdp
-
-
-@pytest.fixture
-def run(tmp_path) -> Run:
-    return tda_run(tmp_path)
-
 
 GAUSSIAN_ROWS = ("TDA-E8-gaussian-variance-d14", "TDA-E8-gaussian-variance-d9", "TDA-E8-gaussian-variance-d6")
 

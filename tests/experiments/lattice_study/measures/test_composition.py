@@ -9,13 +9,7 @@ import pytest
 from conftest import row_verdict
 from isdp_papers.evidence import Run
 from isdp_papers.lattice_study.measures import composition
-from lattice_support import assert_row_flips, config_run, registry_row, row_status
-
-
-@pytest.fixture(scope="module")
-def run() -> Run:
-    """The rows read only the config and committed inputs."""
-    return config_run()
+from lattice_support import assert_row_flips, registry_row, row_status
 
 
 def test_two_different_invariants_determine_what_neither_does_and_nested_ones_do_not():

@@ -26,12 +26,6 @@ from lattice_support import CONFIG, assert_row_flips, config_run, registry_row, 
 from isdp.lattice import IntegerLattice
 
 
-@pytest.fixture(scope="module")
-def run() -> Run:
-    """The rows read only the config and committed inputs."""
-    return config_run()
-
-
 def test_every_experiments_basis_spans_the_integer_kernel_and_a_sublattice_basis_fails(monkeypatch):
     c = registry_row("ISDP-E1-lattice-complete")
     run = config_run()

@@ -18,12 +18,6 @@ from lattice_support import assert_row_flips, config_run, registry_row, row_stat
 import isdp.lattice
 
 
-@pytest.fixture(scope="module")
-def run() -> Run:
-    """The rows read only the config and committed inputs."""
-    return config_run()
-
-
 def test_no_invariant_reduction_holds_for_the_l1_laplace_and_not_for_the_l2_one():
     """With no invariant the ℓ1 generalized Laplace law factorises into double geometric cells; the ℓ2 one
     (∝ exp(−ε‖u‖₂), also a generalized Laplace mechanism of Def 9) does not, so the row differs for it."""

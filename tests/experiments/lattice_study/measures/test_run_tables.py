@@ -17,18 +17,11 @@ from conftest import ROOT, row_verdict
 from isdp_papers.config import load_config
 from isdp_papers.evidence import EvidenceError, Run
 from isdp_papers.lattice_study.measures import run_tables
-from lattice_support import CONFIG, config_run, registry_row, row_status
+from lattice_support import CONFIG, registry_row, row_status
 
 from isdp.convergence import Certificate, save_draws
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
 from isdp.mcmc import meeting_times
-
-
-@pytest.fixture(scope="module")
-def run() -> Run:
-    """The rows read only the config and committed inputs."""
-    return config_run()
-
 
 # --------------------------------------------------------------------------- ISDP-E1-lag-tau-stable
 

@@ -9,14 +9,9 @@ import numpy as np
 import pytest
 from isdp_papers.evidence import Run
 from isdp_papers.lattice_study.measures import sampler_kernel
-from lattice_support import assert_row_flips, config_run, registry_row, row_status
+from lattice_support import assert_row_flips, registry_row, row_status
 
 import isdp.exact
-
-
-@pytest.fixture(scope="module")
-def run():
-    return config_run()
 
 
 def test_the_sweep_leaves_the_target_invariant_and_an_asymmetric_proposal_does_not(monkeypatch):

@@ -10,17 +10,11 @@ import pytest
 from conftest import row_verdict
 from isdp_papers.evidence import Run
 from isdp_papers.lattice_study.measures import stopped_chain
-from lattice_support import config_run, registry_row, row_status
+from lattice_support import registry_row, row_status
 
 import isdp.privacy
 from isdp.exact import enumerate_target
 from isdp.privacy import TruncatedLaw
-
-
-@pytest.fixture(scope="module")
-def run() -> Run:
-    """The rows read only the config and committed inputs."""
-    return config_run()
 
 
 @pytest.fixture
