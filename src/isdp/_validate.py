@@ -147,7 +147,7 @@ def seed(value, name: str = "seed", *, error: type[ArgumentError] = ArgumentErro
     A string, a float or a negative seed is refused, as two seeds that a cast would make equal would give the same
     draws.
     """
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_) and value >= 0
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_) and int(value) >= 0
     if not ok:  # a whole float is not a seed either: 1e20 is not exact
         raise error(f"{name} must be a non-negative integer, got {type(value).__name__} {value!r}", name)
     return int(value)

@@ -385,7 +385,9 @@ class Certificate:
         CertificationError
             If nothing is certified.
         """
-        return max(int(floor), math.ceil(self.require().t_cert * (1 + float(margin))))
+        if (t_cert := self.t_cert) is None:  # as require(): nothing is certified
+            raise CertificationError(self.status)
+        return max(int(floor), math.ceil(t_cert * (1 + float(margin))))
 
     def verdict(self, burn_in: int) -> str:
         """One line on the burn-in actually used: the bound there, and whether it is certified.

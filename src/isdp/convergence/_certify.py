@@ -175,7 +175,7 @@ def certify(
     mt = meeting_times(
         lattice,
         target,
-        lag=0 if exact is not None else lag,
+        lag=0 if lag is None else lag,  # exact draws: Y starts at π, lag 0
         n_pairs=n_pairs,
         proposal_eps=proposal_eps,
         seed=seed,

@@ -118,7 +118,7 @@ def _read(path, var_name: str | None):
                 raise DrawsError(f"{path}: no {GROUP} group, not a draws file written by save_draws")
         with xr.open_dataset(str(path), group=GROUP, engine="h5netcdf") as post:
             if var_name is not None and var_name not in post.data_vars:
-                raise DrawsError(f"{path}: no variable {var_name!r} (it holds {sorted(post.data_vars)})")
+                raise DrawsError(f"{path}: no variable {var_name!r} (it holds {sorted(map(str, post.data_vars))})")
             values = None if var_name is None else np.asarray(post[var_name].values)
             return values, dict(post.attrs)
     except DrawsError:
@@ -225,7 +225,8 @@ def _check_lattice(path, draws: np.ndarray, A, invariants) -> None:
         check_release(draws, A, b, what="the draws")
     except InvariantError as err:
         rows = draws.reshape(-1, A.shape[1])
-        bad = np.flatnonzero(np.any(rows @ A.T != np.asarray(b, dtype=np.int64), axis=1)) if "break" in str(err) else []
+        broken = "break" in str(err)
+        bad = np.flatnonzero(np.any(rows @ A.T != np.asarray(b, dtype=np.int64), axis=1)) if broken else np.zeros(0)
         if not len(bad):
             raise DrawsError(f"{path}: {err}") from None
         chain, draw = divmod(int(bad[0]), draws.shape[1])

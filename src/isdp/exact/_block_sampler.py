@@ -20,7 +20,7 @@ from ..errors import ArgumentError, UncertifiableError
 from ..lattice._invariants import as_sparse, blocks
 from ._integer_l1_sampler import IntegerL1Sampler
 from ._integer_sources import IntegerSource
-from ._lattice_gaussian import lattice_block
+from ._lattice_gaussian import LatticeBlock, lattice_block
 
 #: the largest block, counted as rows × cells, that :class:`IntegerL1Sampler` solves: it holds the block's
 #: invariants and its solve dense and finds them in O(rows² × cells), so a larger one is refused before that work
@@ -65,7 +65,7 @@ class ExactSampler:
     """
 
     n: int
-    parts: tuple[tuple[np.ndarray, object], ...]  # (the block's cells, its IntegerL1Sampler or LatticeBlock)
+    parts: tuple[tuple[np.ndarray, IntegerL1Sampler | LatticeBlock], ...]  # (the block's cells, its sampler)
 
     @classmethod
     def build(cls, A, vet=None, derived: np.ndarray | None = None, gaussian: bool = False) -> ExactSampler | None:
@@ -109,7 +109,8 @@ class ExactSampler:
         derived = np.zeros(A.shape[1], dtype=bool) if derived is None else derived
         found = blocks(A)
         entries, bounds = _block_entries(A, found)
-        parts, built = [], {}
+        parts = []
+        built: dict[tuple, IntegerL1Sampler | LatticeBlock | None] = {}
         for k in sorted(range(len(found)), key=lambda k: -len(found[k][0])):
             (cells, rows), (start, end) = found[k], bounds[k]
             key = (len(rows), len(cells), entries[start:end].tobytes(), derived[cells].tobytes())
@@ -123,12 +124,12 @@ class ExactSampler:
                     built[key] = lattice_block(sub)  # a total or two margins: Klein's sampler, no proposal wasted
                 if built.get(key) is None:
                     _refuse_dense(len(rows), len(cells))
-                    built[key] = IntegerL1Sampler.build(sub.toarray(), derived[cells])
-                    if built[key] is not None and vet is not None:
-                        vet(built[key])
-            if built[key] is None:
+                    built[key] = l1 = IntegerL1Sampler.build(sub.toarray(), derived[cells])
+                    if l1 is not None and vet is not None:
+                        vet(l1)
+            if (sampler := built[key]) is None:
                 return None
-            parts.append((cells, built[key]))
+            parts.append((cells, sampler))
         parts.sort(key=lambda part: part[0][0])  # in the order of the cells
         return cls(A.shape[1], tuple(parts))
 
@@ -250,28 +251,30 @@ class ExactSampler:
                     "(the Gaussian route only)",
                     "sigma",
                 )
-        shared: dict[int, tuple[object, list[np.ndarray]]] = {}  # blocks with one sampler are drawn in one call
+        # blocks with one sampler are drawn in one call
+        shared: dict[int, tuple[IntegerL1Sampler | LatticeBlock, list[np.ndarray]]] = {}
         for cells, sub in self.parts:
             shared.setdefault(id(sub), (sub, []))[1].append(cells)
         u = np.zeros(self.n, dtype=np.int64)
         total = 0
-        for sub, cells in shared.values():
+        for sub, group in shared.values():
             if isinstance(sub, IntegerL1Sampler):
                 noise, attempts = sub.draw_blocks(
-                    eps, len(cells), rng, max_attempts=max_attempts, sigma=sigma, accept=accept
+                    eps, len(group), rng, max_attempts=max_attempts, sigma=sigma, accept=accept
                 )
                 total += attempts
                 if noise is None:
                     return None, total
-                u[np.stack(cells)] = noise
+                u[np.stack(group)] = noise
                 if on_block is not None:
-                    on_block(len(cells))
+                    on_block(len(group))
                 continue
-            noise, attempts = sub.draw_blocks(sigma * sigma, len(cells), rng)
+            assert sigma is not None  # refused above where a block is Klein's
+            noise, attempts = sub.draw_blocks(sigma * sigma, len(group), rng)
             total += attempts
-            u[np.stack(cells)] = noise
+            u[np.stack(group)] = noise
             if on_block is not None:
-                on_block(len(cells))
+                on_block(len(group))
         return u, total
 
 

@@ -461,10 +461,8 @@ def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_ep
             rows.append(src)
             cols.append(dst)
             vals.append(np.exp(lq) * acc)
-        rows = np.concatenate(rows)
-        cols = np.concatenate(cols)
-        vals = np.concatenate(vals)
-        move = sp.csr_matrix((vals, (rows, cols)), shape=(m, m))
+        entries = np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))
+        move = sp.csr_matrix(entries, shape=(m, m))
         # Rejections and z = 0 keep the state; moves leaving the box are dropped.
         leave = np.zeros(m)
         for z, lq in zip(jumps, log_q, strict=True):

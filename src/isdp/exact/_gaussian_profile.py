@@ -82,7 +82,7 @@ def _delta(delta) -> float:
 def _shift(shift) -> int:
     if isinstance(shift, bool) or not isinstance(shift, numbers.Integral):
         raise ValueError(f"the squared distance must be an integer, not {shift!r} (‖v‖² of an integer v is one)")
-    if not 1 <= shift <= MAX_SHIFT:
+    if not 1 <= int(shift) <= MAX_SHIFT:
         raise ValueError(f"the squared distance must lie in 1 … {MAX_SHIFT:,}, not {shift}")
     return int(shift)
 

@@ -179,7 +179,7 @@ class IntegerL1Sampler:
             )
             and np.linalg.slogdet(A[:, found[0]].astype(float))[1] >= math.log(0.5)
         )
-        if not spans:
+        if found is None or not spans:
             # near-dependent rows with large coefficients can fool floating point (rows of about
             # 2**31 that differ by one): decide again in exact integer arithmetic, where it is affordable
             m, n = full.shape

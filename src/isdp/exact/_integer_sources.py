@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -105,6 +106,9 @@ class _Seeded(random.Random):
     the pool, so distinct seeds below 2**128 give distinct states.
     """
 
+    # CPython's exact rejection draw, private and so absent from the stubs (randrange checks its argument again)
+    _randbelow: Callable[[int], int]
+
     def __init__(self, seed: int = 0) -> None:  # no seed: as pickle rebuilds a source, before its state
         super().__init__(0)
         words = np.random.SeedSequence(seed).generate_state(_MT_WORDS, np.uint32).tolist()
@@ -119,6 +123,8 @@ class _Seeded(random.Random):
 
 class _System(secrets.SystemRandom):
     """Operating-system entropy (``os.urandom``); ``randbelow`` by rejection from random bits (exact)."""
+
+    _randbelow: Callable[[int], int]  # as in _Seeded
 
     def randbelow(self, n: int) -> int:
         return self._randbelow(bound(n))

@@ -330,14 +330,15 @@ def _klein_pass(kind: str, shape: tuple[int, int], sigma2: Fraction, choose):
             z[i] = step(Fraction(i * z[i + 1], i + 1), i, i + 1)
         return np.array(z[1:n], dtype=np.int64), centres, widths
     r, c = shape
-    z = [[0] * (c + 1) for _ in range(r + 1)]  # z[i][j], i < r, j < c; zero beyond
+    grid = [[0] * (c + 1) for _ in range(r + 1)]  # grid[i][j] = z_ij, i < r, j < c; zero beyond
     for i in range(r - 1, 0, -1):
         for j in range(c - 1, 0, -1):
             centre = Fraction(
-                j * (i + 1) * z[i][j + 1] + i * (j + 1) * z[i + 1][j] - i * j * z[i + 1][j + 1], (i + 1) * (j + 1)
+                j * (i + 1) * grid[i][j + 1] + i * (j + 1) * grid[i + 1][j] - i * j * grid[i + 1][j + 1],
+                (i + 1) * (j + 1),
             )
-            z[i][j] = step(centre, i * j, (i + 1) * (j + 1))
-    return np.array([row[1:c] for row in z[1:r]], dtype=np.int64), centres, widths
+            grid[i][j] = step(centre, i * j, (i + 1) * (j + 1))
+    return np.array([row[1:c] for row in grid[1:r]], dtype=np.int64), centres, widths
 
 
 def _differences(z: np.ndarray, axis: int) -> np.ndarray:

@@ -313,7 +313,7 @@ def component_sweep(u, sumsq, rng, csr, law, wdiff, sign):
     """
     ptr, idx, val = csr
     code, param, dg, exp_l1 = law
-    accepted = 0
+    accepted = np.int64(0)  # the count of accepted moves adds the int64 coin flips below
     norm = np.sqrt(sumsq)
     for j in range(ptr.shape[0] - 1):
         z = dg_draw(rng, dg)

@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
+from typing import Literal, overload
 
 from ..exact import SIGMA_GRID, calibrate_sigma, profile_epsilon
 from ._neighbours import TWO_PERSON_SHIFT, Neighbours, SmallestChange
@@ -45,6 +46,12 @@ PERSON_L2 = math.sqrt(2)
 PERSON_SHIFT = 2
 
 
+@overload
+def unit_epsilon(epsilon_person: Fraction, norm: Literal["l1"], n_tables: int = 1) -> Fraction: ...
+@overload
+def unit_epsilon(epsilon_person: Fraction, norm: Literal["l2"], n_tables: int = 1) -> float: ...
+@overload
+def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Fraction | float: ...
 def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Fraction | float:
     """Return the mechanism's ε per unit distance that gives ``epsilon_person`` per person.
 
@@ -249,6 +256,11 @@ class Guarantee:
         invariants (:func:`two_person_shift`: 4 under counting invariants no single person's change
         keeps, such as both margins).
 
+    Raises
+    ------
+    ValueError
+        A Gaussian guarantee without ``delta_conversion``: its ε exists only at a δ.
+
     See Also
     --------
     Neighbours : Which of the guarantee's lines the invariants make realisable.
@@ -300,6 +312,21 @@ class Guarantee:
     released: int = 1  # tables released together (those derived from the others included)
     two_person_shift: int = TWO_PERSON_SHIFT  # the Gaussian's largest ‖v‖² of two persons' change, per table
 
+    def __post_init__(self) -> None:
+        # the Gaussian's ε exists only at a δ: without one, every line of the guarantee would fail when asked
+        if self.norm == "gaussian" and self.delta_conversion is None:
+            raise ValueError("the Gaussian's guarantee needs delta_conversion, the δ its ε is read off the profile at")
+
+    def _gaussian(self, shift: int) -> dict:
+        """Return the Gaussian's ρ, ε and δ for a change of squared ℓ2 norm ``shift``."""
+        delta = self.delta_conversion
+        assert delta is not None  # __post_init__ refuses a Gaussian without it
+        return {
+            "rho": shift / (2 * float(self.unit) ** 2),
+            "epsilon": profile_epsilon(delta, self.unit, shift),
+            "delta": delta,
+        }
+
     def at(self, k: int) -> dict:
         """Return the ε, δ (and ρ for the Gaussian) of a change of ``k`` persons.
 
@@ -325,10 +352,7 @@ class Guarantee:
         """
         out: dict = {"persons": k}
         if self.norm == "gaussian":
-            shift = self.n_tables * (PERSON_SHIFT if k == 1 else self.two_person_shift)
-            rho = shift / (2 * float(self.unit) ** 2)
-            eps = profile_epsilon(self.delta_conversion, self.unit, shift)
-            out.update(rho=rho, epsilon=eps, delta=self.delta_conversion)
+            out.update(self._gaussian(self.n_tables * (PERSON_SHIFT if k == 1 else self.two_person_shift)))
         else:
             distance = PERSON_L1 * k * self.n_tables if self.norm == "l1" else PERSON_L2 * k * math.sqrt(self.n_tables)
             eps = float(self.unit) * distance
@@ -406,13 +430,11 @@ class Guarantee:
         >>> Guarantee("l1", 0.5).at_change(Neighbours.of([[3, 1]]).smallest)
         {'persons': 3, 'epsilon': 2.0, 'delta': 0.0, 'l1': 4, 'l2_squared': 10}
         """
-        if change.persons is None:
+        if change.persons is None or change.l1 is None or change.l2_squared is None:  # all three or none are set
             return None
         out: dict = {"persons": change.persons}
         if self.norm == "gaussian":
-            rho = change.l2_squared / (2 * float(self.unit) ** 2)
-            eps = profile_epsilon(self.delta_conversion, self.unit, change.l2_squared)
-            out.update(rho=rho, epsilon=eps, delta=self.delta_conversion)
+            out.update(self._gaussian(change.l2_squared))
         else:
             eps = float(self.unit) * (change.l1 if self.norm == "l1" else math.sqrt(change.l2_squared))
             out.update(epsilon=eps, delta=0.0)

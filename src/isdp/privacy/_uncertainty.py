@@ -465,19 +465,14 @@ def cell_uncertainty(exact, n: int, req, unit: Fraction, level: float) -> dict:
     """
     level = check.level("level", level)
     check_uncertainty(exact, req, unit, level)
-    out = {
-        "sd": np.zeros(n),
-        "low": np.zeros(n, np.int64),
-        "high": np.zeros(n, np.int64),
-        "coverage": np.zeros(n),
-        "draws": (0, 0),
-    }
+    columns = {"sd": np.zeros(n), "low": np.zeros(n, np.int64), "high": np.zeros(n, np.int64), "coverage": np.zeros(n)}
+    draws = (0, 0)
     for cells, sub in exact.parts:
         law = _law(sub, req, unit, level)
-        for key in ("sd", "low", "high", "coverage"):
-            out[key][cells] = getattr(law, key)
-        out["draws"] = join_draws(out["draws"], (law.draws, law.draws))
-    return out
+        for key, column in columns.items():
+            column[cells] = getattr(law, key)
+        draws = join_draws(draws, (law.draws, law.draws))
+    return {**columns, "draws": draws}
 
 
 def join_draws(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:

@@ -14,7 +14,9 @@ rows) is :mod:`isdp.lattice`'s.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -32,8 +34,12 @@ FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
 #: largest coefficient of a constraint (as the library's lattices: docs/reliability.md)
 COEFFICIENT_LIMIT = 2**31
 
+_Label = TypeVar("_Label")
 
-def _grouped_rows(table: Table, axes: list[int], what) -> tuple[sparse.csr_array, list[str]]:
+
+def _grouped_rows(
+    table: Table, axes: list[int], what: Callable[[tuple[str, ...]], _Label]
+) -> tuple[sparse.csr_array, list[_Label]]:
     """One row per distinct value of the key fields ``axes`` (first-seen order): the sum of its cells."""
     n = len(table.keys)
     member = np.zeros(n, dtype=np.int64)
@@ -99,13 +105,16 @@ def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]
         raise UsageError(
             f"invariant {family!r} needs a table with two key columns (rows and columns); {table.path} has {width}"
         )
-    parts = [
-        _grouped_rows(table, [axis], lambda g, axis=axis: f"{'row' if axis == 0 else 'column'} {g[0]}") for axis in axes
-    ]
+    parts = [_grouped_rows(table, [axis], _margin_label("row" if axis == 0 else "column")) for axis in axes]
     return sparse.vstack([a for a, _ in parts], format="csr"), [lab for _, labs in parts for lab in labs]
 
 
-def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str]]:
+def _margin_label(word: str) -> Callable[[tuple[str, ...]], str]:
+    """Return the labeller of a margin's groups: ``row Female``, ``column old``."""
+    return lambda group: f"{word} {group[0]}"
+
+
+def read_constraint_file(path, table: Table | TableSet) -> tuple[list[np.ndarray], list[str]]:
     r"""Return the constraints of a CSV file: header ``constraint,<cell labels>[,value]``, one line per constraint.
 
     The file of ``isdp release --constraints FILE``: any counting invariants beyond the families.
@@ -187,13 +196,15 @@ def read_constraint_file(path, table: Table) -> tuple[list[np.ndarray], list[str
             f"({', '.join(table.cell_labels[:3])}, …); got {len(cells)} columns "
             f"({', '.join(cells[:3])}, …)"
         )
-    rows, labels = [], []
+    rows: list[np.ndarray] = []
+    labels: list[str] = []
     for number, fields in body:
         if len(fields) != len(header):
             raise InputError(f"{path}: line {number} has {len(fields)} fields, the header {len(header)}")
-        ints = [_integer(f) for f in fields[1 : 1 + len(cells)]]
-        if None in ints:
-            cell = cells[ints.index(None)]
+        parsed = [_integer(f) for f in fields[1 : 1 + len(cells)]]
+        ints = [v for v in parsed if v is not None]
+        if len(ints) < len(parsed):
+            cell = cells[parsed.index(None)]
             raise InputError(
                 f"{path}: line {number}: the coefficient of {cell!r} is not an integer (coefficients "
                 "are ASCII digits 0-9 with an optional sign)"
@@ -263,8 +274,8 @@ def _tie_rows(tset: TableSet, tie: str) -> tuple[sparse.csr_array, list[str]]:
     for k in tied:
         t = tset.tables[k]
         axes = [[n.casefold() for n in t.key_names].index(w) for w in sorted(wanted)]
-        rows, groups = _grouped_rows(t, axes, lambda g: g)  # labelled by the group's key values
-        totals.append((k, {g: i for i, g in enumerate(groups)}, _placed(tset, k, rows)))
+        rows, keys = _grouped_rows(t, axes, lambda g: g)  # labelled by the group's key values
+        totals.append((k, {g: i for i, g in enumerate(keys)}, _placed(tset, k, rows)))
     first, first_groups, first_rows = totals[0]
     parts, labels = [], []
     for k, groups, rows in totals[1:]:
@@ -368,18 +379,18 @@ def constraint_matrix(
     >>> labels
     ['county: total', 'tie county=A: county = county_sex', 'tie county=B: county = county_sex']
     """
-    several = isinstance(table, TableSet)
-    if ties and not several:
+    if ties and not isinstance(table, TableSet):
         raise UsageError("--tie joins tables released together: give two tables or more")
     parts, labels = [], []
     for family in families:
-        r, lab = _set_family_rows(table, family) if several else _family_rows(table, family)
+        r, lab = _set_family_rows(table, family) if isinstance(table, TableSet) else _family_rows(table, family)
         parts.append(r)
         labels += lab
-    for tie in ties:
-        r, lab = _tie_rows(table, tie)
-        parts.append(r)
-        labels += lab
+    if isinstance(table, TableSet):  # one table has no ties (refused above)
+        for tie in ties:
+            r, lab = _tie_rows(table, tie)
+            parts.append(r)
+            labels += lab
     if constraint_file is not None:
         r, lab = read_constraint_file(constraint_file, table)
         parts.append(sparse.csr_array(np.array(r, dtype=np.int64).reshape(len(r), len(table.keys))))

@@ -68,10 +68,9 @@ class KeyColumns(Sequence):
             ]
             yield from zip(*columns, strict=True)
 
+    # Unhashable, as the list it stands for: a class that defines __eq__ alone has __hash__ None.
     def __eq__(self, other) -> bool:
         return _same(self, other, tuple)
-
-    __hash__ = None  # mutable-looking, as the list it stands for
 
     def column(self, a: int) -> tuple[np.ndarray, int]:
         """Column ``a``'s codes (first-appearance order) and its number of distinct labels.
@@ -143,7 +142,5 @@ class CellLabels(Sequence):
     def __iter__(self):
         return ("|".join(k) for k in self.keys)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other) -> bool:  # unhashable too (no __hash__ beside __eq__)
         return _same(self, other)
-
-    __hash__ = None

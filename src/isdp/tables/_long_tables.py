@@ -184,7 +184,7 @@ def _long_table_and_keys(
 ) -> tuple[LongTable, list[tuple[str, ...]]]:
     """Return the table and its keys (:attr:`LongTable.keys`, found once by the checks)."""
     keys = _long_keys(path, header, body, c)
-    values = _plain_counts([fields[c] for _, fields in body], counts)
+    values: np.ndarray | list[int] | None = _plain_counts([fields[c] for _, fields in body], counts)
     if values is None:  # some entry is refused: read one by one, for the message naming its line
         values = [_count(path, f"line {lineno}, column {header[c]!r}", fields[c], counts) for lineno, fields in body]
     return LongTable(header, [fields for _, fields in body], c, np.array(values, dtype=np.int64)), keys

@@ -10,6 +10,7 @@ line, row or column, never quoting a count: what the wide and long readers refus
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -111,7 +112,14 @@ class Table:
         -------
         list of list of str
             The CSV's lines in the input's layout (wide margins recomputed from ``cells``).
+
+        Raises
+        ------
+        isdp.errors.UsageError
+            A table read for a dry run (its labels only), which holds no layout to fill.
         """
+        if self.layout is None:
+            raise UsageError(f"{self.path}: the table was read for its labels only (a dry run): no layout to fill")
         return self.layout.with_cells(cells)
 
 
@@ -380,7 +388,7 @@ def _parquet_table(
     return Table(path, counts, keys, LongTable(header, None, c, counts, source), names)
 
 
-def _refuse_bars(path: Path, keys: list[tuple[str, ...]]) -> None:
+def _refuse_bars(path: Path, keys: Sequence[tuple[str, ...]]) -> None:
     """Refuse a label with ``|``, which joins a cell's keys (one C-speed search; the label named)."""
     if "|" in "\x00".join(map("\x00".join, keys)):
         label = next(f for key in keys for f in key if "|" in f)

@@ -39,6 +39,13 @@ def test_per_person_guarantees_follow_the_distances():
     assert chain.at(1)["delta"] == pytest.approx((1 + math.e) * 0.01)
 
 
+def test_a_gaussian_guarantee_without_its_delta_is_refused():
+    """The Gaussian's ε is read off its profile at δ: without δ no line of the guarantee exists."""
+    with pytest.raises(ValueError, match="needs delta_conversion"):
+        Guarantee("gaussian", Fraction(3))
+    assert Guarantee("l1", Fraction(1, 4)).delta_conversion is None  # the Laplace has none
+
+
 @pytest.mark.parametrize("n_tables", [1, 2, 3])
 def test_the_calibration_meets_the_guarantee_asked_per_person_over_several_tables(n_tables):
     """One person reaches every table in the norm: the unit ε and the Gaussian's ρ shrink with T so that the

@@ -37,6 +37,8 @@ def test_a_dry_run_never_reads_a_count(tmp_path):
     table = load_table(path, labels_only=True)
     assert table.x is None and table.keys == [("A", "2019"), ("A", "2020"), ("B", "2019")]
     assert table.key_names == ("state", "year")
+    with pytest.raises(UsageError, match="labels only"):  # nothing to write the cells into
+        table.with_cells([1, 2, 3])
 
 
 @pytest.mark.parametrize(
