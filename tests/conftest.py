@@ -248,6 +248,26 @@ def isdp():
     return _isdp
 
 
+@pytest.fixture
+def release_cli(tmp_path):
+    """`isdp release` run in-process on one table, seeded (not for publication) and without a progress line.
+
+    ``release_cli(table, *args, out="out.csv", name="t.csv", seed=3)`` writes ``table`` to ``tmp_path / name`` when it
+    is CSV text (a path is released where it is), passes ``args`` to the command, writes the release to
+    ``tmp_path / out`` and returns the command's exit code.
+    """
+    from isdp.cli import main  # deferred: as in the isdp fixture, the library loads for the tests that use it
+
+    def release(table, *args, out="out.csv", name="t.csv", seed=3) -> int:
+        if isinstance(table, str):
+            (tmp_path / name).write_text(table, encoding="utf-8")
+            table = tmp_path / name
+        seeded = ["--seed", str(seed), "--reproducible-not-for-publication", "--no-progress"]
+        return main(["release", str(table), *map(str, args), "-o", str(tmp_path / out), *seeded])
+
+    return release
+
+
 @pytest.fixture(scope="session")
 def sum3(isdp):
     """Λ for one sum constraint over 3 cells (a 2-D lattice)."""

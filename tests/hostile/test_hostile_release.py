@@ -31,11 +31,6 @@ SEEDED = ["--seed", "3", "--reproducible-not-for-publication", "--no-progress"]
 TABLE = "g,a,b,c\nu,5,3,2\nv,1,4,6\n"
 
 
-def _release(tmp_path, table_text, *args, name="t.csv", out="out.csv"):
-    (tmp_path / name).write_text(table_text)
-    return main(["release", str(tmp_path / name), *map(str, args), "-o", str(tmp_path / out), *SEEDED])
-
-
 def _only(tmp_path, *names):
     assert sorted(os.listdir(tmp_path)) == sorted(names)
 
@@ -79,39 +74,32 @@ def _child(cmd, **kwargs):
     ],
     ids=["no header row", "no row-label column"],
 )
-def test_counts_are_never_read_as_labels(tmp_path, capsys, text, message):
+def test_counts_are_never_read_as_labels(tmp_path, capsys, text, message, release_cli):
     """Refused, the label named by its place: the message never quotes it (it may be a count)."""
-    assert _release(tmp_path, text, "--invariant", "total", "--epsilon", "1") == 3
+    assert release_cli(text, "--invariant", "total", "--epsilon", "1") == 3
     err = capsys.readouterr().err
     assert message in err and "'5'" not in err
     _only(tmp_path, "t.csv")
 
 
-def test_numeric_labels_pass_when_the_user_says_the_layout(tmp_path):
+def test_numeric_labels_pass_when_the_user_says_the_layout(tmp_path, release_cli):
     assert (
-        _release(
-            tmp_path,
-            "year,2019,2020\nnorth,5,3\nsouth,2,9\n",
-            "--invariant",
-            "total",
-            "--epsilon",
-            "1",
-            "--format",
-            "wide",
+        release_cli(
+            "year,2019,2020\nnorth,5,3\nsouth,2,9\n", "--invariant", "total", "--epsilon", "1", "--format", "wide"
         )
         == 0
     )
 
 
-def test_a_repeated_count_column_is_refused(tmp_path, capsys):
-    assert _release(tmp_path, "region,count,count\nN,5,7\nS,3,2\n", "--invariant", "total", "--epsilon", "1") == 3
+def test_a_repeated_count_column_is_refused(tmp_path, capsys, release_cli):
+    assert release_cli("region,count,count\nN,5,7\nS,3,2\n", "--invariant", "total", "--epsilon", "1") == 3
     assert "repeats the column 'count'" in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
 
-def test_a_label_with_the_key_separator_is_refused(tmp_path, capsys):
+def test_a_label_with_the_key_separator_is_refused(tmp_path, capsys, release_cli):
     """Rows 'a|b', 'a' and columns 'c', 'b|c' would name two cells 'a|b|c'."""
-    assert _release(tmp_path, "g,c,b|c\na|b,1,2\na,3,4\n", "--invariant", "total", "--epsilon", "1") == 3
+    assert release_cli("g,c,b|c\na|b,1,2\na,3,4\n", "--invariant", "total", "--epsilon", "1") == 3
     assert "contains '|'" in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
@@ -287,7 +275,7 @@ def test_an_unwritable_directory_is_refused_before_any_sampling(tmp_path, monkey
     assert code == 2 and "is not writable: nothing was sampled" in capsys.readouterr().err
 
 
-def test_a_release_created_meanwhile_is_not_replaced(tmp_path, monkeypatch, capsys):
+def test_a_release_created_meanwhile_is_not_replaced(tmp_path, monkeypatch, capsys, release_cli):
     """The check-then-write race: another run creates the output after the path checks. Without
     --force the files are created exclusively: this run refuses and leaves the other's file alone."""
     import isdp.release
@@ -300,16 +288,16 @@ def test_a_release_created_meanwhile_is_not_replaced(tmp_path, monkeypatch, caps
         return release
 
     monkeypatch.setattr(isdp.release._release, "make_release", and_meanwhile)
-    assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1") == 2
+    assert release_cli(TABLE, "--invariant", "total", "--epsilon", "1") == 2
     assert "written by another run meanwhile" in capsys.readouterr().err
     assert (tmp_path / "out.csv").read_text() == "the other run's release\n"
     _only(tmp_path, "t.csv", "out.csv")
 
 
-def test_a_release_being_written_is_not_replaced_even_with_force(tmp_path, capsys):
+def test_a_release_being_written_is_not_replaced_even_with_force(tmp_path, capsys, release_cli):
     """Another run holds the write lock: this one refuses rather than interleave its files with the other's."""
     (tmp_path / ".out.csv.lock").touch()
-    assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1", "--force") == 2
+    assert release_cli(TABLE, "--invariant", "total", "--epsilon", "1", "--force") == 2
     assert "another run is writing" in capsys.readouterr().err
     _only(tmp_path, "t.csv", ".out.csv.lock")
 
@@ -426,24 +414,24 @@ def test_another_user_without_a_home_can_release(shared_dir):
 # --------------------------------------------------------------------------- numbers beyond 64 bits
 
 
-def test_a_constraint_value_is_checked_exactly(tmp_path, capsys):
+def test_a_constraint_value_is_checked_exactly(tmp_path, capsys, release_cli):
     """Cell 2**53 with coefficient 2**31: the product wraps in int64; checked exactly, the stated value
     agrees, and the run then stops at the documented limit on invariants (exit 3, not a crash)."""
     big = 2**53
     table = f"g,a,b\nu,{big},0\nv,1,2\n"
     (tmp_path / "c.csv").write_text(f"constraint,u|a,u|b,v|a,v|b,value\nweighted,{2**31},0,0,1,{big * 2**31 + 2}\n")
-    assert _release(tmp_path, table, "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3
+    assert release_cli(table, "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3
     assert "beyond ±2**53" in capsys.readouterr().err
     (tmp_path / "c.csv").write_text(f"constraint,u|a,u|b,v|a,v|b,value\nweighted,{2**11},0,0,0,0\n")
     assert (
-        _release(tmp_path, f"g,a,b\nu,{big},0\nv,1,2\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 4
+        release_cli(f"g,a,b\nu,{big},0\nv,1,2\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 4
     )  # 2**53 · 2**11 = 2**64 wraps to 0 in int64; the exact value is not 0
     assert "states the value 0" in capsys.readouterr().err
     _only(tmp_path, "t.csv", "c.csv")
 
 
-def test_a_total_beyond_2_53_is_refused_with_exit_3(tmp_path, capsys):
-    assert _release(tmp_path, f"g,a,b\nu,{2**53},{2**53}\nv,1,2\n", "--invariant", "total", "--epsilon", "1") == 3
+def test_a_total_beyond_2_53_is_refused_with_exit_3(tmp_path, capsys, release_cli):
+    assert release_cli(f"g,a,b\nu,{2**53},{2**53}\nv,1,2\n", "--invariant", "total", "--epsilon", "1") == 3
     assert "the invariant 'total' is" in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
@@ -453,9 +441,9 @@ def test_a_total_beyond_2_53_is_refused_with_exit_3(tmp_path, capsys):
     [(f"big,{2**63},1,1,1", "beyond ±2**31"), ("none,0,0,0,0", "no non-zero")],
     ids=["coefficient 2**63", "all-zero row"],
 )
-def test_bad_constraint_rows_exit_3(tmp_path, capsys, row, message):
+def test_bad_constraint_rows_exit_3(tmp_path, capsys, row, message, release_cli):
     (tmp_path / "c.csv").write_text(f"constraint,u|a,u|b,v|a,v|b\n{row}\n")
-    assert _release(tmp_path, "g,a,b\nu,1,2\nv,3,4\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3
+    assert release_cli("g,a,b\nu,1,2\nv,3,4\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3
     assert message in capsys.readouterr().err
     _only(tmp_path, "t.csv", "c.csv")
 
@@ -533,8 +521,8 @@ def test_children_get_default_signals_whatever_this_run_inherited():
     ],
     ids=["eps nan", "eps inf", "delta nan", "a billion pairs"],
 )
-def test_numbers_that_are_not_parameters_exit_2(tmp_path, capsys, args, message):
-    assert _release(tmp_path, TABLE, "--invariant", "total", *args) == 2
+def test_numbers_that_are_not_parameters_exit_2(tmp_path, capsys, args, message, release_cli):
+    assert release_cli(TABLE, "--invariant", "total", *args) == 2
     assert message in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
@@ -598,10 +586,10 @@ EXCLUSIVE_STEPS = 6  # three fsyncs, then three links
 
 
 @pytest.mark.parametrize("step", range(1, FORCE_STEPS + 1))
-def test_force_and_a_failed_write_never_change_an_earlier_release(tmp_path, monkeypatch, capsys, step):
+def test_force_and_a_failed_write_never_change_an_earlier_release(tmp_path, monkeypatch, capsys, step, release_cli):
     """`-o keep.csv --force` replaced the old table, failed, and removed it. A fault at any step
     leaves the earlier release's three files byte for byte, and nothing else."""
-    assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1") == 0
+    assert release_cli(TABLE, "--invariant", "total", "--epsilon", "1") == 0
     before = _digests(tmp_path)
     capsys.readouterr()
     fault = _FaultAt(monkeypatch, tmp_path, step)
@@ -631,20 +619,20 @@ def test_force_and_a_failed_write_never_change_an_earlier_release(tmp_path, monk
 
 
 @pytest.mark.parametrize("step", range(1, EXCLUSIVE_STEPS + 1))
-def test_a_failed_write_without_force_leaves_nothing(tmp_path, monkeypatch, capsys, step):
+def test_a_failed_write_without_force_leaves_nothing(tmp_path, monkeypatch, capsys, step, release_cli):
     (tmp_path / "t.csv").write_text(TABLE)
     _FaultAt(monkeypatch, tmp_path, step)
-    assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1") == 2
+    assert release_cli(TABLE, "--invariant", "total", "--epsilon", "1") == 2
     monkeypatch.undo()
     assert "; nothing written" in capsys.readouterr().err
     _only(tmp_path, "t.csv")
 
 
-def test_a_write_that_cannot_put_the_earlier_release_back_names_the_backup(tmp_path, monkeypatch, capsys):
+def test_a_write_that_cannot_put_the_earlier_release_back_names_the_backup(tmp_path, monkeypatch, capsys, release_cli):
     """The statement's backup link fails after the table was replaced, and so does putting the table back:
     the earlier table is kept under the backup name the message gives, byte for byte, and the statement
     and the audit record hold their earlier bytes."""
-    assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1") == 0
+    assert release_cli(TABLE, "--invariant", "total", "--epsilon", "1") == 0
     before = _digests(tmp_path)
     capsys.readouterr()
     _FaultAt(monkeypatch, tmp_path, 6, also=7)  # fsync×3, link, replace, link (fails), restore (fails)
@@ -676,12 +664,12 @@ def test_a_write_that_cannot_put_the_earlier_release_back_names_the_backup(tmp_p
     assert after["out.csv.audit.json"] == before["out.csv.audit.json"]
 
 
-def test_without_hard_links_the_backups_are_copies_and_still_restore(tmp_path, monkeypatch, capsys):
+def test_without_hard_links_the_backups_are_copies_and_still_restore(tmp_path, monkeypatch, capsys, release_cli):
     """A filesystem without hard links (link(2) fails with EPERM): the backups are copies; a rename that
     then fails still gives every name its earlier bytes, and a run without a fault leaves no backup."""
     import errno
 
-    assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1") == 0
+    assert release_cli(TABLE, "--invariant", "total", "--epsilon", "1") == 0
     before = _digests(tmp_path)
     real_link, real_replace = os.link, os.replace
 
@@ -720,10 +708,10 @@ def test_without_hard_links_the_backups_are_copies_and_still_restore(tmp_path, m
     assert sorted(after) == sorted(before) and after["out.csv.statement.json"] != before["out.csv.statement.json"]
 
 
-def test_a_file_size_limit_leaves_the_earlier_release(tmp_path):
+def test_a_file_size_limit_leaves_the_earlier_release(tmp_path, release_cli):
     """The probe itself: RLIMIT_FSIZE below the statement's size in a child run with --force. It fails
     (exit 2, the file named) and the earlier release is unchanged."""
-    assert _release(tmp_path, TABLE, "--invariant", "total", "--epsilon", "1") == 0
+    assert release_cli(TABLE, "--invariant", "total", "--epsilon", "1") == 0
     before = _digests(tmp_path)
 
     def limited():
@@ -907,7 +895,7 @@ def test_a_delta_outside_0_1_is_refused(tmp_path, capsys, delta):
     assert "--delta must lie in (0, 1)" in capsys.readouterr().err
 
 
-def test_near_dependent_big_coefficients_are_released_exactly(tmp_path, capsys):
+def test_near_dependent_big_coefficients_are_released_exactly(tmp_path, capsys, release_cli):
     """Two rows of about 2**31 that differ by one in each coefficient fooled the floating-point
     rank (`AssertionError: the exact sampler's solve does not span Λ(A)`). Decided in exact integers, the
     release keeps both invariants exactly (checked in Python integers)."""
@@ -917,7 +905,7 @@ def test_near_dependent_big_coefficients_are_released_exactly(tmp_path, capsys):
         "constraint,u|a,u|b,u|c\n" + "".join(f"r{i},{','.join(map(str, row))}\n" for i, row in enumerate(rows))
     )
     for norm in (["--epsilon", "1"], ["--epsilon", "1", "--norm", "gaussian", "--delta", "1e-6"]):
-        assert _release(tmp_path, "g,a,b,c\nu,5,3,7\n", "--constraints", tmp_path / "c.csv", *norm, "--force") == 0
+        assert release_cli("g,a,b,c\nu,5,3,7\n", "--constraints", tmp_path / "c.csv", *norm, "--force") == 0
         released = [int(v) for v in (tmp_path / "out.csv").read_text().splitlines()[1].split(",")[1:]]
         assert [sum(c * v for c, v in zip(row, released, strict=True)) for row in rows] == [
             sum(c * v for c, v in zip(row, [5, 3, 7], strict=True)) for row in rows
@@ -925,13 +913,15 @@ def test_near_dependent_big_coefficients_are_released_exactly(tmp_path, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_near_dependent_rows_beyond_the_exact_limit_are_refused_with_a_reason(tmp_path, monkeypatch, capsys):
+def test_near_dependent_rows_beyond_the_exact_limit_are_refused_with_a_reason(
+    tmp_path, monkeypatch, capsys, release_cli
+):
     import isdp.exact
 
     monkeypatch.setattr(isdp.exact._integer_l1_sampler, "EXACT_SOLVE_LIMIT", 0)
     a = 2**31 - 1
     (tmp_path / "c.csv").write_text(f"constraint,u|a,u|b,u|c\nr1,{a},{a - 1},1\nr2,{a - 1},{a - 2},1\n")
-    assert _release(tmp_path, "g,a,b,c\nu,5,3,7\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3
+    assert release_cli("g,a,b,c\nu,5,3,7\n", "--constraints", tmp_path / "c.csv", "--epsilon", "1") == 3
     err = capsys.readouterr().err
     assert "too close to linearly dependent for floating-point arithmetic" in err and "Traceback" not in err
     _only(tmp_path, "t.csv", "c.csv")
@@ -977,9 +967,9 @@ def test_a_dry_run_into_a_closed_pipe_stops_quietly(tmp_path):
         (["--invariant", "all-margins"], "(6 cells, 5 invariants kept"),
     ],
 )
-def test_counts_in_messages_agree_in_number(tmp_path, capsys, invariants, counts):
+def test_counts_in_messages_agree_in_number(tmp_path, capsys, invariants, counts, release_cli):
     """A count agrees with its noun in number: never "1 invariants"."""
-    assert _release(tmp_path, TABLE, *invariants, "--epsilon", "1") == 0
+    assert release_cli(TABLE, *invariants, "--epsilon", "1") == 0
     assert counts in capsys.readouterr().out
 
 

@@ -94,23 +94,7 @@ def _table(tmp_path, text, name="t.csv"):
     return path
 
 
-def _release(tmp_path, text, *args):
-    """`isdp release` of ``text`` with the total kept; its exit code."""
-    path = _table(tmp_path, text)
-    return main(
-        [
-            "release",
-            str(path),
-            "--invariant",
-            "total",
-            "--epsilon",
-            "1",
-            "-o",
-            str(tmp_path / "out.csv"),
-            *args,
-            *SEEDED,
-        ]
-    )
+TOTAL = ("--invariant", "total", "--epsilon", "1")  # what a probe releases: the total kept, at ε = 1
 
 
 # --------------------------------------------------------------------------- 1. long or wide: the CSV parser decides
@@ -136,8 +120,8 @@ def test_a_quoted_or_late_header_is_read_as_the_long_table_it_is(tmp_path, name,
     assert table.x is None if labels_only else table.x.tolist() == [5, 7, 3]
 
 
-def test_r_write_csv_is_released_with_its_years_as_labels(tmp_path):
-    assert _release(tmp_path, QUOTED_HEADERS["R write.csv"][0]) == 0
+def test_r_write_csv_is_released_with_its_years_as_labels(tmp_path, release_cli):
+    assert release_cli(QUOTED_HEADERS["R write.csv"][0], *TOTAL) == 0
     lines = (tmp_path / "out.csv").read_text().splitlines()
     assert lines[0] == "state,year,count" and [line.split(",")[:2] for line in lines[1:]] == [
         ["A", "2019"],
@@ -196,9 +180,9 @@ def test_a_wide_table_with_a_total_column_is_still_wide(tmp_path):
     assert table.key_names == ("row", "column") and table.x.tolist() == [3, 5, 4, 2]
 
 
-def test_a_headerless_file_is_refused_without_quoting_its_first_line(tmp_path, capsys):
+def test_a_headerless_file_is_refused_without_quoting_its_first_line(tmp_path, capsys, release_cli):
     """The first line of a file without a header holds counts: the refusal names the column, not the label."""
-    assert _release(tmp_path, "r1,51,37,84\nr2,2,9,4\nr3,7,1,6\n") == 3
+    assert release_cli("r1,51,37,84\nr2,2,9,4\nr3,7,1,6\n", *TOTAL) == 3
     err = capsys.readouterr().err.replace(str(tmp_path), "DIR")  # the temporary path may hold any digits
     assert "the label of column 2 is a number: the file may have no header row" in err
     assert not any(v in err for v in ("51", "37", "84"))
@@ -222,8 +206,8 @@ def test_a_count_column_read_as_a_key_is_refused(tmp_path, labels_only):
     assert not any(v in str(err.value).replace(str(path), "FILE") for v in ("5", "7"))
 
 
-def test_the_issues_count_column_probe_exits_3_and_writes_nothing(tmp_path, capsys):
-    assert _release(tmp_path, "state,fips,count\nAL,1,5\nAK,2,7\nAZ,4,3\n", "--count-column", "fips") == 3
+def test_the_issues_count_column_probe_exits_3_and_writes_nothing(tmp_path, capsys, release_cli):
+    assert release_cli("state,fips,count\nAL,1,5\nAK,2,7\nAZ,4,3\n", *TOTAL, "--count-column", "fips") == 3
     assert "'count', is named like a count column" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
@@ -282,8 +266,8 @@ def test_a_grand_total_corner_of_999_is_refused(tmp_path, labels_only):
     assert not any(v in str(err.value).replace(str(path), "FILE") for v in ("999", "21"))
 
 
-def test_the_grand_total_probe_exits_3_and_writes_nothing(tmp_path, capsys):
-    assert _release(tmp_path, "g,a,b,c,Total\nu,1,2,3,6\nv,4,5,6,15\nTotal,5,7,9,999\n") == 3
+def test_the_grand_total_probe_exits_3_and_writes_nothing(tmp_path, capsys, release_cli):
+    assert release_cli("g,a,b,c,Total\nu,1,2,3,6\nv,4,5,6,15\nTotal,5,7,9,999\n", *TOTAL) == 3
     assert "the grand total where margin row 'Total'" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
@@ -336,10 +320,10 @@ def test_labels_differing_by_unicode_normalisation_are_refused(tmp_path, first, 
     assert ascii(second)[1:-1] in str(err.value) or second in str(err.value)
 
 
-def test_the_lookalike_probe_exits_3_on_a_release_and_on_a_dry_run(tmp_path, capsys):
+def test_the_lookalike_probe_exits_3_on_a_release_and_on_a_dry_run(tmp_path, capsys, release_cli):
     text = "county,count\nCook,3\nCook\u200b,4\n"
-    assert _release(tmp_path, text) == 3
-    assert _release(tmp_path, text, "--dry-run") == 3
+    assert release_cli(text, *TOTAL) == 3
+    assert release_cli(text, *TOTAL, "--dry-run") == 3
     assert capsys.readouterr().err.count("duplicate cell ('Cook\\u200b',)") == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
@@ -422,12 +406,12 @@ DRY_RUN_LABELS = {
 
 
 @pytest.mark.parametrize("name", sorted(DRY_RUN_LABELS))
-def test_the_dry_run_refuses_the_labels_the_release_refuses(tmp_path, name, capsys):
+def test_the_dry_run_refuses_the_labels_the_release_refuses(tmp_path, name, capsys, release_cli):
     """--dry-run accepted duplicate labels the real run refused; it checks the labels alike, reading no count."""
     args = ("--count-column", "fips") if name == "count column as a key" else ()
-    assert _release(tmp_path, DRY_RUN_LABELS[name], *args) == 3
+    assert release_cli(DRY_RUN_LABELS[name], *TOTAL, *args) == 3
     release_err = capsys.readouterr().err
-    assert _release(tmp_path, DRY_RUN_LABELS[name], *args, "--dry-run") == 3
+    assert release_cli(DRY_RUN_LABELS[name], *TOTAL, *args, "--dry-run") == 3
     assert capsys.readouterr().err == release_err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
@@ -436,11 +420,11 @@ def test_the_dry_run_refuses_the_labels_the_release_refuses(tmp_path, name, caps
 
 
 @pytest.mark.parametrize("total", ["Total", "All towns", "Sum"])
-def test_a_long_tables_total_line_is_refused_naming_it(tmp_path, capsys, total):
+def test_a_long_tables_total_line_is_refused_naming_it(tmp_path, capsys, total, release_cli):
     """`town,count` ending in `Total,112` was released as an eleventh cell: the released total 106, the released
     towns summing to 112. A key labelled as a margin is refused from the labels alone, naming its line."""
     towns = "".join(f"t{k},{k + 3}\n" for k in range(10))
-    assert _release(tmp_path, f"town,count\n{towns}{total},75\n") == 3
+    assert release_cli(f"town,count\n{towns}{total},75\n", *TOTAL) == 3
     err = capsys.readouterr().err
     assert "line 12: the key in column 'town' is labelled as a margin" in err and "75" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]

@@ -40,6 +40,7 @@ RULES = ("total", "by:state,county", "by:state,age")
 
 
 def _release(table, out, run_parts, **options):
+    """The library's part-by-part release on ``run_parts`` (``release_cli`` runs the command on one process)."""
     req = Request(epsilon="1", rules=RULES, progress=False, **options)
     files = [out.with_suffix(".parquet"), out.with_suffix(".json"), out.with_suffix(".audit.json")]
     release_partitioned(table, RULES, req, *files, part_cells=3_000, run_parts=run_parts)

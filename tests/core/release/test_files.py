@@ -38,6 +38,7 @@ def test_a_failed_write_leaves_no_output(tmp_path, monkeypatch, capsys, force):
 
 
 def _release(tmp_path, seed=1):
+    """A release made by the library, not written (``release_cli`` runs the command, which writes it)."""
     path = tmp_path / "t.csv"
     path.write_text("g,k,count\nu,a,1\nu,b,2\nv,a,3\nv,b,4\n")
     table = load_table(path)

@@ -63,6 +63,7 @@ def test_the_joint_sampler_draws_the_finer_tables_law_and_derives_the_coarser(tm
 
 
 def _release(tmp_path, *extra, tables=("county", "county_sex"), code=0):
+    """Several tables released under one statement (``release_cli`` releases one): the statement, read back."""
     outputs = [arg for name in tables for arg in ("-o", str(tmp_path / f"out_{name}.csv"))]
     got = main(
         ["release", *(str(tmp_path / f"{name}.csv") for name in tables), *outputs, "--epsilon", "1", *extra, *SEEDED]

@@ -27,22 +27,7 @@ def _table(n: int = 600, block: int = 100) -> pa.Table:
     )
 
 
-def _release(tmp_path, table, out, *extra) -> int:
-    return main(
-        [
-            "release",
-            str(table),
-            "--invariant",
-            "by:group",
-            "--epsilon",
-            "1",
-            "-o",
-            str(tmp_path / out),
-            "--quiet",
-            *SEEDED,
-            *extra,
-        ]
-    )
+BY_GROUP = ("--invariant", "by:group", "--epsilon", "1", "--quiet")  # each group's total kept, at ε = 1
 
 
 def _csv(table: pa.Table, path) -> None:
@@ -53,12 +38,12 @@ def _csv(table: pa.Table, path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_a_parquet_table_gives_the_release_and_statement_of_its_csv_and_keeps_its_schema(tmp_path):
+def test_a_parquet_table_gives_the_release_and_statement_of_its_csv_and_keeps_its_schema(tmp_path, release_cli):
     table = _table()
     pq.write_table(table, tmp_path / "t.parquet")
     _csv(table, tmp_path / "t.csv")
-    assert _release(tmp_path, tmp_path / "t.parquet", "r.parquet") == 0
-    assert _release(tmp_path, tmp_path / "t.csv", "r.csv") == 0
+    assert release_cli(tmp_path / "t.parquet", *BY_GROUP, out="r.parquet") == 0
+    assert release_cli(tmp_path / "t.csv", *BY_GROUP, out="r.csv") == 0
     released = pq.read_table(tmp_path / "r.parquet")
     assert released.schema.names == table.schema.names and released.schema.field("cell").type == pa.int32()
     assert released.schema.field("count").type == pa.int64()
@@ -73,7 +58,7 @@ def test_a_parquet_table_gives_the_release_and_statement_of_its_csv_and_keeps_it
     assert oct((tmp_path / "r.parquet").stat().st_mode & 0o777) == "0o600"
 
 
-def test_a_directory_is_one_table_its_files_in_name_order(tmp_path):
+def test_a_directory_is_one_table_its_files_in_name_order(tmp_path, release_cli):
     table = _table()
     parts = tmp_path / "parts"
     parts.mkdir()
@@ -82,8 +67,8 @@ def test_a_directory_is_one_table_its_files_in_name_order(tmp_path):
     (parts / "_SUCCESS").write_text("")  # a writer's marker, not a table
     pq.write_table(table.slice(0, 300), tmp_path / "t.parquet")
     pq.write_table(table, tmp_path / "whole.parquet")
-    assert _release(tmp_path, parts, "from_parts.parquet") == 0
-    assert _release(tmp_path, tmp_path / "whole.parquet", "from_whole.parquet") == 0
+    assert release_cli(parts, *BY_GROUP, out="from_parts.parquet") == 0
+    assert release_cli(tmp_path / "whole.parquet", *BY_GROUP, out="from_whole.parquet") == 0
     assert pq.read_table(tmp_path / "from_parts.parquet").equals(pq.read_table(tmp_path / "from_whole.parquet"))
     audit = json.loads((tmp_path / "from_parts.parquet.audit.json").read_text())
     assert audit["input"]["cells"] == 600 and len(audit["input"]["sha256"]) == 64
@@ -102,9 +87,11 @@ def test_a_directory_is_one_table_its_files_in_name_order(tmp_path):
         (lambda t: t.rename_columns(["group", "cell", "n"]), "no count column 'count'"),
     ],
 )
-def test_a_bad_parquet_table_is_refused_naming_the_row_and_nothing_is_written(tmp_path, capsys, change, message):
+def test_a_bad_parquet_table_is_refused_naming_the_row_and_nothing_is_written(
+    tmp_path, capsys, change, message, release_cli
+):
     pq.write_table(change(_table()), tmp_path / "t.parquet")
-    assert _release(tmp_path, tmp_path / "t.parquet", "r.parquet") == 3
+    assert release_cli(tmp_path / "t.parquet", *BY_GROUP, out="r.parquet") == 3
     err = capsys.readouterr().err
     assert message in err and "1.5" not in err.replace(message, "")
     only(tmp_path, "t.parquet")
@@ -113,7 +100,7 @@ def test_a_bad_parquet_table_is_refused_naming_the_row_and_nothing_is_written(tm
 @pytest.mark.parametrize(
     "inside", ["sub/p2.parquet", "state=B/part-0.parquet", "notes.txt", "_p2.parquet", ".p2.parquet"]
 )
-def test_a_dataset_is_read_whole_or_refused_naming_what_it_would_leave_out(tmp_path, capsys, inside):
+def test_a_dataset_is_read_whole_or_refused_naming_what_it_would_leave_out(tmp_path, capsys, inside, release_cli):
     """A subdirectory (Hive-style too) or a file that is not one of the table's would be rows left out silently:
     refused, naming it; a writer's marker (``_SUCCESS``) holds no rows and is passed over."""
     table = _table()
@@ -122,26 +109,26 @@ def test_a_dataset_is_read_whole_or_refused_naming_what_it_would_leave_out(tmp_p
     pq.write_table(table.slice(0, 300), parts / "p1.parquet")
     pq.write_table(table.slice(300), parts / inside)
     (parts / "_SUCCESS").write_text("")
-    assert _release(tmp_path, parts, "r.parquet") == 3
+    assert release_cli(parts, *BY_GROUP, out="r.parquet") == 3
     err = capsys.readouterr().err
     assert f"{parts / inside.split('/')[0]}: " in err and "inside the Parquet dataset" in err
     only(tmp_path, "ds")
 
 
-def test_a_parquet_table_that_repeats_a_column_name_or_has_no_key_is_refused_naming_why(tmp_path, capsys):
+def test_a_parquet_table_that_repeats_a_column_name_or_has_no_key_is_refused_naming_why(tmp_path, capsys, release_cli):
     pq.write_table(
         pa.table([pa.array(["a", "b"]), pa.array(["x", "y"]), pa.array([1, 2])], names=["k", "k", "count"]),
         tmp_path / "t.parquet",
     )
-    assert _release(tmp_path, tmp_path / "t.parquet", "r.parquet") == 3
+    assert release_cli(tmp_path / "t.parquet", *BY_GROUP, out="r.parquet") == 3
     assert "the header repeats the column 'k' (columns 1 and 2)" in capsys.readouterr().err
     pq.write_table(pa.table({"count": [1, 2]}), tmp_path / "t.parquet")
-    assert _release(tmp_path, tmp_path / "t.parquet", "r.parquet") == 3
+    assert release_cli(tmp_path / "t.parquet", *BY_GROUP, out="r.parquet") == 3
     assert "no key column: the table has its count column 'count' only" in capsys.readouterr().err
     only(tmp_path, "t.parquet")
 
 
-def test_files_that_differ_only_in_whether_a_column_may_hold_nulls_are_one_table(tmp_path):
+def test_files_that_differ_only_in_whether_a_column_may_hold_nulls_are_one_table(tmp_path, release_cli):
     table = _table()
     strict = pa.schema([pa.field(f.name, f.type, nullable=False) for f in table.schema])
     parts = tmp_path / "ds"
@@ -149,8 +136,8 @@ def test_files_that_differ_only_in_whether_a_column_may_hold_nulls_are_one_table
     pq.write_table(table.slice(0, 300), parts / "p1.parquet")
     pq.write_table(table.slice(300).cast(strict), parts / "p2.parquet")
     pq.write_table(table, tmp_path / "whole.parquet")
-    assert _release(tmp_path, parts, "from_parts.parquet") == 0
-    assert _release(tmp_path, tmp_path / "whole.parquet", "from_whole.parquet") == 0
+    assert release_cli(parts, *BY_GROUP, out="from_parts.parquet") == 0
+    assert release_cli(tmp_path / "whole.parquet", *BY_GROUP, out="from_whole.parquet") == 0
     assert pq.read_table(tmp_path / "from_parts.parquet").equals(pq.read_table(tmp_path / "from_whole.parquet"))
 
 
@@ -200,26 +187,26 @@ def test_no_metadata_of_the_input_reaches_a_released_file(tmp_path, output):
         assert [m for m in _published_metadata(file) if m and set(m) != {b"ARROW:schema"}] == []
 
 
-def test_parts_whose_columns_differ_or_an_empty_directory_are_refused(tmp_path, capsys):
+def test_parts_whose_columns_differ_or_an_empty_directory_are_refused(tmp_path, capsys, release_cli):
     parts = tmp_path / "parts"
     parts.mkdir()
-    assert _release(tmp_path, parts, "r.parquet") == 3
+    assert release_cli(parts, *BY_GROUP, out="r.parquet") == 3
     assert "a directory without .parquet files" in capsys.readouterr().err
     pq.write_table(_table().slice(0, 300), parts / "a.parquet")
     pq.write_table(_table().slice(300).rename_columns(["group", "cell", "n"]), parts / "b.parquet")
-    assert _release(tmp_path, parts, "r.parquet") == 3
+    assert release_cli(parts, *BY_GROUP, out="r.parquet") == 3
     assert "differ from the first file's" in capsys.readouterr().err
     only(tmp_path, "parts")
 
 
 @pytest.mark.parametrize("output", ["w.parquet", "w/"])
 def test_a_wide_reading_of_parquet_and_a_parquet_release_of_a_wide_table_are_refused(
-    tmp_path, capsys, monkeypatch, output
+    tmp_path, capsys, monkeypatch, output, release_cli
 ):
     import isdp.release._release
 
     pq.write_table(_table(), tmp_path / "t.parquet")
-    assert _release(tmp_path, tmp_path / "t.parquet", "r.csv", "--format", "wide") == 2
+    assert release_cli(tmp_path / "t.parquet", *BY_GROUP, "--format", "wide", out="r.csv") == 2
     assert "a Parquet table is long" in capsys.readouterr().err
     (tmp_path / "w.csv").write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
 
@@ -245,17 +232,17 @@ def test_a_wide_reading_of_parquet_and_a_parquet_release_of_a_wide_table_are_ref
     only(tmp_path, "t.parquet", "w.csv")
 
 
-def test_a_long_csv_table_can_be_released_as_parquet_its_keys_as_text(tmp_path):
+def test_a_long_csv_table_can_be_released_as_parquet_its_keys_as_text(tmp_path, release_cli):
     _csv(_table(), tmp_path / "t.csv")
-    assert _release(tmp_path, tmp_path / "t.csv", "r.parquet") == 0
+    assert release_cli(tmp_path / "t.csv", *BY_GROUP, out="r.parquet") == 0
     released = pq.read_table(tmp_path / "r.parquet")
     assert released.schema.field("cell").type == pa.string() and released.column("cell")[5].as_py() == "5"
 
 
-def test_a_hundred_thousand_cell_parquet_release_keeps_every_block_total(tmp_path):
+def test_a_hundred_thousand_cell_parquet_release_keeps_every_block_total(tmp_path, release_cli):
     table = _table(100_000)
     pq.write_table(table, tmp_path / "t.parquet")
-    assert _release(tmp_path, tmp_path / "t.parquet", "r.parquet") == 0
+    assert release_cli(tmp_path / "t.parquet", *BY_GROUP, out="r.parquet") == 0
     values = pq.read_table(tmp_path / "r.parquet").column("count").to_numpy()
     x = table.column("count").to_numpy().astype(np.int64)
     assert values.dtype == np.int64 and not np.array_equal(values, x)
