@@ -116,9 +116,8 @@ class DrawsError(IsdpError, ValueError):
 class SolverError(IsdpError, RuntimeError):
     """An LP, MILP or QP solver did not return a certified optimum.
 
-    Raised by :class:`isdp.baselines.L1Projector` (and so :func:`isdp.baselines.l1_projection_lp`,
-    :func:`isdp.baselines.l1_projection_milp`
-    and :func:`isdp.baselines.dg_l1_projection`) when HiGHS does not report an optimal model status or its
+    Raised by :class:`isdp.baselines.L1Projector` (and so by :func:`isdp.baselines.dg_l1_projection` and the
+    release's ``--nonnegative`` projection) when HiGHS does not report an optimal model status or its
     integer point fails the rounding check, and by :func:`isdp.baselines.nnl2_projection` when Clarabel does not
     solve the QP or its solution misses the equalities or the bounds by more than the tolerances.
     Bad inputs raise :class:`ValueError` instead.

@@ -16,7 +16,7 @@ populations ``x`` (2010 SF1):
 
 The ℓ1 projection has many optima; HiGHS' simplex (and its MILP) returns a vertex that puts the
 whole discrepancy ``Σx − Σm`` on one county whose index depends only on n (see
-:func:`isdp.baselines.l1_projection_lp`). That county's error is ``−Σ_{i≠k} e_i``, with SD ≈
+:func:`isdp.baselines.dg_l1_projection`). That county's error is ``−Σ_{i≠k} e_i``, with SD ≈
 √(n − 1) · SD(DG); every other county keeps its raw DG noise. The interior-point solution is the
 optimal face's analytic centre, which spreads the discrepancy evenly: county error ``e_i − mean(e)``,
 SD ≈ √(1 − 1/n) · SD(DG) everywhere. :func:`metrics_table` reports, per method, the share of
@@ -36,12 +36,61 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from isdp.baselines import dg_l1_projection, discrepancy_concentration, projected_laplace
+from isdp.baselines import dg_l1_projection, projected_laplace
 from isdp.files import atomic_write
 from isdp.lattice import sum_constraint
 from isdp.mcmc import derive_seed
 
 log = logging.getLogger(__name__)
+
+
+def discrepancy_concentration(m, y) -> np.ndarray | float:
+    """Share of the projection discrepancy absorbed by the single cell that moves most.
+
+    For a noisy vector m and its projection y, the share is max_i |y_i − m_i| / Σ_i |y_i − m_i|:
+    1.0 when one cell (county) absorbs the whole discrepancy, 1/n when it is spread evenly.
+
+    Parameters
+    ----------
+    m : array_like, shape (n,) or (size, n)
+        The vectors before the projection (e.g. the noisy counts), one per row.
+    y : array_like, same shape as ``m``
+        The projected vectors.
+
+    Returns
+    -------
+    float or ndarray of float, shape (size,)
+        The share, a float for 1-D inputs and one per row for 2-D inputs; NaN where y = m (no
+        discrepancy).
+
+    Raises
+    ------
+    ValueError
+        If ``m`` and ``y`` differ in shape, are not 1-D or 2-D, or have no cells.
+
+    See Also
+    --------
+    dg_l1_projection : Returns the releases and the noisy vectors.
+
+    Examples
+    --------
+    >>> from isdp_papers.e4_projection_comparison.comparison import discrepancy_concentration
+    >>> discrepancy_concentration([4, 3, 2], [7, 3, 2])  # one cell takes all of it
+    1.0
+    >>> round(discrepancy_concentration([4, 3, 2], [5, 4, 3]), 4)  # spread evenly: 1/3
+    0.3333
+    >>> discrepancy_concentration([[4, 3, 2], [1, 1, 1]], [[6, 3, 3], [1, 1, 1]]).tolist()
+    [0.6666666666666666, nan]
+    """
+    m, y = np.asarray(m, dtype=float), np.asarray(y, dtype=float)
+    if m.shape != y.shape or m.ndim not in (1, 2) or m.shape[-1] == 0:
+        raise ValueError(f"m and y must be equal-shaped 1-D or 2-D arrays, got {m.shape}, {y.shape}")
+    d = np.abs(y - m)
+    total = d.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(total > 0, d.max(axis=-1) / total, np.nan)
+    return float(share) if share.ndim == 0 else share
+
 
 METHODS = ("generalized_laplace", "projected_laplace", "dg_l1_lp", "dg_l1_milp", "dg_l1_lp_interior")
 DAS = "das"

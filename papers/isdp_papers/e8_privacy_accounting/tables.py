@@ -111,7 +111,7 @@ def swap_table(printed: pd.DataFrame) -> pd.DataFrame:
 def swap_rate_roots(eps: float, b: int, n_grid: int = 4001) -> np.ndarray:
     """Return the log-odds logit p of every swap rate with budget ``eps``, found numerically.
 
-    Independent of the closed form of :func:`isdp.baselines.swap_rates_for_epsilon`: brackets the
+    Independent of the closed form of ``swap_rates_for_epsilon`` (in ``isdp.baselines``): brackets the
     sign changes of ε − ``eps`` on a grid uniform in logit p over ±``LOG_ODDS_BOUND``, with the
     numerically found minimiser added so that two roots closer than the grid step are still
     separated, and refines each with Brent's method. Log-odds keep rates near 1 distinct.

@@ -199,18 +199,18 @@ def swapping_min_epsilon(b):
     return (float(half), float(p_star)) if np.ndim(half) == 0 else (half, p_star)
 
 
-def swap_rates_for_epsilon(eps, b):
-    """Return the two swap rates p_low ≤ p* ≤ p_high whose permutation-swapping budget is ``eps``.
+def swap_rates_for_epsilon(epsilon, b):
+    """Return the two swap rates p_low ≤ p* ≤ p_high whose permutation-swapping budget is ``epsilon``.
 
     The inverse of :func:`swapping_epsilon` on each branch of its V: ``p_low`` is the swap rate
     below p*, where the budget falls as p grows, and ``p_high`` the one above, where it rises.
 
     Parameters
     ----------
-    eps : float or array_like
+    epsilon : float or array_like
         Budget(s) ε, at least the smallest attainable ε_b = ln(b + 1)/2 (to within 1e-12).
     b : int or array_like
-        Largest stratum size(s), positive integers, broadcast against ``eps``.
+        Largest stratum size(s), positive integers, broadcast against ``epsilon``.
 
     Returns
     -------
@@ -224,7 +224,7 @@ def swap_rates_for_epsilon(eps, b):
     Raises
     ------
     ValueError
-        If ``eps`` is below ε_b, or an entry of ``b`` is not a positive integer.
+        If ``epsilon`` is below ε_b, or an entry of ``b`` is not a positive integer.
 
     See Also
     --------
@@ -238,7 +238,8 @@ def swap_rates_for_epsilon(eps, b):
 
     Examples
     --------
-    >>> from isdp.baselines import swap_rates_for_epsilon, swapping_epsilon
+    >>> from isdp.baselines import swapping_epsilon
+    >>> from isdp.baselines._accounting import swap_rates_for_epsilon
     >>> low, high = swap_rates_for_epsilon(1.0, 3)
     >>> round(low, 4), round(high, 4)
     (0.5954, 0.7311)
@@ -250,11 +251,11 @@ def swap_rates_for_epsilon(eps, b):
     ...     print("below ln(4)/2")
     below ln(4)/2
     """
-    eps = np.asarray(eps, dtype=float)
+    epsilon = np.asarray(epsilon, dtype=float)
     log_b1 = np.log1p(_check_b(b))
-    if np.any(eps < 0.5 * log_b1 - 1e-12):
-        raise ValueError(f"ε = {eps} is below the smallest attainable budget ln(b + 1)/2 = {0.5 * log_b1}")
-    low, high = special.expit(log_b1 - eps), special.expit(eps)
+    if np.any(epsilon < 0.5 * log_b1 - 1e-12):
+        raise ValueError(f"ε = {epsilon} is below the smallest attainable budget ln(b + 1)/2 = {0.5 * log_b1}")
+    low, high = special.expit(log_b1 - epsilon), special.expit(epsilon)
     return (float(low), float(high)) if low.ndim == 0 else (low, high)
 
 
@@ -267,7 +268,7 @@ def _log_inv_delta(delta: float) -> float:
     return -math.log(delta)
 
 
-def gaussian_delta(eps: float, mu: float) -> float:
+def gaussian_delta(epsilon: float, mu: float) -> float:
     """Exact privacy profile δ(ε) of the Gaussian mechanism with Δ/σ = ``mu``.
 
     The smallest δ for which the Gaussian mechanism with ℓ2 sensitivity Δ and noise SD σ is
@@ -275,7 +276,7 @@ def gaussian_delta(eps: float, mu: float) -> float:
 
     Parameters
     ----------
-    eps : float
+    epsilon : float
         The ε at which to evaluate the profile, ≥ 0.
     mu : float
         The ratio μ = Δ/σ of the sensitivity to the noise SD, > 0.
@@ -304,8 +305,8 @@ def gaussian_delta(eps: float, mu: float) -> float:
     >>> round(gaussian_delta(0.0, 1.0), 4)  # 2 Φ(1/2) − 1
     0.3829
     """
-    a, c = mu / 2 - eps / mu, -mu / 2 - eps / mu
-    return float(special.ndtr(a) - np.exp(eps + special.log_ndtr(c)))
+    a, c = mu / 2 - epsilon / mu, -mu / 2 - epsilon / mu
+    return float(special.ndtr(a) - np.exp(epsilon + special.log_ndtr(c)))
 
 
 def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
@@ -399,7 +400,7 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
     )
 
 
-def dp_to_zcdp(eps: float, delta: float, method: str = "standard") -> float:
+def dp_to_zcdp(epsilon: float, delta: float, method: str = "standard") -> float:
     """Return the largest ρ whose ρ-zCDP converts to (ε, δ)-DP: the inverse of :func:`zcdp_to_dp`.
 
     Every ρ-zCDP mechanism with ρ at most the result is (ε, δ)-DP by the conversion ``method``;
@@ -407,7 +408,7 @@ def dp_to_zcdp(eps: float, delta: float, method: str = "standard") -> float:
 
     Parameters
     ----------
-    eps : float
+    epsilon : float
         Target ε > 0.
     delta : float
         Target δ in the open interval (0, 1).
@@ -422,7 +423,7 @@ def dp_to_zcdp(eps: float, delta: float, method: str = "standard") -> float:
     Raises
     ------
     ValueError
-        If ``method`` is not one of :data:`CONVERSIONS`, ``eps`` is not positive, or ``delta`` is
+        If ``method`` is not one of :data:`CONVERSIONS`, ``epsilon`` is not positive, or ``delta`` is
         not in (0, 1).
 
     See Also
@@ -450,15 +451,15 @@ def dp_to_zcdp(eps: float, delta: float, method: str = "standard") -> float:
     """
     if method not in CONVERSIONS:
         raise ValueError(f"unknown conversion {method!r} (one of {CONVERSIONS})")
-    if eps <= 0:
-        raise ValueError(f"ε must be positive, got {eps}")
+    if epsilon <= 0:
+        raise ValueError(f"ε must be positive, got {epsilon}")
     L = _log_inv_delta(delta)
     if method == "standard":
-        return (math.sqrt(L + eps) - math.sqrt(L)) ** 2
+        return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
     # bracket the root starting from the standard ρ (integer orders certify a larger ε, the others a smaller one)
-    lo = hi = dp_to_zcdp(eps, delta)
-    while zcdp_to_dp(lo, delta, method) > eps:
+    lo = hi = dp_to_zcdp(epsilon, delta)
+    while zcdp_to_dp(lo, delta, method) > epsilon:
         lo /= 2
-    while zcdp_to_dp(hi, delta, method) < eps:
+    while zcdp_to_dp(hi, delta, method) < epsilon:
         hi *= 2
-    return float(optimize.brentq(lambda r: zcdp_to_dp(r, delta, method) - eps, lo, hi, xtol=1e-15, rtol=1e-13))
+    return float(optimize.brentq(lambda r: zcdp_to_dp(r, delta, method) - epsilon, lo, hi, xtol=1e-15, rtol=1e-13))

@@ -3,12 +3,10 @@
 ISDP appendix (docs/method.md §8):
 
 - :func:`dg_l1_projection` — double geometric (DG) noise (:func:`double_geometric_noise`), then the
-  ℓ1-closest point of {y : A y = A x}, real (:func:`l1_projection_lp`) or integer
-  (:func:`isdp.baselines.l1_projection_milp`). Integer-valued with the MILP, but the projection step
+  ℓ1-closest point of {y : A y = A x}, real (the LP, ``l1_projection_lp``) or integer (the MILP of
+  :class:`~isdp.baselines.L1Projector`, ``kind="integer"``). Integer-valued with the MILP, but the projection step
   is not unbiased and its ℓ1 optimum is not unique: the LP returns either a vertex of the optimal
-  face or its analytic centre (``method``, see :func:`l1_projection_lp`).
-- :func:`discrepancy_concentration` — the share of the projection discrepancy the cell that moves
-  most absorbs.
+  face or its analytic centre (``method``, see ``l1_projection_lp``).
 
 The projections themselves (:class:`~isdp.baselines.L1Projector`, one HiGHS model through ``highspy``
 for many projections, the MILP and the closed form onto one total) are the release's non-negative
@@ -22,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..lattice._integer_lattice import as_vector
-from ..mcmc._double_geometric import dg_rvs
-from ..release._nonnegative import L1Projector, _constraints
-from ._projected_noise import _positive, _size
+from ..mcmc import dg_rvs
+from ..release._nonnegative import L1Projector
+from ._projected_noise import _constraints, _positive, _size
 
 #: The optima :func:`l1_projection_lp` can return for its ``method``: ``"vertex"`` (HiGHS' simplex,
 #: a vertex of the optimal face) or ``"interior"`` (HiGHS' interior point without crossover, the
@@ -33,7 +31,7 @@ LP_METHODS = ("vertex", "interior")
 
 
 def double_geometric_noise(
-    n: int, eps: float, size: int, rng: np.random.Generator, sensitivity: float = 1
+    n: int, epsilon: float, size: int, rng: np.random.Generator, sensitivity: float = 1
 ) -> np.ndarray:
     """I.i.d. double geometric (DG) noise, the integer noise of the ℓ1 projection baseline.
 
@@ -44,7 +42,7 @@ def double_geometric_noise(
     ----------
     n : int
         Number of cells, ≥ 1.
-    eps : float
+    epsilon : float
         Privacy parameter ε > 0.
     size : int
         Number of noise vectors, ≥ 1.
@@ -61,7 +59,7 @@ def double_geometric_noise(
     Raises
     ------
     ValueError
-        If ``n`` or ``size`` is not a positive integer, or ``eps`` or ``sensitivity`` is not a
+        If ``n`` or ``size`` is not a positive integer, or ``epsilon`` or ``sensitivity`` is not a
         positive finite number.
 
     See Also
@@ -78,12 +76,12 @@ def double_geometric_noise(
     --------
     >>> import numpy as np
     >>> from isdp.baselines import double_geometric_noise
-    >>> double_geometric_noise(4, eps=1.0, size=2, rng=np.random.default_rng(0)).tolist()
+    >>> double_geometric_noise(4, epsilon=1.0, size=2, rng=np.random.default_rng(0)).tolist()
     [[1, -2, -1, 0], [0, 2, -1, 1]]
     """
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    return dg_rvs(_positive(eps, "eps") / _positive(sensitivity, "sensitivity"), (_size(size), int(n)), rng)
+    return dg_rvs(_positive(epsilon, "epsilon") / _positive(sensitivity, "sensitivity"), (_size(size), int(n)), rng)
 
 
 def _lp_method(method: str) -> str:
@@ -128,7 +126,6 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
     --------
     l1_projection_milp : The same with y integer.
     L1Projector : The projector, built once for many projections.
-    discrepancy_concentration : Where the discrepancy lands.
 
     Notes
     -----
@@ -164,7 +161,7 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
     Three noisy counts whose total must be 12 (their sum is 9):
 
     >>> import numpy as np
-    >>> from isdp.baselines import l1_projection_lp
+    >>> from isdp.baselines._l1_projection import l1_projection_lp
     >>> A = np.ones((1, 3), dtype=int)
     >>> l1_projection_lp([4.0, 3.0, 2.0], A, [12]).tolist()
     [7.0, 3.0, 2.0]
@@ -180,7 +177,7 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
 def dg_l1_projection(
     x,
     A,
-    eps: float,
+    epsilon: float,
     size: int,
     rng: np.random.Generator,
     integer: bool,
@@ -199,21 +196,21 @@ def dg_l1_projection(
         The confidential counts, integer-valued.
     A : array_like of int, shape (r, n)
         Integer-valued constraint matrix: the invariants are ``A x``.
-    eps : float
+    epsilon : float
         Privacy parameter ε > 0.
     size : int
         Number of releases, ≥ 1.
     rng : numpy.random.Generator
         Source of the noise (:func:`double_geometric_noise`).
     integer : bool
-        ``False``: the LP projection of :func:`l1_projection_lp` (float releases);
+        ``False``: the LP projection of ``l1_projection_lp`` (float releases);
         ``True``: HiGHS' MILP, :class:`L1Projector`'s ``"integer"`` kind (int64 releases).
     sensitivity : float, default 1
         The ℓ1 sensitivity Δ > 0; the noise is DG(ε/Δ).
     return_noisy : bool, default False
         Also return the noisy vectors m.
     method : {"vertex", "interior"}, default "vertex"
-        Which LP optimum (see :func:`l1_projection_lp`); must stay ``"vertex"`` with
+        Which LP optimum (see ``l1_projection_lp``); must stay ``"vertex"`` with
         ``integer=True``.
 
     Returns
@@ -221,14 +218,14 @@ def dg_l1_projection(
     releases : ndarray, shape (size, n)
         One release per row: float, or int64 with ``integer=True``.
     noisy : ndarray of int64, shape (size, n)
-        The noisy vectors m, only with ``return_noisy=True`` (e.g. for
-        :func:`discrepancy_concentration`).
+        The noisy vectors m, only with ``return_noisy=True`` (to see where the projection put
+        the discrepancy y − m).
 
     Raises
     ------
     ValueError
-        If ``method`` is not one of :data:`LP_METHODS`, ``method="interior"`` is asked with
-        ``integer=True``, or the other inputs are invalid (``x`` not integer-valued, ``eps``,
+        If ``method`` is not one of ``LP_METHODS`` ("vertex", "interior"), ``method="interior"`` is asked with
+        ``integer=True``, or the other inputs are invalid (``x`` not integer-valued, ``epsilon``,
         ``sensitivity`` or ``size`` not positive).
     SolverError
         If HiGHS does not certify a projection.
@@ -236,14 +233,13 @@ def dg_l1_projection(
     See Also
     --------
     L1Projector : The projector used for every release.
-    discrepancy_concentration : The share of the discrepancy the largest cell absorbs.
 
     Notes
     -----
     ISDP appendix (docs/method.md §8; E4). The releases keep A x exactly with ``integer=True``
     and up to HiGHS' tolerances otherwise. The projection step is not unbiased, and for one
     sum constraint the vertex LP and the MILP put the whole discrepancy A x − A m on one cell,
-    fixed by n (see :func:`l1_projection_lp`). One HiGHS model serves all releases, solved cold for each
+    fixed by n (see ``l1_projection_lp``). One HiGHS model serves all releases, solved cold for each
     (see :class:`L1Projector`), so a release does not depend on the others. Cost per release
     with n = 102 and one sum constraint (HiGHS 1.15.1, two shared cores): 3.9 ms vertex LP,
     1.5 ms interior-point LP, 10.6 ms MILP (fresh SciPy calls: 10.5, 11.7 and 16.5 ms).
@@ -257,7 +253,7 @@ def dg_l1_projection(
     >>> from isdp.baselines import dg_l1_projection
     >>> x = np.array([5, 3, 2])
     >>> A = np.ones((1, 3), dtype=int)
-    >>> y, m = dg_l1_projection(x, A, eps=1.0, size=3, rng=np.random.default_rng(0),
+    >>> y, m = dg_l1_projection(x, A, epsilon=1.0, size=3, rng=np.random.default_rng(0),
     ...                         integer=True, return_noisy=True)
     >>> m.tolist()
     [[4, 2, 2], [4, 4, 3], [5, 3, 2]]
@@ -270,56 +266,8 @@ def dg_l1_projection(
     A, _ = _constraints(A, n=x.size)
     if _lp_method(method) != "vertex" and integer:
         raise ValueError("the integer projection has no interior-point variant; use method='vertex'")
-    noisy = x + double_geometric_noise(x.size, eps, size, rng, sensitivity)
+    noisy = x + double_geometric_noise(x.size, epsilon, size, rng, sensitivity)
     b = A @ x
     project = L1Projector(A, "integer" if integer else method)
     out = np.stack([project(m.astype(float), b) for m in noisy])
     return (out, noisy) if return_noisy else out
-
-
-def discrepancy_concentration(m, y) -> np.ndarray | float:
-    """Share of the projection discrepancy absorbed by the single cell that moves most.
-
-    For a noisy vector m and its projection y, the share is max_i |y_i − m_i| / Σ_i |y_i − m_i|:
-    1.0 when one cell (county) absorbs the whole discrepancy, 1/n when it is spread evenly.
-
-    Parameters
-    ----------
-    m : array_like, shape (n,) or (size, n)
-        The vectors before the projection (e.g. the noisy counts), one per row.
-    y : array_like, same shape as ``m``
-        The projected vectors.
-
-    Returns
-    -------
-    float or ndarray of float, shape (size,)
-        The share, a float for 1-D inputs and one per row for 2-D inputs; NaN where y = m (no
-        discrepancy).
-
-    Raises
-    ------
-    ValueError
-        If ``m`` and ``y`` differ in shape, are not 1-D or 2-D, or have no cells.
-
-    See Also
-    --------
-    dg_l1_projection : Returns the releases and the noisy vectors.
-
-    Examples
-    --------
-    >>> from isdp.baselines import discrepancy_concentration
-    >>> discrepancy_concentration([4, 3, 2], [7, 3, 2])  # one cell takes all of it
-    1.0
-    >>> round(discrepancy_concentration([4, 3, 2], [5, 4, 3]), 4)  # spread evenly: 1/3
-    0.3333
-    >>> discrepancy_concentration([[4, 3, 2], [1, 1, 1]], [[6, 3, 3], [1, 1, 1]]).tolist()
-    [0.6666666666666666, nan]
-    """
-    m, y = np.asarray(m, dtype=float), np.asarray(y, dtype=float)
-    if m.shape != y.shape or m.ndim not in (1, 2) or m.shape[-1] == 0:
-        raise ValueError(f"m and y must be equal-shaped 1-D or 2-D arrays, got {m.shape}, {y.shape}")
-    d = np.abs(y - m)
-    total = d.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(total > 0, d.max(axis=-1) / total, np.nan)
-    return float(share) if share.ndim == 0 else share

@@ -21,11 +21,29 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ..lattice._integer_lattice import as_integer_matrix, as_vector
-from ..lattice._invariants import blocks
-from ..release._nonnegative import _constraints
+from .._validate import integer_matrix
+from ..lattice import as_integer_matrix, blocks
+from ..lattice._integer_lattice import as_vector
 
 # --------------------------------------------------------------------------- validation
+
+
+def _constraints(A, b=None, n: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return ``A`` as int64 (r × n) and ``b`` as float (r,), checking shapes and finiteness.
+
+    A sparse ``A`` stays sparse (a block of two margins of 1000 × 1000 is 16 GB dense, 32 MB sparse).
+    """
+    A = integer_matrix("A", A) if sp.issparse(A) else as_integer_matrix(A)
+    if n is not None and A.shape[1] != n:
+        raise ValueError(f"A has {A.shape[1]} columns but the vector has {n} cells")
+    if b is None:
+        return A, None
+    b = np.asarray(b)
+    if b.ndim != 1 or b.shape[0] != A.shape[0]:
+        raise ValueError(f"b must have shape ({A.shape[0]},) to match A, got {b.shape}")
+    if not np.issubdtype(b.dtype, np.number) or not np.all(np.isfinite(b)):
+        raise ValueError("b must be finite and numeric")
+    return A, b.astype(float)
 
 
 def _positive(value: float, name: str) -> float:
@@ -138,7 +156,9 @@ def _basis(A: np.ndarray, basis) -> np.ndarray:
 # --------------------------------------------------------------------------- projected Laplace and Gaussian
 
 
-def projected_laplace(x, A, eps: float, size: int, rng: np.random.Generator, sensitivity: float = 1.0) -> np.ndarray:
+def projected_laplace(
+    x, A, epsilon: float, size: int, rng: np.random.Generator, sensitivity: float = 1.0
+) -> np.ndarray:
     """Draw releases of the projected Laplace mechanism: Laplace noise projected onto null(A).
 
     Each release is ``x + Π e`` with ``e`` i.i.d. Laplace(Δ/ε) in every cell and Π the
@@ -151,7 +171,7 @@ def projected_laplace(x, A, eps: float, size: int, rng: np.random.Generator, sen
         The confidential counts, finite (they need not be integers).
     A : array_like of int, shape (r, n)
         Integer-valued constraint matrix: the invariants are ``A x``.
-    eps : float
+    epsilon : float
         Privacy parameter ε > 0.
     size : int
         Number of releases, ≥ 1.
@@ -168,7 +188,7 @@ def projected_laplace(x, A, eps: float, size: int, rng: np.random.Generator, sen
     Raises
     ------
     ValueError
-        If ``eps`` or ``sensitivity`` is not a positive finite number, ``size`` is not a
+        If ``epsilon`` or ``sensitivity`` is not a positive finite number, ``size`` is not a
         positive integer, or ``x`` and ``A`` have bad or mismatched shapes or values.
 
     See Also
@@ -192,7 +212,7 @@ def projected_laplace(x, A, eps: float, size: int, rng: np.random.Generator, sen
     >>> from isdp.baselines import projected_laplace
     >>> x = np.array([5, 3, 2])
     >>> A = np.ones((1, 3), dtype=int)
-    >>> y = projected_laplace(x, A, eps=1.0, size=2, rng=np.random.default_rng(0))
+    >>> y = projected_laplace(x, A, epsilon=1.0, size=2, rng=np.random.default_rng(0))
     >>> np.round(y, 2).tolist()
     [[6.25, 3.32, 0.43], [1.82, 4.21, 3.97]]
     >>> np.round(y.sum(axis=1), 9).tolist()
@@ -200,7 +220,7 @@ def projected_laplace(x, A, eps: float, size: int, rng: np.random.Generator, sen
     """
     x = as_vector(x, "x")
     A, _ = _constraints(A, n=x.size)
-    scale = _positive(sensitivity, "sensitivity") / _positive(eps, "eps")
+    scale = _positive(sensitivity, "sensitivity") / _positive(epsilon, "epsilon")
     e = rng.laplace(0.0, scale, (_size(size), x.size))
     return x + _project(e, row_space_basis(A))
 

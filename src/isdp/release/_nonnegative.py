@@ -299,7 +299,7 @@ def l1_projection_milp(m, A, b, nonnegative: bool = False) -> np.ndarray:
     excess 2 taken back from the two others:
 
     >>> import numpy as np
-    >>> from isdp.baselines import l1_projection_milp
+    >>> from isdp.release._nonnegative import l1_projection_milp
     >>> A = np.ones((1, 3), dtype=int)
     >>> l1_projection_milp([4.0, 3.0, 2.0], A, [12]).tolist()
     [5, 4, 3]

@@ -14,11 +14,11 @@ from isdp.baselines import (
     CONVERSIONS,
     dp_to_zcdp,
     gaussian_delta,
-    swap_rates_for_epsilon,
     swapping_epsilon,
     swapping_min_epsilon,
     zcdp_to_dp,
 )
+from isdp.baselines._accounting import swap_rates_for_epsilon
 
 B_VALUES = [1, 3, 50, 10**6]
 

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from isdp_papers.e4_projection_comparison.comparison import discrepancy_concentration
 from projection_support import TABLE, l1, margins_4x4, sum_row
 from scipy import stats
 from scipy.optimize import linprog
 
-from isdp.baselines import (
-    dg_l1_projection,
-    discrepancy_concentration,
-    double_geometric_noise,
-    l1_projection_lp,
-    l1_projection_milp,
-)
+from isdp.baselines import dg_l1_projection, double_geometric_noise
+from isdp.baselines._l1_projection import l1_projection_lp
+from isdp.release._nonnegative import l1_projection_milp
 
 # --------------------------------------------------------------------------- DG noise
 
@@ -182,13 +179,6 @@ def test_interior_lp_hand_instance_and_releases():
     np.testing.assert_array_equal(noisy, noisy_v)
 
 
-def test_discrepancy_concentration():
-    assert discrepancy_concentration([1.5, 0, 0], [0, 0, 0]) == 1.0
-    assert discrepancy_concentration([0, 0, 0], [-0.5, -0.5, -0.5]) == pytest.approx(1 / 3)
-    assert np.isnan(discrepancy_concentration([1, 2], [1, 2]))
-    np.testing.assert_allclose(discrepancy_concentration([[0, 0], [0, 0]], [[1, 3], [2, 2]]), [0.75, 0.5])
-
-
 # --------------------------------------------------------------------------- validation
 
 
@@ -203,7 +193,6 @@ def test_discrepancy_concentration():
         lambda: dg_l1_projection([1.5, 2], [[1, 1]], 1.0, 2, np.random.default_rng(), True),
         lambda: dg_l1_projection([1, 2], [[1, 1]], 1.0, 2, np.random.default_rng(), True, method="interior"),
         lambda: l1_projection_lp([1, 2], [[1, 1]], [0], method="barrier"),  # unknown method
-        lambda: discrepancy_concentration([1, 2], [1, 2, 3]),
     ],
 )
 def test_bad_inputs_raise_value_error(call):

@@ -37,7 +37,7 @@ def test_margins_matrix_has_rank_7():
 def test_projected_laplace_keeps_invariants(A):
     rng = np.random.default_rng(11)
     x = rng.integers(0, 1000, A.shape[1])
-    r = projected_laplace(x, A, eps=0.192, size=2000, rng=rng)
+    r = projected_laplace(x, A, epsilon=0.192, size=2000, rng=rng)
     assert r.shape == (2000, A.shape[1]) and r.dtype == float
     assert np.max(np.abs(r @ A.T - A @ x)) <= 1e-9
     assert np.max(np.abs(r - x)) > 1  # noise was actually added
@@ -45,7 +45,7 @@ def test_projected_laplace_keeps_invariants(A):
 
 def test_projected_laplace_sum_constraint_subtracts_the_mean():
     x = np.arange(7)
-    r = projected_laplace(x, sum_row(7), eps=0.5, size=100, rng=np.random.default_rng(3), sensitivity=2)
+    r = projected_laplace(x, sum_row(7), epsilon=0.5, size=100, rng=np.random.default_rng(3), sensitivity=2)
     e = np.random.default_rng(3).laplace(0.0, 2 / 0.5, (100, 7))
     np.testing.assert_allclose(r - x, e - e.mean(axis=1, keepdims=True), atol=1e-12)
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from projection_support import l1, sum_row
 from scipy.optimize import linprog
 
-from isdp.baselines import L1Projector, double_geometric_noise, l1_projection_milp, l1_total_projection
+from isdp.baselines import L1Projector, double_geometric_noise, l1_total_projection
+from isdp.release._nonnegative import l1_projection_milp
 
 # --------------------------------------------------------------------------- one HiGHS model
 

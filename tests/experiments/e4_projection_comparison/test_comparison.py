@@ -22,6 +22,15 @@ def _state(releases, noisy=None, sf1=(10, 100, 1000, 10000), dp=None):
     return cmp.StateReleases("ZZ", names, names, sf1, dp, releases, noisy or {})
 
 
+def test_discrepancy_concentration():
+    assert discrepancy_concentration([1.5, 0, 0], [0, 0, 0]) == 1.0
+    assert discrepancy_concentration([0, 0, 0], [-0.5, -0.5, -0.5]) == pytest.approx(1 / 3)
+    assert np.isnan(discrepancy_concentration([1, 2], [1, 2]))
+    np.testing.assert_allclose(discrepancy_concentration([[0, 0], [0, 0]], [[1, 3], [2, 2]]), [0.75, 0.5])
+    with pytest.raises(ValueError):
+        discrepancy_concentration([1, 2], [1, 2, 3])
+
+
 def test_metrics_known_answer():
     sf1 = np.array([10, 100, 1000, 10000])
     noise = np.array([[1, -1, 2, -2], [-1, 1, -2, 2]])
