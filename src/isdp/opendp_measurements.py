@@ -43,11 +43,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .exact._block_sampler import ExactSampler
-from .exact._exact_numbers import as_fraction
-from .exact._integer_sources import system_source
-from .lattice._integer_lattice import as_integer_matrix
-from .privacy._guarantee import unit_epsilon
+from .exact import ExactSampler, as_fraction, system_source
+from .lattice import as_integer_matrix
+from .privacy import unit_epsilon
 
 #: The input metric's descriptor (OpenDP compares metrics by it): the number of persons whose
 #: records differ between two tables with the same invariants, infinite between tables whose
@@ -454,10 +452,7 @@ def make_counts_as_l1(n: int):
         )
 
 
-__all__ = [
-    "FEATURES",
-    "MAX_ATTEMPTS",
-    "PERSONS",
+__all__ = [  # PERSONS (the metric's name), MAX_ATTEMPTS and FEATURES are documented, not exported
     "counts_domain",
     "make_counts_as_l1",
     "make_isdp_gaussian",
