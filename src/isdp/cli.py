@@ -1,10 +1,14 @@
-"""The ``isdp`` command line (``isdp release …``, also ``python -m isdp``); see docs/release.md."""
+"""The ``isdp`` command line (``isdp release …``, also ``python -m isdp``); see docs/release.md.
+
+Long because the command's parser is one readable block of options and their help, and the command owns its
+exits (each refusal's status, signals, a closed pipe, a bug's details); the release itself is
+:mod:`isdp.release`'s public API.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import json
 import logging
 import os
@@ -19,7 +23,6 @@ from . import __version__
 from .errors import (
     ArgumentError,
     CertificationError,
-    InputError,
     InvariantError,
     IsdpError,
     NotPartitionable,
@@ -288,95 +291,23 @@ def _print_guarantee(statement: dict) -> None:
         )
 
 
-def _symlink_loop(path: Path) -> bool:
-    """Whether ``path`` (or a directory on the way to it) is a loop of symbolic links."""
-    try:
-        os.stat(path)
-    except OSError as err:
-        return err.errno == errno.ELOOP
-    return False
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether two paths name one file (through links too); False when either cannot be resolved."""
-    try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
-    except (OSError, RuntimeError):  # RuntimeError: a symbolic link loop (Python < 3.13)
-        return False
-
-
-def _check_inputs(tables: list[Path], constraints: Path | None) -> None:
-    """Refuse, before anything is read, an input that is a loop of symbolic links (exit 3)."""
-    for path, what in [*((t, "the table") for t in tables), (constraints, "the constraint file")]:
-        if path is not None and _symlink_loop(path):
-            raise InputError(f"{path}: cannot read {what}: it is a loop of symbolic links (they never reach a file)")
-
-
-def _check_outputs(
-    outputs: dict[str, Path], inputs: list[Path], *, force: bool, datasets: frozenset[str] = frozenset()
-) -> None:
-    """Refuse, before any work, output paths that cannot be written as asked.
-
-    Refused are paths that are not files (or for ``datasets``, the options that name a Parquet dataset, not
-    directories of a dataset's files only), collide with each other or with an input (the confidential table is
-    never overwritten, nor a directory that holds it), exist without --force, or cannot be written.
-    """
-    from .release._files import input_clash, replaceable_dataset  # deferred, as the release's modules
-
-    for name, path in outputs.items():
-        if path.name in ("", ".", ".."):
-            raise UsageError(f"{name} {str(path)!r} is not a file name")
-        if _symlink_loop(path):
-            raise UsageError(f"{name} {path} is a loop of symbolic links (they never reach a file): name a file")
-        if path.is_symlink() and not path.exists():  # else found only at the end, once the noise is drawn
-            raise UsageError(
-                f"{name} {path} is a symbolic link to nothing (a dangling link): remove it or name another file"
-            )
-        if name in datasets:
-            if path.is_symlink():
-                raise UsageError(f"{name} {path} is a symbolic link: a Parquet dataset is a directory of its own")
-            if path.exists() and not path.is_dir():
-                raise UsageError(
-                    f"{name} {path} is not a directory: a Parquet dataset (a name ending in /) is written as one"
-                )
-            for other, other_path in outputs.items():
-                if path.resolve() in other_path.resolve().parents:
-                    raise UsageError(f"{other} {other_path} lies inside the dataset {name} {path}: write it beside")
-            if path.is_dir() and force and not replaceable_dataset(path):
-                raise UsageError(
-                    f"{name} {path} holds more than a released dataset's files (part-NNNNNN.parquet): "
-                    "it is never replaced; name another directory"
-                )
-        elif path.is_dir():
-            raise UsageError(f"{name} {path} is a directory")
-        elif path.exists() and not path.is_file():
-            raise UsageError(f"{name} {path} is not a regular file (a device or a pipe is never replaced)")
-        if path.exists() and not force:
-            raise UsageError(f"{path} exists: remove it or pass --force")
-        parent = path.parent
-        if not parent.is_dir():
-            raise UsageError(f"{parent} is not a directory")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise UsageError(f"{parent} is not writable: nothing was sampled")
-        clash = input_clash(path, inputs)  # the input itself, a file inside an input dataset, or a folder holding one
-        if clash:
-            raise UsageError(f"{name} {path} {clash}: refusing to overwrite an input")
-    names = list(outputs)
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            if _same_file(outputs[a], outputs[b]):
-                raise UsageError(f"{a} and {b} name the same file {outputs[a]}")
+def _count_of(n: int, noun: str) -> str:
+    """Return ``n`` and ``noun``, in the plural unless ``n`` is 1: "1 part", "2 parts"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _release(args, parser) -> int:
     # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
-    from .release._files import check_layouts, count_of, write_release  # deferred, as above
-    from .release._plan import dry_run  # deferred, as above
-    from .release._release import make_release  # deferred, as above
-    from .release._request import Request  # deferred, as above
-    from .tables._constraints import constraint_matrix  # deferred, as above
-    from .tables._parquet_tables import is_dataset  # deferred, as above
-    from .tables._tables import TableSet, load_table  # deferred, as above
+    from .release import (  # deferred, as above
+        Request,
+        check_inputs,
+        check_layouts,
+        check_outputs,
+        dry_run,
+        make_release,
+        write_release,
+    )
+    from .tables import TableSet, constraint_matrix, is_dataset, load_table  # deferred, as above
 
     def load(labels_only: bool = False):
         tables = [load_table(path, args.format, args.count_column, labels_only=labels_only) for path in args.table]
@@ -403,12 +334,12 @@ def _release(args, parser) -> int:
         ties=tuple(args.tie),
         uncertainty=args.uncertainty,
     )
-    _check_inputs(args.table, args.constraints)
+    check_inputs(args.table, args.constraints)
     if args.engine != "dask" and (args.scheduler is not None or args.workers is not None):
         raise UsageError("--scheduler and --workers choose the Dask cluster: add --engine dask")
     run_parts = None
     if args.engine == "dask":  # its options checked before anything is read; Dask itself is loaded only to run
-        from .release._dask_parts import DaskParts  # deferred, as above
+        from .release import DaskParts  # deferred, as above
 
         run_parts = DaskParts(args.scheduler, args.workers, progress=req.progress)
     if args.dry_run:
@@ -429,7 +360,7 @@ def _release(args, parser) -> int:
     statement_path = args.statement or outputs[0].with_name(outputs[0].name + ".statement.json")
     audit_path = args.audit or outputs[0].with_name(outputs[0].name + ".audit.json")
     named = {("-o/--output" if len(outputs) == 1 else f"-o/--output #{i + 1}"): o for i, o in enumerate(outputs)}
-    _check_outputs(
+    check_outputs(
         {**named, "--statement": statement_path, "--audit": audit_path},
         [p for p in (*args.table, args.constraints) if p is not None],
         force=args.force,
@@ -439,8 +370,8 @@ def _release(args, parser) -> int:
     done = _release_in_parts(args, req, given, statement_path, audit_path, run_parts)
     if done is not None:
         _report(
-            f"{given[0]} ({count_of(done.cells, 'cell')}, {count_of(done.invariants, 'invariant')} kept "
-            f"exactly, in {count_of(done.audit['partitions']['parts'], 'part')})",
+            f"{given[0]} ({_count_of(done.cells, 'cell')}, {_count_of(done.invariants, 'invariant')} kept "
+            f"exactly, in {_count_of(done.audit['partitions']['parts'], 'part')})",
             statement_path,
             audit_path,
             done.statement,
@@ -459,8 +390,8 @@ def _release(args, parser) -> int:
             f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
         ) from None
     _report(
-        f"{', '.join(given)} ({count_of(len(release.values), 'cell')}, "
-        f"{count_of(len(labels), 'invariant')} kept exactly)",
+        f"{', '.join(given)} ({_count_of(len(release.values), 'cell')}, "
+        f"{_count_of(len(labels), 'invariant')} kept exactly)",
         statement_path,
         audit_path,
         release.statement,
@@ -487,8 +418,8 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
     not a Parquet table to Parquet (a file or a dataset) under families of totals, or cannot be released so
     (``--engine dask`` then refuses). ``outputs`` as typed.
     """
-    from .release._partitioned_release import PART_CELLS, release_partitioned  # deferred, as above
-    from .tables._parquet_tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
+    from .release import PART_CELLS, release_partitioned  # deferred, as above
+    from .tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
 
     dask = args.engine == "dask"
     eligible = (

@@ -268,7 +268,7 @@ def test_python_m_isdp_help_explains_the_command():
 
 def test_a_dangling_symbolic_link_as_output_is_refused_before_anything_is_drawn(tmp_path, capsys, monkeypatch):
     """Found only at the end, once the noise was drawn, as an output 'written by another run meanwhile'."""
-    import isdp.release._release as release
+    import isdp.release as release
 
     monkeypatch.setattr(release, "make_release", lambda *a, **k: pytest.fail("drawn before the refusal"))
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")
@@ -284,10 +284,11 @@ def test_a_dangling_symbolic_link_as_output_is_refused_before_anything_is_drawn(
 # SLURM or systemd would, once part 0's file is written and part 1 begins.
 _TERMINATED_CHILD = """
 import os, signal, sys
+import isdp.release
 import isdp.release._partitioned_release as partitioned
 from isdp.cli import main
 
-partitioned.PART_CELLS = 3_000
+isdp.release.PART_CELLS = 3_000
 release_part = partitioned.release_part
 
 def part(layout, k, *args):
@@ -353,7 +354,7 @@ def test_an_unexpected_error_exits_70_and_names_the_file_holding_its_details(tmp
     import tempfile
 
     import isdp
-    import isdp.release._release as release
+    import isdp.release as release
 
     monkeypatch.setattr(release, "make_release", _raising(KeyError("a bug")))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
@@ -373,7 +374,7 @@ def test_an_unexpected_error_exits_70_and_names_the_file_holding_its_details(tmp
 def test_an_unexpected_error_whose_details_cannot_be_saved_still_says_so(tmp_path, capsys, monkeypatch):
     import tempfile
 
-    import isdp.release._release as release
+    import isdp.release as release
 
     monkeypatch.setattr(release, "make_release", _raising(RuntimeError("a bug")))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
@@ -396,7 +397,7 @@ def test_an_unexpected_error_whose_details_cannot_be_saved_still_says_so(tmp_pat
     ids=["argument", "invariant", "certification", "other", "usage"],
 )
 def test_library_errors_reaching_the_command_line_exit_by_their_kind(tmp_path, capsys, monkeypatch, error, status):
-    import isdp.release._release as release
+    import isdp.release as release
 
     monkeypatch.setattr(release, "make_release", _raising(error))
     (tmp_path / "t.csv").write_text("g,a,b\nu,1,2\nv,3,4\n")

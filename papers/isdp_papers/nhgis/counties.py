@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from isdp.files import atomic_write
+from isdp.files import atomic_write, file_sha256
 
 log = logging.getLogger("isdp_papers.nhgis")  # one logger for the package: tests and runs capture it
 
@@ -418,14 +418,13 @@ def check_recorded_sha256(csv_path: str | os.PathLike) -> None:
     record = Path(csv_path).with_name("source.json")
     if not record.is_file():
         return
-    import hashlib
-    import json
+    import json  # deferred: only a run's county file has a fetch record
 
     try:
         expected = json.loads(record.read_text(encoding="utf-8"))["sha256"]
     except (ValueError, KeyError, TypeError):
         raise DataValidationError(f"{record}: not a fetch record with a 'sha256'") from None
-    actual = hashlib.sha256(Path(csv_path).read_bytes()).hexdigest()
+    actual = file_sha256(csv_path)
     if actual != expected:
         raise DataValidationError(
             f"{csv_path}: sha256 {actual} is not the {expected} the fetch recorded in {record}: "

@@ -42,15 +42,6 @@ def url_for(vintage: str) -> str:
     return URL_TEMPLATE.format(v=vintage)
 
 
-def sha256sum(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 class _BadBody(OSError):
     """Downloaded bytes are incomplete or do not match the expected SHA-256 (retryable)."""
 

@@ -9,15 +9,14 @@ measures read.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from pathlib import Path
 
-from isdp.files import atomic_write
+from isdp.files import atomic_write, file_sha256
 from isdp_papers.evidence_checks import verify_committed
 from isdp_papers.nhgis.counties import PAPER_VINTAGE, DataValidationError, extract, load_counties
-from isdp_papers.nhgis.download import KNOWN_SHA256, DownloadError, download, sha256sum, url_for
+from isdp_papers.nhgis.download import KNOWN_SHA256, DownloadError, download, url_for
 
 log = logging.getLogger("isdp_papers.nhgis")  # one logger for the package: tests and runs capture it
 
@@ -38,7 +37,7 @@ def _use_embedded(
     vintage = load_counties(embedded_csv)["vintage"].iloc[0]
     data = Path(embedded_csv).read_bytes()
     atomic_write(out_csv, lambda tmp: tmp.write_bytes(data))
-    return vintage, hashlib.sha256(data).hexdigest(), note
+    return vintage, file_sha256(out_csv), note
 
 
 def fetch_or_fallback(
@@ -96,9 +95,9 @@ def fetch_or_fallback(
     try:
         if dest_zip.exists():
             log.info("using the zip already present at %s (not downloading)", dest_zip)
-            if expected_sha256 and sha256sum(dest_zip) != expected_sha256:
+            if expected_sha256 and (actual := file_sha256(dest_zip)) != expected_sha256:
                 raise DataValidationError(
-                    f"{dest_zip}: sha256 {sha256sum(dest_zip)} is not the published v{vintage} zip's {expected_sha256}"
+                    f"{dest_zip}: sha256 {actual} is not the published v{vintage} zip's {expected_sha256}"
                 )
             reason = f"zip already present at {dest_zip}"
         else:
@@ -138,5 +137,5 @@ def fetch_or_fallback(
         "source_used": "download",
         "reason": reason,
         "url": url,
-        "sha256": sha256sum(dest_zip),
+        "sha256": file_sha256(dest_zip),
     }

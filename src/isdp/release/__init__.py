@@ -11,7 +11,7 @@ True
 """
 
 from ._dask_parts import DaskParts
-from ._files import AUDIT_NOTE, write_release
+from ._files import AUDIT_NOTE, check_inputs, check_layouts, check_outputs, write_release
 from ._partitioned_release import PART_CELLS, PartitionedRelease, release_partitioned
 from ._plan import MECHANISMS, Plan, dry_run
 from ._release import Progress, Release, make_release
@@ -20,6 +20,9 @@ from ._statement import privacy_statement, route_record
 
 __all__ = [
     "AUDIT_NOTE",
+    "check_inputs",
+    "check_layouts",
+    "check_outputs",
     "DaskParts",
     "dry_run",
     "make_release",

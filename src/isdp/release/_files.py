@@ -16,18 +16,14 @@ import errno
 import json
 import os
 import re
-import shutil
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import UsageError
-from ..files import temporary_sibling
-from ..tables._long_tables import LongTable
-from ..tables._parquet_tables import DATASET_FILE, DATASET_FILE_PATTERN, is_dataset, is_parquet, write_parquet
-from ..tables._tables import TableSet
+from ..errors import InputError, UsageError
+from ..files import write_all
+from ..tables import DATASET_FILE, DATASET_FILE_PATTERN, LongTable, TableSet, is_dataset, is_parquet, write_parquet
 
 if TYPE_CHECKING:
     from ._release import Release
@@ -85,7 +81,6 @@ def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = N
             write_parquet(
                 path / DATASET_FILE.format(0), source, layout.count_column, np.asarray(values, dtype=np.int64), extra
             )
-            sync_directory(path)
         else:
             write_parquet(path, source, layout.count_column, np.asarray(values, dtype=np.int64), extra)
 
@@ -117,15 +112,6 @@ def check_layouts(tables, outputs) -> None:
             )
 
 
-def sync_directory(path: Path) -> None:
-    """Put a directory's entries on disk (its files are synced as they are written), before its name changes."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def replaceable_dataset(path: Path) -> bool:
     """Return whether the directory ``path`` holds a released dataset only, so ``force`` may replace it.
 
@@ -138,15 +124,7 @@ def replaceable_dataset(path: Path) -> bool:
     )
 
 
-def _remove(path: Path) -> None:
-    """Remove a file or a directory tree (a dataset) at ``path``; nothing if there is none."""
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    else:
-        path.unlink(missing_ok=True)
-
-
-def _json_writer(payload: dict):
+def json_writer(payload: dict):
     def write(path: Path) -> None:
         with _open_private(path) as fh:
             fh.write(json.dumps(payload, indent=1) + "\n")  # one write: json.dump writes each token on its own
@@ -154,105 +132,6 @@ def _json_writer(payload: dict):
             os.fsync(fh.fileno())
 
     return write
-
-
-#: the errors of a hard link on a filesystem that has none (the backup is then a copy)
-_NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK}
-
-
-def _backup_name(path: Path) -> Path:
-    """Return a fresh hidden name beside ``path`` for a hard link to the file it replaces."""
-    return path.with_name(f".{path.name}.{uuid.uuid4().hex}.backup")
-
-
-def _publish(files: list[tuple[Path, Path]], *, force: bool) -> None:
-    """Move complete temporary files (or datasets: directories) onto their names, all or none.
-
-    ``files`` pairs each name with its complete temporary sibling. Without ``force`` a file is
-    published by a hard link, which refuses a name that exists (also one created meanwhile); a
-    dataset by first claiming its name with an empty directory (which also refuses one that
-    exists), then renaming the dataset over it. With ``force`` a file already at a name is first
-    kept as a hard link under a backup name (a copy where the filesystem has no hard links), then
-    the new one is renamed over it (``os.replace``: a reader sees the old file or the new one); a
-    dataset already at a name is renamed to its backup name, then the new one to the name (a
-    reader may find no dataset for that instant), and a directory that holds anything but a
-    dataset's files is refused. If any step fails, every name is given back what it held before —
-    the old file or dataset from its backup, or nothing — and the backups are removed only once
-    all names hold the new files. Should giving back fail too, the backups are left in place and
-    the error names them.
-    """
-    done: list[tuple[Path, Path | None]] = []  # (name, backup of what it held or None: it held nothing)
-    try:
-        for path, tmp in files:
-            directory = tmp.is_dir()
-            if not force:
-                try:
-                    if directory:
-                        path.mkdir(mode=0o700)
-                    else:
-                        os.link(tmp, path)
-                except FileExistsError:
-                    raise UsageError(
-                        f"{path} exists (written by another run meanwhile?): nothing written; remove it or pass --force"
-                    ) from None
-                done.append((path, None))
-                if directory:
-                    os.rename(tmp, path)  # onto the empty directory just made: rename(2) replaces it
-                continue
-            backup = _backup_name(path)
-            if path.is_dir() and not path.is_symlink():
-                if not replaceable_dataset(path):
-                    raise UsageError(
-                        f"{path} is a directory that holds more than a released dataset's files "
-                        f"({DATASET_FILE.format(0)}, ...): it is never replaced; nothing written"
-                    )
-                os.rename(path, backup)
-            elif directory:
-                try:
-                    os.rename(path, backup)
-                except FileNotFoundError:
-                    backup = None
-            else:
-                try:
-                    os.link(path, backup, follow_symlinks=False)
-                except FileNotFoundError:
-                    backup = None
-                except OSError as err:
-                    if err.errno not in _NO_HARD_LINKS:
-                        raise
-                    shutil.copy2(path, backup, follow_symlinks=False)  # a filesystem without hard links: a copy
-            done.append((path, backup))
-            os.replace(tmp, path)
-    except BaseException as err:
-        stranded = []
-        for path, backup in reversed(done):
-            try:
-                if backup is None:
-                    _remove(path)
-                elif backup.is_dir() or path.is_dir():  # a dataset replaced a dataset (or a file): put it back
-                    if os.path.lexists(path) and not path.samefile(backup):
-                        _remove(path)
-                    os.replace(backup, path)
-                else:
-                    os.replace(backup, path)
-                    backup.unlink(missing_ok=True)  # still there if the name never changed: rename(2) of two links
-            except OSError:
-                stranded.append(
-                    f"the new {path} could not be removed"
-                    if backup is None
-                    else f"the earlier {path} is kept as {backup}"
-                )
-        if stranded:
-            raise OSError(
-                getattr(err, "errno", None) or 0,
-                f"{getattr(err, 'strerror', None) or err}; putting the earlier files back failed too: "
-                f"{'; '.join(stranded)}",
-                getattr(err, "filename", None),
-            ) from err
-        raise
-    for _, backup in done:
-        if backup is not None:
-            _remove(backup)
 
 
 def write_release(release: Release, output, statement_path, audit_path, *, force: bool = False) -> None:
@@ -391,8 +270,8 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
             raise AssertionError("release layout differs from the input's; this is a bug in isdp")
         files.append((out, _csv_writer(lines)))
     record = audit_record(release.audit, outputs, statement_path)
-    files += [(statement_path, _json_writer(release.statement)), (audit_path, _json_writer(record))]
-    write_all(files, force=force, inputs=[t.path for t in tables])
+    files += [(statement_path, json_writer(release.statement)), (audit_path, json_writer(record))]
+    write_files(files, force=force, inputs=[t.path for t in tables])
 
 
 def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict:
@@ -461,38 +340,151 @@ def input_clash(path, inputs) -> str | None:
     return None
 
 
-def write_all(files: list[tuple[Path, object]], *, force: bool, inputs=()) -> None:
-    """Write each ``(name, write)`` pair's file beside its name, then publish them all or none (:func:`write_release`).
+def write_files(files: list[tuple[Path, object]], *, force: bool, inputs=()) -> None:
+    """Publish each ``(name, write)`` pair's file all or none (:func:`isdp.files.write_all`).
 
-    ``write(tmp)`` writes one file in full to ``tmp``; the first name's lock keeps two runs apart. A name that
-    would overwrite one of ``inputs`` (:func:`input_clash`) is refused before anything is written.
+    A directory is replaced only when it holds a released dataset's files; a name that would overwrite one of
+    ``inputs`` (:func:`input_clash`) is refused before anything is written.
     """
     for path, _ in files:
         clash = input_clash(path, inputs)
         if clash is not None:
             raise UsageError(f"{path} {clash}: an input is never overwritten; nothing written")
-    # one writer at a time per release name, also with --force: two runs replacing the three files
-    # concurrently could leave one run's table beside the other's statement
-    output = files[0][0]
-    lock = output.with_name(f".{output.name}.lock")
+    write_all(files, force=force, replaceable=replaceable_dataset)
+
+
+def _symlink_loop(path: Path) -> bool:
+    """Return whether ``path`` (or a directory on the way to it) is a loop of symbolic links."""
     try:
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-    except FileExistsError:
-        raise UsageError(
-            f"another run is writing {output} ({lock} exists; remove it if no run is): nothing written"
-        ) from None
-    temporaries: list[tuple[Path, Path]] = []
+        os.stat(path)
+    except OSError as err:
+        return err.errno == errno.ELOOP
+    return False
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Return whether two paths name one file (through links too); False when either cannot be resolved."""
     try:
-        for path, write in files:  # every file complete beside its name before any name changes
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporaries.append((path, temporary_sibling(path)))
-            try:
-                write(temporaries[-1][1])
-            except OSError as err:  # a full disk or a file-size limit names no file: name the one being written
-                err.filename = err.filename or str(path)
-                raise
-        _publish(temporaries, force=force)
-    finally:
-        for _, tmp in temporaries:
-            _remove(tmp)
-        lock.unlink(missing_ok=True)
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except (OSError, RuntimeError):  # RuntimeError: a symbolic link loop (Python < 3.13)
+        return False
+
+
+def check_inputs(tables: list[Path], constraints: Path | None = None) -> None:
+    """Refuse, before anything is read, an input that is a loop of symbolic links.
+
+    Parameters
+    ----------
+    tables : list of pathlib.Path
+        The tables.
+    constraints : pathlib.Path, optional
+        The constraint file.
+
+    Raises
+    ------
+    isdp.errors.InputError
+        An input that is a loop of symbolic links (they never reach a file).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.release import check_inputs
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     Path(tmp, "a.csv").symlink_to(Path(tmp, "b.csv"))
+    ...     Path(tmp, "b.csv").symlink_to(Path(tmp, "a.csv"))
+    ...     try:
+    ...         check_inputs([Path(tmp, "a.csv")])
+    ...     except Exception as err:
+    ...         print(type(err).__name__, str(err).split(": ", 1)[1])
+    InputError cannot read the table: it is a loop of symbolic links (they never reach a file)
+    """
+    for path, what in [*((t, "the table") for t in tables), (constraints, "the constraint file")]:
+        if path is not None and _symlink_loop(path):
+            raise InputError(f"{path}: cannot read {what}: it is a loop of symbolic links (they never reach a file)")
+
+
+def check_outputs(
+    outputs: dict[str, Path], inputs: list[Path], *, force: bool = False, datasets: frozenset[str] = frozenset()
+) -> None:
+    r"""Refuse, before any work, output paths that cannot be written as asked.
+
+    Refused are paths that are not files (or for ``datasets``, the options that name a Parquet dataset, not
+    directories of a dataset's files only), collide with each other or with an input (the confidential table is
+    never overwritten, nor a directory that holds it), exist without ``force``, or cannot be written. What
+    ``isdp release`` checks before anything is sampled; :func:`write_release` checks again as it writes.
+
+    Parameters
+    ----------
+    outputs : dict of str to pathlib.Path
+        Each output by the name its refusal gives it (``-o/--output``, ``--statement``).
+    inputs : list of pathlib.Path
+        The inputs: tables (files or datasets), a constraint file.
+    force : bool, default False
+        Existing files will be replaced.
+    datasets : frozenset of str, default frozenset()
+        The names in ``outputs`` that are Parquet datasets (directories).
+
+    Raises
+    ------
+    isdp.errors.UsageError
+        The first path refused, and why.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.release import check_outputs
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     table = Path(tmp, "t.csv")
+    ...     _ = table.write_text("g,count\nu,1\n")
+    ...     check_outputs({"-o/--output": Path(tmp, "out.csv")}, [table])  # nothing to refuse
+    ...     try:
+    ...         check_outputs({"-o/--output": table}, [table], force=True)
+    ...     except Exception as err:
+    ...         print(type(err).__name__, "refusing to overwrite an input" in str(err))
+    UsageError True
+    """
+    for name, path in outputs.items():
+        if path.name in ("", ".", ".."):
+            raise UsageError(f"{name} {str(path)!r} is not a file name")
+        if _symlink_loop(path):
+            raise UsageError(f"{name} {path} is a loop of symbolic links (they never reach a file): name a file")
+        if path.is_symlink() and not path.exists():  # else found only at the end, once the noise is drawn
+            raise UsageError(
+                f"{name} {path} is a symbolic link to nothing (a dangling link): remove it or name another file"
+            )
+        if name in datasets:
+            if path.is_symlink():
+                raise UsageError(f"{name} {path} is a symbolic link: a Parquet dataset is a directory of its own")
+            if path.exists() and not path.is_dir():
+                raise UsageError(
+                    f"{name} {path} is not a directory: a Parquet dataset (a name ending in /) is written as one"
+                )
+            for other, other_path in outputs.items():
+                if path.resolve() in other_path.resolve().parents:
+                    raise UsageError(f"{other} {other_path} lies inside the dataset {name} {path}: write it beside")
+            if path.is_dir() and force and not replaceable_dataset(path):
+                raise UsageError(
+                    f"{name} {path} holds more than a released dataset's files (part-NNNNNN.parquet): "
+                    "it is never replaced; name another directory"
+                )
+        elif path.is_dir():
+            raise UsageError(f"{name} {path} is a directory")
+        elif path.exists() and not path.is_file():
+            raise UsageError(f"{name} {path} is not a regular file (a device or a pipe is never replaced)")
+        if path.exists() and not force:
+            raise UsageError(f"{path} exists: remove it or pass --force")
+        parent = path.parent
+        if not parent.is_dir():
+            raise UsageError(f"{parent} is not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"{parent} is not writable: nothing was sampled")
+        clash = input_clash(path, inputs)  # the input itself, a file inside an input dataset, or a folder holding one
+        if clash:
+            raise UsageError(f"{name} {path} {clash}: refusing to overwrite an input")
+    names = list(outputs)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if _same_file(outputs[a], outputs[b]):
+                raise UsageError(f"{a} and {b} name the same file {outputs[a]}")

@@ -27,7 +27,8 @@ import scipy.sparse as sp
 
 from .._validate import integer_matrix
 from ..errors import SolverError
-from ..lattice._integer_lattice import as_integer_matrix, as_vector
+from ..lattice import as_integer_matrix
+from ..lattice._integer_lattice import as_vector
 
 _INT_TOL = 1e-6
 

@@ -4,8 +4,9 @@ See docs/release.md, "Scale".
 
 :func:`isdp.release.make_release` holds the whole table, its invariants A and its noise at once: at
 10⁸ cells that is tens of GB. Under families of totals whose blocks lie within one value of a
-partition key (:mod:`isdp.release._partitions`), each part of whole partitions is read, checked,
-planned, drawn, checked again and written on its own (:func:`release_part`), and what the statement
+partition key (:func:`isdp.tables.partition_layout`), each part of whole partitions is read and
+released on its own as a whole table is (:func:`release_part`: the plan, draw and checks of
+:func:`isdp.release._release.release_cells`, the one path of every release), and what the statement
 says of the whole table is joined from the parts in table order (:func:`release_partitioned`):
 
 - every block is the whole table's (a block never crosses a partition), so the solved cells, the
@@ -21,40 +22,42 @@ options, byte for byte; memory is bounded by a part, not by the table. Each part
 source: operating-system entropy, or with a seed a stream of its own (:func:`part_seed`), so a
 seeded release is the same however its parts are run. Nothing is published unless every part
 passed its checks; only then are the parts' files joined into the output, or (for a dataset)
-renamed whole into place as its files (all or none).
+moved whole into place as its files, all three files or none (:func:`isdp.files.write_all`, the publisher of
+every release).
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from fractions import Fraction
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 
-from ..errors import InfeasibleError, InputError, NotPartitionable, UncertifiableError, UsageError
-from ..exact._integer_sources import seeded_source, system_source
-from ..files import temporary_sibling
-from ..lattice._integer_lattice import COUNT_LIMIT
-from ..lattice._invariants import as_sparse, implied_by_partition, row_values
-from ..privacy._neighbours import _PAIR_SUM_LIMIT, Neighbours, _repeated_column
-from ..privacy._uncertainty import COLUMNS, cell_uncertainty, join_draws, uncertainty_columns, uncertainty_record
-from ..tables._constraints import _family_rows, _grouped_rows, first_rows
-from ..tables._labels import table_path
-from ..tables._parquet_tables import DATASET_FILE, concat_parts, is_dataset, plain_columns, write_parquet
-from ..tables._tables import Table
-from ._files import _json_writer, audit_record, input_clash, output_path, sync_directory, write_all
-from ._partitions import PartitionLayout, partition_layout
-from ._plan import NO_EXACT_SAMPLER, Plan, calibrate, exact_sampler
-from ._release import Progress, _nonnegative, _sha256, no_acceptance
+from .._rng import text_seed
+from ..errors import InfeasibleError, InputError, NotPartitionable, UsageError
+from ..exact import seeded_source, system_source
+from ..files import atomic_write
+from ..lattice import COUNT_LIMIT, as_sparse, implied_by_partition, row_values
+from ..privacy import UNCERTAINTY_COLUMNS, Neighbours, join_draws, uncertainty_record
+from ..tables import (
+    DATASET_FILE,
+    PartitionLayout,
+    constraint_matrix,
+    is_dataset,
+    partition_layout,
+    read_part,
+    write_parquet,
+)
+from ._files import audit_record, input_clash, json_writer, output_path, write_files
+from ._plan import Plan, calibrate
+from ._release import Progress, input_sha256, release_cells
 from ._request import Request
 from ._statement import ExactPieces, exact_route, invariant_entry, privacy_statement
 
@@ -63,7 +66,7 @@ PART_CELLS = 1 << 20
 
 #: the fewest cells released partition by partition: below, two persons' changes are decided from all of A
 #: (:meth:`isdp.privacy.Neighbours.of` compares the pairwise sums of up to 2·10⁷ entries), which no part sees
-MIN_CELLS = math.isqrt(2 * _PAIR_SUM_LIMIT) + 1
+MIN_CELLS = math.isqrt(2 * 20_000_000) + 1
 
 
 def part_seed(seed: int, part: int) -> int:
@@ -87,7 +90,7 @@ def part_seed(seed: int, part: int) -> int:
     >>> part_seed(7, 0) == part_seed(7, 0), part_seed(7, 0) == part_seed(7, 1)
     (True, False)
     """
-    return int.from_bytes(hashlib.sha256(f"{seed}/{part}".encode()).digest()[:8], "big")
+    return text_seed(seed, part)
 
 
 @dataclass
@@ -126,58 +129,25 @@ class PartResult:
     draws: tuple[int, int] = (0, 0)
 
 
-def read_part(layout: PartitionLayout, start: int, end: int):
-    """Read rows ``start`` to ``end`` (exclusive, over the whole table) as one pyarrow Table.
+def release_part(layout: PartitionLayout, part: int, req: Request, output) -> PartResult:
+    """Release one part of the table: read its rows, release them and write them.
 
-    Only the row groups they lie in are read.
+    The rows are released as every release is made (:func:`isdp.release._release.release_cells`).
 
-    Parameters
-    ----------
-    layout : PartitionLayout
-        The table's layout.
-    start, end : int
-        The rows.
-
-    Returns
-    -------
-    pyarrow.Table
-        The rows, every column.
-    """
-    import pyarrow.parquet as pq  # deferred: pyarrow loads only for a Parquet table
-
-    pieces, offset = [], 0
-    for file, rows in zip(layout.files, layout.file_rows, strict=True):
-        lo, hi = max(start - offset, 0), min(end - offset, rows)
-        if lo < hi:
-            reader = pq.ParquetFile(file)
-            sizes = np.array([reader.metadata.row_group(g).num_rows for g in range(reader.num_row_groups)])
-            bounds = np.concatenate([[0], np.cumsum(sizes)])
-            groups = np.flatnonzero((bounds[:-1] < hi) & (bounds[1:] > lo)).tolist()
-            table = reader.read_row_groups(groups)
-            pieces.append(table.slice(lo - int(bounds[groups[0]]), hi - lo))
-        offset += rows
-    return concat_parts(pieces)
-
-
-def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fraction, output) -> PartResult:
-    """Release one part of the table: read, check, plan, draw, check and write it.
-
-    The part's rows get the checks of :func:`isdp.tables.load_table`, its families' invariants
-    (:func:`isdp.tables.constraint_matrix`, the whole table's rows that lie in the part, in their
-    order), their exact sampler (:func:`isdp.release._plan.exact_sampler`, with the forecast's
-    refusal) and one draw; the release is checked integer and to keep every invariant, and
-    each partition's total. It is written to ``output`` (the input's schema, the counts int64).
+    The part's rows get the checks of :func:`isdp.tables.load_table` and its families' invariants
+    (:func:`isdp.tables.constraint_matrix` of the families within partitions: the whole table's rows that lie
+    in the part, in their order), and each partition's total is checked to be implied by them. The part is
+    written to ``output`` (the input's schema, the counts int64) atomically: a part that Dask runs again (its
+    worker lost) replaces the file.
 
     Parameters
     ----------
     layout : PartitionLayout
-        The table's layout (:func:`isdp.release._partitions.partition_layout`).
+        The table's layout (:func:`isdp.tables.partition_layout`).
     part : int
         The part's position in ``layout.parts``.
     req : Request
-        The request.
-    unit : fractions.Fraction
-        The mechanism's parameter (:func:`isdp.release._plan.calibrate`).
+        The request, its ``rules`` the layout's families.
     output : str or os.PathLike
         The part's released rows (Parquet).
 
@@ -193,26 +163,12 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
     isdp.errors.ReleaseError
         As :func:`isdp.release.make_release`.
     """
-    start, end, first_run, end_run = layout.parts[part]
-    source = read_part(layout, start, end)
-    plain = plain_columns(layout.path, source, layout.count_column)
-    if plain is None:  # the whole table's reading names the row that fails
-        raise NotPartitionable("a part's rows need the row-by-row reading")
-    header, keys, x = plain
-    names = tuple(h for k, h in enumerate(header) if k != layout.count_column)
-    table = Table(layout.path, x, keys, None, names)
-    A, labels, families = _part_rows(table, layout)
-    kept = row_values(A, x)
-    if kept and max(map(abs, kept)) > COUNT_LIMIT:
-        label = next(lab for lab, v in zip(labels, kept, strict=True) if abs(v) > COUNT_LIMIT)
-        raise InputError(
-            f"{layout.path}: the invariant {label!r} is beyond ±2**53: counts and every invariant's "
-            "value must lie within ±2**53 (exact in int64 and float arithmetic)"
-        )
+    table, source = read_part(layout, part)
+    x, (_, _, first_run, end_run) = table.x, layout.parts[part]
+    A, labels = constraint_matrix(table, [layout.families[i] for i in layout.within])
     runs = None
     if layout.spanning:  # each partition's total is a sum of its own invariants, as in the whole table
-        axes = [names.index(k) for k in layout.key]
-        runs, _ = _grouped_rows(table, axes, lambda g: g)
+        runs, _ = constraint_matrix(table, ["by:" + ",".join(layout.key)])
         if runs.shape[0] != end_run - first_run:
             raise NotPartitionable("a part's partitions differ from the layout's")
         # a spanning total is set aside in the whole table iff the search covers each of its partitions with the
@@ -221,74 +177,30 @@ def release_part(layout: PartitionLayout, part: int, req: Request, unit: Fractio
         r = runs.shape[0]
         eye = sparse.identity(r, dtype=np.int64, format="csr")
         check = sparse.block_array([[A, None], [runs, eye], [None, eye]], format="csr")
-        if r and A.shape[0] == 0:
-            raise NotPartitionable("a part has no invariant")
         implied = implied_by_partition(as_sparse(check))
         if np.setdiff1d(np.arange(A.shape[0], A.shape[0] + r), implied).size:
             raise NotPartitionable("a partition's total is not implied by its own invariants")
-    exact, _ = exact_sampler(A, req, unit)
-    if exact is None:
-        raise UncertifiableError(NO_EXACT_SAMPLER)
     rng = seeded_source(part_seed(req.seed, part)) if req.seed is not None else system_source()
-    sigma = unit if req.norm == "gaussian" else None
-    noise, attempts = exact.draw(
-        1 / sigma if sigma is not None else unit,
-        rng,
-        max_attempts=req.max_attempts,
-        sigma=sigma,
-        accept=not req.free_cells,
-    )
-    if noise is None:
-        raise UncertifiableError(no_acceptance(req))
-    values = x + noise
-    if req.nonnegative:
-        values = _nonnegative(values, A)
-    if values.dtype != np.int64 or values.shape != x.shape or row_values(A, values) != kept:
-        raise AssertionError("release failed its checks (integer, every invariant exact); this is a bug in isdp")
+    drawn = release_cells(table, A, labels, req, rng, part=True)
+    plan = drawn.plan
     invariants: dict[int, tuple[list[str], list[int]]] = {}
-    for family, label, value in zip(families, labels, kept, strict=True):
-        got = invariants.setdefault(family, ([], []))
+    family = {rule: i for i, rule in reversed(list(enumerate(layout.families)))}  # a rule's first family
+    for rule, label, value in zip(plan.rules, labels, drawn.kept.tolist(), strict=True):
+        got = invariants.setdefault(family[rule], ([], []))
         got[0].append(label)
         got[1].append(value)
-    extra, draws = None, (0, 0)
-    if req.uncertainty is not None:  # the whole table's columns: each block shape's law is the same in every part
-        got = cell_uncertainty(exact, len(x), req, unit, req.uncertainty)
-        extra, draws = uncertainty_columns(values, got), got["draws"]
-    # written beside its name, then renamed: a part that Dask runs again (its worker lost) replaces the file
-    tmp = temporary_sibling(output)
-    try:
-        write_parquet(tmp, source, layout.count_column, values, extra)
-        os.replace(tmp, output)
-    finally:
-        tmp.unlink(missing_ok=True)
+    atomic_write(output, lambda tmp: write_parquet(tmp, source, layout.count_column, drawn.values, drawn.columns))
     return PartResult(
         invariants,
         row_values(runs, x) if runs is not None else [],
-        row_values(runs, values) if runs is not None else [],
-        ExactPieces.of(exact, unit, table.cell_labels, req),
-        _repeated_column(sparse.csc_array(A)),
-        attempts,
-        exact.n_free,
+        row_values(runs, drawn.values) if runs is not None else [],
+        ExactPieces.of(plan.exact, plan.unit, plan.cell_labels, req),
+        bool(plan.neighbours.one_person),  # two equal columns of A ∪ {0}: Neighbours.of decides it so
+        drawn.attempts,
+        plan.exact.n_free,
         len(x),
-        draws,
+        drawn.draws,
     )
-
-
-def _part_rows(table: Table, layout: PartitionLayout) -> tuple[sparse.csr_array, list[str], list[int]]:
-    """Return the part's invariants.
-
-    Each family within partitions in order, a row equal to an earlier one dropped (as
-    :func:`isdp.tables.constraint_matrix` drops it), with each row's family.
-    """
-    parts, labels, families = [], [], []
-    for i in layout.within:
-        rows, lab = _family_rows(table, layout.families[i])
-        parts.append(rows)
-        labels += lab
-        families += [i] * len(lab)
-    A = as_sparse(sparse.vstack(parts, format="csr"))
-    keep = first_rows(A)
-    return A[keep], [labels[i] for i in keep], [families[i] for i in keep]
 
 
 @dataclass
@@ -341,7 +253,7 @@ def release_partitioned(
 
     What ``isdp release TABLE.parquet --invariant … -o OUT.parquet`` runs for a table of at least
     :data:`PART_CELLS` cells when it can (else :func:`isdp.release.make_release`). The table is
-    cut into parts of whole partitions (:func:`isdp.release._partitions.partition_layout`), each
+    cut into parts of whole partitions (:func:`isdp.tables.partition_layout`), each
     released by :func:`release_part`; the statement is joined from the parts and is the one the
     whole-table release states, byte for byte. The output is written only when every part is done
     and checked, all three files or none (:func:`isdp.release.write_release`).
@@ -413,7 +325,7 @@ def release_partitioned(
     (30000, 'int64')
     """
     started = time.perf_counter()
-    path = table_path(path)
+    path = output_path("path", path)  # a file name (the table is read by partition_layout)
     output_path("output", output)
     dataset = is_dataset(output)  # the name as given: a trailing / names a dataset
     output, statement_path, audit_path = (
@@ -426,14 +338,18 @@ def release_partitioned(
         if clash is not None:
             raise UsageError(f"{name} {clash}: an input is never overwritten; nothing written")
     req.check()
+    if tuple(req.rules) != tuple(families):  # each part states its invariants by the family that made them
+        req = replace(req, rules=tuple(families))
     if req.norm not in ("l1", "gaussian") or req.allow_chain or req.ties:
         raise NotPartitionable("only the exact routes of one table are released part by part")
     if not dataset and output.suffix.lower() != ".parquet":
         raise NotPartitionable("a table released part by part is written as Parquet: a .parquet file or a dataset")
     layout = partition_layout(path, families, count_column, part_cells)
-    clash = [c for c in COLUMNS if c.casefold() in {h.casefold() for h in layout.header}]
+    clash = [c for c in UNCERTAINTY_COLUMNS if c.casefold() in {h.casefold() for h in layout.header}]
     if req.uncertainty is not None and clash:
-        raise UsageError(f"--uncertainty adds the columns {', '.join(COLUMNS)}; {layout.path} has {clash[0]!r} already")
+        raise UsageError(
+            f"--uncertainty adds the columns {', '.join(UNCERTAINTY_COLUMNS)}; {layout.path} has {clash[0]!r} already"
+        )
     if layout.cells < MIN_CELLS:
         raise NotPartitionable(f"fewer than {MIN_CELLS:,} cells")
     unit = calibrate(req)
@@ -443,7 +359,7 @@ def release_partitioned(
         outputs = [scratch / DATASET_FILE.format(k) for k in range(len(layout.parts))]
 
         def release_one(k: int) -> PartResult:
-            return release_part(layout, k, req, unit, outputs[k])
+            return release_part(layout, k, req, outputs[k])
 
         # the parts run here are counted here; a run_parts reports its own progress (Dask's bar)
         bar = Progress(len(layout.parts), "parts released", req.progress and run_parts is None)
@@ -457,7 +373,7 @@ def release_partitioned(
         statement = _statement(layout, req, unit, results)
         audit = {
             "exact_sampler": {"attempts": sum(r.attempts for r in results), "accepted": True},
-            "input": {"path": str(layout.path), "sha256": _sha256(layout.path), "cells": layout.cells},
+            "input": {"path": str(layout.path), "sha256": input_sha256(layout.path), "cells": layout.cells},
             "seconds": round(time.perf_counter() - started, 3),
             "route": statement["route"]["name"],
             "partitions": {
@@ -472,17 +388,15 @@ def release_partitioned(
         }
         record = audit_record(audit, [output], statement_path)
 
-        def write_table(tmp: Path) -> None:
-            if dataset:  # the parts' files are the dataset: renamed whole, never copied
-                for stray in set(scratch.iterdir()) - set(outputs):  # a lost worker's unfinished file
-                    stray.unlink()
-                sync_directory(scratch)
-                os.rename(scratch, tmp)
-            else:
-                _join_parts(outputs, tmp)
-
-        write_all(
-            [(output, write_table), (statement_path, _json_writer(statement)), (audit_path, _json_writer(record))],
+        if dataset:  # the parts' files are the dataset: published whole, never copied
+            for stray in set(scratch.iterdir()) - set(outputs):  # a lost worker's unfinished file
+                stray.unlink()
+        write_files(
+            [
+                (output, scratch if dataset else lambda tmp: _join_parts(outputs, tmp)),
+                (statement_path, json_writer(statement)),
+                (audit_path, json_writer(record)),
+            ],
             force=force,
             inputs=[path],
         )

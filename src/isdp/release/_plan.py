@@ -20,20 +20,21 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import InfeasibleError, UncertifiableError, UsageError
-from ..exact._block_sampler import ExactSampler
-from ..exact._gaussian_profile import MAX_SHIFT
-from ..exact._integer_l1_sampler import PILOT_PROPOSALS, IntegerL1Sampler, norm_tables
-from ..exact._lattice_gaussian import lattice_block
-from ..lattice._invariants import as_sparse
-from ..lattice._targets import generalized_gaussian, generalized_laplace
-from ..mcmc._double_geometric import dg_variance
-from ..privacy._guarantee import Guarantee, gaussian_sigma, unit_epsilon
-from ..privacy._neighbours import TWO_PERSON_SHIFT, Neighbours, two_person_shift
-from ..privacy._uncertainty import COLUMNS, cell_uncertainty, check_uncertainty, uncertainty_record
-from ..tables._constraints import constraint_matrix
-from ..tables._long_tables import LongTable
-from ..tables._tables import Table, TableSet
-from ._noise_reach import refuse_noise_beyond_int64
+from ..exact import MAX_SHIFT, ExactSampler, norm_tables
+from ..lattice import as_sparse, generalized_gaussian, generalized_laplace
+from ..privacy import (
+    TWO_PERSON_SHIFT,
+    UNCERTAINTY_COLUMNS,
+    Guarantee,
+    Neighbours,
+    cell_uncertainty,
+    gaussian_sigma,
+    two_person_shift,
+    uncertainty_record,
+    unit_epsilon,
+)
+from ..tables import LongTable, Table, TableSet, constraint_matrix
+from ._exact_route import NO_EXACT_SAMPLER, exact_sampler, refuse_noise_beyond_int64
 from ._request import MAX_PAIRS, Request
 from ._statement import privacy_statement, route_record
 
@@ -44,14 +45,6 @@ MECHANISMS = {
     "gaussian": "generalized Gaussian (ISDP Eq. 8)",
     "free-cells": "free-cell double geometric: i.i.d. noise on the lattice's coordinates (docs/method.md §11)",
 }
-
-
-#: the refusal when some block's free cells are not its lattice's coordinates (no exact sampler applies)
-NO_EXACT_SAMPLER = (
-    "the free cells are not the lattice's coordinates (no set of cells whose values the invariants "
-    "give in integers from the others), so the exact sampler does not apply: change the invariants, or "
-    "run a study with --allow-chain --delta D --seed N --reproducible-not-for-publication"
-)
 
 
 @dataclass(frozen=True)
@@ -139,7 +132,9 @@ class Plan:
     rules: tuple[str | None, ...] = ()  # per row of A: the --invariant or --tie rule that made it, or None
 
     @classmethod
-    def make(cls, A: np.ndarray, labels: list[str], req: Request, groups: list[np.ndarray] | None = None) -> Plan:
+    def make(
+        cls, A: np.ndarray, labels: list[str], req: Request, groups: list[np.ndarray] | None = None, *, part=False
+    ) -> Plan:
         """Check the request and choose the route, before any count is read.
 
         Parameters
@@ -153,6 +148,9 @@ class Plan:
         groups : list of numpy.ndarray, optional
             Each table's cells, when several tables are released together
             (:attr:`isdp.tables.TableSet.groups`).
+        part : bool, default False
+            ``A`` is one part of a table's invariants (:func:`isdp.release.release_partitioned`): a part may
+            have no free cell, as long as the table has one.
 
         Returns
         -------
@@ -215,7 +213,7 @@ class Plan:
             )
         unit = calibrate(req, n_in_norm)
         exact, worst = exact_sampler(A, req, unit, derived) if req.norm != "l2" else (None, 0.0)
-        if exact is not None and exact.n_free == 0:
+        if exact is not None and exact.n_free == 0 and not part:
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         if exact is None and not req.chain_possible:
             raise UncertifiableError(NO_EXACT_SAMPLER)
@@ -234,7 +232,7 @@ class Plan:
         return plan
 
     @classmethod
-    def of(cls, table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> Plan:
+    def of(cls, table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request, *, part=False) -> Plan:
         r"""Return the plan of releasing ``table``: :meth:`make`, and what the statement states of the table.
 
         The table's labels only are read (its cells', its tables' names), never its counts; each
@@ -251,6 +249,9 @@ class Plan:
             One label per row of ``A``.
         req : Request
             The request (checked here: :meth:`Request.check`).
+        part : bool, default False
+            ``table`` is one part of a table (:func:`isdp.release.release_partitioned`, which checks the
+            table's columns itself), as in :meth:`make`.
 
         Returns
         -------
@@ -281,7 +282,7 @@ class Plan:
         >>> list(zip(plan.labels, plan.rules))
         [('total', None), ('row Female', 'row-margins'), ('row Male', 'row-margins')]
         """
-        if req.uncertainty is not None:
+        if req.uncertainty is not None and not part:
             _check_uncertainty_columns(table)
         cells = len(table.cell_labels)
         A = as_sparse(A)
@@ -290,7 +291,7 @@ class Plan:
                 f"A has {A.shape[1]} columns; the table has {cells} cells: one column per cell, in the table's order",
                 "A",
             )
-        plan = cls.make(A, labels, req, getattr(table, "groups", None))
+        plan = cls.make(A, labels, req, getattr(table, "groups", None), part=part)
         tables = (
             tuple((name, len(t.keys)) for name, t in zip(table.names, table.tables, strict=True))
             if isinstance(table, TableSet)
@@ -367,7 +368,7 @@ class Plan:
         isdp.errors.UncertifiableError
             When more than :data:`MAX_PAIRS` pairs, or more than ``req.pairs``, would be needed.
         """
-        from ..convergence._certificate import (  # here: isdp.convergence loads pandas, which only a chain needs
+        from ..convergence import (  # deferred: isdp.convergence loads pandas, which only a chain needs
             LEVEL,
             pairs_needed,
         )
@@ -466,49 +467,6 @@ def calibrate(req: Request, n_in_norm: int = 1) -> Fraction | float:
     return unit_epsilon(req.epsilon_person, req.norm, n_in_norm)
 
 
-def exact_sampler(A, req: Request, unit, derived: np.ndarray | None = None) -> tuple[ExactSampler | None, float]:
-    """Return the exact sampler of Λ(A) for ``req``, each distinct block's acceptance forecast on the way.
-
-    Parameters
-    ----------
-    A : scipy.sparse.csr_array
-        The invariants.
-    req : Request
-        The request (an ℓ1 or Gaussian norm).
-    unit : fractions.Fraction
-        From :func:`calibrate`.
-    derived : numpy.ndarray of bool, optional
-        The cells outside the norm.
-
-    Returns
-    -------
-    exact : isdp.exact.ExactSampler or None
-        None when some block has no integral solve.
-    worst : float
-        The lowest log acceptance forecast in any block (0 on the free-cell route).
-
-    Raises
-    ------
-    isdp.errors.UncertifiableError
-        A block whose forecast needs more than ``req.max_attempts`` proposals (without ``allow_chain``), or an
-        ``req.uncertainty`` the route's laws cannot serve (:func:`isdp.privacy._uncertainty.check_uncertainty`).
-    """
-    gaussian = req.norm == "gaussian"
-    worst = [0.0]
-
-    def vet(sub: IntegerL1Sampler) -> None:
-        if req.free_cells:
-            return
-        worst[0] = min(worst[0], sub.log_acceptance(1 / unit if gaussian else unit, unit if gaussian else None))
-        if -worst[0] > math.log(req.max_attempts) and not req.allow_chain:
-            raise UncertifiableError(_exact_refusal(req, unit, worst[0], sub))
-
-    exact = ExactSampler.build(A, vet, derived, gaussian=gaussian)
-    if exact is not None and req.uncertainty is not None:
-        check_uncertainty(exact, req, unit, req.uncertainty)  # refused here, before anything is drawn
-    return exact, worst[0]
-
-
 def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:
     r"""Return the statement a run with these options would carry, from the labels and the options only.
 
@@ -577,7 +535,7 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
             "tv_target": plan.eta_target(),
             "certificate": "computed at run time from the invariants and fresh random numbers",
         }
-        from ..convergence._certificate import LEVEL  # here: isdp.convergence loads pandas
+        from ..convergence import LEVEL  # deferred: isdp.convergence loads pandas
 
         g = plan.guarantee(plan.eta_target(), LEVEL)
     statement = privacy_statement(plan, g, route, None)
@@ -587,52 +545,6 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
     return {**statement, "dry_run": True}
 
 
-def _exact_refusal(req: Request, unit, log_acceptance: float, block: IntegerL1Sampler) -> str:
-    """Why the exact route cannot serve this request (its hardest block), and what would."""
-    need = (
-        "more than 10^300"
-        if -log_acceptance > 690
-        else f"about 10^{-log_acceptance / math.log(10):.0f}"
-        if -log_acceptance > math.log(1e6)
-        else f"about {math.exp(-log_acceptance):,.0f}"
-    )
-    options = []
-    if -log_acceptance < math.log(1e9):  # within reach of a larger budget
-        options.append(
-            f"--max-attempts {math.ceil(3 * math.exp(-log_acceptance)):,} (three times the forecast; "
-            "more time, the same law)"
-        )
-    if req.norm == "l1":
-        ratio = block.variances(unit).max() / dg_variance(float(unit))
-        options.append(
-            f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
-            f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)"
-        )
-        if lattice_block(block.A) is not None:
-            options.append(
-                "--norm gaussian --delta D (this block's invariants are a total or a table's two margins, "
-                "which Klein's exact sampler draws in linear time with even noise; the guarantee becomes "
-                "(epsilon, delta) per person)"
-            )
-    else:
-        options += [
-            "--norm l1 (its exact sampler accepts far more often than the Gaussian's), or --norm l1 --free-cells"
-        ]
-    options += [
-        "fewer invariants (one margin, or totals over blocks of cells)",
-        "a larger --epsilon",
-        "a smaller table",
-        "a study run with --allow-chain --delta D --seed N --reproducible-not-for-publication (a certified "
-        "chain; about 6 x 6 cells with both margins at most)",
-    ]
-    return (
-        f"the exact sampler would need {need} proposals for one draw of a block of {block.A.shape[1]:,} cells "
-        f"(estimated from {PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, never of the "
-        f"counts), beyond --max-attempts {req.max_attempts:,}: nothing is released. What would work: "
-        + "; ".join(options)
-    )
-
-
 def _check_uncertainty_columns(table: Table | TableSet) -> None:
     """Refuse ``--uncertainty`` for a wide table, or a long one with a column of the names it adds."""
     for t in table.tables if isinstance(table, TableSet) else (table,):
@@ -640,9 +552,11 @@ def _check_uncertainty_columns(table: Table | TableSet) -> None:
             raise UsageError(
                 f"--uncertainty adds columns to a long table (key columns and a count column); {t.path} is wide"
             )
-        clash = [c for c in COLUMNS if c.casefold() in {h.casefold() for h in t.layout.header}]
+        clash = [c for c in UNCERTAINTY_COLUMNS if c.casefold() in {h.casefold() for h in t.layout.header}]
         if clash:
-            raise UsageError(f"--uncertainty adds the columns {', '.join(COLUMNS)}; {t.path} has {clash[0]!r} already")
+            raise UsageError(
+                f"--uncertainty adds the columns {', '.join(UNCERTAINTY_COLUMNS)}; {t.path} has {clash[0]!r} already"
+            )
 
 
 def _rules_of_rows(

@@ -5,17 +5,19 @@ person (docs/release.md, derived in docs/method.md §11). The neighbouring relat
 :mod:`isdp.release`'s.
 
 This module draws a release, one way: table → plan → draw → check → statement (the files are
-:func:`isdp.release.write_release`'s). The pieces it runs live where their idea does:
+:func:`isdp.release.write_release`'s). A whole table is one part: :func:`release_cells` plans, draws and checks
+it, and is also what releases each part of a large table (:func:`isdp.release.release_partitioned`, in this
+process or on Dask). The pieces it runs live where their idea does:
 
 - the request (:class:`~isdp.release.Request`) and its plan (:class:`~isdp.release.Plan`: the
   route, the calibration, the forecast, the refusals) in :mod:`isdp.release`;
 - the tables (:class:`~isdp.tables.Table`, :class:`~isdp.tables.TableSet`,
-  :func:`~isdp.tables.load_table`) in :mod:`isdp.release`;
+  :func:`~isdp.tables.load_table`) in :mod:`isdp.tables`;
 - the invariants A (:func:`~isdp.tables.constraint_matrix`, :func:`~isdp.lattice.blocks`)
-  in :mod:`isdp.release`;
+  in :mod:`isdp.tables` and :mod:`isdp.lattice`;
 - the exact sampler (:class:`~isdp.exact.ExactSampler`, :func:`~isdp.exact.norm_tables`)
   in :mod:`isdp.exact`;
-- the chain's certificate (:func:`~isdp.convergence._certify.certify_chain`, a
+- the chain's certificate (:func:`~isdp.convergence.certify_chain`, a
   :class:`~isdp.convergence.Certificate`) in :mod:`isdp.convergence`;
 - the refusals (:class:`~isdp.errors.ReleaseError` and its kinds, each with an exit status) in
   :mod:`isdp.errors`.
@@ -35,7 +37,7 @@ The user states the guarantee needed per person (ε, and δ where the route has 
   variances (stated).
 - **certified chain** (ℓ2, or ℓ1 and the Gaussian when asked with ``allow_chain``): the compiled
   Gibbs-within-Metropolis sampler run for t iterations from u = 0, t from coupled pairs started
-  like the chain (:func:`~isdp.convergence._certify.certify_chain`: t is where the 95 % upper confidence
+  like the chain (:func:`~isdp.convergence.certify_chain`: t is where the 95 % upper confidence
   bound on the TV bound reaches the target); the release is within total variation η of the
   exact mechanism, which turns ε into (ε, δ) with δ = (1 + e^ε)η. Its random numbers are not
   cryptographic, so it is refused for publication (study runs only, seeded).
@@ -65,22 +67,24 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
 
 from ..errors import InfeasibleError, InputError, InvariantError, UncertifiableError
-from ..exact._integer_sources import seeded_source, system_source
-from ..lattice._bases import with_mixing_basis
-from ..lattice._integer_lattice import COUNT_LIMIT, IntegerLattice
-from ..lattice._invariants import blocks, row_values
-from ..mcmc._samplers import sample
-from ..privacy._uncertainty import cell_uncertainty, uncertainty_columns, uncertainty_record
-from ..tables._parquet_tables import table_files
-from ..tables._tables import Table, TableSet
+from ..exact import seeded_source, system_source
+from ..files import file_sha256
+from ..lattice import COUNT_LIMIT, IntegerLattice, blocks, row_values, with_mixing_basis
+from ..mcmc import sample
+from ..privacy import Guarantee, cell_uncertainty, uncertainty_columns, uncertainty_record
+from ..tables import Table, TableSet, table_files
 from ._plan import Plan
 from ._request import Request
 from ._statement import privacy_statement, route_record
+
+if TYPE_CHECKING:
+    from ..convergence import Certificate
 
 
 class Progress:
@@ -178,7 +182,7 @@ class Release:
         sampler's attempts, the route, the run time.
     uncertainty : dict or None, default None
         With ``Request.uncertainty``, the columns added to the released table, each of shape (n,)
-        (:func:`isdp.privacy._uncertainty.uncertainty_columns`); else None.
+        (:func:`isdp.privacy.uncertainty_columns`); else None.
 
     Examples
     --------
@@ -305,7 +309,126 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     >>> tmp.cleanup()
     """
     started = time.perf_counter()
-    plan = Plan.of(table, A, labels, req)
+    rng = seeded_source(req.seed) if req.seed is not None else system_source()
+    drawn = release_cells(table, A, labels, req, rng, progress=req.progress)
+    plan = drawn.plan
+    statement = privacy_statement(
+        plan,
+        drawn.guarantee,
+        route_record(plan, drawn.lattice, drawn.certificate, drawn.proposal_eps),
+        drawn.kept,
+    )
+    if req.uncertainty is not None:
+        statement["uncertainty"] = uncertainty_record(req.uncertainty, drawn.draws)
+    inputs = [
+        {"path": str(t.path), "sha256": input_sha256(t.path), "cells": len(t.keys)}
+        for t in (table.tables if isinstance(table, TableSet) else [table])
+    ]
+    audit = {
+        **drawn.audit,
+        "input": inputs[0] if len(inputs) == 1 else inputs,
+        "seconds": round(time.perf_counter() - started, 3),
+        "route": statement["route"]["name"],
+    }
+    return Release(table, drawn.values, statement, audit, drawn.columns)
+
+
+@dataclass
+class Drawn:
+    """One release of a table's cells, drawn under its plan and checked (:func:`release_cells`).
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan it was drawn under.
+    values : numpy.ndarray
+        The released cells, int64: integer, every invariant exactly as in the table.
+    kept : numpy.ndarray
+        The invariants' values A x, int64, one per row of ``plan.A``.
+    guarantee : isdp.privacy.Guarantee
+        The guarantee met, at least as strong as the request's.
+    attempts : int or None
+        The exact sampler's proposals (None when it did not run: the ℓ2 route).
+    audit : dict
+        The confidential record of the draw: the exact sampler's attempts, the certificate's seconds.
+    lattice, certificate, proposal_eps
+        The certified chain's lattice, certificate and proposal ε (None on the exact routes).
+    columns : dict or None
+        With ``Request.uncertainty``, the columns added to the released cells.
+    draws : tuple of int
+        With ``Request.uncertainty``, the fewest and the most simulated draws of a block shape.
+    """
+
+    plan: Plan
+    values: np.ndarray
+    kept: np.ndarray
+    guarantee: Guarantee
+    attempts: int | None
+    audit: dict
+    lattice: IntegerLattice | None = None
+    certificate: Certificate | None = None
+    proposal_eps: float | None = None
+    columns: dict | None = None
+    draws: tuple[int, int] = (0, 0)
+
+
+def release_cells(
+    table: Table | TableSet, A, labels: list[str], req: Request, rng, *, progress: bool = False, part: bool = False
+) -> Drawn:
+    r"""Plan, draw and check the release of a table's cells: the one path of every release.
+
+    A whole table is one part: :func:`make_release` releases it so, and
+    :func:`isdp.release.release_partitioned` each part of a large table (in this process or on Dask). The plan
+    (:meth:`Plan.of`) comes first, from ``A``, the request and the labels; then the invariants' values are
+    checked within ±2**53, the noise drawn on the plan's route (exact, free cells, or the certified chain),
+    added to the counts, projected onto non-negative tables if asked, and the release checked: integer, every
+    invariant exact, its guarantee at least as strong as the request's.
+
+    Parameters
+    ----------
+    table : Table or TableSet
+        The confidential table (or a part of one), counts included.
+    A : array_like or scipy.sparse array
+        The invariants, rows × cells.
+    labels : list of str
+        One label per row of ``A``.
+    req : Request
+        The request.
+    rng : isdp.exact.IntegerSource
+        The source of the draw (operating-system entropy, or seeded).
+    progress : bool, default False
+        Show the exact sampler's blocks or the certificate's stages on stderr.
+    part : bool, default False
+        ``table`` is one part of a larger table (:meth:`Plan.of`).
+
+    Returns
+    -------
+    Drawn
+        The released cells, the invariants' values and what the statement and the audit record need.
+
+    Raises
+    ------
+    isdp.errors.ReleaseError
+        As :func:`make_release`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.exact import seeded_source
+    >>> from isdp.tables import constraint_matrix, load_table
+    >>> from isdp.release import Request
+    >>> from isdp.release._release import release_cells
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    ...     table = load_table(path)
+    >>> A, labels = constraint_matrix(table, ["all-margins"])
+    >>> drawn = release_cells(table, A, labels, Request(epsilon="1", seed=3), seeded_source(3))
+    >>> drawn.values.tolist(), drawn.kept.tolist()
+    ([2, 6, 5, 1], [8, 6, 7, 7])
+    """
+    plan = Plan.of(table, A, labels, req, part=part)
     A = plan.A
     x = table.x
     kept = row_values(A, x)
@@ -315,13 +438,11 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
                 f"{table.path}: the invariant {label!r} is {value}, beyond ±2**53: counts and every "
                 "invariant's value must lie within ±2**53 (exact in int64 and float arithmetic)"
             )
-    invariants = np.array(kept, dtype=np.int64)
-    rng = seeded_source(req.seed) if req.seed is not None else system_source()
     audit: dict = {}
-    noise, certificate, proposal_eps, lattice = None, None, None, None
+    noise, attempts, certificate, proposal_eps, lattice = None, None, None, None, None
     if plan.exact is not None and plan.exact_feasible:
         sigma = plan.unit if req.norm == "gaussian" else None
-        bar = Progress(len(plan.exact.parts), "exact sampler (blocks)", req.progress)
+        bar = Progress(len(plan.exact.parts), "exact sampler (blocks)", progress)
         try:
             noise, attempts = plan.exact.draw(
                 1 / sigma if sigma is not None else plan.unit,
@@ -337,42 +458,9 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
         if noise is None and not req.allow_chain:
             raise UncertifiableError(no_acceptance(req))
     if noise is None:
-        from ..convergence._certificate import LEVEL  # here: isdp.convergence loads pandas, which only a chain needs
-        from ..convergence._certify import certify_chain  # here: likewise
+        from ..convergence import LEVEL  # deferred: isdp.convergence loads pandas, which only a chain needs
 
-        try:
-            # the chain runs on the basis chosen for mixing (isdp.lattice): the same lattice, a chain
-            # whose coupled pairs meet (path moves for sums, adjacent 2x2 moves for two-way tables)
-            lattice = with_mixing_basis(IntegerLattice.from_constraints(A.toarray()))
-        except InvariantError as err:
-            raise InfeasibleError(f"infeasible invariants: {err}") from None
-        seed = rng.randbelow(2**62)
-        bar = Progress(2, f"certifying the chain ({plan.pairs()} coupled pairs)", req.progress)
-        try:
-            proposal_eps, certificate = certify_chain(
-                lattice,
-                plan.chain_target(),
-                threshold=plan.eta_target(),
-                n_pairs=plan.pairs(),
-                max_iter=req.max_iter,
-                seed=seed,
-                on_step=bar.update,
-            )
-        finally:
-            bar.close()
-        iterations = certificate.burn_in(floor=1)  # the certified iteration, at least one
-        res = sample(
-            lattice,
-            plan.chain_target(),
-            n_chains=1,
-            n_draws=1,
-            burn_in=iterations - 1,
-            thin=1,
-            proposal_eps=proposal_eps,
-            seed=seed + 3,
-            progress=False,
-        )
-        noise = res.draws[0, -1]
+        noise, lattice, certificate, proposal_eps = _chain_noise(plan, rng, progress)
         audit["certificate_seconds"] = round(certificate.seconds, 3)
     values = x + noise
     if req.nonnegative:
@@ -382,24 +470,67 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     if certificate is None:
         guarantee = plan.guarantee()
     else:  # the chain is within TV η of the exact mechanism: η the certificate's bound at its run length
-        guarantee = plan.guarantee(float(certificate.bound(iterations)[0]), LEVEL)
+        guarantee = plan.guarantee(float(certificate.bound(certificate.burn_in(floor=1))[0]), LEVEL)
     plan.check_not_weaker(guarantee)
-    statement = privacy_statement(plan, guarantee, route_record(plan, lattice, certificate, proposal_eps), invariants)
-    columns = None
+    columns, draws = None, (0, 0)
     if req.uncertainty is not None:
         got = cell_uncertainty(plan.exact, len(x), req, plan.unit, req.uncertainty)
-        columns = uncertainty_columns(values, got)
-        statement["uncertainty"] = uncertainty_record(req.uncertainty, got["draws"])
-    inputs = [
-        {"path": str(t.path), "sha256": _sha256(t.path), "cells": len(t.keys)}
-        for t in (table.tables if isinstance(table, TableSet) else [table])
-    ]
-    audit.update(
-        input=inputs[0] if len(inputs) == 1 else inputs,
-        seconds=round(time.perf_counter() - started, 3),
-        route=statement["route"]["name"],
+        columns, draws = uncertainty_columns(values, got), got["draws"]
+    return Drawn(
+        plan,
+        values,
+        np.array(kept, dtype=np.int64),
+        guarantee,
+        attempts,
+        audit,
+        lattice,
+        certificate,
+        proposal_eps,
+        columns,
+        draws,
     )
-    return Release(table, values, statement, audit, columns)
+
+
+def _chain_noise(plan: Plan, rng, progress: bool):
+    """Return the certified chain's noise.
+
+    Its lattice, certificate and proposal ε (the ℓ2 route, or ``allow_chain``).
+    """
+    from ..convergence import certify_chain  # deferred: isdp.convergence loads pandas, which only a chain needs
+
+    try:
+        # the chain runs on the basis chosen for mixing (isdp.lattice): the same lattice, a chain
+        # whose coupled pairs meet (path moves for sums, adjacent 2x2 moves for two-way tables)
+        lattice = with_mixing_basis(IntegerLattice.from_constraints(plan.A.toarray()))
+    except InvariantError as err:
+        raise InfeasibleError(f"infeasible invariants: {err}") from None
+    seed = rng.randbelow(2**62)
+    bar = Progress(2, f"certifying the chain ({plan.pairs()} coupled pairs)", progress)
+    try:
+        proposal_eps, certificate = certify_chain(
+            lattice,
+            plan.chain_target(),
+            threshold=plan.eta_target(),
+            n_pairs=plan.pairs(),
+            max_iter=plan.req.max_iter,
+            seed=seed,
+            on_step=bar.update,
+        )
+    finally:
+        bar.close()
+    iterations = certificate.burn_in(floor=1)  # the certified iteration, at least one
+    res = sample(
+        lattice,
+        plan.chain_target(),
+        n_chains=1,
+        n_draws=1,
+        burn_in=iterations - 1,
+        thin=1,
+        proposal_eps=proposal_eps,
+        seed=seed + 3,
+        progress=False,
+    )
+    return res.draws[0, -1], lattice, certificate, proposal_eps
 
 
 def no_acceptance(req: Request) -> str:
@@ -439,12 +570,14 @@ def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
     return out
 
 
-def _sha256(path: Path) -> str:
-    """Return the file's SHA-256, read in blocks; for a directory of Parquet files, that of their names and digests."""
+def input_sha256(path: Path) -> str:
+    """Return an input's SHA-256 (:func:`isdp.files.file_sha256`).
+
+    For a directory of Parquet files, that of their names and digests.
+    """
     if path.is_dir():
         digest = hashlib.sha256()
         for file in table_files(path):
-            digest.update(f"{file.name}\0{_sha256(file)}\n".encode())
+            digest.update(f"{file.name}\0{file_sha256(file)}\n".encode())
         return digest.hexdigest()
-    with path.open("rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
+    return file_sha256(path)

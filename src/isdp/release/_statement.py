@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import __version__
-from ..exact._lattice_gaussian import LatticeBlock
-from ..mcmc._double_geometric import dg_variance
+from ..exact import LatticeBlock
+from ..mcmc import dg_variance
 
 if TYPE_CHECKING:
-    from ..convergence._certificate import Certificate
-    from ..lattice._integer_lattice import IntegerLattice
-    from ..privacy._guarantee import Guarantee
+    from ..convergence import Certificate
+    from ..lattice import IntegerLattice
+    from ..privacy import Guarantee
 
 
 def route_record(

@@ -21,6 +21,7 @@ from ._parquet_tables import (
     table_rows,
     write_parquet,
 )
+from ._partitions import PartitionLayout, partition_layout, read_part
 from ._tables import Table, TableSet, load_table
 from ._wide_tables import read_table_csv
 
@@ -29,6 +30,9 @@ __all__ = [
     "DATASET_FILE_PATTERN",
     "is_dataset",
     "is_parquet",
+    "PartitionLayout",
+    "partition_layout",
+    "read_part",
     "table_files",
     "table_rows",
     "write_parquet",

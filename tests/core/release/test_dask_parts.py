@@ -102,9 +102,9 @@ def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlier_release(tabl
 def test_isdp_release_engine_dask(table, tmp_path, capsys, caplog, monkeypatch):
     """With progress on, the parts done are counted on stderr and nothing is logged as an error (Dask's own bar
     left a cancelled task's traceback at the cluster's close)."""
-    import isdp.release._partitioned_release as partitioned
+    import isdp.release
 
-    monkeypatch.setattr(partitioned, "PART_CELLS", 3_000)
+    monkeypatch.setattr(isdp.release, "PART_CELLS", 3_000)  # the command's parts
     args = [
         "release",
         str(table),

@@ -12,11 +12,12 @@ from scipy import stats
 
 from isdp.cli import main
 from isdp.errors import NotPartitionable, UsageError
-from isdp.lattice import row_values
+from isdp.lattice import blocks, row_values
+from isdp.privacy._neighbours import _PAIR_SUM_LIMIT
 from isdp.privacy._uncertainty import COLUMNS
 from isdp.release import Request, make_release, write_release
-from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_partitioned
-from isdp.tables import constraint_matrix, load_table
+from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_part, release_partitioned
+from isdp.tables import constraint_matrix, load_table, partition_layout
 from isdp.tables._parquet_tables import read_parquet_arrow
 
 CELLS = 12_000
@@ -306,9 +307,9 @@ def test_what_the_parts_cannot_serve_is_left_to_the_whole_table(tmp_path, change
 
 
 def test_isdp_release_runs_a_large_parquet_table_in_parts(tmp_path, monkeypatch, capsys):
-    import isdp.release._partitioned_release as partitioned
+    import isdp.release
 
-    monkeypatch.setattr(partitioned, "PART_CELLS", 3_000)
+    monkeypatch.setattr(isdp.release, "PART_CELLS", 3_000)  # the command's parts
     path = _table(tmp_path, _nested())
 
     def release(table, out):
@@ -351,3 +352,27 @@ def test_the_docs_state_the_sizes_the_code_uses():
     page = (Path(__file__).resolve().parents[3] / "docs" / "release.md").read_text()
     assert PART_CELLS == 2**20 and "2²⁰ cells or more" in page and "about 2²⁰ cells each" in page
     assert f"at least {MIN_CELLS:,} cells" in page
+
+
+def test_the_fewest_cells_released_in_parts_are_those_whose_pair_sums_neighbours_of_compares():
+    """Below MIN_CELLS, Neighbours.of compares all pairwise sums of A's columns, which no part sees."""
+    assert MIN_CELLS == math.isqrt(2 * _PAIR_SUM_LIMIT) + 1
+
+
+def test_a_partition_total_the_search_cannot_set_aside_is_not_partitioned(tmp_path):
+    """Within a state, the ``b`` totals and the ``c`` totals each cover its cells, but the widest-first search
+    takes c{0,1}, then b{2}, then b{3,4}, and finds nothing for cell 5: the whole table keeps the nation's total,
+    which joins the states into one block. The parts cannot give that statement, so the part refuses."""
+    b = ["z", "z", "y1", "y2", "y2", "z"]
+    c = ["x", "x", "y", "y", "w", "w"]
+    path = tmp_path / "t.parquet"
+    columns = {"state": np.repeat(["s1", "s2"], 6), "b": np.array(b * 2), "c": np.array(c * 2), "id": np.arange(12)}
+    pq.write_table(pa.table({**columns, "count": np.ones(12, dtype=np.int64)}), path, row_group_size=7)
+    families = ["total", "by:state,b", "by:state,c"]
+    A, _ = constraint_matrix(load_table(path), families)
+    assert len(blocks(A)) == 1  # the whole table: one block across both states
+    layout = partition_layout(path, families, part_cells=6)
+    assert len(layout.parts) == 2
+    req = Request(epsilon="1", free_cells=True, rules=tuple(families))
+    with pytest.raises(NotPartitionable, match="not implied"):
+        release_part(layout, 0, req, tmp_path / "part.parquet")

@@ -18,7 +18,8 @@ from release_support import margins_table, only, run_release
 from isdp.convergence._certificate import clopper_pearson_upper
 from isdp.convergence._certify import certify_chain
 from isdp.errors import UncertifiableError
-from isdp.exact import IntegerL1Sampler, enumerate_target, integral_solve, seeded_source
+from isdp.exact import IntegerL1Sampler, enumerate_target, seeded_source
+from isdp.exact._integral_solve import integral_solve
 from isdp.lattice import IntegerLattice, generalized_gaussian, generalized_laplace, independent_rows, table_margins
 from isdp.tables import constraint_matrix, load_table
 

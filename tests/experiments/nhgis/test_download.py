@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 from census_support import FAST, ZIP_SHA256, requires_zip, serving
 from conftest import NHGIS_ZIP as SHARED_ZIP
-from isdp_papers.nhgis.download import DownloadError, download, sha256sum, url_for
+from isdp_papers.nhgis.download import DownloadError, download, url_for
+
+from isdp.files import file_sha256
 
 
 @pytest.fixture
@@ -32,7 +34,7 @@ def test_url_of_a_vintage():
 
 @requires_zip
 def test_shared_zip_checksum():
-    assert sha256sum(SHARED_ZIP) == ZIP_SHA256
+    assert file_sha256(SHARED_ZIP) == ZIP_SHA256
 
 
 def test_download_success_with_checksum(tmp_path, server):

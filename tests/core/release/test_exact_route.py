@@ -1,5 +1,6 @@
-"""The forecast of how far a release's noise reaches (isdp.release._noise_reach): a plan whose noise could leave
-int64 is refused before anything is drawn, and one whose noise cannot is served."""
+"""The exact routes' sampler of a plan (isdp.release._exact_route): how far a release's noise reaches, forecast
+before anything is drawn (a plan whose noise could leave int64 is refused, one whose noise cannot is served), and a
+block the exact sampler cannot serve refused with what would work."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from isdp.errors import UncertifiableError
 from isdp.exact import ExactSampler
 from isdp.release import Request, dry_run, make_release
-from isdp.release._noise_reach import refuse_noise_beyond_int64
+from isdp.release._exact_route import NO_EXACT_SAMPLER, exact_sampler, refuse_noise_beyond_int64
 from isdp.tables import load_table
 
 BIG = np.array([[2147483647, 2147483647, 1]])  # a solved cell carries 2**32 − 2 times a free cell's noise
@@ -47,3 +48,18 @@ def test_the_forecast_refuses_where_the_tail_bound_passes_the_risk(unit, refused
             refuse_noise_beyond_int64(exact, req, Fraction(unit), 0.0)
     else:
         refuse_noise_beyond_int64(exact, req, Fraction(unit), 0.0)
+
+
+def test_a_block_beyond_the_budget_is_refused_with_what_would_work():
+    """Both margins of a 12 x 12 table at a small epsilon: the forecast exceeds --max-attempts 10, before any draw."""
+    from isdp.lattice import as_sparse, table_margins
+
+    A = as_sparse(table_margins(12, 12))
+    with pytest.raises(UncertifiableError, match="What would work: .*--free-cells"):
+        exact_sampler(A, Request(epsilon="1/10", max_attempts=10), Fraction(1, 20))
+    exact, worst = exact_sampler(A, Request(epsilon="1/10", free_cells=True), Fraction(1, 20))
+    assert exact.n_free == 121 and worst == 0.0  # the free-cell route forecasts nothing: it always accepts
+
+
+def test_the_refusal_without_an_exact_sampler_names_the_study_route():
+    assert "--allow-chain --delta D --seed N --reproducible-not-for-publication" in NO_EXACT_SAMPLER

@@ -6,9 +6,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from isdp.errors import NotPartitionable
-from isdp.lattice import blocks
-from isdp.release._partitions import partition_key, partition_layout
-from isdp.tables import constraint_matrix, load_table
+from isdp.tables import constraint_matrix, load_table, partition_layout
+from isdp.tables._partitions import partition_key
 
 NESTED = ["total", "by:state", "by:state,county", "by:state,age"]
 
@@ -92,28 +91,3 @@ def test_keys_seen_twice_or_alike_are_not_partitioned(tmp_path, state, reason):
     path = _write(tmp_path / "t.parquet", {"state": np.array(state), "age": np.arange(6)})
     with pytest.raises(NotPartitionable, match=reason):
         partition_layout(path, ["by:state"])
-
-
-def test_a_partition_total_the_search_cannot_set_aside_is_not_partitioned(tmp_path):
-    """Within a state, the ``b`` totals and the ``c`` totals each cover its cells, but the widest-first search
-    takes c{0,1}, then b{2}, then b{3,4}, and finds nothing for cell 5: the whole table keeps the nation's total,
-    which joins the states into one block. The parts cannot give that statement, so the part refuses."""
-    from fractions import Fraction
-
-    from isdp.release import Request
-    from isdp.release._partitioned_release import release_part
-
-    b = ["z", "z", "y1", "y2", "y2", "z"]
-    c = ["x", "x", "y", "y", "w", "w"]
-    path = _write(
-        tmp_path / "t.parquet",
-        {"state": np.repeat(["s1", "s2"], 6), "b": np.array(b * 2), "c": np.array(c * 2), "id": np.arange(12)},
-    )
-    families = ["total", "by:state,b", "by:state,c"]
-    A, _ = constraint_matrix(load_table(path), families)
-    assert len(blocks(A)) == 1  # the whole table: one block across both states
-    layout = partition_layout(path, families, part_cells=6)
-    assert len(layout.parts) == 2
-    req = Request(epsilon="1", free_cells=True, rules=tuple(families))
-    with pytest.raises(NotPartitionable, match="not implied"):
-        release_part(layout, 0, req, Fraction(1, 2), tmp_path / "part.parquet")

@@ -10,7 +10,8 @@ one at a time, or on many workers, with the statement of the whole table.
 
 :func:`partition_layout` reads the key columns of K only, once, and decides; what it cannot
 decide the same way as the whole-table release would is :class:`~isdp.errors.NotPartitionable`,
-and the release is then made from the whole table.
+and the release is then made from the whole table. :func:`read_part` reads one part's rows, with
+the checks of :func:`isdp.tables.load_table`.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import numpy as np
 
 from .._validate import size
 from ..errors import InvariantError, NotPartitionable, UsageError
-from ..tables._labels import table_path
-from ..tables._long_tables import _count_column
-from ..tables._parquet_tables import key_text, same_columns, table_files
+from ._labels import table_path
+from ._long_tables import _count_column
+from ._parquet_tables import concat_parts, key_text, plain_columns, same_columns, table_files
+from ._tables import Table
 
 #: rows read at a time from a Parquet file when its partition key is scanned
 _BATCH_ROWS = 1 << 18
@@ -135,7 +137,7 @@ def partition_key(
 
     Examples
     --------
-    >>> from isdp.release._partitions import partition_key
+    >>> from isdp.tables._partitions import partition_key
     >>> partition_key(["total", "by:state", "by:state,county", "by:state,age"], ["state", "county", "age"])
     (('state',), (1, 2, 3), ((0, ()),))
     """
@@ -201,7 +203,7 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
     >>> from pathlib import Path
     >>> import pyarrow as pa
     >>> import pyarrow.parquet as pq
-    >>> from isdp.release._partitions import partition_layout
+    >>> from isdp.tables import partition_layout
     >>> tmp = tempfile.TemporaryDirectory()
     >>> path = Path(tmp.name, "t.parquet")
     >>> pq.write_table(pa.table({"state": ["A"] * 4 + ["B"] * 4, "age": [0, 1, 2, 3] * 2, "count": [1] * 8}), path)
@@ -304,3 +306,66 @@ def _spanning(family: str, columns: tuple[str, ...], key: tuple[str, ...], runs:
         for g in groups
     )
     return Spanning(family, labels, members)
+
+
+def read_part(layout: PartitionLayout, part: int):
+    """Part ``part``'s rows: its cells as a :class:`~isdp.tables.Table`, and the rows as read.
+
+    Only the row groups the part lies in are read. The rows get the checks of
+    :func:`isdp.tables.load_table`, a column at a time.
+
+    Parameters
+    ----------
+    layout : PartitionLayout
+        The table's layout (:func:`partition_layout`).
+    part : int
+        The part's position in ``layout.parts``.
+
+    Returns
+    -------
+    table : Table
+        The part's cells: keys and counts, in table order (no layout: it is not written as read).
+    source : pyarrow.Table
+        The part's rows, every column (a release writes them with its counts).
+
+    Raises
+    ------
+    isdp.errors.NotPartitionable
+        Rows that need the row-by-row reading (the whole table's reading names the row that fails).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pyarrow as pa
+    >>> import pyarrow.parquet as pq
+    >>> from isdp.tables import partition_layout, read_part
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name, "t.parquet")
+    >>> pq.write_table(pa.table({"state": ["A"] * 4 + ["B"] * 4, "age": [0, 1, 2, 3] * 2, "count": [1] * 8}), path)
+    >>> table, source = read_part(partition_layout(path, ["total", "by:state"], part_cells=3), 1)
+    >>> table.cell_labels[0], table.x.tolist(), source.num_rows
+    ('B|0', [1, 1, 1, 1], 4)
+    >>> tmp.cleanup()
+    """
+    import pyarrow.parquet as pq  # deferred: pyarrow loads only for a Parquet table
+
+    start, end = layout.parts[part][:2]
+    pieces, offset = [], 0
+    for file, rows in zip(layout.files, layout.file_rows, strict=True):
+        lo, hi = max(start - offset, 0), min(end - offset, rows)
+        if lo < hi:
+            reader = pq.ParquetFile(file)
+            sizes = np.array([reader.metadata.row_group(g).num_rows for g in range(reader.num_row_groups)])
+            bounds = np.concatenate([[0], np.cumsum(sizes)])
+            groups = np.flatnonzero((bounds[:-1] < hi) & (bounds[1:] > lo)).tolist()
+            table = reader.read_row_groups(groups)
+            pieces.append(table.slice(lo - int(bounds[groups[0]]), hi - lo))
+        offset += rows
+    source = concat_parts(pieces)
+    plain = plain_columns(layout.path, source, layout.count_column)
+    if plain is None:  # the whole table's reading names the row that fails
+        raise NotPartitionable("a part's rows need the row-by-row reading")
+    header, keys, x = plain
+    names = tuple(h for k, h in enumerate(header) if k != layout.count_column)
+    return Table(layout.path, x, keys, None, names), source
