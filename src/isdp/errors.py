@@ -399,7 +399,7 @@ class NotPartitionable(IsdpError, ValueError):  # noqa: N818 -- a decision, not 
     Examples
     --------
     >>> from isdp.errors import NotPartitionable
-    >>> from isdp.release._partitions import partition_key
+    >>> from isdp.tables._partitions import partition_key
     >>> try:
     ...     partition_key(["all-margins"], ["sex", "age"])
     ... except NotPartitionable as why:

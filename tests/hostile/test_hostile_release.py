@@ -256,7 +256,7 @@ def test_an_unwritable_directory_is_refused_before_any_sampling(tmp_path, monkey
     real = os.access
     monkeypatch.setattr(isdp.cli.os, "access", lambda p, mode: False if Path(p) == tmp_path / "out" else real(p, mode))
     monkeypatch.setattr(
-        isdp.release._release, "make_release", lambda *a, **k: pytest.fail("sampled before checking the paths")
+        isdp.release, "make_release", lambda *a, **k: pytest.fail("sampled before checking the paths")
     )
     (tmp_path / "t.csv").write_text(TABLE)
     code = main(
@@ -287,7 +287,7 @@ def test_a_release_created_meanwhile_is_not_replaced(tmp_path, monkeypatch, caps
         (tmp_path / "out.csv").write_text("the other run's release\n")
         return release
 
-    monkeypatch.setattr(isdp.release._release, "make_release", and_meanwhile)
+    monkeypatch.setattr(isdp.release, "make_release", and_meanwhile)
     assert release_cli(TABLE, "--invariant", "total", "--epsilon", "1") == 2
     assert "written by another run meanwhile" in capsys.readouterr().err
     assert (tmp_path / "out.csv").read_text() == "the other run's release\n"

@@ -213,7 +213,7 @@ def test_a_wide_reading_of_parquet_and_a_parquet_release_of_a_wide_table_are_ref
     def never(*args, **kwargs):
         raise AssertionError("sampled before the refusal")
 
-    monkeypatch.setattr(isdp.release._release, "make_release", never)  # refused before anything is drawn
+    monkeypatch.setattr(isdp.release, "make_release", never)  # refused before anything is drawn
     code = main(
         [
             "release",
