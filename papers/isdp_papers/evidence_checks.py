@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from isdp.files import file_sha256
 from isdp_papers.criteria import is_number
 from isdp_papers.evidence import EvidenceError, Run, read_results_csv
 
@@ -494,8 +495,8 @@ def _sha256(path: Path, mtime_ns: int, size: int) -> tuple[str, str]:
 
     A checkout that converts line endings keeps the content the hash publishes.
     """
-    data = path.read_bytes()
-    return hashlib.sha256(data).hexdigest(), hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
+    as_lf = path.read_bytes().replace(b"\r\n", b"\n")
+    return file_sha256(path), hashlib.sha256(as_lf).hexdigest()
 
 
 def verify_committed(path, verify: bool = True) -> str | None:
