@@ -1,5 +1,9 @@
 """Alternative L-lag couplings of the component-wise sampler, for the coupling scaling study
-(docs/coupling-study.md): the benchmarks' support module, built from :mod:`isdp.mcmc`.
+(docs/coupling-study.md): the benchmarks' support module, built from the compiled pieces of :mod:`isdp.mcmc`.
+
+It imports those pieces from their private modules (the one module outside the library allowed to: see
+tests/workflow/test_layout.py), so that its design of the library's own coupling draws the same random
+streams and reproduces :func:`isdp.mcmc.meeting_times` draw for draw.
 
 A *design* fixes
 
@@ -28,23 +32,14 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, uint64
 
+from isdp._rng import dg_draw, next_u64, seed_states, uniform_pos
+from isdp._runner import over_streams
 from isdp.errors import InvariantError
 from isdp.lattice import IntegerLattice, Target
-from isdp.mcmc import (
-    MeetingTimes,
-    acceptance_ratio,
-    apply_move,
-    basis_csr,
-    dg_draw,
-    maximal_coupling_dg,
-    next_u64,
-    norm_change,
-    over_streams,
-    seed_states,
-    starting_states,
-    sweep_law,
-    uniform_pos,
-)
+from isdp.mcmc import MeetingTimes
+from isdp.mcmc._double_geometric import maximal_coupling_dg
+from isdp.mcmc._kernels import LAPLACE_L1, LAPLACE_L2, acceptance_ratio, apply_move, basis_csr, norm_change, sweep_law
+from isdp.mcmc._samplers import starting_states
 
 BASES = ("smith", "path", "pairs")
 SCANS = ("systematic", "random")
@@ -53,8 +48,6 @@ PROPOSALS = ("maximal", "reflection")
 _SYSTEMATIC = 0  # SCANS.index("systematic")
 _MAXIMAL = 0  # PROPOSALS.index("maximal")
 _NEVER = np.iinfo(np.int64).max
-LAPLACE_L1 = Target("laplace", "l1", 1.0).code  # the compiled kernels' codes of the two Laplace norms
-LAPLACE_L2 = Target("laplace", "l2", 1.0).code
 
 
 def _count(name: str, value, low: int) -> int:
@@ -176,7 +169,7 @@ def _single_iteration(u, sumsq, wdiff, rng, moves, law, options):
     """One iteration of one chain (the sampler's sweep, or ``n_updates`` random moves).
 
     Accepted jumps are subtracted from ``wdiff`` (the lag phase runs chain X alone). Arguments as
-    :func:`_compiled_design` and :func:`isdp.mcmc.sweep_law`.
+    :func:`_compiled_design` and :func:`isdp.mcmc._kernels.sweep_law`.
     """
     ptr, idx, val, _ = moves
     dg = law[2]
@@ -305,7 +298,7 @@ def _meeting_times(lo, hi, init, rng, moves, law, options, lag, max_iter, tau, m
 def _compiled_design(lattice: IntegerLattice, design: Design):
     """(moves n × m, the kernels' ``moves`` = (ptr, idx, val, anchor_pos), their ``options`` = (scan,
     updates per random-scan iteration, proposal, far gap)): the move set in column-wise CSR form
-    (:func:`isdp.mcmc.basis_csr`), each with its anchor's position in ``idx`` (-1: coordinate anchor)."""
+    (:func:`isdp.mcmc._kernels.basis_csr`), each with its anchor's position in ``idx`` (-1: coordinate anchor)."""
     moves, anchors = design_moves(lattice, design.basis)
     ptr, idx, val = basis_csr(moves)
     anchor_pos = np.full(moves.shape[1], -1, dtype=np.int64)

@@ -49,7 +49,7 @@ def seed_states(seed: int, n_streams: int) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.mcmc import seed_states
+    >>> from isdp._rng import seed_states
     >>> states = seed_states(0, 2)
     >>> states.shape, states.dtype.name, np.array_equal(states, seed_states(0, 2))
     ((2, 4), 'uint64', True)
@@ -147,7 +147,7 @@ def next_u64(s):
 
     Examples
     --------
-    >>> from isdp.mcmc import next_u64, seed_states
+    >>> from isdp._rng import next_u64, seed_states
     >>> state = seed_states(0, 1)[0]
     >>> int(next_u64(state))
     16895730233391000001
@@ -179,7 +179,7 @@ def uniform_pos(s):
 
     Examples
     --------
-    >>> from isdp.mcmc import seed_states, uniform_pos
+    >>> from isdp._rng import seed_states, uniform_pos
     >>> state = seed_states(0, 1)[0]
     >>> round(uniform_pos(state), 3)
     0.916
@@ -221,7 +221,7 @@ def dg_table(eps: float, max_bits: int = _MAX_TABLE_BITS) -> tuple:
 
     Examples
     --------
-    >>> from isdp.mcmc import dg_draw, dg_table, seed_states
+    >>> from isdp._rng import dg_draw, dg_table, seed_states
     >>> keep, alias, shift, log_a = dg_table(1.0)
     >>> keep.size, int(shift), round(log_a, 3)
     (16, 60, -1.0)
@@ -280,7 +280,7 @@ def dg_draw(s, dg):
 
     Examples
     --------
-    >>> from isdp.mcmc import dg_draw, dg_table, seed_states
+    >>> from isdp._rng import dg_draw, dg_table, seed_states
     >>> state = seed_states(0, 1)[0]
     >>> [int(dg_draw(state, dg_table(1.0))) for _ in range(5)]
     [-2, -2, 0, 0, -1]
@@ -324,7 +324,7 @@ def derive_seed(base: int, *keys) -> int:
 
     Examples
     --------
-    >>> from isdp.mcmc import derive_seed
+    >>> from isdp._rng import derive_seed
     >>> derive_seed(2024, "e1", "burn-in")
     8121364948480920842
     >>> derive_seed(2024, "e1", "draws")

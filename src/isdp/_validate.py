@@ -203,3 +203,20 @@ def _integer_entries(name: str, flat: np.ndarray, where, error) -> np.ndarray:
             out[i] = int(x)
         return out
     raise error(f"{name} must be numeric, got dtype {flat.dtype}")
+
+
+def vector(name: str, v, *, length: int | None = None, integer: bool = False) -> np.ndarray:
+    """Return ``v`` as a finite 1-D vector (int64 if ``integer``, else float), or an :class:`InvariantError`.
+
+    ``length`` fixes its size; otherwise it must be non-empty. An integer vector's entries are read as
+    :func:`integer_matrix` reads a matrix's (1.5 is refused, not truncated).
+    """
+    arr = np.asarray(v)
+    if arr.ndim != 1 or (arr.size == 0 if length is None else arr.size != length):
+        expected = "non-empty" if length is None else f"of length {length}"
+        raise InvariantError(f"{name} must be a 1-D vector {expected}, got shape {arr.shape}")
+    if integer:
+        return integer_matrix(name, arr[None, :])[0]
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) or not np.all(np.isfinite(arr)):
+        raise InvariantError(f"{name} must be finite and numeric")
+    return arr.astype(float)

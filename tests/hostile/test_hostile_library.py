@@ -18,9 +18,9 @@ from isdp.errors import InvariantError
 from isdp.exact import enumerate_target, sample_sum_constraint_l1, seeded_source, sweep_transition_matrix
 from isdp.exact._exact_laws import sum_constraint_acceptance
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, venn_constraints
-from isdp.lattice._targets import SUMSQ_LIMIT, squared_norm
 from isdp.mcmc import dg_rvs, maximal_coupling_rvs, sample, tune_proposal, tv_upper_bound
 from isdp.mcmc._coupling import coupled_kernel_draws
+from isdp.mcmc._kernels import SUMSQ_LIMIT, squared_norm
 
 SUM3 = IntegerLattice.from_constraints([[1, 1, 1]])
 L1 = generalized_laplace(1.0)

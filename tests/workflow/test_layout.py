@@ -1,5 +1,6 @@
-"""The shape issue #19 asked for, kept: an experiment is one package, rules only wire files to
-steps, no private imports across packages, and nothing in src/ finds files by counting parents."""
+"""The repository's shape, kept: an experiment is one package of the paper layer, rules only wire files to
+steps, a private name is used only inside its own package, another topic's names come from its ``__all__``,
+and nothing in src/ finds files by counting parents."""
 
 from __future__ import annotations
 
@@ -13,12 +14,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
-EXPERIMENTS = SRC / "isdp" / "experiments"
+PAPERS = ROOT / "papers"
+EXPERIMENTS = PAPERS / "isdp_papers"
 MAX_SCRIPTS = 5
 
 
+def _root_of(path: Path) -> Path:
+    """The folder a module's dotted name starts from: src/ for the library, papers/ for the paper layer."""
+    return PAPERS if path.is_relative_to(PAPERS) else SRC
+
+
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(SRC).with_suffix("").parts
+    parts = path.relative_to(_root_of(path)).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -43,22 +50,32 @@ def _imported_modules(source: str, package: str) -> list[str]:
     return names
 
 
+def _is_module_file(parts: list[str]) -> bool:
+    """Whether the dotted ``parts`` name a module file (not a package) of src/ or papers/."""
+    return any((root / Path(*parts)).with_suffix(".py").is_file() for root in (SRC, PAPERS))
+
+
 def _private_owner(module: str) -> str | None:
     """The package that owns ``module`` privately: ``isdp._rng`` -> ``isdp``,
-    ``isdp.mcmc._samplers._run_chain`` -> ``isdp`` (a module's private name belongs to its package);
+    ``isdp.mcmc._samplers._run_chain`` -> ``isdp.mcmc`` (a module's private name belongs to its package);
     None if public."""
     parts = module.split(".")
     for i, part in enumerate(parts):
         if part.startswith("_") and not part.startswith("__"):
             owner = ".".join(parts[:i])
-            is_module = (SRC / Path(*parts[:i])).with_suffix(".py").is_file()
-            return owner.rpartition(".")[0] if is_module else owner
+            return owner.rpartition(".")[0] if _is_module_file(parts[:i]) else owner
     return None
 
 
+def _may_use_private(importer: str, owner: str) -> bool:
+    """A private name is used only inside the package that owns it and the packages nested in it."""
+    return importer == owner or importer.startswith(f"{owner}.")
+
+
 def _code_sources():
-    """(label, importing package, source) for src/, the workflow's scripts, benchmarks and notebooks."""
-    for path in sorted(SRC.rglob("*.py")):
+    """(label, importing package, source) for src/, the paper layer, the workflow's scripts, benchmarks and
+    notebooks."""
+    for path in sorted([*SRC.rglob("*.py"), *EXPERIMENTS.rglob("*.py")]):
         yield str(path.relative_to(ROOT)), _package_of(path), path.read_text()
     for folder in ("workflow/scripts", "benchmarks", "scripts"):
         for path in sorted((ROOT / folder).glob("*.py")):
@@ -70,33 +87,98 @@ def _code_sources():
         yield str(path.relative_to(ROOT)), "", code
 
 
-def _core(package: str) -> str:
-    """The library's own subpackages share their private modules: ``isdp.mcmc`` and ``isdp.release`` are
-    both the core ``isdp``; the experiment layer's packages are their own."""
-    return "isdp" if package.startswith("isdp") and not package.startswith("isdp_papers") else package
+#: the one module outside the library built from its private pieces, and why: the coupling designs are alternative
+#: kernels of the sampler, and their design of the library's own coupling draws the same random streams, so that it
+#: reproduces isdp.mcmc.meeting_times draw for draw (tests/benchmarks/test_coupling_designs.py)
+BUILT_ON_PRIVATE_PIECES = {"benchmarks/coupling_designs.py": ("isdp._rng", "isdp._runner", "isdp.mcmc")}
 
 
 def test_no_private_imports_across_packages():
-    """``_name`` modules (and ``_name`` objects) are used only inside the package that owns them; the core's
-    are the core's (its subpackages import each other's private modules), never the experiments' or the
-    benchmarks'."""
+    """``_name`` modules (and ``_name`` objects) are used only inside the package that owns them and the
+    packages nested in it: ``isdp._rng`` (owned by ``isdp``) by every subpackage, ``isdp.exact._block_sampler``
+    only inside ``isdp.exact``; another topic imports the package (``from ..exact import ExactSampler``), the
+    paper layer, benchmarks, notebooks and scripts the public API only (but :data:`BUILT_ON_PRIVATE_PIECES`)."""
     offences = []
     for label, package, source in _code_sources():
         for module in _imported_modules(source, package):
             owner = _private_owner(module)
-            if owner is not None and _core(owner) != _core(package):
-                offences.append(f"{label}: {module}")
+            if owner is None or _may_use_private(package, owner):
+                continue
+            if any(module.startswith(f"{allowed}.") for allowed in BUILT_ON_PRIVATE_PIECES.get(label, ())):
+                continue
+            offences.append(f"{label}: {module}")
     assert not offences, "private imports across packages:\n" + "\n".join(offences)
 
 
 def test_the_private_import_check_can_fail():
     assert _imported_modules("from isdp._rng import derive_seed", "isdp_papers")[0] == "isdp._rng"
-    assert _private_owner("isdp._rng") == "isdp" != "isdp_papers"
-    assert _imported_modules("from .._rng import x", "isdp_papers")[0] == "isdp._rng"
+    assert _private_owner("isdp._rng") == "isdp"
+    assert not _may_use_private("isdp_papers", "isdp") and _may_use_private("isdp.mcmc", "isdp")
+    assert _imported_modules("from .._rng import x", "isdp.release")[0] == "isdp._rng"
     assert _private_owner("isdp_papers.jobs.Job") is None
     assert _private_owner("isdp.mcmc._samplers._run_chain") == "isdp.mcmc"
-    assert _core("isdp.mcmc") == _core("isdp.release") == "isdp" != _core("isdp_papers.e1_intersecting")
+    assert _private_owner("isdp.files._publish") == "isdp"
+    assert _imported_modules("from ..exact._block_sampler import ExactSampler", "isdp.release")[0] == (
+        "isdp.exact._block_sampler"
+    )
+    assert not _may_use_private("isdp.release", "isdp.exact") and _may_use_private("isdp.exact", "isdp.exact")
+    assert not _may_use_private("isdp.exactly", "isdp.exact")
     assert _private_owner("isdp_papers.nhgis.download._fetch_once") == "isdp_papers.nhgis"
+
+
+@functools.cache
+def _public_names(module: str) -> frozenset[str] | None:
+    """The ``__all__`` of a public module or package of the library (read from its source), or None for
+    a name that is no module of the library or a module without ``__all__``."""
+    parts = module.split(".")
+    if parts[0] != "isdp" or any(p.startswith("_") for p in parts):
+        return None
+    path = SRC / Path(*parts)
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    if not path.is_file():
+        return None
+    for node in ast.parse(path.read_text()).body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            return frozenset(ast.literal_eval(node.value))
+    return None
+
+
+def _unlisted_imports(source: str, package: str) -> list[str]:
+    """``module.name`` for each ``from <isdp module> import name`` of a module outside it whose name is not in
+    that module's ``__all__``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        (base, *_) = _imported_modules(ast.unparse(node), package)
+        public = _public_names(base)
+        if public is None or package == base or package.startswith(f"{base}."):
+            continue
+        found += [f"{base}.{a.name}" for a in node.names if a.name not in public]
+    return found
+
+
+def test_other_topics_import_only_public_names():
+    """``from isdp.<part> import name`` outside ``isdp.<part>`` (another topic of the library, the paper layer,
+    benchmarks, notebooks, scripts) names only what ``isdp.<part>.__all__`` lists."""
+    offences = []
+    for label, package, source in _code_sources():
+        offences += [f"{label}: {name}" for name in _unlisted_imports(source, package)]
+    assert not offences, "names imported from outside their part's __all__:\n" + "\n".join(offences)
+
+
+def test_the_public_name_check_can_fail():
+    assert "IntegerLattice" in _public_names("isdp.lattice")
+    assert _public_names("isdp.lattice._targets") is None and _public_names("numpy") is None
+    assert _unlisted_imports("from isdp.lattice import IntegerLattice, not_public", "isdp_papers") == [
+        "isdp.lattice.not_public"
+    ]
+    assert _unlisted_imports("from ..lattice import not_public", "isdp.release") == ["isdp.lattice.not_public"]
+    assert _unlisted_imports("from . import not_public", "isdp.lattice") == []
+    assert _unlisted_imports("from isdp import lattice, mcmc", "isdp_papers") == []
 
 
 def test_no_file_is_found_by_counting_parents_in_src():
@@ -208,14 +290,14 @@ def _names_a_module(stem: str, package: str, modules: set[str]) -> bool:
 def test_every_test_file_is_named_after_the_module_it_tests():
     """Tests mirror the source: tests/core/<subpackage>/test_<module>.py tests isdp.<subpackage>.[_]<module>, and
     tests/experiments/<package>/…/test_<module>.py tests isdp_papers.<package>.….<module>."""
-    modules = {_module_name(p) for p in SRC.rglob("*.py")}
+    modules = {_module_name(p) for p in [*SRC.rglob("*.py"), *EXPERIMENTS.rglob("*.py")]}
     stray = []
     for folder, package in (("core", "isdp"), ("experiments", "isdp_papers")):
         for path in sorted((ROOT / "tests" / folder).rglob("test_*.py")):
             parts = path.relative_to(ROOT / "tests" / folder).parts
             if not _names_a_module(path.stem[len("test_") :], ".".join([package, *parts[:-1]]), modules):
                 stray.append(str(path.relative_to(ROOT)))
-    assert not stray, "test files named after no module of src/isdp:\n" + "\n".join(stray)
+    assert not stray, "test files named after no module of src/isdp or papers/isdp_papers:\n" + "\n".join(stray)
 
 
 def test_every_core_module_has_its_test_file():
@@ -224,7 +306,7 @@ def test_every_core_module_has_its_test_file():
     missing = []
     for path in sorted((SRC / "isdp").rglob("*.py")):
         rel = path.relative_to(SRC / "isdp")
-        if rel.parts[0] == "experiments" or path.name in ("__init__.py", "__main__.py"):
+        if path.name in ("__init__.py", "__main__.py"):
             continue
         test = ROOT / "tests" / "core" / rel.parent / f"test_{path.stem.removeprefix('_')}.py"
         if not test.is_file():
@@ -243,10 +325,8 @@ def test_the_test_name_rule_can_fail():
 
 def _core_import_nodes(experiments: bool = False):
     """(module, node, is_top_level, source lines) for every import statement of the core (and of the
-    experiment layer with ``experiments``)."""
-    for path in sorted((SRC / "isdp").rglob("*.py")):
-        if "experiments" in path.parts and not experiments:
-            continue
+    paper layer, papers/isdp_papers, with ``experiments``)."""
+    for path in sorted([*(SRC / "isdp").rglob("*.py"), *(EXPERIMENTS.rglob("*.py") if experiments else [])]):
         text = path.read_text()
         tree = ast.parse(text)
         top = {id(n) for n in tree.body}
@@ -260,7 +340,7 @@ def _core_import_nodes(experiments: bool = False):
 
 @functools.cache
 def _package_modules() -> frozenset[str]:
-    return frozenset(_module_name(p) for p in (SRC / "isdp").rglob("*.py"))
+    return frozenset(_module_name(p) for p in [*(SRC / "isdp").rglob("*.py"), *EXPERIMENTS.rglob("*.py")])
 
 
 def _imported_core_modules(path: Path, node) -> list[str]:
@@ -318,7 +398,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_package_s_imports_have_no_cycle():
-    """Dependencies point one way: no module of the package (the core and the experiment layer) imports, directly
+    """Dependencies point one way: no module of the library or the paper layer imports, directly
     or through others (function-local and type-only imports included), a module that imports it; a subpackage
     counts as importing its modules."""
     assert not _cycles(_import_graph()), f"import cycles: {_cycles(_import_graph())}"
@@ -362,8 +442,6 @@ LONG, LONGEST = 600, 800
 def test_core_modules_are_short_or_say_why():
     offences = []
     for path in sorted((SRC / "isdp").rglob("*.py")):
-        if "experiments" in path.parts:
-            continue
         text = path.read_text()
         lines = text.count("\n")
         doc = ast.get_docstring(ast.parse(text)) or ""

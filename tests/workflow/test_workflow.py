@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import platform
 import re
 import sys
@@ -23,14 +22,6 @@ pytestmark = pytest.mark.workflow
 ROOT = Path(__file__).resolve().parents[2]
 CI_CONFIG = load_config(ROOT / "config" / "config.yaml", ROOT / "config" / "ci.yaml")
 EXPERIMENT_IDS = sorted((k for k in CI_CONFIG if re.fullmatch(r"e\d+", k)), key=lambda k: int(k[1:]))
-
-
-@pytest.fixture(scope="module")
-def run_dir() -> Path:
-    path = os.environ.get("ISDP_CI_RESULTS")
-    if not path:
-        pytest.skip("ISDP_CI_RESULTS is not set: run `make test`, which runs the CI workflow first")
-    return Path(path)
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +138,7 @@ def test_headline_counts_are_the_summary_counted(run_dir):
 
 
 def test_netcdf_is_arviz_readable(run_dir):
-    from isdp.convergence import from_netcdf
+    from isdp.convergence._arviz_compat import from_netcdf
 
     idata = from_netcdf(run_dir / "results" / "e1" / "draws_l1.nc")
     assert idata["posterior"]["noise"].dims == ("chain", "draw", "cell")

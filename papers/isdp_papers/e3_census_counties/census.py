@@ -33,7 +33,8 @@ from isdp.convergence import (
 )
 from isdp.errors import CertificationError
 from isdp.lattice import IntegerLattice, check_release, generalized_laplace, sum_constraint, with_mixing_basis
-from isdp.mcmc import derive_seed, heat_bath_sweeps, sample
+from isdp.mcmc import heat_bath_sweeps, sample
+from isdp_papers.jobs import derive_seed
 from isdp_papers.nhgis.counties import state_counties
 from isdp_papers.unbiasedness import unbiasedness_table
 

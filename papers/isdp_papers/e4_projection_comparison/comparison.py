@@ -39,7 +39,7 @@ import pandas as pd
 from isdp.baselines import dg_l1_projection, projected_laplace
 from isdp.files import atomic_write
 from isdp.lattice import sum_constraint
-from isdp.mcmc import derive_seed
+from isdp_papers.jobs import derive_seed
 
 log = logging.getLogger(__name__)
 

@@ -402,7 +402,8 @@ def mis_against_exact(run: Run, paper, *, tables: int, exact_draws: int, cells, 
     derived from the run's base seed, so stability reruns draw afresh.
     """
     from isdp.convergence import two_sample_chi2
-    from isdp.mcmc import derive_seed, mis_exact_sample
+    from isdp.mcmc import mis_exact_sample
+    from isdp_papers.jobs import derive_seed
 
     p = _problem(run)
     fig1 = _fig1(run)

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from scipy import optimize
 
 from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projection_sd, row_space_basis
-from isdp.mcmc import derive_seed
+from isdp_papers.jobs import derive_seed
 
 READINGS = {
     "cell_sd": "per cell: SD over the repetitions; median and quantiles over the cells",

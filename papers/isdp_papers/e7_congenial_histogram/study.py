@@ -7,7 +7,7 @@ The exact Table 2 (:func:`table2_exact`), the attained privacy levels (:func:`pr
 by Monte Carlo at a fixed x (:func:`simulation_table`), M*'s law by conditioning on a thin slab
 (:func:`conditioning_table`) and the App. B quantile sampler of the double geometric law
 (:func:`dg_quantile_table`). Each random table draws from its own generators, seeded by
-:func:`isdp.mcmc.derive_seed` of the step's seed and the table's keys.
+:func:`isdp_papers.jobs.derive_seed` of the step's seed and the table's keys.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from isdp.mcmc import derive_seed, dg_variance
+from isdp.mcmc import dg_variance
 from isdp_papers.e7_congenial_histogram import noise_laws as nl
 from isdp_papers.e7_congenial_histogram import printed_dg as pdg
 from isdp_papers.e7_congenial_histogram import privacy_levels as pl
 from isdp_papers.e7_congenial_histogram import releases as rel
+from isdp_papers.jobs import derive_seed
 
 
 def settings(betas: Sequence[float]) -> list[tuple[str, float | None]]:

@@ -12,7 +12,8 @@ import pandas as pd
 from isdp.convergence import certify, convergence_table, summarize_convergence
 from isdp.errors import CertificationError
 from isdp.lattice import IntegerLattice, Target, check_release
-from isdp.mcmc import convergence_iteration, derive_seed, sample, tv_bound_terms, tv_upper_bound
+from isdp.mcmc import convergence_iteration, sample, tv_bound_terms, tv_upper_bound
+from isdp_papers.jobs import derive_seed
 
 
 def coupling_study(

@@ -103,7 +103,7 @@ def rhat(values, method: str = "rank") -> np.ndarray:
     Four well-mixed chains give R-hat near 1; one chain stuck elsewhere raises it:
 
     >>> import numpy as np
-    >>> from isdp.convergence import rhat
+    >>> from isdp.convergence._arviz_compat import rhat
     >>> draws = np.random.default_rng(0).normal(size=(4, 500, 2))
     >>> rhat(draws).round(2).tolist()
     [1.0, 1.0]
@@ -197,7 +197,8 @@ def from_netcdf(path):
     >>> import os
     >>> import tempfile
     >>> import numpy as np
-    >>> from isdp.convergence import from_netcdf, save_draws
+    >>> from isdp.convergence import save_draws
+    >>> from isdp.convergence._arviz_compat import from_netcdf
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = os.path.join(tmp, "draws.nc")
     ...     save_draws(path, np.arange(12).reshape(2, 2, 3), cell_names=["a", "b", "c"])

@@ -36,7 +36,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import CertificationError
-from ..mcmc._meeting_times import tv_upper_bound
+from ..mcmc import tv_upper_bound
 
 #: default confidence level of every certificate
 LEVEL = 0.95

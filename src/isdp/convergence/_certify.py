@@ -8,6 +8,9 @@ the Gibbs-within-Metropolis sampler, :func:`certify_augmented` the ℓ2 data-aug
 :func:`certify_heat_bath` the pair heat-bath chain and :func:`certify_mis` the independence sampler. Each runs
 the coupling its sampler has (a lag, or Y started from exact draws of π) and hands the meeting times to
 :func:`from_meetings`, which makes them a :class:`~isdp.convergence.Certificate`.
+
+Long because it holds one certificate per sampler (five entry points, each with its arguments checked, its
+docstring and a running example), which share :func:`from_meetings` and the starting-state checks.
 """
 
 from __future__ import annotations
@@ -21,14 +24,16 @@ import numpy as np
 from .. import _validate as check
 from .._rng import derive_seed
 from ..errors import CertificationError, UncertifiableError
-from ..lattice._integer_lattice import IntegerLattice
-from ..lattice._targets import Target
-from ..mcmc._augmented import CHAIN_NAME, augmented_meeting_times
-from ..mcmc._coupling import meeting_times
-from ..mcmc._heat_bath import NAME, heat_bath_meeting_times
-from ..mcmc._meeting_times import MeetingTimes
-from ..mcmc._mis_coupling import mis_exact_sample, mis_meeting_times
-from ..mcmc._samplers import tune_proposal
+from ..lattice import IntegerLattice, Target
+from ..mcmc import (
+    MeetingTimes,
+    augmented_meeting_times,
+    heat_bath_meeting_times,
+    meeting_times,
+    mis_exact_sample,
+    mis_meeting_times,
+    tune_proposal,
+)
 from ._certificate import LEVEL, THRESHOLD, Certificate, _check_level, _check_threshold, pairs_needed
 
 
@@ -321,7 +326,7 @@ def certify_augmented(
     Returns
     -------
     Certificate
-        ``basis`` is the chain's name (:data:`isdp.mcmc._augmented.CHAIN_NAME`); it certifies draws of
+        ``basis`` is the chain's name (:attr:`isdp.mcmc.MeetingTimes.chain`); it certifies draws of
         :func:`isdp.mcmc.augmented_sample`, not of the Metropolis sampler.
 
     Raises
@@ -359,7 +364,7 @@ def certify_augmented(
         max_iter=max_iter,
         init=draw_states(start, n_pairs, "start"),
     )
-    return from_meetings(mt, CHAIN_NAME, exact_start=False, max_iter=max_iter, level=level, threshold=threshold)
+    return from_meetings(mt, mt.chain, exact_start=False, max_iter=max_iter, level=level, threshold=threshold)
 
 
 def certify_heat_bath(
@@ -428,7 +433,7 @@ def certify_heat_bath(
     (True, 8, None)
     """
     # deferred: isdp.exact loads scipy.optimize (0.5 s at import), which only this certificate needs
-    from ..exact._exact_laws import sample_sum_constraint_l1
+    from ..exact import sample_sum_constraint_l1
 
     n_pairs = check.size("n_pairs", n_pairs, 1)
     level, threshold = _check_level(level), _check_threshold(threshold)
@@ -439,7 +444,7 @@ def certify_heat_bath(
     exact = sample_sum_constraint_l1(starts.shape[1], eps, n_pairs, derive_seed(seed, "exact start"))
     mt = heat_bath_meeting_times(starts, exact, eps=eps, seed=seed, max_iter=max_iter)
     mt = replace(mt, seconds=time.perf_counter() - tick)  # the exact draws are part of the cost
-    return from_meetings(mt, NAME, exact_start=True, max_iter=max_iter, level=level, threshold=threshold)
+    return from_meetings(mt, mt.chain, exact_start=True, max_iter=max_iter, level=level, threshold=threshold)
 
 
 def certify_mis(
@@ -580,13 +585,49 @@ def certify_chain(
 ) -> tuple[float, Certificate]:
     """Return the release chain's (:mod:`isdp.release`) proposal scale and its certified :class:`Certificate`.
 
-    The proposal is tuned on :data:`_CHAIN_PROPOSAL_GRID`; the pairs start at u = 0, as the release
+    The proposal is tuned on a fixed grid of proposal ε; the pairs start at u = 0, as the release
     chain does (:func:`certify_searching_lag`: one term, the lag fixed by a pilot before the pairs
     run, within ``max_iter``). The chain runs ``certificate.burn_in(1)`` iterations, where the bound
-    is at most ``threshold``. Raises :class:`~isdp.errors.UncertifiableError` when ``n_pairs``
-    cannot resolve ``threshold`` at all, when a pilot pair has not met within ``max_iter``
-    iterations, or when the bound never reaches ``threshold``. ``on_step`` is called after the
-    tuning and after the pairs (progress that says nothing about the counts).
+    is at most ``threshold``.
+
+    Parameters
+    ----------
+    lattice : isdp.lattice.IntegerLattice
+        The noise lattice the chain moves on.
+    target : isdp.lattice.Target
+        The chain's target law.
+    threshold : float
+        The total variation the chain's draws must be within (the 95 % upper bound's level).
+    n_pairs : int
+        Coupled pairs to run; at least :func:`pairs_needed` of ``threshold``.
+    max_iter : int
+        The iterations a pair may take to meet.
+    seed : int
+        Seeds the tuning (``seed``) and the pairs (``seed + 1``).
+    on_step : callable, optional
+        Called after the tuning and after the pairs (progress that says nothing about the counts).
+
+    Returns
+    -------
+    tuple of (float, Certificate)
+        The tuned proposal ε and the certificate, certified.
+
+    Raises
+    ------
+    isdp.errors.UncertifiableError
+        When ``n_pairs`` cannot resolve ``threshold`` at all, when a pilot pair has not met within
+        ``max_iter`` iterations, or when the bound never reaches ``threshold``.
+
+    Examples
+    --------
+    >>> from isdp.convergence import certify_chain
+    >>> from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
+    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
+    >>> proposal_eps, cert = certify_chain(
+    ...     lattice, generalized_laplace(1.0), threshold=0.25, n_pairs=100, max_iter=1000, seed=1
+    ... )
+    >>> proposal_eps, cert.certified, cert.burn_in(1)
+    (0.4, True, 9)
     """
     step = on_step or (lambda: None)
     if n_pairs < pairs_needed(threshold):

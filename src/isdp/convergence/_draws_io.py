@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import DrawsError, InvariantError
 from ..files import atomic_write
-from ..lattice._integer_lattice import as_integer_matrix, check_release
+from ..lattice import as_integer_matrix, check_release
 from ._arviz_compat import inference_data
 
 #: the netCDF group that holds the draws, as ArviZ names a posterior

@@ -1,21 +1,20 @@
 """Exact laws and exact samplers.
 
-Enumeration and transition matrices on small lattices, the exact law of coupled pairs, the integer-arithmetic samplers
-of release mode, the lattice Gaussian and its privacy profile (docs/method.md §7).
+Enumeration and transition matrices on small lattices, the integer-arithmetic samplers of release mode, the lattice
+Gaussian and its privacy profile (docs/method.md §7).
 
 Examples
 --------
 >>> from fractions import Fraction
->>> from isdp.exact import double_geometric, seeded_source
->>> double_geometric(Fraction(1), seeded_source(1))  # exact DG(1): integer arithmetic only
-0
+>>> from isdp.exact import double_geometric_array, seeded_source
+>>> double_geometric_array(Fraction(1), 5, seeded_source(1)).tolist()  # exact DG(1): integer arithmetic only
+[0, 0, 2, 0, -1]
 """
 
 from ._block_sampler import ExactSampler
 from ._compiled_draws import WordSource, compiled_double_geometric
-from ._coupled_laws import UNIFORMS, apart_probabilities, coupled_sweep_exact, jump_law
 from ._discrete_gaussian import discrete_gaussian
-from ._exact_draws import bernoulli_exp, double_geometric, double_geometric_array
+from ._exact_draws import double_geometric_array
 from ._exact_laws import (
     MAX_PROPOSALS,
     enumerate_target,
@@ -27,47 +26,29 @@ from ._exact_laws import (
     sweep_transition_matrix,
 )
 from ._exact_numbers import as_fraction
-from ._gaussian_profile import (
-    MAX_SHIFT,
-    SIGMA_GRID,
-    calibrate_sigma,
-    profile_delta,
-    profile_epsilon,
-    residue_profiles,
-)
-from ._integer_l1_sampler import EXACT_SOLVE_LIMIT, PILOT_PROPOSALS, IntegerL1Sampler, norm_tables
+from ._gaussian_profile import MAX_SHIFT, SIGMA_GRID, calibrate_sigma, profile_epsilon
+from ._integer_l1_sampler import PILOT_PROPOSALS, IntegerL1Sampler, norm_tables
 from ._integer_sources import IntegerSource, seeded_source, system_source
-from ._integral_solve import integral_solve
-from ._lattice_gaussian import KINDS, LatticeBlock, lattice_block
+from ._lattice_gaussian import LatticeBlock, lattice_block
 
 __all__ = [
-    "apart_probabilities",
     "as_fraction",
-    "bernoulli_exp",
     "calibrate_sigma",
     "compiled_double_geometric",
-    "coupled_sweep_exact",
     "discrete_gaussian",
-    "double_geometric",
     "double_geometric_array",
     "enumerate_target",
-    "EXACT_SOLVE_LIMIT",
     "exact_tv_curve",
     "ExactSampler",
     "IntegerL1Sampler",
     "IntegerSource",
-    "integral_solve",
-    "jump_law",
-    "KINDS",
     "lattice_block",
     "LatticeBlock",
     "MAX_PROPOSALS",
     "MAX_SHIFT",
     "norm_tables",
     "PILOT_PROPOSALS",
-    "profile_delta",
     "profile_epsilon",
-    "residue_profiles",
     "sample_conditioned_dg",
     "sample_sum_constraint_l1",
     "seeded_source",
@@ -76,6 +57,5 @@ __all__ = [
     "sum_constraint_l1_marginal",
     "sweep_transition_matrix",
     "system_source",
-    "UNIFORMS",
     "WordSource",
 ]

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import ArgumentError, UncertifiableError
-from ..lattice._invariants import as_sparse, blocks
+from ..lattice import as_sparse, blocks
 from ._integer_l1_sampler import IntegerL1Sampler
 from ._integer_sources import IntegerSource
 from ._lattice_gaussian import LatticeBlock, lattice_block

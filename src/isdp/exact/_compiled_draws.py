@@ -256,7 +256,8 @@ class WordSource:
     Examples
     --------
     >>> from fractions import Fraction
-    >>> from isdp.exact import WordSource, compiled_double_geometric, double_geometric, seeded_source
+    >>> from isdp.exact import WordSource, compiled_double_geometric, seeded_source
+    >>> from isdp.exact._exact_draws import double_geometric
     >>> reader = WordSource(seeded_source(5))
     >>> reference = [double_geometric(Fraction(1, 3), reader) for _ in range(1000)]
     >>> reference == compiled_double_geometric(Fraction(1, 3), 1000, seeded_source(5)).tolist()

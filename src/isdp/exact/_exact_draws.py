@@ -59,7 +59,8 @@ def bernoulli_exp(num: int, den: int, rng: IntegerSource) -> bool:
 
     Examples
     --------
-    >>> from isdp.exact import bernoulli_exp, seeded_source
+    >>> from isdp.exact import seeded_source
+    >>> from isdp.exact._exact_draws import bernoulli_exp
     >>> rng = seeded_source(2024)
     >>> [bernoulli_exp(1, 2, rng) for _ in range(6)]  # exp(-1/2) ≈ 0.61
     [False, True, True, True, False, False]
@@ -104,7 +105,8 @@ def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
     Examples
     --------
     >>> from fractions import Fraction
-    >>> from isdp.exact import double_geometric, seeded_source
+    >>> from isdp.exact import seeded_source
+    >>> from isdp.exact._exact_draws import double_geometric
     >>> double_geometric(Fraction(1, 2), seeded_source(2024))
     1
     """

@@ -18,9 +18,8 @@ from numba import njit
 from .. import _validate as check
 from .._rng import dg_draw, dg_table, seed_states, uniform_pos
 from .._runner import check_dg_eps, over_streams
-from ..lattice._integer_lattice import IntegerLattice, as_integer_matrix
-from ..lattice._targets import Target
-from ..mcmc._double_geometric import dg_logpmf
+from ..lattice import IntegerLattice, Target, as_integer_matrix
+from ..mcmc import dg_logpmf
 
 
 @njit(nogil=True, cache=True)

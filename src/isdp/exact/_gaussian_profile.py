@@ -187,7 +187,7 @@ def residue_profiles(epsilon: float, sigma, shift: int) -> np.ndarray:
     --------
     A 2 × 2 table's lattice is Z·v (the swap, s = 4), so t lies in 4Z and its δ is the class r = 0:
 
-    >>> from isdp.exact import residue_profiles
+    >>> from isdp.exact._gaussian_profile import residue_profiles
     >>> deltas = residue_profiles(1.0, 1.5, 4)
     >>> deltas.shape, round(float(deltas[0]), 4)
     ((4,), 0.1923)
@@ -246,7 +246,7 @@ def profile_delta(epsilon: float, sigma, largest_shift: int) -> float:
     --------
     One person moving between cells (‖v‖² = 2) at σ = 4:
 
-    >>> from isdp.exact import profile_delta
+    >>> from isdp.exact._gaussian_profile import profile_delta
     >>> round(profile_delta(1.0, 4, 2), 6)
     0.000418
     >>> profile_delta(1.0, 4, 8) > profile_delta(1.0, 4, 2)  # two persons: a longer shift leaks more
@@ -285,7 +285,8 @@ def profile_epsilon(delta: float, sigma, largest_shift: int) -> float:
 
     Examples
     --------
-    >>> from isdp.exact import profile_delta, profile_epsilon
+    >>> from isdp.exact import profile_epsilon
+    >>> from isdp.exact._gaussian_profile import profile_delta
     >>> eps = profile_epsilon(1e-6, 6, 2)
     >>> round(eps, 4), profile_delta(eps, 6, 2) <= 1e-6
     (0.9974, True)
@@ -349,7 +350,8 @@ def calibrate_sigma(epsilon: float, delta: float, largest_shift: int) -> Fractio
     ε = 1, δ = 10⁻⁶ for one person moving between cells (‖v‖² = 2):
 
     >>> from fractions import Fraction
-    >>> from isdp.exact import calibrate_sigma, profile_delta
+    >>> from isdp.exact import calibrate_sigma
+    >>> from isdp.exact._gaussian_profile import profile_delta
     >>> sigma = calibrate_sigma(1.0, 1e-6, 2)
     >>> float(sigma)
     5.983225

@@ -21,8 +21,8 @@ import numpy as np
 
 from .. import _validate as check
 from ..errors import ArgumentError, InputError, UncertifiableError
-from ..lattice._invariants import as_sparse, blocks, independent_rows
-from ..mcmc._double_geometric import dg_variance
+from ..lattice import as_sparse, blocks, independent_rows
+from ..mcmc import dg_variance
 from ._compiled_l1 import compiled_blocks
 from ._integer_sources import IntegerSource
 from ._integral_solve import _exact_product, _exact_solve, integral_solve

@@ -149,7 +149,8 @@ def system_source() -> IntegerSource:
     Examples
     --------
     >>> from fractions import Fraction
-    >>> from isdp.exact import double_geometric, system_source
+    >>> from isdp.exact import system_source
+    >>> from isdp.exact._exact_draws import double_geometric
     >>> rng = system_source()
     >>> 0 <= rng.randbelow(6) < 6
     True

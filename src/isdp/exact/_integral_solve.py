@@ -97,7 +97,7 @@ def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | N
     A total over three cells: the last cell is solved, u_2 = −u_0 − u_1.
 
     >>> import numpy as np
-    >>> from isdp.exact import integral_solve
+    >>> from isdp.exact._integral_solve import integral_solve
     >>> solved, X = integral_solve(np.array([[1, 1, 1]]))
     >>> solved.tolist(), X.tolist()
     ([2], [[-1, -1]])

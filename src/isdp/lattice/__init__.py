@@ -12,26 +12,23 @@ Examples
 (3, 2, True)
 """
 
-from ._bases import MIXING_BASES, change_of_basis, default_basis, with_mixing_basis
+from ._bases import with_mixing_basis
 from ._constraint_builders import sum_constraint, table_margins, venn_constraints
-from ._integer_lattice import IntegerLattice, as_integer_matrix, check_release, integer_solution
+from ._integer_lattice import COUNT_LIMIT, IntegerLattice, as_integer_matrix, check_release
 from ._invariants import as_sparse, blocks, implied_by_partition, independent_rows, row_values
 from ._targets import Target, generalized_gaussian, generalized_laplace
 
 __all__ = [
+    "COUNT_LIMIT",
     "as_integer_matrix",
     "as_sparse",
     "blocks",
-    "change_of_basis",
     "check_release",
-    "default_basis",
     "generalized_gaussian",
     "generalized_laplace",
     "implied_by_partition",
     "independent_rows",
-    "integer_solution",
     "IntegerLattice",
-    "MIXING_BASES",
     "row_values",
     "sum_constraint",
     "table_margins",

@@ -28,24 +28,13 @@ import numpy as np
 
 from ..errors import ArgumentError, InvariantError
 from ._constraint_builders import table_margins
-from ._integer_lattice import IntegerLattice, as_integer_matrix, lll_reduce
+from ._integer_lattice import IntegerLattice, as_integer_matrix, lll_reduce, sum_blocks
 
 #: The basis names :func:`with_mixing_basis` accepts: ``"auto"`` (:func:`default_basis`: path, else
 #: table, else lll), ``"smith"`` (the lattice's basis, unchanged), ``"path"`` (e_i − e_{i+1} within each
 #: sum block), ``"table"`` (adjacent 2×2 moves of a two-way table with both margins fixed) and
 #: ``"lll"`` (the LLL-reduced Smith basis, for any A).
 MIXING_BASES = ("auto", "smith", "path", "table", "lll")
-
-
-def sum_blocks(A) -> list[np.ndarray] | None:
-    """Return the blocks of cells of a "one sum per block" constraint matrix, or None if A is not one.
-
-    A qualifies when every row is 0/1 and no cell is in two rows (cells in no row are free).
-    """
-    A = np.asarray(A)
-    if not (np.isin(A, (0, 1)).all() and (A.sum(axis=0) <= 1).all() and (A.sum(axis=1) >= 1).all()):
-        return None
-    return [np.flatnonzero(row) for row in A]
 
 
 def table_shape(A) -> tuple[int, int] | None:
@@ -77,7 +66,8 @@ def default_basis(A) -> str:
 
     Examples
     --------
-    >>> from isdp.lattice import default_basis, sum_constraint, table_margins, venn_constraints
+    >>> from isdp.lattice import sum_constraint, table_margins, venn_constraints
+    >>> from isdp.lattice._bases import default_basis
     >>> default_basis(sum_constraint(4)), default_basis(table_margins(2, 3))
     ('path', 'table')
     >>> default_basis(venn_constraints(2, 1))  # overlapping sums: neither
@@ -154,7 +144,8 @@ def change_of_basis(old, new) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> from isdp.lattice import IntegerLattice, change_of_basis, sum_constraint, with_mixing_basis
+    >>> from isdp.lattice import IntegerLattice, sum_constraint, with_mixing_basis
+    >>> from isdp.lattice._bases import change_of_basis
     >>> smith = IntegerLattice.from_constraints(sum_constraint(3))
     >>> path = with_mixing_basis(smith, "path")
     >>> T, T_inv = change_of_basis(smith.basis, path.basis)

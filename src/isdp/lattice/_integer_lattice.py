@@ -53,19 +53,19 @@ def as_integer_matrix(A, name: str = "A") -> np.ndarray:
 
 
 def as_vector(v, name: str, *, length: int | None = None, integer: bool = False) -> np.ndarray:
-    """``v`` as a finite 1-D vector (int64 if ``integer``, else float); raises :class:`InvariantError`.
+    """Return ``v`` as a finite 1-D vector (int64 if ``integer``, else float): :func:`isdp._validate.vector`."""
+    return check.vector(name, v, length=length, integer=integer)
 
-    ``length`` fixes its size; otherwise it must be non-empty.
+
+def sum_blocks(A) -> list[np.ndarray] | None:
+    """Return the blocks of cells of a "one sum per block" constraint matrix, or None if A is not one.
+
+    A qualifies when every row is 0/1 and no cell is in two rows (cells in no row are free).
     """
-    arr = np.asarray(v)
-    if arr.ndim != 1 or (arr.size == 0 if length is None else arr.size != length):
-        expected = "non-empty" if length is None else f"of length {length}"
-        raise InvariantError(f"{name} must be a 1-D vector {expected}, got shape {arr.shape}")
-    if integer:
-        return as_integer_matrix(arr[None, :], name)[0]
-    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) or not np.all(np.isfinite(arr)):
-        raise InvariantError(f"{name} must be finite and numeric")
-    return arr.astype(float)
+    A = np.asarray(A)
+    if not (np.isin(A, (0, 1)).all() and (A.sum(axis=0) <= 1).all() and (A.sum(axis=1) >= 1).all()):
+        return None
+    return [np.flatnonzero(row) for row in A]
 
 
 INT64_LIMIT = 2**63  # |x| < INT64_LIMIT fits an int64
@@ -160,6 +160,8 @@ class IntegerLattice:
         The number of cells, ``A.shape[1]``.
     dim : int
         The lattice dimension k = n − rank(A), ``basis.shape[1]``.
+    sum_blocks : list of numpy.ndarray or None
+        The cells of each row when A is one sum per block of cells, else None.
 
     See Also
     --------
@@ -210,6 +212,15 @@ class IntegerLattice:
     def dim(self) -> int:
         """The lattice dimension k = n − rank(A) (the columns of ``basis``)."""
         return self.basis.shape[1]
+
+    @property
+    def sum_blocks(self) -> list[np.ndarray] | None:
+        """The cells of each row when A is one sum per block of cells, else None.
+
+        One sum per block: 0/1 entries and no cell in two rows (cells in no row are free); the lattices
+        the path basis and the data-augmentation sampler need.
+        """
+        return sum_blocks(self.A)
 
     @classmethod
     def from_constraints(cls, A, reduce: bool | str = "auto") -> IntegerLattice:
@@ -369,7 +380,7 @@ def integer_solution(A, b) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.lattice import integer_solution
+    >>> from isdp.lattice._integer_lattice import integer_solution
     >>> A = np.array([[1, 1, 0], [0, 1, 1]])
     >>> x = integer_solution(A, [5, 3])
     >>> x.tolist(), (A @ x).tolist()
@@ -404,7 +415,8 @@ def integer_solution(A, b) -> np.ndarray:
     return x
 
 
-#: Largest count magnitude :func:`check_release` accepts: every integer up to it is exact in a float.
+#: Largest count magnitude :func:`check_release` accepts, and that a table's counts and invariants may have:
+#: every integer up to it is exact in a float.
 COUNT_LIMIT = 2**53
 
 

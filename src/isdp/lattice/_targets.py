@@ -18,27 +18,6 @@ from ..errors import ArgumentError
 LAPLACE_L1 = 0
 LAPLACE_L2 = 1
 GAUSSIAN = 2
-#: the samplers keep ‖u‖₂² as an exact int64; a state must leave a factor-2 margin below 2**63
-SUMSQ_LIMIT = 2**62
-
-
-def squared_norm(u) -> np.ndarray:
-    """Return the exact ‖u‖₂² of integer vectors (last axis = cells) as int64.
-
-    A ValueError names the limit when it would exceed :data:`SUMSQ_LIMIT` (int64 arithmetic would wrap around
-    silently).
-    """
-    u = np.asarray(u)
-    if u.dtype == object or not np.issubdtype(u.dtype, np.integer):
-        raise ValueError(f"squared_norm needs integer vectors, got dtype {u.dtype}")
-    if u.size and float(np.square(u.astype(float)).sum(axis=-1).max()) >= SUMSQ_LIMIT / 2:
-        exact = max(sum(int(x) ** 2 for x in row) for row in u.reshape(-1, u.shape[-1]))
-        if exact >= SUMSQ_LIMIT:
-            raise ValueError(
-                f"‖u‖₂² = {exact} is beyond the exact int64 range the samplers use "
-                f"(< 2**62): entries this large are not supported"
-            )
-    return (u.astype(np.int64) ** 2).sum(axis=-1)
 
 
 @dataclass(frozen=True)

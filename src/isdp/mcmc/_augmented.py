@@ -40,9 +40,8 @@ from .. import _validate as check
 from .._rng import next_u64, seed_states, uniform_pos
 from .._runner import over_streams
 from ..errors import InvariantError
-from ..lattice._bases import sum_blocks
-from ..lattice._integer_lattice import IntegerLattice
-from ..lattice._targets import LAPLACE_L2, Target
+from ..lattice import IntegerLattice, Target
+from ._kernels import LAPLACE_L2
 from ._meeting_times import MeetingTimes
 from ._samplers import starting_states
 
@@ -225,7 +224,7 @@ def _structure(lattice: IntegerLattice, target: Target):
         raise TypeError(f"lattice must be an IntegerLattice, got {type(lattice).__name__}")
     if not isinstance(target, Target) or target.code != LAPLACE_L2:
         raise ValueError(f"the data-augmentation sampler targets the ℓ2 generalized Laplace, got {target!r}")
-    blocks = sum_blocks(lattice.A)
+    blocks = lattice.sum_blocks
     if blocks is None:
         raise ValueError(
             "the data-augmentation sampler needs one sum constraint, or one sum per block of "
@@ -393,4 +392,4 @@ def augmented_meeting_times(
     met = np.zeros(n_pairs, dtype=np.bool_)
     tick = time.perf_counter()
     over_streams(_meeting_times, n_pairs, start, seed_states(seed, n_pairs), eps, blocks, lag, max_iter, tau, met)
-    return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick)
+    return MeetingTimes(tau=tau, met=met, lag=lag, seconds=time.perf_counter() - tick, chain=CHAIN_NAME)

@@ -25,10 +25,19 @@ from numba import njit
 from .. import _validate as check
 from .._rng import seed_states, uniform_pos
 from .._runner import check_dg_eps, over_streams
-from ..lattice._integer_lattice import IntegerLattice
-from ..lattice._targets import LAPLACE_L1, LAPLACE_L2, Target
+from ..lattice import IntegerLattice, Target
 from ._double_geometric import maximal_coupling_dg
-from ._kernels import acceptance_ratio, apply_move, basis_csr, component_sweep, copy_into, norm_change, sweep_law
+from ._kernels import (
+    LAPLACE_L1,
+    LAPLACE_L2,
+    acceptance_ratio,
+    apply_move,
+    basis_csr,
+    component_sweep,
+    copy_into,
+    norm_change,
+    sweep_law,
+)
 from ._meeting_times import MeetingTimes
 from ._samplers import check_state, starting_states
 

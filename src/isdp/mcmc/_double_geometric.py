@@ -243,7 +243,8 @@ def maximal_coupling_dg(s, mean_x, mean_y, dg):
 
     Examples
     --------
-    >>> from isdp.mcmc import dg_table, maximal_coupling_dg, seed_states
+    >>> from isdp._rng import dg_table, seed_states
+    >>> from isdp.mcmc._double_geometric import maximal_coupling_dg
     >>> state, dg = seed_states(0, 1)[0], dg_table(1.0)
     >>> [tuple(int(v) for v in maximal_coupling_dg(state, 0, 1, dg)) for _ in range(6)]
     [(-2, 1), (1, 1), (-1, -1), (0, 2), (0, 3), (0, 2)]
@@ -324,45 +325,3 @@ def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: 
     out = np.empty((int(size), 2), dtype=np.int64)
     _coupling_fill(seed_states(seed, 1)[0], int(mean_x), int(mean_y), table, out)
     return out
-
-
-def dg_tv_shift(shift: int, eps: float) -> float:
-    """TV distance between DG(ε) and shift + DG(ε): ``1 - P(X = Y)`` under maximal coupling.
-
-    Parameters
-    ----------
-    shift : int
-        The shift d between the two laws' centres (its sign does not matter).
-    eps : float
-        The parameter ε > 0.
-
-    Returns
-    -------
-    float
-        1 − Σ_k min(DG(k), DG(k − d)), summed where both tails are above 1e-18; 0 for d = 0.
-
-    Raises
-    ------
-    ValueError
-        If ``eps`` is not a positive finite number.
-
-    See Also
-    --------
-    maximal_coupling_rvs : Pairs that meet with probability 1 minus this.
-
-    Examples
-    --------
-    For a shift of one the distance is tanh(ε/2):
-
-    >>> import numpy as np
-    >>> from isdp.mcmc import dg_tv_shift
-    >>> round(dg_tv_shift(1, 1.0), 9), round(float(np.tanh(0.5)), 9), dg_tv_shift(0, 1.0)
-    (0.462117157, 0.462117157, 0.0)
-    """
-    eps = _check_eps(eps)
-    d = abs(int(shift))
-    if d == 0:
-        return 0.0
-    reach = d + int(np.ceil(np.log(1e-18) / -eps))  # beyond it both tails are < 1e-18
-    ks = np.arange(-reach, reach + 1)
-    return float(1.0 - np.minimum(dg_pmf(ks, eps), dg_pmf(ks - d, eps)).sum())

@@ -274,4 +274,4 @@ def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: 
         int(np.median(tau)),
         seconds,
     )
-    return MeetingTimes(tau=tau, met=met, lag=0, seconds=seconds)
+    return MeetingTimes(tau=tau, met=met, lag=0, seconds=seconds, chain=NAME)

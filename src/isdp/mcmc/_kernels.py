@@ -1,9 +1,8 @@
 """Compiled building blocks of the component-wise Metropolis sampler and its couplings.
 
-Public so that kernels built outside the package (the coupling designs of
-benchmarks/coupling_designs.py) use the same pieces, and the same random streams, as
-:func:`isdp.mcmc.sample`; the stream primitives are defined in :mod:`isdp._rng`, and the runner of a kernel's
-streams on numba's threads (:func:`over_streams`) in :mod:`isdp._runner`; both are listed here.
+Private to :mod:`isdp.mcmc`. The coupling designs of benchmarks/coupling_designs.py are built from the same
+pieces and the same random streams (:mod:`isdp._rng`) as :func:`isdp.mcmc.sample`, so that their design of the
+library's coupling reproduces :func:`isdp.mcmc.meeting_times` draw for draw.
 
 Kernels take their inputs grouped as built once per run:
 
@@ -26,7 +25,33 @@ import scipy.sparse as sp
 from numba import njit
 
 from .._rng import dg_draw, dg_table, uniform_pos
-from ..lattice._targets import LAPLACE_L1, LAPLACE_L2, Target
+from ..lattice import Target
+
+#: the compiled kernels' codes of the targets (:attr:`isdp.lattice.Target.code`)
+LAPLACE_L1, LAPLACE_L2, GAUSSIAN = (
+    Target(*law, 1.0).code for law in (("laplace", "l1"), ("laplace", "l2"), ("gaussian", "l2"))
+)
+#: the samplers keep ‖u‖₂² as an exact int64; a state must leave a factor-2 margin below 2**63
+SUMSQ_LIMIT = 2**62
+
+
+def squared_norm(u) -> np.ndarray:
+    """Return the exact ‖u‖₂² of integer vectors (last axis = cells) as int64.
+
+    A ValueError names the limit when it would exceed :data:`SUMSQ_LIMIT` (int64 arithmetic would wrap around
+    silently).
+    """
+    u = np.asarray(u)
+    if u.dtype == object or not np.issubdtype(u.dtype, np.integer):
+        raise ValueError(f"squared_norm needs integer vectors, got dtype {u.dtype}")
+    if u.size and float(np.square(u.astype(float)).sum(axis=-1).max()) >= SUMSQ_LIMIT / 2:
+        exact = max(sum(int(x) ** 2 for x in row) for row in u.reshape(-1, u.shape[-1]))
+        if exact >= SUMSQ_LIMIT:
+            raise ValueError(
+                f"‖u‖₂² = {exact} is beyond the exact int64 range the samplers use "
+                f"(< 2**62): entries this large are not supported"
+            )
+    return (u.astype(np.int64) ** 2).sum(axis=-1)
 
 
 def basis_csr(basis: np.ndarray):
@@ -52,7 +77,7 @@ def basis_csr(basis: np.ndarray):
     Examples
     --------
     >>> from isdp.lattice import IntegerLattice, sum_constraint
-    >>> from isdp.mcmc import basis_csr
+    >>> from isdp.mcmc._kernels import basis_csr
     >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
     >>> lattice.basis.tolist()
     [[-1, -1], [1, 0], [0, 1]]
@@ -76,14 +101,14 @@ def sweep_law(target: Target, proposal_eps: float) -> tuple:
     Returns
     -------
     tuple
-        (code, param, dg, exp_l1): the target's kernel code (``isdp.lattice._targets.LAPLACE_L1``,
+        (code, param, dg, exp_l1): the target's kernel code (``LAPLACE_L1``,
         ``LAPLACE_L2`` or ``GAUSSIAN``) and parameter (ε, or 1/(2σ²) for the Gaussian), the
         proposal's :func:`dg_table` at ``proposal_eps`` and the target's :func:`exp_table`.
 
     Examples
     --------
     >>> from isdp.lattice import generalized_gaussian, generalized_laplace
-    >>> from isdp.mcmc import sweep_law
+    >>> from isdp.mcmc._kernels import sweep_law
     >>> code, param, dg, exp_l1 = sweep_law(generalized_laplace(1.0), 0.5)
     >>> code, param, exp_l1[:3].round(4).tolist()
     (0, 1.0, [1.0, 0.3679, 0.1353])
@@ -115,8 +140,8 @@ def exp_table(target_code: int, param: float) -> np.ndarray:
 
     Examples
     --------
-    >>> from isdp.mcmc import exp_table
-    >>> from isdp.lattice._targets import LAPLACE_L1, LAPLACE_L2
+    >>> from isdp.mcmc._kernels import exp_table
+    >>> from isdp.mcmc._kernels import LAPLACE_L1, LAPLACE_L2
     >>> table = exp_table(LAPLACE_L1, 1.0)
     >>> table.size, table[:3].round(4).tolist()
     (44, [1.0, 0.3679, 0.1353])
@@ -161,8 +186,8 @@ def norm_change(u, idx, val, start, end, z, code):
     --------
     >>> import numpy as np
     >>> from isdp.lattice import IntegerLattice, sum_constraint
-    >>> from isdp.mcmc import basis_csr, norm_change
-    >>> from isdp.lattice._targets import LAPLACE_L1, LAPLACE_L2
+    >>> from isdp.mcmc._kernels import basis_csr, norm_change
+    >>> from isdp.mcmc._kernels import LAPLACE_L1, LAPLACE_L2
     >>> ptr, idx, val = basis_csr(IntegerLattice.from_constraints(sum_constraint(3)).basis)
     >>> u = np.array([2, -1, -1])  # column 0 is e_2 - e_1: the move gives (1, 0, -1)
     >>> norm_change(u, idx, val, ptr[0], ptr[1], 1, LAPLACE_L1)
@@ -212,8 +237,8 @@ def acceptance_ratio(change, norm, new_norm, code, param, exp_l1):
 
     Examples
     --------
-    >>> from isdp.mcmc import acceptance_ratio, exp_table
-    >>> from isdp.lattice._targets import LAPLACE_L1
+    >>> from isdp.mcmc._kernels import acceptance_ratio, exp_table
+    >>> from isdp.mcmc._kernels import LAPLACE_L1
     >>> table = exp_table(LAPLACE_L1, 1.0)
     >>> round(acceptance_ratio(2, 0.0, 0.0, LAPLACE_L1, 1.0, table), 4)  # ‖u‖₁ grows by 2: e^(-2)
     0.1353
@@ -253,7 +278,7 @@ def apply_move(u, idx, val, start, end, z):
     --------
     >>> import numpy as np
     >>> from isdp.lattice import IntegerLattice, sum_constraint
-    >>> from isdp.mcmc import apply_move, basis_csr
+    >>> from isdp.mcmc._kernels import apply_move, basis_csr
     >>> ptr, idx, val = basis_csr(IntegerLattice.from_constraints(sum_constraint(3)).basis)
     >>> u = np.array([2, -1, -1])
     >>> apply_move(u, idx, val, ptr[0], ptr[1], 1)
@@ -302,7 +327,8 @@ def component_sweep(u, sumsq, rng, csr, law, wdiff, sign):
     --------
     >>> import numpy as np
     >>> from isdp.lattice import IntegerLattice, generalized_gaussian, sum_constraint
-    >>> from isdp.mcmc import basis_csr, component_sweep, seed_states, sweep_law
+    >>> from isdp._rng import seed_states
+    >>> from isdp.mcmc._kernels import basis_csr, component_sweep, sweep_law
     >>> csr = basis_csr(IntegerLattice.from_constraints(sum_constraint(3)).basis)
     >>> law = sweep_law(generalized_gaussian(2.0), 1.0)
     >>> u, wdiff = np.array([2, -1, -1]), np.zeros(2, dtype=np.int64)
@@ -355,7 +381,7 @@ def copy_into(dst, src):
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.mcmc import copy_into
+    >>> from isdp.mcmc._kernels import copy_into
     >>> dst = np.zeros(3, dtype=np.int64)
     >>> copy_into(dst, np.array([2, -1, -1]))
     >>> dst.tolist()
@@ -400,7 +426,8 @@ def joint_sweep(u, sumsq, rng, csr, law, scratch, z):
     --------
     >>> import numpy as np
     >>> from isdp.lattice import IntegerLattice, generalized_gaussian, sum_constraint
-    >>> from isdp.mcmc import basis_csr, joint_sweep, seed_states, sweep_law
+    >>> from isdp._rng import seed_states
+    >>> from isdp.mcmc._kernels import basis_csr, joint_sweep, sweep_law
     >>> csr = basis_csr(IntegerLattice.from_constraints(sum_constraint(3)).basis)
     >>> law = sweep_law(generalized_gaussian(2.0), 1.0)
     >>> u, scratch, z = np.array([2, -1, -1]), np.empty(3, dtype=np.int64), np.empty(2, dtype=np.int64)

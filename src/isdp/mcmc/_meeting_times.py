@@ -38,6 +38,10 @@ class MeetingTimes:
         from its own states, e.g. exact draws from π).
     seconds : float
         Wall time of the coupled run, in seconds.
+    chain : str, default ""
+        The coupled chain's name, as its certificate states it, for the samplers that move on no lattice
+        basis (the data-augmentation and pair heat-bath samplers); empty for the others, whose
+        certificate names their basis.
 
     See Also
     --------
@@ -59,6 +63,7 @@ class MeetingTimes:
     met: np.ndarray  # bool (pairs,): False = censored at max_iter
     lag: int
     seconds: float
+    chain: str = ""
 
     def tv_bound(self, t) -> np.ndarray:
         """Return the point estimate of the L-lag bound on d_TV(π_t, π) at iterations ``t``.

@@ -41,7 +41,7 @@ from .. import _validate as check
 from .._rng import dg_draw, dg_table, seed_states, uniform_pos
 from .._runner import check_dg_eps, over_streams, run_chunked
 from ..errors import InvariantError
-from ..lattice._integer_lattice import as_integer_matrix, as_vector
+from ..lattice import as_integer_matrix
 from ._kernels import copy_into
 
 log = logging.getLogger(__name__)
@@ -209,7 +209,7 @@ def mis_log_weight(s, center, index_set, eps: float, proposal_eps: float) -> np.
 
     Examples
     --------
-    >>> from isdp.mcmc import mis_log_weight
+    >>> from isdp.mcmc._mis import mis_log_weight
     >>> mis_log_weight([[3, 0, 1], [2, 1, 1]], [3, 0, 1], [0, 1], 1.0, 0.5).tolist()  # −1·2 + 0.5·2
     [0.0, -1.0]
     """
@@ -365,15 +365,15 @@ def _problem(A, a, center, B, b, *, eps, proposal_eps, index_set, n_chains, init
     m, d = A.shape
     if m >= d:
         raise InvariantError(f"A has {m} rows and {d} columns; the MIS needs m < d")
-    a = as_vector(a, "a", length=m, integer=True)
-    center = as_vector(center, "center", length=d, integer=True)
+    a = check.vector("a", a, length=m, integer=True)
+    center = check.vector("center", center, length=d, integer=True)
     if (B is None) != (b is None):
         raise InvariantError("give both B and b, or neither")
     if B is not None:
         B = np.asarray(B, dtype=float)
         if B.ndim != 2 or B.shape[1] != d or not np.all(np.isfinite(B)):
             raise InvariantError(f"B must be a finite 2-D matrix with {d} columns, got shape {B.shape}")
-        b = as_vector(b, "b", length=B.shape[0])
+        b = check.vector("b", b, length=B.shape[0])
     eps, proposal_eps = check_dg_eps("eps", eps), check_dg_eps("proposal_eps", proposal_eps)
     idx_i, idx_c = _index_set(index_set, d, m)
     adj, det = _solver(A, idx_c, allow_nonunimodular)

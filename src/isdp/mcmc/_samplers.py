@@ -18,9 +18,18 @@ from .. import _validate as check
 from .._rng import seed_states
 from .._runner import check_dg_eps, check_grid, check_range, over_streams, run_chunked
 from ..errors import InvariantError
-from ..lattice._integer_lattice import IntegerLattice
-from ..lattice._targets import GAUSSIAN, LAPLACE_L1, LAPLACE_L2, Target, squared_norm
-from ._kernels import basis_csr, component_sweep, copy_into, joint_sweep, sweep_law
+from ..lattice import IntegerLattice, Target
+from ._kernels import (
+    GAUSSIAN,
+    LAPLACE_L1,
+    LAPLACE_L2,
+    basis_csr,
+    component_sweep,
+    copy_into,
+    joint_sweep,
+    squared_norm,
+    sweep_law,
+)
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +166,7 @@ def starting_states(lattice: IntegerLattice, init, n_chains: int) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from isdp.lattice import IntegerLattice
-    >>> from isdp.mcmc import starting_states
+    >>> from isdp.mcmc._samplers import starting_states
     >>> lattice = IntegerLattice.from_constraints(np.ones((1, 3), dtype=np.int64))
     >>> starting_states(lattice, None, 2).tolist(), starting_states(lattice, [1, -1, 0], 2).tolist()
     ([[0, 0, 0], [0, 0, 0]], [[1, -1, 0], [1, -1, 0]])

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isdp.convergence import convergence_table, from_netcdf, load_draws, save_draws, summarize_convergence
+from isdp.convergence import convergence_table, load_draws, save_draws, summarize_convergence
+from isdp.convergence._arviz_compat import from_netcdf
 from isdp.convergence._diagnostics import two_sample_chi2
 from isdp.convergence._draws_io import to_inference_data
 

@@ -14,7 +14,8 @@ from scipy import stats
 
 import isdp.exact._compiled_draws as compiled_draws
 from isdp.errors import ArgumentError
-from isdp.exact import WordSource, compiled_double_geometric, double_geometric, seeded_source, system_source
+from isdp.exact import WordSource, compiled_double_geometric, seeded_source, system_source
+from isdp.exact._exact_draws import double_geometric
 from isdp.mcmc import dg_pmf
 
 

@@ -11,14 +11,8 @@ from conftest import ALPHA, Z_TOL, ByteStream, chisquare_gof_integers
 from scipy import stats
 
 from isdp.errors import ArgumentError
-from isdp.exact import (
-    as_fraction,
-    bernoulli_exp,
-    double_geometric,
-    double_geometric_array,
-    seeded_source,
-    system_source,
-)
+from isdp.exact import as_fraction, double_geometric_array, seeded_source, system_source
+from isdp.exact._exact_draws import bernoulli_exp, double_geometric
 
 
 @pytest.mark.parametrize("gamma", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2)])

@@ -28,13 +28,12 @@ from isdp.exact import (
     LatticeBlock,
     WordSource,
     as_fraction,
-    bernoulli_exp,
     compiled_double_geometric,
     discrete_gaussian,
-    double_geometric,
     double_geometric_array,
     seeded_source,
 )
+from isdp.exact._exact_draws import bernoulli_exp, double_geometric
 
 LIMIT = 2**31  # the compiled kernels' bound on ε's numerator and denominator
 

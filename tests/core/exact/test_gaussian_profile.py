@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from isdp.baselines import gaussian_delta
-from isdp.exact import SIGMA_GRID, ExactSampler, calibrate_sigma, profile_delta, profile_epsilon, residue_profiles
+from isdp.exact import SIGMA_GRID, ExactSampler, calibrate_sigma, profile_epsilon
+from isdp.exact._gaussian_profile import profile_delta, residue_profiles
 from isdp.lattice import table_margins
 from isdp.privacy import exact_route_noise, hockey_stick_bound
 

@@ -9,7 +9,8 @@ import pytest
 from exact_support import finishes
 
 from isdp.errors import ArgumentError
-from isdp.exact import double_geometric, seeded_source, system_source
+from isdp.exact import seeded_source, system_source
+from isdp.exact._exact_draws import double_geometric
 
 
 def test_seeded_source_is_reproducible_and_seeds_differ():

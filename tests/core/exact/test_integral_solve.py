@@ -1,11 +1,10 @@
-"""The integral solve of invariants (isdp.exact.integral_solve): in floating point, checked, and in exact integers."""
+"""The integral solve of invariants (isdp.exact._integral_solve): in floating point, checked, and in exact integers."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from isdp.exact import integral_solve
-from isdp.exact._integral_solve import _exact_product, _exact_solve
+from isdp.exact._integral_solve import _exact_product, _exact_solve, integral_solve
 from isdp.lattice import independent_rows, table_margins
 
 

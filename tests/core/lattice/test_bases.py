@@ -13,14 +13,13 @@ from isdp.errors import InvariantError
 from isdp.exact import enumerate_target
 from isdp.lattice import (
     IntegerLattice,
-    change_of_basis,
-    default_basis,
     generalized_laplace,
     sum_constraint,
     table_margins,
     venn_constraints,
     with_mixing_basis,
 )
+from isdp.lattice._bases import change_of_basis, default_basis
 from isdp.mcmc import sample
 
 BLOCKS = np.array([[1, 1, 1, 0, 0], [0, 0, 0, 1, 1]])  # one sum per block: 3 + 2 cells

@@ -12,12 +12,11 @@ from isdp.errors import InvariantError
 from isdp.lattice import (
     IntegerLattice,
     check_release,
-    integer_solution,
     sum_constraint,
     table_margins,
     venn_constraints,
 )
-from isdp.lattice._integer_lattice import as_integer_matrix
+from isdp.lattice._integer_lattice import as_integer_matrix, integer_solution
 
 # (name, A, rank(A), lattice dimension) — ranks and dimensions worked out by hand, not from the code
 MATRICES = [

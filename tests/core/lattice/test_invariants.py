@@ -110,12 +110,12 @@ def test_every_lattice_entry_refuses_a_non_integer_or_a_wrong_kind_with_an_isdp_
     from isdp.errors import IsdpError
     from isdp.lattice import (
         IntegerLattice,
-        default_basis,
         generalized_gaussian,
         generalized_laplace,
         sum_constraint,
         with_mixing_basis,
     )
+    from isdp.lattice._bases import default_basis
 
     lattice = IntegerLattice.from_constraints(sum_constraint(3))
     calls = {

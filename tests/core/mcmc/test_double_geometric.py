@@ -8,7 +8,7 @@ from conftest import ALPHA, Z_TOL, chisquare_gof_integers, iid_se
 from mcmc_support import dg_rvs_compiled
 
 from isdp.mcmc import dg_cdf, dg_logpmf, dg_pmf, dg_rvs, maximal_coupling_rvs
-from isdp.mcmc._double_geometric import dg_tv_shift, dg_variance
+from isdp.mcmc._double_geometric import dg_variance
 
 A_VALUES = [0.2, 0.6, 0.92]
 N_DRAWS = 60_000
@@ -105,12 +105,6 @@ def _tv_closed_form(d: int, a: float) -> float:
     d = abs(d)
     m = d // 2
     return 1 - a**m if d % 2 == 0 else 1 - 2 * a ** (m + 1) / (1 + a)
-
-
-@pytest.mark.parametrize("a", A_VALUES)
-@pytest.mark.parametrize("d", [0, 1, 2, 5, -3])
-def test_tv_shift_closed_form(a, d):
-    assert dg_tv_shift(d, _eps(a)) == pytest.approx(_tv_closed_form(d, a), abs=1e-12)
 
 
 @pytest.mark.parametrize(("mean_x", "mean_y", "a"), [(0, 1, 0.6), (2, -1, 0.6), (0, 4, 0.92), (3, 3, 0.6), (0, 2, 0.2)])

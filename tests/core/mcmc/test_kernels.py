@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from isdp.lattice import IntegerLattice, generalized_gaussian, generalized_laplace, table_margins
-from isdp.mcmc import acceptance_ratio, basis_csr, exp_table, norm_change
+from isdp.mcmc._kernels import acceptance_ratio, basis_csr, exp_table, norm_change
 
 
 @pytest.mark.parametrize(

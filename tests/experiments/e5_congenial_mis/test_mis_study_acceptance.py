@@ -14,7 +14,8 @@ from isdp_papers.e5_congenial_mis import mis_study as ms
 from isdp_papers.e5_congenial_mis import small_lattice as sl
 from scipy import stats
 
-from isdp.mcmc import dg_logpmf, dg_rvs, mis_log_weight
+from isdp.mcmc import dg_logpmf, dg_rvs
+from isdp.mcmc._mis import mis_log_weight
 from isdp.tables import read_table_csv
 
 LATTICE, INDEX_SET, EPS = (6, 3, 4), [1, 3, 4], 0.5  # 25 tables; I^c = {0, 2, 5}, A[:, I^c] unimodular

@@ -173,6 +173,44 @@ def lag_tradeoff(
     )
 
 
+def dg_tv_shift(shift: int, eps: float) -> float:
+    """TV distance between DG(ε) and shift + DG(ε): ``1 - P(X = Y)`` under maximal coupling.
+
+    Parameters
+    ----------
+    shift : int
+        The shift d between the two laws' centres (its sign does not matter).
+    eps : float
+        The parameter ε > 0.
+
+    Returns
+    -------
+    float
+        1 − Σ_k min(DG(k), DG(k − d)), summed where both tails are above 1e-18; 0 for d = 0.
+
+    See Also
+    --------
+    isdp.mcmc.maximal_coupling_rvs : Pairs that meet with probability 1 minus this.
+
+    Examples
+    --------
+    For a shift of one the distance is tanh(ε/2):
+
+    >>> import numpy as np
+    >>> from isdp_papers.lattice_study.measures.coupling_bounds import dg_tv_shift
+    >>> round(dg_tv_shift(1, 1.0), 9), round(float(np.tanh(0.5)), 9), dg_tv_shift(0, 1.0)
+    (0.462117157, 0.462117157, 0.0)
+    """
+    from isdp.mcmc import dg_pmf  # deferred: isdp.mcmc loads numba
+
+    d = abs(int(shift))
+    if d == 0:
+        return 0.0
+    reach = d + int(np.ceil(np.log(1e-18) / -eps))  # beyond it both tails are < 1e-18
+    ks = np.arange(-reach, reach + 1)
+    return float(1.0 - np.minimum(dg_pmf(ks, eps), dg_pmf(ks - d, eps)).sum())
+
+
 def maximal_coupling_z(
     run: Run, paper, *, shifts: list[int], size: int, seed: int, coupling: str = "maximal"
 ) -> Measurement:
@@ -181,10 +219,10 @@ def maximal_coupling_z(
     Alg. 2's joint kernel couples each coordinate's proposals maximally — X ~ DG(ε) and Y ~ s + DG(ε) with P(X = Y) = 1
     − TV (:func:`isdp.mcmc.maximal_coupling_rvs`, the draw the coupled sweep makes). At each proposal ε of E1's and E2's
     targets (config) and each shift s, ``size`` pairs: z-scores of the meeting rate against 1 − TV
-    (:func:`isdp.mcmc.dg_tv_shift`) and of the two marginal means against 0 and s (binomial and DG standard errors).
+    (:func:`dg_tv_shift`) and of the two marginal means against 0 and s (binomial and DG standard errors).
     ``coupling`` "independent" draws X and Y independently.
     """
-    from isdp.mcmc import dg_rvs, dg_tv_shift, dg_variance, maximal_coupling_rvs
+    from isdp.mcmc import dg_rvs, dg_variance, maximal_coupling_rvs
 
     eps_list = sorted({float(t["proposal_eps"]) for exp in ("e1", "e2") for t in run.config[exp]["targets"].values()})
     z, parts = [], []
@@ -217,13 +255,13 @@ def coupled_kernel_maximal(
     """ISDP §4 / App. D.2 ("The joint kernel, given by Algorithm 2 …, is a maximal coupling kernel"), read literally.
 
     One coupled iteration K̄((x, y), ·) is a maximal coupling of the one-iteration kernels K(x, ·) and K(y, ·), P(X' =
-    Y') = 1 − TV(K(x, ·), K(y, ·)). Exact on a two-dimensional ``lattice`` (:func:`isdp.exact.coupled_sweep_exact`) at
-    each target ε (config; ``target_eps`` replaces it) and proposal ε of E1's and E2's targets, for ``pairs`` of lattice
-    coordinates. The value is the smallest P(X' = Y') / (1 − TV): 1 when the kernel is maximal at every pair, never
-    above 1 (the coupling inequality).
+    Y') = 1 − TV(K(x, ·), K(y, ·)). Exact on a two-dimensional ``lattice`` (``coupled_laws.coupled_sweep_exact``)
+    at each target ε (config; ``target_eps`` replaces it) and proposal ε of E1's and E2's targets, for ``pairs`` of
+    lattice coordinates. The value is the smallest P(X' = Y') / (1 − TV): 1 when the kernel is maximal at every pair,
+    never above 1 (the coupling inequality).
     """
-    from isdp.exact import coupled_sweep_exact
     from isdp.lattice import generalized_laplace
+    from isdp_papers.lattice_study.coupled_laws import coupled_sweep_exact
 
     lat = _small_lattice(lattice)
     cases = set()
@@ -268,13 +306,14 @@ def coupling_finite_exact(
     """Measure ISDP §4 / App. D.2 exactly on a rank-1 ``lattice``: the coupled chains meet in finite time.
 
     The paper: the L-lag coupled chains "will couple in finite time with probability one". Measured exactly on a rank-1
-    ``lattice``: the law of Alg. 2's pair propagated for ``horizon`` iterations (:func:`isdp.exact.apart_probabilities`)
-    for the ℓ1 and ℓ2 generalized Laplace targets at ``eps``. The value is the larger P(X_{L+horizon} ≠ Y_horizon): 0 up
-    to the mass the computation drops when the pair meets with probability one and stays met. ``uniforms`` "independent"
-    tests the two Metropolis steps with one uniform each.
+    ``lattice``: the law of Alg. 2's pair propagated for ``horizon`` iterations
+    (``coupled_laws.apart_probabilities``) for the ℓ1 and ℓ2 generalized Laplace targets
+    at ``eps``. The value is the larger P(X_{L+horizon} ≠ Y_horizon): 0 up to the mass the computation drops when the
+    pair meets with probability one and stays met. ``uniforms`` "independent" tests the two Metropolis steps with one
+    uniform each.
     """
-    from isdp.exact import apart_probabilities
     from isdp.lattice import generalized_laplace
+    from isdp_papers.lattice_study.coupled_laws import apart_probabilities
 
     lat = _small_lattice(lattice)
     ends, parts = [], []

@@ -36,12 +36,12 @@ def jump_symmetric(
     """ISDP §4 after Eq. 11.
 
     With z's coordinates unbiased and symmetric about 0, the jump v = V(0, z) is unbiased and symmetric and keeps the
-    invariants. Exactly (:func:`isdp.exact.jump_law`) on small lattices, for the double geometric DG(``eps``) cut at
+    invariants. Exactly (``coupled_laws.jump_law``) on small lattices, for the double geometric DG(``eps``) cut at
     ±``reach`` (its tail mass left out, below 1e-12 of it) and each further finite law of ``laws``. The value is the
     largest of max_v |q(v) − q(−v)|, ‖Σ v q(v)‖∞ and max |A v| over the lattices and laws.
     """
-    from isdp.exact import jump_law
     from isdp.mcmc import dg_pmf
+    from isdp_papers.lattice_study.coupled_laws import jump_law
 
     k = np.arange(-reach, reach + 1)
     named = {
@@ -103,7 +103,7 @@ def joint_update_stationary(
 ) -> Measurement:
     """ISDP §4 / App. D.1 ("these updates may also be performed simultaneously").
 
-    The simultaneous update (all pre-jumps at once, one Metropolis test: :func:`isdp.mcmc.joint_sweep`) leaves π
+    The simultaneous update (all pre-jumps at once, one Metropolis test, as :mod:`isdp.mcmc` compiles it) leaves π
     invariant. Its exact transition matrix on a box (:func:`.dp_audits.joint_update_matrix`) for both norms' targets; π
     the untruncated target restricted to the box (normalised on the box of twice the radius). The value is the largest
     ‖πP − π‖₁ − 2π(outside) (the inflow the box misses and the outflow it keeps).

@@ -23,6 +23,15 @@ FINITE_ROW = "ISDP-E1-coupling-finite"
 KERNEL_ROW = "ISDP-E1-maximal-coupling-kernel"
 
 
+@pytest.mark.parametrize("a", [0.2, 0.6, 0.92])
+@pytest.mark.parametrize("d", [0, 1, 2, 5, -3])
+def test_the_tv_of_a_shift_is_its_closed_form(a, d):
+    """TV(DG(a), d + DG(a)) = P(K < d/2) − P(K < −d/2): 1 − a^m (d = 2m), 1 − 2a^{m+1}/(1 + a) (d = 2m + 1)."""
+    m = abs(d) // 2
+    closed = 1 - a**m if d % 2 == 0 else 1 - 2 * a ** (m + 1) / (1 + a)
+    assert coupling_bounds.dg_tv_shift(d, float(-np.log(a))) == pytest.approx(closed, abs=1e-12)
+
+
 # --------------------------------------------------------------------------- ISDP-E1-coupling-finite
 
 

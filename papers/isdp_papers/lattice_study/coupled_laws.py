@@ -1,4 +1,4 @@
-"""Exact laws of coupled chains on small lattices: the ground truth for the coupling bounds.
+"""Exact laws of coupled chains on small lattices: the ground truth for the lattice study's coupling bounds.
 
 The L-lag coupling (ISDP §4, App. D.2; :mod:`isdp.mcmc`) estimates an upper bound on the TV distance of the
 component-wise sampler from its target. On lattices of dimension 1 or 2 the laws it works with can be computed
@@ -18,7 +18,7 @@ residuals, whose supports are disjoint) and one uniform decides both Metropolis 
 out of the box, and the DG tails cut where less than ``mass`` is left, is dropped, so 1 − P(X_t = Y_{t−L})
 over-states the chance that the pair has not met.
 
-The single chain's exact laws (enumeration, transition matrix, TV curve) are in :mod:`isdp.exact`.
+The single chain's exact laws (enumeration, transition matrix, TV curve) are :mod:`isdp.exact`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..mcmc._double_geometric import dg_pmf
+from isdp.mcmc import dg_pmf
 
 #: how the two Metropolis tests share randomness: Alg. 2's one uniform, or one uniform per chain
 UNIFORMS = ("common", "independent")
@@ -60,7 +60,7 @@ def jump_law(lattice, pmf: dict[int, float]) -> dict[tuple[int, ...], float]:
     One sum over three cells (Smith basis e_2 − e_1, e_3 − e_1), z_j ∈ {−1, 0, 1}:
 
     >>> from isdp.lattice import IntegerLattice, sum_constraint
-    >>> from isdp.exact import jump_law
+    >>> from isdp_papers.lattice_study.coupled_laws import jump_law
     >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
     >>> law = jump_law(lattice, {-1: 0.25, 0: 0.5, 1: 0.25})
     >>> len(law), law[(0, 0, 0)], law[(-2, 1, 1)]
@@ -131,7 +131,7 @@ def coupled_sweep_exact(lattice, target, proposal_eps: float, pairs, mass: float
     Two pairs on one sum over three cells, apart by one and by two coordinates:
 
     >>> from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
-    >>> from isdp.exact import coupled_sweep_exact
+    >>> from isdp_papers.lattice_study.coupled_laws import coupled_sweep_exact
     >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
     >>> out = coupled_sweep_exact(lattice, generalized_laplace(1.0), 1.0, [([0, 0], [1, 0]), ([0, 0], [1, 1])])
     >>> [(round(o["meet"], 3), round(o["tv"], 3)) for o in out]
@@ -406,7 +406,7 @@ def apart_probabilities(
     Two cells with one sum (a rank-1 lattice), lag 2:
 
     >>> from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
-    >>> from isdp.exact import apart_probabilities
+    >>> from isdp_papers.lattice_study.coupled_laws import apart_probabilities
     >>> lattice = IntegerLattice.from_constraints(sum_constraint(2))
     >>> apart = apart_probabilities(lattice, generalized_laplace(1.0), proposal_eps=1.0, lag=2, horizon=5, radius=6)
     >>> apart.round(3).tolist()

@@ -1,4 +1,5 @@
-"""Tests of :mod:`isdp.exact`: each exact law is the sampler's, by Monte Carlo of :mod:`isdp.mcmc` — the
+"""Tests of :mod:`isdp_papers.lattice_study.coupled_laws`: each exact law is the sampler's, by Monte Carlo of
+:mod:`isdp.mcmc` — the
 L-lag pair's apart probabilities (:func:`apart_probabilities`) against :func:`isdp.mcmc.meeting_times`, one
 coupled sweep (:func:`coupled_sweep_exact`) against :func:`isdp.mcmc._coupling.coupled_kernel_draws`, Eq. 11's jump
 (:func:`jump_law`) against simulated B z — the compiled pair step is the plain double loop over states and proposals
@@ -11,10 +12,9 @@ import math
 import numpy as np
 import pytest
 from conftest import chisquare_gof
+from isdp_papers.lattice_study.coupled_laws import _pair_step, apart_probabilities, coupled_sweep_exact, jump_law
 from scipy.stats import norm as normal
 
-from isdp.exact import apart_probabilities, coupled_sweep_exact, jump_law
-from isdp.exact._coupled_laws import _pair_step
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, table_margins
 from isdp.mcmc import meeting_times
 from isdp.mcmc._coupling import coupled_kernel_draws
@@ -49,7 +49,7 @@ def test_the_exact_pair_law_is_the_samplers(norm):
 
 def _pair_step_plain(P, logpi, pmf, common):
     """One coupled iteration of the pair law ``P`` as the plain loop over every state (i, j), its common proposals
-    q and its pairs (q, r) of residual proposals, in Python: the reference :func:`isdp.exact._coupled_laws._pair_step`
+    q and its pairs (q, r) of residual proposals, in Python: the reference :func:`_pair_step`
     (arranged for speed) must equal. Moves out of the box are dropped."""
     n, T = P.shape[0], (len(pmf) - 1) // 2
     P, logpi, pmf = P.tolist(), logpi.tolist(), pmf.tolist()
@@ -105,7 +105,7 @@ def _pair_step_plain(P, logpi, pmf, common):
 def test_the_compiled_pair_step_is_the_plain_loop_to_the_last_bit():
     """Random pair laws (zeros and the diagonal included), random log targets (with ties, a flat one, and a
     Laplace-like one with T ≥ 2·radius as :func:`apart_probabilities` uses), proposals cut at T below and above
-    the box's width, both uniforms: :func:`isdp.exact._coupled_laws._pair_step` adds the same terms to every cell in the
+    the box's width, both uniforms: :func:`_pair_step` adds the same terms to every cell in the
     same order as the plain loop, so the laws are equal bit for bit (and so are the rows computed from them)."""
     rng = np.random.default_rng(41)
     cases = [(7, 8, -0.7 * np.abs(np.arange(-11, 12)))]  # a Laplace-like target, T = 8 ≥ 2 · 3
