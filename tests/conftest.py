@@ -248,6 +248,14 @@ def isdp():
     return _isdp
 
 
+@pytest.fixture(scope="module")
+def registry():
+    """The claims registry (config/claims.yaml), loaded once per test module."""
+    from isdp_papers import claims  # deferred: only the paper layer's tests read the registry
+
+    return claims.load_registry(REGISTRY)
+
+
 @pytest.fixture
 def release_cli(tmp_path):
     """`isdp release` run in-process on one table, seeded (not for publication) and without a progress line.

@@ -25,11 +25,6 @@ E9 = {"e9": {"targets": {"l1": {"lags": [10, 20]}}}}  # the lags the lag-spread 
 # --------------------------------------------------------------------------- the registry
 
 
-@pytest.fixture(scope="module")
-def registry():
-    return claims.load_registry(REGISTRY)
-
-
 def test_registry_groups_claims_by_experiment_in_order(registry):
     """The summary concatenates the experiments in order, so the registry must list them so too."""
     numbers = [int(c["experiment"][1:]) for c in registry]

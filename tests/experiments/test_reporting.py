@@ -6,13 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import REGISTRY, ROOT
+from conftest import ROOT
 from isdp_papers import claims
-
-
-@pytest.fixture(scope="module")
-def registry():
-    return claims.load_registry(REGISTRY)
 
 
 def _summary_rows(rows):

@@ -11,13 +11,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
-from conftest import REGISTRY
 from isdp_papers import claims, criteria
-
-
-@pytest.fixture(scope="module")
-def registry():
-    return claims.load_registry(REGISTRY)
 
 
 def _entry(registry, claim_id):

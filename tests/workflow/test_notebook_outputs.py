@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from ci_runs import ci_run_dir
 from conftest import ROOT
 from isdp_papers.notebook import PREAMBLE_TAG
 from isdp_papers.reporting import BADGE_FONT
@@ -57,11 +56,6 @@ def notebook_text(path: Path) -> str:
             for mime in [m for m in out.get("data", {}) if m.startswith("image/") and m != "image/svg+xml"]:
                 del out["data"][mime]
     return json.dumps(nb, ensure_ascii=False)
-
-
-@pytest.fixture(scope="module")
-def run_dir() -> Path:
-    return ci_run_dir("ISDP_CI_RESULTS")
 
 
 def test_published_notebooks_show_no_machine_path(run_dir):

@@ -13,16 +13,10 @@ from collections import Counter
 
 import pandas as pd
 import pytest
-from ci_runs import ci_run_dir
 from isdp_papers import captions, scorecard
 from isdp_papers.jobs import Job
 
 pytestmark = pytest.mark.workflow
-
-
-@pytest.fixture(scope="module")
-def run_dir():
-    return ci_run_dir("ISDP_CI_RESULTS")
 
 
 @pytest.fixture(scope="module")

@@ -14,16 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-from census_support import FAST, ZIP_SHA256, requires_zip, serving
+from census_support import FAST, ZIP_SHA256, requires_zip
 from conftest import NHGIS_ZIP as SHARED_ZIP
 from isdp_papers.nhgis.download import DownloadError, download, url_for
 
 from isdp.files import file_sha256
-
-
-@pytest.fixture
-def server():
-    yield from serving()
 
 
 def test_url_of_a_vintage():

@@ -10,16 +10,11 @@ import hashlib
 import logging
 
 import pytest
-from census_support import EMBEDDED, FAST, ZIP_SHA256, requires_zip, serving
+from census_support import EMBEDDED, FAST, ZIP_SHA256, requires_zip
 from conftest import NHGIS_ZIP as SHARED_ZIP
 from isdp_papers.nhgis.counties import DataValidationError
 from isdp_papers.nhgis.download import DownloadError
 from isdp_papers.nhgis.fallback import fetch_or_fallback
-
-
-@pytest.fixture
-def server():
-    yield from serving()
 
 
 def _paths(tmp_path):
