@@ -115,7 +115,18 @@ def table_files(path: Path) -> list[Path]:
 
     Examples
     --------
-    See :func:`write_parquet`.
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> import pyarrow as pa
+    >>> from isdp.tables import table_files, write_parquet
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_parquet(Path(tmp, "b.parquet"), pa.table({"count": [1]}), 0, np.array([2]))
+    ...     write_parquet(Path(tmp, "a.parquet"), pa.table({"count": [3]}), 0, np.array([4]))
+    ...     _ = Path(tmp, "_SUCCESS").write_text("")  # a writer's marker: no rows, passed over
+    ...     names = [f.name for f in table_files(Path(tmp))]
+    >>> names
+    ['a.parquet', 'b.parquet']
     """
     if not path.is_dir():
         return [path]
@@ -156,7 +167,16 @@ def table_rows(path) -> int:
 
     Examples
     --------
-    See :func:`write_parquet`.
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> import pyarrow as pa
+    >>> from isdp.tables import table_rows, write_parquet
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_parquet(Path(tmp, "counts.parquet"), pa.table({"count": [1, 2, 3]}), 0, np.array([3, 1, 2]))
+    ...     rows = table_rows(Path(tmp, "counts.parquet"))
+    >>> rows
+    3
     """
     import pyarrow as pa  # deferred: only a Parquet table needs it
     import pyarrow.parquet as pq
