@@ -92,3 +92,14 @@ def test_alias_table_encodes_the_magnitude_law(a):
     law = np.where(m == 0, (1 - a) / (1 + a), 2 * (1 - a) / (1 + a) * a**m)
     np.testing.assert_allclose(mass[:-1], law, rtol=1e-12, atol=1e-15)
     assert mass[-1] == pytest.approx(2 * a ** (size - 1) / (1 + a), rel=1e-9, abs=1e-15)
+
+
+def test_text_seed_is_the_sha256_of_the_keys_joined_by_slashes():
+    """The release's streams (a seeded part, an --uncertainty law) are seeded so; their values never change."""
+    import hashlib
+
+    from isdp._rng import text_seed
+
+    assert text_seed(7, 0) == int.from_bytes(hashlib.sha256(b"7/0").digest()[:8], "big") == 1852762088771586474
+    assert text_seed("('l1', '1/2', (3,))") == text_seed(repr(("l1", "1/2", (3,))))
+    assert len({text_seed(7, k) for k in range(1000)}) == 1000 and 0 <= text_seed(7, 0) < 2**64

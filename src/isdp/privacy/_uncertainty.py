@@ -25,7 +25,6 @@ to the shift by their released counts, and a release made part by part gets the 
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,6 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import _validate as check
+from .._rng import text_seed
 from ..errors import UncertifiableError
 from ..exact import IntegerL1Sampler, LatticeBlock, lattice_block, seeded_source
 
@@ -281,9 +281,7 @@ def _simulated_law(sub, req, unit: Fraction, level: float) -> CellLaw:
     """Return the law of each cell of ``sub``'s blocks from M draws, seeded by the block's shape alone."""
     n = _cells(sub)
     draws = simulated_draws(n, level)
-    rng = seeded_source(
-        int.from_bytes(hashlib.sha256(repr((req.norm, str(unit), _shape(sub))).encode()).digest()[:8], "big")
-    )
+    rng = seeded_source(text_seed(repr((req.norm, str(unit), _shape(sub)))))
     pooled = isinstance(sub, LatticeBlock) or (bool(sub.in_norm.all()) and lattice_block(np.asarray(sub.A)) is not None)
     if pooled:  # one law for every cell: counted chunk by chunk, so the memory is a chunk's whatever the draws
         chunk = math.ceil(SIMULATED_CELLS / n)
