@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lattice._integer_lattice import as_vector
+from .._validate import vector
 from ..mcmc import dg_rvs
 from ..release._nonnegative import L1Projector
 from ._projected_noise import _constraints, _positive, _size
@@ -169,7 +169,7 @@ def l1_projection_lp(m, A, b, method: str = "vertex") -> np.ndarray:
     >>> np.round(y, 6).tolist()
     [5.0, 4.0, 3.0]
     """
-    m = as_vector(m, "m")
+    m = vector("m", m)
     A, b = _constraints(A, b, n=m.size)
     return L1Projector(A, _lp_method(method))(m, b)
 
@@ -262,7 +262,7 @@ def dg_l1_projection(
     >>> (y @ A.T).ravel().tolist()
     [10, 10, 10]
     """
-    x = as_vector(x, "x", integer=True)
+    x = vector("x", x, integer=True)
     A, _ = _constraints(A, n=x.size)
     if _lp_method(method) != "vertex" and integer:
         raise ValueError("the integer projection has no interior-point variant; use method='vertex'")

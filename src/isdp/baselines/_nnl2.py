@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._validate import vector
 from ..errors import SolverError
-from ..lattice._integer_lattice import as_vector
 from ._projected_noise import _constraints
 
 # Clarabel's feasibility and duality-gap tolerances (defaults 1e-8). At 1e-12 the NNL2 cells
@@ -139,7 +139,7 @@ def nnl2_projection(m, A, b) -> np.ndarray:
     >>> round(float(s.sum()), 6)
     2.0
     """
-    m = as_vector(m, "m")
+    m = vector("m", m)
     A, b = _constraints(A, b, n=m.size)
     n = m.size
     import qpsolvers  # here: a 0.3 s import that only this projection needs

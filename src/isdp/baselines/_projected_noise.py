@@ -21,9 +21,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._validate import integer_matrix
+from .._validate import integer_matrix, vector
 from ..lattice import as_integer_matrix, blocks
-from ..lattice._integer_lattice import as_vector
 
 # --------------------------------------------------------------------------- validation
 
@@ -218,7 +217,7 @@ def projected_laplace(
     >>> np.round(y.sum(axis=1), 9).tolist()
     [10.0, 10.0]
     """
-    x = as_vector(x, "x")
+    x = vector("x", x)
     A, _ = _constraints(A, n=x.size)
     scale = _positive(sensitivity, "sensitivity") / _positive(epsilon, "epsilon")
     e = rng.laplace(0.0, scale, (_size(size), x.size))
@@ -295,7 +294,7 @@ def projected_gaussian(x, A, sigma: float, size: int, rng: np.random.Generator, 
     >>> round(float(np.mean(((y - x) ** 2).sum(axis=1))), 2)
     2.0
     """
-    x = as_vector(x, "x")
+    x = vector("x", x)
     A, _ = _constraints(A, n=x.size)
     Q = _basis(A, basis)
     e = rng.normal(0.0, _positive(sigma, "sigma"), (_size(size), x.size))
@@ -483,7 +482,7 @@ def extended_gaussian(x, A, scale: float, size: int, rng: np.random.Generator, b
     >>> np.round(y, 2).tolist()
     [[4.94, 3.06, 1.68, 4.32], [5.07, 2.93, 1.95, 4.05]]
     """
-    x = as_vector(x, "x")
+    x = vector("x", x)
     A, _ = _constraints(A, n=x.size)
     parts = null_space_blocks(A) if basis is None else basis
     sigma = _positive(scale, "scale") * max(
