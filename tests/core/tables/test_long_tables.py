@@ -1,4 +1,4 @@
-"""Tests of :mod:`isdp.tables._long_tables` (:func:`~isdp.tables._long_tables.read_long_table`): the count column found by
+"""Tests of :mod:`isdp.tables._long_tables` (``read_long_table``): the count column found by
 its name as it looks, the other fields kept as each cell's key and written back unchanged, and keys a release
 would publish wrongly refused, naming the line or column."""
 

@@ -1,5 +1,5 @@
 """Tests of :mod:`isdp.tables._wide_tables` (:func:`~isdp.tables.read_table_csv`,
-:func:`~isdp.tables._wide_tables.read_wide_table`): malformed table files each give a clear error naming the problem, never a
+``read_wide_table``): malformed table files each give a clear error naming the problem, never a
 wrong table; margins with the right sums are dropped and rewritten, noise tables may be negative, and the committed
 tables read unchanged."""
 
