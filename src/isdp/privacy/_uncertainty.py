@@ -38,7 +38,6 @@ from ..exact import IntegerL1Sampler, LatticeBlock, lattice_block, seeded_source
 
 #: the columns added to a released long table: the noise's standard deviation, the interval for the true count
 UNCERTAINTY_COLUMNS = ("noise_sd", "lower", "upper")
-COLUMNS = UNCERTAINTY_COLUMNS  # the name the release modules import until they read UNCERTAINTY_COLUMNS
 #: simulated cell draws of a block shape: ceil(SIMULATED_CELLS / its cells) draws, within [MIN_DRAWS, MAX_DRAWS]
 SIMULATED_CELLS = 20_000_000
 MIN_DRAWS, MAX_DRAWS = 200, 20_000

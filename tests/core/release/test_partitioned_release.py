@@ -13,8 +13,8 @@ from scipy import stats
 from isdp.cli import main
 from isdp.errors import NotPartitionable, UsageError
 from isdp.lattice import blocks, row_values
+from isdp.privacy import UNCERTAINTY_COLUMNS
 from isdp.privacy._neighbours import _PAIR_SUM_LIMIT
-from isdp.privacy._uncertainty import COLUMNS
 from isdp.release import Request, make_release, write_release
 from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_part, release_partitioned
 from isdp.tables import constraint_matrix, load_table, partition_layout
@@ -54,7 +54,7 @@ def _both(tmp_path, path, rules, part_cells, **options):
     )
     released = pq.read_table(tmp_path / "p.parquet")
     assert released.schema.field("count").type == pa.int64()
-    added = list(COLUMNS) if req.uncertainty is not None else []
+    added = list(UNCERTAINTY_COLUMNS) if req.uncertainty is not None else []
     assert released.drop(["count", *added]).equals(pq.read_table(path).drop(["count"]))
     if added:  # the whole table's columns: the same noise sd and interval offsets cell by cell
         whole = pq.read_table(tmp_path / "w.parquet")
