@@ -552,6 +552,13 @@ def uncertainty_columns(values: np.ndarray, got: dict) -> dict[str, np.ndarray]:
     ----------
     values : numpy.ndarray of int64
         The released counts.
+    got : dict
+        :func:`cell_uncertainty`'s result for the same cells.
+
+    Returns
+    -------
+    dict
+        ``noise_sd`` (float), ``lower`` = values − high and ``upper`` = values − low (int64).
 
     Examples
     --------
@@ -560,12 +567,5 @@ def uncertainty_columns(values: np.ndarray, got: dict) -> dict[str, np.ndarray]:
     >>> got = {"sd": np.array([2.8, 4.0]), "low": np.array([-5, -6]), "high": np.array([5, 6])}
     >>> {k: v.tolist() for k, v in uncertainty_columns(np.array([10, 20]), got).items()}
     {'noise_sd': [2.8, 4.0], 'lower': [5, 14], 'upper': [15, 26]}
-    got : dict
-        :func:`cell_uncertainty`'s result for the same cells.
-
-    Returns
-    -------
-    dict
-        ``noise_sd`` (float), ``lower`` = values − high and ``upper`` = values − low (int64).
     """
     return {"noise_sd": got["sd"], "lower": values - got["high"], "upper": values - got["low"]}
