@@ -106,7 +106,7 @@ def test_mis_keeps_equalities_and_non_negativity_or_raises(x, eps, proposal, see
             A,
             A @ x,
             x,
-            eps=eps,
+            epsilon=eps,
             proposal_eps=proposal,
             index_set=[1, 2, 3],
             n_draws=20,

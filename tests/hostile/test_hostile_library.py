@@ -294,7 +294,7 @@ def test_mis_refuses_a_start_of_the_wrong_length():
             A,
             np.array([8]),
             np.array([2.0, 2, 2, 2]),
-            eps=1.0,
+            epsilon=1.0,
             proposal_eps=1.0,
             index_set=[0, 1, 2],
             n_draws=2,

@@ -254,7 +254,7 @@ def run_state(
     smith = IntegerLattice.from_constraints(A)
     cert, burn_in = _certified_burn_in(smith, settings, seed=seed, label=label)
     starts = _starts(smith, settings, settings.n_chains, derive_seed(seed, "overdispersed"))
-    burnt = heat_bath_sweeps(starts, eps=settings.eps, n_sweeps=burn_in, seed=derive_seed(seed, "burn-in"))
+    burnt = heat_bath_sweeps(starts, epsilon=settings.eps, n_sweeps=burn_in, seed=derive_seed(seed, "burn-in"))
     # Any π-invariant kernel K contracts TV to π (‖μK − π‖ ≤ ‖μ − π‖), so every draw after the
     # certified burn-in is within the certified bound, whichever kernel stores the draws.
     draw_lattice = with_mixing_basis(smith, settings.draw_basis)

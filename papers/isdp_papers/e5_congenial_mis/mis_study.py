@@ -60,7 +60,16 @@ def run_mis(A, a, x, index_set, *, eps: float, proposal_eps: float, seed: int, *
     """
     d = len(x)
     return mis_sample(
-        A, a, x, eps=eps, proposal_eps=proposal_eps, index_set=index_set, **sizes, B=np.eye(d), b=np.zeros(d), seed=seed
+        A,
+        a,
+        x,
+        epsilon=eps,
+        proposal_eps=proposal_eps,
+        index_set=index_set,
+        **sizes,
+        B=np.eye(d),
+        b=np.zeros(d),
+        seed=seed,
     )
 
 
@@ -76,7 +85,9 @@ def exact_starts(A, a, x, index_set, *, eps: float, n_chains: int, seed: int) ->
     at any ε̃.
     """
     d = len(x)
-    return mis_exact_sample(A, a, x, eps=eps, index_set=index_set, size=n_chains, seed=seed, B=np.eye(d), b=np.zeros(d))
+    return mis_exact_sample(
+        A, a, x, epsilon=eps, index_set=index_set, size=n_chains, seed=seed, B=np.eye(d), b=np.zeros(d)
+    )
 
 
 def acceptance_chains(
@@ -121,7 +132,7 @@ def certify_chains(
         A,
         a,
         x,
-        eps=eps,
+        epsilon=eps,
         proposal_eps=proposal_eps,
         index_set=index_set,
         n_pairs=int(certificate["pairs"]),

@@ -153,7 +153,7 @@ def trace(job: Job) -> None:
             prob.cell_labels,
             {
                 "what": "MIS states s (releases), not noise",
-                "eps": res.eps,
+                "eps": res.epsilon,
                 "proposal_eps": res.proposal_eps,
                 "burn_in": res.burn_in,
                 "thin": thin,

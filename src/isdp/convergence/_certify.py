@@ -368,7 +368,7 @@ def certify_augmented(
 
 
 def certify_heat_bath(
-    eps: float,
+    epsilon: float,
     *,
     start: np.ndarray | Callable[[int], np.ndarray],
     n_pairs: int,
@@ -386,7 +386,7 @@ def certify_heat_bath(
 
     Parameters
     ----------
-    eps : float
+    epsilon : float
         ε of the target π(u) ∝ exp(−ε‖u‖₁).
     start : numpy.ndarray or callable
         The chains' starting law: an (n_pairs, n) integer array whose rows sum to 0, or a callable
@@ -410,7 +410,7 @@ def certify_heat_bath(
     Raises
     ------
     ValueError
-        If ``start`` does not give an (n_pairs, n) array, or a count, ``eps``, level or threshold is
+        If ``start`` does not give an (n_pairs, n) array, or a count, ``epsilon``, level or threshold is
         out of range (also when the exact sampler's expected cost is too high).
     isdp.errors.InvariantError
         If the start rows are not integer or do not sum to 0.
@@ -441,8 +441,8 @@ def certify_heat_bath(
     starts = np.asarray(draw_states(start, n_pairs, "start"))
     if starts.ndim != 2 or len(starts) != n_pairs:
         raise ValueError(f"start must give {n_pairs} states as a (n_pairs, n) array, got shape {starts.shape}")
-    exact = sample_sum_constraint_l1(starts.shape[1], eps, n_pairs, derive_seed(seed, "exact start"))
-    mt = heat_bath_meeting_times(starts, exact, eps=eps, seed=seed, max_iter=max_iter)
+    exact = sample_sum_constraint_l1(starts.shape[1], epsilon, n_pairs, derive_seed(seed, "exact start"))
+    mt = heat_bath_meeting_times(starts, exact, epsilon=epsilon, seed=seed, max_iter=max_iter)
     mt = replace(mt, seconds=time.perf_counter() - tick)  # the exact draws are part of the cost
     return from_meetings(mt, mt.chain, exact_start=True, max_iter=max_iter, level=level, threshold=threshold)
 
@@ -452,7 +452,7 @@ def certify_mis(
     a,
     center,
     *,
-    eps: float,
+    epsilon: float,
     proposal_eps: float,
     index_set,
     n_pairs: int,
@@ -480,7 +480,7 @@ def certify_mis(
         Their right-hand side, length m.
     center : array_like of int
         The confidential query s* (length d); target and proposal are DG laws centred on it.
-    eps : float
+    epsilon : float
         ε of the target DG mechanism.
     proposal_eps : float
         ε̃ of the proposal.
@@ -532,7 +532,7 @@ def certify_mis(
 
     >>> import numpy as np
     >>> from isdp.convergence import certify_mis
-    >>> cert = certify_mis([[1, 1, 1]], [6], [2, 2, 2], eps=1.0, proposal_eps=1.0, index_set=[0, 1], n_pairs=300,
+    >>> cert = certify_mis([[1, 1, 1]], [6], [2, 2, 2], epsilon=1.0, proposal_eps=1.0, index_set=[0, 1], n_pairs=300,
     ...                    seed=5, B=np.eye(3), b=np.zeros(3), max_iter=1000)
     >>> cert.certified, cert.t_cert
     (True, 13)
@@ -544,14 +544,22 @@ def certify_mis(
         None
         if lag is not None
         else mis_exact_sample(
-            A, a, center, eps=eps, index_set=index_set, size=n_pairs, seed=derive_seed(seed, "exact start"), B=B, b=b
+            A,
+            a,
+            center,
+            epsilon=epsilon,
+            index_set=index_set,
+            size=n_pairs,
+            seed=derive_seed(seed, "exact start"),
+            B=B,
+            b=b,
         )
     )
     mt = mis_meeting_times(
         A,
         a,
         center,
-        eps=eps,
+        epsilon=epsilon,
         proposal_eps=proposal_eps,
         index_set=index_set,
         lag=0 if lag is None else lag,

@@ -170,12 +170,12 @@ class ExactSampler:
         """
         return sum(len(sub.free) if isinstance(sub, IntegerL1Sampler) else sub.dim for _, sub in self.parts)
 
-    def variances(self, eps: Fraction) -> np.ndarray:
+    def variances(self, epsilon: Fraction) -> np.ndarray:
         """Each cell's noise variance under the free-cell route (:meth:`IntegerL1Sampler.variances`).
 
         Parameters
         ----------
-        eps : fractions.Fraction
+        epsilon : fractions.Fraction
             ε per unit ℓ1 distance.
 
         Returns
@@ -196,12 +196,12 @@ class ExactSampler:
         for cells, sub in self.parts:
             if not isinstance(sub, IntegerL1Sampler):
                 raise ValueError("the free-cell route's variances: a Gaussian route's sampler has none")
-            out[cells] = sub.variances(eps)
+            out[cells] = sub.variances(epsilon)
         return out
 
     def draw(
         self,
-        eps: Fraction,
+        epsilon: Fraction,
         rng: IntegerSource,
         *,
         max_attempts: int,
@@ -213,7 +213,7 @@ class ExactSampler:
 
         Parameters
         ----------
-        eps : fractions.Fraction
+        epsilon : fractions.Fraction
             ε per unit ℓ1 distance (1/σ with ``sigma``).
         rng : IntegerSource
             The random source.
@@ -260,7 +260,7 @@ class ExactSampler:
         for sub, group in shared.values():
             if isinstance(sub, IntegerL1Sampler):
                 noise, attempts = sub.draw_blocks(
-                    eps, len(group), rng, max_attempts=max_attempts, sigma=sigma, accept=accept
+                    epsilon, len(group), rng, max_attempts=max_attempts, sigma=sigma, accept=accept
                 )
                 total += attempts
                 if noise is None:

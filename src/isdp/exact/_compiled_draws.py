@@ -157,7 +157,7 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
+def compiled_double_geometric(epsilon, size: int, rng: IntegerSource) -> np.ndarray:
     """``size`` independent draws of DG(ε), P(k) ∝ exp(−ε|k|), exactly, in compiled integer arithmetic.
 
     The law of :func:`double_geometric_array` (CKS Algorithm 2), run by a compiled kernel on random
@@ -165,7 +165,7 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
 
     Parameters
     ----------
-    eps : fractions.Fraction, int, float or str
+    epsilon : fractions.Fraction, int, float or str
         ε > 0, read as :func:`isdp.exact.as_fraction` reads it, an exact rational s/t with s and t
         below 2**31 (:func:`double_geometric_array` serves any other).
     size : int
@@ -196,13 +196,13 @@ def compiled_double_geometric(eps, size: int, rng: IntegerSource) -> np.ndarray:
     >>> draws.dtype, round(float(draws.var()), 1)  # 2r/(1 − r)², r = e^(−1/2): 7.84
     (dtype('int64'), 7.8)
     """
-    eps, size = check.positive("eps", eps), check.size("size", size)
-    s, t = eps.numerator, eps.denominator
+    epsilon, size = check.positive("epsilon", epsilon), check.size("size", size)
+    s, t = epsilon.numerator, epsilon.denominator
     if s >= _LIMIT or t >= _LIMIT:
         raise ArgumentError(
-            f"eps = {eps} must be a fraction s/t with s and t below 2**31 for the compiled draw "
+            f"epsilon = {epsilon} must be a fraction s/t with s and t below 2**31 for the compiled draw "
             "(double_geometric_array serves any)",
-            "eps",
+            "epsilon",
         )
     out = np.empty(size, dtype=np.int64)
     reader = WordSource(rng)

@@ -13,8 +13,8 @@ when one could not (a draw hundreds of standard deviations out, an enormous σ),
 block's first bit and the block is drawn by :func:`reference_block`, the same algorithm in Python
 integers, reading on from the same bit. So the law is the one the integer arithmetic defines,
 and the draws are those of :func:`reference_block` on the same bits: one attempt after another,
-each the free cells' DG draws (:func:`isdp.exact.double_geometric` on a :class:`~isdp.exact.WordSource`), then
-the ℓ1 decision, then the Gaussian one. ``tests/core/exact/test_compiled_l1.py`` compares them
+each the free cells' DG draws (:func:`~isdp.exact._exact_draws.double_geometric` on a :class:`~isdp.exact.WordSource`),
+then the ℓ1 decision, then the Gaussian one. ``tests/core/exact/test_compiled_l1.py`` compares them
 block for block.
 """
 
@@ -48,7 +48,7 @@ def _gcd(a, b):
 
 @njit(cache=True, nogil=True)
 def _bernoulli_exp_any(num, den, words, pos):
-    """Bernoulli(exp(−num/den)) for any num ≥ 0 (CKS Algorithm 1, as :func:`isdp.exact.bernoulli_exp`).
+    """Bernoulli(exp(−num/den)) for any num ≥ 0 (CKS Algorithm 1, as :func:`isdp.exact._exact_draws.bernoulli_exp`).
 
     1 or 0 and the next position; -1 when the words run out, -2 when den·k would reach 2**62.
     """

@@ -168,7 +168,7 @@ def _bernoulli_exp_array(num: np.ndarray, den: np.ndarray, rng: IntegerSource) -
     return odd
 
 
-def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
+def double_geometric_array(epsilon: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
     """``size`` independent draws of the double geometric DG(ε), P(k) ∝ exp(-ε|k|), exactly.
 
     CKS Algorithm 2 (the discrete Laplace of scale t/s = 1/ε for ε = s/t) run on whole arrays: far
@@ -176,7 +176,7 @@ def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.n
 
     Parameters
     ----------
-    eps : fractions.Fraction, int, float or str
+    epsilon : fractions.Fraction, int, float or str
         ε ≥ 2**-50 (per unit ℓ1 distance), in one of the number forms (:func:`as_fraction`): any
         numerator, any denominator (one of 2**31 or more is drawn one at a time, in Python integers).
     size : int
@@ -192,7 +192,7 @@ def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.n
     Raises
     ------
     isdp.errors.ArgumentError
-        A ValueError, when ``eps`` is not a number in one of the number forms or is below 2**-50 (the
+        A ValueError, when ``epsilon`` is not a number in one of the number forms or is below 2**-50 (the
         draws, of scale 1/ε, would not fit int64), or ``size`` is not an integer ≥ 0.
 
     See Also
@@ -218,11 +218,11 @@ def double_geometric_array(eps: Fraction, size: int, rng: IntegerSource) -> np.n
     >>> round(float(np.mean(draws == 0)), 3)  # P(0) = (1 - e^-1)/(1 + e^-1) ≈ 0.462
     0.465
     """
-    eps = check.exact_number("eps", eps, low=MIN_ARRAY_EPS, low_closed=True)
+    epsilon = check.exact_number("epsilon", epsilon, low=MIN_ARRAY_EPS, low_closed=True)
     size = check.size("size", size)
-    s, t = eps.numerator, eps.denominator
+    s, t = epsilon.numerator, epsilon.denominator
     if t >= 2**31:  # den·k would leave uint64 in the array arithmetic
-        return np.array([_double_geometric(eps, rng) for _ in range(size)], dtype=np.int64)
+        return np.array([_double_geometric(epsilon, rng) for _ in range(size)], dtype=np.int64)
     out = np.empty(size, dtype=np.int64)
     todo = np.arange(size)
     while todo.size:

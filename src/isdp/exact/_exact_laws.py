@@ -19,7 +19,7 @@ from .. import _validate as check
 from .._rng import dg_draw, dg_table, seed_states, uniform_pos
 from .._runner import check_dg_eps, over_streams
 from ..lattice import IntegerLattice, Target, as_integer_matrix
-from ..mcmc import dg_logpmf
+from ..mcmc import dg_logpmf, dg_variance
 
 
 @njit(nogil=True, cache=True)
@@ -46,7 +46,7 @@ def _sum_zero_rejection(lo, hi, rng, dg, out, tries):
 MAX_PROPOSALS = 10**9
 
 
-def sum_constraint_acceptance(n: int, eps: float) -> float:
+def sum_constraint_acceptance(n: int, epsilon: float) -> float:
     """Return acceptance probability of :func:`sample_sum_constraint_l1`'s rejection step.
 
     P(S_n = 0)/P(DG = 0), S_n a sum of n i.i.d. DG(e^{-ε}).
@@ -58,7 +58,7 @@ def sum_constraint_acceptance(n: int, eps: float) -> float:
     ----------
     n : int
         Number of cells under the sum constraint, ≥ 2.
-    eps : float
+    epsilon : float
         ε of the target, positive.
 
     Returns
@@ -85,8 +85,8 @@ def sum_constraint_acceptance(n: int, eps: float) -> float:
     >>> round(sum_constraint_acceptance(3, 1.0), 4)
     0.4455
     """
-    a = float(np.exp(-eps))
-    var = 2 * a / (1 - a) ** 2
+    a = float(np.exp(-epsilon))
+    var = dg_variance(epsilon)
     p0 = (1 - a) / (1 + a)
     sd_sum = float(np.sqrt(n * var))
     if sd_sum > 1e5:
@@ -98,7 +98,7 @@ def sum_constraint_acceptance(n: int, eps: float) -> float:
 
 
 def sample_sum_constraint_l1(
-    n: int, eps: float, size: int, seed: int, *, max_proposals: int = MAX_PROPOSALS
+    n: int, epsilon: float, size: int, seed: int, *, max_proposals: int = MAX_PROPOSALS
 ) -> np.ndarray:
     """Return the MCMC experiments' exact ℓ1 generalized Laplace noise on {u ∈ Z^n.
 
@@ -115,7 +115,7 @@ def sample_sum_constraint_l1(
     ----------
     n : int
         Number of cells, ≥ 2.
-    eps : float
+    epsilon : float
         ε of the target, a usable double geometric ε (in [1e-9, 700]).
     size : int
         Number of draws (≥ 0).
@@ -134,7 +134,7 @@ def sample_sum_constraint_l1(
     Raises
     ------
     ValueError
-        If ``n``, ``size`` or ``eps`` is out of range, or the expected cost exceeds ``max_proposals``.
+        If ``n``, ``size`` or ``epsilon`` is out of range, or the expected cost exceeds ``max_proposals``.
 
     See Also
     --------
@@ -161,24 +161,24 @@ def sample_sum_constraint_l1(
     """
     # outside DG_EPS_RANGE the rejection loop never accepts (nan, a = 0) or returns garbage (a = 1)
     n = check.size("n", n, 2)  # a sum constraint needs 2 cells to leave room for noise
-    size, eps = check.size("size", size, 0), check_dg_eps("eps", eps)
+    size, epsilon = check.size("size", size, 0), check_dg_eps("epsilon", epsilon)
     max_proposals = check.size("max_proposals", max_proposals, 1, 2**62)
-    acceptance = sum_constraint_acceptance(n, eps)
+    acceptance = sum_constraint_acceptance(n, epsilon)
     cost = size * (n - 1) / acceptance
     if cost > max_proposals:
         raise ValueError(
-            f"sample_sum_constraint_l1(n={n}, eps={eps:g}, size={size}): the rejection sampler "
+            f"sample_sum_constraint_l1(n={n}, epsilon={epsilon:g}, size={size}): the rejection sampler "
             f"accepts {acceptance:.3g} of its proposals, so it would need about {cost:.3g} "
             f"double geometric draws, more than max_proposals = {max_proposals:.3g}; raise "
-            "max_proposals, use a larger eps, or the MCMC sampler (isdp.mcmc.sample)"
+            "max_proposals, use a larger epsilon, or the MCMC sampler (isdp.mcmc.sample)"
         )
     out = np.empty((size, n), dtype=np.int64)
     tries = np.empty(size, dtype=np.int64)
-    over_streams(_sum_zero_rejection, size, seed_states(seed, size), dg_table(eps), out, tries)
+    over_streams(_sum_zero_rejection, size, seed_states(seed, size), dg_table(epsilon), out, tries)
     return out
 
 
-def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
+def sum_constraint_l1_marginal(n: int, epsilon: float, k) -> np.ndarray:
     """Exact pmf of one cell of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, at ``k``.
 
     The law is i.i.d. DG(a = e^{-ε}) conditioned on a zero sum, so by exchangeability
@@ -190,7 +190,7 @@ def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
     ----------
     n : int
         Number of cells, ≥ 2.
-    eps : float
+    epsilon : float
         ε of the target, positive and finite.
     k : int or array_like of int
         The values at which the pmf is wanted.
@@ -203,7 +203,7 @@ def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``n`` < 2 or ``eps`` is not a finite positive number.
+        If ``n`` < 2 or ``epsilon`` is not a finite positive number.
 
     See Also
     --------
@@ -222,16 +222,16 @@ def sum_constraint_l1_marginal(n: int, eps: float, k) -> np.ndarray:
 
     if n < 2:
         raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
-    if not np.isfinite(eps) or eps <= 0:
-        raise ValueError(f"eps must be a finite positive number, got {eps!r}")
-    a = float(np.exp(-eps))
-    sd_sum = np.sqrt(n * 2 * a) / (1 - a)
+    if not np.isfinite(epsilon) or epsilon <= 0:
+        raise ValueError(f"epsilon must be a finite positive number, got {epsilon!r}")
+    a = float(np.exp(-epsilon))
+    sd_sum = np.sqrt(n * dg_variance(epsilon))
     k = np.asarray(k, dtype=np.int64)
     size = int(2 ** np.ceil(np.log2(40 * sd_sum + 4 * np.abs(k).max(initial=0) + 64)))
     t = 2 * np.pi * np.arange(size) / size
     phi = (1 - a) ** 2 / (1 - 2 * a * np.cos(t) + a**2)
     law = {m: np.fft.ifft(phi**m).real for m in (n - 1, n)}  # law[m][s mod size] = P(S_m = s)
-    dg = stats.dlaplace.pmf(k, eps)
+    dg = stats.dlaplace.pmf(k, epsilon)
     return dg * law[n - 1][(-k) % size] / law[n][0]
 
 
@@ -255,7 +255,7 @@ def _conditioned_rejection(lo, hi, rng, dg, A, out):
                 break
 
 
-def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
+def sample_conditioned_dg(A, epsilon: float, size: int, seed: int) -> np.ndarray:
     """Exact draws of i.i.d. DG(e^{-ε}) noise conditioned on A u = 0, by plain rejection.
 
     By the identity of docs/method.md §2 this is the ℓ1 generalized Laplace on Λ(A). Exact by
@@ -266,7 +266,7 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     ----------
     A : array_like of int
         The invariants' matrix, shape (m, n), integer-valued.
-    eps : float
+    epsilon : float
         ε of the target, a usable double geometric ε (in [1e-9, 700]).
     size : int
         Number of draws (≥ 0).
@@ -283,7 +283,7 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     isdp.errors.InvariantError
         If ``A`` is not an integer-valued 2-D matrix.
     ValueError
-        If ``size`` or ``eps`` is out of range.
+        If ``size`` or ``epsilon`` is out of range.
 
     See Also
     --------
@@ -298,9 +298,9 @@ def sample_conditioned_dg(A, eps: float, size: int, seed: int) -> np.ndarray:
     [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, -1, 1], [1, -1, 0, 0]]
     """
     A = np.ascontiguousarray(as_integer_matrix(A))
-    size, eps = check.size("size", size, 0), check_dg_eps("eps", eps)
+    size, epsilon = check.size("size", size, 0), check_dg_eps("epsilon", epsilon)
     out = np.empty((size, A.shape[1]), dtype=np.int64)
-    over_streams(_conditioned_rejection, size, seed_states(seed, size), dg_table(eps), A, out)
+    over_streams(_conditioned_rejection, size, seed_states(seed, size), dg_table(epsilon), A, out)
     return out
 
 

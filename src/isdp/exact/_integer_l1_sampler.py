@@ -206,14 +206,14 @@ class IntegerL1Sampler:
             raise AssertionError("a derived table's cell is not determined by the others; this is a bug in isdp")
         return cls(A, free, solved, solve, ~derived[solved])
 
-    def log_acceptance(self, eps: Fraction, sigma: Fraction | None = None) -> float:
+    def log_acceptance(self, epsilon: Fraction, sigma: Fraction | None = None) -> float:
         """Estimate ln P(a proposal is kept) from :data:`PILOT_PROPOSALS` proposals of a fixed seed.
 
         In floats: a plan's forecast, never a release's noise.
 
         Parameters
         ----------
-        eps : fractions.Fraction
+        epsilon : fractions.Fraction
             ε per unit ℓ1 distance of the proposal (1/σ for the Gaussian).
         sigma : fractions.Fraction or None, default None
             With a σ, the Gaussian's second rejection is included.
@@ -236,7 +236,7 @@ class IntegerL1Sampler:
         if len(self.solved) == 0 and sigma is None:
             return 0.0
         rng = np.random.default_rng(_PILOT_SEED)
-        p = -math.expm1(-float(eps))
+        p = -math.expm1(-float(epsilon))
         # proposals a chunk at a time, so the memory is bounded whatever the block (one chunk up to 4,194 free cells)
         chunk = max(1, min(PILOT_PROPOSALS, _PILOT_ENTRIES // max(1, len(self.free))))
         X, keep = self.solve.T.astype(float), []
@@ -244,7 +244,7 @@ class IntegerL1Sampler:
             shape = (min(chunk, PILOT_PROPOSALS - start), len(self.free))
             z = (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
             solved = (z @ X)[:, self.in_norm]  # floats: exact below 2**53, and BLAS-fast
-            log_keep = -float(eps) * np.abs(solved).sum(axis=1)
+            log_keep = -float(epsilon) * np.abs(solved).sum(axis=1)
             if sigma is not None:
                 u = np.abs(np.hstack([z, solved]))
                 log_keep = log_keep - ((u - float(sigma)) ** 2).sum(axis=1) / (2 * float(sigma) ** 2)
@@ -253,14 +253,14 @@ class IntegerL1Sampler:
         top = log_keep.max()
         return float(top + np.log(np.mean(np.exp(log_keep - top))))
 
-    def variances(self, eps: Fraction) -> np.ndarray:
+    def variances(self, epsilon: Fraction) -> np.ndarray:
         """Each cell's noise variance under the free-cell route.
 
         DG(ε) on the free cells, v = 2r/(1−r)² with r = e^−ε, and v Σ_j X_ij² on solved cell i.
 
         Parameters
         ----------
-        eps : fractions.Fraction
+        epsilon : fractions.Fraction
             ε per unit ℓ1 distance.
 
         Returns
@@ -277,14 +277,14 @@ class IntegerL1Sampler:
         >>> [round(float(x), 3) for x in v]  # the solved cell carries the sum of two free cells
         [7.835, 7.835, 15.671]
         """
-        v = dg_variance(float(eps))
+        v = dg_variance(float(epsilon))
         out = np.full(self.A.shape[1], v)
         out[self.solved] = v * (self.solve.astype(float) ** 2).sum(axis=1)
         return out
 
     def draw(
         self,
-        eps: Fraction,
+        epsilon: Fraction,
         rng: IntegerSource,
         *,
         max_attempts: int,
@@ -295,7 +295,7 @@ class IntegerL1Sampler:
 
         Parameters
         ----------
-        eps : fractions.Fraction, int, float or str
+        epsilon : fractions.Fraction, int, float or str
             ε > 0 per unit ℓ1 distance of the ℓ1 law (1/σ with ``sigma``), read as
             :func:`isdp.exact.as_fraction` reads numbers.
         rng : IntegerSource
@@ -303,7 +303,7 @@ class IntegerL1Sampler:
         max_attempts : int
             Proposals drawn before giving up, an integer ≥ 1.
         sigma : fractions.Fraction, int, float, str or None, default None
-            With a σ > 0 (and ``eps`` = 1/σ), the generalized Gaussian's second rejection step.
+            With a σ > 0 (and ``epsilon`` = 1/σ), the generalized Gaussian's second rejection step.
         accept : bool, default True
             False for the free-cell route: the first proposal is the noise (``sigma`` is then not
             used).
@@ -318,12 +318,12 @@ class IntegerL1Sampler:
         Raises
         ------
         isdp.errors.ArgumentError
-            A ValueError, when ``eps`` or ``sigma`` is not a positive number in one of the number
-            forms, ``eps`` is not 1/σ with a ``sigma``, or ``max_attempts`` is not an integer ≥ 1.
+            A ValueError, when ``epsilon`` or ``sigma`` is not a positive number in one of the number
+            forms, ``epsilon`` is not 1/σ with a ``sigma``, or ``max_attempts`` is not an integer ≥ 1.
 
         Notes
         -----
-        The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``eps`` =
+        The noise, and so the attempt count, never depends on a table. With ``sigma`` (and ``epsilon`` =
         1/σ), an accepted ℓ1 draw is kept with probability exp(-Σ_i (|u_i| - σ)² / 2σ²)
         = exp(-‖u‖²/2σ² + ‖u‖₁/σ - n/2) ≤ 1, so the kept law is ∝ exp(-‖u‖₂²/2σ²) on Λ(A): the
         generalized Gaussian, exactly (rejection from the ℓ1 law). Sums and norms run over the cells
@@ -342,12 +342,12 @@ class IntegerL1Sampler:
         >>> noise.tolist(), attempts
         ([1, 0, -1], 3)
         """
-        noise, attempts = self.draw_blocks(eps, 1, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
+        noise, attempts = self.draw_blocks(epsilon, 1, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
         return (None if noise is None else noise[0]), attempts
 
     def draw_blocks(
         self,
-        eps: Fraction,
+        epsilon: Fraction,
         count: int,
         rng: IntegerSource,
         *,
@@ -361,7 +361,7 @@ class IntegerL1Sampler:
 
         Parameters
         ----------
-        eps, rng, sigma, accept
+        epsilon, rng, sigma, accept
             As for :meth:`draw`.
         count : int
             The number of draws, ≥ 0.
@@ -396,14 +396,16 @@ class IntegerL1Sampler:
         >>> noise.shape, noise.sum(axis=1).tolist()
         ((4, 3), [0, 0, 0, 0])
         """
-        eps, count = check.positive("eps", eps), check.size("count", count)
+        epsilon, count = check.positive("epsilon", epsilon), check.size("count", count)
         max_attempts = check.size("max_attempts", max_attempts, low=1)
         if sigma is not None:
             sigma = check.positive("sigma", sigma)
-            if eps != 1 / sigma:  # the second rejection leaves the Gaussian from the ℓ1 law at 1/σ only
-                raise ArgumentError(f"eps must be 1/sigma = {1 / sigma} with sigma = {sigma}, got {eps}", "eps")
+            if epsilon != 1 / sigma:  # the second rejection leaves the Gaussian from the ℓ1 law at 1/σ only
+                raise ArgumentError(
+                    f"epsilon must be 1/sigma = {1 / sigma} with sigma = {sigma}, got {epsilon}", "epsilon"
+                )
         rows, attempts = compiled_blocks(
-            self.solve, self.in_norm, eps, count, rng, max_attempts=max_attempts, sigma=sigma, accept=accept
+            self.solve, self.in_norm, epsilon, count, rng, max_attempts=max_attempts, sigma=sigma, accept=accept
         )
         if rows is None:
             return None, attempts
@@ -414,13 +416,19 @@ class IntegerL1Sampler:
         return u, attempts
 
     def sample(
-        self, eps: Fraction, size: int, rng: IntegerSource, *, sigma: Fraction | None = None, max_attempts: int = 10**9
+        self,
+        epsilon: Fraction,
+        size: int,
+        rng: IntegerSource,
+        *,
+        sigma: Fraction | None = None,
+        max_attempts: int = 10**9,
     ) -> np.ndarray:
         """``size`` independent draws (rows) of the law :meth:`draw` draws; for studies and tests.
 
         Parameters
         ----------
-        eps : fractions.Fraction
+        epsilon : fractions.Fraction
             ε per unit ℓ1 distance (1/σ with ``sigma``).
         size : int
             The number of draws.
@@ -450,7 +458,7 @@ class IntegerL1Sampler:
         >>> draws.tolist()
         [[-2, 0, 2], [1, -2, 1], [-4, 6, -2]]
         """
-        noise, attempts = self.draw_blocks(eps, size, rng, max_attempts=max_attempts, sigma=sigma)
+        noise, attempts = self.draw_blocks(epsilon, size, rng, max_attempts=max_attempts, sigma=sigma)
         if noise is None:
             raise UncertifiableError(
                 f"a draw of {size} accepted none of its {max_attempts:,} proposals ({attempts:,} proposals in all)"

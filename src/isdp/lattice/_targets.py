@@ -120,12 +120,12 @@ class Target:
         return -sq * self.param
 
 
-def generalized_laplace(eps: float, norm: str = "l1") -> Target:
+def generalized_laplace(epsilon: float, norm: str = "l1") -> Target:
     """Return the generalized Laplace target π(u) ∝ exp(−ε‖u‖) on the lattice (ISDP Definition 9).
 
     Parameters
     ----------
-    eps : float
+    epsilon : float
         ε per unit of ``norm`` distance; positive and finite.
     norm : {"l1", "l2"}, default "l1"
         The norm in the exponent, and the metric of the privacy guarantee.
@@ -133,12 +133,12 @@ def generalized_laplace(eps: float, norm: str = "l1") -> Target:
     Returns
     -------
     Target
-        ``Target("laplace", norm, eps)``.
+        ``Target("laplace", norm, epsilon)``.
 
     Raises
     ------
     isdp.errors.ArgumentError
-        A ValueError, if ``norm`` is not ``"l1"`` or ``"l2"`` or ``eps`` is not a positive finite number.
+        A ValueError, if ``norm`` is not ``"l1"`` or ``"l2"`` or ``epsilon`` is not a positive finite number.
 
     Notes
     -----
@@ -160,7 +160,7 @@ def generalized_laplace(eps: float, norm: str = "l1") -> Target:
     >>> print(round(float(generalized_laplace(0.5, norm="l2").log_density([1, -1, 0])), 3))
     -0.707
     """
-    return Target("laplace", norm, float(check.positive("eps", eps)))
+    return Target("laplace", norm, float(check.positive("epsilon", epsilon)))
 
 
 def generalized_gaussian(sigma: float) -> Target:

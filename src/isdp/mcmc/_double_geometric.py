@@ -20,13 +20,13 @@ from .._runner import check_dg_eps
 def _check_eps(eps: float) -> float:
     eps = float(eps)
     if not 0.0 < eps < np.inf:
-        raise ValueError(f"double geometric eps must be positive and finite, got {eps}")
+        raise ValueError(f"double geometric epsilon must be positive and finite, got {eps}")
     return eps
 
 
 def _check_draw_eps(eps: float) -> float:
     """ε of a draw: in [1e-9, 700], where e^{−ε} is neither 1 nor 0 in floating point."""
-    return check_dg_eps("eps", eps)
+    return check_dg_eps("epsilon", eps)
 
 
 #: the largest centre a coupled pair takes: its draws (DG(1e-9) reaches about 4·10¹⁰) stay within int64
@@ -40,14 +40,14 @@ def _law(eps: float):
     return stats.dlaplace(_check_eps(eps))
 
 
-def dg_logpmf(k, eps: float) -> np.ndarray:
+def dg_logpmf(k, epsilon: float) -> np.ndarray:
     """Return the log-probability log P(K = k) for K ~ DG(ε), the double geometric law.
 
     Parameters
     ----------
     k : int or array_like of int
         The values.
-    eps : float
+    epsilon : float
         The parameter ε > 0 (finite); a = e^{−ε}.
 
     Returns
@@ -58,7 +58,7 @@ def dg_logpmf(k, eps: float) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``eps`` is not positive and finite.
+        If ``epsilon`` is not positive and finite.
 
     See Also
     --------
@@ -70,20 +70,20 @@ def dg_logpmf(k, eps: float) -> np.ndarray:
     >>> [round(v, 4) for v in dg_logpmf([0, 2], 1.0).tolist()]  # each step in |k| costs ε
     [-0.7719, -2.7719]
     """
-    return _law(eps).logpmf(k)
+    return _law(epsilon).logpmf(k)
 
 
-def dg_pmf(k, eps: float) -> np.ndarray:
+def dg_pmf(k, epsilon: float) -> np.ndarray:
     """Return the probability P(K = k) = (1 − a)/(1 + a) · a^|k|, a = e^{−ε}, for K ~ DG(ε).
 
     The double geometric (discrete Laplace) law: the ℓ1 generalized Laplace on the integers,
-    the noise of a cell without invariants. The same law as ``scipy.stats.dlaplace(eps)``.
+    the noise of a cell without invariants. The same law as ``scipy.stats.dlaplace(epsilon)``.
 
     Parameters
     ----------
     k : int or array_like of int
         The values.
-    eps : float
+    epsilon : float
         The parameter ε > 0 (finite); a = e^{−ε}.
 
     Returns
@@ -94,7 +94,7 @@ def dg_pmf(k, eps: float) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``eps`` is not positive and finite.
+        If ``epsilon`` is not positive and finite.
 
     See Also
     --------
@@ -110,17 +110,17 @@ def dg_pmf(k, eps: float) -> np.ndarray:
     >>> print(round((1 - a) / (1 + a), 4))
     0.4621
     """
-    return _law(eps).pmf(k)
+    return _law(epsilon).pmf(k)
 
 
-def dg_cdf(k, eps: float) -> np.ndarray:
+def dg_cdf(k, epsilon: float) -> np.ndarray:
     """Return the distribution function P(K ≤ k) for K ~ DG(ε).
 
     Parameters
     ----------
     k : int or array_like of int
         The values.
-    eps : float
+    epsilon : float
         The parameter ε > 0 (finite); a = e^{−ε}.
 
     Returns
@@ -131,7 +131,7 @@ def dg_cdf(k, eps: float) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``eps`` is not positive and finite.
+        If ``epsilon`` is not positive and finite.
 
     Examples
     --------
@@ -139,15 +139,15 @@ def dg_cdf(k, eps: float) -> np.ndarray:
     >>> [round(p, 4) for p in dg_cdf([-1, 0], 1.0).tolist()]  # P(K ≤ -1) = P(K ≥ 1) by symmetry
     [0.2689, 0.7311]
     """
-    return _law(eps).cdf(k)
+    return _law(epsilon).cdf(k)
 
 
-def dg_variance(eps: float) -> float:
+def dg_variance(epsilon: float) -> float:
     """Return the variance of DG(ε): Var K = 2a / (1 − a)², a = e^{−ε}.
 
     Parameters
     ----------
-    eps : float
+    epsilon : float
         The parameter ε > 0.
 
     Returns
@@ -158,7 +158,7 @@ def dg_variance(eps: float) -> float:
     Raises
     ------
     ValueError
-        If ``eps`` is not a positive finite number.
+        If ``epsilon`` is not a positive finite number.
 
     Examples
     --------
@@ -170,11 +170,11 @@ def dg_variance(eps: float) -> float:
     >>> round(float(2 * a / (1 - a) ** 2), 6)
     1.841347
     """
-    eps = _check_eps(eps)  # the closed form: SciPy's moments overflow, with warnings, from ε ≈ 350
-    return 2 * math.exp(-eps) / math.expm1(-eps) ** 2
+    epsilon = _check_eps(epsilon)  # the closed form: SciPy's moments overflow, with warnings, from ε ≈ 350
+    return 2 * math.exp(-epsilon) / math.expm1(-epsilon) ** 2
 
 
-def dg_rvs(eps: float, size, rng: np.random.Generator) -> np.ndarray:
+def dg_rvs(epsilon: float, size, rng: np.random.Generator) -> np.ndarray:
     """DG(ε) draws from a NumPy generator, as the difference of two i.i.d. Geometric(1 − e^{−ε}).
 
     Exact up to NumPy's floating-point geometric sampler. For releases, isdp draws with integer
@@ -182,7 +182,7 @@ def dg_rvs(eps: float, size, rng: np.random.Generator) -> np.ndarray:
 
     Parameters
     ----------
-    eps : float
+    epsilon : float
         The parameter ε, in [1e-9, 700]; a = e^{−ε}.
     size : int or tuple of int
         The shape of the output.
@@ -197,7 +197,7 @@ def dg_rvs(eps: float, size, rng: np.random.Generator) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``eps`` is outside [1e-9, 700], where e^{−ε} rounds to 1 or to 0.
+        If ``epsilon`` is outside [1e-9, 700], where e^{−ε} rounds to 1 or to 0.
 
     Examples
     --------
@@ -209,7 +209,7 @@ def dg_rvs(eps: float, size, rng: np.random.Generator) -> np.ndarray:
     >>> print(round(float(np.mean(draws == 0)), 3))  # P(K = 0) = 0.462
     0.465
     """
-    a = np.exp(-_check_draw_eps(eps))
+    a = np.exp(-_check_draw_eps(epsilon))
     return (rng.geometric(1 - a, size) - rng.geometric(1 - a, size)).astype(np.int64)
 
 
@@ -265,7 +265,7 @@ def _coupling_fill(state, mean_x, mean_y, dg, out):
         out[i, 0], out[i, 1] = maximal_coupling_dg(state, mean_x, mean_y, dg)
 
 
-def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: int) -> np.ndarray:
+def maximal_coupling_rvs(mean_x: int, mean_y: int, epsilon: float, size: int, seed: int) -> np.ndarray:
     """Pairs (X, Y) from the maximal coupling of ``mean_x + DG(ε)`` and ``mean_y + DG(ε)``.
 
     Each X has law mean_x + DG(ε), each Y law mean_y + DG(ε), and X = Y with the largest
@@ -278,7 +278,7 @@ def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: 
         The centre of X.
     mean_y : int
         The centre of Y.
-    eps : float
+    epsilon : float
         The parameter ε, in [1e-9, 700]; a = e^{−ε}.
     size : int
         The number of pairs.
@@ -293,7 +293,7 @@ def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: 
     Raises
     ------
     ValueError
-        If ``eps`` is outside [1e-9, 700], a centre is not an integer within ±2**53, or ``seed``
+        If ``epsilon`` is outside [1e-9, 700], a centre is not an integer within ±2**53, or ``seed``
         is not a non-negative integer.
 
     See Also
@@ -321,7 +321,7 @@ def maximal_coupling_rvs(mean_x: int, mean_y: int, eps: float, size: int, seed: 
     for name, mean in (("mean_x", mean_x), ("mean_y", mean_y)):
         if isinstance(mean, bool) or not isinstance(mean, int | np.integer) or abs(int(mean)) > CENTRE_LIMIT:
             raise ValueError(f"{name} must be an integer within ±2**53, not {mean!r} (a draw beyond int64 would wrap)")
-    table = dg_table(_check_draw_eps(eps))
+    table = dg_table(_check_draw_eps(epsilon))
     out = np.empty((int(size), 2), dtype=np.int64)
     _coupling_fill(seed_states(seed, 1)[0], int(mean_x), int(mean_y), table, out)
     return out

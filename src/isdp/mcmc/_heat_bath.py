@@ -132,14 +132,14 @@ def _check_states(states, name: str) -> np.ndarray:
 
 def _ratio(eps) -> tuple[float, float]:
     """(r, log r), r = e^(−2ε): the kernels' ``ratio`` argument."""
-    eps = check_positive("eps", eps)
+    eps = check_positive("epsilon", eps)
     r = float(np.exp(-2.0 * eps))
     if not 0.0 < r < 1.0:
         raise ValueError(f"eps = {eps!r} leaves e^(-2 eps) outside (0, 1): the conditional law degenerates")
     return r, float(np.log(r))
 
 
-def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bool = False) -> np.ndarray:
+def heat_bath_sweeps(init, *, epsilon: float, n_sweeps: int, seed: int, progress: bool = False) -> np.ndarray:
     """Run one pair heat-bath chain per row of ``init`` for ``n_sweeps`` sweeps and return the final states.
 
     The chain targets π(u) ∝ exp(−ε‖u‖₁) on {u ∈ Z^n : Σu = 0}. An update picks two cells i ≠ j
@@ -151,7 +151,7 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
     ----------
     init : array_like of int
         Starts, shape (chains, n) with n ≥ 2; every row must sum to 0. It is not modified.
-    eps : float
+    epsilon : float
         ε of the target, > 0.
     n_sweeps : int
         Number of sweeps (≥ 0).
@@ -170,7 +170,7 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
     isdp.errors.InvariantError
         If ``init`` is not a 2-D integer array of rows summing to 0 with at least 2 cells.
     ValueError
-        If ``eps`` or ``n_sweeps`` is out of range.
+        If ``epsilon`` or ``n_sweeps`` is out of range.
 
     See Also
     --------
@@ -187,11 +187,11 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
     --------
     >>> import numpy as np
     >>> from isdp.mcmc import heat_bath_sweeps
-    >>> heat_bath_sweeps(np.array([[6, -3, -3], [0, 0, 0]]), eps=1.0, n_sweeps=10, seed=0).tolist()
+    >>> heat_bath_sweeps(np.array([[6, -3, -3], [0, 0, 0]]), epsilon=1.0, n_sweeps=10, seed=0).tolist()
     [[-1, 0, 1], [0, 1, -1]]
     """
     states = _check_states(init, "init").copy()
-    ratio = _ratio(eps)
+    ratio = _ratio(epsilon)
     n_sweeps = check.size("n_sweeps", n_sweeps, 0)
     rng = seed_states(seed, states.shape[0])
     run_chunked(
@@ -204,7 +204,7 @@ def heat_bath_sweeps(init, *, eps: float, n_sweeps: int, seed: int, progress: bo
     return states
 
 
-def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: int = 1_000_000) -> MeetingTimes:
+def heat_bath_meeting_times(init_x, init_y, *, epsilon: float, seed: int, max_iter: int = 1_000_000) -> MeetingTimes:
     """Meeting times, in sweeps, of monotone-coupled pairs of :func:`heat_bath_sweeps` chains.
 
     Pair p starts at row p of ``init_x`` and of ``init_y`` (lag 0: τ = the first sweep t ≥ 0 with
@@ -218,7 +218,7 @@ def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: 
         Starts of chain X, shape (pairs, n), n ≥ 2, rows summing to 0.
     init_y : array_like of int
         Starts of chain Y, the same shape (e.g. exact draws from :func:`isdp.exact.sample_sum_constraint_l1`).
-    eps : float
+    epsilon : float
         ε of the target π(u) ∝ exp(−ε‖u‖₁), > 0.
     seed : int
         Non-negative seed; one random stream per pair.
@@ -235,7 +235,7 @@ def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: 
     isdp.errors.InvariantError
         If a start is not a 2-D integer array of rows summing to 0, or the shapes differ.
     ValueError
-        If ``eps`` or ``max_iter`` is out of range.
+        If ``epsilon`` or ``max_iter`` is out of range.
 
     Notes
     -----
@@ -251,14 +251,14 @@ def heat_bath_meeting_times(init_x, init_y, *, eps: float, seed: int, max_iter: 
     >>> from isdp.exact import sample_sum_constraint_l1
     >>> x0 = np.tile([6, -3, -3], (4, 1))
     >>> y0 = sample_sum_constraint_l1(3, 1.0, 4, seed=1)
-    >>> mt = heat_bath_meeting_times(x0, y0, eps=1.0, seed=0, max_iter=100)
+    >>> mt = heat_bath_meeting_times(x0, y0, epsilon=1.0, seed=0, max_iter=100)
     >>> mt.tau.tolist(), mt.met.tolist()
     ([3, 2, 1, 3], [True, True, True, True])
     """
     x, y = _check_states(init_x, "init_x"), _check_states(init_y, "init_y")
     if x.shape != y.shape:
         raise InvariantError(f"init_x and init_y must have the same shape, got {x.shape} and {y.shape}")
-    ratio = _ratio(eps)
+    ratio = _ratio(epsilon)
     max_iter = check.size("max_iter", max_iter, 1)
     tau = np.zeros(len(x), dtype=np.int64)
     met = np.zeros(len(x), dtype=np.bool_)

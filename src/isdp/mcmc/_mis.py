@@ -76,7 +76,7 @@ class MISResult:
         Proposals per chain, ``burn_in + n_draws · thin``.
     seed : int
         The seed of the run.
-    eps : float
+    epsilon : float
         ε of the target DG mechanism.
     proposal_eps : float
         ε̃ of the proposal.
@@ -97,7 +97,7 @@ class MISResult:
     >>> from isdp.mcmc import mis_sample
     >>> x = np.array([3, 0, 1])
     >>> A = np.ones((1, 3), dtype=np.int64)
-    >>> result = mis_sample(A, A @ x, x, eps=1.0, proposal_eps=0.5, index_set=[0, 1], n_draws=200,
+    >>> result = mis_sample(A, A @ x, x, epsilon=1.0, proposal_eps=0.5, index_set=[0, 1], n_draws=200,
     ...                     n_chains=2, B=np.eye(3), b=np.zeros(3), burn_in=100, seed=0, progress=False)
     >>> result.draws.shape, result.n_iterations, result.index_set, result.determinant
     ((2, 200, 3), 300, (0, 1), 1)
@@ -116,7 +116,7 @@ class MISResult:
     thin: int
     n_iterations: int  # proposals per chain
     seed: int
-    eps: float
+    epsilon: float
     proposal_eps: float
     index_set: tuple[int, ...]  # 0-based I
     determinant: int  # det A[:, I^c]
@@ -360,7 +360,7 @@ class _Problem:
     det: int
 
 
-def _problem(A, a, center, B, b, *, eps, proposal_eps, index_set, n_chains, init, allow_nonunimodular) -> _Problem:
+def _problem(A, a, center, B, b, *, epsilon, proposal_eps, index_set, n_chains, init, allow_nonunimodular) -> _Problem:
     A = as_integer_matrix(A)
     m, d = A.shape
     if m >= d:
@@ -374,7 +374,7 @@ def _problem(A, a, center, B, b, *, eps, proposal_eps, index_set, n_chains, init
         if B.ndim != 2 or B.shape[1] != d or not np.all(np.isfinite(B)):
             raise InvariantError(f"B must be a finite 2-D matrix with {d} columns, got shape {B.shape}")
         b = check.vector("b", b, length=B.shape[0])
-    eps, proposal_eps = check_dg_eps("eps", eps), check_dg_eps("proposal_eps", proposal_eps)
+    eps, proposal_eps = check_dg_eps("epsilon", epsilon), check_dg_eps("proposal_eps", proposal_eps)
     idx_i, idx_c = _index_set(index_set, d, m)
     adj, det = _solver(A, idx_c, allow_nonunimodular)
 
@@ -400,7 +400,7 @@ def mis_sample(
     a,
     center,
     *,
-    eps: float,
+    epsilon: float,
     proposal_eps: float,
     index_set,
     n_draws: int,
@@ -431,7 +431,7 @@ def mis_sample(
         Their values, shape (m,): the invariants A s* of the confidential query.
     center : array_like of int
         The confidential query s*, shape (d,); target and proposal are DG laws centred on it.
-    eps : float
+    epsilon : float
         ε of the target DG mechanism, in [1e-9, 700].
     proposal_eps : float
         ε̃ of the DG proposal, in [1e-9, 700]; a tuning parameter (smaller values propose farther
@@ -479,7 +479,7 @@ def mis_sample(
         For inconsistent shapes, m ≥ d, an unusable index set (wrong size, singular or — without
         ``allow_nonunimodular`` — non-unimodular A[:, I^c]), or a start outside S*.
     ValueError
-        If a count, ``eps``, ``proposal_eps`` or ``seed`` is out of range.
+        If a count, ``epsilon``, ``proposal_eps`` or ``seed`` is out of range.
 
     Notes
     -----
@@ -496,7 +496,7 @@ def mis_sample(
     >>> from isdp.mcmc import mis_sample
     >>> x = np.array([3, 0, 1])
     >>> A = np.ones((1, 3), dtype=np.int64)
-    >>> result = mis_sample(A, A @ x, x, eps=1.0, proposal_eps=0.5, index_set=[0, 1], n_draws=200,
+    >>> result = mis_sample(A, A @ x, x, epsilon=1.0, proposal_eps=0.5, index_set=[0, 1], n_draws=200,
     ...                     n_chains=2, B=np.eye(3), b=np.zeros(3), burn_in=100, seed=0, progress=False)
     >>> result.draws[0, :3].tolist()
     [[1, 0, 3], [4, 0, 0], [4, 0, 0]]
@@ -511,7 +511,7 @@ def mis_sample(
         center,
         B,
         b,
-        eps=eps,
+        epsilon=epsilon,
         proposal_eps=proposal_eps,
         index_set=index_set,
         n_chains=n_chains,
@@ -562,7 +562,7 @@ def mis_sample(
         thin=int(thin),
         n_iterations=n_iter,
         seed=seed,
-        eps=float(eps),
+        epsilon=float(epsilon),
         proposal_eps=float(proposal_eps),
         index_set=tuple(int(i) for i in pb.idx_i),
         determinant=pb.det,

@@ -73,7 +73,7 @@ def mis_meeting_times(
     a,
     center,
     *,
-    eps: float,
+    epsilon: float,
     proposal_eps: float,
     index_set,
     lag: int,
@@ -96,7 +96,7 @@ def mis_meeting_times(
 
     Parameters
     ----------
-    A, a, center, eps, proposal_eps, index_set, B, b, allow_nonunimodular
+    A, a, center, epsilon, proposal_eps, index_set, B, b, allow_nonunimodular
         As :func:`mis_sample`.
     lag : int
         Proposals X runs alone before the pair is coupled: at least 1, or 0 with ``init_y``;
@@ -122,7 +122,7 @@ def mis_meeting_times(
     InvariantError
         As :func:`mis_sample`, for the constraints, the index set or a start outside S*.
     ValueError
-        If a count, ``eps``, ``proposal_eps`` or ``seed`` is out of range.
+        If a count, ``epsilon``, ``proposal_eps`` or ``seed`` is out of range.
 
     See Also
     --------
@@ -137,8 +137,8 @@ def mis_meeting_times(
     >>> x = np.array([3, 0, 1])
     >>> A = np.ones((1, 3), dtype=np.int64)
     >>> nonnegative = {"B": np.eye(3), "b": np.zeros(3)}
-    >>> exact = mis_exact_sample(A, A @ x, x, eps=1.0, index_set=[0, 1], size=5, seed=1, **nonnegative)
-    >>> mt = mis_meeting_times(A, A @ x, x, eps=1.0, proposal_eps=0.5, index_set=[0, 1], lag=0, n_pairs=5,
+    >>> exact = mis_exact_sample(A, A @ x, x, epsilon=1.0, index_set=[0, 1], size=5, seed=1, **nonnegative)
+    >>> mt = mis_meeting_times(A, A @ x, x, epsilon=1.0, proposal_eps=0.5, index_set=[0, 1], lag=0, n_pairs=5,
     ...                        seed=0, init_y=exact, **nonnegative)
     >>> mt.tau.tolist(), bool(mt.met.all())
     ([0, 0, 1, 0, 0], True)
@@ -152,7 +152,7 @@ def mis_meeting_times(
         center,
         B,
         b,
-        eps=eps,
+        epsilon=epsilon,
         proposal_eps=proposal_eps,
         index_set=index_set,
         n_chains=n_pairs,
@@ -168,7 +168,7 @@ def mis_meeting_times(
             center,
             B,
             b,
-            eps=eps,
+            epsilon=epsilon,
             proposal_eps=proposal_eps,
             index_set=index_set,
             n_chains=n_pairs,
@@ -223,7 +223,7 @@ def mis_exact_sample(
     a,
     center,
     *,
-    eps: float,
+    epsilon: float,
     index_set,
     size: int,
     seed: int,
@@ -239,7 +239,7 @@ def mis_exact_sample(
 
     Parameters
     ----------
-    A, a, center, eps, index_set, B, b, allow_nonunimodular
+    A, a, center, epsilon, index_set, B, b, allow_nonunimodular
         As :func:`mis_sample`.
     size : int
         The number of draws, at least 1.
@@ -256,7 +256,7 @@ def mis_exact_sample(
     Raises
     ------
     ValueError
-        If some draw is not accepted within ``max_tries`` proposals, or a count, ``eps`` or
+        If some draw is not accepted within ``max_tries`` proposals, or a count, ``epsilon`` or
         ``seed`` is out of range.
     InvariantError
         As :func:`mis_sample`, for the constraints or the index set.
@@ -273,7 +273,8 @@ def mis_exact_sample(
     >>> from isdp.mcmc import mis_exact_sample
     >>> x = np.array([3, 0, 1])
     >>> A = np.ones((1, 3), dtype=np.int64)
-    >>> mis_exact_sample(A, A @ x, x, eps=1.0, index_set=[0, 1], size=4, seed=0, B=np.eye(3), b=np.zeros(3)).tolist()
+    >>> nonnegative = dict(B=np.eye(3), b=np.zeros(3))
+    >>> mis_exact_sample(A, A @ x, x, epsilon=1.0, index_set=[0, 1], size=4, seed=0, **nonnegative).tolist()
     [[3, 0, 1], [2, 1, 1], [3, 0, 1], [3, 1, 0]]
     """
     size, max_tries = check.size("size", size, 1), check.size("max_tries", max_tries, 1)
@@ -283,8 +284,8 @@ def mis_exact_sample(
         center,
         B,
         b,
-        eps=eps,
-        proposal_eps=eps,
+        epsilon=epsilon,
+        proposal_eps=epsilon,
         index_set=index_set,
         n_chains=1,
         init=None,

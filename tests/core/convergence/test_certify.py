@@ -209,7 +209,7 @@ def test_pairs_start_from_the_given_law():
 
 MIS_X = np.array([3, 5, 2, 4, 1, 6])  # a 2 × 3 table; margins fixed, cells non-negative
 MIS_A = table_margins(2, 3)[:-1]  # the last margin is implied by the others
-MIS_ARGS = {"eps": 0.5, "proposal_eps": 0.6, "index_set": [0, 1], "B": np.eye(6), "b": np.zeros(6)}
+MIS_ARGS = {"epsilon": 0.5, "proposal_eps": 0.6, "index_set": [0, 1], "B": np.eye(6), "b": np.zeros(6)}
 
 
 def _mis_exact_law():
@@ -227,7 +227,7 @@ def _mis_exact_law():
             states.append(s)
     S = np.array(states)
     dev = np.abs(S - MIS_X)
-    log_p = -MIS_ARGS["eps"] * dev.sum(axis=1)
+    log_p = -MIS_ARGS["epsilon"] * dev.sum(axis=1)
     q = dg_pmf(dev[:, 0], MIS_ARGS["proposal_eps"]) * dg_pmf(dev[:, 1], MIS_ARGS["proposal_eps"])
     log_w = log_p - np.log(q)
     K = q[None, :] * np.minimum(1.0, np.exp(log_w[None, :] - log_w[:, None]))
@@ -268,7 +268,7 @@ def test_mis_exact_sample_has_the_enumerated_law():
         MIS_A,
         MIS_A @ MIS_X,
         MIS_X,
-        eps=MIS_ARGS["eps"],
+        epsilon=MIS_ARGS["epsilon"],
         index_set=MIS_ARGS["index_set"],
         size=20_000,
         seed=3,
@@ -281,7 +281,7 @@ def test_mis_exact_sample_has_the_enumerated_law():
             MIS_A,
             MIS_A @ MIS_X,
             MIS_X,
-            eps=MIS_ARGS["eps"],
+            epsilon=MIS_ARGS["epsilon"],
             index_set=MIS_ARGS["index_set"],
             size=200,
             seed=3,

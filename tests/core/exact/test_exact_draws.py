@@ -118,11 +118,11 @@ def test_any_numerator_is_served():
 @pytest.mark.parametrize(
     ("eps", "size", "name"),
     [
-        (Fraction(1, 2**51), 3, "eps"),
-        (0, 3, "eps"),
-        (True, 3, "eps"),
-        ("1_0", 3, "eps"),
-        (float("nan"), 3, "eps"),
+        (Fraction(1, 2**51), 3, "epsilon"),
+        (0, 3, "epsilon"),
+        (True, 3, "epsilon"),
+        ("1_0", 3, "epsilon"),
+        (float("nan"), 3, "epsilon"),
         (1, -1, "size"),
         (1, 2.5, "size"),
         (1, True, "size"),
@@ -132,6 +132,6 @@ def test_the_array_sampler_refuses_what_it_cannot_serve_naming_the_argument(eps,
     """Below ε = 2**-50 the draws (scale 1/ε) would not fit int64."""
     with pytest.raises(ArgumentError, match=f"^{name} "):
         double_geometric_array(eps, size, seeded_source(1))
-    if name == "eps" and eps != Fraction(1, 2**51):
+    if name == "epsilon" and eps != Fraction(1, 2**51):
         with pytest.raises(ArgumentError, match="^eps "):
             double_geometric(eps, seeded_source(1))

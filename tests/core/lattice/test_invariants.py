@@ -125,7 +125,7 @@ def test_every_lattice_entry_refuses_a_non_integer_or_a_wrong_kind_with_an_isdp_
         "A must be integer-valued": lambda: default_basis(np.array([[1, 1.5]])),
         "A must be integer-valued; entry (0, 1) is nan": lambda: independent_rows(np.array([[1, np.nan]])),
         "x must be integer-valued": lambda: row_values(as_sparse([[1, 1, 1]]), np.array([1.5, 1, 1])),
-        "eps must be a positive number": lambda: generalized_laplace(True),
+        "epsilon must be a positive number": lambda: generalized_laplace(True),
         "sigma must be a positive number": lambda: generalized_gaussian(float("nan")),
         "unsupported norm 'l3'": lambda: generalized_laplace(1, "l3"),
         "lattice must be an IntegerLattice": lambda: with_mixing_basis(None),

@@ -111,14 +111,14 @@ def test_the_conditional_law_is_monotone_in_the_sum():
 def test_the_chain_after_t_sweeps_has_the_exact_law(exact_laws, t):
     states, _, laws = exact_laws
     starts = START[np.random.default_rng(t).integers(0, 3, 20_000)]
-    out = heat_bath_sweeps(starts, eps=EPS, n_sweeps=t, seed=100 + t)
+    out = heat_bath_sweeps(starts, epsilon=EPS, n_sweeps=t, seed=100 + t)
     assert np.all(out.sum(axis=1) == 0) and out.dtype == np.int64
     assert chisquare_gof(rows_to_categories(out, states), laws[t]) > ALPHA
 
 
 def test_the_chain_leaves_pi_invariant():
     exact = sample_sum_constraint_l1(5, EPS, 20_000, seed=3)
-    moved = heat_bath_sweeps(exact, eps=EPS, n_sweeps=2, seed=4)
+    moved = heat_bath_sweeps(exact, epsilon=EPS, n_sweeps=2, seed=4)
     for cell in range(5):
         assert stats.ks_2samp(exact[:, cell], moved[:, cell]).pvalue > ALPHA
 
@@ -129,7 +129,7 @@ def test_coupled_pairs_bound_the_exact_tv(exact_laws):
     states, pi, laws = exact_laws
     x = START[np.random.default_rng(5).integers(0, 3, 20_000)]
     y = sample_sum_constraint_l1(3, EPS, 20_000, seed=6)
-    mt = heat_bath_meeting_times(x, y, eps=EPS, seed=7)
+    mt = heat_bath_meeting_times(x, y, epsilon=EPS, seed=7)
     assert mt.met.all() and mt.lag == 0
     ts = np.arange(12)
     tail = (mt.tau[:, None] > ts[None, :]).mean(axis=0)
@@ -143,29 +143,29 @@ def test_monotone_coupling_never_increases_the_distance():
     """‖X − Y‖₁ never grows: a pair started at distance d meets at once when d is one move apart."""
     x = np.array([[1, -1, 0, 0]] * 200)
     y = np.array([[0, 0, 0, 0]] * 200)
-    mt = heat_bath_meeting_times(x, y, eps=EPS, seed=1, max_iter=50)
+    mt = heat_bath_meeting_times(x, y, epsilon=EPS, seed=1, max_iter=50)
     assert mt.met.all()
-    same = heat_bath_meeting_times(y, y, eps=EPS, seed=1)
+    same = heat_bath_meeting_times(y, y, epsilon=EPS, seed=1)
     assert np.all(same.tau == 0) and same.met.all()
 
 
 def test_same_seed_same_states_and_bad_input_is_refused():
     start = np.array([[3, -3, 0, 0], [0, 2, -2, 0]])
-    a = heat_bath_sweeps(start, eps=0.2, n_sweeps=50, seed=9)
-    assert np.array_equal(a, heat_bath_sweeps(start, eps=0.2, n_sweeps=50, seed=9))
+    a = heat_bath_sweeps(start, epsilon=0.2, n_sweeps=50, seed=9)
+    assert np.array_equal(a, heat_bath_sweeps(start, epsilon=0.2, n_sweeps=50, seed=9))
     assert np.array_equal(start, [[3, -3, 0, 0], [0, 2, -2, 0]])  # the input is not moved
     with pytest.raises(InvariantError, match="sum to 0"):
-        heat_bath_sweeps(np.array([[1, 0, 0]]), eps=0.2, n_sweeps=1, seed=1)
+        heat_bath_sweeps(np.array([[1, 0, 0]]), epsilon=0.2, n_sweeps=1, seed=1)
     with pytest.raises(InvariantError, match="integer"):
-        heat_bath_sweeps(np.array([[0.5, -0.5]]), eps=0.2, n_sweeps=1, seed=1)
+        heat_bath_sweeps(np.array([[0.5, -0.5]]), epsilon=0.2, n_sweeps=1, seed=1)
     with pytest.raises(InvariantError, match="n >= 2"):
-        heat_bath_sweeps(np.array([[0]]), eps=0.2, n_sweeps=1, seed=1)
+        heat_bath_sweeps(np.array([[0]]), epsilon=0.2, n_sweeps=1, seed=1)
     with pytest.raises(ValueError, match="eps"):
-        heat_bath_sweeps(start, eps=0.0, n_sweeps=1, seed=1)
+        heat_bath_sweeps(start, epsilon=0.0, n_sweeps=1, seed=1)
     with pytest.raises(ValueError, match="n_sweeps"):
-        heat_bath_sweeps(start, eps=0.2, n_sweeps=-1, seed=1)
+        heat_bath_sweeps(start, epsilon=0.2, n_sweeps=-1, seed=1)
     with pytest.raises(InvariantError, match="same shape"):
-        heat_bath_meeting_times(start, start[:1], eps=0.2, seed=1)
+        heat_bath_meeting_times(start, start[:1], epsilon=0.2, seed=1)
 
 
 def test_certify_heat_bath_covers_the_exact_tv(exact_laws):

@@ -67,7 +67,7 @@ def test_e5_draws_meet_equalities_and_inequalities():
         A,
         A @ x,
         x,
-        eps=0.5,
+        epsilon=0.5,
         proposal_eps=0.6,
         index_set=index_set,
         n_chains=2,
@@ -97,7 +97,7 @@ def test_mis_matches_enumerated_conditional_law():
         A5,
         a,
         S5,
-        eps=0.5,
+        epsilon=0.5,
         proposal_eps=0.6,
         index_set=I5,
         n_chains=4000,
@@ -112,7 +112,17 @@ def test_mis_matches_enumerated_conditional_law():
     assert chisquare_gof(cats, probs) > ALPHA
     # one long chain, thinned, agrees too (the ergodic average)
     res = mis_sample(
-        A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=4000, thin=20, seed=12, B=np.eye(5), b=np.zeros(5)
+        A5,
+        a,
+        S5,
+        epsilon=0.5,
+        proposal_eps=0.6,
+        index_set=I5,
+        n_draws=4000,
+        thin=20,
+        seed=12,
+        B=np.eye(5),
+        b=np.zeros(5),
     )
     assert chisquare_gof(rows_to_categories(res.draws[0], pts), probs) > ALPHA
 
@@ -122,7 +132,7 @@ def test_mis_without_inequalities_matches_gibbs_sampler():
     """docs/method.md §2: ℓ1 generalized Laplace on Λ(A) = i.i.d. DG conditioned on A u = 0 = the MIS target."""
     eps, n = 0.7, 3000
     mis = mis_sample(
-        A5, A5 @ S5, S5, eps=eps, proposal_eps=eps, index_set=I5, n_chains=n, n_draws=1, burn_in=400, seed=21
+        A5, A5 @ S5, S5, epsilon=eps, proposal_eps=eps, index_set=I5, n_chains=n, n_draws=1, burn_in=400, seed=21
     )
     u_mis = mis.draws[:, 0] - S5
     assert (u_mis < -S5).any()  # no inequalities: cells may go negative
@@ -149,12 +159,12 @@ def test_nonunimodular_complement_rejected_or_handled():
     center = np.array([2, 2, 1, 1])
     a = A @ center
     with pytest.raises(InvariantError, match="determinant -2"):
-        mis_sample(A, a, center, eps=0.5, proposal_eps=0.6, index_set=[2, 3], n_draws=10, seed=1)
+        mis_sample(A, a, center, epsilon=0.5, proposal_eps=0.6, index_set=[2, 3], n_draws=10, seed=1)
     res = mis_sample(
         A,
         a,
         center,
-        eps=0.5,
+        epsilon=0.5,
         proposal_eps=0.6,
         index_set=[2, 3],
         n_chains=3000,
@@ -177,22 +187,30 @@ def test_nonunimodular_complement_rejected_or_handled():
 def test_singular_complement_is_an_error():
     A = np.array([[1, 1, 0], [0, 0, 1]])
     with pytest.raises(InvariantError, match="singular"):
-        mis_sample(A, [2, 1], [1, 1, 1], eps=1, proposal_eps=1, index_set=[2], n_draws=5, seed=0)
+        mis_sample(A, [2, 1], [1, 1, 1], epsilon=1, proposal_eps=1, index_set=[2], n_draws=5, seed=0)
     with pytest.raises(InvariantError, match="d - m"):
-        mis_sample(A, [2, 1], [1, 1, 1], eps=1, proposal_eps=1, index_set=[0, 2], n_draws=5, seed=0)
+        mis_sample(A, [2, 1], [1, 1, 1], epsilon=1, proposal_eps=1, index_set=[0, 2], n_draws=5, seed=0)
 
 
 def test_start_outside_feasible_set_is_an_error():
     a = A5 @ S5
     with pytest.raises(InvariantError, match="outside S"):
-        mis_sample(A5, a + 1, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0)
+        mis_sample(A5, a + 1, S5, epsilon=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0)
     with pytest.raises(InvariantError, match="outside S"):
         mis_sample(
-            A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0, B=np.eye(5), b=np.ones(5)
+            A5, a, S5, epsilon=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0, B=np.eye(5), b=np.ones(5)
         )  # s* has a zero cell
     with pytest.raises(InvariantError, match="outside S"):
         mis_sample(
-            A5, a, S5, eps=0.5, proposal_eps=0.6, index_set=I5, n_draws=5, seed=0, init=S5 + np.array([1, -1, 1, 0, 0])
+            A5,
+            a,
+            S5,
+            epsilon=0.5,
+            proposal_eps=0.6,
+            index_set=I5,
+            n_draws=5,
+            seed=0,
+            init=S5 + np.array([1, -1, 1, 0, 0]),
         )
 
 
@@ -200,7 +218,7 @@ def test_seeded_and_thread_independent():
     import numba
 
     kw = dict(
-        eps=0.5, proposal_eps=0.6, index_set=I5, n_chains=3, n_draws=50, thin=3, B=np.eye(5), b=np.zeros(5), seed=7
+        epsilon=0.5, proposal_eps=0.6, index_set=I5, n_chains=3, n_draws=50, thin=3, B=np.eye(5), b=np.zeros(5), seed=7
     )
     first = mis_sample(A5, A5 @ S5, S5, **kw)
     old = numba.get_num_threads()

@@ -28,20 +28,20 @@ def _enumerate(A, a, center, eps, box):
 def test_exact_draws_follow_the_enumerated_law():
     a = A5 @ S5
     pts, probs = _enumerate(A5, a, S5, 0.5, int(a[0]))
-    draws = mis_exact_sample(A5, a, S5, eps=0.5, index_set=I5, size=4000, seed=3, **NONNEGATIVE)
+    draws = mis_exact_sample(A5, a, S5, epsilon=0.5, index_set=I5, size=4000, seed=3, **NONNEGATIVE)
     assert draws.dtype == np.int64 and np.all(draws @ A5.T == a) and draws.min() >= 0
     cats = rows_to_categories(draws, pts)
     assert (cats >= 0).all()
     assert chisquare_gof(cats, probs) > ALPHA
     # the test can fail: the law at another ε is refused on the same number of draws
-    other = mis_exact_sample(A5, a, S5, eps=1.5, index_set=I5, size=4000, seed=3, **NONNEGATIVE)
+    other = mis_exact_sample(A5, a, S5, epsilon=1.5, index_set=I5, size=4000, seed=3, **NONNEGATIVE)
     assert chisquare_gof(rows_to_categories(other, pts), probs) < ALPHA
 
 
 def test_exact_draws_are_seeded():
     a = A5 @ S5
-    first = mis_exact_sample(A5, a, S5, eps=0.5, index_set=I5, size=50, seed=9, **NONNEGATIVE)
-    again = mis_exact_sample(A5, a, S5, eps=0.5, index_set=I5, size=50, seed=9, **NONNEGATIVE)
+    first = mis_exact_sample(A5, a, S5, epsilon=0.5, index_set=I5, size=50, seed=9, **NONNEGATIVE)
+    again = mis_exact_sample(A5, a, S5, epsilon=0.5, index_set=I5, size=50, seed=9, **NONNEGATIVE)
     np.testing.assert_array_equal(first, again)
 
 
@@ -50,7 +50,7 @@ def test_meeting_times_count_from_the_lag_and_are_seeded(lag):
     a = A5 @ S5
     start = np.array([3, 0, 4, 0, 0])
     kwargs = dict(
-        eps=0.5,
+        epsilon=0.5,
         proposal_eps=0.6,
         index_set=I5,
         lag=lag,
@@ -73,7 +73,7 @@ def test_pairs_started_together_meet_at_once():
         A5,
         a,
         S5,
-        eps=0.5,
+        epsilon=0.5,
         proposal_eps=0.6,
         index_set=I5,
         lag=0,
