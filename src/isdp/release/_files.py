@@ -88,7 +88,7 @@ def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = N
 
 
 def check_layouts(tables, outputs) -> None:
-    """Refuse a wide table whose output is Parquet (a ``.parquet`` file or a dataset): a Parquet release is long.
+    r"""Refuse a wide table whose output is Parquet (a ``.parquet`` file or a dataset): a Parquet release is long.
 
     The command line calls it before anything is drawn; :func:`write_release` again.
 
@@ -103,6 +103,22 @@ def check_layouts(tables, outputs) -> None:
     ------
     isdp.errors.UsageError
         A wide table to Parquet.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from isdp.release import check_layouts
+    >>> from isdp.tables import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "sex_by_age.csv")
+    ...     _ = path.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    ...     table = load_table(path)
+    >>> check_layouts([table], ["release.csv"])  # a wide table to CSV
+    >>> check_layouts([table], ["release.parquet"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    isdp.errors.UsageError: release.parquet: a Parquet release is a long table ...: write it as CSV
     """
     for table, out in zip(tables, outputs, strict=True):
         if (is_dataset(out) or is_parquet(out)) and not isinstance(table.layout, LongTable):

@@ -49,6 +49,7 @@ from ..privacy import UNCERTAINTY_COLUMNS, Neighbours, join_draws, uncertainty_r
 from ..tables import (
     DATASET_FILE,
     PartitionLayout,
+    Table,
     constraint_matrix,
     is_dataset,
     partition_layout,
@@ -165,7 +166,7 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
     """
     table, source = read_part(layout, part)
     x, (_, _, first_run, end_run) = table.x, layout.parts[part]
-    A, labels = constraint_matrix(table, [layout.families[i] for i in layout.within])
+    A, labels, rules = _rows_by_family(table, [layout.families[i] for i in layout.within])
     runs = None
     if layout.spanning:  # each partition's total is a sum of its own invariants, as in the whole table
         runs, _ = constraint_matrix(table, ["by:" + ",".join(layout.key)])
@@ -181,11 +182,11 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
         if np.setdiff1d(np.arange(A.shape[0], A.shape[0] + r), implied).size:
             raise NotPartitionable("a partition's total is not implied by its own invariants")
     rng = seeded_source(part_seed(req.seed, part)) if req.seed is not None else system_source()
-    drawn = release_cells(table, A, labels, req, rng, part=True)
+    drawn = release_cells(table, A, labels, req, rng, part=True, rules=rules)
     plan = drawn.plan
     invariants: dict[int, tuple[list[str], list[int]]] = {}
     family = {rule: i for i, rule in reversed(list(enumerate(layout.families)))}  # a rule's first family
-    for rule, label, value in zip(plan.rules, labels, drawn.kept.tolist(), strict=True):
+    for rule, label, value in zip(rules, labels, drawn.kept.tolist(), strict=True):
         got = invariants.setdefault(family[rule], ([], []))
         got[0].append(label)
         got[1].append(value)
@@ -201,6 +202,27 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
         len(x),
         drawn.draws,
     )
+
+
+def _rows_by_family(table: Table, families: list[str]) -> tuple[sparse.csr_array, list[str], list[str]]:
+    """Return the part's invariants, with the family that made each row.
+
+    As :func:`isdp.tables.constraint_matrix` makes them: each family's rows in order, a row equal to an earlier one
+    dropped.
+    """
+    parts, labels, rules, seen = [], [], [], set()
+    for family in families:
+        R, got = constraint_matrix(table, [family])  # canonical: equal rows have equal indices and data
+        keep = []
+        for i in range(R.shape[0]):
+            key = (R.indices[R.indptr[i] : R.indptr[i + 1]].tobytes(), R.data[R.indptr[i] : R.indptr[i + 1]].tobytes())
+            if key not in seen:
+                seen.add(key)
+                keep.append(i)
+        parts.append(R[keep])
+        labels += [got[i] for i in keep]
+        rules += [family] * len(keep)
+    return as_sparse(sparse.vstack(parts, format="csr")), labels, rules
 
 
 @dataclass

@@ -232,7 +232,9 @@ class Plan:
         return plan
 
     @classmethod
-    def of(cls, table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request, *, part=False) -> Plan:
+    def of(
+        cls, table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request, *, part=False, rules=None
+    ) -> Plan:
         r"""Return the plan of releasing ``table``: :meth:`make`, and what the statement states of the table.
 
         The table's labels only are read (its cells', its tables' names), never its counts; each
@@ -252,6 +254,9 @@ class Plan:
         part : bool, default False
             ``table`` is one part of a table (:func:`isdp.release.release_partitioned`, which checks the
             table's columns itself), as in :meth:`make`.
+        rules : sequence of str or None, optional
+            Per row of ``A``, the rule that made it, when the caller built ``A`` rule by rule; by default each
+            row's rule is found here.
 
         Returns
         -------
@@ -302,7 +307,7 @@ class Plan:
             plan,
             cell_labels=tuple(cells) if isinstance(cells, list) else cells,
             tables=tables,
-            rules=_rules_of_rows(table, plan.A, labels, req),
+            rules=tuple(rules) if rules is not None else _rules_of_rows(table, plan.A, labels, req),
         )
 
     @property

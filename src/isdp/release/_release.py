@@ -373,7 +373,15 @@ class Drawn:
 
 
 def release_cells(
-    table: Table | TableSet, A, labels: list[str], req: Request, rng, *, progress: bool = False, part: bool = False
+    table: Table | TableSet,
+    A,
+    labels: list[str],
+    req: Request,
+    rng,
+    *,
+    progress: bool = False,
+    part: bool = False,
+    rules=None,
 ) -> Drawn:
     r"""Plan, draw and check the release of a table's cells: the one path of every release.
 
@@ -400,6 +408,8 @@ def release_cells(
         Show the exact sampler's blocks or the certificate's stages on stderr.
     part : bool, default False
         ``table`` is one part of a larger table (:meth:`Plan.of`).
+    rules : sequence of str or None, optional
+        Per row of ``A``, the rule that made it, when known (:meth:`Plan.of`).
 
     Returns
     -------
@@ -428,7 +438,7 @@ def release_cells(
     >>> drawn.values.tolist(), drawn.kept.tolist()
     ([2, 6, 5, 1], [8, 6, 7, 7])
     """
-    plan = Plan.of(table, A, labels, req, part=part)
+    plan = Plan.of(table, A, labels, req, part=part, rules=rules)
     A = plan.A
     x = table.x
     kept = row_values(A, x)

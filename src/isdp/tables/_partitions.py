@@ -79,6 +79,26 @@ class PartitionLayout:
     parts : tuple of (int, int, int, int)
         Per part: its first row, the row after its last, its first run of the partition key and the run
         after its last (rows and runs counted over the whole table).
+
+    See Also
+    --------
+    partition_layout : Makes one.
+    read_part : Reads a part's rows.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pyarrow as pa
+    >>> import pyarrow.parquet as pq
+    >>> from isdp.tables import partition_layout
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name, "t.parquet")
+    >>> pq.write_table(pa.table({"state": ["A"] * 4 + ["B"] * 4, "age": [0, 1, 2, 3] * 2, "count": [1] * 8}), path)
+    >>> layout = partition_layout(path, ["total", "by:state"], part_cells=4)
+    >>> layout.cells, layout.runs, layout.key, layout.within, layout.parts
+    (8, 2, ('state',), (1,), ((0, 4, 0, 1), (4, 8, 1, 2)))
+    >>> tmp.cleanup()
     """
 
     path: Path
