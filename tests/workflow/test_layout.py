@@ -104,7 +104,7 @@ def test_no_private_imports_across_packages():
             owner = _private_owner(module)
             if owner is None or _may_use_private(package, owner):
                 continue
-            if any(module.startswith(f"{allowed}.") for allowed in BUILT_ON_PRIVATE_PIECES.get(label, ())):
+            if any(module == a or module.startswith(f"{a}.") for a in BUILT_ON_PRIVATE_PIECES.get(label, ())):
                 continue
             offences.append(f"{label}: {module}")
     assert not offences, "private imports across packages:\n" + "\n".join(offences)
