@@ -12,7 +12,6 @@ Examples
 ((2, 3), True)
 """
 
-from ..release._nonnegative import L1Projector, l1_total_projection
 from ._accounting import (
     CONVERSIONS,
     dp_to_zcdp,
@@ -24,6 +23,7 @@ from ._accounting import (
 )
 from ._l1_projection import dg_l1_projection, double_geometric_noise
 from ._nnl2 import nnl2_projection, nonnegative_total_projection
+from ._nonnegative import L1Projector, l1_total_projection
 from ._projected_noise import (
     extended_gaussian,
     null_space_blocks,

@@ -10,7 +10,7 @@ ISDP appendix (docs/method.md §8):
 
 The projections themselves (:class:`~isdp.baselines.L1Projector`, one HiGHS model through ``highspy``
 for many projections, the MILP and the closed form onto one total) are the release's non-negative
-post-processing, :mod:`isdp.release._nonnegative`; this module builds the baseline on them. Every
+post-processing, :mod:`isdp.baselines._nonnegative`; this module builds the baseline on them. Every
 function checks its inputs and raises :class:`ValueError` on bad ones and :class:`SolverError` when
 HiGHS does not certify an optimum.
 """
@@ -21,7 +21,7 @@ import numpy as np
 
 from .._validate import vector
 from ..mcmc import dg_rvs
-from ..release._nonnegative import L1Projector
+from ._nonnegative import L1Projector
 from ._projected_noise import _constraints, _positive, _size
 
 #: The optima :func:`l1_projection_lp` can return for its ``method``: ``"vertex"`` (HiGHS' simplex,

@@ -564,7 +564,8 @@ def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
     is. A block that is one total gets the ℓ2-nearest of the ℓ1 optima, whatever the solver
     (:func:`isdp.baselines.l1_total_projection`); other blocks HiGHS' optimum.
     """
-    from ._nonnegative import l1_projection_milp  # here: it loads HiGHS (highspy), which only --nonnegative needs
+    # deferred: isdp.baselines loads HiGHS (highspy), which only --nonnegative needs
+    from ..baselines import L1Projector, l1_total_projection
 
     out = values.copy()
     for cells, rows in blocks(A):
@@ -574,7 +575,11 @@ def _nonnegative(values: np.ndarray, A: sparse.csr_array) -> np.ndarray:
             out[cells] = np.maximum(out[cells], 0)
             continue
         sub = A[rows][:, cells]  # sparse: a block of Klein's may have millions of cells
-        out[cells] = l1_projection_milp(out[cells].astype(float), sub, sub @ out[cells], nonnegative=True)
+        m, b = out[cells].astype(float), (sub @ out[cells]).astype(float)
+        if sub.shape[0] == 1 and sub.nnz == sub.shape[1] and bool(np.all(sub.data == 1)):  # one total
+            out[cells] = l1_total_projection(m, b[0], nonnegative=True)
+        else:
+            out[cells] = L1Projector(sub, "integer", nonnegative=True)(m, b)
     if np.any(out < 0):
         raise AssertionError("release has a negative cell despite --nonnegative; this is a bug in isdp")
     return out

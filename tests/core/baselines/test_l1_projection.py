@@ -16,7 +16,7 @@ from scipy.optimize import linprog
 
 from isdp.baselines import dg_l1_projection, double_geometric_noise
 from isdp.baselines._l1_projection import l1_projection_lp
-from isdp.release._nonnegative import l1_projection_milp
+from isdp.baselines._nonnegative import l1_projection_milp
 
 # --------------------------------------------------------------------------- DG noise
 

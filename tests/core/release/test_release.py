@@ -54,7 +54,7 @@ def test_exact_sampler_draws_the_generalized_gaussian():
 def test_nonnegative_release_is_the_integer_l1_projection_of_the_noisy_table(tmp_path):
     """Post-processing: every cell ≥ 0, the invariants kept, and no non-negative table with them closer
     in ℓ1 to the noisy table than the release (checked by enumerating all 10 tables of total 3)."""
-    from isdp.release._nonnegative import l1_projection_milp
+    from isdp.baselines._nonnegative import l1_projection_milp
 
     A, b = np.ones((1, 3), dtype=np.int64), np.array([3])
     support = np.array([s for s in itertools.product(range(4), repeat=3) if sum(s) == 3])

@@ -12,12 +12,12 @@ import pytest
 from scipy import optimize
 
 from isdp.baselines import zcdp_to_dp
+from isdp.baselines._nonnegative import l1_projection_milp
 from isdp.cli import main
 from isdp.lattice import IntegerLattice, table_margins, with_mixing_basis
 from isdp.privacy import exact_route_noise, hockey_stick_bound, max_privacy_loss, truncation_slack
 from isdp.privacy._audit import chain_noise
 from isdp.release import Plan, Request, make_release
-from isdp.release._nonnegative import l1_projection_milp
 from isdp.tables import constraint_matrix, load_table
 
 SEEDED = ["--seed", "11", "--reproducible-not-for-publication", "--no-progress"]

@@ -1,5 +1,5 @@
 """Tests of the ℓ1 projections of the release's non-negative post-processing: one HiGHS model against fresh SciPy
-calls, the MILP and the closed form onto one total (isdp.release._nonnegative, public as isdp.baselines' names)."""
+calls, the MILP and the closed form onto one total (isdp.baselines._nonnegative, public as isdp.baselines' names)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from projection_support import l1, sum_row
 from scipy.optimize import linprog
 
 from isdp.baselines import L1Projector, double_geometric_noise, l1_total_projection
-from isdp.release._nonnegative import l1_projection_milp
+from isdp.baselines._nonnegative import l1_projection_milp
 
 # --------------------------------------------------------------------------- one HiGHS model
 

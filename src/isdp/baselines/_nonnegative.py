@@ -1,9 +1,9 @@
 """Non-negative post-processing of a release: the ℓ1-closest integer vector that keeps the invariants.
 
 ``isdp release --nonnegative`` replaces every block of the invariants that has a negative cell by its
-:func:`l1_projection_milp` (docs/release.md). The ℓ1 projections live here, below both the release and
-the comparison baselines, which export them and build their DG + ℓ1 baseline on them
-(:func:`isdp.baselines.dg_l1_projection`):
+integer ℓ1 projection (docs/release.md). The ℓ1 projections live with the comparison baselines, which export
+them and build their DG + ℓ1 baseline on them (:func:`isdp.baselines.dg_l1_projection`); the release imports
+them from :mod:`isdp.baselines`:
 
 - :class:`L1Projector` — the ℓ1-closest point of {y : A y = b} (and y ≥ 0) for many (m, b) on one
   HiGHS model: real (a vertex or the analytic centre of the optimal face, an LP) or integer (a MILP).
@@ -25,10 +25,9 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from .._validate import integer_matrix
+from .._validate import integer_matrix, vector
 from ..errors import SolverError
 from ..lattice import as_integer_matrix
-from ..lattice._integer_lattice import as_vector
 
 _INT_TOL = 1e-6
 
@@ -211,7 +210,7 @@ class L1Projector:
         >>> np.round(project([4.0, 3.0, 2.0], [12]), 6).tolist()
         [5.0, 4.0, 3.0]
         """
-        m = as_vector(m, "m", length=self._n)
+        m = vector("m", m, length=self._n)
         _, b = _constraints(self.A, b)
         if self.kind == "integer":
             if np.any(np.rint(b) != b):
@@ -300,7 +299,7 @@ def l1_projection_milp(m, A, b, nonnegative: bool = False) -> np.ndarray:
     excess 2 taken back from the two others:
 
     >>> import numpy as np
-    >>> from isdp.release._nonnegative import l1_projection_milp
+    >>> from isdp.baselines._nonnegative import l1_projection_milp
     >>> A = np.ones((1, 3), dtype=int)
     >>> l1_projection_milp([4.0, 3.0, 2.0], A, [12]).tolist()
     [5, 4, 3]
@@ -314,7 +313,7 @@ def l1_projection_milp(m, A, b, nonnegative: bool = False) -> np.ndarray:
     >>> (A @ y).tolist(), bool(y.min() >= 0), int(np.abs(y - [2, -1, 1, 3]).sum())
     ([2, 4, 3, 3], True, 1)
     """
-    m = as_vector(m, "m")
+    m = vector("m", m)
     A, b = _constraints(A, b, n=m.size)
     if A.shape[0] == 1 and (A.nnz == A.shape[1] and bool(np.all(A.data == 1)) if sp.issparse(A) else np.all(A == 1)):
         return l1_total_projection(m, b[0], nonnegative)
@@ -401,7 +400,7 @@ def l1_total_projection(m, total, nonnegative: bool = False) -> np.ndarray:
     >>> l1_total_projection([0.2, 0.7, 1.4], 3).tolist()
     [0, 1, 2]
     """
-    m = as_vector(m, "m")
+    m = vector("m", m)
     total = np.asarray(total)
     if total.ndim or not np.issubdtype(total.dtype, np.number) or not np.isfinite(total) or total != np.rint(total):
         raise ValueError(f"total must be a finite integer, got {total!r}")
