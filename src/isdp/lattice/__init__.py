@@ -19,11 +19,11 @@ from ._invariants import as_sparse, blocks, implied_by_partition, independent_ro
 from ._targets import Target, generalized_gaussian, generalized_laplace
 
 __all__ = [
-    "COUNT_LIMIT",
     "as_integer_matrix",
     "as_sparse",
     "blocks",
     "check_release",
+    "COUNT_LIMIT",
     "generalized_gaussian",
     "generalized_laplace",
     "implied_by_partition",
