@@ -21,8 +21,8 @@ import numpy as np
 
 from .._validate import vector
 from ..mcmc import dg_rvs
-from ._nonnegative import L1Projector
-from ._projected_noise import _constraints, _positive, _size
+from ._nonnegative import L1Projector, _constraints
+from ._projected_noise import _positive, _size
 
 #: The optima :func:`l1_projection_lp` can return for its ``method``: ``"vertex"`` (HiGHS' simplex,
 #: a vertex of the optimal face) or ``"interior"`` (HiGHS' interior point without crossover, the

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from .._validate import vector
 from ..errors import SolverError
-from ._projected_noise import _constraints
+from ._nonnegative import _constraints
 
 # Clarabel's feasibility and duality-gap tolerances (defaults 1e-8). At 1e-12 the NNL2 cells
 # that belong on the boundary s_i = 0 come out within ~1e-7 of it (~1e-5 at 1e-10), and the

@@ -21,28 +21,11 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._validate import integer_matrix, vector
+from .._validate import vector
 from ..lattice import as_integer_matrix, blocks
+from ._nonnegative import _constraints
 
 # --------------------------------------------------------------------------- validation
-
-
-def _constraints(A, b=None, n: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """Return ``A`` as int64 (r × n) and ``b`` as float (r,), checking shapes and finiteness.
-
-    A sparse ``A`` stays sparse (a block of two margins of 1000 × 1000 is 16 GB dense, 32 MB sparse).
-    """
-    A = integer_matrix("A", A) if sp.issparse(A) else as_integer_matrix(A)
-    if n is not None and A.shape[1] != n:
-        raise ValueError(f"A has {A.shape[1]} columns but the vector has {n} cells")
-    if b is None:
-        return A, None
-    b = np.asarray(b)
-    if b.ndim != 1 or b.shape[0] != A.shape[0]:
-        raise ValueError(f"b must have shape ({A.shape[0]},) to match A, got {b.shape}")
-    if not np.issubdtype(b.dtype, np.number) or not np.all(np.isfinite(b)):
-        raise ValueError("b must be finite and numeric")
-    return A, b.astype(float)
 
 
 def _positive(value: float, name: str) -> float:
