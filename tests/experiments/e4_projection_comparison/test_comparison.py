@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from isdp_papers.e4_projection_comparison import comparison as cmp
+from isdp_papers.e4_projection_comparison.comparison import discrepancy_concentration
 
 from isdp._rng import derive_seed
 from isdp.baselines import dg_l1_projection
