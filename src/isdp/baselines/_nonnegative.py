@@ -153,7 +153,7 @@ class L1Projector:
         if kind == "integer":
             lp.integrality_ = [highspy.HighsVarType.kInteger] * n + [highspy.HighsVarType.kContinuous] * n
         self._highs = highspy.Highs()
-        options = {"output_flag": False}
+        options: dict[str, bool | int | float | str] = {"output_flag": False}
         if kind == "interior":
             # In d = y − m the IPM's absolute tolerances act on the discrepancy (tens), not on the
             # counts (millions), and its last iterate lies close to the central path's limit; with
@@ -225,7 +225,7 @@ class L1Projector:
         h.clearSolver()
         if self.kind == "interior" and self._nonnegative:  # the interior model's columns are d = y − m: y ≥ 0 is d ≥ −m
             h.changeColsBounds(n, np.arange(n, dtype=np.int32), -m, np.full(n, inf))
-        h.changeRowsBounds(
+        h.changeRowsBounds(  # type: ignore[attr-defined]  # bound by highspy, absent from its stubs
             len(self._rows), self._rows, np.concatenate([np.full(2 * n, -inf), rhs]), np.concatenate([upper, rhs])
         )
         h.run()
