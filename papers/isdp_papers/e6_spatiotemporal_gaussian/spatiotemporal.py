@@ -29,7 +29,8 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy import optimize
 
-from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projection_sd, row_space_basis
+from isdp.baselines import projected_gaussian, row_space_basis
+from isdp_papers.e6_spatiotemporal_gaussian.null_space_noise import extended_gaussian, null_space_blocks, projection_sd
 from isdp_papers.jobs import derive_seed
 
 READINGS = {

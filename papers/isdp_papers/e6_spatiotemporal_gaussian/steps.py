@@ -7,10 +7,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from isdp.baselines import projection_sd, row_space_basis
+from isdp.baselines import row_space_basis
 from isdp.files import write_json, write_table
 from isdp_papers.claims import paper_value
 from isdp_papers.e6_spatiotemporal_gaussian import spatiotemporal as st
+from isdp_papers.e6_spatiotemporal_gaussian.null_space_noise import projection_sd
 from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 from isdp_papers.jobs import Job
 from isdp_papers.plot_style import save_figure

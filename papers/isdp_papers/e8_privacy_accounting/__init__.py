@@ -2,7 +2,7 @@
 
 Swap rates to ε, zCDP conversions, TopDown variances and the dormitory example's implied bounds.
 
-Implied bounds (:mod:`.implied`), the printed tables reproduced from :mod:`isdp.baselines` with the
+Implied bounds (:mod:`.implied`), the printed tables reproduced from :mod:`.accounting` with the
 per-level noise variances (:mod:`.tables`), the exact privacy loss of swapping on small strata
 (:mod:`.swap_audit`), exact Rényi divergences of discrete Gaussian noise and a toy TopDown (:mod:`.zcdp_audit`),
 TopDown's rounding step and total unimodularity (:mod:`.rounding`), steps (:mod:`.steps`), measures

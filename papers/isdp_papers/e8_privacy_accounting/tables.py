@@ -1,4 +1,4 @@
-"""E8 tables built from :mod:`isdp.baselines`.
+"""E8 tables built from the accounting (:mod:`.accounting`).
 
 The printed swap-rate → ε tables and ε_b recomputed, ρ → ε under each zCDP conversion, the ε-vs-swap-rate curves, and
 the TopDown talk's noise-variance tables with the per-level variances they need.
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
-from isdp.baselines import (
+from isdp_papers.e8_privacy_accounting.accounting import (
     CONVERSIONS,
     dp_to_zcdp,
     swapping_epsilon,
@@ -111,7 +111,7 @@ def swap_table(printed: pd.DataFrame) -> pd.DataFrame:
 def swap_rate_roots(eps: float, b: int, n_grid: int = 4001) -> np.ndarray:
     """Return the log-odds logit p of every swap rate with budget ``eps``, found numerically.
 
-    Independent of the closed form of ``swap_rates_for_epsilon`` (in ``isdp.baselines``): brackets the
+    Independent of the closed form of ``swap_rates_for_epsilon`` (in :mod:`.accounting`): brackets the
     sign changes of ε − ``eps`` on a grid uniform in logit p over ±``LOG_ODDS_BOUND``, with the
     numerically found minimiser added so that two roots closer than the grid step are still
     separated, and refines each with Brent's method. Log-odds keep rates near 1 distinct.

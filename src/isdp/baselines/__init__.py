@@ -1,7 +1,8 @@
 """The papers' comparisons.
 
-The projection mechanisms and the privacy accounting (swapping budget, zCDP conversions) the experiments set beside
-isdp.
+The post-processing mechanisms the experiments set beside isdp: continuous noise projected onto null(A), double
+geometric noise projected in ℓ1 (whose integer projections the release's non-negative post-processing uses), and
+Congenial DP's non-negative ℓ2 projection.
 
 Examples
 --------
@@ -12,45 +13,19 @@ Examples
 ((2, 3), True)
 """
 
-from ._accounting import (
-    CONVERSIONS,
-    dp_to_zcdp,
-    gaussian_delta,
-    swapping_epsilon,
-    swapping_epsilon_from_log_odds,
-    swapping_min_epsilon,
-    zcdp_to_dp,
-)
 from ._l1_projection import dg_l1_projection, double_geometric_noise
 from ._nnl2 import nnl2_projection, nonnegative_total_projection
 from ._nonnegative import L1Projector, l1_total_projection
-from ._projected_noise import (
-    extended_gaussian,
-    null_space_blocks,
-    projected_gaussian,
-    projected_laplace,
-    projection_sd,
-    row_space_basis,
-)
+from ._projected_noise import projected_gaussian, projected_laplace, row_space_basis
 
-__all__ = [  # noqa: RUF022 (by topic: the projection mechanisms, then the accounting)
+__all__ = [  # noqa: RUF022 (by topic: the projected noise, the ℓ1 projections, the ℓ2 ones)
     "projected_laplace",
     "projected_gaussian",
-    "projection_sd",
     "row_space_basis",
-    "null_space_blocks",
-    "extended_gaussian",
     "double_geometric_noise",
     "dg_l1_projection",
     "L1Projector",
     "l1_total_projection",
     "nnl2_projection",
     "nonnegative_total_projection",
-    "swapping_epsilon",
-    "swapping_epsilon_from_log_odds",
-    "swapping_min_epsilon",
-    "gaussian_delta",
-    "zcdp_to_dp",
-    "dp_to_zcdp",
-    "CONVERSIONS",
 ]

@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from scipy import special
 
-from isdp.baselines import gaussian_delta
 from isdp.exact import SIGMA_GRID, ExactSampler, calibrate_sigma, profile_epsilon
 from isdp.exact._gaussian_profile import profile_delta, residue_profiles
 from isdp.lattice import table_margins
@@ -76,11 +76,16 @@ def test_the_profile_bounds_the_enumerated_lattice_law(A, v, shift, sigma):
             assert exact >= 0.75 * bound
 
 
+def _continuous_gaussian_delta(eps: float, mu: float) -> float:
+    """Balle & Wang's (2018, Thm 8) exact profile of the continuous Gaussian with Δ/σ = ``mu``."""
+    return float(special.ndtr(mu / 2 - eps / mu) - math.exp(eps) * special.ndtr(-mu / 2 - eps / mu))
+
+
 def test_the_profile_approaches_the_continuous_gaussians_at_large_sigma():
     """Balle & Wang's analytic Gaussian profile at sensitivity √s is the limit as σ grows."""
     for sigma in (20.0, 40.0):
         assert profile_delta(1.0, sigma / 10, 2) > 0  # sanity: a small σ leaks
-        cont = gaussian_delta(0.05, math.sqrt(2) / sigma)
+        cont = _continuous_gaussian_delta(0.05, math.sqrt(2) / sigma)
         assert profile_delta(0.05, sigma, 2) == pytest.approx(cont, rel=0.02)
 
 
@@ -109,9 +114,9 @@ def test_the_profile_grows_with_the_shift():
 def test_the_profile_saves_variance_against_the_zcdp_conversion():
     """At (1, 1e-6) per person the standard zCDP conversion needs σ about 1.26 times larger (1.6 times the
     variance), the figure method.md and gaussian_profile.calibrate_sigma state."""
-    from isdp.baselines import dp_to_zcdp
-
-    zcdp_sigma = math.sqrt(2 / (2 * dp_to_zcdp(1.0, 1e-6)))  # ρ = ‖v‖²/2σ² with ‖v‖² = 2
+    log_inv_delta = math.log(1e6)
+    rho = (math.sqrt(log_inv_delta + 1.0) - math.sqrt(log_inv_delta)) ** 2  # ε = ρ + 2√(ρ ln 1/δ) solved for ρ
+    zcdp_sigma = math.sqrt(2 / (2 * rho))  # ρ = ‖v‖²/2σ² with ‖v‖² = 2
     ratio = zcdp_sigma / float(calibrate_sigma(1.0, 1e-6, 2))
     assert 1.25 < ratio < 1.27 and 1.55 < ratio**2 < 1.62
 

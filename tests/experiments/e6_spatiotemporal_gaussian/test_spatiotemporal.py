@@ -11,10 +11,11 @@ import pandas as pd
 import pytest
 from closed_form_support import B, G, H
 from isdp_papers.e6_spatiotemporal_gaussian import spatiotemporal as st
+from isdp_papers.e6_spatiotemporal_gaussian.null_space_noise import projection_sd
 from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 from scipy import stats
 
-from isdp.baselines import projected_gaussian, projection_sd, row_space_basis
+from isdp.baselines import projected_gaussian, row_space_basis
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from isdp_papers.e8_privacy_accounting.accounting import (
+    CONVERSIONS,
+    dp_to_zcdp,
+    swapping_epsilon,
+    swapping_min_epsilon,
+    zcdp_to_dp,
+)
 from isdp_papers.e8_privacy_accounting.tables import (
     per_level_gaussian_variance,
     per_level_laplace_variance,
@@ -18,8 +25,6 @@ from isdp_papers.e8_privacy_accounting.tables import (
     variance_table,
 )
 from scipy import stats
-
-from isdp.baselines import CONVERSIONS, dp_to_zcdp, swapping_epsilon, swapping_min_epsilon, zcdp_to_dp
 
 B_VALUES = [1, 3, 50, 10**6]
 

@@ -21,9 +21,10 @@ def _gaussian_profile(eps: list[float], delta: list[float], shift: float) -> tup
     """Over the grid.
 
     The largest exact δ(ε) / δ of Gaussian noise of SD c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε whose neighbours lie ``shift``
-    apart (:func:`isdp.baselines.gaussian_delta` at μ = shift / c), and where it exceeds 1.
+    apart (E8's :func:`~isdp_papers.e8_privacy_accounting.accounting.gaussian_delta` at μ = shift / c), and where it
+    exceeds 1.
     """
-    from isdp.baselines import gaussian_delta
+    from isdp_papers.e8_privacy_accounting.accounting import gaussian_delta
 
     worst, failing = 0.0, []
     for e in eps:
@@ -40,7 +41,8 @@ def lemma34_profile(run: Run, paper, *, eps: list[float], delta: list[float]) ->
     """Measure Lemma 3.4's Gaussian noise against the exact privacy profile of the Gaussian mechanism.
 
     The noise is σ = Δ₂ c_{ε,δ}, c_{ε,δ} = (1 + √(1 + ln(1/δ)))/ε; the profile is
-    :func:`isdp.baselines.gaussian_delta`'s; the value is the largest δ_exact(ε)/δ over the grid.
+    :func:`~isdp_papers.e8_privacy_accounting.accounting.gaussian_delta`'s; the value is the largest δ_exact(ε)/δ over
+    the grid.
     """
     worst, failing = _gaussian_profile(eps, delta, 1.0)
     return Measurement(
@@ -250,8 +252,8 @@ def _extended_laplace(
     """Draw ``size`` releases x + Q_N w_N of the extended Laplace mechanism for the identity query.
 
     The mechanism is Cor 3.9 with Algorithm 1's noise Q_N w_N, one cell changing by 1: w_N ~ Lap(b) i.i.d., b =
-    Δ₁(Q_Nᵀ)/ε = max_i ‖Q_Nᵀ e_i‖₁/ε, drawn block by block as :func:`isdp.baselines.extended_gaussian`. Returns
-    (releases, b).
+    Δ₁(Q_Nᵀ)/ε = max_i ‖Q_Nᵀ e_i‖₁/ε, drawn block by block as
+    :func:`~isdp_papers.e6_spatiotemporal_gaussian.null_space_noise.extended_gaussian`. Returns (releases, b).
     """
     b = max(float(np.abs(Q).sum(axis=1).max()) for _, Q in basis if Q.size) / eps
     out = np.repeat(x[None, :], size, axis=0)

@@ -178,7 +178,7 @@ def projected_sensitivity(run: Run, paper) -> Measurement:
     √2) Δ₂(Q_Nᵀ A)² = max over i ≠ j of Π_ii + Π_jj − 2Π_ij, Π = Q_N Q_Nᵀ block by block (Π_ij = 0 across blocks). The
     value is Δ₂(Q_Nᵀ A) / Δ₂(A); the text adds the one-cell (add or remove) version, max_i √Π_ii against 1.
     """
-    from isdp.baselines import null_space_blocks
+    from isdp_papers.e6_spatiotemporal_gaussian.null_space_noise import null_space_blocks
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
     e6 = run.config["e6"]

@@ -73,7 +73,7 @@ def extended_unbiased_z(
     releases each, against the exact per-cell SDs σ_N √Π_ii and b √(2 Π_ii). ``clip_at``: releases clipped below (counts
     made non-negative: a biased mechanism, in the tests).
     """
-    from isdp.baselines import extended_gaussian, null_space_blocks
+    from isdp_papers.e6_spatiotemporal_gaussian.null_space_noise import extended_gaussian, null_space_blocks
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
     A, _ = group_hour_building_constraints(groups, hours, buildings)
@@ -130,7 +130,8 @@ def noise_data_independence(
     3.5's projected Gaussian is SDP-E6-data-independence's. ``clip_at``: releases clipped below (a non-negativity
     post-processing, whose error depends on the data: the tests).
     """
-    from isdp.baselines import extended_gaussian, null_space_blocks, projected_laplace
+    from isdp.baselines import projected_laplace
+    from isdp_papers.e6_spatiotemporal_gaussian.null_space_noise import extended_gaussian, null_space_blocks
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
     A, _ = group_hour_building_constraints(groups, hours, buildings)
@@ -190,7 +191,8 @@ def distributed_privatization_gap(
     generator (the statement's 'if' broken); ``clip_at``: every release clipped below (a non-negativity post-processing:
     local, so the agents still agree, but C is lost).
     """
-    from isdp.baselines import extended_gaussian, null_space_blocks, projected_gaussian, projected_laplace
+    from isdp.baselines import projected_gaussian, projected_laplace
+    from isdp_papers.e6_spatiotemporal_gaussian.null_space_noise import extended_gaussian, null_space_blocks
     from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 
     def clip(y):

@@ -127,7 +127,7 @@ def swap_approximate_budget(run: Run, paper, *, strata: list, rates: list[float]
     (:func:`~isdp_papers.e8_privacy_accounting.swap_audit.approximate_loss_per_unit`) against its exact pure budget (δ =
     0) on small strata, every rate and δ; the value is the largest ratio over the cases with a positive pure budget.
     """
-    from isdp.baselines import swapping_epsilon
+    from isdp_papers.e8_privacy_accounting.accounting import swapping_epsilon
     from isdp_papers.e8_privacy_accounting.swap_audit import approximate_loss_per_unit
 
     ratios, zero = {}, []

@@ -28,7 +28,7 @@ def swap_privacy_audit(run: Run, paper, *, strata: list, rates: list[float]) -> 
     (:mod:`isdp_papers.e8_privacy_accounting.swap_audit`): the largest ratio loss / ε(p, b) over the strata and swap
     rates, where the bound is attained, and how loose it is on the branch p ≤ 1/2 (the one every printed table uses).
     """
-    from isdp.baselines import swapping_epsilon
+    from isdp_papers.e8_privacy_accounting.accounting import swapping_epsilon
     from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
     ratios, slack = {}, {}
@@ -199,7 +199,7 @@ def swap_derived_products(
     """
     from collections import Counter
 
-    from isdp.baselines import swapping_epsilon
+    from isdp_papers.e8_privacy_accounting.accounting import swapping_epsilon
     from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
 
     derive = {

@@ -41,7 +41,7 @@ def _swap_results(run: Run, table: str, printed: pd.DataFrame) -> pd.DataFrame:
     Each cell with the printed ε, the slides' formula ε(p, b) at its b and swap rate, and gap = ε − printed (recomputed,
     never trusted).
     """
-    from isdp.baselines import swapping_epsilon
+    from isdp_papers.e8_privacy_accounting.accounting import swapping_epsilon
 
     key = SWAP_KEYS[table]
     t = ec.table(
@@ -237,7 +237,7 @@ def larger_b(run: Run, paper) -> Measurement:
     i.e. p < p*(b) (on the figure's grid, adjacent b's). The curves must cover every b of the printed tables on one grid
     of swap rates.
     """
-    from isdp.baselines import swapping_min_epsilon
+    from isdp_papers.e8_privacy_accounting.accounting import swapping_min_epsilon
 
     curves = ec.table_at(
         run, "e8/swap_curves.csv", key=["b", "swap_rate"], count=["b"], positive=["b", "epsilon"], rate=["swap_rate"]

@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from isdp.baselines import dp_to_zcdp, zcdp_to_dp
 from isdp_papers import evidence_checks as ec
 from isdp_papers.claims import Measurement, Run
+from isdp_papers.e8_privacy_accounting.accounting import dp_to_zcdp, zcdp_to_dp
 
 
 def tda_epsilon(

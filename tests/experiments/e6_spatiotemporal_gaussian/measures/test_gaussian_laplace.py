@@ -13,10 +13,9 @@ from closed_form_support import registry_row, row_status, row_status_value
 from conftest import REGISTRY, row_verdict
 from isdp_papers.claims import claim
 from isdp_papers.e6_spatiotemporal_gaussian.measures import gaussian_laplace
+from isdp_papers.e6_spatiotemporal_gaussian.null_space_noise import null_space_blocks
 from isdp_papers.e6_spatiotemporal_gaussian.problem import group_hour_building_constraints
 from scipy import stats
-
-from isdp.baselines import null_space_blocks
 
 
 def test_gaussian_corollaries_inherit_lemma_34_and_pass_where_the_constant_suffices():

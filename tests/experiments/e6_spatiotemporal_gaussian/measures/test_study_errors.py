@@ -43,11 +43,11 @@ def test_reading_measures_use_the_spread_of_one_study_and_the_printed_rounding(t
 
 
 def test_projected_sensitivity_is_at_most_the_querys_and_a_basis_not_orthonormal_raises_it(run, monkeypatch):
-    import isdp.baselines
+    from isdp_papers.e6_spatiotemporal_gaussian import null_space_noise
 
     status, m = row_verdict("SDP-E6-projected-sensitivity", run)
     assert status == "match" and m.value < 1, m.text
-    real = isdp.baselines.null_space_blocks
-    monkeypatch.setattr(isdp.baselines, "null_space_blocks", lambda A: [(c, 1.5 * Q) for c, Q in real(A)])
+    real = null_space_noise.null_space_blocks
+    monkeypatch.setattr(null_space_noise, "null_space_blocks", lambda A: [(c, 1.5 * Q) for c, Q in real(A)])
     status, m = row_verdict("SDP-E6-projected-sensitivity", run)
     assert status == "differs" and m.value > 1.4, m.text

@@ -25,7 +25,7 @@ def run():
 
 
 def test_tda_epsilon_rejects_a_conversion_outside_the_rounding(tmp_path):
-    from isdp.baselines import CONVERSIONS, zcdp_to_dp
+    from isdp_papers.e8_privacy_accounting.accounting import CONVERSIONS, zcdp_to_dp
 
     c = claims.claim("SWAP-E8-tda-epsilon", REGISTRY)
     a = c["args"]

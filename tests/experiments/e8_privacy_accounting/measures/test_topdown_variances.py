@@ -11,10 +11,9 @@ import pytest
 from accounting_support import CONFIG, E8, e8_run
 from conftest import REGISTRY, ROOT, row_verdict
 from isdp_papers import claims
+from isdp_papers.e8_privacy_accounting.accounting import CONVERSIONS, dp_to_zcdp
 from isdp_papers.e8_privacy_accounting.tables import variance_table
 from isdp_papers.evidence import Run
-
-from isdp.baselines import CONVERSIONS, dp_to_zcdp
 
 GAUSSIAN_ROWS = ("TDA-E8-gaussian-variance-d14", "TDA-E8-gaussian-variance-d9", "TDA-E8-gaussian-variance-d6")
 

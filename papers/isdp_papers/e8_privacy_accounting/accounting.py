@@ -26,7 +26,8 @@ ln(b + 1)/2 at o = √(b + 1), so every larger ε is reached by exactly two swap
   (Balle & Wang 2018, Thm. 8); it holds for Gaussian noise only, not for every ρ-zCDP mechanism.
 
 All four are increasing in ρ; ``dp_to_zcdp`` inverts them. The E8 reproductions of the printed
-tables built on these sit in :mod:`isdp_papers.e8_privacy_accounting.tables`.
+tables built on these sit in :mod:`isdp_papers.e8_privacy_accounting.tables`; E6 reads the Gaussian's
+exact profile (:func:`gaussian_delta`) from here too.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def swapping_epsilon_from_log_odds(t, b):
 
     Examples
     --------
-    >>> from isdp.baselines import swapping_epsilon_from_log_odds
+    >>> from isdp_papers.e8_privacy_accounting.accounting import swapping_epsilon_from_log_odds
     >>> round(float(swapping_epsilon_from_log_odds(0.0, 3)), 4)  # p = 1/2: ln 4
     1.3863
     >>> float(swapping_epsilon_from_log_odds(50.0, 3))  # p = expit(50), which rounds to 1.0
@@ -136,7 +137,7 @@ def swapping_epsilon(p, b):
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.baselines import swapping_epsilon
+    >>> from isdp_papers.e8_privacy_accounting.accounting import swapping_epsilon
     >>> round(swapping_epsilon(0.05, 9), 4)  # ln 10 + ln 19
     5.247
     >>> np.round(swapping_epsilon([0.05, 0.5, 0.9], 9), 4).tolist()
@@ -187,7 +188,7 @@ def swapping_min_epsilon(b):
 
     Examples
     --------
-    >>> from isdp.baselines import swapping_epsilon, swapping_min_epsilon
+    >>> from isdp_papers.e8_privacy_accounting.accounting import swapping_epsilon, swapping_min_epsilon
     >>> eps_b, p_star = swapping_min_epsilon(3)
     >>> round(eps_b, 4), round(p_star, 4)  # ln 2 at odds 2
     (0.6931, 0.6667)
@@ -238,8 +239,7 @@ def swap_rates_for_epsilon(epsilon, b):
 
     Examples
     --------
-    >>> from isdp.baselines import swapping_epsilon
-    >>> from isdp.baselines._accounting import swap_rates_for_epsilon
+    >>> from isdp_papers.e8_privacy_accounting.accounting import swap_rates_for_epsilon, swapping_epsilon
     >>> low, high = swap_rates_for_epsilon(1.0, 3)
     >>> round(low, 4), round(high, 4)
     (0.5954, 0.7311)
@@ -299,7 +299,7 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
 
     Examples
     --------
-    >>> from isdp.baselines import gaussian_delta
+    >>> from isdp_papers.e8_privacy_accounting.accounting import gaussian_delta
     >>> round(gaussian_delta(1.0, 1.0), 4)
     0.1269
     >>> round(gaussian_delta(0.0, 1.0), 4)  # 2 Φ(1/2) − 1
@@ -357,7 +357,7 @@ def zcdp_to_dp(rho: float, delta: float, method: str = "standard") -> float:
 
     Examples
     --------
-    >>> from isdp.baselines import CONVERSIONS, zcdp_to_dp
+    >>> from isdp_papers.e8_privacy_accounting.accounting import CONVERSIONS, zcdp_to_dp
     >>> for method in CONVERSIONS:
     ...     print(method, round(zcdp_to_dp(0.5, 1e-6, method), 4))
     standard 5.7565
@@ -434,12 +434,12 @@ def dp_to_zcdp(epsilon: float, delta: float, method: str = "standard") -> float:
     -----
     ``"standard"`` has the closed form ρ = (√(L + ε) − √L)², L = ln(1/δ). The other conversions
     are inverted by root finding (Brent's method), bracketed from the standard ρ: each is
-    continuous and increasing in ρ. The release uses it to find the Gaussian's σ per person
-    (docs/method.md §11).
+    continuous and increasing in ρ. The release's Gaussian does not use it: its σ comes from the
+    exact privacy profile (docs/method.md §11), a smaller σ than this conversion gives.
 
     Examples
     --------
-    >>> from isdp.baselines import dp_to_zcdp, zcdp_to_dp
+    >>> from isdp_papers.e8_privacy_accounting.accounting import dp_to_zcdp, zcdp_to_dp
     >>> rho = dp_to_zcdp(1.0, 1e-6)
     >>> round(rho, 6)
     0.017469

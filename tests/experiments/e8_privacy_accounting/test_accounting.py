@@ -7,18 +7,17 @@ import math
 
 import numpy as np
 import pytest
-from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
-from scipy import integrate, stats
-
-from isdp.baselines import (
+from isdp_papers.e8_privacy_accounting.accounting import (
     CONVERSIONS,
     dp_to_zcdp,
     gaussian_delta,
+    swap_rates_for_epsilon,
     swapping_epsilon,
     swapping_min_epsilon,
     zcdp_to_dp,
 )
-from isdp.baselines._accounting import swap_rates_for_epsilon
+from isdp_papers.e8_privacy_accounting.swap_audit import worst_loss_per_unit
+from scipy import integrate, stats
 
 B_VALUES = [1, 3, 50, 10**6]
 
