@@ -97,7 +97,7 @@ from isdp.errors import UncertifiableError
 from isdp.exact import LatticeBlock, double_geometric_array, seeded_source
 from isdp.lattice import blocks
 from isdp.privacy import cell_uncertainty, gaussian_sigma, noise_interval
-from isdp.release import MECHANISMS, Plan, Request, make_release
+from isdp.release import Plan, Request, make_release
 from isdp.tables import constraint_matrix, load_table
 
 RESULTS = Path(__file__).parent / "results"
@@ -517,7 +517,7 @@ def run(cases, replicates: dict | int | None = None, seed: int = 2024, jobs: int
         row = {"case": case, "cells": len(table.x), "invariants": A.shape[0], "route": route}
         plan = None if route.startswith("opendp") else _plan(case, route)
         if isinstance(plan, str):
-            rows.append({**row, "mechanism": f"isdp: {MECHANISMS[route]}", "status": plan, "replicates": 0})
+            rows.append({**row, "mechanism": f"isdp: {Plan.MECHANISMS[route]}", "status": plan, "replicates": 0})
             continue
         noise = np.vstack([done[i][0] for i in range(first, first + count)])
         seconds = sum(done[i][1] for i in range(first, first + count))

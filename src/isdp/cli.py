@@ -298,6 +298,7 @@ def _count_of(n: int, noun: str) -> str:
 
 def _release(args, parser) -> int:
     # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
+    from ._parquet_files import is_dataset  # deferred, as above
     from .release import (  # deferred, as above
         Request,
         check_inputs,
@@ -307,7 +308,7 @@ def _release(args, parser) -> int:
         make_release,
         write_release,
     )
-    from .tables import TableSet, constraint_matrix, is_dataset, load_table  # deferred, as above
+    from .tables import TableSet, constraint_matrix, load_table  # deferred, as above
 
     def load(labels_only: bool = False):
         tables = [load_table(path, args.format, args.count_column, labels_only=labels_only) for path in args.table]
@@ -418,8 +419,8 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
     not a Parquet table to Parquet (a file or a dataset) under families of totals, or cannot be released so
     (``--engine dask`` then refuses). ``outputs`` as typed.
     """
-    from .release import PART_CELLS, release_partitioned  # deferred, as above
-    from .tables import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
+    from ._parquet_files import is_dataset, is_parquet, table_rows  # deferred, as the release's modules
+    from .release import PartitionedRelease, release_partitioned  # deferred, as above
 
     dask = args.engine == "dask"
     eligible = (
@@ -435,7 +436,7 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
             "--engine dask releases one Parquet table, to a .parquet file or a dataset (a name ending "
             "in /), under --invariant families (no --tie or --constraints)"
         )
-    if not eligible or (not dask and table_rows(args.table[0]) < PART_CELLS):
+    if not eligible or (not dask and table_rows(args.table[0]) < PartitionedRelease.PART_CELLS):
         return None
     try:
         return release_partitioned(
@@ -447,7 +448,7 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
             audit_path,
             force=args.force,
             count_column=args.count_column,
-            part_cells=PART_CELLS,
+            part_cells=PartitionedRelease.PART_CELLS,
             run_parts=run_parts,
         )
     except NotPartitionable as why:

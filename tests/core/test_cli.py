@@ -288,7 +288,7 @@ import isdp.release
 import isdp.release._partitioned_release as partitioned
 from isdp.cli import main
 
-isdp.release.PART_CELLS = 3_000
+isdp.release.PartitionedRelease.PART_CELLS = 3_000
 release_part = partitioned.release_part
 
 def part(layout, k, *args):

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._atomic_files import write_all
+from .._parquet_files import DATASET_FILE, DATASET_FILE_PATTERN, is_dataset, is_parquet, write_parquet
 from ..errors import InputError, UsageError
-from ..files import write_all
-from ..tables import DATASET_FILE, DATASET_FILE_PATTERN, LongTable, TableSet, is_dataset, is_parquet, write_parquet
+from ..tables import LongTable, TableSet
 
 if TYPE_CHECKING:
     from ._release import Release
@@ -131,7 +132,7 @@ def check_layouts(tables, outputs) -> None:
 def replaceable_dataset(path: Path) -> bool:
     """Return whether the directory ``path`` holds a released dataset only, so ``force`` may replace it.
 
-    A released dataset's files are named as :data:`DATASET_FILE`'s; any other directory (a home, a folder of
+    A released dataset's files are named as ``part-000000.parquet``, …; any other directory (a home, a folder of
     inputs) is never removed.
     """
     return all(
@@ -155,9 +156,9 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
 
     The released table is written in the input's layout (labels, order, margins recomputed from
     the released cells), the statement and the audit record as JSON; the audit record opens with
-    :data:`AUDIT_NOTE` and names the files. Each file is created readable by its owner only.
+    a note that it is confidential and names the files. Each file is created readable by its owner only.
     The three are written in full to temporary files beside their names
-    (:func:`isdp.files.temporary_sibling`) before any name changes; then each is moved onto its
+    (a temporary sibling) before any name changes; then each is moved onto its
     name — by a hard link without ``force`` (refused if the name exists), by ``os.replace`` with
     it, after keeping the file it replaces as a hard link under a backup name. A failure at any
     step (a full disk, a file-size limit, an interruption) gives every name back what it held
@@ -291,7 +292,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
 
 
 def audit_record(audit: dict, outputs: list[Path], statement_path: Path) -> dict:
-    """Return the audit record as written: :data:`AUDIT_NOTE`, the release's record, and the files' names."""
+    """Return the audit record as written: ``AUDIT_NOTE``, the release's record, and the files' names."""
     return {
         "note": AUDIT_NOTE,
         **audit,
@@ -357,7 +358,7 @@ def input_clash(path, inputs) -> str | None:
 
 
 def write_files(files: list[tuple[Path, object]], *, force: bool, inputs=()) -> None:
-    """Publish each ``(name, write)`` pair's file all or none (:func:`isdp.files.write_all`).
+    """Publish each ``(name, write)`` pair's file all or none (``isdp._atomic_files.write_all``).
 
     A directory is replaced only when it holds a released dataset's files; a name that would overwrite one of
     ``inputs`` (:func:`input_clash`) is refused before anything is written.

@@ -4,7 +4,7 @@ See docs/release.md, "Scale".
 
 :func:`isdp.release.make_release` holds the whole table, its invariants A and its noise at once: at
 10⁸ cells that is tens of GB. Under families of totals whose blocks lie within one value of a
-partition key (:func:`isdp.tables.partition_layout`), each part of whole partitions is read and
+partition key (:meth:`isdp.tables.PartitionLayout.of`), each part of whole partitions is read and
 released on its own as a whole table is (:func:`release_part`: the plan, draw and checks of
 :func:`isdp.release._release.release_cells`, the one path of every release), and what the statement
 says of the whole table is joined from the parts in table order (:func:`release_partitioned`):
@@ -22,7 +22,7 @@ options, byte for byte; memory is bounded by a part, not by the table. Each part
 source: operating-system entropy, or with a seed a stream of its own (:func:`part_seed`), so a
 seeded release is the same however its parts are run. Nothing is published unless every part
 passed its checks; only then are the parts' files joined into the output, or (for a dataset)
-moved whole into place as its files, all three files or none (:func:`isdp.files.write_all`, the publisher of
+moved whole into place as its files, all three files or none (``isdp._atomic_files.write_all``, the publisher of
 every release).
 """
 
@@ -36,26 +36,19 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from scipy import sparse
 
+from .._parquet_files import DATASET_FILE, is_dataset, write_parquet
 from .._rng import text_seed
 from ..errors import InfeasibleError, InputError, NotPartitionable, UsageError
 from ..exact import seeded_source, system_source
 from ..files import atomic_write
 from ..lattice import COUNT_LIMIT, as_sparse, implied_by_partition, row_values
 from ..privacy import UNCERTAINTY_COLUMNS, Neighbours, join_draws, uncertainty_record
-from ..tables import (
-    DATASET_FILE,
-    PartitionLayout,
-    Table,
-    constraint_matrix,
-    is_dataset,
-    partition_layout,
-    read_part,
-    write_parquet,
-)
+from ..tables import PartitionLayout, Table, constraint_matrix
 from ._files import audit_record, input_clash, json_writer, output_path, write_files
 from ._plan import Plan, calibrate
 from ._release import Progress, input_sha256, release_cells
@@ -144,7 +137,7 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
     Parameters
     ----------
     layout : PartitionLayout
-        The table's layout (:func:`isdp.tables.partition_layout`).
+        The table's layout (:meth:`isdp.tables.PartitionLayout.of`).
     part : int
         The part's position in ``layout.parts``.
     req : Request
@@ -164,7 +157,7 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
     isdp.errors.ReleaseError
         As :func:`isdp.release.make_release`.
     """
-    table, source = read_part(layout, part)
+    table, source = layout.read_part(part)
     x, (_, _, first_run, end_run) = table.x, layout.parts[part]
     A, labels, rules = _rows_by_family(table, [layout.families[i] for i in layout.within])
     runs = None
@@ -240,6 +233,12 @@ class PartitionedRelease:
     invariants : int
         The invariants kept exactly.
 
+    Attributes
+    ----------
+    PART_CELLS : int
+        The cells of a part, at least (whole partitions): 2²⁰, a few MB of working memory per part; ``isdp
+        release`` releases a Parquet table of as many rows or more part by part (a class attribute).
+
     See Also
     --------
     release_partitioned : Makes one.
@@ -250,12 +249,16 @@ class PartitionedRelease:
     >>> done = PartitionedRelease({"route": {"name": "exact"}}, {"partitions": {"parts": 3}}, 12_000, 120)
     >>> done.statement["route"]["name"], done.audit["partitions"]["parts"], done.cells
     ('exact', 3, 12000)
+    >>> PartitionedRelease.PART_CELLS
+    1048576
     """
 
     statement: dict
     audit: dict
     cells: int
     invariants: int
+
+    PART_CELLS: ClassVar[int] = PART_CELLS
 
 
 def release_partitioned(
@@ -274,8 +277,8 @@ def release_partitioned(
     r"""Release a large Parquet table part by part and write the three files, with the whole table's statement.
 
     What ``isdp release TABLE.parquet --invariant … -o OUT.parquet`` runs for a table of at least
-    :data:`PART_CELLS` cells when it can (else :func:`isdp.release.make_release`). The table is
-    cut into parts of whole partitions (:func:`isdp.tables.partition_layout`), each
+    :attr:`PartitionedRelease.PART_CELLS` cells when it can (else :func:`isdp.release.make_release`). The table is
+    cut into parts of whole partitions (:meth:`isdp.tables.PartitionLayout.of`), each
     released by :func:`release_part`; the statement is joined from the parts and is the one the
     whole-table release states, byte for byte. The output is written only when every part is done
     and checked, all three files or none (:func:`isdp.release.write_release`).
@@ -298,7 +301,7 @@ def release_partitioned(
         Replace existing files.
     count_column : str, default "count"
         The count column's name.
-    part_cells : int, default :data:`PART_CELLS`
+    part_cells : int, default :attr:`PartitionedRelease.PART_CELLS`
         The cells of a part, at least.
     run_parts : callable, optional
         ``run_parts(release_one, parts)`` releases each part (``release_one(k)`` returns its
@@ -347,7 +350,7 @@ def release_partitioned(
     (30000, 'int64')
     """
     started = time.perf_counter()
-    path = output_path("path", path)  # a file name (the table is read by partition_layout)
+    path = output_path("path", path)  # a file name (the table is read by PartitionLayout.of)
     output_path("output", output)
     dataset = is_dataset(output)  # the name as given: a trailing / names a dataset
     output, statement_path, audit_path = (
@@ -366,7 +369,7 @@ def release_partitioned(
         raise NotPartitionable("only the exact routes of one table are released part by part")
     if not dataset and output.suffix.lower() != ".parquet":
         raise NotPartitionable("a table released part by part is written as Parquet: a .parquet file or a dataset")
-    layout = partition_layout(path, families, count_column, part_cells)
+    layout = PartitionLayout.of(path, families, count_column, part_cells)
     clash = [c for c in UNCERTAINTY_COLUMNS if c.casefold() in {h.casefold() for h in layout.header}]
     if req.uncertainty is not None and clash:
         raise UsageError(

@@ -6,7 +6,7 @@ the refusals, and the dry run.
 The plan is made from A, the options and the table's labels alone (:meth:`Plan.make`,
 :meth:`Plan.of`), so neither it nor a refusal depends on the counts; a release draws under it
 (:func:`isdp.release.make_release`) and its statement is written from it
-(:func:`isdp.release.privacy_statement`). The calibration is docs/method.md §11's.
+(:func:`~isdp.release._statement.privacy_statement`). The calibration is docs/method.md §11's.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 from scipy import sparse
@@ -38,7 +39,7 @@ from ._exact_route import NO_EXACT_SAMPLER, exact_sampler, refuse_noise_beyond_i
 from ._request import MAX_PAIRS, Request
 from ._statement import privacy_statement, route_record
 
-#: the mechanism's name in the statement, by route: the norms of :data:`NORMS` and ``free-cells``
+#: the mechanism's name in the statement, by route: the norms of ``Request.norm`` and ``free-cells``
 MECHANISMS = {
     "l1": "generalized Laplace, l1 norm (ISDP Def. 9)",
     "l2": "generalized Laplace, l2 norm (ISDP Def. 9)",
@@ -89,6 +90,12 @@ class Plan:
         ``Request.ties`` rule (``--tie``) that made it, None for a row none made (a constraint
         file's): the statement states a row by its rule (:meth:`of`; empty from :meth:`make`).
 
+    Attributes
+    ----------
+    MECHANISMS : dict of str to str
+        The mechanism's name in the statement, by route: ``l1``, ``l2``, ``gaussian`` and ``free-cells``
+        (a class attribute).
+
     See Also
     --------
     dry_run : The statement a plan would carry.
@@ -114,6 +121,8 @@ class Plan:
     Neighbours(one_person=False, two_persons=True)
     >>> plan.mechanism()
     {'name': 'generalized Laplace, l1 norm (ISDP Def. 9)', 'epsilon_per_unit_l1_distance': '1/2'}
+    >>> plan.mechanism()["name"] == Plan.MECHANISMS["l1"]
+    True
     >>> print(plan.guarantee().sentence(1))  # doctest: +NORMALIZE_WHITESPACE
     1-DP for any two tables with the same invariants that differ in one person's record
     (added, removed, or moved between cells)
@@ -130,6 +139,7 @@ class Plan:
     cell_labels: Sequence[str] = ()
     tables: tuple[tuple[str, int], ...] = ()  # several tables: (name, cells) of each; empty for one table
     rules: tuple[str | None, ...] = ()  # per row of A: the --invariant or --tie rule that made it, or None
+    MECHANISMS: ClassVar[dict[str, str]] = MECHANISMS
 
     @classmethod
     def make(
@@ -366,12 +376,12 @@ class Plan:
         -------
         int
             ``req.pairs``, or twice the least that can certify :meth:`eta_target` at 95 %
-            (at least 200, at most :data:`MAX_PAIRS`).
+            (at least 200, at most 100,000).
 
         Raises
         ------
         isdp.errors.UncertifiableError
-            When more than :data:`MAX_PAIRS` pairs, or more than ``req.pairs``, would be needed.
+            When more than 100,000 pairs, or more than ``req.pairs``, would be needed.
         """
         from ..convergence import (  # deferred: isdp.convergence loads pandas, which only a chain needs
             LEVEL,
@@ -416,7 +426,7 @@ class Plan:
         Returns
         -------
         dict
-            ``name`` (:data:`MECHANISMS`) and ``sigma`` (the Gaussian) or
+            ``name`` (:attr:`MECHANISMS`) and ``sigma`` (the Gaussian) or
             ``epsilon_per_unit_<norm>_distance``; exact fractions as strings.
         """
         out = {"name": MECHANISMS["free-cells" if self.req.free_cells else self.req.norm]}
@@ -494,7 +504,7 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
     Returns
     -------
     dict
-        The privacy statement (:func:`isdp.release.privacy_statement`) without the
+        The privacy statement (:func:`~isdp.release._statement.privacy_statement`) without the
         invariants' values, with ``"dry_run": True``.
 
     Raises

@@ -52,12 +52,11 @@ invariants (the integer ℓ1 projection): no privacy cost, no refusal and no run
 on the counts. The noise never depends on the counts, so neither does any refusal, progress
 line or attempt count; the counts enter only as x + u.
 
-Three files: the released table, its **privacy statement** (publishable: nothing in it is
-derived from the counts beyond the invariants' values, which the release discloses anyway; it is
-written from the plan by :func:`isdp.release.privacy_statement`) and an **audit record** (confidential:
-the input's path and hash, attempt counts, timings). Nothing is written unless the release is
-integer, meets every invariant exactly, has the input's shape and labels and its guarantee is at
-least as strong as the one asked for; a failure leaves none of the three (:func:`isdp.release.write_release`).
+Three files: the released table, its **privacy statement** (publishable: nothing in it is derived from the counts beyond
+the invariants' values, which the release discloses anyway; it is written from the plan) and an **audit record**
+(confidential: the input's path and hash, attempt counts, timings). Nothing is written unless the release is integer,
+meets every invariant exactly, has the input's shape and labels and its guarantee is at least as strong as the one asked
+for; a failure leaves none of the three (:func:`isdp.release.write_release`).
 """
 
 from __future__ import annotations
@@ -72,13 +71,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from .._parquet_files import table_files
 from ..errors import InfeasibleError, InputError, InvariantError, UncertifiableError
 from ..exact import seeded_source, system_source
 from ..files import file_sha256
 from ..lattice import COUNT_LIMIT, IntegerLattice, blocks, row_values, with_mixing_basis
 from ..mcmc import sample
 from ..privacy import Guarantee, cell_uncertainty, uncertainty_columns, uncertainty_record
-from ..tables import Table, TableSet, table_files
+from ..tables import Table, TableSet
 from ._plan import Plan
 from ._request import Request
 from ._statement import privacy_statement, route_record
@@ -108,7 +108,7 @@ class Progress:
     --------
     >>> import contextlib
     >>> import io
-    >>> from isdp.release import Progress
+    >>> from isdp.release._release import Progress
     >>> stderr = io.StringIO()
     >>> with contextlib.redirect_stderr(stderr):
     ...     bar = Progress(3, "exact sampler (blocks)", enabled=True)
@@ -176,7 +176,7 @@ class Release:
         The released cells, int64, shape (n,), in the order of ``table.x``: integer, with every
         invariant exactly as in the table.
     statement : dict
-        The publishable privacy statement (:func:`isdp.release.privacy_statement`).
+        The publishable privacy statement (:func:`~isdp.release._statement.privacy_statement`).
     audit : dict
         The confidential audit record: the input's path, SHA-256 and cells, the exact
         sampler's attempts, the route, the run time.

@@ -35,7 +35,7 @@ class Request:
     Parameters
     ----------
     norm : {"l1", "l2", "gaussian"}, default "l1"
-        The mechanism (:data:`NORMS`): the generalized Laplace in ℓ1 drawn exactly, the
+        The mechanism: the generalized Laplace in ℓ1 drawn exactly, the
         generalized Laplace in ℓ2 by a certified chain (study runs only), or the generalized
         Gaussian drawn exactly.
     epsilon : str or None, default None
@@ -54,7 +54,7 @@ class Request:
     nonnegative : bool, default False
         Post-process the release onto the non-negative tables with the same invariants.
     pairs : int or None, default None
-        The chain's coupled pairs, in [2, :data:`MAX_PAIRS`]; None is twice the least that can
+        The chain's coupled pairs, in [2, 100,000]; None is twice the least that can
         certify the TV bound ``delta`` needs (at least 200).
     max_iter : int, default 200_000
         Iterations a coupled pair may take to meet before the request is refused.
@@ -69,7 +69,7 @@ class Request:
     rules : tuple of str, default ()
         The invariant families the invariants were built from (``--invariant``: ``total``,
         ``by:state,county``, …), so the statement states those invariants by rule rather than by
-        coefficients (:func:`isdp.release.privacy_statement`).
+        coefficients (:func:`~isdp.release._statement.privacy_statement`).
     ties : tuple of str, default ()
         Likewise the ties between tables (``--tie``).
     uncertainty : float or None, default None
@@ -138,7 +138,7 @@ class Request:
             an integer ≥ 0; a switch that is not a bool; ``rules`` or ``ties`` not a tuple of str; δ
             missing or outside (0, 1) for the Gaussian or the chain, or given to the pure ℓ1
             route; ``free_cells`` with another norm or with ``allow_chain``; ``pairs`` outside
-            [2, :data:`MAX_PAIRS`]; ``max_iter`` or ``max_attempts`` below 2; ``uncertainty``
+            [2, 100,000]; ``max_iter`` or ``max_attempts`` below 2; ``uncertainty``
             outside (0, 1), with ``nonnegative``, or with a route that may run the chain.
         isdp.errors.UncertifiableError
             A run without a seed that may need the chain: its random numbers are not

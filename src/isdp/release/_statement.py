@@ -76,7 +76,7 @@ def route_record(
     >>> from pathlib import Path
     >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Plan, Request
-    >>> from isdp.release import route_record
+    >>> from isdp.release._statement import route_record
     >>> from isdp.tables import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
@@ -342,7 +342,7 @@ def privacy_statement(
     >>> from isdp.lattice import row_values
     >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Plan, Request
-    >>> from isdp.release import privacy_statement, route_record
+    >>> from isdp.release._statement import privacy_statement, route_record
     >>> from isdp.tables import load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")

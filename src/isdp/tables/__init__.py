@@ -1,44 +1,32 @@
-"""Tables in and out of a release.
+r"""Tables in and out of a release.
 
 Wide and long CSV, Parquet files and datasets, their cell keys, and the invariant families and constraint files that say
 which totals are held exactly (docs/release.md).
 
 Examples
 --------
->>> from isdp.tables import is_dataset
->>> is_dataset("released/"), is_dataset("released.parquet")  # a trailing / names a Parquet dataset
-(True, False)
+>>> import tempfile
+>>> from pathlib import Path
+>>> from isdp.tables import load_table
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = Path(tmp, "county_sex.csv")
+...     _ = path.write_text("county,sex,count\nA,F,3\nA,M,4\nB,F,5\n")
+...     table = load_table(path)
+>>> table.x.tolist(), table.cell_labels
+([3, 4, 5], ['A|F', 'A|M', 'B|F'])
 """
 
 from ._constraints import constraint_matrix
 from ._long_tables import LongTable
-from ._parquet_tables import (
-    DATASET_FILE,
-    DATASET_FILE_PATTERN,
-    is_dataset,
-    is_parquet,
-    table_files,
-    table_rows,
-    write_parquet,
-)
-from ._partitions import PartitionLayout, partition_layout, read_part
+from ._partitions import PartitionLayout
 from ._tables import Table, TableSet, load_table
 from ._wide_tables import read_table_csv
 
 __all__ = [
-    "DATASET_FILE",
-    "DATASET_FILE_PATTERN",
-    "is_dataset",
-    "is_parquet",
-    "PartitionLayout",
-    "partition_layout",
-    "read_part",
-    "table_files",
-    "table_rows",
-    "write_parquet",
     "constraint_matrix",
     "load_table",
     "LongTable",
+    "PartitionLayout",
     "read_table_csv",
     "Table",
     "TableSet",

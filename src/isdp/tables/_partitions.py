@@ -8,10 +8,10 @@ table whose rows of each value of K are contiguous (as a census file sorted by g
 between those runs into parts of about ``part_cells`` cells, which :mod:`isdp.release` releases
 one at a time, or on many workers, with the statement of the whole table.
 
-:func:`partition_layout` reads the key columns of K only, once, and decides; what it cannot
-decide the same way as the whole-table release would is :class:`~isdp.errors.NotPartitionable`,
-and the release is then made from the whole table. :func:`read_part` reads one part's rows, with
-the checks of :func:`isdp.tables.load_table`.
+:meth:`PartitionLayout.of` (:func:`partition_layout`) reads the key columns of K only, once, and decides; what
+it cannot decide the same way as the whole-table release would is :class:`~isdp.errors.NotPartitionable`, and the
+release is then made from the whole table. :meth:`PartitionLayout.read_part` (:func:`read_part`) reads one part's
+rows, with the checks of :func:`isdp.tables.load_table`.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .._parquet_files import table_files
 from .._validate import size
 from ..errors import InvariantError, NotPartitionable, UsageError
 from ._labels import table_path
 from ._long_tables import _count_column
-from ._parquet_tables import concat_parts, key_text, plain_columns, same_columns, table_files
+from ._parquet_tables import concat_parts, key_text, plain_columns, same_columns
 from ._tables import Table
 
 #: rows read at a time from a Parquet file when its partition key is scanned
@@ -82,8 +83,8 @@ class PartitionLayout:
 
     See Also
     --------
-    partition_layout : Makes one.
-    read_part : Reads a part's rows.
+    PartitionLayout.of : Makes one.
+    PartitionLayout.read_part : Reads a part's rows.
 
     Examples
     --------
@@ -91,11 +92,11 @@ class PartitionLayout:
     >>> from pathlib import Path
     >>> import pyarrow as pa
     >>> import pyarrow.parquet as pq
-    >>> from isdp.tables import partition_layout
+    >>> from isdp.tables import PartitionLayout
     >>> tmp = tempfile.TemporaryDirectory()
     >>> path = Path(tmp.name, "t.parquet")
     >>> pq.write_table(pa.table({"state": ["A"] * 4 + ["B"] * 4, "age": [0, 1, 2, 3] * 2, "count": [1] * 8}), path)
-    >>> layout = partition_layout(path, ["total", "by:state"], part_cells=4)
+    >>> layout = PartitionLayout.of(path, ["total", "by:state"], part_cells=4)
     >>> layout.cells, layout.runs, layout.key, layout.within, layout.parts
     (8, 2, ('state',), (1,), ((0, 4, 0, 1), (4, 8, 1, 2)))
     >>> tmp.cleanup()
@@ -121,6 +122,87 @@ class PartitionLayout:
     def runs(self) -> int:
         """The partitions: the runs of the partition key."""
         return self.parts[-1][3]
+
+    @classmethod
+    def of(cls, path, families, count_column: str = "count", part_cells: int = 1 << 20) -> PartitionLayout:
+        """Cut a Parquet table into parts of whole partitions, reading the partition key's columns only.
+
+        As :func:`partition_layout`, which says what makes a table not partitionable.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A Parquet file, or a directory of them.
+        families : sequence of str
+            The invariant families.
+        count_column : str, default "count"
+            The count column's name.
+        part_cells : int, default 2**20
+            The cells of a part, at least (whole partitions: a part ends at the first run that reaches it).
+
+        Returns
+        -------
+        PartitionLayout
+            The parts, the families' kinds, the spanning families' labels.
+
+        Raises
+        ------
+        isdp.errors.NotPartitionable
+            A table that cannot be released part by part as the whole table would be.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> import pyarrow as pa
+        >>> import pyarrow.parquet as pq
+        >>> from isdp.tables import PartitionLayout
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = Path(tmp, "t.parquet")
+        ...     counts = pa.table({"state": ["A"] * 4 + ["B"] * 4, "age": [0, 1, 2, 3] * 2, "count": [1] * 8})
+        ...     pq.write_table(counts, path)
+        ...     layout = PartitionLayout.of(path, ["total", "by:state"], part_cells=3)
+        >>> layout.key, len(layout.parts)
+        (('state',), 2)
+        """
+        return partition_layout(path, families, count_column, part_cells)
+
+    def read_part(self, part: int):
+        """Part ``part``'s rows: its cells as a :class:`~isdp.tables.Table`, and the rows as read (:func:`read_part`).
+
+        Parameters
+        ----------
+        part : int
+            The part's position in ``parts``.
+
+        Returns
+        -------
+        table : Table
+            The part's cells: keys and counts, in table order.
+        source : pyarrow.Table
+            The part's rows, every column.
+
+        Raises
+        ------
+        isdp.errors.NotPartitionable
+            Rows that need the row-by-row reading.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> import pyarrow as pa
+        >>> import pyarrow.parquet as pq
+        >>> from isdp.tables import PartitionLayout
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = Path(tmp, "t.parquet")
+        ...     counts = pa.table({"state": ["A"] * 4 + ["B"] * 4, "age": [0, 1, 2, 3] * 2, "count": [1] * 8})
+        ...     pq.write_table(counts, path)
+        ...     table, source = PartitionLayout.of(path, ["total", "by:state"], part_cells=3).read_part(1)
+        >>> table.cell_labels[0], source.num_rows
+        ('B|0', 4)
+        """
+        return read_part(self, part)
 
 
 def partition_key(
@@ -223,7 +305,7 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
     >>> from pathlib import Path
     >>> import pyarrow as pa
     >>> import pyarrow.parquet as pq
-    >>> from isdp.tables import partition_layout
+    >>> from isdp.tables._partitions import partition_layout
     >>> tmp = tempfile.TemporaryDirectory()
     >>> path = Path(tmp.name, "t.parquet")
     >>> pq.write_table(pa.table({"state": ["A"] * 4 + ["B"] * 4, "age": [0, 1, 2, 3] * 2, "count": [1] * 8}), path)
@@ -359,7 +441,7 @@ def read_part(layout: PartitionLayout, part: int):
     >>> from pathlib import Path
     >>> import pyarrow as pa
     >>> import pyarrow.parquet as pq
-    >>> from isdp.tables import partition_layout, read_part
+    >>> from isdp.tables._partitions import partition_layout, read_part
     >>> tmp = tempfile.TemporaryDirectory()
     >>> path = Path(tmp.name, "t.parquet")
     >>> pq.write_table(pa.table({"state": ["A"] * 4 + ["B"] * 4, "age": [0, 1, 2, 3] * 2, "count": [1] * 8}), path)

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .._parquet_files import is_parquet
 from ..errors import InputError, InvariantError, UsageError
 from ..lattice import COUNT_LIMIT
 from ._entries import _DECIMAL
 from ._key_columns import CellLabels, KeyColumns
 from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as, table_path
 from ._long_tables import LongTable, _count_column, _long_keys, _long_table_and_keys, column_name
-from ._parquet_tables import is_parquet, parquet_lines, plain_columns, read_parquet_arrow
+from ._parquet_tables import parquet_lines, plain_columns, read_parquet_arrow
 from ._wide_tables import WideTable, _wide_labels, _wide_table
 
 

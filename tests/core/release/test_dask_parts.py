@@ -104,7 +104,7 @@ def test_isdp_release_engine_dask(table, tmp_path, capsys, caplog, monkeypatch):
     left a cancelled task's traceback at the cluster's close)."""
     import isdp.release
 
-    monkeypatch.setattr(isdp.release, "PART_CELLS", 3_000)  # the command's parts
+    monkeypatch.setattr(isdp.release.PartitionedRelease, "PART_CELLS", 3_000)  # the command's parts
     args = [
         "release",
         str(table),

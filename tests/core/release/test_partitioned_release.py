@@ -17,7 +17,7 @@ from isdp.privacy import UNCERTAINTY_COLUMNS
 from isdp.privacy._neighbours import _PAIR_SUM_LIMIT
 from isdp.release import Request, make_release, write_release
 from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_part, release_partitioned
-from isdp.tables import constraint_matrix, load_table, partition_layout
+from isdp.tables import PartitionLayout, constraint_matrix, load_table
 from isdp.tables._parquet_tables import read_parquet_arrow
 
 CELLS = 12_000
@@ -309,7 +309,7 @@ def test_what_the_parts_cannot_serve_is_left_to_the_whole_table(tmp_path, change
 def test_isdp_release_runs_a_large_parquet_table_in_parts(tmp_path, monkeypatch, capsys):
     import isdp.release
 
-    monkeypatch.setattr(isdp.release, "PART_CELLS", 3_000)  # the command's parts
+    monkeypatch.setattr(isdp.release.PartitionedRelease, "PART_CELLS", 3_000)  # the command's parts
     path = _table(tmp_path, _nested())
 
     def release(table, out):
@@ -347,10 +347,10 @@ def test_isdp_release_runs_a_large_parquet_table_in_parts(tmp_path, monkeypatch,
 def test_the_docs_state_the_sizes_the_code_uses():
     from pathlib import Path
 
-    from isdp.release import PART_CELLS
+    from isdp.release import PartitionedRelease
 
     page = (Path(__file__).resolve().parents[3] / "docs" / "release.md").read_text()
-    assert PART_CELLS == 2**20 and "2²⁰ cells or more" in page and "about 2²⁰ cells each" in page
+    assert PartitionedRelease.PART_CELLS == 2**20 and "2²⁰ cells or more" in page and "about 2²⁰ cells each" in page
     assert f"at least {MIN_CELLS:,} cells" in page
 
 
@@ -371,7 +371,7 @@ def test_a_partition_total_the_search_cannot_set_aside_is_not_partitioned(tmp_pa
     families = ["total", "by:state,b", "by:state,c"]
     A, _ = constraint_matrix(load_table(path), families)
     assert len(blocks(A)) == 1  # the whole table: one block across both states
-    layout = partition_layout(path, families, part_cells=6)
+    layout = PartitionLayout.of(path, families, part_cells=6)
     assert len(layout.parts) == 2
     req = Request(epsilon="1", free_cells=True, rules=tuple(families))
     with pytest.raises(NotPartitionable, match="not implied"):

@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from isdp.errors import NotPartitionable
-from isdp.tables import constraint_matrix, load_table, partition_layout
+from isdp.tables import PartitionLayout, constraint_matrix, load_table
 from isdp.tables._partitions import partition_key
 
 NESTED = ["total", "by:state", "by:state,county", "by:state,age"]
@@ -48,7 +48,7 @@ def _write(path, columns, counts=None):
 def test_parts_are_whole_runs_of_the_key_until_they_reach_part_cells(tmp_path):
     groups = np.repeat(np.arange(5), [3, 4, 2, 6, 1])
     path = _write(tmp_path / "t.parquet", {"group": groups, "cell": np.arange(16)})
-    layout = partition_layout(path, ["by:group"], part_cells=5)
+    layout = PartitionLayout.of(path, ["by:group"], part_cells=5)
     assert layout.parts == ((0, 7, 0, 2), (7, 15, 2, 4), (15, 16, 4, 5))
     assert layout.cells == 16 and layout.runs == 5 and layout.spanning == ()
 
@@ -58,7 +58,7 @@ def test_a_directory_s_files_are_one_table_and_a_run_may_cross_them(tmp_path):
     folder.mkdir()
     _write(folder / "a.parquet", {"group": np.array([0, 0, 1]), "cell": np.arange(3)})
     _write(folder / "b.parquet", {"group": np.array([1, 2]), "cell": np.arange(3, 5)})
-    layout = partition_layout(folder, ["total", "by:group"], part_cells=1)
+    layout = PartitionLayout.of(folder, ["total", "by:group"], part_cells=1)
     assert layout.file_rows == (3, 2) and layout.parts == ((0, 2, 0, 1), (2, 4, 1, 2), (4, 5, 2, 3))
     ((position, total),) = layout.spanning
     assert position == 0 and total.labels == ("total",) and total.members.tolist() == [0, 0, 0]
@@ -68,7 +68,7 @@ def test_spanning_totals_are_labelled_and_ordered_as_the_whole_table_s(tmp_path)
     region = np.array(["North", "North", "South", "South", "North", "North", "South", "South"])
     state = np.array(["a", "a", "b", "b", "c", "c", "d", "d"])
     path = _write(tmp_path / "t.parquet", {"Region": region, "State": state, "age": np.arange(8) % 2})
-    layout = partition_layout(path, ["by:state,region", "by:region"], part_cells=1)
+    layout = PartitionLayout.of(path, ["by:state,region", "by:region"], part_cells=1)
     ((_, family),) = layout.spanning
     table = load_table(path)
     _, labels = constraint_matrix(table, ["by:region"])
@@ -77,7 +77,7 @@ def test_spanning_totals_are_labelled_and_ordered_as_the_whole_table_s(tmp_path)
     # a region of one state would repeat that state's total: the whole table drops such a row
     path = _write(tmp_path / "u.parquet", {"Region": region[:6], "State": state[:6], "age": np.arange(6) % 2})
     with pytest.raises(NotPartitionable, match="single partition"):
-        partition_layout(path, ["by:state,region", "by:region"])
+        PartitionLayout.of(path, ["by:state,region", "by:region"])
 
 
 @pytest.mark.parametrize(
@@ -90,4 +90,4 @@ def test_spanning_totals_are_labelled_and_ordered_as_the_whole_table_s(tmp_path)
 def test_keys_seen_twice_or_alike_are_not_partitioned(tmp_path, state, reason):
     path = _write(tmp_path / "t.parquet", {"state": np.array(state), "age": np.arange(6)})
     with pytest.raises(NotPartitionable, match=reason):
-        partition_layout(path, ["by:state"])
+        PartitionLayout.of(path, ["by:state"])
