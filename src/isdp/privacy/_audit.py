@@ -61,7 +61,7 @@ def exact_route_noise(
     See Also
     --------
     isdp.exact.IntegerL1Sampler.draw : The sampler whose law this is.
-    max_privacy_loss, hockey_stick_bound : Compare two shifted copies of the law.
+    TruncatedLaw.max_privacy_loss, TruncatedLaw.hockey_stick_bound : Compare two shifted copies of the law.
 
     Notes
     -----
@@ -79,7 +79,7 @@ def exact_route_noise(
     >>> from fractions import Fraction
     >>> import numpy as np
     >>> from isdp.exact import IntegerL1Sampler
-    >>> from isdp.privacy import exact_route_noise, max_privacy_loss
+    >>> from isdp.privacy import exact_route_noise
     >>> sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
     >>> noise = exact_route_noise(sampler, Fraction(1, 2), radius=30)
     >>> noise.points.shape, noise.outside < 1e-5
@@ -87,7 +87,7 @@ def exact_route_noise(
     >>> bool(np.all(noise.points.sum(axis=1) == 0))  # every noise vector keeps the total
     True
     >>> x, x2 = np.array([1, 0, 2]), np.array([0, 1, 2])
-    >>> round(max_privacy_loss(noise.shifted(x), noise.shifted(x2)), 9)  # the stated ε, attained
+    >>> round(noise.shifted(x).max_privacy_loss(noise.shifted(x2)), 9)  # the stated ε, attained
     1.0
     """
     if hasattr(sampler, "parts"):  # an isdp.exact.ExactSampler: the audit lattices are one block
@@ -161,7 +161,7 @@ def dg_box_tail(epsilon: float, radius: int, k: int) -> float:
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.privacy import dg_box_tail
+    >>> from isdp.privacy._audit import dg_box_tail
     >>> f"{dg_box_tail(0.5, 30, 2):.3e}"
     '4.620e-07'
     >>> a = np.exp(-1.0)
@@ -257,7 +257,7 @@ def chain_noise_path(
 
     See Also
     --------
-    total_variation : The distance of a law from the target.
+    TruncatedLaw.total_variation : The distance of a law from the target.
 
     Notes
     -----
@@ -273,13 +273,13 @@ def chain_noise_path(
     >>> from isdp.exact import enumerate_target
     >>> from isdp.lattice import IntegerLattice
     >>> from isdp.lattice import generalized_laplace
-    >>> from isdp.privacy import TruncatedLaw, chain_noise_path, total_variation
+    >>> from isdp.privacy import TruncatedLaw, chain_noise_path
     >>> lattice = IntegerLattice.from_constraints(np.ones((1, 3), dtype=np.int64))
     >>> target = generalized_laplace(1.0)
     >>> laws = chain_noise_path(lattice, target, 1.0, [1, 4, 16], radius=8)
     >>> points, probs, _ = enumerate_target(lattice, target, 8)
     >>> pi = TruncatedLaw(np.asarray(points, dtype=np.int64), probs, 0.0)
-    >>> [round(total_variation(law, pi), 3) for law in laws]
+    >>> [round(law.total_variation(pi), 3) for law in laws]
     [0.426, 0.247, 0.037]
     """
     P, w, u = sweep_transition_matrix(lattice, target, proposal_epsilon, radius)

@@ -6,9 +6,9 @@ Total variation, the largest privacy loss and the hockey-stick divergence, with 
 A :class:`TruncatedLaw` is a truncation: the mass outside its box is carried with it and is what separates a
 computed divergence from the true one (it can only add that much). The audit (:func:`exact_route_noise`,
 :func:`chain_noise_path`) builds the laws of the routes' noise; this module compares them. Two laws are
-compared as laws (:func:`max_privacy_loss`, :func:`hockey_stick_bound`, with the truncations' slack) or,
-once aligned on the union of their points (:meth:`TruncatedLaw.aligned_with`), as two probability arrays
-(:func:`hockey_stick_divergence`).
+compared as laws (:meth:`TruncatedLaw.max_privacy_loss`, :meth:`TruncatedLaw.hockey_stick_bound`, with the
+truncations' slack) or, once aligned on the union of their points (:meth:`TruncatedLaw.aligned_with`), as two
+probability arrays (:meth:`TruncatedLaw.hockey_stick_divergence`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class TruncatedLaw:
 
     The audit's laws of noise and of outputs: finitely many points with their probabilities,
     normalised on the box, and a bound on the probability the box leaves out, which every
-    comparison (:func:`hockey_stick_bound`, :func:`total_variation`) adds back as slack.
+    comparison (:meth:`hockey_stick_bound`, :meth:`total_variation`) adds back as slack.
 
     Parameters
     ----------
@@ -106,7 +106,7 @@ class TruncatedLaw:
     def aligned_with(self, other: TruncatedLaw) -> tuple[np.ndarray, np.ndarray]:
         """Return the two laws' probabilities on the union of their points (repeated points added up).
 
-        These are the arrays :func:`hockey_stick_divergence` compares.
+        These are the arrays :meth:`hockey_stick_divergence` compares.
 
         Parameters
         ----------
@@ -199,189 +199,188 @@ class TruncatedLaw:
         privacy loss.
 
         >>> import numpy as np
-        >>> from isdp.privacy import TruncatedLaw, max_privacy_loss
+        >>> from isdp.privacy import TruncatedLaw
         >>> p = TruncatedLaw(np.array([[0], [1], [2]]), np.array([0.5, 0.3, 0.2]), 0.0)
         >>> q = TruncatedLaw(np.array([[0], [1], [2]]), np.array([0.2, 0.3, 0.5]), 0.0)
         >>> clip = lambda y: np.minimum(y, 1)
         >>> p.pushforward(clip).points.tolist()
         [[0], [1], [1]]
-        >>> round(max_privacy_loss(p, q), 4), round(max_privacy_loss(p.pushforward(clip), q.pushforward(clip)), 4)
+        >>> round(p.max_privacy_loss(q), 4), round(p.pushforward(clip).max_privacy_loss(q.pushforward(clip)), 4)
         (0.9163, 0.9163)
         """
         images = np.array([f(point) for point in self.points], dtype=np.int64)
         return TruncatedLaw(images, self.probs, self.outside)
 
+    def total_variation(self, other: TruncatedLaw) -> float:
+        """Return an upper bound on the total variation distance between this law and ``other``.
 
-def total_variation(p: TruncatedLaw, q: TruncatedLaw) -> float:
-    """Return an upper bound on the total variation distance between two truncated laws.
+        Parameters
+        ----------
+        other : TruncatedLaw
+            A law on integer vectors of the same length.
 
-    Parameters
-    ----------
-    p, q : TruncatedLaw
-        The two laws, on integer vectors of the same length.
+        Returns
+        -------
+        float
+            ½ Σ |p − q| on the union of the boxes, plus both laws' mass outside them: an upper bound
+            on the untruncated distance.
 
-    Returns
-    -------
-    float
-        ½ Σ |p − q| on the union of the boxes, plus both laws' mass outside them: an upper bound
-        on the untruncated distance.
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.privacy import TruncatedLaw
+        >>> p = TruncatedLaw(np.array([[0], [1]]), np.array([0.5, 0.5]), 0.0)
+        >>> q = TruncatedLaw(np.array([[1], [2]]), np.array([0.5, 0.5]), 0.0)
+        >>> p.total_variation(q), p.total_variation(p)
+        (0.5, 0.0)
+        """
+        a, b = self.aligned_with(other)
+        return float(0.5 * np.abs(a - b).sum() + self.outside + other.outside)
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.privacy import TruncatedLaw, total_variation
-    >>> p = TruncatedLaw(np.array([[0], [1]]), np.array([0.5, 0.5]), 0.0)
-    >>> q = TruncatedLaw(np.array([[1], [2]]), np.array([0.5, 0.5]), 0.0)
-    >>> total_variation(p, q), total_variation(p, p)
-    (0.5, 0.0)
-    """
-    a, b = p.aligned_with(q)
-    return float(0.5 * np.abs(a - b).sum() + p.outside + q.outside)
+    def max_privacy_loss(self, other: TruncatedLaw, floor: float = 1e-12) -> float:
+        """Return the largest privacy loss max ln p(y)/q(y) of this output law p and ``other``, q.
+
+        Parameters
+        ----------
+        other : TruncatedLaw
+            The output law on the neighbouring input (the same noise law shifted by x and x',
+            :meth:`shifted`).
+        floor : float, default 1e-12
+            Outputs where either probability is below ``floor`` are left out, which keeps the
+            comparison away from the box edge, where truncation distorts the ratio.
+
+        Returns
+        -------
+        float
+            The largest ln p(y)/q(y) over the outputs where both are at least ``floor``: at most ε for a pure
+            ε guarantee of this pair.
+
+        Raises
+        ------
+        ValueError
+            When no output has both probabilities at least ``floor``.
+
+        See Also
+        --------
+        hockey_stick_bound : The δ of (ε, δ) for this ordered pair.
+
+        Notes
+        -----
+        For the exact ℓ1 route the bound exp(ε‖v‖) of ISDP Thm 10 is attained at y = x, so the loss
+        equals the stated ε for a change the invariants absorb (docs/method.md §11).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.privacy import TruncatedLaw
+        >>> p = TruncatedLaw(np.array([[0], [1]]), np.array([0.75, 0.25]), 0.0)
+        >>> q = TruncatedLaw(np.array([[0], [1]]), np.array([0.25, 0.75]), 0.0)
+        >>> round(p.max_privacy_loss(q), 6)  # ln 3
+        1.098612
+        """
+        return _max_log_ratio(*self.aligned_with(other), floor)
+
+    def hockey_stick_bound(self, other: TruncatedLaw, epsilon: float) -> float:
+        """Return an upper bound on the hockey-stick divergence of this law and ``other``: the δ of (ε, δ).
+
+        Parameters
+        ----------
+        other : TruncatedLaw
+            The output law on the neighbouring input (this law is the first of the ordered pair).
+        epsilon : float
+            The ε at which δ is measured.
+
+        Returns
+        -------
+        float
+            Σ_y max(0, p(y) − e^ε q(y)) on the union of the boxes (the largest P(B) − e^ε Q(B) over
+            sets B), plus :meth:`truncation_slack`: an upper bound on the untruncated divergence, so
+            the pair meets (ε, δ) for every δ at least this.
+
+        See Also
+        --------
+        truncation_slack : The part of the bound the truncation contributes.
+        max_privacy_loss : The ε of a pure guarantee for the pair.
+        hockey_stick_divergence : The divergence of two probability arrays.
+
+        Examples
+        --------
+        The exact ℓ1 route under a total of three cells, one person moving, at ε = 1 per person: the
+        divergence at the stated ε is 0 up to the truncation's slack, and clearly positive at half of it.
+
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import IntegerL1Sampler
+        >>> from isdp.privacy import exact_route_noise
+        >>> noise = exact_route_noise(IntegerL1Sampler.build(np.array([[1, 1, 1]])), Fraction(1, 2), radius=30)
+        >>> p, q = noise.shifted([1, 0, 2]), noise.shifted([0, 1, 2])
+        >>> p.hockey_stick_bound(q, 1.0) - p.truncation_slack(q, 1.0) < 1e-10
+        True
+        >>> round(p.hockey_stick_bound(q, 0.5), 2)
+        0.21
+        """
+        return self.hockey_stick_divergence(*self.aligned_with(other), epsilon) + self.truncation_slack(other, epsilon)
+
+    def truncation_slack(self, other: TruncatedLaw, epsilon: float) -> float:
+        """Return what the truncations can hide from the hockey-stick divergence of this law and ``other``.
+
+        Parameters
+        ----------
+        other : TruncatedLaw
+            The second law, as :meth:`hockey_stick_bound` takes it.
+        epsilon : float
+            The ε of the divergence.
+
+        Returns
+        -------
+        float
+            ``self.outside + exp(epsilon) * other.outside``: this law's mass outside its box and e^ε times
+            the other's.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.privacy import TruncatedLaw
+        >>> p = TruncatedLaw(np.array([[0]]), np.array([1.0]), 0.001)
+        >>> round(p.truncation_slack(p, 0.0), 6)
+        0.002
+        """
+        return float(self.outside + np.exp(epsilon) * other.outside)
+
+    @staticmethod
+    def hockey_stick_divergence(a: np.ndarray, b: np.ndarray, epsilon: float) -> float:
+        """Return Σ max(0, a − e^ε b) of two probability arrays on the same outputs.
+
+        The largest P(B) − e^ε Q(B) over sets B, the smallest δ of (ε, δ) for this ordered pair (no truncation slack).
+
+        The divergence itself, of two probability arrays; :meth:`hockey_stick_bound` bounds it for two truncated laws
+        (their arrays :meth:`aligned_with`, plus the truncations' slack).
+
+        Parameters
+        ----------
+        a, b : array_like of float
+            The two laws' probabilities, one entry per output, the same outputs in the same order.
+        epsilon : float
+            The ε at which δ is measured.
+
+        Returns
+        -------
+        float
+            Σ max(0, a − e^ε b) ≥ 0; at ε = 0 the total variation distance.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.privacy import TruncatedLaw
+        >>> a, b = np.array([0.75, 0.25]), np.array([0.25, 0.75])
+        >>> divergence = TruncatedLaw.hockey_stick_divergence
+        >>> divergence(a, b, 0.0), divergence(a, b, float(np.log(3)))
+        (0.5, 0.0)
+        """
+        return float(np.maximum(np.asarray(a, dtype=float) - np.exp(epsilon) * np.asarray(b, dtype=float), 0.0).sum())
 
 
 def _max_log_ratio(a: np.ndarray, b: np.ndarray, floor: float) -> float:
     """Return max ln a/b of two probability arrays on the same outputs, where both are at least ``floor``."""
     both = (a >= floor) & (b >= floor)
     return float(np.max(np.log(a[both]) - np.log(b[both])))
-
-
-def max_privacy_loss(p: TruncatedLaw, q: TruncatedLaw, floor: float = 1e-12) -> float:
-    """Return the largest privacy loss max ln p(y)/q(y) of two output laws.
-
-    Parameters
-    ----------
-    p, q : TruncatedLaw
-        The output laws of a mechanism on two neighbouring inputs (the same noise law shifted by
-        x and x', :meth:`TruncatedLaw.shifted`).
-    floor : float, default 1e-12
-        Outputs where either probability is below ``floor`` are left out, which keeps the
-        comparison away from the box edge, where truncation distorts the ratio.
-
-    Returns
-    -------
-    float
-        The largest ln p(y)/q(y) over the outputs where both are at least ``floor``: at most ε for a pure
-        ε guarantee of this pair.
-
-    Raises
-    ------
-    ValueError
-        When no output has both probabilities at least ``floor``.
-
-    See Also
-    --------
-    hockey_stick_bound : The δ of (ε, δ) for this ordered pair.
-
-    Notes
-    -----
-    For the exact ℓ1 route the bound exp(ε‖v‖) of ISDP Thm 10 is attained at y = x, so the loss
-    equals the stated ε for a change the invariants absorb (docs/method.md §11).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.privacy import TruncatedLaw, max_privacy_loss
-    >>> p = TruncatedLaw(np.array([[0], [1]]), np.array([0.75, 0.25]), 0.0)
-    >>> q = TruncatedLaw(np.array([[0], [1]]), np.array([0.25, 0.75]), 0.0)
-    >>> round(max_privacy_loss(p, q), 6)  # ln 3
-    1.098612
-    """
-    return _max_log_ratio(*p.aligned_with(q), floor)
-
-
-def hockey_stick_divergence(a: np.ndarray, b: np.ndarray, epsilon: float) -> float:
-    """Return Σ max(0, a − e^ε b) of two probability arrays on the same outputs.
-
-    The largest P(B) − e^ε Q(B) over sets B, the smallest δ of (ε, δ) for this ordered pair (no truncation slack).
-
-    The divergence itself, of two probability arrays; :func:`hockey_stick_bound` bounds it for two truncated
-    laws (their arrays :meth:`TruncatedLaw.aligned_with`, plus the truncations' slack).
-
-    Parameters
-    ----------
-    a, b : array_like of float
-        The two laws' probabilities, one entry per output, the same outputs in the same order.
-    epsilon : float
-        The ε at which δ is measured.
-
-    Returns
-    -------
-    float
-        Σ max(0, a − e^ε b) ≥ 0; at ε = 0 the total variation distance.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.privacy import hockey_stick_divergence
-    >>> a, b = np.array([0.75, 0.25]), np.array([0.25, 0.75])
-    >>> hockey_stick_divergence(a, b, 0.0), hockey_stick_divergence(a, b, float(np.log(3)))
-    (0.5, 0.0)
-    """
-    return float(np.maximum(np.asarray(a, dtype=float) - np.exp(epsilon) * np.asarray(b, dtype=float), 0.0).sum())
-
-
-def hockey_stick_bound(p: TruncatedLaw, q: TruncatedLaw, epsilon: float) -> float:
-    """Return an upper bound on the hockey-stick divergence of two truncated laws: the δ of (ε, δ).
-
-    Parameters
-    ----------
-    p, q : TruncatedLaw
-        The output laws on two neighbouring inputs, in this order.
-    epsilon : float
-        The ε at which δ is measured.
-
-    Returns
-    -------
-    float
-        Σ_y max(0, p(y) − e^ε q(y)) on the union of the boxes (the largest P(B) − e^ε Q(B) over
-        sets B), plus :func:`truncation_slack`: an upper bound on the untruncated divergence, so
-        the pair meets (ε, δ) for every δ at least this.
-
-    See Also
-    --------
-    truncation_slack : The part of the bound the truncation contributes.
-    max_privacy_loss : The ε of a pure guarantee for the pair.
-
-    Examples
-    --------
-    The exact ℓ1 route under a total of three cells, one person moving, at ε = 1 per person: the
-    divergence at the stated ε is 0 up to the truncation's slack, and clearly positive at half of it.
-
-    >>> from fractions import Fraction
-    >>> import numpy as np
-    >>> from isdp.exact import IntegerL1Sampler
-    >>> from isdp.privacy import exact_route_noise, hockey_stick_bound, truncation_slack
-    >>> noise = exact_route_noise(IntegerL1Sampler.build(np.array([[1, 1, 1]])), Fraction(1, 2), radius=30)
-    >>> p, q = noise.shifted([1, 0, 2]), noise.shifted([0, 1, 2])
-    >>> hockey_stick_bound(p, q, 1.0) - truncation_slack(p, q, 1.0) < 1e-10
-    True
-    >>> round(hockey_stick_bound(p, q, 0.5), 2)
-    0.21
-    """
-    return hockey_stick_divergence(*p.aligned_with(q), epsilon) + truncation_slack(p, q, epsilon)
-
-
-def truncation_slack(p: TruncatedLaw, q: TruncatedLaw, epsilon: float) -> float:
-    """Return what the truncations can hide from a hockey-stick divergence.
-
-    Parameters
-    ----------
-    p, q : TruncatedLaw
-        The two laws, in the order :func:`hockey_stick_bound` takes them.
-    epsilon : float
-        The ε of the divergence.
-
-    Returns
-    -------
-    float
-        ``p.outside + exp(epsilon) * q.outside``: p's mass outside its box and e^ε times q's.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.privacy import TruncatedLaw, truncation_slack
-    >>> p = TruncatedLaw(np.array([[0]]), np.array([1.0]), 0.001)
-    >>> round(truncation_slack(p, p, 0.0), 6)
-    0.002
-    """
-    return float(p.outside + np.exp(epsilon) * q.outside)

@@ -16,12 +16,13 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from scipy import sparse
 
 #: squared ℓ2 distance of two persons' change to a table when one person's change keeps the invariants
-#: (both make the same move: 2(e_b − e_a)); :func:`two_person_shift` gives it for given invariants
+#: (both make the same move: 2(e_b − e_a)); :meth:`Neighbours.two_person_shift` gives it for given invariants
 TWO_PERSON_SHIFT = 8
 #: largest number of pairwise sums of distinct invariant columns examined for two-person changes
 _PAIR_SUM_LIMIT = 20_000_000
@@ -89,6 +90,13 @@ class Neighbours:
         Where neither is realisable, the smallest change that keeps the invariants (its persons,
         largest ‖v‖₁ and ‖v‖₂²); None otherwise. Left out of the repr.
 
+    Attributes
+    ----------
+    TWO_PERSON_SHIFT : int
+        8, the squared ℓ2 distance of two persons' change when one person's change keeps the invariants (both
+        make the same move: 2(e_b − e_a)); :meth:`two_person_shift` gives it for given invariants (a class
+        attribute).
+
     See Also
     --------
     Guarantee.to_dict : The guarantee with these flags, as the privacy statement carries it.
@@ -126,6 +134,8 @@ class Neighbours:
     two_persons: bool | None  # two persons; None: not determined (too many distinct columns)
     #: when no change of one or two persons keeps the invariants, the smallest one that does (else None)
     smallest: SmallestChange | None = field(default=None, repr=False)
+
+    TWO_PERSON_SHIFT: ClassVar[int] = TWO_PERSON_SHIFT
 
     @classmethod
     def of(cls, A) -> Neighbours:
@@ -248,6 +258,50 @@ class Neighbours:
             "such change; the per-person line bounds larger groups by group privacy"
         )
 
+    def two_person_shift(self, A) -> int:
+        """Return the largest squared ℓ2 distance of a change of two persons that keeps the invariants A.
+
+        Parameters
+        ----------
+        A : array_like or scipy.sparse array of int, shape (m, n)
+            The invariants of one table (rows: invariants, columns: cells) these neighbours were found for
+            (:meth:`of`).
+
+        Returns
+        -------
+        int
+            :attr:`TWO_PERSON_SHIFT`, 8, when one person's change keeps A or that is undetermined (two persons
+            making the same move: ‖2(e_b − e_a)‖² = 8); else 4 when every coefficient of A is 0 or 1 (counting
+            invariants: only a swap of four distinct cells, ‖v‖² = 4, keeps them); else 6 (a cell
+            shared by both persons' changes, as under the coefficients 1, 2, 3).
+
+        Notes
+        -----
+        Two persons change the table by v = e_b − e_a + e_d − e_c (a cell index for a person outside
+        the table gives a zero column). With no single change kept, a, b, c, d cannot make v a
+        doubled move; a shared cell (b = d, say) needs 2·A e_b = A e_a + A e_c with A e_a ≠ A e_c,
+        impossible when the columns are 0/1 vectors, so then only the swap of four distinct cells
+        (‖v‖² = 4) remains (docs/method.md §11).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.privacy import Neighbours
+        >>> total = np.array([[1, 1, 1]])
+        >>> Neighbours.of(total).two_person_shift(total)
+        8
+        >>> margins = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
+        >>> Neighbours.of(margins).two_person_shift(margins)
+        4
+        >>> weights = np.array([[1, 2, 3]])  # 2·(cell 1) = (cell 0) + (cell 2): a cell shared by both changes
+        >>> Neighbours.of(weights).two_person_shift(weights)
+        6
+        """
+        if self.one_person is not False:
+            return TWO_PERSON_SHIFT
+        data = A.data if sparse.issparse(A) else np.asarray(A)
+        return 4 if np.all((data == 0) | (data == 1)) else 6
+
 
 def _repeated_column(A: sparse.csc_array) -> bool:
     """Whether two columns of A ∪ {0} are equal, in time and memory linear in A's non-zeros.
@@ -310,49 +364,3 @@ def _smallest_change(effects: np.ndarray) -> SmallestChange:
             return SmallestChange(k, l1, l2, k)
         k += 1
     return SmallestChange(None, None, None, k - 1)
-
-
-def two_person_shift(A, neighbours: Neighbours) -> int:
-    """Return the largest squared ℓ2 distance of a change of two persons that keeps the invariants A.
-
-    Parameters
-    ----------
-    A : array_like or scipy.sparse array of int, shape (m, n)
-        The invariants of one table (rows: invariants, columns: cells).
-    neighbours : Neighbours
-        The changes A absorbs (:meth:`Neighbours.of`).
-
-    Returns
-    -------
-    int
-        8 when one person's change keeps A or that is undetermined (two persons making the same
-        move: ‖2(e_b − e_a)‖² = 8); else 4 when every coefficient of A is 0 or 1 (counting
-        invariants: only a swap of four distinct cells, ‖v‖² = 4, keeps them); else 6 (a cell
-        shared by both persons' changes, as under the coefficients 1, 2, 3).
-
-    Notes
-    -----
-    Two persons change the table by v = e_b − e_a + e_d − e_c (a cell index for a person outside
-    the table gives a zero column). With no single change kept, a, b, c, d cannot make v a
-    doubled move; a shared cell (b = d, say) needs 2·A e_b = A e_a + A e_c with A e_a ≠ A e_c,
-    impossible when the columns are 0/1 vectors, so then only the swap of four distinct cells
-    (‖v‖² = 4) remains (docs/method.md §11).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.privacy import Neighbours, two_person_shift
-    >>> total = np.array([[1, 1, 1]])
-    >>> two_person_shift(total, Neighbours.of(total))
-    8
-    >>> margins = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
-    >>> two_person_shift(margins, Neighbours.of(margins))
-    4
-    >>> weights = np.array([[1, 2, 3]])  # 2·(cell 1) = (cell 0) + (cell 2): a cell shared by both changes
-    >>> two_person_shift(weights, Neighbours.of(weights))
-    6
-    """
-    if neighbours.one_person is not False:
-        return TWO_PERSON_SHIFT
-    data = A.data if sparse.issparse(A) else np.asarray(A)
-    return 4 if np.all((data == 0) | (data == 1)) else 6

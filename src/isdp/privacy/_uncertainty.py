@@ -468,43 +468,27 @@ def cell_uncertainty(exact, n: int, req, unit: Fraction, level: float) -> dict:
         law = _law(sub, req, unit, level)
         for key, column in columns.items():
             column[cells] = getattr(law, key)
-        draws = join_draws(draws, (law.draws, law.draws))
+        draws = _join_draws(draws, (law.draws, law.draws))
     return {**columns, "draws": draws}
 
 
-def join_draws(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
-    """Return the fewest and the most simulated draws of two sets of block shapes ((0, 0): every law exact).
-
-    Parameters
-    ----------
-    a, b : tuple of int
-        Each (fewest, most) draws of a set of block shapes, as :func:`cell_uncertainty` returns them.
-
-    Returns
-    -------
-    tuple of int
-        (fewest, most) over both sets; (0, 0) only where every law of both is exact.
-
-    Examples
-    --------
-    >>> from isdp.privacy import join_draws
-    >>> join_draws((0, 0), (200, 400)), join_draws((300, 500), (200, 400))
-    ((200, 400), (200, 500))
-    """
+def _join_draws(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """Return the fewest and the most simulated draws of two sets of block shapes ((0, 0): every law exact)."""
     if a == (0, 0) or b == (0, 0):
         return a if b == (0, 0) else b
     return min(a[0], b[0]), max(a[1], b[1])
 
 
-def uncertainty_record(level: float, draws: tuple[int, int]) -> dict:
+def uncertainty_record(level: float, *draws: tuple[int, int]) -> dict:
     """Return what the statement says of the uncertainty columns: their level, how they were computed, their error.
 
     Parameters
     ----------
     level : float
         The intervals' probability, in (0, 1).
-    draws : tuple of int
-        The fewest and the most simulated draws of a block shape ((0, 0): every law exact).
+    *draws : tuple of int
+        The fewest and the most simulated draws of a block shape ((0, 0): every law exact), as
+        :func:`cell_uncertainty` returns them: one pair per part of a table released in parts, joined here.
 
     Returns
     -------
@@ -520,8 +504,12 @@ def uncertainty_record(level: float, draws: tuple[int, int]) -> dict:
     (['noise_sd', 'lower', 'upper'], 'exact', 0.0)
     >>> uncertainty_record(0.9, (400, 400))["monte_carlo_standard_error"]  # sqrt(0.9 · 0.1 / 400)
     0.015
+    >>> uncertainty_record(0.9, (0, 0), (900, 1600), (400, 800))["method"].split("(")[0]  # two parts simulated
+    'simulation: 400 to 1600 draws of each block shape '
     """
-    fewest, most = draws
+    fewest, most = 0, 0
+    for pair in draws:
+        fewest, most = _join_draws((fewest, most), pair)
     return {
         "level": level,
         "columns": list(UNCERTAINTY_COLUMNS),
@@ -543,29 +531,3 @@ def uncertainty_record(level: float, draws: tuple[int, int]) -> dict:
         ),
         "monte_carlo_standard_error": 0.0 if most == 0 else round(math.sqrt(level * (1 - level) / fewest), 6),
     }
-
-
-def uncertainty_columns(values: np.ndarray, got: dict) -> dict[str, np.ndarray]:
-    """Return the columns added to the released table: each cell's noise sd, and its interval's ends for the true count.
-
-    Parameters
-    ----------
-    values : numpy.ndarray of int64
-        The released counts.
-    got : dict
-        :func:`cell_uncertainty`'s result for the same cells.
-
-    Returns
-    -------
-    dict
-        ``noise_sd`` (float), ``lower`` = values − high and ``upper`` = values − low (int64).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.privacy import uncertainty_columns
-    >>> got = {"sd": np.array([2.8, 4.0]), "low": np.array([-5, -6]), "high": np.array([5, 6])}
-    >>> {k: v.tolist() for k, v in uncertainty_columns(np.array([10, 20]), got).items()}
-    {'noise_sd': [2.8, 4.0], 'lower': [5, 14], 'upper': [15, 26]}
-    """
-    return {"noise_sd": got["sd"], "lower": values - got["high"], "upper": values - got["low"]}

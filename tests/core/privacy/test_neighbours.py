@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from isdp.lattice import table_margins
-from isdp.privacy import Neighbours, two_person_shift
+from isdp.privacy import Neighbours
 
 TOTAL3 = np.ones((1, 3), dtype=np.int64)
 
@@ -94,5 +94,5 @@ def test_two_person_shift_bounds_every_kept_two_person_change(A, attained):
     when two persons can make the same move, a swap or share a cell; a bound when they can only be added."""
     kept = _kept_changes(A, 2)
     largest = (kept * kept).sum(axis=1).max()
-    shift = two_person_shift(A, Neighbours.of(A))
+    shift = Neighbours.of(A).two_person_shift(A)
     assert shift == largest if attained else shift > largest

@@ -14,7 +14,7 @@ from scipy import optimize
 from isdp.baselines._nonnegative import l1_projection_milp
 from isdp.cli import main
 from isdp.lattice import IntegerLattice, table_margins, with_mixing_basis
-from isdp.privacy import exact_route_noise, hockey_stick_bound, max_privacy_loss, truncation_slack
+from isdp.privacy import exact_route_noise
 from isdp.privacy._audit import chain_noise
 from isdp.release import Plan, Request, make_release
 from isdp.tables import constraint_matrix, load_table
@@ -164,11 +164,11 @@ def test_exact_l1_route_privacy_loss_is_exactly_the_stated_epsilon(case):
     noise = exact_route_noise(plan.exact, plan.unit, radius=40)
     stated = plan.guarantee().at(k)
     p, q = noise.shifted(x), noise.shifted(x + v)
-    assert max_privacy_loss(p, q) == pytest.approx(stated["epsilon"], rel=1e-9)
+    assert p.max_privacy_loss(q) == pytest.approx(stated["epsilon"], rel=1e-9)
     # 0 on the box
-    assert hockey_stick_bound(p, q, stated["epsilon"]) - truncation_slack(p, q, stated["epsilon"]) <= 1e-15
+    assert p.hockey_stick_bound(q, stated["epsilon"]) - p.truncation_slack(q, stated["epsilon"]) <= 1e-15
     # the audit can fail: at half the stated ε the hockey-stick is clearly positive
-    assert hockey_stick_bound(p, q, stated["epsilon"] / 2) > 0.05
+    assert p.hockey_stick_bound(q, stated["epsilon"] / 2) > 0.05
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -182,10 +182,10 @@ def test_free_cell_route_privacy_loss_is_at_most_the_stated_epsilon(case):
     p, q = noise.shifted(x), noise.shifted(x + v)
     solved = plan.exact.solved
     loss = float(plan.unit) * np.abs(np.delete(v, solved)).sum()
-    assert max_privacy_loss(p, q) == pytest.approx(loss, rel=1e-9) and loss <= stated["epsilon"] * (1 + 1e-12)
-    assert hockey_stick_bound(p, q, stated["epsilon"]) - truncation_slack(p, q, stated["epsilon"]) <= 1e-15
+    assert p.max_privacy_loss(q) == pytest.approx(loss, rel=1e-9) and loss <= stated["epsilon"] * (1 + 1e-12)
+    assert p.hockey_stick_bound(q, stated["epsilon"]) - p.truncation_slack(q, stated["epsilon"]) <= 1e-15
     if not np.any(v[solved]):  # the audit can fail: the stated ε is attained, so half of it is exceeded
-        assert loss == pytest.approx(stated["epsilon"]) and hockey_stick_bound(p, q, stated["epsilon"] / 2) > 0.05
+        assert loss == pytest.approx(stated["epsilon"]) and p.hockey_stick_bound(q, stated["epsilon"] / 2) > 0.05
 
 
 # the Gaussian's stated ε against the exact ε of the enumerated law: the least ratio allowed per case. The profile
@@ -210,10 +210,8 @@ def test_exact_gaussian_route_meets_its_epsilon_delta_tightly_and_its_renyi_boun
     stated = plan.guarantee().at(k)
     p, q = noise.shifted(x), noise.shifted(x + v)
     assert noise.outside < 1e-20
-    assert hockey_stick_bound(p, q, stated["epsilon"]) <= stated["delta"]
-    exact_eps = optimize.brentq(
-        lambda e: hockey_stick_bound(p, q, e) - stated["delta"], 0, stated["epsilon"], xtol=1e-9
-    )
+    assert p.hockey_stick_bound(q, stated["epsilon"]) <= stated["delta"]
+    exact_eps = optimize.brentq(lambda e: p.hockey_stick_bound(q, e) - stated["delta"], 0, stated["epsilon"], xtol=1e-9)
     assert GAUSSIAN_TIGHTNESS[request_][case] * stated["epsilon"] <= exact_eps <= stated["epsilon"]
     # the zCDP conversion it replaces states a larger ε for the same σ: the profile is the tighter statement
     zcdp_epsilon = stated["rho"] + 2 * np.sqrt(stated["rho"] * np.log(1 / stated["delta"]))  # Bun & Steinke, Prop 1.3
@@ -241,7 +239,7 @@ def test_the_smallest_change_line_is_the_exact_l1_routes_privacy_loss():
     line = stated["smallest_change"]
     assert stated["headline"]["persons"] == line["persons"] == 3 and stated["headline"]["text"] == line["text"]
     p, q = (exact_route_noise(plan.exact, plan.unit, radius=40).shifted(z) for z in (x, x + v))
-    assert max_privacy_loss(p, q) == pytest.approx(line["epsilon"], rel=1e-9)  # ε_unit ‖v‖₁ = 4/2, attained
+    assert p.max_privacy_loss(q) == pytest.approx(line["epsilon"], rel=1e-9)  # ε_unit ‖v‖₁ = 4/2, attained
     assert line["epsilon"] < stated["per_person"]["epsilon"] * 3  # below the group bound of three persons
 
 
@@ -255,8 +253,8 @@ def test_the_smallest_change_line_meets_the_gaussians_delta_at_its_epsilon():
     noise = exact_route_noise(plan.exact, 1 / plan.unit, radius=300, sigma=plan.unit)  # 1-D: a wide box is cheap
     p, q = noise.shifted(x), noise.shifted(x + v)
     assert noise.outside < 1e-20 and line["l2_squared"] == 10
-    assert hockey_stick_bound(p, q, line["epsilon"]) <= line["delta"]
-    exact_eps = optimize.brentq(lambda e: hockey_stick_bound(p, q, e) - line["delta"], 0, line["epsilon"], xtol=1e-9)
+    assert p.hockey_stick_bound(q, line["epsilon"]) <= line["delta"]
+    exact_eps = optimize.brentq(lambda e: p.hockey_stick_bound(q, e) - line["delta"], 0, line["epsilon"], xtol=1e-9)
     assert (round(exact_eps, 3), round(line["epsilon"], 3)) == (2.365, 2.423)
     assert line["rho"] == pytest.approx(10 / (2 * float(plan.unit) ** 2))
 
@@ -273,8 +271,8 @@ def test_nonnegative_post_processing_keeps_the_stated_epsilon():
 
     p, q = (noise.shifted(z).pushforward(project) for z in (x, x + v))
     eps = plan.guarantee().at(k)["epsilon"]
-    assert max_privacy_loss(p, q) <= eps + 1e-9
-    assert hockey_stick_bound(p, q, eps) - truncation_slack(p, q, eps) <= 1e-12  # 0 up to rounding
+    assert p.max_privacy_loss(q) <= eps + 1e-9
+    assert p.hockey_stick_bound(q, eps) - p.truncation_slack(q, eps) <= 1e-12  # 0 up to rounding
 
 
 def test_the_chain_at_its_certified_iteration_meets_its_stated_delta(tmp_path):
@@ -295,7 +293,7 @@ def test_the_chain_at_its_certified_iteration_meets_its_stated_delta(tmp_path):
     lattice = with_mixing_basis(IntegerLattice.from_constraints(A2.toarray()))
     noise = chain_noise(lattice, plan.chain_target(), cert["proposal_eps"], cert["iterations"], radius=12)
     stated = statement["guarantee"]["two_persons"]
-    assert hockey_stick_bound(noise.shifted(x), noise.shifted(x + v), stated["epsilon"]) <= stated["delta"]
+    assert noise.shifted(x).hockey_stick_bound(noise.shifted(x + v), stated["epsilon"]) <= stated["delta"]
     points, probs, _ = enumerate_target(lattice, plan.chain_target(), radius=12)
     target = {p.tobytes(): pr for p, pr in zip(points, probs, strict=True)}
     chain = noise.as_dict()
@@ -346,5 +344,5 @@ def test_several_tables_meet_the_composed_epsilon_per_person_exactly(case):
     p, q = noise.shifted(x), noise.shifted(x + v)
     assert stated["epsilon"] == pytest.approx(1.0)
     # the ratio of the two laws at every output both boxes hold (their truncations share one constant)
-    assert max_privacy_loss(p, q) == pytest.approx(stated["epsilon"], rel=1e-9)
-    assert hockey_stick_bound(p, q, stated["epsilon"] / 2) > 0.01  # the audit can fail
+    assert p.max_privacy_loss(q) == pytest.approx(stated["epsilon"], rel=1e-9)
+    assert p.hockey_stick_bound(q, stated["epsilon"] / 2) > 0.01  # the audit can fail

@@ -281,7 +281,7 @@ def random_record_delta(
     changed) of each size in ``records``, at each ε in ``eps``, against ``release_probability`` / n (equal within 1e-9,
     relative); then that δ at ``people`` records.
     """
-    from isdp.privacy import hockey_stick_divergence
+    from isdp.privacy import TruncatedLaw
 
     def law(data):  # outputs: nothing, then (i, v) for every index i and value v
         out = np.zeros(1 + 2 * len(data))
@@ -296,7 +296,7 @@ def random_record_delta(
                 other = list(data)
                 other[i] = 1 - other[i]
                 for e in eps:
-                    delta = hockey_stick_divergence(law(data), law(other), e)
+                    delta = TruncatedLaw.hockey_stick_divergence(law(data), law(other), e)
                     worst = max(worst, abs(delta / (release_probability / n) - 1))
     delta = release_probability / people
     value = {"delta": delta, "delta_is_p_over_n": worst <= 1e-9}

@@ -89,16 +89,14 @@ def gaussian_not_pure(run: Run, paper, *, sigma: float, radii: list[int]) -> Mea
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
-    from isdp.privacy import exact_route_noise, max_privacy_loss
+    from isdp.privacy import exact_route_noise
 
     sig = Fraction(str(sigma))
     sampler, x, v = IntegerL1Sampler.build(np.ones((1, 3), dtype=np.int64)), np.array([1, 0, 2]), np.array([-1, 1, 0])
     losses = {}
     for radius in radii:
         law = exact_route_noise(sampler, 1 / sig, radius, sigma=sig)
-        losses[f"R{radius}"] = round(
-            max_privacy_loss(law.shifted(x), law.shifted(x + v), floor=np.finfo(float).tiny), 9
-        )
+        losses[f"R{radius}"] = round(law.shifted(x).max_privacy_loss(law.shifted(x + v), floor=np.finfo(float).tiny), 9)
     return Measurement(
         losses,
         "largest privacy loss over the output box |u_free|_∞ ≤ R, one person moving, σ = "
@@ -117,15 +115,15 @@ def smooth_delta_grows(run: Run, paper, *, sigma: float, eps: float, distances: 
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
-    from isdp.privacy import exact_route_noise, hockey_stick_bound, truncation_slack
+    from isdp.privacy import exact_route_noise
 
     sig = Fraction(str(sigma))
     law = exact_route_noise(IntegerL1Sampler.build(np.zeros((0, 1), dtype=np.int64)), 1 / sig, radius, sigma=sig)
     deltas, slack = {}, 0.0
     for d in distances:
         p, q = law, law.shifted([d])
-        slack = max(slack, truncation_slack(p, q, eps * d))
-        deltas[f"d{d}"] = round(hockey_stick_bound(p, q, eps * d) - truncation_slack(p, q, eps * d), 9)
+        slack = max(slack, p.truncation_slack(q, eps * d))
+        deltas[f"d{d}"] = round(p.hockey_stick_bound(q, eps * d) - p.truncation_slack(q, eps * d), 9)
     return Measurement(
         deltas,
         f"δ(d) at ε d, ε = {eps:g}, σ = {sigma:g}: "

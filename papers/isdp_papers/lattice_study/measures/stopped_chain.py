@@ -51,15 +51,13 @@ def tv_absorption(
     on :func:`_stopped_chain`. The value is the largest δ_t over its bound; the text gives each t's largest privacy loss
     and the (ε, δ) per person that E3's certificate implies.
     """
-    from isdp.privacy import hockey_stick_bound, max_privacy_loss, total_variation
-
     x, v, budget, pi, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
     ratios, parts = [], []
     for t, law in laws:
-        eta = total_variation(law, pi)
-        delta = hockey_stick_bound(law.shifted(x), law.shifted(x + v), budget)
+        eta = law.total_variation(pi)
+        delta = law.shifted(x).hockey_stick_bound(law.shifted(x + v), budget)
         ratios.append(delta / (eta * (1 + np.exp(budget))))
-        loss = max_privacy_loss(law.shifted(x), law.shifted(x + v))
+        loss = law.shifted(x).max_privacy_loss(law.shifted(x + v))
         parts.append(f"t = {t}: η {eta:.2e}, δ {delta:.2e}, largest loss {loss:.3f}")
     e3 = run.config["e3"]
     eta3, eps3 = float(e3["mcmc"]["certificate"]["threshold"]), 2 * float(e3["eps"])  # a person moving county: 2 counts
@@ -82,10 +80,8 @@ def iterations_delta_tradeoff(
     neighbours) for each t of ``iterations``. The value is the largest ratio δ_{t'}/δ_t of consecutive ones: below 1
     when every further iteration budget buys a smaller δ.
     """
-    from isdp.privacy import hockey_stick_bound
-
     x, v, budget, _, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
-    deltas = [hockey_stick_bound(law.shifted(x), law.shifted(x + v), budget) for _, law in laws]
+    deltas = [law.shifted(x).hockey_stick_bound(law.shifted(x + v), budget) for _, law in laws]
     ratios = [later / earlier for earlier, later in itertools.pairwise(deltas)]
     return Measurement(
         max(ratios),
@@ -107,11 +103,9 @@ def stopped_chain_loss(
     after t iterations, over the target's ε‖x − x'‖₁. The value is the smallest ratio over ``iterations``: above 1 when
     every stopped chain costs more than the target law it approximates.
     """
-    from isdp.privacy import max_privacy_loss
-
     x, v, budget, pi, laws = _stopped_chain(eps, proposal_eps, radius, iterations)
-    ratios = {t: max_privacy_loss(law.shifted(x), law.shifted(x + v)) / budget for t, law in laws}
-    exact = max_privacy_loss(pi.shifted(x), pi.shifted(x + v)) / budget
+    ratios = {t: law.shifted(x).max_privacy_loss(law.shifted(x + v)) / budget for t, law in laws}
+    exact = pi.shifted(x).max_privacy_loss(pi.shifted(x + v)) / budget
     return Measurement(
         min(ratios.values()),
         "largest loss / (ε‖x − x'‖₁) of the chain stopped at t = "
