@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 from isdp_papers.e3_census_counties.census import overdispersed_starts
 
-from isdp.convergence import certify, certify_heat_bath, pairs_needed
+from isdp.convergence import Certificate, certify, certify_heat_bath
 from isdp.exact import sample_sum_constraint_l1
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, with_mixing_basis
 
@@ -84,7 +84,7 @@ def main() -> None:
         default=[102],
         help="sizes that also run the path-basis routes (Texas' exact start takes ~1,200 s)",
     )
-    ap.add_argument("--pairs", type=int, default=pairs_needed())
+    ap.add_argument("--pairs", type=int, default=Certificate.pairs_needed())
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--out", type=Path, default=RESULTS / "certification_cost.csv")
     args = ap.parse_args()

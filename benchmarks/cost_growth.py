@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from isdp.convergence import certify, convergence_table, summarize_convergence
-from isdp.exact import MAX_PROPOSALS, sample_sum_constraint_l1, sum_constraint_acceptance
+from isdp.exact import sample_sum_constraint_l1, sum_constraint_acceptance
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, table_margins, with_mixing_basis
 from isdp.mcmc import meeting_times, sample, tune_proposal
 
@@ -52,6 +52,7 @@ LAG = 100
 N_PAIRS = 16
 CERT_PAIRS, CERT_LAG, CERT_BUDGET_S = 100, 50, 60.0
 MAX_KEPT = 1000  # draws kept per chain and checkpoint, for the diagnostics
+MAX_PROPOSALS = 10**9  # sample_sum_constraint_l1's default budget of proposals, beyond which it refuses to run
 RESULTS = Path(__file__).parent / "results"
 
 

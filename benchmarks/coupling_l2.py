@@ -28,7 +28,7 @@ import pandas as pd
 from coupling_designs import DESIGNS, design_meeting_times
 
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
-from isdp.mcmc import augmented_meeting_times, augmented_sample, convergence_iteration
+from isdp.mcmc import augmented_meeting_times, augmented_sample
 
 RESULTS = Path(__file__).parent / "results"
 EPS, PROPOSAL_EPS, THRESHOLD = 0.192, 0.1, 0.01
@@ -54,7 +54,7 @@ AUGMENTED = {
 def summarize(chain, design, start, n, mt, max_iter):
     excess = np.where(mt.met, mt.tau - mt.lag, np.inf)
     q25, median, q75 = np.quantile(excess, [0.25, 0.5, 0.75], method="inverted_cdf")
-    certified = convergence_iteration(mt.tau, mt.lag, THRESHOLD) if mt.met.all() else None
+    certified = mt.convergence_iteration(THRESHOLD) if mt.met.all() else None
     row = {
         "chain": chain,
         "design": design,

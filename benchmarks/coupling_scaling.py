@@ -23,7 +23,6 @@ import pandas as pd
 from coupling_designs import DESIGNS, design_meeting_times
 
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
-from isdp.mcmc import convergence_iteration
 
 RESULTS = Path(__file__).parent / "results"
 SIZES = (5, 10, 15, 20, 25, 30, 40, 50, 75, 102)  # 102: Illinois' counties
@@ -49,7 +48,7 @@ def run_design(name, sizes, n_pairs, max_iter, budget, seed):
         )
         excess = np.where(mt.met, mt.tau - LAG, np.inf)
         q25, median, q75 = np.quantile(excess, [0.25, 0.5, 0.75], method="inverted_cdf")
-        certified = convergence_iteration(mt.tau, LAG, THRESHOLD) if mt.met.all() else None
+        certified = mt.convergence_iteration(THRESHOLD) if mt.met.all() else None
         rows.append(
             {
                 "design": name,

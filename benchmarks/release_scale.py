@@ -495,7 +495,7 @@ def study() -> list[dict]:
 
     from isdp.exact import ExactSampler
     from isdp.lattice import table_margins
-    from isdp.mcmc import dg_variance
+    from isdp.mcmc import DoubleGeometric
 
     eps = Fraction(1, 2)
     cases = [(f"total of {n}", np.ones((1, n), dtype=np.int64)) for n in (10, 100, 1000)]
@@ -513,7 +513,7 @@ def study() -> list[dict]:
                 "free": sampler.n_free,
                 "log10_expected_proposals": round(-log_acc / np.log(10), 2),
                 "free_cells_max_variance_ratio": round(
-                    float(sampler.variances(eps).max() / dg_variance(float(eps))), 1
+                    float(sampler.variances(eps).max() / DoubleGeometric(float(eps)).variance()), 1
                 ),
             }
         )

@@ -14,10 +14,19 @@ import numpy as np
 
 from isdp.errors import InvariantError
 from isdp.files import write_json
-from isdp.lattice import IntegerLattice, as_integer_matrix, table_margins
+from isdp.lattice import IntegerLattice, table_margins
 from isdp.tables import read_table_csv
 
 __all__ = ["Problem", "contingency_table_problem", "index_set_from_complement", "read_table_csv", "with_margins"]
+
+
+def _integer_matrix(A) -> np.ndarray:
+    """Return ``A`` as a non-empty 2-D int64 matrix; a non-integer entry is refused, never cast (1.5 is not 1)."""
+    arr = np.asarray(A)
+    numeric = arr.dtype != bool and np.issubdtype(arr.dtype, np.number)
+    if arr.ndim != 2 or arr.size == 0 or not numeric or not np.all(np.isfinite(arr)) or np.any(np.rint(arr) != arr):
+        raise InvariantError(f"A must be a non-empty 2-D matrix of integers, got {arr.dtype} of shape {arr.shape}")
+    return arr.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -32,7 +41,7 @@ class Problem:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        A = as_integer_matrix(self.A)
+        A = _integer_matrix(self.A)
         x = np.asarray(self.x)
         if x.ndim != 1 or x.shape[0] != A.shape[1]:
             raise InvariantError(f"{self.name}: x has shape {x.shape}, A has {A.shape[1]} columns")

@@ -29,8 +29,18 @@ PACKAGES = (
     "highspy",
     "papermill",
 )
-#: ArviZ's distributions, by the generation installed (isdp.convergence): 1.x is split in two
+#: ArviZ's distributions, by the generation installed (as isdp.convergence reads it): 1.x is split in two
 ARVIZ = {0: ("arviz",), 1: ("arviz-base", "arviz-stats")}
+
+
+def _arviz_generation() -> int:
+    """1 when ``arviz-stats`` 1.x is installed (ArviZ 1.x serves isdp's diagnostics), else 0 (ArviZ 0.x)."""
+    from importlib.metadata import PackageNotFoundError, version  # deferred: as software_versions, when reported
+
+    try:
+        return 1 if int(version("arviz-stats").split(".")[0]) >= 1 else 0
+    except PackageNotFoundError:
+        return 0
 
 
 def software_versions() -> pd.DataFrame:
@@ -38,10 +48,8 @@ def software_versions() -> pd.DataFrame:
     import platform
     from importlib.metadata import PackageNotFoundError, version
 
-    from isdp.convergence import generation
-
     rows = [("python", platform.python_version()), ("platform", f"{platform.system()} {platform.machine()}")]
-    for name in PACKAGES + ARVIZ[generation()]:
+    for name in PACKAGES + ARVIZ[_arviz_generation()]:
         try:
             rows.append((name, version(name)))
         except PackageNotFoundError:

@@ -132,6 +132,14 @@ def integer(
     return n
 
 
+#: the largest count magnitude a table's counts, its invariants and a release may have
+#: (:func:`isdp.lattice.check_release`): every integer up to it is exact in a float
+COUNT_LIMIT = 2**53
+#: the largest squared distance ‖v‖² between neighbours the Gaussian route's privacy profile is computed for: it
+#: sums s residue classes for every s ≤ the limit, a cost growing as its square; a change of two persons under a
+#: table's margins has ‖v‖² = 4, a weighted invariant tens
+MAX_SHIFT = 200
+
 #: the largest size :func:`size` admits: every count of iterations, draws or cells is exact in a float and an int64
 MAX_SIZE = 2**53
 

@@ -55,9 +55,9 @@ class ArgumentError(IsdpError, ValueError):
     Examples
     --------
     >>> from isdp.errors import ArgumentError
-    >>> from isdp.exact import as_fraction
+    >>> from isdp.opendp_measurements import make_isdp_laplace
     >>> try:
-    ...     as_fraction(0, "epsilon")
+    ...     make_isdp_laplace([[1, 1]], epsilon=0)
     ... except ArgumentError as err:
     ...     print(f"{err.argument!r}: {err}")
     'epsilon': epsilon must be a positive number, got 0

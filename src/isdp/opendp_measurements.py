@@ -43,8 +43,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .exact import ExactSampler, as_fraction, system_source
-from .lattice import as_integer_matrix
+from . import _validate as check
+from .exact import ExactSampler, system_source
 from .privacy import unit_epsilon
 
 #: The input metric's descriptor (OpenDP compares metrics by it): the number of persons whose
@@ -207,7 +207,7 @@ def _release_function(A: np.ndarray, sampler: ExactSampler, eps: Fraction, sigma
 
 
 def _sampler(A, gaussian: bool = False) -> tuple[np.ndarray, ExactSampler]:
-    A = as_integer_matrix(A)
+    A = check.integer_matrix("A", A)
     sampler = ExactSampler.build(A, gaussian=gaussian)  # the Gaussian: Klein's sampler on totals and margins
     if sampler is None:
         raise ValueError("no set of cells can be solved for the others in integers: the exact route does not apply")
@@ -234,7 +234,7 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     A : array_like of int, shape (m, n)
         The invariants: one row per invariant, one column per cell.
     epsilon : fractions.Fraction, int, float or str
-        ε per person (> 0), read exactly (:func:`isdp.exact.as_fraction`: ``"0.1"`` is
+        ε per person (> 0), read exactly (as ``isdp release`` reads ``--epsilon``: ``"0.1"`` is
         1/10); the mechanism's own ε is ε/2 per unit ℓ1 distance.
     free_cells : bool, default False
         The free-cell route instead: i.i.d. double geometric noise on the free cells, the solved
@@ -310,7 +310,7 @@ def make_isdp_laplace(A, epsilon, free_cells: bool = False):
     >>> dp.c.make_composition([meas, theirs]).map(1)  # 1 + 2/4
     1.5
     """
-    eps = as_fraction(epsilon, "epsilon")
+    eps = check.positive("epsilon", epsilon)
     unit = unit_epsilon(eps, "l1")
     _drawable(unit, f"ε = {epsilon} per person")
     A, sampler = _sampler(A)
@@ -335,7 +335,7 @@ def make_isdp_gaussian(A, sigma):
     A : array_like of int, shape (m, n)
         The invariants: one row per invariant, one column per cell.
     sigma : fractions.Fraction, int, float or str
-        σ (> 0), read exactly (:func:`isdp.exact.as_fraction`);
+        σ (> 0), read exactly (as ``isdp release`` reads ``--epsilon``);
         :func:`isdp.privacy.gaussian_sigma` gives the σ of a requested (ε, δ) per person.
 
     Returns
@@ -382,7 +382,7 @@ def make_isdp_gaussian(A, sigma):
     >>> len(released), sum(released)
     (3, 12)
     """
-    sigma = as_fraction(sigma, "sigma")
+    sigma = check.positive("sigma", sigma)
     _drawable(1 / sigma, f"σ = {sigma}")
     A, sampler = _sampler(A, gaussian=True)
     with _features() as dp:

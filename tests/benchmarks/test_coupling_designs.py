@@ -17,7 +17,7 @@ from coupling_designs import (
 
 from isdp.exact import enumerate_target, sweep_transition_matrix
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, with_mixing_basis
-from isdp.mcmc import dg_logpmf, meeting_times
+from isdp.mcmc import DoubleGeometric, meeting_times
 
 EPS_PROP, RADIUS = 0.5, 18
 
@@ -32,7 +32,7 @@ def _move_kernels(lattice, target, moves, eps_prop, radius):
     logp = target.log_density(u)
     reach = 2 * radius + int(np.ceil(np.log(1e-18) / -eps_prop))
     jumps = np.array([z for z in range(-reach, reach + 1) if z != 0])
-    q = np.exp(dg_logpmf(jumps, eps_prop))
+    q = np.exp(DoubleGeometric(eps_prop).logpmf(jumps))
     source = np.repeat(np.arange(len(u)), len(jumps))
     kernels = []
     for col in moves.T:

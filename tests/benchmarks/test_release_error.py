@@ -61,8 +61,8 @@ def test_every_route_meets_the_same_guarantee_per_person(rows):
 
 def test_the_discrete_gaussian_on_z_n_is_within_the_lattice_profile():
     """The independent Z^n profile never exceeds the bound σ is calibrated on (isdp.exact)."""
-    from isdp.exact import profile_epsilon
     from isdp.privacy import gaussian_sigma
+    from isdp.privacy._gaussian_profile import profile_epsilon
 
     sigma = gaussian_sigma(1.0, 1e-6)
     eps = rerr.zn_gaussian_epsilon(float(sigma), 1e-6)

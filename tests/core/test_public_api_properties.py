@@ -17,7 +17,7 @@ from isdp.errors import InvariantError
 from isdp.exact import sample_sum_constraint_l1
 from isdp.exact._exact_laws import sample_conditioned_dg
 from isdp.lattice import IntegerLattice, check_release, generalized_laplace
-from isdp.mcmc import convergence_iteration, meeting_times, mis_sample, sample, tv_upper_bound
+from isdp.mcmc import MeetingTimes, meeting_times, mis_sample, sample
 
 
 def _usable(v) -> bool:
@@ -175,16 +175,20 @@ def test_check_release_refuses_counts_it_cannot_check_exactly(release, invariant
         check_release(release, np.ones((1, 4), dtype=np.int64), invariants)
 
 
+def _pairs(lag) -> MeetingTimes:
+    return MeetingTimes(tau=np.array([5, 6, 7]), met=np.ones(3, dtype=bool), lag=lag, seconds=0.0)
+
+
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: tv_upper_bound([5, 6, 7], 2, [math.inf]),
-        lambda: tv_upper_bound([5, 6, 7], 2, [1.5]),
-        lambda: tv_upper_bound([5, 6, 7], 2, [-1]),
-        lambda: tv_upper_bound([5, 6, 7], 0, [1]),
-        lambda: convergence_iteration([5, 6, 7], 2, math.nan),
-        lambda: convergence_iteration([5, 6, 7], 2, 0.0),
-        lambda: convergence_iteration([5, 6, 7], 1.5, 0.01),
+        lambda: _pairs(2).tv_bound([math.inf]),
+        lambda: _pairs(2).tv_bound([1.5]),
+        lambda: _pairs(2).tv_bound([-1]),
+        lambda: _pairs(0).tv_bound([1]),
+        lambda: _pairs(2).convergence_iteration(math.nan),
+        lambda: _pairs(2).convergence_iteration(0.0),
+        lambda: _pairs(1.5).convergence_iteration(0.01),
     ],
 )
 def test_tv_bound_arguments_are_checked(call):

@@ -152,3 +152,41 @@ def test_a_non_integer_matrix_is_refused_at_its_first_bad_entry(A, where):
 def test_the_reading_is_fast_for_any_text():
     assert check.read_number("9" * 100) == 10**100 - 1
     assert math.isclose(float(check.read_number("1e-9999")), 0.0)
+
+
+# privacy parameters: exact positive fractions, read as ``isdp release`` reads ``--epsilon``
+@pytest.mark.parametrize("bad", ["0", "-1", "abc", "nan"])
+def test_a_positive_number_refuses_non_positive_or_non_numbers(bad):
+    with pytest.raises(ValueError):
+        check.positive("value", bad)
+
+
+def test_a_positive_number_reads_decimals_exactly():
+    assert check.positive("value", "0.1") == Fraction(1, 10)
+
+
+@pytest.mark.parametrize("bad", ["1_0", "١", "１", " 1", "+1", "inf", "1/0", "1e12345", "1" * 101, True])
+def test_only_the_stated_number_forms_are_read(bad):
+    """Forms Python would read but a privacy parameter should not be typed in are refused (read_number)."""
+    with pytest.raises(ValueError):
+        check.positive("value", bad)
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("3", 3),
+        ("0.5", Fraction(1, 2)),
+        (".25", Fraction(1, 4)),
+        ("1e-6", Fraction(1, 10**6)),
+        ("2E+2", 200),
+        ("1/3", Fraction(1, 3)),
+    ],
+)
+def test_each_stated_number_form_is_read_exactly(text, value):
+    assert check.positive("value", text) == value
+
+
+def test_a_matrix_of_integer_valued_floats_reads_as_int64():
+    np.testing.assert_array_equal(check.integer_matrix("A", [[1.0, 2.0]]), [[1, 2]])
+    assert check.integer_matrix("A", [[1.0, 2.0]]).dtype == np.int64

@@ -18,9 +18,10 @@ from isdp.errors import InvariantError
 from isdp.exact import enumerate_target, sample_sum_constraint_l1, seeded_source, sweep_transition_matrix
 from isdp.exact._exact_laws import sum_constraint_acceptance
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, venn_constraints
-from isdp.mcmc import dg_rvs, maximal_coupling_rvs, sample, tune_proposal, tv_upper_bound
+from isdp.mcmc import DoubleGeometric, sample, tune_proposal
 from isdp.mcmc._coupling import coupled_kernel_draws
 from isdp.mcmc._kernels import SUMSQ_LIMIT, squared_norm
+from isdp.mcmc._meeting_times import tv_upper_bound
 
 SUM3 = IntegerLattice.from_constraints([[1, 1, 1]])
 L1 = generalized_laplace(1.0)
@@ -361,12 +362,18 @@ def _refused(call, message):
 
 LIBRARY_PROBES = {  # name: (call, the refusal's message); the comment says what it did before
     "a centre beyond int64's reach": (
-        lambda: maximal_coupling_rvs(2**62, -(2**62), 1.0, 3, 0),
+        lambda: DoubleGeometric(1.0).maximal_coupling_rvs(2**62, -(2**62), 3, 0),
         "mean_x must be an integer within ±2\\*\\*53",
     ),  # wrapped in int64
-    "a fractional centre": (lambda: maximal_coupling_rvs(2.5, 0, 1.0, 3, 0), "mean_x must be an integer"),
-    "dg_rvs below 1e-9": (lambda: dg_rvs(1e-10, 3, np.random.default_rng(0)), "outside \\[1e-09, 700\\]"),
-    "dg_rvs above 700": (lambda: dg_rvs(701.0, 3, np.random.default_rng(0)), "outside \\[1e-09, 700\\]"),
+    "a fractional centre": (
+        lambda: DoubleGeometric(1.0).maximal_coupling_rvs(2.5, 0, 3, 0),
+        "mean_x must be an integer",
+    ),
+    "DG draws below 1e-9": (
+        lambda: DoubleGeometric(1e-10).rvs(3, np.random.default_rng(0)),
+        "outside \\[1e-09, 700\\]",
+    ),
+    "DG draws above 700": (lambda: DoubleGeometric(701.0).rvs(3, np.random.default_rng(0)), "outside \\[1e-09, 700\\]"),
     "2.5 cells": (lambda: sum_constraint(2.5), "n must be a positive integer, not 2.5"),  # gave 2 cells
     "30 sets of one record": (lambda: venn_constraints(30, 1), "more than 10,000,000 entries"),  # hung
     "a float seed": (lambda: seeded_source(2.5), "seed must be a non-negative integer"),  # truncated to 2

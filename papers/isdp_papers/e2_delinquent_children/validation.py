@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from isdp.convergence import two_sample_chi2
 from isdp.exact import sample_conditioned_dg
 from isdp.lattice import IntegerLattice, generalized_laplace, table_margins
 from isdp.mcmc import sample
+from isdp_papers.measure_helpers import two_sample_chi2
 
 
 def mcmc_vs_exact(

@@ -29,12 +29,12 @@ from isdp.convergence import (
     certify_heat_bath,
     convergence_table,
     summarize_convergence,
-    two_sample_chi2,
 )
 from isdp.errors import CertificationError
 from isdp.lattice import IntegerLattice, check_release, generalized_laplace, sum_constraint, with_mixing_basis
 from isdp.mcmc import heat_bath_sweeps, sample
 from isdp_papers.jobs import derive_seed
+from isdp_papers.measure_helpers import two_sample_chi2
 from isdp_papers.nhgis.counties import state_counties
 from isdp_papers.unbiasedness import unbiasedness_table
 

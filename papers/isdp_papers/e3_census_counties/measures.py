@@ -6,11 +6,69 @@ import numpy as np
 import pandas as pd
 
 from isdp.convergence import load_draws
+from isdp.mcmc import DoubleGeometric
 from isdp_papers import evidence_checks as ec
 from isdp_papers.claims import Measurement, Run, fmt_se
 from isdp_papers.measure_helpers import max_abs_z, max_r_hat_of, vintage_note
 from isdp_papers.nhgis.counties import DataValidationError, check_recorded_sha256, load_counties
 from isdp_papers.unbiasedness import unbiasedness_table
+
+
+def sum_constraint_l1_marginal(n: int, epsilon: float, k) -> np.ndarray:
+    """Exact pmf of one cell of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, at ``k``.
+
+    The law is i.i.d. DG(a = e^{-ε}) conditioned on a zero sum, so by exchangeability
+    P(u_1 = k) = DG(k) · P(S_{n-1} = -k) / P(S_n = 0), with S_m a sum of m i.i.d. DG. The laws of
+    S_m come from the characteristic function (1-a)²/(1 - 2a cos t + a²) raised to the m-th power
+    on an FFT grid wide enough (≥ 40 standard deviations of S_n) that aliasing is below 1e-15.
+
+    Parameters
+    ----------
+    n : int
+        Number of cells, ≥ 2.
+    epsilon : float
+        ε of the target, positive and finite.
+    k : int or array_like of int
+        The values at which the pmf is wanted.
+
+    Returns
+    -------
+    numpy.ndarray
+        float, the shape of ``k``: P(u_1 = k), the same for every cell.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 2 or ``epsilon`` is not a finite positive number.
+
+    See Also
+    --------
+    isdp.exact.sample_sum_constraint_l1 : Exact draws of the whole vector.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp_papers.e3_census_counties.measures import sum_constraint_l1_marginal
+    >>> sum_constraint_l1_marginal(3, 1.0, [-2, -1, 0, 1, 2]).round(4).tolist()
+    [0.0291, 0.1501, 0.6294, 0.1501, 0.0291]
+    >>> round(float(sum_constraint_l1_marginal(3, 1.0, np.arange(-60, 61)).sum()), 12)
+    1.0
+    """
+    from scipy import stats  # here, not at the top: SciPy's statistics cost a job 0.5 s to import
+
+    if n < 2:
+        raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
+    if not np.isfinite(epsilon) or epsilon <= 0:
+        raise ValueError(f"epsilon must be a finite positive number, got {epsilon!r}")
+    a = float(np.exp(-epsilon))
+    sd_sum = np.sqrt(n * DoubleGeometric(epsilon).variance())
+    k = np.asarray(k, dtype=np.int64)
+    size = int(2 ** np.ceil(np.log2(40 * sd_sum + 4 * np.abs(k).max(initial=0) + 64)))
+    t = 2 * np.pi * np.arange(size) / size
+    phi = (1 - a) ** 2 / (1 - 2 * a * np.cos(t) + a**2)
+    law = {m: np.fft.ifft(phi**m).real for m in (n - 1, n)}  # law[m][s mod size] = P(S_m = s)
+    dg = stats.dlaplace.pmf(k, epsilon)
+    return dg * law[n - 1][(-k) % size] / law[n][0]
 
 
 def _states(run: Run) -> list[str]:
@@ -181,7 +239,6 @@ def band_share(run: Run, paper, *, band: int) -> Measurement:
     comparison of MCMC and exact draws is ISDP-E3-exact-sampler's, not this row's.
     """
     from isdp.convergence import ess as arviz_ess
-    from isdp.exact import sum_constraint_l1_marginal
 
     eps = float(run.config["e3"]["eps"])
     k = np.arange(-band, band + 1)
@@ -362,8 +419,6 @@ def truncation_bias(x: int, n: int, eps: float) -> tuple[float, float]:
     The bias is E[max(x + u, 0)] − x = Σ_{k < −x} (−x − k) P(u = k), where u is one county's ℓ1 generalized Laplace
     noise under its state's total (n counties).
     """
-    from isdp.exact import sum_constraint_l1_marginal
-
     reach = int(np.ceil(45 / eps))  # the law's mass beyond ±reach is below e^-45 times a modest factor
     k = np.arange(-x - reach, reach + 1)
     p = np.maximum(sum_constraint_l1_marginal(n, eps, k), 0.0)  # FFT rounding can leave -1e-17
@@ -479,12 +534,12 @@ def discrete_gaussian_total_kept(run: Run, paper, *, sigma: float | None = None)
     double geometric noise (DG at E3's ε: the same noise size); the value is the largest over the states (the one with
     the fewest counties). The i.i.d. double geometric's is beside it.
     """
-    from isdp.mcmc import dg_variance
+    from isdp.mcmc import DoubleGeometric
     from isdp_papers.e8_privacy_accounting.zcdp_audit import discrete_gaussian_pmf
     from isdp_papers.lattice_study.theory import iid_invariant_probability
 
     eps = float(run.config["e3"]["eps"])
-    sigma = float(np.sqrt(dg_variance(eps))) if sigma is None else float(sigma)
+    sigma = float(np.sqrt(DoubleGeometric(eps).variance())) if sigma is None else float(sigma)
     sizes = _state_sizes(run)
     _, pmf = discrete_gaussian_pmf(sigma**2, int(np.ceil(40 * sigma)) + 1)
     kept = {n: iid_invariant_probability(np.ones((1, n), dtype=np.int64), pmf) for n in sorted(set(sizes))}
@@ -717,7 +772,7 @@ def negative_count_bound(x, n: int, eps: float) -> np.ndarray:
     """Return upper bounds on P(x + u < 0) for counts ``x`` of one state, free of FFT rounding in the tail.
 
     Here u is one county's ℓ1 generalized Laplace noise under the state's total (n ≥ 2 counties). P(u = k) = DG(k)
-    P(S_{n−1} = −k) / P(S_n = 0) (the marginal of :func:`isdp.exact.sum_constraint_l1_marginal`) and the sum S_{n−1} of
+    P(S_{n−1} = −k) / P(S_n = 0) (the marginal of :func:`sum_constraint_l1_marginal`) and the sum S_{n−1} of
     i.i.d. DG is symmetric and log-concave, so P(S_{n−1} = −k) ≤ P(S_{n−1} = 0); the DG tail P(DG ≤ −x − 1) is
     a^{x+1}/(1 + a), a = e^{−ε}.
     """
@@ -744,8 +799,6 @@ def no_truncation_probability(run: Run, paper, *, releases: int, eps: float | No
     released independently). The upper bound from each state's smallest county alone, with its exact marginal, is shown
     beside it, and the lower bound over every state-level area of the county file.
     """
-    from isdp.exact import sum_constraint_l1_marginal
-
     eps = float(run.config["e3"]["eps"]) if eps is None else float(eps)
     c = _counties(run)
     lower, upper, parts = 1.0, 1.0, []

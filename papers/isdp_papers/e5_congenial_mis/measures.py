@@ -368,12 +368,12 @@ def raw_dg_violations(run: Run, paper, *, event: str) -> Measurement:
     ``total_kept`` = P(Σ U = 0), ``negative_cell`` = P(some x*_i + U_i < 0) = 1 − Π_i P(U_i ≥ −x*_i).
     """
     from isdp.exact import sum_constraint_acceptance
-    from isdp.mcmc import dg_cdf, dg_pmf
+    from isdp.mcmc import DoubleGeometric
 
     x, eps = _problem(run).x, float(run.config["e5"]["eps"])
     # P(S_n = 0) = acceptance · P(DG = 0) (isdp.exact: the characteristic function on an FFT grid)
-    kept = sum_constraint_acceptance(x.size, eps) * float(dg_pmf(0, eps))
-    negative = float(1.0 - np.prod(1.0 - dg_cdf(-x - 1, eps)))
+    kept = sum_constraint_acceptance(x.size, eps) * float(DoubleGeometric(eps).pmf(0))
+    negative = float(1.0 - np.prod(1.0 - DoubleGeometric(eps).cdf(-x - 1)))
     value = {"total_kept": kept, "negative_cell": negative}[event]
     return Measurement(
         value,
@@ -401,9 +401,9 @@ def mis_against_exact(run: Run, paper, *, tables: int, exact_draws: int, cells, 
     sampler needs thousands of proposals per draw (2–5 ms), so ``tables`` × ``exact_draws`` sets the cost; the seed is
     derived from the run's base seed, so stability reruns draw afresh.
     """
-    from isdp.convergence import two_sample_chi2
     from isdp.mcmc import mis_exact_sample
     from isdp_papers.jobs import derive_seed
+    from isdp_papers.measure_helpers import two_sample_chi2
 
     p = _problem(run)
     fig1 = _fig1(run)
@@ -526,7 +526,7 @@ def raw_dg_in_invariant_set(A, x, eps: float) -> tuple[float, float]:
     sum law is a convolution; the class sums t must solve C t = 0 (C: one column per class), which must be
     a one-dimensional lattice, as for the sex × age invariants (t, −t, −t, t over female/male × child/adult).
     """
-    from isdp.mcmc import dg_pmf
+    from isdp.mcmc import DoubleGeometric
 
     A, x = np.asarray(A, dtype=np.int64), np.asarray(x, dtype=np.int64)
     labels = _cell_classes(A)
@@ -547,7 +547,7 @@ def raw_dg_in_invariant_set(A, x, eps: float) -> tuple[float, float]:
         law, lo = np.array([1.0]), 0
         for i in cells:
             k = np.arange(-x[i] if truncated else -reach, reach + 1)
-            law, lo = np.convolve(law, dg_pmf(k, eps)), lo + int(k[0])
+            law, lo = np.convolve(law, DoubleGeometric(eps).pmf(k)), lo + int(k[0])
         return lo, law
 
     probs = []
@@ -771,7 +771,7 @@ def _small_lattice_acceptance(lattice, eps: float, proposal_eps: float) -> np.nd
     The lattice is centred on its first table; the rate is Σ_s p*(s) (Σ_{s' ≠ s} P[s, s'] + q(s_I)), proposing the
     current point being accepted.
     """
-    from isdp.mcmc import dg_logpmf
+    from isdp.mcmc import DoubleGeometric
     from isdp_papers.e5_congenial_mis import small_lattice as sl
 
     tables = sl.invariant_tables(*lattice)
@@ -782,7 +782,7 @@ def _small_lattice_acceptance(lattice, eps: float, proposal_eps: float) -> np.nd
     for complement in subsets[det != 0]:
         index_set = np.setdiff1d(np.arange(A.shape[1]), complement)
         P, target = sl.mis_transition_matrix(tables, center, eps, proposal_eps, index_set)
-        q_self = np.exp(dg_logpmf(tables[:, index_set] - center[index_set], proposal_eps).sum(axis=1))
+        q_self = np.exp(DoubleGeometric(proposal_eps).logpmf(tables[:, index_set] - center[index_set]).sum(axis=1))
         rates.append(float(target @ (1.0 - np.diag(P) + q_self)))
     return np.asarray(rates)
 

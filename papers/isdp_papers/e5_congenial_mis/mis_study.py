@@ -15,7 +15,7 @@ from isdp.baselines import nnl2_projection
 from isdp.convergence import Certificate, certify_mis, convergence_table, summarize_convergence
 from isdp.errors import CertificationError
 from isdp.lattice import check_release
-from isdp.mcmc import dg_rvs, mis_exact_sample, mis_sample
+from isdp.mcmc import DoubleGeometric, mis_exact_sample, mis_sample
 from isdp_papers.e5_congenial_mis.problem import sex_by_age_constraints
 from isdp_papers.problems import Problem, index_set_from_complement
 
@@ -298,8 +298,8 @@ def simulate_table(
     stored = mis_cfg["n_chains"] * mis_cfg["draws_per_chain"]
     a = A @ x
     rng = np.random.default_rng(noise_seed)
-    raw_a = x + dg_rvs(cfg["eps_raw"], (n_rel, d), rng)
-    raw_d = x + dg_rvs(cfg["eps_mis"], (n_rel, d), rng)
+    raw_a = x + DoubleGeometric(cfg["eps_raw"]).rvs((n_rel, d), rng)
+    raw_d = x + DoubleGeometric(cfg["eps_mis"]).rvs((n_rel, d), rng)
     nnl2 = np.array([nnl2_projection(m, A, a) for m in raw_a])
     assert np.allclose(nnl2 @ A.T, a, atol=1e-6) and nnl2.min() >= 0
     cert = certify_chains(

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from isdp.mcmc import dg_logpmf
+from isdp.mcmc import DoubleGeometric
 from isdp_papers.e5_congenial_mis.problem import sex_by_age_constraints
 
 COLS = ("child", "adult1", "adult2")
@@ -51,7 +51,7 @@ def constrained_posterior(n: int, female: int, voting: int, eps0: float) -> dict
     h = invariant_tables(n, female, voting)
     if len(h) < 2:
         raise ValueError(f"S* has {len(h)} table(s) at n = {n}, female = {female}, voting = {voting}")
-    logp = dg_logpmf(h[None, :, :] - h[:, None, :], eps0).sum(axis=2)  # [true h, release m]
+    logp = DoubleGeometric(eps0).logpmf(h[None, :, :] - h[:, None, :]).sum(axis=2)  # [true h, release m]
     log_in = np.logaddexp.reduce(logp, axis=1)  # log P(M(x) ∈ S*)
     cond = logp - log_in[:, None]  # log P(M*(x) = m)
     diff = np.abs(h[:, None, :] - h[None, :, :]).sum(axis=2)
@@ -92,8 +92,8 @@ def mis_transition_matrix(
     targets p·q). Returns (P, p*), P[s, s'] the probability of moving from s to s'.
     """
     idx = np.asarray(index_set)
-    log_p = dg_logpmf(tables - center, eps).sum(axis=1)
-    log_q = dg_logpmf(tables[:, idx] - center[idx], proposal_eps).sum(axis=1)
+    log_p = DoubleGeometric(eps).logpmf(tables - center).sum(axis=1)
+    log_q = DoubleGeometric(proposal_eps).logpmf(tables[:, idx] - center[idx]).sum(axis=1)
     if rule == "printed":
         log_ratio = (log_p - log_q)[None, :] - (log_p - log_q)[:, None]
     elif rule == "metropolis":
@@ -118,8 +118,8 @@ def rejection_law(
     accepted draw, p* and the acceptance probability.
     """
     idx = np.asarray(index_set)
-    log_p = dg_logpmf(tables - center, eps).sum(axis=1)
-    log_q = dg_logpmf(tables[:, idx] - center[idx], proposal_eps).sum(axis=1)
+    log_p = DoubleGeometric(eps).logpmf(tables - center).sum(axis=1)
+    log_q = DoubleGeometric(proposal_eps).logpmf(tables[:, idx] - center[idx]).sum(axis=1)
     log_q -= np.logaddexp.reduce(log_q)
     if rule == "printed":
         accept = np.exp(log_p - log_q - (log_p - log_q).max())

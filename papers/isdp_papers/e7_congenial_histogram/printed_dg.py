@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.mcmc import dg_cdf
+from isdp.mcmc import DoubleGeometric
 
 
 def dg_logpmf_printed(u, eps: float, sensitivity: float = 1.0) -> np.ndarray:
@@ -61,7 +61,7 @@ def dg_inverse_check(v, eps: float) -> np.ndarray:
     """Return True where ``q = dg_quantile(v)`` is the generalized inverse: ``F(q − 1) < v ≤ F(q)``."""
     v = np.asarray(v, dtype=float)
     q = dg_quantile(v, eps)
-    return (dg_cdf(q - 1, eps) < v) & (v <= dg_cdf(q, eps))
+    return (DoubleGeometric(eps).cdf(q - 1) < v) & (v <= DoubleGeometric(eps).cdf(q))
 
 
 def dg_chisquare(draws, eps: float, min_expected: float = 5.0) -> tuple[float, int, float]:
@@ -83,7 +83,7 @@ def dg_chisquare(draws, eps: float, min_expected: float = 5.0) -> tuple[float, i
     while enough(m + 1):
         m += 1
     ks = np.arange(-m, m + 1)
-    expected = n * np.diff(np.concatenate([[0.0], dg_cdf(np.concatenate([[-m - 1], ks]), eps), [1.0]]))
+    expected = n * np.diff(np.concatenate([[0.0], DoubleGeometric(eps).cdf(np.concatenate([[-m - 1], ks])), [1.0]]))
     observed = np.array([(draws < -m).sum(), *[(draws == k).sum() for k in ks], (draws > m).sum()])
     res = stats.chisquare(observed, expected)
     return float(res.statistic), len(observed) - 1, float(res.pvalue)

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from isdp.mcmc import dg_cdf, dg_logpmf, dg_pmf
-from isdp.privacy import TruncatedLaw
+from isdp.mcmc import DoubleGeometric
+from isdp.privacy import hockey_stick_divergence
 
 
 def _ceil_div(sums: np.ndarray, group: int) -> np.ndarray:
@@ -37,7 +37,7 @@ def rounding_secrecy(lo: int, hi: int, group: int, eps: float, k: int = 1) -> di
     n = hi + k
     sums = np.arange(lo, hi + 1)
     s_star = np.unique(_ceil_div(sums, group))
-    logp = dg_logpmf(s_star[None, :] - _ceil_div(sums, group)[:, None], eps)
+    logp = DoubleGeometric(eps).logpmf(s_star[None, :] - _ceil_div(sums, group)[:, None])
     log_in = np.logaddexp.reduce(logp, axis=1)  # log P(M(x) ∈ S*)
     cond = logp - log_in[:, None]  # log P(M*(x) = m)
     pairs = [
@@ -85,10 +85,10 @@ def projected_rounding_pmf(
     """
     s = int(_ceil_div(np.int64(total), group))
     lo, hi = int(min(s_star)), int(max(s_star))
-    pmf = np.where((outputs > lo) & (outputs < hi), dg_pmf(outputs - s, eps), 0.0)
-    low_mass = 1.0 if lo == hi else float(dg_cdf(lo - s, eps))
+    pmf = np.where((outputs > lo) & (outputs < hi), DoubleGeometric(eps).pmf(outputs - s), 0.0)
+    low_mass = 1.0 if lo == hi else float(DoubleGeometric(eps).cdf(lo - s))
     pmf = pmf + np.where(outputs == lo, low_mass, 0.0)
-    return pmf + np.where((outputs == hi) & (lo < hi), 1.0 - float(dg_cdf(hi - 1 - s, eps)), 0.0)
+    return pmf + np.where((outputs == hi) & (lo < hi), 1.0 - float(DoubleGeometric(eps).cdf(hi - 1 - s)), 0.0)
 
 
 def rounding_postprocessing_slack(
@@ -96,11 +96,10 @@ def rounding_postprocessing_slack(
 ) -> dict:
     """(4.4) on Example 5.2's query, exactly.
 
-    The largest δ (:meth:`isdp.privacy.TruncatedLaw.hockey_stick_divergence`) of ``f(M(x); S*(x))`` over §1.3
-    neighbours (one record changed: Σx and Σx ± 1, both in [0, n]), split into pairs in the same invariant level set
-    (:func:`invariant_block`; S*(x) = S*(x′)) and pairs across two; M*'s δ across as well. ``confidential_total``:
-    project every x onto S* of that one database instead (a fixed public function, the g of the post-processing
-    theorem).
+    The largest δ (:func:`isdp.privacy.hockey_stick_divergence`) of ``f(M(x); S*(x))`` over §1.3 neighbours (one record
+    changed: Σx and Σx ± 1, both in [0, n]), split into pairs in the same invariant level set (:func:`invariant_block`;
+    S*(x) = S*(x′)) and pairs across two; M*'s δ across as well. ``confidential_total``: project every x onto S* of that
+    one database instead (a fixed public function, the g of the post-processing theorem).
     """
 
     def s_star(total):
@@ -113,7 +112,7 @@ def rounding_postprocessing_slack(
     def law(t):
         key = (int(_ceil_div(np.int64(t), group)), s_star(t))
         if key not in laws:
-            m = np.where(np.isin(outputs, key[1]), dg_pmf(outputs - key[0], eps), 0.0)  # M* on S*(x)
+            m = np.where(np.isin(outputs, key[1]), DoubleGeometric(eps).pmf(outputs - key[0]), 0.0)  # M* on S*(x)
             laws[key] = projected_rounding_pmf(t, eps, group, key[1], outputs), m / m.sum()
         return laws[key]
 
@@ -128,14 +127,10 @@ def rounding_postprocessing_slack(
         key = "within" if same else "across"
         out[f"pairs_{key}"] += 1
         out[key] = max(
-            out[key],
-            TruncatedLaw.hockey_stick_divergence(f[t], f[t + 1], eps),
-            TruncatedLaw.hockey_stick_divergence(f[t + 1], f[t], eps),
+            out[key], hockey_stick_divergence(f[t], f[t + 1], eps), hockey_stick_divergence(f[t + 1], f[t], eps)
         )
         if not same:
-            out["m_star_across"] = max(
-                out["m_star_across"], TruncatedLaw.hockey_stick_divergence(m_star(t), m_star(t + 1), eps)
-            )
+            out["m_star_across"] = max(out["m_star_across"], hockey_stick_divergence(m_star(t), m_star(t + 1), eps))
     return out
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from isdp.mcmc import dg_variance
+from isdp.mcmc import DoubleGeometric
 from isdp_papers.e7_congenial_histogram import noise_laws as nl
 from isdp_papers.e7_congenial_histogram import printed_dg as pdg
 from isdp_papers.e7_congenial_histogram import privacy_levels as pl
@@ -220,7 +220,7 @@ def dg_quantile_table(eps_values: Sequence[float], n_draws: int, seed: int) -> p
                 "p_value": p,
                 "mean": draws.mean(),
                 "var": draws.var(ddof=1),
-                "exact_var": dg_variance(eps),
+                "exact_var": DoubleGeometric(eps).variance(),
             }
         )
     return pd.DataFrame(rows)

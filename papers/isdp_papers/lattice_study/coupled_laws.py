@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from isdp.mcmc import dg_pmf
+from isdp.mcmc import DoubleGeometric
 
 #: how the two Metropolis tests share randomness: Alg. 2's one uniform, or one uniform per chain
 UNIFORMS = ("common", "independent")
@@ -142,7 +142,7 @@ def coupled_sweep_exact(lattice, target, proposal_eps: float, pairs, mass: float
     a = np.exp(-proposal_eps)
     T = int(np.ceil(np.log(mass * (1 + a) / 2) / -proposal_eps))  # P(|DG| > T) = 2 a^(T+1) / (1 + a)
     z = np.arange(-T, T + 1)
-    p = dg_pmf(z, proposal_eps)
+    p = DoubleGeometric(proposal_eps).pmf(z)
     pairs = [(np.asarray(wx, dtype=np.int64), np.asarray(wy, dtype=np.int64)) for wx, wy in pairs]
     points = np.array([w for pair in pairs for w in pair])
     lo, hi = points.min(axis=0) - T, points.max(axis=0) + T
@@ -174,7 +174,7 @@ def coupled_sweep_exact(lattice, target, proposal_eps: float, pairs, mass: float
         return first, law
 
     def overlap(d):
-        return np.minimum(p, np.where(np.abs(z - d) <= T, dg_pmf(z - d, proposal_eps), 0.0))
+        return np.minimum(p, np.where(np.abs(z - d) <= T, DoubleGeometric(proposal_eps).pmf(z - d), 0.0))
 
     out = []
     for wx, wy in pairs:
@@ -420,7 +420,7 @@ def apart_probabilities(
     # P(|DG| > T) = 2 a^(T+1) / (1 + a) < mass; T ≥ 2 radius keeps every point where a cut tail would make the
     # residual too large (farther than T from one chain) outside the box, so the cut only ever drops mass
     T = max(int(np.ceil(np.log(mass * (1 + a) / 2) / -proposal_eps)), 2 * radius)
-    pmf = dg_pmf(np.arange(-T, T + 1), proposal_eps)
+    pmf = DoubleGeometric(proposal_eps).pmf(np.arange(-T, T + 1))
     w = np.arange(-radius - T, radius + T + 1)
     logpi = target.log_density(w[:, None] * lattice.basis[:, 0])
     n = 2 * radius + 1

@@ -30,7 +30,7 @@ def product_ratio_arrays(pairs):
 def max_log_ratio(a: np.ndarray, b: np.ndarray, floor: float = 1e-12) -> float:
     """Return max ln a/b of two probability arrays on the same outputs, where both are at least ``floor``.
 
-    :meth:`isdp.privacy.TruncatedLaw.max_privacy_loss` for laws already aligned, such as the outer products of
+    :func:`isdp.privacy.max_privacy_loss` for laws already aligned, such as the outer products of
     :func:`product_ratio_arrays`, whose points are never enumerated.
     """
     both = (a >= floor) & (b >= floor)
@@ -126,16 +126,16 @@ def joint_update_matrix(lattice, target, proposal_eps: float, radius: int, tilt:
     (row-stochastic): against the true kernel, π P on the box then misses the inflow from outside and keeps the outflow,
     each at most π(outside). Returns (P, w).
     """
-    from isdp.mcmc import dg_logpmf
+    from isdp.mcmc import DoubleGeometric
 
     k = lattice.dim
     w = np.array(list(itertools.product(range(-radius, radius + 1), repeat=k)), dtype=np.int64)
     logp = target.log_density(w @ lattice.basis.T)
     jumps = np.arange(-2 * radius, 2 * radius + 1)  # every move inside the box
-    logq1 = dg_logpmf(jumps, proposal_eps) + tilt * jumps
+    logq1 = DoubleGeometric(proposal_eps).logpmf(jumps) + tilt * jumps
     if tilt:  # normalise the tilted law on the integers (its mass beyond the box's jumps included)
         far = np.arange(-2 * radius - 400, 2 * radius + 401)
-        logq1 -= np.log(np.exp(dg_logpmf(far, proposal_eps) + tilt * far).sum())
+        logq1 -= np.log(np.exp(DoubleGeometric(proposal_eps).logpmf(far) + tilt * far).sum())
     diff = w[None, :, :] - w[:, None, :]  # w' − w for every pair
     P = np.exp(logq1[diff + 2 * radius].sum(axis=2) + np.minimum(0.0, logp[None, :] - logp[:, None]))
     np.fill_diagonal(P, 0.0)

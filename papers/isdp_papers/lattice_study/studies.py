@@ -12,7 +12,7 @@ import pandas as pd
 from isdp.convergence import certify, convergence_table, summarize_convergence
 from isdp.errors import CertificationError
 from isdp.lattice import IntegerLattice, Target, check_release
-from isdp.mcmc import convergence_iteration, sample, tv_bound_terms, tv_upper_bound
+from isdp.mcmc import MeetingTimes, sample
 from isdp_papers.jobs import derive_seed
 
 
@@ -43,6 +43,11 @@ def coupling_study(
     return pd.concat(frames, ignore_index=True)
 
 
+def _pairs(tau: np.ndarray, lag) -> MeetingTimes:
+    """Return one lag's meeting times, every pair of which met (:func:`coupling_study` refuses otherwise)."""
+    return MeetingTimes(tau=tau, met=np.ones(len(tau), dtype=bool), lag=int(lag), seconds=0.0)
+
+
 def tv_curves(meetings: pd.DataFrame, t_max: int | None = None) -> pd.DataFrame:
     """TV upper bound vs iteration per lag, with the Monte Carlo standard error of the mean."""
     rows = []
@@ -50,7 +55,7 @@ def tv_curves(meetings: pd.DataFrame, t_max: int | None = None) -> pd.DataFrame:
         tau = g["tau"].to_numpy()
         hi = t_max if t_max is not None else int((tau - lag).max()) + 1
         ts = np.arange(0, hi + 1)
-        terms = tv_bound_terms(tau, int(lag), ts)
+        terms = _pairs(tau, lag).tv_bound_terms(ts)
         rows.append(
             pd.DataFrame(
                 {
@@ -73,8 +78,8 @@ def convergence_by_lag(meetings: pd.DataFrame, threshold: float = 0.01) -> pd.Da
             {
                 "lag": int(lag),
                 "pairs": len(tau),
-                "tv_bound_t0": float(tv_upper_bound(tau, lag, 0)[0]),
-                "converged_at": convergence_iteration(tau, lag, threshold),
+                "tv_bound_t0": float(_pairs(tau, lag).tv_bound(0)[0]),
+                "converged_at": _pairs(tau, lag).convergence_iteration(threshold),
                 "median_tau_minus_lag": float(np.median(tau - lag)),
                 "max_tau_minus_lag": int((tau - lag).max()),
                 "seconds": float(g["seconds"].iloc[0]),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import vector
-from ..mcmc import dg_rvs
+from ..mcmc import DoubleGeometric
 from ._nonnegative import L1Projector, _constraints
 from ._projected_noise import _positive, _size
 
@@ -69,7 +69,7 @@ def double_geometric_noise(
     Notes
     -----
     Each draw is the difference of two i.i.d. Geometric(1 − a) variables
-    (:func:`isdp.mcmc.dg_rvs`), which has exactly the DG law. Its variance is
+    (:meth:`isdp.mcmc.DoubleGeometric.rvs`), which has exactly the DG law. Its variance is
     2a/(1 − a)².
 
     Examples
@@ -81,7 +81,8 @@ def double_geometric_noise(
     """
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    return dg_rvs(_positive(epsilon, "epsilon") / _positive(sensitivity, "sensitivity"), (_size(size), int(n)), rng)
+    law = DoubleGeometric(_positive(epsilon, "epsilon") / _positive(sensitivity, "sensitivity"))
+    return law.rvs((_size(size), int(n)), rng)
 
 
 def _lp_method(method: str) -> str:

@@ -27,7 +27,6 @@ import scipy.sparse as sp
 
 from .._validate import integer_matrix, vector
 from ..errors import SolverError
-from ..lattice import as_integer_matrix
 
 _INT_TOL = 1e-6
 
@@ -37,7 +36,7 @@ def _constraints(A, b=None, n: int | None = None) -> tuple[np.ndarray, np.ndarra
 
     A sparse ``A`` stays sparse (a block of two margins of 1000 × 1000 is 16 GB dense, 32 MB sparse).
     """
-    A = integer_matrix("A", A) if sp.issparse(A) else as_integer_matrix(A)
+    A = integer_matrix("A", A)
     if n is not None and A.shape[1] != n:
         raise ValueError(f"A has {A.shape[1]} columns but the vector has {n} cells")
     if b is None:

@@ -17,8 +17,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._validate import vector
-from ..lattice import as_integer_matrix
+from .._validate import integer_matrix, vector
 from ._nonnegative import _constraints
 
 # --------------------------------------------------------------------------- validation
@@ -95,7 +94,7 @@ def row_space_basis(A) -> np.ndarray:
     >>> np.round(4 * P, 6).tolist()
     [[1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, 1.0, -1.0], [-1.0, 1.0, 1.0, -1.0], [1.0, -1.0, -1.0, 1.0]]
     """
-    A = as_integer_matrix(A)
+    A = integer_matrix("A", A)
     S = sp.csr_array(A.astype(float))
     w, V = np.linalg.eigh((S @ S.T).toarray())
     keep = w > w.max() * max(A.shape) * np.finfo(float).eps if w.size and w.max() > 0 else np.zeros(w.size, bool)

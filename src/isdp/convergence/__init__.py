@@ -12,35 +12,29 @@ Examples
 ['cell', 'r_hat', 'ess_bulk', 'ess_tail', 'constant']
 """
 
-from ._arviz_compat import ess, generation
-from ._certificate import LEVEL, Certificate, pairs_needed
+from ._arviz_compat import ess
+from ._certificate import Certificate
 from ._certify import (
     certify,
     certify_augmented,
-    certify_chain,
     certify_heat_bath,
     certify_mis,
     certify_searching_lag,
 )
-from ._diagnostics import convergence_table, summarize_convergence, two_sample_chi2
+from ._diagnostics import convergence_table, summarize_convergence
 from ._draws_io import draws_attrs, load_draws, save_draws
 
 __all__ = [
     "Certificate",
     "certify",
     "certify_augmented",
-    "certify_chain",
     "certify_heat_bath",
     "certify_mis",
     "certify_searching_lag",
     "convergence_table",
     "draws_attrs",
     "ess",
-    "generation",
-    "LEVEL",
     "load_draws",
-    "pairs_needed",
     "save_draws",
     "summarize_convergence",
-    "two_sample_chi2",
 ]

@@ -33,7 +33,7 @@ def generation() -> int:
 
     Examples
     --------
-    >>> from isdp.convergence import generation
+    >>> from isdp.convergence._arviz_compat import generation
     >>> generation() in (0, 1)
     True
     """

@@ -32,11 +32,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 
 from ..errors import CertificationError
-from ..mcmc import tv_upper_bound
+from ..mcmc import MeetingTimes
 
 #: default confidence level of every certificate
 LEVEL = 0.95
@@ -87,8 +88,8 @@ def pairs_needed(threshold: float = THRESHOLD, level: float = LEVEL) -> int:
 
     Examples
     --------
-    >>> from isdp.convergence import pairs_needed
-    >>> pairs_needed(0.01, 0.95)
+    >>> from isdp.convergence import Certificate
+    >>> Certificate.pairs_needed(0.01, 0.95)
     299
     """
     threshold, level = _check_threshold(threshold), _check_level(level)
@@ -194,6 +195,10 @@ class Certificate:
     met: np.ndarray
     seconds: float
 
+    #: the confidence level of the upper bound, unless a caller states another (0.95)
+    LEVEL: ClassVar[float] = LEVEL
+    pairs_needed = staticmethod(pairs_needed)
+
     def __post_init__(self) -> None:
         # meeting times no coupling could make are refused: a pair of lag L meets after L iterations and
         # within max_iter, else it is censored (a τ at or below L once read as perfect convergence)
@@ -289,7 +294,7 @@ class Certificate:
         excess = np.where(self.met, self.tau - (self.lag or 0), self.horizon)
         if self.lag is None:
             return (excess[:, None] > t[None, :]).mean(axis=0)
-        return tv_upper_bound(excess + self.lag, self.lag, t)
+        return MeetingTimes(tau=excess + self.lag, met=self.met, lag=self.lag, seconds=0.0).tv_bound(t)
 
     @cached_property
     def t_cert(self) -> int | None:

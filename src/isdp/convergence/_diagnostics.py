@@ -1,4 +1,4 @@
-"""Convergence diagnostics of MCMC draws: R-hat and ESS per cell (ArviZ), and a two-sample test.
+"""Convergence diagnostics of MCMC draws: R-hat and ESS per cell (ArviZ).
 
 ArviZ is reached through :mod:`isdp.convergence`, which imports it on the first call and serves ArviZ 1.x or 0.x.
 """
@@ -117,50 +117,3 @@ def summarize_convergence(table: pd.DataFrame) -> dict:
         "min_ess_tail": float(live["ess_tail"].min()) if len(live) else float("nan"),
         "n_constant": int(table["constant"].sum()),
     }
-
-
-def two_sample_chi2(a, b, min_count: int = 10) -> tuple[float, int, float]:
-    """Chi-square test that two integer samples share one law: (statistic, dof, p-value).
-
-    A 2 × (values) contingency table; values whose pooled count is below ``min_count`` are
-    merged into one tail cell so the chi-square approximation holds. It compares a sampler's draws
-    of one cell with exact draws of the same law (:func:`isdp.exact.sample_conditioned_dg`).
-
-    Parameters
-    ----------
-    a, b : array_like of int
-        The two samples, of any lengths.
-    min_count : int, default 10
-        Values seen fewer times than this in both samples together share one cell.
-
-    Returns
-    -------
-    tuple of (float, int, float)
-        The statistic (without continuity correction), its degrees of freedom and the p-value;
-        ``(0.0, 0, 1.0)`` when fewer than two cells remain.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.convergence import two_sample_chi2
-    >>> from isdp.mcmc import dg_rvs
-    >>> rng = np.random.default_rng(0)
-    >>> a, b, c = dg_rvs(1.0, 2000, rng), dg_rvs(1.0, 2000, rng), dg_rvs(0.7, 2000, rng)
-    >>> statistic, dof, p = two_sample_chi2(a, b)  # one law
-    >>> dof, round(p, 3)
-    (11, 0.997)
-    >>> two_sample_chi2(a, c)[2] < 1e-20  # DG(1) against DG(0.7)
-    True
-    """
-    a, b = np.asarray(a), np.asarray(b)
-    values = np.union1d(a, b)
-    table = np.array([[np.sum(a == v) for v in values], [np.sum(b == v) for v in values]])
-    keep = table.sum(axis=0) >= min_count
-    if (~keep).any():
-        table = np.column_stack([table[:, keep], table[:, ~keep].sum(axis=1)])
-    if table.shape[1] < 2:
-        return 0.0, 0, 1.0
-    from scipy import stats  # deferred: SciPy's statistics cost a job 0.5 s to import, for this one test
-
-    res = stats.chi2_contingency(table, correction=False)
-    return float(res.statistic), int(res.dof), float(res.pvalue)

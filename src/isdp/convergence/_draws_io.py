@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validate import integer_matrix
 from ..errors import DrawsError, InvariantError
 from ..files import atomic_write
-from ..lattice import as_integer_matrix, check_release
+from ..lattice import check_release
 from ._arviz_compat import inference_data
 
 #: the netCDF group that holds the draws, as ArviZ names a posterior
@@ -217,7 +218,7 @@ def load_draws(path, var_name: str = "noise", *, A=None, invariants=None, target
 
 def _check_lattice(path, draws: np.ndarray, A, invariants) -> None:
     """Every draw of ``draws`` meets A u = ``invariants`` (zero when None) exactly, or :class:`DrawsError`."""
-    A = as_integer_matrix(A)
+    A = integer_matrix("A", A)
     if draws.shape[-1] != A.shape[1]:
         raise DrawsError(f"{path}: {draws.shape[-1]} cells per draw, the constraints have {A.shape[1]}")
     b = np.zeros(A.shape[0], dtype=np.int64) if invariants is None else invariants

@@ -16,8 +16,9 @@ from fractions import Fraction
 import numpy as np
 from scipy import sparse
 
+from .._sparse import as_sparse
 from ..errors import ArgumentError, UncertifiableError
-from ..lattice import as_sparse, blocks
+from ..lattice import blocks
 from ._integer_l1_sampler import IntegerL1Sampler
 from ._integer_sources import IntegerSource
 from ._lattice_gaussian import LatticeBlock, lattice_block

@@ -166,7 +166,7 @@ def compiled_double_geometric(epsilon, size: int, rng: IntegerSource) -> np.ndar
     Parameters
     ----------
     epsilon : fractions.Fraction, int, float or str
-        ε > 0, read as :func:`isdp.exact.as_fraction` reads it, an exact rational s/t with s and t
+        ε > 0, read as :func:`isdp._validate.positive` reads it, an exact rational s/t with s and t
         below 2**31 (:func:`double_geometric_array` serves any other).
     size : int
         The number of draws, ≥ 0.
@@ -256,7 +256,8 @@ class WordSource:
     Examples
     --------
     >>> from fractions import Fraction
-    >>> from isdp.exact import WordSource, compiled_double_geometric, seeded_source
+    >>> from isdp.exact import compiled_double_geometric, seeded_source
+    >>> from isdp.exact._compiled_draws import WordSource
     >>> from isdp.exact._exact_draws import double_geometric
     >>> reader = WordSource(seeded_source(5))
     >>> reference = [double_geometric(Fraction(1, 3), reader) for _ in range(1000)]

@@ -3,7 +3,7 @@
 The exact discrete Gaussian on the lattice of a total or of two margins, for many blocks of one shape at once.
 
 The pass of :meth:`isdp.exact.LatticeBlock.draw`, run by numba on a stream of random bits read in bulk
-(:class:`isdp.exact.WordSource`): each coordinate z_k is drawn from
+(:class:`~isdp.exact._compiled_draws.WordSource`): each coordinate z_k is drawn from
 D_{Z,σ_k,c_k} by :func:`isdp.exact.discrete_gaussian`'s rejection — the centre c_k = C/R and the
 nearest integer c₀ = ⌊c_k + 1/2⌋ in integers, the double geometric DG(1/t) exactly
 (:mod:`isdp.exact._compiled_draws`), and the decision U < exp(−γ) made from U's first 63 bits
@@ -173,7 +173,7 @@ def compiled_klein_blocks(
         The source of the words: :func:`isdp.exact.system_source` for publication.
     reference : callable
         ``reference(reader)``: one block's (z, attempts) by the Python pass, reading a
-        :class:`~isdp.exact.WordSource`; the blocks the kernel hands over.
+        :class:`~isdp.exact._compiled_draws.WordSource`; the blocks the kernel hands over.
 
     Returns
     -------

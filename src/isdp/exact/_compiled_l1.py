@@ -4,7 +4,8 @@
 DG(ε), the solved cells X·z, the proposal kept with probability exp(−ε Σ_{solved, in the norm} |u_i|)
 and, on the Gaussian route (σ = a/b, ε = 1/σ), kept again with probability
 exp(−Σ (b|u_i| − a)² / 2a²). Here that loop runs compiled (numba) over the blocks of a table that
-share one sampler, on a stream of random bits read from the source in bulk (:class:`isdp.exact.WordSource`).
+share one sampler, on a stream of random bits read from the source in bulk
+(:class:`~isdp.exact._compiled_draws.WordSource`).
 
 **Exact.** Every decision is CKS Algorithm 1 on a fraction in lowest terms, made by comparing
 uniform integers (the stream's next bits, by rejection) with integers below 2**62: no floating-point
@@ -13,9 +14,9 @@ when one could not (a draw hundreds of standard deviations out, an enormous σ),
 block's first bit and the block is drawn by :func:`reference_block`, the same algorithm in Python
 integers, reading on from the same bit. So the law is the one the integer arithmetic defines,
 and the draws are those of :func:`reference_block` on the same bits: one attempt after another,
-each the free cells' DG draws (:func:`~isdp.exact._exact_draws.double_geometric` on a :class:`~isdp.exact.WordSource`),
-then the ℓ1 decision, then the Gaussian one. ``tests/core/exact/test_compiled_l1.py`` compares them
-block for block.
+each the free cells' DG draws (:func:`~isdp.exact._exact_draws.double_geometric` on a
+:class:`~isdp.exact._compiled_draws.WordSource`), then the ℓ1 decision, then the Gaussian one.
+``tests/core/exact/test_compiled_l1.py`` compares them block for block.
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ def reference_block(
     eps : fractions.Fraction
         ε per unit ℓ1 distance (1/σ with ``sigma``).
     rng : IntegerSource
-        The source of uniform integers (a :class:`~isdp.exact.WordSource` to read the kernel's words).
+        The source of uniform integers (a :class:`~isdp.exact._compiled_draws.WordSource` to read the kernel's words).
     max_attempts : int
         Proposals before giving up.
     sigma : fractions.Fraction or None, default None

@@ -6,7 +6,7 @@ Klein's sampler (:mod:`isdp.exact._lattice_gaussian`) draws one coordinate at a 
 D_{Z,σ,c}(x) ∝ exp(−(x − c)²/2σ²) with c and σ² rational, by rejection from a double geometric
 (:func:`discrete_gaussian`). Each accept-or-reject is a comparison of a uniform number U in
 [0, 1) with a probability p: U is revealed 63 bits at a time (``randbelow(2**63)``: 63 bits of
-:class:`isdp.exact.WordSource`'s stream), and the comparison is decided as soon as the bits
+:class:`~isdp.exact._compiled_draws.WordSource`'s stream), and the comparison is decided as soon as the bits
 read place U's whole interval on one side of rigorous bounds on p — first double-precision
 bounds, then interval arithmetic at growing precision (mpmath.iv). The decision is U < p, a
 function of U and p only, whichever bounds decide it; so the compiled sampler
@@ -142,7 +142,8 @@ def bernoulli_exp_real(gamma: Fraction, rng: IntegerSource) -> bool:
     Examples
     --------
     >>> from fractions import Fraction
-    >>> from isdp.exact import WordSource, seeded_source
+    >>> from isdp.exact import seeded_source
+    >>> from isdp.exact._compiled_draws import WordSource
     >>> from isdp.exact._discrete_gaussian import bernoulli_exp_real
     >>> rng = WordSource(seeded_source(1))
     >>> sum(bernoulli_exp_real(Fraction(1, 2), rng) for _ in range(1000))  # exp(−1/2) ≈ 0.607
@@ -195,7 +196,7 @@ def discrete_gaussian(centre: Fraction, sigma2: Fraction, rng: IntegerSource, *,
     Parameters
     ----------
     centre : fractions.Fraction, int, float or str
-        The centre c, any rational number (read as :func:`as_fraction` reads numbers).
+        The centre c, any rational number (read as :func:`isdp._validate.positive` reads numbers).
     sigma2 : fractions.Fraction, int, float or str
         σ², in [2**-64, 2**100] (:data:`SIGMA2_LOW`, :data:`SIGMA2_HIGH`).
     rng : IntegerSource

@@ -88,7 +88,7 @@ def double_geometric(eps: Fraction, rng: IntegerSource) -> int:
     Parameters
     ----------
     eps : fractions.Fraction, int, float or str
-        ε > 0, any positive number in one of the number forms (:func:`as_fraction`).
+        ε > 0, any positive number in one of the number forms (:func:`isdp._validate.positive`).
     rng : IntegerSource
         The random source.
 
@@ -177,7 +177,7 @@ def double_geometric_array(epsilon: Fraction, size: int, rng: IntegerSource) -> 
     Parameters
     ----------
     epsilon : fractions.Fraction, int, float or str
-        ε ≥ 2**-50 (per unit ℓ1 distance), in one of the number forms (:func:`as_fraction`): any
+        ε ≥ 2**-50 (per unit ℓ1 distance), in one of the number forms (:func:`isdp._validate.positive`): any
         numerator, any denominator (one of 2**31 or more is drawn one at a time, in Python integers).
     size : int
         The number of draws, ≥ 0.

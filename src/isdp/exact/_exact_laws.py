@@ -18,8 +18,8 @@ from numba import njit
 from .. import _validate as check
 from .._rng import dg_draw, dg_table, seed_states, uniform_pos
 from .._runner import check_dg_eps, over_streams
-from ..lattice import IntegerLattice, Target, as_integer_matrix
-from ..mcmc import dg_logpmf, dg_variance
+from ..lattice import IntegerLattice, Target
+from ..mcmc import DoubleGeometric
 
 
 @njit(nogil=True, cache=True)
@@ -68,10 +68,6 @@ def sum_constraint_acceptance(n: int, epsilon: float) -> float:
         standard deviation is below 10⁵; beyond, the local central limit theorem 1/sqrt(2π n Var DG)
         over P(DG = 0), whose relative error is O(1/(n Var DG)) < 1e-10 there.
 
-    See Also
-    --------
-    sum_constraint_l1_marginal : The one-cell marginal, from the same laws of S_n.
-
     Examples
     --------
     On two cells, P(S_2 = 0) = Σ_k DG(k)², in closed form:
@@ -86,7 +82,7 @@ def sum_constraint_acceptance(n: int, epsilon: float) -> float:
     0.4455
     """
     a = float(np.exp(-epsilon))
-    var = dg_variance(epsilon)
+    var = DoubleGeometric(epsilon).variance()
     p0 = (1 - a) / (1 + a)
     sd_sum = float(np.sqrt(n * var))
     if sd_sum > 1e5:
@@ -138,7 +134,6 @@ def sample_sum_constraint_l1(
 
     See Also
     --------
-    sum_constraint_l1_marginal : the exact one-cell marginal of the same law.
     isdp.mcmc.sample : the MCMC sampler for general invariants.
     IntegerL1Sampler : release mode's exact ℓ1 sampler: any invariants, in integer arithmetic (the law is exact,
         no rounding in the double geometric), for publication.
@@ -176,63 +171,6 @@ def sample_sum_constraint_l1(
     tries = np.empty(size, dtype=np.int64)
     over_streams(_sum_zero_rejection, size, seed_states(seed, size), dg_table(epsilon), out, tries)
     return out
-
-
-def sum_constraint_l1_marginal(n: int, epsilon: float, k) -> np.ndarray:
-    """Exact pmf of one cell of ℓ1 generalized Laplace noise on {u ∈ Z^n : Σ u = 0}, at ``k``.
-
-    The law is i.i.d. DG(a = e^{-ε}) conditioned on a zero sum, so by exchangeability
-    P(u_1 = k) = DG(k) · P(S_{n-1} = -k) / P(S_n = 0), with S_m a sum of m i.i.d. DG. The laws of
-    S_m come from the characteristic function (1-a)²/(1 - 2a cos t + a²) raised to the m-th power
-    on an FFT grid wide enough (≥ 40 standard deviations of S_n) that aliasing is below 1e-15.
-
-    Parameters
-    ----------
-    n : int
-        Number of cells, ≥ 2.
-    epsilon : float
-        ε of the target, positive and finite.
-    k : int or array_like of int
-        The values at which the pmf is wanted.
-
-    Returns
-    -------
-    numpy.ndarray
-        float, the shape of ``k``: P(u_1 = k), the same for every cell.
-
-    Raises
-    ------
-    ValueError
-        If ``n`` < 2 or ``epsilon`` is not a finite positive number.
-
-    See Also
-    --------
-    sample_sum_constraint_l1 : Exact draws of the whole vector.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.exact import sum_constraint_l1_marginal
-    >>> sum_constraint_l1_marginal(3, 1.0, [-2, -1, 0, 1, 2]).round(4).tolist()
-    [0.0291, 0.1501, 0.6294, 0.1501, 0.0291]
-    >>> round(float(sum_constraint_l1_marginal(3, 1.0, np.arange(-60, 61)).sum()), 12)
-    1.0
-    """
-    from scipy import stats  # here, not at the top: SciPy's statistics cost a job 0.5 s to import
-
-    if n < 2:
-        raise ValueError("a sum constraint needs at least 2 cells to leave room for noise")
-    if not np.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"epsilon must be a finite positive number, got {epsilon!r}")
-    a = float(np.exp(-epsilon))
-    sd_sum = np.sqrt(n * dg_variance(epsilon))
-    k = np.asarray(k, dtype=np.int64)
-    size = int(2 ** np.ceil(np.log2(40 * sd_sum + 4 * np.abs(k).max(initial=0) + 64)))
-    t = 2 * np.pi * np.arange(size) / size
-    phi = (1 - a) ** 2 / (1 - 2 * a * np.cos(t) + a**2)
-    law = {m: np.fft.ifft(phi**m).real for m in (n - 1, n)}  # law[m][s mod size] = P(S_m = s)
-    dg = stats.dlaplace.pmf(k, epsilon)
-    return dg * law[n - 1][(-k) % size] / law[n][0]
 
 
 @njit(nogil=True, cache=True)
@@ -288,7 +226,6 @@ def sample_conditioned_dg(A, epsilon: float, size: int, seed: int) -> np.ndarray
     See Also
     --------
     sample_sum_constraint_l1 : The same law for one sum constraint, far faster.
-    isdp.convergence.two_sample_chi2 : Compare a sampler's draws with these.
 
     Examples
     --------
@@ -297,7 +234,7 @@ def sample_conditioned_dg(A, epsilon: float, size: int, seed: int) -> np.ndarray
     >>> sample_conditioned_dg(np.array([[1, 1, 0, 0], [0, 0, 1, 1]]), 1.0, 4, seed=0).tolist()
     [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, -1, 1], [1, -1, 0, 0]]
     """
-    A = np.ascontiguousarray(as_integer_matrix(A))
+    A = np.ascontiguousarray(check.integer_matrix("A", A))
     size, epsilon = check.size("size", size, 0), check_dg_eps("epsilon", epsilon)
     out = np.empty((size, A.shape[1]), dtype=np.int64)
     over_streams(_conditioned_rejection, size, seed_states(seed, size), dg_table(epsilon), A, out)
@@ -413,10 +350,6 @@ def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_ep
     ValueError
         If ``radius`` or ``proposal_eps`` is out of range, or the box is too large.
 
-    See Also
-    --------
-    exact_tv_curve : the exact TV distance of the chain from π, from this matrix.
-
     Examples
     --------
     >>> import numpy as np
@@ -443,7 +376,7 @@ def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_ep
     # Jumps far enough that the DG tail beyond them is < 1e-18: every move that leaves the box is counted.
     reach = 2 * radius + int(np.ceil(np.log(1e-18) / -proposal_eps))
     jumps = np.arange(-reach, reach + 1)
-    log_q = dg_logpmf(jumps, proposal_eps)
+    log_q = DoubleGeometric(proposal_eps).logpmf(jumps)
     m = len(w)
     P = sp.identity(m, format="csr")
     for j in range(k):
@@ -477,88 +410,3 @@ def sweep_transition_matrix(lattice: IntegerLattice, target: Target, proposal_ep
         stay = 1.0 - np.asarray(move.sum(axis=1)).ravel() - leave
         P = P @ (move + sp.diags(stay))
     return P.tocsr(), w, u
-
-
-def exact_tv_curve(
-    lattice: IntegerLattice, target: Target, proposal_eps: float, radius: int, start_points, start_probs, ts
-) -> tuple[np.ndarray, np.ndarray]:
-    """Exact d_TV(μ K^t, π) of the component-wise sampler on ``lattice`` (its basis) started from μ.
-
-    The ground truth that coupling bounds and certificates are tested against. μ puts
-    ``start_probs`` on the lattice vectors ``start_points`` (inside the box |w|_∞ ≤ radius of the
-    lattice coordinates). The chain is propagated with :func:`sweep_transition_matrix` on the box,
-    which drops the mass of moves leaving it.
-
-    Parameters
-    ----------
-    lattice : IntegerLattice
-        Λ(A) on the basis the sampler sweeps.
-    target : Target
-        The target π.
-    proposal_eps : float
-        ε̃ of the double geometric pre-jumps.
-    radius : int
-        Half-width of the box of lattice coordinates; the box of twice the radius must fit
-        :data:`MAX_STATES`.
-    start_points : array_like of int
-        Lattice vectors of the starting law, shape (s, n).
-    start_probs : array_like of float
-        Their probabilities, shape (s,), summing to 1.
-    ts : array_like of int
-        Iterations at which to report the distance (any order).
-
-    Returns
-    -------
-    tv_box : numpy.ndarray
-        float, shape (len(ts),): ½ Σ_box |μ P^t − π|, with π the untruncated target restricted to
-        the box.
-    tv_upper : numpy.ndarray
-        float, shape (len(ts),): tv_box + δ_t + π(outside), an upper bound on the true TV.
-
-    Raises
-    ------
-    ValueError
-        If a start lies outside the box, or ``radius`` or ``proposal_eps`` is out of range.
-
-    Notes
-    -----
-    δ_t, the mass dropped by t, is the probability that the chain has left the box (it bounds both
-    the chain's mass outside and what it lacks inside); π(outside) is 1 − Z_box/Z_2box from the box
-    of twice the radius (the mass beyond that is below double precision for the lattices this is
-    meant for). docs/method.md §4, "The estimated curve".
-
-    Examples
-    --------
-    Three cells with one sum, chains started at u = 0:
-
-    >>> import numpy as np
-    >>> from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
-    >>> from isdp.exact import exact_tv_curve
-    >>> lattice = IntegerLattice.from_constraints(sum_constraint(3))
-    >>> tv_box, tv_upper = exact_tv_curve(lattice, generalized_laplace(1.0), 1.0, 4, [np.zeros(3, dtype=int)],
-    ...                                   [1.0], [0, 5, 20])
-    >>> tv_upper.round(3).tolist()
-    [0.521, 0.209, 0.022]
-    """
-    P, w, _ = sweep_transition_matrix(lattice, target, proposal_eps, radius)
-    _, p_big, w_big = enumerate_target(lattice, target, 2 * radius)
-    inside = np.all(np.abs(w_big) <= radius, axis=1)
-    pi = p_big[inside]  # same order as w: both are itertools.product over the box
-    pi_out = float(p_big[~inside].sum())
-    mu = np.zeros(len(w))
-    for point, prob in zip(np.asarray(start_points), np.asarray(start_probs, dtype=float), strict=True):
-        wc = lattice.coordinates(point)
-        if np.abs(wc).max() > radius:
-            raise ValueError(f"start {point.tolist()} lies outside the box of radius {radius}")
-        mu[np.ravel_multi_index(tuple(wc + radius), (2 * radius + 1,) * lattice.dim)] += prob
-    ts = np.asarray(ts, dtype=np.int64)
-    tv_box, tv_upper = np.empty(len(ts)), np.empty(len(ts))
-    PT = P.T.tocsr()
-    dist, t_now = mu.copy(), 0
-    for i in np.argsort(ts):
-        while t_now < ts[i]:
-            dist = PT @ dist
-            t_now += 1
-        tv_box[i] = 0.5 * np.abs(dist - pi).sum()
-        tv_upper[i] = tv_box[i] + (1.0 - dist.sum()) + pi_out
-    return tv_box, tv_upper

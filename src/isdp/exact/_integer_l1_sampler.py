@@ -8,7 +8,7 @@ cells are drawn i.i.d. DG(ε) (:func:`double_geometric_array`), the invariants s
 other cells (:func:`integral_solve`), and the proposal kept with probability
 exp(-ε Σ_{i solved} |u_i|) (:func:`bernoulli_exp`): every decision is made from uniform integers,
 so the law is exact (:class:`IntegerL1Sampler`). Tables the others determine stay outside the norm
-(:func:`norm_tables`). :class:`ExactSampler` serves a matrix block by block.
+(:meth:`IntegerL1Sampler.norm_tables`). :class:`ExactSampler` serves a matrix block by block.
 """
 
 from __future__ import annotations
@@ -20,23 +20,24 @@ from fractions import Fraction
 import numpy as np
 
 from .. import _validate as check
+from .._sparse import as_sparse
 from ..errors import ArgumentError, InputError, UncertifiableError
-from ..lattice import as_sparse, blocks, independent_rows
-from ..mcmc import dg_variance
+from ..lattice import blocks
+from ..mcmc import DoubleGeometric
 from ._compiled_l1 import compiled_blocks
 from ._integer_sources import IntegerSource
-from ._integral_solve import _exact_product, _exact_solve, integral_solve
+from ._integral_solve import _exact_product, _exact_solve, independent_rows, integral_solve
 
 #: the largest block, counted as rows² × cells, whose independent rows and solve are found again in exact
 #: integer arithmetic when the floating-point ones fail their exact check (:meth:`IntegerL1Sampler.build`)
 EXACT_SOLVE_LIMIT = 4_000_000
 
-#: proposals in the plan's estimate of the exact sampler's acceptance (fixed seed: the estimate,
-#: and so any refusal it leads to, depends on the invariants and ε only)
-PILOT_PROPOSALS = 1000
 _PILOT_SEED = 20261124
 #: the most proposal entries (proposals × free cells) the estimate holds at once
 _PILOT_ENTRIES = 2**22
+#: largest dense block (entries) examined for a derived table; a larger one keeps its table in the
+#: norm (more noise, never a weaker guarantee)
+_DERIVED_LIMIT = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class IntegerL1Sampler:
     Notes
     -----
     ``solve`` maps the free cells' noise to the solved cells' (integral: :func:`integral_solve`).
-    Cells outside the norm (``derived``: a table the others determine, :func:`norm_tables`) are
+    Cells outside the norm (``derived``: a table the others determine, :meth:`norm_tables`) are
     always solved and never enter the acceptance: the law is ∝ exp(-ε Σ_{i not derived} |u_i|)
     on Λ(A), the generalized Laplace of ISDP Def. 9 in ℓ1, because the accepted law is
     ∏_{free} e^{−ε|u_i|} · ∏_{solved} e^{−ε|u_i|} (docs/method.md §11). The generalized Gaussian
@@ -101,6 +102,10 @@ class IntegerL1Sampler:
     solve: np.ndarray
     in_norm: np.ndarray  # bool per solved cell: whether its |u| enters the law
 
+    #: proposals in the plan's estimate of the exact sampler's acceptance (fixed seed: the estimate,
+    #: and so any refusal it leads to, depends on the invariants and ε only)
+    PILOT_PROPOSALS = 1000
+
     @classmethod
     def build(cls, A: np.ndarray, derived: np.ndarray | None = None) -> IntegerL1Sampler | None:
         """Return the sampler for Λ(A), or None when the free cells are not the lattice's coordinates.
@@ -110,7 +115,7 @@ class IntegerL1Sampler:
         A : numpy.ndarray of int, shape (m, n)
             The invariants (dependent rows allowed: they are set aside, and checked to hold).
         derived : numpy.ndarray of bool, shape (n,), optional
-            The cells outside the norm (a derived table's, :func:`norm_tables`); None: none.
+            The cells outside the norm (a derived table's, :meth:`IntegerL1Sampler.norm_tables`); None: none.
 
         Returns
         -------
@@ -128,7 +133,7 @@ class IntegerL1Sampler:
 
         Notes
         -----
-        The rank (:func:`isdp.lattice.independent_rows`) and the solve
+        The rank (:func:`independent_rows`) and the solve
         (:func:`integral_solve`) are found in floating point and checked exactly: every row, also
         those set aside as dependent, must hold on (z, X z) in integers. Rows of about 2**31 that
         differ by one in each coefficient can fool floating point (it takes them for one row); when
@@ -207,7 +212,7 @@ class IntegerL1Sampler:
         return cls(A, free, solved, solve, ~derived[solved])
 
     def log_acceptance(self, epsilon: Fraction, sigma: Fraction | None = None) -> float:
-        """Estimate ln P(a proposal is kept) from :data:`PILOT_PROPOSALS` proposals of a fixed seed.
+        """Estimate ln P(a proposal is kept) from :attr:`PILOT_PROPOSALS` proposals of a fixed seed.
 
         In floats: a plan's forecast, never a release's noise.
 
@@ -238,10 +243,10 @@ class IntegerL1Sampler:
         rng = np.random.default_rng(_PILOT_SEED)
         p = -math.expm1(-float(epsilon))
         # proposals a chunk at a time, so the memory is bounded whatever the block (one chunk up to 4,194 free cells)
-        chunk = max(1, min(PILOT_PROPOSALS, _PILOT_ENTRIES // max(1, len(self.free))))
+        chunk = max(1, min(self.PILOT_PROPOSALS, _PILOT_ENTRIES // max(1, len(self.free))))
         X, keep = self.solve.T.astype(float), []
-        for start in range(0, PILOT_PROPOSALS, chunk):
-            shape = (min(chunk, PILOT_PROPOSALS - start), len(self.free))
+        for start in range(0, self.PILOT_PROPOSALS, chunk):
+            shape = (min(chunk, self.PILOT_PROPOSALS - start), len(self.free))
             z = (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
             solved = (z @ X)[:, self.in_norm]  # floats: exact below 2**53, and BLAS-fast
             log_keep = -float(epsilon) * np.abs(solved).sum(axis=1)
@@ -277,7 +282,7 @@ class IntegerL1Sampler:
         >>> [round(float(x), 3) for x in v]  # the solved cell carries the sum of two free cells
         [7.835, 7.835, 15.671]
         """
-        v = dg_variance(float(epsilon))
+        v = DoubleGeometric(float(epsilon)).variance()
         out = np.full(self.A.shape[1], v)
         out[self.solved] = v * (self.solve.astype(float) ** 2).sum(axis=1)
         return out
@@ -297,7 +302,7 @@ class IntegerL1Sampler:
         ----------
         epsilon : fractions.Fraction, int, float or str
             ε > 0 per unit ℓ1 distance of the ℓ1 law (1/σ with ``sigma``), read as
-            :func:`isdp.exact.as_fraction` reads numbers.
+            :func:`isdp._validate.positive` reads numbers.
         rng : IntegerSource
             The random source.
         max_attempts : int
@@ -465,81 +470,77 @@ class IntegerL1Sampler:
             )
         return noise
 
+    @staticmethod
+    def norm_tables(A, groups: list[np.ndarray]) -> np.ndarray:
+        """Which of several tables released together enter the mechanism's norm.
 
-#: largest dense block (entries) examined for a derived table; a larger one keeps its table in the
-#: norm (more noise, never a weaker guarantee)
-_DERIVED_LIMIT = 50_000_000
+        A table whose cells the invariants determine from the other tables' (its columns of A are
+        independent: county totals tied to a county × sex table) is derived: its noise follows from
+        theirs, so the law weighs the others only and one person's change costs 2 per table in the norm,
+        not per table released.
 
+        Parameters
+        ----------
+        A : array_like or scipy.sparse array of int, shape (m, n)
+            The invariants and ties of the tables together, one column per cell of the joint vector.
+        groups : list of numpy.ndarray of int
+            The cells (column indices) of each table.
 
-def norm_tables(A, groups: list[np.ndarray]) -> np.ndarray:
-    """Which of several tables released together enter the mechanism's norm.
+        Returns
+        -------
+        numpy.ndarray of bool, shape (len(groups),)
+            True for a table in the norm, False for a derived one. Depends on A and the tables'
+            cells only, never on the counts.
 
-    A table whose cells the invariants determine from the other tables' (its columns of A are
-    independent: county totals tied to a county × sex table) is derived: its noise follows from
-    theirs, so the law weighs the others only and one person's change costs 2 per table in the norm,
-    not per table released.
+        Notes
+        -----
+        Tables are tried smallest first, each kept derived when the derived cells so far, with its
+        own, still have independent columns; at least one table stays in the norm. Independence is
+        decided block by block (:func:`isdp.lattice.blocks`: columns of different blocks share no
+        row); a block too large to examine keeps its table in the norm (more noise, never a weaker
+        guarantee). The law is then ∝ exp(−ε Σ_{tables in the norm} ‖u_t‖₁) and ε per unit ℓ1 is
+        ε per person / (2T), T the tables in the norm (docs/method.md §11, "Several tables").
 
-    Parameters
-    ----------
-    A : array_like or scipy.sparse array of int, shape (m, n)
-        The invariants and ties of the tables together, one column per cell of the joint vector.
-    groups : list of numpy.ndarray of int
-        The cells (column indices) of each table.
+        Examples
+        --------
+        County totals (2 cells) tied to a county × sex table (4 cells) with the total kept: the
+        county totals are derived.
 
-    Returns
-    -------
-    numpy.ndarray of bool, shape (len(groups),)
-        True for a table in the norm, False for a derived one. Depends on A and the tables'
-        cells only, never on the counts.
+        >>> import numpy as np
+        >>> from isdp.exact import IntegerL1Sampler
+        >>> A = np.array([[1, 1, 0, 0, 0, 0],      # the total
+        ...               [1, 0, -1, -1, 0, 0],    # county A = its two sexes
+        ...               [0, 1, 0, 0, -1, -1]])   # county B = its two sexes
+        >>> IntegerL1Sampler.norm_tables(A, [np.arange(2), np.arange(2, 6)]).tolist()
+        [False, True]
 
-    Notes
-    -----
-    Tables are tried smallest first, each kept derived when the derived cells so far, with its
-    own, still have independent columns; at least one table stays in the norm. Independence is
-    decided block by block (:func:`isdp.lattice.blocks`: columns of different blocks share no
-    row); a block too large to examine keeps its table in the norm (more noise, never a weaker
-    guarantee). The law is then ∝ exp(−ε Σ_{tables in the norm} ‖u_t‖₁) and ε per unit ℓ1 is
-    ε per person / (2T), T the tables in the norm (docs/method.md §11, "Several tables").
+        Two tables without ties both stay in the norm:
 
-    Examples
-    --------
-    County totals (2 cells) tied to a county × sex table (4 cells) with the total kept: the
-    county totals are derived.
+        >>> A = np.array([[1, 1, 0, 0], [0, 0, 1, 1]])
+        >>> IntegerL1Sampler.norm_tables(A, [np.arange(2), np.arange(2, 4)]).tolist()
+        [True, True]
+        """
+        A = as_sparse(A)
+        parts = blocks(A)
+        derived = np.zeros(A.shape[1], dtype=bool)
+        out = np.ones(len(groups), dtype=bool)
 
-    >>> import numpy as np
-    >>> from isdp.exact import norm_tables
-    >>> A = np.array([[1, 1, 0, 0, 0, 0],      # the total
-    ...               [1, 0, -1, -1, 0, 0],    # county A = its two sexes
-    ...               [0, 1, 0, 0, -1, -1]])   # county B = its two sexes
-    >>> norm_tables(A, [np.arange(2), np.arange(2, 6)]).tolist()
-    [False, True]
+        def independent(cells: np.ndarray) -> bool:
+            for block, rows in parts:
+                mine = block[cells[block]]
+                if not len(mine):
+                    continue
+                if len(mine) > len(rows) or len(rows) * len(mine) > _DERIVED_LIMIT:
+                    return False
+                if len(independent_rows(A[rows][:, mine].toarray().T)) < len(mine):
+                    return False
+            return True
 
-    Two tables without ties both stay in the norm:
-
-    >>> norm_tables(np.array([[1, 1, 0, 0], [0, 0, 1, 1]]), [np.arange(2), np.arange(2, 4)]).tolist()
-    [True, True]
-    """
-    A = as_sparse(A)
-    parts = blocks(A)
-    derived = np.zeros(A.shape[1], dtype=bool)
-    out = np.ones(len(groups), dtype=bool)
-
-    def independent(cells: np.ndarray) -> bool:
-        for block, rows in parts:
-            mine = block[cells[block]]
-            if not len(mine):
-                continue
-            if len(mine) > len(rows) or len(rows) * len(mine) > _DERIVED_LIMIT:
-                return False
-            if len(independent_rows(A[rows][:, mine].toarray().T)) < len(mine):
-                return False
-        return True
-
-    for k in sorted(range(len(groups)), key=lambda k: (len(groups[k]), k)):
-        if out.sum() == 1:
-            break
-        candidate = derived.copy()
-        candidate[groups[k]] = True
-        if independent(candidate):
-            derived, out[k] = candidate, False
-    return out
+        for k in sorted(range(len(groups)), key=lambda k: (len(groups[k]), k)):
+            if out.sum() == 1:
+                break
+            candidate = derived.copy()
+            candidate[groups[k]] = True
+            if independent(candidate):
+                derived, out[k] = candidate, False
+        return out

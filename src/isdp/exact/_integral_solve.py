@@ -1,7 +1,7 @@
 """The integral solve of invariants A.
 
-The solved cells S and the integer map from the free cells' noise to theirs, so the free cells are the coordinates of
-the lattice Λ(A) (docs/method.md §11).
+A maximal set of independent rows (:func:`independent_rows`), the solved cells S and the integer map from the free
+cells' noise to theirs, so the free cells are the coordinates of the lattice Λ(A) (docs/method.md §11).
 
 Floating point chooses the cells and solves; the solve is checked exactly in integers, and an exact
 integer elimination in the same order of preference serves when floating point decides wrongly
@@ -13,6 +13,42 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from .. import _validate as check
+
+
+def independent_rows(A: np.ndarray) -> np.ndarray:
+    """Return the positions (sorted) of a maximal set of linearly independent rows of A.
+
+    The pivots of a rank-revealing QR of Aᵀ (LAPACK, a relative tolerance of 1e-9 on R's
+    diagonal): any maximal set gives the same Λ(A), and the sampler checks every row exactly.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The invariants, dense, rows × cells.
+
+    Returns
+    -------
+    numpy.ndarray
+        The positions of the rows kept, int64, ascending; as many as the rank of ``A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp.exact._integral_solve import independent_rows
+    >>> independent_rows(np.array([[1, 1, 1], [2, 2, 2], [0, 0, 1]])).tolist()
+    [1, 2]
+    """
+    from scipy.linalg import qr  # deferred: scipy.linalg costs 0.1 s at import, which isdp.exact need not pay at import
+
+    if np.size(A) == 0:  # no rows, or rows over no cells: rank 0
+        return np.zeros(0, dtype=np.int64)
+    A = check.integer_matrix("A", A)  # NaN or 1.5 is no invariant: refused by name, not by LAPACK
+    R, pivots = qr(np.asarray(A, dtype=float).T, mode="r", pivoting=True)
+    diag = np.abs(np.diag(R))
+    rank = int(np.sum(diag > 1e-9 * max(diag[0], 1.0))) if diag.size else 0
+    return np.sort(pivots[:rank]).astype(np.int64)
 
 
 def _greedy_independent(columns: np.ndarray, order) -> list[int]:
@@ -68,7 +104,7 @@ def integral_solve(A: np.ndarray, first=()) -> tuple[np.ndarray, np.ndarray] | N
     A : numpy.ndarray of int, shape (m, n)
         The invariants, with linearly independent rows (pass ``A[independent_rows(A)]``).
     first : sequence of int, default ()
-        Cells to solve for first (a derived table's, :func:`norm_tables`); the others follow from
+        Cells to solve for first (a derived table's, :meth:`IntegerL1Sampler.norm_tables`); the others follow from
         the last column backwards.
 
     Returns

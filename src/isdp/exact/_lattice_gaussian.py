@@ -39,7 +39,7 @@ from mpmath import iv
 from scipy import sparse
 
 from .. import _validate as check
-from ..lattice import as_sparse
+from .._sparse import as_sparse
 from ._compiled_klein import compiled_klein_blocks
 from ._discrete_gaussian import WORD_BITS, _discrete_gaussian, below, decided, klein_scale, sigma2_argument
 from ._integer_sources import IntegerSource

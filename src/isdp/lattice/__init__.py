@@ -14,22 +14,17 @@ Examples
 
 from ._bases import with_mixing_basis
 from ._constraint_builders import sum_constraint, table_margins, venn_constraints
-from ._integer_lattice import COUNT_LIMIT, IntegerLattice, as_integer_matrix, check_release
-from ._invariants import as_sparse, blocks, implied_by_partition, independent_rows, row_values
+from ._integer_lattice import IntegerLattice, check_release
+from ._invariants import blocks, implied_by_partition
 from ._targets import Target, generalized_gaussian, generalized_laplace
 
 __all__ = [
-    "as_integer_matrix",
-    "as_sparse",
     "blocks",
     "check_release",
-    "COUNT_LIMIT",
     "generalized_gaussian",
     "generalized_laplace",
     "implied_by_partition",
-    "independent_rows",
     "IntegerLattice",
-    "row_values",
     "sum_constraint",
     "table_margins",
     "Target",

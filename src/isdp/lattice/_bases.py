@@ -26,9 +26,10 @@ import dataclasses
 
 import numpy as np
 
+from .. import _validate as check
 from ..errors import ArgumentError, InvariantError
 from ._constraint_builders import table_margins
-from ._integer_lattice import IntegerLattice, as_integer_matrix, lll_reduce, sum_blocks
+from ._integer_lattice import IntegerLattice, lll_reduce, sum_blocks
 
 #: The basis names :func:`with_mixing_basis` accepts: ``"auto"`` (:func:`default_basis`: path, else
 #: table, else lll), ``"smith"`` (the lattice's basis, unchanged), ``"path"`` (e_i − e_{i+1} within each
@@ -73,7 +74,7 @@ def default_basis(A) -> str:
     >>> default_basis(venn_constraints(2, 1))  # overlapping sums: neither
     'lll'
     """
-    A = as_integer_matrix(A)  # 1.5 is refused, not read as a sum's coefficient
+    A = check.integer_matrix("A", A)  # 1.5 is refused, not read as a sum's coefficient
     if sum_blocks(A) is not None:
         return "path"
     if table_shape(A) is not None:

@@ -57,7 +57,7 @@ def _implied(indptr, indices, data, width, widest_first, cell_ptr, cell_rows, n_
 
 
 def implied_rows(A: sparse.csr_array) -> np.ndarray:
-    """Per row of the canonical ``A`` (:func:`isdp.lattice.as_sparse`), whether it is implied.
+    """Per row of the canonical ``A`` (:func:`isdp._sparse.as_sparse`), whether it is implied.
 
     Parameters
     ----------

@@ -16,42 +16,6 @@ from .. import _validate as check
 from ..errors import InvariantError
 
 
-def as_integer_matrix(A, name: str = "A") -> np.ndarray:
-    """Return ``A`` as a 2-D int64 array; raises :class:`InvariantError` on non-integer entries.
-
-    The check every entry point applies to a matrix of invariants: floats that are whole numbers
-    are rounded, anything else is refused with the entry that fails.
-
-    Parameters
-    ----------
-    A : array_like
-        A non-empty 2-D matrix of integers, or of floats with whole values (not booleans).
-    name : str, default "A"
-        The matrix's name in the error message.
-
-    Returns
-    -------
-    numpy.ndarray
-        int64, the shape of ``A`` (``A`` itself, not a copy, when it is int64 already; :mod:`isdp._validate`).
-
-    Raises
-    ------
-    isdp.errors.InvariantError
-        If ``A`` is not a non-empty 2-D numeric matrix, or has a non-finite or non-integer entry.
-
-    Examples
-    --------
-    >>> from isdp.lattice import as_integer_matrix
-    >>> as_integer_matrix([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]).tolist()
-    [[1, 1, 0], [0, 1, 1]]
-    >>> as_integer_matrix([[1, 0.5]])
-    Traceback (most recent call last):
-    ...
-    isdp.errors.InvariantError: A must be integer-valued; entry (0, 1) is 0.5
-    """
-    return check.integer_matrix(name, A)
-
-
 def as_vector(v, name: str, *, length: int | None = None, integer: bool = False) -> np.ndarray:
     """Return ``v`` as a finite 1-D vector (int64 if ``integer``, else float): :func:`isdp._validate.vector`."""
     return check.vector(name, v, length=length, integer=integer)
@@ -261,7 +225,7 @@ class IntegerLattice:
         >>> IntegerLattice.from_constraints([[1, 2, 3]], reduce=False).basis.T.tolist()
         [[-2, 1, 0], [-3, 0, 1]]
         """
-        A = as_integer_matrix(A)
+        A = check.integer_matrix("A", A)
         if np.abs(A.astype(float)).max() > CONSTRAINT_LIMIT:  # float: abs(int64 min) wraps
             raise InvariantError(
                 f"A has entries up to {np.abs(A.astype(float)).max():.4g} in size, beyond the "
@@ -393,11 +357,11 @@ def integer_solution(A, b) -> np.ndarray:
     ...
     isdp.errors.InvariantError: A x = b has no integer solution (invariant factor 2 does not divide 3)
     """
-    A = as_integer_matrix(A)
+    A = check.integer_matrix("A", A)
     b = np.asarray(b)
     if b.shape != (A.shape[0],):
         raise InvariantError(f"right-hand side has shape {b.shape}, expected ({A.shape[0]},)")
-    b = as_integer_matrix(b[:, None], "b")[:, 0]
+    b = check.integer_matrix("b", b[:, None])[:, 0]
     diag, rank, U, V = _smith(A)
     c = U.dot(np.array([int(v) for v in b], dtype=object))
     y = np.zeros(A.shape[1], dtype=object)
@@ -413,11 +377,6 @@ def integer_solution(A, b) -> np.ndarray:
     x = V.dot(y).astype(np.int64)
     assert np.all(A @ x == b)
     return x
-
-
-#: Largest count magnitude :func:`check_release` accepts, and that a table's counts and invariants may have:
-#: every integer up to it is exact in a float.
-COUNT_LIMIT = 2**53
 
 
 def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
@@ -473,14 +432,14 @@ def check_release(release, A, invariants, what: str = "release") -> np.ndarray:
     if not np.issubdtype(r.dtype, np.integer):
         if not np.all(np.isfinite(r)) or np.any(np.rint(r) != r):
             raise InvariantError(f"{what} is not integer-valued")
-    A = as_integer_matrix(A)
+    A = check.integer_matrix("A", A)
     raw = np.asarray(invariants)
     if raw.dtype.kind not in "iuf" or not np.all(np.isfinite(raw)) or np.any(np.rint(raw) != raw):
         raise InvariantError(f"{what}: the invariants must be integers (counts), got {raw.tolist()!r}")
     # beyond 2**53 a float is no longer an exact integer and int64 casts or A·x can wrap around,
     # which once let a wrapped release "match" a wrapped target
     for name, values in (("release", r), ("invariants", raw)):
-        if values.size and np.abs(values.astype(float)).max() > COUNT_LIMIT:
+        if values.size and np.abs(values.astype(float)).max() > check.COUNT_LIMIT:
             raise InvariantError(f"{what}: {name} too large to check exactly (beyond ±2**53)")
     r, target = r.astype(np.int64), raw.astype(np.int64)
     if r.size and float(np.abs(r).max()) * float(np.abs(A).sum(axis=1).max()) > 2.0**62:

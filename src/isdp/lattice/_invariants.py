@@ -1,8 +1,7 @@
 """The structure of a set of invariants A (rows × cells, integer coefficients) that the samplers rely on.
 
-Its canonical sparse form (:func:`as_sparse`), its row values A x computed exactly (:func:`row_values`), a set of
-independent rows (:func:`independent_rows`), the rows the others imply (:func:`implied_by_partition`) and the
-independent blocks each sampler draws on its own (:func:`blocks`; docs/release.md, "Scale").
+The rows the others imply (:func:`implied_by_partition`) and the independent blocks each sampler draws on its own
+(:func:`blocks`; docs/release.md, "Scale"), read from A's canonical sparse form (:func:`isdp._sparse.as_sparse`).
 """
 
 from __future__ import annotations
@@ -10,124 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .. import _validate as check
-from ..errors import InvariantError
-
-
-def as_sparse(A) -> sparse.csr_array:
-    """Return a constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros).
-
-    Canonical: duplicate entries summed, explicit zeros removed, column indices sorted within
-    each row, so two equal matrices have equal ``indptr``, ``indices`` and ``data``.
-
-    Parameters
-    ----------
-    A : array_like or scipy.sparse array or matrix
-        The invariants, rows × cells (integer coefficients).
-
-    Returns
-    -------
-    scipy.sparse.csr_array
-        ``A`` with dtype int64, in canonical form.
-
-    Raises
-    ------
-    isdp.errors.InvariantError
-        An entry that is not an integer within int64 (1.5 is refused, not cast to 1), a bool matrix, or a
-        dense ``A`` that is not a non-empty 2-D matrix (:func:`isdp.lattice.as_integer_matrix`).
-
-    Examples
-    --------
-    >>> from isdp.lattice import as_sparse
-    >>> A = as_sparse([[1, 0, 2], [0, 0, 0]])
-    >>> A.shape, A.nnz, A.dtype.name
-    ((2, 3), 2, 'int64')
-    >>> A.toarray().tolist()
-    [[1, 0, 2], [0, 0, 0]]
-    >>> as_sparse([[1, 1, 1.5]])
-    Traceback (most recent call last):
-    ...
-    isdp.errors.InvariantError: A must be integer-valued; entry (0, 2) is 1.5
-    """
-    A = sparse.csr_array(check.integer_matrix("A", A))  # read, never cast: 1.5 is not the invariant 1
-    A.sum_duplicates()
-    A.eliminate_zeros()
-    A.sort_indices()
-    return A
-
-
-def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
-    """Return a x exactly, in Python integers (no int64 wrap-around).
-
-    Parameters
-    ----------
-    A : scipy.sparse.csr_array
-        The invariants, canonical (:func:`as_sparse`), rows × n.
-    x : numpy.ndarray
-        An integer vector of n cells (a table, a release or a noise vector).
-
-    Returns
-    -------
-    list of int
-        One exact value per row of ``A``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.lattice import as_sparse, row_values
-    >>> A = as_sparse([[1, 1, 1, 1], [1, 1, 0, 0]])
-    >>> row_values(A, np.array([3, 5, 4, 2]))
-    [14, 8]
-    >>> row_values(as_sparse([[2**40, 2**40]]), np.array([2**40, 2**40]))  # beyond int64
-    [2417851639229258349412352]
-    """
-    x = np.asarray(x)
-    if x.dtype.kind in "fb" and x.size:  # 1.5 would be truncated by the exact loop below, True read as 1
-        x = check.integer_matrix("x", x.reshape(1, -1), error=InvariantError)[0]
-    width = int(np.diff(A.indptr).max()) if A.shape[0] else 0
-    largest = (int(np.abs(A.data).max()) if A.nnz else 0) * (int(np.abs(x).max()) if x.size else 0)
-    if x.dtype.kind in "iu" and largest * width < 2**63:  # no partial sum can wrap around: int64 is exact
-        return (A @ x.astype(np.int64)).tolist()
-    out = []
-    for i in range(A.shape[0]):
-        lo, hi = A.indptr[i], A.indptr[i + 1]
-        out.append(sum(int(c) * int(v) for c, v in zip(A.data[lo:hi], x[A.indices[lo:hi]], strict=True)))
-    return out
-
-
-def independent_rows(A: np.ndarray) -> np.ndarray:
-    """Return the positions (sorted) of a maximal set of linearly independent rows of A.
-
-    The pivots of a rank-revealing QR of Aᵀ (LAPACK, a relative tolerance of 1e-9 on R's
-    diagonal): any maximal set gives the same Λ(A), and the sampler checks every row exactly.
-
-    Parameters
-    ----------
-    A : numpy.ndarray
-        The invariants, dense, rows × cells.
-
-    Returns
-    -------
-    numpy.ndarray
-        The positions of the rows kept, int64, ascending; as many as the rank of ``A``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.lattice import independent_rows
-    >>> independent_rows(np.array([[1, 1, 1], [2, 2, 2], [0, 0, 1]])).tolist()
-    [1, 2]
-    """
-    from scipy.linalg import qr  # deferred: scipy.linalg costs 0.1 s at import, which isdp.lattice need not pay
-
-    if np.size(A) == 0:  # no rows, or rows over no cells: rank 0
-        return np.zeros(0, dtype=np.int64)
-    A = check.integer_matrix("A", A)  # NaN or 1.5 is no invariant: refused by name, not by LAPACK
-    R, pivots = qr(np.asarray(A, dtype=float).T, mode="r", pivoting=True)
-    diag = np.abs(np.diag(R))
-    rank = int(np.sum(diag > 1e-9 * max(diag[0], 1.0))) if diag.size else 0
-    return np.sort(pivots[:rank]).astype(np.int64)
-
+from .._sparse import as_sparse
 
 #: at most this many non-zeros are searched by the loop below; more by :mod:`isdp.lattice._compiled_partition`
 _PYTHON_ENTRIES = 4096

@@ -147,7 +147,7 @@ def generalized_laplace(epsilon: float, norm: str = "l1") -> Target:
     whose probabilities differ by at most a factor exp(ε‖x − x'‖). One person added, removed or
     moved changes a table by ‖x − x'‖₁ ≤ 2 (‖x − x'‖₂ ≤ √2), so the loss per person is at most
     2ε for ℓ1 (√2·ε for ℓ2). Without invariants the ℓ1 target is i.i.d. double geometric noise
-    DG(ε) per cell (:func:`isdp.mcmc.dg_pmf`); with them it is that noise conditioned on A u = 0.
+    DG(ε) per cell (:class:`isdp.mcmc.DoubleGeometric`); with them it is that noise conditioned on A u = 0.
 
     Examples
     --------

@@ -15,9 +15,9 @@ Examples
 
 from ._augmented import augmented_meeting_times, augmented_sample
 from ._coupling import meeting_times
-from ._double_geometric import dg_cdf, dg_logpmf, dg_pmf, dg_rvs, dg_variance, maximal_coupling_rvs
+from ._double_geometric import DoubleGeometric
 from ._heat_bath import heat_bath_meeting_times, heat_bath_sweeps
-from ._meeting_times import MeetingTimes, convergence_iteration, tv_bound_terms, tv_upper_bound
+from ._meeting_times import MeetingTimes
 from ._mis import MISResult, mis_sample
 from ._mis_coupling import mis_exact_sample, mis_meeting_times
 from ._samplers import SamplerResult, sample, tune_proposal
@@ -25,15 +25,9 @@ from ._samplers import SamplerResult, sample, tune_proposal
 __all__ = [
     "augmented_meeting_times",
     "augmented_sample",
-    "convergence_iteration",
-    "dg_cdf",
-    "dg_logpmf",
-    "dg_pmf",
-    "dg_rvs",
-    "dg_variance",
+    "DoubleGeometric",
     "heat_bath_meeting_times",
     "heat_bath_sweeps",
-    "maximal_coupling_rvs",
     "meeting_times",
     "MeetingTimes",
     "mis_exact_sample",
@@ -43,6 +37,4 @@ __all__ = [
     "sample",
     "SamplerResult",
     "tune_proposal",
-    "tv_bound_terms",
-    "tv_upper_bound",
 ]

@@ -10,7 +10,7 @@ both accept/reject steps. Once the chains meet they move identically. The meetin
 
     d_TV(π_t, π) ≤ E[max(0, ⌈(τ - L - t) / L⌉)],
 
-estimated by averaging over independent coupled pairs (:func:`isdp.mcmc.tv_upper_bound`);
+estimated by averaging over independent coupled pairs (:meth:`isdp.mcmc.MeetingTimes.tv_bound`);
 :mod:`isdp.convergence` turns the same pairs into a 95 % upper confidence bound.
 """
 
@@ -168,7 +168,7 @@ def meeting_times(
     See Also
     --------
     isdp.convergence.certify : the 95 % upper confidence bound from such pairs.
-    isdp.mcmc.tv_upper_bound : the point estimate of the L-lag bound.
+    isdp.mcmc.MeetingTimes.tv_bound : the point estimate of the L-lag bound.
 
     Notes
     -----

@@ -4,7 +4,8 @@ And the point estimate of the L-lag bound on d_TV they give (Biswas, Jacob & Van
 
 :class:`MeetingTimes` is the record of :func:`isdp.mcmc.meeting_times`, :func:`isdp.mcmc.augmented_meeting_times`,
 :func:`isdp.mcmc.heat_bath_meeting_times` and :func:`isdp.mcmc.mis_meeting_times`; it sits below all of them.
-:func:`tv_upper_bound` and :func:`convergence_iteration` are the papers' estimated curve and its crossing;
+:func:`tv_upper_bound` and :func:`convergence_iteration` (read through :class:`MeetingTimes`) are the papers'
+estimated curve and its crossing;
 :mod:`isdp.convergence` turns the same pairs into a 95 % upper confidence bound.
 """
 
@@ -81,6 +82,30 @@ class MeetingTimes:
         """
         return tv_upper_bound(self.tau, self.lag, t)
 
+    def tv_bound_terms(self, t) -> np.ndarray:
+        """Return each pair's term max(0, ⌈(τ − L − t)/L⌉) of the estimated bound, at iterations ``t``.
+
+        Parameters
+        ----------
+        t : int or array_like of int
+            Non-negative iteration numbers.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape (pairs, len(t)): pairs by rows, iterations by columns; the column means are
+            :meth:`tv_bound`, their spread over pairs gives its Monte Carlo error. Needs ``lag`` ≥ 1.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from isdp.mcmc import MeetingTimes
+        >>> mt = MeetingTimes(tau=np.array([3, 5, 8]), met=np.array([True, True, True]), lag=2, seconds=0.0)
+        >>> mt.tv_bound_terms([0, 1, 3, 6]).tolist()
+        [[1, 0, 0, 0], [2, 1, 0, 0], [3, 3, 2, 0]]
+        """
+        return tv_bound_terms(self.tau, self.lag, t)
+
     def convergence_iteration(self, threshold: float = 0.01) -> int:
         """First iteration t at which the estimated bound is below ``threshold``.
 
@@ -138,7 +163,7 @@ def tv_upper_bound(tau, lag: int, t) -> np.ndarray:
 
     Examples
     --------
-    >>> from isdp.mcmc import tv_upper_bound
+    >>> from isdp.mcmc._meeting_times import tv_upper_bound
     >>> tv_upper_bound([3, 5, 8], 2, [0, 1, 3, 6]).round(3).tolist()
     [2.0, 1.333, 0.667, 0.0]
     """
@@ -172,7 +197,7 @@ def tv_bound_terms(tau, lag: int, t) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from isdp.mcmc import tv_bound_terms
+    >>> from isdp.mcmc._meeting_times import tv_bound_terms
     >>> terms = tv_bound_terms([3, 5, 8], 2, [0, 1, 3, 6])
     >>> terms.tolist()
     [[1, 0, 0, 0], [2, 1, 0, 0], [3, 3, 2, 0]]
@@ -227,7 +252,7 @@ def convergence_iteration(tau, lag: int, threshold: float = 0.01) -> int:
 
     Examples
     --------
-    >>> from isdp.mcmc import convergence_iteration
+    >>> from isdp.mcmc._meeting_times import convergence_iteration
     >>> convergence_iteration([3, 5, 8], 2, threshold=0.5)
     4
     >>> convergence_iteration([3, 5, 8], 2)

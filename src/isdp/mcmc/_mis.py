@@ -41,7 +41,6 @@ from .. import _validate as check
 from .._rng import dg_draw, dg_table, seed_states, uniform_pos
 from .._runner import check_dg_eps, over_streams, run_chunked
 from ..errors import InvariantError
-from ..lattice import as_integer_matrix
 from ._kernels import copy_into
 
 log = logging.getLogger(__name__)
@@ -361,7 +360,7 @@ class _Problem:
 
 
 def _problem(A, a, center, B, b, *, epsilon, proposal_eps, index_set, n_chains, init, allow_nonunimodular) -> _Problem:
-    A = as_integer_matrix(A)
+    A = check.integer_matrix("A", A)
     m, d = A.shape
     if m >= d:
         raise InvariantError(f"A has {m} rows and {d} columns; the MIS needs m < d")

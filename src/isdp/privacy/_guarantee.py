@@ -16,7 +16,7 @@ privacy, for k = 2. Which of these changes the invariants can absorb is decided 
 **Several tables.** Tables released together count the same persons, each person in at most one
 cell of each table, so one person changes T tables by at most 2T in ℓ1 and √(2T) in ℓ2, where T
 counts the tables whose cells enter the mechanism's norm (a table the invariants determine from
-the others is derived from them: :func:`isdp.exact.norm_tables`).
+the others is derived from them: :meth:`isdp.exact.IntegerL1Sampler.norm_tables`).
 
 **Calibration.** The user states the guarantee needed per person (ε, and δ where the route has
 one); the mechanism's own parameter follows from it: ε per unit ℓ1 distance = ε/(2T), per unit
@@ -33,7 +33,7 @@ from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 from typing import Literal, overload
 
-from ..exact import SIGMA_GRID, calibrate_sigma, profile_epsilon
+from ._gaussian_profile import SIGMA_GRID, calibrate_sigma, profile_epsilon
 from ._neighbours import TWO_PERSON_SHIFT, Neighbours, SmallestChange
 
 #: ℓ1 distance of one person's change to a table: 2 for a move between cells (one cell down by one,
@@ -68,7 +68,7 @@ def unit_epsilon(epsilon_person: Fraction, norm: str, n_tables: int = 1) -> Frac
         The generalized Laplace's norm.
     n_tables : int, default 1
         T, the tables released together whose cells enter the norm (tables the invariants
-        determine from the others do not: :func:`isdp.exact.norm_tables`).
+        determine from the others do not: :meth:`isdp.exact.IntegerL1Sampler.norm_tables`).
 
     Returns
     -------
@@ -114,7 +114,7 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
     """Return the generalized Gaussian's σ that meets (ε, δ) per person.
 
     The smallest σ on a 10⁻⁶ grid whose exact privacy profile on the lattice meets
-    (``epsilon_person``, ``delta``) for one person's change (:func:`isdp.exact.calibrate_sigma`), stepped
+    (``epsilon_person``, ``delta``) for one person's change (:func:`._gaussian_profile.calibrate_sigma`), stepped
     up where needed so that the ε the statement states for it (:meth:`Guarantee.at`) is at most
     ``epsilon_person``: the release's own check can never find it weaker than the request.
 
@@ -136,7 +136,7 @@ def gaussian_sigma(epsilon_person: float, delta: float, n_tables: int = 1) -> Fr
     See Also
     --------
     Guarantee.at : The ε, δ and zCDP ρ of a σ for a group of persons.
-    isdp.exact.profile_delta : The profile the σ is calibrated on.
+    isdp.privacy._gaussian_profile.profile_delta : The profile the σ is calibrated on.
 
     Notes
     -----
@@ -253,7 +253,7 @@ class Guarantee:
         of :meth:`sentence` depends on it).
     two_person_shift : int, default 8
         The Gaussian's largest squared ℓ2 distance of a two-person change per table that keeps the
-        invariants (:meth:`Neighbours.two_person_shift`: 4 under counting invariants no single person's change
+        invariants (:func:`two_person_shift`: 4 under counting invariants no single person's change
         keeps, such as both margins).
 
     Raises
@@ -271,7 +271,7 @@ class Guarantee:
     ε for k persons is ``unit`` times that distance (ISDP Thm 10; group privacy). The Gaussian's
     change of k persons has squared ℓ2 norm at most S_k (2T per person, ``two_person_shift``·T for
     two persons): its ρ is S_k/2σ², and its ε the smallest whose exact privacy profile
-    (:func:`isdp.exact.profile_epsilon`) is at most ``delta_conversion``. A chain within
+    (:func:`isdp.privacy._gaussian_profile.profile_epsilon`) is at most ``delta_conversion``. A chain within
     total variation η of the exact mechanism adds (1 + e^ε)·η to δ (docs/method.md §11, "From a TV bound to δ").
 
     Examples

@@ -13,8 +13,8 @@ import math
 import numpy as np
 
 from ..errors import UncertifiableError
-from ..exact import PILOT_PROPOSALS, ExactSampler, IntegerL1Sampler, lattice_block
-from ..mcmc import dg_variance
+from ..exact import ExactSampler, IntegerL1Sampler, lattice_block
+from ..mcmc import DoubleGeometric
 from ..privacy import check_uncertainty
 from ._request import Request
 
@@ -121,7 +121,7 @@ def _exact_refusal(req: Request, unit, log_acceptance: float, block: IntegerL1Sa
             "more time, the same law)"
         )
     if req.norm == "l1":
-        ratio = block.variances(unit).max() / dg_variance(float(unit))
+        ratio = block.variances(unit).max() / DoubleGeometric(float(unit)).variance()
         options.append(
             f"--free-cells (exact, the same epsilon per person, in linear time; its noise is not spread "
             f"evenly: a solved cell's variance is up to {ratio:,.0f} times a free cell's here)"
@@ -145,7 +145,7 @@ def _exact_refusal(req: Request, unit, log_acceptance: float, block: IntegerL1Sa
     ]
     return (
         f"the exact sampler would need {need} proposals for one draw of a block of {block.A.shape[1]:,} cells "
-        f"(estimated from {PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, never of the "
-        f"counts), beyond --max-attempts {req.max_attempts:,}: nothing is released. What would work: "
+        f"(estimated from {IntegerL1Sampler.PILOT_PROPOSALS:,} proposals: a function of the invariants and epsilon, "
+        f"never of the counts), beyond --max-attempts {req.max_attempts:,}: nothing is released. What would work: "
         + "; ".join(options)
     )

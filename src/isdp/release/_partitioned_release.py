@@ -43,11 +43,13 @@ from scipy import sparse
 
 from .._parquet_files import DATASET_FILE, is_dataset, write_parquet
 from .._rng import text_seed
+from .._sparse import as_sparse, row_values
+from .._validate import COUNT_LIMIT
 from ..errors import InfeasibleError, InputError, NotPartitionable, UsageError
 from ..exact import seeded_source, system_source
 from ..files import atomic_write
-from ..lattice import COUNT_LIMIT, as_sparse, implied_by_partition, row_values
-from ..privacy import UNCERTAINTY_COLUMNS, Neighbours, uncertainty_record
+from ..lattice import implied_by_partition
+from ..privacy import UNCERTAINTY_COLUMNS, Neighbours, join_draws, uncertainty_record
 from ..tables import PartitionLayout, Table, constraint_matrix
 from ._files import audit_record, input_clash, json_writer, output_path, write_files
 from ._plan import Plan, calibrate
@@ -482,7 +484,10 @@ def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartRe
         cells=layout.cells,
     )
     if req.uncertainty is not None:
-        statement["uncertainty"] = uncertainty_record(req.uncertainty, *(r.draws for r in results))
+        draws = (0, 0)
+        for r in results:
+            draws = join_draws(draws, r.draws)
+        statement["uncertainty"] = uncertainty_record(req.uncertainty, draws)
     return statement
 
 

@@ -20,15 +20,19 @@ from typing import ClassVar
 import numpy as np
 from scipy import sparse
 
+from .._sparse import as_sparse
+from .._validate import MAX_SHIFT
 from ..errors import InfeasibleError, UncertifiableError, UsageError
-from ..exact import MAX_SHIFT, ExactSampler, norm_tables
-from ..lattice import as_sparse, generalized_gaussian, generalized_laplace
+from ..exact import ExactSampler, IntegerL1Sampler
+from ..lattice import generalized_gaussian, generalized_laplace
 from ..privacy import (
+    TWO_PERSON_SHIFT,
     UNCERTAINTY_COLUMNS,
     Guarantee,
     Neighbours,
     cell_uncertainty,
     gaussian_sigma,
+    two_person_shift,
     uncertainty_record,
     unit_epsilon,
 )
@@ -76,7 +80,7 @@ class Plan:
         is forecast: the free-cell and ℓ2 routes; ``inf`` beyond e^700).
     tables_in_norm : tuple of bool, default (True,)
         Per table released: whether it enters the mechanism's norm
-        (:func:`isdp.exact.norm_tables`; False for a table derived from the others).
+        (:meth:`isdp.exact.IntegerL1Sampler.norm_tables`; False for a table derived from the others).
     cell_labels : tuple of str or Sequence of str, default ()
         The label of each cell, a column of ``A`` (:meth:`of`; empty from :meth:`make`; made when
         read for a table whose keys are held a column at a time).
@@ -207,16 +211,20 @@ class Plan:
             and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]
         ):
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
-        tables_in_norm = norm_tables(A, groups) if groups is not None and len(groups) > 1 else np.ones(1, dtype=bool)
+        tables_in_norm = (
+            IntegerL1Sampler.norm_tables(A, groups)
+            if groups is not None and len(groups) > 1
+            else np.ones(1, dtype=bool)
+        )
         derived = np.zeros(A.shape[1], dtype=bool)
         for k in np.flatnonzero(~tables_in_norm):
             derived[groups[k]] = True
         n_in_norm = int(tables_in_norm.sum())
-        if req.norm == "gaussian" and n_in_norm * Neighbours.TWO_PERSON_SHIFT > MAX_SHIFT:
+        if req.norm == "gaussian" and n_in_norm * TWO_PERSON_SHIFT > MAX_SHIFT:
             raise UsageError(
                 f"--norm gaussian: {n_in_norm} tables enter the norm, and the exact privacy profile "
-                f"serves at most {MAX_SHIFT // Neighbours.TWO_PERSON_SHIFT} (two persons' change has ‖v‖² up to "
-                f"{Neighbours.TWO_PERSON_SHIFT} in each, {MAX_SHIFT} in all): release them in groups, or with "
+                f"serves at most {MAX_SHIFT // TWO_PERSON_SHIFT} (two persons' change has ‖v‖² up to "
+                f"{TWO_PERSON_SHIFT} in each, {MAX_SHIFT} in all): release them in groups, or with "
                 "--norm l1"
             )
         unit = calibrate(req, n_in_norm)
@@ -353,7 +361,7 @@ class Plan:
             confidence,
             n_tables=sum(self.tables_in_norm),
             released=len(self.tables_in_norm),
-            two_person_shift=self.neighbours.two_person_shift(self.A),
+            two_person_shift=two_person_shift(self.A, self.neighbours),
         )
 
     def eta_target(self) -> float:
@@ -381,15 +389,13 @@ class Plan:
         isdp.errors.UncertifiableError
             When more than 100,000 pairs, or more than ``req.pairs``, would be needed.
         """
-        from ..convergence import (  # deferred: isdp.convergence loads pandas, which only a chain needs
-            LEVEL,
-            pairs_needed,
-        )
+        from ..convergence import Certificate  # deferred: isdp.convergence loads pandas, which only a chain needs
 
         eta, req = self.eta_target(), self.req
-        needed = pairs_needed(eta)
+        needed = Certificate.pairs_needed(eta)
         if needed > MAX_PAIRS:
-            floor = (1 + math.exp(self.guarantee().at(1)["epsilon"])) * (1 - (1 - LEVEL) ** (1 / MAX_PAIRS))
+            level = Certificate.LEVEL
+            floor = (1 + math.exp(self.guarantee().at(1)["epsilon"])) * (1 - (1 - level) ** (1 / MAX_PAIRS))
             raise UncertifiableError(
                 f"--delta {req.delta:g} needs the chain within TV {eta:.3g} of the exact "
                 f"mechanism, which {needed:,} coupled pairs would be needed to certify at 95 % "
@@ -548,9 +554,9 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
             "tv_target": plan.eta_target(),
             "certificate": "computed at run time from the invariants and fresh random numbers",
         }
-        from ..convergence import LEVEL  # deferred: isdp.convergence loads pandas
+        from ..convergence import Certificate  # deferred: isdp.convergence loads pandas
 
-        g = plan.guarantee(plan.eta_target(), LEVEL)
+        g = plan.guarantee(plan.eta_target(), Certificate.LEVEL)
     statement = privacy_statement(plan, g, route, None)
     if req.uncertainty is not None:  # the intervals' offsets come from the mechanism alone: stated as the run would
         got = cell_uncertainty(plan.exact, plan.A.shape[1], req, plan.unit, req.uncertainty)

@@ -15,9 +15,9 @@ process or on Dask). The pieces it runs live where their idea does:
   :func:`~isdp.tables.load_table`) in :mod:`isdp.tables`;
 - the invariants A (:func:`~isdp.tables.constraint_matrix`, :func:`~isdp.lattice.blocks`)
   in :mod:`isdp.tables` and :mod:`isdp.lattice`;
-- the exact sampler (:class:`~isdp.exact.ExactSampler`, :func:`~isdp.exact.norm_tables`)
+- the exact sampler (:class:`~isdp.exact.ExactSampler`, :meth:`~isdp.exact.IntegerL1Sampler.norm_tables`)
   in :mod:`isdp.exact`;
-- the chain's certificate (:func:`~isdp.convergence.certify_chain`, a
+- the chain's certificate (:func:`~isdp.release._chain.certify_chain`, a
   :class:`~isdp.convergence.Certificate`) in :mod:`isdp.convergence`;
 - the refusals (:class:`~isdp.errors.ReleaseError` and its kinds, each with an exit status) in
   :mod:`isdp.errors`.
@@ -37,14 +37,14 @@ The user states the guarantee needed per person (ε, and δ where the route has 
   variances (stated).
 - **certified chain** (ℓ2, or ℓ1 and the Gaussian when asked with ``allow_chain``): the compiled
   Gibbs-within-Metropolis sampler run for t iterations from u = 0, t from coupled pairs started
-  like the chain (:func:`~isdp.convergence.certify_chain`: t is where the 95 % upper confidence
+  like the chain (:func:`~isdp.release._chain.certify_chain`: t is where the 95 % upper confidence
   bound on the TV bound reaches the target); the release is within total variation η of the
   exact mechanism, which turns ε into (ε, δ) with δ = (1 + e^ε)η. Its random numbers are not
   cryptographic, so it is refused for publication (study runs only, seeded).
 
 Several tables of the same persons (:class:`~isdp.tables.TableSet`) are one vector under their
 invariants and the ties between them; a table the others determine is derived (outside the norm,
-:func:`~isdp.exact.norm_tables`), and ε per person counts every table in the norm
+:meth:`~isdp.exact.IntegerL1Sampler.norm_tables`), and ε per person counts every table in the norm
 (docs/method.md §11).
 
 With ``nonnegative`` the release is post-processed onto the non-negative tables with the same
@@ -72,12 +72,14 @@ import numpy as np
 from scipy import sparse
 
 from .._parquet_files import table_files
+from .._sparse import row_values
+from .._validate import COUNT_LIMIT
 from ..errors import InfeasibleError, InputError, InvariantError, UncertifiableError
 from ..exact import seeded_source, system_source
 from ..files import file_sha256
-from ..lattice import COUNT_LIMIT, IntegerLattice, blocks, row_values, with_mixing_basis
+from ..lattice import IntegerLattice, blocks, with_mixing_basis
 from ..mcmc import sample
-from ..privacy import Guarantee, cell_uncertainty, uncertainty_record
+from ..privacy import Guarantee, cell_uncertainty, uncertainty_columns, uncertainty_record
 from ..tables import Table, TableSet
 from ._plan import Plan
 from ._request import Request
@@ -182,7 +184,7 @@ class Release:
         sampler's attempts, the route, the run time.
     uncertainty : dict or None, default None
         With ``Request.uncertainty``, the columns added to the released table, each of shape (n,)
-        (:data:`isdp.privacy.UNCERTAINTY_COLUMNS`); else None.
+        (:func:`isdp.privacy.uncertainty_columns`); else None.
 
     Examples
     --------
@@ -277,7 +279,7 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
 
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.lattice import row_values
+    >>> from isdp._sparse import row_values
     >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Request, make_release
     >>> from isdp.tables import load_table
@@ -402,8 +404,8 @@ def release_cells(
         One label per row of ``A``.
     req : Request
         The request.
-    rng : isdp.exact.IntegerSource
-        The source of the draw (operating-system entropy, or seeded).
+    rng : object
+        The source of the draw (:func:`isdp.exact.system_source`, or :func:`isdp.exact.seeded_source`).
     progress : bool, default False
         Show the exact sampler's blocks or the certificate's stages on stderr.
     part : bool, default False
@@ -468,7 +470,7 @@ def release_cells(
         if noise is None and not req.allow_chain:
             raise UncertifiableError(no_acceptance(req))
     if noise is None:
-        from ..convergence import LEVEL  # deferred: isdp.convergence loads pandas, which only a chain needs
+        from ..convergence import Certificate  # deferred: isdp.convergence loads pandas, which only a chain needs
 
         noise, lattice, certificate, proposal_eps = _chain_noise(plan, rng, progress)
         audit["certificate_seconds"] = round(certificate.seconds, 3)
@@ -480,12 +482,12 @@ def release_cells(
     if certificate is None:
         guarantee = plan.guarantee()
     else:  # the chain is within TV η of the exact mechanism: η the certificate's bound at its run length
-        guarantee = plan.guarantee(float(certificate.bound(certificate.burn_in(floor=1))[0]), LEVEL)
+        guarantee = plan.guarantee(float(certificate.bound(certificate.burn_in(floor=1))[0]), Certificate.LEVEL)
     plan.check_not_weaker(guarantee)
-    columns, got = None, {"draws": (0, 0)}
+    columns, draws = None, (0, 0)
     if req.uncertainty is not None:
         got = cell_uncertainty(plan.exact, len(x), req, plan.unit, req.uncertainty)
-        columns = {"noise_sd": got["sd"], "lower": values - got["high"], "upper": values - got["low"]}
+        columns, draws = uncertainty_columns(values, got), got["draws"]
     return Drawn(
         plan,
         values,
@@ -497,7 +499,7 @@ def release_cells(
         certificate,
         proposal_eps,
         columns,
-        got["draws"],
+        draws,
     )
 
 
@@ -506,7 +508,7 @@ def _chain_noise(plan: Plan, rng, progress: bool):
 
     Its lattice, certificate and proposal ε (the ℓ2 route, or ``allow_chain``).
     """
-    from ..convergence import certify_chain  # deferred: isdp.convergence loads pandas, which only a chain needs
+    from ._chain import certify_chain  # deferred: isdp.convergence loads pandas, which only a chain needs
 
     try:
         # the chain runs on the basis chosen for mixing (isdp.lattice): the same lattice, a chain

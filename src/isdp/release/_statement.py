@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import __version__
 from ..exact import LatticeBlock
-from ..mcmc import dg_variance
+from ..mcmc import DoubleGeometric
 
 if TYPE_CHECKING:
     from ..convergence import Certificate
@@ -204,7 +204,7 @@ def exact_route(req, unit, tables_in_norm, pieces: ExactPieces) -> dict:
             ),
             "solved_cells": pieces.solved,
             "noise_variance": {
-                "free_cell": dg_variance(float(unit)),
+                "free_cell": DoubleGeometric(float(unit)).variance(),
                 "solved_cells": dict(zip(pieces.solved, pieces.variances, strict=True)),
             },
         }
@@ -339,7 +339,7 @@ def privacy_statement(
     >>> import tempfile
     >>> from pathlib import Path
     >>> import numpy as np
-    >>> from isdp.lattice import row_values
+    >>> from isdp._sparse import row_values
     >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Plan, Request
     >>> from isdp.release._statement import privacy_statement, route_record

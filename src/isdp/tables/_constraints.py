@@ -21,8 +21,8 @@ from typing import TypeVar
 import numpy as np
 from scipy import sparse
 
+from .._sparse import as_sparse, row_values
 from ..errors import InfeasibleError, InputError, UsageError
-from ..lattice import as_sparse, row_values
 from ._entries import _integer
 from ._key_columns import KeyColumns
 from ._tables import Table, TableSet
@@ -354,7 +354,7 @@ def constraint_matrix(
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.lattice import row_values
+    >>> from isdp._sparse import row_values
     >>> from isdp.tables import constraint_matrix
     >>> from isdp.tables import TableSet, load_table
     >>> with tempfile.TemporaryDirectory() as tmp:

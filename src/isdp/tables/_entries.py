@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .._validate import COUNT_LIMIT
 from ..errors import InvariantError
-from ..lattice import COUNT_LIMIT
 
 #: a count as a table or a constraint file writes it: ASCII digits with an optional sign (``int``
 #: would also take ``1_0``, non-ASCII digits such as Arabic-Indic ``٤`` and surrounding spaces)

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import COUNT_LIMIT
 from ..errors import InvariantError, UsageError
-from ..lattice import COUNT_LIMIT
 from ._entries import _WHOLE, _count
 from ._labels import _count_like, _distinct, _is_margin, _labelled_lines, _seen_as
 

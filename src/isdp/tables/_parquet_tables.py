@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from .._parquet_files import plain_schema, table_files
+from .._validate import COUNT_LIMIT
 from ..errors import InvariantError
-from ..lattice import COUNT_LIMIT
 from ._key_columns import KeyColumns
 from ._labels import _MARGIN_RE, _count_like  # the margin pattern reads the same in RE2 on ASCII
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from .._parquet_files import is_parquet
+from .._validate import COUNT_LIMIT
 from ..errors import InputError, InvariantError, UsageError
-from ..lattice import COUNT_LIMIT
 from ._entries import _DECIMAL
 from ._key_columns import CellLabels, KeyColumns
 from ._labels import _count_like, _is_margin, _labelled_lines, _seen_as, table_path

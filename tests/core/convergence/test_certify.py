@@ -2,9 +2,9 @@
 against the exact total-variation distance of the chain started from the same law, the start law, the MIS, and
 the lag search.
 
-Exact TV: the sweep transition matrix on a box of lattice coordinates (isdp.exact.exact_tv_curve), which
-drops the mass of moves leaving the box; its tv_upper adds that dropped mass and π's mass outside
-the box, so it is an upper bound on the true TV (here the two differ by < 1e-5).
+Exact TV: the sweep transition matrix on a box of lattice coordinates (the paper layer's
+isdp_papers.lattice_study.exact_tv.exact_tv_curve), which drops the mass of moves leaving the box; its tv_upper adds
+that dropped mass and π's mass outside the box, so it is an upper bound on the true TV (here the two differ by < 1e-5).
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import functools
 import numpy as np
 import pytest
 from conftest import ALPHA, Z_TOL, chisquare_gof, rows_to_categories
+from isdp_papers.lattice_study.exact_tv import exact_tv_curve
 from scipy import stats
 
 from isdp.convergence import certify, certify_mis
 from isdp.convergence._certificate import pairs_needed
 from isdp.convergence._certify import certify_searching_lag
 from isdp.errors import CertificationError
-from isdp.exact import exact_tv_curve, sample_sum_constraint_l1
+from isdp.exact import sample_sum_constraint_l1
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint, table_margins, with_mixing_basis
 from isdp.mcmc import mis_exact_sample, mis_meeting_times, mis_sample
 
@@ -216,7 +217,7 @@ def _mis_exact_law():
     """(S*, π on it, the MIS kernel K): S* is finite (non-negativity), so all are enumerated exactly."""
     from itertools import product
 
-    from isdp.mcmc import dg_pmf
+    from isdp.mcmc import DoubleGeometric
 
     a = MIS_A @ MIS_X
     states = []
@@ -228,7 +229,8 @@ def _mis_exact_law():
     S = np.array(states)
     dev = np.abs(S - MIS_X)
     log_p = -MIS_ARGS["epsilon"] * dev.sum(axis=1)
-    q = dg_pmf(dev[:, 0], MIS_ARGS["proposal_eps"]) * dg_pmf(dev[:, 1], MIS_ARGS["proposal_eps"])
+    proposal = DoubleGeometric(MIS_ARGS["proposal_eps"])
+    q = proposal.pmf(dev[:, 0]) * proposal.pmf(dev[:, 1])
     log_w = log_p - np.log(q)
     K = q[None, :] * np.minimum(1.0, np.exp(log_w[None, :] - log_w[:, None]))
     np.fill_diagonal(K, 0.0)

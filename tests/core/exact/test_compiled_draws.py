@@ -14,9 +14,10 @@ from scipy import stats
 
 import isdp.exact._compiled_draws as compiled_draws
 from isdp.errors import ArgumentError
-from isdp.exact import WordSource, compiled_double_geometric, seeded_source, system_source
+from isdp.exact import compiled_double_geometric, seeded_source, system_source
+from isdp.exact._compiled_draws import WordSource
 from isdp.exact._exact_draws import double_geometric
-from isdp.mcmc import dg_pmf
+from isdp.mcmc import DoubleGeometric
 
 
 @pytest.mark.parametrize("eps", [Fraction(1), Fraction(1, 3), Fraction(7, 5), Fraction(5, 2), Fraction(1, 1000)])
@@ -41,9 +42,9 @@ def test_the_word_comparison_can_fail():
 def test_the_law_is_the_double_geometric(eps):
     draws = compiled_double_geometric(eps, 200_000, seeded_source(3))
     support = np.arange(-80, 81)
-    assert chisquare_gof_integers(draws, support, dg_pmf(support, float(eps))) > ALPHA
+    assert chisquare_gof_integers(draws, support, DoubleGeometric(float(eps)).pmf(support)) > ALPHA
     # the test can fail: the law at a tenth more ε is refused on the same draws
-    assert chisquare_gof_integers(draws, support, dg_pmf(support, 1.1 * float(eps))) < ALPHA
+    assert chisquare_gof_integers(draws, support, DoubleGeometric(1.1 * float(eps)).pmf(support)) < ALPHA
 
 
 def test_publication_draws_come_from_the_operating_system():

@@ -12,7 +12,8 @@ import pytest
 from conftest import ALPHA, ByteStream, chisquare_gof, rows_to_categories
 
 import isdp.exact._compiled_klein as compiled_klein
-from isdp.exact import LatticeBlock, WordSource
+from isdp.exact import LatticeBlock
+from isdp.exact._compiled_draws import WordSource
 
 SHAPES = [("total", (1, 5)), ("margins", (3, 4))]
 

@@ -10,7 +10,8 @@ import pytest
 from conftest import ALPHA, ByteStream, chisquare_gof, rows_to_categories
 
 import isdp.exact._compiled_l1 as compiled_l1
-from isdp.exact import IntegerL1Sampler, WordSource, seeded_source
+from isdp.exact import IntegerL1Sampler, seeded_source
+from isdp.exact._compiled_draws import WordSource
 from isdp.lattice import table_margins
 
 TOTAL = np.array([[1, 1, 1, 1]])

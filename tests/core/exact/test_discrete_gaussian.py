@@ -14,7 +14,8 @@ from scipy import stats
 
 import isdp.exact._discrete_gaussian as dg
 from isdp.errors import ArgumentError
-from isdp.exact import WordSource, discrete_gaussian
+from isdp.exact import discrete_gaussian
+from isdp.exact._compiled_draws import WordSource
 
 
 @pytest.mark.parametrize("gamma", [Fraction(0), Fraction(1, 3), Fraction(5, 2), Fraction(40)])

@@ -10,8 +10,9 @@ import pytest
 from conftest import ALPHA, Z_TOL, ByteStream, chisquare_gof_integers
 from scipy import stats
 
+from isdp._validate import positive
 from isdp.errors import ArgumentError
-from isdp.exact import as_fraction, double_geometric_array, seeded_source, system_source
+from isdp.exact import double_geometric_array, seeded_source, system_source
 from isdp.exact._exact_draws import bernoulli_exp, double_geometric
 
 
@@ -38,7 +39,7 @@ def test_one_double_geometric_at_a_time_follows_the_dg_law(source):
 @pytest.mark.parametrize("eps", ["0.5", "24/125", "3"])
 def test_the_array_double_geometric_follows_the_dg_law(eps):
     """The vectorised sampler of the release's exact route, from both sources, against DG(ε)."""
-    e = as_fraction(eps)
+    e = positive("value", eps)
     support = np.arange(-60, 61)
     for rng in (seeded_source(8), system_source()):
         draws = double_geometric_array(e, 20_000, rng)
@@ -82,7 +83,7 @@ def test_bernoulli_exp_refuses_what_is_not_an_integer_numerator_and_denominator(
 def test_bernoulli_exp_takes_any_integers_exactly():
     """γ = 2**63/(2**63 + 1): the uniform integers below den·k exceed 2**64, which the stream's reader served
     with a negative shift."""
-    from isdp.exact import WordSource
+    from isdp.exact._compiled_draws import WordSource
 
     num, den, n = 2**63, 2**63 + 1, 20_000
     rng = WordSource(ByteStream(12))

@@ -22,17 +22,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import isdp.exact._compiled_klein as compiled_klein
+from isdp._validate import positive
 from isdp.errors import IsdpError
 from isdp.exact import (
     IntegerL1Sampler,
     LatticeBlock,
-    WordSource,
-    as_fraction,
     compiled_double_geometric,
     discrete_gaussian,
     double_geometric_array,
     seeded_source,
 )
+from isdp.exact._compiled_draws import WordSource
 from isdp.exact._exact_draws import bernoulli_exp, double_geometric
 
 LIMIT = 2**31  # the compiled kernels' bound on ε's numerator and denominator
@@ -106,7 +106,7 @@ def test_a_double_geometric_draw_is_an_integer_for_any_epsilon(eps, seed):
 
 @given(eps=EPSILONS, size=SIZES, seed=SEEDS)
 def test_the_array_sampler_gives_int64_of_its_size_for_any_epsilon_it_serves(eps, size, seed):
-    if as_fraction(eps) < Fraction(1, 2**50):  # refused: below
+    if positive("value", eps) < Fraction(1, 2**50):  # refused: below
         return
     draws = finishes(lambda: double_geometric_array(eps, size, seeded_source(seed)))
     assert draws.dtype == np.int64 and draws.shape == (size,)
@@ -141,7 +141,7 @@ def test_a_word_source_draws_below_any_bound(n, seed):
 def test_a_discrete_gaussian_draw_is_an_integer_for_any_variance_it_serves(centre, sigma2, seed):
     draw = finishes(lambda: discrete_gaussian(centre, sigma2, WordSource(seeded_source(seed))))
     assert isinstance(draw, int)
-    if as_fraction(sigma2) <= Fraction(1, 2**32):  # all the mass but exp(−4000) is on the nearest integer (or two)
+    if positive("sigma2", sigma2) <= Fraction(1, 2**32):  # all but exp(−4000) of the mass is on the nearest integer(s)
         assert abs(draw - Fraction(centre)) <= Fraction(1, 2)
 
 

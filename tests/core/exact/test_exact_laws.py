@@ -12,14 +12,14 @@ from conftest import ALPHA, chisquare_gof, chisquare_gof_integers, rows_to_categ
 
 from isdp.exact import enumerate_target, sample_sum_constraint_l1, sweep_transition_matrix
 from isdp.lattice import generalized_gaussian, generalized_laplace
-from isdp.mcmc import dg_pmf
+from isdp.mcmc import DoubleGeometric
 
 # --------------------------------------------------------------------------- enumeration
 
 
 def _dg_on_box(eps: float, radius: int) -> np.ndarray:
     ks = np.arange(-radius, radius + 1)
-    p = dg_pmf(ks, eps)
+    p = DoubleGeometric(eps).pmf(ks)
     return p / p.sum()
 
 
@@ -52,7 +52,7 @@ def test_enumerate_three_cells_matches_conditioned_iid_dg(sum3):
     radius = 30
     u, p, _ = enumerate_target(sum3, generalized_laplace(eps), radius)
     assert len(np.unique(u, axis=0)) == len(u)  # distinct lattice points
-    q = np.prod(dg_pmf(u, eps), axis=1)
+    q = np.prod(DoubleGeometric(eps).pmf(u), axis=1)
     np.testing.assert_allclose(p, q / q.sum(), rtol=1e-9, atol=1e-300)
     # radius truncation is negligible: a larger box changes nothing on the common points
     u2, p2, _ = enumerate_target(sum3, generalized_laplace(eps), radius + 10)
@@ -79,13 +79,13 @@ def test_exact_sampler_two_cells_is_dg_of_a_squared():
     draws = sample_sum_constraint_l1(2, eps, 30_000, seed=9)
     np.testing.assert_array_equal(draws[:, 0], -draws[:, 1])
     ks = np.arange(-200, 201)
-    assert chisquare_gof_integers(draws[:, 0], ks, dg_pmf(ks, 2 * eps)) > ALPHA
+    assert chisquare_gof_integers(draws[:, 0], ks, DoubleGeometric(2 * eps).pmf(ks)) > ALPHA
 
 
 def _exact_marginal(n: int, eps: float, half_width: int = 400):
     """P(u_i = k) ∝ DG(k) · DG^{*(n-1)}(-k) on Σu = 0, by direct convolution."""
     ks = np.arange(-half_width, half_width + 1)
-    base = dg_pmf(ks, eps)
+    base = DoubleGeometric(eps).pmf(ks)
     conv = base.copy()
     for _ in range(n - 2):
         conv = np.convolve(conv, base)  # support grows by 2·half_width each time
@@ -120,7 +120,7 @@ def test_exact_sampler_validates_and_is_seeded():
 def _metropolis_1d(log_pi, w, eps_prop):
     """Hand-built one-component Metropolis kernel on the points ``w`` (a 1-D lattice box)."""
     z = w[None, :] - w[:, None]
-    q = dg_pmf(z, eps_prop)
+    q = DoubleGeometric(eps_prop).pmf(z)
     acc = np.exp(np.minimum(0.0, log_pi[None, :] - log_pi[:, None]))
     K = q * acc
     np.fill_diagonal(K, 0.0)
@@ -163,7 +163,7 @@ def test_sweep_matrix_drops_exactly_the_out_of_box_mass(sum2):
     P, w, _ = sweep_transition_matrix(sum2, target, eps_prop, radius)
     lost = 1 - np.asarray(P.sum(axis=1)).ravel()
     zs = np.arange(-2000, 2001)
-    q = dg_pmf(zs, eps_prop)
+    q = DoubleGeometric(eps_prop).pmf(zs)
     expected = []
     for wi in w[:, 0]:
         dest = wi + zs
@@ -186,7 +186,7 @@ def test_conditioned_dg_sampler_against_closed_form_and_enumeration(table22, sum
     w = draws[:, 0]
     np.testing.assert_array_equal(draws, w[:, None] * np.array([1, -1, -1, 1])[None, :])
     ks = np.arange(-100, 101)
-    assert chisquare_gof_integers(w, ks, dg_pmf(ks, 4 * eps)) > ALPHA
+    assert chisquare_gof_integers(w, ks, DoubleGeometric(4 * eps).pmf(ks)) > ALPHA
     # 3-cell sum: against enumeration of the ℓ1 target
     draws = sample_conditioned_dg(sum3.A, eps, 20_000, seed=62)
     u, p, _ = enumerate_target(sum3, generalized_laplace(eps), radius=60)

@@ -15,7 +15,7 @@ from conftest import ALPHA, chisquare_gof_integers
 from scipy import stats
 
 from isdp.errors import ArgumentError, InputError
-from isdp.exact import IntegerL1Sampler, norm_tables, seeded_source
+from isdp.exact import IntegerL1Sampler, seeded_source
 from isdp.lattice import table_margins
 
 PAIR = np.array([[1, 1]])
@@ -54,7 +54,7 @@ def test_a_draw_that_accepts_nothing_says_so():
 
 def test_derived_cells_are_solved_and_stay_outside_the_norm():
     A = np.array([[1, 1, 0, 0, 0, 0], [1, 0, -1, -1, 0, 0], [0, 1, 0, 0, -1, -1]])
-    derived = ~norm_tables(A, [np.arange(2), np.arange(2, 6)]).repeat([2, 4])
+    derived = ~IntegerL1Sampler.norm_tables(A, [np.arange(2), np.arange(2, 6)]).repeat([2, 4])
     sampler = IntegerL1Sampler.build(A, derived)
     assert set(sampler.solved[~sampler.in_norm].tolist()) == {0, 1} and not derived[sampler.free].any()
     free_only = sampler.log_acceptance(Fraction(1, 2))
@@ -79,8 +79,8 @@ def test_near_dependent_rows_are_decided_exactly_within_the_limit_and_refused_be
 
 def test_the_table_tied_to_another_by_its_totals_leaves_the_norm_and_one_table_always_stays():
     total = np.array([[1, 1]])
-    assert norm_tables(np.array([[1, -1]]), [np.array([0]), np.array([1])]).tolist() == [False, True]
-    assert norm_tables(total, [np.arange(2)]).tolist() == [True]
+    assert IntegerL1Sampler.norm_tables(np.array([[1, -1]]), [np.array([0]), np.array([1])]).tolist() == [False, True]
+    assert IntegerL1Sampler.norm_tables(total, [np.arange(2)]).tolist() == [True]
 
 
 #: the σ of the release's Gaussian route at ε = 0.002, δ = 10⁻⁶ on the invariants [[1, 1, 0], [0, 1, 1]]

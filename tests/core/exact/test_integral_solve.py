@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.exact._integral_solve import _exact_product, _exact_solve, integral_solve
-from isdp.lattice import independent_rows, table_margins
+from isdp.exact._integral_solve import _exact_product, _exact_solve, independent_rows, integral_solve
+from isdp.lattice import table_margins
 
 
 def test_the_solve_maps_every_free_vector_into_the_kernel():

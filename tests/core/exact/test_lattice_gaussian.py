@@ -20,7 +20,8 @@ from exact_support import finishes
 from scipy import stats
 
 from isdp.errors import ArgumentError, InvariantError
-from isdp.exact import LatticeBlock, WordSource, discrete_gaussian, lattice_block, seeded_source
+from isdp.exact import LatticeBlock, discrete_gaussian, lattice_block, seeded_source
+from isdp.exact._compiled_draws import WordSource
 
 ALPHA = 1e-3  # a correct sampler fails one of these tests with probability below 1e-3 each
 

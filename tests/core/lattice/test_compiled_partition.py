@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from isdp.lattice import as_sparse, implied_by_partition
+from isdp._sparse import as_sparse
+from isdp.lattice import implied_by_partition
 
 
 def _random_invariants(rng: np.random.Generator) -> sparse.csr_array:

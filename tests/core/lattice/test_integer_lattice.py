@@ -16,7 +16,7 @@ from isdp.lattice import (
     table_margins,
     venn_constraints,
 )
-from isdp.lattice._integer_lattice import as_integer_matrix, integer_solution
+from isdp.lattice._integer_lattice import integer_solution
 
 # (name, A, rank(A), lattice dimension) — ranks and dimensions worked out by hand, not from the code
 MATRICES = [
@@ -177,11 +177,6 @@ def test_contains_rejects_non_integer_and_checks_every_row(sum2):
 def test_bad_constraints_raise_invariant_error(A):
     with pytest.raises(InvariantError):
         IntegerLattice.from_constraints(A)
-
-
-def test_as_integer_matrix_accepts_integer_valued_floats():
-    np.testing.assert_array_equal(as_integer_matrix([[1.0, 2.0]]), [[1, 2]])
-    assert as_integer_matrix([[1.0, 2.0]]).dtype == np.int64
 
 
 # --------------------------------------------------------------------------- integer_solution

@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import sparse
 
+from isdp._sparse import as_sparse, row_values
 from isdp.errors import InvariantError
-from isdp.lattice import as_sparse, blocks, implied_by_partition, independent_rows, row_values, table_margins
+from isdp.exact._integral_solve import independent_rows
+from isdp.lattice import blocks, implied_by_partition, table_margins
 
 
 def test_blocks_split_independent_invariants_and_free_cells():
@@ -20,15 +22,6 @@ def test_blocks_split_independent_invariants_and_free_cells():
     found = [(cells.tolist(), rows.tolist()) for cells, rows in blocks(A)]
     assert found == [([0, 1], [0]), ([2, 3], [1]), ([4], [])]
     assert len(blocks(table_margins(3, 4))) == 1  # margins tie every cell together
-
-
-def test_equal_matrices_have_one_canonical_form_and_exact_row_values():
-    coo = sparse.coo_array(([1, 1, 0, 2], ([0, 0, 1, 1], [2, 2, 0, 1])), shape=(2, 3))  # a repeat, an explicit 0
-    A, B = as_sparse(coo), as_sparse([[0, 0, 2], [0, 2, 0]])
-    assert all(np.array_equal(getattr(A, k), getattr(B, k)) for k in ("indptr", "indices", "data"))
-    assert A.dtype == np.int64 and A.nnz == 2
-    big = np.array([2**62, 2**62, 0])
-    assert row_values(A, big) == [0, 2**63]  # int64 would wrap to a negative value
 
 
 def test_independent_rows_and_the_rows_a_partition_implies():

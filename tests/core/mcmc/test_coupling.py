@@ -8,8 +8,9 @@ from conftest import ALPHA, Z_TOL, chisquare_gof, rows_to_categories
 
 from isdp.exact import enumerate_target, sweep_transition_matrix
 from isdp.lattice import IntegerLattice, generalized_laplace, sum_constraint
-from isdp.mcmc import meeting_times, tv_upper_bound
+from isdp.mcmc import meeting_times
 from isdp.mcmc._coupling import coupled_kernel_draws
+from isdp.mcmc._meeting_times import tv_upper_bound
 
 # --------------------------------------------------------------------------- coupled kernel margins
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from isdp.mcmc import MeetingTimes, convergence_iteration, tv_upper_bound
+from isdp.mcmc import MeetingTimes
+from isdp.mcmc._meeting_times import convergence_iteration, tv_upper_bound
 
 
 def test_tv_upper_bound_arithmetic():

@@ -32,7 +32,7 @@ from isdp.lattice import (
     table_margins,
     venn_constraints,
 )
-from isdp.mcmc import dg_pmf, sample, tune_proposal
+from isdp.mcmc import DoubleGeometric, sample, tune_proposal
 
 N_CHAINS = 20_000
 
@@ -66,7 +66,7 @@ def test_2x2_table_l1_free_coordinate_is_double_geometric(table22, update):
     w = u[:, 0]
     np.testing.assert_array_equal(u, w[:, None] * pattern[None, :])  # the only free direction
     ks = np.arange(-100, 101)
-    pval = chisquare_gof_integers(w, ks, dg_pmf(ks, 4 * eps))
+    pval = chisquare_gof_integers(w, ks, DoubleGeometric(4 * eps).pmf(ks))
     assert pval > ALPHA, f"chi-square p = {pval:.2e}"
 
 
@@ -76,7 +76,7 @@ def test_two_cells_l2_against_closed_form(sum2, eps):
     u = iid_draws(sum2, generalized_laplace(eps, "l2"), seed=2, proposal_eps=0.4)
     np.testing.assert_array_equal(u[:, 0], -u[:, 1])
     ks = np.arange(-200, 201)
-    pval = chisquare_gof_integers(u[:, 0], ks, dg_pmf(ks, np.sqrt(2) * eps))
+    pval = chisquare_gof_integers(u[:, 0], ks, DoubleGeometric(np.sqrt(2) * eps).pmf(ks))
     assert pval > ALPHA, f"chi-square p = {pval:.2e}"
 
 
@@ -100,9 +100,9 @@ def test_acceptance_rate_at_stationarity(table22):
     )
     ws = np.arange(-150, 151)
     zs = np.arange(-300, 301)
-    pi = dg_pmf(ws, 4 * eps)
+    pi = DoubleGeometric(4 * eps).pmf(ws)
     ratio = np.minimum(1.0, a_t ** (np.abs(ws[:, None] + zs[None, :]) - np.abs(ws[:, None])))
-    expected = float(pi @ (ratio @ dg_pmf(zs, eps_prop)))
+    expected = float(pi @ (ratio @ DoubleGeometric(eps_prop).pmf(zs)))
     assert abs(res.acceptance.mean() - expected) < Z_TOL * iid_se(res.acceptance)
     # stationarity is preserved: the last draw of every chain is still DG(a_t)
     pval = chisquare_gof_integers(res.draws[:, -1, 0], ws, pi)

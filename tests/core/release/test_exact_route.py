@@ -52,7 +52,8 @@ def test_the_forecast_refuses_where_the_tail_bound_passes_the_risk(unit, refused
 
 def test_a_block_beyond_the_budget_is_refused_with_what_would_work():
     """Both margins of a 12 x 12 table at a small epsilon: the forecast exceeds --max-attempts 10, before any draw."""
-    from isdp.lattice import as_sparse, table_margins
+    from isdp._sparse import as_sparse
+    from isdp.lattice import table_margins
 
     A = as_sparse(table_margins(12, 12))
     with pytest.raises(UncertifiableError, match="What would work: .*--free-cells"):

@@ -10,9 +10,10 @@ import pyarrow.parquet as pq
 import pytest
 from scipy import stats
 
+from isdp._sparse import row_values
 from isdp.cli import main
 from isdp.errors import NotPartitionable, UsageError
-from isdp.lattice import blocks, row_values
+from isdp.lattice import blocks
 from isdp.privacy import UNCERTAINTY_COLUMNS
 from isdp.privacy._neighbours import _PAIR_SUM_LIMIT
 from isdp.release import Request, make_release, write_release

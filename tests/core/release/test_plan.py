@@ -20,15 +20,15 @@ from isdp.release import Plan, Request
 def test_the_forecast_acceptance_is_the_exact_acceptance_within_its_monte_carlo_error():
     """Sum of 3 cells, ε = 1/2: P(accept) = Σ_z q(z) e^{−ε|z1+z2|} summed on a box, against the plan's
     1,000-proposal estimate; the tolerance is 4 standard errors of that estimate."""
-    from isdp.exact import PILOT_PROPOSALS, IntegerL1Sampler
-    from isdp.mcmc import dg_pmf
+    from isdp.exact import IntegerL1Sampler
+    from isdp.mcmc import DoubleGeometric
 
     eps = Fraction(1, 2)
     k = np.arange(-80, 81)
-    q = np.outer(dg_pmf(k, 0.5), dg_pmf(k, 0.5))
+    q = np.outer(DoubleGeometric(0.5).pmf(k), DoubleGeometric(0.5).pmf(k))
     w = np.exp(-0.5 * np.abs(k[:, None] + k[None, :]))
     alpha = float((q * w).sum())
-    se = math.sqrt(float((q * w**2).sum()) - alpha**2) / math.sqrt(PILOT_PROPOSALS)
+    se = math.sqrt(float((q * w**2).sum()) - alpha**2) / math.sqrt(IntegerL1Sampler.PILOT_PROPOSALS)
     estimate = math.exp(IntegerL1Sampler.build(np.ones((1, 3), dtype=np.int64)).log_acceptance(eps))
     assert abs(estimate - alpha) < 4 * se
 

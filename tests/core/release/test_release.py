@@ -15,12 +15,10 @@ import pytest
 from conftest import ALPHA, chisquare_gof, rows_to_categories
 from release_support import margins_table, only, run_release
 
-from isdp.convergence._certificate import clopper_pearson_upper
-from isdp.convergence._certify import certify_chain
 from isdp.errors import UncertifiableError
 from isdp.exact import IntegerL1Sampler, enumerate_target, seeded_source
-from isdp.exact._integral_solve import integral_solve
-from isdp.lattice import IntegerLattice, generalized_gaussian, generalized_laplace, independent_rows, table_margins
+from isdp.exact._integral_solve import independent_rows, integral_solve
+from isdp.lattice import IntegerLattice, generalized_gaussian, generalized_laplace, table_margins
 from isdp.tables import constraint_matrix, load_table
 
 
@@ -94,28 +92,6 @@ def test_integral_solve_on_margins_and_its_absence():
 # --------------------------------------------------------------------------- certified chain
 
 
-def test_certificate_meets_its_target_and_delta_follows_the_derivation():
-    lattice = IntegerLattice.from_constraints(table_margins(2, 3))
-    _, cert = certify_chain(
-        lattice, generalized_laplace(1.0, "l2"), threshold=0.05, n_pairs=200, max_iter=10_000, seed=3
-    )
-    # η is the exact 95 % bound at the run length: one term, the pairs not met by then out of 200
-    iterations = cert.burn_in(floor=1)
-    eta = float(cert.bound(iterations)[0])
-    unmet = int((cert.tau - cert.lag > iterations).sum())
-    assert iterations >= 1 and eta == pytest.approx(float(clopper_pearson_upper(unmet, 200, 0.05)))
-    assert 1 - 0.05 ** (1 / 200) <= eta <= 0.05 < cert.bound(iterations - 1)[0]
-    assert cert.level == 0.95
-
-
-def test_certificate_refuses_a_budget_too_small_and_a_target_below_resolution():
-    lattice = IntegerLattice.from_constraints(table_margins(2, 3))
-    with pytest.raises(UncertifiableError, match="did not meet within"):
-        certify_chain(lattice, generalized_gaussian(3.0), threshold=0.1, n_pairs=50, max_iter=2, seed=1)
-    with pytest.raises(UncertifiableError, match="299 are needed.*raise --pairs"):
-        certify_chain(lattice, generalized_gaussian(3.0), threshold=0.01, n_pairs=298, max_iter=1000, seed=1)
-
-
 # --------------------------------------------------------------------------- releases on each route
 
 
@@ -137,7 +113,7 @@ def test_certified_chain_release_states_delta_per_person_within_the_request(tmp_
 
 
 def test_gaussian_release_is_exact_and_meets_epsilon_delta_per_person(tmp_path):
-    from isdp.exact import profile_epsilon
+    from isdp.privacy._gaussian_profile import profile_epsilon
 
     small = tmp_path / "s.csv"
     small.write_text("g,a,b,c\nu,5,3,2\nv,1,4,6\n")
@@ -212,7 +188,7 @@ def test_the_free_cell_route_draws_iid_double_geometric_free_cells_and_solves_th
     """2×3 margins: the free cells are i.i.d. DG(ε) (against the pmf, and independent: the joint
     law of the pair is the product), the solved cells follow, and the stated variances hold."""
     from isdp.exact import ExactSampler
-    from isdp.mcmc import dg_pmf
+    from isdp.mcmc import DoubleGeometric
 
     A, eps = table_margins(2, 3), Fraction(1, 2)
     sampler, rng = ExactSampler.build(A), seeded_source(8)
@@ -220,7 +196,7 @@ def test_the_free_cell_route_draws_iid_double_geometric_free_cells_and_solves_th
     assert np.all(draws @ A.T == 0)
     free = np.setdiff1d(np.arange(6), sampler.solved)
     support = np.arange(-40, 41)  # the mass beyond is below 2e-9
-    pmf = dg_pmf(support, float(eps))
+    pmf = DoubleGeometric(float(eps)).pmf(support)
     joint = np.outer(pmf, pmf).ravel()
     pairs = np.array(list(itertools.product(support, support)))
     assert chisquare_gof(rows_to_categories(draws[:, free], pairs), joint) > ALPHA

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from isdp._sparse import row_values
 from isdp.errors import InfeasibleError, IsdpError, UncertifiableError
-from isdp.lattice import row_values
 from isdp.release import Request, dry_run, make_release
 from isdp.tables import constraint_matrix, load_table
 

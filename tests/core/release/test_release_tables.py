@@ -12,8 +12,9 @@ import pytest
 from conftest import ALPHA, chisquare_gof, rows_to_categories
 
 from isdp.cli import main
-from isdp.exact import ExactSampler, calibrate_sigma, enumerate_target, norm_tables, seeded_source
+from isdp.exact import ExactSampler, IntegerL1Sampler, enumerate_target, seeded_source
 from isdp.lattice import IntegerLattice, generalized_laplace
+from isdp.privacy._gaussian_profile import calibrate_sigma
 from isdp.release import Plan, Request
 from isdp.tables import TableSet, constraint_matrix, load_table
 
@@ -32,14 +33,14 @@ def _tables(tmp_path, **contents) -> TableSet:
 def test_a_table_the_ties_determine_is_derived_and_the_others_stay_in_the_norm(tmp_path):
     tied = _tables(tmp_path, county=COUNTY, county_sex=COUNTY_SEX)
     A, _ = constraint_matrix(tied, (), ties=["by:county"])
-    assert list(norm_tables(A, tied.groups)) == [False, True]
+    assert list(IntegerL1Sampler.norm_tables(A, tied.groups)) == [False, True]
     # two tables of the same persons, neither a function of the other: both in the norm
     crossed = _tables(tmp_path, county_sex=COUNTY_SEX, county_age=COUNTY_AGE)
     A, _ = constraint_matrix(crossed, (), ties=["by:county"])
-    assert list(norm_tables(A, crossed.groups)) == [True, True]
+    assert list(IntegerL1Sampler.norm_tables(A, crossed.groups)) == [True, True]
     # without ties nothing is derived: each table's own total determines none of its cells
     A, _ = constraint_matrix(tied, ["total"])
-    assert list(norm_tables(A, tied.groups)) == [True, True]
+    assert list(IntegerL1Sampler.norm_tables(A, tied.groups)) == [True, True]
 
 
 def test_the_joint_sampler_draws_the_finer_tables_law_and_derives_the_coarser(tmp_path):

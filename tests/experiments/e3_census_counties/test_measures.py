@@ -22,7 +22,12 @@ from conftest import NHGIS_ZIP as SHARED_ZIP
 from conftest import REGISTRY, ROOT, row_verdict
 from isdp_papers import claims
 from isdp_papers.e3_census_counties import audit
-from isdp_papers.e3_census_counties.measures import negative_count_bound, relational_breaks, truncation_bias
+from isdp_papers.e3_census_counties.measures import (
+    negative_count_bound,
+    relational_breaks,
+    sum_constraint_l1_marginal,
+    truncation_bias,
+)
 from isdp_papers.evidence import EvidenceError, Run
 from isdp_papers.nhgis import group_quarters, histograms
 from isdp_papers.nhgis.counties import load_counties
@@ -41,8 +46,7 @@ from lattice_support import assert_row_flips
 from isdp.baselines import double_geometric_noise
 from isdp.convergence import save_draws
 from isdp.exact import sample_sum_constraint_l1
-from isdp.exact._exact_laws import sum_constraint_l1_marginal
-from isdp.mcmc import dg_pmf
+from isdp.mcmc import DoubleGeometric
 
 E3 = CONFIG["e3"]
 ROW = "ISDP-E3-no-truncation-probable"
@@ -184,7 +188,7 @@ def test_tail_bound_is_above_the_brute_force_marginal(n, eps, x):
     k = np.arange(-r, r + 1)
     grids = np.meshgrid(*[k] * (n - 1), indexing="ij")
     last = -sum(grids)
-    weight = np.prod([dg_pmf(g, eps) for g in grids], axis=0) * dg_pmf(last, eps)
+    weight = np.prod([DoubleGeometric(eps).pmf(g) for g in grids], axis=0) * DoubleGeometric(eps).pmf(last)
     tail = weight[grids[0] <= -x - 1].sum() / weight.sum()
     assert tail == pytest.approx(sum_constraint_l1_marginal(n, eps, np.arange(-r, -x)).sum(), rel=1e-9)
     assert tail <= negative_count_bound([x], n, eps)[0] < 10 * tail
@@ -422,7 +426,7 @@ def test_noisy_tabulation_breaks_the_total_unless_the_noise_is_tiny(checkout_run
     # Delaware's 3 counties: P(u1 + u2 + u3 = 0) by direct convolution of the DG law
     args = claims.claim("SDP-E3-noisy-tabulation-breaks-total", REGISTRY)["args"]
     k = np.arange(-600, 601)
-    p = dg_pmf(k, args["eps"] / args["sensitivity"])
+    p = DoubleGeometric(args["eps"] / args["sensitivity"]).pmf(k)
     three = np.convolve(np.convolve(p, p), p)
     assert m.value == pytest.approx(three[three.size // 2], rel=1e-9)
     # noise too small to move a count

@@ -24,7 +24,7 @@ from isdp_papers.e5_congenial_mis.mis_study import sex_by_age_problem
 from isdp_papers.evidence import Run
 
 import isdp.mcmc
-from isdp.mcmc import dg_logpmf, dg_pmf, mis_exact_sample, mis_sample
+from isdp.mcmc import DoubleGeometric, mis_exact_sample, mis_sample
 from isdp.tables import read_table_csv
 
 
@@ -48,13 +48,13 @@ def test_raw_dg_in_invariant_set_against_enumeration():
     n, female, voting = int(x.sum()), int(x[:3].sum()), int(x[[1, 2, 4, 5]].sum())
     equalities, accepted = e5.raw_dg_in_invariant_set(A6, x, eps)
     tables = sl.invariant_tables(n, female, voting)
-    assert accepted == pytest.approx(dg_pmf(tables - x, eps).prod(axis=1).sum(), rel=1e-12)
+    assert accepted == pytest.approx(DoubleGeometric(eps).pmf(tables - x).prod(axis=1).sum(), rel=1e-12)
     free = np.array(list(itertools.product(range(-40, 41), repeat=3)))  # U on cells 0, 1, 4 (0-based)
     u0, u1, u4 = free.T
     # female row u0 + u1 + u2 = 0; voting u1 + u2 + u4 + u5 = 0 with the total forces u3 = −u0; male row gives u5
     u = np.stack([u0, u1, -u0 - u1, -u0, u4, u0 - u4], axis=1)
     assert np.all(u @ A6.T == 0)
-    assert equalities == pytest.approx(dg_pmf(u, eps).prod(axis=1).sum(), rel=1e-9)
+    assert equalities == pytest.approx(DoubleGeometric(eps).pmf(u).prod(axis=1).sum(), rel=1e-9)
 
 
 def test_rejection_row_matches_at_table1_and_differs_where_rejection_is_cheap(run):
@@ -138,7 +138,7 @@ def test_index_set_choices_both_halves_and_each_can_fail(run):
     assert m.value == {"not_unique": True, "affects_efficiency": False} and status == "differs"
     assert len(sl.invariant_tables(3, 1, 0)) == 1
     rates = e5._small_lattice_acceptance((3, 1, 0), CONFIG["e5"]["eps"], CONFIG["e5"]["proposal_eps"])
-    assert rates == pytest.approx(np.full(12, dg_pmf(0, CONFIG["e5"]["proposal_eps"]) ** 3), rel=1e-12)
+    assert rates == pytest.approx(np.full(12, DoubleGeometric(CONFIG["e5"]["proposal_eps"]).pmf(0) ** 3), rel=1e-12)
 
 
 def test_small_lattice_acceptance_against_mis_runs():
@@ -250,7 +250,7 @@ def test_raw_dg_breaks_the_total_but_keeps_it_at_a_large_eps(tmp_path):
     k = np.arange(-60, 61)
     law = np.array([1.0])
     for _ in range(x.size):
-        law = np.convolve(law, dg_pmf(k, CONFIG["e5"]["eps"]))
+        law = np.convolve(law, DoubleGeometric(CONFIG["e5"]["eps"]).pmf(k))
     assert m.value == pytest.approx(law[law.size // 2], abs=1e-12)
     assert status == "match"
     # a per-cell ε eight times E5's keeps the total in about a third of the releases
@@ -264,8 +264,8 @@ def test_raw_dg_goes_negative_but_a_one_sided_noise_does_not(tmp_path, monkeypat
     _e5_problem(run)
     status, m = row_verdict("CDP-E5-raw-negative-cells", run)
     assert m.value > 0.5 and status == "match"
-    real = isdp.mcmc.dg_cdf
-    monkeypatch.setattr(isdp.mcmc, "dg_cdf", lambda k, eps: np.where(np.asarray(k) < 0, 0.0, real(k, eps)))
+    real = isdp.mcmc.DoubleGeometric.cdf
+    monkeypatch.setattr(isdp.mcmc.DoubleGeometric, "cdf", lambda law, k: np.where(np.asarray(k) < 0, 0.0, real(law, k)))
     status, m = row_verdict("CDP-E5-raw-negative-cells", run)  # noise ≥ 0: no count can go negative
     assert m.value == 0 and status == "differs"
 
@@ -343,7 +343,7 @@ def _record_level(n, female, voting, eps0):
     keep = (h[:, :3].sum(1) == female) & (h[:, [1, 2, 4, 5]].sum(1) == voting)
     x, h = x[keep], h[keep]
     s_star = np.unique(h, axis=0)
-    logp = dg_logpmf(s_star[None, :, :] - h[:, None, :], eps0).sum(axis=2)
+    logp = DoubleGeometric(eps0).logpmf(s_star[None, :, :] - h[:, None, :]).sum(axis=2)
     log_in = np.logaddexp.reduce(logp, axis=1)
     lik = np.exp(logp - log_in[:, None])  # P(M*(x) = m), [database, m]
     d1 = (x[:, None, :] != x[None, :, :]).sum(axis=2) == 1
@@ -405,7 +405,8 @@ def test_effective_gamma_inverts_the_exact_raw_l1_and_fails_outside_0_1(tmp_path
     eps = np.array([0.1, 0.5, 1.3, 4.0])
     np.testing.assert_allclose(e5._dg_eps_of_mean_abs([e5._dg_mean_abs(e) for e in eps]), eps, rtol=1e-12)
     u = np.arange(-400, 401)
-    assert e5._dg_mean_abs(0.7) == pytest.approx(float(np.sum(np.abs(u) * np.exp(dg_logpmf(u, 0.7)))), rel=1e-12)
+    mean_abs = float(np.sum(np.abs(u) * np.exp(DoubleGeometric(0.7).logpmf(u))))
+    assert e5._dg_mean_abs(0.7) == pytest.approx(mean_abs, rel=1e-12)
     status, m = row_verdict("CDP-E5-fig1-effective-gamma", _fig1_run(tmp_path / "a", monkeypatch, 0.6))
     assert status == "match" and m.value == pytest.approx(0.2, abs=1e-9)
     # (c) more accurate than (a) (γ > 1) or less accurate than (d) (γ < 0) fails

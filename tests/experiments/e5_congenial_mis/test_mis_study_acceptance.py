@@ -14,7 +14,7 @@ from isdp_papers.e5_congenial_mis import mis_study as ms
 from isdp_papers.e5_congenial_mis import small_lattice as sl
 from scipy import stats
 
-from isdp.mcmc import dg_logpmf, dg_rvs
+from isdp.mcmc import DoubleGeometric
 from isdp.mcmc._mis import mis_log_weight
 from isdp.tables import read_table_csv
 
@@ -29,7 +29,7 @@ def _exact(proposal_eps: float, n_iter: int) -> tuple[np.ndarray, float, float]:
     a(s) is the chance that a proposal from s is accepted, a proposal of the current point counting as accepted
     (as :func:`isdp.mcmc.mis_sample` counts it)."""
     P, target = sl.mis_transition_matrix(TABLES, CENTER, EPS, proposal_eps, INDEX_SET)
-    q_self = np.exp(dg_logpmf(TABLES[:, INDEX_SET] - CENTER[INDEX_SET], proposal_eps).sum(axis=1))
+    q_self = np.exp(DoubleGeometric(proposal_eps).logpmf(TABLES[:, INDEX_SET] - CENTER[INDEX_SET]).sum(axis=1))
     a = 1.0 - np.diag(P) + q_self
     law, from_s_star = (TABLES == CENTER).all(axis=1).astype(float), 0.0
     for _ in range(n_iter):
@@ -127,7 +127,7 @@ def test_fig2_acceptance_on_e5s_table_is_the_stationary_rate_at_a_small_proposal
     alpha = np.empty(len(states))
     for k, s in enumerate(states):
         prop = np.empty((2000, x.size), dtype=np.int64)
-        prop[:, idx_i] = x[idx_i] + dg_rvs(eps_q, (2000, idx_i.size), rng)
+        prop[:, idx_i] = x[idx_i] + DoubleGeometric(eps_q).rvs((2000, idx_i.size), rng)
         prop[:, idx_c] = np.rint((a - prop[:, idx_i] @ A[:, idx_i].T) @ solve.T).astype(np.int64)
         assert (prop @ A.T == a).all()
         log_ratio = mis_log_weight(prop, x, idx_i, eps, eps_q) - mis_log_weight(s, x, idx_i, eps, eps_q)

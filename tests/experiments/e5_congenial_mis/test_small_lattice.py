@@ -11,7 +11,7 @@ import pytest
 from census_support import A6
 from isdp_papers.e5_congenial_mis import small_lattice as sl
 
-from isdp.mcmc import dg_logpmf, dg_pmf
+from isdp.mcmc import DoubleGeometric
 
 
 def _transition_by_proposals(tables, center, eps, eps_q, index_set, complement):
@@ -20,18 +20,18 @@ def _transition_by_proposals(tables, center, eps, eps_q, index_set, complement):
     a = A6 @ tables[0]
     M = A6[:, complement].astype(float)
     n = int(a[0])
-    log_p = {tuple(t): float(np.log(dg_pmf(t - center, eps)).sum()) for t in tables}
+    log_p = {tuple(t): float(np.log(DoubleGeometric(eps).pmf(t - center)).sum()) for t in tables}
     index = {tuple(t): k for k, t in enumerate(tables)}
     P = np.zeros((len(tables), len(tables)))
     for s_i in itertools.product(range(-1, n + 2), repeat=len(index_set)):
         prop = np.zeros(6, dtype=np.int64)
         prop[index_set] = s_i
         prop[complement] = np.rint(np.linalg.solve(M, a - A6[:, index_set] @ np.array(s_i))).astype(np.int64)
-        q_prop = float(dg_pmf(np.array(s_i) - center[index_set], eps_q).prod())
+        q_prop = float(DoubleGeometric(eps_q).pmf(np.array(s_i) - center[index_set]).prod())
         if tuple(prop) not in index or prop.min() < 0:
             continue
         for k, s in enumerate(tables):
-            q_cur = float(dg_pmf(s[index_set] - center[index_set], eps_q).prod())
+            q_cur = float(DoubleGeometric(eps_q).pmf(s[index_set] - center[index_set]).prod())
             ratio = np.exp(log_p[tuple(prop)] - log_p[tuple(s)]) * q_cur / q_prop
             P[k, index[tuple(prop)]] += q_prop * min(1.0, ratio)
     P[np.diag_indices_from(P)] += 1.0 - P.sum(axis=1)
@@ -58,8 +58,8 @@ def test_rejection_law_is_what_simulated_rejection_sampling_accepts():
     tables = sl.invariant_tables(5, 2, 3)
     center, index_set = tables[3], [1, 3, 4]
     law, target, rate = sl.rejection_law(tables, center, 0.5, 0.6, index_set)
-    log_p = dg_logpmf(tables - center, 0.5).sum(axis=1)
-    log_q = dg_logpmf(tables[:, index_set] - center[index_set], 0.6).sum(axis=1)
+    log_p = DoubleGeometric(0.5).logpmf(tables - center).sum(axis=1)
+    log_q = DoubleGeometric(0.6).logpmf(tables[:, index_set] - center[index_set]).sum(axis=1)
     q = np.exp(log_q - np.logaddexp.reduce(log_q))
     ratio = np.exp(log_p) / q
     rng = np.random.default_rng(7)

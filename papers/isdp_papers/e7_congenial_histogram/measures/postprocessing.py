@@ -216,11 +216,11 @@ def post_processing_one_to_one(
     ``radius`` (mass outside below e^(−ε·radius)). The value: every one-to-one g keeps the level, no g raises it, and
     some g that merges outputs lowers it strictly.
     """
-    from isdp.mcmc import dg_pmf
-    from isdp.privacy import TruncatedLaw
+    from isdp.mcmc import DoubleGeometric
+    from isdp.privacy import TruncatedLaw, max_privacy_loss
 
     k = np.arange(-radius, radius + 1)
-    base = TruncatedLaw(k[:, None], dg_pmf(k, eps), 0.0)
+    base = TruncatedLaw(k[:, None], DoubleGeometric(eps).pmf(k), 0.0)
     x, x_prime = base, base.shifted([1])
 
     def level(g=None):
@@ -229,7 +229,7 @@ def post_processing_one_to_one(
             if g is None
             else (x.pushforward(lambda y: [g(int(y[0]))]), x_prime.pushforward(lambda y: [g(int(y[0]))]))
         )
-        return max(p.max_privacy_loss(q), q.max_privacy_loss(p))
+        return max(max_privacy_loss(p, q), max_privacy_loss(q, p))
 
     m = level()
     levels = {name: level(POST_PROCESSINGS[name]) for name in [*one_to_one, *many_to_one]}

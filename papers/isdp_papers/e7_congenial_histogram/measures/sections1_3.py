@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from isdp.mcmc import dg_cdf, dg_variance
+from isdp.mcmc import DoubleGeometric
 from isdp_papers import evidence_checks as ec
 from isdp_papers.claims import Measurement, Run
 from isdp_papers.e7_congenial_histogram import neighbours as nbr
@@ -122,11 +122,11 @@ def binary_sensitivity(run: Run, paper, *, n_max: int) -> Measurement:
 def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
     """Measure App. B: the largest |printed F(u) − P(U ≤ u)| for u = −reach..reach.
 
-    Over the ε of the App. B check and the grid (P from SciPy's discrete Laplace, isdp.mcmc.dg_cdf).
+    Over the ε of the App. B check and the grid (P from SciPy's discrete Laplace, isdp.mcmc.DoubleGeometric.cdf).
     """
     u = np.arange(-reach, reach + 1)
     eps = sorted({*run.config["e7"]["dg_check"]["eps"], *run.config["e7"]["eps_grid"]})
-    gap = max(float(np.abs(pdg.dg_cdf_printed(u, e) - dg_cdf(u, e)).max()) for e in eps)
+    gap = max(float(np.abs(pdg.dg_cdf_printed(u, e) - DoubleGeometric(e).cdf(u)).max()) for e in eps)
     return Measurement(
         gap,
         f"largest |printed F − CDF| = {gap:.1e} for u = −{reach}..{reach} at ε = {', '.join(f'{e:g}' for e in eps)}",
@@ -137,7 +137,7 @@ def dg_cdf_printed_gap(run: Run, paper, *, reach: int) -> Measurement:
 # Var of each §1.3 noise law at (ε, ∇): Laplace scale ∇/ε, Double Geometric (1.3) with a = exp(−ε/∇).
 NOISE_VARIANCE = {
     "Laplace": lambda eps, sensitivity: rel.laplace_variance_of_scale(sensitivity / eps),
-    "Double Geometric": lambda eps, sensitivity: dg_variance(eps / sensitivity),
+    "Double Geometric": lambda eps, sensitivity: DoubleGeometric(eps / sensitivity).variance(),
 }
 
 

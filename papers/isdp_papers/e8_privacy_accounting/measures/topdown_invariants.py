@@ -73,7 +73,7 @@ def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, 
     the text gives the error ratios beside the exact (k − 1)/k of the projection without s ≥ 0.
     """
     from isdp.baselines import nonnegative_total_projection
-    from isdp.mcmc import dg_rvs
+    from isdp.mcmc import DoubleGeometric
 
     counties = load_counties(ec.committed(run, run.config["data"]["embedded"]))
     rng = np.random.default_rng(seed)
@@ -82,7 +82,7 @@ def consistency_accuracy(run: Run, paper, *, eps: float, draws: int, seed: int, 
         x = g["sf1_pop"].to_numpy(dtype=float)
         if x.size < 2:
             continue
-        noisy = x + dg_rvs(eps, (draws, x.size), rng)
+        noisy = x + DoubleGeometric(eps).rvs((draws, x.size), rng)
         consistent = nonnegative_total_projection(noisy, x.sum() + total_offset)
         before, after = ((noisy - x) ** 2).sum(axis=1), ((consistent - x) ** 2).sum(axis=1)
         drop = before - after

@@ -2,7 +2,7 @@
 
 The bound against the exact TV, its (lack of) sharpness and the lag trade-off, the proposals' maximal coupling, the
 joint kernel against a maximal coupling of the one-iteration kernels, and meeting in finite time. The exact laws of the
-coupled sweep and pair are :mod:`isdp.exact`.
+coupled sweep and pair are :mod:`isdp.exact` and :mod:`..exact_tv`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def tv_bound_valid(
 ) -> Measurement:
     """ISDP §4 / App. D.2: the L-lag meeting times estimate an upper bound on d_TV(π_t, π).
 
-    On small lattices the exact TV of the chain started at u = 0 (:func:`isdp.exact.exact_tv_curve`; its lower end,
+    On small lattices the exact TV of the chain started at u = 0 (:func:`..exact_tv.exact_tv_curve`; its lower end,
     tv_box minus the box's losses, so truncation can only favour a violation) against the estimate E max(0, ⌈(τ − L −
     t)/L⌉) from ``n_pairs`` coupled pairs (:func:`isdp.mcmc.meeting_times`, :func:`.studies.tv_curves`), per lag and per
     t where the exact TV is at least ``resolvable``. The value is the one-sided p-value of each shortfall, Φ̄((TV −
@@ -39,8 +39,8 @@ def tv_bound_valid(
     from scipy.stats import norm as normal
 
     from isdp import mcmc
-    from isdp.exact import exact_tv_curve
     from isdp.lattice import generalized_laplace
+    from isdp_papers.lattice_study.exact_tv import exact_tv_curve
     from isdp_papers.lattice_study.studies import tv_curves
 
     ts = np.asarray(iterations, dtype=np.int64)
@@ -88,13 +88,13 @@ def tv_bound_not_sharp(
     """ISDP App. D.2 ("the TV upper bound itself is not an optimal one thus the benefit of sharpness is limited").
 
     Even at large lags the L-lag estimate stays above the exact TV. On a small lattice where the exact TV of the chain
-    started at u = 0 is known (:func:`isdp.exact.exact_tv_curve`, its upper end, so truncation can only shrink the gap),
+    started at u = 0 is known (:func:`..exact_tv.exact_tv_curve`, its upper end, so truncation can only shrink the gap),
     ``n_pairs`` coupled pairs per lag: each pair's bound minus the exact TV, averaged over ``iterations``. The value is
     the smallest z-score of the mean gap over the lags (SE from the pairs).
     """
     from isdp import mcmc
-    from isdp.exact import exact_tv_curve
     from isdp.lattice import generalized_laplace
+    from isdp_papers.lattice_study.exact_tv import exact_tv_curve
 
     lat, target = _small_lattice(case["lattice"]), generalized_laplace(case["eps"], case["norm"])
     ts = np.asarray(iterations, dtype=np.int64)
@@ -103,10 +103,10 @@ def tv_bound_not_sharp(
     )
     zs, parts = [], []
     for lag in lags:
-        tau = mcmc.meeting_times(
+        pairs = mcmc.meeting_times(
             lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=case["proposal_eps"], seed=seed + int(lag)
-        ).tau
-        terms = mcmc.tv_bound_terms(tau, lag, ts)
+        )
+        terms = pairs.tv_bound_terms(ts)
         gap = (terms - tv[None, :]).mean(axis=1)
         zs.append(gap.mean() / (gap.std(ddof=1) / np.sqrt(gap.size)))
         worst = int(np.argmax(terms.mean(axis=0) - tv))
@@ -151,10 +151,10 @@ def lag_tradeoff(
     ts = np.asarray(iterations, dtype=np.int64)
     per_pair = {}
     for lag in lags:
-        tau = mcmc.meeting_times(
+        pairs = mcmc.meeting_times(
             lat, target, lag=int(lag), n_pairs=n_pairs, proposal_eps=proposal_eps, seed=seed + int(lag)
-        ).tau
-        per_pair[lag] = (mcmc.tv_bound_terms(tau, lag, ts).mean(axis=1), 2 * tau - lag)
+        )
+        per_pair[lag] = (pairs.tv_bound_terms(ts).mean(axis=1), 2 * pairs.tau - lag)
 
     def z(a, b):  # mean(a) − mean(b) over its standard error (independent pairs)
         return (a.mean() - b.mean()) / np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
@@ -190,7 +190,7 @@ def dg_tv_shift(shift: int, eps: float) -> float:
 
     See Also
     --------
-    isdp.mcmc.maximal_coupling_rvs : Pairs that meet with probability 1 minus this.
+    isdp.mcmc.DoubleGeometric.maximal_coupling_rvs : Pairs that meet with probability 1 minus this.
 
     Examples
     --------
@@ -201,14 +201,14 @@ def dg_tv_shift(shift: int, eps: float) -> float:
     >>> round(dg_tv_shift(1, 1.0), 9), round(float(np.tanh(0.5)), 9), dg_tv_shift(0, 1.0)
     (0.462117157, 0.462117157, 0.0)
     """
-    from isdp.mcmc import dg_pmf  # deferred: isdp.mcmc loads numba
+    from isdp.mcmc import DoubleGeometric  # deferred: isdp.mcmc loads numba
 
     d = abs(int(shift))
     if d == 0:
         return 0.0
     reach = d + int(np.ceil(np.log(1e-18) / -eps))  # beyond it both tails are < 1e-18
     ks = np.arange(-reach, reach + 1)
-    return float(1.0 - np.minimum(dg_pmf(ks, eps), dg_pmf(ks - d, eps)).sum())
+    return float(1.0 - np.minimum(DoubleGeometric(eps).pmf(ks), DoubleGeometric(eps).pmf(ks - d)).sum())
 
 
 def maximal_coupling_z(
@@ -217,23 +217,23 @@ def maximal_coupling_z(
     """ISDP §4 / App. D.2.
 
     Alg. 2's joint kernel couples each coordinate's proposals maximally — X ~ DG(ε) and Y ~ s + DG(ε) with P(X = Y) = 1
-    − TV (:func:`isdp.mcmc.maximal_coupling_rvs`, the draw the coupled sweep makes). At each proposal ε of E1's and E2's
-    targets (config) and each shift s, ``size`` pairs: z-scores of the meeting rate against 1 − TV
+    − TV (:meth:`isdp.mcmc.DoubleGeometric.maximal_coupling_rvs`, the draw the coupled sweep makes). At each proposal ε
+    of E1's and E2's targets (config) and each shift s, ``size`` pairs: z-scores of the meeting rate against 1 − TV
     (:func:`dg_tv_shift`) and of the two marginal means against 0 and s (binomial and DG standard errors).
     ``coupling`` "independent" draws X and Y independently.
     """
-    from isdp.mcmc import dg_rvs, dg_variance, maximal_coupling_rvs
+    from isdp.mcmc import DoubleGeometric
 
     eps_list = sorted({float(t["proposal_eps"]) for exp in ("e1", "e2") for t in run.config[exp]["targets"].values()})
     z, parts = [], []
     for i, (eps, s) in enumerate(itertools.product(eps_list, shifts)):
         if coupling == "maximal":
-            pairs = maximal_coupling_rvs(0, s, eps, size, seed + i)
+            pairs = DoubleGeometric(eps).maximal_coupling_rvs(0, s, size, seed + i)
         else:
             rng = np.random.default_rng(seed + i)
-            pairs = np.column_stack([dg_rvs(eps, size, rng), s + dg_rvs(eps, size, rng)])
+            pairs = np.column_stack([DoubleGeometric(eps).rvs(size, rng), s + DoubleGeometric(eps).rvs(size, rng)])
         meet, target = float(np.mean(pairs[:, 0] == pairs[:, 1])), 1 - dg_tv_shift(s, eps)
-        sd = np.sqrt(dg_variance(eps) / size)
+        sd = np.sqrt(DoubleGeometric(eps).variance() / size)
         z += [
             (meet - target) / np.sqrt(target * (1 - target) / size),
             pairs[:, 0].mean() / sd,

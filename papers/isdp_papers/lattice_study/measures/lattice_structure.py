@@ -171,7 +171,7 @@ def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
     u = 0 (``quantity`` "probability"; :func:`.theory.iid_invariant_probability` with error at most ``tol``, rounded to
     5 significant digits so that a constraint that changes nothing reads as equal).
     """
-    from isdp.mcmc import dg_pmf
+    from isdp.mcmc import DoubleGeometric
     from isdp_papers.e1_intersecting.problem import intersecting_constraints_problem
     from isdp_papers.lattice_study.theory import iid_invariant_probability
 
@@ -186,7 +186,7 @@ def sparser(run: Run, paper, *, quantity: str, tol: float) -> Measurement:
     )
     if quantity == "dimension":
         return Measurement(dims, text, n=len(steps))
-    exact = [iid_invariant_probability(A[:k], dg_pmf(support, eps), tol) for k in steps]
+    exact = [iid_invariant_probability(A[:k], DoubleGeometric(eps).pmf(support), tol) for k in steps]
     probs = {f"k{k}": float(f"{p:.5g}") for k, (p, _, _) in zip(steps, exact, strict=True)}
     return Measurement(
         probs,
@@ -243,7 +243,7 @@ def lattice_proposal_efficiency(
     probability than for all of them, so a bound in the blind proposal's favour (and a 2-D rather than a 3-D grid). The
     value is the smallest ratio.
     """
-    from isdp.mcmc import dg_pmf
+    from isdp.mcmc import DoubleGeometric
     from isdp_papers.lattice_study.theory import iid_invariant_probability
 
     A = _experiment_problem(run, exp).A
@@ -251,7 +251,7 @@ def lattice_proposal_efficiency(
     for norm, target in run.config[exp]["targets"].items():
         eps = float(target["proposal_eps"] if blind_eps is None else blind_eps)
         support = np.arange(-int(np.ceil(45 / eps)), int(np.ceil(45 / eps)) + 1)  # DG mass beyond it below e^-45
-        landing = iid_invariant_probability(A[:invariants], dg_pmf(support, eps), 1e-12)[0]
+        landing = iid_invariant_probability(A[:invariants], DoubleGeometric(eps).pmf(support), 1e-12)[0]
         ess = ec.table(run, f"{exp}_ess_{norm}", probability=["acceptance"])
         if ess["acceptance"].nunique() != 1:  # the chains' rate, repeated on every cell's row
             raise ec.EvidenceError(f"{run.path(f'tables/{exp}_ess_{norm}.csv')}: the acceptance differs between rows")

@@ -40,12 +40,12 @@ def jump_symmetric(
     ±``reach`` (its tail mass left out, below 1e-12 of it) and each further finite law of ``laws``. The value is the
     largest of max_v |q(v) − q(−v)|, ‖Σ v q(v)‖∞ and max |A v| over the lattices and laws.
     """
-    from isdp.mcmc import dg_pmf
+    from isdp.mcmc import DoubleGeometric
     from isdp_papers.lattice_study.coupled_laws import jump_law
 
     k = np.arange(-reach, reach + 1)
     named = {
-        f"DG({eps:g})": dict(zip(k.tolist(), dg_pmf(k, eps).tolist(), strict=True)),
+        f"DG({eps:g})": dict(zip(k.tolist(), DoubleGeometric(eps).pmf(k).tolist(), strict=True)),
         **{name: {int(v): float(p) for v, p in law.items()} for name, law in laws.items()},
     }
     worst, parts = 0.0, []

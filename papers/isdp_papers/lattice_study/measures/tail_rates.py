@@ -21,11 +21,11 @@ def l1_tail_rate(run: Run, paper, *, exp: str, quantile: float) -> Measurement:
     the draws at the norm's ESS across chains (ArviZ).
     """
     from isdp.convergence import ess as arviz_ess
-    from isdp.lattice import as_integer_matrix, generalized_laplace
+    from isdp.lattice import generalized_laplace
     from isdp_papers.lattice_study.tails import tail_rate
     from isdp_papers.problems import Problem
 
-    A = as_integer_matrix(Problem.from_json(run.path(f"{exp}/problem.json")).A)
+    A = Problem.from_json(run.path(f"{exp}/problem.json")).A  # int64, checked when the problem was read
     rank = A.shape[1] - int(np.linalg.matrix_rank(A))
     draws = load_draws(
         run.path(f"{exp}/draws_l1.nc"),

@@ -36,7 +36,7 @@ def test_rounding_sensitivity_and_neighbour_counts_against_enumeration(tmp_path)
 
 
 def test_theorem21_quantities_against_brute_force_and_a_wrong_gamma_fails(tmp_path, monkeypatch):
-    from isdp.mcmc import dg_logpmf
+    from isdp.mcmc import DoubleGeometric
 
     lo, hi, group, eps = 2, 6, 3, 0.7
     for k in (1, 2):
@@ -44,7 +44,7 @@ def test_theorem21_quantities_against_brute_force_and_a_wrong_gamma_fails(tmp_pa
         x = nbr.binary_databases(hi + k)
         star = x[(x.sum(1) >= lo) & (x.sum(1) <= hi)]
         s = np.ceil(star.sum(1) / group).astype(int)
-        logp = dg_logpmf(np.array(res["s_star"])[None, :] - s[:, None], eps)
+        logp = DoubleGeometric(eps).logpmf(np.array(res["s_star"])[None, :] - s[:, None])
         log_in = np.logaddexp.reduce(logp, axis=1)
         i, j = np.nonzero((star[:, None, :] != star[None, :, :]).sum(2) == k)
         assert np.isclose(res["level"], np.abs((logp - log_in[:, None])[i] - (logp - log_in[:, None])[j]).max())

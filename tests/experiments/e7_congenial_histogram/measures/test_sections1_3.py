@@ -16,7 +16,7 @@ from isdp_papers.e7_congenial_histogram import privacy_levels as pl
 from isdp_papers.e7_congenial_histogram.measures import sections1_3
 from scipy import stats
 
-from isdp.mcmc import dg_pmf
+from isdp.mcmc import DoubleGeometric
 
 
 def test_e7_negbin_measure_uses_the_e5_parametrisation(tmp_path):
@@ -81,7 +81,7 @@ def test_noise_improper_row_matches_and_a_law_with_a_proper_limit_fails(run, mon
 def _truncated_dg_variance(eps, sensitivity, reach=20):
     """Var of (1.3) restricted to |u| ≤ reach: bounded by reach², whatever ε."""
     u = np.arange(-reach, reach + 1)
-    p = dg_pmf(u, eps / sensitivity)
+    p = DoubleGeometric(eps / sensitivity).pmf(u)
     return float((u**2 * p).sum() / p.sum())
 
 
@@ -93,7 +93,7 @@ def test_noise_variance_row_matches_and_fails_for_a_misread_scale_or_bounded_noi
         assert sections1_3.NOISE_VARIANCE["Laplace"](e, 2) == pytest.approx(stats.laplace(scale=2 / e).var())
         u = np.arange(-4000, 4001)
         assert sections1_3.NOISE_VARIANCE["Double Geometric"](e, 1) == pytest.approx(
-            (u**2 * dg_pmf(u, e)).sum(), rel=1e-6
+            (u**2 * DoubleGeometric(e).pmf(u)).sum(), rel=1e-6
         )
     with monkeypatch.context() as mp:  # ε read as the Laplace scale: Var grows with ε
         mp.setitem(sections1_3.NOISE_VARIANCE, "Laplace", lambda eps, sensitivity: 2 * (eps / sensitivity) ** 2)

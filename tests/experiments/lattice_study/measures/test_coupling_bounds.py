@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from conftest import row_verdict
 from isdp_papers.evidence import Run
+from isdp_papers.lattice_study.exact_tv import exact_tv_curve
 from isdp_papers.lattice_study.measures import coupling_bounds
 from isdp_papers.lattice_study.measures.sampler_kernel import _small_lattice
 from lattice_support import assert_row_flips, registry_row, row_status
 
-import isdp.exact
 import isdp.lattice
 import isdp.mcmc
 
@@ -99,7 +99,7 @@ def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(m
     case = c["args"]["case"]
     lattice = _small_lattice(case["lattice"])
     ts = np.asarray(c["args"]["iterations"])
-    _, tv = isdp.exact.exact_tv_curve(
+    _, tv = exact_tv_curve(
         lattice,
         isdp.lattice.generalized_laplace(case["eps"], case["norm"]),
         case["proposal_eps"],
@@ -110,10 +110,10 @@ def test_the_lag_bound_stays_above_the_exact_tv_and_a_sharp_estimator_does_not(m
     )
     rng = np.random.default_rng(11)
 
-    def sharp(tau, lag, t):  # one Bernoulli(TV(t)) term per pair: an unbiased estimate of the exact TV itself
-        return (rng.random((len(tau), len(t))) < tv[None, :]).astype(float)
+    def sharp(pairs, t):  # one Bernoulli(TV(t)) term per pair: an unbiased estimate of the exact TV itself
+        return (rng.random((len(pairs.tau), len(t))) < tv[None, :]).astype(float)
 
-    monkeypatch.setattr(isdp.mcmc, "tv_bound_terms", sharp)
+    monkeypatch.setattr(isdp.mcmc.MeetingTimes, "tv_bound_terms", sharp)
     m = coupling_bounds.tv_bound_not_sharp(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "differs" and abs(m.value) < 3.43
 

@@ -11,21 +11,21 @@ from isdp_papers.evidence import Run
 from isdp_papers.lattice_study.measures import sampler_kernel
 from lattice_support import assert_row_flips, registry_row, row_status
 
-import isdp.exact
+import isdp.mcmc
 
 
 def test_the_sweep_leaves_the_target_invariant_and_an_asymmetric_proposal_does_not(monkeypatch):
     c = registry_row("ISDP-E1-kernel-stationary")
     m = sampler_kernel.kernel_stationary(Run(".", {}), c["paper_value"], **c["args"])
     assert row_status(c, m) == "match"
-    real, tilt = isdp.exact._exact_laws.dg_logpmf, 0.1
+    real, tilt = isdp.mcmc.DoubleGeometric.logpmf, 0.1
 
-    def tilted(z, eps):  # DG jumps tilted towards +: a proper pmf, but Metropolis without Hastings is then wrong
-        a = np.exp(-eps)
+    def tilted(law, z):  # DG jumps tilted towards +: a proper pmf, but Metropolis without Hastings is then wrong
+        a = np.exp(-law.epsilon)
         log_mgf = 2 * np.log1p(-a) - np.log1p(-a * np.exp(tilt)) - np.log1p(-a * np.exp(-tilt))
-        return real(z, eps) + tilt * np.asarray(z) - log_mgf
+        return real(law, z) + tilt * np.asarray(z) - log_mgf
 
-    monkeypatch.setattr(isdp.exact._exact_laws, "dg_logpmf", tilted)
+    monkeypatch.setattr(isdp.mcmc.DoubleGeometric, "logpmf", tilted)
     args = {**c["args"], "cases": c["args"]["cases"][:1]}  # the 2 × 3 case suffices and keeps the test short
     skew = sampler_kernel.kernel_stationary(Run(".", {}), c["paper_value"], **args)
     assert skew.value > 1e-3 and row_status(c, skew) == "differs"

@@ -1,0 +1,95 @@
+"""Sets of invariants as sparse integer matrices: their canonical form and their values at a table, exactly.
+
+Every part that reads a matrix of invariants (the lattice, the exact samplers, the tables, the release) holds it in
+one canonical CSR form (:func:`as_sparse`) and computes A x in Python integers where int64 could wrap
+(:func:`row_values`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from . import _validate as check
+from .errors import InvariantError
+
+
+def as_sparse(A) -> sparse.csr_array:
+    """Return a constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros).
+
+    Canonical: duplicate entries summed, explicit zeros removed, column indices sorted within
+    each row, so two equal matrices have equal ``indptr``, ``indices`` and ``data``.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array or matrix
+        The invariants, rows × cells (integer coefficients).
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        ``A`` with dtype int64, in canonical form.
+
+    Raises
+    ------
+    isdp.errors.InvariantError
+        An entry that is not an integer within int64 (1.5 is refused, not cast to 1), a bool matrix, or a
+        dense ``A`` that is not a non-empty 2-D matrix (:func:`isdp._validate.integer_matrix`).
+
+    Examples
+    --------
+    >>> from isdp._sparse import as_sparse
+    >>> A = as_sparse([[1, 0, 2], [0, 0, 0]])
+    >>> A.shape, A.nnz, A.dtype.name
+    ((2, 3), 2, 'int64')
+    >>> A.toarray().tolist()
+    [[1, 0, 2], [0, 0, 0]]
+    >>> as_sparse([[1, 1, 1.5]])
+    Traceback (most recent call last):
+    ...
+    isdp.errors.InvariantError: A must be integer-valued; entry (0, 2) is 1.5
+    """
+    A = sparse.csr_array(check.integer_matrix("A", A))  # read, never cast: 1.5 is not the invariant 1
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    A.sort_indices()
+    return A
+
+
+def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
+    """Return a x exactly, in Python integers (no int64 wrap-around).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_array
+        The invariants, canonical (:func:`as_sparse`), rows × n.
+    x : numpy.ndarray
+        An integer vector of n cells (a table, a release or a noise vector).
+
+    Returns
+    -------
+    list of int
+        One exact value per row of ``A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp._sparse import as_sparse, row_values
+    >>> A = as_sparse([[1, 1, 1, 1], [1, 1, 0, 0]])
+    >>> row_values(A, np.array([3, 5, 4, 2]))
+    [14, 8]
+    >>> row_values(as_sparse([[2**40, 2**40]]), np.array([2**40, 2**40]))  # beyond int64
+    [2417851639229258349412352]
+    """
+    x = np.asarray(x)
+    if x.dtype.kind in "fb" and x.size:  # 1.5 would be truncated by the exact loop below, True read as 1
+        x = check.integer_matrix("x", x.reshape(1, -1), error=InvariantError)[0]
+    width = int(np.diff(A.indptr).max()) if A.shape[0] else 0
+    largest = (int(np.abs(A.data).max()) if A.nnz else 0) * (int(np.abs(x).max()) if x.size else 0)
+    if x.dtype.kind in "iu" and largest * width < 2**63:  # no partial sum can wrap around: int64 is exact
+        return (A @ x.astype(np.int64)).tolist()
+    out = []
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        out.append(sum(int(c) * int(v) for c, v in zip(A.data[lo:hi], x[A.indices[lo:hi]], strict=True)))
+    return out
