@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from isdp.mcmc import DoubleGeometric
-from isdp.privacy import hockey_stick_divergence
+from isdp.privacy import TruncatedLaw
 
 
 def _ceil_div(sums: np.ndarray, group: int) -> np.ndarray:
@@ -96,10 +96,11 @@ def rounding_postprocessing_slack(
 ) -> dict:
     """(4.4) on Example 5.2's query, exactly.
 
-    The largest δ (:func:`isdp.privacy.hockey_stick_divergence`) of ``f(M(x); S*(x))`` over §1.3 neighbours (one record
-    changed: Σx and Σx ± 1, both in [0, n]), split into pairs in the same invariant level set (:func:`invariant_block`;
-    S*(x) = S*(x′)) and pairs across two; M*'s δ across as well. ``confidential_total``: project every x onto S* of that
-    one database instead (a fixed public function, the g of the post-processing theorem).
+    The largest δ (:meth:`isdp.privacy.TruncatedLaw.hockey_stick_divergence`) of ``f(M(x); S*(x))`` over §1.3
+    neighbours (one record changed: Σx and Σx ± 1, both in [0, n]), split into pairs in the same invariant level set
+    (:func:`invariant_block`; S*(x) = S*(x′)) and pairs across two; M*'s δ across as well. ``confidential_total``:
+    project every x onto S* of that one database instead (a fixed public function, the g of the post-processing
+    theorem).
     """
 
     def s_star(total):
@@ -127,10 +128,14 @@ def rounding_postprocessing_slack(
         key = "within" if same else "across"
         out[f"pairs_{key}"] += 1
         out[key] = max(
-            out[key], hockey_stick_divergence(f[t], f[t + 1], eps), hockey_stick_divergence(f[t + 1], f[t], eps)
+            out[key],
+            TruncatedLaw.hockey_stick_divergence(f[t], f[t + 1], eps),
+            TruncatedLaw.hockey_stick_divergence(f[t + 1], f[t], eps),
         )
         if not same:
-            out["m_star_across"] = max(out["m_star_across"], hockey_stick_divergence(m_star(t), m_star(t + 1), eps))
+            out["m_star_across"] = max(
+                out["m_star_across"], TruncatedLaw.hockey_stick_divergence(m_star(t), m_star(t + 1), eps)
+            )
     return out
 
 

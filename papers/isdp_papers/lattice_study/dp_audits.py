@@ -30,7 +30,7 @@ def product_ratio_arrays(pairs):
 def max_log_ratio(a: np.ndarray, b: np.ndarray, floor: float = 1e-12) -> float:
     """Return max ln a/b of two probability arrays on the same outputs, where both are at least ``floor``.
 
-    :func:`isdp.privacy.max_privacy_loss` for laws already aligned, such as the outer products of
+    :meth:`isdp.privacy.TruncatedLaw.max_privacy_loss` for laws already aligned, such as the outer products of
     :func:`product_ratio_arrays`, whose points are never enumerated.
     """
     both = (a >= floor) & (b >= floor)

@@ -216,7 +216,7 @@ def profile_delta(epsilon: float, sigma, largest_shift: int) -> float:
     largest_shift : int
         S ≥ 1, the largest squared ℓ2 distance between neighbours (2 for one person moving
         between cells of one table, :data:`isdp.privacy.PERSON_SHIFT`; two persons:
-        :func:`isdp.privacy.two_person_shift`).
+        :meth:`isdp.privacy.Neighbours.two_person_shift`).
 
     Returns
     -------

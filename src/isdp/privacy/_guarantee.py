@@ -253,7 +253,7 @@ class Guarantee:
         of :meth:`sentence` depends on it).
     two_person_shift : int, default 8
         The Gaussian's largest squared ℓ2 distance of a two-person change per table that keeps the
-        invariants (:func:`two_person_shift`: 4 under counting invariants no single person's change
+        invariants (:meth:`Neighbours.two_person_shift`: 4 under counting invariants no single person's change
         keeps, such as both margins).
 
     Raises

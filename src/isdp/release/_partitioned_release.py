@@ -49,7 +49,7 @@ from ..errors import InfeasibleError, InputError, NotPartitionable, UsageError
 from ..exact import seeded_source, system_source
 from ..files import atomic_write
 from ..lattice import implied_by_partition
-from ..privacy import UNCERTAINTY_COLUMNS, Neighbours, join_draws, uncertainty_record
+from ..privacy import UNCERTAINTY_COLUMNS, Neighbours, uncertainty_record
 from ..tables import PartitionLayout, Table, constraint_matrix
 from ._files import audit_record, input_clash, json_writer, output_path, write_files
 from ._plan import Plan, calibrate
@@ -484,10 +484,7 @@ def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartRe
         cells=layout.cells,
     )
     if req.uncertainty is not None:
-        draws = (0, 0)
-        for r in results:
-            draws = join_draws(draws, r.draws)
-        statement["uncertainty"] = uncertainty_record(req.uncertainty, draws)
+        statement["uncertainty"] = uncertainty_record(req.uncertainty, *(r.draws for r in results))
     return statement
 
 

@@ -26,13 +26,11 @@ from ..errors import InfeasibleError, UncertifiableError, UsageError
 from ..exact import ExactSampler, IntegerL1Sampler
 from ..lattice import generalized_gaussian, generalized_laplace
 from ..privacy import (
-    TWO_PERSON_SHIFT,
     UNCERTAINTY_COLUMNS,
     Guarantee,
     Neighbours,
     cell_uncertainty,
     gaussian_sigma,
-    two_person_shift,
     uncertainty_record,
     unit_epsilon,
 )
@@ -220,11 +218,11 @@ class Plan:
         for k in np.flatnonzero(~tables_in_norm):
             derived[groups[k]] = True
         n_in_norm = int(tables_in_norm.sum())
-        if req.norm == "gaussian" and n_in_norm * TWO_PERSON_SHIFT > MAX_SHIFT:
+        if req.norm == "gaussian" and n_in_norm * Neighbours.TWO_PERSON_SHIFT > MAX_SHIFT:
             raise UsageError(
                 f"--norm gaussian: {n_in_norm} tables enter the norm, and the exact privacy profile "
-                f"serves at most {MAX_SHIFT // TWO_PERSON_SHIFT} (two persons' change has ‖v‖² up to "
-                f"{TWO_PERSON_SHIFT} in each, {MAX_SHIFT} in all): release them in groups, or with "
+                f"serves at most {MAX_SHIFT // Neighbours.TWO_PERSON_SHIFT} (two persons' change has ‖v‖² up to "
+                f"{Neighbours.TWO_PERSON_SHIFT} in each, {MAX_SHIFT} in all): release them in groups, or with "
                 "--norm l1"
             )
         unit = calibrate(req, n_in_norm)
@@ -361,7 +359,7 @@ class Plan:
             confidence,
             n_tables=sum(self.tables_in_norm),
             released=len(self.tables_in_norm),
-            two_person_shift=two_person_shift(self.A, self.neighbours),
+            two_person_shift=self.neighbours.two_person_shift(self.A),
         )
 
     def eta_target(self) -> float:

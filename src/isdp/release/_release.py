@@ -79,7 +79,7 @@ from ..exact import seeded_source, system_source
 from ..files import file_sha256
 from ..lattice import IntegerLattice, blocks, with_mixing_basis
 from ..mcmc import sample
-from ..privacy import Guarantee, cell_uncertainty, uncertainty_columns, uncertainty_record
+from ..privacy import Guarantee, cell_uncertainty, uncertainty_record
 from ..tables import Table, TableSet
 from ._plan import Plan
 from ._request import Request
@@ -184,7 +184,7 @@ class Release:
         sampler's attempts, the route, the run time.
     uncertainty : dict or None, default None
         With ``Request.uncertainty``, the columns added to the released table, each of shape (n,)
-        (:func:`isdp.privacy.uncertainty_columns`); else None.
+        (:data:`isdp.privacy.UNCERTAINTY_COLUMNS`); else None.
 
     Examples
     --------
@@ -484,10 +484,10 @@ def release_cells(
     else:  # the chain is within TV η of the exact mechanism: η the certificate's bound at its run length
         guarantee = plan.guarantee(float(certificate.bound(certificate.burn_in(floor=1))[0]), Certificate.LEVEL)
     plan.check_not_weaker(guarantee)
-    columns, draws = None, (0, 0)
+    columns, got = None, {"draws": (0, 0)}
     if req.uncertainty is not None:
         got = cell_uncertainty(plan.exact, len(x), req, plan.unit, req.uncertainty)
-        columns, draws = uncertainty_columns(values, got), got["draws"]
+        columns = {"noise_sd": got["sd"], "lower": values - got["high"], "upper": values - got["low"]}
     return Drawn(
         plan,
         values,
@@ -499,7 +499,7 @@ def release_cells(
         certificate,
         proposal_eps,
         columns,
-        draws,
+        got["draws"],
     )
 
 

@@ -13,7 +13,7 @@ from scipy import special
 
 from isdp.exact import ExactSampler
 from isdp.lattice import table_margins
-from isdp.privacy import exact_route_noise, hockey_stick_bound
+from isdp.privacy import exact_route_noise
 from isdp.privacy._gaussian_profile import SIGMA_GRID, calibrate_sigma, profile_delta, profile_epsilon, residue_profiles
 
 
@@ -40,7 +40,7 @@ def _lattice_deltas(A, x, v, sigma, epsilons, radius=40):
     noise = exact_route_noise(sampler, 1 / Fraction(sigma), radius=radius, sigma=Fraction(sigma))
     assert noise.outside < 1e-12
     p, q = noise.shifted(x), noise.shifted(x + v)
-    return [hockey_stick_bound(p, q, eps) for eps in epsilons]
+    return [p.hockey_stick_bound(q, eps) for eps in epsilons]
 
 
 SWAP22 = np.array([1, -1, -1, 1])

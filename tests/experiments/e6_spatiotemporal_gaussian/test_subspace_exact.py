@@ -27,7 +27,7 @@ def test_truncated_geometric_law_is_the_clamped_double_geometric():
 def test_subspaces_neighbours_and_fast_divergences_are_what_the_rows_say():
     from isdp_papers.e6_spatiotemporal_gaussian import subspace_exact as se
 
-    from isdp.privacy import hockey_stick_bound, hockey_stick_divergence, max_privacy_loss
+    from isdp.privacy import TruncatedLaw
 
     S = se.SUBSPACES
     assert not (se.C_ODD @ S["N(C)"]).any() and not (se.C_TOTAL @ S["N(1ᵀ)"]).any()
@@ -46,8 +46,10 @@ def test_subspaces_neighbours_and_fast_divergences_are_what_the_rows_say():
         for k in (h, g)
     )
     v = se.aligned({h: p, g: q})
-    assert hockey_stick_divergence(v[h], v[g], 0.5) == pytest.approx(hockey_stick_bound(p, q, 0.5), abs=1e-15)
-    assert se.level(v[h], v[g]) == pytest.approx(max_privacy_loss(p, q), abs=1e-12)
+    assert TruncatedLaw.hockey_stick_divergence(v[h], v[g], 0.5) == pytest.approx(
+        p.hockey_stick_bound(q, 0.5), abs=1e-15
+    )
+    assert se.level(v[h], v[g]) == pytest.approx(p.max_privacy_loss(q), abs=1e-12)
     # Thm 3.1's release meets the invariant on every support point, whatever the direction of projection
     for along in (None, [1, 1, 0, 0]):
         z = se.invariant_respecting(se.truncated_geometric(h, 1.0, 0, 3), h, se.C_ODD, along).points

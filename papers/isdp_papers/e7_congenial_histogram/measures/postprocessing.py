@@ -217,7 +217,7 @@ def post_processing_one_to_one(
     some g that merges outputs lowers it strictly.
     """
     from isdp.mcmc import DoubleGeometric
-    from isdp.privacy import TruncatedLaw, max_privacy_loss
+    from isdp.privacy import TruncatedLaw
 
     k = np.arange(-radius, radius + 1)
     base = TruncatedLaw(k[:, None], DoubleGeometric(eps).pmf(k), 0.0)
@@ -229,7 +229,7 @@ def post_processing_one_to_one(
             if g is None
             else (x.pushforward(lambda y: [g(int(y[0]))]), x_prime.pushforward(lambda y: [g(int(y[0]))]))
         )
-        return max(max_privacy_loss(p, q), max_privacy_loss(q, p))
+        return max(p.max_privacy_loss(q), q.max_privacy_loss(p))
 
     m = level()
     levels = {name: level(POST_PROCESSINGS[name]) for name in [*one_to_one, *many_to_one]}

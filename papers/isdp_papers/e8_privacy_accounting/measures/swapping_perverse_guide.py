@@ -98,7 +98,7 @@ def day_units(
     ``radius``); the budget is the largest privacy loss. The value: whether the per-day budget is lower for every T.
     """
     from isdp.mcmc import DoubleGeometric
-    from isdp.privacy import TruncatedLaw, max_privacy_loss
+    from isdp.privacy import TruncatedLaw
 
     k = np.arange(-radius, radius + 1)
     daily = TruncatedLaw(k[:, None], DoubleGeometric(eps).pmf(k), 0.0)
@@ -109,8 +109,8 @@ def day_units(
             joint = joint.product(daily)
         present = t if days_present is None else days_present
         history = [1] * present + [0] * (t - present)
-        per_person = max_privacy_loss(joint.shifted(history), joint)
-        per_day = max_privacy_loss(joint.shifted([1] + [0] * (t - 1)), joint)
+        per_person = joint.shifted(history).max_privacy_loss(joint)
+        per_day = joint.shifted([1] + [0] * (t - 1)).max_privacy_loss(joint)
         ratios[t] = per_day / per_person
     value = {"lower": all(r < 1 - 1e-9 for r in ratios.values())}
     return Measurement(

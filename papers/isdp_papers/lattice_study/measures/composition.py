@@ -26,7 +26,7 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
-    from isdp.privacy import exact_route_noise, max_privacy_loss
+    from isdp.privacy import exact_route_noise
 
     A, x, v = np.ones((1, 2), dtype=np.int64), np.array([1, 2]), np.array([1, -1])
     d = float(np.abs(v).sum())
@@ -52,7 +52,7 @@ def composition_post_processing(run: Run, paper, *, eps: list[float], radius: in
     }
     ratios, parts = [], []
     for name, (p, q, budget) in pairs.items():
-        loss = max(max_privacy_loss(p, q), max_privacy_loss(q, p))
+        loss = max(p.max_privacy_loss(q), q.max_privacy_loss(p))
         ratios.append(loss / (budget * d))
         parts.append(f"{name}: largest loss {loss:.6f} against {budget:g} × {d:g}")
     return Measurement(max(ratios), f"largest loss / budget = {max(ratios):.6f} ({'; '.join(parts)})", n=len(ratios))
@@ -75,7 +75,7 @@ def composition_relations(
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
-    from isdp.privacy import exact_route_noise, hockey_stick_divergence, max_privacy_loss
+    from isdp.privacy import TruncatedLaw, exact_route_noise
     from isdp_papers.lattice_study.dp_audits import max_log_ratio, product_ratio_arrays
 
     combine = {"sum": lambda a, b: a + b, "max": max}[rule]
@@ -92,7 +92,7 @@ def composition_relations(
         laws.append((law.shifted(x), law.shifted(x + v)))
     a, b = product_ratio_arrays(laws)
     if route == "l1":
-        losses = [max_privacy_loss(p, q) for p, q in laws]
+        losses = [p.max_privacy_loss(q) for p, q in laws]
         loss = max_log_ratio(a, b)
         budget = combine(*scales) * d
         return Measurement(
@@ -105,8 +105,11 @@ def composition_relations(
     slack = laws[0][0].outside + laws[1][0].outside
     worst, at = -np.inf, None
     for e1, e2 in itertools.product(eps_grid, repeat=2):
-        parts = [hockey_stick_divergence(*p.aligned_with(q), e) for (p, q), e in zip(laws, (e1, e2), strict=True)]
-        joint = hockey_stick_divergence(a, b, e1 + e2)
+        parts = [
+            TruncatedLaw.hockey_stick_divergence(*p.aligned_with(q), e)
+            for (p, q), e in zip(laws, (e1, e2), strict=True)
+        ]
+        joint = TruncatedLaw.hockey_stick_divergence(a, b, e1 + e2)
         excess = joint - combine(*parts) - slack * (1 + np.exp(e1 + e2))
         if excess > worst:
             worst, at = excess, (e1, e2, joint, parts)
@@ -137,7 +140,7 @@ def post_processing_randomized(
 
     from isdp.exact import IntegerL1Sampler
     from isdp.mcmc import DoubleGeometric
-    from isdp.privacy import exact_route_noise, hockey_stick_divergence, truncation_slack
+    from isdp.privacy import TruncatedLaw, exact_route_noise
     from isdp_papers.lattice_study.dp_audits import add_noise, compact, randomized_map
 
     sig = Fraction(str(sigma))
@@ -157,13 +160,15 @@ def post_processing_randomized(
         ),
     }
     p, q = law.shifted(x), law.shifted(x + v)
-    base = [hockey_stick_divergence(*p.aligned_with(q), e) for e in eps_grid]  # the release's δ(ε′) on the box
+    base = [
+        TruncatedLaw.hockey_stick_divergence(*p.aligned_with(q), e) for e in eps_grid
+    ]  # the release's δ(ε′) on the box
     worst, parts = -np.inf, []
     for name, make in maps.items():
         fp, fq = make(x)(p), make(x + v)(q)
         a, b = fp.aligned_with(fq)
         excess = [
-            hockey_stick_divergence(a, b, e) - d - truncation_slack(fp, fq, e)
+            TruncatedLaw.hockey_stick_divergence(a, b, e) - d - fp.truncation_slack(fq, e)
             for e, d in zip(eps_grid, base, strict=True)
         ]
         worst = max(worst, max(excess))

@@ -30,7 +30,7 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
 
     from isdp.exact import IntegerL1Sampler
     from isdp.lattice import generalized_gaussian, generalized_laplace
-    from isdp.privacy import TruncatedLaw, exact_route_noise, total_variation
+    from isdp.privacy import TruncatedLaw, exact_route_noise
 
     k = np.arange(-radius, radius + 1)
     a = np.exp(-eps)
@@ -48,22 +48,22 @@ def no_invariant_reduction(run: Run, paper, *, eps: float, sigma: float, radius:
         return TruncatedLaw(grid, p / p.sum(), like.outside)
 
     closed_l, closed_g = closed(dg), closed(gauss)
-    tv_l = total_variation(defined(generalized_laplace(eps, norm), closed_l), closed_l)
+    tv_l = defined(generalized_laplace(eps, norm), closed_l).total_variation(closed_l)
     t = (np.arange(1200) + 0.5) / (20 * eps) - 30 / eps  # midpoints over |u| ≤ 30/ε
     plane = np.array(np.meshgrid(t, t, indexing="ij")).reshape(2, -1).T
     density = np.exp(generalized_laplace(eps, norm).log_density(plane))
     laplace = np.exp(-eps * np.abs(plane).sum(axis=1))  # Laplace(1/ε) in each coordinate, up to its constant
     tv_r = 0.5 * float(np.abs(density / density.sum() - laplace / laplace.sum()).sum())
-    tv_g = total_variation(defined(generalized_gaussian(sigma), closed_g), closed_g)
+    tv_g = defined(generalized_gaussian(sigma), closed_g).total_variation(closed_g)
     sampler = IntegerL1Sampler.build(np.zeros((0, 2), dtype=np.int64))
-    route_l = total_variation(exact_route_noise(sampler, Fraction(str(eps)), radius), closed_l)
-    route_g = total_variation(
-        exact_route_noise(sampler, 1 / Fraction(str(sigma)), radius, sigma=Fraction(str(sigma))), closed_g
+    route_l = exact_route_noise(sampler, Fraction(str(eps)), radius).total_variation(closed_l)
+    route_g = exact_route_noise(sampler, 1 / Fraction(str(sigma)), radius, sigma=Fraction(str(sigma))).total_variation(
+        closed_g
     )
     text = (
         f"the definitions' laws ({norm} generalized Laplace at ε = {eps:g}, generalized Gaussian at σ = "
         f"{sigma:g}; box |u|∞ ≤ {radius}): TV to the double geometric {tv_l:.1e}, to the discrete Gaussian "
-        f"{tv_g:.1e}; the two closed forms are {total_variation(closed_l, closed_g):.2f} apart; with real "
+        f"{tv_g:.1e}; the two closed forms are {closed_l.total_variation(closed_g):.2f} apart; with real "
         f"output, TV of the {norm} density to the product of Laplace densities {tv_r:.1e}"
     )
     return Measurement(
@@ -98,7 +98,7 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
     from fractions import Fraction
 
     from isdp.exact import IntegerL1Sampler
-    from isdp.privacy import exact_route_noise, hockey_stick_bound, max_privacy_loss, truncation_slack
+    from isdp.privacy import exact_route_noise
 
     eps = Fraction(str(run.config[exp]["eps"]))
     cases = _neighbour_cases()
@@ -108,8 +108,8 @@ def privacy_theorem(run: Run, paper, *, exp: str) -> Measurement:
         noise = exact_route_noise(IntegerL1Sampler.build(A), eps, radius)
         bound = float(eps) * np.abs(v).sum()
         p, q = noise.shifted(x), noise.shifted(np.add(x, v))
-        loss = max_privacy_loss(p, q)
-        excess = hockey_stick_bound(p, q, bound) - truncation_slack(p, q, bound)
+        loss = p.max_privacy_loss(q)
+        excess = p.hockey_stick_bound(q, bound) - p.truncation_slack(q, bound)
         ratios.append(loss / bound)
         parts.append(f"{name}: largest loss {loss:.9f} against ε‖v‖₁ = {bound:g}, hockey-stick at it {excess:.1e}")
     return Measurement(
@@ -132,7 +132,7 @@ def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
     """
     from isdp.exact import enumerate_target
     from isdp.lattice import IntegerLattice, generalized_laplace
-    from isdp.privacy import TruncatedLaw, max_privacy_loss
+    from isdp.privacy import TruncatedLaw
 
     eps = float(run.config[exp]["eps"])
     cases = _neighbour_cases()
@@ -143,7 +143,7 @@ def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
         points, probs, _ = enumerate_target(lattice, generalized_laplace(eps, "l2"), radius)
         noise = TruncatedLaw(np.asarray(points, dtype=np.int64), probs, 0.0)
         bound = eps * float(np.linalg.norm(v))
-        loss = max_privacy_loss(noise.shifted(x), noise.shifted(np.add(x, v)))
+        loss = noise.shifted(x).max_privacy_loss(noise.shifted(np.add(x, v)))
         ratios.append(loss / bound)
         parts.append(f"{name}: largest loss {loss:.9f} against ε‖v‖₂ = {bound:.6f} ({len(points)} points)")
     return Measurement(
@@ -170,7 +170,7 @@ def singleton_bounded_dp(
 
     from isdp.exact import IntegerL1Sampler
     from isdp.lattice import sum_constraint
-    from isdp.privacy import exact_route_noise, max_privacy_loss
+    from isdp.privacy import exact_route_noise
 
     hists = [np.array(h) for h in itertools.product(range(agents + 1), repeat=cells) if sum(h) == agents]
     equivalent = {
@@ -187,7 +187,7 @@ def singleton_bounded_dp(
                     bounded.add((tuple(a), tuple(b)))
     noise = exact_route_noise(IntegerL1Sampler.build(sum_constraint(cells)), Fraction(str(eps)), radius)
     a, b = hists[0], next(np.array(q) for p, q in sorted(bounded) if p == tuple(hists[0]))
-    ratio = max_privacy_loss(noise.shifted(a), noise.shifted(b)) / (eps * np.abs(a - b).sum())
+    ratio = noise.shifted(a).max_privacy_loss(noise.shifted(b)) / (eps * np.abs(a - b).sum())
     value = {"same_pairs": equivalent == bounded}
     return Measurement(
         value,
@@ -273,6 +273,12 @@ def release_data_independence(run: Run, paper, *, seeds: list[int], nonnegative:
     )
 
 
+def _dg_box_tail(epsilon: float, radius: int, k: int) -> float:
+    """P(some of k i.i.d. DG(ε) cells lies beyond |u| ≤ radius): 1 − (1 − p)^k, p = 2e^{−ε(radius+1)}/(1 + e^{−ε})."""
+    r = np.exp(-float(epsilon))
+    return float(-np.expm1(k * np.log1p(-2 * r ** (radius + 1) / (1 + r))))  # exact for tiny p
+
+
 def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: bool = False) -> Measurement:
     """ISDP App. E.4 (comparison with projected DG).
 
@@ -285,7 +291,7 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
     """
     from isdp.baselines import L1Projector
     from isdp.mcmc import DoubleGeometric
-    from isdp.privacy import TruncatedLaw, dg_box_tail, hockey_stick_bound, truncation_slack
+    from isdp.privacy import TruncatedLaw
 
     x, xp = np.array([2, 1, 0]), np.array([1, 2, 0])
     total = int(x.sum())
@@ -307,10 +313,10 @@ def projection_privacy(run: Run, paper, *, eps: float, radius: int, reads_data: 
     for data in (x, xp):
         inside = np.all(np.abs(m - data) <= radius, axis=1)
         probs = np.prod(DoubleGeometric(eps).pmf(m[inside] - data), axis=1)
-        laws.append(TruncatedLaw(project(data)[inside], probs / probs.sum(), dg_box_tail(eps, radius, 3)))
+        laws.append(TruncatedLaw(project(data)[inside], probs / probs.sum(), _dg_box_tail(eps, radius, 3)))
     budget = eps * float(np.abs(x - xp).sum())
-    slack = truncation_slack(*laws, budget)
-    raw = hockey_stick_bound(*laws, budget) - slack
+    slack = laws[0].truncation_slack(laws[1], budget)
+    raw = laws[0].hockey_stick_bound(laws[1], budget) - slack
     return Measurement(
         raw - slack,
         f"hockey-stick at ε‖x − x'‖₁ = {budget:g} on the boxes {raw:.2e} (truncation "
