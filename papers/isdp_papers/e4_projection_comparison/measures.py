@@ -325,9 +325,9 @@ def rounding_breaks_total(run: Run, paper, *, method: str) -> Measurement:
 
 def _noisy_counts(x: np.ndarray, eps: float, sensitivity: float, releases: int, seed: int) -> np.ndarray:
     """``releases`` rows of x + i.i.d. DG(ε/Δ₁) noise (a stylised state's raw noisy counts), from ``seed``."""
-    from isdp.baselines import double_geometric_noise
+    from isdp.mcmc import DoubleGeometric
 
-    return x + double_geometric_noise(len(x), eps, releases, np.random.default_rng(seed), sensitivity)
+    return x + DoubleGeometric(eps / sensitivity).rvs((releases, len(x)), np.random.default_rng(seed))
 
 
 def _size_trend(

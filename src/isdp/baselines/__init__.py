@@ -13,7 +13,7 @@ Examples
 ((2, 3), True)
 """
 
-from ._l1_projection import dg_l1_projection, double_geometric_noise
+from ._l1_projection import dg_l1_projection
 from ._nnl2 import nnl2_projection, nonnegative_total_projection
 from ._nonnegative import L1Projector, l1_total_projection
 from ._projected_noise import projected_gaussian, projected_laplace, row_space_basis
@@ -22,7 +22,6 @@ __all__ = [  # noqa: RUF022 (by topic: the projected noise, the ℓ1 projections
     "projected_laplace",
     "projected_gaussian",
     "row_space_basis",
-    "double_geometric_noise",
     "dg_l1_projection",
     "L1Projector",
     "l1_total_projection",

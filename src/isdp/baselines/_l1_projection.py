@@ -2,7 +2,7 @@
 
 ISDP appendix (docs/method.md §8):
 
-- :func:`dg_l1_projection` — double geometric (DG) noise (:func:`double_geometric_noise`), then the
+- :func:`dg_l1_projection` — double geometric (DG) noise (:class:`isdp.mcmc.DoubleGeometric`), then the
   ℓ1-closest point of {y : A y = A x}, real (the LP, ``l1_projection_lp``) or integer (the MILP of
   :class:`~isdp.baselines.L1Projector`, ``kind="integer"``). Integer-valued with the MILP, but the projection step
   is not unbiased and its ℓ1 optimum is not unique: the LP returns either a vertex of the optimal
@@ -28,61 +28,6 @@ from ._projected_noise import _positive, _size
 #: a vertex of the optimal face) or ``"interior"`` (HiGHS' interior point without crossover, the
 #: face's analytic centre).
 LP_METHODS = ("vertex", "interior")
-
-
-def double_geometric_noise(
-    n: int, epsilon: float, size: int, rng: np.random.Generator, sensitivity: float = 1
-) -> np.ndarray:
-    """I.i.d. double geometric (DG) noise, the integer noise of the ℓ1 projection baseline.
-
-    Each entry has P(k) = (1 − a)/(1 + a) · a^|k| for every integer k, with a = exp(−ε/Δ): the
-    DG(ε/Δ) law, ``scipy.stats.dlaplace(ε/Δ)``.
-
-    Parameters
-    ----------
-    n : int
-        Number of cells, ≥ 1.
-    epsilon : float
-        Privacy parameter ε > 0.
-    size : int
-        Number of noise vectors, ≥ 1.
-    rng : numpy.random.Generator
-        Source of the draws.
-    sensitivity : float, default 1
-        The ℓ1 sensitivity Δ > 0; the law is DG(ε/Δ).
-
-    Returns
-    -------
-    ndarray of int64, shape (size, n)
-        One noise vector per row.
-
-    Raises
-    ------
-    ValueError
-        If ``n`` or ``size`` is not a positive integer, or ``epsilon`` or ``sensitivity`` is not a
-        positive finite number.
-
-    See Also
-    --------
-    dg_l1_projection : Adds this noise and projects.
-
-    Notes
-    -----
-    Each draw is the difference of two i.i.d. Geometric(1 − a) variables
-    (:meth:`isdp.mcmc.DoubleGeometric.rvs`), which has exactly the DG law. Its variance is
-    2a/(1 − a)².
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from isdp.baselines import double_geometric_noise
-    >>> double_geometric_noise(4, epsilon=1.0, size=2, rng=np.random.default_rng(0)).tolist()
-    [[1, -2, -1, 0], [0, 2, -1, 1]]
-    """
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    law = DoubleGeometric(_positive(epsilon, "epsilon") / _positive(sensitivity, "sensitivity"))
-    return law.rvs((_size(size), int(n)), rng)
 
 
 def _lp_method(method: str) -> str:
@@ -202,7 +147,8 @@ def dg_l1_projection(
     size : int
         Number of releases, ≥ 1.
     rng : numpy.random.Generator
-        Source of the noise (:func:`double_geometric_noise`).
+        Source of the noise, drawn as ``DoubleGeometric(ε/Δ).rvs((size, n), rng)``
+        (:class:`isdp.mcmc.DoubleGeometric`).
     integer : bool
         ``False``: the LP projection of ``l1_projection_lp`` (float releases);
         ``True``: HiGHS' MILP, :class:`L1Projector`'s ``"integer"`` kind (int64 releases).
@@ -267,7 +213,8 @@ def dg_l1_projection(
     A, _ = _constraints(A, n=x.size)
     if _lp_method(method) != "vertex" and integer:
         raise ValueError("the integer projection has no interior-point variant; use method='vertex'")
-    noisy = x + double_geometric_noise(x.size, epsilon, size, rng, sensitivity)
+    law = DoubleGeometric(_positive(epsilon, "epsilon") / _positive(sensitivity, "sensitivity"))
+    noisy = x + law.rvs((_size(size), x.size), rng)
     b = A @ x
     project = L1Projector(A, "integer" if integer else method)
     out = np.stack([project(m.astype(float), b) for m in noisy])

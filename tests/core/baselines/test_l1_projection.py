@@ -14,9 +14,10 @@ from projection_support import TABLE, l1, margins_4x4, sum_row
 from scipy import stats
 from scipy.optimize import linprog
 
-from isdp.baselines import dg_l1_projection, double_geometric_noise
+from isdp.baselines import dg_l1_projection
 from isdp.baselines._l1_projection import l1_projection_lp
 from isdp.baselines._nonnegative import l1_projection_milp
+from isdp.mcmc import DoubleGeometric
 
 # --------------------------------------------------------------------------- DG noise
 
@@ -39,8 +40,13 @@ def chi_square_vs_dg(sample: np.ndarray, a: float) -> tuple[float, np.ndarray]:
 
 
 @pytest.mark.parametrize(("eps", "delta"), [(0.5, 1), (0.6, 2)])
-def test_double_geometric_noise_matches_pmf(eps, delta):
-    noise = double_geometric_noise(50, eps, 4000, np.random.default_rng(21), sensitivity=delta)
+def test_the_noise_is_double_geometric_of_epsilon_over_the_sensitivity(eps, delta):
+    x = np.arange(6)
+    _, noisy = dg_l1_projection(
+        x, sum_row(6), eps, 5, np.random.default_rng(21), False, sensitivity=delta, return_noisy=True
+    )
+    np.testing.assert_array_equal(noisy - x, DoubleGeometric(eps / delta).rvs((5, 6), np.random.default_rng(21)))
+    noise = DoubleGeometric(eps / delta).rvs((4000, 50), np.random.default_rng(21))
     assert noise.shape == (4000, 50) and noise.dtype == np.int64
     a = np.exp(-eps / delta)
     p, z = chi_square_vs_dg(noise.ravel(), a)
@@ -78,7 +84,7 @@ def test_milp_vs_lp_objective(A):
     b = A @ x
     for _ in range(10):
         m_real = x + rng.laplace(0, 3, A.shape[1])
-        m_int = x + double_geometric_noise(A.shape[1], 0.3, 1, rng)[0]
+        m_int = x + DoubleGeometric(0.3).rvs((1, A.shape[1]), rng)[0]
         for m in (m_real, m_int):
             y_lp, y_ip = l1_projection_lp(m, A, b), l1_projection_milp(m, A, b)
             assert y_ip.dtype == np.int64 and np.array_equal(A @ y_ip, b)
@@ -142,7 +148,7 @@ def test_interior_lp_is_l1_optimal_and_not_a_vertex(A):
     x = rng.integers(0, 5_000_000, n) if one_sum else TABLE
     b = A @ x
     for _ in range(10):
-        m = x + double_geometric_noise(n, 0.192, 1, rng)[0]
+        m = x + DoubleGeometric(0.192).rvs((1, n), rng)[0]
         y_v = l1_projection_lp(m, A, b, method="vertex")
         y_i = l1_projection_lp(m, A, b, method="interior")
         assert y_i.dtype == float
@@ -189,7 +195,7 @@ def test_interior_lp_hand_instance_and_releases():
         lambda: l1_projection_lp([1, 2], [[1, 0.5]], [0]),  # A not integer
         lambda: l1_projection_lp([1, 2], [[1, 1]], [0, 1]),  # b has the wrong length
         lambda: l1_projection_lp([[1, 2]], [[1, 1]], [0]),  # m not 1-D
-        lambda: double_geometric_noise(3, 1.0, 2, np.random.default_rng(), sensitivity=-1),
+        lambda: dg_l1_projection([1, 2], [[1, 1]], 1.0, 2, np.random.default_rng(), True, sensitivity=-1),
         lambda: dg_l1_projection([1.5, 2], [[1, 1]], 1.0, 2, np.random.default_rng(), True),
         lambda: dg_l1_projection([1, 2], [[1, 1]], 1.0, 2, np.random.default_rng(), True, method="interior"),
         lambda: l1_projection_lp([1, 2], [[1, 1]], [0], method="barrier"),  # unknown method

@@ -7,8 +7,9 @@ import pytest
 from projection_support import TABLE, margins_4x4, sum_row
 from scipy.optimize import minimize
 
-from isdp.baselines import double_geometric_noise, nnl2_projection, nonnegative_total_projection
+from isdp.baselines import nnl2_projection, nonnegative_total_projection
 from isdp.errors import SolverError
+from isdp.mcmc import DoubleGeometric
 
 # --------------------------------------------------------------------------- NNL2
 
@@ -19,7 +20,7 @@ def test_nnl2_feasible_and_nonnegative(A):
     x = rng.integers(0, 12, A.shape[1])
     b = A @ x
     for _ in range(20):
-        m = x + double_geometric_noise(A.shape[1], 0.5, 1, rng)[0]
+        m = x + DoubleGeometric(0.5).rvs((1, A.shape[1]), rng)[0]
         s = nnl2_projection(m, A, b)
         assert s.min() >= -1e-9
         assert np.max(np.abs(A @ s - b)) <= 1e-7 * max(1, np.abs(b).max())

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from projection_support import l1, sum_row
 from scipy.optimize import linprog
 
-from isdp.baselines import L1Projector, double_geometric_noise, l1_total_projection
+from isdp.baselines import L1Projector, l1_total_projection
 from isdp.baselines._nonnegative import l1_projection_milp
+from isdp.mcmc import DoubleGeometric
 
 # --------------------------------------------------------------------------- one HiGHS model
 
@@ -67,7 +68,7 @@ def test_one_highs_model_gives_what_fresh_scipy_calls_gave(kind, n):
     x = rng.lognormal(9, 1.5, n).astype(np.int64) + 50  # county-like counts, a state total invariant
     b = A @ x
     project = L1Projector(A, kind)
-    for m in x + double_geometric_noise(n, 0.192, 30, rng):
+    for m in x + DoubleGeometric(0.192).rvs((30, n), rng):
         y, ref = project(m.astype(float), b), _scipy_projection(m.astype(float), A, b.astype(float), kind)
         if kind == "interior":
             np.testing.assert_allclose(y, ref, rtol=0, atol=1e-9)

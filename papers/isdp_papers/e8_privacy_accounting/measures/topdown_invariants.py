@@ -128,7 +128,7 @@ def tda_failsafe(
     final parent's mean L1 error is larger in the failsafe beyond ``k`` SE of the paired difference, and whether the
     state total is exact in every draw of both.
     """
-    from isdp.baselines import double_geometric_noise
+    from isdp.mcmc import DoubleGeometric
     from isdp_papers.e8_privacy_accounting.rounding import two_level_solve
 
     t = ec.committed_csv(
@@ -145,8 +145,8 @@ def tda_failsafe(
     parent, total = children.sum(axis=0), int(pop.sum())
     m, c = children.shape
     rng = np.random.default_rng(seed)
-    parent_noisy = parent + double_geometric_noise(c, epsilon_parent, draws, rng)
-    children_noisy = children + double_geometric_noise(m * c, epsilon_children, draws, rng).reshape(draws, m, c)
+    parent_noisy = parent + DoubleGeometric(epsilon_parent).rvs((draws, c), rng)
+    children_noisy = children + DoubleGeometric(epsilon_children).rvs((draws, m * c), rng).reshape(draws, m, c)
     solves = {
         name: two_level_solve(parent_noisy, children_noisy, total, w)
         for name, w in (("regular", None), ("failsafe", weaker))
