@@ -177,7 +177,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
         ``.parquet`` (a long table: a Parquet input's columns and types kept, none of its
         metadata, the counts as int64), or a Parquet dataset — a directory holding
         ``part-000000.parquet`` — for a name ending in ``/`` or an existing directory
-        (:func:`~isdp.tables._parquet_tables.is_dataset`); one per table, in order, for several
+        (``isdp._parquet_files.is_dataset``); one per table, in order, for several
         tables.
     statement_path : str or os.PathLike
         The publishable privacy statement (JSON).

@@ -128,7 +128,7 @@ def privacy_theorem_l2(run: Run, paper, *, exp: str) -> Measurement:
     target), for neighbouring tables on the two small lattices of :func:`_neighbour_cases`, at the experiment's ε: the
     largest privacy loss over ε‖x − x'‖₂. The box |w|_∞ ≤ R in the lattice's coordinates holds every u with ‖u‖₂ ≤
     R·s_min(B), chosen ≥ 30/ε, so it holds every output whose probability passes
-    :func:`~isdp.privacy.max_privacy_loss`'s floor; both laws are one law shifted, so the ratios are exact.
+    :meth:`~isdp.privacy.TruncatedLaw.max_privacy_loss`'s floor; both laws are one law shifted, so the ratios are exact.
     """
     from isdp.exact import enumerate_target
     from isdp.lattice import IntegerLattice, generalized_laplace
