@@ -177,6 +177,7 @@ def _publish(files: list[tuple[Path, Path]], *, force: bool, replaceable: Callab
     them.
     """
     done: list[tuple[Path, Path | None]] = []  # (name, backup of what it held or None: it held nothing)
+    backup: Path | None
     try:
         for path, tmp in files:
             directory = tmp.is_dir()

@@ -648,7 +648,7 @@ def _save_details() -> str:
     """
     import platform  # deferred: needed only to describe a bug
 
-    kind = sys.exc_info()[0].__name__
+    kind = type(sys.exception()).__name__  # called while an exception is handled
     versions = f"isdp {__version__}, Python {platform.python_version()} on {platform.platform()}"
     details = f"{versions}\n\n{traceback.format_exc()}"
     try:

@@ -143,7 +143,13 @@ class Plan:
 
     @classmethod
     def make(
-        cls, A: np.ndarray, labels: list[str], req: Request, groups: list[np.ndarray] | None = None, *, part=False
+        cls,
+        A: np.ndarray | sparse.sparray,
+        labels: list[str],
+        req: Request,
+        groups: list[np.ndarray] | None = None,
+        *,
+        part=False,
     ) -> Plan:
         """Check the request and choose the route, before any count is read.
 
@@ -215,8 +221,9 @@ class Plan:
             else np.ones(1, dtype=bool)
         )
         derived = np.zeros(A.shape[1], dtype=bool)
-        for k in np.flatnonzero(~tables_in_norm):
-            derived[groups[k]] = True
+        if groups is not None:  # one table is all in the norm
+            for k in np.flatnonzero(~tables_in_norm):
+                derived[groups[k]] = True
         n_in_norm = int(tables_in_norm.sum())
         if req.norm == "gaussian" and n_in_norm * Neighbours.TWO_PERSON_SHIFT > MAX_SHIFT:
             raise UsageError(

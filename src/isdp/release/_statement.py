@@ -96,6 +96,7 @@ def route_record(
         return exact_route(
             plan.req, plan.unit, plan.tables_in_norm, ExactPieces.of(plan.exact, plan.unit, plan.cell_labels, plan.req)
         )
+    assert lattice is not None  # the chain's route passes its lattice with its certificate
     iterations = certificate.burn_in(floor=1)
     summary = certificate.summary(burn_in=iterations)
     summary.pop("certify_seconds")
