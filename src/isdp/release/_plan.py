@@ -129,7 +129,7 @@ class Plan:
     """
 
     req: Request
-    A: np.ndarray
+    A: sparse.csr_array
     labels: list[str]
     neighbours: Neighbours
     exact: ExactSampler | None
@@ -323,10 +323,10 @@ class Plan:
             if isinstance(table, TableSet)
             else ()
         )
-        cells = table.cell_labels  # a large table's are made when read (CellLabels), not held
+        names = table.cell_labels  # a large table's are made when read (CellLabels), not held
         return replace(
             plan,
-            cell_labels=tuple(cells) if isinstance(cells, list) else cells,
+            cell_labels=tuple(names) if isinstance(names, list) else names,
             tables=tables,
             rules=tuple(rules) if rules is not None else _rules_of_rows(table, plan.A, labels, req),
         )
@@ -378,7 +378,9 @@ class Plan:
             The target η* = δ_chain/(1 + e^ε), ε the exact mechanism's per person (docs/method.md §11,
             "From a TV bound to δ").
         """
-        return self.req.delta_split()[1] / (1 + math.exp(self.guarantee().at(1)["epsilon"]))
+        delta_chain = self.req.delta_split()[1]
+        assert delta_chain is not None  # Request.check refuses a chain without δ
+        return delta_chain / (1 + math.exp(self.guarantee().at(1)["epsilon"]))
 
     def pairs(self) -> int:
         """Return the coupled pairs behind the chain's certificate.
@@ -438,7 +440,7 @@ class Plan:
             ``name`` (:attr:`MECHANISMS`) and ``sigma`` (the Gaussian) or
             ``epsilon_per_unit_<norm>_distance``; exact fractions as strings.
         """
-        out = {"name": MECHANISMS["free-cells" if self.req.free_cells else self.req.norm]}
+        out: dict[str, str | float] = {"name": MECHANISMS["free-cells" if self.req.free_cells else self.req.norm]}
         if self.req.norm == "gaussian":
             out["sigma"] = str(self.unit)
         else:
@@ -487,7 +489,9 @@ def calibrate(req: Request, n_in_norm: int = 1) -> Fraction | float:
         (:func:`isdp.privacy.unit_epsilon`).
     """
     if req.norm == "gaussian":
-        return gaussian_sigma(float(req.epsilon_person), req.delta_split()[0], n_in_norm)
+        delta = req.delta_split()[0]
+        assert delta is not None  # Request.check refuses the Gaussian without δ
+        return gaussian_sigma(float(req.epsilon_person), delta, n_in_norm)
     return unit_epsilon(req.epsilon_person, req.norm, n_in_norm)
 
 
@@ -564,6 +568,7 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
         g = plan.guarantee(plan.eta_target(), Certificate.LEVEL)
     statement = privacy_statement(plan, g, route, None)
     if req.uncertainty is not None:  # the intervals' offsets come from the mechanism alone: stated as the run would
+        assert isinstance(plan.unit, Fraction)  # the exact routes' ε per unit ℓ1 distance or σ (no ℓ2 interval)
         got = cell_uncertainty(plan.exact, plan.A.shape[1], req, plan.unit, req.uncertainty)
         statement["uncertainty"] = uncertainty_record(req.uncertainty, got["draws"])
     return {**statement, "dry_run": True}

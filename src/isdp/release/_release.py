@@ -65,6 +65,7 @@ import hashlib
 import sys
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,7 +75,7 @@ from scipy import sparse
 from .._parquet_files import table_files
 from .._sparse import row_values
 from .._validate import COUNT_LIMIT
-from ..errors import InfeasibleError, InputError, InvariantError, UncertifiableError
+from ..errors import InfeasibleError, InputError, InvariantError, UncertifiableError, UsageError
 from ..exact import seeded_source, system_source
 from ..files import file_sha256
 from ..lattice import IntegerLattice, blocks, with_mixing_basis
@@ -443,6 +444,8 @@ def release_cells(
     plan = Plan.of(table, A, labels, req, part=part, rules=rules)
     A = plan.A
     x = table.x
+    if x is None:
+        raise UsageError(f"{table.path}: the table was read for its labels only (a dry run): no counts to release")
     kept = row_values(A, x)
     for label, value in zip(labels, kept, strict=True):
         if abs(value) > COUNT_LIMIT:
@@ -453,6 +456,7 @@ def release_cells(
     audit: dict = {}
     noise, attempts, certificate, proposal_eps, lattice = None, None, None, None, None
     if plan.exact is not None and plan.exact_feasible:
+        assert isinstance(plan.unit, Fraction)  # the exact routes' ε per unit ℓ1 distance or σ, both exact
         sigma = plan.unit if req.norm == "gaussian" else None
         bar = Progress(len(plan.exact.parts), "exact sampler (blocks)", progress)
         try:
@@ -486,6 +490,7 @@ def release_cells(
     plan.check_not_weaker(guarantee)
     columns, got = None, {"draws": (0, 0)}
     if req.uncertainty is not None:
+        assert isinstance(plan.unit, Fraction)  # an exact route's (Request.check)
         got = cell_uncertainty(plan.exact, len(x), req, plan.unit, req.uncertainty)
         columns = {"noise_sd": got["sd"], "lower": values - got["high"], "upper": values - got["low"]}
     return Drawn(

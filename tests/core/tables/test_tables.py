@@ -39,6 +39,9 @@ def test_a_dry_run_never_reads_a_count(tmp_path):
     assert table.key_names == ("state", "year")
     with pytest.raises(UsageError, match="labels only"):  # nothing to write the cells into
         table.with_cells([1, 2, 3])
+    A, labels = constraint_matrix(table, ["total"])
+    with pytest.raises(UsageError, match="labels only"):  # nor any count to release
+        make_release(table, A, labels, Request(epsilon="1", seed=2, progress=False))
 
 
 @pytest.mark.parametrize(
