@@ -355,7 +355,7 @@ class UncertifiableError(ReleaseError, CertificationError):
     proposals for some block; by :meth:`isdp.release.Plan.pairs` when δ is too small for a
     certificate of at most :data:`isdp.release.MAX_PAIRS` pairs; by
     :func:`isdp.release.make_release` when the exact sampler accepts no proposal within
-    ``max_attempts``; by :func:`isdp.convergence._certify.certify_chain` when the coupled pairs do not
+    ``max_attempts``; by :func:`isdp.release._chain.certify_chain` when the coupled pairs do not
     meet within ``max_iter``; and by :meth:`isdp.release.Plan.check_not_weaker`. The message
     says what would work instead.
 

@@ -63,7 +63,7 @@ class Plan:
     req : Request
         The request.
     A : scipy.sparse.csr_array
-        The invariants, int64, rows × cells, canonical (:func:`isdp.lattice.as_sparse`).
+        The invariants, int64, rows × cells, canonical (:func:`isdp._sparse.as_sparse`).
     labels : list of str
         One label per row of ``A``.
     neighbours : isdp.privacy.Neighbours
@@ -179,7 +179,7 @@ class Plan:
             As :meth:`Request.check`; ``labels`` that are not one str per row of ``A``; or several
             tables with a route that may run the chain.
         isdp.errors.InvariantError
-            ``A`` not a matrix of integers (:func:`isdp.lattice.as_sparse`).
+            ``A`` not a matrix of integers (:func:`isdp._sparse.as_sparse`).
         isdp.errors.InfeasibleError
             Invariants that fix every cell.
         isdp.errors.UncertifiableError

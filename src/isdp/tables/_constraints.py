@@ -411,7 +411,7 @@ def first_rows(A: sparse.csr_array) -> list[int]:
     Parameters
     ----------
     A : scipy.sparse.csr_array
-        Canonical (:func:`isdp.lattice.as_sparse`): equal rows have equal indices and data.
+        Canonical (:func:`isdp._sparse.as_sparse`): equal rows have equal indices and data.
 
     Returns
     -------
