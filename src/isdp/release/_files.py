@@ -16,6 +16,7 @@ import errno
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -357,7 +358,7 @@ def input_clash(path, inputs) -> str | None:
     return None
 
 
-def write_files(files: list[tuple[Path, object]], *, force: bool, inputs=()) -> None:
+def write_files(files: list[tuple[Path, Callable[[Path], object] | Path]], *, force: bool, inputs=()) -> None:
     """Publish each ``(name, write)`` pair's file all or none (``isdp._atomic_files.write_all``).
 
     A directory is replaced only when it holds a released dataset's files; a name that would overwrite one of

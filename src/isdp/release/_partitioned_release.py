@@ -186,6 +186,7 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
         got[0].append(label)
         got[1].append(value)
     atomic_write(output, lambda tmp: write_parquet(tmp, source, layout.count_column, drawn.values, drawn.columns))
+    assert plan.exact is not None and drawn.attempts is not None  # parts are drawn by the exact routes only
     return PartResult(
         invariants,
         row_values(runs, x) if runs is not None else [],
@@ -372,10 +373,10 @@ def release_partitioned(
     if not dataset and output.suffix.lower() != ".parquet":
         raise NotPartitionable("a table released part by part is written as Parquet: a .parquet file or a dataset")
     layout = PartitionLayout.of(path, families, count_column, part_cells)
-    clash = [c for c in UNCERTAINTY_COLUMNS if c.casefold() in {h.casefold() for h in layout.header}]
-    if req.uncertainty is not None and clash:
+    taken = [c for c in UNCERTAINTY_COLUMNS if c.casefold() in {h.casefold() for h in layout.header}]
+    if req.uncertainty is not None and taken:
         raise UsageError(
-            f"--uncertainty adds the columns {', '.join(UNCERTAINTY_COLUMNS)}; {layout.path} has {clash[0]!r} already"
+            f"--uncertainty adds the columns {', '.join(UNCERTAINTY_COLUMNS)}; {layout.path} has {taken[0]!r} already"
         )
     if layout.cells < MIN_CELLS:
         raise NotPartitionable(f"fewer than {MIN_CELLS:,} cells")
@@ -445,8 +446,10 @@ def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartRe
         spanning = dict(layout.spanning).get(i)
         if spanning is None:
             for r in results:
-                labels, values = r.invariants.get(i, ([], []))
-                entries += [invariant_entry(lab, family, None, v) for lab, v in zip(labels, values, strict=True)]
+                part_labels, part_values = r.invariants.get(i, ([], []))
+                entries += [
+                    invariant_entry(lab, family, None, v) for lab, v in zip(part_labels, part_values, strict=True)
+                ]
             continue
         # a spanning family's totals from its partitions' (int64: at most 2**53 each, checked below)
         values = np.zeros(len(spanning.labels), dtype=np.int64)

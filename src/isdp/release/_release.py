@@ -244,8 +244,8 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     Raises
     ------
     isdp.errors.UsageError
-        Bad options (:meth:`Request.check`, :meth:`Plan.make`), or a rule of ``req`` that does not apply
-        to the table (:meth:`Plan.of`).
+        Bad options (:meth:`Request.check`, :meth:`Plan.make`), a rule of ``req`` that does not apply
+        to the table (:meth:`Plan.of`), or a table read for its labels only (a dry run's: no counts).
     isdp.errors.InputError
         An invariant's value beyond ±2**53.
     isdp.errors.InfeasibleError
