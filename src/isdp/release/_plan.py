@@ -215,11 +215,8 @@ class Plan:
             and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]
         ):
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
-        tables_in_norm = (
-            IntegerL1Sampler.norm_tables(A, groups)
-            if groups is not None and len(groups) > 1
-            else np.ones(1, dtype=bool)
-        )
+        several = groups is not None and len(groups) > 1
+        tables_in_norm = IntegerL1Sampler.norm_tables(A, groups) if several else np.ones(1, dtype=bool)
         derived = np.zeros(A.shape[1], dtype=bool)
         if groups is not None:  # one table is all in the norm
             for k in np.flatnonzero(~tables_in_norm):
@@ -401,8 +398,7 @@ class Plan:
         eta, req = self.eta_target(), self.req
         needed = Certificate.pairs_needed(eta)
         if needed > MAX_PAIRS:
-            level = Certificate.LEVEL
-            floor = (1 + math.exp(self.guarantee().at(1)["epsilon"])) * (1 - (1 - level) ** (1 / MAX_PAIRS))
+            floor = (1 + math.exp(self.guarantee().at(1)["epsilon"])) * (1 - (1 - Certificate.LEVEL) ** (1 / MAX_PAIRS))
             raise UncertifiableError(
                 f"--delta {req.delta:g} needs the chain within TV {eta:.3g} of the exact "
                 f"mechanism, which {needed:,} coupled pairs would be needed to certify at 95 % "
