@@ -215,8 +215,9 @@ class Plan:
             and np.linalg.matrix_rank(A.toarray().astype(float)) >= A.shape[1]
         ):
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
-        several = groups is not None and len(groups) > 1
-        tables_in_norm = IntegerL1Sampler.norm_tables(A, groups) if several else np.ones(1, dtype=bool)
+        tables_in_norm = np.ones(1, dtype=bool)
+        if groups is not None and len(groups) > 1:
+            tables_in_norm = IntegerL1Sampler.norm_tables(A, groups)
         derived = np.zeros(A.shape[1], dtype=bool)
         if groups is not None:  # one table is all in the norm
             for k in np.flatnonzero(~tables_in_norm):
