@@ -255,9 +255,7 @@ def test_an_unwritable_directory_is_refused_before_any_sampling(tmp_path, monkey
     (tmp_path / "out").mkdir()
     real = os.access
     monkeypatch.setattr(isdp.cli.os, "access", lambda p, mode: False if Path(p) == tmp_path / "out" else real(p, mode))
-    monkeypatch.setattr(
-        isdp.release, "make_release", lambda *a, **k: pytest.fail("sampled before checking the paths")
-    )
+    monkeypatch.setattr(isdp.release, "make_release", lambda *a, **k: pytest.fail("sampled before checking the paths"))
     (tmp_path / "t.csv").write_text(TABLE)
     code = main(
         [
