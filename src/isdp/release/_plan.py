@@ -1,9 +1,7 @@
 """The plan of a release, decided before any count is read.
 
 The route, the mechanism calibrated to the guarantee per person, the exact sampler and the forecast of its acceptance,
-the refusals, and the dry run.
-
-The plan is made from A, the options and the table's labels alone (:meth:`Plan.make`,
+the refusals, and the dry run. The plan is made from A, the options and the table's labels alone (:meth:`Plan.make`,
 :meth:`Plan.of`), so neither it nor a refusal depends on the counts; a release draws under it
 (:func:`isdp.release.make_release`) and its statement is written from it
 (:func:`~isdp.release._statement.privacy_statement`). The calibration is docs/method.md §11's.
@@ -52,11 +50,9 @@ MECHANISMS = {
 class Plan:
     """What a request does under invariants A, decided from A and the options alone (no count).
 
-    Made by :meth:`make`, which checks the request, calibrates the mechanism to the guarantee
-    per person, builds the exact sampler block by block and forecasts its acceptance, and
-    refuses what it cannot serve — all before any count is read, so neither the plan nor a
-    refusal depends on the table's counts. :meth:`of` adds what the statement states of the
-    table: its cells' labels, its tables' names and the rule behind each invariant.
+    Made by :meth:`make`, which checks the request, calibrates the mechanism to the guarantee per person, builds
+    the exact sampler block by block, forecasts its acceptance and refuses what it cannot serve — all before any
+    count is read. :meth:`of` adds the cells' labels, the tables' names and the rule behind each invariant.
 
     Parameters
     ----------
@@ -74,8 +70,8 @@ class Plan:
         The mechanism's own parameter: ε per unit ℓ1 distance (a fraction) or ℓ2 distance (a
         float), or the Gaussian's σ (a fraction).
     expected_attempts : float
-        The exact sampler's forecast proposals per draw for its hardest block (1 where nothing
-        is forecast: the free-cell and ℓ2 routes; ``inf`` beyond e^700).
+        The exact sampler's forecast proposals per draw for its hardest block (1 where nothing is forecast: the
+        free-cell and ℓ2 routes; ``inf`` beyond e^700).
     tables_in_norm : tuple of bool, default (True,)
         Per table released: whether it enters the mechanism's norm
         (:meth:`isdp.exact.IntegerL1Sampler.norm_tables`; False for a table derived from the others).
@@ -86,9 +82,9 @@ class Plan:
         Several tables released together: each one's name and number of cells, in order (:meth:`of`;
         empty for one table).
     rules : tuple of str or None, default ()
-        Per row of ``A``, the ``Request.rules`` family (``--invariant``) or ``tie`` + a
-        ``Request.ties`` rule (``--tie``) that made it, None for a row none made (a constraint
-        file's): the statement states a row by its rule (:meth:`of`; empty from :meth:`make`).
+        Per row of ``A``, the ``Request.rules`` family (``--invariant``) or ``tie`` + a ``Request.ties`` rule
+        (``--tie``) that made it, None for a row none made (a constraint file's): the statement states a row by
+        its rule (:meth:`of`; empty from :meth:`make`).
 
     Attributes
     ----------
@@ -103,10 +99,10 @@ class Plan:
 
     Notes
     -----
-    The calibration is that of docs/method.md §11: one person changes a table by at most 2 in
-    ℓ1 and √2 in ℓ2, so ε per unit ℓ1 distance is ε/2 (ε/(2T) over T tables in the norm), per
-    unit ℓ2 distance ε/√2, and the Gaussian's σ is the smallest on a 10⁻⁶ grid whose exact
-    privacy profile meets (ε, δ) for one person's change (:func:`isdp.privacy.gaussian_sigma`).
+    The calibration is that of docs/method.md §11: one person changes a table by at most 2 in ℓ1 and √2 in ℓ2,
+    so ε per unit ℓ1 distance is ε/2 (ε/(2T) over T tables in the norm), per unit ℓ2 distance ε/√2, and the
+    Gaussian's σ is the smallest on a 10⁻⁶ grid whose exact privacy profile meets (ε, δ) for one person's
+    change (:func:`isdp.privacy.gaussian_sigma`).
 
     Examples
     --------
@@ -495,10 +491,9 @@ def calibrate(req: Request, n_in_norm: int = 1) -> Fraction | float:
 def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Request) -> dict:
     r"""Return the statement a run with these options would carry, from the labels and the options only.
 
-    What ``isdp release --dry-run`` prints. The route is the one that would be tried first; on
-    the chain route the δ stated is the most a run may reach (its certificate is computed at run
-    time, from the invariants and fresh random numbers only). No count is used: the table may be
-    one read with ``labels_only``, and the invariants carry no value.
+    What ``isdp release --dry-run`` prints. The route is the one that would be tried first; on the chain route the
+    δ stated is the most a run may reach (its certificate is computed at run time, from the invariants and fresh
+    random numbers only). No count is used: the table may be read with ``labels_only``.
 
     Parameters
     ----------
@@ -514,8 +509,7 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
     Returns
     -------
     dict
-        The privacy statement (:func:`~isdp.release._statement.privacy_statement`) without the
-        invariants' values, with ``"dry_run": True``.
+        The privacy statement without the invariants' values, with ``"dry_run": True``.
 
     Raises
     ------
@@ -532,9 +526,8 @@ def dry_run(table: Table | TableSet, A: np.ndarray, labels: list[str], req: Requ
 
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from isdp.tables import constraint_matrix
     >>> from isdp.release import Request, dry_run
-    >>> from isdp.tables import load_table
+    >>> from isdp.tables import constraint_matrix, load_table
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old\nFemale,?,?\nMale,?,?\n")

@@ -7,20 +7,10 @@ person (docs/release.md, derived in docs/method.md §11). The neighbouring relat
 This module draws a release, one way: table → plan → draw → check → statement (the files are
 :func:`isdp.release.write_release`'s). A whole table is one part: :func:`release_cells` plans, draws and checks
 it, and is also what releases each part of a large table (:func:`isdp.release.release_partitioned`, in this
-process or on Dask). The pieces it runs live where their idea does:
-
-- the request (:class:`~isdp.release.Request`) and its plan (:class:`~isdp.release.Plan`: the
-  route, the calibration, the forecast, the refusals) in :mod:`isdp.release`;
-- the tables (:class:`~isdp.tables.Table`, :class:`~isdp.tables.TableSet`,
-  :func:`~isdp.tables.load_table`) in :mod:`isdp.tables`;
-- the invariants A (:func:`~isdp.tables.constraint_matrix`, :func:`~isdp.lattice.blocks`)
-  in :mod:`isdp.tables` and :mod:`isdp.lattice`;
-- the exact sampler (:class:`~isdp.exact.ExactSampler`, :meth:`~isdp.exact.IntegerL1Sampler.norm_tables`)
-  in :mod:`isdp.exact`;
-- the chain's certificate (:func:`~isdp.release._chain.certify_chain`, a
-  :class:`~isdp.convergence.Certificate`) in :mod:`isdp.convergence`;
-- the refusals (:class:`~isdp.errors.ReleaseError` and its kinds, each with an exit status) in
-  :mod:`isdp.errors`.
+process or on Dask). The pieces it runs live where their idea does: the request and its plan in
+:mod:`isdp.release`, the tables and the invariants A in :mod:`isdp.tables` and :mod:`isdp.lattice`, the exact
+samplers in :mod:`isdp.exact`, the chain's certificate in :mod:`isdp.convergence`, the refusals (each with an
+exit status) in :mod:`isdp.errors`.
 
 The user states the guarantee needed per person (ε, and δ where the route has one); the routes:
 
