@@ -31,6 +31,22 @@ def test_no_name_is_public_in_two_parts():
     assert not [n for n, k in counts.items() if k > 1]
 
 
+#: the most public names the library may have: a user reads them all in the API reference
+MOST_NAMES = 120
+
+
+def test_the_api_is_small_and_the_architecture_page_states_its_size():
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text()
+    stated = re.search(r"(\d+) names over (\d+) parts, at most (\d+)", " ".join(page.split()))
+    assert stated, "docs/architecture.md states the public API's size"
+    names, parts, most = map(int, stated.groups())
+    assert (names, parts, most) == (len(public_names()), len(isdp.__all__), MOST_NAMES)
+    assert len(public_names()) <= MOST_NAMES
+
+
 def test_unknown_names_raise_attribute_errors():
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         isdp.not_a_name  # noqa: B018
