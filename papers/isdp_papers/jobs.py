@@ -8,10 +8,10 @@ generic script ``workflow/scripts/step.py``, which calls :func:`run_step`. A ste
 logs with ``job.log``; it never looks for files on its own, so the same step runs from an
 installed package against any directory (build a :class:`Job` by hand, as the tests do).
 
-Also here: the seed of a step (:meth:`Job.seed`, :func:`derive_seed`) and the runner's process set-up
-(:func:`start_logging`, :func:`set_numba_threads`). What the runner checks and records around a step has its
-own module: damaged inputs in :mod:`isdp_papers.inputs`, the job's cost in :mod:`isdp_papers.resources`; the
-config helpers the Snakefile and the tests share are in :mod:`isdp_papers.config`.
+Also here: the seed of a step (:meth:`Job.seed`, :func:`isdp.mcmc.derive_seed`, re-exported) and the runner's
+process set-up (:func:`start_logging`, :func:`set_numba_threads`). What the runner checks and records around a
+step has its own module: damaged inputs in :mod:`isdp_papers.inputs`, the job's cost in
+:mod:`isdp_papers.resources`; the config helpers the Snakefile and the tests share are in :mod:`isdp_papers.config`.
 """
 
 from __future__ import annotations
@@ -20,47 +20,11 @@ import importlib
 import logging
 import os
 import sys
-import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import numpy as np
-
 from isdp_papers.inputs import check_inputs
 from isdp_papers.resources import resources_line
-
-
-def derive_seed(base: int, *keys) -> int:
-    """Return a stable 63-bit seed for one (experiment, step, setting) from the config's base seed.
-
-    Distinct steps get independent streams, and adding a step never shifts the others: the seed depends on
-    ``base`` and the step's own keys only, not on how many seeds were derived before it. The keys are hashed
-    with CRC-32 and fed with ``base`` to :class:`numpy.random.SeedSequence`, whose first 64-bit word, shifted
-    right by one bit, is the seed (the derivation the library's certificates use for their exact starts).
-
-    Parameters
-    ----------
-    base : int
-        The base seed, e.g. the config's ``seed``.
-    *keys : object
-        Names of the step, e.g. ``"e1", "burn-in", 0.5``. Each is converted with ``str``, so ``1`` and ``"1"``
-        give the same seed.
-
-    Returns
-    -------
-    int
-        A seed in [0, 2⁶³), the same on every machine.
-
-    Examples
-    --------
-    >>> from isdp_papers.jobs import derive_seed
-    >>> derive_seed(2024, "e1", "burn-in")
-    8121364948480920842
-    >>> derive_seed(0, 1) == derive_seed(0, "1")
-    True
-    """
-    words = [int(base)] + [zlib.crc32(str(k).encode()) for k in keys]
-    return int(np.random.SeedSequence(words).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 class Namedlist(list):
@@ -97,6 +61,35 @@ class Namedlist(list):
     def items(self):
         """Return the (name, item) pairs of the named items."""
         return ((name, getattr(self, name)) for name in self._names)
+
+
+def derive_seed(base: int, *keys) -> int:
+    """Return the stable 63-bit seed of one (experiment, step, setting): :func:`isdp.mcmc.derive_seed`.
+
+    The library's one derivation, imported when first called: :mod:`isdp.mcmc` loads numba, whose
+    threads :func:`set_numba_threads` must set first.
+
+    Parameters
+    ----------
+    base : int
+        The base seed, e.g. the config's ``seed``.
+    *keys : object
+        Names of the step, e.g. ``"e1", "burn-in", 0.5``.
+
+    Returns
+    -------
+    int
+        A seed in [0, 2⁶³), the same on every machine.
+
+    Examples
+    --------
+    >>> from isdp_papers.jobs import derive_seed
+    >>> derive_seed(2024, "e1", "burn-in")
+    8121364948480920842
+    """
+    from isdp.mcmc import derive_seed as library_seed  # deferred: numba's threads are set before it loads
+
+    return library_seed(base, *keys)
 
 
 class Job:

@@ -13,6 +13,7 @@ Examples
 ((2, 3, 3), True)
 """
 
+from .._rng import derive_seed
 from ._augmented import augmented_meeting_times, augmented_sample
 from ._coupling import meeting_times
 from ._double_geometric import DoubleGeometric
@@ -25,6 +26,7 @@ from ._samplers import SamplerResult, sample, tune_proposal
 __all__ = [
     "augmented_meeting_times",
     "augmented_sample",
+    "derive_seed",
     "DoubleGeometric",
     "heat_bath_meeting_times",
     "heat_bath_sweeps",

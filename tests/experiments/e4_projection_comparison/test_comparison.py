@@ -10,10 +10,10 @@ import pytest
 from isdp_papers.e4_projection_comparison import comparison as cmp
 from isdp_papers.e4_projection_comparison.comparison import discrepancy_concentration
 
-from isdp._rng import derive_seed
 from isdp.baselines import dg_l1_projection
 from isdp.exact import sample_sum_constraint_l1
 from isdp.lattice import sum_constraint
+from isdp.mcmc import derive_seed
 
 
 def _state(releases, noisy=None, sf1=(10, 100, 1000, 10000), dp=None):
