@@ -35,6 +35,7 @@ from .. import _validate as check
 from .._rng import text_seed
 from ..errors import UncertifiableError
 from ..exact import IntegerL1Sampler, LatticeBlock, lattice_block, seeded_source
+from ..mcmc import DoubleGeometric
 
 #: the columns added to a released long table: the noise's standard deviation, the interval for the true count
 UNCERTAINTY_COLUMNS = ("noise_sd", "lower", "upper")
@@ -235,7 +236,7 @@ def _free_cell_law(sub: IntegerL1Sampler, unit: Fraction, level: float) -> CellL
     eps = float(unit)
     n = sub.A.shape[1]
     sd, low, high, cov = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n)
-    variance = 2 * math.exp(-eps) / math.expm1(-eps) ** 2
+    variance = DoubleGeometric(eps).variance()
     sd[sub.free] = math.sqrt(variance)
     low[sub.free], high[sub.free], cov[sub.free] = _dg_interval(eps, level)
     for coefficients, cells in _solved_sums(sub).values():
