@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 import seaborn as sns
 
@@ -55,7 +56,11 @@ def plot_distances(dist: pd.DataFrame, methods: Sequence[str], labels: Mapping[s
     order = [labels[m] for m in methods]
     for ax, col, name in zip(axes, ("avg_l1", "avg_l2"), ("L1", "L2"), strict=True):
         sns.boxplot(data=dist, x="label", y=col, order=order, ax=ax, color="#9ecae1")
-        sns.stripplot(data=dist, x="label", y=col, order=order, ax=ax, color="k", size=3, alpha=0.6)
+        # the points jittered from a fixed stream (seaborn's stripplot draws from NumPy's global one): every run draws
+        # the same figure
+        x = dist["label"].map({label: k for k, label in enumerate(order)}).to_numpy(float)
+        x += np.random.default_rng(0).uniform(-0.2, 0.2, len(x))
+        ax.scatter(x, dist[col], color="k", s=9, alpha=0.6, zorder=3)
         ax.set_ylabel(f"average {name} distance")
         ax.set_xlabel("")
     n_tables, n_rel = dist["table"].nunique(), int(dist["n_releases"].iloc[0])
