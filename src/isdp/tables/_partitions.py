@@ -149,6 +149,8 @@ class PartitionLayout:
         ------
         isdp.errors.NotPartitionable
             A table that cannot be released part by part as the whole table would be.
+        isdp.errors.UsageError
+            A ``path`` or ``count_column`` that is not a name, or ``part_cells`` not an integer >= 1.
 
         Examples
         --------
@@ -276,28 +278,7 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
     :class:`NotPartitionable`, as does a family on fewer columns whose total would cover one
     partition only (it would repeat a total of the partition's).
 
-    Parameters
-    ----------
-    path : str or os.PathLike
-        A Parquet file, or a directory of them.
-    families : sequence of str
-        The invariant families.
-    count_column : str, default "count"
-        The count column's name.
-    part_cells : int, default 2**20
-        The cells of a part, at least (whole partitions: a part ends at the first run that reaches it).
-
-    Returns
-    -------
-    PartitionLayout
-        The parts, the families' kinds, the spanning families' labels.
-
-    Raises
-    ------
-    isdp.errors.NotPartitionable
-        As above, and as :func:`partition_key`.
-    isdp.errors.UsageError
-        A ``path`` or ``count_column`` that is not a name, or ``part_cells`` not an integer >= 1.
+    Its parameters, result and refusals are :meth:`PartitionLayout.of`'s, which calls it.
 
     Examples
     --------
