@@ -11,11 +11,12 @@ subpackages, each with one ``__all__``, imported on first use (``import isdp`` s
 - :mod:`isdp.tables`: tables in and out (CSV, Parquet), their keys, the invariant families and files
 - :mod:`isdp.privacy`: neighbours, the guarantee per person, the exact audit, laws, cells' error bars
 - :mod:`isdp.release`: release mode — the request, plan, run, checks and statement, whole, in parts or on Dask
+- :mod:`isdp.published`: a release as its readers have it: error bars for its linear queries, its verification
 - :mod:`isdp.baselines`: the projection mechanisms and the accounting the papers compare with
 
 and the modules :mod:`isdp.errors` (the one error hierarchy), :mod:`isdp.files` (atomic writes),
-:mod:`isdp.cli` (``isdp release``) and :mod:`isdp.opendp_measurements` (the exact routes as OpenDP
-measurements, extra ``isdp[opendp]``). Modules whose names start with ``_`` are private.
+:mod:`isdp.cli` (``isdp release``, ``query``, ``verify``) and :mod:`isdp.opendp_measurements` (the exact
+routes as OpenDP measurements, extra ``isdp[opendp]``). Modules whose names start with ``_`` are private.
 
 The papers' reproduction (their problems, data loaders, studies, figures and claims registry) is not
 part of this package: it lives beside the workflow in the repository's ``papers/`` folder.
@@ -45,6 +46,7 @@ __all__ = [  # noqa: RUF022 (the reading order: the method's layers, then the mo
     "tables",
     "privacy",
     "release",
+    "published",
     "baselines",
     "errors",
     "files",

@@ -20,6 +20,7 @@ import traceback
 from pathlib import Path
 
 from . import __version__
+from ._published_commands import add_parsers, run_query, run_verify
 from .errors import (
     ArgumentError,
     CertificationError,
@@ -266,6 +267,7 @@ def _parser() -> argparse.ArgumentParser:
         help="no progress (by default a bar on a terminal, else a line on stderr about every 5 s)",
     )
     p.add_argument("--force", action="store_true", help="replace existing output files")
+    add_parsers(sub)
     return parser
 
 
@@ -572,33 +574,39 @@ def main(argv=None) -> int:
     isdp release: error: /.../release.csv exists: remove it or pass --force
     >>> tmp.cleanup()
     """
+    command = "isdp release"  # the command's name in its messages, once parsed
     try:
         with _terminated_as_interrupted():
             _numba_cache()
             parser = _parser()
             args = parser.parse_args(argv)
+            command = f"isdp {args.command}"
             logging.basicConfig(level=logging.WARNING, format="%(message)s")
             if not getattr(args, "quiet", True) and not sys.stderr.isatty():
                 logging.getLogger("isdp").setLevel(logging.INFO)  # the chain's progress lines (data-independent)
             try:
-                status = _release(args, parser)
+                status = _release(args, parser) if args.command == "release" else _READERS[args.command](args)
                 sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
                 return status
             except IsdpError as err:
-                print(f"isdp release: error: {err}", file=sys.stderr)
+                print(f"{command}: error: {err}", file=sys.stderr)
                 return _exit_status(err)
     except KeyboardInterrupt:  # files are written last, from temporary files that are removed on the way out
-        print("isdp release: interrupted: nothing written", file=sys.stderr)
+        print(f"{command}: interrupted: nothing written", file=sys.stderr)
         return 130
     except _Terminated:  # as an interruption: every temporary file and part is removed on the way out
-        print("isdp release: terminated: nothing written", file=sys.stderr)
+        print(f"{command}: terminated: nothing written", file=sys.stderr)
         return 143
     except BrokenPipeError:  # the reader stopped early (`isdp release --dry-run | head`): stop quietly
         _silence_stdout()
         return 141
     except Exception:  # a bug: one line on stderr, the traceback in a file of the user's own
-        print(f"isdp release: internal error: {_save_details()}", file=sys.stderr)
+        print(f"{command}: internal error: {_save_details()}", file=sys.stderr)
         return 70
+
+
+#: the readers' commands (:mod:`isdp._published_commands`), by name
+_READERS = {"query": run_query, "verify": run_verify}
 
 
 def _exit_status(err: IsdpError) -> int:

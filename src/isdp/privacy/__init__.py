@@ -16,6 +16,7 @@ from ._audit import chain_noise_path, exact_route_noise
 from ._guarantee import Guarantee, gaussian_sigma, unit_epsilon
 from ._laws import TruncatedLaw
 from ._neighbours import Neighbours
+from ._query_laws import query_uncertainty
 from ._uncertainty import UNCERTAINTY_COLUMNS, cell_uncertainty, check_uncertainty, noise_interval, uncertainty_record
 
 __all__ = [  # noqa: RUF022 (by topic: who a person is, the guarantee, the error bars, the audit and its laws)
@@ -24,6 +25,7 @@ __all__ = [  # noqa: RUF022 (by topic: who a person is, the guarantee, the error
     "unit_epsilon",
     "gaussian_sigma",
     "cell_uncertainty",
+    "query_uncertainty",
     "check_uncertainty",
     "noise_interval",
     "uncertainty_record",

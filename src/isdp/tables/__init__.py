@@ -19,6 +19,7 @@ Examples
 from ._constraints import constraint_matrix
 from ._long_tables import LongTable
 from ._partitions import PartitionLayout
+from ._released_tables import read_released
 from ._tables import Table, TableSet, load_table
 from ._wide_tables import read_table_csv
 
@@ -27,6 +28,7 @@ __all__ = [
     "load_table",
     "LongTable",
     "PartitionLayout",
+    "read_released",
     "read_table_csv",
     "Table",
     "TableSet",
