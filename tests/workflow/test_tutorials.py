@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIALS = ROOT / "docs" / "tutorials"
-EXPECTED = ("own-invariants.md", "release-your-table.md")
+EXPECTED = ("county-total.md", "own-invariants.md", "release-your-table.md")
 FENCE = re.compile(r"^```(pycon|console)\n(.*?)^```[ \t]*$", re.M | re.S)
 HEREDOC = re.compile(r"(?<!<)<<(?!<)-?\s*['\"]?(\w+)['\"]?")  # cat > file <<'EOF' (not a <<< here-string)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
