@@ -107,13 +107,13 @@ def run_query(args) -> int:
     from .published import PublishedRelease  # deferred: loads numba and SciPy, which --help need not wait for
 
     published = PublishedRelease.read(args.released, _statement(args), fmt=args.format, count_column=args.count_column)
+    if args.output is not None and args.output.resolve() in {p.resolve() for p in published.paths}:
+        raise UsageError(f"-o/--output {args.output} is a released table: give another name")
     if args.by is not None:
         W, names = published.group_sums([c.strip() for c in args.by.split(",") if c.strip()])
     else:
         W, names = published.read_queries(args.queries)
     answer = published.query(W, names, level=args.level, simultaneous=args.simultaneous)
-    if args.output is not None and args.output.resolve() in {p.resolve() for p in published.paths}:
-        raise UsageError(f"-o/--output {args.output} is a released table: give another name")
     rows = zip(
         answer["query"],
         answer["value"].tolist(),
@@ -136,7 +136,7 @@ def run_query(args) -> int:
     methods = {m: answer["method"].count(m) for m in dict.fromkeys(answer["method"])}
     level = f"{args.level} for all at once (each at {answer['level']:.6g})" if args.simultaneous else str(args.level)
     print(
-        f"{len(names):,} queries at level {level}: "
+        f"{len(names):,} quer{'y' if len(names) == 1 else 'ies'} at level {level}: "
         + ", ".join(f"{count:,} {method}" for method, count in methods.items())
         + (f"; simulated laws from {answer['draws']:,} draws per block shape" if answer["draws"] else ""),
         file=sys.stderr,

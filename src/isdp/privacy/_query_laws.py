@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -39,10 +39,6 @@ from .._rng import text_seed
 from ..errors import UncertifiableError, UsageError
 from ..exact import ExactSampler, IntegerL1Sampler, LatticeBlock, seeded_source
 from ..mcmc import DoubleGeometric
-
-if TYPE_CHECKING:
-    from ..release import Request
-
 from ._uncertainty import (
     MAX_DRAWS,
     MAX_LAW_POINTS,
@@ -81,7 +77,7 @@ class _Laws:
     """The factors met so far, each once, and the simulated draws of each block shape."""
 
     exact: ExactSampler
-    req: Request
+    req: Any  # isdp.release.Request (its module imports this one's package)
     unit: Fraction
     draws: int  # the draws simulated per shape (0 until a shape needs them)
     factors: list[_Factor] = field(default_factory=list)
@@ -153,7 +149,7 @@ def query_uncertainty(exact, req, unit: Fraction, W, level: float, *, simultaneo
     >>> W = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 1]])
     >>> got = query_uncertainty(exact, Request(epsilon="1", free_cells=True), Fraction(1, 2), W, 0.9)
     >>> got["low"].tolist(), got["high"].tolist(), got["method"]
-    ([-5, -7, 0], [5, 7, 0], ['exact', 'exact', 'fixed'])
+    ([-5, -6, 0], [5, 6, 0], ['exact', 'exact', 'fixed'])
     >>> [round(float(s), 3) for s in got["sd"]]
     [2.799, 3.959, 0.0]
     """

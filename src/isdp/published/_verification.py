@@ -94,8 +94,9 @@ def verify_release(released, statement, *, fmt: str = "auto", count_column: str 
     >>> table, out = Path(tmp.name, "sex_by_age.csv"), Path(tmp.name, "release.csv")
     >>> _ = table.write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
     >>> with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-    ...     main(["release", str(table), "--invariant", "all-margins", "--epsilon", "1", "--seed", "3",
+    ...     status = main(["release", str(table), "--invariant", "all-margins", "--epsilon", "1", "--seed", "3",
     ...           "--reproducible-not-for-publication", "--quiet", "-o", str(out)])
+    >>> status
     0
     >>> statement = Path(tmp.name, "release.csv.statement.json")
     >>> verify_release(out, statement).passed
@@ -103,8 +104,8 @@ def verify_release(released, statement, *, fmt: str = "auto", count_column: str 
     >>> doc = json.loads(statement.read_text())
     >>> doc["guarantee"]["per_person"]["epsilon"] = 0.5  # a stronger guarantee than the mechanism gives
     >>> _ = statement.write_text(json.dumps(doc))
-    >>> print(verify_release(out, statement).lines()[-1][:60])
-    FAILED  guarantee: the statement's guarantee is not the one th
+    >>> print(verify_release(out, statement).lines()[-1][:55])
+    FAILED  guarantee: the statement's guarantee is not the
     >>> tmp.cleanup()
     """
     paths = [Path(p) for p in ([released] if isinstance(released, str | Path) else released)]
@@ -159,7 +160,9 @@ def _invariants(published: PublishedRelease, result) -> bool:
             f"{len(wrong):,} of {len(stated):,} invariants differ from the released table's; the first, "
             f"{entries[i]['label']!r}, is stated as {stated[i]} and the table gives {got[i]}",
         )
-    return result("invariants kept", True, f"all {len(stated):,} invariants meet their stated values exactly")
+    return result(
+        "invariants kept", True, f"all {_count_of(len(stated), 'invariant')} meet their stated values exactly"
+    )
 
 
 def _guarantee(published: PublishedRelease, result) -> bool:
@@ -197,6 +200,10 @@ def _guarantee(published: PublishedRelease, result) -> bool:
             f"({asked.epsilon}, {asked.delta or 0:g}) requested",
         )
     return result("guarantee", True, f"{per_person['text']} (recomputed from the mechanism's {_parameter(doc)})")
+
+
+def _count_of(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _parameter(doc: dict) -> str:
