@@ -24,8 +24,51 @@ from ._linear_queries import group_sums, read_queries
 
 #: the statement formats this version reads (``isdp_privacy_statement``)
 STATEMENT_FORMATS = (1,)
-#: what a statement must hold for its release to be read back
-REQUIRED = ("mechanism", "route", "requested", "guarantee", "invariants", "cells")
+_TEXT, _WHOLE, _FLAG, _OBJECT, _LIST = "text", "a whole number", "true or false", "an object", "a list"
+#: the entries a reader uses, by path ("*" every item of a list), what each must be, and whether it may be absent
+SHAPE = (
+    (("mechanism",), _OBJECT, False),
+    (("mechanism", "name"), _TEXT, False),
+    (("route",), _OBJECT, False),
+    (("route", "name"), _TEXT, False),
+    (("requested",), _OBJECT, False),
+    (("requested", "epsilon_per_person"), _TEXT, False),
+    (("requested", "delta_per_person"), "a number or null", False),
+    (("requested", "norm"), _TEXT, False),
+    (("requested", "allow_chain"), _FLAG, False),
+    (("requested", "free_cells"), _FLAG, False),
+    (("requested", "nonnegative"), _FLAG, False),
+    (("guarantee",), _OBJECT, False),
+    (("invariant_rules",), _OBJECT, True),
+    (("invariant_rules", "families"), "a list of text", True),
+    (("invariant_rules", "ties"), "a list of text", True),
+    (("invariants",), _LIST, False),
+    (("invariants", "*"), _OBJECT, False),
+    (("invariants", "*", "label"), _TEXT, False),
+    (("invariants", "*", "rule"), _TEXT, True),
+    (("invariants", "*", "coefficients"), _OBJECT, True),
+    (("invariants", "*", "value"), _WHOLE, True),
+    (("cells",), _OBJECT, False),
+    (("cells", "count"), _WHOLE, False),
+    (("tables",), _LIST, True),
+    (("tables", "*"), _OBJECT, False),
+    (("tables", "*", "name"), _TEXT, False),
+    (("uncertainty",), _OBJECT, True),
+    (("uncertainty", "columns"), "a list of text", True),
+    (("seed",), "a whole number or null", True),
+    (("publishable",), _FLAG, True),
+    (("package",), _OBJECT, True),
+)
+_IS = {
+    _TEXT: lambda v: isinstance(v, str),
+    _WHOLE: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    _FLAG: lambda v: isinstance(v, bool),
+    _OBJECT: lambda v: isinstance(v, dict),
+    _LIST: lambda v: isinstance(v, list),
+    "a number or null": lambda v: v is None or (isinstance(v, int | float) and not isinstance(v, bool)),
+    "a whole number or null": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)),
+    "a list of text": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+}
 #: the exact sampler's proposals per block when a reader simulates the law: the release's own budget is not stated,
 #: and the law does not depend on it (a draw is exact once accepted)
 READER_ATTEMPTS = 10**9
@@ -62,10 +105,34 @@ def read_statement(path) -> dict:
             f"{path}: statement format {statement['isdp_privacy_statement']!r} is not one this version reads "
             f"({', '.join(map(str, STATEMENT_FORMATS))})"
         )
-    missing = [key for key in REQUIRED if not isinstance(statement.get(key), dict | list)]
-    if missing:
-        raise StatementError(f"{path}: the statement has no {', '.join(repr(k) for k in missing)} entry")
+    for where, kind, optional in SHAPE:
+        for name, value in _entries(statement, where):
+            if value is _ABSENT:
+                if not optional:
+                    raise StatementError(f"{path}: the statement has no {name!r} entry")
+            elif not _IS[kind](value):
+                raise StatementError(f"{path}: the statement's {name!r} must be {kind}, not {type(value).__name__}")
     return statement
+
+
+_ABSENT = object()
+
+
+def _entries(doc, where: tuple) -> list[tuple[str, object]]:
+    """Return the values at a path of :data:`SHAPE` (every item of a list at ``*``), named; absent: ``_ABSENT``.
+
+    Only paths whose parents have the shape checked before them are followed.
+    """
+    found: list[tuple[str, object]] = [("", doc)]
+    for key in where:
+        step: list[tuple[str, object]] = []
+        for name, value in found:
+            if key == "*":
+                step += [(f"{name}[{i}]", v) for i, v in enumerate(value)] if isinstance(value, list) else []
+            elif isinstance(value, dict):
+                step.append((f"{name}.{key}".lstrip("."), value.get(key, _ABSENT)))
+        found = step
+    return found
 
 
 @dataclass(frozen=True)
@@ -228,6 +295,8 @@ class PublishedRelease:
             stated mechanism's noise (below), or queries that are not one integer row per cell.
         isdp.errors.UncertifiableError
             A level the laws cannot resolve (:func:`isdp.privacy.query_uncertainty`).
+        StatementError
+            A stated mechanism that is not the one the stated request gives (the law would not be the release's).
         """
         if self.statement["requested"].get("nonnegative"):
             raise UsageError(
@@ -239,6 +308,13 @@ class PublishedRelease:
             raise UsageError(
                 "the release was drawn by the certified chain, whose law is only within its TV bound of the "
                 "mechanism's: query intervals are served on the exact routes"
+            )
+        if (
+            self.plan.mechanism() != self.statement["mechanism"]
+        ):  # the law is the rebuilt mechanism's: it must be theirs
+            raise StatementError(
+                f"the statement's mechanism {self.statement['mechanism']} is not the one its request gives "
+                f"{self.plan.mechanism()}: the release does not verify (isdp verify says where)"
             )
         W = sparse.csr_array(W)
         if len(names) != W.shape[0]:

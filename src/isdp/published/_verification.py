@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .._sparse import row_values
-from ..errors import InputError, ReleaseError
+from ..errors import InputError, IsdpError, ReleaseError
 from ..privacy import Guarantee
 from ..release import dry_run
 from ._published_release import PublishedRelease, StatementError, read_statement, unit_of
@@ -174,17 +174,22 @@ def _guarantee(published: PublishedRelease, result) -> bool:
         return result("guarantee", False, str(err))
     eta = confidence = None
     if doc["route"].get("name") == "certified chain":
-        certificate = doc["route"].get("certificate") or {}
+        certificate = doc["route"].get("certificate")
+        certificate = certificate if isinstance(certificate, dict) else {}
         eta, confidence = certificate.get("tv_certified"), doc["guarantee"].get("confidence_level")
         target = certificate.get("tv_target")
-        if not isinstance(eta, float | int) or not isinstance(target, float | int) or eta > target:
+        numbers = all(isinstance(v, float | int) and not isinstance(v, bool) for v in (eta, target, confidence))
+        if not numbers or not 0 <= eta <= target:  # type: ignore[operator]
             return result(
                 "guarantee", False, f"the chain's certified TV bound {eta!r} is not within its target {target!r}"
             )
     g = plan.guarantee(eta, confidence)
-    recomputed = Guarantee(
-        g.norm, unit, g.delta_conversion, g.eta, g.confidence, g.n_tables, g.released, g.two_person_shift
-    ).to_dict(plan.neighbours)
+    try:
+        recomputed = Guarantee(
+            g.norm, unit, g.delta_conversion, g.eta, g.confidence, g.n_tables, g.released, g.two_person_shift
+        ).to_dict(plan.neighbours)
+    except (IsdpError, ArithmeticError, ValueError) as err:
+        return result("guarantee", False, f"no guarantee follows from the mechanism's {_parameter(doc)}: {err}")
     if recomputed != doc["guarantee"]:
         return result(
             "guarantee",
