@@ -55,6 +55,7 @@ SHAPE = (
     (("tables", "*", "name"), _TEXT, False),
     (("uncertainty",), _OBJECT, True),
     (("uncertainty", "columns"), "a list of text", True),
+    (("uncertainty", "level"), "a number or null", True),
     (("seed",), "a whole number or null", True),
     (("publishable",), _FLAG, True),
     (("package",), _OBJECT, True),
@@ -155,6 +156,8 @@ class PublishedRelease:
         The mechanism rebuilt from the statement's request and invariants and the table's labels.
     rules : tuple of str or None
         Per invariant, the rule the statement states it by (None: by coefficients).
+    added : dict of str to list of str
+        The columns the release added after the table's own (``--uncertainty``'s), as written.
 
     Examples
     --------
@@ -188,6 +191,7 @@ class PublishedRelease:
     values: np.ndarray
     plan: Plan
     rules: tuple[str | None, ...]
+    added: dict[str, list[str]]
 
     @classmethod
     def read(cls, released, statement, *, fmt: str = "auto", count_column: str = "count") -> PublishedRelease:
@@ -230,10 +234,11 @@ class PublishedRelease:
             )
         extra = doc.get("uncertainty", {}).get("columns", ()) if isinstance(doc.get("uncertainty"), dict) else ()
         read = [read_released(p, fmt, count_column, extra) for p in paths]
-        values = np.concatenate([v for _, v in read])
+        values = np.concatenate([v for _, v, _ in read])
+        added = {name: [text for _, _, a in read for text in a[name]] for name in extra}
         table: Table | TableSet = read[0][0]
         if len(read) > 1:
-            table = TableSet(tuple(t for t, _ in read), tuple(str(n) for n in names))
+            table = TableSet(tuple(t for t, _, _ in read), tuple(str(n) for n in names))
         stated = doc["cells"].get("count") if isinstance(doc["cells"], dict) else None
         if stated != len(values):
             raise StatementError(f"the statement is of {stated} cells; the released table has {len(values):,}")
@@ -243,7 +248,7 @@ class PublishedRelease:
             plan = Plan.of(table, A, labels, req, rules=rules)
         except ReleaseError as err:
             raise StatementError(f"the stated mechanism cannot be rebuilt: {err}") from None
-        return cls(paths, doc, table, values, plan, rules)
+        return cls(paths, doc, table, values, plan, rules, added)
 
     def group_sums(self, columns) -> tuple[sparse.csr_array, list[str]]:
         """Return the queries summing the cells of each combination of the key ``columns``.

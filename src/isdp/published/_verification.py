@@ -8,19 +8,21 @@ Three things are checked, in order, and the first disagreement is reported:
 3. **the guarantee** follows from the mechanism's stated parameter: recomputed from σ (the exact privacy profile of
    the lattice Gaussian, and ρ = 1/σ² per unit shift) or from ε per unit ℓ1 distance and the neighbours' norms under
    the invariants, and at least as strong as requested; and the mechanism, route and every other entry are what a
-   release with the stated request would state (:func:`isdp.release.dry_run`, rebuilt from the labels alone).
+   release with the stated request would state (:func:`isdp.release.dry_run`, rebuilt from the labels alone);
+   and ``--uncertainty``'s columns, if any, are the mechanism's law's around each released value.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from .._sparse import row_values
 from ..errors import InputError, IsdpError, ReleaseError
-from ..privacy import Guarantee
+from ..privacy import UNCERTAINTY_COLUMNS, Guarantee, cell_uncertainty, uncertainty_record
 from ..release import dry_run
 from ._published_release import PublishedRelease, StatementError, read_statement, unit_of
 
@@ -138,6 +140,7 @@ def verify_release(released, statement, *, fmt: str = "auto", count_column: str 
         and _invariants(published, result)
         and _guarantee(published, result)
         and _as_stated(published, result)
+        and _uncertainty_columns(published, result)
     ):
         _randomness(published.statement, result)
     return Verification(tuple(checks))
@@ -243,6 +246,45 @@ def _as_stated(published: PublishedRelease, result) -> bool:
     return result(
         "mechanism and route", True, f"{doc['mechanism']['name']}, route {route!r}, as the request states them"
     )
+
+
+def _uncertainty_columns(published: PublishedRelease, result) -> bool:
+    """Check ``--uncertainty``'s columns: each cell's interval and sd are the mechanism's law's, around its value.
+
+    They depend on the invariants, the route and the level alone, so the reader recomputes them (the simulated laws
+    from the streams their shapes name) and compares every cell.
+    """
+    record = published.statement.get("uncertainty")
+    if record is None:
+        return True
+    level, plan, values = record.get("level"), published.plan, published.values
+    if record.get("columns") != list(UNCERTAINTY_COLUMNS) or not isinstance(level, float) or not 0 < level < 1:
+        return result("uncertainty columns", False, f"the statement's uncertainty entry is not well formed: {record}")
+    try:
+        assert isinstance(plan.unit, Fraction)  # --uncertainty is served on the exact routes only
+        got = cell_uncertainty(plan.exact, len(values), plan.req, plan.unit, level)
+        written = {name: np.array(published.added[name], dtype=float) for name in UNCERTAINTY_COLUMNS}
+    except (IsdpError, ValueError) as err:
+        return result("uncertainty columns", False, f"the columns cannot be recomputed or read: {err}")
+    if uncertainty_record(level, got["draws"]) != record:
+        return result(
+            "uncertainty columns",
+            False,
+            f"the statement's uncertainty entry: {_diff(record, uncertainty_record(level, got['draws']))}",
+        )
+    expected = {"noise_sd": got["sd"], "lower": values - got["high"], "upper": values - got["low"]}
+    for name in UNCERTAINTY_COLUMNS:
+        wrong = np.flatnonzero(~np.isclose(written[name], expected[name], rtol=1e-12, atol=0))
+        if len(wrong):
+            i = int(wrong[0])
+            return result(
+                "uncertainty columns",
+                False,
+                f"{len(wrong):,} cells' {name} differ from the mechanism's law; the first, "
+                f"{published.plan.cell_labels[i]!r}, is written as {published.added[name][i]}, "
+                f"expected {expected[name][i]:.6g}",
+            )
+    return result("uncertainty columns", True, f"every cell's interval at level {level} is the mechanism's law's")
 
 
 def _randomness(doc: dict, result) -> bool:

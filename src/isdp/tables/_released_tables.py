@@ -21,7 +21,9 @@ from ._tables import Table, _layout, _refuse_bars
 from ._wide_tables import _wide_table
 
 
-def read_released(path, fmt: str = "auto", count_column: str = "count", extra_columns=()) -> tuple[Table, np.ndarray]:
+def read_released(
+    path, fmt: str = "auto", count_column: str = "count", extra_columns=()
+) -> tuple[Table, np.ndarray, dict[str, list[str]]]:
     r"""Read a released table: its labels (checked as :func:`load_table` checks a table's) and its signed values.
 
     Parameters
@@ -34,7 +36,7 @@ def read_released(path, fmt: str = "auto", count_column: str = "count", extra_co
         A long table's count column.
     extra_columns : sequence of str, default ()
         Columns a release added after the table's own (``noise_sd``, ``lower``, ``upper`` after
-        ``--uncertainty``): they must be the file's last columns, and are not read.
+        ``--uncertainty``): they must be the file's last columns, and are returned apart, as text.
 
     Returns
     -------
@@ -42,6 +44,8 @@ def read_released(path, fmt: str = "auto", count_column: str = "count", extra_co
         The labels only (``x`` None), as ``load_table(..., labels_only=True)`` gives them.
     values : numpy.ndarray of int64
         The released value of each cell, in the table's order; negative values are read.
+    added : dict of str to list of str
+        Each of ``extra_columns``, its entries as written, in the table's order.
 
     Raises
     ------
@@ -57,9 +61,9 @@ def read_released(path, fmt: str = "auto", count_column: str = "count", extra_co
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "release.csv")
     ...     _ = path.write_text("county,count,noise_sd,lower,upper\nA,-1,2.8,-6,4\nB,7,2.8,2,12\n")
-    ...     table, values = read_released(path, extra_columns=["noise_sd", "lower", "upper"])
-    >>> table.cell_labels, values.tolist()
-    (['A', 'B'], [-1, 7])
+    ...     table, values, added = read_released(path, extra_columns=["noise_sd", "lower", "upper"])
+    >>> table.cell_labels, values.tolist(), added["lower"]
+    (['A', 'B'], [-1, 7], ['-6', '2'])
     """
     path, count_column = table_path(path), column_name(count_column)
     extra = list(extra_columns)
@@ -69,8 +73,17 @@ def read_released(path, fmt: str = "auto", count_column: str = "count", extra_co
         if is_parquet(path):
             return _parquet_release(path, count_column, extra)
         header, body = _labelled_lines(path)
+        added: dict[str, list[str]] = {}
         if extra:
-            header, body = _without(path, header, extra), [(line, fields[: -len(extra)]) for line, fields in body]
+            own, width = _without(path, header, extra), len(header)
+            added = {  # a line of another width is refused below, with the table's own columns
+                name: [fields[len(own) + i].strip() if len(fields) == width else "" for _, fields in body]
+                for i, name in enumerate(extra)
+            }
+            header, body = (
+                own,
+                [(line, fields[: len(own)] if len(fields) == width else fields) for line, fields in body],
+            )
         chosen = _layout(path, header, body, fmt, count_column)
         if chosen == "wide":
             wide = _wide_table(path, header, body, False)
@@ -97,7 +110,7 @@ def read_released(path, fmt: str = "auto", count_column: str = "count", extra_co
     if not table.keys:
         raise InputError(f"{path}: the released table has no cells")
     _refuse_bars(path, table.keys)
-    return table, np.asarray(values, dtype=np.int64)
+    return table, np.asarray(values, dtype=np.int64), added
 
 
 def _without(path, header: list[str], extra: list[str]) -> list[str]:
@@ -110,12 +123,13 @@ def _without(path, header: list[str], extra: list[str]) -> list[str]:
     return header[: -len(extra)]
 
 
-def _parquet_release(path, count_column: str, extra: list[str]) -> tuple[Table, np.ndarray]:
+def _parquet_release(path, count_column: str, extra: list[str]) -> tuple[Table, np.ndarray, dict[str, list[str]]]:
     """Read a released Parquet file or dataset: the keys a column at a time, the values from the count column."""
     import pyarrow as pa  # deferred: only a Parquet table needs it
 
     source = read_parquet_arrow(path)
     header = _without(path, list(source.schema.names), extra) if extra else list(source.schema.names)
+    added = {name: [str(v) for v in source.column(name).to_pylist()] for name in extra}
     source = source.select(header)
     c = _count_column(path, header, count_column)
     column = source.column(c)
@@ -128,4 +142,4 @@ def _parquet_release(path, count_column: str, extra: list[str]) -> tuple[Table, 
     names = tuple(h for k, h in enumerate(header) if k != c)
     plain = plain_columns(path, zeros, c)
     keys: KeyColumns | list = plain[1] if plain is not None else _long_keys(path, *parquet_lines(path, zeros, c), c)
-    return Table(path, None, keys, None, names), values
+    return Table(path, None, keys, None, names), values, added

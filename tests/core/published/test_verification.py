@@ -99,6 +99,7 @@ def test_every_honest_release_is_verified(tmp_path, case):
         "invariants kept",
         "guarantee",
         "mechanism and route",
+        *(["uncertainty columns"] if case == "uncertainty columns" else []),
         "randomness",
     ]
 
@@ -196,6 +197,20 @@ def test_the_free_cell_route_s_solved_cells_and_variances_are_checked(tmp_path):
         found = verify_release(out, statement)
         assert [n for n, ok, _ in found.checks if not ok] == ["mechanism and route"]
         statement.write_text(kept)
+
+
+@pytest.mark.parametrize("column", ["lower", "upper", "noise_sd"])
+def test_an_edited_uncertainty_column_fails(tmp_path, column):
+    (out,), statement = HONEST["uncertainty columns"](tmp_path)
+    lines = out.read_text().splitlines()
+    k = lines[0].split(",").index(column)
+    fields = lines[2].split(",")
+    fields[k] = str(float(fields[k]) + 1) if column == "noise_sd" else str(int(fields[k]) - 1)
+    lines[2] = ",".join(fields)
+    out.write_text("\n".join(lines) + "\n")
+    found = verify_release(out, statement)
+    assert [n for n, ok, _ in found.checks if not ok] == ["uncertainty columns"], found.lines()
+    assert column in found.lines()[-1]
 
 
 def test_a_missing_file_is_an_input_error_not_a_disagreement(tmp_path):

@@ -16,15 +16,16 @@ EXTRA = ["noise_sd", "lower", "upper"]
 def test_a_long_csv_release_reads_its_signed_values_without_the_added_columns(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("county,sex,count,noise_sd,lower,upper\nA,F,-2,2.8,-7,3\nA,M,5,2.8,0,10\n")
-    table, values = read_released(path, extra_columns=EXTRA)
+    table, values, added = read_released(path, extra_columns=EXTRA)
     assert table.key_names == ("county", "sex") and table.cell_labels == ["A|F", "A|M"]
     assert values.tolist() == [-2, 5] and values.dtype == np.int64 and table.x is None
+    assert added == {"noise_sd": ["2.8", "2.8"], "lower": ["-7", "0"], "upper": ["3", "10"]}
 
 
 def test_a_wide_release_reads_its_cells_and_checks_its_margins(tmp_path):
     path = tmp_path / "w.csv"
     path.write_text("sex,young,old,Total\nFemale,-1,9,8\nMale,4,2,6\n")
-    table, values = read_released(path)
+    table, values, _ = read_released(path)
     assert table.cell_labels == load_table(path, labels_only=True).cell_labels
     assert values.tolist() == [-1, 9, 4, 2]
     path.write_text("sex,young,old,Total\nFemale,-1,9,9\nMale,4,2,6\n")
@@ -38,7 +39,7 @@ def test_a_parquet_dataset_release_reads_by_column(tmp_path):
     for k in range(2):
         cells = pa.table({"g": [f"g{k}", f"g{k}"], "a": ["x", "y"], "count": pa.array([-3 + k, 4], pa.int64())})
         pq.write_table(cells, out / f"part-{k:06d}.parquet")
-    table, values = read_released(out)
+    table, values, _ = read_released(out)
     assert list(table.cell_labels) == ["g0|x", "g0|y", "g1|x", "g1|y"] and values.tolist() == [-3, 4, -2, 4]
 
 
