@@ -230,14 +230,18 @@ def _terms(exact, W: sparse.csr_array) -> _Terms:
     # equal patterns hash alike, and every group is compared with its pattern's first below, so a collision is caught
     mixed = _mix(pos.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ w.astype(np.uint64))
     summed = np.add.reduceat(mixed, start) if len(start) else np.zeros(0, np.uint64)
-    sampler = np.asarray(sampler_of, dtype=np.int64)[part[start]] if len(start) else np.zeros(0, np.int64)
-    key = np.stack([summed.view(np.int64), sampler, stop - start], axis=1) if len(start) else np.zeros((0, 3))
-    _, first, pattern = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    sampler = np.asarray(sampler_of, dtype=np.uint64)[part[start]] if len(start) else np.zeros(0, np.uint64)
+    length = (stop - start).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        key = summed ^ _mix(sampler * np.uint64(0x100000001B3) + length)
+    _, first, pattern = np.unique(key, return_index=True, return_inverse=True)
     pattern = pattern.ravel()
-    lead = start[first[pattern]]
+    lead = first[pattern]  # each group's pattern's first group
+    if not ((length[lead] == length) & (sampler[lead] == sampler)).all():
+        raise RuntimeError("two different query terms hashed alike; please report this")
     offsets = np.arange(len(q)) - np.repeat(start, stop - start)
-    same = (pos == pos[np.repeat(lead, stop - start) + offsets]) & (w == w[np.repeat(lead, stop - start) + offsets])
-    if not same.all():  # two patterns with one hash: never seen, but a wrong law must not pass silently
+    twin = np.repeat(start[lead], stop - start) + offsets
+    if not ((pos == pos[twin]) & (w == w[twin])).all():  # never seen, but a wrong law must not pass silently
         raise RuntimeError("two different query terms hashed alike; please report this")
     return _Terms(q[start], part[start], start, stop, pos, w, pattern, first)
 
@@ -349,9 +353,10 @@ def _query_factors(laws: _Laws, terms: _Terms, J: int) -> list[dict]:
     out: list[dict] = [{} for _ in range(J)]
     per_group = factor_of[terms.pattern]
     live = per_group >= 0
-    pairs, counts = np.unique(np.stack([terms.query[live], per_group[live]], axis=1), axis=0, return_counts=True)
-    for (q, f), c in zip(pairs.tolist(), counts.tolist(), strict=True):
-        out[q][f] = c
+    factors = max(len(laws.factors), 1)
+    pairs, counts = np.unique(terms.query[live] * factors + per_group[live], return_counts=True)
+    for pair, c in zip(pairs.tolist(), counts.tolist(), strict=True):
+        out[pair // factors][pair % factors] = c
     return out
 
 
