@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 
 from .. import _validate as check
@@ -210,18 +211,25 @@ class _Terms:
 
 def _terms(exact, W: sparse.csr_array) -> _Terms:
     """Group the queries' non-zeros by (query, block) and find the distinct terms, in C-speed passes."""
-    n = exact.n
-    part_of, local, sampler_of = np.empty(n, np.int64), np.empty(n, np.int64), []
+    n, parts = exact.n, exact.parts
+    sizes = np.array([len(cells) for cells, _ in parts], dtype=np.int64)
+    every = np.concatenate([cells for cells, _ in parts]) if parts else np.zeros(0, np.int64)
+    part_of, local = np.empty(n, np.int64), np.empty(n, np.int64)
+    part_of[every] = np.repeat(np.arange(len(parts)), sizes)
+    local[every] = np.arange(len(every)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     samplers: dict[int, int] = {}
-    for k, (cells, sub) in enumerate(exact.parts):
-        part_of[cells], local[cells] = k, np.arange(len(cells))
-        sampler_of.append(samplers.setdefault(id(sub), len(samplers)))
-    coo = W.tocoo()
-    keep = coo.data != 0
-    q, cell, w = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64), coo.data[keep]
+    sampler_of = [samplers.setdefault(id(sub), len(samplers)) for _, sub in parts]
+    W = W.copy()
+    W.eliminate_zeros()
+    W.sort_indices()
+    q = np.repeat(np.arange(W.shape[0], dtype=np.int64), np.diff(W.indptr))
+    cell, w = W.indices.astype(np.int64, copy=False), W.data
     part, pos = part_of[cell], local[cell]
-    order = np.lexsort((pos, part, q))
-    q, part, pos, w = q[order], part[order], pos[order], w[order]
+    # a row's cells come sorted; where each block is a run of cells (a table's blocks usually are), so are their
+    # blocks and positions, and no sort is needed
+    if len(q) > 1 and not _sorted(q, part, pos):
+        order = np.lexsort((pos, part, q))
+        q, part, pos, w = q[order], part[order], pos[order], w[order]
     new = np.ones(len(q), dtype=bool)
     new[1:] = (q[1:] != q[:-1]) | (part[1:] != part[:-1])
     start = np.flatnonzero(new)
@@ -234,8 +242,9 @@ def _terms(exact, W: sparse.csr_array) -> _Terms:
     length = (stop - start).astype(np.uint64)
     with np.errstate(over="ignore"):
         key = summed ^ _mix(sampler * np.uint64(0x100000001B3) + length)
-    _, first, pattern = np.unique(key, return_index=True, return_inverse=True)
-    pattern = pattern.ravel()
+    pattern, distinct = pd.factorize(key)  # a hash table: linear, where a sort of 10⁷ keys takes seconds
+    first = np.empty(len(distinct), np.int64)
+    first[pattern[::-1]] = np.arange(len(pattern) - 1, -1, -1)  # each pattern's first group
     lead = first[pattern]  # each group's pattern's first group
     if not ((length[lead] == length) & (sampler[lead] == sampler)).all():
         raise RuntimeError("two different query terms hashed alike; please report this")
@@ -244,6 +253,13 @@ def _terms(exact, W: sparse.csr_array) -> _Terms:
     if not ((pos == pos[twin]) & (w == w[twin])).all():  # never seen, but a wrong law must not pass silently
         raise RuntimeError("two different query terms hashed alike; please report this")
     return _Terms(q[start], part[start], start, stop, pos, w, pattern, first)
+
+
+def _sorted(q: np.ndarray, part: np.ndarray, pos: np.ndarray) -> bool:
+    """Return whether the entries are in (query, block, position) order."""
+    same_q = q[1:] == q[:-1]
+    up = part[1:] - part[:-1]
+    return bool(((~same_q) | (up > 0) | ((up == 0) & (pos[1:] > pos[:-1]))).all())
 
 
 def _mix(x: np.ndarray) -> np.ndarray:

@@ -107,11 +107,14 @@ def read_statement(path) -> dict:
             f"({', '.join(map(str, STATEMENT_FORMATS))})"
         )
     for where, kind, optional in SHAPE:
-        for name, value in _entries(statement, where):
+        found = _values(statement, where)
+        is_kind = _IS[kind]
+        for k, value in enumerate(found):
             if value is _ABSENT:
                 if not optional:
-                    raise StatementError(f"{path}: the statement has no {name!r} entry")
-            elif not _IS[kind](value):
+                    raise StatementError(f"{path}: the statement has no {_name(statement, where, k)!r} entry")
+            elif not is_kind(value):
+                name = _name(statement, where, k)
                 raise StatementError(f"{path}: the statement's {name!r} must be {kind}, not {type(value).__name__}")
     return statement
 
@@ -119,21 +122,31 @@ def read_statement(path) -> dict:
 _ABSENT = object()
 
 
-def _entries(doc, where: tuple) -> list[tuple[str, object]]:
-    """Return the values at a path of :data:`SHAPE` (every item of a list at ``*``), named; absent: ``_ABSENT``.
+def _values(doc, where: tuple) -> list:
+    """Return the values at a path of :data:`SHAPE` (every item of a list at ``*``); absent ones as ``_ABSENT``.
 
     Only paths whose parents have the shape checked before them are followed.
     """
-    found: list[tuple[str, object]] = [("", doc)]
+    found = [doc]
     for key in where:
-        step: list[tuple[str, object]] = []
-        for name, value in found:
-            if key == "*":
-                step += [(f"{name}[{i}]", v) for i, v in enumerate(value)] if isinstance(value, list) else []
-            elif isinstance(value, dict):
-                step.append((f"{name}.{key}".lstrip("."), value.get(key, _ABSENT)))
-        found = step
+        if key == "*":
+            found = [v for value in found if isinstance(value, list) for v in value]
+        else:
+            found = [value.get(key, _ABSENT) for value in found if isinstance(value, dict)]
     return found
+
+
+def _name(doc, where: tuple, k: int) -> str:
+    """Return the name of the ``k``-th value :func:`_values` found at ``where`` (``invariants[3].label``)."""
+    names = [("", doc)]
+    for key in where:
+        if key == "*":
+            names = [(f"{n}[{i}]", v) for n, value in names if isinstance(value, list) for i, v in enumerate(value)]
+        else:
+            names = [
+                (f"{n}.{key}".lstrip("."), value.get(key, _ABSENT)) for n, value in names if isinstance(value, dict)
+            ]
+    return names[k][0]
 
 
 @dataclass(frozen=True)

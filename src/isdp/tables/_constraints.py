@@ -51,6 +51,8 @@ def _grouped_rows(
         member = _first_seen_codes(member * count + codes)[0]
     _, first = np.unique(member, return_index=True)  # each group's first cell, in the groups' order
     A = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(len(first), n))
+    if isinstance(table.keys, KeyColumns):
+        return A, [what(key) for key in table.keys.take(first, axes)]
     return A, [what(tuple(table.keys[i][a] for a in axes)) for i in first.tolist()]
 
 

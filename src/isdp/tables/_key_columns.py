@@ -72,6 +72,26 @@ class KeyColumns(Sequence):
     def __eq__(self, other) -> bool:
         return _same(self, other, tuple)
 
+    def take(self, cells: np.ndarray, axes: list[int]) -> list[tuple[str, ...]]:
+        """Return the keys of ``cells`` in the key columns ``axes``, a column at a time (no per-cell slicing).
+
+        Parameters
+        ----------
+        cells : numpy.ndarray of int
+            Cell positions.
+        axes : list of int
+            Key columns' positions among the key columns.
+
+        Returns
+        -------
+        list of tuple of str
+            Per cell, its labels in ``axes``.
+        """
+        if not axes:
+            return [()] * len(cells)
+        columns = [self.labels[a].take(np.asarray(self.codes[a])[cells]).to_pylist() for a in axes]
+        return list(zip(*columns, strict=True))
+
     def column(self, a: int) -> tuple[np.ndarray, int]:
         """Column ``a``'s codes (first-appearance order) and its number of distinct labels.
 

@@ -54,3 +54,11 @@ def test_a_plain_parquet_tables_keys_are_held_as_codes_and_read_as_tuples(tmp_pa
     assert table.keys[101] == ("b1", "101") and table.keys[-1] == ("b5", "599") and table.cell_labels[7] == "b0|7"
     assert list(table.keys) == [(f"b{i // 100}", str(i)) for i in range(600)] == table.keys
     assert list(table.cell_labels) == [f"b{i // 100}|{i}" for i in range(600)] == table.cell_labels
+
+
+def test_take_gives_the_keys_of_cells_in_chosen_columns_as_indexing_does():
+    keys = KeyColumns([pa.array(["A", "B"]), pa.array(["F", "M"])], [np.array([0, 0, 1]), np.array([0, 1, 0])])
+    cells = np.array([2, 0])
+    assert keys.take(cells, [0, 1]) == [keys[2], keys[0]]
+    assert keys.take(cells, [1]) == [("F",), ("F",)]
+    assert keys.take(cells, []) == [(), ()]  # a total's label names no key column
