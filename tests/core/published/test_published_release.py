@@ -58,19 +58,32 @@ def _queries(published: PublishedRelease, n: int):
     return sparse.csr_array(sparse.vstack(W)), names
 
 
-@pytest.mark.parametrize(("route", "sizes", "families", "options"), ROUTES, ids=[r[0] for r in ROUTES])
-def test_query_intervals_hold_their_level_over_seeded_releases(tmp_path, route, sizes, families, options):
-    path = _table(tmp_path, sizes)
-    table = load_table(path)
-    A, labels = constraint_matrix(table, families)
-    releases = [
-        make_release(table, A, labels, Request(epsilon="1", seed=s, rules=tuple(families), **options))
-        for s in range(RELEASES)
-    ]
-    out = tmp_path / "release.csv"
-    write_release(releases[0], str(out), Path(f"{out}.statement.json"), Path(f"{out}.audit.json"))
-    published = PublishedRelease.read(out, Path(f"{out}.statement.json"))
-    assert np.array_equal(published.values, releases[0].values)
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    """Per route, once per module: the table, its 500 seeded releases, and the first read back from its files."""
+    made: dict = {}
+
+    def releases(route: str):
+        if route not in made:
+            _, sizes, families, options = next(r for r in ROUTES if r[0] == route)
+            tmp = tmp_path_factory.mktemp("route")
+            table = load_table(_table(tmp, sizes))
+            A, labels = constraint_matrix(table, families)
+            req = {"rules": tuple(families), **options}
+            drawn = [make_release(table, A, labels, Request(epsilon="1", seed=s, **req)) for s in range(RELEASES)]
+            out = tmp / "release.csv"
+            write_release(drawn[0], str(out), Path(f"{out}.statement.json"), Path(f"{out}.audit.json"))
+            published = PublishedRelease.read(out, Path(f"{out}.statement.json"))
+            assert np.array_equal(published.values, drawn[0].values)
+            made[route] = (table, drawn, published)
+        return made[route]
+
+    return releases
+
+
+@pytest.mark.parametrize("route", [r[0] for r in ROUTES])
+def test_query_intervals_hold_their_level_over_seeded_releases(seeded, route):
+    table, releases, published = seeded(route)
     W, names = _queries(published, len(table.x))
     truth = W @ table.x
     released = np.stack([W @ r.values for r in releases])  # RELEASES × queries
@@ -95,16 +108,9 @@ def test_query_intervals_hold_their_level_over_seeded_releases(tmp_path, route, 
         assert "simulated" in methods  # a combination with three values in one total has no closed form here
 
 
-@pytest.mark.parametrize(("route", "sizes", "families", "options"), [ROUTES[0], ROUTES[4]], ids=["l1", "gaussian"])
-def test_simultaneous_intervals_hold_as_a_set(tmp_path, route, sizes, families, options):
-    path = _table(tmp_path, sizes)
-    table = load_table(path)
-    A, labels = constraint_matrix(table, families)
-    req = {"rules": tuple(families), **options}
-    releases = [make_release(table, A, labels, Request(epsilon="1", seed=s, **req)) for s in range(RELEASES)]
-    out = tmp_path / "release.csv"
-    write_release(releases[0], str(out), Path(f"{out}.statement.json"), Path(f"{out}.audit.json"))
-    published = PublishedRelease.read(out, Path(f"{out}.statement.json"))
+@pytest.mark.parametrize("route", [ROUTES[0][0], ROUTES[4][0]])
+def test_simultaneous_intervals_hold_as_a_set(seeded, route):
+    table, releases, published = seeded(route)
     W, names = published.group_sums(["county", "age"])
     level = 0.9
     answer = published.query(W, names, level=level, simultaneous=True)
