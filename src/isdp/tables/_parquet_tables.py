@@ -189,26 +189,28 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
             codes.append(np.asarray(encoded.indices))
             seen.append((codes[-1], len(labels[-1])))
             continue
-        try:
-            text = key_text(column)
+        try:  # each distinct text is checked once, on the column's dictionary, and the cells keep its codes
+            raw = pc.dictionary_encode(key_text(column)).combine_chunks()  # first-appearance order; nulls masked
         except pa.ArrowException:  # parquet_lines names the column
             return None
-        if text.null_count or not pc.all(pc.string_is_ascii(text)).as_py():
+        words = raw.dictionary
+        if raw.indices.null_count or not pc.all(pc.string_is_ascii(words)).as_py():
             return None
-        text = pc.utf8_trim(text, " ")  # a printable ASCII field's str.strip()
+        trimmed = pc.utf8_trim(words, " ")  # a printable ASCII field's str.strip()
         if (
-            not pc.all(pc.utf8_is_printable(text)).as_py()
-            or pc.any(pc.equal(pc.utf8_length(text), 0)).as_py()
-            or pc.any(pc.match_substring(text, "|")).as_py()
-            or pc.any(pc.match_substring_regex(text, _MARGIN_RE.pattern, ignore_case=True)).as_py()
+            not pc.all(pc.utf8_is_printable(trimmed)).as_py()
+            or pc.any(pc.equal(pc.utf8_length(trimmed), 0)).as_py()
+            or pc.any(pc.match_substring(trimmed, "|")).as_py()
+            or pc.any(pc.match_substring_regex(trimmed, _MARGIN_RE.pattern, ignore_case=True)).as_py()
         ):
             return None
-        encoded = pc.dictionary_encode(text).combine_chunks()
+        encoded = pc.dictionary_encode(trimmed)  # "A" and "A " are one label: still in first-appearance order
         labels.append(encoded.dictionary)
-        codes.append(np.asarray(encoded.indices))
-        if pc.any(pc.match_substring_regex(text, "[A-Z]|  ")).as_py():  # keys compared in lower case, spaces as one
-            looks = pc.dictionary_encode(pc.replace_substring_regex(pc.utf8_lower(text), " {2,}", " ")).combine_chunks()
-            seen.append((np.asarray(looks.indices), len(looks.dictionary)))
+        codes.append(np.asarray(encoded.indices)[np.asarray(raw.indices)])  # int32, as Arrow holds them
+        if pc.any(pc.match_substring_regex(encoded.dictionary, "[A-Z]|  ")).as_py():  # compared in lower case
+            lowered = pc.replace_substring_regex(pc.utf8_lower(encoded.dictionary), " {2,}", " ")
+            looks = pc.dictionary_encode(lowered)
+            seen.append((np.asarray(looks.indices)[codes[-1]], len(looks.dictionary)))
         else:
             seen.append((codes[-1], len(labels[-1])))
     pa.default_memory_pool().release_unused()  # the checks' columns, else held by Arrow's allocator
