@@ -75,22 +75,14 @@ _IS = {
 READER_ATTEMPTS = 10**9
 
 
-class StatementError(InputError):
-    """A statement that is not a well-formed isdp privacy statement, or does not describe the released table.
-
-    Raised by :meth:`PublishedRelease.read`; ``isdp verify`` reports it as the first disagreement.
-    """
-
-
 def read_statement(path) -> dict:
     """Return a statement's JSON, checked for its format and the entries a reader needs.
 
     Raises
     ------
     isdp.errors.InputError
-        No such file (exit 3 on the command line).
-    StatementError
-        Not JSON, not an object, an unknown format, or an entry missing.
+        No such file (exit 3 on the command line); not JSON, not an object, an unknown format, or an entry
+        missing or of another kind than :data:`SHAPE` says.
     """
     path = Path(path)
     if not path.is_file():
@@ -98,11 +90,11 @@ def read_statement(path) -> dict:
     try:
         statement = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise StatementError(f"{path}: not a privacy statement: not JSON ({err})") from None
+        raise InputError(f"{path}: not a privacy statement: not JSON ({err})") from None
     if not isinstance(statement, dict) or "isdp_privacy_statement" not in statement:
-        raise StatementError(f"{path}: not an isdp privacy statement (no 'isdp_privacy_statement' entry)")
+        raise InputError(f"{path}: not an isdp privacy statement (no 'isdp_privacy_statement' entry)")
     if statement["isdp_privacy_statement"] not in STATEMENT_FORMATS:
-        raise StatementError(
+        raise InputError(
             f"{path}: statement format {statement['isdp_privacy_statement']!r} is not one this version reads "
             f"({', '.join(map(str, STATEMENT_FORMATS))})"
         )
@@ -112,10 +104,10 @@ def read_statement(path) -> dict:
         for k, value in enumerate(found):
             if value is _ABSENT:
                 if not optional:
-                    raise StatementError(f"{path}: the statement has no {_name(statement, where, k)!r} entry")
+                    raise InputError(f"{path}: the statement has no {_name(statement, where, k)!r} entry")
             elif not is_kind(value):
                 name = _name(statement, where, k)
-                raise StatementError(f"{path}: the statement's {name!r} must be {kind}, not {type(value).__name__}")
+                raise InputError(f"{path}: the statement's {name!r} must be {kind}, not {type(value).__name__}")
     return statement
 
 
@@ -231,7 +223,7 @@ class PublishedRelease:
         ------
         isdp.errors.InputError
             A file missing or unreadable, or a value that is not an integer.
-        StatementError
+        InputError
             A statement that is not well formed, or whose invariants or cells do not match the released table's
             labels.
         isdp.errors.ReleaseError
@@ -254,13 +246,13 @@ class PublishedRelease:
             table = TableSet(tuple(t for t, _, _ in read), tuple(str(n) for n in names))
         stated = doc["cells"].get("count") if isinstance(doc["cells"], dict) else None
         if stated != len(values):
-            raise StatementError(f"the statement is of {stated} cells; the released table has {len(values):,}")
+            raise InputError(f"the statement is of {stated} cells; the released table has {len(values):,}")
         req = _request(doc)
         A, labels, rules = _invariants(doc, table)
         try:
             plan = Plan.of(table, A, labels, req, rules=rules)
         except ReleaseError as err:
-            raise StatementError(f"the stated mechanism cannot be rebuilt: {err}") from None
+            raise InputError(f"the stated mechanism cannot be rebuilt: {err}") from None
         return cls(paths, doc, table, values, plan, rules, added)
 
     def group_sums(self, columns) -> tuple[sparse.csr_array, list[str]]:
@@ -313,7 +305,7 @@ class PublishedRelease:
             stated mechanism's noise (below), or queries that are not one integer row per cell.
         isdp.errors.UncertifiableError
             A level the laws cannot resolve (:func:`isdp.privacy.query_uncertainty`).
-        StatementError
+        InputError
             A stated mechanism that is not the one the stated request gives (the law would not be the release's).
         """
         if self.statement["requested"].get("nonnegative"):
@@ -330,7 +322,7 @@ class PublishedRelease:
         if (
             self.plan.mechanism() != self.statement["mechanism"]
         ):  # the law is the rebuilt mechanism's: it must be theirs
-            raise StatementError(
+            raise InputError(
                 f"the statement's mechanism {self.statement['mechanism']} is not the one its request gives "
                 f"{self.plan.mechanism()}: the release does not verify (isdp verify says where)"
             )
@@ -359,7 +351,7 @@ def _request(doc: dict) -> Request:
     """Return the request the statement states (its norm, ε, δ and options), for the reader's plan."""
     asked, rules = doc["requested"], doc.get("invariant_rules") or {}
     if not isinstance(asked, dict):
-        raise StatementError("the statement's 'requested' entry is not an object")
+        raise InputError("the statement's 'requested' entry is not an object")
     try:
         req = Request(
             norm=str(asked.get("norm")),
@@ -375,7 +367,7 @@ def _request(doc: dict) -> Request:
         )
         req.check()
     except ReleaseError as err:
-        raise StatementError(f"the statement's request is not one isdp serves: {err}") from None
+        raise InputError(f"the statement's request is not one isdp serves: {err}") from None
     return req
 
 
@@ -391,23 +383,23 @@ def _invariants(doc: dict, table: Table | TableSet) -> tuple[sparse.csr_array, l
     try:
         ruled, ruled_labels = constraint_matrix(table, families, None, ties) if families or ties else (None, [])
     except ReleaseError as err:
-        raise StatementError(f"the statement's invariant rules do not apply to the released table: {err}") from None
+        raise InputError(f"the statement's invariant rules do not apply to the released table: {err}") from None
     if not isinstance(entries, list) or not entries:
-        raise StatementError("the statement lists no invariant")
+        raise InputError("the statement lists no invariant")
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict) or not isinstance(entry.get("label"), str):
-            raise StatementError(f"the statement's invariant {i + 1} has no label")
+            raise InputError(f"the statement's invariant {i + 1} has no label")
     labels = [entry["label"] for entry in entries]
     by_rule = sum("rule" in entry for entry in entries)
     r = len(ruled_labels)
     if by_rule != r or any("rule" not in entry for entry in entries[:r]):
-        raise StatementError(
+        raise InputError(
             f"the rules {', '.join(families + ties) or '(none)'} give {r:,} invariants on the released table, "
             f"listed first; the statement lists {by_rule:,} by rule"
         )
     if labels[:r] != ruled_labels:
         i = next(i for i, (a, b) in enumerate(zip(labels, ruled_labels, strict=False)) if a != b)
-        raise StatementError(
+        raise InputError(
             f"the statement's invariant {i + 1} ({labels[i]!r}) is not the released table's "
             f"({ruled_labels[i]!r}) under the rules {', '.join(families + ties)}"
         )
@@ -424,10 +416,10 @@ def _coefficient_row(i: int, entry: dict, position: dict) -> sparse.csr_array:
     """Return an invariant the statement lists by its coefficients per cell label, as a row of A."""
     coefficients = entry.get("coefficients")
     if not isinstance(coefficients, dict) or not coefficients:
-        raise StatementError(f"the statement's invariant {i + 1} ({entry['label']!r}) has no rule or coefficients")
+        raise InputError(f"the statement's invariant {i + 1} ({entry['label']!r}) has no rule or coefficients")
     unknown = [cell for cell in coefficients if cell not in position]
     if unknown or not all(isinstance(c, int) and not isinstance(c, bool) for c in coefficients.values()):
-        raise StatementError(
+        raise InputError(
             f"the statement's invariant {i + 1} ({entry['label']!r}) names "
             + (f"no cell of the released table ({unknown[0]!r})" if unknown else "a coefficient that is no integer")
         )
@@ -445,5 +437,5 @@ def unit_of(doc: dict) -> Fraction | float:
             try:
                 return Fraction(value) if isinstance(value, str) else float(value)
             except (TypeError, ValueError, ZeroDivisionError):
-                raise StatementError(f"the statement's mechanism {key} {value!r} is not a number") from None
-    raise StatementError("the statement's mechanism states no parameter (sigma or epsilon per unit distance)")
+                raise InputError(f"the statement's mechanism {key} {value!r} is not a number") from None
+    raise InputError("the statement's mechanism states no parameter (sigma or epsilon per unit distance)")

@@ -24,7 +24,8 @@ from .._sparse import row_values
 from ..errors import InputError, IsdpError, ReleaseError
 from ..privacy import UNCERTAINTY_COLUMNS, Guarantee, cell_uncertainty, uncertainty_record
 from ..release import dry_run
-from ._published_release import PublishedRelease, StatementError, read_statement, unit_of
+from ..tables import read_released
+from ._published_release import PublishedRelease, read_statement, unit_of
 
 #: the statement's entries a dry run with the stated request must reproduce exactly (the route and guarantee too,
 #: on the exact routes; the invariants without their values)
@@ -122,18 +123,22 @@ def verify_release(released, statement, *, fmt: str = "auto", count_column: str 
 
     try:
         doc = read_statement(statement)
-    except StatementError as err:
+    except InputError as err:  # the file exists (above): what it holds is not a statement this version reads
         result("statement", False, str(err))
         return Verification(tuple(checks))
     version = doc.get("package", {}).get("version", "?") if isinstance(doc.get("package"), dict) else "?"
     result("statement", True, f"format {doc['isdp_privacy_statement']}, written by isdp {version}")
-    try:
-        published = PublishedRelease.read(paths, statement, fmt=fmt, count_column=count_column)
-    except StatementError as err:
-        result("statement describes the table", False, str(err))
-        return Verification(tuple(checks))
+    added = doc.get("uncertainty", {}).get("columns", ()) if isinstance(doc.get("uncertainty"), dict) else ()
+    try:  # the tables alone first: an error reading them is the table's, any later one the statement's
+        for path in paths:
+            read_released(path, fmt, count_column, added)
     except InputError as err:
         result("table is integer", False, str(err))
+        return Verification(tuple(checks))
+    try:
+        published = PublishedRelease.read(paths, statement, fmt=fmt, count_column=count_column)
+    except InputError as err:
+        result("statement describes the table", False, str(err))
         return Verification(tuple(checks))
     if (
         result("table is integer", True, f"{len(published.values):,} cells, each an integer")
@@ -173,7 +178,7 @@ def _guarantee(published: PublishedRelease, result) -> bool:
     doc, plan = published.statement, published.plan
     try:
         unit = unit_of(doc)
-    except StatementError as err:
+    except InputError as err:
         return result("guarantee", False, str(err))
     eta = confidence = None
     if doc["route"].get("name") == "certified chain":

@@ -13,7 +13,6 @@ from scipy import sparse
 
 from isdp.errors import InputError, UsageError
 from isdp.published import PublishedRelease
-from isdp.published._published_release import StatementError
 from isdp.release import Request, make_release, write_release
 from isdp.tables import constraint_matrix, load_table
 
@@ -161,7 +160,7 @@ def test_a_statement_that_does_not_describe_the_table_is_refused(released, edit,
     doc = json.loads(statement.read_text())
     edit(doc)
     statement.write_text(json.dumps(doc))
-    with pytest.raises(StatementError, match=message):
+    with pytest.raises(InputError, match=message):
         PublishedRelease.read(out, statement)
 
 
