@@ -273,7 +273,20 @@ class PublishedRelease:
         return group_sums(self.table, columns)
 
     def read_queries(self, path) -> tuple[sparse.csr_array, list[str]]:
-        """Return the linear queries of a queries file (``query,cell,coefficient``; :func:`read_queries`)."""
+        """Return the linear queries of a queries file: per line a query's name, a cell's label and its coefficient.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A CSV file with the header ``query,cell,coefficient``; a cell named twice in a query adds up.
+
+        Returns
+        -------
+        W : scipy.sparse.csr_array
+            One row per query, in the order of its first line.
+        names : list of str
+            The queries' names.
+        """
         return read_queries(path, self.table)
 
     def query(self, W, names, *, level: float = 0.9, simultaneous: bool = False) -> dict:
