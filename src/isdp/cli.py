@@ -17,6 +17,7 @@ import signal
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from . import __version__
@@ -233,9 +234,9 @@ def _parser() -> argparse.ArgumentParser:
         "--engine",
         choices=("local", "dask"),
         default="local",
-        help="local: this process, a Parquet table of 2**20 cells or more part by part when its invariants "
-        "allow (default); dask: its parts as tasks on a Dask cluster (pip install isdp[distributed]); the "
-        "statement is the same",
+        help="local: this machine, a Parquet table of 2**20 cells or more part by part when its invariants "
+        "allow, on every core from 2**22 cells (default); dask: its parts as tasks on a Dask cluster (pip install "
+        "'isdp[distributed]'); the statement is the same",
     )
     e.add_argument(
         "--scheduler",
@@ -248,8 +249,9 @@ def _parser() -> argparse.ArgumentParser:
         "--workers",
         type=_whole_number,
         metavar="N",
-        help="--engine dask without --scheduler: the local "
-        "cluster's worker processes, at most 4 per core (default: the cores)",
+        help="the worker processes that release the parts, at most 4 per core: the local engine's (default: "
+        "the cores from 2**22 cells, else 1, this process) or, with --engine dask and no --scheduler, the local "
+        "cluster's (default: the cores)",
     )
     p.add_argument(
         "--format",
@@ -338,13 +340,17 @@ def _release(args, parser) -> int:
         uncertainty=args.uncertainty,
     )
     check_inputs(args.table, args.constraints)
-    if args.engine != "dask" and (args.scheduler is not None or args.workers is not None):
-        raise UsageError("--scheduler and --workers choose the Dask cluster: add --engine dask")
-    run_parts = None
+    if args.engine != "dask" and args.scheduler is not None:
+        raise UsageError("--scheduler joins a Dask cluster: add --engine dask")
+    run_parts: Callable | None = None
     if args.engine == "dask":  # its options checked before anything is read; Dask itself is loaded only to run
         from .release import DaskParts  # deferred, as above
 
         run_parts = DaskParts(args.scheduler, args.workers, progress=req.progress)
+    elif args.workers is not None:
+        from .release._local_parts import LocalParts  # deferred, as above
+
+        run_parts = LocalParts(args.workers, progress=req.progress)
     if args.dry_run:
         req.check()
         table = load(labels_only=True)

@@ -28,6 +28,7 @@ every release).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import shutil
@@ -52,13 +53,18 @@ from ..lattice import implied_by_partition
 from ..privacy import UNCERTAINTY_COLUMNS, Neighbours, uncertainty_record
 from ..tables import PartitionLayout, Table, constraint_matrix
 from ._files import audit_record, input_clash, json_writer, output_path, write_files
+from ._local_parts import LocalParts
 from ._plan import Plan, calibrate
-from ._release import Progress, input_sha256, release_cells
+from ._release import input_sha256, release_cells
 from ._request import Request
 from ._statement import ExactPieces, exact_route, invariant_entry, privacy_statement
 
 #: the cells of a part, at least (whole partitions): a few MB of working memory per part
 PART_CELLS = 1 << 20
+
+#: the fewest cells whose parts the local engine runs on every core by default: four parts or more, each a few
+#: seconds' work against a worker's start (about 2 s, in parallel)
+POOL_CELLS = 4 * PART_CELLS
 
 #: the fewest cells released partition by partition: below, two persons' changes are decided from all of A
 #: (:meth:`isdp.privacy.Neighbours.of` compares the pairwise sums of up to 2·10⁷ entries), which no part sees
@@ -200,6 +206,11 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
     )
 
 
+def _release_into(layout: PartitionLayout, req: Request, outputs: list[Path], k: int) -> PartResult:
+    """Release part ``k`` into its file ``outputs[k]`` (:func:`release_part`)."""
+    return release_part(layout, k, req, outputs[k])
+
+
 def _rows_by_family(table: Table, families: list[str]) -> tuple[sparse.csr_array, list[str], list[str]]:
     """Return the part's invariants, with the family that made each row.
 
@@ -308,8 +319,9 @@ def release_partitioned(
         The cells of a part, at least.
     run_parts : callable, optional
         ``run_parts(release_one, parts)`` releases each part (``release_one(k)`` returns its
-        :class:`PartResult`) and yields the results in the parts' order; the default runs them one
-        after the other in this process.
+        :class:`PartResult`) and yields the results in the parts' order, reporting its own progress
+        (:class:`~isdp.release.DaskParts`); the default runs them in worker processes, one per core, on a
+        table of 4 × 2²⁰ cells or more, else one after the other in this process.
 
     Returns
     -------
@@ -385,19 +397,10 @@ def release_partitioned(
     scratch = Path(tempfile.mkdtemp(prefix=f".{output.name}.", suffix=".parts", dir=output.parent))
     try:
         outputs = [scratch / DATASET_FILE.format(k) for k in range(len(layout.parts))]
-
-        def release_one(k: int) -> PartResult:
-            return release_part(layout, k, req, outputs[k])
-
-        # the parts run here are counted here; a run_parts reports its own progress (Dask's bar)
-        bar = Progress(len(layout.parts), "parts released", req.progress and run_parts is None)
-        results = []
-        try:
-            for result in (run_parts or map)(release_one, range(len(layout.parts))):
-                results.append(result)
-                bar.update()
-        finally:
-            bar.close()
+        release_one = functools.partial(_release_into, layout, req, outputs)  # picklable: it travels to workers
+        if run_parts is None:  # the cores of this machine, where starting their processes pays
+            run_parts = LocalParts(None if layout.cells >= POOL_CELLS else 1, progress=req.progress)
+        results = list(run_parts(release_one, range(len(layout.parts))))  # each reports its own progress
         statement = _statement(layout, req, unit, results)
         audit = {
             "exact_sampler": {"attempts": sum(r.attempts for r in results), "accepted": True},

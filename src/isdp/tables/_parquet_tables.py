@@ -162,6 +162,7 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
     isdp.errors.InvariantError
         As :func:`parquet_lines`: a count column of another type than integers.
     """
+    import pandas as pd  # deferred: as pyarrow
     import pyarrow as pa  # deferred: only a Parquet table needs it
     import pyarrow.compute as pc
 
@@ -184,9 +185,11 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
         if pa.types.is_integer(column.type):  # digits with an optional sign: its text passes every check
             if column.null_count:
                 return None
-            encoded = pc.dictionary_encode(column).combine_chunks()  # codes in the order of first appearance
-            labels.append(pc.cast(encoded.dictionary, pa.string()))
-            codes.append(np.asarray(encoded.indices))
+            # codes in the order of first appearance; pandas' hash table is ~9x Arrow's dictionary_encode on
+            # integers (1.1 s for a part of 2**20 distinct ones)
+            found, distinct = pd.factorize(column.to_numpy())
+            labels.append(pc.cast(pa.array(distinct), pa.string()))
+            codes.append(found.astype(np.int32) if len(distinct) < 2**31 else found)
             seen.append((codes[-1], len(labels[-1])))
             continue
         try:  # each distinct text is checked once, on the column's dictionary, and the cells keep its codes

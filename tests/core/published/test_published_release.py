@@ -13,8 +13,8 @@ import pytest
 from scipy import sparse
 
 from isdp.errors import InputError, UsageError
-from isdp.published import PublishedRelease
 from isdp.exact import seeded_source
+from isdp.published import PublishedRelease
 from isdp.release import Request, make_release, write_release
 from isdp.release._release import release_cells
 from isdp.tables import constraint_matrix, load_table

@@ -120,7 +120,7 @@ def test_isdp_release_engine_dask(table, tmp_path, capsys, caplog, monkeypatch):
     assert "(12000 cells, 441 invariants kept exactly, in 4 parts)" in out
     assert "parts released: started, 4 steps" in err and "Traceback" not in err
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
-    assert main([*args, "--workers", "2"]) == 2
+    assert main([*args, "--scheduler", "tcp://127.0.0.1:8786"]) == 2
     assert "add --engine dask" in capsys.readouterr().err
     csv = tmp_path / "t.csv"
     csv.write_text("state,age,count\nA,1,2\nA,2,3\n")

@@ -3,16 +3,20 @@ of them landed leaves none behind; a Parquet dataset (a directory) is published 
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from release_support import only, run_release
 
 from isdp.errors import UsageError
 from isdp.release import Request, make_release, write_release
+from isdp.release._files import json_text
 from isdp.tables import constraint_matrix, load_table
 from isdp.tables._parquet_tables import read_parquet_arrow
 
@@ -165,3 +169,24 @@ def test_an_argument_that_is_not_a_release_or_a_file_name_is_refused_naming_it(t
         write_release(*args)
     assert err.value.argument == argument
     only(tmp_path, "t.csv")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON)
+def test_json_text_reads_back_as_the_payload(payload):
+    text = json_text(payload)
+    assert json.loads(text) == payload
+    assert "\n" not in text or isinstance(payload, dict | list)  # only containers span lines
+
+
+def test_json_text_writes_a_list_item_a_line():
+    payload = {"invariants": [{"label": "total", "value": 7}, {"label": "by state=A", "value": 3}], "empty": {}}
+    lines = json_text(payload).splitlines()
+    assert lines[2:4] == ['  {"label": "total", "value": 7},', '  {"label": "by state=A", "value": 3}']
+    assert lines[-2] == ' "empty": {}'

@@ -1,0 +1,119 @@
+"""The parts of a release run on this machine's cores: ``isdp release``'s local engine.
+
+A release made part by part (:func:`isdp.release.release_partitioned`) hands its parts to a
+``run_parts`` callable; :class:`LocalParts` runs them in worker processes of this machine, one per
+core by default, and yields their results in table order, so the statement is the one a single
+process writes, byte for byte (each part draws its own operating-system entropy or, seeded, its
+own stream: :func:`isdp.release._partitioned_release.part_seed`). A process per worker, not a
+thread: a part's reading, planning and checks hold Python's lock, only its draw does not.
+
+The workers are started fresh (``spawn``): the parent holds Arrow's and numba's threads, which a
+forked child would inherit mid-state. They ignore Ctrl-C: the command stops them itself and says
+so in one line, as in a single process. A part that fails fails the release: the workers are
+stopped and nothing is published (:func:`isdp.release.release_partitioned` publishes only when
+every part is done).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from collections.abc import Callable, Iterable, Iterator
+
+from .. import _validate as check
+from ..errors import UsageError
+from ._dask_parts import WORKERS_PER_CORE, cores
+
+
+def _ignore_interrupts() -> None:
+    """Ignore Ctrl-C in a worker: it reaches the whole process group, and only the command answers it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalParts:
+    """Run a release's parts in worker processes of this machine, one per core by default.
+
+    Parameters
+    ----------
+    workers : int, optional
+        The worker processes, at most 4 per core (:data:`isdp.release._dask_parts.WORKERS_PER_CORE`); default the
+        cores this process may run on. With one worker, or one part, the parts run in this process.
+    progress : bool, default True
+        Count the parts released on stderr.
+
+    Raises
+    ------
+    isdp.errors.UsageError
+        A number of workers that is not an integer in [1, 4 × cores].
+
+    See Also
+    --------
+    isdp.release.DaskParts : The parts on a Dask cluster, for more than one machine.
+    isdp.release.release_partitioned : Takes one as ``run_parts`` (its default on a large table).
+
+    Examples
+    --------
+    >>> from isdp.release._local_parts import LocalParts
+    >>> LocalParts(2).workers, LocalParts(1, progress=False).progress
+    (2, False)
+    """
+
+    def __init__(self, workers: int | None = None, progress: bool = True) -> None:
+        most = WORKERS_PER_CORE * cores()
+        if workers is None:
+            workers = cores()
+        else:
+            workers = check.integer("--workers", workers, 1, error=UsageError)
+            if workers > most:
+                raise UsageError(
+                    f"--workers must be at most {most} ({WORKERS_PER_CORE} per core of the {cores()} this process "
+                    "may run on); more only share the cores"
+                )
+        self.workers, self.progress = workers, progress
+
+    def __call__(self, release_one: Callable, parts: Iterable[int]) -> Iterator:
+        """Run ``release_one(k)`` for every part ``k``; yield the results in the parts' order.
+
+        Parameters
+        ----------
+        release_one : callable
+            Releases one part (picklable: it travels to the workers).
+        parts : iterable of int
+            The parts.
+
+        Yields
+        ------
+        object
+            ``release_one(k)``, part by part, in order.
+
+        Raises
+        ------
+        isdp.errors.ReleaseError
+            The first failing part's refusal, as raised; the other parts are stopped.
+        """
+        from ._release import Progress  # deferred: it loads the release's modules
+
+        parts = list(parts)
+        workers = min(self.workers, len(parts))
+        bar = Progress(len(parts), "parts released", self.progress)
+        try:
+            if workers <= 1:
+                for k in parts:
+                    yield release_one(k)
+                    bar.update()
+                return
+            context = multiprocessing.get_context("spawn")
+            pool = context.Pool(workers, initializer=_ignore_interrupts)
+            try:
+                for result in pool.imap(release_one, parts):
+                    yield result
+                    bar.update()
+            except BaseException:
+                pool.terminate()  # the other parts are not needed: their files would never be published
+                raise
+            else:
+                pool.close()
+            finally:
+                pool.join()
+        finally:
+            bar.close()

@@ -1,0 +1,73 @@
+"""The local engine's worker processes: the single process's statement and, seeded, its very counts; a failing part
+fails the run and stops the others; the workers are bounded by the cores; `--workers` reaches the local engine."""
+
+import functools
+import operator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from isdp.cli import main
+from isdp.errors import UsageError
+from isdp.release import Request, release_partitioned
+from isdp.release._dask_parts import WORKERS_PER_CORE, cores
+from isdp.release._local_parts import LocalParts
+
+CELLS = 12_000
+RULES = ("total", "by:state,county", "by:state,age")
+
+
+@pytest.fixture
+def table(tmp_path):
+    state, rest = np.divmod(np.arange(CELLS), CELLS // 4)
+    county, age = np.divmod(rest, 50)
+    counts = np.random.default_rng(2).poisson(5, CELLS)
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"state": state, "county": county, "age": age, "count": counts}), path)
+    return path
+
+
+def _release(table, out, run_parts, **options):
+    req = Request(epsilon="1", rules=RULES, progress=False, **options)
+    files = [out.with_suffix(".parquet"), out.with_suffix(".json"), out.with_suffix(".audit.json")]
+    release_partitioned(table, RULES, req, *files, part_cells=3_000, run_parts=run_parts)
+    return files[1].read_bytes(), pq.read_table(files[0]).column("count").to_numpy()
+
+
+def test_two_workers_give_the_single_process_s_statement_and_seeded_counts(table, tmp_path):
+    options = {"norm": "gaussian", "delta": 1e-6, "seed": 11}
+    alone = _release(table, tmp_path / "one", None, **options)  # 12,000 cells: this process, part after part
+    two = _release(table, tmp_path / "two", LocalParts(2, progress=False), **options)
+    assert alone[0] == two[0]
+    assert np.array_equal(alone[1], two[1])
+    other = _release(table, tmp_path / "other", None, **{**options, "seed": 12})
+    assert not np.array_equal(alone[1], other[1])  # the comparison can fail: another seed, other counts
+
+
+def test_a_failing_part_fails_the_run_and_the_results_come_in_order(capsys):
+    run = LocalParts(2, progress=True)
+    assert list(run(functools.partial(operator.mul, 3), [4, 1, 7])) == [12, 3, 21]
+    assert "parts released: started, 3 steps" in capsys.readouterr().err
+    with pytest.raises(ZeroDivisionError):
+        list(run(functools.partial(operator.truediv, 1), [1, 0, 2, 4]))
+    assert list(LocalParts(1, progress=False)(functools.partial(operator.neg), [5, 6])) == [-5, -6]  # no pool
+
+
+@pytest.mark.parametrize("workers", [0, True, 2.5, "2"])
+def test_workers_are_a_whole_number(workers):
+    with pytest.raises(UsageError, match="--workers must be an integer"):
+        LocalParts(workers)
+
+
+def test_workers_are_bounded_by_the_cores(table, tmp_path, capsys):
+    most = WORKERS_PER_CORE * cores()
+    with pytest.raises(UsageError, match=f"--workers must be at most {most}"):
+        LocalParts(most + 1)
+    assert LocalParts().workers == cores()
+    args = ["release", str(table), "--invariant", "by:state", "--epsilon", "1", "-q", "-o", str(tmp_path / "o.parquet")]
+    assert main([*args, "--workers", str(most + 1)]) == 2
+    assert f"--workers must be at most {most}" in capsys.readouterr().err
+    assert main([*args, "--scheduler", "tcp://127.0.0.1:8786"]) == 2
+    assert "add --engine dask" in capsys.readouterr().err
