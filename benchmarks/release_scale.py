@@ -261,8 +261,9 @@ def parquet_columns(shape: str, cells: int) -> dict:
     return {"state": coded("s", state, 50), "county": coded("c", county, cells // 5000), "age": coded("a", age, 100)}
 
 
-#: the engines compared on one Parquet dataset: their options (a local Dask cluster of two worker processes)
-ENGINES = {"single process": [], "dask": ["--engine", "dask", "--workers", "2"]}
+#: the engines compared on one Parquet dataset: their options (one process: the local engine's workers would run
+#: at 10⁸ cells; a local Dask cluster of two worker processes)
+ENGINES = {"single process": ["--workers", "1"], "dask": ["--engine", "dask", "--workers", "2"]}
 #: the tables the engines release: their invariants and route
 ENGINE_SHAPES = {"blocks": ["--invariant", "by:group"], "nested": [*NESTED, *GAUSSIAN]}
 ENGINE_CELLS = 100_000_000

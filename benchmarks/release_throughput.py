@@ -201,6 +201,14 @@ _PARQUET.update(
         if row != "isdp-release-gaussian-margins-parquet"
     }
 )
+#: the rows without Dask run in one process: the local engine's default starts a worker per core from 2**22 cells
+_PARQUET.update(
+    {
+        row: (shape, [*invariants, "--workers", "1"])
+        for row, (shape, invariants) in _PARQUET.items()
+        if not row.endswith("-dask")
+    }
+)
 
 
 def _parquet_release_row(sampler: str, cells: int) -> dict:

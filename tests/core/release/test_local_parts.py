@@ -14,6 +14,7 @@ from isdp.errors import UsageError
 from isdp.release import Request, release_partitioned
 from isdp.release._dask_parts import WORKERS_PER_CORE, cores
 from isdp.release._local_parts import LocalParts
+from isdp.release._partitioned_release import POOL_CELLS
 
 CELLS = 12_000
 RULES = ("total", "by:state,county", "by:state,age")
@@ -71,3 +72,14 @@ def test_workers_are_bounded_by_the_cores(table, tmp_path, capsys):
     assert f"--workers must be at most {most}" in capsys.readouterr().err
     assert main([*args, "--scheduler", "tcp://127.0.0.1:8786"]) == 2
     assert "add --engine dask" in capsys.readouterr().err
+
+
+def test_the_threshold_the_docs_and_help_state_is_the_engine_s(capsys):
+    from pathlib import Path
+
+    assert POOL_CELLS == 2**22
+    docs = (Path(__file__).parents[3] / "docs" / "release.md").read_text()
+    assert docs.count("2²² cells") == 2
+    with pytest.raises(SystemExit):
+        main(["release", "--help"])
+    assert " ".join(capsys.readouterr().out.split()).count("from 2**22 cells") == 2
