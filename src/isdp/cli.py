@@ -17,7 +17,6 @@ import signal
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 
 from . import __version__
@@ -338,19 +337,16 @@ def _release(args, parser) -> int:
         rules=tuple(args.invariant),
         ties=tuple(args.tie),
         uncertainty=args.uncertainty,
+        workers=None if args.engine == "dask" else args.workers,  # Dask's own are DaskParts'
     )
     check_inputs(args.table, args.constraints)
     if args.engine != "dask" and args.scheduler is not None:
         raise UsageError("--scheduler joins a Dask cluster: add --engine dask")
-    run_parts: Callable | None = None
+    run_parts = None
     if args.engine == "dask":  # its options checked before anything is read; Dask itself is loaded only to run
         from .release import DaskParts  # deferred, as above
 
         run_parts = DaskParts(args.scheduler, args.workers, progress=req.progress)
-    elif args.workers is not None:
-        from .release._local_parts import LocalParts  # deferred, as above
-
-        run_parts = LocalParts(args.workers, progress=req.progress)
     if args.dry_run:
         req.check()
         table = load(labels_only=True)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import socket
 import struct
 import time
@@ -37,39 +36,17 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
 from urllib.parse import urlsplit
 
-from .. import _validate as check
 from ..errors import ReleaseError, UsageError
+from ._workers import checked_workers, cores
 
 #: seconds a scheduler has to accept the connection and greet (``--scheduler``)
 CONNECT_TIMEOUT = 10.0
-
-#: the most worker processes of a local cluster, per core: more only share the cores and add memory
-WORKERS_PER_CORE = 4
 
 #: the address schemes of Dask's communication layers that reach another process
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 
 #: the longest greeting a Dask scheduler sends (it is about 60 bytes): a longer claim is not Dask's
 _GREETING_LIMIT = 1 << 16
-
-
-def cores() -> int:
-    """Return the cores this process may run on (its CPU affinity where the system has one, as under SLURM).
-
-    Returns
-    -------
-    int
-        At least 1.
-
-    Examples
-    --------
-    >>> from isdp.release._dask_parts import cores
-    >>> cores() >= 1
-    True
-    """
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
 
 
 def scheduler_address(address: str) -> str:
@@ -223,12 +200,7 @@ class DaskParts:
                 raise UsageError(
                     "--workers N starts a local cluster: with --scheduler (or a client) the cluster has its own workers"
                 )
-            workers, most = check.integer("--workers", workers, 1, error=UsageError), WORKERS_PER_CORE * cores()
-            if workers > most:
-                raise UsageError(
-                    f"--workers must be at most {most} ({WORKERS_PER_CORE} per core: more would only "
-                    f"share the {cores()} cores and add memory), got {workers}"
-                )
+            workers = checked_workers(workers)
         self.scheduler, self.workers, self.client, self.progress = scheduler, workers, client, progress
 
     @contextlib.contextmanager

@@ -20,9 +20,7 @@ import multiprocessing
 import signal
 from collections.abc import Callable, Iterable, Iterator
 
-from .. import _validate as check
-from ..errors import UsageError
-from ._dask_parts import WORKERS_PER_CORE, cores
+from ._workers import checked_workers, cores
 
 
 def _ignore_interrupts() -> None:
@@ -36,7 +34,7 @@ class LocalParts:
     Parameters
     ----------
     workers : int, optional
-        The worker processes, at most 4 per core (:data:`isdp.release._dask_parts.WORKERS_PER_CORE`); default the
+        The worker processes, at most 4 per core (:data:`isdp.release._workers.WORKERS_PER_CORE`); default the
         cores this process may run on. With one worker, or one part, the parts run in this process.
     progress : bool, default True
         Count the parts released on stderr.
@@ -59,17 +57,8 @@ class LocalParts:
     """
 
     def __init__(self, workers: int | None = None, progress: bool = True) -> None:
-        most = WORKERS_PER_CORE * cores()
-        if workers is None:
-            workers = cores()
-        else:
-            workers = check.integer("--workers", workers, 1, error=UsageError)
-            if workers > most:
-                raise UsageError(
-                    f"--workers must be at most {most} ({WORKERS_PER_CORE} per core of the {cores()} this process "
-                    "may run on); more only share the cores"
-                )
-        self.workers, self.progress = workers, progress
+        self.workers = cores() if workers is None else checked_workers(workers)
+        self.progress = progress
 
     def __call__(self, release_one: Callable, parts: Iterable[int]) -> Iterator:
         """Run ``release_one(k)`` for every part ``k``; yield the results in the parts' order.

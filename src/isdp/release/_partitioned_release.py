@@ -320,8 +320,8 @@ def release_partitioned(
     run_parts : callable, optional
         ``run_parts(release_one, parts)`` releases each part (``release_one(k)`` returns its
         :class:`PartResult`) and yields the results in the parts' order, reporting its own progress
-        (:class:`~isdp.release.DaskParts`); the default runs them in worker processes, one per core, on a
-        table of 4 × 2²⁰ cells or more, else one after the other in this process.
+        (:class:`~isdp.release.DaskParts`); the default runs them in ``req.workers`` worker processes of this
+        machine (None: one per core on a table of 2²² cells or more, else one after the other in this process).
 
     Returns
     -------
@@ -399,7 +399,8 @@ def release_partitioned(
         outputs = [scratch / DATASET_FILE.format(k) for k in range(len(layout.parts))]
         release_one = functools.partial(_release_into, layout, req, outputs)  # picklable: it travels to workers
         if run_parts is None:  # the cores of this machine, where starting their processes pays
-            run_parts = LocalParts(None if layout.cells >= POOL_CELLS else 1, progress=req.progress)
+            workers = req.workers if req.workers is not None else None if layout.cells >= POOL_CELLS else 1
+            run_parts = LocalParts(workers, progress=req.progress)
         results = list(run_parts(release_one, range(len(layout.parts))))  # each reports its own progress
         statement = _statement(layout, req, unit, results)
         audit = {

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _validate as check
 from ..errors import UncertifiableError, UsageError
+from ._workers import checked_workers
 
 #: the norms of ``Request.norm`` (``--norm``): ``l1`` the generalized Laplace in ℓ1 (exact),
 #: ``l2`` the generalized Laplace in ℓ2 (certified chain), ``gaussian`` the generalized Gaussian (exact)
@@ -76,6 +77,10 @@ class Request:
         Add to the released long table each cell's noise standard deviation and an interval at
         this level, in (0, 1), for its true count (``--uncertainty``: exact routes only, not with
         ``nonnegative``; :func:`isdp.privacy.cell_uncertainty`).
+    workers : int or None, default None
+        The worker processes that release a large table's parts on this machine
+        (:func:`~isdp.release.release_partitioned`'s local engine, ``--workers``), at most 4 per core;
+        None: one per core from 2²² cells, else this process alone.
 
     See Also
     --------
@@ -112,6 +117,7 @@ class Request:
     rules: tuple[str, ...] = ()  # the --invariant families: the statement states their rows by rule
     ties: tuple[str, ...] = ()  # the --tie rules, likewise
     uncertainty: float | None = None  # the level of each cell's interval for its true count, or None: none
+    workers: int | None = None  # the local engine's worker processes, or None: one per core on a large table
 
     @property
     def chain_possible(self) -> bool:
@@ -193,6 +199,8 @@ class Request:
             setattr(self, name, check.size(f"--{name.replace('_', '-')}", getattr(self, name), 2, error=UsageError))
         if self.uncertainty is not None:
             self.uncertainty = check.level("--uncertainty", self.uncertainty, error=UsageError)
+        if self.workers is not None:
+            self.workers = checked_workers(self.workers)
         if self.uncertainty is not None and self.nonnegative:
             raise UsageError(
                 "--uncertainty with --nonnegative: the intervals are the noise's, around the release "

@@ -20,6 +20,7 @@ import isdp.release._dask_parts as dask_parts
 from isdp.cli import main
 from isdp.errors import ReleaseError, UsageError
 from isdp.release import DaskParts, Request, release_partitioned
+from isdp.release._workers import WORKERS_PER_CORE, cores
 
 pytest.importorskip("distributed")
 
@@ -268,7 +269,7 @@ def test_a_local_cluster_s_workers_are_bounded_by_the_cores(workers, message):
 
 
 def test_isdp_release_refuses_more_workers_than_the_cores_can_run(table, tmp_path, capsys):
-    most = dask_parts.WORKERS_PER_CORE * dask_parts.cores()
+    most = WORKERS_PER_CORE * cores()
     assert _release_on(table, tmp_path, "--workers", str(most + 1)) == 2
     assert f"--workers must be at most {most}" in capsys.readouterr().err
     assert _release_on(table, tmp_path, "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786") == 2

@@ -12,9 +12,9 @@ import pytest
 from isdp.cli import main
 from isdp.errors import UsageError
 from isdp.release import Request, release_partitioned
-from isdp.release._dask_parts import WORKERS_PER_CORE, cores
 from isdp.release._local_parts import LocalParts
 from isdp.release._partitioned_release import POOL_CELLS
+from isdp.release._workers import WORKERS_PER_CORE, cores
 
 CELLS = 12_000
 RULES = ("total", "by:state,county", "by:state,age")
@@ -60,6 +60,8 @@ def test_a_failing_part_fails_the_run_and_the_results_come_in_order(capsys):
 def test_workers_are_a_whole_number(workers):
     with pytest.raises(UsageError, match="--workers must be an integer"):
         LocalParts(workers)
+    with pytest.raises(UsageError, match="--workers must be an integer"):
+        Request(epsilon="1", workers=workers).check()
 
 
 def test_workers_are_bounded_by_the_cores(table, tmp_path, capsys):
