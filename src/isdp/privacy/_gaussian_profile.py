@@ -39,7 +39,6 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
-from scipy import optimize
 from scipy.special import log_ndtr, logsumexp
 
 from .._validate import MAX_SHIFT
@@ -301,6 +300,8 @@ def _profile_epsilon(delta: float, sigma2: float, largest: int) -> float:
     hi = 1.0
     while _log_profile(hi, sigma2, largest) > target:
         hi *= 2
+    from scipy import optimize  # deferred: SciPy's optimizers load in 0.2 s, and only the Gaussian route solves
+
     eps = optimize.brentq(lambda e: _log_profile(e, sigma2, largest) - target, 0.0, hi, xtol=1e-13, rtol=1e-12)
     step = max(eps * _ROUNDING, 1e-12)
     while _log_profile(eps, sigma2, largest) > math.log(delta):  # Brent's root may sit a hair inside
@@ -367,6 +368,8 @@ def calibrate_sigma(epsilon: float, delta: float, largest_shift: int) -> Fractio
     lo, hi = 1e-3, 1.0
     while excess(hi) > 0:
         lo, hi = hi, hi * 2
+    from scipy import optimize  # deferred: as above
+
     root = optimize.brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12)
     sigma, step = Fraction(math.ceil(root * SIGMA_GRID), SIGMA_GRID), Fraction(1, SIGMA_GRID)
     while _log_profile(eps, float(sigma) ** 2, largest) > target:  # Brent's root may sit a hair inside

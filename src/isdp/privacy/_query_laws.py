@@ -32,7 +32,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy import sparse
 
 from .. import _validate as check
@@ -242,6 +241,8 @@ def _terms(exact, W: sparse.csr_array) -> _Terms:
     length = (stop - start).astype(np.uint64)
     with np.errstate(over="ignore"):
         key = summed ^ _mix(sampler * np.uint64(0x100000001B3) + length)
+    import pandas as pd  # deferred: 0.35 s at import, which a release without queries never needs
+
     pattern, distinct = pd.factorize(key)  # a hash table: linear, where a sort of 10⁷ keys takes seconds
     first = np.empty(len(distinct), np.int64)
     first[pattern[::-1]] = np.arange(len(pattern) - 1, -1, -1)  # each pattern's first group
