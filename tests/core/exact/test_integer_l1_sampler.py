@@ -162,3 +162,31 @@ def test_the_forecast_holds_a_bounded_chunk_of_proposals_whatever_the_block(monk
     tracemalloc.stop()
     assert peak < 5 * 10**6  # 3 proposals at a time; all at once held 1,000 × 19,999 × 8 bytes per array
     assert abs(chunked - whole) < 0.5  # two estimates from 1,000 proposals each of an acceptance near e^-2.9
+
+
+def test_no_iid_double_geometric_proposal_accepts_more_often_than_the_sampler_s_own():
+    """docs/method.md, "The proposal's parameter": free cells i.i.d. DG(ε′), ε′ ≤ ε, accepted with the target's
+    density over the proposal's, accept with probability c(ε′)^k · Z (c the DG's mass at 0), largest at ε′ = ε;
+    the sampler's proposals per block are 1 / that probability."""
+    eps, k, box = 0.5, 2, 60  # one total over 3 cells: 2 free cells; the box holds all but e^-30 of the mass
+    z = np.arange(-box, box + 1)
+    z1, z2 = np.meshgrid(z, z, indexing="ij")
+    free, solved = np.abs(z1) + np.abs(z2), np.abs(z1 + z2)
+    mass = np.exp(-eps * (free + solved)).sum()  # Z: does not depend on the proposal
+
+    def acceptance(prime):
+        c = (1 - math.exp(-prime)) / (1 + math.exp(-prime))
+        q = c**k * np.exp(-prime * free)  # the proposal's law on the box
+        return (q * np.exp(-(eps - prime) * free - eps * solved)).sum(), c**k * mass
+
+    rates = []
+    for prime in (0.2, 0.35, 0.5):
+        enumerated, closed = acceptance(prime)
+        assert enumerated == pytest.approx(closed, rel=1e-12)
+        rates.append(enumerated)
+    assert rates[0] < rates[1] < rates[2]
+    sampler = IntegerL1Sampler.build(np.ones((1, 3), dtype=np.int64))
+    blocks = 20_000
+    _, attempts = sampler.draw_blocks(Fraction(1, 2), blocks, seeded_source(5), max_attempts=10_000)
+    p = rates[2]  # attempts per block are geometric(p): mean 1/p, sd √(1 − p)/p
+    assert abs(attempts / blocks - 1 / p) <= 4 * math.sqrt(1 - p) / p / math.sqrt(blocks)
