@@ -76,12 +76,12 @@ DEFAULT = {
 }
 WHAT = {
     "isdp-release-l1": "`isdp release`, exact ℓ1 route (whole command)",
-    "isdp-release-l1-parquet": "`isdp release`, exact ℓ1 route, Parquet in and out (whole command)",
+    "isdp-release-l1-parquet": "`isdp release --workers 1`, exact ℓ1 route, Parquet in and out (whole command)",
     "isdp-release-gaussian-margins": "`isdp release`, exact Gaussian route, one 1000 × 1000 table under both "
     "margins (whole command)",
-    "isdp-release-gaussian-margins-parquet": "`isdp release`, exact Gaussian route, one 1000 × 1000 table under "
-    "both margins, Parquet in and out (whole command)",
-    "isdp-release-nested-parquet": "`isdp release`, exact Gaussian route, nested geography (50 states × "
+    "isdp-release-gaussian-margins-parquet": "`isdp release --workers 1`, exact Gaussian route, one 1000 × 1000 "
+    "table under both margins, Parquet in and out (whole command)",
+    "isdp-release-nested-parquet": "`isdp release --workers 1`, exact Gaussian route, nested geography (50 states × "
     "counties × 100 ages: nation, states, counties, each state's age margin), "
     "Parquet in and out (whole command)",
     "isdp-release-l1-parquet-dask": "`isdp release --engine dask --workers 2`, exact ℓ1 route, Parquet in and "
