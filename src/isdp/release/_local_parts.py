@@ -9,9 +9,9 @@ thread: a part's reading, planning and checks hold Python's lock, only its draw 
 
 The workers are started fresh (``spawn``): the parent holds Arrow's and numba's threads, which a
 forked child would inherit mid-state. They ignore Ctrl-C: the command stops them itself and says
-so in one line, as in a single process. A part that fails fails the release: the workers are
-stopped and nothing is published (:func:`isdp.release.release_partitioned` publishes only when
-every part is done).
+so in one line, as in a single process. A part that fails, or a worker that dies (killed, out of
+memory), fails the release at once, whichever part it is: the workers are stopped and nothing is
+published (:func:`isdp.release.release_partitioned` publishes only when every part is done).
 """
 
 from __future__ import annotations
@@ -19,7 +19,10 @@ from __future__ import annotations
 import multiprocessing
 import signal
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 
+from ..errors import ReleaseError
 from ._workers import checked_workers, cores
 
 
@@ -78,7 +81,8 @@ class LocalParts:
         Raises
         ------
         isdp.errors.ReleaseError
-            The first failing part's refusal, as raised; the other parts are stopped.
+            The first failing part's refusal, as raised; a worker that died (killed, out of memory) as the base
+            class (exit status 1). The other parts are stopped.
         """
         from ._release import Progress  # deferred: it loads the release's modules
 
@@ -92,17 +96,35 @@ class LocalParts:
                     bar.update()
                 return
             context = multiprocessing.get_context("spawn")
-            pool = context.Pool(workers, initializer=_ignore_interrupts)
-            try:
-                for result in pool.imap(release_one, parts):
-                    yield result
-                    bar.update()
-            except BaseException:
-                pool.terminate()  # the other parts are not needed: their files would never be published
-                raise
-            else:
-                pool.close()
-            finally:
-                pool.join()
+            with ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts) as pool:
+                futures = {pool.submit(release_one, k): i for i, k in enumerate(parts)}
+                try:
+                    done, ready = 0, {}
+                    for future in as_completed(futures):  # a failure is seen as it happens, whichever part
+                        ready[futures[future]] = future.result()
+                        while done in ready:  # the results in the parts' order
+                            yield ready.pop(done)
+                            done += 1
+                            bar.update()
+                except BaseException as err:
+                    for future in futures:
+                        future.cancel()
+                    _stop(pool)  # the parts running are not needed: their files would never be published
+                    if isinstance(err, BrokenProcessPool):  # a worker killed (out of memory, a signal)
+                        raise ReleaseError(
+                            "a worker process of the local engine died while releasing a part (killed, or out of "
+                            "memory): nothing was written, and earlier files are as they were"
+                        ) from None
+                    raise
         finally:
             bar.close()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now, as Python 3.14's ``terminate_workers`` does (its private map of them before)."""
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()

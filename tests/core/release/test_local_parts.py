@@ -2,7 +2,12 @@
 fails the run and stops the others; the workers are bounded by the cores; `--workers` reaches the local engine."""
 
 import functools
+import multiprocessing
 import operator
+import os
+import signal
+import threading
+import time
 
 import numpy as np
 import pyarrow as pa
@@ -10,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from isdp.cli import main
-from isdp.errors import UsageError
+from isdp.errors import ReleaseError, UsageError
 from isdp.release import Request, release_partitioned
 from isdp.release._local_parts import LocalParts
 from isdp.release._partitioned_release import POOL_CELLS
@@ -53,7 +58,26 @@ def test_a_failing_part_fails_the_run_and_the_results_come_in_order(capsys):
     assert "parts released: started, 3 steps" in capsys.readouterr().err
     with pytest.raises(ZeroDivisionError):
         list(run(functools.partial(operator.truediv, 1), [1, 0, 2, 4]))
+    with pytest.raises(ValueError, match="non-negative"):  # a later part's failure ends the run, a slow part or not
+        list(run(time.sleep, [0.5, -1]))
     assert list(LocalParts(1, progress=False)(functools.partial(operator.neg), [5, 6])) == [-5, -6]  # no pool
+
+
+def test_a_worker_that_dies_fails_the_run_instead_of_waiting_for_it():
+    """multiprocessing.Pool waited forever for the part of a worker killed (as by the kernel's out-of-memory
+    killer); the release now fails with the cluster's exit status, 1."""
+
+    def kill_a_worker():
+        while not multiprocessing.active_children():
+            time.sleep(0.05)
+        os.kill(multiprocessing.active_children()[0].pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_a_worker, daemon=True)
+    killer.start()
+    with pytest.raises(ReleaseError, match="a worker process of the local engine died") as err:
+        list(LocalParts(2, progress=False)(time.sleep, [30, 30]))  # parts that outlast the kill
+    assert type(err.value) is ReleaseError  # the base class: exit status 1
+    killer.join()
 
 
 @pytest.mark.parametrize("workers", [0, True, 2.5, "2"])
