@@ -145,9 +145,9 @@ def replaceable_dataset(path: Path) -> bool:
 def json_text(payload, indent: str = "") -> str:
     """Return ``payload`` as JSON: a dict's keys a line each, one more space a level, a list's items a line each.
 
-    A statement lists an entry per invariant or solved cell (10⁶ at 10⁸ cells): ``json.dumps(indent=1)`` would
-    write them with Python's own encoder, a line per key (2.8 s for 10⁵ invariants); an item a line is C's
-    encoder once per item (a tenth of that), and a reader of the file sees one invariant a line.
+    A statement lists an entry per invariant or solved cell (10⁶ at 10⁸ cells): ``json.dumps(indent=1)`` writes
+    each with Python's own encoder, a line per key; here each item is one call of C's encoder and one line, so a
+    reader of the file sees one invariant a line.
 
     Examples
     --------

@@ -63,7 +63,7 @@ from ._statement import ExactPieces, exact_route, invariant_entry, privacy_state
 PART_CELLS = 1 << 20
 
 #: the fewest cells whose parts the local engine runs on every core by default: four parts or more, each a few
-#: seconds' work against a worker's start (about 2 s, in parallel)
+#: seconds' work, against a worker's start (importing isdp anew; the workers start at once)
 POOL_CELLS = 4 * PART_CELLS
 
 #: the fewest cells released partition by partition: below, two persons' changes are decided from all of A

@@ -12,9 +12,8 @@ import threading
 import time
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
+from release_support import NESTED_RULES, nested_parquet, release_in_parts
 
 import isdp.release._dask_parts as dask_parts
 from isdp.cli import main
@@ -24,34 +23,16 @@ from isdp.release._workers import WORKERS_PER_CORE, cores
 
 pytest.importorskip("distributed")
 
-CELLS = 12_000
-
 
 @pytest.fixture
 def table(tmp_path):
-    state, rest = np.divmod(np.arange(CELLS), CELLS // 4)
-    county, age = np.divmod(rest, 50)
-    counts = np.random.default_rng(2).poisson(5, CELLS)
-    path = tmp_path / "t.parquet"
-    pq.write_table(pa.table({"state": state, "county": county, "age": age, "count": counts}), path)
-    return path
-
-
-RULES = ("total", "by:state,county", "by:state,age")
-
-
-def _release(table, out, run_parts, **options):
-    """The library's part-by-part release on ``run_parts`` (``release_cli`` runs the command on one process)."""
-    req = Request(epsilon="1", rules=RULES, progress=False, **options)
-    files = [out.with_suffix(".parquet"), out.with_suffix(".json"), out.with_suffix(".audit.json")]
-    release_partitioned(table, RULES, req, *files, part_cells=3_000, run_parts=run_parts)
-    return files[1].read_bytes(), pq.read_table(files[0]).column("count").to_numpy()
+    return nested_parquet(tmp_path / "t.parquet")
 
 
 def test_the_cluster_gives_the_single_process_s_statement_and_seeded_counts(table, tmp_path):
     options = {"norm": "gaussian", "delta": 1e-6, "seed": 9}
-    local = _release(table, tmp_path / "local", None, **options)
-    on_dask = _release(table, tmp_path / "dask", DaskParts(workers=2, progress=False), **options)
+    local = release_in_parts(table, tmp_path / "local", None, **options)
+    on_dask = release_in_parts(table, tmp_path / "dask", DaskParts(workers=2, progress=False), **options)
     assert on_dask[0] == local[0]
     assert np.array_equal(on_dask[1], local[1])
 
@@ -59,9 +40,9 @@ def test_the_cluster_gives_the_single_process_s_statement_and_seeded_counts(tabl
 def test_a_running_scheduler_is_joined_by_its_address(table, tmp_path):
     from distributed import LocalCluster
 
-    local = _release(table, tmp_path / "local", None, free_cells=True, seed=2)
+    local = release_in_parts(table, tmp_path / "local", None, free_cells=True, seed=2)
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        joined = _release(
+        joined = release_in_parts(
             table,
             tmp_path / "joined",
             DaskParts(scheduler=cluster.scheduler_address, progress=False),
@@ -73,11 +54,11 @@ def test_a_running_scheduler_is_joined_by_its_address(table, tmp_path):
 
 
 @pytest.mark.parametrize("dataset", [False, True], ids=["file", "dataset"])
-def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlier_release(table, tmp_path, dataset):
+def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlierrelease_in_parts(table, tmp_path, dataset):
     files = [f"{tmp_path}/o/" if dataset else tmp_path / "o.parquet", tmp_path / "o.json", tmp_path / "o.audit.json"]
-    req = Request(epsilon="1", rules=RULES, free_cells=True, progress=False)
+    req = Request(epsilon="1", rules=NESTED_RULES, free_cells=True, progress=False)
     if dataset:  # an earlier dataset of four part files
-        release_partitioned(table, RULES, req, *files, part_cells=3_000)
+        release_partitioned(table, NESTED_RULES, req, *files, part_cells=3_000)
     else:
         for f in files:
             f.write_text("earlier")
@@ -93,7 +74,7 @@ def test_a_worker_that_dies_publishes_nothing_and_keeps_the_earlier_release(tabl
         return dask(one, parts)
 
     with pytest.raises(ReleaseError, match=r"lost part \d .KilledWorker"):
-        release_partitioned(table, RULES, req, *files, force=True, part_cells=3_000, run_parts=killing)
+        release_partitioned(table, NESTED_RULES, req, *files, force=True, part_cells=3_000, run_parts=killing)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["t.parquet", "o" if dataset else "o.parquet", "o.json", "o.audit.json"]
@@ -109,7 +90,7 @@ def test_isdp_release_engine_dask(table, tmp_path, capsys, caplog, monkeypatch):
     args = [
         "release",
         str(table),
-        *[a for r in RULES for a in ("--invariant", r)],
+        *[a for r in NESTED_RULES for a in ("--invariant", r)],
         "--epsilon",
         "1",
         "--free-cells",

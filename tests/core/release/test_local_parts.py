@@ -10,45 +10,29 @@ import threading
 import time
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
+from release_support import nested_parquet, release_in_parts
 
 from isdp.cli import main
 from isdp.errors import ReleaseError, UsageError
-from isdp.release import Request, release_partitioned
+from isdp.release import Request
 from isdp.release._local_parts import LocalParts
 from isdp.release._partitioned_release import POOL_CELLS
 from isdp.release._workers import WORKERS_PER_CORE, cores
 
-CELLS = 12_000
-RULES = ("total", "by:state,county", "by:state,age")
-
 
 @pytest.fixture
 def table(tmp_path):
-    state, rest = np.divmod(np.arange(CELLS), CELLS // 4)
-    county, age = np.divmod(rest, 50)
-    counts = np.random.default_rng(2).poisson(5, CELLS)
-    path = tmp_path / "t.parquet"
-    pq.write_table(pa.table({"state": state, "county": county, "age": age, "count": counts}), path)
-    return path
-
-
-def _release(table, out, run_parts, **options):
-    req = Request(epsilon="1", rules=RULES, progress=False, **options)
-    files = [out.with_suffix(".parquet"), out.with_suffix(".json"), out.with_suffix(".audit.json")]
-    release_partitioned(table, RULES, req, *files, part_cells=3_000, run_parts=run_parts)
-    return files[1].read_bytes(), pq.read_table(files[0]).column("count").to_numpy()
+    return nested_parquet(tmp_path / "t.parquet")
 
 
 def test_two_workers_give_the_single_process_s_statement_and_seeded_counts(table, tmp_path):
     options = {"norm": "gaussian", "delta": 1e-6, "seed": 11}
-    alone = _release(table, tmp_path / "one", None, **options)  # 12,000 cells: this process, part after part
-    two = _release(table, tmp_path / "two", LocalParts(2, progress=False), **options)
+    alone = release_in_parts(table, tmp_path / "one", None, **options)  # 12,000 cells: this process, part after part
+    two = release_in_parts(table, tmp_path / "two", LocalParts(2, progress=False), **options)
     assert alone[0] == two[0]
     assert np.array_equal(alone[1], two[1])
-    other = _release(table, tmp_path / "other", None, **{**options, "seed": 12})
+    other = release_in_parts(table, tmp_path / "other", None, **{**options, "seed": 12})
     assert not np.array_equal(alone[1], other[1])  # the comparison can fail: another seed, other counts
 
 
