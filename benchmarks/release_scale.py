@@ -491,10 +491,13 @@ def _variance_spread(statement: dict) -> dict:
 def study() -> list[dict]:
     """The exact route's forecast against size (ε = 1 per person: 1/2 per unit of ℓ1): expected
     proposals per draw and the free-cell route's largest variance ratio, for one total over n
-    cells and both margins of r × r tables; no table is read (a function of A and ε only)."""
+    cells and both margins of r × r tables; no table is read (a function of A and ε only).
+
+    A block under one total is drawn directly (one draw); beside it, the proposals the rejection would need,
+    1/P(accept) with P(accept) = P(S_n = 0)/P(DG = 0) exactly (``sum_constraint_acceptance``)."""
     from fractions import Fraction
 
-    from isdp.exact import ExactSampler
+    from isdp.exact import ExactSampler, sum_constraint_acceptance
     from isdp.lattice import table_margins
     from isdp.mcmc import DoubleGeometric
 
@@ -507,18 +510,70 @@ def study() -> list[dict]:
         sampler = ExactSampler.build(A)
         ((_, block),) = sampler.parts
         log_acc = block.log_acceptance(eps)
+        direct = block.direct_signs(eps) is not None
+        rejection = np.log(sum_constraint_acceptance(A.shape[1], float(eps))) if direct else log_acc
         rows.append(
             {
                 "invariants": name,
                 "cells": A.shape[1],
                 "free": sampler.n_free,
-                "log10_expected_proposals": round(-log_acc / np.log(10), 2),
+                "log10_expected_proposals": round(0.0 - log_acc / np.log(10), 2),  # 0.0, never -0.0
+                "drawn_directly": direct,
+                "log10_rejection_proposals": round(-rejection / np.log(10), 2),
                 "free_cells_max_variance_ratio": round(
                     float(sampler.variances(eps).max() / DoubleGeometric(float(eps)).variance()), 1
                 ),
             }
         )
     return rows
+
+
+ACCEPTANCE_CSV = RESULTS / "exact_acceptance.csv"
+
+
+def _acceptance_line(what: str, chosen: list[dict]) -> str:
+    """One line of the study's table: ``chosen``'s rows side by side (one sampler)."""
+    samplers = {r["drawn_directly"] for r in chosen}
+    if len(samplers) != 1 or not samplers <= {"True", "False"}:
+        raise ValueError(f"the rows of '{what}' mix samplers or do not say theirs: {sorted(samplers)}")
+
+    def column(key: str, form: str) -> str:
+        return " / ".join(format(float(r[key]), form) for r in chosen)
+
+    sampler = "drawn directly" if samplers == {"True"} else "rejection"
+    cells = " / ".join(f"{int(r['cells']):,}" for r in chosen)
+    proposals, rejection = column("log10_expected_proposals", ".1f"), column("log10_rejection_proposals", ".1f")
+    ratio = column("free_cells_max_variance_ratio", ",.0f")
+    return f"| {what} | {cells} | {sampler} | {proposals} | {rejection} | {ratio} |"
+
+
+def render_acceptance(rows: list[dict]) -> str:
+    """The docs table of the study's rows (the CSV's, as strings): the totals on one line, the margins three a line."""
+    totals = [r for r in rows if r["invariants"].startswith("total")]
+    margins = [r for r in rows if not r["invariants"].startswith("total")]
+    lines = [
+        "| invariants | cells | sampler | log₁₀ expected proposals | by rejection | free cells: largest "
+        "variance ratio |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    if totals:
+        sizes = " / ".join(f"{int(r['cells']):,}" for r in totals)
+        lines.append(_acceptance_line(f"one total of {sizes} cells", totals))
+    for start in range(0, len(margins), 3):
+        chosen = margins[start : start + 3]
+        shapes = " / ".join(r["invariants"].removesuffix(" margins").replace(" x ", " × ") for r in chosen)
+        lines.append(_acceptance_line(f"both margins, {shapes}", chosen))
+    return "\n".join(lines) + "\n"
+
+
+def write_acceptance_docs(csv_path: Path = ACCEPTANCE_CSV, docs: tuple[Path, ...] = (DOC, PERFORMANCE)) -> None:
+    """Rewrite the docs tables of the exact route against size (release.md's and performance.md's) from the CSV."""
+    from measurements_table import replace_block
+
+    with csv_path.open() as fh:
+        table = render_acceptance(list(csv.DictReader(fh)))
+    for doc in docs:
+        replace_block(doc, "exact-acceptance", table)
 
 
 def _case_text(case: str) -> tuple[str, str]:
@@ -611,6 +666,7 @@ def main() -> None:
     if args.docs:
         write_docs()
         write_engine_docs()
+        write_acceptance_docs()
         return
     if args.engines:
         _write_csv(ENGINES_CSV, [row for shape in ENGINE_SHAPES for row in compare_engines(shape)])
@@ -620,7 +676,8 @@ def main() -> None:
         rows = study()
         for row in rows:
             print(row, flush=True)
-        _write_csv(RESULTS / "exact_acceptance.csv", rows)
+        _write_csv(ACCEPTANCE_CSV, rows)
+        write_acceptance_docs()
         return
     rows = {}
     for case in args.cases:

@@ -36,6 +36,39 @@ def test_every_default_case_has_a_row_and_its_outcome():
             assert outcome == "exact Gaussian, Klein's sampler" and float(rows[case]["variance_max_over_median"]) < 2
 
 
+def test_the_acceptance_tables_are_generated_from_the_committed_study(tmp_path):
+    docs = (tmp_path / "release.md", tmp_path / "performance.md")
+    shutil.copy(rs.DOC, docs[0])
+    shutil.copy(rs.PERFORMANCE, docs[1])
+    rs.write_acceptance_docs(rs.ACCEPTANCE_CSV, docs)
+    assert docs[0].read_text(encoding="utf-8") == rs.DOC.read_text(encoding="utf-8")
+    assert docs[1].read_text(encoding="utf-8") == rs.PERFORMANCE.read_text(encoding="utf-8")
+
+
+def test_the_study_draws_one_total_directly_and_its_rejection_numbers_are_the_exact_acceptance():
+    """A total's rejection proposals are 1/P(S_n = 0)·P(DG = 0) (sum_constraint_acceptance at ε = 1/2); a total is
+    drawn directly (0 in log₁₀), the margins by rejection (the forecast in both columns)."""
+    import math
+
+    from isdp.exact import sum_constraint_acceptance
+
+    rows = list(csv.DictReader(rs.ACCEPTANCE_CSV.open()))
+    for row in rows:
+        direct = row["invariants"].startswith("total")
+        assert row["drawn_directly"] == str(direct)
+        if direct:
+            exact = -math.log10(sum_constraint_acceptance(int(row["cells"]), 0.5))
+            assert (
+                float(row["log10_expected_proposals"]) == 0
+                and abs(float(row["log10_rejection_proposals"]) - exact) < 0.006
+            )
+        else:
+            assert row["log10_expected_proposals"] == row["log10_rejection_proposals"]
+    damaged = [dict(rows[0], drawn_directly="maybe")]
+    with pytest.raises(ValueError, match="do not say"):
+        rs.render_acceptance(damaged)
+
+
 def _engine_rows():
     return list(csv.DictReader(rs.ENGINES_CSV.open()))
 

@@ -61,8 +61,8 @@ class ExactSampler:
     >>> len(sampler.parts), sampler.solved.tolist(), sampler.n_free
     (2, [1, 3], 2)
     >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(3), max_attempts=100)
-    >>> noise.tolist(), attempts
-    ([0, 0, 0, 0], 4)
+    >>> noise.tolist(), attempts  # a total of ones is drawn directly: one attempt per block
+    ([-2, 2, 0, 0], 2)
     """
 
     n: int
@@ -243,7 +243,7 @@ class ExactSampler:
         >>> sampler = ExactSampler.build(np.array([[1, 1, 1]]))
         >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
         >>> noise.tolist(), attempts
-        ([-2, 0, 2], 2)
+        ([0, 0, 0], 1)
         """
         if sigma is None or not accept:
             if any(not isinstance(sub, IntegerL1Sampler) for _, sub in self.parts):

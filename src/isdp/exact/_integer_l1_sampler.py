@@ -7,7 +7,8 @@ constraint that the MCMC experiments use. Here (docs/release.md, docs/method.md 
 cells are drawn i.i.d. DG(ε) (:func:`double_geometric_array`), the invariants solved for the
 other cells (:func:`integral_solve`), and the proposal kept with probability
 exp(-ε Σ_{i solved} |u_i|) (:func:`bernoulli_exp`): every decision is made from uniform integers,
-so the law is exact (:class:`IntegerL1Sampler`). Tables the others determine stay outside the norm
+so the law is exact (:class:`IntegerL1Sampler`). A block under one total is drawn directly, its law
+without proposals to reject (:mod:`isdp.exact._compiled_one_total`). Tables the others determine stay outside the norm
 (:meth:`IntegerL1Sampler.norm_tables`). :class:`ExactSampler` serves a matrix block by block.
 """
 
@@ -25,8 +26,10 @@ from ..errors import ArgumentError, InputError, UncertifiableError
 from ..lattice import blocks
 from ..mcmc import DoubleGeometric
 from ._compiled_l1 import compiled_blocks
-from ._integer_sources import IntegerSource
+from ._compiled_one_total import one_total_blocks
+from ._integer_sources import IntegerSource, seeded_source
 from ._integral_solve import _exact_product, _exact_solve, independent_rows, integral_solve
+from ._one_total_law import fits
 
 #: the largest block, counted as rows² × cells, whose independent rows and solve are found again in exact
 #: integer arithmetic when the floating-point ones fail their exact check (:meth:`IntegerL1Sampler.build`)
@@ -93,7 +96,7 @@ class IntegerL1Sampler:
     ([0, 1], [2], [[-1, -1]])
     >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100)
     >>> noise.tolist(), attempts, int(noise.sum())
-    ([-2, 0, 2], 2, 0)
+    ([0, 0, 0], 1, 0)
     """
 
     A: np.ndarray  # independent rows of the invariants
@@ -226,20 +229,28 @@ class IntegerL1Sampler:
         Returns
         -------
         float
-            The log of the estimated acceptance (0 when nothing is solved and no σ is given). It
-            depends on A and ε (and σ) only, never on a table.
+            The log of the estimated acceptance (0 without a σ when nothing is solved or the block is
+            drawn directly). It depends on A and ε (and σ) only, never on a table.
 
         Examples
         --------
         >>> from fractions import Fraction
         >>> import numpy as np
         >>> from isdp.exact import IntegerL1Sampler
-        >>> sampler = IntegerL1Sampler.build(np.array([[1, 1, 1]]))
-        >>> round(float(np.exp(sampler.log_acceptance(Fraction(1, 2)))), 3)
-        0.389
+        >>> rate = lambda A, *eps: round(float(np.exp(IntegerL1Sampler.build(A).log_acceptance(*eps))), 3)
+        >>> rate(np.array([[1, 2, 1]]), Fraction(1, 2))
+        0.299
+        >>> rate(np.array([[1, 1, 1]]), Fraction(1, 2)), rate(np.array([[1, 1, 1]]), Fraction(1, 3), Fraction(3))
+        (1.0, 0.514)
         """
-        if len(self.solved) == 0 and sigma is None:
-            return 0.0
+        direct = self.direct_signs(epsilon) is not None
+        if (len(self.solved) == 0 or direct) and sigma is None:
+            return 0.0  # every free cell's proposal kept, or the one-total block drawn directly
+        if direct and sigma is not None:  # the second rejection's rate on exact ℓ1 draws
+            u = np.abs(self.sample(epsilon, self.PILOT_PROPOSALS, seeded_source(_PILOT_SEED)).astype(float))
+            log_keep = -((u - float(sigma)) ** 2).sum(axis=1) / (2 * float(sigma) ** 2)
+            top = log_keep.max()
+            return float(top + np.log(np.mean(np.exp(log_keep - top))))
         rng = np.random.default_rng(_PILOT_SEED)
         p = -math.expm1(-float(epsilon))
         # proposals a chunk at a time, so the memory is bounded whatever the block (one chunk up to 4,194 free cells)
@@ -257,6 +268,41 @@ class IntegerL1Sampler:
         log_keep = np.concatenate(keep)
         top = log_keep.max()
         return float(top + np.log(np.mean(np.exp(log_keep - top))))
+
+    def direct_signs(self, epsilon) -> np.ndarray | None:
+        """Return the total's coefficients when the block's ℓ1 law at ``epsilon`` is drawn directly, else None.
+
+        A block whose only invariant is one total with coefficients ±1, every cell in the norm, is drawn
+        without proposals to reject (:func:`~isdp.exact._compiled_one_total.one_total_blocks`) while K's law
+        has at most :data:`~isdp.exact._one_total_law.MAX_WINDOW` thresholds: K's spread grows like √n/ε, so
+        at a tiny ε the block is drawn by rejection (the same law).
+
+        Parameters
+        ----------
+        epsilon : fractions.Fraction
+            ε per unit ℓ1 distance.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n,) or None
+            The total's coefficients, each 1 or −1; None for a block drawn by rejection.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> import numpy as np
+        >>> from isdp.exact import IntegerL1Sampler
+        >>> IntegerL1Sampler.build(np.array([[1, -1, 1]])).direct_signs(Fraction(1, 2)).tolist()
+        [1, -1, 1]
+        >>> IntegerL1Sampler.build(np.array([[1, -1, 1]])).direct_signs(Fraction(1, 10**9)) is None
+        True
+        >>> IntegerL1Sampler.build(np.array([[1, 2, 1]])).direct_signs(Fraction(1, 2)) is None
+        True
+        """
+        row = self.A[0] if self.A.shape[0] == 1 else None
+        if row is None or row.size < 2 or not np.all(np.abs(row) == 1) or not self.in_norm.all():
+            return None
+        return row.astype(np.int64) if fits(row.size, Fraction(epsilon)) else None
 
     def variances(self, epsilon: Fraction) -> np.ndarray:
         """Each cell's noise variance under the free-cell route.
@@ -345,7 +391,7 @@ class IntegerL1Sampler:
         ([0, -1, 1], 1)
         >>> noise, attempts = sampler.draw(Fraction(1, 2), seeded_source(2024), max_attempts=100, sigma=Fraction(2))
         >>> noise.tolist(), attempts
-        ([1, 0, -1], 3)
+        ([-2, 2, 0], 2)
         """
         noise, attempts = self.draw_blocks(epsilon, 1, rng, max_attempts=max_attempts, sigma=sigma, accept=accept)
         return (None if noise is None else noise[0]), attempts
@@ -389,7 +435,9 @@ class IntegerL1Sampler:
         -----
         The rejection loop runs compiled (:mod:`isdp.exact._compiled_l1`) on words the source
         delivers in bulk, one attempt after another, in integer arithmetic; a block whose
-        integers could reach 2**61 is drawn in Python integers from the same words.
+        integers could reach 2**61 is drawn in Python integers from the same words. A block under
+        one total is drawn directly (:meth:`direct_signs`), the same law without proposals to reject
+        (:mod:`isdp.exact._compiled_one_total`): one attempt per ℓ1 draw.
 
         Examples
         --------
@@ -409,13 +457,19 @@ class IntegerL1Sampler:
                 raise ArgumentError(
                     f"epsilon must be 1/sigma = {1 / sigma} with sigma = {sigma}, got {epsilon}", "epsilon"
                 )
-        rows, attempts = compiled_blocks(
-            self.solve, self.in_norm, epsilon, count, rng, max_attempts=max_attempts, sigma=sigma, accept=accept
-        )
-        if rows is None:
-            return None, attempts
-        u = np.empty((count, self.A.shape[1]), dtype=np.int64)
-        u[:, self.free], u[:, self.solved] = rows[:, : len(self.free)], rows[:, len(self.free) :]
+        signs = self.direct_signs(epsilon) if accept else None
+        if signs is not None:
+            u, attempts = one_total_blocks(signs, epsilon, count, rng, max_attempts=max_attempts, sigma=sigma)
+            if u is None:
+                return None, attempts
+        else:
+            rows, attempts = compiled_blocks(
+                self.solve, self.in_norm, epsilon, count, rng, max_attempts=max_attempts, sigma=sigma, accept=accept
+            )
+            if rows is None:
+                return None, attempts
+            u = np.empty((count, self.A.shape[1]), dtype=np.int64)
+            u[:, self.free], u[:, self.solved] = rows[:, : len(self.free)], rows[:, len(self.free) :]
         if np.any(u @ self.A.T != 0):
             raise AssertionError("exact sampler left Λ(A); this is a bug in isdp")
         return u, attempts
@@ -461,7 +515,7 @@ class IntegerL1Sampler:
         >>> from isdp.exact import IntegerL1Sampler, seeded_source
         >>> draws = IntegerL1Sampler.build(np.array([[1, 1, 1]])).sample(Fraction(1, 2), 3, seeded_source(2024))
         >>> draws.tolist()
-        [[-2, 0, 2], [1, -2, 1], [-4, 6, -2]]
+        [[0, 0, 0], [1, -1, 0], [1, 2, -3]]
         """
         noise, attempts = self.draw_blocks(epsilon, size, rng, max_attempts=max_attempts, sigma=sigma)
         if noise is None:

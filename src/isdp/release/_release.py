@@ -191,7 +191,7 @@ class Release:
     ...     A, labels = constraint_matrix(table, ["total"])
     ...     release = make_release(table, A, labels, Request(epsilon="1", seed=4))
     >>> release.values.tolist(), release.statement["publishable"]
-    ([3, 4, 5, 2], False)
+    ([4, 7, 4, -1], False)
     >>> sorted(release.audit), release.audit["input"]["cells"]
     (['exact_sampler', 'input', 'route', 'seconds'], 4)
     """
@@ -295,10 +295,10 @@ def make_release(table: Table | TableSet, A: np.ndarray, labels: list[str], req:
     evenly from the others: :func:`isdp.baselines.l1_total_projection`):
 
     >>> A, labels = constraint_matrix(table, ["total"])
-    >>> make_release(table, A, labels, Request(epsilon="1", seed=22)).values.tolist()
-    [6, 5, 4, -1]
-    >>> make_release(table, A, labels, Request(epsilon="1", seed=22, nonnegative=True)).values.tolist()
-    [5, 5, 4, 0]
+    >>> make_release(table, A, labels, Request(epsilon="1", seed=26)).values.tolist()
+    [4, 5, 6, -1]
+    >>> make_release(table, A, labels, Request(epsilon="1", seed=26, nonnegative=True)).values.tolist()
+    [3, 5, 6, 0]
     >>> tmp.cleanup()
     """
     started = time.perf_counter()

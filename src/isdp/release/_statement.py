@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import __version__
-from ..exact import LatticeBlock
+from ..exact import IntegerL1Sampler, LatticeBlock
 from ..mcmc import DoubleGeometric
 
 if TYPE_CHECKING:
@@ -90,6 +90,9 @@ def route_record(
     >>> round(variance["solved_cells"]["Male|old"] / variance["free_cell"], 6)
     3.0
     >>> route_record(Plan.of(table, A, labels, Request(epsilon="1")))["sampler"][:60]
+    'exact, in integer arithmetic, drawn directly on each block u'
+    >>> A, labels = constraint_matrix(table, ["all-margins"])
+    >>> route_record(Plan.of(table, A, labels, Request(epsilon="1")))["sampler"][:60]
     'exact rejection in integer arithmetic: free cells i.i.d. dou'
     """
     if certificate is None:
@@ -148,12 +151,15 @@ class ExactPieces:
         the statement's entry (its ``blocks`` the count).
     blocks : int
         The blocks, Klein's and the others.
+    direct : int
+        The blocks whose ℓ1 law is drawn directly (:meth:`isdp.exact.IntegerL1Sampler.direct_signs`).
     """
 
     solved: list[str]
     variances: list[float]
     klein: dict
     blocks: int
+    direct: int
 
     @classmethod
     def of(cls, exact, unit, cell_labels, req) -> ExactPieces:
@@ -176,7 +182,11 @@ class ExactPieces:
                         },
                     )
                     entry["blocks"] += 1
-        return cls([cell_labels[i] for i in solved], variances, klein, len(exact.parts))
+        direct, eps = 0, 1 / unit if req.norm == "gaussian" else unit
+        if not req.free_cells:
+            samplers = [sub for _, sub in exact.parts if isinstance(sub, IntegerL1Sampler)]
+            direct = sum(sub.direct_signs(eps) is not None for sub in samplers)
+        return cls([cell_labels[i] for i in solved], variances, klein, len(exact.parts), direct)
 
     def join(self, other: ExactPieces) -> ExactPieces:
         """Return these pieces followed by ``other``'s (a later part of the table)."""
@@ -187,7 +197,11 @@ class ExactPieces:
             else:
                 klein[key] = dict(entry)
         return ExactPieces(
-            self.solved + other.solved, self.variances + other.variances, klein, self.blocks + other.blocks
+            self.solved + other.solved,
+            self.variances + other.variances,
+            klein,
+            self.blocks + other.blocks,
+            self.direct + other.direct,
         )
 
 
@@ -220,6 +234,15 @@ def exact_route(req, unit, tables_in_norm, pieces: ExactPieces) -> dict:
             else " (the sum over the tables in the norm; a derived table's cells are solved and do not enter it)"
         )
     )
+    if pieces.direct:
+        direct = (
+            "exact, in integer arithmetic, drawn directly on each block under one total (n cells, coefficients "
+            f"a_i = +-1): K by inversion of P(K) proportional to C(K + n - 1, n - 1)^2 exp(-2·{eps}·K), then "
+            "u_i = a_i (g_i - g'_i) for g, g' two independent uniform weak compositions of K into n parts: the "
+            f"law proportional to exp(-{eps}·sum |u_i|) on the block's lattice, no proposal rejected"
+        )
+        others = pieces.blocks - pieces.direct - sum(e["blocks"] for e in pieces.klein.values())
+        how = direct if others == 0 else f"{direct}; on the other blocks, {how}"
     if req.norm == "gaussian":
         # sigma named, then given: a fraction written inside the formula (2·239329/40000^2) read as 3e-4
         how += (

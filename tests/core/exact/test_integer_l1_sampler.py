@@ -16,6 +16,7 @@ from scipy import stats
 
 from isdp.errors import ArgumentError, InputError
 from isdp.exact import IntegerL1Sampler, seeded_source
+from isdp.exact._compiled_l1 import compiled_blocks
 from isdp.lattice import table_margins
 
 PAIR = np.array([[1, 1]])
@@ -153,7 +154,9 @@ def test_the_forecast_holds_a_bounded_chunk_of_proposals_whatever_the_block(monk
 
     from isdp.exact import _integer_l1_sampler
 
-    sampler = IntegerL1Sampler.build(np.ones((1, 20_000), dtype=np.int64))
+    row = np.ones((1, 20_000), dtype=np.int64)
+    row[0, 0] = 2  # not a ±1 total, which is drawn directly: the rejection's forecast
+    sampler = IntegerL1Sampler.build(row)
     whole = sampler.log_acceptance(Fraction(5))  # 1,000 × 19,999 entries: one chunk of the default
     monkeypatch.setattr(_integer_l1_sampler, "_PILOT_ENTRIES", 2**16)
     tracemalloc.start()
@@ -167,7 +170,8 @@ def test_the_forecast_holds_a_bounded_chunk_of_proposals_whatever_the_block(monk
 def test_no_iid_double_geometric_proposal_accepts_more_often_than_the_sampler_s_own():
     """docs/method.md, "The proposal's parameter": free cells i.i.d. DG(ε′), ε′ ≤ ε, accepted with the target's
     density over the proposal's, accept with probability c(ε′)^k · Z (c the DG's mass at 0), largest at ε′ = ε;
-    the sampler's proposals per block are 1 / that probability."""
+    the rejection sampler's proposals per block are 1 / that probability (a one-total block is drawn directly
+    by the sampler: the rejection is run here by itself)."""
     eps, k, box = 0.5, 2, 60  # one total over 3 cells: 2 free cells; the box holds all but e^-30 of the mass
     z = np.arange(-box, box + 1)
     z1, z2 = np.meshgrid(z, z, indexing="ij")
@@ -187,6 +191,19 @@ def test_no_iid_double_geometric_proposal_accepts_more_often_than_the_sampler_s_
     assert rates[0] < rates[1] < rates[2]
     sampler = IntegerL1Sampler.build(np.ones((1, 3), dtype=np.int64))
     blocks = 20_000
-    _, attempts = sampler.draw_blocks(Fraction(1, 2), blocks, seeded_source(5), max_attempts=10_000)
+    _, attempts = compiled_blocks(
+        sampler.solve, sampler.in_norm, Fraction(1, 2), blocks, seeded_source(5), max_attempts=10_000
+    )
     p = rates[2]  # attempts per block are geometric(p): mean 1/p, sd √(1 − p)/p
     assert abs(attempts / blocks - 1 / p) <= 4 * math.sqrt(1 - p) / p / math.sqrt(blocks)
+
+
+def test_a_total_at_a_tiny_epsilon_is_drawn_by_rejection_and_forecast_so():
+    """K's spread grows like √n/ε: past the thresholds' limit the block keeps the rejection (the same law), and the
+    forecast is the rejection's, not one draw."""
+    total = IntegerL1Sampler.build(np.ones((1, 3), dtype=np.int64))
+    tiny = Fraction(1, 10**7)
+    assert total.direct_signs(Fraction(1, 2)) is not None and total.direct_signs(tiny) is None
+    assert total.log_acceptance(Fraction(1, 2)) == 0.0 and total.log_acceptance(tiny) < math.log(0.9)
+    noise, attempts = total.draw_blocks(tiny, 50, seeded_source(2), max_attempts=10**6)
+    assert not np.any(noise.sum(axis=1)) and attempts > 50
