@@ -100,6 +100,11 @@ lint: $(STAMP)
 # pytest-xdist: one worker per core (the tests are independent; each seeds its own streams); worksteal:
 # an idle worker takes queued tests from the other, so a slow test near the end does not leave a core idle
 # PYTEST_ARGS: more arguments (CI's newest-stack leg names the folders and a --basetemp of its own)
+# One BLAS thread per process in the commands that run tests, as Snakemake gives each job (OPENBLAS_NUM_THREADS =
+# its threads, 1 in every rule): the workers already fill the cores, and the OpenBLAS that numpy and SciPy bundle
+# otherwise starts a thread per core in each of them, which then waits for a core at every call. With both cores
+# busy a 38 × 336 SVD took 0.44 s instead of 4 ms, and the E6 and E8 tests 74 s instead of 50 s. Set it to override.
+unit fuzz workflow-ci workflow-run: export OPENBLAS_NUM_THREADS ?= 1
 unit: $(STAMP)
 	pytest -m "not workflow" -n auto --dist worksteal $(PYTEST_ARGS)
 
