@@ -21,6 +21,11 @@ the cells per second and the process's peak memory:
   releases with ``--engine dask --workers 2`` (a local cluster of two worker processes, started and
   closed by the command, inside the timing); their peak memory is the process tree's, summed every
   0.2 s;
+- ``isdp-release-l1-parquet-local`` and ``isdp-release-nested-parquet-local``: the same two releases by the
+  local engine's default, a worker process per core (two here) from 2²² cells; their peak memory is the
+  process tree's;
+- ``isdp-l1-one-total``: ``isdp.exact.IntegerL1Sampler.draw_blocks`` alone, N/100 blocks of 100 cells under
+  one total at ε = 1/2 per unit ℓ1 distance, drawn directly: the ℓ1 release's kernel;
 - ``isdp-klein-compiled``: ``isdp.exact.LatticeBlock.draw_blocks`` alone, N/100 blocks of 100 cells
   under one total at σ = 4 (OpenDP's Gaussian row's scale), exact discrete Gaussian noise on the
   invariants' lattice;
@@ -62,12 +67,15 @@ DOC = ROOT / "docs" / "performance.md"
 DEFAULT = {
     "isdp-release-l1": (10_000, 100_000, 1_000_000),
     "isdp-release-gaussian": (10_000, 100_000),
-    "isdp-release-l1-parquet": (100_000, 1_000_000, 10_000_000, 100_000_000),
+    "isdp-release-l1-parquet": (100_000, 1_000_000, 10_000_000),
+    "isdp-release-l1-parquet-local": (10_000_000, 100_000_000),
     "isdp-release-l1-parquet-dask": (10_000_000, 100_000_000),
     "isdp-release-gaussian-margins": (1_000_000,),
     "isdp-release-gaussian-margins-parquet": (1_000_000,),
-    "isdp-release-nested-parquet": (1_000_000, 10_000_000, 100_000_000),
+    "isdp-release-nested-parquet": (1_000_000, 10_000_000),
+    "isdp-release-nested-parquet-local": (10_000_000, 100_000_000),
     "isdp-release-nested-parquet-dask": (10_000_000, 100_000_000),
+    "isdp-l1-one-total": (1_000_000, 10_000_000),
     "isdp-klein-compiled": (100_000, 1_000_000, 10_000_000),
     "isdp-dg-compiled": (100_000, 1_000_000, 10_000_000),
     "isdp-dg-array": (100_000, 1_000_000),
@@ -84,6 +92,11 @@ WHAT = {
     "isdp-release-nested-parquet": "`isdp release --workers 1`, exact Gaussian route, nested geography (50 states × "
     "counties × 100 ages: nation, states, counties, each state's age margin), "
     "Parquet in and out (whole command)",
+    "isdp-release-l1-parquet-local": "`isdp release`, exact ℓ1 route, Parquet in and out, the local engine on "
+    "every core (whole command; memory: the process tree's)",
+    "isdp-release-nested-parquet-local": "`isdp release`, nested geography as above, the local engine on every "
+    "core (whole command; memory: the process tree's)",
+    "isdp-l1-one-total": "isdp exact ℓ1 sampler, blocks of 100 under one total, drawn directly (noise alone)",
     "isdp-release-l1-parquet-dask": "`isdp release --engine dask --workers 2`, exact ℓ1 route, Parquet in and "
     "out (whole command; memory: the process tree's)",
     "isdp-release-nested-parquet-dask": "`isdp release --engine dask --workers 2`, nested geography as above "
@@ -97,6 +110,13 @@ WHAT = {
 }
 
 _NOISE = {
+    "isdp-l1-one-total": (
+        "from fractions import Fraction\n"
+        "import numpy as np\n"
+        "from isdp.exact import IntegerL1Sampler, system_source\n"
+        "block = IntegerL1Sampler.build(np.ones((1, 100), dtype=np.int64))\n"
+        "draw = lambda n: block.draw_blocks(Fraction(1, 2), n // 100, system_source(), max_attempts=1)[0].ravel()\n"
+    ),
     "isdp-klein-compiled": (
         "from fractions import Fraction\n"
         "import numpy as np\n"
@@ -201,12 +221,20 @@ _PARQUET.update(
         if row != "isdp-release-gaussian-margins-parquet"
     }
 )
-#: the rows without Dask run in one process: the local engine's default starts a worker per core from 2**22 cells
+#: a ``-local`` row is its row's release by the local engine's default: a worker process per core from 2**22 cells
+_PARQUET.update(
+    {
+        f"{row}-local": (shape, invariants)
+        for row, (shape, invariants) in list(_PARQUET.items())
+        if row in ("isdp-release-l1-parquet", "isdp-release-nested-parquet")
+    }
+)
+#: the other rows without Dask run in one process (``--workers 1``)
 _PARQUET.update(
     {
         row: (shape, [*invariants, "--workers", "1"])
         for row, (shape, invariants) in _PARQUET.items()
-        if not row.endswith("-dask")
+        if not row.endswith(("-dask", "-local"))
     }
 )
 
@@ -229,7 +257,7 @@ def _parquet_release_row(sampler: str, cells: int) -> dict:
         seconds, code, peak = run_isdp(
             ["release", str(table), *invariants, "--epsilon", "1", "-o", str(out), "--quiet"],
             None,
-            tree=sampler.endswith("-dask"),
+            tree=sampler.endswith(("-dask", "-local")),
         )
         if code != 0:
             raise RuntimeError(f"the Parquet release {sampler} of {cells} cells failed")
@@ -262,6 +290,7 @@ def render_table(rows: list[dict], sampler_mups: float | None) -> str:
             f"{int(row['cells_per_second']):,} | {int(row['peak_mb']):,} MB |"
         )
     lines += _projection(rows)
+    lines += _command_lines(rows)
     ratios = _family_ratios(rows)
     if ratios:
         lines += [
@@ -325,6 +354,49 @@ def _projection(rows: list[dict]) -> list[str]:
         "partition key, joining the parts' files and the statement, a share of the time measured here) "
         "growing no faster than the cells.",
     ]
+
+
+#: per release row, the kernel-alone row of its noise and OpenDP's noise row of its family
+_COMMANDS = {
+    "isdp-release-l1-parquet": ("isdp-l1-one-total", "opendp-laplace", "ℓ1, blocks of 100, one process"),
+    "isdp-release-l1-parquet-local": ("isdp-l1-one-total", "opendp-laplace", "ℓ1, blocks of 100, every core"),
+    "isdp-release-nested-parquet": ("isdp-klein-compiled", "opendp-gaussian", "nested geography, one process"),
+    "isdp-release-nested-parquet-local": ("isdp-klein-compiled", "opendp-gaussian", "nested geography, every core"),
+}
+
+
+def _command_lines(rows: list[dict]) -> list[str]:
+    """The whole command's seconds over its kernel's alone, and OpenDP's noise-alone seconds over the command's."""
+    seconds = {(r["sampler"], int(r["cells"])): float(r["seconds"]) for r in rows}
+    rate = {(r["sampler"], int(r["cells"])): int(r["cells_per_second"]) for r in rows}
+    kernel, opendp = [], []
+    for command, (noise, theirs, what) in _COMMANDS.items():
+        sizes = sorted(n for s, n in seconds if s == command)
+        if not sizes:
+            continue
+        largest = sizes[-1]
+        fastest = max((rate[s, n] for s, n in rate if s == noise), default=None)
+        if fastest:
+            kernel.append(f"{what}, {largest:,} cells: {seconds[command, largest] * fastest / largest:.1f}×")
+        opendp += [
+            f"{what}, {n:,} cells: {seconds[theirs, n] / seconds[command, n]:.1f}×"
+            for n in sizes
+            if (theirs, n) in seconds
+        ]
+    out = []
+    if kernel:
+        out += [
+            "",
+            "The whole command's seconds over its noise drawn alone on one core (the same cells at the kernel's "
+            "fastest rate in the table; Klein's blocks of 100 for the nested geography): " + "; ".join(kernel) + ".",
+        ]
+    if opendp:
+        out += [
+            "",
+            "OpenDP's noise alone over isdp's whole command (reading, planning, drawing, checking and writing), "
+            "on the same number of cells: " + "; ".join(opendp) + ".",
+        ]
+    return out
 
 
 def _family_ratios(rows: list[dict]) -> list[str]:

@@ -44,3 +44,19 @@ def test_a_noise_row_is_measured_in_its_own_process():
     row = rt.measure("isdp-dg-compiled", 1000)
     assert row["sampler"] == "isdp-dg-compiled" and row["cells"] == 1000
     assert row["seconds"] > 0 and row["peak_mb"] > 0
+
+
+def test_the_command_lines_are_computed_from_the_rows_and_can_change():
+    """The whole command over its kernel (at the command's largest size, the kernel's fastest rate) and OpenDP's
+    noise alone over the command (at the sizes both ran), from the rows, not typed."""
+    rows = [
+        {"sampler": "isdp-release-l1-parquet", "cells": "1000000", "seconds": "2.0", "cells_per_second": "500000"},
+        {"sampler": "isdp-l1-one-total", "cells": "1000000", "seconds": "0.1", "cells_per_second": "10000000"},
+        {"sampler": "opendp-laplace", "cells": "1000000", "seconds": "12.0", "cells_per_second": "83333"},
+    ]
+    lines = "\n".join(rt._command_lines(rows))
+    assert "ℓ1, blocks of 100, one process, 1,000,000 cells: 20.0×" in lines  # 2 s over 0.1 s
+    assert "ℓ1, blocks of 100, one process, 1,000,000 cells: 6.0×" in lines  # 12 s over 2 s
+    rows[0]["seconds"] = "3.0"
+    assert "4.0×" in "\n".join(rt._command_lines(rows))
+    assert rt._command_lines(rows[1:]) == []
