@@ -4,8 +4,8 @@
 # the lock's, package for package, one venv is both and is installed once; where it differs, the newest set gets a
 # venv of its own and the tests run on both. Then a CI-profile workflow run of every experiment, whose steps,
 # measures and claim verdicts are what tests/experiments covers on the pinned leg, its report and the tests of its
-# outputs; then the method's tests, tests/core (unit and statistical: laws, samplers, certificates, the release and
-# its audits), which find numba's cache filled by the run. tests/experiments itself runs on the pinned leg only, to
+# outputs; beside it, the method's tests, tests/core (unit and statistical: laws, samplers, certificates, the release
+# and its audits). tests/experiments itself runs on the pinned leg only, to
 # keep this leg's cost down on 2 cores. Everything it writes is under .ci-newest/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,14 +36,25 @@ echo "newest-stack: $("${venvs[0]}/bin/python" -V), resolved with no constraints
     | grep -E '^(numpy|scipy|pandas|numba|arviz-base|arviz-stats|arviz|xarray|h5netcdf|h5py|highspy|snakemake|opendp)==' \
     | tr '\n' ' '; echo
 
+# tests/core runs beside the workflow run, not after it: each leaves a core idle at times (the workflow's last,
+# serial steps; the slowest tests), which the other fills. Its output goes to a file, printed once both are done.
 start=$SECONDS
+(
+    for venv in "${venvs[@]}"; do
+        unit_start=$SECONDS
+        make --no-print-directory unit PYTHON="$PYTHON" VENV="$venv" \
+            PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-unit -p no:cacheprovider --durations=10 tests/core"
+        echo "newest-stack: tests/core on $venv: $((SECONDS - unit_start)) s from $((unit_start - leg_start)) s"
+    done
+) > "$dir/unit.log" 2>&1 &
+unit=$!
+workflow=0
 make --no-print-directory workflow-run PYTHON="$PYTHON" VENV="${venvs[0]}" CI_DIR="$PWD/$dir/run" \
-    PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-workflow -p no:cacheprovider"
-echo "newest-stack: the CI-profile workflow run and its tests: $((SECONDS - start)) s"
-for venv in "${venvs[@]}"; do
-    start=$SECONDS
-    make --no-print-directory unit PYTHON="$PYTHON" VENV="$venv" \
-        PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-unit -p no:cacheprovider --durations=10 tests/core"
-    echo "newest-stack: tests/core on $venv: $((SECONDS - start)) s"
-done
+    PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-workflow -p no:cacheprovider" || workflow=$?
+echo "newest-stack: the CI-profile workflow run and its tests: $((SECONDS - start)) s, status $workflow"
+core=0
+wait "$unit" || core=$?
+cat "$dir/unit.log"
+echo "newest-stack: tests/core status $core"
 echo "newest-stack: $((SECONDS - leg_start)) s in all"
+exit $(( workflow || core ))
