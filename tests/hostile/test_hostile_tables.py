@@ -425,7 +425,7 @@ def test_a_long_tables_total_line_is_refused_naming_it(tmp_path, capsys, total, 
     towns summing to 112. A key labelled as a margin is refused from the labels alone, naming its line."""
     towns = "".join(f"t{k},{k + 3}\n" for k in range(10))
     assert release_cli(f"town,count\n{towns}{total},75\n", *TOTAL) == 3
-    err = capsys.readouterr().err
+    err = capsys.readouterr().err.replace(str(tmp_path), "TMP")  # the path may hold any number (pytest-275)
     assert "line 12: the key in column 'town' is labelled as a margin" in err and "75" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 

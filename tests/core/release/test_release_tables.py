@@ -128,7 +128,7 @@ def test_bad_sets_of_tables_are_refused_naming_the_problem(tmp_path, capsys, ext
     if code != 4:
         (tmp_path / "county.csv").write_text(COUNTY)
     _release(tmp_path, *extra, tables=tables, code=code)
-    err = capsys.readouterr().err
+    err = capsys.readouterr().err.replace(str(tmp_path), "TMP")  # the path may hold any number (pytest-175)
     assert says in err and "17" not in err  # the broken tie is named, not its counts
     assert not list(tmp_path.glob("out_*"))
 

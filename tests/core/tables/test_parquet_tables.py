@@ -92,7 +92,7 @@ def test_a_bad_parquet_table_is_refused_naming_the_row_and_nothing_is_written(
 ):
     pq.write_table(change(_table()), tmp_path / "t.parquet")
     assert release_cli(tmp_path / "t.parquet", *BY_GROUP, out="r.parquet") == 3
-    err = capsys.readouterr().err
+    err = capsys.readouterr().err.replace(str(tmp_path), "TMP")  # the path may hold any number
     assert message in err and "1.5" not in err.replace(message, "")
     only(tmp_path, "t.parquet")
 
