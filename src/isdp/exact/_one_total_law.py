@@ -71,6 +71,7 @@ def _window(n: int, eps: float, bits: int) -> tuple[int, int]:
     return lo, hi
 
 
+@lru_cache(maxsize=256)  # a table's blocks share a few sizes: once per size, not once per block
 def fits(n: int, eps: Fraction) -> bool:
     """Return whether K's law for ``n`` cells at ``eps`` has at most :data:`MAX_WINDOW` thresholds (in floats).
 

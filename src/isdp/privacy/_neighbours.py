@@ -324,9 +324,11 @@ def _repeated_column(A: sparse.csc_array) -> bool:
 
     # equal columns hash alike, so they are among the columns whose hash repeats: compare those exactly,
     # neighbours in the hash order first (cells under one total are found at the first pair)
-    for a, b in zip(order[same].tolist(), order[same + 1].tolist(), strict=True):
-        if column(a) == column(b):
-            return True
+    for start in range(0, len(same), 1024):  # a chunk at a time: the first pair usually decides
+        chunk = same[start : start + 1024]
+        for a, b in zip(order[chunk].tolist(), order[chunk + 1].tolist(), strict=True):
+            if column(a) == column(b):
+                return True
     suspects = np.unique(np.concatenate([order[same], order[same + 1]]))
     return len({column(j) for j in suspects}) < len(suspects)
 

@@ -35,6 +35,7 @@ import numpy as np
 from scipy import sparse
 
 from .. import _validate as check
+from .._first_seen import first_seen
 from .._rng import text_seed
 from ..errors import UncertifiableError, UsageError
 from ..exact import ExactSampler, IntegerL1Sampler, LatticeBlock, seeded_source
@@ -241,11 +242,7 @@ def _terms(exact, W: sparse.csr_array) -> _Terms:
     length = (stop - start).astype(np.uint64)
     with np.errstate(over="ignore"):
         key = summed ^ _mix(sampler * np.uint64(0x100000001B3) + length)
-    import pandas as pd  # deferred: 0.35 s at import, which a release without queries never needs
-
-    pattern, distinct = pd.factorize(key)  # a hash table: linear, where a sort of 10⁷ keys takes seconds
-    first = np.empty(len(distinct), np.int64)
-    first[pattern[::-1]] = np.arange(len(pattern) - 1, -1, -1)  # each pattern's first group
+    pattern, first = first_seen(key)  # first: each pattern's first group
     lead = first[pattern]  # each group's pattern's first group
     if not ((length[lead] == length) & (sampler[lead] == sampler)).all():
         raise RuntimeError("two different query terms hashed alike; please report this")

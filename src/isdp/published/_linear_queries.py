@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from .._first_seen import first_seen
 from ..errors import InputError, UsageError
 from ..tables import Table, TableSet
 
@@ -48,10 +49,8 @@ def group_sums(table: Table | TableSet, columns) -> tuple[sparse.csr_array, list
     member = np.zeros(n, dtype=np.int64)
     for a in (names.index(c) for c in columns):
         codes, count = _codes(table, a)
-        member = _first_seen(member * count + codes)
-    groups = int(member.max()) + 1 if n else 0
-    W = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(groups, n))
-    _, first = np.unique(member, return_index=True)
+        member, first = first_seen(member * count + codes)  # first: each group's first cell, in the groups' order
+    W = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(len(first), n))
     keys = table.keys
     labels = [", ".join(f"{c}={keys[i][names.index(c)]}" for c in columns) for i in first.tolist()]
     return W, labels
@@ -62,15 +61,8 @@ def _codes(table: Table, a: int) -> tuple[np.ndarray, int]:
     column = getattr(table.keys, "column", None)
     if column is not None:  # held a column at a time, coded already
         return column(a)
-    codes = _first_seen(np.array([k[a] for k in table.keys], dtype=object))
-    return codes, int(codes.max()) + 1 if len(codes) else 0
-
-
-def _first_seen(values: np.ndarray) -> np.ndarray:
-    """Each value's group number, the groups numbered in the order of their first value (a hash table's pass)."""
-    import pandas as pd  # deferred: 0.4 s at import, for the group sums alone
-
-    return pd.factorize(values)[0].astype(np.int64, copy=False)
+    codes, first = first_seen([k[a] for k in table.keys])
+    return codes, len(first)
 
 
 def read_queries(path, table: Table | TableSet) -> tuple[sparse.csr_array, list[str]]:

@@ -184,8 +184,12 @@ class ExactPieces:
                     entry["blocks"] += 1
         direct, eps = 0, 1 / unit if req.norm == "gaussian" else unit
         if not req.free_cells:
-            samplers = [sub for _, sub in exact.parts if isinstance(sub, IntegerL1Sampler)]
-            direct = sum(sub.direct_signs(eps) is not None for sub in samplers)
+            shared: dict[int, bool] = {}  # blocks of one shape share their sampler: decided once
+            for _, sub in exact.parts:
+                if isinstance(sub, IntegerL1Sampler):
+                    if id(sub) not in shared:
+                        shared[id(sub)] = sub.direct_signs(eps) is not None
+                    direct += shared[id(sub)]
         return cls([cell_labels[i] for i in solved], variances, klein, len(exact.parts), direct)
 
     def join(self, other: ExactPieces) -> ExactPieces:

@@ -21,6 +21,7 @@ from typing import TypeVar
 import numpy as np
 from scipy import sparse
 
+from .._first_seen import first_seen
 from .._sparse import as_sparse, row_values
 from ..errors import InfeasibleError, InputError, UsageError
 from ._entries import _integer
@@ -42,29 +43,18 @@ def _grouped_rows(
 ) -> tuple[sparse.csr_array, list[_Label]]:
     """One row per distinct value of the key fields ``axes`` (first-seen order): the sum of its cells."""
     n = len(table.keys)
-    member = np.zeros(n, dtype=np.int64)
+    member, first = np.zeros(n, dtype=np.int64), np.zeros(min(n, 1), dtype=np.int64)
     for a in axes:  # the combination's code in first-seen order, one key column at a time
         if isinstance(table.keys, KeyColumns):  # coded already, in first-seen order
             codes, count = table.keys.column(a)
         else:
-            codes, count = _first_seen_codes([k[a] for k in table.keys])
-        member = _first_seen_codes(member * count + codes)[0]
-    _, first = np.unique(member, return_index=True)  # each group's first cell, in the groups' order
+            codes, column_first = first_seen([k[a] for k in table.keys])
+            count = len(column_first)
+        member, first = first_seen(member * count + codes)  # first: each group's first cell, in the groups' order
     A = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(len(first), n))
     if isinstance(table.keys, KeyColumns):
         return A, [what(key) for key in table.keys.take(first, axes)]
     return A, [what(tuple(table.keys[i][a] for a in axes)) for i in first.tolist()]
-
-
-def _first_seen_codes(values) -> tuple[np.ndarray, int]:
-    """Each value's group number, groups numbered in the order of their first value, and the number of groups.
-
-    A hash table's pass (``pandas.factorize``): linear, where a sort of 10⁷ values takes seconds.
-    """
-    import pandas as pd  # deferred: 0.4 s at import, for the tables that have key columns to group
-
-    codes, uniques = pd.factorize(np.asarray(values, dtype=object) if isinstance(values, list) else values)
-    return codes.astype(np.int64, copy=False), len(uniques)
 
 
 def _family_rows(table: Table, family: str) -> tuple[sparse.csr_array, list[str]]:

@@ -1,0 +1,103 @@
+"""Group numbers in the order of first appearance: the key columns' codes and the invariants' groups.
+
+A table's key columns, the groups of ``by:NAME`` invariants and of ``--by`` queries, and the patterns
+of query terms are all numbered this way. On integers the pass is a compiled open-addressing hash
+table (linear: a sort of 10⁷ values takes seconds), which grows as groups appear, so its memory is
+in the number of groups, not of values; on text a dictionary. Both give the same numbers, which
+``tests/core/test_first_seen.py`` checks against a plain dictionary.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: below this many values a dictionary's pass is faster than loading the compiled one
+_COMPILED_FROM = 2**15
+
+
+@njit(cache=True, nogil=True)
+def _slot(value, mask):
+    """Return a value's first slot: splitmix64's finaliser (every bit of the value moves every bit of the slot)."""
+    x = np.uint64(value)
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return np.int64(x & np.uint64(mask))
+
+
+@njit(cache=True, nogil=True)
+def _codes(values):
+    """Return each value's group (groups in first-appearance order) and each group's first position."""
+    n = values.size
+    size = 1024
+    slots = np.full(size, -1, dtype=np.int64)  # a group's number, or −1 for an empty slot
+    first = np.empty(64, dtype=np.int64)
+    codes = np.empty(n, dtype=np.int64)
+    groups = 0
+    for i in range(n):
+        v = values[i]
+        h = _slot(v, size - 1)
+        while True:
+            g = slots[h]
+            if g < 0:
+                if groups == first.size:
+                    grown = np.empty(2 * first.size, dtype=np.int64)
+                    grown[:groups] = first[:groups]
+                    first = grown
+                first[groups] = i
+                slots[h] = groups
+                codes[i] = groups
+                groups += 1
+                if 2 * groups > size:  # half full at most: short probes
+                    size *= 2
+                    slots = np.full(size, -1, dtype=np.int64)
+                    for k in range(groups):
+                        s = _slot(values[first[k]], size - 1)
+                        while slots[s] >= 0:
+                            s = (s + 1) & (size - 1)
+                        slots[s] = k
+                break
+            if values[first[g]] == v:
+                codes[i] = g
+                break
+            h = (h + 1) & (size - 1)
+    return codes, first[:groups].copy()
+
+
+def first_seen(values) -> tuple[np.ndarray, np.ndarray]:
+    """Return each value's group number, groups numbered in the order of their first value, and each group's first.
+
+    Parameters
+    ----------
+    values : numpy.ndarray or list
+        One-dimensional: integers (any integer dtype) or hashable objects (text).
+
+    Returns
+    -------
+    codes : numpy.ndarray of int64
+        The group of each value: 0 for the first value's, then 1 for the next value not seen before, and so on.
+    first : numpy.ndarray of int64
+        Each group's first position in ``values`` (so ``values[first]`` are the distinct values in order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes, first = first_seen(np.array([7, 3, 7, 9, 3]))
+    >>> codes.tolist(), first.tolist()
+    ([0, 1, 0, 2, 1], [0, 1, 3])
+    >>> first_seen(["b", "a", "b"])[0].tolist()
+    [0, 1, 0]
+    """
+    array = values if isinstance(values, np.ndarray) else None
+    if array is not None and array.dtype.kind in "iu" and array.size >= _COMPILED_FROM:
+        wide = array.view(np.int64) if array.dtype == np.uint64 else array.astype(np.int64, copy=False)
+        return _codes(np.ascontiguousarray(wide))
+    seen: dict = {}
+    items = values.tolist() if array is not None else values
+    codes = np.fromiter((seen.setdefault(v, len(seen)) for v in items), dtype=np.int64, count=len(items))
+    first = np.empty(len(seen), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write per group is its first position
+    return codes, first
