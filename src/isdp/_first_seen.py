@@ -17,15 +17,57 @@ _COMPILED_FROM = 2**15
 
 
 @njit(cache=True, nogil=True)
-def _slot(value, mask):
-    """Return a value's first slot: splitmix64's finaliser (every bit of the value moves every bit of the slot)."""
+def _mixed(value):
+    """Return :func:`mix64` of one value, compiled."""
     x = np.uint64(value)
     x ^= x >> np.uint64(30)
     x *= np.uint64(0xBF58476D1CE4E5B9)
     x ^= x >> np.uint64(27)
     x *= np.uint64(0x94D049BB133111EB)
     x ^= x >> np.uint64(31)
-    return np.int64(x & np.uint64(mask))
+    return x
+
+
+@njit(cache=True, nogil=True)
+def _slot(value, mask):
+    """Return a value's first slot in a table of ``mask + 1`` slots."""
+    return np.int64(_mixed(value) & np.uint64(mask))
+
+
+@njit(cache=True, nogil=True)
+def _row_hashes(indptr, indices, data):
+    """Return each CSR row's hash: its length's mix plus the mixes of its (cell, coefficient) pairs."""
+    rows = indptr.size - 1
+    out = np.empty(rows, dtype=np.uint64)
+    for i in range(rows):
+        h = _mixed(indptr[i + 1] - indptr[i] + 1)
+        for p in range(indptr[i], indptr[i + 1]):
+            h += _mixed(_mixed(indices[p]) ^ np.uint64(data[p]))
+        out[i] = h
+    return out
+
+
+def row_hashes(A) -> np.ndarray:
+    """Return a hash of each row of a canonical CSR matrix: equal rows hash alike (a row's order is its cells').
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_array
+        Canonical (:func:`isdp._sparse.as_sparse`), int64.
+
+    Returns
+    -------
+    numpy.ndarray of uint64
+        One hash per row.
+
+    Examples
+    --------
+    >>> from isdp._sparse import as_sparse
+    >>> h = row_hashes(as_sparse([[1, 0, 2], [0, 0, 0], [1, 0, 2]]))
+    >>> bool(h[0] == h[2]), bool(h[0] == h[1])
+    (True, False)
+    """
+    return _row_hashes(A.indptr.astype(np.int64, copy=False), A.indices.astype(np.int64, copy=False), A.data)
 
 
 @njit(cache=True, nogil=True)
@@ -65,6 +107,31 @@ def _codes(values):
                 break
             h = (h + 1) & (size - 1)
     return codes, first[:groups].copy()
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """Return SplitMix64's finaliser of each value, elementwise (wrapping uint64 arithmetic): a hash's mixing step.
+
+    Parameters
+    ----------
+    x : numpy.ndarray of uint64
+        The values.
+
+    Returns
+    -------
+    numpy.ndarray of uint64
+        Each value mixed: every bit of a value moves every bit of its result.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mix64(np.array([0, 1], dtype=np.uint64)).tolist()
+    [0, 6238072747940578789]
+    """
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
 
 
 def first_seen(values) -> tuple[np.ndarray, np.ndarray]:

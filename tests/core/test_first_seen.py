@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isdp._first_seen import _COMPILED_FROM, first_seen
+from isdp._first_seen import _COMPILED_FROM, first_seen, row_hashes
+from isdp._sparse import as_sparse
 
 
 def _reference(values) -> tuple[list[int], list[int]]:
@@ -57,3 +58,14 @@ def test_text_and_short_arrays_take_the_dictionary_pass():
     assert codes.tolist() == [0, 1, 0, 2] and first.tolist() == [0, 1, 3]
     codes, first = first_seen(np.array([], dtype=np.int64))
     assert codes.size == 0 and first.size == 0
+
+
+def test_row_hashes_equal_for_equal_rows_and_apart_for_a_changed_entry():
+    rng = np.random.default_rng(3)
+    dense = rng.integers(-2, 3, size=(40, 12))
+    dense[[5, 17, 33]] = dense[2]  # three repeats of row 2
+    dense[8] = 0  # an empty row
+    h = row_hashes(as_sparse(dense))
+    assert h.dtype == np.uint64 and len(set(h[[2, 5, 17, 33]].tolist())) == 1
+    # every other row differs from row 2 in some entry: none shares its hash
+    assert len(set(h.tolist())) == 40 - 3

@@ -35,7 +35,7 @@ import numpy as np
 from scipy import sparse
 
 from .. import _validate as check
-from .._first_seen import first_seen
+from .._first_seen import first_seen, mix64
 from .._rng import text_seed
 from ..errors import UncertifiableError, UsageError
 from ..exact import ExactSampler, IntegerL1Sampler, LatticeBlock, seeded_source
@@ -236,12 +236,12 @@ def _terms(exact, W: sparse.csr_array) -> _Terms:
     stop = np.append(start[1:], len(q))
     # a term's pattern, hashed: its sampler, its length and the sum of a 64-bit mix of each (position, weight);
     # equal patterns hash alike, and every group is compared with its pattern's first below, so a collision is caught
-    mixed = _mix(pos.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ w.astype(np.uint64))
+    mixed = mix64(pos.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ w.astype(np.uint64))
     summed = np.add.reduceat(mixed, start) if len(start) else np.zeros(0, np.uint64)
     sampler = np.asarray(sampler_of, dtype=np.uint64)[part[start]] if len(start) else np.zeros(0, np.uint64)
     length = (stop - start).astype(np.uint64)
     with np.errstate(over="ignore"):
-        key = summed ^ _mix(sampler * np.uint64(0x100000001B3) + length)
+        key = summed ^ mix64(sampler * np.uint64(0x100000001B3) + length)
     pattern, first = first_seen(key)  # first: each pattern's first group
     lead = first[pattern]  # each group's pattern's first group
     if not ((length[lead] == length) & (sampler[lead] == sampler)).all():
@@ -258,14 +258,6 @@ def _sorted(q: np.ndarray, part: np.ndarray, pos: np.ndarray) -> bool:
     same_q = q[1:] == q[:-1]
     up = part[1:] - part[:-1]
     return bool(((~same_q) | (up > 0) | ((up == 0) & (pos[1:] > pos[:-1]))).all())
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser, elementwise (wrapping uint64 arithmetic)."""
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
 
 
 def _weights(terms: _Terms, pattern: int) -> tuple[np.ndarray, np.ndarray]:
