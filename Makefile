@@ -87,6 +87,11 @@ docs: $(STAMP)
 test: lint workflow-ci
 	$(RECORD) "make test" --run $(CI_DIR)
 
+## release-check: pyproject.toml's version, papers/pyproject.toml's, the changelog's first heading and CITATION.cff
+## agree (docs/changelog.md: X.Y.Z.devN under "Unreleased" between releases); TAG=1 also wants the tag vX.Y.Z on HEAD
+release-check:
+	$(PYTHON) scripts/release_check.py $(if $(TAG),--tag)
+
 ## lint: every hook of .pre-commit-config.yaml on every tracked file (ruff check with the numpydoc rules, ruff format,
 ## mypy on the library, snakefmt, the CITATION.cff and GitHub workflow schemas, zizmor), then Snakemake's lint and a
 ## dry run of the SLURM profile

@@ -294,3 +294,57 @@ def test_notebooks_declare_every_file_they_show():
         for path in re.findall(r"[\"'](?:results|data)/[^\"'{}]+[\"']", source):
             stem = path.strip("\"'").rsplit("/", 1)[-1].rsplit(".", 1)[0]
             assert stem in inputs, f"{notebook.name} shows {path}, not an input of rule {exp}_notebook"
+
+
+def _release_check():
+    """scripts/release_check.py, which `make release-check` runs."""
+    spec = importlib.util.spec_from_file_location("release_check", ROOT / "scripts" / "release_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_version_changelog_and_citation_agree():
+    assert _release_check().problems(ROOT) == []
+    installed = subprocess.run([sys.executable, "-m", "isdp", "--version"], capture_output=True, text=True)
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"] in installed.stdout
+
+
+def _project(tmp_path, version, heading, citation, papers=None):
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    (tmp_path / "papers").mkdir(exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nversion = "{version}"\n')
+    (tmp_path / "papers/pyproject.toml").write_text(f'[project]\nversion = "{papers or version}"\n')
+    (tmp_path / "docs/changelog.md").write_text(f"# Changelog\n\n{heading}\n\n## [0.2.0] - 2026-11-26\n")
+    (tmp_path / "CITATION.cff").write_text(citation)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "version, heading, citation, papers, message",
+    [
+        ("0.3.0.dev0", "## [Unreleased]", "version: 0.3.0.dev0\n", None, None),
+        ("0.3.0", "## [0.3.0] - 2026-12-01", "version: 0.3.0\ndate-released: 2026-12-01\n", None, None),
+        ("0.3.0.dev0", "## [0.3.0] - 2026-12-01", "version: 0.3.0.dev0\n", None, "opens on '## [Unreleased]'"),
+        ("0.3.0", "## [Unreleased]", "version: 0.3.0\ndate-released: 2026-12-01\n", None, "opens on '## [0.3.0]"),
+        ("0.3.0", "## [0.3.0] - 2026-12-01", "version: 0.3.0\ndate-released: 2026-11-30\n", None, "dates 0.3.0"),
+        ("0.3.0", "## [0.3.0] - 2026-12-01", "version: 0.2.0\ndate-released: 2026-12-01\n", None, "CITATION.cff"),
+        ("0.3.0.dev0", "## [Unreleased]", "version: 0.3.0.dev0\n", "0.2.0", "papers/pyproject.toml"),
+        ("0.3", "## [Unreleased]", "version: 0.3\n", None, "neither X.Y.Z"),
+    ],
+)
+def test_release_check_names_each_disagreement(tmp_path, version, heading, citation, papers, message):
+    found = _release_check().problems(_project(tmp_path, version, heading, citation, papers))
+    assert found == [] if message is None else any(message in line for line in found), found
+
+
+def test_release_check_wants_the_tag_of_a_release_on_head(tmp_path):
+    root = _project(tmp_path, "0.3.0", "## [0.3.0] - 2026-12-01", "version: 0.3.0\ndate-released: 2026-12-01\n")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "release"], check=True)
+    check = _release_check()
+    assert any("not tagged v0.3.0" in line for line in check.problems(root, tag=True))
+    subprocess.run([*git, "tag", "v0.3.0"], check=True)
+    assert check.problems(root, tag=True) == []
