@@ -240,6 +240,15 @@ def assert_mean_zero(draws: np.ndarray, se: np.ndarray, what: str = "mean") -> N
 # --------------------------------------------------------------------------- fixtures
 
 
+@pytest.fixture
+def umask():
+    """Set the process's umask to the usual 022 for one test (a publishable file's mode follows it), then restore it;
+    the test may set another with ``umask(mask)``."""
+    old = os.umask(0o022)
+    yield os.umask
+    os.umask(old)
+
+
 @pytest.fixture(scope="session")
 def isdp():
     """The library under test (imported once; the numba kernels load from their cache)."""

@@ -235,7 +235,7 @@ def write_parquet(path, source, count_column: int, values: np.ndarray, extra: di
         released = released.append_column(column, pa.array(data))
     # written from a schema made afresh: the input's metadata (of the file or a column) may describe the counts
     released = released.cast(plain_schema(released.schema))
-    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb") as fh:  # publishable: umask
         pq.write_table(released, fh)
         fh.flush()
         os.fsync(fh.fileno())  # on disk before any name changes

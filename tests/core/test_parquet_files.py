@@ -43,7 +43,7 @@ def test_an_empty_directory_is_refused(tmp_path):
         table_files(tmp_path)
 
 
-def test_a_released_file_is_new_private_and_keeps_no_metadata(tmp_path):
+def test_a_released_file_is_new_follows_the_umask_and_keeps_no_metadata(tmp_path, umask):
     field = pa.field("count", pa.int32(), metadata={b"note": b"the true counts"})
     source = pa.table({"cell": ["a", "b"], "count": [3, 4]}).cast(
         pa.schema([pa.field("cell", pa.string()), field], metadata={b"about": b"secret"})
@@ -54,6 +54,9 @@ def test_a_released_file_is_new_private_and_keeps_no_metadata(tmp_path):
     assert back.column_names == ["cell", "count", "noise_sd"] and back["count"].to_pylist() == [2, 5]
     assert back.schema.field("count").type == pa.int64() and not back.schema.metadata
     assert not back.schema.field("count").metadata
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    umask(0o077)
+    write_parquet(tmp_path / "strict.parquet", source, 1, np.array([2, 5]))
+    assert stat.S_IMODE((tmp_path / "strict.parquet").stat().st_mode) == 0o600
     with pytest.raises(FileExistsError):
         write_parquet(path, source, 1, np.array([2, 5]))

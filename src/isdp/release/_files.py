@@ -2,7 +2,8 @@
 
 The table, its privacy statement and its confidential audit record — all or none (docs/release.md, "What is written").
 
-Each file is created readable by its owner only (all three derive from the confidential table). All three are
+The audit record is created readable by its owner only (0600: it is confidential); the table and the statement,
+which are published, with the modes the process's umask gives (0644 and 0755 under the usual 022). All three are
 written in full to temporary files beside their names first; only then do the names change, each by an atomic
 rename, and a failure at any step gives every name back what it held before — with ``force`` the earlier
 release, byte for byte. A table released as a Parquet dataset (a directory of part files) is published and
@@ -43,14 +44,15 @@ def count_of(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _open_private(path: Path):
-    """Return a new file for text, readable by its owner only: all three files derive from the confidential table."""
-    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8", newline="")
+def _open_new(path: Path, *, private: bool):
+    """Return a new file for text: the audit record readable by its owner only, a publishable file as the umask says."""
+    mode = 0o600 if private else 0o666  # the process's umask narrows the second (022: readable by all)
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "w", encoding="utf-8", newline="")
 
 
 def _csv_writer(lines: list[list[str]]):
     def write(path: Path) -> None:
-        with _open_private(path) as fh:
+        with _open_new(path, private=False) as fh:
             csv.writer(fh, lineterminator="\n").writerows(lines)
             fh.flush()
             os.fsync(fh.fileno())  # on disk before any name changes
@@ -79,7 +81,7 @@ def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = N
 
     def write(path: Path) -> None:
         if dataset:
-            path.mkdir(mode=0o700)
+            path.mkdir(mode=0o777)  # as the umask says: the dataset is publishable
             write_parquet(
                 path / DATASET_FILE.format(0), source, layout.count_column, np.asarray(values, dtype=np.int64), extra
             )
@@ -172,9 +174,9 @@ def json_text(payload, indent: str = "") -> str:
     return json.dumps(payload)
 
 
-def json_writer(payload: dict):
+def json_writer(payload: dict, *, private: bool = False):
     def write(path: Path) -> None:
-        with _open_private(path) as fh:
+        with _open_new(path, private=private) as fh:
             fh.write(json_text(payload) + "\n")  # one write: json.dump writes each token on its own
             fh.flush()
             os.fsync(fh.fileno())
@@ -187,7 +189,9 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
 
     The released table is written in the input's layout (labels, order, margins recomputed from
     the released cells), the statement and the audit record as JSON; the audit record opens with
-    a note that it is confidential and names the files. Each file is created readable by its owner only.
+    a note that it is confidential and names the files. The audit record is created readable by its owner
+    only (0600); the table and the statement, which are published, as the process's umask says (under the
+    usual 022, readable by all: 0644, a dataset's folder 0755).
     The three are written in full to temporary files beside their names
     (a temporary sibling) before any name changes; then each is moved onto its
     name — by a hard link without ``force`` (refused if the name exists), by ``os.replace`` with
@@ -249,16 +253,20 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     >>> from isdp.release import Request, make_release
     >>> from isdp.release import write_release
     >>> from isdp.tables import load_table
+    >>> import os
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp, "sex_by_age.csv")
     ...     _ = path.write_text("sex,young,old,Total\nFemale,3,5,8\nMale,4,2,6\n")
     ...     table = load_table(path)
     ...     A, labels = constraint_matrix(table, ["all-margins"])
     ...     release = make_release(table, A, labels, Request(epsilon="1", seed=3))
-    ...     out = Path(tmp, "release.csv")
-    ...     write_release(release, out, Path(tmp, "release.csv.statement.json"), Path(tmp, "release.csv.audit.json"))
+    ...     out, audit = Path(tmp, "release.csv"), Path(tmp, "release.csv.audit.json")
+    ...     umask = os.umask(0o022)  # the usual umask, for the modes printed below
+    ...     write_release(release, out, Path(tmp, "release.csv.statement.json"), audit)
+    ...     _ = os.umask(umask)
     ...     print(out.read_text(), end="")
-    ...     print(sorted(p.name for p in Path(tmp).iterdir()), oct(stat.S_IMODE(out.stat().st_mode)))
+    ...     print(sorted(p.name for p in Path(tmp).iterdir()))
+    ...     print(oct(stat.S_IMODE(out.stat().st_mode)), oct(stat.S_IMODE(audit.stat().st_mode)))
     ...     try:
     ...         write_release(release, out, Path(tmp, "s.json"), Path(tmp, "a.json"))
     ...     except UsageError as err:
@@ -266,7 +274,8 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
     sex,young,old,Total
     Female,2,6,8
     Male,5,1,6
-    ['release.csv', 'release.csv.audit.json', 'release.csv.statement.json', 'sex_by_age.csv'] 0o600
+    ['release.csv', 'release.csv.audit.json', 'release.csv.statement.json', 'sex_by_age.csv']
+    0o644 0o600
     /.../release.csv exists (written by another run meanwhile?): nothing written; remove it or pass --force
     """
     from ._release import Release  # here: it loads the samplers, which writing needs not
@@ -318,7 +327,7 @@ def write_release(release: Release, output, statement_path, audit_path, *, force
             raise AssertionError("release layout differs from the input's; this is a bug in isdp")
         files.append((out, _csv_writer(lines)))
     record = audit_record(release.audit, outputs, statement_path)
-    files += [(statement_path, json_writer(release.statement)), (audit_path, json_writer(record))]
+    files += [(statement_path, json_writer(release.statement)), (audit_path, json_writer(record, private=True))]
     write_files(files, force=force, inputs=[t.path for t in tables])
 
 

@@ -423,11 +423,12 @@ def release_partitioned(
         if dataset:  # the parts' files are the dataset: published whole, never copied
             for stray in set(scratch.iterdir()) - set(outputs):  # a lost worker's unfinished file
                 stray.unlink()
+            scratch.chmod(0o777 & ~_umask())  # its owner's alone while parts were drawn; published, as the umask says
         write_files(
             [
                 (output, scratch if dataset else lambda tmp: _join_parts(outputs, tmp)),
                 (statement_path, json_writer(statement)),
-                (audit_path, json_writer(record)),
+                (audit_path, json_writer(record, private=True)),
             ],
             force=force,
             inputs=[path],
@@ -495,12 +496,19 @@ def _statement(layout: PartitionLayout, req: Request, unit, results: list[PartRe
     return statement
 
 
+def _umask() -> int:
+    """Return the process's umask (set, then set back: a thread creating a file meanwhile gets the stricter 077)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
 def _join_parts(parts: list[Path], path: Path) -> None:
-    """Write the parts' rows, in order, as one Parquet file readable by its owner only."""
+    """Write the parts' rows, in order, as one Parquet file (publishable: its mode as the umask says)."""
     import pyarrow.parquet as pq  # deferred: only a Parquet release comes here
 
     schema = pq.ParquetFile(parts[0]).schema_arrow
-    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb") as fh:
         with pq.ParquetWriter(fh, schema) as writer:
             for part in parts:
                 reader = pq.ParquetFile(part)

@@ -54,12 +54,13 @@ def _files(tmp_path):
     return {p.relative_to(tmp_path): p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file()}
 
 
-def test_a_dataset_is_a_directory_of_part_files_replaced_only_with_force(tmp_path):
+def test_a_dataset_is_a_directory_of_part_files_replaced_only_with_force(tmp_path, umask):
     out = tmp_path / "out"
     write_release(_release(tmp_path), f"{out}/", tmp_path / "s.json", tmp_path / "a.json")
     assert [p.name for p in out.iterdir()] == ["part-000000.parquet"]
-    assert stat.S_IMODE(out.stat().st_mode) == 0o700
-    assert stat.S_IMODE((out / "part-000000.parquet").stat().st_mode) == 0o600
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755  # publishable: as the umask (022) says
+    assert stat.S_IMODE((out / "part-000000.parquet").stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path / "a.json").stat().st_mode) == 0o600  # the audit record: its owner's only
     first = read_parquet_arrow(out).column("count").to_numpy()
     assert first.sum() == 10 and first.dtype == np.int64
     with pytest.raises(UsageError, match="exists"):  # an existing directory names a dataset: refused without force

@@ -135,9 +135,9 @@ def test_a_seeded_release_is_the_same_however_its_parts_are_run(tmp_path):
     assert part_seed(3, 0) != part_seed(3, 1) != part_seed(4, 1)
 
 
-def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_path):
+def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_path, umask):
     """A dataset input (three files) released to a dataset: the same statement and seeded counts as the file to a
-    file; the output's files are the parts' (owner-only), read back in name order as the table's rows."""
+    file; the output's files are the parts' (modes as the umask says), read back in name order as the table's rows."""
     path = _table(tmp_path, _nested())
     rows = pq.read_table(path)
     (tmp_path / "in").mkdir()
@@ -154,8 +154,13 @@ def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_p
     out = tmp_path / "out"
     names = sorted(p.name for p in out.iterdir())
     assert names == [f"part-{k:06d}.parquet" for k in range(done.audit["partitions"]["parts"])] and len(names) == 4
-    assert {stat.S_IMODE(p.stat().st_mode) for p in out.iterdir()} == {0o600}
-    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    assert {stat.S_IMODE(p.stat().st_mode) for p in out.iterdir()} == {0o644}  # publishable: as the umask says
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755
+    assert [stat.S_IMODE((tmp_path / f).stat().st_mode) for f in ("d.json", "da.json", "f.parquet")] == [
+        0o644,
+        0o600,
+        0o644,
+    ]
     assert (tmp_path / "d.json").read_bytes() == (tmp_path / "f.json").read_bytes()
     assert read_parquet_arrow(out).equals(pq.read_table(tmp_path / "f.parquet"))
     assert done.audit["files"]["release"] == str(out)

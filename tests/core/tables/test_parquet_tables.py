@@ -38,7 +38,7 @@ def _csv(table: pa.Table, path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_a_parquet_table_gives_the_release_and_statement_of_its_csv_and_keeps_its_schema(tmp_path, release_cli):
+def test_a_parquet_table_gives_the_release_and_statement_of_its_csv_and_keeps_its_schema(tmp_path, release_cli, umask):
     table = _table()
     pq.write_table(table, tmp_path / "t.parquet")
     _csv(table, tmp_path / "t.csv")
@@ -55,7 +55,7 @@ def test_a_parquet_table_gives_the_release_and_statement_of_its_csv_and_keeps_it
     assert np.array_equal(values.reshape(-1, 100).sum(axis=1), x.reshape(-1, 100).sum(axis=1))
     statements = [json.loads((tmp_path / f"r.{kind}.statement.json").read_text()) for kind in ("parquet", "csv")]
     assert statements[0] == statements[1]
-    assert oct((tmp_path / "r.parquet").stat().st_mode & 0o777) == "0o600"
+    assert oct((tmp_path / "r.parquet").stat().st_mode & 0o777) == "0o644"  # publishable: as the umask (022) says
 
 
 def test_a_directory_is_one_table_its_files_in_name_order(tmp_path, release_cli):
