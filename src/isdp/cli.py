@@ -295,8 +295,8 @@ def _print_guarantee(statement: dict) -> None:
 
 
 def _count_of(n: int, noun: str) -> str:
-    """Return ``n`` and ``noun``, in the plural unless ``n`` is 1: "1 part", "2 parts"."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    """Return ``n`` and ``noun``, in the plural unless ``n`` is 1: "1 part", "20,000 cells"."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _release(args, parser) -> int:

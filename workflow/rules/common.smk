@@ -183,4 +183,12 @@ PRIORITY = {
     "e5_acceptance": 400,
     "e6_studies": 300,
     "e2_validation": 200,
+    # E1's steps are short, but they form a chain that ends on its claims summary (~40 s): run last, it is the
+    # run's serial tail; started early, it fills the gaps between the long jobs
+    "e1_chain": 150,
 }
+
+
+def lattice_priority(wildcards):
+    """Priority of a shared E1/E2 step (lattice.smk): E1's chain starts early."""
+    return PRIORITY["e1_chain"] if wildcards.exp == "e1" else 0

@@ -82,6 +82,7 @@ rule e1_problem:
         ),
     log:
         "results/logs/e1_problem.log",
+    priority: PRIORITY["e1_chain"]
     conda:
         ENV
     params:
@@ -113,6 +114,7 @@ rule e1_tv:
         ),
     log:
         "results/logs/e1_tv.log",
+    priority: PRIORITY["e1_chain"]
     conda:
         ENV
     params:

@@ -15,6 +15,7 @@ rule lattice_pilot:
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
+    priority: lattice_priority
     conda:
         ENV
     params:
@@ -44,6 +45,7 @@ rule lattice_proposals:
         "results/logs/{exp}_proposals.log",
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
+    priority: lattice_priority
     conda:
         ENV
     params:
@@ -65,6 +67,7 @@ rule lattice_coupling:
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
+    priority: lattice_priority
     conda:
         ENV
     params:
@@ -87,6 +90,7 @@ rule lattice_certificate:
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
+    priority: lattice_priority
     conda:
         ENV
     params:
@@ -112,6 +116,7 @@ rule lattice_draws:
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         norm=NORMS,
+    priority: lattice_priority
     conda:
         ENV
     params:
@@ -146,6 +151,7 @@ rule lattice_unbiasedness:
         "results/logs/{exp}_unbiasedness.log",
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
+    priority: lattice_priority
     conda:
         ENV
     params:
@@ -177,6 +183,7 @@ rule lattice_boxplots:
     wildcard_constraints:
         exp=LATTICE_EXPERIMENTS,
         fig=r"fig\d+",
+    priority: lattice_priority
     conda:
         ENV
     params:

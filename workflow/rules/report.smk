@@ -26,6 +26,7 @@ for exp, declared in EXPERIMENT_RULES.items():
             ),
         log:
             f"results/logs/{exp}_summary.log",
+        priority: PRIORITY["e1_chain"] if exp == "e1" else 0
         conda:
             ENV
         params:
@@ -47,6 +48,7 @@ for exp, declared in EXPERIMENT_RULES.items():
             context=notebook_context(exp),
         benchmark:
             f"results/benchmarks/{exp}_notebook.tsv"
+        priority: PRIORITY["e1_chain"] if exp == "e1" else 0
         conda:
             ENV
         params:

@@ -506,11 +506,12 @@ def uncertainty_record(level: float, *draws: tuple[int, int]) -> dict:
     >>> uncertainty_record(0.9, (400, 400))["monte_carlo_standard_error"]  # sqrt(0.9 · 0.1 / 400)
     0.015
     >>> uncertainty_record(0.9, (0, 0), (900, 1600), (400, 800))["method"].split("(")[0]  # two parts simulated
-    'simulation: 400 to 1600 draws of each block shape '
+    'simulation: 400 to 1,600 draws of each block shape '
     """
     fewest, most = 0, 0
     for pair in draws:
         fewest, most = _join_draws((fewest, most), pair)
+    draws = f"{fewest:,}" if fewest == most else f"{fewest:,} to {most:,}"
     return {
         "level": level,
         "columns": list(UNCERTAINTY_COLUMNS),
@@ -524,7 +525,7 @@ def uncertainty_record(level: float, *draws: tuple[int, int]) -> dict:
             "combination of free cells it sums, from its characteristic function (tails below 1e-16 "
             "and rounding of about 1e-15 aside)"
             if most == 0
-            else f"simulation: {fewest} to {most} draws of each block shape (ceil({SIMULATED_CELLS:.0e} / its "
+            else f"simulation: {draws} draws of each block shape (ceil({SIMULATED_CELLS:.0e} / its "
             f"cells), within [{MIN_DRAWS}, {MAX_DRAWS}], and at least {MIN_TAIL_DRAWS} expected beyond "
             "each end of the interval), from a seed fixed by the shape, pooled over a "
             "block's cells when its invariants are one total or two margins; each interval's probability "

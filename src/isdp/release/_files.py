@@ -40,8 +40,8 @@ AUDIT_NOTE = (
 
 
 def count_of(n: int, noun: str) -> str:
-    """``n`` and ``noun``, in the plural unless ``n`` is 1: "1 table", "2 tables" (the CLI's messages too)."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    """``n`` and ``noun``, in the plural unless ``n`` is 1: "1 table", "20,000 cells" (the CLI's messages too)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _open_new(path: Path, *, private: bool):

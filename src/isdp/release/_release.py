@@ -110,6 +110,7 @@ class Progress:
     ...     bar.close()
     >>> print(stderr.getvalue(), end="")
     exact sampler (blocks): started, 3 steps
+    exact sampler (blocks): 3/3 done in 0 s
     >>> bar.done
     3
     """
@@ -123,7 +124,7 @@ class Progress:
 
             self.bar = tqdm(total=total, desc=desc, leave=False)
         elif enabled:
-            print(f"{desc}: started, {total} steps", file=sys.stderr, flush=True)
+            print(f"{desc}: started, {total:,} step{'' if total == 1 else 's'}", file=sys.stderr, flush=True)
 
     def update(self, k: int = 1) -> None:
         """Count ``k`` more steps done (a line at most every 5 s when not on a terminal).
@@ -143,16 +144,19 @@ class Progress:
         if now - self.last >= 5 and self.done < self.total:
             left = (self.total - self.done) * (now - self.start) / self.done
             print(
-                f"{self.desc}: {self.done}/{self.total} after {now - self.start:.0f} s, about {left:.0f} s left",
+                f"{self.desc}: {self.done:,}/{self.total:,} after {now - self.start:.0f} s, about {left:.0f} s left",
                 file=sys.stderr,
                 flush=True,
             )
             self.last = now
 
     def close(self) -> None:
-        """Remove the bar from the terminal (nothing otherwise)."""
+        """Remove the bar from the terminal; elsewhere, once every step is done, a last line saying so."""
         if self.bar is not None:
             self.bar.close()
+        elif self.enabled and self.done >= self.total:  # an error's message, not this line, ends a failed run
+            seconds = time.perf_counter() - self.start
+            print(f"{self.desc}: {self.done:,}/{self.total:,} done in {seconds:.0f} s", file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -512,7 +516,7 @@ def _chain_noise(plan: Plan, rng, progress: bool):
     except InvariantError as err:
         raise InfeasibleError(f"infeasible invariants: {err}") from None
     seed = rng.randbelow(2**62)
-    bar = Progress(2, f"certifying the chain ({plan.pairs()} coupled pairs)", progress)
+    bar = Progress(2, f"certifying the chain ({plan.pairs():,} coupled pairs)", progress)
     try:
         proposal_eps, certificate = certify_chain(
             lattice,

@@ -99,7 +99,7 @@ def test_isdp_release_engine_dask(table, tmp_path, capsys, caplog, monkeypatch):
     ]
     assert main([*args, "--engine", "dask", "--workers", "2"]) == 0
     out, err = capsys.readouterr()
-    assert "(12000 cells, 441 invariants kept exactly, in 4 parts)" in out
+    assert "(12,000 cells, 441 invariants kept exactly, in 4 parts)" in out
     assert "parts released: started, 4 steps" in err and "Traceback" not in err
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     assert main([*args, "--scheduler", "tcp://127.0.0.1:8786"]) == 2

@@ -340,14 +340,14 @@ def test_isdp_release_runs_a_large_parquet_table_in_parts(tmp_path, monkeypatch,
         )
 
     assert release(path, "o.parquet") == 0
-    assert "(12000 cells, 440 invariants kept exactly, in 4 parts)" in capsys.readouterr().out
+    assert "(12,000 cells, 440 invariants kept exactly, in 4 parts)" in capsys.readouterr().out
     assert release(path, "d/") == 0  # a dataset: the parts' files
-    assert f"released {tmp_path}/d/ (12000 cells, 440 invariants kept exactly, in 4 parts)" in capsys.readouterr().out
+    assert f"released {tmp_path}/d/ (12,000 cells, 440 invariants kept exactly, in 4 parts)" in capsys.readouterr().out
     assert len(list((tmp_path / "d").iterdir())) == 4
     # a table whose partitions are not contiguous is released whole
     pq.write_table(pq.read_table(path).take(np.random.default_rng(0).permutation(CELLS)), tmp_path / "s.parquet")
     assert release(tmp_path / "s.parquet", "s.parquet.out.parquet") == 0
-    assert "(12000 cells, 440 invariants kept exactly)" in capsys.readouterr().out
+    assert "(12,000 cells, 440 invariants kept exactly)" in capsys.readouterr().out
 
 
 def test_the_docs_state_the_sizes_the_code_uses():
