@@ -1,6 +1,6 @@
-"""Installed use: the sdist and the wheel pass ``twine check``; the wheel holds the library alone (no paper
-code); in a fresh venv outside the checkout it says its version and releases a table, and with the paper layer's
-own wheel beside it one experiment's steps run.
+"""Installed use: the sdist and the wheel pass ``twine check``; the sdist carries the tests, docs and citation, the
+wheel the library alone (no paper code); in a fresh venv outside the checkout it says its version and releases a
+table, and with the paper layer's own wheel beside it one experiment's steps run.
 
 The wheels are built from this checkout by ``python -m build`` without build isolation (no network). The fresh venv gets
 only the wheel (``--no-deps``); its dependencies come from the test's own environment through a
@@ -63,7 +63,8 @@ def installed(tmp_path_factory):
     work = tmp_path_factory.mktemp("installed")
     # Build from a copy of the tracked sources: setuptools writes build/ beside the sources it builds.
     tracked = subprocess.run(
-        ["git", "ls-files", "pyproject.toml", "README.md", "LICENSE", "src", "papers"],
+        ["git", "ls-files", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "CITATION.cff", "CONTRIBUTING.md"]
+        + ["environment.yml", "constraints", "src", "papers", "tests", "docs", "data"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -145,6 +146,30 @@ def test_the_sdist_and_the_wheel_pass_twine_check(installed):
         [sys.executable, "-m", "twine", "check", "--strict", *map(str, dists)], capture_output=True, text=True
     )
     assert check.returncode == 0 and check.stdout.count("PASSED") == 2, check.stdout + check.stderr
+
+
+def test_the_sdist_holds_what_a_packager_tests_and_documents_from(installed):
+    """A conda-forge recipe builds from the sdist: the tests, the docs' sources, the inputs the tests read and the
+    citation travel with the package; the site, the API pages and caches do not."""
+    import tarfile
+
+    sdist = next(d for d in _dists(installed) if d.name.endswith(".tar.gz"))
+    names = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
+    for wanted in (
+        "CITATION.cff",
+        "environment.yml",
+        "constraints/py3.11.txt",
+        "tests/conftest.py",
+        "tests/core/test_cli.py",
+        "docs/release.md",
+        "docs/conf.py",
+        "data/e5/sex_by_age.csv",
+        "papers/pyproject.toml",
+        "src/isdp/cli.py",
+    ):
+        assert wanted in names, wanted
+    generated = ("docs/_build", "docs/run", "papers/isdp_papers.egg-info")
+    assert not [n for n in names if "__pycache__" in n or n.startswith(generated)]
 
 
 def test_the_wheel_holds_the_library_alone(installed):

@@ -310,7 +310,7 @@ def test_version_changelog_and_citation_agree():
     assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"] in installed.stdout
 
 
-def _project(tmp_path, version, heading, citation, papers=None):
+def _versioned_project(tmp_path, version, heading, citation, papers=None):
     (tmp_path / "docs").mkdir(exist_ok=True)
     (tmp_path / "papers").mkdir(exist_ok=True)
     (tmp_path / "pyproject.toml").write_text(f'[project]\nversion = "{version}"\n')
@@ -334,12 +334,14 @@ def _project(tmp_path, version, heading, citation, papers=None):
     ],
 )
 def test_release_check_names_each_disagreement(tmp_path, version, heading, citation, papers, message):
-    found = _release_check().problems(_project(tmp_path, version, heading, citation, papers))
+    found = _release_check().problems(_versioned_project(tmp_path, version, heading, citation, papers))
     assert found == [] if message is None else any(message in line for line in found), found
 
 
 def test_release_check_wants_the_tag_of_a_release_on_head(tmp_path):
-    root = _project(tmp_path, "0.3.0", "## [0.3.0] - 2026-12-01", "version: 0.3.0\ndate-released: 2026-12-01\n")
+    root = _versioned_project(
+        tmp_path, "0.3.0", "## [0.3.0] - 2026-12-01", "version: 0.3.0\ndate-released: 2026-12-01\n"
+    )
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "."], check=True)

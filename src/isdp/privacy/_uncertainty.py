@@ -511,7 +511,7 @@ def uncertainty_record(level: float, *draws: tuple[int, int]) -> dict:
     fewest, most = 0, 0
     for pair in draws:
         fewest, most = _join_draws((fewest, most), pair)
-    draws = f"{fewest:,}" if fewest == most else f"{fewest:,} to {most:,}"
+    counted = f"{fewest:,}" if fewest == most else f"{fewest:,} to {most:,}"
     return {
         "level": level,
         "columns": list(UNCERTAINTY_COLUMNS),
@@ -525,7 +525,7 @@ def uncertainty_record(level: float, *draws: tuple[int, int]) -> dict:
             "combination of free cells it sums, from its characteristic function (tails below 1e-16 "
             "and rounding of about 1e-15 aside)"
             if most == 0
-            else f"simulation: {draws} draws of each block shape (ceil({SIMULATED_CELLS:.0e} / its "
+            else f"simulation: {counted} draws of each block shape (ceil({SIMULATED_CELLS:.0e} / its "
             f"cells), within [{MIN_DRAWS}, {MAX_DRAWS}], and at least {MIN_TAIL_DRAWS} expected beyond "
             "each end of the interval), from a seed fixed by the shape, pooled over a "
             "block's cells when its invariants are one total or two margins; each interval's probability "
