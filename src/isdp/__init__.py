@@ -13,6 +13,7 @@ subpackages, each with one ``__all__``, imported on first use (``import isdp`` s
 - :mod:`isdp.release`: release mode — the request, plan, run, checks and statement, whole, in parts or on Dask
 - :mod:`isdp.published`: a release as its readers have it: error bars for its linear queries, its verification
 - :mod:`isdp.baselines`: the projection mechanisms and the accounting the papers compare with
+- :mod:`isdp.datasets`: example tables installed with the package (``isdp example``)
 
 and the modules :mod:`isdp.errors` (the one error hierarchy), :mod:`isdp.files` (atomic writes),
 :mod:`isdp.cli` (``isdp release``, ``query``, ``verify``) and :mod:`isdp.opendp_measurements` (the exact
@@ -48,6 +49,7 @@ __all__ = [  # noqa: RUF022 (the reading order: the method's layers, then the mo
     "release",
     "published",
     "baselines",
+    "datasets",
     "errors",
     "files",
     "cli",

@@ -56,10 +56,12 @@ State the guarantee you need per person: --epsilon (and --delta for the Gaussian
 Two tables are neighbours when they have the same invariants and differ in one person's record
 (added, removed or moved between cells); the statement also covers two persons.
 
-example (the congenial paper's sex x age table, its three invariants, epsilon 1 per person):
+example (the congenial paper's sex x age table, its three invariants, epsilon 1 per person;
+isdp example writes both files, installed with the package, into the current folder):
 
-  isdp release data/e5/sex_by_age.csv --format wide \\
-      --constraints data/release/sex_by_age_invariants.csv --epsilon 1 --output release.csv
+  isdp example sex_by_age
+  isdp release sex_by_age.csv --format wide \\
+      --constraints sex_by_age_invariants.csv --epsilon 1 --output release.csv
 
 With --norm l1 (default) the noise is drawn exactly (integer arithmetic, operating-system entropy)
 and the guarantee is pure epsilon; with --norm gaussian too (rho-zCDP, stated as (epsilon, delta)).
@@ -269,7 +271,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="replace existing output files")
     add_parsers(sub)
+    e = sub.add_parser(
+        "example",
+        help="write an example table and its invariants into a folder, to try isdp release",
+        description="Write an example table installed with isdp, and its invariants, into a folder "
+        "(never over a file), and print the release command to try on them. Without NAME, list the examples.",
+    )
+    e.add_argument("name", nargs="?", metavar="NAME", help="the example (omit to list them)")
+    e.add_argument("--dir", type=Path, default=Path("."), help="the folder to write into (default: the current one)")
     return parser
+
+
+def _example(args) -> int:
+    """``isdp example [NAME]``: list the examples, or write one's files and say how to release them."""
+    from .datasets import EXAMPLES, copy_example  # deferred: as the release's modules
+
+    if args.name is None:
+        for name, example in EXAMPLES.items():
+            print(f"{name}: {example['about']}")
+        return 0
+    written = copy_example(args.name, args.dir)
+    print("wrote " + ", ".join(map(str, written)))
+    folder = "" if args.dir == Path(".") else f"cd {args.dir} && "
+    print(f"try: {folder}{EXAMPLES[args.name]['try']}")
+    return 0
 
 
 def _print_guarantee(statement: dict) -> None:
@@ -607,8 +632,8 @@ def main(argv=None) -> int:
         return 70
 
 
-#: the readers' commands (:mod:`isdp._published_commands`), by name
-_READERS = {"query": run_query, "verify": run_verify}
+#: the commands besides ``release``, by name: the readers' (:mod:`isdp._published_commands`) and the examples'
+_READERS = {"query": run_query, "verify": run_verify, "example": _example}
 
 
 def _exit_status(err: IsdpError) -> int:

@@ -263,33 +263,30 @@ def test_an_experiment_runs_from_the_installed_package(installed, tmp_path):
         assert (tmp_path / "results" / "tables" / name).stat().st_size > 0
 
 
+def _help_example(isdp: Path, env: dict) -> list[list[str]]:
+    """The example commands of ``isdp release --help``: its indented ``isdp …`` lines, continuations joined."""
+    import shlex
+
+    text = subprocess.run([str(isdp), "release", "--help"], capture_output=True, text=True, env=env, check=True).stdout
+    example = text.split("epsilon 1 per person", 1)[1].split("\n\n", 2)[1]  # the block after the example's caption
+    return [shlex.split(line) for line in example.replace("\\\n", " ").splitlines() if line.strip()]
+
+
 def test_the_installed_isdp_command_releases_the_example(installed, tmp_path):
-    """`pip install .` gives the `isdp` script; run from elsewhere, it releases the committed example."""
+    """`pip install .` gives the `isdp` script; in a folder of its own, the example of `isdp release --help` runs as
+    printed: `isdp example` writes the installed table and invariants, and the release keeps them."""
     import json
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = tmp_path / "release.csv"
-    run = subprocess.run(
-        [
-            str(installed.parent / "isdp"),
-            "release",
-            str(ROOT / "data" / "e5" / "sex_by_age.csv"),
-            "--constraints",
-            str(ROOT / "data" / "release" / "sex_by_age_invariants.csv"),
-            "--epsilon",
-            "1",
-            "--format",
-            "wide",
-            "-o",
-            str(out),
-            "--no-progress",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
+    commands = _help_example(installed.parent / "isdp", env)
+    assert [c[:2] for c in commands] == [["isdp", "example"], ["isdp", "release"]], commands
+    for command in commands:
+        run = subprocess.run(
+            [str(installed.parent / "isdp"), *command[1:]], capture_output=True, text=True, cwd=tmp_path, env=env
+        )
+        assert run.returncode == 0, run.stderr[-3000:]
+    assert (tmp_path / "sex_by_age.csv").read_bytes() == (ROOT / "data" / "e5" / "sex_by_age.csv").read_bytes()
+    out = tmp_path / commands[1][commands[1].index("--output") + 1]
     statement = json.loads(Path(str(out) + ".statement.json").read_text())
     lines = [line.split(",") for line in out.read_text().splitlines()]
     cells = {f"{row[0]}|{col}": int(v) for row in lines[1:] for col, v in zip(lines[0][1:], row[1:], strict=True)}

@@ -182,14 +182,16 @@ def test_the_number_check_can_fail(prose, untied):
     assert [n for n in _numbers(prose) if n not in _tied_tokens()] == untied
 
 
-def test_the_readme_example_runs_in_five_lines():
-    """The library's five lines run as written: the release they make is integer and keeps the total, or
-    check_release raises."""
+def test_the_readme_example_runs_in_six_lines_and_prints_what_it_shows(capsys):
+    """The library's six lines run as written: the release they make is integer and keeps the total, or
+    check_release raises; the last line prints what its comment shows."""
     block = re.search(r"```python\n(.*?)```", _readme(), re.S).group(1)
-    assert len([line for line in block.splitlines() if line.strip()]) == 5
+    lines = [line for line in block.splitlines() if line.strip()]
+    assert len(lines) == 6 and "six lines" in _readme()
     namespace: dict = {}
     exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - the README's own example
     assert namespace["release"].sum() == namespace["counts"].sum()
+    assert capsys.readouterr().out.strip() == lines[-1].split("# ", 1)[1].strip()
 
 
 def test_the_readme_states_the_python_range_pyproject_declares():
