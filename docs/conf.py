@@ -33,10 +33,11 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinxarg.ext",
     "plain_bars",  # docs/_ext: |x| in a docstring is an absolute value, not a substitution
+    "benchmark_figures",  # docs/_ext: the benchmark figures, drawn from benchmarks/results/ at each build
 ]
 
 # Pages: every Markdown file of docs/ except the build and the sources of generated pages.
-exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
+exclude_patterns = ["_build", "_ext", "_figures", "**.ipynb_checkpoints"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}  # .rst first: autosummary writes its stubs in the first
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3  # `page.md#section` links between the Markdown pages resolve
