@@ -30,6 +30,7 @@ import contextlib
 import logging
 import socket
 import struct
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -261,14 +262,31 @@ class DaskParts:
             The first failing part's refusal, as raised; a part the cluster lost (a worker that
             died, a connection closed) as the base class (exit status 1); a scheduler that does
             not answer, also as the base class. The other parts are cancelled.
+
+        Notes
+        -----
+        A table of one part, with no scheduler or client given, is released in this process: a local
+        cluster would add its start-up (seconds) and run the one task this process runs, with the same
+        draws (a part's stream is the part's, whoever draws it). One line on stderr says so.
         """
+        from ._release import Progress  # deferred: it loads the release's modules
+
+        parts = list(parts)
+        if len(parts) == 1 and self.client is None and self.scheduler is None:
+            if self.progress:
+                print(
+                    "Dask: the table is one part: released in this process, with the draws a cluster would make, "
+                    "without starting one",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            yield release_one(parts[0])
+            return
+
         from distributed import KilledWorker, as_completed  # deferred: as above
         from distributed.comm.core import CommClosedError  # deferred: as above
 
-        from ._release import Progress  # deferred: it loads the release's modules
-
         with self._connected() as client:
-            parts = list(parts)
             run = uuid.uuid4().hex  # keys of this release only: a shared scheduler holds other releases' too
             futures = client.map(release_one, parts, key=[f"isdp-part-{k}-{run}" for k in parts], pure=False)
             part_of = {future.key: k for k, future in zip(parts, futures, strict=True)}

@@ -37,6 +37,28 @@ def test_the_cluster_gives_the_single_process_s_statement_and_seeded_counts(tabl
     assert np.array_equal(on_dask[1], local[1])
 
 
+def test_one_part_is_released_in_this_process_with_the_cluster_s_draws(tmp_path, monkeypatch, capsys):
+    """A table of one part starts no cluster (its start-up would gain nothing) and says so in one line; its
+    statement and seeded counts are those of the same part drawn by a worker."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "small.parquet"
+    cells = np.arange(7_000)
+    pq.write_table(pa.table({"group": cells // 100, "cell": cells, "count": np.full(7_000, 5)}), path)
+    req = Request(epsilon="1", rules=("by:group",), seed=3)
+    files = [tmp_path / "w.parquet", tmp_path / "w.json", tmp_path / "wa.json"]
+    release_partitioned(path, req.rules, req, *files, run_parts=None)  # one part, this process
+    started = []
+    monkeypatch.setattr(DaskParts, "_connected", lambda self: started.append(self) or contextlib.nullcontext())
+    on_dask = [tmp_path / "d.parquet", tmp_path / "d.json", tmp_path / "da.json"]
+    release_partitioned(path, req.rules, req, *on_dask, run_parts=DaskParts(workers=2))
+    assert not started
+    assert "Dask: the table is one part: released in this process" in capsys.readouterr().err
+    assert on_dask[1].read_bytes() == files[1].read_bytes()
+    assert on_dask[0].read_bytes() == files[0].read_bytes()
+
+
 def test_a_running_scheduler_is_joined_by_its_address(table, tmp_path):
     from distributed import LocalCluster
 
