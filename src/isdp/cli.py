@@ -60,6 +60,7 @@ example (the congenial paper's sex x age table, its three invariants, epsilon 1 
 isdp example writes both files, installed with the package, into the current folder):
 
   isdp example sex_by_age
+
   isdp release sex_by_age.csv --format wide \\
       --constraints sex_by_age_invariants.csv --epsilon 1 --output release.csv
 

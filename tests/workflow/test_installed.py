@@ -268,8 +268,13 @@ def _help_example(isdp: Path, env: dict) -> list[list[str]]:
     import shlex
 
     text = subprocess.run([str(isdp), "release", "--help"], capture_output=True, text=True, env=env, check=True).stdout
-    example = text.split("epsilon 1 per person", 1)[1].split("\n\n", 2)[1]  # the block after the example's caption
-    return [shlex.split(line) for line in example.replace("\\\n", " ").splitlines() if line.strip()]
+    after = text.split("epsilon 1 per person", 1)[1].split("\n", 2)[2]  # the lines after the example's caption
+    block = []
+    for line in after.splitlines():  # its indented lines, up to the next paragraph
+        if line.strip() and not line.startswith("  "):
+            break
+        block.append(line)
+    return [shlex.split(line) for line in "\n".join(block).replace("\\\n", " ").splitlines() if line.strip()]
 
 
 def test_the_installed_isdp_command_releases_the_example(installed, tmp_path):
