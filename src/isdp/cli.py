@@ -272,14 +272,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="replace existing output files")
     add_parsers(sub)
-    e = sub.add_parser(
+    example = sub.add_parser(
         "example",
         help="write an example table and its invariants into a folder, to try isdp release",
         description="Write an example table installed with isdp, and its invariants, into a folder "
         "(never over a file), and print the release command to try on them. Without NAME, list the examples.",
     )
-    e.add_argument("name", nargs="?", metavar="NAME", help="the example (omit to list them)")
-    e.add_argument("--dir", type=Path, default=Path("."), help="the folder to write into (default: the current one)")
+    example.add_argument("name", nargs="?", metavar="NAME", help="the example (omit to list them)")
+    example.add_argument(
+        "--dir", type=Path, default=Path("."), help="the folder to write into (default: the current one)"
+    )
     return parser
 
 

@@ -11,7 +11,7 @@ from ..errors import UsageError
 _HERE = Path(str(resources.files(__package__)))
 
 #: each example by name: its files as installed (read them, never write them), what it is, and a release to try
-EXAMPLES = {
+EXAMPLES: dict[str, dict] = {
     "sex_by_age": {
         "files": (_HERE / "sex_by_age.csv", _HERE / "sex_by_age_invariants.csv"),
         "about": (
@@ -56,11 +56,20 @@ def copy_example(name: str, directory=".") -> list[Path]:
     """
     if name not in EXAMPLES:
         raise UsageError(f"no example {name!r}: the examples are {', '.join(EXAMPLES)}")
-    sources = EXAMPLES[name]["files"]
+    sources: tuple[Path, ...] = EXAMPLES[name]["files"]
     targets = [Path(directory) / source.name for source in sources]
     taken = [t for t in targets if t.exists() or t.is_symlink()]
     if taken:
         raise UsageError(f"{taken[0]} exists: nothing written; remove it or choose another --dir")
     for source, target in zip(sources, targets, strict=True):
-        atomic_write(target, lambda tmp, source=source: tmp.write_bytes(source.read_bytes()), replace=False)
+        atomic_write(target, _copier(source), replace=False)
     return targets
+
+
+def _copier(source: Path):
+    """Return the writer of ``source``'s bytes into a temporary file (:func:`isdp._atomic_files.atomic_write`)."""
+
+    def write(tmp: Path) -> None:
+        tmp.write_bytes(source.read_bytes())
+
+    return write
