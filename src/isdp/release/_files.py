@@ -60,9 +60,13 @@ def _csv_writer(lines: list[list[str]]):
     return write
 
 
+#: significant digits of a float in a released CSV (noise_sd): a reader's precision, not the float's 17
+FLOAT_DIGITS = 6
+
+
 def _text(value) -> str:
-    """Return a cell of an added column as CSV text: an integer as it is, a float as Python writes it (exactly)."""
-    return repr(float(value)) if isinstance(value, np.floating) else str(int(value))
+    """Return a cell of an added column as CSV text: an integer as it is, a float to :data:`FLOAT_DIGITS` digits."""
+    return f"{float(value):.{FLOAT_DIGITS}g}" if isinstance(value, np.floating) else str(int(value))
 
 
 def _parquet_writer(table, out: Path, values: np.ndarray, extra: dict | None = None, *, dataset: bool = False):

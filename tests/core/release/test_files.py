@@ -191,3 +191,21 @@ def test_json_text_writes_a_list_item_a_line():
     lines = json_text(payload).splitlines()
     assert lines[2:4] == ['  {"label": "total", "value": 7},', '  {"label": "by state=A", "value": 3}']
     assert lines[-2] == ' "empty": {}'
+
+
+def test_a_csv_writes_noise_sd_to_six_digits_and_the_release_still_verifies(tmp_path):
+    """noise_sd's 17 digits were the float's, not a reader's: six significant digits, which `isdp verify` accepts."""
+    from isdp.published import verify_release
+
+    path = tmp_path / "t.csv"
+    path.write_text("g,k,count\n" + "".join(f"{g},{k},{3 * k + i}\n" for i, g in enumerate("uvw") for k in range(4)))
+    table = load_table(path)
+    A, labels = constraint_matrix(table, ["by:g"])
+    release = make_release(table, A, labels, Request(epsilon="1", seed=5, uncertainty=0.9, progress=False))
+    out = tmp_path / "r.csv"
+    write_release(release, out, tmp_path / "r.csv.statement.json", tmp_path / "a.json")
+    written = [line.split(",")[3] for line in out.read_text().splitlines()[1:]]
+    assert written == [f"{sd:.6g}" for sd in release.uncertainty["noise_sd"]]
+    assert max(len(w.replace(".", "").lstrip("0")) for w in written) <= 6
+    found = verify_release([out], tmp_path / "r.csv.statement.json")
+    assert found.passed and any(name == "uncertainty columns" for name, _, _ in found.checks), found.lines()
