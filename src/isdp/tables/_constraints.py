@@ -32,6 +32,9 @@ from ._tables import Table, TableSet
 #: total per row, per column, or both margins (a long table's first and second key columns)
 FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
 
+#: the non-zeros from which repeated rows are found by the compiled row hash (fewer: a set of the rows)
+_HASHED_FROM = 2**15
+
 #: largest coefficient of a constraint (as the library's lattices: docs/reliability.md)
 COEFFICIENT_LIMIT = 2**31
 
@@ -414,17 +417,22 @@ def first_rows(A: sparse.csr_array) -> list[int]:
     [0, 1, 3]
     """
     m = A.shape[0]
+
+    def row(i: int) -> tuple[bytes, bytes]:
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        return A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes()
+
+    if A.nnz < _HASHED_FROM:  # a few rows: a set of them, without loading the compiled hash
+        seen: dict[tuple[bytes, bytes], int] = {}
+        for i in range(m):
+            seen.setdefault(row(i), i)
+        return sorted(seen.values())
     # equal rows hash alike, so a row is compared exactly only with earlier rows of its hash, and a set of
     # invariants without repeats compares none
     group, first = first_seen(row_hashes(A).view(np.int64))
     later = np.flatnonzero(first[group] != np.arange(m))
     if not later.size:
         return list(range(m))
-
-    def row(i: int) -> tuple[bytes, bytes]:
-        lo, hi = A.indptr[i], A.indptr[i + 1]
-        return A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes()
-
     kept: dict[int, set] = {}
     dropped = set()
     for i in later.tolist():

@@ -117,13 +117,18 @@ def _first_rows_reference(dense: np.ndarray) -> list[int]:
     st.lists(st.integers(0, 5), min_size=1, max_size=20),
 )
 def test_first_rows_keeps_each_row_once_in_order(distinct, picks):
-    """Rows picked with repeats from a few (zero rows and negative coefficients among them)."""
+    """Rows picked with repeats from a few (zero rows and negative coefficients among them), by the set of rows
+    and by the compiled hash."""
     dense = np.array([distinct[p % len(distinct)] for p in picks], dtype=np.int64)
     assert first_rows(as_sparse(dense)) == _first_rows_reference(dense)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(_constraints, "_HASHED_FROM", 0)
+        assert first_rows(as_sparse(dense)) == _first_rows_reference(dense)
 
 
 def test_first_rows_compares_rows_whose_hashes_collide(monkeypatch):
     """Every row hashed alike: the exact comparison alone decides which rows repeat."""
     monkeypatch.setattr(_constraints, "row_hashes", lambda A: np.zeros(A.shape[0], dtype=np.uint64))
+    monkeypatch.setattr(_constraints, "_HASHED_FROM", 0)
     dense = np.array([[1, 0, 1], [0, 1, 1], [1, 0, 1], [0, 2, 0], [0, 1, 1], [0, 0, 0]])
     assert first_rows(as_sparse(dense)) == [0, 1, 3, 5]
