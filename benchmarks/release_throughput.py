@@ -22,7 +22,7 @@ the cells per second and the process's peak memory:
   closed by the command, inside the timing); their peak memory is the process tree's, summed every
   0.2 s;
 - ``isdp-release-l1-parquet-local`` and ``isdp-release-nested-parquet-local``: the same two releases by the
-  local engine's default, a worker process per core (two here) from 2²² cells; their peak memory is the
+  local engine's default, a worker process per core (two here) from 2²³ cells; their peak memory is the
   process tree's;
 - ``isdp-l1-one-total``: ``isdp.exact.IntegerL1Sampler.draw_blocks`` alone, N/100 blocks of 100 cells under
   one total at ε = 1/2 per unit ℓ1 distance, drawn directly: the ℓ1 release's kernel;
@@ -221,7 +221,7 @@ _PARQUET.update(
         if row != "isdp-release-gaussian-margins-parquet"
     }
 )
-#: a ``-local`` row is its row's release by the local engine's default: a worker process per core from 2**22 cells
+#: a ``-local`` row is its row's release by the local engine's default: a worker process per core from 2**23 cells
 _PARQUET.update(
     {
         f"{row}-local": (shape, invariants)

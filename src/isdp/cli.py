@@ -237,7 +237,7 @@ def _parser() -> argparse.ArgumentParser:
         choices=("local", "dask"),
         default="local",
         help="local: this machine, a Parquet table of 2**20 cells or more part by part when its invariants "
-        "allow, on every core from 2**22 cells (default); dask: its parts as tasks on a Dask cluster (pip install "
+        "allow, on every core from 2**23 cells (default); dask: its parts as tasks on a Dask cluster (pip install "
         "'isdp[distributed]'); the statement is the same",
     )
     e.add_argument(
@@ -252,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
         type=_whole_number,
         metavar="N",
         help="the worker processes that release the parts, at most 4 per core: the local engine's (default: "
-        "the cores from 2**22 cells, else 1, this process) or, with --engine dask and no --scheduler, the local "
+        "the cores from 2**23 cells, else 1, this process) or, with --engine dask and no --scheduler, the local "
         "cluster's (default: the cores)",
     )
     p.add_argument(

@@ -62,9 +62,10 @@ from ._statement import ExactPieces, exact_route, invariant_entry, privacy_state
 #: the cells of a part, at least (whole partitions): a few MB of working memory per part
 PART_CELLS = 1 << 20
 
-#: the fewest cells whose parts the local engine runs on every core by default: four parts or more, each a few
-#: seconds' work, against a worker's start (importing isdp anew; the workers start at once)
-POOL_CELLS = 4 * PART_CELLS
+#: the fewest cells whose parts the local engine runs on every core by default: eight parts or more. A worker's
+#: start (importing isdp anew) and the parts' transfer cost more than they save below: on two cores, two workers
+#: were slower than one process at 2²² cells and faster at 2²³ (benchmarks/engine_crossover.py, docs/performance.md)
+POOL_CELLS = 8 * PART_CELLS
 
 #: the fewest cells released partition by partition: below, two persons' changes are decided from all of A
 #: (:meth:`isdp.privacy.Neighbours.of` compares the pairwise sums of up to 2·10⁷ entries), which no part sees
@@ -321,7 +322,7 @@ def release_partitioned(
         ``run_parts(release_one, parts)`` releases each part (``release_one(k)`` returns its
         :class:`PartResult`) and yields the results in the parts' order, reporting its own progress
         (:class:`~isdp.release.DaskParts`); the default runs them in ``req.workers`` worker processes of this
-        machine (None: one per core on a table of 2²² cells or more, else one after the other in this process).
+        machine (None: one per core on a table of 2²³ cells or more, else one after the other in this process).
 
     Returns
     -------

@@ -80,7 +80,7 @@ class Request:
     workers : int or None, default None
         The worker processes that release a large table's parts on this machine
         (:func:`~isdp.release.release_partitioned`'s local engine, ``--workers``), at most 4 per core;
-        None: one per core from 2²² cells, else this process alone.
+        None: one per core from 2²³ cells, else this process alone.
 
     See Also
     --------

@@ -87,9 +87,9 @@ def test_workers_are_bounded_by_the_cores(table, tmp_path, capsys):
 def test_the_threshold_the_docs_and_help_state_is_the_engine_s(capsys):
     from pathlib import Path
 
-    assert POOL_CELLS == 2**22
+    assert POOL_CELLS == 2**23
     docs = (Path(__file__).parents[3] / "docs" / "release.md").read_text()
-    assert docs.count("2²² cells") == 2
+    assert docs.count("2²³ cells") == 2
     with pytest.raises(SystemExit):
         main(["release", "--help"])
-    assert " ".join(capsys.readouterr().out.split()).count("from 2**22 cells") == 2
+    assert " ".join(capsys.readouterr().out.split()).count("from 2**23 cells") == 2
