@@ -88,7 +88,9 @@ def test_the_threshold_the_docs_and_help_state_is_the_engine_s(capsys):
     from pathlib import Path
 
     assert POOL_CELLS == 2**23
-    docs = (Path(__file__).parents[3] / "docs" / "release.md").read_text()
+    docs = "".join(
+        (Path(__file__).parents[3] / "docs" / page).read_text() for page in ("release.md", "release-reference.md")
+    )
     assert docs.count("2²³ cells") == 2
     with pytest.raises(SystemExit):
         main(["release", "--help"])
