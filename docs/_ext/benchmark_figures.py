@@ -63,6 +63,15 @@ def _figure():
     return plt
 
 
+def _save(fig, path: Path) -> None:
+    """Lay the figure out, write it to ``path`` and free it."""
+    import matplotlib.pyplot as plt  # deferred: as in _figure
+
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def release_speed(path: Path) -> dict:
     """Draw seconds against cells per release route and engine, with the kernels and OpenDP; return the series."""
     plt = _figure()
@@ -77,9 +86,7 @@ def release_speed(path: Path) -> dict:
     ax.set(xscale="log", yscale="log", xlabel="cells", ylabel="wall seconds (2 cores)")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    _save(fig, path)
     return series
 
 
@@ -103,13 +110,14 @@ def exact_proposals(path: Path) -> dict:
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for (label, points), style in zip(series.items(), (":o", "-o", "-s"), strict=True):
         ax.plot(*zip(*points, strict=True), style, label=label, markersize=4)
-    ax.axhline(math.log10(20_000), color="grey", linestyle="--", label="--max-attempts 20,000 (default)")
+    from isdp.release import Request
+
+    budget = Request.__dataclass_fields__["max_attempts"].default  # the command's default, not a typed copy
+    ax.axhline(math.log10(budget), color="grey", linestyle="--", label=f"--max-attempts {budget:,} (default)")
     ax.set(xscale="log", xlabel="cells in the block", ylabel="log₁₀ expected proposals per draw")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    _save(fig, path)
     return series
 
 
@@ -133,9 +141,7 @@ def error_vs_opendp(path: Path) -> dict:
     ax.set_title("ε = 1 per person (the Gaussian routes at δ = 10⁻⁶)", fontsize=9)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3)
     ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    _save(fig, path)
     return series
 
 
@@ -183,9 +189,7 @@ def released_table(path: Path) -> dict:
     axes[0].legend(fontsize=8)
     axes[1].set_xticks(np.arange(len(ages)), ages, rotation=60, fontsize=7)
     fig.suptitle("sex × age example, ε = 1 per person, totals by sex kept (seed 2028)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    _save(fig, path)
     covered = int(((lower <= true) & (true <= upper)).sum())
     return {"cells": int(true.size), "covered": covered, "totals_kept": bool((A @ released == A @ true).all())}
 
