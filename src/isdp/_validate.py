@@ -17,9 +17,11 @@ Below everything but :mod:`isdp.errors`, so that any part of the library can use
 from __future__ import annotations
 
 import numbers
+import os
 import re
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
@@ -130,6 +132,25 @@ def integer(
         bounds = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
         raise error(f"{name} must be an integer in {bounds}, got {value!r}", name)
     return n
+
+
+def choice(name: str, value, options, *, error: type[ArgumentError] = ArgumentError) -> str:
+    """``value`` as one of the names ``options`` (text only: a number or bytes is refused, not converted)."""
+    if not isinstance(value, str) or value not in options:
+        raise error(f"{name} must be one of {', '.join(options)}; got {value!r}", name)
+    return value
+
+
+def folder(name: str, value, *, error: type[ArgumentError] = ArgumentError) -> Path:
+    """``value`` as a folder's path: text or ``os.PathLike``, not empty, not a file's (it may not exist yet)."""
+    if not isinstance(value, str | os.PathLike) or str(value) == "":
+        raise error(f"{name} must be a folder's path, got {type(value).__name__} {value!r}", name)
+    path = Path(value)
+    if "\x00" in str(path):
+        raise error(f"{name} must be a folder's path, got {str(path)!r}", name)
+    if path.exists() and not path.is_dir():
+        raise error(f"{name} {str(path)!r} is a file, not a folder", name)
+    return path
 
 
 #: the largest count magnitude a table's counts, its invariants and a release may have

@@ -287,12 +287,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def _example(args) -> int:
     """``isdp example [NAME]``: list the examples, or write one's files and say how to release them."""
+    from . import _validate
     from .datasets import EXAMPLES, copy_example  # deferred: as the release's modules
 
     if args.name is None:
         for name, example in EXAMPLES.items():
             print(f"{name}: {example['about']}")
         return 0
+    _validate.choice("NAME", args.name, EXAMPLES, error=UsageError)  # named as the command line spells them
+    _validate.folder("--dir", args.dir, error=UsageError)
     written = copy_example(args.name, args.dir)
     print("wrote " + ", ".join(map(str, written)))
     folder = "" if args.dir == Path(".") else f"cd {args.dir} && "
@@ -497,7 +500,7 @@ def _release_in_parts(args, req, outputs: list[str], statement_path: Path, audit
             f"cannot write {err.filename or outputs[0]}: {err.strerror or err}; nothing written{kept}"
         ) from None
     except ImportError as err:
-        raise UsageError(f"--engine dask needs Dask: pip install isdp[distributed] ({err})") from None
+        raise UsageError(f"--engine dask needs Dask: pip install 'isdp[distributed]' ({err})") from None
 
 
 def _numba_cache() -> None:

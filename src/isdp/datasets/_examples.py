@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from .. import _validate
 from .._atomic_files import atomic_write
 from ..errors import UsageError
 
@@ -44,8 +45,8 @@ def copy_example(name: str, directory=".") -> list[Path]:
     Raises
     ------
     isdp.errors.UsageError
-        An unknown name (the message lists the examples), or a file of that name already in ``directory``
-        (nothing is written then).
+        An unknown name (the message lists the examples), a ``directory`` that is a file or not a path, or a file
+        of an example's name already in ``directory`` (nothing is written then).
 
     Examples
     --------
@@ -54,10 +55,10 @@ def copy_example(name: str, directory=".") -> list[Path]:
     ...     print([p.name for p in copy_example("sex_by_age", tmp)])
     ['sex_by_age.csv', 'sex_by_age_invariants.csv']
     """
-    if name not in EXAMPLES:
-        raise UsageError(f"no example {name!r}: the examples are {', '.join(EXAMPLES)}")
+    name = _validate.choice("example", name, EXAMPLES, error=UsageError)
+    folder = _validate.folder("directory", directory, error=UsageError)
     sources: tuple[Path, ...] = EXAMPLES[name]["files"]
-    targets = [Path(directory) / source.name for source in sources]
+    targets = [folder / source.name for source in sources]
     taken = [t for t in targets if t.exists() or t.is_symlink()]
     if taken:
         raise UsageError(f"{taken[0]} exists: nothing written; remove it or choose another --dir")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from isdp.cli import main
 from isdp.datasets import EXAMPLES, copy_example
@@ -32,8 +34,35 @@ def test_copy_writes_every_file_and_never_over_one(tmp_path):
         copy_example("sex_by_age", tmp_path / "taken")
     assert sorted(p.name for p in (tmp_path / "taken").iterdir()) == ["sex_by_age_invariants.csv"]
     assert (tmp_path / "taken" / "sex_by_age_invariants.csv").read_text() == "mine\n"
-    with pytest.raises(UsageError, match="no example 'census': the examples are sex_by_age"):
+    with pytest.raises(UsageError, match="example must be one of sex_by_age; got 'census'"):
         copy_example("census", tmp_path)
+    (tmp_path / "a_file").write_text("mine\n")
+    with pytest.raises(UsageError, match="directory .*a_file' is a file, not a folder"):
+        copy_example("sex_by_age", tmp_path / "a_file")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    name=st.one_of(st.text(max_size=12), st.binary(max_size=4), st.integers(), st.none(), st.just("sex_by_age ")),
+    directory=st.one_of(
+        st.none(), st.integers(), st.binary(max_size=4), st.just(""), st.just("sub"), st.just("a_file")
+    ),
+)
+def test_any_other_name_or_folder_is_refused_by_name_and_writes_nothing(tmp_path_factory, name, directory):
+    """Every name but an example's, and every folder argument but a path to a folder, raises the UsageError that
+    names the argument; a valid call into a fresh folder writes the example. Nothing else is ever written."""
+    root = tmp_path_factory.mktemp("examples")
+    (root / "a_file").write_text("mine\n")
+    target = root / directory if isinstance(directory, str) and directory else directory
+    valid_name = name in EXAMPLES
+    valid_folder = isinstance(directory, str) and directory not in ("", "a_file")
+    if valid_name and valid_folder:
+        assert [p.name for p in copy_example(name, target)] == [p.name for p in EXAMPLES[name]["files"]]
+        return
+    with pytest.raises(UsageError) as refused:
+        copy_example(name, target)
+    assert refused.value.argument == ("example" if not valid_name else "directory")
+    assert sorted(p.name for p in root.rglob("*")) == ["a_file"]
 
 
 def test_the_command_lists_writes_and_names_the_release_to_try(tmp_path, capsys):
@@ -47,6 +76,10 @@ def test_the_command_lists_writes_and_names_the_release_to_try(tmp_path, capsys)
     ]
     assert main(["example", "sex_by_age", "--dir", str(tmp_path)]) == 2
     assert "exists: nothing written" in capsys.readouterr().err
+    assert main(["example", "census"]) == 2
+    assert "NAME must be one of sex_by_age; got 'census'" in capsys.readouterr().err
+    assert main(["example", "sex_by_age", "--dir", str(tmp_path / "sex_by_age.csv")]) == 2
+    assert "--dir" in capsys.readouterr().err
     command = EXAMPLES["sex_by_age"]["try"].split()[1:]  # the command it suggests releases the files it wrote
     out_name = command[command.index("--output") + 1]
     command[command.index("--output") + 1] = str(tmp_path / out_name)
