@@ -70,20 +70,37 @@ def implied_rows(A: sparse.csr_array) -> np.ndarray:
         One flag per row.
     """
     width = np.diff(A.indptr).astype(np.int64)
-    narrowest_first = np.argsort(width, kind="stable")
-    rank = np.empty(width.size, dtype=np.int64)
-    rank[narrowest_first] = np.arange(width.size)
-    rows = np.repeat(np.arange(width.size, dtype=np.int64), width)
-    order = np.lexsort((rank[rows], A.indices))  # by cell, then by the row's rank: each cell's rows narrowest first
-    cell_ptr = np.zeros(A.shape[1] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(A.indices, minlength=A.shape[1]), out=cell_ptr[1:])
+    indptr, indices = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+    cell_ptr, cell_rows = _rows_of_cells(indptr, indices, np.argsort(width, kind="stable"), A.shape[1])
     return _implied(
-        A.indptr.astype(np.int64),
-        A.indices.astype(np.int64),
+        indptr,
+        indices,
         A.data.astype(np.int64),
         width,
         np.argsort(-width, kind="stable"),
         cell_ptr,
-        rows[order],
+        cell_rows,
         A.shape[1],
     )
+
+
+@njit(cache=True, nogil=True)
+def _rows_of_cells(indptr, indices, narrowest_first, n_cells):
+    """Return each cell's rows, narrowest first (ties in row order), as CSR-like pointers and rows.
+
+    A counting sort of the non-zeros by cell, filled in the rows' order, so every cell's list comes out in that
+    order, in time linear in the non-zeros.
+    """
+    cell_ptr = np.zeros(n_cells + 1, dtype=np.int64)
+    for p in range(indices.size):
+        cell_ptr[indices[p] + 1] += 1
+    for j in range(n_cells):
+        cell_ptr[j + 1] += cell_ptr[j]
+    fill = cell_ptr[:-1].copy()
+    cell_rows = np.empty(indices.size, dtype=np.int64)
+    for r in narrowest_first:
+        for p in range(indptr[r], indptr[r + 1]):
+            j = indices[p]
+            cell_rows[fill[j]] = r
+            fill[j] += 1
+    return cell_ptr, cell_rows

@@ -306,31 +306,34 @@ class Neighbours:
 def _repeated_column(A: sparse.csc_array) -> bool:
     """Whether two columns of A ∪ {0} are equal, in time and memory linear in A's non-zeros.
 
-    Columns are hashed by a fixed random projection (floats: equal columns, summed in the same order, hash alike), and
-    equal hashes are confirmed exactly.
+    Columns are hashed (:func:`isdp._first_seen.row_hashes` of Aᵀ: equal columns hash alike); where a hash repeats,
+    the columns are grouped by it (:func:`isdp._first_seen.first_seen`) and those sharing one compared exactly.
     """
+    from .._first_seen import first_seen, row_hashes  # deferred: numba, which a small table's release need not load
+
     A.sort_indices()
-    weights = np.random.default_rng(20230207).standard_normal(A.shape[0])
-    h = np.append(A.T.astype(float) @ weights if A.shape[0] else np.zeros(A.shape[1]), 0.0)
-    order = np.argsort(h, kind="stable")
-    same = np.flatnonzero(h[order][1:] == h[order][:-1])
     n = A.shape[1]
+    # Aᵀ on A's own arrays, and the zero column (the person outside the table) as one more, empty row
+    indptr = np.append(A.indptr, A.indptr[-1])
+    hashes = row_hashes(sparse.csr_array((A.data, A.indices, indptr), shape=(n + 1, A.shape[0])))
+    ordered = np.sort(hashes)  # no hash repeats (the usual answer): decided by one sort, a few ms per million
+    if not (ordered[1:] == ordered[:-1]).any():
+        return False
+    group, first = first_seen(hashes)
 
     def column(j):
-        if j == n:  # the person outside the table
-            return (b"", b"")
-        lo, hi = A.indptr[j], A.indptr[j + 1]
+        lo, hi = indptr[j], indptr[j + 1]
         return (A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes())
 
-    # equal columns hash alike, so they are among the columns whose hash repeats: compare those exactly,
-    # neighbours in the hash order first (cells under one total are found at the first pair)
-    for start in range(0, len(same), 1024):  # a chunk at a time: the first pair usually decides
-        chunk = same[start : start + 1024]
-        for a, b in zip(order[chunk].tolist(), order[chunk + 1].tolist(), strict=True):
-            if column(a) == column(b):
+    # equal columns hash alike, so they are among the columns whose hash repeats: compare each with its group's
+    # first, a chunk at a time (cells under one total are found at the first pair)
+    suspects = np.flatnonzero(np.bincount(group)[group] > 1)
+    for start in range(0, suspects.size, 1024):
+        chunk = suspects[start : start + 1024]
+        for a, b in zip(first[group[chunk]].tolist(), chunk.tolist(), strict=True):
+            if a != b and column(a) == column(b):
                 return True
-    suspects = np.unique(np.concatenate([order[same], order[same + 1]]))
-    return len({column(j) for j in suspects}) < len(suspects)
+    return len({column(j) for j in suspects.tolist()}) < suspects.size  # a hash shared by unequal columns
 
 
 def _smallest_change(effects: np.ndarray) -> SmallestChange:

@@ -7,9 +7,15 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import sparse
 
+from isdp import _first_seen
 from isdp.lattice import table_margins
 from isdp.privacy import Neighbours
+from isdp.privacy._neighbours import _repeated_column
 
 TOTAL3 = np.ones((1, 3), dtype=np.int64)
 
@@ -96,3 +102,24 @@ def test_two_person_shift_bounds_every_kept_two_person_change(A, attained):
     largest = (kept * kept).sum(axis=1).max()
     shift = Neighbours.of(A).two_person_shift(A)
     assert shift == largest if attained else shift > largest
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    A=arrays(np.int64, st.tuples(st.integers(0, 4), st.integers(1, 7)), elements=st.integers(-1, 2)),
+    collide=st.sampled_from(["none", "all", "halves"]),
+)
+def test_a_repeated_column_is_found_exactly_whatever_the_hashes(A, collide):
+    """Two equal columns of A ∪ {0}, against a comparison of every pair; also when hashes collide (all equal, or
+    unequal columns sharing one), so the exact comparison, not the hash, decides."""
+    columns = [tuple(c) for c in A.T] + [(0,) * A.shape[0]]
+    expected = len(set(columns)) < len(columns)
+    real = _first_seen.row_hashes
+    fake = {
+        "none": real,
+        "all": lambda M: np.zeros(M.shape[0], dtype=np.uint64),
+        "halves": lambda M: real(M) % np.uint64(2),
+    }
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_first_seen, "row_hashes", fake[collide])
+        assert _repeated_column(sparse.csc_array(A)) is expected

@@ -8,16 +8,25 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from scipy import stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import sparse, stats
 
-from isdp._sparse import row_values
+from isdp._sparse import as_sparse, row_values
 from isdp.cli import main
 from isdp.errors import NotPartitionable, UsageError
 from isdp.lattice import blocks
 from isdp.privacy import UNCERTAINTY_COLUMNS
 from isdp.privacy._neighbours import _PAIR_SUM_LIMIT
 from isdp.release import Request, make_release, write_release
-from isdp.release._partitioned_release import MIN_CELLS, part_seed, release_part, release_partitioned
+from isdp.release._partitioned_release import (
+    MIN_CELLS,
+    _widened_totals,
+    part_seed,
+    release_part,
+    release_partitioned,
+)
 from isdp.tables import PartitionLayout, constraint_matrix, load_table
 from isdp.tables._parquet_tables import read_parquet_arrow
 
@@ -382,3 +391,22 @@ def test_a_partition_total_the_search_cannot_set_aside_is_not_partitioned(tmp_pa
     req = Request(epsilon="1", free_cells=True, rules=tuple(families))
     with pytest.raises(NotPartitionable, match="not implied"):
         release_part(layout, 0, req, tmp_path / "part.parquet")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(1, 6).flatmap(
+        lambda n: st.tuples(
+            arrays(np.int64, st.tuples(st.integers(1, 4), st.just(n)), elements=st.integers(-1, 2)),
+            arrays(np.int64, st.tuples(st.integers(1, 4), st.just(n)), elements=st.integers(0, 1)),
+        )
+    )
+)
+def test_the_widened_totals_are_the_block_matrix_they_stand_for(matrices):
+    """Each partition's total one cell of its own wider, built from the CSR arrays: SciPy's block matrix, canonical."""
+    A, runs = (as_sparse(m) for m in matrices)
+    eye = sparse.identity(runs.shape[0], dtype=np.int64, format="csr")
+    expected = as_sparse(sparse.block_array([[A, None], [runs, eye], [None, eye]], format="csr"))
+    got = _widened_totals(A, runs)
+    assert got.shape == expected.shape and got.has_canonical_format
+    assert np.array_equal(got.toarray(), expected.toarray())
