@@ -112,12 +112,14 @@ def test_the_profile_grows_with_the_shift():
 
 
 def test_the_profile_saves_variance_against_the_zcdp_conversion():
-    """At (1, 1e-6) per person the standard zCDP conversion needs σ about 1.26 times larger (1.6 times the
-    variance), the figure method.md and gaussian_profile.calibrate_sigma state."""
+    """At (1, 1e-6) per person σ is 5.983225, and the standard zCDP conversion needs σ about 1.26 times larger (1.6
+    times the variance): the figures docs/method.md and gaussian_profile.calibrate_sigma state."""
     log_inv_delta = math.log(1e6)
     rho = (math.sqrt(log_inv_delta + 1.0) - math.sqrt(log_inv_delta)) ** 2  # ε = ρ + 2√(ρ ln 1/δ) solved for ρ
     zcdp_sigma = math.sqrt(2 / (2 * rho))  # ρ = ‖v‖²/2σ² with ‖v‖² = 2
-    ratio = zcdp_sigma / float(calibrate_sigma(1.0, 1e-6, 2))
+    sigma = calibrate_sigma(1.0, 1e-6, 2)
+    assert f"{float(sigma):.6f}" == "5.983225"
+    ratio = zcdp_sigma / float(sigma)
     assert 1.25 < ratio < 1.27 and 1.55 < ratio**2 < 1.62
 
 

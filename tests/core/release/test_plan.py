@@ -60,8 +60,9 @@ def test_both_margins_of_a_50x23_table_are_refused_with_what_would_work_or_relea
 
 
 def test_a_chain_cannot_certify_a_publication_delta_and_the_refusal_says_how_far_off():
-    """docs/release.md ("No exact sampler … at size"): δ = 1e-6 at ε = 1 needs TV 2.69e-7, about 11 million
-    pairs, and the chain can state no δ below about 0.00011 with the 100,000 it allows; before any draw."""
+    """docs/method.md §11 ("Why two margins at size have no exact ℓ1 sampler"): δ = 1e-6 at ε = 1 needs TV
+    2.69e-7, about 11 million pairs, and the chain can state no δ below about 0.00011 with the 100,000 it allows;
+    before any draw."""
     from isdp.lattice import table_margins
     from isdp.release import Plan, Request
 

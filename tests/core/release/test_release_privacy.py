@@ -246,7 +246,7 @@ def test_the_smallest_change_line_is_the_exact_l1_routes_privacy_loss():
 def test_the_smallest_change_line_meets_the_gaussians_delta_at_its_epsilon():
     """The Gaussian's line for v = (1, −3) at (1, 10⁻⁶) per person: the enumerated law's hockey-stick at the stated
     ε is at most δ. The line is read off the profile at ‖v‖₂² = 10, which bounds every lattice at once: this
-    lattice's own ε at δ is 2.365 against the stated 2.423 (the numbers docs/release.md gives)."""
+    lattice's own ε at δ is 2.365 against the stated 2.423 (the numbers docs/method.md §11 gives)."""
     x, v = WEIGHTED_PAIR
     plan = _plan(WEIGHTED, norm="gaussian", epsilon="1", delta=1e-6)
     line = plan.guarantee().to_dict(plan.neighbours)["smallest_change"]
