@@ -222,15 +222,27 @@ def _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps
     - equalities (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a): I, I^c, A[:, I] row-wise in CSR
       form with column positions in the full vector, and adj(M), det(M) of M = A[:, I^c], to solve
       A s = a for s_(I^c);
-    - inequalities (b_ptr, b_idx, b_val, b): B row-wise in CSR form and b (no rows without B);
+    - inequalities (b_ptr, b_idx, b_val, b, one_coef, one_bound): B row-wise in CSR form and b (no rows without
+      B), and per cell a row of B on that cell alone (its coefficient and bound; coefficient 0 where none), which
+      the proposal checks as soon as the cell is drawn;
     - law (center, ε, ε̃, DG table of ε̃): target and proposal.
     """
     ai_ptr, ai_idx, ai_val = _csr(A[:, idx_i])
     equalities = (idx_i, idx_c, ai_ptr, idx_i[ai_idx], ai_val, adj, np.int64(det), a)
+    d = len(center)
+    one_coef, one_bound = np.zeros(d), np.zeros(d)
     if B is None:
-        inequalities = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+        inequalities = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0), one_coef, one_bound)
     else:
-        inequalities = (*_csr(B), b)
+        b_ptr, b_idx, b_val = _csr(B)
+        # a proposal that breaks a one-cell row (a count's non-negativity) is infeasible however the rest is drawn,
+        # so it is rejected at that cell; only where |det| = 1, as the solve is then always integral and the
+        # proposal is counted as infeasible either way (never as non-integral)
+        if abs(det) == 1:
+            for row in np.flatnonzero(np.diff(b_ptr) == 1)[::-1]:  # the first such row of a cell wins
+                j = b_idx[b_ptr[row]]
+                one_coef[j], one_bound[j] = b_val[b_ptr[row]], b[row]
+        inequalities = (b_ptr, b_idx, b_val, b, one_coef, one_bound)
     return equalities, inequalities, (center, eps, proposal_eps, dg_table(proposal_eps))
 
 
@@ -253,15 +265,18 @@ def _propose(rng, prop, r, equalities, inequalities, law):
     :func:`_kernel_inputs`.
     """
     idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec = equalities
-    b_ptr, b_idx, b_val, b_vec = inequalities
+    b_ptr, b_idx, b_val, b_vec, one_coef, one_bound = inequalities
     center, eps, eps_q, dg_q = law
     m = a_vec.shape[0]
-    # step 1-1: s̃_I ~ q, independent of the current state
+    # step 1-1: s̃_I ~ q, independent of the current state; a cell that breaks its own row of B ends the proposal
+    # (infeasible whatever follows: the draws it leaves unread belong to no proposal, so each is still q's)
     dev_i = 0
     for j in range(idx_i.shape[0]):
         i = idx_i[j]
         z = dg_draw(rng, dg_q)
         prop[i] = center[i] + z
+        if one_coef[i] != 0.0 and one_coef[i] * prop[i] < one_bound[i] - 1e-9:
+            return 1, 0.0
         dev_i += abs(z)
     # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers
     for row in range(m):

@@ -85,6 +85,40 @@ def test_e5_draws_meet_equalities_and_inequalities():
     assert 0.008 < res.acceptance.mean() < 0.03, res.acceptance
 
 
+def test_the_infeasible_share_is_the_proposal_s_exact_probability():
+    """Proposals are i.i.d. whatever the chain does, and one that breaks s ≥ 0 is rejected at its first negative
+    free cell: the share rejected so is binomial around P(some cell < 0) under the proposal, summed exactly here.
+
+    In A5 the free cells 1, 3, 4 are S5's plus DG(ε̃) and the solved ones s0 = 3 − s1, s2 = 4 − s3 − s4.
+    """
+    eps_q = 0.6
+    z = np.arange(-60, 61)
+    pmf = np.tanh(eps_q / 2) * np.exp(-eps_q * np.abs(z))  # DG(ε̃): (1 − e^{−ε̃})/(1 + e^{−ε̃}) e^{−ε̃|z|}
+    s1, s3, s4 = (np.asarray(S5)[i] + z for i in I5)
+    ok1 = (s1 >= 0) & (3 - s1 >= 0)
+    ok34 = (s3[:, None] >= 0) & (s4[None, :] >= 0) & (4 - s3[:, None] - s4[None, :] >= 0)
+    feasible = pmf[ok1].sum() * (pmf[:, None] * pmf[None, :])[ok34].sum()
+    res = mis_sample(
+        A5,
+        A5 @ S5,
+        S5,
+        epsilon=0.5,
+        proposal_eps=eps_q,
+        index_set=I5,
+        n_chains=4,
+        n_draws=1,
+        burn_in=49_999,
+        seed=21,
+        B=np.eye(5),
+        b=np.zeros(5),
+    )
+    n = 4 * res.n_iterations
+    share = res.infeasible.mean()
+    se = np.sqrt(feasible * (1 - feasible) / n)
+    assert abs(share - (1 - feasible)) < 4 * se, (share, 1 - feasible, se)
+    assert res.nonintegral.max() == 0  # |det| = 1: never counted as non-integral
+
+
 # --------------------------------------------------------------------------- the law
 
 
