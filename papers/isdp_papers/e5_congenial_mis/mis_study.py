@@ -290,8 +290,10 @@ def simulate_table(
 
     (a) raw DG at ``eps_raw``, (b) (a) then NNL2 onto S*, (c) MIS at ``eps_mis`` (evenly spaced over the stored states
     of all chains), (d) raw DG at ``eps_mis``. The MIS chains are certified first (:func:`certify_chains`); their
-    burn-in is max(``mis.burn_in``, t_cert · (1 + ``certificate["margin"]``)). Returns the releases in that order, the
-    MIS convergence row of the table (with the certificate) and its convergence summary (R-hat/ESS by ArviZ).
+    burn-in is max(``mis.burn_in``, t_cert · (1 + ``certificate["margin"]``)). While their max split R-hat reaches
+    ``mis.r_hat_max`` they run on, a block of ``draws_per_chain`` draws at a time, at most ``mis.max_blocks`` blocks
+    (the row's ``blocks``). Returns the releases in that order, the MIS convergence row of the table (with the
+    certificate) and its convergence summary (R-hat/ESS by ArviZ).
     """
     mis_cfg = cfg["mis"]
     n_rel, d = cfg["n_releases"], x.size
@@ -314,32 +316,30 @@ def simulate_table(
         label=f"E5 Fig 1, table {k}",
     )
     burn_in = cert.burn_in(mis_cfg["burn_in"], certificate["margin"])
-    res = run_mis(
-        A,
-        a,
-        x,
-        index_set,
-        eps=cfg["eps_mis"],
-        proposal_eps=proposal_eps,
-        n_chains=mis_cfg["n_chains"],
-        n_draws=mis_cfg["draws_per_chain"],
-        burn_in=burn_in,
-        thin=mis_cfg["thin"],
-        seed=mis_seed,
-    )
-    check_release(res.draws, A, a, what=f"E5 Fig 1 MIS draws, table {k}")
-    assert res.draws.min() >= 0
-    conv = summarize_convergence(convergence_table(res.draws - x))
-    mis = res.draws.reshape(-1, d)[:: stored // n_rel]  # evenly spaced over all chains
+    sizes = {"n_chains": mis_cfg["n_chains"], "n_draws": mis_cfg["draws_per_chain"], "thin": mis_cfg["thin"]}
+    law = {"eps": cfg["eps_mis"], "proposal_eps": proposal_eps}
+    blocks = [run_mis(A, a, x, index_set, **law, **sizes, burn_in=burn_in, seed=mis_seed)]
+    conv = summarize_convergence(convergence_table(blocks[0].draws - x))
+    # a sticky table's chains run on, each block from where the last ended on a stream of its own, until R-hat
+    # passes or max_blocks are drawn (check_converged then fails the step)
+    while not conv["max_r_hat"] < mis_cfg["r_hat_max"] and len(blocks) < mis_cfg["max_blocks"]:
+        seed = int(np.random.SeedSequence([mis_seed, len(blocks)]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+        blocks.append(run_mis(A, a, x, index_set, **law, **sizes, init=blocks[-1].final_state, seed=seed))
+        conv = summarize_convergence(convergence_table(np.concatenate([b.draws for b in blocks], axis=1) - x))
+    draws = np.concatenate([b.draws for b in blocks], axis=1)
+    check_release(draws, A, a, what=f"E5 Fig 1 MIS draws, table {k}")
+    assert draws.min() >= 0
+    mis = draws.reshape(-1, d)[:: stored * len(blocks) // n_rel]  # evenly spaced over all chains
     row = {
         "table": k,
         "n_chains": mis_cfg["n_chains"],
         "draws_per_chain": mis_cfg["draws_per_chain"],
+        "blocks": len(blocks),
         "thin": mis_cfg["thin"],
         "burn_in": burn_in,
-        "acceptance": float(res.acceptance.mean()),
+        "acceptance": float(np.mean([b.acceptance.mean() for b in blocks])),
         **conv,
-        "seconds": res.seconds,
+        "seconds": sum(b.seconds for b in blocks),
         **certificate_columns(cert, burn_in),
     }
     return (raw_a, nnl2, mis, raw_d), row, conv
@@ -350,8 +350,8 @@ def check_converged(k: int, conv: Mapping, r_hat_max: float) -> None:
     if not conv["max_r_hat"] < r_hat_max:
         raise RuntimeError(
             f"E5 Fig 1, table {k}: MIS chains not converged (max R-hat {conv['max_r_hat']:.4f} >= "
-            f"e5.simulation.mis.r_hat_max = {r_hat_max}); raise burn_in, draws_per_chain "
-            "or thin"
+            f"e5.simulation.mis.r_hat_max = {r_hat_max} after e5.simulation.mis.max_blocks blocks); raise burn_in, "
+            "draws_per_chain, thin or max_blocks"
         )
 
 

@@ -209,8 +209,9 @@ def simulation(job: Job) -> None:
     (a) raw DG ε = eps_raw; (b) (a) then NNL2 onto S* (1)-(4); (c) the MIS conditional mechanism
     (ε₀ = eps_mis, proposal ε̃); (d) raw DG ε = eps_mis. MIS chains start at the confidential
     table (Algorithm 1); per table, n_chains chains give R-hat/ESS (ArviZ), and the releases are
-    evenly spaced among the stored states of all chains. The step fails when a table's chains have
-    not converged (max split R-hat ≥ e5.simulation.mis.r_hat_max), so no release comes from them.
+    evenly spaced among the stored states of all chains. Chains whose max split R-hat reaches
+    e5.simulation.mis.r_hat_max run on by blocks of draws_per_chain draws; the step fails when a table's
+    chains have not converged after e5.simulation.mis.max_blocks blocks, so no release comes from them.
 
     Each table's chains are certified first (:func:`.mis_study.simulate_table`).
     Params: ``simulation``, ``certificate``, ``proposal_eps``, ``methods``, ``seed``; input ``problem``; outputs
@@ -243,7 +244,13 @@ def simulation(job: Job) -> None:
         )
         conv_rows.append(row)
         job.log.info(
-            "table %d (total %d): MIS acceptance %.4f, %s, %.1f s", k, x.sum(), row["acceptance"], conv, row["seconds"]
+            "table %d (total %d): MIS acceptance %.4f, %s, %d block(s) of draws, %.1f s",
+            k,
+            x.sum(),
+            row["acceptance"],
+            conv,
+            row["blocks"],
+            row["seconds"],
         )
         ms.check_converged(k, conv, mis_cfg["r_hat_max"])
         for name, rel in zip(methods, rels, strict=True):
