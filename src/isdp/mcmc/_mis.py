@@ -219,16 +219,15 @@ def mis_log_weight(s, center, index_set, eps: float, proposal_eps: float) -> np.
 def _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps) -> tuple:
     """Return the compiled kernels' (equalities, inequalities, law), each a tuple built once per run.
 
-    - equalities (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a): I, I^c, A[:, I] row-wise in CSR
-      form with column positions in the full vector, and adj(M), det(M) of M = A[:, I^c], to solve
-      A s = a for s_(I^c);
+    - equalities (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a): I (in the order its cells are drawn), I^c,
+      A[:, I] row-wise in CSR form with column positions in the full vector, and adj(M), det(M) of
+      M = A[:, I^c], to solve A s = a for s_(I^c);
     - inequalities (b_ptr, b_idx, b_val, b, one_coef, one_bound): B row-wise in CSR form and b (no rows without
       B), and per cell a row of B on that cell alone (its coefficient and bound; coefficient 0 where none), which
       the proposal checks as soon as the cell is drawn;
     - law (center, ε, ε̃, DG table of ε̃): target and proposal.
     """
     ai_ptr, ai_idx, ai_val = _csr(A[:, idx_i])
-    equalities = (idx_i, idx_c, ai_ptr, idx_i[ai_idx], ai_val, adj, np.int64(det), a)
     d = len(center)
     one_coef, one_bound = np.zeros(d), np.zeros(d)
     if B is None:
@@ -243,6 +242,11 @@ def _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps
                 j = b_idx[b_ptr[row]]
                 one_coef[j], one_bound[j] = b_val[b_ptr[row]], b[row]
         inequalities = (b_ptr, b_idx, b_val, b, one_coef, one_bound)
+    # the free cells are drawn nearest their own bound first (a small count before a large one), where a proposal
+    # most often ends: the order of independent draws does not change their law
+    slack = np.where(one_coef > 0, center - one_bound / np.where(one_coef > 0, one_coef, 1), np.inf)
+    draw_order = idx_i[np.argsort(slack[idx_i], kind="stable")]
+    equalities = (draw_order, idx_c, ai_ptr, idx_i[ai_idx], ai_val, adj, np.int64(det), a)
     return equalities, inequalities, (center, eps, proposal_eps, dg_table(proposal_eps))
 
 
