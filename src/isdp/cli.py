@@ -287,7 +287,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _example(args) -> int:
     """``isdp example [NAME]``: list the examples, or write one's files and say how to release them."""
-    from . import _validate
+    from . import _validate  # deferred: it loads NumPy, which --help need not
     from .datasets import EXAMPLES, copy_example  # deferred: as the release's modules
 
     if args.name is None:
