@@ -101,9 +101,9 @@ class MISResult:
     >>> result.draws.shape, result.n_iterations, result.index_set, result.determinant
     ((2, 200, 3), 300, (0, 1), 1)
     >>> [round(v, 3) for v in result.acceptance.tolist()]
-    [0.18, 0.153]
+    [0.13, 0.13]
     >>> [round(v, 3) for v in result.infeasible.tolist()]  # proposals with a negative cell
-    [0.647, 0.71]
+    [0.727, 0.737]
     """
 
     draws: np.ndarray  # int64 (chains, n_draws, d): retained states s (not noise)
@@ -516,8 +516,8 @@ def mis_sample(
     >>> A = np.ones((1, 3), dtype=np.int64)
     >>> result = mis_sample(A, A @ x, x, epsilon=1.0, proposal_eps=0.5, index_set=[0, 1], n_draws=200,
     ...                     n_chains=2, B=np.eye(3), b=np.zeros(3), burn_in=100, seed=0, progress=False)
-    >>> result.draws[0, :3].tolist()
-    [[1, 0, 3], [4, 0, 0], [4, 0, 0]]
+    >>> result.draws[0, ::50].tolist()  # every 50th stored state of the first chain
+    [[3, 0, 1], [3, 0, 1], [2, 1, 1], [3, 0, 1]]
     >>> bool((result.draws @ A.T == A @ x).all()), bool((result.draws >= 0).all())
     (True, True)
     """

@@ -141,7 +141,7 @@ def mis_meeting_times(
     >>> mt = mis_meeting_times(A, A @ x, x, epsilon=1.0, proposal_eps=0.5, index_set=[0, 1], lag=0, n_pairs=5,
     ...                        seed=0, init_y=exact, **nonnegative)
     >>> mt.tau.tolist(), bool(mt.met.all())
-    ([0, 0, 1, 0, 0], True)
+    ([0, 0, 1, 4, 0], True)
     """
     max_iter = check.size("max_iter", max_iter, 1)
     lag = check.size("lag", lag, 0 if init_y is not None else 1, high=max_iter)
@@ -275,7 +275,7 @@ def mis_exact_sample(
     >>> A = np.ones((1, 3), dtype=np.int64)
     >>> nonnegative = dict(B=np.eye(3), b=np.zeros(3))
     >>> mis_exact_sample(A, A @ x, x, epsilon=1.0, index_set=[0, 1], size=4, seed=0, **nonnegative).tolist()
-    [[3, 0, 1], [2, 1, 1], [3, 0, 1], [3, 1, 0]]
+    [[3, 0, 1], [2, 0, 2], [3, 0, 1], [2, 1, 1]]
     """
     size, max_tries = check.size("size", size, 1), check.size("max_tries", max_tries, 1)
     pb = _problem(
