@@ -190,7 +190,9 @@ def compiled_klein_blocks(
         z = [reference(reader) for _ in range(count)]
         dim = c - 1 if kind == "total" else (r - 1) * (c - 1)
         return np.array([v for v, _ in z], dtype=np.int64).reshape(count, dim), sum(a for _, a in z)
-    want = min(_MAX_WORDS, max(_FIRST_WORDS, 4 * r * c * count))  # a coordinate takes about two words' bits
+    # a coordinate takes about two words' bits; at least one block's worth, as a block that runs out of words starts
+    # over on a longer buffer (a 2,000,000-cell block read 1, 2 then 4 M words, drawing it nearly twice)
+    want = max(_FIRST_WORDS, min(_MAX_WORDS, 4 * r * c * count), 4 * r * c)
     done = 0
     while done < count:
         reader.ensure(want)

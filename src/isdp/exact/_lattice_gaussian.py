@@ -40,6 +40,7 @@ from scipy import sparse
 
 from .. import _validate as check
 from .._sparse import as_sparse
+from .._union_find import two_colouring
 from ._compiled_klein import compiled_klein_blocks
 from ._discrete_gaussian import WORD_BITS, _discrete_gaussian, below, decided, klein_scale, sigma2_argument
 from ._integer_sources import IntegerSource
@@ -479,111 +480,139 @@ def lattice_block(A) -> LatticeBlock | None:
     True
     """
     A = as_sparse(A)  # integer entries only: 1.5 is refused, not cast to 1
+    if (np.diff(A.indptr) == 0).any():
+        A = A[np.flatnonzero(np.diff(A.indptr))]  # the rows that hold a cell
     n = A.shape[1]
-    rows = [
-        (A.indices[A.indptr[k] : A.indptr[k + 1]], A.data[A.indptr[k] : A.indptr[k + 1]])
-        for k in range(A.shape[0])
-        if A.indptr[k + 1] > A.indptr[k]
-    ]
-    if n < 2 or not rows:
+    if n < 2 or A.shape[0] == 0:
         return None
-    if all(len(idx) == n and (data == data[0]).all() for idx, data in rows):  # multiples of a total over every cell
+    lengths, starts = np.diff(A.indptr), A.indptr[:-1]
+    low, high = np.minimum.reduceat(A.data, starts), np.maximum.reduceat(A.data, starts)
+    if (lengths == n).all() and (low == high).all():  # multiples of a total over every cell
         return LatticeBlock(np.arange(n).reshape(1, n), "total")
-    grid = _two_margins_grid(rows, n)
-    if grid is None or not _spans_the_margins(rows, grid):
+    totals = (low == 1) & (high == 1)
+    grid = _two_margins_grid(A, totals, n)
+    if grid is None or not _spans_the_margins(A, totals, grid):
         return None
     return LatticeBlock(grid, "margins")
 
 
-def _spans_the_margins(rows, grid: np.ndarray) -> bool:
-    """Whether the invariants ``rows`` (cells, coefficients) span exactly the row and column totals of ``grid``.
+def _cells_of(A: sparse.csr_array, rows: np.ndarray) -> np.ndarray:
+    """Return the cells of ``rows`` of A, row after row (CSR slices concatenated without a Python loop)."""
+    sizes = np.diff(A.indptr)[rows]
+    ends = np.cumsum(sizes)
+    return A.indices[np.repeat(A.indptr[rows] - (ends - sizes), sizes) + np.arange(ends[-1] if len(ends) else 0)]
+
+
+def _spans_the_margins(A: sparse.csr_array, totals: np.ndarray, grid: np.ndarray) -> bool:
+    """Whether the invariants A (no empty row; ``totals`` marks its rows of ones) span exactly the margins of ``grid``.
 
     A vector w on the grid is in their span iff w[a, b] = α_a + β_b; (α, β) is then its coordinate, defined up to
     the relation ρ = (1, …, 1, −1, …, −1) (the row totals sum to the column totals). So the rows span the margins
     iff each is in the span and their coordinates with ρ have rank r + c. A row or column total is a unit
-    coordinate and the grand total is (1, …, 1, 0, …, 0), so the usual invariants cost their non-zeros; any other
-    row is checked on the grid, O(cells) each.
+    coordinate, found for every row at once; any other row (the grand total, usually alone) is checked on the
+    grid, O(cells) each.
     """
     r, c = grid.shape
     row_of, col_of = np.empty(grid.size, dtype=np.int64), np.empty(grid.size, dtype=np.int64)
     row_of[grid] = np.arange(r)[:, None]
     col_of[grid] = np.arange(c)[None, :]
-    units, others = set(), []
-    for idx, data in rows:
-        ones = (data == 1).all()
-        if ones and len(idx) == c and (row_of[idx] == row_of[idx[0]]).all():
-            units.add(int(row_of[idx[0]]))
-            continue
-        if ones and len(idx) == r and (col_of[idx] == col_of[idx[0]]).all():
-            units.add(r + int(col_of[idx[0]]))
-            continue
+    lengths, starts = np.diff(A.indptr), A.indptr[:-1]
+    rows, cols = row_of[A.indices], col_of[A.indices]
+    one_row = np.minimum.reduceat(rows, starts) == np.maximum.reduceat(rows, starts)
+    one_col = np.minimum.reduceat(cols, starts) == np.maximum.reduceat(cols, starts)
+    row_unit, col_unit = totals & (lengths == c) & one_row, totals & (lengths == r) & one_col
+    units = np.zeros(r + c, dtype=bool)
+    units[rows[starts[row_unit]]] = True
+    units[r + cols[starts[col_unit & ~row_unit]]] = True
+    others = []
+    for k in np.flatnonzero(~(row_unit | col_unit)).tolist():
         w = np.zeros(grid.size, dtype=np.int64)
-        w[idx] = data
+        w[A.indices[A.indptr[k] : A.indptr[k + 1]]] = A.data[A.indptr[k] : A.indptr[k + 1]]
         w = w[grid]
         if (w - w[:, :1] - w[:1, :] + w[0, 0]).any():  # not α_a + β_b: outside the margins' span
             return False
         others.append(np.concatenate([w[:, 0] - w[0, 0], w[0, :]]))
-    rest = np.setdiff1d(np.arange(r + c), sorted(units))  # coordinates no unit row covers
+    rest = np.flatnonzero(~units)  # coordinates no unit row covers
     relation = np.concatenate([np.ones(r), -np.ones(c)])
     extra = np.vstack([relation, *others])[:, rest].astype(float)
-    return len(units) + (np.linalg.matrix_rank(extra) if rest.size else 0) == r + c
+    return int(units.sum()) + (np.linalg.matrix_rank(extra) if rest.size else 0) == r + c
 
 
-def _two_margins_grid(rows, n: int) -> np.ndarray | None:
-    """Return the r × c grid whose row and column totals are among the invariants ``rows``, or None.
+def _two_margins_grid(A: sparse.csr_array, totals: np.ndarray, n: int) -> np.ndarray | None:
+    """Return the r × c grid whose row and column totals are among the invariants A, or None.
 
-    ``rows`` are (cells, coefficients), every coefficient 1.
-
-    Array operations over the totals' cells throughout (a 1000 × 1000 table's 2,000 totals of 1,000
-    cells each): each cell in at most two totals, the totals that share a cell coloured in two
-    families (a breadth-first order per component of their graph), each family completed by the
-    total the others imply, and each row total holding one cell of every column.
+    ``totals`` marks A's rows whose every coefficient is 1 (A has no empty row). Array operations over the totals'
+    cells throughout (a 20,000 × 100 table's 20,100 totals): distinct totals of a grid share at most one cell, so
+    two that begin with the same two cells are one total stated twice (checked cell by cell) or no grid; each cell
+    in at most two totals; the totals that share a cell coloured in two families
+    (:func:`isdp._union_find.two_colouring`), each family completed by the total the others imply, and each row
+    total holding one cell of every column.
     """
-    from scipy.sparse.csgraph import breadth_first_order, connected_components  # deferred: 0.07 s at import
-
-    parts = sorted({tuple(idx.tolist()) for idx, data in rows if (data == 1).all() and 1 < len(idx) < n})
-    if len(parts) < 2:
+    lengths = np.diff(A.indptr)
+    candidates = np.flatnonzero(totals & (lengths > 1) & (lengths < n))
+    if len(candidates) < 2:
         return None
-    sizes = np.array([len(p) for p in parts])
-    cells = np.concatenate([np.array(p, dtype=np.int64) for p in parts])
+    first, second = A.indices[A.indptr[candidates]], A.indices[A.indptr[candidates] + 1]
+    order = np.lexsort((second, first))  # the totals in the order of their cells
+    first, second, candidates = first[order], second[order], candidates[order]
+    new = np.ones(len(candidates), dtype=bool)
+    new[1:] = (first[1:] != first[:-1]) | (second[1:] != second[:-1])
+    again = np.flatnonzero(~new)
+    if again.size:  # a total stated twice, or two that share two cells (no grid)
+        same = np.maximum.accumulate(np.where(new, np.arange(len(candidates)), 0))[again]
+        twice, once = candidates[again], candidates[same]
+        if (lengths[twice] != lengths[once]).any() or (_cells_of(A, twice) != _cells_of(A, once)).any():
+            return None
+    parts = candidates[new]
+    sizes = lengths[parts]
+    cells = _cells_of(A, parts)
     owner = np.repeat(np.arange(len(parts)), sizes)
-    if np.bincount(cells, minlength=n).max() > 2:
+    held = np.bincount(cells, minlength=n)
+    if held.max() > 2:
         return None
-    # the graph of totals that share a cell, and a two-colouring of it from each component's first total
-    order = np.argsort(cells, kind="stable")
-    pair = cells[order][1:] == cells[order][:-1]
-    a, b = owner[order][:-1][pair], owner[order][1:][pair]
-    graph = sparse.coo_array((np.ones(len(a)), (a, b)), shape=(len(parts), len(parts))).tocsr()
-    graph = graph + graph.T
-    _, component = connected_components(graph, directed=False)
-    colour = np.full(len(parts), -1)
-    for root in np.unique(component, return_index=True)[1].tolist():
-        visit, parent = breadth_first_order(graph, root, directed=False)
-        colour[root] = 0
-        for k in visit[1:].tolist():  # a parent comes before its children in a breadth-first order
-            colour[k] = 1 - colour[parent[k]]
-    if (colour[a] == colour[b]).any():
+    # the totals that share a cell (its first and its last) coloured in two families, each component from its first
+    first_owner, last_owner = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    first_owner[cells[::-1]] = owner[::-1]
+    last_owner[cells] = owner
+    shared = held == 2
+    colour = two_colouring(first_owner[shared], last_owner[shared], len(parts))
+    if colour.size == 0:  # an odd cycle of totals: not two families
         return None
-    families = []
+    families = []  # per colour: (each total's first cell, size, cells), totals in the order of their first cell
     for side in (0, 1):
-        family = [np.array(parts[k], dtype=np.int64) for k in np.flatnonzero(colour == side).tolist()]
+        mine = colour == side
         covered = np.zeros(n, dtype=bool)
-        covered[cells[colour[owner] == side]] = True
+        covered[cells[mine[owner]]] = True
+        family_cells, family_sizes = [cells[mine[owner]]], [sizes[mine]]
         if not covered.all():  # the total the others imply: the cells left over
-            family.append(np.flatnonzero(~covered))
-        families.append(sorted(family, key=lambda p: int(p[0])))
+            rest = np.flatnonzero(~covered)
+            family_cells.append(rest)
+            family_sizes.append(np.array([len(rest)]))
+        family_cells, family_sizes = np.concatenate(family_cells), np.concatenate(family_sizes)
+        ends = np.cumsum(family_sizes)
+        heads = family_cells[ends - family_sizes]
+        order = np.argsort(heads, kind="stable")
+        families.append((heads[order], family_sizes[order], _reordered(family_cells, family_sizes, order)))
     # rows: the family whose first total holds cells 0 and 1 (a table written row by row)
-    rows_, cols = families if 1 in families[0][0] or 1 not in families[1][0] else families[::-1]
-    if len(rows_) < 2 or len(cols) < 2 or len(rows_) * len(cols) != n:
-        return None
-    if any(len(p) != len(cols) for p in rows_):
-        return None
+    holds_one = [bool((cells_[: sizes_[0]] == 1).any()) for _, sizes_, cells_ in families]
+    rows_, cols = families if holds_one[0] or not holds_one[1] else families[::-1]
+    r, c = len(rows_[0]), len(cols[0])
+    if r < 2 or c < 2 or r * c != n or (rows_[1] != c).any():
+        return None  # not an r × c table, or a row total without c cells
     col_of = np.empty(n, dtype=np.int64)
-    col_of[np.concatenate(cols)] = np.repeat(np.arange(len(cols)), [len(p) for p in cols])
-    row_cells = np.concatenate(rows_)
-    row_index = np.repeat(np.arange(len(rows_)), len(cols))
-    if (np.bincount(row_index * len(cols) + col_of[row_cells], minlength=n) != 1).any():
+    col_of[cols[2]] = np.repeat(np.arange(c), cols[1])
+    row_cells = rows_[2]
+    row_index = np.repeat(np.arange(r), c)
+    if (np.bincount(row_index * c + col_of[row_cells], minlength=n) != 1).any():
         return None  # a row total without one cell of every column
-    grid = np.empty((len(rows_), len(cols)), dtype=np.int64)
+    grid = np.empty((r, c), dtype=np.int64)
     grid[row_index, col_of[row_cells]] = row_cells
     return grid
+
+
+def _reordered(cells: np.ndarray, sizes: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Return the segments of ``cells`` (of ``sizes``, one after the other) in the order ``order``."""
+    starts = np.cumsum(sizes) - sizes
+    picked = sizes[order]
+    ends = np.cumsum(picked)
+    return cells[np.repeat(starts[order] - (ends - picked), picked) + np.arange(ends[-1] if len(ends) else 0)]

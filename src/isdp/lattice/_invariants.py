@@ -10,6 +10,7 @@ import numpy as np
 from scipy import sparse
 
 from .._sparse import as_sparse
+from .._union_find import cell_components
 
 #: at most this many non-zeros are searched by the loop below; more by :mod:`isdp.lattice._compiled_partition`
 _PYTHON_ENTRIES = 4096
@@ -128,21 +129,18 @@ def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
     >>> [(cells.tolist(), rows.tolist()) for cells, rows in blocks(A)]
     [([0, 1], [0]), ([2, 3], [1]), ([4], [])]
     """
-    from scipy.sparse.csgraph import connected_components  # deferred: 0.07 s at import, for this one function
-
     A = as_sparse(A)
     m, n = A.shape
     kept = np.setdiff1d(np.arange(m), implied_by_partition(A))
-    rows, cols = A[kept].nonzero()
-    rows = kept[rows]
-    graph = sparse.coo_array((np.ones(len(rows)), (cols, n + rows)), shape=(n + m, n + m))
-    _, label = connected_components(graph, directed=False)
+    cell_label = cell_components(A.indptr.astype(np.int64), A.indices.astype(np.int64), kept, n)
     row_label = np.full(m, -1)
-    row_label[kept] = label[n + kept]
+    held = kept[A.indptr[kept + 1] > A.indptr[kept]]  # a row without cells is in no block
+    row_label[held] = cell_label[A.indices[A.indptr[held]]]
     # one sort each for cells and rows, then every component's slice at once (linear in the cells, not
-    # quadratic in the blocks); a stable sort keeps each component's cells and rows ascending
-    cell_order = np.argsort(label[:n], kind="stable")
-    cell_labels = label[:n][cell_order]
+    # quadratic in the blocks); a stable sort keeps each component's cells and rows ascending, and a component's
+    # label is its first cell, so the blocks come in the order of their first cells
+    cell_order = np.argsort(cell_label, kind="stable")
+    cell_labels = cell_label[cell_order]
     starts = np.flatnonzero(np.diff(cell_labels, prepend=-1))
     row_order = np.argsort(row_label, kind="stable")
     row_labels = row_label[row_order]
@@ -150,6 +148,4 @@ def blocks(A) -> list[tuple[np.ndarray, np.ndarray]]:
     last_row = np.searchsorted(row_labels, cell_labels[starts], "right")
     ends = np.append(starts[1:], n)
     cuts = zip(starts.tolist(), ends.tolist(), first_row.tolist(), last_row.tolist(), strict=True)
-    parts = [(cell_order[a:b], row_order[lo:hi]) for a, b, lo, hi in cuts]
-    parts.sort(key=lambda part: part[0][0])  # in the order of each block's first cell
-    return parts
+    return [(cell_order[a:b], row_order[lo:hi]) for a, b, lo, hi in cuts]
