@@ -13,6 +13,9 @@ from scipy import sparse
 from . import _validate as check
 from .errors import InvariantError
 
+#: the non-zeros from which repeated rows are found by the compiled row hash (fewer: a set of the rows)
+_HASHED_FROM = 2**15
+
 
 def as_sparse(A) -> sparse.csr_array:
     """Return a constraint matrix as a canonical int64 CSR array (memory linear in its non-zeros).
@@ -96,3 +99,55 @@ def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
         lo, hi = A.indptr[i], A.indptr[i + 1]
         out.append(sum(int(c) * int(v) for c, v in zip(A.data[lo:hi], x[A.indices[lo:hi]], strict=True)))
     return out
+
+
+def first_rows(A: sparse.csr_array) -> list[int]:
+    """Return the rows of ``A`` (canonical) that equal no earlier row, in order.
+
+    What :func:`isdp.tables.constraint_matrix` keeps of its families' rows, and a part of a large table of its own.
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_array
+        Canonical (:func:`isdp._sparse.as_sparse`): equal rows have equal indices and data.
+
+    Returns
+    -------
+    list of int
+        The positions kept.
+
+    Examples
+    --------
+    >>> from isdp._sparse import as_sparse, first_rows
+    >>> first_rows(as_sparse([[1, 1, 0], [0, 1, 1], [1, 1, 0], [0, 0, 0], [0, 0, 0]]))
+    [0, 1, 3]
+    """
+    m = A.shape[0]
+
+    def row(i: int) -> tuple[bytes, bytes]:
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        return A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes()
+
+    if A.nnz < _HASHED_FROM:  # a few rows: a set of them, without loading the compiled hash
+        seen: dict[tuple[bytes, bytes], int] = {}
+        for i in range(m):
+            seen.setdefault(row(i), i)
+        return sorted(seen.values())
+    from ._first_seen import first_seen, row_hashes  # here: it loads numba, which a few rows need not
+
+    # equal rows hash alike, so a row is compared exactly only with earlier rows of its hash, and a set of
+    # invariants without repeats compares none
+    group, first = first_seen(row_hashes(A).view(np.int64))
+    later = np.flatnonzero(first[group] != np.arange(m))
+    if not later.size:
+        return list(range(m))
+    kept: dict[int, set] = {}
+    dropped = set()
+    for i in later.tolist():
+        g = int(group[i])
+        rows = kept.setdefault(g, {row(int(first[g]))})
+        if row(i) in rows:
+            dropped.add(i)
+        else:
+            rows.add(row(i))
+    return [i for i in range(m) if i not in dropped]

@@ -1,12 +1,15 @@
-"""Sets of invariants as sparse integer matrices (isdp._sparse): one canonical form, and A x exactly."""
+"""Sets of invariants as sparse integer matrices (isdp._sparse): one canonical form, A x exactly, repeated rows."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import sparse
 
-from isdp._sparse import as_sparse, row_values
+from isdp import _first_seen, _sparse
+from isdp._sparse import as_sparse, first_rows, row_values
 from isdp.errors import InvariantError
 
 
@@ -25,3 +28,35 @@ def test_a_non_integer_invariant_or_table_is_refused_never_cast():
     with pytest.raises(InvariantError, match="x must be integer-valued"):
         row_values(as_sparse([[1, 1, 1]]), np.array([1.5, 1, 1]))
     assert row_values(as_sparse([[1, 1, 1]]), np.array([1.0, 2.0, 3.0])) == [6]  # whole floats are integers
+
+
+def _first_rows_reference(dense: np.ndarray) -> list[int]:
+    seen, keep = set(), []
+    for i, r in enumerate(dense.tolist()):
+        if tuple(r) not in seen:
+            seen.add(tuple(r))
+            keep.append(i)
+    return keep
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(-2, 2), min_size=5, max_size=5), min_size=1, max_size=6),
+    st.lists(st.integers(0, 5), min_size=1, max_size=20),
+)
+def test_first_rows_keeps_each_row_once_in_order(distinct, picks):
+    """Rows picked with repeats from a few (zero rows and negative coefficients among them), by the set of rows
+    and by the compiled hash."""
+    dense = np.array([distinct[p % len(distinct)] for p in picks], dtype=np.int64)
+    assert first_rows(as_sparse(dense)) == _first_rows_reference(dense)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(_sparse, "_HASHED_FROM", 0)
+        assert first_rows(as_sparse(dense)) == _first_rows_reference(dense)
+
+
+def test_first_rows_compares_rows_whose_hashes_collide(monkeypatch):
+    """Every row hashed alike: the exact comparison alone decides which rows repeat."""
+    monkeypatch.setattr(_first_seen, "row_hashes", lambda A: np.zeros(A.shape[0], dtype=np.uint64))
+    monkeypatch.setattr(_sparse, "_HASHED_FROM", 0)
+    dense = np.array([[1, 0, 1], [0, 1, 1], [1, 0, 1], [0, 2, 0], [0, 1, 1], [0, 0, 0]])
+    assert first_rows(as_sparse(dense)) == [0, 1, 3, 5]

@@ -109,17 +109,25 @@ class ExactSampler:
         A = as_sparse(A)
         derived = np.zeros(A.shape[1], dtype=bool) if derived is None else derived
         found = blocks(A)
-        entries, bounds = _block_entries(A, found)
+        indptr, indices, data, bounds = _block_rows(A, found)
         parts = []
         built: dict[tuple, IntegerL1Sampler | LatticeBlock | None] = {}
         for k in sorted(range(len(found)), key=lambda k: -len(found[k][0])):
-            (cells, rows), (start, end) = found[k], bounds[k]
-            key = (len(rows), len(cells), entries[start:end].tobytes(), derived[cells].tobytes())
+            (cells, rows), (first, last) = found[k], bounds[k]
+            start, end = indptr[first], indptr[last]
+            local_indptr = indptr[first : last + 1] - start
+            key = (
+                len(rows),
+                len(cells),
+                local_indptr.tobytes(),
+                indices[start:end].tobytes(),
+                data[start:end].tobytes(),
+                derived[cells].tobytes(),
+            )
             if key not in built:
                 # kept sparse: a block of two margins has 2·cells non-zeros, and Klein's sampler needs no more
-                local = entries[start:end]
                 sub = sparse.csr_array(
-                    (local[:, 2], (local[:, 0], local[:, 1])), shape=(len(rows), len(cells)), dtype=np.int64
+                    (data[start:end], indices[start:end], local_indptr), shape=(len(rows), len(cells))
                 )
                 if gaussian and not derived[cells].any():
                     built[key] = lattice_block(sub)  # a total or two margins: Klein's sampler, no proposal wasted
@@ -291,32 +299,24 @@ def _refuse_dense(rows: int, cells: int) -> None:
         )
 
 
-def _block_entries(A, found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """Every block's invariants at once.
+def _block_rows(A, found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """Every block's invariants at once: A's rows gathered block after block, each block's cells numbered within it.
 
-    Rows (block's row, block's cell, coefficient) in each block's CSR order, and each block's (start, end) in them.
-    Blocks with equal entries, shape and derived cells share a sampler, so they are compared by these bytes instead of
-    slicing A once per block.
+    CSR arrays (indptr, indices, data) of the gathered rows, and each block's (first, last) row in them. A block's
+    cells are ascending, so its rows' local cells stay ascending and each block's slice is canonical; blocks with
+    equal slices, shape and derived cells share a sampler, so they are compared by these bytes instead of slicing A
+    once per block.
     """
-    A = sparse.csr_array(A, dtype=np.int64)
-    A.sum_duplicates()
-    A.eliminate_zeros()  # as blocks() sees A: an explicit zero joins nothing
-    A.sort_indices()
-    m, n = A.shape
+    A = as_sparse(A)  # canonical, as blocks() reads it: an explicit zero joins nothing
     sizes = np.array([len(cells) for cells, _ in found], dtype=np.int64)
     row_sizes = np.array([len(rows) for _, rows in found], dtype=np.int64)
     cells = np.concatenate([c for c, _ in found]) if found else np.zeros(0, np.int64)
     rows = np.concatenate([r for _, r in found]) if found else np.zeros(0, np.int64)
-    block_of_row = np.full(m, -1, dtype=np.int64)
-    block_of_row[rows] = np.repeat(np.arange(len(found)), row_sizes)
-    local_row = np.zeros(m, dtype=np.int64)
-    local_row[rows] = np.arange(len(rows)) - np.repeat(np.cumsum(row_sizes) - row_sizes, row_sizes)
-    local_cell = np.zeros(n, dtype=np.int64)
+    local_cell = np.zeros(A.shape[1], dtype=np.int64)
     local_cell[cells] = np.arange(len(cells)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    row = np.repeat(np.arange(m), np.diff(A.indptr))
-    keep = block_of_row[row] >= 0  # rows implied by others are in no block
-    block = block_of_row[row[keep]]
-    order = np.argsort(block, kind="stable")  # stable: each block's entries stay in CSR order
-    entries = np.stack([local_row[row[keep]][order], local_cell[A.indices[keep]][order], A.data[keep][order]], axis=1)
-    edges = np.searchsorted(block[order], np.arange(len(found) + 1))
-    return np.ascontiguousarray(entries), list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+    widths = np.diff(A.indptr)[rows]
+    indptr = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+    gather = np.repeat(A.indptr[rows] - indptr[:-1], widths) + np.arange(indptr[-1])
+    ends = np.cumsum(row_sizes)
+    bounds = list(zip((ends - row_sizes).tolist(), ends.tolist(), strict=True))
+    return indptr, local_cell[A.indices[gather]], A.data[gather].astype(np.int64), bounds

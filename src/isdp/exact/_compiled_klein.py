@@ -190,9 +190,11 @@ def compiled_klein_blocks(
         z = [reference(reader) for _ in range(count)]
         dim = c - 1 if kind == "total" else (r - 1) * (c - 1)
         return np.array([v for v, _ in z], dtype=np.int64).reshape(count, dim), sum(a for _, a in z)
-    # a coordinate takes about two words' bits; at least one block's worth, as a block that runs out of words starts
-    # over on a longer buffer (a 2,000,000-cell block read 1, 2 then 4 M words, drawing it nearly twice)
-    want = max(_FIRST_WORDS, min(_MAX_WORDS, 4 * r * c * count), 4 * r * c)
+    # a coordinate takes about two words' bits, more the wider σ (1.75 at σ² = 1, 2.3 at 10⁴, 4.7 at 10¹⁶); at
+    # least one block's worth with a margin, as a block that runs out of words starts over on a longer buffer (a
+    # 2,000,000-cell block read 1, 2 then 4 M words, drawing it nearly twice)
+    per_cell = 2.2 + 0.075 * max(0.0, math.log2(float(sigma2)))
+    want = max(_FIRST_WORDS, min(_MAX_WORDS, 4 * r * c * count), math.ceil(per_cell * r * c))
     done = 0
     while done < count:
         reader.ensure(want)

@@ -44,7 +44,7 @@ from scipy import sparse
 
 from .._parquet_files import DATASET_FILE, is_dataset, write_parquet
 from .._rng import text_seed
-from .._sparse import as_sparse, row_values
+from .._sparse import as_sparse, first_rows, row_values
 from .._validate import COUNT_LIMIT
 from ..errors import InfeasibleError, InputError, NotPartitionable, UsageError
 from ..exact import seeded_source, system_source
@@ -233,19 +233,17 @@ def _rows_by_family(table: Table, families: list[str]) -> tuple[sparse.csr_array
     As :func:`isdp.tables.constraint_matrix` makes them: each family's rows in order, a row equal to an earlier one
     dropped.
     """
-    parts, labels, rules, seen = [], [], [], set()
+    parts, labels, rules = [], [], []
     for family in families:
-        R, got = constraint_matrix(table, [family])  # canonical: equal rows have equal indices and data
-        keep = []
-        for i in range(R.shape[0]):
-            key = (R.indices[R.indptr[i] : R.indptr[i + 1]].tobytes(), R.data[R.indptr[i] : R.indptr[i + 1]].tobytes())
-            if key not in seen:
-                seen.add(key)
-                keep.append(i)
-        parts.append(R[keep])
-        labels += [got[i] for i in keep]
-        rules += [family] * len(keep)
-    return as_sparse(sparse.vstack(parts, format="csr")), labels, rules
+        R, got = constraint_matrix(table, [family])
+        parts.append(R)
+        labels += got
+        rules += [family] * len(got)
+    A = as_sparse(sparse.vstack(parts, format="csr"))
+    keep = first_rows(A)  # canonical: equal rows have equal indices and data
+    if len(keep) == A.shape[0]:
+        return A, labels, rules
+    return A[keep], [labels[i] for i in keep], [rules[i] for i in keep]
 
 
 @dataclass

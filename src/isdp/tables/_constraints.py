@@ -21,8 +21,8 @@ from typing import TypeVar
 import numpy as np
 from scipy import sparse
 
-from .._first_seen import first_seen, row_hashes
-from .._sparse import as_sparse, row_values
+from .._first_seen import first_seen
+from .._sparse import as_sparse, first_rows, row_values
 from ..errors import InfeasibleError, InputError, UsageError
 from ._entries import _integer
 from ._key_columns import KeyColumns
@@ -31,9 +31,6 @@ from ._tables import Table, TableSet
 #: the invariant families of ``--invariant`` besides ``by:NAME[,NAME…]``: the table's total, one
 #: total per row, per column, or both margins (a long table's first and second key columns)
 FAMILIES = ("total", "row-margins", "column-margins", "all-margins")
-
-#: the non-zeros from which repeated rows are found by the compiled row hash (fewer: a set of the rows)
-_HASHED_FROM = 2**15
 
 #: largest coefficient of a constraint (as the library's lattices: docs/reliability.md)
 COEFFICIENT_LIMIT = 2**31
@@ -395,51 +392,3 @@ def constraint_matrix(
     if len(keep) == A.shape[0]:  # no repeats: A as it is (a copy of its rows costs a second per 10⁷ non-zeros)
         return A, labels
     return A[keep], [labels[i] for i in keep]
-
-
-def first_rows(A: sparse.csr_array) -> list[int]:
-    """Return the rows of ``A`` (canonical) that equal no earlier row, in order: what :func:`constraint_matrix` keeps.
-
-    Parameters
-    ----------
-    A : scipy.sparse.csr_array
-        Canonical (:func:`isdp._sparse.as_sparse`): equal rows have equal indices and data.
-
-    Returns
-    -------
-    list of int
-        The positions kept.
-
-    Examples
-    --------
-    >>> from isdp._sparse import as_sparse
-    >>> first_rows(as_sparse([[1, 1, 0], [0, 1, 1], [1, 1, 0], [0, 0, 0], [0, 0, 0]]))
-    [0, 1, 3]
-    """
-    m = A.shape[0]
-
-    def row(i: int) -> tuple[bytes, bytes]:
-        lo, hi = A.indptr[i], A.indptr[i + 1]
-        return A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes()
-
-    if A.nnz < _HASHED_FROM:  # a few rows: a set of them, without loading the compiled hash
-        seen: dict[tuple[bytes, bytes], int] = {}
-        for i in range(m):
-            seen.setdefault(row(i), i)
-        return sorted(seen.values())
-    # equal rows hash alike, so a row is compared exactly only with earlier rows of its hash, and a set of
-    # invariants without repeats compares none
-    group, first = first_seen(row_hashes(A).view(np.int64))
-    later = np.flatnonzero(first[group] != np.arange(m))
-    if not later.size:
-        return list(range(m))
-    kept: dict[int, set] = {}
-    dropped = set()
-    for i in later.tolist():
-        g = int(group[i])
-        rows = kept.setdefault(g, {row(int(first[g]))})
-        if row(i) in rows:
-            dropped.add(i)
-        else:
-            rows.add(row(i))
-    return [i for i in range(m) if i not in dropped]

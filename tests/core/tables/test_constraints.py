@@ -8,14 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from isdp._sparse import as_sparse
 from isdp.errors import InfeasibleError, InputError, UsageError
 from isdp.lattice import blocks, implied_by_partition
-from isdp.tables import _constraints, constraint_matrix, load_table
-from isdp.tables._constraints import first_rows, read_constraint_file
+from isdp.tables import constraint_matrix, load_table
+from isdp.tables._constraints import read_constraint_file
 
 
 def _nested_table(path: Path) -> Path:
@@ -100,35 +97,3 @@ def test_a_constraint_file_gives_its_rows_and_labels(tmp_path):
     (tmp_path / "c.csv").write_text("constraint,u|a,u|b,v|a,v|b,value\nweighted,3,1,0,0,5\ndiagonal,1,0,0,1,5\n")
     rows, labels = read_constraint_file(tmp_path / "c.csv", load_table(tmp_path / "t.csv"))
     assert [r.tolist() for r in rows] == [[3, 1, 0, 0], [1, 0, 0, 1]] and labels == ["weighted", "diagonal"]
-
-
-def _first_rows_reference(dense: np.ndarray) -> list[int]:
-    seen, keep = set(), []
-    for i, r in enumerate(dense.tolist()):
-        if tuple(r) not in seen:
-            seen.add(tuple(r))
-            keep.append(i)
-    return keep
-
-
-@settings(max_examples=80, deadline=None)
-@given(
-    st.lists(st.lists(st.integers(-2, 2), min_size=5, max_size=5), min_size=1, max_size=6),
-    st.lists(st.integers(0, 5), min_size=1, max_size=20),
-)
-def test_first_rows_keeps_each_row_once_in_order(distinct, picks):
-    """Rows picked with repeats from a few (zero rows and negative coefficients among them), by the set of rows
-    and by the compiled hash."""
-    dense = np.array([distinct[p % len(distinct)] for p in picks], dtype=np.int64)
-    assert first_rows(as_sparse(dense)) == _first_rows_reference(dense)
-    with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(_constraints, "_HASHED_FROM", 0)
-        assert first_rows(as_sparse(dense)) == _first_rows_reference(dense)
-
-
-def test_first_rows_compares_rows_whose_hashes_collide(monkeypatch):
-    """Every row hashed alike: the exact comparison alone decides which rows repeat."""
-    monkeypatch.setattr(_constraints, "row_hashes", lambda A: np.zeros(A.shape[0], dtype=np.uint64))
-    monkeypatch.setattr(_constraints, "_HASHED_FROM", 0)
-    dense = np.array([[1, 0, 1], [0, 1, 1], [1, 0, 1], [0, 2, 0], [0, 1, 1], [0, 0, 0]])
-    assert first_rows(as_sparse(dense)) == [0, 1, 3, 5]
