@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._first_seen import first_seen
 from .._parquet_files import table_files
 from .._validate import size
 from ..errors import InvariantError, NotPartitionable, UsageError
@@ -269,6 +270,33 @@ def partition_key(
     return tuple(n for n in key_names if n in key), within, spanning
 
 
+def _run_codes(column) -> np.ndarray | None:
+    """Per row of a key column, a code that is equal where the keys' text is, or None where only the text compares.
+
+    A dictionary column's codes are its trimmed words' (each distinct word read once, not once per row); an integer
+    column's, its values (their text is one per value). A run of the partition key is then found by comparing
+    integers, not a text per row.
+    """
+    import pyarrow as pa  # deferred: only a Parquet table comes here
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(column.type) and not column.dictionary.null_count:
+        canon, _ = first_seen(pc.utf8_trim(key_text(column.dictionary), " ").to_pylist())
+        return canon[column.indices.to_numpy(zero_copy_only=False)]
+    if pa.types.is_integer(column.type):
+        return column.to_numpy(zero_copy_only=False)
+    return None
+
+
+def _texts(batch, rows) -> list[tuple[str, ...]]:
+    """Return the keys' text (trimmed) at ``rows`` of a batch, one tuple per row."""
+    import pyarrow as pa  # deferred: only a Parquet table comes here
+    import pyarrow.compute as pc
+
+    picked = [pc.utf8_trim(key_text(col.take(pa.array(rows, type=pa.int64()))), " ") for col in batch.columns]
+    return list(zip(*(t.to_pylist() for t in picked), strict=True))
+
+
 def partition_layout(path, families, count_column: str = "count", part_cells: int = 1 << 20) -> PartitionLayout:
     """Cut a Parquet table into parts of whole partitions, reading the partition key's columns only.
 
@@ -318,20 +346,26 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
     row, last = 0, None
     for reader in readers:
         for batch in reader.iter_batches(batch_size=_BATCH_ROWS, columns=list(key)):
-            try:
-                text = [pc.utf8_trim(key_text(col), " ") for col in batch.columns]
-            except pa.ArrowException:
-                raise NotPartitionable("a key column has no text") from None
-            if any(t.null_count for t in text):
+            if any(col.null_count for col in batch.columns):
                 raise NotPartitionable("a key is missing")
             n = batch.num_rows
             change = np.zeros(n, dtype=bool)
-            for t in text:
-                change[1:] |= np.asarray(pc.not_equal(t[1:], t[:-1]), dtype=bool)
-            first = tuple(t[0].as_py() for t in text)
+            try:
+                for col in batch.columns:
+                    code = _run_codes(col)
+                    if code is None:  # only the text compares
+                        t = pc.utf8_trim(key_text(col), " ")
+                        if t.null_count:
+                            raise NotPartitionable("a key is missing")
+                        change[1:] |= np.asarray(pc.not_equal(t[1:], t[:-1]), dtype=bool)
+                    else:  # equal codes, equal text
+                        change[1:] |= code[1:] != code[:-1]
+                first = _texts(batch, [0])[0]
+            except pa.ArrowException:
+                raise NotPartitionable("a key column has no text") from None
             change[0] = first != last
             starts = np.flatnonzero(change)
-            for kt in zip(*(pc.take(t, starts).to_pylist() for t in text), strict=True):
+            for kt in _texts(batch, starts):
                 if kt in seen:
                     raise NotPartitionable(f"the rows of the partition key {kt} are not contiguous")
                 look = tuple(re.sub(" {2,}", " ", v.lower()) for v in kt)
@@ -340,7 +374,7 @@ def partition_layout(path, families, count_column: str = "count", part_cells: in
                 seen[kt] = len(seen)
                 looks.add(look)
             run_rows += (starts + row).tolist()
-            last = tuple(t[-1].as_py() for t in text)
+            last = _texts(batch, [n - 1])[0]
             row += n
     if not run_rows:
         raise NotPartitionable("the table has no cells")

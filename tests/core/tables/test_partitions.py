@@ -4,9 +4,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from isdp.errors import NotPartitionable
-from isdp.tables import PartitionLayout, constraint_matrix, load_table
+from isdp.tables import PartitionLayout, _partitions, constraint_matrix, load_table
 from isdp.tables._partitions import partition_key
 
 NESTED = ["total", "by:state", "by:state,county", "by:state,age"]
@@ -91,3 +93,39 @@ def test_keys_seen_twice_or_alike_are_not_partitioned(tmp_path, state, reason):
     path = _write(tmp_path / "t.parquet", {"state": np.array(state), "age": np.arange(6)})
     with pytest.raises(NotPartitionable, match=reason):
         PartitionLayout.of(path, ["by:state"])
+
+
+def _layout_or_reason(path, monkeypatch, batch):
+    monkeypatch.setattr(_partitions, "_BATCH_ROWS", batch)
+    try:
+        layout = PartitionLayout.of(path, ["total", "by:state"], part_cells=3)
+    except NotPartitionable as err:
+        return str(err)
+    return layout.parts, layout.runs, layout.spanning[0][1].labels
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.sampled_from(["A", "A ", " A", "B", "B  ", "b", "C", "7", "07"]), min_size=1, max_size=14),
+    st.integers(1, 5),
+)
+def test_a_dictionary_key_is_cut_as_its_text_is(tmp_path, monkeypatch, words, batch):
+    """Runs found from a dictionary's codes (words that trim alike share a run) are the text's runs, batch by batch;
+    an integer key's, its text's."""
+    text = _write(tmp_path / "text.parquet", {"state": np.array(words), "age": np.arange(len(words))})
+    coded = tmp_path / "coded.parquet"
+    pq.write_table(
+        pa.table(
+            {"state": pa.array(words).dictionary_encode(), "age": np.arange(len(words)), "count": np.ones(len(words))}
+        ),
+        coded,
+        row_group_size=7,
+    )
+    assert pa.types.is_dictionary(pq.read_table(coded).column("state").type)
+    assert _layout_or_reason(coded, monkeypatch, batch) == _layout_or_reason(text, monkeypatch, batch)
+    numbers = [int(w) for w in words if w.strip().isdigit()] or [1]
+    integers = _write(tmp_path / "integers.parquet", {"state": np.array(numbers), "age": np.arange(len(numbers))})
+    as_text = _write(
+        tmp_path / "as_text.parquet", {"state": np.array([str(v) for v in numbers]), "age": np.arange(len(numbers))}
+    )
+    assert _layout_or_reason(integers, monkeypatch, batch) == _layout_or_reason(as_text, monkeypatch, batch)
