@@ -415,7 +415,10 @@ def release_partitioned(
         if run_parts is None:  # the cores of this machine, where starting their processes pays
             workers = req.workers if req.workers is not None else None if layout.cells >= POOL_CELLS else 1
             run_parts = LocalParts(workers, progress=req.progress)
-        results = list(run_parts(release_one, range(len(layout.parts))))  # each reports its own progress
+        done = run_parts(release_one, range(len(layout.parts)))  # each reports its own progress
+        joined = scratch / "joined.parquet"
+        # a file's rows are joined while later parts are drawn; a dataset's parts are its files
+        results = list(done) if dataset else _join_as_done(done, outputs, joined)
         statement = _statement(layout, req, unit, results)
         audit = {
             "exact_sampler": {"attempts": sum(r.attempts for r in results), "accepted": True},
@@ -440,7 +443,7 @@ def release_partitioned(
             scratch.chmod(0o777 & ~_umask())  # its owner's alone while parts were drawn; published, as the umask says
         write_files(
             [
-                (output, scratch if dataset else lambda tmp: _join_parts(outputs, tmp)),
+                (output, scratch if dataset else joined),
                 (statement_path, json_writer(statement)),
                 (audit_path, json_writer(record, private=True)),
             ],
@@ -517,16 +520,28 @@ def _umask() -> int:
     return mask
 
 
-def _join_parts(parts: list[Path], path: Path) -> None:
-    """Write the parts' rows, in order, as one Parquet file (publishable: its mode as the umask says)."""
+def _join_as_done(results: Iterable[PartResult], parts: list[Path], path: Path) -> list[PartResult]:
+    """Return the parts' results, appending each part's rows to one Parquet file as its result comes, in order.
+
+    The file is publishable: its mode as the umask says. Each part's file is removed once its rows are in.
+    """
     import pyarrow.parquet as pq  # deferred: only a Parquet release comes here
 
-    schema = pq.ParquetFile(parts[0]).schema_arrow
+    got = []
     with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb") as fh:
-        with pq.ParquetWriter(fh, schema) as writer:
-            for part in parts:
+        writer = None
+        try:
+            for part, result in zip(parts, results, strict=True):
                 reader = pq.ParquetFile(part)
+                if writer is None:
+                    writer = pq.ParquetWriter(fh, reader.schema_arrow)
                 for g in range(reader.num_row_groups):
                     writer.write_table(reader.read_row_group(g))
+                part.unlink()
+                got.append(result)
+        finally:
+            if writer is not None:
+                writer.close()
         fh.flush()
         os.fsync(fh.fileno())
+    return got

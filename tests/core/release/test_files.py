@@ -209,3 +209,13 @@ def test_a_csv_writes_noise_sd_to_six_digits_and_the_release_still_verifies(tmp_
     assert max(len(w.replace(".", "").lstrip("0")) for w in written) <= 6
     found = verify_release([out], tmp_path / "r.csv.statement.json")
     assert found.passed and any(name == "uncertainty columns" for name, _, _ in found.checks), found.lines()
+
+
+@given(
+    st.lists(st.dictionaries(st.text(), st.text() | st.integers() | st.booleans() | st.none(), max_size=4), max_size=4)
+)
+def test_a_list_s_items_are_written_as_json_dumps_writes_them(items):
+    """Flat dicts of text and integers take the quick path, any other value json.dumps: the same bytes either way."""
+    assert json_text(items).splitlines()[1:-1] == [" " + json.dumps(item) + "," for item in items[:-1]] + (
+        [" " + json.dumps(items[-1])] if items else []
+    )
