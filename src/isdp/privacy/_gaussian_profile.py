@@ -309,6 +309,7 @@ def _profile_epsilon(delta: float, sigma2: float, largest: int) -> float:
     return float(eps)
 
 
+@lru_cache(maxsize=256)  # each part of a large release asks again
 def calibrate_sigma(epsilon: float, delta: float, largest_shift: int) -> Fraction:
     """Return the smallest σ on a 10⁻⁶ grid whose profile meets (ε, δ) for shifts of squared norm ≤ ``largest_shift``.
 

@@ -10,6 +10,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from release_support import SEEDED, only
 
 from isdp.cli import main
@@ -314,3 +316,28 @@ def test_rows_are_told_apart_also_when_their_codes_must_be_renumbered():
     columns[2] = (np.array([1, 2, 3]), 2**40)
     assert _distinct_rows(columns, 3)
     assert _distinct_rows([(np.array([0, 0, 1]), 2), (np.array([0, 1, 2]), 3)], 3)  # a column of distinct values
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["A", "A ", "b", "B", "c|d", "", "7"]), min_size=1, max_size=12),
+    st.permutations(range(7)),
+)
+def test_a_dictionary_key_column_reads_as_its_text_does(words, order):
+    """Codes read from a dictionary column (its words in any order, a word held twice) give the text's labels,
+    codes and refusals."""
+    vocabulary = ["A", "A ", "b", "B", "c|d", "", "7", "A"]  # "A" held twice
+    dictionary = pa.array([vocabulary[i] for i in order] + ["A"])
+    at = {w: [i for i, v in enumerate(dictionary.to_pylist()) if v == w] for w in set(words)}
+    indices = pa.array([at[w][k % len(at[w])] for k, w in enumerate(words)], type=pa.int32())
+    coded = pa.chunked_array([pa.DictionaryArray.from_arrays(indices, dictionary)])
+    n = len(words)
+    counts = pa.chunked_array([np.arange(n)])
+    as_text = plain_columns("t", pa.table({"key": pa.array(words), "cell": np.arange(n), "count": counts}), 2)
+    as_codes = plain_columns("t", pa.table({"key": coded, "cell": np.arange(n), "count": counts}), 2)
+    if as_text is None:
+        assert as_codes is None
+        return
+    assert as_codes is not None and as_codes[0] == as_text[0]
+    assert as_codes[1].take(np.arange(n), [0]) == as_text[1].take(np.arange(n), [0])
+    assert as_codes[2].tolist() == as_text[2].tolist()
