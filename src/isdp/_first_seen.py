@@ -3,7 +3,8 @@
 A table's key columns, the groups of ``by:NAME`` invariants and of ``--by`` queries, and the patterns
 of query terms are all numbered this way. On integers the pass is a compiled open-addressing hash
 table (linear: a sort of 10⁷ values takes seconds), which grows as groups appear, so its memory is
-in the number of groups, not of values; on text a dictionary. Both give the same numbers, which
+in the number of groups, not of values; ascending integers (cell ids, sorted keys) need no table, a
+group beginning where a value changes; on text a dictionary. Both give the same numbers, which
 ``tests/core/test_first_seen.py`` checks against a plain dictionary.
 """
 
@@ -160,6 +161,11 @@ def first_seen(values) -> tuple[np.ndarray, np.ndarray]:
     """
     array = values if isinstance(values, np.ndarray) else None
     if array is not None and array.dtype.kind in "iu" and array.size >= _COMPILED_FROM:
+        if (array[1:] >= array[:-1]).all():  # ascending (cell ids, sorted keys): a group begins where a value does
+            new = np.empty(array.size, dtype=bool)
+            new[0] = True
+            np.not_equal(array[1:], array[:-1], out=new[1:])
+            return np.cumsum(new, dtype=np.int64) - 1, np.flatnonzero(new).astype(np.int64)
         wide = array.view(np.int64) if array.dtype == np.uint64 else array.astype(np.int64, copy=False)
         return _codes(np.ascontiguousarray(wide))
     seen: dict = {}

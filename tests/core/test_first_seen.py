@@ -25,12 +25,13 @@ def _reference(values) -> tuple[list[int], list[int]]:
     st.integers(0, 2**32 - 1),
 )
 def test_compiled_codes_equal_a_dictionary_pass(pool, n, seed):
-    """Values drawn from a pool (repeats, extremes, negatives), long enough for the compiled pass."""
-    values = np.random.default_rng(seed).choice(np.array(pool, dtype=np.int64), size=n)
-    codes, first = first_seen(values)
-    expected_codes, expected_first = _reference(values.tolist())
-    assert codes.dtype == np.int64 and codes.tolist() == expected_codes
-    assert first.tolist() == expected_first
+    """Values drawn from a pool (repeats, extremes, negatives), long enough for the compiled pass; and sorted."""
+    drawn = np.random.default_rng(seed).choice(np.array(pool, dtype=np.int64), size=n)
+    for values in (drawn, np.sort(drawn), np.sort(drawn.view(np.uint64))):  # ascending: no table
+        codes, first = first_seen(values)
+        expected_codes, expected_first = _reference(values.tolist())
+        assert codes.dtype == np.int64 and codes.tolist() == expected_codes
+        assert first.dtype == np.int64 and first.tolist() == expected_first
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint32, np.uint64])
