@@ -24,7 +24,8 @@ from ._exact_laws import (
 )
 from ._integer_l1_sampler import IntegerL1Sampler
 from ._integer_sources import seeded_source, system_source
-from ._lattice_gaussian import LatticeBlock, lattice_block
+from ._lattice_blocks import lattice_block
+from ._lattice_gaussian import LatticeBlock
 
 __all__ = [
     "compiled_double_geometric",

@@ -21,7 +21,8 @@ from ..errors import ArgumentError, UncertifiableError
 from ..lattice import blocks
 from ._integer_l1_sampler import IntegerL1Sampler
 from ._integer_sources import IntegerSource
-from ._lattice_gaussian import LatticeBlock, lattice_block
+from ._lattice_blocks import lattice_block
+from ._lattice_gaussian import LatticeBlock
 
 #: the largest block, counted as rows × cells, that :class:`IntegerL1Sampler` solves: it holds the block's
 #: invariants and its solve dense and finds them in O(rows² × cells), so a larger one is refused before that work
