@@ -150,12 +150,12 @@ def _two_margins_grid(A: sparse.csr_array, totals: np.ndarray, n: int) -> np.nda
         mine = colour == side
         covered = np.zeros(n, dtype=bool)
         covered[cells[mine[owner]]] = True
-        family_cells, family_sizes = [cells[mine[owner]]], [sizes[mine]]
+        held_cells, held_sizes = [cells[mine[owner]]], [sizes[mine]]
         if not covered.all():  # the total the others imply: the cells left over
             rest = np.flatnonzero(~covered)
-            family_cells.append(rest)
-            family_sizes.append(np.array([len(rest)]))
-        family_cells, family_sizes = np.concatenate(family_cells), np.concatenate(family_sizes)
+            held_cells.append(rest)
+            held_sizes.append(np.array([len(rest)]))
+        family_cells, family_sizes = np.concatenate(held_cells), np.concatenate(held_sizes)
         ends = np.cumsum(family_sizes)
         heads = family_cells[ends - family_sizes]
         order = np.argsort(heads, kind="stable")
