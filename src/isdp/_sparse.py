@@ -101,6 +101,35 @@ def row_values(A: sparse.csr_array, x: np.ndarray) -> list[int]:
     return out
 
 
+def segments(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Return the positions ``starts[k], …, starts[k] + sizes[k] − 1`` of every segment k, one after the other.
+
+    The positions of CSR rows' entries (``A.indptr[rows]`` and their widths), or of runs held back to back, gathered
+    without a Python loop.
+
+    Parameters
+    ----------
+    starts, sizes : numpy.ndarray of int
+        Each segment's first position and its length (≥ 0).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The positions, ``sizes.sum()`` of them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp._sparse import segments
+    >>> segments(np.array([5, 0, 9]), np.array([2, 3, 0])).tolist()
+    [5, 6, 0, 1, 2]
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    ends = np.cumsum(sizes)
+    total = int(ends[-1]) if ends.size else 0
+    return np.repeat(np.asarray(starts, dtype=np.int64) - (ends - sizes), sizes) + np.arange(total, dtype=np.int64)
+
+
 def first_rows(A: sparse.csr_array) -> list[int]:
     """Return the rows of ``A`` (canonical) that equal no earlier row, in order.
 

@@ -60,3 +60,12 @@ def test_first_rows_compares_rows_whose_hashes_collide(monkeypatch):
     monkeypatch.setattr(_sparse, "_HASHED_FROM", 0)
     dense = np.array([[1, 0, 1], [0, 1, 1], [1, 0, 1], [0, 2, 0], [0, 1, 1], [0, 0, 0]])
     assert first_rows(as_sparse(dense)) == [0, 1, 3, 5]
+
+
+@given(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 6)), max_size=8))
+def test_segments_are_each_range_in_turn(pairs):
+    starts = np.array([p[0] for p in pairs], dtype=np.int64)
+    sizes = np.array([p[1] for p in pairs], dtype=np.int64)
+    expected = [start + k for start, size in pairs for k in range(size)]
+    got = _sparse.segments(starts, sizes)
+    assert got.dtype == np.int64 and got.tolist() == expected

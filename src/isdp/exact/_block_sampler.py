@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import sparse
 
-from .._sparse import as_sparse
+from .._sparse import as_sparse, segments
 from ..errors import ArgumentError, UncertifiableError
 from ..lattice import blocks
 from ._integer_l1_sampler import IntegerL1Sampler
@@ -317,7 +317,7 @@ def _block_rows(A, found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarr
     local_cell[cells] = np.arange(len(cells)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     widths = np.diff(A.indptr)[rows]
     indptr = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
-    gather = np.repeat(A.indptr[rows] - indptr[:-1], widths) + np.arange(indptr[-1])
+    gather = segments(A.indptr[rows], widths)
     ends = np.cumsum(row_sizes)
     bounds = list(zip((ends - row_sizes).tolist(), ends.tolist(), strict=True))
     return indptr, local_cell[A.indices[gather]], A.data[gather].astype(np.int64), bounds

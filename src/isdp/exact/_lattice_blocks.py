@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .._sparse import as_sparse
+from .._sparse import as_sparse, segments
 from .._union_find import two_colouring
 from ._lattice_gaussian import LatticeBlock
 
@@ -61,13 +61,6 @@ def lattice_block(A) -> LatticeBlock | None:
     if grid is None or not _spans_the_margins(A, totals, grid):
         return None
     return LatticeBlock(grid, "margins")
-
-
-def _cells_of(A: sparse.csr_array, rows: np.ndarray) -> np.ndarray:
-    """Return the cells of ``rows`` of A, row after row (CSR slices concatenated without a Python loop)."""
-    sizes = np.diff(A.indptr)[rows]
-    ends = np.cumsum(sizes)
-    return A.indices[np.repeat(A.indptr[rows] - (ends - sizes), sizes) + np.arange(ends[-1] if len(ends) else 0)]
 
 
 def _spans_the_margins(A: sparse.csr_array, totals: np.ndarray, grid: np.ndarray) -> bool:
@@ -128,11 +121,13 @@ def _two_margins_grid(A: sparse.csr_array, totals: np.ndarray, n: int) -> np.nda
     if again.size:  # a total stated twice, or two that share two cells (no grid)
         same = np.maximum.accumulate(np.where(new, np.arange(len(candidates)), 0))[again]
         twice, once = candidates[again], candidates[same]
-        if (lengths[twice] != lengths[once]).any() or (_cells_of(A, twice) != _cells_of(A, once)).any():
+        if (lengths[twice] != lengths[once]).any() or (
+            A.indices[_entries(A, twice)] != A.indices[_entries(A, once)]
+        ).any():
             return None
     parts = candidates[new]
     sizes = lengths[parts]
-    cells = _cells_of(A, parts)
+    cells = A.indices[_entries(A, parts)]
     owner = np.repeat(np.arange(len(parts)), sizes)
     held = np.bincount(cells, minlength=n)
     if held.max() > 2:
@@ -159,7 +154,13 @@ def _two_margins_grid(A: sparse.csr_array, totals: np.ndarray, n: int) -> np.nda
         ends = np.cumsum(family_sizes)
         heads = family_cells[ends - family_sizes]
         order = np.argsort(heads, kind="stable")
-        families.append((heads[order], family_sizes[order], _reordered(family_cells, family_sizes, order)))
+        families.append(
+            (
+                heads[order],
+                family_sizes[order],
+                family_cells[segments((ends - family_sizes)[order], family_sizes[order])],
+            )
+        )
     # rows: the family whose first total holds cells 0 and 1 (a table written row by row)
     holds_one = [bool((cells_[: sizes_[0]] == 1).any()) for _, sizes_, cells_ in families]
     rows_, cols = families if holds_one[0] or not holds_one[1] else families[::-1]
@@ -177,9 +178,6 @@ def _two_margins_grid(A: sparse.csr_array, totals: np.ndarray, n: int) -> np.nda
     return grid
 
 
-def _reordered(cells: np.ndarray, sizes: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Return the segments of ``cells`` (of ``sizes``, one after the other) in the order ``order``."""
-    starts = np.cumsum(sizes) - sizes
-    picked = sizes[order]
-    ends = np.cumsum(picked)
-    return cells[np.repeat(starts[order] - (ends - picked), picked) + np.arange(ends[-1] if len(ends) else 0)]
+def _entries(A: sparse.csr_array, rows: np.ndarray) -> np.ndarray:
+    """Return the positions of ``rows``' entries in A's CSR arrays, row after row."""
+    return segments(A.indptr[rows], np.diff(A.indptr)[rows])
