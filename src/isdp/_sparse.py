@@ -130,6 +130,40 @@ def segments(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return np.repeat(np.asarray(starts, dtype=np.int64) - (ends - sizes), sizes) + np.arange(total, dtype=np.int64)
 
 
+def group_rows(member: np.ndarray, groups: int) -> sparse.csr_array:
+    """Return the 0/1 matrix whose row g holds the cells of group g, canonical (:func:`as_sparse`).
+
+    Each cell is in one group, so the rows are a stable sort of the cells by group: a radix sort when
+    the groups fit 16 bits, no coordinate list to convert (SciPy's COO route took 0.14 s per 2·10⁶
+    cells, this 0.01-0.03 s).
+
+    Parameters
+    ----------
+    member : numpy.ndarray of int
+        Each cell's group, in ``0 … groups − 1``.
+    groups : int
+        The number of groups (rows).
+
+    Returns
+    -------
+    scipy.sparse.csr_array
+        int64, ``groups`` × ``member.size``; a row's cells ascending.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from isdp._sparse import group_rows
+    >>> group_rows(np.array([1, 0, 1, 2]), 3).toarray().tolist()
+    [[0, 1, 0, 0], [1, 0, 1, 0], [0, 0, 0, 1]]
+    """
+    member = np.asarray(member, dtype=np.int64)
+    small = np.uint8 if groups <= 2**8 else np.uint16 if groups <= 2**16 else None  # NumPy radix-sorts these
+    cells = np.argsort(member if small is None else member.astype(small), kind="stable")
+    indptr = np.zeros(groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(member, minlength=groups), out=indptr[1:])
+    return sparse.csr_array((np.ones(member.size, dtype=np.int64), cells, indptr), shape=(groups, member.size))
+
+
 def first_rows(A: sparse.csr_array) -> list[int]:
     """Return the rows of ``A`` (canonical) that equal no earlier row, in order.
 

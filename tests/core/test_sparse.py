@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import sparse
 
 from isdp import _first_seen, _sparse
-from isdp._sparse import as_sparse, first_rows, row_values
+from isdp._sparse import as_sparse, first_rows, group_rows, row_values
 from isdp.errors import InvariantError
 
 
@@ -69,3 +69,21 @@ def test_segments_are_each_range_in_turn(pairs):
     expected = [start + k for start, size in pairs for k in range(size)]
     got = _sparse.segments(starts, sizes)
     assert got.dtype == np.int64 and got.tolist() == expected
+
+
+@given(st.sampled_from([1, 3, 256, 257, 65_537]), st.data())
+@settings(max_examples=60, deadline=None)
+def test_group_rows_is_the_coordinate_matrix_of_the_groups(groups, data):
+    # groups that fit 8 bits, 16 bits and neither: each sort must keep a row's cells ascending
+    size = data.draw(st.integers(1, 300))
+    member = np.array(data.draw(st.lists(st.integers(0, min(groups, 6) - 1), min_size=size, max_size=size)))
+    member = member * (groups // min(groups, 6))  # few groups, far apart: long runs of equal keys to sort
+    if data.draw(st.booleans()):
+        member = np.sort(member)
+    n = member.size
+    want = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(groups, n))
+    got = group_rows(member, groups)
+    assert got.shape == want.shape and got.has_canonical_format
+    for k in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(got, k), getattr(want, k))
+        assert getattr(got, k).dtype == getattr(want, k).dtype

@@ -22,7 +22,7 @@ import numpy as np
 from scipy import sparse
 
 from .._first_seen import first_seen
-from .._sparse import as_sparse, first_rows, row_values
+from .._sparse import as_sparse, first_rows, group_rows, row_values
 from ..errors import InfeasibleError, InputError, UsageError
 from ._entries import _integer
 from ._key_columns import KeyColumns
@@ -51,7 +51,7 @@ def _grouped_rows(
             codes, column_first = first_seen([k[a] for k in table.keys])
             count = len(column_first)
         member, first = first_seen(member * count + codes)  # first: each group's first cell, in the groups' order
-    A = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(len(first), n))
+    A = group_rows(member, len(first))
     if isinstance(table.keys, KeyColumns):
         return A, [what(key) for key in table.keys.take(first, axes)]
     return A, [what(tuple(table.keys[i][a] for a in axes)) for i in first.tolist()]
