@@ -32,9 +32,11 @@ from ..privacy import (
     uncertainty_record,
     unit_epsilon,
 )
-from ..tables import LongTable, Table, TableSet, constraint_matrix
+from ..tables import LongTable, Table, TableSet
 from ._exact_route import NO_EXACT_SAMPLER, exact_sampler, refuse_noise_beyond_int64
 from ._request import MAX_PAIRS, Request
+from ._row_rules import rules_of_rows
+from ._same_invariants import built_once
 from ._statement import privacy_statement, route_record
 
 #: the mechanism's name in the statement, by route: the norms of ``Request.norm`` and ``free-cells``
@@ -227,7 +229,11 @@ class Plan:
                 "--norm l1"
             )
         unit = calibrate(req, n_in_norm)
-        exact, worst = exact_sampler(A, req, unit, derived) if req.norm != "l2" else (None, 0.0)
+        exact: ExactSampler | None = None
+        worst = 0.0
+        if req.norm != "l2":  # a part's are built once per process while its invariants are the last part's
+            key = (repr(req), repr(unit), derived.tobytes())  # the exact sampler's every input besides A
+            exact, worst = built_once("exact sampler", A, key, lambda: exact_sampler(A, req, unit, derived), part)
         if exact is not None and exact.n_free == 0 and not part:
             raise InfeasibleError("infeasible invariants: they fix every cell, so no noise can be added")
         if exact is None and not req.chain_possible:
@@ -235,7 +241,7 @@ class Plan:
         if exact is not None:
             refuse_noise_beyond_int64(exact, req, unit, worst)
         attempts = math.exp(-worst) if -worst < 700 else math.inf
-        neighbours = Neighbours.of(A)
+        neighbours = built_once("neighbours", A, None, lambda: Neighbours.of(A), part)
         if len(tables_in_norm) > 1 and not neighbours.one_person:
             # one person's change may touch every table at once: single-cell moves do not settle it
             neighbours = Neighbours(one_person=None, two_persons=None)
@@ -322,7 +328,7 @@ class Plan:
             plan,
             cell_labels=tuple(names) if isinstance(names, list) else names,
             tables=tables,
-            rules=tuple(rules) if rules is not None else _rules_of_rows(table, plan.A, labels, req),
+            rules=tuple(rules) if rules is not None else rules_of_rows(table, plan.A, labels, req),
         )
 
     @property
@@ -576,24 +582,3 @@ def _check_uncertainty_columns(table: Table | TableSet) -> None:
             raise UsageError(
                 f"--uncertainty adds the columns {', '.join(UNCERTAINTY_COLUMNS)}; {t.path} has {clash[0]!r} already"
             )
-
-
-def _rules_of_rows(
-    table: Table | TableSet, A: sparse.csr_array, labels: list[str], req: Request
-) -> tuple[str | None, ...]:
-    """Per row of ``A``, the rule of ``req`` that made it (:attr:`Plan.rules`).
-
-    Each rule's own rows, built from the table's keys alone, matched by label and coefficients (the first rule that
-    makes a row names it).
-    """
-    ruled: dict[tuple[str, tuple[bytes, bytes]], str] = {}
-    sources = [((rule,), (), rule) for rule in req.rules] + [((), (tie,), f"tie {tie}") for tie in req.ties]
-    for families, ties, name in sources:
-        R, rule_labels = constraint_matrix(table, families, ties=ties)
-        for i, lab in enumerate(rule_labels):
-            ruled.setdefault((lab, _row_key(R, i)), name)
-    return tuple(ruled.get((lab, _row_key(A, i))) for i, lab in enumerate(labels))
-
-
-def _row_key(A: sparse.csr_array, i: int) -> tuple[bytes, bytes]:
-    return A.indices[A.indptr[i] : A.indptr[i + 1]].tobytes(), A.data[A.indptr[i] : A.indptr[i + 1]].tobytes()

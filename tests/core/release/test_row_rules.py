@@ -1,0 +1,23 @@
+"""Which rule of a request made each row of the invariants: by label and coefficients, the first rule to make it."""
+
+from isdp.release import Request
+from isdp.release._row_rules import rules_of_rows
+from isdp.tables import constraint_matrix, load_table
+
+
+def test_each_row_is_named_by_the_first_rule_that_makes_it_and_a_lookalike_by_none(tmp_path):
+    (tmp_path / "t.csv").write_text("county,sex,count\nA,M,10\nA,F,12\nB,M,7\nB,F,9\n")
+    (tmp_path / "c.csv").write_text("constraint,A|M,A|F,B|M,B|F\ntotal,2,1,1,1\n")  # a rule's label, other coefficients
+    table = load_table(tmp_path / "t.csv")
+    rules = ("by:county", "by:county,sex", "total")
+    A, labels = constraint_matrix(table, rules, tmp_path / "c.csv")
+    named = list(zip(labels, rules_of_rows(table, A, labels, Request(epsilon="1", rules=rules)), strict=True))
+    assert named == [
+        ("by county=A", "by:county"),
+        ("by county=B", "by:county"),
+        *((f"by county={c}, sex={s}", "by:county,sex") for c in "AB" for s in "MF"),
+        ("total", "total"),
+        ("total", None),  # the constraint file's row: labelled like the total, not the total
+    ]
+    fewer = rules_of_rows(table, A, labels, Request(epsilon="1", rules=("by:county",)))
+    assert fewer == ("by:county", "by:county", *[None] * 6)
