@@ -57,6 +57,7 @@ from ._local_parts import LocalParts
 from ._plan import Plan, calibrate
 from ._release import input_sha256, release_cells
 from ._request import Request
+from ._same_invariants import built_once
 from ._statement import ExactPieces, exact_route, invariant_entry, privacy_statement
 
 #: the cells of a part, at least (whole partitions): a few MB of working memory per part
@@ -177,9 +178,8 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
         # a spanning total is set aside in the whole table iff the search covers each of its partitions with the
         # partition's own rows, its total among them: a partition's total with one cell of its own more (covered
         # by a row of that cell alone) is wider than every row of the partition, as a spanning total is
-        r = runs.shape[0]
-        implied = implied_by_partition(_widened_totals(A, runs))
-        if np.setdiff1d(np.arange(A.shape[0], A.shape[0] + r), implied).size:
+        runs_key = (runs.indptr.tobytes(), runs.indices.tobytes())  # a part's, as its sampler (``_same_invariants``)
+        if not built_once("partition totals implied", A, runs_key, lambda: _totals_implied(A, runs)):
             raise NotPartitionable("a partition's total is not implied by its own invariants")
     rng = seeded_source(part_seed(req.seed, part)) if req.seed is not None else system_source()
     drawn = release_cells(table, A, labels, req, rng, part=True, rules=rules)
@@ -203,6 +203,12 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
         len(x),
         drawn.draws,
     )
+
+
+def _totals_implied(A: sparse.csr_array, runs: sparse.csr_array) -> bool:
+    """Whether the search sets aside every partition's total, widened by a cell of its own, among ``A``'s rows."""
+    implied = implied_by_partition(_widened_totals(A, runs))
+    return not np.setdiff1d(np.arange(A.shape[0], A.shape[0] + runs.shape[0]), implied).size
 
 
 def _widened_totals(A: sparse.csr_array, runs: sparse.csr_array) -> sparse.csr_array:

@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from isdp._sparse import as_sparse
-from isdp.release import Request, _plan, _same_invariants
+from isdp.release import Request, _partitioned_release, _plan, _same_invariants
 from isdp.release._partitioned_release import release_partitioned
 from isdp.release._same_invariants import built_once
 
@@ -71,8 +71,9 @@ def test_a_failed_build_is_raised_and_remembers_nothing_and_a_whole_table_keeps_
 def test_parts_of_one_shape_build_one_sampler_and_release_what_each_building_its_own_releases(
     tmp_path, monkeypatch, norm
 ):
-    """Blocks of 100 in parts of 2,500 cells: four equal parts and a last of 2,000 build two samplers, and the
-    seeded release is byte for byte the one whose every part builds its own."""
+    """Blocks of 100 in parts of 2,500 cells: four equal parts and a last of 2,000 build two samplers and search
+    twice for the nation's total among the parts' own, and the seeded release is byte for byte the one whose every
+    part builds its own."""
     path = tmp_path / "t.parquet"
     cells = np.arange(12_000)
     counts = np.random.default_rng(0).poisson(5, cells.size)
@@ -81,6 +82,9 @@ def test_parts_of_one_shape_build_one_sampler_and_release_what_each_building_its
     built = []
     exact_sampler = _plan.exact_sampler
     monkeypatch.setattr(_plan, "exact_sampler", lambda *args: built.append(1) or exact_sampler(*args))
+    searched = []
+    totals_implied = _partitioned_release._totals_implied
+    monkeypatch.setattr(_partitioned_release, "_totals_implied", lambda *a: searched.append(1) or totals_implied(*a))
 
     def release(name):
         files = [tmp_path / f"{name}{suffix}" for suffix in (".parquet", ".json", ".audit.json")]
@@ -88,7 +92,9 @@ def test_parts_of_one_shape_build_one_sampler_and_release_what_each_building_its
         return files[0].read_bytes(), files[1].read_bytes()
 
     once = release("once")
-    assert len(built) == 2
-    monkeypatch.setattr(_plan, "built_once", lambda kind, A, key, build, remember=True: build())
+    assert len(built) == len(searched) == 2
+    everything = lambda kind, A, key, build, remember=True: build()  # noqa: E731
+    monkeypatch.setattr(_plan, "built_once", everything)
+    monkeypatch.setattr(_partitioned_release, "built_once", everything)
     assert release("each") == once
-    assert len(built) == 2 + 5
+    assert len(built) == len(searched) == 2 + 5
