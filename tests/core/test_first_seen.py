@@ -14,8 +14,10 @@ from isdp._sparse import as_sparse
 def _reference(values) -> tuple[list[int], list[int]]:
     seen: dict = {}
     codes = [seen.setdefault(v, len(seen)) for v in values]
-    first = [codes.index(g) for g in range(len(seen))]
-    return codes, first
+    firsts: dict = {}
+    for i, g in enumerate(codes):
+        firsts.setdefault(g, i)
+    return codes, list(firsts.values())
 
 
 @settings(max_examples=60, deadline=None)
