@@ -189,7 +189,9 @@ def plain_schema(schema):
     return pa.schema([pa.field(field.name, field.type) for field in schema])
 
 
-def write_parquet(path, source, count_column: int, values: np.ndarray, extra: dict | None = None) -> None:
+def write_parquet(
+    path, source, count_column: int, values: np.ndarray, extra: dict | None = None, *, scratch: bool = False
+) -> None:
     """Write ``source`` (a pyarrow Table) with its count column replaced by ``values`` (int64) to ``path``.
 
     The file is created readable by its owner only (it derives from the confidential table) and
@@ -208,6 +210,9 @@ def write_parquet(path, source, count_column: int, values: np.ndarray, extra: di
         The released counts, one per row.
     extra : dict of str to numpy.ndarray, optional
         Columns appended after the input's (the uncertainty's), one value per row.
+    scratch : bool, default False
+        A file read back once and removed (a part of a joined output): written without the column statistics
+        (their min and max take half the writing of dictionary columns) and not synced to disk.
 
     Examples
     --------
@@ -236,6 +241,7 @@ def write_parquet(path, source, count_column: int, values: np.ndarray, extra: di
     # written from a schema made afresh: the input's metadata (of the file or a column) may describe the counts
     released = released.cast(plain_schema(released.schema))
     with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb") as fh:  # publishable: umask
-        pq.write_table(released, fh)
-        fh.flush()
-        os.fsync(fh.fileno())  # on disk before any name changes
+        pq.write_table(released, fh, write_statistics=not scratch)
+        if not scratch:
+            fh.flush()
+            os.fsync(fh.fileno())  # on disk before any name changes

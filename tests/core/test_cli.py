@@ -291,10 +291,10 @@ from isdp.cli import main
 isdp.release.PartitionedRelease.PART_CELLS = 3_000
 release_part = partitioned.release_part
 
-def part(layout, k, *args):
+def part(layout, k, *args, **kwargs):
     if k == 1:
         os.kill(os.getpid(), signal.SIGTERM)
-    return release_part(layout, k, *args)
+    return release_part(layout, k, *args, **kwargs)
 
 partitioned.release_part = part
 sys.exit(main(sys.argv[1:]))

@@ -60,3 +60,14 @@ def test_a_released_file_is_new_follows_the_umask_and_keeps_no_metadata(tmp_path
     assert stat.S_IMODE((tmp_path / "strict.parquet").stat().st_mode) == 0o600
     with pytest.raises(FileExistsError):
         write_parquet(path, source, 1, np.array([2, 5]))
+
+
+def test_a_scratch_part_is_the_same_rows_without_statistics(tmp_path):
+    source = pa.table({"cell": pa.array(["a", "b", "a"]).dictionary_encode(), "count": [3, 4, 5]})
+    for name, scratch in (("kept.parquet", False), ("scratch.parquet", True)):
+        write_parquet(tmp_path / name, source, 1, np.array([2, 5, 1]), scratch=scratch)
+    kept, scratch = (pq.ParquetFile(tmp_path / n) for n in ("kept.parquet", "scratch.parquet"))
+    assert kept.read().equals(scratch.read())
+    columns = range(kept.metadata.num_columns)
+    assert all(kept.metadata.row_group(0).column(c).is_stats_set for c in columns)  # readers skip row groups by them
+    assert not any(scratch.metadata.row_group(0).column(c).is_stats_set for c in columns)

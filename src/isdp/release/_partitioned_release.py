@@ -133,7 +133,7 @@ class PartResult:
     draws: tuple[int, int] = (0, 0)
 
 
-def release_part(layout: PartitionLayout, part: int, req: Request, output) -> PartResult:
+def release_part(layout: PartitionLayout, part: int, req: Request, output, *, scratch: bool = False) -> PartResult:
     """Release one part of the table: read its rows, release them and write them.
 
     The rows are released as every release is made (:func:`isdp.release._release.release_cells`).
@@ -154,6 +154,9 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
         The request, its ``rules`` the layout's families.
     output : str or os.PathLike
         The part's released rows (Parquet).
+    scratch : bool, default False
+        ``output`` is read back once by the join of a ``.parquet`` output and removed: written without
+        statistics or sync (:func:`isdp._parquet_files.write_parquet`).
 
     Returns
     -------
@@ -190,7 +193,10 @@ def release_part(layout: PartitionLayout, part: int, req: Request, output) -> Pa
         got = invariants.setdefault(family[rule], ([], []))
         got[0].append(label)
         got[1].append(value)
-    atomic_write(output, lambda tmp: write_parquet(tmp, source, layout.count_column, drawn.values, drawn.columns))
+    atomic_write(
+        output,
+        lambda tmp: write_parquet(tmp, source, layout.count_column, drawn.values, drawn.columns, scratch=scratch),
+    )
     assert plan.exact is not None and drawn.attempts is not None  # parts are drawn by the exact routes only
     return PartResult(
         invariants,
@@ -234,9 +240,9 @@ def _widened_totals(A: sparse.csr_array, runs: sparse.csr_array) -> sparse.csr_a
     return as_sparse(sparse.csr_array((data, indices, indptr), shape=(A.shape[0] + 2 * r, n + r)))
 
 
-def _release_into(layout: PartitionLayout, req: Request, outputs: list[Path], k: int) -> PartResult:
+def _release_into(layout: PartitionLayout, req: Request, outputs: list[Path], scratch: bool, k: int) -> PartResult:
     """Release part ``k`` into its file ``outputs[k]`` (:func:`release_part`)."""
-    return release_part(layout, k, req, outputs[k])
+    return release_part(layout, k, req, outputs[k], scratch=scratch)
 
 
 def _rows_by_family(table: Table, families: list[str]) -> tuple[sparse.csr_array, list[str], list[str]]:
@@ -423,7 +429,8 @@ def release_partitioned(
     scratch = Path(tempfile.mkdtemp(prefix=f".{output.name}.", suffix=".parts", dir=output.parent))
     try:
         outputs = [scratch / DATASET_FILE.format(k) for k in range(len(layout.parts))]
-        release_one = functools.partial(_release_into, layout, req, outputs)  # picklable: it travels to workers
+        # picklable: it travels to workers; a file's parts are scratch, read once by the join
+        release_one = functools.partial(_release_into, layout, req, outputs, not dataset)
         if run_parts is None:  # the cores of this machine, where starting their processes pays
             workers = req.workers if req.workers is not None else None if layout.cells >= POOL_CELLS else 1
             run_parts = LocalParts(workers, progress=req.progress)

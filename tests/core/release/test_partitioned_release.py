@@ -64,6 +64,8 @@ def _both(tmp_path, path, rules, part_cells, **options):
     )
     released = pq.read_table(tmp_path / "p.parquet")
     assert released.schema.field("count").type == pa.int64()
+    meta = pq.ParquetFile(tmp_path / "p.parquet").metadata  # the parts' scratch files had none; the join writes them
+    assert all(meta.row_group(g).column(0).is_stats_set for g in range(meta.num_row_groups))
     added = list(UNCERTAINTY_COLUMNS) if req.uncertainty is not None else []
     assert released.drop(["count", *added]).equals(pq.read_table(path).drop(["count"]))
     if added:  # the whole table's columns: the same noise sd and interval offsets cell by cell
@@ -164,6 +166,7 @@ def test_a_dataset_in_and_out_holds_the_parts_files_and_the_file_s_release(tmp_p
     names = sorted(p.name for p in out.iterdir())
     assert names == [f"part-{k:06d}.parquet" for k in range(done.audit["partitions"]["parts"])] and len(names) == 4
     assert {stat.S_IMODE(p.stat().st_mode) for p in out.iterdir()} == {0o644}  # publishable: as the umask says
+    assert all(pq.ParquetFile(p).metadata.row_group(0).column(0).is_stats_set for p in out.iterdir())  # not scratch
     assert stat.S_IMODE(out.stat().st_mode) == 0o755
     assert [stat.S_IMODE((tmp_path / f).stat().st_mode) for f in ("d.json", "da.json", "f.parquet")] == [
         0o644,
