@@ -66,7 +66,6 @@ lock:
 reproduce: $(STAMP)
 	$(SMK) --cores $(CORES)
 	$(MAKE) report
-	$(SMK) --cores 1 results/claim_counts.md
 	$(RECORD) "make reproduce" --run $(CURDIR)
 
 report: $(STAMP)
