@@ -236,7 +236,8 @@ def run_isdp(args: list[str], stderr, tree: bool = False) -> tuple[float, int, i
 
 def parquet_columns(shape: str, cells: int) -> dict:
     """The key columns of a Parquet table of ``cells`` cells (text keys but the blocks' integers): ``blocks`` of 100
-    cells, a ``margins`` square, or ``nested`` geography (50 states of cells / 5,000 counties × 100 ages)."""
+    cells, a ``margins`` square, ``nested`` geography (50 states of cells / 5,000 counties × 100 ages) or
+    ``nested-unequal`` (the same nation, its states of 1/2 to 3/2 times as many counties, no two alike)."""
     import numpy as np
 
     def text(prefix, codes):
@@ -255,6 +256,18 @@ def parquet_columns(shape: str, cells: int) -> dict:
     def coded(prefix, codes, size):
         return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()), pa.array(text(prefix, np.arange(size))))
 
+    if shape == "nested-unequal":  # each state its own shape, so no part reuses another's plan
+        counties = np.linspace(cells // 10_000, 3 * cells // 10_000, 50).astype(np.int64)
+        counties[-1] += cells // 100 - counties.sum()
+        np.random.default_rng(2).shuffle(counties)
+        state = np.repeat(np.arange(50, dtype=np.int32), counties * 100)
+        county = np.concatenate([np.repeat(np.arange(k, dtype=np.int32), 100) for k in counties.tolist()])
+        age = np.tile(np.arange(100, dtype=np.int32), cells // 100)
+        return {
+            "state": coded("s", state, 50),
+            "county": coded("c", county, int(counties.max())),
+            "age": coded("a", age, 100),
+        }
     state, rest = np.divmod(np.arange(cells), cells // 50)
     county, age = np.divmod(rest, 100)
     del rest

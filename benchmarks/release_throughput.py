@@ -24,6 +24,9 @@ the cells per second and the process's peak memory:
 - ``isdp-release-l1-parquet-local`` and ``isdp-release-nested-parquet-local``: the same two releases by the
   local engine's default, a worker process per core (two here) from 2²³ cells; their peak memory is the
   process tree's;
+- ``isdp-release-nested-unequal-parquet-local``: the nested geography by the local engine, its 50 states of
+  1/2 to 3/2 times N/5,000 counties, no two alike: the benchmark's states share one shape, so a worker plans one
+  and reuses it (``isdp.release._same_invariants``); here every part plans its own, as a real nation's do;
 - ``isdp-l1-one-total``: ``isdp.exact.IntegerL1Sampler.draw_blocks`` alone, N/100 blocks of 100 cells under
   one total at ε = 1/2 per unit ℓ1 distance, drawn directly: the ℓ1 release's kernel;
 - ``isdp-klein-compiled``: ``isdp.exact.LatticeBlock.draw_blocks`` alone, N/100 blocks of 100 cells
@@ -75,6 +78,7 @@ DEFAULT = {
     "isdp-release-nested-parquet": (1_000_000, 10_000_000),
     "isdp-release-nested-parquet-local": (10_000_000, 100_000_000),
     "isdp-release-nested-parquet-dask": (10_000_000, 100_000_000),
+    "isdp-release-nested-unequal-parquet-local": (100_000_000,),
     "isdp-l1-one-total": (1_000_000, 10_000_000),
     "isdp-klein-compiled": (100_000, 1_000_000, 10_000_000),
     "isdp-dg-compiled": (100_000, 1_000_000, 10_000_000),
@@ -96,6 +100,9 @@ WHAT = {
     "every core (whole command; memory: the process tree's)",
     "isdp-release-nested-parquet-local": "`isdp release`, nested geography as above, the local engine on every "
     "core (whole command; memory: the process tree's)",
+    "isdp-release-nested-unequal-parquet-local": "`isdp release`, nested geography whose states differ (1/2 to 3/2 "
+    "times the counties, no two alike: each part plans its own), the local engine on every core (whole command; "
+    "memory: the process tree's)",
     "isdp-l1-one-total": "isdp exact ℓ1 sampler, blocks of 100 under one total, drawn directly (noise alone)",
     "isdp-release-l1-parquet-dask": "`isdp release --engine dask --workers 2`, exact ℓ1 route, Parquet in and "
     "out (whole command; memory: the process tree's)",
@@ -229,6 +236,7 @@ _PARQUET.update(
         if row in ("isdp-release-l1-parquet", "isdp-release-nested-parquet")
     }
 )
+_PARQUET["isdp-release-nested-unequal-parquet-local"] = ("nested-unequal", _PARQUET["isdp-release-nested-parquet"][1])
 #: the other rows without Dask run in one process (``--workers 1``)
 _PARQUET.update(
     {
