@@ -7,7 +7,8 @@ before any count is read. A table cut into parts of one shape (states with the s
 and takes them again while the next part's ``A`` equals the last one's, entry by entry (no digest: equal
 matrices only). The samplers are frozen and never written after they are built, so a draw is the same whether its
 sampler was built for this part or an earlier one. Parts of different shapes (a nation's states, each with its own
-counties) build their own, as before; a comparison costs one pass over ``A``'s arrays.
+counties) build their own; a comparison costs one pass over ``A``'s arrays. Whether a part's plan
+was taken again (its time) depends on the table's keys, which the released table lists, never on a count.
 """
 
 from __future__ import annotations
