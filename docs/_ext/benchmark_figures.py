@@ -33,6 +33,7 @@ SPEED_ROWS = (
     ("isdp-release-nested-parquet", "isdp release, nested Gaussian, one process", "--o"),
     ("isdp-release-nested-parquet-local", "isdp release, nested Gaussian, every core", "--s"),
     ("isdp-release-nested-parquet-dask", "isdp release, nested Gaussian, Dask (2 workers)", "--^"),
+    ("isdp-release-nested-unequal-parquet-local", "isdp release, nested Gaussian, states that differ, every core", "D"),
     ("isdp-l1-one-total", "ℓ1 kernel alone", ":o"),
     ("isdp-klein-compiled", "Klein's kernel alone", ":s"),
     ("opendp-laplace", "OpenDP discrete Laplace, noise alone", "-.o"),
