@@ -70,12 +70,14 @@ def implied_rows(A: sparse.csr_array) -> np.ndarray:
         One flag per row.
     """
     width = np.diff(A.indptr).astype(np.int64)
-    indptr, indices = A.indptr.astype(np.int64), A.indices.astype(np.int64)
-    cell_ptr, cell_rows = _rows_of_cells(indptr, indices, np.argsort(width, kind="stable"), A.shape[1])
+    indptr, indices = A.indptr.astype(np.int64, copy=False), A.indices.astype(np.int64, copy=False)
+    # the rows through each cell as int32 where they fit: the fill is a scatter across the cells, bound by memory
+    cell_rows = np.empty(indices.size, dtype=np.int32 if A.shape[0] < 2**31 else np.int64)
+    cell_ptr = _rows_of_cells(indptr, indices, np.argsort(width, kind="stable"), A.shape[1], cell_rows)
     return _implied(
         indptr,
         indices,
-        A.data.astype(np.int64),
+        A.data.astype(np.int64, copy=False),
         width,
         np.argsort(-width, kind="stable"),
         cell_ptr,
@@ -85,8 +87,8 @@ def implied_rows(A: sparse.csr_array) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _rows_of_cells(indptr, indices, narrowest_first, n_cells):
-    """Return each cell's rows, narrowest first (ties in row order), as CSR-like pointers and rows.
+def _rows_of_cells(indptr, indices, narrowest_first, n_cells, cell_rows):
+    """Fill ``cell_rows`` with each cell's rows, narrowest first (ties in row order); return the cells' pointers.
 
     A counting sort of the non-zeros by cell, filled in the rows' order, so every cell's list comes out in that
     order, in time linear in the non-zeros.
@@ -97,10 +99,9 @@ def _rows_of_cells(indptr, indices, narrowest_first, n_cells):
     for j in range(n_cells):
         cell_ptr[j + 1] += cell_ptr[j]
     fill = cell_ptr[:-1].copy()
-    cell_rows = np.empty(indices.size, dtype=np.int64)
     for r in narrowest_first:
         for p in range(indptr[r], indptr[r + 1]):
             j = indices[p]
             cell_rows[fill[j]] = r
             fill[j] += 1
-    return cell_ptr, cell_rows
+    return cell_ptr
