@@ -31,6 +31,9 @@ else
     venvs=($newest $locked)
 fi
 echo "newest-stack: installs in $((SECONDS - leg_start)) s"
+# the rest at the lowest CPU and I/O priority, beside the pinned leg (.ci/run); the children inherit it
+renice -n 19 -p $$ > /dev/null
+ionice -c 3 -p $$
 echo "newest-stack: $("${venvs[0]}/bin/python" -V), resolved with no constraints:"
 "${venvs[0]}/bin/uv" pip freeze --python "${venvs[0]}/bin/python" --exclude-editable 2>/dev/null | tr 'A-Z_' 'a-z-' \
     | grep -E '^(numpy|scipy|pandas|numba|arviz-base|arviz-stats|arviz|xarray|h5netcdf|h5py|highspy|snakemake|opendp)==' \
