@@ -194,8 +194,8 @@ def write_parquet(
 ) -> None:
     """Write ``source`` (a pyarrow Table) with its count column replaced by ``values`` (int64) to ``path``.
 
-    The file is created readable by its owner only (it derives from the confidential table) and
-    is on disk when this returns.
+    The file is publishable: created with the mode the process's umask gives (the audit record is the release's
+    file kept to its owner) and, unless ``scratch``, on disk when this returns.
 
     Parameters
     ----------
