@@ -158,8 +158,11 @@ _STEPS = (
 
 def time_steps(released: Path, statement: Path, profile: int = 0) -> dict:
     """The query's Python steps in a fresh process: each one's wall seconds and the peak memory (MB) after it."""
+    from release_scale import timed_env
+
     proc = subprocess.run(
         [sys.executable, "-c", _STEPS, f"{released}/", str(statement), BY, str(profile)],
+        env=timed_env(),
         stdout=subprocess.PIPE,
         stderr=None if profile else subprocess.PIPE,
         text=True,

@@ -55,6 +55,7 @@ import contextlib
 import csv
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -196,6 +197,17 @@ _WITH_PEAK = (
 )
 
 
+def timed_env() -> dict[str, str]:
+    """The environment a timed process runs in: this one, with Python free to write its bytecode caches.
+
+    Where the machine sets ``PYTHONDONTWRITEBYTECODE`` (CI images do), a package installed without its bytecode
+    (uv installs so) is compiled from source at every start: pandas, SciPy, pyarrow's Python and isdp's own, in the
+    command and in each worker it spawns (a 10⁶-cell release took more than twice as long). A package pip installs
+    has its caches, written at install, so the timings are of that.
+    """
+    return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run_isdp(args: list[str], stderr, tree: bool = False) -> tuple[float, int, int]:
     """``isdp ARGS`` in a fresh process: its wall seconds, exit status and peak memory (KB).
 
@@ -218,7 +230,9 @@ def run_isdp(args: list[str], stderr, tree: bool = False) -> tuple[float, int, i
         import psutil  # here: only a command that starts processes of its own is measured so
 
         tick = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "isdp", *args], stdout=subprocess.DEVNULL, stderr=stderr)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "isdp", *args], stdout=subprocess.DEVNULL, stderr=stderr, env=timed_env()
+        )
         root, peak = psutil.Process(proc.pid), 0
         while proc.poll() is None:
             with contextlib.suppress(psutil.Error):  # a process that ended between the listing and the reading
@@ -228,7 +242,10 @@ def run_isdp(args: list[str], stderr, tree: bool = False) -> tuple[float, int, i
     with tempfile.NamedTemporaryFile(suffix=".peak") as peak:
         tick = time.perf_counter()
         code = subprocess.call(
-            [sys.executable, "-c", _WITH_PEAK, peak.name, *args], stdout=subprocess.DEVNULL, stderr=stderr
+            [sys.executable, "-c", _WITH_PEAK, peak.name, *args],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=timed_env(),
         )
         seconds = time.perf_counter() - tick
         return seconds, code, int(Path(peak.name).read_text() or 0)

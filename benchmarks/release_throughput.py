@@ -170,8 +170,10 @@ _TIMED = (
 
 
 def _noise_row(sampler: str, cells: int) -> dict:
+    from release_scale import timed_env
+
     proc = subprocess.Popen(
-        [sys.executable, "-c", _NOISE[sampler] + _TIMED, str(cells)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", _NOISE[sampler] + _TIMED, str(cells)], stdout=subprocess.PIPE, text=True, env=timed_env()
     )
     seconds, peak_mb = proc.communicate()[0].split()
     if proc.returncode != 0:

@@ -5,6 +5,7 @@ rows are an error."""
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 
 import pytest
@@ -128,3 +129,12 @@ def test_an_engine_missing_or_twice_is_an_error():
         rs.render_engines(rows[1:])
     with pytest.raises(ValueError, match="twice"):
         rs.render_engines([*rows, rows[0]])
+
+
+def test_a_timed_process_may_write_its_bytecode_and_keeps_the_rest_of_the_environment(monkeypatch):
+    """Where the machine forbids bytecode caches, a timed command would compile its imports at every start."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("ISDP_TIMED_ENV_PROBE", "kept")
+    env = rs.timed_env()
+    assert "PYTHONDONTWRITEBYTECODE" not in env and env["ISDP_TIMED_ENV_PROBE"] == "kept"
+    assert env == {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
