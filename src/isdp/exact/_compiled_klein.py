@@ -5,8 +5,10 @@ The exact discrete Gaussian on the lattice of a total or of two margins, for man
 The pass of :meth:`isdp.exact.LatticeBlock.draw`, run by numba on a stream of random bits read in bulk
 (:class:`~isdp.exact._compiled_draws.WordSource`): each coordinate z_k is drawn from
 D_{Z,σ_k,c_k} by :func:`isdp.exact.discrete_gaussian`'s rejection — the centre c_k = C/R and the
-nearest integer c₀ = ⌊c_k + 1/2⌋ in integers, the double geometric DG(1/t) exactly
-(:mod:`isdp.exact._compiled_draws`), and the decision U < exp(−γ) made from U's first 63 bits
+nearest integer c₀ = ⌊c_k + 1/2⌋ in integers, the double geometric DG(1/t) by inversion, its
+integer part ⌊−t ln U⌋ decided from U's first 63 bits by the Python pass's own double-precision
+rule (:func:`~isdp.exact._discrete_gaussian.geometric_in_doubles`, compiled), and the decision
+U < exp(−γ) made from U's first 63 bits
 against double-precision bounds on exp(−γ): γ's four terms are computed in a handful of
 roundings each, so |γ̃ − γ| ≤ 2⁻⁴⁹ Σ|terms|, and the kernel allows 2⁻⁴⁰ Σ|terms| (and 2⁻⁴⁸ for the
 exponential). The pass's final acceptance is decided against 1 − (a bound on 1 − the product of
@@ -24,8 +26,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._compiled_draws import WordSource, _bits, _draw
-from ._discrete_gaussian import NARROW
+from ._compiled_draws import WordSource, _bits
+from ._discrete_gaussian import NARROW, geometric_in_doubles
 
 #: kernel outcomes: every block drawn; the words ran out; a decision or an integer the kernel leaves to Python
 _DONE, _MORE_WORDS, _HAND_OVER = 0, 2, 3
@@ -35,6 +37,8 @@ _EXACT = 2.0**53  # integers below this are exact in a double
 _NARROW = 2 * float(NARROW)
 #: at most this many cells in all are drawn by the Python pass: loading the compiled kernel (about 0.4 s) costs more
 _PYTHON_CELLS = 4096
+
+_geometric = njit(cache=True, nogil=True)(geometric_in_doubles)
 
 
 @njit(cache=True, nogil=True)
@@ -66,14 +70,23 @@ def _coordinate(C, R, sigma2, a, b, words, pos):
     s2 = sigma2 * a / b
     if s2 < _NARROW:
         return np.int64(0), pos, _HAND_OVER
-    t = np.int64(math.sqrt(s2)) + 1
+    t = int(math.sqrt(s2)) + 1
     c0 = (2 * C + R) // (2 * R)  # ⌊C/R + 1/2⌋ (R > 0)
     t1 = s2 / (2.0 * t * t)
     t2 = abs(C - c0 * R) / (float(R) * t)
     while True:
-        y, pos, complete = _draw(np.int64(1), t, words, pos)
-        if not complete:
+        bits, pos = _bits(words, pos, 63)
+        if bits < 0:
             return np.int64(0), pos, _MORE_WORDS
+        g = _geometric(bits, t)
+        if g < 0:
+            return np.int64(0), pos, _HAND_OVER
+        negative, pos = _bits(words, pos, 1)
+        if negative < 0:
+            return np.int64(0), pos, _MORE_WORDS
+        if negative == 1 and g == 0:
+            continue
+        y = -g if negative == 1 else g
         if abs(y) * float(R) >= _EXACT:  # before (c0 + y)·R, which could leave int64
             return np.int64(0), pos, _HAND_OVER
         d = (c0 + y) * R - C
@@ -190,10 +203,11 @@ def compiled_klein_blocks(
         z = [reference(reader) for _ in range(count)]
         dim = c - 1 if kind == "total" else (r - 1) * (c - 1)
         return np.array([v for v, _ in z], dtype=np.int64).reshape(count, dim), sum(a for _, a in z)
-    # a coordinate takes about two words' bits, more the wider σ (1.75 at σ² = 1, 2.3 at 10⁴, 4.7 at 10¹⁶); at
-    # least one block's worth with a margin, as a block that runs out of words starts over on a longer buffer (a
-    # 2,000,000-cell block read 1, 2 then 4 M words, drawing it nearly twice)
-    per_cell = 2.2 + 0.075 * max(0.0, math.log2(float(sigma2)))
+    # a proposal takes a word and a bit, its acceptance a word, and the narrower σ_k the more proposals: a cell took
+    # 3.9 words at σ² = 1, 3.7 at 2 (30 × 30 margins), 3.1 at 9, 2.6 from 10⁴ on (measured); at least one block's
+    # worth with a margin, as a block that runs out of words starts over on a longer buffer (a 2,000,000-cell block
+    # read 1, 2 then 4 M words, drawing it nearly twice)
+    per_cell = 2.8 + 1.4 / math.sqrt(max(1.0, float(sigma2)))  # below σ² = 1 blocks are mostly handed over
     want = max(_FIRST_WORDS, min(_MAX_WORDS, 4 * r * c * count), math.ceil(per_cell * r * c))
     done = 0
     while done < count:

@@ -160,7 +160,7 @@ class LatticeBlock:
         >>> block = lattice_block(A)  # 2 x 3, both margins (the third column's total is implied)
         >>> noise, attempts = block.draw(Fraction(9), seeded_source(3))
         >>> noise.reshape(2, 3).tolist(), attempts
-        ([[0, -2, 2], [0, 2, -2]], 1)
+        ([[-1, 1, 0], [1, -1, 0]], 1)
         >>> (A @ noise).tolist()
         [0, 0, 0, 0]
         """

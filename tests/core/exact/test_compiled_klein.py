@@ -14,6 +14,7 @@ from conftest import ALPHA, ByteStream, chisquare_gof, rows_to_categories
 import isdp.exact._compiled_klein as compiled_klein
 from isdp.exact import LatticeBlock
 from isdp.exact._compiled_draws import WordSource
+from isdp.exact._discrete_gaussian import geometric_in_doubles
 
 SHAPES = [("total", (1, 5)), ("margins", (3, 4))]
 
@@ -36,6 +37,14 @@ def test_the_compiled_blocks_are_the_python_blocks_on_the_same_words(kind, shape
     slow, reference_attempts = _reference(block, sigma2, 200, ByteStream(1))
     assert np.array_equal(fast, slow) and attempts == reference_attempts
     assert not (fast.reshape(200, *shape).sum(axis=-1)).any()
+
+
+def test_the_kernel_decides_the_integer_part_as_the_python_pass_does():
+    """The compiled twin of :func:`isdp.exact._discrete_gaussian.geometric_in_doubles` on the same words and scales."""
+    rng = np.random.default_rng(8)
+    words = [*rng.integers(0, 2**63, 5_000).tolist(), 0, 1, 2**12 - 1, 2**12, 2**63 - 1]
+    for t in (1, 2, 7, 1000, 2**40):
+        assert [compiled_klein._geometric(w, t) for w in words] == [geometric_in_doubles(w, t) for w in words]
 
 
 def test_the_word_comparison_can_fail(monkeypatch):

@@ -6,10 +6,13 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from conftest import ALPHA, ByteStream, chisquare_gof_integers
 from exact_support import finishes
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import isdp.exact._discrete_gaussian as dg
@@ -54,6 +57,99 @@ def test_undecided_words_read_more_bits():
     interval = lambda prec: dg.iv.mpf(1) / 3  # noqa: E731
     assert dg.below(top, interval, Words(0)) is True  # U = top/2**63 + 0: below 1/3
     assert dg.below(top, interval, Words((1 << 63) - 1)) is False
+
+
+@pytest.mark.parametrize("t", [1, 3, 40])
+def test_the_inverse_geometric_has_its_law(t):
+    """50,000 draws of ⌊−t ln U⌋ against P(G = g) = (1 − q) q**g, q = exp(−1/t); the test can fail: the law of
+    1.1 t is refused on the same draws."""
+    rng = WordSource(ByteStream(11 + t))
+    draws = np.array([dg.inverse_geometric(t, rng) for _ in range(50_000)])
+    support = np.arange(0, 60 * t)
+    for scale, expect in ((t, True), (1.1 * t, False)):
+        q = math.exp(-1 / scale)
+        assert (chisquare_gof_integers(draws, support, (1 - q) * q**support) > ALPHA) == expect
+
+
+@pytest.mark.parametrize("t", [1, 4])
+def test_the_inverse_double_geometric_has_its_law(t):
+    """P(y) ∝ exp(−|y|/t): the sign and the redrawn (negative, 0) included; a third more mass at 0 is refused."""
+    rng = WordSource(ByteStream(21 + t))
+    draws = np.array([dg.inverse_double_geometric(t, rng) for _ in range(50_000)])
+    support = np.arange(-40 * t, 40 * t + 1)
+    pmf = np.exp(-np.abs(support) / t)
+    assert chisquare_gof_integers(draws, support, pmf / pmf.sum()) > ALPHA
+    heavier = pmf * np.where(support == 0, 4 / 3, 1)
+    assert chisquare_gof_integers(draws, support, heavier / heavier.sum()) < ALPHA
+
+
+def _integer_part(numerator: int, bits: int, t: int) -> set[int]:
+    """⌊−t ln U⌋ at both ends of U's interval [numerator, numerator + 1)/2**bits, in 400-digit arithmetic (−1 for
+    the end U = 0, where it is unbounded)."""
+    with mpmath.workdps(400):
+        ends = (mpmath.mpf(numerator) / 2**bits, mpmath.mpf(numerator + 1) / 2**bits)
+        return {int(mpmath.floor(-t * mpmath.log(u))) if 0 < u < 1 else (0 if u else -1) for u in ends}
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    t=st.one_of(st.integers(1, 50), st.integers(1, 2**45)),
+    g=st.integers(0, 200),
+    offset=st.integers(-3, 3),
+    spread=st.integers(0, 2**62),
+)
+def test_the_doubles_decide_the_integer_part_only_where_it_is_sure(t, g, offset, spread):
+    """Words next to exp(−g/t)·2**63 (where the integer part changes) and anywhere: a decided integer part is the
+    one of every U in the word's interval, checked in 400-digit arithmetic."""
+    with mpmath.workdps(60):
+        edge = int(mpmath.floor(mpmath.exp(mpmath.mpf(-g) / t) * 2**63))
+    for word in (edge + offset, spread):
+        if 0 <= word < 2**63:
+            decided = dg.geometric_in_doubles(word, t)
+            if decided >= 0:
+                assert _integer_part(word, 63, t) == {decided}
+
+
+def test_the_doubles_decide_nearly_every_word():
+    words = np.random.default_rng(3).integers(0, 2**63, 20_000).tolist()
+    assert sum(dg.geometric_in_doubles(w, 7) < 0 for w in words) == 0
+
+
+def test_the_integer_part_is_the_same_whether_doubles_or_intervals_decide_it(monkeypatch):
+    """With doubles that never decide, every integer part goes to mpmath's intervals: the same draws from the same
+    bits, ending at the same bit, because the integer part is a function of U."""
+
+    def draws():
+        reader = WordSource(ByteStream(9))
+        return [dg.inverse_double_geometric(t, reader) for t in (1, 5, 300) for _ in range(300)], reader.pos
+
+    fast = draws()
+    monkeypatch.setattr(dg, "geometric_in_doubles", lambda word, t: -1)
+    assert draws() == fast
+
+
+@pytest.mark.parametrize("first", [0, 5, 2**12 - 1])
+def test_a_small_first_word_is_decided_on_more_bits(first):
+    """U's first 63 bits 0 or a few: −t ln U is near 44 t or beyond, left to the intervals, which read on."""
+
+    class Words:
+        def __init__(self, words):
+            self.words = list(words)
+
+        def randbelow(self, m):
+            assert m == 2**63
+            return self.words.pop(0)
+
+    later = [0, 12345, 2**62 + 7]
+    drawn = dg.inverse_geometric(3, Words([first, *later]))
+    for k in range(1, 4):
+        numerator = (first << (63 * k)) | sum(w << (63 * (k - 1 - i)) for i, w in enumerate(later[:k]))
+        ends = _integer_part(numerator, 63 * (k + 1), 3)
+        if len(ends) == 1:
+            assert ends == {drawn}
+            break
+    else:
+        pytest.fail("U's interval did not decide the integer part in four words")
 
 
 @pytest.mark.parametrize("scale", [None, 3, 9])  # any t ≥ 1; a small t is slow (σ²/2t² in γ)
