@@ -444,3 +444,20 @@ def test_a_table_of_margins_only_is_refused_by_the_dry_run_as_by_the_release(tmp
         code = main(["release", str(tmp_path / "t.csv"), "--invariant", family, "--epsilon", "1", "-q", *extra])
         assert code == 3 and "the table has no cells besides its margins" in capsys.readouterr().err
     only(tmp_path, "t.csv")
+
+
+def test_only_the_process_s_own_command_line_freezes_its_objects(tmp_path, monkeypatch, capsys):
+    """The console script (no argv) freezes what is left, so the interpreter's last collections skip it; a caller's
+    ``main(argv)`` leaves its process's collector as it was."""
+    import gc
+
+    before = gc.get_freeze_count()
+    try:
+        assert main(["example", "sex_by_age", "--dir", str(tmp_path / "a")]) == 0
+        assert gc.get_freeze_count() == before
+        monkeypatch.setattr(sys, "argv", ["isdp", "example", "sex_by_age", "--dir", str(tmp_path / "b")])
+        assert main() == 0
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
+    capsys.readouterr()
