@@ -7,7 +7,7 @@ from conftest import ALPHA, Z_TOL, chisquare_gof_integers
 from mcmc_support import dg_rvs_compiled
 from scipy import stats
 
-from isdp._rng import dg_table, seed_states
+from isdp._rng import dg_table, next_u64, seed_states
 from isdp.errors import ArgumentError
 
 
@@ -103,3 +103,26 @@ def test_text_seed_is_the_sha256_of_the_keys_joined_by_slashes():
     assert text_seed(7, 0) == int.from_bytes(hashlib.sha256(b"7/0").digest()[:8], "big") == 1852762088771586474
     assert text_seed("('l1', '1/2', (3,))") == text_seed(repr(("l1", "1/2", (3,))))
     assert len({text_seed(7, k) for k in range(1000)}) == 1000 and 0 <= text_seed(7, 0) < 2**64
+
+
+@pytest.mark.parametrize("max_table_bits", [2, 11], ids=["tail-heavy", "default"])
+def test_a_draw_reads_one_word_and_its_tail_the_next(max_table_bits):
+    """The stream every seeded chain rests on: the top bits of a word pick the table entry, the next 52 keep it or
+    take its alias, the last bit is the sign, and a draw past the table reads one more word as a uniform on (0, 1]
+    for its inversion. The compiled draws equal this reading, word for word, and each starts where the last ended."""
+    eps = 0.6
+    keep, alias, shift, log_a = dg_table(eps, max_table_bits)
+    compiled = dg_rvs_compiled(eps, 20_000, seed=7, max_table_bits=max_table_bits)
+    state = seed_states(7, 1)[0]
+    read, tails = [], 0
+    for _ in range(compiled.size):
+        word = int(next_u64(state))
+        i = word >> int(shift)
+        if (word >> 1) & (2**52 - 1) >= int(keep[i]):
+            i = int(alias[i])
+        if i == keep.size - 1:
+            tails += 1
+            i += int(np.log(((int(next_u64(state)) >> 11) + 1) * 2.0**-53) / log_a)
+        read.append(-i if word & 1 else i)
+    assert tails > 1000 or max_table_bits == 11
+    np.testing.assert_array_equal(compiled, read)
