@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._arrow_arrays import from_numpy
 from .errors import InvariantError
 
 #: what names a Parquet table: the suffix of a file (a directory of such files is one table)
@@ -235,7 +236,8 @@ def write_parquet(
     import pyarrow.parquet as pq
 
     name = source.schema.names[count_column]
-    released = source.set_column(count_column, pa.field(name, pa.int64()), pa.array(values, type=pa.int64()))
+    counts = from_numpy(np.asarray(values, dtype=np.int64))
+    released = source.set_column(count_column, pa.field(name, pa.int64()), counts)
     for column, data in (extra or {}).items():
         released = released.append_column(column, pa.array(data))
     # written from a schema made afresh: the input's metadata (of the file or a column) may describe the counts

@@ -39,7 +39,6 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import log_ndtr, logsumexp
 
 from .._validate import MAX_SHIFT
 
@@ -90,6 +89,8 @@ def _log_delta_classes(epsilon: float, sigma2: float, s: int) -> np.ndarray:
 
     Summed exactly, a block of classes at a time (at most :data:`_BLOCK` terms in memory).
     """
+    from scipy.special import logsumexp  # deferred: scipy.special loads in 0.2 s, and only the Gaussian route needs it
+
     sd = math.sqrt(sigma2 * s)
     half = math.ceil((max(epsilon, 0.0) * sigma2 + _SPAN * sd + 2 * s) / s)
     n = np.arange(-half, half + 1)
@@ -125,6 +126,8 @@ def _log_delta_bound(epsilon: float, sigma2: float, s: int) -> float:
     bound exceeds the exact δ by about (max D)/∫D relatively: below 10⁻³ where it is used
     (``tests/core/privacy/test_gaussian_profile.py``).
     """
+    from scipy.special import log_ndtr  # deferred: as above
+
     tau = math.sqrt(sigma2 / s)
     a = 0.5 - epsilon * sigma2 / s
     u = a / tau

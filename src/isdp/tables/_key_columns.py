@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._arrow_arrays import from_numpy
+
 #: cells turned into tuples at a time when the whole sequence is read
 _CHUNK = 1 << 16
 
@@ -89,7 +91,7 @@ class KeyColumns(Sequence):
         """
         if not axes:
             return [()] * len(cells)
-        columns = [self.labels[a].take(np.asarray(self.codes[a])[cells]).to_pylist() for a in axes]
+        columns = [self.labels[a].take(from_numpy(np.asarray(self.codes[a])[cells])).to_pylist() for a in axes]
         return list(zip(*columns, strict=True))
 
     def column(self, a: int) -> tuple[np.ndarray, int]:

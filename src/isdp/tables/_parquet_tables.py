@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._arrow_arrays import from_numpy, to_numpy
 from .._first_seen import first_seen
 from .._parquet_files import plain_schema, table_files
 from .._validate import COUNT_LIMIT
@@ -175,7 +176,7 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
         or any(_count_like(h) for k, h in enumerate(header) if k != count_column)
     ):
         return None
-    values = counts.to_numpy()
+    values = to_numpy(counts)
     if values.size and (values.min() < 0 or values.max() > COUNT_LIMIT):
         return None
     labels, codes, seen = [], [], []
@@ -187,9 +188,9 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
                 return None
             # codes in the order of first appearance; a compiled hash table, where Arrow's dictionary_encode on
             # integers took 1.1 s for a part of 2**20 distinct ones
-            integers = column.to_numpy()
+            integers = to_numpy(column)
             found, first = first_seen(integers)
-            labels.append(pc.cast(pa.array(integers[first]), pa.string()))
+            labels.append(pc.cast(from_numpy(integers[first]), pa.string()))
             codes.append(found.astype(np.int32) if len(first) < 2**31 else found)
             seen.append((codes[-1], len(labels[-1])))
             continue
@@ -205,18 +206,18 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
         trimmed = pc.utf8_trim(words, " ")  # a printable ASCII field's str.strip()
         if (
             not pc.all(pc.utf8_is_printable(trimmed)).as_py()
-            or pc.any(pc.equal(pc.utf8_length(trimmed), 0)).as_py()
+            or pc.min(pc.utf8_length(trimmed)).as_py() == 0  # no Python scalar: its conversion loads pandas
             or pc.any(pc.match_substring(trimmed, "|")).as_py()
             or pc.any(pc.match_substring_regex(trimmed, _MARGIN_RE.pattern, ignore_case=True)).as_py()
         ):
             return None
         encoded = pc.dictionary_encode(trimmed)  # "A" and "A " are one label: still in first-appearance order
         labels.append(encoded.dictionary)
-        codes.append(np.asarray(encoded.indices)[np.asarray(raw.indices)])  # int32, as Arrow holds them
+        codes.append(to_numpy(encoded.indices)[to_numpy(raw.indices)])  # int32, as Arrow holds them
         if pc.any(pc.match_substring_regex(encoded.dictionary, "[A-Z]|  ")).as_py():  # compared in lower case
             lowered = pc.replace_substring_regex(pc.utf8_lower(encoded.dictionary), " {2,}", " ")
             looks = pc.dictionary_encode(lowered)
-            seen.append((np.asarray(looks.indices)[codes[-1]], len(looks.dictionary)))
+            seen.append((to_numpy(looks.indices)[codes[-1]], len(looks.dictionary)))
         else:
             seen.append((codes[-1], len(labels[-1])))
     pa.default_memory_pool().release_unused()  # the checks' columns, else held by Arrow's allocator
@@ -252,10 +253,10 @@ def _first_appearance(column):
     if not pa.types.is_dictionary(column.type) or column.null_count or not column.num_chunks:
         return None
     chunks = column.unify_dictionaries().chunks
-    indices = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in chunks])
+    indices = np.concatenate([to_numpy(chunk.indices) for chunk in chunks])
     codes, first = first_seen(indices)
-    words = key_text(chunks[0].dictionary).take(pa.array(indices[first]))
-    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), words)
+    words = key_text(chunks[0].dictionary).take(from_numpy(indices[first]))
+    return pa.DictionaryArray.from_arrays(from_numpy(codes.astype(np.int32)), words)
 
 
 def _check_types(path, table, count_column: int) -> None:

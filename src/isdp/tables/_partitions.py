@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._arrow_arrays import from_numpy, to_numpy
 from .._first_seen import first_seen
 from .._parquet_files import table_files
 from .._validate import size
@@ -282,18 +283,18 @@ def _run_codes(column) -> np.ndarray | None:
 
     if pa.types.is_dictionary(column.type) and not column.dictionary.null_count:
         canon, _ = first_seen(pc.utf8_trim(key_text(column.dictionary), " ").to_pylist())
-        return canon[column.indices.to_numpy(zero_copy_only=False)]
+        return canon[to_numpy(column.indices)]
     if pa.types.is_integer(column.type):
-        return column.to_numpy(zero_copy_only=False)
+        return to_numpy(column)
     return None
 
 
 def _texts(batch, rows) -> list[tuple[str, ...]]:
     """Return the keys' text (trimmed) at ``rows`` of a batch, one tuple per row."""
-    import pyarrow as pa  # deferred: only a Parquet table comes here
-    import pyarrow.compute as pc
+    import pyarrow.compute as pc  # deferred: only a Parquet table comes here
 
-    picked = [pc.utf8_trim(key_text(col.take(pa.array(rows, type=pa.int64()))), " ") for col in batch.columns]
+    at = from_numpy(np.asarray(rows, dtype=np.int64))
+    picked = [pc.utf8_trim(key_text(col.take(at)), " ") for col in batch.columns]
     return list(zip(*(t.to_pylist() for t in picked), strict=True))
 
 

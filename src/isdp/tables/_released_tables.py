@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._arrow_arrays import from_numpy, to_numpy
 from .._parquet_files import is_parquet
 from .._validate import COUNT_LIMIT
 from ..errors import InputError, InvariantError
@@ -135,10 +136,10 @@ def _parquet_release(path, count_column: str, extra: list[str]) -> tuple[Table, 
     column = source.column(c)
     if not pa.types.is_integer(column.type) or column.null_count:
         raise InputError(f"{path}: the released column {header[c]!r} must hold integers, without a missing value")
-    values = column.to_numpy().astype(np.int64)
+    values = to_numpy(column).astype(np.int64)
     if values.size and np.abs(values).max() > COUNT_LIMIT:
         raise InputError(f"{path}: a released value is beyond ±2**53")
-    zeros = source.set_column(c, header[c], pa.array(np.zeros(len(values), dtype=np.int64)))  # labels read alone
+    zeros = source.set_column(c, header[c], from_numpy(np.zeros(len(values), dtype=np.int64)))  # labels read alone
     names = tuple(h for k, h in enumerate(header) if k != c)
     plain = plain_columns(path, zeros, c)
     keys: KeyColumns | list = plain[1] if plain is not None else _long_keys(path, *parquet_lines(path, zeros, c), c)
