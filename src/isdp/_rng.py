@@ -192,7 +192,13 @@ def uniform_pos(s):
     >>> round(uniform_pos(state), 3)
     0.916
     """
-    return float((next_u64(s) >> uint64(11)) + uint64(1)) * _TWO_POW_M53
+    return _unit(next_u64(s))
+
+
+@njit(inline="always")
+def _unit(word):
+    """Return the uniform on (0, 1] of a word's top 53 bits (as ``uniform_pos`` reads its word)."""
+    return float((word >> uint64(11)) + uint64(1)) * _TWO_POW_M53
 
 
 #: An alias table has 2**b entries, b <= 11: the top b bits of a word pick the entry, bits 1..52
@@ -295,7 +301,7 @@ def dg_draw(s, dg):
     """
     keep, alias, shift, log_a = dg
     # The state is read once and written once, its words in locals: passing ``s`` to next_u64 inside the tail's
-    # branch would keep numba's reference counting of the array in every draw (about 3x the draw's time).
+    # branch would keep numba's reference counting of the array in every draw (about twice the draw's own time).
     bits, s0, s1, s2, s3 = _step(s[0], s[1], s[2], s[3])
     i = np.int64(bits >> shift)
     # Selects and the sign flip are branch-free: these coin flips would defeat branch prediction.
@@ -303,7 +309,7 @@ def dg_draw(s, dg):
     i = other if (bits >> uint64(1)) & _KEEP_MASK >= keep[i] else i
     if i == keep.shape[0] - 1:  # the tail, by inversion from the next word (as uniform_pos reads it)
         word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-        i += np.int64(np.log(float((word >> uint64(11)) + uint64(1)) * _TWO_POW_M53) / log_a)
+        i += np.int64(np.log(_unit(word)) / log_a)
     s[0], s[1], s[2], s[3] = s0, s1, s2, s3
     negative = np.int64(bits & uint64(1))
     return (i ^ -negative) + negative
