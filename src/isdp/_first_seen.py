@@ -4,7 +4,9 @@ A table's key columns, the groups of ``by:NAME`` invariants and of ``--by`` quer
 of query terms are all numbered this way. On integers the pass is a compiled open-addressing hash
 table (linear: a sort of 10⁷ values takes seconds), which grows as groups appear, so its memory is
 in the number of groups, not of values; ascending integers (cell ids, sorted keys) need no table, a
-group beginning where a value changes; on text a dictionary. Both give the same numbers, which
+group beginning where a value changes; integers within a short range (codes, a dictionary's indices)
+index a table of that range directly, without hashing; on text a dictionary. The cells of each
+group, in order, are listed by a counting sort (:func:`cells_by_group`). Both give the same numbers, which
 ``tests/core/test_first_seen.py`` checks against a plain dictionary.
 """
 
@@ -15,6 +17,10 @@ from numba import njit
 
 #: below this many values a dictionary's pass is faster than loading the compiled one
 _COMPILED_FROM = 2**15
+
+#: integers spanning at most this many times as many values as they number (or 2**16) take a direct table: a slot
+#: per value of their range, so its memory is at most a few times the values'
+_DIRECT_SPAN = 2
 
 
 @njit(cache=True, nogil=True)
@@ -110,6 +116,69 @@ def _codes(values):
     return codes, first[:groups].copy()
 
 
+@njit(cache=True, nogil=True)
+def _direct_codes(values, low, span):
+    """Return :func:`_codes` of integers within ``low … low + span − 1``: a slot per value of the range, no hash."""
+    n = values.size
+    slots = np.full(span, -1, dtype=np.int64)  # a group's number, or −1 for a value not seen yet
+    first = np.empty(min(span, n), dtype=np.int64)
+    codes = np.empty(n, dtype=np.int64)
+    groups = 0
+    for i in range(n):
+        k = values[i] - low
+        g = slots[k]
+        if g < 0:
+            g = groups
+            slots[k] = g
+            first[g] = i
+            groups += 1
+        codes[i] = g
+    return codes, first[:groups].copy()
+
+
+@njit(cache=True, nogil=True)
+def _scatter(member, starts):
+    """Return the positions ``0 … n − 1`` ordered by group, stably: group g's from ``starts[g]`` on."""
+    at = starts.copy()
+    cells = np.empty(member.size, dtype=np.int64)
+    for i in range(member.size):
+        g = member[i]
+        cells[at[g]] = i
+        at[g] += 1
+    return cells
+
+
+def cells_by_group(member: np.ndarray, groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return the positions of each group's values in order, groups in order, and where each group's begin.
+
+    A counting sort (one pass to count, one to place): what a stable argsort of ``member`` gives, without sorting.
+
+    Parameters
+    ----------
+    member : numpy.ndarray of int64
+        Each position's group, in ``0 … groups − 1``.
+    groups : int
+        The number of groups.
+
+    Returns
+    -------
+    cells : numpy.ndarray of int64
+        The positions, group 0's first, each group's ascending.
+    indptr : numpy.ndarray of int64
+        ``groups + 1`` offsets: group g's positions are ``cells[indptr[g]:indptr[g + 1]]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cells, indptr = cells_by_group(np.array([1, 0, 1, 2]), 3)
+    >>> cells.tolist(), indptr.tolist()
+    ([1, 0, 2, 3], [0, 1, 3, 4])
+    """
+    indptr = np.zeros(groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(member, minlength=groups), out=indptr[1:])
+    return _scatter(member, indptr[:-1]), indptr
+
+
 def mix64(x: np.ndarray) -> np.ndarray:
     """Return SplitMix64's finaliser of each value, elementwise (wrapping uint64 arithmetic): a hash's mixing step.
 
@@ -161,12 +230,15 @@ def first_seen(values) -> tuple[np.ndarray, np.ndarray]:
     """
     array = values if isinstance(values, np.ndarray) else None
     if array is not None and array.dtype.kind in "iu" and array.size >= _COMPILED_FROM:
+        wide = array.view(np.int64) if array.dtype == np.uint64 else array.astype(np.int64, copy=False)
+        low, high = int(wide.min()), int(wide.max())
+        if high - low < max(_DIRECT_SPAN * wide.size, 2**16):  # Python integers: the span cannot wrap
+            return _direct_codes(np.ascontiguousarray(wide), low, high - low + 1)
         if (array[1:] >= array[:-1]).all():  # ascending (cell ids, sorted keys): a group begins where a value does
             new = np.empty(array.size, dtype=bool)
             new[0] = True
             np.not_equal(array[1:], array[:-1], out=new[1:])
             return np.cumsum(new, dtype=np.int64) - 1, np.flatnonzero(new).astype(np.int64)
-        wide = array.view(np.int64) if array.dtype == np.uint64 else array.astype(np.int64, copy=False)
         return _codes(np.ascontiguousarray(wide))
     seen: dict = {}
     items = values.tolist() if array is not None else values

@@ -13,8 +13,9 @@ from scipy import sparse
 from . import _validate as check
 from .errors import InvariantError
 
-#: the non-zeros from which repeated rows are found by the compiled row hash (fewer: a set of the rows)
-_HASHED_FROM = 2**15
+#: the entries (non-zeros, cells) from which the compiled passes run: the row hash, the counting sort (fewer: NumPy
+#: and a set of the rows, without loading numba)
+_COMPILED_FROM = 2**15
 
 
 def as_sparse(A) -> sparse.csr_array:
@@ -133,9 +134,9 @@ def segments(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 def group_rows(member: np.ndarray, groups: int) -> sparse.csr_array:
     """Return the 0/1 matrix whose row g holds the cells of group g, canonical (:func:`as_sparse`).
 
-    Each cell is in one group, so the rows are a stable sort of the cells by group: a radix sort when
-    the groups fit 16 bits, no coordinate list to convert (SciPy's COO route took 0.14 s per 2·10⁶
-    cells, this 0.01-0.03 s).
+    Each cell is in one group, so the rows are a stable sort of the cells by group: a counting sort
+    (:func:`isdp._first_seen.cells_by_group`), no coordinate list to convert (SciPy's COO route took 0.14 s
+    per 2·10⁶ cells).
 
     Parameters
     ----------
@@ -157,10 +158,14 @@ def group_rows(member: np.ndarray, groups: int) -> sparse.csr_array:
     [[0, 1, 0, 0], [1, 0, 1, 0], [0, 0, 0, 1]]
     """
     member = np.asarray(member, dtype=np.int64)
-    small = np.uint8 if groups <= 2**8 else np.uint16 if groups <= 2**16 else None  # NumPy radix-sorts these
-    cells = np.argsort(member if small is None else member.astype(small), kind="stable")
-    indptr = np.zeros(groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(member, minlength=groups), out=indptr[1:])
+    if member.size >= _COMPILED_FROM:
+        from ._first_seen import cells_by_group  # here: it loads numba, which a few cells need not
+
+        cells, indptr = cells_by_group(member, groups)
+    else:
+        cells = np.argsort(member, kind="stable")
+        indptr = np.zeros(groups + 1, dtype=np.int64)
+        np.cumsum(np.bincount(member, minlength=groups), out=indptr[1:])
     return sparse.csr_array((np.ones(member.size, dtype=np.int64), cells, indptr), shape=(groups, member.size))
 
 
@@ -191,13 +196,28 @@ def first_rows(A: sparse.csr_array) -> list[int]:
         lo, hi = A.indptr[i], A.indptr[i + 1]
         return A.indices[lo:hi].tobytes(), A.data[lo:hi].tobytes()
 
-    if A.nnz < _HASHED_FROM:  # a few rows: a set of them, without loading the compiled hash
+    if A.nnz < _COMPILED_FROM:  # a few rows: a set of them, without loading the compiled hash
         seen: dict[tuple[bytes, bytes], int] = {}
         for i in range(m):
             seen.setdefault(row(i), i)
         return sorted(seen.values())
     from ._first_seen import first_seen, row_hashes  # here: it loads numba, which a few rows need not
 
+    # equal rows have equal lengths and first cells (a canonical row's cells ascend): only rows that share both with
+    # another are hashed (a part's families share none, each row of a family its own cells)
+    lengths, width = np.diff(A.indptr), A.shape[1] + 1
+    if A.nnz and width**2 < 2**62:
+        firsts = A.indices[np.minimum(A.indptr[:-1], A.nnz - 1)].astype(np.int64) + 1
+        starts = np.where(lengths > 0, firsts, 0)  # 0 for an empty row
+        shape, _ = first_seen(starts * width + lengths)
+        shared = np.flatnonzero(np.bincount(shape)[shape] > 1)
+        if not shared.size:
+            return list(range(m))
+        if shared.size < m:
+            keep = np.ones(m, dtype=bool)
+            keep[shared] = False
+            keep[shared[first_rows(A[shared])]] = True
+            return np.flatnonzero(keep).tolist()
     # equal rows hash alike, so a row is compared exactly only with earlier rows of its hash, and a set of
     # invariants without repeats compares none
     group, first = first_seen(row_hashes(A).view(np.int64))

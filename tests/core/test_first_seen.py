@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from isdp import _first_seen
 from isdp._first_seen import _COMPILED_FROM, first_seen, row_hashes
 from isdp._sparse import as_sparse
 
@@ -34,6 +35,26 @@ def test_compiled_codes_equal_a_dictionary_pass(pool, n, seed):
         expected_codes, expected_first = _reference(values.tolist())
         assert codes.dtype == np.int64 and codes.tolist() == expected_codes
         assert first.dtype == np.int64 and first.tolist() == expected_first
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(-(2**63), 2**63 - 1),
+    st.integers(1, 2**17),
+    st.integers(_COMPILED_FROM, 3 * _COMPILED_FROM),
+    st.integers(0, 2**32 - 1),
+)
+def test_a_short_range_indexes_its_table_directly_and_equals_a_dictionary_pass(edge, span, n, seed):
+    """Values within a range of ``span`` (the direct table's, or past it) anywhere in int64, its ends included."""
+    low = min(edge, 2**63 - span)
+    values = np.random.default_rng(seed).integers(low, low + span, size=n, dtype=np.int64, endpoint=False)
+    values[:2] = low, low + span - 1
+    with pytest.MonkeyPatch.context() as patched:
+        if span <= max(2 * n, 2**16):  # the direct table's: the hash table is not asked
+            patched.setattr(_first_seen, "_codes", None)
+        codes, first = first_seen(values)
+    expected_codes, expected_first = _reference(values.tolist())
+    assert codes.tolist() == expected_codes and first.tolist() == expected_first
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint32, np.uint64])

@@ -50,14 +50,14 @@ def test_first_rows_keeps_each_row_once_in_order(distinct, picks):
     dense = np.array([distinct[p % len(distinct)] for p in picks], dtype=np.int64)
     assert first_rows(as_sparse(dense)) == _first_rows_reference(dense)
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(_sparse, "_HASHED_FROM", 0)
+        patched.setattr(_sparse, "_COMPILED_FROM", 0)
         assert first_rows(as_sparse(dense)) == _first_rows_reference(dense)
 
 
 def test_first_rows_compares_rows_whose_hashes_collide(monkeypatch):
     """Every row hashed alike: the exact comparison alone decides which rows repeat."""
     monkeypatch.setattr(_first_seen, "row_hashes", lambda A: np.zeros(A.shape[0], dtype=np.uint64))
-    monkeypatch.setattr(_sparse, "_HASHED_FROM", 0)
+    monkeypatch.setattr(_sparse, "_COMPILED_FROM", 0)
     dense = np.array([[1, 0, 1], [0, 1, 1], [1, 0, 1], [0, 2, 0], [0, 1, 1], [0, 0, 0]])
     assert first_rows(as_sparse(dense)) == [0, 1, 3, 5]
 
@@ -74,7 +74,8 @@ def test_segments_are_each_range_in_turn(pairs):
 @given(st.sampled_from([1, 3, 256, 257, 65_537]), st.data())
 @settings(max_examples=60, deadline=None)
 def test_group_rows_is_the_coordinate_matrix_of_the_groups(groups, data):
-    # groups that fit 8 bits, 16 bits and neither: each sort must keep a row's cells ascending
+    # groups that fit 8 bits, 16 bits and neither, NumPy's sort and the compiled counting sort: each must keep a
+    # row's cells ascending
     size = data.draw(st.integers(1, 300))
     member = np.array(data.draw(st.lists(st.integers(0, min(groups, 6) - 1), min_size=size, max_size=size)))
     member = member * (groups // min(groups, 6))  # few groups, far apart: long runs of equal keys to sort
@@ -82,7 +83,9 @@ def test_group_rows_is_the_coordinate_matrix_of_the_groups(groups, data):
         member = np.sort(member)
     n = member.size
     want = sparse.csr_array((np.ones(n, dtype=np.int64), (member, np.arange(n))), shape=(groups, n))
-    got = group_rows(member, groups)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(_sparse, "_COMPILED_FROM", data.draw(st.sampled_from([0, _sparse._COMPILED_FROM])))
+        got = group_rows(member, groups)
     assert got.shape == want.shape and got.has_canonical_format
     for k in ("indptr", "indices", "data"):
         assert np.array_equal(getattr(got, k), getattr(want, k))

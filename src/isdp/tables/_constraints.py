@@ -44,13 +44,14 @@ def _grouped_rows(
     """One row per distinct value of the key fields ``axes`` (first-seen order): the sum of its cells."""
     n = len(table.keys)
     member, first = np.zeros(n, dtype=np.int64), np.zeros(min(n, 1), dtype=np.int64)
-    for a in axes:  # the combination's code in first-seen order, one key column at a time
+    for depth, a in enumerate(axes):  # the combination's code in first-seen order, one key column at a time
         if isinstance(table.keys, KeyColumns):  # coded already, in first-seen order
             codes, count = table.keys.column(a)
         else:
             codes, column_first = first_seen([k[a] for k in table.keys])
             count = len(column_first)
-        member, first = first_seen(member * count + codes)  # first: each group's first cell, in the groups' order
+        # first: each group's first cell, in the groups' order
+        member, first = first_seen(member * count + codes if depth else codes)
     A = group_rows(member, len(first))
     if isinstance(table.keys, KeyColumns):
         return A, [what(key) for key in table.keys.take(first, axes)]

@@ -237,6 +237,8 @@ def _distinct_rows(columns: list[tuple[np.ndarray, int]], n: int) -> bool:
             bound = int(combined.max()) + 1
         combined = combined * size + codes
         bound *= size
+    if (combined[1:] > combined[:-1]).all():  # strictly ascending (rows in key order, codes in first-seen order)
+        return True
     combined.sort()
     return not np.any(combined[1:] == combined[:-1])
 

@@ -318,6 +318,20 @@ def test_rows_are_told_apart_also_when_their_codes_must_be_renumbered():
     assert _distinct_rows([(np.array([0, 0, 1]), 2), (np.array([0, 1, 2]), 3)], 3)  # a column of distinct values
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=12), st.booleans())
+def test_rows_are_distinct_exactly_when_no_two_have_the_same_codes(rows, in_order):
+    """Against a set of the rows: in key order (the strictly ascending shortcut) and as drawn."""
+    from isdp.tables._parquet_tables import _distinct_rows
+
+    rows = sorted(rows) if in_order else rows
+    columns = []
+    for a in (0, 1):  # a column's codes and their number, as a table's key column holds them
+        seen: dict[int, int] = {}
+        columns.append((np.array([seen.setdefault(r[a], len(seen)) for r in rows]), len(seen)))
+    assert _distinct_rows(columns, len(rows)) == (len(set(rows)) == len(rows))
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(st.sampled_from(["A", "A ", "b", "B", "c|d", "", "7"]), min_size=1, max_size=12),
