@@ -7,7 +7,8 @@ before any count is read. A table cut into parts of one shape (states with the s
 and takes them again while the next part's ``A`` equals the last one's, entry by entry (no digest: equal
 matrices only). The samplers are frozen and never written after they are built, so a draw is the same whether its
 sampler was built for this part or an earlier one. Parts of different shapes (a nation's states, each with its own
-counties) build their own; a comparison costs one pass over ``A``'s arrays. Whether a part's plan
+counties) build their own; a comparison costs one pass over ``A``'s arrays, made once per part (the pieces of
+every kind were built for one matrix, and the last pair found equal is remembered). Whether a part's plan
 was taken again (its time) depends on the table's keys, which the released table lists, never on a count.
 """
 
@@ -25,16 +26,25 @@ _T = TypeVar("_T")
 _lock = threading.Lock()
 #: per kind of piece, the last one built: the matrix, the other inputs' key and the piece
 _last: dict[str, tuple[sparse.csr_array, Hashable, object]] = {}
+#: the last two matrices found equal: a part's pieces of every kind were built for one matrix, compared once
+_equal: list[tuple[sparse.csr_array, sparse.csr_array]] = []
 
 
 def _same(A: sparse.csr_array, B: sparse.csr_array) -> bool:
     """Whether two canonical CSR matrices are equal: shape, pointers, cells and coefficients."""
-    return A is B or (
+    with _lock:
+        if A is B or any(A is a and B is b for a, b in _equal):
+            return True
+    equal = (
         A.shape == B.shape
         and np.array_equal(A.indptr, B.indptr)
         and np.array_equal(A.indices, B.indices)
         and np.array_equal(A.data, B.data)
     )
+    if equal:
+        with _lock:
+            _equal[:] = [(A, B)]
+    return equal
 
 
 def built_once(kind: str, A: sparse.csr_array, key: Hashable, build: Callable[[], _T], remember: bool = True) -> _T:

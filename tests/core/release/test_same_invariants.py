@@ -16,6 +16,7 @@ A = [[1, 1, 0, 0], [0, 0, 1, 1]]
 @pytest.fixture(autouse=True)
 def _nothing_remembered(monkeypatch):
     monkeypatch.setattr(_same_invariants, "_last", {})
+    monkeypatch.setattr(_same_invariants, "_equal", [])
 
 
 def _counted():
@@ -35,6 +36,20 @@ def test_an_equal_matrix_and_key_take_the_piece_built_last():
     assert len(calls) == 1
     assert built_once("other piece", as_sparse(A), ("request", 1), build) is not first  # one remembered per kind
     assert len(calls) == 2
+
+
+def test_pieces_built_for_one_matrix_compare_the_next_part_s_once(monkeypatch):
+    """Two kinds built for one part's matrix, then a next part's equal matrix: compared entry by entry once."""
+    calls, build = _counted()
+    compared, array_equal = [], np.array_equal
+    monkeypatch.setattr(np, "array_equal", lambda a, b: compared.append(1) or array_equal(a, b))
+    first = as_sparse(A)
+    built = [built_once(kind, first, 1, build) for kind in ("sampler", "neighbours")]
+    following = as_sparse(np.array(A))
+    assert [built_once(kind, following, 1, build) for kind in ("sampler", "neighbours")] == built
+    assert len(compared) == 3 and len(calls) == 2  # pointers, cells, coefficients: once
+    changed = as_sparse([[1, 2, 0, 0], [0, 0, 1, 1]])  # and a matrix that differs is compared anew
+    assert built_once("neighbours", changed, 1, build) is not built[1]
 
 
 @pytest.mark.parametrize(
