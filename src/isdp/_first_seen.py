@@ -6,7 +6,7 @@ table (linear: a sort of 10⁷ values takes seconds), which grows as groups appe
 in the number of groups, not of values; ascending integers (cell ids, sorted keys) need no table, a
 group beginning where a value changes; integers within a short range (codes, a dictionary's indices)
 index a table of that range directly, without hashing; on text a dictionary. The cells of each
-group, in order, are listed by a counting sort (:func:`cells_by_group`). Both give the same numbers, which
+group, in order, are listed by a counting sort (:func:`cells_by_group`). Every pass gives the same numbers, which
 ``tests/core/test_first_seen.py`` checks against a plain dictionary.
 """
 

@@ -26,7 +26,8 @@ _T = TypeVar("_T")
 _lock = threading.Lock()
 #: per kind of piece, the last one built: the matrix, the other inputs' key and the piece
 _last: dict[str, tuple[sparse.csr_array, Hashable, object]] = {}
-#: the last two matrices found equal: a part's pieces of every kind were built for one matrix, compared once
+#: the last pair of matrices found equal (at most one): the pieces of every kind were built for one matrix, so a
+#: part compares its matrix with theirs once
 _equal: list[tuple[sparse.csr_array, sparse.csr_array]] = []
 
 
