@@ -447,17 +447,19 @@ def test_a_table_of_margins_only_is_refused_by_the_dry_run_as_by_the_release(tmp
 
 
 def test_only_the_process_s_own_command_line_freezes_its_objects(tmp_path, monkeypatch, capsys):
-    """The console script (no argv) freezes what is left, so the interpreter's last collections skip it; a caller's
-    ``main(argv)`` leaves its process's collector as it was."""
+    """The console script (no argv) collects young objects 50,000 at a time and freezes what is left, so the
+    interpreter's last collections skip it; a caller's ``main(argv)`` leaves its process's collector as it was."""
     import gc
 
-    before = gc.get_freeze_count()
+    before, thresholds = gc.get_freeze_count(), gc.get_threshold()
     try:
         assert main(["example", "sex_by_age", "--dir", str(tmp_path / "a")]) == 0
-        assert gc.get_freeze_count() == before
+        assert gc.get_freeze_count() == before and gc.get_threshold() == thresholds
         monkeypatch.setattr(sys, "argv", ["isdp", "example", "sex_by_age", "--dir", str(tmp_path / "b")])
         assert main() == 0
         assert gc.get_freeze_count() > before
+        assert gc.get_threshold() == (50_000, *thresholds[1:]) and gc.isenabled()
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
     capsys.readouterr()
