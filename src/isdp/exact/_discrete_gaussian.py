@@ -21,8 +21,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from mpmath import iv
-
 from .. import _validate as check
 from ..errors import ArgumentError
 from ._integer_sources import IntegerSource
@@ -115,6 +113,8 @@ def below(word: int, bounds, rng: IntegerSource) -> bool:
     bool
         Whether U < p.
     """
+    from mpmath import iv  # deferred: the rare undecided draws only, and mpmath takes 30 ms to load
+
     bits, numerator = WORD_BITS, word
     while True:
         iv.prec = bits + 32
@@ -162,6 +162,8 @@ def bernoulli_exp_real(gamma: Fraction, rng: IntegerSource) -> bool:
         outcome = decided(word, *exp_bounds(approx, abs(approx) * 2.0**-52))
     if outcome is not None:
         return outcome
+    from mpmath import iv  # deferred: the rare undecided draws only
+
     return below(word, lambda prec: iv.exp(-(iv.mpf(gamma.numerator) / gamma.denominator)), rng)
 
 
@@ -234,6 +236,8 @@ def inverse_geometric(t: int, rng: IntegerSource) -> int:
     g = geometric_in_doubles(word, t)
     if g >= 0:
         return g
+    from mpmath import iv  # deferred: the rare undecided draws only
+
     bits, numerator = WORD_BITS, word
     while True:
         if numerator:

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from mpmath import iv
 
 from .. import _validate as check
 from ._compiled_klein import compiled_klein_blocks
@@ -405,6 +404,7 @@ def _theta_ratio_float(centre: Fraction, sigma2: Fraction) -> float:
 
 def _accept_exactly(word: int, centres, widths, rng: IntegerSource) -> bool:
     """Return the rare case: interval arithmetic (mpmath.iv) at growing precision against more bits of U."""
+    from mpmath import iv  # deferred: the rare case only, and mpmath takes 30 ms to load
 
     def product(prec: int):
         out = iv.mpf(1)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from fractions import Fraction
 
 import mpmath
@@ -54,7 +56,7 @@ def test_undecided_words_read_more_bits():
         def randbelow(self, m):
             return self.nxt
 
-    interval = lambda prec: dg.iv.mpf(1) / 3  # noqa: E731
+    interval = lambda prec: mpmath.iv.mpf(1) / 3  # noqa: E731
     assert dg.below(top, interval, Words(0)) is True  # U = top/2**63 + 0: below 1/3
     assert dg.below(top, interval, Words((1 << 63) - 1)) is False
 
@@ -234,3 +236,10 @@ def test_arguments_outside_what_the_sampler_serves_are_refused_by_name(kw, name,
 def test_the_largest_variance_is_served():
     draw = finishes(lambda: discrete_gaussian(Fraction(1, 3), 2**100, WordSource(ByteStream(7))))
     assert isinstance(draw, int) and abs(draw) < 2**57
+
+
+def test_mpmath_is_loaded_by_the_rare_undecided_draws_only():
+    """Loading it took 30 ms of every release's start-up; only the draws double precision cannot decide need it."""
+    code = "import sys, isdp.exact, isdp.release, isdp.tables\nprint('mpmath' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False"], done.stdout + done.stderr
