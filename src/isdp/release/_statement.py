@@ -190,7 +190,9 @@ class ExactPieces:
                     if id(sub) not in shared:
                         shared[id(sub)] = sub.direct_signs(eps) is not None
                     direct += shared[id(sub)]
-        return cls([cell_labels[i] for i in solved], variances, klein, len(exact.parts), direct)
+        take = getattr(cell_labels, "take", None)  # a large table's labels (CellLabels): a key column at a time
+        names = take(solved) if take is not None else [cell_labels[i] for i in solved]
+        return cls(names, variances, klein, len(exact.parts), direct)
 
     def join(self, other: ExactPieces) -> ExactPieces:
         """Return these pieces followed by ``other``'s (a later part of the table)."""

@@ -166,3 +166,27 @@ class CellLabels(Sequence):
 
     def __eq__(self, other) -> bool:  # unhashable too (no __hash__ beside __eq__)
         return _same(self, other)
+
+    def take(self, cells: np.ndarray) -> list[str]:
+        """Return the labels of ``cells``, read a key column at a time (no per-cell slicing).
+
+        Parameters
+        ----------
+        cells : numpy.ndarray of int
+            Cell positions.
+
+        Returns
+        -------
+        list of str
+            Per cell, its label.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pyarrow as pa
+        >>> from isdp.tables._key_columns import CellLabels, KeyColumns
+        >>> keys = KeyColumns([pa.array(["A", "B"]), pa.array(["F", "M"])], [np.array([0, 0, 1]), np.array([0, 1, 0])])
+        >>> CellLabels(keys).take(np.array([2, 0]))
+        ['B|F', 'A|F']
+        """
+        return ["|".join(key) for key in self.keys.take(cells, list(range(len(self.keys.codes))))]

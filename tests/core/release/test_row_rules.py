@@ -21,3 +21,16 @@ def test_each_row_is_named_by_the_first_rule_that_makes_it_and_a_lookalike_by_no
     ]
     fewer = rules_of_rows(table, A, labels, Request(epsilon="1", rules=("by:county",)))
     assert fewer == ("by:county", "by:county", *[None] * 6)
+
+
+def test_invariants_that_are_one_rule_s_rows_are_all_named_and_a_changed_row_is_not(tmp_path):
+    (tmp_path / "t.csv").write_text("county,sex,count\nA,M,10\nA,F,12\nB,M,7\nB,F,9\n")
+    table = load_table(tmp_path / "t.csv")
+    req = Request(epsilon="1", rules=("by:county",))
+    A, labels = constraint_matrix(table, req.rules)
+    assert rules_of_rows(table, A, labels, req) == ("by:county", "by:county")
+    changed = A.copy()
+    changed.data[-1] = 2  # the last row's last coefficient: its label kept, its row not the rule's
+    assert rules_of_rows(table, changed, labels, req) == ("by:county", None)
+    relabelled = ["by county=B", "by county=A"]  # each row under the other's label
+    assert rules_of_rows(table, A, relabelled, req) == (None, None)

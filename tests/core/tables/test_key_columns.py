@@ -62,3 +62,14 @@ def test_take_gives_the_keys_of_cells_in_chosen_columns_as_indexing_does():
     assert keys.take(cells, [0, 1]) == [keys[2], keys[0]]
     assert keys.take(cells, [1]) == [("F",), ("F",)]
     assert keys.take(cells, []) == [(), ()]  # a total's label names no key column
+
+
+def test_cell_labels_take_gives_the_labels_indexing_gives():
+    labels = [pa.array(["north", "south"]), pa.array(["0-4", "5+", "é"])]
+    keys = KeyColumns(labels, [np.array([0, 0, 1, 1, 1], dtype=np.int32), np.array([0, 1, 0, 1, 2], dtype=np.int32)])
+    cell_labels = CellLabels(keys)
+    cells = np.array([4, 0, 2, 4])
+    assert (
+        cell_labels.take(cells) == [cell_labels[i] for i in cells] == ["south|é", "north|0-4", "south|0-4", "south|é"]
+    )
+    assert cell_labels.take(np.zeros(0, dtype=np.int64)) == []
