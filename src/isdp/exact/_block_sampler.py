@@ -110,11 +110,14 @@ class ExactSampler:
         A = as_sparse(A)
         derived = np.zeros(A.shape[1], dtype=bool) if derived is None else derived
         found = blocks(A)
-        indptr, indices, data, bounds = _block_rows(A, found)
-        parts = []
+        indptr, indices, data, first_row, row_sizes, cells_in_order, cell_sizes = _block_rows(A, found)
+        alike = _first_alike(indptr, indices, data, derived[cells_in_order], first_row, row_sizes, cell_sizes)
+        samplers: list[IntegerL1Sampler | LatticeBlock | None] = [None] * len(found)
         built: dict[tuple, IntegerL1Sampler | LatticeBlock | None] = {}
-        for k in sorted(range(len(found)), key=lambda k: -len(found[k][0])):
-            (cells, rows), (first, last) = found[k], bounds[k]
+        # the first block of each key builds its sampler (largest first: a refusal comes after the hardest block);
+        # blocks alike it (the usual many blocks of one shape) take it without a key of their own
+        for k in sorted(np.flatnonzero(alike == np.arange(len(found))).tolist(), key=lambda k: -len(found[k][0])):
+            (cells, rows), first, last = found[k], int(first_row[k]), int(first_row[k] + row_sizes[k])
             start, end = indptr[first], indptr[last]
             local_indptr = indptr[first : last + 1] - start
             key = (
@@ -137,10 +140,11 @@ class ExactSampler:
                     built[key] = l1 = IntegerL1Sampler.build(sub.toarray(), derived[cells])
                     if l1 is not None and vet is not None:
                         vet(l1)
-            if (sampler := built[key]) is None:
+            samplers[k] = built[key]
+            if samplers[k] is None:
                 return None
-            parts.append((cells, sampler))
-        parts.sort(key=lambda part: part[0][0])  # in the order of the cells
+        # in the order of the cells, as blocks() gives them
+        parts = [(cells, samplers[j]) for (cells, _), j in zip(found, alike.tolist(), strict=True)]
         return cls(A.shape[1], tuple(parts))
 
     @property
@@ -300,13 +304,13 @@ def _refuse_dense(rows: int, cells: int) -> None:
         )
 
 
-def _block_rows(A, found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+def _block_rows(A, found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:
     """Every block's invariants at once: A's rows gathered block after block, each block's cells numbered within it.
 
-    CSR arrays (indptr, indices, data) of the gathered rows, and each block's (first, last) row in them. A block's
-    cells are ascending, so its rows' local cells stay ascending and each block's slice is canonical; blocks with
-    equal slices, shape and derived cells share a sampler, so they are compared by these bytes instead of slicing A
-    once per block.
+    CSR arrays (indptr, indices, data) of the gathered rows; each block's first row in them and its number of rows;
+    the blocks' cells one block after the other and each block's number of cells. A block's cells are ascending, so
+    its rows' local cells stay ascending and each block's slice is canonical; blocks with equal slices, shape and
+    derived cells share a sampler, so they are compared by these arrays instead of slicing A once per block.
     """
     A = as_sparse(A)  # canonical, as blocks() reads it: an explicit zero joins nothing
     sizes = np.array([len(cells) for cells, _ in found], dtype=np.int64)
@@ -318,6 +322,41 @@ def _block_rows(A, found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarr
     widths = np.diff(A.indptr)[rows]
     indptr = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
     gather = segments(A.indptr[rows], widths)
-    ends = np.cumsum(row_sizes)
-    bounds = list(zip((ends - row_sizes).tolist(), ends.tolist(), strict=True))
-    return indptr, local_cell[A.indices[gather]], A.data[gather].astype(np.int64), bounds
+    first_row = np.cumsum(row_sizes) - row_sizes
+    return indptr, local_cell[A.indices[gather]], A.data[gather].astype(np.int64), first_row, row_sizes, cells, sizes
+
+
+def _first_alike(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    derived: np.ndarray,
+    first_row: np.ndarray,
+    row_sizes: np.ndarray,
+    cell_sizes: np.ndarray,
+) -> np.ndarray:
+    """Per block, the first block of its shape when the two are alike, else the block itself.
+
+    Alike: the same rows, cells and non-zeros, and equal row widths, local cells, coefficients and derived cells
+    (``derived``: per cell of the blocks one after the other, as :func:`_block_rows` lists them), so one sampler
+    draws both. Every block is compared with the first of its shape in one pass over all their entries.
+    """
+    k = len(row_sizes)
+    if k == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = indptr[first_row]
+    nnz = indptr[first_row + row_sizes] - starts
+    shapes = np.column_stack([row_sizes, cell_sizes, nnz])
+    _, first, inverse = np.unique(shapes, axis=0, return_index=True, return_inverse=True)
+    candidate = first[inverse.ravel()]
+    alike = np.ones(k, dtype=bool)
+    widths = np.diff(indptr)
+    for values, begin, size in (
+        (widths, first_row, row_sizes),
+        (indices, starts, nnz),
+        (data, starts, nnz),
+        (derived, np.cumsum(cell_sizes) - cell_sizes, cell_sizes),
+    ):
+        differ = values[segments(begin, size)] != values[segments(begin[candidate], size)]
+        alike &= np.bincount(np.repeat(np.arange(k), size)[differ], minlength=k) == 0
+    return np.where(alike, candidate, np.arange(k))

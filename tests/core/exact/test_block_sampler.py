@@ -6,9 +6,12 @@ Its joint law is tested against enumeration in tests/core/release/test_release.p
 from __future__ import annotations
 
 from fractions import Fraction
+from random import Random
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from isdp.exact import ExactSampler, IntegerL1Sampler, LatticeBlock, seeded_source
 from isdp.lattice import table_margins
@@ -70,3 +73,51 @@ def test_a_block_beyond_the_dense_limit_is_refused_before_its_solve(monkeypatch)
     assert time.perf_counter() - start < 1
     assert isinstance(ExactSampler.build(margins, gaussian=True).parts[0][1], LatticeBlock)
     assert ExactSampler.build(sparse.csr_array(table_margins(6, 6))).n_free == 25  # 12 × 36: within the limit
+
+
+#: blocks whose samplers build with no derived cell or any one (the weighted total's cell of 2 never derived): totals,
+#: a weighted total, and rows over 4 cells: two alike in rows, cells and non-zeros, unlike in their cells, and two
+#: whose rows' cells read the same one after the other, unlike in where each row ends
+_TEMPLATES = [
+    [[1, 1]],
+    [[1, 1, 1]],
+    [[1, 2, 1]],
+    [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]],
+    [[1, 1, 1, 1], [1, 0, 0, 0], [0, 1, 0, 0]],
+    [[1, 0, 0, 0], [0, 1, 1, 0], [1, 1, 1, 1]],
+    [[1, 1, 0, 0], [0, 0, 1, 0], [1, 1, 1, 1]],
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, len(_TEMPLATES) - 1), st.integers(-1, 3)), min_size=1, max_size=12),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
+@example(chosen=[(5, -1), (6, -1), (5, -1)], interleave=False, random=Random(0))  # the last two only in row ends
+def test_blocks_share_a_sampler_exactly_when_their_invariants_and_derived_cells_are_alike(chosen, interleave, random):
+    """Blocks compared at once with the first of their shape: the same sampler object for the same rows, local cells,
+    coefficients and derived cells, another wherever one differs."""
+    from scipy import sparse
+
+    chosen = [(t, -1 if (t, d) == (2, 1) else d) for t, d in chosen]
+    parts = [np.array(_TEMPLATES[t]) for t, _ in chosen]
+    A = sparse.block_diag(parts).toarray()
+    derived = np.concatenate(
+        [np.arange(p.shape[1]) == (d if d < p.shape[1] else -1) for p, (_, d) in zip(parts, chosen, strict=True)]
+    )
+    order = list(range(A.shape[1]))
+    if interleave:  # blocks' cells interleaved: each block's local cells follow the global order
+        random.shuffle(order)
+    A, derived = A[:, order], derived[order]
+    sampler = ExactSampler.build(sparse.csr_array(A), derived=derived)
+
+    def key(cells):
+        local = A[:, cells]
+        return local[local.any(axis=1)].tobytes(), local.shape, derived[cells].tobytes()
+
+    keys = [key(cells) for cells, _ in sampler.parts]
+    for i, (_, a) in enumerate(sampler.parts):
+        for j, (_, b) in enumerate(sampler.parts):
+            assert (a is b) == (keys[i] == keys[j]), (i, j)
