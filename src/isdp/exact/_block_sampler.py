@@ -350,13 +350,15 @@ def _first_alike(
     _, first, inverse = np.unique(shapes, axis=0, return_index=True, return_inverse=True)
     candidate = first[inverse.ravel()]
     alike = np.ones(k, dtype=bool)
-    widths = np.diff(indptr)
+    # the blocks' rows, entries and cells lie one block after the other: each array is compared as it is with its
+    # candidates' entries gathered beside it
+    cell_starts = np.cumsum(cell_sizes) - cell_sizes
     for values, begin, size in (
-        (widths, first_row, row_sizes),
+        (np.diff(indptr), first_row, row_sizes),
         (indices, starts, nnz),
         (data, starts, nnz),
-        (derived, np.cumsum(cell_sizes) - cell_sizes, cell_sizes),
+        (derived, cell_starts, cell_sizes),
     ):
-        differ = values[segments(begin, size)] != values[segments(begin[candidate], size)]
-        alike &= np.bincount(np.repeat(np.arange(k), size)[differ], minlength=k) == 0
+        differ = np.flatnonzero(values != values[segments(begin[candidate], size)])
+        alike[np.searchsorted(np.cumsum(size), differ, side="right")] = False  # the blocks those entries are in
     return np.where(alike, candidate, np.arange(k))
