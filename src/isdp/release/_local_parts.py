@@ -16,14 +16,15 @@ published (:func:`isdp.release.release_partitioned` publishes only when every pa
 
 from __future__ import annotations
 
-import multiprocessing
 import signal
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
 from ..errors import ReleaseError
 from ._workers import checked_workers, cores
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 
 def _ignore_interrupts() -> None:
@@ -95,6 +96,12 @@ class LocalParts:
                     yield release_one(k)
                     bar.update()
                 return
+            # deferred: worker processes are for large tables (one per core from 2**23 cells) or --workers, and
+            # loading their modules took 26 ms of every release
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+            from concurrent.futures.process import BrokenProcessPool
+
             context = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts) as pool:
                 futures = {pool.submit(release_one, k): i for i, k in enumerate(parts)}
