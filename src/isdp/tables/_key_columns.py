@@ -26,8 +26,9 @@ class KeyColumns(Sequence):
 
     Parameters
     ----------
-    labels : list of pyarrow.StringArray
-        Per key column, its distinct labels.
+    labels : list of pyarrow.Array
+        Per key column, its distinct labels: strings, or integers (a column of integers), made text when read
+        (a column of 10⁶ distinct integers costs no string of each until its labels are read).
     codes : list of numpy.ndarray
         Per key column, each cell's position in its labels (integers, in the order of first
         appearance: the first cell's code is 0, and a new label gets the next code).
@@ -47,8 +48,7 @@ class KeyColumns(Sequence):
 
     def __init__(self, labels: list, codes: list[np.ndarray]) -> None:
         self.labels, self.codes = labels, codes
-        # each label's bytes read straight from the Arrow buffers: one label costs a slice, not an Arrow scalar
-        self._text = [_offsets_and_data(column) for column in labels]
+        self._text: list[tuple[np.ndarray, memoryview] | None] = [None] * len(labels)
 
     def __len__(self) -> int:
         return len(self.codes[0])
@@ -57,7 +57,8 @@ class KeyColumns(Sequence):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         out = []
-        for (offsets, data), codes in zip(self._text, self.codes, strict=True):
+        for a, codes in enumerate(self.codes):
+            offsets, data = self._buffers(a)
             code = codes[i]
             out.append(str(data[offsets[code] : offsets[code + 1]], "utf-8"))
         return tuple(out)
@@ -65,10 +66,16 @@ class KeyColumns(Sequence):
     def __iter__(self):
         for start in range(0, len(self), _CHUNK):
             columns = [
-                labels.take(codes[start : start + _CHUNK]).to_pylist()
+                _as_text(labels.take(codes[start : start + _CHUNK])).to_pylist()
                 for labels, codes in zip(self.labels, self.codes, strict=True)
             ]
             yield from zip(*columns, strict=True)
+
+    def _buffers(self, a: int) -> tuple[np.ndarray, memoryview]:
+        """Column ``a``'s labels as text, their offsets and bytes: one label read costs a slice, not an Arrow scalar."""
+        if self._text[a] is None:
+            self._text[a] = _offsets_and_data(_as_text(self.labels[a]))
+        return self._text[a]
 
     # Unhashable, as the list it stands for: a class that defines __eq__ alone has __hash__ None.
     def __eq__(self, other) -> bool:
@@ -91,7 +98,9 @@ class KeyColumns(Sequence):
         """
         if not axes:
             return [()] * len(cells)
-        columns = [self.labels[a].take(from_numpy(np.asarray(self.codes[a])[cells])).to_pylist() for a in axes]
+        columns = [
+            _as_text(self.labels[a].take(from_numpy(np.asarray(self.codes[a])[cells]))).to_pylist() for a in axes
+        ]
         return list(zip(*columns, strict=True))
 
     def column(self, a: int) -> tuple[np.ndarray, int]:
@@ -120,6 +129,17 @@ def _same(ours: Sequence, other, kind=None) -> bool:
         and len(other) == len(ours)
         and all(a == (b if kind is None else kind(b)) for a, b in zip(ours, other, strict=True))
     )
+
+
+def _as_text(labels):
+    """Return labels as text: a string array as it is, integers cast (as Arrow writes them: ``-5``, ``12``)."""
+    import pyarrow as pa  # deferred: only a table held a column at a time comes here, and it has loaded pyarrow
+
+    if pa.types.is_string(labels.type) or pa.types.is_large_string(labels.type):
+        return labels
+    import pyarrow.compute as pc
+
+    return pc.cast(labels, pa.string())
 
 
 def _offsets_and_data(column) -> tuple[np.ndarray, memoryview]:

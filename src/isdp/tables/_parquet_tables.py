@@ -190,7 +190,7 @@ def plain_columns(path, table, count_column: int) -> tuple[list[str], KeyColumns
             # integers took 1.1 s for a part of 2**20 distinct ones
             integers = to_numpy(column)
             found, first = first_seen(integers)
-            labels.append(pc.cast(from_numpy(integers[first]), pa.string()))
+            labels.append(from_numpy(integers[first]))  # made text where read (KeyColumns)
             codes.append(found.astype(np.int32) if len(first) < 2**31 else found)
             seen.append((codes[-1], len(labels[-1])))
             continue

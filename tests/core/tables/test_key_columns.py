@@ -73,3 +73,16 @@ def test_cell_labels_take_gives_the_labels_indexing_gives():
         cell_labels.take(cells) == [cell_labels[i] for i in cells] == ["south|é", "north|0-4", "south|0-4", "south|é"]
     )
     assert cell_labels.take(np.zeros(0, dtype=np.int64)) == []
+
+
+def test_integer_labels_read_as_the_text_arrow_casts_them_to_by_every_route(monkeypatch):
+    """A column of integers keeps its labels as integers; each way of reading them gives their text."""
+    import isdp.tables._key_columns as key_columns
+
+    monkeypatch.setattr(key_columns, "_CHUNK", 2)
+    labels = [pa.array([12, -5, 0], pa.int64()), pa.array(["x", "y"])]
+    keys = KeyColumns(labels, [np.array([0, 1, 2, 1], dtype=np.int32), np.array([0, 0, 1, 1], dtype=np.int32)])
+    expected = [("12", "x"), ("-5", "x"), ("0", "y"), ("-5", "y")]
+    assert list(keys) == expected and [keys[i] for i in range(4)] == expected
+    assert keys.take(np.array([3, 0]), [0]) == [("-5",), ("12",)] and keys.column(0)[1] == 3
+    assert CellLabels(keys).take(np.array([2, 1])) == ["0|y", "-5|x"]
