@@ -331,19 +331,20 @@ def _count_of(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def _release(args, parser) -> int:
-    # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
-    from ._parquet_files import is_dataset  # deferred, as above
-    from .release import (  # deferred, as above
-        Request,
-        check_inputs,
-        check_layouts,
-        check_outputs,
-        dry_run,
-        make_release,
-        write_release,
-    )
-    from .tables import TableSet, constraint_matrix, load_table  # deferred, as above
+def _release(args, parser, own_process: bool = False) -> int:
+    with _loading(own_process):
+        # deferred: the release's modules load numba, numpy and SciPy (3 s), which `isdp --help` need not wait for
+        from ._parquet_files import is_dataset  # deferred, as above
+        from .release import (  # deferred, as above
+            Request,
+            check_inputs,
+            check_layouts,
+            check_outputs,
+            dry_run,
+            make_release,
+            write_release,
+        )
+        from .tables import TableSet, constraint_matrix, load_table  # deferred, as above
 
     def load(labels_only: bool = False):
         tables = [load_table(path, args.format, args.count_column, labels_only=labels_only) for path in args.table]
@@ -613,7 +614,7 @@ def main(argv=None) -> int:
         # Python 3.12). Loading numba, SciPy and pyarrow made some 390 collections, three of them walking every
         # object, about 0.2 s of a 2-second release; a reference cycle is still collected, a few milliseconds on
         gc.set_threshold(_YOUNG_OBJECTS, *gc.get_threshold()[1:])
-    status = _run(argv)
+    status = _run(argv, own_process=argv is None)
     if argv is None:
         # the process ends here (the console script, ``python -m isdp``): the interpreter's last collections would
         # walk every object numba, SciPy and pandas made (about 0.4 s at the end of a release); its memory goes back
@@ -627,7 +628,25 @@ def main(argv=None) -> int:
 _YOUNG_OBJECTS = 50_000
 
 
-def _run(argv) -> int:
+@contextlib.contextmanager
+def _loading(own_process: bool):
+    """Load the command's modules without collecting among them, in the process's own command line.
+
+    Their objects live as long as the process: the collector walked them as they came (some 50 ms of a release's
+    start-up), and is paused while they load, then left to the objects made after them (they are frozen).
+    """
+    paused = own_process and gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.freeze()
+            gc.enable()
+
+
+def _run(argv, own_process: bool = False) -> int:
     """:func:`main`'s command, run to its exit status."""
     command = "isdp release"  # the command's name in its messages, once parsed
     try:
@@ -640,7 +659,9 @@ def _run(argv) -> int:
             if not getattr(args, "quiet", True) and not sys.stderr.isatty():
                 logging.getLogger("isdp").setLevel(logging.INFO)  # the chain's progress lines (data-independent)
             try:
-                status = _release(args, parser) if args.command == "release" else _READERS[args.command](args)
+                status = (
+                    _release(args, parser, own_process) if args.command == "release" else _READERS[args.command](args)
+                )
                 sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
                 return status
             except IsdpError as err:

@@ -463,3 +463,21 @@ def test_only_the_process_s_own_command_line_freezes_its_objects(tmp_path, monke
         gc.unfreeze()
         gc.set_threshold(*thresholds)
     capsys.readouterr()
+
+
+def test_the_command_s_modules_load_with_the_collector_paused_in_its_own_process_only():
+    import gc
+
+    from isdp.cli import _loading
+
+    before = gc.get_freeze_count()
+    try:
+        with _loading(False):
+            assert gc.isenabled()
+        assert gc.get_freeze_count() == before
+        with pytest.raises(KeyError), _loading(True):
+            assert not gc.isenabled()
+            raise KeyError("a failed import")
+        assert gc.isenabled() and gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
