@@ -313,6 +313,11 @@ def _repeated_column(A: sparse.csc_array) -> bool:
 
     A.sort_indices()
     n = A.shape[1]
+    widths = np.diff(A.indptr)
+    if (widths == 0).any():  # a cell in no invariant: its column is the zero column, a person outside the table's
+        return True
+    if _repeated_single_entry(A, np.flatnonzero(widths == 1)):  # cells under one total: found without hashing
+        return True
     # Aᵀ on A's own arrays, and the zero column (the person outside the table) as one more, empty row
     indptr = np.append(A.indptr, A.indptr[-1])
     hashes = row_hashes(sparse.csr_array((A.data, A.indices, indptr), shape=(n + 1, A.shape[0])))
@@ -334,6 +339,24 @@ def _repeated_column(A: sparse.csc_array) -> bool:
             if a != b and column(a) == column(b):
                 return True
     return len({column(j) for j in suspects.tolist()}) < suspects.size  # a hash shared by unequal columns
+
+
+def _repeated_single_entry(A: sparse.csc_array, single: np.ndarray) -> bool:
+    """Whether two of the columns ``single`` (one non-zero each) are equal: the same row and coefficient.
+
+    Their (row, coefficient) pairs as one integer each, grouped by :func:`isdp._first_seen.first_seen` (a table
+    of the range, linear, where the coefficients are few).
+    """
+    from .._first_seen import first_seen  # deferred: numba, which a small table's release need not load
+
+    if single.size < 2:
+        return False
+    rows, values = A.indices[A.indptr[single]].astype(np.int64), A.data[A.indptr[single]]
+    low, span = int(values.min()), int(values.max()) - int(values.min()) + 1
+    if A.shape[0] * span >= 2**62:  # the pairs do not fit in one integer: left to the hashes
+        return False
+    _, first = first_seen(rows * span + (values - low))
+    return len(first) < single.size
 
 
 def _smallest_change(effects: np.ndarray) -> SmallestChange:
