@@ -39,3 +39,21 @@ def test_computing_steps_start_without_plotting_or_symbolic_libraries():
         f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
     )
     assert loaded == "[]"
+
+
+def test_a_job_collects_its_young_objects_in_bulk(tmp_path):
+    """run_step sets the job's collector before the step loads its libraries; the step sees it set."""
+    (tmp_path / "bulk_step.py").write_text("import gc\ndef step(job):\n    print(gc.get_threshold()[0])\n")
+    out = _run(
+        "import sys, gc\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "from types import SimpleNamespace\n"
+        "from isdp_papers.jobs import Namedlist, run_step\n"
+        "before = gc.get_threshold()[0]\n"
+        "smk = SimpleNamespace(input=Namedlist(), output=Namedlist(), wildcards=Namedlist(), log=Namedlist(),\n"
+        "    params=Namedlist.of({'step': 'bulk_step.step'}), threads=1, config={}, rule='bulk')\n"
+        "run_step(smk)\n"
+        "print(before)"
+    )
+    in_step, before = out.split()
+    assert in_step == "50000" and before != in_step, out
