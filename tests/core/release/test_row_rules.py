@@ -1,5 +1,7 @@
 """Which rule of a request made each row of the invariants: by label and coefficients, the first rule to make it."""
 
+from scipy import sparse
+
 from isdp.release import Request
 from isdp.release._row_rules import rules_of_rows
 from isdp.tables import constraint_matrix, load_table
@@ -34,3 +36,31 @@ def test_invariants_that_are_one_rule_s_rows_are_all_named_and_a_changed_row_is_
     assert rules_of_rows(table, changed, labels, req) == ("by:county", None)
     relabelled = ["by county=B", "by county=A"]  # each row under the other's label
     assert rules_of_rows(table, A, relabelled, req) == (None, None)
+
+
+def test_the_rules_rows_one_after_the_other_are_named_by_block_a_repeated_row_by_its_first_rule(tmp_path):
+    (tmp_path / "t.csv").write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    table = load_table(tmp_path / "t.csv")
+    rules = ("total", "row-margins", "column-margins")
+    A, labels = constraint_matrix(table, rules)
+    expected = ("total", "row-margins", "row-margins", "column-margins", "column-margins")
+    assert rules_of_rows(table, A, labels, Request(epsilon="1", rules=rules)) == expected
+    # the rows of "row-margins" and then "all-margins" as they are, its row margins repeated under the same labels
+    both = ("row-margins", "all-margins")
+    parts = [constraint_matrix(table, [rule]) for rule in both]
+    stacked = sparse.csr_array(sparse.vstack([R for R, _ in parts]))
+    stacked_labels = [lab for _, got in parts for lab in got]
+    named = rules_of_rows(table, stacked, stacked_labels, Request(epsilon="1", rules=both))
+    assert named == ("row-margins",) * 2 + tuple(
+        "row-margins" if lab.startswith("row ") else "all-margins" for lab in parts[1][1]
+    ), list(zip(stacked_labels, named, strict=True))
+
+
+def test_rows_that_read_as_a_rule_s_one_after_the_other_but_end_elsewhere_are_not_its(tmp_path):
+    (tmp_path / "t.csv").write_text("sex,young,old\nFemale,3,5\nMale,4,2\n")
+    table = load_table(tmp_path / "t.csv")
+    req = Request(epsilon="1", rules=("row-margins",))
+    R, labels = constraint_matrix(table, req.rules)
+    split = sparse.csr_array((R.data, R.indices, [0, 1, 4]), shape=R.shape)  # cells 0 | 1 2 3, not 0 1 | 2 3
+    assert rules_of_rows(table, R, labels, req) == ("row-margins", "row-margins")
+    assert rules_of_rows(table, split, labels, req) == (None, None)
