@@ -73,9 +73,10 @@ class KeyColumns(Sequence):
 
     def _buffers(self, a: int) -> tuple[np.ndarray, memoryview]:
         """Column ``a``'s labels as text, their offsets and bytes: one label read costs a slice, not an Arrow scalar."""
-        if self._text[a] is None:
-            self._text[a] = _offsets_and_data(_as_text(self.labels[a]))
-        return self._text[a]
+        text = self._text[a]
+        if text is None:
+            text = self._text[a] = _offsets_and_data(_as_text(self.labels[a]))
+        return text
 
     # Unhashable, as the list it stands for: a class that defines __eq__ alone has __hash__ None.
     def __eq__(self, other) -> bool:
@@ -157,8 +158,8 @@ class CellLabels(Sequence):
 
     Parameters
     ----------
-    keys : Sequence of tuple of str
-        The cells' keys (a :class:`KeyColumns`).
+    keys : KeyColumns
+        The cells' keys.
 
     Examples
     --------
@@ -170,7 +171,7 @@ class CellLabels(Sequence):
     ('B', ['B', 'A'], True)
     """
 
-    def __init__(self, keys: Sequence) -> None:
+    def __init__(self, keys: KeyColumns) -> None:
         self.keys = keys
 
     def __len__(self) -> int:
