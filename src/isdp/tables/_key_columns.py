@@ -138,7 +138,7 @@ def _as_text(labels):
 
     if pa.types.is_string(labels.type) or pa.types.is_large_string(labels.type):
         return labels
-    import pyarrow.compute as pc
+    import pyarrow.compute as pc  # deferred, as pyarrow above
 
     return pc.cast(labels, pa.string())
 
