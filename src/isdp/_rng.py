@@ -306,7 +306,8 @@ def dg_draw(s, dg):
     i = np.int64(bits >> shift)
     # Selects and the sign flip are branch-free: these coin flips would defeat branch prediction.
     other = alias[i]
-    i = other if (bits >> uint64(1)) & _KEEP_MASK >= keep[i] else i
+    alias_taken = np.int64((bits >> uint64(1)) & _KEEP_MASK >= keep[i])
+    i ^= (i ^ other) & -alias_taken  # as a mask: LLVM turns a select in a loop back into a branch
     if i == keep.shape[0] - 1:  # the tail, by inversion from the next word (as uniform_pos reads it)
         word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
         i += np.int64(np.log(_unit(word)) / log_a)

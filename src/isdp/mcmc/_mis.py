@@ -222,9 +222,9 @@ def _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps
     - equalities (idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a): I (in the order its cells are drawn), I^c,
       A[:, I] row-wise in CSR form with column positions in the full vector, and adj(M), det(M) of
       M = A[:, I^c], to solve A s = a for s_(I^c);
-    - inequalities (b_ptr, b_idx, b_val, b, one_coef, one_bound): B row-wise in CSR form and b (no rows without
-      B), and per cell a row of B on that cell alone (its coefficient and bound; coefficient 0 where none), which
-      the proposal checks as soon as the cell is drawn;
+    - inequalities (b_ptr, b_idx, b_val, b, one_coef, one_bound): per cell a row of B on that cell alone (its
+      coefficient and bound; coefficient 0 where none), which the proposal checks as soon as the cell is drawn, and
+      the other rows of B with their b, row-wise in CSR form (no rows without B);
     - law (center, ε, ε̃, DG table of ε̃): target and proposal.
     """
     ai_ptr, ai_idx, ai_val = _csr(A[:, idx_i])
@@ -237,11 +237,15 @@ def _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps
         # a proposal that breaks a one-cell row (a count's non-negativity) is infeasible however the rest is drawn,
         # so it is rejected at that cell; only where |det| = 1, as the solve is then always integral and the
         # proposal is counted as infeasible either way (never as non-integral)
+        rest = np.ones(B.shape[0], dtype=bool)  # the rows the end of a proposal checks
         if abs(det) == 1:
-            for row in np.flatnonzero(np.diff(b_ptr) == 1)[::-1]:  # the first such row of a cell wins
-                j = b_idx[b_ptr[row]]
-                one_coef[j], one_bound[j] = b_val[b_ptr[row]], b[row]
-        inequalities = (b_ptr, b_idx, b_val, b, one_coef, one_bound)
+            single = np.flatnonzero(np.diff(b_ptr) == 1)
+            cells, first = np.unique(b_idx[b_ptr[single]], return_index=True)  # a cell's first such row
+            rows = single[first]
+            one_coef[cells], one_bound[cells] = b_val[b_ptr[rows]], b[rows]
+            rest[rows[np.isin(cells, idx_i)]] = False  # a drawn cell's row: checked by the same test as it is drawn
+        b_ptr, b_idx, b_val = _csr(B[rest])
+        inequalities = (b_ptr, b_idx, b_val, np.ascontiguousarray(b[rest]), one_coef, one_bound)
     # the free cells are drawn nearest their own bound first (a small count before a large one), where a proposal
     # most often ends: the order of independent draws does not change their law
     slack = np.where(one_coef > 0, center - one_bound / np.where(one_coef > 0, one_coef, 1), np.inf)
@@ -261,51 +265,81 @@ def _in_set(S: np.ndarray, A, a, B, b) -> np.ndarray:
 # --------------------------------------------------------------------------- compiled kernel
 
 
-@njit(inline="always")
-def _propose(rng, prop, r, equalities, inequalities, law):
-    """Draw one proposal into ``prop`` (``r``: scratch of length m).
+@njit(nogil=True, cache=True)
+def _next_point(rng, prop, r, equalities, inequalities, law, limit, rejected):
+    """Propose up to ``limit`` times, stopping at the first proposal that is a point of S*; it is left in ``prop``.
 
-    Returns (status, its log weight): status 0 non-integral, 1 infeasible (B s̃ < b), 2 a point of S*. Arguments as
-    :func:`_kernel_inputs`.
+    Returns (proposals made, whether the last one is a point of S*, its log weight). The proposals before it were
+    rejected as non-integral (counted in ``rejected[0]``) or infeasible, B s̃ < b (``rejected[1]``); a chain stays
+    where it is on those, so its caller only acts on the point. Arguments as :func:`_kernel_inputs` (``r``: scratch
+    of length m).
+
+    The proposals loop here rather than in each caller so that numba counts the references to the arrays of
+    ``equalities``, ``inequalities`` and ``law`` once per call, not once per proposal: about 40 atomic operations, which
+    cost a proposal more than its draws did.
     """
     idx_i, idx_c, ai_ptr, ai_idx, ai_val, adj, det, a_vec = equalities
     b_ptr, b_idx, b_val, b_vec, one_coef, one_bound = inequalities
     center, eps, eps_q, dg_q = law
     m = a_vec.shape[0]
-    # step 1-1: s̃_I ~ q, independent of the current state; a cell that breaks its own row of B ends the proposal
-    # (infeasible whatever follows: the draws it leaves unread belong to no proposal, so each is still q's)
-    dev_i = 0
-    for j in range(idx_i.shape[0]):
-        i = idx_i[j]
-        z = dg_draw(rng, dg_q)
-        prop[i] = center[i] + z
-        if one_coef[i] != 0.0 and one_coef[i] * prop[i] < one_bound[i] - 1e-9:
-            return 1, 0.0
-        dev_i += abs(z)
-    # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers
-    for row in range(m):
-        v = a_vec[row]
-        for p in range(ai_ptr[row], ai_ptr[row + 1]):
-            v -= ai_val[p] * prop[ai_idx[p]]
-        r[row] = v
-    dev_c = 0
-    for row in range(m):
-        num = 0
-        for col in range(m):
-            num += adj[row, col] * r[col]
-        if num % det != 0:
-            return 0, 0.0
-        i = idx_c[row]
-        prop[i] = num // det
-        dev_c += abs(prop[i] - center[i])
-    # step 2: the indicator 1(B s̃ >= b)
-    for row in range(b_vec.shape[0]):
-        v = 0.0
-        for p in range(b_ptr[row], b_ptr[row + 1]):
-            v += b_val[p] * prop[b_idx[p]]
-        if v < b_vec[row] - 1e-9:
-            return 1, 0.0
-    return 2, -eps * (dev_i + dev_c) + eps_q * dev_i
+    n = 0
+    while n < limit:
+        n += 1
+        # step 1-1: s̃_I ~ q, independent of the current state; a cell that breaks its own row of B ends the proposal
+        # (infeasible whatever follows: the draws it leaves unread belong to no proposal, so each is still q's)
+        feasible = True
+        dev_i = 0
+        for j in range(idx_i.shape[0]):
+            i = idx_i[j]
+            z = dg_draw(rng, dg_q)
+            prop[i] = center[i] + z
+            if one_coef[i] != 0.0 and one_coef[i] * prop[i] < one_bound[i] - 1e-9:
+                feasible = False
+                break
+            dev_i += abs(z)
+        if not feasible:
+            rejected[1] += 1
+            continue
+        # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers (no division when det = ±1)
+        for row in range(m):
+            v = a_vec[row]
+            for p in range(ai_ptr[row], ai_ptr[row + 1]):
+                v -= ai_val[p] * prop[ai_idx[p]]
+            r[row] = v
+        integral = True
+        dev_c = 0
+        for row in range(m):
+            num = 0
+            for col in range(m):
+                num += adj[row, col] * r[col]
+            if det == 1:
+                value = num
+            elif det == -1:
+                value = -num
+            elif num % det == 0:
+                value = num // det
+            else:
+                integral = False
+                break
+            i = idx_c[row]
+            prop[i] = value
+            dev_c += abs(value - center[i])
+        if not integral:
+            rejected[0] += 1
+            continue
+        # step 2: the indicator 1(B s̃ >= b), over the rows step 1-1 has not checked
+        for row in range(b_vec.shape[0]):
+            v = 0.0
+            for p in range(b_ptr[row], b_ptr[row + 1]):
+                v += b_val[p] * prop[b_idx[p]]
+            if v < b_vec[row] - 1e-9:
+                feasible = False
+                break
+        if not feasible:
+            rejected[1] += 1
+            continue
+        return n, True, -eps * (dev_i + dev_c) + eps_q * dev_i
+    return n, False, 0.0
 
 
 @njit(nogil=True, cache=True)
@@ -327,37 +361,41 @@ def _mis_run(
     infeasible,
     nonintegral,
 ):
-    """Run iterations t0..t0+n_iter of chains lo..hi − 1, adding to the per-chain counts in place."""
+    """Run iterations t0..t0+n_iter of chains lo..hi − 1, adding to the per-chain counts in place.
+
+    Iteration t (counted from 1) stores the state when t = burn_in + k·thin, k ≥ 1; between two such iterations the
+    chain only moves at the points of S* :func:`_next_point` finds.
+    """
     m = equalities[-1].shape[0]
     d = state.shape[1]
+    end = t0 + n_iter
     for c in range(lo, hi):
         s = state[c]
         lw = logw[c]
         prop = np.empty(d, dtype=np.int64)
         r = np.empty(m, dtype=np.int64)
+        rejected = np.zeros(2, dtype=np.int64)
         acc = 0
-        n_inf = 0
-        n_nonint = 0
-        for t in range(t0, t0 + n_iter):
-            status, lw_new = _propose(rng[c], prop, r, equalities, inequalities, law)
-            if status == 0:
-                n_nonint += 1
-            elif status == 1:
-                n_inf += 1
-            else:  # the Metropolis-Hastings ratio
+        t = t0
+        while t < end:
+            stored = burn_in + thin * max(1, (t - burn_in) // thin + 1)  # the next iteration that stores
+            n, found, lw_new = _next_point(
+                rng[c], prop, r, equalities, inequalities, law, min(stored, end) - t, rejected
+            )
+            t += n
+            if found:  # the Metropolis-Hastings ratio
                 diff = lw_new - lw
                 if diff >= 0.0 or uniform_pos(rng[c]) < np.exp(diff):
                     for i in range(d):
                         s[i] = prop[i]
                     lw = lw_new
                     acc += 1
-            done = t + 1 - burn_in
-            if done > 0 and done % thin == 0:
-                copy_into(out[c, done // thin - 1], s)
+            if t == stored:
+                copy_into(out[c, (stored - burn_in) // thin - 1], s)
         logw[c] = lw
         accepted[c] += acc
-        infeasible[c] += n_inf
-        nonintegral[c] += n_nonint
+        nonintegral[c] += rejected[0]
+        infeasible[c] += rejected[1]
 
 
 # --------------------------------------------------------------------------- public entry point

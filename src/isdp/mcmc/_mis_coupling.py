@@ -17,7 +17,7 @@ from .._runner import over_streams
 from ..errors import InvariantError
 from ._kernels import copy_into
 from ._meeting_times import MeetingTimes
-from ._mis import _in_set, _problem, _propose, log
+from ._mis import _in_set, _next_point, _problem, log
 
 
 @njit(nogil=True, cache=True)
@@ -29,6 +29,7 @@ def _mis_meeting(lo, hi, init_x, init_y, logw_x, logw_y, rng, equalities, inequa
     """
     m = equalities[-1].shape[0]
     d = init_x.shape[1]
+    rejected = np.zeros(2, dtype=np.int64)  # not reported
     for p in range(lo, hi):
         x = init_x[p].copy()
         y = init_y[p].copy()
@@ -36,21 +37,22 @@ def _mis_meeting(lo, hi, init_x, init_y, logw_x, logw_y, rng, equalities, inequa
         ly = logw_y[p]
         prop = np.empty(d, dtype=np.int64)
         r = np.empty(m, dtype=np.int64)
-        for _ in range(lag):
-            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, law)
-            if status == 2 and (lw_new >= lx or uniform_pos(rng[p]) < np.exp(lw_new - lx)):
+        t = 0
+        while t < lag:
+            n, found, lw_new = _next_point(rng[p], prop, r, equalities, inequalities, law, lag - t, rejected)
+            t += n
+            if found and (lw_new >= lx or uniform_pos(rng[p]) < np.exp(lw_new - lx)):
                 copy_into(x, prop)
                 lx = lw_new
-        t = lag
         met[p] = False
         same = True
         for i in range(d):
             if x[i] != y[i]:
                 same = False
         while t < max_iter and not same:
-            t += 1
-            status, lw_new = _propose(rng[p], prop, r, equalities, inequalities, law)
-            if status == 2:
+            n, found, lw_new = _next_point(rng[p], prop, r, equalities, inequalities, law, max_iter - t, rejected)
+            t += n
+            if found:
                 u = uniform_pos(rng[p])  # common to both chains: each accepts with its own min(1, ratio)
                 ax = lw_new >= lx or u < np.exp(lw_new - lx)
                 ay = lw_new >= ly or u < np.exp(lw_new - ly)
@@ -205,14 +207,17 @@ def _mis_exact(lo, hi, out, rng, equalities, inequalities, law, max_tries, tries
     """
     m = equalities[-1].shape[0]
     d = out.shape[1]
+    rejected = np.zeros(2, dtype=np.int64)  # not reported
     for k in range(lo, hi):
         prop = np.empty(d, dtype=np.int64)
         r = np.empty(m, dtype=np.int64)
         tries[k] = 0  # 0: not accepted within max_tries
-        for n in range(1, max_tries + 1):
-            # at ε̃ = ε the returned log weight is −ε Σ_{I^c} |s̃_i − s*_i|
-            status, lw = _propose(rng[k], prop, r, equalities, inequalities, law)
-            if status == 2 and np.log(uniform_pos(rng[k])) <= lw:
+        n = 0
+        while n < max_tries:
+            # at ε̃ = ε a point's log weight is −ε Σ_{I^c} |s̃_i − s*_i|
+            used, found, lw = _next_point(rng[k], prop, r, equalities, inequalities, law, max_tries - n, rejected)
+            n += used
+            if found and np.log(uniform_pos(rng[k])) <= lw:
                 copy_into(out[k], prop)
                 tries[k] = n
                 break

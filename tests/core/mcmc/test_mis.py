@@ -162,6 +162,40 @@ def test_mis_matches_enumerated_conditional_law():
 
 
 @pytest.mark.slow
+def test_a_drawn_cell_s_second_bound_and_the_solved_cells_bounds_hold_in_law():
+    """A drawn cell's first one-cell row of B is checked as the cell is drawn and left out of the end of the
+    proposal; its second (here s1 ≤ 2) and the solved cells' (s0, s2 ≥ 0) are checked at the end."""
+    a = A5 @ S5
+    B = np.vstack([np.eye(5), -np.eye(5)[1]])
+    b = np.r_[np.zeros(5), -2.0]
+    pts, probs = _enumerate(A5, a, S5, 0.5, int(a[0]))
+    probs = np.where(pts[:, 1] <= 2, probs, 0.0)
+    probs /= probs.sum()
+    res = mis_sample(
+        A5, a, S5, epsilon=0.5, proposal_eps=0.6, index_set=I5, n_chains=4000, n_draws=1, burn_in=300, seed=13, B=B, b=b
+    )
+    draws = res.draws[:, 0]
+    assert draws[:, 1].max() == 2 and draws.min() == 0  # the bounds are reached, never crossed
+    kept = probs > 0
+    cats = rows_to_categories(draws, pts[kept])
+    assert (cats >= 0).all()
+    assert chisquare_gof(cats, probs[kept]) > ALPHA
+
+
+def test_stored_states_are_the_chain_s_states_at_burn_in_plus_multiples_of_thin():
+    """The states a thinned run stores are those an unthinned run of the same stream visits at iterations
+    burn_in + k·thin (k ≥ 1), also across the run's chunks (the first ends at iteration 1,000)."""
+    kw = dict(epsilon=0.5, proposal_eps=0.6, index_set=I5, n_chains=2, B=np.eye(5), b=np.zeros(5), seed=3)
+    every = mis_sample(A5, A5 @ S5, S5, n_draws=5233, burn_in=0, thin=1, **kw)
+    thinned = mis_sample(A5, A5 @ S5, S5, n_draws=700, burn_in=333, thin=7, **kw)
+    assert thinned.n_iterations == every.n_iterations
+    assert np.array_equal(thinned.draws, every.draws[:, 333 + 7 * np.arange(1, 701) - 1])
+    assert np.array_equal(thinned.final_state, every.final_state)
+    assert np.array_equal(thinned.acceptance, every.acceptance)
+    assert np.array_equal(thinned.infeasible, every.infeasible)
+
+
+@pytest.mark.slow
 def test_mis_without_inequalities_matches_gibbs_sampler():
     """docs/method.md §2: ℓ1 generalized Laplace on Λ(A) = i.i.d. DG conditioned on A u = 0 = the MIS target."""
     eps, n = 0.7, 3000
