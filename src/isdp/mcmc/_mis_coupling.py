@@ -17,7 +17,8 @@ from .._runner import over_streams
 from ..errors import InvariantError
 from ._kernels import copy_into
 from ._meeting_times import MeetingTimes
-from ._mis import _in_set, _next_point, _problem, log
+from ._mis import _in_set, _problem, log
+from ._mis_proposal import _next_point
 
 
 @njit(nogil=True, cache=True)
