@@ -38,16 +38,16 @@ def _kernel_inputs(A, a, B, b, center, idx_i, idx_c, adj, det, eps, proposal_eps
     if B is None:
         inequalities = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0), one_coef, one_bound)
     else:
-        b_ptr, b_idx, b_val = _csr(B)
         # a proposal that breaks a one-cell row (a count's non-negativity) is infeasible however the rest is drawn,
         # so it is rejected at that cell; only where |det| = 1, as the solve is then always integral and the
         # proposal is counted as infeasible either way (never as non-integral)
         rest = np.ones(B.shape[0], dtype=bool)  # the rows the end of a proposal checks
         if abs(det) == 1:
-            single = np.flatnonzero(np.diff(b_ptr) == 1)
-            cells, first = np.unique(b_idx[b_ptr[single]], return_index=True)  # a cell's first such row
+            nonzero = B != 0
+            single = np.flatnonzero(nonzero.sum(axis=1) == 1)
+            cells, first = np.unique(nonzero[single].argmax(axis=1), return_index=True)  # a cell's first such row
             rows = single[first]
-            one_coef[cells], one_bound[cells] = b_val[b_ptr[rows]], b[rows]
+            one_coef[cells], one_bound[cells] = B[rows, cells], b[rows]
             rest[rows[np.isin(cells, idx_i)]] = False  # a drawn cell's row: checked by the same test as it is drawn
         b_ptr, b_idx, b_val = _csr(B[rest])
         inequalities = (b_ptr, b_idx, b_val, np.ascontiguousarray(b[rest]), one_coef, one_bound)
@@ -94,7 +94,7 @@ def _next_point(rng, prop, r, equalities, inequalities, law, limit, rejected):
         if not feasible:
             rejected[1] += 1
             continue
-        # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers (no division when det = ±1)
+        # step 1-2: r = a − A_I s̃_I, then s̃_(I^c) = adj(M) r / det(M) in integers
         for row in range(m):
             v = a_vec[row]
             for p in range(ai_ptr[row], ai_ptr[row + 1]):
@@ -106,18 +106,12 @@ def _next_point(rng, prop, r, equalities, inequalities, law, limit, rejected):
             num = 0
             for col in range(m):
                 num += adj[row, col] * r[col]
-            if det == 1:
-                value = num
-            elif det == -1:
-                value = -num
-            elif num % det == 0:
-                value = num // det
-            else:
+            if num % det != 0:
                 integral = False
                 break
             i = idx_c[row]
-            prop[i] = value
-            dev_c += abs(value - center[i])
+            prop[i] = num // det
+            dev_c += abs(prop[i] - center[i])
         if not integral:
             rejected[0] += 1
             continue
