@@ -63,9 +63,9 @@ lock:
 	$(VENV)/bin/python scripts/conda_envs.py --python 3.13
 
 ## reproduce: every experiment at paper fidelity, then results/report.html
+# --report-after-run: the report from the same Snakemake process, which has parsed the workflow already
 reproduce: $(STAMP)
-	$(SMK) --cores $(CORES)
-	$(MAKE) report
+	$(SMK) --cores $(CORES) --report results/report.html --report-after-run
 	$(RECORD) "make reproduce" --run $(CURDIR)
 
 report: $(STAMP)
@@ -128,9 +128,8 @@ CI_ENV := ISDP_CI_RESULTS=$(CI_DIR) ISDP_CI_RERUN=$(CI_DIR)-rerun
 SLURM_TEST := tests/workflow/test_slurm.py
 workflow-ci: $(STAMP)
 	rm -rf $(CI_DIR) $(CI_DIR)-rerun $(CI_DIR)-slurm-dry-run && mkdir -p $(CI_DIR) $(CI_DIR)-rerun
-	set -o pipefail; $(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 2>&1 \
-	  | tee $(CI_DIR)/snakemake.out
-	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
+	set -o pipefail; $(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 \
+	  --report $(CI_DIR)/results/report.html --report-after-run 2>&1 | tee $(CI_DIR)/snakemake.out
 	# the site (one process) is built beside the rerun, whose jobs leave a core idle between them
 	{ $(call quiet,ISDP_RUN=$(CI_DIR) $(SPHINX) -d $(CI_DIR)/site-doctrees docs $(CI_DIR)/site,$(CI_DIR)/site-messages.txt); } \
 	  > $(CI_DIR)/site.out 2>&1 & site=$$!; \
@@ -146,8 +145,8 @@ workflow-ci: $(STAMP)
 WORKFLOW_RUN_TESTS := tests/workflow/test_workflow.py tests/workflow/test_notebook_outputs.py
 workflow-run: $(STAMP)
 	rm -rf $(CI_DIR) && mkdir -p $(CI_DIR)
-	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all
-	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --report $(CI_DIR)/results/report.html
+	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet \
+	  --report $(CI_DIR)/results/report.html --report-after-run all
 	ISDP_CI_RESULTS=$(CI_DIR) pytest -m workflow -n 2 --dist worksteal $(PYTEST_ARGS) $(WORKFLOW_RUN_TESTS)
 
 ## national: E3 and E4 for every state, DC and Puerto Rico, into national/ (config/national.yaml)

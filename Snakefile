@@ -73,13 +73,18 @@ rule all:
 
 
 onstart:
-    # ArviZ 0.x (Python 3.11) writes a once-a-day stamp file on import (write, then rename); two jobs importing
-    # it first on a new day race on that rename and one fails. Importing it here, before any job starts, writes
-    # it once. ArviZ 1.x (arviz-base, arviz-stats) writes none.
-    from importlib.metadata import PackageNotFoundError, version
+    # Jobs run on this machine start in processes forked from a step server that has their libraries loaded
+    # (isdp_papers.step_server; docs/performance.md, "Job start-up").
+    from isdp_papers.step_server import start
 
-    try:
-        if version("arviz").startswith("0."):
-            import arviz
-    except PackageNotFoundError:
-        pass
+    if start(workflow) is None:
+        # ArviZ 0.x (Python 3.11) writes a once-a-day stamp file on import (write, then rename); two jobs importing
+        # it first on a new day race on that rename and one fails. Importing it here, before any job starts, writes
+        # it once (the step server imports it before it takes a job). ArviZ 1.x (arviz-base, arviz-stats) writes none.
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            if version("arviz").startswith("0."):
+                import arviz
+        except PackageNotFoundError:
+            pass

@@ -201,12 +201,18 @@ def resolve_step(name: str) -> Callable[[Job], Any]:
     return step
 
 
+#: the log line of a step run in a process the step server forked for it
+SERVED = "run in a process forked by the workflow's step server (isdp_papers.step_server)"
+
 #: new objects between two collections of the youngest generation in a job's process (:func:`run_step`)
 YOUNG_OBJECTS = 50_000
 
 
-def run_step(smk) -> None:
+def run_step(smk, *, started: float | None = None) -> None:
     """Run the step the rule's ``params.step`` names, with the job Snakemake injected.
+
+    ``started`` is when the job's own process started (Unix time), when the step runs in another one
+    (:mod:`isdp_papers.step_server`): the job's wall time counts from then.
 
     Its inputs are first checked not to be damaged results (:func:`~isdp_papers.inputs.check_inputs`); the job's log
     ends with its time, CPU and memory (:func:`~isdp_papers.resources.resources_line`). The job's process collects
@@ -216,6 +222,8 @@ def run_step(smk) -> None:
     gc.set_threshold(YOUNG_OBJECTS, *gc.get_threshold()[1:])
     job = Job.from_snakemake(smk)
     start_logging(job)
+    if started is not None:
+        logging.getLogger(__name__).info(SERVED)
     check_inputs(job)
     resolve_step(job.params.step)(job)
-    logging.getLogger(__name__).info(resources_line())
+    logging.getLogger(__name__).info(resources_line(started))

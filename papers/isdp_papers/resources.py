@@ -14,16 +14,17 @@ import time
 RESOURCES_LINE = re.compile(r"resources: wall_s=([\d.]+) cpu_s=([\d.]+) max_rss_mb=([\d.]+)")
 
 
-def resources_line() -> str:
+def resources_line(started: float | None = None) -> str:
     """``resources: wall_s=… cpu_s=… max_rss_mb=…`` of this process so far (:func:`job_resources`)."""
-    return "resources: " + " ".join(f"{k}={v:.3f}" for k, v in job_resources().items())
+    return "resources: " + " ".join(f"{k}={v:.3f}" for k, v in job_resources(started).items())
 
 
-def job_resources() -> dict[str, float]:
+def job_resources(started: float | None = None) -> dict[str, float]:
     """Return this process's wall time, CPU time and peak resident memory.
 
-    The wall time since it started, the CPU time with that of the children it waited for, the peak resident memory in
-    MB.
+    The wall time since it started (or since ``started``, Unix time: when the job's own process started, for a
+    step the step server ran in a process forked for it, :mod:`isdp_papers.step_server`), the CPU time with that
+    of the children it waited for, the peak resident memory in MB.
 
     The script rules record these themselves instead of declaring Snakemake's ``benchmark:``, whose
     sampler reads every job process's memory maps twice a second for the job's first 15 s: in a
@@ -37,7 +38,7 @@ def job_resources() -> dict[str, float]:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     rss_unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
     return {
-        "wall_s": time.time() - psutil.Process().create_time(),
+        "wall_s": time.time() - (psutil.Process().create_time() if started is None else started),
         "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
         "max_rss_mb": max(own.ru_maxrss, children.ru_maxrss) * rss_unit / 2**20,
     }

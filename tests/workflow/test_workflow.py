@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import re
 import sys
@@ -369,6 +370,17 @@ def test_console_and_job_logs_are_clean(run_dir):
         for noise in LOG_NOISE:
             assert noise not in text, f"{path.name}: {noise!r}"
     assert "Traceback" not in texts[console]
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the step server runs on Linux")
+def test_every_step_ran_in_a_process_the_step_server_forked(run_dir):
+    """Every step of the run (each on one thread) was run by the step server, not loaded anew by its job."""
+    from isdp_papers.jobs import SERVED
+    from isdp_papers.resources import RESOURCES_LINE
+
+    logs = {p.stem: p.read_text(errors="ignore") for p in (run_dir / "results" / "logs").glob("*.log")}
+    steps = {stem: text for stem, text in logs.items() if RESOURCES_LINE.search(text)}
+    assert steps and not [stem for stem, text in steps.items() if SERVED not in text]
 
 
 def test_every_job_is_timed(run_dir):

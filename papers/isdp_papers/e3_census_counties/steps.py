@@ -19,7 +19,7 @@ from isdp_papers.jobs import Job
 from isdp_papers.nhgis.counties import load_counties, state_counties
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
-# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
+# computes does not pay that import at start-up (docs/performance.md, "Imports where they are used").
 
 
 def audit(job: Job) -> None:

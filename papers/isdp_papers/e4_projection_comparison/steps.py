@@ -17,7 +17,7 @@ from isdp_papers.jobs import Job
 from isdp_papers.nhgis.counties import STATE_NAMES, load_counties, state_counties
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
-# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
+# computes does not pay that import at start-up (docs/performance.md, "Imports where they are used").
 
 #: the per-state files of E4, by name and suffix (``releases_IL.nc``)
 STATE_FILES = {"releases": "nc", "metrics": "csv", "spread": "csv", "county_spread": "csv", "run": "json"}

@@ -20,7 +20,7 @@ from isdp_papers.jobs import Job
 from isdp_papers.problems import Problem, read_table_csv
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
-# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
+# computes does not pay that import at start-up (docs/performance.md, "Imports where they are used").
 
 
 def problem(job: Job) -> None:

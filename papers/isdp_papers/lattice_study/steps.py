@@ -28,7 +28,7 @@ from isdp_papers.problems import Problem
 from isdp_papers.unbiasedness import unbiasedness_table
 
 # Drawing steps import matplotlib (and their figures) when they run, so that a job that only
-# computes does not pay that import at start-up (docs/performance.md, "Job start-up").
+# computes does not pay that import at start-up (docs/performance.md, "Imports where they are used").
 
 
 def pilot(job: Job) -> None:
