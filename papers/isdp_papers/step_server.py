@@ -202,6 +202,13 @@ def serve(address: str) -> None:
     listener.listen(64)
     _preload()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the per-job monitors are reaped as they end
+    # Ctrl-C reaches Snakemake's whole process group: the server ends when Snakemake does, a monitor when its job's
+    # process does (stopping the step), not on the key itself, which would leave a step running with no monitor
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The one thread besides the server's own is jemalloc's background thread, started when pandas loads pyarrow;
+    # jemalloc takes and releases its locks around a fork (pthread_atfork) and runs without it in the child, so
+    # Python's warning on forking a process with threads (3.12 on) does not apply
+    warnings.filterwarnings("ignore", r"This process .* is multi-threaded", DeprecationWarning)
     try:
         while True:
             ready, _, _ = select.select([listener, parent], [], [])
@@ -313,6 +320,7 @@ def _stop(pid: int, pidfd: int) -> None:
 def _run_job(job: bytes, fds: list[int]) -> int:
     """Run the job in this forked process, with the client's streams, directory and environment; return its status."""
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         os.setpgid(0, 0)  # its own group, which a stopped job's monitor stops whole
         for target, fd in enumerate(fds):
             os.dup2(fd, target)

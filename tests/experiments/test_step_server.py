@@ -66,7 +66,7 @@ def server(tmp_path_factory):
     env = {**os.environ, **step_server.ONE_THREAD, "PYTHONPATH": os.pathsep.join([str(folder), *sys.path])}
     proc = subprocess.Popen([sys.executable, "-m", "isdp_papers.step_server", address], stdin=subprocess.PIPE, env=env)
     assert _wait(lambda: os.path.exists(address)), "the server never listened"
-    yield address, folder
+    yield address, folder, proc.pid
     proc.stdin.close()
     proc.wait(timeout=30)
 
@@ -109,6 +109,11 @@ def test_a_served_step_runs_in_a_process_of_its_own_in_the_jobs_directory_and_en
     assert int(pid) != proc.pid  # forked by the server, not the job's own process
     assert cwd == str(tmp_path / "work") and env == "from the client"
     assert SERVED in log.read_text() and "resources: wall_s=" in log.read_text().splitlines()[-1]
+    # its libraries loaded, the server forks with no thread of its own beside the main one (jemalloc's, which pyarrow
+    # starts and which handles a fork itself, apart)
+    tasks = Path(f"/proc/{server[2]}/task")
+    names = sorted((t / "comm").read_text().strip() for t in tasks.iterdir() if int(t.name) != server[2])
+    assert set(names) <= {"jemalloc_bg_thd"}, names
 
 
 def test_a_served_steps_failure_is_its_jobs_exit_status_with_the_traceback_in_its_log(tmp_path, server):
