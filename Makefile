@@ -120,7 +120,8 @@ fuzz: $(STAMP)
 
 # One run of the CI profile feeds every workflow test and the documentation site built from it ($(CI_DIR)/site); a second run of a small subset of it
 # (tests/workflow/ci_subset.txt: the sampler, coupling, projection and simulation steps) into
-# $(CI_DIR)-rerun must give identical tables (the SLURM test submits a shallower subset, slurm_subset.txt).
+# $(CI_DIR)-rerun, each job loading its own libraries (ISDP_STEP_SERVER=0) where the first run's were forked from the
+# step server, must give identical tables (the SLURM test submits a shallower subset, slurm_subset.txt).
 # Then every test at once: the SLURM test (five short jobs) spends most of its ~1.5 min waiting on the cluster's status
 # checks, so it runs beside the two-worker session of all the others instead of after it.
 CI_SUBSET := $(shell cat $(CURDIR)/tests/workflow/ci_subset.txt)
@@ -133,7 +134,8 @@ workflow-ci: $(STAMP)
 	# the site (one process) is built beside the rerun, whose jobs leave a core idle between them
 	{ $(call quiet,ISDP_RUN=$(CI_DIR) $(SPHINX) -d $(CI_DIR)/site-doctrees docs $(CI_DIR)/site,$(CI_DIR)/site-messages.txt); } \
 	  > $(CI_DIR)/site.out 2>&1 & site=$$!; \
-	$(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all -- $(CI_SUBSET); \
+	ISDP_STEP_SERVER=0 $(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all \
+	  -- $(CI_SUBSET); \
 	rerun=$$?; wait $$site; built=$$?; cat $(CI_DIR)/site.out; test $$rerun -eq 0 && test $$built -eq 0
 	{ $(CI_ENV) pytest -m workflow $(SLURM_TEST) > $(CI_DIR)/slurm-test.out 2>&1; echo $$? > $(CI_DIR)/slurm-test.rc; } & \
 	$(CI_ENV) pytest -n 2 --dist worksteal --deselect $(SLURM_TEST); status=$$?; wait; \
