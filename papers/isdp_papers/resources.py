@@ -19,6 +19,13 @@ def resources_line(started: float | None = None) -> str:
     return "resources: " + " ".join(f"{k}={v:.3f}" for k, v in job_resources(started).items())
 
 
+def process_start() -> float:
+    """When this process started (Unix time): what a job's wall time counts from."""
+    import psutil  # here: loaded by the jobs that time themselves, when they do
+
+    return psutil.Process().create_time()
+
+
 def job_resources(started: float | None = None) -> dict[str, float]:
     """Return this process's wall time, CPU time and peak resident memory.
 
@@ -33,12 +40,10 @@ def job_resources(started: float | None = None) -> dict[str, float]:
     """
     import resource
 
-    import psutil
-
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     rss_unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
     return {
-        "wall_s": time.time() - (psutil.Process().create_time() if started is None else started),
+        "wall_s": time.time() - (process_start() if started is None else started),
         "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
         "max_rss_mb": max(own.ru_maxrss, children.ru_maxrss) * rss_unit / 2**20,
     }

@@ -37,6 +37,8 @@ import tempfile
 import traceback
 import warnings
 
+from isdp_papers.resources import process_start
+
 #: where :func:`start` tells the jobs' processes the server listens; set to :data:`OFF` beforehand, no server starts
 ENV_VAR = "ISDP_STEP_SERVER"
 OFF = "0"
@@ -154,7 +156,7 @@ def run(smk) -> None:
 def _submit(address: str, smk) -> int | None:
     """Hand the job to the server at ``address``; return its process's exit status, None when none took it."""
     job = pickle.dumps(
-        {"smk": smk, "cwd": os.getcwd(), "env": dict(os.environ), "started": _process_start()},
+        {"smk": smk, "cwd": os.getcwd(), "env": dict(os.environ), "started": process_start()},
         protocol=pickle.HIGHEST_PROTOCOL,
     )
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
@@ -171,13 +173,6 @@ def _submit(address: str, smk) -> int | None:
         print(f"isdp: the step server at {address} stopped while it ran this job", file=sys.stderr)
         return 1
     return _STATUS.unpack(reply)[0]
-
-
-def _process_start() -> float:
-    """When this process started (Unix time): the job's wall time counts from here."""
-    import psutil  # here: only a client that hands its job over needs it
-
-    return psutil.Process().create_time()
 
 
 def _recv_exactly(conn: socket.socket, n: int) -> bytes | None:
@@ -259,15 +254,16 @@ def _preload() -> None:
 
 def _take(conn: socket.socket, listener: socket.socket) -> None:
     """Fork the monitor of the job arriving on ``conn``; the server itself goes back to listening."""
+    fds: list[int] = []
     try:
         header, fds, _, _ = socket.recv_fds(conn, _LENGTH.size, 3)
-        if len(header) != _LENGTH.size or len(fds) != 3:
+        job = _recv_exactly(conn, _LENGTH.unpack(header)[0]) if len(header) == _LENGTH.size else None
+        if job is None or len(fds) != 3:
             raise OSError("incomplete job")
-        job = _recv_exactly(conn, _LENGTH.unpack(header)[0])
-        if job is None:
-            raise OSError("incomplete job")
-    except OSError:
+    except OSError:  # the client went away: nothing of it is kept
         conn.close()
+        for fd in fds:
+            os.close(fd)
         return
     if os.fork() == 0:
         status = 1
