@@ -42,7 +42,8 @@ def _integer_matrix(A) -> np.ndarray:
         raise ValueError("A must hold integers")
     if not np.issubdtype(arr.dtype, np.integer) and not (np.all(np.isfinite(arr)) and np.all(arr == np.rint(arr))):
         raise ValueError("A must be integer-valued")
-    return arr.astype(np.int64)
+    # no copy of an int64 matrix: every study validates the same one (tens of MB at E6's size) and only reads it
+    return arr.astype(np.int64, copy=False)
 
 
 def _counts_and_constraints(x, A) -> tuple[np.ndarray, np.ndarray]:
