@@ -19,6 +19,8 @@ SMK := snakemake --snakefile $(CURDIR)/Snakefile
 # the records and a run's claim counts into README.md and docs/performance.md.
 MAKE_START := $(shell date +%s)
 RECORD = python $(CURDIR)/benchmarks/measurements_table.py record --start $(MAKE_START) --stamp $(CURDIR)/$(STAMP)
+# The sampler speed right before the workflow starts, which RECORD keeps beside its own reading right after
+SPEED = python $(CURDIR)/benchmarks/measurements_table.py speed --run
 
 .PHONY: install reproduce report readme-numbers docs test lint unit fuzz workflow-ci workflow-run benchmark stability \
   national lock clean
@@ -65,6 +67,7 @@ lock:
 ## reproduce: every experiment at paper fidelity, then results/report.html
 # --report-after-run: the report from the same Snakemake process, which has parsed the workflow already
 reproduce: $(STAMP)
+	$(SPEED) $(CURDIR)
 	$(SMK) --cores $(CORES) --report results/report.html --report-after-run
 	$(RECORD) "make reproduce" --run $(CURDIR)
 
@@ -129,6 +132,7 @@ CI_ENV := ISDP_CI_RESULTS=$(CI_DIR) ISDP_CI_RERUN=$(CI_DIR)-rerun
 SLURM_TEST := tests/workflow/test_slurm.py
 workflow-ci: $(STAMP)
 	rm -rf $(CI_DIR) $(CI_DIR)-rerun $(CI_DIR)-slurm-dry-run && mkdir -p $(CI_DIR) $(CI_DIR)-rerun
+	$(SPEED) $(CI_DIR)
 	set -o pipefail; $(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 \
 	  --report $(CI_DIR)/results/report.html --report-after-run 2>&1 | tee $(CI_DIR)/snakemake.out
 	# the site (one process) is built beside the rerun, whose jobs leave a core idle between them
@@ -153,6 +157,7 @@ workflow-run: $(STAMP)
 
 ## national: E3 and E4 for every state, DC and Puerto Rico, into national/ (config/national.yaml)
 national: $(STAMP)
+	$(SPEED) $(CURDIR)/national
 	$(SMK) --directory $(CURDIR)/national --configfile $(CURDIR)/config/national.yaml --cores $(CORES)
 	$(RECORD) "make national" --run $(CURDIR)/national
 

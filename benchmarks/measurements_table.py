@@ -2,6 +2,7 @@
 docs/performance.md's measurements block and the README's two-command block, both generated from
 benchmarks/results/make_times.csv.
 
+    python benchmarks/measurements_table.py speed --run DIR
     python benchmarks/measurements_table.py record "make reproduce" --start EPOCH --run DIR [--stamp STAMP]
     python benchmarks/measurements_table.py publish DIR/results/make_times.csv ...
     python benchmarks/measurements_table.py write
@@ -16,8 +17,10 @@ measures:
   Snakemake benchmark file written since EPOCH); a run that left any of DIR's timed jobs as they were (most
   outputs up to date) is not recorded, so every recorded time is a complete run;
 - whether the install ran (the stamp file written since EPOCH);
-- the machine's sampler speed right after the run: benchmarks/sampler_throughput.py's reference case (one
-  chain, numba 1 thread), component updates per wall-clock second, median of five runs;
+- the machine's sampler speed: benchmarks/sampler_throughput.py's reference case (one chain, numba 1 thread),
+  component updates per wall-clock second, median of five runs, read right before the workflow starts (``speed``,
+  which the Makefile runs then, into ``DIR/results/sampler_before.json``) and right after the run; the row keeps
+  both and is read against the faster (:func:`reference_speed`);
 - the machine (as benchmarks/cost_growth.py records it), the time and the commit.
 
 ``publish`` (run by the maintainers' `make readme-numbers`) puts each given run's row in place of its command's
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import re
 import subprocess
 import time
@@ -46,6 +50,8 @@ COLUMNS = [
     "job_seconds",
     "install",
     "sampler_mups",
+    "sampler_before",
+    "sampler_after",
     "machine",
     "recorded_utc",
     "commit",
@@ -71,17 +77,25 @@ def _notes(df: pd.DataFrame) -> str:
     return "".join(f" `{command}`: {row.note}." for command, row in df.iterrows() if row.note)
 
 
+def _speed(r) -> str:
+    """The speed a row is read against, with the two readings it is the faster of (rows recorded before the reading
+    before the run was taken have only the one after)."""
+    if pd.isna(r.sampler_before):
+        return f"{r.sampler_mups:.1f} (after only)"
+    return f"{r.sampler_mups:.1f} ({r.sampler_before:.1f} before, {r.sampler_after:.1f} after)"
+
+
 def performance_block(df: pd.DataFrame) -> str:
     lines = [
         "| command | wall time | jobs run (their summed time) | install included | "
-        "sampler speed, right after (M updates/s) | machine |",
+        "sampler speed (M updates/s) | machine |",
         "|---|---:|---:|---|---:|---|",
     ]
     for command, r in df.iterrows():
         jobs = f"{r.jobs:.0f}" + ("" if pd.isna(r.job_seconds) else f" ({duration(r.job_seconds)})")
         lines.append(
             f"| `{command}` | {duration(r.wall_seconds)} | {jobs} | {'yes' if r.install else 'no'} | "
-            f"{r.sampler_mups:.1f} | {r.machine} |"
+            f"{_speed(r)} | {r.machine} |"
         )
     return "\n".join(lines) + f"\n\n<sub>Generated from {SOURCE}.{_notes(df)}</sub>\n"
 
@@ -113,6 +127,23 @@ def write(times: Path = TIMES, performance: Path = PERFORMANCE, readme: Path = R
     replace_block(readme, "make-times", readme_block(df))
 
 
+BEFORE = Path("results") / "sampler_before.json"  # in the run's directory: the reading ``speed`` takes
+
+
+def reference_speed(before: float | None, after: float) -> float:
+    """The speed a run is read against: the faster of the readings before and after it (``after`` alone without one
+    before).
+
+    Whatever else the machine runs during a reading (a shared machine's other guests) can only slow it, so the faster
+    of two readings some minutes apart is the nearer the machine's own speed, and a time read against it is never
+    flattered by a reading that happened to fall in a slow spell.
+
+    >>> reference_speed(41.2, 35.9), reference_speed(None, 35.9)
+    (41.2, 35.9)
+    """
+    return after if before is None else max(before, after)
+
+
 def sampler_speed(repeats: int = 5, updates: int = 5_000_000) -> float:
     """The reference case's median component updates per wall-clock second, in millions."""
     import numba
@@ -127,28 +158,49 @@ def sampler_speed(repeats: int = 5, updates: int = 5_000_000) -> float:
 
 def measure(command: str, start: float, run: Path, stamp: Path | None) -> dict | None:
     """The row ``record`` adds for a run of ``command`` begun at ``start`` in ``run``; None if the run left any
-    timed job of ``run`` as it was."""
+    timed job of ``run`` as it was.
+
+    The reading before is ``run``'s :data:`BEFORE` if ``speed`` wrote it during this run; it counts in the wall time,
+    as everything the command does (it also loads numba and the kernels, which the workflow's first jobs would).
+    """
     from cost_growth import machine
     from workflow_times import read_jobs
 
     wall = time.time() - start
+    reading = run / BEFORE
+    before = None
+    if reading.exists() and reading.stat().st_mtime >= start:  # else an earlier run's, or none
+        before = json.loads(reading.read_text())["sampler_mups"]
     done, everything = read_jobs(run, since=start), read_jobs(run, since=0.0)
     if done.empty or len(done) < len(everything):
         print(f"{command}: {len(done)} of {len(everything)} jobs in {run} ran now; only complete runs are recorded")
         return None
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True)
+    after = round(sampler_speed(), 1)
     return {
         "command": command,
         "wall_seconds": round(wall),
         "jobs": len(done),
         "job_seconds": round(done["seconds"].sum()),
         "install": bool(stamp is not None and stamp.exists() and stamp.stat().st_mtime >= start),
-        "sampler_mups": round(sampler_speed(), 1),
+        "sampler_mups": reference_speed(before, after),
+        "sampler_before": before,
+        "sampler_after": after,
         "machine": machine(),
         "recorded_utc": f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M}",
         "commit": commit.stdout.strip(),
         "note": "",
     }
+
+
+def speed(run: Path) -> float:
+    """Read the machine's sampler speed now into ``run``'s :data:`BEFORE` (the Makefile: right before the workflow
+    starts); :func:`measure` reads it back when the run ends."""
+    mups = round(sampler_speed(), 1)
+    path = run / BEFORE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"sampler_mups": mups}) + "\n")
+    return mups
 
 
 def record(row: dict, times: Path = TIMES) -> None:
@@ -169,6 +221,8 @@ def publish(records: list[Path], times: Path = TIMES) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="action", required=True)
+    spd = sub.add_parser("speed", help="read the sampler speed before a run into RUN/results/sampler_before.json")
+    spd.add_argument("--run", type=Path, required=True, help="the run's directory (the one holding results/)")
     rec = sub.add_parser("record", help="record a finished run of COMMAND in RUN/results/make_times.csv")
     rec.add_argument("command", choices=COMMANDS)
     rec.add_argument("--start", type=float, required=True, help="when the run began, in seconds since the epoch")
@@ -178,6 +232,9 @@ def main():
     pub.add_argument("records", type=Path, nargs="*", help="runs' results/make_times.csv files")
     sub.add_parser("write", help="rewrite the blocks of docs/performance.md and README.md from make_times.csv")
     args = parser.parse_args()
+    if args.action == "speed":
+        print(f"sampler speed before the run: {speed(args.run)} M updates/s")
+        return
     if args.action == "record":
         row = measure(args.command, args.start, args.run, args.stamp)
         if row is None:
@@ -187,7 +244,8 @@ def main():
         record(row, own)
         print(
             f"{args.command}: {duration(row['wall_seconds'])}, sampler {row['sampler_mups']} M updates/s "
-            f"(in {own}; `make readme-numbers` publishes it)"
+            f"(before {row['sampler_before']}, after {row['sampler_after']}; in {own}; "
+            "`make readme-numbers` publishes it)"
         )
         return
     if args.action == "publish":

@@ -62,7 +62,37 @@ def test_only_a_run_that_executed_every_job_is_recorded(tmp_path, monkeypatch):
     os.utime(stamp, (start + 1, start + 1))
     row = mt.measure("make reproduce", start, tmp_path, stamp=stamp)
     assert (row["jobs"], row["job_seconds"], row["install"], row["sampler_mups"]) == (2, 32, True, 44.4)
+    assert (row["sampler_before"], row["sampler_after"]) == (None, 44.4)  # no reading before: the one after
     assert row["wall_seconds"] > 0 and row["machine"]
+
+
+def test_a_run_is_read_against_the_faster_of_the_readings_before_and_after_it(tmp_path, monkeypatch):
+    """`speed` writes the reading before the workflow into the run's directory; `measure` keeps it beside its own and
+    reads the run against the faster. A reading left by an earlier run is not this run's."""
+    start = 1_000_000.0
+    _job_log(tmp_path, "e1_problem", 2.0, start + 5)
+    monkeypatch.setattr(mt, "sampler_speed", lambda: 41.23)
+    assert mt.speed(tmp_path) == 41.2
+    reading = tmp_path / mt.BEFORE
+    os.utime(reading, (start + 1, start + 1))
+    monkeypatch.setattr(mt, "sampler_speed", lambda: 35.94)
+    row = mt.measure("make reproduce", start, tmp_path, stamp=None)
+    assert (row["sampler_before"], row["sampler_after"], row["sampler_mups"]) == (41.2, 35.9, 41.2)
+    monkeypatch.setattr(mt, "sampler_speed", lambda: 44.44)  # faster after: the reading after
+    assert mt.measure("make reproduce", start, tmp_path, stamp=None)["sampler_mups"] == 44.4
+    os.utime(reading, (start - 1, start - 1))  # an earlier run's reading
+    row = mt.measure("make reproduce", start, tmp_path, stamp=None)
+    assert (row["sampler_before"], row["sampler_after"], row["sampler_mups"]) == (None, 44.4, 44.4)
+
+
+def test_the_table_shows_both_readings_and_marks_a_row_with_one(tmp_path):
+    times = tmp_path / "make_times.csv"
+    shutil.copy(mt.TIMES, times)
+    row = {**mt.read_times(times).loc["make test"].to_dict(), "command": "make test"}
+    mt.record({**row, "sampler_mups": 41.2, "sampler_before": 41.2, "sampler_after": 35.9}, times)
+    assert "| 41.2 (41.2 before, 35.9 after) |" in mt.performance_block(mt.read_times(times))
+    mt.record({**row, "sampler_mups": 35.9, "sampler_before": None, "sampler_after": None}, times)
+    assert "| 35.9 (after only) |" in mt.performance_block(mt.read_times(times))
 
 
 def test_a_recorded_row_replaces_the_commands_previous_one(tmp_path):
