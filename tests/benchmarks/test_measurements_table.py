@@ -85,6 +85,16 @@ def test_a_run_is_read_against_the_faster_of_the_readings_before_and_after_it(tm
     assert (row["sampler_before"], row["sampler_after"], row["sampler_mups"]) == (None, 44.4, 44.4)
 
 
+def test_a_reading_that_fails_before_the_run_does_not_stop_the_command(tmp_path, monkeypatch, capsys):
+    def broken():
+        raise RuntimeError("no numba here")
+
+    monkeypatch.setattr(mt, "sampler_speed", broken)
+    mt.main(["speed", "--run", str(tmp_path)])  # returns: make goes on to the workflow
+    assert "not read (no numba here)" in capsys.readouterr().out
+    assert not (tmp_path / mt.BEFORE).exists()
+
+
 def test_the_table_shows_both_readings_and_marks_a_row_with_one(tmp_path):
     times = tmp_path / "make_times.csv"
     shutil.copy(mt.TIMES, times)
