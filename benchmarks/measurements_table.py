@@ -78,8 +78,8 @@ def _notes(df: pd.DataFrame) -> str:
 
 
 def _speed(r) -> str:
-    """The speed a row is read against, with the two readings it is the faster of (rows recorded before the reading
-    before the run was taken have only the one after)."""
+    """The speed a row is read against, with the two readings it is the faster of (rows recorded before there was a
+    reading before the run have only the one after)."""
     if pd.isna(r.sampler_before):
         return f"{r.sampler_mups:.1f} (after only)"
     return f"{r.sampler_mups:.1f} ({r.sampler_before:.1f} before, {r.sampler_after:.1f} after)"
@@ -135,8 +135,8 @@ def reference_speed(before: float | None, after: float) -> float:
     before).
 
     Whatever else the machine runs during a reading (a shared machine's other guests) can only slow it, so the faster
-    of two readings some minutes apart is the nearer the machine's own speed, and a time read against it is never
-    flattered by a reading that happened to fall in a slow spell.
+    of two readings some minutes apart is the nearer the machine's own speed, and a time read against it is flattered
+    only when both readings fall in slow spells.
 
     >>> reference_speed(41.2, 35.9), reference_speed(None, 35.9)
     (41.2, 35.9)
