@@ -2,14 +2,19 @@
 # The newest-stack leg: the package on $PYTHON (3.13 in .ci/run) from the lock of that Python (constraints/py3.X.txt)
 # and with no constraints (the newest releases pyproject.toml admits). uv resolves the second set first: where it is
 # the lock's, package for package, one venv is both and is installed once; where it differs, the newest set gets a
-# venv of its own and the tests run on both. Then a CI-profile workflow run of every experiment, whose steps,
-# measures and claim verdicts are what tests/experiments covers on the pinned leg, its report and the tests of its
-# outputs; beside it, the method's tests, tests/core (unit and statistical: laws, samplers, certificates, the release
-# and its audits). tests/experiments itself runs on the pinned leg only, to
-# keep this leg's cost down on 2 cores. Everything it writes is under .ci-newest/.
+# venv of its own and the tests run on both. Then the method's tests, tests/core (unit and statistical: laws,
+# samplers, certificates, the release and its audits), and beside them a CI-profile workflow run:
+#  - WORKFLOW=all (the default; GitHub's runners): every experiment, its report and the tests of its outputs, whose
+#    steps, measures and claim verdicts are what tests/experiments covers on the pinned leg;
+#  - WORKFLOW=subset (.ci/run, on 2 cores and 20 minutes beside the pinned leg): the seeded sampler, coupling,
+#    certificate, projection and simulation steps of tests/workflow/ci_subset.txt, without the summaries, notebooks
+#    and report that read them (~80 CPU-seconds instead of ~450).
+# tests/experiments runs on the pinned leg only. Everything it writes is under .ci-newest/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PYTHON:?set PYTHON to the interpreter of the leg, e.g. a Python 3.13}"
+WORKFLOW=${WORKFLOW:-all}
+case $WORKFLOW in all | subset) ;; *) echo "newest-stack: WORKFLOW is all or subset, not '$WORKFLOW'" >&2; exit 2 ;; esac
 dir=.ci-newest
 locked=$dir/venv-locked newest=$dir/venv-newest
 minor=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
@@ -52,9 +57,14 @@ start=$SECONDS
 ) > "$dir/unit.log" 2>&1 &
 unit=$!
 workflow=0
-make --no-print-directory workflow-run PYTHON="$PYTHON" VENV="${venvs[0]}" CI_DIR="$PWD/$dir/run" \
-    PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-workflow -p no:cacheprovider" || workflow=$?
-echo "newest-stack: the CI-profile workflow run and its tests: $((SECONDS - start)) s, status $workflow"
+if [ "$WORKFLOW" = all ]; then
+    make --no-print-directory workflow-run PYTHON="$PYTHON" VENV="${venvs[0]}" CI_DIR="$PWD/$dir/run" \
+        PYTEST_ARGS="--basetemp=$PWD/$dir/tmp-workflow -p no:cacheprovider" || workflow=$?
+    echo "newest-stack: the CI-profile workflow run and its tests: $((SECONDS - start)) s, status $workflow"
+else
+    make --no-print-directory workflow-subset PYTHON="$PYTHON" VENV="${venvs[0]}" CI_DIR="$PWD/$dir/run" || workflow=$?
+    echo "newest-stack: the CI subset of the CI-profile workflow: $((SECONDS - start)) s, status $workflow"
+fi
 core=0
 wait "$unit" || core=$?
 cat "$dir/unit.log"
