@@ -128,6 +128,8 @@ fuzz: $(STAMP)
 # Then every test at once: the SLURM test (five short jobs) spends most of its ~1.5 min waiting on the cluster's status
 # checks, so it runs beside the two-worker session of all the others instead of after it.
 CI_SUBSET := $(shell cat $(CURDIR)/tests/workflow/ci_subset.txt)
+# The CI profile's subset run into the directory $(1): the rerun below, and workflow-subset
+ci_subset_run = $(SMK) --directory $(1) --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all -- $(CI_SUBSET)
 CI_ENV := ISDP_CI_RESULTS=$(CI_DIR) ISDP_CI_RERUN=$(CI_DIR)-rerun
 SLURM_TEST := tests/workflow/test_slurm.py
 workflow-ci: $(STAMP)
@@ -138,8 +140,7 @@ workflow-ci: $(STAMP)
 	# the site (one process) is built beside the rerun, whose jobs leave a core idle between them
 	{ $(call quiet,ISDP_RUN=$(CI_DIR) $(SPHINX) -d $(CI_DIR)/site-doctrees docs $(CI_DIR)/site,$(CI_DIR)/site-messages.txt); } \
 	  > $(CI_DIR)/site.out 2>&1 & site=$$!; \
-	ISDP_STEP_SERVER=0 $(SMK) --directory $(CI_DIR)-rerun --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all \
-	  -- $(CI_SUBSET); \
+	ISDP_STEP_SERVER=0 $(call ci_subset_run,$(CI_DIR)-rerun); \
 	rerun=$$?; wait $$site; built=$$?; cat $(CI_DIR)/site.out; test $$rerun -eq 0 && test $$built -eq 0
 	{ $(CI_ENV) pytest -m workflow $(SLURM_TEST) > $(CI_DIR)/slurm-test.out 2>&1; echo $$? > $(CI_DIR)/slurm-test.rc; } & \
 	$(CI_ENV) pytest -n 2 --dist worksteal --deselect $(SLURM_TEST); status=$$?; wait; \
@@ -155,12 +156,12 @@ workflow-run: $(STAMP)
 	  --report $(CI_DIR)/results/report.html --report-after-run all
 	ISDP_CI_RESULTS=$(CI_DIR) pytest -m workflow -n 2 --dist worksteal $(PYTEST_ARGS) $(WORKFLOW_RUN_TESTS)
 
-# The CI subset of the CI profile alone (tests/workflow/ci_subset.txt, as make test's rerun): the seeded sampler,
-# coupling, certificate, projection and simulation steps, without the summaries, notebooks and report that read
-# them (.ci/run's newest-stack leg, where the whole run would cost ~450 CPU-seconds of two cores' 20 minutes)
+# The CI profile's subset alone (tests/workflow/ci_subset.txt, as make test's rerun): the seeded sampler, coupling,
+# certificate, projection and simulation steps, without the summaries, notebooks and report that read them (the
+# newest-stack leg of .ci/run, which says why)
 workflow-subset: $(STAMP)
 	rm -rf $(CI_DIR) && mkdir -p $(CI_DIR)
-	$(SMK) --directory $(CI_DIR) --configfile $(CURDIR)/config/ci.yaml --cores 2 --quiet all -- $(CI_SUBSET)
+	$(call ci_subset_run,$(CI_DIR))
 
 ## national: E3 and E4 for every state, DC and Puerto Rico, into national/ (config/national.yaml)
 national: $(STAMP)

@@ -7,8 +7,8 @@
 #  - WORKFLOW=all (the default; GitHub's runners): every experiment, its report and the tests of its outputs, whose
 #    steps, measures and claim verdicts are what tests/experiments covers on the pinned leg;
 #  - WORKFLOW=subset (.ci/run, on 2 cores and 20 minutes beside the pinned leg): the seeded sampler, coupling,
-#    certificate, projection and simulation steps of tests/workflow/ci_subset.txt, without the summaries, notebooks
-#    and report that read them (~80 CPU-seconds instead of ~450).
+#    certificate, projection and simulation steps of tests/workflow/ci_subset.txt (make workflow-subset), without
+#    the summaries, notebooks and report that read them.
 # tests/experiments runs on the pinned leg only. Everything it writes is under .ci-newest/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
