@@ -11,8 +11,10 @@ from conftest import ROOT
 
 def test_job_resources_measure_this_process():
     """A process that burns 0.4 s of CPU and holds 200 MB reports at least that much CPU and
-    memory, and a wall time at least its CPU time (it runs one thread)."""
+    memory, and a wall time at least its CPU time (it runs one thread: OpenBLAS's threads too would add CPU time)."""
     out = _run(
+        "import os\n"
+        "os.environ['OPENBLAS_NUM_THREADS'] = '1'\n"
         "import time, numpy as np\n"
         "from isdp_papers.resources import job_resources\n"
         "block = np.ones(200 * 2**20 // 8)\n"
@@ -65,3 +67,16 @@ def test_resources_line_round_trips_to_workflow_times(tmp_path):
         "e1_draws",
         "fetch",
     ]
+
+
+def test_process_start_is_when_the_process_started():
+    """A fresh process's start lies between the moment before it was launched and its own first line, to the
+    kernel's 10 ms tick: a start taken from the boot time in whole seconds (psutil's) can fall up to 1 s early."""
+    import time
+
+    before = time.time()
+    start, first_line = map(
+        float,
+        _run("import time\nfrom isdp_papers.resources import process_start\nprint(process_start(), time.time())").split(),
+    )
+    assert before - 0.02 <= start <= first_line
