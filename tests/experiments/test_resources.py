@@ -77,6 +77,8 @@ def test_process_start_is_when_the_process_started():
     before = time.time()
     start, first_line = map(
         float,
-        _run("import time\nfrom isdp_papers.resources import process_start\nprint(process_start(), time.time())").split(),
+        _run(
+            "import time\nfrom isdp_papers.resources import process_start\nprint(process_start(), time.time())"
+        ).split(),
     )
     assert before - 0.02 <= start <= first_line
