@@ -24,9 +24,9 @@ def process_start() -> float:
     """When this process started (Unix time): what a job's wall time counts from.
 
     On Linux, from the kernel's own count of the process's start since boot (10 ms ticks, ``/proc/self/stat``) and
-    the clock since boot. ``psutil``'s ``create_time``, used elsewhere, adds the boot time that ``/proc/stat`` gives
-    in whole seconds, so it falls up to a second early, and every job's recorded wall time with it. Elsewhere,
-    psutil's value.
+    the clock since boot. Without procfs, psutil's ``create_time``; it is not used on Linux because it adds the boot
+    time that ``/proc/stat`` gives in whole seconds, so it falls up to a second early, and every job's recorded wall
+    time with it.
     """
     try:
         with open("/proc/self/stat") as stat:  # field 22 (start time) is the 20th after the ")" closing field 2
